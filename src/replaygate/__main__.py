@@ -1,0 +1,5 @@
+"""``python -m replaygate``."""
+
+from replaygate.cli import main
+
+main()

@@ -1,0 +1,23 @@
+"""The ``replaygate`` command line: a thin layer over the library."""
+
+from __future__ import annotations
+
+import click
+
+from replaygate import __version__
+from replaygate.cli.demo import demo
+from replaygate.cli.replay_cmds import record, run, show
+from replaygate.cli.verify_cmd import verify
+from replaygate.sim.cli import sim_group
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="replaygate")
+def main() -> None:
+    """Deterministic, offline tests for LLM agents: record once, replay strictly."""
+
+
+for command in (run, record, show, verify, demo, sim_group):
+    main.add_command(command)
+
+__all__ = ["main"]

@@ -1,0 +1,127 @@
+"""``replaygate demo``: the whole replay story in under a minute, offline.
+
+1. start the simulator on a free loopback port (or, with ``--live`` and
+   ``ANTHROPIC_API_KEY``, use the real API);
+2. record ResearchCopilot's eval cases through the official ``anthropic`` SDK,
+   approved for this run, into a temporary store;
+3. stop the server and replay a question twice: same trace, same answer;
+4. reword the question: the replay refuses it with a field diff instead of
+   answering from the wrong fixture.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+
+from replaygate.cli.replay_cmds import print_run, replay_once
+from replaygate.errors import FixtureMismatchError
+from replaygate.examples.research_copilot import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MODEL,
+    DEFAULT_SYSTEM,
+    build_registry,
+    load_cases,
+)
+from replaygate.examples.research_copilot import run as run_agent
+from replaygate.live import AnthropicModel
+from replaygate.replay import RecordingModel
+from replaygate.sim import Simulator
+from replaygate.store import FixtureStore
+
+QUESTION = "What is RAG?"
+REWORDED = "RAG, what is it?"
+
+
+def _say(text: str) -> None:
+    click.secho(f"\n== {text}", bold=True)
+
+
+@contextlib.contextmanager
+def _model_endpoint(live: bool, seed: int) -> Iterator[tuple[str | None, str, str]]:
+    """(base_url, api_key, source) of the model to record from, for the demo's duration."""
+    if live:
+        key = os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise click.UsageError("--live needs ANTHROPIC_API_KEY in the environment")
+        _say("Recording from the real Anthropic API (approved by --live)")
+        yield os.environ.get("ANTHROPIC_BASE_URL"), key, "live"
+        return
+    with Simulator(behavior="research-copilot", seed=seed) as sim:
+        _say(f"Started the API simulator on {sim.url} (seed {seed})")
+        yield sim.url, "sim-demo-key", "sim"
+    click.echo("Stopped the simulator: everything below runs with no model server at all.")
+
+
+def _record(store_path: Path, base_url: str | None, api_key: str, source: str) -> int:
+    import anthropic
+
+    client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0)
+    live = AnthropicModel(
+        client, model=DEFAULT_MODEL, max_tokens=DEFAULT_MAX_TOKENS, system=DEFAULT_SYSTEM
+    )
+    recorder = RecordingModel(
+        live,
+        store_path,
+        approve_live=True,
+        model=DEFAULT_MODEL,
+        max_tokens=DEFAULT_MAX_TOKENS,
+        system=DEFAULT_SYSTEM,
+        source=source,
+    )
+    cases = load_cases()
+    for case in cases:
+        result = run_agent(recorder, build_registry(), case.question, system=DEFAULT_SYSTEM)
+        click.echo(f"  recorded {case.id}: {len(result.steps)} steps -> {result.final[:70]}")
+    return recorder.recorded
+
+
+@click.command()
+@click.option("--live", is_flag=True, help="Record from the real API (needs ANTHROPIC_API_KEY).")
+@click.option("--seed", default=7, show_default=True, help="The simulator's seed.")
+@click.option(
+    "--keep", type=click.Path(path_type=Path), help="Keep the recorded store at this path."
+)
+def demo(live: bool, seed: int, keep: Path | None) -> None:
+    """Record ResearchCopilot once, replay it offline twice, then catch a mismatch."""
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="replaygate-demo-") as tmp:
+        store_path = (keep or Path(tmp)) / "research_copilot.jsonl"
+        with _model_endpoint(live, seed) as (base_url, api_key, source):
+            _say("Recording the eval cases through the official anthropic SDK (--approve-live)")
+            recorded = _record(store_path, base_url, api_key, source)
+            click.echo(f"  {recorded} model responses recorded as fixtures in {store_path}")
+
+        store = FixtureStore.open(store_path)
+        _say(f"Replaying {QUESTION!r} twice from {len(store)} fixtures")
+        settings = (DEFAULT_MODEL, DEFAULT_MAX_TOKENS, DEFAULT_SYSTEM)
+        first = replay_once(store, QUESTION, *settings)
+        print_run(QUESTION, first)
+        second = replay_once(store, QUESTION, *settings)
+        same_final = first.final == second.final
+        same_trace = [s.detail for s in first.steps] == [s.detail for s in second.steps]
+        click.echo(f"identical final answer: {same_final}")
+        click.echo(f"identical trace:        {same_trace}")
+
+        _say(f"Rewording the question to {REWORDED!r} without re-recording")
+        try:
+            replay_once(store, REWORDED, *settings)
+        except FixtureMismatchError as err:
+            click.echo("caught, as it must be (no silent false green):")
+            click.echo("  " + str(err).replace("\n", "\n  "))
+        else:
+            raise click.ClickException("the reworded question replayed: fixtures matched loosely")
+
+    _say(f"Done in {time.perf_counter() - started:.1f} s")
+    click.echo(
+        "Recorded once with explicit approval, replayed offline byte for byte, and a changed "
+        "request failed loudly with the field that changed."
+    )
+    if not (same_final and same_trace):
+        raise SystemExit(1)

@@ -1,0 +1,88 @@
+"""Every error replaygate raises on purpose, in one place.
+
+Each one says what happened, where, and what to do next.
+"""
+
+from __future__ import annotations
+
+
+class ReplaygateError(Exception):
+    """Base class of every error raised by replaygate."""
+
+
+class CanonicalFormError(ReplaygateError, ValueError):
+    """A request cannot be put in canonical form (NaN, Infinity, a non-JSON value)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot fingerprint request: {reason} at {path or '<root>'}")
+
+
+class FixtureFormatError(ReplaygateError):
+    """A fixture store holds something that is not a valid fixture.
+
+    Names the file, the line (1-based, or 0 for a whole-file problem) and the reason.
+    """
+
+    def __init__(self, file: str, line: int, reason: str) -> None:
+        self.file = file
+        self.line = line
+        self.reason = reason
+        where = f"{file}:{line}" if line else file
+        super().__init__(f"{where}: {reason}")
+
+
+class FixtureMismatchError(ReplaygateError, RuntimeError):
+    """A request in replay mode has no recorded fixture (law 2).
+
+    Never answered by call order, a default response or a live call: re-record the
+    fixture (``--record-mode=record-missing --approve-live``) or revert the change.
+    ``key``, ``store`` and ``differences`` (``path: recorded != requested`` lines of
+    the nearest recorded request) let a test inspect it.
+    """
+
+    def __init__(
+        self, message: str, *, key: str = "", store: str = "", differences: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(message)
+        self.key = key
+        self.store = store
+        self.differences = differences
+
+
+class LiveCallNotApproved(ReplaygateError):
+    """A recording mode was asked for without an explicit approval for this run (law 3)."""
+
+
+class SecretInFixtureError(ReplaygateError):
+    """A fixture about to be written still holds a secret-looking value (law 4)."""
+
+    def __init__(self, path: str, detector: str) -> None:
+        self.path = path
+        self.detector = detector
+        super().__init__(
+            f"refusing to write fixture: {detector} found at {path}; "
+            "nothing was written. Add a sanitize rule or remove the value."
+        )
+
+
+class ScriptExhaustedError(ReplaygateError):
+    """A :class:`~replaygate.fakes.ScriptedModel` was called more often than scripted."""
+
+
+class NoRuleMatchedError(ReplaygateError):
+    """A :class:`~replaygate.fakes.RuleStub` has no rule for the conversation it was given."""
+
+
+class NetworkBlockedError(ReplaygateError, ConnectionError):
+    """A connection beyond loopback was attempted while replaying (law 3)."""
+
+
+class WireFormatError(ReplaygateError, ValueError):
+    """A wire-format dict (request or response) lacks a field or holds a wrong type."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")

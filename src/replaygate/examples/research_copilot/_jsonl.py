@@ -1,0 +1,74 @@
+"""Reading the package's JSONL data files, with errors that name file and line."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from replaygate.examples.research_copilot.errors import DataFormatError
+
+_PACKAGE = "replaygate.examples.research_copilot"
+
+
+def read_source(path: str | os.PathLike[str] | None, default_name: str) -> tuple[str, str]:
+    """Return ``(name, text)`` of ``path``, or of the packaged ``data/default_name``."""
+    if path is None:
+        resource = files(_PACKAGE).joinpath("data", default_name)
+        return str(resource), resource.read_text(encoding="utf-8")
+    file = Path(path)
+    try:
+        return str(file), file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(str(file), 0, f"not UTF-8 text ({exc.reason})") from exc
+
+
+def records(name: str, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank line; raise on a bad line."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataFormatError(name, number, f"invalid JSON: {exc.msg}") from exc
+        if not isinstance(value, dict):
+            raise DataFormatError(
+                name, number, f"expected a JSON object, got {type(value).__name__}"
+            )
+        yield number, value
+
+
+def check_keys(name: str, line: int, record: Mapping[str, Any], required: tuple[str, ...]) -> None:
+    """Raise unless ``record`` has exactly the keys ``required``."""
+    missing = [key for key in required if key not in record]
+    if missing:
+        raise DataFormatError(name, line, f"missing field(s): {', '.join(missing)}")
+    extra = sorted(key for key in record if key not in required)
+    if extra:
+        raise DataFormatError(
+            name,
+            line,
+            f"unknown field(s): {', '.join(extra)} (allowed: {', '.join(required)})",
+        )
+
+
+def text_field(name: str, line: int, record: Mapping[str, Any], key: str) -> str:
+    """The non-empty string ``record[key]``, or raise."""
+    value = record[key]
+    if not isinstance(value, str) or not value.strip():
+        raise DataFormatError(name, line, f"field {key!r} must be a non-empty string")
+    return value
+
+
+def text_list_field(name: str, line: int, record: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    """The list of non-empty strings ``record[key]`` as a tuple, or raise."""
+    value = record[key]
+    if not isinstance(value, list) or not all(
+        isinstance(item, str) and item.strip() for item in value
+    ):
+        raise DataFormatError(name, line, f"field {key!r} must be a list of non-empty strings")
+    return tuple(value)

@@ -1,0 +1,15 @@
+"""Request settings ResearchCopilot is recorded and replayed with."""
+
+from __future__ import annotations
+
+DEFAULT_SYSTEM = (
+    "You are a careful research assistant. Search the corpus, fetch the documents "
+    "you rely on, and cite them as [doc-id]."
+)
+"""The system prompt of ResearchCopilot."""
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+"""The model id ResearchCopilot's fixtures are recorded against."""
+
+DEFAULT_MAX_TOKENS = 1024
+"""The ``max_tokens`` of every ResearchCopilot request."""

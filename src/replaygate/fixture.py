@@ -1,0 +1,113 @@
+"""The fixture: one recorded interaction, and its on-disk JSON forms.
+
+A fixture is ``{"key", "request", "response"}`` (the seed-000 form) or
+``{"key", "request", "responses": [...]}`` when several samples of the same request
+were recorded (index = sample index), plus an optional ``meta`` object
+(``interface``, ``recorded_at``, ``source``, ``note``...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from replaygate.errors import FixtureFormatError
+from replaygate.fingerprint import fixture_key
+
+FIELDS = frozenset({"key", "request", "response", "responses", "meta"})
+SOURCES = ("live", "sim", "hand", "scripted")
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """A request and what was recorded for it, one response per sample index."""
+
+    key: str
+    request: dict[str, Any]
+    responses: tuple[Any, ...]
+    meta: dict[str, Any] | None = None
+
+    @staticmethod
+    def create(
+        request: dict[str, Any], responses: list[Any], meta: dict[str, Any] | None = None
+    ) -> Fixture:
+        """A fixture whose key is computed from ``request``."""
+        return Fixture(fixture_key(request), request, tuple(responses), meta)
+
+    @property
+    def response(self) -> Any:
+        """The response of sample 0."""
+        return self.responses[0]
+
+    @property
+    def samples(self) -> int:
+        """How many samples were recorded."""
+        return len(self.responses)
+
+    def with_response(self, sample: int, response: Any, meta: dict[str, Any] | None) -> Fixture:
+        """A copy with ``response`` stored at ``sample`` (the next index, or an existing one)."""
+        responses = list(self.responses)
+        if sample == len(responses):
+            responses.append(response)
+        else:
+            responses[sample] = response
+        return Fixture(self.key, self.request, tuple(responses), meta or self.meta)
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored JSON object (``response`` when there is one sample)."""
+        obj: dict[str, Any] = {"key": self.key, "request": self.request}
+        if len(self.responses) == 1:
+            obj["response"] = self.responses[0]
+        else:
+            obj["responses"] = list(self.responses)
+        if self.meta is not None:
+            obj["meta"] = self.meta
+        return obj
+
+    def to_line(self) -> bytes:
+        """One JSONL line, newline included (non-ASCII kept as is)."""
+        return orjson.dumps(self.to_json()) + b"\n"
+
+    def to_pretty(self) -> bytes:
+        """The review-friendly one-file form: sorted keys, 2-space indent, trailing newline."""
+        return orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+
+
+def from_json(obj: Any, file: str, line: int) -> Fixture:
+    """Validate a parsed JSON value as a fixture; :class:`FixtureFormatError` says why not."""
+
+    def fail(reason: str) -> FixtureFormatError:
+        return FixtureFormatError(file, line, reason)
+
+    if not isinstance(obj, Mapping):
+        raise fail(f"expected a JSON object, got {type(obj).__name__}")
+    unknown = sorted(set(obj) - FIELDS)
+    if unknown:
+        raise fail(f"unknown field(s) {', '.join(map(repr, unknown))}")
+    key = obj.get("key")
+    if not isinstance(key, str) or not key:
+        raise fail("field 'key' is missing or not a non-empty string")
+    request = obj.get("request")
+    if not isinstance(request, dict):
+        raise fail("field 'request' is missing or not an object")
+    if ("response" in obj) == ("responses" in obj):
+        raise fail("exactly one of 'response' and 'responses' is required")
+    if "responses" in obj:
+        responses = obj["responses"]
+        if not isinstance(responses, list) or not responses:
+            raise fail("field 'responses' must be a non-empty list (one item per sample)")
+    else:
+        responses = [obj["response"]]
+    meta = obj.get("meta")
+    if meta is not None and not isinstance(meta, dict):
+        raise fail("field 'meta' must be an object")
+    return Fixture(key, request, tuple(responses), meta)
+
+
+def now_iso() -> str:
+    """The current UTC time, second precision, ISO 8601."""
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")

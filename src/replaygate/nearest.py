@@ -1,0 +1,80 @@
+"""Finding the recorded request nearest to one that missed, without loading every fixture.
+
+Each indexed request is summarized by two small features, computed once while the
+store is scanned: a hash of everything but the conversation (model, system, tools,
+settings) and the hashes of its messages in order. The nearest request is the one
+sharing the settings and the longest common prefix of messages, then the closest
+message count. Ranking a 100,000-fixture store is a loop over integers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import orjson
+
+T = TypeVar("T")
+_OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+
+
+@dataclass(frozen=True, slots=True)
+class Features:
+    """The summary of one request used for ranking."""
+
+    head: int
+    messages: tuple[int, ...]
+
+
+def _conversation_holder(request: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The object that holds ``messages``: the request, or the JSON body of an HTTP request."""
+    body = request.get("body")
+    return body if isinstance(body, Mapping) and "messages" in body else request
+
+
+def _hash(value: Any) -> int:
+    try:
+        return hash(orjson.dumps(value, option=_OPTS))
+    except TypeError:
+        return hash(repr(value))
+
+
+def features(request: Mapping[str, Any]) -> Features:
+    """The ranking features of ``request``."""
+    holder = _conversation_holder(request)
+    messages = holder.get("messages")
+    items = messages if isinstance(messages, list) else []
+    head = {k: v for k, v in holder.items() if k != "messages"}
+    if holder is not request:
+        head["__envelope__"] = {k: v for k, v in request.items() if k != "body"}
+    return Features(_hash(head), tuple(_hash(m) for m in items))
+
+
+def _common_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def rank_key(target: Features, candidate: Features) -> tuple[int, int, int]:
+    """Smaller is nearer: settings differ, fewer shared leading messages, length gap."""
+    return (
+        0 if candidate.head == target.head else 1,
+        -_common_prefix(target.messages, candidate.messages),
+        abs(len(candidate.messages) - len(target.messages)),
+    )
+
+
+def nearest(target: Features, candidates: Iterable[tuple[T, Features]]) -> T | None:
+    """The candidate nearest to ``target`` (first one on ties), or None when there is none."""
+    best: T | None = None
+    best_key: tuple[int, int, int] | None = None
+    for item, feats in candidates:
+        key = rank_key(target, feats)
+        if best_key is None or key < best_key:
+            best, best_key = item, key
+    return best

@@ -1,0 +1,31 @@
+"""Typed field access on wire dicts, with errors that name the field path."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from replaygate.errors import WireFormatError
+
+T = TypeVar("T")
+
+
+def field_of(obj: Mapping[str, Any], name: str, kind: type[T], path: str) -> T:
+    """``obj[name]`` checked to be a ``kind``; a :class:`WireFormatError` naming the path if not."""
+    if not isinstance(obj, Mapping):
+        raise WireFormatError(path, f"expected an object, got {type(obj).__name__}")
+    if name not in obj:
+        raise WireFormatError(f"{path}.{name}", "missing field")
+    value = obj[name]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise WireFormatError(
+            f"{path}.{name}", f"expected {kind.__name__}, got {type(value).__name__}"
+        )
+    return value
+
+
+def optional_field(obj: Mapping[str, Any], name: str, kind: type[T], path: str, default: T) -> T:
+    """Like :func:`field_of`, but a missing or null field gives ``default``."""
+    if obj.get(name) is None:
+        return default
+    return field_of(obj, name, kind, path)

@@ -1,0 +1,225 @@
+"""Anthropic Messages API (``POST /v1/messages``) <-> the engine contract.
+
+Requests carry tools as ``{name, description, input_schema}``; an assistant turn's
+tool calls become ``tool_use`` blocks; consecutive tool results become one ``user``
+message of ``tool_result`` blocks, as the API requires.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from replaygate.errors import WireFormatError
+from replaygate.providers._fields import field_of, optional_field
+from replaygate.types import (
+    STOP_REASONS,
+    Message,
+    ModelResponse,
+    StopReason,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
+
+INTERFACE = "anthropic.messages"
+API_VERSION = "2023-06-01"
+
+
+def _assistant_blocks(message: Message) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    if message.content:
+        blocks.append({"type": "text", "text": message.content})
+    blocks.extend(
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": dict(c.arguments)}
+        for c in message.tool_calls
+    )
+    return blocks
+
+
+def _tool_result_block(message: Message) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": message.tool_call_id,
+        "content": message.content,
+    }
+    if message.is_error:
+        block["is_error"] = True
+    return block
+
+
+def _wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    wire: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "user":
+            wire.append({"role": "user", "content": [{"type": "text", "text": message.content}]})
+        elif message.role == "assistant":
+            wire.append({"role": "assistant", "content": _assistant_blocks(message)})
+        else:
+            block = _tool_result_block(message)
+            previous = wire[-1] if wire else None
+            if previous is not None and previous.get("_tool_results"):
+                previous["content"].append(block)
+            else:
+                wire.append({"role": "user", "content": [block], "_tool_results": True})
+    for item in wire:
+        item.pop("_tool_results", None)
+    return wire
+
+
+def to_anthropic_request(
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec],
+    *,
+    model: str,
+    max_tokens: int,
+    system: str | None = None,
+) -> dict[str, Any]:
+    """The Messages API request body for this conversation."""
+    request: dict[str, Any] = {
+        "model": model,
+        "max_tokens": max_tokens,
+        "messages": _wire_messages(messages),
+    }
+    if system is not None:
+        request["system"] = system
+    if tools:
+        request["tools"] = [
+            {"name": t.name, "description": t.description, "input_schema": dict(t.input_schema)}
+            for t in tools
+        ]
+    return request
+
+
+def _text_of(content: Any, path: str) -> str:
+    """Text of a ``content`` that is a string or a list of text blocks."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise WireFormatError(path, f"expected a string or a list, got {type(content).__name__}")
+    parts = []
+    for i, block in enumerate(content):
+        if field_of(block, "type", str, f"{path}[{i}]") == "text":
+            parts.append(field_of(block, "text", str, f"{path}[{i}]"))
+    return "".join(parts)
+
+
+def _parse_user(content: Any, path: str) -> list[Message]:
+    if isinstance(content, str):
+        return [Message.user(content)]
+    if not isinstance(content, list):
+        raise WireFormatError(path, f"expected a string or a list, got {type(content).__name__}")
+    out: list[Message] = []
+    texts: list[str] = []
+    for i, block in enumerate(content):
+        where = f"{path}[{i}]"
+        kind = field_of(block, "type", str, where)
+        if kind == "tool_result":
+            out.append(
+                Message.tool_result(
+                    field_of(block, "tool_use_id", str, where),
+                    _text_of(block.get("content", ""), f"{where}.content"),
+                    is_error=bool(block.get("is_error", False)),
+                )
+            )
+        elif kind == "text":
+            texts.append(field_of(block, "text", str, where))
+    if texts:
+        out.append(Message.user("".join(texts)))
+    return out
+
+
+def _tool_calls(blocks: list[Any], path: str) -> tuple[ToolCall, ...]:
+    calls = []
+    for i, block in enumerate(blocks):
+        where = f"{path}[{i}]"
+        if field_of(block, "type", str, where) == "tool_use":
+            calls.append(
+                ToolCall(
+                    id=field_of(block, "id", str, where),
+                    name=field_of(block, "name", str, where),
+                    arguments=dict(field_of(block, "input", dict, where)),
+                )
+            )
+    return tuple(calls)
+
+
+def from_anthropic_request(
+    request: Mapping[str, Any],
+) -> tuple[list[Message], list[ToolSpec], str | None]:
+    """The conversation, tools and system prompt held by a Messages API request."""
+    messages: list[Message] = []
+    for i, item in enumerate(field_of(request, "messages", list, "request")):
+        where = f"request.messages[{i}]"
+        role = field_of(item, "role", str, where)
+        content = item.get("content")
+        if role == "user":
+            messages.extend(_parse_user(content, f"{where}.content"))
+        elif role == "assistant":
+            if isinstance(content, str):
+                messages.append(Message.assistant(content))
+            else:
+                blocks = field_of(item, "content", list, where)
+                messages.append(
+                    Message.assistant(
+                        _text_of(blocks, f"{where}.content"),
+                        _tool_calls(blocks, f"{where}.content"),
+                    )
+                )
+        else:
+            raise WireFormatError(f"{where}.role", f"unknown role {role!r}")
+    tools = [
+        ToolSpec(
+            name=field_of(t, "name", str, f"request.tools[{i}]"),
+            description=optional_field(t, "description", str, f"request.tools[{i}]", ""),
+            input_schema=field_of(t, "input_schema", dict, f"request.tools[{i}]"),
+        )
+        for i, t in enumerate(optional_field(request, "tools", list, "request", []))
+    ]
+    system = request.get("system")
+    if system is not None and not isinstance(system, str):
+        system = _text_of(system, "request.system")
+    return messages, tools, system
+
+
+def to_anthropic_response(
+    response: ModelResponse, *, model: str, message_id: str = "msg_replaygate"
+) -> dict[str, Any]:
+    """The Messages API response body for ``response``."""
+    return {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": _assistant_blocks(response.as_message()),
+        "stop_reason": response.stop_reason,
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": response.usage.input_tokens,
+            "output_tokens": response.usage.output_tokens,
+        },
+    }
+
+
+def _stop_reason(value: str, path: str) -> StopReason:
+    if value == "pause_turn":
+        return "end_turn"
+    if value not in STOP_REASONS:
+        raise WireFormatError(path, f"unknown stop_reason {value!r}")
+    return cast(StopReason, value)
+
+
+def from_anthropic_response(response: Mapping[str, Any]) -> ModelResponse:
+    """The engine's view of a Messages API response body."""
+    blocks = field_of(response, "content", list, "response")
+    usage = optional_field(response, "usage", dict, "response", {})
+    stop = optional_field(response, "stop_reason", str, "response", "end_turn")
+    return ModelResponse(
+        text=_text_of(blocks, "response.content"),
+        tool_calls=_tool_calls(blocks, "response.content"),
+        stop_reason=_stop_reason(stop, "response.stop_reason"),
+        usage=Usage(
+            input_tokens=optional_field(usage, "input_tokens", int, "response.usage", 0),
+            output_tokens=optional_field(usage, "output_tokens", int, "response.usage", 0),
+        ),
+    )

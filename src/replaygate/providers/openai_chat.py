@@ -1,0 +1,232 @@
+"""OpenAI Chat Completions (``POST /v1/chat/completions``) <-> the engine contract.
+
+Tools are ``{"type": "function", "function": {name, description, parameters}}``; tool
+calls carry their arguments as a JSON string; tool results are ``role: tool``
+messages. Chat Completions has no error flag on a tool result, so ``is_error`` does
+not survive a round trip through this format.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from replaygate.errors import WireFormatError
+from replaygate.providers._fields import field_of, optional_field
+from replaygate.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec, Usage
+
+INTERFACE = "openai.chat.completions"
+
+_FINISH_TO_STOP: dict[str, StopReason] = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+_STOP_TO_FINISH: dict[str, str] = {
+    "end_turn": "stop",
+    "tool_use": "tool_calls",
+    "max_tokens": "length",
+    "stop_sequence": "stop",
+    "refusal": "content_filter",
+}
+
+
+def encode_arguments(arguments: Mapping[str, Any]) -> str:
+    """Tool-call arguments as the compact JSON string the API carries."""
+    return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+
+
+def _wire_tool_calls(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": c.id,
+            "type": "function",
+            "function": {"name": c.name, "arguments": encode_arguments(c.arguments)},
+        }
+        for c in calls
+    ]
+
+
+def _wire_message(message: Message) -> dict[str, Any]:
+    if message.role == "user":
+        return {"role": "user", "content": message.content}
+    if message.role == "tool":
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+    wire: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+    if message.tool_calls:
+        wire["tool_calls"] = _wire_tool_calls(message.tool_calls)
+    return wire
+
+
+def to_openai_request(
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec],
+    *,
+    model: str,
+    max_tokens: int,
+    system: str | None = None,
+) -> dict[str, Any]:
+    """The Chat Completions request body for this conversation."""
+    wire = [{"role": "system", "content": system}] if system is not None else []
+    wire.extend(_wire_message(m) for m in messages)
+    request: dict[str, Any] = {
+        "model": model,
+        "max_completion_tokens": max_tokens,
+        "messages": wire,
+    }
+    if tools:
+        request["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": dict(t.input_schema),
+                },
+            }
+            for t in tools
+        ]
+    return request
+
+
+def _content_text(content: Any, path: str) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise WireFormatError(path, f"expected a string or a list, got {type(content).__name__}")
+    return "".join(
+        field_of(part, "text", str, f"{path}[{i}]")
+        for i, part in enumerate(content)
+        if isinstance(part, Mapping) and part.get("type") == "text"
+    )
+
+
+def _parse_tool_calls(calls: list[Any], path: str) -> tuple[ToolCall, ...]:
+    parsed = []
+    for i, call in enumerate(calls):
+        where = f"{path}[{i}]"
+        function = field_of(call, "function", dict, where)
+        raw = field_of(function, "arguments", str, f"{where}.function")
+        try:
+            arguments = json.loads(raw) if raw else {}
+        except json.JSONDecodeError as err:
+            raise WireFormatError(f"{where}.function.arguments", f"not JSON: {err}") from None
+        if not isinstance(arguments, dict):
+            raise WireFormatError(f"{where}.function.arguments", "not a JSON object")
+        parsed.append(
+            ToolCall(
+                id=field_of(call, "id", str, where),
+                name=field_of(function, "name", str, f"{where}.function"),
+                arguments=arguments,
+            )
+        )
+    return tuple(parsed)
+
+
+def _parse_message(item: Any, where: str) -> Message | None:
+    role = field_of(item, "role", str, where)
+    if role in ("system", "developer"):
+        return None
+    if role == "user":
+        return Message.user(_content_text(item.get("content"), f"{where}.content"))
+    if role == "tool":
+        return Message.tool_result(
+            field_of(item, "tool_call_id", str, where),
+            _content_text(item.get("content"), f"{where}.content"),
+        )
+    if role == "assistant":
+        calls = optional_field(item, "tool_calls", list, where, [])
+        return Message.assistant(
+            _content_text(item.get("content"), f"{where}.content"),
+            _parse_tool_calls(calls, f"{where}.tool_calls"),
+        )
+    raise WireFormatError(f"{where}.role", f"unknown role {role!r}")
+
+
+def from_openai_request(
+    request: Mapping[str, Any],
+) -> tuple[list[Message], list[ToolSpec], str | None]:
+    """The conversation, tools and system prompt held by a Chat Completions request."""
+    system: str | None = None
+    messages: list[Message] = []
+    for i, item in enumerate(field_of(request, "messages", list, "request")):
+        where = f"request.messages[{i}]"
+        parsed = _parse_message(item, where)
+        if parsed is None:
+            system = _content_text(item.get("content"), f"{where}.content")
+        else:
+            messages.append(parsed)
+    tools = []
+    for i, tool in enumerate(optional_field(request, "tools", list, "request", [])):
+        function = field_of(tool, "function", dict, f"request.tools[{i}]")
+        where = f"request.tools[{i}].function"
+        tools.append(
+            ToolSpec(
+                name=field_of(function, "name", str, where),
+                description=optional_field(function, "description", str, where, ""),
+                input_schema=optional_field(function, "parameters", dict, where, {}),
+            )
+        )
+    return messages, tools, system
+
+
+def to_openai_response(
+    response: ModelResponse, *, model: str, completion_id: str = "chatcmpl-replaygate"
+) -> dict[str, Any]:
+    """The Chat Completions response body for ``response``."""
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": response.text or None,
+        "refusal": None,
+    }
+    if response.tool_calls:
+        message["tool_calls"] = _wire_tool_calls(response.tool_calls)
+    usage = response.usage
+    return {
+        "id": completion_id,
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": _STOP_TO_FINISH[response.stop_reason],
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": usage.input_tokens,
+            "completion_tokens": usage.output_tokens,
+            "total_tokens": usage.input_tokens + usage.output_tokens,
+        },
+    }
+
+
+def from_openai_response(response: Mapping[str, Any]) -> ModelResponse:
+    """The engine's view of a Chat Completions response body (its first choice)."""
+    choices = field_of(response, "choices", list, "response")
+    if not choices:
+        raise WireFormatError("response.choices", "empty")
+    message = field_of(choices[0], "message", dict, "response.choices[0]")
+    finish = optional_field(choices[0], "finish_reason", str, "response.choices[0]", "stop")
+    if finish not in _FINISH_TO_STOP:
+        raise WireFormatError("response.choices[0].finish_reason", f"unknown value {finish!r}")
+    usage = optional_field(response, "usage", dict, "response", {})
+    where = "response.choices[0].message"
+    return ModelResponse(
+        text=_content_text(message.get("content"), f"{where}.content"),
+        tool_calls=_parse_tool_calls(
+            optional_field(message, "tool_calls", list, where, []), f"{where}.tool_calls"
+        ),
+        stop_reason=_FINISH_TO_STOP[finish],
+        usage=Usage(
+            input_tokens=optional_field(usage, "prompt_tokens", int, "response.usage", 0),
+            output_tokens=optional_field(usage, "completion_tokens", int, "response.usage", 0),
+        ),
+    )

@@ -1,0 +1,185 @@
+"""Replay and recording at the engine boundary: :class:`ReplayModel`, :class:`RecordingModel`.
+
+Both take the same :class:`RequestSettings`, so what is recorded is exactly what
+replay looks up. Replay answers only a request equal to a recorded one (law 1) and
+raises :class:`~replaygate.errors.FixtureMismatchError` otherwise (law 2). Recording
+needs an explicit approval (law 3).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from replaygate import __version__
+from replaygate.errors import FixtureMismatchError, LiveCallNotApproved
+from replaygate.fingerprint import canonical_json, key_of_canonical
+from replaygate.fixture import now_iso
+from replaygate.mismatch import mismatch_error
+from replaygate.providers import Interface, get_interface
+from replaygate.store import FixtureStore, record_response
+from replaygate.types import Message, Model, ModelResponse, ToolSpec
+
+Mode = Literal["replay", "record-missing", "rerecord"]
+MODES: tuple[str, ...] = ("replay", "record-missing", "rerecord")
+RECORDING_MODES: tuple[str, ...] = ("record-missing", "rerecord")
+
+Call = tuple[tuple[Message, ...], tuple[ToolSpec, ...]]
+
+
+@runtime_checkable
+class WireModel(Protocol):
+    """A live model that answers a wire request with the provider's wire response dict."""
+
+    def complete_wire(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Send ``request`` as it is and return the response body as a dict."""
+        ...
+
+
+@dataclass(frozen=True)
+class RequestSettings:
+    """What turns a conversation into a wire request: interface, model id, limits, system."""
+
+    model: str
+    max_tokens: int
+    system: str | None = None
+    interface: str = "anthropic.messages"
+
+    @property
+    def wire(self) -> Interface:
+        """The interface's converters."""
+        return get_interface(self.interface)
+
+    def build(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        """The wire request for this conversation."""
+        return self.wire.build_request(
+            messages, tools, model=self.model, max_tokens=self.max_tokens, system=self.system
+        )
+
+
+def _open(store: FixtureStore | str | os.PathLike[str]) -> FixtureStore:
+    return store if isinstance(store, FixtureStore) else FixtureStore.open(Path(store))
+
+
+def _sample_of(store: FixtureStore, fixture_samples: int, key: str, sample: int) -> None:
+    if sample >= fixture_samples:
+        raise FixtureMismatchError(
+            f"fixture {key} in {store.path} has {fixture_samples} recorded sample(s); "
+            f"sample {sample} was asked for. Record more samples "
+            "(--record-mode=record-missing --approve-live) or lower the sample count.",
+            key=key,
+            store=str(store.path),
+        )
+
+
+class ReplayModel:
+    """A :class:`~replaygate.types.Model` that answers from recorded fixtures only.
+
+    ``calls`` keeps every conversation it was asked to complete, for tests to inspect.
+    """
+
+    def __init__(
+        self,
+        store: FixtureStore | str | os.PathLike[str],
+        *,
+        model: str,
+        max_tokens: int,
+        system: str | None = None,
+        sample: int = 0,
+        interface: str = "anthropic.messages",
+    ) -> None:
+        self.store = _open(store)
+        self.settings = RequestSettings(model, max_tokens, system, interface)
+        self.sample = sample
+        self.calls: list[Call] = []
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        """The recorded response for this exact request, or a loud mismatch."""
+        self.calls.append((tuple(messages), tuple(tools)))
+        request = self.settings.build(messages, tools)
+        canonical = canonical_json(request)
+        found = self.store.find(request, canonical)
+        if found is None:
+            raise mismatch_error(self.store, request, key_of_canonical(canonical))
+        fixture = found[1]
+        _sample_of(self.store, fixture.samples, fixture.key, self.sample)
+        return self.settings.wire.from_response(fixture.responses[self.sample])
+
+
+class RecordingModel:
+    """Records a live model's responses as fixtures, on explicit approval only.
+
+    ``record-missing`` replays what is recorded and calls ``live`` for the rest;
+    ``rerecord`` calls ``live`` every time and replaces the recorded response. A
+    ``live`` model with ``complete_wire`` (:class:`WireModel`, e.g. the SDK-backed
+    :class:`~replaygate.live.AnthropicModel`) is sent the exact request and its real
+    response dict is stored; any other :class:`Model` has its response rendered in
+    the interface's wire shape (``meta.source`` says ``scripted`` unless told).
+    """
+
+    def __init__(
+        self,
+        live: Model,
+        store: FixtureStore | str | os.PathLike[str],
+        *,
+        approve_live: bool,
+        mode: Mode = "record-missing",
+        model: str,
+        max_tokens: int,
+        system: str | None = None,
+        sample: int = 0,
+        interface: str = "anthropic.messages",
+        source: str | None = None,
+        note: str | None = None,
+    ) -> None:
+        if mode not in RECORDING_MODES:
+            raise ValueError(f"mode must be one of {', '.join(RECORDING_MODES)}, got {mode!r}")
+        if approve_live is not True:
+            raise LiveCallNotApproved(
+                f"mode {mode!r} makes live model calls and needs an explicit approval for this "
+                "run: pass approve_live=True (CLI: --approve-live). Nothing was called."
+            )
+        self.live = live
+        self.store = _open(store)
+        self.settings = RequestSettings(model, max_tokens, system, interface)
+        self.mode = mode
+        self.sample = sample
+        self.source = source
+        self.note = note
+        self.calls: list[Call] = []
+        self.recorded = 0
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        """Replay if recorded (``record-missing``), else call live and record."""
+        self.calls.append((tuple(messages), tuple(tools)))
+        request = self.settings.build(messages, tools)
+        wire = self.settings.wire
+        if self.mode == "record-missing":
+            found = self.store.find(request)
+            if found is not None and found[1].samples > self.sample:
+                return wire.from_response(found[1].responses[self.sample])
+        if isinstance(self.live, WireModel):
+            response = self.live.complete_wire(request)
+            source = self.source or "live"
+        else:
+            engine_response = self.live.complete(messages, tools)
+            response = wire.render_response(engine_response, model=self.settings.model)
+            source = self.source or "scripted"
+        record_response(self.store, request, response, sample=self.sample, meta=self._meta(source))
+        self.recorded += 1
+        return wire.from_response(response)
+
+    def _meta(self, source: str) -> dict[str, Any]:
+        meta: dict[str, Any] = {
+            "interface": self.settings.interface,
+            "interface_version": self.settings.wire.version,
+            "recorded_at": now_iso(),
+            "source": source,
+            "replaygate_version": __version__,
+        }
+        if self.note:
+            meta["note"] = self.note
+        return meta

@@ -1,0 +1,222 @@
+"""The simulator's request handling, independent of sockets.
+
+:class:`SimApp` turns one HTTP request (method, path, headers, body) into a
+:class:`~replaygate.sim.replies.Reply`: route, draw a fault, authenticate, validate,
+ask the behaviour, render the provider's wire shape, stream it if asked, drift it.
+It is not thread-safe; the server calls it from its one event loop.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from replaygate.errors import ScriptExhaustedError, WireFormatError
+from replaygate.providers.anthropic import from_anthropic_request, to_anthropic_response
+from replaygate.providers.openai_chat import from_openai_request, to_openai_response
+from replaygate.sim.behaviors import Behavior
+from replaygate.sim.drift import DriftPlan
+from replaygate.sim.faults import FaultKind, FaultPlan
+from replaygate.sim.replies import (
+    Provider,
+    Reply,
+    anthropic_error,
+    json_reply,
+    openai_error,
+    status_error,
+    stream_reply,
+)
+from replaygate.sim.streaming import (
+    DEFAULT_CHUNK,
+    anthropic_error_event,
+    anthropic_events,
+    openai_chunks,
+)
+from replaygate.sim.validation import (
+    Invalid,
+    anthropic_authenticated,
+    openai_authenticated,
+    validate_anthropic,
+    validate_openai,
+)
+from replaygate.types import ModelResponse, Usage
+
+log = logging.getLogger(__name__)
+
+ROUTES: dict[str, Provider] = {
+    "/v1/messages": "anthropic",
+    "/v1/chat/completions": "openai",
+}
+
+
+def estimate_usage(response: ModelResponse, request_size: int) -> ModelResponse:
+    """``response`` with rough token counts (4 bytes a token) when it carries none."""
+    if response.usage != Usage():
+        return response
+    out_chars = len(response.text) + sum(
+        len(c.name) + len(orjson.dumps(dict(c.arguments))) for c in response.tool_calls
+    )
+    usage = Usage(input_tokens=max(1, request_size // 4), output_tokens=max(1, out_chars // 4))
+    return ModelResponse(response.text, response.tool_calls, response.stop_reason, usage)
+
+
+def _guess_provider(headers: Mapping[str, str]) -> Provider:
+    if "x-api-key" in headers or "anthropic-version" in headers:
+        return "anthropic"
+    return "openai" if "authorization" in headers else "anthropic"
+
+
+class SimApp:
+    """Answers requests with a behaviour, faults and drift; keeps the id counters."""
+
+    def __init__(
+        self,
+        behavior: Behavior,
+        *,
+        seed: int = 0,
+        faults: FaultPlan | None = None,
+        drift: DriftPlan | None = None,
+        chunk_size: int = DEFAULT_CHUNK,
+    ) -> None:
+        self.behavior = behavior
+        self.faults = faults or FaultPlan()
+        self.drift = drift or DriftPlan()
+        self.chunk_size = chunk_size
+        self._drawer = self.faults.drawer(seed)
+        self._requests = 0
+        self._responses: dict[Provider, int] = {"anthropic": 0, "openai": 0}
+
+    def _request_id(self) -> str:
+        self._requests += 1
+        return f"req_sim_{self._requests:04d}"
+
+    def _response_id(self, provider: Provider) -> str:
+        self._responses[provider] += 1
+        number = self._responses[provider]
+        return f"msg_sim_{number:04d}" if provider == "anthropic" else f"chatcmpl-sim-{number:04d}"
+
+    def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Reply:
+        """The reply to one request; ``headers`` has lower-case names."""
+        request_id = self._request_id()
+        route = path.split("?", 1)[0].rstrip("/")
+        provider = ROUTES.get(route)
+        if provider is None:
+            guess = _guess_provider(headers)
+            message = None if guess == "anthropic" else f"Invalid URL ({method} {route})"
+            return status_error(guess, 404, request_id, message=message)
+        if method != "POST":
+            message = None if provider == "anthropic" else f"Invalid URL ({method} {route})"
+            return status_error(provider, 405, request_id, message=message)
+        fault = self._drawer.next()
+        authenticated = (
+            anthropic_authenticated(headers)
+            if provider == "anthropic"
+            else openai_authenticated(headers)
+        )
+        if not authenticated:
+            return status_error(provider, 401, request_id)
+        reply = self._answer(provider, fault, body, request_id)
+        if fault == "slow":
+            return Reply(
+                reply.status,
+                reply.headers,
+                reply.body,
+                reply.events,
+                reply.cut_after,
+                self.faults.slow_delay,
+            )
+        return reply
+
+    def _answer(
+        self, provider: Provider, fault: FaultKind | None, raw: bytes, request_id: str
+    ) -> Reply:
+        if fault in ("429", "529"):
+            retry = self.faults.retry_after
+            return status_error(provider, int(fault), request_id, retry_after=retry)
+        if fault == "500":
+            return status_error(provider, 500, request_id)
+        try:
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError as err:
+            return self._invalid(
+                provider, Invalid(f"The request body is not valid JSON: {err}"), request_id
+            )
+        validate = validate_anthropic if provider == "anthropic" else validate_openai
+        problem = validate(body)
+        if problem is not None:
+            return self._invalid(provider, problem, request_id)
+        try:
+            if provider == "anthropic":
+                messages, tools, _ = from_anthropic_request(body)
+            else:
+                messages, tools, _ = from_openai_request(body)
+        except WireFormatError as err:
+            return self._invalid(provider, Invalid(str(err), err.path), request_id)
+        try:
+            response = self.behavior.respond(messages, tools)
+        except ScriptExhaustedError as err:
+            return status_error(provider, 500, request_id, message=str(err))
+        except Exception as err:
+            log.exception("simulator behaviour failed")
+            message = f"simulator behaviour failed: {type(err).__name__}: {err}"
+            return status_error(provider, 500, request_id, message=message)
+        response = estimate_usage(response, len(raw))
+        if provider == "anthropic":
+            return self._anthropic(body, response, fault, request_id)
+        return self._openai(body, response, fault, request_id)
+
+    def _invalid(self, provider: Provider, problem: Invalid, request_id: str) -> Reply:
+        if provider == "anthropic":
+            body = anthropic_error("invalid_request_error", problem.message, request_id)
+        else:
+            body = openai_error(
+                problem.message, "invalid_request_error", problem.param, problem.code
+            )
+        return json_reply(400, body, provider=provider, request_id=request_id)
+
+    def _anthropic(
+        self,
+        body: dict[str, Any],
+        response: ModelResponse,
+        fault: FaultKind | None,
+        request_id: str,
+    ) -> Reply:
+        message = to_anthropic_response(
+            response, model=body["model"], message_id=self._response_id("anthropic")
+        )
+        if not body.get("stream"):
+            return json_reply(
+                200, self.drift.apply(message), provider="anthropic", request_id=request_id
+            )
+        events = anthropic_events(message, chunk_size=self.chunk_size, patch=self.drift.apply)
+        if fault == "sse-error":
+            events = [*events[:2], anthropic_error_event("overloaded_error", "Overloaded")]
+        cut = len(events) // 2 if fault == "cut-stream" else None
+        return stream_reply(events, provider="anthropic", request_id=request_id, cut_after=cut)
+
+    def _openai(
+        self,
+        body: dict[str, Any],
+        response: ModelResponse,
+        fault: FaultKind | None,
+        request_id: str,
+    ) -> Reply:
+        completion = to_openai_response(
+            response, model=body["model"], completion_id=self._response_id("openai")
+        )
+        if not body.get("stream"):
+            return json_reply(
+                200, self.drift.apply(completion), provider="openai", request_id=request_id
+            )
+        options = body.get("stream_options") or {}
+        events = openai_chunks(
+            completion,
+            include_usage=bool(options.get("include_usage")),
+            chunk_size=self.chunk_size,
+            patch=self.drift.apply,
+        )
+        cut = len(events) // 2 if fault == "cut-stream" else None
+        return stream_reply(events, provider="openai", request_id=request_id, cut_after=cut)

@@ -1,0 +1,100 @@
+"""``replaygate sim``: run the simulator from the command line.
+
+    replaygate sim serve --port 8765 --behavior echo --seed 0 --faults 429:0.1
+
+Also runnable as ``python -m replaygate.sim.cli serve ...``.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from types import FrameType
+
+import click
+
+from replaygate.sim.drift import DriftPlan, DriftSpecError
+from replaygate.sim.faults import FaultPlan, FaultSpecError
+from replaygate.sim.server import Simulator, is_loopback
+
+
+@click.group(name="sim")
+def sim_group() -> None:
+    """A loopback server speaking the Anthropic and OpenAI wire formats."""
+
+
+@sim_group.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
+@click.option("--port", default=0, show_default=True, type=int, help="Port; 0 picks a free one.")
+@click.option(
+    "--behavior",
+    default="research-copilot",
+    show_default=True,
+    help="research-copilot, echo or script:FILE (a JSONL file of responses).",
+)
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of all randomness.")
+@click.option("--faults", default="", help='Fault rates, e.g. "429:0.1,500:0.05,slow:0.05".')
+@click.option("--drift", default="", help='Drift rules, e.g. "add-field:usage.foo,drop-field:id".')
+@click.option(
+    "--slow-delay", default=0.2, show_default=True, type=float, help="Seconds of a slow fault."
+)
+@click.option(
+    "--retry-after",
+    default=1.0,
+    show_default=True,
+    type=float,
+    help="Seconds announced on 429/529.",
+)
+@click.option("--allow-remote", is_flag=True, help="Allow a host that is not loopback.")
+def serve(
+    host: str,
+    port: int,
+    behavior: str,
+    seed: int,
+    faults: str,
+    drift: str,
+    slow_delay: float,
+    retry_after: float,
+    allow_remote: bool,
+) -> None:
+    """Serve until interrupted (SIGINT or SIGTERM)."""
+    if not allow_remote and not is_loopback(host):
+        raise click.UsageError(
+            f"refusing to serve on {host!r}: not a loopback address (pass --allow-remote)"
+        )
+    try:
+        fault_plan = FaultPlan.parse(faults, slow_delay=slow_delay, retry_after=retry_after)
+        drift_plan = DriftPlan.parse(drift)
+        sim = Simulator(
+            behavior,
+            seed=seed,
+            faults=fault_plan,
+            drift=drift_plan,
+            port=port,
+            host=host,
+            allow_remote=allow_remote,
+        )
+    except (FaultSpecError, DriftSpecError, ValueError) as err:
+        raise click.UsageError(str(err)) from None
+    done = threading.Event()
+
+    def _stop(signum: int, frame: FrameType | None) -> None:
+        done.set()
+
+    previous = {s: signal.signal(s, _stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with sim:
+            click.echo(
+                f"replaygate simulator listening on {sim.url} (behavior={behavior}, seed={seed})"
+            )
+            sys.stdout.flush()
+            while not done.wait(0.5):
+                pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+if __name__ == "__main__":
+    sim_group()

@@ -1,0 +1,124 @@
+"""Drift injection: change the shape of response bodies the way a provider update might.
+
+``add-field:PATH`` sets a dotted path to a placeholder (``"drift"``, or the JSON value
+after ``=``, as in ``add-field:usage.foo=0``); ``drop-field:PATH`` removes it. A path
+segment that is a number indexes a list (``choices.0.message.refusal``). A rule whose
+path runs through something that is not an object or a list leaves the body alone.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias, cast
+
+DriftOp = Literal["add-field", "drop-field"]
+DriftSpec: TypeAlias = "DriftPlan | str | Sequence[str] | None"
+PLACEHOLDER = "drift"
+
+
+class DriftSpecError(ValueError):
+    """A drift specification names an unknown operation or an empty path."""
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+@dataclass(frozen=True)
+class DriftRule:
+    """One change: add (set) or drop the field at ``path``."""
+
+    op: DriftOp
+    path: tuple[str, ...]
+    value: Any = PLACEHOLDER
+
+    @staticmethod
+    def parse(item: str) -> DriftRule:
+        """A rule from ``add-field:PATH[=VALUE]`` or ``drop-field:PATH``."""
+        op, sep, rest = item.strip().partition(":")
+        if not sep or op not in ("add-field", "drop-field"):
+            raise DriftSpecError(
+                f"drift rule {item!r}: expected add-field:PATH[=VALUE] or drop-field:PATH"
+            )
+        path_text, eq, raw = rest.partition("=")
+        path = tuple(p for p in path_text.strip().split(".") if p)
+        if not path:
+            raise DriftSpecError(f"drift rule {item!r}: empty path")
+        if op == "drop-field" and eq:
+            raise DriftSpecError(f"drift rule {item!r}: drop-field takes no value")
+        value = _value(raw.strip()) if eq else PLACEHOLDER
+        return DriftRule(op=cast(DriftOp, op), path=path, value=value)
+
+    def apply(self, body: Any) -> None:
+        """Apply the rule to ``body`` in place."""
+        *parents, last = self.path
+        node = body
+        for segment in parents:
+            child = _child(node, segment)
+            if child is _MISSING:
+                if self.op == "drop-field" or not isinstance(node, dict):
+                    return
+                child = node[segment] = {}
+            node = child
+        if isinstance(node, dict):
+            if self.op == "add-field":
+                node[last] = copy.deepcopy(self.value)
+            else:
+                node.pop(last, None)
+        elif isinstance(node, list) and last.isdigit() and int(last) < len(node):
+            if self.op == "add-field":
+                node[int(last)] = copy.deepcopy(self.value)
+            else:
+                del node[int(last)]
+
+
+_MISSING: Any = object()
+
+
+def _child(node: Any, segment: str) -> Any:
+    if isinstance(node, dict):
+        return node.get(segment, _MISSING)
+    if isinstance(node, list) and segment.isdigit() and int(segment) < len(node):
+        return node[int(segment)]
+    return _MISSING
+
+
+@dataclass(frozen=True)
+class DriftPlan:
+    """The drift rules applied, in order, to every response body."""
+
+    rules: tuple[DriftRule, ...] = ()
+
+    @staticmethod
+    def parse(spec: str) -> DriftPlan:
+        """Rules from ``"add-field:usage.foo,drop-field:stop_sequence"``."""
+        return DriftPlan(tuple(DriftRule.parse(i) for i in spec.split(",") if i.strip()))
+
+    @staticmethod
+    def coerce(value: DriftSpec) -> DriftPlan:
+        """A plan from any accepted form: a plan, a spec string, a list of rule strings."""
+        if value is None:
+            return DriftPlan()
+        if isinstance(value, DriftPlan):
+            return value
+        if isinstance(value, str):
+            return DriftPlan.parse(value)
+        return DriftPlan(tuple(DriftRule.parse(item) for item in value))
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+    def apply(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A drifted copy of ``body`` (``body`` itself when there are no rules)."""
+        if not self.rules:
+            return body
+        drifted = copy.deepcopy(body)
+        for rule in self.rules:
+            rule.apply(drifted)
+        return drifted

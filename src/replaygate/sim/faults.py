@@ -1,0 +1,142 @@
+"""Fault injection: which request fails, and how.
+
+A :class:`FaultPlan` is plain data: a scripted sequence (the n-th request gets the
+n-th fault) and/or per-request rates. A :class:`FaultDrawer` applies a plan to the
+requests of one server, drawing rates from its own seeded random stream so faults
+never perturb the randomness of the behaviour.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeAlias, cast
+
+FaultKind = Literal["429", "500", "529", "slow", "cut-stream", "sse-error"]
+FAULT_KINDS: tuple[FaultKind, ...] = ("429", "500", "529", "slow", "cut-stream", "sse-error")
+
+FaultSpec: TypeAlias = "FaultPlan | str | Mapping[str, float] | Sequence[str | None] | None"
+
+
+class FaultSpecError(ValueError):
+    """A fault specification names an unknown fault or holds a bad rate."""
+
+
+def _kind(name: str) -> FaultKind:
+    if name not in FAULT_KINDS:
+        raise FaultSpecError(f"unknown fault {name!r}; expected one of {', '.join(FAULT_KINDS)}")
+    return name
+
+
+def _rate(name: str, value: object) -> float:
+    try:
+        rate = float(cast(float, value))
+    except (TypeError, ValueError):
+        raise FaultSpecError(f"fault {name!r}: rate {value!r} is not a number") from None
+    if not 0.0 <= rate <= 1.0:
+        raise FaultSpecError(f"fault {name!r}: rate {rate} is not between 0 and 1")
+    return rate
+
+
+@dataclass(frozen=True)
+class FaultPlan:
+    """Which faults to inject.
+
+    ``script[n]`` is the fault of the n-th request (``None``: no fault); once the
+    script is used up, each request draws at most one fault from ``rates``
+    (probabilities that sum to at most 1). ``slow_delay`` is the pause of a ``slow``
+    fault in seconds; ``retry_after`` the seconds announced on a 429 or 529.
+    """
+
+    rates: tuple[tuple[FaultKind, float], ...] = ()
+    script: tuple[FaultKind | None, ...] = ()
+    slow_delay: float = 0.2
+    retry_after: float = 1.0
+
+    def __post_init__(self) -> None:
+        total = sum(rate for _, rate in self.rates)
+        if total > 1.0 + 1e-9:
+            raise FaultSpecError(f"fault rates sum to {total:g}, more than 1")
+        if self.slow_delay < 0 or self.retry_after < 0:
+            raise FaultSpecError("slow_delay and retry_after must not be negative")
+
+    @staticmethod
+    def parse(spec: str, *, slow_delay: float = 0.2, retry_after: float = 1.0) -> FaultPlan:
+        """Rates from ``"429:0.1,500:0.05,slow:0.05"`` (an empty string: no faults)."""
+        rates: list[tuple[FaultKind, float]] = []
+        for item in spec.split(","):
+            item = item.strip()
+            if not item:
+                continue
+            name, sep, value = item.rpartition(":")
+            if not sep:
+                raise FaultSpecError(f"fault {item!r}: expected NAME:RATE, e.g. 429:0.1")
+            rates.append((_kind(name.strip()), _rate(name, value.strip())))
+        return FaultPlan(rates=tuple(rates), slow_delay=slow_delay, retry_after=retry_after)
+
+    @staticmethod
+    def from_rates(
+        rates: Mapping[str, float], *, slow_delay: float = 0.2, retry_after: float = 1.0
+    ) -> FaultPlan:
+        """Rates from a mapping such as ``{"429": 0.1, "slow": 0.05}``."""
+        return FaultPlan(
+            rates=tuple((_kind(k), _rate(k, v)) for k, v in rates.items()),
+            slow_delay=slow_delay,
+            retry_after=retry_after,
+        )
+
+    @staticmethod
+    def sequence(
+        faults: Iterable[str | None], *, slow_delay: float = 0.2, retry_after: float = 1.0
+    ) -> FaultPlan:
+        """A scripted plan: the n-th request gets the n-th fault, later requests none."""
+        return FaultPlan(
+            script=tuple(None if f is None else _kind(f) for f in faults),
+            slow_delay=slow_delay,
+            retry_after=retry_after,
+        )
+
+    @staticmethod
+    def coerce(value: FaultSpec) -> FaultPlan:
+        """A plan from any accepted form: a plan, a rate string, a rate mapping, a sequence."""
+        if value is None:
+            return FaultPlan()
+        if isinstance(value, FaultPlan):
+            return value
+        if isinstance(value, str):
+            return FaultPlan.parse(value)
+        if isinstance(value, Mapping):
+            return FaultPlan.from_rates(value)
+        return FaultPlan.sequence(value)
+
+    def __bool__(self) -> bool:
+        return bool(self.script) or any(rate > 0 for _, rate in self.rates)
+
+    def drawer(self, seed: int) -> FaultDrawer:
+        """A fresh drawer applying this plan, seeded with ``seed``."""
+        return FaultDrawer(self, seed)
+
+
+class FaultDrawer:
+    """Hands out the fault of each request in arrival order (not thread-safe)."""
+
+    def __init__(self, plan: FaultPlan, seed: int) -> None:
+        self.plan = plan
+        self._rng = random.Random(f"replaygate.sim.faults:{seed}")
+        self._count = 0
+
+    def next(self) -> FaultKind | None:
+        """The fault of the next request, or ``None``."""
+        index = self._count
+        self._count += 1
+        if index < len(self.plan.script):
+            return self.plan.script[index]
+        if not self.plan.rates:
+            return None
+        draw = self._rng.random()
+        for kind, rate in self.plan.rates:
+            if draw < rate:
+                return kind
+            draw -= rate
+        return None

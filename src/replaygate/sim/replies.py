@@ -1,0 +1,148 @@
+"""What the simulator sends back: a :class:`Reply`, and each provider's error bodies."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+
+from replaygate.sse import SSEEvent
+
+Provider = Literal["anthropic", "openai"]
+Headers = tuple[tuple[str, str], ...]
+
+JSON_TYPE = "application/json"
+SSE_TYPE = "text/event-stream; charset=utf-8"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One HTTP response, before it is put on the wire.
+
+    A streamed reply has ``events``; ``cut_after`` (a number of events) closes the
+    connection abruptly after sending that many, without ending the body. ``delay``
+    is a pause, in seconds, before anything is sent.
+    """
+
+    status: int
+    headers: Headers
+    body: bytes = b""
+    events: tuple[SSEEvent, ...] | None = None
+    cut_after: int | None = None
+    delay: float = 0.0
+
+
+def request_id_header(provider: Provider) -> str:
+    """The name of the header that carries the request id."""
+    return "request-id" if provider == "anthropic" else "x-request-id"
+
+
+def json_reply(
+    status: int, body: Any, *, provider: Provider, request_id: str, extra: Headers = ()
+) -> Reply:
+    """A JSON reply with the provider's headers."""
+    headers = (
+        ("content-type", JSON_TYPE),
+        (request_id_header(provider), request_id),
+        *extra,
+    )
+    return Reply(status=status, headers=headers, body=orjson.dumps(body))
+
+
+def stream_reply(
+    events: list[SSEEvent], *, provider: Provider, request_id: str, cut_after: int | None = None
+) -> Reply:
+    """A ``text/event-stream`` reply with the provider's headers."""
+    headers = (
+        ("content-type", SSE_TYPE),
+        ("cache-control", "no-cache"),
+        (request_id_header(provider), request_id),
+    )
+    return Reply(status=200, headers=headers, events=tuple(events), cut_after=cut_after)
+
+
+def anthropic_error(error_type: str, message: str, request_id: str) -> dict[str, Any]:
+    """The Messages API error body."""
+    return {
+        "type": "error",
+        "error": {"type": error_type, "message": message},
+        "request_id": request_id,
+    }
+
+
+def openai_error(
+    message: str,
+    error_type: str = "invalid_request_error",
+    param: str | None = None,
+    code: str | None = None,
+) -> dict[str, Any]:
+    """The Chat Completions error body."""
+    return {"error": {"message": message, "type": error_type, "param": param, "code": code}}
+
+
+def retry_after_headers(seconds: float) -> Headers:
+    """``retry-after`` in whole seconds, plus ``retry-after-ms`` when that is not exact."""
+    whole = math.ceil(seconds)
+    headers: Headers = (("retry-after", str(whole)),)
+    if whole != seconds:
+        headers += (("retry-after-ms", str(round(seconds * 1000))),)
+    return headers
+
+
+_ANTHROPIC_STATUS: dict[int, tuple[str, str]] = {
+    401: ("authentication_error", "x-api-key header is required"),
+    404: ("not_found_error", "Not Found"),
+    405: ("invalid_request_error", "Method Not Allowed"),
+    429: (
+        "rate_limit_error",
+        "Number of requests has exceeded your rate limit. Please retry later.",
+    ),
+    500: ("api_error", "Internal server error"),
+    529: ("overloaded_error", "Overloaded"),
+}
+
+_OPENAI_STATUS: dict[int, tuple[str, str, str | None]] = {
+    401: (
+        "invalid_request_error",
+        "You didn't provide an API key. You need to provide your API key in an "
+        "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+        None,
+    ),
+    429: (
+        "requests",
+        "Rate limit reached for requests. Please try again in 1s.",
+        "rate_limit_exceeded",
+    ),
+    500: (
+        "server_error",
+        "The server had an error while processing your request. Sorry about that!",
+        None,
+    ),
+    503: ("server_error", "The server is overloaded or not ready yet.", None),
+}
+
+
+def status_error(
+    provider: Provider,
+    status: int,
+    request_id: str,
+    *,
+    message: str | None = None,
+    retry_after: float | None = None,
+) -> Reply:
+    """The provider's error reply for ``status`` (529 becomes 503 for OpenAI)."""
+    extra = retry_after_headers(retry_after) if retry_after is not None else ()
+    if provider == "anthropic":
+        error_type, default = _ANTHROPIC_STATUS[status]
+        body = anthropic_error(error_type, message or default, request_id)
+        return json_reply(status, body, provider=provider, request_id=request_id, extra=extra)
+    if status == 529:
+        status = 503
+    if status in (404, 405):
+        body = openai_error(message or "Invalid URL")
+    else:
+        error_type, default, code = _OPENAI_STATUS[status]
+        body = openai_error(message or default, error_type, None, code)
+    return json_reply(status, body, provider=provider, request_id=request_id, extra=extra)

@@ -1,0 +1,311 @@
+"""The loopback HTTP/1.1 server (asyncio streams + h11) and the :class:`Simulator` handle.
+
+The server runs its own event loop in a background thread, keeps connections alive
+between requests, streams with chunked transfer (close-delimited for HTTP/1.0
+clients) and records every request it receives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import threading
+from http import HTTPStatus
+from types import TracebackType
+from typing import Any, NamedTuple
+
+import h11
+import orjson
+
+from replaygate.sim.app import SimApp
+from replaygate.sim.behaviors import Behavior, make_behavior
+from replaygate.sim.drift import DriftPlan, DriftSpec
+from replaygate.sim.faults import FaultPlan, FaultSpec
+from replaygate.sim.replies import Reply
+from replaygate.sim.streaming import DEFAULT_CHUNK
+
+_READ_SIZE = 65536
+
+
+class ReceivedRequest(NamedTuple):
+    """One request as received: its path, headers (lower-case names) and JSON body.
+
+    ``body`` is ``None`` when the body is empty or not JSON.
+    """
+
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names the loopback interface."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _reason(status: int) -> bytes:
+    if status == 529:
+        return b"Overloaded"
+    try:
+        return HTTPStatus(status).phrase.encode("ascii")
+    except ValueError:
+        return b""
+
+
+def _headers_of(request: h11.Request) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for name, value in request.headers:
+        key = bytes(name).decode("latin-1").lower()
+        text = bytes(value).decode("latin-1")
+        headers[key] = f"{headers[key]}, {text}" if key in headers else text
+    return headers
+
+
+def _json_or_none(body: bytes) -> Any:
+    try:
+        return orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
+        return None
+
+
+class Simulator:
+    """A simulated Anthropic + OpenAI API on loopback, for tests and benchmarks.
+
+    Use it as a context manager (or call :meth:`start` and :meth:`stop`)::
+
+        with Simulator(behavior="echo") as sim:
+            client = anthropic.Anthropic(api_key="test", base_url=sim.url)
+
+    ``behavior`` is ``research-copilot``, ``echo``, ``script:FILE`` or any
+    :class:`~replaygate.sim.behaviors.Behavior`; ``seed`` seeds the behaviour and,
+    separately, the faults; ``faults`` and ``drift`` take a plan or its string form.
+    ``port=0`` picks a free port. A host that is not loopback is refused unless
+    ``allow_remote`` is set.
+    """
+
+    def __init__(
+        self,
+        behavior: str | Behavior = "research-copilot",
+        seed: int = 0,
+        faults: FaultSpec = None,
+        drift: DriftSpec = None,
+        port: int = 0,
+        *,
+        host: str = "127.0.0.1",
+        allow_remote: bool = False,
+        chunk_size: int = DEFAULT_CHUNK,
+    ) -> None:
+        if not allow_remote and not is_loopback(host):
+            raise ValueError(
+                f"refusing to serve on {host!r}: not a loopback address; "
+                "pass allow_remote=True to serve beyond this machine"
+            )
+        self.host = host
+        self.seed = seed
+        self.behavior_name = behavior if isinstance(behavior, str) else type(behavior).__name__
+        self.app = SimApp(
+            make_behavior(behavior, seed=seed),
+            seed=seed,
+            faults=FaultPlan.coerce(faults),
+            drift=DriftPlan.coerce(drift),
+            chunk_size=chunk_size,
+        )
+        self._requested_port = port
+        self._port: int | None = None
+        self._requests: list[ReceivedRequest] = []
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+
+    # -- public surface -------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        """The port the server listens on."""
+        if self._port is None:
+            raise RuntimeError("the simulator is not running; call start() or use `with`")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """The base URL, e.g. ``http://127.0.0.1:54321`` (the Anthropic SDK's ``base_url``)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        """The OpenAI SDK's ``base_url``: :attr:`url` followed by ``/v1``."""
+        return f"{self.url}/v1"
+
+    @property
+    def requests(self) -> list[ReceivedRequest]:
+        """A snapshot of the requests received so far, in order of arrival."""
+        with self._lock:
+            return list(self._requests)
+
+    def clear_requests(self) -> None:
+        """Forget the requests received so far."""
+        with self._lock:
+            self._requests.clear()
+
+    def start(self) -> Simulator:
+        """Start serving in a background thread; returns once the port is bound."""
+        if self._thread is not None:
+            raise RuntimeError("the simulator is already started")
+        self._thread = threading.Thread(target=self._run, name="replaygate-sim", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+        if self._error is not None:
+            self._thread.join()
+            self._thread = None
+            raise self._error
+        return self
+
+    def stop(self) -> None:
+        """Stop serving: close the listener and every open connection, join the thread."""
+        thread, loop, stopping = self._thread, self._loop, self._stopping
+        if thread is None:
+            return
+        if loop is not None and stopping is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(stopping.set)
+        thread.join()
+        self._thread = None
+        self._port = None
+
+    def __enter__(self) -> Simulator:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- event loop -----------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as err:  # reported to start() when it happens before ready
+            if not self._ready.is_set():
+                self._error = err
+        finally:
+            self._ready.set()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        server = await asyncio.start_server(self._serve_connection, self.host, self._requested_port)
+        self._port = int(server.sockets[0].getsockname()[1])
+        self._ready.set()
+        try:
+            await self._stopping.wait()
+        finally:
+            server.close()
+            for task in list(self._connections):
+                task.cancel()
+            await asyncio.gather(*self._connections, return_exceptions=True)
+            await server.wait_closed()
+
+    async def _serve_connection(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        conn = h11.Connection(h11.SERVER)
+        try:
+            while await self._serve_one(conn, reader, writer):
+                conn.start_next_cycle()
+        except (ConnectionError, asyncio.CancelledError, h11.ProtocolError):
+            pass
+        finally:
+            self._connections.discard(task)
+            writer.close()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await writer.wait_closed()
+
+    async def _serve_one(
+        self, conn: h11.Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
+        """Serve one request; whether the connection may carry another."""
+        try:
+            request = await _next_event(conn, reader)
+            if not isinstance(request, h11.Request):
+                return False
+            chunks: list[bytes] = []
+            while True:
+                event = await _next_event(conn, reader)
+                if isinstance(event, h11.Data):
+                    chunks.append(bytes(event.data))
+                elif isinstance(event, h11.EndOfMessage):
+                    break
+                else:
+                    return False
+        except h11.RemoteProtocolError as err:
+            if conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
+                text = f"bad request: {err}".encode()
+                fields = [("content-type", "text/plain"), ("content-length", str(len(text)))]
+                writer.write(conn.send(h11.Response(status_code=400, headers=fields)))
+                writer.write(conn.send(h11.Data(data=text)) + conn.send(h11.EndOfMessage()))
+                await writer.drain()
+            return False
+        body = b"".join(chunks)
+        method = bytes(request.method).decode("ascii")
+        path = bytes(request.target).decode("latin-1")
+        headers = _headers_of(request)
+        with self._lock:
+            self._requests.append(ReceivedRequest(path, headers, _json_or_none(body)))
+        reply = self.app.handle(method, path, headers, body)
+        complete = await _send(conn, writer, reply)
+        return complete and conn.our_state is h11.DONE and conn.their_state is h11.DONE
+
+
+async def _next_event(
+    conn: h11.Connection, reader: asyncio.StreamReader
+) -> h11.Event | type[h11.NEED_DATA] | type[h11.PAUSED]:
+    while True:
+        event = conn.next_event()
+        if event is not h11.NEED_DATA:
+            return event
+        conn.receive_data(await reader.read(_READ_SIZE))
+
+
+async def _send(conn: h11.Connection, writer: asyncio.StreamWriter, reply: Reply) -> bool:
+    """Write ``reply``; ``False`` when the connection was cut on purpose."""
+    if reply.delay > 0:
+        await asyncio.sleep(reply.delay)
+    headers = list(reply.headers)
+    if reply.events is None:
+        headers.append(("content-length", str(len(reply.body))))
+    response = h11.Response(status_code=reply.status, headers=headers, reason=_reason(reply.status))
+    data = conn.send(response)
+    if reply.events is None:
+        if reply.body:
+            data += conn.send(h11.Data(data=reply.body))
+        writer.write(data + conn.send(h11.EndOfMessage()))
+        await writer.drain()
+        return True
+    events = reply.events if reply.cut_after is None else reply.events[: reply.cut_after]
+    parts = [data, *(conn.send(h11.Data(data=event.encode())) for event in events)]
+    if reply.cut_after is not None:
+        writer.write(b"".join(parts))
+        await writer.drain()
+        return False
+    parts.append(conn.send(h11.EndOfMessage()))
+    writer.write(b"".join(parts))
+    await writer.drain()
+    return True

@@ -1,0 +1,173 @@
+"""Synthesis of server-sent event streams from whole response bodies (pure functions).
+
+Each provider's stream is built from the response body it would have sent without
+streaming, so an SDK that accumulates the stream gets back the same message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+
+from replaygate.sse import SSEEvent
+
+Patch = Callable[[dict[str, Any]], dict[str, Any]]
+DEFAULT_CHUNK = 24
+
+
+def split_pieces(text: str, size: int = DEFAULT_CHUNK) -> list[str]:
+    """``text`` cut into pieces of at most ``size`` characters (none for an empty text)."""
+    if size < 1:
+        raise ValueError("piece size must be at least 1")
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _dumps(obj: Any) -> str:
+    return orjson.dumps(obj).decode("utf-8")
+
+
+def _named(event: str, data: dict[str, Any]) -> SSEEvent:
+    return SSEEvent(data=_dumps(data), event=event)
+
+
+def _identity(body: dict[str, Any]) -> dict[str, Any]:
+    return body
+
+
+def anthropic_message_start(message: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``message`` of a ``message_start`` event: no content, no stop reason yet."""
+    usage = dict(message.get("usage") or {})
+    usage["output_tokens"] = min(1, int(usage.get("output_tokens", 0)))
+    start = dict(message)
+    start.update(content=[], stop_reason=None, stop_sequence=None, usage=usage)
+    return start
+
+
+def _anthropic_block(index: int, block: Mapping[str, Any], size: int) -> list[SSEEvent]:
+    events: list[SSEEvent] = []
+    if block.get("type") == "tool_use":
+        start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+        pieces = ["", *split_pieces(json.dumps(block.get("input", {}), ensure_ascii=False), size)]
+        deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces]
+    else:
+        start = {"type": "text", "text": ""}
+        deltas = [
+            {"type": "text_delta", "text": p}
+            for p in split_pieces(str(block.get("text", "")), size)
+        ]
+    events.append(
+        _named(
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": start},
+        )
+    )
+    events.extend(
+        _named("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
+        for d in deltas
+    )
+    events.append(_named("content_block_stop", {"type": "content_block_stop", "index": index}))
+    return events
+
+
+def anthropic_events(
+    message: Mapping[str, Any], *, chunk_size: int = DEFAULT_CHUNK, patch: Patch | None = None
+) -> list[SSEEvent]:
+    """The Messages API stream of ``message`` (a response body), as the real API sends it.
+
+    ``patch`` transforms the ``message`` of ``message_start`` (drift injection).
+    """
+    start = (patch or _identity)(anthropic_message_start(message))
+    events = [
+        _named("message_start", {"type": "message_start", "message": start}),
+        _named("ping", {"type": "ping"}),
+    ]
+    for index, block in enumerate(message.get("content") or []):
+        events.extend(_anthropic_block(index, block, chunk_size))
+    usage = message.get("usage") or {}
+    events.append(
+        _named(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {
+                    "stop_reason": message.get("stop_reason"),
+                    "stop_sequence": message.get("stop_sequence"),
+                },
+                "usage": {"output_tokens": int(usage.get("output_tokens", 0))},
+            },
+        )
+    )
+    events.append(_named("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def anthropic_error_event(error_type: str, message: str) -> SSEEvent:
+    """An ``error`` event, as the API sends when a stream fails midway."""
+    return _named("error", {"type": "error", "error": {"type": error_type, "message": message}})
+
+
+def _openai_tool_deltas(index: int, call: Mapping[str, Any], size: int) -> list[dict[str, Any]]:
+    function = call.get("function") or {}
+    first = {
+        "index": index,
+        "id": call.get("id"),
+        "type": "function",
+        "function": {"name": function.get("name"), "arguments": ""},
+    }
+    rest = [
+        {"index": index, "function": {"arguments": piece}}
+        for piece in split_pieces(str(function.get("arguments", "")), size)
+    ]
+    return [first, *rest]
+
+
+def openai_chunks(
+    completion: Mapping[str, Any],
+    *,
+    include_usage: bool = False,
+    chunk_size: int = DEFAULT_CHUNK,
+    patch: Patch | None = None,
+) -> list[SSEEvent]:
+    """The Chat Completions stream of ``completion`` (a response body), ``[DONE]`` included.
+
+    Only the first choice is streamed. ``include_usage`` adds ``"usage": null`` to every
+    chunk and a last chunk with no choices and the usage, as ``stream_options`` asks.
+    ``patch`` transforms every chunk object (drift injection).
+    """
+    patch = patch or _identity
+    choice = (completion.get("choices") or [{}])[0]
+    message = choice.get("message") or {}
+    base: dict[str, Any] = {
+        "id": completion.get("id"),
+        "object": "chat.completion.chunk",
+        "created": completion.get("created", 0),
+        "model": completion.get("model"),
+    }
+
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> SSEEvent:
+        body = dict(base)
+        body["choices"] = [
+            {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+        ]
+        if include_usage:
+            body["usage"] = None
+        return SSEEvent(data=_dumps(patch(body)))
+
+    text = message.get("content") or ""
+    events = [chunk({"role": "assistant", "content": "" if text else None, "refusal": None})]
+    events.extend(chunk({"content": piece}) for piece in split_pieces(text, chunk_size))
+    for index, call in enumerate(message.get("tool_calls") or []):
+        events.extend(
+            chunk({"tool_calls": [delta]}) for delta in _openai_tool_deltas(index, call, chunk_size)
+        )
+    events.append(chunk({}, choice.get("finish_reason") or "stop"))
+    if include_usage:
+        last = dict(base)
+        last["choices"] = []
+        last["usage"] = completion.get("usage")
+        events.append(SSEEvent(data=_dumps(patch(last))))
+    events.append(SSEEvent(data="[DONE]"))
+    return events

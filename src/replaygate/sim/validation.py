@@ -1,0 +1,223 @@
+"""Request validation as the real APIs do it, for the fields the simulator serves.
+
+Each check returns ``None`` for a valid request or an :class:`Invalid` naming the
+problem; the server wraps it in the provider's error body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Why a request was refused: a message, the offending parameter and an error code."""
+
+    message: str
+    param: str | None = None
+    code: str | None = None
+
+
+def anthropic_authenticated(headers: Mapping[str, str]) -> bool:
+    """Whether the request carries an ``x-api-key`` (or a bearer token)."""
+    if headers.get("x-api-key", "").strip():
+        return True
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    return scheme.lower() == "bearer" and bool(token.strip())
+
+
+def openai_authenticated(headers: Mapping[str, str]) -> bool:
+    """Whether the request carries ``Authorization: Bearer <key>``."""
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    return scheme.lower() == "bearer" and bool(token.strip())
+
+
+def _anthropic_block_ids(content: Any, kind: str, id_field: str) -> list[str]:
+    if not isinstance(content, list):
+        return []
+    return [
+        str(b.get(id_field)) for b in content if isinstance(b, Mapping) and b.get("type") == kind
+    ]
+
+
+def _anthropic_content(content: Any, where: str) -> Invalid | None:
+    if isinstance(content, str):
+        return None
+    if not isinstance(content, list):
+        return Invalid(f"{where}: Input should be a valid list")
+    for j, block in enumerate(content):
+        if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+            return Invalid(f"{where}.{j}: Input should be a valid dictionary or object")
+    return None
+
+
+def validate_anthropic(body: Any) -> Invalid | None:
+    """Check a Messages API request body."""
+    if not isinstance(body, Mapping):
+        return Invalid("Input should be a valid dictionary or object")
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        return Invalid("model: Field required")
+    max_tokens = body.get("max_tokens")
+    if max_tokens is None:
+        return Invalid("max_tokens: Field required")
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        return Invalid("max_tokens: Input should be a valid integer greater than or equal to 1")
+    if "stream" in body and not isinstance(body["stream"], bool):
+        return Invalid("stream: Input should be a valid boolean")
+    messages = body.get("messages")
+    if messages is None:
+        return Invalid("messages: Field required")
+    if not isinstance(messages, list):
+        return Invalid("messages: Input should be a valid list")
+    if not messages:
+        return Invalid("messages: at least one message is required")
+    for i, item in enumerate(messages):
+        if not isinstance(item, Mapping):
+            return Invalid(f"messages.{i}: Input should be a valid dictionary or object")
+        if item.get("role") not in ("user", "assistant"):
+            return Invalid(f"messages.{i}.role: Input should be 'user' or 'assistant'")
+        if "content" not in item:
+            return Invalid(f"messages.{i}.content: Field required")
+        problem = _anthropic_content(item["content"], f"messages.{i}.content")
+        if problem is not None:
+            return problem
+    if messages[0]["role"] != "user":
+        return Invalid('messages: first message must use the "user" role')
+    return _anthropic_tool_pairs(messages) or _anthropic_tools(body.get("tools"))
+
+
+def _anthropic_tool_pairs(messages: list[Any]) -> Invalid | None:
+    for i, item in enumerate(messages):
+        results = _anthropic_block_ids(item["content"], "tool_result", "tool_use_id")
+        uses = _anthropic_block_ids(item["content"], "tool_use", "id")
+        if results:
+            previous = messages[i - 1] if i > 0 else None
+            offered = (
+                set(_anthropic_block_ids(previous["content"], "tool_use", "id"))
+                if previous is not None and previous["role"] == "assistant"
+                else set()
+            )
+            orphans = [r for r in results if r not in offered]
+            if orphans:
+                return Invalid(
+                    f"messages.{i}.content: unexpected `tool_use_id` found in `tool_result` "
+                    f"blocks: {', '.join(orphans)}. Each `tool_result` block must have a "
+                    "corresponding `tool_use` block in the previous message."
+                )
+        if uses and i + 1 < len(messages):
+            answered = set(
+                _anthropic_block_ids(messages[i + 1]["content"], "tool_result", "tool_use_id")
+            )
+            missing = [u for u in uses if u not in answered]
+            if missing:
+                return Invalid(
+                    f"messages.{i}: `tool_use` ids were found without `tool_result` blocks "
+                    f"immediately after: {', '.join(missing)}. Each `tool_use` block must "
+                    "have a corresponding `tool_result` block in the next message."
+                )
+    return None
+
+
+def _anthropic_tools(tools: Any) -> Invalid | None:
+    if tools is None:
+        return None
+    if not isinstance(tools, list):
+        return Invalid("tools: Input should be a valid list")
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
+            return Invalid(f"tools.{i}.name: Field required")
+        if not isinstance(tool.get("input_schema"), Mapping):
+            return Invalid(f"tools.{i}.input_schema: Field required")
+    return None
+
+
+_OPENAI_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+
+
+def validate_openai(body: Any) -> Invalid | None:
+    """Check a Chat Completions request body."""
+    if not isinstance(body, Mapping):
+        return Invalid("The request body must be a JSON object.")
+    if body.get("messages") is None:
+        return Invalid(
+            "Missing required parameter: 'messages'.", "messages", "missing_required_parameter"
+        )
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        return Invalid("you must provide a model parameter")
+    messages = body["messages"]
+    if not isinstance(messages, list):
+        return Invalid(
+            f"Invalid type for 'messages': expected an array, but got "
+            f"{type(messages).__name__} instead.",
+            "messages",
+            "invalid_type",
+        )
+    if not messages:
+        return Invalid(
+            "Invalid 'messages': empty array. Expected an array with minimum length 1, "
+            "but got an empty array instead.",
+            "messages",
+            "empty_array",
+        )
+    stream = body.get("stream")
+    if stream is not None and not isinstance(stream, bool):
+        return Invalid("Invalid type for 'stream': expected a boolean.", "stream", "invalid_type")
+    if body.get("stream_options") is not None and not stream:
+        return Invalid(
+            "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+            "stream_options",
+        )
+    for i, item in enumerate(messages):
+        role = item.get("role") if isinstance(item, Mapping) else None
+        if role not in _OPENAI_ROLES:
+            return Invalid(
+                f"Invalid value: {role!r}. Supported values are: 'system', 'assistant', "
+                "'user', 'function', 'tool', and 'developer'.",
+                f"messages[{i}].role",
+                "invalid_value",
+            )
+    return _openai_tool_pairs(messages)
+
+
+def _call_ids(message: Mapping[str, Any]) -> list[str]:
+    calls = message.get("tool_calls") or []
+    return [str(c.get("id")) for c in calls if isinstance(c, Mapping)]
+
+
+def _openai_tool_pairs(messages: list[Any]) -> Invalid | None:
+    pending: list[str] = []
+    answered: set[str] = set()
+    open_at = -1
+    for i, item in enumerate(messages):
+        role = item["role"]
+        if role == "tool":
+            call_id = item.get("tool_call_id")
+            if open_at < 0:
+                return Invalid(
+                    "Invalid parameter: messages with role 'tool' must be a response to a "
+                    "preceeding message with 'tool_calls'.",
+                    f"messages.[{i}].role",
+                )
+            if call_id not in pending:
+                return Invalid(
+                    f"Invalid parameter: 'tool_call_id' of '{call_id}' not found in "
+                    "'tool_calls' of previous message.",
+                    f"messages.[{i}].tool_call_id",
+                )
+            answered.add(str(call_id))
+            continue
+        if open_at >= 0:
+            missing = [c for c in pending if c not in answered]
+            if missing:
+                return Invalid(
+                    "An assistant message with 'tool_calls' must be followed by tool messages "
+                    "responding to each 'tool_call_id'. The following tool_call_ids did not "
+                    f"have response messages: {', '.join(missing)}",
+                    f"messages.[{i}].role",
+                )
+        pending, answered, open_at = [], set(), -1
+        if role == "assistant" and _call_ids(item):
+            pending, open_at = _call_ids(item), i
+    return None

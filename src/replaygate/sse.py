@@ -1,0 +1,83 @@
+"""Server-sent events: one event type, an encoder and an incremental parser.
+
+A recorded stream is the list of its events in order. ``data`` is kept as the text
+the server sent (JSON for both providers, ``[DONE]`` for OpenAI's sentinel), so a
+replayed stream is byte-for-byte the one that was recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SSEEvent:
+    """One server-sent event: an optional ``event:`` name and its ``data:`` text."""
+
+    data: str
+    event: str | None = None
+
+    def encode(self) -> bytes:
+        """The event as it goes on the wire, blank line included."""
+        lines = [f"event: {self.event}"] if self.event is not None else []
+        lines.extend(f"data: {line}" for line in self.data.split("\n"))
+        return ("\n".join(lines) + "\n\n").encode("utf-8")
+
+    def to_json(self) -> dict[str, Any]:
+        """The form stored in a fixture."""
+        return {"event": self.event, "data": self.data} if self.event else {"data": self.data}
+
+    @staticmethod
+    def from_json(obj: dict[str, Any]) -> SSEEvent:
+        """The inverse of :meth:`to_json`."""
+        return SSEEvent(data=str(obj["data"]), event=obj.get("event"))
+
+
+def encode_events(events: Iterable[SSEEvent]) -> bytes:
+    """A whole stream as bytes."""
+    return b"".join(e.encode() for e in events)
+
+
+class SSEParser:
+    """Feeds on bytes as they arrive and yields each complete event."""
+
+    def __init__(self) -> None:
+        self._buffer = b""
+
+    def feed(self, chunk: bytes) -> Iterator[SSEEvent]:
+        """Events completed by ``chunk``."""
+        self._buffer += chunk.replace(b"\r\n", b"\n")
+        while b"\n\n" in self._buffer:
+            raw, self._buffer = self._buffer.split(b"\n\n", 1)
+            event = _parse_block(raw.decode("utf-8"))
+            if event is not None:
+                yield event
+
+    @property
+    def pending(self) -> bytes:
+        """Bytes of an event not yet terminated (a stream cut mid-event leaves some)."""
+        return self._buffer
+
+
+def _parse_block(block: str) -> SSEEvent | None:
+    name: str | None = None
+    data: list[str] = []
+    for line in block.split("\n"):
+        if not line or line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if field == "event":
+            name = value
+        elif field == "data":
+            data.append(value)
+    if name is None and not data:
+        return None
+    return SSEEvent(data="\n".join(data), event=name)
+
+
+def parse_events(body: bytes) -> list[SSEEvent]:
+    """Every complete event of a whole stream."""
+    return list(SSEParser().feed(body))
