@@ -9,7 +9,7 @@ It is not thread-safe; the server calls it from its one event loop.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -42,7 +42,7 @@ from replaygate.sim.validation import (
     validate_anthropic,
     validate_openai,
 )
-from replaygate.types import ModelResponse, Usage
+from replaygate.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 log = logging.getLogger(__name__)
 
@@ -52,14 +52,33 @@ ROUTES: dict[str, Provider] = {
 }
 
 
-def estimate_usage(response: ModelResponse, request_size: int) -> ModelResponse:
-    """``response`` with rough token counts (4 bytes a token) when it carries none."""
+def _tokens(chars: int) -> int:
+    return max(1, (chars + 3) // 4)
+
+
+def _calls_size(calls: Sequence[ToolCall]) -> int:
+    return sum(len(c.name) + len(orjson.dumps(dict(c.arguments))) for c in calls)
+
+
+def estimate_usage(
+    response: ModelResponse,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec],
+    system: str | None,
+) -> ModelResponse:
+    """``response`` with rough token counts (4 characters a token) when it carries none.
+
+    The counts depend on the conversation only, not on its wire format or on
+    ``stream``, so a streamed answer reports the same usage as a plain one.
+    """
     if response.usage != Usage():
         return response
-    out_chars = len(response.text) + sum(
-        len(c.name) + len(orjson.dumps(dict(c.arguments))) for c in response.tool_calls
+    size = len(system or "") + sum(len(m.content) + _calls_size(m.tool_calls) for m in messages)
+    size += sum(
+        len(t.name) + len(t.description) + len(orjson.dumps(dict(t.input_schema))) for t in tools
     )
-    usage = Usage(input_tokens=max(1, request_size // 4), output_tokens=max(1, out_chars // 4))
+    output = len(response.text) + _calls_size(response.tool_calls)
+    usage = Usage(input_tokens=_tokens(size), output_tokens=_tokens(output))
     return ModelResponse(response.text, response.tool_calls, response.stop_reason, usage)
 
 
@@ -150,9 +169,9 @@ class SimApp:
             return self._invalid(provider, problem, request_id)
         try:
             if provider == "anthropic":
-                messages, tools, _ = from_anthropic_request(body)
+                messages, tools, system = from_anthropic_request(body)
             else:
-                messages, tools, _ = from_openai_request(body)
+                messages, tools, system = from_openai_request(body)
         except WireFormatError as err:
             return self._invalid(provider, Invalid(str(err), err.path), request_id)
         try:
@@ -163,7 +182,7 @@ class SimApp:
             log.exception("simulator behaviour failed")
             message = f"simulator behaviour failed: {type(err).__name__}: {err}"
             return status_error(provider, 500, request_id, message=message)
-        response = estimate_usage(response, len(raw))
+        response = estimate_usage(response, messages, tools, system)
         if provider == "anthropic":
             return self._anthropic(body, response, fault, request_id)
         return self._openai(body, response, fault, request_id)

@@ -77,8 +77,9 @@ def run(
 
     The system prompt is a request setting of the model, not a message: the
     :class:`~replaygate.types.Model` protocol has no system parameter, so a model that
-    needs one is built with it (for example ``ReplayModel(..., system=DEFAULT_SYSTEM)``).
-    ``run`` never sends ``system`` itself; it records it on the result. Left ``None``,
+    sends one is built with it (a replaying or live model takes ``system=DEFAULT_SYSTEM``
+    with its other request settings). ``run`` never sends ``system`` itself; it records
+    it on the result. Left ``None``,
     the model's own string ``system`` attribute is recorded, if it has one; given while
     the model has a different string ``system``, it raises ``ValueError``, since the
     recorded prompt would not be the one used.

@@ -64,9 +64,10 @@ def search_query(question: str) -> str:
     """The search query for ``question``: its key terms, without question words."""
     terms: list[str] = []
     for word in _WORD.findall(question):
-        if word.isascii():
-            if word.lower().replace("’", "'") not in _STOPWORDS:
-                terms.append(word)
+        plain = word.replace("’", "'")
+        if plain.isascii():
+            if plain.lower() not in _STOPWORDS:
+                terms.append(plain)
             continue
         for phrase in _CJK_QUESTION_WORDS:
             word = word.replace(phrase, " ")

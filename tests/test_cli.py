@@ -1,0 +1,135 @@
+"""The command line, run as a user runs it: the installed ``replaygate`` entry point."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from replaygate.examples.research_copilot import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, DEFAULT_SYSTEM
+from replaygate.sim import Simulator
+from replaygate.store import FixtureStore
+
+CLI = [sys.executable, "-m", "replaygate"]
+
+
+def replaygate(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [*CLI, *args], capture_output=True, text=True, env=full_env, timeout=120, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store recorded by `replaygate record` from the simulator, for two questions."""
+    path = tmp_path_factory.mktemp("cli") / "rc.jsonl"
+    with Simulator(behavior="research-copilot", seed=3) as sim:
+        done = replaygate(
+            "record", "--fixtures", str(path), "--approve-live", "--source", "sim",
+            "-q", "What is RAG?", "-q", "Why are some agent tests flaky?",
+            env={"ANTHROPIC_BASE_URL": sim.url, "ANTHROPIC_API_KEY": "sk-test-cli"},
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "recorded" in done.stdout
+    return path
+
+
+def test_record_writes_sim_fixtures_with_meta(recorded: Path) -> None:
+    store = FixtureStore.open(recorded)
+    assert len(store) >= 6
+    metas = [fixture.meta for fixture in store]
+    assert all(m and m["source"] == "sim" and m["interface"] == "anthropic.messages" for m in metas)
+    assert b"sk-test-cli" not in recorded.read_bytes()
+
+
+def test_record_without_approval_exits_2_and_touches_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "never.jsonl"
+    done = replaygate("record", "--fixtures", str(path), "-q", "What is RAG?")
+    assert done.returncode == 2
+    assert "--approve-live" in done.stderr
+    assert not path.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_run_replays_and_checks_determinism(recorded: Path) -> None:
+    done = replaygate("run", "--fixtures", str(recorded), "-q", "What is RAG?", "--check-determinism")
+    assert done.returncode == 0, done.stderr
+    assert "search_corpus({'q': 'RAG'})" in done.stdout
+    assert "identical final: True; identical trace: True" in done.stdout
+
+
+def test_run_mismatch_fails_with_the_field_diff(recorded: Path) -> None:
+    done = replaygate("run", "--fixtures", str(recorded), "-q", "RAG, what is it?")
+    assert done.returncode == 1
+    assert "FixtureMismatchError" in done.stderr
+    assert "messages[0].content[0].text: 'What is RAG?' != 'RAG, what is it?'" in done.stderr
+
+
+def test_show_prints_the_fixture_and_refuses_unknown_keys(recorded: Path) -> None:
+    key = FixtureStore.open(recorded).keys()[0]
+    done = replaygate("show", key[:6], "--fixtures", str(recorded))
+    assert done.returncode == 0
+    assert f'"key": "{key}"' in done.stdout and f"{recorded}:1" in done.stdout
+    missing = replaygate("show", "ffffff", "--fixtures", str(recorded))
+    assert missing.returncode == 1 and "no fixture with key 'ffffff'" in missing.stderr
+
+
+def test_verify_reports_every_problem_with_file_and_line(recorded: Path, tmp_path: Path) -> None:
+    lines = recorded.read_bytes().splitlines(keepends=True)
+    edited = json.loads(lines[1])
+    edited["request"]["max_tokens"] = 99
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(
+        lines[0]
+        + json.dumps(edited, ensure_ascii=False).encode() + b"\n"
+        + b"{not json\n"
+        + lines[2][: len(lines[2]) // 2]
+    )  # fmt: skip
+    done = replaygate("verify", str(bad))
+    assert done.returncode == 1
+    assert f"{bad}:2: key {edited['key']} does not match its request" in done.stdout
+    assert f"{bad}:3: malformed JSON" in done.stdout
+    assert f"{bad}:4: truncated last line" in done.stdout
+    assert "1 fixture(s) checked" not in done.stdout
+
+
+def test_verify_repair_removes_only_the_partial_tail(recorded: Path, tmp_path: Path) -> None:
+    data = recorded.read_bytes()
+    crashed = tmp_path / "crashed.jsonl"
+    tail = b'{"key": "abc", "requ'
+    crashed.write_bytes(data + tail)
+    done = replaygate("verify", str(crashed), "--repair")
+    assert done.returncode == 0, done.stdout
+    assert f"removed a partial tail of {len(tail)} bytes" in done.stdout
+    assert crashed.read_bytes() == data
+    assert (tmp_path / "crashed.jsonl.bak").read_bytes() == data + tail
+
+
+def test_verify_a_clean_store_exits_0(recorded: Path) -> None:
+    done = replaygate("verify", str(recorded))
+    assert done.returncode == 0, done.stdout
+    assert "0 problem(s)" in done.stdout
+
+
+def test_record_then_replay_matches_python_api(recorded: Path) -> None:
+    from replaygate import ReplayModel
+    from replaygate.examples.research_copilot import build_registry, run
+
+    model = ReplayModel(
+        recorded, model=DEFAULT_MODEL, max_tokens=DEFAULT_MAX_TOKENS, system=DEFAULT_SYSTEM
+    )
+    result = run(model, build_registry(), "Why are some agent tests flaky?", system=DEFAULT_SYSTEM)
+    assert "doc-flaky-tests" in {s.tool_call.arguments.get("doc_id") for s in result.steps if s.tool_call}
+
+
+def test_demo_runs_offline_and_says_what_it_did() -> None:
+    done = replaygate("demo")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "identical final answer: True" in done.stdout
+    assert "identical trace:        True" in done.stdout
+    assert "messages[0].content[0].text: 'What is RAG?' != 'RAG, what is it?'" in done.stdout
+    assert "Stopped the simulator" in done.stdout

@@ -1,0 +1,128 @@
+"""The model doubles run the real ResearchCopilot loop, tool calls included."""
+
+from __future__ import annotations
+
+import pytest
+
+from replaygate import FixtureStore, Message, ModelResponse, RecordingModel, ToolCall, ToolSpec
+from replaygate.errors import NoRuleMatchedError, ScriptExhaustedError
+from replaygate.examples.research_copilot import ResearchPolicy, build_registry, run
+from replaygate.fakes import FunctionModel, Rule, RuleStub, ScriptedModel
+
+SEARCH = ModelResponse(
+    tool_calls=(ToolCall("toolu_01", "search_corpus", {"q": "RAG"}),), stop_reason="tool_use"
+)
+FETCH = ModelResponse(
+    tool_calls=(ToolCall("toolu_02", "fetch_doc", {"doc_id": "doc-rag"}),), stop_reason="tool_use"
+)
+ANSWER = ModelResponse(text="RAG retrieves before it generates [doc-rag].")
+
+
+def test_scripted_model_drives_the_loop_and_records_calls() -> None:
+    model = ScriptedModel([SEARCH, FETCH, ANSWER])
+    result = run(model, build_registry(), "What is RAG?")
+    assert result.final == ANSWER.text
+    assert [s.tool_call.name for s in result.steps if s.tool_call] == ["search_corpus", "fetch_doc"]
+    assert len(model.calls) == 3
+    last_messages, tools = model.calls[-1]
+    assert [m.role for m in last_messages] == ["user", "assistant", "tool", "assistant", "tool"]
+    assert last_messages[-1].tool_call_id == "toolu_02"
+    assert '"doc_id": "doc-rag"' in last_messages[-1].content
+    assert {t.name for t in tools} == {"search_corpus", "fetch_doc"}
+
+
+def test_scripted_model_running_out_names_the_count_and_last_message() -> None:
+    model = ScriptedModel([SEARCH])
+    with pytest.raises(ScriptExhaustedError, match=r"called 2 times but scripts 1") as info:
+        run(model, build_registry(), "What is RAG?")
+    assert "tool message" in str(info.value)
+
+
+def test_function_model_sees_the_conversation() -> None:
+    seen: list[int] = []
+
+    def answer(messages: object, tools: object) -> ModelResponse:
+        assert isinstance(messages, tuple | list)
+        seen.append(len(messages))
+        return ModelResponse(text=f"{len(messages)} message(s)")
+
+    result = run(FunctionModel(answer), build_registry(), "hello")
+    assert result.final == "1 message(s)" and seen == [1]
+
+
+def test_function_model_with_the_policy_answers_with_a_citation() -> None:
+    result = run(FunctionModel(ResearchPolicy().respond), build_registry(), "What is RAG?")
+    assert result.final.endswith("[doc-rag].")
+
+
+def test_rule_stub_covers_a_branch_by_rules() -> None:
+    stub = RuleStub(
+        [
+            Rule(when=r"^What is RAG", call=("search_corpus", {"q": "RAG"}), role="user"),
+            Rule(when=r'"hits"', call=("fetch_doc", {"doc_id": "doc-rag"}), role="tool"),
+            Rule(when=r'"text"', text="RAG grounds answers [doc-rag].", role="tool"),
+        ]
+    )
+    result = run(stub, build_registry(), "What is RAG?")
+    assert result.final == "RAG grounds answers [doc-rag]."
+    calls = [s.tool_call for s in result.steps if s.tool_call]
+    assert [c.id for c in calls] == ["toolu_stub_01", "toolu_stub_02"]
+
+
+def test_rule_stub_takes_an_error_branch() -> None:
+    stub = RuleStub(
+        [
+            Rule(when="missing", call=("fetch_doc", {"doc_id": "doc-nope"}), role="user"),
+            Rule(when="unknown doc", text="Not found.", role="tool"),
+        ]
+    )
+    result = run(stub, build_registry(), "fetch something missing")
+    assert result.steps[0].is_error and result.final == "Not found."
+
+
+def test_rule_stub_without_a_matching_rule_names_the_message() -> None:
+    stub = RuleStub([Rule(when="RAG", text="x")])
+    with pytest.raises(NoRuleMatchedError, match=r"user message 'What is CI\?'.*'RAG'"):
+        stub.complete([Message.user("What is CI?")], [])
+
+
+def test_rule_needs_exactly_one_answer() -> None:
+    with pytest.raises(ValueError, match="exactly one"):
+        Rule(when="x", text="a", call=("t", {}))
+    with pytest.raises(ValueError, match="exactly one"):
+        Rule(when="x")
+    with pytest.raises(ValueError, match="role"):
+        Rule(when="x", text="a", role="assistant")
+
+
+def _recorded_answer_store(tmp_path: object) -> tuple[FixtureStore, str]:
+    path = f"{tmp_path}/answers.jsonl"
+    recorder = RecordingModel(
+        FunctionModel(lambda m, t: ModelResponse(text="Recorded: RAG retrieves [doc-rag].")),
+        path,
+        approve_live=True,
+        model="claude-sonnet-4-5",
+        max_tokens=256,
+    )
+    recorder.complete([Message.user("What is RAG?")], [ToolSpec("search_corpus", "search")])
+    store = FixtureStore.open(path)
+    return store, store.keys()[0]
+
+
+def test_rule_stub_fills_content_from_a_recorded_fixture(tmp_path: object) -> None:
+    store, key = _recorded_answer_store(tmp_path)
+    stub = RuleStub([Rule(when="RAG", fixture=key[:8])], fixtures=store)
+    response = stub.complete([Message.user("Tell me about RAG")], [])
+    assert response.text == "Recorded: RAG retrieves [doc-rag]."
+
+
+def test_rule_stub_fixture_errors(tmp_path: object) -> None:
+    store, key = _recorded_answer_store(tmp_path)
+    with pytest.raises(ValueError, match="no fixture store"):
+        RuleStub([Rule(when="RAG", fixture=key)])
+    stub = RuleStub([Rule(when="RAG", fixture="ffffffffffff")], fixtures=store)
+    with pytest.raises(NoRuleMatchedError, match="holds no fixture"):
+        stub.complete([Message.user("RAG")], [])
+    stub = RuleStub([Rule(when="RAG", fixture=key, sample=3)], fixtures=store)
+    with pytest.raises(NoRuleMatchedError, match="1 sample"):
+        stub.complete([Message.user("RAG")], [])

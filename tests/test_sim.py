@@ -1,0 +1,873 @@
+"""The simulator, exercised through the official SDKs over real loopback HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import httpx2
+import openai
+import pytest
+
+from replaygate.providers.anthropic import from_anthropic_response, to_anthropic_request
+from replaygate.sim import (
+    DriftPlan,
+    FaultPlan,
+    FaultSpecError,
+    ScriptBehavior,
+    ScriptFormatError,
+    Simulator,
+    anthropic_events,
+    openai_chunks,
+)
+from replaygate.sim.behaviors import EchoBehavior
+from replaygate.sim.drift import DriftSpecError
+from replaygate.sim.validation import validate_anthropic, validate_openai
+from replaygate.types import Message, ModelResponse, ToolCall, ToolSpec
+
+SCRIPTS = Path(__file__).parent / "sim_scripts"
+TOOL_SCRIPT = SCRIPTS / "tool_then_answer.jsonl"
+TWO_TOOLS_SCRIPT = SCRIPTS / "two_tools.jsonl"
+MODEL = "claude-sim-1"
+GPT = "gpt-sim-1"
+QUESTION = [{"role": "user", "content": "Tell me about keep-alive connections, briefly."}]
+SEARCH_TOOL = {
+    "name": "search_corpus",
+    "description": "Search the corpus.",
+    "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}},
+}
+OPENAI_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "search_corpus",
+        "description": "Search the corpus.",
+        "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+    },
+}
+
+
+def anthropic_client(sim: Simulator, retries: int = 0) -> anthropic.Anthropic:
+    return anthropic.Anthropic(api_key="test", base_url=sim.url, max_retries=retries)
+
+
+def async_anthropic_client(sim: Simulator) -> anthropic.AsyncAnthropic:
+    return anthropic.AsyncAnthropic(api_key="test", base_url=sim.url, max_retries=0)
+
+
+def openai_client(sim: Simulator, retries: int = 0) -> openai.OpenAI:
+    return openai.OpenAI(api_key="test", base_url=sim.openai_base_url, max_retries=retries)
+
+
+def async_openai_client(sim: Simulator) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(api_key="test", base_url=sim.openai_base_url, max_retries=0)
+
+
+def content_of(message: Any) -> list[dict[str, Any]]:
+    """Content blocks as plain dicts, without the SDK's accumulation-only fields."""
+    return [
+        {k: v for k, v in block.model_dump().items() if k not in ("parsed_output", "citations")}
+        for block in message.content
+    ]
+
+
+def scripted_lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def echo() -> Iterator[Simulator]:
+    with Simulator(behavior="echo") as sim:
+        yield sim
+
+
+# -- Anthropic SDK ---------------------------------------------------------------------
+
+
+def test_anthropic_sync_text(echo: Simulator) -> None:
+    client = anthropic_client(echo)
+    message = client.messages.create(model=MODEL, max_tokens=64, messages=QUESTION)
+    assert message.content[0].type == "text"
+    assert message.content[0].text == "echo: Tell me about keep-alive connections, briefly."
+    assert message.model == MODEL
+    assert message.id.startswith("msg_sim_")
+    assert message.stop_reason == "end_turn"
+    assert message.usage.input_tokens > 0 and message.usage.output_tokens > 0
+
+    raw = client.messages.with_raw_response.create(model=MODEL, max_tokens=64, messages=QUESTION)
+    assert raw.headers["content-type"] == "application/json"
+    assert raw.headers["request-id"].startswith("req_sim_")
+    assert raw.http_response.json()["model"] == MODEL
+
+
+def test_anthropic_stream_helper_equals_plain_message(echo: Simulator) -> None:
+    client = anthropic_client(echo)
+    long_question = [{"role": "user", "content": "a sentence long enough to be cut up " * 4}]
+    plain = client.messages.create(model=MODEL, max_tokens=64, messages=long_question)
+    with client.messages.stream(model=MODEL, max_tokens=64, messages=long_question) as stream:
+        deltas = list(stream.text_stream)
+        final = stream.get_final_message()
+    assert len(deltas) > 2
+    assert "".join(deltas) == plain.content[0].text
+    assert content_of(final) == content_of(plain)
+    assert final.stop_reason == plain.stop_reason
+    assert final.usage.output_tokens == plain.usage.output_tokens
+    assert final.usage.input_tokens == plain.usage.input_tokens
+
+
+def test_anthropic_tool_use_plain_and_streamed() -> None:
+    scripted = scripted_lines(TOOL_SCRIPT)[0]["tool_calls"][0]
+    with Simulator(behavior=f"script:{TOOL_SCRIPT}") as sim:
+        client = anthropic_client(sim)
+        plain = client.messages.create(
+            model=MODEL, max_tokens=64, messages=QUESTION, tools=[SEARCH_TOOL]
+        )
+    with Simulator(behavior=f"script:{TOOL_SCRIPT}") as sim:
+        client = anthropic_client(sim)
+        with client.messages.stream(
+            model=MODEL, max_tokens=64, messages=QUESTION, tools=[SEARCH_TOOL]
+        ) as stream:
+            final = stream.get_final_message()
+    for message in (plain, final):
+        assert message.stop_reason == "tool_use"
+        text, tool = message.content
+        assert text.type == "text" and text.text == "Let me look that up."
+        assert tool.type == "tool_use"
+        assert (tool.id, tool.name, tool.input) == (
+            scripted["id"],
+            scripted["name"],
+            scripted["arguments"],
+        )
+    assert content_of(final) == content_of(plain)
+
+
+def test_anthropic_create_stream_raw_events() -> None:
+    with Simulator(behavior=f"script:{TOOL_SCRIPT}") as sim:
+        client = anthropic_client(sim)
+        events = list(
+            client.messages.create(
+                model=MODEL, max_tokens=64, messages=QUESTION, tools=[SEARCH_TOOL], stream=True
+            )
+        )
+    kinds = [e.type for e in events]
+    assert kinds[0] == "message_start" and kinds[-2:] == ["message_delta", "message_stop"]
+    assert kinds.count("content_block_start") == 2 == kinds.count("content_block_stop")
+    start = events[0].message
+    assert start.content == [] and start.stop_reason is None and start.model == MODEL
+    partial = "".join(
+        e.delta.partial_json
+        for e in events
+        if e.type == "content_block_delta" and e.delta.type == "input_json_delta"
+    )
+    assert json.loads(partial) == scripted_lines(TOOL_SCRIPT)[0]["tool_calls"][0]["arguments"]
+    assert events[-2].delta.stop_reason == "tool_use"
+    assert events[-2].usage.output_tokens > 0
+
+
+def test_anthropic_async_plain_and_stream(echo: Simulator) -> None:
+    async def main() -> tuple[Any, Any, list[str]]:
+        client = async_anthropic_client(echo)
+        plain = await client.messages.create(model=MODEL, max_tokens=64, messages=QUESTION)
+        async with client.messages.stream(model=MODEL, max_tokens=64, messages=QUESTION) as stream:
+            deltas = [d async for d in stream.text_stream]
+            final = await stream.get_final_message()
+        raw = await client.messages.create(
+            model=MODEL, max_tokens=64, messages=QUESTION, stream=True
+        )
+        kinds = [event.type async for event in raw]
+        await client.close()
+        return plain, final, [*deltas, "|", *kinds]
+
+    plain, final, seen = asyncio.run(main())
+    assert content_of(final) == content_of(plain)
+    assert "".join(seen[: seen.index("|")]) == plain.content[0].text
+    assert seen[seen.index("|") + 1] == "message_start" and seen[-1] == "message_stop"
+
+
+def test_script_runs_out_with_clear_500() -> None:
+    with Simulator(behavior=f"script:{TWO_TOOLS_SCRIPT}") as sim:
+        client = anthropic_client(sim)
+        client.messages.create(model=MODEL, max_tokens=64, messages=QUESTION)
+        with pytest.raises(anthropic.InternalServerError) as caught:
+            client.messages.create(model=MODEL, max_tokens=64, messages=QUESTION)
+    assert caught.value.status_code == 500
+    assert caught.value.type == "api_error"
+    assert "exhausted" in str(caught.value.api_message)
+    assert "two_tools.jsonl" in str(caught.value.api_message)
+
+
+# -- OpenAI SDK ------------------------------------------------------------------------
+
+
+def test_openai_sync_text_plain_and_stream(echo: Simulator) -> None:
+    client = openai_client(echo)
+    plain = client.chat.completions.create(model=GPT, messages=QUESTION)
+    assert plain.choices[0].message.content == f"echo: {QUESTION[0]['content']}"
+    assert plain.model == GPT and plain.id.startswith("chatcmpl-sim-")
+    assert plain.choices[0].finish_reason == "stop"
+
+    chunks = list(
+        client.chat.completions.create(
+            model=GPT, messages=QUESTION, stream=True, stream_options={"include_usage": True}
+        )
+    )
+    assert chunks[0].choices[0].delta.role == "assistant"
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == plain.choices[0].message.content
+    assert len([c for c in chunks if c.choices and c.choices[0].delta.content]) > 1
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "stop"
+    assert chunks[-1].choices == [] and chunks[-1].usage is not None
+    assert chunks[-1].usage.completion_tokens == plain.usage.completion_tokens
+    assert all(c.usage is None for c in chunks[:-1])
+
+    no_usage = list(client.chat.completions.create(model=GPT, messages=QUESTION, stream=True))
+    assert all(c.choices for c in no_usage)
+
+
+def test_openai_tool_calls_plain_and_stream() -> None:
+    scripted = scripted_lines(TWO_TOOLS_SCRIPT)[0]["tool_calls"]
+    with Simulator(behavior=f"script:{TWO_TOOLS_SCRIPT}") as sim:
+        plain = openai_client(sim).chat.completions.create(
+            model=GPT, messages=QUESTION, tools=[OPENAI_TOOL]
+        )
+    calls = plain.choices[0].message.tool_calls or []
+    assert plain.choices[0].finish_reason == "tool_calls"
+    assert [(c.id, c.function.name, json.loads(c.function.arguments)) for c in calls] == [
+        (s["id"], s["name"], s["arguments"]) for s in scripted
+    ]
+
+    with Simulator(behavior=f"script:{TWO_TOOLS_SCRIPT}") as sim:
+        chunks = list(
+            openai_client(sim).chat.completions.create(
+                model=GPT,
+                messages=QUESTION,
+                tools=[OPENAI_TOOL],
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+        )
+    joined: dict[int, dict[str, str]] = {}
+    for chunk in chunks:
+        for choice in chunk.choices:
+            for delta in choice.delta.tool_calls or []:
+                call = joined.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
+                call["id"] += delta.id or ""
+                if delta.function is not None:
+                    call["name"] += delta.function.name or ""
+                    call["arguments"] += delta.function.arguments or ""
+    assert [
+        (c["id"], c["name"], json.loads(c["arguments"])) for _, c in sorted(joined.items())
+    ] == [(s["id"], s["name"], s["arguments"]) for s in scripted]
+    argument_pieces = [
+        d for c in chunks for ch in c.choices for d in ch.delta.tool_calls or [] if not d.id
+    ]
+    assert len(argument_pieces) > 2
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "tool_calls"
+
+
+def test_openai_stream_helper_accumulates() -> None:
+    scripted = scripted_lines(TWO_TOOLS_SCRIPT)[0]["tool_calls"]
+    with (
+        Simulator(behavior=f"script:{TWO_TOOLS_SCRIPT}") as sim,
+        openai_client(sim).chat.completions.stream(
+            model=GPT, messages=QUESTION, tools=[OPENAI_TOOL]
+        ) as stream,
+    ):
+        final = stream.get_final_completion()
+    calls = final.choices[0].message.tool_calls or []
+    assert [json.loads(c.function.arguments) for c in calls] == [s["arguments"] for s in scripted]
+
+
+def test_openai_async_plain_and_stream(echo: Simulator) -> None:
+    async def main() -> tuple[str | None, str]:
+        client = async_openai_client(echo)
+        plain = await client.chat.completions.create(model=GPT, messages=QUESTION)
+        stream = await client.chat.completions.create(
+            model=GPT, messages=QUESTION, stream=True, stream_options={"include_usage": True}
+        )
+        pieces = [c.choices[0].delta.content or "" async for c in stream if c.choices]
+        await client.close()
+        return plain.choices[0].message.content, "".join(pieces)
+
+    plain, streamed = asyncio.run(main())
+    assert plain == streamed == f"echo: {QUESTION[0]['content']}"
+
+
+# -- research-copilot behaviour ----------------------------------------------------------
+
+
+class SimAnthropicModel:
+    """A :class:`~replaygate.types.Model` that calls the simulator through the SDK."""
+
+    def __init__(self, client: anthropic.Anthropic) -> None:
+        self.client = client
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        request = to_anthropic_request(messages, tools, model=MODEL, max_tokens=512)
+        message = self.client.messages.create(**request)
+        return from_anthropic_response(message.model_dump())
+
+
+def research_answers(
+    seed: int, questions: Sequence[str], *, faults: FaultPlan | None = None, retries: int = 0
+) -> list[tuple[str, ...]]:
+    from replaygate.examples.research_copilot import build_registry, run
+
+    registry = build_registry()
+    with Simulator(behavior="research-copilot", seed=seed, faults=faults) as sim:
+        model = SimAnthropicModel(anthropic_client(sim, retries=retries))
+        return [tuple(step.detail for step in run(model, registry, q).steps) for q in questions]
+
+
+def test_research_copilot_is_reproducible_under_a_seed_and_varies_across_seeds() -> None:
+    pytest.importorskip("replaygate.examples.research_copilot")
+    questions = ["What is RAG?", "Why are some agent tests flaky?"] * 3
+    first = research_answers(7, questions)
+    assert first == research_answers(7, questions)
+    final = first[0][-1]
+    assert "RAG" in final or "retrieval" in final.lower()
+    assert len(set(first[0::2])) > 1, "repeated samples of one question should differ"
+    finals = {answers[0][-1] for answers in (research_answers(s, questions[:1]) for s in range(30))}
+    assert len(finals) >= 2
+
+
+def test_research_copilot_over_openai_wire() -> None:
+    pytest.importorskip("replaygate.examples.research_copilot")
+    with Simulator(behavior="research-copilot", seed=3) as sim:
+        first = openai_client(sim).chat.completions.create(
+            model=GPT,
+            messages=[{"role": "user", "content": "What is RAG?"}],
+            tools=[OPENAI_TOOL],
+        )
+    calls = first.choices[0].message.tool_calls or []
+    assert first.choices[0].finish_reason == "tool_calls"
+    assert calls[0].function.name == "search_corpus"
+    assert "RAG" in json.loads(calls[0].function.arguments)["q"]
+
+
+# -- validation and auth -----------------------------------------------------------------
+
+
+def test_anthropic_validation_errors(echo: Simulator) -> None:
+    client = anthropic_client(echo)
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.post(
+            "/v1/messages",
+            body={"model": MODEL, "messages": QUESTION},
+            cast_to=anthropic.types.Message,
+        )
+    assert caught.value.type == "invalid_request_error"
+    assert "max_tokens" in str(caught.value.api_message)
+
+    with pytest.raises(anthropic.BadRequestError, match="at least one message"):
+        client.messages.create(model=MODEL, max_tokens=16, messages=[])
+
+    with pytest.raises(anthropic.BadRequestError, match="role"):
+        client.messages.create(
+            model=MODEL, max_tokens=16, messages=[{"role": "system", "content": "x"}]
+        )
+
+    with pytest.raises(anthropic.BadRequestError, match="first message"):
+        client.messages.create(
+            model=MODEL, max_tokens=16, messages=[{"role": "assistant", "content": "x"}]
+        )
+
+    orphan = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_nope", "content": "x"}],
+        },
+    ]
+    with pytest.raises(anthropic.BadRequestError) as orphan_error:
+        client.messages.create(model=MODEL, max_tokens=16, messages=orphan)
+    assert orphan_error.value.status_code == 400
+    assert "toolu_nope" in str(orphan_error.value.api_message)
+
+    answered = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "search_corpus", "input": {}}
+            ],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1"}]},
+    ]
+    assert client.messages.create(model=MODEL, max_tokens=16, messages=answered).content == []
+
+
+def test_raw_error_body_shapes(echo: Simulator) -> None:
+    with httpx2.Client(base_url=echo.url) as http:
+        bad = http.post("/v1/messages", headers={"x-api-key": "k"}, json={"model": MODEL})
+        assert bad.status_code == 400
+        body = bad.json()
+        assert body["type"] == "error"
+        assert body["error"] == {
+            "type": "invalid_request_error",
+            "message": body["error"]["message"],
+        }
+        assert bad.headers["request-id"] == body["request_id"]
+
+        no_key = http.post("/v1/messages", json={"model": MODEL})
+        assert no_key.status_code == 401
+        assert no_key.json()["error"]["type"] == "authentication_error"
+
+        missing = http.post(
+            "/v1/chat/completions", headers={"authorization": "Bearer k"}, json={"model": GPT}
+        )
+        assert missing.status_code == 400
+        assert missing.json() == {
+            "error": {
+                "message": "Missing required parameter: 'messages'.",
+                "type": "invalid_request_error",
+                "param": "messages",
+                "code": "missing_required_parameter",
+            }
+        }
+        assert missing.headers["x-request-id"].startswith("req_sim_")
+
+        assert http.post("/v1/nowhere", headers={"x-api-key": "k"}).status_code == 404
+        assert http.get("/v1/messages", headers={"x-api-key": "k"}).status_code == 405
+        not_json = http.post("/v1/messages", headers={"x-api-key": "k"}, content=b"{nope")
+        assert not_json.status_code == 400
+
+
+def test_openai_validation_errors(echo: Simulator) -> None:
+    client = openai_client(echo)
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.chat.completions.create(model=GPT, messages=[{"role": "robot", "content": "x"}])
+    assert caught.value.param == "messages[0].role"
+    assert caught.value.type == "invalid_request_error"
+
+    orphan = [
+        {"role": "user", "content": "hi"},
+        {"role": "tool", "tool_call_id": "call_nope", "content": "x"},
+    ]
+    with pytest.raises(openai.BadRequestError, match="role 'tool'"):
+        client.chat.completions.create(model=GPT, messages=orphan)  # type: ignore[arg-type]
+
+    wrong_id = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "search_corpus", "arguments": "{}"},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_2", "content": "x"},
+    ]
+    with pytest.raises(openai.BadRequestError, match="call_2"):
+        client.chat.completions.create(model=GPT, messages=wrong_id)  # type: ignore[arg-type]
+
+
+def test_missing_key_is_401(echo: Simulator) -> None:
+    no_auth = anthropic.Anthropic(
+        api_key="test",
+        base_url=echo.url,
+        max_retries=0,
+        default_headers={"Authorization": anthropic.Omit()},
+    )
+    with pytest.raises(anthropic.AuthenticationError) as caught:
+        no_auth.messages.create(model=MODEL, max_tokens=16, messages=QUESTION)
+    assert caught.value.type == "authentication_error"
+
+    client = openai_client(echo)
+    with pytest.raises(openai.AuthenticationError):
+        client.chat.completions.create(
+            model=GPT, messages=QUESTION, extra_headers={"Authorization": openai.Omit()}
+        )
+
+
+def test_validation_functions_accept_valid_requests() -> None:
+    request = to_anthropic_request(
+        [
+            Message.user("q"),
+            Message.assistant("", [ToolCall("toolu_1", "search_corpus", {"q": "x"})]),
+            Message.tool_result("toolu_1", "{}"),
+        ],
+        [ToolSpec("search_corpus", "Search.")],
+        model=MODEL,
+        max_tokens=8,
+    )
+    assert validate_anthropic(request) is None
+    missing_result = {**request, "messages": [*request["messages"][:2], QUESTION[0]]}
+    problem = validate_anthropic(missing_result)
+    assert problem is not None and "without `tool_result`" in problem.message
+    unanswered = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "f"}}]},
+        {"role": "user", "content": "next"},
+    ]
+    problem = validate_openai({"model": GPT, "messages": unanswered})
+    assert problem is not None and "c1" in problem.message
+
+
+# -- faults --------------------------------------------------------------------------------
+
+
+def test_scripted_429_is_retried_by_the_sdk() -> None:
+    faults = FaultPlan.sequence(["429", None], retry_after=0.01)
+    with Simulator(behavior="echo", faults=faults) as sim:
+        message = anthropic_client(sim, retries=1).messages.create(
+            model=MODEL, max_tokens=16, messages=QUESTION
+        )
+        assert message.content[0].text.startswith("echo: ")
+        requests = sim.requests
+    assert len(requests) == 2
+    assert [r.path for r in requests] == ["/v1/messages"] * 2
+    assert requests[1].headers["x-stainless-retry-count"] == "1"
+    assert requests[0].body == requests[1].body
+
+
+def test_status_faults_map_to_sdk_errors() -> None:
+    faults = FaultPlan.sequence(["429", "529", "500", "429", "529", "500"])
+    with Simulator(behavior="echo", faults=faults) as sim:
+        client = anthropic_client(sim)
+        with pytest.raises(anthropic.RateLimitError) as limited:
+            client.messages.create(model=MODEL, max_tokens=16, messages=QUESTION)
+        assert limited.value.response.headers["retry-after"] == "1"
+        assert limited.value.type == "rate_limit_error"
+        with pytest.raises(anthropic.OverloadedError) as overloaded:
+            client.messages.create(model=MODEL, max_tokens=16, messages=QUESTION)
+        assert isinstance(overloaded.value, anthropic.InternalServerError)
+        assert overloaded.value.status_code == 529
+        assert overloaded.value.type == "overloaded_error"
+        assert overloaded.value.response.headers["retry-after"] == "1"
+        with pytest.raises(anthropic.InternalServerError) as failed:
+            client.messages.create(model=MODEL, max_tokens=16, messages=QUESTION)
+        assert failed.value.type == "api_error"
+
+        oai = openai_client(sim)
+        with pytest.raises(openai.RateLimitError) as oai_limited:
+            oai.chat.completions.create(model=GPT, messages=QUESTION)
+        assert oai_limited.value.code == "rate_limit_exceeded"
+        with pytest.raises(openai.InternalServerError) as oai_overloaded:
+            oai.chat.completions.create(model=GPT, messages=QUESTION)
+        assert oai_overloaded.value.status_code == 503
+        with pytest.raises(openai.InternalServerError) as oai_failed:
+            oai.chat.completions.create(model=GPT, messages=QUESTION)
+        assert oai_failed.value.status_code == 500
+        assert oai.chat.completions.create(model=GPT, messages=QUESTION).choices
+
+
+def test_sse_error_event_raises_while_iterating() -> None:
+    with Simulator(behavior="echo", faults=FaultPlan.sequence(["sse-error"])) as sim:
+        seen: list[str] = []
+        with (
+            pytest.raises(anthropic.APIStatusError) as caught,
+            anthropic_client(sim).messages.stream(
+                model=MODEL, max_tokens=16, messages=QUESTION
+            ) as stream,
+        ):
+            seen.extend(event.type for event in stream)
+    assert seen == ["message_start"]
+    assert caught.value.type == "overloaded_error"
+    assert caught.value.status_code == 200
+
+
+def test_cut_stream_anthropic_raises_transport_error() -> None:
+    with Simulator(behavior="echo", faults=FaultPlan.sequence(["cut-stream", None])) as sim:
+        client = anthropic_client(sim)
+        seen: list[str] = []
+        with (
+            pytest.raises(httpx2.RemoteProtocolError, match="incomplete chunked read"),
+            client.messages.stream(model=MODEL, max_tokens=16, messages=QUESTION) as stream,
+        ):
+            seen.extend(event.type for event in stream)
+        assert seen[0] == "message_start" and "message_stop" not in seen
+        assert client.messages.create(model=MODEL, max_tokens=16, messages=QUESTION).content
+
+
+def test_cut_stream_openai_raises_connection_error() -> None:
+    with Simulator(behavior="echo", faults=FaultPlan.sequence(["cut-stream"])) as sim:
+        pieces: list[str] = []
+        with pytest.raises(openai.APIConnectionError) as caught:
+            for chunk in openai_client(sim).chat.completions.create(
+                model=GPT, messages=QUESTION, stream=True
+            ):
+                pieces.append(chunk.choices[0].delta.content or "")
+    assert isinstance(caught.value.__cause__, httpx2.RemoteProtocolError)
+    assert pieces and "".join(pieces) != f"echo: {QUESTION[0]['content']}"
+
+
+def test_cut_stream_is_ignored_without_streaming() -> None:
+    with Simulator(behavior="echo", faults=FaultPlan.sequence(["cut-stream"])) as sim:
+        assert anthropic_client(sim).messages.create(model=MODEL, max_tokens=16, messages=QUESTION)
+
+
+def test_slow_fault_delays_the_answer() -> None:
+    import time
+
+    faults = FaultPlan.sequence(["slow", None], slow_delay=0.15)
+    with Simulator(behavior="echo", faults=faults) as sim:
+        client = anthropic_client(sim)
+        start = time.perf_counter()
+        client.messages.create(model=MODEL, max_tokens=16, messages=QUESTION)
+        slow = time.perf_counter() - start
+        start = time.perf_counter()
+        client.messages.create(model=MODEL, max_tokens=16, messages=QUESTION)
+        fast = time.perf_counter() - start
+    assert slow >= 0.15 > fast
+
+
+def fault_outcomes(seed: int) -> list[str]:
+    outcomes = []
+    faults = "429:0.3,500:0.2,529:0.1"
+    with Simulator(behavior="echo", seed=seed, faults=faults) as sim:
+        client = anthropic_client(sim)
+        for _ in range(25):
+            try:
+                client.messages.create(model=MODEL, max_tokens=16, messages=QUESTION)
+                outcomes.append("ok")
+            except anthropic.APIStatusError as err:
+                outcomes.append(str(err.status_code))
+    return outcomes
+
+
+def test_probabilistic_faults_are_reproducible_under_a_seed() -> None:
+    first = fault_outcomes(11)
+    assert first == fault_outcomes(11)
+    assert {"ok", "429", "500"} <= set(first)
+    assert first != fault_outcomes(12)
+
+
+def test_faults_do_not_perturb_the_behaviour() -> None:
+    pytest.importorskip("replaygate.examples.research_copilot")
+    questions = ["What is RAG?", "What is RAG?", "Why are some agent tests flaky?"]
+    clean = research_answers(5, questions)
+    faults = FaultPlan.parse("429:0.3,500:0.2", retry_after=0.001)
+    assert research_answers(5, questions, faults=faults, retries=8) == clean
+
+
+def test_fault_plan_forms() -> None:
+    assert FaultPlan.parse("429:0.1, slow:0.05").rates == (("429", 0.1), ("slow", 0.05))
+    assert FaultPlan.coerce({"500": 0.2}).rates == (("500", 0.2),)
+    assert FaultPlan.coerce(["429", None]).script == ("429", None)
+    assert not FaultPlan.coerce(None) and not FaultPlan.parse("")
+    for bad in ("teapot:0.1", "429:2", "429", "429:0.7,500:0.7"):
+        with pytest.raises(FaultSpecError):
+            FaultPlan.parse(bad)
+    drawer = FaultPlan(rates=(("429", 1.0),), script=(None,)).drawer(0)
+    assert [drawer.next(), drawer.next(), drawer.next()] == [None, "429", "429"]
+
+
+# -- drift ---------------------------------------------------------------------------------
+
+
+def test_drift_in_anthropic_json_and_stream() -> None:
+    drift = "add-field:usage.foo,drop-field:stop_sequence,add-field:extra=0"
+    with Simulator(behavior="echo", drift=drift) as sim:
+        client = anthropic_client(sim)
+        raw = client.messages.with_raw_response.create(
+            model=MODEL, max_tokens=16, messages=QUESTION
+        )
+        body = raw.http_response.json()
+        assert body["usage"]["foo"] == "drift"
+        assert body["extra"] == 0
+        assert "stop_sequence" not in body
+        assert raw.parse().content[0].text.startswith("echo: ")
+
+        with httpx2.Client(base_url=sim.url) as http:
+            streamed = http.post(
+                "/v1/messages",
+                headers={"x-api-key": "k"},
+                json={"model": MODEL, "max_tokens": 16, "messages": QUESTION, "stream": True},
+            )
+        start = json.loads(streamed.text.split("\n")[1].removeprefix("data: "))
+        assert start["type"] == "message_start"
+        assert start["message"]["usage"]["foo"] == "drift"
+        assert "stop_sequence" not in start["message"]
+
+
+def test_drift_in_openai_json_and_chunks() -> None:
+    drift = "drop-field:choices.0.message.refusal,add-field:usage.foo"
+    headers = {"authorization": "Bearer k"}
+    streaming = {"stream": True, "stream_options": {"include_usage": True}}
+    with (
+        Simulator(behavior="echo", drift=drift) as sim,
+        httpx2.Client(base_url=sim.openai_base_url, headers=headers) as http,
+    ):
+        body = {"model": GPT, "messages": QUESTION}
+        plain = http.post("/chat/completions", json=body).json()
+        streamed = http.post("/chat/completions", json={**body, **streaming}).text
+    assert "refusal" not in plain["choices"][0]["message"]
+    assert plain["usage"]["foo"] == "drift"
+    chunks = [
+        json.loads(line.removeprefix("data: "))
+        for line in streamed.split("\n")
+        if line.startswith("data: {")
+    ]
+    assert chunks[-1]["usage"]["foo"] == "drift"
+    assert all(c["usage"] is None for c in chunks[:-1])
+
+
+def test_drift_plan_rules() -> None:
+    body = {"a": {"b": 1}, "items": [{"x": 1}, {"x": 2}], "n": None}
+    plan = DriftPlan.parse("add-field:a.c=[1],drop-field:items.1.x,add-field:n.deep,drop-field:zz")
+    drifted = plan.apply(body)
+    assert drifted == {"a": {"b": 1, "c": [1]}, "items": [{"x": 1}, {}], "n": None}
+    assert body["items"][1] == {"x": 2}, "apply never changes its input"
+    assert DriftPlan.coerce(["add-field:new.path"]).apply({}) == {"new": {"path": "drift"}}
+    for bad in ("rename:x", "add-field:", "drop-field:a=1"):
+        with pytest.raises(DriftSpecError):
+            DriftPlan.parse(bad)
+
+
+# -- streaming synthesis (pure) ------------------------------------------------------------
+
+
+def test_event_synthesis_shapes() -> None:
+    response = ModelResponse(
+        text="hello world",
+        tool_calls=(ToolCall("toolu_1", "search_corpus", {}),),
+        stop_reason="tool_use",
+    )
+    from replaygate.providers.anthropic import to_anthropic_response
+    from replaygate.providers.openai_chat import to_openai_response
+
+    events = anthropic_events(to_anthropic_response(response, model=MODEL), chunk_size=4)
+    names = [e.event for e in events]
+    assert names[:2] == ["message_start", "ping"]
+    assert names.count("content_block_delta") == 3 + 2  # text pieces; "" and "{}" for the tool
+    assert all(json.loads(e.data)["type"] == e.event for e in events)
+
+    chunks = openai_chunks(to_openai_response(response, model=GPT), chunk_size=4)
+    assert chunks[-1].data == "[DONE]" and all(c.event is None for c in chunks)
+    first = json.loads(chunks[0].data)
+    assert first["object"] == "chat.completion.chunk"
+    assert first["choices"][0]["delta"] == {"role": "assistant", "content": "", "refusal": None}
+
+
+# -- server plumbing -------------------------------------------------------------------------
+
+
+def test_keep_alive_and_http10_stream(echo: Simulator) -> None:
+    body = json.dumps({"model": MODEL, "max_tokens": 8, "messages": QUESTION}).encode()
+    request = (
+        b"POST /v1/messages HTTP/1.1\r\nHost: sim\r\nx-api-key: k\r\n"
+        b"content-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
+    )
+    with socket.create_connection(("127.0.0.1", echo.port), timeout=5) as sock:
+        sock.sendall(request + request)
+        received = b""
+        while received.count(b"echo: ") < 2:
+            chunk = sock.recv(65536)
+            assert chunk, "connection closed before both answers"
+            received += chunk
+    assert received.count(b"HTTP/1.1 200 OK") == 2
+
+    stream_body = json.dumps({**json.loads(body), "stream": True}).encode()
+    http10 = b"POST /v1/messages HTTP/1.0\r\nx-api-key: k\r\ncontent-length: %d\r\n\r\n%s" % (
+        len(stream_body),
+        stream_body,
+    )
+    with socket.create_connection(("127.0.0.1", echo.port), timeout=5) as sock:
+        sock.sendall(http10)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    assert b"transfer-encoding" not in data.lower()
+    assert data.rstrip().endswith(b'data: {"type":"message_stop"}')
+
+
+def test_stop_closes_open_connections_and_threads() -> None:
+    before = set(threading.enumerate())
+    sim = Simulator(behavior="echo").start()
+    port = sim.port
+    sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+    sock.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: sim\r\ncontent-length: 10\r\n\r\n{")
+    sim.stop()
+    assert sock.recv(1024) == b""
+    sock.close()
+    assert set(threading.enumerate()) <= before
+    with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+        pass
+    with pytest.raises(RuntimeError, match="not running"):
+        _ = sim.url
+
+
+def test_constructor_guards(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="loopback"):
+        Simulator(behavior="echo", host="0.0.0.0")
+    with pytest.raises(ValueError, match="unknown behavior"):
+        Simulator(behavior="parrot")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "ok"}\n\n{"text": 3}\n', "utf-8")
+    with pytest.raises(ScriptFormatError, match=r"bad\.jsonl:3"):
+        ScriptBehavior.from_file(bad)
+    with pytest.raises(ScriptFormatError, match="cannot read"):
+        ScriptBehavior.from_file(tmp_path / "missing.jsonl")
+    with Simulator(behavior="echo") as first, pytest.raises(OSError):
+        Simulator(behavior="echo", port=first.port).start()
+    assert EchoBehavior().respond([], []).text == "echo: "
+
+
+def test_concurrent_clients_are_all_answered(echo: Simulator) -> None:
+    async def main() -> list[str]:
+        client = async_anthropic_client(echo)
+        replies = await asyncio.gather(
+            *(
+                client.messages.create(
+                    model=MODEL, max_tokens=8, messages=[{"role": "user", "content": str(i)}]
+                )
+                for i in range(20)
+            )
+        )
+        await client.close()
+        return [r.content[0].text for r in replies]
+
+    assert asyncio.run(main()) == [f"echo: {i}" for i in range(20)]
+
+
+# -- CLI -----------------------------------------------------------------------------------
+
+
+def test_cli_serves_until_terminated() -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "replaygate.sim.cli", "serve", "--port", "0", "--behavior", "echo"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("replaygate simulator listening on http://127.0.0.1:"), line
+        assert "(behavior=echo, seed=0)" in line
+        url = line.split(" on ", 1)[1].split(" ", 1)[0]
+        client = anthropic.Anthropic(api_key="test", base_url=url, max_retries=0)
+        message = client.messages.create(model=MODEL, max_tokens=8, messages=QUESTION)
+        assert message.content[0].text.startswith("echo: ")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+    assert proc.returncode == 0
+
+
+def test_cli_refuses_remote_host_and_bad_specs() -> None:
+    from click.testing import CliRunner
+
+    from replaygate.sim.cli import sim_group
+
+    runner = CliRunner()
+    remote = runner.invoke(sim_group, ["serve", "--host", "0.0.0.0"])
+    assert remote.exit_code == 2 and "loopback" in remote.output
+    bad = runner.invoke(sim_group, ["serve", "--behavior", "echo", "--faults", "teapot:1"])
+    assert bad.exit_code == 2 and "unknown fault" in bad.output
