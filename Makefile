@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean example-fixtures
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,3 +27,10 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+
+# Re-record the fixtures shipped with ResearchCopilot from the loopback simulator.
+example-fixtures: $(STAMP)
+	rm -f src/replaygate/examples/research_copilot/data/fixtures.jsonl
+	$(BIN)/replaygate record --approve-live --simulator --seed 7 \
+	  --fixtures src/replaygate/examples/research_copilot/data/fixtures.jsonl \
+	  --note "ResearchCopilot eval cases, recorded from the loopback simulator"

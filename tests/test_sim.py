@@ -404,7 +404,8 @@ def test_anthropic_validation_errors(echo: Simulator) -> None:
         },
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1"}]},
     ]
-    assert client.messages.create(model=MODEL, max_tokens=16, messages=answered).content == []
+    reply = client.messages.create(model=MODEL, max_tokens=16, messages=answered)
+    assert reply.content[0].type == "text" and reply.content[0].text == "echo: hi"
 
 
 def test_raw_error_body_shapes(echo: Simulator) -> None:
@@ -789,11 +790,13 @@ def test_stop_closes_open_connections_and_threads() -> None:
     before = set(threading.enumerate())
     sim = Simulator(behavior="echo").start()
     port = sim.port
-    sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-    sock.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: sim\r\ncontent-length: 10\r\n\r\n{")
+    idle = socket.create_connection(("127.0.0.1", port), timeout=5)
+    idle.sendall(b"GET /v1/nowhere HTTP/1.1\r\nHost: sim\r\n\r\n")
+    assert b"404" in idle.recv(65536)
+    idle.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: sim\r\ncontent-length: 10\r\n\r\n{")
     sim.stop()
-    assert sock.recv(1024) == b""
-    sock.close()
+    assert idle.recv(1024) == b""
+    idle.close()
     assert set(threading.enumerate()) <= before
     with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
         pass

@@ -7,7 +7,7 @@ field diff, on any request that was not recorded.
 
 __version__ = "0.1.0"
 
-from replaygate.errors import (  # noqa: E402
+from replaygate.errors import (
     CanonicalFormError,
     FixtureFormatError,
     FixtureMismatchError,
@@ -19,9 +19,9 @@ from replaygate.errors import (  # noqa: E402
     SecretInFixtureError,
     WireFormatError,
 )
-from replaygate.fingerprint import canonical_json, fixture_key  # noqa: E402
-from replaygate.fixture import Fixture  # noqa: E402
-from replaygate.providers import (  # noqa: E402
+from replaygate.fingerprint import canonical_json, fixture_key
+from replaygate.fixture import Fixture
+from replaygate.providers import (
     from_anthropic_request,
     from_anthropic_response,
     from_openai_request,
@@ -31,9 +31,9 @@ from replaygate.providers import (  # noqa: E402
     to_openai_request,
     to_openai_response,
 )
-from replaygate.replay import RecordingModel, ReplayModel, RequestSettings  # noqa: E402
-from replaygate.store import FixtureStore  # noqa: E402
-from replaygate.types import (  # noqa: E402
+from replaygate.replay import RecordingModel, ReplayModel, RequestSettings
+from replaygate.store import FixtureStore
+from replaygate.types import (
     Message,
     Model,
     ModelResponse,

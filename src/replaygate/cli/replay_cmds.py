@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
 
 import click
 
+from replaygate.cli.options import questions_source, request_settings, resolve_questions
 from replaygate.errors import ReplaygateError
-from replaygate.examples.research_copilot import RunResult, build_registry
+from replaygate.examples.research_copilot import RunResult, build_registry, shipped_fixtures
 from replaygate.examples.research_copilot import run as run_agent
 from replaygate.live import AnthropicModel
 from replaygate.replay import RECORDING_MODES, RecordingModel, ReplayModel
-from replaygate.cli.options import questions_source, request_settings, resolve_questions
+from replaygate.sim import Simulator
 from replaygate.store import FixtureStore
 
 fixtures_option = click.option(
@@ -21,6 +23,14 @@ fixtures_option = click.option(
     "fixtures_path",
     required=True,
     type=click.Path(path_type=Path),
+    help="Fixture store: a .jsonl file or a folder.",
+)
+shipped_fixtures_option = click.option(
+    "--fixtures",
+    "fixtures_path",
+    type=click.Path(path_type=Path),
+    default=shipped_fixtures,
+    show_default="ResearchCopilot's shipped fixtures",
     help="Fixture store: a .jsonl file or a folder.",
 )
 
@@ -42,7 +52,7 @@ def replay_once(
 
 
 @click.command()
-@fixtures_option
+@shipped_fixtures_option
 @questions_source
 @request_settings
 @click.option("--check-determinism", is_flag=True, help="Run twice and compare the traces.")
@@ -79,7 +89,9 @@ def run(
 @questions_source
 @request_settings
 @click.option("--approve-live", is_flag=True, help="Approve live (paid) model calls for this run.")
-@click.option("--mode", type=click.Choice(RECORDING_MODES), default="record-missing", show_default=True)
+@click.option(
+    "--mode", type=click.Choice(RECORDING_MODES), default="record-missing", show_default=True
+)
 @click.option(
     "--source",
     type=click.Choice(["live", "sim"]),
@@ -88,6 +100,12 @@ def run(
     help="What meta.source says: 'sim' when ANTHROPIC_BASE_URL points at the simulator.",
 )
 @click.option("--note", help="A note stored in each new fixture's meta.")
+@click.option(
+    "--simulator",
+    is_flag=True,
+    help="Record from the embedded loopback simulator instead of ANTHROPIC_BASE_URL.",
+)
+@click.option("--seed", default=7, show_default=True, help="The simulator's seed.")
 def record(
     fixtures_path: Path,
     questions: tuple[str, ...],
@@ -99,8 +117,13 @@ def record(
     mode: str,
     source: str,
     note: str | None,
+    simulator: bool,
+    seed: int,
 ) -> None:
-    """Record ResearchCopilot runs through the anthropic SDK (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL)."""
+    """Record ResearchCopilot runs through the anthropic SDK.
+
+    The SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, unless --simulator.
+    """
     if not approve_live:
         click.echo(
             "refusing to call a live model: recording costs money and needs an explicit "
@@ -108,32 +131,38 @@ def record(
             err=True,
         )
         raise SystemExit(2)
-    import anthropic
+    to_ask = resolve_questions(questions, cases_path)
+    with contextlib.ExitStack() as stack:
+        base_url, api_key = os.environ.get("ANTHROPIC_BASE_URL"), None
+        if simulator:
+            sim = stack.enter_context(Simulator(behavior="research-copilot", seed=seed))
+            click.echo(f"recording from the simulator at {sim.url} (seed {seed})")
+            base_url, api_key, source = sim.url, "sim-key", "sim"
+        import anthropic
 
-    client = anthropic.Anthropic(base_url=os.environ.get("ANTHROPIC_BASE_URL"))
-    live = AnthropicModel(client, model=model, max_tokens=max_tokens, system=system)
-    recorder = RecordingModel(
-        live,
-        fixtures_path,
-        approve_live=True,
-        mode=mode,  # type: ignore[arg-type]
-        model=model,
-        max_tokens=max_tokens,
-        system=system,
-        source=source,
-        note=note,
-    )
-    for question in resolve_questions(questions, cases_path):
-        try:
-            print_run(question, run_agent(recorder, build_registry(), question, system=system))
-        except ReplaygateError as err:
-            raise click.ClickException(f"{type(err).__name__}: {err}") from None
+        client = anthropic.Anthropic(base_url=base_url, api_key=api_key)
+        recorder = RecordingModel(
+            AnthropicModel(client, model=model, max_tokens=max_tokens, system=system),
+            fixtures_path,
+            approve_live=True,
+            mode=mode,  # type: ignore[arg-type]
+            model=model,
+            max_tokens=max_tokens,
+            system=system,
+            source=source,
+            note=note,
+        )
+        for question in to_ask:
+            try:
+                print_run(question, run_agent(recorder, build_registry(), question, system=system))
+            except ReplaygateError as err:
+                raise click.ClickException(f"{type(err).__name__}: {err}") from None
     click.echo(f"recorded {recorder.recorded} new response(s) into {fixtures_path}")
 
 
 @click.command()
 @click.argument("key")
-@fixtures_option
+@shipped_fixtures_option
 def show(key: str, fixtures_path: Path) -> None:
     """Print the fixture(s) whose key starts with KEY."""
     found = FixtureStore.open(fixtures_path).get(key)

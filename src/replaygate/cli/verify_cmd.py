@@ -21,7 +21,9 @@ def verify(path: Path, repair: bool) -> None:
             repaired = repair_partial_tail(Path(problem.file))
             if repaired is not None:
                 backup, removed = repaired
-                click.echo(f"{problem.file}: removed a partial tail of {removed} bytes (backup: {backup})")
+                click.echo(
+                    f"{problem.file}: removed a partial tail of {removed} bytes (backup: {backup})"
+                )
         count, problems = verify_store(path)
     for problem in problems:
         click.echo(str(problem))

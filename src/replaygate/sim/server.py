@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import ipaddress
 import threading
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from types import TracebackType
 from typing import Any, NamedTuple
@@ -126,6 +127,7 @@ class Simulator:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping: asyncio.Event | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        self._transports: set[asyncio.BaseTransport] = set()
 
     # -- public surface -------------------------------------------------------------
 
@@ -215,6 +217,8 @@ class Simulator:
             await self._stopping.wait()
         finally:
             server.close()
+            for transport in list(transports):
+                transport.close()
             for task in list(self._connections):
                 task.cancel()
             await asyncio.gather(*self._connections, return_exceptions=True)
@@ -272,6 +276,30 @@ class Simulator:
         reply = self.app.handle(method, path, headers, body)
         complete = await _send(conn, writer, reply)
         return complete and conn.our_state is h11.DONE and conn.their_state is h11.DONE
+
+
+class _TrackedProtocol(asyncio.StreamReaderProtocol):
+    """A stream protocol that keeps its transport in a set while connected."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        handler: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]],
+        transports: set[asyncio.BaseTransport],
+    ) -> None:
+        super().__init__(reader, handler)
+        self._tracked = transports
+        self._transport: asyncio.BaseTransport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport
+        self._tracked.add(transport)
+        super().connection_made(transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._transport is not None:
+            self._tracked.discard(self._transport)
+        super().connection_lost(exc)
 
 
 async def _next_event(

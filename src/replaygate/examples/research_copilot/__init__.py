@@ -27,6 +27,7 @@ from replaygate.examples.research_copilot.defaults import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_MODEL,
     DEFAULT_SYSTEM,
+    shipped_fixtures,
 )
 from replaygate.examples.research_copilot.errors import DataFormatError, StepLimitExceeded
 from replaygate.examples.research_copilot.policy import ResearchPolicy, search_query
@@ -67,6 +68,7 @@ __all__ = [
     "load_corpus",
     "run",
     "search_query",
+    "shipped_fixtures",
     "step_detail",
     "tokenize",
 ]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from importlib.resources import files
+from pathlib import Path
+
 DEFAULT_SYSTEM = (
     "You are a careful research assistant. Search the corpus, fetch the documents "
     "you rely on, and cite them as [doc-id]."
@@ -13,3 +16,8 @@ DEFAULT_MODEL = "claude-sonnet-4-5"
 
 DEFAULT_MAX_TOKENS = 1024
 """The ``max_tokens`` of every ResearchCopilot request."""
+
+
+def shipped_fixtures() -> Path:
+    """The fixtures shipped for the eval cases (recorded from the loopback simulator)."""
+    return Path(str(files("replaygate.examples.research_copilot").joinpath("data", "fixtures.jsonl")))

@@ -1,0 +1,157 @@
+"""The HTTP request envelope: what of an HTTP request a fixture is matched on.
+
+An envelope is a JSON object::
+
+    {"method": "POST", "path": "/v1/messages", "headers": {...}, "body": {...}}
+
+- ``path`` keeps the query string, its parameters sorted (``/v1/messages?beta=true``);
+- ``headers`` holds only the headers that change the meaning of a request:
+  :data:`MEANINGFUL_HEADERS` (``anthropic-version``, ``anthropic-beta``,
+  ``openai-beta``). Auth (``x-api-key``, ``authorization``, ``api-key``, cookies),
+  ``x-stainless-*`` (retry count, OS, runtime), ``user-agent``, ``content-length``,
+  ``accept-encoding`` and ``idempotency-key`` are never part of it, so they are never
+  written to disk and never break a match;
+- ``body`` is the parsed JSON body (``null`` when empty); a body that is not JSON is
+  kept as ``"text"`` instead (or ``"base64"`` when it is not UTF-8), so a JSON string
+  and a text body never share a fingerprint;
+- ``host`` (``host`` or ``host:port``) is added only when host matching is asked for:
+  by default a proxy or a base URL change does not invalidate fixtures.
+
+The fixture key is :func:`replaygate.fingerprint.fixture_key` of the envelope.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable
+from typing import Any, Protocol
+from urllib.parse import parse_qsl, urlencode
+
+import orjson
+
+MEANINGFUL_HEADERS: frozenset[str] = frozenset({"anthropic-version", "anthropic-beta", "openai-beta"})
+
+INTERFACES: tuple[tuple[str, str], ...] = (
+    ("/v1/messages", "anthropic.messages"),
+    ("/chat/completions", "openai.chat.completions"),
+)
+"""Path endings and the interface they serve; any other path is ``http``."""
+
+
+class URLLike(Protocol):
+    """The parts of an ``httpx``/``httpx2`` URL the envelope reads."""
+
+    @property
+    def host(self) -> str: ...
+
+    @property
+    def port(self) -> int | None: ...
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def query(self) -> bytes: ...
+
+
+class HeadersLike(Protocol):
+    """The part of an ``httpx``/``httpx2`` ``Headers`` the envelope reads."""
+
+    def multi_items(self) -> list[tuple[str, str]]: ...
+
+
+class RequestLike(Protocol):
+    """The parts of an ``httpx``/``httpx2`` ``Request`` the envelope reads (body already read)."""
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def url(self) -> URLLike: ...
+
+    @property
+    def headers(self) -> HeadersLike: ...
+
+    @property
+    def content(self) -> bytes: ...
+
+
+def canonical_path(path: str, query: bytes | str) -> str:
+    """``path`` with its query parameters sorted (and no ``?`` when there are none)."""
+    text = query.decode("utf-8", "surrogateescape") if isinstance(query, bytes) else query
+    if not text:
+        return path
+    pairs = sorted(parse_qsl(text, keep_blank_values=True))
+    return f"{path}?{urlencode(pairs)}"
+
+
+def meaningful_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """The headers of :data:`MEANINGFUL_HEADERS`, lower-case names, repeated values joined."""
+    kept: dict[str, str] = {}
+    for name, value in headers:
+        lower = name.lower()
+        if lower in MEANINGFUL_HEADERS:
+            kept[lower] = f"{kept[lower]},{value}" if lower in kept else value
+    return kept
+
+
+def body_fields(body: bytes) -> dict[str, Any]:
+    """``{"body": <JSON>}``, ``{"text": ...}`` or ``{"base64": ...}`` for raw body bytes."""
+    if not body:
+        return {"body": None}
+    try:
+        return {"body": orjson.loads(body)}
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return {"text": body.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"base64": base64.b64encode(body).decode("ascii")}
+
+
+def envelope(
+    method: str,
+    path: str,
+    query: bytes | str,
+    headers: Iterable[tuple[str, str]],
+    body: bytes,
+    *,
+    host: str | None = None,
+) -> dict[str, Any]:
+    """The envelope of one HTTP request; ``host`` is included only when given."""
+    env: dict[str, Any] = {
+        "method": method.upper(),
+        "path": canonical_path(path, query),
+        "headers": meaningful_headers(headers),
+    }
+    env.update(body_fields(body))
+    if host is not None:
+        env["host"] = host
+    return env
+
+
+def host_of(url: URLLike) -> str:
+    """``host`` or ``host:port`` of a URL, for host matching."""
+    return f"{url.host}:{url.port}" if url.port is not None else url.host
+
+
+def request_envelope(request: RequestLike, *, match_host: bool = False) -> dict[str, Any]:
+    """The envelope of an ``httpx``/``httpx2`` request whose body has been read."""
+    url = request.url
+    return envelope(
+        request.method,
+        url.path,
+        url.query,
+        request.headers.multi_items(),
+        request.content,
+        host=host_of(url) if match_host else None,
+    )
+
+
+def interface_of(path: str) -> str:
+    """The interface an envelope path serves: ``anthropic.messages``, ... or ``http``."""
+    bare = path.split("?", 1)[0].rstrip("/")
+    for ending, interface in INTERFACES:
+        if bare.endswith(ending):
+            return interface
+    return "http"

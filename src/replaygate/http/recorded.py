@@ -1,0 +1,156 @@
+"""Recorded HTTP responses: what a fixture keeps of a response, and the bytes it replays.
+
+A recorded response is a JSON object::
+
+    {"status": 200, "headers": {...}, "body": {...}}                       # plain
+    {"status": 200, "headers": {...}, "events": [...], "stream_end": "complete"}  # SSE
+
+- ``headers`` keeps only :data:`RESPONSE_HEADERS`, the ones the SDKs read
+  (content type, request id, retry timing). Rate-limit counters, cookies, dates and
+  ``content-encoding`` are dropped;
+- ``body`` is the decoded body parsed as JSON (``"text"`` or ``"base64"`` when it is
+  not JSON, as in the request envelope);
+- ``events`` are the server-sent events in order (:meth:`SSEEvent.to_json`, ``data``
+  kept as the text sent, ``[DONE]`` included) and ``stream_end`` says how the stream
+  ended: ``complete``; ``cut`` (the connection broke mid-way, ``stream_error`` names
+  the transport error the client saw, replayed as the same error after the same
+  events); or ``closed`` (the client stopped reading while recording: reading beyond
+  that point on replay is an error).
+
+On replay a response the SDKs would retry (408, 409, 429, 5xx) carries
+``retry-after-ms: 1`` (and a recorded ``retry-after`` becomes ``0``), so a replayed
+retry waits a millisecond instead of the recorded delay or the SDK's backoff.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+
+from replaygate.errors import WireFormatError
+from replaygate.http.envelope import body_fields
+from replaygate.sse import SSEEvent
+
+RESPONSE_HEADERS: frozenset[str] = frozenset(
+    {"content-type", "request-id", "x-request-id", "retry-after", "retry-after-ms", "x-should-retry"}
+)
+"""Response headers kept in a fixture."""
+
+StreamEnd = Literal["complete", "cut", "closed"]
+STREAM_ENDS: tuple[str, ...] = ("complete", "cut", "closed")
+REPLAYED_RETRY_AFTER_MS = "1"
+
+
+def kept_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """The :data:`RESPONSE_HEADERS` of a response, lower-case names."""
+    kept: dict[str, str] = {}
+    for name, value in headers:
+        lower = name.lower()
+        if lower in RESPONSE_HEADERS:
+            kept[lower] = f"{kept[lower]}, {value}" if lower in kept else value
+    return kept
+
+
+def is_event_stream(headers: Iterable[tuple[str, str]]) -> bool:
+    """Whether a response's content type is ``text/event-stream``."""
+    return any(
+        name.lower() == "content-type" and value.lower().startswith("text/event-stream")
+        for name, value in headers
+    )
+
+
+def plain_response(status: int, headers: Iterable[tuple[str, str]], body: bytes) -> dict[str, Any]:
+    """The recorded form of a whole (decoded) response body."""
+    return {"status": status, "headers": kept_headers(headers), **body_fields(body)}
+
+
+def stream_response(
+    status: int,
+    headers: Iterable[tuple[str, str]],
+    events: Iterable[SSEEvent],
+    end: StreamEnd,
+    error: BaseException | None = None,
+) -> dict[str, Any]:
+    """The recorded form of an event stream that ended with ``end``."""
+    record: dict[str, Any] = {
+        "status": status,
+        "headers": kept_headers(headers),
+        "events": [event.to_json() for event in events],
+        "stream_end": end,
+    }
+    if error is not None:
+        record["stream_error"] = {"type": type(error).__name__, "message": str(error)}
+    return record
+
+
+def retryable(status: int) -> bool:
+    """Whether the SDKs retry a response with this status (without ``x-should-retry``)."""
+    return status in (408, 409, 429) or status >= 500
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """A recorded response ready to be replayed: status, headers and body chunks.
+
+    ``chunks`` is the whole body in one chunk, or one chunk per event. ``end`` and
+    ``error`` (exception class name and message) say how a stream ends.
+    """
+
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    chunks: tuple[bytes, ...]
+    end: StreamEnd = "complete"
+    error: tuple[str, str] | None = None
+
+
+def _body_bytes(record: Mapping[str, Any]) -> bytes:
+    if "text" in record:
+        return str(record["text"]).encode("utf-8")
+    if "base64" in record:
+        return base64.b64decode(str(record["base64"]))
+    body = record.get("body")
+    return b"" if body is None else orjson.dumps(body)
+
+
+def replay_headers(headers: Mapping[str, Any], status: int) -> list[tuple[str, str]]:
+    """Recorded headers with the retry timing shortened (see the module docstring)."""
+    out = [(str(k).lower(), str(v)) for k, v in headers.items()]
+    if retryable(status) or any(k in ("retry-after", "retry-after-ms") for k, _ in out):
+        out = [(k, "0" if k == "retry-after" else v) for k, v in out if k != "retry-after-ms"]
+        out.append(("retry-after-ms", REPLAYED_RETRY_AFTER_MS))
+    return out
+
+
+def replayed(record: Any) -> Replayed:
+    """The replay form of a recorded response; :class:`WireFormatError` names a bad field."""
+    if not isinstance(record, Mapping):
+        raise WireFormatError("response", "expected an object with status, headers and a body")
+    status = record.get("status")
+    if not isinstance(status, int) or not 100 <= status <= 599:
+        raise WireFormatError("response.status", f"expected an HTTP status, got {status!r}")
+    headers = record.get("headers") or {}
+    if not isinstance(headers, Mapping):
+        raise WireFormatError("response.headers", "expected an object")
+    out = replay_headers(headers, status)
+    if "events" not in record:
+        body = _body_bytes(record)
+        out.append(("content-length", str(len(body))))
+        return Replayed(status, tuple(out), (body,) if body else ())
+    events = record["events"]
+    if not isinstance(events, list):
+        raise WireFormatError("response.events", "expected a list of events")
+    end = record.get("stream_end", "complete")
+    if end not in STREAM_ENDS:
+        raise WireFormatError("response.stream_end", f"expected one of {', '.join(STREAM_ENDS)}")
+    chunks = []
+    for i, event in enumerate(events):
+        if not isinstance(event, Mapping) or "data" not in event:
+            raise WireFormatError(f"response.events[{i}]", "expected an object with data")
+        chunks.append(SSEEvent.from_json(dict(event)).encode())
+    error = record.get("stream_error")
+    pair = (str(error.get("type")), str(error.get("message"))) if isinstance(error, Mapping) else None
+    return Replayed(status, tuple(out), tuple(chunks), end, pair)
