@@ -56,8 +56,12 @@ OPENAI_TOOL = {
 }
 
 
-def anthropic_client(sim: Simulator, retries: int = 0) -> anthropic.Anthropic:
-    return anthropic.Anthropic(api_key="test", base_url=sim.url, max_retries=retries)
+def anthropic_client(
+    sim: Simulator, retries: int = 0, http: httpx2.Client | None = None
+) -> anthropic.Anthropic:
+    return anthropic.Anthropic(
+        api_key="test", base_url=sim.url, max_retries=retries, http_client=http
+    )
 
 
 def async_anthropic_client(sim: Simulator) -> anthropic.AsyncAnthropic:
@@ -317,26 +321,42 @@ class SimAnthropicModel:
         return from_anthropic_response(message.model_dump())
 
 
+@pytest.fixture(scope="module")
+def http() -> Iterator[httpx2.Client]:
+    """One connection pool for tests that make many short-lived SDK clients."""
+    with httpx2.Client() as client:
+        yield client
+
+
 def research_answers(
-    seed: int, questions: Sequence[str], *, faults: FaultPlan | None = None, retries: int = 0
+    http: httpx2.Client,
+    seed: int,
+    questions: Sequence[str],
+    *,
+    faults: FaultPlan | None = None,
+    retries: int = 0,
 ) -> list[tuple[str, ...]]:
     from replaygate.examples.research_copilot import build_registry, run
 
     registry = build_registry()
     with Simulator(behavior="research-copilot", seed=seed, faults=faults) as sim:
-        model = SimAnthropicModel(anthropic_client(sim, retries=retries))
+        model = SimAnthropicModel(anthropic_client(sim, retries=retries, http=http))
         return [tuple(step.detail for step in run(model, registry, q).steps) for q in questions]
 
 
-def test_research_copilot_is_reproducible_under_a_seed_and_varies_across_seeds() -> None:
+def test_research_copilot_is_reproducible_under_a_seed_and_varies_across_seeds(
+    http: httpx2.Client,
+) -> None:
     pytest.importorskip("replaygate.examples.research_copilot")
     questions = ["What is RAG?", "Why are some agent tests flaky?"] * 3
-    first = research_answers(7, questions)
-    assert first == research_answers(7, questions)
+    first = research_answers(http, 7, questions)
+    assert first == research_answers(http, 7, questions)
     final = first[0][-1]
     assert "RAG" in final or "retrieval" in final.lower()
     assert len(set(first[0::2])) > 1, "repeated samples of one question should differ"
-    finals = {answers[0][-1] for answers in (research_answers(s, questions[:1]) for s in range(30))}
+    finals = {
+        answers[0][-1] for answers in (research_answers(http, s, questions[:1]) for s in range(30))
+    }
     assert len(finals) >= 2
 
 
@@ -647,12 +667,12 @@ def test_probabilistic_faults_are_reproducible_under_a_seed() -> None:
     assert first != fault_outcomes(12)
 
 
-def test_faults_do_not_perturb_the_behaviour() -> None:
+def test_faults_do_not_perturb_the_behaviour(http: httpx2.Client) -> None:
     pytest.importorskip("replaygate.examples.research_copilot")
     questions = ["What is RAG?", "What is RAG?", "Why are some agent tests flaky?"]
-    clean = research_answers(5, questions)
-    faults = FaultPlan.parse("429:0.3,500:0.2", retry_after=0.001)
-    assert research_answers(5, questions, faults=faults, retries=8) == clean
+    clean = research_answers(http, 5, questions)
+    faults = FaultPlan.parse("429:0.3,529:0.2", retry_after=0.001)
+    assert research_answers(http, 5, questions, faults=faults, retries=8) == clean
 
 
 def test_fault_plan_forms() -> None:

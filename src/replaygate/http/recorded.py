@@ -97,7 +97,8 @@ class Replayed:
     """A recorded response ready to be replayed: status, headers and body chunks.
 
     ``chunks`` is the whole body in one chunk, or one chunk per event. ``end`` and
-    ``error`` (exception class name and message) say how a stream ends.
+    ``error`` (exception class name and message) say how a stream ends; ``key`` is
+    the fixture's, for error messages.
     """
 
     status: int
@@ -105,6 +106,7 @@ class Replayed:
     chunks: tuple[bytes, ...]
     end: StreamEnd = "complete"
     error: tuple[str, str] | None = None
+    key: str = ""
 
 
 def _body_bytes(record: Mapping[str, Any]) -> bytes:
@@ -125,7 +127,7 @@ def replay_headers(headers: Mapping[str, Any], status: int) -> list[tuple[str, s
     return out
 
 
-def replayed(record: Any) -> Replayed:
+def replayed(record: Any, *, key: str = "") -> Replayed:
     """The replay form of a recorded response; :class:`WireFormatError` names a bad field."""
     if not isinstance(record, Mapping):
         raise WireFormatError("response", "expected an object with status, headers and a body")
@@ -139,7 +141,7 @@ def replayed(record: Any) -> Replayed:
     if "events" not in record:
         body = _body_bytes(record)
         out.append(("content-length", str(len(body))))
-        return Replayed(status, tuple(out), (body,) if body else ())
+        return Replayed(status, tuple(out), (body,) if body else (), key=key)
     events = record["events"]
     if not isinstance(events, list):
         raise WireFormatError("response.events", "expected a list of events")
@@ -153,4 +155,4 @@ def replayed(record: Any) -> Replayed:
         chunks.append(SSEEvent.from_json(dict(event)).encode())
     error = record.get("stream_error")
     pair = (str(error.get("type")), str(error.get("message"))) if isinstance(error, Mapping) else None
-    return Replayed(status, tuple(out), tuple(chunks), end, pair)
+    return Replayed(status, tuple(out), tuple(chunks), end, pair, key)

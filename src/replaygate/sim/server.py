@@ -208,9 +208,15 @@ class Simulator:
             self._ready.set()
 
     async def _main(self) -> None:
-        self._loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         self._stopping = asyncio.Event()
-        server = await asyncio.start_server(self._serve_connection, self.host, self._requested_port)
+        transports = self._transports
+
+        def protocol() -> asyncio.StreamReaderProtocol:
+            reader = asyncio.StreamReader(loop=loop)
+            return _TrackedProtocol(reader, self._serve_connection, transports)
+
+        server = await loop.create_server(protocol, self.host, self._requested_port)
         self._port = int(server.sockets[0].getsockname()[1])
         self._ready.set()
         try:
