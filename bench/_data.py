@@ -2,7 +2,7 @@
 
 Each conversation is a ResearchCopilot-like exchange in the Anthropic Messages shape:
 a system prompt, two tools with JSON schemas, a question, a search call and its
-result, a fetch call and its result. A fixture line is about 2 KB.
+result, a fetch call and its result. A fixture line is about 2 KB (as stored by ``Fixture.to_line``).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def conversation(i: int) -> list[Message]:
     doc = f"doc-{i:06d}"
     question = f"Question {i}: {_sentence(rng, 12)}?"
     hits = ", ".join(
-        f'{{"doc_id": "doc-{rng.randrange(10**6):06d}", "snippet": "{_sentence(rng, 14)}"}}'
+        f'{{"doc_id": "doc-{rng.randrange(10**6):06d}", "snippet": "{_sentence(rng, 8)}"}}'
         for _ in range(3)
     )
     return [
@@ -72,7 +72,7 @@ def conversation(i: int) -> list[Message]:
         ),
         Message.tool_result(f"toolu_s{i}", f'{{"hits": [{hits}]}}'),
         Message.assistant("", [ToolCall(f"toolu_f{i}", "fetch_doc", {"doc_id": doc})]),
-        Message.tool_result(f"toolu_f{i}", f'{{"doc_id": "{doc}", "text": "{_sentence(rng, 40)}"}}'),
+        Message.tool_result(f"toolu_f{i}", f'{{"doc_id": "{doc}", "text": "{_sentence(rng, 16)}"}}'),
     ]
 
 
@@ -87,7 +87,7 @@ def response(i: int) -> dict[str, Any]:
     """The Anthropic response of fixture ``i``: an answer citing its document."""
     rng = random.Random(-i - 1)
     answer = ModelResponse(
-        text=f"{_sentence(rng, 20)} [doc-{i:06d}].",
+        text=f"{_sentence(rng, 12)} [doc-{i:06d}].",
         stop_reason="end_turn",
         usage=Usage(input_tokens=600 + i % 100, output_tokens=40 + i % 30),
     )

@@ -476,7 +476,7 @@ def test_openai_validation_errors(echo: Simulator) -> None:
         {"role": "tool", "tool_call_id": "call_nope", "content": "x"},
     ]
     with pytest.raises(openai.BadRequestError, match="role 'tool'"):
-        client.chat.completions.create(model=GPT, messages=orphan)  # type: ignore[arg-type]
+        client.chat.completions.create(model=GPT, messages=orphan)
 
     wrong_id = [
         {"role": "user", "content": "hi"},
@@ -493,7 +493,7 @@ def test_openai_validation_errors(echo: Simulator) -> None:
         {"role": "tool", "tool_call_id": "call_2", "content": "x"},
     ]
     with pytest.raises(openai.BadRequestError, match="call_2"):
-        client.chat.completions.create(model=GPT, messages=wrong_id)  # type: ignore[arg-type]
+        client.chat.completions.create(model=GPT, messages=wrong_id)
 
 
 def test_missing_key_is_401(echo: Simulator) -> None:
@@ -792,6 +792,10 @@ def test_keep_alive_and_http10_stream(echo: Simulator) -> None:
             received += chunk
     assert received.count(b"HTTP/1.1 200 OK") == 2
 
+    with socket.create_connection(("127.0.0.1", echo.port), timeout=5) as sock:
+        sock.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 400 ")
+
     stream_body = json.dumps({**json.loads(body), "stream": True}).encode()
     http10 = b"POST /v1/messages HTTP/1.0\r\nx-api-key: k\r\ncontent-length: %d\r\n\r\n%s" % (
         len(stream_body),
@@ -861,26 +865,25 @@ def test_concurrent_clients_are_all_answered(echo: Simulator) -> None:
 
 
 def test_cli_serves_until_terminated() -> None:
+    command = [sys.executable, "-m", "replaygate.sim.cli", "serve", "--port", "0"]
+    command += ["--behavior", "echo", "--seed", "4"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "replaygate.sim.cli", "serve", "--port", "0", "--behavior", "echo"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("replaygate simulator listening on http://127.0.0.1:"), line
-        assert "(behavior=echo, seed=0)" in line
-        url = line.split(" on ", 1)[1].split(" ", 1)[0]
-        client = anthropic.Anthropic(api_key="test", base_url=url, max_retries=0)
-        message = client.messages.create(model=MODEL, max_tokens=8, messages=QUESTION)
-        assert message.content[0].text.startswith("echo: ")
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=10)
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    ) as proc:
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            assert line.startswith("replaygate simulator listening on http://127.0.0.1:"), line
+            assert line.rstrip().endswith("(behavior=echo, seed=4)")
+            url = line.split(" on ", 1)[1].split(" ", 1)[0]
+            client = anthropic.Anthropic(api_key="test", base_url=url, max_retries=0)
+            message = client.messages.create(model=MODEL, max_tokens=8, messages=QUESTION)
+            assert message.content[0].text.startswith("echo: ")
+            client.close()
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=10)
     assert proc.returncode == 0
 
 

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from replaygate import __version__
 from replaygate.errors import FixtureMismatchError, LiveCallNotApproved
-from replaygate.fingerprint import canonical_json, key_of_canonical
+from replaygate.fingerprint import fixture_key
 from replaygate.fixture import now_iso
 from replaygate.mismatch import mismatch_error
 from replaygate.providers import Interface, get_interface
@@ -100,10 +100,9 @@ class ReplayModel:
         """The recorded response for this exact request, or a loud mismatch."""
         self.calls.append((tuple(messages), tuple(tools)))
         request = self.settings.build(messages, tools)
-        canonical = canonical_json(request)
-        found = self.store.find(request, canonical)
+        found = self.store.find(request)
         if found is None:
-            raise mismatch_error(self.store, request, key_of_canonical(canonical))
+            raise mismatch_error(self.store, request, fixture_key(request))
         fixture = found[1]
         _sample_of(self.store, fixture.samples, fixture.key, self.sample)
         return self.settings.wire.from_response(fixture.responses[self.sample])
@@ -157,10 +156,20 @@ class RecordingModel:
         self.calls.append((tuple(messages), tuple(tools)))
         request = self.settings.build(messages, tools)
         wire = self.settings.wire
-        if self.mode == "record-missing":
+        found = self.store.find(request)
+        if found is None or (self.mode == "record-missing" and found[1].samples <= self.sample):
+            self.store.refresh()
             found = self.store.find(request)
-            if found is not None and found[1].samples > self.sample:
-                return wire.from_response(found[1].responses[self.sample])
+        recorded = found[1].samples if found else 0
+        if self.mode == "record-missing" and recorded > self.sample:
+            assert found is not None
+            return wire.from_response(found[1].responses[self.sample])
+        if self.sample > recorded:
+            raise ValueError(
+                f"cannot record sample {self.sample} of a request with {recorded} recorded "
+                f"sample(s) in {self.store.path}; record samples 0..{self.sample - 1} first. "
+                "Nothing was called."
+            )
         if isinstance(self.live, WireModel):
             response = self.live.complete_wire(request)
             source = self.source or "live"
@@ -168,9 +177,16 @@ class RecordingModel:
             engine_response = self.live.complete(messages, tools)
             response = wire.render_response(engine_response, model=self.settings.model)
             source = self.source or "scripted"
-        record_response(self.store, request, response, sample=self.sample, meta=self._meta(source))
+        fixture = record_response(
+            self.store,
+            request,
+            response,
+            sample=self.sample,
+            meta=self._meta(source),
+            overwrite=self.mode == "rerecord",
+        )
         self.recorded += 1
-        return wire.from_response(response)
+        return wire.from_response(fixture.responses[self.sample])
 
     def _meta(self, source: str) -> dict[str, Any]:
         meta: dict[str, Any] = {

@@ -1,14 +1,17 @@
-"""FixtureStore: fixtures on disk, indexed by key, written safely.
+"""FixtureStore: fixtures on disk, indexed by request, written safely.
 
 A store is a ``.jsonl`` file (one fixture per line, the seed-000 form) or a folder
 holding ``.jsonl`` files and one-fixture-per-file ``.json`` files (pretty, sorted
 keys, so a changed request field is a few lines of ``git diff``).
 
-Opening scans every file once and keeps an index (key -> file, line, byte offset)
-and two small ranking features per request, not the fixtures themselves; a fixture
-is read back from disk with one ``pread`` when a lookup needs it. Writes take an
-inter-process lock, write each fixture with a single ``write`` and fsync it, and
-roll back a failed write, so concurrent recorders and crashes lose nothing (law 5).
+Opening scans every file once and keeps an index, not the fixtures: for each fixture
+its location (file, line, byte offset), its key, a hash of its request's
+:func:`~replaygate.fingerprint.match_form` and two small ranking features for
+:meth:`FixtureStore.nearest`. A lookup is one dictionary access; the fixture is then
+read back from disk with one ``pread`` and the hit confirmed by comparing the whole
+canonical request (law 1). Writes take an inter-process lock, write each fixture
+with a single ``write`` and fsync it, and roll back a failed write, so concurrent
+recorders and crashes lose nothing (law 5).
 """
 
 from __future__ import annotations
@@ -18,19 +21,21 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from filelock import FileLock
 
+from replaygate import fingerprint
 from replaygate.errors import FixtureFormatError, SecretInFixtureError
-from replaygate.fingerprint import KEY_LENGTH, canonical_json, key_of_canonical
+from replaygate.fingerprint import canonical_json, match_form, parsed_match_form
 from replaygate.fixture import Fixture, from_json
 from replaygate.nearest import Features, features, nearest
 from replaygate.secret_scan import find_secrets
 
-_CACHE_LIMIT = 4096
+K = TypeVar("K")
 LOCK_NAME = ".replaygate.lock"
+_CHUNK = 8 << 20
 
 
 class PartialTailError(FixtureFormatError):
@@ -59,10 +64,20 @@ class Location:
         return f"{self.file}:{self.line}"
 
 
+def bucket_of(form: bytes) -> int:
+    """The index bucket of a request's match form (a hash; a hit is confirmed in full)."""
+    return hash(form)
+
+
 def iter_jsonl(
-    path: Path, data: bytes, *, start: int = 0, first_line: int = 1
+    path: Path, data: bytes, *, start: int = 0, first_line: int = 1, base: int = 0
 ) -> Iterator[tuple[Location, Fixture]]:
-    """Parse JSONL bytes from offset ``start``; raise :class:`FixtureFormatError` at a bad line."""
+    """Parse JSONL bytes from offset ``start``; raise :class:`FixtureFormatError` at a bad line.
+
+    ``data`` is the file's content from byte ``base`` on, and ``first_line`` the line
+    number of its first line. A last line without a newline that does not parse is a
+    :class:`PartialTailError`. Blank lines are skipped; any other bad line raises.
+    """
     pos, line, name = start, first_line, str(path)
     while pos < len(data):
         end = data.find(b"\n", pos)
@@ -75,9 +90,9 @@ def iter_jsonl(
                 obj = orjson.loads(raw)
             except orjson.JSONDecodeError as err:
                 if not complete:
-                    raise PartialTailError(name, line, pos) from None
+                    raise PartialTailError(name, line, base + pos) from None
                 raise FixtureFormatError(name, line, f"malformed JSON: {err}") from None
-            yield Location(path, line, pos, end - pos), from_json(obj, name, line)
+            yield Location(path, line, base + pos, end - pos), from_json(obj, name, line)
         pos, line = end + 1, line + 1
 
 
@@ -113,9 +128,9 @@ class FixtureStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._index: dict[str, list[Location]] = {}
+        self._forms: dict[int, list[Location]] = {}
         self._features: dict[Location, Features] = {}
         self._files: dict[Path, _FileState] = {}
-        self._cache: dict[Location, tuple[str, Fixture]] = {}
         self._fds: dict[Path, int] = {}
         self._count = 0
         self._lock: FileLock | None = None
@@ -147,7 +162,7 @@ class FixtureStore:
     @property
     def is_folder(self) -> bool:
         """True for the folder layout."""
-        return not (self.path.suffix == ".jsonl" or self.path.is_file())
+        return not (self.path.suffix in (".jsonl", ".json") or self.path.is_file())
 
     def keys(self) -> list[str]:
         """Every key in the store."""
@@ -155,7 +170,7 @@ class FixtureStore:
 
     def locations(self) -> Iterator[Location]:
         """Every fixture's location."""
-        for locs in self._index.values():
+        for locs in list(self._index.values()):
             yield from locs
 
     def __iter__(self) -> Iterator[Fixture]:
@@ -163,14 +178,27 @@ class FixtureStore:
             yield self.read(loc)
 
     def read(self, loc: Location) -> Fixture:
-        """The fixture stored at ``loc``."""
-        return self._load(loc)[1]
+        """The fixture stored at ``loc``, read back from disk."""
+        if loc.file.suffix == ".json":
+            return read_json_file(loc.file)
+        fd = self._fds.get(loc.file)
+        if fd is None:
+            fd = self._fds[loc.file] = os.open(loc.file, os.O_RDONLY)
+        raw = os.pread(fd, loc.length, loc.offset)
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as err:
+            raise FixtureFormatError(
+                str(loc.file), loc.line, f"changed on disk since it was indexed: {err}"
+            ) from None
+        return from_json(obj, str(loc.file), loc.line)
 
     def get(self, key: str) -> list[tuple[Location, Fixture]]:
         """Fixtures whose key starts with ``key`` (a full or shortened key)."""
-        short = key[:KEY_LENGTH]
-        if len(short) == KEY_LENGTH:
-            locs = self._index.get(short, [])
+        length = fingerprint.KEY_LENGTH
+        short = key[:length]
+        if len(short) == length:
+            locs = list(self._index.get(short, []))
         else:
             locs = [loc for k, ls in self._index.items() if k.startswith(short) for loc in ls]
         return [(loc, self.read(loc)) for loc in locs]
@@ -181,11 +209,16 @@ class FixtureStore:
         return found[1] if found else None
 
     def find(self, request: Any, canonical: str | None = None) -> tuple[Location, Fixture] | None:
-        """Like :meth:`lookup`, with the fixture's location."""
-        canonical = canonical if canonical is not None else canonical_json(request)
-        for loc in self._index.get(key_of_canonical(canonical), ()):
-            stored_canonical, fixture = self._load(loc)
-            if stored_canonical == canonical:
+        """Like :meth:`lookup`, with the fixture's location.
+
+        ``canonical``, when the caller has it, is ``canonical_json(request)``. Raises
+        :class:`~replaygate.errors.CanonicalFormError` for a request that has no
+        canonical form (NaN, a non-JSON value).
+        """
+        form = match_form(request, canonical)
+        for loc in self._forms.get(bucket_of(form), ()):
+            fixture = self.read(loc)
+            if parsed_match_form(fixture.request) == form:
                 return loc, fixture
         return None
 
@@ -196,53 +229,56 @@ class FixtureStore:
         loc = nearest(features(request), self._features.items())
         return (loc, self.read(loc)) if loc is not None else None
 
-    def _load(self, loc: Location) -> tuple[str, Fixture]:
-        cached = self._cache.get(loc)
-        if cached is not None:
-            return cached
-        if loc.file.suffix == ".json":
-            fixture = read_json_file(loc.file)
-        else:
-            fd = self._fds.get(loc.file)
-            if fd is None:
-                fd = self._fds[loc.file] = os.open(loc.file, os.O_RDONLY)
-            fixture = from_json(
-                orjson.loads(os.pread(fd, loc.length, loc.offset)), str(loc.file), loc.line
-            )
-        entry = (canonical_json(fixture.request), fixture)
-        if len(self._cache) >= _CACHE_LIMIT:
-            del self._cache[next(iter(self._cache))]
-        self._cache[loc] = entry
-        return entry
-
     # -- indexing --------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Index what other writers added since the last scan; rescan rewritten files."""
+        """Index what other writers added since the last scan; rescan rewritten files.
+
+        A truncated last line is checked again under the write lock (a writer may have
+        been half way through its append) before it is reported.
+        """
+        try:
+            self._refresh()
+        except PartialTailError as err:
+            try:
+                lock = self.lock()
+                lock.acquire()
+            except OSError:
+                raise err from None
+            try:
+                self._refresh()
+            finally:
+                lock.release()
+
+    def _refresh(self) -> None:
         files = store_files(self.path)
         for gone in set(self._files) - set(files):
             self._forget(gone)
         for file in files:
-            self._scan(file)
+            try:
+                self._scan(file)
+            except BaseException:
+                self._forget(file)
+                raise
 
     def _forget(self, file: Path) -> None:
         self._files.pop(file, None)
         fd = self._fds.pop(file, None)
         if fd is not None:
             os.close(fd)
-        for key in list(self._index):
-            kept = [loc for loc in self._index[key] if loc.file != file]
-            self._count -= len(self._index[key]) - len(kept)
-            if kept:
-                self._index[key] = kept
-            else:
-                del self._index[key]
-        for loc in [loc for loc in self._features if loc.file == file]:
+        _drop_file(self._index, file)
+        _drop_file(self._forms, file)
+        gone = [loc for loc in self._features if loc.file == file]
+        for loc in gone:
             del self._features[loc]
-            self._cache.pop(loc, None)
+        self._count -= len(gone)
 
     def _scan(self, file: Path) -> None:
-        stat = file.stat()
+        try:
+            stat = file.stat()
+        except FileNotFoundError:
+            self._forget(file)
+            return
         state = self._files.get(file)
         if state is not None and state.inode == stat.st_ino and state.size == stat.st_size:
             return
@@ -262,39 +298,44 @@ class FixtureStore:
         if state is not None and not appended:
             self._forget(file)
             state = None
-        start, first_line = (state.size, state.lines + 1) if state is not None else (0, 1)
+        pos, line = (state.size, state.lines + 1) if state is not None else (0, 1)
+        carry = b""
         with file.open("rb") as handle:
-            handle.seek(start)
-            data = handle.read()
-        for loc, fixture in iter_jsonl(file, data, first_line=first_line):
-            self._add(Location(file, loc.line, loc.offset + start, loc.length), fixture)
+            handle.seek(pos)
+            while chunk := handle.read(_CHUNK):
+                data = carry + chunk if carry else chunk
+                cut = data.rfind(b"\n") + 1
+                if cut:
+                    for loc, fixture in iter_jsonl(file, data[:cut], first_line=line, base=pos):
+                        self._add(loc, fixture)
+                    line += data.count(b"\n", 0, cut)
+                    pos += cut
+                carry = data[cut:]
+        for loc, fixture in iter_jsonl(file, carry, first_line=line, base=pos):
+            self._add(loc, fixture)
         self._files[file] = _FileState(
-            start + len(data),
-            first_line - 1 + data.count(b"\n"),
-            stat.st_ino,
-            ends_with_newline=not data or data.endswith(b"\n"),
+            pos + len(carry), line - 1, stat.st_ino, ends_with_newline=not carry
         )
 
     def _add(self, loc: Location, fixture: Fixture) -> None:
-        short = fixture.key[:KEY_LENGTH]
-        existing = self._index.setdefault(short, [])
-        if existing:
-            self._check_duplicate(existing, loc, fixture)
-        existing.append(loc)
-        self._features[loc] = features(fixture.request)
-        self._count += 1
-
-    def _check_duplicate(self, existing: list[Location], loc: Location, fixture: Fixture) -> None:
-        canonical = canonical_json(fixture.request)
-        for other in existing:
-            other_canonical, other_fixture = self._load(other)
-            if other_canonical == canonical and other_fixture.responses != fixture.responses:
+        form = parsed_match_form(fixture.request)
+        same = self._forms.setdefault(bucket_of(form), [])
+        for other in same:
+            earlier = self.read(other)
+            if (
+                parsed_match_form(earlier.request) == form
+                and earlier.responses != fixture.responses
+            ):
                 raise FixtureFormatError(
                     str(loc.file),
                     loc.line,
-                    f"key {fixture.key} recorded twice with different responses "
-                    f"(also at {other}); keep one of them",
+                    f"key {fixture.key}: the same request is recorded twice with different "
+                    f"responses (also at {other}); keep one of them",
                 )
+        same.append(loc)
+        self._index.setdefault(fixture.key[: fingerprint.KEY_LENGTH], []).append(loc)
+        self._features[loc] = features(fixture.request)
+        self._count += 1
 
     # -- writing ---------------------------------------------------------------------
 
@@ -303,7 +344,7 @@ class FixtureStore:
         """The inter-process lock guarding writes to this store."""
         if self.is_folder:
             return self.path / LOCK_NAME
-        return self.path.with_name(self.path.name + ".lock")
+        return _lock_path_of(self.path)
 
     def lock(self) -> FileLock:
         """The store's write lock (reentrant within a process)."""
@@ -315,19 +356,33 @@ class FixtureStore:
     def put(self, fixture: Fixture, *, replace: bool = False) -> Location:
         """Write ``fixture``; with ``replace`` it takes the place of the one for the same request.
 
-        Refuses a fixture holding a secret-looking value, before touching the disk.
+        Refuses, before touching the disk, a fixture whose key does not match its
+        request (``ValueError``), one holding NaN or a non-JSON value
+        (:class:`~replaygate.errors.CanonicalFormError`) and one holding a
+        secret-looking value (:class:`~replaygate.errors.SecretInFixtureError`).
         Without ``replace`` a fixture already recorded by another writer is kept as is.
         """
+        expected = fingerprint.digest(fixture.request)
+        if len(fixture.key) < fingerprint.KEY_LENGTH or not expected.startswith(fixture.key):
+            raise ValueError(
+                f"fixture key {fixture.key!r} does not match its request "
+                f"(expected {expected[: fingerprint.KEY_LENGTH]}); use Fixture.create"
+            )
+        canonical_json(fixture.to_json())
         findings = find_secrets(fixture.to_json())
         if findings:
             raise SecretInFixtureError(findings[0].path, findings[0].detector)
+        if not self.is_folder and self.path.suffix == ".json":
+            raise ValueError(
+                f"{self.path} is a one-fixture .json file; record into a .jsonl file or a folder"
+            )
         with self.lock():
             self.refresh()
-            found = self.find(fixture.request)
-            if found is not None and not replace:
+            found = self._find_all(fixture.request)
+            if found and not replace:
                 return found[0]
-            if found is not None:
-                self._rewrite(found[0], fixture)
+            if found:
+                self._replace(found, fixture)
             elif self.is_folder:
                 self._write_json_file(fixture)
             else:
@@ -337,25 +392,59 @@ class FixtureStore:
         assert located is not None
         return located[0]
 
+    def _find_all(self, request: Any) -> list[Location]:
+        form = match_form(request)
+        return [
+            loc
+            for loc in self._forms.get(bucket_of(form), ())
+            if parsed_match_form(self.read(loc).request) == form
+        ]
+
     def _write_json_file(self, fixture: Fixture) -> None:
         interface = (fixture.meta or {}).get("interface")
         folder = self.path / str(interface) if interface else self.path
         folder.mkdir(parents=True, exist_ok=True)
-        target = folder / f"{fixture.key[:KEY_LENGTH]}.json"
+        short = fixture.key[: fingerprint.KEY_LENGTH]
+        target = folder / f"{short}.json"
         n = 1
         while target.exists():
-            target = folder / f"{fixture.key[:KEY_LENGTH]}-{n}.json"
+            target = folder / f"{short}-{n}.json"
             n += 1
         _atomic_write(target, fixture.to_pretty())
 
-    def _rewrite(self, loc: Location, fixture: Fixture) -> None:
-        if loc.file.suffix == ".json":
-            _atomic_write(loc.file, fixture.to_pretty())
-        else:
-            data = loc.file.read_bytes()
-            line = fixture.to_line()
-            _atomic_write(loc.file, data[: loc.offset] + line + data[loc.offset + loc.length + 1 :])
-        self._forget(loc.file)
+    def _replace(self, locs: list[Location], fixture: Fixture) -> None:
+        """Put ``fixture`` in the place of ``locs[0]`` and drop the duplicates in ``locs[1:]``."""
+        by_file: dict[Path, list[Location]] = {}
+        for loc in locs:
+            by_file.setdefault(loc.file, []).append(loc)
+        for file, here in by_file.items():
+            if file.suffix == ".json":
+                if here[0] is locs[0]:
+                    _atomic_write(file, fixture.to_pretty())
+                else:
+                    file.unlink()
+            else:
+                data = file.read_bytes()
+                for loc in sorted(here, key=lambda loc: loc.offset, reverse=True):
+                    new = fixture.to_line() if loc is locs[0] else b""
+                    end = loc.offset + loc.length
+                    end += data[end : end + 1] == b"\n"
+                    data = data[: loc.offset] + new + data[end:]
+                _atomic_write(file, data)
+            self._forget(file)
+
+
+def _drop_file(index: dict[K, list[Location]], file: Path) -> None:
+    for bucket in list(index):
+        kept = [loc for loc in index[bucket] if loc.file != file]
+        if not kept:
+            del index[bucket]
+        elif len(kept) != len(index[bucket]):
+            index[bucket] = kept
+
+
+def _lock_path_of(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
 
 
 def _atomic_write(target: Path, data: bytes) -> None:
@@ -406,25 +495,26 @@ def repair_partial_tail(path: Path) -> tuple[Path, int] | None:
 
     Returns the backup path and the number of bytes removed, or None when the file
     has no partial tail. Only bytes after the last newline are removed, and only
-    when they do not parse as JSON.
+    when they do not parse as JSON. Takes the store's write lock.
     """
-    data = path.read_bytes()
-    cut = data.rfind(b"\n") + 1
-    tail = data[cut:]
-    if not tail.strip():
-        return None
-    try:
-        orjson.loads(tail)
-        return None
-    except orjson.JSONDecodeError:
-        pass
-    backup = path.with_name(path.name + ".bak")
-    n = 1
-    while backup.exists():
-        backup = path.with_name(f"{path.name}.bak{n}")
-        n += 1
-    backup.write_bytes(data)
-    _atomic_write(path, data[:cut])
+    with FileLock(str(_lock_path_of(path))):
+        data = path.read_bytes()
+        cut = data.rfind(b"\n") + 1
+        tail = data[cut:]
+        if not tail.strip():
+            return None
+        try:
+            orjson.loads(tail)
+            return None
+        except orjson.JSONDecodeError:
+            pass
+        backup = path.with_name(path.name + ".bak")
+        n = 1
+        while backup.exists():
+            backup = path.with_name(f"{path.name}.bak{n}")
+            n += 1
+        _atomic_write(backup, data)
+        _atomic_write(path, data[:cut])
     return backup, len(tail)
 
 
@@ -435,11 +525,14 @@ def record_response(
     *,
     sample: int = 0,
     meta: dict[str, Any] | None = None,
+    overwrite: bool = True,
 ) -> Fixture:
     """Store ``response`` as sample ``sample`` of ``request``, under the store's lock.
 
     A new request starts at sample 0; an existing fixture gets the next sample or has
-    one replaced (re-recording). Samples are recorded in order, without gaps.
+    one replaced (re-recording). Samples are recorded in order, without gaps
+    (``ValueError``). With ``overwrite=False`` a sample that another writer recorded
+    meanwhile is kept, and the fixture holding it is returned.
     """
     with store.lock():
         store.refresh()
@@ -450,6 +543,8 @@ def record_response(
                 f"cannot record sample {sample} of a request with {current} recorded "
                 f"sample(s); record samples 0..{sample - 1} first"
             )
+        if found is not None and sample < current and not overwrite:
+            return found[1]
         if found is None:
             fixture = Fixture.create(request, [response], meta)
         else:

@@ -29,7 +29,9 @@ from urllib.parse import parse_qsl, urlencode
 
 import orjson
 
-MEANINGFUL_HEADERS: frozenset[str] = frozenset({"anthropic-version", "anthropic-beta", "openai-beta"})
+MEANINGFUL_HEADERS: frozenset[str] = frozenset(
+    {"anthropic-version", "anthropic-beta", "openai-beta"}
+)
 
 INTERFACES: tuple[tuple[str, str], ...] = (
     ("/v1/messages", "anthropic.messages"),

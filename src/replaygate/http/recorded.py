@@ -36,7 +36,14 @@ from replaygate.http.envelope import body_fields
 from replaygate.sse import SSEEvent
 
 RESPONSE_HEADERS: frozenset[str] = frozenset(
-    {"content-type", "request-id", "x-request-id", "retry-after", "retry-after-ms", "x-should-retry"}
+    {
+        "content-type",
+        "request-id",
+        "x-request-id",
+        "retry-after",
+        "retry-after-ms",
+        "x-should-retry",
+    }
 )
 """Response headers kept in a fixture."""
 
@@ -154,5 +161,7 @@ def replayed(record: Any, *, key: str = "") -> Replayed:
             raise WireFormatError(f"response.events[{i}]", "expected an object with data")
         chunks.append(SSEEvent.from_json(dict(event)).encode())
     error = record.get("stream_error")
-    pair = (str(error.get("type")), str(error.get("message"))) if isinstance(error, Mapping) else None
+    pair = (
+        (str(error.get("type")), str(error.get("message"))) if isinstance(error, Mapping) else None
+    )
     return Replayed(status, tuple(out), tuple(chunks), end, pair, key)

@@ -19,7 +19,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from replaygate import __version__
 from replaygate.errors import (
@@ -157,6 +157,11 @@ class Exchange:
         self._live: set[str] = set()
         self._hits: dict[str, _Hit] = {}
 
+    @classmethod
+    def of(cls, store: StoreArg | Exchange, **settings: Any) -> Exchange:
+        """``store`` itself when it is an exchange, else a new one with ``settings``."""
+        return store if isinstance(store, Exchange) else cls(store, **settings)
+
     @property
     def recording(self) -> bool:
         """Whether this session may make live calls."""
@@ -182,9 +187,6 @@ class Exchange:
                 with self._lock:
                     self._live.add(canonical)
                 return LiveSlot(envelope, canonical)
-        if hit is None:
-            self.store.refresh()
-            hit = self._find(envelope, canonical)
         if hit is None:
             key = key_of_canonical(canonical)
             raise passthrough(mismatch_error(self.store, envelope, key, what="HTTP request"))
@@ -322,7 +324,7 @@ class ReplayByteStream:
     ``SyncByteStream`` and ``AsyncByteStream`` and sets :attr:`library`.
     """
 
-    library: ClassVar[ModuleType]
+    library: ModuleType
 
     def __init__(self, replayed: Replayed) -> None:
         self._replayed = replayed
@@ -373,7 +375,7 @@ class TeeByteStream:
     client stopped.
     """
 
-    library: ClassVar[ModuleType]
+    library: ModuleType
 
     def __init__(self, live: LiveResponse, recording: Recording) -> None:
         self._live = live

@@ -40,11 +40,13 @@ def reset_uses(store: FixtureStore) -> None:
 
 
 def unused(store: FixtureStore) -> list[str]:
-    """One line per fixture of ``store`` that was not, or not fully, used."""
+    """One line per HTTP fixture of ``store`` that was not, or not fully, used."""
     counts = uses(store)
     store.refresh()
     lines = []
     for fixture in store:
+        if "method" not in fixture.request or "path" not in fixture.request:
+            continue  # not an HTTP fixture: its uses are not tracked here
         used = counts.get(fixture.key, 0)
         if used == 0:
             lines.append(f"{fixture.key} {_describe(fixture.request)}: never requested")

@@ -8,6 +8,7 @@ injected faults and drift::
         client = anthropic.Anthropic(api_key="test", base_url=sim.url)
 """
 
+from replaygate.sim.app import SimApp
 from replaygate.sim.behaviors import (
     Behavior,
     EchoBehavior,
@@ -34,6 +35,7 @@ __all__ = [
     "ReceivedRequest",
     "ScriptBehavior",
     "ScriptFormatError",
+    "SimApp",
     "Simulator",
     "anthropic_events",
     "make_behavior",

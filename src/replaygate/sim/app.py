@@ -3,11 +3,14 @@
 :class:`SimApp` turns one HTTP request (method, path, headers, body) into a
 :class:`~replaygate.sim.replies.Reply`: route, draw a fault, authenticate, validate,
 ask the behaviour, render the provider's wire shape, stream it if asked, drift it.
-It is not thread-safe; the server calls it from its one event loop.
+A 429, 500 or 529 fault answers before the behaviour is asked; ``slow``,
+``cut-stream`` and ``sse-error`` change how its answer is delivered. It is not
+thread-safe; the server calls it from its one event loop.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -139,14 +142,7 @@ class SimApp:
             return status_error(provider, 401, request_id)
         reply = self._answer(provider, fault, body, request_id)
         if fault == "slow":
-            return Reply(
-                reply.status,
-                reply.headers,
-                reply.body,
-                reply.events,
-                reply.cut_after,
-                self.faults.slow_delay,
-            )
+            return dataclasses.replace(reply, delay=self.faults.slow_delay)
         return reply
 
     def _answer(

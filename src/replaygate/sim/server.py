@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import logging
 import threading
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
@@ -26,6 +27,7 @@ from replaygate.sim.faults import FaultPlan, FaultSpec
 from replaygate.sim.replies import Reply
 from replaygate.sim.streaming import DEFAULT_CHUNK
 
+log = logging.getLogger(__name__)
 _READ_SIZE = 65536
 
 
@@ -164,6 +166,8 @@ class Simulator:
         """Start serving in a background thread; returns once the port is bound."""
         if self._thread is not None:
             raise RuntimeError("the simulator is already started")
+        self._ready.clear()
+        self._error = None
         self._thread = threading.Thread(target=self._run, name="replaygate-sim", daemon=True)
         self._thread.start()
         self._ready.wait()
@@ -242,6 +246,8 @@ class Simulator:
                 conn.start_next_cycle()
         except (ConnectionError, asyncio.CancelledError, h11.ProtocolError):
             pass
+        except Exception:
+            log.exception("simulator connection failed")
         finally:
             self._connections.discard(task)
             writer.close()

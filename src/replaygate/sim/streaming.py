@@ -133,7 +133,10 @@ def openai_chunks(
 ) -> list[SSEEvent]:
     """The Chat Completions stream of ``completion`` (a response body), ``[DONE]`` included.
 
-    Only the first choice is streamed. ``include_usage`` adds ``"usage": null`` to every
+    The first chunk names the role (and opens the first tool call when there is no
+    text); then come the text pieces, then each tool call's id and name followed by
+    pieces of its arguments, then a chunk with the finish reason. Only the first
+    choice is streamed. ``include_usage`` adds ``"usage": null`` to every
     chunk and a last chunk with no choices and the usage, as ``stream_options`` asks.
     ``patch`` transforms every chunk object (drift injection).
     """
@@ -157,12 +160,17 @@ def openai_chunks(
         return SSEEvent(data=_dumps(patch(body)))
 
     text = message.get("content") or ""
-    events = [chunk({"role": "assistant", "content": "" if text else None, "refusal": None})]
+    tool_deltas = [
+        _openai_tool_deltas(index, call, chunk_size)
+        for index, call in enumerate(message.get("tool_calls") or [])
+    ]
+    first: dict[str, Any] = {"role": "assistant", "content": "" if text else None}
+    if not text and tool_deltas:
+        first["tool_calls"] = [tool_deltas[0].pop(0)]
+    first["refusal"] = None
+    events = [chunk(first)]
     events.extend(chunk({"content": piece}) for piece in split_pieces(text, chunk_size))
-    for index, call in enumerate(message.get("tool_calls") or []):
-        events.extend(
-            chunk({"tool_calls": [delta]}) for delta in _openai_tool_deltas(index, call, chunk_size)
-        )
+    events.extend(chunk({"tool_calls": [delta]}) for deltas in tool_deltas for delta in deltas)
     events.append(chunk({}, choice.get("finish_reason") or "stop"))
     if include_usage:
         last = dict(base)

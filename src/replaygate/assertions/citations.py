@@ -1,0 +1,30 @@
+r"""Citations in an answer: ``[doc-id]``, and ``[doc-a, doc-b]`` for several.
+
+Grammar (after NFKC, so full-width ``［doc-rag］`` counts)::
+
+    citation := "[" id ( ("," | ";") " "* id )* "]"      not followed by "("
+    id       := a letter or digit, then letters, digits, "_", "-", ".", ":", "/",
+                ending in a letter, digit or "_"
+
+A Markdown link ``[text](url)`` is not a citation; neither is a bracket holding
+spaces inside an id (``[see above]``) or an empty one.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_ID = r"[^\W_](?:[\w.:/-]*\w)?"
+CITATION = re.compile(rf"\[({_ID}(?:\s*[,;]\s*{_ID})*)\](?!\()")
+"""A citation bracket; group 1 holds its ids and separators."""
+_SEPARATOR = re.compile(r"\s*[,;]\s*")
+
+
+def extract_citations(text: str) -> tuple[str, ...]:
+    """The ids cited in ``text``, each once, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for match in CITATION.finditer(unicodedata.normalize("NFKC", text)):
+        for doc_id in _SEPARATOR.split(match.group(1)):
+            seen.setdefault(doc_id, None)
+    return tuple(seen)

@@ -1,0 +1,96 @@
+"""Containment: every required piece (or one of its aliases) appears in the text."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from replaygate.assertions.text import normalize, preview
+
+
+@dataclass(frozen=True)
+class ContainsResult:
+    """Which required pieces were found (``found`` maps piece -> the form that matched)."""
+
+    found: Mapping[str, str]
+    missing: tuple[str, ...]
+    aliases: Mapping[str, tuple[str, ...]]
+    text: str
+
+    @property
+    def passed(self) -> bool:
+        """True when nothing is missing."""
+        return not self.missing
+
+    @property
+    def score(self) -> float:
+        """The share of required pieces found (1.0 when nothing was required)."""
+        total = len(self.found) + len(self.missing)
+        return len(self.found) / total if total else 1.0
+
+    @property
+    def message(self) -> str:
+        """What is missing, with the aliases that were also tried."""
+        total = len(self.found) + len(self.missing)
+        if self.passed:
+            return f"all {total} required piece(s) found"
+        described = ", ".join(self._describe(piece) for piece in self.missing)
+        return (
+            f"text is missing {len(self.missing)} of {total} required piece(s): {described}; "
+            f"text: {preview(self.text)}"
+        )
+
+    def _describe(self, piece: str) -> str:
+        alternatives = self.aliases.get(piece, ())
+        if not alternatives:
+            return repr(piece)
+        return f"{piece!r} (or aliases {', '.join(map(repr, alternatives))})"
+
+
+def measure_contains(
+    text: str,
+    required: Sequence[str],
+    *,
+    aliases: Mapping[str, Sequence[str]] | None = None,
+    ignore_case: bool = True,
+) -> ContainsResult:
+    """Look for each piece of ``required`` (or an alias) in ``text``, after NFKC.
+
+    Text, pieces and aliases are NFKC-normalized (full and half width forms agree),
+    whitespace runs count as one space, and case is folded unless ``ignore_case`` is
+    False. ``aliases`` maps a required piece to other acceptable forms.
+    """
+    if isinstance(required, str):
+        raise TypeError("required must be a sequence of strings, not one string")
+    alias_map = {key: tuple(values) for key, values in (aliases or {}).items()}
+    unknown = sorted(set(alias_map) - set(required))
+    if unknown:
+        raise ValueError(
+            f"aliases given for {', '.join(map(repr, unknown))}, which is not required; "
+            "key each alias list by the required piece it stands for"
+        )
+    haystack = normalize(text, ignore_case=ignore_case)
+    found: dict[str, str] = {}
+    missing: list[str] = []
+    for piece in required:
+        forms = (piece, *alias_map.get(piece, ()))
+        match = next((f for f in forms if normalize(f, ignore_case=ignore_case) in haystack), None)
+        if match is None:
+            missing.append(piece)
+        else:
+            found[piece] = match
+    return ContainsResult(found, tuple(missing), alias_map, text)
+
+
+def assert_contains(
+    text: str,
+    required: Sequence[str],
+    *,
+    aliases: Mapping[str, Sequence[str]] | None = None,
+    ignore_case: bool = True,
+) -> ContainsResult:
+    """Raise :class:`AssertionError` naming each missing piece; see :func:`measure_contains`."""
+    result = measure_contains(text, required, aliases=aliases, ignore_case=ignore_case)
+    if not result.passed:
+        raise AssertionError(result.message)
+    return result

@@ -1,0 +1,151 @@
+"""Gates and signals: a named check, what it found, and how much it counts.
+
+A :class:`Check` wraps one assertion with a name, a kind and a category. Evaluated on
+a value it gives an :class:`Outcome`. A ``gate`` that fails fails the sample (and so
+the test); a ``signal`` is recorded and never fails anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, Protocol, TypeVar, get_args
+
+Kind = Literal["gate", "signal"]
+KINDS: tuple[str, ...] = get_args(Kind)
+
+Category = Literal["structure", "contains", "set", "judge", "custom"]
+CATEGORIES: tuple[str, ...] = get_args(Category)
+SEMANTIC_CATEGORIES: frozenset[str] = frozenset({"contains", "set", "judge", "custom"})
+"""Categories whose result varies with the wording of an output (sample them)."""
+
+T = TypeVar("T", contravariant=True)
+
+
+class Measure(Protocol):
+    """What a measuring assertion returns: passed or not, why, and an optional score."""
+
+    @property
+    def passed(self) -> bool:
+        """Whether the assertion holds."""
+        ...
+
+    @property
+    def message(self) -> str:
+        """What was found, in words; names what is missing when it failed."""
+        ...
+
+    @property
+    def score(self) -> float | None:
+        """A number in [0, 1] (or a grade) for history and calibration, if any."""
+        ...
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One check evaluated on one output."""
+
+    name: str
+    kind: Kind
+    passed: bool
+    message: str = ""
+    score: float | None = None
+    category: Category = "custom"
+
+    @property
+    def blocks(self) -> bool:
+        """True for a failed gate: the only outcome that fails a sample."""
+        return self.kind == "gate" and not self.passed
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object stored in results files."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "category": self.category,
+            "passed": self.passed,
+            "message": self.message,
+            "score": self.score,
+        }
+
+    @staticmethod
+    def from_json(obj: Mapping[str, Any]) -> Outcome:
+        """The inverse of :meth:`to_json`."""
+        return Outcome(
+            name=str(obj["name"]),
+            kind=check_kind(obj["kind"]),
+            passed=bool(obj["passed"]),
+            message=str(obj.get("message", "")),
+            score=_optional_float(obj.get("score")),
+            category=check_category(obj.get("category", "custom")),
+        )
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def check_kind(kind: Any) -> Kind:
+    """``kind`` if it is ``gate`` or ``signal``; ValueError otherwise."""
+    if kind == "gate":
+        return "gate"
+    if kind == "signal":
+        return "signal"
+    raise ValueError(f"kind must be 'gate' or 'signal', got {kind!r}")
+
+
+def check_category(category: Any) -> Category:
+    """``category`` if it is one of :data:`CATEGORIES`; ValueError otherwise."""
+    for known in get_args(Category):
+        if category == known:
+            return known  # type: ignore[no-any-return]
+    raise ValueError(f"category must be one of {', '.join(CATEGORIES)}, got {category!r}")
+
+
+@dataclass(frozen=True)
+class Check(Generic[T]):
+    """A named assertion declared a ``gate`` or a ``signal``.
+
+    ``fn(value)`` returns a :class:`Measure` (its ``passed`` decides), ``None`` (passed)
+    or raises :class:`AssertionError` (failed, with the error's text as the message).
+    Any other exception is a broken check and propagates.
+    """
+
+    name: str
+    kind: Kind
+    fn: Callable[[T], Measure | None] = field(repr=False)
+    category: Category = "custom"
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name or not isinstance(self.name, str):
+            raise ValueError("a check needs a non-empty name")
+        check_kind(self.kind)
+        check_category(self.category)
+
+    @property
+    def semantic(self) -> bool:
+        """True when the check looks at content that varies between samples."""
+        return self.category in SEMANTIC_CATEGORIES
+
+    def evaluate(self, value: T) -> Outcome:
+        """Run the check on ``value``; a failed assertion becomes a failed outcome."""
+        try:
+            measured = self.fn(value)
+        except AssertionError as err:
+            return self._outcome(False, str(err) or "assertion failed", None)
+        if measured is None:
+            return self._outcome(True, "", None)
+        return self._outcome(measured.passed, measured.message, measured.score)
+
+    def _outcome(self, passed: bool, message: str, score: float | None) -> Outcome:
+        return Outcome(self.name, self.kind, passed, message, score, self.category)
+
+
+def require_unique_names(checks: tuple[Check[Any], ...]) -> None:
+    """Refuse two checks with the same name: their results would be merged."""
+    seen: set[str] = set()
+    for check in checks:
+        if check.name in seen:
+            raise ValueError(f"two checks are named {check.name!r}; give each a distinct name")
+        seen.add(check.name)

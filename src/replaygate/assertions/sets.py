@@ -1,0 +1,103 @@
+"""Set assertions: an extracted set against the expected one, by recall and precision."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+
+
+def _sorted(items: frozenset[Hashable]) -> list[Hashable]:
+    return sorted(items, key=lambda item: (type(item).__name__, repr(item)))
+
+
+@dataclass(frozen=True)
+class SetResult:
+    """``got`` against ``expected``: missing and extra items, recall and precision."""
+
+    got: frozenset[Hashable]
+    expected: frozenset[Hashable]
+    min_recall: float
+    min_precision: float | None
+
+    @property
+    def missing(self) -> list[Hashable]:
+        """Expected items not got, sorted."""
+        return _sorted(self.expected - self.got)
+
+    @property
+    def extra(self) -> list[Hashable]:
+        """Items got but not expected, sorted."""
+        return _sorted(self.got - self.expected)
+
+    @property
+    def recall(self) -> float:
+        """|got & expected| / |expected| (1.0 when nothing is expected)."""
+        return len(self.got & self.expected) / len(self.expected) if self.expected else 1.0
+
+    @property
+    def precision(self) -> float:
+        """|got & expected| / |got| (1.0 when nothing was got)."""
+        return len(self.got & self.expected) / len(self.got) if self.got else 1.0
+
+    @property
+    def passed(self) -> bool:
+        """Recall (and precision, when a minimum is set) at or above the minimums."""
+        if self.recall < self.min_recall:
+            return False
+        return self.min_precision is None or self.precision >= self.min_precision
+
+    @property
+    def score(self) -> float:
+        """The recall."""
+        return self.recall
+
+    @property
+    def message(self) -> str:
+        """Recall and precision against their minimums, with the missing and extra items."""
+        failing = []
+        if self.recall < self.min_recall:
+            failing.append(f"recall {self.recall:.2f} < min_recall {self.min_recall:.2f}")
+        if self.min_precision is not None and self.precision < self.min_precision:
+            failing.append(
+                f"precision {self.precision:.2f} < min_precision {self.min_precision:.2f}"
+            )
+        head = "; ".join(failing) if failing else "set matches"
+        return (
+            f"{head} (recall {self.recall:.2f}, precision {self.precision:.2f}); "
+            f"missing: {self.missing!r}; extra: {self.extra!r}"
+        )
+
+
+def _fraction(name: str, value: float | None) -> None:
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be between 0 and 1, got {value!r}")
+
+
+def measure_set(
+    got: Iterable[Hashable],
+    expected: Iterable[Hashable],
+    *,
+    min_recall: float = 1.0,
+    min_precision: float | None = None,
+) -> SetResult:
+    """Compare ``got`` with ``expected`` as sets (duplicates count once)."""
+    if isinstance(got, str) or isinstance(expected, str):
+        raise TypeError("got and expected must be collections of items, not strings")
+    _fraction("min_recall", min_recall)
+    _fraction("min_precision", min_precision)
+    return SetResult(frozenset(got), frozenset(expected), min_recall, min_precision)
+
+
+def assert_set(
+    got: Iterable[Hashable],
+    expected: Iterable[Hashable],
+    *,
+    min_recall: float = 1.0,
+    min_precision: float | None = None,
+) -> SetResult:
+    """Raise :class:`AssertionError` with missing and extra items when recall or precision
+    is below its minimum. ``min_precision=None`` (default) does not check precision."""
+    result = measure_set(got, expected, min_recall=min_recall, min_precision=min_precision)
+    if not result.passed:
+        raise AssertionError(result.message)
+    return result

@@ -1,0 +1,140 @@
+"""Structure: a payload against a JSON Schema or a pydantic model, every failing path listed.
+
+JSON Schema goes through ``jsonschema`` (the draft the schema declares, formats
+checked); a pydantic model class is used when pydantic is installed, never required.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import SchemaError
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+Schema = Mapping[str, Any] | type
+"""A JSON Schema (a mapping) or a pydantic model class."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One failing path and what is wrong there."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+@dataclass(frozen=True)
+class StructureResult:
+    """Every problem found; ``value`` is the validated value (a model instance for pydantic)."""
+
+    problems: tuple[Problem, ...]
+    value: Any = None
+
+    @property
+    def passed(self) -> bool:
+        """True when no path fails."""
+        return not self.problems
+
+    @property
+    def score(self) -> float:
+        """1.0 when the structure holds, else 0.0."""
+        return 1.0 if self.passed else 0.0
+
+    @property
+    def message(self) -> str:
+        """Every failing path, one per line, sorted by path."""
+        if self.passed:
+            return "structure matches the schema"
+        lines = "\n".join(f"  {problem}" for problem in self.problems)
+        return f"payload does not match the schema: {len(self.problems)} failing path(s):\n{lines}"
+
+
+def render_path(parts: Iterable[Any]) -> str:
+    """``$``, then ``.name`` / ``['odd name']`` for keys and ``[i]`` for indexes."""
+    out = "$"
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif isinstance(part, str) and _IDENTIFIER.match(part):
+            out += f".{part}"
+        else:
+            out += f"[{str(part)!r}]"
+    return out
+
+
+def _sort_key(parts: tuple[Any, ...], message: str) -> tuple[tuple[tuple[int, Any], ...], str]:
+    return tuple((0, p) if isinstance(p, int) else (1, str(p)) for p in parts), message
+
+
+def _json_schema_problems(payload: Any, schema: Mapping[str, Any]) -> list[Problem]:
+    validator_class = jsonschema.validators.validator_for(schema)
+    try:
+        validator_class.check_schema(schema)
+    except SchemaError as err:
+        raise ValueError(f"invalid JSON Schema at {render_path(err.path)}: {err.message}") from None
+    validator = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
+    found = [(tuple(e.absolute_path), e.message) for e in validator.iter_errors(payload)]
+    return [Problem(render_path(p), m) for p, m in sorted(found, key=lambda e: _sort_key(*e))]
+
+
+def _pydantic_model(schema: Any) -> Any:
+    try:
+        import pydantic
+    except ImportError:  # pragma: no cover - pydantic is optional
+        return None
+    if isinstance(schema, type) and issubclass(schema, pydantic.BaseModel):
+        return pydantic
+    return None
+
+
+def measure_structure(payload: Any, schema: Schema) -> StructureResult:
+    """Validate ``payload`` against ``schema``; collect every failing path."""
+    if isinstance(schema, Mapping):
+        return StructureResult(tuple(_json_schema_problems(payload, schema)), payload)
+    pydantic = _pydantic_model(schema)
+    if pydantic is None:
+        raise TypeError(
+            f"schema must be a JSON Schema mapping or a pydantic model class, got {schema!r}"
+        )
+    try:
+        return StructureResult((), schema.model_validate(payload))  # type: ignore[union-attr]
+    except pydantic.ValidationError as err:
+        found = [(tuple(e["loc"]), str(e["msg"])) for e in err.errors()]
+        problems = [Problem(render_path(p), m) for p, m in sorted(found, key=lambda e: _sort_key(*e))]
+        return StructureResult(tuple(problems))
+
+
+def assert_structure(payload: Any, schema: Schema) -> Any:
+    """Raise :class:`AssertionError` listing every failing path; return the validated value.
+
+    ``schema`` is a JSON Schema (mapping) or a pydantic model class; the validated value
+    is ``payload`` itself, or the model instance for pydantic.
+    """
+    result = measure_structure(payload, schema)
+    if not result.passed:
+        raise AssertionError(result.message)
+    return result.value
+
+
+def parse_json(text: str | bytes) -> Any:
+    """``text`` parsed as JSON; :class:`AssertionError` with line and column otherwise."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise AssertionError(
+            f"output is not valid JSON: {err.msg} at line {err.lineno} column {err.colno}"
+        ) from None
+
+
+def assert_json(text: str | bytes, schema: Schema) -> Any:
+    """Parse ``text`` as JSON, then :func:`assert_structure` it."""
+    return assert_structure(parse_json(text), schema)

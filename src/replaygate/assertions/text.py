@@ -1,0 +1,20 @@
+"""Text normalization shared by the text assertions."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_SPACE = re.compile(r"\s+")
+_PREVIEW = 160
+
+
+def normalize(text: str, *, ignore_case: bool = True) -> str:
+    """NFKC (full and half width folded), whitespace runs collapsed, case folded if asked."""
+    folded = _SPACE.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+    return folded.casefold() if ignore_case else folded
+
+
+def preview(text: str) -> str:
+    """``text`` shortened for an error message, repr-quoted."""
+    return repr(text if len(text) <= _PREVIEW else text[: _PREVIEW - 3] + "...")

@@ -1,0 +1,138 @@
+"""The transport classes shared by the ``httpx`` and ``httpx2`` adapters.
+
+Each library module only binds these to its own types: a
+:class:`~replaygate.http.transport.Library`, its base transport classes and its own
+HTTP transport as the default live one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Generic, Protocol, TypeVar
+
+from replaygate.http.transport import Exchange, Library, LiveResponse, ReadableRequest, StoreArg
+
+ReqT = TypeVar("ReqT", bound=ReadableRequest)
+ReqT_contra = TypeVar("ReqT_contra", bound=ReadableRequest, contravariant=True)
+RespT = TypeVar("RespT")
+LiveT = TypeVar("LiveT")
+ClientT = TypeVar("ClientT")
+
+
+class SyncLive(Protocol[ReqT_contra]):
+    """A sync transport of the library: what live calls go through."""
+
+    def handle_request(self, request: ReqT_contra, /) -> LiveResponse: ...
+
+    def close(self) -> None: ...
+
+
+class AsyncLive(Protocol[ReqT_contra]):
+    """An async transport of the library: what live calls go through."""
+
+    async def handle_async_request(self, request: ReqT_contra, /) -> LiveResponse: ...
+
+    async def aclose(self) -> None: ...
+
+
+class FixtureTransportBase(Generic[LiveT]):
+    """The constructor of every record/replay transport.
+
+    ``store`` is a :class:`~replaygate.store.FixtureStore` or a path (a ``.jsonl``
+    file or a folder). ``mode`` is ``replay`` (default), ``record-missing`` or
+    ``rerecord``; the recording modes need ``approve_live=True`` (else
+    :class:`~replaygate.errors.LiveCallNotApproved`, before anything is sent) and
+    send live calls through ``transport`` (default: the library's own HTTP
+    transport). ``match_host`` puts the host in the fingerprint; ``source``,
+    ``interface`` and ``note`` go into the recorded fixtures' ``meta``. The session
+    state (counters, ``lookups``, ``replays``, ``recordings``) is :attr:`exchange`;
+    pass an :class:`~replaygate.http.transport.Exchange` as ``store`` to share one
+    session between transports (its settings then apply, the other arguments are
+    ignored).
+    """
+
+    def __init__(
+        self,
+        store: StoreArg | Exchange,
+        *,
+        mode: str = "replay",
+        approve_live: bool = False,
+        transport: LiveT | None = None,
+        match_host: bool = False,
+        source: str | None = None,
+        interface: str | None = None,
+        note: str | None = None,
+    ) -> None:
+        self.exchange = Exchange.of(
+            store,
+            mode=mode,
+            approve_live=approve_live,
+            match_host=match_host,
+            source=source,
+            interface=interface,
+            note=note,
+        )
+        self.live: LiveT | None = transport
+        if transport is None and self.exchange.recording:
+            self.live = self.default_live()
+
+    def default_live(self) -> LiveT:
+        """The library's own HTTP transport."""
+        raise NotImplementedError
+
+
+class SyncFixtureTransport(FixtureTransportBase[SyncLive[ReqT]], Generic[ReqT, RespT]):
+    """A sync record/replay transport; a subclass sets :attr:`library`."""
+
+    library: Library[RespT]
+
+    def handle_request(self, request: ReqT) -> RespT:
+        """The recorded response, or the live one while it is recorded."""
+        live = self.live
+        return self.library.handle(self.exchange, request, live.handle_request if live else None)
+
+    def close(self) -> None:
+        """Close the live transport, if any."""
+        if self.live is not None:
+            self.live.close()
+
+
+class AsyncFixtureTransport(FixtureTransportBase[AsyncLive[ReqT]], Generic[ReqT, RespT]):
+    """An async record/replay transport; a subclass sets :attr:`library`."""
+
+    library: Library[RespT]
+
+    async def handle_async_request(self, request: ReqT) -> RespT:
+        """The recorded response, or the live one while it is recorded."""
+        live = self.live
+        send = live.handle_async_request if live else None
+        return await self.library.handle_async(self.exchange, request, send)
+
+    async def aclose(self) -> None:
+        """Close the live transport, if any."""
+        if self.live is not None:
+            await self.live.aclose()
+
+
+def build_client(
+    client: Callable[..., ClientT],
+    transport: Callable[..., Any],
+    store: StoreArg | Exchange,
+    mode: str,
+    *,
+    approve_live: bool,
+    match_host: bool,
+    source: str | None,
+    live: Any,
+    client_options: dict[str, Any],
+) -> ClientT:
+    """``client(transport=transport(store, ...), **client_options)``."""
+    fixture_transport = transport(
+        store,
+        mode=mode,
+        approve_live=approve_live,
+        transport=live,
+        match_host=match_host,
+        source=source,
+    )
+    return client(transport=fixture_transport, **client_options)

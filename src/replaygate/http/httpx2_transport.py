@@ -1,0 +1,102 @@
+"""Record/replay transports and clients for ``httpx2`` (used by ``anthropic`` 2.x, ``openai`` 3.x).
+
+One line wires an SDK to fixtures::
+
+    client = anthropic.Anthropic(api_key="test", http_client=httpx2_client(store))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx2
+
+from replaygate.http.adapter import AsyncFixtureTransport, SyncFixtureTransport, build_client
+from replaygate.http.transport import (
+    Exchange,
+    Library,
+    ReplayByteStream,
+    StoreArg,
+    TeeByteStream,
+)
+
+
+class _ReplayStream(ReplayByteStream, httpx2.SyncByteStream, httpx2.AsyncByteStream):
+    library = httpx2
+
+
+class _TeeStream(TeeByteStream, httpx2.SyncByteStream, httpx2.AsyncByteStream):
+    library = httpx2
+
+
+HTTPX2: Library[httpx2.Response] = Library(httpx2, httpx2.Response, _ReplayStream, _TeeStream)
+
+
+class Httpx2Transport(SyncFixtureTransport[httpx2.Request, httpx2.Response], httpx2.BaseTransport):
+    """An ``httpx2`` transport answering from fixtures (recording in a recording mode)."""
+
+    library = HTTPX2
+
+    def default_live(self) -> httpx2.BaseTransport:
+        """``httpx2.HTTPTransport()``."""
+        return httpx2.HTTPTransport()
+
+
+class AsyncHttpx2Transport(
+    AsyncFixtureTransport[httpx2.Request, httpx2.Response], httpx2.AsyncBaseTransport
+):
+    """The async form of :class:`Httpx2Transport`."""
+
+    library = HTTPX2
+
+    def default_live(self) -> httpx2.AsyncBaseTransport:
+        """``httpx2.AsyncHTTPTransport()``."""
+        return httpx2.AsyncHTTPTransport()
+
+
+def httpx2_client(
+    store: StoreArg | Exchange,
+    mode: str = "replay",
+    *,
+    approve_live: bool = False,
+    match_host: bool = False,
+    source: str | None = None,
+    transport: httpx2.BaseTransport | None = None,
+    **client_options: Any,
+) -> httpx2.Client:
+    """An ``httpx2.Client`` over :class:`Httpx2Transport` (``client_options`` go to the client)."""
+    return build_client(
+        httpx2.Client,
+        Httpx2Transport,
+        store,
+        mode,
+        approve_live=approve_live,
+        match_host=match_host,
+        source=source,
+        live=transport,
+        client_options=client_options,
+    )
+
+
+def httpx2_async_client(
+    store: StoreArg | Exchange,
+    mode: str = "replay",
+    *,
+    approve_live: bool = False,
+    match_host: bool = False,
+    source: str | None = None,
+    transport: httpx2.AsyncBaseTransport | None = None,
+    **client_options: Any,
+) -> httpx2.AsyncClient:
+    """An ``httpx2.AsyncClient`` over :class:`AsyncHttpx2Transport`."""
+    return build_client(
+        httpx2.AsyncClient,
+        AsyncHttpx2Transport,
+        store,
+        mode,
+        approve_live=approve_live,
+        match_host=match_host,
+        source=source,
+        live=transport,
+        client_options=client_options,
+    )

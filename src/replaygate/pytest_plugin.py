@@ -1,0 +1,258 @@
+"""The pytest plugin: per-test fixture stores, SDK clients wired to them, and the run's mode.
+
+A thin layer over :mod:`replaygate.http`. It does nothing unless a test asks for one
+of its fixtures (or a recording mode is asked for on the command line).
+
+Options:
+
+- ``--record-mode=replay|record-missing|rerecord`` (default ``replay``);
+- ``--approve-live``: the explicit approval the recording modes need (without it a
+  recording mode is a usage error, before any test runs);
+- ``--replaygate-dir`` (default ``tests/fixtures``, relative to the rootdir);
+- ``--replaygate-strict``: a test that leaves HTTP fixtures of its store unused (never
+  requested, or requested fewer times than responses were recorded) fails at teardown.
+
+Fixtures: ``replaygate_mode``; ``replaygate_store`` (per test,
+``<dir>/<test module>/<test name>.jsonl``); ``replaygate_exchange`` (the test's
+record/replay session, shared by everything below); ``anthropic_client``,
+``async_anthropic_client``, ``openai_client``, ``async_openai_client`` (factories taking
+the SDK's keyword arguments, e.g. ``base_url``, and returning a client over the
+test's store); ``replaygate_intercept`` (covers clients the code under test builds).
+
+Marker: ``@pytest.mark.replaygate(fixtures="path", interface=..., source=...)``:
+``fixtures`` replaces the test's store (a ``.jsonl`` file or a folder, relative to
+``--replaygate-dir``); ``interface`` and ``source`` go into recorded fixtures' meta.
+
+In replay mode the network is blocked (loopback only) from the setup of
+``replaygate_store`` to its teardown, i.e. for the whole of every test that uses any
+of the fixtures above.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from replaygate.http.transport import Exchange
+    from replaygate.store import FixtureStore
+
+RECORD_MODES: tuple[str, ...] = ("replay", "record-missing", "rerecord")
+DEFAULT_DIR = "tests/fixtures"
+REPLAY_API_KEY = "replaygate-replay-no-key"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]=,+]")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Register the replaygate options."""
+    group = parser.getgroup("replaygate", "replaygate: record and replay model calls")
+    group.addoption(
+        "--record-mode",
+        dest="replaygate_record_mode",
+        choices=RECORD_MODES,
+        default="replay",
+        help="replay (default, never live), record-missing or rerecord; "
+        "the recording modes need --approve-live",
+    )
+    group.addoption(
+        "--approve-live",
+        dest="replaygate_approve_live",
+        action="store_true",
+        default=False,
+        help="approve live model calls for this run (required by the recording modes)",
+    )
+    group.addoption(
+        "--replaygate-dir",
+        dest="replaygate_dir",
+        default=DEFAULT_DIR,
+        help=f"folder of the per-test fixture stores (default {DEFAULT_DIR}, under the rootdir)",
+    )
+    group.addoption(
+        "--replaygate-strict",
+        dest="replaygate_strict",
+        action="store_true",
+        default=False,
+        help="fail a test that leaves recorded HTTP fixtures of its store unused",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the marker; refuse a recording mode without approval."""
+    config.addinivalue_line(
+        "markers",
+        "replaygate(fixtures=None, interface=None, source=None): the test's fixture store "
+        "(relative to --replaygate-dir) and the meta of what it records",
+    )
+    mode = config.getoption("replaygate_record_mode", "replay")
+    if mode != "replay" and not config.getoption("replaygate_approve_live", False):
+        raise pytest.UsageError(
+            f"--record-mode={mode} makes live model calls and needs an explicit approval "
+            "for this run: add --approve-live. Nothing was run."
+        )
+
+
+def _marker_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:
+    marker = request.node.get_closest_marker("replaygate")
+    if marker is None:
+        return {}
+    kwargs = dict(marker.kwargs)
+    if marker.args:
+        kwargs.setdefault("fixtures", marker.args[0])
+    return kwargs
+
+
+def fixtures_dir(config: pytest.Config) -> Path:
+    """The ``--replaygate-dir`` folder, resolved against the rootdir."""
+    return Path(config.rootpath) / str(config.getoption("replaygate_dir", DEFAULT_DIR))
+
+
+def store_path(request: pytest.FixtureRequest) -> Path:
+    """The test's store: the marker's ``fixtures`` or ``<dir>/<module>/<test name>.jsonl``."""
+    base = fixtures_dir(request.config)
+    chosen = _marker_kwargs(request).get("fixtures")
+    if chosen:
+        return base / Path(os.fspath(chosen))
+    node = request.node
+    name = node.name if node.cls is None else f"{node.cls.__name__}.{node.name}"
+    return base / Path(node.path).stem / f"{_UNSAFE.sub('_', name)}.jsonl"
+
+
+@pytest.fixture
+def replaygate_mode(request: pytest.FixtureRequest) -> str:
+    """The run's mode: ``replay``, ``record-missing`` or ``rerecord``."""
+    return str(request.config.getoption("replaygate_record_mode", "replay"))
+
+
+@pytest.fixture
+def replaygate_store(
+    request: pytest.FixtureRequest, replaygate_mode: str
+) -> Iterator[FixtureStore]:
+    """The test's fixture store; in replay mode the network is blocked while the test runs."""
+    from replaygate.http import block_network, reset_uses, unused
+    from replaygate.store import FixtureStore
+
+    store = FixtureStore.open(store_path(request))
+    with ExitStack() as stack:
+        stack.callback(store.close)
+        if replaygate_mode == "replay":
+            stack.enter_context(block_network())
+        yield store
+        if request.config.getoption("replaygate_strict", False):
+            lines = unused(store)
+            reset_uses(store)
+            if lines:
+                pytest.fail(
+                    f"--replaygate-strict: {len(lines)} recorded fixture(s) of {store.path} "
+                    "unused by this test:\n  " + "\n  ".join(lines),
+                    pytrace=False,
+                )
+
+
+@pytest.fixture
+def replaygate_exchange(
+    request: pytest.FixtureRequest, replaygate_store: FixtureStore, replaygate_mode: str
+) -> Exchange:
+    """The test's record/replay session over its store (counters shared by its clients)."""
+    from replaygate.http import Exchange
+
+    marker = _marker_kwargs(request)
+    return Exchange(
+        replaygate_store,
+        mode=replaygate_mode,
+        approve_live=bool(request.config.getoption("replaygate_approve_live", False)),
+        source=marker.get("source"),
+        interface=marker.get("interface"),
+    )
+
+
+def _sdk_kwargs(exchange: Exchange, env_key: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    if exchange.mode == "replay" and "api_key" not in kwargs and not os.environ.get(env_key):
+        kwargs["api_key"] = REPLAY_API_KEY
+    return kwargs
+
+
+@pytest.fixture
+def anthropic_client(replaygate_exchange: Exchange) -> Iterator[Callable[..., Any]]:
+    """A factory of ``anthropic.Anthropic`` clients over the test's store (SDK kwargs)."""
+    import anthropic
+
+    from replaygate.http import httpx2_client
+
+    made: list[Any] = []
+
+    def make(**kwargs: Any) -> anthropic.Anthropic:
+        kwargs.setdefault("http_client", httpx2_client(replaygate_exchange))
+        client = anthropic.Anthropic(
+            **_sdk_kwargs(replaygate_exchange, "ANTHROPIC_API_KEY", kwargs)
+        )
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.close()
+
+
+@pytest.fixture
+def async_anthropic_client(replaygate_exchange: Exchange) -> Callable[..., Any]:
+    """A factory of ``anthropic.AsyncAnthropic`` clients over the test's store."""
+    import anthropic
+
+    from replaygate.http import httpx2_async_client
+
+    def make(**kwargs: Any) -> anthropic.AsyncAnthropic:
+        kwargs.setdefault("http_client", httpx2_async_client(replaygate_exchange))
+        return anthropic.AsyncAnthropic(
+            **_sdk_kwargs(replaygate_exchange, "ANTHROPIC_API_KEY", kwargs)
+        )
+
+    return make
+
+
+@pytest.fixture
+def openai_client(replaygate_exchange: Exchange) -> Iterator[Callable[..., Any]]:
+    """A factory of ``openai.OpenAI`` clients over the test's store (SDK kwargs)."""
+    import openai
+
+    from replaygate.http import httpx2_client
+
+    made: list[Any] = []
+
+    def make(**kwargs: Any) -> openai.OpenAI:
+        kwargs.setdefault("http_client", httpx2_client(replaygate_exchange))
+        client = openai.OpenAI(**_sdk_kwargs(replaygate_exchange, "OPENAI_API_KEY", kwargs))
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.close()
+
+
+@pytest.fixture
+def async_openai_client(replaygate_exchange: Exchange) -> Callable[..., Any]:
+    """A factory of ``openai.AsyncOpenAI`` clients over the test's store."""
+    import openai
+
+    from replaygate.http import httpx2_async_client
+
+    def make(**kwargs: Any) -> openai.AsyncOpenAI:
+        kwargs.setdefault("http_client", httpx2_async_client(replaygate_exchange))
+        return openai.AsyncOpenAI(**_sdk_kwargs(replaygate_exchange, "OPENAI_API_KEY", kwargs))
+
+    return make
+
+
+@pytest.fixture
+def replaygate_intercept(replaygate_exchange: Exchange) -> Iterator[Exchange]:
+    """Answers every httpx/httpx2 client built during the test from the test's store."""
+    from replaygate.http import intercept
+
+    with intercept(replaygate_exchange) as exchange:
+        yield exchange

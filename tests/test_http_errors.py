@@ -1,0 +1,250 @@
+"""Errors, retries, cut streams and misses, through the official SDKs over loopback HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import httpx2
+import openai
+import pytest
+
+from replaygate.errors import FixtureMismatchError
+from replaygate.http import Httpx2Transport, block_network, httpx2_async_client, httpx2_client
+from replaygate.sim import FaultPlan, Simulator
+from replaygate.store import FixtureStore
+
+CLAUDE = "claude-sim-1"
+GPT = "gpt-sim-1"
+HI = [{"role": "user", "content": "hi"}]
+
+
+def claude(store: Path | FixtureStore, mode: str, base_url: str | None = None, **kw: Any) -> Any:
+    http = httpx2_client(store, mode, approve_live=mode != "replay")
+    return anthropic.Anthropic(api_key="test", base_url=base_url, http_client=http, **kw)
+
+
+def gpt(store: Path | FixtureStore, mode: str, base_url: str | None = None, **kw: Any) -> Any:
+    http = httpx2_client(store, mode, approve_live=mode != "replay")
+    return openai.OpenAI(api_key="test", base_url=base_url, http_client=http, **kw)
+
+
+def outcome(call: Any) -> tuple[str, Any]:
+    """The exception class and message of a call, or its result."""
+    try:
+        return "ok", call()
+    except Exception as err:
+        return type(err).__name__, str(err)
+
+
+def anthropic_call(client: Any, stream: bool = False, **overrides: Any) -> Any:
+    args: dict[str, Any] = {"model": CLAUDE, "max_tokens": 64, "messages": HI, **overrides}
+    if stream:
+        return [e.model_dump(mode="json") for e in client.messages.create(stream=True, **args)]
+    return client.messages.create(**args).model_dump(mode="json")
+
+
+def openai_call(client: Any, stream: bool = False, **overrides: Any) -> Any:
+    args: dict[str, Any] = {"model": GPT, "messages": HI, **overrides}
+    if stream:
+        return [c.model_dump(mode="json") for c in client.chat.completions.create(stream=True, **args)]
+    return client.chat.completions.create(**args).model_dump(mode="json")
+
+
+@pytest.mark.parametrize(
+    ("sdk", "fault", "stream", "expected"),
+    [
+        ("anthropic", "429", False, "RateLimitError"),
+        ("anthropic", "529", False, "OverloadedError"),
+        ("anthropic", "500", False, "InternalServerError"),
+        ("anthropic", "sse-error", True, "APIStatusError"),
+        ("anthropic", "429", True, "RateLimitError"),
+        ("openai", "429", False, "RateLimitError"),
+        ("openai", "529", False, "InternalServerError"),
+        ("openai", "500", True, "InternalServerError"),
+    ],
+)
+def test_error_replays_as_the_same_exception(
+    tmp_path: Path, sdk: str, fault: str, stream: bool, expected: str
+) -> None:
+    store = tmp_path / "errors.jsonl"
+    make, call = (claude, anthropic_call) if sdk == "anthropic" else (gpt, openai_call)
+    faults = FaultPlan.sequence([fault], retry_after=0.01)
+    with Simulator(behavior="echo", faults=faults) as sim:
+        url = sim.url if sdk == "anthropic" else sim.openai_base_url
+        live = outcome(lambda: call(make(store, "record-missing", url, max_retries=0), stream))
+    assert live[0] == expected
+    with block_network():
+        replayed = outcome(lambda: call(make(store, "replay", max_retries=0), stream))
+    assert replayed == live
+
+
+@pytest.mark.parametrize("sdk", ["anthropic", "openai"])
+def test_bad_request_and_auth_errors_replay(tmp_path: Path, sdk: str) -> None:
+    store = tmp_path / "errors.jsonl"
+    with Simulator(behavior="echo") as sim:
+        if sdk == "anthropic":
+            bad = lambda c: anthropic_call(c, messages=[{"role": "bogus", "content": "x"}])  # noqa: E731
+            client = claude(store, "record-missing", sim.url, max_retries=0)
+            live = [outcome(lambda: bad(client))]
+        else:
+            bad = lambda c: openai_call(c, messages=[{"role": "bogus", "content": "x"}])  # noqa: E731
+            client = gpt(store, "record-missing", sim.openai_base_url, max_retries=0)
+            no_auth = gpt(
+                store,
+                "record-missing",
+                sim.openai_base_url,
+                max_retries=0,
+                default_headers={"Authorization": ""},
+            )
+            live = [outcome(lambda: bad(client)), outcome(lambda: openai_call(no_auth))]
+    expected = ["BadRequestError"] + (["AuthenticationError"] if sdk == "openai" else [])
+    assert [name for name, _ in live] == expected
+    with block_network():
+        if sdk == "anthropic":
+            replayed = [outcome(lambda: bad(claude(store, "replay")))]
+        else:
+            no_auth = gpt(store, "replay", default_headers={"Authorization": ""})
+            replayed = [outcome(lambda: bad(gpt(store, "replay"))), outcome(lambda: openai_call(no_auth))]
+    assert replayed == live
+
+
+def test_retries_replay_in_order_without_sleeping(tmp_path: Path) -> None:
+    store = tmp_path / "retries.jsonl"
+    faults = FaultPlan.sequence(["429", "529"], retry_after=0.25)
+    with Simulator(behavior="echo", faults=faults) as sim:
+        started = time.perf_counter()
+        live = anthropic_call(claude(store, "record-missing", sim.url))
+        live_seconds = time.perf_counter() - started
+        assert len(sim.requests) == 3
+    assert live_seconds >= 0.5
+    (fixture,) = FixtureStore.open(store)
+    assert [r["status"] for r in fixture.responses] == [429, 529, 200]
+    assert fixture.responses[0]["headers"]["retry-after-ms"] == "250"
+    with block_network():
+        client = claude(store, "replay")
+        started = time.perf_counter()
+        replayed = anthropic_call(client)
+        seconds = time.perf_counter() - started
+    assert replayed == live
+    assert seconds < 0.2
+
+
+def test_repeats_past_the_recorded_responses_repeat_the_last(tmp_path: Path) -> None:
+    store = tmp_path / "repeats.jsonl"
+    with Simulator(behavior="echo", faults=FaultPlan.sequence(["500"], retry_after=0.01)) as sim:
+        client = claude(store, "record-missing", sim.url, max_retries=0)
+        first = outcome(lambda: anthropic_call(client))
+        second = outcome(lambda: anthropic_call(client))
+    assert first[0] == "InternalServerError" and second[0] == "ok"
+    client = claude(store, "replay", max_retries=0)
+    with block_network():
+        assert [outcome(lambda: anthropic_call(client)) for _ in range(4)] == [
+            first,
+            second,
+            second,
+            second,
+        ]
+
+
+@pytest.mark.parametrize("sdk", ["anthropic", "openai"])
+def test_cut_stream_replays_as_cut(tmp_path: Path, sdk: str) -> None:
+    store = tmp_path / "cut.jsonl"
+    seen: list[Any] = []
+
+    def consume(client: Any) -> tuple[str, Any]:
+        seen.clear()
+        try:
+            if sdk == "anthropic":
+                for event in client.messages.create(
+                    model=CLAUDE, max_tokens=64, messages=[{"role": "user", "content": "a " * 40}], stream=True
+                ):
+                    seen.append(event.model_dump(mode="json"))
+            else:
+                for chunk in client.chat.completions.create(
+                    model=GPT, messages=[{"role": "user", "content": "a " * 40}], stream=True
+                ):
+                    seen.append(chunk.model_dump(mode="json"))
+        except Exception as err:
+            cut = err if isinstance(err, httpx2.RemoteProtocolError) else err.__cause__
+            return type(err).__name__, isinstance(cut, httpx2.RemoteProtocolError)
+        return "ok", False
+
+    make = claude if sdk == "anthropic" else gpt
+    with Simulator(behavior="echo", faults=FaultPlan.sequence(["cut-stream"])) as sim:
+        url = sim.url if sdk == "anthropic" else sim.openai_base_url
+        live = consume(make(store, "record-missing", url, max_retries=0)), list(seen)
+    expected = ("RemoteProtocolError" if sdk == "anthropic" else "APIConnectionError", True)
+    assert live[0] == expected
+    assert live[1]
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.response["stream_end"] == "cut"
+    assert fixture.response["stream_error"]["type"] == "RemoteProtocolError"
+    with block_network():
+        replayed = consume(make(store, "replay", max_retries=0)), list(seen)
+    assert replayed == live
+
+
+def _miss(sdk: str, is_async: bool, store: FixtureStore) -> None:
+    if sdk == "anthropic":
+        args: dict[str, Any] = {"model": CLAUDE, "max_tokens": 64, "messages": HI}
+        if is_async:
+            client = anthropic.AsyncAnthropic(api_key="t", http_client=httpx2_async_client(store))
+            asyncio.run(client.messages.create(**args))
+        else:
+            anthropic.Anthropic(api_key="t", http_client=httpx2_client(store)).messages.create(**args)
+    else:
+        args = {"model": GPT, "messages": HI}
+        if is_async:
+            client_o = openai.AsyncOpenAI(api_key="t", http_client=httpx2_async_client(store))
+            asyncio.run(client_o.chat.completions.create(**args))
+        else:
+            openai.OpenAI(api_key="t", http_client=httpx2_client(store)).chat.completions.create(**args)
+
+
+class CountingStore(FixtureStore):
+    """A real store that counts its lookups."""
+
+    finds = 0
+
+    def find(self, request: Any, canonical: str | None = None) -> Any:
+        self.finds += 1
+        return super().find(request, canonical)
+
+
+@pytest.mark.parametrize("sdk", ["anthropic", "openai"])
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+def test_miss_reaches_the_test_unwrapped_at_once(tmp_path: Path, sdk: str, is_async: bool) -> None:
+    path = tmp_path / "miss.jsonl"
+    with Simulator(behavior="echo") as sim:
+        if sdk == "anthropic":
+            anthropic_call(claude(path, "record-missing", sim.url), max_tokens=99)
+        else:
+            openai_call(gpt(path, "record-missing", sim.openai_base_url), model="gpt-other")
+    store = CountingStore(path)
+    store.refresh()
+    with block_network():
+        started = time.perf_counter()
+        with pytest.raises(FixtureMismatchError) as caught:
+            _miss(sdk, is_async, store)
+        seconds = time.perf_counter() - started
+    assert seconds < 0.3  # the SDKs' first retry backoff is at least 0.375 s
+    assert store.finds == 1
+    err = caught.value
+    assert isinstance(err, anthropic.AnthropicError if sdk == "anthropic" else openai.OpenAIError)
+    assert err.__cause__ is None
+    assert err.store == str(path)
+    diff = "body.max_tokens: 99 != 64" if sdk == "anthropic" else "body.model: 'gpt-other' != 'gpt-sim-1'"
+    assert diff in err.differences
+    assert diff in str(err)
+
+
+def test_miss_through_a_plain_client_names_key_and_store(tmp_path: Path) -> None:
+    client = httpx2.Client(transport=Httpx2Transport(tmp_path / "empty.jsonl"))
+    with pytest.raises(FixtureMismatchError, match="the store is empty") as caught:
+        client.post("https://api.anthropic.com/v1/messages", json={"model": "m"})
+    assert caught.value.key in str(caught.value)
+    assert not (tmp_path / "empty.jsonl").exists()

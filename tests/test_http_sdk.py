@@ -1,0 +1,222 @@
+"""Both official SDKs over real loopback HTTP: record against the simulator, replay offline.
+
+Every case records through ``replaygate.http`` in ``record-missing`` mode, stops the
+simulator, then replays with the network blocked and the SDK pointed at the real API
+host (so a request escaping the transport would be refused), and compares what the
+SDK produced: same events, same final message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+
+from replaygate.http import block_network, httpx2_async_client, httpx2_client
+from replaygate.sim import ScriptBehavior, Simulator
+from replaygate.store import FixtureStore
+from replaygate.types import ModelResponse, ToolCall, Usage
+
+FAKE_KEY = "test-key"
+CLAUDE = "claude-sim-1"
+GPT = "gpt-sim-1"
+QUESTION = [{"role": "user", "content": "Tell me about keep-alive connections, briefly."}]
+ANTHROPIC_TOOL = {
+    "name": "search_corpus",
+    "description": "Search the corpus.",
+    "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}},
+}
+OPENAI_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "search_corpus",
+        "description": "Search the corpus.",
+        "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+    },
+}
+TEXT_ANSWER = ModelResponse(
+    text="Keep-alive reuses one TCP connection for many requests, saving a handshake per call.",
+    usage=Usage(input_tokens=40, output_tokens=18),
+)
+TOOL_ANSWER = ModelResponse(
+    text="Let me look that up.",
+    tool_calls=(
+        ToolCall(
+            "toolu_sim_01",
+            "search_corpus",
+            {"q": "keep-alive connections", "limit": 3, "filters": {"lang": ["en", "zh"]}},
+        ),
+    ),
+    stop_reason="tool_use",
+)
+
+Result = dict[str, Any]
+
+
+def _dump(items: Any) -> list[Any]:
+    return [item.model_dump(mode="json") for item in items]
+
+
+# -- interactions: what user code does with a client, as comparable data ------------------
+
+
+def anthropic_sync(client: anthropic.Anthropic, stream: str, tools: bool) -> Result:
+    extra: dict[str, Any] = {"tools": [ANTHROPIC_TOOL]} if tools else {}
+    args: dict[str, Any] = {"model": CLAUDE, "max_tokens": 256, "messages": QUESTION, **extra}
+    if stream == "helper":
+        with client.messages.stream(**args) as s:
+            events = _dump(s)
+            final = s.get_final_message()
+        return {"events": events, "final": final.model_dump(mode="json")}
+    if stream == "raw":
+        return {"events": _dump(client.messages.create(stream=True, **args))}
+    return {"final": client.messages.create(**args).model_dump(mode="json")}
+
+
+async def anthropic_async(client: anthropic.AsyncAnthropic, stream: str, tools: bool) -> Result:
+    extra: dict[str, Any] = {"tools": [ANTHROPIC_TOOL]} if tools else {}
+    args: dict[str, Any] = {"model": CLAUDE, "max_tokens": 256, "messages": QUESTION, **extra}
+    if stream == "helper":
+        async with client.messages.stream(**args) as s:
+            events = [e.model_dump(mode="json") async for e in s]
+            final = await s.get_final_message()
+        return {"events": events, "final": final.model_dump(mode="json")}
+    if stream == "raw":
+        raw = await client.messages.create(stream=True, **args)
+        return {"events": [e.model_dump(mode="json") async for e in raw]}
+    return {"final": (await client.messages.create(**args)).model_dump(mode="json")}
+
+
+def _accumulate(chunks: list[Any]) -> dict[str, Any]:
+    text, args = "", ""
+    for chunk in chunks:
+        for choice in chunk["choices"]:
+            text += choice["delta"].get("content") or ""
+            for call in choice["delta"].get("tool_calls") or []:
+                args += (call.get("function") or {}).get("arguments") or ""
+    return {"text": text, "arguments": args}
+
+
+def openai_sync(client: openai.OpenAI, stream: str, tools: bool) -> Result:
+    extra: dict[str, Any] = {"tools": [OPENAI_TOOL]} if tools else {}
+    args: dict[str, Any] = {"model": GPT, "messages": QUESTION, **extra}
+    if stream != "none":
+        chunks = _dump(client.chat.completions.create(stream=True, **args))
+        return {"events": chunks, "final": _accumulate(chunks)}
+    return {"final": client.chat.completions.create(**args).model_dump(mode="json")}
+
+
+async def openai_async(client: openai.AsyncOpenAI, stream: str, tools: bool) -> Result:
+    extra: dict[str, Any] = {"tools": [OPENAI_TOOL]} if tools else {}
+    args: dict[str, Any] = {"model": GPT, "messages": QUESTION, **extra}
+    if stream != "none":
+        raw = await client.chat.completions.create(stream=True, **args)
+        chunks = [c.model_dump(mode="json") async for c in raw]
+        return {"events": chunks, "final": _accumulate(chunks)}
+    return {"final": (await client.chat.completions.create(**args)).model_dump(mode="json")}
+
+
+def run(
+    sdk: str, is_async: bool, store: Path | FixtureStore, mode: str, base_url: str | None
+) -> Callable[[str, bool], Result]:
+    """A function running one interaction through a fresh client wired to ``store``."""
+    approve = mode != "replay"
+    source = "sim" if approve else None
+
+    def interact(stream: str, tools: bool) -> Result:
+        options: dict[str, Any] = {"api_key": FAKE_KEY}
+        if sdk == "anthropic":
+            if base_url:
+                options["base_url"] = base_url
+            if is_async:
+                http = httpx2_async_client(store, mode, approve_live=approve, source=source)
+                client = anthropic.AsyncAnthropic(http_client=http, **options)
+                return asyncio.run(anthropic_async(client, stream, tools))
+            sync = anthropic.Anthropic(
+                http_client=httpx2_client(store, mode, approve_live=approve, source=source),
+                **options,
+            )
+            return anthropic_sync(sync, stream, tools)
+        if base_url:
+            options["base_url"] = base_url + "/v1"
+        if is_async:
+            http = httpx2_async_client(store, mode, approve_live=approve, source=source)
+            client_o = openai.AsyncOpenAI(http_client=http, **options)
+            return asyncio.run(openai_async(client_o, stream, tools))
+        sync_o = openai.OpenAI(
+            http_client=httpx2_client(store, mode, approve_live=approve, source=source), **options
+        )
+        return openai_sync(sync_o, stream, tools)
+
+    return interact
+
+
+CASES = [
+    pytest.param(sdk, is_async, stream, tools, id=f"{sdk}-{mode}-{stream}-{kind}")
+    for sdk, streams in (("anthropic", ("none", "helper", "raw")), ("openai", ("none", "sse")))
+    for is_async, mode in ((False, "sync"), (True, "async"))
+    for stream in streams
+    for tools, kind in ((False, "text"), (True, "tool"))
+]
+
+
+@pytest.mark.parametrize(("sdk", "is_async", "stream", "tools"), CASES)
+def test_record_then_replay_offline(
+    tmp_path: Path, sdk: str, is_async: bool, stream: str, tools: bool
+) -> None:
+    store = tmp_path / "fixtures.jsonl"
+    behavior = ScriptBehavior([TOOL_ANSWER if tools else TEXT_ANSWER])
+    with Simulator(behavior=behavior) as sim:
+        live = run(sdk, is_async, store, "record-missing", sim.url)(stream, tools)
+        assert len(sim.requests) == 1
+    with block_network():
+        replayed = run(sdk, is_async, store, "replay", None)(stream, tools)
+    assert replayed == live
+    recorded = FixtureStore.open(store)
+    assert len(recorded) == 1
+    (fixture,) = recorded
+    response = fixture.response
+    interface = "anthropic.messages" if sdk == "anthropic" else "openai.chat.completions"
+    assert fixture.meta is not None
+    assert fixture.meta["interface"] == interface
+    assert fixture.meta["source"] == "sim"
+    if stream == "none":
+        assert isinstance(response["body"], dict)
+    else:
+        assert response["stream_end"] == "complete"
+        assert response["headers"]["content-type"].startswith("text/event-stream")
+        last = response["events"][-1]
+        assert last["data"] == "[DONE]" if sdk == "openai" else last["event"] == "message_stop"
+
+
+def test_tool_use_stream_carries_input_json_deltas(tmp_path: Path) -> None:
+    store = tmp_path / "fixtures.jsonl"
+    with Simulator(behavior=ScriptBehavior([TOOL_ANSWER]), chunk_size=8) as sim:
+        live = run("anthropic", False, store, "record-missing", sim.url)("helper", True)
+    with block_network():
+        replayed = run("anthropic", False, store, "replay", None)("helper", True)
+    assert replayed == live
+    deltas = [
+        e["delta"]["partial_json"]
+        for e in replayed["events"]
+        if e["type"] == "content_block_delta" and e["delta"]["type"] == "input_json_delta"
+    ]
+    assert len(deltas) > 3
+    tool_block = replayed["final"]["content"][-1]
+    assert tool_block["type"] == "tool_use"
+    assert tool_block["input"] == dict(TOOL_ANSWER.tool_calls[0].arguments)
+
+
+def test_replay_twice_is_identical_and_ignores_host(tmp_path: Path) -> None:
+    store = tmp_path / "fixtures.jsonl"
+    with Simulator(behavior="echo") as sim:
+        live = run("anthropic", False, store, "record-missing", sim.url)("helper", False)
+    with block_network():
+        first = run("anthropic", False, store, "replay", "http://proxy.invalid:8080")("helper", False)
+        second = run("anthropic", True, store, "replay", None)("helper", False)
+    assert first == second == live
