@@ -248,3 +248,16 @@ def test_miss_through_a_plain_client_names_key_and_store(tmp_path: Path) -> None
         client.post("https://api.anthropic.com/v1/messages", json={"model": "m"})
     assert caught.value.key in str(caught.value)
     assert not (tmp_path / "empty.jsonl").exists()
+
+
+def test_retried_stream_request_records_the_error_body_the_sdk_left_unread(tmp_path: Path) -> None:
+    store = tmp_path / "retried-stream.jsonl"
+    with Simulator(behavior="echo", faults=FaultPlan.sequence(["429"], retry_after=0.01)) as sim:
+        live = anthropic_call(claude(store, "record-missing", sim.url), stream=True)
+    (fixture,) = FixtureStore.open(store)
+    first, second = fixture.responses
+    assert first["status"] == 429
+    assert first["body"]["error"]["type"] == "rate_limit_error"
+    assert second["stream_end"] == "complete"
+    with block_network():
+        assert anthropic_call(claude(store, "replay"), stream=True) == live

@@ -3,8 +3,9 @@
 Each indexed request is summarized by two small features, computed once while the
 store is scanned: a hash of everything but the conversation (model, system, tools,
 settings) and the hashes of its messages in order. The nearest request is the one
-sharing the settings and the longest common prefix of messages, then the closest
-message count. Ranking a 100,000-fixture store is a loop over integers.
+with the fewest differing parts (the settings, each message position), then the
+longest common prefix of messages. Ranking a 100,000-fixture store is a loop over
+integers.
 """
 
 from __future__ import annotations
@@ -51,22 +52,24 @@ def features(request: Mapping[str, Any]) -> Features:
     return Features(_hash(head), tuple(_hash(m) for m in items))
 
 
-def _common_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 def rank_key(target: Features, candidate: Features) -> tuple[int, int, int]:
-    """Smaller is nearer: settings differ, fewer shared leading messages, length gap."""
-    return (
-        0 if candidate.head == target.head else 1,
-        -_common_prefix(target.messages, candidate.messages),
-        abs(len(candidate.messages) - len(target.messages)),
-    )
+    """Smaller is nearer: how many parts differ, then fewer shared leading messages, then order.
+
+    The parts are the settings (everything but the conversation, as one) and each
+    message position, a message missing on one side counting as a difference.
+    """
+    a, b = target.messages, candidate.messages
+    same = 0
+    prefix = -1
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x == y:
+            same += 1
+        elif prefix < 0:
+            prefix = i
+    if prefix < 0:
+        prefix = min(len(a), len(b))
+    differing = (candidate.head != target.head) + max(len(a), len(b)) - same
+    return (differing, -prefix, abs(len(a) - len(b)))
 
 
 def nearest(target: Features, candidates: Iterable[tuple[T, Features]]) -> T | None:

@@ -1,0 +1,86 @@
+"""Ready-made checks: each assertion as a named gate or signal.
+
+The kind is always declared: ``kind="gate"`` fails the sample when it fails,
+``kind="signal"`` is only recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any
+
+from replaygate.assertions.citations import extract_citations
+from replaygate.assertions.contains import measure_contains
+from replaygate.assertions.kinds import Check, Kind, Measure
+from replaygate.assertions.sets import measure_set
+from replaygate.assertions.structure import Schema, StructureResult, measure_structure, parse_json
+
+
+def structure_check(
+    schema: Schema, *, kind: Kind, name: str = "structure", from_json: bool = False
+) -> Check[Any]:
+    """:func:`~replaygate.assertions.assert_structure` as a check; ``from_json`` parses text
+    first (text that is not JSON fails the check)."""
+
+    def measure(value: Any) -> StructureResult:
+        return measure_structure(parse_json(value) if from_json else value, schema)
+
+    return Check(name, kind, measure, "structure", "the output has the required structure")
+
+
+def contains_check(
+    required: Sequence[str],
+    *,
+    kind: Kind,
+    name: str = "contains",
+    aliases: Mapping[str, Sequence[str]] | None = None,
+    ignore_case: bool = True,
+) -> Check[str]:
+    """:func:`~replaygate.assertions.assert_contains` as a check."""
+    measure_contains("", required, aliases=aliases)  # validate the arguments now
+
+    def measure(text: str) -> Measure:
+        return measure_contains(text, required, aliases=aliases, ignore_case=ignore_case)
+
+    pieces = ", ".join(map(repr, required))
+    return Check(name, kind, measure, "contains", f"the text mentions each of {pieces}")
+
+
+def set_check(
+    expected: Iterable[Hashable],
+    *,
+    kind: Kind,
+    extract: Callable[[Any], Iterable[Hashable]],
+    name: str = "set",
+    min_recall: float = 1.0,
+    min_precision: float | None = None,
+) -> Check[Any]:
+    """:func:`~replaygate.assertions.assert_set` on ``extract(value)`` as a check."""
+    wanted = frozenset(expected)
+    measure_set((), wanted, min_recall=min_recall, min_precision=min_precision)
+
+    def measure(value: Any) -> Measure:
+        got = extract(value)
+        return measure_set(got, wanted, min_recall=min_recall, min_precision=min_precision)
+
+    items = ", ".join(sorted(map(str, wanted)))
+    return Check(name, kind, measure, "set", f"the extracted set covers {{{items}}}")
+
+
+def citations_check(
+    expected: Iterable[str],
+    *,
+    kind: Kind,
+    name: str = "citations",
+    min_recall: float = 1.0,
+    min_precision: float | None = None,
+) -> Check[str]:
+    """A :func:`set_check` on the ``[doc-id]`` citations of a text."""
+    return set_check(
+        expected,
+        kind=kind,
+        extract=extract_citations,
+        name=name,
+        min_recall=min_recall,
+        min_precision=min_precision,
+    )

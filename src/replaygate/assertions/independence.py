@@ -1,0 +1,116 @@
+"""Who is the judge, who is under test, and whether they are too close (law 8).
+
+Model ids are compared after :func:`normalize_model_id` (lower case, routing prefixes
+such as ``anthropic/`` or Bedrock's ``us.anthropic.`` removed). A *family rule* maps
+an id to its family; two models of one family may not judge each other. The default,
+:func:`vendor_family`, is the vendor: ``claude-*`` is ``anthropic``; ``gpt-*``,
+``chatgpt-*``, ``o1``/``o3``/``o4...`` are ``openai``; ``gemini-*``/``gemma-*`` are
+``google``; ``llama*`` is ``meta``; ``mistral``/``mixtral``/``codestral``... are
+``mistral``; ``command*`` is ``cohere``; ``deepseek*``, ``qwen*``/``qwq*`` (``alibaba``),
+``grok*`` (``xai``); any other id's family is its leading run of letters
+(``phi-3`` -> ``phi``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from replaygate.assertions.errors import JudgeIndependenceError
+
+FamilyRule = Callable[[str], str | None]
+"""Maps a normalized model id to its family; ``None`` means no family check."""
+
+_BEDROCK = re.compile(r"^(?:[a-z]{2,4}\.)?(?:anthropic|meta|mistral|cohere|amazon|ai21)\.(.+)$")
+_O_SERIES = re.compile(r"^o\d")
+_LEADING_LETTERS = re.compile(r"^[a-z]+")
+
+VENDOR_PREFIXES: Mapping[str, str] = {
+    "claude": "anthropic",
+    "gpt": "openai",
+    "chatgpt": "openai",
+    "davinci": "openai",
+    "gemini": "google",
+    "gemma": "google",
+    "palm": "google",
+    "llama": "meta",
+    "mistral": "mistral",
+    "mixtral": "mistral",
+    "codestral": "mistral",
+    "ministral": "mistral",
+    "magistral": "mistral",
+    "pixtral": "mistral",
+    "command": "cohere",
+    "deepseek": "deepseek",
+    "qwen": "alibaba",
+    "qwq": "alibaba",
+    "grok": "xai",
+}
+"""Id prefixes and the vendor family they belong to (the default rule's table)."""
+
+
+def normalize_model_id(model_id: str) -> str:
+    """Lower case, surrounding space and routing prefixes (``vendor/``, Bedrock's) removed."""
+    plain = model_id.strip().lower().rsplit("/", 1)[-1]
+    bedrock = _BEDROCK.match(plain)
+    return bedrock.group(1) if bedrock else plain
+
+
+def prefix_family(prefixes: Mapping[str, str]) -> FamilyRule:
+    """A family rule from a prefix table (longest prefix wins); unknown ids have no family."""
+    ordered = sorted(prefixes.items(), key=lambda item: -len(item[0]))
+
+    def rule(model_id: str) -> str | None:
+        return next((family for prefix, family in ordered if model_id.startswith(prefix)), None)
+
+    return rule
+
+
+_known_vendor = prefix_family(VENDOR_PREFIXES)
+
+
+def vendor_family(model_id: str) -> str | None:
+    """The default family rule: the vendor of ``model_id`` (see the module docstring)."""
+    known = _known_vendor(model_id)
+    if known is not None:
+        return known
+    if _O_SERIES.match(model_id):
+        return "openai"
+    letters = _LEADING_LETTERS.match(model_id)
+    return letters.group(0) if letters else None
+
+
+def exact_only(model_id: str) -> str | None:
+    """A family rule that disables the family check: only equal ids are refused."""
+    return None
+
+
+def model_id_of(model: Any) -> str | None:
+    """The model id a :class:`~replaygate.types.Model` sends: ``.settings.model``, or a
+    string ``model_id`` / ``model`` attribute; ``None`` when it does not say."""
+    settings = getattr(model, "settings", None)
+    for value in (getattr(settings, "model", None), getattr(model, "model_id", None)):
+        if isinstance(value, str) and value:
+            return value
+    value = getattr(model, "model", None)
+    return value if isinstance(value, str) and value else None
+
+
+def check_independence(judge_id: str, under_test_id: str, family_rule: FamilyRule) -> None:
+    """Raise :class:`JudgeIndependenceError` when the ids, or their families, are equal."""
+    judge, tested = normalize_model_id(judge_id), normalize_model_id(under_test_id)
+    if judge == tested:
+        raise JudgeIndependenceError(
+            f"refusing a judge that is the model under test: both are {judge_id!r}. "
+            "A model grading its own output is biased towards its own style (law 8); "
+            "use a judge from another vendor family."
+        )
+    judge_family, tested_family = family_rule(judge), family_rule(tested)
+    if judge_family is not None and judge_family == tested_family:
+        raise JudgeIndependenceError(
+            f"refusing judge {judge_id!r} for model under test {under_test_id!r}: both are of "
+            f"family {judge_family!r} under the family rule, and a family shares its biases "
+            "(law 8). Use a judge from another family, or pass family_rule=exact_only to "
+            "refuse only the very same model."
+        )

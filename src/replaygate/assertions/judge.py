@@ -1,0 +1,131 @@
+"""LLM-as-judge: another model grades an output against a rubric.
+
+The judge is a :class:`~replaygate.types.Model`, so with a
+:class:`~replaygate.replay.ReplayModel` or :class:`~replaygate.replay.RecordingModel`
+its calls record and replay through a fixture store like any other model call, and a
+judge-based test is deterministic in CI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from replaygate.assertions.errors import JudgeIndependenceError
+from replaygate.assertions.independence import (
+    FamilyRule,
+    check_independence,
+    model_id_of,
+    vendor_family,
+)
+from replaygate.assertions.judge_prompt import build_prompt, parse_grade, reasoning
+from replaygate.assertions.kinds import Check, Kind
+from replaygate.assertions.text import preview
+from replaygate.types import Message, Model
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The judge's grade of one text."""
+
+    score: float
+    threshold: float
+    judge: str
+    reply: str
+
+    @property
+    def passed(self) -> bool:
+        """True when the grade reaches the threshold."""
+        return self.score >= self.threshold
+
+    @property
+    def message(self) -> str:
+        """The grade against the threshold, with the judge's reasoning."""
+        verdict = "passes" if self.passed else "is below"
+        return (
+            f"judge {self.judge} graded {self.score:g}, which {verdict} the threshold "
+            f"{self.threshold:g}; reasoning: {preview(reasoning(self.reply))}"
+        )
+
+
+def _judge_id(model: Model, judge_id: str | None) -> str:
+    found = judge_id or model_id_of(model)
+    if not found:
+        raise JudgeIndependenceError(
+            f"cannot tell which model the judge {type(model).__name__} is, so its independence "
+            "from the model under test cannot be checked (law 8); pass judge_id='<model id>'"
+        )
+    return found
+
+
+def _under_test_id(model: Model, under_test: Model | str) -> str:
+    if isinstance(under_test, str):
+        return under_test
+    if under_test is model:
+        raise JudgeIndependenceError(
+            "refusing a judge that is the model under test: the same model object was given "
+            "as judge and as under_test (law 8)"
+        )
+    found = model_id_of(under_test)
+    if not found:
+        raise JudgeIndependenceError(
+            f"cannot tell which model the model under test {type(under_test).__name__} is, so "
+            "the judge's independence cannot be checked (law 8); pass under_test='<model id>'"
+        )
+    return found
+
+
+class Judge:
+    """Grades a text with ``model`` against ``rubric``; passes at ``grade >= threshold``.
+
+    Refuses (:class:`JudgeIndependenceError`) a judge whose model id equals that of
+    ``under_test`` (a model or its id), or whose family does under ``family_rule``
+    (default: :func:`~replaygate.assertions.independence.vendor_family`). The judge's
+    id is read from ``model.settings.model`` unless ``judge_id`` is given.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        rubric: str,
+        *,
+        threshold: float,
+        under_test: Model | str,
+        judge_id: str | None = None,
+        family_rule: FamilyRule = vendor_family,
+        scale: tuple[int, int] = (1, 5),
+    ) -> None:
+        if not rubric.strip():
+            raise ValueError("a judge needs a rubric: say what a good output does")
+        low, high = scale
+        if low >= high:
+            raise ValueError(f"scale must be (low, high) with low < high, got {scale!r}")
+        if not low <= threshold <= high:
+            raise ValueError(f"threshold {threshold!r} is outside the scale {low}..{high}")
+        self.judge_id = _judge_id(model, judge_id)
+        self.under_test_id = _under_test_id(model, under_test)
+        check_independence(self.judge_id, self.under_test_id, family_rule)
+        self.model = model
+        self.rubric = rubric
+        self.threshold = threshold
+        self.scale = scale
+
+    def prompt(self, text: str) -> str:
+        """The prompt sent to the judge for ``text``."""
+        return build_prompt(self.rubric, text, self.scale)
+
+    def grade(self, text: str) -> Grade:
+        """Ask the judge; the last ``GRADE: n`` line of its reply is the grade."""
+        response = self.model.complete((Message.user(self.prompt(text)),), ())
+        score = parse_grade(response.text, self.scale)
+        return Grade(score, self.threshold, self.judge_id, response.text)
+
+    def assert_passes(self, text: str) -> Grade:
+        """Raise :class:`AssertionError` when the grade is below the threshold."""
+        grade = self.grade(text)
+        if not grade.passed:
+            raise AssertionError(grade.message)
+        return grade
+
+    def check(self, *, kind: Kind, name: str = "judge") -> Check[str]:
+        """This judge as a named gate or signal on a text."""
+        return Check(name, kind, self.grade, "judge", f"judge {self.judge_id}: {self.rubric}")
