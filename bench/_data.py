@@ -2,7 +2,7 @@
 
 Each conversation is a ResearchCopilot-like exchange in the Anthropic Messages shape:
 a system prompt, two tools with JSON schemas, a question, a search call and its
-result, a fetch call and its result. A fixture line is about 2 KB (as stored by ``Fixture.to_line``).
+result, a fetch call and its result. A fixture line (``Fixture.to_line``) is about 2 KB.
 """
 
 from __future__ import annotations
@@ -43,12 +43,13 @@ TOOLS = (
     ),
 )
 
-_WORDS = (
+_TEXT = (
     "retrieval augmented generation grounds answers in fetched documents; tool use lets "
     "the model call functions; fixtures record one request and its response; replay "
     "makes tests deterministic; evaluation scores outputs against expectations; a CI "
     "gate fails on a drop; sampling repeats a case; 检索增强生成 先检索再生成"
-).split()
+)
+_WORDS = tuple(_TEXT.split(" "))
 
 
 def _sentence(rng: random.Random, n: int) -> str:
@@ -72,7 +73,9 @@ def conversation(i: int) -> list[Message]:
         ),
         Message.tool_result(f"toolu_s{i}", f'{{"hits": [{hits}]}}'),
         Message.assistant("", [ToolCall(f"toolu_f{i}", "fetch_doc", {"doc_id": doc})]),
-        Message.tool_result(f"toolu_f{i}", f'{{"doc_id": "{doc}", "text": "{_sentence(rng, 16)}"}}'),
+        Message.tool_result(
+            f"toolu_f{i}", f'{{"doc_id": "{doc}", "text": "{_sentence(rng, 16)}"}}'
+        ),
     ]
 
 

@@ -35,6 +35,7 @@ def test_keys_and_auth_headers_never_reach_disk(tmp_path: Path, layout: str) -> 
             api_key=ANTHROPIC_KEY,
             base_url=sim.url,
             http_client=httpx2_client(store, "record-missing", **kw),
+            default_headers={"x-api-key": ANTHROPIC_KEY, "Cookie": f"session={MARKER}"},
         )
         a.messages.create(model="m", max_tokens=8, messages=HI)
         with a.messages.stream(model="m", max_tokens=9, messages=HI) as s:

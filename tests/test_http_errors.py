@@ -50,7 +50,9 @@ def anthropic_call(client: Any, stream: bool = False, **overrides: Any) -> Any:
 def openai_call(client: Any, stream: bool = False, **overrides: Any) -> Any:
     args: dict[str, Any] = {"model": GPT, "messages": HI, **overrides}
     if stream:
-        return [c.model_dump(mode="json") for c in client.chat.completions.create(stream=True, **args)]
+        return [
+            c.model_dump(mode="json") for c in client.chat.completions.create(stream=True, **args)
+        ]
     return client.chat.completions.create(**args).model_dump(mode="json")
 
 
@@ -108,7 +110,10 @@ def test_bad_request_and_auth_errors_replay(tmp_path: Path, sdk: str) -> None:
             replayed = [outcome(lambda: bad(claude(store, "replay")))]
         else:
             no_auth = gpt(store, "replay", default_headers={"Authorization": ""})
-            replayed = [outcome(lambda: bad(gpt(store, "replay"))), outcome(lambda: openai_call(no_auth))]
+            replayed = [
+                outcome(lambda: bad(gpt(store, "replay"))),
+                outcome(lambda: openai_call(no_auth)),
+            ]
     assert replayed == live
 
 
@@ -160,7 +165,10 @@ def test_cut_stream_replays_as_cut(tmp_path: Path, sdk: str) -> None:
         try:
             if sdk == "anthropic":
                 for event in client.messages.create(
-                    model=CLAUDE, max_tokens=64, messages=[{"role": "user", "content": "a " * 40}], stream=True
+                    model=CLAUDE,
+                    max_tokens=64,
+                    messages=[{"role": "user", "content": "a " * 40}],
+                    stream=True,
                 ):
                     seen.append(event.model_dump(mode="json"))
             else:
@@ -195,14 +203,18 @@ def _miss(sdk: str, is_async: bool, store: FixtureStore) -> None:
             client = anthropic.AsyncAnthropic(api_key="t", http_client=httpx2_async_client(store))
             asyncio.run(client.messages.create(**args))
         else:
-            anthropic.Anthropic(api_key="t", http_client=httpx2_client(store)).messages.create(**args)
+            anthropic.Anthropic(api_key="t", http_client=httpx2_client(store)).messages.create(
+                **args
+            )
     else:
         args = {"model": GPT, "messages": HI}
         if is_async:
             client_o = openai.AsyncOpenAI(api_key="t", http_client=httpx2_async_client(store))
             asyncio.run(client_o.chat.completions.create(**args))
         else:
-            openai.OpenAI(api_key="t", http_client=httpx2_client(store)).chat.completions.create(**args)
+            openai.OpenAI(api_key="t", http_client=httpx2_client(store)).chat.completions.create(
+                **args
+            )
 
 
 class CountingStore(FixtureStore):
@@ -237,7 +249,11 @@ def test_miss_reaches_the_test_unwrapped_at_once(tmp_path: Path, sdk: str, is_as
     assert isinstance(err, anthropic.AnthropicError if sdk == "anthropic" else openai.OpenAIError)
     assert err.__cause__ is None
     assert err.store == str(path)
-    diff = "body.max_tokens: 99 != 64" if sdk == "anthropic" else "body.model: 'gpt-other' != 'gpt-sim-1'"
+    diff = (
+        "body.max_tokens: 99 != 64"
+        if sdk == "anthropic"
+        else "body.model: 'gpt-other' != 'gpt-sim-1'"
+    )
     assert diff in err.differences
     assert diff in str(err)
 

@@ -217,6 +217,8 @@ def test_replay_twice_is_identical_and_ignores_host(tmp_path: Path) -> None:
     with Simulator(behavior="echo") as sim:
         live = run("anthropic", False, store, "record-missing", sim.url)("helper", False)
     with block_network():
-        first = run("anthropic", False, store, "replay", "http://proxy.invalid:8080")("helper", False)
+        first = run("anthropic", False, store, "replay", "http://proxy.invalid:8080")(
+            "helper", False
+        )
         second = run("anthropic", True, store, "replay", None)("helper", False)
     assert first == second == live

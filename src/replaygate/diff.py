@@ -20,7 +20,8 @@ class FieldDifference:
 
     def render(self, limit: int = _REPR_LIMIT) -> str:
         """``path: left != right`` with long values truncated."""
-        return f"{self.path or '<root>'}: {short_repr(self.left, limit)} != {short_repr(self.right, limit)}"
+        left, right = short_repr(self.left, limit), short_repr(self.right, limit)
+        return f"{self.path or '<root>'}: {left} != {right}"
 
 
 def short_repr(value: Any, limit: int = _REPR_LIMIT) -> str:

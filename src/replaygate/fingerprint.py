@@ -31,7 +31,7 @@ from replaygate.errors import CanonicalFormError
 CANONICAL_VERSION = 1
 KEY_LENGTH = 12
 
-_MATCH_OPTIONS = (
+MATCH_OPTIONS = (
     orjson.OPT_SORT_KEYS
     | orjson.OPT_PASSTHROUGH_DATACLASS
     | orjson.OPT_PASSTHROUGH_DATETIME
@@ -89,7 +89,7 @@ def match_form(request: Any, canonical: str | None = None) -> bytes:
     where :func:`canonical_json` would.
     """
     try:
-        form: bytes | None = orjson.dumps(request, option=_MATCH_OPTIONS)
+        form: bytes | None = orjson.dumps(request, option=MATCH_OPTIONS)
     except (TypeError, RecursionError):
         form = None
     if form is not None and (canonical is not None or b"null" not in form):
@@ -104,7 +104,7 @@ def match_form(request: Any, canonical: str | None = None) -> bytes:
     try:
         value = orjson.loads(canonical)
         if canonical_json(value) == canonical:
-            return orjson.dumps(value, option=_MATCH_OPTIONS)
+            return orjson.dumps(value, option=MATCH_OPTIONS)
     except (orjson.JSONDecodeError, TypeError, CanonicalFormError):
         pass
     return b"\x00" + canonical.encode("utf-8")
@@ -112,7 +112,7 @@ def match_form(request: Any, canonical: str | None = None) -> bytes:
 
 def parsed_match_form(value: Any) -> bytes:
     """:func:`match_form` of a value parsed from JSON text (it cannot hold NaN), unchecked."""
-    return orjson.dumps(value, option=_MATCH_OPTIONS)
+    return orjson.dumps(value, option=MATCH_OPTIONS)
 
 
 def _first_bad_value(value: Any, path: str, depth: int = 0) -> tuple[str, str]:

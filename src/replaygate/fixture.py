@@ -69,12 +69,14 @@ class Fixture:
         return obj
 
     def to_line(self) -> bytes:
-        """One JSONL line, newline included (non-ASCII kept as is)."""
-        return orjson.dumps(self.to_json()) + b"\n"
+        """One JSONL line, newline included: compact, keys sorted, non-ASCII kept as is."""
+        return orjson.dumps(self.to_json(), option=orjson.OPT_SORT_KEYS) + b"\n"
 
     def to_pretty(self) -> bytes:
         """The review-friendly one-file form: sorted keys, 2-space indent, trailing newline."""
-        return orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+        return (
+            orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+        )
 
 
 def from_json(obj: Any, file: str, line: int) -> Fixture:

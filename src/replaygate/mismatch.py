@@ -26,7 +26,9 @@ def mismatch_error(
     else:
         loc, fixture = near
         differences = tuple(d.render() for d in field_diff(fixture.request, request))
-        lines.append(f"nearest recorded request: key {fixture.key} at {loc} (recorded != requested)")
+        lines.append(
+            f"nearest recorded request: key {fixture.key} at {loc} (recorded != requested)"
+        )
         lines.extend(f"  {d}" for d in differences[:MAX_DIFF_LINES])
         if len(differences) > MAX_DIFF_LINES:
             lines.append(f"  ... and {len(differences) - MAX_DIFF_LINES} more differences")

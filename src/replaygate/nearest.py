@@ -11,17 +11,17 @@ integers.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
+
+from replaygate.fingerprint import MATCH_OPTIONS, parsed_match_form
 
 T = TypeVar("T")
 _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
 
-@dataclass(frozen=True, slots=True)
-class Features:
+class Features(NamedTuple):
     """The summary of one request used for ranking."""
 
     head: int
@@ -41,15 +41,56 @@ def _hash(value: Any) -> int:
         return hash(repr(value))
 
 
+def _split_head(holder: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The holder's fields sorted before and after ``messages``."""
+    before: dict[str, Any] = {}
+    after: dict[str, Any] = {}
+    for k, v in holder.items():
+        if k != "messages":
+            (before if str(k) < "messages" else after)[k] = v
+    return before, after
+
+
 def features(request: Mapping[str, Any]) -> Features:
     """The ranking features of ``request``."""
     holder = _conversation_holder(request)
     messages = holder.get("messages")
     items = messages if isinstance(messages, list) else []
-    head = {k: v for k, v in holder.items() if k != "messages"}
     if holder is not request:
+        head = {k: v for k, v in holder.items() if k != "messages"}
         head["__envelope__"] = {k: v for k, v in request.items() if k != "body"}
-    return Features(_hash(head), tuple(_hash(m) for m in items))
+        return Features(_hash(head), tuple(_hash(m) for m in items))
+    before, after = _split_head(holder)
+    try:
+        head_hash = hash(orjson.dumps(before, option=_OPTS) + orjson.dumps(after, option=_OPTS))
+    except TypeError:
+        head_hash = hash(repr((before, after)))
+    return Features(head_hash, tuple(_hash(m) for m in items))
+
+
+def summarize(request: dict[str, Any]) -> tuple[bytes, Features]:
+    """The match form and the ranking features of a request parsed from JSON, in one pass.
+
+    The match form is :func:`~replaygate.fingerprint.parsed_match_form` of ``request``,
+    assembled from the serialized messages the features hash anyway.
+    """
+    messages = request.get("messages")
+    body = request.get("body")
+    if not isinstance(messages, list) or (isinstance(body, Mapping) and "messages" in body):
+        return parsed_match_form(request), features(request)
+    before, after = _split_head(request)
+    forms = [orjson.dumps(m, option=MATCH_OPTIONS) for m in messages]
+    head_before = orjson.dumps(before, option=MATCH_OPTIONS)
+    head_after = orjson.dumps(after, option=MATCH_OPTIONS)
+    form = b"".join(
+        (
+            head_before[:-1],
+            b',"messages":[' if before else b'"messages":[',
+            b",".join(forms),
+            b"]," + head_after[1:] if after else b"]}",
+        )
+    )
+    return form, Features(hash(head_before + head_after), tuple(map(hash, forms)))
 
 
 def rank_key(target: Features, candidate: Features) -> tuple[int, int, int]:
@@ -61,7 +102,7 @@ def rank_key(target: Features, candidate: Features) -> tuple[int, int, int]:
     a, b = target.messages, candidate.messages
     same = 0
     prefix = -1
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x == y:
             same += 1
         elif prefix < 0:

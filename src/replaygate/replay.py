@@ -95,17 +95,25 @@ class ReplayModel:
         self.settings = RequestSettings(model, max_tokens, system, interface)
         self.sample = sample
         self.calls: list[Call] = []
+        self._wire = self.settings.wire
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The recorded response for this exact request, or a loud mismatch."""
         self.calls.append((tuple(messages), tuple(tools)))
-        request = self.settings.build(messages, tools)
+        settings = self.settings
+        request = self._wire.to_request(
+            messages,
+            tools,
+            model=settings.model,
+            max_tokens=settings.max_tokens,
+            system=settings.system,
+        )
         found = self.store.find(request)
         if found is None:
             raise mismatch_error(self.store, request, fixture_key(request))
         fixture = found[1]
         _sample_of(self.store, fixture.samples, fixture.key, self.sample)
-        return self.settings.wire.from_response(fixture.responses[self.sample])
+        return self._wire.from_response(fixture.responses[self.sample])
 
 
 class RecordingModel:
@@ -190,7 +198,7 @@ class RecordingModel:
 
     def _meta(self, source: str) -> dict[str, Any]:
         meta: dict[str, Any] = {
-            "interface": self.settings.interface,
+            "interface": self.settings.wire.name,
             "interface_version": self.settings.wire.version,
             "recorded_at": now_iso(),
             "source": source,

@@ -1,7 +1,7 @@
 """Detectors for secret-looking values in a fixture (law 4: nothing secret is written).
 
-Each detector is a small named rule. :func:`find_secret` walks a JSON value and
-returns the first path holding a match, so the error can name the field.
+Each detector is a small named rule. :func:`find_secrets` walks a JSON value and
+returns every path holding a match, so the error can name the field.
 """
 
 from __future__ import annotations
@@ -14,11 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 _PATTERNS: dict[str, re.Pattern[str]] = {
-    "Anthropic API key": re.compile(r"sk-ant-[A-Za-z0-9_\-]{20,}"),
-    "OpenAI API key": re.compile(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{32,}"),
+    "Anthropic API key": re.compile(r"(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_\-]{20,}"),
+    # A key is random: it has a digit, which a hyphenated phrase ("task-...") has not.
+    "OpenAI API key": re.compile(
+        r"(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z_\-]*[0-9])[A-Za-z0-9_\-]{32,}"
+    ),
     "AWS access key id": re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
     "GitHub token": re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})"),
-    "bearer token": re.compile(r"\bBearer\s+[A-Za-z0-9_\-.=+/]{16,}"),
+    "bearer token": re.compile(r"\b[Bb]earer\s+[A-Za-z0-9_\-.=+/]{16,}"),
     "PEM private key": re.compile(r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----"),
 }
 AUTH_LIKE_FIELD = re.compile(

@@ -17,11 +17,12 @@ recorders and crashes lose nothing (law 5).
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 from filelock import FileLock
@@ -29,12 +30,14 @@ from filelock import FileLock
 from replaygate import fingerprint
 from replaygate.errors import FixtureFormatError, SecretInFixtureError
 from replaygate.fingerprint import canonical_json, match_form, parsed_match_form
+from replaygate.fixture import FIELDS as _FIELDS
 from replaygate.fixture import Fixture, from_json
-from replaygate.nearest import Features, features, nearest
+from replaygate.nearest import Features, features, nearest, summarize
 from replaygate.secret_scan import find_secrets
 
 K = TypeVar("K")
 LOCK_NAME = ".replaygate.lock"
+_SUFFIXES = (".jsonl", ".json")
 _CHUNK = 8 << 20
 
 
@@ -51,14 +54,20 @@ class PartialTailError(FixtureFormatError):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
-    """Where one fixture is stored: file, 1-based line, byte offset and length."""
+class Location(NamedTuple):
+    """Where one fixture is stored: file, 1-based line, byte offset and length.
+
+    ``request_at`` is where, inside a JSONL line, the request's
+    :func:`~replaygate.fingerprint.match_form` stands verbatim (as in the lines
+    :meth:`Fixture.to_line` writes), or -1: a lookup then compares those bytes
+    directly instead of parsing and serializing the stored request again.
+    """
 
     file: Path
     line: int
     offset: int
     length: int
+    request_at: int = -1
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}"
@@ -109,9 +118,14 @@ def store_files(root: Path) -> list[Path]:
     """The fixture files of a store, in a stable order."""
     if root.suffix == ".jsonl" or root.is_file():
         return [root] if root.exists() else []
-    if not root.exists():
+    if not root.is_dir():
         return []
-    return sorted(p for p in root.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
+    found: list[tuple[str, ...]] = []
+    for folder, _, names in os.walk(root):
+        parts = Path(folder).parts
+        found.extend((*parts, name) for name in names if Path(name).suffix in _SUFFIXES)
+    found.sort()
+    return [Path(*parts) for parts in found]
 
 
 @dataclass
@@ -127,12 +141,13 @@ class FixtureStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._index: dict[str, list[Location]] = {}
-        self._forms: dict[int, list[Location]] = {}
+        self._index: dict[str, _Bucket] = {}
+        self._forms: dict[int, _Bucket] = {}
         self._features: dict[Location, Features] = {}
         self._files: dict[Path, _FileState] = {}
         self._fds: dict[Path, int] = {}
         self._count = 0
+        self._added: list[Location] = []
         self._lock: FileLock | None = None
 
     @classmethod
@@ -170,8 +185,8 @@ class FixtureStore:
 
     def locations(self) -> Iterator[Location]:
         """Every fixture's location."""
-        for locs in list(self._index.values()):
-            yield from locs
+        for bucket in list(self._index.values()):
+            yield from _members(bucket)
 
     def __iter__(self) -> Iterator[Fixture]:
         for loc in self.locations():
@@ -179,10 +194,10 @@ class FixtureStore:
 
     def read(self, loc: Location) -> Fixture:
         """The fixture stored at ``loc``, read back from disk."""
-        if loc.file.suffix == ".json":
-            return read_json_file(loc.file)
         fd = self._fds.get(loc.file)
         if fd is None:
+            if loc.file.suffix == ".json":
+                return read_json_file(loc.file)
             fd = self._fds[loc.file] = os.open(loc.file, os.O_RDONLY)
         raw = os.pread(fd, loc.length, loc.offset)
         try:
@@ -191,16 +206,21 @@ class FixtureStore:
             raise FixtureFormatError(
                 str(loc.file), loc.line, f"changed on disk since it was indexed: {err}"
             ) from None
-        return from_json(obj, str(loc.file), loc.line)
+        if not _plain_fixture(obj):
+            return from_json(obj, str(loc.file), loc.line)
+        responses = (obj["response"],) if "response" in obj else tuple(obj["responses"])
+        return Fixture(obj["key"], obj["request"], responses, obj.get("meta"))
 
     def get(self, key: str) -> list[tuple[Location, Fixture]]:
         """Fixtures whose key starts with ``key`` (a full or shortened key)."""
         length = fingerprint.KEY_LENGTH
         short = key[:length]
         if len(short) == length:
-            locs = list(self._index.get(short, []))
+            locs = list(_members(self._index.get(short)))
         else:
-            locs = [loc for k, ls in self._index.items() if k.startswith(short) for loc in ls]
+            locs = [
+                loc for k, ls in self._index.items() if k.startswith(short) for loc in _members(ls)
+            ]
         return [(loc, self.read(loc)) for loc in locs]
 
     def lookup(self, request: Any, canonical: str | None = None) -> Fixture | None:
@@ -216,17 +236,41 @@ class FixtureStore:
         canonical form (NaN, a non-JSON value).
         """
         form = match_form(request, canonical)
-        for loc in self._forms.get(bucket_of(form), ()):
-            fixture = self.read(loc)
-            if parsed_match_form(fixture.request) == form:
+        for loc in _members(self._forms.get(bucket_of(form))):
+            fixture = self._read_if_same(loc, form, request)
+            if fixture is not None:
                 return loc, fixture
         return None
+
+    def _read_if_same(self, loc: Location, form: bytes, request: Any) -> Fixture | None:
+        """The fixture at ``loc`` if its whole request has match form ``form``, else None."""
+        at = loc.request_at
+        fd = self._fds.get(loc.file)
+        if at < 0 or fd is None or type(request) is not dict:
+            fixture = self.read(loc)
+            return fixture if parsed_match_form(fixture.request) == form else None
+        raw = os.pread(fd, loc.length, loc.offset)
+        # The indexed line holds its request's match form at ``at``; two match forms are
+        # complete JSON texts, so neither is a proper prefix of the other: this compares
+        # the whole request, byte for byte.
+        if not raw.startswith(form, at):
+            return None
+        try:
+            obj = orjson.loads(b"".join((raw[:at], b"null", raw[at + len(form) :])))
+        except orjson.JSONDecodeError:
+            return None
+        if not _plain_fixture(obj, request_kind=type(None)):
+            return None
+        responses = (obj["response"],) if "response" in obj else tuple(obj["responses"])
+        # The request asked for is, in canonical form, the one recorded: it stands in
+        # for it rather than being parsed again.
+        return Fixture(obj["key"], request, responses, obj.get("meta"))
 
     def nearest(self, request: Any) -> tuple[Location, Fixture] | None:
         """The recorded request nearest to ``request``, for a mismatch report."""
         if not isinstance(request, dict):
             return None
-        loc = nearest(features(request), self._features.items())
+        loc = nearest(features(request), list(self._features.items()))
         return (loc, self.read(loc)) if loc is not None else None
 
     # -- indexing --------------------------------------------------------------------
@@ -254,21 +298,41 @@ class FixtureStore:
         files = store_files(self.path)
         for gone in set(self._files) - set(files):
             self._forget(gone)
-        for file in files:
-            try:
-                self._scan(file)
-            except BaseException:
-                self._forget(file)
-                raise
+        self._scan_files(files)
+
+    def _scan_files(self, files: Iterable[Path]) -> None:
+        # The index is built from acyclic objects: pausing the cycle collector while it
+        # grows saves it from rescanning every entry again and again on a large store.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for file in files:
+                self._added = []
+                try:
+                    self._scan(file)
+                except BaseException:
+                    # Keep the index as it was before this scan: what was indexed stays,
+                    # lines of the failed scan are dropped, and the next refresh retries.
+                    self._drop(set(self._added))
+                    raise
+                finally:
+                    self._added = []
+        finally:
+            if collecting:
+                gc.enable()
 
     def _forget(self, file: Path) -> None:
         self._files.pop(file, None)
         fd = self._fds.pop(file, None)
         if fd is not None:
             os.close(fd)
-        _drop_file(self._index, file)
-        _drop_file(self._forms, file)
-        gone = [loc for loc in self._features if loc.file == file]
+        self._drop({loc for loc in self._features if loc.file == file})
+
+    def _drop(self, gone: set[Location]) -> None:
+        if not gone:
+            return
+        _drop_from(self._index, gone)
+        _drop_from(self._forms, gone)
         for loc in gone:
             del self._features[loc]
         self._count -= len(gone)
@@ -286,7 +350,8 @@ class FixtureStore:
             if state is not None:
                 self._forget(file)
             fixture = read_json_file(file)
-            self._add(Location(file, 1, 0, stat.st_size), fixture)
+            form, feats = summarize(fixture.request)
+            self._add(Location(file, 1, 0, stat.st_size), fixture.key, form, feats)
             self._files[file] = _FileState(stat.st_size, 1, stat.st_ino)
             return
         appended = (
@@ -306,36 +371,68 @@ class FixtureStore:
                 data = carry + chunk if carry else chunk
                 cut = data.rfind(b"\n") + 1
                 if cut:
-                    for loc, fixture in iter_jsonl(file, data[:cut], first_line=line, base=pos):
-                        self._add(loc, fixture)
-                    line += data.count(b"\n", 0, cut)
+                    line = self._index_lines(file, data[:cut], line, pos)
                     pos += cut
                 carry = data[cut:]
-        for loc, fixture in iter_jsonl(file, carry, first_line=line, base=pos):
-            self._add(loc, fixture)
+        self._index_lines(file, carry, line, pos)
         self._files[file] = _FileState(
             pos + len(carry), line - 1, stat.st_ino, ends_with_newline=not carry
         )
 
-    def _add(self, loc: Location, fixture: Fixture) -> None:
-        form = parsed_match_form(fixture.request)
-        same = self._forms.setdefault(bucket_of(form), [])
-        for other in same:
+    def _index_lines(self, file: Path, data: bytes, line: int, base: int) -> int:
+        """Index the JSONL lines of ``data`` (bytes from offset ``base``); the next line number.
+
+        The same checks as :func:`iter_jsonl`, in a tight loop: opening a store is
+        dominated by this loop.
+        """
+        name, loads, find, size = str(file), orjson.loads, data.find, len(data)
+        pos = 0
+        while pos < size:
+            end = find(b"\n", pos)
+            complete = end != -1
+            if not complete:
+                end = size
+            raw = data[pos:end]
+            try:
+                obj = loads(raw)
+            except orjson.JSONDecodeError as err:
+                if raw and not raw.isspace():
+                    if not complete:
+                        raise PartialTailError(name, line, base + pos) from None
+                    raise FixtureFormatError(name, line, f"malformed JSON: {err}") from None
+            else:
+                if not _plain_fixture(obj):
+                    from_json(obj, name, line)  # raises, naming the reason
+                form, feats = summarize(obj["request"])
+                needle = b'"request":' + form
+                at = raw.find(needle)
+                if at >= 0 and raw.find(needle, at + 1) < 0:
+                    at += 10
+                else:
+                    at = -1
+                loc = Location(file, line, base + pos, end - pos, at)
+                self._add(loc, obj["key"], form, feats)
+            pos, line = end + 1, line + 1
+        return line
+
+    def _add(self, loc: Location, key: str, form: bytes, feats: Features) -> None:
+        bucket = bucket_of(form)
+        for other in _members(self._forms.get(bucket)):
             earlier = self.read(other)
-            if (
-                parsed_match_form(earlier.request) == form
-                and earlier.responses != fixture.responses
-            ):
-                raise FixtureFormatError(
-                    str(loc.file),
-                    loc.line,
-                    f"key {fixture.key}: the same request is recorded twice with different "
-                    f"responses (also at {other}); keep one of them",
-                )
-        same.append(loc)
-        self._index.setdefault(fixture.key[: fingerprint.KEY_LENGTH], []).append(loc)
-        self._features[loc] = features(fixture.request)
+            if parsed_match_form(earlier.request) == form:
+                fixture = self.read(loc)
+                if earlier.responses != fixture.responses:
+                    raise FixtureFormatError(
+                        str(loc.file),
+                        loc.line,
+                        f"key {key}: the same request is recorded twice with different "
+                        f"responses (also at {other}); keep one of them",
+                    )
+        _insert(self._forms, bucket, loc)
+        _insert(self._index, key[: fingerprint.KEY_LENGTH], loc)
+        self._features[loc] = feats
         self._count += 1
+        self._added.append(loc)
 
     # -- writing ---------------------------------------------------------------------
 
@@ -382,12 +479,13 @@ class FixtureStore:
             if found and not replace:
                 return found[0]
             if found:
-                self._replace(found, fixture)
+                written = self._replace(found, fixture)
             elif self.is_folder:
-                self._write_json_file(fixture)
+                written = [self._write_json_file(fixture)]
             else:
                 _append_line(self.path, fixture.to_line())
-            self.refresh()
+                written = [self.path]
+            self._scan_files(written)
             located = self.find(fixture.request)
         assert located is not None
         return located[0]
@@ -396,11 +494,11 @@ class FixtureStore:
         form = match_form(request)
         return [
             loc
-            for loc in self._forms.get(bucket_of(form), ())
+            for loc in _members(self._forms.get(bucket_of(form)))
             if parsed_match_form(self.read(loc).request) == form
         ]
 
-    def _write_json_file(self, fixture: Fixture) -> None:
+    def _write_json_file(self, fixture: Fixture) -> Path:
         interface = (fixture.meta or {}).get("interface")
         folder = self.path / str(interface) if interface else self.path
         folder.mkdir(parents=True, exist_ok=True)
@@ -411,9 +509,14 @@ class FixtureStore:
             target = folder / f"{short}-{n}.json"
             n += 1
         _atomic_write(target, fixture.to_pretty())
+        return target
 
-    def _replace(self, locs: list[Location], fixture: Fixture) -> None:
-        """Put ``fixture`` in the place of ``locs[0]`` and drop the duplicates in ``locs[1:]``."""
+    def _replace(self, locs: list[Location], fixture: Fixture) -> list[Path]:
+        """Put ``fixture`` in the place of ``locs[0]``, drop the duplicates in ``locs[1:]``.
+
+        Returns the files left to index again.
+        """
+        written = []
         by_file: dict[Path, list[Location]] = {}
         for loc in locs:
             by_file.setdefault(loc.file, []).append(loc)
@@ -421,6 +524,7 @@ class FixtureStore:
             if file.suffix == ".json":
                 if here[0] is locs[0]:
                     _atomic_write(file, fixture.to_pretty())
+                    written.append(file)
                 else:
                     file.unlink()
             else:
@@ -431,16 +535,54 @@ class FixtureStore:
                     end += data[end : end + 1] == b"\n"
                     data = data[: loc.offset] + new + data[end:]
                 _atomic_write(file, data)
+                written.append(file)
             self._forget(file)
+        return written
 
 
-def _drop_file(index: dict[K, list[Location]], file: Path) -> None:
-    for bucket in list(index):
-        kept = [loc for loc in index[bucket] if loc.file != file]
+def _plain_fixture(obj: Any, request_kind: type = dict) -> bool:
+    """True when ``obj`` is a well-formed fixture object (the common case, checked fast)."""
+    if type(obj) is not dict or not _FIELDS.issuperset(obj) or "request" not in obj:
+        return False
+    key, meta = obj.get("key"), obj.get("meta")
+    if type(key) is not str or not key or type(obj["request"]) is not request_kind:
+        return False
+    if meta is not None and type(meta) is not dict:
+        return False
+    if "response" in obj:
+        return "responses" not in obj
+    responses = obj.get("responses")
+    return type(responses) is list and len(responses) > 0
+
+
+_Bucket = Location | list[Location]
+
+
+def _members(bucket: _Bucket | None) -> Sequence[Location]:
+    """The locations of an index entry: one location, or a list of them after a collision."""
+    if bucket is None:
+        return ()
+    return bucket if isinstance(bucket, list) else (bucket,)
+
+
+def _insert(index: dict[K, _Bucket], key: K, loc: Location) -> None:
+    bucket = index.get(key)
+    if bucket is None:
+        index[key] = loc
+    elif isinstance(bucket, list):
+        bucket.append(loc)
+    else:
+        index[key] = [bucket, loc]
+
+
+def _drop_from(index: dict[K, _Bucket], gone: set[Location]) -> None:
+    for key, bucket in list(index.items()):
+        members = _members(bucket)
+        kept = [loc for loc in members if loc not in gone]
         if not kept:
-            del index[bucket]
-        elif len(kept) != len(index[bucket]):
-            index[bucket] = kept
+            del index[key]
+        elif len(kept) != len(members):
+            index[key] = kept if len(kept) > 1 else kept[0]
 
 
 def _lock_path_of(path: Path) -> Path:

@@ -75,7 +75,8 @@ def _sort_key(parts: tuple[Any, ...], message: str) -> tuple[tuple[tuple[int, An
     return tuple((0, p) if isinstance(p, int) else (1, str(p)) for p in parts), message
 
 
-def _json_schema_problems(payload: Any, schema: Mapping[str, Any]) -> list[Problem]:
+def _json_schema_problems(payload: Any, mapping: Mapping[str, Any]) -> list[Problem]:
+    schema = dict(mapping)
     validator_class = jsonschema.validators.validator_for(schema)
     try:
         validator_class.check_schema(schema)
@@ -105,12 +106,13 @@ def measure_structure(payload: Any, schema: Schema) -> StructureResult:
         raise TypeError(
             f"schema must be a JSON Schema mapping or a pydantic model class, got {schema!r}"
         )
+    model: Any = schema
     try:
-        return StructureResult((), schema.model_validate(payload))  # type: ignore[union-attr]
+        return StructureResult((), model.model_validate(payload))
     except pydantic.ValidationError as err:
         found = [(tuple(e["loc"]), str(e["msg"])) for e in err.errors()]
-        problems = [Problem(render_path(p), m) for p, m in sorted(found, key=lambda e: _sort_key(*e))]
-        return StructureResult(tuple(problems))
+        ordered = sorted(found, key=lambda e: _sort_key(*e))
+        return StructureResult(tuple(Problem(render_path(p), m) for p, m in ordered))
 
 
 def assert_structure(payload: Any, schema: Schema) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from replaygate import __version__
+from replaygate.cli.assert_cmds import calibrate, flaky
 from replaygate.cli.demo import demo
 from replaygate.cli.replay_cmds import record, run, show
 from replaygate.cli.verify_cmd import verify
@@ -17,7 +18,7 @@ def main() -> None:
     """Deterministic, offline tests for LLM agents: record once, replay strictly."""
 
 
-for command in (run, record, show, verify, demo, sim_group):
+for command in (run, record, show, verify, demo, sim_group, calibrate, flaky):
     main.add_command(command)
 
 __all__ = ["main"]

@@ -141,7 +141,8 @@ def replayed(record: Any, *, key: str = "") -> Replayed:
     status = record.get("status")
     if not isinstance(status, int) or not 100 <= status <= 599:
         raise WireFormatError("response.status", f"expected an HTTP status, got {status!r}")
-    headers = record.get("headers") or {}
+    headers = record.get("headers")
+    headers = {} if headers is None else headers
     if not isinstance(headers, Mapping):
         raise WireFormatError("response.headers", "expected an object")
     out = replay_headers(headers, status)

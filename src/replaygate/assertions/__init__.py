@@ -1,0 +1,82 @@
+"""Assertions for outputs that vary: structure, containment, sets, an independent judge.
+
+You cannot assert what a model returned, only what it satisfies. Each ``assert_*``
+raises :class:`AssertionError` whose message names the failure (every failing path,
+each missing piece, the missing and extra items); each ``measure_*`` returns the
+same finding without raising. A :class:`Check` declares an assertion a ``gate``
+(fails the test) or a ``signal`` (recorded only)::
+
+    from replaygate.assertions import assert_contains, citations_check, extract_citations
+
+    assert_contains("RAG uses 检索增强生成.", ["retrieval-augmented generation"],
+                    aliases={"retrieval-augmented generation": ["检索增强生成"]})
+    cites = citations_check({"doc-rag"}, kind="gate")
+    cites.evaluate("RAG retrieves first [doc-rag].").passed  # True
+
+Human calibration lives in :mod:`replaygate.assertions.calibration`.
+"""
+
+from __future__ import annotations
+
+from replaygate.assertions.checks import (
+    citations_check,
+    contains_check,
+    set_check,
+    structure_check,
+)
+from replaygate.assertions.citations import extract_citations
+from replaygate.assertions.contains import ContainsResult, assert_contains, measure_contains
+from replaygate.assertions.errors import CalibrationError, JudgeIndependenceError, JudgeReplyError
+from replaygate.assertions.independence import (
+    FamilyRule,
+    exact_only,
+    model_id_of,
+    normalize_model_id,
+    prefix_family,
+    vendor_family,
+)
+from replaygate.assertions.judge import Grade, Judge
+from replaygate.assertions.kinds import Category, Check, Kind, Measure, Outcome
+from replaygate.assertions.sets import SetResult, assert_set, measure_set
+from replaygate.assertions.structure import (
+    Problem,
+    StructureResult,
+    assert_json,
+    assert_structure,
+    measure_structure,
+)
+
+__all__ = [
+    "CalibrationError",
+    "Category",
+    "Check",
+    "ContainsResult",
+    "FamilyRule",
+    "Grade",
+    "Judge",
+    "JudgeIndependenceError",
+    "JudgeReplyError",
+    "Kind",
+    "Measure",
+    "Outcome",
+    "Problem",
+    "SetResult",
+    "StructureResult",
+    "assert_contains",
+    "assert_json",
+    "assert_set",
+    "assert_structure",
+    "citations_check",
+    "contains_check",
+    "exact_only",
+    "extract_citations",
+    "measure_contains",
+    "measure_set",
+    "measure_structure",
+    "model_id_of",
+    "normalize_model_id",
+    "prefix_family",
+    "set_check",
+    "structure_check",
+    "vendor_family",
+]

@@ -1,0 +1,226 @@
+"""Human calibration of the automatic assertions (never a gate).
+
+:func:`export_sheet` draws outputs at random from a results file and writes a CSV
+labelling sheet, one row per (output, assertion), with the automatic verdicts kept
+out of it in a sidecar JSON file. A person fills the ``label`` column with ``pass``
+or ``fail``; :func:`score_sheet` then reports, per assertion, how often the automatic
+verdict agrees with the person (accuracy) and Cohen's kappa (agreement beyond chance).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from replaygate.assertions.errors import CalibrationError
+from replaygate.sampling.results import SampledResult, SampleResult, load_results
+
+SIDECAR_FORMAT = "replaygate.calibration"
+COLUMNS = ("item", "case", "sample", "assertion", "kind", "checks", "output", "label")
+PASS_LABELS = frozenset({"pass", "p", "yes", "y", "1", "true", "ok"})
+FAIL_LABELS = frozenset({"fail", "f", "no", "n", "0", "false"})
+
+
+def sidecar_path(sheet: str | os.PathLike[str]) -> Path:
+    """Where the automatic verdicts of ``sheet`` are kept: ``<sheet stem>.verdicts.json``."""
+    path = Path(sheet)
+    return path.with_name(path.stem + ".verdicts.json")
+
+
+def cohen_kappa(pairs: Sequence[tuple[bool, bool]]) -> float | None:
+    """Cohen's kappa of two raters' pass/fail labels; ``None`` when it is undefined
+    (no pairs, or both raters always gave one and the same label)."""
+    if not pairs:
+        return None
+    total = len(pairs)
+    observed = sum(1 for a, b in pairs if a == b) / total
+    a_pass = sum(1 for a, _ in pairs if a) / total
+    b_pass = sum(1 for _, b in pairs if b) / total
+    expected = a_pass * b_pass + (1 - a_pass) * (1 - b_pass)
+    if expected == 1:
+        return None
+    return (observed - expected) / (1 - expected)
+
+
+def _output_text(output: Any) -> str:
+    return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+
+
+def export_sheet(
+    results: str | os.PathLike[str], sheet: str | os.PathLike[str], *, n: int, seed: int
+) -> tuple[Path, Path, int]:
+    """Draw ``n`` outputs (seeded) from ``results``; write the sheet and its sidecar.
+
+    Returns the sheet path, the sidecar path and the number of rows written.
+    """
+    if n < 1:
+        raise CalibrationError(f"--n must be at least 1, got {n}")
+    cases = load_results(results)
+    population: list[tuple[SampledResult, SampleResult]] = [
+        (case, sample) for case in cases for sample in case.samples if sample.outcomes
+    ]
+    if not population:
+        raise CalibrationError(f"{results}: no sample with evaluated assertions to label")
+    drawn = random.Random(seed).sample(population, min(n, len(population)))
+    rows: list[dict[str, Any]] = []
+    verdicts: dict[str, dict[str, Any]] = {}
+    for case, sample in drawn:
+        for outcome in sample.outcomes:
+            item = str(len(rows) + 1)
+            rows.append(
+                {
+                    "item": item,
+                    "case": case.case,
+                    "sample": sample.index,
+                    "assertion": outcome.name,
+                    "kind": outcome.kind,
+                    "checks": case.descriptions.get(outcome.name, ""),
+                    "output": _output_text(sample.output),
+                    "label": "",
+                }
+            )
+            verdicts[item] = {
+                "case": case.case,
+                "sample": sample.index,
+                "assertion": outcome.name,
+                "automatic": "pass" if outcome.passed else "fail",
+            }
+    target = Path(sheet)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    side = sidecar_path(target)
+    document = {
+        "format": SIDECAR_FORMAT,
+        "version": 1,
+        "results": str(results),
+        "seed": seed,
+        "n": n,
+        "items": verdicts,
+    }
+    side.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return target, side, len(rows)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Human labels against automatic verdicts for one assertion."""
+
+    assertion: str
+    pairs: tuple[tuple[bool, bool], ...]
+    unlabelled: int
+
+    @property
+    def labelled(self) -> int:
+        """Rows a person labelled."""
+        return len(self.pairs)
+
+    @property
+    def accuracy(self) -> float | None:
+        """Share of labelled rows where the automatic verdict equals the human label."""
+        return sum(1 for h, a in self.pairs if h == a) / len(self.pairs) if self.pairs else None
+
+    @property
+    def kappa(self) -> float | None:
+        """Cohen's kappa (``None`` when undefined)."""
+        return cohen_kappa(self.pairs)
+
+
+def parse_label(text: str, where: str) -> bool | None:
+    """``True`` for pass, ``False`` for fail, ``None`` for an empty cell."""
+    label = text.strip().casefold()
+    if not label:
+        return None
+    if label in PASS_LABELS:
+        return True
+    if label in FAIL_LABELS:
+        return False
+    raise CalibrationError(f"{where}: label {text!r} is neither pass nor fail (or empty)")
+
+
+def _read_sidecar(path: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise CalibrationError(
+            f"{path}: cannot read the automatic verdicts ({err.strerror}); "
+            "the sidecar is written beside the sheet by `replaygate calibrate export`"
+        ) from None
+    except json.JSONDecodeError as err:
+        raise CalibrationError(f"{path}: not JSON: {err.msg}") from None
+    if not isinstance(document, dict) or document.get("format") != SIDECAR_FORMAT:
+        raise CalibrationError(f"{path}: not a calibration sidecar")
+    items = document.get("items")
+    if not isinstance(items, dict):
+        raise CalibrationError(f"{path}: field 'items' is missing")
+    return items
+
+
+def score_sheet(
+    sheet: str | os.PathLike[str], sidecar: str | os.PathLike[str] | None = None
+) -> list[Agreement]:
+    """Per assertion (first-seen order): the human labels against the automatic verdicts."""
+    sheet_path = Path(sheet)
+    items = _read_sidecar(Path(sidecar) if sidecar else sidecar_path(sheet_path))
+    pairs: dict[str, list[tuple[bool, bool]]] = {}
+    unlabelled: dict[str, int] = {}
+    try:
+        handle = sheet_path.open(encoding="utf-8", newline="")
+    except OSError as err:
+        raise CalibrationError(f"{sheet_path}: cannot read the sheet: {err.strerror}") from None
+    with handle:
+        reader = csv.DictReader(handle)
+        missing = sorted(set(COLUMNS) - set(reader.fieldnames or ()))
+        if missing:
+            raise CalibrationError(f"{sheet_path}: missing column(s) {', '.join(missing)}")
+        for row in reader:
+            where = f"{sheet_path}:{reader.line_num}"
+            expected = items.get(row["item"])
+            if expected is None:
+                raise CalibrationError(f"{where}: item {row['item']!r} is not in the sidecar")
+            same = (row["case"], row["sample"], row["assertion"]) == (
+                expected["case"],
+                str(expected["sample"]),
+                expected["assertion"],
+            )
+            if not same:
+                raise CalibrationError(
+                    f"{where}: item {row['item']} does not match the sidecar "
+                    f"({expected['case']} sample {expected['sample']} {expected['assertion']}); "
+                    "was the sheet edited beyond its label column?"
+                )
+            name = row["assertion"]
+            pairs.setdefault(name, [])
+            unlabelled.setdefault(name, 0)
+            human = parse_label(row["label"] or "", where)
+            if human is None:
+                unlabelled[name] += 1
+            else:
+                pairs[name].append((human, expected["automatic"] == "pass"))
+    return [Agreement(name, tuple(p), unlabelled[name]) for name, p in pairs.items()]
+
+
+def format_agreements(agreements: Sequence[Agreement]) -> list[str]:
+    """A table: assertion, labelled rows, accuracy, Cohen's kappa, unlabelled rows."""
+
+    def number(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.2f}"
+
+    width = max([len("assertion"), *(len(a.assertion) for a in agreements)])
+    lines = [f"{'assertion':<{width}}  labelled  accuracy  kappa  unlabelled"]
+    for a in agreements:
+        lines.append(
+            f"{a.assertion:<{width}}  {a.labelled:>8}  {number(a.accuracy):>8}  "
+            f"{number(a.kappa):>5}  {a.unlabelled:>10}"
+        )
+    if any(a.labelled and a.kappa is None for a in agreements):
+        lines.append("kappa n/a: both raters gave one and the same label; label more varied rows")
+    return lines

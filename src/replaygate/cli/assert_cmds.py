@@ -1,0 +1,99 @@
+"""``replaygate calibrate export|score`` and ``replaygate flaky``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from replaygate.assertions.calibration import export_sheet, format_agreements, score_sheet
+from replaygate.errors import ReplaygateError
+from replaygate.sampling.flaky import ADVICE
+
+
+@click.group()
+def calibrate() -> None:
+    """Calibrate the automatic assertions against human labels (never a gate)."""
+
+
+@calibrate.command("export")
+@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--n", "n", default=20, show_default=True, help="How many outputs to draw.")
+@click.option("--seed", required=True, type=int, help="Seed of the random draw.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("calibration.csv"),
+    show_default=True,
+    help="The labelling sheet to write; the verdicts go beside it.",
+)
+def export(results: Path, n: int, seed: int, out: Path) -> None:
+    """Write a CSV labelling sheet of N outputs drawn from RESULTS, verdicts hidden."""
+    try:
+        sheet, sidecar, rows = export_sheet(results, out, n=n, seed=seed)
+    except ReplaygateError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"wrote {rows} row(s) to {sheet}; automatic verdicts kept in {sidecar}")
+    click.echo("fill the label column with pass or fail, then: replaygate calibrate score SHEET")
+
+
+@calibrate.command("score")
+@click.argument("sheet", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--verdicts",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The sidecar of automatic verdicts (default: beside the sheet).",
+)
+def score(sheet: Path, verdicts: Path | None) -> None:
+    """Report per assertion the agreement of SHEET's labels with the automatic verdicts."""
+    try:
+        agreements = score_sheet(sheet, verdicts)
+    except ReplaygateError as err:
+        raise click.ClickException(str(err)) from None
+    for line in format_agreements(agreements):
+        click.echo(line)
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.option("--runs", default=2, show_default=True, help="How many times to run each test.")
+@click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
+def flaky(runs: int, pytest_args: tuple[str, ...]) -> None:
+    """Run each unsampled test RUNS times and list those whose outcome differed.
+
+    Pass pytest's arguments after ``--``: ``replaygate flaky -- tests/ -k agent``.
+    Exit 1 when a test is flaky; otherwise pytest's exit code (1 when a test failed
+    every run).
+    """
+    if runs < 2:
+        raise click.UsageError(f"--runs must be at least 2, got {runs}")
+    with tempfile.TemporaryDirectory() as tmp:
+        report_path = Path(tmp) / "flaky.json"
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            f"--flaky-runs={runs}",
+            f"--flaky-report={report_path}",
+            *pytest_args,
+        ]
+        code = subprocess.call(command)
+        if not report_path.exists():
+            click.echo(f"pytest stopped before any test ran (exit {code})", err=True)
+            raise SystemExit(code or 2)
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+    found, failing = report["flaky"], report["failed_every_run"]
+    if not found:
+        click.echo(f"replaygate flaky: no flaky test among {report['tests']} run {runs} times")
+        if failing:
+            click.echo(f"{len(failing)} test(s) failed every run (a real failure, not flakiness):")
+            click.echo("".join(f"  {node}\n" for node in failing), nl=False)
+        raise SystemExit(code)
+    click.echo(f"replaygate flaky: {len(found)} flaky test(s):")
+    for test in found:
+        click.echo(f"  {test['nodeid']}: {', '.join(test['outcomes'])}")
+    click.echo(ADVICE)
+    raise SystemExit(1)

@@ -1,0 +1,55 @@
+"""Sampled cases: n samples, a pass floor, and a verdict (seed 003, chapter 6).
+
+A case declares ``n`` samples and a ``floor`` beside its assertions. Sample ``i``
+replays the ``i``-th recorded response of each request. The verdict is ``pass``
+(passes >= floor), ``observe`` (some passed: queued, not blocking) or ``block``
+(every sample failed). Nothing is ever retried (law 7)::
+
+    from replaygate.sampling import run_sampled
+
+    result = run_sampled(lambda i: answer_for(sample=i), 5, 4, [citations_gate])
+    result.verdict  # 'pass' | 'observe' | 'block'
+
+In pytest, ``@pytest.mark.sampled(n=5, floor=4)`` and the ``replaygate_sample``
+fixture do the same (:mod:`replaygate.sampling.plugin`).
+"""
+
+from __future__ import annotations
+
+from replaygate.sampling.advice import ObserveWarning, SamplingWarning, sample_count_advice
+from replaygate.sampling.flaky import FlakyTest, find_flaky
+from replaygate.sampling.queue import DEFAULT_QUEUE, Observation, append_observation, read_queue
+from replaygate.sampling.recorder import SampleChecks
+from replaygate.sampling.results import (
+    AssertionStats,
+    ResultsFormatError,
+    SampledResult,
+    SampleResult,
+    load_results,
+    write_results,
+)
+from replaygate.sampling.runner import run_sampled
+from replaygate.sampling.verdict import SampleSpec, Verdict, verdict_of
+
+__all__ = [
+    "DEFAULT_QUEUE",
+    "AssertionStats",
+    "FlakyTest",
+    "Observation",
+    "ObserveWarning",
+    "ResultsFormatError",
+    "SampleChecks",
+    "SampleResult",
+    "SampleSpec",
+    "SampledResult",
+    "SamplingWarning",
+    "Verdict",
+    "append_observation",
+    "find_flaky",
+    "load_results",
+    "read_queue",
+    "run_sampled",
+    "sample_count_advice",
+    "verdict_of",
+    "write_results",
+]

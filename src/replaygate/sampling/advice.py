@@ -1,0 +1,39 @@
+"""Warnings about a case's sample count (seed 003, 6.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from replaygate.assertions.kinds import SEMANTIC_CATEGORIES
+
+MIN_SEMANTIC_SAMPLES = 3
+
+
+class SamplingWarning(UserWarning):
+    """A sampled case is declared in a way that cannot give a trustworthy verdict."""
+
+
+class ObserveWarning(UserWarning):
+    """A sampled case passed fewer samples than its floor: queued for observation."""
+
+
+def sample_count_advice(case: str, n: int, categories: Iterable[str] | None) -> str | None:
+    """Why ``n`` samples do not suit the checks' ``categories`` (None: unknown), or None.
+
+    Fewer than 3 samples cannot tell noise from a regression on a semantic assertion;
+    structure-only checks need no sampling at all (keep n = 1).
+    """
+    known = None if categories is None else set(categories)
+    semantic = known is None or not known or bool(known & SEMANTIC_CATEGORIES)
+    if semantic and n < MIN_SEMANTIC_SAMPLES:
+        return (
+            f"{case}: {n} sample(s) on a semantic assertion cannot tell noise from a "
+            f"regression; sample at least {MIN_SEMANTIC_SAMPLES} times (5 is usual) and set "
+            "the floor on the low side of the measured pass distribution"
+        )
+    if not semantic and n > 1:
+        return (
+            f"{case}: only structure checks, sampled {n} times; structure does not vary by "
+            "chance, so run it once (n=1) and let it fail fast"
+        )
+    return None

@@ -1,0 +1,99 @@
+"""The observation queue: cases that passed some samples but fewer than their floor.
+
+One JSON object per line in ``.replaygate/observe.jsonl``::
+
+    {"case": "...", "passes": 3, "samples": 5, "floor": 4,
+     "failing": [{"name": "citations", "kind": "gate", "passes": 3, "samples": 5}],
+     "time": "2026-01-01T00:00:00Z"}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from replaygate.fixture import now_iso
+from replaygate.sampling.results import SampledResult
+
+DEFAULT_QUEUE = Path(".replaygate") / "observe.jsonl"
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One queued case."""
+
+    case: str
+    passes: int
+    samples: int
+    floor: int
+    failing: tuple[dict[str, Any], ...]
+    time: str
+
+    @staticmethod
+    def of(result: SampledResult, time: str | None = None) -> Observation:
+        """The queue entry of a sampled case."""
+        failing = tuple(
+            {"name": a.name, "kind": a.kind, "passes": a.passes, "samples": a.samples}
+            for a in result.failing()
+        )
+        return Observation(
+            result.case, result.passes, result.n, result.floor, failing, time or now_iso()
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The queue line's object."""
+        return {
+            "case": self.case,
+            "passes": self.passes,
+            "samples": self.samples,
+            "floor": self.floor,
+            "failing": list(self.failing),
+            "time": self.time,
+        }
+
+    def summary(self) -> str:
+        """One line for the session summary."""
+        failing = ", ".join(f"{f['name']} {f['passes']}/{f['samples']}" for f in self.failing)
+        return f"{self.case}: {self.passes}/{self.samples} passed, floor {self.floor}" + (
+            f"; failing: {failing}" if failing else ""
+        )
+
+
+def append_observation(path: str | os.PathLike[str], entry: Observation) -> None:
+    """Append ``entry`` as one line, under a lock (concurrent sessions lose nothing)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(entry.to_json(), ensure_ascii=False, sort_keys=True) + "\n"
+    with FileLock(str(target) + ".lock"), target.open("a", encoding="utf-8") as handle:
+        handle.write(line)
+
+
+def read_queue(path: str | os.PathLike[str]) -> list[Observation]:
+    """Every entry of the queue at ``path`` (an absent file is an empty queue)."""
+    target = Path(path)
+    if not target.exists():
+        return []
+    entries = []
+    for number, raw in enumerate(target.read_text(encoding="utf-8").splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+            entries.append(
+                Observation(
+                    obj["case"],
+                    int(obj["passes"]),
+                    int(obj["samples"]),
+                    int(obj["floor"]),
+                    tuple(obj["failing"]),
+                    obj["time"],
+                )
+            )
+        except (ValueError, KeyError, TypeError) as err:
+            raise ValueError(f"{target}:{number}: not an observation: {err}") from None
+    return entries

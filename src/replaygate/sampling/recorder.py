@@ -1,0 +1,54 @@
+"""Checks evaluated inside a pytest test body, one recorder per sample."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from replaygate.assertions.kinds import Check, Outcome
+from replaygate.sampling.results import SampleResult, jsonable
+
+T = TypeVar("T")
+_UNSET: Any = object()
+
+
+class SampleChecks:
+    """Evaluates checks on an output and keeps their outcomes for this sample.
+
+    The ``replaygate_checks`` fixture: ``replaygate_checks.evaluate(answer, gate1,
+    signal1)`` runs every check, records each outcome, and then raises
+    :class:`AssertionError` listing the failed gates (signals never raise).
+    """
+
+    def __init__(self, index: int = 0) -> None:
+        self.index = index
+        self.outcomes: list[Outcome] = []
+        self.descriptions: dict[str, str] = {}
+        self.output: Any = _UNSET
+
+    def evaluate(self, value: T, *checks: Check[T]) -> tuple[Outcome, ...]:
+        """Evaluate ``checks`` on ``value``; raise if a gate failed."""
+        seen = {o.name for o in self.outcomes}
+        for check in checks:
+            if check.name in seen:
+                raise ValueError(
+                    f"check {check.name!r} was evaluated twice in sample {self.index}; "
+                    "give each evaluation its own name"
+                )
+            seen.add(check.name)
+        if self.output is _UNSET:
+            self.output = jsonable(value)
+        outcomes = tuple(check.evaluate(value) for check in checks)
+        self.outcomes.extend(outcomes)
+        self.descriptions.update((c.name, c.description) for c in checks)
+        failed = [o for o in outcomes if o.blocks]
+        if failed:
+            raise AssertionError("\n".join(f"gate {o.name!r} failed: {o.message}" for o in failed))
+        return outcomes
+
+    def result(self, failure: str | None = None) -> SampleResult:
+        """This sample's result; ``failure`` is a plain assertion failure's message."""
+        gate_failed = any(o.blocks for o in self.outcomes)
+        output = None if self.output is _UNSET else self.output
+        # a failed gate already raised: its AssertionError is not a separate failure
+        plain = None if gate_failed else failure
+        return SampleResult(self.index, tuple(self.outcomes), output, plain)

@@ -1,0 +1,235 @@
+"""Results of sampled cases: passes and samples per case and per assertion, as JSON.
+
+The file written by ``--sampling-results`` (and read by ``replaygate calibrate``)::
+
+    {"format": "replaygate.sampling.results", "version": 1, "cases": [CASE, ...]}
+
+See ``docs/sampling.md`` for the schema of a case.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from replaygate.assertions.kinds import Category, Kind, Outcome
+from replaygate.errors import ReplaygateError
+from replaygate.sampling.verdict import SampleSpec, Verdict, verdict_of
+
+FORMAT = "replaygate.sampling.results"
+VERSION = 1
+PLAIN_ASSERT = "assert"
+"""The name under which a failed plain ``assert`` (not a check) is counted."""
+
+
+class ResultsFormatError(ReplaygateError):
+    """A results file is not in the documented format (names the file and the field)."""
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` if it is plain JSON, else its ``repr``."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return repr(value)
+    return value
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    """One sample: its outcomes, the output they looked at, and a plain assertion failure."""
+
+    index: int
+    outcomes: tuple[Outcome, ...] = ()
+    output: Any = None
+    failure: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        """No failed gate and no failed plain assertion."""
+        return self.failure is None and not any(o.blocks for o in self.outcomes)
+
+    def failing(self) -> list[str]:
+        """Names of the gates and signals that failed (``assert`` for a plain failure)."""
+        names = [o.name for o in self.outcomes if not o.passed]
+        return [*names, PLAIN_ASSERT] if self.failure is not None else names
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored JSON object."""
+        return {
+            "index": self.index,
+            "passed": self.passed,
+            "output": self.output,
+            "failure": self.failure,
+            "outcomes": [o.to_json() for o in self.outcomes],
+        }
+
+    @staticmethod
+    def from_json(obj: Mapping[str, Any]) -> SampleResult:
+        """The inverse of :meth:`to_json`."""
+        return SampleResult(
+            index=int(obj["index"]),
+            outcomes=tuple(Outcome.from_json(o) for o in obj.get("outcomes", ())),
+            output=obj.get("output"),
+            failure=obj.get("failure"),
+        )
+
+
+@dataclass(frozen=True)
+class AssertionStats:
+    """How one assertion fared over the samples that evaluated it."""
+
+    name: str
+    kind: Kind
+    category: Category
+    passes: int
+    samples: int
+    description: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored JSON object."""
+        return {
+            "kind": self.kind,
+            "category": self.category,
+            "description": self.description,
+            "passes": self.passes,
+            "samples": self.samples,
+        }
+
+
+@dataclass(frozen=True)
+class SampledResult:
+    """A sampled case: its declared ``n`` and ``floor``, and every sample's result."""
+
+    case: str
+    n: int
+    floor: int
+    samples: tuple[SampleResult, ...]
+    descriptions: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        SampleSpec(self.n, self.floor)
+        if len(self.samples) != self.n:
+            raise ValueError(f"case {self.case}: {len(self.samples)} sample(s) for n={self.n}")
+
+    @property
+    def passes(self) -> int:
+        """How many samples passed."""
+        return sum(1 for s in self.samples if s.passed)
+
+    @property
+    def verdict(self) -> Verdict:
+        """``pass``, ``observe`` or ``block``."""
+        return verdict_of(self.passes, self.n, self.floor)
+
+    def assertions(self) -> list[AssertionStats]:
+        """Per assertion: passes over the samples that evaluated it, in first-seen order.
+
+        Plain assertions of the test body count as one gate named ``assert``, over all
+        samples, when any of them failed.
+        """
+        stats: dict[str, list[Any]] = {}
+        for sample in self.samples:
+            for o in sample.outcomes:
+                entry = stats.setdefault(o.name, [o.kind, o.category, 0, 0])
+                entry[2] += int(o.passed)
+                entry[3] += 1
+        if any(sample.failure is not None for sample in self.samples):
+            plain = sum(1 for sample in self.samples if sample.failure is None)
+            stats[PLAIN_ASSERT] = ["gate", "custom", plain, self.n]
+        return [
+            AssertionStats(name, kind, cat, passes, n, self.descriptions.get(name, ""))
+            for name, (kind, cat, passes, n) in stats.items()
+        ]
+
+    def failing(self) -> list[AssertionStats]:
+        """The assertions that failed in at least one sample."""
+        return [a for a in self.assertions() if a.passes < a.samples]
+
+    def summary(self) -> str:
+        """One line: case, passes over samples, floor, verdict, failing assertions."""
+        failing = ", ".join(f"{a.name} [{a.kind}] {a.passes}/{a.samples}" for a in self.failing())
+        tail = f"; failing: {failing}" if failing else ""
+        return (
+            f"{self.case}: {self.passes}/{self.n} samples passed (floor {self.floor}) "
+            f"-> {self.verdict}{tail}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored JSON object of this case."""
+        return {
+            "case": self.case,
+            "samples": self.n,
+            "floor": self.floor,
+            "passes": self.passes,
+            "verdict": self.verdict,
+            "assertions": {a.name: a.to_json() for a in self.assertions()},
+            "sample_results": [s.to_json() for s in self.samples],
+        }
+
+    @staticmethod
+    def from_json(obj: Mapping[str, Any]) -> SampledResult:
+        """The inverse of :meth:`to_json`."""
+        assertions = obj.get("assertions", {})
+        return SampledResult(
+            case=str(obj["case"]),
+            n=int(obj["samples"]),
+            floor=int(obj["floor"]),
+            samples=tuple(SampleResult.from_json(s) for s in obj["sample_results"]),
+            descriptions={k: str(v.get("description", "")) for k, v in assertions.items()},
+        )
+
+
+def results_document(cases: Iterable[SampledResult]) -> dict[str, Any]:
+    """The whole results file as a JSON object."""
+    return {"format": FORMAT, "version": VERSION, "cases": [c.to_json() for c in cases]}
+
+
+def write_results(path: str | os.PathLike[str], cases: Sequence[SampledResult]) -> Path:
+    """Write ``cases`` to ``path`` (pretty, UTF-8, non-ASCII kept); return the path."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(results_document(cases), ensure_ascii=False, indent=2) + "\n"
+    target.write_text(text, encoding="utf-8")
+    return target
+
+
+def load_results(path: str | os.PathLike[str]) -> list[SampledResult]:
+    """Read a results file; :class:`ResultsFormatError` names the file and what is wrong."""
+    name = str(path)
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ResultsFormatError(f"{name}: cannot read results: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise ResultsFormatError(f"{name}: not JSON: {err.msg} at line {err.lineno}") from None
+    if not isinstance(obj, dict) or obj.get("format") != FORMAT:
+        raise ResultsFormatError(f"{name}: not a replaygate results file (format {FORMAT!r})")
+    if obj.get("version") != VERSION:
+        raise ResultsFormatError(f"{name}: unsupported version {obj.get('version')!r}")
+    cases = []
+    for i, case in enumerate(obj.get("cases", [])):
+        try:
+            cases.append(SampledResult.from_json(case))
+        except (KeyError, TypeError, ValueError) as err:
+            raise ResultsFormatError(f"{name}: cases[{i}]: {type(err).__name__}: {err}") from None
+    return cases
+
+
+__all__ = [
+    "FORMAT",
+    "PLAIN_ASSERT",
+    "VERSION",
+    "AssertionStats",
+    "ResultsFormatError",
+    "SampleResult",
+    "SampledResult",
+    "jsonable",
+    "load_results",
+    "results_document",
+    "write_results",
+]

@@ -1,0 +1,52 @@
+"""Sampled runs without pytest: ``run_sampled(fn, n, floor, checks)``."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from replaygate.assertions.kinds import Check, require_unique_names
+from replaygate.sampling.advice import SamplingWarning, sample_count_advice
+from replaygate.sampling.results import SampledResult, SampleResult, jsonable
+from replaygate.sampling.verdict import SampleSpec
+
+T = TypeVar("T")
+
+
+def run_sampled(
+    fn: Callable[[int], T],
+    n: int,
+    floor: int,
+    checks: Sequence[Check[T]],
+    *,
+    case: str = "case",
+) -> SampledResult:
+    """Call ``fn(i)`` for each sample index ``i`` in ``0..n-1`` and evaluate ``checks``.
+
+    ``fn`` builds its model for sample ``i`` (``ReplayModel(..., sample=i)``) and
+    returns the output the checks look at. An :class:`AssertionError` from ``fn``
+    fails that sample; any other exception propagates (a broken sample is an error,
+    not a failed one). No sample is ever retried. Warns (:class:`SamplingWarning`)
+    when ``n`` does not suit the checks.
+    """
+    SampleSpec(n, floor)
+    checks = tuple(checks)
+    require_unique_names(checks)
+    advice = sample_count_advice(case, n, [c.category for c in checks] if checks else None)
+    if advice:
+        warnings.warn(advice, SamplingWarning, stacklevel=2)
+    samples: list[SampleResult] = []
+    for index in range(n):
+        try:
+            value = fn(index)
+        except AssertionError as err:
+            samples.append(SampleResult(index, failure=str(err) or "assertion failed"))
+            continue
+        except Exception as err:
+            err.add_note(f"raised in sample {index} of {n} of case {case}")
+            raise
+        outcomes = tuple(check.evaluate(value) for check in checks)
+        samples.append(SampleResult(index, outcomes, jsonable(value)))
+    descriptions: dict[str, Any] = {c.name: c.description for c in checks}
+    return SampledResult(case, n, floor, tuple(samples), descriptions)

@@ -1,0 +1,39 @@
+"""The verdict of a sampled case: ``pass``, ``observe`` or ``block``.
+
+``pass`` when at least ``floor`` of ``n`` samples passed; ``block`` when every
+sample failed; ``observe`` in between: some passed, fewer than the floor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Verdict = Literal["pass", "observe", "block"]
+
+
+@dataclass(frozen=True)
+class SampleSpec:
+    """A case's declared sample count ``n`` and pass floor ``floor`` (1 <= floor <= n)."""
+
+    n: int
+    floor: int
+
+    def __post_init__(self) -> None:
+        for name, value in (("n", self.n), ("floor", self.floor)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name} must be an integer, got {value!r}")
+        if self.n < 1:
+            raise ValueError(f"n must be at least 1, got {self.n}")
+        if not 1 <= self.floor <= self.n:
+            raise ValueError(f"floor must be between 1 and n={self.n}, got {self.floor}")
+
+
+def verdict_of(passes: int, n: int, floor: int) -> Verdict:
+    """``pass`` if ``passes >= floor``, ``block`` if ``passes == 0``, else ``observe``."""
+    SampleSpec(n, floor)
+    if not 0 <= passes <= n:
+        raise ValueError(f"passes must be between 0 and n={n}, got {passes}")
+    if passes >= floor:
+        return "pass"
+    return "block" if passes == 0 else "observe"

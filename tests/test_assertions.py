@@ -1,0 +1,290 @@
+"""Structure, containment, sets, citations and checks: pass and fail paths, messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pydantic
+import pytest
+
+from replaygate.assertions import (
+    Check,
+    Outcome,
+    assert_contains,
+    assert_json,
+    assert_set,
+    assert_structure,
+    citations_check,
+    contains_check,
+    extract_citations,
+    measure_contains,
+    measure_set,
+    set_check,
+    structure_check,
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["summary", "items", "citations"],
+    "properties": {
+        "summary": {"type": "string"},
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["entity"],
+                "properties": {"entity": {"type": "string"}},
+            },
+        },
+        "citations": {"type": "array", "items": {"type": "string"}},
+        "kind": {"enum": ["refund", "chargeback"]},
+    },
+}
+
+
+class Item(pydantic.BaseModel):
+    entity: str
+    count: int
+
+
+class Report(pydantic.BaseModel):
+    summary: str
+    items: list[Item]
+
+
+# -- structure -----------------------------------------------------------------------
+
+
+def test_structure_passes_and_returns_the_payload() -> None:
+    payload = {"summary": "s", "items": [{"entity": "a"}], "citations": ["doc-a"]}
+    assert assert_structure(payload, SCHEMA) is payload
+
+
+def test_structure_lists_every_failing_path_sorted() -> None:
+    payload = {
+        "items": [{"entity": 1}, {}, "x", {"entity": "ok"}, {}, {}, {}, {}, {}, {}, {"entity": 2}],
+        "citations": "doc-a",
+        "kind": "other",
+    }
+    with pytest.raises(AssertionError) as err:
+        assert_structure(payload, SCHEMA)
+    lines = str(err.value).splitlines()
+    assert lines[0] == "payload does not match the schema: 13 failing path(s):"
+    assert lines[1:4] == [
+        "  $: 'summary' is a required property",
+        "  $.citations: 'doc-a' is not of type 'array'",
+        "  $.items[0].entity: 1 is not of type 'string'",
+    ]
+    assert lines[4] == "  $.items[1]: 'entity' is a required property"
+    assert lines[-3:] == [
+        "  $.items[9]: 'entity' is a required property",
+        "  $.items[10].entity: 2 is not of type 'string'",
+        "  $.kind: 'other' is not one of ['refund', 'chargeback']",
+    ]
+
+
+def test_structure_with_odd_keys_renders_them_quoted() -> None:
+    schema = {"type": "object", "properties": {"a b": {"type": "integer"}}}
+    with pytest.raises(AssertionError, match=r"\$\['a b'\]: 'x' is not of type 'integer'"):
+        assert_structure({"a b": "x"}, schema)
+
+
+def test_structure_with_pydantic_returns_the_model_and_lists_every_loc() -> None:
+    report = assert_structure({"summary": "s", "items": [{"entity": "a", "count": 1}]}, Report)
+    assert isinstance(report, Report) and report.items[0].count == 1
+    with pytest.raises(AssertionError) as err:
+        assert_structure({"items": [{"entity": 3, "count": "many"}, {}]}, Report)
+    assert str(err.value).splitlines()[1:] == [
+        "  $.items[0].count: Input should be a valid integer, unable to parse string as an integer",
+        "  $.items[0].entity: Input should be a valid string",
+        "  $.items[1].count: Field required",
+        "  $.items[1].entity: Field required",
+        "  $.summary: Field required",
+    ]
+
+
+def test_structure_refuses_an_invalid_schema_and_a_non_schema() -> None:
+    with pytest.raises(ValueError, match=r"invalid JSON Schema at \$.type: 'strin' is not valid"):
+        assert_structure({}, {"type": "strin"})
+    with pytest.raises(
+        TypeError, match="JSON Schema mapping or a pydantic model class, got <class 'int'>"
+    ):
+        assert_structure({}, int)
+
+
+def test_assert_json_parses_text_first() -> None:
+    assert assert_json('{"summary": "s", "items": [], "citations": []}', SCHEMA)["summary"] == "s"
+    with pytest.raises(
+        AssertionError, match="output is not valid JSON: Expecting value at line 1 column 1"
+    ):
+        assert_json("Sure! Here is the JSON:", SCHEMA)
+
+
+# -- containment ---------------------------------------------------------------------
+
+
+def test_contains_passes_with_case_folding_and_width_folding() -> None:
+    result = assert_contains(
+        "ＲＡＧ retrieves  from an External\ncorpus", ["rag", "external corpus"]
+    )
+    assert result.found == {"rag": "rag", "external corpus": "external corpus"}
+    assert result.score == 1.0
+
+
+def test_contains_aliases_count_for_the_piece() -> None:
+    text = "检索增强生成先检索再生成。"
+    result = assert_contains(
+        text, ["RAG"], aliases={"RAG": ["检索增强生成", "retrieval-augmented generation"]}
+    )
+    assert result.found == {"RAG": "检索增强生成"}
+
+
+def test_contains_names_what_is_missing_with_its_aliases() -> None:
+    with pytest.raises(AssertionError) as err:
+        assert_contains(
+            "It searches the corpus.",
+            ["RAG", "corpus", "context"],
+            aliases={"RAG": ["检索增强生成", "retrieval-augmented generation"]},
+        )
+    assert str(err.value) == (
+        "text is missing 2 of 3 required piece(s): 'RAG' (or aliases '检索增强生成', "
+        "'retrieval-augmented generation'), 'context'; text: 'It searches the corpus.'"
+    )
+
+
+def test_contains_can_respect_case() -> None:
+    assert measure_contains("rag", ["RAG"]).passed
+    result = measure_contains("rag", ["RAG"], ignore_case=False)
+    assert (result.passed, result.missing, result.score) == (False, ("RAG",), 0.0)
+
+
+def test_contains_refuses_aliases_for_pieces_not_required_and_a_bare_string() -> None:
+    with pytest.raises(ValueError, match="aliases given for 'RGA', which is not required"):
+        measure_contains("x", ["RAG"], aliases={"RGA": ["x"]})
+    with pytest.raises(TypeError, match="not one string"):
+        measure_contains("x", "RAG")
+
+
+def test_contains_previews_a_long_text() -> None:
+    with pytest.raises(AssertionError, match=r"text: 'aaaa.*\.\.\.'$"):
+        assert_contains("a" * 500, ["b"])
+
+
+# -- sets ----------------------------------------------------------------------------
+
+
+def test_set_passes_on_full_recall_and_ignores_extras_by_default() -> None:
+    result = assert_set(["doc-a", "doc-b", "doc-b", "doc-x"], {"doc-a", "doc-b"})
+    assert (result.recall, result.precision, result.extra) == (1.0, 2 / 3, ["doc-x"])
+
+
+def test_set_reports_missing_and_extra_with_recall_and_precision() -> None:
+    with pytest.raises(AssertionError) as err:
+        assert_set(["doc-a", "doc-x"], ["doc-a", "doc-b"], min_recall=0.8, min_precision=0.9)
+    assert str(err.value) == (
+        "recall 0.50 < min_recall 0.80; precision 0.50 < min_precision 0.90 "
+        "(recall 0.50, precision 0.50); missing: ['doc-b']; extra: ['doc-x']"
+    )
+
+
+def test_set_min_recall_below_one_tolerates_a_miss() -> None:
+    assert assert_set(["a", "b", "c"], ["a", "b", "c", "d"], min_recall=0.75).recall == 0.75
+    with pytest.raises(AssertionError, match=r"^precision 0.50 < min_precision 1.00"):
+        assert_set(["a", "z"], ["a"], min_precision=1.0)
+
+
+def test_set_edge_cases_and_argument_errors() -> None:
+    assert measure_set([], []).passed
+    assert measure_set([], ["a"]).precision == 1.0
+    with pytest.raises(ValueError, match=r"min_recall must be between 0 and 1, got 1.5"):
+        measure_set([], [], min_recall=1.5)
+    with pytest.raises(TypeError, match="not strings"):
+        measure_set("abc", ["a"])
+
+
+# -- citations -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "ids"),
+    [
+        ("RAG retrieves first [doc-rag].", ("doc-rag",)),
+        ("Two [doc-a, doc-b] and again [doc-a; doc-c].", ("doc-a", "doc-b", "doc-c")),
+        ("Full width ［doc-rag］ counts.", ("doc-rag",)),
+        (
+            "Versions [api-v1.2] and paths [notes/rag.md] and [1].",
+            ("api-v1.2", "notes/rag.md", "1"),
+        ),
+        ("A [link](https://x.y) and [see above] and [] and [-x] are not.", ()),
+        ("Trailing dot inside [doc-a.] is not an id.", ()),
+    ],
+)
+def test_extract_citations(text: str, ids: tuple[str, ...]) -> None:
+    assert extract_citations(text) == ids
+
+
+# -- checks: gates and signals --------------------------------------------------------
+
+
+def test_a_failing_signal_is_recorded_and_does_not_block() -> None:
+    signal = contains_check(["context"], kind="signal")
+    outcome = signal.evaluate("no such word")
+    assert outcome == Outcome(
+        "contains",
+        "signal",
+        False,
+        "text is missing 1 of 1 required piece(s): 'context'; text: 'no such word'",
+        0.0,
+        "contains",
+    )
+    assert not outcome.blocks
+
+
+def test_a_failing_gate_blocks() -> None:
+    gate = citations_check(["doc-rag"], kind="gate")
+    outcome = gate.evaluate("no citation")
+    assert outcome.blocks and outcome.score == 0.0 and outcome.category == "set"
+    assert gate.evaluate("cited [doc-rag]").passed
+
+
+def test_custom_checks_raise_or_return() -> None:
+    def short(text: str) -> None:
+        assert len(text) < 5, f"too long: {len(text)} chars"
+
+    check: Check[str] = Check("short", "gate", short)
+    assert check.evaluate("abc").passed
+    failed = check.evaluate("abcdefgh")
+    assert (failed.passed, failed.category) == (False, "custom")
+    assert failed.message.startswith("too long: 8 chars")
+
+
+def test_a_broken_check_propagates() -> None:
+    def broken(text: str) -> None:
+        raise KeyError("oops")
+
+    with pytest.raises(KeyError):
+        Check("broken", "gate", broken).evaluate("x")
+
+
+def test_check_declarations_are_validated() -> None:
+    with pytest.raises(ValueError, match="kind must be 'gate' or 'signal', got 'hard'"):
+        Check("x", "hard", lambda v: None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="non-empty name"):
+        Check("", "gate", lambda v: None)
+    with pytest.raises(ValueError, match="category must be one of"):
+        Check("x", "gate", lambda v: None, "vibes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="which is not required"):
+        contains_check(["a"], kind="gate", aliases={"b": ["c"]})
+    with pytest.raises(ValueError, match="min_precision must be between 0 and 1"):
+        set_check(["a"], kind="gate", extract=list, min_precision=2.0)
+
+
+def test_structure_check_from_json_fails_on_non_json() -> None:
+    outcome = structure_check(SCHEMA, kind="gate", from_json=True).evaluate("not json")
+    assert (outcome.passed, outcome.category) == (False, "structure")
+    assert outcome.message.startswith("output is not valid JSON")
+
+
+def test_outcome_round_trips_through_json() -> None:
+    outcome = Outcome("c", "signal", True, "fine", 0.5, "judge")
+    assert Outcome.from_json(outcome.to_json()) == outcome

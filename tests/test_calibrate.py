@@ -1,0 +1,209 @@
+"""Human calibration: the labelling sheet, its hidden verdicts, accuracy and Cohen's kappa."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate.assertions import CalibrationError, citations_check, contains_check
+from replaygate.assertions.calibration import (
+    Agreement,
+    cohen_kappa,
+    export_sheet,
+    format_agreements,
+    score_sheet,
+    sidecar_path,
+)
+from replaygate.cli.assert_cmds import calibrate
+from replaygate.sampling import run_sampled, write_results
+
+ANSWERS = [
+    "RAG retrieves first [doc-rag], then adds context.",
+    "RAG retrieves first.",
+    "RAG retrieves first [doc-rag].",
+    "It depends.",
+    "Context comes from retrieval [doc-rag].",
+]
+CHECKS = [citations_check(["doc-rag"], kind="gate"), contains_check(["context"], kind="signal")]
+
+
+@pytest.fixture
+def results(tmp_path: Path) -> Path:
+    cases = [
+        run_sampled(lambda i: ANSWERS[i], 5, 4, CHECKS, case="rag"),
+        run_sampled(lambda i: ANSWERS[4 - i], 5, 4, CHECKS, case="rag-reversed"),
+    ]
+    return write_results(tmp_path / "results.json", cases)
+
+
+def read_rows(sheet: Path) -> list[dict[str, str]]:
+    with sheet.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def write_rows(sheet: Path, rows: list[dict[str, str]]) -> None:
+    with sheet.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+# -- Cohen's kappa, checked by hand ------------------------------------------------------
+
+
+def test_kappa_hand_computed() -> None:
+    # both pass 4, both fail 3, human pass / auto fail 1, human fail / auto pass 2:
+    # p_o = 7/10; p_e = 5/10 * 6/10 + 5/10 * 4/10 = 0.5; kappa = (0.7 - 0.5) / 0.5 = 0.4
+    pairs = [(True, True)] * 4 + [(False, False)] * 3 + [(True, False)] + [(False, True)] * 2
+    assert cohen_kappa(pairs) == pytest.approx(0.4)
+    # p_o = 3/4; p_e = 3/4 * 2/4 + 1/4 * 2/4 = 0.5; kappa = 0.5
+    assert cohen_kappa(
+        [(True, True), (True, True), (False, False), (True, False)]
+    ) == pytest.approx(0.5)
+    assert cohen_kappa([(True, True), (False, False)]) == 1.0
+    assert cohen_kappa([(True, False), (False, True)]) == -1.0
+    assert cohen_kappa([(True, True)] * 3) is None
+    assert cohen_kappa([]) is None
+
+
+# -- export -------------------------------------------------------------------------------
+
+
+def test_export_hides_the_verdicts_in_a_sidecar(results: Path, tmp_path: Path) -> None:
+    sheet, side, count = export_sheet(results, tmp_path / "sheet.csv", n=3, seed=7)
+    rows = read_rows(sheet)
+    assert count == len(rows) == 6  # 3 outputs x 2 assertions
+    assert list(rows[0]) == [
+        "item",
+        "case",
+        "sample",
+        "assertion",
+        "kind",
+        "checks",
+        "output",
+        "label",
+    ]
+    assert {r["label"] for r in rows} == {""}
+    assert all(r["output"] in ANSWERS for r in rows)
+    assert "pass" not in {r["kind"] for r in rows} and side == sidecar_path(sheet)
+    verdicts = json.loads(side.read_text())["items"]
+    assert set(verdicts) == {r["item"] for r in rows}
+    assert {v["automatic"] for v in verdicts.values()} <= {"pass", "fail"}
+    again, _, _ = export_sheet(results, tmp_path / "again.csv", n=3, seed=7)
+    assert read_rows(again) == rows
+
+
+def test_export_errors(results: Path, tmp_path: Path) -> None:
+    with pytest.raises(CalibrationError, match="--n must be at least 1, got 0"):
+        export_sheet(results, tmp_path / "s.csv", n=0, seed=1)
+    empty = write_results(tmp_path / "empty.json", [run_sampled(lambda i: "x", 3, 2, [])])
+    with pytest.raises(CalibrationError, match="no sample with evaluated assertions to label"):
+        export_sheet(empty, tmp_path / "s.csv", n=5, seed=1)
+
+
+# -- score -------------------------------------------------------------------------------
+
+
+def test_score_compares_labels_with_the_hidden_verdicts(results: Path, tmp_path: Path) -> None:
+    sheet, side, _ = export_sheet(results, tmp_path / "sheet.csv", n=10, seed=3)
+    verdicts = json.loads(side.read_text())["items"]
+    rows = read_rows(sheet)
+    # the person agrees with the citation gate everywhere and always says "pass" for context
+    for row in rows:
+        automatic = verdicts[row["item"]]["automatic"]
+        row["label"] = automatic if row["assertion"] == "citations" else "Yes"
+    rows[-1]["label"] = ""
+    write_rows(sheet, rows)
+    cites, context = score_sheet(sheet)
+    assert (cites.assertion, cites.accuracy, cites.kappa, cites.unlabelled) == (
+        "citations",
+        1.0,
+        1.0,
+        0,
+    )
+    expected = [
+        (True, verdicts[r["item"]]["automatic"] == "pass")
+        for r in rows[:-1]
+        if r["assertion"] == "contains"
+    ]
+    assert context.pairs == tuple(expected) and context.unlabelled == 1
+    assert context.kappa == cohen_kappa(expected) == 0.0
+    assert context.accuracy == pytest.approx(sum(a for _, a in expected) / len(expected))
+
+
+def test_score_errors_name_the_row(results: Path, tmp_path: Path) -> None:
+    sheet, side, _ = export_sheet(results, tmp_path / "sheet.csv", n=2, seed=1)
+    rows = read_rows(sheet)
+    rows[1]["label"] = "maybe"
+    write_rows(sheet, rows)
+    with pytest.raises(
+        CalibrationError, match=f"{sheet}:3: label 'maybe' is neither pass nor fail"
+    ):
+        score_sheet(sheet)
+    rows[1]["label"], rows[0]["assertion"] = "pass", "renamed"
+    write_rows(sheet, rows)
+    with pytest.raises(CalibrationError, match=r"sheet.csv:2: item 1 does not match the sidecar"):
+        score_sheet(sheet)
+    rows[0]["item"] = "99"
+    write_rows(sheet, rows)
+    with pytest.raises(CalibrationError, match="item '99' is not in the sidecar"):
+        score_sheet(sheet)
+    side.unlink()
+    with pytest.raises(CalibrationError, match="cannot read the automatic verdicts"):
+        score_sheet(sheet)
+    (tmp_path / "bare.csv").write_text("item,label\n1,pass\n")
+    (tmp_path / "v.json").write_text('{"format": "replaygate.calibration", "items": {}}')
+    with pytest.raises(CalibrationError, match="missing column\\(s\\) assertion, case, checks"):
+        score_sheet(tmp_path / "bare.csv", sidecar=tmp_path / "v.json")
+    (tmp_path / "v.json").write_text('{"format": "other"}')
+    with pytest.raises(CalibrationError, match=r"v.json: not a calibration sidecar"):
+        score_sheet(tmp_path / "bare.csv", sidecar=tmp_path / "v.json")
+
+
+def test_format_agreements() -> None:
+    lines = format_agreements(
+        [
+            Agreement("citations", ((True, True), (False, False), (True, False)), 2),
+            Agreement("contains", ((True, True),), 0),
+        ]
+    )
+    assert lines == [
+        "assertion  labelled  accuracy  kappa  unlabelled",
+        "citations         3      0.67   0.40           2",
+        "contains          1      1.00    n/a           0",
+        "kappa n/a: both raters gave one and the same label; label more varied rows",
+    ]
+
+
+# -- the commands ------------------------------------------------------------------------
+
+
+def test_calibrate_commands(results: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    sheet = tmp_path / "labels.csv"
+    out = runner.invoke(
+        calibrate, ["export", "--n", "4", "--seed", "11", "--out", str(sheet), str(results)]
+    )
+    assert out.exit_code == 0, out.output
+    sidecar = tmp_path / "labels.verdicts.json"
+    assert out.output == (
+        f"wrote 8 row(s) to {sheet}; automatic verdicts kept in {sidecar}\n"
+        "fill the label column with pass or fail, then: replaygate calibrate score SHEET\n"
+    )
+    rows = read_rows(sheet)
+    for row in rows:
+        row["label"] = "fail"
+    write_rows(sheet, rows)
+    out = runner.invoke(calibrate, ["score", str(sheet)])
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[0] == "assertion  labelled  accuracy  kappa  unlabelled"
+    assert out.output.splitlines()[1].startswith("citations         4")
+    rows[0]["label"] = "?"
+    write_rows(sheet, rows)
+    out = runner.invoke(calibrate, ["score", str(sheet)])
+    assert out.exit_code == 1
+    assert "Error: " in out.output and "label '?' is neither pass nor fail" in out.output

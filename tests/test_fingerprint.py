@@ -1,0 +1,207 @@
+"""The canonical form, the key, and the match form the store looks requests up by."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import math
+import uuid
+from collections import OrderedDict
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replaygate import CanonicalFormError, canonical_json, fingerprint, fixture_key
+from replaygate.fingerprint import digest, key_of_canonical, match_form, parsed_match_form
+
+SEED_REQUEST = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 1024,
+    "system": "你是严谨的研究助手。",
+    "messages": [{"role": "user", "content": [{"type": "text", "text": "什么是 RAG？"}]}],
+    "tools": [{"name": "search_corpus", "description": "在本地语料里检索", "parameters": {}}],
+}
+
+
+def seed_key(request: Any) -> str:
+    """The key exactly as seed 000 (section 12.2.3) computes it."""
+    canon = json.dumps(request, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(canon.encode()).hexdigest()[:12]
+
+
+json_leaves = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+)
+json_values = st.recursive(
+    json_leaves,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+def _shuffled(value: Any, data: st.DataObject) -> Any:
+    """The same JSON value with every object's keys in a drawn order."""
+    if isinstance(value, dict):
+        keys = data.draw(st.permutations(list(value)))
+        return {k: _shuffled(value[k], data) for k in keys}
+    if isinstance(value, list):
+        return [_shuffled(v, data) for v in value]
+    return value
+
+
+# -- canonical form and key ---------------------------------------------------------
+
+
+def test_seed_request_gets_the_seed_key() -> None:
+    assert fixture_key(SEED_REQUEST) == seed_key(SEED_REQUEST)
+    assert len(fixture_key(SEED_REQUEST)) == 12
+
+
+def test_canonical_form_is_json_dumps_sorted_with_standard_separators() -> None:
+    text = canonical_json({"b": [1, 2], "a": {"d": None, "c": True}})
+    assert text == '{"a": {"c": true, "d": null}, "b": [1, 2]}'
+    assert fingerprint.CANONICAL_VERSION == 1
+
+
+def test_non_ascii_text_is_kept_raw_in_the_canonical_form() -> None:
+    text = canonical_json(SEED_REQUEST)
+    assert "什么是 RAG？" in text
+    assert "\\u" not in text
+    assert digest(SEED_REQUEST) == hashlib.sha256(text.encode("utf-8")).hexdigest()
+    assert key_of_canonical(text) == fixture_key(SEED_REQUEST)
+
+
+@settings(max_examples=60)
+@given(value=st.dictionaries(st.text(max_size=6), json_values, max_size=6), data=st.data())
+def test_key_order_does_not_change_the_key(value: dict[str, Any], data: st.DataObject) -> None:
+    other = _shuffled(value, data)
+    assert canonical_json(other) == canonical_json(value)
+    assert fixture_key(other) == fixture_key(value) == seed_key(value)
+
+
+def test_any_changed_byte_changes_the_key() -> None:
+    reworded = json.loads(json.dumps(SEED_REQUEST))
+    reworded["messages"][0]["content"][0]["text"] = "RAG 是什么？"
+    assert fixture_key(reworded) != fixture_key(SEED_REQUEST)
+    assert fixture_key({"a": 1}) != fixture_key({"a": 1.0}) != fixture_key({"a": True})
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_nan_and_infinity_are_refused_naming_the_path(bad: float) -> None:
+    request = {"messages": [{"content": [{"type": "text"}, {"type": "x", "x": bad}]}]}
+    with pytest.raises(CanonicalFormError) as caught:
+        fixture_key(request)
+    assert caught.value.path == "messages[0].content[1].x"
+    assert "messages[0].content[1].x" in str(caught.value)
+    assert "not valid JSON" in str(caught.value)
+    with pytest.raises(CanonicalFormError):
+        match_form(request)
+
+
+def test_non_json_values_are_refused_naming_the_path() -> None:
+    with pytest.raises(CanonicalFormError) as caught:
+        canonical_json({"tools": [{"input_schema": {"x": {1, 2}}}]})
+    assert caught.value.path == "tools[0].input_schema.x"
+    assert "set is not a JSON value" in str(caught.value)
+    with pytest.raises(CanonicalFormError) as caught:
+        canonical_json({"a": b"bytes"})
+    assert caught.value.path == "a"
+
+
+def test_text_that_is_not_unicode_is_refused_naming_the_path() -> None:
+    with pytest.raises(CanonicalFormError) as caught:
+        fixture_key({"messages": [{"content": "half a pair \ud83d"}]})
+    assert caught.value.path == "messages[0].content"
+    assert "not valid Unicode" in str(caught.value)
+    with pytest.raises(CanonicalFormError):
+        match_form({"messages": [{"content": "half a pair \ud83d"}]})
+
+
+def test_a_circular_request_is_refused_not_a_recursion_error() -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(CanonicalFormError, match="circular"):
+        canonical_json({"a": loop})
+
+
+def test_enum_members_and_uuids_are_taken_as_their_json_value() -> None:
+    class Color(enum.Enum):
+        RED = "red"
+
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    ident = uuid.UUID(int=7)
+    request = {"c": Color.RED, "l": Level.HIGH, "u": ident}
+    plain = {"c": "red", "l": 3, "u": str(ident)}
+    assert canonical_json(request) == canonical_json(plain)
+    assert match_form(request) == match_form(plain)
+
+
+def test_the_key_length_is_read_when_a_key_is_computed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fingerprint, "KEY_LENGTH", 4)
+    assert fixture_key(SEED_REQUEST) == seed_key(SEED_REQUEST)[:4]
+    assert key_of_canonical(canonical_json(SEED_REQUEST)) == seed_key(SEED_REQUEST)[:4]
+
+
+# -- the match form ------------------------------------------------------------------
+
+small_leaves = st.sampled_from([None, True, False, 0, 1, 1.0, -0.0, 0.0, 2**64, 1e16, "", "a", "é"])
+small_values = st.recursive(
+    small_leaves,
+    lambda inner: (
+        st.lists(inner, max_size=2)
+        | st.dictionaries(
+            st.sampled_from(["a", "b", "é", "\U0001f600", "\ue000"]), inner, max_size=2
+        )
+    ),
+    max_leaves=5,
+)
+
+
+@settings(max_examples=150)
+@given(values=st.lists(small_values, min_size=2, max_size=6))
+def test_match_forms_are_equal_exactly_when_canonical_forms_are(values: list[Any]) -> None:
+    canon = [canonical_json(v) for v in values]
+    forms = [match_form(v) for v in values]
+    given_canon = [match_form(v, c) for v, c in zip(values, canon, strict=True)]
+    assert forms == given_canon
+    for i in range(len(values)):
+        for j in range(len(values)):
+            assert (forms[i] == forms[j]) == (canon[i] == canon[j]), (values[i], values[j])
+
+
+@settings(max_examples=100)
+@given(value=json_values)
+def test_a_value_read_back_from_json_has_the_same_match_form(value: Any) -> None:
+    text = canonical_json(value)
+    parsed = orjson.loads(text)  # how a store reads it back
+    if canonical_json(parsed) == text:  # orjson reads an int beyond 64 bits as a float
+        assert parsed_match_form(parsed) == match_form(value)
+
+
+def test_match_form_agrees_with_canonical_form_where_orjson_cannot_write_the_value() -> None:
+    # A non-string key is written as a string by the canonical form...
+    assert canonical_json({1: "a"}) == canonical_json({"1": "a"})
+    assert match_form({1: "a"}) == match_form({"1": "a"})
+    # ...and a dict subclass is an ordinary object.
+    assert match_form(OrderedDict([("b", 1), ("a", 2)])) == match_form({"a": 2, "b": 1})
+    # An int beyond 64 bits has no float twin.
+    assert match_form({"n": 2**70}) != match_form({"n": float(2**70)})
+    assert canonical_json({"n": 2**70}) != canonical_json({"n": float(2**70)})
+
+
+def test_a_real_null_is_not_mistaken_for_nan() -> None:
+    assert match_form({"content": None}) == parsed_match_form({"content": None})
+    with pytest.raises(CanonicalFormError):
+        match_form({"content": math.nan})

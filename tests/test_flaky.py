@@ -1,0 +1,123 @@
+"""Flaky detection: ``--flaky-runs`` and ``replaygate flaky`` find a test made flaky on purpose."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate.cli.assert_cmds import flaky
+from replaygate.sampling.flaky import ADVICE, FlakyTest, find_flaky
+
+# fails on its first run, passes on its second: its outcome depends on a counter file
+FLAKY = """
+from pathlib import Path
+
+def test_counter():
+    counter = Path(__file__).with_name("counter.txt")
+    runs = int(counter.read_text()) if counter.exists() else 0
+    counter.write_text(str(runs + 1))
+    assert runs % 2 == 1, f"run {runs}"
+"""
+STABLE = """
+import pytest
+
+def test_stable():
+    pass
+
+def test_always_fails():
+    assert False
+
+@pytest.mark.sampled(n=3, floor=2)
+def test_sampled(replaygate_sample):
+    pass
+"""
+
+
+def test_flaky_runs_finds_the_flaky_test(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_counter_file=FLAKY, test_stable=STABLE)
+    result = pytester.runpytest(
+        "--flaky-runs=2", "--flaky-report=out/flaky.json", "-p", "no:randomly"
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=3, failed=1)  # the flaky test's last run passed
+    report = json.loads((pytester.path / "out" / "flaky.json").read_text())
+    assert report == {
+        "runs": 2,
+        "tests": 3,
+        "flaky": [
+            {"nodeid": "test_counter_file.py::test_counter", "outcomes": ["failed", "passed"]}
+        ],
+        "failed_every_run": ["test_stable.py::test_always_fails"],
+    }
+    lines = result.stdout.lines
+    start = lines.index("1 flaky test(s) out of 3 run 2 times:")
+    assert lines[start + 1 : start + 3] == [
+        "  test_counter_file.py::test_counter: failed, passed",
+        ADVICE,
+    ]
+    assert (pytester.path / "counter.txt").read_text() == "2"
+
+
+def test_stable_tests_are_not_flaky(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_stable="def test_a():\n    pass\n\ndef test_b():\n    pass\n")
+    result = pytester.runpytest("--flaky-runs=3")
+    assert result.ret == pytest.ExitCode.OK
+    assert (
+        "no flaky tests: 2 unsampled test(s) gave the same outcome 3 times" in result.stdout.lines
+    )
+
+
+def test_flaky_options_are_checked(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_stable="def test_a():\n    pass\n")
+    result = pytester.runpytest("--flaky-runs=1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--flaky-runs must be at least 2, got 1" in result.stderr.str()
+    result = pytester.runpytest("--flaky-runs=2", "--reruns=1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "reruns hide exactly the flakiness being looked for" in result.stderr.str()
+
+
+def test_find_flaky() -> None:
+    found = find_flaky({"a": ["passed", "passed"], "b": ["passed", "error in setup"]})
+    assert found == [FlakyTest("b", ("passed", "error in setup"))]
+    assert str(found[0]) == "b: passed, error in setup"
+
+
+@pytest.mark.slow
+def test_the_cli_lists_flaky_tests_and_exits_1(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_counter_file=FLAKY, test_stable=STABLE)
+    monkeypatch.chdir(pytester.path)
+    result = CliRunner().invoke(
+        flaky, ["--", "-q", "-p", "no:cacheprovider", "test_counter_file.py"]
+    )
+    assert result.exit_code == 1, result.output
+    assert result.output.endswith(
+        "replaygate flaky: 1 flaky test(s):\n"
+        "  test_counter_file.py::test_counter: failed, passed\n"
+        f"{ADVICE}\n"
+    )
+
+
+@pytest.mark.slow
+def test_the_cli_without_flaky_tests_keeps_pytests_exit_code(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_stable=STABLE)
+    monkeypatch.chdir(pytester.path)
+    result = CliRunner().invoke(flaky, ["--runs", "2", "--", "-q", "-p", "no:cacheprovider"])
+    assert result.exit_code == 1, result.output
+    assert result.output.endswith(
+        "replaygate flaky: no flaky test among 2 run 2 times\n"
+        "1 test(s) failed every run (a real failure, not flakiness):\n"
+        "  test_stable.py::test_always_fails\n"
+    )
+    result = CliRunner().invoke(flaky, ["--", "-q", "--reruns=1"])
+    assert result.exit_code == pytest.ExitCode.USAGE_ERROR
+    assert result.output.endswith("pytest stopped before any test ran (exit 4)\n")
+    result = CliRunner().invoke(flaky, ["--runs", "1"])
+    assert result.exit_code == 2
+    assert "--runs must be at least 2, got 1" in result.output

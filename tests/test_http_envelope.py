@@ -1,0 +1,173 @@
+"""The HTTP envelope and the recorded response form (pure functions)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replaygate.errors import WireFormatError
+from replaygate.fingerprint import fixture_key
+from replaygate.http.envelope import canonical_path, envelope, interface_of
+from replaygate.http.recorded import (
+    kept_headers,
+    plain_response,
+    replayed,
+    stream_response,
+)
+from replaygate.sse import SSEEvent, parse_events
+
+NOISE = [
+    ("x-api-key", "sk-ant-api03-secret"),
+    ("Authorization", "Bearer sk-proj-secret"),
+    ("api-key", "azure-secret"),
+    ("cookie", "session=1"),
+    ("x-stainless-retry-count", "1"),
+    ("x-stainless-os", "Linux"),
+    ("user-agent", "Anthropic/Python 2.14.0"),
+    ("content-length", "72"),
+    ("accept-encoding", "gzip"),
+    ("idempotency-key", "stainless-python-retry-1"),
+    ("host", "api.anthropic.com"),
+]
+BODY = b'{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"\xc3\xa9t\xc3\xa9"}]}'
+
+
+def test_envelope_keeps_only_meaningful_headers_and_the_parsed_body() -> None:
+    headers = [
+        *NOISE,
+        ("anthropic-version", "2023-06-01"),
+        ("Anthropic-Beta", "a"),
+        ("anthropic-beta", "b"),
+    ]
+    env = envelope("post", "/v1/messages", b"", headers, BODY)
+    assert env == {
+        "method": "POST",
+        "path": "/v1/messages",
+        "headers": {"anthropic-version": "2023-06-01", "anthropic-beta": "a,b"},
+        "body": {
+            "model": "m",
+            "max_tokens": 8,
+            "messages": [{"role": "user", "content": "été"}],
+        },
+    }
+
+
+def test_noise_headers_do_not_change_the_key() -> None:
+    quiet = envelope("POST", "/v1/messages", b"", [], BODY)
+    noisy = envelope("POST", "/v1/messages", b"", NOISE, BODY)
+    assert fixture_key(quiet) == fixture_key(noisy)
+    assert fixture_key(quiet) != fixture_key(
+        envelope("POST", "/v1/messages", b"", [("openai-beta", "assistants=v2")], BODY)
+    )
+
+
+def test_body_forms_never_collide() -> None:
+    json_string = envelope("POST", "/p", b"", [], b'"hi"')
+    text = envelope("POST", "/p", b"", [], b"hi")
+    binary = envelope("POST", "/p", b"", [], b"\xff\x00")
+    empty = envelope("GET", "/p", b"", [], b"")
+    assert json_string["body"] == "hi" and text == {**text, "text": "hi"} and "body" not in text
+    assert binary["base64"] == "/wA="
+    assert empty["body"] is None
+    assert len({fixture_key(e) for e in (json_string, text, binary)}) == 3
+
+
+def test_host_is_added_only_when_asked() -> None:
+    assert "host" not in envelope("GET", "/p", b"", [], b"")
+    assert envelope("GET", "/p", b"", [], b"", host="proxy:8080")["host"] == "proxy:8080"
+
+
+@given(st.lists(st.tuples(st.text("abc=&", min_size=1), st.text("xy z&", max_size=3)), max_size=5))
+def test_query_order_does_not_matter(pairs: list[tuple[str, str]]) -> None:
+    from urllib.parse import urlencode
+
+    forward = canonical_path("/v1/messages", urlencode(pairs).encode())
+    backward = canonical_path("/v1/messages", urlencode(list(reversed(pairs))).encode())
+    assert forward == backward
+
+
+def test_canonical_path() -> None:
+    assert canonical_path("/v1/messages", b"") == "/v1/messages"
+    assert canonical_path("/v1/messages", b"beta=true&a=") == "/v1/messages?a=&beta=true"
+
+
+@pytest.mark.parametrize(
+    ("path", "interface"),
+    [
+        ("/v1/messages", "anthropic.messages"),
+        ("/v1/messages?beta=true", "anthropic.messages"),
+        ("/proxy/anthropic/v1/messages", "anthropic.messages"),
+        ("/v1/chat/completions", "openai.chat.completions"),
+        ("/openai/deployments/x/chat/completions", "openai.chat.completions"),
+        ("/v1/models", "http"),
+        ("/v1/messages/count_tokens", "http"),
+    ],
+)
+def test_interface_of(path: str, interface: str) -> None:
+    assert interface_of(path) == interface
+
+
+def test_response_keeps_the_headers_the_sdks_read() -> None:
+    headers = [
+        ("Content-Type", "application/json"),
+        ("request-id", "req_1"),
+        ("retry-after", "3"),
+        ("x-should-retry", "true"),
+        ("content-encoding", "gzip"),
+        ("set-cookie", "a=b"),
+        ("anthropic-ratelimit-requests-remaining", "9"),
+        ("date", "today"),
+    ]
+    assert kept_headers(headers) == {
+        "content-type": "application/json",
+        "request-id": "req_1",
+        "retry-after": "3",
+        "x-should-retry": "true",
+    }
+
+
+def test_replayed_plain_response_shortens_retry_timing() -> None:
+    record = plain_response(
+        429, [("content-type", "application/json"), ("retry-after", "30")], b'{"type":"error"}'
+    )
+    answer = replayed(record)
+    headers = dict(answer.headers)
+    assert answer.status == 429
+    assert headers["retry-after"] == "0"
+    assert headers["retry-after-ms"] == "1"
+    assert answer.chunks == (b'{"type":"error"}',)
+    assert dict(replayed(plain_response(500, [], b"")).headers)["retry-after-ms"] == "1"
+    assert "retry-after-ms" not in dict(replayed(plain_response(200, [], b"{}")).headers)
+
+
+def test_replayed_stream_is_split_at_event_boundaries() -> None:
+    events = [SSEEvent('{"type":"message_start"}', "message_start"), SSEEvent("[DONE]")]
+    record = stream_response(200, [("content-type", "text/event-stream")], events, "complete")
+    answer = replayed(record)
+    assert answer.chunks == tuple(e.encode() for e in events)
+    assert parse_events(b"".join(answer.chunks)) == events
+    assert answer.end == "complete"
+
+
+def test_cut_stream_keeps_the_error() -> None:
+    record = stream_response(200, [], [SSEEvent("{}", "ping")], "cut", ConnectionError("gone"))
+    assert record["stream_error"] == {"type": "ConnectionError", "message": "gone"}
+    assert replayed(record).error == ("ConnectionError", "gone")
+
+
+@pytest.mark.parametrize(
+    ("record", "path"),
+    [
+        ([], "response"),
+        ({"status": "200"}, "response.status"),
+        ({"status": 200, "headers": []}, "response.headers"),
+        ({"status": 200, "events": {}}, "response.events"),
+        ({"status": 200, "events": [{"event": "x"}]}, "response.events[0]"),
+        ({"status": 200, "events": [], "stream_end": "maybe"}, "response.stream_end"),
+    ],
+)
+def test_bad_recorded_responses_name_the_field(record: object, path: str) -> None:
+    with pytest.raises(WireFormatError) as caught:
+        replayed(record)
+    assert caught.value.path == path

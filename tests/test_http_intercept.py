@@ -1,0 +1,109 @@
+"""intercept(): clients built inside user code are recorded and replayed, then restored."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import httpx
+import httpx2
+import openai
+import pytest
+
+from replaygate.errors import FixtureMismatchError, LiveCallNotApproved
+from replaygate.http import block_network, intercept
+from replaygate.sim import Simulator
+from replaygate.store import FixtureStore
+
+
+def user_code(base_url: str | None) -> dict[str, Any]:
+    """An agent that builds its own SDK clients, knowing nothing of replaygate."""
+    claude = anthropic.Anthropic(api_key="user-key", base_url=base_url)
+    message = claude.messages.create(
+        model="m", max_tokens=32, messages=[{"role": "user", "content": "plan"}]
+    )
+    gpt = openai.OpenAI(api_key="user-key", base_url=f"{base_url}/v1" if base_url else None)
+    chunks = gpt.chat.completions.create(
+        model="g", messages=[{"role": "user", "content": "summarize"}], stream=True
+    )
+    return {
+        "message": message.model_dump(mode="json"),
+        "chunks": [c.model_dump(mode="json") for c in chunks],
+    }
+
+
+async def async_user_code(base_url: str | None) -> dict[str, Any]:
+    claude = anthropic.AsyncAnthropic(api_key="user-key", base_url=base_url)
+    async with claude.messages.stream(
+        model="m", max_tokens=32, messages=[{"role": "user", "content": "async plan"}]
+    ) as stream:
+        events = [e.model_dump(mode="json") async for e in stream]
+    return {"events": events}
+
+
+ORIGINALS = {
+    (httpx2.HTTPTransport, "handle_request"): httpx2.HTTPTransport.handle_request,
+    (
+        httpx2.AsyncHTTPTransport,
+        "handle_async_request",
+    ): httpx2.AsyncHTTPTransport.handle_async_request,
+    (httpx.HTTPTransport, "handle_request"): httpx.HTTPTransport.handle_request,
+    (
+        httpx.AsyncHTTPTransport,
+        "handle_async_request",
+    ): httpx.AsyncHTTPTransport.handle_async_request,
+}
+
+
+def assert_restored() -> None:
+    for (cls, name), original in ORIGINALS.items():
+        assert cls.__dict__[name] is original
+
+
+def test_intercept_records_and_replays_clients_built_by_user_code(tmp_path: Path) -> None:
+    store = tmp_path / "agent.jsonl"
+    with Simulator(behavior="echo") as sim:
+        with intercept(store, "record-missing", approve_live=True, source="sim") as session:
+            live = user_code(sim.url)
+            live_async = asyncio.run(async_user_code(sim.url))
+        assert session.recordings == 3
+        assert len(sim.requests) == 3
+    assert_restored()
+    assert len(FixtureStore.open(store)) == 3
+    with block_network(), intercept(store) as session:
+        assert user_code(None) == live
+        assert asyncio.run(async_user_code(None)) == live_async
+    assert session.replays == 3
+    assert_restored()
+
+
+def test_intercept_replay_miss_is_loud_and_restores(tmp_path: Path) -> None:
+    with block_network(), intercept(tmp_path / "none.jsonl"), pytest.raises(FixtureMismatchError):
+        user_code(None)
+    assert_restored()
+
+
+def test_intercept_refuses_recording_without_approval(tmp_path: Path) -> None:
+    with pytest.raises(LiveCallNotApproved), intercept(tmp_path / "x.jsonl", "record-missing"):
+        pass
+    assert_restored()
+
+
+def test_nested_intercepts_answer_from_the_innermost_and_unwind(tmp_path: Path) -> None:
+    outer_store, inner_store = tmp_path / "outer.jsonl", tmp_path / "inner.jsonl"
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(outer_store, "record-missing", approve_live=True),
+    ):
+        client = httpx2.Client(base_url=sim.url)
+        client.post("/v1/messages", json={"n": 1}, headers={"x-api-key": "k"})
+        with intercept(inner_store, "record-missing", approve_live=True):
+            client.post("/v1/messages", json={"n": 2}, headers={"x-api-key": "k"})
+        client.post("/v1/messages", json={"n": 3}, headers={"x-api-key": "k"})
+    assert_restored()
+    outer = sorted(f.request["body"]["n"] for f in FixtureStore.open(outer_store))
+    inner = sorted(f.request["body"]["n"] for f in FixtureStore.open(inner_store))
+    assert inner == [2]
+    assert 1 in outer and 3 in outer

@@ -1,0 +1,213 @@
+"""The pytest plugin, run on generated test files (in process, and under xdist in a subprocess)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anthropic
+import openai
+import pytest
+
+from replaygate.http import httpx2_client
+from replaygate.pytest_plugin import RECORD_MODES
+from replaygate.replay import MODES
+from replaygate.sim import Simulator
+from replaygate.store import FixtureStore
+
+RECORDING_TESTS = """
+import os
+
+import pytest
+
+from replaygate.http import httpx2_client
+
+URL = os.environ["REPLAYGATE_TEST_SIM_URL"]
+
+
+def ask(exchange, path, body):
+    client = httpx2_client(exchange, base_url=URL)
+    headers = {{"x-api-key": "k", "authorization": "Bearer k"}}
+    response = client.post(path, json=body, headers=headers)
+    assert response.status_code == 200
+    return response.json()
+
+
+@pytest.mark.replaygate(fixtures="shared.jsonl", source="sim")
+@pytest.mark.parametrize("n", range({count}))
+def test_shared_store(replaygate_exchange, n):
+    messages = [{{"role": "user", "content": f"q{{n}}"}}]
+    body = {{"model": "m", "max_tokens": 16, "messages": messages}}
+    assert ask(replaygate_exchange, "/v1/messages", body)["content"][0]["text"] == f"echo: q{{n}}"
+
+
+@pytest.mark.parametrize("n", range({count}))
+def test_own_store(replaygate_exchange, replaygate_store, n):
+    body = {{"model": "g", "messages": [{{"role": "user", "content": f"task {{n}}"}}]}}
+    answer = ask(replaygate_exchange, "/v1/chat/completions", body)
+    assert answer["choices"][0]["message"]["content"] == f"echo: task {{n}}"
+    assert replaygate_store.path.name == f"test_own_store[{{n}}].jsonl"
+"""
+
+
+def test_plugin_modes_are_the_library_modes() -> None:
+    assert RECORD_MODES == MODES
+
+
+def test_recording_mode_without_approval_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_never_runs():\n    raise AssertionError('ran')\n")
+    result = pytester.runpytest("--record-mode=record-missing")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--record-mode=record-missing*--approve-live*"])
+    assert "ran" not in result.stdout.str()
+
+
+def test_plugin_is_inert_for_tests_that_do_not_use_it(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import socket
+
+        def test_plain():
+            assert socket.socket.__dict__.get("connect") is None
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_xdist_workers_record_everything_then_replay_offline(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    count = 24
+    pytester.makepyfile(test_generated=RECORDING_TESTS.format(count=count))
+    fixtures = pytester.path / "recorded"
+    options = ["-p", "no:cacheprovider", "--replaygate-dir", str(fixtures)]
+    with Simulator(behavior="echo") as sim:
+        monkeypatch.setenv("REPLAYGATE_TEST_SIM_URL", sim.url)
+        result = pytester.runpytest_subprocess(
+            "-n", "4", "--record-mode=record-missing", "--approve-live", *options
+        )
+        result.assert_outcomes(passed=2 * count)
+        assert len(sim.requests) == 2 * count
+    shared = FixtureStore.open(fixtures / "shared.jsonl")
+    assert len(shared) == count
+    assert len((fixtures / "shared.jsonl").read_bytes().splitlines()) == count
+    assert {f.meta["source"] for f in shared if f.meta} == {"sim"}
+    own = sorted((fixtures / "test_generated").glob("*.jsonl"))
+    assert len(own) == count
+    assert all(len(FixtureStore.open(p)) == 1 for p in own)
+    # the simulator is stopped: replay offline, strictly
+    result = pytester.runpytest("--replaygate-strict", *options)
+    result.assert_outcomes(passed=2 * count)
+
+
+def _record(store: Path, contents: list[str]) -> None:
+    with Simulator(behavior="echo") as sim:
+        http = httpx2_client(store, "record-missing", approve_live=True)
+        client = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http)
+        for content in contents:
+            client.messages.create(
+                model="m", max_tokens=8, messages=[{"role": "user", "content": content}]
+            )
+
+
+def test_replay_blocks_the_network_and_strict_flags_unused_fixtures(
+    pytester: pytest.Pytester,
+) -> None:
+    _record(pytester.path / "tests/fixtures/test_offline/test_uses_one.jsonl", ["one", "two"])
+    _record(pytester.path / "tests/fixtures/test_offline/test_uses_all.jsonl", ["one"])
+    pytester.makepyfile(
+        test_offline="""
+        import socket
+
+        import pytest
+
+        from replaygate.errors import FixtureMismatchError, NetworkBlockedError
+
+        def ask(client, content):
+            return client.messages.create(
+                model="m", max_tokens=8, messages=[{"role": "user", "content": content}]
+            )
+
+        def test_uses_one(anthropic_client, replaygate_mode):
+            assert replaygate_mode == "replay"
+            assert ask(anthropic_client(), "one").content[0].text == "echo: one"
+            with pytest.raises(NetworkBlockedError):
+                socket.create_connection(("192.0.2.10", 443), timeout=1)
+
+        def test_uses_all(anthropic_client):
+            assert ask(anthropic_client(), "one").content[0].text == "echo: one"
+
+        def test_miss(anthropic_client):
+            with pytest.raises(FixtureMismatchError, match="the store is empty"):
+                ask(anthropic_client(max_retries=5), "never recorded")
+
+        def test_network_free_outside_plugin_fixtures():
+            assert "connect" not in socket.socket.__dict__
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=4)
+    strict = pytester.runpytest("--replaygate-strict")
+    strict.assert_outcomes(passed=4, errors=1)
+    strict.stdout.fnmatch_lines(["*ERROR at teardown of test_uses_one*"])
+    strict.stdout.fnmatch_lines(
+        ["*1 recorded fixture(s)*unused*", "*(POST /v1/messages): never requested*"]
+    )
+
+
+def test_intercept_fixture_and_marker_folder_store(pytester: pytest.Pytester) -> None:
+    store = pytester.path / "tests/fixtures/agent"
+    _record(store, ["hello"])
+    pytester.makepyfile(
+        test_agent="""
+        import anthropic
+        import pytest
+
+        def agent():
+            client = anthropic.Anthropic(api_key="anything")
+            message = client.messages.create(
+                model="m", max_tokens=8, messages=[{"role": "user", "content": "hello"}]
+            )
+            return message.content[0].text
+
+        @pytest.mark.replaygate(fixtures="agent")
+        def test_agent(replaygate_intercept):
+            assert agent() == "echo: hello"
+            assert replaygate_intercept.replays == 1
+        """
+    )
+    pytester.runpytest("--replaygate-strict").assert_outcomes(passed=1)
+
+
+def test_openai_and_async_factories_replay_from_the_per_test_store(
+    pytester: pytest.Pytester,
+) -> None:
+    store = pytester.path / "tests/fixtures/test_factories/test_both.jsonl"
+    with Simulator(behavior="echo") as sim:
+        http = httpx2_client(store, "record-missing", approve_live=True)
+        client = openai.OpenAI(api_key="k", base_url=sim.openai_base_url, http_client=http)
+        client.chat.completions.create(model="g", messages=[{"role": "user", "content": "sync"}])
+        claude = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http)
+        claude.messages.create(model="m", max_tokens=8, messages=[{"role": "user", "content": "a"}])
+    pytester.makepyfile(
+        test_factories="""
+        import asyncio
+
+        def test_both(openai_client, async_openai_client, async_anthropic_client):
+            sync = openai_client().chat.completions.create(
+                model="g", messages=[{"role": "user", "content": "sync"}]
+            )
+            assert sync.choices[0].message.content == "echo: sync"
+            again = asyncio.run(
+                async_openai_client().chat.completions.create(
+                    model="g", messages=[{"role": "user", "content": "sync"}]
+                )
+            )
+            assert again.choices[0].message.content == "echo: sync"
+            claude = asyncio.run(
+                async_anthropic_client().messages.create(
+                    model="m", max_tokens=8, messages=[{"role": "user", "content": "a"}]
+                )
+            )
+            assert claude.content[0].text == "echo: a"
+        """
+    )
+    pytester.runpytest("--replaygate-strict").assert_outcomes(passed=1)

@@ -1,0 +1,551 @@
+"""Strict replay and approved recording at the engine boundary, end to end."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from replaygate import (
+    Fixture,
+    FixtureMismatchError,
+    FixtureStore,
+    LiveCallNotApproved,
+    Message,
+    ModelResponse,
+    RecordingModel,
+    ReplayModel,
+    ToolCall,
+    ToolSpec,
+    Usage,
+    __version__,
+    fixture_key,
+    to_anthropic_request,
+    to_openai_request,
+)
+from replaygate.examples.research_copilot import Corpus, Document, build_registry, run
+
+MODEL = "claude-sonnet-4-5"
+MAX_TOKENS = 1024
+RAG_TEXT = (
+    "RAG 即检索增强生成：先检索外部语料，再把命中片段作为上下文交给模型，让回答有据可依。"
+    "检索质量决定上限，生成只负责组织语言。"
+)
+CORPUS = Corpus(
+    [
+        Document("doc-rag", "RAG", RAG_TEXT),
+        Document(
+            "doc-eval", "Evaluation", "Evaluation scores agent answers against expected facts."
+        ),
+        Document(
+            "doc-tools", "Tool use", "Tool use lets a model call functions with JSON arguments."
+        ),
+    ]
+)
+
+
+# -- the seed scenario (sections 12.2.4 and 12.2.5) ------------------------------------
+
+
+def _text(text: str) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": text}]
+
+
+def _tool_use(call_id: str, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}]
+
+
+def _answer(content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
+    return {
+        "id": "msg_hand",
+        "type": "message",
+        "role": "assistant",
+        "model": MODEL,
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 42, "output_tokens": 18},
+    }
+
+
+def seed_fixtures(question: str, system: str) -> list[Fixture]:
+    """Three hand-made fixtures: search RAG, fetch doc-rag, answer citing it."""
+    registry = build_registry(CORPUS)
+    tools = [
+        {"name": s.name, "description": s.description, "input_schema": dict(s.input_schema)}
+        for s in registry.specs
+    ]
+    search_result = registry.execute(ToolCall("toolu_01", "search_corpus", {"q": "RAG"})).content
+    fetch_result = registry.execute(
+        ToolCall("toolu_02", "fetch_doc", {"doc_id": "doc-rag"})
+    ).content
+    turns: list[dict[str, Any]] = [{"role": "user", "content": _text(question)}]
+    responses = [
+        _answer(_tool_use("toolu_01", "search_corpus", {"q": "RAG"}), "tool_use"),
+        _answer(_tool_use("toolu_02", "fetch_doc", {"doc_id": "doc-rag"}), "tool_use"),
+        _answer(_text("RAG 是检索增强生成 [doc-rag]。"), "end_turn"),
+    ]
+    results = [("toolu_01", search_result), ("toolu_02", fetch_result)]
+    fixtures = []
+    for i, response in enumerate(responses):
+        request = {
+            "model": MODEL,
+            "max_tokens": MAX_TOKENS,
+            "system": system,
+            "messages": json.loads(json.dumps(turns)),
+            "tools": tools,
+        }
+        fixtures.append(Fixture.create(request, [response], {"source": "hand"}))
+        if i < 2:
+            call_id, result = results[i]
+            turns.append({"role": "assistant", "content": response["content"]})
+            turns.append(
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": call_id, "content": result}],
+                }
+            )
+    return fixtures
+
+
+SCENARIOS = [
+    pytest.param(
+        "What is RAG?", "RAG, what is it?", "You are a careful research assistant.", id="en"
+    ),
+    pytest.param("什么是 RAG？", "RAG 是什么？", "你是严谨的研究助手。", id="zh"),
+]
+
+
+def seed_store(tmp_path: Path, question: str, system: str) -> Path:
+    path = tmp_path / "fixtures.jsonl"
+    path.write_bytes(b"".join(f.to_line() for f in seed_fixtures(question, system)))
+    return path
+
+
+def replay(path: Path, question: str, system: str) -> tuple[str, list[str], ReplayModel]:
+    model = ReplayModel(path, model=MODEL, max_tokens=MAX_TOKENS, system=system)
+    result = run(model, build_registry(CORPUS), question)
+    return result.final, [s.detail for s in result.steps], model
+
+
+@pytest.mark.parametrize(("question", "reworded", "system"), SCENARIOS)
+def test_seed_scenario_replays_identically_twice(
+    tmp_path: Path, question: str, reworded: str, system: str
+) -> None:
+    path = seed_store(tmp_path, question, system)
+    first = replay(path, question, system)
+    second = replay(path, question, system)
+    assert first[:2] == second[:2]
+    final, trace, model = first
+    assert final == "RAG 是检索增强生成 [doc-rag]。"
+    assert trace[0].startswith('search_corpus({\'q\': \'RAG\'}) -> {"hits": [{"doc_id": "doc-rag"')
+    assert trace[1].startswith("fetch_doc({'doc_id': 'doc-rag'}) -> ")
+    assert RAG_TEXT in trace[1]
+    assert trace[2] == final
+    assert len(model.calls) == 3
+    messages, tools = model.calls[0]
+    assert messages == (Message.user(question),)
+    assert tools == build_registry(CORPUS).specs
+    assert [len(m) for m, _ in model.calls] == [1, 3, 5]
+
+
+@pytest.mark.parametrize(("question", "reworded", "system"), SCENARIOS)
+def test_seed_scenario_reworded_question_raises_with_the_field_diff(
+    tmp_path: Path, question: str, reworded: str, system: str
+) -> None:
+    path = seed_store(tmp_path, question, system)
+    first = seed_fixtures(question, system)[0]
+    model = ReplayModel(path, model=MODEL, max_tokens=MAX_TOKENS, system=system)
+    with pytest.raises(FixtureMismatchError) as caught:
+        run(model, build_registry(CORPUS), reworded)
+    err = caught.value
+    wanted = to_anthropic_request(
+        [Message.user(reworded)],
+        build_registry(CORPUS).specs,
+        model=MODEL,
+        max_tokens=MAX_TOKENS,
+        system=system,
+    )
+    key = fixture_key(wanted)
+    diff_line = f"messages[0].content[0].text: {question!r} != {reworded!r}"
+    assert err.key == key
+    assert err.store == str(path)
+    assert err.differences == (diff_line,)
+    text = str(err)
+    assert f"key {key} not in {path} (3 fixtures)" in text
+    assert f"nearest recorded request: key {first.key} at {path}:1 (recorded != requested)" in text
+    assert f"  {diff_line}" in text
+    assert "re-record" in text
+    assert len(model.calls) == 1  # the failing call is kept too
+
+
+def test_seed_fixture_line_replays_as_it_is(tmp_path: Path) -> None:
+    line = {
+        "key": "87be954b9b97",
+        "request": {
+            "model": MODEL,
+            "max_tokens": MAX_TOKENS,
+            "system": "你是严谨的研究助手。",
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "什么是 RAG？"}]}],
+            "tools": [
+                {
+                    "name": "search_corpus",
+                    "description": "在本地语料里检索",
+                    "input_schema": {"type": "object", "properties": {}},
+                }
+            ],
+        },
+        "response": _answer(_tool_use("toolu_01", "search_corpus", {"q": "RAG"}), "tool_use"),
+    }
+    path = tmp_path / "seed.jsonl"
+    path.write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
+    model = ReplayModel(path, model=MODEL, max_tokens=MAX_TOKENS, system="你是严谨的研究助手。")
+    response = model.complete(
+        [Message.user("什么是 RAG？")], [ToolSpec("search_corpus", "在本地语料里检索")]
+    )
+    assert response.tool_calls == (ToolCall("toolu_01", "search_corpus", {"q": "RAG"}),)
+
+
+def test_an_empty_store_says_so(tmp_path: Path) -> None:
+    model = ReplayModel(tmp_path / "none.jsonl", model=MODEL, max_tokens=8)
+    with pytest.raises(FixtureMismatchError) as caught:
+        model.complete([Message.user("hi")], [])
+    assert "(0 fixtures)" in str(caught.value)
+    assert "the store is empty: record it first" in str(caught.value)
+
+
+def test_every_changed_setting_is_a_miss(tmp_path: Path) -> None:
+    path = seed_store(tmp_path, "What is RAG?", "S")
+    specs = build_registry(CORPUS).specs
+    conversation = [Message.user("What is RAG?")]
+    assert ReplayModel(path, model=MODEL, max_tokens=MAX_TOKENS, system="S").complete(
+        conversation, specs
+    )
+    for settings in (
+        {"model": "other", "max_tokens": MAX_TOKENS, "system": "S"},
+        {"model": MODEL, "max_tokens": 1, "system": "S"},
+        {"model": MODEL, "max_tokens": MAX_TOKENS, "system": "T"},
+        {"model": MODEL, "max_tokens": MAX_TOKENS, "system": None},
+    ):
+        with pytest.raises(FixtureMismatchError):
+            ReplayModel(path, **settings).complete(conversation, specs)
+    with pytest.raises(FixtureMismatchError, match=r"tools\[1\]: \{"):
+        ReplayModel(path, model=MODEL, max_tokens=MAX_TOKENS, system="S").complete(
+            conversation, specs[:1]
+        )
+
+
+# -- samples -------------------------------------------------------------------------
+
+
+def test_sample_index_selects_the_recorded_response(tmp_path: Path) -> None:
+    request = to_anthropic_request([Message.user("roll")], [], model=MODEL, max_tokens=8)
+    answers = [_answer(_text(f"sample {i}"), "end_turn") for i in range(3)]
+    path = tmp_path / "s.jsonl"
+    FixtureStore.open(path).put(Fixture.create(request, answers))
+    for i in range(3):
+        model = ReplayModel(path, model=MODEL, max_tokens=8, sample=i)
+        assert model.complete([Message.user("roll")], []).text == f"sample {i}"
+    with pytest.raises(FixtureMismatchError) as caught:
+        ReplayModel(path, model=MODEL, max_tokens=8, sample=3).complete([Message.user("roll")], [])
+    assert (
+        f"fixture {fixture_key(request)} in {path} has 3 recorded sample(s); sample 3 was asked for"
+        in str(caught.value)
+    )
+
+
+# -- recording -----------------------------------------------------------------------
+
+
+class ScriptedLive:
+    """A live model stand-in: answers from a script and counts its calls."""
+
+    def __init__(self, *responses: ModelResponse) -> None:
+        self.responses = list(responses)
+        self.calls: list[tuple[Sequence[Message], Sequence[ToolSpec]]] = []
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        self.calls.append((messages, tools))
+        return self.responses[min(len(self.calls), len(self.responses)) - 1]
+
+
+class WireLive:
+    """A live model that speaks the wire format, like the SDK-backed models."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        self.body = body
+        self.requests: list[dict[str, Any]] = []
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        raise AssertionError("a wire model is sent the wire request")
+
+    def complete_wire(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.requests.append(request)
+        return self.body
+
+
+@pytest.mark.parametrize("approval", [False, None, "yes", 1])
+def test_recording_without_explicit_approval_is_refused_before_any_call(
+    tmp_path: Path, approval: Any
+) -> None:
+    live = ScriptedLive(ModelResponse(text="live"))
+    with pytest.raises(LiveCallNotApproved) as caught:
+        RecordingModel(live, tmp_path / "s.jsonl", approve_live=approval, model=MODEL, max_tokens=8)
+    assert "needs an explicit approval for this run" in str(caught.value)
+    assert "approve_live=True" in str(caught.value) and "--approve-live" in str(caught.value)
+    assert "Nothing was called" in str(caught.value)
+    assert live.calls == []
+    assert not list(tmp_path.iterdir())
+
+
+def test_replay_is_not_a_recording_mode(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="mode must be one of record-missing, rerecord"):
+        RecordingModel(
+            ScriptedLive(),
+            tmp_path / "s.jsonl",
+            approve_live=True,
+            mode="replay",
+            model=MODEL,
+            max_tokens=8,
+        )
+
+
+def test_record_missing_records_once_then_replays(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    answer = ModelResponse(text="RAG [doc-rag].", usage=Usage(5, 6))
+    live = ScriptedLive(answer)
+    recorder = RecordingModel(live, path, approve_live=True, model=MODEL, max_tokens=64, system="S")
+    conversation = [Message.user("What is RAG?")]
+    assert recorder.complete(conversation, []) == answer
+    assert recorder.complete(conversation, []) == answer
+    assert len(live.calls) == 1 and recorder.recorded == 1
+    lines = path.read_bytes().splitlines()
+    assert len(lines) == 1
+    stored = orjson.loads(lines[0])
+    assert stored["request"] == to_anthropic_request(
+        conversation, [], model=MODEL, max_tokens=64, system="S"
+    )
+    assert stored["response"]["content"] == [{"type": "text", "text": "RAG [doc-rag]."}]
+    meta = stored["meta"]
+    assert meta["interface"] == "anthropic.messages"
+    assert meta["interface_version"] == "2023-06-01"
+    assert meta["source"] == "scripted"
+    assert meta["replaygate_version"] == __version__
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", meta["recorded_at"])
+    replayed = ReplayModel(path, model=MODEL, max_tokens=64, system="S")
+    assert replayed.complete(conversation, []) == answer
+
+
+def test_rerecord_replaces_the_recorded_response(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    conversation = [Message.user("q")]
+    settings: dict[str, Any] = {"model": MODEL, "max_tokens": 8, "approve_live": True}
+    RecordingModel(ScriptedLive(ModelResponse(text="old")), path, **settings).complete(
+        conversation, []
+    )
+    live = ScriptedLive(ModelResponse(text="new"))
+    rerecorder = RecordingModel(live, path, mode="rerecord", note="prompt changed", **settings)
+    assert rerecorder.complete(conversation, []).text == "new"
+    assert len(live.calls) == 1
+    store = FixtureStore.open(path)
+    assert len(store) == 1
+    assert len(path.read_bytes().splitlines()) == 1
+    found = store.lookup(to_anthropic_request(conversation, [], model=MODEL, max_tokens=8))
+    assert found is not None
+    assert found.meta is not None and found.meta["note"] == "prompt changed"
+    assert ReplayModel(path, model=MODEL, max_tokens=8).complete(conversation, []).text == "new"
+
+
+def test_record_missing_keeps_what_another_recorder_wrote_meanwhile(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    live = ScriptedLive(ModelResponse(text="mine"))
+    recorder = RecordingModel(live, path, approve_live=True, model=MODEL, max_tokens=8)
+    other = RecordingModel(
+        ScriptedLive(ModelResponse(text="theirs")),
+        path,
+        approve_live=True,
+        model=MODEL,
+        max_tokens=8,
+    )
+    assert other.complete([Message.user("q")], []).text == "theirs"
+    assert recorder.complete([Message.user("q")], []).text == "theirs"
+    assert live.calls == []
+
+
+def test_recording_a_sample_out_of_order_is_refused_before_the_live_call(tmp_path: Path) -> None:
+    live = ScriptedLive(ModelResponse(text="x"))
+    recorder = RecordingModel(
+        live, tmp_path / "s.jsonl", approve_live=True, model=MODEL, max_tokens=8, sample=2
+    )
+    with pytest.raises(ValueError, match=r"cannot record sample 2 .* 0 recorded sample\(s\)"):
+        recorder.complete([Message.user("q")], [])
+    assert live.calls == []
+
+
+def test_recording_samples_in_order_then_replaying_each(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    for i in range(3):
+        live = ScriptedLive(ModelResponse(text=f"take {i}"))
+        RecordingModel(live, path, approve_live=True, model=MODEL, max_tokens=8, sample=i).complete(
+            [Message.user("q")], []
+        )
+    assert [
+        ReplayModel(path, model=MODEL, max_tokens=8, sample=i)
+        .complete([Message.user("q")], [])
+        .text
+        for i in range(3)
+    ] == ["take 0", "take 1", "take 2"]
+
+
+def test_a_wire_model_gets_the_exact_request_and_its_body_is_stored_as_is(tmp_path: Path) -> None:
+    body = {
+        "id": "msg_live_01",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5-20250929",
+        "content": [{"type": "text", "text": "live answer"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 9, "output_tokens": 2, "cache_read_input_tokens": 0},
+        "container": None,
+    }
+    live = WireLive(body)
+    path = tmp_path / "s.jsonl"
+    tools = [ToolSpec("search_corpus", "Search.", {"type": "object"})]
+    conversation = [Message.user("q")]
+    recorder = RecordingModel(live, path, approve_live=True, model=MODEL, max_tokens=32, system="S")
+    assert recorder.complete(conversation, tools).text == "live answer"
+    assert live.requests == [
+        to_anthropic_request(conversation, tools, model=MODEL, max_tokens=32, system="S")
+    ]
+    stored = orjson.loads(path.read_bytes())
+    assert stored["response"] == body
+    assert stored["meta"]["source"] == "live"
+
+
+# -- the OpenAI interface --------------------------------------------------------------
+
+
+def test_replay_over_the_openai_interface(tmp_path: Path) -> None:
+    path = tmp_path / "openai.jsonl"
+    script = ScriptedLive(
+        ModelResponse(
+            tool_calls=(ToolCall("call_1", "search_corpus", {"q": "RAG"}),), stop_reason="tool_use"
+        ),
+        ModelResponse(
+            tool_calls=(ToolCall("call_2", "fetch_doc", {"doc_id": "doc-rag"}),),
+            stop_reason="tool_use",
+        ),
+        ModelResponse(text="RAG [doc-rag]."),
+    )
+    settings: dict[str, Any] = {
+        "model": "gpt-4.1",
+        "max_tokens": 256,
+        "system": "S",
+        "interface": "openai",
+    }
+    recorder = RecordingModel(script, path, approve_live=True, **settings)
+    recorded = run(recorder, build_registry(CORPUS), "What is RAG?")
+    stored = [orjson.loads(raw) for raw in path.read_bytes().splitlines()]
+    assert len(stored) == 3
+    assert all(s["meta"]["interface"] == "openai.chat.completions" for s in stored)
+    last = stored[2]["request"]
+    assert last["max_completion_tokens"] == 256
+    assert last["messages"][0] == {"role": "system", "content": "S"}
+    assert [m["role"] for m in last["messages"]] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+    ]
+    assert last["tools"][0]["function"]["name"] == "search_corpus"
+    assert stored[0]["response"]["choices"][0]["finish_reason"] == "tool_calls"
+
+    replays = [
+        run(ReplayModel(path, **settings), build_registry(CORPUS), "What is RAG?") for _ in range(2)
+    ]
+    assert replays[0].final == replays[1].final == recorded.final == "RAG [doc-rag]."
+    assert [s.detail for s in replays[0].steps] == [s.detail for s in recorded.steps]
+    with pytest.raises(FixtureMismatchError) as caught:
+        run(ReplayModel(path, **settings), build_registry(CORPUS), "RAG, what is it?")
+    assert caught.value.differences == (
+        "messages[1].content: 'What is RAG?' != 'RAG, what is it?'",
+    )
+    assert to_openai_request([], [], model="gpt-4.1", max_tokens=1)["model"] == "gpt-4.1"
+
+
+# -- nearest on a miss in a large store ------------------------------------------------
+
+LARGE = 100_000
+LARGE_SYSTEM = "Answer from the notes."
+LARGE_TOOLS = [
+    ToolSpec(
+        "lookup", "Look a note up.", {"type": "object", "properties": {"n": {"type": "integer"}}}
+    )
+]
+
+
+def large_conversation(i: int, question: str | None = None) -> list[Message]:
+    return [
+        Message.user(question or f"What does note {i} say?"),
+        Message.assistant("", [ToolCall(f"call_{i}", "lookup", {"n": i})]),
+        Message.tool_result(f"call_{i}", f"note {i}: fixtures make replay deterministic"),
+    ]
+
+
+def _large_canonical(i: int) -> str:
+    """The canonical text of large request ``i``, written out (fast to make 100,000 of)."""
+    user = f'{{"content": [{{"text": "What does note {i} say?", "type": "text"}}], "role": "user"}}'
+    call = f'{{"id": "call_{i}", "input": {{"n": {i}}}, "name": "lookup", "type": "tool_use"}}'
+    result = (
+        f'{{"content": "note {i}: fixtures make replay deterministic", '
+        f'"tool_use_id": "call_{i}", "type": "tool_result"}}'
+    )
+    tool = (
+        '{"description": "Look a note up.", "input_schema": '
+        '{"properties": {"n": {"type": "integer"}}, "type": "object"}, "name": "lookup"}'
+    )
+    return (
+        f'{{"max_tokens": 64, "messages": [{user}, '
+        f'{{"content": [{call}], "role": "assistant"}}, '
+        f'{{"content": [{result}], "role": "user"}}], '
+        f'"model": "{MODEL}", "system": "{LARGE_SYSTEM}", "tools": [{tool}]}}'
+    )
+
+
+@pytest.mark.slow
+def test_nearest_request_in_a_100000_fixture_store(tmp_path: Path) -> None:
+    for i in (0, 7):
+        built = to_anthropic_request(
+            large_conversation(i), LARGE_TOOLS, model=MODEL, max_tokens=64, system=LARGE_SYSTEM
+        )
+        assert _large_canonical(i) == json.dumps(built, sort_keys=True, ensure_ascii=False)
+    path = tmp_path / "large.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for i in range(LARGE):
+            canonical = _large_canonical(i)
+            key = hashlib.sha256(canonical.encode()).hexdigest()[:12]
+            answer = f'{{"content": [{{"type": "text", "text": "answer {i}"}}]}}'
+            handle.write(f'{{"key": "{key}", "request": {canonical}, "response": {answer}}}\n')
+    model = ReplayModel(path, model=MODEL, max_tokens=64, system=LARGE_SYSTEM)
+    assert len(model.store) == LARGE
+    target = 73_512
+    assert model.complete(large_conversation(target), LARGE_TOOLS).text == f"answer {target}"
+    with pytest.raises(FixtureMismatchError) as caught:
+        model.complete(large_conversation(target, "Note 73512: what does it say?"), LARGE_TOOLS)
+    text = str(caught.value)
+    assert f"not in {path} ({LARGE} fixtures)" in text
+    nearest_key = fixture_key(json.loads(_large_canonical(target)))
+    assert f"nearest recorded request: key {nearest_key} at {path}:{target + 1}" in text
+    assert caught.value.differences == (
+        "messages[0].content[0].text: "
+        "'What does note 73512 say?' != 'Note 73512: what does it say?'",
+    )

@@ -1,0 +1,234 @@
+"""Verdicts, the library runner on recorded 5-sample fixtures, results, queue, advice."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+from replaygate.assertions import citations_check, contains_check, structure_check
+from replaygate.errors import FixtureMismatchError
+from replaygate.fakes import ScriptedModel
+from replaygate.replay import RecordingModel, ReplayModel
+from replaygate.sampling import (
+    Observation,
+    ResultsFormatError,
+    SampleChecks,
+    SampledResult,
+    SampleResult,
+    SampleSpec,
+    SamplingWarning,
+    append_observation,
+    load_results,
+    read_queue,
+    run_sampled,
+    sample_count_advice,
+    verdict_of,
+    write_results,
+)
+from replaygate.types import Message, ModelResponse
+
+SETTINGS: dict[str, object] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
+CITED = "RAG retrieves passages first [doc-rag]."
+UNCITED = "RAG retrieves passages first."
+CITES = citations_check(["doc-rag"], kind="gate")
+MENTIONS_CONTEXT = contains_check(["context"], kind="signal")
+# which of the 5 samples cite their source, per question
+PATTERNS = {
+    "pass?": [True, True, False, True, True],
+    "observe?": [False, True, False, False, True],
+    "block?": [False] * 5,
+}
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One fixture per question, 5 samples each, recorded through RecordingModel."""
+    path = tmp_path_factory.mktemp("sampled") / "answers.jsonl"
+    for question, cited in PATTERNS.items():
+        for sample, ok in enumerate(cited):
+            live = ScriptedModel([ModelResponse(text=CITED if ok else UNCITED)])
+            recorder = RecordingModel(live, path, approve_live=True, sample=sample, **SETTINGS)  # type: ignore[arg-type]
+            recorder.complete([Message.user(question)], [])
+    return path
+
+
+def answer(store: Path, question: str, sample: int) -> str:
+    model = ReplayModel(store, sample=sample, **SETTINGS)  # type: ignore[arg-type]
+    return model.complete([Message.user(question)], []).text
+
+
+# -- verdicts ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("passes", "verdict"), [(5, "pass"), (4, "pass"), (3, "observe"), (1, "observe"), (0, "block")]
+)
+def test_verdict_of(passes: int, verdict: str) -> None:
+    assert verdict_of(passes, 5, 4) == verdict
+
+
+def test_declarations_are_validated() -> None:
+    with pytest.raises(ValueError, match="floor must be between 1 and n=5, got 6"):
+        SampleSpec(5, 6)
+    with pytest.raises(ValueError, match="n must be at least 1, got 0"):
+        SampleSpec(0, 1)
+    with pytest.raises(ValueError, match=r"floor must be an integer, got 3.5"):
+        SampleSpec(5, 3.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="passes must be between 0 and n=5, got 6"):
+        verdict_of(6, 5, 4)
+
+
+# -- run_sampled on recorded 5-sample fixtures -------------------------------------------
+
+
+def test_recorded_fixture_holds_5_samples(store: Path) -> None:
+    assert len(json.loads(store.read_text().splitlines()[0])["responses"]) == 5
+
+
+@pytest.mark.parametrize(
+    ("question", "passes", "verdict"),
+    [("pass?", 4, "pass"), ("observe?", 2, "observe"), ("block?", 0, "block")],
+)
+def test_run_sampled_verdicts(store: Path, question: str, passes: int, verdict: str) -> None:
+    result = run_sampled(
+        lambda i: answer(store, question, i), 5, 4, [CITES, MENTIONS_CONTEXT], case=question
+    )
+    assert (result.passes, result.verdict) == (passes, verdict)
+    assert [s.passed for s in result.samples] == PATTERNS[question]
+    cites, mentions = result.assertions()
+    assert (cites.name, cites.kind, cites.passes, cites.samples) == ("citations", "gate", passes, 5)
+    assert (mentions.kind, mentions.passes) == ("signal", 0)  # a failing signal never blocks
+
+
+def test_summary_names_the_failing_assertions(store: Path) -> None:
+    result = run_sampled(lambda i: answer(store, "observe?", i), 5, 4, [CITES], case="observe?")
+    assert result.summary() == (
+        "observe?: 2/5 samples passed (floor 4) -> observe; failing: citations [gate] 2/5"
+    )
+
+
+def test_more_samples_than_recorded_is_a_loud_mismatch(store: Path) -> None:
+    with pytest.raises(FixtureMismatchError, match="has 5 recorded sample") as err:
+        run_sampled(lambda i: answer(store, "pass?", i), 6, 4, [CITES], case="six")
+    assert "raised in sample 5 of 6 of case six" in err.value.__notes__
+
+
+def test_an_assertion_error_in_fn_fails_only_that_sample() -> None:
+    def fn(i: int) -> str:
+        assert i != 2, "sample two is broken"
+        return CITED
+
+    result = run_sampled(fn, 5, 4, [CITES])
+    assert [s.passed for s in result.samples] == [True, True, False, True, True]
+    assert (result.samples[2].failure or "").startswith("sample two is broken")
+    assert result.samples[2].failing() == ["assert"]
+    assert result.assertions()[-1].name == "assert"
+
+
+def test_duplicate_check_names_are_refused() -> None:
+    with pytest.raises(ValueError, match="two checks are named 'citations'"):
+        run_sampled(lambda i: CITED, 3, 2, [CITES, citations_check(["doc-b"], kind="signal")])
+
+
+def test_sample_count_warnings() -> None:
+    with pytest.warns(SamplingWarning, match="2 sample\\(s\\) on a semantic assertion cannot tell"):
+        run_sampled(lambda i: CITED, 2, 2, [CITES])
+    with pytest.warns(SamplingWarning, match="only structure checks, sampled 5 times"):
+        run_sampled(lambda i: {}, 5, 4, [structure_check({"type": "object"}, kind="gate")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run_sampled(lambda i: CITED, 5, 4, [CITES])
+        run_sampled(lambda i: {}, 1, 1, [structure_check({"type": "object"}, kind="gate")])
+    assert sample_count_advice("c", 1, None) is not None  # unknown checks count as semantic
+
+
+# -- results JSON ------------------------------------------------------------------------
+
+
+def test_results_round_trip_through_json(store: Path, tmp_path: Path) -> None:
+    result = run_sampled(
+        lambda i: answer(store, "observe?", i), 5, 4, [CITES, MENTIONS_CONTEXT], case="observe?"
+    )
+    path = write_results(tmp_path / "out" / "results.json", [result])
+    document = json.loads(path.read_text())
+    assert (document["format"], document["version"]) == ("replaygate.sampling.results", 1)
+    case = document["cases"][0]
+    assert {k: case[k] for k in ("case", "samples", "floor", "passes", "verdict")} == {
+        "case": "observe?", "samples": 5, "floor": 4, "passes": 2, "verdict": "observe",
+    }  # fmt: skip
+    assert case["assertions"]["citations"] == {
+        "kind": "gate", "category": "set", "passes": 2, "samples": 5,
+        "description": "the extracted set covers {doc-rag}",
+    }  # fmt: skip
+    assert case["sample_results"][0]["output"] == UNCITED
+    assert load_results(path) == [result]
+
+
+def test_non_json_outputs_are_stored_as_repr(tmp_path: Path) -> None:
+    result = run_sampled(lambda i: {1, 2}, 3, 2, [])
+    assert result.samples[0].output == "{1, 2}"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "not JSON: Expecting property name"),
+        ('{"format": "x"}', "not a replaygate results file"),
+        ('{"format": "replaygate.sampling.results", "version": 9}', "unsupported version 9"),
+        (
+            '{"format": "replaygate.sampling.results", "version": 1, "cases": [{"case": "c"}]}',
+            r"cases\[0\]: KeyError: 'samples'",
+        ),
+    ],
+)
+def test_bad_results_files_are_named(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(content)
+    with pytest.raises(ResultsFormatError, match=f"{path}: {message}"):
+        load_results(path)
+    with pytest.raises(ResultsFormatError, match="cannot read results"):
+        load_results(tmp_path / "absent.json")
+
+
+def test_a_result_must_hold_n_samples() -> None:
+    with pytest.raises(ValueError, match="case c: 1 sample\\(s\\) for n=2"):
+        SampledResult("c", 2, 1, (SampleResult(0),))
+
+
+# -- the observation queue ---------------------------------------------------------------
+
+
+def test_queue_append_and_read(store: Path, tmp_path: Path) -> None:
+    result = run_sampled(lambda i: answer(store, "observe?", i), 5, 4, [CITES], case="observe?")
+    entry = Observation.of(result, time="2026-01-01T00:00:00Z")
+    queue = tmp_path / ".replaygate" / "observe.jsonl"
+    append_observation(queue, entry)
+    append_observation(queue, entry)
+    assert json.loads(queue.read_text().splitlines()[0]) == {
+        "case": "observe?", "passes": 2, "samples": 5, "floor": 4, "time": "2026-01-01T00:00:00Z",
+        "failing": [{"name": "citations", "kind": "gate", "passes": 2, "samples": 5}],
+    }  # fmt: skip
+    assert read_queue(queue) == [entry, entry]
+    assert entry.summary() == "observe?: 2/5 passed, floor 4; failing: citations 2/5"
+    assert read_queue(tmp_path / "none.jsonl") == []
+    queue.write_text('{"case": "x"}\n')
+    with pytest.raises(ValueError, match=r"observe.jsonl:1: not an observation"):
+        read_queue(queue)
+
+
+# -- the in-test recorder ----------------------------------------------------------------
+
+
+def test_sample_checks_raise_on_failed_gates_only() -> None:
+    checks = SampleChecks(3)
+    outcomes = checks.evaluate(UNCITED, MENTIONS_CONTEXT)
+    assert not outcomes[0].passed
+    with pytest.raises(AssertionError, match=r"gate 'citations' failed: recall 0.00"):
+        checks.evaluate(UNCITED, CITES)
+    result = checks.result("gate 'citations' failed")
+    assert (result.index, result.passed, result.failure, result.output) == (3, False, None, UNCITED)
+    with pytest.raises(ValueError, match="check 'citations' was evaluated twice in sample 3"):
+        checks.evaluate(CITED, CITES)

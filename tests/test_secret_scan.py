@@ -1,0 +1,81 @@
+"""Secret detectors: each one's positive and negative cases, and paths of findings."""
+
+from __future__ import annotations
+
+import pytest
+
+from replaygate.secret_scan import SecretFinding, detect_in_text, find_secrets
+
+POSITIVES = [
+    ("Anthropic API key", "sk-ant-api03-" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7" + "-xyz"),
+    ("OpenAI API key", "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
+    ("OpenAI API key", "key sk-" + "T3BlbkFJ1a2b3c4d5e6f7g8h9i0jKLMNOPQRSTUVWX" + " here"),
+    ("AWS access key id", "AKIAIOSFODNN7EXAMPLE"),
+    ("GitHub token", "ghp_" + "a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6"),
+    ("GitHub token", "github_pat_" + "11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"),
+    ("bearer token", "Authorization: Bearer abcdefghijklmnop1234"),
+    ("bearer token", "authorization: bearer abcdefghijklmnop1234"),
+    ("PEM private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIE..."),
+    ("PEM private key", "-----BEGIN PRIVATE KEY-----"),
+]
+
+
+@pytest.mark.parametrize(("detector", "text"), POSITIVES)
+def test_each_detector_finds_its_secret(detector: str, text: str) -> None:
+    assert detect_in_text(text) == detector
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What is RAG? 检索增强生成",
+        "sk-ant-short",  # too short to be a key
+        "sk-" + "abc",
+        # hyphenated words are not keys, even after letters that end in "sk"
+        "disk-encryption-configuration-management-notes",
+        "task-retrieval-augmented-generation-and-evaluation",
+        "AKIAIOSFODNN7EXAMPL",  # one character short
+        "ghp_short",
+        "Bearer short",
+        "the bearer of bad news",
+        "-----BEGIN PUBLIC KEY-----",
+        "toolu_01A09q90qw90lq917835lq9",
+        "msg_01XFDUDYJgAACzvnptvVoYEL",
+    ],
+)
+def test_ordinary_text_is_not_a_secret(text: str) -> None:
+    assert detect_in_text(text) is None
+
+
+def test_high_entropy_values_count_only_in_auth_like_fields() -> None:
+    token = "q8Zr2LxV9mT4wK7pB1nC6dH3"
+    assert detect_in_text(token, "x-api-key") == "high-entropy value in an auth-like field"
+    assert detect_in_text(token, "session_token") == "high-entropy value in an auth-like field"
+    assert detect_in_text(token, "Authorization") == "high-entropy value in an auth-like field"
+    assert detect_in_text(token, "doc_id") is None
+    assert detect_in_text(token) is None
+    # low entropy or prose in an auth-like field is fine
+    assert detect_in_text("aaaaaaaaaaaaaaaaaaaaaaaa", "password") is None
+    assert detect_in_text("not a secret at all, just words", "token") is None
+    assert detect_in_text("short", "api_key") is None
+
+
+def test_findings_name_the_path_of_every_leaf() -> None:
+    value = {
+        "request": {
+            "headers": {"x-api-key": "q8Zr2LxV9mT4wK7pB1nC6dH3"},
+            "messages": [{"content": [{"text": "hi"}, {"text": "AKIAIOSFODNN7EXAMPLE"}]}],
+            "max_tokens": 1024,
+        },
+        "response": {"usage": {"input_tokens": 3}, "id": "msg_1"},
+    }
+    assert find_secrets(value) == [
+        SecretFinding("request.headers.x-api-key", "high-entropy value in an auth-like field"),
+        SecretFinding("request.messages[0].content[1].text", "AWS access key id"),
+    ]
+    assert find_secrets({"a": ["plain", 1, None, True]}) == []
+
+
+def test_a_custom_detector_can_be_given() -> None:
+    found = find_secrets({"a": {"b": "x"}}, lambda text, field: "custom" if text == "x" else None)
+    assert found == [SecretFinding("a.b", "custom")]
