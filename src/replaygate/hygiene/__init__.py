@@ -1,0 +1,1 @@
+"""Fixture hygiene: checksum, review diffs, drift, patrol."""
