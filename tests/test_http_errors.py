@@ -12,7 +12,8 @@ import httpx2
 import openai
 import pytest
 
-from replaygate.errors import FixtureMismatchError
+from replaygate.errors import FixtureFormatError, FixtureMismatchError
+from replaygate.fixture import Fixture
 from replaygate.http import Httpx2Transport, block_network, httpx2_async_client, httpx2_client
 from replaygate.sim import FaultPlan, Simulator
 from replaygate.store import FixtureStore
@@ -84,37 +85,33 @@ def test_error_replays_as_the_same_exception(
     assert replayed == live
 
 
+NO_AUTH_ANTHROPIC = {"Authorization": anthropic.Omit(), "X-Api-Key": anthropic.Omit()}
+
+
 @pytest.mark.parametrize("sdk", ["anthropic", "openai"])
 def test_bad_request_and_auth_errors_replay(tmp_path: Path, sdk: str) -> None:
     store = tmp_path / "errors.jsonl"
-    with Simulator(behavior="echo") as sim:
+    bogus = [{"role": "bogus", "content": "x"}]
+
+    def calls(client: Any) -> list[tuple[str, Any]]:
         if sdk == "anthropic":
-            bad = lambda c: anthropic_call(c, messages=[{"role": "bogus", "content": "x"}])  # noqa: E731
-            client = claude(store, "record-missing", sim.url, max_retries=0)
-            live = [outcome(lambda: bad(client))]
-        else:
-            bad = lambda c: openai_call(c, messages=[{"role": "bogus", "content": "x"}])  # noqa: E731
-            client = gpt(store, "record-missing", sim.openai_base_url, max_retries=0)
-            no_auth = gpt(
-                store,
-                "record-missing",
-                sim.openai_base_url,
-                max_retries=0,
-                default_headers={"Authorization": ""},
-            )
-            live = [outcome(lambda: bad(client)), outcome(lambda: openai_call(no_auth))]
-    expected = ["BadRequestError"] + (["AuthenticationError"] if sdk == "openai" else [])
-    assert [name for name, _ in live] == expected
-    with block_network():
-        if sdk == "anthropic":
-            replayed = [outcome(lambda: bad(claude(store, "replay")))]
-        else:
-            no_auth = gpt(store, "replay", default_headers={"Authorization": ""})
-            replayed = [
-                outcome(lambda: bad(gpt(store, "replay"))),
-                outcome(lambda: openai_call(no_auth)),
+            return [
+                outcome(lambda: anthropic_call(client, messages=bogus)),
+                outcome(lambda: anthropic_call(client, extra_headers=NO_AUTH_ANTHROPIC)),
             ]
-    assert replayed == live
+        no_auth = client.with_options(default_headers={"Authorization": ""})
+        return [
+            outcome(lambda: openai_call(client, messages=bogus)),
+            outcome(lambda: openai_call(no_auth)),
+        ]
+
+    make = claude if sdk == "anthropic" else gpt
+    with Simulator(behavior="echo") as sim:
+        url = sim.url if sdk == "anthropic" else sim.openai_base_url
+        live = calls(make(store, "record-missing", url, max_retries=0))
+    assert [name for name, _ in live] == ["BadRequestError", "AuthenticationError"]
+    with block_network():
+        assert calls(make(store, "replay", max_retries=0)) == live
 
 
 def test_retries_replay_in_order_without_sleeping(tmp_path: Path) -> None:
@@ -155,36 +152,50 @@ def test_repeats_past_the_recorded_responses_repeat_the_last(tmp_path: Path) -> 
         ]
 
 
-@pytest.mark.parametrize("sdk", ["anthropic", "openai"])
-def test_cut_stream_replays_as_cut(tmp_path: Path, sdk: str) -> None:
+@pytest.mark.parametrize(
+    ("sdk", "is_async"), [("anthropic", False), ("anthropic", True), ("openai", False)]
+)
+def test_cut_stream_replays_as_cut(tmp_path: Path, sdk: str, is_async: bool) -> None:
     store = tmp_path / "cut.jsonl"
+    long_question = [{"role": "user", "content": "a " * 40}]
     seen: list[Any] = []
 
-    def consume(client: Any) -> tuple[str, Any]:
+    async def consume_async(client: Any) -> None:
+        raw = await client.messages.create(
+            model=CLAUDE, max_tokens=64, messages=long_question, stream=True
+        )
+        async for event in raw:
+            seen.append(event.model_dump(mode="json"))
+
+    def consume(mode: str, url: str | None) -> tuple[str, bool]:
         seen.clear()
+        approve = mode != "replay"
         try:
-            if sdk == "anthropic":
+            if sdk == "openai":
+                client = gpt(store, mode, url and url + "/v1", max_retries=0)
+                stream = client.chat.completions.create(
+                    model=GPT, messages=long_question, stream=True
+                )
+                seen.extend(chunk.model_dump(mode="json") for chunk in stream)
+            elif is_async:
+                http = httpx2_async_client(store, mode, approve_live=approve)
+                aclient = anthropic.AsyncAnthropic(
+                    api_key="t", base_url=url, http_client=http, max_retries=0
+                )
+                asyncio.run(consume_async(aclient))
+            else:
+                client = claude(store, mode, url, max_retries=0)
                 for event in client.messages.create(
-                    model=CLAUDE,
-                    max_tokens=64,
-                    messages=[{"role": "user", "content": "a " * 40}],
-                    stream=True,
+                    model=CLAUDE, max_tokens=64, messages=long_question, stream=True
                 ):
                     seen.append(event.model_dump(mode="json"))
-            else:
-                for chunk in client.chat.completions.create(
-                    model=GPT, messages=[{"role": "user", "content": "a " * 40}], stream=True
-                ):
-                    seen.append(chunk.model_dump(mode="json"))
         except Exception as err:
             cut = err if isinstance(err, httpx2.RemoteProtocolError) else err.__cause__
             return type(err).__name__, isinstance(cut, httpx2.RemoteProtocolError)
         return "ok", False
 
-    make = claude if sdk == "anthropic" else gpt
     with Simulator(behavior="echo", faults=FaultPlan.sequence(["cut-stream"])) as sim:
-        url = sim.url if sdk == "anthropic" else sim.openai_base_url
-        live = consume(make(store, "record-missing", url, max_retries=0)), list(seen)
+        live = consume("record-missing", sim.url), list(seen)
     expected = ("RemoteProtocolError" if sdk == "anthropic" else "APIConnectionError", True)
     assert live[0] == expected
     assert live[1]
@@ -192,8 +203,44 @@ def test_cut_stream_replays_as_cut(tmp_path: Path, sdk: str) -> None:
     assert fixture.response["stream_end"] == "cut"
     assert fixture.response["stream_error"]["type"] == "RemoteProtocolError"
     with block_network():
-        replayed = consume(make(store, "replay", max_retries=0)), list(seen)
+        replayed = consume("replay", None), list(seen)
     assert replayed == live
+
+
+def test_stream_closed_early_replays_up_to_where_the_client_stopped(tmp_path: Path) -> None:
+    store = tmp_path / "closed.jsonl"
+    body = {"model": "m", "max_tokens": 8, "stream": True, "messages": HI}
+    headers = {"x-api-key": "k"}
+
+    def first_line(client: httpx2.Client) -> str:
+        with client.stream("POST", "/v1/messages", json=body, headers=headers) as response:
+            return next(response.iter_lines())
+
+    with Simulator(behavior="echo") as sim:
+        url = sim.url
+        live = first_line(httpx2_client(store, "record-missing", approve_live=True, base_url=url))
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.response["stream_end"] == "closed"
+    with block_network():
+        assert first_line(httpx2_client(store, base_url=url)) == live
+        client = httpx2_client(store, base_url=url)
+        with pytest.raises(FixtureMismatchError, match="closed this stream"):
+            client.post("/v1/messages", json=body, headers=headers)
+
+
+def test_a_malformed_http_fixture_is_reported_with_file_and_line(tmp_path: Path) -> None:
+    store = tmp_path / "bad.jsonl"
+    envelope = {
+        "method": "POST",
+        "path": "/v1/messages",
+        "headers": {},
+        "body": {"model": "m"},
+    }
+    fixture = Fixture.create(envelope, [{"status": "teapot"}])
+    store.write_bytes(fixture.to_line())
+    client = httpx2_client(store)
+    with pytest.raises(FixtureFormatError, match=r"bad\.jsonl:1: .*response\.status"):
+        client.post("https://api.anthropic.com/v1/messages", json={"model": "m"})
 
 
 def _miss(sdk: str, is_async: bool, store: FixtureStore) -> None:

@@ -21,6 +21,7 @@ from replaygate.http import (
     httpx2_client,
     httpx_async_client,
     httpx_client,
+    intercept,
 )
 from replaygate.sim import Simulator
 from replaygate.store import FixtureStore
@@ -152,3 +153,25 @@ def test_compressed_bodies_are_stored_decoded(tmp_path: Path) -> None:
     replayed = httpx2_client(store).post("https://api.anthropic.com/v1/messages", json=BODY)
     assert replayed.json() == payload
     assert "content-encoding" not in replayed.headers
+
+
+def test_intercept_covers_plain_httpx_clients_too(tmp_path: Path) -> None:
+    store = tmp_path / "intercepted.jsonl"
+
+    def user_code(url: str) -> tuple[Any, Any]:
+        with httpx.Client(base_url=url) as client:
+            first = client.post("/v1/messages", json=BODY, headers=HEADERS).json()
+
+        async def second() -> Any:
+            async with httpx.AsyncClient(base_url=url) as aclient:
+                body = {**BODY, "max_tokens": 17}
+                return (await aclient.post("/v1/messages", json=body, headers=HEADERS)).json()
+
+        return first, asyncio.run(second())
+
+    with Simulator(behavior="echo") as sim:
+        with intercept(store, "record-missing", approve_live=True):
+            live = user_code(sim.url)
+        url = sim.url
+    with block_network(), intercept(store):
+        assert user_code(url) == live

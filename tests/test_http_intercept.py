@@ -68,7 +68,7 @@ def test_intercept_records_and_replays_clients_built_by_user_code(tmp_path: Path
         with intercept(store, "record-missing", approve_live=True, source="sim") as session:
             live = user_code(sim.url)
             live_async = asyncio.run(async_user_code(sim.url))
-        assert session.recordings == 3
+        assert session.recorded == 3
         assert len(sim.requests) == 3
     assert_restored()
     assert len(FixtureStore.open(store)) == 3

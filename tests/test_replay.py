@@ -30,6 +30,7 @@ from replaygate import (
     to_openai_request,
 )
 from replaygate.examples.research_copilot import Corpus, Document, build_registry, run
+from replaygate.mismatch import mismatch_error
 
 MODEL = "claude-sonnet-4-5"
 MAX_TOKENS = 1024
@@ -218,6 +219,30 @@ def test_an_empty_store_says_so(tmp_path: Path) -> None:
         model.complete([Message.user("hi")], [])
     assert "(0 fixtures)" in str(caught.value)
     assert "the store is empty: record it first" in str(caught.value)
+
+
+def test_a_request_that_is_not_an_object_has_nothing_to_compare_with(tmp_path: Path) -> None:
+    path = seed_store(tmp_path, "What is RAG?", "S")
+    err = mismatch_error(FixtureStore.open(path), ["not", "an", "object"], "0123456789ab")
+    assert "key 0123456789ab not in" in str(err) and "(3 fixtures)" in str(err)
+    assert "no recorded request to compare it with" in str(err)
+    assert err.differences == ()
+
+
+def test_a_long_diff_is_cut_to_its_first_lines(tmp_path: Path) -> None:
+    tools = [ToolSpec(f"tool_{i}", f"Tool {i}.") for i in range(15)]
+    renamed = [ToolSpec(f"tool_{i}", f"The tool number {i}.") for i in range(15)]
+    path = tmp_path / "s.jsonl"
+    request = to_anthropic_request([Message.user("q")], tools, model=MODEL, max_tokens=8)
+    FixtureStore.open(path).put(Fixture.create(request, [_answer(_text("a"), "end_turn")]))
+    with pytest.raises(FixtureMismatchError) as caught:
+        ReplayModel(path, model=MODEL, max_tokens=8).complete([Message.user("q")], renamed)
+    err = caught.value
+    assert len(err.differences) == 15
+    assert err.differences[0] == "tools[0].description: 'Tool 0.' != 'The tool number 0.'"
+    text = str(err)
+    assert "tools[11].description" in text and "tools[12].description" not in text
+    assert "  ... and 3 more differences" in text
 
 
 def test_every_changed_setting_is_a_miss(tmp_path: Path) -> None:
@@ -426,6 +451,7 @@ def test_a_wire_model_gets_the_exact_request_and_its_body_is_stored_as_is(tmp_pa
     ]
     stored = orjson.loads(path.read_bytes())
     assert stored["response"] == body
+    assert orjson.dumps(body) in path.read_bytes()  # as it came, key order included
     assert stored["meta"]["source"] == "live"
 
 

@@ -106,6 +106,16 @@ def test_seed_fixture_line_loads_as_it_is(tmp_path: Path) -> None:
     assert [f.key for _, f in store.get("87be954b9b97")] == ["87be954b9b97"]
 
 
+def test_a_line_sorts_the_request_and_keeps_the_response_as_recorded() -> None:
+    recorded = {"type": "message", "id": "msg_1", "content": [{"type": "text", "text": "hi"}]}
+    fx = Fixture.create({"model": "m", "max_tokens": 8, "messages": []}, [recorded], META)
+    raw = fx.to_line()
+    assert raw.endswith(b"\n") and raw.count(b"\n") == 1
+    assert b'"request":{"max_tokens":8,"messages":[],"model":"m"}' in raw
+    assert orjson.dumps(recorded) in raw
+    assert list(orjson.loads(raw)) == ["key", "request", "response", "meta"]
+
+
 def test_jsonl_layout_appends_one_line_per_fixture(tmp_path: Path) -> None:
     path = tmp_path / "fixtures.jsonl"
     store = FixtureStore.open(path)
@@ -256,6 +266,42 @@ def test_get_by_full_or_shortened_key(tmp_path: Path) -> None:
     assert [f for _, f in store.get(fingerprint.digest(request("question 1")))] == [fixture(1)]
     assert fixture(1) in [f for _, f in store.get(key[:3])]
     assert store.get("ffffffffffff") == []
+
+
+def test_a_lookup_compares_the_stored_request_bytes_in_any_line_layout(tmp_path: Path) -> None:
+    copied = Fixture.create(request("copied"), [response("c")], {"request": request("copied")})
+    meta_first = orjson.dumps(copied.to_json(), option=orjson.OPT_SORT_KEYS)  # meta first
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(
+        fixture(0).to_line()  # as replaygate writes it: the request's match form verbatim
+        + (json.dumps(fixture(1).to_json(), ensure_ascii=False) + "\n").encode()  # seed style
+        + meta_first  # the first "request" key in the line is a copy inside meta
+        + b"\n"
+    )
+    store = FixtureStore.open(path)
+    at = {loc.line: loc.request_at for loc in store.locations()}
+    assert at[1] > 0 and at[2] == -1 and 0 < at[3] < meta_first.rindex(b'"request":')
+    for question, expected in (
+        ("question 0", fixture(0)),
+        ("question 1", fixture(1)),
+        ("copied", copied),
+    ):
+        for _ in range(2):  # the first read opens the file, the second takes the fast path
+            found = store.find(request(question))
+            assert found is not None and found[1] == expected
+    assert store.lookup(request("question 2")) is None
+
+
+def test_a_line_changed_in_place_after_indexing_is_never_served(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(0), fixture(1))
+    store = FixtureStore.open(path)
+    assert store.lookup(request("question 1")) == fixture(1)
+    data = path.read_bytes()
+    with path.open("r+b") as handle:  # same size, same inode: an in-place edit
+        handle.write(data.replace(b"question 1", b"question 9"))
+    assert store.lookup(request("question 1")) is None
+    assert store.lookup(request("question 0")) == fixture(0)
 
 
 @settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow])
@@ -472,6 +518,37 @@ def test_find_takes_the_canonical_text_a_caller_already_has(tmp_path: Path) -> N
         store.find({**envelope, "body": {**envelope["body"], "stop": float("nan")}})
 
 
+def test_a_line_that_no_longer_parses_is_reported_not_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(0), fixture(1))
+    store = FixtureStore.open(path)
+    assert store.lookup(request("question 1")) == fixture(1)  # the file is open now
+    data = path.read_bytes()
+    second = data.index(b"\n") + 1
+    with path.open("r+b") as handle:  # break the end of both lines, in place
+        handle.write(data[: second - 3] + b"###" + data[second:-3] + b"###")
+    for question in ("question 0", "question 1"):
+        with pytest.raises(FixtureFormatError) as caught:
+            store.lookup(request(question))
+        assert "changed on disk since it was indexed" in caught.value.reason
+    assert caught.value.line == 2
+
+
+def test_a_partial_tail_is_reported_when_the_lock_cannot_be_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "crash.jsonl"
+    path.write_bytes(fixture(0).to_line() + b'{"key": "trunc')
+
+    def no_lock(self: FixtureStore) -> FileLock:
+        raise PermissionError("read-only checkout")
+
+    monkeypatch.setattr(FixtureStore, "lock", no_lock)
+    with pytest.raises(PartialTailError) as caught:
+        FixtureStore.open(path)
+    assert caught.value.line == 2
+
+
 # -- fuzzed lines --------------------------------------------------------------------
 
 VALID = fixture(0).to_line().rstrip(b"\n")
@@ -673,6 +750,18 @@ def test_record_response_records_samples_in_order(tmp_path: Path) -> None:
     assert stored["responses"] == [response(f"sample {i}") for i in range(3)]
     record_response(store, req, response("sample 1 again"), sample=1)
     assert FixtureStore.open(path).lookup(req).responses[1] == response("sample 1 again")
+
+
+def test_re_recording_puts_a_stale_key_right(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    stale = {**fixture(0).to_json(), "key": "0123456789ab"}  # a hand-edited request
+    path.write_bytes(line(stale))
+    store = FixtureStore.open(path)
+    assert store.lookup(request("question 0")) is not None  # found by its request
+    record_response(store, request("question 0"), response("again"))
+    stored = orjson.loads(path.read_bytes())
+    assert stored["key"] == fixture(0).key
+    assert stored["response"] == response("again")
 
 
 def test_record_response_refuses_a_gap(tmp_path: Path) -> None:

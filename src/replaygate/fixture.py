@@ -69,8 +69,14 @@ class Fixture:
         return obj
 
     def to_line(self) -> bytes:
-        """One JSONL line, newline included: compact, keys sorted, non-ASCII kept as is."""
-        return orjson.dumps(self.to_json(), option=orjson.OPT_SORT_KEYS) + b"\n"
+        """One JSONL line, newline included (compact, non-ASCII kept as is).
+
+        The request is written with its keys sorted, the form lookups compare; the
+        responses and meta keep the order they were recorded in.
+        """
+        obj = self.to_json()
+        obj["request"] = orjson.Fragment(orjson.dumps(self.request, option=orjson.OPT_SORT_KEYS))
+        return orjson.dumps(obj) + b"\n"
 
     def to_pretty(self) -> bytes:
         """The review-friendly one-file form: sorted keys, 2-space indent, trailing newline."""

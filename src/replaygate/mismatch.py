@@ -22,7 +22,11 @@ def mismatch_error(
     differences: tuple[str, ...] = ()
     near = store.nearest(request)
     if near is None:
-        lines.append("the store is empty: record it first")
+        lines.append(
+            "the store is empty: record it first"
+            if len(store) == 0
+            else "no recorded request to compare it with"
+        )
     else:
         loc, fixture = near
         differences = tuple(d.render() for d in field_diff(fixture.request, request))

@@ -78,16 +78,16 @@ def summarize(request: dict[str, Any]) -> tuple[bytes, Features]:
     body = request.get("body")
     if not isinstance(messages, list) or (isinstance(body, Mapping) and "messages" in body):
         return parsed_match_form(request), features(request)
-    before, after = _split_head(request)
-    forms = [orjson.dumps(m, option=MATCH_OPTIONS) for m in messages]
-    head_before = orjson.dumps(before, option=MATCH_OPTIONS)
-    head_after = orjson.dumps(after, option=MATCH_OPTIONS)
+    dumps, options = orjson.dumps, MATCH_OPTIONS
+    forms = [dumps(m, option=options) for m in messages]
+    head_before = dumps({k: v for k, v in request.items() if k < "messages"}, option=options)
+    head_after = dumps({k: v for k, v in request.items() if k > "messages"}, option=options)
     form = b"".join(
         (
             head_before[:-1],
-            b',"messages":[' if before else b'"messages":[',
+            b',"messages":[' if len(head_before) > 2 else b'"messages":[',
             b",".join(forms),
-            b"]," + head_after[1:] if after else b"]}",
+            b"]," + head_after[1:] if len(head_after) > 2 else b"]}",
         )
     )
     return form, Features(hash(head_before + head_after), tuple(map(hash, forms)))

@@ -250,17 +250,19 @@ class FixtureStore:
             fixture = self.read(loc)
             return fixture if parsed_match_form(fixture.request) == form else None
         raw = os.pread(fd, loc.length, loc.offset)
-        # The indexed line holds its request's match form at ``at``; two match forms are
-        # complete JSON texts, so neither is a proper prefix of the other: this compares
-        # the whole request, byte for byte.
+        # When the line was indexed, its request's match form stood at ``at``. Two match
+        # forms are complete JSON texts, so neither is a proper prefix of the other: this
+        # compares the whole request, byte for byte.
         if not raw.startswith(form, at):
             return None
         try:
             obj = orjson.loads(b"".join((raw[:at], b"null", raw[at + len(form) :])))
         except orjson.JSONDecodeError:
-            return None
+            return self.read(loc)
         if not _plain_fixture(obj, request_kind=type(None)):
-            return None
+            # Those bytes were not the top-level request (a copy of it elsewhere in
+            # the line): the requests are equal all the same, read the line in full.
+            return self.read(loc)
         responses = (obj["response"],) if "response" in obj else tuple(obj["responses"])
         # The request asked for is, in canonical form, the one recorded: it stands in
         # for it rather than being parsed again.
@@ -404,11 +406,8 @@ class FixtureStore:
                 if not _plain_fixture(obj):
                     from_json(obj, name, line)  # raises, naming the reason
                 form, feats = summarize(obj["request"])
-                needle = b'"request":' + form
-                at = raw.find(needle)
-                if at >= 0 and raw.find(needle, at + 1) < 0:
-                    at += 10
-                else:
+                at = raw.find(b'"request":') + 10
+                if not at or not raw.startswith(form, at):
                     at = -1
                 loc = Location(file, line, base + pos, end - pos, at)
                 self._add(loc, obj["key"], form, feats)
@@ -690,6 +689,8 @@ def record_response(
         if found is None:
             fixture = Fixture.create(request, [response], meta)
         else:
-            fixture = found[1].with_response(sample, response, meta)
+            # Keyed afresh: a key left stale by a hand edit is put right on re-recording.
+            updated = found[1].with_response(sample, response, meta)
+            fixture = Fixture.create(request, list(updated.responses), updated.meta)
         store.put(fixture, replace=found is not None)
     return fixture

@@ -1,0 +1,109 @@
+"""Eval case files: the shipped cases load; every malformed case names file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from replaygate.evals import CaseFormatError, checks_for, load_eval_cases, shipped_cases_path
+
+GOOD = {
+    "id": "rag",
+    "question": "What is RAG?",
+    "must_contain": ["retrieval"],
+    "expected_doc_ids": ["doc-rag"],
+    "samples": 5,
+    "floor": 4,
+}
+
+
+def write(tmp_path: Path, *lines: str) -> Path:
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_shipped_cases_declare_samples_and_floor() -> None:
+    cases = load_eval_cases()
+    assert len(cases) == 8
+    assert {(c.samples, c.floor) for c in cases} == {(5, 4)}
+    assert cases[0].where == f"{shipped_cases_path()}:1"
+    rag_chinese = next(c for c in cases if c.id == "rag-chinese")
+    assert rag_chinese.aliases == {"retrieval-augmented generation": ("检索增强生成",)}
+
+
+def test_a_full_case_parses_with_input_tags_schema_and_signals(tmp_path: Path) -> None:
+    record = {
+        "id": "json-answer",
+        "input": "Answer in JSON",
+        "schema": {"type": "object", "required": ["answer"]},
+        "must_contain": ["answer"],
+        "samples": 1,
+        "floor": 1,
+        "tags": ["structure"],
+        "signals": ["contains"],
+    }
+    (case,) = load_eval_cases(write(tmp_path, "", json.dumps(record)))
+    assert (case.question, case.tags, case.line) == ("Answer in JSON", ("structure",), 2)
+    checks = {c.name: c for c in checks_for(case)}
+    assert {n: c.kind for n, c in checks.items()} == {"contains": "signal", "schema": "gate"}
+    assert checks["schema"].evaluate({"final": '{"answer": 1}'}).passed
+    failed = checks["schema"].evaluate({"final": "not json"})
+    assert not failed.passed
+    assert "not valid JSON" in failed.message
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", "invalid JSON"),
+        ("[1, 2]", "expected a JSON object, got list"),
+        (json.dumps({**GOOD, "colour": "red"}), "unknown field(s) colour"),
+        (json.dumps({k: v for k, v in GOOD.items() if k != "question"}), "exactly one of"),
+        (json.dumps({**GOOD, "input": "x"}), "exactly one of 'question' and 'input'"),
+        (json.dumps({k: v for k, v in GOOD.items() if k != "floor"}), "missing field(s) floor"),
+        (json.dumps({**GOOD, "samples": "5"}), "'samples' must be an integer"),
+        (json.dumps({**GOOD, "floor": True}), "'floor' must be an integer"),
+        (json.dumps({**GOOD, "floor": 6}), "floor must be between 1 and n=5, got 6"),
+        (json.dumps({**GOOD, "samples": 0, "floor": 0}), "n must be at least 1"),
+        (json.dumps({**GOOD, "id": ""}), "'id' must be a non-empty string"),
+        (json.dumps({**GOOD, "must_contain": "retrieval"}), "'must_contain' must be a list"),
+        (json.dumps({**GOOD, "expected_doc_ids": [1]}), "'expected_doc_ids' must be a list"),
+        (json.dumps({**GOOD, "aliases": {"other": ["x"]}}), "'other' is not in must_contain"),
+        (json.dumps({**GOOD, "aliases": {"retrieval": "x"}}), "must map to a list"),
+        (json.dumps({**GOOD, "aliases": ["x"]}), "'aliases' must be an object"),
+        (json.dumps({**GOOD, "schema": {"type": 12}}), "not a valid JSON Schema"),
+        (json.dumps({**GOOD, "schema": []}), "'schema' must be a JSON Schema object"),
+        (json.dumps({**GOOD, "signals": ["judge"]}), "unknown expectation 'judge'"),
+        (
+            json.dumps({"id": "x", "question": "q", "samples": 1, "floor": 1}),
+            "no expectations",
+        ),
+    ],
+)
+def test_a_bad_case_is_reported_with_file_and_line(tmp_path: Path, line: str, message: str) -> None:
+    path = write(tmp_path, json.dumps(GOOD), "", line)
+    with pytest.raises(CaseFormatError) as caught:
+        load_eval_cases(path)
+    assert str(caught.value).startswith(f"{path}:3: ")
+    assert message in str(caught.value)
+    assert (caught.value.file, caught.value.line) == (str(path), 3)
+
+
+def test_a_duplicate_id_names_both_lines(tmp_path: Path) -> None:
+    path = write(tmp_path, json.dumps(GOOD), json.dumps(GOOD))
+    with pytest.raises(CaseFormatError, match=r":2: duplicate case id 'rag' \(first at line 1\)"):
+        load_eval_cases(path)
+
+
+def test_an_empty_missing_or_binary_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(CaseFormatError, match="no cases"):
+        load_eval_cases(write(tmp_path, "", "  "))
+    with pytest.raises(CaseFormatError, match="cannot read cases"):
+        load_eval_cases(tmp_path / "missing.jsonl")
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\xff\xfe")
+    with pytest.raises(CaseFormatError, match="not UTF-8"):
+        load_eval_cases(binary)
