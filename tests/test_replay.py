@@ -187,8 +187,8 @@ def test_seed_scenario_reworded_question_raises_with_the_field_diff(
 
 
 def test_seed_fixture_line_replays_as_it_is(tmp_path: Path) -> None:
-    line = {
-        "key": "87be954b9b97",
+    line: dict[str, Any] = {
+        "key": "",
         "request": {
             "model": MODEL,
             "max_tokens": MAX_TOKENS,
@@ -204,6 +204,9 @@ def test_seed_fixture_line_replays_as_it_is(tmp_path: Path) -> None:
         },
         "response": _answer(_tool_use("toolu_01", "search_corpus", {"q": "RAG"}), "tool_use"),
     }
+    # The key as seed 000's fixture_key computes it: sha256 of the sort_keys dump, 12 digits.
+    canon = json.dumps(line["request"], sort_keys=True, ensure_ascii=False)
+    line["key"] = hashlib.sha256(canon.encode()).hexdigest()[:12]
     path = tmp_path / "seed.jsonl"
     path.write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
     model = ReplayModel(path, model=MODEL, max_tokens=MAX_TOKENS, system="你是严谨的研究助手。")
@@ -280,8 +283,8 @@ def test_sample_index_selects_the_recorded_response(tmp_path: Path) -> None:
     with pytest.raises(FixtureMismatchError) as caught:
         ReplayModel(path, model=MODEL, max_tokens=8, sample=3).complete([Message.user("roll")], [])
     assert (
-        f"fixture {fixture_key(request)} in {path} has 3 recorded sample(s); sample 3 was asked for"
-        in str(caught.value)
+        f"fixture {fixture_key(request)} in {path} has no response for sample 3 "
+        "(recorded samples: [0, 1, 2])" in str(caught.value)
     )
 
 
@@ -403,14 +406,18 @@ def test_record_missing_keeps_what_another_recorder_wrote_meanwhile(tmp_path: Pa
     assert live.calls == []
 
 
-def test_recording_a_sample_out_of_order_is_refused_before_the_live_call(tmp_path: Path) -> None:
-    live = ScriptedLive(ModelResponse(text="x"))
-    recorder = RecordingModel(
-        live, tmp_path / "s.jsonl", approve_live=True, model=MODEL, max_tokens=8, sample=2
+def test_a_request_first_sent_by_a_later_sample_is_padded_with_null(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    live = ScriptedLive(ModelResponse(text="only sample 2 asked"))
+    RecordingModel(live, path, approve_live=True, model=MODEL, max_tokens=8, sample=2).complete(
+        [Message.user("q")], []
     )
-    with pytest.raises(ValueError, match=r"cannot record sample 2 .* 0 recorded sample\(s\)"):
-        recorder.complete([Message.user("q")], [])
-    assert live.calls == []
+    fixture = next(iter(FixtureStore.open(path)))
+    assert fixture.responses[:2] == (None, None) and fixture.samples == 3
+    replayed = ReplayModel(path, model=MODEL, max_tokens=8, sample=2)
+    assert replayed.complete([Message.user("q")], []).text == "only sample 2 asked"
+    with pytest.raises(FixtureMismatchError, match=r"no response for sample 0 .*samples: \[2\]"):
+        ReplayModel(path, model=MODEL, max_tokens=8, sample=0).complete([Message.user("q")], [])
 
 
 def test_recording_samples_in_order_then_replaying_each(tmp_path: Path) -> None:

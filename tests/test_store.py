@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import hashlib
 import json
 import os
 import threading
@@ -99,11 +100,33 @@ def test_seed_fixture_line_loads_as_it_is(tmp_path: Path) -> None:
     path.write_text(json.dumps(SEED_LINE, ensure_ascii=False) + "\n", encoding="utf-8")
     store = FixtureStore.open(path)
     assert len(store) == 1
-    found = store.lookup(json.loads(json.dumps(SEED_LINE["request"])))
-    assert found is not None
-    assert found.response == SEED_LINE["response"]
-    assert found.meta is None
     assert [f.key for _, f in store.get("87be954b9b97")] == ["87be954b9b97"]
+    # The book's key was written by hand: serving it would hide an edited request.
+    with pytest.raises(FixtureFormatError, match=r"seed.jsonl:1: key 87be954b9b97 does not match"):
+        store.lookup(json.loads(json.dumps(SEED_LINE["request"])))
+
+
+def test_seed_fixture_line_with_the_seed_key_function_replays(tmp_path: Path) -> None:
+    request = SEED_LINE["request"]
+    seed_key = hashlib.sha256(
+        json.dumps(request, sort_keys=True, ensure_ascii=False).encode()
+    ).hexdigest()[:12]
+    path = tmp_path / "seed.jsonl"
+    line = {"key": seed_key, "request": request, "response": SEED_LINE["response"]}
+    path.write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
+    found = FixtureStore.open(path).lookup(json.loads(json.dumps(request)))
+    assert found is not None
+    assert found.response == SEED_LINE["response"] and found.meta is None
+
+
+def test_an_edited_request_is_refused_at_lookup(tmp_path: Path) -> None:
+    path = tmp_path / "edited.jsonl"
+    FixtureStore.open(path).put(fixture(0))
+    obj = orjson.loads(path.read_bytes())
+    obj["request"]["max_tokens"] = 7
+    path.write_bytes(orjson.dumps(obj) + b"\n")
+    with pytest.raises(FixtureFormatError, match=r"edited.jsonl:1: key .* does not match"):
+        FixtureStore.open(path).lookup(obj["request"])
 
 
 def test_a_line_sorts_the_request_and_keeps_the_response_as_recorded() -> None:
@@ -757,26 +780,25 @@ def test_re_recording_puts_a_stale_key_right(tmp_path: Path) -> None:
     stale = {**fixture(0).to_json(), "key": "0123456789ab"}  # a hand-edited request
     path.write_bytes(line(stale))
     store = FixtureStore.open(path)
-    assert store.lookup(request("question 0")) is not None  # found by its request
+    with pytest.raises(FixtureFormatError, match="does not match its request"):
+        store.lookup(request("question 0"))  # found by its request, refused by its key
     record_response(store, request("question 0"), response("again"))
     stored = orjson.loads(path.read_bytes())
     assert stored["key"] == fixture(0).key
     assert stored["response"] == response("again")
 
 
-def test_record_response_refuses_a_gap(tmp_path: Path) -> None:
+def test_record_response_pads_samples_a_request_was_never_sent_by(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     store = FixtureStore.open(path)
-    with pytest.raises(ValueError) as caught:
-        record_response(store, request("q"), response("a"), sample=1)
-    assert str(caught.value) == (
-        "cannot record sample 1 of a request with 0 recorded sample(s); record samples 0..0 first"
-    )
-    record_response(store, request("q"), response("a"))
-    before = path.read_bytes()
-    with pytest.raises(ValueError, match=r"record samples 0\.\.2 first"):
-        record_response(store, request("q"), response("c"), sample=3)
-    assert path.read_bytes() == before
+    padded = record_response(store, request("q"), response("a"), sample=1)
+    assert padded.responses == (None, response("a"))
+    assert orjson.loads(path.read_bytes())["responses"] == [None, response("a")]
+    filled = record_response(store, request("q"), response("b"), sample=0)
+    assert filled.responses == (response("b"), response("a"))
+    kept = record_response(store, request("q"), response("c"), sample=0, overwrite=False)
+    assert kept.responses == (response("b"), response("a"))
+    assert len(FixtureStore.open(path)) == 1
 
 
 def test_record_response_without_overwrite_keeps_a_recorded_sample(tmp_path: Path) -> None:

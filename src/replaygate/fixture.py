@@ -43,18 +43,24 @@ class Fixture:
         """The response of sample 0."""
         return self.responses[0]
 
+    def sample(self, index: int) -> Any:
+        """The response recorded for sample ``index``, or None if that sample never sent it."""
+        return self.responses[index] if 0 <= index < len(self.responses) else None
+
     @property
     def samples(self) -> int:
         """How many samples were recorded."""
         return len(self.responses)
 
     def with_response(self, sample: int, response: Any, meta: dict[str, Any] | None) -> Fixture:
-        """A copy with ``response`` stored at ``sample`` (the next index, or an existing one)."""
+        """A copy with ``response`` stored at ``sample``.
+
+        Samples of a multi-step run diverge: a request first sent by sample ``i`` gets
+        ``null`` for the samples ``0..i-1`` that never sent it.
+        """
         responses = list(self.responses)
-        if sample == len(responses):
-            responses.append(response)
-        else:
-            responses[sample] = response
+        responses.extend([None] * (sample + 1 - len(responses)))
+        responses[sample] = response
         return Fixture(self.key, self.request, tuple(responses), meta or self.meta)
 
     def to_json(self) -> dict[str, Any]:

@@ -17,7 +17,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from replaygate import __version__
 from replaygate.errors import FixtureMismatchError, LiveCallNotApproved
 from replaygate.fingerprint import fixture_key
-from replaygate.fixture import now_iso
+from replaygate import hits
+from replaygate.fixture import Fixture, now_iso
 from replaygate.mismatch import mismatch_error
 from replaygate.providers import Interface, get_interface
 from replaygate.store import FixtureStore, record_response
@@ -64,15 +65,20 @@ def _open(store: FixtureStore | str | os.PathLike[str]) -> FixtureStore:
     return store if isinstance(store, FixtureStore) else FixtureStore.open(Path(store))
 
 
-def _sample_of(store: FixtureStore, fixture_samples: int, key: str, sample: int) -> None:
-    if sample >= fixture_samples:
-        raise FixtureMismatchError(
-            f"fixture {key} in {store.path} has {fixture_samples} recorded sample(s); "
-            f"sample {sample} was asked for. Record more samples "
-            "(--record-mode=record-missing --approve-live) or lower the sample count.",
-            key=key,
-            store=str(store.path),
-        )
+def _recorded_sample(store: FixtureStore, fixture: Fixture, sample: int) -> Any:
+    """The response of ``sample``, or a mismatch naming what was recorded."""
+    response = fixture.sample(sample)
+    if response is not None:
+        return response
+    recorded = [i for i, r in enumerate(fixture.responses) if r is not None]
+    raise FixtureMismatchError(
+        f"fixture {fixture.key} in {store.path} has no response for sample {sample} "
+        f"(recorded samples: {recorded}); when it was recorded, sample {sample} did not send "
+        "this request, or fewer samples were recorded. Record the samples again "
+        "(--record-mode=record-missing --approve-live) or lower the sample count.",
+        key=fixture.key,
+        store=str(store.path),
+    )
 
 
 class ReplayModel:
@@ -112,8 +118,9 @@ class ReplayModel:
         if found is None:
             raise mismatch_error(self.store, request, fixture_key(request))
         fixture = found[1]
-        _sample_of(self.store, fixture.samples, fixture.key, self.sample)
-        return self._wire.from_response(fixture.responses[self.sample])
+        response = _recorded_sample(self.store, fixture, self.sample)
+        hits.note(self.store.path, fixture.key)
+        return self._wire.from_response(response)
 
 
 class RecordingModel:
@@ -165,19 +172,12 @@ class RecordingModel:
         request = self.settings.build(messages, tools)
         wire = self.settings.wire
         found = self.store.find(request)
-        if found is None or (self.mode == "record-missing" and found[1].samples <= self.sample):
-            self.store.refresh()
-            found = self.store.find(request)
-        recorded = found[1].samples if found else 0
-        if self.mode == "record-missing" and recorded > self.sample:
-            assert found is not None
-            return wire.from_response(found[1].responses[self.sample])
-        if self.sample > recorded:
-            raise ValueError(
-                f"cannot record sample {self.sample} of a request with {recorded} recorded "
-                f"sample(s) in {self.store.path}; record samples 0..{self.sample - 1} first. "
-                "Nothing was called."
-            )
+        if self.mode == "record-missing":
+            if found is None or found[1].sample(self.sample) is None:
+                self.store.refresh()
+                found = self.store.find(request)
+            if found is not None and found[1].sample(self.sample) is not None:
+                return wire.from_response(found[1].responses[self.sample])
         if isinstance(self.live, WireModel):
             response = self.live.complete_wire(request)
             source = self.source or "live"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -146,6 +147,7 @@ class FixtureStore:
         self._features: dict[Location, Features] = {}
         self._files: dict[Path, _FileState] = {}
         self._fds: dict[Path, int] = {}
+        self._keys_checked: set[Location] = set()
         self._count = 0
         self._added: list[Location] = []
         self._lock: FileLock | None = None
@@ -228,7 +230,9 @@ class FixtureStore:
         found = self.find(request, canonical)
         return found[1] if found else None
 
-    def find(self, request: Any, canonical: str | None = None) -> tuple[Location, Fixture] | None:
+    def find(
+        self, request: Any, canonical: str | None = None, *, check_key: bool = True
+    ) -> tuple[Location, Fixture] | None:
         """Like :meth:`lookup`, with the fixture's location.
 
         ``canonical``, when the caller has it, is ``canonical_json(request)``. Raises
@@ -239,8 +243,23 @@ class FixtureStore:
         for loc in _members(self._forms.get(bucket_of(form))):
             fixture = self._read_if_same(loc, form, request)
             if fixture is not None:
+                if check_key and loc not in self._keys_checked:
+                    self._check_key(loc, fixture, canonical)
                 return loc, fixture
         return None
+
+    def _check_key(self, loc: Location, fixture: Fixture, canonical: str | None) -> None:
+        """Refuse to serve a fixture whose stored key is not its request's (an edited request)."""
+        text = canonical if canonical is not None else canonical_json(fixture.request)
+        full = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        if not full.startswith(fixture.key):
+            raise FixtureFormatError(
+                str(loc.file),
+                loc.line,
+                f"key {fixture.key} does not match its request (expected {full[:12]}): the "
+                "request was edited after recording. Re-record it, or revert the edit.",
+            )
+        self._keys_checked.add(loc)
 
     def _read_if_same(self, loc: Location, form: bytes, request: Any) -> Fixture | None:
         """The fixture at ``loc`` if its whole request has match form ``form``, else None."""
@@ -337,6 +356,7 @@ class FixtureStore:
         _drop_from(self._forms, gone)
         for loc in gone:
             del self._features[loc]
+        self._keys_checked -= gone
         self._count -= len(gone)
 
     def _scan(self, file: Path) -> None:
@@ -485,7 +505,7 @@ class FixtureStore:
                 _append_line(self.path, fixture.to_line())
                 written = [self.path]
             self._scan_files(written)
-            located = self.find(fixture.request)
+            located = self.find(fixture.request, check_key=False)
         assert located is not None
         return located[0]
 
@@ -670,26 +690,20 @@ def record_response(
 ) -> Fixture:
     """Store ``response`` as sample ``sample`` of ``request``, under the store's lock.
 
-    A new request starts at sample 0; an existing fixture gets the next sample or has
-    one replaced (re-recording). Samples are recorded in order, without gaps
-    (``ValueError``). With ``overwrite=False`` a sample that another writer recorded
-    meanwhile is kept, and the fixture holding it is returned.
+    A new request gets a fixture; an existing one gets the sample added or replaced
+    (re-recording). A request first sent by sample ``i`` (samples of a multi-step run
+    diverge) holds ``null`` for samples ``0..i-1``. With ``overwrite=False`` a sample
+    that another writer recorded meanwhile is kept, and the fixture holding it is
+    returned. Re-recording also puts right a key left stale by a hand edit.
     """
     with store.lock():
         store.refresh()
-        found = store.find(request)
-        current = found[1].samples if found else 0
-        if sample > current:
-            raise ValueError(
-                f"cannot record sample {sample} of a request with {current} recorded "
-                f"sample(s); record samples 0..{sample - 1} first"
-            )
-        if found is not None and sample < current and not overwrite:
+        found = store.find(request, check_key=False)
+        if found is not None and not overwrite and found[1].sample(sample) is not None:
             return found[1]
         if found is None:
-            fixture = Fixture.create(request, [response], meta)
+            fixture = Fixture.create(request, [None] * sample + [response], meta)
         else:
-            # Keyed afresh: a key left stale by a hand edit is put right on re-recording.
             updated = found[1].with_response(sample, response, meta)
             fixture = Fixture.create(request, list(updated.responses), updated.meta)
         store.put(fixture, replace=found is not None)
