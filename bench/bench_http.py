@@ -10,20 +10,29 @@ is timed, per call, over three transports:
 - **floor**: ``httpx2.MockTransport`` returning one constant response (a recorded
   answer's bytes): the SDK's own cost, nothing looked up;
 - **replaygate**: ``replaygate.http.httpx2_client(store)`` over a JSONL store of the N
-  fixtures, opened fresh for each repetition (opening is reported apart);
+  fixtures, opened fresh for each repetition (opening is reported apart). The first
+  answer from each fixture includes the store's check that its key matches its
+  request. The transport alone (``handle_request`` and reading the response, on the
+  requests the SDK sent, no SDK around it, after the SDK pass on the same store, so
+  without that one-time check) is reported too;
 - **vcrpy**: ``vcr.use_cassette(..., match_on=["method", "uri", "body"],
   record_mode="none")`` over a cassette of the same N interactions, recorded by vcrpy
   itself through the same SDK. vcrpy 6+ patches ``httpx2`` transports directly
   (including ``MockTransport``), so the SDK, its client and its transport stack are
   the same as in the two other columns; only the lookup differs. The cassette uses
   vcrpy's JSON serializer (loading is excluded from the per-call time; matching is
-  the same with YAML). Its lookup is a linear scan, so at large N a random sample of
-  the calls is timed rather than all of them.
+  the same with YAML). Its lookup is a linear scan that re-parses both JSON bodies for
+  every recorded interaction (several times per call), so a random sample of the calls
+  is timed rather than all of them (the count is shown in the table).
 
-Each figure is the median over repetitions of (time of a pass / calls in the pass),
-repetitions of the three transports interleaved. Targets: replaygate flat in N
-(5,000 / 100 <= 1.5), within 1.5x of the floor, at least 50x faster than vcrpy at
-N = 1,000. ``--quick`` runs fewer repetitions and samples: a smoke run.
+Times are CPU time of the benchmark process (``time.process_time``), so other load on
+the machine does not count. Every repetition replays all N calls once in a fresh
+random order, in chunks of 50 calls, the floor and replaygate taking turns chunk by
+chunk; a figure is the median per-call time over chunks (vcrpy: over repetitions).
+
+Targets: replaygate flat in N (5,000 / 100 <= 1.5), within 1.5x of the floor, at least
+50x faster than vcrpy at N = 1,000. ``--quick`` runs fewer repetitions and samples: a
+smoke run.
 """
 
 from __future__ import annotations
@@ -50,30 +59,30 @@ import vcr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _data import request as data_request  # noqa: E402
-from _data import response as data_response  # noqa: E402
-
-from replaygate.fixture import Fixture, now_iso  # noqa: E402
-from replaygate.http import httpx2_client, request_envelope  # noqa: E402
-from replaygate.store import FixtureStore  # noqa: E402
+from _data import request as data_request
+from _data import response as data_response
+from replaygate.fixture import Fixture, now_iso
+from replaygate.http import Httpx2Transport, httpx2_client, request_envelope
+from replaygate.store import FixtureStore
 
 SIZES = (100, 1_000, 5_000)
 URL = "https://api.anthropic.com"
 MATCH_ON = ["method", "uri", "body"]
 JSON_HEADERS = {"content-type": "application/json", "request-id": "req_bench"}
 CASSETTE_CHUNK = 5
+CHUNK = 50
 
 
 @dataclass(frozen=True)
 class Plan:
-    """How much to measure."""
+    """How much to measure: repetitions, and how many vcrpy calls a repetition times per N."""
 
     repetitions: int
-    vcr_sample: int
+    vcr_calls: dict[int, int]
 
 
-FULL = Plan(repetitions=5, vcr_sample=150)
-QUICK = Plan(repetitions=2, vcr_sample=40)
+FULL = Plan(repetitions=5, vcr_calls={100: 100, 1_000: 10, 5_000: 3})
+QUICK = Plan(repetitions=2, vcr_calls={100: 25, 1_000: 3, 5_000: 1})
 
 
 def requests(n: int) -> list[dict[str, Any]]:
@@ -100,12 +109,17 @@ def sdk(transport: httpx2.BaseTransport | None = None, client: Any = None) -> an
     return anthropic.Anthropic(api_key="bench-key", base_url=URL, http_client=http, max_retries=0)
 
 
-def build_store(path: Path, n: int) -> None:
-    """Record the N calls as fixtures: the envelopes the SDK really sends, their answers."""
+def build_store(path: Path, n: int) -> list[httpx2.Request]:
+    """Record the N calls as fixtures: the envelopes the SDK really sends, their answers.
+
+    Returns the SDK's requests, for timing the transport alone.
+    """
     handle = answering(n)
     lines: list[bytes] = []
+    sent: list[httpx2.Request] = []
 
     def record(request: httpx2.Request) -> httpx2.Response:
+        sent.append(request)
         response = handle(request)
         recorded = {"status": 200, "headers": JSON_HEADERS, "body": orjson.loads(response.content)}
         meta = {"interface": "anthropic.messages", "recorded_at": now_iso(), "source": "scripted"}
@@ -116,6 +130,7 @@ def build_store(path: Path, n: int) -> None:
     for args in requests(n):
         client.messages.create(**args)
     path.write_bytes(b"".join(lines))
+    return sent
 
 
 def build_cassette(path: Path, n: int) -> None:
@@ -146,12 +161,20 @@ def constant_transport() -> httpx2.MockTransport:
     return httpx2.MockTransport(lambda _: httpx2.Response(200, headers=JSON_HEADERS, content=body))
 
 
+def _transport_timed(sent: Sequence[httpx2.Request], transport: Httpx2Transport) -> float:
+    """CPU microseconds per request of the replay transport alone (response read)."""
+    started = time.process_time()
+    for request in sent:
+        transport.handle_request(request).read()
+    return (time.process_time() - started) / len(sent) * 1e6
+
+
 def _timed(calls: Sequence[dict[str, Any]], client: anthropic.Anthropic) -> float:
-    gc.collect()
-    started = time.perf_counter()
+    """CPU microseconds per call of ``messages.create`` over ``calls``."""
+    started = time.process_time()
     for args in calls:
         client.messages.create(**args)
-    return (time.perf_counter() - started) / len(calls) * 1e6
+    return (time.process_time() - started) / len(calls) * 1e6
 
 
 @dataclass
@@ -161,6 +184,7 @@ class Row:
     n: int
     floor: float
     replaygate: float
+    transport: float
     vcrpy: float
     store_open_ms: float
     cassette_load_ms: float
@@ -168,23 +192,38 @@ class Row:
 
 
 def measure(n: int, folder: Path, plan: Plan, rng: random.Random) -> Row:
-    """Build the store and the cassette for N calls, then time the three columns."""
+    """Build the store and the cassette for N calls, then time the three columns.
+
+    Each repetition replays every call once, in a fresh random order, cut into chunks
+    of :data:`CHUNK` calls; the floor and replaygate take turns chunk by chunk, so a
+    change in the machine's load hits both alike. The figure is the median chunk.
+    """
     store_path, cassette = folder / f"replay-{n}.jsonl", folder / f"cassette-{n}.json"
-    build_store(store_path, n)
+    sent = build_store(store_path, n)
     build_cassette(cassette, n)
     calls = requests(n)
     floor_client = sdk(constant_transport())
-    floors, ours, theirs, opens, loads = [], [], [], [], []
-    sample_size = min(n, plan.vcr_sample)
+    floors, ours, alone, theirs, opens, loads = [], [], [], [], [], []
+    sample_size = min(n, plan.vcr_calls.get(n, 3))
     for _ in range(plan.repetitions):
         order = calls[:]
         rng.shuffle(order)
-        floors.append(_timed(order, floor_client))
-
+        gc.collect()
         started = time.perf_counter()
         store = FixtureStore.open(store_path)
         opens.append((time.perf_counter() - started) * 1e3)
-        ours.append(_timed(order, sdk(client=httpx2_client(store))))
+        replaying = sdk(client=httpx2_client(store))
+        for start in range(0, n, CHUNK):
+            chunk = order[start : start + CHUNK]
+            floors.append(_timed(chunk, floor_client))
+            ours.append(_timed(chunk, replaying))
+        order_sent = sent[:]
+        rng.shuffle(order_sent)
+        transport = Httpx2Transport(store)
+        alone.extend(
+            _transport_timed(order_sent[start : start + CHUNK], transport)
+            for start in range(0, n, CHUNK)
+        )
         store.close()
 
         sample = rng.sample(calls, sample_size)
@@ -198,6 +237,7 @@ def measure(n: int, folder: Path, plan: Plan, rng: random.Random) -> Row:
         n,
         statistics.median(floors),
         statistics.median(ours),
+        statistics.median(alone),
         statistics.median(theirs),
         statistics.median(opens),
         statistics.median(loads),
@@ -224,15 +264,16 @@ def table(rows: list[Row]) -> str:
     """The markdown table of the results."""
     lines = [
         "| N | floor (MockTransport) µs/call | replaygate µs/call | vcrpy µs/call "
-        "| replaygate / floor | vcrpy / replaygate | store open ms | cassette load ms |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| replaygate / floor | vcrpy / replaygate | replaygate transport alone µs "
+        "| store open ms | cassette load ms |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         vcr_note = "" if r.vcr_calls == r.n else f" ({r.vcr_calls} sampled)"
         lines.append(
             f"| {r.n:,} | {r.floor:,.0f} | {r.replaygate:,.0f} | {r.vcrpy:,.0f}{vcr_note} "
             f"| {r.replaygate / r.floor:.2f}x | {r.vcrpy / r.replaygate:,.0f}x "
-            f"| {r.store_open_ms:,.1f} | {r.cassette_load_ms:,.1f} |"
+            f"| {r.transport:,.0f} | {r.store_open_ms:,.1f} | {r.cassette_load_ms:,.1f} |"
         )
     return "\n".join(lines)
 

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from replaygate.http.transport import Exchange
+    from replaygate.http.exchange import Exchange
     from replaygate.store import FixtureStore
 
 RECORD_MODES: tuple[str, ...] = ("replay", "record-missing", "rerecord")

@@ -33,11 +33,11 @@ from replaygate.http.envelope import (
     interface_of,
     request_envelope,
 )
+from replaygate.http.exchange import Exchange
 from replaygate.http.intercept import intercept
 from replaygate.http.network import block_network, network_blocked
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import RESPONSE_HEADERS
-from replaygate.http.transport import Exchange
 from replaygate.http.usage import reset_uses, unused, uses
 
 if TYPE_CHECKING:

@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
-from replaygate.http.transport import Exchange, Library, LiveResponse, ReadableRequest, StoreArg
+from replaygate.http.exchange import Exchange, StoreArg
+from replaygate.http.streams import LiveResponse
+from replaygate.http.transport import Library, ReadableRequest
 
 ReqT = TypeVar("ReqT", bound=ReadableRequest)
 ReqT_contra = TypeVar("ReqT_contra", bound=ReadableRequest, contravariant=True)
@@ -45,7 +47,7 @@ class FixtureTransportBase(Generic[LiveT]):
     send live calls through ``transport`` (default: the library's own HTTP
     transport). ``match_host`` puts the host in the fingerprint; ``source``,
     ``interface`` and ``note`` go into the recorded fixtures' ``meta``. The session
-    state (counters, ``lookups``, ``replays``, ``recordings``) is :attr:`exchange`;
+    state (counters, ``lookups``, ``replays``, ``recorded``) is :attr:`exchange`;
     pass an :class:`~replaygate.http.transport.Exchange` as ``store`` to share one
     session between transports (its settings then apply, the other arguments are
     ignored).

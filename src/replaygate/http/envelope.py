@@ -59,6 +59,9 @@ class URLLike(Protocol):
 class HeadersLike(Protocol):
     """The part of an ``httpx``/``httpx2`` ``Headers`` the envelope reads."""
 
+    @property
+    def raw(self) -> list[tuple[bytes, bytes]]: ...
+
     def multi_items(self) -> list[tuple[str, str]]: ...
 
 
@@ -97,6 +100,23 @@ def meaningful_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     return kept
 
 
+_MEANINGFUL_RAW = frozenset(name.encode("ascii") for name in MEANINGFUL_HEADERS)
+
+
+def _text(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def raw_meaningful_headers(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+    """:func:`meaningful_headers` of raw header bytes, decoding only the kept ones."""
+    return meaningful_headers(
+        (_text(name), _text(value)) for name, value in headers if name.lower() in _MEANINGFUL_RAW
+    )
+
+
 def body_fields(body: bytes) -> dict[str, Any]:
     """``{"body": <JSON>}``, ``{"text": ...}`` or ``{"base64": ...}`` for raw body bytes."""
     if not body:
@@ -115,16 +135,20 @@ def envelope(
     method: str,
     path: str,
     query: bytes | str,
-    headers: Iterable[tuple[str, str]],
+    headers: Iterable[tuple[str, str]] | dict[str, str],
     body: bytes,
     *,
     host: str | None = None,
 ) -> dict[str, Any]:
-    """The envelope of one HTTP request; ``host`` is included only when given."""
+    """The envelope of one HTTP request; ``host`` is included only when given.
+
+    ``headers`` are all the request's headers (name, value), or a dict already
+    reduced by :func:`meaningful_headers`.
+    """
     env: dict[str, Any] = {
         "method": method.upper(),
         "path": canonical_path(path, query),
-        "headers": meaningful_headers(headers),
+        "headers": headers if isinstance(headers, dict) else meaningful_headers(headers),
     }
     env.update(body_fields(body))
     if host is not None:
@@ -144,7 +168,7 @@ def request_envelope(request: RequestLike, *, match_host: bool = False) -> dict[
         request.method,
         url.path,
         url.query,
-        request.headers.multi_items(),
+        raw_meaningful_headers(request.headers.raw),
         request.content,
         host=host_of(url) if match_host else None,
     )

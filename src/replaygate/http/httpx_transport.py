@@ -10,13 +10,9 @@ from typing import Any
 import httpx
 
 from replaygate.http.adapter import AsyncFixtureTransport, SyncFixtureTransport, build_client
-from replaygate.http.transport import (
-    Exchange,
-    Library,
-    ReplayByteStream,
-    StoreArg,
-    TeeByteStream,
-)
+from replaygate.http.exchange import Exchange, StoreArg
+from replaygate.http.streams import ReplayByteStream, TeeByteStream
+from replaygate.http.transport import Library
 
 
 class _ReplayStream(ReplayByteStream, httpx.SyncByteStream, httpx.AsyncByteStream):

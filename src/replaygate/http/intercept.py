@@ -16,7 +16,9 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from replaygate.http.transport import Exchange, Library, LiveResponse, StoreArg
+from replaygate.http.exchange import Exchange, StoreArg
+from replaygate.http.streams import LiveResponse
+from replaygate.http.transport import Library
 
 ADAPTERS: tuple[tuple[str, str, str], ...] = (
     ("httpx2", "replaygate.http.httpx2_transport", "HTTPX2"),

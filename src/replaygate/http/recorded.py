@@ -103,7 +103,8 @@ def retryable(status: int) -> bool:
 class Replayed:
     """A recorded response ready to be replayed: status, headers and body chunks.
 
-    ``chunks`` is the whole body in one chunk, or one chunk per event. ``end`` and
+    ``chunks`` is the whole body in one chunk (``streamed`` false), or one chunk per
+    event (``streamed`` true). ``end`` and
     ``error`` (exception class name and message) say how a stream ends; ``key`` is
     the fixture's, for error messages.
     """
@@ -114,6 +115,12 @@ class Replayed:
     end: StreamEnd = "complete"
     error: tuple[str, str] | None = None
     key: str = ""
+    streamed: bool = False
+
+    @property
+    def body(self) -> bytes:
+        """The whole body."""
+        return b"".join(self.chunks)
 
 
 def _body_bytes(record: Mapping[str, Any]) -> bytes:
@@ -165,4 +172,4 @@ def replayed(record: Any, *, key: str = "") -> Replayed:
     pair = (
         (str(error.get("type")), str(error.get("message"))) if isinstance(error, Mapping) else None
     )
-    return Replayed(status, tuple(out), tuple(chunks), end, pair, key)
+    return Replayed(status, tuple(out), tuple(chunks), end, pair, key, streamed=True)

@@ -1,9 +1,10 @@
-"""Which fixtures of a store were replayed, for ``--replaygate-strict``.
+"""Which fixtures of a store were answered, for ``--replaygate-strict``.
 
-Every record/replay transport and :func:`~replaygate.http.intercept` notes, per
-store object, how many times each recorded request was answered. :func:`unused`
-lists the fixtures a run left unused (never sent) or partly used (sent fewer times
-than responses were recorded).
+Every record/replay session (:class:`~replaygate.http.exchange.Exchange`) counts,
+per fixture key, how many times it answered from or recorded into its store, and
+registers that counter here under the store object. :func:`unused` lists the HTTP
+fixtures a run left unused (never sent) or partly used (sent fewer times than
+responses were recorded).
 """
 
 from __future__ import annotations
@@ -14,29 +15,32 @@ from collections import Counter
 
 from replaygate.store import FixtureStore
 
-_uses: weakref.WeakKeyDictionary[FixtureStore, Counter[str]] = weakref.WeakKeyDictionary()
+_counters: weakref.WeakKeyDictionary[FixtureStore, list[Counter[str]]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 
-def note_use(store: FixtureStore, key: str) -> None:
-    """Count one answer given from the fixture ``key`` of ``store``."""
+def counter_for(store: FixtureStore) -> Counter[str]:
+    """A new use counter (fixture key -> answers) counted among ``store``'s uses."""
+    counter: Counter[str] = Counter()
     with _lock:
-        counter = _uses.get(store)
-        if counter is None:
-            counter = _uses[store] = Counter()
-        counter[key] += 1
+        _counters.setdefault(store, []).append(counter)
+    return counter
 
 
 def uses(store: FixtureStore) -> dict[str, int]:
     """How many answers each fixture key of ``store`` gave (replayed or recorded)."""
+    total: Counter[str] = Counter()
     with _lock:
-        return dict(_uses.get(store, {}))
+        for counter in _counters.get(store, []):
+            total.update(counter)
+    return dict(total)
 
 
 def reset_uses(store: FixtureStore) -> None:
-    """Forget the uses noted for ``store``."""
+    """Forget the uses counted for ``store`` so far."""
     with _lock:
-        _uses.pop(store, None)
+        for counter in _counters.get(store, []):
+            counter.clear()
 
 
 def unused(store: FixtureStore) -> list[str]:
@@ -46,7 +50,7 @@ def unused(store: FixtureStore) -> list[str]:
     lines = []
     for fixture in store:
         if "method" not in fixture.request or "path" not in fixture.request:
-            continue  # not an HTTP fixture: its uses are not tracked here
+            continue  # not an HTTP fixture: its uses are not counted here
         used = counts.get(fixture.key, 0)
         if used == 0:
             lines.append(f"{fixture.key} {_describe(fixture.request)}: never requested")

@@ -1,0 +1,64 @@
+"""A live response body being recorded as the client reads it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from replaygate.http.recorded import StreamEnd, plain_response, stream_response
+from replaygate.sse import SSEEvent, SSEParser
+
+if TYPE_CHECKING:
+    from replaygate.http.exchange import Exchange, LiveSlot
+
+TERMINAL_EVENTS = frozenset({"message_stop", "error"})
+"""Event names after which nothing more is sent (with OpenAI's ``[DONE]`` data)."""
+
+
+class Recording:
+    """A live response body being recorded as it is read; written once, when it ends."""
+
+    def __init__(
+        self,
+        exchange: Exchange,
+        slot: LiveSlot,
+        status: int,
+        headers: list[tuple[str, str]],
+        stream: bool,
+    ) -> None:
+        self.exchange = exchange
+        self.slot = slot
+        self.status = status
+        self.headers = headers
+        self.stream = stream
+        self.done = False
+        self._parser = SSEParser()
+        self._events: list[SSEEvent] = []
+        self._body: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> None:
+        """Take the next decoded body bytes."""
+        if self.stream:
+            self._events.extend(self._parser.feed(chunk))
+        else:
+            self._body.append(chunk)
+
+    @property
+    def terminal(self) -> bool:
+        """Whether the last event ends the stream (``message_stop``, ``error``, ``[DONE]``)."""
+        if not self._events:
+            return False
+        last = self._events[-1]
+        return last.data == "[DONE]" or last.event in TERMINAL_EVENTS
+
+    def finish(self, end: StreamEnd, error: BaseException | None = None) -> None:
+        """Write the fixture (once): the whole body, or the events and how the stream ended."""
+        if self.done:
+            return
+        self.done = True
+        if self.stream:
+            if end == "closed" and self.terminal:
+                end = "complete"
+            record = stream_response(self.status, self.headers, self._events, end, error)
+        else:
+            record = plain_response(self.status, self.headers, b"".join(self._body))
+        self.exchange.record(self.slot, record)

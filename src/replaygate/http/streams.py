@@ -1,0 +1,158 @@
+"""The byte streams handed to the client: a replayed body, and a live body being recorded.
+
+Both are library-neutral mixins; each adapter binds them to its library by a
+subclass that also derives from the library's ``SyncByteStream`` and
+``AsyncByteStream`` and sets ``library`` (the module, for its exception classes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from types import ModuleType
+from typing import Any, Protocol
+
+from replaygate.errors import FixtureMismatchError
+from replaygate.http.envelope import HeadersLike
+from replaygate.http.passthrough import passthrough
+from replaygate.http.recorded import Replayed
+from replaygate.http.recording import Recording
+
+
+class LiveResponse(Protocol):
+    """The parts of a live ``httpx``/``httpx2`` response the recorder uses."""
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def headers(self) -> HeadersLike: ...
+
+    @property
+    def extensions(self) -> Any: ...
+
+    def iter_bytes(self) -> Iterator[bytes]: ...
+
+    def aiter_bytes(self) -> AsyncIterator[bytes]: ...
+
+    def close(self) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+class ReplayByteStream:
+    """A replayed body: its chunks, then the recorded end (a cut raises again).
+
+    Bound to a library by a subclass that also derives from that library's
+    ``SyncByteStream`` and ``AsyncByteStream`` and sets :attr:`library`.
+    """
+
+    library: ModuleType
+
+    def __init__(self, replayed: Replayed) -> None:
+        self._replayed = replayed
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self._replayed.chunks
+        if self._replayed.end != "complete":
+            raise self._end_error()
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self._replayed.chunks:
+            yield chunk
+        if self._replayed.end != "complete":
+            raise self._end_error()
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+    def _end_error(self) -> BaseException:
+        count = len(self._replayed.chunks)
+        key = self._replayed.key
+        if self._replayed.end == "closed":
+            return passthrough(
+                FixtureMismatchError(
+                    f"fixture {key}: the client closed this stream after {count} event(s) "
+                    "while it was recorded, and this run reads further. Re-record it "
+                    "(--record-mode=rerecord --approve-live).",
+                    key=key,
+                )
+            )
+        name, message = self._replayed.error or ("RemoteProtocolError", "")
+        base: type[BaseException] = self.library.TransportError
+        cls = getattr(self.library, name, None)
+        if not (isinstance(cls, type) and issubclass(cls, base)):
+            cls = self.library.RemoteProtocolError
+        return cls(message or f"stream cut after {count} event(s), as recorded")
+
+
+class TeeByteStream:
+    """A live body handed to the client while a :class:`Recording` keeps a copy.
+
+    Bound to a library like :class:`ReplayByteStream`. A body closed before its end
+    is drained and recorded whole when it is not an event stream (an SDK closes a
+    retried error response unread); an event stream is recorded up to where the
+    client stopped.
+    """
+
+    library: ModuleType
+
+    def __init__(self, live: LiveResponse, recording: Recording) -> None:
+        self._live = live
+        self._recording = recording
+        self._sync: Iterator[bytes] | None = None
+        self._async: AsyncIterator[bytes] | None = None
+
+    def _chunks(self) -> Iterator[bytes]:
+        if self._sync is None:
+            self._sync = self._live.iter_bytes()
+        return self._sync
+
+    def _achunks(self) -> AsyncIterator[bytes]:
+        if self._async is None:
+            self._async = self._live.aiter_bytes()
+        return self._async
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            for chunk in self._chunks():
+                self._recording.feed(chunk)
+                yield chunk
+        except self.library.TransportError as err:
+            self._recording.finish("cut", err)
+            raise
+        self._recording.finish("complete")
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self._achunks():
+                self._recording.feed(chunk)
+                yield chunk
+        except self.library.TransportError as err:
+            self._recording.finish("cut", err)
+            raise
+        self._recording.finish("complete")
+
+    def close(self) -> None:
+        """Record what is still unrecorded, then close the live response."""
+        recording = self._recording
+        try:
+            if not recording.done and not recording.stream:
+                for chunk in self._chunks():
+                    recording.feed(chunk)
+            recording.finish("complete" if not recording.stream else "closed")
+        finally:
+            self._live.close()
+
+    async def aclose(self) -> None:
+        """Record what is still unrecorded, then close the live response."""
+        recording = self._recording
+        try:
+            if not recording.done and not recording.stream:
+                async for chunk in self._achunks():
+                    recording.feed(chunk)
+            recording.finish("complete" if not recording.stream else "closed")
+        finally:
+            await self._live.aclose()
