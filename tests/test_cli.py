@@ -56,7 +56,9 @@ def test_record_without_approval_exits_2_and_touches_nothing(tmp_path: Path) -> 
 
 
 def test_run_replays_and_checks_determinism(recorded: Path) -> None:
-    done = replaygate("run", "--fixtures", str(recorded), "-q", "What is RAG?", "--check-determinism")
+    done = replaygate(
+        "run", "--fixtures", str(recorded), "-q", "What is RAG?", "--check-determinism"
+    )
     assert done.returncode == 0, done.stderr
     assert "search_corpus({'q': 'RAG'})" in done.stdout
     assert "identical final: True; identical trace: True" in done.stdout
@@ -123,7 +125,9 @@ def test_record_then_replay_matches_python_api(recorded: Path) -> None:
         recorded, model=DEFAULT_MODEL, max_tokens=DEFAULT_MAX_TOKENS, system=DEFAULT_SYSTEM
     )
     result = run(model, build_registry(), "Why are some agent tests flaky?", system=DEFAULT_SYSTEM)
-    assert "doc-flaky-tests" in {s.tool_call.arguments.get("doc_id") for s in result.steps if s.tool_call}
+    assert "doc-flaky-tests" in {
+        s.tool_call.arguments.get("doc_id") for s in result.steps if s.tool_call
+    }
 
 
 def test_demo_runs_offline_and_says_what_it_did() -> None:

@@ -33,7 +33,7 @@ def test_doc_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     namespace: dict[str, object] = {"__name__": f"doc_{page.stem}"}
     for language, code in _blocks(page):
         if language == "python":
-            exec(compile(code, f"{page.name} block", "exec"), namespace)  # noqa: S102
+            exec(compile(code, f"{page.name} block", "exec"), namespace)
             continue
         for line in code.splitlines():
             if not line.startswith(".venv/bin/replaygate "):

@@ -111,7 +111,10 @@ def test_summary_names_the_failing_assertions(store: Path) -> None:
 
 
 def test_more_samples_than_recorded_is_a_loud_mismatch(store: Path) -> None:
-    with pytest.raises(FixtureMismatchError, match=r"no response for sample 5 \(recorded samples: \[0, 1, 2, 3, 4\]\)") as err:
+    with pytest.raises(
+        FixtureMismatchError,
+        match=r"no response for sample 5 \(recorded samples: \[0, 1, 2, 3, 4\]\)",
+    ) as err:
         run_sampled(lambda i: answer(store, "pass?", i), 6, 4, [CITES], case="six")
     assert "raised in sample 5 of 6 of case six" in err.value.__notes__
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import difflib
-import itertools
 import hashlib
+import itertools
 import json
 import os
 import threading

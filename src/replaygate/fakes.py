@@ -46,9 +46,10 @@ class ScriptedModel:
         self.calls.append((tuple(messages), tuple(tools)))
         n = len(self.calls)
         if n > len(self.responses):
+            last = _preview(messages[-1] if messages else None)
             raise ScriptExhaustedError(
                 f"ScriptedModel was called {n} times but scripts {len(self.responses)} "
-                f"response(s); the extra call came after {_preview(messages[-1] if messages else None)}"
+                f"response(s); the extra call came after {last}"
             )
         return self.responses[n - 1]
 
@@ -56,7 +57,9 @@ class ScriptedModel:
 class FunctionModel:
     """Answers each call with ``fn(messages, tools)``."""
 
-    def __init__(self, fn: Callable[[Sequence[Message], Sequence[ToolSpec]], ModelResponse]) -> None:
+    def __init__(
+        self, fn: Callable[[Sequence[Message], Sequence[ToolSpec]], ModelResponse]
+    ) -> None:
         self.fn = fn
         self.calls: list[Call] = []
 

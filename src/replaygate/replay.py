@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from replaygate import __version__
+from replaygate import __version__, hits
 from replaygate.errors import FixtureMismatchError, LiveCallNotApproved
 from replaygate.fingerprint import fixture_key
-from replaygate import hits
 from replaygate.fixture import Fixture, now_iso
 from replaygate.mismatch import mismatch_error
 from replaygate.providers import Interface, get_interface

@@ -20,4 +20,6 @@ DEFAULT_MAX_TOKENS = 1024
 
 def shipped_fixtures() -> Path:
     """The fixtures shipped for the eval cases (recorded from the loopback simulator)."""
-    return Path(str(files("replaygate.examples.research_copilot").joinpath("data", "fixtures.jsonl")))
+    return Path(
+        str(files("replaygate.examples.research_copilot").joinpath("data", "fixtures.jsonl"))
+    )
