@@ -855,3 +855,34 @@ def test_close_releases_file_handles(tmp_path: Path) -> None:
         assert store._fds
     assert not store._fds
     assert os.path.exists(path)
+
+
+def test_refresh_rescans_a_file_rewritten_in_place_that_grew(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    reader = FixtureStore.open(path)
+    writer = FixtureStore.open(path)
+    writer.put(fixture(0))
+    reader.refresh()
+    assert reader.lookup(request("question 0")) is not None
+    # Same inode, more bytes, but the first line changed: not an append.
+    rewritten = line(fixture(1).to_json()) + line(fixture(2).to_json())
+    with path.open("r+b") as handle:
+        handle.write(rewritten)
+    reader.refresh()
+    assert reader.lookup(request("question 0")) is None
+    assert reader.lookup(request("question 1")) is not None
+    assert len(reader) == 2
+
+
+def test_refresh_sees_a_same_size_edit_of_a_json_fixture(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    store = FixtureStore.open(folder)
+    loc = store.put(fixture(0))
+    before = loc.file.read_bytes()
+    edited = before.replace(b"answer", b"ANSWER", 1)
+    assert edited != before and len(edited) == len(before)
+    loc.file.write_bytes(edited)
+    os.utime(loc.file, ns=(loc.file.stat().st_atime_ns, loc.file.stat().st_mtime_ns + 1_000_000))
+    store.refresh()
+    found = store.lookup(request("question 0"))
+    assert found is not None and b"ANSWER" in orjson.dumps(found.response)

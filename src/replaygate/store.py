@@ -37,6 +37,7 @@ from replaygate.nearest import Features, features, nearest, summarize
 from replaygate.secret_scan import find_secrets
 
 K = TypeVar("K")
+_EDGE_BYTES = 256
 LOCK_NAME = ".replaygate.lock"
 _SUFFIXES = (".jsonl", ".json")
 _CHUNK = 8 << 20
@@ -134,7 +135,30 @@ class _FileState:
     size: int
     lines: int
     inode: int
+    mtime_ns: int
     ends_with_newline: bool = True
+    head: bytes = b""
+    tail: bytes = b""
+    """The first and last bytes scanned: a file rewritten in place, or on a reused inode,
+    differs there (lines start with their key and end with their response and meta)."""
+
+    def unchanged(self, stat: os.stat_result) -> bool:
+        """True when ``stat`` shows the file exactly as it was scanned."""
+        return (self.inode, self.size, self.mtime_ns) == (
+            stat.st_ino,
+            stat.st_size,
+            stat.st_mtime_ns,
+        )
+
+    def appended_to(self, file: Path, stat: os.stat_result) -> bool:
+        """True when the file only grew since it was scanned (the scanned bytes are intact)."""
+        if stat.st_ino != self.inode or stat.st_size <= self.size or not self.ends_with_newline:
+            return False
+        with file.open("rb") as handle:
+            if handle.read(len(self.head)) != self.head:
+                return False
+            handle.seek(self.size - len(self.tail))
+            return handle.read(len(self.tail)) == self.tail
 
 
 class FixtureStore:
@@ -366,7 +390,7 @@ class FixtureStore:
             self._forget(file)
             return
         state = self._files.get(file)
-        if state is not None and state.inode == stat.st_ino and state.size == stat.st_size:
+        if state is not None and state.unchanged(stat):
             return
         if file.suffix == ".json":
             if state is not None:
@@ -374,15 +398,9 @@ class FixtureStore:
             fixture = read_json_file(file)
             form, feats = summarize(fixture.request)
             self._add(Location(file, 1, 0, stat.st_size), fixture.key, form, feats)
-            self._files[file] = _FileState(stat.st_size, 1, stat.st_ino)
+            self._files[file] = _FileState(stat.st_size, 1, stat.st_ino, stat.st_mtime_ns)
             return
-        appended = (
-            state is not None
-            and state.inode == stat.st_ino
-            and state.size < stat.st_size
-            and state.ends_with_newline
-        )
-        if state is not None and not appended:
+        if state is not None and not state.appended_to(file, stat):
             self._forget(file)
             state = None
         pos, line = (state.size, state.lines + 1) if state is not None else (0, 1)
@@ -397,8 +415,19 @@ class FixtureStore:
                     pos += cut
                 carry = data[cut:]
         self._index_lines(file, carry, line, pos)
+        end = pos + len(carry)
+        with file.open("rb") as handle:
+            head = handle.read(min(end, _EDGE_BYTES))
+            handle.seek(max(0, end - _EDGE_BYTES))
+            tail = handle.read(min(end, _EDGE_BYTES))
         self._files[file] = _FileState(
-            pos + len(carry), line - 1, stat.st_ino, ends_with_newline=not carry
+            end,
+            line - 1,
+            stat.st_ino,
+            stat.st_mtime_ns,
+            ends_with_newline=not carry,
+            head=head,
+            tail=tail,
         )
 
     def _index_lines(self, file: Path, data: bytes, line: int, base: int) -> int:

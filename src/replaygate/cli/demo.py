@@ -6,7 +6,10 @@
    approved for this run, into a temporary store;
 3. stop the server and replay a question twice: same trace, same answer;
 4. reword the question: the replay refuses it with a field diff instead of
-   answering from the wrong fixture.
+   answering from the wrong fixture;
+5. the whole eval loop on the simulator: record the eval set with 5 samples per
+   case, replay it, score it, gate it against the shipped baseline, append it to a
+   history and write ``report.html``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import click
 
 from replaygate.cli.replay_cmds import print_run, replay_once
 from replaygate.errors import FixtureMismatchError
+from replaygate.evals.demo import DEMO_SEED, demo_loop
 from replaygate.examples.research_copilot import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_MODEL,
@@ -88,7 +92,14 @@ def _record(store_path: Path, base_url: str | None, api_key: str, source: str) -
 @click.option(
     "--keep", type=click.Path(path_type=Path), help="Keep the recorded store at this path."
 )
-def demo(live: bool, seed: int, keep: Path | None) -> None:
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path(".replaygate") / "demo",
+    show_default=True,
+    help="Where the eval loop writes its fixtures, results, history and report.",
+)
+def demo(live: bool, seed: int, keep: Path | None, out: Path) -> None:
     """Record ResearchCopilot once, replay it offline twice, then catch a mismatch."""
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="replaygate-demo-") as tmp:
@@ -118,10 +129,16 @@ def demo(live: bool, seed: int, keep: Path | None) -> None:
         else:
             raise click.ClickException("the reworded question replayed: fixtures matched loosely")
 
+    _say("The eval loop: record 5 samples per case, replay, score, gate, history, report")
+    summary = demo_loop(out, seed=DEMO_SEED)
+    for line in summary.lines():
+        click.echo(f"  {line}")
+
     _say(f"Done in {time.perf_counter() - started:.1f} s")
     click.echo(
-        "Recorded once with explicit approval, replayed offline byte for byte, and a changed "
-        "request failed loudly with the field that changed."
+        "Recorded once with explicit approval, replayed offline byte for byte, a changed "
+        "request failed loudly with the field that changed, and the eval scores were "
+        f"gated against the committed baseline. Open {summary.report} to see the trends."
     )
-    if not (same_final and same_trace):
+    if not (same_final and same_trace and summary.identical and summary.gate.passed):
         raise SystemExit(1)

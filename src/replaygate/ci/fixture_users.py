@@ -1,0 +1,89 @@
+"""Which tests use a changed fixture: the hits log, and the keys a change touched.
+
+The hits log (:mod:`replaygate.hits`) records, per test, the store and key of every
+fixture it played. For a changed store file, the keys whose line (or file) changed
+are compared with the log; the tests that played one of them must run again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from replaygate.hits import read_hits
+
+
+def _keys_of_lines(text: str) -> set[str] | None:
+    keys = set()
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(obj, dict) or not isinstance(obj.get("key"), str):
+            return None
+        keys.add(obj["key"])
+    return keys
+
+
+def changed_keys(path: Path, old_text: str | None) -> set[str] | None:
+    """Keys of the fixtures ``path`` changed since ``old_text`` (its earlier content).
+
+    For a ``.jsonl`` store, the keys of the lines added or removed; for a one-fixture
+    ``.json`` file, its key (old and new). ``None`` when it cannot be told (a line
+    that is not a fixture): then every fixture of the file counts as changed.
+    """
+    new_text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    if path.suffix == ".jsonl":
+        old_lines = set((old_text or "").splitlines())
+        new_lines = set(new_text.splitlines())
+        return _keys_of_lines("\n".join(old_lines ^ new_lines))
+    keys = set()
+    for text in (old_text, new_text):
+        if text and text.strip():
+            found = _keys_of_lines(" ".join(text.split()))
+            if found is None:
+                return None
+            keys |= found
+    return keys
+
+
+@dataclass
+class FixtureUsers:
+    """Tests by store and key, from the hits log (store paths resolved against ``root``)."""
+
+    root: Path
+    by_key: dict[tuple[Path, str], set[str]] = field(default_factory=dict)
+    runs: int = 0
+
+    @classmethod
+    def from_log(cls, directory: Path, root: Path) -> FixtureUsers:
+        """Read every hit under ``directory``."""
+        users = cls(root)
+        run_ids = set()
+        for hit in read_hits(directory):
+            if hit.test:
+                users.add(Path(hit.store), hit.key, hit.test)
+            run_ids.add(hit.run)
+        users.runs = len(run_ids)
+        return users
+
+    def add(self, store: Path, key: str, test: str) -> None:
+        """Record that ``test`` played ``key`` of ``store``."""
+        resolved = (self.root / store).resolve() if not store.is_absolute() else store.resolve()
+        self.by_key.setdefault((resolved, key), set()).add(test)
+
+    def tests_for(self, file: Path, keys: Iterable[str] | None) -> set[str]:
+        """Tests that played ``keys`` (or any fixture, for ``None``) stored in ``file``."""
+        target = file.resolve()
+        wanted = None if keys is None else set(keys)
+        found: set[str] = set()
+        for (store, key), tests in self.by_key.items():
+            in_store = target == store or store in target.parents
+            if in_store and (wanted is None or key in wanted):
+                found |= tests
+        return found

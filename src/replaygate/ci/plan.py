@@ -1,0 +1,221 @@
+"""The stage plan of a change: changed files -> change classes -> stages, with reasons.
+
+Classes are tried in their configured order; the first whose globs match a file
+claims it. A file no class claims runs the ``unclassified`` stages (every stage when
+none are configured). The class named ``fixtures`` is special: its files run only
+the tests that played the changed fixtures (from the hits log), and its own stages
+only when no test is known to use them. Stages whose ``when`` is rarer than the
+event (``merge-to-main`` stages on a pull request) are skipped, with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from replaygate.ci.fixture_users import FixtureUsers, changed_keys
+from replaygate.ci.globs import glob_match
+from replaygate.evals.config import WHEN, CIConfig, Stage
+from replaygate.evals.errors import EvalError
+from replaygate.evals.table import text_table
+
+FIXTURES_CLASS = "fixtures"
+FIXTURE_STAGE = "fixture-users"
+"""The name of the stage that runs only the tests that played changed fixtures."""
+
+OldText = Callable[[Path], str | None]
+
+
+@dataclass(frozen=True)
+class Change:
+    """A changed file (relative to the root) and the class that claimed it."""
+
+    path: str
+    change_class: str | None
+
+
+@dataclass(frozen=True)
+class PlannedStage:
+    """A stage to run: its pytest arguments, samples, mock, and why it runs."""
+
+    name: str
+    when: str
+    pytest_args: tuple[str, ...]
+    samples: int
+    mock: str
+    reasons: tuple[str, ...]
+
+    def matrix_entry(self) -> dict[str, Any]:
+        """One ``include`` item of a GitHub Actions matrix."""
+        return {
+            "stage": self.name,
+            "pytest_args": shlex.join(self.pytest_args),
+            "samples": self.samples,
+            "mock": self.mock,
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a change must run on an event, and what it skips."""
+
+    event: str
+    changes: tuple[Change, ...]
+    stages: tuple[PlannedStage, ...]
+    skipped: tuple[tuple[str, str], ...]
+
+    def text(self) -> str:
+        """The stages as a table, the skipped stages, and the changes by class."""
+        if not self.changes:
+            return f"no changed files: nothing to run ({self.event})"
+        rows = [
+            [s.name, s.when, shlex.join(s.pytest_args) or "(all)", str(s.samples), s.mock,
+             "; ".join(s.reasons)]
+            for s in self.stages
+        ]  # fmt: skip
+        lines = [f"event: {self.event}; {len(self.changes)} changed file(s)"]
+        lines.append(text_table(("stage", "when", "runs", "samples", "mock", "why"), rows))
+        lines += [f"skip {name}: {why}" for name, why in self.skipped]
+        if not self.stages:
+            lines.append("nothing to run")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan, with a ready GitHub Actions ``matrix``."""
+        return {
+            "event": self.event,
+            "changes": [{"path": c.path, "class": c.change_class} for c in self.changes],
+            "stages": [
+                {**s.matrix_entry(), "when": s.when, "reasons": list(s.reasons)}
+                for s in self.stages
+            ],
+            "skipped": [{"stage": n, "why": w} for n, w in self.skipped],
+            "matrix": {"include": [s.matrix_entry() for s in self.stages]},
+        }
+
+    def github_output(self) -> str:
+        """``matrix=...`` and ``has_stages=...`` lines for ``$GITHUB_OUTPUT``."""
+        matrix = json.dumps(self.to_json()["matrix"], separators=(",", ":"))
+        return f"matrix={matrix}\nhas_stages={'true' if self.stages else 'false'}\n"
+
+    def render(self, fmt: str) -> str:
+        """``table``, ``json`` or ``github``."""
+        if fmt == "json":
+            return json.dumps(self.to_json(), indent=2)
+        if fmt == "github":
+            return self.github_output().rstrip("\n")
+        return self.text()
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def classify(path: str, ci: CIConfig) -> str | None:
+    """The first change class whose globs match ``path``."""
+    for change_class in ci.changes:
+        if any(glob_match(path, pattern) for pattern in change_class.paths):
+            return change_class.name
+    return None
+
+
+def _eligible(stage: Stage, event: str) -> bool:
+    return WHEN.index(stage.when) <= [str(w) for w in WHEN].index(event)
+
+
+def make_plan(
+    changed: Sequence[Path],
+    ci: CIConfig,
+    *,
+    root: Path,
+    event: str,
+    users: FixtureUsers | None = None,
+    old_text: OldText | None = None,
+) -> Plan:
+    """The plan for ``changed`` files (absolute, or relative to ``root``) on ``event``.
+
+    ``users`` maps fixtures to tests (default: read from ``ci.hits``); ``old_text``
+    gives a file's content at the base revision, so only the fixtures whose lines
+    changed count (without it, every fixture of a changed file does).
+    """
+    if event not in WHEN:
+        raise EvalError(f"unknown event {event!r}; expected one of {', '.join(WHEN)}")
+    if not ci.stages:
+        raise EvalError(
+            "no CI stages configured: add [[tool.replaygate.ci.stages]] to pyproject.toml "
+            "(see docs/ci.md)"
+        )
+    files = [p if p.is_absolute() else root / p for p in changed]
+    changes = tuple(Change(_relative(p, root), classify(_relative(p, root), ci)) for p in files)
+    reasons: dict[str, list[str]] = {}
+
+    def need(stages: Sequence[str], why: str) -> None:
+        for stage in stages:
+            reasons.setdefault(stage, []).append(why)
+
+    by_class: dict[str | None, list[Path]] = {}
+    for change, file in zip(changes, files, strict=True):
+        by_class.setdefault(change.change_class, []).append(file)
+    fixture_tests: set[str] = set()
+    fixture_reasons: list[str] = []
+    for change_class in ci.changes:
+        claimed = by_class.get(change_class.name, [])
+        if not claimed:
+            continue
+        names = ", ".join(_relative(f, root) for f in claimed[:3])
+        more = f" and {len(claimed) - 3} more" if len(claimed) > 3 else ""
+        if change_class.name != FIXTURES_CLASS:
+            need(change_class.stages, f"{change_class.name}: {names}{more}")
+            continue
+        if users is None:
+            users = FixtureUsers.from_log(ci.hits, root)
+        for file in claimed:
+            keys = changed_keys(file, old_text(file) if old_text else None)
+            tests = users.tests_for(file, keys)
+            label = _relative(file, root)
+            if keys is not None and not keys:
+                continue
+            if tests:
+                fixture_tests |= tests
+                fixture_reasons.append(f"fixtures: {label} is played by {len(tests)} test(s)")
+            else:
+                need(
+                    change_class.stages,
+                    f"fixtures: no test in the hits log played the changed fixtures of {label}",
+                )
+    unclassified = by_class.get(None, [])
+    if unclassified:
+        stages = ci.unclassified if ci.unclassified is not None else [s.name for s in ci.stages]
+        names = ", ".join(_relative(f, root) for f in unclassified[:3])
+        more = f" and {len(unclassified) - 3} more" if len(unclassified) > 3 else ""
+        need(stages, f"unclassified: {names}{more}")
+    planned: list[PlannedStage] = []
+    skipped: list[tuple[str, str]] = []
+    for stage in ci.stages:
+        why = reasons.get(stage.name)
+        if not why:
+            continue
+        if not _eligible(stage, event):
+            skipped.append((stage.name, f"runs on {stage.when}, not on {event}"))
+            continue
+        planned.append(
+            PlannedStage(
+                stage.name, stage.when, tuple(stage.pytest_args()), stage.samples, stage.mock,
+                tuple(why),
+            )
+        )  # fmt: skip
+    if fixture_tests:
+        planned.append(
+            PlannedStage(
+                FIXTURE_STAGE, event, tuple(sorted(fixture_tests)), 1, "replay",
+                tuple(fixture_reasons),
+            )
+        )  # fmt: skip
+    return Plan(event, changes, tuple(planned), tuple(skipped))

@@ -1,0 +1,109 @@
+"""Eval suites: cases, scorers, a runner, results, a baseline gate, history, upgrades.
+
+The loop of seed 000 (12.1 to 12.3) and seed 003 (chapters 6 and 7): run every eval
+case ``samples`` times through the agent (replayed from fixtures by default), score
+success, citations, cost and steps, gate the scores against a committed baseline,
+keep a history, and classify the failures of a model upgrade::
+
+    from replaygate.evals import (GateConfig, Reference, load_eval_cases, load_reference,
+                                  run_eval, run_gate)
+
+    results = run_eval(load_eval_cases("evals/cases.jsonl"), "evals/fixtures.jsonl")
+    report = run_gate(load_reference("evals/baseline.json"), Reference.of(results, "now"),
+                      GateConfig())
+    print(report.text())
+"""
+
+from __future__ import annotations
+
+from replaygate.evals.agents import DEFAULT_AGENT, Agent, load_agent, research_copilot
+from replaygate.evals.baseline import Baseline, load_baseline, update_baseline
+from replaygate.evals.cases import EvalCase, load_eval_cases, shipped_cases_path
+from replaygate.evals.config import (
+    ChangeClass,
+    CIConfig,
+    Config,
+    GateConfig,
+    ReportConfig,
+    Stage,
+    load_config,
+)
+from replaygate.evals.demo import DemoSummary, demo_loop, shipped_baseline_path
+from replaygate.evals.errors import (
+    AgentLoadError,
+    BaselineError,
+    CaseFormatError,
+    ConfigError,
+    EvalError,
+    HistoryError,
+    LimitError,
+    ResultsError,
+)
+from replaygate.evals.expectations import checks_for
+from replaygate.evals.gate import GateReport, parse_limits, run_gate
+from replaygate.evals.history import History, HistoryRun, read_export
+from replaygate.evals.metrics import METRICS, Metric
+from replaygate.evals.prices import Price, PriceTable, load_price_file, shipped_prices
+from replaygate.evals.reference import CaseSummary, Reference, load_reference
+from replaygate.evals.results import CaseResult, EvalResults, load_eval_results
+from replaygate.evals.runner import ModelSettings, Recording, run_eval
+from replaygate.evals.scorers import CaseCounts, metrics_of, score_case
+from replaygate.evals.upgrade import UpgradeReport, classify_upgrade
+
+__all__ = [
+    "DEFAULT_AGENT",
+    "METRICS",
+    "Agent",
+    "AgentLoadError",
+    "Baseline",
+    "BaselineError",
+    "CIConfig",
+    "CaseCounts",
+    "CaseFormatError",
+    "CaseResult",
+    "CaseSummary",
+    "ChangeClass",
+    "Config",
+    "ConfigError",
+    "DemoSummary",
+    "EvalCase",
+    "EvalError",
+    "EvalResults",
+    "GateConfig",
+    "GateReport",
+    "History",
+    "HistoryError",
+    "HistoryRun",
+    "LimitError",
+    "Metric",
+    "ModelSettings",
+    "Price",
+    "PriceTable",
+    "Recording",
+    "Reference",
+    "ReportConfig",
+    "ResultsError",
+    "Stage",
+    "UpgradeReport",
+    "checks_for",
+    "classify_upgrade",
+    "demo_loop",
+    "load_agent",
+    "load_baseline",
+    "load_config",
+    "load_eval_cases",
+    "load_eval_results",
+    "load_price_file",
+    "load_reference",
+    "metrics_of",
+    "parse_limits",
+    "read_export",
+    "research_copilot",
+    "run_eval",
+    "run_gate",
+    "score_case",
+    "shipped_baseline_path",
+    "shipped_cases_path",
+    "shipped_prices",
+    "update_baseline",
+]

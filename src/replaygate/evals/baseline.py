@@ -1,0 +1,133 @@
+"""The committed baseline: the metrics a change is gated against, and why they are what they are.
+
+``update_baseline`` replaces the metrics and case summaries with those of a results
+file and appends to the baseline's ``history`` the reason given, the date, the git
+commit and what changed (law 9). Without a reason it refuses and writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from replaygate.evals.errors import BaselineError
+from replaygate.evals.git import head_commit, is_dirty
+from replaygate.evals.reference import (
+    BASELINE_FORMAT,
+    BASELINE_VERSION,
+    Reference,
+    reference_from_json,
+)
+from replaygate.evals.results import EvalResults, read_json
+from replaygate.evals.scorers import Metrics
+from replaygate.fixture import now_iso
+
+SOURCE_FIELDS = ("time", "mode", "model", "interface", "fixtures", "cases_file", "agent")
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A parsed baseline document: its reference values and its change history."""
+
+    reference: Reference
+    history: tuple[Mapping[str, Any], ...]
+    source: Mapping[str, Any]
+
+    @property
+    def metrics(self) -> Metrics:
+        """The baseline metrics."""
+        return self.reference.metrics
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored document."""
+        return {
+            "format": BASELINE_FORMAT,
+            "version": BASELINE_VERSION,
+            "metrics": dict(self.reference.metrics),
+            "cases": {c.case: c.to_json() for c in self.reference.cases},
+            "source": dict(self.source),
+            "history": [dict(entry) for entry in self.history],
+        }
+
+
+def load_baseline(path: str | os.PathLike[str]) -> Baseline:
+    """Read a baseline file (its history too)."""
+    obj = read_json(path, "baseline")
+    reference = reference_from_json(obj, str(path))
+    if obj.get("format") != BASELINE_FORMAT:
+        return Baseline(reference, (), {})
+    history = obj.get("history", [])
+    source = obj.get("source", {})
+    return Baseline(
+        reference,
+        tuple(history) if isinstance(history, list) else (),
+        source if isinstance(source, dict) else {},
+    )
+
+
+def _existing_dir(path: Path) -> Path:
+    for folder in (path.parent, *path.parent.parents):
+        if folder.is_dir():
+            return folder
+    return Path.cwd()
+
+
+def metric_changes(before: Metrics, after: Metrics) -> dict[str, dict[str, float | None]]:
+    """The metrics whose value changed, as ``{name: {"from": old, "to": new}}``."""
+    names = list(dict.fromkeys([*before, *after]))
+    return {
+        name: {"from": before.get(name), "to": after.get(name)}
+        for name in names
+        if before.get(name) != after.get(name)
+    }
+
+
+def update_baseline(
+    path: str | os.PathLike[str],
+    results: EvalResults,
+    *,
+    reason: str | None,
+    results_name: str = "",
+    now: str | None = None,
+) -> Baseline:
+    """Write ``results`` as the new baseline at ``path``, with the reason in its history.
+
+    Refuses (:class:`BaselineError`, nothing written) without a non-blank ``reason``
+    or with results holding no case. The history entry holds the reason, the date,
+    the git commit of the baseline's repository (and whether the tree was dirty),
+    the results file and the metrics and cases that changed.
+    """
+    target = Path(path)
+    if reason is None or not reason.strip():
+        raise BaselineError(
+            f"refusing to update {target} without a reason: a changed baseline must say why "
+            '(law 9). Pass --reason "...". Nothing was written.'
+        )
+    if not results.cases:
+        raise BaselineError(f"refusing to update {target}: the results hold no case")
+    previous = load_baseline(target) if target.exists() else None
+    new_reference = Reference.of(results, str(target))
+    before_cases = {c.case for c in previous.reference.cases} if previous else set()
+    after_cases = {c.case for c in new_reference.cases}
+    repo = _existing_dir(target.resolve())
+    entry: dict[str, Any] = {
+        "date": now or now_iso(),
+        "reason": reason.strip(),
+        "commit": head_commit(repo),
+        "dirty": is_dirty(repo),
+        "results": results_name or None,
+        "changes": metric_changes(previous.metrics if previous else {}, new_reference.metrics),
+        "cases_added": sorted(after_cases - before_cases),
+        "cases_removed": sorted(before_cases - after_cases),
+    }
+    source = {k: results.info[k] for k in SOURCE_FIELDS if k in results.info}
+    history = (*(previous.history if previous else ()), entry)
+    baseline = Baseline(new_reference, history, source)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(baseline.to_json(), ensure_ascii=False, indent=2) + "\n"
+    target.write_text(text, encoding="utf-8")
+    return baseline

@@ -1,0 +1,220 @@
+"""Eval cases in JSONL: one case per line, every error with file and line.
+
+A case::
+
+    {"id": "rag-basics", "question": "What is RAG?",
+     "must_contain": ["retrieval-augmented generation"],
+     "aliases": {"retrieval-augmented generation": ["检索增强生成"]},
+     "expected_doc_ids": ["doc-rag"], "schema": null,
+     "samples": 5, "floor": 4, "tags": ["rag"], "signals": []}
+
+``id``, ``question`` (or ``input``), ``samples`` and ``floor`` are required: a case
+declares its sample count and pass floor beside its expectations (law 7). The
+expectations (``must_contain`` with ``aliases``, ``expected_doc_ids``, ``schema``)
+become checks; each is a gate unless named in ``signals``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from jsonschema.validators import validator_for
+
+from replaygate.evals.errors import CaseFormatError
+from replaygate.sampling.verdict import SampleSpec
+
+EXPECTATIONS = ("contains", "citations", "schema")
+"""Names of the checks a case's expectations become."""
+FIELDS = (
+    "id",
+    "question",
+    "input",
+    "must_contain",
+    "aliases",
+    "expected_doc_ids",
+    "schema",
+    "samples",
+    "floor",
+    "tags",
+    "signals",
+)
+
+
+@dataclass(frozen=True)
+class EvalCase:
+    """One eval case: the question, what a good answer satisfies, samples and floor."""
+
+    id: str
+    question: str
+    samples: int
+    floor: int
+    must_contain: tuple[str, ...] = ()
+    aliases: Mapping[str, tuple[str, ...]] | None = None
+    expected_doc_ids: tuple[str, ...] = ()
+    schema: Mapping[str, Any] | None = None
+    tags: tuple[str, ...] = ()
+    signals: tuple[str, ...] = ()
+    file: str = ""
+    line: int = 0
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the case."""
+        return f"{self.file}:{self.line}"
+
+
+def shipped_cases_path() -> Path:
+    """The eval cases shipped with the ResearchCopilot example."""
+    resource = files("replaygate.examples.research_copilot").joinpath("data", "eval_cases.jsonl")
+    return Path(str(resource))
+
+
+def load_eval_cases(path: str | os.PathLike[str] | None = None) -> list[EvalCase]:
+    """Read eval cases from ``path`` (default: the shipped ResearchCopilot cases).
+
+    Raises :class:`CaseFormatError` naming the file and line of the first bad case:
+    malformed JSON, a missing or unknown field, a wrong type, a floor outside
+    ``1..samples``, an alias for a term that is not required, an invalid schema or a
+    duplicate id.
+    """
+    file = Path(path) if path is not None else shipped_cases_path()
+    name = str(file)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as err:
+        raise CaseFormatError(name, 0, f"cannot read cases: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise CaseFormatError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    cases: list[EvalCase] = []
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        case = parse_case(raw, name, number)
+        if case.id in seen:
+            raise CaseFormatError(
+                name, number, f"duplicate case id {case.id!r} (first at line {seen[case.id]})"
+            )
+        seen[case.id] = number
+        cases.append(case)
+    if not cases:
+        raise CaseFormatError(name, 0, "no cases: the file holds no JSON line")
+    return cases
+
+
+def parse_case(raw: str, file: str, line: int) -> EvalCase:
+    """One JSONL line as an :class:`EvalCase`."""
+
+    def fail(reason: str) -> CaseFormatError:
+        return CaseFormatError(file, line, reason)
+
+    try:
+        record = json.loads(raw)
+    except json.JSONDecodeError as err:
+        raise fail(f"invalid JSON: {err.msg} at column {err.colno}") from None
+    if not isinstance(record, dict):
+        raise fail(f"expected a JSON object, got {type(record).__name__}")
+    unknown = sorted(set(record) - set(FIELDS))
+    if unknown:
+        raise fail(f"unknown field(s) {', '.join(unknown)} (allowed: {', '.join(FIELDS)})")
+    if ("question" in record) == ("input" in record):
+        raise fail("give exactly one of 'question' and 'input'")
+    question_key = "question" if "question" in record else "input"
+    missing = [key for key in ("id", "samples", "floor") if key not in record]
+    if missing:
+        raise fail(
+            f"missing field(s) {', '.join(missing)}: a case declares its id, sample count "
+            "and pass floor beside its expectations"
+        )
+    samples, floor = _integer(record, "samples", fail), _integer(record, "floor", fail)
+    try:
+        SampleSpec(samples, floor)
+    except ValueError as err:
+        raise fail(str(err)) from None
+    must_contain = _strings(record, "must_contain", fail)
+    expected = _strings(record, "expected_doc_ids", fail)
+    schema = _schema(record, fail)
+    signals = _strings(record, "signals", fail)
+    for name in signals:
+        if name not in EXPECTATIONS:
+            raise fail(f"signals: unknown expectation {name!r} (known: {', '.join(EXPECTATIONS)})")
+    case = EvalCase(
+        id=_text(record, "id", fail),
+        question=_text(record, question_key, fail),
+        samples=samples,
+        floor=floor,
+        must_contain=must_contain,
+        aliases=_aliases(record, must_contain, fail),
+        expected_doc_ids=expected,
+        schema=schema,
+        tags=_strings(record, "tags", fail),
+        signals=signals,
+        file=file,
+        line=line,
+    )
+    if not (case.must_contain or case.expected_doc_ids or case.schema is not None):
+        raise fail("no expectations: give must_contain, expected_doc_ids or schema")
+    return case
+
+
+Fail = Callable[[str], CaseFormatError]
+
+
+def _text(record: Mapping[str, Any], key: str, fail: Fail) -> str:
+    value = record[key]
+    if not isinstance(value, str) or not value.strip():
+        raise fail(f"field {key!r} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _integer(record: Mapping[str, Any], key: str, fail: Fail) -> int:
+    value = record[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise fail(f"field {key!r} must be an integer, got {value!r}")
+    return value
+
+
+def _strings(record: Mapping[str, Any], key: str, fail: Fail) -> tuple[str, ...]:
+    value = record.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise fail(f"field {key!r} must be a list of non-empty strings, got {value!r}")
+    return tuple(value)
+
+
+def _aliases(
+    record: Mapping[str, Any], required: tuple[str, ...], fail: Fail
+) -> Mapping[str, tuple[str, ...]] | None:
+    value = record.get("aliases")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise fail(f"field 'aliases' must be an object of term -> [alias, ...], got {value!r}")
+    aliases: dict[str, tuple[str, ...]] = {}
+    for term, forms in value.items():
+        if term not in required:
+            raise fail(f"aliases: {term!r} is not in must_contain; key each alias list by its term")
+        if not isinstance(forms, list) or not all(isinstance(f, str) and f.strip() for f in forms):
+            raise fail(f"aliases: {term!r} must map to a list of non-empty strings")
+        aliases[term] = tuple(forms)
+    return aliases
+
+
+def _schema(record: Mapping[str, Any], fail: Fail) -> Mapping[str, Any] | None:
+    value = record.get("schema")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise fail(f"field 'schema' must be a JSON Schema object, got {value!r}")
+    try:
+        validator_for(value, default=Draft202012Validator).check_schema(value)
+    except SchemaError as err:
+        raise fail(f"schema is not a valid JSON Schema: {err.message}") from None
+    return value

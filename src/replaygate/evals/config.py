@@ -1,0 +1,296 @@
+"""``[tool.replaygate]`` configuration from ``pyproject.toml``, read with ``tomllib``.
+
+Sections: ``[tool.replaygate]`` (paths and request settings),
+``[tool.replaygate.prices]`` (see :mod:`replaygate.evals.prices`),
+``[tool.replaygate.gate]`` (limits), ``[tool.replaygate.ci]`` (stages and change
+classes) and ``[tool.replaygate.report]`` (maintenance signals). Relative paths are
+taken from the directory of ``pyproject.toml``. Unknown keys and wrong types are
+errors naming the file, the line and the key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from replaygate.evals.metrics import check_limit_names
+from replaygate.evals.prices import PriceTable, load_price_file, read_prices
+from replaygate.evals.toml_reader import TableReader, load_toml
+
+When = Literal["every-commit", "pull-request", "merge-to-main"]
+WHEN: tuple[When, ...] = ("every-commit", "pull-request", "merge-to-main")
+"""Stage triggers, from the most frequent to the least."""
+
+SECTION = "tool.replaygate"
+DEFAULT_HISTORY = Path(".replaygate") / "history.db"
+DEFAULT_HITS = Path(".replaygate") / "hits"
+DEFAULT_BASELINE = Path("evals") / "baseline.json"
+
+DEFAULT_MAX_DROP: Mapping[str, float] = {
+    "success": 0.02,
+    "citation_precision": 0.05,
+    "citation_recall": 0.05,
+}
+"""Limits used when neither configuration nor flags give any (absolute points)."""
+DEFAULT_MAX_RISE: Mapping[str, float] = {"fabricated": 0.0, "cost": 0.10, "steps": 0.25}
+"""Rises allowed when none are configured (points for shares, fractions for amounts)."""
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """Limits of the gate, by metric name (or alias), and the case rules."""
+
+    max_drop: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_MAX_DROP))
+    max_rise: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_MAX_RISE))
+    fail_on_block: bool = True
+    fail_on_missing: bool = True
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A CI stage: when it runs, what it runs, with how many samples and which mock."""
+
+    name: str
+    when: When
+    targets: tuple[str, ...] = ()
+    markers: str | None = None
+    samples: int = 1
+    mock: str = "replay"
+
+    def pytest_args(self) -> list[str]:
+        """The pytest arguments of this stage."""
+        args = list(self.targets)
+        if self.markers:
+            args += ["-m", self.markers]
+        return args
+
+
+@dataclass(frozen=True)
+class ChangeClass:
+    """A class of change: the path globs that belong to it and the stages it needs."""
+
+    name: str
+    paths: tuple[str, ...]
+    stages: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CIConfig:
+    """Stages, change classes (tried in order) and where the hits log is."""
+
+    stages: tuple[Stage, ...] = ()
+    changes: tuple[ChangeClass, ...] = ()
+    unclassified: tuple[str, ...] | None = None
+    hits: Path = DEFAULT_HITS
+
+    def stage(self, name: str) -> Stage:
+        """The stage called ``name``."""
+        for stage in self.stages:
+            if stage.name == name:
+                return stage
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class ReportConfig:
+    """How maintenance signals are found in the history."""
+
+    window: int = 8
+    min_runs: int = 3
+    trend: float = 0.02
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole ``[tool.replaygate]`` configuration, paths resolved."""
+
+    root: Path
+    file: Path | None = None
+    cases: Path | None = None
+    fixtures: Path | None = None
+    baseline: Path | None = None
+    history: Path | None = None
+    agent: str | None = None
+    model: str | None = None
+    max_tokens: int | None = None
+    system: str | None = None
+    prices: PriceTable | None = None
+    gate: GateConfig = field(default_factory=GateConfig)
+    ci: CIConfig = field(default_factory=CIConfig)
+    report: ReportConfig = field(default_factory=ReportConfig)
+
+    @property
+    def history_path(self) -> Path:
+        """The history database (default ``.replaygate/history.db`` under the root)."""
+        return self.history or self.root / DEFAULT_HISTORY
+
+    @property
+    def baseline_path(self) -> Path:
+        """The baseline file (default ``evals/baseline.json`` under the root)."""
+        return self.baseline or self.root / DEFAULT_BASELINE
+
+
+def find_pyproject(start: Path | None = None) -> Path | None:
+    """The nearest ``pyproject.toml`` from ``start`` (default: the working directory) up."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> Config:
+    """Read ``[tool.replaygate]`` from ``path`` (default: the nearest ``pyproject.toml``).
+
+    Without a file, or without the section, every setting has its default and the
+    root is the working directory (or the file's directory).
+    """
+    file = Path(path) if path is not None else find_pyproject()
+    if file is None:
+        return Config(root=Path.cwd())
+    data, text = load_toml(file)
+    root = file.resolve().parent
+    tool = data.get("tool", {})
+    section = tool.get("replaygate", {}) if isinstance(tool, Mapping) else {}
+    top = TableReader(str(file), text, SECTION, section if isinstance(section, Mapping) else {})
+    if not isinstance(section, Mapping):
+        raise top.error("", "expected a table")
+    top.check_known(
+        (
+            "cases",
+            "fixtures",
+            "baseline",
+            "history",
+            "agent",
+            "model",
+            "max_tokens",
+            "system",
+            "prices",
+            "gate",
+            "ci",
+            "report",
+        )
+    )
+
+    def path_of(key: str) -> Path | None:
+        value = top.string(key)
+        return root / value if value else None
+
+    max_tokens = top.integer("max_tokens", 0, minimum=0) or None
+    return Config(
+        root=root,
+        file=file,
+        cases=path_of("cases"),
+        fixtures=path_of("fixtures"),
+        baseline=path_of("baseline"),
+        history=path_of("history"),
+        agent=top.string("agent"),
+        model=top.string("model"),
+        max_tokens=max_tokens,
+        system=top.string("system"),
+        prices=_prices(top, root) if "prices" in section else None,
+        gate=_gate(top.sub("gate")),
+        ci=_ci(top.sub("ci"), root),
+        report=_report(top.sub("report")),
+    )
+
+
+def _prices(top: TableReader, root: Path) -> PriceTable:
+    reader = top.sub("prices")
+    named = reader.string("file")
+    if named:
+        if len(reader.table) > 1:
+            raise reader.error("file", "give either a price file or prices inline, not both")
+        target = root / named
+        if not target.is_file():
+            raise reader.error("file", f"no such file: {target}")
+        return load_price_file(target)
+    return read_prices(reader, f"{reader.file} [{reader.section}]")
+
+
+def _limits(reader: TableReader, key: str, default: Mapping[str, float]) -> Mapping[str, float]:
+    if key not in reader.table:
+        return dict(default)
+    table = reader.sub(key)
+    limits = {name: table.check_number(name, value) for name, value in table.table.items()}
+    unknown = check_limit_names(limits)
+    if unknown:
+        raise table.error(unknown[0], "names no metric (see docs/evals.md for the metric names)")
+    return limits
+
+
+def _gate(reader: TableReader) -> GateConfig:
+    reader.check_known(("max_drop", "max_rise", "fail_on_block", "fail_on_missing"))
+    configured = "max_drop" in reader.table or "max_rise" in reader.table
+    return GateConfig(
+        max_drop=_limits(reader, "max_drop", {} if configured else DEFAULT_MAX_DROP),
+        max_rise=_limits(reader, "max_rise", {} if configured else DEFAULT_MAX_RISE),
+        fail_on_block=reader.boolean("fail_on_block", True),
+        fail_on_missing=reader.boolean("fail_on_missing", True),
+    )
+
+
+def _stage(reader: TableReader) -> Stage:
+    reader.check_known(("name", "when", "targets", "markers", "samples", "mock"))
+    name = reader.string("name")
+    if not name:
+        raise reader.error("name", "every stage needs a name")
+    when = reader.string("when")
+    if when not in WHEN:
+        raise reader.error("when", f"expected one of {', '.join(WHEN)}, got {when!r}")
+    return Stage(
+        name=name,
+        when=_when(when),
+        targets=reader.strings("targets"),
+        markers=reader.string("markers"),
+        samples=reader.integer("samples", 1, minimum=1),
+        mock=reader.string("mock", "replay") or "replay",
+    )
+
+
+def _when(value: str) -> When:
+    for known in WHEN:
+        if value == known:
+            return known
+    raise ValueError(value)
+
+
+def _ci(reader: TableReader, root: Path) -> CIConfig:
+    reader.check_known(("stages", "changes", "unclassified", "hits"))
+    stages = tuple(_stage(r) for r in reader.tables("stages"))
+    names = [s.name for s in stages]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise reader.tables("stages")[i].error("name", f"two stages are named {name!r}")
+    changes: list[ChangeClass] = []
+    for entry in reader.tables("changes"):
+        entry.check_known(("name", "paths", "stages"))
+        class_name = entry.string("name")
+        if not class_name:
+            raise entry.error("name", "every change class needs a name")
+        wanted = entry.strings("stages")
+        for stage in wanted:
+            if stage not in names:
+                raise entry.error("stages", f"no stage named {stage!r} (stages: {names})")
+        changes.append(ChangeClass(class_name, entry.strings("paths"), wanted))
+    unclassified = None
+    if "unclassified" in reader.table:
+        unclassified = reader.strings("unclassified")
+        for stage in unclassified:
+            if stage not in names:
+                raise reader.error("unclassified", f"no stage named {stage!r}")
+    hits = reader.string("hits")
+    return CIConfig(stages, tuple(changes), unclassified, root / (hits or DEFAULT_HITS))
+
+
+def _report(reader: TableReader) -> ReportConfig:
+    reader.check_known(("window", "min_runs", "trend"))
+    return ReportConfig(
+        window=reader.integer("window", 8, minimum=2),
+        min_runs=reader.integer("min_runs", 3, minimum=2),
+        trend=reader.number("trend", 0.02),
+    )

@@ -1,0 +1,242 @@
+"""The quality gate (seed 000, 12.3): compare a run with the baseline, fail on a drop.
+
+For each metric with a limit, the change from the baseline is checked: a share
+(success, citation precision and recall, fabricated) in absolute points, an amount
+(cost, tokens, steps) relative to the baseline. Beyond that, a case whose every
+sample failed (``block``) and a baseline case missing from the run fail the gate.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from replaygate.evals.config import GateConfig
+from replaygate.evals.errors import LimitError
+from replaygate.evals.metrics import ALIASES, METRICS, Metric, check_limit_names
+from replaygate.evals.reference import Reference
+from replaygate.evals.table import markdown_table, text_table
+
+RowVerdict = Literal["ok", "FAIL", "n/a", "-"]
+_EPSILON = 1e-9
+HEADER = ("metric", "baseline", "now", "delta", "limit", "verdict")
+
+
+def expand_limits(limits: Mapping[str, float]) -> dict[str, float]:
+    """Limits by metric name, aliases expanded (an explicit metric wins over its alias)."""
+    expanded: dict[str, float] = {}
+    for name, value in limits.items():
+        for target in ALIASES.get(name, ()):
+            expanded.setdefault(target, value)
+    expanded.update((name, value) for name, value in limits.items() if name in METRICS)
+    return expanded
+
+
+def parse_limits(text: str, flag: str) -> dict[str, float]:
+    """``success=0.02,citation=0.05`` as a mapping; :class:`LimitError` says what is wrong."""
+    limits: dict[str, float] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, raw = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise LimitError(f"{flag} {text!r}: expected METRIC=LIMIT items, got {item!r}")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise LimitError(f"{flag} {item!r}: {raw.strip()!r} is not a number") from None
+        if not value >= 0:
+            raise LimitError(f"{flag} {item!r}: a limit must be a number >= 0")
+        limits[name] = value
+    unknown = check_limit_names(limits)
+    if unknown:
+        known = ", ".join([*METRICS, *ALIASES])
+        raise LimitError(f"{flag}: unknown metric {unknown[0]!r}; known: {known}")
+    return limits
+
+
+@dataclass(frozen=True)
+class Row:
+    """One metric compared: values, change, limit and verdict."""
+
+    metric: str
+    baseline: float | None
+    now: float | None
+    delta: str
+    limit: str
+    verdict: RowVerdict
+
+    def cells(self) -> list[str]:
+        """The row's table cells."""
+        info = METRICS.get(self.metric)
+        show = info.format if info else (lambda v: "n/a" if v is None else f"{v:.4g}")
+        return [
+            self.metric,
+            show(self.baseline),
+            show(self.now),
+            self.delta,
+            self.limit,
+            self.verdict,
+        ]
+
+
+@dataclass(frozen=True)
+class GateReport:
+    """Every metric row, the case problems, and whether the gate passed."""
+
+    rows: tuple[Row, ...]
+    problems: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def failures(self) -> list[str]:
+        """What failed: metric rows, then case problems."""
+        failed = [
+            f"{r.metric}: {r.delta} exceeds {r.limit}" for r in self.rows if r.verdict == "FAIL"
+        ]
+        return [*failed, *self.problems]
+
+    @property
+    def passed(self) -> bool:
+        """True when nothing failed."""
+        return not self.failures
+
+    def text(self) -> str:
+        """The table, the problems and notes, and the verdict line."""
+        lines = [text_table(HEADER, [r.cells() for r in self.rows])]
+        lines += [f"FAIL {p}" for p in self.problems]
+        lines += [f"note {n}" for n in self.notes]
+        lines.append(self._verdict_line())
+        return "\n".join(lines)
+
+    def markdown(self) -> str:
+        """The same, as Markdown for a pull-request comment."""
+        lines = [f"### replaygate gate: {'passed' if self.passed else 'FAILED'}", ""]
+        lines.append(markdown_table(HEADER, [r.cells() for r in self.rows]))
+        if self.problems or self.notes:
+            lines.append("")
+        lines += [f"- **FAIL** {p}" for p in self.problems]
+        lines += [f"- note: {n}" for n in self.notes]
+        lines += ["", self._verdict_line()]
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as JSON."""
+        return {
+            "passed": self.passed,
+            "rows": [
+                {
+                    "metric": r.metric,
+                    "baseline": r.baseline,
+                    "now": r.now,
+                    "delta": r.delta,
+                    "limit": r.limit,
+                    "verdict": r.verdict,
+                }
+                for r in self.rows
+            ],
+            "problems": list(self.problems),
+            "notes": list(self.notes),
+        }
+
+    def render(self, fmt: str) -> str:
+        """``text``, ``markdown`` or ``json``."""
+        if fmt == "markdown":
+            return self.markdown()
+        if fmt == "json":
+            return json.dumps(self.to_json(), indent=2, ensure_ascii=False)
+        return self.text()
+
+    def _verdict_line(self) -> str:
+        if self.passed:
+            return "gate: PASS"
+        return f"gate: FAIL ({len(self.failures)} violation(s))"
+
+
+def _change(metric: Metric, before: float, after: float) -> float:
+    if metric.scale == "share":
+        return after - before
+    if before == 0:
+        return 0.0 if after == 0 else float("inf")
+    return (after - before) / before
+
+
+def _show_change(metric: Metric, change: float) -> str:
+    if metric.scale == "share":
+        return f"{change:+.3f}"
+    return "+inf" if change == float("inf") else f"{change * 100:+.1f}%"
+
+
+def _show_limit(metric: Metric, word: str, limit: float) -> str:
+    amount = f"{limit:.3f}" if metric.scale == "share" else f"{limit * 100:.1f}%"
+    return f"{word} <= {amount}"
+
+
+def _row(
+    name: str, before: float | None, after: float | None, drop: float | None, rise: float | None
+) -> Row:
+    metric = METRICS.get(name) or Metric(name, "", "amount", "higher")
+    limits = [
+        _show_limit(metric, w, v) for w, v in (("drop", drop), ("rise", rise)) if v is not None
+    ]
+    limit = "; ".join(limits) or "-"
+    if before is None or after is None:
+        return Row(name, before, after, "n/a", limit, "n/a" if limits else "-")
+    change = _change(metric, before, after)
+    shown = _show_change(metric, change)
+    if not limits:
+        return Row(name, before, after, shown, limit, "-")
+    failed = (drop is not None and -change > drop + _EPSILON) or (
+        rise is not None and change > rise + _EPSILON
+    )
+    return Row(name, before, after, shown, limit, "FAIL" if failed else "ok")
+
+
+def run_gate(
+    baseline: Reference,
+    now: Reference,
+    config: GateConfig,
+) -> GateReport:
+    """Compare ``now`` with ``baseline`` under ``config``'s limits and case rules."""
+    drops, rises = expand_limits(config.max_drop), expand_limits(config.max_rise)
+    names = list(dict.fromkeys([*METRICS, *baseline.metrics, *now.metrics]))
+    rows = tuple(
+        _row(n, baseline.metrics.get(n), now.metrics.get(n), drops.get(n), rises.get(n))
+        for n in names
+        if n in baseline.metrics or n in now.metrics
+    )
+    problems: list[str] = []
+    notes: list[str] = []
+    for case in now.cases:
+        if case.verdict == "block":
+            text = f"case {case.case}: every sample failed ({case.passes}/{case.samples}, block)"
+            (problems if config.fail_on_block else notes).append(text)
+    now_ids = {c.case for c in now.cases}
+    base_ids = {c.case for c in baseline.cases}
+    for missing in sorted(base_ids - now_ids):
+        text = (
+            f"case {missing} is in the baseline but not in the results "
+            "(remove it with `replaygate baseline update --reason ...`)"
+        )
+        (problems if config.fail_on_missing else notes).append(text)
+    for new in sorted(now_ids - base_ids):
+        notes.append(f"case {new} is new (not in the baseline)")
+    for row in rows:
+        if row.verdict == "n/a" and row.baseline is not None:
+            notes.append(f"{row.metric}: the results have no value; it was not checked")
+    return GateReport(rows, tuple(problems), tuple(notes))
+
+
+def gate_config(
+    base: GateConfig,
+    max_drop: Mapping[str, float] | None = None,
+    max_rise: Mapping[str, float] | None = None,
+) -> GateConfig:
+    """``base`` with the limits given on the command line taking precedence, per metric."""
+    return GateConfig(
+        max_drop={**expand_limits(base.max_drop), **expand_limits(max_drop or {})},
+        max_rise={**expand_limits(base.max_rise), **expand_limits(max_rise or {})},
+        fail_on_block=base.fail_on_block,
+        fail_on_missing=base.fail_on_missing,
+    )

@@ -1,0 +1,70 @@
+"""The few git facts replaygate needs: the commit, the repository root, changed files."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from replaygate.evals.errors import EvalError
+
+
+class GitError(EvalError):
+    """A git command failed (names the command and git's message)."""
+
+
+def git(args: list[str], cwd: Path) -> str:
+    """Run ``git ARGS`` in ``cwd``; its stdout, or :class:`GitError` with git's stderr."""
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=60
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed (needed for commits and --base)") from None
+    if done.returncode != 0:
+        message = done.stderr.strip() or f"exit status {done.returncode}"
+        raise GitError(f"`git {' '.join(args)}` failed in {cwd}: {message}")
+    return done.stdout
+
+
+def head_commit(cwd: Path) -> str | None:
+    """The commit checked out in ``cwd``, or None outside a repository (or before a commit)."""
+    try:
+        return git(["rev-parse", "HEAD"], cwd).strip() or None
+    except GitError:
+        return None
+
+
+def is_dirty(cwd: Path) -> bool:
+    """True when tracked files differ from the commit (False outside a repository)."""
+    try:
+        return bool(git(["status", "--porcelain", "--untracked-files=no"], cwd).strip())
+    except GitError:
+        return False
+
+
+def repo_root(cwd: Path) -> Path:
+    """The top directory of the repository holding ``cwd``."""
+    return Path(git(["rev-parse", "--show-toplevel"], cwd).strip())
+
+
+def changed_files(base: str, cwd: Path) -> list[Path]:
+    """Files changed since the merge base of ``base`` and HEAD, plus uncommitted and new ones.
+
+    Absolute paths, sorted, deleted files included.
+    """
+    root = repo_root(cwd)
+    merge_base = git(["merge-base", base, "HEAD"], cwd).strip()
+    names = set(git(["diff", "--name-only", "--no-renames", merge_base], cwd).splitlines())
+    names.update(git(["ls-files", "--others", "--exclude-standard"], cwd).splitlines())
+    return sorted(root / name for name in names if name)
+
+
+def file_at(rev: str, path: Path, cwd: Path) -> str | None:
+    """The text of ``path`` at ``rev`` (the merge base with HEAD), or None if absent there."""
+    root = repo_root(cwd)
+    merge_base = git(["merge-base", rev, "HEAD"], cwd).strip()
+    relative = path.resolve().relative_to(root.resolve()).as_posix()
+    try:
+        return git(["show", f"{merge_base}:{relative}"], cwd)
+    except GitError:
+        return None

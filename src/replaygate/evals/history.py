@@ -1,0 +1,277 @@
+"""The eval history: every run appended to a SQLite file, exportable and mergeable.
+
+Each run keeps its id, time, commit, run information, metrics, and per case and per
+assertion pass counts. ``export`` writes runs as JSON (from CI, say); ``merge``
+adds to another history the runs it does not have yet, so merging the same export
+twice adds nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sqlite3
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from replaygate.evals.errors import HistoryError
+from replaygate.evals.reference import CaseSummary, metrics_from_json
+from replaygate.evals.results import EvalResults
+from replaygate.evals.scorers import Metrics
+from replaygate.fixture import now_iso
+
+EXPORT_FORMAT = "replaygate.history"
+EXPORT_VERSION = 1
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY, time TEXT NOT NULL, git_commit TEXT, info TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS metrics (
+    run TEXT NOT NULL REFERENCES runs(id), name TEXT NOT NULL, value REAL,
+    PRIMARY KEY (run, name));
+CREATE TABLE IF NOT EXISTS cases (
+    run TEXT NOT NULL REFERENCES runs(id), case_id TEXT NOT NULL, samples INTEGER NOT NULL,
+    floor INTEGER NOT NULL, passes INTEGER NOT NULL, verdict TEXT NOT NULL, tags TEXT NOT NULL,
+    PRIMARY KEY (run, case_id));
+CREATE TABLE IF NOT EXISTS assertions (
+    run TEXT NOT NULL REFERENCES runs(id), case_id TEXT NOT NULL, name TEXT NOT NULL,
+    kind TEXT NOT NULL, category TEXT NOT NULL, passes INTEGER NOT NULL,
+    samples INTEGER NOT NULL, description TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (run, case_id, name));
+CREATE INDEX IF NOT EXISTS runs_by_time ON runs (time, id);
+"""
+
+
+def new_run_id() -> str:
+    """A run id that sorts by time and is unique: ``YYYYMMDDTHHMMSSZ-<12 hex>``."""
+    stamp = now_iso().replace("-", "").replace(":", "")
+    return f"{stamp}-{secrets.token_hex(6)}"
+
+
+@dataclass(frozen=True)
+class HistoryRun:
+    """One eval run as the history keeps it."""
+
+    id: str
+    time: str
+    commit: str | None
+    metrics: Metrics
+    cases: tuple[CaseSummary, ...]
+    tags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The exported object."""
+        return {
+            "id": self.id,
+            "time": self.time,
+            "commit": self.commit,
+            "info": dict(self.info),
+            "metrics": dict(self.metrics),
+            "cases": {
+                c.case: {**c.to_json(), "tags": list(self.tags.get(c.case, ()))} for c in self.cases
+            },
+        }
+
+    @staticmethod
+    def from_json(obj: Mapping[str, Any], name: str) -> HistoryRun:
+        """The inverse of :meth:`to_json`."""
+        cases = obj.get("cases", {})
+        if not isinstance(cases, dict):
+            raise TypeError("'cases' must be an object keyed by case id")
+        commit = obj.get("commit")
+        return HistoryRun(
+            id=str(obj["id"]),
+            time=str(obj["time"]),
+            commit=None if commit is None else str(commit),
+            metrics=metrics_from_json(obj.get("metrics", {}), name),
+            cases=tuple(CaseSummary.from_json(k, v) for k, v in cases.items()),
+            tags={k: tuple(v.get("tags", ())) for k, v in cases.items()},
+            info=dict(obj.get("info", {})),
+        )
+
+    @staticmethod
+    def of(results: EvalResults, run_id: str | None = None) -> HistoryRun:
+        """The history entry of an eval run (time and commit from its run information)."""
+        info = dict(results.info)
+        return HistoryRun(
+            id=run_id or new_run_id(),
+            time=str(info.get("time") or now_iso()),
+            commit=info.get("commit"),
+            metrics=results.metrics,
+            cases=tuple(CaseSummary.of(c.sampled) for c in results.cases),
+            tags={c.id: c.tags for c in results.cases},
+            info=info,
+        )
+
+
+class History:
+    """A SQLite eval history; open with :meth:`open`, use as a context manager."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self._db = connection
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> History:
+        """Open (or create) the history at ``path``."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            db = sqlite3.connect(target, timeout=30)
+            with db:
+                db.executescript(_SCHEMA)
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        except sqlite3.DatabaseError as err:
+            raise HistoryError(f"{target}: not a replaygate history database ({err})") from None
+        if row is None or row[0] != SCHEMA_VERSION:
+            db.close()
+            raise HistoryError(f"{target}: unsupported history schema {row and row[0]!r}")
+        return cls(target, db)
+
+    def close(self) -> None:
+        """Close the database."""
+        self._db.close()
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+
+    def append(self, results: EvalResults, *, run_id: str | None = None) -> HistoryRun:
+        """Add an eval run; returns the stored entry (its ``id`` is new unless given)."""
+        run = HistoryRun.of(results, run_id)
+        if not self.add(run):
+            raise HistoryError(f"{self.path}: a run with id {run.id!r} is already there")
+        return run
+
+    def add(self, run: HistoryRun) -> bool:
+        """Insert ``run`` unless a run with its id exists; True when it was added."""
+        with self._db:
+            cursor = self._db.execute(
+                "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?)",
+                (run.id, run.time, run.commit, json.dumps(dict(run.info), ensure_ascii=False)),
+            )
+            if cursor.rowcount == 0:
+                return False
+            self._db.executemany(
+                "INSERT INTO metrics VALUES (?, ?, ?)",
+                [(run.id, name, value) for name, value in run.metrics.items()],
+            )
+            for case in run.cases:
+                tags = json.dumps(list(run.tags.get(case.case, ())), ensure_ascii=False)
+                self._db.execute(
+                    "INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (run.id, case.case, case.samples, case.floor, case.passes, case.verdict, tags),
+                )
+                self._db.executemany(
+                    "INSERT INTO assertions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (run.id, case.case, a.name, a.kind, a.category, a.passes, a.samples,
+                         a.description)
+                        for a in case.assertions
+                    ],
+                )  # fmt: skip
+        return True
+
+    def runs(self, *, last: int | None = None) -> list[HistoryRun]:
+        """Every run (or the ``last`` ones), oldest first."""
+        query = "SELECT id, time, git_commit, info FROM runs ORDER BY time, id"
+        rows = self._db.execute(query).fetchall()
+        if last is not None:
+            rows = rows[-last:] if last > 0 else []
+        return [self._run(*row) for row in rows]
+
+    def _run(self, run_id: str, time: str, commit: str | None, info: str) -> HistoryRun:
+        db = self._db
+        metrics: Metrics = {
+            name: value
+            for name, value in db.execute(
+                "SELECT name, value FROM metrics WHERE run = ? ORDER BY rowid", (run_id,)
+            )
+        }
+        assertions: dict[str, list[Any]] = {}
+        for row in db.execute(
+            "SELECT case_id, name, kind, category, passes, samples, description FROM assertions "
+            "WHERE run = ? ORDER BY rowid",
+            (run_id,),
+        ):
+            assertions.setdefault(row[0], []).append(row[1:])
+        cases: list[CaseSummary] = []
+        tags: dict[str, tuple[str, ...]] = {}
+        for case_id, samples, floor, passes, tag_text in db.execute(
+            "SELECT case_id, samples, floor, passes, tags FROM cases WHERE run = ? ORDER BY rowid",
+            (run_id,),
+        ):
+            stats = {
+                name: {"kind": k, "category": c, "passes": p, "samples": n, "description": d}
+                for name, k, c, p, n, d in assertions.get(case_id, [])
+            }
+            obj = {"samples": samples, "floor": floor, "passes": passes, "assertions": stats}
+            cases.append(CaseSummary.from_json(case_id, obj))
+            tags[case_id] = tuple(json.loads(tag_text))
+        return HistoryRun(run_id, time, commit, metrics, tuple(cases), tags, json.loads(info))
+
+    def export(self, *, last: int | None = None) -> dict[str, Any]:
+        """The runs as a JSON document (``last`` limits it to the newest runs)."""
+        return {
+            "format": EXPORT_FORMAT,
+            "version": EXPORT_VERSION,
+            "runs": [run.to_json() for run in self.runs(last=last)],
+        }
+
+    def export_to(self, path: str | os.PathLike[str], *, last: int | None = None) -> int:
+        """Write :meth:`export` to ``path``; returns the number of runs written."""
+        document = self.export(last=last)
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", "utf-8")
+        return len(document["runs"])
+
+    def merge(self, runs: Iterable[HistoryRun]) -> tuple[int, int]:
+        """Add the runs this history lacks; returns (added, already there)."""
+        added = skipped = 0
+        for run in runs:
+            if self.add(run):
+                added += 1
+            else:
+                skipped += 1
+        return added, skipped
+
+
+def read_export(path: str | os.PathLike[str]) -> list[HistoryRun]:
+    """The runs of an exported history file; :class:`HistoryError` names what is wrong."""
+    name = str(path)
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise HistoryError(f"{name}: cannot read: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise HistoryError(f"{name}: not JSON: {err.msg} at line {err.lineno}") from None
+    if not isinstance(obj, dict) or obj.get("format") != EXPORT_FORMAT:
+        raise HistoryError(f"{name}: not an exported replaygate history ({EXPORT_FORMAT!r})")
+    if obj.get("version") != EXPORT_VERSION:
+        raise HistoryError(f"{name}: unsupported version {obj.get('version')!r}")
+    runs = obj.get("runs")
+    if not isinstance(runs, list):
+        raise HistoryError(f"{name}: 'runs' must be a list")
+    parsed = []
+    for i, run in enumerate(runs):
+        try:
+            parsed.append(HistoryRun.from_json(run, f"{name}: runs[{i}]"))
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise HistoryError(f"{name}: runs[{i}]: {type(err).__name__}: {err}") from None
+    return parsed

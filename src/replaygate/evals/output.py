@@ -1,0 +1,103 @@
+"""What one agent run yields for scoring: the answer, its citations, what it fetched.
+
+The agent returns a run result (``final``, ``steps``, ``usage``: the ResearchCopilot
+:class:`~replaygate.examples.research_copilot.RunResult` or anything shaped like
+it). :func:`output_of` reduces it to a plain JSON object, the ``output`` of a sample
+in the results file, so scorers, gates and reports read results, never the run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from replaygate.assertions import extract_citations
+from replaygate.types import ToolCall, Usage
+
+
+class StepLike(Protocol):
+    """A trace step: a tool call with its result, or the answer."""
+
+    @property
+    def kind(self) -> str:
+        """``tool`` or ``answer``."""
+        ...
+
+    @property
+    def tool_call(self) -> ToolCall | None:
+        """The call of a tool step."""
+        ...
+
+    @property
+    def result(self) -> str | None:
+        """The result text of a tool step."""
+        ...
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the tool failed."""
+        ...
+
+
+class RunLike(Protocol):
+    """What an agent entry point returns."""
+
+    @property
+    def final(self) -> str:
+        """The final answer."""
+        ...
+
+    @property
+    def steps(self) -> Sequence[StepLike]:
+        """The trace."""
+        ...
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens summed over every model call."""
+        ...
+
+
+def fetched_ids(steps: Sequence[StepLike]) -> list[str]:
+    """Doc ids the run fetched: successful tool results that are objects with a ``doc_id``."""
+    seen: dict[str, None] = {}
+    for step in steps:
+        if step.kind != "tool" or step.is_error or not step.result:
+            continue
+        try:
+            value = json.loads(step.result)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("doc_id"), str):
+            seen.setdefault(value["doc_id"], None)
+    return list(seen)
+
+
+def output_of(result: RunLike) -> dict[str, Any]:
+    """The JSON object a sample records: answer, citations, fetched ids, steps, tokens."""
+    steps = list(result.steps)
+    return {
+        "final": result.final,
+        "citations": list(extract_citations(result.final)),
+        "fetched": fetched_ids(steps),
+        "steps": len(steps),
+        "tool_errors": sum(1 for s in steps if s.kind == "tool" and s.is_error),
+        "input_tokens": result.usage.input_tokens,
+        "output_tokens": result.usage.output_tokens,
+        "error": None,
+    }
+
+
+def failed_output(error: BaseException) -> dict[str, Any]:
+    """The output of a run the agent gave up on (its checks then fail)."""
+    return {
+        "final": "",
+        "citations": [],
+        "fetched": [],
+        "steps": 0,
+        "tool_errors": 0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "error": f"{type(error).__name__}: {error}",
+    }

@@ -1,0 +1,94 @@
+"""Token prices: a table in configuration, never in code.
+
+A price table maps model ids to the price of a million input and a million output
+tokens, in one currency::
+
+    currency = "USD"
+    as_of = "2026-01-15"
+    "claude-sonnet-4-5" = { input = 3.0, output = 15.0 }
+
+It lives in ``[tool.replaygate.prices]`` of ``pyproject.toml`` (or in a file named by
+its ``file`` key). Without one, the table shipped with the ResearchCopilot example
+is used; every results file says which table priced it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from replaygate.evals.toml_reader import TableReader, load_toml
+
+PER_TOKENS = 1_000_000
+"""Prices are per this many tokens."""
+_METADATA = ("currency", "as_of", "note", "file")
+
+
+@dataclass(frozen=True)
+class Price:
+    """The price of a million input tokens and of a million output tokens."""
+
+    input: float
+    output: float
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    """Prices by model id, where they came from, and as of when."""
+
+    models: Mapping[str, Price]
+    currency: str
+    source: str
+    as_of: str | None = None
+
+    def cost(self, model: str, input_tokens: int, output_tokens: int) -> float | None:
+        """The cost of these tokens on ``model``; None when the table has no price for it."""
+        price = self.models.get(model)
+        if price is None:
+            return None
+        return (input_tokens * price.input + output_tokens * price.output) / PER_TOKENS
+
+    def to_json(self) -> dict[str, Any]:
+        """What a results file records about the table."""
+        return {"source": self.source, "currency": self.currency, "as_of": self.as_of}
+
+
+def read_prices(reader: TableReader, source: str) -> PriceTable:
+    """A price table from a TOML table (metadata strings and one inline table per model)."""
+    models: dict[str, Price] = {}
+    for key, value in reader.table.items():
+        if key in _METADATA:
+            reader.string(key)
+            continue
+        if not isinstance(value, Mapping):
+            raise reader.error(
+                key, "expected a model's prices as { input = ..., output = ... } per million tokens"
+            )
+        entry = reader.sub(key)
+        entry.check_known(("input", "output"))
+        for field in ("input", "output"):
+            if field not in value:
+                raise entry.error(field, "missing: the price of a million tokens")
+        models[key] = Price(entry.number("input", 0.0), entry.number("output", 0.0))
+    currency = reader.string("currency", "USD") or "USD"
+    return PriceTable(models, currency, source, reader.string("as_of"))
+
+
+def load_price_file(path: Path) -> PriceTable:
+    """The price table in a TOML file (its top-level table)."""
+    data, text = load_toml(path)
+    return read_prices(TableReader(str(path), text, "", data), str(path))
+
+
+def shipped_prices_path() -> Path:
+    """The price table shipped with the ResearchCopilot example."""
+    resource = files("replaygate.examples.research_copilot").joinpath("data", "prices.toml")
+    return Path(str(resource))
+
+
+def shipped_prices() -> PriceTable:
+    """The shipped price table, read from its file."""
+    return load_price_file(shipped_prices_path())

@@ -1,0 +1,198 @@
+"""Run eval cases through an agent: replay by default, record on explicit approval.
+
+Each case runs ``samples`` times through :func:`~replaygate.sampling.run_sampled`;
+sample ``i`` is answered by ``ReplayModel(sample=i)`` (replay) or recorded by
+``RecordingModel(sample=i)`` (``record-missing`` / ``rerecord``, which need
+``approve_live=True``: refused before anything is called, law 3). In a recording
+mode, ``concurrency`` cases run in parallel: live calls share a rate limit, and the
+store is touched by one worker at a time (never during a live call).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from replaygate import __version__
+from replaygate.errors import LiveCallNotApproved
+from replaygate.evals.agents import AGENT_FAILURES, Agent, research_copilot
+from replaygate.evals.cases import EvalCase
+from replaygate.evals.expectations import checks_for
+from replaygate.evals.output import failed_output, output_of
+from replaygate.evals.prices import PriceTable
+from replaygate.evals.progress import Reporter
+from replaygate.evals.ratelimit import RateLimiter, limited, wrap_calls
+from replaygate.evals.recording import SampleRecorder, StoreGuard
+from replaygate.evals.results import CaseResult, EvalResults
+from replaygate.evals.scorers import score_case
+from replaygate.examples.research_copilot import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, DEFAULT_SYSTEM
+from replaygate.fixture import now_iso
+from replaygate.replay import MODES, RecordingModel, ReplayModel
+from replaygate.sampling import run_sampled
+from replaygate.store import FixtureStore
+from replaygate.types import Model
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """What every request of the run is built with (the recorded and replayed settings)."""
+
+    model: str = DEFAULT_MODEL
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    system: str | None = DEFAULT_SYSTEM
+    interface: str = "anthropic.messages"
+
+
+@dataclass(frozen=True)
+class Recording:
+    """How to record: the live model, the mode, the approval and the parallelism."""
+
+    live: Model
+    approve_live: bool
+    mode: str = "record-missing"
+    source: str | None = None
+    concurrency: int = 1
+    rate_limit: float | None = None
+
+
+def check_recording(mode: str, approve_live: bool) -> None:
+    """Refuse an unknown mode, and a recording mode without approval (nothing is called)."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if mode != "replay" and approve_live is not True:
+        raise LiveCallNotApproved(
+            f"mode {mode!r} makes live model calls and needs an explicit approval for this "
+            "run: pass approve_live=True (CLI: --approve-live). Nothing was called."
+        )
+
+
+def run_eval(
+    cases: Sequence[EvalCase],
+    fixtures: str | os.PathLike[str],
+    *,
+    agent: Agent = research_copilot,
+    settings: ModelSettings | None = None,
+    recording: Recording | None = None,
+    prices: PriceTable | None = None,
+    reporter: Reporter | None = None,
+    info: dict[str, Any] | None = None,
+) -> EvalResults:
+    """Run every case ``samples`` times, score it, and return the results.
+
+    Without ``recording`` every model call is replayed from ``fixtures`` (a miss
+    raises :class:`~replaygate.errors.FixtureMismatchError`). With it, calls are
+    recorded into ``fixtures``. ``info`` is added to the run information.
+    """
+    settings = settings or ModelSettings()
+    if recording is not None:
+        check_recording(recording.mode, recording.approve_live)
+        if recording.concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, got {recording.concurrency}")
+    path = Path(fixtures)
+    started = now_iso()
+    done: dict[str, CaseResult] = {}
+
+    def finish(case: EvalCase, result: CaseResult) -> None:
+        done[case.id] = result
+        if reporter is not None:
+            reporter.case_done(case.id, result.sampled.verdict)
+
+    if recording is None:
+        if not path.exists():
+            raise FileNotFoundError(
+                f"no fixtures at {path}: record them first (--record-mode record-missing "
+                "--approve-live), or point --fixtures at a recorded store"
+            )
+        with FixtureStore.open(path) as store:
+            for case in cases:
+                finish(case, _run_case(case, _replaying(store, settings), agent, settings, prices))
+    else:
+        limiter = RateLimiter(recording.rate_limit) if recording.rate_limit else None
+        guard = StoreGuard()
+        live = wrap_calls(limited(recording.live, limiter), guard.released)
+        with (
+            FixtureStore.open(path) as store,
+            ThreadPoolExecutor(max_workers=recording.concurrency) as pool,
+        ):
+            models = _recording(store, settings, recording, live, guard)
+            futures = [
+                (case, pool.submit(_run_case, case, models, agent, settings, prices))
+                for case in cases
+            ]
+            for case, future in futures:
+                finish(case, future.result())
+    run_info: dict[str, Any] = {
+        "time": started,
+        "mode": recording.mode if recording else "replay",
+        "model": settings.model,
+        "interface": settings.interface,
+        "fixtures": str(path),
+        "prices": prices.to_json() if prices else None,
+        "replaygate_version": __version__,
+        **(info or {}),
+    }
+    return EvalResults(tuple(done[case.id] for case in cases), run_info)
+
+
+ModelFor = Callable[[int], Model]
+
+
+def _replaying(store: FixtureStore, settings: ModelSettings) -> ModelFor:
+    def model_for(sample: int) -> Model:
+        return ReplayModel(
+            store,
+            model=settings.model,
+            max_tokens=settings.max_tokens,
+            system=settings.system,
+            sample=sample,
+            interface=settings.interface,
+        )
+
+    return model_for
+
+
+def _recording(
+    store: FixtureStore,
+    settings: ModelSettings,
+    recording: Recording,
+    live: Model,
+    guard: StoreGuard,
+) -> ModelFor:
+    def model_for(sample: int) -> Model:
+        recorder = RecordingModel(
+            live,
+            store,
+            approve_live=recording.approve_live,
+            mode=recording.mode,  # type: ignore[arg-type]
+            model=settings.model,
+            max_tokens=settings.max_tokens,
+            system=settings.system,
+            sample=sample,
+            interface=settings.interface,
+            source=recording.source,
+        )
+        return SampleRecorder(recorder, guard)
+
+    return model_for
+
+
+def _run_case(
+    case: EvalCase,
+    model_for: ModelFor,
+    agent: Agent,
+    settings: ModelSettings,
+    prices: PriceTable | None,
+) -> CaseResult:
+    def sample(index: int) -> dict[str, Any]:
+        try:
+            return output_of(agent(model_for(index), case.question))
+        except AGENT_FAILURES as err:
+            return failed_output(err)
+
+    sampled = run_sampled(sample, case.samples, case.floor, checks_for(case), case=case.id)
+    counts = score_case(case, sampled, prices, settings.model)
+    return CaseResult(sampled, counts, case.tags)

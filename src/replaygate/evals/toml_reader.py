@@ -1,0 +1,169 @@
+"""Typed reads from a parsed TOML table, with errors naming file, line and key.
+
+``tomllib`` keeps no line numbers, so :func:`line_of` finds them in the text: the
+line of ``key = ...`` inside the ``[section]`` header (or of the header itself),
+which is what a person needs to fix it.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from replaygate.evals.errors import ConfigError
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+
+
+def _normal(dotted: str) -> str:
+    return ".".join(part.strip().strip("\"'") for part in dotted.split("."))
+
+
+def line_of(text: str, section: str, key: str = "", occurrence: int = 0) -> int:
+    """The 1-based line of ``key`` in ``[section]`` (or of the header; 0 if not found).
+
+    ``occurrence`` picks one of several ``[[section]]`` headers (0 for the first). A
+    section that has no header of its own (an inline table) is looked up as a key of
+    its parent.
+    """
+    found = _scan(text, section, key, occurrence)
+    if found or not section:
+        return found
+    parent, _, last = section.rpartition(".")
+    return line_of(text, parent, last, occurrence)
+
+
+def _scan(text: str, section: str, key: str, occurrence: int) -> int:
+    header_line = 0
+    inside = section == ""
+    seen = -1
+    key_pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*[=.]") if key else None
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            inside = _normal(header.group(1)) == section
+            if inside:
+                seen += 1
+                inside = seen == occurrence
+            if inside and not header_line:
+                header_line = number
+            continue
+        if inside and key_pattern is not None and key_pattern.match(line):
+            return number
+    return header_line
+
+
+def load_toml(path: Path) -> tuple[dict[str, Any], str]:
+    """Parse ``path``; a syntax error becomes a :class:`ConfigError` at its line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(str(path), 0, "", f"cannot read: {err.strerror}") from None
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as err:
+        found = re.search(r"at line (\d+)", str(err))
+        line = int(found.group(1)) if found else 0
+        raise ConfigError(str(path), line, "", f"not valid TOML: {err}") from None
+
+
+class TableReader:
+    """Reads typed values from one TOML table; every error names file, line and key."""
+
+    def __init__(
+        self,
+        file: str,
+        text: str,
+        section: str,
+        table: Mapping[str, Any],
+        index: int | None = None,
+    ) -> None:
+        self.file = file
+        self.text = text
+        self.section = section
+        self.table = table
+        self.index = index
+
+    def error(self, key: str, reason: str) -> ConfigError:
+        """A :class:`ConfigError` for ``key`` of this table."""
+        top = key.split(".", 1)[0]
+        here = self.section if self.index is None else f"{self.section}[{self.index}]"
+        dotted = f"{here}.{key}" if here else key
+        line = line_of(self.text, self.section, top, self.index or 0)
+        return ConfigError(self.file, line, dotted, reason)
+
+    def sub(self, key: str) -> TableReader:
+        """The reader of the sub-table ``key`` (an empty one when absent)."""
+        value = self.table.get(key, {})
+        if not isinstance(value, Mapping):
+            raise self.error(key, f"expected a table, got {_type(value)}")
+        section = f"{self.section}.{key}" if self.section else key
+        return TableReader(self.file, self.text, section, value)
+
+    def check_known(self, known: tuple[str, ...]) -> None:
+        """Refuse keys this table does not define (a typo would be silently ignored)."""
+        for key in self.table:
+            if key not in known:
+                raise self.error(key, f"unknown key; known keys: {', '.join(known)}")
+
+    def string(self, key: str, default: str | None = None) -> str | None:
+        """A string value."""
+        value = self.table.get(key, default)
+        if value is not None and not isinstance(value, str):
+            raise self.error(key, f"expected a string, got {_type(value)}")
+        return value
+
+    def integer(self, key: str, default: int, *, minimum: int = 0) -> int:
+        """An integer at least ``minimum``."""
+        value = self.table.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.error(key, f"expected an integer, got {_type(value)}")
+        if value < minimum:
+            raise self.error(key, f"must be at least {minimum}, got {value}")
+        return value
+
+    def number(self, key: str, default: float, *, minimum: float = 0.0) -> float:
+        """A number (integer or float) at least ``minimum``."""
+        value = self.table.get(key, default)
+        return self.check_number(key, value, minimum=minimum)
+
+    def check_number(self, key: str, value: Any, *, minimum: float = 0.0) -> float:
+        """``value`` as a float; refuses booleans, strings, NaN and values below ``minimum``."""
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.error(key, f"expected a number, got {_type(value)}")
+        if value != value or value < minimum:
+            raise self.error(key, f"must be a number >= {minimum}, got {value!r}")
+        return float(value)
+
+    def boolean(self, key: str, default: bool) -> bool:
+        """A boolean."""
+        value = self.table.get(key, default)
+        if not isinstance(value, bool):
+            raise self.error(key, f"expected true or false, got {_type(value)}")
+        return value
+
+    def strings(self, key: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+        """A list of non-empty strings."""
+        value = self.table.get(key, list(default))
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise self.error(key, f"expected a list of non-empty strings, got {_type(value)}")
+        return tuple(value)
+
+    def tables(self, key: str) -> list[TableReader]:
+        """An array of tables (``[[section.key]]``), each as a reader."""
+        value = self.table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
+            raise self.error(key, f"expected an array of tables ([[...]]), got {_type(value)}")
+        section = f"{self.section}.{key}" if self.section else key
+        return [TableReader(self.file, self.text, section, v, i) for i, v in enumerate(value)]
+
+
+def _type(value: Any) -> str:
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    return f"{type(value).__name__} {value!r}"

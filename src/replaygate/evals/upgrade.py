@@ -1,0 +1,210 @@
+"""Model upgrades (seed 003, 7.1): classify each failure of a candidate run.
+
+Run the baseline first, then the candidate, and sort every failing gate of the
+candidate before touching any assertion:
+
+- ``structure changed``: a structure assertion fails: fix the fixtures or the parser;
+- ``distribution shifted``: a semantic assertion passes less often, but not never:
+  revisit its threshold (measure the new distribution first);
+- ``broken``: every sample fails: fix the implementation, never the assertion.
+
+When most semantic assertions that passed in the baseline fail at once, suspect
+the assertions first: they probably depend on the old model's wording.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from replaygate.evals.reference import CaseSummary, Reference
+from replaygate.evals.table import markdown_table, text_table
+from replaygate.sampling import AssertionStats
+
+Classification = Literal["structure changed", "distribution shifted", "broken"]
+ADVICE: dict[str, str] = {
+    "structure changed": "fix the fixtures or the parser",
+    "distribution shifted": "revisit the threshold: measure the new distribution, then set "
+    "the floor on its low side",
+    "broken": "fix the implementation; never change the assertion",
+}
+SUSPECT_SHARE = 0.5
+"""More than this share of semantic assertions flipping at once means: suspect them."""
+COMBINED = "(all gates)"
+"""The assertion name of a case that fails although no single gate is below its floor."""
+HEADER = ("case", "assertion", "baseline", "candidate", "class", "what to do")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failing gate of the candidate, classified."""
+
+    case: str
+    assertion: str
+    category: str
+    before: tuple[int, int] | None
+    after: tuple[int, int]
+    classification: Classification
+
+    @property
+    def advice(self) -> str:
+        """What to do about it."""
+        return ADVICE[self.classification]
+
+    @property
+    def pre_existing(self) -> bool:
+        """True when the baseline passed it no more often (not caused by the upgrade)."""
+        if self.before is None:
+            return False
+        (bp, bn), (ap, an) = self.before, self.after
+        return bp * an <= ap * bn
+
+    def cells(self) -> list[str]:
+        """Table cells."""
+        before = "-" if self.before is None else f"{self.before[0]}/{self.before[1]}"
+        label = self.classification + (" (already failing)" if self.pre_existing else "")
+        after = f"{self.after[0]}/{self.after[1]}"
+        return [self.case, self.assertion, before, after, label, self.advice]
+
+
+@dataclass(frozen=True)
+class UpgradeReport:
+    """Every classified failure, and whether to suspect the assertions first."""
+
+    failures: tuple[Failure, ...]
+    flipped: int
+    semantic_passing: int
+
+    @property
+    def suspect_assertions(self) -> bool:
+        """Most semantic assertions that passed in the baseline fail in the candidate."""
+        return self.semantic_passing > 0 and self.flipped / self.semantic_passing > SUSPECT_SHARE
+
+    @property
+    def warning(self) -> str | None:
+        """The "suspect the assertions" advice, when it applies."""
+        if not self.suspect_assertions:
+            return None
+        return (
+            f"{self.flipped} of {self.semantic_passing} semantic assertions flipped from pass to "
+            "fail at once: suspect the assertions first (they probably depend on the old "
+            "model's wording), not the model"
+        )
+
+    def text(self) -> str:
+        """A table of failures, the warning, and a count per class."""
+        if not self.failures:
+            return "upgrade: no failing gate in the candidate"
+        lines = [text_table(HEADER, [f.cells() for f in self.failures])]
+        if self.warning:
+            lines.append(f"WARNING {self.warning}")
+        lines.append("upgrade: " + self._counts())
+        return "\n".join(lines)
+
+    def markdown(self) -> str:
+        """The same as Markdown."""
+        if not self.failures:
+            return "upgrade: no failing gate in the candidate"
+        lines = [markdown_table(HEADER, [f.cells() for f in self.failures])]
+        if self.warning:
+            lines += ["", f"**Warning:** {self.warning}"]
+        lines += ["", "upgrade: " + self._counts()]
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as JSON."""
+        return {
+            "failures": [
+                {
+                    "case": f.case,
+                    "assertion": f.assertion,
+                    "category": f.category,
+                    "baseline": list(f.before) if f.before else None,
+                    "candidate": list(f.after),
+                    "class": f.classification,
+                    "pre_existing": f.pre_existing,
+                    "advice": f.advice,
+                }
+                for f in self.failures
+            ],
+            "flipped": self.flipped,
+            "semantic_passing": self.semantic_passing,
+            "suspect_assertions": self.suspect_assertions,
+            "warning": self.warning,
+        }
+
+    def render(self, fmt: str) -> str:
+        """``text``, ``markdown`` or ``json``."""
+        if fmt == "markdown":
+            return self.markdown()
+        if fmt == "json":
+            return json.dumps(self.to_json(), indent=2, ensure_ascii=False)
+        return self.text()
+
+    def _counts(self) -> str:
+        counts = {name: 0 for name in ADVICE}
+        for failure in self.failures:
+            counts[failure.classification] += 1
+        return ", ".join(f"{n} {name}" for name, n in counts.items())
+
+
+def classify(category: str, passes: int) -> Classification:
+    """The class of a failing gate: structure first, then broken (no pass), else shifted."""
+    if category == "structure":
+        return "structure changed"
+    return "broken" if passes == 0 else "distribution shifted"
+
+
+def _failing(case: CaseSummary, stats: AssertionStats) -> bool:
+    return stats.kind == "gate" and stats.passes < min(case.floor, stats.samples)
+
+
+def _stats(case: CaseSummary | None, name: str) -> AssertionStats | None:
+    if case is None:
+        return None
+    return next((a for a in case.assertions if a.name == name), None)
+
+
+def classify_upgrade(baseline: Reference, candidate: Reference) -> UpgradeReport:
+    """Classify every failing gate of ``candidate`` against ``baseline``."""
+    failures: list[Failure] = []
+    flipped = semantic_passing = 0
+    for case in candidate.cases:
+        old_case = baseline.case(case.case)
+        failing_here = False
+        for stats in case.assertions:
+            old = _stats(old_case, stats.name)
+            semantic = stats.kind == "gate" and stats.category != "structure"
+            was_passing = old_case is not None and old is not None and not _failing(old_case, old)
+            if semantic and was_passing:
+                semantic_passing += 1
+            if not _failing(case, stats):
+                continue
+            failing_here = True
+            if semantic and was_passing:
+                flipped += 1
+            before = (old.passes, old.samples) if old else None
+            failures.append(
+                Failure(
+                    case.case,
+                    stats.name,
+                    stats.category,
+                    before,
+                    (stats.passes, stats.samples),
+                    classify(stats.category, stats.passes),
+                )
+            )
+        if case.verdict != "pass" and not failing_here:
+            before = (old_case.passes, old_case.samples) if old_case else None
+            failures.append(
+                Failure(
+                    case.case,
+                    COMBINED,
+                    "custom",
+                    before,
+                    (case.passes, case.samples),
+                    classify("custom", case.passes),
+                )
+            )
+    return UpgradeReport(tuple(failures), flipped, semantic_passing)

@@ -1,0 +1,86 @@
+"""The numbers behind the plots, read from the history and the fixture stores."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from replaygate.evals.history import HistoryRun
+from replaygate.store import FixtureStore
+
+
+def parse_time(text: str) -> datetime:
+    """An ISO 8601 time (``Z`` allowed) as an aware UTC datetime."""
+    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def week_of(text: str) -> str:
+    """The ISO week of a time: ``2026-W03``."""
+    year, week, _ = parse_time(text).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def metric_series(runs: Sequence[HistoryRun]) -> dict[str, list[float | None]]:
+    """Each metric's value per run, in run order (``None`` where a run has none)."""
+    names = list(dict.fromkeys(name for run in runs for name in run.metrics))
+    return {name: [run.metrics.get(name) for run in runs] for name in names}
+
+
+def weekly_pass_rates(
+    runs: Sequence[HistoryRun],
+) -> tuple[list[str], dict[str, list[float | None]]]:
+    """The weeks, and per assertion name its pass rate in each week (passes / samples).
+
+    Counts are summed over every case and run of the week.
+    """
+    weeks = sorted({week_of(run.time) for run in runs})
+    sums: dict[str, dict[str, list[int]]] = {}
+    for run in runs:
+        week = week_of(run.time)
+        for case in run.cases:
+            for stats in case.assertions:
+                entry = sums.setdefault(stats.name, {}).setdefault(week, [0, 0])
+                entry[0] += stats.passes
+                entry[1] += stats.samples
+    rates = {
+        name: [
+            (by_week[w][0] / by_week[w][1]) if w in by_week and by_week[w][1] else None
+            for w in weeks
+        ]
+        for name, by_week in sums.items()
+    }
+    return weeks, rates
+
+
+@dataclass(frozen=True)
+class Ages:
+    """Fixture ages in days (from ``meta.recorded_at``) and how many had no date."""
+
+    days: tuple[float, ...]
+    undated: int
+
+
+def fixture_ages(stores: Iterable[str | os.PathLike[str]], *, now: datetime | None = None) -> Ages:
+    """The age of every fixture of ``stores`` at ``now`` (default: the current time)."""
+    moment = now or datetime.now(UTC)
+    days: list[float] = []
+    undated = 0
+    for path in stores:
+        if not Path(path).exists():
+            continue
+        with FixtureStore.open(path) as store:
+            for fixture in store:
+                recorded = (fixture.meta or {}).get("recorded_at")
+                try:
+                    when = parse_time(str(recorded)) if recorded else None
+                except ValueError:
+                    when = None
+                if when is None:
+                    undated += 1
+                    continue
+                days.append(max(0.0, (moment - when).total_seconds() / 86400))
+    return Ages(tuple(days), undated)

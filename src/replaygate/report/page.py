@@ -1,0 +1,178 @@
+"""The HTML page: latest run, gate, maintenance signals and the three plots, in one file.
+
+Nothing is loaded from elsewhere: styles are inline, plots are inline SVG, and the
+page holds no script.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from html import escape
+from pathlib import Path
+
+from replaygate.evals.config import ReportConfig
+from replaygate.evals.errors import HistoryError
+from replaygate.evals.gate import HEADER as GATE_HEADER
+from replaygate.evals.gate import GateReport
+from replaygate.evals.history import History, HistoryRun
+from replaygate.evals.metrics import METRICS
+from replaygate.report.data import fixture_ages, metric_series, parse_time, weekly_pass_rates
+from replaygate.report.plots import ages_plot, metrics_plot, weekly_plot
+from replaygate.report.signals import Signal, find_signals
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #222;
+       padding: 0 1rem; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
+table { border-collapse: collapse; margin: .5rem 0; }
+th, td { border: 1px solid #ccc; padding: .25rem .6rem; text-align: left; font-size: .9rem; }
+th { background: #f3f3f3; }
+.fail { color: #b00020; font-weight: bold; } .ok { color: #1b7f3b; }
+figure { margin: 1rem 0; } figure svg { width: 100%; height: auto; }
+figcaption { font-size: .85rem; color: #555; }
+.muted { color: #666; }
+"""
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _latest(run: HistoryRun | None) -> str:
+    if run is None:
+        return "<p class='muted'>No run in the history yet: run <code>replaygate eval</code>.</p>"
+    prices = run.info.get("prices") or {}
+    currency = f" ({prices['currency']})" if prices.get("currency") else ""
+    metrics = [
+        (
+            name,
+            METRICS[name].format(run.metrics.get(name)),
+            METRICS[name].description + (currency if name.startswith("cost") else ""),
+        )
+        for name in METRICS
+        if name in run.metrics
+    ]
+    cases = [
+        (
+            case.case,
+            f"{case.passes}/{case.samples}",
+            str(case.floor),
+            case.verdict,
+            ", ".join(
+                f"{a.name} {a.passes}/{a.samples}" for a in case.assertions if a.passes < a.samples
+            ),
+        )
+        for case in run.cases
+    ]
+    commit = (run.commit or "unknown")[:12]
+    return (
+        f"<p>Run <code>{escape(run.id)}</code> at {escape(run.time)}, commit "
+        f"<code>{escape(commit)}</code>.</p>"
+        + _table(("metric", "value", "meaning"), metrics)
+        + _table(("case", "passes", "floor", "verdict", "failing assertions"), cases)
+    )
+
+
+def _gate(report: GateReport | None) -> str:
+    if report is None:
+        return ""
+    status = (
+        "<span class='ok'>passed</span>" if report.passed else "<span class='fail'>failed</span>"
+    )
+    items = "".join(f"<li class='fail'>{escape(p)}</li>" for p in report.problems)
+    items += "".join(f"<li>{escape(n)}</li>" for n in report.notes)
+    return (
+        f"<h2>Gate</h2><p>The gate {status}.</p>"
+        + _table(GATE_HEADER, [r.cells() for r in report.rows])
+        + (f"<ul>{items}</ul>" if items else "")
+    )
+
+
+def _signals(signals: Sequence[Signal], note: str) -> str:
+    if not signals:
+        body = "<p>No maintenance signal.</p>"
+    else:
+        body = _table(
+            ("signal", "about", "evidence"), [(s.kind, s.subject, s.detail) for s in signals]
+        )
+    return f"<h2>Maintenance signals</h2><p class='muted'>{escape(note)}.</p>{body}"
+
+
+def _figure(svg: str, caption: str) -> str:
+    return f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
+
+
+def build_report(
+    runs: Sequence[HistoryRun],
+    *,
+    fixtures: Sequence[str | os.PathLike[str]] = (),
+    config: ReportConfig | None = None,
+    gate: GateReport | None = None,
+    title: str = "replaygate eval report",
+    now: datetime | None = None,
+) -> str:
+    """The report page for ``runs`` (oldest first) and the fixtures of ``fixtures``."""
+    config = config or ReportConfig()
+    moment = now or datetime.now(UTC)
+    labels = [parse_time(run.time).strftime("%m-%d %H:%M") for run in runs]
+    weeks, rates = weekly_pass_rates(runs)
+    ages = fixture_ages(fixtures, now=moment)
+    signals, note = find_signals(runs, config)
+    stores = ", ".join(str(f) for f in fixtures) or "none given"
+    parts = [
+        "<!doctype html>",
+        "<html lang='en'><head><meta charset='utf-8'>",
+        f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{escape(title)}</h1>",
+        f"<p class='muted'>Generated {moment.strftime('%Y-%m-%d %H:%M UTC')} from "
+        f"{len(runs)} run(s).</p>",
+        "<h2>Latest run</h2>",
+        _latest(runs[-1] if runs else None),
+        _gate(gate),
+        _signals(signals, note),
+        "<h2>Metrics over time</h2>",
+        _figure(metrics_plot(metric_series(runs), labels), "Each point is one eval run."),
+        "<h2>Weekly pass rate per assertion</h2>",
+        _figure(
+            weekly_plot(weeks, rates),
+            "Passes over samples of each assertion, summed over the cases and runs of a week.",
+        ),
+        "<h2>Fixture age</h2>",
+        _figure(
+            ages_plot(ages.days, ages.undated),
+            f"Days since each fixture's meta.recorded_at; {len(ages.days)} fixture(s) "
+            f"in: {stores}.",
+        ),
+        "</body></html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def write_report(
+    out: str | os.PathLike[str],
+    *,
+    history: str | os.PathLike[str] | History,
+    fixtures: Sequence[str | os.PathLike[str]] = (),
+    config: ReportConfig | None = None,
+    gate: GateReport | None = None,
+    now: datetime | None = None,
+) -> Path:
+    """Write the report of ``history`` (a path or an open history) to ``out``."""
+    if isinstance(history, History):
+        runs = history.runs()
+    else:
+        if not Path(history).is_file():
+            raise HistoryError(f"no history at {history}: run `replaygate eval` first")
+        with History.open(history) as opened:
+            runs = opened.runs()
+    page = build_report(runs, fixtures=fixtures, config=config, gate=gate, now=now)
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(page, encoding="utf-8")
+    return target

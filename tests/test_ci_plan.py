@@ -1,0 +1,398 @@
+"""``ci plan``: each change class runs the right stages; a changed fixture runs only the
+tests that played it (from the hits log); ``--base`` works on a real git repository;
+the documented GitHub Actions workflow is well-formed."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate.ci import FixtureUsers, changed_keys, glob_match, make_plan
+from replaygate.cli.eval_cmds import ci_group
+from replaygate.evals import load_config
+from replaygate.evals.errors import EvalError
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOW = ROOT / "docs" / "examples" / "github-workflow.yml"
+
+PYPROJECT = """\
+[project]
+name = "app"
+
+[tool.replaygate.ci]
+hits = ".replaygate/hits"
+unclassified = ["full"]
+
+[[tool.replaygate.ci.stages]]
+name = "parse"
+when = "every-commit"
+targets = ["tests/parse"]
+mock = "none"
+
+[[tool.replaygate.ci.stages]]
+name = "orchestration"
+when = "every-commit"
+targets = ["tests/orchestration"]
+mock = "rule-based"
+
+[[tool.replaygate.ci.stages]]
+name = "semantic"
+when = "pull-request"
+targets = ["tests/semantic"]
+markers = "sampled"
+samples = 5
+
+[[tool.replaygate.ci.stages]]
+name = "model"
+when = "every-commit"
+targets = ["tests/model"]
+
+[[tool.replaygate.ci.stages]]
+name = "e2e-smoke"
+when = "merge-to-main"
+targets = ["tests/e2e"]
+mock = "live"
+
+[[tool.replaygate.ci.stages]]
+name = "full"
+when = "pull-request"
+targets = ["tests"]
+
+[[tool.replaygate.ci.changes]]
+name = "parse"
+paths = ["src/app/parse/**", "src/app/render/**"]
+stages = ["parse", "orchestration"]
+
+[[tool.replaygate.ci.changes]]
+name = "orchestration"
+paths = ["src/app/agent/**", "prompts/**"]
+stages = ["orchestration", "semantic"]
+
+[[tool.replaygate.ci.changes]]
+name = "model-interface"
+paths = ["src/app/client/**"]
+stages = ["model", "e2e-smoke"]
+
+[[tool.replaygate.ci.changes]]
+name = "dependencies"
+paths = ["pyproject.toml", "requirements*.txt", "uv.lock"]
+stages = ["full", "e2e-smoke"]
+
+[[tool.replaygate.ci.changes]]
+name = "fixtures"
+paths = ["tests/fixtures/**"]
+stages = ["model"]
+
+[[tool.replaygate.ci.changes]]
+name = "docs"
+paths = ["docs/**", "*.md"]
+stages = []
+"""
+
+
+def fixture_line(key: str, question: str, answer: str) -> str:
+    request = {"messages": [{"content": question, "role": "user"}], "model": "m"}
+    return json.dumps({"key": key, "request": request, "response": {"text": answer}})
+
+
+def hits_line(store: str, key: str, test: str) -> str:
+    return json.dumps(
+        {"run": "r1", "time": "2026-11-30T00:00:00Z", "store": store, "key": key, "test": test}
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    fixtures = tmp_path / "tests" / "fixtures"
+    fixtures.mkdir(parents=True)
+    (fixtures / "rag.jsonl").write_text(
+        fixture_line("k1", "What is RAG?", "RAG is ...")
+        + "\n"
+        + fixture_line("k2", "What is a floor?", "A floor is ...")
+        + "\n",
+        encoding="utf-8",
+    )
+    (fixtures / "unused.jsonl").write_text(fixture_line("k9", "?", "!") + "\n", encoding="utf-8")
+    hits = tmp_path / ".replaygate" / "hits"
+    hits.mkdir(parents=True)
+    (hits / "r1-1.jsonl").write_text(
+        hits_line("tests/fixtures/rag.jsonl", "k1", "tests/test_rag.py::test_answer")
+        + "\n"
+        + hits_line(str(fixtures / "rag.jsonl"), "k2", "tests/test_floor.py::test_floor[5]")
+        + "\n",
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+def plan_for(project: Path, *changed: str, event: str = "merge-to-main") -> Any:
+    config = load_config(project / "pyproject.toml")
+    return make_plan([Path(c) for c in changed], config.ci, root=config.root, event=event)
+
+
+@pytest.mark.parametrize(
+    ("changed", "stages"),
+    [
+        ("src/app/parse/json_reply.py", ["parse", "orchestration"]),
+        ("src/app/render/html.py", ["parse", "orchestration"]),
+        ("src/app/agent/loop.py", ["orchestration", "semantic"]),
+        ("prompts/system.txt", ["orchestration", "semantic"]),
+        ("src/app/client/anthropic.py", ["model", "e2e-smoke"]),
+        ("pyproject.toml", ["e2e-smoke", "full"]),
+        ("requirements-dev.txt", ["e2e-smoke", "full"]),
+        ("docs/guide.md", []),
+        ("scripts/release.sh", ["full"]),
+    ],
+)
+def test_each_change_class_runs_its_stages(project: Path, changed: str, stages: list[str]) -> None:
+    plan = plan_for(project, changed)
+    assert [s.name for s in plan.stages] == stages
+    assert plan.skipped == ()
+    for stage in plan.stages:
+        assert any(changed in reason for reason in stage.reasons)
+
+
+def test_the_stage_arguments_samples_and_mock_come_from_the_config(project: Path) -> None:
+    (semantic,) = [s for s in plan_for(project, "prompts/x.txt").stages if s.name == "semantic"]
+    assert semantic.pytest_args == ("tests/semantic", "-m", "sampled")
+    assert (semantic.samples, semantic.mock, semantic.when) == (5, "replay", "pull-request")
+    assert semantic.matrix_entry() == {
+        "stage": "semantic",
+        "pytest_args": "tests/semantic -m sampled",
+        "samples": 5,
+        "mock": "replay",
+    }
+
+
+def test_stages_rarer_than_the_event_are_skipped_with_a_reason(project: Path) -> None:
+    changed = "src/app/client/anthropic.py"
+    on_pr = plan_for(project, changed, event="pull-request")
+    assert [s.name for s in on_pr.stages] == ["model"]
+    assert on_pr.skipped == (("e2e-smoke", "runs on merge-to-main, not on pull-request"),)
+    on_commit = plan_for(project, "prompts/x.txt", event="every-commit")
+    assert [s.name for s in on_commit.stages] == ["orchestration"]
+    assert on_commit.skipped == (("semantic", "runs on pull-request, not on every-commit"),)
+    assert "skip semantic: runs on pull-request, not on every-commit" in on_commit.text()
+
+
+def test_a_changed_fixture_runs_only_the_tests_that_played_it(project: Path) -> None:
+    plan = plan_for(project, "tests/fixtures/rag.jsonl")
+    (stage,) = plan.stages
+    assert stage.name == "fixture-users"
+    assert stage.pytest_args == (
+        "tests/test_floor.py::test_floor[5]",
+        "tests/test_rag.py::test_answer",
+    )
+    assert stage.reasons == ("fixtures: tests/fixtures/rag.jsonl is played by 2 test(s)",)
+
+
+def test_a_fixture_no_test_played_falls_back_to_the_class_stages(project: Path) -> None:
+    plan = plan_for(project, "tests/fixtures/unused.jsonl")
+    assert [s.name for s in plan.stages] == ["model"]
+    assert plan.stages[0].reasons == (
+        "fixtures: no test in the hits log played the changed fixtures of "
+        "tests/fixtures/unused.jsonl",
+    )
+
+
+def test_changed_keys_are_the_lines_that_changed(tmp_path: Path) -> None:
+    store = tmp_path / "s.jsonl"
+    old = fixture_line("k1", "a", "x") + "\n" + fixture_line("k2", "b", "y") + "\n"
+    store.write_text(fixture_line("k1", "a", "x") + "\n" + fixture_line("k2", "b", "z") + "\n")
+    assert changed_keys(store, old) == {"k2"}
+    assert changed_keys(store, None) == {"k1", "k2"}
+    store.write_text("not json\n")
+    assert changed_keys(store, old) is None
+    pretty = tmp_path / "f.json"
+    pretty.write_text(json.dumps({"key": "k3", "request": {}}, indent=2))
+    assert changed_keys(pretty, json.dumps({"key": "k3", "request": {"a": 1}})) == {"k3"}
+    users = FixtureUsers(tmp_path)
+    users.add(Path("folder"), "k3", "t::a")
+    assert users.tests_for(tmp_path / "folder" / "f.json", {"k3"}) == {"t::a"}
+    assert users.tests_for(tmp_path / "folder" / "f.json", {"k4"}) == set()
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
+        cwd=repo, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return done.stdout.strip()
+
+
+def test_plan_with_base_on_a_real_git_repository(project: Path) -> None:
+    git(project, "init", "-q", "-b", "main")
+    (project / "src" / "app" / "parse").mkdir(parents=True)
+    (project / "src" / "app" / "parse" / "reply.py").write_text("X = 1\n")
+    (project / "README.md").write_text("app\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "first")
+    git(project, "checkout", "-q", "-b", "change")
+    (project / "src" / "app" / "parse" / "reply.py").write_text("X = 2\n")
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    lines = store.read_text().splitlines()
+    store.write_text(lines[0] + "\n" + fixture_line("k2", "What is a floor?", "Changed.") + "\n")
+    git(project, "commit", "-q", "-am", "change")
+    (project / "docs").mkdir()
+    (project / "docs" / "new.md").write_text("untracked and new\n")
+    runner = CliRunner()
+    args = ["plan", "--base", "main", "--config", str(project / "pyproject.toml")]
+    result = runner.invoke(ci_group, [*args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert {c["path"]: c["class"] for c in document["changes"]} == {
+        "docs/new.md": "docs",
+        "src/app/parse/reply.py": "parse",
+        "tests/fixtures/rag.jsonl": "fixtures",
+    }
+    assert [s["stage"] for s in document["stages"]] == ["parse", "orchestration", "fixture-users"]
+    users = document["stages"][-1]
+    assert users["pytest_args"] == "'tests/test_floor.py::test_floor[5]'"  # k2 only, not k1
+    assert document["matrix"]["include"][0] == {
+        "stage": "parse",
+        "pytest_args": "tests/parse",
+        "samples": 1,
+        "mock": "none",
+    }
+    table = runner.invoke(ci_group, args)
+    assert table.exit_code == 0
+    assert re.search(r"^parse +every-commit +tests/parse +1 +none +parse: ", table.output, re.M)
+    github = runner.invoke(ci_group, [*args, "--format", "github"])
+    matrix_line, has_stages = github.output.strip().splitlines()
+    assert json.loads(matrix_line.removeprefix("matrix="))["include"][1]["stage"] == "orchestration"
+    assert has_stages == "has_stages=true"
+    bad = runner.invoke(
+        ci_group, ["plan", "--base", "no-such-rev", "--config", str(project / "pyproject.toml")]
+    )
+    assert bad.exit_code == 2
+    assert "git merge-base no-such-rev HEAD" in bad.output
+
+
+def test_changed_files_can_be_given_and_nothing_changed_runs_nothing(project: Path) -> None:
+    runner = CliRunner()
+    config = str(project / "pyproject.toml")
+    only_docs = runner.invoke(
+        ci_group,
+        ["plan", "--changed", str(project / "docs/a.md"), "--config", config, "--format", "github"],
+    )
+    assert only_docs.output.splitlines() == ['matrix={"include":[]}', "has_stages=false"]
+    for args, message in [
+        ([], "give --base REV or --changed FILE"),
+        (["--base", "main", "--changed", "x"], "give --base REV or --changed FILE"),
+    ]:
+        result = runner.invoke(ci_group, ["plan", *args, "--config", config])
+        assert result.exit_code == 2
+        assert message in result.output
+    assert plan_for(project).text() == "no changed files: nothing to run (merge-to-main)"
+
+
+def test_planning_without_stages_says_where_to_configure_them(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    result = CliRunner().invoke(
+        ci_group, ["plan", "--changed", "a.py", "--config", str(tmp_path / "pyproject.toml")]
+    )
+    assert result.exit_code == 2
+    assert "no CI stages configured: add [[tool.replaygate.ci.stages]]" in result.output
+    config = load_config(tmp_path / "pyproject.toml")
+    with pytest.raises(EvalError, match="unknown event 'nightly'"):
+        make_plan([Path("a.py")], config.ci, root=tmp_path, event="nightly")
+
+
+@pytest.mark.parametrize(
+    ("path", "pattern", "matches"),
+    [
+        ("src/app/parse/x.py", "src/*/parse/**", True),
+        ("src/app/parse/deep/x.py", "src/*/parse/**", True),
+        ("src/app/other/x.py", "src/*/parse/**", False),
+        ("a/b", "a/**/b", True),
+        ("a/x/y/b", "a/**/b", True),
+        ("tests/fixtures/x.jsonl", "**/*.jsonl", True),
+        ("x.jsonl", "**/*.jsonl", True),
+        ("docs/a.md", "*.md", False),
+        ("README.md", "*.md", True),
+        ("requirements-dev.txt", "requirements?dev.txt", True),
+        ("prompts/a.txt", "prompts/", True),
+    ],
+)
+def test_globs(path: str, pattern: str, matches: bool) -> None:
+    assert glob_match(path, pattern) is matches
+
+
+def load_workflow() -> dict[Any, Any]:
+    yaml = pytest.importorskip("yaml", reason="PyYAML is not installed; the text checks still run")
+    document = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    assert isinstance(document, dict)
+    return document
+
+
+def test_the_documented_workflow_is_well_formed_as_text() -> None:
+    """Checks that need no YAML parser: indentation, top-level keys, jobs, commands."""
+    lines = WORKFLOW.read_text(encoding="utf-8").splitlines()
+    assert not any("\t" in line for line in lines)
+    content = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    for line in content:
+        indent = len(line) - len(line.lstrip(" "))
+        assert indent % 2 == 0, line
+    top = [line.split(":")[0] for line in content if not line.startswith(" ")]
+    assert top == ["name", "on", "permissions", "jobs"]
+    jobs = [line.strip().rstrip(":") for line in content if re.fullmatch(r"  [a-z]+:", line)]
+    assert {"plan", "test", "eval"} <= set(jobs)
+    text = "\n".join(content)
+    for needed in (
+        "replaygate ci plan --base",
+        "fromJSON(needs.plan.outputs.matrix)",
+        "replaygate checksum",
+        "replaygate gate --baseline",
+        "replaygate report --out report.html",
+        "actions/upload-artifact@",
+    ):
+        assert needed in text, needed
+    assert text.count("${{") == text.count("}}")
+
+
+def test_the_documented_workflow_parses_and_wires_the_loop() -> None:
+    workflow = load_workflow()
+    assert set(workflow[True]) == {"pull_request", "push"}  # YAML 1.1 reads `on` as true
+    jobs = workflow["jobs"]
+    plan_steps = jobs["plan"]["steps"]
+    plan_run = next(s["run"] for s in plan_steps if s.get("id") == "plan")
+    assert 'replaygate ci plan --base "$BASE"' in plan_run
+    assert '--format github >> "$GITHUB_OUTPUT"' in plan_run
+    assert jobs["plan"]["outputs"]["matrix"] == "${{ steps.plan.outputs.matrix }}"
+    test = jobs["test"]
+    assert test["strategy"]["matrix"] == "${{ fromJSON(needs.plan.outputs.matrix) }}"
+    assert test["if"] == "needs.plan.outputs.has_stages == 'true'"
+    assert "${{ matrix.pytest_args }}" in test["steps"][-2]["run"]
+    steps = jobs["eval"]["steps"]
+    runs = "\n".join(s.get("run", "") for s in steps)
+    assert "replaygate checksum evals/fixtures.jsonl" in runs
+    cache = next(s for s in steps if s.get("id") == "results")
+    assert cache["uses"].startswith("actions/cache@")
+    assert "${{ steps.fixtures.outputs.sum }}" in cache["with"]["key"]
+    assert "replaygate gate --baseline evals/baseline.json" in runs
+    assert "replaygate report --out report.html" in runs
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert "report.html" in upload["with"]["path"]
+    assert upload["if"] == "always()"
+
+
+def test_docs_ci_shows_the_same_workflow() -> None:
+    page = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)
+    assert WORKFLOW.read_text(encoding="utf-8") in blocks
+
+
+def test_without_git_the_error_says_so(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(project / "no-bin"))
+    result = CliRunner().invoke(
+        ci_group, ["plan", "--base", "main", "--config", str(project / "pyproject.toml")]
+    )
+    assert result.exit_code == 2
+    assert "git is not installed" in result.output

@@ -1,0 +1,260 @@
+"""``[tool.replaygate]`` configuration and price tables: values, defaults, and errors
+that name the file, the line and the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replaygate.evals import ConfigError, load_config, load_price_file, shipped_prices
+from replaygate.evals.config import DEFAULT_MAX_DROP, find_pyproject
+
+FULL = """\
+[project]
+name = "demo"
+
+[tool.replaygate]
+cases = "evals/cases.jsonl"
+fixtures = "evals/fixtures.jsonl"
+history = "var/history.db"
+model = "claude-sonnet-4-5"
+max_tokens = 512
+
+[tool.replaygate.prices]
+currency = "EUR"
+as_of = "2026-02-01"
+"claude-sonnet-4-5" = { input = 2.5, output = 12.5 }
+
+[tool.replaygate.gate]
+max_drop = { success = 0.05, citation = 0.1 }
+max_rise = { cost = 0.2 }
+fail_on_block = false
+
+[tool.replaygate.report]
+window = 10
+min_runs = 4
+
+[tool.replaygate.ci]
+hits = "var/hits"
+
+[[tool.replaygate.ci.stages]]
+name = "unit"
+when = "every-commit"
+targets = ["tests/unit"]
+
+[[tool.replaygate.ci.stages]]
+name = "semantic"
+when = "pull-request"
+targets = ["tests/semantic"]
+markers = "sampled"
+samples = 5
+
+[[tool.replaygate.ci.changes]]
+name = "parse"
+paths = ["src/*/parse/**"]
+stages = ["unit"]
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "pyproject.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_full_configuration_is_read_with_paths_from_its_directory(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, FULL))
+    root = tmp_path.resolve()
+    assert config.root == root
+    assert config.cases == root / "evals/cases.jsonl"
+    assert config.history_path == root / "var/history.db"
+    assert config.baseline_path == root / "evals/baseline.json"
+    assert (config.model, config.max_tokens) == ("claude-sonnet-4-5", 512)
+    assert config.prices is not None
+    assert config.prices.currency == "EUR"
+    assert config.prices.cost("claude-sonnet-4-5", 1_000_000, 2_000_000) == 2.5 + 25.0
+    assert config.prices.cost("other-model", 10, 10) is None
+    assert dict(config.gate.max_drop) == {"success": 0.05, "citation": 0.1}
+    assert dict(config.gate.max_rise) == {"cost": 0.2}
+    assert config.gate.fail_on_block is False
+    assert (config.report.window, config.report.min_runs) == (10, 4)
+    assert [s.name for s in config.ci.stages] == ["unit", "semantic"]
+    assert config.ci.stage("semantic").pytest_args() == ["tests/semantic", "-m", "sampled"]
+    assert config.ci.hits == root / "var/hits"
+    assert config.ci.changes[0].stages == ("unit",)
+
+
+def test_without_a_section_every_setting_has_its_default(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "[project]\nname = 'x'\n"))
+    assert config.prices is None
+    assert dict(config.gate.max_drop) == dict(DEFAULT_MAX_DROP)
+    assert config.ci.stages == ()
+    assert config.history_path == tmp_path.resolve() / ".replaygate" / "history.db"
+
+
+def test_the_nearest_pyproject_is_found_upwards(tmp_path: Path) -> None:
+    write(tmp_path, FULL)
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    assert find_pyproject(nested) == (tmp_path / "pyproject.toml").resolve()
+
+
+def test_a_price_file_can_be_named_instead(tmp_path: Path) -> None:
+    (tmp_path / "prices.toml").write_text('"m" = { input = 1, output = 2 }\n', encoding="utf-8")
+    config = load_config(write(tmp_path, '[tool.replaygate.prices]\nfile = "prices.toml"\n'))
+    assert config.prices is not None
+    assert config.prices.cost("m", 1_000_000, 1_000_000) == 3.0
+    assert config.prices.source == str(tmp_path.resolve() / "prices.toml")
+
+
+def test_the_shipped_price_table_prices_the_example_model() -> None:
+    prices = shipped_prices()
+    assert prices.currency == "USD"
+    assert prices.as_of
+    assert prices.cost("claude-sonnet-4-5", 1000, 1000) is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "message"),
+    [
+        ("[tool.replaygate]\nfixture = 'x'\n", 2, "tool.replaygate.fixture", "unknown key"),
+        ("[tool.replaygate]\nmax_tokens = 'many'\n", 2, "tool.replaygate.max_tokens", "integer"),
+        (
+            "[tool.replaygate.gate]\n\nmax_drop = { success = 'x' }\n",
+            3,
+            "tool.replaygate.gate.max_drop.success",
+            "expected a number, got the string 'x'",
+        ),
+        (
+            "[tool.replaygate.gate]\nmax_rise = { speed = 0.1 }\n",
+            2,
+            "tool.replaygate.gate.max_rise.speed",
+            "names no metric",
+        ),
+        (
+            "[tool.replaygate.gate]\nmax_drop = { success = -1 }\n",
+            2,
+            "tool.replaygate.gate.max_drop.success",
+            "must be a number >= 0",
+        ),
+        (
+            "[tool.replaygate.gate]\nfail_on_block = 'yes'\n",
+            2,
+            "tool.replaygate.gate.fail_on_block",
+            "expected true or false",
+        ),
+        (
+            "[tool.replaygate.prices]\n'm' = { input = 1 }\n",
+            2,
+            "tool.replaygate.prices.m.output",
+            "missing",
+        ),
+        (
+            "[tool.replaygate.prices]\n'm' = 3\n",
+            2,
+            "tool.replaygate.prices.m",
+            "input = ..., output = ...",
+        ),
+        (
+            "[tool.replaygate.prices]\nfile = 'nope.toml'\n",
+            2,
+            "tool.replaygate.prices.file",
+            "no such file",
+        ),
+        (
+            "[[tool.replaygate.ci.stages]]\nname = 'a'\nwhen = 'every-commit'\n"
+            "[[tool.replaygate.ci.stages]]\nname = 'b'\nwhen = 'nightly'\n",
+            6,
+            "tool.replaygate.ci.stages[1].when",
+            "expected one of every-commit, pull-request, merge-to-main, got 'nightly'",
+        ),
+        (
+            "[[tool.replaygate.ci.stages]]\nname = 'a'\nwhen = 'every-commit'\nsamples = 0\n",
+            4,
+            "tool.replaygate.ci.stages[0].samples",
+            "at least 1",
+        ),
+        (
+            "[[tool.replaygate.ci.stages]]\nname = 'a'\nwhen = 'every-commit'\n"
+            "[[tool.replaygate.ci.changes]]\nname = 'parse'\npaths = ['x']\nstages = ['b']\n",
+            7,
+            "tool.replaygate.ci.changes[0].stages",
+            "no stage named 'b'",
+        ),
+        (
+            "[[tool.replaygate.ci.stages]]\nname = 'a'\nwhen = 'every-commit'\n"
+            "[[tool.replaygate.ci.stages]]\nname = 'a'\nwhen = 'every-commit'\n",
+            5,
+            "tool.replaygate.ci.stages[1].name",
+            "two stages are named 'a'",
+        ),
+        (
+            "[[tool.replaygate.ci.stages]]\nname = 'a'\nwhen = 'every-commit'\ntargets = 'tests'\n",
+            4,
+            "tool.replaygate.ci.stages[0].targets",
+            "expected a list of non-empty strings",
+        ),
+        ("[tool.replaygate.report]\nwindow = 1\n", 2, "tool.replaygate.report.window", "at least"),
+        (
+            "[[tool.replaygate.ci.stages]]\nwhen = 'every-commit'\n",
+            1,
+            "tool.replaygate.ci.stages[0].name",
+            "every stage needs a name",
+        ),
+        (
+            "[[tool.replaygate.ci.stages]]\nname = 'a'\nwhen = 'every-commit'\nmock_kind = 'x'\n",
+            4,
+            "tool.replaygate.ci.stages[0].mock_kind",
+            "unknown key; known keys: name, when, targets, markers, samples, mock",
+        ),
+        (
+            "[tool.replaygate.ci]\nunclassified = ['nope']\n",
+            2,
+            "tool.replaygate.ci.unclassified",
+            "no stage named 'nope'",
+        ),
+        (
+            "[tool.replaygate.ci]\nchanges = 'parse'\n",
+            2,
+            "tool.replaygate.ci.changes",
+            "expected an array of tables",
+        ),
+        (
+            "[[tool.replaygate.ci.changes]]\npaths = ['x']\n",
+            1,
+            "tool.replaygate.ci.changes[0].name",
+            "every change class needs a name",
+        ),
+        (
+            "[tool.replaygate.prices]\nfile = 'p.toml'\ncurrency = 'USD'\n",
+            2,
+            "tool.replaygate.prices.file",
+            "either a price file or prices inline",
+        ),
+        ("[tool.replaygate]\ngate = 3\n", 2, "tool.replaygate.gate", "expected a table"),
+    ],
+)
+def test_a_bad_value_names_file_line_and_key(
+    tmp_path: Path, text: str, line: int, key: str, message: str
+) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    err = caught.value
+    assert (err.file, err.line, err.key) == (str(path), line, key), str(err)
+    assert str(err).startswith(f"{path}:{line}: {key}: ")
+    assert message in str(err)
+
+
+def test_a_toml_syntax_error_names_its_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "[tool.replaygate]\ncases = \n")
+    with pytest.raises(ConfigError, match=rf"^{path}:2: not valid TOML"):
+        load_config(path)
+
+
+def test_a_bad_price_file_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "prices.toml"
+    path.write_text('currency = "USD"\n"m" = { input = "cheap", output = 1 }\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"^{path}:2: m.input: expected a number"):
+        load_price_file(path)

@@ -1,0 +1,49 @@
+"""``demo_loop``: the whole eval loop on the simulator, gated against the shipped baseline."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from replaygate.evals import History, demo_loop, load_baseline, load_eval_cases
+from replaygate.evals.demo import DEMO_SEED, shipped_baseline_path
+
+pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning"),
+]
+
+
+def test_the_demo_loop_records_replays_gates_logs_and_reports(tmp_path: Path) -> None:
+    summary = demo_loop(tmp_path / "out", now=datetime(2026, 11, 30, tzinfo=UTC))
+    assert summary.seed == DEMO_SEED
+    assert (summary.cases, summary.runs) == (8, 40)
+    assert summary.identical
+    assert summary.gate.passed, summary.gate.text()
+    shipped = load_baseline(shipped_baseline_path())
+    assert summary.metrics == shipped.metrics  # the shipped baseline is this very run
+    assert {r.delta for r in summary.gate.rows} <= {"+0.000", "+0.0%"}
+    assert summary.fixture_count > 0 and summary.fixtures.is_file()
+    results = json.loads(summary.results.read_text(encoding="utf-8"))
+    assert results["eval"]["mode"] == "replay"
+    page = summary.report.read_text(encoding="utf-8")
+    assert page.count("<svg") == 3 and "The gate <span class='ok'>passed</span>" in page
+    with History.open(summary.history) as history:
+        assert len(history) == summary.history_runs == 1
+    lines = summary.lines()
+    assert lines[1] == "replayed offline with no server: identical to the recording: True"
+    assert any(line.strip() == "gate: PASS" for line in lines)
+    assert lines[-2] == f"report: {summary.report}"
+    assert summary.seconds < 20
+
+
+def test_the_shipped_baseline_covers_the_shipped_cases_with_a_reason() -> None:
+    baseline = load_baseline(shipped_baseline_path())
+    assert [c.case for c in baseline.reference.cases] == [c.id for c in load_eval_cases()]
+    (entry,) = baseline.history
+    assert entry["reason"].startswith("First baseline")
+    assert entry["commit"]

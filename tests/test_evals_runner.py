@@ -1,0 +1,351 @@
+"""The eval runner end to end: record the shipped cases from the simulator once, then
+replay them offline, deterministically; recording is refused without approval."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import anthropic
+import pytest
+from click.testing import CliRunner
+
+from replaygate.cli.eval_cmds import eval_cmd
+from replaygate.errors import FixtureMismatchError, LiveCallNotApproved
+from replaygate.evals import (
+    AgentLoadError,
+    EvalResults,
+    History,
+    ModelSettings,
+    Recording,
+    load_agent,
+    load_eval_cases,
+    load_eval_results,
+    run_eval,
+    shipped_prices,
+)
+from replaygate.evals.cases import EvalCase
+from replaygate.evals.progress import Bar, Quiet, reporter
+from replaygate.evals.ratelimit import RateLimiter, WrappedWireModel, limited
+from replaygate.examples.research_copilot import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MODEL,
+    DEFAULT_SYSTEM,
+    StepLimitExceeded,
+)
+from replaygate.fakes import FunctionModel
+from replaygate.live import AnthropicModel
+from replaygate.sampling import load_results
+from replaygate.sim import Simulator
+from replaygate.store import FixtureStore
+from replaygate.types import Message, Model, ModelResponse, ToolSpec
+
+SEED = 7
+pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+
+
+def sim_model(url: str) -> AnthropicModel:
+    client = anthropic.Anthropic(base_url=url, api_key="sim-key", max_retries=0)
+    return AnthropicModel(
+        client, model=DEFAULT_MODEL, max_tokens=DEFAULT_MAX_TOKENS, system=DEFAULT_SYSTEM
+    )
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, EvalResults]]:
+    """The shipped eval cases, 5 samples each, recorded from the simulator."""
+    store = tmp_path_factory.mktemp("evals") / "fixtures.jsonl"
+    with Simulator(behavior="research-copilot", seed=SEED) as sim:
+        recording = Recording(sim_model(sim.url), approve_live=True, source="sim")
+        results = run_eval(load_eval_cases(), store, recording=recording, prices=shipped_prices())
+    yield store, results
+
+
+def cases_json(results: EvalResults) -> str:
+    return json.dumps(results.to_json()["cases"], ensure_ascii=False, sort_keys=True)
+
+
+def test_replay_reproduces_the_recording_byte_for_byte(recorded: tuple[Path, EvalResults]) -> None:
+    store, recording = recorded
+    first = run_eval(load_eval_cases(), store, prices=shipped_prices())
+    second = run_eval(load_eval_cases(), store, prices=shipped_prices())
+    assert cases_json(first) == cases_json(recording) == cases_json(second)
+    assert first.info["mode"] == "replay"
+    assert recording.info["mode"] == "record-missing"
+
+
+def test_replayed_results_are_scored(recorded: tuple[Path, EvalResults]) -> None:
+    store, _ = recorded
+    results = run_eval(load_eval_cases(), store, prices=shipped_prices())
+    assert [c.sampled.n for c in results.cases] == [5] * 8
+    metrics = results.metrics
+    assert 0.0 < metrics["success"] <= 1.0  # type: ignore[operator]
+    assert metrics["citation_precision"] == 1.0
+    assert 0.5 < metrics["citation_recall"] < 1.0  # type: ignore[operator]  # citations dropped
+    assert metrics["fabricated"] == 0.0
+    assert metrics["cost"] is not None and metrics["cost"] > 0
+    assert metrics["steps"] is not None and metrics["steps"] >= 3
+    assert metrics["cost_total"] == pytest.approx(metrics["cost"] * 40)
+    assert results.info["prices"]["currency"] == "USD"
+    failing = {a.name for c in results.cases for a in c.sampled.failing()}
+    assert failing == {"citations"}
+
+
+def test_the_results_file_extends_the_sampling_format(
+    recorded: tuple[Path, EvalResults], tmp_path: Path
+) -> None:
+    store, _ = recorded
+    path = run_eval(load_eval_cases(), store, prices=shipped_prices()).write(tmp_path / "r.json")
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["format"] == "replaygate.sampling.results"
+    assert set(document["metrics"]) >= {"success", "citation_precision", "cost", "steps"}
+    first = document["cases"][0]
+    assert {"counts", "metrics", "tags", "assertions", "sample_results"} <= set(first)
+    assert first["sample_results"][0]["output"]["fetched"] == ["doc-rag"]
+    assert len(load_results(path)) == 8  # the sampling reader still reads it
+    loaded = load_eval_results(path)
+    assert loaded.metrics == document["metrics"]
+
+
+def test_divergent_samples_are_recorded_with_null_for_samples_that_never_sent_them(
+    recorded: tuple[Path, EvalResults],
+) -> None:
+    store, _ = recorded
+    with FixtureStore.open(store) as opened:
+        fixtures = list(opened)
+    assert any(None in f.responses for f in fixtures)
+    assert all(f.responses[-1] is not None for f in fixtures)
+
+
+def test_a_request_that_was_never_recorded_fails_loudly(
+    recorded: tuple[Path, EvalResults],
+) -> None:
+    store, _ = recorded
+    case = EvalCase("new", "What is a fixture?", 3, 1, must_contain=("fixture",))
+    with pytest.raises(FixtureMismatchError) as caught:
+        run_eval([case], store)
+    assert "raised in sample 0 of 3 of case new" in caught.value.__notes__
+
+
+def test_replay_of_a_missing_store_says_how_to_record(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"no fixtures at .*--approve-live"):
+        run_eval(load_eval_cases(), tmp_path / "none.jsonl")
+
+
+class Spy:
+    """A live model that counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        self.calls += 1
+        return ModelResponse(text="x")
+
+
+def test_recording_without_approval_is_refused_before_any_call(tmp_path: Path) -> None:
+    spy = Spy()
+    store = tmp_path / "f.jsonl"
+    with pytest.raises(
+        LiveCallNotApproved, match=r"needs an explicit approval.*Nothing was called"
+    ):
+        run_eval(load_eval_cases(), store, recording=Recording(spy, approve_live=False))
+    assert spy.calls == 0
+    assert not store.exists()
+    with pytest.raises(ValueError, match="mode must be one of"):
+        run_eval(load_eval_cases(), store, recording=Recording(spy, True, mode="live"))
+    with pytest.raises(ValueError, match="concurrency must be at least 1"):
+        run_eval(load_eval_cases(), store, recording=Recording(spy, True, concurrency=0))
+
+
+def test_the_cli_refuses_record_mode_without_approve_live(tmp_path: Path) -> None:
+    store = tmp_path / "f.jsonl"
+    args = ["--fixtures", str(store), "--record-mode", "record-missing", "--simulator"]
+    result = CliRunner().invoke(eval_cmd, args)
+    assert result.exit_code == 2
+    assert "refusing --record-mode record-missing without --approve-live" in result.output
+    assert "Nothing was called" in result.output
+    assert "simulator" not in result.output.replace("--simulator", "")
+    assert not store.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--approve-live"], "--approve-live only applies with --record-mode"),
+        (["--concurrency", "2"], "apply to --record-mode"),
+        (["--simulator"], "apply to --record-mode"),
+    ],
+)
+def test_the_cli_refuses_recording_options_in_replay(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    result = CliRunner().invoke(eval_cmd, ["--fixtures", str(tmp_path / "f.jsonl"), *args])
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_the_cli_replays_writes_results_and_appends_to_the_history(
+    recorded: tuple[Path, EvalResults], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, _ = recorded
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CI", "1")
+    history = tmp_path / "h.db"
+    args = ["--fixtures", str(store), "--out", "r.json", "--history", str(history)]
+    for _ in range(2):
+        result = CliRunner().invoke(eval_cmd, args)
+        assert result.exit_code == 0, result.output
+    assert "rag-basics: " in result.output
+    assert "cost " in result.output and " USD" in result.output
+    assert (tmp_path / "r.json").is_file()
+    with History.open(history) as opened:
+        assert len(opened) == 2
+    missing = CliRunner().invoke(eval_cmd, ["--no-history"])
+    assert missing.exit_code == 2
+    assert "no fixture store: pass --fixtures" in missing.output
+
+
+def test_the_cli_reports_a_mismatch_as_an_error(
+    recorded: tuple[Path, EvalResults], tmp_path: Path
+) -> None:
+    store, _ = recorded
+    cases = tmp_path / "cases.jsonl"
+    record = {"id": "x", "question": "Unrecorded?", "must_contain": ["a"], "samples": 3, "floor": 2}
+    cases.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    args = ["--fixtures", str(store), "--cases", str(cases), "--no-history"]
+    result = CliRunner().invoke(eval_cmd, args)
+    assert result.exit_code == 2
+    assert "FixtureMismatchError" in result.output
+
+
+def test_concurrent_recording_with_a_rate_limit_replays_identically(tmp_path: Path) -> None:
+    store = tmp_path / "f.jsonl"
+    cases = load_eval_cases()[:4]
+    with Simulator(behavior="research-copilot", seed=3) as sim:
+        recording = Recording(
+            sim_model(sim.url), approve_live=True, source="sim", concurrency=3, rate_limit=500.0
+        )
+        recorded = run_eval(cases, store, recording=recording)
+    replayed = run_eval(cases, store)
+    assert cases_json(replayed) == cases_json(recorded)
+    assert [c.id for c in replayed.cases] == [c.id for c in cases]
+
+
+def test_the_rate_limiter_spaces_calls() -> None:
+    now = [0.0]
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    limiter = RateLimiter(4.0, clock=lambda: now[0], sleep=sleep)
+    waits = [limiter.acquire() for _ in range(3)]
+    assert waits == [0.0, 0.25, 0.5]
+    assert slept == [0.25, 0.5]
+    now[0] = 10.0
+    assert limiter.acquire() == 0.0
+    with pytest.raises(ValueError, match="must be a positive"):
+        RateLimiter(0)
+
+
+def test_the_rate_limiter_is_shared_across_threads() -> None:
+    limiter = RateLimiter(200.0)
+    started: list[float] = []
+    lock = threading.Lock()
+
+    def work() -> None:
+        for _ in range(5):
+            limiter.acquire()
+            with lock:
+                started.append(time.monotonic())
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(started) == 20
+    assert max(started) - min(started) >= 19 * 0.005 * 0.9  # 20 calls, 5 ms apart
+
+
+def test_a_limited_model_keeps_its_wire_method() -> None:
+    limiter = RateLimiter(1000.0)
+    plain = FunctionModel(lambda messages, tools: ModelResponse(text="ok"))
+    assert limited(plain, None) is plain
+    assert not isinstance(limited(plain, limiter), WrappedWireModel)
+    wire = sim_model("http://127.0.0.1:9")
+    assert isinstance(limited(wire, limiter), WrappedWireModel)
+
+
+def test_progress_is_quiet_in_ci_and_off_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    assert isinstance(reporter(3), Quiet)
+    monkeypatch.delenv("CI")
+    assert isinstance(reporter(3), Quiet)  # pytest's stderr is not a terminal
+    with reporter(2, enabled=True) as bar:
+        assert isinstance(bar, Bar)
+        bar.case_done("a", "pass")
+
+
+def test_an_agent_that_gives_up_fails_its_sample_without_stopping_the_run(
+    recorded: tuple[Path, EvalResults],
+) -> None:
+    store, _ = recorded
+    calls = [0]
+
+    def agent(model: Model, question: str) -> object:
+        calls[0] += 1
+        raise StepLimitExceeded(8, question, None)
+
+    case = EvalCase("c", "q", 3, 2, must_contain=("x",), expected_doc_ids=("doc-x",))
+    results = run_eval([case], store, agent=agent)  # type: ignore[arg-type]
+    (only,) = results.cases
+    assert calls[0] == 3
+    assert only.sampled.verdict == "block"
+    assert only.sampled.samples[0].output["error"].startswith("StepLimitExceeded: no final answer")
+    assert results.metrics["citation_recall"] == 0.0
+    assert results.metrics["citation_precision"] is None
+
+
+def test_agents_load_by_module_and_function(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = tmp_path / "my_agent.py"
+    module.write_text(
+        textwrap.dedent(
+            """
+            from replaygate.examples.research_copilot import build_registry, run
+
+            def agent(model, question):
+                return run(model, build_registry(), question)
+
+            NOT_CALLABLE = 3
+            """
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert callable(load_agent("my_agent:agent"))
+    assert load_agent(None).__name__ == "research_copilot"
+    for spec, message in [
+        ("my_agent", "expected 'package.module:function'"),
+        ("no_such_module_xyz:agent", "cannot import 'no_such_module_xyz'"),
+        ("my_agent:missing", "has no attribute 'missing'"),
+        ("my_agent:NOT_CALLABLE", "is not callable"),
+    ]:
+        with pytest.raises(AgentLoadError, match=message):
+            load_agent(spec)
+    sys.modules.pop("my_agent", None)
+
+
+def test_settings_are_the_recorded_ones(recorded: tuple[Path, EvalResults]) -> None:
+    store, _ = recorded
+    other = ModelSettings(model="another-model")
+    with pytest.raises(FixtureMismatchError):
+        run_eval(load_eval_cases()[:1], store, settings=other)

@@ -1,0 +1,304 @@
+"""The baseline gate on constructed results: passes, fails, prints its table (text and
+Markdown); the baseline is updated only with a reason, recorded with date and commit."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate.assertions.kinds import Outcome
+from replaygate.cli.eval_cmds import baseline_group, gate_cmd
+from replaygate.evals import (
+    BaselineError,
+    CaseResult,
+    EvalResults,
+    GateConfig,
+    LimitError,
+    Reference,
+    ResultsError,
+    load_baseline,
+    load_reference,
+    parse_limits,
+    run_gate,
+    update_baseline,
+)
+from replaygate.evals.scorers import CaseCounts
+from replaygate.sampling import SampledResult, SampleResult
+
+
+def case(
+    case_id: str, passes: int, *, n: int = 5, floor: int = 4, cost: float = 0.01
+) -> CaseResult:
+    samples = tuple(
+        SampleResult(
+            i,
+            (Outcome("citations", "gate", i < passes, "", None, "set"),),
+            {"final": "answer"},
+        )
+        for i in range(n)
+    )
+    sampled = SampledResult(case_id, n, floor, samples)
+    counts = CaseCounts(
+        samples=n,
+        passed=sampled.verdict == "pass",
+        runs=n,
+        scored=True,
+        cited=passes,
+        correct=passes,
+        expected=n,
+        input_tokens=100 * n,
+        output_tokens=10 * n,
+        steps=3 * n,
+        cost=cost * n,
+    )
+    return CaseResult(sampled, counts, ("t",))
+
+
+def results(*cases: CaseResult) -> EvalResults:
+    return EvalResults(cases, {"time": "2026-11-30T00:00:00Z", "mode": "replay", "model": "m"})
+
+
+BASE = results(case("a", 5), case("b", 4), case("c", 5), case("d", 5))
+
+
+def reference(res: EvalResults) -> Reference:
+    return Reference.of(res, "constructed")
+
+
+def test_the_gate_passes_when_nothing_drops_beyond_its_limit() -> None:
+    now = results(case("a", 5), case("b", 5), case("c", 5), case("d", 4, cost=0.0104))
+    report = run_gate(reference(BASE), reference(now), GateConfig())
+    assert report.passed, report.text()
+    text = report.text()
+    lines = text.splitlines()
+    assert lines[0].split() == ["metric", "baseline", "now", "delta", "limit", "verdict"]
+    success = next(line for line in lines if line.startswith("success "))
+    assert success.split() == ["success", "1.000", "1.000", "+0.000", "drop", "<=", "0.020", "ok"]
+    cost = next(line for line in lines if line.startswith("cost "))
+    assert cost.split()[-5:] == ["+1.0%", "rise", "<=", "10.0%", "ok"]
+    assert lines[-1] == "gate: PASS"
+
+
+def test_the_gate_fails_on_a_success_drop_and_a_cost_rise() -> None:
+    now = results(case("a", 5), case("b", 3), case("c", 5), case("d", 5, cost=0.02))
+    report = run_gate(reference(BASE), reference(now), GateConfig())
+    assert not report.passed
+    assert report.failures == [
+        "success: -0.250 exceeds drop <= 0.020",
+        "cost: +25.0% exceeds rise <= 10.0%",
+    ]
+    recall = next(r for r in report.rows if r.metric == "citation_recall")
+    assert (recall.delta, recall.verdict) == ("-0.050", "ok")  # exactly at its limit
+    assert report.text().splitlines()[-1].startswith("gate: FAIL (")
+    markdown = report.markdown()
+    assert markdown.startswith("### replaygate gate: FAILED")
+    assert "| metric | baseline | now | delta | limit | verdict |" in markdown
+    assert "| success | 1.000 | 0.750 | -0.250 | drop <= 0.020 | FAIL |" in markdown
+    document = report.to_json()
+    assert document["passed"] is False
+    assert {r["metric"]: r["verdict"] for r in document["rows"]}["success"] == "FAIL"
+
+
+def test_a_drop_exactly_at_the_limit_passes() -> None:
+    config = GateConfig(max_drop={"success": 0.25}, max_rise={})
+    now = results(case("a", 5), case("b", 3), case("c", 5), case("d", 5))
+    assert run_gate(reference(BASE), reference(now), config).passed
+    tighter = GateConfig(max_drop={"success": 0.24}, max_rise={})
+    assert not run_gate(reference(BASE), reference(now), tighter).passed
+
+
+def test_a_blocked_case_and_a_missing_case_fail_the_gate() -> None:
+    now = results(case("a", 5), case("b", 0), case("c", 5), case("e", 5))
+    limits = GateConfig(max_drop={}, max_rise={})
+    report = run_gate(reference(BASE), reference(now), limits)
+    assert report.problems == (
+        "case b: every sample failed (0/5, block)",
+        "case d is in the baseline but not in the results "
+        "(remove it with `replaygate baseline update --reason ...`)",
+    )
+    assert "case e is new (not in the baseline)" in report.notes
+    assert "FAIL case b: every sample failed (0/5, block)" in report.text()
+    lenient = GateConfig(max_drop={}, max_rise={}, fail_on_block=False, fail_on_missing=False)
+    assert run_gate(reference(BASE), reference(now), lenient).passed
+
+
+def test_a_metric_without_a_value_is_not_checked_but_noted() -> None:
+    unpriced = results(*(case(c.id, 5) for c in BASE.cases))
+    counts = [
+        CaseResult(c.sampled, CaseCounts(**{**c.counts.to_json(), "cost": None}), c.tags)
+        for c in unpriced.cases
+    ]
+    report = run_gate(reference(BASE), reference(results(*counts)), GateConfig())
+    row = next(r for r in report.rows if r.metric == "cost")
+    assert (row.verdict, row.delta) == ("n/a", "n/a")
+    assert "cost: the results have no value; it was not checked" in report.notes
+
+
+def test_limits_parse_with_aliases_and_explain_mistakes() -> None:
+    assert parse_limits("success=0.02, citation=0.05", "--max-drop") == {
+        "success": 0.02,
+        "citation": 0.05,
+    }
+    for text, message in [
+        ("success", "expected METRIC=LIMIT items"),
+        ("success=lots", "'lots' is not a number"),
+        ("success=-1", "a limit must be a number >= 0"),
+        ("speed=0.1", "unknown metric 'speed'"),
+    ]:
+        with pytest.raises(LimitError, match=message):
+            parse_limits(text, "--max-drop")
+
+
+def write_results(path: Path, res: EvalResults) -> Path:
+    return res.write(path)
+
+
+def test_the_gate_command_prints_the_table_and_exits_1_on_a_violation(tmp_path: Path) -> None:
+    base = write_results(tmp_path / "base.json", BASE)
+    good = write_results(tmp_path / "good.json", BASE)
+    bad = write_results(tmp_path / "bad.json", results(case("a", 5), case("b", 3), case("c", 5)))
+    config = tmp_path / "pyproject.toml"
+    config.write_text("[tool.replaygate.gate]\nmax_drop = { success = 0.5 }\n", encoding="utf-8")
+    runner = CliRunner()
+    ok = runner.invoke(gate_cmd, ["--baseline", str(base), "--results", str(good)])
+    assert ok.exit_code == 0, ok.output
+    assert ok.output.rstrip().endswith("gate: PASS")
+    fail = runner.invoke(
+        gate_cmd,
+        ["--baseline", str(base), "--results", str(bad), "--config", str(config), "--format",
+         "markdown"],
+    )  # fmt: skip
+    assert fail.exit_code == 1
+    assert "| success | 1.000 | 0.667 | -0.333 | drop <= 0.500 | ok |" in fail.output
+    assert "**FAIL** case d is in the baseline but not in the results" in fail.output
+    flags = runner.invoke(
+        gate_cmd,
+        ["--baseline", str(base), "--results", str(bad), "--config", str(config),
+         "--max-drop", "success=0.1", "--max-rise", "cost=1"],
+    )  # fmt: skip
+    assert flags.exit_code == 1
+    assert re.search(r"^success .* drop <= 0\.100 +FAIL$", flags.output, re.MULTILINE)
+    as_json = runner.invoke(
+        gate_cmd, ["--baseline", str(base), "--results", str(good), "--format", "json"]
+    )
+    assert json.loads(as_json.output)["passed"] is True
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "not JSON"),
+        ('{"format": "other"}', "neither a baseline"),
+        ('{"format": "replaygate.eval.baseline", "version": 9}', "unsupported baseline version"),
+        (
+            '{"format": "replaygate.sampling.results", "version": 1, "cases": [{}]}',
+            r"cases\[0\]: KeyError",
+        ),
+        (
+            '{"format": "replaygate.eval.baseline", "version": 1, "metrics": {"success": "x"}}',
+            "metrics.success must be a number or null",
+        ),
+        ('{"format": "replaygate.sampling.results", "version": 2}', "unsupported version 2"),
+        ('{"format": "replaygate.sampling.results", "version": 1, "cases": {}}', "must be a list"),
+        ('{"format": "replaygate.eval.baseline", "version": 1, "cases": []}', "keyed by case id"),
+        (
+            '{"format": "replaygate.eval.baseline", "version": 1, "cases": {"a": {"samples": 5}}}',
+            "cases.a: KeyError",
+        ),
+    ],
+)
+def test_a_bad_baseline_or_results_file_is_named(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ResultsError, match=message):
+        load_reference(path)
+    result = CliRunner().invoke(gate_cmd, ["--baseline", str(path), "--results", str(path)])
+    assert result.exit_code == 2
+    assert str(path) in result.output
+
+
+def test_the_gate_command_rejects_an_unknown_metric(tmp_path: Path) -> None:
+    base = write_results(tmp_path / "base.json", BASE)
+    args = ["--baseline", str(base), "--results", str(base), "--max-drop", "speed=1"]
+    result = CliRunner().invoke(gate_cmd, args)
+    assert result.exit_code == 2
+    assert "unknown metric 'speed'" in result.output
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
+        cwd=repo, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    git(tmp_path, "init", "-q")
+    (tmp_path / "README").write_text("x\n", encoding="utf-8")
+    git(tmp_path, "add", "README")
+    git(tmp_path, "commit", "-q", "-m", "first")
+    return tmp_path
+
+
+def test_updating_the_baseline_without_a_reason_is_refused(repo: Path) -> None:
+    target = repo / "evals" / "baseline.json"
+    for reason in (None, "", "   "):
+        with pytest.raises(BaselineError, match=r"without a reason.*Nothing was written"):
+            update_baseline(target, BASE, reason=reason)
+    assert not target.exists()
+    res = write_results(repo / "r.json", BASE)
+    result = CliRunner().invoke(
+        baseline_group, ["update", "--results", str(res), "--baseline", str(target)]
+    )
+    assert result.exit_code == 2
+    assert "refusing to update" in result.output and "without --reason" in result.output
+    assert not target.exists()
+
+
+def test_a_baseline_update_records_reason_date_commit_and_changes(repo: Path) -> None:
+    target = repo / "evals" / "baseline.json"
+    head = git(repo, "rev-parse", "HEAD")
+    first = update_baseline(target, BASE, reason="first baseline", now="2026-11-01T00:00:00Z")
+    assert first.history[0]["commit"] == head
+    assert first.history[0]["cases_added"] == ["a", "b", "c", "d"]
+    git(repo, "add", "evals/baseline.json")
+    git(repo, "commit", "-q", "-m", "baseline")
+    second_head = git(repo, "rev-parse", "HEAD")
+    res = write_results(repo / "r.json", results(case("a", 5), case("b", 5), case("c", 5)))
+    result = CliRunner().invoke(
+        baseline_group,
+        ["update", "--results", str(res), "--baseline", str(target), "--reason",
+         "b is fixed; d moved to its own suite"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert f"updated at commit {second_head}" in result.output
+    saved = load_baseline(target)
+    assert len(saved.history) == 2
+    entry = saved.history[-1]
+    assert entry["reason"] == "b is fixed; d moved to its own suite"
+    assert entry["commit"] == second_head
+    assert entry["dirty"] is False
+    assert entry["date"].endswith("Z")
+    assert entry["results"] == str(res)
+    assert entry["cases_removed"] == ["d"]
+    assert "success" not in entry["changes"]
+    assert entry["changes"]["citation_recall"] == {"from": 0.95, "to": 1.0}
+    assert [c.case for c in saved.reference.cases] == ["a", "b", "c"]
+    assert saved.history[0]["reason"] == "first baseline"
+    assert load_reference(target).metrics == saved.metrics
+
+
+def test_a_baseline_outside_git_records_no_commit(tmp_path: Path) -> None:
+    baseline = update_baseline(tmp_path / "b.json", BASE, reason="no repository here")
+    assert baseline.history[0]["commit"] is None
+    with pytest.raises(BaselineError, match="the results hold no case"):
+        update_baseline(tmp_path / "b.json", results(), reason="empty")

@@ -1,0 +1,166 @@
+"""The HTML report: self-contained, with its three plots, tables and maintenance signals."""
+
+from __future__ import annotations
+
+import re
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from replaygate.assertions.kinds import Outcome
+from replaygate.evals import (
+    CaseResult,
+    EvalError,
+    EvalResults,
+    History,
+    HistoryError,
+    ReportConfig,
+)
+from replaygate.evals.scorers import CaseCounts
+from replaygate.fixture import Fixture
+from replaygate.report import (
+    build_report,
+    find_signals,
+    fixture_ages,
+    weekly_pass_rates,
+    write_report,
+)
+from replaygate.sampling import SampledResult, SampleResult
+from replaygate.store import FixtureStore
+
+pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def run(time: str, citations: int, success_cases: int, cost: float) -> EvalResults:
+    cases = []
+    for index in range(4):
+        passes = citations if index == 0 else 5
+        samples = tuple(
+            SampleResult(
+                i,
+                (
+                    Outcome("contains", "gate", True, "", 1.0, "contains"),
+                    Outcome("citations", "gate", i < passes, "", None, "set"),
+                ),
+                {"final": "x"},
+            )
+            for i in range(5)
+        )
+        sampled = SampledResult(f"case-{index}", 5, 4, samples)
+        ok = index < success_cases
+        counts = CaseCounts(5, ok, 5, True, passes, passes, 5, 0, 500, 50, 15, cost)
+        cases.append(CaseResult(sampled, counts))
+    return EvalResults(tuple(cases), {"time": time, "commit": "0123456789abcdef"})
+
+
+WEEKS = [
+    ("2026-11-02T09:00:00Z", 4, 4, 0.010),
+    ("2026-11-09T09:00:00Z", 4, 4, 0.011),
+    ("2026-11-16T09:00:00Z", 3, 3, 0.012),
+    ("2026-11-23T09:00:00Z", 4, 2, 0.013),
+    ("2026-11-24T09:00:00Z", 3, 1, 0.014),
+]
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> Path:
+    path = tmp_path / "history.db"
+    with History.open(path) as opened:
+        for time, citations, success, cost in WEEKS:
+            opened.append(run(time, citations, success, cost))
+    return path
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    path = tmp_path / "fixtures.jsonl"
+    with FixtureStore.open(path) as opened:
+        for day, recorded in enumerate(["2026-11-29T12:00:00Z", "2026-10-31T12:00:00Z", None]):
+            meta = {"recorded_at": recorded} if recorded else {"source": "hand"}
+            request = {
+                "model": "m",
+                "max_tokens": 1,
+                "messages": [{"role": "user", "content": f"{day}"}],
+            }
+            opened.put(Fixture.create(request, [{"text": "x"}], meta))
+    return path
+
+
+def test_the_report_is_one_self_contained_file(history: Path, store: Path, tmp_path: Path) -> None:
+    out = write_report(tmp_path / "out" / "report.html", history=history, fixtures=[store], now=NOW)
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!doctype html>")
+    assert "<script" not in page
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?!#|data:)[a-z]+:""", page, re.I)
+    assert not re.search(r"url\((?!#)", page)
+    assert "<link" not in page and "@import" not in page
+    assert page.count("<svg") == 3
+    for title in ("Metrics over time", "Weekly pass rate per assertion", "Fixture age histogram"):
+        assert re.search(rf'<title id="[a-z]+-title">{title}</title>', page)
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), "ids must be unique across the inlined plots"
+    assert "Run <code>" in page and "commit <code>0123456789ab</code>" in page
+    assert "2 fixture(s) in:" in page and "1 without a date" in page
+
+
+def test_the_report_lists_the_maintenance_signals(history: Path, tmp_path: Path) -> None:
+    page = write_report(tmp_path / "r.html", history=history, now=NOW).read_text("utf-8")
+    section = page[page.index("<h2>Maintenance signals</h2>") : page.index("<h2>Metrics over time")]
+    assert "the last 5 of 5 run(s) examined" in section
+    assert "always passes</td><td>case-0 / contains" in section
+    assert "near threshold</td><td>case-0 / citations" in section
+    assert "trending down</td><td>success" in section
+    assert "trending down</td><td>cost" in section
+    assert "case-1 / citations" in section  # passes 5/5 every run: no longer discriminates
+
+
+def test_signals_need_enough_runs(history: Path) -> None:
+    with History.open(history) as opened:
+        runs = opened.runs()
+    signals, note = find_signals(runs[:2], ReportConfig(min_runs=3))
+    assert signals == []
+    assert note == "2 run(s) in the history; maintenance signals need at least 3"
+    signals, _ = find_signals(runs, ReportConfig(window=3, min_runs=3, trend=0.4))
+    kinds = {(s.kind, s.subject) for s in signals}
+    assert ("trending down", "success") in kinds  # 0.75 -> 0.25 over the last 3 runs
+    assert not any(kind == "trending down" and s == "cost" for kind, s in kinds)  # +15% < 40%
+
+
+def test_weekly_pass_rates_sum_cases_and_runs(history: Path) -> None:
+    with History.open(history) as opened:
+        weeks, rates = weekly_pass_rates(opened.runs())
+    assert weeks == ["2026-W45", "2026-W46", "2026-W47", "2026-W48"]
+    assert rates["contains"] == [1.0, 1.0, 1.0, 1.0]
+    assert rates["citations"][0] == pytest.approx(19 / 20)
+    assert rates["citations"][3] == pytest.approx((19 + 18) / 40)
+
+
+def test_fixture_ages_come_from_recorded_at(store: Path, tmp_path: Path) -> None:
+    ages = fixture_ages([store, tmp_path / "missing.jsonl"], now=NOW)
+    assert sorted(ages.days) == [1.0, 30.0]
+    assert ages.undated == 1
+
+
+def test_the_same_history_gives_the_same_page(history: Path) -> None:
+    with History.open(history) as opened:
+        runs = opened.runs()
+    assert build_report(runs, now=NOW) == build_report(runs, now=NOW)
+
+
+def test_an_empty_history_still_renders_and_a_missing_one_is_an_error(tmp_path: Path) -> None:
+    page = build_report([], now=NOW)
+    assert "No run in the history yet" in page and page.count("<svg") == 3
+    with pytest.raises(HistoryError, match=r"no history at .*run `replaygate eval` first"):
+        write_report(tmp_path / "r.html", history=tmp_path / "none.db")
+
+
+def test_without_matplotlib_the_report_says_which_extra_to_install(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(EvalError, match=r"pip install 'replaygate\[report\]'"):
+        write_report(tmp_path / "r.html", history=history)

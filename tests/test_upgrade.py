@@ -1,0 +1,159 @@
+"""Model upgrades: three planted failures are classified (structure changed, distribution
+shifted, broken), and most semantic assertions flipping at once says to suspect them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from replaygate.assertions.kinds import Category, Outcome
+from replaygate.cli.eval_cmds import upgrade_cmd
+from replaygate.evals import CaseResult, EvalResults, Reference, classify_upgrade
+from replaygate.evals.scorers import CaseCounts
+from replaygate.sampling import SampledResult, SampleResult
+
+Spec = dict[str, tuple[Category, list[bool]]]
+
+
+def case(case_id: str, floor: int, checks: Spec) -> CaseResult:
+    n = len(next(iter(checks.values()))[1])
+    samples = tuple(
+        SampleResult(
+            i,
+            tuple(
+                Outcome(name, "gate", passes[i], "", None, category)
+                for name, (category, passes) in checks.items()
+            ),
+            {"final": "x"},
+        )
+        for i in range(n)
+    )
+    sampled = SampledResult(case_id, n, floor, samples)
+    return CaseResult(sampled, CaseCounts(n, sampled.verdict == "pass"))
+
+
+def passing(n: int = 5) -> list[bool]:
+    return [True] * n
+
+
+def some(passes: int, n: int = 5) -> list[bool]:
+    return [i < passes for i in range(n)]
+
+
+def semantic(contains: list[bool], citations: list[bool]) -> Spec:
+    return {"contains": ("contains", contains), "citations": ("set", citations)}
+
+
+def reference(*cases: CaseResult) -> Reference:
+    return Reference.of(EvalResults(cases), "constructed")
+
+
+BASELINE = reference(
+    case("json-shape", 1, {"schema": ("structure", [True])}),
+    case("rag", 4, semantic(passing(), passing())),
+    case("drift", 4, semantic(passing(), passing())),
+    case("stable", 4, semantic(passing(), passing())),
+    case("secrets", 4, semantic(passing(), passing())),
+)
+
+
+def test_three_planted_failures_are_classified() -> None:
+    candidate = reference(
+        case("json-shape", 1, {"schema": ("structure", [False])}),
+        case("rag", 4, semantic(passing(), some(2))),
+        case("drift", 4, semantic(some(0), some(0))),
+        case("stable", 4, semantic(passing(), passing())),
+        case("secrets", 4, semantic(passing(), some(4))),
+    )
+    report = classify_upgrade(BASELINE, candidate)
+    found = {(f.case, f.assertion): f.classification for f in report.failures}
+    assert found == {
+        ("json-shape", "schema"): "structure changed",
+        ("rag", "citations"): "distribution shifted",
+        ("drift", "contains"): "broken",
+        ("drift", "citations"): "broken",
+    }
+    advice = {f.classification: f.advice for f in report.failures}
+    assert advice["structure changed"] == "fix the fixtures or the parser"
+    assert advice["broken"] == "fix the implementation; never change the assertion"
+    assert advice["distribution shifted"].startswith("revisit the threshold")
+    assert (report.flipped, report.semantic_passing) == (3, 8)
+    assert not report.suspect_assertions
+    assert report.warning is None
+    text = report.text()
+    assert "WARNING" not in text
+    assert text.splitlines()[-1] == (
+        "upgrade: 1 structure changed, 1 distribution shifted, 2 broken"
+    )
+    rag = next(f for f in report.failures if f.case == "rag")
+    assert rag.cells()[:5] == ["rag", "citations", "5/5", "2/5", "distribution shifted"]
+
+
+def test_most_semantic_assertions_flipping_at_once_means_suspect_the_assertions() -> None:
+    candidate = reference(
+        case("json-shape", 1, {"schema": ("structure", [True])}),
+        case("rag", 4, semantic(some(1), some(2))),
+        case("drift", 4, semantic(some(3), passing())),
+        case("stable", 4, semantic(some(2), some(1))),
+        case("secrets", 4, semantic(some(3), passing())),
+    )
+    report = classify_upgrade(BASELINE, candidate)
+    assert (report.flipped, report.semantic_passing) == (6, 8)
+    assert report.suspect_assertions
+    assert report.warning == (
+        "6 of 8 semantic assertions flipped from pass to fail at once: suspect the assertions "
+        "first (they probably depend on the old model's wording), not the model"
+    )
+    assert f"WARNING {report.warning}" in report.text()
+    assert f"**Warning:** {report.warning}" in report.markdown()
+    assert {f.classification for f in report.failures} == {"distribution shifted"}
+
+
+def test_a_failure_already_in_the_baseline_is_marked() -> None:
+    baseline = reference(case("rag", 4, semantic(passing(), some(2))))
+    candidate = reference(case("rag", 4, semantic(passing(), some(3))))
+    (failure,) = classify_upgrade(baseline, candidate).failures
+    assert failure.pre_existing
+    assert failure.cells()[4] == "distribution shifted (already failing)"
+
+
+def test_a_case_failing_only_in_combination_is_reported() -> None:
+    contains = [True, True, True, True, False]
+    citations = [False, True, True, True, True]
+    candidate = reference(case("rag", 4, semantic(contains, citations)))
+    (failure,) = classify_upgrade(BASELINE, candidate).failures
+    assert (failure.assertion, failure.after, failure.classification) == (
+        "(all gates)", (3, 5), "distribution shifted",
+    )  # fmt: skip
+
+
+def test_the_upgrade_command_prints_and_exits_1_on_failures(tmp_path: Path) -> None:
+    old = EvalResults((case("rag", 4, semantic(passing(), passing())),))
+    new = EvalResults((case("rag", 4, semantic(passing(), some(0))),))
+    old_path, new_path = old.write(tmp_path / "old.json"), new.write(tmp_path / "new.json")
+    runner = CliRunner()
+    failed = runner.invoke(upgrade_cmd, ["--baseline", str(old_path), "--candidate", str(new_path)])
+    assert failed.exit_code == 1
+    assert "broken" in failed.output and "never change the assertion" in failed.output
+    same = runner.invoke(upgrade_cmd, ["--baseline", str(old_path), "--candidate", str(old_path)])
+    assert same.exit_code == 0
+    assert same.output.strip() == "upgrade: no failing gate in the candidate"
+    as_json = runner.invoke(
+        upgrade_cmd,
+        ["--baseline", str(old_path), "--candidate", str(new_path), "--format", "json"],
+    )
+    document = json.loads(as_json.output)
+    assert document["failures"][0]["class"] == "broken"
+    assert (document["flipped"], document["suspect_assertions"]) == (1, False)  # 1 of 2
+    already = runner.invoke(
+        upgrade_cmd, ["--baseline", str(new_path), "--candidate", str(new_path)]
+    )
+    assert already.exit_code == 0  # failing before the upgrade too: listed, not new
+    assert "broken (already failing)" in already.output
+    missing = runner.invoke(
+        upgrade_cmd, ["--baseline", str(tmp_path / "none.json"), "--candidate", str(new_path)]
+    )
+    assert missing.exit_code == 2
+    assert "cannot read baseline or results" in missing.output
