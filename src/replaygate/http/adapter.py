@@ -116,25 +116,55 @@ class AsyncFixtureTransport(FixtureTransportBase[AsyncLive[ReqT]], Generic[ReqT,
             await self.live.aclose()
 
 
-def build_client(
-    client: Callable[..., ClientT],
-    transport: Callable[..., Any],
-    store: StoreArg | Exchange,
-    mode: str,
-    *,
-    approve_live: bool,
-    match_host: bool,
-    source: str | None,
-    live: Any,
-    client_options: dict[str, Any],
-) -> ClientT:
-    """``client(transport=transport(store, ...), **client_options)``."""
-    fixture_transport = transport(
-        store,
-        mode=mode,
-        approve_live=approve_live,
-        transport=live,
-        match_host=match_host,
-        source=source,
+ClientT_co = TypeVar("ClientT_co", covariant=True)
+
+
+class ClientFactory(Protocol[ClientT_co]):
+    """``httpx2_client`` and its siblings: a client whose transport answers from fixtures."""
+
+    def __call__(
+        self,
+        store: StoreArg | Exchange,
+        mode: str = "replay",
+        *,
+        approve_live: bool = False,
+        match_host: bool = False,
+        source: str | None = None,
+        transport: Any = None,
+        **client_options: Any,
+    ) -> ClientT_co:
+        """A client over the fixture transport; ``transport`` is the live one when recording."""
+        ...
+
+
+def client_factory(
+    client_class: Callable[..., ClientT], transport_class: type[Any]
+) -> ClientFactory[ClientT]:
+    """The factory of ``client_class`` objects over the fixture ``transport_class``."""
+
+    def make(
+        store: StoreArg | Exchange,
+        mode: str = "replay",
+        *,
+        approve_live: bool = False,
+        match_host: bool = False,
+        source: str | None = None,
+        transport: Any = None,
+        **client_options: Any,
+    ) -> ClientT:
+        fixture_transport = transport_class(
+            store,
+            mode=mode,
+            approve_live=approve_live,
+            transport=transport,
+            match_host=match_host,
+            source=source,
+        )
+        return client_class(transport=fixture_transport, **client_options)
+
+    name = f"{getattr(client_class, '__module__', '')}.{getattr(client_class, '__qualname__', '')}"
+    make.__doc__ = (
+        f"A ``{name}`` over :class:`{transport_class.__name__}`: ``client_options`` go to the "
+        "client, ``transport`` is the live transport a recording mode sends through."
     )
-    return client(transport=fixture_transport, **client_options)
+    return make

@@ -7,12 +7,14 @@ One line wires an SDK to fixtures::
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx2
 
-from replaygate.http.adapter import AsyncFixtureTransport, SyncFixtureTransport, build_client
-from replaygate.http.exchange import Exchange, StoreArg
+from replaygate.http.adapter import (
+    AsyncFixtureTransport,
+    ClientFactory,
+    SyncFixtureTransport,
+    client_factory,
+)
 from replaygate.http.streams import ReplayByteStream, TeeByteStream
 from replaygate.http.transport import Library
 
@@ -50,49 +52,7 @@ class AsyncHttpx2Transport(
         return httpx2.AsyncHTTPTransport()
 
 
-def httpx2_client(
-    store: StoreArg | Exchange,
-    mode: str = "replay",
-    *,
-    approve_live: bool = False,
-    match_host: bool = False,
-    source: str | None = None,
-    transport: httpx2.BaseTransport | None = None,
-    **client_options: Any,
-) -> httpx2.Client:
-    """An ``httpx2.Client`` over :class:`Httpx2Transport` (``client_options`` go to the client)."""
-    return build_client(
-        httpx2.Client,
-        Httpx2Transport,
-        store,
-        mode,
-        approve_live=approve_live,
-        match_host=match_host,
-        source=source,
-        live=transport,
-        client_options=client_options,
-    )
-
-
-def httpx2_async_client(
-    store: StoreArg | Exchange,
-    mode: str = "replay",
-    *,
-    approve_live: bool = False,
-    match_host: bool = False,
-    source: str | None = None,
-    transport: httpx2.AsyncBaseTransport | None = None,
-    **client_options: Any,
-) -> httpx2.AsyncClient:
-    """An ``httpx2.AsyncClient`` over :class:`AsyncHttpx2Transport`."""
-    return build_client(
-        httpx2.AsyncClient,
-        AsyncHttpx2Transport,
-        store,
-        mode,
-        approve_live=approve_live,
-        match_host=match_host,
-        source=source,
-        live=transport,
-        client_options=client_options,
-    )
+httpx2_client: ClientFactory[httpx2.Client] = client_factory(httpx2.Client, Httpx2Transport)
+httpx2_async_client: ClientFactory[httpx2.AsyncClient] = client_factory(
+    httpx2.AsyncClient, AsyncHttpx2Transport
+)

@@ -5,12 +5,14 @@ One line wires a client to fixtures: ``httpx_client(store, mode="replay")``.
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 
-from replaygate.http.adapter import AsyncFixtureTransport, SyncFixtureTransport, build_client
-from replaygate.http.exchange import Exchange, StoreArg
+from replaygate.http.adapter import (
+    AsyncFixtureTransport,
+    ClientFactory,
+    SyncFixtureTransport,
+    client_factory,
+)
 from replaygate.http.streams import ReplayByteStream, TeeByteStream
 from replaygate.http.transport import Library
 
@@ -48,49 +50,7 @@ class AsyncHttpxTransport(
         return httpx.AsyncHTTPTransport()
 
 
-def httpx_client(
-    store: StoreArg | Exchange,
-    mode: str = "replay",
-    *,
-    approve_live: bool = False,
-    match_host: bool = False,
-    source: str | None = None,
-    transport: httpx.BaseTransport | None = None,
-    **client_options: Any,
-) -> httpx.Client:
-    """An ``httpx.Client`` over :class:`HttpxTransport` (``client_options`` go to the client)."""
-    return build_client(
-        httpx.Client,
-        HttpxTransport,
-        store,
-        mode,
-        approve_live=approve_live,
-        match_host=match_host,
-        source=source,
-        live=transport,
-        client_options=client_options,
-    )
-
-
-def httpx_async_client(
-    store: StoreArg | Exchange,
-    mode: str = "replay",
-    *,
-    approve_live: bool = False,
-    match_host: bool = False,
-    source: str | None = None,
-    transport: httpx.AsyncBaseTransport | None = None,
-    **client_options: Any,
-) -> httpx.AsyncClient:
-    """An ``httpx.AsyncClient`` over :class:`AsyncHttpxTransport`."""
-    return build_client(
-        httpx.AsyncClient,
-        AsyncHttpxTransport,
-        store,
-        mode,
-        approve_live=approve_live,
-        match_host=match_host,
-        source=source,
-        live=transport,
-        client_options=client_options,
-    )
+httpx_client: ClientFactory[httpx.Client] = client_factory(httpx.Client, HttpxTransport)
+httpx_async_client: ClientFactory[httpx.AsyncClient] = client_factory(
+    httpx.AsyncClient, AsyncHttpxTransport
+)
