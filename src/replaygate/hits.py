@@ -15,6 +15,7 @@ fixtures no run played; ``ci plan`` reads it to find the tests that use a fixtur
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import secrets
 import threading
@@ -65,13 +66,32 @@ def current_test() -> str | None:
 
 
 class HitLog:
-    """Buffers hits in memory and appends them to this process's file."""
+    """Buffers hits in memory and appends them to this process's file.
 
-    def __init__(self, directory: Path, run: str) -> None:
+    With ``root`` (the project directory), a store path under it is logged relative
+    to it (a relative path is first taken from the current directory), so the log
+    reads the same on every machine.
+    """
+
+    def __init__(self, directory: Path, run: str, root: Path | None = None) -> None:
         self.directory = directory
         self.run = run
+        self.root = root
         self._buffer: list[Hit] = []
         self._lock = threading.Lock()
+        self._names: dict[str, str] = {}
+
+    def store_name(self, store: str | os.PathLike[str]) -> str:
+        """How ``store`` is written in the log: relative to ``root`` when under it."""
+        text = os.fspath(store)
+        name = self._names.get(text)
+        if name is None:
+            name = text
+            if self.root is not None:
+                with contextlib.suppress(ValueError):
+                    name = Path(os.path.abspath(text)).relative_to(self.root).as_posix()
+            self._names[text] = name
+        return name
 
     @property
     def file(self) -> Path:
@@ -80,7 +100,7 @@ class HitLog:
 
     def note(self, store: str | os.PathLike[str], key: str) -> None:
         """Remember that ``key`` of ``store`` was played by the current test."""
-        hit = Hit(self.run, now_iso(), os.fspath(store), key, current_test())
+        hit = Hit(self.run, now_iso(), self.store_name(store), key, current_test())
         with self._lock:
             self._buffer.append(hit)
             full = len(self._buffer) >= _FLUSH_EVERY
@@ -102,22 +122,38 @@ class HitLog:
 _active: HitLog | None = None
 
 
-def enable(directory: str | os.PathLike[str] = DEFAULT_DIR, run: str | None = None) -> HitLog:
-    """Start logging hits (for this process) under ``directory``; flushed at exit."""
-    global _active
-    if _active is not None:
-        _active.flush()
+def enable(
+    directory: str | os.PathLike[str] = DEFAULT_DIR,
+    run: str | None = None,
+    root: str | os.PathLike[str] | None = None,
+) -> HitLog:
+    """Start logging hits (for this process) under ``directory``; flushed at exit.
+
+    The run id is ``run``, else ``$REPLAYGATE_RUN_ID``, else a new one; ``root``
+    makes store paths under it relative (see :class:`HitLog`).
+    """
     run_id = run or os.environ.get(RUN_ENV) or new_run_id()
-    _active = HitLog(Path(directory), run_id)
+    log = HitLog(Path(directory), run_id, Path(root) if root is not None else None)
+    use(log)
+    return log
+
+
+def active() -> HitLog | None:
+    """The log hits go to, or None when logging is off."""
     return _active
+
+
+def use(log: HitLog | None) -> None:
+    """Send hits to ``log`` from now on (None: stop logging), flushing the one in use."""
+    global _active
+    if _active is not None and _active is not log:
+        _active.flush()
+    _active = log
 
 
 def disable() -> None:
     """Flush and stop logging hits."""
-    global _active
-    if _active is not None:
-        _active.flush()
-    _active = None
+    use(None)
 
 
 def note(store: str | os.PathLike[str], key: str) -> None:

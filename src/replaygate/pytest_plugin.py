@@ -27,6 +27,11 @@ Marker: ``@pytest.mark.replaygate(fixtures="path", interface=..., source=...)``:
 In replay mode the network is blocked (loopback only) from the setup of
 ``replaygate_store`` to its teardown, i.e. for the whole of every test that uses any
 of the fixtures above.
+
+Hits: every test session logs which fixtures its tests replay to
+``.replaygate/hits/`` under the rootdir (:mod:`replaygate.hits`), one file per
+process; xdist workers share the controller's run id (``REPLAYGATE_RUN_ID``).
+``replaygate patrol`` and ``prune`` read it.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from replaygate.hits import HitLog
     from replaygate.http.exchange import Exchange
     from replaygate.store import FixtureStore
 
@@ -84,7 +90,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the marker; refuse a recording mode without approval."""
+    """Register the marker; refuse a recording mode without approval; start the hits log."""
     config.addinivalue_line(
         "markers",
         "replaygate(fixtures=None, interface=None, source=None): the test's fixture store "
@@ -96,6 +102,49 @@ def pytest_configure(config: pytest.Config) -> None:
             f"--record-mode={mode} makes live model calls and needs an explicit approval "
             "for this run: add --approve-live. Nothing was run."
         )
+    _start_hits(config)
+
+
+_HITS = pytest.StashKey[tuple["HitLog | None", str | None, bool]]()
+
+
+def _start_hits(config: pytest.Config) -> None:
+    """Log replay hits for this session; a controller gives its workers its run id."""
+    from replaygate import hits
+
+    worker = hasattr(config, "workerinput")
+    env_before = os.environ.get(hits.RUN_ENV)
+    run = env_before if worker and env_before else hits.new_run_id()
+    if not worker:
+        os.environ[hits.RUN_ENV] = run
+    config.stash[_HITS] = (hits.active(), env_before, worker)
+    root = Path(config.rootpath)
+    hits.enable(root / hits.DEFAULT_DIR, run=run, root=root)
+
+
+def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    """Write the hits of the test just finished (a worker may be stopped without notice)."""
+    from replaygate import hits
+
+    log = hits.active()
+    if log is not None:
+        log.flush()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Flush this session's hits; give back the log and run id of an enclosing session."""
+    from replaygate import hits
+
+    saved = config.stash.get(_HITS, None)
+    if saved is None:
+        return
+    previous, env_before, worker = saved
+    hits.use(previous)
+    if not worker:
+        if env_before is None:
+            os.environ.pop(hits.RUN_ENV, None)
+        else:
+            os.environ[hits.RUN_ENV] = env_before
 
 
 def _marker_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:

@@ -4,6 +4,13 @@ Both take the same :class:`RequestSettings`, so what is recorded is exactly what
 replay looks up. Replay answers only a request equal to a recorded one (law 1) and
 raises :class:`~replaygate.errors.FixtureMismatchError` otherwise (law 2). Recording
 needs an explicit approval (law 3).
+
+Both run the same :class:`~replaygate.sanitize.Sanitizer` (``sanitize=``, by default
+the one configured in the nearest ``pyproject.toml``): recording stores and keys the
+sanitized request and response and hands the agent the stored response, exactly
+what replay will hand it; replay runs the request-side rules before the lookup. A
+fixture recorded for another interface version than the one configured is refused
+with :class:`~replaygate.fixture.InterfaceVersionError`.
 """
 
 from __future__ import annotations
@@ -14,13 +21,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from replaygate import __version__, hits
+from replaygate import hits
 from replaygate.errors import FixtureMismatchError, LiveCallNotApproved
 from replaygate.fingerprint import fixture_key
-from replaygate.fixture import Fixture, now_iso
+from replaygate.fixture import (
+    Fixture,
+    InterfaceVersionError,
+    check_source,
+    make_meta,
+    version_mismatch,
+)
 from replaygate.mismatch import mismatch_error
 from replaygate.providers import Interface, get_interface
-from replaygate.store import FixtureStore, record_response
+from replaygate.sanitize import SanitizeConfig, Sanitizer, refuse_secrets, resolve
+from replaygate.store import FixtureStore, Location, record_response
 from replaygate.types import Message, Model, ModelResponse, ToolSpec
 
 Mode = Literal["replay", "record-missing", "rerecord"]
@@ -41,17 +55,27 @@ class WireModel(Protocol):
 
 @dataclass(frozen=True)
 class RequestSettings:
-    """What turns a conversation into a wire request: interface, model id, limits, system."""
+    """What turns a conversation into a wire request: interface, model id, limits, system.
+
+    ``interface_version`` defaults to the version the interface's converters speak
+    (``2023-06-01`` for ``anthropic.messages``, ``v1`` for ``openai.chat.completions``).
+    """
 
     model: str
     max_tokens: int
     system: str | None = None
     interface: str = "anthropic.messages"
+    interface_version: str | None = None
 
     @property
     def wire(self) -> Interface:
         """The interface's converters."""
         return get_interface(self.interface)
+
+    @property
+    def version(self) -> str:
+        """The interface version fixtures are recorded for and replayed at."""
+        return self.interface_version or self.wire.version
 
     def build(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """The wire request for this conversation."""
@@ -62,6 +86,24 @@ class RequestSettings:
 
 def _open(store: FixtureStore | str | os.PathLike[str]) -> FixtureStore:
     return store if isinstance(store, FixtureStore) else FixtureStore.open(Path(store))
+
+
+def check_version(
+    store: FixtureStore, location: Location, fixture: Fixture, settings: RequestSettings
+) -> None:
+    """Refuse a fixture whose ``meta`` binds it to another interface or version."""
+    wanted = (settings.wire.name, settings.version)
+    found = version_mismatch(fixture.meta, *wanted)
+    if found is None:
+        return
+    raise InterfaceVersionError(
+        f"fixture {fixture.key} at {location} was recorded for {found[0]} version {found[1]}; "
+        f"this run asks for {wanted[0]} version {wanted[1]}. Re-record it for {wanted[1]} "
+        "(--record-mode=rerecord --approve-live), or replay with "
+        f"interface_version={found[1]!r} if that is the version in use.",
+        key=fixture.key,
+        store=str(store.path),
+    )
 
 
 def _recorded_sample(store: FixtureStore, fixture: Fixture, sample: int) -> Any:
@@ -84,6 +126,9 @@ class ReplayModel:
     """A :class:`~replaygate.types.Model` that answers from recorded fixtures only.
 
     ``calls`` keeps every conversation it was asked to complete, for tests to inspect.
+    ``sanitize`` is the pipeline whose request-side rules run before the lookup
+    (default: the nearest ``pyproject.toml``'s); ``interface_version`` the version the
+    fixtures must have been recorded for (default: the interface's).
     """
 
     def __init__(
@@ -95,10 +140,13 @@ class ReplayModel:
         system: str | None = None,
         sample: int = 0,
         interface: str = "anthropic.messages",
+        interface_version: str | None = None,
+        sanitize: Sanitizer | SanitizeConfig | None = None,
     ) -> None:
         self.store = _open(store)
-        self.settings = RequestSettings(model, max_tokens, system, interface)
+        self.settings = RequestSettings(model, max_tokens, system, interface, interface_version)
         self.sample = sample
+        self.sanitizer = resolve(sanitize)
         self.calls: list[Call] = []
         self._wire = self.settings.wire
 
@@ -113,10 +161,13 @@ class ReplayModel:
             max_tokens=settings.max_tokens,
             system=settings.system,
         )
+        if self.sanitizer.request_side:
+            request = self.sanitizer.request(request)
         found = self.store.find(request)
         if found is None:
             raise mismatch_error(self.store, request, fixture_key(request))
-        fixture = found[1]
+        location, fixture = found
+        check_version(self.store, location, fixture, settings)
         response = _recorded_sample(self.store, fixture, self.sample)
         hits.note(self.store.path, fixture.key)
         return self._wire.from_response(response)
@@ -131,6 +182,12 @@ class RecordingModel:
     :class:`~replaygate.live.AnthropicModel`) is sent the exact request and its real
     response dict is stored; any other :class:`Model` has its response rendered in
     the interface's wire shape (``meta.source`` says ``scripted`` unless told).
+
+    The live model is sent the request as built; the fixture holds the sanitized
+    request and response (``sanitize``, default: the nearest ``pyproject.toml``'s),
+    and the agent is handed the stored response, so it sees while recording exactly
+    what replay will give it (stable tool-use ids, constructed personal data), and
+    its next request already carries them.
     """
 
     def __init__(
@@ -145,11 +202,15 @@ class RecordingModel:
         system: str | None = None,
         sample: int = 0,
         interface: str = "anthropic.messages",
+        interface_version: str | None = None,
         source: str | None = None,
         note: str | None = None,
+        sanitize: Sanitizer | SanitizeConfig | None = None,
     ) -> None:
         if mode not in RECORDING_MODES:
             raise ValueError(f"mode must be one of {', '.join(RECORDING_MODES)}, got {mode!r}")
+        if source is not None:
+            check_source(source)
         if approve_live is not True:
             raise LiveCallNotApproved(
                 f"mode {mode!r} makes live model calls and needs an explicit approval for this "
@@ -157,7 +218,8 @@ class RecordingModel:
             )
         self.live = live
         self.store = _open(store)
-        self.settings = RequestSettings(model, max_tokens, system, interface)
+        self.settings = RequestSettings(model, max_tokens, system, interface, interface_version)
+        self.sanitizer = resolve(sanitize)
         self.mode = mode
         self.sample = sample
         self.source = source
@@ -168,26 +230,31 @@ class RecordingModel:
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """Replay if recorded (``record-missing``), else call live and record."""
         self.calls.append((tuple(messages), tuple(tools)))
-        request = self.settings.build(messages, tools)
+        sent = self.settings.build(messages, tools)
+        request = self.sanitizer.request(sent)
+        self.sanitizer.check_stable(request)
         wire = self.settings.wire
-        found = self.store.find(request)
         if self.mode == "record-missing":
+            found = self.store.find(request)
             if found is None or found[1].sample(self.sample) is None:
                 self.store.refresh()
                 found = self.store.find(request)
             if found is not None and found[1].sample(self.sample) is not None:
+                check_version(self.store, found[0], found[1], self.settings)
                 return wire.from_response(found[1].responses[self.sample])
         if isinstance(self.live, WireModel):
-            response = self.live.complete_wire(request)
+            response = self.live.complete_wire(sent)
             source = self.source or "live"
         else:
             engine_response = self.live.complete(messages, tools)
             response = wire.render_response(engine_response, model=self.settings.model)
             source = self.source or "scripted"
+        stored = self.sanitizer.response(response, key=fixture_key(request), interface=wire.name)
+        refuse_secrets(request, stored)
         fixture = record_response(
             self.store,
             request,
-            response,
+            stored,
             sample=self.sample,
             meta=self._meta(source),
             overwrite=self.mode == "rerecord",
@@ -196,13 +263,4 @@ class RecordingModel:
         return wire.from_response(fixture.responses[self.sample])
 
     def _meta(self, source: str) -> dict[str, Any]:
-        meta: dict[str, Any] = {
-            "interface": self.settings.wire.name,
-            "interface_version": self.settings.wire.version,
-            "recorded_at": now_iso(),
-            "source": source,
-            "replaygate_version": __version__,
-        }
-        if self.note:
-            meta["note"] = self.note
-        return meta
+        return make_meta(self.settings.wire.name, self.settings.version, source, self.note)

@@ -32,7 +32,7 @@ from replaygate import fingerprint
 from replaygate.errors import FixtureFormatError, SecretInFixtureError
 from replaygate.fingerprint import canonical_json, match_form, parsed_match_form
 from replaygate.fixture import FIELDS as _FIELDS
-from replaygate.fixture import Fixture, from_json
+from replaygate.fixture import Fixture, from_json, interface_folder
 from replaygate.nearest import Features, features, nearest, summarize
 from replaygate.secret_scan import find_secrets
 
@@ -547,8 +547,9 @@ class FixtureStore:
         ]
 
     def _write_json_file(self, fixture: Fixture) -> Path:
-        interface = (fixture.meta or {}).get("interface")
-        folder = self.path / str(interface) if interface else self.path
+        # One folder per interface and version: ``anthropic.messages@2023-06-01/``.
+        named = interface_folder(fixture.meta)
+        folder = self.path / named if named else self.path
         folder.mkdir(parents=True, exist_ok=True)
         short = fixture.key[: fingerprint.KEY_LENGTH]
         target = folder / f"{short}.json"

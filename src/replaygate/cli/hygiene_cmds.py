@@ -1,12 +1,35 @@
-"""Fixture hygiene commands: ``checksum``."""
+"""Fixture hygiene commands: ``checksum``, ``diff``, ``drift``, ``patrol``, ``prune``.
+
+Exit status: 0 when all is well, 1 when the check found something (an alarm, a
+drift), 2 for a usage error or when the check could not run (nothing was changed).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import json
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
+from replaygate.errors import ReplaygateError
+from replaygate.hygiene.age import parse_max_age
 from replaygate.hygiene.checksum import store_checksum
+from replaygate.hygiene.drift import DriftReport, drift_against, drift_live
+from replaygate.hygiene.drift_report import render_drift
+from replaygate.hygiene.patrol import Patrol, patrol
+from replaygate.hygiene.patrol_report import age_text, render_patrol
+from replaygate.hygiene.prune import candidates, delete
+from replaygate.hygiene.resend import LiveSender
+from replaygate.hygiene.review import review_store
+from replaygate.hygiene.review_report import render_markdown, render_text
+
+
+def fail(err: Exception) -> NoReturn:
+    """Print ``error: ...`` on stderr and exit 2."""
+    click.echo(f"error: {err}", err=True)
+    raise SystemExit(2)
 
 
 @click.command()
@@ -14,3 +37,286 @@ from replaygate.hygiene.checksum import store_checksum
 def checksum(path: Path) -> None:
     """Print a digest of the fixtures under PATH, stable across machines (a CI cache key)."""
     click.echo(store_checksum(path))
+
+
+@click.command("diff")
+@click.argument("path", required=False, default="tests/fixtures", type=click.Path(path_type=Path))
+@click.option("--base", default="HEAD", show_default=True, help="The git revision to compare from.")
+@click.option(
+    "--head", default=None, help="The git revision to compare to [default: the working tree]."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown"]),
+    default="text",
+    show_default=True,
+    help="markdown: a table and details for a pull-request comment.",
+)
+@click.option(
+    "--allow-response-change",
+    is_flag=True,
+    help="Accept responses that changed for an unchanged request (needs --reason).",
+)
+@click.option("--reason", help="Why the responses changed; printed in the report.")
+def diff(
+    path: Path,
+    base: str,
+    head: str | None,
+    fmt: str,
+    allow_response_change: bool,
+    reason: str | None,
+) -> None:
+    """Review fixture changes under PATH between --base and the working tree (or --head).
+
+    Shows fixtures added and removed, pairs a removed and an added fixture of the same
+    test with their request difference by field path, and raises an ALARM (exit 1) for
+    a fixture whose request is unchanged but whose response changed, unless
+    --allow-response-change --reason "..." is given. PATH defaults to tests/fixtures.
+    """
+    if allow_response_change and not (reason or "").strip():
+        raise click.UsageError(
+            '--allow-response-change needs --reason "...": why the recorded responses '
+            "changed (it is printed in the report for the reviewer)"
+        )
+    if reason is not None and not allow_response_change:
+        raise click.UsageError("--reason goes with --allow-response-change")
+    try:
+        result = review_store(path, base, head)
+    except ReplaygateError as err:
+        fail(err)
+    allowed = reason.strip() if allow_response_change and reason else None
+    render = render_markdown if fmt == "markdown" else render_text
+    click.echo(render(result, allowed), nl=False)
+    if result.alarms and allowed is None:
+        raise SystemExit(1)
+
+
+@click.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--live-sample",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Re-send N sampled recorded requests to the live API (needs --approve-live).",
+)
+@click.option("--approve-live", is_flag=True, help="Approve live (paid) API calls for this run.")
+@click.option("--base-url", help="Send to this server instead of the providers' API URLs.")
+@click.option("--simulator", is_flag=True, help="Send to the built-in loopback simulator instead.")
+@click.option(
+    "--sim-drift",
+    metavar="SPEC",
+    help="With --simulator: drift to inject, e.g. add-field:usage.foo,drop-field:stop_sequence.",
+)
+@click.option("--seed", default=0, show_default=True, help="Seed of the sample drawn.")
+@click.option(
+    "--against",
+    type=click.Path(path_type=Path),
+    metavar="OTHER_PATH",
+    help="Compare with another fixture set instead (offline).",
+)
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the text report to this file.",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the report as JSON to this file.",
+)
+def drift(
+    path: Path,
+    live_sample: int | None,
+    approve_live: bool,
+    base_url: str | None,
+    simulator: bool,
+    sim_drift: str | None,
+    seed: int,
+    against: Path | None,
+    report_path: Path | None,
+    json_path: Path | None,
+) -> None:
+    """Compare the response field sets of the fixtures at PATH with live responses.
+
+    Both ways: fields the live API sends that no fixture has, and fields the fixtures
+    have that the live API no longer sends. Exit 1 on drift; 2 without --approve-live
+    (nothing is sent) or when a request failed. --against OTHER_PATH compares two
+    fixture sets offline instead.
+    """
+    if (live_sample is None) == (against is None):
+        raise click.UsageError("give --live-sample N (with --approve-live) or --against OTHER_PATH")
+    if against is not None and (approve_live or base_url or simulator):
+        raise click.UsageError(
+            "--against compares fixture sets offline; --approve-live, --base-url and "
+            "--simulator go with --live-sample"
+        )
+    if sim_drift is not None and not simulator:
+        raise click.UsageError("--sim-drift goes with --simulator")
+    if simulator and base_url:
+        raise click.UsageError("give --simulator or --base-url, not both")
+    if live_sample is not None and not approve_live:
+        click.echo(
+            "refusing to call the live API: drift re-sends recorded requests, which costs "
+            "money and needs an explicit --approve-live for this run. Nothing was sent.",
+            err=True,
+        )
+        raise SystemExit(2)
+    try:
+        if against is not None:
+            report = drift_against(path, against)
+        else:
+            assert live_sample is not None
+            report = _drift_live(path, live_sample, base_url, simulator, sim_drift, seed)
+    except ReplaygateError as err:
+        fail(err)
+    text = render_drift(report)
+    click.echo(text, nl=False)
+    if report_path is not None:
+        report_path.write_text(text, encoding="utf-8")
+    if json_path is not None:
+        json_path.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
+    if report.drifted:
+        raise SystemExit(1)
+    if report.errors:
+        raise SystemExit(2)
+
+
+def _drift_live(
+    path: Path,
+    n: int,
+    base_url: str | None,
+    simulator: bool,
+    sim_drift: str | None,
+    seed: int,
+) -> DriftReport:
+    from replaygate.sanitize import Sanitizer
+    from replaygate.sim import DriftSpecError, Simulator
+
+    sanitizer = Sanitizer.from_pyproject()
+    with contextlib.ExitStack() as stack:
+        if simulator:
+            try:
+                sim = Simulator(behavior="research-copilot", drift=sim_drift)
+            except DriftSpecError as err:
+                raise click.BadParameter(str(err), param_hint="--sim-drift") from None
+            base_url = stack.enter_context(sim).url
+        sender = LiveSender(base_url, sanitizer=sanitizer)
+        stack.callback(sender.close)
+        return drift_live(path, n, sender, seed)
+
+
+def _usage_options(fn: click.decorators.FC) -> click.decorators.FC:
+    """``--runs``, ``--refs`` and ``--hits-dir``: what counts as used."""
+    fn = click.option(
+        "--hits-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=Path(".replaygate") / "hits",
+        show_default=True,
+        help="The hits log the pytest plugin writes.",
+    )(fn)
+    fn = click.option(
+        "--refs",
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help="A folder of code to search for references (repeatable) [default: tests].",
+    )(fn)
+    fn = click.option(
+        "--runs",
+        type=click.IntRange(min=1),
+        default=5,
+        show_default=True,
+        help="How many of the last recorded test runs count.",
+    )(fn)
+    return fn
+
+
+def _patrol(
+    path: Path, max_age: str | None, runs: int, refs: tuple[Path, ...], hits_dir: Path
+) -> Patrol:
+    folders = list(refs) or [p for p in (Path("tests"),) if p.is_dir()]
+    age = parse_max_age(max_age) if max_age is not None else None
+    return patrol(path, max_age=age, runs=runs, refs=folders, hits_dir=hits_dir)
+
+
+@click.command("patrol")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--max-age",
+    default="90d",
+    show_default=True,
+    help="Older fixtures are flagged stale (h, d or w: 36h, 90d, 12w).",
+)
+@_usage_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
+def patrol_cmd(
+    path: Path, max_age: str, runs: int, refs: tuple[Path, ...], hits_dir: Path, as_json: bool
+) -> None:
+    """Age, use and references of every fixture under PATH, oldest first.
+
+    Age from meta.recorded_at; use from the hits log of the last --runs test runs;
+    references from the files under --refs that name a fixture's store file or key.
+    """
+    try:
+        result = _patrol(path, max_age, runs, refs, hits_dir)
+    except ReplaygateError as err:
+        fail(err)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        click.echo(render_patrol(result), nl=False)
+
+
+@click.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--unused",
+    is_flag=True,
+    help="Prune the fixtures neither played in the last --runs runs nor referenced.",
+)
+@_usage_options
+@click.option("--yes", is_flag=True, help="Delete them (without it: a dry run that lists them).")
+def prune(
+    path: Path, unused: bool, runs: int, refs: tuple[Path, ...], hits_dir: Path, yes: bool
+) -> None:
+    """List (dry run) or delete (--yes) the unused fixtures under PATH.
+
+    A fixture still played by a recent run or referenced from code is never deleted.
+    A .jsonl file is backed up (<name>.bak) before it is rewritten.
+    """
+    if not unused:
+        raise click.UsageError(
+            "say what to prune: --unused (fixtures neither played in the last --runs "
+            "runs nor referenced)"
+        )
+    try:
+        result = _patrol(path, None, runs, refs, hits_dir)
+        doomed = candidates(result)
+        kept_played = sum(1 for r in result.rows if r.plays)
+        kept_refs = sum(1 for r in result.rows if r.refs and not r.plays)
+        click.echo(
+            f"{len(result.rows)} fixture(s) under {path}; last {len(result.runs)} run(s); "
+            f"kept: {kept_played} played, {kept_refs} referenced only"
+        )
+        for row in doomed:
+            recorded = age_text(row.age) + " old" if row.age is not None else "age unknown"
+            click.echo(f"  {row.where}  key {row.key}  ({recorded})")
+        if not doomed:
+            click.echo("nothing to prune")
+            return
+        if not yes:
+            click.echo(f"dry run: would delete {len(doomed)} fixture(s); add --yes to delete")
+            return
+        done = delete(path, doomed)
+    except ReplaygateError as err:
+        fail(err)
+    click.echo(f"deleted {len(done.deleted)} fixture(s)")
+    for file in done.files_removed:
+        click.echo(f"  removed: {file}")
+    for backup in done.backups:
+        click.echo(f"  backup: {backup}")
+
+
+COMMANDS: tuple[click.Command, ...] = (checksum, diff, drift, patrol_cmd, prune)

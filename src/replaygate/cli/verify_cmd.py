@@ -1,4 +1,4 @@
-"""``replaygate verify PATH [--repair]``."""
+"""``replaygate verify PATH [--repair] [--allow-missing-meta]``."""
 
 from __future__ import annotations
 
@@ -13,9 +13,21 @@ from replaygate.verify import verify_store
 @click.command()
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--repair", is_flag=True, help="Remove a partial last line (after a backup).")
-def verify(path: Path, repair: bool) -> None:
-    """Check every fixture under PATH; one line per problem, exit 1 if any."""
-    count, problems = verify_store(path)
+@click.option(
+    "--allow-missing-meta",
+    is_flag=True,
+    help="Accept fixtures without meta (a seed-style store); incomplete meta is still reported.",
+)
+def verify(path: Path, repair: bool, allow_missing_meta: bool) -> None:
+    """Check every fixture under PATH; one line per problem, exit 1 if any.
+
+    Checked: each line parses (a partial last line is reported, and --repair cuts
+    it); each key matches its request; no request is recorded twice with different
+    responses; each response replays; no secret-looking value; meta is complete;
+    a one-file fixture sits in the <interface>@<version> folder its meta names.
+    """
+    require_meta = not allow_missing_meta
+    count, problems = verify_store(path, require_meta=require_meta)
     if repair:
         for problem in [p for p in problems if p.repairable]:
             repaired = repair_partial_tail(Path(problem.file))
@@ -24,7 +36,7 @@ def verify(path: Path, repair: bool) -> None:
                 click.echo(
                     f"{problem.file}: removed a partial tail of {removed} bytes (backup: {backup})"
                 )
-        count, problems = verify_store(path)
+        count, problems = verify_store(path, require_meta=require_meta)
     for problem in problems:
         click.echo(str(problem))
     click.echo(f"{count} fixture(s) checked, {len(problems)} problem(s)")

@@ -17,12 +17,16 @@ An envelope is a JSON object::
 - ``host`` (``host`` or ``host:port``) is added only when host matching is asked for:
   by default a proxy or a base URL change does not invalidate fixtures.
 
-The fixture key is :func:`replaygate.fingerprint.fixture_key` of the envelope.
+The fixture key is :func:`replaygate.fingerprint.fixture_key` of the envelope. A
+recorded fixture's ``meta.interface_version`` is :func:`interface_version_of` its
+envelope: the ``anthropic-version`` header for the Anthropic API, the path's version
+segment (``v1``) otherwise.
 """
 
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Iterable
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode
@@ -181,3 +185,23 @@ def interface_of(path: str) -> str:
         if bare.endswith(ending):
             return interface
     return "http"
+
+
+_PATH_VERSION = re.compile(r"/(v\d+(?:beta\d*|alpha\d*)?)(?=/|$)")
+UNVERSIONED = "unversioned"
+
+
+def interface_version_of(envelope: dict[str, Any]) -> str:
+    """The interface version an envelope speaks.
+
+    ``anthropic-version`` for ``anthropic.messages``; else the first version segment
+    of the path (``/v1/chat/completions`` -> ``v1``); else ``unversioned``.
+    """
+    path = str(envelope.get("path", "")).split("?", 1)[0]
+    headers = envelope.get("headers")
+    if interface_of(path) == "anthropic.messages" and isinstance(headers, dict):
+        version = headers.get("anthropic-version")
+        if isinstance(version, str) and version:
+            return version
+    match = _PATH_VERSION.search(path)
+    return match.group(1) if match else UNVERSIONED

@@ -5,6 +5,13 @@
 retrying a 429, a loop asking twice) are answered by the fixture's ``responses`` in
 order, one per send within the session; once they are used up, the last one
 repeats. HTTP fixtures use the ``responses`` list for this, not for sample indexes.
+
+Recording runs the session's :class:`~replaygate.sanitize.Sanitizer`: the SDK reads
+the live bytes, the fixture gets the sanitized response, and an :class:`IdMap`
+remembers each volatile id it replaced, so the next request (which echoes the live
+tool-use id) is stored and keyed with the stable id the replayed response will hand
+out. Replay runs the request-side rules before the lookup; a miss whose nearest
+recorded request differs only by ``anthropic-version`` says which versions.
 """
 
 from __future__ import annotations
@@ -16,21 +23,29 @@ from typing import Any
 
 import orjson
 
-from replaygate import __version__
+from replaygate import hits
+from replaygate.diff import field_diff
 from replaygate.errors import (
     FixtureFormatError,
+    FixtureMismatchError,
     LiveCallNotApproved,
     ReplaygateError,
     WireFormatError,
 )
 from replaygate.fingerprint import canonical_json, fixture_key
-from replaygate.fixture import Fixture, now_iso
-from replaygate.http.envelope import RequestLike, interface_of, request_envelope
+from replaygate.fixture import Fixture, InterfaceVersionError, check_source, make_meta
+from replaygate.http.envelope import (
+    RequestLike,
+    interface_of,
+    interface_version_of,
+    request_envelope,
+)
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed, replayed
 from replaygate.http.usage import counter_for
 from replaygate.mismatch import mismatch_error
 from replaygate.replay import MODES, RECORDING_MODES
+from replaygate.sanitize import IdMap, SanitizeConfig, Sanitizer, refuse_secrets, resolve
 from replaygate.store import FixtureStore, record_response
 
 StoreArg = FixtureStore | str | os.PathLike[str]
@@ -80,6 +95,15 @@ def identity_of(envelope: dict[str, Any]) -> bytes:
         return b"\x00" + canonical_json(envelope).encode("utf-8")
 
 
+VERSION_PATH = "headers.anthropic-version"
+
+
+def _version_header(envelope: dict[str, Any]) -> str | None:
+    headers = envelope.get("headers")
+    version = headers.get("anthropic-version") if isinstance(headers, dict) else None
+    return version if isinstance(version, str) else None
+
+
 class Exchange:
     """One record/replay session over a store: the decisions, the counters, the writes.
 
@@ -89,6 +113,7 @@ class Exchange:
     the recording modes need ``approve_live=True``. ``match_host`` adds the host to
     the envelope. ``source`` (``live`` by default, ``sim`` for a simulator) and
     ``interface`` (for paths that name none) go into the fixture ``meta``.
+    ``sanitize`` is the pipeline (default: the nearest ``pyproject.toml``'s).
     ``lookups`` counts the store lookups (a request already answered in this session
     is answered again without one), ``replays`` the answers given from fixtures,
     ``recorded`` the responses written.
@@ -104,14 +129,19 @@ class Exchange:
         source: str | None = None,
         interface: str | None = None,
         note: str | None = None,
+        sanitize: Sanitizer | SanitizeConfig | None = None,
     ) -> None:
         check_mode(mode, approve_live)
+        if source is not None:
+            check_source(source)
         self.store = open_store(store)
         self.mode = mode
         self.match_host = match_host
         self.source = source or "live"
         self.interface = interface
         self.note = note
+        self.sanitizer = resolve(sanitize)
+        self.ids = IdMap()
         self.lookups = 0
         self.replays = 0
         self.recorded = 0
@@ -146,7 +176,7 @@ class Exchange:
             raise passthrough(err) from None
 
     def _plan(self, request: RequestLike) -> Replayed | LiveSlot:
-        envelope = request_envelope(request, match_host=self.match_host)
+        envelope = self._stored_form(request_envelope(request, match_host=self.match_host))
         identity = identity_of(envelope)
         with self._lock:
             sent = self._sent.get(identity, 0)
@@ -163,12 +193,48 @@ class Exchange:
                     self._live.add(identity)
                 return LiveSlot(envelope, identity)
         if hit is None:
-            key = fixture_key(envelope)
-            raise mismatch_error(self.store, envelope, key, what="HTTP request")
+            raise self._miss(envelope, fixture_key(envelope))
         answers = hit.answers
         self.replays += 1
         self._uses[hit.key] += 1
+        hits.note(self.store.path, hit.key)
         return answers[min(sent, len(answers) - 1)]
+
+    def _stored_form(self, envelope: dict[str, Any]) -> dict[str, Any]:
+        """The envelope as it is keyed and stored: the request-side sanitize steps applied.
+
+        While recording, the session's id map turns echoed live ids into stable ones,
+        and rules that would change the result again are refused.
+        """
+        sanitizer = self.sanitizer
+        if self.recording:
+            envelope = sanitizer.envelope(envelope, self.ids)
+            sanitizer.check_stable({k: v for k, v in envelope.items() if k in ("body", "text")})
+        elif sanitizer.request_side:
+            envelope = sanitizer.envelope(envelope)
+        return envelope
+
+    def _miss(self, envelope: dict[str, Any], key: str) -> FixtureMismatchError:
+        """The loud error of a miss; it names both versions when only they differ."""
+        near = self.store.nearest(envelope) if _version_header(envelope) else None
+        if near is not None:
+            location, fixture = near
+            differences = field_diff(fixture.request, envelope)
+            if differences and all(d.path == VERSION_PATH for d in differences):
+                recorded = _version_header(fixture.request) or "(none)"
+                requested = _version_header(envelope)
+                return InterfaceVersionError(
+                    f"no fixture recorded for this HTTP request: key {key} not in "
+                    f"{self.store.path}. The nearest, key {fixture.key} at {location}, was "
+                    f"recorded for anthropic-version {recorded}, requested {requested}: the "
+                    "client speaks another API version. Re-record for it "
+                    "(--record-mode=rerecord --approve-live), or pin the client to "
+                    f"anthropic-version {recorded}.",
+                    key=key,
+                    store=str(self.store.path),
+                    differences=tuple(d.render() for d in differences),
+                )
+        return mismatch_error(self.store, envelope, key, what="HTTP request")
 
     def _find(self, envelope: dict[str, Any], identity: bytes) -> _Hit | None:
         hit = self._hits.get(identity)
@@ -190,18 +256,16 @@ class Exchange:
 
     # -- recording ---------------------------------------------------------------------
 
+    def interface_for(self, envelope: dict[str, Any]) -> str:
+        """The interface of ``envelope``'s path (or the session's, for a path naming none)."""
+        interface = interface_of(str(envelope.get("path", "")))
+        return self.interface if interface == "http" and self.interface else interface
+
     def meta(self, envelope: dict[str, Any]) -> dict[str, Any]:
         """The ``meta`` of a fixture recorded now for ``envelope``."""
-        interface = interface_of(str(envelope.get("path", "")))
-        meta: dict[str, Any] = {
-            "interface": self.interface if interface == "http" and self.interface else interface,
-            "recorded_at": now_iso(),
-            "source": self.source,
-            "replaygate_version": __version__,
-        }
-        if self.note:
-            meta["note"] = self.note
-        return meta
+        return make_meta(
+            self.interface_for(envelope), interface_version_of(envelope), self.source, self.note
+        )
 
     def record(self, slot: LiveSlot, response: dict[str, Any]) -> Fixture:
         """Store ``response`` as the next answer to ``slot`` in this session."""
@@ -211,6 +275,13 @@ class Exchange:
         meta = self.meta(slot.envelope)
         store = self.store
         try:
+            response = self.sanitizer.recorded(
+                response,
+                key=fixture_key(slot.envelope),
+                interface=self.interface_for(slot.envelope),
+                ids=self.ids,
+            )
+            refuse_secrets(slot.envelope, response)
             if index == 0 and self.mode == "rerecord":
                 fixture = Fixture.create(slot.envelope, [response], meta)
                 store.put(fixture, replace=True)

@@ -1,0 +1,39 @@
+"""Fixture age: ``meta.recorded_at`` and the ``--max-age`` syntax (``90d``, ``12w``, ``36h``)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from replaygate.hygiene.errors import HygieneError
+
+_AGE = re.compile(r"(\d+)([hdw])")
+_UNITS = {"h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_max_age(text: str) -> timedelta:
+    """``90d`` -> 90 days; :class:`HygieneError` for anything else."""
+    match = _AGE.fullmatch(text.strip())
+    if match is None or int(match.group(1)) == 0:
+        raise HygieneError(
+            f"bad --max-age {text!r}: expected a positive whole number and a unit, "
+            "h (hours), d (days) or w (weeks), like 90d or 12w"
+        )
+    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+
+
+def recorded_at(meta: dict[str, Any] | None) -> datetime | None:
+    """When a fixture was recorded (UTC), from ``meta.recorded_at``; None when absent or unreadable.
+
+    Accepts ISO 8601 times (``2026-11-30T05:28:24Z``) and dates (``2026-09-12``);
+    a time without a zone is taken as UTC.
+    """
+    value = (meta or {}).get("recorded_at")
+    if not isinstance(value, str):
+        return None
+    try:
+        when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)

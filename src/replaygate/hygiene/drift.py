@@ -1,0 +1,200 @@
+"""Drift between fixtures and the live API, or between two fixture sets (seed 003, 4.3).
+
+The field sets of responses (:mod:`replaygate.hygiene.fieldset`) are compared per
+interface, both ways: fields in live responses but in no fixture (the parser may
+read a field the fixtures never give it), and fields in fixtures but in no live
+response (the fixtures feed data that no longer exists). Live mode re-sends a seeded
+sample of recorded requests and compares each sampled fixture's responses with the
+live answers to the same requests.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from replaygate.fixture import Fixture
+from replaygate.hygiene.errors import HygieneError
+from replaygate.hygiene.fieldset import (
+    error_status,
+    fixture_fields,
+    interface_of_fixture,
+    is_envelope,
+    response_fields,
+)
+from replaygate.hygiene.resend import LiveSender, unsendable
+from replaygate.hygiene.stored import load_fixtures, where
+from replaygate.store import Location
+
+Mode = Literal["live", "against"]
+
+
+@dataclass(frozen=True)
+class InterfaceDrift:
+    """The field-set difference of one interface; ``new`` is live (or OTHER), ``old`` PATH."""
+
+    interface: str
+    only_new: tuple[str, ...]
+    only_old: tuple[str, ...]
+    old_responses: int
+    new_responses: int
+
+    @property
+    def drifted(self) -> bool:
+        """Whether either side has a field the other lacks."""
+        return bool(self.only_new or self.only_old)
+
+
+@dataclass(frozen=True)
+class DriftReport:
+    """The outcome of one drift check."""
+
+    mode: Mode
+    path: str
+    other: str
+    interfaces: tuple[InterfaceDrift, ...]
+    sampled: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    unmatched: tuple[str, ...] = ()
+    seed: int | None = None
+
+    @property
+    def drifted(self) -> bool:
+        """Whether any interface drifted."""
+        return any(i.drifted for i in self.interfaces)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON report."""
+        return {
+            "mode": self.mode,
+            "path": self.path,
+            "other": self.other,
+            "seed": self.seed,
+            "drift": self.drifted,
+            "interfaces": [
+                {
+                    "interface": i.interface,
+                    "only_new": list(i.only_new),
+                    "only_old": list(i.only_old),
+                    "old_responses": i.old_responses,
+                    "new_responses": i.new_responses,
+                }
+                for i in self.interfaces
+            ],
+            "sampled": list(self.sampled),
+            "skipped": list(self.skipped),
+            "errors": list(self.errors),
+            "unmatched": list(self.unmatched),
+        }
+
+
+@dataclass
+class _Fields:
+    fields: set[str]
+    responses: int = 0
+
+    def add(self, more: Iterable[str]) -> None:
+        self.fields |= set(more)
+        self.responses += 1
+
+
+def _compare(old: dict[str, _Fields], new: dict[str, _Fields]) -> list[InterfaceDrift]:
+    out = []
+    for interface in sorted(set(old) & set(new)):
+        a, b = old[interface], new[interface]
+        out.append(
+            InterfaceDrift(
+                interface,
+                tuple(sorted(b.fields - a.fields)),
+                tuple(sorted(a.fields - b.fields)),
+                a.responses,
+                b.responses,
+            )
+        )
+    return out
+
+
+def _fields_by_interface(fixtures: Iterable[Fixture]) -> dict[str, _Fields]:
+    found: dict[str, _Fields] = defaultdict(lambda: _Fields(set()))
+    for fixture in fixtures:
+        for response in fixture.responses:
+            if response is not None:
+                fields = response_fields(response, envelope=is_envelope(fixture.request))
+                found[interface_of_fixture(fixture)].add(fields)
+    return dict(found)
+
+
+def drift_against(path: Path, other: Path) -> DriftReport:
+    """Compare the field sets of the fixtures at ``path`` with those at ``other`` (offline)."""
+    old = _fields_by_interface(f for _, f in load_fixtures(path))
+    new = _fields_by_interface(f for _, f in load_fixtures(other))
+    unmatched = [
+        f"{interface}: only in {path if interface in old else other}, not compared"
+        for interface in sorted(set(old) ^ set(new))
+    ]
+    return DriftReport(
+        "against", str(path), str(other), tuple(_compare(old, new)), unmatched=tuple(unmatched)
+    )
+
+
+def sample(
+    fixtures: list[tuple[Location, Fixture]], n: int, seed: int
+) -> tuple[list[tuple[Location, Fixture]], list[str]]:
+    """``n`` re-sendable fixtures drawn with ``seed`` (in store order), and why others were not."""
+    eligible, skipped = [], []
+    for loc, fixture in fixtures:
+        reason = unsendable(fixture)
+        status = error_status(fixture)
+        if reason is None and status is not None:
+            reason = f"recorded an error response (status {status})"
+        if reason is None and not fixture_fields(fixture):
+            reason = "no recorded response"
+        if reason is None:
+            eligible.append((loc, fixture))
+        else:
+            skipped.append(f"{where(loc)}: {reason}")
+    picked = random.Random(seed).sample(range(len(eligible)), min(n, len(eligible)))
+    return [eligible[i] for i in sorted(picked)], skipped
+
+
+def drift_live(path: Path, n: int, sender: LiveSender, seed: int = 0) -> DriftReport:
+    """Re-send ``n`` sampled requests with ``sender``; compare their responses' field sets."""
+    if n < 1:
+        raise HygieneError(f"--live-sample must be at least 1, got {n}")
+    chosen, skipped = sample(load_fixtures(path), n, seed)
+    if not chosen:
+        raise HygieneError(
+            f"no fixture at {path} can be re-sent: "
+            + ("; ".join(skipped[:3]) if skipped else "the store is empty")
+        )
+    old: dict[str, _Fields] = defaultdict(lambda: _Fields(set()))
+    new: dict[str, _Fields] = defaultdict(lambda: _Fields(set()))
+    sent, errors = [], []
+    for loc, fixture in chosen:
+        try:
+            live = sender.send(fixture)
+        except HygieneError:
+            raise
+        except Exception as err:  # an SDK or network error: reported, the rest still run
+            errors.append(f"{where(loc)} (key {fixture.key}): {type(err).__name__}: {err}")
+            continue
+        interface = interface_of_fixture(fixture)
+        old[interface].fields |= fixture_fields(fixture)
+        old[interface].responses += sum(r is not None for r in fixture.responses)
+        new[interface].add(response_fields(live, envelope=is_envelope(fixture.request)))
+        sent.append(f"{where(loc)} (key {fixture.key})")
+    return DriftReport(
+        "live",
+        str(path),
+        sender.base_url or "the live API",
+        tuple(_compare(old, new)),
+        sampled=tuple(sent),
+        skipped=tuple(skipped),
+        errors=tuple(errors),
+        seed=seed,
+    )

@@ -1,0 +1,45 @@
+"""The drift report as text."""
+
+from __future__ import annotations
+
+from replaygate.hygiene.drift import DriftReport
+
+
+def render_drift(report: DriftReport) -> str:
+    """The report for a terminal or a file."""
+    if report.mode == "live":
+        new, old = "live", "fixtures"
+        head = (
+            f"drift: {report.path} vs {report.other} "
+            f"({len(report.sampled)} request(s) re-sent, seed {report.seed})"
+        )
+    else:
+        new, old = report.other, report.path
+        head = f"drift: {report.path} vs {report.other}"
+    out = [head]
+    for item in report.interfaces:
+        out.append(
+            f"{item.interface}: {item.old_responses} response(s) from {old}, "
+            f"{item.new_responses} from {new}"
+        )
+        if not item.drifted:
+            out.append("  same fields")
+            continue
+        if item.only_new:
+            out.append(f"  in {new}, not in {old} (the parser may read a field the fixtures lack):")
+            out.extend(f"    + {field}" for field in item.only_new)
+        if item.only_old:
+            out.append(f"  in {old}, not in {new} (the fixtures feed data that no longer comes):")
+            out.extend(f"    - {field}" for field in item.only_old)
+    for title, lines in (
+        ("re-sent", report.sampled),
+        ("errors", report.errors),
+        ("not compared", report.unmatched),
+        ("skipped", report.skipped),
+    ):
+        if lines:
+            out.append(f"{title}:")
+            out.extend(f"  {line}" for line in lines)
+    verdict = "DRIFT" if report.drifted else "no drift"
+    out.append(f"{verdict}: {sum(i.drifted for i in report.interfaces)} interface(s) drifted")
+    return "\n".join(out) + "\n"

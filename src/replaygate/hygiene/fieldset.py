@@ -1,0 +1,101 @@
+"""Field sets of recorded responses: every key path, arrays by the union of their items.
+
+``{"content": [{"type": "text", "text": "hi"}], "usage": {"input_tokens": 3}}`` has the
+fields ``content``, ``content[].type``, ``content[].text``, ``usage`` and
+``usage.input_tokens``. A streamed HTTP response contributes the fields of each
+event's JSON data under ``events[<event name>]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from replaygate.fixture import Fixture
+from replaygate.http.envelope import INTERFACES, interface_of
+
+
+def field_paths(value: Any, prefix: str = "") -> set[str]:
+    """Every key path in ``value``; a list's items share the path ``prefix[]``."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, child in value.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            found.add(path)
+            found |= field_paths(child, path)
+    elif isinstance(value, list):
+        for item in value:
+            found |= field_paths(item, f"{prefix}[]")
+    return found
+
+
+def is_envelope(request: dict[str, Any]) -> bool:
+    """Whether a fixture request is an HTTP envelope (``method``, ``path``, ``body``...)."""
+    return isinstance(request.get("method"), str) and isinstance(request.get("path"), str)
+
+
+KNOWN_INTERFACES = tuple(name for _, name in INTERFACES)
+
+
+def base_interface(name: str) -> str:
+    """The known interface ``name`` names, a version suffix dropped; else ``name``."""
+    for known in KNOWN_INTERFACES:
+        if name == known or (name.startswith(known) and not name[len(known)].isalnum()):
+            return known
+    return name
+
+
+def interface_of_fixture(fixture: Fixture) -> str:
+    """``meta.interface`` (see :func:`base_interface`), else the envelope path's, else unknown."""
+    interface = (fixture.meta or {}).get("interface")
+    if isinstance(interface, str) and interface:
+        return base_interface(interface)
+    if is_envelope(fixture.request):
+        return interface_of(str(fixture.request["path"]))
+    return "unknown"
+
+
+def _event_fields(events: list[Any]) -> set[str]:
+    found: set[str] = set()
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        try:
+            data = orjson.loads(str(event.get("data", "")))
+        except orjson.JSONDecodeError:
+            continue
+        found |= field_paths(data, f"events[{event.get('event') or ''}]")
+    return found
+
+
+def response_fields(response: Any, *, envelope: bool) -> set[str]:
+    """The field set of one recorded response (an HTTP record's body or events)."""
+    if not envelope:
+        return field_paths(response)
+    if not isinstance(response, dict):
+        return set()
+    if isinstance(response.get("events"), list):
+        return _event_fields(response["events"])
+    return field_paths(response.get("body"))
+
+
+def fixture_fields(fixture: Fixture) -> set[str]:
+    """The union of the field sets of a fixture's recorded responses."""
+    envelope = is_envelope(fixture.request)
+    found: set[str] = set()
+    for response in fixture.responses:
+        if response is not None:
+            found |= response_fields(response, envelope=envelope)
+    return found
+
+
+def error_status(fixture: Fixture) -> int | None:
+    """The HTTP status of an HTTP fixture that recorded an error response (>= 400)."""
+    if not is_envelope(fixture.request):
+        return None
+    for response in fixture.responses:
+        status = response.get("status") if isinstance(response, dict) else None
+        if isinstance(status, int) and status >= 400:
+            return status
+    return None

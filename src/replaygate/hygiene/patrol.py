@@ -1,0 +1,192 @@
+"""Fixture patrol (seed 003, 7.3): age, use and references of every fixture of a store.
+
+- age: ``meta.recorded_at``, oldest first; older than ``max_age`` is *stale*; a
+  fixture without it has an unknown age;
+- use: how often the last N recorded test runs played it (the hits log);
+- references: the files of the reference folders that name its store file or key.
+
+A fixture neither played nor referenced is *unused*: what ``prune --unused`` removes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from replaygate.hygiene.age import recorded_at
+from replaygate.hygiene.errors import HygieneError
+from replaygate.hygiene.refs import find_references
+from replaygate.hygiene.stored import load_fixtures
+from replaygate.hygiene.usage import read_usage
+from replaygate.store import store_files
+
+
+def shown(path: Path) -> str:
+    """``path`` relative to the current directory when under it."""
+    try:
+        return Path(os.path.relpath(path)).as_posix() if path.is_absolute() else path.as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+@dataclass(frozen=True)
+class PatrolRow:
+    """One fixture's age, use and references."""
+
+    file: Path
+    line: int
+    key: str
+    recorded_at: datetime | None
+    age: timedelta | None
+    stale: bool
+    plays: int
+    tests: tuple[str, ...]
+    last_played: str | None
+    refs: tuple[str, ...]
+
+    @property
+    def where(self) -> str:
+        """``file:line`` (the file alone for a one-fixture ``.json`` file)."""
+        name = shown(self.file)
+        return name if self.file.suffix == ".json" else f"{name}:{self.line}"
+
+    @property
+    def unused(self) -> bool:
+        """Neither played in the considered runs nor referenced."""
+        return self.plays == 0 and not self.refs
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "fixture": self.where,
+            "key": self.key,
+            "recorded_at": self.recorded_at.isoformat() if self.recorded_at else None,
+            "age_days": self.age.days if self.age is not None else None,
+            "stale": self.stale,
+            "plays": self.plays,
+            "tests": list(self.tests),
+            "last_played": self.last_played,
+            "refs": list(self.refs),
+            "unused": self.unused,
+        }
+
+
+@dataclass(frozen=True)
+class Patrol:
+    """The patrol of one store."""
+
+    path: Path
+    rows: tuple[PatrolRow, ...]
+    max_age: timedelta | None
+    runs: tuple[str, ...]
+    recorded_runs: int
+    runs_asked: int
+    refs: tuple[Path, ...]
+    hits_dir: Path
+    now: datetime
+
+    @property
+    def stale(self) -> list[PatrolRow]:
+        """Fixtures older than the maximum age."""
+        return [r for r in self.rows if r.stale]
+
+    @property
+    def unknown_age(self) -> list[PatrolRow]:
+        """Fixtures without a readable ``meta.recorded_at``."""
+        return [r for r in self.rows if r.recorded_at is None]
+
+    @property
+    def unplayed(self) -> list[PatrolRow]:
+        """Fixtures no considered run played."""
+        return [r for r in self.rows if r.plays == 0]
+
+    @property
+    def unused(self) -> list[PatrolRow]:
+        """Fixtures neither played nor referenced."""
+        return [r for r in self.rows if r.unused]
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "path": shown(self.path),
+            "now": self.now.isoformat(),
+            "max_age_days": self.max_age.total_seconds() / 86400 if self.max_age else None,
+            "runs": list(self.runs),
+            "recorded_runs": self.recorded_runs,
+            "refs": [shown(p) for p in self.refs],
+            "hits_dir": shown(self.hits_dir),
+            "fixtures": [r.to_json() for r in self.rows],
+            "summary": {
+                "fixtures": len(self.rows),
+                "stale": len(self.stale),
+                "unknown_age": len(self.unknown_age),
+                "unplayed": len(self.unplayed),
+                "unused": len(self.unused),
+            },
+        }
+
+
+def _sort_key(row: PatrolRow) -> tuple[int, datetime, str, int]:
+    when = row.recorded_at or datetime.max.replace(tzinfo=UTC)
+    return (row.recorded_at is None, when, str(row.file), row.line)
+
+
+def patrol(
+    path: Path,
+    *,
+    max_age: timedelta | None = None,
+    runs: int,
+    refs: Sequence[Path],
+    hits_dir: Path,
+    now: datetime | None = None,
+) -> Patrol:
+    """Age, use and references of every fixture of the store at ``path``.
+
+    ``max_age`` None flags nothing stale; ``runs`` is how many of the last recorded
+    runs count; ``now`` is for tests.
+    """
+    for folder in refs:
+        if not folder.is_dir():
+            raise HygieneError(f"--refs {folder}: no such directory")
+    moment = now or datetime.now(UTC)
+    fixtures = load_fixtures(path)
+    usage = read_usage(hits_dir, runs)
+    own = {f.resolve() for f in store_files(path)}
+    names = {loc.file.name for loc, _ in fixtures}
+    keys = {f.key[:12] for _, f in fixtures}
+    references = find_references(refs, names, keys, own)
+    rows = []
+    for loc, fixture in fixtures:
+        when = recorded_at(fixture.meta)
+        age = moment - when if when is not None else None
+        plays = usage.of(loc.file, fixture.key)
+        rows.append(
+            PatrolRow(
+                file=loc.file,
+                line=loc.line,
+                key=fixture.key,
+                recorded_at=when,
+                age=age,
+                stale=age is not None and max_age is not None and age > max_age,
+                plays=len(plays),
+                tests=tuple(sorted({p.test for p in plays if p.test})),
+                last_played=max((p.time for p in plays), default=None),
+                refs=tuple(sorted(shown(p) for p in references.of(loc.file, fixture.key[:12]))),
+            )
+        )
+    rows.sort(key=_sort_key)
+    return Patrol(
+        path=path,
+        rows=tuple(rows),
+        max_age=max_age,
+        runs=usage.runs,
+        recorded_runs=usage.recorded_runs,
+        runs_asked=runs,
+        refs=tuple(refs),
+        hits_dir=hits_dir,
+        now=moment,
+    )

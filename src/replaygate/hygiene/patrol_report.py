@@ -1,0 +1,98 @@
+"""The patrol as a rich table with a summary."""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+
+from rich import box
+from rich.console import Console, JustifyMethod
+from rich.table import Table
+
+from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
+
+WIDTH = 160
+COLUMNS = ("fixture", "key", "recorded", "age", "played", "refs", "flags")
+
+
+def age_text(age: timedelta | None) -> str:
+    """``12d``, ``5h``, or ``unknown``."""
+    if age is None:
+        return "unknown"
+    if age.days >= 1:
+        return f"{age.days}d"
+    return f"{max(0, int(age.total_seconds() // 3600))}h"
+
+
+def flags(row: PatrolRow, runs: int) -> str:
+    """STALE, UNUSED (or unplayed / unreferenced)."""
+    out = ["STALE"] if row.stale else []
+    if row.unused and runs:
+        out.append("UNUSED")
+    else:
+        if runs and row.plays == 0:
+            out.append("unplayed")
+        if not row.refs:
+            out.append("unreferenced")
+    return " ".join(out)
+
+
+def title(result: Patrol) -> str:
+    """What was patrolled and against what."""
+    refs = ", ".join(shown(p) for p in result.refs) or "none"
+    max_age = age_text(result.max_age) if result.max_age else "none"
+    return (
+        f"patrol of {shown(result.path)}: {len(result.rows)} fixture(s), max age {max_age}, "
+        f"last {len(result.runs)} of {result.recorded_runs} recorded run(s), references in {refs}"
+    )
+
+
+def summary(result: Patrol) -> list[str]:
+    """The counts, and what to do about them."""
+    stale = f"older than {age_text(result.max_age)}" if result.max_age else "no max age"
+    lines = [
+        f"{len(result.stale)} stale ({stale}), "
+        f"{len(result.unknown_age)} of unknown age (no meta.recorded_at)"
+    ]
+    if not result.runs:
+        lines.append(
+            f"no test run in the hits log at {shown(result.hits_dir)}: run the tests "
+            "(the pytest plugin logs which fixtures they replay) to see use"
+        )
+    else:
+        lines.append(
+            f"{len(result.unplayed)} not played in the last {len(result.runs)} run(s), "
+            f"{len(result.unused)} neither played nor referenced "
+            "(`replaygate prune --unused` lists them)"
+        )
+    if result.recorded_runs and result.recorded_runs < result.runs_asked:
+        lines.append(
+            f"only {result.recorded_runs} run(s) recorded, fewer than --runs {result.runs_asked}"
+        )
+    return lines
+
+
+def render_patrol(result: Patrol) -> str:
+    """The table and summary as text (no colour when not on a terminal)."""
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    for name in COLUMNS:
+        justify: JustifyMethod = "right" if name in ("age", "played", "refs") else "left"
+        table.add_column(name, justify=justify, no_wrap=name in ("key", "recorded"))
+    runs = len(result.runs)
+    for row in result.rows:
+        table.add_row(
+            row.where,
+            row.key,
+            row.recorded_at.date().isoformat() if row.recorded_at else "unknown",
+            age_text(row.age),
+            str(row.plays) if runs else "-",
+            str(len(row.refs)),
+            flags(row, runs),
+        )
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=WIDTH, color_system=None, force_terminal=False)
+    console.print(title(result), highlight=False, markup=False)
+    console.print(table)
+    for line in summary(result):
+        console.print(line, highlight=False, markup=False)
+    return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())

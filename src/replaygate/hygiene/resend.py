@@ -1,0 +1,150 @@
+"""Re-sending recorded requests to the live API through the official SDKs.
+
+A wire fixture (the request is the API body) goes through
+:class:`~replaygate.live.AnthropicModel` or :class:`~replaygate.live.OpenAIModel`,
+chosen by ``meta.interface``. An HTTP fixture's envelope body is posted to the
+envelope path with the SDK of that path, and the answer is kept in the recorded
+form (status, headers, body or events), so both sides compare alike. Callers must
+hold an explicit approval for live calls (law 3): this module only sends.
+
+With a :class:`~replaygate.sanitize.Sanitizer`, each live answer goes through the
+same response pipeline as a recording (a configured trim drops the same fields), so
+fields trimmed on purpose are not reported as drift.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from replaygate.fixture import Fixture
+from replaygate.http.envelope import interface_of
+from replaygate.hygiene.errors import HygieneError
+from replaygate.hygiene.fieldset import interface_of_fixture, is_envelope
+
+if TYPE_CHECKING:
+    from replaygate.sanitize import Sanitizer
+
+ANTHROPIC = "anthropic.messages"
+OPENAI = "openai.chat.completions"
+SENDABLE = (ANTHROPIC, OPENAI)
+PLACEHOLDER_KEY = "replaygate-drift"
+_ENV = {
+    ANTHROPIC: ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
+    OPENAI: ("OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1"),
+}
+
+
+def unsendable(fixture: Fixture) -> str | None:
+    """Why ``fixture`` cannot be re-sent, or None when it can."""
+    interface = interface_of_fixture(fixture)
+    if is_envelope(fixture.request):
+        interface = interface_of(str(fixture.request["path"]))
+        if interface not in SENDABLE:
+            return f"path {fixture.request['path']} is not an Anthropic or OpenAI endpoint"
+        if not isinstance(fixture.request.get("body"), dict):
+            return "the request body is not JSON"
+        return None
+    if interface not in SENDABLE:
+        return f"interface {interface!r} cannot be re-sent (meta.interface names none known)"
+    return None
+
+
+def _join(base: str, path: str) -> str:
+    base = base.rstrip("/")
+    if base.endswith("/v1") and path.startswith("/v1/"):
+        base = base[:-3]
+    return base + path
+
+
+@dataclass
+class LiveSender:
+    """Sends recorded requests; ``base_url`` (when given) replaces both providers' URLs."""
+
+    base_url: str | None = None
+    max_retries: int = 2
+    sanitizer: Sanitizer | None = None
+    _clients: dict[str, Any] = field(default_factory=dict)
+
+    def url_of(self, interface: str) -> str:
+        """The base URL requests of ``interface`` go to."""
+        _, url_env, default = _ENV[interface]
+        if self.base_url:
+            return self.base_url if interface == ANTHROPIC else _join(self.base_url, "/v1")
+        return os.environ.get(url_env) or default
+
+    def client(self, interface: str) -> Any:
+        """The SDK client of ``interface``, made once."""
+        if interface not in self._clients:
+            key_env, _, _ = _ENV[interface]
+            key = os.environ.get(key_env) or (PLACEHOLDER_KEY if self.base_url else None)
+            if not key:
+                raise HygieneError(
+                    f"{key_env} is not set: drift re-sends recorded requests to the live "
+                    "API (or give --base-url for another server)"
+                )
+            url, retries = self.url_of(interface), self.max_retries
+            if interface == ANTHROPIC:
+                import anthropic
+
+                made: Any = anthropic.Anthropic(api_key=key, base_url=url, max_retries=retries)
+            else:
+                import openai
+
+                made = openai.OpenAI(api_key=key, base_url=url, max_retries=retries)
+            self._clients[interface] = made
+        return self._clients[interface]
+
+    def send(self, fixture: Fixture) -> Any:
+        """The live response to ``fixture``'s request, in the fixture's (sanitized) form."""
+        interface = interface_of_fixture(fixture)
+        if is_envelope(fixture.request):
+            record = self._send_envelope(fixture.request)
+            if self.sanitizer is None:
+                return record
+            return self.sanitizer.recorded(record, key=fixture.key, interface=interface)
+        from replaygate.live import AnthropicModel, OpenAIModel
+
+        request = fixture.request
+        kind = AnthropicModel if interface == ANTHROPIC else OpenAIModel
+        model = kind(
+            self.client(interface),
+            model=str(request.get("model", "")),
+            max_tokens=int(request.get("max_tokens") or 1),
+        )
+        body = model.complete_wire(request)
+        if self.sanitizer is None:
+            return body
+        return self.sanitizer.response(body, key=fixture.key, interface=interface)
+
+    def _send_envelope(self, envelope: dict[str, Any]) -> dict[str, Any]:
+        import httpx2
+
+        from replaygate.http.recorded import plain_response, stream_response
+        from replaygate.sse import parse_events
+
+        path = str(envelope["path"])
+        interface = interface_of(path)
+        body = envelope["body"]
+        stream = isinstance(body, dict) and body.get("stream") is True
+        response = self.client(interface).post(
+            _join(self.url_of(interface), path),
+            cast_to=httpx2.Response,
+            body=body,
+            options={"headers": dict(envelope.get("headers") or {})},
+            stream=stream,
+            stream_cls=None,
+        )
+        data = response.read()
+        headers = list(response.headers.multi_items())
+        if stream and response.headers.get("content-type", "").startswith("text/event-stream"):
+            events = parse_events(data + b"\n\n")
+            return stream_response(response.status_code, headers, events, "complete")
+        return plain_response(response.status_code, headers, data)
+
+    def close(self) -> None:
+        """Close the SDK clients."""
+        for client in self._clients.values():
+            client.close()
+        self._clients.clear()

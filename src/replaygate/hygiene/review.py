@@ -1,0 +1,340 @@
+"""Fixture review between two sides (seed 000, 12.2.6): what changed, and the alarm.
+
+- fixtures whose request is on one side only are *added* or *removed*;
+- an added and a removed fixture that belong together (same ``meta`` test or case,
+  else the same ``.jsonl`` file or the same folder of ``.json`` files, and sharing a
+  part of the request) are *paired*, nearest request first, and their request
+  difference is given by field path: a changed ``system`` is a prompt change,
+  ``messages[2]: <missing> != {...}`` an extra message;
+- a fixture whose request is unchanged but whose recorded response changed is an
+  *alarm*: a hand edit, or a silent model change. Recording more samples of the same
+  request (earlier samples untouched) is not.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from replaygate.diff import FieldDifference, field_diff
+from replaygate.fingerprint import parsed_match_form
+from replaygate.fixture import Fixture
+from replaygate.hygiene.errors import HygieneError
+from replaygate.hygiene.gitrev import Repo
+from replaygate.hygiene.snapshot import Entry, Side, revision, worktree
+from replaygate.nearest import Features, features, rank_key
+
+FULL_SCAN_LIMIT = 500
+"""Groups up to this size are paired by ranking every candidate; larger ones by buckets."""
+
+
+@dataclass(frozen=True)
+class Paired:
+    """A removed and an added fixture of the same test: the request changed."""
+
+    old: Entry
+    new: Entry
+    differences: tuple[FieldDifference, ...]
+    response_changed: bool
+
+    @property
+    def summary(self) -> str:
+        """What changed, in a few words: the top-level request fields, the message count."""
+        return change_summary(self.old.fixture.request, self.new.fixture.request, self.differences)
+
+
+@dataclass(frozen=True)
+class ResponseChanged:
+    """The ALARM: the same request, a different recorded response."""
+
+    old: Entry
+    new: Entry
+    differences: tuple[FieldDifference, ...]
+
+
+@dataclass(frozen=True)
+class SamplesAdded:
+    """The same request with more samples recorded; the earlier ones untouched."""
+
+    old: Entry
+    new: Entry
+    added: int
+
+
+@dataclass(frozen=True)
+class MetaChanged:
+    """The same request and responses; only ``meta`` changed."""
+
+    old: Entry
+    new: Entry
+    differences: tuple[FieldDifference, ...]
+
+
+@dataclass(frozen=True)
+class Review:
+    """The classified differences between the fixtures of two sides."""
+
+    path: str
+    base: str
+    head: str
+    files_compared: int
+    files_changed: int
+    added: tuple[Entry, ...] = ()
+    removed: tuple[Entry, ...] = ()
+    paired: tuple[Paired, ...] = ()
+    alarms: tuple[ResponseChanged, ...] = ()
+    samples_added: tuple[SamplesAdded, ...] = ()
+    meta_changed: tuple[MetaChanged, ...] = ()
+
+    @property
+    def unchanged(self) -> bool:
+        """True when no fixture was added, removed or changed."""
+        return not (
+            self.added
+            or self.removed
+            or self.paired
+            or self.alarms
+            or self.samples_added
+            or self.meta_changed
+        )
+
+
+def review(base: Side, head: Side, path: str) -> Review:
+    """Compare the fixtures of ``base`` and ``head`` (only files whose content differs)."""
+    names = set(base.files) | set(head.files)
+    changed = sorted(n for n in names if base.files.get(n) != head.files.get(n))
+    old = base.entries(n for n in changed if n in base.files)
+    new = head.entries(n for n in changed if n in head.files)
+    removed, added, same = _match_requests(old, new)
+    alarms, samples, metas = _classify_same(same)
+    pairs, added_only, removed_only = pair_up(removed, added)
+    return Review(
+        path=path,
+        base=base.label,
+        head=head.label,
+        files_compared=len(names),
+        files_changed=len(changed),
+        added=tuple(added_only),
+        removed=tuple(removed_only),
+        paired=tuple(pairs),
+        alarms=tuple(alarms),
+        samples_added=tuple(samples),
+        meta_changed=tuple(metas),
+    )
+
+
+def review_store(path: Path, base: str = "HEAD", head: str | None = None) -> Review:
+    """Review the store at ``path`` between revision ``base`` and ``head`` (or the working tree)."""
+    repo = Repo.containing(path)
+    relpath = repo.relative(path)
+    old = revision(repo, base, relpath)
+    new = worktree(repo, relpath) if head is None else revision(repo, head, relpath)
+    if not old.files and not new.files:
+        raise HygieneError(
+            f"no fixture files (.jsonl, .json) at {path} in {old.label} nor in {new.label}"
+        )
+    return review(old, new, relpath)
+
+
+def _match_requests(
+    old: list[Entry], new: list[Entry]
+) -> tuple[list[Entry], list[Entry], list[tuple[Entry, Entry]]]:
+    """Split into removed, added, and (old, new) entries holding the same request."""
+    by_form: dict[tuple[bytes, str | None], list[Entry]] = defaultdict(list)
+    for entry in old:
+        by_form[_identity(entry.fixture)].append(entry)
+    added: list[Entry] = []
+    same: list[tuple[Entry, Entry]] = []
+    for entry in new:
+        olds = by_form.get(_identity(entry.fixture))
+        if olds:
+            same.append((olds.pop(0), entry))
+        else:
+            added.append(entry)
+    taken = {id(pair[0]) for pair in same}
+    removed = [entry for entry in old if id(entry) not in taken]
+    return removed, added, same
+
+
+def interface_version(fixture: Fixture) -> str | None:
+    """``meta.interface_version``: a fixture is bound to it, like to its request."""
+    version = (fixture.meta or {}).get("interface_version")
+    return None if version is None else str(version)
+
+
+def _identity(fixture: Fixture) -> tuple[bytes, str | None]:
+    return parsed_match_form(fixture.request), interface_version(fixture)
+
+
+def _responses_obj(fixture: Fixture) -> dict[str, Any]:
+    if len(fixture.responses) == 1:
+        return {"response": fixture.responses[0]}
+    return {"responses": list(fixture.responses)}
+
+
+def _only_samples_added(old: Fixture, new: Fixture) -> bool:
+    if len(new.responses) <= len(old.responses):
+        return False
+    return all(o is None or o == n for o, n in zip(old.responses, new.responses, strict=False))
+
+
+def _classify_same(
+    same: list[tuple[Entry, Entry]],
+) -> tuple[list[ResponseChanged], list[SamplesAdded], list[MetaChanged]]:
+    alarms: list[ResponseChanged] = []
+    samples: list[SamplesAdded] = []
+    metas: list[MetaChanged] = []
+    for old, new in same:
+        a, b = old.fixture, new.fixture
+        if a.responses != b.responses:
+            if _only_samples_added(a, b):
+                samples.append(SamplesAdded(old, new, len(b.responses) - len(a.responses)))
+            else:
+                diffs = field_diff(_responses_obj(a), _responses_obj(b))
+                alarms.append(ResponseChanged(old, new, tuple(diffs)))
+        elif (a.meta or {}) != (b.meta or {}):
+            metas.append(MetaChanged(old, new, tuple(field_diff(a.meta or {}, b.meta or {}))))
+    return alarms, samples, metas
+
+
+def groups_of(entry: Entry) -> set[tuple[str, ...]]:
+    """The groups a fixture belongs to: its meta test/case, and its file (or folder)."""
+    found: set[tuple[str, ...]] = set()
+    meta = entry.fixture.meta or {}
+    test, case = meta.get("test"), meta.get("case")
+    if test is not None or case is not None:
+        found.add(("meta", str(test), str(case)))
+    if entry.file.endswith(".jsonl"):
+        found.add(("file", entry.file))
+    else:
+        found.add(("folder", _folder_group(entry.file)))
+    return found
+
+
+def _folder_group(file: str) -> str:
+    """The folder of a ``.json`` fixture, an ``@version`` suffix dropped.
+
+    ``<store>/<interface>@<version>/<key>.json``: a new interface version is a new
+    folder, and its fixtures still belong with those of the old one.
+    """
+    head, _, last = posixpath.dirname(file).rpartition("/")
+    return posixpath.join(head, last.split("@", 1)[0])
+
+
+def _shares_a_part(target: Features, candidate: Features) -> bool:
+    parts = 1 + max(len(target.messages), len(candidate.messages))
+    return rank_key(target, candidate)[0] < parts
+
+
+@dataclass
+class _Group:
+    """The removed fixtures of one group, indexed by messages once the group is large."""
+
+    members: list[int] = field(default_factory=list)
+    by_messages: dict[tuple[int, ...], list[int]] | None = None
+    by_first: dict[tuple[int, ...], list[int]] | None = None
+
+    def candidates(self, feats: Sequence[Features], target: Features) -> Sequence[int]:
+        """The members worth ranking against ``target``.
+
+        All of a small group; in a large one, those with the same messages, else those
+        with the same first message.
+        """
+        if len(self.members) <= FULL_SCAN_LIMIT:
+            return self.members
+        if self.by_messages is None or self.by_first is None:
+            self.by_messages, self.by_first = defaultdict(list), defaultdict(list)
+            for i in self.members:
+                self.by_messages[feats[i].messages].append(i)
+                self.by_first[feats[i].messages[:1]].append(i)
+        same = self.by_messages.get(target.messages)
+        if same:
+            return same[:FULL_SCAN_LIMIT]
+        return self.by_first.get(target.messages[:1], [])[:FULL_SCAN_LIMIT]
+
+
+def pair_up(
+    removed: Sequence[Entry], added: Sequence[Entry]
+) -> tuple[list[Paired], list[Entry], list[Entry]]:
+    """Pair removed and added fixtures of the same group, nearest request first.
+
+    Returns the pairs, the added fixtures left alone, the removed fixtures left alone.
+    """
+    old_feats = [features(e.fixture.request) for e in removed]
+    new_feats = [features(e.fixture.request) for e in added]
+    groups: dict[tuple[str, ...], _Group] = defaultdict(_Group)
+    for i, entry in enumerate(removed):
+        for name in groups_of(entry):
+            groups[name].members.append(i)
+    candidates: list[tuple[tuple[int, int, int], int, int]] = []
+    for j, entry in enumerate(added):
+        seen: set[int] = set()
+        for name in groups_of(entry):
+            group = groups.get(name)
+            if group is None:
+                continue
+            explicit = name[0] == "meta"
+            for i in group.candidates(old_feats, new_feats[j]):
+                if i in seen:
+                    continue
+                seen.add(i)
+                if explicit or _shares_a_part(new_feats[j], old_feats[i]):
+                    candidates.append((rank_key(new_feats[j], old_feats[i]), j, i))
+    candidates.sort()
+    used_old: set[int] = set()
+    used_new: set[int] = set()
+    pairs: list[Paired] = []
+    for _, j, i in candidates:
+        if i in used_old or j in used_new:
+            continue
+        used_old.add(i)
+        used_new.add(j)
+        pairs.append(_paired(removed[i], added[j]))
+    pairs.sort(key=lambda p: (p.new.file, p.new.line))
+    left_new = [e for j, e in enumerate(added) if j not in used_new]
+    left_old = [e for i, e in enumerate(removed) if i not in used_old]
+    return pairs, left_new, left_old
+
+
+def _paired(old: Entry, new: Entry) -> Paired:
+    diffs = field_diff(old.fixture.request, new.fixture.request)
+    before, after = interface_version(old.fixture), interface_version(new.fixture)
+    if before != after:
+        diffs.append(FieldDifference("meta.interface_version", before, after))
+    return Paired(old, new, tuple(diffs), old.fixture.responses != new.fixture.responses)
+
+
+def _messages(request: Any) -> list[Any] | None:
+    holder = request.get("body") if isinstance(request.get("body"), dict) else request
+    messages = holder.get("messages")
+    return messages if isinstance(messages, list) else None
+
+
+def change_summary(
+    old: dict[str, Any], new: dict[str, Any], differences: Sequence[FieldDifference]
+) -> str:
+    """``system``, ``messages 2 -> 3``, ``model, tools``...: the request fields that changed."""
+    fields: list[str] = []
+    for diff in differences:
+        path = diff.path.removeprefix("body.").removeprefix("meta.")
+        top = path.split(".", 1)[0].split("[", 1)[0] or "<root>"
+        if top not in fields:
+            fields.append(top)
+    before, after = _messages(old), _messages(new)
+    parts = []
+    for name in fields:
+        if name == "messages" and before is not None and after is not None:
+            if len(before) != len(after):
+                parts.append(f"messages {len(before)} -> {len(after)}")
+                continue
+            changed = sorted(
+                {d.path.split("]", 1)[0] + "]" for d in differences if "messages[" in d.path}
+            )
+            parts.append(", ".join(p.removeprefix("body.") for p in changed) or "messages")
+            continue
+        parts.append(name)
+    return ", ".join(parts) or "no request difference"

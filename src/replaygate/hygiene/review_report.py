@@ -1,0 +1,211 @@
+"""The fixture review as text (a terminal) or Markdown (a pull-request comment)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from replaygate.diff import FieldDifference
+from replaygate.hygiene.review import Paired, Review
+from replaygate.hygiene.snapshot import Entry
+
+DIFF_LINES = 12
+VALUE_LIMIT = 100
+
+
+CONTEXT = 30
+
+
+def text_change(old: str, new: str, context: int = CONTEXT) -> tuple[str, str]:
+    """Two long texts cut to their differing middle, with ``context`` characters around it."""
+    start = 0
+    while start < min(len(old), len(new)) and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < min(len(old), len(new)) - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    lo = max(0, start - context)
+    hi_old, hi_new = len(old) - max(0, end - context), len(new) - max(0, end - context)
+
+    def cut(text: str, hi: int) -> str:
+        head = "…" if lo else ""
+        tail = "…" if hi < len(text) else ""
+        return head + text[lo:hi] + tail
+
+    return cut(old, hi_old), cut(new, hi_new)
+
+
+def render_difference(diff: FieldDifference) -> str:
+    """``path: old != new``; two long texts are cut to the part that changed."""
+    texts = isinstance(diff.left, str) and isinstance(diff.right, str)
+    if texts and max(len(repr(diff.left)), len(repr(diff.right))) > VALUE_LIMIT:
+        old, new = text_change(diff.left, diff.right)
+        return FieldDifference(diff.path, old, new).render(VALUE_LIMIT * 2)
+    return diff.render(VALUE_LIMIT)
+
+
+def diff_lines(differences: Sequence[FieldDifference], limit: int = DIFF_LINES) -> list[str]:
+    """``path: old != new`` lines, at most ``limit`` of them and a count of the rest."""
+    lines = [render_difference(d) for d in differences[:limit]]
+    if len(differences) > limit:
+        lines.append(f"... and {len(differences) - limit} more difference(s)")
+    return lines
+
+
+def _key(entry: Entry) -> str:
+    return entry.fixture.key
+
+
+def grouped_pairs(pairs: Sequence[Paired]) -> list[tuple[list[str], list[Paired]]]:
+    """Pairs with the same request difference, together (a prompt change touches many)."""
+    groups: dict[tuple[str, ...], list[Paired]] = {}
+    for pair in pairs:
+        groups.setdefault(tuple(diff_lines(pair.differences)), []).append(pair)
+    return [(list(lines), members) for lines, members in groups.items()]
+
+
+def counts(result: Review) -> str:
+    """One line of counts."""
+    parts = [
+        f"{len(result.paired)} paired (request changed)",
+        f"{len(result.added)} added",
+        f"{len(result.removed)} removed",
+        f"{len(result.alarms)} ALARM (response changed, request unchanged)",
+    ]
+    if result.samples_added:
+        parts.append(f"{len(result.samples_added)} with samples added")
+    if result.meta_changed:
+        parts.append(f"{len(result.meta_changed)} with meta changed")
+    return ", ".join(parts)
+
+
+def _alarm_advice(allowed_reason: str | None) -> str:
+    if allowed_reason is not None:
+        return f"response change allowed, reason: {allowed_reason}"
+    return (
+        "the request did not change, so the response should not have: a hand edit or a "
+        "silent model change. Re-record it (or revert the edit); to accept it, pass "
+        '--allow-response-change --reason "..."'
+    )
+
+
+def render_text(result: Review, allowed_reason: str | None = None) -> str:
+    """The review for a terminal."""
+    out = [f"fixture review of {result.path or '.'}: {result.base} -> {result.head}"]
+    if result.unchanged:
+        out.append(f"no fixture changed ({result.files_compared} file(s) compared)")
+        return "\n".join(out) + "\n"
+    out.append(counts(result))
+    if result.alarms:
+        out.append("")
+        for alarm in result.alarms:
+            out.append(
+                f"ALARM  {alarm.new}  key {_key(alarm.new)}: response changed, request unchanged"
+            )
+            out.extend(f"    {line}" for line in diff_lines(alarm.differences))
+        out.append(f"  {_alarm_advice(allowed_reason)}")
+    for lines, members in grouped_pairs(result.paired):
+        out.append("")
+        for pair in members:
+            response = "; response changed too" if pair.response_changed else ""
+            where = str(pair.new) if str(pair.old) == str(pair.new) else f"{pair.old} -> {pair.new}"
+            out.append(
+                f"paired  {where}  key {_key(pair.old)} -> {_key(pair.new)}"
+                f"  ({pair.summary}{response})"
+            )
+        out.append("  request difference (old != new):")
+        out.extend(f"    {line}" for line in lines)
+    if result.added or result.removed:
+        out.append("")
+    out.extend(f"added    {e}  key {_key(e)}" for e in result.added)
+    out.extend(f"removed  {e}  key {_key(e)}" for e in result.removed)
+    if result.samples_added or result.meta_changed:
+        out.append("")
+    out.extend(
+        f"samples  {s.new}  key {_key(s.new)}: {s.added} sample(s) added"
+        for s in result.samples_added
+    )
+    for meta in result.meta_changed:
+        out.append(f"meta     {meta.new}  key {_key(meta.new)}")
+        out.extend(f"    {line}" for line in diff_lines(meta.differences))
+    return "\n".join(out) + "\n"
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A GitHub-flavoured Markdown table (pipes in cells escaped)."""
+
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    return "\n".join([line(header), line(["---"] * len(header)), *(line(r) for r in rows)])
+
+
+def _code(text: str) -> str:
+    return "`" + text.replace("`", "'") + "`"
+
+
+def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
+    """The review as a pull-request comment: a table, then the request differences."""
+    out = [
+        "### replaygate fixture review",
+        "",
+        f"{_code(result.path or '.')}: {result.base} → {result.head}",
+        "",
+    ]
+    if result.unchanged:
+        out.append(f"No fixture changed ({result.files_compared} file(s) compared).")
+        return "\n".join(out) + "\n"
+    out += [counts(result), ""]
+    rows: list[list[str]] = []
+    for alarm in result.alarms:
+        paths = ", ".join(_code(d.path) for d in alarm.differences[:3])
+        rows.append(
+            [
+                "**ALARM**: response changed, request unchanged",
+                _code(str(alarm.new)),
+                _code(_key(alarm.new)),
+                paths,
+            ]
+        )
+    for pair in result.paired:
+        rows.append(
+            [
+                "paired",
+                _code(str(pair.new)),
+                f"{_code(_key(pair.old))} → {_code(_key(pair.new))}",
+                pair.summary,
+            ]
+        )
+    rows += [["added", _code(str(e)), _code(_key(e)), ""] for e in result.added]
+    rows += [["removed", _code(str(e)), _code(_key(e)), ""] for e in result.removed]
+    rows += [
+        ["samples added", _code(str(s.new)), _code(_key(s.new)), f"+{s.added}"]
+        for s in result.samples_added
+    ]
+    rows += [
+        [
+            "meta changed",
+            _code(str(m.new)),
+            _code(_key(m.new)),
+            ", ".join(d.path for d in m.differences),
+        ]
+        for m in result.meta_changed
+    ]
+    out.append(markdown_table(["change", "fixture", "key", "what changed"], rows))
+    if result.alarms:
+        out += ["", f"**{_alarm_advice(allowed_reason)}**"]
+    if result.alarms or result.paired:
+        out += ["", "<details><summary>Differences by field path (old != new)</summary>", ""]
+        for alarm in result.alarms:
+            out += [
+                f"ALARM {_code(str(alarm.new))}:",
+                "",
+                "```",
+                *diff_lines(alarm.differences),
+                "```",
+                "",
+            ]
+        for lines, members in grouped_pairs(result.paired):
+            names = ", ".join(_code(str(p.new)) for p in members)
+            out += [f"Request of {names}:", "", "```", *lines, "```", ""]
+        out.append("</details>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,97 @@
+"""The fixtures of a store as one side of a review: a git revision or the working tree.
+
+A side lists its fixture files (``.jsonl`` and ``.json``) with their git blob ids, so
+files that did not change between two sides are compared by id and never parsed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from replaygate.errors import FixtureFormatError
+from replaygate.fixture import Fixture, from_json
+from replaygate.hygiene.errors import HygieneError
+from replaygate.hygiene.gitrev import Repo, blob_id, run_git
+from replaygate.store import iter_jsonl
+
+FIXTURE_SUFFIXES = (".jsonl", ".json")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One fixture on one side: repository-relative file, line (0 for a ``.json`` file)."""
+
+    file: str
+    line: int
+    fixture: Fixture
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+@dataclass(frozen=True)
+class Side:
+    """The fixture files of one side (path -> blob id) and how to read them."""
+
+    label: str
+    files: dict[str, str]
+    read: Callable[[list[str]], dict[str, bytes]]
+
+    def entries(self, paths: Iterable[str]) -> list[Entry]:
+        """The fixtures of ``paths``, in file and line order."""
+        wanted = sorted(paths)
+        contents = self.read(wanted)
+        found: list[Entry] = []
+        for path in wanted:
+            found.extend(parse_file(path, contents[path], self.label))
+        return found
+
+
+def _is_fixture_file(path: str) -> bool:
+    return path.endswith(FIXTURE_SUFFIXES)
+
+
+def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
+    """The fixtures of one file's bytes; :class:`HygieneError` names file and line."""
+    where = path if label == "working tree" else f"{label}:{path}"
+    try:
+        if path.endswith(".jsonl"):
+            return [Entry(path, loc.line, fx) for loc, fx in iter_jsonl(Path(where), data)]
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError as err:
+            raise FixtureFormatError(where, 0, f"malformed JSON: {err}") from None
+        return [Entry(path, 0, from_json(obj, where, 0))]
+    except FixtureFormatError as err:
+        raise HygieneError(f"{err} (run `replaygate verify` on the store and fix it)") from None
+
+
+def worktree(repo: Repo, relpath: str) -> Side:
+    """The working tree: tracked and untracked (not ignored) fixture files under ``relpath``."""
+    args = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name"]
+    if relpath:
+        args += ["--", relpath]
+    names = sorted({n for n in run_git(args, repo.root).decode("utf-8").split("\0") if n})
+    contents: dict[str, bytes] = {}
+    for name in names:
+        file = repo.root / name
+        if _is_fixture_file(name) and file.is_file():
+            contents[name] = file.read_bytes()
+    files = {name: blob_id(data) for name, data in contents.items()}
+    return Side("working tree", files, lambda paths: {p: contents[p] for p in paths})
+
+
+def revision(repo: Repo, rev: str, relpath: str) -> Side:
+    """The fixture files under ``relpath`` at revision ``rev``."""
+    commit = repo.commit(rev)
+    tree = {p: b for p, b in repo.tree(commit, relpath).items() if _is_fixture_file(p)}
+
+    def read(paths: list[str]) -> dict[str, bytes]:
+        blobs = repo.blobs([tree[p] for p in paths])
+        return {p: blobs[tree[p]] for p in paths}
+
+    return Side(f"{rev} ({commit[:7]})", tree, read)

@@ -1,0 +1,74 @@
+"""Which fixtures the last N recorded test runs played, from the hits log."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from replaygate.fingerprint import KEY_LENGTH
+from replaygate.hits import DEFAULT_DIR, read_hits
+from replaygate.hygiene.errors import HygieneError
+
+
+@dataclass(frozen=True)
+class Play:
+    """A fixture played in one of the considered runs."""
+
+    store: Path
+    test: str | None
+    time: str
+
+
+@dataclass
+class Usage:
+    """The plays of the last ``runs`` recorded runs (oldest first), by fixture key."""
+
+    runs: tuple[str, ...] = ()
+    recorded_runs: int = 0
+    plays: dict[str, list[Play]] = field(default_factory=lambda: defaultdict(list))
+
+    def of(self, file: Path, key: str) -> list[Play]:
+        """The plays of fixture ``key`` stored in ``file`` (a store file or inside a folder)."""
+        target = file.resolve()
+        return [
+            p
+            for p in self.plays.get(key[:KEY_LENGTH], ())
+            if p.store == target or p.store in target.parents
+        ]
+
+
+def project_root(hits_dir: Path) -> Path:
+    """The directory relative store paths in the log are relative to.
+
+    ``<root>/.replaygate/hits`` gives ``<root>``; any other directory, the current one.
+    """
+    resolved = hits_dir.resolve()
+    if resolved.parent.name == DEFAULT_DIR.parent.name:
+        return resolved.parent.parent
+    return Path.cwd()
+
+
+def read_usage(hits_dir: Path, last: int) -> Usage:
+    """The plays of the last ``last`` runs logged under ``hits_dir`` (runs sort by time)."""
+    if last < 1:
+        raise HygieneError(f"--runs must be at least 1, got {last}")
+    if hits_dir.exists() and not hits_dir.is_dir():
+        raise HygieneError(f"--hits-dir {hits_dir} is not a directory")
+    root = project_root(hits_dir)
+    try:
+        hits = list(read_hits(hits_dir))
+    except ValueError as err:
+        raise HygieneError(f"damaged hits log: {err}") from None
+    all_runs = sorted({hit.run for hit in hits})
+    kept = set(all_runs[-last:])
+    usage = Usage(tuple(all_runs[-last:]), len(all_runs))
+    stores: dict[str, Path] = {}
+    for hit in hits:
+        if hit.run not in kept:
+            continue
+        store = stores.get(hit.store)
+        if store is None:
+            store = stores[hit.store] = (root / hit.store).resolve()
+        usage.plays[hit.key[:KEY_LENGTH]].append(Play(store, hit.test, hit.time))
+    return usage

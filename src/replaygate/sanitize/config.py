@@ -1,0 +1,214 @@
+"""The sanitize configuration: :class:`SanitizeConfig`, read from ``[tool.replaygate.sanitize]``.
+
+Every key is optional; with none, nothing in a recorded interaction is rewritten
+(secrets are refused whatever the configuration)::
+
+    [tool.replaygate.sanitize]
+    ids = true                      # volatile ids -> stable ids
+    times = true                    # created, created_at, ... -> fixed values
+    normalize_usage = false         # token counts -> 0
+    personal_data = ["email", "phone", "card"]
+
+    [[tool.replaygate.sanitize.rules]]
+    literal = "ACME Corp"
+    replace = "Example Corp"
+
+    [tool.replaygate.sanitize.trim]
+    "anthropic.messages" = ["content", "stop_reason", "usage", "model"]
+
+An error names the file and the key: ``pyproject.toml: tool.replaygate.sanitize.
+rules[0].pattern: invalid regular expression ...``.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from replaygate.errors import ReplaygateError
+from replaygate.sanitize.pii import BUILTIN_CLASSES, DEFAULT_REPLACEMENT, Rule
+from replaygate.sanitize.trim import KNOWN_FIELDS
+
+SECTION = "tool.replaygate.sanitize"
+KEYS = ("ids", "times", "normalize_usage", "personal_data", "rules", "trim")
+RULE_KEYS = ("literal", "pattern", "replace", "ignore_case")
+
+
+class SanitizeConfigError(ReplaygateError, ValueError):
+    """The sanitize configuration is invalid; names the file and the key."""
+
+    def __init__(self, source: str, key: str, reason: str) -> None:
+        self.source = source
+        self.key = key
+        self.reason = reason
+        super().__init__(f"{source}: {key}: {reason}")
+
+
+@dataclass(frozen=True)
+class SanitizeConfig:
+    """What the sanitize pipeline does; every class is off unless asked for.
+
+    ``ids``: volatile ids become stable ids. ``times``: timestamps become fixed
+    values. ``normalize_usage``: token counts become 0. ``personal_data``: built-in
+    classes (``email``, ``phone``, ``card``). ``rules``: user :class:`Rule` s.
+    ``trim``: per interface, the response fields the code reads (others that
+    replaygate knows are dropped).
+    """
+
+    ids: bool = False
+    times: bool = False
+    normalize_usage: bool = False
+    personal_data: tuple[str, ...] = ()
+    rules: tuple[Rule, ...] = ()
+    trim: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_config(self, "SanitizeConfig")
+
+    @staticmethod
+    def from_mapping(data: Mapping[str, Any], source: str = "<config>") -> SanitizeConfig:
+        """A config from the ``[tool.replaygate.sanitize]`` table (parsed TOML)."""
+        return _from_mapping(data, source)
+
+
+def check_config(config: SanitizeConfig, source: str) -> None:
+    """Raise :class:`SanitizeConfigError` for a value no TOML table could fix silently."""
+    for name in ("ids", "times", "normalize_usage"):
+        if not isinstance(getattr(config, name), bool):
+            raise SanitizeConfigError(source, f"{SECTION}.{name}", "expected true or false")
+    unknown = [c for c in config.personal_data if c not in BUILTIN_CLASSES]
+    if unknown:
+        raise SanitizeConfigError(
+            source,
+            f"{SECTION}.personal_data",
+            f"unknown class(es) {', '.join(map(repr, unknown))}; "
+            f"known: {', '.join(BUILTIN_CLASSES)}",
+        )
+    for interface, keep in config.trim.items():
+        key = f'{SECTION}.trim."{interface}"'
+        known = KNOWN_FIELDS.get(interface)
+        if known is None:
+            raise SanitizeConfigError(
+                source, key, f"unknown interface; known: {', '.join(sorted(KNOWN_FIELDS))}"
+            )
+        strange = [f for f in keep if f not in known]
+        if strange:
+            raise SanitizeConfigError(
+                source,
+                key,
+                f"{', '.join(map(repr, strange))} is not a known response field of "
+                f"{interface} (known: {', '.join(sorted(known))}); fields replaygate does "
+                "not know are always kept, so list only known ones",
+            )
+
+
+def _expect(value: Any, kind: type, source: str, key: str, what: str) -> Any:
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise SanitizeConfigError(source, key, f"expected {what}, got {value!r}")
+    return value
+
+
+def _strings(value: Any, source: str, key: str) -> tuple[str, ...]:
+    _expect(value, list, source, key, "a list of strings")
+    for item in value:
+        _expect(item, str, source, key, "a list of strings")
+    return tuple(value)
+
+
+def _rule(table: Any, source: str, key: str) -> Rule:
+    _expect(table, dict, source, key, "a table with literal or pattern, and replace")
+    unknown = sorted(set(table) - set(RULE_KEYS))
+    if unknown:
+        raise SanitizeConfigError(
+            source, f"{key}.{unknown[0]}", f"unknown key; known: {', '.join(RULE_KEYS)}"
+        )
+    for name in ("literal", "pattern", "replace"):
+        if name in table:
+            _expect(table[name], str, source, f"{key}.{name}", "a string")
+    ignore_case = _expect(
+        table.get("ignore_case", False), bool, source, f"{key}.ignore_case", "true or false"
+    )
+    where = f"{key}.pattern" if "pattern" in table else f"{key}.literal"
+    try:
+        return Rule(
+            literal=table.get("literal"),
+            pattern=table.get("pattern"),
+            replace=table.get("replace", DEFAULT_REPLACEMENT),
+            ignore_case=ignore_case,
+        )
+    except ValueError as err:
+        if "replacement" in str(err):
+            where = f"{key}.replace"
+        raise SanitizeConfigError(source, where, str(err)) from None
+
+
+def _from_mapping(data: Mapping[str, Any], source: str) -> SanitizeConfig:
+    _expect(data, dict, source, SECTION, "a table")
+    unknown = sorted(set(data) - set(KEYS))
+    if unknown:
+        raise SanitizeConfigError(
+            source, f"{SECTION}.{unknown[0]}", f"unknown key; known: {', '.join(KEYS)}"
+        )
+    flags = {
+        name: _expect(data.get(name, False), bool, source, f"{SECTION}.{name}", "true or false")
+        for name in ("ids", "times", "normalize_usage")
+    }
+    classes = _strings(data.get("personal_data", []), source, f"{SECTION}.personal_data")
+    rules_key = f"{SECTION}.rules"
+    tables = _expect(data.get("rules", []), list, source, rules_key, "an array of tables")
+    rules = tuple(_rule(table, source, f"{rules_key}[{i}]") for i, table in enumerate(tables))
+    trim_key = f"{SECTION}.trim"
+    trim_table = _expect(data.get("trim", {}), dict, source, trim_key, "a table")
+    trim = {
+        name: _strings(keep, source, f'{trim_key}."{name}"') for name, keep in trim_table.items()
+    }
+    try:
+        return SanitizeConfig(personal_data=classes, rules=rules, trim=trim, **flags)
+    except SanitizeConfigError as err:
+        raise SanitizeConfigError(source, err.key, err.reason) from None
+
+
+def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest ``pyproject.toml`` in ``start`` (default: the current folder) or above."""
+    here = Path(start if start is not None else Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+_cache: dict[Path, tuple[tuple[int, int], SanitizeConfig]] = {}
+
+
+def load_config(pyproject: str | os.PathLike[str] | None = None) -> SanitizeConfig:
+    """The ``[tool.replaygate.sanitize]`` config of ``pyproject`` (default: the nearest one).
+
+    No file, or no such table, gives the default config. Parsed files are cached by
+    modification time and size.
+    """
+    path = Path(pyproject) if pyproject is not None else find_pyproject()
+    if path is None:
+        return SanitizeConfig()
+    try:
+        stat = path.stat()
+    except OSError as err:
+        raise SanitizeConfigError(str(path), SECTION, f"cannot read: {err.strerror}") from None
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    cached = _cache.get(path)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as err:
+        raise SanitizeConfigError(str(path), SECTION, f"invalid TOML: {err}") from None
+    table: Any = document.get("tool", {})
+    for part in ("replaygate", "sanitize"):
+        table = table.get(part, {}) if isinstance(table, dict) else None
+    config = SanitizeConfig() if table == {} else _from_mapping(table, str(path))
+    _cache[path] = (stamp, config)
+    return config

@@ -1,0 +1,139 @@
+"""Volatile ids: provider-made ids replaced by stable ones derived from the fixture key.
+
+An id is volatile when it sits in a field named ``id`` or ``*_id`` (or in a
+``request-id`` header) and starts with one of :data:`VOLATILE_PREFIXES`. Its stable
+replacement keeps the prefix and reads ``<prefix>rg_<fixture key>_<n>``: ``n``
+counts the distinct ids of that prefix in one response, in the order they appear.
+The same response recorded again gets the same ids, and every turn of a
+conversation has its own key, so ids stay unique within it.
+
+A response's tool-use id is echoed by the next request. Where the client reads the
+live response (the HTTP layer), an :class:`IdMap` kept for the session remembers
+``real -> stable`` and the next request is rewritten with it before it is keyed, so
+the recorded request carries the stable id the replayed response will hand out.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+VOLATILE_PREFIXES: tuple[str, ...] = (
+    "msg_",
+    "toolu_",
+    "srvtoolu_",
+    "req_",
+    "chatcmpl-",
+    "call_",
+    "resp_",
+    "fc_",
+    "rs_",
+)
+"""Id prefixes of the Anthropic and OpenAI APIs whose values change on every call."""
+
+_PREFIX = "|".join(re.escape(p) for p in VOLATILE_PREFIXES)
+_VOLATILE = re.compile(rf"({_PREFIX})[A-Za-z0-9_\-]+")
+STABLE_ID = re.compile(rf"({_PREFIX})rg_[0-9a-f]{{6,64}}_[0-9]+")
+"""The form of a stable id: never rewritten again."""
+
+REQUEST_ID_HEADERS = frozenset({"request-id", "x-request-id"})
+
+
+def is_id_field(name: str) -> bool:
+    """Whether a field of this name holds an id: ``id`` or ``*_id``."""
+    return name == "id" or name.endswith("_id")
+
+
+def volatile_prefix(value: str) -> str | None:
+    """The prefix of a volatile id, or None (a stable id is not volatile)."""
+    match = _VOLATILE.fullmatch(value)
+    if match is None or STABLE_ID.fullmatch(value):
+        return None
+    return match.group(1)
+
+
+class IdMap:
+    """``real -> stable`` ids seen in one session's responses (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._ids: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def get(self, real: str) -> str | None:
+        """The stable id given to ``real``, if any."""
+        return self._ids.get(real)
+
+    def add(self, real: str, stable: str) -> None:
+        """Remember that ``real`` was replaced by ``stable``."""
+        with self._lock:
+            self._ids.setdefault(real, stable)
+
+    def snapshot(self) -> dict[str, str]:
+        """A copy of the map, for rewriting a request."""
+        with self._lock:
+            return dict(self._ids)
+
+
+class IdRewriter:
+    """Gives the volatile ids of one recorded response their stable replacements."""
+
+    def __init__(self, key: str, session: IdMap | None = None) -> None:
+        self.key = key
+        self.session = session
+        self._local: dict[str, str] = {}
+        self._counts: dict[str, int] = {}
+
+    def stable(self, value: str) -> str:
+        """The stable id of ``value`` (``value`` itself when it is not volatile)."""
+        known = self._local.get(value)
+        if known is not None:
+            return known
+        prefix = volatile_prefix(value)
+        if prefix is None:
+            return value
+        earlier = self.session.get(value) if self.session is not None else None
+        if earlier is None:
+            n = self._counts.get(prefix, 0) + 1
+            self._counts[prefix] = n
+            earlier = f"{prefix}rg_{self.key}_{n}"
+            if self.session is not None:
+                self.session.add(value, earlier)
+        self._local[value] = earlier
+        return earlier
+
+    def rewrite(self, value: Any) -> Any:
+        """``value`` with the volatile ids of its id fields replaced (copy-on-write)."""
+        if isinstance(value, dict):
+            changed: dict[str, Any] | None = None
+            for k, v in value.items():
+                if isinstance(v, str):
+                    new: Any = self.stable(v) if is_id_field(k) else v
+                else:
+                    new = self.rewrite(v)
+                if new is not v:
+                    if changed is None:
+                        changed = dict(value)
+                    changed[k] = new
+            return value if changed is None else changed
+        if isinstance(value, list):
+            items: list[Any] | None = None
+            for i, v in enumerate(value):
+                new = self.rewrite(v)
+                if new is not v:
+                    if items is None:
+                        items = list(value)
+                    items[i] = new
+            return value if items is None else items
+        return value
+
+    def headers(self, headers: dict[str, Any]) -> dict[str, Any]:
+        """Recorded response headers with the request id made stable."""
+        out = dict(headers)
+        for name in REQUEST_ID_HEADERS & out.keys():
+            if isinstance(out[name], str):
+                out[name] = self.stable(out[name])
+        return out

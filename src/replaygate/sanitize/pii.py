@@ -1,0 +1,197 @@
+"""Personal data: built-in patterns and user rules that replace text with constructed values.
+
+Built-in classes (``personal_data = [...]``):
+
+- ``email``: an address becomes ``user-<8 hex>@example.com``. Addresses at reserved
+  domains (``example.com``/``.net``/``.org``, ``*.example``, ``*.invalid``,
+  ``*.test``, ``*.localhost``) are not personal and are kept;
+- ``phone``: a number of 10 to 15 ASCII digits written with a leading ``+``, an area code
+  in parentheses, or in at least three groups (not a list of years) becomes
+  ``+1-<area>-555-01<nn>`` (the range reserved for fiction);
+- ``card``: 13 to 19 ASCII digits (spaces or hyphens allowed) starting with 2 to 6 and
+  passing the Luhn check become ``0000-0000-0000-<4 digits>``.
+
+A constructed value depends only on the original text (a SHA-256 of it), so the same
+address gets the same replacement in every fixture and at replay, and it is a fixed
+point: running the rules on it again leaves it as it is. That is what keeps a
+redacted fixture matching the live-shaped request, whose later turns carry the
+constructed values of replayed responses. Someone who guesses an original value can
+check the guess against its replacement; the original itself is not stored.
+
+User rules (:class:`Rule`) replace a literal text or a regular expression's matches
+with a fixed replacement, and run before the built-in classes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+BUILTIN_CLASSES: tuple[str, ...] = ("email", "phone", "card")
+DEFAULT_REPLACEMENT = "[redacted]"
+
+
+def _digest(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+# -- e-mail -------------------------------------------------------------------------------
+
+_EMAIL = re.compile(
+    r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?\.)+"
+    r"[A-Za-z]{2,}(?![A-Za-z0-9\-])"
+)
+_RESERVED_DOMAIN = re.compile(
+    r"(?i)(?:^|\.)(?:example\.(?:com|net|org)|example|invalid|test|localhost)$"
+)
+
+
+def _email(match: re.Match[str]) -> str:
+    address = match.group(0)
+    if _RESERVED_DOMAIN.search(address.rpartition("@")[2]):
+        return address
+    return f"user-{_digest(address.lower()) % 16**8:08x}@example.com"
+
+
+# -- phone --------------------------------------------------------------------------------
+
+_PHONE = re.compile(
+    r"(?<![\w+\-.:])(?:\+[0-9]{1,3}[ \-]?)?(?:\([0-9]{1,4}\)[ \-]?)?[0-9]{2,4}"
+    r"(?:[ \-][0-9]{2,4}){1,5}(?![\w\-:]|\.[0-9])"
+)
+_FICTIONAL_PHONE = re.compile(r"1?[0-9]{3}55501[0-9]{2}")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _phone(match: re.Match[str]) -> str:
+    text = match.group(0)
+    digits = re.sub(r"[^0-9]", "", text)
+    if not 10 <= len(digits) <= 15 or _FICTIONAL_PHONE.fullmatch(digits):
+        return text
+    prefixed = text.startswith("+") or "(" in text
+    groups = re.split(r"[ \-]", text)
+    if not prefixed and (len(groups) < 3 or all(_YEAR.fullmatch(g) for g in groups)):
+        return text
+    n = _digest(digits)
+    return f"+1-{200 + n % 800}-555-01{n // 800 % 100:02d}"
+
+
+# -- card ---------------------------------------------------------------------------------
+
+_CARD = re.compile(r"(?<![0-9\-])[2-6](?:[ \-]?[0-9]){12,18}(?![0-9\-])")
+
+
+def luhn_valid(digits: str) -> bool:
+    """Whether a digit string passes the Luhn check (as card numbers do)."""
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _card(match: re.Match[str]) -> str:
+    text = match.group(0)
+    digits = re.sub(r"[^0-9]", "", text)
+    if not luhn_valid(digits):
+        return text
+    return f"0000-0000-0000-{_digest(digits) % 10000:04d}"
+
+
+@dataclass(frozen=True)
+class _Builtin:
+    name: str
+    pattern: re.Pattern[str]
+    replace: Callable[[re.Match[str]], str]
+    digits: bool
+    """Whether a match holds ten ASCII digits (phones, cards): a shared quick check."""
+
+
+_TEN_DIGITS = re.compile(r"[0-9](?:[^0-9]{0,3}[0-9]){9}")
+"""Ten digits at most three other characters apart: in every phone or card match."""
+
+BUILTINS: dict[str, _Builtin] = {
+    "card": _Builtin("card", _CARD, _card, digits=True),
+    "email": _Builtin("email", _EMAIL, _email, digits=False),
+    "phone": _Builtin("phone", _PHONE, _phone, digits=True),
+}
+
+
+# -- user rules ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A user rule: ``literal`` text or a ``pattern`` (regular expression), and its replacement.
+
+    ``replace`` is inserted as it is (no group references). Exactly one of
+    ``literal`` and ``pattern`` is given. Build one from Python or from a
+    ``[[tool.replaygate.sanitize.rules]]`` table.
+    """
+
+    literal: str | None = None
+    pattern: str | None = None
+    replace: str = DEFAULT_REPLACEMENT
+    ignore_case: bool = False
+    compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if (self.literal is None) == (self.pattern is None):
+            raise ValueError("a rule needs exactly one of 'literal' and 'pattern'")
+        source = re.escape(self.literal) if self.literal is not None else str(self.pattern)
+        if not source:
+            raise ValueError("a rule's literal or pattern must not be empty")
+        try:
+            compiled = re.compile(source, re.IGNORECASE if self.ignore_case else 0)
+        except re.error as err:
+            raise ValueError(f"invalid regular expression {self.pattern!r}: {err}") from None
+        if compiled.fullmatch(""):
+            raise ValueError(f"pattern {self.pattern!r} matches empty text")
+        object.__setattr__(self, "compiled", compiled)
+        if self.apply(self.replace) != self.replace:
+            raise ValueError(
+                f"the replacement {self.replace!r} is itself matched by the rule and would "
+                "change again at replay; choose a replacement the rule does not match"
+            )
+
+    def apply(self, text: str) -> str:
+        """``text`` with every match replaced."""
+        replacement = self.replace
+        return self.compiled.sub(lambda _: replacement, text)
+
+
+class TextRules:
+    """User rules then built-in classes, applied to one text at a time."""
+
+    def __init__(self, classes: Sequence[str] = (), rules: Sequence[Rule] = ()) -> None:
+        unknown = [name for name in classes if name not in BUILTINS]
+        if unknown:
+            raise ValueError(
+                f"unknown personal data class(es) {unknown}; known: {', '.join(BUILTIN_CLASSES)}"
+            )
+        self.rules = tuple(rules)
+        # Cards before phones: a card number also looks like a long phone number.
+        self.builtins = tuple(BUILTINS[name] for name in BUILTIN_CLASSES if name in classes)
+
+    def __bool__(self) -> bool:
+        return bool(self.rules or self.builtins)
+
+    def apply(self, text: str) -> str:
+        """``text`` with every rule applied, in order."""
+        for rule in self.rules:
+            text = rule.apply(text)
+        digits: bool | None = None
+        for builtin in self.builtins:
+            if builtin.digits:
+                if digits is None:
+                    digits = _TEN_DIGITS.search(text) is not None
+                if not digits:
+                    continue
+            elif "@" not in text:
+                continue
+            text = builtin.pattern.sub(builtin.replace, text)
+        return text

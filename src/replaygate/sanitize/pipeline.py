@@ -1,0 +1,211 @@
+"""The sanitize pipeline: one :class:`Sanitizer` for every record path.
+
+Responses go through, in order: trim, volatile ids, times, usage, text rules (user
+rules, then personal data). Requests go through the text rules only (and, at the
+HTTP layer, the session's id map), and replay runs the same request-side steps
+before fingerprinting, so a redacted fixture matches the live-shaped request.
+
+Two shapes are handled: the engine's wire request and response dicts, and the HTTP
+layer's request envelope and recorded response (plain body or server-sent events).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from replaygate.sanitize.config import SECTION, SanitizeConfig, SanitizeConfigError, load_config
+from replaygate.sanitize.ids import IdMap, IdRewriter
+from replaygate.sanitize.pii import TextRules
+from replaygate.sanitize.stream import apply_in_place, redact_fragments
+from replaygate.sanitize.times import fix_times
+from replaygate.sanitize.trim import dropped_fields, trim_object
+from replaygate.sanitize.usage import normalize_usage
+from replaygate.sanitize.walk import map_strings, replace_values
+
+_UNPARSED = object()
+
+
+class Sanitizer:
+    """Applies a :class:`SanitizeConfig` to requests and responses (pure, thread-safe)."""
+
+    def __init__(self, config: SanitizeConfig | None = None) -> None:
+        self.config = config if config is not None else SanitizeConfig()
+        self.text = TextRules(self.config.personal_data, self.config.rules)
+        self.request_side = bool(self.text)
+        """Whether requests are changed at all (else replay skips the request pass)."""
+        self._dropped = {
+            interface: dropped_fields(interface, keep)
+            for interface, keep in self.config.trim.items()
+        }
+
+    @classmethod
+    def from_pyproject(cls, pyproject: str | os.PathLike[str] | None = None) -> Sanitizer:
+        """The sanitizer configured in ``pyproject`` (default: the nearest ``pyproject.toml``)."""
+        return cls(load_config(pyproject))
+
+    def __repr__(self) -> str:
+        return f"Sanitizer({self.config!r})"
+
+    # -- engine shapes -------------------------------------------------------------------
+
+    def request(self, request: Any, ids: IdMap | None = None) -> Any:
+        """The form of ``request`` that is stored and keyed (``request`` itself if unchanged)."""
+        if ids is not None and len(ids):
+            request = replace_values(request, ids.snapshot())
+        if self.text:
+            request = map_strings(request, self.text.apply)
+        return request
+
+    def response(self, response: Any, *, key: str, interface: str, ids: IdMap | None = None) -> Any:
+        """The stored form of a wire response recorded for the request of ``key``."""
+        return self._json(response, self._dropped.get(interface), IdRewriter(key, ids))
+
+    def _json(
+        self,
+        value: Any,
+        dropped: frozenset[str] | None,
+        rewriter: IdRewriter,
+        *,
+        text: bool = True,
+    ) -> Any:
+        config = self.config
+        if dropped:
+            value = trim_object(value, dropped)
+        if config.ids:
+            value = rewriter.rewrite(value)
+        if config.times:
+            value = fix_times(value)
+        if config.normalize_usage:
+            value = normalize_usage(value)
+        if text and self.text:
+            value = map_strings(value, self.text.apply)
+        return value
+
+    def check_stable(self, request: Any) -> None:
+        """Refuse rules that would change the stored request again (replay could never match).
+
+        Raises :class:`~replaygate.sanitize.config.SanitizeConfigError` naming the path.
+        """
+        if not self.text:
+            return
+        found = _first_unstable(request, self.text.apply, "")
+        if found is not None:
+            path, before, after = found
+            raise SanitizeConfigError(
+                "sanitize rules",
+                f"{SECTION}.rules",
+                f"running the rules again changes request.{path} from {before!r} to {after!r}; "
+                "a replayed request would not match its fixture. Choose replacements that "
+                "no rule matches.",
+            )
+
+    # -- HTTP shapes ---------------------------------------------------------------------
+
+    def envelope(self, envelope: dict[str, Any], ids: IdMap | None = None) -> dict[str, Any]:
+        """The stored form of an HTTP request envelope (its ``body`` or ``text``)."""
+        out = envelope
+        for name in ("body", "text"):
+            if name in envelope:
+                value = self.request(envelope[name], ids)
+                if value is not envelope[name]:
+                    out = {**out, name: value}
+        return out
+
+    def recorded(
+        self, record: dict[str, Any], *, key: str, interface: str, ids: IdMap | None = None
+    ) -> dict[str, Any]:
+        """The stored form of a recorded HTTP response (plain body or events)."""
+        rewriter = IdRewriter(key, ids)
+        status = record.get("status")
+        dropped = self._dropped.get(interface) if isinstance(status, int) and status < 300 else None
+        out = dict(record)
+        headers = record.get("headers")
+        if self.config.ids and isinstance(headers, dict):
+            out["headers"] = rewriter.headers(headers)
+        if record.get("body") is not None:
+            out["body"] = self._json(record["body"], dropped, rewriter)
+        if isinstance(record.get("text"), str) and self.text:
+            out["text"] = self.text.apply(record["text"])
+        if isinstance(record.get("events"), list):
+            out["events"] = self._events(record["events"], dropped, rewriter)
+        return out
+
+    def _events(
+        self, events: list[Any], dropped: frozenset[str] | None, rewriter: IdRewriter
+    ) -> list[Any]:
+        parsed = [_parse(event) for event in events]
+        done = [
+            value if value is _UNPARSED else self._json_event(value, dropped, rewriter)
+            for value in parsed
+        ]
+        if self.text:
+            live = [value for value in done if value is not _UNPARSED]
+            skip = redact_fragments(live, self.text.apply)
+            for value in live:
+                apply_in_place(value, self.text.apply, skip)
+        out = []
+        for event, before, after in zip(events, parsed, done, strict=True):
+            if after is _UNPARSED or orjson.dumps(after) == orjson.dumps(before):
+                out.append(event)
+            else:
+                out.append({**event, "data": orjson.dumps(after).decode("utf-8")})
+        return out
+
+    def _json_event(self, event: Any, dropped: frozenset[str] | None, rewriter: IdRewriter) -> Any:
+        """One event's data through every step but the text rules (run on whole blocks)."""
+        if dropped and isinstance(event, dict):
+            message = event.get("message")
+            if event.get("type") == "message_start" and isinstance(message, dict):
+                event = {**event, "message": trim_object(message, dropped)}
+            elif "choices" in event:
+                event = trim_object(event, dropped)
+        return _fresh(self._json(event, None, rewriter, text=False))
+
+
+def _parse(event: Any) -> Any:
+    data = event.get("data") if isinstance(event, dict) else None
+    if not isinstance(data, str):
+        return _UNPARSED
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return _UNPARSED
+
+
+def _fresh(value: Any) -> Any:
+    """A private copy (the text pass changes events in place)."""
+    return orjson.loads(orjson.dumps(value))
+
+
+def _first_unstable(
+    value: Any, apply: Callable[[str], str], path: str
+) -> tuple[str, str, str] | None:
+    if isinstance(value, str):
+        again = apply(value)
+        return (path or "<root>", value, again) if again != value else None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _first_unstable(v, apply, f"{path}.{k}" if path else str(k))
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _first_unstable(v, apply, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def resolve(sanitize: Sanitizer | SanitizeConfig | None) -> Sanitizer:
+    """A :class:`Sanitizer` from what a caller passed (None: the nearest ``pyproject.toml``)."""
+    if isinstance(sanitize, Sanitizer):
+        return sanitize
+    if isinstance(sanitize, SanitizeConfig):
+        return Sanitizer(sanitize)
+    if sanitize is None:
+        return Sanitizer.from_pyproject()
+    raise TypeError(f"sanitize must be a Sanitizer or a SanitizeConfig, got {sanitize!r}")

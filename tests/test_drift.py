@@ -1,0 +1,247 @@
+"""``replaygate drift``: field sets of fixtures against the simulator's drift injection.
+
+Fixtures are recorded from a clean loopback simulator through the official SDKs, as
+wire fixtures (``RecordingModel``) and as HTTP fixtures (plain and streamed), then
+re-sent to a simulator that adds ``usage.foo`` and drops ``stop_sequence``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import anthropic
+import openai
+import pytest
+from click.testing import CliRunner, Result
+
+from replaygate.cli import main
+from replaygate.http import httpx2_client
+from replaygate.hygiene.drift import drift_against, drift_live, sample
+from replaygate.hygiene.fieldset import field_paths
+from replaygate.hygiene.resend import LiveSender
+from replaygate.hygiene.stored import load_fixtures
+from replaygate.live import AnthropicModel, OpenAIModel
+from replaygate.replay import RecordingModel
+from replaygate.sim import Simulator
+from replaygate.types import Message
+
+DRIFT = "add-field:usage.foo,drop-field:stop_sequence"
+MODEL = "claude-test-model"
+QUESTIONS = ("What is RAG?", "Why are agent tests flaky?", "How do fixtures rot?")
+
+
+def record_wire(sim: Simulator, store: Path) -> None:
+    """Anthropic and OpenAI wire fixtures, through the SDKs."""
+    claude = anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0)
+    gpt = openai.OpenAI(api_key="sim-key", base_url=sim.openai_base_url, max_retries=0)
+    for live, interface, model in (
+        (AnthropicModel(claude, model=MODEL, max_tokens=200), "anthropic.messages", MODEL),
+        (OpenAIModel(gpt, model="gpt-test", max_tokens=200), "openai.chat.completions", "gpt-test"),
+    ):
+        recorder = RecordingModel(
+            live, store, approve_live=True, model=model, max_tokens=200,
+            interface=interface, source="sim",
+        )  # fmt: skip
+        for question in QUESTIONS:
+            recorder.complete([Message.user(question)], [])
+
+
+def record_http(sim: Simulator, store: Path) -> None:
+    """HTTP fixtures through the anthropic SDK over the recording transport: plain and streamed."""
+    http = httpx2_client(store, "record-missing", approve_live=True, source="sim")
+    client = anthropic.Anthropic(api_key="sim-key", base_url=sim.url, http_client=http)
+    client.messages.create(
+        model=MODEL, max_tokens=100, messages=[{"role": "user", "content": "What is RAG?"}]
+    )
+    with client.messages.stream(
+        model=MODEL, max_tokens=100, messages=[{"role": "user", "content": "Stream it"}]
+    ) as stream:
+        stream.until_done()
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("drift")
+    with Simulator(behavior="echo") as clean:
+        record_wire(clean, root / "wire.jsonl")
+        record_http(clean, root / "http")
+    with Simulator(behavior="echo", drift=DRIFT) as drifted:
+        record_wire(drifted, root / "drifted.jsonl")
+    return {"wire": root / "wire.jsonl", "http": root / "http", "drifted": root / "drifted.jsonl"}
+
+
+@pytest.fixture
+def drifted_sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo", drift=DRIFT) as sim:
+        yield sim
+
+
+def drift(*args: str) -> Result:
+    return CliRunner().invoke(main, ["drift", *args])
+
+
+def test_field_paths_take_arrays_by_the_union_of_their_items() -> None:
+    body = {
+        "content": [{"type": "text", "text": "hi"}, {"type": "tool_use", "id": "x", "input": {}}],
+        "usage": {"input_tokens": 1},
+        "stop_sequence": None,
+    }
+    assert field_paths(body) == {
+        "content", "content[].type", "content[].text", "content[].id", "content[].input",
+        "usage", "usage.input_tokens", "stop_sequence",
+    }  # fmt: skip
+
+
+def test_live_drift_finds_added_and_dropped_fields(
+    stores: dict[str, Path], drifted_sim: Simulator, tmp_path: Path
+) -> None:
+    report_file, json_file = tmp_path / "drift.txt", tmp_path / "drift.json"
+    done = drift(
+        str(stores["wire"]), "--live-sample", "10", "--approve-live",
+        "--base-url", drifted_sim.url, "--report", str(report_file), "--json", str(json_file),
+    )  # fmt: skip
+    assert done.exit_code == 1, done.output
+    assert "    + usage.foo" in done.output
+    assert "    - stop_sequence" in done.output
+    assert report_file.read_text(encoding="utf-8") == done.output
+    report = json.loads(json_file.read_text(encoding="utf-8"))
+    assert report["drift"] is True and report["mode"] == "live"
+    by_interface = {i["interface"]: i for i in report["interfaces"]}
+    assert by_interface["anthropic.messages"]["only_new"] == ["usage.foo"]
+    assert by_interface["anthropic.messages"]["only_old"] == ["stop_sequence"]
+    # OpenAI responses have no stop_sequence: only the added field shows
+    assert by_interface["openai.chat.completions"]["only_new"] == ["usage.foo"]
+    assert by_interface["openai.chat.completions"]["only_old"] == []
+    assert len(report["sampled"]) == 6
+    assert len(drifted_sim.requests) == 6
+
+
+def test_live_drift_of_http_fixtures_plain_and_streamed(
+    stores: dict[str, Path], drifted_sim: Simulator
+) -> None:
+    report = drift_live(stores["http"], 5, LiveSender(drifted_sim.url))
+    [anthropic_drift] = report.interfaces
+    assert "usage.foo" in anthropic_drift.only_new
+    assert "events[message_start].message.usage.foo" in anthropic_drift.only_new
+    assert "stop_sequence" in anthropic_drift.only_old
+    assert {r.path for r in drifted_sim.requests} == {"/v1/messages"}
+    assert any(r.body.get("stream") for r in drifted_sim.requests)
+
+
+def test_no_drift_against_a_clean_simulator(stores: dict[str, Path]) -> None:
+    with Simulator(behavior="echo") as clean:
+        done = drift(str(stores["wire"]), "--live-sample", "4", "--approve-live",
+                     "--base-url", clean.url)  # fmt: skip
+        http = drift_live(stores["http"], 5, LiveSender(clean.url))
+    assert done.exit_code == 0, done.output
+    assert "no drift" in done.output
+    assert not http.drifted and not http.errors
+
+
+def test_without_approval_nothing_is_sent(stores: dict[str, Path], drifted_sim: Simulator) -> None:
+    done = drift(str(stores["wire"]), "--live-sample", "3", "--base-url", drifted_sim.url)
+    assert done.exit_code == 2
+    assert "needs an explicit --approve-live" in done.output
+    assert "Nothing was sent" in done.output
+    assert drifted_sim.requests == []
+
+
+def test_offline_against_another_fixture_set(stores: dict[str, Path], tmp_path: Path) -> None:
+    report = drift_against(stores["wire"], stores["drifted"])
+    assert report.drifted
+    assert {i.interface: i.only_new for i in report.interfaces} == {
+        "anthropic.messages": ("usage.foo",),
+        "openai.chat.completions": ("usage.foo",),
+    }
+    json_file = tmp_path / "d.json"
+    done = drift(str(stores["wire"]), "--against", str(stores["drifted"]), "--json", str(json_file))
+    assert done.exit_code == 1
+    assert json.loads(json_file.read_text(encoding="utf-8"))["mode"] == "against"
+    same = drift(str(stores["wire"]), "--against", str(stores["wire"]))
+    assert same.exit_code == 0 and "no drift" in same.output
+    # an interface only one side has is named, not compared
+    mixed = drift_against(stores["wire"], stores["http"])
+    assert mixed.unmatched == (f"openai.chat.completions: only in {stores['wire']}, not compared",)
+
+
+def test_the_sample_is_seeded(stores: dict[str, Path]) -> None:
+    fixtures = load_fixtures(stores["wire"])
+    first, _ = sample(fixtures, 3, seed=1)
+    again, _ = sample(fixtures, 3, seed=1)
+    other, _ = sample(fixtures, 3, seed=2)
+    assert [f.key for _, f in first] == [f.key for _, f in again]
+    assert [f.key for _, f in first] != [f.key for _, f in other]
+    everything, _ = sample(fixtures, 100, seed=0)
+    assert len(everything) == len(fixtures)
+
+
+def test_the_built_in_simulator(stores: dict[str, Path]) -> None:
+    done = drift(str(stores["wire"]), "--live-sample", "2", "--approve-live", "--simulator",
+                 "--sim-drift", DRIFT)  # fmt: skip
+    assert done.exit_code == 1
+    assert "+ usage.foo" in done.output
+    bad = drift(str(stores["wire"]), "--live-sample", "2", "--approve-live", "--simulator",
+                "--sim-drift", "rename:x")  # fmt: skip
+    assert bad.exit_code == 2
+    assert "expected add-field:PATH[=VALUE] or drop-field:PATH" in bad.output
+
+
+def test_usage_errors(stores: dict[str, Path], tmp_path: Path) -> None:
+    neither = drift(str(stores["wire"]))
+    assert neither.exit_code == 2 and "give --live-sample N" in neither.output
+    both = drift(str(stores["wire"]), "--live-sample", "1", "--against", str(stores["wire"]))
+    assert both.exit_code == 2
+    offline_live = drift(str(stores["wire"]), "--against", str(stores["wire"]), "--approve-live")
+    assert offline_live.exit_code == 2 and "--against compares fixture sets offline" in (
+        offline_live.output
+    )
+    missing = drift(str(tmp_path / "none.jsonl"), "--against", str(stores["wire"]))
+    assert missing.exit_code == 2 and "no fixture store at" in missing.output
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_text("{nope}\n", encoding="utf-8")
+    bad = drift(str(damaged), "--against", str(stores["wire"]))
+    assert bad.exit_code == 2 and f"{damaged}:1: malformed JSON" in bad.output
+
+
+def test_unreachable_server_is_an_error_not_a_pass(stores: dict[str, Path]) -> None:
+    with Simulator(behavior="echo") as sim:
+        url = sim.url
+    done = drift(str(stores["wire"]), "--live-sample", "1", "--approve-live", "--base-url", url)
+    assert done.exit_code == 2, done.output
+    assert "errors:" in done.output and "APIConnectionError" in done.output
+
+
+def test_missing_api_key_is_named(stores: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    done = drift(str(stores["wire"]), "--live-sample", "1", "--approve-live")
+    assert done.exit_code == 2
+    assert "is not set: drift re-sends recorded requests to the live API" in done.output
+
+
+def test_live_answers_go_through_the_configured_trim(
+    stores: dict[str, Path], tmp_path: Path
+) -> None:
+    from replaygate.fixture import Fixture
+    from replaygate.sanitize import SanitizeConfig, Sanitizer
+    from replaygate.store import FixtureStore
+
+    sanitizer = Sanitizer(SanitizeConfig(trim={"anthropic.messages": ["content", "model"]}))
+    trimmed = tmp_path / "trimmed.jsonl"
+    with FixtureStore.open(trimmed) as store:
+        for _, fixture in load_fixtures(stores["wire"]):
+            if (fixture.meta or {}).get("interface") != "anthropic.messages":
+                continue
+            body = sanitizer.response(
+                fixture.response, key=fixture.key, interface="anthropic.messages"
+            )
+            store.put(Fixture(fixture.key, fixture.request, (body,), fixture.meta))
+    assert "id" not in load_fixtures(trimmed)[0][1].response
+    with Simulator(behavior="echo") as clean:
+        plain = drift_live(trimmed, 3, LiveSender(clean.url))
+        same = drift_live(trimmed, 3, LiveSender(clean.url, sanitizer=sanitizer))
+    assert set(plain.interfaces[0].only_new) == {"id", "type", "role", "stop_sequence"}
+    assert not same.drifted

@@ -1,0 +1,157 @@
+"""The hits log: a pytest session (under xdist too) logs which fixtures its tests replay.
+
+A small project is made in a temporary folder: ResearchCopilot fixtures recorded from
+the simulator (two questions, only one of them replayed by the tests) and an HTTP
+fixture recorded by the plugin. Its tests run in a real ``pytest -n 2`` subprocess;
+then ``replaygate patrol`` lists the fixtures no test played.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from replaygate import hits
+from replaygate.sim import Simulator
+from replaygate.store import FixtureStore
+
+TESTS = """
+import os
+from pathlib import Path
+
+import pytest
+
+from replaygate.examples.research_copilot import (
+    DEFAULT_MAX_TOKENS, DEFAULT_MODEL, DEFAULT_SYSTEM, build_registry, run,
+)
+from replaygate.replay import ReplayModel
+
+STORE = Path(__file__).parent / "fixtures" / "rc.jsonl"
+
+
+@pytest.mark.parametrize("attempt", [1, 2, 3])
+def test_rag(attempt):
+    model = ReplayModel(STORE, model=DEFAULT_MODEL, max_tokens=DEFAULT_MAX_TOKENS,
+                        system=DEFAULT_SYSTEM)
+    result = run(model, build_registry(), "What is RAG?", system=DEFAULT_SYSTEM)
+    assert "[doc-rag]" in result.final
+
+
+@pytest.mark.replaygate(fixtures="http.jsonl")
+@pytest.mark.parametrize("attempt", [1, 2, 3])
+def test_http(anthropic_client, attempt):
+    client = anthropic_client(base_url=os.environ.get("SIM_URL", "http://127.0.0.1:9"))
+    reply = client.messages.create(model="claude-test-model", max_tokens=50,
+                                   messages=[{"role": "user", "content": "hello"}])
+    assert reply.content[0].text == "echo: hello"
+"""
+
+
+def run(
+    project: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in (hits.RUN_ENV, "PYTEST_XDIST_WORKER")}
+    return subprocess.run(
+        args, cwd=project, capture_output=True, text=True, timeout=300, check=False,
+        env={**clean, **(env or {})},
+    )  # fmt: skip
+
+
+def pytest_run(project: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    done = run(project, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args,
+               env=env)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("hits") / "project"
+    (root / "tests" / "fixtures").mkdir(parents=True)
+    (root / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n", encoding="utf-8")
+    (root / "tests" / "test_agent.py").write_text(TESTS, encoding="utf-8")
+    store = root / "tests" / "fixtures" / "rc.jsonl"
+    done = run(root, sys.executable, "-m", "replaygate", "record", "--fixtures", str(store),
+               "--approve-live", "--simulator", "-q", "What is RAG?",
+               "-q", "Why are some agent tests flaky?")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with Simulator(behavior="echo") as sim:
+        env = {"SIM_URL": sim.url, "ANTHROPIC_API_KEY": "sim-key"}
+        pytest_run(root, "-k", "test_http and 1", "--record-mode=record-missing",
+                   "--approve-live", env=env)  # fmt: skip
+    for old in (root / ".replaygate" / "hits").glob("*.jsonl"):
+        old.unlink()  # the recording run replayed nothing, but start clean
+    return root
+
+
+def logged(project: Path) -> list[dict[str, str]]:
+    files = sorted((project / ".replaygate" / "hits").glob("*.jsonl"))
+    return [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines()]
+
+
+def test_xdist_run_logs_hits_with_test_ids(project: Path) -> None:
+    pytest_run(project, "-n", "2")
+    files = sorted((project / ".replaygate" / "hits").glob("*.jsonl"))
+    lines = logged(project)
+    assert len({line["run"] for line in lines}) == 1, "workers share the controller's run id"
+    assert len(files) == 2, "one file per worker process"
+    pids = {f.stem.rsplit("-", 1)[1] for f in files}
+    assert len(pids) == 2
+    tests = {line["test"] for line in lines}
+    assert {f"tests/test_agent.py::test_rag[{i}]" for i in (1, 2, 3)} <= tests
+    assert {f"tests/test_agent.py::test_http[{i}]" for i in (1, 2, 3)} <= tests
+    stores = {line["store"] for line in lines}
+    assert stores == {"tests/fixtures/rc.jsonl", "tests/fixtures/http.jsonl"}
+
+    rag_keys = {line["key"] for line in lines if line["store"] == "tests/fixtures/rc.jsonl"}
+    all_keys = set(FixtureStore.open(project / "tests" / "fixtures" / "rc.jsonl").keys())
+    assert rag_keys < all_keys
+
+    done = run(project, sys.executable, "-m", "replaygate", "patrol", "tests/fixtures",
+               "--runs", "1", "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    unplayed = {row["key"] for row in report["fixtures"] if row["plays"] == 0}
+    assert unplayed == all_keys - rag_keys
+    http_row = next(r for r in report["fixtures"] if "http.jsonl" in r["fixture"])
+    assert http_row["plays"] == 3
+    assert http_row["tests"] == [f"tests/test_agent.py::test_http[{i}]" for i in (1, 2, 3)]
+
+
+def test_each_run_gets_its_own_id(project: Path) -> None:
+    before = {line["run"] for line in logged(project)}
+    pytest_run(project, "-k", "test_rag and 1")
+    after = {line["run"] for line in logged(project)}
+    assert len(after - before) == 1
+
+
+def test_an_inner_session_leaves_the_outer_log_alone(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    previous = hits.active()
+    outer = hits.enable(pytester.path / "outer-hits", run="outer-run")
+    monkeypatch.setenv(hits.RUN_ENV, "outer-run")
+    try:
+        pytester.makepyfile("def test_nothing():\n    pass\n")
+        pytester.runpytest_inprocess().assert_outcomes(passed=1)
+        assert hits.active() is outer
+        assert os.environ[hits.RUN_ENV] == "outer-run"
+    finally:
+        hits.use(previous)
+
+
+def test_store_paths_are_logged_relative_to_the_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    log = hits.HitLog(tmp_path / "hits", "run-1", root=tmp_path)
+    log.note(tmp_path / "tests" / "fixtures" / "a.jsonl", "abc")
+    log.note("/elsewhere/b.jsonl", "def")
+    log.note("relative/c.jsonl", "ghi")
+    log.flush()
+    stores = [h.store for h in hits.read_hits(tmp_path / "hits")]
+    assert stores == ["tests/fixtures/a.jsonl", "/elsewhere/b.jsonl", "relative/c.jsonl"]

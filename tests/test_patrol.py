@@ -1,0 +1,202 @@
+"""``replaygate patrol``: age, use (hits of the last N runs) and references of fixtures."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from replaygate import hits
+from replaygate.cli import main
+from replaygate.fixture import Fixture
+from replaygate.hygiene.age import parse_max_age, recorded_at
+from replaygate.hygiene.errors import HygieneError
+from replaygate.hygiene.patrol import patrol
+from replaygate.replay import ReplayModel
+from replaygate.store import FixtureStore
+from replaygate.types import Message
+
+MODEL = "claude-test-model"
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def request(question: str) -> dict[str, Any]:
+    return {
+        "model": MODEL,
+        "max_tokens": 100,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": question}]}],
+    }
+
+
+def response(text: str) -> dict[str, Any]:
+    return {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": MODEL,
+        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+        "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 3},
+    }  # fmt: skip
+
+
+def put(store: Path, question: str, recorded: str | None) -> str:
+    meta: dict[str, Any] = {"interface": "anthropic.messages", "source": "hand"}
+    if recorded is not None:
+        meta["recorded_at"] = recorded
+    fixture = Fixture.create(request(question), [response(f"About {question}")], meta)
+    with FixtureStore.open(store) as opened:
+        opened.put(fixture)
+    return fixture.key
+
+
+def play(store: Path, question: str, hits_dir: Path, run: str, root: Path) -> None:
+    """Replay one fixture with the hits log on, as a test session does."""
+    previous = hits.active()
+    hits.enable(hits_dir, run=run, root=root)
+    try:
+        model = ReplayModel(store, model=MODEL, max_tokens=100)
+        model.complete([Message.user(question)], [])
+    finally:
+        hits.use(previous)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tests" / "fixtures").mkdir(parents=True)
+    yield tmp_path
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, ["patrol", *args])
+
+
+def test_age_oldest_first_unknown_last(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    put(store, "new", "2026-11-20T08:00:00Z")
+    put(store, "old", "2025-01-02T00:00:00Z")
+    put(store, "no date", None)
+    put(store, "date only", "2026-06-01")
+    result = patrol(store, max_age=timedelta(days=90), runs=3, refs=[],
+                    hits_dir=project / ".replaygate" / "hits", now=NOW)  # fmt: skip
+    ages = [(r.recorded_at.date().isoformat() if r.recorded_at else None, r.stale)
+            for r in result.rows]  # fmt: skip
+    assert ages == [
+        ("2025-01-02", True),
+        ("2026-06-01", True),
+        ("2026-11-20", False),
+        (None, False),
+    ]
+    assert [r.age.days if r.age else None for r in result.rows] == [697, 182, 10, None]
+    assert len(result.unknown_age) == 1
+
+
+def test_max_age_syntax() -> None:
+    assert parse_max_age("90d") == timedelta(days=90)
+    assert parse_max_age("12w") == timedelta(weeks=12)
+    assert parse_max_age("36h") == timedelta(hours=36)
+    for bad in ("90", "3x", "d", "-1d", "0d", "1.5d"):
+        with pytest.raises(HygieneError, match=r"bad --max-age .*like 90d or 12w"):
+            parse_max_age(bad)
+    assert recorded_at({"recorded_at": "yesterday"}) is None
+    assert recorded_at({"recorded_at": "2026-01-01T10:00:00"}) == datetime(
+        2026, 1, 1, 10, tzinfo=UTC
+    )
+
+
+def test_use_counts_only_the_last_n_runs(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    hits_dir = project / ".replaygate" / "hits"
+    for question in ("a", "b", "c"):
+        put(store, question, "2026-11-01T00:00:00Z")
+    play(store, "a", hits_dir, "20261101T000000Z-0001", project)
+    play(store, "b", hits_dir, "20261102T000000Z-0002", project)
+    play(store, "b", hits_dir, "20261103T000000Z-0003", project)
+
+    last_two = patrol(store, runs=2, refs=[], hits_dir=hits_dir, now=NOW)
+    assert last_two.runs == ("20261102T000000Z-0002", "20261103T000000Z-0003")
+    assert last_two.recorded_runs == 3
+    plays = {r.key: r.plays for r in last_two.rows}
+    keys = {q: Fixture.create(request(q), []).key for q in ("a", "b", "c")}
+    assert plays == {keys["a"]: 0, keys["b"]: 2, keys["c"]: 0}
+
+    all_three = patrol(store, runs=3, refs=[], hits_dir=hits_dir, now=NOW)
+    assert {r.key: r.plays for r in all_three.rows}[keys["a"]] == 1
+    logged = {h.store for h in hits.read_hits(hits_dir)}
+    assert logged == {"tests/fixtures/rag.jsonl"}
+
+
+def test_references_by_file_name_and_key(project: Path) -> None:
+    folder = project / "tests" / "fixtures" / "research"
+    named = put(folder, "named", "2026-11-01T00:00:00Z")
+    keyed = put(folder, "keyed", "2026-11-01T00:00:00Z")
+    put(folder, "lonely", "2026-11-01T00:00:00Z")
+    jsonl = project / "tests" / "fixtures" / "rag.jsonl"
+    put(jsonl, "in a referenced file", "2026-11-01T00:00:00Z")
+    (project / "tests" / "test_a.py").write_text(
+        f'STORE = "fixtures/research/anthropic.messages/{named}.json"\n'
+        f'KEY = "{keyed}"  # a pinned fixture\n'
+        'RAG = Path("tests/fixtures/rag.jsonl")\n',
+        encoding="utf-8",
+    )
+    # another store holding a fixture with the same key is no reference
+    (project / "tests" / "other.jsonl").write_text(
+        json.dumps({"key": keyed, "request": {}, "response": {}}) + "\n", encoding="utf-8"
+    )
+    result = patrol(project / "tests" / "fixtures", runs=1, refs=[project / "tests"],
+                    hits_dir=project / "none", now=NOW)  # fmt: skip
+    refs = {r.where.rsplit("/", 1)[-1]: r.refs for r in result.rows}
+    assert refs[f"{named}.json"] == ("tests/test_a.py",)
+    assert refs[f"{keyed}.json"] == ("tests/test_a.py",)
+    assert refs["rag.jsonl:1"] == ("tests/test_a.py",)
+    lonely = [r for r in result.rows if not r.refs]
+    assert len(lonely) == 1 and lonely[0].unused
+
+
+def test_cli_table_and_json(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    put(store, "ancient", "2020-01-01T00:00:00Z")
+    put(store, "fresh", datetime.now(UTC).replace(microsecond=0).isoformat())
+    put(store, "undated", None)
+    play(store, "fresh", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+
+    done = invoke("tests/fixtures", "--max-age", "30d")
+    assert done.exit_code == 0, done.output
+    lines = done.output.splitlines()
+    assert lines[0].startswith("patrol of tests/fixtures: 3 fixture(s), max age 30d, last 1 of 1")
+    body = [line for line in lines if line.startswith("tests/fixtures/rag.jsonl")]
+    assert "2020-01-01" in body[0] and "STALE UNUSED" in body[0]
+    assert body[1].split()[-3:] == ["1", "0", "unreferenced"]  # played, refs, flags
+    assert "unknown" in body[2] and "UNUSED" in body[2]
+    assert "1 stale (older than 30d), 1 of unknown age (no meta.recorded_at)" in done.output
+    assert "2 not played in the last 1 run(s), 2 neither played nor referenced" in done.output
+
+    as_json = invoke("tests/fixtures", "--json")
+    report = json.loads(as_json.output)
+    assert report["summary"] == {"fixtures": 3, "stale": 1, "unknown_age": 1, "unplayed": 2,
+                                 "unused": 2}  # fmt: skip
+    assert report["fixtures"][0]["fixture"] == "tests/fixtures/rag.jsonl:1"
+    assert report["refs"] == ["tests"]
+
+
+def test_errors(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    put(store, "a", None)
+    bad_age = invoke(str(store), "--max-age", "ninety days")
+    assert bad_age.exit_code == 2 and "bad --max-age 'ninety days'" in bad_age.output
+    no_refs = invoke(str(store), "--refs", "src")
+    assert no_refs.exit_code == 2 and "--refs src: no such directory" in no_refs.output
+    missing = invoke("tests/fixtures/none.jsonl")
+    assert missing.exit_code == 2 and "no fixture store at tests/fixtures/none.jsonl" in (
+        missing.output
+    )
+    hits_dir = project / ".replaygate" / "hits"
+    hits_dir.mkdir(parents=True)
+    (hits_dir / "r-1.jsonl").write_text("not json\n", encoding="utf-8")
+    damaged = invoke(str(store))
+    assert damaged.exit_code == 2 and "damaged hits log" in damaged.output
+    no_runs = invoke(str(store), "--hits-dir", "elsewhere")
+    assert no_runs.exit_code == 0
+    assert "no test run in the hits log at elsewhere" in no_runs.output

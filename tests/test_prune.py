@@ -1,0 +1,148 @@
+"""``replaygate prune --unused``: a dry run by default; never a referenced or played fixture."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from replaygate.cli import main
+from replaygate.hygiene.errors import HygieneError
+from replaygate.hygiene.patrol import patrol
+from replaygate.hygiene.prune import delete
+from replaygate.store import FixtureStore, store_files
+from test_patrol import play, put
+
+QUESTIONS = ("played", "referenced", "unused one", "unused two")
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tests" / "fixtures").mkdir(parents=True)
+    yield tmp_path
+
+
+def setup_store(project: Path, store: Path) -> dict[str, str]:
+    """Four fixtures: one played by a run, one referenced from a test, two unused."""
+    keys = {q: put(store, q, "2026-01-01T00:00:00Z") for q in QUESTIONS}
+    play(store, "played", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+    (project / "tests" / "test_pinned.py").write_text(
+        f'PINNED = "{keys["referenced"]}"\n', encoding="utf-8"
+    )
+    return keys
+
+
+def prune(*args: str) -> Result:
+    return CliRunner().invoke(main, ["prune", *args])
+
+
+def stored_keys(store: Path) -> set[str]:
+    with FixtureStore.open(store) as opened:
+        return set(opened.keys())
+
+
+@pytest.mark.parametrize("layout", ["rag.jsonl", "research"])
+def test_dry_run_lists_and_deletes_nothing(project: Path, layout: str) -> None:
+    store = project / "tests" / "fixtures" / layout
+    keys = setup_store(project, store)
+    before = {f: f.read_bytes() for f in store_files(store)}
+    done = prune(str(store), "--unused")
+    assert done.exit_code == 0, done.output
+    assert "kept: 1 played, 1 referenced only" in done.output
+    assert keys["unused one"] in done.output and keys["unused two"] in done.output
+    assert keys["played"] not in done.output and keys["referenced"] not in done.output
+    assert "dry run: would delete 2 fixture(s); add --yes to delete" in done.output
+    assert {f: f.read_bytes() for f in store_files(store)} == before
+
+
+def test_yes_rewrites_a_jsonl_store_after_a_backup(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    keys = setup_store(project, store)
+    original = store.read_bytes()
+    done = prune(str(store), "--unused", "--yes")
+    assert done.exit_code == 0, done.output
+    assert "deleted 2 fixture(s)" in done.output
+    assert stored_keys(store) == {keys["played"], keys["referenced"]}
+    backup = store.with_name("rag.jsonl.bak")
+    assert f"backup: {backup}" in done.output
+    assert backup.read_bytes() == original
+    kept = [line for line in original.splitlines(keepends=True)
+            if keys["played"].encode() in line or keys["referenced"].encode() in line]  # fmt: skip
+    assert store.read_bytes() == b"".join(kept)
+    again = prune(str(store), "--unused", "--yes")
+    assert "nothing to prune" in again.output
+
+
+def test_yes_removes_files_of_a_folder_store(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "research"
+    keys = setup_store(project, store)
+    done = prune(str(store), "--unused", "--yes")
+    assert done.exit_code == 0, done.output
+    assert stored_keys(store) == {keys["played"], keys["referenced"]}
+    assert sorted(f.stem for f in store_files(store)) == sorted(
+        [keys["played"], keys["referenced"]]
+    )
+
+
+def test_never_deletes_a_referenced_or_played_fixture(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    keys = setup_store(project, store)
+    result = patrol(
+        store, runs=5, refs=[project / "tests"], hits_dir=project / ".replaygate" / "hits"
+    )
+    by_key = {r.key: r for r in result.rows}
+    for name in ("played", "referenced"):
+        with pytest.raises(HygieneError, match=r"refusing to delete .* it is still") as err:
+            delete(store, [by_key[keys["unused one"]], by_key[keys[name]]])
+        assert keys[name] in str(err.value)
+    assert stored_keys(store) == set(keys.values())
+    # a file-level reference to the store file keeps all of its fixtures
+    (project / "tests" / "test_rag.py").write_text(
+        'STORE = "fixtures/rag.jsonl"\n', encoding="utf-8"
+    )
+    done = prune(str(store), "--unused", "--yes")
+    assert "nothing to prune" in done.output
+    assert stored_keys(store) == set(keys.values())
+
+
+def test_refuses_without_a_recorded_run(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    put(store, "a", None)
+    done = prune(str(store), "--unused", "--yes")
+    assert done.exit_code == 2
+    assert "no test run in the hits log at .replaygate/hits" in done.output
+    assert "nothing deleted" in done.output
+    assert len(stored_keys(store)) == 1
+
+
+def test_needs_unused(project: Path) -> None:
+    done = prune("tests/fixtures")
+    assert done.exit_code == 2 and "say what to prune: --unused" in done.output
+
+
+def test_a_partial_line_stops_the_prune(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    setup_store(project, store)
+    with store.open("ab") as handle:
+        handle.write(b'{"key": "abc", "requ')
+    done = prune(str(store), "--unused", "--yes")
+    assert done.exit_code == 2
+    assert "rag.jsonl:5: truncated last line" in done.output
+    assert not os.path.exists(store.with_name("rag.jsonl.bak"))
+
+
+def test_a_jsonl_store_left_empty_is_removed(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "old.jsonl"
+    put(store, "nobody asks this", "2026-01-01T00:00:00Z")
+    played = project / "tests" / "fixtures" / "rag.jsonl"
+    put(played, "played", None)
+    play(played, "played", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+    done = prune("tests/fixtures", "--unused", "--yes")
+    assert done.exit_code == 0, done.output
+    assert "removed: " in done.output and not store.exists()
+    assert store.with_name("old.jsonl.bak").exists()
+    assert played.exists()

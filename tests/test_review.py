@@ -1,0 +1,371 @@
+"""``replaygate diff``: fixture review on a real git repository made by the test.
+
+Fixtures are recorded through the anthropic SDK from the loopback simulator, committed
+with git, changed the way a pull request changes them, and reviewed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import anthropic
+import pytest
+from click.testing import CliRunner, Result
+
+from replaygate.cli import main
+from replaygate.hygiene.review import review_store
+from replaygate.live import AnthropicModel
+from replaygate.replay import RecordingModel
+from replaygate.sim import Simulator
+from replaygate.types import Message
+
+MODEL = "claude-test-model"
+SYSTEM = "You are a careful research assistant."
+QUESTION = Message.user("What is RAG?")
+OTHER = Message.user("Why are agent tests flaky?")
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior="research-copilot", seed=1) as server:
+        yield server
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com",
+         "-c", "commit.gpgsign=false", *args],
+        cwd=repo, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    monkeypatch.chdir(root)
+    return root
+
+
+def commit(repo: Path, message: str = "fixtures") -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+def record(sim: Simulator, store: Path, conversation: list[Message], system: str = SYSTEM) -> None:
+    """One request recorded through the SDK from the simulator."""
+    client = anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0)
+    recorder = RecordingModel(
+        AnthropicModel(client, model=MODEL, max_tokens=256, system=system),
+        store, approve_live=True, model=MODEL, max_tokens=256, system=system, source="sim",
+    )  # fmt: skip
+    recorder.complete(conversation, [])
+    client.close()
+
+
+def diff(*args: str) -> Result:
+    return CliRunner().invoke(main, ["diff", *args])
+
+
+def test_prompt_change_is_paired_and_shows_system(repo: Path, sim: Simulator) -> None:
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    record(sim, store, [OTHER])
+    commit(repo)
+    store.unlink()
+    record(sim, store, [QUESTION], system=SYSTEM + " Cite every source.")
+    record(sim, store, [OTHER], system=SYSTEM + " Cite every source.")
+
+    result = review_store(Path("tests/fixtures"))
+    assert len(result.paired) == 2 and not result.added and not result.removed
+    assert not result.alarms
+    for pair in result.paired:
+        assert [d.path for d in pair.differences] == ["system"]
+        assert pair.summary == "system"
+    done = diff("tests/fixtures")
+    assert done.exit_code == 0, done.output
+    assert "2 paired (request changed), 0 added, 0 removed, 0 ALARM" in done.output
+    assert "system: 'You are a careful research assistant.' != 'You are a careful" in done.output
+    # two fixtures with the same request difference are shown once, together
+    assert done.output.count("request difference (old != new)") == 1
+
+
+def test_added_message_is_paired_and_shows_the_extra_message(repo: Path, sim: Simulator) -> None:
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    first = [QUESTION, Message.assistant("RAG retrieves documents, then answers from them.")]
+    record(sim, store, first)
+    commit(repo)
+    store.unlink()
+    record(sim, store, [*first, Message.user("What is RAG?")])
+
+    result = review_store(store)
+    [pair] = result.paired
+    assert [d.render() for d in pair.differences] == [
+        "messages[2]: <missing> != {'content': [{'text': 'What is RAG?', 'type': 'text'}], "
+        "'role': 'user'}"
+    ]
+    assert pair.summary == "messages 2 -> 3"
+    done = diff(str(store))
+    assert done.exit_code == 0
+    assert "messages[2]: <missing> != {'content': [{'text': 'What is RAG?'" in done.output
+    assert "(messages 2 -> 3; response changed too)" in done.output
+
+
+def _edit_first_response(store: Path, old: str, new: str) -> None:
+    lines = store.read_text(encoding="utf-8").splitlines(keepends=True)
+    obj = json.loads(lines[0])
+    text = json.dumps(obj["response"])
+    assert old in text
+    obj["response"] = json.loads(text.replace(old, new))
+    lines[0] = json.dumps(obj, ensure_ascii=False) + "\n"
+    store.write_text("".join(lines), encoding="utf-8")
+
+
+def test_hand_edited_response_is_an_alarm(repo: Path, sim: Simulator) -> None:
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION, Message.assistant("RAG is")])
+    record(sim, store, [OTHER])
+    commit(repo)
+    _edit_first_response(store, "could not find", "found")
+
+    result = review_store(store)
+    [alarm] = result.alarms
+    assert not result.paired and not result.added and not result.removed
+    assert [d.path for d in alarm.differences] == ["response.content[0].text"]
+    done = diff(str(store))
+    assert done.exit_code == 1
+    assert "ALARM  tests/fixtures/rc.jsonl:1" in done.output
+    assert "response.content[0].text: 'I could not find" in done.output
+    assert "--allow-response-change" in done.output
+
+    allowed = diff(str(store), "--allow-response-change", "--reason", "fixed a typo by hand")
+    assert allowed.exit_code == 0, allowed.output
+    assert "response change allowed, reason: fixed a typo by hand" in allowed.output
+
+    markdown = diff(str(store), "--format", "markdown")
+    assert markdown.exit_code == 1
+    assert "| change | fixture | key | what changed |" in markdown.output
+    assert "| **ALARM**: response changed, request unchanged | `tests/fixtures/rc.jsonl:1`" in (
+        markdown.output
+    )
+    assert "<details>" in markdown.output
+
+
+def test_allow_needs_a_reason(repo: Path) -> None:
+    done = diff("--allow-response-change")
+    assert done.exit_code == 2
+    assert "--allow-response-change needs --reason" in done.output
+    done = diff("--reason", "why")
+    assert done.exit_code == 2
+    assert "--reason goes with --allow-response-change" in done.output
+
+
+def test_added_and_removed_only(repo: Path, sim: Simulator) -> None:
+    old = repo / "tests" / "fixtures" / "old.jsonl"
+    record(sim, old, [QUESTION])
+    commit(repo)
+    old.unlink()
+    new = repo / "tests" / "fixtures" / "new.jsonl"
+    record(sim, new, [OTHER])
+
+    result = review_store(Path("tests/fixtures"))
+    assert [str(e) for e in result.added] == ["tests/fixtures/new.jsonl:1"]
+    assert [str(e) for e in result.removed] == ["tests/fixtures/old.jsonl:1"]
+    assert not result.paired
+    done = diff()
+    assert done.exit_code == 0
+    assert "added    tests/fixtures/new.jsonl:1" in done.output
+    assert "removed  tests/fixtures/old.jsonl:1" in done.output
+
+
+def test_unrelated_requests_in_one_file_are_not_paired(repo: Path, sim: Simulator) -> None:
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    commit(repo)
+    store.unlink()
+    record(sim, store, [OTHER], system="Another system prompt.")
+    result = review_store(store)
+    assert len(result.added) == 1 and len(result.removed) == 1 and not result.paired
+
+
+def test_unchanged_store(repo: Path, sim: Simulator) -> None:
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    commit(repo)
+    done = diff(str(store))
+    assert done.exit_code == 0
+    assert "no fixture changed (1 file(s) compared)" in done.output
+
+
+def test_folder_store_rerecorded_under_new_file_names(repo: Path, sim: Simulator) -> None:
+    folder = repo / "fixtures"
+    record(sim, folder, [QUESTION])
+    commit(repo)
+    [old_file] = list(folder.rglob("*.json"))
+    old_file.unlink()
+    record(sim, folder, [QUESTION], system="Answer in one sentence.")
+    [new_file] = list(folder.rglob("*.json"))
+    assert new_file.name != old_file.name
+
+    [pair] = review_store(folder).paired
+    assert pair.old.file == old_file.relative_to(repo).as_posix()
+    assert pair.new.file == new_file.relative_to(repo).as_posix()
+    assert [d.path for d in pair.differences] == ["system"]
+
+
+def test_two_revisions_and_more_samples(repo: Path, sim: Simulator) -> None:
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    commit(repo, "one sample")
+    client = anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0)
+    recorder = RecordingModel(
+        AnthropicModel(client, model=MODEL, max_tokens=256, system=SYSTEM),
+        store, approve_live=True, model=MODEL, max_tokens=256, system=SYSTEM, sample=1,
+    )  # fmt: skip
+    recorder.complete([QUESTION], [])
+    commit(repo, "two samples")
+
+    result = review_store(store, base="HEAD~1", head="HEAD")
+    [samples] = result.samples_added
+    assert samples.added == 1 and not result.alarms
+    done = diff(str(store), "--base", "HEAD~1", "--head", "HEAD")
+    assert done.exit_code == 0
+    assert "1 sample(s) added" in done.output
+
+
+def test_markdown_for_a_pull_request(repo: Path, sim: Simulator) -> None:
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    commit(repo)
+    store.unlink()
+    record(sim, store, [QUESTION], system="Be brief.")
+    record(sim, store, [OTHER], system="Be brief.")
+    done = diff(str(store), "--format", "markdown")
+    assert done.exit_code == 0
+    out = done.output
+    assert out.startswith("### replaygate fixture review")
+    assert "| paired | `tests/fixtures/rc.jsonl:1` |" in out
+    assert "| added | `tests/fixtures/rc.jsonl:2` |" in out
+    assert "```\nsystem: 'You are a careful research assistant.' != 'Be brief.'\n```" in out
+
+
+def test_errors_name_what_is_wrong(repo: Path, sim: Simulator, tmp_path: Path) -> None:
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    done = diff(str(store))
+    assert done.exit_code == 2
+    assert "unknown revision 'HEAD'" in done.output and "no commits yet" in done.output
+    commit(repo)
+
+    done = diff(str(store), "--base", "no-such-branch")
+    assert done.exit_code == 2
+    assert "unknown revision 'no-such-branch'" in done.output
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    done = diff(str(outside))
+    assert done.exit_code == 2
+    assert "is not inside a git repository" in done.output
+
+    done = diff("nothing/here")
+    assert done.exit_code == 2
+    assert "no fixture files (.jsonl, .json) at nothing/here" in done.output
+
+    store.write_text(store.read_text(encoding="utf-8") + "{not json}\n", encoding="utf-8")
+    done = diff(str(store))
+    assert done.exit_code == 2
+    assert "tests/fixtures/rc.jsonl:2: malformed JSON" in done.output
+
+
+def test_meta_test_pairs_across_files(repo: Path) -> None:
+    from replaygate.fixture import Fixture
+    from replaygate.store import FixtureStore
+
+    def put(store: Path, text: str, meta_test: str) -> None:
+        request = {
+            "model": MODEL,
+            "max_tokens": 10,
+            "messages": [{"role": "user", "content": text}],
+        }
+        meta = {"interface": "anthropic.messages", "test": meta_test}
+        with FixtureStore.open(store) as opened:
+            opened.put(Fixture.create(request, [{"content": []}], meta))
+
+    folder = repo / "fixtures"
+    put(folder / "a.jsonl", "first wording", "tests/test_x.py::test_one")
+    put(folder / "a.jsonl", "unrelated", "tests/test_x.py::test_two")
+    commit(repo)
+    (folder / "a.jsonl").unlink()
+    put(folder / "b.jsonl", "second wording", "tests/test_x.py::test_one")
+    result = review_store(folder)
+    [pair] = result.paired
+    assert (pair.old.file, pair.new.file) == ("fixtures/a.jsonl", "fixtures/b.jsonl")
+    assert [d.path for d in pair.differences] == ["messages[0].content"]
+    assert [str(e) for e in result.removed] == ["fixtures/a.jsonl:2"]
+
+
+def test_meta_only_change_is_listed(repo: Path, sim: Simulator) -> None:
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    commit(repo)
+    obj = json.loads(store.read_text(encoding="utf-8"))
+    obj["meta"]["note"] = "checked by hand"
+    store.write_text(json.dumps(obj) + "\n", encoding="utf-8")
+    result = review_store(store)
+    [meta] = result.meta_changed
+    assert [d.path for d in meta.differences] == ["note"]
+    done = diff(str(store))
+    assert done.exit_code == 0 and "meta     tests/fixtures/rc.jsonl:1" in done.output
+
+
+def test_a_new_interface_version_is_paired_not_an_alarm(repo: Path) -> None:
+    from replaygate.fixture import Fixture
+    from replaygate.store import FixtureStore
+
+    request = {"model": MODEL, "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
+    folder = repo / "fixtures"
+
+    def put(version: str, text: str) -> None:
+        meta = {"interface": "anthropic.messages", "interface_version": version}
+        response = {"content": [{"type": "text", "text": text}]}
+        with FixtureStore.open(folder) as opened:
+            opened.put(Fixture.create(request, [response], meta))
+
+    put("2023-06-01", "old API")
+    commit(repo)
+    for file in folder.rglob("*.json"):
+        file.unlink()
+    put("2024-10-22", "new API")
+    result = review_store(folder)
+    assert not result.alarms
+    [pair] = result.paired
+    assert [d.render() for d in pair.differences] == [
+        "meta.interface_version: '2023-06-01' != '2024-10-22'"
+    ]
+    assert pair.summary == "interface_version"
+
+
+def test_large_groups_pair_each_fixture_with_its_own() -> None:
+    from replaygate.fixture import Fixture
+    from replaygate.hygiene.review import FULL_SCAN_LIMIT, pair_up
+    from replaygate.hygiene.snapshot import Entry
+
+    def entry(model: str, i: int, extra: bool = False) -> Entry:
+        messages = [{"role": "user", "content": f"question {i}"}]
+        if extra:
+            messages.append({"role": "user", "content": f"question {i}"})
+        request = {"model": model, "max_tokens": 10, "messages": messages}
+        return Entry("f.jsonl", i + 1, Fixture.create(request, [{"content": []}]))
+
+    n = FULL_SCAN_LIMIT + 100
+    removed = [entry("old-model", i) for i in range(n)]
+    added = [entry("new-model", i, extra=i == 7) for i in range(n)]
+    pairs, left_new, left_old = pair_up(removed, added)
+    assert len(pairs) == n and not left_new and not left_old
+    assert all(p.old.line == p.new.line for p in pairs)
+    assert [d.path for d in pairs[7].differences] == ["model", "messages[1]"]

@@ -1,0 +1,210 @@
+"""``[tool.replaygate.sanitize]`` in pyproject.toml: loading, defaults, and every error message."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from replaygate import Message, ModelResponse, RecordingModel
+from replaygate.fakes import ScriptedModel
+from replaygate.sanitize import (
+    Rule,
+    SanitizeConfig,
+    SanitizeConfigError,
+    Sanitizer,
+    find_pyproject,
+    load_config,
+)
+from replaygate.store import FixtureStore
+
+FULL = """
+[project]
+name = "agent"
+
+[tool.replaygate.sanitize]
+ids = true
+times = true
+normalize_usage = true
+personal_data = ["email", "phone", "card"]
+
+[[tool.replaygate.sanitize.rules]]
+literal = "ACME Corp"
+replace = "Example Corp"
+
+[[tool.replaygate.sanitize.rules]]
+pattern = "order-[0-9]{6}"
+replace = "order-000000"
+ignore_case = true
+
+[tool.replaygate.sanitize.trim]
+"anthropic.messages" = ["content", "stop_reason", "usage", "model"]
+"""
+
+
+def write(folder: Path, text: str) -> Path:
+    path = folder / "pyproject.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_full_example_loads(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, FULL))
+    assert config == SanitizeConfig(
+        ids=True,
+        times=True,
+        normalize_usage=True,
+        personal_data=("email", "phone", "card"),
+        rules=(
+            Rule(literal="ACME Corp", replace="Example Corp"),
+            Rule(pattern="order-[0-9]{6}", replace="order-000000", ignore_case=True),
+        ),
+        trim={"anthropic.messages": ("content", "stop_reason", "usage", "model")},
+    )
+
+
+def test_no_file_or_no_table_is_the_default(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, '[project]\nname = "x"\n')) == SanitizeConfig()
+    assert load_config(write(tmp_path, "[tool.replaygate.sanitize]\n")) == SanitizeConfig()
+    default = SanitizeConfig()
+    assert (default.ids, default.times, default.normalize_usage) == (False, False, False)
+    assert (default.personal_data, default.rules, dict(default.trim)) == ((), (), {})
+
+
+def test_the_nearest_pyproject_is_found_from_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    deep = project / "tests" / "unit"
+    deep.mkdir(parents=True)
+    path = write(project, FULL)
+    assert find_pyproject(deep) == path.resolve()
+    monkeypatch.chdir(deep)
+    assert find_pyproject() == path.resolve()
+    assert load_config().ids is True
+    assert Sanitizer.from_pyproject().config.personal_data == ("email", "phone", "card")
+
+
+def test_a_rewritten_file_is_read_again(tmp_path: Path) -> None:
+    path = write(tmp_path, "[tool.replaygate.sanitize]\nids = true\n")
+    assert load_config(path).ids is True
+    path.write_text("[tool.replaygate.sanitize]\nids = false\ntimes = true\n")
+    os.utime(path, ns=(1, 1))
+    assert load_config(path) == SanitizeConfig(times=True)
+
+
+def test_recording_picks_up_the_config_of_the_current_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, '[tool.replaygate.sanitize]\npersonal_data = ["email"]\n')
+    live = ScriptedModel([ModelResponse(text="Done, wrote to bob@corp.com.")])
+    store = tmp_path / "f.jsonl"
+    settings = {"model": "m", "max_tokens": 8}
+    recorder = RecordingModel(live, store, approve_live=True, **settings)
+    answer = recorder.complete([Message.user("Mail bob@corp.com")], [])
+    assert "bob@corp.com" not in store.read_text() and "bob@corp.com" not in answer.text
+    fixture = next(iter(FixtureStore.open(store)))
+    assert "@example.com" in fixture.request["messages"][0]["content"][0]["text"]
+
+
+@pytest.mark.parametrize(
+    ("toml", "key", "reason"),
+    [
+        ("idz = true", "tool.replaygate.sanitize.idz", "unknown key; known: ids, times"),
+        ('ids = "yes"', "tool.replaygate.sanitize.ids", "expected true or false, got 'yes'"),
+        ("times = 1", "tool.replaygate.sanitize.times", "expected true or false, got 1"),
+        ('personal_data = "email"', "tool.replaygate.sanitize.personal_data", "expected a list"),
+        (
+            "personal_data = [1]",
+            "tool.replaygate.sanitize.personal_data",
+            "expected a list of strings",
+        ),
+        (
+            'personal_data = ["email", "ssn"]',
+            "tool.replaygate.sanitize.personal_data",
+            "unknown class(es) 'ssn'; known: email, phone, card",
+        ),
+        ('rules = "x"', "tool.replaygate.sanitize.rules", "expected an array of tables"),
+        ("rules = [1]", "tool.replaygate.sanitize.rules[0]", "expected a table"),
+        (
+            '[[tool.replaygate.sanitize.rules]]\nliteral = "ACME"\nwith = "b"',
+            "tool.replaygate.sanitize.rules[0].with",
+            "unknown key; known: literal, pattern, replace, ignore_case",
+        ),
+        (
+            '[[tool.replaygate.sanitize.rules]]\nreplace = "b"',
+            "tool.replaygate.sanitize.rules[0].literal",
+            "a rule needs exactly one of 'literal' and 'pattern'",
+        ),
+        (
+            '[[tool.replaygate.sanitize.rules]]\nliteral = "ACME"\n'
+            '[[tool.replaygate.sanitize.rules]]\npattern = "(x"',
+            "tool.replaygate.sanitize.rules[1].pattern",
+            "invalid regular expression '(x'",
+        ),
+        (
+            '[[tool.replaygate.sanitize.rules]]\nliteral = "Ann"\nreplace = "Annie"',
+            "tool.replaygate.sanitize.rules[0].replace",
+            "the replacement 'Annie' is itself matched by the rule",
+        ),
+        (
+            "[[tool.replaygate.sanitize.rules]]\nliteral = 3",
+            "tool.replaygate.sanitize.rules[0].literal",
+            "expected a string, got 3",
+        ),
+        (
+            '[[tool.replaygate.sanitize.rules]]\nliteral = "ACME"\nignore_case = "no"',
+            "tool.replaygate.sanitize.rules[0].ignore_case",
+            "expected true or false",
+        ),
+        ('trim = ["content"]', "tool.replaygate.sanitize.trim", "expected a table"),
+        (
+            '[tool.replaygate.sanitize.trim]\n"anthropic" = ["content"]',
+            'tool.replaygate.sanitize.trim."anthropic"',
+            "unknown interface; known: anthropic.messages, openai.chat.completions",
+        ),
+        (
+            '[tool.replaygate.sanitize.trim]\n"anthropic.messages" = ["contents"]',
+            'tool.replaygate.sanitize.trim."anthropic.messages"',
+            "'contents' is not a known response field of anthropic.messages",
+        ),
+        (
+            '[tool.replaygate.sanitize.trim]\n"anthropic.messages" = "content"',
+            'tool.replaygate.sanitize.trim."anthropic.messages"',
+            "expected a list of strings",
+        ),
+    ],
+)
+def test_every_error_names_the_file_and_the_key(
+    tmp_path: Path, toml: str, key: str, reason: str
+) -> None:
+    text = toml if toml.startswith("[") else f"[tool.replaygate.sanitize]\n{toml}\n"
+    path = write(tmp_path, text)
+    with pytest.raises(SanitizeConfigError) as caught:
+        load_config(path)
+    assert caught.value.source == str(path)
+    assert caught.value.key == key
+    assert reason in caught.value.reason
+    assert str(caught.value).startswith(f"{path}: {key}: ")
+
+
+def test_invalid_toml_and_a_missing_file_are_named(tmp_path: Path) -> None:
+    path = write(tmp_path, "[tool.replaygate.sanitize\nids = true\n")
+    with pytest.raises(
+        SanitizeConfigError, match=r"pyproject.toml: tool.replaygate.sanitize: invalid TOML"
+    ):
+        load_config(path)
+    with pytest.raises(SanitizeConfigError, match="cannot read: No such file"):
+        load_config(tmp_path / "absent" / "pyproject.toml")
+    write(tmp_path, "[tool.replaygate]\nsanitize = 3\n")
+    with pytest.raises(SanitizeConfigError, match=r"tool\.replaygate\.sanitize: expected a table"):
+        load_config(tmp_path / "pyproject.toml")
+
+
+def test_a_config_built_in_python_is_checked_too() -> None:
+    with pytest.raises(SanitizeConfigError, match=r"SanitizeConfig: tool.replaygate.sanitize.ids"):
+        SanitizeConfig(ids="yes")  # type: ignore[arg-type]
+    with pytest.raises(SanitizeConfigError, match="not a known response field"):
+        SanitizeConfig(trim={"openai.chat.completions": ("choice",)})

@@ -1,0 +1,349 @@
+"""Sanitize on every record path, end to end through the official SDKs over the simulator.
+
+ResearchCopilot is recorded from a simulator whose tool-use ids are random, as a
+live API's are, through the engine (``RecordingModel`` over the ``anthropic`` SDK)
+and through the HTTP layer (the SDK over replaygate's transport); the simulator is
+stopped and the run is replayed with the network blocked: same trace, same answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import random
+import re
+import secrets
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import httpx2
+import openai
+import pytest
+
+from replaygate import RecordingModel, ReplayModel
+from replaygate.errors import SecretInFixtureError
+from replaygate.examples.research_copilot import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MODEL,
+    DEFAULT_SYSTEM,
+    ResearchPolicy,
+    RunResult,
+    build_registry,
+    run,
+)
+from replaygate.http import Exchange, block_network, httpx2_async_client, httpx2_client
+from replaygate.live import AnthropicModel
+from replaygate.sanitize import SanitizeConfig
+from replaygate.sim import Simulator
+from replaygate.store import FixtureStore
+from replaygate.types import Message, ModelResponse, ToolSpec, Usage
+
+QUESTION = "What is RAG?"
+EMAIL = "alice.smith@corp-mail.com"
+PII_QUESTION = f"What is RAG? Send the answer to {EMAIL}."
+IDS = SanitizeConfig(ids=True, times=True)
+SETTINGS: dict[str, Any] = {
+    "model": DEFAULT_MODEL,
+    "max_tokens": DEFAULT_MAX_TOKENS,
+    "system": DEFAULT_SYSTEM,
+}
+STABLE_TOOL_ID = re.compile(r"toolu_rg_[0-9a-f]{12}_\d+")
+
+
+class RandomIds:
+    """The ResearchCopilot policy, with a fresh random tool-use id on every call (as live)."""
+
+    def __init__(self, seed: int = 3) -> None:
+        self.policy = ResearchPolicy(rng=random.Random(seed))
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        response = self.policy.respond(messages, tools)
+        calls = tuple(
+            dataclasses.replace(call, id=f"toolu_01{secrets.token_hex(11)}")
+            for call in response.tool_calls
+        )
+        return dataclasses.replace(response, tool_calls=calls)
+
+
+def trace(result: RunResult) -> tuple[str, list[str]]:
+    return result.final, [step.detail for step in result.steps]
+
+
+def sdk(base_url: str, http_client: httpx2.Client | None = None) -> AnthropicModel:
+    client = anthropic.Anthropic(api_key="sk-test", base_url=base_url, http_client=http_client)
+    return AnthropicModel(client, **SETTINGS)
+
+
+def record_http(store: Path, question: str, config: SanitizeConfig) -> RunResult:
+    with Simulator(behavior=RandomIds()) as sim:
+        exchange = Exchange(
+            store, mode="record-missing", approve_live=True, source="sim", sanitize=config
+        )
+        return run(sdk(sim.url, httpx2_client(exchange)), build_registry(), question)
+
+
+def replay_http(store: Path, question: str, config: SanitizeConfig) -> RunResult:
+    with block_network():
+        exchange = Exchange(store, sanitize=config)
+        model = sdk("https://api.anthropic.com", httpx2_client(exchange))
+        return run(model, build_registry(), question)
+
+
+def record_engine(store: Path, question: str, config: SanitizeConfig) -> RunResult:
+    with Simulator(behavior=RandomIds()) as sim:
+        recorder = RecordingModel(
+            sdk(sim.url), store, approve_live=True, source="sim", sanitize=config, **SETTINGS
+        )
+        return run(recorder, build_registry(), question)
+
+
+def replay_engine(store: Path, question: str, config: SanitizeConfig) -> RunResult:
+    with block_network():
+        return run(ReplayModel(store, sanitize=config, **SETTINGS), build_registry(), question)
+
+
+LAYERS = {"http": (record_http, replay_http), "engine": (record_engine, replay_engine)}
+
+
+def files(store: Path) -> Iterator[tuple[Path, bytes]]:
+    paths = [store] if store.is_file() else sorted(store.rglob("*.json*"))
+    for path in paths:
+        if not path.name.endswith(".lock"):
+            yield path, path.read_bytes()
+
+
+def without_times(store: Path) -> list[tuple[str, Any, Any]]:
+    out = []
+    for fixture in FixtureStore.open(store):
+        meta = dict(fixture.meta or {})
+        meta.pop("recorded_at")
+        out.append((fixture.key, fixture.request, (fixture.responses, meta)))
+    return sorted(out, key=lambda item: item[0])
+
+
+@pytest.mark.parametrize("layer", ["http", "engine"])
+def test_research_copilot_records_stable_ids_and_replays_offline(
+    tmp_path: Path, layer: str
+) -> None:
+    record, replay = LAYERS[layer]
+    store = tmp_path / ("folder" if layer == "http" else "store.jsonl")
+    recorded = record(store, QUESTION, IDS)
+    assert any(step.tool_call for step in recorded.steps)
+    replayed = replay(store, QUESTION, IDS)
+    assert trace(replayed) == trace(recorded)
+    text = b"".join(data for _, data in files(store)).decode()
+    assert "toolu_01" not in text and "msg_sim" not in text and "req_sim" not in text
+    made = set(STABLE_TOOL_ID.findall(text))
+    assert made, "the tool-use ids were rewritten"
+    answered = {
+        block["tool_use_id"]
+        for fixture in FixtureStore.open(store)
+        for message in (fixture.request.get("body") or fixture.request)["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    }
+    assert answered == made  # every stable id made by a response is the one answered
+
+
+@pytest.mark.parametrize("layer", ["http", "engine"])
+def test_recording_again_with_new_random_ids_writes_the_same_fixtures(
+    tmp_path: Path, layer: str
+) -> None:
+    record, _ = LAYERS[layer]
+    first, second = tmp_path / "a", tmp_path / "b"
+    if layer == "engine":
+        first, second = first.with_suffix(".jsonl"), second.with_suffix(".jsonl")
+    record(first, QUESTION, IDS)
+    record(second, QUESTION, IDS)
+    assert without_times(first) == without_times(second)
+
+
+@pytest.mark.parametrize("layer", ["http", "engine"])
+def test_a_redacted_question_still_replays_with_the_real_address(
+    tmp_path: Path, layer: str
+) -> None:
+    record, replay = LAYERS[layer]
+    config = SanitizeConfig(ids=True, personal_data=("email",))
+    store = tmp_path / ("folder" if layer == "http" else "store.jsonl")
+    recorded = record(store, PII_QUESTION, config)
+    for path, data in files(store):
+        assert EMAIL.encode() not in data, path
+    assert b"@example.com" in b"".join(data for _, data in files(store))
+    replayed = replay(store, PII_QUESTION, config)
+    assert trace(replayed) == trace(recorded)
+    with pytest.raises(Exception, match="no fixture recorded"):
+        replay(store, PII_QUESTION, SanitizeConfig(ids=True))  # without the rule: no match
+
+
+def test_an_echoed_address_split_across_stream_events_never_reaches_disk(tmp_path: Path) -> None:
+    config = SanitizeConfig(personal_data=("email",))
+    store = tmp_path / "echo.jsonl"
+    question = [{"role": "user", "content": f"please write to {EMAIL} about the invoice"}]
+    args: dict[str, Any] = {"model": "m", "max_tokens": 64, "messages": question}
+    with Simulator(behavior="echo") as sim:
+        exchange = Exchange(store, mode="record-missing", approve_live=True, sanitize=config)
+        client = anthropic.Anthropic(
+            api_key="k", base_url=sim.url, http_client=httpx2_client(exchange)
+        )
+        with client.messages.stream(**args) as stream:
+            live_text = stream.get_final_text()
+    assert EMAIL in live_text  # the client read the live answer while it was recorded
+    assert EMAIL.encode() not in store.read_bytes()
+    with block_network():
+        client = anthropic.Anthropic(
+            api_key="k", http_client=httpx2_client(Exchange(store, sanitize=config))
+        )
+        with client.messages.stream(**args) as stream:
+            replayed = stream.get_final_text()
+    assert EMAIL not in replayed and re.search(r"user-[0-9a-f]{8}@example\.com about", replayed)
+
+
+# -- secrets: refused every time, unwrapped, nothing written -----------------------------
+
+AWS = "AKIAIOSFODNN7SECRETX"
+GITHUB = "ghp_" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa9b"
+
+
+class PlantedHeader(httpx2.BaseTransport):
+    """The live transport, with a secret added to every response's ``request-id``."""
+
+    def __init__(self) -> None:
+        self.inner = httpx2.HTTPTransport()
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = self.inner.handle_request(request)
+        response.headers["request-id"] = GITHUB
+        return response
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def _script(folder: Path, text: str) -> str:
+    path = folder / "script.jsonl"
+    path.write_text("\n".join([json.dumps({"text": text})] * 4))
+    return f"script:{path}"
+
+
+PLACES = {
+    # where the secret is planted: (simulator behaviour text, user text, extra headers, transport)
+    "request body": ("A fine answer.", f"my key is {AWS}", {}, False),
+    "response body": (f"Use {GITHUB} to log in.", "hi", {}, False),
+    "request header": ("A fine answer.", "hi", {"anthropic-beta": f"tools-{AWS}"}, False),
+    "response header": ("A fine answer.", "hi", {}, True),
+}
+WHERE = {
+    "request body": r"AWS access key id found at request\.body\.messages\[0\]\.content",
+    # streamed, the token is split across the text deltas: found in the joined text
+    "response body": r"GitHub token found at response\.(body\.content\[0\]\.text"
+    r"|events\[3\.\.5\]\.data);",
+    "request header": r"AWS access key id found at request\.headers\.anthropic-beta",
+    "response header": r"GitHub token found at response\.headers\.request-id",
+}
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["plain", "stream"])
+@pytest.mark.parametrize("place", list(PLACES))
+def test_a_planted_secret_is_refused_unwrapped_and_nothing_is_written(
+    tmp_path: Path, place: str, streamed: bool
+) -> None:
+    answer, user, headers, planted_header = PLACES[place]
+    store = tmp_path / "fixtures"
+    with Simulator(behavior=_script(tmp_path, answer)) as sim:
+        live = PlantedHeader() if planted_header else None
+        http = httpx2_client(store, "record-missing", approve_live=True, transport=live)
+        client = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http, max_retries=0)
+        args: dict[str, Any] = {
+            "model": "m",
+            "max_tokens": 16,
+            "messages": [{"role": "user", "content": user}],
+            "extra_headers": headers,
+        }
+        with pytest.raises(SecretInFixtureError, match=WHERE[place]) as caught:
+            if streamed:
+                with client.messages.stream(**args) as stream:
+                    stream.get_final_message()
+            else:
+                client.messages.create(**args)
+        assert len(sim.requests) == 1  # refused once, not retried by the SDK
+    assert not isinstance(caught.value, anthropic.APIConnectionError)
+    assert "nothing was written" in str(caught.value)
+    assert len(FixtureStore.open(store)) == 0
+    assert not [p for p in store.rglob("*.json*")] if store.exists() else True
+
+
+def test_a_planted_secret_is_refused_by_the_async_openai_client_too(tmp_path: Path) -> None:
+    store = tmp_path / "o.jsonl"
+
+    async def ask(base_url: str) -> None:
+        http = httpx2_async_client(store, "record-missing", approve_live=True)
+        client = openai.AsyncOpenAI(api_key="k", base_url=base_url, http_client=http)
+        await client.chat.completions.create(
+            model="g", messages=[{"role": "user", "content": f"key {AWS}"}]
+        )
+
+    with Simulator(behavior="echo") as sim, pytest.raises(SecretInFixtureError, match="AWS"):
+        asyncio.run(ask(sim.openai_base_url))
+    assert not store.exists() or AWS.encode() not in store.read_bytes()
+
+
+def test_the_engine_refuses_a_planted_secret_and_writes_nothing(tmp_path: Path) -> None:
+    store = tmp_path / "engine.jsonl"
+    with Simulator(behavior="echo") as sim:
+        recorder = RecordingModel(sdk(sim.url), store, approve_live=True, **SETTINGS)
+        with pytest.raises(
+            SecretInFixtureError, match=r"request\.messages\[0\]\.content\[0\]\.text"
+        ):
+            recorder.complete([Message.user(f"my key is {AWS}")], [])
+    assert not store.exists() or store.read_bytes() == b""
+
+
+# -- usage and trim through the SDK -----------------------------------------------------------
+
+
+def test_normalized_usage_replays_as_zero_and_is_kept_by_default(tmp_path: Path) -> None:
+    kept = tmp_path / "kept.jsonl"
+    quiet = tmp_path / "quiet.jsonl"
+    assert record_engine(kept, QUESTION, IDS).usage != Usage()
+    record_engine(quiet, QUESTION, SanitizeConfig(ids=True, normalize_usage=True))
+    assert replay_engine(kept, QUESTION, IDS).usage != Usage()
+    assert replay_engine(quiet, QUESTION, IDS).usage == Usage(0, 0)
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["plain", "stream"])
+def test_a_trimmed_fixture_still_replays_through_the_sdk(tmp_path: Path, streamed: bool) -> None:
+    config = SanitizeConfig(trim={"anthropic.messages": ("content", "model")})
+    store = tmp_path / "trimmed.jsonl"
+    args: dict[str, Any] = {
+        "model": "m",
+        "max_tokens": 32,
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+
+    def ask(client: anthropic.Anthropic) -> Any:
+        if streamed:
+            with client.messages.stream(**args) as stream:
+                return stream.get_final_message()
+        return client.messages.create(**args)
+
+    with Simulator(behavior="echo") as sim:
+        exchange = Exchange(store, mode="record-missing", approve_live=True, sanitize=config)
+        live = ask(
+            anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=httpx2_client(exchange))
+        )
+    fixture = next(iter(FixtureStore.open(store)))
+    stored = (
+        fixture.response.get("body") or json.loads(fixture.response["events"][0]["data"])["message"]
+    )
+    assert set(stored) == {"content", "model", "stop_reason", "usage"}
+    with block_network():
+        client = anthropic.Anthropic(
+            api_key="k", http_client=httpx2_client(Exchange(store, sanitize=config))
+        )
+        replayed = ask(client)
+    assert replayed.content[0].text == live.content[0].text == "echo: hi"
+    assert replayed.model == "m"
