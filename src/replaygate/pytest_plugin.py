@@ -36,6 +36,7 @@ process; xdist workers share the controller's run id (``REPLAYGATE_RUN_ID``).
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -223,29 +224,37 @@ def replaygate_exchange(
     )
 
 
-def _sdk_kwargs(exchange: Exchange, env_key: str, kwargs: dict[str, Any]) -> dict[str, Any]:
-    if exchange.mode == "replay" and "api_key" not in kwargs and not os.environ.get(env_key):
-        kwargs["api_key"] = REPLAY_API_KEY
-    return kwargs
+def _sdk_factory(
+    exchange: Exchange, sdk: str, client_class: str, *, is_async: bool
+) -> tuple[Callable[..., Any], list[Any]]:
+    """A factory of ``sdk.client_class`` clients wired to ``exchange``, and the clients it made.
+
+    In replay mode a client gets a placeholder API key when none is given or set in the
+    environment, since nothing is sent anywhere.
+    """
+    from replaygate.http import httpx2_async_client, httpx2_client
+
+    module = importlib.import_module(sdk)
+    cls = getattr(module, client_class)
+    env_key = f"{sdk.upper()}_API_KEY"
+    http_client = httpx2_async_client if is_async else httpx2_client
+    made: list[Any] = []
+
+    def make(**kwargs: Any) -> Any:
+        kwargs.setdefault("http_client", http_client(exchange))
+        if exchange.mode == "replay" and "api_key" not in kwargs and not os.environ.get(env_key):
+            kwargs["api_key"] = REPLAY_API_KEY
+        client = cls(**kwargs)
+        made.append(client)
+        return client
+
+    return make, made
 
 
 @pytest.fixture
 def anthropic_client(replaygate_exchange: Exchange) -> Iterator[Callable[..., Any]]:
     """A factory of ``anthropic.Anthropic`` clients over the test's store (SDK kwargs)."""
-    import anthropic
-
-    from replaygate.http import httpx2_client
-
-    made: list[Any] = []
-
-    def make(**kwargs: Any) -> anthropic.Anthropic:
-        kwargs.setdefault("http_client", httpx2_client(replaygate_exchange))
-        client = anthropic.Anthropic(
-            **_sdk_kwargs(replaygate_exchange, "ANTHROPIC_API_KEY", kwargs)
-        )
-        made.append(client)
-        return client
-
+    make, made = _sdk_factory(replaygate_exchange, "anthropic", "Anthropic", is_async=False)
     yield make
     for client in made:
         client.close()
@@ -254,34 +263,13 @@ def anthropic_client(replaygate_exchange: Exchange) -> Iterator[Callable[..., An
 @pytest.fixture
 def async_anthropic_client(replaygate_exchange: Exchange) -> Callable[..., Any]:
     """A factory of ``anthropic.AsyncAnthropic`` clients over the test's store."""
-    import anthropic
-
-    from replaygate.http import httpx2_async_client
-
-    def make(**kwargs: Any) -> anthropic.AsyncAnthropic:
-        kwargs.setdefault("http_client", httpx2_async_client(replaygate_exchange))
-        return anthropic.AsyncAnthropic(
-            **_sdk_kwargs(replaygate_exchange, "ANTHROPIC_API_KEY", kwargs)
-        )
-
-    return make
+    return _sdk_factory(replaygate_exchange, "anthropic", "AsyncAnthropic", is_async=True)[0]
 
 
 @pytest.fixture
 def openai_client(replaygate_exchange: Exchange) -> Iterator[Callable[..., Any]]:
     """A factory of ``openai.OpenAI`` clients over the test's store (SDK kwargs)."""
-    import openai
-
-    from replaygate.http import httpx2_client
-
-    made: list[Any] = []
-
-    def make(**kwargs: Any) -> openai.OpenAI:
-        kwargs.setdefault("http_client", httpx2_client(replaygate_exchange))
-        client = openai.OpenAI(**_sdk_kwargs(replaygate_exchange, "OPENAI_API_KEY", kwargs))
-        made.append(client)
-        return client
-
+    make, made = _sdk_factory(replaygate_exchange, "openai", "OpenAI", is_async=False)
     yield make
     for client in made:
         client.close()
@@ -290,15 +278,7 @@ def openai_client(replaygate_exchange: Exchange) -> Iterator[Callable[..., Any]]
 @pytest.fixture
 def async_openai_client(replaygate_exchange: Exchange) -> Callable[..., Any]:
     """A factory of ``openai.AsyncOpenAI`` clients over the test's store."""
-    import openai
-
-    from replaygate.http import httpx2_async_client
-
-    def make(**kwargs: Any) -> openai.AsyncOpenAI:
-        kwargs.setdefault("http_client", httpx2_async_client(replaygate_exchange))
-        return openai.AsyncOpenAI(**_sdk_kwargs(replaygate_exchange, "OPENAI_API_KEY", kwargs))
-
-    return make
+    return _sdk_factory(replaygate_exchange, "openai", "AsyncOpenAI", is_async=True)[0]
 
 
 @pytest.fixture
