@@ -886,3 +886,25 @@ def test_refresh_sees_a_same_size_edit_of_a_json_fixture(tmp_path: Path) -> None
     store.refresh()
     found = store.lookup(request("question 0"))
     assert found is not None and b"ANSWER" in orjson.dumps(found.response)
+
+
+def test_put_refuses_a_secret_split_across_stream_events(tmp_path: Path) -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2
+    events = [
+        {
+            "event": "content_block_delta",
+            "data": orjson.dumps(
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": part},
+                }
+            ).decode(),
+        }
+        for part in (token[:10], token[10:25], token[25:])
+    ]
+    recorded = {"status": 200, "headers": {}, "events": events, "stream_end": "complete"}
+    path = tmp_path / "s.jsonl"
+    with pytest.raises(SecretInFixtureError, match=r"GitHub token .*response\.events"):
+        FixtureStore.open(path).put(Fixture.create(request("q"), [recorded], META))
+    assert not path.exists()

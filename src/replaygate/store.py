@@ -34,7 +34,7 @@ from replaygate.fingerprint import canonical_json, match_form, parsed_match_form
 from replaygate.fixture import FIELDS as _FIELDS
 from replaygate.fixture import Fixture, from_json, interface_folder
 from replaygate.nearest import Features, features, nearest, summarize
-from replaygate.secret_scan import find_secrets
+from replaygate.secret_scan import find_fixture_secrets
 
 K = TypeVar("K")
 _EDGE_BYTES = 256
@@ -514,7 +514,7 @@ class FixtureStore:
                 f"(expected {expected[: fingerprint.KEY_LENGTH]}); use Fixture.create"
             )
         canonical_json(fixture.to_json())
-        findings = find_secrets(fixture.to_json())
+        findings = find_fixture_secrets(fixture.to_json())
         if findings:
             raise SecretInFixtureError(findings[0].path, findings[0].detector)
         if not self.is_folder and self.path.suffix == ".json":
