@@ -557,7 +557,7 @@ class FixtureStore:
         while target.exists():
             target = folder / f"{short}-{n}.json"
             n += 1
-        _atomic_write(target, fixture.to_pretty())
+        atomic_write(target, fixture.to_pretty())
         return target
 
     def _replace(self, locs: list[Location], fixture: Fixture) -> list[Path]:
@@ -572,7 +572,7 @@ class FixtureStore:
         for file, here in by_file.items():
             if file.suffix == ".json":
                 if here[0] is locs[0]:
-                    _atomic_write(file, fixture.to_pretty())
+                    atomic_write(file, fixture.to_pretty())
                     written.append(file)
                 else:
                     file.unlink()
@@ -583,7 +583,7 @@ class FixtureStore:
                     end = loc.offset + loc.length
                     end += data[end : end + 1] == b"\n"
                     data = data[: loc.offset] + new + data[end:]
-                _atomic_write(file, data)
+                atomic_write(file, data)
                 written.append(file)
             self._forget(file)
         return written
@@ -638,7 +638,8 @@ def _lock_path_of(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
-def _atomic_write(target: Path, data: bytes) -> None:
+def atomic_write(target: Path, data: bytes) -> None:
+    """Replace ``target`` with ``data`` in one step (temporary file, fsync, rename)."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         with tmp.open("wb") as handle:
@@ -649,6 +650,16 @@ def _atomic_write(target: Path, data: bytes) -> None:
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+
+
+def backup_of(file: Path) -> Path:
+    """A free backup name beside ``file``: ``<name>.bak``, else ``<name>.bak1``..."""
+    backup = file.with_name(file.name + ".bak")
+    n = 1
+    while backup.exists():
+        backup = file.with_name(f"{file.name}.bak{n}")
+        n += 1
+    return backup
 
 
 def _append_line(path: Path, line: bytes) -> None:
@@ -699,13 +710,9 @@ def repair_partial_tail(path: Path) -> tuple[Path, int] | None:
             return None
         except orjson.JSONDecodeError:
             pass
-        backup = path.with_name(path.name + ".bak")
-        n = 1
-        while backup.exists():
-            backup = path.with_name(f"{path.name}.bak{n}")
-            n += 1
-        _atomic_write(backup, data)
-        _atomic_write(path, data[:cut])
+        backup = backup_of(path)
+        atomic_write(backup, data)
+        atomic_write(path, data[:cut])
     return backup, len(tail)
 
 

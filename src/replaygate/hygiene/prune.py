@@ -11,7 +11,6 @@ referenced is refused, whoever asks.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from filelock import FileLock
 from replaygate.errors import ReplaygateError
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
-from replaygate.store import FixtureStore, iter_jsonl, read_json_file
+from replaygate.store import FixtureStore, atomic_write, backup_of, iter_jsonl, read_json_file
 
 
 @dataclass(frozen=True)
@@ -42,30 +41,6 @@ def candidates(result: Patrol) -> list[PatrolRow]:
             "first (the pytest plugin logs which fixtures each run replays); nothing deleted"
         )
     return result.unused
-
-
-def atomic_write(target: Path, data: bytes) -> None:
-    """Replace ``target`` with ``data`` in one step (temporary file, fsync, rename)."""
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-
-
-def backup_of(file: Path) -> Path:
-    """A free backup name beside ``file``: ``<name>.bak``, else ``<name>.bak1``..."""
-    backup = file.with_name(file.name + ".bak")
-    n = 1
-    while backup.exists():
-        backup = file.with_name(f"{file.name}.bak{n}")
-        n += 1
-    return backup
 
 
 def _rewrite_jsonl(file: Path, keys: set[str]) -> tuple[Path, int]:
