@@ -142,3 +142,31 @@ def test_demo_runs_offline_and_says_what_it_did(tmp_path: Path) -> None:
     assert "gate: PASS" in done.stdout
     report = tmp_path / "demo" / "report.html"
     assert f"report: {report}" in done.stdout and report.stat().st_size > 10_000
+
+
+def test_every_command_resolves_to_a_command_of_its_name() -> None:
+    import click
+
+    from replaygate.cli import COMMANDS, main
+
+    context = click.Context(main)
+    for name in COMMANDS:
+        command = main.get_command(context, name)
+        assert isinstance(command, click.Command) and command.name == name
+    assert main.get_command(context, "nope") is None
+
+
+def test_verify_does_not_import_the_sdks_or_the_plotting_library(recorded: Path) -> None:
+    probe = (
+        "import sys\n"
+        "from replaygate.cli import main\n"
+        f"try:\n    main(['verify', {str(recorded)!r}])\n"
+        "except SystemExit as done:\n    assert done.code in (0, None), done.code\n"
+        "heavy = sorted(m for m in ('anthropic', 'openai', 'matplotlib') if m in sys.modules)\n"
+        "print('heavy:', heavy)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "heavy: []" in done.stdout

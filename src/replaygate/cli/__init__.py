@@ -1,37 +1,65 @@
-"""The ``replaygate`` command line: a thin layer over the library."""
+"""The ``replaygate`` command line: a thin layer over the library.
+
+Each command's module is imported only when that command runs (or ``--help`` lists
+it), so a quick command such as ``replaygate verify`` in a pre-commit hook does not
+pay for the SDKs, the simulator or the plotting library.
+"""
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from replaygate import __version__
-from replaygate.cli.assert_cmds import calibrate, flaky
-from replaygate.cli.demo import demo
-from replaygate.cli.eval_cmds import COMMANDS as EVAL_COMMANDS
-from replaygate.cli.hygiene_cmds import COMMANDS as HYGIENE_COMMANDS
-from replaygate.cli.replay_cmds import record, run, show
-from replaygate.cli.verify_cmd import verify
-from replaygate.sim.cli import sim_group
+
+COMMANDS: dict[str, str] = {
+    "run": "replaygate.cli.replay_cmds:run",
+    "record": "replaygate.cli.replay_cmds:record",
+    "show": "replaygate.cli.replay_cmds:show",
+    "verify": "replaygate.cli.verify_cmd:verify",
+    "demo": "replaygate.cli.demo:demo",
+    "sim": "replaygate.sim.cli:sim_group",
+    "calibrate": "replaygate.cli.assert_cmds:calibrate",
+    "flaky": "replaygate.cli.assert_cmds:flaky",
+    "checksum": "replaygate.cli.hygiene_cmds:checksum",
+    "diff": "replaygate.cli.hygiene_cmds:diff",
+    "drift": "replaygate.cli.hygiene_cmds:drift",
+    "patrol": "replaygate.cli.hygiene_cmds:patrol_cmd",
+    "prune": "replaygate.cli.hygiene_cmds:prune",
+    "eval": "replaygate.cli.eval_cmds:eval_cmd",
+    "gate": "replaygate.cli.eval_cmds:gate_cmd",
+    "baseline": "replaygate.cli.eval_cmds:baseline_group",
+    "report": "replaygate.cli.eval_cmds:report_cmd",
+    "history": "replaygate.cli.eval_cmds:history_group",
+    "ci": "replaygate.cli.eval_cmds:ci_group",
+    "upgrade": "replaygate.cli.eval_cmds:upgrade_cmd",
+}
+"""Command name -> ``module:attribute`` of its click command."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command name, sorted."""
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command called ``cmd_name``, imported now."""
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, attribute = target.split(":")
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="replaygate")
 def main() -> None:
     """Deterministic, offline tests for LLM agents: record once, replay strictly."""
 
 
-for command in (
-    run,
-    record,
-    show,
-    verify,
-    demo,
-    sim_group,
-    calibrate,
-    flaky,
-    *HYGIENE_COMMANDS,
-    *EVAL_COMMANDS,
-):
-    main.add_command(command)
-
-__all__ = ["main"]
+__all__ = ["COMMANDS", "main"]
