@@ -19,6 +19,8 @@ import re
 import threading
 from typing import Any
 
+from replaygate.sanitize.walk import map_fields
+
 VOLATILE_PREFIXES: tuple[str, ...] = (
     "msg_",
     "toolu_",
@@ -107,28 +109,9 @@ class IdRewriter:
 
     def rewrite(self, value: Any) -> Any:
         """``value`` with the volatile ids of its id fields replaced (copy-on-write)."""
-        if isinstance(value, dict):
-            changed: dict[str, Any] | None = None
-            for k, v in value.items():
-                if isinstance(v, str):
-                    new: Any = self.stable(v) if is_id_field(k) else v
-                else:
-                    new = self.rewrite(v)
-                if new is not v:
-                    if changed is None:
-                        changed = dict(value)
-                    changed[k] = new
-            return value if changed is None else changed
-        if isinstance(value, list):
-            items: list[Any] | None = None
-            for i, v in enumerate(value):
-                new = self.rewrite(v)
-                if new is not v:
-                    if items is None:
-                        items = list(value)
-                    items[i] = new
-            return value if items is None else items
-        return value
+        return map_fields(
+            value, lambda text, field: self.stable(text) if field and is_id_field(field) else text
+        )
 
     def headers(self, headers: dict[str, Any]) -> dict[str, Any]:
         """Recorded response headers with the request id made stable."""

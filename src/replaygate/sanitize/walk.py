@@ -6,20 +6,23 @@ from collections.abc import Callable
 from typing import Any
 
 TextFn = Callable[[str], str]
+FieldTextFn = Callable[[str, str | None], str]
 
 
-def map_strings(value: Any, fn: TextFn) -> Any:
-    """``value`` with ``fn`` applied to every string leaf (object keys are left alone).
+def map_fields(value: Any, fn: FieldTextFn, field: str | None = None) -> Any:
+    """``value`` with ``fn(text, field)`` applied to every string leaf.
 
-    Returns ``value`` itself when nothing changed, so a caller can test ``is``.
+    ``field`` is the object key the string is the value of (None for a list item or
+    the top level). Object keys themselves are left alone. Returns ``value`` itself
+    when nothing changed, so a caller can test ``is``.
     """
     if isinstance(value, str):
-        out = fn(value)
+        out = fn(value, field)
         return value if out == value else out
     if isinstance(value, dict):
         changed: dict[str, Any] | None = None
         for k, v in value.items():
-            new = map_strings(v, fn)
+            new = map_fields(v, fn, k)
             if new is not v:
                 if changed is None:
                     changed = dict(value)
@@ -28,13 +31,18 @@ def map_strings(value: Any, fn: TextFn) -> Any:
     if isinstance(value, list):
         items: list[Any] | None = None
         for i, v in enumerate(value):
-            new = map_strings(v, fn)
+            new = map_fields(v, fn)
             if new is not v:
                 if items is None:
                     items = list(value)
                 items[i] = new
         return value if items is None else items
     return value
+
+
+def map_strings(value: Any, fn: TextFn) -> Any:
+    """``value`` with ``fn`` applied to every string leaf (copy-on-write, as :func:`map_fields`)."""
+    return map_fields(value, lambda text, _field: fn(text))
 
 
 def replace_values(value: Any, mapping: dict[str, str]) -> Any:
