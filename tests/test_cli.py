@@ -170,3 +170,19 @@ def test_verify_does_not_import_the_sdks_or_the_plotting_library(recorded: Path)
     )
     assert done.returncode == 0, done.stderr
     assert "heavy: []" in done.stdout
+
+
+def test_a_damaged_store_is_a_clean_error_not_a_traceback(recorded: Path, tmp_path: Path) -> None:
+    lines = recorded.read_bytes().splitlines(keepends=True)
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_bytes(b"".join(lines[:3]) + b"{broken\n" + b"".join(lines[4:]))
+    for args in (
+        ["run", "--fixtures", str(damaged), "-q", "What is RAG?"],
+        ["show", "2652", "--fixtures", str(damaged)],
+        ["record", "--fixtures", str(damaged), "--approve-live", "--simulator", "-q", "x"],
+    ):
+        done = replaygate(*args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert f"Error: FixtureFormatError: {damaged}:4: malformed JSON" in done.stderr
+        assert "Traceback" not in done.stderr
+    assert damaged.read_bytes() == b"".join(lines[:3]) + b"{broken\n" + b"".join(lines[4:])

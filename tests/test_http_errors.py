@@ -307,7 +307,7 @@ def test_miss_reaches_the_test_unwrapped_at_once(tmp_path: Path, sdk: str, is_as
 
 def test_miss_through_a_plain_client_names_key_and_store(tmp_path: Path) -> None:
     client = httpx2.Client(transport=Httpx2Transport(tmp_path / "empty.jsonl"))
-    with pytest.raises(FixtureMismatchError, match="the store is empty") as caught:
+    with pytest.raises(FixtureMismatchError, match="there is no store at") as caught:
         client.post("https://api.anthropic.com/v1/messages", json={"model": "m"})
     assert caught.value.key in str(caught.value)
     assert not (tmp_path / "empty.jsonl").exists()

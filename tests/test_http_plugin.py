@@ -137,7 +137,7 @@ def test_replay_blocks_the_network_and_strict_flags_unused_fixtures(
             assert ask(anthropic_client(), "one").content[0].text == "echo: one"
 
         def test_miss(anthropic_client):
-            with pytest.raises(FixtureMismatchError, match="the store is empty"):
+            with pytest.raises(FixtureMismatchError, match="there is no store at"):
                 ask(anthropic_client(max_retries=5), "never recorded")
 
         def test_network_free_outside_plugin_fixtures():

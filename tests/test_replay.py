@@ -216,12 +216,20 @@ def test_seed_fixture_line_replays_as_it_is(tmp_path: Path) -> None:
     assert response.tool_calls == (ToolCall("toolu_01", "search_corpus", {"q": "RAG"}),)
 
 
-def test_an_empty_store_says_so(tmp_path: Path) -> None:
+def test_a_missing_store_says_so(tmp_path: Path) -> None:
     model = ReplayModel(tmp_path / "none.jsonl", model=MODEL, max_tokens=8)
     with pytest.raises(FixtureMismatchError) as caught:
         model.complete([Message.user("hi")], [])
     assert "(0 fixtures)" in str(caught.value)
-    assert "the store is empty: record it first" in str(caught.value)
+    assert f"there is no store at {tmp_path / 'none.jsonl'}: record it first" in str(caught.value)
+    assert not (tmp_path / "none.jsonl").exists()
+
+
+def test_an_empty_store_says_so(tmp_path: Path) -> None:
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    model = ReplayModel(tmp_path / "empty.jsonl", model=MODEL, max_tokens=8)
+    with pytest.raises(FixtureMismatchError, match="the store is empty: record it first"):
+        model.complete([Message.user("hi")], [])
 
 
 def test_a_request_that_is_not_an_object_has_nothing_to_compare_with(tmp_path: Path) -> None:
@@ -318,13 +326,14 @@ class WireLive:
         return self.body
 
 
-@pytest.mark.parametrize("approval", [False, None, "yes", 1])
+@pytest.mark.parametrize("approval", [False, None, "yes", 1], ids=["false", "omitted", "yes", "1"])
 def test_recording_without_explicit_approval_is_refused_before_any_call(
     tmp_path: Path, approval: Any
 ) -> None:
     live = ScriptedLive(ModelResponse(text="live"))
+    approve = {} if approval is None else {"approve_live": approval}
     with pytest.raises(LiveCallNotApproved) as caught:
-        RecordingModel(live, tmp_path / "s.jsonl", approve_live=approval, model=MODEL, max_tokens=8)
+        RecordingModel(live, tmp_path / "s.jsonl", model=MODEL, max_tokens=8, **approve)
     assert "needs an explicit approval for this run" in str(caught.value)
     assert "approve_live=True" in str(caught.value) and "--approve-live" in str(caught.value)
     assert "Nothing was called" in str(caught.value)

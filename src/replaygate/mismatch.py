@@ -22,11 +22,12 @@ def mismatch_error(
     differences: tuple[str, ...] = ()
     near = store.nearest(request)
     if near is None:
-        lines.append(
-            "the store is empty: record it first"
-            if len(store) == 0
-            else "no recorded request to compare it with"
-        )
+        if not store.path.exists():
+            lines.append(f"there is no store at {store.path}: record it first")
+        elif len(store) == 0:
+            lines.append("the store is empty: record it first")
+        else:
+            lines.append("no recorded request to compare it with")
     else:
         loc, fixture = near
         differences = tuple(d.render() for d in field_diff(fixture.request, request))

@@ -195,7 +195,7 @@ class RecordingModel:
         live: Model,
         store: FixtureStore | str | os.PathLike[str],
         *,
-        approve_live: bool,
+        approve_live: bool = False,
         mode: Mode = "record-missing",
         model: str,
         max_tokens: int,

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator
-from functools import wraps
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import click
 
-from replaygate.errors import ReplaygateError
+from replaygate.cli.options import CommandError, errors_as_exit_2
 from replaygate.evals.agents import DEFAULT_AGENT, load_agent
 from replaygate.evals.baseline import update_baseline
 from replaygate.evals.cases import load_eval_cases, shipped_cases_path
@@ -36,25 +35,6 @@ from replaygate.replay import RECORDING_MODES
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-class CommandError(click.ClickException):
-    """A command that cannot run: printed as ``Error: ...``, exit status 2."""
-
-    exit_code = 2
-
-
-def errors_as_exit_2(fn: Callable[P, R]) -> Callable[P, R]:
-    """Turn replaygate errors (and missing files) into a clean message and exit 2."""
-
-    @wraps(fn)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return fn(*args, **kwargs)
-        except (ReplaygateError, FileNotFoundError) as err:
-            raise CommandError(f"{type(err).__name__}: {err}") from None
-
-    return wrapper
 
 
 config_option = click.option(

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import click
 
+from replaygate.errors import ReplaygateError
 from replaygate.examples.research_copilot import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_MODEL,
@@ -16,6 +18,27 @@ from replaygate.examples.research_copilot import (
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class CommandError(click.ClickException):
+    """A command that cannot run: printed as ``Error: ...``, exit status 2."""
+
+    exit_code = 2
+
+
+def errors_as_exit_2(fn: Callable[P, R]) -> Callable[P, R]:
+    """Turn replaygate errors (and missing files) into a clean message and exit 2."""
+
+    @wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except (ReplaygateError, FileNotFoundError) as err:
+            raise CommandError(f"{type(err).__name__}: {err}") from None
+
+    return wrapper
 
 
 def request_settings(fn: F) -> F:

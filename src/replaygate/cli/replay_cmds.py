@@ -9,7 +9,12 @@ from pathlib import Path
 
 import click
 
-from replaygate.cli.options import questions_source, request_settings, resolve_questions
+from replaygate.cli.options import (
+    errors_as_exit_2,
+    questions_source,
+    request_settings,
+    resolve_questions,
+)
 from replaygate.errors import ReplaygateError
 from replaygate.examples.research_copilot import RunResult, build_registry, shipped_fixtures
 from replaygate.examples.research_copilot import run as run_agent
@@ -56,6 +61,7 @@ def replay_once(
 @questions_source
 @request_settings
 @click.option("--check-determinism", is_flag=True, help="Run twice and compare the traces.")
+@errors_as_exit_2
 def run(
     fixtures_path: Path,
     questions: tuple[str, ...],
@@ -106,6 +112,7 @@ def run(
     help="Record from the embedded loopback simulator instead of ANTHROPIC_BASE_URL.",
 )
 @click.option("--seed", default=7, show_default=True, help="The simulator's seed.")
+@errors_as_exit_2
 def record(
     fixtures_path: Path,
     questions: tuple[str, ...],
@@ -163,6 +170,7 @@ def record(
 @click.command()
 @click.argument("key")
 @shipped_fixtures_option
+@errors_as_exit_2
 def show(key: str, fixtures_path: Path) -> None:
     """Print the fixture(s) whose key starts with KEY."""
     found = FixtureStore.open(fixtures_path).get(key)
