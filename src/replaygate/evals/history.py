@@ -23,6 +23,7 @@ from replaygate.evals.reference import CaseSummary, metrics_from_json
 from replaygate.evals.results import EvalResults
 from replaygate.evals.scorers import Metrics
 from replaygate.fixture import now_iso
+from replaygate.jsondoc import check_document, parse_items, read_json
 
 EXPORT_FORMAT = "replaygate.history"
 EXPORT_VERSION = 1
@@ -255,23 +256,12 @@ class History:
 def read_export(path: str | os.PathLike[str]) -> list[HistoryRun]:
     """The runs of an exported history file; :class:`HistoryError` names what is wrong."""
     name = str(path)
-    try:
-        obj = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as err:
-        raise HistoryError(f"{name}: cannot read: {err.strerror}") from None
-    except json.JSONDecodeError as err:
-        raise HistoryError(f"{name}: not JSON: {err.msg} at line {err.lineno}") from None
-    if not isinstance(obj, dict) or obj.get("format") != EXPORT_FORMAT:
-        raise HistoryError(f"{name}: not an exported replaygate history ({EXPORT_FORMAT!r})")
-    if obj.get("version") != EXPORT_VERSION:
-        raise HistoryError(f"{name}: unsupported version {obj.get('version')!r}")
-    runs = obj.get("runs")
-    if not isinstance(runs, list):
-        raise HistoryError(f"{name}: 'runs' must be a list")
-    parsed = []
-    for i, run in enumerate(runs):
-        try:
-            parsed.append(HistoryRun.from_json(run, f"{name}: runs[{i}]"))
-        except (KeyError, TypeError, ValueError, AttributeError) as err:
-            raise HistoryError(f"{name}: runs[{i}]: {type(err).__name__}: {err}") from None
-    return parsed
+    document = check_document(
+        read_json(path, "history export", HistoryError),
+        name,
+        format=EXPORT_FORMAT,
+        version=EXPORT_VERSION,
+        what="an exported replaygate history",
+        error=HistoryError,
+    )
+    return parse_items(document, "runs", name, HistoryRun.from_json, HistoryError)

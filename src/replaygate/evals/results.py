@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replaygate import jsondoc
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
+from replaygate.jsondoc import check_document, parse_items
 from replaygate.sampling import SampledResult
 from replaygate.sampling.results import FORMAT, VERSION
 
@@ -104,32 +106,24 @@ class EvalResults:
 
 def results_from_json(obj: Any, name: str) -> EvalResults:
     """Validate a parsed results document; :class:`ResultsError` names the field."""
-    if not isinstance(obj, dict) or obj.get("format") != FORMAT:
-        raise ResultsError(f"{name}: not a replaygate results file (format {FORMAT!r})")
-    if obj.get("version") != VERSION:
-        raise ResultsError(f"{name}: unsupported version {obj.get('version')!r}")
-    raw_cases = obj.get("cases")
-    if not isinstance(raw_cases, list):
-        raise ResultsError(f"{name}: 'cases' must be a list")
-    cases = []
-    for i, case in enumerate(raw_cases):
-        try:
-            cases.append(CaseResult.from_json(case))
-        except (KeyError, TypeError, ValueError) as err:
-            raise ResultsError(f"{name}: cases[{i}]: {type(err).__name__}: {err}") from None
-    info = obj.get("eval", {})
+    document = check_document(
+        obj,
+        name,
+        format=FORMAT,
+        version=VERSION,
+        what="a replaygate results file",
+        error=ResultsError,
+    )
+    cases = parse_items(
+        document, "cases", name, lambda case, _where: CaseResult.from_json(case), ResultsError
+    )
+    info = document.get("eval", {})
     return EvalResults(tuple(cases), info if isinstance(info, dict) else {})
 
 
 def read_json(path: str | os.PathLike[str], what: str) -> Any:
     """Parse the JSON file at ``path``; :class:`ResultsError` says why it cannot be read."""
-    name = str(path)
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as err:
-        raise ResultsError(f"{name}: cannot read {what}: {err.strerror}") from None
-    except json.JSONDecodeError as err:
-        raise ResultsError(f"{name}: not JSON: {err.msg} at line {err.lineno}") from None
+    return jsondoc.read_json(path, what, ResultsError)
 
 
 def load_eval_results(path: str | os.PathLike[str]) -> EvalResults:

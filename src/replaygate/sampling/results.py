@@ -18,6 +18,7 @@ from typing import Any
 
 from replaygate.assertions.kinds import Category, Kind, Outcome
 from replaygate.errors import ReplaygateError
+from replaygate.jsondoc import check_document, parse_items, read_json
 from replaygate.sampling.verdict import SampleSpec, Verdict, verdict_of
 
 FORMAT = "replaygate.sampling.results"
@@ -201,23 +202,21 @@ def write_results(path: str | os.PathLike[str], cases: Sequence[SampledResult]) 
 def load_results(path: str | os.PathLike[str]) -> list[SampledResult]:
     """Read a results file; :class:`ResultsFormatError` names the file and what is wrong."""
     name = str(path)
-    try:
-        obj = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as err:
-        raise ResultsFormatError(f"{name}: cannot read results: {err.strerror}") from None
-    except json.JSONDecodeError as err:
-        raise ResultsFormatError(f"{name}: not JSON: {err.msg} at line {err.lineno}") from None
-    if not isinstance(obj, dict) or obj.get("format") != FORMAT:
-        raise ResultsFormatError(f"{name}: not a replaygate results file (format {FORMAT!r})")
-    if obj.get("version") != VERSION:
-        raise ResultsFormatError(f"{name}: unsupported version {obj.get('version')!r}")
-    cases = []
-    for i, case in enumerate(obj.get("cases", [])):
-        try:
-            cases.append(SampledResult.from_json(case))
-        except (KeyError, TypeError, ValueError) as err:
-            raise ResultsFormatError(f"{name}: cases[{i}]: {type(err).__name__}: {err}") from None
-    return cases
+    document = check_document(
+        read_json(path, "results", ResultsFormatError),
+        name,
+        format=FORMAT,
+        version=VERSION,
+        what="a replaygate results file",
+        error=ResultsFormatError,
+    )
+    return parse_items(
+        document,
+        "cases",
+        name,
+        lambda case, _where: SampledResult.from_json(case),
+        ResultsFormatError,
+    )
 
 
 __all__ = [

@@ -1,0 +1,55 @@
+"""Reading replaygate's own JSON documents (results, baselines, history exports).
+
+Each document is an object with a ``format`` name and a ``version``; reading one
+names the file and the field that is wrong, with the caller's error class.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+ErrorType = Callable[[str], Exception]
+
+
+def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
+    """Parse the JSON file at ``path``; ``error`` says why it cannot be read."""
+    name = str(path)
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise error(f"{name}: cannot read {what}: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise error(f"{name}: not JSON: {err.msg} at line {err.lineno}") from None
+
+
+def check_document(
+    obj: Any, name: str, *, format: str, version: int, what: str, error: ErrorType
+) -> dict[str, Any]:
+    """``obj`` if it is a document of ``format`` at ``version``, else ``error``."""
+    if not isinstance(obj, dict) or obj.get("format") != format:
+        raise error(f"{name}: not {what} (format {format!r})")
+    if obj.get("version") != version:
+        raise error(f"{name}: unsupported version {obj.get('version')!r}")
+    return obj
+
+
+def parse_items(
+    obj: dict[str, Any], field: str, name: str, parse: Callable[[Any, str], T], error: ErrorType
+) -> list[T]:
+    """``parse(item, where)`` of each item of the list ``obj[field]``, errors named by index."""
+    items = obj.get(field)
+    if not isinstance(items, list):
+        raise error(f"{name}: '{field}' must be a list")
+    parsed = []
+    for i, item in enumerate(items):
+        where = f"{name}: {field}[{i}]"
+        try:
+            parsed.append(parse(item, where))
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise error(f"{where}: {type(err).__name__}: {err}") from None
+    return parsed
