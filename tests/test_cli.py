@@ -186,3 +186,17 @@ def test_a_damaged_store_is_a_clean_error_not_a_traceback(recorded: Path, tmp_pa
         assert f"Error: FixtureFormatError: {damaged}:4: malformed JSON" in done.stderr
         assert "Traceback" not in done.stderr
     assert damaged.read_bytes() == b"".join(lines[:3]) + b"{broken\n" + b"".join(lines[4:])
+
+
+def test_a_bad_sanitize_config_stops_record_cleanly(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.replaygate.sanitize.rules]]\npattern = "(x"\n', encoding="utf-8"
+    )
+    done = subprocess.run(
+        [*CLI, "record", "--fixtures", "a.jsonl", "--approve-live", "--simulator", "-q", "hi"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "Error: SanitizeConfigError:" in done.stderr
+    assert "tool.replaygate.sanitize.rules[0].pattern: invalid regular expression" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "a.jsonl").exists()
