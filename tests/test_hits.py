@@ -155,3 +155,17 @@ def test_store_paths_are_logged_relative_to_the_root(
     log.flush()
     stores = [h.store for h in hits.read_hits(tmp_path / "hits")]
     assert stores == ["tests/fixtures/a.jsonl", "/elsewhere/b.jsonl", "relative/c.jsonl"]
+
+
+def test_trim_keeps_the_newest_runs_only(tmp_path: Path) -> None:
+    directory = tmp_path / "hits"
+    directory.mkdir()
+    runs = [f"2026113{d}T0{h}0000Z-ab{d}{h}" for d in range(3) for h in range(4)]
+    for run in runs:
+        for pid in (100, 200):
+            (directory / f"{run}-{pid}.jsonl").write_text("", encoding="utf-8")
+    assert hits.trim(directory, keep_runs=5) == 2 * (len(runs) - 5)
+    left = sorted({p.stem.rsplit("-", 1)[0] for p in directory.glob("*.jsonl")})
+    assert left == sorted(runs)[-5:]
+    assert hits.trim(directory, keep_runs=5) == 0
+    assert hits.trim(tmp_path / "absent") == 0

@@ -29,6 +29,8 @@ from replaygate.fixture import now_iso
 
 DEFAULT_DIR = Path(".replaygate") / "hits"
 RUN_ENV = "REPLAYGATE_RUN_ID"
+KEEP_RUNS = 50
+"""How many runs' hits a test session keeps (``patrol --runs`` looks at fewer)."""
 _FLUSH_EVERY = 256
 
 
@@ -160,6 +162,22 @@ def note(store: str | os.PathLike[str], key: str) -> None:
     """Log a hit if logging is enabled; a no-op otherwise."""
     if _active is not None:
         _active.note(store, key)
+
+
+def trim(directory: str | os.PathLike[str] = DEFAULT_DIR, keep_runs: int = KEEP_RUNS) -> int:
+    """Delete the hits of all but the newest ``keep_runs`` runs; the number of files removed."""
+    root = Path(directory)
+    if not root.is_dir():
+        return 0
+    files = sorted(root.glob("*.jsonl"))
+    runs = sorted({file.stem.rsplit("-", 1)[0] for file in files})
+    old = set(runs[: max(0, len(runs) - keep_runs)])
+    removed = 0
+    for file in files:
+        if file.stem.rsplit("-", 1)[0] in old:
+            file.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 def read_hits(directory: str | os.PathLike[str] = DEFAULT_DIR) -> Iterator[Hit]:

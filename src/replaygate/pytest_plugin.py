@@ -120,6 +120,8 @@ def _start_hits(config: pytest.Config) -> None:
         os.environ[hits.RUN_ENV] = run
     config.stash[_HITS] = (hits.active(), env_before, worker)
     root = Path(config.rootpath)
+    if not worker:
+        hits.trim(root / hits.DEFAULT_DIR)
     hits.enable(root / hits.DEFAULT_DIR, run=run, root=root)
 
 
