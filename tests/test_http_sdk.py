@@ -21,24 +21,11 @@ from replaygate.http import block_network, httpx2_async_client, httpx2_client
 from replaygate.sim import ScriptBehavior, Simulator
 from replaygate.store import FixtureStore
 from replaygate.types import ModelResponse, ToolCall, Usage
+from wire_shapes import ANTHROPIC_TOOL, OPENAI_TOOL, QUESTION
 
 FAKE_KEY = "test-key"
 CLAUDE = "claude-sim-1"
 GPT = "gpt-sim-1"
-QUESTION = [{"role": "user", "content": "Tell me about keep-alive connections, briefly."}]
-ANTHROPIC_TOOL = {
-    "name": "search_corpus",
-    "description": "Search the corpus.",
-    "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}},
-}
-OPENAI_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "search_corpus",
-        "description": "Search the corpus.",
-        "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
-    },
-}
 TEXT_ANSWER = ModelResponse(
     text="Keep-alive reuses one TCP connection for many requests, saving a handshake per call.",
     usage=Usage(input_tokens=40, output_tokens=18),

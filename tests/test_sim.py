@@ -34,26 +34,14 @@ from replaygate.sim.behaviors import EchoBehavior
 from replaygate.sim.drift import DriftSpecError
 from replaygate.sim.validation import validate_anthropic, validate_openai
 from replaygate.types import Message, ModelResponse, ToolCall, ToolSpec
+from wire_shapes import ANTHROPIC_TOOL as SEARCH_TOOL
+from wire_shapes import OPENAI_TOOL, QUESTION
 
 SCRIPTS = Path(__file__).parent / "sim_scripts"
 TOOL_SCRIPT = SCRIPTS / "tool_then_answer.jsonl"
 TWO_TOOLS_SCRIPT = SCRIPTS / "two_tools.jsonl"
 MODEL = "claude-sim-1"
 GPT = "gpt-sim-1"
-QUESTION = [{"role": "user", "content": "Tell me about keep-alive connections, briefly."}]
-SEARCH_TOOL = {
-    "name": "search_corpus",
-    "description": "Search the corpus.",
-    "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}},
-}
-OPENAI_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "search_corpus",
-        "description": "Search the corpus.",
-        "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
-    },
-}
 
 
 def anthropic_client(

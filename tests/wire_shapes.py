@@ -1,0 +1,23 @@
+"""Request pieces in the providers' wire shapes, shared by the SDK-level tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+QUESTION: list[dict[str, Any]] = [
+    {"role": "user", "content": "Tell me about keep-alive connections, briefly."}
+]
+SEARCH_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"q": {"type": "string"}}}
+ANTHROPIC_TOOL: dict[str, Any] = {
+    "name": "search_corpus",
+    "description": "Search the corpus.",
+    "input_schema": SEARCH_SCHEMA,
+}
+OPENAI_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "search_corpus",
+        "description": "Search the corpus.",
+        "parameters": SEARCH_SCHEMA,
+    },
+}
