@@ -200,3 +200,22 @@ def test_a_bad_sanitize_config_stops_record_cleanly(tmp_path: Path) -> None:
     assert "Error: SanitizeConfigError:" in done.stderr
     assert "tool.replaygate.sanitize.rules[0].pattern: invalid regular expression" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "a.jsonl").exists()
+
+
+def test_replay_from_the_cli_blocks_the_network(
+    recorded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    from replaygate.cli import replay_cmds
+    from replaygate.errors import NetworkBlockedError
+    from replaygate.http import network_blocked
+
+    def agent_that_calls_out(*args: object, **kwargs: object) -> object:
+        return socket.create_connection(("192.0.2.10", 443), timeout=1)
+
+    monkeypatch.setattr(replay_cmds, "run_agent", agent_that_calls_out)
+    store = FixtureStore.open(recorded)
+    with pytest.raises(NetworkBlockedError):
+        replay_cmds.replay_once(store, "What is RAG?", DEFAULT_MODEL, DEFAULT_MAX_TOKENS, "s")
+    assert not network_blocked()  # lifted once the replay is over

@@ -18,6 +18,7 @@ from replaygate.cli.options import (
 from replaygate.errors import ReplaygateError
 from replaygate.examples.research_copilot import RunResult, build_registry, shipped_fixtures
 from replaygate.examples.research_copilot import run as run_agent
+from replaygate.http.network import block_network
 from replaygate.live import AnthropicModel
 from replaygate.replay import RECORDING_MODES, RecordingModel, ReplayModel
 from replaygate.sim import Simulator
@@ -51,9 +52,10 @@ def print_run(question: str, result: RunResult) -> None:
 def replay_once(
     store: FixtureStore, question: str, model: str, max_tokens: int, system: str
 ) -> RunResult:
-    """One ResearchCopilot run answered from ``store``."""
+    """One ResearchCopilot run answered from ``store``, with the network blocked (law 3)."""
     replay = ReplayModel(store, model=model, max_tokens=max_tokens, system=system)
-    return run_agent(replay, build_registry(), question, system=system)
+    with block_network():
+        return run_agent(replay, build_registry(), question, system=system)
 
 
 @click.command()
