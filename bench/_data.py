@@ -11,9 +11,9 @@ import random
 from pathlib import Path
 from typing import Any
 
-from replaygate.fixture import Fixture
-from replaygate.providers import to_anthropic_request, to_anthropic_response
-from replaygate.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
+from replaygate.fixtures.fixture import Fixture
+from replaygate.models.providers import to_anthropic_request, to_anthropic_response
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 MODEL = "claude-sonnet-4-5"
 MAX_TOKENS = 1024

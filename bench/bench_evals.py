@@ -40,10 +40,10 @@ from replaygate.examples.research_copilot import (
     DEFAULT_SYSTEM,
     ResearchPolicy,
 )
-from replaygate.live import AnthropicModel
+from replaygate.models.live import AnthropicModel
+from replaygate.models.types import Message, ModelResponse, ToolSpec
 from replaygate.report import write_report
 from replaygate.sim import Simulator
-from replaygate.types import Message, ModelResponse, ToolSpec
 
 
 def timed(fn: Callable[[], object], repeat: int) -> float:

@@ -61,9 +61,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _data import request as data_request
 from _data import response as data_response
-from replaygate.fixture import Fixture, now_iso
+from replaygate.fixtures.fixture import Fixture, now_iso
+from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Httpx2Transport, httpx2_client, request_envelope
-from replaygate.store import FixtureStore
 
 SIZES = (100, 1_000, 5_000)
 URL = "https://api.anthropic.com"

@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _data
 from replaygate import FixtureMismatchError, FixtureStore, Message, ReplayModel
-from replaygate.providers import from_anthropic_response, to_anthropic_request
+from replaygate.models.providers import from_anthropic_response, to_anthropic_request
 
 
 @dataclass

@@ -38,10 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _data
 from replaygate import __version__
-from replaygate.fixture import Fixture
-from replaygate.secret_scan import find_fixture_secrets
-from replaygate.store import read_json_file, store_files
-from replaygate.verify import verify_store
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store import read_json_file, store_files
+from replaygate.fixtures.verify import verify_store
+from replaygate.sanitize.secret_scan import find_fixture_secrets
 
 FOLDER = "anthropic.messages@2023-06-01"
 TARGET_SECONDS = 2.0

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from replaygate.examples.research_copilot import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, DEFAULT_SYSTEM
+from replaygate.fixtures.store import FixtureStore
 from replaygate.sim import Simulator
-from replaygate.store import FixtureStore
 
 CLI = [sys.executable, "-m", "replaygate"]
 

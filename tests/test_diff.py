@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from replaygate.diff import MISSING, FieldDifference, field_diff, short_repr
+from replaygate.fixtures.diff import MISSING, FieldDifference, field_diff, short_repr
 
 
 def rendered(left: object, right: object) -> list[str]:

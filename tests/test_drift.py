@@ -22,10 +22,10 @@ from replaygate.hygiene.drift import drift_against, drift_live, sample
 from replaygate.hygiene.fieldset import field_paths
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.stored import load_fixtures
-from replaygate.live import AnthropicModel, OpenAIModel
-from replaygate.replay import RecordingModel
+from replaygate.models.live import AnthropicModel, OpenAIModel
+from replaygate.models.replay import RecordingModel
+from replaygate.models.types import Message
 from replaygate.sim import Simulator
-from replaygate.types import Message
 
 DRIFT = "add-field:usage.foo,drop-field:stop_sequence"
 MODEL = "claude-test-model"
@@ -225,9 +225,9 @@ def test_missing_api_key_is_named(stores: dict[str, Path], monkeypatch: pytest.M
 def test_live_answers_go_through_the_configured_trim(
     stores: dict[str, Path], tmp_path: Path
 ) -> None:
-    from replaygate.fixture import Fixture
+    from replaygate.fixtures.fixture import Fixture
+    from replaygate.fixtures.store import FixtureStore
     from replaygate.sanitize import SanitizeConfig, Sanitizer
-    from replaygate.store import FixtureStore
 
     sanitizer = Sanitizer(SanitizeConfig(trim={"anthropic.messages": ["content", "model"]}))
     trimmed = tmp_path / "trimmed.jsonl"

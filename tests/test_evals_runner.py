@@ -38,12 +38,12 @@ from replaygate.examples.research_copilot import (
     DEFAULT_SYSTEM,
     StepLimitExceeded,
 )
-from replaygate.fakes import FunctionModel
-from replaygate.live import AnthropicModel
+from replaygate.fixtures.store import FixtureStore
+from replaygate.models.fakes import FunctionModel
+from replaygate.models.live import AnthropicModel
+from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
 from replaygate.sampling import load_results
 from replaygate.sim import Simulator
-from replaygate.store import FixtureStore
-from replaygate.types import Message, Model, ModelResponse, ToolSpec
 
 SEED = 7
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")

@@ -7,7 +7,7 @@ import pytest
 from replaygate import FixtureStore, Message, ModelResponse, RecordingModel, ToolCall, ToolSpec
 from replaygate.errors import NoRuleMatchedError, ScriptExhaustedError
 from replaygate.examples.research_copilot import ResearchPolicy, build_registry, run
-from replaygate.fakes import FunctionModel, Rule, RuleStub, ScriptedModel
+from replaygate.models.fakes import FunctionModel, Rule, RuleStub, ScriptedModel
 
 SEARCH = ModelResponse(
     tool_calls=(ToolCall("toolu_01", "search_corpus", {"q": "RAG"}),), stop_reason="tool_use"

@@ -15,8 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replaygate import CanonicalFormError, canonical_json, fingerprint, fixture_key
-from replaygate.fingerprint import digest, key_of_canonical, match_form, parsed_match_form
+from replaygate import CanonicalFormError, canonical_json, fixture_key
+from replaygate.fixtures import fingerprint
+from replaygate.fixtures.fingerprint import digest, key_of_canonical, match_form, parsed_match_form
 
 SEED_REQUEST = {
     "model": "claude-sonnet-4-5",

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from replaygate import hits
+from replaygate.fixtures import hits
+from replaygate.fixtures.store import FixtureStore
 from replaygate.sim import Simulator
-from replaygate.store import FixtureStore
 
 TESTS = """
 import os
@@ -29,7 +29,7 @@ import pytest
 from replaygate.examples.research_copilot import (
     DEFAULT_MAX_TOKENS, DEFAULT_MODEL, DEFAULT_SYSTEM, build_registry, run,
 )
-from replaygate.replay import ReplayModel
+from replaygate.models.replay import ReplayModel
 
 STORE = Path(__file__).parent / "fixtures" / "rc.jsonl"
 

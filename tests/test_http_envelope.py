@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replaygate.errors import WireFormatError
-from replaygate.fingerprint import fixture_key
+from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.http.envelope import canonical_path, envelope, interface_of
 from replaygate.http.recorded import (
     kept_headers,
@@ -15,7 +15,7 @@ from replaygate.http.recorded import (
     replayed,
     stream_response,
 )
-from replaygate.sse import SSEEvent, parse_events
+from replaygate.http.sse import SSEEvent, parse_events
 
 NOISE = [
     ("x-api-key", "sk-ant-api03-secret"),

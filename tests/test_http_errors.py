@@ -13,10 +13,10 @@ import openai
 import pytest
 
 from replaygate.errors import FixtureFormatError, FixtureMismatchError
-from replaygate.fixture import Fixture
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Httpx2Transport, block_network, httpx2_async_client, httpx2_client
 from replaygate.sim import FaultPlan, Simulator
-from replaygate.store import FixtureStore
 
 CLAUDE = "claude-sim-1"
 GPT = "gpt-sim-1"

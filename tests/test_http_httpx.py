@@ -11,6 +11,7 @@ import httpx2
 import pytest
 
 from replaygate.errors import FixtureMismatchError, LiveCallNotApproved
+from replaygate.fixtures.store import FixtureStore
 from replaygate.http import (
     AsyncHttpx2Transport,
     AsyncHttpxTransport,
@@ -24,7 +25,6 @@ from replaygate.http import (
     intercept,
 )
 from replaygate.sim import Simulator
-from replaygate.store import FixtureStore
 
 HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01", "x-stainless-retry-count": "0"}
 BODY = {"model": "m", "max_tokens": 16, "messages": [{"role": "user", "content": "hello httpx"}]}

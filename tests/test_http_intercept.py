@@ -13,9 +13,9 @@ import openai
 import pytest
 
 from replaygate.errors import FixtureMismatchError, LiveCallNotApproved
+from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, intercept
 from replaygate.sim import Simulator
-from replaygate.store import FixtureStore
 
 
 def user_code(base_url: str | None) -> dict[str, Any]:

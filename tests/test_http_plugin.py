@@ -8,11 +8,11 @@ import anthropic
 import openai
 import pytest
 
+from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
-from replaygate.pytest_plugin import RECORD_MODES
-from replaygate.replay import MODES
+from replaygate.models.replay import MODES
+from replaygate.pytest_plugin.recording import RECORD_MODES
 from replaygate.sim import Simulator
-from replaygate.store import FixtureStore
 
 RECORDING_TESTS = """
 import os

@@ -17,10 +17,10 @@ import anthropic
 import openai
 import pytest
 
+from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, httpx2_async_client, httpx2_client
+from replaygate.models.types import ModelResponse, ToolCall, Usage
 from replaygate.sim import ScriptBehavior, Simulator
-from replaygate.store import FixtureStore
-from replaygate.types import ModelResponse, ToolCall, Usage
 from wire_shapes import ANTHROPIC_TOOL, OPENAI_TOOL, QUESTION
 
 FAKE_KEY = "test-key"

@@ -11,8 +11,7 @@ import openai
 import pytest
 
 from replaygate import Fixture, FixtureStore, Message, ModelResponse, RecordingModel, ReplayModel
-from replaygate.fakes import ScriptedModel
-from replaygate.fixture import (
+from replaygate.fixtures.fixture import (
     SOURCES,
     InterfaceVersionError,
     interface_folder,
@@ -22,7 +21,8 @@ from replaygate.fixture import (
 )
 from replaygate.http import Exchange, block_network, httpx2_client
 from replaygate.http.envelope import interface_version_of
-from replaygate.providers import to_anthropic_request, to_anthropic_response
+from replaygate.models.fakes import ScriptedModel
+from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 from replaygate.sanitize import SanitizeConfig
 from replaygate.sim import Simulator
 

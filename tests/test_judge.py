@@ -20,9 +20,9 @@ from replaygate.assertions import (
 )
 from replaygate.assertions.judge_prompt import build_prompt, nonce, parse_grade
 from replaygate.errors import FixtureMismatchError, ReplaygateError
-from replaygate.fakes import FunctionModel, ScriptedModel
-from replaygate.replay import RecordingModel, ReplayModel
-from replaygate.types import Message, ModelResponse, ToolSpec
+from replaygate.models.fakes import FunctionModel, ScriptedModel
+from replaygate.models.replay import RecordingModel, ReplayModel
+from replaygate.models.types import Message, ModelResponse, ToolSpec
 
 RUBRIC = "The answer cites its source as [doc-id]. 5: cited; 1: not cited."
 UNDER_TEST = "claude-sonnet-4-5"

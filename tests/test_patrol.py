@@ -11,15 +11,15 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from replaygate import hits
 from replaygate.cli import main
-from replaygate.fixture import Fixture
+from replaygate.fixtures import hits
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store import FixtureStore
 from replaygate.hygiene.age import parse_max_age, recorded_at
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import patrol
-from replaygate.replay import ReplayModel
-from replaygate.store import FixtureStore
-from replaygate.types import Message
+from replaygate.models.replay import ReplayModel
+from replaygate.models.types import Message
 
 MODEL = "claude-test-model"
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -27,8 +27,8 @@ from replaygate import (
     to_openai_request,
     to_openai_response,
 )
-from replaygate.providers import INTERFACES, get_interface
-from replaygate.types import STOP_REASONS
+from replaygate.models.providers import INTERFACES, get_interface
+from replaygate.models.types import STOP_REASONS
 
 SEARCH = ToolSpec(
     "search_corpus",

@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner, Result
 
 from replaygate.cli import main
+from replaygate.fixtures.store import FixtureStore, store_files
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import patrol
 from replaygate.hygiene.prune import delete
-from replaygate.store import FixtureStore, store_files
 from test_patrol import play, put
 
 QUESTIONS = ("played", "referenced", "unused one", "unused two")

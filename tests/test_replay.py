@@ -30,7 +30,7 @@ from replaygate import (
     to_openai_request,
 )
 from replaygate.examples.research_copilot import Corpus, Document, build_registry, run
-from replaygate.mismatch import mismatch_error
+from replaygate.fixtures.mismatch import mismatch_error
 
 MODEL = "claude-sonnet-4-5"
 MAX_TOKENS = 1024

@@ -19,7 +19,8 @@ from replaygate.evals import (
     ReportConfig,
 )
 from replaygate.evals.scorers import CaseCounts
-from replaygate.fixture import Fixture
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store import FixtureStore
 from replaygate.report import (
     build_report,
     find_signals,
@@ -28,7 +29,6 @@ from replaygate.report import (
     write_report,
 )
 from replaygate.sampling import SampledResult, SampleResult
-from replaygate.store import FixtureStore
 
 pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")
 

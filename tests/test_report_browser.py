@@ -18,10 +18,10 @@ import pytest
 from replaygate.assertions.kinds import Outcome
 from replaygate.evals import CaseResult, EvalResults, History
 from replaygate.evals.scorers import CaseCounts
-from replaygate.fixture import Fixture
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store import FixtureStore
 from replaygate.report import write_report
 from replaygate.sampling import SampledResult, SampleResult
-from replaygate.store import FixtureStore
 
 pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -37,7 +37,7 @@ from replaygate.examples.research_copilot import (
     search_query,
     tokenize,
 )
-from replaygate.types import Message, Model, ModelResponse, ToolCall, ToolSpec, Usage
+from replaygate.models.types import Message, Model, ModelResponse, ToolCall, ToolSpec, Usage
 
 RAG_SNIPPET = "Retrieval-augmented generation (RAG) answers a question by first retrieving..."
 RAG_FIRST_LINE = (

@@ -17,10 +17,10 @@ from click.testing import CliRunner, Result
 
 from replaygate.cli import main
 from replaygate.hygiene.review import review_store
-from replaygate.live import AnthropicModel
-from replaygate.replay import RecordingModel
+from replaygate.models.live import AnthropicModel
+from replaygate.models.replay import RecordingModel
+from replaygate.models.types import Message
 from replaygate.sim import Simulator
-from replaygate.types import Message
 
 MODEL = "claude-test-model"
 SYSTEM = "You are a careful research assistant."
@@ -283,8 +283,8 @@ def test_errors_name_what_is_wrong(repo: Path, sim: Simulator, tmp_path: Path) -
 
 
 def test_meta_test_pairs_across_files(repo: Path) -> None:
-    from replaygate.fixture import Fixture
-    from replaygate.store import FixtureStore
+    from replaygate.fixtures.fixture import Fixture
+    from replaygate.fixtures.store import FixtureStore
 
     def put(store: Path, text: str, meta_test: str) -> None:
         request = {
@@ -324,8 +324,8 @@ def test_meta_only_change_is_listed(repo: Path, sim: Simulator) -> None:
 
 
 def test_a_new_interface_version_is_paired_not_an_alarm(repo: Path) -> None:
-    from replaygate.fixture import Fixture
-    from replaygate.store import FixtureStore
+    from replaygate.fixtures.fixture import Fixture
+    from replaygate.fixtures.store import FixtureStore
 
     request = {"model": MODEL, "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
     folder = repo / "fixtures"
@@ -351,7 +351,7 @@ def test_a_new_interface_version_is_paired_not_an_alarm(repo: Path) -> None:
 
 
 def test_large_groups_pair_each_fixture_with_its_own() -> None:
-    from replaygate.fixture import Fixture
+    from replaygate.fixtures.fixture import Fixture
     from replaygate.hygiene.review import FULL_SCAN_LIMIT, pair_up
     from replaygate.hygiene.snapshot import Entry
 

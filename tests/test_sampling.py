@@ -10,8 +10,9 @@ import pytest
 
 from replaygate.assertions import citations_check, contains_check, structure_check
 from replaygate.errors import FixtureMismatchError
-from replaygate.fakes import ScriptedModel
-from replaygate.replay import RecordingModel, ReplayModel
+from replaygate.models.fakes import ScriptedModel
+from replaygate.models.replay import RecordingModel, ReplayModel
+from replaygate.models.types import Message, ModelResponse
 from replaygate.sampling import (
     Observation,
     ResultsFormatError,
@@ -28,7 +29,6 @@ from replaygate.sampling import (
     verdict_of,
     write_results,
 )
-from replaygate.types import Message, ModelResponse
 
 SETTINGS: dict[str, object] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
 CITED = "RAG retrieves passages first [doc-rag]."

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from replaygate.fakes import ScriptedModel
-from replaygate.replay import RecordingModel
-from replaygate.types import Message, ModelResponse
+from replaygate.models.fakes import ScriptedModel
+from replaygate.models.replay import RecordingModel
+from replaygate.models.types import Message, ModelResponse
 
 SETTINGS: dict[str, object] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
 PATTERNS = {
@@ -22,8 +22,8 @@ PATTERNS = {
 HEADER = """
 import pytest
 from replaygate.assertions import citations_check, contains_check
-from replaygate.replay import ReplayModel
-from replaygate.types import Message
+from replaygate.models.replay import ReplayModel
+from replaygate.models.types import Message
 
 CITES = citations_check(["doc-rag"], kind="gate")
 CONTEXT = contains_check(["context"], kind="signal")

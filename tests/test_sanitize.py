@@ -17,12 +17,12 @@ import openai
 import orjson
 import pytest
 
-from replaygate.fingerprint import fixture_key
+from replaygate.fixtures.fingerprint import fixture_key
+from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Exchange, httpx2_client
 from replaygate.sanitize import IdMap, Rule, SanitizeConfig, SanitizeConfigError, Sanitizer
 from replaygate.sanitize.pii import TextRules, luhn_valid
 from replaygate.sim import Simulator
-from replaygate.store import FixtureStore
 
 EMAIL = "alice.smith@corp-mail.com"
 PHONE = "+44 20 7946 0958"

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from replaygate import Message, ModelResponse, RecordingModel
-from replaygate.fakes import ScriptedModel
+from replaygate.fixtures.store import FixtureStore
+from replaygate.models.fakes import ScriptedModel
 from replaygate.sanitize import (
     Rule,
     SanitizeConfig,
@@ -17,7 +18,6 @@ from replaygate.sanitize import (
     find_pyproject,
     load_config,
 )
-from replaygate.store import FixtureStore
 
 FULL = """
 [project]

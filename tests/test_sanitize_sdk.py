@@ -34,12 +34,12 @@ from replaygate.examples.research_copilot import (
     build_registry,
     run,
 )
+from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Exchange, block_network, httpx2_async_client, httpx2_client
-from replaygate.live import AnthropicModel
+from replaygate.models.live import AnthropicModel
+from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sanitize import SanitizeConfig
 from replaygate.sim import Simulator
-from replaygate.store import FixtureStore
-from replaygate.types import Message, ModelResponse, ToolSpec, Usage
 
 QUESTION = "What is RAG?"
 EMAIL = "alice.smith@corp-mail.com"

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from replaygate.errors import SecretInFixtureError
 from replaygate.sanitize import refuse_secrets
-from replaygate.secret_scan import (
+from replaygate.sanitize.secret_scan import (
     DETECTORS,
     HIGH_ENTROPY,
     SecretFinding,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from replaygate.secret_scan import SecretFinding, detect_in_text, find_secrets
+from replaygate.sanitize.secret_scan import SecretFinding, detect_in_text, find_secrets
 
 POSITIVES = [
     ("Anthropic API key", "sk-ant-api03-" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7" + "-xyz"),

@@ -19,7 +19,8 @@ import httpx2
 import openai
 import pytest
 
-from replaygate.providers.anthropic import from_anthropic_response, to_anthropic_request
+from replaygate.models.providers.anthropic import from_anthropic_response, to_anthropic_request
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import (
     DriftPlan,
     FaultPlan,
@@ -33,7 +34,6 @@ from replaygate.sim import (
 from replaygate.sim.behaviors import EchoBehavior
 from replaygate.sim.drift import DriftSpecError
 from replaygate.sim.validation import validate_anthropic, validate_openai
-from replaygate.types import Message, ModelResponse, ToolCall, ToolSpec
 from wire_shapes import ANTHROPIC_TOOL as SEARCH_TOOL
 from wire_shapes import OPENAI_TOOL, QUESTION
 
@@ -298,7 +298,7 @@ def test_openai_async_plain_and_stream(echo: Simulator) -> None:
 
 
 class SimAnthropicModel:
-    """A :class:`~replaygate.types.Model` that calls the simulator through the SDK."""
+    """A :class:`~replaygate.models.types.Model` that calls the simulator through the SDK."""
 
     def __init__(self, client: anthropic.Anthropic) -> None:
         self.client = client
@@ -746,8 +746,8 @@ def test_event_synthesis_shapes() -> None:
         tool_calls=(ToolCall("toolu_1", "search_corpus", {}),),
         stop_reason="tool_use",
     )
-    from replaygate.providers.anthropic import to_anthropic_response
-    from replaygate.providers.openai_chat import to_openai_response
+    from replaygate.models.providers.anthropic import to_anthropic_response
+    from replaygate.models.providers.openai_chat import to_openai_response
 
     events = anthropic_events(to_anthropic_response(response, model=MODEL), chunk_size=4)
     names = [e.event for e in events]

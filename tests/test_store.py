@@ -25,14 +25,19 @@ from replaygate import (
     Message,
     ReplayModel,
     SecretInFixtureError,
-    fingerprint,
     fixture_key,
     to_anthropic_request,
 )
-from replaygate import store as store_module
-from replaygate.fingerprint import parsed_match_form
-from replaygate.nearest import features, summarize
-from replaygate.store import PartialTailError, _append_line, record_response, repair_partial_tail
+from replaygate.fixtures import fingerprint
+from replaygate.fixtures import store as store_module
+from replaygate.fixtures.fingerprint import parsed_match_form
+from replaygate.fixtures.nearest import features, summarize
+from replaygate.fixtures.store import (
+    PartialTailError,
+    _append_line,
+    record_response,
+    repair_partial_tail,
+)
 
 META = {"interface": "anthropic.messages", "recorded_at": "2025-01-01T00:00:00Z", "source": "hand"}
 SEED_LINE = {

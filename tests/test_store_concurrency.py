@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from replaygate import Fixture, FixtureStore, Message, to_anthropic_request
-from replaygate.store import PartialTailError, repair_partial_tail
+from replaygate.fixtures.store import PartialTailError, repair_partial_tail
 
 pytestmark = pytest.mark.slow
 

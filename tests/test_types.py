@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pytest
 
 from replaygate import Message, Model, ModelResponse, ToolCall, ToolSpec, Usage
-from replaygate.types import STOP_REASONS, StopReason
+from replaygate.models.types import STOP_REASONS, StopReason
 
 
 def test_message_constructors() -> None:

@@ -14,13 +14,13 @@ from click.testing import CliRunner
 
 from replaygate import Fixture, FixtureStore, Message, ModelResponse, RecordingModel
 from replaygate.cli import main
-from replaygate.fakes import ScriptedModel
-from replaygate.fixture import make_meta
+from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.verify import MISSING_META, Problem, verify_store
 from replaygate.http import Exchange, httpx2_client
-from replaygate.providers import to_anthropic_request, to_anthropic_response
+from replaygate.models.fakes import ScriptedModel
+from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 from replaygate.sanitize import SanitizeConfig
 from replaygate.sim import Simulator
-from replaygate.verify import MISSING_META, Problem, verify_store
 
 SETTINGS: dict[str, Any] = {"model": "claude-x", "max_tokens": 32}
 AWS = "AKIAIOSFODNN7EXAMPLE"

@@ -5,8 +5,7 @@ offline, matched by the fingerprint of the canonical request; fail loudly, with 
 field diff, on any request that was not recorded.
 """
 
-__version__ = "0.1.0"
-
+from replaygate._version import __version__
 from replaygate.errors import (
     CanonicalFormError,
     FixtureFormatError,
@@ -19,9 +18,10 @@ from replaygate.errors import (
     SecretInFixtureError,
     WireFormatError,
 )
-from replaygate.fingerprint import canonical_json, fixture_key
-from replaygate.fixture import Fixture
-from replaygate.providers import (
+from replaygate.fixtures.fingerprint import canonical_json, fixture_key
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store import FixtureStore
+from replaygate.models.providers import (
     from_anthropic_request,
     from_anthropic_response,
     from_openai_request,
@@ -31,9 +31,8 @@ from replaygate.providers import (
     to_openai_request,
     to_openai_response,
 )
-from replaygate.replay import RecordingModel, ReplayModel, RequestSettings
-from replaygate.store import FixtureStore
-from replaygate.types import (
+from replaygate.models.replay import RecordingModel, ReplayModel, RequestSettings
+from replaygate.models.types import (
     Message,
     Model,
     ModelResponse,

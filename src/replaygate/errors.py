@@ -68,11 +68,11 @@ class SecretInFixtureError(ReplaygateError):
 
 
 class ScriptExhaustedError(ReplaygateError):
-    """A :class:`~replaygate.fakes.ScriptedModel` was called more often than scripted."""
+    """A :class:`~replaygate.models.fakes.ScriptedModel` was called more often than scripted."""
 
 
 class NoRuleMatchedError(ReplaygateError):
-    """A :class:`~replaygate.fakes.RuleStub` has no rule for the conversation it was given."""
+    """A :class:`~replaygate.models.fakes.RuleStub` has no rule for the conversation given."""
 
 
 class NetworkBlockedError(ReplaygateError, ConnectionError):

@@ -1,155 +1,17 @@
-"""Model doubles for the deterministic shell (seed 003, chapter 3).
+"""The 0.1 import path of :mod:`replaygate.models.fakes`, kept so existing imports work."""
 
-- :class:`ScriptedModel` returns scripted responses in order: the fastest way to
-  drive one path of the loop.
-- :class:`FunctionModel` computes each response from the conversation.
-- :class:`RuleStub` answers by rules on the last user or tool message, to cover
-  orchestration branches; a rule may take its content from a recorded fixture, so
-  the content is recorded, not invented.
+from replaygate.models.fakes import (
+    Call,
+    FunctionModel,
+    Rule,
+    RuleStub,
+    ScriptedModel,
+)
 
-All three implement :class:`~replaygate.types.Model` fully, tool calls included, and
-keep every call in ``calls``.
-"""
-
-from __future__ import annotations
-
-import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
-
-from replaygate.errors import NoRuleMatchedError, ScriptExhaustedError
-from replaygate.providers import get_interface
-from replaygate.store import FixtureStore
-from replaygate.types import Message, ModelResponse, ToolCall, ToolSpec
-
-Call = tuple[tuple[Message, ...], tuple[ToolSpec, ...]]
-_PREVIEW = 120
-
-
-def _preview(message: Message | None) -> str:
-    if message is None:
-        return "<empty conversation>"
-    text = message.content if len(message.content) <= _PREVIEW else message.content[:117] + "..."
-    return f"{message.role} message {text!r}"
-
-
-class ScriptedModel:
-    """Returns ``responses`` one per call, in order; a call past the end is an error."""
-
-    def __init__(self, responses: Sequence[ModelResponse]) -> None:
-        self.responses = tuple(responses)
-        self.calls: list[Call] = []
-
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        """The next scripted response."""
-        self.calls.append((tuple(messages), tuple(tools)))
-        n = len(self.calls)
-        if n > len(self.responses):
-            last = _preview(messages[-1] if messages else None)
-            raise ScriptExhaustedError(
-                f"ScriptedModel was called {n} times but scripts {len(self.responses)} "
-                f"response(s); the extra call came after {last}"
-            )
-        return self.responses[n - 1]
-
-
-class FunctionModel:
-    """Answers each call with ``fn(messages, tools)``."""
-
-    def __init__(
-        self, fn: Callable[[Sequence[Message], Sequence[ToolSpec]], ModelResponse]
-    ) -> None:
-        self.fn = fn
-        self.calls: list[Call] = []
-
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        """Whatever ``fn`` returns for this conversation."""
-        self.calls.append((tuple(messages), tuple(tools)))
-        return self.fn(messages, tools)
-
-
-@dataclass(frozen=True)
-class Rule:
-    """If the last user or tool message matches ``when`` (a regex), answer.
-
-    Exactly one answer: ``call`` (a tool name and its arguments), ``text``, or
-    ``fixture`` (the key, or a key prefix, of a recorded response in the stub's store,
-    replayed as it was recorded). ``role`` restricts the rule to ``user`` or ``tool``
-    messages.
-    """
-
-    when: str
-    call: tuple[str, Mapping[str, Any]] | None = None
-    text: str | None = None
-    fixture: str | None = None
-    sample: int = 0
-    role: str | None = None
-    _pattern: re.Pattern[str] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        answers = [a for a in (self.call, self.text, self.fixture) if a is not None]
-        if len(answers) != 1:
-            raise ValueError(f"rule {self.when!r} needs exactly one of call, text, fixture")
-        if self.role not in (None, "user", "tool"):
-            raise ValueError(f"rule {self.when!r}: role must be 'user', 'tool' or None")
-        object.__setattr__(self, "_pattern", re.compile(self.when))
-
-    def matches(self, message: Message) -> bool:
-        """True when this rule applies to ``message``."""
-        if self.role is not None and message.role != self.role:
-            return False
-        return self._pattern.search(message.content) is not None
-
-
-class RuleStub:
-    """Answers by the first :class:`Rule` matching the last user or tool message."""
-
-    def __init__(
-        self,
-        rules: Sequence[Rule],
-        fixtures: FixtureStore | None = None,
-        *,
-        interface: str = "anthropic.messages",
-    ) -> None:
-        self.rules = tuple(rules)
-        self.fixtures = fixtures
-        self.interface = get_interface(interface)
-        self.calls: list[Call] = []
-        missing_store = [r.when for r in self.rules if r.fixture is not None and fixtures is None]
-        if missing_store:
-            raise ValueError(f"rules {missing_store} name fixtures but no fixture store was given")
-
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        """The answer of the first matching rule."""
-        self.calls.append((tuple(messages), tuple(tools)))
-        last = next((m for m in reversed(messages) if m.role in ("user", "tool")), None)
-        rule = next((r for r in self.rules if last is not None and r.matches(last)), None)
-        if rule is None:
-            patterns = ", ".join(repr(r.when) for r in self.rules) or "none"
-            raise NoRuleMatchedError(f"no rule matches the {_preview(last)}; rules: {patterns}")
-        if rule.text is not None:
-            return ModelResponse(text=rule.text, stop_reason="end_turn")
-        if rule.call is not None:
-            name, arguments = rule.call
-            n = sum(len(m.tool_calls) for m in messages) + 1
-            call = ToolCall(id=f"toolu_stub_{n:02d}", name=name, arguments=dict(arguments))
-            return ModelResponse(tool_calls=(call,), stop_reason="tool_use")
-        return self._recorded(rule)
-
-    def _recorded(self, rule: Rule) -> ModelResponse:
-        assert self.fixtures is not None and rule.fixture is not None
-        found = self.fixtures.get(rule.fixture)
-        if len(found) != 1:
-            what = "no fixture" if not found else f"{len(found)} fixtures"
-            raise NoRuleMatchedError(
-                f"rule {rule.when!r} names fixture {rule.fixture!r}, but {self.fixtures.path} "
-                f"holds {what} with that key"
-            )
-        fixture = found[0][1]
-        if rule.sample >= fixture.samples:
-            raise NoRuleMatchedError(
-                f"rule {rule.when!r}: fixture {fixture.key} has {fixture.samples} sample(s), "
-                f"sample {rule.sample} was asked for"
-            )
-        return self.interface.from_response(fixture.responses[rule.sample])
+__all__ = [
+    "Call",
+    "FunctionModel",
+    "Rule",
+    "RuleStub",
+    "ScriptedModel",
+]

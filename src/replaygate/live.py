@@ -1,59 +1,11 @@
-"""Live models over the official SDKs: the real thing that recording wraps.
+"""The 0.1 import path of :mod:`replaygate.models.live`, kept so existing imports work."""
 
-Each implements :class:`~replaygate.types.Model` and
-:class:`~replaygate.replay.WireModel`: ``complete_wire`` sends a wire request as it
-is and returns the response body exactly as the API sent it, so a recording stores
-the real API dict.
-"""
+from replaygate.models.live import (
+    AnthropicModel,
+    OpenAIModel,
+)
 
-from __future__ import annotations
-
-from collections.abc import Sequence
-from typing import Any
-
-import orjson
-
-from replaygate.replay import RequestSettings
-from replaygate.types import Message, ModelResponse, ToolSpec
-
-
-class _SDKModel:
-    interface = ""
-
-    def __init__(
-        self, client: Any, *, model: str, max_tokens: int, system: str | None = None
-    ) -> None:
-        self.client = client
-        self.settings = RequestSettings(model, max_tokens, system, self.interface)
-
-    def _create(self, request: dict[str, Any]) -> Any:
-        raise NotImplementedError
-
-    def complete_wire(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The API's response body for ``request``, as sent over the wire."""
-        raw = self._create(request)
-        body: dict[str, Any] = orjson.loads(raw.http_response.content)
-        return body
-
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        """Send the conversation to the live API."""
-        request = self.settings.build(messages, tools)
-        return self.settings.wire.from_response(self.complete_wire(request))
-
-
-class AnthropicModel(_SDKModel):
-    """The live Anthropic Messages API through ``anthropic.Anthropic`` (``messages.create``)."""
-
-    interface = "anthropic.messages"
-
-    def _create(self, request: dict[str, Any]) -> Any:
-        return self.client.messages.with_raw_response.create(**request)
-
-
-class OpenAIModel(_SDKModel):
-    """The live OpenAI Chat Completions API through ``openai.OpenAI``."""
-
-    interface = "openai.chat.completions"
-
-    def _create(self, request: dict[str, Any]) -> Any:
-        return self.client.chat.completions.with_raw_response.create(**request)
+__all__ = [
+    "AnthropicModel",
+    "OpenAIModel",
+]

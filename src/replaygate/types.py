@@ -1,102 +1,25 @@
-"""The engine contract: the one boundary between an agent loop and its model.
+"""The 0.1 import path of :mod:`replaygate.models.types`, kept so existing imports work."""
 
-An agent speaks to a model only through :class:`Model`. Whatever sits behind it (a
-scripted fake, a rule stub, a recorded fixture, a live SDK client) returns the same
-:class:`ModelResponse`, so the loop cannot tell which one it is talking to.
+from replaygate.models.types import (
+    STOP_REASONS,
+    Message,
+    Model,
+    ModelResponse,
+    Role,
+    StopReason,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
 
-Stop reasons use one vocabulary for every provider: ``end_turn``, ``tool_use``,
-``max_tokens``, ``stop_sequence`` and ``refusal``.
-"""
-
-from __future__ import annotations
-
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
-
-Role = Literal["user", "assistant", "tool"]
-StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal"]
-STOP_REASONS: tuple[str, ...] = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal")
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """A request from the model to run one tool with JSON arguments."""
-
-    id: str
-    name: str
-    arguments: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """A tool the model may call: its name, what it does, and the JSON schema of its input."""
-
-    name: str
-    description: str
-    input_schema: Mapping[str, Any] = field(
-        default_factory=lambda: {"type": "object", "properties": {}}
-    )
-
-
-@dataclass(frozen=True)
-class Message:
-    """One turn of a conversation.
-
-    ``user`` and ``assistant`` turns carry text in ``content``; an ``assistant`` turn may
-    also carry ``tool_calls``. A ``tool`` turn carries the result of one tool call in
-    ``content``, names the call it answers in ``tool_call_id`` and sets ``is_error``
-    when the tool failed.
-    """
-
-    role: Role
-    content: str = ""
-    tool_calls: tuple[ToolCall, ...] = ()
-    tool_call_id: str | None = None
-    is_error: bool = False
-
-    @staticmethod
-    def user(text: str) -> Message:
-        """A user turn holding ``text``."""
-        return Message(role="user", content=text)
-
-    @staticmethod
-    def assistant(text: str = "", tool_calls: Sequence[ToolCall] = ()) -> Message:
-        """An assistant turn with text and/or tool calls."""
-        return Message(role="assistant", content=text, tool_calls=tuple(tool_calls))
-
-    @staticmethod
-    def tool_result(call_id: str, content: str, *, is_error: bool = False) -> Message:
-        """The result of tool call ``call_id``."""
-        return Message(role="tool", content=content, tool_call_id=call_id, is_error=is_error)
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Tokens billed for one model call."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-
-
-@dataclass(frozen=True)
-class ModelResponse:
-    """What a model returned for one call, independent of the wire format."""
-
-    text: str = ""
-    tool_calls: tuple[ToolCall, ...] = ()
-    stop_reason: StopReason = "end_turn"
-    usage: Usage = field(default_factory=Usage)
-
-    def as_message(self) -> Message:
-        """The assistant turn this response adds to the conversation."""
-        return Message.assistant(self.text, self.tool_calls)
-
-
-@runtime_checkable
-class Model(Protocol):
-    """Anything that answers a conversation: the only thing an agent loop depends on."""
-
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        """Return the model's next turn for ``messages`` with ``tools`` available."""
-        ...
+__all__ = [
+    "STOP_REASONS",
+    "Message",
+    "Model",
+    "ModelResponse",
+    "Role",
+    "StopReason",
+    "ToolCall",
+    "ToolSpec",
+    "Usage",
+]

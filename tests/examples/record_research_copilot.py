@@ -28,11 +28,11 @@ from replaygate.examples.research_copilot import (
     load_cases,
     run,
 )
-from replaygate.fakes import FunctionModel
-from replaygate.live import AnthropicModel
-from replaygate.replay import RecordingModel, ReplayModel
+from replaygate.models.fakes import FunctionModel
+from replaygate.models.live import AnthropicModel
+from replaygate.models.replay import RecordingModel, ReplayModel
+from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
 from replaygate.sim import Simulator
-from replaygate.types import Message, Model, ModelResponse, ToolSpec
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SAMPLED_STORE = FIXTURES / "rag_basics_samples.jsonl"

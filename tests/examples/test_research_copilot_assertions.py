@@ -42,10 +42,10 @@ from replaygate.examples.research_copilot import (
     run,
     shipped_fixtures,
 )
-from replaygate.fixture import Fixture
-from replaygate.replay import ReplayModel
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store import FixtureStore
+from replaygate.models.replay import ReplayModel
 from replaygate.sampling import SampleChecks, run_sampled
-from replaygate.store import FixtureStore
 
 CASE = next(case for case in load_cases() if case.id == CASE_ID)
 REPORT_SCHEMA: dict[str, Any] = {

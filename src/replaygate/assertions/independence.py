@@ -87,7 +87,7 @@ def exact_only(model_id: str) -> str | None:
 
 
 def model_id_of(model: Any) -> str | None:
-    """The model id a :class:`~replaygate.types.Model` sends: ``.settings.model``, or a
+    """The model id a :class:`~replaygate.models.types.Model` sends: ``.settings.model``, or a
     string ``model_id`` / ``model`` attribute; ``None`` when it does not say."""
     settings = getattr(model, "settings", None)
     for value in (getattr(settings, "model", None), getattr(model, "model_id", None)):

@@ -1,7 +1,7 @@
 """LLM-as-judge: another model grades an output against a rubric.
 
-The judge is a :class:`~replaygate.types.Model`, so with a
-:class:`~replaygate.replay.ReplayModel` or :class:`~replaygate.replay.RecordingModel`
+The judge is a :class:`~replaygate.models.types.Model`, so with a
+:class:`~replaygate.models.replay.ReplayModel` or :class:`~replaygate.models.replay.RecordingModel`
 its calls record and replay through a fixture store like any other model call, and a
 judge-based test is deterministic in CI.
 """
@@ -20,7 +20,7 @@ from replaygate.assertions.independence import (
 from replaygate.assertions.judge_prompt import build_prompt, parse_grade, reasoning
 from replaygate.assertions.kinds import Check, Kind
 from replaygate.assertions.text import preview
-from replaygate.types import Message, Model
+from replaygate.models.types import Message, Model
 
 
 @dataclass(frozen=True)

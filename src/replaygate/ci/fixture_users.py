@@ -1,6 +1,6 @@
 """Which tests use a changed fixture: the hits log, and the keys a change touched.
 
-The hits log (:mod:`replaygate.hits`) records, per test, the store and key of every
+The hits log (:mod:`replaygate.fixtures.hits`) records, per test, the store and key of every
 fixture it played. For a changed store file, the keys whose line (or file) changed
 are compared with the log; the tests that played one of them must run again.
 """
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from replaygate.hits import read_hits
+from replaygate.fixtures.hits import read_hits
 
 
 def _keys_of_lines(text: str) -> set[str] | None:

@@ -11,7 +11,7 @@ import importlib
 
 import click
 
-from replaygate import __version__
+from replaygate._version import __version__
 
 COMMANDS: dict[str, str] = {
     "run": "replaygate.cli.replay_cmds:run",

@@ -34,10 +34,10 @@ from replaygate.examples.research_copilot import (
     load_cases,
 )
 from replaygate.examples.research_copilot import run as run_agent
-from replaygate.live import AnthropicModel
-from replaygate.replay import RecordingModel
+from replaygate.fixtures.store import FixtureStore
+from replaygate.models.live import AnthropicModel
+from replaygate.models.replay import RecordingModel
 from replaygate.sim import Simulator
-from replaygate.store import FixtureStore
 
 QUESTION = "What is RAG?"
 REWORDED = "RAG, what is it?"

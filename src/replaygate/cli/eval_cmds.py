@@ -31,7 +31,7 @@ from replaygate.evals.results import EvalResults, load_eval_results
 from replaygate.evals.runner import ModelSettings, Recording, run_eval
 from replaygate.evals.upgrade import classify_upgrade
 from replaygate.examples.research_copilot import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, DEFAULT_SYSTEM
-from replaygate.replay import RECORDING_MODES
+from replaygate.models.replay import RECORDING_MODES
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -77,7 +77,7 @@ def _live_model(simulator: bool, seed: int, settings: ModelSettings) -> Iterator
     """The live model to record from, and the ``meta.source`` to record."""
     import anthropic
 
-    from replaygate.live import AnthropicModel
+    from replaygate.models.live import AnthropicModel
     from replaygate.sim import Simulator
 
     with contextlib.ExitStack() as stack:

@@ -18,11 +18,11 @@ from replaygate.cli.options import (
 from replaygate.errors import ReplaygateError
 from replaygate.examples.research_copilot import RunResult, build_registry, shipped_fixtures
 from replaygate.examples.research_copilot import run as run_agent
+from replaygate.fixtures.store import FixtureStore
 from replaygate.http.network import block_network
-from replaygate.live import AnthropicModel
-from replaygate.replay import RECORDING_MODES, RecordingModel, ReplayModel
+from replaygate.models.live import AnthropicModel
+from replaygate.models.replay import RECORDING_MODES, RecordingModel, ReplayModel
 from replaygate.sim import Simulator
-from replaygate.store import FixtureStore
 
 fixtures_option = click.option(
     "--fixtures",

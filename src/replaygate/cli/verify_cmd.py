@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from replaygate.store import repair_partial_tail
-from replaygate.verify import verify_store
+from replaygate.fixtures.store import repair_partial_tail
+from replaygate.fixtures.verify import verify_store
 
 
 @click.command()

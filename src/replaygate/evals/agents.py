@@ -12,7 +12,7 @@ from typing import Any
 from replaygate.evals.errors import AgentLoadError
 from replaygate.evals.output import RunLike
 from replaygate.examples.research_copilot import StepLimitExceeded, build_registry, run
-from replaygate.types import Model
+from replaygate.models.types import Model
 
 Agent = Callable[[Model, str], RunLike]
 DEFAULT_AGENT = "replaygate.evals.agents:research_copilot"

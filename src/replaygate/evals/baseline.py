@@ -24,7 +24,7 @@ from replaygate.evals.reference import (
 )
 from replaygate.evals.results import EvalResults, read_json
 from replaygate.evals.scorers import Metrics
-from replaygate.fixture import now_iso
+from replaygate.fixtures.fixture import now_iso
 
 SOURCE_FIELDS = ("time", "mode", "model", "interface", "fixtures", "cases_file", "agent")
 

@@ -25,9 +25,9 @@ from replaygate.evals.reference import Reference, load_reference
 from replaygate.evals.runner import ModelSettings, Recording, run_eval
 from replaygate.evals.scorers import Metrics
 from replaygate.examples.research_copilot import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, DEFAULT_SYSTEM
-from replaygate.live import AnthropicModel
+from replaygate.fixtures.store import FixtureStore
+from replaygate.models.live import AnthropicModel
 from replaygate.sim import Simulator
-from replaygate.store import FixtureStore
 
 SHOWN = ("success", "citation_precision", "citation_recall", "fabricated", "cost", "steps")
 """The metrics the demo prints."""

@@ -22,7 +22,7 @@ from replaygate.evals.errors import HistoryError
 from replaygate.evals.reference import CaseSummary, metrics_from_json
 from replaygate.evals.results import EvalResults
 from replaygate.evals.scorers import Metrics
-from replaygate.fixture import now_iso
+from replaygate.fixtures.fixture import now_iso
 from replaygate.jsondoc import check_document, parse_items, read_json
 
 EXPORT_FORMAT = "replaygate.history"

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from replaygate.assertions import extract_citations
-from replaygate.types import ToolCall, Usage
+from replaygate.models.types import ToolCall, Usage
 
 
 class StepLike(Protocol):

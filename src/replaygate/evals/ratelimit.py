@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from replaygate.replay import WireModel
-from replaygate.types import Message, Model, ModelResponse, ToolSpec
+from replaygate.models.replay import WireModel
+from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
 
 Around = Callable[[], AbstractContextManager[object]]
 

@@ -1,6 +1,6 @@
 """Recording eval samples from several worker threads into one store.
 
-Workers share one :class:`~replaygate.store.FixtureStore`; a :class:`StoreGuard`
+Workers share one :class:`~replaygate.fixtures.store.FixtureStore`; a :class:`StoreGuard`
 lets one worker at a time touch it, and is let go during the live call itself, so
 workers wait for each other only on the store, never on the model.
 """
@@ -12,8 +12,8 @@ import threading
 from collections.abc import Iterator, Sequence
 from types import TracebackType
 
-from replaygate.replay import RecordingModel
-from replaygate.types import Message, ModelResponse, ToolSpec
+from replaygate.models.replay import RecordingModel
+from replaygate.models.types import Message, ModelResponse, ToolSpec
 
 
 class StoreGuard:
@@ -42,7 +42,7 @@ class StoreGuard:
 
 
 class SampleRecorder:
-    """A :class:`~replaygate.replay.RecordingModel` whose store calls hold ``guard``."""
+    """A :class:`~replaygate.models.replay.RecordingModel` whose store calls hold ``guard``."""
 
     def __init__(self, recorder: RecordingModel, guard: StoreGuard) -> None:
         self.recorder = recorder

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaygate import __version__
+from replaygate._version import __version__
 from replaygate.errors import LiveCallNotApproved
 from replaygate.evals.agents import AGENT_FAILURES, Agent, research_copilot
 from replaygate.evals.cases import EvalCase
@@ -30,11 +30,11 @@ from replaygate.evals.recording import SampleRecorder, StoreGuard
 from replaygate.evals.results import CaseResult, EvalResults
 from replaygate.evals.scorers import score_case
 from replaygate.examples.research_copilot import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, DEFAULT_SYSTEM
-from replaygate.fixture import now_iso
-from replaygate.replay import MODES, RecordingModel, ReplayModel
+from replaygate.fixtures.fixture import now_iso
+from replaygate.fixtures.store import FixtureStore
+from replaygate.models.replay import MODES, RecordingModel, ReplayModel
+from replaygate.models.types import Model
 from replaygate.sampling import run_sampled
-from replaygate.store import FixtureStore
-from replaygate.types import Model
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ class AsyncLive(Protocol[ReqT_contra]):
 class FixtureTransportBase(Generic[LiveT]):
     """The constructor of every record/replay transport.
 
-    ``store`` is a :class:`~replaygate.store.FixtureStore` or a path (a ``.jsonl``
+    ``store`` is a :class:`~replaygate.fixtures.store.FixtureStore` or a path (a ``.jsonl``
     file or a folder). ``mode`` is ``replay`` (default), ``record-missing`` or
     ``rerecord``; the recording modes need ``approve_live=True`` (else
     :class:`~replaygate.errors.LiveCallNotApproved`, before anything is sent) and

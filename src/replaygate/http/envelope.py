@@ -17,7 +17,7 @@ An envelope is a JSON object::
 - ``host`` (``host`` or ``host:port``) is added only when host matching is asked for:
   by default a proxy or a base URL change does not invalidate fixtures.
 
-The fixture key is :func:`replaygate.fingerprint.fixture_key` of the envelope. A
+The fixture key is :func:`replaygate.fixtures.fingerprint.fixture_key` of the envelope. A
 recorded fixture's ``meta.interface_version`` is :func:`interface_version_of` its
 envelope: the ``anthropic-version`` header for the Anthropic API, the path's version
 segment (``v1``) otherwise.

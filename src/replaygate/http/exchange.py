@@ -23,8 +23,6 @@ from typing import Any
 
 import orjson
 
-from replaygate import hits
-from replaygate.diff import field_diff
 from replaygate.errors import (
     FixtureFormatError,
     FixtureMismatchError,
@@ -32,8 +30,12 @@ from replaygate.errors import (
     ReplaygateError,
     WireFormatError,
 )
-from replaygate.fingerprint import canonical_json, fixture_key
-from replaygate.fixture import Fixture, InterfaceVersionError, check_source, make_meta
+from replaygate.fixtures import hits
+from replaygate.fixtures.diff import field_diff
+from replaygate.fixtures.fingerprint import canonical_json, fixture_key
+from replaygate.fixtures.fixture import Fixture, InterfaceVersionError, check_source, make_meta
+from replaygate.fixtures.mismatch import mismatch_error
+from replaygate.fixtures.store import FixtureStore, record_response
 from replaygate.http.envelope import (
     RequestLike,
     interface_of,
@@ -43,10 +45,8 @@ from replaygate.http.envelope import (
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed, replayed
 from replaygate.http.usage import counter_for
-from replaygate.mismatch import mismatch_error
-from replaygate.replay import MODES, RECORDING_MODES
+from replaygate.models.replay import MODES, RECORDING_MODES
 from replaygate.sanitize import IdMap, SanitizeConfig, Sanitizer, refuse_secrets, resolve
-from replaygate.store import FixtureStore, record_response
 
 StoreArg = FixtureStore | str | os.PathLike[str]
 

@@ -33,7 +33,7 @@ import orjson
 
 from replaygate.errors import WireFormatError
 from replaygate.http.envelope import body_fields
-from replaygate.sse import SSEEvent
+from replaygate.http.sse import SSEEvent
 
 RESPONSE_HEADERS: frozenset[str] = frozenset(
     {

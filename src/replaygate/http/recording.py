@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from replaygate.http.recorded import StreamEnd, plain_response, stream_response
-from replaygate.sse import SSEEvent, SSEParser
+from replaygate.http.sse import SSEEvent, SSEParser
 
 if TYPE_CHECKING:
     from replaygate.http.exchange import Exchange, LiveSlot

@@ -13,7 +13,7 @@ import threading
 import weakref
 from collections import Counter
 
-from replaygate.store import FixtureStore
+from replaygate.fixtures.store import FixtureStore
 
 _counters: weakref.WeakKeyDictionary[FixtureStore, list[Counter[str]]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()

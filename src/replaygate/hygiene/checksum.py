@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from replaygate.store import store_files
+from replaygate.fixtures.store import store_files
 
 
 def store_checksum(path: Path) -> str:

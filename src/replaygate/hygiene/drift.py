@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from replaygate.fixture import Fixture
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store import Location
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import (
     error_status,
@@ -28,7 +29,6 @@ from replaygate.hygiene.fieldset import (
 )
 from replaygate.hygiene.resend import LiveSender, unsendable
 from replaygate.hygiene.stored import load_fixtures, where
-from replaygate.store import Location
 
 Mode = Literal["live", "against"]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from replaygate.fixture import Fixture
+from replaygate.fixtures.fixture import Fixture
 from replaygate.http.envelope import INTERFACES, interface_of
 
 

@@ -17,12 +17,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from replaygate.fixtures.store import store_files
 from replaygate.hygiene.age import recorded_at
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.refs import find_references
 from replaygate.hygiene.stored import load_fixtures
 from replaygate.hygiene.usage import read_usage
-from replaygate.store import store_files
 
 
 def shown(path: Path) -> str:

@@ -19,9 +19,15 @@ from pathlib import Path
 from filelock import FileLock
 
 from replaygate.errors import ReplaygateError
+from replaygate.fixtures.store import (
+    FixtureStore,
+    atomic_write,
+    backup_of,
+    iter_jsonl,
+    read_json_file,
+)
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
-from replaygate.store import FixtureStore, atomic_write, backup_of, iter_jsonl, read_json_file
 
 
 @dataclass(frozen=True)

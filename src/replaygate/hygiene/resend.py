@@ -1,7 +1,7 @@
 """Re-sending recorded requests to the live API through the official SDKs.
 
 A wire fixture (the request is the API body) goes through
-:class:`~replaygate.live.AnthropicModel` or :class:`~replaygate.live.OpenAIModel`,
+:class:`~replaygate.models.live.AnthropicModel` or :class:`~replaygate.models.live.OpenAIModel`,
 chosen by ``meta.interface``. An HTTP fixture's envelope body is posted to the
 envelope path with the SDK of that path, and the answer is kept in the recorded
 form (status, headers, body or events), so both sides compare alike. Callers must
@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from replaygate.fixture import Fixture
+from replaygate.fixtures.fixture import Fixture
 from replaygate.http.envelope import interface_of
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import interface_of_fixture, is_envelope
@@ -104,7 +104,7 @@ class LiveSender:
             if self.sanitizer is None:
                 return record
             return self.sanitizer.recorded(record, key=fixture.key, interface=interface)
-        from replaygate.live import AnthropicModel, OpenAIModel
+        from replaygate.models.live import AnthropicModel, OpenAIModel
 
         request = fixture.request
         kind = AnthropicModel if interface == ANTHROPIC else OpenAIModel
@@ -122,7 +122,7 @@ class LiveSender:
         import httpx2
 
         from replaygate.http.recorded import plain_response, stream_response
-        from replaygate.sse import parse_events
+        from replaygate.http.sse import parse_events
 
         path = str(envelope["path"])
         interface = interface_of(path)

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from replaygate.diff import FieldDifference, field_diff
-from replaygate.fingerprint import parsed_match_form
-from replaygate.fixture import Fixture
+from replaygate.fixtures.diff import FieldDifference, field_diff
+from replaygate.fixtures.fingerprint import parsed_match_form
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.nearest import Features, features, rank_key
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitrev import Repo
 from replaygate.hygiene.snapshot import Entry, Side, revision, worktree
-from replaygate.nearest import Features, features, rank_key
 
 FULL_SCAN_LIMIT = 500
 """Groups up to this size are paired by ranking every candidate; larger ones by buckets."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from replaygate.diff import FieldDifference
+from replaygate.fixtures.diff import FieldDifference
 from replaygate.hygiene.review import Paired, Review
 from replaygate.hygiene.snapshot import Entry
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import orjson
 
 from replaygate.errors import FixtureFormatError
-from replaygate.fixture import Fixture, from_json
+from replaygate.fixtures.fixture import Fixture, from_json
+from replaygate.fixtures.store import iter_jsonl
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitrev import Repo, blob_id, run_git
-from replaygate.store import iter_jsonl
 
 FIXTURE_SUFFIXES = (".jsonl", ".json")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from replaygate.errors import ReplaygateError
-from replaygate.fixture import Fixture
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store import FixtureStore, Location
 from replaygate.hygiene.errors import HygieneError
-from replaygate.store import FixtureStore, Location
 
 
 def load_fixtures(path: Path) -> list[tuple[Location, Fixture]]:

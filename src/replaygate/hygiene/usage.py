@@ -6,8 +6,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from replaygate.fingerprint import KEY_LENGTH
-from replaygate.hits import DEFAULT_DIR, read_hits
+from replaygate.fixtures.fingerprint import KEY_LENGTH
+from replaygate.fixtures.hits import DEFAULT_DIR, read_hits
 from replaygate.hygiene.errors import HygieneError
 
 

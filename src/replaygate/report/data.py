@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from replaygate.evals.history import HistoryRun
-from replaygate.store import FixtureStore
+from replaygate.fixtures.store import FixtureStore
 
 
 def parse_time(text: str) -> datetime:

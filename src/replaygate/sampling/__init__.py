@@ -11,7 +11,7 @@ replays the ``i``-th recorded response of each request. The verdict is ``pass``
     result.verdict  # 'pass' | 'observe' | 'block'
 
 In pytest, ``@pytest.mark.sampled(n=5, floor=4)`` and the ``replaygate_sample``
-fixture do the same (:mod:`replaygate.sampling.plugin`).
+fixture do the same (:mod:`replaygate.pytest_plugin.sampling`).
 """
 
 from __future__ import annotations

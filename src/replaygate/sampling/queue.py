@@ -17,7 +17,7 @@ from typing import Any
 
 from filelock import FileLock
 
-from replaygate.fixture import now_iso
+from replaygate.fixtures.fixture import now_iso
 from replaygate.sampling.results import SampledResult
 
 DEFAULT_QUEUE = Path(".replaygate") / "observe.jsonl"

@@ -1,6 +1,6 @@
 """Sanitize on record: one pipeline, configured in ``[tool.replaygate.sanitize]``.
 
-Every record path (:class:`~replaygate.replay.RecordingModel`, the HTTP transports
+Every record path (:class:`~replaygate.models.replay.RecordingModel`, the HTTP transports
 and :func:`~replaygate.http.intercept`) runs a :class:`Sanitizer` before writing;
 replay runs its request-side steps before fingerprinting. Each class of field of
 seed 003's table 4.2 has its module:

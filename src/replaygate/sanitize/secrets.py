@@ -4,7 +4,7 @@ A secret is not a value to redact and carry on with: the recording that met one
 is stopped, with the field path of the first finding, and nothing is written. The
 check runs on what would be written, after the whole pipeline, including the text
 of a streamed answer joined across its events. The store refuses a secret found in
-any single field again when it writes (:meth:`~replaygate.store.FixtureStore.put`).
+any single field again when it writes (:meth:`~replaygate.fixtures.store.FixtureStore.put`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from replaygate.errors import SecretInFixtureError
-from replaygate.secret_scan import find_fixture_secrets
+from replaygate.sanitize.secret_scan import find_fixture_secrets
 
 
 def refuse_secrets(request: Any, response: Any) -> None:

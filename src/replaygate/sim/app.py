@@ -18,8 +18,9 @@ from typing import Any
 import orjson
 
 from replaygate.errors import ScriptExhaustedError, WireFormatError
-from replaygate.providers.anthropic import from_anthropic_request, to_anthropic_response
-from replaygate.providers.openai_chat import from_openai_request, to_openai_response
+from replaygate.models.providers.anthropic import from_anthropic_request, to_anthropic_response
+from replaygate.models.providers.openai_chat import from_openai_request, to_openai_response
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
 from replaygate.sim.behaviors import Behavior
 from replaygate.sim.drift import DriftPlan
 from replaygate.sim.faults import FaultKind, FaultPlan
@@ -45,7 +46,6 @@ from replaygate.sim.validation import (
     validate_anthropic,
     validate_openai,
 )
-from replaygate.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 log = logging.getLogger(__name__)
 

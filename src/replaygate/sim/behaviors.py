@@ -14,7 +14,7 @@ from typing import Any, Protocol, cast, runtime_checkable
 import orjson
 
 from replaygate.errors import ReplaygateError, ScriptExhaustedError
-from replaygate.types import (
+from replaygate.models.types import (
     STOP_REASONS,
     Message,
     ModelResponse,

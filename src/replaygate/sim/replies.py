@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import orjson
 
-from replaygate.sse import SSEEvent
+from replaygate.http.sse import SSEEvent
 
 Provider = Literal["anthropic", "openai"]
 Headers = tuple[tuple[str, str], ...]

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from replaygate.sse import SSEEvent
+from replaygate.http.sse import SSEEvent
 
 Patch = Callable[[dict[str, Any]], dict[str, Any]]
 DEFAULT_CHUNK = 24

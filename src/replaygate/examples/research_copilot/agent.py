@@ -13,7 +13,7 @@ from typing import Literal
 
 from replaygate.examples.research_copilot.errors import StepLimitExceeded
 from replaygate.examples.research_copilot.tools import ToolRegistry
-from replaygate.types import Message, Model, ToolCall, Usage
+from replaygate.models.types import Message, Model, ToolCall, Usage
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def run(
     calls: its text is the final answer.
 
     The system prompt is a request setting of the model, not a message: the
-    :class:`~replaygate.types.Model` protocol has no system parameter, so a model that
+    :class:`~replaygate.models.types.Model` protocol has no system parameter, so a model that
     sends one is built with it (a replaying or live model takes ``system=DEFAULT_SYSTEM``
     with its other request settings). ``run`` never sends ``system`` itself; it records
     it on the result. Left ``None``,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from replaygate.errors import ReplaygateError
-from replaygate.types import ToolCall
+from replaygate.models.types import ToolCall
 
 
 class StepLimitExceeded(ReplaygateError, RuntimeError):

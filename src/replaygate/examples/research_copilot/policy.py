@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaygate.examples.research_copilot.tools import FETCH_TOOL, SEARCH_TOOL
-from replaygate.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 SECOND_SEARCH_RATE = 0.3
 """With an rng: how often the policy searches again before fetching."""
@@ -126,7 +126,7 @@ class ResearchPolicy:
     """Plays the model of ResearchCopilot by reading the conversation.
 
     ``respond`` (and ``complete``, the same thing, so a policy is itself a
-    :class:`~replaygate.types.Model`) returns the next turn. Tool-call ids are
+    :class:`~replaygate.models.types.Model`) returns the next turn. Tool-call ids are
     ``toolu_01``, ``toolu_02``, ... counting the tool calls already in the
     conversation. Usage is derived from text lengths. Pass ``rng`` for a policy that
     varies like a real model; leave it out for the canonical, fixed behaviour.

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaygate.examples.research_copilot.corpus import Corpus, default_corpus
-from replaygate.types import ToolCall, ToolSpec
+from replaygate.models.types import ToolCall, ToolSpec
 
 SEARCH_TOOL = "search_corpus"
 """Name of the search tool."""

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replaygate.errors import WireFormatError
-from replaygate.providers._fields import field_of, optional_field
-from replaygate.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec, Usage
+from replaygate.models.providers._fields import field_of, optional_field
+from replaygate.models.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec, Usage
 
 INTERFACE = "openai.chat.completions"
 

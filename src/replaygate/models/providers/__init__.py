@@ -11,20 +11,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replaygate.providers import anthropic, openai_chat
-from replaygate.providers.anthropic import (
+from replaygate.models.providers import anthropic, openai_chat
+from replaygate.models.providers.anthropic import (
     from_anthropic_request,
     from_anthropic_response,
     to_anthropic_request,
     to_anthropic_response,
 )
-from replaygate.providers.openai_chat import (
+from replaygate.models.providers.openai_chat import (
     from_openai_request,
     from_openai_response,
     to_openai_request,
     to_openai_response,
 )
-from replaygate.types import Message, ModelResponse, ToolSpec
+from replaygate.models.types import Message, ModelResponse, ToolSpec
 
 
 @dataclass(frozen=True)

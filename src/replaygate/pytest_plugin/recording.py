@@ -29,7 +29,7 @@ In replay mode the network is blocked (loopback only) from the setup of
 of the fixtures above.
 
 Hits: every test session logs which fixtures its tests replay to
-``.replaygate/hits/`` under the rootdir (:mod:`replaygate.hits`), one file per
+``.replaygate/hits/`` under the rootdir (:mod:`replaygate.fixtures.hits`), one file per
 process; xdist workers share the controller's run id (``REPLAYGATE_RUN_ID``).
 ``replaygate patrol`` and ``prune`` read it.
 """
@@ -47,9 +47,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from replaygate.hits import HitLog
+    from replaygate.fixtures.hits import HitLog
+    from replaygate.fixtures.store import FixtureStore
     from replaygate.http.exchange import Exchange
-    from replaygate.store import FixtureStore
 
 RECORD_MODES: tuple[str, ...] = ("replay", "record-missing", "rerecord")
 DEFAULT_DIR = "tests/fixtures"
@@ -111,7 +111,7 @@ _HITS = pytest.StashKey[tuple["HitLog | None", str | None, bool]]()
 
 def _start_hits(config: pytest.Config) -> None:
     """Log replay hits for this session; a controller gives its workers its run id."""
-    from replaygate import hits
+    from replaygate.fixtures import hits
 
     worker = hasattr(config, "workerinput")
     env_before = os.environ.get(hits.RUN_ENV)
@@ -127,7 +127,7 @@ def _start_hits(config: pytest.Config) -> None:
 
 def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str]) -> None:
     """Write the hits of the test just finished (a worker may be stopped without notice)."""
-    from replaygate import hits
+    from replaygate.fixtures import hits
 
     log = hits.active()
     if log is not None:
@@ -136,7 +136,7 @@ def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str])
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Flush this session's hits; give back the log and run id of an enclosing session."""
-    from replaygate import hits
+    from replaygate.fixtures import hits
 
     saved = config.stash.get(_HITS, None)
     if saved is None:
@@ -187,8 +187,8 @@ def replaygate_store(
     request: pytest.FixtureRequest, replaygate_mode: str
 ) -> Iterator[FixtureStore]:
     """The test's fixture store; in replay mode the network is blocked while the test runs."""
+    from replaygate.fixtures.store import FixtureStore
     from replaygate.http import block_network, reset_uses, unused
-    from replaygate.store import FixtureStore
 
     store = FixtureStore.open(store_path(request))
     with ExitStack() as stack:

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from replaygate.errors import WireFormatError
-from replaygate.providers._fields import field_of, optional_field
-from replaygate.types import (
+from replaygate.models.providers._fields import field_of, optional_field
+from replaygate.models.types import (
     STOP_REASONS,
     Message,
     ModelResponse,
