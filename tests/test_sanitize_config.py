@@ -193,7 +193,7 @@ def test_every_error_names_the_file_and_the_key(
 def test_invalid_toml_and_a_missing_file_are_named(tmp_path: Path) -> None:
     path = write(tmp_path, "[tool.replaygate.sanitize\nids = true\n")
     with pytest.raises(
-        SanitizeConfigError, match=r"pyproject.toml: tool.replaygate.sanitize: invalid TOML"
+        SanitizeConfigError, match=r"pyproject.toml: tool.replaygate.sanitize: not valid TOML"
     ):
         load_config(path)
     with pytest.raises(SanitizeConfigError, match="cannot read: No such file"):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from replaygate.config import find_pyproject, tool_table
 from replaygate.evals.metrics import check_limit_names
 from replaygate.evals.prices import PriceTable, load_price_file, read_prices
 from replaygate.evals.toml_reader import TableReader, load_toml
@@ -133,29 +134,22 @@ class Config:
         return self.baseline or self.root / DEFAULT_BASELINE
 
 
-def find_pyproject(start: Path | None = None) -> Path | None:
-    """The nearest ``pyproject.toml`` from ``start`` (default: the working directory) up."""
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
+def load_config(
+    path: str | os.PathLike[str] | None = None, *, near: str | os.PathLike[str] | None = None
+) -> Config:
+    """Read ``[tool.replaygate]`` from ``path``.
 
-
-def load_config(path: str | os.PathLike[str] | None = None) -> Config:
-    """Read ``[tool.replaygate]`` from ``path`` (default: the nearest ``pyproject.toml``).
-
-    Without a file, or without the section, every setting has its default and the
-    root is the working directory (or the file's directory).
+    Default: the ``pyproject.toml`` of the project that owns ``near`` (a store or a
+    cases file), else the nearest one from the working directory. Without a file, or
+    without the section, every setting has its default and the root is the working
+    directory (or the file's directory).
     """
-    file = Path(path) if path is not None else find_pyproject()
+    file = Path(path) if path is not None else _owner(near)
     if file is None:
         return Config(root=Path.cwd())
     data, text = load_toml(file)
     root = file.resolve().parent
-    tool = data.get("tool", {})
-    section = tool.get("replaygate", {}) if isinstance(tool, Mapping) else {}
+    section = tool_table(data)
     top = TableReader(str(file), text, SECTION, section if isinstance(section, Mapping) else {})
     if not isinstance(section, Mapping):
         raise top.error("", "expected a table")
@@ -197,6 +191,12 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
         ci=_ci(top.sub("ci"), root),
         report=_report(top.sub("report")),
     )
+
+
+def _owner(near: str | os.PathLike[str] | None) -> Path | None:
+    """The ``pyproject.toml`` owning ``near``, else the nearest from the working directory."""
+    found = find_pyproject(near) if near is not None else None
+    return found or find_pyproject()
 
 
 def _prices(top: TableReader, root: Path) -> PriceTable:

@@ -8,11 +8,11 @@ which is what a person needs to fix it.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from replaygate.config import TomlFileError, read_toml
 from replaygate.evals.errors import ConfigError
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
@@ -56,18 +56,13 @@ def _scan(text: str, section: str, key: str, occurrence: int) -> int:
     return header_line
 
 
-def load_toml(path: Path) -> tuple[dict[str, Any], str]:
+def load_toml(path: Path) -> tuple[Mapping[str, Any], str]:
     """Parse ``path``; a syntax error becomes a :class:`ConfigError` at its line."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ConfigError(str(path), 0, "", f"cannot read: {err.strerror}") from None
-    try:
-        return tomllib.loads(text), text
-    except tomllib.TOMLDecodeError as err:
-        found = re.search(r"at line (\d+)", str(err))
-        line = int(found.group(1)) if found else 0
-        raise ConfigError(str(path), line, "", f"not valid TOML: {err}") from None
+        document = read_toml(path)
+    except TomlFileError as err:
+        raise ConfigError(str(path), err.line, "", err.reason) from None
+    return document.data, document.text
 
 
 class TableReader:

@@ -21,15 +21,16 @@ Build one in Python::
     sanitizer = Sanitizer(SanitizeConfig(ids=True, personal_data=("email",)))
 """
 
+from replaygate.config import find_pyproject
 from replaygate.sanitize.config import (
     SanitizeConfig,
     SanitizeConfigError,
-    find_pyproject,
     load_config,
+    store_config,
 )
 from replaygate.sanitize.ids import VOLATILE_PREFIXES, IdMap
 from replaygate.sanitize.pii import BUILTIN_CLASSES, Rule
-from replaygate.sanitize.pipeline import Sanitizer, resolve
+from replaygate.sanitize.pipeline import Sanitizer, resolve, sanitizer_for
 from replaygate.sanitize.secrets import refuse_secrets
 from replaygate.sanitize.trim import KNOWN_FIELDS, REQUIRED_FIELDS
 
@@ -47,4 +48,6 @@ __all__ = [
     "load_config",
     "refuse_secrets",
     "resolve",
+    "sanitizer_for",
+    "store_config",
 ]

@@ -23,12 +23,12 @@ rules[0].pattern: invalid regular expression ...``.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replaygate.config import TomlFileError, find_pyproject, read_toml, store_pyproject, tool_table
 from replaygate.errors import ReplaygateError
 from replaygate.sanitize.pii import BUILTIN_CLASSES, DEFAULT_REPLACEMENT, Rule
 from replaygate.sanitize.trim import KNOWN_FIELDS
@@ -172,43 +172,32 @@ def _from_mapping(data: Mapping[str, Any], source: str) -> SanitizeConfig:
         raise SanitizeConfigError(source, err.key, err.reason) from None
 
 
-def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
-    """The nearest ``pyproject.toml`` in ``start`` (default: the current folder) or above."""
-    here = Path(start if start is not None else Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-_cache: dict[Path, tuple[tuple[int, int], SanitizeConfig]] = {}
-
-
 def load_config(pyproject: str | os.PathLike[str] | None = None) -> SanitizeConfig:
-    """The ``[tool.replaygate.sanitize]`` config of ``pyproject`` (default: the nearest one).
+    """The ``[tool.replaygate.sanitize]`` config of ``pyproject``.
 
-    No file, or no such table, gives the default config. Parsed files are cached by
-    modification time and size.
+    Default: the nearest ``pyproject.toml`` from the current folder; a store's config
+    is :func:`store_config`. No file, or no such table, gives the default config.
     """
-    path = Path(pyproject) if pyproject is not None else find_pyproject()
+    return _config_of(Path(pyproject) if pyproject is not None else find_pyproject())
+
+
+def store_config(
+    store: str | os.PathLike[str] | None, root: str | os.PathLike[str] | None = None
+) -> SanitizeConfig:
+    """The sanitize config of the project that owns ``store`` (see :mod:`replaygate.config`).
+
+    ``root`` is the pytest rootdir, used when no ``pyproject.toml`` is above ``store``.
+    """
+    return _config_of(store_pyproject(store, root))
+
+
+def _config_of(path: Path | None) -> SanitizeConfig:
     if path is None:
         return SanitizeConfig()
     try:
-        stat = path.stat()
-    except OSError as err:
-        raise SanitizeConfigError(str(path), SECTION, f"cannot read: {err.strerror}") from None
-    stamp = (stat.st_mtime_ns, stat.st_size)
-    cached = _cache.get(path)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as err:
-        raise SanitizeConfigError(str(path), SECTION, f"invalid TOML: {err}") from None
-    table: Any = document.get("tool", {})
-    for part in ("replaygate", "sanitize"):
-        table = table.get(part, {}) if isinstance(table, dict) else None
-    config = SanitizeConfig() if table == {} else _from_mapping(table, str(path))
-    _cache[path] = (stamp, config)
-    return config
+        data = read_toml(path).data
+    except TomlFileError as err:
+        raise SanitizeConfigError(str(path), SECTION, err.reason) from None
+    tool = tool_table(data)
+    table: Any = tool.get("sanitize", {}) if isinstance(tool, dict) else None
+    return SanitizeConfig() if table == {} else _from_mapping(table, str(path))

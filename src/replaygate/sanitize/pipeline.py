@@ -17,7 +17,13 @@ from typing import Any
 
 import orjson
 
-from replaygate.sanitize.config import SECTION, SanitizeConfig, SanitizeConfigError, load_config
+from replaygate.sanitize.config import (
+    SECTION,
+    SanitizeConfig,
+    SanitizeConfigError,
+    load_config,
+    store_config,
+)
 from replaygate.sanitize.ids import IdMap, IdRewriter
 from replaygate.sanitize.pii import TextRules
 from replaygate.sanitize.stream import apply_in_place, redact_fragments
@@ -200,12 +206,35 @@ def _first_unstable(
     return None
 
 
-def resolve(sanitize: Sanitizer | SanitizeConfig | None) -> Sanitizer:
-    """A :class:`Sanitizer` from what a caller passed (None: the nearest ``pyproject.toml``)."""
+def resolve(
+    sanitize: Sanitizer | SanitizeConfig | None,
+    store: str | os.PathLike[str] | None = None,
+    *,
+    root: str | os.PathLike[str] | None = None,
+) -> Sanitizer:
+    """A :class:`Sanitizer` from what a caller passed.
+
+    None: the one configured for the project that owns ``store`` (``root``: the pytest
+    rootdir, when no ``pyproject.toml`` is above the store); without a store, the
+    nearest ``pyproject.toml`` from the current folder.
+    """
     if isinstance(sanitize, Sanitizer):
         return sanitize
     if isinstance(sanitize, SanitizeConfig):
         return Sanitizer(sanitize)
     if sanitize is None:
-        return Sanitizer.from_pyproject()
+        return Sanitizer(store_config(store, root))
     raise TypeError(f"sanitize must be a Sanitizer or a SanitizeConfig, got {sanitize!r}")
+
+
+def sanitizer_for(
+    store: str | os.PathLike[str],
+    sanitize: Sanitizer | SanitizeConfig | None = None,
+    root: str | os.PathLike[str] | None = None,
+) -> Sanitizer:
+    """The sanitizer of ``store``: ``sanitize`` if given, else its owning project's.
+
+    What every record and replay path over a store calls, so a store is sanitized and
+    matched the same way from any working directory (see :mod:`replaygate.config`).
+    """
+    return resolve(sanitize, store, root=root)

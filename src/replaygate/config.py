@@ -1,0 +1,114 @@
+"""The one reader of ``[tool.replaygate]``: which ``pyproject.toml``, parsed once.
+
+A fixture store belongs to a project: the one whose ``pyproject.toml`` is nearest at
+or above the store (a ``.jsonl`` file or a folder, existing or not); a relative store
+path is taken from the current folder, as the store itself is. With none above it,
+the pytest rootdir's ``pyproject.toml`` is used when the pytest plugin gives it;
+else the defaults apply. So what is written to or matched in a store does not
+depend on the folder a command runs from (law 6).
+
+Files are parsed with ``tomllib`` once and cached by path, modification time, size
+and inode. :func:`tool_table` picks ``[tool.replaygate]`` from a parsed file; its
+readers (:mod:`replaygate.sanitize.config`, :mod:`replaygate.evals.config`) check
+it and name the file, line and key of what is wrong.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from replaygate.errors import ReplaygateError
+
+PYPROJECT = "pyproject.toml"
+
+StrPath = str | os.PathLike[str]
+
+
+class TomlFileError(ReplaygateError, ValueError):
+    """A TOML file cannot be read or is not valid TOML; names the file and line (0: unknown)."""
+
+    def __init__(self, file: Path, line: int, reason: str) -> None:
+        self.file = file
+        self.line = line
+        self.reason = reason
+        super().__init__(f"{file}:{line}: {reason}" if line else f"{file}: {reason}")
+
+
+@dataclass(frozen=True)
+class TomlDocument:
+    """A parsed TOML file: its path, its text (for line numbers) and its data (read-only)."""
+
+    file: Path
+    text: str
+    data: Mapping[str, Any]
+
+
+_cache: dict[Path, tuple[tuple[int, int, int], TomlDocument]] = {}
+
+
+def read_toml(path: StrPath) -> TomlDocument:
+    """``path`` parsed, from the cache while the file is unchanged."""
+    file = Path(path)
+    try:
+        stat = file.stat()
+        stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        key = file.resolve()
+        cached = _cache.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        text = file.read_text(encoding="utf-8")
+    except OSError as err:
+        raise TomlFileError(file, 0, f"cannot read: {err.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        found = re.search(r"at line (\d+)", str(err))
+        raise TomlFileError(
+            file, int(found.group(1)) if found else 0, f"not valid TOML: {err}"
+        ) from None
+    document = TomlDocument(file, text, data)
+    _cache[key] = (stamp, document)
+    return document
+
+
+def tool_table(data: Mapping[str, Any]) -> Any:
+    """The ``[tool.replaygate]`` value of a parsed ``pyproject.toml`` (``{}`` when absent).
+
+    Returned as parsed: a reader checks that it is a table.
+    """
+    tool = data.get("tool", {})
+    return tool.get("replaygate", {}) if isinstance(tool, Mapping) else {}
+
+
+def find_pyproject(start: StrPath | None = None) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start`` (default: the current folder).
+
+    ``start`` may be a file or a folder, and may not exist yet.
+    """
+    here = Path(start if start is not None else ".").resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / PYPROJECT
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def store_pyproject(store: StrPath | None, root: StrPath | None = None) -> Path | None:
+    """The ``pyproject.toml`` of the project that owns ``store``, or None.
+
+    The nearest one at or above ``store``; else ``root``'s (the pytest rootdir), if
+    given. Only when neither is known is it the one found from the current folder.
+    """
+    if store is None and root is None:
+        return find_pyproject()
+    found = find_pyproject(store) if store is not None else None
+    if found is None and root is not None:
+        candidate = Path(root) / PYPROJECT
+        found = candidate.resolve() if candidate.is_file() else None
+    return found
