@@ -29,15 +29,15 @@ from replaygate import (
     to_anthropic_request,
 )
 from replaygate.fixtures import fingerprint
-from replaygate.fixtures import store as store_module
 from replaygate.fixtures.fingerprint import parsed_match_form
 from replaygate.fixtures.nearest import features, summarize
 from replaygate.fixtures.store import (
     PartialTailError,
-    _append_line,
     record_response,
     repair_partial_tail,
 )
+from replaygate.fixtures.store import index as store_module
+from replaygate.fixtures.store.writing import append_line as _append_line
 
 META = {"interface": "anthropic.messages", "recorded_at": "2025-01-01T00:00:00Z", "source": "hand"}
 SEED_LINE = {
