@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from replaygate.cli import main
+from replaygate.errors import LiveCallNotApproved
 from replaygate.http import httpx2_client
 from replaygate.hygiene.drift import drift_against, drift_live, sample
 from replaygate.hygiene.fieldset import field_paths
@@ -122,7 +123,7 @@ def test_live_drift_finds_added_and_dropped_fields(
 def test_live_drift_of_http_fixtures_plain_and_streamed(
     stores: dict[str, Path], drifted_sim: Simulator
 ) -> None:
-    report = drift_live(stores["http"], 5, LiveSender(drifted_sim.url))
+    report = drift_live(stores["http"], 5, LiveSender(drifted_sim.url), approve_live=True)
     [anthropic_drift] = report.interfaces
     assert "usage.foo" in anthropic_drift.only_new
     assert "events[message_start].message.usage.foo" in anthropic_drift.only_new
@@ -135,7 +136,7 @@ def test_no_drift_against_a_clean_simulator(stores: dict[str, Path]) -> None:
     with Simulator(behavior="echo") as clean:
         done = drift(str(stores["wire"]), "--live-sample", "4", "--approve-live",
                      "--base-url", clean.url)  # fmt: skip
-        http = drift_live(stores["http"], 5, LiveSender(clean.url))
+        http = drift_live(stores["http"], 5, LiveSender(clean.url), approve_live=True)
     assert done.exit_code == 0, done.output
     assert "no drift" in done.output
     assert not http.drifted and not http.errors
@@ -144,8 +145,10 @@ def test_no_drift_against_a_clean_simulator(stores: dict[str, Path]) -> None:
 def test_without_approval_nothing_is_sent(stores: dict[str, Path], drifted_sim: Simulator) -> None:
     done = drift(str(stores["wire"]), "--live-sample", "3", "--base-url", drifted_sim.url)
     assert done.exit_code == 2
-    assert "needs an explicit --approve-live" in done.output
-    assert "Nothing was sent" in done.output
+    assert "needs an explicit approval for this run: add --approve-live" in done.output
+    assert "Nothing was called" in done.output
+    with pytest.raises(LiveCallNotApproved, match="drift re-sends recorded requests"):
+        drift_live(stores["http"], 3, LiveSender(drifted_sim.url))
     assert drifted_sim.requests == []
 
 
@@ -241,7 +244,7 @@ def test_live_answers_go_through_the_configured_trim(
             store.put(Fixture(fixture.key, fixture.request, (body,), fixture.meta))
     assert "id" not in load_fixtures(trimmed)[0][1].response
     with Simulator(behavior="echo") as clean:
-        plain = drift_live(trimmed, 3, LiveSender(clean.url))
-        same = drift_live(trimmed, 3, LiveSender(clean.url, sanitizer=sanitizer))
+        plain = drift_live(trimmed, 3, LiveSender(clean.url), approve_live=True)
+        same = drift_live(trimmed, 3, LiveSender(clean.url, sanitizer=sanitizer), approve_live=True)
     assert set(plain.interfaces[0].only_new) == {"id", "type", "role", "stop_sequence"}
     assert not same.drifted

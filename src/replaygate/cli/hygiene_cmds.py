@@ -14,9 +14,10 @@ from typing import NoReturn
 import click
 
 from replaygate.errors import ReplaygateError
+from replaygate.fixtures.modes import require_live_approval
 from replaygate.hygiene.age import parse_max_age
 from replaygate.hygiene.checksum import store_checksum
-from replaygate.hygiene.drift import DriftReport, drift_against, drift_live
+from replaygate.hygiene.drift import LIVE_DRIFT, DriftReport, drift_against, drift_live
 from replaygate.hygiene.drift_report import render_drift
 from replaygate.hygiene.patrol import Patrol, patrol
 from replaygate.hygiene.patrol_report import age_text, render_patrol
@@ -157,14 +158,9 @@ def drift(
         raise click.UsageError("--sim-drift goes with --simulator")
     if simulator and base_url:
         raise click.UsageError("give --simulator or --base-url, not both")
-    if live_sample is not None and not approve_live:
-        click.echo(
-            "refusing to call the live API: drift re-sends recorded requests, which costs "
-            "money and needs an explicit --approve-live for this run. Nothing was sent.",
-            err=True,
-        )
-        raise SystemExit(2)
     try:
+        if live_sample is not None:
+            require_live_approval(approve_live, why=LIVE_DRIFT, how="add --approve-live")
         if against is not None:
             report = drift_against(path, against)
         else:
@@ -192,10 +188,10 @@ def _drift_live(
     sim_drift: str | None,
     seed: int,
 ) -> DriftReport:
-    from replaygate.sanitize import Sanitizer
+    from replaygate.sanitize import sanitizer_for
     from replaygate.sim import DriftSpecError, Simulator
 
-    sanitizer = Sanitizer.from_pyproject()
+    sanitizer = sanitizer_for(path)
     with contextlib.ExitStack() as stack:
         if simulator:
             try:
@@ -205,7 +201,7 @@ def _drift_live(
             base_url = stack.enter_context(sim).url
         sender = LiveSender(base_url, sanitizer=sanitizer)
         stack.callback(sender.close)
-        return drift_live(path, n, sender, seed)
+        return drift_live(path, n, sender, seed, approve_live=True)
 
 
 def _usage_options(fn: click.decorators.FC) -> click.decorators.FC:

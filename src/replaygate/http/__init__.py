@@ -27,6 +27,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from replaygate.errors import NetworkBlockedError
+from replaygate.fixtures.uses import reset_uses, unused, uses
 from replaygate.http.envelope import (
     MEANINGFUL_HEADERS,
     envelope,
@@ -38,7 +39,6 @@ from replaygate.http.intercept import intercept
 from replaygate.http.network import block_network, network_blocked
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import RESPONSE_HEADERS
-from replaygate.http.usage import reset_uses, unused, uses
 
 if TYPE_CHECKING:
     from replaygate.http.httpx2_transport import (

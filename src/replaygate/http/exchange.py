@@ -1,22 +1,23 @@
-"""One record/replay session: the decision for each request, the counters, the writes.
+"""The HTTP adapter of the fixture core: one record/replay session over HTTP exchanges.
 
 :class:`Exchange` is shared by the ``httpx``/``httpx2`` transports and by
-:func:`~replaygate.http.intercept`. Repeated sends of the same request (an SDK
-retrying a 429, a loop asking twice) are answered by the fixture's ``responses`` in
-order, one per send within the session; once they are used up, the last one
-repeats. HTTP fixtures use the ``responses`` list for this, not for sample indexes.
+:func:`~replaygate.http.intercept`. It translates an HTTP request to its envelope
+(:mod:`~replaygate.http.envelope`) and a recorded response to the bytes a client
+reads (:mod:`~replaygate.http.recorded`); the decisions and the writes are the
+:class:`~replaygate.fixtures.session.FixtureSession`'s. Repeated sends of the same
+request (an SDK retrying a 429, a loop asking twice) are *repeats*: answered by the
+fixture's ``responses`` in order, one per send within the session; once they are
+used up, the last one repeats.
 
-Recording runs the session's :class:`~replaygate.sanitize.Sanitizer`: the SDK reads
-the live bytes, the fixture gets the sanitized response, and an :class:`IdMap`
-remembers each volatile id it replaced, so the next request (which echoes the live
-tool-use id) is stored and keyed with the stable id the replayed response will hand
-out. Replay runs the request-side rules before the lookup; a miss whose nearest
-recorded request differs only by ``anthropic-version`` says which versions.
+While recording, the session's id map remembers each volatile id the sanitizer
+replaced in a response, so the next request (which echoes the live tool-use id) is
+stored and keyed with the stable id the replayed response will hand out. A miss
+whose nearest recorded request differs only by ``anthropic-version`` says which
+versions.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -26,16 +27,13 @@ import orjson
 from replaygate.errors import (
     FixtureFormatError,
     FixtureMismatchError,
-    LiveCallNotApproved,
     ReplaygateError,
     WireFormatError,
 )
-from replaygate.fixtures import hits
 from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import canonical_json, fixture_key
-from replaygate.fixtures.fixture import Fixture, InterfaceVersionError, check_source, make_meta
-from replaygate.fixtures.mismatch import mismatch_error
-from replaygate.fixtures.store import FixtureStore, record_response
+from replaygate.fixtures.fixture import Fixture, InterfaceVersionError
+from replaygate.fixtures.session import FixtureSession, StoreArg
 from replaygate.http.envelope import (
     RequestLike,
     interface_of,
@@ -44,27 +42,9 @@ from replaygate.http.envelope import (
 )
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed, replayed
-from replaygate.http.usage import counter_for
-from replaygate.models.replay import MODES, RECORDING_MODES
-from replaygate.sanitize import IdMap, SanitizeConfig, Sanitizer, refuse_secrets, resolve
+from replaygate.sanitize import SanitizeConfig, Sanitizer
 
-StoreArg = FixtureStore | str | os.PathLike[str]
-
-
-def open_store(store: StoreArg) -> FixtureStore:
-    """``store`` itself, or the store at that path."""
-    return store if isinstance(store, FixtureStore) else FixtureStore.open(store)
-
-
-def check_mode(mode: str, approve_live: bool) -> None:
-    """Refuse an unknown mode, and a recording mode without approval (law 3)."""
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    if mode in RECORDING_MODES and approve_live is not True:
-        raise LiveCallNotApproved(
-            f"mode {mode!r} makes live HTTP calls and needs an explicit approval for this run: "
-            "pass approve_live=True (pytest: --approve-live). Nothing was sent."
-        )
+__all__ = ["Exchange", "LiveSlot", "StoreArg", "identity_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +85,7 @@ def _version_header(envelope: dict[str, Any]) -> str | None:
 
 
 class Exchange:
-    """One record/replay session over a store: the decisions, the counters, the writes.
+    """One record/replay session over a store, for HTTP requests.
 
     ``mode`` is ``replay`` (never live; a miss raises
     :class:`~replaygate.errors.FixtureMismatchError`), ``record-missing`` (replay
@@ -113,10 +93,10 @@ class Exchange:
     the recording modes need ``approve_live=True``. ``match_host`` adds the host to
     the envelope. ``source`` (``live`` by default, ``sim`` for a simulator) and
     ``interface`` (for paths that name none) go into the fixture ``meta``.
-    ``sanitize`` is the pipeline (default: the nearest ``pyproject.toml``'s).
-    ``lookups`` counts the store lookups (a request already answered in this session
-    is answered again without one), ``replays`` the answers given from fixtures,
-    ``recorded`` the responses written.
+    ``sanitize`` is the pipeline (default: the one configured for the store's
+    project). ``lookups`` counts the store lookups (a request already answered in
+    this session is answered again without one), ``replays`` the answers given from
+    fixtures, ``recorded`` the responses written.
     """
 
     def __init__(
@@ -131,26 +111,27 @@ class Exchange:
         note: str | None = None,
         sanitize: Sanitizer | SanitizeConfig | None = None,
     ) -> None:
-        check_mode(mode, approve_live)
-        if source is not None:
-            check_source(source)
-        self.store = open_store(store)
+        self.session = FixtureSession(
+            store,
+            mode=mode,
+            approve_live=approve_live,
+            shape="http",
+            source=source,
+            note=note,
+            sanitize=sanitize,
+            what="HTTP request",
+        )
+        self.store = self.session.store
         self.mode = mode
         self.match_host = match_host
-        self.source = source or "live"
         self.interface = interface
-        self.note = note
-        self.sanitizer = resolve(sanitize)
-        self.ids = IdMap()
         self.lookups = 0
         self.replays = 0
-        self.recorded = 0
         self._lock = threading.Lock()
         self._sent: dict[bytes, int] = {}
         self._written: dict[bytes, int] = {}
         self._live: set[bytes] = set()
         self._hits: dict[bytes, _Hit] = {}
-        self._uses = counter_for(self.store)
 
     @classmethod
     def of(cls, store: StoreArg | Exchange, **settings: Any) -> Exchange:
@@ -160,7 +141,12 @@ class Exchange:
     @property
     def recording(self) -> bool:
         """Whether this session may make live calls."""
-        return self.mode in RECORDING_MODES
+        return self.session.recording
+
+    @property
+    def recorded(self) -> int:
+        """How many responses this session has written."""
+        return self.session.recorded
 
     # -- deciding ----------------------------------------------------------------------
 
@@ -176,43 +162,25 @@ class Exchange:
             raise passthrough(err) from None
 
     def _plan(self, request: RequestLike) -> Replayed | LiveSlot:
-        envelope = self._stored_form(request_envelope(request, match_host=self.match_host))
+        envelope = request_envelope(request, match_host=self.match_host)
+        envelope = self.session.stored_request(envelope)
         identity = identity_of(envelope)
         with self._lock:
-            sent = self._sent.get(identity, 0)
-            self._sent[identity] = sent + 1
+            repeat = self._sent.get(identity, 0)
+            self._sent[identity] = repeat + 1
             live = self.mode == "rerecord" or identity in self._live
         if live:
             return LiveSlot(envelope, identity)
         hit = self._find(envelope, identity)
         if hit is None and self.recording:
-            self.store.refresh()
-            hit = self._find(envelope, identity)
-            if hit is None:
-                with self._lock:
-                    self._live.add(identity)
-                return LiveSlot(envelope, identity)
+            with self._lock:
+                self._live.add(identity)
+            return LiveSlot(envelope, identity)
         if hit is None:
             raise self._miss(envelope, fixture_key(envelope))
-        answers = hit.answers
         self.replays += 1
-        self._uses[hit.key] += 1
-        hits.note(self.store.path, hit.key)
-        return answers[min(sent, len(answers) - 1)]
-
-    def _stored_form(self, envelope: dict[str, Any]) -> dict[str, Any]:
-        """The envelope as it is keyed and stored: the request-side sanitize steps applied.
-
-        While recording, the session's id map turns echoed live ids into stable ones,
-        and rules that would change the result again are refused.
-        """
-        sanitizer = self.sanitizer
-        if self.recording:
-            envelope = sanitizer.envelope(envelope, self.ids)
-            sanitizer.check_stable({k: v for k, v in envelope.items() if k in ("body", "text")})
-        elif sanitizer.request_side:
-            envelope = sanitizer.envelope(envelope)
-        return envelope
+        answer: Replayed = self.session.repeat_answer(hit.answers, hit.key, repeat)
+        return answer
 
     def _miss(self, envelope: dict[str, Any], key: str) -> FixtureMismatchError:
         """The loud error of a miss; it names both versions when only they differ."""
@@ -234,14 +202,14 @@ class Exchange:
                     store=str(self.store.path),
                     differences=tuple(d.render() for d in differences),
                 )
-        return mismatch_error(self.store, envelope, key, what="HTTP request")
+        return self.session.miss(envelope)
 
     def _find(self, envelope: dict[str, Any], identity: bytes) -> _Hit | None:
         hit = self._hits.get(identity)
         if hit is not None:
             return hit
         self.lookups += 1
-        found = self.store.find(envelope)
+        found = self.session.lookup(envelope)
         if found is None:
             return None
         location, fixture = found
@@ -261,40 +229,17 @@ class Exchange:
         interface = interface_of(str(envelope.get("path", "")))
         return self.interface if interface == "http" and self.interface else interface
 
-    def meta(self, envelope: dict[str, Any]) -> dict[str, Any]:
-        """The ``meta`` of a fixture recorded now for ``envelope``."""
-        return make_meta(
-            self.interface_for(envelope), interface_version_of(envelope), self.source, self.note
-        )
-
     def record(self, slot: LiveSlot, response: dict[str, Any]) -> Fixture:
         """Store ``response`` as the next answer to ``slot`` in this session."""
         with self._lock:
-            index = self._written.get(slot.identity, 0)
-            self._written[slot.identity] = index + 1
-        meta = self.meta(slot.envelope)
-        store = self.store
+            repeat = self._written.get(slot.identity, 0)
+            self._written[slot.identity] = repeat + 1
+        interface = self.interface_for(slot.envelope)
+        session = self.session
+        meta = session.meta(interface, interface_version_of(slot.envelope), "live")
         try:
-            response = self.sanitizer.recorded(
-                response,
-                key=fixture_key(slot.envelope),
-                interface=self.interface_for(slot.envelope),
-                ids=self.ids,
+            return session.record_repeat(
+                slot.envelope, response, repeat=repeat, interface=interface, meta=meta
             )
-            refuse_secrets(slot.envelope, response)
-            if index == 0 and self.mode == "rerecord":
-                fixture = Fixture.create(slot.envelope, [response], meta)
-                store.put(fixture, replace=True)
-            else:
-                with store.lock():
-                    store.refresh()
-                    found = store.find(slot.envelope)
-                    sample = min(index, found[1].samples if found else 0)
-                    fixture = record_response(
-                        store, slot.envelope, response, sample=sample, meta=meta
-                    )
         except Exception as err:
             raise passthrough(err) from None
-        self.recorded += 1
-        self._uses[fixture.key] += 1
-        return fixture

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.modes import require_live_approval
 from replaygate.fixtures.store import Location
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import (
@@ -129,6 +130,9 @@ def _fields_by_interface(fixtures: Iterable[Fixture]) -> dict[str, _Fields]:
     return dict(found)
 
 
+LIVE_DRIFT = "drift re-sends recorded requests to the live API, which costs money,"
+
+
 def drift_against(path: Path, other: Path) -> DriftReport:
     """Compare the field sets of the fixtures at ``path`` with those at ``other`` (offline)."""
     old = _fields_by_interface(f for _, f in load_fixtures(path))
@@ -162,8 +166,14 @@ def sample(
     return [eligible[i] for i in sorted(picked)], skipped
 
 
-def drift_live(path: Path, n: int, sender: LiveSender, seed: int = 0) -> DriftReport:
-    """Re-send ``n`` sampled requests with ``sender``; compare their responses' field sets."""
+def drift_live(
+    path: Path, n: int, sender: LiveSender, seed: int = 0, *, approve_live: bool = False
+) -> DriftReport:
+    """Re-send ``n`` sampled requests with ``sender``; compare their responses' field sets.
+
+    Re-sending is a live call: it needs ``approve_live=True`` for this run (law 3).
+    """
+    require_live_approval(approve_live, why=LIVE_DRIFT)
     if n < 1:
         raise HygieneError(f"--live-sample must be at least 1, got {n}")
     chosen, skipped = sample(load_fixtures(path), n, seed)

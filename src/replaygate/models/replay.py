@@ -1,45 +1,40 @@
 """Replay and recording at the engine boundary: :class:`ReplayModel`, :class:`RecordingModel`.
 
-Both take the same :class:`RequestSettings`, so what is recorded is exactly what
-replay looks up. Replay answers only a request equal to a recorded one (law 1) and
-raises :class:`~replaygate.errors.FixtureMismatchError` otherwise (law 2). Recording
-needs an explicit approval (law 3).
-
-Both run the same :class:`~replaygate.sanitize.Sanitizer` (``sanitize=``, by default
-the one configured in the nearest ``pyproject.toml``): recording stores and keys the
-sanitized request and response and hands the agent the stored response, exactly
-what replay will hand it; replay runs the request-side rules before the lookup. A
-fixture recorded for another interface version than the one configured is refused
-with :class:`~replaygate.fixtures.fixture.InterfaceVersionError`.
+Both are thin adapters over the fixture core
+(:class:`~replaygate.fixtures.session.FixtureSession`): they turn a conversation into
+the interface's wire request with one :class:`RequestSettings`, so what is recorded
+is exactly what replay looks up, and turn the stored wire response back into engine
+types. The session enforces the laws (whole-request match, the loud miss, approval,
+sanitizing and secret refusal, safe writes); this module adds the one check that
+belongs to the engine boundary: a fixture recorded for another interface version
+than the one configured is refused with
+:class:`~replaygate.fixtures.fixture.InterfaceVersionError`.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from replaygate.errors import FixtureMismatchError, LiveCallNotApproved
-from replaygate.fixtures import hits
-from replaygate.fixtures.fingerprint import fixture_key
-from replaygate.fixtures.fixture import (
-    Fixture,
-    InterfaceVersionError,
-    check_source,
-    make_meta,
-    version_mismatch,
-)
-from replaygate.fixtures.mismatch import mismatch_error
-from replaygate.fixtures.store import FixtureStore, Location, record_response
+from replaygate.fixtures.fixture import InterfaceVersionError, version_mismatch
+from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
+from replaygate.fixtures.session import FixtureSession, Hit, StoreArg
 from replaygate.models.providers import Interface, get_interface
 from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
-from replaygate.sanitize import SanitizeConfig, Sanitizer, refuse_secrets, resolve
+from replaygate.sanitize import SanitizeConfig, Sanitizer
 
-Mode = Literal["replay", "record-missing", "rerecord"]
-MODES: tuple[str, ...] = ("replay", "record-missing", "rerecord")
-RECORDING_MODES: tuple[str, ...] = ("record-missing", "rerecord")
+__all__ = [
+    "MODES",
+    "RECORDING_MODES",
+    "Call",
+    "Mode",
+    "RecordingModel",
+    "ReplayModel",
+    "RequestSettings",
+    "WireModel",
+    "check_version",
+]
 
 Call = tuple[tuple[Message, ...], tuple[ToolSpec, ...]]
 
@@ -84,14 +79,9 @@ class RequestSettings:
         )
 
 
-def _open(store: FixtureStore | str | os.PathLike[str]) -> FixtureStore:
-    return store if isinstance(store, FixtureStore) else FixtureStore.open(Path(store))
-
-
-def check_version(
-    store: FixtureStore, location: Location, fixture: Fixture, settings: RequestSettings
-) -> None:
+def check_version(session: FixtureSession, hit: Hit, settings: RequestSettings) -> None:
     """Refuse a fixture whose ``meta`` binds it to another interface or version."""
+    location, fixture = hit
     wanted = (settings.wire.name, settings.version)
     found = version_mismatch(fixture.meta, *wanted)
     if found is None:
@@ -102,23 +92,7 @@ def check_version(
         "(--record-mode=rerecord --approve-live), or replay with "
         f"interface_version={found[1]!r} if that is the version in use.",
         key=fixture.key,
-        store=str(store.path),
-    )
-
-
-def _recorded_sample(store: FixtureStore, fixture: Fixture, sample: int) -> Any:
-    """The response of ``sample``, or a mismatch naming what was recorded."""
-    response = fixture.sample(sample)
-    if response is not None:
-        return response
-    recorded = [i for i, r in enumerate(fixture.responses) if r is not None]
-    raise FixtureMismatchError(
-        f"fixture {fixture.key} in {store.path} has no response for sample {sample} "
-        f"(recorded samples: {recorded}); when it was recorded, sample {sample} did not send "
-        "this request, or fewer samples were recorded. Record the samples again "
-        "(--record-mode=record-missing --approve-live) or lower the sample count.",
-        key=fixture.key,
-        store=str(store.path),
+        store=str(session.store.path),
     )
 
 
@@ -126,14 +100,17 @@ class ReplayModel:
     """A :class:`~replaygate.models.types.Model` that answers from recorded fixtures only.
 
     ``calls`` keeps every conversation it was asked to complete, for tests to inspect.
-    ``sanitize`` is the pipeline whose request-side rules run before the lookup
-    (default: the nearest ``pyproject.toml``'s); ``interface_version`` the version the
-    fixtures must have been recorded for (default: the interface's).
+    ``sample`` is the sample index it replays. ``sanitize`` is the pipeline whose
+    request-side rules run before the lookup (default: the one configured for the
+    store's project); ``interface_version`` the version the fixtures must have been
+    recorded for (default: the interface's). A replay model never opens a connection
+    and patches nothing process-wide: wrap a run in
+    :func:`~replaygate.http.block_network` to refuse every other way out.
     """
 
     def __init__(
         self,
-        store: FixtureStore | str | os.PathLike[str],
+        store: StoreArg,
         *,
         model: str,
         max_tokens: int,
@@ -143,34 +120,22 @@ class ReplayModel:
         interface_version: str | None = None,
         sanitize: Sanitizer | SanitizeConfig | None = None,
     ) -> None:
-        self.store = _open(store)
+        self.session = FixtureSession(store, sanitize=sanitize)
+        self.store = self.session.store
         self.settings = RequestSettings(model, max_tokens, system, interface, interface_version)
         self.sample = sample
-        self.sanitizer = resolve(sanitize)
         self.calls: list[Call] = []
-        self._wire = self.settings.wire
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The recorded response for this exact request, or a loud mismatch."""
         self.calls.append((tuple(messages), tuple(tools)))
-        settings = self.settings
-        request = self._wire.to_request(
-            messages,
-            tools,
-            model=settings.model,
-            max_tokens=settings.max_tokens,
-            system=settings.system,
-        )
-        if self.sanitizer.request_side:
-            request = self.sanitizer.request(request)
-        found = self.store.find(request)
-        if found is None:
-            raise mismatch_error(self.store, request, fixture_key(request))
-        location, fixture = found
-        check_version(self.store, location, fixture, settings)
-        response = _recorded_sample(self.store, fixture, self.sample)
-        hits.note(self.store.path, fixture.key)
-        return self._wire.from_response(response)
+        session = self.session
+        request = session.stored_request(self.settings.build(messages, tools))
+        hit = session.lookup(request)
+        if hit is None:
+            raise session.miss(request)
+        check_version(session, hit, self.settings)
+        return self.settings.wire.from_response(session.sample_answer(hit, self.sample))
 
 
 class RecordingModel:
@@ -179,21 +144,21 @@ class RecordingModel:
     ``record-missing`` replays what is recorded and calls ``live`` for the rest;
     ``rerecord`` calls ``live`` every time and replaces the recorded response. A
     ``live`` model with ``complete_wire`` (:class:`WireModel`, e.g. the SDK-backed
-    :class:`~replaygate.models.live.AnthropicModel`) is sent the exact request and its real
-    response dict is stored; any other :class:`Model` has its response rendered in
+    :class:`~replaygate.models.live.AnthropicModel`) is sent the exact request and its
+    real response dict is stored; any other :class:`Model` has its response rendered in
     the interface's wire shape (``meta.source`` says ``scripted`` unless told).
 
     The live model is sent the request as built; the fixture holds the sanitized
-    request and response (``sanitize``, default: the nearest ``pyproject.toml``'s),
-    and the agent is handed the stored response, so it sees while recording exactly
-    what replay will give it (stable tool-use ids, constructed personal data), and
-    its next request already carries them.
+    request and response (``sanitize``, default: the one configured for the store's
+    project), and the agent is handed the stored response, so it sees while recording
+    exactly what replay will give it (stable tool-use ids, constructed personal data),
+    and its next request already carries them.
     """
 
     def __init__(
         self,
         live: Model,
-        store: FixtureStore | str | os.PathLike[str],
+        store: StoreArg,
         *,
         approve_live: bool = False,
         mode: Mode = "record-missing",
@@ -209,58 +174,57 @@ class RecordingModel:
     ) -> None:
         if mode not in RECORDING_MODES:
             raise ValueError(f"mode must be one of {', '.join(RECORDING_MODES)}, got {mode!r}")
-        if source is not None:
-            check_source(source)
-        if approve_live is not True:
-            raise LiveCallNotApproved(
-                f"mode {mode!r} makes live model calls and needs an explicit approval for this "
-                "run: pass approve_live=True (CLI: --approve-live). Nothing was called."
-            )
+        self.session = FixtureSession(
+            store,
+            mode=mode,
+            approve_live=approve_live,
+            source=source,
+            note=note,
+            sanitize=sanitize,
+        )
         self.live = live
-        self.store = _open(store)
+        self.store = self.session.store
         self.settings = RequestSettings(model, max_tokens, system, interface, interface_version)
-        self.sanitizer = resolve(sanitize)
         self.mode = mode
         self.sample = sample
-        self.source = source
-        self.note = note
         self.calls: list[Call] = []
-        self.recorded = 0
+
+    @property
+    def recorded(self) -> int:
+        """How many responses this model has written."""
+        return self.session.recorded
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """Replay if recorded (``record-missing``), else call live and record."""
         self.calls.append((tuple(messages), tuple(tools)))
-        sent = self.settings.build(messages, tools)
-        request = self.sanitizer.request(sent)
-        self.sanitizer.check_stable(request)
-        wire = self.settings.wire
+        session, settings = self.session, self.settings
+        wire = settings.wire
+        sent = settings.build(messages, tools)
+        request = session.stored_request(sent)
         if self.mode == "record-missing":
-            found = self.store.find(request)
-            if found is None or found[1].sample(self.sample) is None:
-                self.store.refresh()
-                found = self.store.find(request)
-            if found is not None and found[1].sample(self.sample) is not None:
-                check_version(self.store, found[0], found[1], self.settings)
-                return wire.from_response(found[1].responses[self.sample])
+            hit = self._recorded(request)
+            if hit is not None:
+                check_version(session, hit, settings)
+                return wire.from_response(session.sample_answer(hit, self.sample))
         if isinstance(self.live, WireModel):
-            response = self.live.complete_wire(sent)
-            source = self.source or "live"
+            response, source = self.live.complete_wire(sent), "live"
         else:
             engine_response = self.live.complete(messages, tools)
-            response = wire.render_response(engine_response, model=self.settings.model)
-            source = self.source or "scripted"
-        stored = self.sanitizer.response(response, key=fixture_key(request), interface=wire.name)
-        refuse_secrets(request, stored)
-        fixture = record_response(
-            self.store,
+            response = wire.render_response(engine_response, model=settings.model)
+            source = "scripted"
+        fixture = session.record_sample(
             request,
-            stored,
+            response,
             sample=self.sample,
-            meta=self._meta(source),
-            overwrite=self.mode == "rerecord",
+            interface=wire.name,
+            meta=session.meta(wire.name, settings.version, source),
         )
-        self.recorded += 1
         return wire.from_response(fixture.responses[self.sample])
 
-    def _meta(self, source: str) -> dict[str, Any]:
-        return make_meta(self.settings.wire.name, self.settings.version, source, self.note)
+    def _recorded(self, request: dict[str, Any]) -> Hit | None:
+        """The fixture holding this model's sample of ``request``, if one was recorded."""
+        hit = self.session.lookup(request)
+        if hit is not None and hit[1].sample(self.sample) is None:
+            self.store.refresh()
+            hit = self.session.lookup(request)
+        return hit if hit is not None and hit[1].sample(self.sample) is not None else None

@@ -46,12 +46,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from replaygate.errors import LiveCallNotApproved
+from replaygate.fixtures.modes import MODES as RECORD_MODES
+from replaygate.fixtures.modes import require_approval
+
 if TYPE_CHECKING:
     from replaygate.fixtures.hits import HitLog
     from replaygate.fixtures.store import FixtureStore
     from replaygate.http.exchange import Exchange
 
-RECORD_MODES: tuple[str, ...] = ("replay", "record-missing", "rerecord")
 DEFAULT_DIR = "tests/fixtures"
 REPLAY_API_KEY = "replaygate-replay-no-key"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]=,+]")
@@ -98,11 +101,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "(relative to --replaygate-dir) and the meta of what it records",
     )
     mode = config.getoption("replaygate_record_mode", "replay")
-    if mode != "replay" and not config.getoption("replaygate_approve_live", False):
-        raise pytest.UsageError(
-            f"--record-mode={mode} makes live model calls and needs an explicit approval "
-            "for this run: add --approve-live. Nothing was run."
-        )
+    approved = config.getoption("replaygate_approve_live", False) is True
+    try:
+        require_approval(mode, approved, how=f"--record-mode={mode} needs --approve-live")
+    except LiveCallNotApproved as err:
+        raise pytest.UsageError(str(err)) from None
     _start_hits(config)
 
 
@@ -215,6 +218,7 @@ def replaygate_exchange(
 ) -> Exchange:
     """The test's record/replay session over its store (counters shared by its clients)."""
     from replaygate.http import Exchange
+    from replaygate.sanitize import sanitizer_for
 
     marker = _marker_kwargs(request)
     return Exchange(
@@ -223,6 +227,7 @@ def replaygate_exchange(
         approve_live=bool(request.config.getoption("replaygate_approve_live", False)),
         source=marker.get("source"),
         interface=marker.get("interface"),
+        sanitize=sanitizer_for(replaygate_store.path, root=request.config.rootpath),
     )
 
 
