@@ -14,7 +14,7 @@ import pytest
 
 from replaygate.errors import NetworkBlockedError
 from replaygate.http import block_network, network_blocked
-from replaygate.http.network import is_loopback
+from replaygate.network import is_loopback
 
 OUTSIDE = ("192.0.2.10", 443)  # TEST-NET-1: never routed
 OUTSIDE6 = ("2001:db8::1", 443)

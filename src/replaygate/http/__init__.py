@@ -36,9 +36,9 @@ from replaygate.http.envelope import (
 )
 from replaygate.http.exchange import Exchange
 from replaygate.http.intercept import intercept
-from replaygate.http.network import block_network, network_blocked
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import RESPONSE_HEADERS
+from replaygate.network import block_network, network_blocked
 
 if TYPE_CHECKING:
     from replaygate.http.httpx2_transport import (

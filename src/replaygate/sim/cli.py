@@ -14,9 +14,10 @@ from types import FrameType
 
 import click
 
+from replaygate.network import is_loopback
 from replaygate.sim.drift import DriftPlan, DriftSpecError
 from replaygate.sim.faults import FaultPlan, FaultSpecError
-from replaygate.sim.server import Simulator, is_loopback
+from replaygate.sim.server import Simulator
 
 
 @click.group(name="sim")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
 import threading
 from collections.abc import Awaitable, Callable
@@ -20,6 +19,7 @@ from typing import Any, NamedTuple
 import h11
 import orjson
 
+from replaygate.network import is_loopback
 from replaygate.sim.app import SimApp
 from replaygate.sim.behaviors import Behavior, make_behavior
 from replaygate.sim.drift import DriftPlan, DriftSpec
@@ -40,16 +40,6 @@ class ReceivedRequest(NamedTuple):
     path: str
     headers: dict[str, str]
     body: Any
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names the loopback interface."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def _reason(status: int) -> bytes:

@@ -6,6 +6,9 @@ and every HTTP library) to an address beyond loopback raises
 :class:`~replaygate.errors.NetworkBlockedError`. Loopback (127.0.0.0/8, ::1,
 ``localhost``), unix sockets and the hosts in ``allow`` still connect. The block is
 process-wide and nests: the sockets are restored when the outermost block ends.
+
+:func:`is_loopback` is the one test of "is this address loopback": the block and the
+simulator's refusal to listen beyond loopback both use it.
 """
 
 from __future__ import annotations
