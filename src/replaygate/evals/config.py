@@ -167,6 +167,7 @@ def load_config(
             "gate",
             "ci",
             "report",
+            "sanitize",
         )
     )
 

@@ -1,0 +1,234 @@
+"""Which ``pyproject.toml`` a store is read with: its own project's, from any folder."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from replaygate import Message, ModelResponse, RecordingModel, ReplayModel
+from replaygate.config import TomlFileError, find_pyproject, read_toml, store_pyproject
+from replaygate.fixtures.store import FixtureStore
+from replaygate.models.fakes import ScriptedModel
+from replaygate.sanitize import SanitizeConfig, SanitizeConfigError, sanitizer_for, store_config
+
+PROJECT = """
+[project]
+name = "agent"
+
+[tool.replaygate.sanitize]
+personal_data = ["email"]
+
+[[tool.replaygate.sanitize.rules]]
+literal = "ACME Corp"
+replace = "Example Corp"
+"""
+ELSEWHERE = """
+[tool.replaygate.sanitize]
+times = true
+
+[[tool.replaygate.sanitize.rules]]
+literal = "bob"
+replace = "someone"
+"""
+SETTINGS = {"model": "m", "max_tokens": 8}
+QUESTION = [Message.user("Mail bob@corp.com about ACME Corp")]
+WHERE = ("root", "subfolder", "elsewhere")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project with sanitize rules, and beside it an unrelated one with other rules."""
+    root = tmp_path / "project"
+    (root / "tests" / "unit").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(PROJECT, encoding="utf-8")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "pyproject.toml").write_text(ELSEWHERE, encoding="utf-8")
+    return root
+
+
+def folder(project: Path, where: str) -> Path:
+    """The folder a command runs from: the project root, a subfolder, an unrelated one."""
+    return {
+        "root": project,
+        "subfolder": project / "tests" / "unit",
+        "elsewhere": project.parent / "elsewhere",
+    }[where]
+
+
+def record(store: Path | str) -> ModelResponse:
+    live = ScriptedModel([ModelResponse(text="Sent to bob@corp.com for ACME Corp.")])
+    recorder = RecordingModel(live, store, approve_live=True, **SETTINGS)
+    return recorder.complete(QUESTION, [])
+
+
+def redacted(answer: ModelResponse) -> bool:
+    """Whether the project's rules (not another folder's) rewrote ``answer``."""
+    return "bob" not in answer.text and answer.text.endswith("@example.com for Example Corp.")
+
+
+def without_time(data: bytes) -> bytes:
+    """A store's bytes, the recording time masked (the only field that may differ)."""
+    return re.sub(rb'"recorded_at":\s*"[^"]*"', b'"recorded_at":"-"', data)
+
+
+def test_a_store_records_the_same_bytes_and_keys_from_any_folder(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stores = project / "tests" / "fixtures"
+    for where in WHERE:
+        monkeypatch.chdir(folder(project, where))
+        assert redacted(record(stores / f"{where}.jsonl"))
+    recorded = {where: (stores / f"{where}.jsonl").read_bytes() for where in WHERE}
+    assert len({without_time(data) for data in recorded.values()}) == 1
+    assert b"bob@corp.com" not in recorded["elsewhere"]
+    assert b"ACME" not in recorded["elsewhere"]
+    keys = {tuple(FixtureStore.open(stores / f"{where}.jsonl").keys()) for where in WHERE}
+    assert len(keys) == 1
+
+
+@pytest.mark.parametrize("where", WHERE)
+def test_a_store_replays_from_any_folder(
+    project: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    store = project / "tests" / "fixtures" / "rc.jsonl"
+    monkeypatch.chdir(project)
+    recorded = record(store)
+    monkeypatch.chdir(folder(project, where))
+    replay = ReplayModel(store, **SETTINGS)
+    assert replay.complete(QUESTION, []) == recorded
+
+
+def test_a_relative_store_path_is_taken_from_the_current_folder(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project / "tests")
+    recorded = record("fixtures/rc.jsonl")
+    assert redacted(recorded)
+    assert store_pyproject("fixtures/rc.jsonl") == (project / "pyproject.toml").resolve()
+    assert ReplayModel("fixtures/rc.jsonl", **SETTINGS).complete(QUESTION, []) == recorded
+
+
+def test_the_owner_is_found_above_a_store_that_does_not_exist_yet(project: Path) -> None:
+    owner = (project / "pyproject.toml").resolve()
+    assert store_pyproject(project / "tests" / "fixtures" / "new" / "rc.jsonl") == owner
+    assert store_pyproject(project / "tests" / "fixtures" / "folder-store") == owner
+    assert store_pyproject(project / "tests") == owner
+    assert store_config(project / "tests" / "rc.jsonl").personal_data == ("email",)
+
+
+def test_a_store_without_a_project_uses_the_defaults(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert find_pyproject(tmp_path) is None, "a pyproject.toml above the temporary folder"
+    store = tmp_path / "bare" / "rc.jsonl"
+    monkeypatch.chdir(project)
+    assert store_pyproject(store) is None
+    assert store_config(store) == SanitizeConfig()
+    record(store)
+    assert b"bob@corp.com for ACME Corp" in store.read_bytes()
+
+
+def test_the_pytest_rootdir_is_used_when_no_project_is_above_the_store(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project.parent / "elsewhere")
+    outside = tmp_path / "shared" / "rc.jsonl"
+    assert store_config(outside, root=project).personal_data == ("email",)
+    assert sanitizer_for(outside, root=project).config.rules[0].replace == "Example Corp"
+    nested = project / "packages" / "tool"
+    nested.mkdir(parents=True)
+    (nested / "pyproject.toml").write_text("[tool.replaygate.sanitize]\nids = true\n")
+    assert store_config(nested / "fixtures" / "rc.jsonl", root=project) == SanitizeConfig(ids=True)
+    assert store_config(project / "fixtures" / "rc.jsonl", root=nested).personal_data == ("email",)
+
+
+def test_the_pytest_plugin_anchors_its_stores_at_the_rootdir(
+    pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    pytester.makepyprojecttoml(PROJECT + "\n[tool.pytest.ini_options]\n")
+    outside = tmp_path_factory.mktemp("outside") / "rc.jsonl"
+    pytester.makepyfile(
+        test_anchor=f"""
+import pytest
+
+@pytest.mark.replaygate(fixtures={str(outside)!r})
+def test_outside(replaygate_exchange):
+    pass
+
+def test_inside(replaygate_exchange):
+    pass
+"""
+    )
+    import replaygate.sanitize
+
+    seen: list[tuple[object, ...]] = []
+    real = replaygate.sanitize.sanitizer_for
+
+    def spy(store: Path, sanitize: None = None, root: Path | None = None) -> object:
+        found = real(store, sanitize, root)
+        seen.append((Path(store), root, found.config.personal_data))
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(replaygate.sanitize, "sanitizer_for", spy)
+        pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)
+    assert sorted(seen) == sorted(
+        [
+            (outside, pytester.path, ("email",)),
+            (
+                pytester.path / "tests/fixtures/test_anchor/test_inside.jsonl",
+                pytester.path,
+                ("email",),
+            ),
+        ]
+    )
+
+
+def test_a_bad_config_names_the_owner_file_and_line(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project.parent / "elsewhere")
+    owner = project / "pyproject.toml"
+    store = project / "tests" / "fixtures" / "rc.jsonl"
+    owner.write_text('[project]\nname = "agent"\n\n[tool.replaygate.sanitize\nids = true\n')
+    with pytest.raises(SanitizeConfigError) as caught:
+        sanitizer_for(store)
+    assert caught.value.source == str(owner.resolve())
+    assert "not valid TOML" in caught.value.reason and "line 4" in caught.value.reason
+    with pytest.raises(TomlFileError) as unparsed:
+        read_toml(owner)
+    assert (unparsed.value.file, unparsed.value.line) == (owner, 4)
+    owner.write_text('[tool.replaygate.sanitize]\npersonal_data = ["ssn"]\n')
+    with pytest.raises(SanitizeConfigError, match=r"tool\.replaygate\.sanitize\.personal_data"):
+        sanitizer_for(store)
+
+
+def test_the_eval_config_of_a_store_names_file_line_and_key(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from replaygate.evals.config import load_config
+    from replaygate.evals.errors import ConfigError
+
+    monkeypatch.chdir(project.parent / "elsewhere")
+    store = project / "tests" / "fixtures" / "rc.jsonl"
+    owner = project / "pyproject.toml"
+    owner.write_text('[tool.replaygate]\nmodel = "m"\nmax_tokens = "many"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(near=store)
+    assert (caught.value.file, caught.value.line) == (str(owner.resolve()), 3)
+    assert caught.value.key == "tool.replaygate.max_tokens"
+    owner.write_text('[tool.replaygate]\nmodel = "m"\n')
+    assert load_config(near=store).model == "m"
+    assert load_config(near=store).root == project.resolve()
+    assert load_config().file == (project.parent / "elsewhere" / "pyproject.toml").resolve()
+
+
+def test_a_file_is_parsed_once_while_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text("[tool.replaygate]\nmodel = 'a'\n")
+    first = read_toml(path)
+    assert read_toml(path) is first
+    path.write_text("[tool.replaygate]\nmodel = 'bb'\n")
+    assert read_toml(path).data["tool"]["replaygate"]["model"] == "bb"
