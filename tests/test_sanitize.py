@@ -20,7 +20,7 @@ import pytest
 from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Exchange, httpx2_client
-from replaygate.sanitize import IdMap, Rule, SanitizeConfig, SanitizeConfigError, Sanitizer
+from replaygate.sanitize import IdMap, RedactionRule, SanitizeConfig, SanitizeConfigError, Sanitizer
 from replaygate.sanitize.pii import TextRules, luhn_valid
 from replaygate.sim import Simulator
 
@@ -340,9 +340,9 @@ def test_user_rules_run_before_the_builtins() -> None:
         SanitizeConfig(
             personal_data=("email",),
             rules=(
-                Rule(literal="ACME Corp", replace="Example Corp"),
-                Rule(pattern=r"order-\d{6}", replace="order-000000"),
-                Rule(literal="acme.io", replace="example.org", ignore_case=True),
+                RedactionRule(literal="ACME Corp", replace="Example Corp"),
+                RedactionRule(pattern=r"order-\d{6}", replace="order-000000"),
+                RedactionRule(literal="acme.io", replace="example.org", ignore_case=True),
             ),
         )
     )
@@ -363,13 +363,16 @@ def test_user_rules_run_before_the_builtins() -> None:
 )
 def test_rule_errors(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):
-        Rule(**kwargs)
+        RedactionRule(**kwargs)
 
 
 def test_rules_that_would_change_their_own_output_are_refused() -> None:
     sanitizer = Sanitizer(
         SanitizeConfig(
-            rules=(Rule(literal="Bob", replace="Robert"), Rule(literal="Robert", replace="R."))
+            rules=(
+                RedactionRule(literal="Bob", replace="Robert"),
+                RedactionRule(literal="Robert", replace="R."),
+            )
         )
     )
     request = {"messages": [{"content": "Ask Bob"}]}
@@ -379,7 +382,10 @@ def test_rules_that_would_change_their_own_output_are_refused() -> None:
     # each rule alone keeps its replacement, but together they feed each other
     looping = Sanitizer(
         SanitizeConfig(
-            rules=(Rule(literal="Bob", replace="Robert"), Rule(literal="Rob", replace="Bob"))
+            rules=(
+                RedactionRule(literal="Bob", replace="Robert"),
+                RedactionRule(literal="Rob", replace="Bob"),
+            )
         )
     )
     with pytest.raises(SanitizeConfigError) as caught:
@@ -449,7 +455,7 @@ def test_everything_at_once_is_idempotent(recorded: Any) -> None:
         times=True,
         normalize_usage=True,
         personal_data=("email", "phone", "card"),
-        rules=(Rule(literal="urgent", replace="routine"),),
+        rules=(RedactionRule(literal="urgent", replace="routine"),),
         trim={"anthropic.messages": ("content",), "openai.chat.completions": ("choices",)},
     )
     for case, raw in recorded.items():

@@ -11,7 +11,7 @@ from replaygate import Message, ModelResponse, RecordingModel
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.fakes import ScriptedModel
 from replaygate.sanitize import (
-    Rule,
+    RedactionRule,
     SanitizeConfig,
     SanitizeConfigError,
     Sanitizer,
@@ -57,8 +57,8 @@ def test_the_full_example_loads(tmp_path: Path) -> None:
         normalize_usage=True,
         personal_data=("email", "phone", "card"),
         rules=(
-            Rule(literal="ACME Corp", replace="Example Corp"),
-            Rule(pattern="order-[0-9]{6}", replace="order-000000", ignore_case=True),
+            RedactionRule(literal="ACME Corp", replace="Example Corp"),
+            RedactionRule(pattern="order-[0-9]{6}", replace="order-000000", ignore_case=True),
         ),
         trim={"anthropic.messages": ("content", "stop_reason", "usage", "model")},
     )

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from replaygate import Fixture, FixtureStore, Message, ModelResponse, RecordingModel
 from replaygate.cli import main
 from replaygate.fixtures.fixture import make_meta
-from replaygate.fixtures.verify import MISSING_META, Problem, verify_store
+from replaygate.fixtures.verify import MISSING_META, StoreProblem, verify_store
 from replaygate.http import Exchange, httpx2_client
 from replaygate.models.fakes import ScriptedModel
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
@@ -214,5 +214,5 @@ def test_a_missing_path_and_an_empty_folder(tmp_path: Path) -> None:
 
 
 def test_problems_print_file_and_line() -> None:
-    assert str(Problem("a.jsonl", 3, "bad")) == "a.jsonl:3: bad"
-    assert str(Problem("a.json", 0, "bad")) == "a.json: bad"
+    assert str(StoreProblem("a.jsonl", 3, "bad")) == "a.jsonl:3: bad"
+    assert str(StoreProblem("a.json", 0, "bad")) == "a.json: bad"

@@ -39,7 +39,7 @@ from replaygate.assertions.judge import Grade, Judge
 from replaygate.assertions.kinds import Category, Check, Kind, Measure, Outcome
 from replaygate.assertions.sets import SetResult, assert_set, measure_set
 from replaygate.assertions.structure import (
-    Problem,
+    StructureProblem,
     StructureResult,
     assert_json,
     assert_structure,
@@ -59,8 +59,8 @@ __all__ = [
     "Kind",
     "Measure",
     "Outcome",
-    "Problem",
     "SetResult",
+    "StructureProblem",
     "StructureResult",
     "assert_contains",
     "assert_json",

@@ -22,7 +22,7 @@ Schema = Mapping[str, Any] | type
 
 
 @dataclass(frozen=True)
-class Problem:
+class StructureProblem:
     """One failing path and what is wrong there."""
 
     path: str
@@ -36,7 +36,7 @@ class Problem:
 class StructureResult:
     """Every problem found; ``value`` is the validated value (a model instance for pydantic)."""
 
-    problems: tuple[Problem, ...]
+    problems: tuple[StructureProblem, ...]
     value: Any = None
 
     @property
@@ -75,7 +75,7 @@ def _sort_key(parts: tuple[Any, ...], message: str) -> tuple[tuple[tuple[int, An
     return tuple((0, p) if isinstance(p, int) else (1, str(p)) for p in parts), message
 
 
-def _json_schema_problems(payload: Any, mapping: Mapping[str, Any]) -> list[Problem]:
+def _json_schema_problems(payload: Any, mapping: Mapping[str, Any]) -> list[StructureProblem]:
     schema = dict(mapping)
     validator_class = jsonschema.validators.validator_for(schema)
     try:
@@ -84,7 +84,9 @@ def _json_schema_problems(payload: Any, mapping: Mapping[str, Any]) -> list[Prob
         raise ValueError(f"invalid JSON Schema at {render_path(err.path)}: {err.message}") from None
     validator = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
     found = [(tuple(e.absolute_path), e.message) for e in validator.iter_errors(payload)]
-    return [Problem(render_path(p), m) for p, m in sorted(found, key=lambda e: _sort_key(*e))]
+    return [
+        StructureProblem(render_path(p), m) for p, m in sorted(found, key=lambda e: _sort_key(*e))
+    ]
 
 
 def _pydantic_model(schema: Any) -> Any:
@@ -112,7 +114,7 @@ def measure_structure(payload: Any, schema: Schema) -> StructureResult:
     except pydantic.ValidationError as err:
         found = [(tuple(e["loc"]), str(e["msg"])) for e in err.errors()]
         ordered = sorted(found, key=lambda e: _sort_key(*e))
-        return StructureResult(tuple(Problem(render_path(p), m) for p, m in ordered))
+        return StructureResult(tuple(StructureProblem(render_path(p), m) for p, m in ordered))
 
 
 def assert_structure(payload: Any, schema: Schema) -> Any:

@@ -21,7 +21,7 @@ class Play:
 
 
 @dataclass
-class Usage:
+class FixtureUsage:
     """The plays of the last ``runs`` recorded runs (oldest first), by fixture key."""
 
     runs: tuple[str, ...] = ()
@@ -49,7 +49,7 @@ def project_root(hits_dir: Path) -> Path:
     return Path.cwd()
 
 
-def read_usage(hits_dir: Path, last: int) -> Usage:
+def read_usage(hits_dir: Path, last: int) -> FixtureUsage:
     """The plays of the last ``last`` runs logged under ``hits_dir`` (runs sort by time)."""
     if last < 1:
         raise HygieneError(f"--runs must be at least 1, got {last}")
@@ -62,7 +62,7 @@ def read_usage(hits_dir: Path, last: int) -> Usage:
         raise HygieneError(f"damaged hits log: {err}") from None
     all_runs = sorted({hit.run for hit in hits})
     kept = set(all_runs[-last:])
-    usage = Usage(tuple(all_runs[-last:]), len(all_runs))
+    usage = FixtureUsage(tuple(all_runs[-last:]), len(all_runs))
     stores: dict[str, Path] = {}
     for hit in hits:
         if hit.run not in kept:

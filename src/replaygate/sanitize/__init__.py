@@ -17,7 +17,7 @@ seed 003's table 4.2 has its module:
 
 Build one in Python::
 
-    from replaygate.sanitize import Rule, SanitizeConfig, Sanitizer
+    from replaygate.sanitize import RedactionRule, SanitizeConfig, Sanitizer
     sanitizer = Sanitizer(SanitizeConfig(ids=True, personal_data=("email",)))
 """
 
@@ -29,7 +29,7 @@ from replaygate.sanitize.config import (
     store_config,
 )
 from replaygate.sanitize.ids import VOLATILE_PREFIXES, IdMap
-from replaygate.sanitize.pii import BUILTIN_CLASSES, Rule
+from replaygate.sanitize.pii import BUILTIN_CLASSES, RedactionRule
 from replaygate.sanitize.pipeline import Sanitizer, resolve, sanitizer_for
 from replaygate.sanitize.secrets import refuse_secrets
 from replaygate.sanitize.trim import KNOWN_FIELDS, REQUIRED_FIELDS
@@ -40,7 +40,7 @@ __all__ = [
     "REQUIRED_FIELDS",
     "VOLATILE_PREFIXES",
     "IdMap",
-    "Rule",
+    "RedactionRule",
     "SanitizeConfig",
     "SanitizeConfigError",
     "Sanitizer",

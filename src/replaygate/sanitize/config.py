@@ -30,7 +30,7 @@ from typing import Any
 
 from replaygate.config import TomlFileError, find_pyproject, read_toml, store_pyproject, tool_table
 from replaygate.errors import ReplaygateError
-from replaygate.sanitize.pii import BUILTIN_CLASSES, DEFAULT_REPLACEMENT, Rule
+from replaygate.sanitize.pii import BUILTIN_CLASSES, DEFAULT_REPLACEMENT, RedactionRule
 from replaygate.sanitize.trim import KNOWN_FIELDS
 
 SECTION = "tool.replaygate.sanitize"
@@ -54,7 +54,7 @@ class SanitizeConfig:
 
     ``ids``: volatile ids become stable ids. ``times``: timestamps become fixed
     values. ``normalize_usage``: token counts become 0. ``personal_data``: built-in
-    classes (``email``, ``phone``, ``card``). ``rules``: user :class:`Rule` s.
+    classes (``email``, ``phone``, ``card``). ``rules``: user :class:`RedactionRule` s.
     ``trim``: per interface, the response fields the code reads (others that
     replaygate knows are dropped).
     """
@@ -63,7 +63,7 @@ class SanitizeConfig:
     times: bool = False
     normalize_usage: bool = False
     personal_data: tuple[str, ...] = ()
-    rules: tuple[Rule, ...] = ()
+    rules: tuple[RedactionRule, ...] = ()
     trim: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -119,7 +119,7 @@ def _strings(value: Any, source: str, key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _rule(table: Any, source: str, key: str) -> Rule:
+def _rule(table: Any, source: str, key: str) -> RedactionRule:
     _expect(table, dict, source, key, "a table with literal or pattern, and replace")
     unknown = sorted(set(table) - set(RULE_KEYS))
     if unknown:
@@ -134,7 +134,7 @@ def _rule(table: Any, source: str, key: str) -> Rule:
     )
     where = f"{key}.pattern" if "pattern" in table else f"{key}.literal"
     try:
-        return Rule(
+        return RedactionRule(
             literal=table.get("literal"),
             pattern=table.get("pattern"),
             replace=table.get("replace", DEFAULT_REPLACEMENT),

@@ -18,7 +18,7 @@ redacted fixture matching the live-shaped request, whose later turns carry the
 constructed values of replayed responses. Someone who guesses an original value can
 check the guess against its replacement; the original itself is not stored.
 
-User rules (:class:`Rule`) replace a literal text or a regular expression's matches
+User rules (:class:`RedactionRule`) replace a literal text or a regular expression's matches
 with a fixed replacement, and run before the built-in classes.
 """
 
@@ -125,7 +125,7 @@ BUILTINS: dict[str, _Builtin] = {
 
 
 @dataclass(frozen=True)
-class Rule:
+class RedactionRule:
     """A user rule: ``literal`` text or a ``pattern`` (regular expression), and its replacement.
 
     ``replace`` is inserted as it is (no group references). Exactly one of
@@ -167,7 +167,7 @@ class Rule:
 class TextRules:
     """User rules then built-in classes, applied to one text at a time."""
 
-    def __init__(self, classes: Sequence[str] = (), rules: Sequence[Rule] = ()) -> None:
+    def __init__(self, classes: Sequence[str] = (), rules: Sequence[RedactionRule] = ()) -> None:
         unknown = [name for name in classes if name not in BUILTINS]
         if unknown:
             raise ValueError(
