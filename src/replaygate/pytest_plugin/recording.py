@@ -24,6 +24,10 @@ Marker: ``@pytest.mark.replaygate(fixtures="path", interface=..., source=...)``:
 ``fixtures`` replaces the test's store (a ``.jsonl`` file or a folder, relative to
 ``--replaygate-dir``); ``interface`` and ``source`` go into recorded fixtures' meta.
 
+Sanitizing: a store is recorded and matched with the ``[tool.replaygate.sanitize]`` of
+the project that owns it (the nearest ``pyproject.toml`` above it, else the rootdir's),
+whatever folder pytest runs from.
+
 In replay mode the network is blocked (loopback only) from the setup of
 ``replaygate_store`` to its teardown, i.e. for the whole of every test that uses any
 of the fixtures above.
