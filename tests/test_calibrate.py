@@ -9,17 +9,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from replaygate.assertions import CalibrationError, citations_check, contains_check
-from replaygate.assertions.calibration import (
+from replaygate.assertions import citations_check, contains_check
+from replaygate.cli.assert_cmds import calibrate
+from replaygate.sampling import run_sampled, write_results
+from replaygate.sampling.calibration import (
     Agreement,
+    CalibrationError,
     cohen_kappa,
     export_sheet,
     format_agreements,
     score_sheet,
     sidecar_path,
 )
-from replaygate.cli.assert_cmds import calibrate
-from replaygate.sampling import run_sampled, write_results
 
 ANSWERS = [
     "RAG retrieves first [doc-rag], then adds context.",

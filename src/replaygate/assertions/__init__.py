@@ -13,7 +13,8 @@ same finding without raising. A :class:`Check` declares an assertion a ``gate``
     cites = citations_check({"doc-rag"}, kind="gate")
     cites.evaluate("RAG retrieves first [doc-rag].").passed  # True
 
-Human calibration lives in :mod:`replaygate.assertions.calibration`.
+Human calibration of these assertions on sampled results lives in
+:mod:`replaygate.sampling.calibration`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from replaygate.assertions.checks import (
 )
 from replaygate.assertions.citations import extract_citations
 from replaygate.assertions.contains import ContainsResult, assert_contains, measure_contains
-from replaygate.assertions.errors import CalibrationError, JudgeIndependenceError, JudgeReplyError
+from replaygate.assertions.errors import JudgeIndependenceError, JudgeReplyError
 from replaygate.assertions.independence import (
     FamilyRule,
     exact_only,
@@ -47,7 +48,6 @@ from replaygate.assertions.structure import (
 )
 
 __all__ = [
-    "CalibrationError",
     "Category",
     "Check",
     "ContainsResult",

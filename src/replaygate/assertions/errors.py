@@ -15,7 +15,3 @@ class JudgeIndependenceError(ReplaygateError):
 
 class JudgeReplyError(ReplaygateError):
     """The judge's reply holds no usable ``GRADE: n`` line."""
-
-
-class CalibrationError(ReplaygateError):
-    """A labelling sheet or its sidecar cannot be read or does not match."""

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from replaygate.assertions.calibration import export_sheet, format_agreements, score_sheet
 from replaygate.errors import ReplaygateError
+from replaygate.sampling.calibration import export_sheet, format_agreements, score_sheet
 from replaygate.sampling.flaky import ADVICE
 
 

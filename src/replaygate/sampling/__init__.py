@@ -11,12 +11,14 @@ replays the ``i``-th recorded response of each request. The verdict is ``pass``
     result.verdict  # 'pass' | 'observe' | 'block'
 
 In pytest, ``@pytest.mark.sampled(n=5, floor=4)`` and the ``replaygate_sample``
-fixture do the same (:mod:`replaygate.pytest_plugin.sampling`).
+fixture do the same (:mod:`replaygate.pytest_plugin.sampling`). Human calibration of the
+assertions on a results file: :mod:`replaygate.sampling.calibration`.
 """
 
 from __future__ import annotations
 
 from replaygate.sampling.advice import ObserveWarning, SamplingWarning, sample_count_advice
+from replaygate.sampling.calibration import CalibrationError
 from replaygate.sampling.flaky import FlakyTest, find_flaky
 from replaygate.sampling.queue import DEFAULT_QUEUE, Observation, append_observation, read_queue
 from replaygate.sampling.recorder import SampleChecks
@@ -34,6 +36,7 @@ from replaygate.sampling.verdict import SampleSpec, Verdict, verdict_of
 __all__ = [
     "DEFAULT_QUEUE",
     "AssertionStats",
+    "CalibrationError",
     "FlakyTest",
     "Observation",
     "ObserveWarning",

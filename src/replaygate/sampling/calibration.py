@@ -1,4 +1,4 @@
-"""Human calibration of the automatic assertions (never a gate).
+"""Human calibration of the automatic assertions on sampled results (never a gate).
 
 :func:`export_sheet` draws outputs at random from a results file and writes a CSV
 labelling sheet, one row per (output, assertion), with the automatic verdicts kept
@@ -18,13 +18,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaygate.assertions.errors import CalibrationError
+from replaygate.errors import ReplaygateError
 from replaygate.sampling.results import SampledResult, SampleResult, load_results
 
 SIDECAR_FORMAT = "replaygate.calibration"
 COLUMNS = ("item", "case", "sample", "assertion", "kind", "checks", "output", "label")
 PASS_LABELS = frozenset({"pass", "p", "yes", "y", "1", "true", "ok"})
 FAIL_LABELS = frozenset({"fail", "f", "no", "n", "0", "false"})
+
+
+class CalibrationError(ReplaygateError):
+    """A labelling sheet or its sidecar cannot be read or does not match."""
 
 
 def sidecar_path(sheet: str | os.PathLike[str]) -> Path:
