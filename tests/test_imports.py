@@ -1,0 +1,139 @@
+"""The shape of the package: no import cycles, and the library never imports its example.
+
+The import graph is read from the source (every ``import`` statement, including those
+inside functions and ``TYPE_CHECKING`` blocks: a deferred import is still a
+dependency). Cycles are refused between modules and between the top-level packages
+(``replaygate.fixtures``, ``replaygate.models``, ...), so data flows one way: agent ->
+model or SDK client -> layer adapter -> fixture core -> store.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import replaygate
+
+SRC = Path(replaygate.__file__).parent
+EXAMPLE = "replaygate.examples"
+MAY_RUN_THE_EXAMPLE = frozenset({"replaygate.cli.demo", "replaygate.evals.demo"})
+"""The demo command exists to run the shipped example; nothing else may import it."""
+
+
+def module_names() -> dict[str, Path]:
+    """Every module of the package, by dotted name."""
+    found = {}
+    for path in SRC.rglob("*.py"):
+        parts = path.relative_to(SRC.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]:
+    """The package modules ``name`` imports (a ``from pkg import mod`` counts as ``pkg.mod``)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names if alias.name in modules)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                submodule = f"{target}.{alias.name}"
+                if submodule in modules:
+                    yield submodule
+                elif target in modules:
+                    yield target
+
+
+def graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports."""
+    modules = module_names()
+    return {
+        name: {target for target in imports_of(name, path, modules) if target != name}
+        for name, path in modules.items()
+    }
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(edges.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def package_of(module: str) -> str:
+    """The top-level unit a module belongs to: ``replaygate.fixtures.store.index`` ->
+    ``replaygate.fixtures``; a top-level module is its own unit."""
+    return ".".join(module.split(".")[:2])
+
+
+def library(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The graph without the shipped example (a user of the library, checked apart)."""
+    return {
+        name: {t for t in targets if not t.startswith(EXAMPLE)}
+        for name, targets in edges.items()
+        if not name.startswith(EXAMPLE)
+    }
+
+
+def test_no_module_import_cycles() -> None:
+    assert cycles(graph()) == []
+
+
+def test_no_package_import_cycles() -> None:
+    packages: dict[str, set[str]] = {}
+    for name, targets in library(graph()).items():
+        unit = package_of(name)
+        packages.setdefault(unit, set()).update(
+            package_of(t) for t in targets if package_of(t) != unit
+        )
+    assert cycles(packages) == []
+
+
+def test_only_the_demo_imports_the_example() -> None:
+    importers = sorted(
+        name
+        for name, targets in graph().items()
+        if not name.startswith(EXAMPLE) and any(t.startswith(EXAMPLE) for t in targets)
+    )
+    assert set(importers) <= MAY_RUN_THE_EXAMPLE, importers
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(edges) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
