@@ -1,17 +1,4 @@
 """The 0.1 import path of :mod:`replaygate.models.fakes`, kept so existing imports work."""
 
-from replaygate.models.fakes import (
-    Call,
-    FunctionModel,
-    Rule,
-    RuleStub,
-    ScriptedModel,
-)
-
-__all__ = [
-    "Call",
-    "FunctionModel",
-    "Rule",
-    "RuleStub",
-    "ScriptedModel",
-]
+from replaygate.models.fakes import *  # noqa: F403
+from replaygate.models.fakes import __all__ as __all__

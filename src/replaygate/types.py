@@ -1,25 +1,4 @@
 """The 0.1 import path of :mod:`replaygate.models.types`, kept so existing imports work."""
 
-from replaygate.models.types import (
-    STOP_REASONS,
-    Message,
-    Model,
-    ModelResponse,
-    Role,
-    StopReason,
-    ToolCall,
-    ToolSpec,
-    Usage,
-)
-
-__all__ = [
-    "STOP_REASONS",
-    "Message",
-    "Model",
-    "ModelResponse",
-    "Role",
-    "StopReason",
-    "ToolCall",
-    "ToolSpec",
-    "Usage",
-]
+from replaygate.models.types import *  # noqa: F403
+from replaygate.models.types import __all__ as __all__

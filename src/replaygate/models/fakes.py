@@ -21,9 +21,16 @@ from typing import Any
 from replaygate.errors import NoRuleMatchedError, ScriptExhaustedError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.providers import get_interface
-from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
+from replaygate.models.types import Call, Message, ModelResponse, ToolCall, ToolSpec
 
-Call = tuple[tuple[Message, ...], tuple[ToolSpec, ...]]
+__all__ = [
+    "Call",
+    "FunctionModel",
+    "Rule",
+    "RuleStub",
+    "ScriptedModel",
+]
+
 _PREVIEW = 120
 
 

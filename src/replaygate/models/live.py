@@ -16,6 +16,11 @@ import orjson
 from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Message, ModelResponse, ToolSpec
 
+__all__ = [
+    "AnthropicModel",
+    "OpenAIModel",
+]
+
 
 class _SDKModel:
     interface = ""

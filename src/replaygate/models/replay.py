@@ -21,7 +21,7 @@ from replaygate.fixtures.fixture import InterfaceVersionError, version_mismatch
 from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
 from replaygate.fixtures.session import FixtureSession, Hit, StoreArg
 from replaygate.models.providers import Interface, get_interface
-from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
+from replaygate.models.types import Call, Message, Model, ModelResponse, ToolSpec
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 
 __all__ = [
@@ -35,8 +35,6 @@ __all__ = [
     "WireModel",
     "check_version",
 ]
-
-Call = tuple[tuple[Message, ...], tuple[ToolSpec, ...]]
 
 
 @runtime_checkable
@@ -96,7 +94,31 @@ def check_version(session: FixtureSession, hit: Hit, settings: RequestSettings) 
     )
 
 
-class ReplayModel:
+class _FixtureModel:
+    """What both models share: a session, the request settings, a sample, the calls."""
+
+    def __init__(self, session: FixtureSession, settings: RequestSettings, sample: int) -> None:
+        self.session = session
+        self.store = session.store
+        self.settings = settings
+        self.sample = sample
+        self.calls: list[Call] = []
+
+    def _request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec]
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Note the call; the wire request as sent, and as it is stored and looked up."""
+        self.calls.append((tuple(messages), tuple(tools)))
+        sent = self.settings.build(messages, tools)
+        return sent, self.session.stored_request(sent)
+
+    def _replayed(self, hit: Hit) -> ModelResponse:
+        """This model's sample of a recorded fixture, in engine types."""
+        check_version(self.session, hit, self.settings)
+        return self.settings.wire.from_response(self.session.sample_answer(hit, self.sample))
+
+
+class ReplayModel(_FixtureModel):
     """A :class:`~replaygate.models.types.Model` that answers from recorded fixtures only.
 
     ``calls`` keeps every conversation it was asked to complete, for tests to inspect.
@@ -105,7 +127,7 @@ class ReplayModel:
     store's project); ``interface_version`` the version the fixtures must have been
     recorded for (default: the interface's). A replay model never opens a connection
     and patches nothing process-wide: wrap a run in
-    :func:`~replaygate.http.block_network` to refuse every other way out.
+    :func:`~replaygate.network.block_network` to refuse every other way out.
     """
 
     def __init__(
@@ -120,25 +142,19 @@ class ReplayModel:
         interface_version: str | None = None,
         sanitize: Sanitizer | SanitizeConfig | None = None,
     ) -> None:
-        self.session = FixtureSession(store, sanitize=sanitize)
-        self.store = self.session.store
-        self.settings = RequestSettings(model, max_tokens, system, interface, interface_version)
-        self.sample = sample
-        self.calls: list[Call] = []
+        settings = RequestSettings(model, max_tokens, system, interface, interface_version)
+        super().__init__(FixtureSession(store, sanitize=sanitize), settings, sample)
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The recorded response for this exact request, or a loud mismatch."""
-        self.calls.append((tuple(messages), tuple(tools)))
-        session = self.session
-        request = session.stored_request(self.settings.build(messages, tools))
-        hit = session.lookup(request)
+        _, request = self._request(messages, tools)
+        hit = self.session.lookup(request)
         if hit is None:
-            raise session.miss(request)
-        check_version(session, hit, self.settings)
-        return self.settings.wire.from_response(session.sample_answer(hit, self.sample))
+            raise self.session.miss(request)
+        return self._replayed(hit)
 
 
-class RecordingModel:
+class RecordingModel(_FixtureModel):
     """Records a live model's responses as fixtures, on explicit approval only.
 
     ``record-missing`` replays what is recorded and calls ``live`` for the rest;
@@ -165,29 +181,22 @@ class RecordingModel:
         model: str,
         max_tokens: int,
         system: str | None = None,
+        source: str | None = None,
+        note: str | None = None,
         sample: int = 0,
         interface: str = "anthropic.messages",
         interface_version: str | None = None,
-        source: str | None = None,
-        note: str | None = None,
         sanitize: Sanitizer | SanitizeConfig | None = None,
     ) -> None:
         if mode not in RECORDING_MODES:
             raise ValueError(f"mode must be one of {', '.join(RECORDING_MODES)}, got {mode!r}")
-        self.session = FixtureSession(
-            store,
-            mode=mode,
-            approve_live=approve_live,
-            source=source,
-            note=note,
-            sanitize=sanitize,
+        session = FixtureSession(
+            store, mode=mode, approve_live=approve_live, source=source, note=note, sanitize=sanitize
         )
+        settings = RequestSettings(model, max_tokens, system, interface, interface_version)
+        super().__init__(session, settings, sample)
         self.live = live
-        self.store = self.session.store
-        self.settings = RequestSettings(model, max_tokens, system, interface, interface_version)
         self.mode = mode
-        self.sample = sample
-        self.calls: list[Call] = []
 
     @property
     def recorded(self) -> int:
@@ -196,28 +205,24 @@ class RecordingModel:
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """Replay if recorded (``record-missing``), else call live and record."""
-        self.calls.append((tuple(messages), tuple(tools)))
-        session, settings = self.session, self.settings
-        wire = settings.wire
-        sent = settings.build(messages, tools)
-        request = session.stored_request(sent)
+        sent, request = self._request(messages, tools)
         if self.mode == "record-missing":
             hit = self._recorded(request)
             if hit is not None:
-                check_version(session, hit, settings)
-                return wire.from_response(session.sample_answer(hit, self.sample))
+                return self._replayed(hit)
+        wire = self.settings.wire
         if isinstance(self.live, WireModel):
             response, source = self.live.complete_wire(sent), "live"
         else:
             engine_response = self.live.complete(messages, tools)
-            response = wire.render_response(engine_response, model=settings.model)
+            response = wire.render_response(engine_response, model=self.settings.model)
             source = "scripted"
-        fixture = session.record_sample(
+        fixture = self.session.record_sample(
             request,
             response,
             sample=self.sample,
             interface=wire.name,
-            meta=session.meta(wire.name, settings.version, source),
+            meta=self.session.meta(wire.name, self.settings.version, source),
         )
         return wire.from_response(fixture.responses[self.sample])
 

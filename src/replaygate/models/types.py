@@ -14,6 +14,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+__all__ = [
+    "STOP_REASONS",
+    "Call",
+    "Message",
+    "Model",
+    "ModelResponse",
+    "Role",
+    "StopReason",
+    "ToolCall",
+    "ToolSpec",
+    "Usage",
+]
+
 Role = Literal["user", "assistant", "tool"]
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal"]
 STOP_REASONS: tuple[str, ...] = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal")
@@ -100,3 +113,8 @@ class Model(Protocol):
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """Return the model's next turn for ``messages`` with ``tools`` available."""
         ...
+
+
+Call = tuple[tuple[Message, ...], tuple[ToolSpec, ...]]
+"""One conversation a model was asked to complete: its messages and tools (kept by the
+fakes and by the replay and recording models in ``calls``, for tests to inspect)."""
