@@ -1,0 +1,96 @@
+"""Collection: a sampled test's declaration is checked before anything runs (law 7)."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import pytest
+
+from replaygate.pytest_plugin.sampling_state import MARKER, SAMPLE_FIXTURE, SPEC
+from replaygate.sampling.reruns import RERUNS_REFUSED, item_reruns
+from replaygate.sampling.verdict import SampleSpec
+
+
+class _Refused(Exception):
+    """A sampled test declared in a way that cannot give a trustworthy verdict."""
+
+
+def _spec(item: pytest.Item) -> SampleSpec | None:
+    marker = item.get_closest_marker(MARKER)
+    if marker is None:
+        return None
+    arguments = {**dict(zip(("n", "floor"), marker.args, strict=False)), **marker.kwargs}
+    unknown = len(marker.args) > 2 or set(arguments) - {"n", "floor"}
+    if unknown or "n" not in arguments or "floor" not in arguments:
+        raise _Refused(
+            f"{item.nodeid}: declare @pytest.mark.{MARKER}(n=..., floor=...) with both the "
+            f"sample count and the pass floor (law 7); got {marker.args!r} {marker.kwargs!r}"
+        )
+    try:
+        return SampleSpec(arguments["n"], arguments["floor"])
+    except ValueError as err:
+        raise _Refused(f"{item.nodeid}: @pytest.mark.{MARKER}: {err}") from None
+
+
+def argnames(item: pytest.Item) -> tuple[str, ...]:
+    """The names of the fixtures the test function requests."""
+    info = getattr(item, "_fixtureinfo", None)
+    return tuple(getattr(info, "argnames", ()))
+
+
+def _fixtures_needing_sample(item: pytest.Item) -> list[str]:
+    info = getattr(item, "_fixtureinfo", None)
+    defs: dict[str, Any] = getattr(info, "name2fixturedefs", {})
+    return sorted(
+        name
+        for name, fixturedefs in defs.items()
+        if name != SAMPLE_FIXTURE
+        and fixturedefs
+        and SAMPLE_FIXTURE in getattr(fixturedefs[-1], "argnames", ())
+    )
+
+
+def _check_sampled(item: pytest.Item, spec: SampleSpec) -> None:
+    where = f"{item.nodeid} (sampled n={spec.n}, floor={spec.floor})"
+    if not isinstance(item, pytest.Function):
+        raise _Refused(f"{where}: only test functions can be sampled")
+    if inspect.iscoroutinefunction(item.obj):
+        raise _Refused(f"{where}: async tests cannot be sampled; sample a sync wrapper")
+    if SAMPLE_FIXTURE not in argnames(item):
+        raise _Refused(
+            f"{where}: the test does not request the {SAMPLE_FIXTURE} fixture, so every sample "
+            f"would replay the same recorded response; take {SAMPLE_FIXTURE} as an argument and "
+            f"build the model with sample={SAMPLE_FIXTURE}"
+        )
+    needing = _fixtures_needing_sample(item)
+    if needing:
+        raise _Refused(
+            f"{where}: fixture(s) {', '.join(needing)} request {SAMPLE_FIXTURE}, but fixtures "
+            f"are set up once per test, not once per sample; request {SAMPLE_FIXTURE} in the "
+            "test function and build per-sample objects there"
+        )
+    reruns = item_reruns(item)
+    if reruns:
+        raise _Refused(
+            f"{where}: pytest-rerunfailures would rerun it up to {reruns} time(s): "
+            + RERUNS_REFUSED
+        )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Validate every sampled test's declaration before anything runs; report all at once."""
+    refused: list[str] = []
+    for item in items:
+        try:
+            spec = _spec(item)
+            if spec is not None:
+                _check_sampled(item, spec)
+                item.stash[SPEC] = spec
+        except _Refused as err:
+            refused.append(str(err))
+    if refused:
+        raise pytest.UsageError("\n".join(refused))

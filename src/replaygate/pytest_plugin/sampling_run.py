@@ -1,0 +1,150 @@
+"""Running a sampled test once per sample, and an unsampled one N times for flaky runs."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+from _pytest.runner import runtestprotocol
+
+from replaygate.pytest_plugin.sampling_collect import argnames
+from replaygate.pytest_plugin.sampling_state import (
+    CASE,
+    CHECKS_FIXTURE,
+    FLAKY_PHASES,
+    FLAKY_PRIOR,
+    SAMPLE_FIXTURE,
+    SPEC,
+    STATE,
+)
+from replaygate.sampling.advice import ObserveWarning, SamplingWarning, sample_count_advice
+from replaygate.sampling.flaky import outcome_of
+from replaygate.sampling.recorder import SampleChecks
+from replaygate.sampling.results import SampledResult, SampleResult
+from replaygate.sampling.verdict import SampleSpec
+
+_FAILURE_LINES = 6
+
+
+def _failure_text(err: BaseException) -> str:
+    text = str(err).strip() or type(err).__name__
+    lines = text.splitlines()
+    return "\n".join(lines[:_FAILURE_LINES] + (["..."] if len(lines) > _FAILURE_LINES else []))
+
+
+def _run_samples(item: pytest.Function, spec: SampleSpec) -> SampledResult:
+    kwargs = {name: item.funcargs[name] for name in argnames(item)}
+    samples: list[SampleResult] = []
+    descriptions: dict[str, str] = {}
+    for index in range(spec.n):
+        recorder = SampleChecks(index)
+        kwargs[SAMPLE_FIXTURE] = index
+        if CHECKS_FIXTURE in kwargs:
+            kwargs[CHECKS_FIXTURE] = recorder
+        try:
+            item.obj(**kwargs)
+        except (AssertionError, pytest.fail.Exception) as err:
+            samples.append(recorder.result(_failure_text(err)))
+        except BaseException as err:
+            err.add_note(f"raised in sample {index} of {spec.n}; no sample is retried")
+            raise
+        else:
+            samples.append(recorder.result())
+        descriptions.update(recorder.descriptions)
+    return SampledResult(item.nodeid, spec.n, spec.floor, tuple(samples), descriptions)
+
+
+def _failure_report(result: SampledResult) -> str:
+    why = (
+        "every sample failed"
+        if result.verdict == "block"
+        else "fewer samples passed than the floor, and --observe-fails is on"
+    )
+    lines = [f"{result.summary()} ({why})"]
+    for sample in result.samples:
+        if sample.passed:
+            continue
+        failed = [f"{o.name}: {o.message}" for o in sample.outcomes if o.blocks]
+        if sample.failure is not None:
+            failed.append(sample.failure)
+        detail = "\n".join(failed).replace("\n", "\n    ")
+        lines.append(f"  sample {sample.index}: {detail}")
+    return "\n".join(lines)
+
+
+def _warn_at(item: pytest.Function, message: str, category: type[Warning]) -> None:
+    """Warn with the test's own file and line as the place."""
+    path, line, _ = item.location
+    warnings.warn_explicit(message, category, str(item.config.rootpath / path), (line or 0) + 1)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Run a sampled test's body once per sample and turn the passes into a verdict."""
+    spec = pyfuncitem.stash.get(SPEC, None)
+    if spec is None:
+        return None
+    state = pyfuncitem.config.stash[STATE]
+    result = _run_samples(pyfuncitem, spec)
+    pyfuncitem.stash[CASE] = result
+    categories = {o.category for s in result.samples for o in s.outcomes}
+    advice = sample_count_advice(result.case, spec.n, categories or None)
+    if advice:
+        _warn_at(pyfuncitem, advice, SamplingWarning)
+    if result.verdict == "pass":
+        return True
+    if result.verdict == "observe" and not state.observe_fails:
+        _warn_at(pyfuncitem, f"observe: {result.summary()}", ObserveWarning)
+        return True
+    pytest.fail(_failure_report(result), pytrace=False)
+
+
+def _unsampled_case(item: pytest.Item, call: pytest.CallInfo[None]) -> SampledResult | None:
+    funcargs: dict[str, Any] = getattr(item, "funcargs", None) or {}
+    recorder = funcargs.get(CHECKS_FIXTURE)
+    if not isinstance(recorder, SampleChecks) or not recorder.outcomes:
+        return None
+    failure = None
+    if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
+        failure = _failure_text(call.excinfo.value)
+    return SampledResult(item.nodeid, 1, 1, (recorder.result(failure),), recorder.descriptions)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Attach the case result and flaky outcomes to the reports (they travel to xdist's
+    controller with the report)."""
+    report: pytest.TestReport = yield
+    if report.when == "call":
+        case = item.stash.get(CASE, None) or _unsampled_case(item, call)
+        if case is not None:
+            report.replaygate_case = case.to_json()  # type: ignore[attr-defined]
+            report.replaygate_verdict = case.verdict  # type: ignore[attr-defined]
+    phases = item.stash.get(FLAKY_PHASES, None)
+    if phases is not None:
+        phases.append(report)
+        if report.when == "teardown":
+            outcomes = [*item.stash[FLAKY_PRIOR], outcome_of(phases)]
+            report.replaygate_flaky = outcomes  # type: ignore[attr-defined]
+    return report
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    """With ``--flaky-runs N``: run an unsampled test N times, log the last run."""
+    runs = item.config.stash[STATE].flaky_runs
+    if runs < 2 or SPEC in item.stash:
+        return None
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    prior = [
+        outcome_of(runtestprotocol(item, log=False, nextitem=nextitem)) for _ in range(runs - 1)
+    ]
+    item.stash[FLAKY_PRIOR] = prior
+    item.stash[FLAKY_PHASES] = []
+    runtestprotocol(item, log=True, nextitem=nextitem)
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True

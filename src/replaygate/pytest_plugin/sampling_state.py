@@ -1,0 +1,42 @@
+"""What the sampling plugin's modules share: names, the session state, stash keys."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from replaygate.sampling.flaky import FlakyTest, find_flaky
+from replaygate.sampling.queue import Observation
+from replaygate.sampling.results import SampledResult
+from replaygate.sampling.verdict import SampleSpec
+
+MARKER = "sampled"
+SAMPLE_FIXTURE = "replaygate_sample"
+CHECKS_FIXTURE = "replaygate_checks"
+
+
+@dataclass
+class SessionState:
+    """The options of a session and what it collected from the reports."""
+
+    observe_fails: bool
+    queue: Path
+    results: Path | None
+    flaky_runs: int
+    flaky_report: Path | None
+    cases: list[SampledResult] = field(default_factory=list)
+    observed: list[Observation] = field(default_factory=list)
+    flaky_outcomes: dict[str, list[str]] = field(default_factory=dict)
+
+    def flaky(self) -> list[FlakyTest]:
+        """The tests whose outcome differed between runs."""
+        return find_flaky(self.flaky_outcomes)
+
+
+STATE = pytest.StashKey[SessionState]()
+SPEC = pytest.StashKey[SampleSpec]()
+CASE = pytest.StashKey[SampledResult]()
+FLAKY_PRIOR = pytest.StashKey[list[str]]()
+FLAKY_PHASES = pytest.StashKey[list[pytest.TestReport]]()

@@ -1,0 +1,93 @@
+"""Reporting: observed cases in the progress line, the session summary, the result files."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from replaygate.pytest_plugin.sampling_state import SessionState
+from replaygate.sampling.flaky import FlakyTest, report_lines
+from replaygate.sampling.queue import Observation, append_observation
+from replaygate.sampling.results import SampledResult, write_results
+
+
+def pytest_report_teststatus(
+    report: pytest.TestReport, config: pytest.Config
+) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
+    """Show an observed case as ``o`` / ``OBSERVE`` rather than a plain pass."""
+    observed = getattr(report, "replaygate_verdict", None) == "observe"
+    if report.when == "call" and report.passed and observed:
+        return "observed", "o", ("OBSERVE", {"yellow": True})
+    return None
+
+
+class Collector:
+    """Collects cases and flaky outcomes from the reports (in the controlling process)."""
+
+    def __init__(self, state: SessionState) -> None:
+        self.state = state
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep a case's result, queue an observation, keep flaky outcomes."""
+        case = getattr(report, "replaygate_case", None)
+        if case is not None and report.when == "call":
+            result = SampledResult.from_json(case)
+            self.state.cases.append(result)
+            if result.verdict == "observe":
+                observation = Observation.of(result)
+                append_observation(self.state.queue, observation)
+                self.state.observed.append(observation)
+        flaky = getattr(report, "replaygate_flaky", None)
+        if flaky is not None:
+            self.state.flaky_outcomes[report.nodeid] = list(flaky)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Write the results file and flaky report; exit 1 when a test was flaky."""
+        state = self.state
+        if state.results is not None:
+            write_results(state.results, state.cases)
+        if state.flaky_runs:
+            flaky = state.flaky()
+            if state.flaky_report is not None:
+                _write_flaky_report(state, flaky)
+            if flaky and session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """List this session's sampled verdicts, observation queue and flaky tests."""
+        state = self.state
+        sampled = [c for c in state.cases if c.n > 1]
+        if sampled:
+            counts = {
+                v: sum(1 for c in sampled if c.verdict == v) for v in ("pass", "observe", "block")
+            }
+            terminalreporter.section("replaygate sampled cases")
+            terminalreporter.line(", ".join(f"{n} {v}" for v, n in counts.items()))
+            for observation in state.observed:
+                terminalreporter.line(f"observe: {observation.summary()}")
+            if state.observed:
+                terminalreporter.line(f"observation queue: {state.queue}")
+        if state.flaky_runs:
+            terminalreporter.section("replaygate flaky tests")
+            lines = report_lines(state.flaky(), len(state.flaky_outcomes), state.flaky_runs)
+            for line in lines:
+                terminalreporter.line(line)
+
+
+def _write_flaky_report(state: SessionState, flaky: list[FlakyTest]) -> None:
+    assert state.flaky_report is not None
+    state.flaky_report.parent.mkdir(parents=True, exist_ok=True)
+    document = {
+        "runs": state.flaky_runs,
+        "tests": len(state.flaky_outcomes),
+        "flaky": [{"nodeid": t.nodeid, "outcomes": list(t.outcomes)} for t in flaky],
+        "failed_every_run": sorted(
+            node
+            for node, outcomes in state.flaky_outcomes.items()
+            if all(o != "passed" and o != "skipped" for o in outcomes)
+        ),
+    }
+    state.flaky_report.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
