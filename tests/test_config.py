@@ -6,8 +6,10 @@ import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from replaygate import Message, ModelResponse, RecordingModel, ReplayModel
+from replaygate.cli import main
 from replaygate.config import TomlFileError, find_pyproject, read_toml, store_pyproject
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.fakes import ScriptedModel
@@ -35,6 +37,8 @@ replace = "someone"
 SETTINGS = {"model": "m", "max_tokens": 8}
 QUESTION = [Message.user("Mail bob@corp.com about ACME Corp")]
 WHERE = ("root", "subfolder", "elsewhere")
+AGENT = '[tool.replaygate]\nagent = "replaygate.examples.research_copilot:copilot"\n'
+ASK = ["-q", "What is RAG? Ask bob@corp.com at ACME Corp"]
 
 
 @pytest.fixture
@@ -232,3 +236,27 @@ def test_a_file_is_parsed_once_while_unchanged(tmp_path: Path) -> None:
     assert read_toml(path) is first
     path.write_text("[tool.replaygate]\nmodel = 'bb'\n")
     assert read_toml(path).data["tool"]["replaygate"]["model"] == "bb"
+
+
+def test_the_cli_records_and_replays_a_store_the_same_from_any_folder(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "pyproject.toml").write_text(AGENT + PROJECT, encoding="utf-8")
+    elsewhere = project.parent / "elsewhere" / "pyproject.toml"
+    elsewhere.write_text(AGENT + 'model = "another-model"\n' + ELSEWHERE, encoding="utf-8")
+    stores = project / "tests" / "fixtures"
+    runner = CliRunner()
+    replayed: set[str] = set()
+    for where in WHERE:
+        monkeypatch.chdir(folder(project, where))
+        store = str(stores / f"{where}.jsonl")
+        done = runner.invoke(
+            main, ["record", "--fixtures", store, "--simulator", "--approve-live", *ASK]
+        )
+        assert done.exit_code == 0, done.output
+        done = runner.invoke(main, ["run", "--fixtures", str(stores / "root.jsonl"), *ASK])
+        assert done.exit_code == 0, done.output
+        replayed.add(done.output)
+    recorded = {without_time((stores / f"{where}.jsonl").read_bytes()) for where in WHERE}
+    assert len(recorded) == 1 and len(replayed) == 1
+    assert b"bob@corp.com" not in recorded.pop()
