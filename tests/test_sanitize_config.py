@@ -94,7 +94,7 @@ def test_a_rewritten_file_is_read_again(tmp_path: Path) -> None:
     assert load_config(path) == SanitizeConfig(times=True)
 
 
-def test_recording_picks_up_the_config_of_the_current_project(
+def test_recording_picks_up_the_config_of_the_project_that_owns_the_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
