@@ -32,5 +32,7 @@ clean:
 example-fixtures: $(STAMP)
 	rm -f src/replaygate/examples/research_copilot/data/fixtures.jsonl
 	$(BIN)/replaygate record --approve-live --simulator --seed 7 \
+	  --agent replaygate.examples.research_copilot:copilot \
+	  --cases src/replaygate/examples/research_copilot/data/eval_cases.jsonl \
 	  --fixtures src/replaygate/examples/research_copilot/data/fixtures.jsonl \
 	  --note "ResearchCopilot eval cases, recorded from the loopback simulator"

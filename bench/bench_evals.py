@@ -24,21 +24,21 @@ import anthropic
 from replaygate.evals import (
     GateConfig,
     History,
-    Recording,
+    RecordPlan,
     Reference,
-    demo_loop,
     load_eval_cases,
     load_reference,
     run_eval,
     run_gate,
-    shipped_baseline_path,
     shipped_prices,
 )
+from replaygate.evals.demo import demo_loop
 from replaygate.examples.research_copilot import (
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_MODEL,
-    DEFAULT_SYSTEM,
+    SETTINGS,
     ResearchPolicy,
+    copilot,
+    shipped_baseline,
+    shipped_eval_cases,
 )
 from replaygate.models.live import AnthropicModel
 from replaygate.models.types import Message, ModelResponse, ToolSpec
@@ -72,7 +72,7 @@ class SlowPolicy:
 
 def main() -> None:
     warnings.simplefilter("ignore")
-    cases = load_eval_cases()
+    cases = load_eval_cases(shipped_eval_cases())
     prices = shipped_prices()
     rows: list[tuple[str, str, str]] = []
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -85,40 +85,36 @@ def main() -> None:
                 client = anthropic.Anthropic(base_url=sim.url, api_key="k", max_retries=0)
                 live = AnthropicModel(
                     client,
-                    model=DEFAULT_MODEL,
-                    max_tokens=DEFAULT_MAX_TOKENS,
-                    system=DEFAULT_SYSTEM,
+                    model=SETTINGS.model,
+                    max_tokens=SETTINGS.max_tokens,
+                    system=SETTINGS.system,
                 )
-                recording = Recording(live, approve_live=True, source="sim")
-                run_eval(cases, tmp / f"rec{counter[0]}.jsonl", recording=recording, prices=prices)
+                plan = RecordPlan(live, approve_live=True, source="sim")
+                target = tmp / f"rec{counter[0]}.jsonl"
+                run_eval(cases, target, agent=copilot, recording=plan, prices=prices)
 
         rows.append(
             ("record 8 cases x 5 samples (simulator, SDK)", f"{timed(record, 3):.2f} s", "")
         )
         store = tmp / "rec1.jsonl"
-        rows.append(
-            (
-                "replay 8 cases x 5 samples",
-                f"{timed(lambda: run_eval(cases, store, prices=prices), 5) * 1000:.0f} ms",
-                "",
-            )
-        )
+        replay_ms = timed(lambda: run_eval(cases, store, agent=copilot, prices=prices), 5) * 1000
+        rows.append(("replay 8 cases x 5 samples", f"{replay_ms:.0f} ms", ""))
         for workers, limit in ((1, None), (4, None), (4, 100.0)):
             model = SlowPolicy(0.02)
             target = tmp / f"slow-{workers}-{limit}.jsonl"
-            recording = Recording(
+            plan = RecordPlan(
                 model, approve_live=True, concurrency=workers, rate_limit=limit, source="scripted"
             )
             started = time.perf_counter()
-            run_eval(cases, target, recording=recording)
+            run_eval(cases, target, agent=copilot, recording=plan)
             took = time.perf_counter() - started
             calls = sorted(model.calls)
             rate = (len(calls) - 1) / (calls[-1] - calls[0])
             label = f"record with a 20 ms model, {workers} worker(s)"
             label += f", limit {limit:g}/s" if limit else ""
             rows.append((label, f"{took:.2f} s", f"{len(calls)} calls, {rate:.0f} calls/s"))
-        results = run_eval(cases, store, prices=prices)
-        baseline = load_reference(shipped_baseline_path())
+        results = run_eval(cases, store, agent=copilot, prices=prices)
+        baseline = load_reference(shipped_baseline())
         now = Reference.of(results, "now")
         gate_us = timed(lambda: run_gate(baseline, now, GateConfig()), 50) * 1e6
         rows.append(("gate against the shipped baseline", f"{gate_us:.0f} µs", ""))

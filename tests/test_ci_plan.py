@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from replaygate.ci import FixtureUsers, changed_keys, glob_match, make_plan
-from replaygate.cli.eval_cmds import ci_group
+from replaygate.cli.ci_cmd import ci_group
 from replaygate.evals import load_config
 from replaygate.evals.errors import EvalError
 

@@ -12,9 +12,11 @@ import pytest
 
 from replaygate.examples.research_copilot import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, DEFAULT_SYSTEM
 from replaygate.fixtures.store import FixtureStore
+from replaygate.models.replay import RequestSettings
 from replaygate.sim import Simulator
 
 CLI = [sys.executable, "-m", "replaygate"]
+AGENT = "replaygate.examples.research_copilot:copilot"
 
 
 def replaygate(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -30,7 +32,8 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("cli") / "rc.jsonl"
     with Simulator(behavior="research-copilot", seed=3) as sim:
         done = replaygate(
-            "record", "--fixtures", str(path), "--approve-live", "--source", "sim",
+            "record", "--agent", AGENT, "--fixtures", str(path), "--approve-live",
+            "--source", "sim",
             "-q", "What is RAG?", "-q", "Why are some agent tests flaky?",
             env={"ANTHROPIC_BASE_URL": sim.url, "ANTHROPIC_API_KEY": "sk-test-cli"},
         )  # fmt: skip
@@ -57,15 +60,18 @@ def test_record_without_approval_exits_2_and_touches_nothing(tmp_path: Path) -> 
 
 def test_run_replays_and_checks_determinism(recorded: Path) -> None:
     done = replaygate(
-        "run", "--fixtures", str(recorded), "-q", "What is RAG?", "--check-determinism"
-    )
+        "run", "--agent", AGENT, "--fixtures", str(recorded), "-q", "What is RAG?",
+        "--check-determinism",
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "search_corpus({'q': 'RAG'})" in done.stdout
     assert "identical final: True; identical trace: True" in done.stdout
 
 
 def test_run_mismatch_fails_with_the_field_diff(recorded: Path) -> None:
-    done = replaygate("run", "--fixtures", str(recorded), "-q", "RAG, what is it?")
+    done = replaygate(
+        "run", "--agent", AGENT, "--fixtures", str(recorded), "-q", "RAG, what is it?"
+    )
     assert done.returncode == 1
     assert "FixtureMismatchError" in done.stderr
     assert "messages[0].content[0].text: 'What is RAG?' != 'RAG, what is it?'" in done.stderr
@@ -176,10 +182,11 @@ def test_a_damaged_store_is_a_clean_error_not_a_traceback(recorded: Path, tmp_pa
     lines = recorded.read_bytes().splitlines(keepends=True)
     damaged = tmp_path / "damaged.jsonl"
     damaged.write_bytes(b"".join(lines[:3]) + b"{broken\n" + b"".join(lines[4:]))
+    recording = ["--approve-live", "--simulator", "-q", "x"]
     for args in (
-        ["run", "--fixtures", str(damaged), "-q", "What is RAG?"],
+        ["run", "--agent", AGENT, "--fixtures", str(damaged), "-q", "What is RAG?"],
         ["show", "2652", "--fixtures", str(damaged)],
-        ["record", "--fixtures", str(damaged), "--approve-live", "--simulator", "-q", "x"],
+        ["record", "--agent", AGENT, "--fixtures", str(damaged), *recording],
     ):
         done = replaygate(*args)
         assert done.returncode == 2, (args, done.stderr)
@@ -193,7 +200,8 @@ def test_a_bad_sanitize_config_stops_record_cleanly(tmp_path: Path) -> None:
         '[[tool.replaygate.sanitize.rules]]\npattern = "(x"\n', encoding="utf-8"
     )
     done = subprocess.run(
-        [*CLI, "record", "--fixtures", "a.jsonl", "--approve-live", "--simulator", "-q", "hi"],
+        [*CLI, "record", "--agent", AGENT, "--fixtures", "a.jsonl", "--approve-live",
+         "--simulator", "-q", "hi"],
         capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 2, done.stderr
@@ -202,9 +210,7 @@ def test_a_bad_sanitize_config_stops_record_cleanly(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr and not (tmp_path / "a.jsonl").exists()
 
 
-def test_replay_from_the_cli_blocks_the_network(
-    recorded: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_replay_from_the_cli_blocks_the_network(recorded: Path) -> None:
     import socket
 
     from replaygate.cli import replay_cmds
@@ -214,8 +220,8 @@ def test_replay_from_the_cli_blocks_the_network(
     def agent_that_calls_out(*args: object, **kwargs: object) -> object:
         return socket.create_connection(("192.0.2.10", 443), timeout=1)
 
-    monkeypatch.setattr(replay_cmds, "run_agent", agent_that_calls_out)
+    settings = RequestSettings(DEFAULT_MODEL, DEFAULT_MAX_TOKENS, "s")
     store = FixtureStore.open(recorded)
     with pytest.raises(NetworkBlockedError):
-        replay_cmds.replay_once(store, "What is RAG?", DEFAULT_MODEL, DEFAULT_MAX_TOKENS, "s")
+        replay_cmds.replay_once(store, "What is RAG?", agent_that_calls_out, settings)
     assert not network_blocked()  # lifted once the replay is over

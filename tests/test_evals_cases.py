@@ -1,4 +1,4 @@
-"""Eval case files: the shipped cases load; every malformed case names file and line."""
+"""Eval case files: the example's shipped cases load; every malformed case names file and line."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from replaygate.evals import CaseFormatError, checks_for, load_eval_cases, shipped_cases_path
+from replaygate.evals import CaseFormatError, checks_for, load_eval_cases
+from replaygate.examples.research_copilot import shipped_eval_cases
 
 GOOD = {
     "id": "rag",
@@ -26,10 +27,10 @@ def write(tmp_path: Path, *lines: str) -> Path:
 
 
 def test_shipped_cases_declare_samples_and_floor() -> None:
-    cases = load_eval_cases()
+    cases = load_eval_cases(shipped_eval_cases())
     assert len(cases) == 8
     assert {(c.samples, c.floor) for c in cases} == {(5, 4)}
-    assert cases[0].where == f"{shipped_cases_path()}:1"
+    assert cases[0].where == f"{shipped_eval_cases()}:1"
     rag_chinese = next(c for c in cases if c.id == "rag-chinese")
     assert rag_chinese.aliases == {"retrieval-augmented generation": ("检索增强生成",)}
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from replaygate.evals import History, demo_loop, load_baseline, load_eval_cases
-from replaygate.evals.demo import DEMO_SEED, shipped_baseline_path
+from replaygate.evals import History, load_baseline, load_eval_cases
+from replaygate.evals.demo import DEMO_SEED, demo_loop
+from replaygate.examples.research_copilot import shipped_baseline, shipped_eval_cases
 
 pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")
 pytestmark = [
@@ -24,7 +25,7 @@ def test_the_demo_loop_records_replays_gates_logs_and_reports(tmp_path: Path) ->
     assert (summary.cases, summary.runs) == (8, 40)
     assert summary.identical
     assert summary.gate.passed, summary.gate.text()
-    shipped = load_baseline(shipped_baseline_path())
+    shipped = load_baseline(shipped_baseline())
     assert summary.metrics == shipped.metrics  # the shipped baseline is this very run
     assert {r.delta for r in summary.gate.rows} <= {"+0.000", "+0.0%"}
     assert summary.fixture_count > 0 and summary.fixtures.is_file()
@@ -42,8 +43,9 @@ def test_the_demo_loop_records_replays_gates_logs_and_reports(tmp_path: Path) ->
 
 
 def test_the_shipped_baseline_covers_the_shipped_cases_with_a_reason() -> None:
-    baseline = load_baseline(shipped_baseline_path())
-    assert [c.case for c in baseline.reference.cases] == [c.id for c in load_eval_cases()]
+    baseline = load_baseline(shipped_baseline())
+    cases = load_eval_cases(shipped_eval_cases())
+    assert [c.case for c in baseline.reference.cases] == [c.id for c in cases]
     (entry,) = baseline.history
     assert entry["reason"].startswith("First baseline")
     assert entry["commit"]

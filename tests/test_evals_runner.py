@@ -1,4 +1,4 @@
-"""The eval runner end to end: record the shipped cases from the simulator once, then
+"""The eval runner end to end: record the example's cases from the simulator once, then
 replay them offline, deterministically; recording is refused without approval."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import pytest
@@ -18,11 +19,11 @@ from click.testing import CliRunner
 from replaygate.cli.eval_cmds import eval_cmd
 from replaygate.errors import FixtureMismatchError, LiveCallNotApproved
 from replaygate.evals import (
+    AgentEntry,
     AgentLoadError,
     EvalResults,
     History,
-    ModelSettings,
-    Recording,
+    RecordPlan,
     load_agent,
     load_eval_cases,
     load_eval_results,
@@ -33,36 +34,44 @@ from replaygate.evals.cases import EvalCase
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.evals.ratelimit import RateLimiter, WrappedWireModel, limited
 from replaygate.examples.research_copilot import (
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_MODEL,
-    DEFAULT_SYSTEM,
+    SETTINGS,
     StepLimitExceeded,
+    copilot,
+    shipped_eval_cases,
 )
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.fakes import FunctionModel
 from replaygate.models.live import AnthropicModel
+from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
 from replaygate.sampling import load_results
 from replaygate.sim import Simulator
 
 SEED = 7
+AGENT = "replaygate.examples.research_copilot:copilot"
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 
 
 def sim_model(url: str) -> AnthropicModel:
     client = anthropic.Anthropic(base_url=url, api_key="sim-key", max_retries=0)
     return AnthropicModel(
-        client, model=DEFAULT_MODEL, max_tokens=DEFAULT_MAX_TOKENS, system=DEFAULT_SYSTEM
+        client, model=SETTINGS.model, max_tokens=SETTINGS.max_tokens, system=SETTINGS.system
     )
+
+
+def shipped_cases() -> list[EvalCase]:
+    return load_eval_cases(shipped_eval_cases())
 
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, EvalResults]]:
-    """The shipped eval cases, 5 samples each, recorded from the simulator."""
+    """The example's eval cases, 5 samples each, recorded from the simulator."""
     store = tmp_path_factory.mktemp("evals") / "fixtures.jsonl"
     with Simulator(behavior="research-copilot", seed=SEED) as sim:
-        recording = Recording(sim_model(sim.url), approve_live=True, source="sim")
-        results = run_eval(load_eval_cases(), store, recording=recording, prices=shipped_prices())
+        plan = RecordPlan(sim_model(sim.url), approve_live=True, source="sim")
+        results = run_eval(
+            shipped_cases(), store, agent=copilot, recording=plan, prices=shipped_prices()
+        )
     yield store, results
 
 
@@ -72,8 +81,8 @@ def cases_json(results: EvalResults) -> str:
 
 def test_replay_reproduces_the_recording_byte_for_byte(recorded: tuple[Path, EvalResults]) -> None:
     store, recording = recorded
-    first = run_eval(load_eval_cases(), store, prices=shipped_prices())
-    second = run_eval(load_eval_cases(), store, prices=shipped_prices())
+    first = run_eval(shipped_cases(), store, agent=copilot, prices=shipped_prices())
+    second = run_eval(shipped_cases(), store, agent=copilot, prices=shipped_prices())
     assert cases_json(first) == cases_json(recording) == cases_json(second)
     assert first.info["mode"] == "replay"
     assert recording.info["mode"] == "record-missing"
@@ -81,7 +90,7 @@ def test_replay_reproduces_the_recording_byte_for_byte(recorded: tuple[Path, Eva
 
 def test_replayed_results_are_scored(recorded: tuple[Path, EvalResults]) -> None:
     store, _ = recorded
-    results = run_eval(load_eval_cases(), store, prices=shipped_prices())
+    results = run_eval(shipped_cases(), store, agent=copilot, prices=shipped_prices())
     assert [c.sampled.n for c in results.cases] == [5] * 8
     metrics = results.metrics
     assert 0.0 < metrics["success"] <= 1.0  # type: ignore[operator]
@@ -100,7 +109,8 @@ def test_the_results_file_extends_the_sampling_format(
     recorded: tuple[Path, EvalResults], tmp_path: Path
 ) -> None:
     store, _ = recorded
-    path = run_eval(load_eval_cases(), store, prices=shipped_prices()).write(tmp_path / "r.json")
+    results = run_eval(shipped_cases(), store, agent=copilot, prices=shipped_prices())
+    path = results.write(tmp_path / "r.json")
     document = json.loads(path.read_text(encoding="utf-8"))
     assert document["format"] == "replaygate.sampling.results"
     assert set(document["metrics"]) >= {"success", "citation_precision", "cost", "steps"}
@@ -128,13 +138,13 @@ def test_a_request_that_was_never_recorded_fails_loudly(
     store, _ = recorded
     case = EvalCase("new", "What is a fixture?", 3, 1, must_contain=("fixture",))
     with pytest.raises(FixtureMismatchError) as caught:
-        run_eval([case], store)
+        run_eval([case], store, agent=copilot)
     assert "raised in sample 0 of 3 of case new" in caught.value.__notes__
 
 
 def test_replay_of_a_missing_store_says_how_to_record(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"no fixtures at .*--approve-live"):
-        run_eval(load_eval_cases(), tmp_path / "none.jsonl")
+        run_eval(shipped_cases(), tmp_path / "none.jsonl", agent=copilot)
 
 
 class Spy:
@@ -154,18 +164,20 @@ def test_recording_without_approval_is_refused_before_any_call(tmp_path: Path) -
     with pytest.raises(
         LiveCallNotApproved, match=r"needs an explicit approval.*Nothing was called"
     ):
-        run_eval(load_eval_cases(), store, recording=Recording(spy, approve_live=False))
+        run_eval(shipped_cases(), store, agent=copilot, recording=RecordPlan(spy, False))
     assert spy.calls == 0
     assert not store.exists()
     with pytest.raises(ValueError, match="mode must be one of"):
-        run_eval(load_eval_cases(), store, recording=Recording(spy, True, mode="live"))
+        run_eval(shipped_cases(), store, agent=copilot, recording=RecordPlan(spy, True, "live"))
     with pytest.raises(ValueError, match="concurrency must be at least 1"):
-        run_eval(load_eval_cases(), store, recording=Recording(spy, True, concurrency=0))
+        plan = RecordPlan(spy, True, concurrency=0)
+        run_eval(shipped_cases(), store, agent=copilot, recording=plan)
 
 
 def test_the_cli_refuses_record_mode_without_approve_live(tmp_path: Path) -> None:
     store = tmp_path / "f.jsonl"
     args = ["--fixtures", str(store), "--record-mode", "record-missing", "--simulator"]
+    args += ["--agent", AGENT, "--cases", str(shipped_eval_cases())]
     result = CliRunner().invoke(eval_cmd, args)
     assert result.exit_code == 2
     assert "refusing --record-mode record-missing without --approve-live" in result.output
@@ -198,6 +210,7 @@ def test_the_cli_replays_writes_results_and_appends_to_the_history(
     monkeypatch.setenv("CI", "1")
     history = tmp_path / "h.db"
     args = ["--fixtures", str(store), "--out", "r.json", "--history", str(history)]
+    args += ["--agent", AGENT, "--cases", str(shipped_eval_cases())]
     for _ in range(2):
         result = CliRunner().invoke(eval_cmd, args)
         assert result.exit_code == 0, result.output
@@ -218,7 +231,7 @@ def test_the_cli_reports_a_mismatch_as_an_error(
     cases = tmp_path / "cases.jsonl"
     record = {"id": "x", "question": "Unrecorded?", "must_contain": ["a"], "samples": 3, "floor": 2}
     cases.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    args = ["--fixtures", str(store), "--cases", str(cases), "--no-history"]
+    args = ["--fixtures", str(store), "--cases", str(cases), "--no-history", "--agent", AGENT]
     result = CliRunner().invoke(eval_cmd, args)
     assert result.exit_code == 2
     assert "FixtureMismatchError" in result.output
@@ -226,13 +239,13 @@ def test_the_cli_reports_a_mismatch_as_an_error(
 
 def test_concurrent_recording_with_a_rate_limit_replays_identically(tmp_path: Path) -> None:
     store = tmp_path / "f.jsonl"
-    cases = load_eval_cases()[:4]
+    cases = shipped_cases()[:4]
     with Simulator(behavior="research-copilot", seed=3) as sim:
-        recording = Recording(
+        plan = RecordPlan(
             sim_model(sim.url), approve_live=True, source="sim", concurrency=3, rate_limit=500.0
         )
-        recorded = run_eval(cases, store, recording=recording)
-    replayed = run_eval(cases, store)
+        recorded = run_eval(cases, store, agent=copilot, recording=plan)
+    replayed = run_eval(cases, store, agent=copilot)
     assert cases_json(replayed) == cases_json(recorded)
     assert [c.id for c in replayed.cases] == [c.id for c in cases]
 
@@ -299,12 +312,13 @@ def test_an_agent_that_gives_up_fails_its_sample_without_stopping_the_run(
     store, _ = recorded
     calls = [0]
 
-    def agent(model: Model, question: str) -> object:
+    def gives_up(model: Model, question: str) -> Any:
         calls[0] += 1
         raise StepLimitExceeded(8, question, None)
 
+    agent = AgentEntry(gives_up, SETTINGS, failures=(StepLimitExceeded,))
     case = EvalCase("c", "q", 3, 2, must_contain=("x",), expected_doc_ids=("doc-x",))
-    results = run_eval([case], store, agent=agent)  # type: ignore[arg-type]
+    results = run_eval([case], store, agent=agent)
     (only,) = results.cases
     assert calls[0] == 3
     assert only.sampled.verdict == "block"
@@ -331,8 +345,10 @@ def test_agents_load_by_module_and_function(
         encoding="utf-8",
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert callable(load_agent("my_agent:agent"))
-    assert load_agent(None).__name__ == "research_copilot"
+    loaded = load_agent("my_agent:agent")
+    assert isinstance(loaded, AgentEntry)
+    assert (loaded.settings, loaded.failures) == (None, ())
+    assert load_agent(AGENT) is copilot
     for spec, message in [
         ("my_agent", "expected 'package.module:function'"),
         ("no_such_module_xyz:agent", "cannot import 'no_such_module_xyz'"),
@@ -346,6 +362,6 @@ def test_agents_load_by_module_and_function(
 
 def test_settings_are_the_recorded_ones(recorded: tuple[Path, EvalResults]) -> None:
     store, _ = recorded
-    other = ModelSettings(model="another-model")
+    other = RequestSettings("another-model", SETTINGS.max_tokens, SETTINGS.system)
     with pytest.raises(FixtureMismatchError):
-        run_eval(load_eval_cases()[:1], store, settings=other)
+        run_eval(shipped_cases()[:1], store, agent=copilot, settings=other)

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from replaygate.assertions.kinds import Outcome
-from replaygate.cli.eval_cmds import baseline_group, gate_cmd
+from replaygate.cli.gate_cmds import baseline_group, gate_cmd
 from replaygate.evals import (
     BaselineError,
     CaseResult,

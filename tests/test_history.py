@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from replaygate.assertions.kinds import Outcome
-from replaygate.cli.eval_cmds import history_group
+from replaygate.cli.history_cmds import history_group
 from replaygate.evals import CaseResult, EvalResults, History, HistoryError, read_export
 from replaygate.evals.scorers import CaseCounts
 from replaygate.sampling import SampledResult, SampleResult

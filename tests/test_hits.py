@@ -76,6 +76,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "tests" / "test_agent.py").write_text(TESTS, encoding="utf-8")
     store = root / "tests" / "fixtures" / "rc.jsonl"
     done = run(root, sys.executable, "-m", "replaygate", "record", "--fixtures", str(store),
+               "--agent", "replaygate.examples.research_copilot:copilot",
                "--approve-live", "--simulator", "-q", "What is RAG?",
                "-q", "Why are some agent tests flaky?")  # fmt: skip
     assert done.returncode == 0, done.stderr

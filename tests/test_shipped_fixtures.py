@@ -14,6 +14,7 @@ from replaygate.examples.research_copilot import (
     build_registry,
     load_cases,
     run,
+    shipped_eval_cases,
     shipped_fixtures,
 )
 
@@ -41,7 +42,9 @@ def test_shipped_fixtures_are_reproducible_from_the_simulator(tmp_path: Path) ->
     fresh = tmp_path / "fresh.jsonl"
     done = subprocess.run(
         [sys.executable, "-m", "replaygate", "record", "--approve-live", "--simulator",
-         "--seed", "7", "--fixtures", str(fresh)],
+         "--seed", "7", "--fixtures", str(fresh),
+         "--agent", "replaygate.examples.research_copilot:copilot",
+         "--cases", str(shipped_eval_cases())],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

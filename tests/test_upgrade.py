@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from replaygate.assertions.kinds import Category, Outcome
-from replaygate.cli.eval_cmds import upgrade_cmd
+from replaygate.cli.gate_cmds import upgrade_cmd
 from replaygate.evals import CaseResult, EvalResults, Reference, classify_upgrade
 from replaygate.evals.scorers import CaseCounts
 from replaygate.sampling import SampledResult, SampleResult

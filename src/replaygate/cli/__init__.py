@@ -28,12 +28,12 @@ COMMANDS: dict[str, str] = {
     "patrol": "replaygate.cli.hygiene_cmds:patrol_cmd",
     "prune": "replaygate.cli.hygiene_cmds:prune",
     "eval": "replaygate.cli.eval_cmds:eval_cmd",
-    "gate": "replaygate.cli.eval_cmds:gate_cmd",
-    "baseline": "replaygate.cli.eval_cmds:baseline_group",
-    "report": "replaygate.cli.eval_cmds:report_cmd",
-    "history": "replaygate.cli.eval_cmds:history_group",
-    "ci": "replaygate.cli.eval_cmds:ci_group",
-    "upgrade": "replaygate.cli.eval_cmds:upgrade_cmd",
+    "gate": "replaygate.cli.gate_cmds:gate_cmd",
+    "baseline": "replaygate.cli.gate_cmds:baseline_group",
+    "report": "replaygate.cli.history_cmds:report_cmd",
+    "history": "replaygate.cli.history_cmds:history_group",
+    "ci": "replaygate.cli.ci_cmd:ci_group",
+    "upgrade": "replaygate.cli.gate_cmds:upgrade_cmd",
 }
 """Command name -> ``module:attribute`` of its click command."""
 

@@ -26,14 +26,8 @@ import click
 from replaygate.cli.replay_cmds import print_run, replay_once
 from replaygate.errors import FixtureMismatchError
 from replaygate.evals.demo import DEMO_SEED, demo_loop
-from replaygate.examples.research_copilot import (
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_MODEL,
-    DEFAULT_SYSTEM,
-    build_registry,
-    load_cases,
-)
-from replaygate.examples.research_copilot import run as run_agent
+from replaygate.evals.output import trace_lines
+from replaygate.examples.research_copilot import SETTINGS, copilot, load_cases
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RecordingModel
@@ -68,20 +62,20 @@ def _record(store_path: Path, base_url: str | None, api_key: str, source: str) -
 
     client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0)
     live = AnthropicModel(
-        client, model=DEFAULT_MODEL, max_tokens=DEFAULT_MAX_TOKENS, system=DEFAULT_SYSTEM
+        client, model=SETTINGS.model, max_tokens=SETTINGS.max_tokens, system=SETTINGS.system
     )
     recorder = RecordingModel(
         live,
         store_path,
         approve_live=True,
-        model=DEFAULT_MODEL,
-        max_tokens=DEFAULT_MAX_TOKENS,
-        system=DEFAULT_SYSTEM,
+        model=SETTINGS.model,
+        max_tokens=SETTINGS.max_tokens,
+        system=SETTINGS.system,
         source=source,
     )
     cases = load_cases()
     for case in cases:
-        result = run_agent(recorder, build_registry(), case.question, system=DEFAULT_SYSTEM)
+        result = copilot(recorder, case.question)
         click.echo(f"  recorded {case.id}: {len(result.steps)} steps -> {result.final[:70]}")
     return recorder.recorded
 
@@ -111,18 +105,17 @@ def demo(live: bool, seed: int, keep: Path | None, out: Path) -> None:
 
         store = FixtureStore.open(store_path)
         _say(f"Replaying {QUESTION!r} twice from {len(store)} fixtures")
-        settings = (DEFAULT_MODEL, DEFAULT_MAX_TOKENS, DEFAULT_SYSTEM)
-        first = replay_once(store, QUESTION, *settings)
+        first = replay_once(store, QUESTION, copilot, SETTINGS)
         print_run(QUESTION, first)
-        second = replay_once(store, QUESTION, *settings)
+        second = replay_once(store, QUESTION, copilot, SETTINGS)
         same_final = first.final == second.final
-        same_trace = [s.detail for s in first.steps] == [s.detail for s in second.steps]
+        same_trace = trace_lines(first) == trace_lines(second)
         click.echo(f"identical final answer: {same_final}")
         click.echo(f"identical trace:        {same_trace}")
 
         _say(f"Rewording the question to {REWORDED!r} without re-recording")
         try:
-            replay_once(store, REWORDED, *settings)
+            replay_once(store, REWORDED, copilot, SETTINGS)
         except FixtureMismatchError as err:
             click.echo("caught, as it must be (no silent false green):")
             click.echo("  " + str(err).replace("\n", "\n  "))

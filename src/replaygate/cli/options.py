@@ -1,4 +1,4 @@
-"""Options shared by several commands."""
+"""Options shared by several commands, and how their errors end a command."""
 
 from __future__ import annotations
 
@@ -10,12 +10,6 @@ from typing import Any, ParamSpec, TypeVar
 import click
 
 from replaygate.errors import ReplaygateError
-from replaygate.examples.research_copilot import (
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_MODEL,
-    DEFAULT_SYSTEM,
-    load_cases,
-)
 
 F = TypeVar("F", bound=Callable[..., Any])
 P = ParamSpec("P")
@@ -41,30 +35,55 @@ def errors_as_exit_2(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
+config_option = click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="pyproject.toml to read [tool.replaygate] from (default: the nearest one).",
+)
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+)
+history_option = click.option(
+    "--history",
+    "history_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The SQLite history (default: [tool.replaygate] history, or .replaygate/history.db).",
+)
+fixtures_option = click.option(
+    "--fixtures",
+    "fixtures_path",
+    type=click.Path(path_type=Path),
+    help="Fixture store: a .jsonl file or a folder (default: [tool.replaygate] fixtures).",
+)
+agent_option = click.option(
+    "--agent",
+    help="The agent, module:function (model, question) -> run (default: [tool.replaygate] agent).",
+)
+
+
 def request_settings(fn: F) -> F:
-    """``--model``, ``--max-tokens`` and ``--system``: what the request is built with."""
-    fn = click.option("--system", default=DEFAULT_SYSTEM, show_default="ResearchCopilot's")(fn)
-    fn = click.option("--max-tokens", default=DEFAULT_MAX_TOKENS, show_default=True)(fn)
-    fn = click.option("--model", default=DEFAULT_MODEL, show_default=True)(fn)
+    """``--model``, ``--max-tokens`` and ``--system``: what the requests are built with.
+
+    Each defaults to ``[tool.replaygate]``, then to what the agent declares.
+    """
+    fn = click.option("--system", help="System prompt (default: [tool.replaygate] system).")(fn)
+    fn = click.option("--max-tokens", type=int, help="(default: [tool.replaygate] max_tokens).")(fn)
+    fn = click.option("--model", help="Model id (default: [tool.replaygate] model).")(fn)
     return fn
 
 
 def questions_source(fn: F) -> F:
-    """``--question`` (repeatable) or ``--cases FILE``; defaults to the shipped cases."""
+    """``--question`` (repeatable) or ``--cases FILE`` (default: ``[tool.replaygate] cases``)."""
     fn = click.option(
         "--cases",
         "cases_path",
         type=click.Path(exists=True, dir_okay=False, path_type=Path),
-        help="JSONL eval cases (default: ResearchCopilot's shipped cases).",
+        help="JSONL eval cases whose questions to ask (default: [tool.replaygate] cases).",
     )(fn)
     fn = click.option("--question", "-q", "questions", multiple=True, help="A question to ask.")(fn)
     return fn
-
-
-def resolve_questions(questions: tuple[str, ...], cases_path: Path | None) -> list[str]:
-    """The questions to run: given ones, or those of the cases file."""
-    if questions and cases_path:
-        raise click.UsageError("give --question or --cases, not both")
-    if questions:
-        return list(questions)
-    return [case.question for case in load_cases(cases_path)]

@@ -1,89 +1,98 @@
-"""``replaygate run``, ``record`` and ``show``: ResearchCopilot over a fixture store."""
+"""``replaygate run``, ``record`` and ``show``: an agent over a fixture store.
+
+The agent is any ``module:function`` (``--agent`` or ``[tool.replaygate] agent``);
+see :mod:`replaygate.cli.choices` for where each setting comes from.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 from pathlib import Path
 
 import click
 
+from replaygate.cli.choices import (
+    choose_agent,
+    choose_fixtures,
+    choose_questions,
+    choose_settings,
+)
+from replaygate.cli.live import live_model
 from replaygate.cli.options import (
+    agent_option,
+    config_option,
     errors_as_exit_2,
+    fixtures_option,
     questions_source,
     request_settings,
-    resolve_questions,
 )
 from replaygate.errors import ReplaygateError
-from replaygate.examples.research_copilot import RunResult, build_registry, shipped_fixtures
-from replaygate.examples.research_copilot import run as run_agent
+from replaygate.evals.agents import Agent
+from replaygate.evals.config import load_config
+from replaygate.evals.output import RunLike, trace_lines
 from replaygate.fixtures.store import FixtureStore
-from replaygate.http.network import block_network
-from replaygate.models.live import AnthropicModel
-from replaygate.models.replay import RECORDING_MODES, RecordingModel, ReplayModel
-from replaygate.sim import Simulator
-
-fixtures_option = click.option(
-    "--fixtures",
-    "fixtures_path",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Fixture store: a .jsonl file or a folder.",
-)
-shipped_fixtures_option = click.option(
-    "--fixtures",
-    "fixtures_path",
-    type=click.Path(path_type=Path),
-    default=shipped_fixtures,
-    show_default="ResearchCopilot's shipped fixtures",
-    help="Fixture store: a .jsonl file or a folder.",
-)
+from replaygate.models.replay import RECORDING_MODES, RecordingModel, ReplayModel, RequestSettings
+from replaygate.network import block_network
 
 
-def print_run(question: str, result: RunResult) -> None:
+def print_run(question: str, result: RunLike) -> None:
     """The trace and final answer of one run."""
     click.echo(f"question: {question}")
-    for step in result.steps:
-        click.echo(f"   {step.detail}")
+    for line in trace_lines(result):
+        click.echo(f"   {line}")
     click.echo(f"final: {result.final}")
 
 
 def replay_once(
-    store: FixtureStore, question: str, model: str, max_tokens: int, system: str
-) -> RunResult:
-    """One ResearchCopilot run answered from ``store``, with the network blocked (law 3)."""
-    replay = ReplayModel(store, model=model, max_tokens=max_tokens, system=system)
+    store: FixtureStore, question: str, agent: Agent, settings: RequestSettings
+) -> RunLike:
+    """One run of ``agent`` answered from ``store``, with the network blocked (law 3)."""
+    replay = ReplayModel(
+        store,
+        model=settings.model,
+        max_tokens=settings.max_tokens,
+        system=settings.system,
+        interface=settings.interface,
+        interface_version=settings.interface_version,
+    )
     with block_network():
-        return run_agent(replay, build_registry(), question, system=system)
+        return agent(replay, question)
 
 
 @click.command()
-@shipped_fixtures_option
+@agent_option
+@fixtures_option
 @questions_source
 @request_settings
 @click.option("--check-determinism", is_flag=True, help="Run twice and compare the traces.")
+@config_option
 @errors_as_exit_2
 def run(
-    fixtures_path: Path,
+    agent: str | None,
+    fixtures_path: Path | None,
     questions: tuple[str, ...],
     cases_path: Path | None,
-    model: str,
-    max_tokens: int,
-    system: str,
+    model: str | None,
+    max_tokens: int | None,
+    system: str | None,
     check_determinism: bool,
+    config_path: Path | None,
 ) -> None:
-    """Replay ResearchCopilot from FIXTURES (never live) and print trace and answer."""
-    store = FixtureStore.open(fixtures_path)
+    """Replay the agent from FIXTURES (never live) and print trace and answer."""
+    config = load_config(config_path, near=fixtures_path)
+    _, entry = choose_agent(agent, config)
+    settings = choose_settings(entry, config, model, max_tokens, system)
+    store = FixtureStore.open(choose_fixtures(fixtures_path, config))
     all_identical = True
-    for question in resolve_questions(questions, cases_path):
+    for question in choose_questions(questions, cases_path, config):
         try:
-            first = replay_once(store, question, model, max_tokens, system)
+            first = replay_once(store, question, entry, settings)
             print_run(question, first)
             if check_determinism:
-                second = replay_once(store, question, model, max_tokens, system)
+                second = replay_once(store, question, entry, settings)
                 same_final = first.final == second.final
-                same_trace = [s.detail for s in first.steps] == [s.detail for s in second.steps]
+                same_trace = trace_lines(first) == trace_lines(second)
                 click.echo(f"identical final: {same_final}; identical trace: {same_trace}")
                 all_identical &= same_final and same_trace
         except ReplaygateError as err:
@@ -93,6 +102,7 @@ def run(
 
 
 @click.command()
+@agent_option
 @fixtures_option
 @questions_source
 @request_settings
@@ -114,22 +124,25 @@ def run(
     help="Record from the embedded loopback simulator instead of ANTHROPIC_BASE_URL.",
 )
 @click.option("--seed", default=7, show_default=True, help="The simulator's seed.")
+@config_option
 @errors_as_exit_2
 def record(
-    fixtures_path: Path,
+    agent: str | None,
+    fixtures_path: Path | None,
     questions: tuple[str, ...],
     cases_path: Path | None,
-    model: str,
-    max_tokens: int,
-    system: str,
+    model: str | None,
+    max_tokens: int | None,
+    system: str | None,
     approve_live: bool,
     mode: str,
     source: str,
     note: str | None,
     simulator: bool,
     seed: int,
+    config_path: Path | None,
 ) -> None:
-    """Record ResearchCopilot runs through the anthropic SDK.
+    """Record the agent's runs through the anthropic SDK.
 
     The SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, unless --simulator.
     """
@@ -140,44 +153,44 @@ def record(
             err=True,
         )
         raise SystemExit(2)
-    to_ask = resolve_questions(questions, cases_path)
+    config = load_config(config_path, near=fixtures_path)
+    _, entry = choose_agent(agent, config)
+    settings = choose_settings(entry, config, model, max_tokens, system)
+    fixtures = choose_fixtures(fixtures_path, config)
+    to_ask = choose_questions(questions, cases_path, config)
     with contextlib.ExitStack() as stack:
-        base_url, api_key = os.environ.get("ANTHROPIC_BASE_URL"), None
-        if simulator:
-            sim = stack.enter_context(Simulator(behavior="research-copilot", seed=seed))
-            click.echo(f"recording from the simulator at {sim.url} (seed {seed})")
-            base_url, api_key, source = sim.url, "sim-key", "sim"
-        import anthropic
-
-        client = anthropic.Anthropic(base_url=base_url, api_key=api_key)
         recorder = RecordingModel(
-            AnthropicModel(client, model=model, max_tokens=max_tokens, system=system),
-            fixtures_path,
+            stack.enter_context(live_model(settings, simulator, seed)),
+            fixtures,
             approve_live=True,
             mode=mode,  # type: ignore[arg-type]
-            model=model,
-            max_tokens=max_tokens,
-            system=system,
-            source=source,
+            model=settings.model,
+            max_tokens=settings.max_tokens,
+            system=settings.system,
+            interface=settings.interface,
+            interface_version=settings.interface_version,
+            source="sim" if simulator else source,
             note=note,
         )
         for question in to_ask:
             try:
-                print_run(question, run_agent(recorder, build_registry(), question, system=system))
+                print_run(question, entry(recorder, question))
             except ReplaygateError as err:
                 raise click.ClickException(f"{type(err).__name__}: {err}") from None
-    click.echo(f"recorded {recorder.recorded} new response(s) into {fixtures_path}")
+    click.echo(f"recorded {recorder.recorded} new response(s) into {fixtures}")
 
 
 @click.command()
 @click.argument("key")
-@shipped_fixtures_option
+@fixtures_option
+@config_option
 @errors_as_exit_2
-def show(key: str, fixtures_path: Path) -> None:
+def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None:
     """Print the fixture(s) whose key starts with KEY."""
-    found = FixtureStore.open(fixtures_path).get(key)
+    fixtures = choose_fixtures(fixtures_path, load_config(config_path, near=fixtures_path))
+    found = FixtureStore.open(fixtures).get(key)
     if not found:
-        raise click.ClickException(f"no fixture with key {key!r} in {fixtures_path}")
+        raise click.ClickException(f"no fixture with key {key!r} in {fixtures}")
     for loc, fixture in found:
         click.echo(f"# {loc}")
         click.echo(json.dumps(fixture.to_json(), ensure_ascii=False, indent=2, sort_keys=True))

@@ -5,10 +5,11 @@ case ``samples`` times through the agent (replayed from fixtures by default), sc
 success, citations, cost and steps, gate the scores against a committed baseline,
 keep a history, and classify the failures of a model upgrade::
 
-    from replaygate.evals import (GateConfig, Reference, load_eval_cases, load_reference,
-                                  run_eval, run_gate)
+    from replaygate.evals import (GateConfig, Reference, load_agent, load_eval_cases,
+                                  load_reference, run_eval, run_gate)
 
-    results = run_eval(load_eval_cases("evals/cases.jsonl"), "evals/fixtures.jsonl")
+    results = run_eval(load_eval_cases("evals/cases.jsonl"), "evals/fixtures.jsonl",
+                       agent=load_agent("my_project.agent:answer"))
     report = run_gate(load_reference("evals/baseline.json"), Reference.of(results, "now"),
                       GateConfig())
     print(report.text())
@@ -16,9 +17,9 @@ keep a history, and classify the failures of a model upgrade::
 
 from __future__ import annotations
 
-from replaygate.evals.agents import DEFAULT_AGENT, Agent, load_agent, research_copilot
+from replaygate.evals.agents import Agent, AgentEntry, load_agent
 from replaygate.evals.baseline import Baseline, load_baseline, update_baseline
-from replaygate.evals.cases import EvalCase, load_eval_cases, shipped_cases_path
+from replaygate.evals.cases import EvalCase, load_eval_cases
 from replaygate.evals.config import (
     ChangeClass,
     CIConfig,
@@ -28,7 +29,6 @@ from replaygate.evals.config import (
     Stage,
     load_config,
 )
-from replaygate.evals.demo import DemoSummary, demo_loop, shipped_baseline_path
 from replaygate.evals.errors import (
     AgentLoadError,
     BaselineError,
@@ -43,17 +43,23 @@ from replaygate.evals.expectations import checks_for
 from replaygate.evals.gate import GateReport, parse_limits, run_gate
 from replaygate.evals.history import History, HistoryRun, read_export
 from replaygate.evals.metrics import METRICS, Metric
-from replaygate.evals.prices import Price, PriceTable, load_price_file, shipped_prices
+from replaygate.evals.prices import (
+    Price,
+    PriceTable,
+    load_price_file,
+    shipped_prices,
+    with_shipped,
+)
 from replaygate.evals.reference import CaseSummary, Reference, load_reference
 from replaygate.evals.results import CaseResult, EvalResults, load_eval_results
-from replaygate.evals.runner import ModelSettings, Recording, run_eval
+from replaygate.evals.runner import RecordPlan, run_eval
 from replaygate.evals.scorers import CaseCounts, metrics_of, score_case
 from replaygate.evals.upgrade import UpgradeReport, classify_upgrade
 
 __all__ = [
-    "DEFAULT_AGENT",
     "METRICS",
     "Agent",
+    "AgentEntry",
     "AgentLoadError",
     "Baseline",
     "BaselineError",
@@ -65,7 +71,6 @@ __all__ = [
     "ChangeClass",
     "Config",
     "ConfigError",
-    "DemoSummary",
     "EvalCase",
     "EvalError",
     "EvalResults",
@@ -76,10 +81,9 @@ __all__ = [
     "HistoryRun",
     "LimitError",
     "Metric",
-    "ModelSettings",
     "Price",
     "PriceTable",
-    "Recording",
+    "RecordPlan",
     "Reference",
     "ReportConfig",
     "ResultsError",
@@ -87,7 +91,6 @@ __all__ = [
     "UpgradeReport",
     "checks_for",
     "classify_upgrade",
-    "demo_loop",
     "load_agent",
     "load_baseline",
     "load_config",
@@ -98,12 +101,10 @@ __all__ = [
     "metrics_of",
     "parse_limits",
     "read_export",
-    "research_copilot",
     "run_eval",
     "run_gate",
     "score_case",
-    "shipped_baseline_path",
-    "shipped_cases_path",
     "shipped_prices",
     "update_baseline",
+    "with_shipped",
 ]

@@ -1,49 +1,66 @@
-"""Agent entry points: any function ``(model, question) -> run result``.
+"""Agent entry points: any function ``(model, question) -> run result``, named ``module:callable``.
 
-``--agent package.module:function`` names one; ResearchCopilot is the default.
+``--agent package.module:function`` (or ``[tool.replaygate] agent``) names one. A plain
+function is enough; an :class:`AgentEntry` wraps one with what the agent declares: the
+request settings it is recorded with (the defaults of ``--model``, ``--max-tokens`` and
+``--system``) and the exceptions that mean it gave up on a run (the sample fails, the
+eval goes on).
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from replaygate.evals.errors import AgentLoadError
 from replaygate.evals.output import RunLike
-from replaygate.examples.research_copilot import StepLimitExceeded, build_registry, run
+from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Model
 
 Agent = Callable[[Model, str], RunLike]
-DEFAULT_AGENT = "replaygate.evals.agents:research_copilot"
-
-AGENT_FAILURES: tuple[type[BaseException], ...] = (StepLimitExceeded,)
-"""Exceptions that mean the agent failed the sample (its checks fail), not the harness."""
+"""An agent entry point: answer ``question`` with ``model``."""
 
 
-def research_copilot(model: Model, question: str) -> RunLike:
-    """ResearchCopilot's loop with its packaged tools."""
-    return run(model, build_registry(), question)
+@dataclass(frozen=True)
+class AgentEntry:
+    """An agent entry point with what it declares.
+
+    ``settings``: the request settings its fixtures are recorded with (used where the
+    command line and ``[tool.replaygate]`` give none). ``failures``: the exceptions
+    that mean the agent gave up on a run (its sample fails; any other exception stops
+    the eval).
+    """
+
+    run: Agent
+    settings: RequestSettings | None = None
+    failures: tuple[type[BaseException], ...] = ()
+
+    def __call__(self, model: Model, question: str) -> RunLike:
+        """One run of the agent."""
+        return self.run(model, question)
 
 
-def load_agent(spec: str | None) -> Agent:
-    """The function named ``module:function`` (``None``: ResearchCopilot)."""
-    target = spec or DEFAULT_AGENT
-    module_name, sep, attribute = target.partition(":")
+def as_entry(agent: Agent | AgentEntry) -> AgentEntry:
+    """``agent`` itself, or a plain function wrapped with nothing declared."""
+    return agent if isinstance(agent, AgentEntry) else AgentEntry(agent)
+
+
+def load_agent(spec: str) -> AgentEntry:
+    """The agent named ``module:callable`` (an :class:`AgentEntry` or a plain function)."""
+    module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
-        raise AgentLoadError(f"--agent {target!r}: expected 'package.module:function'")
+        raise AgentLoadError(f"--agent {spec!r}: expected 'package.module:function'")
     try:
         module = importlib.import_module(module_name)
     except ImportError as err:
-        raise AgentLoadError(f"--agent {target!r}: cannot import {module_name!r}: {err}") from None
+        raise AgentLoadError(f"--agent {spec!r}: cannot import {module_name!r}: {err}") from None
     found: Any = module
     for part in attribute.split("."):
         found = getattr(found, part, None)
         if found is None:
-            raise AgentLoadError(
-                f"--agent {target!r}: {module_name} has no attribute {attribute!r}"
-            )
+            raise AgentLoadError(f"--agent {spec!r}: {module_name} has no attribute {attribute!r}")
     if not callable(found):
-        raise AgentLoadError(f"--agent {target!r}: {attribute} is not callable")
-    agent: Agent = found
-    return agent
+        raise AgentLoadError(f"--agent {spec!r}: {attribute} is not callable")
+    return as_entry(found)

@@ -20,7 +20,6 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -71,21 +70,15 @@ class EvalCase:
         return f"{self.file}:{self.line}"
 
 
-def shipped_cases_path() -> Path:
-    """The eval cases shipped with the ResearchCopilot example."""
-    resource = files("replaygate.examples.research_copilot").joinpath("data", "eval_cases.jsonl")
-    return Path(str(resource))
-
-
-def load_eval_cases(path: str | os.PathLike[str] | None = None) -> list[EvalCase]:
-    """Read eval cases from ``path`` (default: the shipped ResearchCopilot cases).
+def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
+    """Read eval cases from the JSONL file ``path``.
 
     Raises :class:`CaseFormatError` naming the file and line of the first bad case:
     malformed JSON, a missing or unknown field, a wrong type, a floor outside
     ``1..samples``, an alias for a term that is not required, an invalid schema or a
     duplicate id.
     """
-    file = Path(path) if path is not None else shipped_cases_path()
+    file = Path(path)
     name = str(file)
     try:
         text = file.read_text(encoding="utf-8")

@@ -11,10 +11,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from importlib.resources import files
 from pathlib import Path
 
-from replaygate.evals.cases import load_eval_cases, shipped_cases_path
+from replaygate.evals.cases import load_eval_cases
 from replaygate.evals.config import GateConfig
 from replaygate.evals.gate import GateReport, run_gate
 from replaygate.evals.git import head_commit
@@ -22,9 +21,14 @@ from replaygate.evals.history import History
 from replaygate.evals.metrics import METRICS
 from replaygate.evals.prices import shipped_prices
 from replaygate.evals.reference import Reference, load_reference
-from replaygate.evals.runner import ModelSettings, Recording, run_eval
+from replaygate.evals.runner import RecordPlan, run_eval
 from replaygate.evals.scorers import Metrics
-from replaygate.examples.research_copilot import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, DEFAULT_SYSTEM
+from replaygate.examples.research_copilot import (
+    SETTINGS,
+    copilot,
+    shipped_baseline,
+    shipped_eval_cases,
+)
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.live import AnthropicModel
 from replaygate.sim import Simulator
@@ -33,12 +37,6 @@ SHOWN = ("success", "citation_precision", "citation_recall", "fabricated", "cost
 """The metrics the demo prints."""
 DEMO_SEED = 7
 """The simulator seed the shipped baseline was recorded with."""
-
-
-def shipped_baseline_path() -> Path:
-    """The eval baseline shipped for the ResearchCopilot cases."""
-    resource = files("replaygate.examples.research_copilot").joinpath("data", "baseline.json")
-    return Path(str(resource))
 
 
 @dataclass(frozen=True)
@@ -98,21 +96,21 @@ def demo_loop(
     out_dir.mkdir(parents=True, exist_ok=True)
     store = out_dir / "eval_fixtures.jsonl"
     store.unlink(missing_ok=True)
-    cases = load_eval_cases()
+    cases_file = shipped_eval_cases()
+    cases = load_eval_cases(cases_file)
     prices = shipped_prices()
-    settings = ModelSettings(DEFAULT_MODEL, DEFAULT_MAX_TOKENS, DEFAULT_SYSTEM)
     with Simulator(behavior="research-copilot", seed=seed) as sim:
         client = anthropic.Anthropic(api_key="sim-demo-key", base_url=sim.url, max_retries=0)
         live = AnthropicModel(
-            client, model=DEFAULT_MODEL, max_tokens=DEFAULT_MAX_TOKENS, system=DEFAULT_SYSTEM
+            client, model=SETTINGS.model, max_tokens=SETTINGS.max_tokens, system=SETTINGS.system
         )
-        recording = Recording(live, approve_live=True, source="sim")
-        recorded = run_eval(cases, store, settings=settings, recording=recording, prices=prices)
-    info = {"commit": head_commit(Path.cwd()), "cases_file": str(shipped_cases_path())}
-    replayed = run_eval(cases, store, settings=settings, prices=prices, info=info)
+        plan = RecordPlan(live, approve_live=True, source="sim")
+        recorded = run_eval(cases, store, agent=copilot, recording=plan, prices=prices)
+    info = {"commit": head_commit(Path.cwd()), "cases_file": str(cases_file)}
+    replayed = run_eval(cases, store, agent=copilot, prices=prices, info=info)
     identical = recorded.to_json()["cases"] == replayed.to_json()["cases"]
     results = replayed.write(out_dir / "results.json")
-    reference = load_reference(baseline or shipped_baseline_path())
+    reference = load_reference(baseline or shipped_baseline())
     gate = run_gate(reference, Reference.of(replayed, str(results)), GateConfig())
     history_path = out_dir / "history.db"
     with History.open(history_path) as history:

@@ -1,9 +1,9 @@
 """What one agent run yields for scoring: the answer, its citations, what it fetched.
 
-The agent returns a run result (``final``, ``steps``, ``usage``: the ResearchCopilot
-:class:`~replaygate.examples.research_copilot.RunResult` or anything shaped like
-it). :func:`output_of` reduces it to a plain JSON object, the ``output`` of a sample
-in the results file, so scorers, gates and reports read results, never the run.
+The agent returns a run result (``final``, ``steps``, ``usage``: any object shaped
+like :class:`RunLike`). :func:`output_of` reduces it to a plain JSON object, the
+``output`` of a sample in the results file, so scorers, gates and reports read
+results, never the run; :func:`trace_lines` is the trace a person reads.
 """
 
 from __future__ import annotations
@@ -72,6 +72,18 @@ def fetched_ids(steps: Sequence[StepLike]) -> list[str]:
         if isinstance(value, dict) and isinstance(value.get("doc_id"), str):
             seen.setdefault(value["doc_id"], None)
     return list(seen)
+
+
+def trace_lines(result: RunLike) -> list[str]:
+    """One line per step: ``name({arguments}) -> result`` for a tool, the answer for the answer."""
+    lines: list[str] = []
+    for step in result.steps:
+        call = step.tool_call
+        if step.kind == "tool" and call is not None:
+            lines.append(f"{call.name}({dict(call.arguments)!r}) -> {step.result}")
+        else:
+            lines.append(result.final)
+    return lines
 
 
 def output_of(result: RunLike) -> dict[str, Any]:

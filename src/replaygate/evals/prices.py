@@ -7,9 +7,11 @@ tokens, in one currency::
     as_of = "2026-01-15"
     "claude-sonnet-4-5" = { input = 3.0, output = 15.0 }
 
-It lives in ``[tool.replaygate.prices]`` of ``pyproject.toml`` (or in a file named by
-its ``file`` key). Without one, the table shipped with the ResearchCopilot example
-is used; every results file says which table priced it.
+replaygate ships a table (``replaygate/evals/data/prices.toml``). A project's own
+table, in ``[tool.replaygate.prices]`` of ``pyproject.toml`` (or in a file named by
+its ``file`` key), is laid over it: its entries override or extend the shipped ones.
+A table in another currency replaces the shipped one, since prices in two currencies
+never mix. Every results file says which tables priced it.
 """
 
 from __future__ import annotations
@@ -84,11 +86,28 @@ def load_price_file(path: Path) -> PriceTable:
 
 
 def shipped_prices_path() -> Path:
-    """The price table shipped with the ResearchCopilot example."""
-    resource = files("replaygate.examples.research_copilot").joinpath("data", "prices.toml")
-    return Path(str(resource))
+    """The price table shipped with replaygate."""
+    return Path(str(files("replaygate.evals").joinpath("data", "prices.toml")))
 
 
 def shipped_prices() -> PriceTable:
     """The shipped price table, read from its file."""
     return load_price_file(shipped_prices_path())
+
+
+def with_shipped(own: PriceTable | None) -> PriceTable:
+    """The shipped table with ``own``'s entries laid over it (``own`` alone in another currency).
+
+    The result's ``source`` names both tables: ``"<own> over <shipped>"``.
+    """
+    shipped = shipped_prices()
+    if own is None:
+        return shipped
+    if own.currency != shipped.currency:
+        return own
+    return PriceTable(
+        {**shipped.models, **own.models},
+        own.currency,
+        f"{own.source} over {shipped.source}",
+        own.as_of or shipped.as_of,
+    )

@@ -19,7 +19,7 @@ from typing import Any
 
 from replaygate._version import __version__
 from replaygate.errors import LiveCallNotApproved
-from replaygate.evals.agents import AGENT_FAILURES, Agent, research_copilot
+from replaygate.evals.agents import Agent, AgentEntry, as_entry
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.expectations import checks_for
 from replaygate.evals.output import failed_output, output_of
@@ -29,26 +29,15 @@ from replaygate.evals.ratelimit import RateLimiter, limited, wrap_calls
 from replaygate.evals.recording import SampleRecorder, StoreGuard
 from replaygate.evals.results import CaseResult, EvalResults
 from replaygate.evals.scorers import score_case
-from replaygate.examples.research_copilot import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, DEFAULT_SYSTEM
 from replaygate.fixtures.fixture import now_iso
 from replaygate.fixtures.store import FixtureStore
-from replaygate.models.replay import MODES, RecordingModel, ReplayModel
+from replaygate.models.replay import MODES, RecordingModel, ReplayModel, RequestSettings
 from replaygate.models.types import Model
 from replaygate.sampling import run_sampled
 
 
 @dataclass(frozen=True)
-class ModelSettings:
-    """What every request of the run is built with (the recorded and replayed settings)."""
-
-    model: str = DEFAULT_MODEL
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    system: str | None = DEFAULT_SYSTEM
-    interface: str = "anthropic.messages"
-
-
-@dataclass(frozen=True)
-class Recording:
+class RecordPlan:
     """How to record: the live model, the mode, the approval and the parallelism."""
 
     live: Model
@@ -74,20 +63,27 @@ def run_eval(
     cases: Sequence[EvalCase],
     fixtures: str | os.PathLike[str],
     *,
-    agent: Agent = research_copilot,
-    settings: ModelSettings | None = None,
-    recording: Recording | None = None,
+    agent: Agent | AgentEntry,
+    settings: RequestSettings | None = None,
+    recording: RecordPlan | None = None,
     prices: PriceTable | None = None,
     reporter: Reporter | None = None,
     info: dict[str, Any] | None = None,
 ) -> EvalResults:
-    """Run every case ``samples`` times, score it, and return the results.
+    """Run every case ``samples`` times through ``agent``, score it, and return the results.
 
+    Requests are built with ``settings`` (default: the ones the agent declares).
     Without ``recording`` every model call is replayed from ``fixtures`` (a miss
     raises :class:`~replaygate.errors.FixtureMismatchError`). With it, calls are
     recorded into ``fixtures``. ``info`` is added to the run information.
     """
-    settings = settings or ModelSettings()
+    entry = as_entry(agent)
+    settings = settings or entry.settings
+    if settings is None:
+        raise ValueError(
+            "no request settings: pass settings=RequestSettings(model=..., max_tokens=...) "
+            "or declare them on the agent (AgentEntry(run, settings=...))"
+        )
     if recording is not None:
         check_recording(recording.mode, recording.approve_live)
         if recording.concurrency < 1:
@@ -109,7 +105,7 @@ def run_eval(
             )
         with FixtureStore.open(path) as store:
             for case in cases:
-                finish(case, _run_case(case, _replaying(store, settings), agent, settings, prices))
+                finish(case, _run_case(case, _replaying(store, settings), entry, settings, prices))
     else:
         limiter = RateLimiter(recording.rate_limit) if recording.rate_limit else None
         guard = StoreGuard()
@@ -120,7 +116,7 @@ def run_eval(
         ):
             models = _recording(store, settings, recording, live, guard)
             futures = [
-                (case, pool.submit(_run_case, case, models, agent, settings, prices))
+                (case, pool.submit(_run_case, case, models, entry, settings, prices))
                 for case in cases
             ]
             for case, future in futures:
@@ -141,7 +137,7 @@ def run_eval(
 ModelFor = Callable[[int], Model]
 
 
-def _replaying(store: FixtureStore, settings: ModelSettings) -> ModelFor:
+def _replaying(store: FixtureStore, settings: RequestSettings) -> ModelFor:
     def model_for(sample: int) -> Model:
         return ReplayModel(
             store,
@@ -150,6 +146,7 @@ def _replaying(store: FixtureStore, settings: ModelSettings) -> ModelFor:
             system=settings.system,
             sample=sample,
             interface=settings.interface,
+            interface_version=settings.interface_version,
         )
 
     return model_for
@@ -157,8 +154,8 @@ def _replaying(store: FixtureStore, settings: ModelSettings) -> ModelFor:
 
 def _recording(
     store: FixtureStore,
-    settings: ModelSettings,
-    recording: Recording,
+    settings: RequestSettings,
+    recording: RecordPlan,
     live: Model,
     guard: StoreGuard,
 ) -> ModelFor:
@@ -173,6 +170,7 @@ def _recording(
             system=settings.system,
             sample=sample,
             interface=settings.interface,
+            interface_version=settings.interface_version,
             source=recording.source,
         )
         return SampleRecorder(recorder, guard)
@@ -183,14 +181,14 @@ def _recording(
 def _run_case(
     case: EvalCase,
     model_for: ModelFor,
-    agent: Agent,
-    settings: ModelSettings,
+    agent: AgentEntry,
+    settings: RequestSettings,
     prices: PriceTable | None,
 ) -> CaseResult:
     def sample(index: int) -> dict[str, Any]:
         try:
             return output_of(agent(model_for(index), case.question))
-        except AGENT_FAILURES as err:
+        except agent.failures as err:
             return failed_output(err)
 
     sampled = run_sampled(sample, case.samples, case.floor, checks_for(case), case=case.id)

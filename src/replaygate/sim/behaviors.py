@@ -23,6 +23,7 @@ from replaygate.models.types import (
     ToolSpec,
     Usage,
 )
+from replaygate.sim.research_policy import ResearchPolicy
 
 BEHAVIOR_NAMES = ("research-copilot", "echo", "script:FILE")
 
@@ -140,9 +141,7 @@ class ScriptBehavior:
 
 
 def research_copilot(seed: int) -> Behavior:
-    """The ResearchCopilot policy, stochastic under one ``random.Random(seed)``."""
-    from replaygate.examples.research_copilot import ResearchPolicy
-
+    """The research agent's policy, stochastic under one ``random.Random(seed)``."""
     return ResearchPolicy(rng=random.Random(seed))
 
 

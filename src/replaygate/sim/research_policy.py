@@ -1,9 +1,12 @@
-"""ResearchPolicy: a deterministic stand-in for the model behind ResearchCopilot.
+"""ResearchPolicy: the simulator's ``research-copilot`` model, a rule-based stand-in.
 
-It reads the conversation and plays the model's part: search for the question's key
-terms, fetch the top hit, answer with the fetched document's first sentence and the
-citation ``[doc-id]``; on a tool error or an empty search it says it could not find
-the information, with no citation.
+It plays the model of a research agent with two tools, ``search_corpus`` (arguments
+``{"q"}``, result ``{"hits": [{"doc_id", ...}]}``) and ``fetch_doc`` (arguments
+``{"doc_id"}``, result ``{"doc_id", "title", "text"}``), such as the shipped
+ResearchCopilot example. It reads the conversation and plays the model's part:
+search for the question's key terms, fetch the top hit, answer with the fetched
+document's first sentence and the citation ``[doc-id]``; on a tool error or an
+empty search it says it could not find the information, with no citation.
 
 Without an ``rng`` it always does the same thing. With one it varies like a real
 model: it sometimes searches a second time with a reworded query, words its answer
@@ -20,8 +23,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replaygate.examples.research_copilot.tools import FETCH_TOOL, SEARCH_TOOL
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
+
+SEARCH_TOOL = "search_corpus"
+"""Name of the search tool the policy calls."""
+FETCH_TOOL = "fetch_doc"
+"""Name of the fetch tool the policy calls."""
 
 SECOND_SEARCH_RATE = 0.3
 """With an rng: how often the policy searches again before fetching."""
@@ -123,7 +130,7 @@ def _load_object(text: str) -> Mapping[str, Any] | None:
 
 
 class ResearchPolicy:
-    """Plays the model of ResearchCopilot by reading the conversation.
+    """Plays the model of a research agent by reading the conversation.
 
     ``respond`` (and ``complete``, the same thing, so a policy is itself a
     :class:`~replaygate.models.types.Model`) returns the next turn. Tool-call ids are

@@ -2,8 +2,9 @@
 
 It searches a local corpus, fetches a document and answers with citations
 ``[doc-id]``. The pieces: the corpus and its BM25 search, the tool registry, the
-agent loop :func:`run`, :class:`ResearchPolicy` (a deterministic stand-in for the
-model) and the evaluation cases::
+agent loop :func:`run`, :class:`ResearchPolicy` (the simulator's rule-based
+stand-in for the model), the evaluation cases and the entry point replaygate's commands run,
+``--agent replaygate.examples.research_copilot:copilot``::
 
     from replaygate.examples.research_copilot import ResearchPolicy, build_registry, run
 
@@ -27,13 +28,13 @@ from replaygate.examples.research_copilot.defaults import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_MODEL,
     DEFAULT_SYSTEM,
+    shipped_baseline,
+    shipped_eval_cases,
     shipped_fixtures,
 )
+from replaygate.examples.research_copilot.entry import SETTINGS, answer, copilot
 from replaygate.examples.research_copilot.errors import DataFormatError, StepLimitExceeded
-from replaygate.examples.research_copilot.policy import ResearchPolicy, search_query
 from replaygate.examples.research_copilot.tools import (
-    FETCH_TOOL,
-    SEARCH_TOOL,
     Tool,
     ToolError,
     ToolRegistry,
@@ -41,6 +42,7 @@ from replaygate.examples.research_copilot.tools import (
     argument_problems,
     build_registry,
 )
+from replaygate.sim.research_policy import FETCH_TOOL, SEARCH_TOOL, ResearchPolicy, search_query
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -48,6 +50,7 @@ __all__ = [
     "DEFAULT_SYSTEM",
     "FETCH_TOOL",
     "SEARCH_TOOL",
+    "SETTINGS",
     "Case",
     "Corpus",
     "DataFormatError",
@@ -61,13 +64,17 @@ __all__ = [
     "ToolError",
     "ToolRegistry",
     "ToolResult",
+    "answer",
     "argument_problems",
     "build_registry",
+    "copilot",
     "default_corpus",
     "load_cases",
     "load_corpus",
     "run",
     "search_query",
+    "shipped_baseline",
+    "shipped_eval_cases",
     "shipped_fixtures",
     "step_detail",
     "tokenize",

@@ -1,4 +1,4 @@
-"""Request settings ResearchCopilot is recorded and replayed with."""
+"""Request settings ResearchCopilot is recorded and replayed with, and its data files."""
 
 from __future__ import annotations
 
@@ -18,8 +18,20 @@ DEFAULT_MAX_TOKENS = 1024
 """The ``max_tokens`` of every ResearchCopilot request."""
 
 
+def _data(name: str) -> Path:
+    return Path(str(files("replaygate.examples.research_copilot").joinpath("data", name)))
+
+
 def shipped_fixtures() -> Path:
     """The fixtures shipped for the eval cases (recorded from the loopback simulator)."""
-    return Path(
-        str(files("replaygate.examples.research_copilot").joinpath("data", "fixtures.jsonl"))
-    )
+    return _data("fixtures.jsonl")
+
+
+def shipped_eval_cases() -> Path:
+    """The eval cases shipped with ResearchCopilot (``replaygate eval --cases``)."""
+    return _data("eval_cases.jsonl")
+
+
+def shipped_baseline() -> Path:
+    """The eval baseline shipped for those cases (``replaygate gate --baseline``)."""
+    return _data("baseline.json")

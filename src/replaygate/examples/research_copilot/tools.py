@@ -16,11 +16,7 @@ from typing import Any
 
 from replaygate.examples.research_copilot.corpus import Corpus, default_corpus
 from replaygate.models.types import ToolCall, ToolSpec
-
-SEARCH_TOOL = "search_corpus"
-"""Name of the search tool."""
-FETCH_TOOL = "fetch_doc"
-"""Name of the fetch tool."""
+from replaygate.sim.research_policy import FETCH_TOOL, SEARCH_TOOL
 
 _JSON_TYPES: Mapping[str, tuple[type, ...]] = {
     "string": (str,),

@@ -1,0 +1,76 @@
+"""What a command runs with: the command line first, then ``[tool.replaygate]``.
+
+The agent (``--agent`` or ``agent``), its request settings (``--model``, ``--max-tokens``,
+``--system``, or ``model``, ``max_tokens``, ``system``, else what the agent declares, see
+:class:`~replaygate.evals.agents.AgentEntry`), the fixture store and the questions.
+What is found nowhere stops the command with exit status 2, naming the flag and the
+key that would give it; nothing defaults to the shipped example.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from replaygate.cli.options import CommandError
+from replaygate.evals.agents import AgentEntry, load_agent
+from replaygate.evals.cases import load_eval_cases
+from replaygate.evals.config import Config
+from replaygate.models.replay import RequestSettings
+
+
+def _missing(what: str, flag: str, key: str) -> CommandError:
+    return CommandError(
+        f"no {what}: pass {flag}, or set {key} in [tool.replaygate] of pyproject.toml"
+    )
+
+
+def choose_agent(given: str | None, config: Config) -> tuple[str, AgentEntry]:
+    """The agent's ``module:function`` spec and the agent it names."""
+    spec = given or config.agent
+    if not spec:
+        raise _missing("agent to run", "--agent package.module:function", "agent")
+    return spec, load_agent(spec)
+
+
+def choose_settings(
+    agent: AgentEntry,
+    config: Config,
+    model: str | None = None,
+    max_tokens: int | None = None,
+    system: str | None = None,
+) -> RequestSettings:
+    """The request settings: flags, then ``[tool.replaygate]``, then the agent's own."""
+    declared = agent.settings
+    chosen_model = model or config.model or (declared.model if declared else None)
+    if not chosen_model:
+        raise _missing("model id for the requests", "--model", "model")
+    chosen_max_tokens = max_tokens or config.max_tokens or (declared.max_tokens if declared else 0)
+    if not chosen_max_tokens:
+        raise _missing("max_tokens for the requests", "--max-tokens", "max_tokens")
+    return RequestSettings(
+        model=chosen_model,
+        max_tokens=chosen_max_tokens,
+        system=system or config.system or (declared.system if declared else None),
+        interface=declared.interface if declared else "anthropic.messages",
+        interface_version=declared.interface_version if declared else None,
+    )
+
+
+def choose_fixtures(given: Path | None, config: Config) -> Path:
+    """The fixture store."""
+    fixtures = given or config.fixtures
+    if fixtures is None:
+        raise _missing("fixture store", "--fixtures", "fixtures")
+    return fixtures
+
+
+def choose_questions(questions: tuple[str, ...], cases: Path | None, config: Config) -> list[str]:
+    """The questions to ask: the given ones, or those of the eval cases file."""
+    if questions and cases:
+        raise CommandError("give --question or --cases, not both")
+    if questions:
+        return list(questions)
+    cases_file = cases or config.cases
+    if cases_file is None:
+        raise _missing("questions to ask", "--question or --cases", "cases")
+    return [case.question for case in load_eval_cases(cases_file)]

@@ -1,0 +1,50 @@
+"""``ci plan``: which CI stages a change must run, and why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from replaygate.cli.options import CommandError, config_option, errors_as_exit_2
+from replaygate.evals.config import WHEN, load_config
+from replaygate.evals.git import changed_files, file_at
+
+
+@click.group("ci")
+def ci_group() -> None:
+    """CI stages: which stages a change must run."""
+
+
+@ci_group.command("plan")
+@click.option("--base", help="Compare with this revision (its merge base with HEAD).")
+@click.option("--changed", multiple=True, type=click.Path(path_type=Path), help="A changed file.")
+@click.option("--event", type=click.Choice(WHEN), default="pull-request", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "github"]), default="table")
+@config_option
+@errors_as_exit_2
+def ci_plan(
+    base: str | None,
+    changed: tuple[Path, ...],
+    event: str,
+    fmt: str,
+    config_path: Path | None,
+) -> None:
+    """Print the stages this change must run and why (table, JSON, or GitHub outputs)."""
+    from replaygate.ci import make_plan
+
+    if (base is None) == (not changed):
+        raise CommandError("give --base REV or --changed FILE (one of them)")
+    config = load_config(config_path)
+    root = config.root
+    old_text = None
+    if base is not None:
+        files = changed_files(base, root)
+
+        def old_text(path: Path) -> str | None:
+            return file_at(base, path, root)
+
+    else:
+        files = [Path(p) if Path(p).is_absolute() else Path.cwd() / p for p in changed]
+    plan = make_plan(files, config.ci, root=root, event=event, old_text=old_text)
+    click.echo(plan.render(fmt))

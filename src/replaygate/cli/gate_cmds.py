@@ -1,0 +1,116 @@
+"""``gate``, ``baseline update`` and ``upgrade``: eval results against the baseline.
+
+Exit status: 0 when all is well, 1 when the gate (or the upgrade check) fails, 2 when
+the command cannot run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from replaygate.cli.options import CommandError, config_option, errors_as_exit_2, format_option
+from replaygate.evals.baseline import update_baseline
+from replaygate.evals.config import load_config
+from replaygate.evals.gate import gate_config, parse_limits, run_gate
+from replaygate.evals.reference import load_reference
+from replaygate.evals.results import load_eval_results
+from replaygate.evals.upgrade import classify_upgrade
+
+
+def _limits(text: str | None, flag: str) -> dict[str, float] | None:
+    return parse_limits(text, flag) if text else None
+
+
+@click.command("gate")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--results", "results_path", required=True, type=click.Path(dir_okay=False, path_type=Path)
+)
+@click.option("--max-drop", help="e.g. success=0.02,citation=0.05 (points for shares).")
+@click.option("--max-rise", help="e.g. cost=0.10,steps=0.25 (fractions for amounts).")
+@format_option
+@config_option
+@errors_as_exit_2
+def gate_cmd(
+    baseline_path: Path | None,
+    results_path: Path,
+    max_drop: str | None,
+    max_rise: str | None,
+    fmt: str,
+    config_path: Path | None,
+) -> None:
+    """Compare RESULTS with the baseline; exit 1 when a metric drops beyond its limit.
+
+    Limits come from [tool.replaygate.gate] and --max-drop / --max-rise (flags win,
+    per metric). A case whose every sample failed, or a baseline case missing from
+    the results, fails the gate too.
+    """
+    config = load_config(config_path)
+    limits = gate_config(
+        config.gate, _limits(max_drop, "--max-drop"), _limits(max_rise, "--max-rise")
+    )
+    baseline = load_reference(baseline_path or config.baseline_path)
+    now = load_reference(results_path)
+    report = run_gate(baseline, now, limits)
+    click.echo(report.render(fmt))
+    if not report.passed:
+        raise SystemExit(1)
+
+
+@click.group("baseline")
+def baseline_group() -> None:
+    """The committed eval baseline."""
+
+
+@baseline_group.command("update")
+@click.option(
+    "--results", "results_path", required=True, type=click.Path(dir_okay=False, path_type=Path)
+)
+@click.option("--reason", help="Why the baseline changes (required; kept in its history).")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=Path))
+@config_option
+@errors_as_exit_2
+def baseline_update(
+    results_path: Path, reason: str | None, baseline_path: Path | None, config_path: Path | None
+) -> None:
+    """Make RESULTS the new baseline; refused without --reason.
+
+    The baseline's history gets the reason, the date, the git commit and the
+    metrics that changed.
+    """
+    target = baseline_path or load_config(config_path).baseline_path
+    if reason is None or not reason.strip():
+        raise CommandError(
+            f"refusing to update {target} without --reason: a changed baseline must say why. "
+            "Nothing was written."
+        )
+    results = load_eval_results(results_path)
+    baseline = update_baseline(target, results, reason=reason, results_name=str(results_path))
+    entry = baseline.history[-1]
+    click.echo(f"baseline {target} updated at commit {entry['commit'] or 'unknown'}")
+    for name, change in entry["changes"].items():
+        click.echo(f"  {name}: {change['from']} -> {change['to']}")
+
+
+@click.command("upgrade")
+@click.option(
+    "--baseline", "baseline_path", required=True, type=click.Path(dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--candidate", "candidate_path", required=True, type=click.Path(dir_okay=False, path_type=Path)
+)
+@format_option
+@errors_as_exit_2
+def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str) -> None:
+    """Classify each failure of a candidate model's results against the baseline's.
+
+    Structure changed, distribution shifted, or broken; warns to suspect the
+    assertions when most semantic assertions flip at once. Exit 1 when the
+    candidate has a failure the baseline did not have.
+    """
+    report = classify_upgrade(load_reference(baseline_path), load_reference(candidate_path))
+    click.echo(report.render(fmt))
+    if any(not failure.pre_existing for failure in report.failures):
+        raise SystemExit(1)
