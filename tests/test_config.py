@@ -134,6 +134,13 @@ def test_a_store_without_a_project_uses_the_defaults(
     assert b"bob@corp.com for ACME Corp" in store.read_bytes()
 
 
+def test_fixtures_shipped_in_an_installed_package_use_the_defaults(project: Path) -> None:
+    installed = project / ".venv" / "lib" / "python3.11" / "site-packages" / "agentkit"
+    (installed / "data").mkdir(parents=True)
+    assert store_pyproject(installed / "data" / "fixtures.jsonl") is None
+    assert store_config(installed / "data" / "fixtures.jsonl") == SanitizeConfig()
+
+
 def test_the_pytest_rootdir_is_used_when_no_project_is_above_the_store(
     tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,8 +4,10 @@ A fixture store belongs to a project: the one whose ``pyproject.toml`` is neares
 or above the store (a ``.jsonl`` file or a folder, existing or not); a relative store
 path is taken from the current folder, as the store itself is. With none above it,
 the pytest rootdir's ``pyproject.toml`` is used when the pytest plugin gives it;
-else the defaults apply. So what is written to or matched in a store does not
-depend on the folder a command runs from (law 6).
+else the defaults apply. The walk stops at ``site-packages``: fixtures an installed
+package ships are not sanitized by the project around the environment. So what is
+written to or matched in a store depends neither on the folder a command runs from
+nor on the machine (law 6).
 
 Files are parsed with ``tomllib`` once and cached by path, modification time, size
 and inode. :func:`tool_table` picks ``[tool.replaygate]`` from a parsed file; its
@@ -26,6 +28,7 @@ from typing import Any
 from replaygate.errors import ReplaygateError
 
 PYPROJECT = "pyproject.toml"
+_INSTALLED = frozenset({"site-packages", "dist-packages"})
 
 StrPath = str | os.PathLike[str]
 
@@ -89,13 +92,16 @@ def tool_table(data: Mapping[str, Any]) -> Any:
 def find_pyproject(start: StrPath | None = None) -> Path | None:
     """The nearest ``pyproject.toml`` at or above ``start`` (default: the current folder).
 
-    ``start`` may be a file or a folder, and may not exist yet.
+    ``start`` may be a file or a folder, and may not exist yet. The walk stops at an
+    installed-packages folder (``site-packages``).
     """
     here = Path(start if start is not None else ".").resolve()
     for folder in (here, *here.parents):
         candidate = folder / PYPROJECT
         if candidate.is_file():
             return candidate
+        if folder.name in _INSTALLED:
+            return None
     return None
 
 
