@@ -50,7 +50,10 @@ class Sanitizer:
 
     @classmethod
     def from_pyproject(cls, pyproject: str | os.PathLike[str] | None = None) -> Sanitizer:
-        """The sanitizer configured in ``pyproject`` (default: the nearest ``pyproject.toml``)."""
+        """The sanitizer configured in ``pyproject`` (default: the nearest from the current folder).
+
+        A store's sanitizer is :func:`sanitizer_for`, read from the project that owns it.
+        """
         return cls(load_config(pyproject))
 
     def __repr__(self) -> str:
