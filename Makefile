@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean example-fixtures
+.PHONY: demo test test-fast test-thorough lint bench clean example-fixtures
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,8 +14,17 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/replaygate demo
 
+# The whole suite, as CI runs it; prints the 15 slowest tests.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 -q --durations=15
+
+# The inner loop: everything but the tests marked slow (processes, servers, browser).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+# The whole suite with 500 examples per property test instead of 25.
+test-thorough: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q --durations=15 --hypothesis-profile=thorough
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from replaygate import CanonicalFormError, canonical_json, fixture_key
@@ -82,7 +82,6 @@ def test_non_ascii_text_is_kept_raw_in_the_canonical_form() -> None:
     assert key_of_canonical(text) == fixture_key(SEED_REQUEST)
 
 
-@settings(max_examples=60)
 @given(value=st.dictionaries(st.text(max_size=6), json_values, max_size=6), data=st.data())
 def test_key_order_does_not_change_the_key(value: dict[str, Any], data: st.DataObject) -> None:
     other = _shuffled(value, data)
@@ -170,7 +169,6 @@ small_values = st.recursive(
 )
 
 
-@settings(max_examples=150)
 @given(values=st.lists(small_values, min_size=2, max_size=6))
 def test_match_forms_are_equal_exactly_when_canonical_forms_are(values: list[Any]) -> None:
     canon = [canonical_json(v) for v in values]
@@ -182,7 +180,6 @@ def test_match_forms_are_equal_exactly_when_canonical_forms_are(values: list[Any
             assert (forms[i] == forms[j]) == (canon[i] == canon[j]), (values[i], values[j])
 
 
-@settings(max_examples=100)
 @given(value=json_values)
 def test_a_value_read_back_from_json_has_the_same_match_form(value: Any) -> None:
     text = canonical_json(value)

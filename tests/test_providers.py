@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from replaygate import (
@@ -109,7 +109,6 @@ systems = st.none() | texts
 # -- round trips ---------------------------------------------------------------------
 
 
-@settings(max_examples=150)
 @given(
     messages=conversations(tool_errors=True),
     tools=st.lists(tool_specs, max_size=3),
@@ -123,7 +122,6 @@ def test_anthropic_request_round_trip(
     assert from_anthropic_request(request) == (messages, tools, system)
 
 
-@settings(max_examples=150)
 @given(
     messages=conversations(tool_errors=False),
     tools=st.lists(tool_specs, max_size=3),
@@ -137,7 +135,6 @@ def test_openai_request_round_trip(
     assert from_openai_request(request) == (messages, tools, system)
 
 
-@settings(max_examples=50)
 @given(messages=conversations(tool_errors=True))
 def test_openai_drops_only_the_tool_error_flag(messages: list[Message]) -> None:
     request = to_openai_request(messages, [], model="m", max_tokens=64)
@@ -145,14 +142,12 @@ def test_openai_drops_only_the_tool_error_flag(messages: list[Message]) -> None:
     assert back == [replace(m, is_error=False) for m in messages]
 
 
-@settings(max_examples=150)
 @given(response=responses)
 def test_anthropic_response_round_trip(response: ModelResponse) -> None:
     wire = to_anthropic_response(response, model="m")
     assert from_anthropic_response(wire) == response
 
 
-@settings(max_examples=150)
 @given(response=responses)
 def test_openai_response_round_trip(response: ModelResponse) -> None:
     wire = to_openai_response(response, model="m")
@@ -546,7 +541,6 @@ any_json = st.recursive(
 )
 
 
-@settings(max_examples=300)
 @given(wire=any_json)
 def test_any_malformed_wire_dict_raises_only_wire_format_error(wire: Any) -> None:
     for parse in (

@@ -102,7 +102,7 @@ _json = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(deadline=None)
 @given(_json)
 def test_the_fast_path_never_misses_what_the_full_walk_finds(value: Any) -> None:
     assert find_secrets(value) == _full_walk(value)

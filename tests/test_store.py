@@ -332,7 +332,7 @@ def test_a_line_changed_in_place_after_indexing_is_never_served(tmp_path: Path) 
     assert store.lookup(request("question 0")) == fixture(0)
 
 
-@settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(
     head=st.dictionaries(
         st.text(max_size=10).filter(lambda k: k != "messages"),
@@ -633,7 +633,7 @@ def _check_fuzzed(path: Path, raw: bytes, expected_if_valid: int) -> None:
     store.close()
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(raw=fuzz_lines)
 def test_fuzzed_lines_raise_only_fixture_format_errors_never_skip(
     tmp_path: Path, raw: bytes
