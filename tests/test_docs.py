@@ -1,19 +1,19 @@
 """The code in the docs really runs: every block after a ``<!-- doctest -->`` marker.
 
 Python blocks of one page run in order in one namespace, in a temporary working
-directory; shell blocks run each line that starts with ``.venv/bin/replaygate``.
+directory; shell blocks run each line that starts with ``.venv/bin/replaygate``, in
+this process (``run_cli``: the same click command a process would run).
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from run_cli import replaygate
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
@@ -39,9 +39,5 @@ def test_doc_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
             if not line.startswith(".venv/bin/replaygate "):
                 continue
             args = shlex.split(line.split("  #")[0])[1:]
-            done = subprocess.run(
-                [sys.executable, "-m", "replaygate", *args],
-                capture_output=True, text=True, timeout=120, check=False,
-                env={**os.environ, "ANTHROPIC_API_KEY": ""},
-            )  # fmt: skip
+            done = replaygate(*args, env={"ANTHROPIC_API_KEY": ""})
             assert done.returncode == 0, f"{page.name}: {line}\n{done.stdout}\n{done.stderr}"
