@@ -23,7 +23,6 @@ when their adapters are used.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from replaygate.errors import NetworkBlockedError
@@ -41,36 +40,40 @@ from replaygate.http.recorded import RESPONSE_HEADERS
 from replaygate.network import block_network, network_blocked
 
 if TYPE_CHECKING:
-    from replaygate.http.httpx2_transport import (
-        AsyncHttpx2Transport,
-        Httpx2Transport,
-        httpx2_async_client,
-        httpx2_client,
-    )
-    from replaygate.http.httpx_transport import (
-        AsyncHttpxTransport,
-        HttpxTransport,
-        httpx_async_client,
-        httpx_client,
-    )
+    import httpx
+    import httpx2
 
-_LAZY: dict[str, str] = {
-    "Httpx2Transport": "replaygate.http.httpx2_transport",
-    "AsyncHttpx2Transport": "replaygate.http.httpx2_transport",
-    "httpx2_client": "replaygate.http.httpx2_transport",
-    "httpx2_async_client": "replaygate.http.httpx2_transport",
-    "HttpxTransport": "replaygate.http.httpx_transport",
-    "AsyncHttpxTransport": "replaygate.http.httpx_transport",
-    "httpx_client": "replaygate.http.httpx_transport",
-    "httpx_async_client": "replaygate.http.httpx_transport",
+    from replaygate.http.adapter import AsyncFixtureTransport, ClientFactory, SyncFixtureTransport
+
+    Httpx2Transport: type[SyncFixtureTransport[httpx2.Request, httpx2.Response]]
+    AsyncHttpx2Transport: type[AsyncFixtureTransport[httpx2.Request, httpx2.Response]]
+    httpx2_client: ClientFactory[httpx2.Client]
+    httpx2_async_client: ClientFactory[httpx2.AsyncClient]
+    HttpxTransport: type[SyncFixtureTransport[httpx.Request, httpx.Response]]
+    AsyncHttpxTransport: type[AsyncFixtureTransport[httpx.Request, httpx.Response]]
+    httpx_client: ClientFactory[httpx.Client]
+    httpx_async_client: ClientFactory[httpx.AsyncClient]
+
+_BOUND: dict[str, tuple[str, str]] = {
+    "Httpx2Transport": ("httpx2", "transport"),
+    "AsyncHttpx2Transport": ("httpx2", "async_transport"),
+    "httpx2_client": ("httpx2", "client"),
+    "httpx2_async_client": ("httpx2", "async_client"),
+    "HttpxTransport": ("httpx", "transport"),
+    "AsyncHttpxTransport": ("httpx", "async_transport"),
+    "httpx_client": ("httpx", "client"),
+    "httpx_async_client": ("httpx", "async_client"),
 }
+"""Public name -> (library, field of its :class:`~replaygate.http.bindings.Binding`)."""
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
+    bound = _BOUND.get(name)
+    if bound is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    from replaygate.http.bindings import binding
+
+    value = getattr(binding(bound[0]), bound[1])
     globals()[name] = value
     return value
 

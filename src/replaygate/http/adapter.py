@@ -1,6 +1,6 @@
-"""The transport classes shared by the ``httpx`` and ``httpx2`` adapters.
+"""The transport classes shared by every ``httpx``-shaped library.
 
-Each library module only binds these to its own types: a
+:mod:`~replaygate.http.bindings` binds these to each library's own types: a
 :class:`~replaygate.http.transport.Library`, its base transport classes and its own
 HTTP transport as the default live one.
 """
@@ -8,11 +8,12 @@ HTTP transport as the default live one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, Unpack
 
-from replaygate.http.exchange import Exchange, StoreArg
+from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.streams import LiveResponse
 from replaygate.http.transport import Library, ReadableRequest
+from replaygate.sanitize import SanitizeConfig, Sanitizer
 
 ReqT = TypeVar("ReqT", bound=ReadableRequest)
 ReqT_contra = TypeVar("ReqT_contra", bound=ReadableRequest, contravariant=True)
@@ -46,7 +47,8 @@ class FixtureTransportBase(Generic[LiveT]):
     :class:`~replaygate.errors.LiveCallNotApproved`, before anything is sent) and
     send live calls through ``transport`` (default: the library's own HTTP
     transport). ``match_host`` puts the host in the fingerprint; ``source``,
-    ``interface`` and ``note`` go into the recorded fixtures' ``meta``. The session
+    ``interface`` and ``note`` go into the recorded fixtures' ``meta``; ``sanitize``
+    is the pipeline (default: the one configured for the store's project). The session
     state (counters, ``lookups``, ``replays``, ``recorded``) is :attr:`exchange`;
     pass an :class:`~replaygate.http.transport.Exchange` as ``store`` to share one
     session between transports (its settings then apply, the other arguments are
@@ -58,22 +60,10 @@ class FixtureTransportBase(Generic[LiveT]):
         store: StoreArg | Exchange,
         *,
         mode: str = "replay",
-        approve_live: bool = False,
         transport: LiveT | None = None,
-        match_host: bool = False,
-        source: str | None = None,
-        interface: str | None = None,
-        note: str | None = None,
+        **options: Unpack[SessionOptions],
     ) -> None:
-        self.exchange = Exchange.of(
-            store,
-            mode=mode,
-            approve_live=approve_live,
-            match_host=match_host,
-            source=source,
-            interface=interface,
-            note=note,
-        )
+        self.exchange = Exchange.of(store, mode, **options)
         self.live: LiveT | None = transport
         if transport is None and self.exchange.recording:
             self.live = self.default_live()
@@ -116,11 +106,17 @@ class AsyncFixtureTransport(FixtureTransportBase[AsyncLive[ReqT]], Generic[ReqT,
             await self.live.aclose()
 
 
-ClientT_co = TypeVar("ClientT_co", covariant=True)
-
-
-class ClientFactory(Protocol[ClientT_co]):
+class ClientFactory(Generic[ClientT]):
     """``httpx2_client`` and its siblings: a client whose transport answers from fixtures."""
+
+    def __init__(self, client_class: Callable[..., ClientT], transport_class: type[Any]) -> None:
+        self.client_class = client_class
+        self.transport_class = transport_class
+        name = getattr(client_class, "__qualname__", "client")
+        self.__doc__ = (
+            f"A ``{getattr(client_class, '__module__', '')}.{name}`` over "
+            f":class:`{transport_class.__name__}`."
+        )
 
     def __call__(
         self,
@@ -130,41 +126,22 @@ class ClientFactory(Protocol[ClientT_co]):
         approve_live: bool = False,
         match_host: bool = False,
         source: str | None = None,
-        transport: Any = None,
-        **client_options: Any,
-    ) -> ClientT_co:
-        """A client over the fixture transport; ``transport`` is the live one when recording."""
-        ...
-
-
-def client_factory(
-    client_class: Callable[..., ClientT], transport_class: type[Any]
-) -> ClientFactory[ClientT]:
-    """The factory of ``client_class`` objects over the fixture ``transport_class``."""
-
-    def make(
-        store: StoreArg | Exchange,
-        mode: str = "replay",
-        *,
-        approve_live: bool = False,
-        match_host: bool = False,
-        source: str | None = None,
+        interface: str | None = None,
+        note: str | None = None,
+        sanitize: Sanitizer | SanitizeConfig | None = None,
         transport: Any = None,
         **client_options: Any,
     ) -> ClientT:
-        fixture_transport = transport_class(
-            store,
-            mode=mode,
-            approve_live=approve_live,
-            transport=transport,
-            match_host=match_host,
-            source=source,
-        )
-        return client_class(transport=fixture_transport, **client_options)
-
-    name = f"{getattr(client_class, '__module__', '')}.{getattr(client_class, '__qualname__', '')}"
-    make.__doc__ = (
-        f"A ``{name}`` over :class:`{transport_class.__name__}`: ``client_options`` go to the "
-        "client, ``transport`` is the live transport a recording mode sends through."
-    )
-    return make
+        """A client over the fixture transport: the session's settings as
+        :class:`FixtureTransportBase` takes them, ``transport`` the live one a recording
+        mode sends through, ``client_options`` for the client itself."""
+        options: SessionOptions = {
+            "approve_live": approve_live,
+            "match_host": match_host,
+            "source": source,
+            "interface": interface,
+            "note": note,
+            "sanitize": sanitize,
+        }
+        fixture_transport = self.transport_class(store, mode=mode, transport=transport, **options)
+        return self.client_class(transport=fixture_transport, **client_options)

@@ -94,14 +94,21 @@ def canonical_path(path: str, query: bytes | str) -> str:
     return f"{path}?{urlencode(pairs)}"
 
 
-def meaningful_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """The headers of :data:`MEANINGFUL_HEADERS`, lower-case names, repeated values joined."""
+def select_headers(
+    headers: Iterable[tuple[str, str]], names: frozenset[str], joiner: str
+) -> dict[str, str]:
+    """The headers named in ``names``, lower-case names, repeated values joined."""
     kept: dict[str, str] = {}
     for name, value in headers:
         lower = name.lower()
-        if lower in MEANINGFUL_HEADERS:
-            kept[lower] = f"{kept[lower]},{value}" if lower in kept else value
+        if lower in names:
+            kept[lower] = f"{kept[lower]}{joiner}{value}" if lower in kept else value
     return kept
+
+
+def meaningful_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """The headers of :data:`MEANINGFUL_HEADERS` (repeated values joined by a comma)."""
+    return select_headers(headers, MEANINGFUL_HEADERS, ",")
 
 
 _MEANINGFUL_RAW = frozenset(name.encode("ascii") for name in MEANINGFUL_HEADERS)

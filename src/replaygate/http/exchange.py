@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import orjson
 
@@ -44,7 +44,20 @@ from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed, replayed
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 
-__all__ = ["Exchange", "LiveSlot", "StoreArg", "identity_of"]
+__all__ = ["Exchange", "LiveSlot", "SessionOptions", "StoreArg", "identity_of"]
+
+
+class SessionOptions(TypedDict, total=False):
+    """The settings of an HTTP record/replay session besides its mode, as :class:`Exchange`
+    takes them; the transports, the client factories and
+    :func:`~replaygate.http.intercept` pass them on unchanged."""
+
+    approve_live: bool
+    match_host: bool
+    source: str | None
+    interface: str | None
+    note: str | None
+    sanitize: Sanitizer | SanitizeConfig | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +100,7 @@ def _version_header(envelope: dict[str, Any]) -> str | None:
 class Exchange:
     """One record/replay session over a store, for HTTP requests.
 
-    ``mode`` is ``replay`` (never live; a miss raises
+    The settings are :class:`SessionOptions`. ``mode`` is ``replay`` (never live; a miss raises
     :class:`~replaygate.errors.FixtureMismatchError`), ``record-missing`` (replay
     what is recorded, record the rest) or ``rerecord`` (record everything anew);
     the recording modes need ``approve_live=True``. ``match_host`` adds the host to
@@ -100,31 +113,22 @@ class Exchange:
     """
 
     def __init__(
-        self,
-        store: StoreArg,
-        *,
-        mode: str = "replay",
-        approve_live: bool = False,
-        match_host: bool = False,
-        source: str | None = None,
-        interface: str | None = None,
-        note: str | None = None,
-        sanitize: Sanitizer | SanitizeConfig | None = None,
+        self, store: StoreArg, *, mode: str = "replay", **options: Unpack[SessionOptions]
     ) -> None:
         self.session = FixtureSession(
             store,
             mode=mode,
-            approve_live=approve_live,
+            approve_live=options.get("approve_live", False),
             shape="http",
-            source=source,
-            note=note,
-            sanitize=sanitize,
+            source=options.get("source"),
+            note=options.get("note"),
+            sanitize=options.get("sanitize"),
             what="HTTP request",
         )
         self.store = self.session.store
         self.mode = mode
-        self.match_host = match_host
-        self.interface = interface
+        self.match_host = options.get("match_host", False)
+        self.interface = options.get("interface")
         self.lookups = 0
         self.replays = 0
         self._lock = threading.Lock()
@@ -134,9 +138,12 @@ class Exchange:
         self._hits: dict[bytes, _Hit] = {}
 
     @classmethod
-    def of(cls, store: StoreArg | Exchange, **settings: Any) -> Exchange:
-        """``store`` itself when it is an exchange, else a new one with ``settings``."""
-        return store if isinstance(store, Exchange) else cls(store, **settings)
+    def of(
+        cls, store: StoreArg | Exchange, mode: str = "replay", **options: Unpack[SessionOptions]
+    ) -> Exchange:
+        """``store`` itself when it is an exchange (the settings are then its own), else a
+        new session over ``store``."""
+        return store if isinstance(store, Exchange) else cls(store, mode=mode, **options)
 
     @property
     def recording(self) -> bool:

@@ -10,35 +10,27 @@ the innermost one answering.
 
 from __future__ import annotations
 
-import importlib
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Unpack
 
-from replaygate.http.exchange import Exchange, StoreArg
+from replaygate.http.bindings import LIBRARIES, binding
+from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.streams import LiveResponse
 from replaygate.http.transport import Library
-
-ADAPTERS: tuple[tuple[str, str, str], ...] = (
-    ("httpx2", "replaygate.http.httpx2_transport", "HTTPX2"),
-    ("httpx", "replaygate.http.httpx_transport", "HTTPX"),
-)
-"""(library, adapter module, Library constant) of every library :func:`intercept` patches."""
 
 _patch_lock = threading.Lock()
 
 
-def installed_libraries() -> list[tuple[Any, Library[Any]]]:
-    """(module, binding) of every supported HTTP library that is installed."""
+def installed_libraries() -> list[Library[Any]]:
+    """The binding of every supported HTTP library that is installed."""
     found = []
-    for name, adapter, constant in ADAPTERS:
+    for name in LIBRARIES:
         try:
-            module = importlib.import_module(name)
-            binding = getattr(importlib.import_module(adapter), constant)
+            found.append(binding(name).library)
         except ImportError:
             continue
-        found.append((module, binding))
     return found
 
 
@@ -72,37 +64,22 @@ _PATCHES: tuple[tuple[str, str, Callable[[Exchange, Library[Any], Any], Any]], .
 
 @contextmanager
 def intercept(
-    store: StoreArg | Exchange,
-    mode: str = "replay",
-    *,
-    approve_live: bool = False,
-    match_host: bool = False,
-    source: str | None = None,
-    interface: str | None = None,
-    note: str | None = None,
+    store: StoreArg | Exchange, mode: str = "replay", **options: Unpack[SessionOptions]
 ) -> Iterator[Exchange]:
     """Answer every ``httpx``/``httpx2`` HTTP transport from ``store`` while inside.
 
-    Arguments are those of the transports
+    ``options`` are those of the transports
     (:class:`~replaygate.http.adapter.FixtureTransportBase`); a recording mode
     without ``approve_live=True`` raises before anything is patched. ``store`` may
-    be an :class:`~replaygate.http.transport.Exchange` to share a session. Yields
+    be an :class:`~replaygate.http.exchange.Exchange` to share a session. Yields
     the session's exchange (counters, store).
     """
-    exchange = Exchange.of(
-        store,
-        mode=mode,
-        approve_live=approve_live,
-        match_host=match_host,
-        source=source,
-        interface=interface,
-        note=note,
-    )
+    exchange = Exchange.of(store, mode, **options)
     saved: list[tuple[type, str, Any]] = []
     with _patch_lock:
-        for module, library in installed_libraries():
+        for library in installed_libraries():
             for class_name, method, make in _PATCHES:
-                cls = getattr(module, class_name)
+                cls = getattr(library.module, class_name)
                 original = cls.__dict__[method]
                 saved.append((cls, method, original))
                 setattr(cls, method, make(exchange, library, original))

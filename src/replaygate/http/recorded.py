@@ -32,7 +32,7 @@ from typing import Any, Literal
 import orjson
 
 from replaygate.errors import WireFormatError
-from replaygate.http.envelope import body_fields
+from replaygate.http.envelope import body_fields, select_headers
 from replaygate.http.sse import SSEEvent
 
 RESPONSE_HEADERS: frozenset[str] = frozenset(
@@ -54,12 +54,7 @@ REPLAYED_RETRY_AFTER_MS = "1"
 
 def kept_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     """The :data:`RESPONSE_HEADERS` of a response, lower-case names."""
-    kept: dict[str, str] = {}
-    for name, value in headers:
-        lower = name.lower()
-        if lower in RESPONSE_HEADERS:
-            kept[lower] = f"{kept[lower]}, {value}" if lower in kept else value
-    return kept
+    return select_headers(headers, RESPONSE_HEADERS, ", ")
 
 
 def is_event_stream(headers: Iterable[tuple[str, str]]) -> bool:

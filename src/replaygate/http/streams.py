@@ -8,6 +8,7 @@ subclass that also derives from the library's ``SyncByteStream`` and
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -115,25 +116,27 @@ class TeeByteStream:
             self._async = self._live.aiter_bytes()
         return self._async
 
-    def __iter__(self) -> Iterator[bytes]:
+    @contextmanager
+    def _recorded(self) -> Iterator[None]:
+        """Finish the recording when the body ends: ``complete``, or ``cut`` by an error."""
         try:
-            for chunk in self._chunks():
-                self._recording.feed(chunk)
-                yield chunk
+            yield
         except self.library.TransportError as err:
             self._recording.finish("cut", err)
             raise
         self._recording.finish("complete")
 
+    def __iter__(self) -> Iterator[bytes]:
+        with self._recorded():
+            for chunk in self._chunks():
+                self._recording.feed(chunk)
+                yield chunk
+
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        try:
+        with self._recorded():
             async for chunk in self._achunks():
                 self._recording.feed(chunk)
                 yield chunk
-        except self.library.TransportError as err:
-            self._recording.finish("cut", err)
-            raise
-        self._recording.finish("complete")
 
     def close(self) -> None:
         """Record what is still unrecorded, then close the live response."""
