@@ -1,4 +1,5 @@
-"""The command line, run as a user runs it: the installed ``replaygate`` entry point."""
+"""The command line: its click commands run in process (``run_cli``), and the few tests
+marked ``slow`` run ``python -m replaygate`` in a real process, as a user runs it."""
 
 from __future__ import annotations
 
@@ -14,12 +15,15 @@ from replaygate.examples.research_copilot import DEFAULT_MAX_TOKENS, DEFAULT_MOD
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.replay import RequestSettings
 from replaygate.sim import Simulator
+from run_cli import replaygate
 
 CLI = [sys.executable, "-m", "replaygate"]
 AGENT = "replaygate.examples.research_copilot:copilot"
 
 
-def replaygate(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def replaygate_process(
+    *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(
         [*CLI, *args], capture_output=True, text=True, env=full_env, timeout=120, check=False
@@ -50,16 +54,18 @@ def test_record_writes_sim_fixtures_with_meta(recorded: Path) -> None:
     assert b"sk-test-cli" not in recorded.read_bytes()
 
 
+@pytest.mark.slow
 def test_record_without_approval_exits_2_and_touches_nothing(tmp_path: Path) -> None:
     path = tmp_path / "never.jsonl"
-    done = replaygate("record", "--fixtures", str(path), "-q", "What is RAG?")
+    done = replaygate_process("record", "--fixtures", str(path), "-q", "What is RAG?")
     assert done.returncode == 2
     assert "--approve-live" in done.stderr
     assert not path.exists() and list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_run_replays_and_checks_determinism(recorded: Path) -> None:
-    done = replaygate(
+    done = replaygate_process(
         "run", "--agent", AGENT, "--fixtures", str(recorded), "-q", "What is RAG?",
         "--check-determinism",
     )  # fmt: skip
@@ -162,6 +168,7 @@ def test_every_command_resolves_to_a_command_of_its_name() -> None:
     assert main.get_command(context, "nope") is None
 
 
+@pytest.mark.slow
 def test_verify_does_not_import_the_sdks_or_the_plotting_library(recorded: Path) -> None:
     probe = (
         "import sys\n"
@@ -199,10 +206,9 @@ def test_a_bad_sanitize_config_stops_record_cleanly(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[[tool.replaygate.sanitize.rules]]\npattern = "(x"\n', encoding="utf-8"
     )
-    done = subprocess.run(
-        [*CLI, "record", "--agent", AGENT, "--fixtures", "a.jsonl", "--approve-live",
-         "--simulator", "-q", "hi"],
-        capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False,
+    done = replaygate(
+        "record", "--agent", AGENT, "--fixtures", "a.jsonl", "--approve-live", "--simulator",
+        "-q", "hi", cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert "Error: SanitizeConfigError:" in done.stderr
