@@ -40,7 +40,7 @@ import _data
 from replaygate import __version__
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import read_json_file, store_files
-from replaygate.fixtures.verify import verify_store
+from replaygate.hygiene.verify import verify_store
 from replaygate.sanitize.secret_scan import find_fixture_secrets
 
 FOLDER = "anthropic.messages@2023-06-01"

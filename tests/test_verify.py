@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from replaygate import Fixture, FixtureStore, Message, ModelResponse, RecordingModel
 from replaygate.cli import main
 from replaygate.fixtures.fixture import make_meta
-from replaygate.fixtures.verify import MISSING_META, StoreProblem, verify_store
 from replaygate.http import Exchange, httpx2_client
+from replaygate.hygiene.verify import MISSING_META, StoreProblem, verify_store
 from replaygate.models.fakes import ScriptedModel
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 from replaygate.sanitize import SanitizeConfig

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from replaygate.fixtures.store import repair_partial_tail
-from replaygate.fixtures.verify import verify_store
+from replaygate.hygiene.verify import verify_store
 
 
 @click.command()
