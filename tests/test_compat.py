@@ -110,3 +110,20 @@ def test_an_http_store_written_by_0_1_replays_through_the_sdks(layout: str) -> N
     assert "ping" in plain.content[0].text  # type: ignore[union-attr]
     assert "stream please" in streamed.content[0].text  # type: ignore[union-attr]
     assert "hello" in (chat.choices[0].message.content or "")
+
+
+@pytest.mark.parametrize(
+    ("module", "old", "new"),
+    [
+        ("replaygate.sanitize", "Rule", "RedactionRule"),
+        ("replaygate.evals", "Recording", "RecordPlan"),
+    ],
+)
+def test_a_renamed_class_answers_to_its_old_name_with_a_warning(
+    module: str, old: str, new: str
+) -> None:
+    imported = importlib.import_module(module)
+    with pytest.warns(DeprecationWarning, match=f"{module}.{old} is now {module}.{new}"):
+        assert getattr(imported, old) is getattr(imported, new)
+    with pytest.raises(AttributeError, match="has no attribute 'Nothing'"):
+        getattr(imported, "Nothing")

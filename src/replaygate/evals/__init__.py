@@ -17,6 +17,7 @@ keep a history, and classify the failures of a model upgrade::
 
 from __future__ import annotations
 
+from replaygate._renamed import old_names
 from replaygate.evals.agents import Agent, AgentEntry, load_agent
 from replaygate.evals.baseline import Baseline, load_baseline, update_baseline
 from replaygate.evals.cases import EvalCase, load_eval_cases
@@ -108,3 +109,5 @@ __all__ = [
     "update_baseline",
     "with_shipped",
 ]
+
+__getattr__ = old_names(__name__, {"Recording": ("RecordPlan", RecordPlan)})

@@ -21,6 +21,7 @@ Build one in Python::
     sanitizer = Sanitizer(SanitizeConfig(ids=True, personal_data=("email",)))
 """
 
+from replaygate._renamed import old_names
 from replaygate.config import find_pyproject
 from replaygate.sanitize.config import (
     SanitizeConfig,
@@ -51,3 +52,5 @@ __all__ = [
     "sanitizer_for",
     "store_config",
 ]
+
+__getattr__ = old_names(__name__, {"Rule": ("RedactionRule", RedactionRule)})
