@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from replaygate.evals import ConfigError, load_config, load_price_file, shipped_prices
+from replaygate.evals import (
+    ConfigError,
+    load_config,
+    load_price_file,
+    shipped_prices,
+    with_shipped,
+)
 from replaygate.evals.config import DEFAULT_MAX_DROP, find_pyproject
+from replaygate.evals.prices import shipped_prices_path
 
 FULL = """\
 [project]
@@ -108,11 +115,42 @@ def test_a_price_file_can_be_named_instead(tmp_path: Path) -> None:
     assert config.prices.source == str(tmp_path.resolve() / "prices.toml")
 
 
-def test_the_shipped_price_table_prices_the_example_model() -> None:
+def test_the_shipped_price_table_is_library_data() -> None:
     prices = shipped_prices()
     assert prices.currency == "USD"
     assert prices.as_of
     assert prices.cost("claude-sonnet-4-5", 1000, 1000) is not None
+    assert shipped_prices_path().parts[-4:] == ("replaygate", "evals", "data", "prices.toml")
+    assert with_shipped(None) == prices
+
+
+def test_a_project_table_overrides_and_extends_the_shipped_one(tmp_path: Path) -> None:
+    config = load_config(
+        write(
+            tmp_path,
+            "[tool.replaygate.prices]\n"
+            '"claude-sonnet-4-5" = { input = 1.0, output = 2.0 }\n'
+            '"my-fine-tune" = { input = 4.0, output = 8.0 }\n',
+        )
+    )
+    prices = with_shipped(config.prices)
+    shipped = shipped_prices()
+    assert prices.cost("claude-sonnet-4-5", 1_000_000, 1_000_000) == 3.0  # overridden
+    assert prices.cost("my-fine-tune", 1_000_000, 0) == 4.0  # added
+    assert prices.cost("claude-haiku-4-5", 1000, 1000) == shipped.cost(
+        "claude-haiku-4-5", 1000, 1000
+    )  # kept
+    assert (prices.currency, prices.as_of) == ("USD", shipped.as_of)
+    source = f"{tmp_path.resolve() / 'pyproject.toml'} [tool.replaygate.prices]"
+    assert prices.to_json()["source"] == f"{source} over {shipped.source}"
+
+
+def test_a_table_in_another_currency_replaces_the_shipped_one(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, FULL))
+    assert config.prices is not None
+    prices = with_shipped(config.prices)
+    assert prices == config.prices
+    assert prices.cost("claude-haiku-4-5", 1000, 1000) is None
 
 
 @pytest.mark.parametrize(

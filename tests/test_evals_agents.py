@@ -1,0 +1,189 @@
+"""Any agent, named ``module:function``, drives record, run, show and eval.
+
+Nothing defaults to the shipped example: a command without an agent, a model or a
+store stops with exit status 2 naming the flag and the ``[tool.replaygate]`` key.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from replaygate.cli import main
+from replaygate.evals import AgentEntry, RecordPlan, load_agent, load_eval_results, run_eval
+from replaygate.evals.cases import EvalCase
+from replaygate.fixtures.store import FixtureStore
+from replaygate.models.fakes import FunctionModel
+from replaygate.models.replay import RequestSettings
+from replaygate.models.types import ModelResponse
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning"),
+]
+
+MODULE = """
+from dataclasses import dataclass
+
+from replaygate.models.types import Message, Usage
+
+
+@dataclass(frozen=True)
+class Answer:
+    final: str
+    usage: Usage
+    steps: tuple = ()
+
+
+def answer(model, question):
+    response = model.complete([Message.user(question)], [])
+    return Answer(response.text, response.usage)
+
+
+def crash(model, question):
+    raise RuntimeError("the agent crashed")
+"""
+AGENT = "plain_agent:answer"
+SETTINGS = ["--model", "sim-model", "--max-tokens", "64"]
+NOT_FOUND = "I could not find information about RAG in the corpus."
+CASE = {"id": "rag", "question": "What is RAG?", "must_contain": ["RAG"], "samples": 1, "floor": 1}
+RAG = EvalCase("rag", "What is RAG?", 1, 1, must_contain=("RAG",))
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A folder holding a plain agent module, importable and the working directory."""
+    (tmp_path / "plain_agent.py").write_text(MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    yield tmp_path
+    sys.modules.pop("plain_agent", None)
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def test_a_plain_agent_is_recorded_replayed_and_shown_by_module_and_function(
+    project: Path,
+) -> None:
+    store = "agent.jsonl"
+    ask = ["--agent", AGENT, *SETTINGS, "--fixtures", store, "-q", "What is RAG?"]
+    recorded = invoke("record", *ask, "--approve-live", "--simulator")
+    assert recorded.exit_code == 0, recorded.output
+    assert f"recorded 1 new response(s) into {store}" in recorded.output
+    replayed = invoke("run", *ask, "--check-determinism")
+    assert replayed.exit_code == 0, replayed.output
+    assert f"final: {NOT_FOUND}" in replayed.output
+    assert "identical final: True; identical trace: True" in replayed.output
+    (key,) = FixtureStore.open(project / store).keys()
+    shown = invoke("show", key[:6], "--fixtures", store)
+    assert shown.exit_code == 0, shown.output
+    assert '"model": "sim-model"' in shown.output and '"max_tokens": 64' in shown.output
+    other = invoke("run", *ask, "--model", "another-model")
+    assert other.exit_code == 1
+    assert "FixtureMismatchError" in other.output
+
+
+def test_the_agent_and_its_settings_come_from_the_config(project: Path) -> None:
+    (project / "cases.jsonl").write_text(json.dumps(CASE) + "\n", encoding="utf-8")
+    (project / "pyproject.toml").write_text(
+        textwrap.dedent(
+            f"""
+            [tool.replaygate]
+            agent = "{AGENT}"
+            model = "sim-model"
+            max_tokens = 64
+            system = "Be brief."
+            cases = "cases.jsonl"
+            fixtures = "evals/fixtures.jsonl"
+
+            [tool.replaygate.prices]
+            "sim-model" = {{ input = 1.0, output = 2.0 }}
+            """
+        ),
+        encoding="utf-8",
+    )
+    recorded = invoke("record", "--approve-live", "--simulator")
+    assert recorded.exit_code == 0, recorded.output
+    replayed = invoke("run")
+    assert replayed.exit_code == 0, replayed.output
+    assert f"final: {NOT_FOUND}" in replayed.output
+    evaluated = invoke("eval", "--no-history", "--out", "results.json")
+    assert evaluated.exit_code == 0, evaluated.output
+    info = load_eval_results(project / "results.json").info
+    assert (info["agent"], info["model"]) == (AGENT, "sim-model")
+    assert " over " in info["prices"]["source"]
+    assert info["prices"]["source"].startswith(f"{project.resolve() / 'pyproject.toml'}")
+    fixture = next(iter(FixtureStore.open(project / "evals" / "fixtures.jsonl")))
+    assert fixture.request["system"] == "Be brief."
+
+
+@pytest.mark.parametrize(
+    ("args", "flag", "key"),
+    [
+        (["run", "--fixtures", "f.jsonl", "-q", "x"], "--agent", "agent"),
+        (["record", "--fixtures", "f.jsonl", "-q", "x", "--approve-live"], "--agent", "agent"),
+        (["eval", "--fixtures", "f.jsonl", "--cases", "c.jsonl"], "--agent", "agent"),
+        (["eval", "--fixtures", "f.jsonl", "--agent", AGENT], "--cases", "cases"),
+        (["run", "--agent", AGENT, "--fixtures", "f.jsonl", "-q", "x"], "--model", "model"),
+        (["run", "--agent", AGENT, *SETTINGS, "-q", "x"], "--fixtures", "fixtures"),
+        (["run", "--agent", AGENT, *SETTINGS, "--fixtures", "f.jsonl"], "--question", "cases"),
+        (["show", "abc"], "--fixtures", "fixtures"),
+    ],
+)
+def test_what_is_missing_is_a_clean_exit_2_naming_the_flag_and_the_key(
+    project: Path, args: list[str], flag: str, key: str
+) -> None:
+    (project / "c.jsonl").write_text(json.dumps(CASE) + "\n", encoding="utf-8")
+    done = invoke(*args)
+    assert done.exit_code == 2, done.output
+    assert f"pass {flag}" in done.output
+    assert f"set {key} in [tool.replaygate]" in done.output
+    assert "Traceback" not in done.output
+    assert not (project / "f.jsonl").exists()
+
+
+def test_an_agent_that_cannot_be_loaded_is_a_clean_exit_2(project: Path) -> None:
+    done = invoke("run", "--agent", "no_such_module_xyz:agent", *SETTINGS, "-q", "x")
+    assert done.exit_code == 2
+    assert "AgentLoadError" in done.output and "cannot import 'no_such_module_xyz'" in done.output
+
+
+def scripted_store(path: Path, agent: AgentEntry, settings: RequestSettings) -> Path:
+    live = FunctionModel(lambda messages, tools: ModelResponse(text="RAG retrieves first."))
+    plan = RecordPlan(live, approve_live=True, source="scripted")
+    run_eval([RAG], path, agent=agent, settings=settings, recording=plan)
+    return path
+
+
+def test_run_eval_takes_settings_given_or_declared_never_a_default(project: Path) -> None:
+    plain = load_agent(AGENT)
+    settings = RequestSettings("scripted-model", 32)
+    with pytest.raises(ValueError, match="no request settings"):
+        run_eval([RAG], project / "none.jsonl", agent=plain)
+    store = scripted_store(project / "f.jsonl", plain, settings)
+    declared = AgentEntry(plain.run, settings=settings)
+    results = run_eval([RAG], store, agent=declared)
+    assert results.info["model"] == "scripted-model"
+    assert results.cases[0].sampled.verdict == "pass"
+
+
+def test_only_the_failures_an_agent_declares_fail_a_sample(project: Path) -> None:
+    settings = RequestSettings("scripted-model", 32)
+    crash = load_agent("plain_agent:crash")
+    cases = [RAG]
+    store = scripted_store(project / "f.jsonl", load_agent(AGENT), settings)
+    with pytest.raises(RuntimeError, match="the agent crashed"):
+        run_eval(cases, store, agent=crash, settings=settings)
+    gives_up = AgentEntry(crash.run, failures=(RuntimeError,))
+    results = run_eval(cases, store, agent=gives_up, settings=settings)
+    (only,) = results.cases
+    assert only.sampled.verdict == "block"
+    assert only.sampled.samples[0].output["error"] == "RuntimeError: the agent crashed"
