@@ -21,6 +21,7 @@ from replaygate.cli.options import (
     history_option,
     request_settings,
 )
+from replaygate.errors import LiveCallNotApproved
 from replaygate.evals.cases import load_eval_cases
 from replaygate.evals.config import Config, load_config
 from replaygate.evals.git import head_commit
@@ -30,7 +31,7 @@ from replaygate.evals.prices import PriceTable, load_price_file, with_shipped
 from replaygate.evals.progress import reporter
 from replaygate.evals.results import EvalResults
 from replaygate.evals.runner import RecordPlan, run_eval
-from replaygate.models.replay import RECORDING_MODES
+from replaygate.fixtures.modes import RECORDING_MODES, require_approval
 
 
 def _prices(config: Config, given: Path | None) -> PriceTable:
@@ -48,11 +49,11 @@ def _print_metrics(results: EvalResults) -> None:
 
 
 def _check_flags(record_mode: str | None, approve_live: bool, recording_options: bool) -> None:
-    if record_mode and not approve_live:
-        raise CommandError(
-            f"refusing --record-mode {record_mode} without --approve-live: recording calls a "
-            "live model and needs an explicit approval for this run. Nothing was called."
-        )
+    if record_mode:
+        try:
+            require_approval(record_mode, approve_live, how="add --approve-live")
+        except LiveCallNotApproved as err:
+            raise CommandError(f"refusing --record-mode {record_mode}: {err}") from None
     if approve_live and not record_mode:
         raise CommandError("--approve-live only applies with --record-mode")
     if recording_options and not record_mode:

@@ -27,13 +27,16 @@ from replaygate.cli.options import (
     questions_source,
     request_settings,
 )
-from replaygate.errors import ReplaygateError
+from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.evals.agents import Agent
 from replaygate.evals.config import load_config
 from replaygate.evals.output import RunLike, trace_lines
+from replaygate.fixtures.modes import require_live_approval
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.replay import RECORDING_MODES, RecordingModel, ReplayModel, RequestSettings
 from replaygate.network import block_network
+
+RECORD_WHY = "recording calls a live model, which costs money,"
 
 
 def print_run(question: str, result: RunLike) -> None:
@@ -146,13 +149,11 @@ def record(
 
     The SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, unless --simulator.
     """
-    if not approve_live:
-        click.echo(
-            "refusing to call a live model: recording costs money and needs an explicit "
-            "--approve-live for this run. Nothing was called or written.",
-            err=True,
-        )
-        raise SystemExit(2)
+    try:
+        require_live_approval(approve_live, why=RECORD_WHY, how="add --approve-live")
+    except LiveCallNotApproved as err:
+        click.echo(f"refusing to call a live model: {err}", err=True)
+        raise SystemExit(2) from None
     config = load_config(config_path, near=fixtures_path)
     _, entry = choose_agent(agent, config)
     settings = choose_settings(entry, config, model, max_tokens, system)

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from replaygate._version import __version__
-from replaygate.errors import LiveCallNotApproved
 from replaygate.evals.agents import Agent, AgentEntry, as_entry
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.expectations import checks_for
@@ -30,8 +29,9 @@ from replaygate.evals.recording import SampleRecorder, StoreGuard
 from replaygate.evals.results import CaseResult, EvalResults
 from replaygate.evals.scorers import score_case
 from replaygate.fixtures.fixture import now_iso
+from replaygate.fixtures.modes import require_approval
 from replaygate.fixtures.store import FixtureStore
-from replaygate.models.replay import MODES, RecordingModel, ReplayModel, RequestSettings
+from replaygate.models.replay import RecordingModel, ReplayModel, RequestSettings
 from replaygate.models.types import Model
 from replaygate.sampling import run_sampled
 
@@ -46,17 +46,6 @@ class RecordPlan:
     source: str | None = None
     concurrency: int = 1
     rate_limit: float | None = None
-
-
-def check_recording(mode: str, approve_live: bool) -> None:
-    """Refuse an unknown mode, and a recording mode without approval (nothing is called)."""
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    if mode != "replay" and approve_live is not True:
-        raise LiveCallNotApproved(
-            f"mode {mode!r} makes live model calls and needs an explicit approval for this "
-            "run: pass approve_live=True (CLI: --approve-live). Nothing was called."
-        )
 
 
 def run_eval(
@@ -85,7 +74,7 @@ def run_eval(
             "or declare them on the agent (AgentEntry(run, settings=...))"
         )
     if recording is not None:
-        check_recording(recording.mode, recording.approve_live)
+        require_approval(recording.mode, recording.approve_live)
         if recording.concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {recording.concurrency}")
     path = Path(fixtures)
