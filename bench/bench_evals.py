@@ -21,6 +21,7 @@ from pathlib import Path
 
 import anthropic
 
+from replaygate.demo import demo_loop
 from replaygate.evals import (
     GateConfig,
     History,
@@ -32,7 +33,6 @@ from replaygate.evals import (
     run_gate,
     shipped_prices,
 )
-from replaygate.evals.demo import demo_loop
 from replaygate.examples.research_copilot import (
     SETTINGS,
     ResearchPolicy,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from replaygate.demo import DEMO_SEED, demo_loop
 from replaygate.evals import History, load_baseline, load_eval_cases
-from replaygate.evals.demo import DEMO_SEED, demo_loop
 from replaygate.examples.research_copilot import shipped_baseline, shipped_eval_cases
 
 pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")

@@ -17,7 +17,7 @@ import replaygate
 
 SRC = Path(replaygate.__file__).parent
 EXAMPLE = "replaygate.examples"
-MAY_RUN_THE_EXAMPLE = frozenset({"replaygate.cli.demo", "replaygate.evals.demo"})
+MAY_RUN_THE_EXAMPLE = frozenset({"replaygate.cli.demo", "replaygate.demo"})
 """The demo command exists to run the shipped example; nothing else may import it."""
 
 

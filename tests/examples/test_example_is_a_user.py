@@ -1,6 +1,6 @@
 """The shipped example is a user of the library: no library module imports it.
 
-Only the demo (``replaygate.cli.demo`` and ``replaygate.evals.demo``), which exists to
+Only the demo (``replaygate.cli.demo`` and ``replaygate.demo``), which exists to
 run the example, may. Checked by importing every other module in a fresh process.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import replaygate
 
 PACKAGE = Path(replaygate.__file__).parent
-ALLOWED = ("replaygate.examples", "replaygate.cli.demo", "replaygate.evals.demo")
+ALLOWED = ("replaygate.examples", "replaygate.cli.demo", "replaygate.demo")
 """Modules that may import the example (and the example itself)."""
 
 

@@ -24,8 +24,8 @@ from pathlib import Path
 import click
 
 from replaygate.cli.replay_cmds import print_run, replay_once
+from replaygate.demo import DEMO_SEED, demo_loop
 from replaygate.errors import FixtureMismatchError
-from replaygate.evals.demo import DEMO_SEED, demo_loop
 from replaygate.evals.output import trace_lines
 from replaygate.examples.research_copilot import SETTINGS, copilot, load_cases
 from replaygate.fixtures.store import FixtureStore

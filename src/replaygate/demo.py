@@ -3,7 +3,8 @@
 Record the shipped ResearchCopilot eval cases (5 samples each) through the official
 ``anthropic`` SDK from the simulator, approved for this run; stop the simulator;
 replay them offline; score; gate against the shipped baseline; append to a history;
-write the report.
+write the report. It sits above what it drives (the example agent, the simulator,
+evals, the report); only the demo command imports it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from replaygate.examples.research_copilot import (
 )
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.live import AnthropicModel
+from replaygate.report import write_report
 from replaygate.sim import Simulator
 
 SHOWN = ("success", "citation_precision", "citation_recall", "fabricated", "cost", "steps")
@@ -89,8 +91,6 @@ def demo_loop(
     history grows by one run.
     """
     import anthropic
-
-    from replaygate.report import write_report
 
     started = time.perf_counter()
     out_dir.mkdir(parents=True, exist_ok=True)
