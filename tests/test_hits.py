@@ -2,8 +2,9 @@
 
 A small project is made in a temporary folder: ResearchCopilot fixtures recorded from
 the simulator (two questions, only one of them replayed by the tests) and an HTTP
-fixture recorded by the plugin. Its tests run in a real ``pytest -n 2`` subprocess;
-then ``replaygate patrol`` lists the fixtures no test played.
+fixture recorded by the plugin. Its tests run in a real ``pytest -n 2`` subprocess
+(marked slow: workers are processes) and in process; then ``replaygate patrol`` lists
+the fixtures no test played.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 from replaygate.fixtures import hits
 from replaygate.fixtures.store import FixtureStore
 from replaygate.sim import Simulator
+from run_cli import replaygate
 
 TESTS = """
 import os
@@ -68,6 +70,32 @@ def pytest_run(project: Path, *args: str, env: dict[str, str] | None = None) -> 
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def pytest_in_process(project: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    """``pytest ARGS`` in ``project``, run in this process as a nested session.
+
+    The plugin gives back the enclosing session's hits log and run id when the nested
+    session ends; the project's test modules are forgotten afterwards.
+    """
+    saved_env = {name: os.environ.get(name) for name in (env or {})}
+    saved_path, saved_cwd, saved_modules = list(sys.path), Path.cwd(), set(sys.modules)
+    os.environ.update(env or {})
+    os.chdir(project)
+    try:
+        code = pytest.main(["-q", "-p", "no:cacheprovider", *args])
+    finally:
+        os.chdir(saved_cwd)
+        sys.path[:] = saved_path
+        for name in set(sys.modules) - saved_modules:
+            if str(getattr(sys.modules[name], "__file__", "")).startswith(str(project)):
+                del sys.modules[name]
+        for name, value in saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    assert code == pytest.ExitCode.OK
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("hits") / "project"
@@ -75,15 +103,15 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n", encoding="utf-8")
     (root / "tests" / "test_agent.py").write_text(TESTS, encoding="utf-8")
     store = root / "tests" / "fixtures" / "rc.jsonl"
-    done = run(root, sys.executable, "-m", "replaygate", "record", "--fixtures", str(store),
-               "--agent", "replaygate.examples.research_copilot:copilot",
-               "--approve-live", "--simulator", "-q", "What is RAG?",
-               "-q", "Why are some agent tests flaky?")  # fmt: skip
+    done = replaygate("record", "--fixtures", str(store),
+                      "--agent", "replaygate.examples.research_copilot:copilot",
+                      "--approve-live", "--simulator", "-q", "What is RAG?",
+                      "-q", "Why are some agent tests flaky?", cwd=root)  # fmt: skip
     assert done.returncode == 0, done.stderr
     with Simulator(behavior="echo") as sim:
         env = {"SIM_URL": sim.url, "ANTHROPIC_API_KEY": "sim-key"}
-        pytest_run(root, "-k", "test_http and 1", "--record-mode=record-missing",
-                   "--approve-live", env=env)  # fmt: skip
+        pytest_in_process(root, "-k", "test_http and 1", "--record-mode=record-missing",
+                          "--approve-live", env=env)  # fmt: skip
     for old in (root / ".replaygate" / "hits").glob("*.jsonl"):
         old.unlink()  # the recording run replayed nothing, but start clean
     return root
@@ -94,6 +122,7 @@ def logged(project: Path) -> list[dict[str, str]]:
     return [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.slow
 def test_xdist_run_logs_hits_with_test_ids(project: Path) -> None:
     pytest_run(project, "-n", "2")
     files = sorted((project / ".replaygate" / "hits").glob("*.jsonl"))
@@ -112,8 +141,7 @@ def test_xdist_run_logs_hits_with_test_ids(project: Path) -> None:
     all_keys = set(FixtureStore.open(project / "tests" / "fixtures" / "rc.jsonl").keys())
     assert rag_keys < all_keys
 
-    done = run(project, sys.executable, "-m", "replaygate", "patrol", "tests/fixtures",
-               "--runs", "1", "--json")  # fmt: skip
+    done = replaygate("patrol", "tests/fixtures", "--runs", "1", "--json", cwd=project)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     unplayed = {row["key"] for row in report["fixtures"] if row["plays"] == 0}
@@ -125,7 +153,7 @@ def test_xdist_run_logs_hits_with_test_ids(project: Path) -> None:
 
 def test_each_run_gets_its_own_id(project: Path) -> None:
     before = {line["run"] for line in logged(project)}
-    pytest_run(project, "-k", "test_rag and 1")
+    pytest_in_process(project, "-k", "test_rag and 1")
     after = {line["run"] for line in logged(project)}
     assert len(after - before) == 1
 
