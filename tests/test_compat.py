@@ -115,6 +115,7 @@ def test_an_http_store_written_by_0_1_replays_through_the_sdks(layout: str) -> N
 @pytest.mark.parametrize(
     ("module", "old", "new"),
     [
+        ("replaygate.assertions", "Problem", "StructureProblem"),
         ("replaygate.sanitize", "Rule", "RedactionRule"),
         ("replaygate.evals", "Recording", "RecordPlan"),
     ],

@@ -19,6 +19,7 @@ Human calibration of these assertions on sampled results lives in
 
 from __future__ import annotations
 
+from replaygate._renamed import old_names
 from replaygate.assertions.checks import (
     citations_check,
     contains_check,
@@ -80,3 +81,5 @@ __all__ = [
     "structure_check",
     "vendor_family",
 ]
+
+__getattr__ = old_names(__name__, {"Problem": ("StructureProblem", StructureProblem)})
