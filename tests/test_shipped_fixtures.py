@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from replaygate import FixtureStore, ReplayModel
@@ -17,6 +15,7 @@ from replaygate.examples.research_copilot import (
     shipped_eval_cases,
     shipped_fixtures,
 )
+from run_cli import replaygate
 
 
 def test_every_case_replays_from_the_shipped_fixtures() -> None:
@@ -40,12 +39,10 @@ def test_shipped_fixtures_say_where_they_came_from() -> None:
 
 def test_shipped_fixtures_are_reproducible_from_the_simulator(tmp_path: Path) -> None:
     fresh = tmp_path / "fresh.jsonl"
-    done = subprocess.run(
-        [sys.executable, "-m", "replaygate", "record", "--approve-live", "--simulator",
-         "--seed", "7", "--fixtures", str(fresh),
-         "--agent", "replaygate.examples.research_copilot:copilot",
-         "--cases", str(shipped_eval_cases())],
-        capture_output=True, text=True, timeout=120, check=False,
+    done = replaygate(
+        "record", "--approve-live", "--simulator", "--seed", "7", "--fixtures", str(fresh),
+        "--agent", "replaygate.examples.research_copilot:copilot",
+        "--cases", str(shipped_eval_cases()),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
 
