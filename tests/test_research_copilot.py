@@ -555,6 +555,7 @@ print(json.dumps(out, ensure_ascii=False))
 """
 
 
+@pytest.mark.slow
 def test_runs_are_identical_across_processes_and_hash_seeds() -> None:
     outputs = []
     for seed in ("0", "12345"):

@@ -852,6 +852,7 @@ def test_concurrent_clients_are_all_answered(echo: Simulator) -> None:
 # -- CLI -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_serves_until_terminated() -> None:
     command = [sys.executable, "-m", "replaygate.sim.cli", "serve", "--port", "0"]
     command += ["--behavior", "echo", "--seed", "4"]
