@@ -72,7 +72,9 @@ def request_settings(fn: F) -> F:
     Each defaults to ``[tool.replaygate]``, then to what the agent declares.
     """
     fn = click.option("--system", help="System prompt (default: [tool.replaygate] system).")(fn)
-    fn = click.option("--max-tokens", type=int, help="(default: [tool.replaygate] max_tokens).")(fn)
+    fn = click.option(
+        "--max-tokens", type=int, help="Request max_tokens (default: [tool.replaygate] max_tokens)."
+    )(fn)
     fn = click.option("--model", help="Model id (default: [tool.replaygate] model).")(fn)
     return fn
 
