@@ -13,8 +13,12 @@ one draws (a test's own ``@settings`` keep their other options):
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Iterator
 
+import httpcore2
+import pytest
 from hypothesis import settings
 
 pytest_plugins = ("pytester",)
@@ -22,3 +26,18 @@ pytest_plugins = ("pytester",)
 settings.register_profile("quick", max_examples=25, deadline=None)
 settings.register_profile("thorough", max_examples=500)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_default_tls_context() -> Iterator[None]:
+    """Clients built during the tests share one default TLS context.
+
+    Building one reads the whole CA bundle (about 50 ms of CPU). Each SDK client and
+    each fixture transport with a live side builds its own, a few hundred times in the
+    suite, and no test makes a TLS connection: the simulator is plain HTTP on loopback,
+    and replay blocks the network.
+    """
+    shared = functools.cache(httpcore2.default_ssl_context)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(httpcore2, "default_ssl_context", shared)
+        yield

@@ -10,6 +10,7 @@ model or SDK client -> layer adapter -> fixture core -> store.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,8 +52,9 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]
                     yield target
 
 
+@functools.cache
 def graph() -> dict[str, set[str]]:
-    """Module -> the package modules it imports."""
+    """Module -> the package modules it imports (read once; callers only read it)."""
     modules = module_names()
     return {
         name: {target for target in imports_of(name, path, modules) if target != name}
