@@ -18,9 +18,9 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q --durations=15
 
-# The inner loop: everything but the tests marked slow (processes, servers, browser).
+# The inner loop: everything but the end-to-end tests marked slow.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -n 2 -q -m "not slow"
 
 # The whole suite with 500 examples per property test instead of 25.
 test-thorough: $(STAMP)

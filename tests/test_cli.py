@@ -142,6 +142,7 @@ def test_record_then_replay_matches_python_api(recorded: Path) -> None:
     }
 
 
+@pytest.mark.slow  # the whole demo end to end: a simulator server, 40 runs, the report
 def test_demo_runs_offline_and_says_what_it_did(tmp_path: Path) -> None:
     done = replaygate("demo", "--out", str(tmp_path / "demo"))
     assert done.returncode == 0, done.stdout + done.stderr
