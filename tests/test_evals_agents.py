@@ -173,6 +173,8 @@ def test_run_eval_takes_settings_given_or_declared_never_a_default(project: Path
     results = run_eval([RAG], store, agent=declared)
     assert results.info["model"] == "scripted-model"
     assert results.cases[0].sampled.verdict == "pass"
+    by_spec = run_eval([RAG], store, agent=AGENT, settings=settings)
+    assert by_spec.to_json()["cases"] == results.to_json()["cases"]
 
 
 def test_only_the_failures_an_agent_declares_fail_a_sample(project: Path) -> None:

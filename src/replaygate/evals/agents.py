@@ -42,8 +42,10 @@ class AgentEntry:
         return self.run(model, question)
 
 
-def as_entry(agent: Agent | AgentEntry) -> AgentEntry:
-    """``agent`` itself, or a plain function wrapped with nothing declared."""
+def as_entry(agent: Agent | AgentEntry | str) -> AgentEntry:
+    """``agent`` as an :class:`AgentEntry`: a spec is loaded, a plain function wrapped."""
+    if isinstance(agent, str):
+        return load_agent(agent)
     return agent if isinstance(agent, AgentEntry) else AgentEntry(agent)
 
 

@@ -52,7 +52,7 @@ def run_eval(
     cases: Sequence[EvalCase],
     fixtures: str | os.PathLike[str],
     *,
-    agent: Agent | AgentEntry,
+    agent: Agent | AgentEntry | str,
     settings: RequestSettings | None = None,
     recording: RecordPlan | None = None,
     prices: PriceTable | None = None,
@@ -60,6 +60,9 @@ def run_eval(
     info: dict[str, Any] | None = None,
 ) -> EvalResults:
     """Run every case ``samples`` times through ``agent``, score it, and return the results.
+
+    ``agent`` is a function ``(model, question) -> run result``, an
+    :class:`~replaygate.evals.agents.AgentEntry`, or the ``module:function`` naming one.
 
     Requests are built with ``settings`` (default: the ones the agent declares).
     Without ``recording`` every model call is replayed from ``fixtures`` (a miss
