@@ -33,7 +33,7 @@ from replaygate.errors import (
 from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import canonical_json, fixture_key
 from replaygate.fixtures.fixture import Fixture, InterfaceVersionError
-from replaygate.fixtures.session import FixtureSession, StoreArg
+from replaygate.fixtures.session import FixtureSession, Repeat, StoreArg
 from replaygate.http.envelope import (
     RequestLike,
     interface_of,
@@ -186,7 +186,7 @@ class Exchange:
         if hit is None:
             raise self._miss(envelope, fixture_key(envelope))
         self.replays += 1
-        answer: Replayed = self.session.repeat_answer(hit.answers, hit.key, repeat)
+        answer: Replayed = self.session.answer(hit.key, hit.answers, Repeat(repeat))
         return answer
 
     def _miss(self, envelope: dict[str, Any], key: str) -> FixtureMismatchError:
@@ -245,8 +245,7 @@ class Exchange:
         session = self.session
         meta = session.meta(interface, interface_version_of(slot.envelope), "live")
         try:
-            return session.record_repeat(
-                slot.envelope, response, repeat=repeat, interface=interface, meta=meta
-            )
+            at = Repeat(repeat)
+            return session.record(slot.envelope, response, at, interface=interface, meta=meta)
         except Exception as err:
             raise passthrough(err) from None

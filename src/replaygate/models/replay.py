@@ -19,7 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from replaygate.fixtures.fixture import InterfaceVersionError, version_mismatch
 from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
-from replaygate.fixtures.session import FixtureSession, Hit, StoreArg
+from replaygate.fixtures.session import FixtureSession, Hit, Sample, StoreArg
 from replaygate.models.providers import Interface, get_interface
 from replaygate.models.types import Call, Message, Model, ModelResponse, ToolSpec
 from replaygate.sanitize import SanitizeConfig, Sanitizer
@@ -115,7 +115,9 @@ class _FixtureModel:
     def _replayed(self, hit: Hit) -> ModelResponse:
         """This model's sample of a recorded fixture, in engine types."""
         check_version(self.session, hit, self.settings)
-        return self.settings.wire.from_response(self.session.sample_answer(hit, self.sample))
+        _, fixture = hit
+        answer = self.session.answer(fixture.key, fixture.responses, Sample(self.sample))
+        return self.settings.wire.from_response(answer)
 
 
 class ReplayModel(_FixtureModel):
@@ -217,13 +219,9 @@ class RecordingModel(_FixtureModel):
             engine_response = self.live.complete(messages, tools)
             response = wire.render_response(engine_response, model=self.settings.model)
             source = "scripted"
-        fixture = self.session.record_sample(
-            request,
-            response,
-            sample=self.sample,
-            interface=wire.name,
-            meta=self.session.meta(wire.name, self.settings.version, source),
-        )
+        meta = self.session.meta(wire.name, self.settings.version, source)
+        at = Sample(self.sample)
+        fixture = self.session.record(request, response, at, interface=wire.name, meta=meta)
         return wire.from_response(fixture.responses[self.sample])
 
     def _recorded(self, request: dict[str, Any]) -> Hit | None:
