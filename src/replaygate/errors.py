@@ -19,18 +19,26 @@ class CanonicalFormError(ReplaygateError, ValueError):
         super().__init__(f"cannot fingerprint request: {reason} at {path or '<root>'}")
 
 
-class FixtureFormatError(ReplaygateError):
-    """A fixture store holds something that is not a valid fixture.
+def located(file: str, line: int) -> str:
+    """``file:line``, or ``file`` alone for line 0 (a whole-file problem)."""
+    return f"{file}:{line}" if line else file
 
-    Names the file, the line (1-based, or 0 for a whole-file problem) and the reason.
-    """
+
+class LocatedError(ReplaygateError):
+    """A problem at a line of a file (1-based, or 0 for a whole-file problem), with the reason."""
 
     def __init__(self, file: str, line: int, reason: str) -> None:
         self.file = file
         self.line = line
         self.reason = reason
-        where = f"{file}:{line}" if line else file
-        super().__init__(f"{where}: {reason}")
+        super().__init__(f"{located(file, line)}: {reason}")
+
+
+class FixtureFormatError(LocatedError):
+    """A fixture store holds something that is not a valid fixture.
+
+    Names the file, the line (1-based, or 0 for a whole-file problem) and the reason.
+    """
 
 
 class FixtureMismatchError(ReplaygateError, RuntimeError):

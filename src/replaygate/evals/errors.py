@@ -6,37 +6,27 @@ to do next.
 
 from __future__ import annotations
 
-from replaygate.errors import ReplaygateError
+from replaygate.errors import LocatedError, ReplaygateError
 
 
 class EvalError(ReplaygateError):
     """Base class of the errors raised by :mod:`replaygate.evals`."""
 
 
-class CaseFormatError(EvalError, ValueError):
+class CaseFormatError(EvalError, LocatedError, ValueError):
     """An eval case file holds a line that is not a valid case (names file and line)."""
 
-    def __init__(self, file: str, line: int, reason: str) -> None:
-        self.file = file
-        self.line = line
-        self.reason = reason
-        where = f"{file}:{line}" if line else file
-        super().__init__(f"{where}: {reason}")
 
-
-class ConfigError(EvalError, ValueError):
+class ConfigError(EvalError, LocatedError, ValueError):
     """A ``[tool.replaygate...]`` value is missing, of the wrong type or out of range.
 
     Names the file, the line when it can be found, and the dotted key.
     """
 
     def __init__(self, file: str, line: int, key: str, reason: str) -> None:
-        self.file = file
-        self.line = line
+        super().__init__(file, line, f"{key}: {reason}" if key else reason)
         self.key = key
         self.reason = reason
-        where = f"{file}:{line}" if line else file
-        super().__init__(f"{where}: {key}: {reason}" if key else f"{where}: {reason}")
 
 
 class ResultsError(EvalError, ValueError):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 
-from replaygate.errors import FixtureFormatError
+from replaygate.errors import FixtureFormatError, located
 from replaygate.fixtures.fixture import Fixture, from_json
 from replaygate.fixtures.store import iter_jsonl
 from replaygate.hygiene.errors import HygieneError
@@ -30,7 +30,7 @@ class Entry:
     fixture: Fixture
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}" if self.line else self.file
+        return located(self.file, self.line)
 
 
 @dataclass(frozen=True)

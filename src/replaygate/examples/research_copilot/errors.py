@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from replaygate.errors import ReplaygateError
+from replaygate.errors import LocatedError, ReplaygateError
 from replaygate.models.types import ToolCall
 
 
@@ -28,18 +28,11 @@ class StepLimitExceeded(ReplaygateError, RuntimeError):
         )
 
 
-class DataFormatError(ReplaygateError, ValueError):
+class DataFormatError(LocatedError, ValueError):
     """A JSONL data file (corpus or cases) holds a line that is not a valid record.
 
     Names the file, the line (1-based) and the reason.
     """
-
-    def __init__(self, file: str, line: int, reason: str) -> None:
-        self.file = file
-        self.line = line
-        self.reason = reason
-        where = f"{file}:{line}" if line else file
-        super().__init__(f"{where}: {reason}")
 
 
 def _arguments_repr(call: ToolCall) -> str:
