@@ -8,7 +8,6 @@ sample failed (``block``) and a baseline case missing from the run fail the gate
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -17,6 +16,7 @@ from replaygate.evals.config import GateConfig
 from replaygate.evals.errors import LimitError
 from replaygate.evals.metrics import ALIASES, METRICS, Metric, check_limit_names
 from replaygate.evals.reference import Reference
+from replaygate.evals.rendered import Rendered
 from replaygate.evals.table import markdown_table, text_table
 
 RowVerdict = Literal["ok", "FAIL", "n/a", "-"]
@@ -82,7 +82,7 @@ class Row:
 
 
 @dataclass(frozen=True)
-class GateReport:
+class GateReport(Rendered):
     """Every metric row, the case problems, and whether the gate passed."""
 
     rows: tuple[Row, ...]
@@ -139,14 +139,6 @@ class GateReport:
             "problems": list(self.problems),
             "notes": list(self.notes),
         }
-
-    def render(self, fmt: str) -> str:
-        """``text``, ``markdown`` or ``json``."""
-        if fmt == "markdown":
-            return self.markdown()
-        if fmt == "json":
-            return json.dumps(self.to_json(), indent=2, ensure_ascii=False)
-        return self.text()
 
     def _verdict_line(self) -> str:
         if self.passed:

@@ -14,11 +14,11 @@ the assertions first: they probably depend on the old model's wording.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from replaygate.evals.reference import CaseSummary, Reference
+from replaygate.evals.rendered import Rendered
 from replaygate.evals.table import markdown_table, text_table
 from replaygate.sampling import AssertionStats
 
@@ -69,7 +69,7 @@ class Failure:
 
 
 @dataclass(frozen=True)
-class UpgradeReport:
+class UpgradeReport(Rendered):
     """Every classified failure, and whether to suspect the assertions first."""
 
     failures: tuple[Failure, ...]
@@ -133,14 +133,6 @@ class UpgradeReport:
             "suspect_assertions": self.suspect_assertions,
             "warning": self.warning,
         }
-
-    def render(self, fmt: str) -> str:
-        """``text``, ``markdown`` or ``json``."""
-        if fmt == "markdown":
-            return self.markdown()
-        if fmt == "json":
-            return json.dumps(self.to_json(), indent=2, ensure_ascii=False)
-        return self.text()
 
     def _counts(self) -> str:
         counts = {name: 0 for name in ADVICE}
