@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from replaygate.examples.research_copilot.errors import DataFormatError
 
 _PACKAGE = "replaygate.examples.research_copilot"
+
+T = TypeVar("T")
+
+Builder = Callable[[str, int, Mapping[str, Any]], T]
+"""Makes one item from ``(file name, line, record)``; raises on a bad field."""
 
 
 def read_source(path: str | os.PathLike[str] | None, default_name: str) -> tuple[str, str]:
@@ -72,3 +77,29 @@ def text_list_field(name: str, line: int, record: Mapping[str, Any], key: str) -
     ):
         raise DataFormatError(name, line, f"field {key!r} must be a list of non-empty strings")
     return tuple(value)
+
+
+def load_unique(
+    path: str | os.PathLike[str] | None,
+    default_name: str,
+    keys: tuple[str, ...],
+    build: Builder[T],
+    id_label: str,
+) -> list[T]:
+    """The items of a JSONL file whose records have exactly ``keys``, the first a unique id.
+
+    Without ``path``, the packaged ``data/default_name``. A repeated id raises
+    ``duplicate <id_label> <id>`` naming the file and the line.
+    """
+    name, text = read_source(path, default_name)
+    items: list[T] = []
+    seen: set[str] = set()
+    for line, record in records(name, text):
+        check_keys(name, line, record, keys)
+        item = build(name, line, record)
+        item_id = record[keys[0]]
+        if item_id in seen:
+            raise DataFormatError(name, line, f"duplicate {id_label} {item_id!r}")
+        seen.add(item_id)
+        items.append(item)
+    return items

@@ -16,9 +16,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from replaygate.examples.research_copilot import _jsonl
-from replaygate.examples.research_copilot.errors import DataFormatError
 
 CORPUS_FILE = "corpus.jsonl"
 """Name of the packaged corpus file under ``data/``."""
@@ -133,21 +133,16 @@ def load_corpus(path: str | os.PathLike[str] | None = None) -> Corpus:
     Without ``path``, the packaged corpus. A malformed line raises
     :class:`DataFormatError` naming file and line.
     """
-    name, text = _jsonl.read_source(path, CORPUS_FILE)
-    documents: list[Document] = []
-    seen: set[str] = set()
-    for line, record in _jsonl.records(name, text):
-        _jsonl.check_keys(name, line, record, ("doc_id", "title", "text"))
-        doc = Document(
-            doc_id=_jsonl.text_field(name, line, record, "doc_id"),
-            title=_jsonl.text_field(name, line, record, "title"),
-            text=_jsonl.text_field(name, line, record, "text"),
-        )
-        if doc.doc_id in seen:
-            raise DataFormatError(name, line, f"duplicate doc_id {doc.doc_id!r}")
-        seen.add(doc.doc_id)
-        documents.append(doc)
-    return Corpus(documents)
+    keys = ("doc_id", "title", "text")
+    return Corpus(_jsonl.load_unique(path, CORPUS_FILE, keys, _document, "doc_id"))
+
+
+def _document(name: str, line: int, record: Mapping[str, Any]) -> Document:
+    return Document(
+        doc_id=_jsonl.text_field(name, line, record, "doc_id"),
+        title=_jsonl.text_field(name, line, record, "title"),
+        text=_jsonl.text_field(name, line, record, "text"),
+    )
 
 
 @lru_cache(maxsize=1)

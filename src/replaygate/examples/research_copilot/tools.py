@@ -27,6 +27,17 @@ _JSON_TYPES: Mapping[str, tuple[type, ...]] = {
     "array": (list,),
 }
 
+_TYPE_NAMES: tuple[tuple[type, str], ...] = (
+    (type(None), "null"),
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "array"),
+    (dict, "object"),
+)
+"""The JSON type name of a value, by its Python type (``bool`` before ``int``)."""
+
 
 class ToolError(Exception):
     """Raised by a tool handler for a problem the model should read and fix."""
@@ -53,20 +64,9 @@ class Tool:
 
 
 def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
+    for kind, name in _TYPE_NAMES:
+        if isinstance(value, kind):
+            return name
     return type(value).__name__
 
 
