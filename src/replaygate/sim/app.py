@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from replaygate.errors import ScriptExhaustedError, WireFormatError
+from replaygate.http.sse import SSEEvent
 from replaygate.models.providers.anthropic import from_anthropic_request, to_anthropic_response
 from replaygate.models.providers.openai_chat import from_openai_request, to_openai_response
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
@@ -179,9 +180,7 @@ class SimApp:
             message = f"simulator behaviour failed: {type(err).__name__}: {err}"
             return status_error(provider, 500, request_id, message=message)
         response = estimate_usage(response, messages, tools, system)
-        if provider == "anthropic":
-            return self._anthropic(body, response, fault, request_id)
-        return self._openai(body, response, fault, request_id)
+        return self._rendered(provider, body, response, fault, request_id)
 
     def _invalid(self, provider: Provider, problem: Invalid, request_id: str) -> Reply:
         if provider == "anthropic":
@@ -192,46 +191,46 @@ class SimApp:
             )
         return json_reply(400, body, provider=provider, request_id=request_id)
 
-    def _anthropic(
+    def _rendered(
         self,
+        provider: Provider,
         body: dict[str, Any],
         response: ModelResponse,
         fault: FaultKind | None,
         request_id: str,
     ) -> Reply:
-        message = to_anthropic_response(
-            response, model=body["model"], message_id=self._response_id("anthropic")
-        )
+        """``response`` in the provider's shape: one JSON body, or a stream if asked."""
+        wire = self._render(provider, body, response)
         if not body.get("stream"):
-            return json_reply(
-                200, self.drift.apply(message), provider="anthropic", request_id=request_id
+            return json_reply(200, self.drift.apply(wire), provider=provider, request_id=request_id)
+        events = self._events(provider, body, wire, fault)
+        cut = len(events) // 2 if fault == "cut-stream" else None
+        return stream_reply(events, provider=provider, request_id=request_id, cut_after=cut)
+
+    def _render(
+        self, provider: Provider, body: dict[str, Any], response: ModelResponse
+    ) -> dict[str, Any]:
+        response_id = self._response_id(provider)
+        if provider == "anthropic":
+            return to_anthropic_response(response, model=body["model"], message_id=response_id)
+        return to_openai_response(response, model=body["model"], completion_id=response_id)
+
+    def _events(
+        self,
+        provider: Provider,
+        body: dict[str, Any],
+        wire: dict[str, Any],
+        fault: FaultKind | None,
+    ) -> list[SSEEvent]:
+        if provider == "openai":
+            options = body.get("stream_options") or {}
+            return openai_chunks(
+                wire,
+                include_usage=bool(options.get("include_usage")),
+                chunk_size=self.chunk_size,
+                patch=self.drift.apply,
             )
-        events = anthropic_events(message, chunk_size=self.chunk_size, patch=self.drift.apply)
+        events = anthropic_events(wire, chunk_size=self.chunk_size, patch=self.drift.apply)
         if fault == "sse-error":
             events = [*events[:2], anthropic_error_event("overloaded_error", "Overloaded")]
-        cut = len(events) // 2 if fault == "cut-stream" else None
-        return stream_reply(events, provider="anthropic", request_id=request_id, cut_after=cut)
-
-    def _openai(
-        self,
-        body: dict[str, Any],
-        response: ModelResponse,
-        fault: FaultKind | None,
-        request_id: str,
-    ) -> Reply:
-        completion = to_openai_response(
-            response, model=body["model"], completion_id=self._response_id("openai")
-        )
-        if not body.get("stream"):
-            return json_reply(
-                200, self.drift.apply(completion), provider="openai", request_id=request_id
-            )
-        options = body.get("stream_options") or {}
-        events = openai_chunks(
-            completion,
-            include_usage=bool(options.get("include_usage")),
-            chunk_size=self.chunk_size,
-            patch=self.drift.apply,
-        )
-        cut = len(events) // 2 if fault == "cut-stream" else None
-        return stream_reply(events, provider="openai", request_id=request_id, cut_after=cut)
+        return events
