@@ -33,12 +33,24 @@ FULL_SCAN_LIMIT = 500
 
 
 @dataclass(frozen=True)
-class Paired:
-    """A removed and an added fixture of the same test: the request changed."""
+class _Change:
+    """A fixture as it was (``old``) and as it is (``new``)."""
 
     old: Entry
     new: Entry
+
+
+@dataclass(frozen=True)
+class _FieldsChange(_Change):
+    """A change with the field paths that differ."""
+
     differences: tuple[FieldDifference, ...]
+
+
+@dataclass(frozen=True)
+class Paired(_FieldsChange):
+    """A removed and an added fixture of the same test: the request changed."""
+
     response_changed: bool
 
     @property
@@ -48,30 +60,20 @@ class Paired:
 
 
 @dataclass(frozen=True)
-class ResponseChanged:
+class ResponseChanged(_FieldsChange):
     """The ALARM: the same request, a different recorded response."""
-
-    old: Entry
-    new: Entry
-    differences: tuple[FieldDifference, ...]
 
 
 @dataclass(frozen=True)
-class SamplesAdded:
+class SamplesAdded(_Change):
     """The same request with more samples recorded; the earlier ones untouched."""
 
-    old: Entry
-    new: Entry
     added: int
 
 
 @dataclass(frozen=True)
-class MetaChanged:
+class MetaChanged(_FieldsChange):
     """The same request and responses; only ``meta`` changed."""
-
-    old: Entry
-    new: Entry
-    differences: tuple[FieldDifference, ...]
 
 
 @dataclass(frozen=True)
