@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from replaygate.cli.options import file_option
 from replaygate.errors import ReplaygateError
 from replaygate.sampling.calibration import export_sheet, format_agreements, score_sheet
 from replaygate.sampling.flaky import ADVICE
@@ -24,9 +25,8 @@ def calibrate() -> None:
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--n", "n", default=20, show_default=True, help="How many outputs to draw.")
 @click.option("--seed", required=True, type=int, help="Seed of the random draw.")
-@click.option(
+@file_option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
     default=Path("calibration.csv"),
     show_default=True,
     help="The labelling sheet to write; the verdicts go beside it.",

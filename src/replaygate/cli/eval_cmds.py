@@ -18,6 +18,7 @@ from replaygate.cli.options import (
     agent_option,
     config_option,
     errors_as_exit_2,
+    file_option,
     history_option,
     request_settings,
 )
@@ -61,12 +62,7 @@ def _check_flags(record_mode: str | None, approve_live: bool, recording_options:
 
 
 @click.command("eval")
-@click.option(
-    "--cases",
-    "cases_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="JSONL eval cases (default: [tool.replaygate] cases).",
-)
+@file_option("--cases", "cases_path", help="JSONL eval cases (default: [tool.replaygate] cases).")
 @click.option(
     "--fixtures",
     "fixtures_path",
@@ -74,17 +70,16 @@ def _check_flags(record_mode: str | None, approve_live: bool, recording_options:
     help="Fixture store (default: [tool.replaygate] fixtures).",
 )
 @agent_option
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write results here.")
+@file_option("--out", help="Write results here.")
 @click.option("--record-mode", type=click.Choice(RECORDING_MODES), help="Record instead of replay.")
 @click.option("--approve-live", is_flag=True, help="Approve live (paid) model calls for this run.")
 @click.option("--simulator", is_flag=True, help="Record from the embedded loopback simulator.")
 @click.option("--seed", default=7, show_default=True, help="The simulator's seed.")
 @click.option("--concurrency", default=1, show_default=True, type=click.IntRange(min=1))
 @click.option("--rate-limit", type=click.FloatRange(min=0, min_open=True), help="Live calls/s.")
-@click.option(
+@file_option(
     "--prices",
     "prices_path",
-    type=click.Path(dir_okay=False, path_type=Path),
     help="A TOML price table laid over the shipped one (default: [tool.replaygate.prices]).",
 )
 @history_option

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import click
 
-from replaygate.cli.options import CommandError, config_option, errors_as_exit_2, format_option
+from replaygate.cli.options import (
+    CommandError,
+    config_option,
+    errors_as_exit_2,
+    file_option,
+    format_option,
+)
 from replaygate.evals.baseline import update_baseline
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import gate_config, parse_limits, run_gate
@@ -24,10 +30,8 @@ def _limits(text: str | None, flag: str) -> dict[str, float] | None:
 
 
 @click.command("gate")
-@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--results", "results_path", required=True, type=click.Path(dir_okay=False, path_type=Path)
-)
+@file_option("--baseline", "baseline_path")
+@file_option("--results", "results_path", required=True)
 @click.option("--max-drop", help="e.g. success=0.02,citation=0.05 (points for shares).")
 @click.option("--max-rise", help="e.g. cost=0.10,steps=0.25 (fractions for amounts).")
 @format_option
@@ -65,11 +69,9 @@ def baseline_group() -> None:
 
 
 @baseline_group.command("update")
-@click.option(
-    "--results", "results_path", required=True, type=click.Path(dir_okay=False, path_type=Path)
-)
+@file_option("--results", "results_path", required=True)
 @click.option("--reason", help="Why the baseline changes (required; kept in its history).")
-@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=Path))
+@file_option("--baseline", "baseline_path")
 @config_option
 @errors_as_exit_2
 def baseline_update(
@@ -95,12 +97,8 @@ def baseline_update(
 
 
 @click.command("upgrade")
-@click.option(
-    "--baseline", "baseline_path", required=True, type=click.Path(dir_okay=False, path_type=Path)
-)
-@click.option(
-    "--candidate", "candidate_path", required=True, type=click.Path(dir_okay=False, path_type=Path)
-)
+@file_option("--baseline", "baseline_path", required=True)
+@file_option("--candidate", "candidate_path", required=True)
 @format_option
 @errors_as_exit_2
 def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str) -> None:

@@ -6,7 +6,13 @@ from pathlib import Path
 
 import click
 
-from replaygate.cli.options import CommandError, config_option, errors_as_exit_2, history_option
+from replaygate.cli.options import (
+    CommandError,
+    config_option,
+    errors_as_exit_2,
+    file_option,
+    history_option,
+)
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import run_gate
 from replaygate.evals.history import History, read_export
@@ -14,7 +20,7 @@ from replaygate.evals.reference import load_reference
 
 
 @click.command("report")
-@click.option("--out", default="report.html", type=click.Path(dir_okay=False, path_type=Path))
+@file_option("--out", default="report.html")
 @history_option
 @click.option(
     "--fixtures",
@@ -23,8 +29,8 @@ from replaygate.evals.reference import load_reference
     type=click.Path(path_type=Path),
     help="Stores for the fixture age histogram (default: [tool.replaygate] fixtures).",
 )
-@click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=Path))
+@file_option("--results", "results_path")
+@file_option("--baseline", "baseline_path")
 @config_option
 @errors_as_exit_2
 def report_cmd(
@@ -60,7 +66,7 @@ def history_group() -> None:
 
 
 @history_group.command("export")
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@file_option("--out", required=True)
 @click.option("--last", type=click.IntRange(min=1), help="Only the newest N runs.")
 @history_option
 @config_option

@@ -13,6 +13,7 @@ from typing import NoReturn
 
 import click
 
+from replaygate.cli.options import file_option
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.modes import require_live_approval
 from replaygate.hygiene.age import parse_max_age
@@ -116,18 +117,8 @@ def diff(
     metavar="OTHER_PATH",
     help="Compare with another fixture set instead (offline).",
 )
-@click.option(
-    "--report",
-    "report_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the text report to this file.",
-)
-@click.option(
-    "--json",
-    "json_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the report as JSON to this file.",
-)
+@file_option("--report", "report_path", help="Also write the text report to this file.")
+@file_option("--json", "json_path", help="Write the report as JSON to this file.")
 def drift(
     path: Path,
     live_sample: int | None,

@@ -35,10 +35,18 @@ def errors_as_exit_2(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-config_option = click.option(
+FILE = click.Path(dir_okay=False, path_type=Path)
+"""The type of an option that names a file (a folder is refused), as a ``Path``."""
+
+
+def file_option(*names: str, **attrs: Any) -> Callable[[F], F]:
+    """An option that names a file; ``attrs`` as for :func:`click.option`."""
+    return click.option(*names, type=FILE, **attrs)
+
+
+config_option = file_option(
     "--config",
     "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
     help="pyproject.toml to read [tool.replaygate] from (default: the nearest one).",
 )
 format_option = click.option(
@@ -48,10 +56,9 @@ format_option = click.option(
     default="text",
     show_default=True,
 )
-history_option = click.option(
+history_option = file_option(
     "--history",
     "history_path",
-    type=click.Path(dir_okay=False, path_type=Path),
     help="The SQLite history (default: [tool.replaygate] history, or .replaygate/history.db).",
 )
 fixtures_option = click.option(
