@@ -57,8 +57,10 @@ def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
 
 
-@pytest.fixture
-def report(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One rendered report, read (never changed) by both browser checks."""
+    tmp_path = tmp_path_factory.mktemp("report")
     with History.open(tmp_path / "history.db") as history:
         for day, passes in ((2, 5), (9, 4), (16, 3)):
             samples = tuple(
