@@ -9,12 +9,22 @@ key that would give it; nothing defaults to the shipped example.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from functools import wraps
 from pathlib import Path
+from typing import Any
 
-from replaygate.cli.options import CommandError
+from replaygate.cli.options import (
+    CommandError,
+    agent_option,
+    fixtures_option,
+    questions_source,
+    request_settings,
+)
 from replaygate.evals.agents import AgentEntry, load_agent
 from replaygate.evals.cases import load_eval_cases
-from replaygate.evals.config import Config
+from replaygate.evals.config import Config, load_config
 from replaygate.models.replay import RequestSettings
 
 
@@ -74,3 +84,40 @@ def choose_questions(questions: tuple[str, ...], cases: Path | None, config: Con
     if cases_file is None:
         raise _missing("questions to ask", "--question or --cases", "cases")
     return [case.question for case in load_eval_cases(cases_file)]
+
+
+@dataclass(frozen=True)
+class AgentInputs:
+    """What a command that runs the agent on questions was given on its command line."""
+
+    agent: str | None
+    fixtures_path: Path | None
+    questions: tuple[str, ...]
+    cases_path: Path | None
+    model: str | None
+    max_tokens: int | None
+    system: str | None
+    config_path: Path | None
+
+    def resolve(self) -> tuple[AgentEntry, RequestSettings, Path, list[str]]:
+        """The agent, its request settings, the fixture store and the questions."""
+        config = load_config(self.config_path, near=self.fixtures_path)
+        _, entry = choose_agent(self.agent, config)
+        settings = choose_settings(entry, config, self.model, self.max_tokens, self.system)
+        fixtures = choose_fixtures(self.fixtures_path, config)
+        return entry, settings, fixtures, choose_questions(self.questions, self.cases_path, config)
+
+
+def agent_inputs(fn: Callable[..., None]) -> Callable[..., None]:
+    """``--agent``, ``--fixtures``, the questions and the request settings, for ``fn``.
+
+    With ``--config`` (given by its own decorator), they reach ``fn`` as one
+    :class:`AgentInputs`, its ``inputs`` argument.
+    """
+
+    @wraps(fn)
+    def command(**given: Any) -> None:
+        inputs = AgentInputs(**{f.name: given.pop(f.name) for f in fields(AgentInputs)})
+        fn(inputs=inputs, **given)
+
+    return agent_option(fixtures_option(questions_source(request_settings(command))))

@@ -12,20 +12,12 @@ from pathlib import Path
 
 import click
 
-from replaygate.cli.choices import (
-    choose_agent,
-    choose_fixtures,
-    choose_questions,
-    choose_settings,
-)
+from replaygate.cli.choices import AgentInputs, agent_inputs, choose_fixtures
 from replaygate.cli.live import live_model
 from replaygate.cli.options import (
-    agent_option,
     config_option,
     errors_as_exit_2,
     fixtures_option,
-    questions_source,
-    request_settings,
 )
 from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.evals.agents import Agent
@@ -64,31 +56,16 @@ def replay_once(
 
 
 @click.command()
-@agent_option
-@fixtures_option
-@questions_source
-@request_settings
+@agent_inputs
 @click.option("--check-determinism", is_flag=True, help="Run twice and compare the traces.")
 @config_option
 @errors_as_exit_2
-def run(
-    agent: str | None,
-    fixtures_path: Path | None,
-    questions: tuple[str, ...],
-    cases_path: Path | None,
-    model: str | None,
-    max_tokens: int | None,
-    system: str | None,
-    check_determinism: bool,
-    config_path: Path | None,
-) -> None:
+def run(inputs: AgentInputs, check_determinism: bool) -> None:
     """Replay the agent from FIXTURES (never live) and print trace and answer."""
-    config = load_config(config_path, near=fixtures_path)
-    _, entry = choose_agent(agent, config)
-    settings = choose_settings(entry, config, model, max_tokens, system)
-    store = FixtureStore.open(choose_fixtures(fixtures_path, config))
+    entry, settings, fixtures, to_ask = inputs.resolve()
+    store = FixtureStore.open(fixtures)
     all_identical = True
-    for question in choose_questions(questions, cases_path, config):
+    for question in to_ask:
         try:
             first = replay_once(store, question, entry, settings)
             print_run(question, first)
@@ -105,10 +82,7 @@ def run(
 
 
 @click.command()
-@agent_option
-@fixtures_option
-@questions_source
-@request_settings
+@agent_inputs
 @click.option("--approve-live", is_flag=True, help="Approve live (paid) model calls for this run.")
 @click.option(
     "--mode", type=click.Choice(RECORDING_MODES), default="record-missing", show_default=True
@@ -130,20 +104,13 @@ def run(
 @config_option
 @errors_as_exit_2
 def record(
-    agent: str | None,
-    fixtures_path: Path | None,
-    questions: tuple[str, ...],
-    cases_path: Path | None,
-    model: str | None,
-    max_tokens: int | None,
-    system: str | None,
+    inputs: AgentInputs,
     approve_live: bool,
     mode: str,
     source: str,
     note: str | None,
     simulator: bool,
     seed: int,
-    config_path: Path | None,
 ) -> None:
     """Record the agent's runs through the anthropic SDK.
 
@@ -154,11 +121,7 @@ def record(
     except LiveCallNotApproved as err:
         click.echo(f"refusing to call a live model: {err}", err=True)
         raise SystemExit(2) from None
-    config = load_config(config_path, near=fixtures_path)
-    _, entry = choose_agent(agent, config)
-    settings = choose_settings(entry, config, model, max_tokens, system)
-    fixtures = choose_fixtures(fixtures_path, config)
-    to_ask = choose_questions(questions, cases_path, config)
+    entry, settings, fixtures, to_ask = inputs.resolve()
     with contextlib.ExitStack() as stack:
         recorder = RecordingModel(
             stack.enter_context(live_model(settings, simulator, seed)),
