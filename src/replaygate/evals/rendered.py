@@ -3,26 +3,21 @@
 from __future__ import annotations
 
 import json
-from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, Protocol
 
 
-class Rendered(ABC):
-    """A report with a text, a Markdown and a JSON form; :meth:`render` picks one by name."""
+class Forms(Protocol):
+    """A report's forms: ``text()``, ``markdown()`` and ``to_json()``."""
 
-    @abstractmethod
-    def text(self) -> str:
-        """The plain-text report."""
+    def text(self) -> str: ...
+    def markdown(self) -> str: ...
+    def to_json(self) -> dict[str, Any]: ...
 
-    @abstractmethod
-    def markdown(self) -> str:
-        """The Markdown report."""
 
-    @abstractmethod
-    def to_json(self) -> dict[str, Any]:
-        """The report as JSON."""
+class Rendered:
+    """A report with the three :class:`Forms`; :meth:`render` picks one by name."""
 
-    def render(self, fmt: str) -> str:
+    def render(self: Forms, fmt: str) -> str:
         """``text``, ``markdown`` or ``json``."""
         if fmt == "markdown":
             return self.markdown()
