@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import click
@@ -43,14 +44,7 @@ def replay_once(
     store: FixtureStore, question: str, agent: Agent, settings: RequestSettings
 ) -> RunLike:
     """One run of ``agent`` answered from ``store``, with the network blocked (law 3)."""
-    replay = ReplayModel(
-        store,
-        model=settings.model,
-        max_tokens=settings.max_tokens,
-        system=settings.system,
-        interface=settings.interface,
-        interface_version=settings.interface_version,
-    )
+    replay = ReplayModel(store, **asdict(settings))
     with block_network():
         return agent(replay, question)
 
@@ -128,13 +122,9 @@ def record(
             fixtures,
             approve_live=True,
             mode=mode,  # type: ignore[arg-type]
-            model=settings.model,
-            max_tokens=settings.max_tokens,
-            system=settings.system,
-            interface=settings.interface,
-            interface_version=settings.interface_version,
             source="sim" if simulator else source,
             note=note,
+            **asdict(settings),
         )
         for question in to_ask:
             try:

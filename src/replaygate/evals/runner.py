@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -131,15 +131,7 @@ ModelFor = Callable[[int], Model]
 
 def _replaying(store: FixtureStore, settings: RequestSettings) -> ModelFor:
     def model_for(sample: int) -> Model:
-        return ReplayModel(
-            store,
-            model=settings.model,
-            max_tokens=settings.max_tokens,
-            system=settings.system,
-            sample=sample,
-            interface=settings.interface,
-            interface_version=settings.interface_version,
-        )
+        return ReplayModel(store, sample=sample, **asdict(settings))
 
     return model_for
 
@@ -157,13 +149,9 @@ def _recording(
             store,
             approve_live=recording.approve_live,
             mode=recording.mode,  # type: ignore[arg-type]
-            model=settings.model,
-            max_tokens=settings.max_tokens,
-            system=settings.system,
             sample=sample,
-            interface=settings.interface,
-            interface_version=settings.interface_version,
             source=recording.source,
+            **asdict(settings),
         )
         return SampleRecorder(recorder, guard)
 
