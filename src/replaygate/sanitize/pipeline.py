@@ -26,7 +26,7 @@ from replaygate.sanitize.config import (
 )
 from replaygate.sanitize.ids import IdMap, IdRewriter
 from replaygate.sanitize.pii import TextRules
-from replaygate.sanitize.stream import apply_in_place, redact_fragments
+from replaygate.sanitize.stream import apply_in_place, event_data, redact_fragments
 from replaygate.sanitize.times import fix_times
 from replaygate.sanitize.trim import dropped_fields, trim_object
 from replaygate.sanitize.usage import normalize_usage
@@ -146,7 +146,7 @@ class Sanitizer:
     def _events(
         self, events: list[Any], dropped: frozenset[str] | None, rewriter: IdRewriter
     ) -> list[Any]:
-        parsed = [_parse(event) for event in events]
+        parsed = [event_data(event, _UNPARSED) for event in events]
         done = [
             value if value is _UNPARSED else self._json_event(value, dropped, rewriter)
             for value in parsed
@@ -173,16 +173,6 @@ class Sanitizer:
             elif "choices" in event:
                 event = trim_object(event, dropped)
         return _fresh(self._json(event, None, rewriter, text=False))
-
-
-def _parse(event: Any) -> Any:
-    data = event.get("data") if isinstance(event, dict) else None
-    if not isinstance(data, str):
-        return _UNPARSED
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return _UNPARSED
 
 
 def _fresh(value: Any) -> Any:

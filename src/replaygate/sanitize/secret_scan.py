@@ -262,16 +262,6 @@ def find_secrets(
     ]
 
 
-def _event_data(event: Any) -> Any:
-    data = event.get("data") if isinstance(event, dict) else None
-    if not isinstance(data, str):
-        return None
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None
-
-
 def find_stream_secrets(events: Any, path: str) -> list[SecretFinding]:
     """Secrets split across the events of a recorded stream, by the events' path.
 
@@ -282,9 +272,9 @@ def find_stream_secrets(events: Any, path: str) -> list[SecretFinding]:
     """
     if not isinstance(events, list):
         return []
-    from replaygate.sanitize.stream import fragments
+    from replaygate.sanitize.stream import event_data, fragments
 
-    parsed = [_event_data(event) for event in events]
+    parsed = [event_data(event) for event in events]
     owner: dict[int, int] = {}
     for i, event in enumerate(parsed):
         for container in _containers(event):

@@ -15,9 +15,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import orjson
+
 Fragment = tuple[dict[str, Any], str]
 _ANTHROPIC_DELTA_FIELDS = ("text", "partial_json", "thinking")
 _OPENAI_DELTA_FIELDS = ("content", "refusal")
+
+
+def event_data(event: Any, unparsed: Any = None) -> Any:
+    """The parsed JSON ``data`` of a recorded stream event; ``unparsed`` if it has none."""
+    data = event.get("data") if isinstance(event, dict) else None
+    if not isinstance(data, str):
+        return unparsed
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return unparsed
 
 
 def _anthropic(event: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], Fragment]]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from replaygate.sanitize.walk import map_members
+
 TIME_FIELDS = frozenset(
     {"created", "created_at", "completed_at", "started_at", "expires_at", "finished_at"}
 )
@@ -26,16 +28,6 @@ def _fixed(value: Any) -> Any:
 
 def fix_times(value: Any) -> Any:
     """``value`` with the fields of :data:`TIME_FIELDS` fixed (copy-on-write)."""
-    if isinstance(value, dict):
-        changed: dict[str, Any] | None = None
-        for k, v in value.items():
-            new = _fixed(v) if k in TIME_FIELDS else fix_times(v)
-            if new is not v:
-                if changed is None:
-                    changed = dict(value)
-                changed[k] = new
-        return value if changed is None else changed
-    if isinstance(value, list):
-        items = [fix_times(v) for v in value]
-        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
-    return value
+    return map_members(
+        value, lambda key, member: _fixed(member) if key in TIME_FIELDS else fix_times(member)
+    )

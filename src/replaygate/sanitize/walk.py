@@ -7,6 +7,7 @@ from typing import Any
 
 TextFn = Callable[[str], str]
 FieldTextFn = Callable[[str, str | None], str]
+MemberFn = Callable[[str | None, Any], Any]
 
 
 def map_fields(value: Any, fn: FieldTextFn, field: str | None = None) -> Any:
@@ -19,10 +20,19 @@ def map_fields(value: Any, fn: FieldTextFn, field: str | None = None) -> Any:
     if isinstance(value, str):
         out = fn(value, field)
         return value if out == value else out
+    return map_members(value, lambda key, member: map_fields(member, fn, key))
+
+
+def map_members(value: Any, fn: MemberFn) -> Any:
+    """``value`` with each member of an object or list replaced by ``fn(key, member)``.
+
+    ``key`` is the member's object key (None for a list item); any other value is
+    returned as it is. Returns ``value`` itself when no member changed.
+    """
     if isinstance(value, dict):
         changed: dict[str, Any] | None = None
         for k, v in value.items():
-            new = map_fields(v, fn, k)
+            new = fn(k, v)
             if new is not v:
                 if changed is None:
                     changed = dict(value)
@@ -31,7 +41,7 @@ def map_fields(value: Any, fn: FieldTextFn, field: str | None = None) -> Any:
     if isinstance(value, list):
         items: list[Any] | None = None
         for i, v in enumerate(value):
-            new = map_fields(v, fn)
+            new = fn(None, v)
             if new is not v:
                 if items is None:
                     items = list(value)
