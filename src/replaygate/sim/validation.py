@@ -20,6 +20,17 @@ class Invalid:
     code: str | None = None
 
 
+_RESULTS_WITHOUT_USE = (
+    "messages.{i}.content: unexpected `tool_use_id` found in `tool_result` blocks: {ids}. "
+    "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+)
+_USES_WITHOUT_RESULT = (
+    "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+    "{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next "
+    "message."
+)
+
+
 def anthropic_authenticated(headers: Mapping[str, str]) -> bool:
     """Whether the request carries an ``x-api-key`` (or a bearer token)."""
     if headers.get("x-api-key", "").strip():
@@ -34,12 +45,21 @@ def openai_authenticated(headers: Mapping[str, str]) -> bool:
     return scheme.lower() == "bearer" and bool(token.strip())
 
 
-def _anthropic_block_ids(content: Any, kind: str, id_field: str) -> list[str]:
+def _anthropic_block_ids(message: Any, kind: str, id_field: str) -> list[str]:
+    content = message["content"]
     if not isinstance(content, list):
         return []
     return [
         str(b.get(id_field)) for b in content if isinstance(b, Mapping) and b.get("type") == kind
     ]
+
+
+def _tool_uses(message: Any) -> list[str]:
+    return _anthropic_block_ids(message, "tool_use", "id")
+
+
+def _tool_results(message: Any) -> list[str]:
+    return _anthropic_block_ids(message, "tool_result", "tool_use_id")
 
 
 def _anthropic_content(content: Any, where: str) -> Invalid | None:
@@ -88,35 +108,24 @@ def validate_anthropic(body: Any) -> Invalid | None:
     return _anthropic_tool_pairs(messages) or _anthropic_tools(body.get("tools"))
 
 
+def _unpaired(ids: list[str], partners: list[str], problem: str, i: int) -> Invalid | None:
+    """``problem`` for message ``i``, naming the ids without a partner; None if there are none."""
+    known = set(partners)
+    unpaired = [x for x in ids if x not in known]
+    return Invalid(problem.format(i=i, ids=", ".join(unpaired))) if unpaired else None
+
+
 def _anthropic_tool_pairs(messages: list[Any]) -> Invalid | None:
     for i, item in enumerate(messages):
-        results = _anthropic_block_ids(item["content"], "tool_result", "tool_use_id")
-        uses = _anthropic_block_ids(item["content"], "tool_use", "id")
-        if results:
-            previous = messages[i - 1] if i > 0 else None
-            offered = (
-                set(_anthropic_block_ids(previous["content"], "tool_use", "id"))
-                if previous is not None and previous["role"] == "assistant"
-                else set()
-            )
-            orphans = [r for r in results if r not in offered]
-            if orphans:
-                return Invalid(
-                    f"messages.{i}.content: unexpected `tool_use_id` found in `tool_result` "
-                    f"blocks: {', '.join(orphans)}. Each `tool_result` block must have a "
-                    "corresponding `tool_use` block in the previous message."
-                )
-        if uses and i + 1 < len(messages):
-            answered = set(
-                _anthropic_block_ids(messages[i + 1]["content"], "tool_result", "tool_use_id")
-            )
-            missing = [u for u in uses if u not in answered]
-            if missing:
-                return Invalid(
-                    f"messages.{i}: `tool_use` ids were found without `tool_result` blocks "
-                    f"immediately after: {', '.join(missing)}. Each `tool_use` block must "
-                    "have a corresponding `tool_result` block in the next message."
-                )
+        offered = (
+            _tool_uses(messages[i - 1]) if i and messages[i - 1]["role"] == "assistant" else []
+        )
+        problem = _unpaired(_tool_results(item), offered, _RESULTS_WITHOUT_USE, i)
+        if problem is None and i + 1 < len(messages):
+            answered = _tool_results(messages[i + 1])
+            problem = _unpaired(_tool_uses(item), answered, _USES_WITHOUT_RESULT, i)
+        if problem is not None:
+            return problem
     return None
 
 
