@@ -1,4 +1,4 @@
-"""The pytest plugin, run on generated test files (in process, and under xdist in a subprocess)."""
+"""The pytest plugin, run on generated test files (in process; under xdist, with real workers)."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def test_xdist_workers_record_everything_then_replay_offline(
     options = ["-p", "no:cacheprovider", "--replaygate-dir", str(fixtures)]
     with Simulator(behavior="echo") as sim:
         monkeypatch.setenv("REPLAYGATE_TEST_SIM_URL", sim.url)
-        result = pytester.runpytest_subprocess(
+        result = pytester.runpytest_inprocess(
             "-n", "2", "--record-mode=record-missing", "--approve-live", *options
         )
         result.assert_outcomes(passed=2 * count)
