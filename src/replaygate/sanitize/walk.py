@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 TextFn = Callable[[str], str]
@@ -29,25 +29,21 @@ def map_members(value: Any, fn: MemberFn) -> Any:
     ``key`` is the member's object key (None for a list item); any other value is
     returned as it is. Returns ``value`` itself when no member changed.
     """
+    members: Iterable[tuple[Any, Any]]
     if isinstance(value, dict):
-        changed: dict[str, Any] | None = None
-        for k, v in value.items():
-            new = fn(k, v)
-            if new is not v:
-                if changed is None:
-                    changed = dict(value)
-                changed[k] = new
-        return value if changed is None else changed
-    if isinstance(value, list):
-        items: list[Any] | None = None
-        for i, v in enumerate(value):
-            new = fn(None, v)
-            if new is not v:
-                if items is None:
-                    items = list(value)
-                items[i] = new
-        return value if items is None else items
-    return value
+        members, keyed = value.items(), True
+    elif isinstance(value, list):
+        members, keyed = enumerate(value), False
+    else:
+        return value
+    copy: Any = None
+    for slot, member in members:
+        new = fn(slot if keyed else None, member)
+        if new is not member:
+            if copy is None:
+                copy = dict(value) if isinstance(value, dict) else list(value)
+            copy[slot] = new
+    return value if copy is None else copy
 
 
 def map_strings(value: Any, fn: TextFn) -> Any:
