@@ -30,6 +30,7 @@ def map_members(value: Any, fn: MemberFn) -> Any:
     returned as it is. Returns ``value`` itself when no member changed.
     """
     members: Iterable[tuple[Any, Any]]
+    slot: Any
     if isinstance(value, dict):
         members, keyed = value.items(), True
     elif isinstance(value, list):
