@@ -2,16 +2,15 @@
 
 A small project is made in a temporary folder: ResearchCopilot fixtures recorded from
 the simulator (two questions, only one of them replayed by the tests) and an HTTP
-fixture recorded by the plugin. Its tests run in a real ``pytest -n 2`` subprocess
-(marked slow: workers are processes) and in process; then ``replaygate patrol`` lists
-the fixtures no test played.
+fixture recorded by the plugin. Its tests run in nested pytest sessions: one with two
+xdist workers (real processes, so marked slow) and single-process ones; then
+``replaygate patrol`` lists the fixtures no test played.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -52,22 +51,6 @@ def test_http(anthropic_client, attempt):
                                    messages=[{"role": "user", "content": "hello"}])
     assert reply.content[0].text == "echo: hello"
 """
-
-
-def run(
-    project: Path, *args: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in (hits.RUN_ENV, "PYTEST_XDIST_WORKER")}
-    return subprocess.run(
-        args, cwd=project, capture_output=True, text=True, timeout=300, check=False,
-        env={**clean, **(env or {})},
-    )  # fmt: skip
-
-
-def pytest_run(project: Path, *args: str, env: dict[str, str] | None = None) -> None:
-    done = run(project, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args,
-               env=env)  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def pytest_in_process(project: Path, *args: str, env: dict[str, str] | None = None) -> None:
@@ -124,7 +107,7 @@ def logged(project: Path) -> list[dict[str, str]]:
 
 @pytest.mark.slow
 def test_xdist_run_logs_hits_with_test_ids(project: Path) -> None:
-    pytest_run(project, "-n", "2")
+    pytest_in_process(project, "-n", "2")
     files = sorted((project / ".replaygate" / "hits").glob("*.jsonl"))
     lines = logged(project)
     assert len({line["run"] for line in lines}) == 1, "workers share the controller's run id"
