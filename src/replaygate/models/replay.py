@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
 
 from replaygate.fixtures.fixture import InterfaceVersionError, version_mismatch
@@ -60,12 +61,12 @@ class RequestSettings:
     interface: str = "anthropic.messages"
     interface_version: str | None = None
 
-    @property
+    @cached_property
     def wire(self) -> Interface:
         """The interface's converters."""
         return get_interface(self.interface)
 
-    @property
+    @cached_property
     def version(self) -> str:
         """The interface version fixtures are recorded for and replayed at."""
         return self.interface_version or self.wire.version
@@ -102,6 +103,7 @@ class _FixtureModel:
         self.store = session.store
         self.settings = settings
         self.sample = sample
+        self._at = Sample(sample)
         self.calls: list[Call] = []
 
     def _request(
@@ -116,7 +118,7 @@ class _FixtureModel:
         """This model's sample of a recorded fixture, in engine types."""
         check_version(self.session, hit, self.settings)
         _, fixture = hit
-        answer = self.session.answer(fixture.key, fixture.responses, Sample(self.sample))
+        answer = self.session.answer(fixture.key, fixture.responses, self._at)
         return self.settings.wire.from_response(answer)
 
 
@@ -220,8 +222,7 @@ class RecordingModel(_FixtureModel):
             response = wire.render_response(engine_response, model=self.settings.model)
             source = "scripted"
         meta = self.session.meta(wire.name, self.settings.version, source)
-        at = Sample(self.sample)
-        fixture = self.session.record(request, response, at, interface=wire.name, meta=meta)
+        fixture = self.session.record(request, response, self._at, interface=wire.name, meta=meta)
         return wire.from_response(fixture.responses[self.sample])
 
     def _recorded(self, request: dict[str, Any]) -> Hit | None:
