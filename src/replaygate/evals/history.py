@@ -15,7 +15,6 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from replaygate.evals.errors import HistoryError
@@ -144,9 +143,7 @@ class History:
     def __enter__(self) -> History:
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __len__(self) -> int:

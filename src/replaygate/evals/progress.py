@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from types import TracebackType
 from typing import Protocol
 
 from rich.console import Console
@@ -27,9 +26,7 @@ class Quiet:
     def __enter__(self) -> Quiet:
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         return None
 
 
@@ -56,9 +53,7 @@ class Bar:
         self._progress.start()
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._progress.stop()
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator, Sequence
-from types import TracebackType
 
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, ModelResponse, ToolSpec
@@ -26,9 +25,7 @@ class StoreGuard:
         self._lock.acquire()
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._lock.release()
 
     @contextlib.contextmanager

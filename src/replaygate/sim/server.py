@@ -13,7 +13,6 @@ import logging
 import threading
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
-from types import TracebackType
 from typing import Any, NamedTuple
 
 import h11
@@ -182,12 +181,7 @@ class Simulator:
     def __enter__(self) -> Simulator:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     # -- event loop -----------------------------------------------------------------
