@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from replaygate.http.recorded import StreamEnd, plain_response, stream_response
@@ -14,26 +15,19 @@ TERMINAL_EVENTS = frozenset({"message_stop", "error"})
 """Event names after which nothing more is sent (with OpenAI's ``[DONE]`` data)."""
 
 
+@dataclass(eq=False)
 class Recording:
     """A live response body being recorded as it is read; written once, when it ends."""
 
-    def __init__(
-        self,
-        exchange: Exchange,
-        slot: LiveSlot,
-        status: int,
-        headers: list[tuple[str, str]],
-        stream: bool,
-    ) -> None:
-        self.exchange = exchange
-        self.slot = slot
-        self.status = status
-        self.headers = headers
-        self.stream = stream
-        self.done = False
-        self._parser = SSEParser()
-        self._events: list[SSEEvent] = []
-        self._body: list[bytes] = []
+    exchange: Exchange
+    slot: LiveSlot
+    status: int
+    headers: list[tuple[str, str]]
+    stream: bool
+    done: bool = field(default=False, init=False)
+    _parser: SSEParser = field(default_factory=SSEParser, init=False)
+    _events: list[SSEEvent] = field(default_factory=list, init=False)
+    _body: list[bytes] = field(default_factory=list, init=False)
 
     def feed(self, chunk: bytes) -> None:
         """Take the next decoded body bytes."""
