@@ -53,3 +53,26 @@ def parse_items(
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise error(f"{where}: {type(err).__name__}: {err}") from None
     return parsed
+
+
+def read_items(
+    path: str | os.PathLike[str],
+    label: str,
+    *,
+    format: str,
+    version: int,
+    what: str,
+    field: str,
+    parse: Callable[[Any, str], T],
+    error: ErrorType,
+) -> list[T]:
+    """The parsed items of ``field`` in the document of ``format`` at ``path``.
+
+    ``label`` names the file when it cannot be read (``"results"``), ``what`` the
+    document it should be (``"a replaygate results file"``).
+    """
+    name = str(path)
+    document = check_document(
+        read_json(path, label, error), name, format=format, version=version, what=what, error=error
+    )
+    return parse_items(document, field, name, parse, error)

@@ -22,7 +22,7 @@ from replaygate.evals.reference import CaseSummary, metrics_from_json
 from replaygate.evals.results import EvalResults
 from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import now_iso
-from replaygate.jsondoc import check_document, parse_items, read_json
+from replaygate.jsondoc import read_items
 
 EXPORT_FORMAT = "replaygate.history"
 EXPORT_VERSION = 1
@@ -252,13 +252,13 @@ class History:
 
 def read_export(path: str | os.PathLike[str]) -> list[HistoryRun]:
     """The runs of an exported history file; :class:`HistoryError` names what is wrong."""
-    name = str(path)
-    document = check_document(
-        read_json(path, "history export", HistoryError),
-        name,
+    return read_items(
+        path,
+        "history export",
         format=EXPORT_FORMAT,
         version=EXPORT_VERSION,
         what="an exported replaygate history",
+        field="runs",
+        parse=HistoryRun.from_json,
         error=HistoryError,
     )
-    return parse_items(document, "runs", name, HistoryRun.from_json, HistoryError)

@@ -18,7 +18,7 @@ from typing import Any
 
 from replaygate.assertions.kinds import Category, Kind, Outcome
 from replaygate.errors import ReplaygateError
-from replaygate.jsondoc import check_document, parse_items, read_json
+from replaygate.jsondoc import read_items
 from replaygate.sampling.verdict import SampleSpec, Verdict, verdict_of
 
 FORMAT = "replaygate.sampling.results"
@@ -201,21 +201,15 @@ def write_results(path: str | os.PathLike[str], cases: Sequence[SampledResult]) 
 
 def load_results(path: str | os.PathLike[str]) -> list[SampledResult]:
     """Read a results file; :class:`ResultsFormatError` names the file and what is wrong."""
-    name = str(path)
-    document = check_document(
-        read_json(path, "results", ResultsFormatError),
-        name,
+    return read_items(
+        path,
+        "results",
         format=FORMAT,
         version=VERSION,
         what="a replaygate results file",
+        field="cases",
+        parse=lambda case, _where: SampledResult.from_json(case),
         error=ResultsFormatError,
-    )
-    return parse_items(
-        document,
-        "cases",
-        name,
-        lambda case, _where: SampledResult.from_json(case),
-        ResultsFormatError,
     )
 
 
