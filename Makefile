@@ -3,6 +3,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
+# Runs reuse compiled modules and pytest's rewritten test modules, even where the
+# environment turns bytecode caches off (they live in ignored __pycache__ folders).
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: demo test test-fast test-thorough lint bench clean example-fixtures
 
 $(STAMP): pyproject.toml
