@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 __all__ = [
     "STOP_REASONS",
@@ -25,11 +25,17 @@ __all__ = [
     "ToolCall",
     "ToolSpec",
     "Usage",
+    "as_stop_reason",
 ]
 
 Role = Literal["user", "assistant", "tool"]
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal"]
 STOP_REASONS: tuple[str, ...] = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal")
+
+
+def as_stop_reason(value: object) -> StopReason | None:
+    """``value`` as a :data:`StopReason`, or None when it is not one of :data:`STOP_REASONS`."""
+    return cast(StopReason, value) if value in STOP_REASONS else None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import orjson
 
@@ -18,10 +18,10 @@ from replaygate.models.types import (
     STOP_REASONS,
     Message,
     ModelResponse,
-    StopReason,
     ToolCall,
     ToolSpec,
     Usage,
+    as_stop_reason,
 )
 from replaygate.sim.research_policy import ResearchPolicy
 
@@ -80,7 +80,8 @@ def parse_script_line(obj: Any) -> ModelResponse:
             raise ValueError(f"tool_calls[{i}].arguments: expected an object")
         calls.append(ToolCall(id=call_id, name=name, arguments=dict(arguments)))
     stop = obj.get("stop_reason") or ("tool_use" if calls else "end_turn")
-    if stop not in STOP_REASONS:
+    reason = as_stop_reason(stop)
+    if reason is None:
         raise ValueError(f"stop_reason: {stop!r} is not one of {', '.join(STOP_REASONS)}")
     usage = obj.get("usage") or {}
     if not isinstance(usage, Mapping):
@@ -88,7 +89,7 @@ def parse_script_line(obj: Any) -> ModelResponse:
     return ModelResponse(
         text=text,
         tool_calls=tuple(calls),
-        stop_reason=cast(StopReason, stop),
+        stop_reason=reason,
         usage=Usage(
             input_tokens=int(usage.get("input_tokens", 0)),
             output_tokens=int(usage.get("output_tokens", 0)),

@@ -8,18 +8,18 @@ message of ``tool_result`` blocks, as the API requires.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 from replaygate.errors import WireFormatError
 from replaygate.models.providers._fields import field_of, optional_field
 from replaygate.models.types import (
-    STOP_REASONS,
     Message,
     ModelResponse,
     StopReason,
     ToolCall,
     ToolSpec,
     Usage,
+    as_stop_reason,
 )
 
 INTERFACE = "anthropic.messages"
@@ -204,9 +204,10 @@ def to_anthropic_response(
 def _stop_reason(value: str, path: str) -> StopReason:
     if value == "pause_turn":
         return "end_turn"
-    if value not in STOP_REASONS:
+    reason = as_stop_reason(value)
+    if reason is None:
         raise WireFormatError(path, f"unknown stop_reason {value!r}")
-    return cast(StopReason, value)
+    return reason
 
 
 def from_anthropic_response(response: Mapping[str, Any]) -> ModelResponse:
