@@ -121,12 +121,8 @@ def main() -> None:
         with History.open(tmp / "h.db") as history:
             append_ms = timed(lambda: history.append(results), 10) * 1000
             rows.append(("history append (8 cases)", f"{append_ms:.1f} ms", ""))
-            first = timed(
-                lambda: write_report(tmp / "r.html", history=history, fixtures=[store]), 1
-            )
-            later = timed(
-                lambda: write_report(tmp / "r.html", history=history, fixtures=[store]), 3
-            )
+            first = timed(lambda: write_report(tmp / "r.html", history=history, stores=[store]), 1)
+            later = timed(lambda: write_report(tmp / "r.html", history=history, stores=[store]), 3)
         rows.append(("report, first render (imports matplotlib)", f"{first:.2f} s", "10 runs"))
         rows.append(("report, later renders", f"{later:.2f} s", "10 runs"))
         demo = timed(lambda: demo_loop(tmp / "demo"), 1)

@@ -128,3 +128,13 @@ def test_a_renamed_class_answers_to_its_old_name_with_a_warning(
         assert getattr(imported, old) is getattr(imported, new)
     with pytest.raises(AttributeError, match="has no attribute 'Nothing'"):
         imported.Nothing  # noqa: B018
+
+
+def test_rule_stub_takes_its_store_under_the_0_1_keyword_with_a_warning() -> None:
+    from replaygate.models.fakes import Rule, RuleStub
+
+    store = FixtureStore.open(STORES / "model.jsonl")
+    key = next(iter(store)).key
+    with pytest.warns(DeprecationWarning, match=r"RuleStub\(fixtures=...\) is now"):
+        stub = RuleStub([Rule(when="RAG", fixture=key)], fixtures=store)
+    assert stub.store is store

@@ -28,7 +28,7 @@ def test_the_demo_loop_records_replays_gates_logs_and_reports(tmp_path: Path) ->
     shipped = load_baseline(shipped_baseline())
     assert summary.metrics == shipped.metrics  # the shipped baseline is this very run
     assert {r.delta for r in summary.gate.rows} <= {"+0.000", "+0.0%"}
-    assert summary.fixture_count > 0 and summary.fixtures.is_file()
+    assert summary.fixture_count > 0 and summary.store.is_file()
     results = json.loads(summary.results.read_text(encoding="utf-8"))
     assert results["eval"]["mode"] == "replay"
     page = summary.report.read_text(encoding="utf-8")

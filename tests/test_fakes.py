@@ -111,7 +111,7 @@ def _recorded_answer_store(tmp_path: object) -> tuple[FixtureStore, str]:
 
 def test_rule_stub_fills_content_from_a_recorded_fixture(tmp_path: object) -> None:
     store, key = _recorded_answer_store(tmp_path)
-    stub = RuleStub([Rule(when="RAG", fixture=key[:8])], fixtures=store)
+    stub = RuleStub([Rule(when="RAG", fixture=key[:8])], store=store)
     response = stub.complete([Message.user("Tell me about RAG")], [])
     assert response.text == "Recorded: RAG retrieves [doc-rag]."
 
@@ -120,9 +120,9 @@ def test_rule_stub_fixture_errors(tmp_path: object) -> None:
     store, key = _recorded_answer_store(tmp_path)
     with pytest.raises(ValueError, match="no fixture store"):
         RuleStub([Rule(when="RAG", fixture=key)])
-    stub = RuleStub([Rule(when="RAG", fixture="ffffffffffff")], fixtures=store)
+    stub = RuleStub([Rule(when="RAG", fixture="ffffffffffff")], store=store)
     with pytest.raises(NoRuleMatchedError, match="holds no fixture"):
         stub.complete([Message.user("RAG")], [])
-    stub = RuleStub([Rule(when="RAG", fixture=key, sample=3)], fixtures=store)
+    stub = RuleStub([Rule(when="RAG", fixture=key, sample=3)], store=store)
     with pytest.raises(NoRuleMatchedError, match="1 sample"):
         stub.complete([Message.user("RAG")], [])

@@ -91,7 +91,7 @@ def store(tmp_path: Path) -> Path:
 
 
 def test_the_report_is_one_self_contained_file(history: Path, store: Path, tmp_path: Path) -> None:
-    out = write_report(tmp_path / "out" / "report.html", history=history, fixtures=[store], now=NOW)
+    out = write_report(tmp_path / "out" / "report.html", history=history, stores=[store], now=NOW)
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!doctype html>")
     assert "<script" not in page

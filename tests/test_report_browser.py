@@ -84,7 +84,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
         return write_report(
             tmp_path / "report.html",
             history=history,
-            fixtures=[store],
+            stores=[store],
             now=datetime(2026, 11, 30, tzinfo=UTC),
         )
 

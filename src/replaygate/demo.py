@@ -46,7 +46,7 @@ class DemoSummary:
     """What the demo did and where it wrote it."""
 
     out_dir: Path
-    fixtures: Path
+    store: Path
     results: Path
     history: Path
     report: Path
@@ -66,7 +66,7 @@ class DemoSummary:
         shown = " | ".join(f"{n} {METRICS[n].format(self.metrics.get(n))}" for n in SHOWN)
         return [
             f"recorded {self.cases} eval cases x their samples ({self.runs} agent runs) from the "
-            f"simulator (seed {self.seed}): {self.fixture_count} fixtures in {self.fixtures}",
+            f"simulator (seed {self.seed}): {self.fixture_count} fixtures in {self.store}",
             f"replayed offline with no server: identical to the recording: {self.identical}",
             f"scores: {shown} (cost in {self.currency} per run)",
             "gate against the shipped baseline:",
@@ -116,14 +116,14 @@ def demo_loop(
     with History.open(history_path) as history:
         history.append(replayed)
         report = write_report(
-            out_dir / "report.html", history=history, fixtures=[store], gate=gate, now=now
+            out_dir / "report.html", history=history, stores=[store], gate=gate, now=now
         )
         history_runs = len(history)
     with FixtureStore.open(store) as opened:
         fixture_count = len(opened)
     return DemoSummary(
         out_dir=out_dir,
-        fixtures=store,
+        store=store,
         results=results,
         history=history_path,
         report=report,

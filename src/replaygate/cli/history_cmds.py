@@ -53,7 +53,7 @@ def report_cmd(
     written = write_report(
         out,
         history=history_path or config.history_path,
-        fixtures=stores,
+        stores=stores,
         config=config.report,
         gate=gate,
     )

@@ -50,7 +50,7 @@ class RecordPlan:
 
 def run_eval(
     cases: Sequence[EvalCase],
-    fixtures: str | os.PathLike[str],
+    store: str | os.PathLike[str],
     *,
     agent: Agent | AgentEntry | str,
     settings: RequestSettings | None = None,
@@ -65,9 +65,9 @@ def run_eval(
     :class:`~replaygate.evals.agents.AgentEntry`, or the ``module:function`` naming one.
 
     Requests are built with ``settings`` (default: the ones the agent declares).
-    Without ``recording`` every model call is replayed from ``fixtures`` (a miss
+    Without ``recording`` every model call is replayed from ``store`` (a miss
     raises :class:`~replaygate.errors.FixtureMismatchError`). With it, calls are
-    recorded into ``fixtures``. ``info`` is added to the run information.
+    recorded into ``store``. ``info`` is added to the run information.
     """
     entry = as_entry(agent)
     settings = settings or entry.settings
@@ -80,7 +80,7 @@ def run_eval(
         require_approval(recording.mode, recording.approve_live)
         if recording.concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {recording.concurrency}")
-    path = Path(fixtures)
+    path = Path(store)
     started = now_iso()
     done: dict[str, CaseResult] = {}
 
@@ -95,18 +95,18 @@ def run_eval(
                 f"no fixtures at {path}: record them first (--record-mode record-missing "
                 "--approve-live), or point --fixtures at a recorded store"
             )
-        with FixtureStore.open(path) as store:
+        with FixtureStore.open(path) as opened:
             for case in cases:
-                finish(case, _run_case(case, _replaying(store, settings), entry, settings, prices))
+                finish(case, _run_case(case, _replaying(opened, settings), entry, settings, prices))
     else:
         limiter = RateLimiter(recording.rate_limit) if recording.rate_limit else None
         guard = StoreGuard()
         live = wrap_calls(limited(recording.live, limiter), guard.released)
         with (
-            FixtureStore.open(path) as store,
+            FixtureStore.open(path) as opened,
             ThreadPoolExecutor(max_workers=recording.concurrency) as pool,
         ):
-            models = _recording(store, settings, recording, live, guard)
+            models = _recording(opened, settings, recording, live, guard)
             futures = [
                 (case, pool.submit(_run_case, case, models, entry, settings, prices))
                 for case in cases

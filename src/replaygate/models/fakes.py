@@ -14,6 +14,7 @@ keep every call in ``calls``.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,15 +116,24 @@ class RuleStub:
     def __init__(
         self,
         rules: Sequence[Rule],
-        fixtures: FixtureStore | None = None,
+        store: FixtureStore | None = None,
         *,
         interface: str = "anthropic.messages",
+        fixtures: FixtureStore | None = None,
     ) -> None:
+        if fixtures is not None:
+            warnings.warn(
+                "RuleStub(fixtures=...) is now RuleStub(store=...); the old keyword will be "
+                "removed in 0.3",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            store = store or fixtures
         self.rules = tuple(rules)
-        self.fixtures = fixtures
+        self.store = store
         self.interface = get_interface(interface)
         self.calls: list[Call] = []
-        missing_store = [r.when for r in self.rules if r.fixture is not None and fixtures is None]
+        missing_store = [r.when for r in self.rules if r.fixture is not None and store is None]
         if missing_store:
             raise ValueError(f"rules {missing_store} name fixtures but no fixture store was given")
 
@@ -145,12 +155,12 @@ class RuleStub:
         return self._recorded(rule)
 
     def _recorded(self, rule: Rule) -> ModelResponse:
-        assert self.fixtures is not None and rule.fixture is not None
-        found = self.fixtures.get(rule.fixture)
+        assert self.store is not None and rule.fixture is not None
+        found = self.store.get(rule.fixture)
         if len(found) != 1:
             what = "no fixture" if not found else f"{len(found)} fixtures"
             raise NoRuleMatchedError(
-                f"rule {rule.when!r} names fixture {rule.fixture!r}, but {self.fixtures.path} "
+                f"rule {rule.when!r} names fixture {rule.fixture!r}, but {self.store.path} "
                 f"holds {what} with that key"
             )
         fixture = found[0][1]

@@ -7,7 +7,7 @@ metrics trending the wrong way::
 
     from replaygate.report import write_report
 
-    write_report("report.html", history=".replaygate/history.db", fixtures=["fixtures.jsonl"])
+    write_report("report.html", history=".replaygate/history.db", stores=["fixtures.jsonl"])
 
 Needs the ``report`` extra (matplotlib).
 """

@@ -111,20 +111,20 @@ def _figure(svg: str, caption: str) -> str:
 def build_report(
     runs: Sequence[HistoryRun],
     *,
-    fixtures: Sequence[str | os.PathLike[str]] = (),
+    stores: Sequence[str | os.PathLike[str]] = (),
     config: ReportConfig | None = None,
     gate: GateReport | None = None,
     title: str = "replaygate eval report",
     now: datetime | None = None,
 ) -> str:
-    """The report page for ``runs`` (oldest first) and the fixtures of ``fixtures``."""
+    """The report page for ``runs`` (oldest first) and the fixtures of ``stores``."""
     config = config or ReportConfig()
     moment = now or datetime.now(UTC)
     labels = [parse_time(run.time).strftime("%m-%d %H:%M") for run in runs]
     weeks, rates = weekly_pass_rates(runs)
-    ages = fixture_ages(fixtures, now=moment)
+    ages = fixture_ages(stores, now=moment)
     signals, note = find_signals(runs, config)
-    stores = ", ".join(str(f) for f in fixtures) or "none given"
+    store_names = ", ".join(str(f) for f in stores) or "none given"
     parts = [
         "<!doctype html>",
         "<html lang='en'><head><meta charset='utf-8'>",
@@ -147,7 +147,7 @@ def build_report(
         _figure(
             ages_plot(ages.days, ages.undated),
             f"Days since each fixture's meta.recorded_at; {len(ages.days)} fixture(s) "
-            f"in: {stores}.",
+            f"in: {store_names}.",
         ),
         "</body></html>",
     ]
@@ -158,12 +158,13 @@ def write_report(
     out: str | os.PathLike[str],
     *,
     history: str | os.PathLike[str] | History,
-    fixtures: Sequence[str | os.PathLike[str]] = (),
+    stores: Sequence[str | os.PathLike[str]] = (),
     config: ReportConfig | None = None,
     gate: GateReport | None = None,
     now: datetime | None = None,
 ) -> Path:
-    """Write the report of ``history`` (a path or an open history) to ``out``."""
+    """Write the report of ``history`` (a path or an open history) to ``out``; the age of
+    the fixtures in ``stores`` is shown beside the trends."""
     if isinstance(history, History):
         runs = history.runs()
     else:
@@ -171,7 +172,7 @@ def write_report(
             raise HistoryError(f"no history at {history}: run `replaygate eval` first")
         with History.open(history) as opened:
             runs = opened.runs()
-    page = build_report(runs, fixtures=fixtures, config=config, gate=gate, now=now)
+    page = build_report(runs, stores=stores, config=config, gate=gate, now=now)
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(page, encoding="utf-8")
