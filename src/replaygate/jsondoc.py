@@ -2,18 +2,31 @@
 
 Each document is an object with a ``format`` name and a ``version``; reading one
 names the file and the field that is wrong, with the caller's error class.
+:func:`json_fields` builds the objects such documents are written from.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 ErrorType = Callable[[str], Exception]
+
+
+def json_fields(obj: Any, names: Iterable[str] | None = None) -> dict[str, Any]:
+    """``{name: obj.name}`` for each of ``names`` in that order, a tuple value as a list.
+
+    ``names`` defaults to the fields of the dataclass ``obj``, in declaration order.
+    """
+    if names is None:
+        names = (f.name for f in dataclasses.fields(obj))
+    values = {name: getattr(obj, name) for name in names}
+    return {name: list(v) if isinstance(v, tuple) else v for name, v in values.items()}
 
 
 def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:

@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar, get_args
 
+from replaygate.jsondoc import json_fields
+
 Kind = Literal["gate", "signal"]
 KINDS: tuple[str, ...] = get_args(Kind)
 
@@ -59,14 +61,7 @@ class Outcome:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object stored in results files."""
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "category": self.category,
-            "passed": self.passed,
-            "message": self.message,
-            "score": self.score,
-        }
+        return json_fields(self, ("name", "kind", "category", "passed", "message", "score"))
 
     @staticmethod
     def from_json(obj: Mapping[str, Any]) -> Outcome:

@@ -15,6 +15,7 @@ from replaygate.assertions.kinds import check_category, check_kind
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.results import EvalResults, read_json, results_from_json
 from replaygate.evals.scorers import Metrics
+from replaygate.jsondoc import json_fields
 from replaygate.sampling import AssertionStats, SampledResult, verdict_of
 from replaygate.sampling.results import FORMAT as RESULTS_FORMAT
 
@@ -47,10 +48,7 @@ class CaseSummary:
     def to_json(self) -> dict[str, Any]:
         """The stored object (the case id is its key)."""
         return {
-            "samples": self.samples,
-            "floor": self.floor,
-            "passes": self.passes,
-            "verdict": self.verdict,
+            **json_fields(self, ("samples", "floor", "passes", "verdict")),
             "assertions": {a.name: a.to_json() for a in self.assertions},
         }
 

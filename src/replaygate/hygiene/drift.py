@@ -30,6 +30,7 @@ from replaygate.hygiene.fieldset import (
 )
 from replaygate.hygiene.resend import LiveSender, unsendable
 from replaygate.hygiene.stored import load_fixtures, where
+from replaygate.jsondoc import json_fields
 
 Mode = Literal["live", "against"]
 
@@ -72,25 +73,10 @@ class DriftReport:
     def to_json(self) -> dict[str, Any]:
         """The JSON report."""
         return {
-            "mode": self.mode,
-            "path": self.path,
-            "other": self.other,
-            "seed": self.seed,
+            **json_fields(self, ("mode", "path", "other", "seed")),
             "drift": self.drifted,
-            "interfaces": [
-                {
-                    "interface": i.interface,
-                    "only_new": list(i.only_new),
-                    "only_old": list(i.only_old),
-                    "old_responses": i.old_responses,
-                    "new_responses": i.new_responses,
-                }
-                for i in self.interfaces
-            ],
-            "sampled": list(self.sampled),
-            "skipped": list(self.skipped),
-            "errors": list(self.errors),
-            "unmatched": list(self.unmatched),
+            "interfaces": [json_fields(i) for i in self.interfaces],
+            **json_fields(self, ("sampled", "skipped", "errors", "unmatched")),
         }
 
 

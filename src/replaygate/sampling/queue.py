@@ -18,6 +18,7 @@ from typing import Any
 from filelock import FileLock
 
 from replaygate.fixtures.fixture import now_iso
+from replaygate.jsondoc import json_fields
 from replaygate.sampling.results import SampledResult
 
 DEFAULT_QUEUE = Path(".replaygate") / "observe.jsonl"
@@ -47,14 +48,7 @@ class Observation:
 
     def to_json(self) -> dict[str, Any]:
         """The queue line's object."""
-        return {
-            "case": self.case,
-            "passes": self.passes,
-            "samples": self.samples,
-            "floor": self.floor,
-            "failing": list(self.failing),
-            "time": self.time,
-        }
+        return json_fields(self)
 
     def summary(self) -> str:
         """One line for the session summary."""

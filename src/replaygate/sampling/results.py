@@ -18,7 +18,7 @@ from typing import Any
 
 from replaygate.assertions.kinds import Category, Kind, Outcome
 from replaygate.errors import ReplaygateError
-from replaygate.jsondoc import read_items
+from replaygate.jsondoc import json_fields, read_items
 from replaygate.sampling.verdict import SampleSpec, Verdict, verdict_of
 
 FORMAT = "replaygate.sampling.results"
@@ -93,13 +93,7 @@ class AssertionStats:
 
     def to_json(self) -> dict[str, Any]:
         """The stored JSON object."""
-        return {
-            "kind": self.kind,
-            "category": self.category,
-            "description": self.description,
-            "passes": self.passes,
-            "samples": self.samples,
-        }
+        return json_fields(self, ("kind", "category", "description", "passes", "samples"))
 
 
 @dataclass(frozen=True)
