@@ -235,10 +235,11 @@ def replaygate_exchange(
     )
 
 
-def _sdk_factory(
+def _sdk_clients(
     exchange: Exchange, sdk: str, client_class: str, *, is_async: bool
-) -> tuple[Callable[..., Any], list[Any]]:
-    """A factory of ``sdk.client_class`` clients wired to ``exchange``, and the clients it made.
+) -> Iterator[Callable[..., Any]]:
+    """Yields a factory of ``sdk.client_class`` clients wired to ``exchange``, then closes
+    the synchronous clients it made.
 
     In replay mode a client gets a placeholder API key when none is given or set in the
     environment, since nothing is sent anywhere.
@@ -259,37 +260,34 @@ def _sdk_factory(
         made.append(client)
         return client
 
-    return make, made
+    yield make
+    if not is_async:
+        for client in made:
+            client.close()
 
 
 @pytest.fixture
 def anthropic_client(replaygate_exchange: Exchange) -> Iterator[Callable[..., Any]]:
     """A factory of ``anthropic.Anthropic`` clients over the test's store (SDK kwargs)."""
-    make, made = _sdk_factory(replaygate_exchange, "anthropic", "Anthropic", is_async=False)
-    yield make
-    for client in made:
-        client.close()
+    yield from _sdk_clients(replaygate_exchange, "anthropic", "Anthropic", is_async=False)
 
 
 @pytest.fixture
-def async_anthropic_client(replaygate_exchange: Exchange) -> Callable[..., Any]:
+def async_anthropic_client(replaygate_exchange: Exchange) -> Iterator[Callable[..., Any]]:
     """A factory of ``anthropic.AsyncAnthropic`` clients over the test's store."""
-    return _sdk_factory(replaygate_exchange, "anthropic", "AsyncAnthropic", is_async=True)[0]
+    yield from _sdk_clients(replaygate_exchange, "anthropic", "AsyncAnthropic", is_async=True)
 
 
 @pytest.fixture
 def openai_client(replaygate_exchange: Exchange) -> Iterator[Callable[..., Any]]:
     """A factory of ``openai.OpenAI`` clients over the test's store (SDK kwargs)."""
-    make, made = _sdk_factory(replaygate_exchange, "openai", "OpenAI", is_async=False)
-    yield make
-    for client in made:
-        client.close()
+    yield from _sdk_clients(replaygate_exchange, "openai", "OpenAI", is_async=False)
 
 
 @pytest.fixture
-def async_openai_client(replaygate_exchange: Exchange) -> Callable[..., Any]:
+def async_openai_client(replaygate_exchange: Exchange) -> Iterator[Callable[..., Any]]:
     """A factory of ``openai.AsyncOpenAI`` clients over the test's store."""
-    return _sdk_factory(replaygate_exchange, "openai", "AsyncOpenAI", is_async=True)[0]
+    yield from _sdk_clients(replaygate_exchange, "openai", "AsyncOpenAI", is_async=True)
 
 
 @pytest.fixture
