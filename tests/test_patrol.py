@@ -93,6 +93,30 @@ def test_age_oldest_first_unknown_last(project: Path) -> None:
     assert len(result.unknown_age) == 1
 
 
+def test_a_fixture_recorded_in_the_future_is_reported(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    put(store, "tomorrow", "2026-12-01T12:00:00Z")
+    put(store, "a second ahead", "2026-11-30T12:00:01Z")
+    put(store, "now", "2026-11-30T12:00:00Z")
+    result = patrol(store, max_age=timedelta(days=90), runs=1, refs=[],
+                    hits_dir=project / "none", now=NOW)  # fmt: skip
+    assert [(r.line, r.future) for r in result.rows] == [(3, False), (2, True), (1, True)]
+    assert len(result.future) == 2 and not result.stale
+    assert result.to_json()["summary"]["future"] == 2
+
+    ahead = project / "tests" / "fixtures" / "ahead.jsonl"
+    put(ahead, "next year", (datetime.now(UTC) + timedelta(days=400)).isoformat())
+    put(ahead, "last year", (datetime.now(UTC) - timedelta(days=400)).isoformat())
+    done = invoke("tests/fixtures/ahead.jsonl", "--max-age", "30d")
+    assert done.exit_code == 0, done.output
+    rows = [line for line in done.output.splitlines() if line.startswith("tests/fixtures/ahe")]
+    assert rows[0].endswith("STALE unreferenced") and " 400d " in rows[0]
+    assert rows[1].endswith("FUTURE unreferenced") and " future " in rows[1]
+    assert "1 recorded in the future (meta.recorded_at after " in done.output
+    report = json.loads(invoke("tests/fixtures/ahead.jsonl", "--json").output)
+    assert report["summary"]["future"] == 1
+
+
 def test_max_age_syntax() -> None:
     assert parse_max_age("90d") == timedelta(days=90)
     assert parse_max_age("12w") == timedelta(weeks=12)
@@ -175,8 +199,8 @@ def test_cli_table_and_json(project: Path) -> None:
 
     as_json = invoke("tests/fixtures", "--json")
     report = json.loads(as_json.output)
-    assert report["summary"] == {"fixtures": 3, "stale": 1, "unknown_age": 1, "unplayed": 2,
-                                 "unused": 2}  # fmt: skip
+    assert report["summary"] == {"fixtures": 3, "stale": 1, "future": 0, "unknown_age": 1,
+                                 "unplayed": 2, "unused": 2}  # fmt: skip
     assert report["fixtures"][0]["fixture"] == "tests/fixtures/rag.jsonl:1"
     assert report["refs"] == ["tests"]
 

@@ -1,7 +1,9 @@
 """Fixture patrol (seed 003, 7.3): age, use and references of every fixture of a store.
 
 - age: ``meta.recorded_at``, oldest first; older than ``max_age`` is *stale*; a
-  fixture without it has an unknown age;
+  fixture without it has an unknown age; one recorded after the patrol's ``now`` is
+  *future* (a wrong clock or an edited date: its age cannot be trusted, so it is
+  reported, never taken as fresh);
 - use: how often the last N recorded test runs played it (the hits log);
 - references: the files of the reference folders that name its store file or key.
 
@@ -43,6 +45,7 @@ class PatrolRow:
     recorded_at: datetime | None
     age: timedelta | None
     stale: bool
+    future: bool
     plays: int
     tests: tuple[str, ...]
     last_played: str | None
@@ -67,6 +70,7 @@ class PatrolRow:
             "recorded_at": self.recorded_at.isoformat() if self.recorded_at else None,
             "age_days": self.age.days if self.age is not None else None,
             "stale": self.stale,
+            "future": self.future,
             "plays": self.plays,
             "tests": list(self.tests),
             "last_played": self.last_played,
@@ -93,6 +97,11 @@ class Patrol:
     def stale(self) -> list[PatrolRow]:
         """Fixtures older than the maximum age."""
         return [r for r in self.rows if r.stale]
+
+    @property
+    def future(self) -> list[PatrolRow]:
+        """Fixtures whose ``meta.recorded_at`` lies after the patrol's ``now``."""
+        return [r for r in self.rows if r.future]
 
     @property
     def unknown_age(self) -> list[PatrolRow]:
@@ -123,6 +132,7 @@ class Patrol:
             "summary": {
                 "fixtures": len(self.rows),
                 "stale": len(self.stale),
+                "future": len(self.future),
                 "unknown_age": len(self.unknown_age),
                 "unplayed": len(self.unplayed),
                 "unused": len(self.unused),
@@ -172,6 +182,7 @@ def patrol(
                 recorded_at=when,
                 age=age,
                 stale=age is not None and max_age is not None and age > max_age,
+                future=age is not None and age < timedelta(0),
                 plays=len(plays),
                 tests=tuple(sorted({p.test for p in plays if p.test})),
                 last_played=max((p.time for p in plays), default=None),

@@ -16,17 +16,21 @@ COLUMNS = ("fixture", "key", "recorded", "age", "played", "refs", "flags")
 
 
 def age_text(age: timedelta | None) -> str:
-    """``12d``, ``5h``, or ``unknown``."""
+    """``12d``, ``5h``, ``future`` (a negative age) or ``unknown``."""
     if age is None:
         return "unknown"
+    if age < timedelta(0):
+        return "future"
     if age.days >= 1:
         return f"{age.days}d"
     return f"{max(0, int(age.total_seconds() // 3600))}h"
 
 
 def flags(row: PatrolRow, runs: int) -> str:
-    """STALE, UNUSED (or unplayed / unreferenced)."""
-    out = ["STALE"] if row.stale else []
+    """FUTURE, STALE, UNUSED (or unplayed / unreferenced)."""
+    out = ["FUTURE"] if row.future else []
+    if row.stale:
+        out.append("STALE")
     if row.unused and runs:
         out.append("UNUSED")
     else:
@@ -54,6 +58,12 @@ def summary(result: Patrol) -> list[str]:
         f"{len(result.stale)} stale ({stale}), "
         f"{len(result.unknown_age)} of unknown age (no meta.recorded_at)"
     ]
+    if result.future:
+        lines.append(
+            f"{len(result.future)} recorded in the future (meta.recorded_at after "
+            f"{result.now.isoformat(timespec='seconds')}): a wrong clock or an edited date; "
+            "check them and re-record or correct the date"
+        )
     if not result.runs:
         lines.append(
             f"no test run in the hits log at {shown(result.hits_dir)}: run the tests "
