@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from replaygate.fixtures.diff import MISSING, FieldDifference, field_diff, short_repr
 
 
@@ -56,10 +59,53 @@ def test_root_difference_is_named_root() -> None:
 def test_long_values_are_truncated() -> None:
     long = "x" * 500
     line = FieldDifference("p", long, "short").render(limit=20)
-    assert line == "p: 'xxxxxxxxxxxxxxxx... != 'short'"
+    assert line == "p: at offset 0 (lengths 500, 5): 'xxxxxxxxxx'... != 'short'"
+    assert FieldDifference("p", {"k": long}, 1).render(limit=20) == "p: {'k': 'xxxxxxxxxx... != 1"
     assert short_repr(long, 20) == "'xxxxxxxxxxxxxxxx..."
     assert len(short_repr(long, 20)) == 20
     assert short_repr("ok", 20) == "'ok'"
     assert short_repr(MISSING) == "<missing>"
     default = FieldDifference("p", long, 1).render()
     assert len(default) < 100
+
+
+@given(
+    text=st.text(min_size=100, max_size=3000),
+    where=st.sampled_from(["start", "middle", "end"]),
+    edit=st.text(min_size=1, max_size=5),
+    limit=st.integers(min_value=20, max_value=80),
+)
+def test_a_long_string_shows_its_first_difference_and_offset(
+    text: str, where: str, edit: str, limit: int
+) -> None:
+    at = {"start": 0, "middle": len(text) // 2, "end": len(text)}[where]
+    edited = text[:at] + edit + text[at:]
+    if edited == text:
+        return
+    offset = next(
+        (i for i, (a, b) in enumerate(zip(text, edited, strict=False)) if a != b), len(text)
+    )
+    line = FieldDifference("system", text, edited).render(limit)
+    assert line.startswith(f"system: at offset {offset} (lengths {len(text)}, {len(edited)}): ")
+    recorded, requested = line.split(": ", 2)[2].split(" != ")
+    assert recorded != requested  # the windows show the change
+    assert repr(edited[offset])[1:-1] in requested
+    assert len(recorded) <= 10 * limit + 10  # a window, not the whole text
+
+
+def test_lists_show_their_first_differing_index() -> None:
+    assert FieldDifference("tools", [1, 2, 3], [1, 2]).render() == (
+        "tools: at index 2 (lengths 3, 2): 3 != <missing>"
+    )
+    assert FieldDifference("m", ["a", "b"], ["a", "c", "d"]).render() == (
+        "m: at index 1 (lengths 2, 3): 'b' != 'c'"
+    )
+    assert FieldDifference("m", [1], [True]).render() == "m: at index 0 (lengths 1, 1): 1 != True"
+
+
+def test_a_mismatch_names_the_offset_of_an_edit_in_a_long_prompt() -> None:
+    prompt = "You are careful. " * 200
+    edited = prompt[:1700] + "NOT " + prompt[1700:]
+    (line,) = rendered({"system": prompt}, {"system": edited})
+    assert line.startswith("system: at offset 1700 (lengths 3400, 3404): ")
+    assert "NOT" in line.split(" != ")[1] and "NOT" not in line.split(" != ")[0]

@@ -12,40 +12,10 @@ DIFF_LINES = 12
 VALUE_LIMIT = 100
 
 
-CONTEXT = 30
-
-
-def text_change(old: str, new: str, context: int = CONTEXT) -> tuple[str, str]:
-    """Two long texts cut to their differing middle, with ``context`` characters around it."""
-    start = 0
-    while start < min(len(old), len(new)) and old[start] == new[start]:
-        start += 1
-    end = 0
-    while end < min(len(old), len(new)) - start and old[-1 - end] == new[-1 - end]:
-        end += 1
-    lo = max(0, start - context)
-    hi_old, hi_new = len(old) - max(0, end - context), len(new) - max(0, end - context)
-
-    def cut(text: str, hi: int) -> str:
-        head = "…" if lo else ""
-        tail = "…" if hi < len(text) else ""
-        return head + text[lo:hi] + tail
-
-    return cut(old, hi_old), cut(new, hi_new)
-
-
-def render_difference(diff: FieldDifference) -> str:
-    """``path: old != new``; two long texts are cut to the part that changed."""
-    texts = isinstance(diff.left, str) and isinstance(diff.right, str)
-    if texts and max(len(repr(diff.left)), len(repr(diff.right))) > VALUE_LIMIT:
-        old, new = text_change(diff.left, diff.right)
-        return FieldDifference(diff.path, old, new).render(VALUE_LIMIT * 2)
-    return diff.render(VALUE_LIMIT)
-
-
 def diff_lines(differences: Sequence[FieldDifference], limit: int = DIFF_LINES) -> list[str]:
-    """``path: old != new`` lines, at most ``limit`` of them and a count of the rest."""
-    lines = [render_difference(d) for d in differences[:limit]]
+    """``path: old != new`` lines (two long texts shown around their first difference), at
+    most ``limit`` of them and a count of the rest."""
+    lines = [d.render(VALUE_LIMIT) for d in differences[:limit]]
     if len(differences) > limit:
         lines.append(f"... and {len(differences) - limit} more difference(s)")
     return lines
