@@ -135,21 +135,81 @@ def test_retries_replay_in_order_without_sleeping(tmp_path: Path) -> None:
     assert seconds < 0.2
 
 
-def test_repeats_past_the_recorded_responses_repeat_the_last(tmp_path: Path) -> None:
-    store = tmp_path / "repeats.jsonl"
+@pytest.fixture(scope="module")
+def repeats(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, Any]]]:
+    """A store where one request was sent twice: a 500, then an answer."""
+    store = tmp_path_factory.mktemp("repeats") / "repeats.jsonl"
     with Simulator(behavior="echo", faults=FaultPlan.sequence(["500"], retry_after=0.01)) as sim:
         client = claude(store, "record-missing", sim.url, max_retries=0)
-        first = outcome(lambda: anthropic_call(client))
-        second = outcome(lambda: anthropic_call(client))
-    assert first[0] == "InternalServerError" and second[0] == "ok"
+        sent = [outcome(lambda: anthropic_call(client)) for _ in range(2)]
+    assert [name for name, _ in sent] == ["InternalServerError", "ok"]
+    return store, sent
+
+
+def test_one_send_more_than_recorded_is_a_loud_miss(
+    repeats: tuple[Path, list[tuple[str, Any]]],
+) -> None:
+    store, sent = repeats
     client = claude(store, "replay", max_retries=0)
     with block_network():
-        assert [outcome(lambda: anthropic_call(client)) for _ in range(4)] == [
-            first,
-            second,
-            second,
-            second,
-        ]
+        assert [outcome(lambda: anthropic_call(client)) for _ in range(2)] == sent
+        with pytest.raises(FixtureMismatchError) as info:
+            anthropic_call(client)
+    (fixture,) = FixtureStore.open(store)
+    err = info.value
+    assert err.key == fixture.key and err.store == str(store)
+    message = str(err)
+    assert "recorded 2 times and sent 3 times in this session" in message
+    assert f"key {fixture.key} in {store} (1 fixture)" in message
+    assert "repeat_last=True" in message
+
+
+def test_an_sdk_retry_past_the_recording_reaches_the_test_once(
+    repeats: tuple[Path, list[tuple[str, Any]]],
+) -> None:
+    store = repeats[0]
+    http = httpx2_client(store)
+    client = anthropic.Anthropic(api_key="t", http_client=http, max_retries=3)
+    with block_network():
+        assert anthropic_call(client) == repeats[1][1][1]  # the 500, retried: the answer
+        with pytest.raises(FixtureMismatchError, match="sent 3 times"):
+            anthropic_call(client)  # not retried by the SDK
+    exchange = http._transport.exchange  # type: ignore[attr-defined]
+    assert exchange.replays == 2 and sum(exchange._sent.values()) == 3
+
+
+def test_repeat_last_is_an_explicit_opt_in(repeats: tuple[Path, list[tuple[str, Any]]]) -> None:
+    store, sent = repeats
+    http = httpx2_client(store, repeat_last=True)
+    client = anthropic.Anthropic(api_key="t", http_client=http, max_retries=0)
+    with block_network():
+        assert [outcome(lambda: anthropic_call(client)) for _ in range(4)] == [*sent, *sent[1:] * 2]
+    openai_store = store.with_name("openai-repeats.jsonl")
+    with Simulator(behavior="echo") as sim:
+        recorded = openai_call(gpt(openai_store, "record-missing", sim.openai_base_url))
+    once = gpt(openai_store, "replay")
+    with block_network():
+        assert openai_call(once) == recorded
+        with pytest.raises(FixtureMismatchError, match="recorded 1 time and sent 2 times"):
+            openai_call(once)
+        repeated = openai.OpenAI(
+            api_key="t", http_client=httpx2_client(openai_store, repeat_last=True)
+        )
+        assert [openai_call(repeated) for _ in range(3)] == [recorded] * 3
+
+
+def test_record_missing_records_a_send_past_the_recorded_ones(
+    repeats: tuple[Path, list[tuple[str, Any]]], tmp_path: Path
+) -> None:
+    store = tmp_path / "more.jsonl"
+    store.write_bytes(repeats[0].read_bytes())
+    with Simulator(behavior="echo") as sim:
+        client = claude(store, "record-missing", sim.url, max_retries=0)
+        sent = [outcome(lambda: anthropic_call(client))[0] for _ in range(3)]
+        assert len(sim.requests) == 1  # only the third send went live
+    assert sent == ["InternalServerError", "ok", "ok"]
+    (fixture,) = FixtureStore.open(store)
+    assert [r["status"] for r in fixture.responses] == [500, 200, 200]
 
 
 @pytest.mark.parametrize(

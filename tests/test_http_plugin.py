@@ -186,6 +186,7 @@ def test_openai_and_async_factories_replay_from_the_per_test_store(
         http = httpx2_client(store, "record-missing", approve_live=True)
         client = openai.OpenAI(api_key="k", base_url=sim.openai_base_url, http_client=http)
         client.chat.completions.create(model="g", messages=[{"role": "user", "content": "sync"}])
+        client.chat.completions.create(model="g", messages=[{"role": "user", "content": "async"}])
         claude = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http)
         claude.messages.create(model="m", max_tokens=8, messages=[{"role": "user", "content": "a"}])
     pytester.makepyfile(
@@ -197,12 +198,12 @@ def test_openai_and_async_factories_replay_from_the_per_test_store(
                 model="g", messages=[{"role": "user", "content": "sync"}]
             )
             assert sync.choices[0].message.content == "echo: sync"
-            again = asyncio.run(
+            other = asyncio.run(
                 async_openai_client().chat.completions.create(
-                    model="g", messages=[{"role": "user", "content": "sync"}]
+                    model="g", messages=[{"role": "user", "content": "async"}]
                 )
             )
-            assert again.choices[0].message.content == "echo: sync"
+            assert other.choices[0].message.content == "echo: async"
             claude = asyncio.run(
                 async_anthropic_client().messages.create(
                     model="m", max_tokens=8, messages=[{"role": "user", "content": "a"}]

@@ -48,7 +48,9 @@ class FixtureTransportBase(Generic[LiveT]):
     send live calls through ``transport`` (default: the library's own HTTP
     transport). ``match_host`` puts the host in the fingerprint; ``source``,
     ``interface`` and ``note`` go into the recorded fixtures' ``meta``; ``sanitize``
-    is the pipeline (default: the one configured for the store's project). The session
+    is the pipeline (default: the one configured for the store's project);
+    ``repeat_last=True`` lets a send past the recorded answers get the last one again.
+    The session
     state (counters, ``lookups``, ``replays``, ``recorded``) is :attr:`exchange`;
     pass an :class:`~replaygate.http.transport.Exchange` as ``store`` to share one
     session between transports (its settings then apply, the other arguments are
@@ -129,6 +131,7 @@ class ClientFactory(Generic[ClientT]):
         interface: str | None = None,
         note: str | None = None,
         sanitize: Sanitizer | SanitizeConfig | None = None,
+        repeat_last: bool = False,
         transport: Any = None,
         **client_options: Any,
     ) -> ClientT:
@@ -142,6 +145,7 @@ class ClientFactory(Generic[ClientT]):
             "interface": interface,
             "note": note,
             "sanitize": sanitize,
+            "repeat_last": repeat_last,
         }
         fixture_transport = self.transport_class(store, mode=mode, transport=transport, **options)
         return self.client_class(transport=fixture_transport, **client_options)

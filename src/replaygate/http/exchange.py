@@ -58,14 +58,17 @@ class SessionOptions(TypedDict, total=False):
     interface: str | None
     note: str | None
     sanitize: Sanitizer | SanitizeConfig | None
+    repeat_last: bool
 
 
 @dataclass(frozen=True, slots=True)
 class LiveSlot:
-    """A request that goes live and is recorded: its envelope and identity."""
+    """A request that goes live and is recorded: its envelope, its identity, and how many
+    answers were already recorded for it (its first new answer follows them)."""
 
     envelope: dict[str, Any]
     identity: bytes
+    recorded: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +110,11 @@ class Exchange:
     the envelope. ``source`` (``live`` by default, ``sim`` for a simulator) and
     ``interface`` (for paths that name none) go into the fixture ``meta``.
     ``sanitize`` is the pipeline (default: the one configured for the store's
-    project). ``lookups`` counts the store lookups (a request already answered in
-    this session is answered again without one), ``replays`` the answers given from
-    fixtures, ``recorded`` the responses written.
+    project). ``repeat_last=True`` answers a send past the recorded ones with the last
+    answer again (by default it is a miss, or recorded in ``record-missing``).
+    ``lookups`` counts the store lookups (a request already answered in this session
+    is answered again without one), ``replays`` the answers given from fixtures,
+    ``recorded`` the responses written.
     """
 
     def __init__(
@@ -124,6 +129,7 @@ class Exchange:
             note=options.get("note"),
             sanitize=options.get("sanitize"),
             what="HTTP request",
+            repeat_last=options.get("repeat_last", False),
         )
         self.store = self.session.store
         self.mode = mode
@@ -179,14 +185,15 @@ class Exchange:
         if live:
             return LiveSlot(envelope, identity)
         hit = self._find(envelope, identity)
-        if hit is None and self.recording:
+        used_up = hit is not None and repeat >= len(hit.answers) and not self.session.repeat_last
+        if (hit is None or used_up) and self.recording:
             with self._lock:
                 self._live.add(identity)
-            return LiveSlot(envelope, identity)
+            return LiveSlot(envelope, identity, len(hit.answers) if hit else 0)
         if hit is None:
             raise self._miss(envelope, fixture_key(envelope))
-        self.replays += 1
         answer: Replayed = self.session.answer(hit.key, hit.answers, Repeat(repeat))
+        self.replays += 1
         return answer
 
     def _miss(self, envelope: dict[str, Any], key: str) -> FixtureMismatchError:
@@ -239,7 +246,7 @@ class Exchange:
     def record(self, slot: LiveSlot, response: dict[str, Any]) -> Fixture:
         """Store ``response`` as the next answer to ``slot`` in this session."""
         with self._lock:
-            repeat = self._written.get(slot.identity, 0)
+            repeat = self._written.get(slot.identity, slot.recorded)
             self._written[slot.identity] = repeat + 1
         interface = self.interface_for(slot.envelope)
         session = self.session
