@@ -11,7 +11,8 @@ An envelope is a JSON object::
   ``x-stainless-*`` (retry count, OS, runtime), ``user-agent``, ``content-length``,
   ``accept-encoding`` and ``idempotency-key`` are never part of it, so they are never
   written to disk and never break a match;
-- ``body`` is the parsed JSON body (``null`` when empty); a body that is not JSON is
+- ``body`` is the parsed JSON body (``null`` when empty; integers kept exact, however
+  large: :mod:`~replaygate.fixtures.exact_json`); a body that is not JSON is
   kept as ``"text"`` instead (or ``"base64"`` when it is not UTF-8), so a JSON string
   and a text body never share a fingerprint;
 - ``host`` (``host`` or ``host:port``) is added only when host matching is asked for:
@@ -32,6 +33,8 @@ from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode
 
 import orjson
+
+from replaygate.fixtures import exact_json
 
 MEANINGFUL_HEADERS: frozenset[str] = frozenset(
     {"anthropic-version", "anthropic-beta", "openai-beta"}
@@ -133,7 +136,7 @@ def body_fields(body: bytes) -> dict[str, Any]:
     if not body:
         return {"body": None}
     try:
-        return {"body": orjson.loads(body)}
+        return {"body": exact_json.loads(body)}
     except orjson.JSONDecodeError:
         pass
     try:

@@ -29,9 +29,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import orjson
-
 from replaygate.errors import WireFormatError
+from replaygate.fixtures import exact_json
 from replaygate.http.envelope import body_fields, select_headers
 from replaygate.http.sse import SSEEvent
 
@@ -124,7 +123,7 @@ def _body_bytes(record: Mapping[str, Any]) -> bytes:
     if "base64" in record:
         return base64.b64decode(str(record["base64"]))
     body = record.get("body")
-    return b"" if body is None else orjson.dumps(body)
+    return b"" if body is None else exact_json.dumps(body)
 
 
 def replay_headers(headers: Mapping[str, Any], status: int) -> list[tuple[str, str]]:

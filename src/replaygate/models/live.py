@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
+from replaygate.fixtures import exact_json
 from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Message, ModelResponse, ToolSpec
 
@@ -37,7 +36,7 @@ class _SDKModel:
     def complete_wire(self, request: dict[str, Any]) -> dict[str, Any]:
         """The API's response body for ``request``, as sent over the wire."""
         raw = self._create(request)
-        body: dict[str, Any] = orjson.loads(raw.http_response.content)
+        body: dict[str, Any] = exact_json.loads(raw.http_response.content)
         return body
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
