@@ -85,11 +85,13 @@ def test_run_mismatch_fails_with_the_field_diff(recorded: Path) -> None:
 
 def test_show_prints_the_fixture_and_refuses_unknown_keys(recorded: Path) -> None:
     key = FixtureStore.open(recorded).keys()[0]
-    done = replaygate("show", key[:6], "--fixtures", str(recorded))
+    done = replaygate("show", key, "--fixtures", str(recorded))
     assert done.returncode == 0
     assert f'"key": "{key}"' in done.stdout and f"{recorded}:1" in done.stdout
-    missing = replaygate("show", "ffffff", "--fixtures", str(recorded))
-    assert missing.returncode == 1 and "no fixture with key 'ffffff'" in missing.stderr
+    missing = replaygate("show", "ffffffffffff", "--fixtures", str(recorded))
+    assert missing.returncode == 1 and "no fixture with key 'ffffffffffff'" in missing.stderr
+    short = replaygate("show", key[:6], "--fixtures", str(recorded))
+    assert short.returncode == 2 and "shorter than the minimum of 12" in short.stderr
 
 
 def test_verify_reports_every_problem_with_file_and_line(recorded: Path, tmp_path: Path) -> None:

@@ -83,7 +83,7 @@ def test_a_plain_agent_is_recorded_replayed_and_shown_by_module_and_function(
     assert f"final: {NOT_FOUND}" in replayed.output
     assert "identical final: True; identical trace: True" in replayed.output
     (key,) = FixtureStore.open(project / store).keys()
-    shown = invoke("show", key[:6], "--fixtures", store)
+    shown = invoke("show", key, "--fixtures", store)
     assert shown.exit_code == 0, shown.output
     assert '"model": "sim-model"' in shown.output and '"max_tokens": 64' in shown.output
     other = invoke("run", *ask, "--model", "another-model")

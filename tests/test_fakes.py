@@ -111,7 +111,7 @@ def _recorded_answer_store(tmp_path: object) -> tuple[FixtureStore, str]:
 
 def test_rule_stub_fills_content_from_a_recorded_fixture(tmp_path: object) -> None:
     store, key = _recorded_answer_store(tmp_path)
-    stub = RuleStub([Rule(when="RAG", fixture=key[:8])], store=store)
+    stub = RuleStub([Rule(when="RAG", fixture=key)], store=store)
     response = stub.complete([Message.user("Tell me about RAG")], [])
     assert response.text == "Recorded: RAG retrieves [doc-rag]."
 

@@ -28,6 +28,7 @@ from replaygate import (
     fixture_key,
     to_anthropic_request,
 )
+from replaygate.errors import KeyTooShortError
 from replaygate.fixtures import fingerprint
 from replaygate.fixtures.fingerprint import parsed_match_form
 from replaygate.fixtures.nearest import features, summarize
@@ -285,14 +286,15 @@ def test_forced_short_key_collision_both_replay_their_own_response(
     assert model.complete([Message.user(second)], []).text == "second answer"
 
 
-def test_get_by_full_or_shortened_key(tmp_path: Path) -> None:
+def test_get_by_stored_or_full_key_and_never_a_short_one(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     write_lines(path, fixture(0), fixture(1))
     store = FixtureStore.open(path)
     key = fixture(1).key
     assert [f for _, f in store.get(key)] == [fixture(1)]
     assert [f for _, f in store.get(fingerprint.digest(request("question 1")))] == [fixture(1)]
-    assert fixture(1) in [f for _, f in store.get(key[:3])]
+    with pytest.raises(KeyTooShortError):
+        store.get(key[:3])
     assert store.get("ffffffffffff") == []
 
 
@@ -359,21 +361,27 @@ def test_the_index_form_is_the_match_form(head: dict[str, Any], messages: list[A
         (b'"text"\n', "expected a JSON object, got str"),
         (line({"request": {}, "response": {}}), "field 'key' is missing"),
         (line({"key": "", "request": {}, "response": {}}), "field 'key' is missing"),
-        (line({"key": "k", "response": {}}), "field 'request' is missing or not an object"),
-        (line({"key": "k", "request": [], "response": {}}), "field 'request' is missing"),
-        (line({"key": "k", "request": {}}), "exactly one of 'response' and 'responses'"),
+        (line({"key": "k" * 12, "response": {}}), "field 'request' is missing or not an object"),
+        (line({"key": "k" * 12, "request": [], "response": {}}), "field 'request' is missing"),
+        (line({"key": "k" * 12, "request": {}}), "exactly one of 'response' and 'responses'"),
         (
-            line({"key": "k", "request": {}, "response": {}, "responses": [{}]}),
+            line({"key": "k" * 12, "request": {}, "response": {}, "responses": [{}]}),
             "exactly one of 'response' and 'responses'",
         ),
-        (line({"key": "k", "request": {}, "responses": []}), "'responses' must be a non-empty"),
-        (line({"key": "k", "request": {}, "responses": {}}), "'responses' must be a non-empty"),
         (
-            line({"key": "k", "request": {}, "response": {}, "meta": "x"}),
+            line({"key": "k" * 12, "request": {}, "responses": []}),
+            "'responses' must be a non-empty",
+        ),
+        (
+            line({"key": "k" * 12, "request": {}, "responses": {}}),
+            "'responses' must be a non-empty",
+        ),
+        (
+            line({"key": "k" * 12, "request": {}, "response": {}, "meta": "x"}),
             "'meta' must be an object",
         ),
         (
-            line({"key": "k", "request": {}, "response": {}, "note": "x", "tags": []}),
+            line({"key": "k" * 12, "request": {}, "response": {}, "note": "x", "tags": []}),
             "unknown field(s) 'note', 'tags'",
         ),
     ],

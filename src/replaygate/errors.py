@@ -41,6 +41,10 @@ class FixtureFormatError(LocatedError):
     """
 
 
+class KeyTooShortError(ReplaygateError, ValueError):
+    """A fixture key (or a key prefix asked for) is shorter than ``fingerprint.KEY_LENGTH``."""
+
+
 class FixtureMismatchError(ReplaygateError, RuntimeError):
     """A request in replay mode has no recorded fixture (law 2).
 

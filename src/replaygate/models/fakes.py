@@ -19,7 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaygate.errors import NoRuleMatchedError, ScriptExhaustedError
+from replaygate.errors import KeyTooShortError, NoRuleMatchedError, ScriptExhaustedError
+from replaygate.fixtures.fingerprint import short_key_problem
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.providers import get_interface
 from replaygate.models.types import Call, Message, ModelResponse, ToolCall, ToolSpec
@@ -82,9 +83,9 @@ class Rule:
     """If the last user or tool message matches ``when`` (a regex), answer.
 
     Exactly one answer: ``call`` (a tool name and its arguments), ``text``, or
-    ``fixture`` (the key, or a key prefix, of a recorded response in the stub's store,
-    replayed as it was recorded). ``role`` restricts the rule to ``user`` or ``tool``
-    messages.
+    ``fixture`` (the key of a recorded response in the stub's store, at least
+    ``fingerprint.KEY_LENGTH`` characters, replayed as it was recorded). ``role``
+    restricts the rule to ``user`` or ``tool`` messages.
     """
 
     when: str
@@ -99,6 +100,10 @@ class Rule:
         answers = [a for a in (self.call, self.text, self.fixture) if a is not None]
         if len(answers) != 1:
             raise ValueError(f"rule {self.when!r} needs exactly one of call, text, fixture")
+        if self.fixture is not None:
+            short = short_key_problem(self.fixture)
+            if short is not None:
+                raise KeyTooShortError(f"rule {self.when!r}: {short}")
         if self.role not in (None, "user", "tool"):
             raise ValueError(f"rule {self.when!r}: role must be 'user', 'tool' or None")
         object.__setattr__(self, "_pattern", re.compile(self.when))

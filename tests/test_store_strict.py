@@ -1,0 +1,57 @@
+"""The store reads only well-formed fixtures: keys of the documented length, no duplicate keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from replaygate import Fixture, FixtureFormatError, FixtureStore
+from replaygate.cli import main
+from replaygate.errors import KeyTooShortError
+from replaygate.fixtures.fingerprint import KEY_LENGTH
+from replaygate.models.fakes import Rule, RuleStub
+
+REQUEST = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+RESPONSE = {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
+
+
+def _line(key: str) -> bytes:
+    return orjson.dumps({"key": key, "request": REQUEST, "response": RESPONSE}) + b"\n"
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(Fixture.create(REQUEST, [RESPONSE]).to_line())
+    return path
+
+
+def test_a_stored_key_cut_short_is_refused_with_file_and_line(tmp_path: Path) -> None:
+    full = Fixture.create(REQUEST, [RESPONSE]).key
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(_line(full) + _line(full[:4]))
+    with pytest.raises(FixtureFormatError) as err:
+        FixtureStore.open(path)
+    assert (err.value.file, err.value.line) == (str(path), 2)
+    assert f"minimum of {KEY_LENGTH}" in err.value.reason
+
+
+def test_a_key_asked_for_must_be_as_long_as_a_stored_key(store_path: Path) -> None:
+    store = FixtureStore.open(store_path)
+    key = store.keys()[0]
+    assert len(store.get(key)) == 1
+    for short in ("", key[:1], key[: KEY_LENGTH - 1]):
+        with pytest.raises(KeyTooShortError, match="shorter than the minimum"):
+            store.get(short)
+    with pytest.raises(KeyTooShortError):
+        RuleStub([Rule(when="x", fixture=key[:5])], store=store)
+
+
+def test_show_refuses_a_short_key_with_exit_2(store_path: Path) -> None:
+    key = FixtureStore.open(store_path).keys()[0]
+    done = CliRunner().invoke(main, ["show", key[:3], "--fixtures", str(store_path)])
+    assert done.exit_code == 2 and "shorter than the minimum" in done.output
+    assert done.exception is None or isinstance(done.exception, SystemExit)
