@@ -13,10 +13,11 @@ than the one configured is refused with
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from replaygate.fixtures.fixture import InterfaceVersionError, version_mismatch
 from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
@@ -35,6 +36,8 @@ __all__ = [
     "RequestSettings",
     "WireModel",
     "check_version",
+    "settings_of",
+    "with_system",
 ]
 
 
@@ -76,6 +79,27 @@ class RequestSettings:
         return self.wire.build_request(
             messages, tools, model=self.model, max_tokens=self.max_tokens, system=self.system
         )
+
+
+ModelT = TypeVar("ModelT")
+
+
+def settings_of(model: object) -> RequestSettings | None:
+    """The request settings ``model`` builds its wire requests with (the replaying,
+    recording and live models have them), or None."""
+    settings = getattr(model, "settings", None)
+    return settings if isinstance(settings, RequestSettings) else None
+
+
+def with_system(model: ModelT, system: str) -> ModelT:
+    """A copy of ``model`` (one with request settings) that sends ``system`` as its
+    system prompt; it shares everything else (session, store, ``calls``, live model)."""
+    settings = settings_of(model)
+    if settings is None:
+        raise TypeError(f"{type(model).__name__} has no request settings to send a system with")
+    twin = copy.copy(model)
+    twin.settings = replace(settings, system=system)  # type: ignore[attr-defined]
+    return twin
 
 
 def check_version(session: FixtureSession, hit: Hit, settings: RequestSettings) -> None:

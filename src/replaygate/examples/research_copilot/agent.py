@@ -13,6 +13,7 @@ from typing import Literal
 
 from replaygate.examples.research_copilot.errors import StepLimitExceeded
 from replaygate.examples.research_copilot.tools import ToolRegistry
+from replaygate.models.replay import settings_of, with_system
 from replaygate.models.types import Message, Model, ToolCall, Usage
 
 
@@ -56,8 +57,28 @@ def step_detail(call: ToolCall, result: str) -> str:
 
 
 def _model_system(model: Model) -> str | None:
-    value = getattr(model, "system", None)
+    """The system prompt ``model`` sends or declares: its request settings' or its own."""
+    settings = settings_of(model)
+    value = settings.system if settings else getattr(model, "system", None)
     return value if isinstance(value, str) else None
+
+
+def _sending(model: Model, system: str | None) -> tuple[Model, str | None]:
+    """``model`` set to send ``system``, and the system prompt of the run.
+
+    A model with request settings and no system prompt of its own is copied to send
+    ``system``; one with another prompt is refused, since the recorded prompt would
+    not be the one sent.
+    """
+    own = _model_system(model)
+    if system is None or system == own:
+        return model, own
+    if own is not None:
+        raise ValueError(
+            f"run(system={system!r}) differs from the model's system setting "
+            f"{own!r}; the system prompt is sent by the model, so set it in one place"
+        )
+    return (with_system(model, system) if settings_of(model) else model), system
 
 
 def run(
@@ -76,25 +97,21 @@ def run(
     calls: its text is the final answer.
 
     The system prompt is a request setting of the model, not a message: the
-    :class:`~replaygate.models.types.Model` protocol has no system parameter, so a model that
-    sends one is built with it (a replaying or live model takes ``system=DEFAULT_SYSTEM``
-    with its other request settings). ``run`` never sends ``system`` itself; it records
-    it on the result. Left ``None``,
-    the model's own string ``system`` attribute is recorded, if it has one; given while
-    the model has a different string ``system``, it raises ``ValueError``, since the
-    recorded prompt would not be the one used.
+    :class:`~replaygate.models.types.Model` protocol has no system parameter. Every
+    argument that changes what is sent is in the request: given ``system``, a model with
+    request settings (a replaying, recording or live model) sends it in every request,
+    so a changed prompt misses its fixtures; a model without them (a scripted fake)
+    sends nothing, and the prompt is only recorded on the result. Left ``None``, the
+    model's own prompt (its settings' ``system``, or a string ``system`` attribute) is
+    the run's. Given while the model has a different prompt of its own, it raises
+    ``ValueError``, since the recorded prompt would not be the one sent.
 
     Raises :class:`StepLimitExceeded` after ``max_steps`` model calls without a final
     answer.
     """
     if max_steps < 1:
         raise ValueError(f"max_steps must be at least 1, got {max_steps}")
-    model_system = _model_system(model)
-    if system is not None and model_system is not None and system != model_system:
-        raise ValueError(
-            f"run(system={system!r}) differs from the model's system setting "
-            f"{model_system!r}; the system prompt is sent by the model, so set it there"
-        )
+    model, run_system = _sending(model, system)
     messages: list[Message] = [Message.user(question)]
     steps: list[Step] = []
     input_tokens = output_tokens = 0
@@ -111,7 +128,7 @@ def run(
                 steps=tuple(steps),
                 messages=tuple(messages),
                 usage=Usage(input_tokens, output_tokens),
-                system=system if system is not None else model_system,
+                system=run_system,
             )
         for call in response.tool_calls:
             result = registry.execute(call)
