@@ -1,99 +1,341 @@
-"""Blocking the network while replaying (law 3): only loopback connections get through.
+"""Blocking the network while replaying (law 3): nothing leaves the process but loopback.
 
-Inside ``with block_network():`` a ``connect`` of any socket (so
-``socket.create_connection``, ``getaddrinfo`` followed by a connect, ``asyncio``
-and every HTTP library) to an address beyond loopback raises
-:class:`~replaygate.errors.NetworkBlockedError`. Loopback (127.0.0.0/8, ::1,
-``localhost``), unix sockets and the hosts in ``allow`` still connect. The block is
-process-wide and nests: the sockets are restored when the outermost block ends.
+Inside ``with block_network():`` every way out of the process through Python's
+sockets raises :class:`~replaygate.errors.NetworkBlockedError` before anything is
+sent, in every thread:
 
-:func:`is_loopback` is the one test of "is this address loopback": the block and the
-simulator's refusal to listen beyond loopback both use it.
+- a TCP ``connect``/``connect_ex`` and a UDP ``sendto``/``sendmsg`` to an address
+  beyond loopback, through ``socket.socket``, ``_socket.socket`` or any library built
+  on them (``asyncio``, ``ssl``, every HTTP client);
+- a DNS lookup (``getaddrinfo``, ``gethostbyname``, ``gethostbyname_ex``,
+  ``gethostbyaddr``, ``getnameinfo``) of any name but ``localhost``, refused before
+  the lookup leaves the process; a name given to ``connect`` or ``sendto`` is
+  looked up the same way, and the address it resolves to decides;
+- a socket of another family that can leave the host (``AF_PACKET``, ``AF_VSOCK``,
+  Bluetooth, ...). Unix sockets and netlink stay open.
+
+"Loopback" is decided by :func:`is_loopback` from the address, never the spelling
+of a name: ``127.0.0.0/8``, ``::1`` and IPv4-mapped loopback (``::ffff:127.0.0.1``).
+``localhost`` is the one name that resolves, and every address it resolves to must
+be loopback. Names that merely look local (``localhost.example.com``,
+``127.0.0.1.nip.io``) and the RFC 6761 ``*.localhost`` names are refused: a system
+resolver may forward them to DNS. ``0.0.0.0`` and ``::`` are refused although a
+Linux connect to them reaches the local host: they are not loopback addresses, and
+a listener found that way may listen on every interface.
+
+Hosts in ``allow`` (addresses, or names that may be looked up) get through. Blocks
+nest and are process-wide; the sockets are restored when the outermost block ends.
+The checks run in an audit hook (:func:`sys.addaudithook`, installed at the first
+block and idle outside one), so a socket object made before the block is checked
+too, plus wrappers that look names up through the checked resolver before the C
+layer would. Not covered: connections opened before the block began, subprocesses,
+and C extensions that call the operating system directly.
+
+Each refusal is kept (:func:`refusals`), naming what was tried and the module that
+tried it, so a caller that swallows the error is still reported.
 """
 
 from __future__ import annotations
 
+import _socket
 import ipaddress
 import socket
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 from replaygate.errors import NetworkBlockedError
 
+LOCALHOST = "localhost"
+_RAW = _socket.socket
+_LOCAL_FAMILIES = frozenset(
+    family
+    for family in (getattr(socket, "AF_UNIX", None), getattr(socket, "AF_NETLINK", None))
+    if family is not None
+)
+_IP_FAMILIES = frozenset((socket.AF_INET, socket.AF_INET6))
+_PLUMBING = frozenset(
+    [
+        "httpx",
+        "httpx2",
+        "httpcore",
+        "httpcore2",
+        "h11",
+        "h2",
+        "anyio",
+        "sniffio",
+        "urllib3",
+        "requests",
+        "aiohttp",
+        "aiohappyeyeballs",
+        "websockets",
+        "replaygate",
+    ]
+)
+HOW_TO_FIX = (
+    "replaygate blocks the network while replaying fixtures: only loopback "
+    "(127.0.0.0/8, ::1, localhost) is reachable. Wire the client to replaygate "
+    "(http_client=replaygate.http.httpx2_client(...) or intercept()), record with "
+    "--record-mode=record-missing --approve-live, or let a host through with "
+    "block_network(allow=[...])."
+)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One attempt refused by the block: ``what`` was tried, on ``target``, by ``caller``."""
+
+    what: str
+    target: str
+    caller: str
+
+    def __str__(self) -> str:
+        return f"{self.what} {self.target} (from {self.caller})"
+
+
+@dataclass(frozen=True)
+class _Level:
+    allow: frozenset[str]
+    on_refusal: Callable[[Refusal], None] | None
+
+
 _lock = threading.Lock()
-_depth = 0
-_allowed: list[frozenset[str]] = []
-_originals: dict[str, Callable[..., Any] | None] = {}
+_levels: list[_Level] = []
+_refused: list[Refusal] = []
+_originals: dict[str, Any] = {}
+_hooked = False
+
+
+def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``host`` as an IP address (brackets and zone dropped; IPv4-mapped unwrapped)."""
+    try:
+        ip = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
 
 
 def is_loopback(host: str) -> bool:
-    """Whether ``host`` (an address or ``localhost``) is on the loopback interface."""
-    if host.lower() in ("localhost", "localhost.localdomain") or host.lower().endswith(
-        ".localhost"
-    ):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]").split("%", 1)[0]).is_loopback
-    except ValueError:
+    """Whether ``host`` is on the loopback interface, decided by its address.
+
+    An address is loopback when it is in ``127.0.0.0/8``, is ``::1``, or maps one of
+    those into IPv6. ``localhost`` is looked up and every address found must be
+    loopback; any other name is not loopback, whatever it looks like.
+    """
+    ip = _address(host)
+    if ip is not None:
+        return ip.is_loopback
+    if host.lower().rstrip(".") != LOCALHOST:
         return False
+    try:
+        found = socket.getaddrinfo(LOCALHOST, None)
+    except OSError:
+        return False
+    return bool(found) and all(_loopback_sockaddr(info[4]) for info in found)
 
 
-def allowed(address: Any) -> bool:
-    """Whether a socket address may be connected to under the current block."""
-    if isinstance(address, str | bytes) or not isinstance(address, tuple) or not address:
-        return True  # unix socket path, abstract socket, or a non-IP family
-    host = str(address[0])
-    if is_loopback(host):
+def _loopback_sockaddr(sockaddr: Any) -> bool:
+    ip = _address(str(sockaddr[0]))
+    return ip is not None and ip.is_loopback
+
+
+def _allowed_host(host: str) -> bool:
+    name = host.lower()
+    return any(name in level.allow for level in _levels)
+
+
+def _may_reach(host: str) -> bool:
+    """Whether an address may be connected or sent to under the current block."""
+    return is_loopback(host) or _allowed_host(host)
+
+
+def _may_look_up(host: str | None) -> bool:
+    """Whether a name may be looked up: ``localhost``, an address that may be reached,
+    an allowed host, or no name at all (a local, passive lookup)."""
+    if not host:
         return True
-    return any(host in hosts for hosts in _allowed)
+    if _address(host) is not None:
+        return _may_reach(host)
+    return host.lower().rstrip(".") == LOCALHOST or _allowed_host(host)
 
 
-def _guard(name: str) -> Callable[..., Any]:
-    original: Callable[..., Any] = getattr(socket.socket, name)
+def allowed(address: Any, family: int = socket.AF_INET) -> bool:
+    """Whether a socket address of ``family`` may be reached under the current block."""
+    if family in _LOCAL_FAMILIES:
+        return True
+    if family not in _IP_FAMILIES:
+        return False
+    if not isinstance(address, tuple) or not address:
+        return False
+    host = _text(address[0])
+    return host is not None and (_may_reach(host) if _address(host) else _may_look_up(host))
 
-    def guarded(sock: socket.socket, address: Any, *args: Any, **kwargs: Any) -> Any:
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and not allowed(address):
-            raise NetworkBlockedError(
-                f"network access to {address!r} is blocked while replaying fixtures: a "
-                "request escaped the replay transport. Wire the client to replaygate "
-                "(http_client=replaygate.http.httpx2_client(...) or intercept()), or "
-                "record with --record-mode=record-missing --approve-live."
-            )
-        return original(sock, address, *args, **kwargs)
 
-    guarded.__name__ = name
-    return guarded
+def _text(host: Any) -> str | None:
+    if host is None or isinstance(host, str):
+        return host
+    if isinstance(host, bytes | bytearray):
+        try:
+            return bytes(host).decode("idna")
+        except UnicodeError:
+            return None
+    return None
+
+
+def _caller() -> str:
+    """The module that made the attempt: the innermost frame outside the standard
+    library and the HTTP plumbing; failing that (a worker thread of the standard
+    library), the innermost module and the thread's name."""
+    frame: FrameType | None = sys._getframe(1)
+    fallback = "unknown"
+    while frame is not None:
+        module = str(frame.f_globals.get("__name__", ""))
+        top = module.split(".", 1)[0]
+        if module and fallback == "unknown" and module != __name__:
+            fallback = module
+        if top and top not in sys.stdlib_module_names and top not in _PLUMBING:
+            return module
+        frame = frame.f_back
+    return f"{fallback} in thread {threading.current_thread().name}"
+
+
+def _refuse(what: str, target: Any) -> None:
+    refusal = Refusal(what, _describe(target), _caller())
+    _refused.append(refusal)
+    for level in list(_levels):
+        if level.on_refusal is not None:
+            level.on_refusal(refusal)
+    raise NetworkBlockedError(
+        f"{what} {refusal.target} refused (from {refusal.caller}): {HOW_TO_FIX}"
+    )
+
+
+def _describe(target: Any) -> str:
+    if isinstance(target, tuple) and len(target) >= 2:
+        host = _text(target[0]) or repr(target[0])
+        return f"[{host}]:{target[1]}" if ":" in host else f"{host}:{target[1]}"
+    return repr(_text(target) or target)
+
+
+def _check_destination(what: str, sock: Any, address: Any) -> None:
+    if address is not None and not allowed(address, getattr(sock, "family", -1)):
+        _refuse(what, address)
+
+
+def _check_lookup(what: str, host: Any) -> None:
+    text = _text(host)
+    if (host is not None and text is None) or not _may_look_up(text):
+        _refuse(what, host)
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    """The audit hook: the checks of the current block, idle outside one."""
+    if not _levels or not event.startswith("socket."):
+        return
+    if event in ("socket.connect", "socket.sendto", "socket.sendmsg"):
+        _check_destination(event.removeprefix("socket."), args[0], args[1])
+    elif event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr"):
+        _check_lookup("lookup of", args[0])
+    elif event == "socket.getnameinfo":
+        _check_lookup("reverse lookup of", args[0][0] if isinstance(args[0], tuple) else None)
+
+
+def _resolved(sock: Any, address: Any) -> Any:
+    """``address`` with a host name replaced by the address it resolves to, looked up
+    through the checked resolver (the C layer would look it up unchecked)."""
+    if sock.family not in _IP_FAMILIES or not isinstance(address, tuple) or not address:
+        return address
+    host = _text(address[0])
+    if host is None or _address(host) is not None:
+        return address
+    found = socket.getaddrinfo(host, address[1], sock.family, sock.type)
+    return found[0][4]
+
+
+def _connect(sock: Any, address: Any) -> Any:
+    return _RAW.connect(sock, _resolved(sock, address))
+
+
+def _connect_ex(sock: Any, address: Any) -> Any:
+    return _RAW.connect_ex(sock, _resolved(sock, address))
+
+
+def _sendto(sock: Any, data: Any, *rest: Any) -> Any:
+    if rest:
+        rest = (*rest[:-1], _resolved(sock, rest[-1]))
+    return _RAW.sendto(sock, data, *rest)
+
+
+def _sendmsg(sock: Any, buffers: Any, *rest: Any) -> Any:
+    if len(rest) >= 3:
+        rest = (*rest[:2], _resolved(sock, rest[2]), *rest[3:])
+    return _RAW.sendmsg(sock, buffers, *rest)
+
+
+_WRAPPERS: dict[str, Callable[..., Any]] = {
+    "connect": _connect,
+    "connect_ex": _connect_ex,
+    "sendto": _sendto,
+    "sendmsg": _sendmsg,
+}
+_GuardedSocket = type("socket", (_RAW,), {"__module__": "_socket", **_WRAPPERS})
+
+
+def _install() -> None:
+    global _hooked
+    if not _hooked:
+        sys.addaudithook(_audit)
+        _hooked = True
+    for name, wrapper in _WRAPPERS.items():
+        _originals[name] = socket.socket.__dict__.get(name)
+        setattr(socket.socket, name, wrapper)
+    _socket.socket = _GuardedSocket  # type: ignore[misc,assignment]
+
+
+def _uninstall() -> None:
+    _socket.socket = _RAW  # type: ignore[misc]
+    for name, original in _originals.items():
+        if original is None:
+            delattr(socket.socket, name)
+        else:
+            setattr(socket.socket, name, original)
+    _originals.clear()
 
 
 @contextmanager
-def block_network(allow: Iterable[str] = ()) -> Iterator[None]:
-    """Refuse connections beyond loopback (and ``allow``) while inside."""
-    global _depth
-    hosts = frozenset(allow)
+def block_network(
+    allow: Iterable[str] = (), on_refusal: Callable[[Refusal], None] | None = None
+) -> Iterator[None]:
+    """Refuse every way out beyond loopback (and ``allow``) while inside.
+
+    ``on_refusal`` is called with each :class:`Refusal` made while this block is
+    active (before the error is raised), e.g. to report it.
+    """
+    level = _Level(frozenset(host.lower() for host in allow), on_refusal)
     with _lock:
-        if _depth == 0:
-            for name in ("connect", "connect_ex"):
-                _originals[name] = socket.socket.__dict__.get(name)
-                setattr(socket.socket, name, _guard(name))
-        _depth += 1
-        _allowed.append(hosts)
+        if not _levels:
+            _install()
+        _levels.append(level)
     try:
         yield
     finally:
         with _lock:
-            _allowed.remove(hosts)
-            _depth -= 1
-            if _depth == 0:
-                for name, original in _originals.items():
-                    if original is None:
-                        delattr(socket.socket, name)
-                    else:
-                        setattr(socket.socket, name, original)
-                _originals.clear()
+            _levels.remove(level)
+            if not _levels:
+                _uninstall()
 
 
 def network_blocked() -> bool:
     """Whether a :func:`block_network` block is active."""
-    return _depth > 0
+    return bool(_levels)
+
+
+def refusals() -> tuple[Refusal, ...]:
+    """Every attempt refused in this process so far, oldest first."""
+    return tuple(_refused)

@@ -54,7 +54,9 @@ class FixtureTransportBase(Generic[LiveT]):
     state (counters, ``lookups``, ``replays``, ``recorded``) is :attr:`exchange`;
     pass an :class:`~replaygate.http.transport.Exchange` as ``store`` to share one
     session between transports (its settings then apply, the other arguments are
-    ignored).
+    ignored). A replaying transport never opens a connection, and patches nothing
+    process-wide: wrap the run in :func:`~replaygate.network.block_network` to refuse
+    every other way out of the process.
     """
 
     def __init__(

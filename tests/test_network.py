@@ -1,0 +1,185 @@
+"""Nothing leaves the process in replay (law 3): every escape refused in every blocking context.
+
+Each context (``block_network``, ``intercept`` in replay mode, the replaying CLI
+commands, a pytest session in replay mode) runs every escape of
+:mod:`network_escapes` and must refuse all of them, by class, while loopback still
+works. A replay object alone opens no socket and patches nothing.
+"""
+
+from __future__ import annotations
+
+import _socket
+import socket
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import anthropic
+import pytest
+
+import network_escapes
+from network_escapes import RAW_SOCKET
+from replaygate import network
+from replaygate.errors import FixtureMismatchError, NetworkBlockedError
+from replaygate.http import httpx2_client
+from replaygate.models.replay import ReplayModel
+from replaygate.models.types import Message
+from replaygate.network import block_network, is_loopback, refusals
+from replaygate.sim import Simulator
+
+ALL = sum(network_escapes.expected().values())
+
+
+def depth() -> int:
+    """How many blocks are active (a context must add one of its own)."""
+    return len(network._levels)
+
+
+def test_block_network_refuses_every_escape_and_names_the_caller() -> None:
+    before = len(refusals())
+    with block_network():
+        assert network_escapes.try_all() == network_escapes.expected()
+    made = refusals()[before:]
+    assert len(made) >= ALL
+    assert {r.caller for r in made if " in thread " not in r.caller} == {"network_escapes"}
+    assert any(r.target == "192.0.2.1:443" and r.what == "connect" for r in made)
+    assert any(r.target == "'api.example.invalid'" for r in made)
+
+
+@contextmanager
+def listener(family: int, host: str, kind: int = socket.SOCK_STREAM) -> Iterator[int]:
+    server = socket.socket(family, kind)
+    server.bind((host, 0))
+    if kind == socket.SOCK_STREAM:
+        server.listen()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        server.close()
+
+
+def ipv6() -> bool:
+    try:
+        with listener(socket.AF_INET6, "::1"):
+            return True
+    except OSError:
+        return False
+
+
+def test_loopback_still_works_inside_every_block() -> None:
+    with block_network(), listener(socket.AF_INET, "127.0.0.1") as port:
+        for host in ("127.0.0.1", "localhost"):
+            socket.create_connection((host, port), timeout=1).close()
+        assert socket.getaddrinfo("localhost", port)
+        assert socket.gethostbyname("localhost").startswith("127.")
+        udp = listener(socket.AF_INET, "127.0.0.1", socket.SOCK_DGRAM)
+        with udp as udp_port, socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            sock.sendto(b"x", ("127.0.0.1", udp_port))
+    if ipv6():
+        with block_network(), listener(socket.AF_INET6, "::") as port:
+            for host in ("::1", "::ffff:127.0.0.1"):
+                with socket.socket(socket.AF_INET6) as sock:
+                    sock.settimeout(1)
+                    sock.connect((host, port))
+
+
+def test_unix_sockets_stay_open_and_blocks_nest() -> None:
+    with block_network(), tempfile.TemporaryDirectory() as folder:
+        path = str(Path(folder) / "s.sock")
+        with socket.socket(socket.AF_UNIX) as server, socket.socket(socket.AF_UNIX) as client:
+            server.bind(path)
+            server.listen()
+            client.connect(path)
+    outside = depth()
+    with block_network():
+        with block_network():
+            assert depth() == outside + 2
+        assert depth() == outside + 1 and network.network_blocked()
+    assert depth() == outside
+    if not outside:
+        assert "connect" not in socket.socket.__dict__ and _socket.socket is RAW_SOCKET
+
+
+def test_allow_lets_a_named_address_through() -> None:
+    with block_network(), listener(socket.AF_INET, "127.0.0.1") as port:
+        with block_network(allow=["0.0.0.0"]):
+            socket.create_connection(("0.0.0.0", port), timeout=1).close()  # the local host
+        with pytest.raises(NetworkBlockedError, match=r"0\.0\.0\.0"):
+            socket.create_connection(("0.0.0.0", port), timeout=1)
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.255.0.9", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("::ffff:127.0.0.1", True),
+        ("localhost", True),
+        ("LocalHost.", True),
+        ("::ffff:8.8.8.8", False),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("localhost.example.com", False),
+        ("127.0.0.1.example.com", False),
+        ("foo.localhost", False),
+        ("192.0.2.1", False),
+    ],
+)
+def test_loopback_is_decided_by_the_address(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
+
+
+@contextmanager
+def socket_spy() -> Iterator[list[str]]:
+    """The socket events raised while inside (sockets made, connects, lookups)."""
+    seen: list[str] = []
+    _SPIES.append(seen)
+    try:
+        yield seen
+    finally:
+        _SPIES.remove(seen)
+
+
+_SPIES: list[list[str]] = []
+
+
+def _spy(event: str, args: tuple[object, ...]) -> None:
+    if _SPIES and event.startswith("socket."):
+        _SPIES[-1].append(event)
+
+
+sys.addaudithook(_spy)
+
+
+def _record(store: Path) -> None:
+    with Simulator(behavior="echo") as sim:
+        client = anthropic.Anthropic(
+            api_key="k",
+            base_url=sim.url,
+            http_client=httpx2_client(store, "record-missing", approve_live=True),
+        )
+        client.messages.create(
+            model="m", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
+        )
+
+
+def test_a_bare_replay_object_opens_no_socket_and_patches_nothing(tmp_path: Path) -> None:
+    store = tmp_path / "s.jsonl"
+    _record(store)
+    outside = depth()
+    with socket_spy() as seen:
+        client = anthropic.Anthropic(api_key="k", http_client=httpx2_client(store))
+        reply = client.messages.create(
+            model="m", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
+        )
+        assert depth() == outside
+    assert reply.content[0].text == "echo: hi"  # type: ignore[union-attr]
+    assert seen == []
+    replay = ReplayModel(tmp_path / "empty.jsonl", model="m", max_tokens=8)
+    with socket_spy() as seen, pytest.raises(FixtureMismatchError):
+        replay.complete([Message(role="user", content="hi")], [])
+    assert seen == [] and depth() == outside
