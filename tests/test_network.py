@@ -12,23 +12,28 @@ import _socket
 import socket
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import anthropic
 import pytest
+from click.testing import CliRunner
 
 import network_escapes
 from network_escapes import RAW_SOCKET
 from replaygate import network
+from replaygate.cli import main
 from replaygate.errors import FixtureMismatchError, NetworkBlockedError
-from replaygate.http import httpx2_client
+from replaygate.http import httpx2_client, intercept
 from replaygate.models.replay import ReplayModel
-from replaygate.models.types import Message
+from replaygate.models.types import Message, Usage
 from replaygate.network import block_network, is_loopback, refusals
 from replaygate.sim import Simulator
 
+SHIPPED = Path(__file__).parents[1] / "src/replaygate/examples/research_copilot/data"
 ALL = sum(network_escapes.expected().values())
 
 
@@ -46,6 +51,73 @@ def test_block_network_refuses_every_escape_and_names_the_caller() -> None:
     assert {r.caller for r in made if " in thread " not in r.caller} == {"network_escapes"}
     assert any(r.target == "192.0.2.1:443" and r.what == "connect" for r in made)
     assert any(r.target == "'api.example.invalid'" for r in made)
+
+
+def test_intercept_in_replay_mode_blocks_every_escape(tmp_path: Path) -> None:
+    outside = depth()
+    with intercept(tmp_path / "none.jsonl", mode="replay"):
+        assert depth() == outside + 1
+        assert network_escapes.try_all() == network_escapes.expected()
+    assert depth() == outside
+
+
+def test_intercept_while_recording_leaves_the_network_alone(tmp_path: Path) -> None:
+    outside = depth()
+    with intercept(tmp_path / "s.jsonl", mode="record-missing", approve_live=True):
+        assert depth() == outside
+
+
+@dataclass
+class Tally:
+    """What the escaping agent saw: the block depth inside, and the escapes refused."""
+
+    depths: list[int] = field(default_factory=list)
+    blocked: Counter[str] = field(default_factory=Counter)
+
+
+TALLY = Tally()
+
+
+@dataclass(frozen=True)
+class Answer:
+    final: str
+    steps: tuple[object, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+
+
+def escaping_agent(model: object, question: str) -> Answer:
+    """An agent that tries every way out once, then answers without the model."""
+    TALLY.depths.append(depth())
+    if not TALLY.blocked:
+        TALLY.blocked.update(network_escapes.try_all())
+    return Answer(final="ok")
+
+
+@pytest.fixture
+def tally() -> Iterator[Tally]:
+    TALLY.depths.clear()
+    TALLY.blocked.clear()
+    yield TALLY
+
+
+def test_the_replaying_cli_commands_block_every_escape(tmp_path: Path, tally: Tally) -> None:
+    agent = f"{__name__}:escaping_agent"
+    store = str(SHIPPED / "fixtures.jsonl")
+    outside = depth()
+    common = ["--agent", agent, "--fixtures", store, "--model", "gpt-4o-mini", "--max-tokens", "8"]
+    done = CliRunner().invoke(main, ["run", *common, "-q", "hi"])
+    assert done.exit_code == 0, done.output
+    assert tally.depths == [outside + 1] and tally.blocked == network_escapes.expected()
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(
+        '{"id": "one", "question": "hi", "must_contain": ["ok"], "samples": 3, "floor": 3}\n'
+    )
+    tally.blocked.clear()
+    done = CliRunner().invoke(main, ["eval", *common, "--cases", str(cases), "--no-history"])
+    assert "one" in done.output, done.output
+    assert tally.depths[1:] and set(tally.depths[1:]) == {outside + 1}
+    assert tally.blocked == network_escapes.expected()
+    assert depth() == outside
 
 
 @contextmanager

@@ -33,6 +33,7 @@ from replaygate.evals.progress import reporter
 from replaygate.evals.results import EvalResults
 from replaygate.evals.runner import RecordPlan, run_eval
 from replaygate.fixtures.modes import RECORDING_MODES, require_approval
+from replaygate.network import block_network
 
 
 def _prices(config: Config, given: Path | None) -> PriceTable:
@@ -132,6 +133,8 @@ def eval_cmd(
             live = stack.enter_context(live_model(settings, simulator, seed))
             source = "sim" if simulator else "live"
             plan = RecordPlan(live, approve_live, record_mode, source, concurrency, rate_limit)
+        else:
+            stack.enter_context(block_network())  # replay: nothing leaves the process (law 3)
         bar = reporter(len(cases), progress)
         stack.enter_context(bar)
         results = run_eval(

@@ -5,20 +5,23 @@ Inside ``with intercept(store, mode=...)`` every request sent through
 ``AsyncHTTPTransport`` (whichever are installed) is answered by one shared
 :class:`~replaygate.http.transport.Exchange`, as pytest-httpx and vcrpy do. The
 patch is process-wide (every thread), restored on exit; nested intercepts stack,
-the innermost one answering.
+the innermost one answering. In replay mode the network is blocked too
+(:func:`~replaygate.network.block_network`): nothing else leaves the process while
+inside, whatever library or socket it tries.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any, Unpack
 
 from replaygate.http.bindings import LIBRARIES, binding
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.streams import LiveResponse
 from replaygate.http.transport import Library
+from replaygate.network import block_network
 
 _patch_lock = threading.Lock()
 
@@ -72,9 +75,20 @@ def intercept(
     (:class:`~replaygate.http.adapter.FixtureTransportBase`); a recording mode
     without ``approve_live=True`` raises before anything is patched. ``store`` may
     be an :class:`~replaygate.http.exchange.Exchange` to share a session. Yields
-    the session's exchange (counters, store).
+    the session's exchange (counters, store). A replaying session blocks the network
+    while inside.
     """
     exchange = Exchange.of(store, mode, **options)
+    with ExitStack() as stack:
+        if not exchange.recording:
+            stack.enter_context(block_network())
+        stack.enter_context(_patched(exchange))
+        yield exchange
+
+
+@contextmanager
+def _patched(exchange: Exchange) -> Iterator[None]:
+    """Every installed library's transports answered by ``exchange`` while inside."""
     saved: list[tuple[type, str, Any]] = []
     with _patch_lock:
         for library in installed_libraries():
@@ -84,7 +98,7 @@ def intercept(
                 saved.append((cls, method, original))
                 setattr(cls, method, make(exchange, library, original))
     try:
-        yield exchange
+        yield
     finally:
         with _patch_lock:
             for cls, method, original in reversed(saved):
