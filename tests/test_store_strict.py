@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import orjson
@@ -12,6 +13,7 @@ from replaygate import Fixture, FixtureFormatError, FixtureStore
 from replaygate.cli import main
 from replaygate.errors import KeyTooShortError
 from replaygate.fixtures.fingerprint import KEY_LENGTH
+from replaygate.hygiene.verify import verify_store
 from replaygate.models.fakes import Rule, RuleStub
 
 REQUEST = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
@@ -55,3 +57,51 @@ def test_show_refuses_a_short_key_with_exit_2(store_path: Path) -> None:
     done = CliRunner().invoke(main, ["show", key[:3], "--fixtures", str(store_path)])
     assert done.exit_code == 2 and "shorter than the minimum" in done.output
     assert done.exception is None or isinstance(done.exception, SystemExit)
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        (b'{"key":"%s","key":"%s","request":{},"response":{}}', "key"),
+        (b'{"key":"%s","request":{"model":"a","model":"b"},"response":{}}', "request.model"),
+        (
+            b'{"key":"%s", "request":{}, "response":{"content":[{"t":1,"t":2}]}}',
+            "response.content[0].t",
+        ),
+        (b'{"key":"%s","request":{},"response":{},"meta":{"a":{},"a":{}}}', "meta.a"),
+    ],
+)
+def test_a_key_named_twice_is_refused_with_file_line_and_path(
+    tmp_path: Path, line: bytes, path: str
+) -> None:
+    key = b"k" * KEY_LENGTH
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(
+        Fixture.create(REQUEST, [RESPONSE]).to_line() + line.replace(b"%s", key) + b"\n"
+    )
+    with pytest.raises(FixtureFormatError) as err:
+        FixtureStore.open(store)
+    assert (err.value.file, err.value.line) == (str(store), 2)
+    assert f"duplicate key {path}:" in err.value.reason
+    _, problems = verify_store(store, require_meta=False)
+    assert [(p.line, p.reason.split(":")[0]) for p in problems][:1] == [
+        (2, f"duplicate key {path}")
+    ]
+
+
+def test_a_one_file_fixture_naming_a_key_twice_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    folder.mkdir()
+    text = Fixture.create(REQUEST, [RESPONSE]).to_pretty()
+    (folder / "a.json").write_bytes(
+        text.replace(b'"max_tokens": 8,', b'"max_tokens": 8, "max_tokens": 9,')
+    )
+    with pytest.raises(FixtureFormatError, match=r"duplicate key request\.max_tokens"):
+        FixtureStore.open(folder)
+
+
+def test_lines_in_another_layout_without_duplicates_still_load(tmp_path: Path) -> None:
+    fixture = Fixture.create(REQUEST, [RESPONSE])
+    store = tmp_path / "s.jsonl"
+    store.write_text(json.dumps(fixture.to_json(), indent=None) + "\n", encoding="utf-8")
+    assert FixtureStore.open(store).lookup(REQUEST) == fixture
