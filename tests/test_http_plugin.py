@@ -141,8 +141,9 @@ def test_replay_blocks_the_network_and_strict_flags_unused_fixtures(
             with pytest.raises(FixtureMismatchError, match="there is no store at"):
                 ask(anthropic_client(max_retries=5), "never recorded")
 
-        def test_network_free_outside_plugin_fixtures():
-            assert "connect" not in socket.socket.__dict__
+        def test_network_blocked_for_the_whole_replaying_session():
+            with pytest.raises(NetworkBlockedError):
+                socket.create_connection(("192.0.2.10", 443), timeout=1)
         """
     )
     pytester.runpytest().assert_outcomes(passed=4)

@@ -9,9 +9,12 @@ works. A replay object alone opens no socket and patches nothing.
 from __future__ import annotations
 
 import _socket
+import os
 import socket
+import subprocess
 import sys
 import tempfile
+import textwrap
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -118,6 +121,81 @@ def test_the_replaying_cli_commands_block_every_escape(tmp_path: Path, tally: Ta
     assert tally.depths[1:] and set(tally.depths[1:]) == {outside + 1}
     assert tally.blocked == network_escapes.expected()
     assert depth() == outside
+
+
+SESSION = """
+    import threading
+
+    import pytest
+
+    import network_escapes
+    from replaygate import network
+
+    COLLECTED_AT = len(network._levels)
+
+    @pytest.fixture(scope="session")
+    def telemetry():
+        assert len(network._levels) == COLLECTED_AT + 1  # blocked from session setup
+        yield
+        worker = threading.Thread(target=network_escapes.send_telemetry)
+        worker.start()
+        worker.join()
+
+    def test_uses_replaygate(replaygate_store, telemetry):
+        assert network_escapes.try_all() == network_escapes.expected()
+
+    def test_plain(telemetry):
+        assert network_escapes.try_all() == network_escapes.expected()
+"""
+
+
+def test_a_replaying_pytest_session_blocks_every_escape_and_reports_late_senders(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_session=textwrap.dedent(SESSION))
+    pytester.makeconftest("from network_escapes import send_telemetry as pytest_sessionfinish")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:randomly")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*replaygate: network attempts refused in replay*",
+            "connect 192.0.2.1:443 (from network_escapes) during test_session.py::test_uses_*",
+            "connect 192.0.2.1:443 (from network_escapes) during test_session.py::test_plain",
+            "lookup of '192.0.2.1' (from network_escapes) during test_session.py::test_plain",
+            "lookup of '192.0.2.1' (from network_escapes) after the last test",
+            "* attempt(s) refused*",
+        ]
+    )
+
+
+@pytest.mark.slow
+def test_an_exporter_sending_at_interpreter_exit_is_refused_and_named(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_exporter="""
+        import atexit
+
+        from network_escapes import send_telemetry
+
+        def test_replays(replaygate_store):
+            atexit.register(send_telemetry)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"],
+        cwd=pytester.path,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        "replaygate: lookup of '192.0.2.1' refused at interpreter exit (from network_escapes)"
+        in done.stderr
+    )
 
 
 @contextmanager

@@ -28,9 +28,10 @@ Sanitizing: a store is recorded and matched with the ``[tool.replaygate.sanitize
 the project that owns it (the nearest ``pyproject.toml`` above it, else the rootdir's),
 whatever folder pytest runs from.
 
-In replay mode the network is blocked (loopback only) from the setup of
-``replaygate_store`` to its teardown, i.e. for the whole of every test that uses any
-of the fixtures above.
+In replay mode a session that collects a test using replaygate is offline from the
+end of collection to interpreter exit, and lists the attempts it refused
+(:mod:`replaygate.pytest_plugin.offline`); a test that asks for ``replaygate_store``
+at run time is offline from its setup to its teardown.
 
 Hits: every test session logs which fixtures its tests replay to
 ``.replaygate/hits/`` under the rootdir (:mod:`replaygate.fixtures.hits`), one file per
@@ -98,7 +99,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the marker; refuse a recording mode without approval; start the hits log."""
+    """Register the marker; refuse a recording mode without approval; start the hits log;
+    keep a replaying session offline."""
     config.addinivalue_line(
         "markers",
         "replaygate(fixtures=None, interface=None, source=None): the test's fixture store "
@@ -111,6 +113,10 @@ def pytest_configure(config: pytest.Config) -> None:
     except LiveCallNotApproved as err:
         raise pytest.UsageError(str(err)) from None
     _start_hits(config)
+    if mode == "replay":
+        from replaygate.pytest_plugin.offline import OfflineSession
+
+        config.pluginmanager.register(OfflineSession(), "replaygate-offline")
 
 
 _HITS = pytest.StashKey[tuple["HitLog | None", str | None, bool]]()

@@ -1,0 +1,103 @@
+"""The pytest plugin's network block: a replaying session stays offline to its end.
+
+When a session in replay mode collects a test that uses replaygate (one of its
+fixtures or the ``replaygate`` marker), :func:`~replaygate.network.block_network`
+holds from the end of collection to the end of the session: fixture setup and
+teardown, every test, background threads. At the end the block is handed to the
+interpreter's exit: handlers registered with :mod:`atexit` during the session (a
+telemetry exporter flushing its spans, for one) run blocked too, and each attempt
+they make is told on stderr, naming the module that tried.
+
+Every attempt refused during the session is listed in the terminal summary with the
+module that made it, those made after the last test marked so: an exporter that
+swallows the error cannot pass unnoticed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import sys
+from contextlib import AbstractContextManager, ExitStack
+
+import pytest
+
+from replaygate.network import Refusal, block_network, refusals
+
+USES_REPLAYGATE = "replaygate_store"
+"""The fixture every replaygate fixture that touches a store depends on."""
+
+_exit_hold: list[AbstractContextManager[None]] = []
+
+
+def _tell_at_exit(refusal: Refusal) -> None:
+    sys.stderr.write(
+        f"replaygate: {refusal.what} {refusal.target} refused at interpreter exit "
+        f"(from {refusal.caller}): replay keeps the network blocked after the session\n"
+    )
+
+
+def hold_at_exit() -> None:
+    """Block the network for the rest of the interpreter's life (an :mod:`atexit` handler)."""
+    if not _exit_hold:
+        hold = block_network(on_refusal=_tell_at_exit)
+        hold.__enter__()
+        _exit_hold.append(hold)
+
+
+def uses_replaygate(item: pytest.Item) -> bool:
+    """Whether a collected test uses a replaygate fixture or the ``replaygate`` marker."""
+    names = getattr(item, "fixturenames", ())
+    return USES_REPLAYGATE in names or item.get_closest_marker("replaygate") is not None
+
+
+class OfflineSession:
+    """The session-wide block of a replaying session, and its report."""
+
+    def __init__(self) -> None:
+        self.block = ExitStack()
+        self.blocked = False
+        self.first = 0
+        self.after_tests: int | None = None
+        self.starts: list[tuple[int, str]] = []
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Start the block when a collected test replays."""
+        if any(uses_replaygate(item) for item in session.items):
+            self.first = len(refusals())
+            self.block.enter_context(block_network())
+            self.blocked = True
+
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        """Remember where the attempts made during this test begin."""
+        self.starts.append((len(refusals()), nodeid))
+
+    def pytest_runtest_logfinish(self) -> None:
+        """Remember where the attempts made after the last test begin."""
+        self.after_tests = len(refusals())
+
+    def _when(self, index: int) -> str:
+        if self.after_tests is not None and index >= self.after_tests:
+            return "after the last test"
+        during = [nodeid for start, nodeid in self.starts if start <= index]
+        return f"during {during[-1]}" if during else "before the first test"
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        """List the attempts refused during the session, with the module that tried."""
+        refused = refusals()[self.first :]
+        if not self.blocked or not refused:
+            return
+        terminalreporter.section("replaygate: network attempts refused in replay")
+        for index, refusal in enumerate(refused, self.first):
+            terminalreporter.line(f"{refusal} {self._when(index)}")
+        terminalreporter.line(
+            f"{len(refused)} attempt(s) refused: replay is offline; wire the client to "
+            "replaygate, or turn the sender off in tests"
+        )
+
+    def pytest_unconfigure(self) -> None:
+        """Hand the block over to the interpreter's exit."""
+        self.block.close()
+        if self.blocked:
+            atexit.unregister(hold_at_exit)
+            atexit.register(hold_at_exit)  # last registered, so it runs before the others
