@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from replaygate.errors import SecretInFixtureError
 from replaygate.sanitize import refuse_secrets
+from replaygate.sanitize.secret_entropy import CONTEXT as HIGH_ENTROPY
+from replaygate.sanitize.secret_rules import DETECTORS
 from replaygate.sanitize.secret_scan import (
-    DETECTORS,
-    HIGH_ENTROPY,
     SecretFinding,
     _leaves,
     detect_in_text,

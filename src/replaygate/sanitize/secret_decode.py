@@ -1,0 +1,116 @@
+"""What a text may hide once decoded: the views of a string the secret rules also read.
+
+A secret can sit in a fixture encoded: a body kept as ``{"base64": ...}`` (not
+UTF-8), a base64 run inside text, ``\\u`` escapes in JSON held as text (tool-call
+arguments, a stream event's ``data``), percent-encoding in a path or a form body.
+:func:`views` yields each decoding that changes the text, with a label for the error
+message; :func:`json_leaves` the strings of JSON held as text, with their field names.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+from urllib.parse import unquote_plus
+
+import orjson
+
+from replaygate.sanitize.secret_prefilter import Runs
+
+BASE64_MIN_LENGTH = 24
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\/")
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_BASE64_RUN = re.compile(rf"[A-Za-z0-9+/_\-]{{{BASE64_MIN_LENGTH},}}={{0,2}}")
+_PRINTABLE = frozenset(range(0x20, 0x7F)) | {0x09, 0x0A, 0x0D}
+
+_ESCAPE_BYTES = re.compile(rb"\\\\[ux/]")
+_PERCENT_BYTES = re.compile(rb"%[0-9A-Fa-f]{2}")
+_BASE64_PART = re.compile(rb"[A-Za-z0-9+/_\-]+={0,2}")
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = match.group(1) or match.group(2)
+    return chr(int(code, 16)) if code else "/"
+
+
+def bytes_text(raw: bytes) -> str:
+    """Bytes as text for the rules: UTF-8, else Latin-1 (ASCII runs kept), UTF-16 NULs dropped."""
+    if b"\x00" in raw:
+        raw = raw.replace(b"\x00", b"")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def decode_base64(text: str) -> bytes | None:
+    """The bytes of standard or URL-safe base64 ``text``, or None."""
+    padded = text + "=" * (-len(text) % 4)
+    try:
+        if "-" in text or "_" in text:
+            return base64.urlsafe_b64decode(padded)
+        return base64.b64decode(padded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _mostly_printable(raw: bytes) -> bool:
+    sample = raw[:256].replace(b"\x00", b"")
+    return bool(sample) and sum(b in _PRINTABLE for b in sample) >= 0.9 * len(sample)
+
+
+def base64_texts(text: str) -> Iterator[str]:
+    """The text of each base64 run of ``text`` that decodes to printable bytes."""
+    for match in _BASE64_RUN.finditer(text):
+        raw = decode_base64(match.group(0))
+        if raw is not None and _mostly_printable(raw):
+            yield bytes_text(raw)
+
+
+def views(text: str) -> Iterator[tuple[str, str]]:
+    """(label, decoded text) for each decoding of ``text`` that changes it."""
+    if "\\" in text:
+        unescaped = _ESCAPE.sub(_unescape, text)
+        if unescaped != text:
+            yield "\\u-escaped", unescaped
+    if "%" in text and _PERCENT.search(text):
+        yield "percent-encoded", unquote_plus(text)
+    for decoded in base64_texts(text):
+        yield "base64", decoded
+
+
+def may_have_views(runs: Runs) -> bool:
+    """False only when no string of a serialized fixture has a view or a base64 body."""
+    data = runs.data
+    if b'"base64":' in data:
+        return True
+    if b"\\\\" in data and _ESCAPE_BYTES.search(data):
+        return True
+    if b"%" in data and _PERCENT_BYTES.search(data):
+        return True
+    return any(
+        any(base64_texts(part.decode("ascii")))
+        for part in runs.parts(_BASE64_PART, BASE64_MIN_LENGTH)
+    )
+
+
+def json_leaves(text: str) -> Iterator[tuple[str, str]]:
+    """(field name, string) of every string in ``text`` when it is a JSON object or array."""
+    start = text.lstrip()[:1]
+    if start not in ("{", "["):
+        return
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return
+    stack: list[tuple[str, object]] = [("", value)]
+    while stack:
+        name, item = stack.pop()
+        if isinstance(item, str):
+            yield name, item
+        elif isinstance(item, dict):
+            stack.extend((str(k), v) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((name, v) for v in item)

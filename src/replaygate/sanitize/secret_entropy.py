@@ -1,0 +1,171 @@
+"""Secrets by context and by entropy, and the values known to be safe.
+
+A credential without a known prefix is found two ways:
+
+- **in a credential context**: the value of a field whose name looks like credentials
+  (``x-api-key``, ``session_token``, ``password``...), of such a name written in text
+  (``api_key=...``, ``"password": "..."``), of a query parameter (``?key=``,
+  ``&sig=``), or after an auth scheme in any letter case (``bearer``, ``Basic``,
+  ``TOKEN``...). It counts when it is at least :data:`CONTEXT_MIN_LENGTH` characters
+  without white space and its Shannon entropy is at least :data:`CONTEXT_BITS` bits
+  per character;
+- **free-standing**: a run of token characters of at least :data:`FREE_MIN_LENGTH`
+  characters that mixes upper case, lower case and digits, with an entropy of at
+  least :data:`FREE_BITS` bits per character (random 32-character keys score 4.2 to
+  4.8; words joined in camel case or with hyphens stay under 4.0). Values of fields
+  that hold encoded data (``data``, ``signature``, ``encrypted_content``) and data
+  URLs are left to the token families.
+
+Known-safe values are never reported (:func:`known_safe`): the placeholders replaygate
+itself uses, provider ids (``msg_``, ``toolu_``... and their stable forms), model ids,
+and hexadecimal digests (fixture keys, sha256), which are free-standing only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+from replaygate.sanitize.ids import STABLE_ID, VOLATILE_PREFIXES
+from replaygate.sanitize.secret_prefilter import Runs, at_string_start, contains_any
+
+CONTEXT_MIN_LENGTH = 20
+CONTEXT_BITS = 3.5
+FREE_MIN_LENGTH = 32
+FREE_BITS = 4.0
+
+CONTEXT = "high-entropy value in an auth-like field"
+FREE = "high-entropy token"
+SCHEME = "credential after an auth scheme"
+
+KNOWN_SAFE_VALUES: frozenset[str] = frozenset({"replaygate-replay-no-key", "sk-sim"})
+"""Placeholders replaygate uses where a client wants a key (replay, the simulator)."""
+
+AUTH_WORDS = (
+    r"auth|authorization|api[-_]?key|apikey|secret|token|password|passwd|pwd|credential|"
+    r"session|cookie"
+)
+AUTH_LIKE_FIELD = re.compile(rf"(?i)(^|[-_.])({AUTH_WORDS})s?($|[-_.])")
+_QUERY_WORDS = r"key|sig|signature|code"
+_VALUE = r"[!#-%*+\--:=?-Z^-z|~]"  # printable ASCII but quotes, brackets, & ; , \
+KEYWORD = re.compile(
+    rf"(?i)(?:(?<=[?&;])(?:{_QUERY_WORDS})|(?<![A-Za-z])[A-Za-z0-9_.-]*?(?:{AUTH_WORDS})s?)"
+    rf"[\"']?\s*[=:]\s*[\"']?({_VALUE}{{{CONTEXT_MIN_LENGTH},}})"
+)
+"""A credential name written in text and its value: ``api_key=...``, ``?key=...``."""
+AUTH_SCHEME = re.compile(r"(?i)\b(bearer|token|basic|digest|api-?key)\s+([A-Za-z0-9_\-.=+/~]{16,})")
+FREE_RUN = re.compile(rf"[A-Za-z0-9+/_\-=.~]{{{FREE_MIN_LENGTH},}}")
+DATA_FIELDS = frozenset({"data", "signature", "encrypted_content"})
+"""Fields holding encoded data (images, documents, thinking signatures): no free-standing check."""
+_FREE_PART = re.compile(rb"[A-Za-z0-9+/_\-=.~]+")
+
+# The first pass, in lower case: a superset of what the rules find (quotes may be
+# escaped, white space written as \n, any name that contains a key word counts).
+_WORDS: tuple[bytes, ...] = (
+    b"auth",
+    b"key",
+    b"secret",
+    b"token",
+    b"passw",
+    b"pwd",
+    b"credential",
+    b"session",
+)
+_WORDS += (b"cookie", b"sig", b"code", b"bearer", b"basic", b"digest")
+_SPACE = rb"(?:\s|\\[nrt])*"
+_BEFORE = re.compile(
+    rb"(?:%s)[a-z0-9_.\-]*\\?[\"']?%s[=:]?%s\\?[\"']?\Z" % (b"|".join(_WORDS), _SPACE, _SPACE)
+)
+_WINDOW = 64
+_ID = re.compile("(?:" + "|".join(re.escape(p) for p in VOLATILE_PREFIXES) + r")[A-Za-z0-9_\-]+")
+_MODEL_ID = re.compile(
+    r"(?i)(?:claude|gpt|chatgpt|o[0-9]|gemini|text-embedding)[-.][A-Za-z0-9.\-]+"
+)
+_HEX = re.compile(r"[0-9a-fA-F\-]+")
+AUTH_LIKE_NAMES: dict[str, bool] = {}
+"""Field names already checked by :func:`auth_like`."""
+
+
+def entropy(text: str) -> float:
+    """Shannon entropy of ``text`` in bits per character."""
+    size = len(text)
+    return -sum(n / size * math.log2(n / size) for n in Counter(text).values())
+
+
+def known_safe(value: str) -> bool:
+    """Whether ``value`` is one replaygate knows to be no secret (ids, placeholders)."""
+    return (
+        value in KNOWN_SAFE_VALUES
+        or STABLE_ID.fullmatch(value) is not None
+        or _ID.fullmatch(value) is not None
+        or _MODEL_ID.fullmatch(value) is not None
+    )
+
+
+def auth_like(field_name: str) -> bool:
+    """Whether a field of this name holds credentials (``x-api-key``, ``session_token``...)."""
+    known = AUTH_LIKE_NAMES.get(field_name)
+    if known is None:
+        known = AUTH_LIKE_FIELD.search(field_name) is not None
+        if len(AUTH_LIKE_NAMES) < 4096:
+            AUTH_LIKE_NAMES[field_name] = known
+    return known
+
+
+def context_secret(value: str) -> bool:
+    """Whether a value in a credential context is secret-looking."""
+    token = value.strip()
+    return (
+        len(token) >= CONTEXT_MIN_LENGTH
+        and not any(c.isspace() for c in token)
+        and not known_safe(token)
+        and entropy(token) >= CONTEXT_BITS
+    )
+
+
+def free_secret(token: str) -> bool:
+    """Whether a free-standing run of token characters is secret-looking."""
+    return (
+        any(c.isdigit() for c in token)
+        and any(c.isupper() for c in token)
+        and any(c.islower() for c in token)
+        and _HEX.fullmatch(token) is None
+        and not known_safe(token)
+        and entropy(token) >= FREE_BITS
+    )
+
+
+def detect_context(text: str, field_name: str) -> str | None:
+    """The credential-context or entropy finding in ``text`` (under ``field_name``), or None."""
+    if field_name and auth_like(field_name) and context_secret(text):
+        return CONTEXT
+    if any(context_secret(m.group(1)) for m in KEYWORD.finditer(text)):
+        return CONTEXT
+    for match in AUTH_SCHEME.finditer(text):
+        scheme, value = match.groups()
+        if scheme.lower() == "bearer" or any(c.isdigit() for c in value):
+            return "bearer token" if scheme.lower() == "bearer" else SCHEME
+    if field_name in DATA_FIELDS or text.startswith("data:"):
+        return None
+    if any(free_secret(m.group(0)) for m in FREE_RUN.finditer(text)):
+        return FREE
+    return None
+
+
+def may_detect_context(runs: Runs) -> bool:
+    """False only when no string of a serialized fixture has a context or entropy finding.
+
+    Field names are checked by the caller; this covers credentials written in text
+    and free-standing tokens (a superset: data fields are not told apart here).
+    """
+    data = runs.data
+    for start, end in runs.spans:
+        run = data[start:end].lower()
+        if (b"=" in run or b":" in run) and contains_any(run, _WORDS):
+            return True
+        if not at_string_start(data, start) and _BEFORE.search(
+            data[max(0, start - _WINDOW) : start].lower()
+        ):
+            return True
+    return any(free_secret(part.decode()) for part in runs.parts(_FREE_PART, FREE_MIN_LENGTH))

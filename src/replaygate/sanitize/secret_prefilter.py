@@ -1,0 +1,67 @@
+"""The secret scan's first pass: one look at a serialized fixture to skip a clean one.
+
+Python's regular expressions walk a text character by character unless the pattern
+starts with a literal, so the first pass does not run the rules over the whole
+fixture. It finds, with one ``bytes.translate`` and substring searches, the *runs*:
+stretches of at least :data:`MIN_RUN` printable ASCII characters without white space
+or quotes. Every secret the rules find lies in such a run (a PEM header, which holds a
+space, is searched for on its own), so each rule module checks only the runs, and
+the text just before them (``api_key = "..."``, ``Bearer ...``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+MIN_RUN = 16
+_IN, _OUT = ord("a"), ord(" ")
+_RUN_TABLE = bytes(_IN if 0x21 <= b <= 0x7E and b not in b"\"'\\" else _OUT for b in range(256))
+
+
+@dataclass(frozen=True)
+class Runs:
+    """A serialized fixture and the spans of its runs."""
+
+    data: bytes
+    spans: tuple[tuple[int, int], ...]
+
+    @staticmethod
+    def of(data: bytes) -> Runs:
+        """The runs of ``data``."""
+        marks = data.translate(_RUN_TABLE)
+        marker = bytes([_IN]) * MIN_RUN
+        spans = []
+        start = marks.find(marker)
+        while start >= 0:
+            end = marks.find(bytes([_OUT]), start + MIN_RUN)
+            end = len(marks) if end < 0 else end
+            spans.append((start, end))
+            start = marks.find(marker, end)
+        return Runs(data, tuple(spans))
+
+    def texts(self, size: int = MIN_RUN) -> Iterator[bytes]:
+        """Each run of at least ``size`` bytes."""
+        return (self.data[s:e] for s, e in self.spans if e - s >= size)
+
+    def joined(self) -> bytes:
+        """The runs joined by spaces."""
+        return b" ".join(self.texts())
+
+    def parts(self, pattern: re.Pattern[bytes], size: int) -> Iterator[bytes]:
+        """The matches of ``pattern`` (a character class run) of at least ``size`` in the runs."""
+        for text in self.texts(size):
+            for match in pattern.finditer(text):
+                if match.end() - match.start() >= size:
+                    yield match.group(0)
+
+
+def at_string_start(data: bytes, start: int) -> bool:
+    """Whether ``start`` is the first character of a JSON string (after an unescaped quote)."""
+    return start > 0 and data[start - 1] == ord('"') and (start < 2 or data[start - 2] != ord("\\"))
+
+
+def contains_any(text: bytes, words: Iterable[bytes]) -> bool:
+    """Whether one of ``words`` occurs in ``text``."""
+    return any(word in text for word in words)

@@ -1,0 +1,177 @@
+"""The secret rules: token families, auth schemes and credentials in URLs.
+
+Each rule is a :class:`Detector`: a name, a regular expression, and literal anchors
+of which every match contains at least one (the scanner searches a whole fixture for
+the anchors first, so a clean fixture costs one pass). The families follow the
+plugins of ``detect-secrets`` (``tests/test_secret_rules_vs_detect_secrets.py``
+checks that every token its plugins find is found here too) and add the providers
+an LLM application meets. To add a rule, append a :class:`Detector` to
+:data:`DETECTORS` and a sample to that test's corpus; ``docs/security.md`` says more.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from replaygate.sanitize.secret_prefilter import Runs, contains_any
+
+# Not preceded by a letter or digit (an underscore may precede: ``AWS_KEY_AKIA...``).
+_START = r"(?<![A-Za-z0-9])"
+
+
+@dataclass(frozen=True)
+class Detector:
+    """A named pattern, and literal texts of which every match contains at least one."""
+
+    name: str
+    pattern: re.Pattern[str]
+    anchors: tuple[str, ...]
+
+
+def _rule(name: str, pattern: str, *anchors: str, flags: int = 0) -> Detector:
+    return Detector(name, re.compile(pattern, flags), anchors)
+
+
+DETECTORS: tuple[Detector, ...] = (
+    _rule("Anthropic API key", _START + r"sk-ant-[A-Za-z0-9_\-]{20,}", "sk-ant-"),
+    # A key is random: it has a digit, which a hyphenated phrase ("task-...") has not.
+    _rule(
+        "OpenAI API key",
+        _START + r"sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z_\-]*[0-9])[A-Za-z0-9_\-]{32,}",
+        "sk-",
+    ),
+    _rule(
+        "AWS access key id",
+        _START + r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}(?![0-9A-Z])",
+        "AKIA",
+        "ASIA",
+        "ABIA",
+        "ACCA",
+        "A3T",
+    ),
+    _rule(
+        "GitHub token",
+        _START + r"(?:gh[pousr]_[A-Za-z0-9_]{36,}|github_pat_[A-Za-z0-9_]{40,})",
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+    ),
+    _rule(
+        "GitLab token",
+        _START + r"(?:(?:glpat|gldt|glft|glsoat|glrt|glcbt|glimt|glptt|glagent|gloas)-"
+        r"[A-Za-z0-9_\-]{20,}|GR1348941[A-Za-z0-9_\-]{20,})",
+        "glpat-",
+        "gldt-",
+        "glft-",
+        "glsoat-",
+        "glrt-",
+        "glcbt-",
+        "glimt-",
+        "glptt-",
+        "glagent-",
+        "gloas-",
+        "GR1348941",
+    ),
+    _rule(
+        "Slack token",
+        _START + r"(?:xox[abposre]|xapp)-[0-9A-Za-z\-.]{11,}",
+        "xox",
+        "xapp-",
+        flags=re.IGNORECASE,
+    ),
+    _rule(
+        "Slack webhook",
+        r"hooks\.slack\.com/(?:services|workflows)/T[A-Za-z0-9_]+/[A-Za-z0-9_/]+",
+        "hooks.slack.com",
+    ),
+    _rule("Google API key", _START + r"AIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])", "AIza"),
+    _rule(
+        "Google OAuth token",
+        _START
+        + r"(?:ya29\.[0-9A-Za-z_\-]{20,}|GOCSPX-[0-9A-Za-z_\-]{20,}|1//0[0-9A-Za-z_\-]{30,})",
+        "ya29.",
+        "GOCSPX-",
+        "1//0",
+    ),
+    _rule(
+        "Stripe secret key",
+        _START + r"(?:sk|rk)_live_[0-9A-Za-z]{16,}|whsec_[0-9A-Za-z]{24,}",
+        "sk_live_",
+        "rk_live_",
+        "whsec_",
+    ),
+    _rule("Hugging Face token", _START + r"hf_[A-Za-z0-9]{30,}", "hf_"),
+    _rule("npm token", _START + r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", "npm_"),
+    _rule("PyPI token", _START + r"pypi-AgE[A-Za-z0-9_\-]{50,}", "pypi-AgE"),
+    _rule("SendGrid key", _START + r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", "SG."),
+    _rule("Twilio key", _START + r"(?:AC|SK)[a-f0-9]{32}(?![A-Za-z0-9])", "AC", "SK"),
+    _rule("Mailchimp key", _START + r"[0-9a-f]{32}-us[0-9]{1,2}(?![0-9])", "-us"),
+    _rule("Square token", _START + r"sq0(?:csp|atp)-[0-9A-Za-z\-_]{22,}", "sq0"),
+    _rule("Telegram bot token", _START + r"[0-9]{8,10}:AA[0-9A-Za-z_\-]{33}", ":AA"),
+    _rule(
+        "Azure storage key",
+        r"AccountKey=[A-Za-z0-9+/=]{86,88}",
+        "AccountKey=",
+    ),
+    _rule("Artifactory token", _START + r"AKC[A-Za-z0-9]{60,}", "AKC"),
+    _rule(
+        "password in URL",
+        r"[A-Za-z][A-Za-z0-9+.\-]*://[!#-.0-9;-?A-~]+:[!#-.0-9;-?A-~]{3,}@[!#-.0-9;-?A-~]+",
+        "://",
+    ),
+    _rule(
+        "PEM private key",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-",
+        "PRIVATE KEY",
+        "PuTTY-User-Key-File-",
+    ),
+    _rule(
+        "JSON web token",
+        _START + r"eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
+        "eyJ",
+    ),
+)
+"""Every token family replaygate refuses, in the order they are tried."""
+
+
+def _anchor_searches() -> tuple[tuple[bytes, ...], re.Pattern[bytes], re.Pattern[bytes]]:
+    exact, folded, spaced = set(), set(), set()
+    for detector in DETECTORS:
+        for anchor in detector.anchors:
+            if " " in anchor:
+                spaced.add(anchor.encode())
+            elif detector.pattern.flags & re.IGNORECASE:
+                folded.add(anchor.lower().encode())
+            else:
+                exact.add(anchor.encode())
+
+    def search(anchors: set[bytes]) -> re.Pattern[bytes]:
+        return re.compile(b"|".join(re.escape(a) for a in sorted(anchors, key=len, reverse=True)))
+
+    return tuple(sorted(spaced)), search(exact), search(folded)
+
+
+_SPACED, _EXACT, _FOLDED = _anchor_searches()
+
+
+def may_match_family(runs: Runs) -> bool:
+    """False only when no rule of :data:`DETECTORS` can match (none of its anchors occurs).
+
+    Anchors without a space are looked for in the runs only (a short text).
+    """
+    if contains_any(runs.data, _SPACED):
+        return True
+    joined = runs.joined()
+    return bool(joined) and bool(_EXACT.search(joined) or _FOLDED.search(joined.lower()))
+
+
+def detect_family(text: str) -> str | None:
+    """The name of the first rule of :data:`DETECTORS` that matches ``text``, or None."""
+    for detector in DETECTORS:
+        if detector.pattern.search(text):
+            return detector.name
+    return None

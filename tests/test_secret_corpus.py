@@ -1,0 +1,408 @@
+"""Law 4 on a planted-secret corpus: every token family, in every encoding, in every field.
+
+Each secret is recorded through the fixture core (``FixtureSession.record``, the path
+both layers share) into a store that already holds a clean fixture; each recording
+must raise :class:`SecretInFixtureError` naming the field, and leave the store's bytes
+as they were: 0 written. A representative subset goes through the real clients (the
+``anthropic`` and ``openai`` SDKs over replaygate's transport, and ``RecordingModel``)
+against the loopback simulator. Hypothesis plants random secrets at random places.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import anthropic
+import openai
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from replaygate import RecordingModel
+from replaygate.errors import SecretInFixtureError
+from replaygate.fixtures.session import FixtureSession, Sample
+from replaygate.http import httpx2_client
+from replaygate.models.live import AnthropicModel
+from replaygate.models.types import Message
+from replaygate.sanitize.secret_scan import find_fixture_secrets
+from replaygate.sim import Simulator
+
+# Format-valid, made-up values, built in pieces so no scanner mistakes this file for a leak.
+FAMILIES: dict[str, str] = {
+    "Anthropic": "sk-ant-api03-" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa9b-Qx7",
+    "OpenAI": "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0",
+    "AWS AKIA": "AKIA" + "Q3EGRTZ5KX7NMBPL",
+    "AWS ASIA": "ASIA" + "Y5KX7NMBPLQ3EGRT",
+    "GitHub classic": "ghp_" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa9b",
+    "GitHub fine-grained": "github_pat_"
+    + "11ABCDEFG0"
+    + "123456789_abcdefghijklmnopqrstuvwxyzAB12",
+    "GitLab": "glpat-" + "Xv7Wm2Kp9Rt4Ly6Hb8Nc",
+    "Slack bot": "xoxb-" + "2048113-1024557-AbCdEfGhIjKlMn",
+    "Slack user": "xoxp-" + "2048113-1024557-9934-0f1e2d3c4b5a",
+    "Slack app": "xapp-" + "1-A0123BCDE-7654321-f00dfeedbeef",
+    "Google API key": "AIza" + "SyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW",
+    "Google OAuth": "ya29." + "a0AfH6SMBx7Wm2Kp9Rt4Ly6Hb8Nc3Jd5",
+    "GCP client secret": "GOCSPX-" + "Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0A",
+    "Stripe sk_live": "sk_live_" + "51H8q2kLmN0pQrStUvWxYz12",
+    "Stripe rk_live": "rk_live_" + "51H8q2kLmN0pQrStUvWxYz12",
+    "Hugging Face": "hf_" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa",
+    "SendGrid": "SG."
+    + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8N"
+    + "."
+    + "c3Jd5Fg1Ss0Aa9bQx7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1S",
+    "JSON web token": "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIn0"
+    ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "PEM": "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEowIBAAKCAQEA1b2C3d4E5f6G7h8",
+    "high-entropy": "q8Zr2LxV9mT4wK7pB1nC6dH3" + "Yw5Ej0Fs",
+}
+"""A family name and a value of that family."""
+
+
+def _u_escaped(secret: str) -> str:
+    """JSON held as text (tool-call arguments, an event's data) with every character escaped."""
+    return '{"arg": "' + "".join(f"\\u{ord(c):04x}" for c in secret) + '"}'
+
+
+ENCODINGS: dict[str, Callable[[str], str]] = {
+    "plain": lambda secret: f"please use {secret} for it",
+    "base64": lambda secret: "blob " + base64.b64encode(f"key: {secret}".encode()).decode(),
+    "u-escaped": _u_escaped,
+    "percent": lambda secret: "https://api.example.test/v1?q=" + quote(secret, safe=""),
+}
+"""How a text field may hold a secret: as is, base64, \\u-escaped JSON, percent-encoded."""
+
+SCHEMES = ["BEARER", "bearer", "Bearer", "bEaReR", "TOKEN", "Token", "Basic", "DIGEST"]
+"""Auth schemes in other letter cases, before a secret without a known prefix."""
+
+CLEAN_REQUEST = {"method": "POST", "path": "/v1/messages", "headers": {}, "body": {"q": "clean"}}
+CLEAN_RESPONSE = {"status": 200, "headers": {}, "body": {"text": "fine"}}
+
+
+def _request(body: Any = None, path: str = "/v1/messages", headers: Any = None) -> dict[str, Any]:
+    return {"method": "POST", "path": path, "headers": headers or {}, "body": body}
+
+
+def _response(body: Any = None, events: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    if events is not None:
+        return {"status": 200, "headers": {}, "events": events, "stream_end": "complete"}
+    return {"status": 200, "headers": {}, "body": body}
+
+
+def _placed(text: str) -> dict[str, tuple[dict[str, Any], dict[str, Any], str | None, str]]:
+    """(request, response, note, expected path prefix) with ``text`` in each field."""
+    clean_body = {"messages": [{"role": "user", "content": "hi"}]}
+    return {
+        "request body": (
+            _request({"messages": [{"role": "user", "content": text}]}),
+            _response({"ok": True}),
+            None,
+            "request.body.messages[0].content",
+        ),
+        "request header": (
+            _request(clean_body, headers={"anthropic-beta": text}),
+            _response({"ok": True}),
+            None,
+            "request.headers.anthropic-beta",
+        ),
+        "path": (
+            _request(clean_body, path="/v1/messages?q=" + quote(text, safe="")),
+            _response({"ok": True}),
+            None,
+            "request.path",
+        ),
+        "response body": (
+            _request(clean_body),
+            _response({"content": [{"type": "text", "text": text}]}),
+            None,
+            "response.body.content[0].text",
+        ),
+        "response events": (
+            _request(clean_body),
+            _response(events=[{"data": orjson.dumps({"note": text}).decode()}]),
+            None,
+            "response.events[0].data",
+        ),
+        "meta.note": (
+            _request(clean_body),
+            _response({"ok": True}),
+            text,
+            "meta.note",
+        ),
+    }
+
+
+def _base64_bodies(secret: str) -> dict[str, tuple[dict[str, Any], dict[str, Any], str]]:
+    """A body that is not UTF-8 (kept as base64) holding the secret, request and response."""
+    raw = b"\xff\xfe binary \x00\x81 " + secret.encode() + b" \xc3\x28"
+    encoded = base64.b64encode(raw).decode()
+    request = {"method": "POST", "path": "/upload", "headers": {}, "base64": encoded}
+    response = {"status": 200, "headers": {}, "base64": encoded}
+    return {
+        "request base64 body": (request, _response({"ok": True}), "request.base64"),
+        "response base64 body": (_request({"q": 1}), response, "response.base64"),
+    }
+
+
+def _anthropic_events(parts: list[str]) -> list[dict[str, str]]:
+    start = {"type": "message_start", "message": {"id": "msg_1", "content": []}}
+    events = [{"event": "message_start", "data": orjson.dumps(start).decode()}]
+    for part in parts:
+        delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta"}}
+        delta["delta"]["text"] = part  # type: ignore[index]
+        events.append({"event": "content_block_delta", "data": orjson.dumps(delta).decode()})
+    events.append({"event": "message_stop", "data": '{"type":"message_stop"}'})
+    return events
+
+
+def _openai_events(parts: list[str]) -> list[dict[str, str]]:
+    chunks = [{"choices": [{"index": 0, "delta": {"content": part}}]} for part in parts]
+    return [{"data": orjson.dumps(c).decode()} for c in chunks] + [{"data": "[DONE]"}]
+
+
+def _plain_events(parts: list[str]) -> list[dict[str, str]]:
+    return [{"data": part} for part in parts] + [{"data": "[DONE]"}]
+
+
+STREAMS: dict[str, Callable[[list[str]], list[dict[str, str]]]] = {
+    "anthropic": _anthropic_events,
+    "openai chat": _openai_events,
+    "plain data": _plain_events,
+}
+
+
+def _split(secret: str, pieces: int = 3) -> list[str]:
+    """``secret`` cut into ``pieces`` fragments, none of which holds it whole."""
+    size = max(1, len(secret) // pieces)
+    cuts = [secret[i : i + size] for i in range(0, len(secret), size)]
+    return ["here: ", *cuts, " done"]
+
+
+class Store:
+    """A store holding one clean fixture, and a recorder into it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        FixtureSession(path, mode="record-missing", approve_live=True, shape="http").record(
+            CLEAN_REQUEST, CLEAN_RESPONSE, Sample(0), interface="http", meta=None
+        )
+        self.before = path.read_bytes()
+        self.tried = 0
+
+    def refuse(
+        self, request: dict[str, Any], response: dict[str, Any], where: str, note: str | None = None
+    ) -> SecretInFixtureError:
+        """Record; assert the refusal names ``where`` and nothing was written."""
+        self.tried += 1
+        session = FixtureSession(
+            self.path, mode="record-missing", approve_live=True, shape="http", note=note
+        )
+        meta = session.meta("http", "v1", default_source="hand")
+        with pytest.raises(SecretInFixtureError) as caught:
+            session.record(request, response, Sample(0), interface="http", meta=meta)
+        assert caught.value.path.startswith(where), (caught.value.path, where)
+        assert where in str(caught.value) and "nothing was written" in str(caught.value)
+        assert self.path.read_bytes() == self.before, "0 written"
+        return caught.value
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(tmp_path / "fixtures.jsonl")
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_every_family_in_every_encoding_and_field_is_refused(store: Store, family: str) -> None:
+    secret = FAMILIES[family]
+    for encode in ENCODINGS.values():
+        for request, response, note, where in _placed(encode(secret)).values():
+            store.refuse(request, response, where, note)
+    for request, response, where in _base64_bodies(secret).values():
+        store.refuse(request, response, where)
+    for flavour in STREAMS.values():
+        events = flavour(_split(secret))
+        assert all(secret not in event["data"] for event in events)
+        error = store.refuse(_request({"q": 1}), _response(events=events), "response.events[")
+        assert ".." in error.path  # names the first and last event joined
+    assert store.tried == len(ENCODINGS) * 6 + 2 + len(STREAMS)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_auth_schemes_in_any_letter_case_are_refused(store: Store, scheme: str) -> None:
+    generic = "Zr2LxV9mT4wK7pB1nC6dH3"  # no known prefix, too short to stand alone
+    for request, response, note, where in _placed(f"Authorization: {scheme} {generic}").values():
+        if where == "request.path":
+            continue  # a space in a path is percent-encoded: tested with the query keys
+        store.refuse(request, response, where, note)
+
+
+@pytest.mark.parametrize("name", ["key", "api_key", "apikey", "access_token", "sig", "password"])
+def test_credentials_in_query_strings_are_refused(store: Store, name: str) -> None:
+    generic = "Zr2LxV9mT4wK7pB1nC6dH3"
+    for path in (f"/v1/models?{name}={generic}", f"/v1/m?alt=json&{name}={quote(generic)}%3D"):
+        store.refuse(_request({"q": 1}, path=path), _response({"ok": True}), "request.path")
+
+
+SAFE_VALUES = [
+    "replaygate-replay-no-key",
+    "toolu_01A09q90qw90lq917835lq9",
+    "msg_01XFDUDYJgAACzvnptvVoYEL",
+    "toolu_rg_0123456789ab_1",
+    "claude-sonnet-4-5-20250929",
+    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",  # a sha256 digest
+    "550e8400-e29b-41d4-a716-446655440000",
+    "ResearchCopilotAgentConfiguration",
+    "retrieval-augmented-generation-evaluation-suite",
+]
+
+
+@pytest.mark.parametrize("value", SAFE_VALUES)
+def test_known_safe_values_are_accepted_in_every_field(value: str) -> None:
+    request = _request({"messages": [{"role": "user", "content": value}]}, path=f"/v1/x?id={value}")
+    fixture = {
+        "key": "0123456789abcdef",
+        "request": request,
+        "response": _response(events=_plain_events([value[:10], value[10:]])),
+        "meta": {"note": value},
+    }
+    assert find_fixture_secrets(fixture) == []
+
+
+def test_a_hex_value_counts_in_a_credential_context_only() -> None:
+    digest = SAFE_VALUES[5]
+    assert find_fixture_secrets({"request": {"body": digest}}) == []
+    assert find_fixture_secrets({"request": {"headers": {"x-api-key": digest}}})
+    assert find_fixture_secrets({"request": {"path": f"/v1?api_key={digest}"}})
+    placeholder = {"request": {"headers": {"x-api-key": "replaygate-replay-no-key"}}}
+    assert find_fixture_secrets(placeholder) == []
+
+
+# -- through the real clients, over the loopback simulator -----------------------------------
+
+SUBSET = ["AWS AKIA", "GitHub fine-grained", "Slack bot", "Stripe sk_live", "high-entropy"]
+
+
+@pytest.mark.parametrize("family", SUBSET)
+def test_the_sdks_over_the_transport_refuse_and_write_nothing(tmp_path: Path, family: str) -> None:
+    secret = FAMILIES[family]
+    store = tmp_path / "http.jsonl"
+    store.write_bytes(b"")
+    tries = {
+        "plain": ({"content": f"my key is {secret}"}, {}),
+        "base64": ({"content": ENCODINGS["base64"](secret)}, {}),
+        "query": ({"content": "hello"}, {"extra_query": {"key": secret}}),
+    }
+    with Simulator(behavior="echo") as sim:
+        for message, extra in tries.values():
+            http = httpx2_client(store, "record-missing", approve_live=True)
+            client = anthropic.Anthropic(
+                api_key="k", base_url=sim.url, http_client=http, max_retries=0
+            )
+            for stream in (False, True):
+                with pytest.raises(SecretInFixtureError):
+                    answer = client.messages.create(
+                        model="m",
+                        max_tokens=64,
+                        messages=[{"role": "user", **message}],
+                        stream=stream,
+                        **extra,
+                    )
+                    if stream:
+                        list(answer)
+        chat = openai.OpenAI(
+            api_key="k",
+            base_url=sim.openai_base_url,
+            http_client=httpx2_client(store, "record-missing", approve_live=True),
+            max_retries=0,
+        )
+        with pytest.raises(SecretInFixtureError):
+            list(
+                chat.chat.completions.create(
+                    model="g", messages=[{"role": "user", "content": f"k {secret}"}], stream=True
+                )
+            )
+    assert store.read_bytes() == b""
+
+
+def test_the_engine_refuses_an_encoded_secret(tmp_path: Path) -> None:
+    store = tmp_path / "engine.jsonl"
+    settings_ = {"model": "m", "max_tokens": 64, "system": "s"}
+    with Simulator(behavior="echo") as sim:
+        client = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
+        recorder = RecordingModel(
+            AnthropicModel(client, **settings_), store, approve_live=True, **settings_
+        )
+        for encode in ENCODINGS.values():
+            with pytest.raises(SecretInFixtureError, match=r"request\.messages\[0\]"):
+                recorder.complete([Message.user(encode(FAMILIES["Slack bot"]))], [])
+    assert not store.exists() or store.read_bytes() == b""
+
+
+# -- random secrets at random places ----------------------------------------------------------
+
+_ALNUM = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
+_PREFIXES = ["sk-ant-api03-", "ghp_", "github_pat_11", "xoxb-12345-", "AKIA", "sk_live_", ""]
+
+
+@st.composite
+def _secrets(draw: st.DrawFn) -> str:
+    prefix = draw(st.sampled_from(_PREFIXES))
+    if prefix == "AKIA":
+        return prefix + draw(st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", min_size=16, max_size=16))
+    body = draw(st.text(_ALNUM, min_size=40, max_size=60))
+    if not prefix:  # free-standing: random enough to be unmistakable
+        body = "".join(_ALNUM[(i * 7 + _ALNUM.index(c)) % len(_ALNUM)] for i, c in enumerate(body))
+    return prefix + body
+
+
+_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    secret=_secrets(),
+    before=_TEXT,
+    after=_TEXT,
+    encoding=st.sampled_from(list(ENCODINGS)),
+    field=st.sampled_from(["request body", "response body", "response events", "meta.note"]),
+)
+def test_random_secrets_in_random_places_are_found(
+    secret: str, before: str, after: str, encoding: str, field: str
+) -> None:
+    text = ENCODINGS[encoding](secret)
+    request, response, note, where = _placed(f"{before} {text} {after}")[field]
+    fixture = {"key": "0123456789abcdef", "request": request, "response": response}
+    fixture["meta"] = {"note": note}
+    findings = find_fixture_secrets(fixture)
+    assert findings and findings[0].path.startswith(where), (findings, where)
+
+
+@settings(deadline=None)
+@given(secret=_secrets(), data=st.data())
+def test_random_secrets_split_at_random_points_of_a_stream_are_found(
+    secret: str, data: st.DataObject
+) -> None:
+    cuts = sorted(data.draw(st.sets(st.integers(1, len(secret) - 1), min_size=1, max_size=4)))
+    bounds = [0, *cuts, len(secret)]
+    parts = [secret[a:b] for a, b in itertools.pairwise(bounds)]
+    flavour = data.draw(st.sampled_from(list(STREAMS)))
+    fixture = {
+        "key": "k" * 16,
+        "request": {},
+        "response": _response(events=STREAMS[flavour](parts)),
+    }
+    findings = find_fixture_secrets(fixture)
+    assert findings and findings[0].path.startswith("response.events["), findings
+
+
+def test_a_json_escaped_body_is_the_same_as_a_plain_one() -> None:
+    text = json.dumps({"k": FAMILIES["OpenAI"]}, ensure_ascii=True).replace("-", "\\u002d")
+    fixture = {"key": "k" * 16, "request": {"tool_arguments": text}, "response": {}}
+    assert find_fixture_secrets(fixture)[0].path == "request.tool_arguments"
