@@ -78,6 +78,7 @@ def test_a_full_case_parses_with_input_tags_schema_and_signals(tmp_path: Path) -
         (json.dumps({**GOOD, "schema": {"type": 12}}), "not a valid JSON Schema"),
         (json.dumps({**GOOD, "schema": []}), "'schema' must be a JSON Schema object"),
         (json.dumps({**GOOD, "signals": ["judge"]}), "unknown expectation 'judge'"),
+        (json.dumps({**GOOD, "cost": "no"}), "field 'cost' must be true or false, got 'no'"),
         (
             json.dumps({"id": "x", "question": "q", "samples": 1, "floor": 1}),
             "no expectations",

@@ -239,6 +239,29 @@ def test_the_cli_reports_a_mismatch_as_an_error(
     assert "FixtureMismatchError" in result.output
 
 
+def test_a_model_without_a_price_fails_before_any_call_unless_cases_opt_out(
+    recorded: tuple[Path, EvalResults], tmp_path: Path
+) -> None:
+    store, _ = recorded
+    euros = tmp_path / "prices.toml"
+    euros.write_text('currency = "EUR"\n"other-model" = { input = 1.0, output = 2.0 }\n')
+    args = ["--fixtures", str(store), "--no-history", "--agent", AGENT, "--prices", str(euros)]
+    unpriced = CliRunner().invoke(eval_cmd, [*args, "--cases", str(shipped_eval_cases())])
+    assert unpriced.exit_code == 2
+    assert f"PriceError: no price for model 'claude-sonnet-4-5' in {euros}" in unpriced.output
+    assert "rag-basics" not in unpriced.output  # refused before any case ran
+    cases = tmp_path / "cases.jsonl"
+    lines = shipped_eval_cases().read_text(encoding="utf-8").splitlines()
+    opted = [json.dumps({**json.loads(line), "cost": False}) for line in lines if line.strip()]
+    cases.write_text("\n".join(opted) + "\n", encoding="utf-8")
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(eval_cmd, [*args, "--cases", str(cases), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert all(case["counts"]["cost_skipped"] for case in written["cases"])
+    assert written["metrics"]["cost"] is None
+
+
 def test_concurrent_recording_with_a_rate_limit_replays_identically(tmp_path: Path) -> None:
     store = tmp_path / "f.jsonl"
     cases = shipped_cases()[:4]

@@ -3,12 +3,14 @@ citations, cost from the price table, tokens and steps."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from replaygate.evals import PriceTable, metrics_of, score_case
 from replaygate.evals.cases import EvalCase
+from replaygate.evals.errors import PriceError
 from replaygate.evals.prices import Price
 from replaygate.evals.scorers import CaseCounts
 from replaygate.sampling import SampledResult, SampleResult
@@ -75,16 +77,20 @@ def test_cases_without_expected_ids_count_only_for_fabrication() -> None:
     assert metrics["fabricated"] == 1.0
 
 
-def test_cost_is_none_without_a_price_for_the_model() -> None:
+def test_a_model_without_a_price_is_an_error_unless_the_case_opts_out() -> None:
     case = EvalCase("a", "q", 1, 1, expected_doc_ids=("d",))
     result = sampled("a", [output(["d"], ["d"])], [True], 1)
-    unpriced = score_case(case, result, PRICES, "unknown-model")
-    assert unpriced.cost is None
+    with pytest.raises(PriceError, match="no price for model 'unknown-model' in test"):
+        score_case(case, result, PRICES, "unknown-model")
+    opted_out = score_case(replace(case, cost=False), result, PRICES, "unknown-model")
+    assert (opted_out.cost, opted_out.cost_skipped) == (None, True)
+    assert CaseCounts.from_json(opted_out.to_json()) == opted_out
+    assert opted_out.to_json()["cost_skipped"] is True
     priced = score_case(case, result, PRICES, "m")
-    metrics = metrics_of([unpriced, priced])
-    assert (metrics["cost"], metrics["cost_total"]) == (None, None)
-    assert metrics_of([priced])["cost"] is not None
-    assert score_case(case, result, None, "m").cost is None
+    assert metrics_of([opted_out, priced])["cost_total"] == priced.cost
+    assert metrics_of([opted_out, priced])["cost"] == priced.cost  # per priced run
+    assert (metrics_of([opted_out])["cost"], metrics_of([opted_out])["cost_total"]) == (None, None)
+    assert score_case(case, result, None, "m").cost is None  # no price table at all
 
 
 def test_a_sample_without_output_counts_its_expected_ids_only() -> None:

@@ -127,7 +127,7 @@ def test_a_blocked_case_and_a_missing_case_fail_the_gate() -> None:
     assert run_gate(reference(BASE), reference(now), lenient).passed
 
 
-def test_a_metric_without_a_value_is_not_checked_but_noted() -> None:
+def test_a_limited_metric_without_a_value_fails_the_gate() -> None:
     unpriced = results(*(case(c.id, 5) for c in BASE.cases))
     counts = [
         CaseResult(c.sampled, CaseCounts(**{**c.counts.to_json(), "cost": None}), c.tags)
@@ -136,7 +136,11 @@ def test_a_metric_without_a_value_is_not_checked_but_noted() -> None:
     report = run_gate(reference(BASE), reference(results(*counts)), GateConfig())
     row = next(r for r in report.rows if r.metric == "cost")
     assert (row.verdict, row.delta) == ("n/a", "n/a")
-    assert "cost: the results have no value; it was not checked" in report.notes
+    assert not report.passed
+    assert (
+        "cost: the results have no value, so its limit (rise <= 10.0%) cannot be checked"
+        in report.failures
+    )
 
 
 def test_limits_parse_with_aliases_and_explain_mistakes() -> None:

@@ -38,6 +38,7 @@ from replaygate.evals.errors import (
     EvalError,
     HistoryError,
     LimitError,
+    PriceError,
     ResultsError,
 )
 from replaygate.evals.expectations import checks_for
@@ -83,6 +84,7 @@ __all__ = [
     "LimitError",
     "Metric",
     "Price",
+    "PriceError",
     "PriceTable",
     "RecordPlan",
     "Reference",

@@ -11,7 +11,8 @@ A case::
 ``id``, ``question`` (or ``input``), ``samples`` and ``floor`` are required: a case
 declares its sample count and pass floor beside its expectations (law 7). The
 expectations (``must_contain`` with ``aliases``, ``expected_doc_ids``, ``schema``)
-become checks; each is a gate unless named in ``signals``.
+become checks; each is a gate unless named in ``signals``. ``"cost": false`` opts a
+case out of the cost metrics (its model need not have a price); the results say so.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ FIELDS = (
     "floor",
     "tags",
     "signals",
+    "cost",
 )
 
 
@@ -61,6 +63,7 @@ class EvalCase:
     schema: Mapping[str, Any] | None = None
     tags: tuple[str, ...] = ()
     signals: tuple[str, ...] = ()
+    cost: bool = True
     file: str = ""
     line: int = 0
 
@@ -150,6 +153,7 @@ def parse_case(raw: str, file: str, line: int) -> EvalCase:
         schema=schema,
         tags=_strings(record, "tags", fail),
         signals=signals,
+        cost=_flag(record, "cost", fail),
         file=file,
         line=line,
     )
@@ -172,6 +176,13 @@ def _integer(record: Mapping[str, Any], key: str, fail: Fail) -> int:
     value = record[key]
     if isinstance(value, bool) or not isinstance(value, int):
         raise fail(f"field {key!r} must be an integer, got {value!r}")
+    return value
+
+
+def _flag(record: Mapping[str, Any], key: str, fail: Fail) -> bool:
+    value = record.get(key, True)
+    if not isinstance(value, bool):
+        raise fail(f"field {key!r} must be true or false, got {value!r}")
     return value
 
 

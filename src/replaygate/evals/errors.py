@@ -45,5 +45,9 @@ class LimitError(EvalError, ValueError):
     """A gate limit such as ``success=0.02`` cannot be parsed or names no known metric."""
 
 
+class PriceError(EvalError):
+    """The price table has no price for the model a run is scored on (``no price for model X``)."""
+
+
 class AgentLoadError(EvalError):
     """``--agent module:function`` does not name an importable callable."""

@@ -3,7 +3,9 @@
 For each metric with a limit, the change from the baseline is checked: a share
 (success, citation precision and recall, fabricated) in absolute points, an amount
 (cost, tokens, steps) relative to the baseline. Beyond that, a case whose every
-sample failed (``block``) and a baseline case missing from the run fail the gate.
+sample failed (``block``), a baseline case missing from the run, and a limited metric
+the baseline has but the run does not (a cost with no price, say) fail the gate: what
+cannot be checked is never passed.
 """
 
 from __future__ import annotations
@@ -216,7 +218,10 @@ def run_gate(
         notes.append(f"case {new} is new (not in the baseline)")
     for row in rows:
         if row.verdict == "n/a" and row.baseline is not None:
-            notes.append(f"{row.metric}: the results have no value; it was not checked")
+            problems.append(
+                f"{row.metric}: the results have no value, so its limit ({row.limit}) cannot "
+                "be checked"
+            )
     return GateReport(rows, tuple(problems), tuple(notes))
 
 

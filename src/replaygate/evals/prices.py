@@ -11,7 +11,9 @@ replaygate ships a table (``replaygate/evals/data/prices.toml``). A project's ow
 table, in ``[tool.replaygate.prices]`` of ``pyproject.toml`` (or in a file named by
 its ``file`` key), is laid over it: its entries override or extend the shipped ones.
 A table in another currency replaces the shipped one, since prices in two currencies
-never mix. Every results file says which tables priced it.
+never mix. Every results file says which tables priced it. A model the table has no
+price for is an error (:class:`~replaygate.evals.errors.PriceError`), never a cost
+left out; a case opts out of cost with ``"cost": false``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from replaygate.evals.errors import PriceError
 from replaygate.evals.toml_reader import TableReader, load_toml
 
 PER_TOKENS = 1_000_000
@@ -48,9 +51,25 @@ class PriceTable:
 
     def cost(self, model: str, input_tokens: int, output_tokens: int) -> float | None:
         """The cost of these tokens on ``model``; None when the table has no price for it."""
+        if model not in self.models:
+            return None
+        return self.required_cost(model, input_tokens, output_tokens)
+
+    def require(self, model: str) -> Price:
+        """The price of ``model``; :class:`PriceError` when the table has none."""
         price = self.models.get(model)
         if price is None:
-            return None
+            raise PriceError(
+                f"no price for model {model!r} in {self.source}: add it to "
+                f'[tool.replaygate.prices] ("{model}" = {{ input = ..., output = ... }}, per '
+                "million tokens) or pass --prices, or mark the cases that may run unpriced "
+                'with "cost": false'
+            )
+        return price
+
+    def required_cost(self, model: str, input_tokens: int, output_tokens: int) -> float:
+        """The cost of these tokens on ``model``; :class:`PriceError` when it has no price."""
+        price = self.require(model)
         return (input_tokens * price.input + output_tokens * price.output) / PER_TOKENS
 
     def to_json(self) -> dict[str, Any]:

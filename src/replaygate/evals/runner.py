@@ -67,7 +67,10 @@ def run_eval(
     Requests are built with ``settings`` (default: the ones the agent declares).
     Without ``recording`` every model call is replayed from ``store`` (a miss
     raises :class:`~replaygate.errors.FixtureMismatchError`). With it, calls are
-    recorded into ``store``. ``info`` is added to the run information.
+    recorded into ``store``. ``info`` is added to the run information. A ``prices``
+    table without a price for the model raises
+    :class:`~replaygate.evals.errors.PriceError` before any call, unless every case
+    opts out of cost (``"cost": false``).
     """
     entry = as_entry(agent)
     settings = settings or entry.settings
@@ -76,6 +79,8 @@ def run_eval(
             "no request settings: pass settings=RequestSettings(model=..., max_tokens=...) "
             "or declare them on the agent (AgentEntry(run, settings=...))"
         )
+    if prices is not None and any(case.cost for case in cases):
+        prices.require(settings.model)  # before any call: no price is an error, not a gap
     if recording is not None:
         require_approval(recording.mode, recording.approve_live)
         if recording.concurrency < 1:

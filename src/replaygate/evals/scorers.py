@@ -9,10 +9,13 @@ samples weighs more in the citation metrics, and cost and steps are per run:
   ``citation_recall``: expected ids cited / all expected ids (cases with
   ``expected_doc_ids`` only; a sample that raised cited nothing);
 - ``fabricated``: citations of documents the run never fetched / all citations;
-- ``cost``: tokens times the price table, per run (``cost_total`` for all runs);
+- ``cost``: tokens times the price table, per run (``cost_total`` for all runs), over
+  the cases that did not opt out (``"cost": false``, kept as ``cost_skipped``); a
+  model without a price is a :class:`~replaygate.evals.errors.PriceError`;
   ``tokens`` and ``steps`` per run.
 
-A metric with nothing to measure (no citation at all, no price) is ``None``.
+A metric with nothing to measure (no citation at all, no price table, every case
+opted out of cost) is ``None``.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class CaseCounts:
     output_tokens: int = 0
     steps: int = 0
     cost: float | None = None
+    cost_skipped: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The stored JSON object."""
@@ -60,6 +64,7 @@ class CaseCounts:
             passed=bool(obj["passed"]),
             scored=bool(obj.get("scored", False)),
             cost=None if cost is None else float(cost),
+            cost_skipped=bool(obj.get("cost_skipped", False)),
             **fields,
         )
 
@@ -79,7 +84,11 @@ _INT_FIELDS = (
 def score_case(
     case: EvalCase, sampled: SampledResult, prices: PriceTable | None, model: str
 ) -> CaseCounts:
-    """Sum ``case``'s samples: citations against expected and fetched ids, tokens, cost."""
+    """Sum ``case``'s samples: citations against expected and fetched ids, tokens, cost.
+
+    Raises :class:`~replaygate.evals.errors.PriceError` when ``prices`` has no price
+    for ``model`` and the case did not opt out of cost.
+    """
     expected = set(case.expected_doc_ids)
     runs = cited = correct = fabricated = tokens_in = tokens_out = steps = 0
     for sample in sampled.samples:
@@ -107,7 +116,10 @@ def score_case(
         input_tokens=tokens_in,
         output_tokens=tokens_out,
         steps=steps,
-        cost=prices.cost(model, tokens_in, tokens_out) if prices is not None else None,
+        cost=prices.required_cost(model, tokens_in, tokens_out)
+        if prices is not None and case.cost
+        else None,
+        cost_skipped=not case.cost,
     )
 
 
@@ -119,15 +131,16 @@ def metrics_of(counts: Sequence[CaseCounts]) -> Metrics:
     """The run's metrics from its cases' counts (keys in :data:`METRICS` order)."""
     scored = [c for c in counts if c.scored]
     runs = sum(c.runs for c in counts)
-    costs = [c.cost for c in counts if c.cost is not None]
-    cost_total = sum(costs) if counts and len(costs) == len(counts) else None
+    priced = [c for c in counts if not c.cost_skipped]
+    costs = [c.cost for c in priced if c.cost is not None]
+    cost_total = sum(costs) if priced and len(costs) == len(priced) else None
     cited = sum(c.cited for c in counts)
     values: Metrics = {
         "success": _ratio(sum(c.passed for c in counts), len(counts)),
         "citation_precision": _ratio(sum(c.correct for c in scored), sum(c.cited for c in scored)),
         "citation_recall": _ratio(sum(c.correct for c in scored), sum(c.expected for c in scored)),
         "fabricated": _ratio(sum(c.fabricated for c in counts), cited),
-        "cost": None if cost_total is None else _ratio(cost_total, runs),
+        "cost": None if cost_total is None else _ratio(cost_total, sum(c.runs for c in priced)),
         "cost_total": cost_total,
         "tokens": _ratio(sum(c.input_tokens + c.output_tokens for c in counts), runs),
         "steps": _ratio(sum(c.steps for c in counts), runs),
