@@ -50,7 +50,7 @@ AUTH_LIKE_FIELD = re.compile(rf"(?i)(^|[-_.])({AUTH_WORDS})s?($|[-_.])")
 _QUERY_WORDS = r"key|sig|signature|code"
 _VALUE = r"[!#-%*+\--:=?-Z^-z|~]"  # printable ASCII but quotes, brackets, & ; , \
 KEYWORD = re.compile(
-    rf"(?i)(?:(?<=[?&;])(?:{_QUERY_WORDS})|(?<![A-Za-z])[A-Za-z0-9_.-]*?(?:{AUTH_WORDS})s?)"
+    rf"(?i)(?:(?<=[?&;])(?:{_QUERY_WORDS})|(?<![A-Za-z])[A-Za-z0-9_.-]*?(?:{AUTH_WORDS})[A-Za-z0-9_.-]*?)"
     rf"[\"']?\s*[=:]\s*[\"']?({_VALUE}{{{CONTEXT_MIN_LENGTH},}})"
 )
 """A credential name written in text and its value: ``api_key=...``, ``?key=...``."""
