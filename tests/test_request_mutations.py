@@ -29,6 +29,7 @@ from replaygate.examples.research_copilot.tools import Tool, ToolRegistry
 from replaygate.fixtures.session import FixtureSession
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Exchange, block_network, httpx2_client
+from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RecordingModel, ReplayModel, RequestSettings
 from replaygate.sim import Simulator
 
@@ -186,6 +187,16 @@ def test_a_system_prompt_given_twice_differently_is_refused(wire_store: Path) ->
     )
     assert run(same, build_registry(), QUESTION, system=DEFAULT_SYSTEM).system == DEFAULT_SYSTEM
     assert len(same.calls) == 3  # the run's copy of the model shares its calls
+
+
+def test_a_live_sdk_model_sends_the_system_prompt_of_the_run() -> None:
+    with Simulator(behavior="research-copilot") as sim:
+        client = anthropic.Anthropic(base_url=sim.url, api_key="sim-key", max_retries=0)
+        live = AnthropicModel(client, model=DEFAULT_MODEL, max_tokens=DEFAULT_MAX_TOKENS)
+        result = run(live, build_registry(), QUESTION, system="Be brief.")
+        sent = [request.body for request in sim.requests]
+    assert result.system == "Be brief." and live.settings.system is None
+    assert len(sent) == 3 and all(body["system"] == "Be brief." for body in sent)
 
 
 def test_every_field_of_a_recorded_wire_request_misses_when_changed(wire_store: Path) -> None:
