@@ -9,7 +9,9 @@ works. A replay object alone opens no socket and patches nothing.
 from __future__ import annotations
 
 import _socket
+import ipaddress
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -24,6 +26,8 @@ from pathlib import Path
 import anthropic
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 import network_escapes
 from network_escapes import RAW_SOCKET
@@ -38,6 +42,8 @@ from replaygate.sim import Simulator
 
 SHIPPED = Path(__file__).parents[1] / "src/replaygate/examples/research_copilot/data"
 ALL = sum(network_escapes.expected().values())
+LOOPBACK_V4 = ipaddress.ip_network("127.0.0.0/8")
+LOOPBACK_V6 = ipaddress.ip_address("::1")
 
 
 def depth() -> int:
@@ -281,6 +287,47 @@ def test_allow_lets_a_named_address_through() -> None:
 )
 def test_loopback_is_decided_by_the_address(host: str, loopback: bool) -> None:
     assert is_loopback(host) is loopback
+
+
+@given(st.ip_addresses(v=4))
+def test_an_ipv4_address_is_loopback_exactly_in_127_8_however_written(
+    ip: ipaddress.IPv4Address,
+) -> None:
+    inside = ip in LOOPBACK_V4
+    assert is_loopback(str(ip)) is inside
+    assert is_loopback(f"::ffff:{ip}") is inside
+    assert is_loopback(f"[::ffff:{ip}]") is inside
+    with block_network():
+        assert network.allowed((str(ip), 443)) is inside
+        assert network.allowed((f"::ffff:{ip}", 443, 0, 0), socket.AF_INET6) is inside
+
+
+@given(st.ip_addresses(v=6))
+def test_an_ipv6_address_is_loopback_only_as_1_or_mapped_loopback(
+    ip: ipaddress.IPv6Address,
+) -> None:
+    mapped = ip.ipv4_mapped
+    assert is_loopback(str(ip)) is (
+        ip == LOOPBACK_V6 or (mapped is not None and mapped in LOOPBACK_V4)
+    )
+
+
+LABEL = st.from_regex(r"[a-z0-9][a-z0-9-]{0,10}", fullmatch=True)
+
+
+@given(
+    st.lists(st.sampled_from(["localhost", "127.0.0.1", "::1", "0", "lo"]) | LABEL, max_size=4),
+    st.sampled_from(["invalid", "example.com", "localhost"]),
+)
+def test_a_name_that_looks_local_is_not_loopback_and_is_not_looked_up(
+    labels: list[str], suffix: str
+) -> None:
+    name = ".".join([*labels, suffix]).replace("::1", "x")
+    if name == "localhost":
+        return
+    assert not is_loopback(name)
+    with block_network(), pytest.raises(NetworkBlockedError, match=re.escape(name)):
+        socket.getaddrinfo(name, 80)
 
 
 @contextmanager
