@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -22,6 +23,7 @@ from replaygate.sanitize.secret_scan import (
     find_stream_secrets,
     may_hold_secret,
 )
+from test_secret_corpus import FAMILIES
 
 GITHUB = "ghp_" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa9b"
 NEW_POSITIVES = [
@@ -61,11 +63,15 @@ def test_lookalikes_are_not_secrets(text: str) -> None:
 
 
 def test_every_detector_declares_anchors_its_matches_contain() -> None:
-    for detector, text in NEW_POSITIVES:
-        match = next(d for d in DETECTORS if d.name == detector).pattern.search(text)
-        assert match is not None
-        found = next(d for d in DETECTORS if d.name == detector)
-        assert any(anchor in match.group(0) for anchor in found.anchors), detector
+    samples = [text for _, text in NEW_POSITIVES] + list(FAMILIES.values())
+    for detector in DETECTORS:
+        folded = bool(detector.pattern.flags & re.IGNORECASE)
+        for text in samples:
+            match = detector.pattern.search(text)
+            if match is not None:
+                found = match.group(0).lower() if folded else match.group(0)
+                anchors = [a.lower() if folded else a for a in detector.anchors]
+                assert any(anchor in found for anchor in anchors), detector.name
 
 
 def _full_walk(value: Any) -> list[SecretFinding]:
