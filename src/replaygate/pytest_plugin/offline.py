@@ -9,8 +9,9 @@ telemetry exporter flushing its spans, for one) run blocked too, and each attemp
 they make is told on stderr, naming the module that tried.
 
 Every attempt refused during the session is listed in the terminal summary with the
-module that made it, those made after the last test marked so: an exporter that
-swallows the error cannot pass unnoticed.
+module that made it and the test it happened in (or "after the last test"), those of
+pytest-xdist workers included: an exporter that swallows the error cannot pass
+unnoticed.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import atexit
 import sys
 from contextlib import AbstractContextManager, ExitStack
+from typing import Any
 
 import pytest
 
@@ -25,6 +27,8 @@ from replaygate.network import Refusal, block_network, refusals
 
 USES_REPLAYGATE = "replaygate_store"
 """The fixture every replaygate fixture that touches a store depends on."""
+WORKER_OUTPUT = "replaygate_refused"
+"""Where a pytest-xdist worker hands its refusals to the controller."""
 
 _exit_hold: list[AbstractContextManager[None]] = []
 
@@ -59,6 +63,7 @@ class OfflineSession:
         self.first = 0
         self.after_tests: int | None = None
         self.starts: list[tuple[int, str]] = []
+        self.from_workers: list[str] = []
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -82,16 +87,40 @@ class OfflineSession:
         during = [nodeid for start, nodeid in self.starts if start <= index]
         return f"during {during[-1]}" if during else "before the first test"
 
+    def lines(self) -> list[str]:
+        """One line per attempt refused in this process during the session."""
+        if not self.blocked:
+            return []
+        refused = refusals()[self.first :]
+        return [
+            f"{refusal} {self._when(index)}" for index, refusal in enumerate(refused, self.first)
+        ]
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """On a pytest-xdist worker, send this worker's lines to the controller."""
+        output = getattr(session.config, "workeroutput", None)
+        if output is not None:
+            output[WORKER_OUTPUT] = self.lines()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """On the pytest-xdist controller, keep what a finished worker refused."""
+        worker = getattr(node, "gateway", None)
+        name = getattr(worker, "id", "worker")
+        for line in getattr(node, "workeroutput", {}).get(WORKER_OUTPUT, []):
+            self.from_workers.append(f"[{name}] {line}")
+
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """List the attempts refused during the session, with the module that tried."""
-        refused = refusals()[self.first :]
-        if not self.blocked or not refused:
+        lines = self.lines() + self.from_workers
+        if not lines:
             return
         terminalreporter.section("replaygate: network attempts refused in replay")
-        for index, refusal in enumerate(refused, self.first):
-            terminalreporter.line(f"{refusal} {self._when(index)}")
+        for line in lines:
+            terminalreporter.line(line)
         terminalreporter.line(
-            f"{len(refused)} attempt(s) refused: replay is offline; wire the client to "
+            f"{len(lines)} attempt(s) refused: replay is offline; wire the client to "
             "replaygate, or turn the sender off in tests"
         )
 
