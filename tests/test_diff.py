@@ -93,6 +93,17 @@ def test_a_long_string_shows_its_first_difference_and_offset(
     assert len(recorded) <= 10 * limit + 10  # a window, not the whole text
 
 
+@given(items=st.lists(st.integers(), min_size=1, max_size=300), data=st.data())
+def test_a_list_shows_its_first_differing_index(items: list[int], data: st.DataObject) -> None:
+    at = data.draw(st.integers(min_value=0, max_value=len(items) - 1))
+    edited = [*items[:at], items[at] + 1, *items[at + 1 :]]
+    line = FieldDifference("tools", items, edited).render()
+    size = len(items)
+    assert line == f"tools: at index {at} (lengths {size}, {size}): {items[at]} != {items[at] + 1}"
+    shorter = FieldDifference("tools", items, items[:at]).render()
+    assert shorter.startswith(f"tools: at index {at} (lengths {size}, {at}): ")
+
+
 def test_lists_show_their_first_differing_index() -> None:
     assert FieldDifference("tools", [1, 2, 3], [1, 2]).render() == (
         "tools: at index 2 (lengths 3, 2): 3 != <missing>"
