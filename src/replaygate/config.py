@@ -95,7 +95,11 @@ def find_pyproject(start: StrPath | None = None) -> Path | None:
     ``start`` may be a file or a folder, and may not exist yet. The walk stops at an
     installed-packages folder (``site-packages``).
     """
-    here = Path(start if start is not None else ".").resolve()
+    start_path = Path(start if start is not None else ".")
+    try:
+        here = start_path.resolve()
+    except (RuntimeError, OSError):  # a symlink loop: the store reports it when opened
+        here = Path(os.path.abspath(start_path))
     for folder in (here, *here.parents):
         candidate = folder / PYPROJECT
         if candidate.is_file():

@@ -41,6 +41,10 @@ class FixtureFormatError(LocatedError):
     """
 
 
+class StoreWriteError(LocatedError):
+    """A fixture could not be written (a full disk, a read-only folder); nothing stored was lost."""
+
+
 class KeyTooShortError(ReplaygateError, ValueError):
     """A fixture key (or a key prefix asked for) is shorter than ``fingerprint.KEY_LENGTH``."""
 

@@ -21,6 +21,9 @@ from replaygate.hygiene.verify import verify_store
 def verify(path: Path, repair: bool, allow_missing_meta: bool) -> None:
     """Check every fixture under PATH; one line per problem, exit 1 if any.
 
+    Exit 2 when a file was refused unread: not a regular file (a folder, a FIFO, a
+    device, a symlink loop), unreadable, or holding a line over the maximum size.
+
     Checked: each line parses (a partial last line is reported, and --repair cuts
     it); each key matches its request; no request is recorded twice with different
     responses; each response replays; no secret-looking value; meta is complete;
@@ -40,5 +43,7 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool) -> None:
     for problem in problems:
         click.echo(str(problem))
     click.echo(f"{count} fixture(s) checked, {len(problems)} problem(s)")
+    if any(problem.refused for problem in problems):
+        raise SystemExit(2)
     if problems:
         raise SystemExit(1)

@@ -1,0 +1,291 @@
+"""Stores from the real world: each hostile file is a clear error naming it, never a hang.
+
+A folder where a file is expected, a FIFO, a symlink loop, a device, an unreadable
+file, a line over the maximum size, JSON nested 10,000 deep, NaN and Infinity, a meta
+value that would name a folder outside the store; a full disk and a read-only folder.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate import Fixture, FixtureFormatError, FixtureStore
+from replaygate.cli import main
+from replaygate.errors import StoreWriteError
+from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.store import files, record_response
+from replaygate.hygiene.verify import verify_store
+
+REQUEST = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+RESPONSE = {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
+META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
+GOOD = Fixture.create(REQUEST, [RESPONSE], META)
+RUN = ["run", "--agent", "json:dumps", "--model", "m", "--max-tokens", "8"]
+
+
+def _open_within(path: Path, seconds: float = 2.0) -> BaseException | None:
+    """Open the store at ``path`` in a thread; what it raised (fails the test on a hang)."""
+    raised: list[BaseException | None] = [None]
+
+    def target() -> None:
+        try:
+            FixtureStore.open(path).close()
+        except BaseException as err:
+            raised[0] = err
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"opening {path} hangs"
+    return raised[0]
+
+
+def _folder_as_file(tmp: Path) -> Path:
+    path = tmp / "store.jsonl"
+    path.mkdir()
+    return path
+
+
+def _fifo(tmp: Path) -> Path:
+    path = tmp / "store.jsonl"
+    os.mkfifo(path)
+    return path
+
+
+def _fifo_without_suffix(tmp: Path) -> Path:
+    path = tmp / "pipe"
+    os.mkfifo(path)
+    return path
+
+
+def _symlink_loop(tmp: Path) -> Path:
+    path = tmp / "store.jsonl"
+    path.symlink_to(path)
+    return path
+
+
+def _loop_in_folder(tmp: Path) -> Path:
+    folder = tmp / "store"
+    folder.mkdir()
+    (folder / "a.jsonl").symlink_to(folder / "b.jsonl")
+    (folder / "b.jsonl").symlink_to(folder / "a.jsonl")
+    return folder
+
+
+def _fifo_in_folder(tmp: Path) -> Path:
+    folder = tmp / "store"
+    folder.mkdir()
+    os.mkfifo(folder / "a.jsonl")
+    return folder
+
+
+HOSTILE: dict[str, Callable[[Path], Path]] = {
+    "folder where a file is expected": _folder_as_file,
+    "FIFO": _fifo,
+    "FIFO without a suffix": _fifo_without_suffix,
+    "symlink loop": _symlink_loop,
+    "symlink loop in a folder store": _loop_in_folder,
+    "FIFO in a folder store": _fifo_in_folder,
+    "/dev/zero": lambda _: Path("/dev/zero"),
+    "/dev/null": lambda _: Path("/dev/null"),
+}
+
+
+@pytest.mark.parametrize("make", HOSTILE.values(), ids=list(HOSTILE))
+def test_a_path_that_is_not_a_regular_file_is_refused_at_once(
+    tmp_path: Path, make: Callable[[Path], Path]
+) -> None:
+    path = make(tmp_path)
+    raised = _open_within(path)
+    assert isinstance(raised, FixtureFormatError), raised
+    assert raised.file.startswith(str(path))
+    _, problems = verify_store(path)
+    assert problems and all(p.refused for p in problems)
+
+
+@pytest.mark.parametrize("make", HOSTILE.values(), ids=list(HOSTILE))
+def test_the_cli_exits_2_on_a_hostile_store_without_a_traceback(
+    tmp_path: Path, make: Callable[[Path], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = make(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    for args in (
+        ["verify", str(path)],
+        ["show", GOOD.key, "--fixtures", str(path)],
+        [*RUN, "--fixtures", str(path), "-q", "hi"],
+    ):
+        done = runner.invoke(main, args)
+        assert done.exit_code == 2, (args, done.output)
+        assert isinstance(done.exception, SystemExit), done.exception
+        assert str(path) in done.output and "Traceback" not in done.output
+
+
+def test_an_unreadable_file_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tests run as root, where chmod 000 does not stop reads: the refusal is mocked.
+    path = tmp_path / "store.jsonl"
+    path.write_bytes(GOOD.to_line())
+    real_open = os.open
+
+    def deny(file: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if Path(file) == path:
+            raise PermissionError(errno.EACCES, "Permission denied", str(file))
+        return real_open(file, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", deny)
+    with pytest.raises(FixtureFormatError, match="Permission denied") as err:
+        FixtureStore.open(path)
+    assert err.value.file == str(path)
+    _, problems = verify_store(path)
+    assert [p.refused for p in problems] == [True]
+
+
+def test_a_100_mb_line_is_refused_without_being_held_whole(tmp_path: Path) -> None:
+    path = tmp_path / "store.jsonl"
+    with path.open("wb") as handle:
+        handle.write(GOOD.to_line())
+        handle.truncate(100 << 20)  # sparse: a 100 MB second line of zero bytes
+    with pytest.raises(FixtureFormatError, match="longer than the maximum") as err:
+        FixtureStore.open(path)
+    assert (err.value.file, err.value.line) == (str(path), 2)
+    _, problems = verify_store(path)
+    assert [(p.line, p.refused) for p in problems] == [(2, True)]
+
+
+@pytest.mark.parametrize("where", ["jsonl", "json"])
+def test_the_maximum_line_size_holds_inside_a_chunk_and_for_one_file_fixtures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    monkeypatch.setattr(files, "MAX_LINE_BYTES", 1024)
+    big = Fixture.create(REQUEST, [{**RESPONSE, "id": "x" * 2000}], META)
+    if where == "jsonl":
+        path = tmp_path / "store.jsonl"
+        path.write_bytes(GOOD.to_line() + big.to_line() + GOOD.to_line())
+        line = 2
+    else:
+        path = tmp_path / "store"
+        path.mkdir()
+        (path / "big.json").write_bytes(big.to_pretty())
+        line = 0
+    with pytest.raises(FixtureFormatError, match="longer than the maximum of 1,024") as err:
+        FixtureStore.open(path)
+    assert err.value.line == line
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"key":"%s","request":' + b'{"a":' * 10_000 + b"1" + b"}" * 10_000 + b',"response":{}}',
+        b'{"key":"%s","request":{"n":' + b"[" * 10_000 + b"]" * 10_000 + b'},"response":{}}',
+        b'{"key":"%s","request":{"max_tokens":NaN},"response":{}}',
+        b'{"key":"%s","request":{"max_tokens":Infinity},"response":{}}',
+        b'{"key":"%s","request":{"max_tokens":-Infinity},"response":{}}',
+        b'{"key":"%s","request":{},"response":{"x":1e999}}',
+    ],
+    ids=["objects 10,000 deep", "lists 10,000 deep", "NaN", "Infinity", "-Infinity", "1e999"],
+)
+def test_deep_nesting_and_non_finite_numbers_are_refused_with_file_and_line(
+    tmp_path: Path, text: bytes
+) -> None:
+    path = tmp_path / "store.jsonl"
+    path.write_bytes(GOOD.to_line() + text.replace(b"%s", b"k" * 12) + b"\n")
+    with pytest.raises(FixtureFormatError) as err:
+        FixtureStore.open(path)
+    assert (err.value.file, err.value.line) == (str(path), 2)
+    _, problems = verify_store(path, require_meta=False)
+    assert [p.line for p in problems] == [2]
+    done = CliRunner().invoke(main, ["show", GOOD.key, "--fixtures", str(path)])
+    assert done.exit_code == 2 and f"{path}:2" in done.output
+
+
+@pytest.mark.parametrize("field", ["interface", "interface_version"])
+@pytest.mark.parametrize("value", ["../../outside", "a/b", "..", ".hidden", "x\x00y", "c:\\x"])
+def test_a_meta_value_that_would_name_a_folder_outside_the_store_is_refused(
+    tmp_path: Path, field: str, value: str
+) -> None:
+    folder = tmp_path / "deep" / "store"
+    fixture = Fixture.create(REQUEST, [RESPONSE], {**META, field: value})
+    store = FixtureStore.open(folder)
+    with pytest.raises(FixtureFormatError, match=f"meta.{field}"):
+        store.put(fixture)
+    assert not tmp_path.joinpath("deep", "outside").exists()
+    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == []
+    jsonl = tmp_path / "s.jsonl"
+    jsonl.write_bytes(fixture.to_line())
+    _, problems = verify_store(jsonl)
+    assert any(f"meta.{field}" in p.reason and p.line == 1 for p in problems)
+
+
+def _store_with_one(tmp_path: Path) -> tuple[FixtureStore, Path, bytes]:
+    path = tmp_path / "store.jsonl"
+    store = FixtureStore.open(path)
+    store.put(GOOD)
+    return store, path, path.read_bytes()
+
+
+def test_a_full_disk_on_append_is_a_clear_error_and_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, path, before = _store_with_one(tmp_path)
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    other = Fixture.create({**REQUEST, "max_tokens": 9}, [RESPONSE], META)
+    with pytest.raises(StoreWriteError, match="No space left on device") as err:
+        store.put(other)
+    assert err.value.file == str(path)
+    assert path.read_bytes() == before
+    assert FixtureStore.open(path).lookup(REQUEST) == GOOD
+
+
+def test_a_full_disk_on_replace_is_a_clear_error_and_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, path, before = _store_with_one(tmp_path)
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(StoreWriteError, match="No space left on device"):
+        record_response(store, REQUEST, {**RESPONSE, "id": "new"}, meta=META)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store.jsonl", "store.jsonl.lock"]
+    assert store.lookup(REQUEST) == GOOD
+
+
+@pytest.mark.parametrize("layout", ["store.jsonl", "store"])
+def test_a_read_only_folder_is_a_clear_error_and_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    path = tmp_path / layout
+    store = FixtureStore.open(path)
+    store.put(GOOD)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    real_open = os.open
+
+    def read_only(file: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT) and str(file).startswith(str(tmp_path)):
+            raise PermissionError(errno.EROFS, "Read-only file system", str(file))
+        return real_open(file, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
+    fresh = FixtureStore.open(path)
+    other = Fixture.create({**REQUEST, "max_tokens": 9}, [RESPONSE], META)
+    with pytest.raises(StoreWriteError, match="Read-only file system"):
+        fresh.put(other)
+    monkeypatch.undo()
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    assert FixtureStore.open(path).lookup(REQUEST) == GOOD
