@@ -86,6 +86,7 @@ ESCAPES: list[tuple[str, str, Callable[[], object]]] = [
         lambda: _on(_tcp(socket.AF_INET6), "connect", ("::ffff:192.0.2.1", 443)),
     ),
     ("tcp", "0.0.0.0", lambda: _on(_tcp(), "connect", ("0.0.0.0", 9))),
+    ("tcp", "wildcard ''", lambda: _on(_tcp(), "connect", ("", 9))),
     ("tcp", "_socket.socket connect", lambda: _on(_low_level(), "connect", V4)),
     ("tcp", "_socket.socket connect_ex", lambda: _on(_low_level(), "connect_ex", V4)),
     ("tcp", "_socket.socket taken earlier", lambda: _on(_raw(), "connect", V4)),
@@ -98,6 +99,7 @@ ESCAPES: list[tuple[str, str, Callable[[], object]]] = [
     ("udp", "sendto with flags", lambda: _on(_udp(), "sendto", b"x", 0, DNS)),
     ("udp", "sendmsg", lambda: _on(_udp(), "sendmsg", [b"x"], [], 0, DNS)),
     ("udp", "connect then send", lambda: _on(_udp(), "connect", DNS)),
+    ("udp", "<broadcast>", lambda: _on(_udp(), "sendto", b"x", ("<broadcast>", 9))),
     ("udp", "IPv6 sendto", lambda: _on(_udp(socket.AF_INET6), "sendto", b"x", ("2001:db8::1", 53))),
     (
         "udp",

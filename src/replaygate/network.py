@@ -174,7 +174,7 @@ def allowed(address: Any, family: int = socket.AF_INET) -> bool:
     if not isinstance(address, tuple) or not address:
         return False
     host = _text(address[0])
-    return host is not None and (_may_reach(host) if _address(host) else _may_look_up(host))
+    return bool(host) and _may_look_up(host)  # "" is the wildcard address, like 0.0.0.0
 
 
 def _text(host: Any) -> str | None:
@@ -252,7 +252,7 @@ def _resolved(sock: Any, address: Any) -> Any:
     if sock.family not in _IP_FAMILIES or not isinstance(address, tuple) or not address:
         return address
     host = _text(address[0])
-    if host is None or _address(host) is not None:
+    if not host or _address(host) is not None:
         return address
     found = socket.getaddrinfo(host, address[1], sock.family, sock.type)
     return found[0][4]
