@@ -11,18 +11,20 @@ import errno
 import os
 import threading
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
-from replaygate import Fixture, FixtureFormatError, FixtureStore
+from replaygate import Fixture, FixtureFormatError, FixtureStore, Message, ReplayModel
 from replaygate.cli import main
 from replaygate.errors import StoreWriteError
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import files, record_response
 from replaygate.hygiene.verify import verify_store
+from replaygate.models.replay import RequestSettings
 
 REQUEST = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
 RESPONSE = {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
@@ -289,3 +291,19 @@ def test_a_read_only_folder_is_a_clear_error_and_loses_nothing(
     monkeypatch.undo()
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
     assert FixtureStore.open(path).lookup(REQUEST) == GOOD
+
+
+def test_a_damaged_response_in_a_good_store_is_reported_with_file_and_line_when_served(
+    tmp_path: Path,
+) -> None:
+    settings = RequestSettings(model="m", max_tokens=8)
+    good = Fixture.create(settings.build([Message.user("hi")], []), [RESPONSE], META)
+    request = settings.build([Message.user("bad")], [])
+    damaged = Fixture.create(request, [{"content": 5}], META)
+    path = tmp_path / "store.jsonl"
+    path.write_bytes(good.to_line() + damaged.to_line())
+    model = ReplayModel(FixtureStore.open(path), **asdict(settings))
+    assert model.complete([Message.user("hi")], []).stop_reason == "end_turn"
+    with pytest.raises(FixtureFormatError) as err:
+        model.complete([Message.user("bad")], [])
+    assert (err.value.file, err.value.line) == (str(path), 2)

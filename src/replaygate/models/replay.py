@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from replaygate.errors import FixtureFormatError, WireFormatError
 from replaygate.fixtures.fixture import InterfaceVersionError, version_mismatch
 from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
 from replaygate.fixtures.session import FixtureSession, Hit, Sample, StoreArg
@@ -141,9 +142,13 @@ class _FixtureModel:
     def _replayed(self, hit: Hit) -> ModelResponse:
         """This model's sample of a recorded fixture, in engine types."""
         check_version(self.session, hit, self.settings)
-        _, fixture = hit
+        location, fixture = hit
         answer = self.session.answer(fixture.key, fixture.responses, self._at)
-        return self.settings.wire.from_response(answer)
+        try:
+            return self.settings.wire.from_response(answer)
+        except WireFormatError as err:
+            reason = f"the recorded response cannot be served: {err}"
+            raise FixtureFormatError(str(location.file), location.line, reason) from None
 
 
 class ReplayModel(_FixtureModel):
