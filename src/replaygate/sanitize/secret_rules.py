@@ -149,10 +149,10 @@ def _anchor_searches() -> tuple[tuple[bytes, ...], re.Pattern[bytes], re.Pattern
             else:
                 exact.add(anchor.encode())
 
-    def search(anchors: set[bytes]) -> re.Pattern[bytes]:
-        return re.compile(b"|".join(re.escape(a) for a in sorted(anchors, key=len, reverse=True)))
+    def alternatives(anchors: set[bytes]) -> bytes:
+        return b"|".join(re.escape(a) for a in sorted(anchors, key=len, reverse=True))
 
-    return tuple(sorted(spaced)), search(exact), search(folded)
+    return tuple(sorted(spaced)), re.compile(alternatives(exact)), re.compile(alternatives(folded))
 
 
 _SPACED, _EXACT, _FOLDED = _anchor_searches()
