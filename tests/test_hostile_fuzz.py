@@ -1,0 +1,92 @@
+"""The store reader under random byte edits of a valid store: a clear error or a correct read.
+
+Every damaged store either opens and serves each fixture exactly as its line now
+says (read again by an independent parser), or fails with
+:class:`FixtureFormatError` naming the file and a line; and ``verify`` reports it
+without raising. Nothing else, ever.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from replaygate import Fixture, FixtureFormatError, FixtureStore
+from replaygate.fixtures.fixture import from_json, make_meta
+from replaygate.hygiene.verify import verify_store
+
+META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
+FIXTURES = [
+    Fixture.create(
+        {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "héllo 你好"}]},
+        [{"type": "message", "content": [{"type": "text", "text": "hi"}], "stop_reason": "end"}],
+        META,
+    ),
+    Fixture.create(
+        {"model": "m", "max_tokens": 16, "tools": [{"name": "t", "input_schema": {}}]},
+        [{"id": 1, "n": [1.5, -2, None, True]}, {"id": 2, "big": 2**53 + 1}],
+        META,
+    ),
+    Fixture.create({"method": "POST", "path": "/v1", "body": {"q": 'a\nb"c'}}, [None], None),
+]
+STORE = b"".join(fixture.to_line() for fixture in FIXTURES)
+BYTES = st.sampled_from(list(b'{}[]",:\\\n 0123456789aeflnrstu.-+E\x00\xff\xc3'))
+
+EDIT = st.one_of(
+    st.tuples(st.just("set"), st.integers(0, len(STORE) - 1), BYTES),
+    st.tuples(st.just("insert"), st.integers(0, len(STORE)), BYTES),
+    st.tuples(st.just("delete"), st.integers(0, len(STORE) - 1), st.integers(1, 40)),
+)
+
+
+def _damage(data: bytes, edits: list[tuple[str, int, int]]) -> bytes:
+    buf = bytearray(data)
+    for kind, at, value in edits:
+        at = min(at, len(buf))
+        if kind == "set" and at < len(buf):
+            buf[at] = value
+        elif kind == "insert":
+            buf[at:at] = bytes([value])
+        else:
+            del buf[at : at + value]
+    return bytes(buf)
+
+
+def _check_located(err: FixtureFormatError, path: Path) -> None:
+    assert err.file == str(path) and err.line >= 1, err
+    assert err.reason
+
+
+def _read_all(path: Path) -> None:
+    """Every fixture served is exactly what its line says, read by an independent parser."""
+    store = FixtureStore.open(path)
+    lines = path.read_bytes().split(b"\n")
+    try:
+        for loc in list(store.locations()):
+            expected = from_json(json.loads(lines[loc.line - 1]), str(path), loc.line)
+            assert store.read(loc) == expected
+            found = store.find(expected.request)
+            assert found is not None and found[1] == expected
+    finally:
+        store.close()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(EDIT, min_size=1, max_size=4))
+def test_a_damaged_store_is_read_correctly_or_refused_with_file_and_line(
+    edits: list[tuple[str, int, int]],
+) -> None:
+    damaged = _damage(STORE, edits)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "store.jsonl"
+        path.write_bytes(damaged)
+        try:
+            _read_all(path)
+        except FixtureFormatError as err:
+            _check_located(err, path)
+        _, problems = verify_store(path, require_meta=False)
+        assert all(p.file == str(path) and p.line >= 0 for p in problems)
