@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import math
 import re
+import string
 from collections import Counter
 
 from replaygate.sanitize.ids import STABLE_ID, VOLATILE_PREFIXES
-from replaygate.sanitize.secret_prefilter import Runs, at_string_start, contains_any
+from replaygate.sanitize.secret_prefilter import Runs, at_string_start
 
 CONTEXT_MIN_LENGTH = 20
 CONTEXT_BITS = 3.5
@@ -77,6 +78,7 @@ _SPACE = rb"(?:\s|\\[nrt])*"
 _BEFORE = re.compile(
     rb"(?:%s)[a-z0-9_.\-]*\\?[\"']?%s[=:]?%s\\?[\"']?\Z" % (b"|".join(_WORDS), _SPACE, _SPACE)
 )
+_NAMED = re.compile(rb"(?:%s)[a-z0-9_.\-]*[=:]" % b"|".join(_WORDS))
 _WINDOW = 64
 _ID = re.compile("(?:" + "|".join(re.escape(p) for p in VOLATILE_PREFIXES) + r")[A-Za-z0-9_\-]+")
 _MODEL_ID = re.compile(
@@ -126,10 +128,11 @@ def context_secret(value: str) -> bool:
 
 def free_secret(token: str) -> bool:
     """Whether a free-standing run of token characters is secret-looking."""
+    chars = set(token)
     return (
-        any(c.isdigit() for c in token)
-        and any(c.isupper() for c in token)
-        and any(c.islower() for c in token)
+        not chars.isdisjoint(string.digits)
+        and not chars.isdisjoint(string.ascii_uppercase)
+        and not chars.isdisjoint(string.ascii_lowercase)
         and _HEX.fullmatch(token) is None
         and not known_safe(token)
         and entropy(token) >= FREE_BITS
@@ -161,8 +164,8 @@ def may_detect_context(runs: Runs) -> bool:
     """
     data = runs.data
     for start, end in runs.spans:
-        run = data[start:end].lower()
-        if (b"=" in run or b":" in run) and contains_any(run, _WORDS):
+        run = data[start:end]
+        if (b"=" in run or b":" in run) and _NAMED.search(run.lower()):
             return True
         if not at_string_start(data, start) and _BEFORE.search(
             data[max(0, start - _WINDOW) : start].lower()
