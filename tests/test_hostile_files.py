@@ -50,28 +50,14 @@ def _open_within(path: Path, seconds: float = 2.0) -> BaseException | None:
     return raised[0]
 
 
-def _folder_as_file(tmp: Path) -> Path:
-    path = tmp / "store.jsonl"
-    path.mkdir()
-    return path
+def _at(name: str, make: Callable[[Path], object]) -> Callable[[Path], Path]:
+    """A maker of the hostile path ``<tmp>/<name>``, made by ``make(path)``."""
 
+    def made(tmp: Path) -> Path:
+        make(tmp / name)
+        return tmp / name
 
-def _fifo(tmp: Path) -> Path:
-    path = tmp / "store.jsonl"
-    os.mkfifo(path)
-    return path
-
-
-def _fifo_without_suffix(tmp: Path) -> Path:
-    path = tmp / "pipe"
-    os.mkfifo(path)
-    return path
-
-
-def _symlink_loop(tmp: Path) -> Path:
-    path = tmp / "store.jsonl"
-    path.symlink_to(path)
-    return path
+    return made
 
 
 def _loop_in_folder(tmp: Path) -> Path:
@@ -90,10 +76,10 @@ def _fifo_in_folder(tmp: Path) -> Path:
 
 
 HOSTILE: dict[str, Callable[[Path], Path]] = {
-    "folder where a file is expected": _folder_as_file,
-    "FIFO": _fifo,
-    "FIFO without a suffix": _fifo_without_suffix,
-    "symlink loop": _symlink_loop,
+    "folder where a file is expected": _at("store.jsonl", Path.mkdir),
+    "FIFO": _at("store.jsonl", os.mkfifo),
+    "FIFO without a suffix": _at("pipe", os.mkfifo),
+    "symlink loop": _at("store.jsonl", lambda path: path.symlink_to(path)),
     "symlink loop in a folder store": _loop_in_folder,
     "FIFO in a folder store": _fifo_in_folder,
     "/dev/zero": lambda _: Path("/dev/zero"),
