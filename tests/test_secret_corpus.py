@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -273,6 +274,57 @@ def test_known_safe_values_are_accepted_in_every_field(value: str) -> None:
         "meta": {"note": value},
     }
     assert find_fixture_secrets(fixture) == []
+
+
+def test_encoded_data_ids_and_prose_about_credentials_are_accepted() -> None:
+    rnd = random.Random(1)
+    image = base64.b64encode(rnd.randbytes(600)).decode()
+    signature = base64.b64encode(rnd.randbytes(200)).decode()
+    results = {"url": "https://en.wikipedia.org/wiki/Retrieval-augmented_generation"}
+    prose = (
+        "Read it with password = os.environ['PASSWORD'], token_count: 12345, or "
+        "`Authorization: Bearer $TOKEN`. Basic concepts: the token budget. See "
+        "https://example.com/search?page=2&sort=desc&q=retrieval%20augmented"
+    )
+    anthropic_fixture = {
+        "key": "9f86d081884c",
+        "request": {
+            "model": "claude-sonnet-4-5-20250929",
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "image", "source": {"type": "base64", "data": image}},
+                        {"type": "text", "text": prose},
+                    ],
+                },
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "thinking", "thinking": "Let me think.", "signature": signature},
+                        {"type": "tool_use", "id": SAFE_VALUES[1], "input": {"q": "RAG"}},
+                    ],
+                },
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "content": json.dumps([results])}],
+                },
+            ],
+        },
+        "response": {
+            "id": SAFE_VALUES[2],
+            "content": [{"type": "redacted_thinking", "data": signature}],
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        },
+        "meta": {"note": "recorded from the simulator", "recorded_at": "2025-01-01T00:00:00Z"},
+    }
+    assert find_fixture_secrets(anthropic_fixture) == []
+    image_url = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + image}}
+    openai_fixture = {
+        "request": {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": [image_url]}]},
+        "response": {"output": [{"type": "reasoning", "encrypted_content": "gAAAAB" + signature}]},
+    }
+    assert find_fixture_secrets(openai_fixture) == []
 
 
 def test_a_hex_value_counts_in_a_credential_context_only() -> None:
