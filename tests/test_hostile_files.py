@@ -279,8 +279,16 @@ def test_a_read_only_folder_is_a_clear_error_and_loses_nothing(
     assert FixtureStore.open(path).lookup(REQUEST) == GOOD
 
 
+AGENT = """
+def ask(model, question):
+    from replaygate.models.types import Message
+
+    return model.complete([Message.user(question)], [])
+"""
+
+
 def test_a_damaged_response_in_a_good_store_is_reported_with_file_and_line_when_served(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settings = RequestSettings(model="m", max_tokens=8)
     good = Fixture.create(settings.build([Message.user("hi")], []), [RESPONSE], META)
@@ -293,3 +301,9 @@ def test_a_damaged_response_in_a_good_store_is_reported_with_file_and_line_when_
     with pytest.raises(FixtureFormatError) as err:
         model.complete([Message.user("bad")], [])
     assert (err.value.file, err.value.line) == (str(path), 2)
+    (tmp_path / "one_call.py").write_text(AGENT, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    args = ["run", "--agent", "one_call:ask", "--model", "m", "--max-tokens", "8"]
+    done = CliRunner().invoke(main, [*args, "--fixtures", str(path), "-q", "bad"])
+    assert done.exit_code == 2 and f"{path}:2" in done.output, done.output

@@ -20,7 +20,7 @@ from replaygate.cli.options import (
     errors_as_exit_2,
     fixtures_option,
 )
-from replaygate.errors import LiveCallNotApproved, ReplaygateError
+from replaygate.errors import FixtureFormatError, LiveCallNotApproved, ReplaygateError
 from replaygate.evals.agents import Agent
 from replaygate.evals.config import load_config
 from replaygate.evals.output import RunLike, trace_lines
@@ -69,6 +69,8 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
                 same_trace = trace_lines(first) == trace_lines(second)
                 click.echo(f"identical final: {same_final}; identical trace: {same_trace}")
                 all_identical &= same_final and same_trace
+        except FixtureFormatError:
+            raise  # a damaged store: exit 2, like one that does not open
         except ReplaygateError as err:
             raise click.ClickException(f"{type(err).__name__}: {err}") from None
     if not all_identical:
