@@ -156,6 +156,34 @@ def detect_context(text: str, field_name: str) -> str | None:
     return None
 
 
+_FIELD_WORDS: tuple[bytes, ...] = (
+    b"auth",
+    b"key",
+    b"secret",
+    b"token",
+    b"passw",
+    b"pwd",
+    b"credential",
+)
+_FIELD_WORDS += (b"session", b"cookie")
+
+
+def may_have_auth_like_field(data: bytes) -> bool:
+    """False only when no object of serialized JSON ``data`` has a string or a list under an
+    auth-like name (a superset: any name holding one of the words, any list counts)."""
+    lowered = data.lower()
+    for word in _FIELD_WORDS:
+        at = lowered.find(word)
+        while at >= 0:
+            end = lowered.find(b'"', at)
+            if end < 0:
+                break
+            if b"\\" in lowered[at:end] or lowered[end : end + 3] in (b'":"', b'":['):
+                return True
+            at = lowered.find(word, end)
+    return False
+
+
 def may_detect_context(runs: Runs) -> bool:
     """False only when no string of a serialized fixture has a context or entropy finding.
 

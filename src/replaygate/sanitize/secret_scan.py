@@ -35,6 +35,7 @@ from replaygate.sanitize.secret_entropy import (
     auth_like,
     detect_context,
     may_detect_context,
+    may_have_auth_like_field,
 )
 from replaygate.sanitize.secret_prefilter import Runs
 from replaygate.sanitize.secret_rules import detect_family, may_match_family
@@ -102,44 +103,14 @@ def _auth_like_name(key: Any) -> bool:
     return auth_like(str(key)) if flag is None else flag
 
 
-def _text_under_auth_like_field(value: Any) -> bool:
-    """Whether a string sits under an auth-like field name (``value`` serializes with orjson).
-
-    Only called on values orjson serialized, so every mapping in them is a dict. A
-    tight loop: it runs on every fixture a store verifies.
-    """
-    if not isinstance(value, dict | list):
-        return False
-    stack = [value]
-    pop, push = stack.pop, stack.append
-    while stack:
-        item = pop()
-        if not isinstance(item, dict):
-            push_children = [c for c in item if isinstance(c, dict | list)]
-            stack.extend(push_children)
-            continue
-        for key, child in item.items():
-            kind = type(child)
-            if kind is str:
-                if _auth_like_name(key):
-                    return True
-            elif kind is dict:
-                push(child)
-            elif kind is list:
-                if _auth_like_name(key) and _holds_text(child):
-                    return True
-                push(child)
-            elif isinstance(child, dict | list | str):  # a subclass: the general check
-                if _auth_like_name(key) and _holds_text(child):
-                    return True
-                if not isinstance(child, str):
-                    push(child)
-    return False
-
-
 def _anchored(text: bytes) -> bool:
     runs = Runs.of(text)
-    return may_match_family(runs) or may_detect_context(runs) or may_have_views(runs)
+    return (
+        may_have_auth_like_field(text)
+        or may_match_family(runs)
+        or may_detect_context(runs)
+        or may_have_views(runs)
+    )
 
 
 def _parts(value: Any) -> Iterator[tuple[str | None, Any]]:
@@ -179,8 +150,6 @@ def may_hold_secret(value: Any) -> bool:
     except TypeError:
         return True
     if _anchored(b"".join(data for data, _ in pending)):
-        return True
-    if any(_text_under_auth_like_field(part) for _, part in pending):
         return True
     for data, _ in pending:
         if len(data) >= _CLEAN_MIN_SIZE:
@@ -247,11 +216,16 @@ _PLAIN = object()
 
 
 def _text(parsed: Any, event: Any) -> str | None:
-    """The text an event adds to a plain stream: ``data`` that is not JSON, or a JSON string."""
+    """The text an event adds to a plain stream: its ``data`` unless that is a JSON object or array.
+
+    A JSON string counts as the string it holds; ``[DONE]`` adds nothing.
+    """
     if isinstance(parsed, str):
         return parsed
-    data = event.get("data") if parsed is _PLAIN and isinstance(event, dict) else None
-    return data if isinstance(data, str) and data.strip() != "[DONE]" else None
+    data = event.get("data") if isinstance(event, dict) else None
+    if isinstance(parsed, dict | list) or not isinstance(data, str):
+        return None
+    return data if data.strip() != "[DONE]" else None
 
 
 def _containers(value: Any) -> Iterator[Any]:
