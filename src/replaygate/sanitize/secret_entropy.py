@@ -63,17 +63,9 @@ _FREE_PART = re.compile(rb"[A-Za-z0-9+/_\-=.~]+")
 
 # The first pass, in lower case: a superset of what the rules find (quotes may be
 # escaped, white space written as \n, any name that contains a key word counts).
-_WORDS: tuple[bytes, ...] = (
-    b"auth",
-    b"key",
-    b"secret",
-    b"token",
-    b"passw",
-    b"pwd",
-    b"credential",
-    b"session",
-)
-_WORDS += (b"cookie", b"sig", b"code", b"bearer", b"basic", b"digest")
+# Every name AUTH_LIKE_FIELD matches holds one of the field words.
+_FIELD_WORDS = tuple(b"auth key secret token passw pwd credential session cookie".split())
+_WORDS = (*_FIELD_WORDS, b"sig", b"code", b"bearer", b"basic", b"digest")
 _SPACE = rb"(?:\s|\\[nrt])*"
 _BEFORE = re.compile(
     rb"(?:%s)[a-z0-9_.\-]*\\?[\"']?%s[=:]?%s\\?[\"']?\Z" % (b"|".join(_WORDS), _SPACE, _SPACE)
@@ -154,18 +146,6 @@ def detect_context(text: str, field_name: str) -> str | None:
     if any(free_secret(m.group(0)) for m in FREE_RUN.finditer(text)):
         return FREE
     return None
-
-
-_FIELD_WORDS: tuple[bytes, ...] = (
-    b"auth",
-    b"key",
-    b"secret",
-    b"token",
-    b"passw",
-    b"pwd",
-    b"credential",
-)
-_FIELD_WORDS += (b"session", b"cookie")
 
 
 def may_have_auth_like_field(data: bytes) -> bool:
