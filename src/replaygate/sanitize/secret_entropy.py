@@ -17,8 +17,9 @@ A credential without a known prefix is found two ways:
   URLs are left to the token families.
 
 Known-safe values are never reported (:func:`known_safe`): the placeholders replaygate
-itself uses, provider ids (``msg_``, ``toolu_``... and their stable forms), model ids,
-and hexadecimal digests (fixture keys, sha256), which are free-standing only.
+itself uses, provider ids (``msg_``, ``toolu_``... and their stable forms) and model
+ids. Hexadecimal values (fixture keys, sha256 digests, UUIDs) are never free-standing
+secrets; in a credential context they are.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ def detect_in_text(text: str, field_name: str = "", depth: int = 0) -> str | Non
     """The name of the rule that flags ``text`` (a string under ``field_name``), or None.
 
     The text is read as it is, then each decoding of it (:mod:`.secret_decode`): a
-    finding in a decoded form names the decoding, ``GitHub token (in base64)``.
+    finding in a decoded form names the decoding, ``GitHub token (in base64 text)``.
     """
     name = detect_family(text) or detect_context(text, field_name)
     if name is not None or depth >= _MAX_DEPTH:
