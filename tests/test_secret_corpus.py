@@ -28,8 +28,11 @@ from hypothesis import strategies as st
 
 from replaygate import RecordingModel
 from replaygate.errors import SecretInFixtureError
+from replaygate.fixtures.fixture import Fixture, make_meta
 from replaygate.fixtures.session import FixtureSession, Sample
+from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
+from replaygate.hygiene.verify import verify_store
 from replaygate.models.live import AnthropicModel
 from replaygate.models.types import Message
 from replaygate.sanitize.secret_scan import find_fixture_secrets
@@ -334,6 +337,22 @@ def test_a_hex_value_counts_in_a_credential_context_only() -> None:
     assert find_fixture_secrets({"request": {"path": f"/v1?api_key={digest}"}})
     placeholder = {"request": {"headers": {"x-api-key": "replaygate-replay-no-key"}}}
     assert find_fixture_secrets(placeholder) == []
+
+
+def test_the_store_writer_and_verify_read_decoded_text_too(tmp_path: Path) -> None:
+    secret = FAMILIES["Stripe sk_live"]
+    request = _request({"q": 1}, path="/v1/charges?k=" + quote(secret, safe=""))
+    response = _response(events=_plain_events(_split(base64.b64encode(secret.encode()).decode())))
+    store = FixtureStore.open(tmp_path / "hand.jsonl")
+    with pytest.raises(SecretInFixtureError, match=r"request\.path"):
+        store.put(Fixture.create(request, [response]))
+    assert not (tmp_path / "hand.jsonl").exists() or store.path.read_bytes() == b""
+    written = Fixture.create(_request({"q": 1}), [response], make_meta("http", "v1", "hand"))
+    (tmp_path / "hand.jsonl").write_bytes(written.to_line())
+    _, problems = verify_store(tmp_path / "hand.jsonl")
+    assert [(p.line, p.reason.split(" at ")[-1]) for p in problems] == [
+        (1, "response.events[0..5].data")
+    ]
 
 
 # -- through the real clients, over the loopback simulator -----------------------------------
