@@ -13,7 +13,12 @@ seed 003's table 4.2 has its module:
 - :mod:`~replaygate.sanitize.trim`: response fields the code never reads dropped;
 - :mod:`~replaygate.sanitize.secrets`: secrets are never rewritten: a fixture still
   holding one after the pipeline is refused, nothing written
-  (:class:`~replaygate.errors.SecretInFixtureError`).
+  (:class:`~replaygate.errors.SecretInFixtureError`). The scan
+  (:mod:`~replaygate.sanitize.secret_scan`) reads every string as it is and decoded
+  (:mod:`~replaygate.sanitize.secret_decode`) against the token families
+  (:mod:`~replaygate.sanitize.secret_rules`) and the context and entropy rules
+  (:mod:`~replaygate.sanitize.secret_entropy`), after a fast first pass
+  (:mod:`~replaygate.sanitize.secret_prefilter`).
 
 Build one in Python::
 
