@@ -36,11 +36,15 @@ FIXTURES = [
 STORE = b"".join(fixture.to_line() for fixture in FIXTURES)
 BYTES = st.sampled_from(list(b'{}[]",:\\\n 0123456789aeflnrstu.-+E\x00\xff\xc3'))
 
-EDIT = st.one_of(
-    st.tuples(st.just("set"), st.integers(0, len(STORE) - 1), BYTES),
-    st.tuples(st.just("insert"), st.integers(0, len(STORE)), BYTES),
-    st.tuples(st.just("delete"), st.integers(0, len(STORE) - 1), st.integers(1, 40)),
-)
+
+def _edits(data: bytes) -> st.SearchStrategy[list[tuple[str, int, int]]]:
+    """One to four byte edits of ``data``: set a byte, insert one, delete a run."""
+    edit = st.one_of(
+        st.tuples(st.just("set"), st.integers(0, len(data) - 1), BYTES),
+        st.tuples(st.just("insert"), st.integers(0, len(data)), BYTES),
+        st.tuples(st.just("delete"), st.integers(0, len(data) - 1), st.integers(1, 40)),
+    )
+    return st.lists(edit, min_size=1, max_size=4)
 
 
 def _damage(data: bytes, edits: list[tuple[str, int, int]]) -> bytes:
@@ -76,7 +80,7 @@ def _read_all(path: Path) -> None:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(EDIT, min_size=1, max_size=4))
+@given(_edits(STORE))
 def test_a_damaged_store_is_read_correctly_or_refused_with_file_and_line(
     edits: list[tuple[str, int, int]],
 ) -> None:
@@ -90,3 +94,25 @@ def test_a_damaged_store_is_read_correctly_or_refused_with_file_and_line(
             _check_located(err, path)
         _, problems = verify_store(path, require_meta=False)
         assert all(p.file == str(path) and p.line >= 0 for p in problems)
+
+
+PRETTY = FIXTURES[0].to_pretty()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_edits(PRETTY))
+def test_a_damaged_one_fixture_file_is_read_correctly_or_refused_naming_it(
+    edits: list[tuple[str, int, int]],
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        file = Path(tmp) / "anthropic.messages@2023-06-01" / "a.json"
+        file.parent.mkdir()
+        file.write_bytes(_damage(PRETTY, edits))
+        try:
+            store = FixtureStore.open(tmp)
+            expected = from_json(json.loads(file.read_bytes()), str(file), 0)
+            found = store.find(expected.request)
+            assert found is not None and found[1] == expected
+        except FixtureFormatError as err:
+            assert err.file == str(file) and err.reason
+        verify_store(Path(tmp), require_meta=False)
