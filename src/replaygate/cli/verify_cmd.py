@@ -21,8 +21,10 @@ from replaygate.hygiene.verify import verify_store
 def verify(path: Path, repair: bool, allow_missing_meta: bool) -> None:
     """Check every fixture under PATH; one line per problem, exit 1 if any.
 
-    Exit 2 when a file was refused unread: not a regular file (a folder, a FIFO, a
-    device, a symlink loop), unreadable, or holding a line over the maximum size.
+    Exit 2 when PATH does not exist or a file was refused unread: not a regular file
+    (a folder, a FIFO, a device, a symlink loop), unreadable, or holding a line over
+    the maximum size. Exit 1 for damaged content a file was read for (a malformed line,
+    nesting too deep, NaN): every such line is listed with its file and line.
 
     Checked: each line parses (a partial last line is reported, and --repair cuts
     it); each key matches its request; no request is recorded twice with different
