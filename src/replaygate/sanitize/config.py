@@ -8,6 +8,8 @@ Every key is optional; with none, nothing in a recorded interaction is rewritten
     times = true                    # created, created_at, ... -> fixed values
     normalize_usage = false         # token counts -> 0
     personal_data = ["email", "phone", "card"]
+    known_safe = ["AKIAIOSFODNN7EXAMPLE"]          # secret-looking values that are not
+    known_safe_patterns = ['acme_test_[0-9a-f]{32}']
 
     [[tool.replaygate.sanitize.rules]]
     literal = "ACME Corp"
@@ -31,10 +33,25 @@ from typing import Any
 from replaygate.config import TomlFileError, find_pyproject, read_toml, store_pyproject, tool_table
 from replaygate.errors import ReplaygateError
 from replaygate.sanitize.pii import BUILTIN_CLASSES, DEFAULT_REPLACEMENT, RedactionRule
+from replaygate.sanitize.secret_allow import (
+    KnownSafe,
+    compile_known_safe,
+    safe_pattern_problem,
+    safe_value_problem,
+)
 from replaygate.sanitize.trim import KNOWN_FIELDS
 
 SECTION = "tool.replaygate.sanitize"
-KEYS = ("ids", "times", "normalize_usage", "personal_data", "rules", "trim")
+KEYS = (
+    "ids",
+    "times",
+    "normalize_usage",
+    "personal_data",
+    "rules",
+    "trim",
+    "known_safe",
+    "known_safe_patterns",
+)
 RULE_KEYS = ("literal", "pattern", "replace", "ignore_case")
 
 
@@ -56,7 +73,8 @@ class SanitizeConfig:
     values. ``normalize_usage``: token counts become 0. ``personal_data``: built-in
     classes (``email``, ``phone``, ``card``). ``rules``: user :class:`RedactionRule` s.
     ``trim``: per interface, the response fields the code reads (others that
-    replaygate knows are dropped).
+    replaygate knows are dropped). ``known_safe`` and ``known_safe_patterns``:
+    secret-looking values the secret scan lets through (:mod:`.secret_allow`).
     """
 
     ids: bool = False
@@ -65,6 +83,12 @@ class SanitizeConfig:
     personal_data: tuple[str, ...] = ()
     rules: tuple[RedactionRule, ...] = ()
     trim: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    known_safe: tuple[str, ...] = ()
+    known_safe_patterns: tuple[str, ...] = ()
+
+    def safe_values(self) -> KnownSafe:
+        """The known-safe values the secret scan blanks out before it looks."""
+        return compile_known_safe(self.known_safe, self.known_safe_patterns)
 
     def __post_init__(self) -> None:
         check_config(self, "SanitizeConfig")
@@ -88,6 +112,14 @@ def check_config(config: SanitizeConfig, source: str) -> None:
             f"unknown class(es) {', '.join(map(repr, unknown))}; "
             f"known: {', '.join(BUILTIN_CLASSES)}",
         )
+    for name, check in (
+        ("known_safe", safe_value_problem),
+        ("known_safe_patterns", safe_pattern_problem),
+    ):
+        for i, value in enumerate(getattr(config, name)):
+            reason = check(value)
+            if reason is not None:
+                raise SanitizeConfigError(source, f"{SECTION}.{name}[{i}]", reason)
     for interface, keep in config.trim.items():
         key = f'{SECTION}.trim."{interface}"'
         known = KNOWN_FIELDS.get(interface)
@@ -166,8 +198,18 @@ def _from_mapping(data: Mapping[str, Any], source: str) -> SanitizeConfig:
     trim = {
         name: _strings(keep, source, f'{trim_key}."{name}"') for name, keep in trim_table.items()
     }
+    safe_values = _strings(data.get("known_safe", []), source, f"{SECTION}.known_safe")
+    patterns_key = f"{SECTION}.known_safe_patterns"
+    safe_patterns = _strings(data.get("known_safe_patterns", []), source, patterns_key)
     try:
-        return SanitizeConfig(personal_data=classes, rules=rules, trim=trim, **flags)
+        return SanitizeConfig(
+            personal_data=classes,
+            rules=rules,
+            trim=trim,
+            known_safe=safe_values,
+            known_safe_patterns=safe_patterns,
+            **flags,
+        )
     except SanitizeConfigError as err:
         raise SanitizeConfigError(source, err.key, err.reason) from None
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
 from replaygate.sanitize.secret_decode import (
     bytes_text,
     decode_base64,
@@ -172,7 +173,9 @@ def find_secrets(
     ]
 
 
-def find_stream_secrets(events: Any, path: str) -> list[SecretFinding]:
+def find_stream_secrets(
+    events: Any, path: str, safe: KnownSafe = NOTHING_SAFE
+) -> list[SecretFinding]:
     """Secrets split across the events of a recorded stream, by the events' path.
 
     A streamed text arrives in fragments, so a key may straddle two events and
@@ -180,7 +183,7 @@ def find_stream_secrets(events: Any, path: str) -> list[SecretFinding]:
     stream are joined and scanned whole (see :mod:`replaygate.sanitize.stream`), and
     so is the text of the events whose ``data`` is not JSON (a plain ``data:``
     stream), in order. A finding's path names the first and last event joined:
-    ``response.events[3..7].data``.
+    ``response.events[3..7].data``. ``safe`` values are blanked out before the scan.
     """
     if not isinstance(events, list):
         return []
@@ -203,7 +206,7 @@ def find_stream_secrets(events: Any, path: str) -> list[SecretFinding]:
         joined.append(([i for i, _ in plain], "".join(text for _, text in plain)))
     findings = []
     for spots, whole in joined:
-        name = detect_in_text(whole)
+        name = detect_in_text(safe.mask(whole))
         if name is not None:
             first, last = spots[0], spots[-1]
             where = f"[{first}]" if first == last else f"[{first}..{last}]"
@@ -238,9 +241,19 @@ def _containers(value: Any) -> Iterator[Any]:
             yield from _containers(child)
 
 
-def find_fixture_secrets(fixture: Mapping[str, Any]) -> list[SecretFinding]:
-    """:func:`find_secrets` of a fixture's JSON, plus secrets split across stream events."""
-    findings = find_secrets(fixture)
+def find_fixture_secrets(
+    fixture: Mapping[str, Any], safe: KnownSafe = NOTHING_SAFE
+) -> list[SecretFinding]:
+    """:func:`find_secrets` of a fixture's JSON, plus secrets split across stream events.
+
+    ``safe`` holds the project's known-safe values (:mod:`.secret_allow`).
+    """
+    if not safe:
+        findings = find_secrets(fixture)
+    elif may_hold_secret(fixture):
+        findings = find_secrets(fixture, lambda text, name: detect_in_text(safe.mask(text), name))
+    else:
+        findings = []
     if "response" in fixture:
         recorded = [("response", fixture["response"])]
     else:
@@ -249,5 +262,5 @@ def find_fixture_secrets(fixture: Mapping[str, Any]) -> list[SecretFinding]:
         recorded = [(f"responses[{i}]", r) for i, r in enumerate(items)]
     for path, response in recorded:
         if isinstance(response, dict) and "events" in response:
-            findings.extend(find_stream_secrets(response["events"], f"{path}.events"))
+            findings.extend(find_stream_secrets(response["events"], f"{path}.events", safe))
     return findings

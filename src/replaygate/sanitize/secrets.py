@@ -12,11 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from replaygate.errors import SecretInFixtureError
+from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
 from replaygate.sanitize.secret_scan import find_fixture_secrets
 
 
-def refuse_secrets(request: Any, response: Any) -> None:
-    """Raise :class:`SecretInFixtureError` if ``request`` or ``response`` holds a secret."""
-    findings = find_fixture_secrets({"request": request, "response": response})
+def refuse_secrets(request: Any, response: Any, safe: KnownSafe = NOTHING_SAFE) -> None:
+    """Raise :class:`SecretInFixtureError` if ``request`` or ``response`` holds a secret.
+
+    ``safe`` holds the project's known-safe values (:mod:`.secret_allow`).
+    """
+    findings = find_fixture_secrets({"request": request, "response": response}, safe)
     if findings:
         raise SecretInFixtureError(findings[0].path, findings[0].detector)

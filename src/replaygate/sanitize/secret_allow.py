@@ -1,0 +1,67 @@
+"""A project's known-safe values: secret-looking strings it vouches for.
+
+A test corpus may hold values that look like credentials and are not: a documented
+example key, a fake token a fixture needs, an opaque id of the project's own. List
+them in ``[tool.replaygate.sanitize]``::
+
+    known_safe = ["AKIAIOSFODNN7EXAMPLE"]            # exact values
+    known_safe_patterns = ['acme_test_[0-9a-f]{32}']  # regular expressions
+
+Before a text is scanned, every occurrence of a known-safe value (or a match of a
+pattern) is blanked out, so the rest of the text is still scanned: a real key next to
+an allowed one is still refused. The values apply to the text as written, not to its
+decoded forms (base64, percent-encoding). A value shorter than
+:data:`MIN_SAFE_LENGTH` characters, or a pattern that matches the empty string,
+would hide too much and is refused.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+MIN_SAFE_LENGTH = 8
+
+
+@dataclass(frozen=True)
+class KnownSafe:
+    """Compiled known-safe values; :meth:`mask` blanks them out of a text."""
+
+    pattern: re.Pattern[str] | None
+
+    def mask(self, text: str) -> str:
+        """``text`` with every known-safe value replaced by a space."""
+        return text if self.pattern is None else self.pattern.sub(" ", text)
+
+    def __bool__(self) -> bool:
+        return self.pattern is not None
+
+
+NOTHING_SAFE = KnownSafe(None)
+
+
+def safe_value_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a known-safe value, or None."""
+    if len(value) < MIN_SAFE_LENGTH:
+        return f"{value!r} is shorter than {MIN_SAFE_LENGTH} characters and would hide too much"
+    return None
+
+
+def safe_pattern_problem(pattern: str) -> str | None:
+    """Why ``pattern`` cannot be a known-safe pattern, or None."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error as err:
+        return f"invalid regular expression {pattern!r}: {err}"
+    if compiled.fullmatch("") is not None:
+        return f"{pattern!r} matches the empty string and would hide too much"
+    return None
+
+
+@functools.cache
+def compile_known_safe(values: tuple[str, ...], patterns: tuple[str, ...]) -> KnownSafe:
+    """The :class:`KnownSafe` of these exact ``values`` and regular expressions ``patterns``."""
+    parts = [re.escape(v) for v in sorted(values, key=len, reverse=True)]
+    parts += [f"(?:{p})" for p in patterns]
+    return KnownSafe(re.compile("|".join(parts)) if parts else None)
