@@ -12,8 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replaygate.fixtures import exact_json
+from replaygate import exact_json
+from replaygate.errors import FixtureFormatError, UnstorableValueError
 from replaygate.fixtures.fingerprint import canonical_json, fixture_key
+from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, httpx2_client
 from replaygate.http.envelope import body_fields
@@ -95,15 +97,38 @@ def test_the_sdks_record_and_replay_integers_beyond_2_53_exactly(
     sdk_round_trip(sim, tmp_path_factory.mktemp("big") / "big.jsonl", n)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="the store writes and reads fixture lines with orjson (fixture.py to_line, "
-    "store/jsonl.py): they are to use replaygate.fixtures.exact_json",
-)
 @settings(max_examples=5)
 @given(n=BEYOND_64_BITS)
-def test_the_sdks_record_and_replay_integers_beyond_64_bits_exactly(
+def test_an_integer_beyond_64_bits_is_refused_by_name_and_nothing_is_written(
     sim: Simulator, tmp_path_factory: pytest.TempPathFactory, n: int
 ) -> None:
-    sdk_round_trip(sim, tmp_path_factory.mktemp("huge") / "huge.jsonl", n)
+    store = tmp_path_factory.mktemp("huge") / "huge.jsonl"
+    with pytest.raises(UnstorableValueError, match=r"beyond 64 bits .* at request\.body\.seed"):
+        send(store, "record-missing", sim.url, n)
+    assert len(FixtureStore.open(store)) == 0
+    assert not store.exists() or str(n) not in store.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("n", [2**64, -(2**63) - 1, 10**40])
+def test_a_stored_line_with_an_integer_beyond_64_bits_is_refused_with_file_and_line(
+    tmp_path: Path, n: int
+) -> None:
+    good = Fixture.create({"model": "m"}, [{"ok": 1}])
+    bad = Fixture.create({"model": "m", "seed": 1}, [{"ok": 1}])
+    line = bad.to_line().replace(b'"seed":1', b'"seed":%d' % n)
+    line = line.replace(bad.key.encode(), fixture_key({"model": "m", "seed": n}).encode())
+    path = tmp_path / "store.jsonl"
+    path.write_bytes(good.to_line() + line)
+    with pytest.raises(FixtureFormatError) as err:
+        FixtureStore.open(path)
+    assert (err.value.file, err.value.line) == (str(path), 2)
+    assert "integer beyond 64 bits" in err.value.reason and "request.seed" in err.value.reason
+    within = line.replace(b"%d" % n, b"%d" % (2**64 - 1))
+    path.write_bytes(
+        within.replace(
+            fixture_key({"model": "m", "seed": n}).encode(),
+            fixture_key({"model": "m", "seed": 2**64 - 1}).encode(),
+        )
+    )
+    (fixture,) = FixtureStore.open(path)
+    assert fixture.request["seed"] == 2**64 - 1

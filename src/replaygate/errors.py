@@ -45,6 +45,15 @@ class StoreWriteError(LocatedError):
     """A fixture could not be written (a full disk, a read-only folder); nothing stored was lost."""
 
 
+class UnstorableValueError(ReplaygateError, ValueError):
+    """A fixture holds a value the store cannot keep exactly (an integer beyond 64 bits)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"refusing to write fixture: {reason} at {path}; nothing was written")
+
+
 class KeyTooShortError(ReplaygateError, ValueError):
     """A fixture key (or a key prefix asked for) is shorter than ``fingerprint.KEY_LENGTH``."""
 

@@ -12,7 +12,7 @@ An envelope is a JSON object::
   ``accept-encoding`` and ``idempotency-key`` are never part of it, so they are never
   written to disk and never break a match;
 - ``body`` is the parsed JSON body (``null`` when empty; integers kept exact, however
-  large: :mod:`~replaygate.fixtures.exact_json`); a body that is not JSON is
+  large: :mod:`~replaygate.exact_json`); a body that is not JSON is
   kept as ``"text"`` instead (or ``"base64"`` when it is not UTF-8), so a JSON string
   and a text body never share a fingerprint;
 - ``host`` (``host`` or ``host:port``) is added only when host matching is asked for:
@@ -34,7 +34,7 @@ from urllib.parse import parse_qsl, urlencode
 
 import orjson
 
-from replaygate.fixtures import exact_json
+from replaygate import exact_json
 
 MEANINGFUL_HEADERS: frozenset[str] = frozenset(
     {"anthropic-version", "anthropic-beta", "openai-beta"}

@@ -29,8 +29,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from replaygate import exact_json
 from replaygate.errors import WireFormatError
-from replaygate.fixtures import exact_json
 from replaygate.http.envelope import body_fields, select_headers
 from replaygate.http.sse import SSEEvent
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from replaygate.fixtures import exact_json
+from replaygate import exact_json
 from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Message, ModelResponse, ToolSpec
 

@@ -15,8 +15,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-import orjson
-
+from replaygate import exact_json
 from replaygate.sanitize.config import (
     SECTION,
     SanitizeConfig,
@@ -158,10 +157,10 @@ class Sanitizer:
                 apply_in_place(value, self.text.apply, skip)
         out = []
         for event, before, after in zip(events, parsed, done, strict=True):
-            if after is _UNPARSED or orjson.dumps(after) == orjson.dumps(before):
+            if after is _UNPARSED or after == before:
                 out.append(event)
             else:
-                out.append({**event, "data": orjson.dumps(after).decode("utf-8")})
+                out.append({**event, "data": exact_json.dumps(after).decode("utf-8")})
         return out
 
     def _json_event(self, event: Any, dropped: frozenset[str] | None, rewriter: IdRewriter) -> Any:
@@ -177,7 +176,7 @@ class Sanitizer:
 
 def _fresh(value: Any) -> Any:
     """A private copy (the text pass changes events in place)."""
-    return orjson.loads(orjson.dumps(value))
+    return exact_json.loads(exact_json.dumps(value))
 
 
 def _first_unstable(

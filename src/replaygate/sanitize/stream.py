@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from replaygate import exact_json
+
 Fragment = tuple[dict[str, Any], str]
 _ANTHROPIC_DELTA_FIELDS = ("text", "partial_json", "thinking")
 _OPENAI_DELTA_FIELDS = ("content", "refusal")
@@ -28,8 +30,8 @@ def event_data(event: Any, unparsed: Any = None) -> Any:
     if not isinstance(data, str):
         return unparsed
     try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
+        return exact_json.loads(data.encode("utf-8", "surrogatepass"))
+    except (orjson.JSONDecodeError, UnicodeEncodeError):
         return unparsed
 
 
