@@ -88,7 +88,7 @@ def test_a_plain_agent_is_recorded_replayed_and_shown_by_module_and_function(
     assert '"model": "sim-model"' in shown.output and '"max_tokens": 64' in shown.output
     other = invoke("run", *ask, "--model", "another-model")
     assert other.exit_code == 1
-    assert "FixtureMismatchError" in other.output
+    assert "Error: no fixture recorded for this request" in other.output
 
 
 def test_the_agent_and_its_settings_come_from_the_config(project: Path) -> None:
@@ -153,7 +153,8 @@ def test_what_is_missing_is_a_clean_exit_2_naming_the_flag_and_the_key(
 def test_an_agent_that_cannot_be_loaded_is_a_clean_exit_2(project: Path) -> None:
     done = invoke("run", "--agent", "no_such_module_xyz:agent", *SETTINGS, "-q", "x")
     assert done.exit_code == 2
-    assert "AgentLoadError" in done.output and "cannot import 'no_such_module_xyz'" in done.output
+    assert "Error: --agent 'no_such_module_xyz:agent': cannot import" in done.output
+    assert "AgentLoadError" not in done.output
 
 
 def scripted_store(path: Path, agent: AgentEntry, settings: RequestSettings) -> Path:

@@ -236,7 +236,7 @@ def test_the_cli_reports_a_mismatch_as_an_error(
     args = ["--fixtures", str(store), "--cases", str(cases), "--no-history", "--agent", AGENT]
     result = CliRunner().invoke(eval_cmd, args)
     assert result.exit_code == 2
-    assert "FixtureMismatchError" in result.output
+    assert "Error: no fixture recorded for this request" in result.output
 
 
 def test_a_model_without_a_price_fails_before_any_call_unless_cases_opt_out(
@@ -248,7 +248,7 @@ def test_a_model_without_a_price_fails_before_any_call_unless_cases_opt_out(
     args = ["--fixtures", str(store), "--no-history", "--agent", AGENT, "--prices", str(euros)]
     unpriced = CliRunner().invoke(eval_cmd, [*args, "--cases", str(shipped_eval_cases())])
     assert unpriced.exit_code == 2
-    assert f"PriceError: no price for model 'claude-sonnet-4-5' in {euros}" in unpriced.output
+    assert f"Error: no price for model 'claude-sonnet-4-5' in {euros}" in unpriced.output
     assert "rag-basics" not in unpriced.output  # refused before any case ran
     cases = tmp_path / "cases.jsonl"
     lines = shipped_eval_cases().read_text(encoding="utf-8").splitlines()

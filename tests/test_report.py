@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from replaygate.assertions.kinds import Outcome
+from replaygate.errors import MissingExtraError
 from replaygate.evals import (
     CaseResult,
-    EvalError,
     EvalResults,
     History,
     HistoryError,
@@ -162,5 +162,5 @@ def test_without_matplotlib_the_report_says_which_extra_to_install(
     history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(EvalError, match=r"pip install 'replaygate\[report\]'"):
+    with pytest.raises(MissingExtraError, match=r"pip install 'replaygate\[report\]'"):
         write_report(tmp_path / "r.html", history=history)

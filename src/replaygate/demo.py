@@ -30,6 +30,7 @@ from replaygate.examples.research_copilot import (
     shipped_baseline,
     shipped_eval_cases,
 )
+from replaygate.extras import require
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.live import AnthropicModel
 from replaygate.report import write_report
@@ -90,7 +91,7 @@ def demo_loop(
     here, for this call. ``out_dir``'s previous eval fixtures are replaced; its
     history grows by one run.
     """
-    import anthropic
+    anthropic = require("anthropic", "anthropic", "the demo's recording")
 
     started = time.perf_counter()
     out_dir.mkdir(parents=True, exist_ok=True)

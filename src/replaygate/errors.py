@@ -54,6 +54,10 @@ class UnstorableValueError(ReplaygateError, ValueError):
         super().__init__(f"refusing to write fixture: {reason} at {path}; nothing was written")
 
 
+class MissingExtraError(ReplaygateError, ImportError):
+    """An optional dependency a feature needs is not installed; names the extra to install."""
+
+
 class KeyTooShortError(ReplaygateError, ValueError):
     """A fixture key (or a key prefix asked for) is shorter than ``fingerprint.KEY_LENGTH``."""
 

@@ -55,6 +55,20 @@ class LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; a replaygate error it lets through ends it with exit 2.
+
+        Commands handle the errors they expect; this is the net under them, so a
+        first mistake gets ``Error: <what, where, what to do>``, never a traceback.
+        """
+        from replaygate.cli.options import CommandError, describe
+        from replaygate.errors import ReplaygateError
+
+        try:
+            return super().invoke(ctx)
+        except ReplaygateError as err:
+            raise CommandError(describe(err)) from None
+
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="replaygate")

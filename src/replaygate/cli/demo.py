@@ -28,6 +28,7 @@ from replaygate.demo import DEMO_SEED, demo_loop
 from replaygate.errors import FixtureMismatchError
 from replaygate.evals.output import trace_lines
 from replaygate.examples.research_copilot import SETTINGS, copilot, load_cases
+from replaygate.extras import require
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RecordingModel
@@ -58,7 +59,7 @@ def _model_endpoint(live: bool, seed: int) -> Iterator[tuple[str | None, str, st
 
 
 def _record(store_path: Path, base_url: str | None, api_key: str, source: str) -> int:
-    import anthropic
+    anthropic = require("anthropic", "anthropic", "replaygate demo")
 
     client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0)
     live = AnthropicModel(

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import click
 
+from replaygate.extras import require
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RequestSettings
 
@@ -22,9 +23,9 @@ def live_model(settings: RequestSettings, simulator: bool, seed: int) -> Iterato
     With ``simulator``, of a simulator started here (seed ``seed``) and stopped on exit;
     otherwise of ``ANTHROPIC_BASE_URL`` (the SDK reads ``ANTHROPIC_API_KEY``).
     """
-    import anthropic
-
     from replaygate.sim import Simulator
+
+    anthropic = require("anthropic", "anthropic", "recording")
 
     with contextlib.ExitStack() as stack:
         if simulator:

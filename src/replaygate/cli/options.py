@@ -22,6 +22,13 @@ class CommandError(click.ClickException):
     exit_code = 2
 
 
+def describe(err: Exception) -> str:
+    """What went wrong, for a person: the message, never a class name or a traceback."""
+    if isinstance(err, OSError) and err.filename is not None:
+        return f"{err.filename}: {(err.strerror or str(err)).lower()}"
+    return str(err)
+
+
 def errors_as_exit_2(fn: Callable[P, R]) -> Callable[P, R]:
     """Turn replaygate errors (and missing files) into a clean message and exit 2."""
 
@@ -30,7 +37,7 @@ def errors_as_exit_2(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except (ReplaygateError, FileNotFoundError) as err:
-            raise CommandError(f"{type(err).__name__}: {err}") from None
+            raise CommandError(describe(err)) from None
 
     return wrapper
 

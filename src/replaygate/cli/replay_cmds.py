@@ -72,7 +72,7 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
         except FixtureFormatError:
             raise  # a damaged store: exit 2, like one that does not open
         except ReplaygateError as err:
-            raise click.ClickException(f"{type(err).__name__}: {err}") from None
+            raise click.ClickException(str(err)) from None
     if not all_identical:
         raise SystemExit(1)
 
@@ -132,7 +132,7 @@ def record(
             try:
                 print_run(question, entry(recorder, question))
             except ReplaygateError as err:
-                raise click.ClickException(f"{type(err).__name__}: {err}") from None
+                raise click.ClickException(str(err)) from None
     click.echo(f"recorded {recorder.recorded} new response(s) into {fixtures}")
 
 

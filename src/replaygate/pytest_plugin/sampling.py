@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from replaygate.pytest_plugin.reruns import session_reruns
 from replaygate.pytest_plugin.sampling_collect import pytest_collection_modifyitems
 from replaygate.pytest_plugin.sampling_run import (
     pytest_pyfunc_call,
@@ -37,7 +38,6 @@ from replaygate.pytest_plugin.sampling_state import STATE, SessionState
 from replaygate.pytest_plugin.sampling_summary import Collector, pytest_report_teststatus
 from replaygate.sampling.queue import DEFAULT_QUEUE
 from replaygate.sampling.recorder import SampleChecks
-from replaygate.sampling.reruns import session_reruns
 
 __all__ = [
     "pytest_addoption",

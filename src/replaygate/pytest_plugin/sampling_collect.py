@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from replaygate.pytest_plugin.reruns import RERUNS_REFUSED, item_reruns
 from replaygate.pytest_plugin.sampling_state import MARKER, SAMPLE_FIXTURE, SPEC
-from replaygate.sampling.reruns import RERUNS_REFUSED, item_reruns
 from replaygate.sampling.verdict import SampleSpec
 
 

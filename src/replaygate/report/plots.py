@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
 from typing import TYPE_CHECKING, Any, ParamSpec
 
-from replaygate.evals.errors import EvalError
 from replaygate.evals.metrics import METRICS
+from replaygate.extras import require
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -31,12 +31,7 @@ def _styled(draw: Callable[P, str]) -> Callable[P, str]:
 
     @wraps(draw)
     def styled(*args: P.args, **kwargs: P.kwargs) -> str:
-        try:
-            import matplotlib
-        except ImportError:
-            raise EvalError(
-                "the report needs matplotlib: pip install 'replaygate[report]'"
-            ) from None
+        matplotlib = require("matplotlib", "report", "the report's charts")
         with matplotlib.rc_context(_RC):
             return draw(*args, **kwargs)
 

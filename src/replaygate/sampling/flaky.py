@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pytest import TestReport
+if TYPE_CHECKING:
+    from pytest import TestReport
 
 ADVICE = (
     "each of these gave different outcomes on the same code. Either sample it "
