@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # environment turns bytecode caches off (they live in ignored __pycache__ folders).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test test-fast test-thorough lint bench clean example-fixtures
+.PHONY: demo test test-fast test-thorough test-wheel lint bench clean example-fixtures
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ test-fast: $(STAMP)
 # The whole suite with 500 examples per property test instead of 25.
 test-thorough: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q --durations=15 --hypothesis-profile=thorough
+
+# The built wheel in a new environment with only its declared dependencies.
+test-wheel:
+	sh tools/check_wheel.sh
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
