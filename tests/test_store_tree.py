@@ -1,0 +1,93 @@
+"""A tree of stores, as the pytest plugin writes one per test, is read store by store.
+
+The same request recorded in two tests' stores with different answers is two
+fixtures, not a conflict; within one store it still is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate.cli import main
+from replaygate.fixtures.fixture import Fixture, make_meta
+from replaygate.fixtures.store import FixtureStore, store_roots
+
+REQUEST = {
+    "method": "POST",
+    "path": "/v1/messages",
+    "headers": {"anthropic-version": "2023-06-01"},
+    "body": {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]},
+}
+
+
+def _response(text: str) -> dict[str, Any]:
+    body = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    return {"status": 200, "headers": {"content-type": "application/json"}, "body": body}
+
+
+def _fixture(text: str) -> Fixture:
+    meta = make_meta("anthropic.messages", "2023-06-01", "sim")
+    return Fixture.create(REQUEST, [_response(text)], meta)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tests" / "fixtures"
+    FixtureStore.open(root / "test_a" / "test_one.jsonl").put(_fixture("one"))
+    FixtureStore.open(root / "test_b" / "test_two.jsonl").put(_fixture("two"))
+    FixtureStore.open(root / "shared").put(_fixture("three"))  # a folder store
+    return root
+
+
+def test_the_tree_is_split_into_its_stores(tree: Path) -> None:
+    stores = store_roots(tree)
+    assert sorted(p.relative_to(tree).as_posix() for p in stores) == [
+        "shared",
+        "test_a/test_one.jsonl",
+        "test_b/test_two.jsonl",
+    ]
+    assert [len(files) for files in stores.values()] == [1, 1, 1]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["verify"],
+        ["patrol"],
+        ["checksum"],
+        ["drift", "--against"],
+    ],
+    ids=["verify", "patrol", "checksum", "drift"],
+)
+def test_every_hygiene_command_accepts_the_tree(
+    tree: Path, args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tree.parent.parent)
+    extra = [str(tree)] if args[0] == "drift" else []
+    done = CliRunner().invoke(main, [args[0], str(tree), *args[1:], *extra])
+    assert done.exit_code == 0, done.output
+    assert "recorded twice" not in done.output
+    if args[0] == "verify":
+        assert "3 fixture(s) checked, 0 problem(s)" in done.output
+    if args[0] == "patrol":
+        assert "3 fixture(s)" in done.output
+
+
+def test_the_same_request_twice_within_one_store_is_still_a_problem(tree: Path) -> None:
+    one = tree / "test_a" / "test_one.jsonl"
+    one.write_bytes(one.read_bytes() + _fixture("other").to_line())
+    done = CliRunner().invoke(main, ["verify", str(tree)])
+    assert done.exit_code == 1
+    assert f"{one}:2: request of key" in done.output and "recorded twice" in done.output
