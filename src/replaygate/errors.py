@@ -54,8 +54,31 @@ class UnstorableValueError(ReplaygateError, ValueError):
         super().__init__(f"refusing to write fixture: {reason} at {path}; nothing was written")
 
 
+class LiveAPIError(ReplaygateError):
+    """A recording command cannot use the live API: no key, no network, a refused key."""
+
+
 class MissingExtraError(ReplaygateError, ImportError):
     """An optional dependency a feature needs is not installed; names the extra to install."""
+
+
+class UnservedRouteError(ReplaygateError):
+    """A recording got the server's "no such route" 404: the answer is not a model reply.
+
+    Nothing is written; ``method``, ``path`` and ``status`` name the request.
+    """
+
+    def __init__(self, method: str, path: str, status: int) -> None:
+        self.method = method
+        self.path = path
+        self.status = status
+        super().__init__(
+            f"recording stopped: {method} {path} was answered {status}, the server's answer "
+            "to a route it does not serve (not an API error about a model or a resource); "
+            "nothing was written. Point the client at a server that serves this path (check "
+            "its base URL and the API version in the path), or leave this call out of the "
+            "recording."
+        )
 
 
 class KeyTooShortError(ReplaygateError, ValueError):

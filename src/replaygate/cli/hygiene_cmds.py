@@ -29,8 +29,8 @@ from replaygate.hygiene.review_report import render_markdown, render_text
 
 
 def fail(err: Exception) -> NoReturn:
-    """Print ``error: ...`` on stderr and exit 2."""
-    click.echo(f"error: {err}", err=True)
+    """Print ``Error: ...`` on stderr (as click does) and exit 2."""
+    click.echo(f"Error: {err}", err=True)
     raise SystemExit(2)
 
 

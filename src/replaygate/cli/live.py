@@ -11,9 +11,12 @@ from collections.abc import Iterator
 
 import click
 
+from replaygate.errors import LiveAPIError
 from replaygate.extras import require
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RequestSettings
+
+_INSTEAD = "record from the loopback simulator instead with --simulator"
 
 
 @contextlib.contextmanager
@@ -21,7 +24,9 @@ def live_model(settings: RequestSettings, simulator: bool, seed: int) -> Iterato
     """An ``anthropic`` SDK model with ``settings``, for the duration of the block.
 
     With ``simulator``, of a simulator started here (seed ``seed``) and stopped on exit;
-    otherwise of ``ANTHROPIC_BASE_URL`` (the SDK reads ``ANTHROPIC_API_KEY``).
+    otherwise of ``ANTHROPIC_BASE_URL`` (the SDK reads ``ANTHROPIC_API_KEY``). No key,
+    an API that cannot be reached or one that refuses the key ends the command with
+    :class:`~replaygate.errors.LiveAPIError`, which says what to do.
     """
     from replaygate.sim import Simulator
 
@@ -33,7 +38,22 @@ def live_model(settings: RequestSettings, simulator: bool, seed: int) -> Iterato
             click.echo(f"recording from the simulator at {sim.url} (seed {seed})", err=True)
             client = anthropic.Anthropic(base_url=sim.url, api_key="sim-key", max_retries=0)
         else:
+            if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+                raise LiveAPIError(
+                    f"recording from the live API needs ANTHROPIC_API_KEY; {_INSTEAD}"
+                )
             client = anthropic.Anthropic(base_url=os.environ.get("ANTHROPIC_BASE_URL"))
-        yield AnthropicModel(
-            client, model=settings.model, max_tokens=settings.max_tokens, system=settings.system
-        )
+        try:
+            yield AnthropicModel(
+                client, model=settings.model, max_tokens=settings.max_tokens, system=settings.system
+            )
+        except anthropic.APIConnectionError as err:
+            raise LiveAPIError(
+                f"cannot reach the model API at {client.base_url}: {err.__cause__ or err}; check "
+                f"the network and ANTHROPIC_BASE_URL, or {_INSTEAD}"
+            ) from None
+        except anthropic.AuthenticationError as err:
+            raise LiveAPIError(
+                f"the model API at {client.base_url} refused the key "
+                f"({err.status_code}): check ANTHROPIC_API_KEY, or {_INSTEAD}"
+            ) from None

@@ -177,7 +177,8 @@ def drift_live(
         except HygieneError:
             raise
         except Exception as err:  # an SDK or network error: reported, the rest still run
-            errors.append(f"{where(loc)} (key {fixture.key}): {type(err).__name__}: {err}")
+            cause = f" ({err.__cause__})" if err.__cause__ is not None else ""
+            errors.append(f"{where(loc)} (key {fixture.key}): {err}{cause}")
             continue
         interface = interface_of_fixture(fixture)
         old[interface].fields |= fixture_fields(fixture)

@@ -40,6 +40,13 @@ def render_drift(report: DriftReport) -> str:
         if lines:
             out.append(f"{title}:")
             out.extend(f"  {line}" for line in lines)
-    verdict = "DRIFT" if report.drifted else "no drift"
-    out.append(f"{verdict}: {sum(i.drifted for i in report.interfaces)} interface(s) drifted")
+    drifted = sum(i.drifted for i in report.interfaces)
+    if report.errors and not report.drifted:
+        out.append(
+            f"NOT CHECKED: {len(report.errors)} request(s) could not be re-sent (errors above); "
+            "check the server address, the network and the API key, then run drift again"
+        )
+    else:
+        verdict = "DRIFT" if report.drifted else "no drift"
+        out.append(f"{verdict}: {drifted} interface(s) drifted")
     return "\n".join(out) + "\n"

@@ -1,0 +1,100 @@
+"""A user's first mistakes: a message, exit 2 and the next step; never a traceback or a class name.
+
+Each row is a documented error of a command: what the user typed (in a fresh
+folder holding a copy of the example's fixtures), the exit status, and what the
+message must name: what is wrong, where, and what to do.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
+from replaygate.sim import Simulator
+from run_cli import replaygate
+
+AGENT = ["--agent", "replaygate.examples.research_copilot:copilot"]
+CASES = str(shipped_eval_cases())
+CLASS_NAME = re.compile(r"\b[A-Z][A-Za-z]*(Error|Exception)\b")
+
+
+def _closed_port_url() -> str:
+    with Simulator(behavior="echo") as sim:
+        return str(sim.url)
+
+
+FIRST_MISTAKES = {
+    "record-without-key": (
+        ["record", *AGENT, "--approve-live", "--fixtures", "new.jsonl", "-q", "hi"],
+        None,
+        ["needs ANTHROPIC_API_KEY", "--simulator"],
+    ),
+    "record-without-network": (
+        ["record", *AGENT, "--approve-live", "--fixtures", "new.jsonl", "-q", "hi"],
+        "unreachable",
+        ["cannot reach the model API at", "--simulator"],
+    ),
+    "eval-record-without-key": (
+        ["eval", *AGENT, "--record-mode", "record-missing", "--approve-live",
+         "--fixtures", "new.jsonl", "--cases", CASES, "--no-history"],
+        None,
+        ["needs ANTHROPIC_API_KEY", "--simulator"],
+    ),
+    "verify-missing-path": (["verify", "nope.jsonl"], None, ["nope.jsonl", "no such file"]),
+    "drift-unreachable": (
+        ["drift", "f.jsonl", "--live-sample", "1", "--approve-live", "--base-url", "CLOSED"],
+        None,
+        ["NOT CHECKED", "check the server address"],
+    ),
+    "malformed-pyproject": (
+        ["run", *AGENT, "--fixtures", "f.jsonl", "-q", "What is RAG?"],
+        "[tool.replaygate\n",
+        ["pyproject.toml:1", "not valid TOML"],
+    ),
+    "unknown-config-key": (
+        ["run", *AGENT, "--fixtures", "f.jsonl", "-q", "What is RAG?"],
+        "[tool.replaygate]\nfixturez = 'f.jsonl'\n",
+        ["pyproject.toml:2", "tool.replaygate.fixturez", "unknown key", "known keys"],
+    ),
+    "no-agent": (["run", "-q", "hi"], None, ["no agent to run", "--agent"]),
+    "bad-agent": (
+        ["run", "--agent", "no_such_mod:f", "--fixtures", "f.jsonl", "-q", "hi"],
+        None,
+        ["--agent 'no_such_mod:f'", "cannot import"],
+    ),
+    "short-key": (["show", "abc", "--fixtures", "f.jsonl"], None, ["shorter than", "12"]),
+    "eval-missing-cases": (
+        ["eval", *AGENT, "--fixtures", "f.jsonl", "--cases", "nope.jsonl"],
+        None,
+        ["nope.jsonl", "cannot read cases"],
+    ),
+    "patrol-missing-path": (["patrol", "nope"], None, ["no fixture store at nope"]),
+    "report-without-history": (["report"], None, ["no history", "run `replaygate eval` first"]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", FIRST_MISTAKES)
+def test_a_first_mistake_gets_a_message_exit_2_and_the_next_step(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args, setup, expected = FIRST_MISTAKES[name]
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    shutil.copy(shipped_fixtures(), tmp_path / "f.jsonl")
+    env: dict[str, str] = {}
+    if setup == "unreachable":
+        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": _closed_port_url()}
+    elif setup is not None:
+        (tmp_path / "pyproject.toml").write_text(setup, encoding="utf-8")
+    args = [_closed_port_url() if a == "CLOSED" else a for a in args]
+    done = replaygate(*args, env=env, cwd=tmp_path)
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    assert "Traceback" not in output, output
+    assert not CLASS_NAME.search(done.stderr), done.stderr
+    for part in expected:
+        assert part in output, (part, output)
