@@ -43,6 +43,7 @@ MEANINGFUL_HEADERS: frozenset[str] = frozenset(
 INTERFACES: tuple[tuple[str, str], ...] = (
     ("/v1/messages", "anthropic.messages"),
     ("/chat/completions", "openai.chat.completions"),
+    ("/responses", "openai.responses"),
 )
 """Path endings and the interface they serve; any other path is ``http``."""
 

@@ -13,7 +13,7 @@ While recording, the session's id map remembers each volatile id the sanitizer
 replaced in a response, so the next request (which echoes the live tool-use id) is
 stored and keyed with the stable id the replayed response will hand out. A miss
 whose nearest recorded request differs only by ``anthropic-version`` says which
-versions.
+versions. A recording never keeps the server's 404 for a route it does not serve.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from replaygate.errors import (
     FixtureFormatError,
     FixtureMismatchError,
     ReplaygateError,
+    UnservedRouteError,
     WireFormatError,
 )
 from replaygate.fixtures.diff import field_diff
@@ -42,6 +43,7 @@ from replaygate.http.envelope import (
 )
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed, replayed
+from replaygate.http.routes import unserved_route
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 
 __all__ = ["Exchange", "LiveSlot", "SessionOptions", "StoreArg", "identity_of"]
@@ -244,7 +246,16 @@ class Exchange:
         return self.interface if interface == "http" and self.interface else interface
 
     def record(self, slot: LiveSlot, response: dict[str, Any]) -> Fixture:
-        """Store ``response`` as the next answer to ``slot`` in this session."""
+        """Store ``response`` as the next answer to ``slot`` in this session.
+
+        A 404 for the route itself (:func:`~replaygate.http.routes.unserved_route`) is
+        refused with :class:`~replaygate.errors.UnservedRouteError`: it is not a model
+        reply, and nothing is written.
+        """
+        path = str(slot.envelope.get("path", ""))
+        if unserved_route(path, response):
+            method = str(slot.envelope.get("method", ""))
+            raise passthrough(UnservedRouteError(method, path, response["status"]))
         with self._lock:
             repeat = self._written.get(slot.identity, slot.recorded)
             self._written[slot.identity] = repeat + 1

@@ -1,9 +1,9 @@
 """Re-sending recorded requests to the live API through the official SDKs.
 
-A wire fixture (the request is the API body) goes through
-:class:`~replaygate.models.live.AnthropicModel` or :class:`~replaygate.models.live.OpenAIModel`,
-chosen by ``meta.interface``. An HTTP fixture's envelope body is posted to the
-envelope path with the SDK of that path, and the answer is kept in the recorded
+A wire fixture (the request is the API body) goes through the live model of its
+``meta.interface`` (:data:`~replaygate.models.live.LIVE_MODELS`: Anthropic Messages,
+OpenAI Chat Completions or Responses). An HTTP fixture's envelope body is posted to
+the envelope path with the SDK of that path, and the answer is kept in the recorded
 form (status, headers, body or events), so both sides compare alike. Callers must
 hold an explicit approval for live calls (law 3): this module only sends.
 
@@ -26,9 +26,15 @@ from replaygate.hygiene.fieldset import interface_of_fixture, is_envelope
 if TYPE_CHECKING:
     from replaygate.sanitize import Sanitizer
 
-ANTHROPIC = "anthropic.messages"
-OPENAI = "openai.chat.completions"
-SENDABLE = (ANTHROPIC, OPENAI)
+ANTHROPIC = "anthropic"
+OPENAI = "openai"
+PROVIDER_OF: dict[str, str] = {
+    "anthropic.messages": ANTHROPIC,
+    "openai.chat.completions": OPENAI,
+    "openai.responses": OPENAI,
+}
+"""The provider (and so the SDK client and its settings) of each interface re-sent."""
+SENDABLE = tuple(PROVIDER_OF)
 PLACEHOLDER_KEY = "replaygate-drift"
 _ENV = {
     ANTHROPIC: ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
@@ -42,7 +48,7 @@ def unsendable(fixture: Fixture) -> str | None:
     if is_envelope(fixture.request):
         interface = interface_of(str(fixture.request["path"]))
         if interface not in SENDABLE:
-            return f"path {fixture.request['path']} is not an Anthropic or OpenAI endpoint"
+            return f"path {fixture.request['path']} is not a known model API endpoint"
         if not isinstance(fixture.request.get("body"), dict):
             return "the request body is not JSON"
         return None
@@ -60,7 +66,7 @@ def _join(base: str, path: str) -> str:
 
 @dataclass
 class LiveSender:
-    """Sends recorded requests; ``base_url`` (when given) replaces both providers' URLs."""
+    """Sends recorded requests; ``base_url`` (when given) replaces every provider's URL."""
 
     base_url: str | None = None
     max_retries: int = 2
@@ -69,15 +75,17 @@ class LiveSender:
 
     def url_of(self, interface: str) -> str:
         """The base URL requests of ``interface`` go to."""
-        _, url_env, default = _ENV[interface]
+        provider = PROVIDER_OF[interface]
+        _, url_env, default = _ENV[provider]
         if self.base_url:
-            return self.base_url if interface == ANTHROPIC else _join(self.base_url, "/v1")
+            return self.base_url if provider == ANTHROPIC else _join(self.base_url, "/v1")
         return os.environ.get(url_env) or default
 
     def client(self, interface: str) -> Any:
-        """The SDK client of ``interface``, made once."""
-        if interface not in self._clients:
-            key_env, _, _ = _ENV[interface]
+        """The SDK client of ``interface``'s provider, made once."""
+        provider = PROVIDER_OF[interface]
+        if provider not in self._clients:
+            key_env, _, _ = _ENV[provider]
             key = os.environ.get(key_env) or (PLACEHOLDER_KEY if self.base_url else None)
             if not key:
                 raise HygieneError(
@@ -85,7 +93,7 @@ class LiveSender:
                     "API (or give --base-url for another server)"
                 )
             url, retries = self.url_of(interface), self.max_retries
-            if interface == ANTHROPIC:
+            if provider == ANTHROPIC:
                 import anthropic
 
                 made: Any = anthropic.Anthropic(api_key=key, base_url=url, max_retries=retries)
@@ -93,8 +101,8 @@ class LiveSender:
                 import openai
 
                 made = openai.OpenAI(api_key=key, base_url=url, max_retries=retries)
-            self._clients[interface] = made
-        return self._clients[interface]
+            self._clients[provider] = made
+        return self._clients[provider]
 
     def send(self, fixture: Fixture) -> Any:
         """The live response to ``fixture``'s request, in the fixture's (sanitized) form."""
@@ -104,14 +112,12 @@ class LiveSender:
             if self.sanitizer is None:
                 return record
             return self.sanitizer.recorded(record, key=fixture.key, interface=interface)
-        from replaygate.models.live import AnthropicModel, OpenAIModel
+        from replaygate.models.live import LIVE_MODELS
 
         request = fixture.request
-        kind = AnthropicModel if interface == ANTHROPIC else OpenAIModel
-        model = kind(
-            self.client(interface),
-            model=str(request.get("model", "")),
-            max_tokens=int(request.get("max_tokens") or 1),
+        limit = request.get("max_tokens") or request.get("max_output_tokens") or 1
+        model = LIVE_MODELS[interface](
+            self.client(interface), model=str(request.get("model", "")), max_tokens=int(limit)
         )
         body = model.complete_wire(request)
         if self.sanitizer is None:

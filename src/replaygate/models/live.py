@@ -16,8 +16,10 @@ from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Message, ModelResponse, ToolSpec
 
 __all__ = [
+    "LIVE_MODELS",
     "AnthropicModel",
     "OpenAIModel",
+    "OpenAIResponsesModel",
 ]
 
 
@@ -61,3 +63,18 @@ class OpenAIModel(_SDKModel):
 
     def _create(self, request: dict[str, Any]) -> Any:
         return self.client.chat.completions.with_raw_response.create(**request)
+
+
+class OpenAIResponsesModel(_SDKModel):
+    """The live OpenAI Responses API through ``openai.OpenAI`` (``responses.create``)."""
+
+    interface = "openai.responses"
+
+    def _create(self, request: dict[str, Any]) -> Any:
+        return self.client.responses.with_raw_response.create(**request)
+
+
+LIVE_MODELS: dict[str, type[_SDKModel]] = {
+    kind.interface: kind for kind in (AnthropicModel, OpenAIModel, OpenAIResponsesModel)
+}
+"""The live model of each interface, by interface name."""

@@ -27,7 +27,7 @@ from replaygate.sanitize.ids import IdMap, IdRewriter
 from replaygate.sanitize.pii import TextRules
 from replaygate.sanitize.stream import apply_in_place, event_data, redact_fragments
 from replaygate.sanitize.times import fix_times
-from replaygate.sanitize.trim import dropped_fields, trim_object
+from replaygate.sanitize.trim import dropped_fields, trim_event, trim_object
 from replaygate.sanitize.usage import normalize_usage
 from replaygate.sanitize.walk import map_strings, replace_values
 
@@ -165,12 +165,8 @@ class Sanitizer:
 
     def _json_event(self, event: Any, dropped: frozenset[str] | None, rewriter: IdRewriter) -> Any:
         """One event's data through every step but the text rules (run on whole blocks)."""
-        if dropped and isinstance(event, dict):
-            message = event.get("message")
-            if event.get("type") == "message_start" and isinstance(message, dict):
-                event = {**event, "message": trim_object(message, dropped)}
-            elif "choices" in event:
-                event = trim_object(event, dropped)
+        if dropped:
+            event = trim_event(event, dropped)
         return _fresh(self._json(event, None, rewriter, text=False))
 
 

@@ -10,9 +10,11 @@ Trimming drops a field only when replaygate knows it as a field of that interfac
 - the fields replaygate's own converters read (:data:`REQUIRED_FIELDS`) are always
   kept, so a trimmed fixture still replays.
 
-Trimming applies to the top-level fields of a message object (Anthropic) or a
-completion (OpenAI): a plain response body, the ``message`` of an Anthropic stream's
-``message_start`` event, and each OpenAI stream chunk.
+Trimming applies to the top-level fields of a message object (Anthropic), a
+completion (OpenAI Chat Completions) or a response object (OpenAI Responses): a plain
+response body, the ``message`` of an Anthropic stream's ``message_start`` event, each
+Chat Completions stream chunk, and the ``response`` of a Responses stream's lifecycle
+events (``response.created``, ``response.completed``, ...).
 """
 
 from __future__ import annotations
@@ -46,12 +48,47 @@ KNOWN_FIELDS: dict[str, frozenset[str]] = {
             "service_tier",
         }
     ),
+    "openai.responses": frozenset(
+        {
+            "id",
+            "object",
+            "created_at",
+            "completed_at",
+            "status",
+            "error",
+            "incomplete_details",
+            "instructions",
+            "max_output_tokens",
+            "max_tool_calls",
+            "model",
+            "output",
+            "parallel_tool_calls",
+            "previous_response_id",
+            "reasoning",
+            "service_tier",
+            "store",
+            "temperature",
+            "text",
+            "tool_choice",
+            "tools",
+            "top_logprobs",
+            "top_p",
+            "truncation",
+            "usage",
+            "user",
+            "metadata",
+            "background",
+            "prompt_cache_key",
+            "safety_identifier",
+        }
+    ),
 }
 """The response fields of each interface, as documented by its provider."""
 
 REQUIRED_FIELDS: dict[str, frozenset[str]] = {
     "anthropic.messages": frozenset({"content", "stop_reason", "usage"}),
     "openai.chat.completions": frozenset({"choices", "usage"}),
+    "openai.responses": frozenset({"id", "output", "status", "incomplete_details", "usage"}),
 }
 """Fields the engine converters read: never trimmed."""
 
@@ -67,3 +104,18 @@ def trim_object(obj: Any, dropped: frozenset[str]) -> Any:
     if not dropped or not isinstance(obj, dict) or dropped.isdisjoint(obj):
         return obj
     return {k: v for k, v in obj.items() if k not in dropped}
+
+
+def trim_event(event: Any, dropped: frozenset[str]) -> Any:
+    """A stream event's data with the object it carries trimmed: the ``message`` of a
+    ``message_start``, the ``response`` of a Responses lifecycle event, or a whole Chat
+    Completions chunk (``event`` itself when it is none of these)."""
+    if not dropped or not isinstance(event, dict):
+        return event
+    kind = event.get("type")
+    message, response = event.get("message"), event.get("response")
+    if kind == "message_start" and isinstance(message, dict):
+        return {**event, "message": trim_object(message, dropped)}
+    if isinstance(kind, str) and kind.startswith("response.") and isinstance(response, dict):
+        return {**event, "response": trim_object(response, dropped)}
+    return trim_object(event, dropped) if "choices" in event else event

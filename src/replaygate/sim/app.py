@@ -13,47 +13,27 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import orjson
 
 from replaygate.errors import ScriptExhaustedError, WireFormatError
-from replaygate.http.sse import SSEEvent
-from replaygate.models.providers.anthropic import from_anthropic_request, to_anthropic_response
-from replaygate.models.providers.openai_chat import from_openai_request, to_openai_response
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
 from replaygate.sim.behaviors import Behavior
 from replaygate.sim.drift import DriftPlan
+from replaygate.sim.endpoints import Endpoint, Stream, endpoints
 from replaygate.sim.faults import FaultKind, FaultPlan
 from replaygate.sim.replies import (
     Provider,
     Reply,
-    anthropic_error,
+    invalid_reply,
     json_reply,
-    openai_error,
     status_error,
     stream_reply,
 )
-from replaygate.sim.streaming import (
-    DEFAULT_CHUNK,
-    anthropic_error_event,
-    anthropic_events,
-    openai_chunks,
-)
-from replaygate.sim.validation import (
-    Invalid,
-    anthropic_authenticated,
-    openai_authenticated,
-    validate_anthropic,
-    validate_openai,
-)
+from replaygate.sim.streaming import DEFAULT_CHUNK
+from replaygate.sim.validation import Invalid
 
 log = logging.getLogger(__name__)
-
-ROUTES: dict[str, Provider] = {
-    "/v1/messages": "anthropic",
-    "/v1/chat/completions": "openai",
-}
 
 
 def _tokens(chars: int) -> int:
@@ -108,47 +88,43 @@ class SimApp:
         self.faults = faults or FaultPlan()
         self.drift = drift or DriftPlan()
         self.chunk_size = chunk_size
+        self.endpoints = endpoints()
         self._drawer = self.faults.drawer(seed)
         self._requests = 0
-        self._responses: dict[Provider, int] = {"anthropic": 0, "openai": 0}
 
     def _request_id(self) -> str:
         self._requests += 1
         return f"req_sim_{self._requests:04d}"
 
-    def _response_id(self, provider: Provider) -> str:
-        self._responses[provider] += 1
-        number = self._responses[provider]
-        return f"msg_sim_{number:04d}" if provider == "anthropic" else f"chatcmpl-sim-{number:04d}"
+    def _endpoint(self, route: str) -> Endpoint | None:
+        return next((e for e in self.endpoints if e.serves(route)), None)
 
     def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Reply:
         """The reply to one request; ``headers`` has lower-case names."""
         request_id = self._request_id()
-        route = path.split("?", 1)[0].rstrip("/")
-        provider = ROUTES.get(route)
-        if provider is None:
+        route, _, query = path.partition("?")
+        route = route.rstrip("/")
+        endpoint = self._endpoint(route)
+        if endpoint is None:
             guess = _guess_provider(headers)
             message = None if guess == "anthropic" else f"Invalid URL ({method} {route})"
             return status_error(guess, 404, request_id, message=message)
+        provider = endpoint.provider
         if method != "POST":
             message = None if provider == "anthropic" else f"Invalid URL ({method} {route})"
             return status_error(provider, 405, request_id, message=message)
         fault = self._drawer.next()
-        authenticated = (
-            anthropic_authenticated(headers)
-            if provider == "anthropic"
-            else openai_authenticated(headers)
-        )
-        if not authenticated:
+        if not endpoint.authenticated(headers, query):
             return status_error(provider, 401, request_id)
-        reply = self._answer(provider, fault, body, request_id)
+        reply = self._answer(endpoint, route, fault, body, request_id)
         if fault == "slow":
             return dataclasses.replace(reply, delay=self.faults.slow_delay)
         return reply
 
     def _answer(
-        self, provider: Provider, fault: FaultKind | None, raw: bytes, request_id: str
+        self, endpoint: Endpoint, route: str, fault: FaultKind | None, raw: bytes, request_id: str
     ) -> Reply:
+        provider = endpoint.provider
         if fault in ("429", "529"):
             retry = self.faults.retry_after
             return status_error(provider, int(fault), request_id, retry_after=retry)
@@ -157,80 +133,29 @@ class SimApp:
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError as err:
-            return self._invalid(
-                provider, Invalid(f"The request body is not valid JSON: {err}"), request_id
-            )
-        validate = validate_anthropic if provider == "anthropic" else validate_openai
-        problem = validate(body)
+            not_json = Invalid(f"The request body is not valid JSON: {err}")
+            return invalid_reply(provider, not_json, request_id)
+        request = endpoint.request(route, body)
+        problem = endpoint.validate(request)
         if problem is not None:
-            return self._invalid(provider, problem, request_id)
+            return invalid_reply(provider, problem, request_id)
         try:
-            if provider == "anthropic":
-                messages, tools, system = from_anthropic_request(body)
-            else:
-                messages, tools, system = from_openai_request(body)
+            conversation = endpoint.read(request)
         except WireFormatError as err:
-            return self._invalid(provider, Invalid(str(err), err.path), request_id)
+            return invalid_reply(provider, Invalid(str(err), err.path), request_id)
         try:
-            response = self.behavior.respond(messages, tools)
+            response = self.behavior.respond(conversation[0], conversation[1])
         except ScriptExhaustedError as err:
             return status_error(provider, 500, request_id, message=str(err))
         except Exception as err:
             log.exception("simulator behaviour failed")
             message = f"simulator behaviour failed: {type(err).__name__}: {err}"
             return status_error(provider, 500, request_id, message=message)
-        response = estimate_usage(response, messages, tools, system)
-        return self._rendered(provider, body, response, fault, request_id)
-
-    def _invalid(self, provider: Provider, problem: Invalid, request_id: str) -> Reply:
-        if provider == "anthropic":
-            body = anthropic_error("invalid_request_error", problem.message, request_id)
-        else:
-            body = openai_error(
-                problem.message, "invalid_request_error", problem.param, problem.code
-            )
-        return json_reply(400, body, provider=provider, request_id=request_id)
-
-    def _rendered(
-        self,
-        provider: Provider,
-        body: dict[str, Any],
-        response: ModelResponse,
-        fault: FaultKind | None,
-        request_id: str,
-    ) -> Reply:
-        """``response`` in the provider's shape: one JSON body, or a stream if asked."""
-        wire = self._render(provider, body, response)
-        if not body.get("stream"):
+        response = estimate_usage(response, *conversation)
+        wire = endpoint.render(request, conversation, response)
+        if not request.stream:
             return json_reply(200, self.drift.apply(wire), provider=provider, request_id=request_id)
-        events = self._events(provider, body, wire, fault)
+        stream = Stream(self.chunk_size, self.drift.apply, fault)
+        events = endpoint.events(request, wire, stream)
         cut = len(events) // 2 if fault == "cut-stream" else None
         return stream_reply(events, provider=provider, request_id=request_id, cut_after=cut)
-
-    def _render(
-        self, provider: Provider, body: dict[str, Any], response: ModelResponse
-    ) -> dict[str, Any]:
-        response_id = self._response_id(provider)
-        if provider == "anthropic":
-            return to_anthropic_response(response, model=body["model"], message_id=response_id)
-        return to_openai_response(response, model=body["model"], completion_id=response_id)
-
-    def _events(
-        self,
-        provider: Provider,
-        body: dict[str, Any],
-        wire: dict[str, Any],
-        fault: FaultKind | None,
-    ) -> list[SSEEvent]:
-        if provider == "openai":
-            options = body.get("stream_options") or {}
-            return openai_chunks(
-                wire,
-                include_usage=bool(options.get("include_usage")),
-                chunk_size=self.chunk_size,
-                patch=self.drift.apply,
-            )
-        events = anthropic_events(wire, chunk_size=self.chunk_size, patch=self.drift.apply)
-        if fault == "sse-error":
-            events = [*events[:2], anthropic_error_event("overloaded_error", "Overloaded")]
-        return events

@@ -9,6 +9,7 @@ from typing import Any, Literal
 import orjson
 
 from replaygate.http.sse import SSEEvent
+from replaygate.sim.validation import Invalid
 
 Provider = Literal["anthropic", "openai"]
 Headers = tuple[tuple[str, str], ...]
@@ -146,3 +147,12 @@ def status_error(
         error_type, default, code = _OPENAI_STATUS[status]
         body = openai_error(message or default, error_type, None, code)
     return json_reply(status, body, provider=provider, request_id=request_id, extra=extra)
+
+
+def invalid_reply(provider: Provider, problem: Invalid, request_id: str) -> Reply:
+    """The provider's 400 reply for a request that failed validation."""
+    if provider == "anthropic":
+        body = anthropic_error("invalid_request_error", problem.message, request_id)
+    else:
+        body = openai_error(problem.message, "invalid_request_error", problem.param, problem.code)
+    return json_reply(400, body, provider=provider, request_id=request_id)

@@ -230,3 +230,111 @@ def _openai_tool_pairs(messages: list[Any]) -> Invalid | None:
         if role == "assistant" and _call_ids(item):
             pending, open_at = _call_ids(item), i
     return None
+
+
+_RESPONSES_ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning")
+_RESPONSES_ROLES = ("user", "assistant", "system", "developer")
+MIN_OUTPUT_TOKENS = 16
+"""The smallest ``max_output_tokens`` the Responses API accepts."""
+
+
+def _missing(param: str) -> Invalid:
+    return Invalid(f"Missing required parameter: '{param}'.", param, "missing_required_parameter")
+
+
+def _responses_item(item: Any, where: str) -> Invalid | None:
+    if not isinstance(item, Mapping):
+        return Invalid(f"Invalid type for '{where}': expected an object.", where, "invalid_type")
+    kind = item.get("type", "message")
+    if kind not in _RESPONSES_ITEM_TYPES:
+        return Invalid(
+            f"Invalid value: {kind!r}. Supported values are: "
+            + ", ".join(f"'{k}'" for k in _RESPONSES_ITEM_TYPES)
+            + ".",
+            f"{where}.type",
+            "invalid_value",
+        )
+    if kind == "message" and item.get("role") not in _RESPONSES_ROLES:
+        return Invalid(
+            f"Invalid value: {item.get('role')!r}. Supported values are: 'assistant', "
+            "'system', 'developer', and 'user'.",
+            f"{where}.role",
+            "invalid_value",
+        )
+    needed = {
+        "message": ("content",),
+        "function_call": ("call_id", "name", "arguments"),
+        "function_call_output": ("call_id", "output"),
+    }.get(str(kind), ())
+    for name in needed:
+        if name not in item:
+            return _missing(f"{where}.{name}")
+    return None
+
+
+def _responses_tools(tools: Any) -> Invalid | None:
+    if tools is None:
+        return None
+    if not isinstance(tools, list):
+        return Invalid("Invalid type for 'tools': expected an array.", "tools", "invalid_type")
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, Mapping) or not isinstance(tool.get("type"), str):
+            return _missing(f"tools[{i}].type")
+        if tool["type"] == "function" and not isinstance(tool.get("name"), str):
+            return _missing(f"tools[{i}].name")
+    return None
+
+
+def validate_responses(body: Any) -> Invalid | None:
+    """Check a Responses API request body (server-side state is checked by the caller)."""
+    if not isinstance(body, Mapping):
+        return Invalid("The request body must be a JSON object.")
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        return _missing("model")
+    if "input" not in body:
+        return _missing("input")
+    items = body["input"]
+    if not isinstance(items, str | list):
+        return Invalid(
+            "Invalid type for 'input': expected one of a string or array of input items, "
+            f"but got {type(items).__name__} instead.",
+            "input",
+            "invalid_type",
+        )
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        problem = _responses_item(item, f"input[{i}]")
+        if problem is not None:
+            return problem
+    for name in ("instructions", "previous_response_id"):
+        if body.get(name) is not None and not isinstance(body[name], str):
+            return Invalid(f"Invalid type for '{name}': expected a string.", name, "invalid_type")
+    stream = body.get("stream")
+    if stream is not None and not isinstance(stream, bool):
+        return Invalid("Invalid type for 'stream': expected a boolean.", "stream", "invalid_type")
+    limit = body.get("max_output_tokens")
+    if limit is not None and (
+        not isinstance(limit, int) or isinstance(limit, bool) or limit < MIN_OUTPUT_TOKENS
+    ):
+        return Invalid(
+            "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= "
+            f"{MIN_OUTPUT_TOKENS}, but got {limit!r} instead.",
+            "max_output_tokens",
+            "integer_below_min_value",
+        )
+    return _responses_tools(body.get("tools"))
+
+
+def unanswered_outputs(items: Any, offered: set[str]) -> Invalid | None:
+    """A ``function_call_output`` of ``items`` whose call is neither among ``offered`` (the
+    calls of the previous response) nor a ``function_call`` item before it."""
+    calls = set(offered)
+    for item in items if isinstance(items, list) else []:
+        kind = item.get("type")
+        if kind == "function_call":
+            calls.add(str(item.get("call_id")))
+        elif kind == "function_call_output" and item.get("call_id") not in calls:
+            return Invalid(
+                f"No tool call found for function call output with call_id {item.get('call_id')}.",
+                "input",
+            )
+    return None

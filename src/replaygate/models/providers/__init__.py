@@ -1,8 +1,8 @@
 """Converters between the engine contract and each provider's wire shapes (pure functions).
 
 :data:`INTERFACES` names each wire shape (``anthropic.messages``,
-``openai.chat.completions``) with its version and its four converters, so replay and
-recording are written once for every provider.
+``openai.chat.completions``, ``openai.responses``) with its version and its four
+converters, so replay and recording are written once for every provider.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replaygate.models.providers import anthropic, openai_chat
+from replaygate.models.providers import anthropic, openai_chat, openai_responses
 from replaygate.models.providers.anthropic import (
     from_anthropic_request,
     from_anthropic_response,
@@ -23,6 +23,12 @@ from replaygate.models.providers.openai_chat import (
     from_openai_response,
     to_openai_request,
     to_openai_response,
+)
+from replaygate.models.providers.openai_responses import (
+    from_responses_request,
+    from_responses_response,
+    to_responses_request,
+    to_responses_response,
 )
 from replaygate.models.types import Message, ModelResponse, ToolSpec
 
@@ -71,7 +77,15 @@ OPENAI_CHAT = Interface(
     to_openai_response,
     from_openai_response,
 )
-INTERFACES: dict[str, Interface] = {ANTHROPIC.name: ANTHROPIC, OPENAI_CHAT.name: OPENAI_CHAT}
+OPENAI_RESPONSES = Interface(
+    openai_responses.INTERFACE,
+    openai_responses.API_VERSION,
+    to_responses_request,
+    from_responses_request,
+    to_responses_response,
+    from_responses_response,
+)
+INTERFACES: dict[str, Interface] = {i.name: i for i in (ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES)}
 _ALIASES = {"anthropic": ANTHROPIC.name, "openai": OPENAI_CHAT.name}
 
 
@@ -88,14 +102,19 @@ __all__ = [
     "ANTHROPIC",
     "INTERFACES",
     "OPENAI_CHAT",
+    "OPENAI_RESPONSES",
     "Interface",
     "from_anthropic_request",
     "from_anthropic_response",
     "from_openai_request",
     "from_openai_response",
+    "from_responses_request",
+    "from_responses_response",
     "get_interface",
     "to_anthropic_request",
     "to_anthropic_response",
     "to_openai_request",
     "to_openai_response",
+    "to_responses_request",
+    "to_responses_response",
 ]

@@ -39,6 +39,17 @@ def encode_arguments(arguments: Mapping[str, Any]) -> str:
     return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
 
 
+def parse_arguments(raw: str, path: str) -> dict[str, Any]:
+    """Tool-call arguments from their JSON string (an empty string is no arguments)."""
+    try:
+        arguments = json.loads(raw) if raw else {}
+    except json.JSONDecodeError as err:
+        raise WireFormatError(path, f"not JSON: {err}") from None
+    if not isinstance(arguments, dict):
+        raise WireFormatError(path, "not a JSON object")
+    return arguments
+
+
 def _wire_tool_calls(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
     return [
         {
@@ -112,17 +123,11 @@ def _parse_tool_calls(calls: list[Any], path: str) -> tuple[ToolCall, ...]:
         where = f"{path}[{i}]"
         function = field_of(call, "function", dict, where)
         raw = field_of(function, "arguments", str, f"{where}.function")
-        try:
-            arguments = json.loads(raw) if raw else {}
-        except json.JSONDecodeError as err:
-            raise WireFormatError(f"{where}.function.arguments", f"not JSON: {err}") from None
-        if not isinstance(arguments, dict):
-            raise WireFormatError(f"{where}.function.arguments", "not a JSON object")
         parsed.append(
             ToolCall(
                 id=field_of(call, "id", str, where),
                 name=field_of(function, "name", str, f"{where}.function"),
-                arguments=arguments,
+                arguments=parse_arguments(raw, f"{where}.function.arguments"),
             )
         )
     return tuple(parsed)

@@ -1,0 +1,41 @@
+"""The responses the simulator served, kept for follow-ups that name one by its id.
+
+The Responses API keeps a conversation on the server: a request naming
+``previous_response_id`` continues from that response (its input and its output),
+without sending them again. The simulator keeps the most recent conversations,
+bounded, so a long-running server does not grow without end.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from replaygate.models.types import Message
+
+KEPT_CONVERSATIONS = 1024
+"""How many served responses are remembered; the oldest is forgotten first."""
+
+
+class Conversations:
+    """Served response id -> the whole conversation up to and including that response."""
+
+    def __init__(self, limit: int = KEPT_CONVERSATIONS) -> None:
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        self.limit = limit
+        self._kept: OrderedDict[str, tuple[Message, ...]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def remember(self, response_id: str, messages: Sequence[Message]) -> None:
+        """Keep ``messages`` (the request's conversation plus the answer) as ``response_id``."""
+        self._kept[response_id] = tuple(messages)
+        self._kept.move_to_end(response_id)
+        while len(self._kept) > self.limit:
+            self._kept.popitem(last=False)
+
+    def history(self, response_id: str) -> tuple[Message, ...] | None:
+        """The conversation that ended with ``response_id``, or None if it is not kept."""
+        return self._kept.get(response_id)

@@ -1,0 +1,237 @@
+"""The APIs the simulator serves, one :class:`Endpoint` each.
+
+An endpoint knows its route, how a caller authenticates, how a request is checked
+and read into engine types, and how an answer is rendered as a body and as a stream.
+The app (:mod:`replaygate.sim.app`) runs the same steps for every endpoint: fault,
+auth, validation, behaviour, rendering, drift.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from replaygate.http.sse import SSEEvent
+from replaygate.models.providers.anthropic import from_anthropic_request, to_anthropic_response
+from replaygate.models.providers.openai_chat import from_openai_request, to_openai_response
+from replaygate.models.providers.openai_responses import (
+    from_responses_request,
+    to_responses_response,
+)
+from replaygate.models.types import Message, ModelResponse, ToolSpec
+from replaygate.sim.conversations import Conversations
+from replaygate.sim.faults import FaultKind
+from replaygate.sim.replies import Provider
+from replaygate.sim.responses_events import responses_error_event, responses_events
+from replaygate.sim.streaming import (
+    Patch,
+    anthropic_error_event,
+    anthropic_events,
+    openai_chunks,
+)
+from replaygate.sim.validation import (
+    Invalid,
+    anthropic_authenticated,
+    openai_authenticated,
+    unanswered_outputs,
+    validate_anthropic,
+    validate_openai,
+    validate_responses,
+)
+
+Conversation = tuple[list[Message], list[ToolSpec], str | None]
+FIRST_CREATED_AT = 1_700_000_000
+"""The ``created_at`` of the first response the simulator serves (later ones count up)."""
+
+
+@dataclass(frozen=True)
+class SimRequest:
+    """A routed request: its JSON body, the model it names, and whether it streams."""
+
+    body: Any
+    model: str
+    stream: bool
+
+
+@dataclass(frozen=True)
+class Stream:
+    """How a stream is made: the piece size, the drift patch, the fault drawn."""
+
+    chunk_size: int
+    patch: Patch
+    fault: FaultKind | None
+
+
+class Endpoint:
+    """One API: its route, auth, validation, reading, rendering and streaming."""
+
+    provider: Provider
+    route: str
+
+    def __init__(self) -> None:
+        self._count = itertools.count(1)
+
+    def next_number(self) -> int:
+        """The number of the next response this endpoint renders (1, 2, ...)."""
+        return next(self._count)
+
+    def serves(self, route: str) -> bool:
+        """Whether ``route`` (a path without its query) is this endpoint's."""
+        return route == self.route
+
+    def request(self, route: str, body: Any) -> SimRequest:
+        """The request this endpoint reads from ``route`` and a parsed JSON ``body``."""
+        if not isinstance(body, dict):
+            return SimRequest(body, "", False)
+        model = body.get("model")
+        return SimRequest(body, model if isinstance(model, str) else "", body.get("stream") is True)
+
+    def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
+        """Whether the request carries the credentials this API asks for."""
+        return openai_authenticated(headers)
+
+    def validate(self, request: SimRequest) -> Invalid | None:
+        """``None`` for a valid request, else what is wrong with it."""
+        raise NotImplementedError
+
+    def read(self, request: SimRequest) -> Conversation:
+        """The conversation, tools and system prompt of a valid request."""
+        raise NotImplementedError
+
+    def render(
+        self, request: SimRequest, conversation: Conversation, response: ModelResponse
+    ) -> dict[str, Any]:
+        """The response body answering ``request`` with ``response``."""
+        raise NotImplementedError
+
+    def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
+        """The event stream of the rendered body ``wire``."""
+        raise NotImplementedError
+
+
+class AnthropicMessages(Endpoint):
+    """``POST /v1/messages``."""
+
+    provider: Provider = "anthropic"
+    route = "/v1/messages"
+
+    def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
+        return anthropic_authenticated(headers)
+
+    def validate(self, request: SimRequest) -> Invalid | None:
+        return validate_anthropic(request.body)
+
+    def read(self, request: SimRequest) -> Conversation:
+        return from_anthropic_request(request.body)
+
+    def render(
+        self, request: SimRequest, conversation: Conversation, response: ModelResponse
+    ) -> dict[str, Any]:
+        message_id = f"msg_sim_{self.next_number():04d}"
+        return to_anthropic_response(response, model=request.model, message_id=message_id)
+
+    def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
+        events = anthropic_events(wire, chunk_size=stream.chunk_size, patch=stream.patch)
+        if stream.fault == "sse-error":
+            events = [*events[:2], anthropic_error_event("overloaded_error", "Overloaded")]
+        return events
+
+
+class OpenAIChat(Endpoint):
+    """``POST /v1/chat/completions``."""
+
+    provider: Provider = "openai"
+    route = "/v1/chat/completions"
+
+    def validate(self, request: SimRequest) -> Invalid | None:
+        return validate_openai(request.body)
+
+    def read(self, request: SimRequest) -> Conversation:
+        return from_openai_request(request.body)
+
+    def render(
+        self, request: SimRequest, conversation: Conversation, response: ModelResponse
+    ) -> dict[str, Any]:
+        completion_id = f"chatcmpl-sim-{self.next_number():04d}"
+        return to_openai_response(response, model=request.model, completion_id=completion_id)
+
+    def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
+        options = request.body.get("stream_options") or {}
+        return openai_chunks(
+            wire,
+            include_usage=bool(options.get("include_usage")),
+            chunk_size=stream.chunk_size,
+            patch=stream.patch,
+        )
+
+
+_ECHOED = (
+    "instructions",
+    "max_output_tokens",
+    "metadata",
+    "parallel_tool_calls",
+    "previous_response_id",
+    "temperature",
+    "tool_choice",
+    "top_p",
+)
+"""Request fields a Responses API response repeats."""
+
+
+class OpenAIResponses(Endpoint):
+    """``POST /v1/responses``, with ``previous_response_id`` conversations."""
+
+    provider: Provider = "openai"
+    route = "/v1/responses"
+
+    def __init__(self, conversations: Conversations | None = None) -> None:
+        super().__init__()
+        self.conversations = conversations or Conversations()
+
+    def _history(self, request: SimRequest) -> Sequence[Message]:
+        previous = request.body.get("previous_response_id")
+        return self.conversations.history(previous) or () if previous else ()
+
+    def validate(self, request: SimRequest) -> Invalid | None:
+        problem = validate_responses(request.body)
+        if problem is not None:
+            return problem
+        previous = request.body.get("previous_response_id")
+        if previous and self.conversations.history(previous) is None:
+            return Invalid(
+                f"Previous response with id '{previous}' not found.",
+                "previous_response_id",
+                "previous_response_not_found",
+            )
+        offered = {c.id for m in self._history(request)[-1:] for c in m.tool_calls}
+        return unanswered_outputs(request.body.get("input"), offered)
+
+    def read(self, request: SimRequest) -> Conversation:
+        messages, tools, system = from_responses_request(request.body)
+        return [*self._history(request), *messages], tools, system
+
+    def render(
+        self, request: SimRequest, conversation: Conversation, response: ModelResponse
+    ) -> dict[str, Any]:
+        number = self.next_number()
+        response_id = f"resp_sim_{number:04d}"
+        wire = to_responses_response(response, model=request.model, response_id=response_id)
+        body = request.body
+        wire.update({name: body.get(name) for name in _ECHOED if name in body})
+        wire["tools"] = body.get("tools") or []
+        wire["created_at"] = wire["completed_at"] = FIRST_CREATED_AT + number
+        self.conversations.remember(response_id, [*conversation[0], response.as_message()])
+        return wire
+
+    def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
+        events = responses_events(wire, chunk_size=stream.chunk_size, patch=stream.patch)
+        if stream.fault == "sse-error":
+            events = [*events[:3], responses_error_event(3, "The server had an error.")]
+        return events
+
+
+def endpoints() -> tuple[Endpoint, ...]:
+    """A fresh set of every endpoint the simulator serves (each keeps its own counters)."""
+    return (AnthropicMessages(), OpenAIChat(), OpenAIResponses())

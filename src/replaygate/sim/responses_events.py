@@ -1,0 +1,110 @@
+"""The Responses API's typed event stream, built from a whole response body (pure).
+
+The stream is what the real API sends: ``response.created`` and
+``response.in_progress`` (the response with no output yet); for each output item
+``response.output_item.added``, its content (``response.content_part.added``, the
+``response.output_text.delta`` pieces, ``response.output_text.done``,
+``response.content_part.done``; or ``response.function_call_arguments.delta`` pieces
+and ``response.function_call_arguments.done``), ``response.output_item.done``; and
+last ``response.completed`` (or ``response.incomplete``) with the whole response.
+Every event carries its ``sequence_number``, so the SDK's stream helper accumulates
+the same response as a plain call returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from replaygate.http.sse import SSEEvent
+from replaygate.sim.streaming import DEFAULT_CHUNK, Patch, split_pieces
+
+
+def _identity(body: dict[str, Any]) -> dict[str, Any]:
+    return body
+
+
+class _Sequence:
+    """Numbers the events of one stream as they are made."""
+
+    def __init__(self) -> None:
+        self.events: list[SSEEvent] = []
+
+    def add(self, kind: str, **fields: Any) -> None:
+        data = {"type": kind, "sequence_number": len(self.events), **fields}
+        self.events.append(SSEEvent(data=orjson.dumps(data).decode("utf-8"), event=kind))
+
+
+def _content(seq: _Sequence, where: dict[str, Any], part: Mapping[str, Any], size: int) -> None:
+    """The events of one content part of a message item."""
+    if part.get("type") != "output_text":
+        seq.add("response.content_part.added", **where, part=dict(part))
+        seq.add("response.content_part.done", **where, part=dict(part))
+        return
+    text = str(part.get("text", ""))
+    seq.add("response.content_part.added", **where, part={**part, "text": ""})
+    for piece in split_pieces(text, size):
+        seq.add("response.output_text.delta", **where, delta=piece, logprobs=[])
+    seq.add("response.output_text.done", **where, text=text, logprobs=[])
+    seq.add("response.content_part.done", **where, part=dict(part))
+
+
+def _item(seq: _Sequence, index: int, item: Mapping[str, Any], size: int) -> None:
+    """The events of one output item, from ``added`` to ``done``."""
+    kind = item.get("type")
+    where = {"item_id": item.get("id"), "output_index": index}
+    if kind == "message":
+        opened: dict[str, Any] = {**item, "status": "in_progress", "content": []}
+    elif kind == "function_call":
+        opened = {**item, "status": "in_progress", "arguments": ""}
+    else:
+        opened = dict(item)
+    seq.add("response.output_item.added", output_index=index, item=opened)
+    if kind == "message":
+        for content_index, part in enumerate(item.get("content") or []):
+            _content(seq, {**where, "content_index": content_index}, part, size)
+    elif kind == "function_call":
+        arguments = str(item.get("arguments", ""))
+        for piece in split_pieces(arguments, size):
+            seq.add("response.function_call_arguments.delta", **where, delta=piece)
+        seq.add("response.function_call_arguments.done", **where, arguments=arguments)
+    seq.add("response.output_item.done", output_index=index, item=dict(item))
+
+
+def responses_events(
+    response: Mapping[str, Any],
+    *,
+    chunk_size: int = DEFAULT_CHUNK,
+    patch: Patch | None = None,
+) -> list[SSEEvent]:
+    """The Responses API stream of ``response`` (a response body).
+
+    ``patch`` transforms the response object of every lifecycle event (drift
+    injection).
+    """
+    patch = patch or _identity
+    seq = _Sequence()
+    started = {**response, "status": "in_progress", "output": [], "usage": None}
+    started.update(incomplete_details=None, completed_at=None)
+    seq.add("response.created", response=patch(dict(started)))
+    seq.add("response.in_progress", response=patch(dict(started)))
+    for index, item in enumerate(response.get("output") or []):
+        _item(seq, index, item, chunk_size)
+    incomplete = response.get("status") == "incomplete"
+    final = "response.incomplete" if incomplete else "response.completed"
+    seq.add(final, response=patch(dict(response)))
+    return seq.events
+
+
+def responses_error_event(sequence_number: int, message: str) -> SSEEvent:
+    """An ``error`` event, as the API sends when a stream fails midway."""
+    data = {
+        "type": "error",
+        "code": "server_error",
+        "message": message,
+        "param": None,
+        "sequence_number": sequence_number,
+    }
+    return SSEEvent(data=orjson.dumps(data).decode("utf-8"), event="error")
