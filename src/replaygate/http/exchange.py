@@ -163,6 +163,12 @@ class Exchange:
         """How many responses this session has written."""
         return self.session.recorded
 
+    @property
+    def sent(self) -> int:
+        """How many requests this session has been asked to answer (replayed, live or missed)."""
+        with self._lock:
+            return sum(self._sent.values())
+
     # -- deciding ----------------------------------------------------------------------
 
     def plan(self, request: RequestLike) -> Replayed | LiveSlot:
