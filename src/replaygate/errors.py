@@ -54,6 +54,10 @@ class UnstorableValueError(ReplaygateError, ValueError):
         super().__init__(f"refusing to write fixture: {reason} at {path}; nothing was written")
 
 
+class SpendingCapError(ReplaygateError):
+    """A live call was not sent: it could take a recording past its spending cap."""
+
+
 class LiveAPIError(ReplaygateError):
     """A recording command cannot use the live API: no key, no network, a refused key."""
 
@@ -138,3 +142,11 @@ class WireFormatError(ReplaygateError, ValueError):
         self.path = path
         self.reason = reason
         super().__init__(f"{path}: {reason}")
+
+
+class ReplaygateWarning(UserWarning):
+    """Base class of the warnings replaygate gives."""
+
+
+class NothingRecordedWarning(ReplaygateWarning):
+    """A recording ``intercept`` block ended without seeing a single request."""

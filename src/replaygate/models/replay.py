@@ -23,6 +23,7 @@ from replaygate.errors import FixtureFormatError, WireFormatError
 from replaygate.fixtures.fixture import InterfaceVersionError, version_mismatch
 from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
 from replaygate.fixtures.session import FixtureSession, Hit, Sample, StoreArg
+from replaygate.fixtures.spending import SpendingCap
 from replaygate.models.providers import Interface, get_interface
 from replaygate.models.types import Call, Message, Model, ModelResponse, ToolSpec
 from replaygate.sanitize import SanitizeConfig, Sanitizer
@@ -201,7 +202,9 @@ class RecordingModel(_FixtureModel):
     request and response (``sanitize``, default: the one configured for the store's
     project), and the agent is handed the stored response, so it sees while recording
     exactly what replay will give it (stable tool-use ids, constructed personal data),
-    and its next request already carries them.
+    and its next request already carries them. ``cap`` bounds what the live calls may
+    spend (:class:`~replaygate.fixtures.spending.SpendingCap`): a call that could pass it
+    is not sent.
     """
 
     def __init__(
@@ -220,11 +223,18 @@ class RecordingModel(_FixtureModel):
         interface: str = "anthropic.messages",
         interface_version: str | None = None,
         sanitize: Sanitizer | SanitizeConfig | None = None,
+        cap: SpendingCap | None = None,
     ) -> None:
         if mode not in RECORDING_MODES:
             raise ValueError(f"mode must be one of {', '.join(RECORDING_MODES)}, got {mode!r}")
         session = FixtureSession(
-            store, mode=mode, approve_live=approve_live, source=source, note=note, sanitize=sanitize
+            store,
+            mode=mode,
+            approve_live=approve_live,
+            source=source,
+            note=note,
+            sanitize=sanitize,
+            cap=cap,
         )
         settings = RequestSettings(model, max_tokens, system, interface, interface_version)
         super().__init__(session, settings, sample)
@@ -244,6 +254,7 @@ class RecordingModel(_FixtureModel):
             if hit is not None:
                 return self._replayed(hit)
         wire = self.settings.wire
+        self.session.reserve(sent)
         if isinstance(self.live, WireModel):
             response, source = self.live.complete_wire(sent), "live"
         else:

@@ -1,0 +1,136 @@
+"""A spending cap on every approval: the call that could pass it is not sent, nothing is lost."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replaygate import RecordingModel
+from replaygate.errors import SpendingCapError
+from replaygate.evals.prices import Price, PriceTable, shipped_prices
+from replaygate.fixtures.spending import CHARS_PER_TOKEN, SpendingCap, usage_of
+from replaygate.fixtures.store import FixtureStore
+from replaygate.models.live import AnthropicModel
+from replaygate.models.types import Message
+from replaygate.sim import Simulator
+
+MODEL = "claude-haiku-4-5"  # $1 / $5 per million tokens in the shipped table
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo") as server:
+        yield server
+
+
+def _recorder(sim: Simulator, store: Path, cap: SpendingCap, model: str = MODEL) -> RecordingModel:
+    client = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
+    live = AnthropicModel(client, model=model, max_tokens=16)
+    return RecordingModel(live, store, approve_live=True, model=model, max_tokens=16, cap=cap)
+
+
+def test_recording_stops_before_the_call_that_could_pass_the_cap(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    # A call may cost up to about $0.00013 (16 output tokens x $5 / 1M, and its input
+    # estimated high); the echo simulator's answers cost about a tenth of that.
+    cap = SpendingCap(0.0004, shipped_prices())
+    recorder = _recorder(sim, tmp_path / "f.jsonl", cap)
+    sent_before = len(sim.requests)
+    recorder.complete([Message.user("first")], [])
+    recorder.complete([Message.user("second")], [])
+    with pytest.raises(SpendingCapError) as refused:
+        for i in range(200):
+            recorder.complete([Message.user(f"call {i}")], [])
+    message = str(refused.value)
+    assert "spending cap reached" in message and "was not sent" in message
+    assert f"spent on {cap.calls} recorded call" in message and "kept" in message
+    sent = len(sim.requests) - sent_before
+    assert sent == cap.calls == len(FixtureStore.open(tmp_path / "f.jsonl")) >= 2
+    assert 0 < cap.spent <= cap.limit
+
+
+def test_a_recorded_call_replays_without_spending(sim: Simulator, tmp_path: Path) -> None:
+    store = tmp_path / "f.jsonl"
+    _recorder(sim, store, SpendingCap(1.0, shipped_prices())).complete([Message.user("hi")], [])
+    cap = SpendingCap(0.0, shipped_prices())  # nothing left to spend
+    again = _recorder(sim, store, cap)
+    assert again.complete([Message.user("hi")], []).text  # record-missing replays it
+    with pytest.raises(SpendingCapError):
+        again.complete([Message.user("something new")], [])
+    assert cap.calls == 0 and cap.spent == 0
+
+
+def test_a_model_without_a_price_cannot_be_recorded_under_a_cap(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    sent_before = len(sim.requests)
+    recorder = _recorder(sim, tmp_path / "f.jsonl", SpendingCap(5.0, shipped_prices()), "mystery")
+    with pytest.raises(SpendingCapError, match=r"no price for model 'mystery'.*prices"):
+        recorder.complete([Message.user("hi")], [])
+    assert len(sim.requests) == sent_before
+
+
+USAGES: dict[str, tuple[Any, tuple[int, int] | None]] = {
+    "anthropic": ({"usage": {"input_tokens": 12, "output_tokens": 7}}, (12, 7)),
+    "openai chat": ({"usage": {"prompt_tokens": 5, "completion_tokens": 3}}, (5, 3)),
+    "gemini": ({"usageMetadata": {"promptTokenCount": 4, "candidatesTokenCount": 9}}, (4, 9)),
+    "recorded HTTP": ({"status": 200, "body": {"usage": {"input_tokens": 2}}}, (2, 0)),
+    "anthropic stream": (
+        {
+            "status": 200,
+            "events": [
+                {"event": "message_start",
+                 "data": '{"message": {"usage": {"input_tokens": 30, "output_tokens": 1}}}'},
+                {"event": "message_delta", "data": '{"usage": {"output_tokens": 44}}'},
+            ],
+        },
+        (30, 44),
+    ),
+    "no usage": ({"status": 200, "body": {"content": []}}, None),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", USAGES)
+def test_usage_is_read_from_every_shape(name: str) -> None:
+    response, expected = USAGES[name]
+    assert usage_of(response) == expected
+
+
+def test_a_response_without_usage_is_charged_its_bound() -> None:
+    cap = SpendingCap(1.0, PriceTable({"m": Price(1.0, 1.0)}, "USD", "t"))
+    request = {"model": "m", "max_tokens": 100, "messages": []}
+    assert cap.charge(request, {"content": []}) > 100 / 1_000_000
+
+
+@given(
+    calls=st.lists(
+        st.tuples(st.integers(1, 4000), st.integers(0, 4000), st.integers(0, 3000)),
+        min_size=1,
+        max_size=30,
+    ),
+    limit=st.floats(0.0, 0.2),
+)
+def test_what_is_spent_never_passes_the_cap(
+    calls: list[tuple[int, int, int]], limit: float
+) -> None:
+    """Whatever the calls cost, within what they may cost, the total stays under the cap."""
+    cap = SpendingCap(limit, PriceTable({"m": Price(3.0, 15.0)}, "USD", "t"))
+    for max_tokens, output, prompt_chars in calls:
+        request = {"model": "m", "max_tokens": max_tokens, "prompt": "x" * prompt_chars}
+        try:
+            cap.reserve(request)
+        except SpendingCapError:
+            continue
+        used_input = prompt_chars // CHARS_PER_TOKEN
+        cap.charge(
+            request,
+            {"usage": {"input_tokens": used_input, "output_tokens": min(output, max_tokens)}},
+        )
+        assert cap.spent <= limit
