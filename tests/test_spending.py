@@ -134,3 +134,15 @@ def test_what_is_spent_never_passes_the_cap(
             {"usage": {"input_tokens": used_input, "output_tokens": min(output, max_tokens)}},
         )
         assert cap.spent <= limit
+
+
+def test_the_default_cap_is_read_from_the_project(tmp_path: Path) -> None:
+    from replaygate.evals.config import load_config
+    from replaygate.evals.errors import ConfigError
+
+    path = tmp_path / "pyproject.toml"
+    path.write_text("[tool.replaygate]\nmax_cost = 2.5\n")
+    assert load_config(path).max_cost == 2.5
+    path.write_text("[tool.replaygate]\nmax_cost = -1\n")
+    with pytest.raises(ConfigError, match=r"pyproject.toml:2: tool.replaygate.max_cost: must be"):
+        load_config(path)

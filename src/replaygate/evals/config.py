@@ -119,6 +119,8 @@ class Config:
     max_tokens: int | None = None
     system: str | None = None
     prices: PriceTable | None = None
+    max_cost: float | None = None
+    """The spending cap of a live recording, in the price table's currency."""
     gate: GateConfig = field(default_factory=GateConfig)
     ci: CIConfig = field(default_factory=CIConfig)
     report: ReportConfig = field(default_factory=ReportConfig)
@@ -164,6 +166,7 @@ def load_config(
             "max_tokens",
             "system",
             "prices",
+            "max_cost",
             "gate",
             "ci",
             "report",
@@ -188,6 +191,7 @@ def load_config(
         max_tokens=max_tokens,
         system=top.string("system"),
         prices=_prices(top, root) if "prices" in section else None,
+        max_cost=top.number("max_cost", 0.0) if "max_cost" in section else None,
         gate=_gate(top.sub("gate")),
         ci=_ci(top.sub("ci"), root),
         report=_report(top.sub("report")),
