@@ -1,15 +1,16 @@
 """The byte streams handed to the client: a replayed body, and a live body being recorded.
 
 Both are library-neutral mixins; each adapter binds them to its library by a
-subclass that also derives from the library's ``SyncByteStream`` and
-``AsyncByteStream`` and sets ``library`` (the module, for its exception classes).
+subclass that sets ``library``, where the stream's errors are found by name
+(:class:`StreamErrors`): for ``httpx``/``httpx2`` the module itself, and the subclass
+also derives from the library's ``SyncByteStream`` and ``AsyncByteStream``;
+``aiohttp`` and ``requests`` read them through their own response objects.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
-from types import ModuleType
 from typing import Any, Protocol
 
 from replaygate.errors import FixtureMismatchError
@@ -19,7 +20,31 @@ from replaygate.http.recorded import Replayed
 from replaygate.http.recording import Recording
 
 
-class LiveResponse(Protocol):
+class StreamErrors(Protocol):
+    """Where a library's stream errors are found: its base transport error, the error of a
+    cut stream, and any other by its class name."""
+
+    @property
+    def TransportError(self) -> type[BaseException]: ...
+
+    @property
+    def RemoteProtocolError(self) -> type[BaseException]: ...
+
+
+class LiveBody(Protocol):
+    """A live response body as decoded bytes (sync or async: an adapter of a library with
+    one of the two provides that half)."""
+
+    def iter_bytes(self) -> Iterator[bytes]: ...
+
+    def aiter_bytes(self) -> AsyncIterator[bytes]: ...
+
+    def close(self) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+class LiveResponse(LiveBody, Protocol):
     """The parts of a live ``httpx``/``httpx2`` response the recorder uses."""
 
     @property
@@ -31,23 +56,14 @@ class LiveResponse(Protocol):
     @property
     def extensions(self) -> Any: ...
 
-    def iter_bytes(self) -> Iterator[bytes]: ...
-
-    def aiter_bytes(self) -> AsyncIterator[bytes]: ...
-
-    def close(self) -> None: ...
-
-    async def aclose(self) -> None: ...
-
 
 class ReplayByteStream:
     """A replayed body: its chunks, then the recorded end (a cut raises again).
 
-    Bound to a library by a subclass that also derives from that library's
-    ``SyncByteStream`` and ``AsyncByteStream`` and sets :attr:`library`.
+    Bound to a library by a subclass that sets :attr:`library`.
     """
 
-    library: ModuleType
+    library: StreamErrors
 
     def __init__(self, replayed: Replayed) -> None:
         self._replayed = replayed
@@ -95,14 +111,18 @@ class TeeByteStream:
     Bound to a library like :class:`ReplayByteStream`. A body closed before its end
     is drained and recorded whole when it is not an event stream (an SDK closes a
     retried error response unread); an event stream is recorded up to where the
-    client stopped.
+    client stopped. ``on_close`` runs once the live response is closed (a client-level
+    response takes its ``elapsed`` then).
     """
 
-    library: ModuleType
+    library: StreamErrors
 
-    def __init__(self, live: LiveResponse, recording: Recording) -> None:
+    def __init__(
+        self, live: LiveBody, recording: Recording, on_close: Callable[[], None] | None = None
+    ) -> None:
         self._live = live
         self._recording = recording
+        self._on_close = on_close
         self._sync: Iterator[bytes] | None = None
         self._async: AsyncIterator[bytes] | None = None
 
@@ -148,6 +168,7 @@ class TeeByteStream:
             recording.finish("complete" if not recording.stream else "closed")
         finally:
             self._live.close()
+            self._closed()
 
     async def aclose(self) -> None:
         """Record what is still unrecorded, then close the live response."""
@@ -159,3 +180,8 @@ class TeeByteStream:
             recording.finish("complete" if not recording.stream else "closed")
         finally:
             await self._live.aclose()
+            self._closed()
+
+    def _closed(self) -> None:
+        if self._on_close is not None:
+            self._on_close()

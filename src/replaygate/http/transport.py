@@ -21,7 +21,7 @@ from replaygate.http.streams import LiveResponse, ReplayByteStream, TeeByteStrea
 RespT = TypeVar("RespT")
 ReqT = TypeVar("ReqT", bound="ReadableRequest")
 
-_DROPPED_LIVE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+DROPPED_LIVE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
 class ReadableRequest(RequestLike, Protocol):
@@ -55,15 +55,22 @@ class Library(Generic[RespT]):
             answer.status, headers=list(answer.headers), stream=self.replay_stream(answer)
         )
 
-    def tee(self, exchange: Exchange, slot: LiveSlot, live: LiveResponse) -> RespT:
-        """The library response that hands ``live``'s body over while recording it."""
+    def tee(
+        self,
+        exchange: Exchange,
+        slot: LiveSlot,
+        live: LiveResponse,
+        on_close: Callable[[], None] | None = None,
+    ) -> RespT:
+        """The library response that hands ``live``'s body over while recording it;
+        ``on_close`` runs when ``live`` is closed."""
         headers = [
-            (k, v) for k, v in live.headers.multi_items() if k.lower() not in _DROPPED_LIVE_HEADERS
+            (k, v) for k, v in live.headers.multi_items() if k.lower() not in DROPPED_LIVE_HEADERS
         ]
         return self.response(
             live.status_code,
             headers=headers,
-            stream=self.tee_stream(live, recording_of(exchange, slot, live)),
+            stream=self.tee_stream(live, recording_of(exchange, slot, live), on_close),
             extensions=live.extensions,
         )
 

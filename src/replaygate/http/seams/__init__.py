@@ -1,0 +1,86 @@
+"""The client methods :func:`~replaygate.http.intercept` patches, one module per library shape.
+
+=================  ==========================================  ======================
+library            patched                                     module
+=================  ==========================================  ======================
+httpx2, httpx      ``Client.send``, ``AsyncClient.send``       :mod:`.httpx_send`
+aiohttp            ``ClientSession._request`` (every request)  :mod:`.aiohttp_session`
+requests           ``Session.send``                            :mod:`.requests_session`
+=================  ==========================================  ======================
+
+Each patched method asks :func:`~replaygate.http.active.answering` which session
+answers, and otherwise calls the original. A library is imported only if it is
+installed, when the first interception starts; the patches stay while any
+interception is active and are removed when the last one ends.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+SEAMS: dict[str, str] = {
+    "httpx2": "httpx_send",
+    "httpx": "httpx_send",
+    "aiohttp": "aiohttp_session",
+    "requests": "requests_session",
+}
+"""Intercepted library -> the module of this package that patches it."""
+
+Patch = tuple[type, str, Callable[[Any], Any]]
+"""A class, the name of one of its methods, and what makes the replacement from the original."""
+
+
+def installed() -> tuple[str, ...]:
+    """The intercepted libraries that are installed, in :data:`SEAMS` order."""
+    return tuple(name for name in SEAMS if importlib.util.find_spec(name) is not None)
+
+
+class _Patches:
+    """The patches in place, and how many interceptions use them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.users = 0
+        self.saved: list[tuple[type, str, Any]] = []
+
+    def install(self) -> None:
+        for name in installed():
+            seam = importlib.import_module(f"{__name__}.{SEAMS[name]}")
+            patches: list[Patch] = seam.patches(name)
+            for cls, method, make in patches:
+                original = cls.__dict__[method]
+                self.saved.append((cls, method, original))
+                setattr(cls, method, make(original))
+
+    def restore(self) -> None:
+        for cls, method, original in reversed(self.saved):
+            setattr(cls, method, original)
+        self.saved.clear()
+
+
+_patches = _Patches()
+
+
+@contextmanager
+def patched() -> Iterator[None]:
+    """Every installed library's client methods patched while inside (nested blocks share)."""
+    with _patches.lock:
+        if _patches.users == 0:
+            try:
+                _patches.install()
+            except BaseException:
+                _patches.restore()
+                raise
+        _patches.users += 1
+    try:
+        yield
+    finally:
+        with _patches.lock:
+            _patches.users -= 1
+            if _patches.users == 0:
+                _patches.restore()

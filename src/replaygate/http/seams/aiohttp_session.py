@@ -1,0 +1,200 @@
+"""``aiohttp.ClientSession._request`` (behind ``request``, ``get``, ``post``...), answered by
+the session.
+
+The patched method adds one middleware, innermost, to the request's own (aiohttp's
+client middlewares): it sees the request as it would go on the wire (URL with its
+query, merged headers, body) after the session's settings and the user's middlewares,
+on every redirect hop. A replayed response is a ``ClientResponse`` whose ``content``
+hands the recorded chunks over as they are read (``resp.content.iter_chunked``, ``async
+for line in resp.content``, ``resp.json()``); a stream cut while recording raises
+``ClientPayloadError`` at the same point. A live event stream is recorded as the caller
+reads it (up to where it releases the response); any other live body is read whole
+first, then handed over the same way.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
+from http import HTTPStatus
+from typing import Any, cast
+
+import aiohttp
+from aiohttp.base_protocol import BaseProtocol
+from aiohttp.helpers import TimerNoop
+from multidict import CIMultiDict, CIMultiDictProxy
+
+from replaygate.http.active import answering, live_call
+from replaygate.http.exchange import Exchange, LiveSlot
+from replaygate.http.recorded import Replayed, is_event_stream
+from replaygate.http.recording import Recording
+from replaygate.http.seams import Patch
+from replaygate.http.streams import LiveBody, ReplayByteStream, TeeByteStream
+from replaygate.http.wire import WireRequest, wire_request
+
+Handler = Callable[[aiohttp.ClientRequest], Awaitable[aiohttp.ClientResponse]]
+
+READ_LIMIT = 2**16
+"""The buffer size of a handed-over body (aiohttp's default)."""
+
+
+class _Errors:
+    """``aiohttp``'s errors under the names the byte streams look them up by."""
+
+    TransportError = aiohttp.ClientError
+    RemoteProtocolError = aiohttp.ClientPayloadError
+
+
+class _Replay(ReplayByteStream):
+    library = _Errors
+
+
+class _Tee(TeeByteStream):
+    library = _Errors
+
+
+class _InMemory:
+    """The flow control a reader asks of its connection: there is none, the body is here."""
+
+    connected = True
+
+    def pause_reading(self) -> None:
+        """Nothing to pause."""
+
+    def resume_reading(self, resume_parser: bool = True) -> None:
+        """Nothing to resume."""
+
+
+class _Content(aiohttp.StreamReader):
+    """A response's ``content`` that pulls the next chunk of a body stream when a read
+    finds nothing buffered; ``released`` runs when the response is released first."""
+
+    def __init__(self, chunks: AsyncIterator[bytes], released: Callable[[], None]) -> None:
+        super().__init__(cast(BaseProtocol, _InMemory()), READ_LIMIT)
+        self._chunks = chunks
+        self._released = released
+
+    async def _wait(self, func_name: str) -> None:
+        chunk = await anext(self._chunks, None)
+        if chunk is None:
+            self.feed_eof()
+        else:
+            self.feed_data(chunk)
+
+    def set_exception(self, exc: BaseException, *args: Any) -> None:
+        super().set_exception(exc, *args)
+        self._released()
+
+
+async def _single(body: bytes) -> AsyncIterator[bytes]:
+    yield body
+
+
+class _LiveBody:
+    """A live response's ``content``, as the recorder reads it (the response releases its
+    connection itself)."""
+
+    def __init__(self, content: aiohttp.StreamReader) -> None:
+        self._content = content
+
+    def aiter_bytes(self) -> AsyncIterator[bytes]:
+        return aiter(self._content.iter_any())
+
+    async def aclose(self) -> None:
+        """Nothing to close: the response does it."""
+
+    def close(self) -> None:
+        """Nothing to close: the response does it."""
+
+
+def _response_options(request: aiohttp.ClientRequest, session: aiohttp.ClientSession) -> Any:
+    """What ``ClientResponse`` takes for a request already sent."""
+    options: dict[str, Any] = {
+        "writer": None,
+        "continue100": None,
+        "timer": TimerNoop(),
+        "request_info": request.request_info,
+        "traces": [],
+        "loop": request.loop,
+        "session": session,
+    }
+    if "stream_writer" in inspect.signature(aiohttp.ClientResponse).parameters:
+        options["stream_writer"] = _Sent()
+    return options
+
+
+class _Sent:
+    """The writer of a request whose body is already out: nothing more to send."""
+
+    output_size = 0
+
+
+def _replayed(
+    answer: Replayed, request: aiohttp.ClientRequest, session: aiohttp.ClientSession
+) -> aiohttp.ClientResponse:
+    response = request.response_class(
+        request.method, request.original_url, **_response_options(request, session)
+    )
+    response.version = aiohttp.HttpVersion11
+    response.status = answer.status
+    try:
+        response.reason = HTTPStatus(answer.status).phrase
+    except ValueError:
+        response.reason = ""
+    response._headers = CIMultiDictProxy(CIMultiDict(answer.headers))
+    response._raw_headers = tuple((k.encode(), v.encode()) for k, v in answer.headers)
+    stream = _Replay(answer)
+    response.content = _Content(aiter(stream), stream.close)
+    return response
+
+
+async def _teed(
+    exchange: Exchange, slot: LiveSlot, live: aiohttp.ClientResponse
+) -> aiohttp.ClientResponse:
+    headers = list(live.headers.items())
+    recording = Recording(exchange, slot, live.status, headers, is_event_stream(headers))
+    tee = _Tee(cast(LiveBody, _LiveBody(live.content)), recording)
+    if recording.stream:
+        live.content = _Content(aiter(tee), tee.close)
+    else:
+        body = b"".join([chunk async for chunk in tee])
+        live.content = _Content(_single(body), tee.close)
+    return live
+
+
+async def _request_of(request: aiohttp.ClientRequest) -> WireRequest:
+    body = request.body
+    content = body if isinstance(body, bytes) else await body.as_bytes()
+    if not isinstance(body, bytes):
+        await request.update_body(content)
+    return wire_request(request.method, str(request.url), request.headers.items(), content)
+
+
+def _middleware(exchange: Exchange, session: aiohttp.ClientSession) -> Any:
+    async def answer(request: aiohttp.ClientRequest, handler: Handler) -> aiohttp.ClientResponse:
+        plan = exchange.plan(await _request_of(request))
+        if isinstance(plan, Replayed):
+            return _replayed(plan, request, session)
+        with live_call():
+            live = await handler(request)
+        return await _teed(exchange, plan, live)
+
+    return answer
+
+
+def _make(original: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    async def _request(session: aiohttp.ClientSession, *args: Any, **options: Any) -> Any:
+        exchange = answering()
+        if exchange is None:
+            return await original(session, *args, **options)
+        chosen = options.pop("middlewares", None)
+        theirs = getattr(session, "_middlewares", ()) if chosen is None else chosen
+        middlewares = (*theirs, _middleware(exchange, session))
+        return await original(session, *args, middlewares=middlewares, **options)
+
+    return _request
+
+
+def patches(name: str) -> list[Patch]:
+    """``aiohttp.ClientSession._request``."""
+    return [(aiohttp.ClientSession, "_request", _make)]

@@ -1,0 +1,171 @@
+"""``requests.Session.send``, answered by the session.
+
+Every request of a ``Session`` (and of ``requests.get`` and its siblings) passes
+there with its body prepared, whatever adapter is mounted. A replayed response is a
+``requests.Response`` whose body is read from the recorded chunks (a stream cut while
+recording raises ``ChunkedEncodingError`` at the same point); a live one is sent by
+the original ``send`` (adapters, redirects, hooks) and its body recorded as the
+caller reads it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import time
+from collections.abc import Callable, Iterator
+from http import HTTPStatus
+from typing import Any, cast
+
+import requests
+from requests.hooks import dispatch_hook
+from requests.structures import CaseInsensitiveDict
+from requests.utils import get_encoding_from_headers
+
+from replaygate.http.active import answering, live_call
+from replaygate.http.exchange import Exchange, LiveSlot
+from replaygate.http.recorded import Replayed, is_event_stream
+from replaygate.http.recording import Recording
+from replaygate.http.seams import Patch
+from replaygate.http.streams import LiveBody, ReplayByteStream, TeeByteStream
+from replaygate.http.transport import DROPPED_LIVE_HEADERS
+from replaygate.http.wire import WireRequest, wire_request
+
+
+class _Errors:
+    """``requests``' errors under the names the byte streams look them up by."""
+
+    TransportError = requests.RequestException
+    RemoteProtocolError = requests.exceptions.ChunkedEncodingError
+
+
+class _Replay(ReplayByteStream):
+    library = _Errors
+
+
+class _Tee(TeeByteStream):
+    library = _Errors
+
+
+class _Raw(io.RawIOBase):
+    """A response's ``raw``: the chunks of a body stream, read as a file, closed with it."""
+
+    def __init__(self, chunks: Iterator[bytes], close: Callable[[], None]) -> None:
+        super().__init__()
+        self._chunks = chunks
+        self._on_close = close
+        self._left = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._left:
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                return 0
+            self._left = chunk
+        size = min(len(buffer), len(self._left))
+        buffer[:size] = self._left[:size]
+        self._left = self._left[size:]
+        return size
+
+    def close(self) -> None:
+        if not self.closed:
+            self._on_close()
+        super().close()
+
+
+class _LiveBody:
+    """The decoded body of a live ``requests.Response``, as the recorder reads it."""
+
+    def __init__(self, live: requests.Response) -> None:
+        self._live = live
+
+    def iter_bytes(self) -> Iterator[bytes]:
+        return self._live.iter_content(chunk_size=None)
+
+    def close(self) -> None:
+        self._live.close()
+
+
+def _reason(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def _response(
+    request: requests.PreparedRequest,
+    status: int,
+    headers: list[tuple[str, str]],
+    stream: ReplayByteStream | TeeByteStream,
+) -> requests.Response:
+    response = requests.Response()
+    response.status_code = status
+    response.headers = CaseInsensitiveDict(headers)
+    response.encoding = get_encoding_from_headers(response.headers)
+    response.raw = _Raw(iter(stream), stream.close)
+    response.reason = _reason(status)
+    response.url = request.url or ""
+    response.request = request
+    return response
+
+
+def _request_of(request: requests.PreparedRequest) -> WireRequest:
+    body = request.body
+    content = body.encode("utf-8") if isinstance(body, str) else body or b""
+    return wire_request(
+        request.method or "GET", request.url or "", request.headers.items(), content
+    )
+
+
+def _replayed(
+    answer: Replayed, request: requests.PreparedRequest, start: float
+) -> requests.Response:
+    response = _response(request, answer.status, list(answer.headers), _Replay(answer))
+    response.elapsed = datetime.timedelta(seconds=time.perf_counter() - start)
+    return response
+
+
+def _teed(exchange: Exchange, slot: LiveSlot, live: requests.Response) -> requests.Response:
+    headers = list(live.headers.items())
+    recording = Recording(exchange, slot, live.status_code, headers, is_event_stream(headers))
+    kept = [(k, v) for k, v in headers if k.lower() not in DROPPED_LIVE_HEADERS]
+    tee = _Tee(cast(LiveBody, _LiveBody(live)), recording)
+    response = _response(live.request, live.status_code, kept, tee)
+    response.reason = live.reason
+    response.url = live.url
+    response.history = live.history
+    response.cookies = live.cookies
+    response.elapsed = live.elapsed
+    return response
+
+
+def _make(original: Callable[..., requests.Response]) -> Callable[..., requests.Response]:
+    def send(
+        session: requests.Session, request: requests.PreparedRequest, **options: Any
+    ) -> requests.Response:
+        exchange = answering()
+        if exchange is None:
+            return original(session, request, **options)
+        start = time.perf_counter()
+        plan = exchange.plan(_request_of(request))
+        if isinstance(plan, Replayed):
+            response = _replayed(plan, request, start)
+            response = dispatch_hook("response", request.hooks, response, **options)  # type: ignore[no-untyped-call]
+        else:
+            with live_call():
+                live = original(session, request, **{**options, "stream": True})
+            response = _teed(exchange, plan, live)
+        if not options.get("stream", session.stream):
+            response.content  # noqa: B018 - read the body, as a send that does not stream does
+        return response
+
+    return send
+
+
+def patches(name: str) -> list[Patch]:
+    """``requests.Session.send``."""
+    return [(requests.Session, "send", _make)]

@@ -1,0 +1,63 @@
+"""A request of a library that is not ``httpx``-shaped, in the shape the envelope reads.
+
+``aiohttp`` and ``requests`` requests are turned into a :class:`WireRequest` (method,
+URL parts, headers, body bytes) so that :class:`~replaygate.http.exchange.Exchange`
+fingerprints them exactly as an ``httpx`` request: a fixture recorded through one
+library replays through any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
+
+
+@dataclass(frozen=True, slots=True)
+class WireURL:
+    """The URL parts of the envelope: ``path`` decoded, ``query`` as sent, ``port`` only
+    when the URL names one (as ``httpx`` does)."""
+
+    host: str
+    port: int | None
+    path: str
+    query: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class WireHeaders:
+    """Request headers as (name, value) pairs, in order."""
+
+    items: tuple[tuple[str, str], ...]
+
+    @property
+    def raw(self) -> list[tuple[bytes, bytes]]:
+        """The pairs as UTF-8 bytes."""
+        return [(k.encode("utf-8"), v.encode("utf-8")) for k, v in self.items]
+
+    def multi_items(self) -> list[tuple[str, str]]:
+        """The pairs."""
+        return list(self.items)
+
+
+@dataclass(frozen=True, slots=True)
+class WireRequest:
+    """A request with its body read."""
+
+    method: str
+    url: WireURL
+    headers: WireHeaders
+    content: bytes
+
+
+def wire_request(
+    method: str, url: str, headers: Iterable[tuple[str, str]], content: bytes
+) -> WireRequest:
+    """The :class:`WireRequest` of an absolute ``url`` (percent-encoded, as sent)."""
+    parts = urlsplit(url)
+    return WireRequest(
+        method.upper(),
+        WireURL(parts.hostname or "", parts.port, unquote(parts.path) or "/", parts.query.encode()),
+        WireHeaders(tuple((str(k), str(v)) for k, v in headers)),
+        content,
+    )
