@@ -36,6 +36,14 @@ def nothing_recorded() -> str:
 
 
 @contextmanager
+def intercepting(exchange: Exchange) -> Iterator[None]:
+    """``exchange`` answers the intercepted clients while inside; nothing else (the network
+    is not blocked, an empty recording does not warn): the part the pytest plugin uses."""
+    with patched(), answering_with(exchange):
+        yield
+
+
+@contextmanager
 def intercept(
     store: StoreArg | Exchange, mode: str = "replay", **options: Unpack[SessionOptions]
 ) -> Iterator[Exchange]:
@@ -53,8 +61,7 @@ def intercept(
     with ExitStack() as stack:
         if not exchange.recording:
             stack.enter_context(block_network())
-        stack.enter_context(patched())
-        stack.enter_context(answering_with(exchange))
+        stack.enter_context(intercepting(exchange))
         yield exchange
     if exchange.recording and exchange.sent == before:
         warnings.warn(nothing_recorded(), NothingRecordedWarning, stacklevel=3)

@@ -20,9 +20,19 @@ record/replay session, shared by everything below); ``anthropic_client``,
 the SDK's keyword arguments, e.g. ``base_url``, and returning a client over the
 test's store); ``replaygate_intercept`` (covers clients the code under test builds).
 
-Marker: ``@pytest.mark.replaygate(fixtures="path", interface=..., source=...)``:
-``fixtures`` replaces the test's store (a ``.jsonl`` file or a folder, relative to
-``--replaygate-dir``); ``interface`` and ``source`` go into recorded fixtures' meta.
+Marker: ``@pytest.mark.replaygate(fixtures="path", interface=..., source=...,
+repeat_last=False, expect_requests=True)``: ``fixtures`` replaces the test's store (a
+``.jsonl`` file or a folder, relative to ``--replaygate-dir``); ``interface`` and
+``source`` go into recorded fixtures' meta; ``repeat_last=True`` lets a send past the
+recorded answers get the last one again; ``expect_requests=False`` marks a test that
+may legitimately send nothing (below). Any other argument is an error.
+
+Nothing recorded: in a recording mode, a test that asked for the test's session
+(``replaygate_exchange``, a client factory or ``replaygate_intercept``) and ends without
+that session having seen a single request fails at teardown, naming the libraries
+intercepted: its client sends through something replaygate does not see, and nothing
+would be replayed. A test that only asks for ``replaygate_store``, or is marked
+``expect_requests=False``, is not checked.
 
 Sanitizing: a store is recorded and matched with the ``[tool.replaygate.sanitize]`` of
 the project that owns it (the nearest ``pyproject.toml`` above it, else the rootdir's),
@@ -103,8 +113,10 @@ def pytest_configure(config: pytest.Config) -> None:
     keep a replaying session offline."""
     config.addinivalue_line(
         "markers",
-        "replaygate(fixtures=None, interface=None, source=None): the test's fixture store "
-        "(relative to --replaygate-dir) and the meta of what it records",
+        "replaygate(fixtures=None, interface=None, source=None, repeat_last=False, "
+        "expect_requests=True): the test's fixture store (relative to --replaygate-dir), "
+        "the meta of what it records, whether a send past the recorded answers gets the "
+        "last one again, and whether recording it may see no request",
     )
     mode = config.getoption("replaygate_record_mode", "replay")
     approved = config.getoption("replaygate_approve_live", False) is True
@@ -163,13 +175,29 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             os.environ[hits.RUN_ENV] = env_before
 
 
+MARKER_ARGUMENTS = ("fixtures", "interface", "source", "repeat_last", "expect_requests")
+_FLAGS = {"repeat_last": False, "expect_requests": True}
+
+
 def _marker_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The marker's arguments; an unknown one, or a flag that is not a bool, fails the test."""
     marker = request.node.get_closest_marker("replaygate")
     if marker is None:
-        return {}
-    kwargs = dict(marker.kwargs)
+        return dict(_FLAGS)
+    kwargs = {**_FLAGS, **marker.kwargs}
     if marker.args:
         kwargs.setdefault("fixtures", marker.args[0])
+    unknown = sorted(set(kwargs) - set(MARKER_ARGUMENTS))
+    wrong = sorted(name for name in _FLAGS if not isinstance(kwargs[name], bool))
+    if unknown or wrong:
+        what = f"unknown argument(s) {', '.join(unknown)}" if unknown else ""
+        what += "; " if unknown and wrong else ""
+        what += f"{', '.join(wrong)} must be True or False" if wrong else ""
+        pytest.fail(
+            f"@pytest.mark.replaygate on {request.node.nodeid}: {what} "
+            f"(it takes {', '.join(MARKER_ARGUMENTS)})",
+            pytrace=False,
+        )
     return kwargs
 
 
@@ -225,20 +253,30 @@ def replaygate_store(
 @pytest.fixture
 def replaygate_exchange(
     request: pytest.FixtureRequest, replaygate_store: FixtureStore, replaygate_mode: str
-) -> Exchange:
-    """The test's record/replay session over its store (counters shared by its clients)."""
+) -> Iterator[Exchange]:
+    """The test's record/replay session over its store (counters shared by its clients);
+    recording, it fails a test that sent nothing through it (see the module docstring)."""
     from replaygate.http import Exchange
+    from replaygate.http.intercept import nothing_recorded
     from replaygate.sanitize import sanitizer_for
 
     marker = _marker_kwargs(request)
-    return Exchange(
+    exchange = Exchange(
         replaygate_store,
         mode=replaygate_mode,
         approve_live=bool(request.config.getoption("replaygate_approve_live", False)),
         source=marker.get("source"),
         interface=marker.get("interface"),
         sanitize=sanitizer_for(replaygate_store.path, root=request.config.rootpath),
+        repeat_last=marker["repeat_last"],
     )
+    yield exchange
+    if exchange.recording and marker["expect_requests"] and exchange.sent == 0:
+        pytest.fail(
+            f"{nothing_recorded()}; mark the test @pytest.mark.replaygate(expect_requests=False) "
+            "if it may legitimately send nothing",
+            pytrace=False,
+        )
 
 
 def _sdk_clients(
@@ -298,8 +336,9 @@ def async_openai_client(replaygate_exchange: Exchange) -> Iterator[Callable[...,
 
 @pytest.fixture
 def replaygate_intercept(replaygate_exchange: Exchange) -> Iterator[Exchange]:
-    """Answers every httpx/httpx2 client built during the test from the test's store."""
-    from replaygate.http import intercept
+    """Answers every httpx2, httpx, aiohttp and requests client used during the test from
+    the test's store (the test's session decides whether sending nothing fails it)."""
+    from replaygate.http.intercept import intercepting
 
-    with intercept(replaygate_exchange) as exchange:
-        yield exchange
+    with intercepting(replaygate_exchange):
+        yield replaygate_exchange
