@@ -28,6 +28,10 @@ from replaygate import (
     to_openai_response,
 )
 from replaygate.models.providers import INTERFACES, get_interface
+from replaygate.models.providers.openai_responses import (
+    from_responses_request,
+    from_responses_response,
+)
 from replaygate.models.types import STOP_REASONS
 
 SEARCH = ToolSpec(
@@ -521,7 +525,8 @@ def test_malformed_openai_request_names_the_field(request_: Any, path: str) -> N
 
 any_json = st.recursive(
     json_scalars
-    | st.sampled_from(["text", "tool_use", "tool_result", "user", "assistant", "tool"]),
+    | st.sampled_from(["text", "tool_use", "tool_result", "user", "assistant", "tool"])
+    | st.sampled_from(["message", "function_call", "function_call_output", "incomplete"]),
     lambda inner: (
         st.lists(inner, max_size=3)
         | st.dictionaries(
@@ -530,7 +535,8 @@ any_json = st.recursive(
                     *("content", "type", "text", "id", "name", "input", "choices", "message"),
                     *("role", "tool_calls", "function", "arguments", "usage", "stop_reason"),
                     *("finish_reason", "messages", "tools", "tool_use_id", "tool_call_id"),
-                    *("input_schema", "system"),
+                    *("input_schema", "system", "input", "output", "call_id", "status"),
+                    *("instructions", "incomplete_details", "reason", "parameters"),
                 )
             ),
             inner,
@@ -548,6 +554,8 @@ def test_any_malformed_wire_dict_raises_only_wire_format_error(wire: Any) -> Non
         from_openai_response,
         from_anthropic_request,
         from_openai_request,
+        from_responses_request,
+        from_responses_response,
     ):
         with contextlib.suppress(WireFormatError):
             parse(wire)

@@ -11,7 +11,9 @@ from replaygate.http.sse import SSEEvent, SSEParser
 if TYPE_CHECKING:
     from replaygate.http.exchange import Exchange, LiveSlot
 
-TERMINAL_EVENTS = frozenset({"message_stop", "error"})
+TERMINAL_EVENTS = frozenset(
+    {"message_stop", "error", "response.completed", "response.incomplete", "response.failed"}
+)
 """Event names after which nothing more is sent (with OpenAI's ``[DONE]`` data)."""
 
 
@@ -38,7 +40,7 @@ class Recording:
 
     @property
     def terminal(self) -> bool:
-        """Whether the last event ends the stream (``message_stop``, ``error``, ``[DONE]``)."""
+        """Whether the last event ends the stream (:data:`TERMINAL_EVENTS`, ``[DONE]``)."""
         if not self._events:
             return False
         last = self._events[-1]

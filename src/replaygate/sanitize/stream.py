@@ -4,7 +4,8 @@ A streamed answer arrives in fragments (``alice@corp.co`` + ``m, thanks``), so a
 rule run on each event alone would miss what straddles two of them. The fragments
 of one block (an Anthropic content block's ``text``, ``partial_json`` or
 ``thinking`` deltas; an OpenAI choice's ``content`` or ``refusal``, or one tool
-call's ``arguments``) are joined and the rules run on the whole; when that changes
+call's ``arguments``; a Responses API output item's text, refusal or function-call
+argument deltas) are joined and the rules run on the whole; when that changes
 it, the first fragment carries the whole redacted text and the others become empty,
 so a client that accumulates the deltas gets the redacted text. The events are the
 parsed ``data`` of each event, changed in place.
@@ -63,12 +64,30 @@ def _openai(event: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], Fragment]]
                 yield ("call", index, call.get("index", n)), (function, "arguments")
 
 
+_RESPONSES_DELTAS = frozenset(
+    {
+        "response.output_text.delta",
+        "response.refusal.delta",
+        "response.function_call_arguments.delta",
+    }
+)
+
+
+def _openai_responses(event: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], Fragment]]:
+    kind = event.get("type")
+    if kind in _RESPONSES_DELTAS and isinstance(event.get("delta"), str):
+        yield (
+            ("item", kind, event.get("output_index"), event.get("content_index")),
+            (event, "delta"),
+        )
+
+
 def fragments(events: list[Any]) -> dict[tuple[Any, ...], list[Fragment]]:
     """The text fragments of each block, in stream order."""
     groups: dict[tuple[Any, ...], list[Fragment]] = {}
     for event in events:
         if isinstance(event, dict):
-            for source in (_anthropic, _openai):
+            for source in (_anthropic, _openai, _openai_responses):
                 for group, fragment in source(event):
                     groups.setdefault(group, []).append(fragment)
     return groups

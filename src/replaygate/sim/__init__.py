@@ -1,4 +1,4 @@
-"""A loopback simulator of the Anthropic Messages and OpenAI Chat Completions APIs.
+"""A loopback simulator of the Anthropic Messages and OpenAI Chat Completions and Responses APIs.
 
 The official SDKs pointed at :attr:`Simulator.url` work unchanged: plain JSON and
 streaming, validation and error bodies like the real APIs, seeded behaviours, and

@@ -11,8 +11,10 @@ result is a ``function_call_output`` item. Tools are flat:
 A response lists its ``output`` items the same way (a ``message`` with
 ``output_text`` parts, ``function_call`` items); ``status`` ``incomplete`` with
 ``incomplete_details.reason`` says why it stopped early. ``reasoning`` items are
-passed over. The Responses API has no error flag on a tool result and no stop
-sequence, so ``is_error`` and ``stop_sequence`` do not survive a round trip.
+passed over. The Responses API has no stop reason: a completed response stopped for
+a tool call when it holds one, else at the end of its turn. It has no error flag on
+a tool result and no stop sequence either, so ``is_error`` and ``stop_sequence`` do
+not survive a round trip.
 ``previous_response_id`` names server-side state: the converters read only what a
 request itself holds.
 """
@@ -140,6 +142,8 @@ def input_messages(value: Any, path: str) -> tuple[list[Message], str | None]:
     system: list[str] = []
     for i, item in enumerate(value):
         where = f"{path}[{i}]"
+        if not isinstance(item, Mapping):
+            raise WireFormatError(where, f"expected an object, got {type(item).__name__}")
         kind = optional_field(item, "type", str, where, "message")
         if kind == "message":
             role = field_of(item, "role", str, where)
@@ -192,6 +196,8 @@ def from_responses_request(
     The system prompt is ``instructions``, else the system or developer messages of
     ``input``.
     """
+    if not isinstance(request, Mapping):
+        raise WireFormatError("request", f"expected an object, got {type(request).__name__}")
     if "input" not in request:
         raise WireFormatError("request.input", "missing field")
     messages, input_system = input_messages(request["input"], "request.input")

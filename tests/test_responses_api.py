@@ -1,0 +1,613 @@
+"""The OpenAI Responses API through the real ``openai`` SDK over loopback HTTP.
+
+Every interaction is recorded from the in-process simulator (``record-missing``),
+then replayed offline with the network blocked and the SDK pointed at the real API
+host, and what the SDK produced must be the same. Also: the loud miss of a changed
+request, what the stored fixture holds, the refusal of a route the server does not
+serve, the simulator's validation, and the engine converters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import openai
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replaygate.errors import FixtureMismatchError, UnservedRouteError, WireFormatError
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import block_network, httpx2_async_client, httpx2_client
+from replaygate.http.routes import unserved_route
+from replaygate.models.live import OpenAIResponsesModel
+from replaygate.models.providers import get_interface
+from replaygate.models.providers.openai_responses import (
+    from_responses_request,
+    from_responses_response,
+    to_responses_request,
+    to_responses_response,
+)
+from replaygate.models.replay import RecordingModel, ReplayModel
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
+from replaygate.sanitize import SanitizeConfig
+from replaygate.sim import Simulator
+from replaygate.sim.conversations import Conversations
+from replaygate.sim.research_policy import ResearchPolicy
+from test_providers import conversations, responses, systems, tool_specs
+
+KEY = "test-key"
+MODEL = "gpt-sim-1"
+INSTRUCTIONS = "Answer in one sentence and cite the document."
+QUESTION = "What is RAG?"
+TOOLS: list[Any] = [
+    {
+        "type": "function",
+        "name": "search_corpus",
+        "description": "Search the corpus.",
+        "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+    },
+    {
+        "type": "function",
+        "name": "fetch_doc",
+        "description": "Fetch one document.",
+        "parameters": {"type": "object", "properties": {"doc_id": {"type": "string"}}},
+    },
+]
+TOOL_OUTPUTS = {
+    "search_corpus": {"hits": [{"doc_id": "doc-rag", "title": "RAG"}]},
+    "fetch_doc": {
+        "doc_id": "doc-rag",
+        "title": "RAG",
+        "text": "Retrieval-augmented generation grounds answers in fetched documents.",
+    },
+}
+STABLE = SanitizeConfig(ids=True, times=True)
+"""Volatile ids and times replaced on record (both are opt-in)."""
+Result = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    """The research agent's model, without randomness: the same answers in any test order."""
+    with Simulator(behavior=ResearchPolicy()) as server:
+        yield server
+
+
+def client(store: Path, mode: str, base_url: str | None) -> openai.OpenAI:
+    """An SDK client recording to (or replaying from) ``store``."""
+    approve = mode != "replay"
+    source = "sim" if approve else None
+    http = httpx2_client(store, mode, approve_live=approve, source=source, sanitize=STABLE)
+    options: dict[str, Any] = {"base_url": base_url} if base_url else {}
+    return openai.OpenAI(api_key=KEY, http_client=http, max_retries=0, **options)
+
+
+def _calls(response: Any) -> list[Any]:
+    return [item for item in response.output if item.type == "function_call"]
+
+
+def _outputs(calls: list[Any]) -> list[Any]:
+    return [
+        {
+            "type": "function_call_output",
+            "call_id": call.call_id,
+            "output": json.dumps(TOOL_OUTPUTS[call.name]),
+        }
+        for call in calls
+    ]
+
+
+# -- interactions: what user code does with a client, as comparable data ------------------
+
+
+def plain(c: openai.OpenAI) -> Result:
+    response = c.responses.create(model=MODEL, input=QUESTION, instructions=INSTRUCTIONS)
+    return {"final": response.model_dump(mode="json"), "text": response.output_text}
+
+
+def streamed(c: openai.OpenAI) -> Result:
+    events = [e.model_dump(mode="json") for e in c.responses.create(
+        model=MODEL, input=QUESTION, instructions=INSTRUCTIONS, stream=True
+    )]  # fmt: skip
+    text = "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta")
+    return {"events": events, "text": text}
+
+
+def helper(c: openai.OpenAI) -> Result:
+    with c.responses.stream(model=MODEL, input=QUESTION, instructions=INSTRUCTIONS) as stream:
+        events = [e.type for e in stream]
+        final = stream.get_final_response()
+    return {"events": events, "final": final.model_dump(mode="json"), "text": final.output_text}
+
+
+def tool_loop(c: openai.OpenAI, *, chained: bool) -> Result:
+    """Answer every function call until the model answers in text.
+
+    ``chained`` continues with ``previous_response_id``; otherwise the whole
+    conversation (the output items, then the outputs) is sent again each turn.
+    """
+    items: list[Any] = [{"role": "user", "content": QUESTION}]
+    response = c.responses.create(model=MODEL, input=items, tools=TOOLS, instructions=INSTRUCTIONS)
+    turns = [response.model_dump(mode="json")]
+    while _calls(response):
+        outputs = _outputs(_calls(response))
+        if chained:
+            response = c.responses.create(
+                model=MODEL, previous_response_id=response.id, input=outputs, tools=TOOLS
+            )
+        else:
+            items += [item.model_dump(exclude_none=True) for item in response.output] + outputs
+            response = c.responses.create(model=MODEL, input=items, tools=TOOLS)
+        turns.append(response.model_dump(mode="json"))
+    return {"turns": turns, "text": response.output_text}
+
+
+INTERACTIONS: dict[str, Callable[[openai.OpenAI], Result]] = {
+    "plain": plain,
+    "stream": streamed,
+    "helper": helper,
+    "tools": lambda c: tool_loop(c, chained=False),
+    "previous-response-id": lambda c: tool_loop(c, chained=True),
+}
+
+
+_ID = re.compile(r"\b(resp|msg|fc|toolu|call)_[A-Za-z0-9_]+")
+_TIMES = frozenset({"created_at", "completed_at"})
+
+
+def without_ids(value: Any) -> Any:
+    """``value`` with provider ids and times blanked: the client sees the live ones while
+    recording, the stable ones (:data:`STABLE`) on replay."""
+    if isinstance(value, dict):
+        return {k: 0 if k in _TIMES and v else without_ids(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_ids(v) for v in value]
+    return _ID.sub("<id>", value) if isinstance(value, str) else value
+
+
+def record_and_replay(
+    sim: Simulator, store: Path, interact: Callable[[openai.OpenAI], Result]
+) -> tuple[Result, Result]:
+    """What ``interact`` gave live while recording, and what it gives replayed offline
+    (ids and times blanked in both: see :func:`without_ids`)."""
+    live = interact(client(store, "record-missing", sim.openai_base_url))
+    with block_network():
+        replayed = interact(client(store, "replay", None))
+        assert interact(client(store, "replay", None)) == replayed
+    return without_ids(live), without_ids(replayed)
+
+
+@pytest.mark.parametrize("name", INTERACTIONS)
+def test_record_then_replay_offline(sim: Simulator, tmp_path: Path, name: str) -> None:
+    live, replayed = record_and_replay(sim, tmp_path / "r.jsonl", INTERACTIONS[name])
+    assert replayed == live
+    assert live["text"]
+    (fixture, *_) = FixtureStore.open(tmp_path / "r.jsonl")
+    assert fixture.meta is not None
+    assert (fixture.meta["interface"], fixture.meta["interface_version"]) == (
+        "openai.responses",
+        "v1",
+    )
+
+
+def test_stream_iteration_and_helper_give_the_plain_text(sim: Simulator, tmp_path: Path) -> None:
+    store = tmp_path / "r.jsonl"
+    texts = {name: record_and_replay(sim, store, INTERACTIONS[name])[1]["text"]
+             for name in ("plain", "stream", "helper")}  # fmt: skip
+    assert len(set(texts.values())) == 1
+    assert "[doc-" not in texts["plain"]  # no tools offered: nothing fetched, nothing cited
+
+
+def test_tool_round_trip_ends_with_a_cited_answer(sim: Simulator, tmp_path: Path) -> None:
+    _, replayed = record_and_replay(sim, tmp_path / "r.jsonl", INTERACTIONS["tools"])
+    first = replayed["turns"][0]["output"]
+    assert [item["type"] for item in first] == ["function_call"]
+    assert first[0]["name"] == "search_corpus"
+    assert "[doc-rag]" in replayed["text"]
+    assert len(FixtureStore.open(tmp_path / "r.jsonl")) == len(replayed["turns"])
+
+
+def test_previous_response_id_is_stored_stable_and_replays(sim: Simulator, tmp_path: Path) -> None:
+    store = tmp_path / "r.jsonl"
+    live, replayed = record_and_replay(sim, store, INTERACTIONS["previous-response-id"])
+    assert replayed == live
+    with block_network():
+        replayed = INTERACTIONS["previous-response-id"](client(store, "replay", None))
+    follow_ups = [f.request["body"] for f in FixtureStore.open(store)
+                  if "previous_response_id" in f.request["body"]]  # fmt: skip
+    assert follow_ups
+    for body in follow_ups:  # the live id was replaced by the id replay hands out
+        assert body["previous_response_id"].startswith("resp_rg_")
+        assert all(item["call_id"].startswith("toolu_rg_") for item in body["input"])
+    assert replayed["turns"][1]["previous_response_id"] == replayed["turns"][0]["id"]
+
+
+def test_async_client_records_and_replays(sim: Simulator, tmp_path: Path) -> None:
+    store = tmp_path / "r.jsonl"
+
+    async def interact(mode: str, base_url: str | None) -> Result:
+        approve = mode != "replay"
+        source = "sim" if approve else None
+        http = httpx2_async_client(
+            store, mode, approve_live=approve, source=source, sanitize=STABLE
+        )
+        options: dict[str, Any] = {"base_url": base_url} if base_url else {}
+        c = openai.AsyncOpenAI(api_key=KEY, http_client=http, max_retries=0, **options)
+        plain_answer = await c.responses.create(model=MODEL, input=QUESTION)
+        async with c.responses.stream(model=MODEL, input=QUESTION, tools=TOOLS) as stream:
+            events = [e.type async for e in stream]
+            final = await stream.get_final_response()
+        return {"plain": plain_answer.model_dump(mode="json"), "events": events,
+                "final": final.model_dump(mode="json")}  # fmt: skip
+
+    live = asyncio.run(interact("record-missing", sim.openai_base_url))
+    with block_network():
+        replayed = asyncio.run(interact("replay", None))
+    assert without_ids(replayed) == without_ids(live)
+    assert replayed["final"]["output"][0]["type"] == "function_call"
+
+
+# -- a changed request is a loud miss ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        ({"input": "What is RAG exactly?"}, "body.input"),
+        ({"instructions": "Answer in two sentences and cite the document."}, "body.instructions"),
+    ],
+)
+def test_one_word_changed_is_a_miss_with_a_diff(
+    sim: Simulator, tmp_path: Path, change: dict[str, str], path: str
+) -> None:
+    store = tmp_path / "r.jsonl"
+    plain(client(store, "record-missing", sim.openai_base_url))
+    args: dict[str, Any] = {"model": MODEL, "input": QUESTION, "instructions": INSTRUCTIONS}
+    args.update(change)
+    with block_network(), pytest.raises(FixtureMismatchError) as caught:
+        client(store, "replay", None).responses.create(**args)
+    assert any(line.startswith(path) for line in caught.value.differences)
+    assert str(store) in str(caught.value)
+
+
+# -- what the stored fixture holds ---------------------------------------------------
+
+
+def _ids_and_times(value: Any, found: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    if isinstance(value, dict):
+        for key, member in value.items():
+            if key in ("id", "item_id", "call_id", "created_at", "completed_at"):
+                found.setdefault(key, []).append(member)
+            _ids_and_times(member, found)
+    elif isinstance(value, list):
+        for member in value:
+            _ids_and_times(member, found)
+    return found
+
+
+@pytest.mark.parametrize("name", ["plain", "stream", "tools"])
+def test_stored_ids_and_times_are_sanitized(sim: Simulator, tmp_path: Path, name: str) -> None:
+    store = tmp_path / "r.jsonl"
+    live = INTERACTIONS[name](client(store, "record-missing", sim.openai_base_url))
+    for fixture in FixtureStore.open(store):
+        response = fixture.response
+        body = response.get("body") or [json.loads(e["data"]) for e in response["events"]]
+        found = _ids_and_times(body, {})
+        assert found["id"] and found["created_at"]
+        assert {value for value in found["created_at"] if value is not None} == {0}
+        for key in ("id", "item_id", "call_id"):
+            for value in found.get(key, []):
+                assert "_rg_" in value, (key, value)
+    assert "sim_" in json.dumps(live)  # the client saw the live ids while recording
+
+
+# -- a route the server does not serve -----------------------------------------------
+
+
+def test_unserved_route_404_is_refused_and_nothing_is_written(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    store = tmp_path / "r.jsonl"
+    wrong_base = client(store, "record-missing", sim.url)  # without /v1: POST /responses
+    with pytest.raises(UnservedRouteError) as caught:
+        wrong_base.responses.create(model=MODEL, input=QUESTION)
+    message = str(caught.value)
+    assert "POST /responses" in message and "404" in message and "nothing was written" in message
+    assert isinstance(caught.value, openai.OpenAIError)  # the SDK passes it through unwrapped
+    with pytest.raises(UnservedRouteError, match="GET /v1/responses/resp_x"):
+        client(store, "record-missing", sim.openai_base_url).responses.retrieve("resp_x")
+    assert not store.exists() or not FixtureStore.open(store)
+
+
+def _error(status: int, message: str) -> dict[str, Any]:
+    return {"status": status, "body": {"error": {"message": message}}}
+
+
+@pytest.mark.parametrize(
+    ("path", "record", "unserved"),
+    [
+        ("/v1/nowhere", _error(404, "no model x"), True),
+        ("/v1/responses", {"status": 404, "text": "404 page not found"}, True),
+        ("/v1/responses", _error(404, "Invalid URL (POST /v1/responses)"), True),
+        ("/v1/messages", _error(404, "Not Found"), True),
+        ("/v1/responses", _error(404, "The model `x` does not exist"), False),
+        ("/v1/messages", _error(404, "model: claude-x"), False),
+        ("/v1/nowhere", _error(400, "bad"), False),
+    ],
+)
+def test_unserved_route_tells_a_route_from_a_resource(
+    path: str, record: dict[str, Any], unserved: bool
+) -> None:
+    assert unserved_route(path, record) is unserved
+
+
+# -- the simulator's validation, auth and faults -------------------------------------
+
+
+def _post(sim: Simulator, body: Any, **headers: str) -> httpx2.Response:
+    auth = {"authorization": f"Bearer {KEY}", **headers}
+    return httpx2.post(f"{sim.openai_base_url}/responses", json=body, headers=auth)
+
+
+def _body(input_: Any = "hi", **fields: Any) -> dict[str, Any]:
+    return {"model": MODEL, "input": input_, **fields}
+
+
+STRAY_OUTPUT = {"type": "function_call_output", "call_id": "call_9", "output": "x"}
+
+
+@pytest.mark.parametrize(
+    ("body", "param", "words"),
+    [
+        ({"input": "hi"}, "model", "Missing required parameter: 'model'"),
+        ({"model": MODEL}, "input", "Missing required parameter: 'input'"),
+        (_body({"a": 1}), "input", "expected one of a string or array"),
+        (_body([{"role": "bot", "content": "x"}]), "input[0].role", "'bot'"),
+        (_body([{"type": "image"}]), "input[0].type", "'image'"),
+        (_body([{"type": "function_call", "call_id": "c"}]), "input[0].name", "Missing"),
+        (_body(max_output_tokens=5), "max_output_tokens", ">= 16"),
+        (_body(stream="yes"), "stream", "boolean"),
+        (_body(instructions=3), "instructions", "string"),
+        (_body(tools=[{"type": "function"}]), "tools[0].name", "Missing"),
+        (
+            _body([STRAY_OUTPUT]),
+            "input",
+            "No tool call found for function call output with call_id",
+        ),
+        (
+            _body(previous_response_id="resp_unknown"),
+            "previous_response_id",
+            "Previous response with id 'resp_unknown' not found",
+        ),
+    ],
+)
+def test_simulator_refuses_invalid_requests_in_openai_shape(
+    sim: Simulator, body: dict[str, Any], param: str, words: str
+) -> None:
+    reply = _post(sim, body)
+    assert reply.status_code == 400
+    error = reply.json()["error"]
+    assert error["type"] == "invalid_request_error"
+    assert error["param"] == param
+    assert words in error["message"]
+
+
+def test_simulator_needs_a_bearer_key_and_serves_only_post(sim: Simulator) -> None:
+    unauthenticated = httpx2.post(f"{sim.openai_base_url}/responses", json={"model": MODEL})
+    assert unauthenticated.status_code == 401
+    assert "API key" in unauthenticated.json()["error"]["message"]
+    listed = httpx2.get(f"{sim.openai_base_url}/responses", headers={"authorization": "Bearer k"})
+    assert listed.status_code == 405
+
+
+def test_previous_response_needs_the_calls_it_offered(sim: Simulator) -> None:
+    first = _post(sim, {"model": MODEL, "input": QUESTION, "tools": TOOLS}).json()
+    (call,) = [item for item in first["output"] if item["type"] == "function_call"]
+    answer = {"type": "function_call_output", "call_id": call["call_id"], "output": "{}"}
+    follow = {"model": MODEL, "previous_response_id": first["id"], "input": [answer]}
+    assert _post(sim, follow).status_code == 200
+    stray = {**answer, "call_id": "call_other"}
+    refused = _post(sim, {**follow, "input": [stray]})
+    assert refused.status_code == 400
+    assert "call_other" in refused.json()["error"]["message"]
+
+
+def test_conversations_are_bounded_oldest_first() -> None:
+    kept = Conversations(limit=2)
+    for n in range(3):
+        kept.remember(f"resp_{n}", [Message.user(str(n))])
+    assert len(kept) == 2
+    assert kept.history("resp_0") is None
+    assert kept.history("resp_2") == (Message.user("2"),)
+
+
+def _stream_events(sim_: Simulator) -> list[Any]:
+    c = openai.OpenAI(api_key=KEY, base_url=sim_.openai_base_url, max_retries=0)
+    return list(c.responses.create(model=MODEL, input=QUESTION, stream=True))
+
+
+def test_faults_reach_the_responses_endpoint() -> None:
+    with Simulator(behavior="echo", faults=["429", "sse-error", "cut-stream"]) as faulty:
+        c = openai.OpenAI(api_key=KEY, base_url=faulty.openai_base_url, max_retries=0)
+        with pytest.raises(openai.RateLimitError):
+            c.responses.create(model=MODEL, input=QUESTION)
+        events = _stream_events(faulty)
+        assert events[-1].type == "error"
+        assert "response.completed" not in [e.type for e in events]
+        with pytest.raises(openai.APIConnectionError):
+            _stream_events(faulty)
+
+
+def test_drift_changes_plain_and_streamed_responses() -> None:
+    with Simulator(behavior="echo", drift="add-field:usage.foo=1,drop-field:tools") as drifted:
+        c = openai.OpenAI(api_key=KEY, base_url=drifted.openai_base_url, max_retries=0)
+        body = c.responses.with_raw_response.create(
+            model=MODEL, input=QUESTION
+        ).http_response.json()
+        assert body["usage"]["foo"] == 1 and "tools" not in body
+        (completed,) = [e for e in _stream_events(drifted) if e.type == "response.completed"]
+        assert completed.response.model_dump()["usage"]["foo"] == 1
+
+
+# -- the engine boundary ---------------------------------------------------------------
+
+
+def test_recording_and_replay_models_speak_the_responses_api(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    store = tmp_path / "wire.jsonl"
+    live = OpenAIResponsesModel(
+        openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0),
+        model=MODEL,
+        max_tokens=64,
+    )
+    tools = [ToolSpec("search_corpus", "Search the corpus.", TOOLS[0]["parameters"])]
+    settings: dict[str, Any] = {"model": MODEL, "max_tokens": 64, "system": INSTRUCTIONS}
+    recorder = RecordingModel(
+        live, store, approve_live=True, interface="openai.responses", source="sim",
+        sanitize=STABLE, **settings,
+    )  # fmt: skip
+    recorded = recorder.complete([Message.user(QUESTION)], tools)
+    assert recorded.stop_reason == "tool_use" and recorded.tool_calls[0].name == "search_corpus"
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.request["instructions"] == INSTRUCTIONS
+    assert fixture.request["max_output_tokens"] == 64
+    assert fixture.response["id"].startswith("resp_rg_")
+    replayer = ReplayModel(store, interface="openai.responses", sanitize=STABLE, **settings)
+    with block_network():
+        assert replayer.complete([Message.user(QUESTION)], tools) == recorded
+        with pytest.raises(FixtureMismatchError):
+            replayer.complete([Message.user(QUESTION + " Briefly.")], tools)
+
+
+@given(
+    messages=conversations(tool_errors=False),
+    tools=st.lists(tool_specs, max_size=3),
+    system=systems,
+)
+def test_request_round_trip(
+    messages: list[Message], tools: list[ToolSpec], system: str | None
+) -> None:
+    request = to_responses_request(messages, tools, model="m", max_tokens=64, system=system)
+    assert json.loads(json.dumps(request)) == request
+    assert from_responses_request(request) == (messages, tools, system)
+
+
+@given(response=responses)
+def test_response_round_trip(response: ModelResponse) -> None:
+    wire = to_responses_response(response, model="m")
+    expected = response
+    if response.stop_reason not in ("max_tokens", "refusal"):  # said by the output items
+        expected = replace(response, stop_reason="tool_use" if response.tool_calls else "end_turn")
+    assert from_responses_response(wire) == expected
+
+
+def test_interface_is_registered_with_its_version() -> None:
+    interface = get_interface("openai.responses")
+    assert (interface.name, interface.version) == ("openai.responses", "v1")
+
+
+def test_request_reads_system_messages_and_skips_reasoning() -> None:
+    request = {
+        "model": "m",
+        "input": [
+            {"role": "developer", "content": [{"type": "input_text", "text": "Be brief."}]},
+            {"type": "reasoning", "id": "rs_1", "summary": []},
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+            {"type": "function_call", "call_id": "call_1", "name": "f", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "call_1", "output": "ok"},
+        ],
+    }
+    messages, tools, system = from_responses_request(request)
+    assert system == "Be brief." and tools == []
+    assert messages == [
+        Message.user("hi"),
+        Message.assistant("", [ToolCall("call_1", "f", {})]),
+        Message.tool_result("call_1", "ok"),
+    ]
+
+
+BAD_CALL = {"type": "function_call", "call_id": "c", "name": "f", "arguments": "[1]"}
+
+
+@pytest.mark.parametrize(
+    ("parse", "wire", "path"),
+    [
+        (from_responses_request, {"model": "m"}, "request.input"),
+        (from_responses_request, {"input": [3]}, "request.input[0]"),
+        (from_responses_request, {"input": [{"type": "image"}]}, "request.input[0].type"),
+        (from_responses_request, {"input": [{"role": "bot"}]}, "request.input[0].role"),
+        (from_responses_request, {"input": "x", "instructions": 1}, "request.instructions"),
+        (from_responses_response, {"output": [BAD_CALL]}, "response.output[0].arguments"),
+        (
+            from_responses_response,
+            {"output": [], "status": "incomplete", "incomplete_details": {"reason": "x"}},
+            "response.incomplete_details.reason",
+        ),
+        (from_responses_response, {"output": [], "status": "failed"}, "response.status"),
+    ],
+)
+def test_malformed_wire_names_the_field(parse: Callable[[Any], Any], wire: Any, path: str) -> None:
+    with pytest.raises(WireFormatError) as caught:
+        parse(wire)
+    assert caught.value.path == path
+
+
+# -- sanitizing a Responses stream ------------------------------------------------------
+
+EMAIL = "alice.w@corp-mail.com"
+
+
+def test_an_address_split_across_text_deltas_never_reaches_disk(tmp_path: Path) -> None:
+    config = SanitizeConfig(personal_data=("email",))
+    store = tmp_path / "echo.jsonl"
+    args: dict[str, Any] = {"model": MODEL, "input": f"please write to {EMAIL} today"}
+
+    def ask(c: openai.OpenAI) -> tuple[str, str]:
+        with c.responses.stream(**args) as stream:
+            deltas = "".join(e.delta for e in stream if e.type == "response.output_text.delta")
+            return deltas, stream.get_final_response().output_text
+
+    with Simulator(behavior="echo", chunk_size=4) as echo:
+        http = httpx2_client(store, "record-missing", approve_live=True, sanitize=config)
+        live = ask(openai.OpenAI(api_key=KEY, base_url=echo.openai_base_url, http_client=http))
+    assert EMAIL in live[0]
+    assert EMAIL.encode() not in store.read_bytes()
+    with block_network():
+        http = httpx2_client(store, "replay", sanitize=config)
+        deltas, final = ask(openai.OpenAI(api_key=KEY, http_client=http))
+    assert deltas == final  # the joined deltas carry the same redacted text as the end
+    assert EMAIL not in final and re.search(r"user-[0-9a-f]{8}@example\.com today", final)
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_trimmed_fixture_still_replays(sim: Simulator, tmp_path: Path, streamed: bool) -> None:
+    config = SanitizeConfig(trim={"openai.responses": ("model",)})
+    store = tmp_path / "trimmed.jsonl"
+
+    def ask(c: openai.OpenAI) -> str:
+        if streamed:
+            with c.responses.stream(model=MODEL, input=QUESTION) as stream:
+                return stream.get_final_response().output_text
+        return c.responses.create(model=MODEL, input=QUESTION).output_text
+
+    http = httpx2_client(store, "record-missing", approve_live=True, sanitize=config)
+    live = ask(openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, http_client=http))
+    (fixture,) = FixtureStore.open(store)
+    events = fixture.response.get("events") or []
+    bodies = [fixture.response.get("body")] if not streamed else [
+        json.loads(e["data"])["response"] for e in events if '"response"' in e["data"]
+    ]  # fmt: skip
+    kept = {"id", "model", "output", "status", "incomplete_details", "usage"}
+    assert bodies and all(set(body) == kept for body in bodies)
+    with block_network():
+        http = httpx2_client(store, "replay", sanitize=config)
+        assert ask(openai.OpenAI(api_key=KEY, http_client=http)) == live
