@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "history": "replaygate.cli.history_cmds:history_group",
     "ci": "replaygate.cli.ci_cmd:ci_group",
     "upgrade": "replaygate.cli.gate_cmds:upgrade_cmd",
+    "import-cassettes": "replaygate.cli.import_cmd:import_cassettes_cmd",
 }
 """Command name -> ``module:attribute`` of its click command."""
 

@@ -1,0 +1,68 @@
+"""``replaygate import-cassettes DIR [--out OUT] [--force] [--json]``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from replaygate.cli.options import CommandError
+from replaygate.jsondoc import json_fields
+from replaygate.migrate.importing import CassetteImport, import_cassettes
+
+EXIT_CODES = {"imported": 0, "unchanged": 0, "refused": 1, "error": 2}
+"""The exit status a cassette's outcome asks for; the command exits with the highest."""
+
+
+def render(result: CassetteImport) -> str:
+    """One line per cassette: where it went and its counts, or why nothing was written."""
+    if result.outcome in ("refused", "error"):
+        return f"{result.outcome.upper()} (nothing written): {result.problem}"
+    return (
+        f"{result.cassette} -> {result.store}: {result.imported} imported, "
+        f"{result.unchanged} already there, {result.skipped} skipped, {result.refused} refused"
+    )
+
+
+def summary(results: list[CassetteImport]) -> str:
+    """How many cassettes had each outcome."""
+    counts = ", ".join(f"{sum(r.outcome == o for r in results)} {o}" for o in EXIT_CODES)
+    return f"{len(results)} cassette(s): {counts}"
+
+
+@click.command("import-cassettes")
+@click.argument("root", metavar="DIR", type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("tests/fixtures"),
+    show_default=True,
+    help="Folder of the stores: one <cassette's path under DIR>.jsonl per cassette.",
+)
+@click.option(
+    "--force", is_flag=True, help="Replace answers a store holds otherwise for the same request."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON, not one line per cassette.")
+def import_cassettes_cmd(root: Path, out: Path, force: bool, as_json: bool) -> None:
+    """Import vcrpy / pytest-recording cassettes (YAML or JSON) as fixture stores.
+
+    Each cassette under DIR (or DIR itself, one cassette file) becomes a store under
+    --out, written as a live recording would have stored it: sanitized, auth never
+    kept, repeated requests answered in order, meta.source "vcrpy". A cassette is
+    imported whole or not at all; importing again writes nothing new. Exit 1 when a
+    cassette was refused (a secret, or a store holding another answer without
+    --force); exit 2 when one could not be read. Example:
+
+        replaygate import-cassettes tests/cassettes --out tests/fixtures
+    """
+    results = import_cassettes(root, out, force=force)
+    if not results:
+        raise CommandError(f"no cassette (*.yaml, *.yml, *.json) under {root}")
+    if as_json:
+        click.echo(json.dumps({"cassettes": [json_fields(r) for r in results]}, indent=2))
+    else:
+        for result in results:
+            click.echo(render(result))
+        click.echo(summary(results))
+    raise SystemExit(max(EXIT_CODES[r.outcome] for r in results))

@@ -1,0 +1,234 @@
+"""Reading vcrpy cassettes: the validated interactions of a YAML or JSON cassette file.
+
+A cassette (vcrpy's format version 1) is ``{"version": 1, "interactions": [...]}``.
+Each interaction holds a ``request`` (``method``, ``uri``, ``headers`` as name -> list
+of values, ``body``) and a ``response`` (``status.code``, ``headers``, ``body.string``).
+A body is text, bytes (YAML ``!!binary``), ``null``, or any of these under
+``{"string": ...}``. A response body sent with ``content-encoding: gzip`` or
+``deflate`` is decoded, as an HTTP client hands it to its caller. Anything else is a
+:class:`CassetteError` naming the file, the interaction and the field.
+
+YAML, vcrpy's default serializer, needs PyYAML (``pip install 'replaygate[cassettes]'``);
+JSON cassettes are read with the standard library.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from replaygate.errors import ReplaygateError
+from replaygate.extras import require
+
+CASSETTE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")
+"""The file names read as cassettes (JSON by ``.json``, YAML otherwise)."""
+
+CASSETTE_VERSION = 1
+Headers = tuple[tuple[str, str], ...]
+
+
+class CassetteError(ReplaygateError):
+    """A cassette that cannot be read: the file, and where known the interaction and field."""
+
+    def __init__(
+        self, file: Path, reason: str, *, index: int | None = None, field: str | None = None
+    ) -> None:
+        self.file = file
+        self.index = index
+        self.field = field
+        where = [str(file)]
+        if index is not None:
+            where.append(f"interaction {index}")
+        if field is not None:
+            where.append(field)
+        super().__init__(f"{': '.join(where)}: {reason}")
+
+
+@dataclass(frozen=True, slots=True)
+class CassetteRequest:
+    """A recorded request: method, absolute URI, headers in order, body bytes as sent."""
+
+    method: str
+    uri: str
+    headers: Headers
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class CassetteResponse:
+    """A recorded response: status, headers in order, and the decoded body bytes."""
+
+    status: int
+    headers: Headers
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Interaction:
+    """The ``index``-th (0-based) request of a cassette and the response it got."""
+
+    index: int
+    request: CassetteRequest
+    response: CassetteResponse
+
+
+def find_cassettes(root: Path) -> list[Path]:
+    """``root`` itself when it is a file, else every cassette file under it, sorted."""
+    if root.is_file():
+        return [root]
+    return sorted(p for p in root.rglob("*") if p.suffix in CASSETTE_SUFFIXES and p.is_file())
+
+
+def read_cassette(path: Path) -> tuple[Interaction, ...]:
+    """Every interaction of the cassette at ``path``, in recorded order."""
+    data = _parse(path)
+    if not isinstance(data, Mapping):
+        shape = "a list (vcrpy's format from before 1.0)" if isinstance(data, list) else "no object"
+        raise CassetteError(path, f"not a vcrpy cassette: {shape}; expected an object")
+    if "version" not in data:
+        raise CassetteError(path, "missing field 'version'")
+    if data["version"] != CASSETTE_VERSION:
+        raise CassetteError(
+            path,
+            f"unknown cassette version {data['version']!r}: replaygate reads vcrpy's "
+            f"version {CASSETTE_VERSION}",
+            field="version",
+        )
+    interactions = data.get("interactions")
+    if not isinstance(interactions, list):
+        raise CassetteError(path, "missing field 'interactions' (a list)")
+    return tuple(_Fields(path, i).interaction(item) for i, item in enumerate(interactions))
+
+
+def _parse(path: Path) -> Any:
+    """The parsed document; a syntax error names the file and its line."""
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise CassetteError(path, f"cannot read: {err.strerror}") from None
+    if path.suffix == ".json":
+        try:
+            return json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            line = f" at line {err.lineno}" if isinstance(err, json.JSONDecodeError) else ""
+            raise CassetteError(path, f"not valid JSON{line}: {err}") from None
+    yaml = require("yaml", "cassettes", "replaygate import-cassettes (YAML cassettes)")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        return yaml.load(raw, Loader=loader)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err)
+        raise CassetteError(path, f"not valid YAML{line}: {problem}") from None
+
+
+class _Fields:
+    """Reads the fields of interaction ``index`` of ``file``; a wrong one is named."""
+
+    def __init__(self, file: Path, index: int) -> None:
+        self.file = file
+        self.index = index
+
+    def fail(self, field: str, reason: str) -> CassetteError:
+        return CassetteError(self.file, reason, index=self.index, field=field)
+
+    def get(self, obj: Any, field: str) -> Any:
+        """``obj[last part of field]``, or an error naming ``field`` as missing."""
+        name = field.rpartition(".")[2]
+        if not isinstance(obj, Mapping) or name not in obj:
+            raise self.fail(field, "missing field")
+        return obj[name]
+
+    def interaction(self, item: Any) -> Interaction:
+        request = self.get(item, "request")
+        response = self.get(item, "response")
+        return Interaction(self.index, self.request(request), self.response(response))
+
+    def request(self, obj: Any) -> CassetteRequest:
+        method = self.get(obj, "request.method")
+        if not isinstance(method, str) or not method:
+            raise self.fail("request.method", f"expected an HTTP method, got {method!r}")
+        uri = self.get(obj, "request.uri")
+        if not isinstance(uri, str) or not uri.startswith(("http://", "https://")):
+            raise self.fail("request.uri", f"expected an absolute http(s) URI, got {uri!r}")
+        headers = self.headers(self.get(obj, "request.headers"), "request.headers")
+        body = self.body(self.get(obj, "request.body"), "request.body")
+        return CassetteRequest(method, uri, headers, body)
+
+    def response(self, obj: Any) -> CassetteResponse:
+        code = self.get(self.get(obj, "response.status"), "response.status.code")
+        if not isinstance(code, int) or isinstance(code, bool) or not 100 <= code <= 599:
+            raise self.fail("response.status.code", f"expected an HTTP status, got {code!r}")
+        headers = self.headers(self.get(obj, "response.headers"), "response.headers")
+        body = self.body(self.get(obj, "response.body"), "response.body")
+        return CassetteResponse(code, headers, self.decoded(body, headers))
+
+    def headers(self, obj: Any, field: str) -> Headers:
+        """Headers as (name, value) pairs; a value is a string or a list of strings."""
+        if obj is None:
+            return ()
+        if not isinstance(obj, Mapping):
+            raise self.fail(field, "expected an object of header names")
+        pairs: list[tuple[str, str]] = []
+        for name, values in obj.items():
+            listed = values if isinstance(values, list) else [values]
+            if not all(isinstance(v, str) for v in listed):
+                raise self.fail(f"{field}.{name}", f"expected strings, got {values!r}")
+            pairs.extend((str(name), value) for value in listed)
+        return tuple(pairs)
+
+    def body(self, obj: Any, field: str) -> bytes:
+        """The body bytes of ``null``, text, bytes, or ``{"string": ...}`` of one of them."""
+        if isinstance(obj, Mapping):
+            return self.body(self.get(obj, f"{field}.string"), f"{field}.string")
+        if obj is None:
+            return b""
+        if isinstance(obj, bytes):
+            return obj
+        if isinstance(obj, str):
+            try:
+                return obj.encode("utf-8")
+            except UnicodeEncodeError as err:
+                raise self.fail(field, f"text that is not UTF-8: {err.reason}") from None
+        raise self.fail(field, f"expected text or bytes, got {type(obj).__name__}")
+
+    def decoded(self, body: bytes, headers: Headers) -> bytes:
+        """``body`` with its ``content-encoding`` (gzip, deflate) undone, last applied first."""
+        codings = [
+            coding.strip().lower()
+            for name, value in headers
+            if name.lower() == "content-encoding"
+            for coding in value.split(",")
+        ]
+        for coding in reversed(codings):
+            if coding in ("gzip", "x-gzip"):
+                body = self.undo(coding, body, gzip.decompress)
+            elif coding == "deflate":
+                body = self.undo(coding, body, _inflate)
+            elif coding not in ("identity", ""):
+                raise self.fail(
+                    "response.headers.content-encoding",
+                    f"content-encoding {coding!r} cannot be decoded (gzip and deflate can)",
+                )
+        return body
+
+    def undo(self, coding: str, body: bytes, decode: Callable[[bytes], bytes]) -> bytes:
+        try:
+            return decode(body)
+        except (OSError, EOFError, zlib.error) as err:
+            reason = f"not {coding} data as its content-encoding says: {err}"
+            raise self.fail("response.body", reason) from None
+
+
+def _inflate(body: bytes) -> bytes:
+    """A ``deflate`` body: zlib-wrapped as the standard says, or raw as some servers send."""
+    try:
+        return zlib.decompress(body)
+    except zlib.error:
+        return zlib.decompress(body, -zlib.MAX_WBITS)

@@ -1,0 +1,226 @@
+"""Importing vcrpy cassettes into fixture stores, as a live recording would have stored them.
+
+Each interaction takes the path of a live recording through :mod:`replaygate.http`:
+its request becomes the HTTP request envelope
+(:func:`~replaygate.http.envelope.request_envelope` of a
+:func:`~replaygate.http.wire.wire_request`, as for any HTTP library),
+keyed after the request-side sanitize steps
+(:meth:`~replaygate.fixtures.session.FixtureSession.stored_request`); its response is
+fed to a :class:`~replaygate.http.recording.Recording`, which builds the recorded
+response (the whole body, or the server-sent events) and hands it to
+:meth:`~replaygate.http.exchange.Exchange.record`: sanitize, secret refusal, ``meta``
+(``source: vcrpy``, a note naming the cassette), and identical requests answered in
+their recorded order.
+
+A cassette is imported whole or not at all. It is first recorded into a scratch
+store, so a secret, or a request for which the store already holds another answer,
+stops it before the store is touched; then each of its fixtures is written to the
+store (through its locked, atomic writer) unless the store already holds it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from replaygate.errors import ReplaygateError, UnservedRouteError
+from replaygate.fixtures.diff import field_diff
+from replaygate.fixtures.fingerprint import fixture_key
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http.envelope import request_envelope
+from replaygate.http.exchange import Exchange, LiveSlot, identity_of
+from replaygate.http.recorded import is_event_stream
+from replaygate.http.recording import Recording
+from replaygate.http.wire import wire_request
+from replaygate.migrate.cassettes import (
+    CassetteError,
+    Interaction,
+    find_cassettes,
+    read_cassette,
+)
+from replaygate.sanitize import sanitizer_for
+
+IMPORT_SOURCE = "vcrpy"
+"""The ``meta.source`` of an imported fixture."""
+
+Outcome = Literal["imported", "unchanged", "refused", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class CassetteImport:
+    """What importing one cassette into its store did.
+
+    ``outcome`` is ``imported`` (answers written), ``unchanged`` (the store held them
+    all), ``refused`` (a secret, or another answer already stored for one of its
+    requests: nothing written) or ``error`` (the cassette or the store could not be
+    read: nothing written); ``problem`` says why, starting with the cassette's path.
+    ``imported`` counts the answers written, ``unchanged`` those the store already
+    held, ``skipped`` the interactions a recording does not keep (a 404 for a route the
+    server does not serve), ``refused`` the interactions of a refused cassette.
+    """
+
+    cassette: str
+    store: str
+    outcome: Outcome
+    imported: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    refused: int = 0
+    problem: str | None = None
+
+
+class CassetteRefused(ReplaygateError):
+    """A cassette that is not imported: a secret, or an answer the store holds otherwise."""
+
+
+@dataclass
+class _Staged:
+    """A cassette recorded into a scratch store: each fixture with the interactions
+    (indexes) that sent its request, in order, and how many interactions were skipped."""
+
+    fixtures: list[tuple[list[int], Fixture]] = field(default_factory=list)
+    skipped: int = 0
+
+
+def cassette_stores(root: Path, out: Path) -> list[tuple[Path, Path]]:
+    """Each cassette under ``root`` (a folder, or one cassette file) and its store under
+    ``out``: the same relative path, ending in ``.jsonl`` instead."""
+    base = root if root.is_dir() else root.parent
+    return [(c, out / c.relative_to(base).with_suffix(".jsonl")) for c in find_cassettes(root)]
+
+
+def import_cassettes(root: Path, out: Path, *, force: bool = False) -> list[CassetteImport]:
+    """Import every cassette under ``root`` into its store under ``out``; one result each.
+
+    Two cassettes that would share a store (``a.yaml`` and ``a.json``) are an error for
+    the second: nothing of it is written.
+    """
+    results = []
+    claimed: dict[Path, Path] = {}
+    for cassette, store in cassette_stores(root, out):
+        first = claimed.setdefault(store, cassette)
+        if first != cassette:
+            problem = f"{cassette}: {first} is imported into the same store; rename one of them"
+            results.append(CassetteImport(str(cassette), str(store), "error", problem=problem))
+            continue
+        results.append(import_cassette(cassette, store, force=force))
+    return results
+
+
+def import_cassette(cassette: Path, store: Path, *, force: bool = False) -> CassetteImport:
+    """Import the cassette at ``cassette`` into the store at ``store`` (whole, or nothing).
+
+    A request the store already answers otherwise is refused unless ``force``, which
+    replaces its answers with the cassette's.
+    """
+    names = (str(cassette), str(store))
+    try:
+        interactions = read_cassette(cassette)
+    except ReplaygateError as err:
+        return CassetteImport(*names, "error", problem=_named(cassette, err))
+    try:
+        staged = _stage(cassette, interactions, store)
+        with FixtureStore.open(store) as target:
+            imported, unchanged = _write(cassette, staged, target, force)
+    except CassetteRefused as err:
+        return CassetteImport(*names, "refused", refused=len(interactions), problem=str(err))
+    except ReplaygateError as err:
+        return CassetteImport(*names, "error", problem=_named(cassette, err))
+    outcome: Outcome = "imported" if imported else "unchanged"
+    return CassetteImport(*names, outcome, imported, unchanged, staged.skipped)
+
+
+def _named(cassette: Path, err: ReplaygateError) -> str:
+    """``err``'s message, starting with the cassette's path."""
+    return str(err) if isinstance(err, CassetteError) else f"{cassette}: {err}"
+
+
+def _stage(cassette: Path, interactions: tuple[Interaction, ...], store: Path) -> _Staged:
+    """Record ``interactions`` into a scratch store, sanitized with ``store``'s settings."""
+    staged = _Staged()
+    positions: dict[str, list[int]] = {}
+    with tempfile.TemporaryDirectory(prefix="replaygate-import-") as scratch:
+        exchange = Exchange(
+            Path(scratch) / "cassette.jsonl",
+            mode="record-missing",
+            approve_live=True,  # nothing goes live: the only writes a session makes are recordings
+            source=IMPORT_SOURCE,
+            note=f"imported from vcrpy cassette {cassette}",
+            sanitize=sanitizer_for(store),
+        )
+        with exchange.store:
+            for interaction in interactions:
+                try:
+                    key = _record(exchange, interaction)
+                except UnservedRouteError:
+                    staged.skipped += 1
+                    continue
+                except ReplaygateError as err:
+                    raise CassetteRefused(
+                        f"{cassette}: interaction {interaction.index}: {err}"
+                    ) from None
+                positions.setdefault(key, []).append(interaction.index)
+            staged.fixtures = [(positions[f.key], f) for f in exchange.store]
+    return staged
+
+
+def _record(exchange: Exchange, interaction: Interaction) -> str:
+    """Record one interaction as the live path does; the key of its request."""
+    request, response = interaction.request, interaction.response
+    sent = wire_request(request.method, request.uri, request.headers, request.body)
+    stored = exchange.session.stored_request(request_envelope(sent))
+    slot = LiveSlot(stored, identity_of(stored))
+    headers = list(response.headers)
+    recording = Recording(exchange, slot, response.status, headers, is_event_stream(headers))
+    recording.feed(response.body)
+    recording.finish("complete")
+    return fixture_key(stored)
+
+
+def _write(cassette: Path, staged: _Staged, store: FixtureStore, force: bool) -> tuple[int, int]:
+    """Write the staged fixtures the store lacks; (answers written, answers already held).
+
+    Without ``force``, a request the store answers otherwise refuses the whole cassette
+    before anything is written.
+    """
+    writes: list[tuple[Fixture, bool]] = []
+    imported = unchanged = 0
+    for indexes, fixture in staged.fixtures:
+        found = store.find(fixture.request)
+        held = found[1].responses if found else ()
+        new = fixture.responses
+        differ = [i for i in range(min(len(held), len(new))) if held[i] != new[i]]
+        if differ and not force:
+            raise CassetteRefused(_conflict(cassette, store, indexes, fixture, held, differ[0]))
+        if differ or len(new) > len(held):
+            kept = 0 if differ else len(held)
+            writes.append((fixture, found is not None))
+            imported += len(new) - kept
+            unchanged += kept
+        else:
+            unchanged += len(new)
+    for fixture, replace in writes:
+        store.put(fixture, replace=replace)
+    return imported, unchanged
+
+
+def _conflict(
+    cassette: Path,
+    store: FixtureStore,
+    indexes: list[int],
+    fixture: Fixture,
+    held: tuple[object, ...],
+    answer: int,
+) -> str:
+    """The refusal of a cassette whose ``answer``-th answer the store holds otherwise."""
+    changes = "; ".join(
+        d.render() for d in field_diff(held[answer], fixture.responses[answer], "response")[:3]
+    )
+    return (
+        f"{cassette}: interaction {indexes[answer]}: {store.path} already holds another "
+        f"answer to this request (key {fixture.key}, answer {answer + 1}): {changes}. Nothing "
+        "of this cassette was written; import it with --force to replace that answer."
+    )

@@ -1,0 +1,573 @@
+"""replaygate import-cassettes: vcrpy cassettes become stores that replay the same SDK calls.
+
+The cassettes are recorded by vcrpy itself, patching the ``httpx2`` transport of the
+official ``anthropic`` and ``openai`` SDKs, against the loopback simulator. They are
+imported once for the module; each call is then replayed offline through
+``replaygate.http`` (network blocked, the SDK pointed at the real API host) and must
+give exactly what the SDK got while vcrpy recorded.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import subprocess
+import sys
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+import vcr
+import yaml
+from click.testing import CliRunner, Result
+
+from replaygate.cli import main
+from replaygate.errors import FixtureMismatchError
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import block_network, httpx2_client
+from replaygate.migrate.cassettes import CassetteError, read_cassette
+from replaygate.models.types import ModelResponse
+from replaygate.sim import ScriptBehavior, Simulator
+
+KEY = "test-key"
+CLAUDE = "claude-sim-1"
+GPT = "gpt-sim-1"
+QUESTION = [{"role": "user", "content": "Why do agent tests flake in CI?"}]
+CHANGED = [{"role": "user", "content": "Why do agent tests fail in CI?"}]
+SECRET = "sk-ant-admin01-Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7"
+HERE = Path(__file__).resolve().parent
+
+Client = anthropic.Anthropic | openai.OpenAI
+
+
+def answer(text: str) -> ModelResponse:
+    return ModelResponse(text=text)
+
+
+# -- what user code does with a client, as comparable data ---------------------------------
+
+
+def anthropic_plain(client: Any, question: list[dict[str, str]] = QUESTION) -> Any:
+    reply = client.messages.create(model=CLAUDE, max_tokens=64, messages=question)
+    return reply.model_dump(mode="json")
+
+
+def anthropic_stream(client: Any) -> Any:
+    with client.messages.stream(model=CLAUDE, max_tokens=64, messages=QUESTION) as stream:
+        events = [event.model_dump(mode="json") for event in stream]
+        final = stream.get_final_message().model_dump(mode="json")
+    return {"events": events, "final": final}
+
+
+def anthropic_twice(client: Any) -> Any:
+    return [anthropic_plain(client), anthropic_plain(client)]
+
+
+def openai_plain(client: Any) -> Any:
+    return client.chat.completions.create(model=GPT, messages=QUESTION).model_dump(mode="json")
+
+
+def openai_stream(client: Any) -> Any:
+    stream = client.chat.completions.create(model=GPT, messages=QUESTION, stream=True)
+    chunks = [chunk.model_dump(mode="json") for chunk in stream]
+    text = "".join(c["choices"][0]["delta"]["content"] or "" for c in chunks if c["choices"])
+    return {"chunks": chunks, "text": text}
+
+
+SCENARIOS: dict[str, tuple[str, Callable[[Any], Any], list[str]]] = {
+    "anthropic/plain.yaml": ("anthropic", anthropic_plain, ["Shared state between tests."]),
+    "anthropic/stream.yaml": ("anthropic", anthropic_stream, ["Timing, order and state."]),
+    "anthropic/twice.yaml": ("anthropic", anthropic_twice, ["First answer.", "Second answer."]),
+    "openai/plain.yaml": ("openai", openai_plain, ["Unpinned model versions."]),
+    "openai/stream.yaml": ("openai", openai_stream, ["Network calls in unit tests."]),
+    "openai/json_serializer.json": ("openai", openai_plain, ["A JSON-serialized cassette."]),
+}
+"""Cassette path -> SDK, the calls it records, and the simulator's scripted answers."""
+
+
+def client_for(sdk: str, base_url: str | None = None, **options: Any) -> Client:
+    """An SDK client; ``base_url`` is the simulator's, None for the real API host."""
+    if sdk == "anthropic":
+        return anthropic.Anthropic(api_key=KEY, base_url=base_url, max_retries=0, **options)
+    url = base_url + "/v1" if base_url else None
+    return openai.OpenAI(api_key=KEY, base_url=url, max_retries=0, **options)
+
+
+def replay(store: Path, sdk: str, call: Callable[[Any], Any]) -> Any:
+    """``call`` through a replaying replaygate client, the network blocked."""
+    with block_network():
+        return call(client_for(sdk, http_client=httpx2_client(store)))
+
+
+def import_cassettes(*args: str | Path) -> Result:
+    return CliRunner().invoke(main, ["import-cassettes", *map(str, args)])
+
+
+def store_of(out: Path, cassette: str) -> Path:
+    return out / Path(cassette).with_suffix(".jsonl")
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """The cassettes vcrpy recorded (a folder), and what the SDK got for each."""
+    folder = tmp_path_factory.mktemp("cassettes")
+    recorder = vcr.VCR(cassette_library_dir=str(folder), record_mode="all")
+    live = {}
+    for name, (sdk, call, texts) in SCENARIOS.items():
+        serializer = "json" if name.endswith(".json") else "yaml"
+        with (
+            Simulator(behavior=ScriptBehavior([answer(t) for t in texts])) as sim,
+            recorder.use_cassette(name, serializer=serializer),
+        ):
+            live[name] = call(client_for(sdk, sim.url))
+    return folder, live
+
+
+@pytest.fixture(scope="module")
+def imported(
+    recorded: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Result]:
+    """The recorded cassettes imported once: the stores' folder and the command's result."""
+    out = tmp_path_factory.mktemp("fixtures")
+    return out, import_cassettes(recorded[0], "--out", out)
+
+
+def cassettes_copy(recorded: tuple[Path, dict[str, Any]], tmp_path: Path, *names: str) -> Path:
+    """A folder holding copies of the named recorded cassettes."""
+    folder = tmp_path / "cassettes"
+    for name in names:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(recorded[0] / name, folder / name)
+    return folder
+
+
+def edit_yaml(path: Path, edit: Callable[[dict[str, Any]], object]) -> None:
+    data = yaml.safe_load(path.read_text())
+    edit(data)
+    path.write_text(yaml.safe_dump(data))
+
+
+# -- the SDK calls replay offline ------------------------------------------------------------
+
+
+def test_every_cassette_is_imported_with_its_counts(imported: tuple[Path, Result]) -> None:
+    out, result = imported
+    assert result.exit_code == 0, result.output
+    assert "anthropic/twice.yaml -> " in result.output
+    assert f"{store_of(out, 'anthropic/twice.yaml')}: 2 imported, 0 already there" in result.output
+    assert "6 cassette(s): 6 imported, 0 unchanged, 0 refused, 0 error" in result.output
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.jsonl")) == [
+        "anthropic/plain.jsonl",
+        "anthropic/stream.jsonl",
+        "anthropic/twice.jsonl",
+        "openai/json_serializer.jsonl",
+        "openai/plain.jsonl",
+        "openai/stream.jsonl",
+    ]
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_the_sdk_gets_the_same_results_offline(
+    recorded: tuple[Path, dict[str, Any]], imported: tuple[Path, Result], name: str
+) -> None:
+    sdk, call, texts = SCENARIOS[name]
+    result = replay(store_of(imported[0], name), sdk, call)
+    assert result == recorded[1][name]
+    assert texts[-1] in json.dumps(result)
+
+
+def test_a_one_word_change_is_a_loud_miss(imported: tuple[Path, Result]) -> None:
+    store = store_of(imported[0], "anthropic/plain.yaml")
+    with pytest.raises(FixtureMismatchError, match=r"messages\[0\]\.content") as miss:
+        replay(store, "anthropic", lambda client: anthropic_plain(client, CHANGED))
+    assert "flake" in str(miss.value) and "fail" in str(miss.value)
+
+
+def test_repeated_requests_keep_their_order_and_one_more_is_a_miss(
+    imported: tuple[Path, Result],
+) -> None:
+    store = store_of(imported[0], "anthropic/twice.yaml")
+    (fixture,) = FixtureStore.open(store)
+    texts = [r["body"]["content"][0]["text"] for r in fixture.responses]
+    assert texts == ["First answer.", "Second answer."]
+    with pytest.raises(FixtureMismatchError, match="recorded 2 times and sent 3 times"):
+        replay(store, "anthropic", lambda c: [anthropic_plain(c) for _ in range(3)])
+
+
+def test_stores_match_a_live_recording_of_the_same_calls(
+    imported: tuple[Path, Result], tmp_path: Path
+) -> None:
+    for name in ("anthropic/plain.yaml", "anthropic/stream.yaml", "openai/stream.yaml"):
+        sdk, call, texts = SCENARIOS[name]
+        live_store = tmp_path / Path(name).with_suffix(".jsonl")
+        http = httpx2_client(live_store, "record-missing", approve_live=True, source="sim")
+        with Simulator(behavior=ScriptBehavior([answer(t) for t in texts])) as sim:
+            call(client_for(sdk, sim.url, http_client=http))
+        (live,) = FixtureStore.open(live_store)
+        (fixture,) = FixtureStore.open(store_of(imported[0], name))
+        assert (fixture.key, fixture.request, fixture.responses) == (
+            live.key,
+            live.request,
+            live.responses,
+        )
+        assert fixture.meta is not None and live.meta is not None
+        assert fixture.meta["interface"] == live.meta["interface"]
+        assert fixture.meta["interface_version"] == live.meta["interface_version"]
+        assert fixture.meta["source"] == "vcrpy"
+        assert fixture.meta["note"].endswith(name)
+    stream = fixture.response
+    assert stream["stream_end"] == "complete" and stream["events"][-1]["data"] == "[DONE]"
+
+
+def test_auth_headers_never_reach_the_store(
+    recorded: tuple[Path, dict[str, Any]], imported: tuple[Path, Result]
+) -> None:
+    assert b"Bearer test-key" in (recorded[0] / "anthropic/plain.yaml").read_bytes()
+    for store in imported[0].rglob("*.jsonl"):
+        text = store.read_bytes().lower()
+        assert b"test-key" not in text and b"authorization" not in text, store
+
+
+@pytest.mark.parametrize(
+    ("coding", "compress"),
+    [
+        ("gzip", gzip.compress),
+        ("deflate", zlib.compress),
+        ("deflate", lambda b: zlib.compress(b)[2:-4]),
+    ],
+    ids=["gzip", "deflate", "raw-deflate"],
+)
+def test_compressed_bodies_are_decoded(
+    recorded: tuple[Path, dict[str, Any]],
+    tmp_path: Path,
+    coding: str,
+    compress: Callable[[bytes], bytes],
+) -> None:
+    folder = cassettes_copy(recorded, tmp_path, "anthropic/plain.yaml")
+
+    def encode(data: dict[str, Any]) -> None:
+        response = data["interactions"][0]["response"]
+        body = response["body"]["string"].encode()
+        response["body"]["string"] = compress(body)
+        response["headers"]["content-encoding"] = [coding]
+
+    edit_yaml(folder / "anthropic/plain.yaml", encode)
+    assert b"!!binary" in (folder / "anthropic/plain.yaml").read_bytes()
+    result = import_cassettes(folder, "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    store = store_of(tmp_path / "out", "anthropic/plain.yaml")
+    assert replay(store, "anthropic", anthropic_plain) == recorded[1]["anthropic/plain.yaml"]
+
+
+def plant_secret(data: dict[str, Any]) -> None:
+    response = data["interactions"][0]["response"]
+    response["body"]["string"] = response["body"]["string"].replace(
+        "Shared state", f"Rotate {SECRET} now"
+    )
+
+
+def test_a_cassette_holding_a_secret_is_refused_whole_and_the_others_imported(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder = cassettes_copy(recorded, tmp_path, "anthropic/plain.yaml", "openai/plain.yaml")
+    edit_yaml(folder / "anthropic/plain.yaml", plant_secret)
+    out = tmp_path / "out"
+    result = import_cassettes(folder, "--out", out)
+    assert result.exit_code == 1, result.output
+    refusal = next(line for line in result.output.splitlines() if "REFUSED" in line)
+    cassette = folder / "anthropic/plain.yaml"
+    assert refusal.startswith(f"REFUSED (nothing written): {cassette}: interaction 0: ")
+    assert "response.body.content[0].text" in refusal
+    assert SECRET not in result.output
+    assert not store_of(out, "anthropic/plain.yaml").exists()
+    assert len(FixtureStore.open(store_of(out, "openai/plain.yaml"))) == 1
+    assert "2 cassette(s): 1 imported, 0 unchanged, 1 refused, 0 error" in result.output
+
+
+def test_a_secret_in_a_later_interaction_leaves_the_earlier_ones_unwritten(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder = cassettes_copy(recorded, tmp_path, "anthropic/twice.yaml")
+
+    def second_asks_with_a_secret(data: dict[str, Any]) -> None:
+        request = data["interactions"][1]["request"]
+        request["body"] = request["body"].replace("in CI?", f"with key {SECRET}?")
+
+    edit_yaml(folder / "anthropic/twice.yaml", second_asks_with_a_secret)
+    result = import_cassettes(folder, "--out", tmp_path / "out", "--json")
+    assert result.exit_code == 1, result.output
+    (report,) = json.loads(result.output)["cassettes"]
+    assert report["outcome"] == "refused" and report["refused"] == 2
+    assert "interaction 1: " in report["problem"]
+    assert "request.body.messages[0].content" in report["problem"]
+    assert not (tmp_path / "out").exists()
+
+
+BAD_INPUT = {
+    "malformed YAML": ("interactions:\n- request: {method: POST\n", "not valid YAML at line 3"),
+    "unknown version": ("version: 2\ninteractions: []\n", "unknown cassette version 2"),
+    "no version": ("interactions: []\n", "missing field 'version'"),
+    "before vcrpy 1.0": ("- request: {}\n", "vcrpy's format from before 1.0"),
+    "no interactions": ("version: 1\n", "missing field 'interactions' (a list)"),
+    "a python tag": ("version: !!python/name:os.system 1\n", "not valid YAML at line 1"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUT))
+def test_a_cassette_that_cannot_be_read_is_named_with_exit_2_and_no_traceback(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path, case: str
+) -> None:
+    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
+    text, expected = BAD_INPUT[case]
+    (folder / "broken.yml").write_text(text)
+    result = import_cassettes(folder, "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert f"ERROR (nothing written): {folder / 'broken.yml'}: " in result.output
+    assert expected in result.output and "Traceback" not in result.output
+    assert not store_of(tmp_path / "out", "broken.yml").exists()
+    assert store_of(tmp_path / "out", "openai/plain.yaml").exists()
+
+
+@pytest.mark.parametrize(
+    ("edit", "where"),
+    [
+        (lambda i: i[1]["response"].pop("status"), "interaction 1: response.status: missing field"),
+        (
+            lambda i: i[0]["response"]["status"].update(code="200"),
+            "interaction 0: response.status.code: expected an HTTP status, got '200'",
+        ),
+        (
+            lambda i: i[1]["request"].update(uri="/v1/messages"),
+            "interaction 1: request.uri: expected an absolute http(s) URI",
+        ),
+        (
+            lambda i: i[0]["response"]["headers"].update({"content-encoding": ["br"]}),
+            "interaction 0: response.headers.content-encoding: content-encoding 'br' cannot",
+        ),
+        (
+            lambda i: i[0]["response"]["headers"].update({"content-encoding": ["gzip"]}),
+            "interaction 0: response.body: not gzip data as its content-encoding says",
+        ),
+        (lambda i: i[0]["request"].pop("method"), "interaction 0: request.method: missing field"),
+        (
+            lambda i: i[1]["request"].update(headers=["accept"]),
+            "interaction 1: request.headers: expected an object of header names",
+        ),
+        (
+            lambda i: i[0]["response"]["headers"].update({"retry-after": [3]}),
+            "interaction 0: response.headers.retry-after: expected strings, got [3]",
+        ),
+        (
+            lambda i: i[0]["request"].update(body=42),
+            "interaction 0: request.body: expected text or bytes, got int",
+        ),
+        (
+            lambda i: i[1]["response"].update(body={"text": "hi"}),
+            "interaction 1: response.body.string: missing field",
+        ),
+    ],
+    ids=[
+        "missing status",
+        "status text",
+        "relative uri",
+        "brotli",
+        "not gzip",
+        "no method",
+        "header list",
+        "header number",
+        "body number",
+        "no body string",
+    ],
+)
+def test_a_bad_field_is_named_with_its_interaction(
+    recorded: tuple[Path, dict[str, Any]],
+    tmp_path: Path,
+    edit: Callable[[list[dict[str, Any]]], object],
+    where: str,
+) -> None:
+    folder = cassettes_copy(recorded, tmp_path, "anthropic/twice.yaml")
+    edit_yaml(folder / "anthropic/twice.yaml", lambda data: edit(data["interactions"]))
+    result = import_cassettes(folder / "anthropic/twice.yaml", "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert f"{folder / 'anthropic/twice.yaml'}: {where}" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b'{"version": 1,\n "interactions": [}\n', "not valid JSON at line 2"),
+        (b'{"version": 1, "interactions": ["\xff"]}', "not valid JSON: 'utf-8' codec"),
+        (b"[]", "not a vcrpy cassette: a list"),
+        (b"7", "not a vcrpy cassette: no object"),
+        (
+            b'{"version": 1, "interactions": [{"request": {"method": "GET", "uri": '
+            b'"https://a.example/", "headers": {}, "body": "\\ud800"}, "response": '
+            b'{"status": {"code": 200}, "headers": {}, "body": {"string": ""}}}]}',
+            "interaction 0: request.body: text that is not UTF-8",
+        ),
+    ],
+    ids=["syntax", "not utf-8", "list", "number", "lone surrogate"],
+)
+def test_a_json_cassette_that_cannot_be_read_is_named(
+    tmp_path: Path, content: bytes, expected: str
+) -> None:
+    (tmp_path / "c.json").write_bytes(content)
+    result = import_cassettes(tmp_path / "c.json", "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert f"{tmp_path / 'c.json'}: {expected}" in result.output
+
+
+def test_an_unreadable_cassette_is_named(tmp_path: Path) -> None:
+    with pytest.raises(CassetteError, match=rf"^{tmp_path}: cannot read: Is a directory$"):
+        read_cassette(tmp_path)
+
+
+def test_a_damaged_store_is_an_error_naming_it(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
+    store = store_of(tmp_path / "out", "openai/plain.yaml")
+    store.parent.mkdir(parents=True)
+    store.write_text('{"key": "abc"\n{}\n')
+    result = import_cassettes(folder, "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert f"ERROR (nothing written): {folder / 'openai/plain.yaml'}: {store}:1: " in result.output
+    assert store.read_text() == '{"key": "abc"\n{}\n'
+
+
+def test_importing_again_writes_nothing(
+    recorded: tuple[Path, dict[str, Any]], imported: tuple[Path, Result]
+) -> None:
+    out = imported[0]
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    again = import_cassettes(recorded[0], "--out", out)
+    assert again.exit_code == 0, again.output
+    assert f"{store_of(out, 'anthropic/twice.yaml')}: 0 imported, 2 already there" in again.output
+    assert "6 cassette(s): 0 imported, 6 unchanged, 0 refused, 0 error" in again.output
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_a_store_answering_otherwise_is_kept_unless_forced(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder = cassettes_copy(recorded, tmp_path, "anthropic/twice.yaml")
+    out = tmp_path / "out"
+    assert import_cassettes(folder, "--out", out).exit_code == 0
+    store = store_of(out, "anthropic/twice.yaml")
+    before = store.read_bytes()
+
+    def reword(data: dict[str, Any]) -> None:
+        body = data["interactions"][1]["response"]["body"]
+        body["string"] = body["string"].replace("Second answer.", "Other answer.")
+
+    edit_yaml(folder / "anthropic/twice.yaml", reword)
+    refused = import_cassettes(folder, "--out", out)
+    assert refused.exit_code == 1, refused.output
+    assert "interaction 1: " in refused.output and "answer 2" in refused.output
+    assert "response.body.content[0].text: 'Second answer.' != 'Other answer.'" in refused.output
+    assert "--force" in refused.output
+    assert store.read_bytes() == before
+
+    forced = import_cassettes(folder, "--out", out, "--force")
+    assert forced.exit_code == 0, forced.output
+    texts = [r["content"][0]["text"] for r in replay(store, "anthropic", anthropic_twice)]
+    assert texts == ["First answer.", "Other answer."]
+
+
+def test_a_store_with_fewer_answers_gets_the_missing_ones(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder = cassettes_copy(recorded, tmp_path, "anthropic/twice.yaml")
+    cassette = folder / "anthropic/twice.yaml"
+    whole = cassette.read_text()
+    edit_yaml(cassette, lambda data: data["interactions"].pop())
+    out = tmp_path / "out"
+    assert import_cassettes(folder, "--out", out).exit_code == 0
+    cassette.write_text(whole)
+    result = import_cassettes(folder, "--out", out)
+    assert "1 imported, 1 already there" in result.output
+    (fixture,) = FixtureStore.open(store_of(out, "anthropic/twice.yaml"))
+    assert fixture.samples == 2
+
+
+def interaction(method: str, uri: str, status: int, body: str) -> dict[str, Any]:
+    return {
+        "request": {"method": method, "uri": uri, "body": None, "headers": {}},
+        "response": {
+            "status": {"code": status, "message": ""},
+            "headers": {"Content-Type": ["application/json"]},
+            "body": {"string": body},
+        },
+    }
+
+
+def test_other_requests_are_imported_as_http_and_an_unserved_route_is_skipped(
+    tmp_path: Path,
+) -> None:
+    cassette = {
+        "version": 1,
+        "interactions": [
+            interaction("GET", "https://tools.example.com/v1/search?q=flaky&limit=3", 200, "[]"),
+            interaction("GET", "https://tools.example.com/nope", 404, '{"detail": "Not Found"}'),
+        ],
+    }
+    (tmp_path / "tools.json").write_text(json.dumps(cassette))
+    result = import_cassettes(tmp_path / "tools.json", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert "1 imported, 0 already there, 1 skipped, 0 refused" in result.output
+    (fixture,) = FixtureStore.open(tmp_path / "out" / "tools.jsonl")
+    assert fixture.request == {
+        "method": "GET",
+        "path": "/v1/search?limit=3&q=flaky",
+        "headers": {},
+        "body": None,
+    }
+    assert fixture.meta is not None and fixture.meta["interface"] == "http"
+    assert fixture.response == {
+        "status": 200,
+        "headers": {"content-type": "application/json"},
+        "body": [],
+    }
+
+
+def test_two_cassettes_for_one_store_and_an_empty_folder_are_errors(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
+    shutil.copy(recorded[0] / "openai/json_serializer.json", folder / "openai/plain.json")
+    result = import_cassettes(folder, "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert "is imported into the same store; rename one of them" in result.output
+    (tmp_path / "empty").mkdir()
+    empty = import_cassettes(tmp_path / "empty")
+    assert empty.exit_code == 2
+    assert "Error: no cassette (*.yaml, *.yml, *.json) under" in empty.output
+
+
+@pytest.mark.slow
+def test_yaml_needs_the_cassettes_extra_and_json_does_not(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    def run(cassette: str) -> subprocess.CompletedProcess[str]:
+        args = ["import-cassettes", str(recorded[0] / cassette), "--out", str(tmp_path)]
+        return subprocess.run(
+            [sys.executable, str(HERE / "only_declared.py"), *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    yaml_run = run("openai/plain.yaml")
+    assert yaml_run.returncode == 2, yaml_run.stdout + yaml_run.stderr
+    assert f"{recorded[0] / 'openai/plain.yaml'}: replaygate import-cassettes" in yaml_run.stdout
+    assert "pip install 'replaygate[cassettes]'" in yaml_run.stdout
+    assert "Traceback" not in yaml_run.stdout + yaml_run.stderr
+    json_run = run("openai/json_serializer.json")
+    assert json_run.returncode == 0, json_run.stdout + json_run.stderr
+    assert (tmp_path / "json_serializer.jsonl").exists()
