@@ -1,39 +1,64 @@
-"""Errors that cross the official SDKs unwrapped.
+"""Errors that cross the official SDKs and the frameworks built on them unwrapped.
 
 The ``anthropic`` and ``openai`` SDKs turn any exception raised by the transport
 into ``APIConnectionError`` and retry it, except their own errors
 (``anthropic.AnthropicError``, ``openai.OpenAIError``), which they re-raise as they
-are. :func:`passthrough` gives a replaygate error the SDK bases of every SDK loaded
-in the process, so a replay miss reaches the test at once, unwrapped and without a
-retry sleep; ``except FixtureMismatchError`` still catches it.
+are. :func:`passthrough` gives a replaygate error the base classes of
+:data:`SDK_BASES` that are loaded in the process (a base already implied by another
+one is left out), so a replay miss reaches the test at once, unwrapped and without a
+retry sleep; ``except FixtureMismatchError`` still catches it. None of these bases
+is a status or connection error, so the retry policies of pydantic-ai, LangChain and
+the OpenAI Agents SDK (which retry those) let it through too; Instructor re-raises
+any error that is not a validation error as ``InstructorRetryException``, with the
+miss as its cause and its message, after one attempt.
+
+LiteLLM needs two more steps. Its OpenAI client re-raises its own
+``litellm.llms.openai.common_utils.OpenAIError`` as is, and its error mapping returns
+its own types (``litellm.exceptions.OpenAIError`` among them) as they are, and its
+``num_retries`` wrapper retries only ``openai.APIError``: with those two bases the
+miss crosses it unwrapped and once. Its Anthropic client, though, wraps *every*
+transport error as a 500 that the wrapper retries; for it :func:`passthrough` also
+tells LiteLLM, in the current context, that a failure caused by a replaygate error
+is not to be retried (:func:`_litellm_never_retries`, LiteLLM's ``resent_on``
+predicate: no retry, no failure logged). The error the test gets is then
+LiteLLM's ``InternalServerError`` carrying the miss's message (key, store, the
+field paths that differ), raised once.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
-from typing import TypeVar
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Any, TypeVar
+
+from replaygate.errors import ReplaygateError
 
 E = TypeVar("E", bound=BaseException)
 
 SDK_BASES: tuple[tuple[str, str], ...] = (
     ("anthropic", "AnthropicError"),
     ("openai", "OpenAIError"),
+    ("litellm.exceptions", "OpenAIError"),
+    ("litellm.llms.openai.common_utils", "OpenAIError"),
 )
+"""(module, class) of each base error a passthrough error takes when the module is loaded."""
 
 _classes: dict[tuple[type[BaseException], tuple[type[BaseException], ...]], type] = {}
 _lock = threading.Lock()
 
 
 def sdk_bases() -> tuple[type[BaseException], ...]:
-    """The base error classes of the SDKs already imported in this process."""
+    """The base error classes of the SDKs already imported in this process, each one
+    left out when another of them derives from it (so the bases have an order)."""
     bases: list[type[BaseException]] = []
     for module_name, class_name in SDK_BASES:
         module = sys.modules.get(module_name)
         cls = getattr(module, class_name, None) if module is not None else None
         if isinstance(cls, type) and issubclass(cls, BaseException):
             bases.append(cls)
-    return tuple(bases)
+    return tuple(b for b in bases if not any(o is not b and issubclass(o, b) for o in bases))
 
 
 def passthrough_class(cls: type[E]) -> type[E]:
@@ -51,8 +76,41 @@ def passthrough_class(cls: type[E]) -> type[E]:
     return made
 
 
+def caused_by_replaygate(error: BaseException) -> bool:
+    """Whether ``error`` is a replaygate error or was raised while handling one."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ReplaygateError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _litellm_never_retries() -> None:
+    """Make LiteLLM, if loaded, neither retry nor log as failed a failure caused by a
+    replaygate error, in the current context (kept for the rest of it: the predicate
+    only ever matches replaygate's errors, and any predicate already set still holds)."""
+    module = sys.modules.get("litellm._internal_context")
+    var = getattr(module, "_resent_on", None)
+    if not isinstance(var, ContextVar):
+        return
+    previous: Callable[[Exception], bool] | None = var.get()
+    if getattr(previous, "replaygate", False):
+        return
+
+    def rejection(error: Exception) -> bool:
+        return caused_by_replaygate(error) or (previous is not None and previous(error))
+
+    marked: Any = rejection
+    marked.replaygate = True
+    var.set(rejection)
+
+
 def passthrough(error: E) -> E:
     """A copy of ``error`` (same message and attributes) that the SDKs re-raise as is."""
+    _litellm_never_retries()
     cls = passthrough_class(type(error))
     if cls is type(error):
         return error

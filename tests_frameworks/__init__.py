@@ -1,0 +1,1 @@
+"""End-to-end recipes of replaygate under agent frameworks, one nox environment each."""

@@ -1,0 +1,27 @@
+"""Shared set-up of the recipe tests: keys in the environment, a store per test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests_frameworks.harness import FAKE_KEY
+
+
+@pytest.fixture(autouse=True)
+def _api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Frameworks read their keys from the environment; the simulator wants one."""
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.setenv(name, FAKE_KEY)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    """A fresh fixture store for one test."""
+    return tmp_path / "fixtures.jsonl"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Quiet the frameworks' own import-time warnings, which say nothing about the recipes."""
+    config.addinivalue_line("filterwarnings", "ignore:.*ReadOnly. qualifier:UserWarning")

@@ -1,0 +1,146 @@
+"""What every recipe test does: record from the simulator, replay offline, miss loudly.
+
+A recipe is a function ``run(hosts) -> result`` that drives a framework the way a
+user would. :func:`record` runs it once against the loopback simulator inside a
+recording :func:`~replaygate.http.intercept`; :func:`replay_three_times` runs it
+three times inside a replaying one (network blocked, the framework pointed at the
+real API hosts) and checks the three results are equal; :func:`assert_one_miss`
+runs a changed recipe and checks the miss reaches the test unwrapped, once, after
+exactly one send, whatever retries the framework has turned on.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from replaygate.errors import FixtureMismatchError
+from replaygate.http import intercept
+from replaygate.http.passthrough import caused_by_replaygate
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
+from replaygate.sim import FaultPlan, Simulator
+
+T = TypeVar("T")
+
+FAKE_KEY = "test-key"
+CLAUDE = "claude-sim-1"
+GPT = "gpt-sim-1"
+QUESTION = "Name one benefit of keep-alive connections."
+CHANGED = "Name two benefits of keep-alive connections."
+"""The question with one word changed: its recording must not answer it."""
+WEATHER_ARGS: Mapping[str, Any] = {"city": "Paris"}
+RECORDED_RETRY_AFTER = 1.0
+"""Seconds the simulator announces on its 429: what a replay must not wait."""
+NO_SLEEP = 0.5
+"""A replayed 429-then-200 finishing within this many seconds did not wait the recorded
+delay (1 s) nor any client backoff (0.5 s and up)."""
+
+
+def weather(city: str) -> str:
+    """The tool every recipe offers: the weather in ``city``."""
+    return f"sunny in {city}"
+
+
+@dataclass(frozen=True)
+class Hosts:
+    """Where a recipe sends its requests: the simulator while recording, ``None`` (each
+    client's default, the real API host) while replaying."""
+
+    anthropic: str | None = None
+    openai: str | None = None
+
+
+class ToolThenAnswer:
+    """The simulated model: calls the first tool offered (once), then answers.
+
+    With no tools it echoes the last user turn; after a tool result it answers with
+    that result. ``arguments`` maps a tool name to the arguments it is called with.
+    """
+
+    def __init__(self, arguments: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self.arguments = dict(arguments or {})
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        """The next turn of the conversation."""
+        if tools and not any(m.role == "tool" for m in messages):
+            name = tools[0].name
+            arguments = self.arguments.get(name, WEATHER_ARGS)
+            call = ToolCall(id="call_weather_1", name=name, arguments=arguments)
+            return ModelResponse(tool_calls=(call,), stop_reason="tool_use")
+        last = messages[-1] if messages else Message.user("")
+        if last.role == "tool":
+            return ModelResponse(text=f"The tool says: {last.content}")
+        return ModelResponse(text=f"echo: {last.content}")
+
+
+def record(
+    store: Path,
+    run: Callable[[Hosts], T],
+    *,
+    behavior: ToolThenAnswer | None = None,
+    faults: Sequence[str | None] = (),
+) -> T:
+    """``run`` once against a fresh simulator, recording every request into ``store``."""
+    plan = FaultPlan.sequence(list(faults), retry_after=RECORDED_RETRY_AFTER)
+    with (
+        Simulator(behavior=behavior or ToolThenAnswer(), faults=plan) as sim,
+        intercept(store, "record-missing", approve_live=True, source="sim") as exchange,
+    ):
+        result = run(Hosts(anthropic=sim.url, openai=sim.openai_base_url))
+    assert exchange.recorded > 0, "the recipe sent nothing through replaygate"
+    return result
+
+
+def replay_three_times(store: Path, run: Callable[[Hosts], T]) -> T:
+    """``run`` replayed offline three times; the three results must be equal."""
+    results = []
+    for _ in range(3):
+        with intercept(store) as exchange:
+            results.append(run(Hosts()))
+        assert exchange.replays > 0
+    assert results[0] == results[1] == results[2]
+    return results[0]
+
+
+def assert_one_miss(
+    store: Path,
+    run: Callable[[Hosts], object],
+    *,
+    raises: type[BaseException] | tuple[type[BaseException], ...] = FixtureMismatchError,
+    changed: str = "two",
+) -> BaseException:
+    """A replay of a changed request fails once, after one send, naming what changed.
+
+    The error is the miss itself, or, where a framework wraps the errors of a client
+    in one of its own (``raises``), that error with the miss as its cause and the
+    miss's message. Either way its message shows ``changed``, a word of the new request.
+    """
+    with intercept(store) as exchange, pytest.raises(raises) as caught:
+        run(Hosts())
+    assert exchange.sent == 1, f"the miss was sent {exchange.sent} times: something retried it"
+    assert caused_by_replaygate(caught.value), repr(caught.value)
+    assert changed in str(caught.value), str(caught.value)
+    return caught.value
+
+
+def replay_timed(store: Path, run: Callable[[Hosts], T]) -> tuple[T, float, int]:
+    """``run`` replayed once: its result, the seconds it took, and the sends answered."""
+    with intercept(store) as exchange:
+        start = time.perf_counter()
+        result = run(Hosts())
+        elapsed = time.perf_counter() - start
+    return result, elapsed, exchange.sent
+
+
+def assert_retry_replayed_at_once(store: Path, run: Callable[[Hosts], T], expected: T) -> None:
+    """A recorded 429-then-200 replays as two sends, the same result, and no wait."""
+    replay_timed(store, run)  # the first replay warms the framework's caches
+    result, elapsed, sent = replay_timed(store, run)
+    assert sent == 2, f"expected the 429 and its retry, the client sent {sent} request(s)"
+    assert result == expected
+    assert elapsed < NO_SLEEP, f"the replayed retry waited: {elapsed:.2f} s"

@@ -1,0 +1,147 @@
+"""LiteLLM, sync and async, with ``num_retries`` on, recorded and replayed by intercept().
+
+LiteLLM's sync path sends through httpx (its Anthropic client) or the openai SDK;
+its async path through aiohttp. A miss through its OpenAI client crosses every layer
+unwrapped; its Anthropic client wraps every transport error, so there the test gets
+LiteLLM's ``InternalServerError`` carrying the miss (see replaygate.http.passthrough).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import litellm
+import pytest
+
+from replaygate.errors import FixtureMismatchError
+from tests_frameworks.harness import (
+    CHANGED,
+    CLAUDE,
+    GPT,
+    QUESTION,
+    Hosts,
+    assert_one_miss,
+    assert_retry_replayed_at_once,
+    record,
+    replay_three_times,
+)
+
+PROVIDERS = {"anthropic": "Anthropic model", "openai": "OpenAI model"}
+WEATHER_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "weather",
+        "description": "The weather in a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    },
+}
+MISS_RAISES = (FixtureMismatchError, litellm.InternalServerError)
+"""The miss itself (the OpenAI client, sync), or LiteLLM's wrapper of it (its own
+Anthropic client, and its async OpenAI client, wrap every transport error)."""
+
+
+def arguments(provider: str, hosts: Hosts, question: str, **extra: Any) -> dict[str, Any]:
+    """The keyword arguments of one completion, retries on."""
+    if provider == "anthropic":
+        model, base = f"anthropic/{CLAUDE}", hosts.anthropic
+    else:
+        model, base = f"openai/{GPT}", hosts.openai
+    if extra.get("stream"):
+        extra["stream_options"] = {"include_usage": True}
+    messages = [{"role": "user", "content": question}]
+    return {
+        "model": model,
+        "messages": messages,
+        "api_base": base,
+        "max_tokens": 64,
+        "num_retries": 3,
+        **extra,
+    }
+
+
+def plain(provider: str, hosts: Hosts, question: str = QUESTION) -> str | None:
+    response = litellm.completion(**arguments(provider, hosts, question))
+    return response.choices[0].message.content
+
+
+def joined(deltas: list[Any]) -> str:
+    """The text of streamed chunks."""
+    return "".join(c.choices[0].delta.content or "" for c in deltas if c.choices)
+
+
+def streamed(provider: str, hosts: Hosts, question: str = QUESTION) -> str:
+    return joined(list(litellm.completion(**arguments(provider, hosts, question, stream=True))))
+
+
+def with_tools(provider: str, hosts: Hosts, question: str = QUESTION) -> list[tuple[str, Any]]:
+    response = litellm.completion(**arguments(provider, hosts, question, tools=[WEATHER_TOOL]))
+    calls = response.choices[0].message.tool_calls or []
+    return [(c.function.name, json.loads(c.function.arguments)) for c in calls]
+
+
+def in_async(provider: str, hosts: Hosts, question: str = QUESTION) -> tuple[str | None, str]:
+    async def main() -> tuple[str | None, str]:
+        whole = await litellm.acompletion(**arguments(provider, hosts, question))
+        stream = await litellm.acompletion(**arguments(provider, hosts, question, stream=True))
+        return whole.choices[0].message.content, joined([c async for c in stream])
+
+    return asyncio.run(main())
+
+
+def plain_async(provider: str, hosts: Hosts, question: str = QUESTION) -> str | None:
+    async def main() -> str | None:
+        response = await litellm.acompletion(**arguments(provider, hosts, question))
+        return response.choices[0].message.content
+
+    return asyncio.run(main())
+
+
+ECHO = f"echo: {QUESTION}"
+CASES = [
+    pytest.param(
+        provider, recipe, expected, marks=pytest.mark.matrix(row, cell), id=f"{provider}-{cell}"
+    )
+    for provider, row in PROVIDERS.items()
+    for cell, recipe, expected in (
+        ("plain", plain, ECHO),
+        ("stream", streamed, ECHO),
+        ("tools", with_tools, [("weather", {"city": "Paris"})]),
+        ("async", in_async, (ECHO, ECHO)),
+    )
+]
+
+
+@pytest.mark.parametrize(("provider", "recipe", "expected"), CASES)
+def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
+    store: Path, provider: str, recipe: Callable[..., object], expected: object
+) -> None:
+    run = partial(recipe, provider)
+    assert record(store, run) == expected
+    assert replay_three_times(store, run) == expected
+    miss = partial(recipe, provider, question=CHANGED)
+    assert_one_miss(store, miss, raises=MISS_RAISES)
+
+
+@pytest.mark.parametrize(
+    ("provider", "recipe"),
+    [
+        pytest.param(p, recipe, marks=pytest.mark.matrix(row, "retry"), id=f"{p}-{recipe.__name__}")
+        for p, row in PROVIDERS.items()
+        for recipe in (plain, plain_async)
+    ],
+)
+def test_replayed_429_is_retried_at_once(
+    store: Path, provider: str, recipe: Callable[..., object]
+) -> None:
+    run = partial(recipe, provider)
+    expected = record(store, run, faults=["429", None])
+    assert_retry_replayed_at_once(store, run, expected)

@@ -1,0 +1,102 @@
+"""pydantic-ai agents on Anthropic and OpenAI models, recorded and replayed by intercept()."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+import pytest
+from pydantic_ai import Agent
+from pydantic_ai.models import Model
+from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.anthropic import AnthropicProvider
+from pydantic_ai.providers.openai import OpenAIProvider
+
+from tests_frameworks.harness import (
+    CHANGED,
+    CLAUDE,
+    GPT,
+    QUESTION,
+    Hosts,
+    assert_one_miss,
+    assert_retry_replayed_at_once,
+    record,
+    replay_three_times,
+    weather,
+)
+
+PROVIDERS = {"anthropic": "Anthropic model", "openai": "OpenAI model"}
+
+
+def model(hosts: Hosts, provider: str) -> Model:
+    """The provider's model, pointed at ``hosts`` (the real API when replaying)."""
+    if provider == "anthropic":
+        return AnthropicModel(CLAUDE, provider=AnthropicProvider(base_url=hosts.anthropic))
+    return OpenAIChatModel(GPT, provider=OpenAIProvider(base_url=hosts.openai))
+
+
+def agent(hosts: Hosts, provider: str, *, tools: bool = False) -> Agent[None, str]:
+    """An agent with the SDK's retries turned on, offering the weather tool if asked."""
+    return Agent(
+        model(hosts, provider),
+        tools=[weather] if tools else [],
+        model_settings={"max_retries": 3},
+    )
+
+
+def plain(provider: str, hosts: Hosts, question: str = QUESTION) -> str:
+    return agent(hosts, provider).run_sync(question).output
+
+
+def with_tools(provider: str, hosts: Hosts, question: str = QUESTION) -> str:
+    return agent(hosts, provider, tools=True).run_sync(question).output
+
+
+def streamed(provider: str, hosts: Hosts, question: str = QUESTION) -> list[str]:
+    with agent(hosts, provider).run_stream_sync(question) as stream:
+        return list(stream.stream_text(delta=True))
+
+
+def in_async(provider: str, hosts: Hosts, question: str = QUESTION) -> str:
+    async def main() -> str:
+        run = agent(hosts, provider, tools=True).run(question)
+        return (await run).output
+
+    return asyncio.run(main())
+
+
+CASES = [
+    pytest.param(
+        provider, recipe, expected, marks=pytest.mark.matrix(row, cell), id=f"{provider}-{cell}"
+    )
+    for provider, row in PROVIDERS.items()
+    for cell, recipe, expected in (
+        ("plain", plain, f"echo: {QUESTION}"),
+        ("stream", streamed, [f"echo: {QUESTION}"]),
+        ("tools", with_tools, "The tool says: sunny in Paris"),
+        ("async", in_async, "The tool says: sunny in Paris"),
+    )
+]
+
+
+@pytest.mark.parametrize(("provider", "recipe", "expected"), CASES)
+def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
+    store: Path, provider: str, recipe: Callable[..., object], expected: object
+) -> None:
+    run = partial(recipe, provider)
+    assert record(store, run) == expected
+    assert replay_three_times(store, run) == expected
+    assert_one_miss(store, partial(recipe, provider, question=CHANGED))
+
+
+@pytest.mark.parametrize(
+    "provider",
+    [pytest.param(p, marks=pytest.mark.matrix(row, "retry"), id=p) for p, row in PROVIDERS.items()],
+)
+def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
+    run = partial(plain, provider)
+    expected = record(store, run, faults=["429", None])
+    assert_retry_replayed_at_once(store, run, expected)
