@@ -550,6 +550,22 @@ def test_two_cassettes_for_one_store_and_an_empty_folder_are_errors(
     assert "Error: no cassette (*.yaml, *.yml, *.json) under" in empty.output
 
 
+def test_a_migrated_test_replays_its_imported_store_through_the_plugin(
+    recorded: tuple[Path, dict[str, Any]], pytester: pytest.Pytester
+) -> None:
+    cassettes = pytester.path / "tests" / "cassettes" / "test_chat"
+    cassettes.mkdir(parents=True)
+    shutil.copy(recorded[0] / "openai/plain.yaml", cassettes / "test_answer.yaml")
+    assert import_cassettes("tests/cassettes").exit_code == 0  # into tests/fixtures
+    test = f"""
+        def test_answer(openai_client):
+            reply = openai_client().chat.completions.create(model={GPT!r}, messages={QUESTION!r})
+            assert reply.choices[0].message.content == "Unpinned model versions."
+    """
+    pytester.makepyfile(**{"tests/test_chat": test})
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
 @pytest.mark.slow
 def test_yaml_needs_the_cassettes_extra_and_json_does_not(
     recorded: tuple[Path, dict[str, Any]], tmp_path: Path
