@@ -398,6 +398,19 @@ def test_a_bad_field_is_named_with_its_interaction(
     assert not (tmp_path / "out").exists()
 
 
+def test_stores_inside_the_cassettes_folder_are_not_read_as_cassettes(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
+    review = folder / "fixtures" / "review" / "one-fixture.json"
+    review.parent.mkdir(parents=True)
+    review.write_text("{}")
+    result = import_cassettes(folder, "--out", folder / "fixtures")
+    assert result.exit_code == 0, result.output
+    assert "1 cassette(s): 1 imported" in result.output
+    assert (folder / "fixtures" / "openai" / "plain.jsonl").exists()
+
+
 @pytest.mark.parametrize(
     ("content", "expected"),
     [

@@ -87,9 +87,15 @@ class _Staged:
 
 def cassette_stores(root: Path, out: Path) -> list[tuple[Path, Path]]:
     """Each cassette under ``root`` (a folder, or one cassette file) and its store under
-    ``out``: the same relative path, ending in ``.jsonl`` instead."""
+    ``out``: the same relative path, ending in ``.jsonl`` instead. Files under ``out``
+    (a folder store's ``.json`` files) are not cassettes."""
     base = root if root.is_dir() else root.parent
-    return [(c, out / c.relative_to(base).with_suffix(".jsonl")) for c in find_cassettes(root)]
+    stores = out.resolve()
+    return [
+        (c, out / c.relative_to(base).with_suffix(".jsonl"))
+        for c in find_cassettes(root)
+        if not c.resolve().is_relative_to(stores)
+    ]
 
 
 def import_cassettes(root: Path, out: Path, *, force: bool = False) -> list[CassetteImport]:
@@ -146,7 +152,7 @@ def _stage(cassette: Path, interactions: tuple[Interaction, ...], store: Path) -
         exchange = Exchange(
             Path(scratch) / "cassette.jsonl",
             mode="record-missing",
-            approve_live=True,  # nothing goes live: the only writes a session makes are recordings
+            approve_live=True,  # no call goes live: a session writes only in a recording mode
             source=IMPORT_SOURCE,
             note=f"imported from vcrpy cassette {cassette}",
             sanitize=sanitizer_for(store),
