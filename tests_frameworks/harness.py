@@ -55,6 +55,11 @@ class Hosts:
     openai: str | None = None
 
 
+UNUSED_LOOPBACK = Hosts(anthropic="http://127.0.0.1:9", openai="http://127.0.0.1:9/v1")
+"""Hosts for a replay whose framework shapes requests by host (it adds fields for the
+real OpenAI API): a custom loopback base, like the simulator's, where nothing listens."""
+
+
 class ToolThenAnswer:
     """The simulated model: calls the first tool offered (once), then answers.
 
@@ -96,12 +101,12 @@ def record(
     return result
 
 
-def replay_three_times(store: Path, run: Callable[[Hosts], T]) -> T:
+def replay_three_times(store: Path, run: Callable[[Hosts], T], hosts: Hosts = Hosts()) -> T:
     """``run`` replayed offline three times; the three results must be equal."""
     results = []
     for _ in range(3):
         with intercept(store) as exchange:
-            results.append(run(Hosts()))
+            results.append(run(hosts))
         assert exchange.replays > 0
     assert results[0] == results[1] == results[2]
     return results[0]
@@ -113,6 +118,7 @@ def assert_one_miss(
     *,
     raises: type[BaseException] | tuple[type[BaseException], ...] = FixtureMismatchError,
     changed: str = "two",
+    hosts: Hosts = Hosts(),
 ) -> BaseException:
     """A replay of a changed request fails once, after one send, naming what changed.
 
@@ -121,26 +127,28 @@ def assert_one_miss(
     miss's message. Either way its message shows ``changed``, a word of the new request.
     """
     with intercept(store) as exchange, pytest.raises(raises) as caught:
-        run(Hosts())
+        run(hosts)
     assert exchange.sent == 1, f"the miss was sent {exchange.sent} times: something retried it"
     assert caused_by_replaygate(caught.value), repr(caught.value)
     assert changed in str(caught.value), str(caught.value)
     return caught.value
 
 
-def replay_timed(store: Path, run: Callable[[Hosts], T]) -> tuple[T, float, int]:
+def replay_timed(store: Path, run: Callable[[Hosts], T], hosts: Hosts) -> tuple[T, float, int]:
     """``run`` replayed once: its result, the seconds it took, and the sends answered."""
     with intercept(store) as exchange:
         start = time.perf_counter()
-        result = run(Hosts())
+        result = run(hosts)
         elapsed = time.perf_counter() - start
     return result, elapsed, exchange.sent
 
 
-def assert_retry_replayed_at_once(store: Path, run: Callable[[Hosts], T], expected: T) -> None:
+def assert_retry_replayed_at_once(
+    store: Path, run: Callable[[Hosts], T], expected: T, hosts: Hosts = Hosts()
+) -> None:
     """A recorded 429-then-200 replays as two sends, the same result, and no wait."""
-    replay_timed(store, run)  # the first replay warms the framework's caches
-    result, elapsed, sent = replay_timed(store, run)
+    replay_timed(store, run, hosts)  # the first replay warms the framework's caches
+    result, elapsed, sent = replay_timed(store, run, hosts)
     assert sent == 2, f"expected the 429 and its retry, the client sent {sent} request(s)"
     assert result == expected
     assert elapsed < NO_SLEEP, f"the replayed retry waited: {elapsed:.2f} s"

@@ -1,0 +1,203 @@
+"""The OpenAI Agents SDK on its Chat Completions and Responses models, recorded and replayed.
+
+The SDK shapes requests by host: for the real OpenAI API it adds ``store``,
+``stream_options`` and a ``prompt_cache_key`` that is new on every run unless the
+run is grouped (``RunConfig(group_id=...)``). Replays here use a loopback base like
+the simulator's, so their requests are those recorded; the last test shows why the
+recipe pins the group when recording from the real API.
+
+Tracing is off in this process (the recipe's first line); the tracing test runs a
+replaying pytest in a subprocess with tracing left on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+import pytest
+from agents import (
+    Agent,
+    ModelRetrySettings,
+    ModelSettings,
+    OpenAIChatCompletionsModel,
+    OpenAIResponsesModel,
+    RunConfig,
+    Runner,
+    function_tool,
+    retry_policies,
+    set_tracing_disabled,
+)
+from openai import AsyncOpenAI
+
+from replaygate.errors import FixtureMismatchError
+from replaygate.http import intercept
+from tests_frameworks.harness import (
+    CHANGED,
+    GPT,
+    QUESTION,
+    UNUSED_LOOPBACK,
+    Hosts,
+    assert_one_miss,
+    assert_retry_replayed_at_once,
+    record,
+    replay_three_times,
+    weather,
+)
+
+set_tracing_disabled(True)
+
+APIS = {"chat": "Chat Completions model", "responses": "Responses model"}
+RETRIES = ModelSettings(
+    retry=ModelRetrySettings(
+        max_retries=3,
+        policy=retry_policies.any(
+            retry_policies.provider_suggested(),
+            retry_policies.network_error(),
+            retry_policies.retry_after(),
+            retry_policies.http_status([408, 429, 500, 502, 503]),
+        ),
+    )
+)
+"""The runner's own retries, on for every status and transport error worth retrying."""
+
+
+@function_tool
+def get_weather(city: str) -> str:
+    """The weather in a city."""
+    return weather(city)
+
+
+def agent(hosts: Hosts, api: str, *, tools: bool = False) -> Agent[None]:
+    """An agent on ``api``'s model, with the runner's and the SDK's retries on."""
+    client = AsyncOpenAI(base_url=hosts.openai, max_retries=3)
+    model = (
+        OpenAIChatCompletionsModel(model=GPT, openai_client=client)
+        if api == "chat"
+        else OpenAIResponsesModel(model=GPT, openai_client=client)
+    )
+    return Agent(
+        name="assistant",
+        instructions="Answer briefly.",
+        model=model,
+        tools=[get_weather] if tools else [],
+        model_settings=RETRIES,
+    )
+
+
+def plain(api: str, hosts: Hosts, question: str = QUESTION) -> str:
+    return str(Runner.run_sync(agent(hosts, api), question).final_output)
+
+
+def with_tools(api: str, hosts: Hosts, question: str = QUESTION) -> str:
+    return str(Runner.run_sync(agent(hosts, api, tools=True), question).final_output)
+
+
+def streamed(api: str, hosts: Hosts, question: str = QUESTION) -> tuple[str, str]:
+    async def main() -> tuple[str, str]:
+        run = Runner.run_streamed(agent(hosts, api), question)
+        deltas = [
+            event.data.delta
+            async for event in run.stream_events()
+            if event.type == "raw_response_event"
+            and event.data.type == "response.output_text.delta"
+        ]
+        return "".join(deltas), str(run.final_output)
+
+    return asyncio.run(main())
+
+
+def in_async(api: str, hosts: Hosts, question: str = QUESTION) -> str:
+    async def main() -> str:
+        return str((await Runner.run(agent(hosts, api, tools=True), question)).final_output)
+
+    return asyncio.run(main())
+
+
+ECHO = f"echo: {QUESTION}"
+TOOL_ANSWER = "The tool says: sunny in Paris"
+CASES = [
+    pytest.param(api, recipe, expected, marks=pytest.mark.matrix(row, cell), id=f"{api}-{cell}")
+    for api, row in APIS.items()
+    for cell, recipe, expected in (
+        ("plain", plain, ECHO),
+        ("stream", streamed, (ECHO, ECHO)),
+        ("tools", with_tools, TOOL_ANSWER),
+        ("async", in_async, TOOL_ANSWER),
+    )
+]
+
+
+@pytest.mark.parametrize(("api", "recipe", "expected"), CASES)
+def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
+    store: Path, api: str, recipe: Callable[..., object], expected: object
+) -> None:
+    run = partial(recipe, api)
+    assert record(store, run) == expected
+    assert replay_three_times(store, run, UNUSED_LOOPBACK) == expected
+    assert_one_miss(store, partial(recipe, api, question=CHANGED), hosts=UNUSED_LOOPBACK)
+
+
+@pytest.mark.parametrize(
+    "api",
+    [pytest.param(a, marks=pytest.mark.matrix(row, "retry"), id=a) for a, row in APIS.items()],
+)
+def test_replayed_429_is_retried_at_once(store: Path, api: str) -> None:
+    run = partial(plain, api)
+    expected = record(store, run, faults=["429", None])
+    assert_retry_replayed_at_once(store, run, expected, UNUSED_LOOPBACK)
+
+
+def miss_key(store: Path, run_config: RunConfig | None) -> str:
+    """The key of the request one run sends to the real OpenAI API (a miss, offline)."""
+    with intercept(store), pytest.raises(FixtureMismatchError) as caught:
+        Runner.run_sync(agent(Hosts(), "responses"), QUESTION, run_config=run_config)
+    return caught.value.key
+
+
+def test_a_run_group_makes_requests_to_the_real_api_repeatable(store: Path) -> None:
+    assert miss_key(store, None) != miss_key(store, None)  # a new prompt_cache_key each run
+    grouped = RunConfig(group_id="weather-agent")
+    assert miss_key(store, grouped) == miss_key(store, grouped)
+
+
+INNER_TEST = """
+import pytest
+from agents import Agent, OpenAIResponsesModel, Runner
+from openai import AsyncOpenAI
+
+
+@pytest.mark.replaygate(fixtures={store!r})
+def test_agent(replaygate_intercept):
+    client = AsyncOpenAI(base_url="http://127.0.0.1:9/v1")
+    model = OpenAIResponsesModel(model={model!r}, openai_client=client)
+    agent = Agent(name="assistant", instructions="Answer briefly.", model=model)
+    assert Runner.run_sync(agent, {question!r}).final_output == {answer!r}
+"""
+
+
+@pytest.mark.matrix("Responses model", "plain")
+def test_replay_with_tracing_on_passes_and_blocks_the_exporter(store: Path, tmp_path: Path) -> None:
+    assert record(store, partial(plain, "responses")) == ECHO
+    test_file = tmp_path / "test_inner.py"
+    source = INNER_TEST.format(store=str(store), model=GPT, question=QUESTION, answer=ECHO)
+    test_file.write_text(textwrap.dedent(source), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "1 passed" in output, output
+    assert "refused at interpreter exit" in done.stderr, output
+    assert "api.openai.com" in done.stderr, output
+    assert "agents.tracing" in done.stderr, output
