@@ -237,7 +237,7 @@ def test_meta_problems_say_what_is_wrong() -> None:
         "meta.interface_version must be a non-empty string, got ''",
         "meta.replaygate_version is missing",
         "meta.note must be a string, got 3",
-        "meta.source 'staging' is not one of live, sim, hand, scripted",
+        "meta.source 'staging' is not one of live, sim, hand, scripted, vcrpy",
         "meta.recorded_at 'yesterday' is not an ISO 8601 time",
     ]
 
@@ -269,7 +269,7 @@ def test_a_hand_written_fixture_round_trips(tmp_path: Path) -> None:
 
 
 def test_an_unknown_source_is_refused_before_anything_is_recorded(tmp_path: Path) -> None:
-    message = "source must be one of live, sim, hand, scripted, got 'staging'"
+    message = "source must be one of live, sim, hand, scripted, vcrpy, got 'staging'"
     with pytest.raises(ValueError, match=message):
         Exchange(tmp_path / "h.jsonl", mode="record-missing", approve_live=True, source="staging")
     with pytest.raises(ValueError, match=message):

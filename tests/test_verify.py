@@ -132,7 +132,7 @@ def test_missing_meta_is_allowed_only_when_asked_and_incomplete_meta_never(tmp_p
         f"{store}:2: meta.interface_version is missing",
         f"{store}:2: meta.recorded_at is missing",
         f"{store}:2: meta.replaygate_version is missing",
-        f"{store}:2: meta.source 'staging' is not one of live, sim, hand, scripted",
+        f"{store}:2: meta.source 'staging' is not one of live, sim, hand, scripted, vcrpy",
         "2 fixture(s) checked, 4 problem(s)",
     ]
     assert verify_store(store, require_meta=False)[0] == 2
