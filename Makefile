@@ -10,8 +10,11 @@ unexport PYTHONDONTWRITEBYTECODE
 .PHONY: demo test test-fast test-thorough test-wheel lint bench clean example-fixtures
 
 $(STAMP): pyproject.toml
+	@echo "Creating the virtual environment in $(VENV)"
 	$(PYTHON) -m venv $(VENV)
+	@echo "Upgrading pip in $(VENV)"
 	$(BIN)/pip install --quiet --upgrade pip
+	@echo "Installing replaygate and its development dependencies (about a minute, once)"
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 

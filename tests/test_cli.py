@@ -38,7 +38,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
         done = replaygate(
             "record", "--agent", AGENT, "--fixtures", str(path), "--approve-live",
             "--source", "sim",
-            "-q", "What is RAG?", "-q", "Why are some agent tests flaky?",
+            "What is RAG?", "Why are some agent tests flaky?",
             env={"ANTHROPIC_BASE_URL": sim.url, "ANTHROPIC_API_KEY": "sk-test-cli"},
         )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -57,7 +57,7 @@ def test_record_writes_sim_fixtures_with_meta(recorded: Path) -> None:
 @pytest.mark.slow
 def test_record_without_approval_exits_2_and_touches_nothing(tmp_path: Path) -> None:
     path = tmp_path / "never.jsonl"
-    done = replaygate_process("record", "--fixtures", str(path), "-q", "What is RAG?")
+    done = replaygate_process("record", "--fixtures", str(path), "What is RAG?")
     assert done.returncode == 2
     assert "--approve-live" in done.stderr
     assert not path.exists() and list(tmp_path.iterdir()) == []
@@ -66,7 +66,7 @@ def test_record_without_approval_exits_2_and_touches_nothing(tmp_path: Path) -> 
 @pytest.mark.slow
 def test_run_replays_and_checks_determinism(recorded: Path) -> None:
     done = replaygate_process(
-        "run", "--agent", AGENT, "--fixtures", str(recorded), "-q", "What is RAG?",
+        "run", "--agent", AGENT, "--fixtures", str(recorded), "What is RAG?",
         "--check-determinism",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -75,9 +75,7 @@ def test_run_replays_and_checks_determinism(recorded: Path) -> None:
 
 
 def test_run_mismatch_fails_with_the_field_diff(recorded: Path) -> None:
-    done = replaygate(
-        "run", "--agent", AGENT, "--fixtures", str(recorded), "-q", "RAG, what is it?"
-    )
+    done = replaygate("run", "--agent", AGENT, "--fixtures", str(recorded), "RAG, what is it?")
     assert done.returncode == 1
     assert "Error: no fixture recorded for this request" in done.stderr
     assert "FixtureMismatchError" not in done.stderr and "Traceback" not in done.stderr
@@ -193,9 +191,9 @@ def test_a_damaged_store_is_a_clean_error_not_a_traceback(recorded: Path, tmp_pa
     lines = recorded.read_bytes().splitlines(keepends=True)
     damaged = tmp_path / "damaged.jsonl"
     damaged.write_bytes(b"".join(lines[:3]) + b"{broken\n" + b"".join(lines[4:]))
-    recording = ["--approve-live", "--simulator", "-q", "x"]
+    recording = ["--approve-live", "--simulator", "x"]
     for args in (
-        ["run", "--agent", AGENT, "--fixtures", str(damaged), "-q", "What is RAG?"],
+        ["run", "--agent", AGENT, "--fixtures", str(damaged), "What is RAG?"],
         ["show", "2652", "--fixtures", str(damaged)],
         ["record", "--agent", AGENT, "--fixtures", str(damaged), *recording],
     ):
@@ -212,7 +210,7 @@ def test_a_bad_sanitize_config_stops_record_cleanly(tmp_path: Path) -> None:
     )
     done = replaygate(
         "record", "--agent", AGENT, "--fixtures", "a.jsonl", "--approve-live", "--simulator",
-        "-q", "hi", cwd=tmp_path,
+        "hi", cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert "Error: " in done.stderr and "tool.replaygate.sanitize" in done.stderr

@@ -29,12 +29,12 @@ def _closed_port_url() -> str:
 
 FIRST_MISTAKES = {
     "record-without-key": (
-        ["record", *AGENT, "--approve-live", "--fixtures", "new.jsonl", "-q", "hi"],
+        ["record", *AGENT, "--approve-live", "--fixtures", "new.jsonl", "hi"],
         None,
         ["needs ANTHROPIC_API_KEY", "--simulator"],
     ),
     "record-without-network": (
-        ["record", *AGENT, "--approve-live", "--fixtures", "new.jsonl", "-q", "hi"],
+        ["record", *AGENT, "--approve-live", "--fixtures", "new.jsonl", "hi"],
         "unreachable",
         ["cannot reach the model API at", "--simulator"],
     ),
@@ -51,18 +51,18 @@ FIRST_MISTAKES = {
         ["NOT CHECKED", "check the server address"],
     ),
     "malformed-pyproject": (
-        ["run", *AGENT, "--fixtures", "f.jsonl", "-q", "What is RAG?"],
+        ["run", *AGENT, "--fixtures", "f.jsonl", "What is RAG?"],
         "[tool.replaygate\n",
         ["pyproject.toml:1", "not valid TOML"],
     ),
     "unknown-config-key": (
-        ["run", *AGENT, "--fixtures", "f.jsonl", "-q", "What is RAG?"],
+        ["run", *AGENT, "--fixtures", "f.jsonl", "What is RAG?"],
         "[tool.replaygate]\nfixturez = 'f.jsonl'\n",
         ["pyproject.toml:2", "tool.replaygate.fixturez", "unknown key", "known keys"],
     ),
-    "no-agent": (["run", "-q", "hi"], None, ["no agent to run", "--agent"]),
+    "no-agent": (["run", "hi"], None, ["no agent to run", "--agent"]),
     "bad-agent": (
-        ["run", "--agent", "no_such_mod:f", "--fixtures", "f.jsonl", "-q", "hi"],
+        ["run", "--agent", "no_such_mod:f", "--fixtures", "f.jsonl", "hi"],
         None,
         ["--agent 'no_such_mod:f'", "cannot import"],
     ),

@@ -38,7 +38,7 @@ SETTINGS = {"model": "m", "max_tokens": 8}
 QUESTION = [Message.user("Mail bob@corp.com about ACME Corp")]
 WHERE = ("root", "subfolder", "elsewhere")
 AGENT = '[tool.replaygate]\nagent = "replaygate.examples.research_copilot:copilot"\n'
-ASK = ["-q", "What is RAG? Ask bob@corp.com at ACME Corp"]
+ASK = ["What is RAG? Ask bob@corp.com at ACME Corp"]
 
 
 @pytest.fixture

@@ -102,7 +102,7 @@ def test_live_drift_finds_added_and_dropped_fields(
     report_file, json_file = tmp_path / "drift.txt", tmp_path / "drift.json"
     done = drift(
         str(stores["wire"]), "--live-sample", "10", "--approve-live",
-        "--base-url", drifted_sim.url, "--report", str(report_file), "--json", str(json_file),
+        "--base-url", drifted_sim.url, "--report", str(report_file), "--json-out", str(json_file),
     )  # fmt: skip
     assert done.exit_code == 1, done.output
     assert "    + usage.foo" in done.output
@@ -160,7 +160,9 @@ def test_offline_against_another_fixture_set(stores: dict[str, Path], tmp_path: 
         "openai.chat.completions": ("usage.foo",),
     }
     json_file = tmp_path / "d.json"
-    done = drift(str(stores["wire"]), "--against", str(stores["drifted"]), "--json", str(json_file))
+    done = drift(
+        str(stores["wire"]), "--against", str(stores["drifted"]), "--json-out", str(json_file)
+    )
     assert done.exit_code == 1
     assert json.loads(json_file.read_text(encoding="utf-8"))["mode"] == "against"
     same = drift(str(stores["wire"]), "--against", str(stores["wire"]))

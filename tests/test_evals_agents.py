@@ -74,7 +74,7 @@ def test_a_plain_agent_is_recorded_replayed_and_shown_by_module_and_function(
     project: Path,
 ) -> None:
     store = "agent.jsonl"
-    ask = ["--agent", AGENT, *SETTINGS, "--fixtures", store, "-q", "What is RAG?"]
+    ask = ["--agent", AGENT, *SETTINGS, "--fixtures", store, "What is RAG?"]
     recorded = invoke("record", *ask, "--approve-live", "--simulator")
     assert recorded.exit_code == 0, recorded.output
     assert f"recorded 1 new response(s) into {store}" in recorded.output
@@ -128,13 +128,13 @@ def test_the_agent_and_its_settings_come_from_the_config(project: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "flag", "key"),
     [
-        (["run", "--fixtures", "f.jsonl", "-q", "x"], "--agent", "agent"),
-        (["record", "--fixtures", "f.jsonl", "-q", "x", "--approve-live"], "--agent", "agent"),
+        (["run", "--fixtures", "f.jsonl", "x"], "--agent", "agent"),
+        (["record", "--fixtures", "f.jsonl", "x", "--approve-live"], "--agent", "agent"),
         (["eval", "--fixtures", "f.jsonl", "--cases", "c.jsonl"], "--agent", "agent"),
         (["eval", "--fixtures", "f.jsonl", "--agent", AGENT], "--cases", "cases"),
-        (["run", "--agent", AGENT, "--fixtures", "f.jsonl", "-q", "x"], "--model", "model"),
-        (["run", "--agent", AGENT, *SETTINGS, "-q", "x"], "--fixtures", "fixtures"),
-        (["run", "--agent", AGENT, *SETTINGS, "--fixtures", "f.jsonl"], "--question", "cases"),
+        (["run", "--agent", AGENT, "--fixtures", "f.jsonl", "x"], "--model", "model"),
+        (["run", "--agent", AGENT, *SETTINGS, "x"], "--fixtures", "fixtures"),
+        (["run", "--agent", AGENT, *SETTINGS, "--fixtures", "f.jsonl"], "QUESTION", "cases"),
         (["show", "abc"], "--fixtures", "fixtures"),
     ],
 )
@@ -151,7 +151,7 @@ def test_what_is_missing_is_a_clean_exit_2_naming_the_flag_and_the_key(
 
 
 def test_an_agent_that_cannot_be_loaded_is_a_clean_exit_2(project: Path) -> None:
-    done = invoke("run", "--agent", "no_such_module_xyz:agent", *SETTINGS, "-q", "x")
+    done = invoke("run", "--agent", "no_such_module_xyz:agent", *SETTINGS, "x")
     assert done.exit_code == 2
     assert "Error: --agent 'no_such_module_xyz:agent': cannot import" in done.output
     assert "AgentLoadError" not in done.output

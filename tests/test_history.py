@@ -12,11 +12,12 @@ from click.testing import CliRunner
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.history_cmds import history_group
 from replaygate.evals import CaseResult, EvalResults, History, HistoryError, read_export
+from replaygate.evals.history import HistoryRun, answers_digest
 from replaygate.evals.scorers import CaseCounts
 from replaygate.sampling import SampledResult, SampleResult
 
 
-def run(time: str, passes: int, commit: str = "abc123") -> EvalResults:
+def run(time: str, passes: int, commit: str = "abc123", answer: str = "x") -> EvalResults:
     samples = tuple(
         SampleResult(
             i,
@@ -24,7 +25,7 @@ def run(time: str, passes: int, commit: str = "abc123") -> EvalResults:
                 Outcome("contains", "gate", True, "", 1.0, "contains"),
                 Outcome("citations", "gate", i < passes, "", None, "set"),
             ),
-            {"final": "x"},
+            {"final": answer},
         )
         for i in range(5)
     )
@@ -151,3 +152,64 @@ def test_a_history_of_another_schema_is_refused(tmp_path: Path) -> None:
         raw.execute("UPDATE meta SET value = '9' WHERE key = 'schema'")
     with pytest.raises(HistoryError, match="unsupported history schema '9'"):
         History.open(path)
+
+
+def test_each_case_keeps_a_digest_of_what_its_samples_answered(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    with History.open(path) as history:
+        first = history.append(run("2026-11-01T10:00:00Z", 5))
+        replay = history.append(run("2026-11-02T10:00:00Z", 5))
+        other = history.append(run("2026-11-03T10:00:00Z", 3, answer="re-recorded"))
+    assert first.answers == {"rag": answers_digest(first_sampled(run("t", 5)))}
+    with History.open(path) as history:
+        stored = history.runs()
+        exported = history.export()
+    assert [r.answers for r in stored] == [first.answers, replay.answers, other.answers]
+    assert stored[0].answers == stored[1].answers != stored[2].answers
+    assert exported["runs"][0]["cases"]["rag"]["answers"] == first.answers["rag"]
+    with History.open(tmp_path / "merged.db") as merged:
+        merged.merge(read_export_of(exported, tmp_path))
+        assert [r.answers for r in merged.runs()] == [r.answers for r in stored]
+
+
+def first_sampled(results: EvalResults) -> SampledResult:
+    return results.cases[0].sampled
+
+
+def read_export_of(document: dict[str, object], tmp_path: Path) -> list[HistoryRun]:
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return read_export(path)
+
+
+def test_a_history_of_schema_1_gains_the_answers_column(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as raw:
+        raw.executescript(
+            """
+            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            INSERT INTO meta VALUES ('schema', '1');
+            CREATE TABLE runs (id TEXT PRIMARY KEY, time TEXT NOT NULL, git_commit TEXT,
+                info TEXT NOT NULL);
+            CREATE TABLE metrics (run TEXT NOT NULL, name TEXT NOT NULL, value REAL,
+                PRIMARY KEY (run, name));
+            CREATE TABLE cases (run TEXT NOT NULL, case_id TEXT NOT NULL,
+                samples INTEGER NOT NULL, floor INTEGER NOT NULL, passes INTEGER NOT NULL,
+                verdict TEXT NOT NULL, tags TEXT NOT NULL, PRIMARY KEY (run, case_id));
+            CREATE TABLE assertions (run TEXT NOT NULL, case_id TEXT NOT NULL,
+                name TEXT NOT NULL, kind TEXT NOT NULL, category TEXT NOT NULL,
+                passes INTEGER NOT NULL, samples INTEGER NOT NULL,
+                description TEXT NOT NULL DEFAULT '', PRIMARY KEY (run, case_id, name));
+            INSERT INTO runs VALUES ('old', '2026-10-01T10:00:00Z', 'abc', '{}');
+            INSERT INTO cases VALUES ('old', 'rag', 5, 4, 5, 'pass', '[]');
+            """
+        )
+    raw.close()
+    with History.open(path) as history:
+        (old,) = history.runs()
+        assert old.answers == {} and old.cases[0].passes == 5
+        new = history.append(run("2026-11-01T10:00:00Z", 4))
+        assert history.runs()[1].answers == new.answers != {}
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("2",)
+    raw.close()

@@ -88,8 +88,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     store = root / "tests" / "fixtures" / "rc.jsonl"
     done = replaygate("record", "--fixtures", str(store),
                       "--agent", "replaygate.examples.research_copilot:copilot",
-                      "--approve-live", "--simulator", "-q", "What is RAG?",
-                      "-q", "Why are some agent tests flaky?", cwd=root)  # fmt: skip
+                      "--approve-live", "--simulator", "What is RAG?",
+                      "Why are some agent tests flaky?", cwd=root)  # fmt: skip
     assert done.returncode == 0, done.stderr
     with Simulator(behavior="echo") as sim:
         env = {"SIM_URL": sim.url, "ANTHROPIC_API_KEY": "sim-key"}

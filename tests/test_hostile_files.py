@@ -109,7 +109,7 @@ def test_the_cli_exits_2_on_a_hostile_store_without_a_traceback(
     for args in (
         ["verify", str(path)],
         ["show", GOOD.key, "--fixtures", str(path)],
-        [*RUN, "--fixtures", str(path), "-q", "hi"],
+        [*RUN, "--fixtures", str(path), "hi"],
     ):
         done = runner.invoke(main, args)
         assert done.exit_code == 2, (args, done.output)
@@ -305,5 +305,5 @@ def test_a_damaged_response_in_a_good_store_is_reported_with_file_and_line_when_
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.chdir(tmp_path)
     args = ["run", "--agent", "one_call:ask", "--model", "m", "--max-tokens", "8"]
-    done = CliRunner().invoke(main, [*args, "--fixtures", str(path), "-q", "bad"])
+    done = CliRunner().invoke(main, [*args, "--fixtures", str(path), "bad"])
     assert done.exit_code == 2 and f"{path}:2" in done.output, done.output

@@ -114,7 +114,7 @@ def test_the_replaying_cli_commands_block_every_escape(tmp_path: Path, tally: Ta
     store = str(SHIPPED / "fixtures.jsonl")
     outside = depth()
     common = ["--agent", agent, "--fixtures", store, "--model", "gpt-4o-mini", "--max-tokens", "8"]
-    done = CliRunner().invoke(main, ["run", *common, "-q", "hi"])
+    done = CliRunner().invoke(main, ["run", *common, "hi"])
     assert done.exit_code == 0, done.output
     assert tally.depths == [outside + 1] and tally.blocked == network_escapes.expected()
     cases = tmp_path / "cases.jsonl"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from replaygate.evals import (
     HistoryError,
     ReportConfig,
 )
+from replaygate.evals.history import HistoryRun
 from replaygate.evals.scorers import CaseCounts
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
@@ -28,14 +30,20 @@ from replaygate.report import (
     weekly_pass_rates,
     write_report,
 )
-from replaygate.sampling import SampledResult, SampleResult
+from replaygate.report.evidence import distinct_runs
+from replaygate.report.plots import metrics_plot, weekly_plot
+from replaygate.report.words import assertion_words
+from replaygate.sampling import AssertionStats, SampledResult, SampleResult
 
 pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
-def run(time: str, citations: int, success_cases: int, cost: float) -> EvalResults:
+def run(
+    time: str, citations: int, success_cases: int, cost: float, answer: str = ""
+) -> EvalResults:
+    """An eval run; its answers (hence its recording) differ with ``answer`` or ``time``."""
     cases = []
     for index in range(4):
         passes = citations if index == 0 else 5
@@ -46,7 +54,7 @@ def run(time: str, citations: int, success_cases: int, cost: float) -> EvalResul
                     Outcome("contains", "gate", True, "", 1.0, "contains"),
                     Outcome("citations", "gate", i < passes, "", None, "set"),
                 ),
-                {"final": "x"},
+                {"final": answer or f"answer of {time}"},
             )
             for i in range(5)
         )
@@ -105,12 +113,13 @@ def test_the_report_is_one_self_contained_file(history: Path, store: Path, tmp_p
     assert len(ids) == len(set(ids)), "ids must be unique across the inlined plots"
     assert "Run <code>" in page and "commit <code>0123456789ab</code>" in page
     assert "2 fixture(s) in:" in page and "1 without a date" in page
+    assert "from 5 distinct recordings.</p>" in page
 
 
 def test_the_report_lists_the_maintenance_signals(history: Path, tmp_path: Path) -> None:
     page = write_report(tmp_path / "r.html", history=history, now=NOW).read_text("utf-8")
     section = page[page.index("<h2>Maintenance signals</h2>") : page.index("<h2>Metrics over time")]
-    assert "the last 5 of 5 run(s) examined" in section
+    assert "the last 5 of 5 distinct recordings examined" in section
     assert "always passes</td><td>case-0 / contains" in section
     assert "near threshold</td><td>case-0 / citations" in section
     assert "trending down</td><td>success" in section
@@ -123,7 +132,10 @@ def test_signals_need_enough_runs(history: Path) -> None:
         runs = opened.runs()
     signals, note = find_signals(runs[:2], ReportConfig(min_runs=3))
     assert signals == []
-    assert note == "2 run(s) in the history; maintenance signals need at least 3"
+    assert note == (
+        "2 distinct recordings in the history; maintenance signals need at least "
+        "3 distinct recordings"
+    )
     signals, _ = find_signals(runs, ReportConfig(window=3, min_runs=3, trend=0.4))
     kinds = {(s.kind, s.subject) for s in signals}
     assert ("trending down", "success") in kinds  # 0.75 -> 0.25 over the last 3 runs
@@ -164,3 +176,83 @@ def test_without_matplotlib_the_report_says_which_extra_to_install(
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(MissingExtraError, match=r"pip install 'replaygate\[report\]'"):
         write_report(tmp_path / "r.html", history=history)
+
+
+def replayed(path: Path, recordings: list[tuple[str, int]], replays: int) -> list[HistoryRun]:
+    """A history where each recording (answer, citation passes) is replayed ``replays`` times."""
+    with History.open(path) as opened:
+        for day in range(replays):
+            for hour, (answer, citations) in enumerate(recordings):
+                time = f"2026-11-{day + 2:02d}T{hour + 9:02d}:00:00Z"
+                opened.append(run(time, citations, 4, 0.01, answer))
+        return opened.runs()
+
+
+def test_replays_of_the_same_recordings_are_not_counted_as_new_evidence(tmp_path: Path) -> None:
+    runs = replayed(tmp_path / "two.db", [("first", 4), ("second", 3)], replays=5)
+    signals, note = find_signals(runs, ReportConfig(window=8, min_runs=3))
+    assert signals == []
+    assert note == (
+        "2 distinct recordings (10 runs: replays of the same answers count once) in the "
+        "history; maintenance signals need at least 3 distinct recordings"
+    )
+    runs = replayed(tmp_path / "three.db", [("a", 5), ("b", 4), ("c", 3)], replays=4)
+    signals, note = find_signals(runs, ReportConfig(window=8, min_runs=3))
+    assert note.startswith("the last 3 of 3 distinct recordings (12 runs:")
+    always = {s.subject: s.detail for s in signals if s.kind == "always passes"}
+    assert always["case-0 / contains"].startswith(
+        "passed all 15 samples of 3 distinct recordings:"
+    )  # 12 replays would have claimed 60 samples
+    (near,) = [s for s in signals if s.kind == "near threshold"]
+    assert near.subject == "case-0 / citations"
+    assert near.detail.startswith(
+        "at its floor or one below in 2 of 3 distinct recordings "
+        "(latest: citations: 3 of 5 samples passed, floor 4)"
+    )
+
+
+def test_a_history_without_answer_digests_counts_each_run(history: Path) -> None:
+    with History.open(history) as opened:
+        runs = [replace(r, answers={}) for r in opened.runs()]
+    assert [r.id for r in distinct_runs(runs)] == [r.id for r in runs]
+    same = [replace(r, answers={c.case: "same" for c in r.cases}) for r in runs]
+    assert [r.id for r in distinct_runs(same)] == [runs[-1].id]
+
+
+def test_weekly_pass_rates_count_a_replayed_recording_once(tmp_path: Path) -> None:
+    with History.open(tmp_path / "h.db") as opened:
+        for _ in range(3):
+            opened.append(run("2026-11-02T09:00:00Z", 1, 4, 0.01, "replayed"))
+        opened.append(run("2026-11-03T09:00:00Z", 5, 4, 0.01, "fresh"))
+        weeks, rates = weekly_pass_rates(opened.runs())
+    assert weeks == ["2026-W45"]
+    assert rates["citations"] == [pytest.approx((16 + 20) / 40)]  # not (3 * 16 + 20) / 80
+
+
+def test_the_latest_run_says_what_failed_in_words(history: Path) -> None:
+    with History.open(history) as opened:
+        page = build_report(opened.runs(), now=NOW)
+    latest = page[page.index("<h2>Latest run</h2>") : page.index("<h2>Maintenance signals")]
+    assert "<td>observe: 3 of 5 samples passed, floor 4</td>" in latest
+    assert "<td>citations: 3 of 5 samples passed, floor 4</td>" in latest
+    assert "<td>pass: 5 of 5 samples passed, floor 4</td><td>none failed in 5 samples</td>" in (
+        latest
+    )
+
+
+def test_words_for_a_signal_say_it_never_blocks() -> None:
+    stats = AssertionStats("tone", "signal", "custom", 2, 5)
+    assert assertion_words(stats, 4) == "tone: 2 of 5 samples passed (a signal: never blocks)"
+    gate = AssertionStats("citations", "gate", "set", 4, 5)
+    assert assertion_words(gate, 4) == "citations: 4 of 5 samples passed, floor 4"
+
+
+@pytest.mark.parametrize(("count", "labelled"), [(1, True), (3, True), (12, False)])
+def test_few_runs_are_drawn_as_labelled_points(count: int, labelled: bool) -> None:
+    series = {"success": [0.5 + i / 100 for i in range(count)], "cost": [0.01] * count}
+    svg = metrics_plot(series, [f"r{i}" for i in range(count)])
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert ("0.500" in texts) is labelled
+    assert (texts.count("0.01") == count) is labelled
+    weekly = weekly_plot(["2026-W45"], {"citations": [0.8]})
+    assert "80%" in re.findall(r"<text[^>]*>([^<]*)</text>", weekly)

@@ -101,7 +101,7 @@ def test_diff_imports_none_of_the_heavy_libraries(tmp_path: Path) -> None:
     [
         (["demo", "--out", "demo-out"], "pip install 'replaygate[anthropic]'"),
         (["record", "--agent", "replaygate.examples.research_copilot:copilot", "--simulator",
-          "--approve-live", "--fixtures", "f.jsonl", "-q", "hi"],
+          "--approve-live", "--fixtures", "f.jsonl", "hi"],
          "pip install 'replaygate[anthropic]'"),
     ],
 )  # fmt: skip

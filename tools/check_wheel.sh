@@ -41,5 +41,5 @@ expect 0 "" -- "$rg" checksum "$fixtures"
 expect 2 "no such file or folder" -- "$rg" verify "$work/missing.jsonl"
 expect 2 "pip install 'replaygate[anthropic]'" -- "$rg" demo --out "$work/demo"
 expect 0 "identical final: True" -- "$rg" run --agent replaygate.examples.research_copilot:copilot \
-    --fixtures "$fixtures" --check-determinism -q "What is RAG?"
+    --fixtures "$fixtures" --check-determinism "What is RAG?"
 echo "the wheel works with only its declared dependencies"

@@ -18,7 +18,13 @@ from replaygate.sampling.flaky import ADVICE
 
 @click.group()
 def calibrate() -> None:
-    """Calibrate the automatic assertions against human labels (never a gate)."""
+    """Calibrate the automatic assertions against human labels (never a gate).
+
+    Example:
+
+    \b
+        replaygate calibrate export results.json --n 20 --seed 7
+    """
 
 
 @calibrate.command("export")
@@ -32,7 +38,13 @@ def calibrate() -> None:
     help="The labelling sheet to write; the verdicts go beside it.",
 )
 def export(results: Path, n: int, seed: int, out: Path) -> None:
-    """Write a CSV labelling sheet of N outputs drawn from RESULTS, verdicts hidden."""
+    """Write a CSV labelling sheet of N outputs drawn from RESULTS, verdicts hidden.
+
+    Example:
+
+    \b
+        replaygate calibrate export results.json --n 20 --seed 7 --out calibration.csv
+    """
     try:
         sheet, sidecar, rows = export_sheet(results, out, n=n, seed=seed)
     except ReplaygateError as err:
@@ -49,7 +61,13 @@ def export(results: Path, n: int, seed: int, out: Path) -> None:
     help="The sidecar of automatic verdicts (default: beside the sheet).",
 )
 def score(sheet: Path, verdicts: Path | None) -> None:
-    """Report per assertion the agreement of SHEET's labels with the automatic verdicts."""
+    """Report per assertion the agreement of SHEET's labels with the automatic verdicts.
+
+    Example:
+
+    \b
+        replaygate calibrate score calibration.csv
+    """
     try:
         agreements = score_sheet(sheet, verdicts)
     except ReplaygateError as err:
@@ -64,9 +82,13 @@ def score(sheet: Path, verdicts: Path | None) -> None:
 def flaky(runs: int, pytest_args: tuple[str, ...]) -> None:
     """Run each unsampled test RUNS times and list those whose outcome differed.
 
-    Pass pytest's arguments after ``--``: ``replaygate flaky -- tests/ -k agent``.
-    Exit 1 when a test is flaky; otherwise pytest's exit code (1 when a test failed
-    every run).
+    Pass pytest's arguments after --. Exit 1 when a test is flaky; otherwise
+    pytest's exit code (1 when a test failed every run).
+
+    Example:
+
+    \b
+        replaygate flaky --runs 3 -- tests/ -k agent
     """
     if runs < 2:
         raise click.UsageError(f"--runs must be at least 2, got {runs}")

@@ -77,12 +77,12 @@ def choose_fixtures(given: Path | None, config: Config) -> Path:
 def choose_questions(questions: tuple[str, ...], cases: Path | None, config: Config) -> list[str]:
     """The questions to ask: the given ones, or those of the eval cases file."""
     if questions and cases:
-        raise CommandError("give --question or --cases, not both")
+        raise CommandError("give QUESTION arguments or --cases, not both")
     if questions:
         return list(questions)
     cases_file = cases or config.cases
     if cases_file is None:
-        raise _missing("questions to ask", "--question or --cases", "cases")
+        raise _missing("questions to ask", "QUESTION arguments or --cases", "cases")
     return [case.question for case in load_eval_cases(cases_file)]
 
 
@@ -111,12 +111,15 @@ class AgentInputs:
 def agent_inputs(fn: Callable[..., None]) -> Callable[..., None]:
     """``--agent``, ``--fixtures``, the questions and the request settings, for ``fn``.
 
+    The questions are the ``QUESTION`` arguments, then any deprecated ``--question``.
+
     With ``--config`` (given by its own decorator), they reach ``fn`` as one
     :class:`AgentInputs`, its ``inputs`` argument.
     """
 
     @wraps(fn)
     def command(**given: Any) -> None:
+        given["questions"] += given.pop("legacy_questions")
         inputs = AgentInputs(**{f.name: given.pop(f.name) for f in fields(AgentInputs)})
         fn(inputs=inputs, **given)
 

@@ -13,14 +13,33 @@ from replaygate.evals.git import changed_files, file_at
 
 @click.group("ci")
 def ci_group() -> None:
-    """CI stages: which stages a change must run."""
+    """CI stages: which stages a change must run.
+
+    Example:
+
+    \b
+        replaygate ci plan --base origin/main
+    """
 
 
 @ci_group.command("plan")
 @click.option("--base", help="Compare with this revision (its merge base with HEAD).")
 @click.option("--changed", multiple=True, type=click.Path(path_type=Path), help="A changed file.")
-@click.option("--event", type=click.Choice(WHEN), default="pull-request", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "github"]), default="table")
+@click.option(
+    "--event",
+    type=click.Choice(WHEN),
+    default="pull-request",
+    show_default=True,
+    help="What started the run: stages declare the events they run on.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "github"]),
+    default="table",
+    show_default=True,
+    help="table for a person, json for a program, github for step outputs.",
+)
 @config_option
 @errors_as_exit_2
 def ci_plan(
@@ -30,7 +49,13 @@ def ci_plan(
     fmt: str,
     config_path: Path | None,
 ) -> None:
-    """Print the stages this change must run and why (table, JSON, or GitHub outputs)."""
+    """Print the stages this change must run and why (table, JSON, or GitHub outputs).
+
+    Example:
+
+    \b
+        replaygate ci plan --changed src/agent.py --format json
+    """
     from replaygate.ci import make_plan
 
     if (base is None) == (not changed):

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import click
 
+from replaygate.cli.options import simulator_seed_option
 from replaygate.cli.replay_cmds import print_run, replay_once
 from replaygate.demo import DEMO_SEED, demo_loop
 from replaygate.errors import FixtureMismatchError
@@ -83,7 +84,7 @@ def _record(store_path: Path, base_url: str | None, api_key: str, source: str) -
 
 @click.command()
 @click.option("--live", is_flag=True, help="Record from the real API (needs ANTHROPIC_API_KEY).")
-@click.option("--seed", default=7, show_default=True, help="The simulator's seed.")
+@simulator_seed_option
 @click.option(
     "--keep", type=click.Path(path_type=Path), help="Keep the recorded store at this path."
 )
@@ -95,7 +96,16 @@ def _record(store_path: Path, base_url: str | None, api_key: str, source: str) -
     help="Where the eval loop writes its fixtures, results, history and report.",
 )
 def demo(live: bool, seed: int, keep: Path | None, out: Path) -> None:
-    """Record ResearchCopilot once, replay it offline twice, then catch a mismatch."""
+    """Record ResearchCopilot once, replay it offline twice, then catch a mismatch.
+
+    Then the whole eval loop on the simulator: record, replay, score, gate against
+    the shipped baseline, history and report.html. Offline unless --live.
+
+    Example:
+
+    \b
+        replaygate demo --out .replaygate/demo
+    """
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="replaygate-demo-") as tmp:
         store_path = (keep or Path(tmp)) / "research_copilot.jsonl"

@@ -7,6 +7,7 @@ recording, a fixture mismatch).
 from __future__ import annotations
 
 import contextlib
+import json
 from pathlib import Path
 
 import click
@@ -20,7 +21,9 @@ from replaygate.cli.options import (
     errors_as_exit_2,
     file_option,
     history_option,
+    json_option,
     request_settings,
+    simulator_seed_option,
 )
 from replaygate.errors import LiveCallNotApproved
 from replaygate.evals.cases import load_eval_cases
@@ -71,12 +74,18 @@ def _check_flags(record_mode: str | None, approve_live: bool, recording_options:
     help="Fixture store (default: [tool.replaygate] fixtures).",
 )
 @agent_option
-@file_option("--out", help="Write results here.")
+@file_option("--out", help="Also write the results JSON to this file.")
 @click.option("--record-mode", type=click.Choice(RECORDING_MODES), help="Record instead of replay.")
 @click.option("--approve-live", is_flag=True, help="Approve live (paid) model calls for this run.")
 @click.option("--simulator", is_flag=True, help="Record from the embedded loopback simulator.")
-@click.option("--seed", default=7, show_default=True, help="The simulator's seed.")
-@click.option("--concurrency", default=1, show_default=True, type=click.IntRange(min=1))
+@simulator_seed_option
+@click.option(
+    "--concurrency",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Cases recorded in parallel (with --record-mode).",
+)
 @click.option("--rate-limit", type=click.FloatRange(min=0, min_open=True), help="Live calls/s.")
 @file_option(
     "--prices",
@@ -85,7 +94,12 @@ def _check_flags(record_mode: str | None, approve_live: bool, recording_options:
 )
 @history_option
 @click.option("--no-history", is_flag=True, help="Do not append this run to the history.")
-@click.option("--progress/--no-progress", default=None, help="Default: on a terminal outside CI.")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="A progress bar on stderr (default: on a terminal outside CI, for long runs).",
+)
+@json_option
 @request_settings
 @config_option
 @errors_as_exit_2
@@ -104,6 +118,7 @@ def eval_cmd(
     history_path: Path | None,
     no_history: bool,
     progress: bool | None,
+    as_json: bool,
     model: str | None,
     max_tokens: int | None,
     system: str | None,
@@ -112,8 +127,14 @@ def eval_cmd(
     """Run the eval cases through the agent: replay by default, never live.
 
     --record-mode (record-missing or rerecord) records instead, and only with
-    --approve-live. Prints each case's verdict and the metrics; --out writes the
-    results JSON; the run is appended to the history.
+    --approve-live. Prints each case's verdict and the metrics (--json: the results
+    document instead); --out writes the results JSON; the run is appended to the
+    history.
+
+    Example:
+
+    \b
+        replaygate eval --cases eval_cases.jsonl --fixtures fixtures.jsonl --out results.json
     """
     _check_flags(record_mode, approve_live, simulator or concurrency > 1 or bool(rate_limit))
     config = load_config(config_path, near=fixtures_path or cases_path)
@@ -147,11 +168,14 @@ def eval_cmd(
             reporter=bar,
             info=info,
         )
-    _print_metrics(results)
+    if as_json:
+        click.echo(json.dumps(results.to_json(), ensure_ascii=False, indent=2))
+    else:
+        _print_metrics(results)
     if out is not None:
-        click.echo(f"results: {results.write(out)}")
+        click.echo(f"results: {results.write(out)}", err=as_json)
     if not no_history:
         target = history_path or config.history_path
         with History.open(target) as history:
             run = history.append(results)
-        click.echo(f"history: run {run.id} appended to {target}")
+        click.echo(f"history: run {run.id} appended to {target}", err=as_json)

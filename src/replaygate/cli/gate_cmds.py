@@ -10,12 +10,14 @@ from pathlib import Path
 
 import click
 
+from replaygate.cli.json_docs import echo_json
 from replaygate.cli.options import (
     CommandError,
     config_option,
     errors_as_exit_2,
     file_option,
     format_option,
+    json_option,
 )
 from replaygate.evals.baseline import update_baseline
 from replaygate.evals.config import load_config
@@ -29,12 +31,16 @@ def _limits(text: str | None, flag: str) -> dict[str, float] | None:
     return parse_limits(text, flag) if text else None
 
 
+BASELINE_HELP = "The baseline file (default: [tool.replaygate] baseline)."
+
+
 @click.command("gate")
-@file_option("--baseline", "baseline_path")
-@file_option("--results", "results_path", required=True)
+@file_option("--baseline", "baseline_path", help=BASELINE_HELP)
+@file_option("--results", "results_path", required=True, help="The results of `replaygate eval`.")
 @click.option("--max-drop", help="e.g. success=0.02,citation=0.05 (points for shares).")
 @click.option("--max-rise", help="e.g. cost=0.10,steps=0.25 (fractions for amounts).")
 @format_option
+@json_option
 @config_option
 @errors_as_exit_2
 def gate_cmd(
@@ -43,13 +49,19 @@ def gate_cmd(
     max_drop: str | None,
     max_rise: str | None,
     fmt: str,
+    as_json: bool,
     config_path: Path | None,
 ) -> None:
     """Compare RESULTS with the baseline; exit 1 when a metric drops beyond its limit.
 
     Limits come from [tool.replaygate.gate] and --max-drop / --max-rise (flags win,
     per metric). A case whose every sample failed, or a baseline case missing from
-    the results, fails the gate too.
+    the results, fails the gate too. --json is --format json.
+
+    Example:
+
+    \b
+        replaygate gate --results results.json --max-drop success=0.02
     """
     config = load_config(config_path)
     limits = gate_config(
@@ -58,29 +70,45 @@ def gate_cmd(
     baseline = load_reference(baseline_path or config.baseline_path)
     now = load_reference(results_path)
     report = run_gate(baseline, now, limits)
-    click.echo(report.render(fmt))
+    click.echo(report.render("json" if as_json else fmt))
     if not report.passed:
         raise SystemExit(1)
 
 
 @click.group("baseline")
 def baseline_group() -> None:
-    """The committed eval baseline."""
+    """The committed eval baseline: make a results file the new one, with a reason.
+
+    Example:
+
+    \b
+        replaygate baseline update --results results.json --reason "new prompt"
+    """
 
 
 @baseline_group.command("update")
-@file_option("--results", "results_path", required=True)
+@file_option("--results", "results_path", required=True, help="The results of `replaygate eval`.")
 @click.option("--reason", help="Why the baseline changes (required; kept in its history).")
-@file_option("--baseline", "baseline_path")
+@file_option("--baseline", "baseline_path", help=BASELINE_HELP)
+@json_option
 @config_option
 @errors_as_exit_2
 def baseline_update(
-    results_path: Path, reason: str | None, baseline_path: Path | None, config_path: Path | None
+    results_path: Path,
+    reason: str | None,
+    baseline_path: Path | None,
+    as_json: bool,
+    config_path: Path | None,
 ) -> None:
     """Make RESULTS the new baseline; refused without --reason.
 
     The baseline's history gets the reason, the date, the git commit and the
     metrics that changed.
+
+    Example:
+
+    \b
+        replaygate baseline update --results results.json --reason "new prompt"
     """
     target = baseline_path or load_config(config_path).baseline_path
     if reason is None or not reason.strip():
@@ -91,24 +119,35 @@ def baseline_update(
     results = load_eval_results(results_path)
     baseline = update_baseline(target, results, reason=reason, results_name=str(results_path))
     entry = baseline.history[-1]
+    if as_json:
+        echo_json({"baseline": str(target), **entry})
+        return
     click.echo(f"baseline {target} updated at commit {entry['commit'] or 'unknown'}")
     for name, change in entry["changes"].items():
         click.echo(f"  {name}: {change['from']} -> {change['to']}")
 
 
 @click.command("upgrade")
-@file_option("--baseline", "baseline_path", required=True)
-@file_option("--candidate", "candidate_path", required=True)
+@file_option(
+    "--baseline", "baseline_path", required=True, help="Results (or baseline) of today's model."
+)
+@file_option("--candidate", "candidate_path", required=True, help="Results of the candidate model.")
 @format_option
+@json_option
 @errors_as_exit_2
-def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str) -> None:
+def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str, as_json: bool) -> None:
     """Classify each failure of a candidate model's results against the baseline's.
 
     Structure changed, distribution shifted, or broken; warns to suspect the
     assertions when most semantic assertions flip at once. Exit 1 when the
-    candidate has a failure the baseline did not have.
+    candidate has a failure the baseline did not have. --json is --format json.
+
+    Example:
+
+    \b
+        replaygate upgrade --baseline results.json --candidate candidate.json
     """
     report = classify_upgrade(load_reference(baseline_path), load_reference(candidate_path))
-    click.echo(report.render(fmt))
+    click.echo(report.render("json" if as_json else fmt))
     if any(not failure.pre_existing for failure in report.failures):
         raise SystemExit(1)

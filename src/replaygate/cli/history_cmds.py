@@ -6,12 +6,14 @@ from pathlib import Path
 
 import click
 
+from replaygate.cli.json_docs import echo_json
 from replaygate.cli.options import (
     CommandError,
     config_option,
     errors_as_exit_2,
     file_option,
     history_option,
+    json_option,
 )
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import run_gate
@@ -20,7 +22,7 @@ from replaygate.evals.reference import load_reference
 
 
 @click.command("report")
-@file_option("--out", default="report.html")
+@file_option("--out", default="report.html", show_default=True, help="The HTML file to write.")
 @history_option
 @click.option(
     "--fixtures",
@@ -29,8 +31,12 @@ from replaygate.evals.reference import load_reference
     type=click.Path(path_type=Path),
     help="Stores for the fixture age histogram (default: [tool.replaygate] fixtures).",
 )
-@file_option("--results", "results_path")
-@file_option("--baseline", "baseline_path")
+@file_option("--results", "results_path", help="Also show the gate of these eval results.")
+@file_option(
+    "--baseline",
+    "baseline_path",
+    help="The baseline the gate compares with (default: [tool.replaygate] baseline).",
+)
 @config_option
 @errors_as_exit_2
 def report_cmd(
@@ -41,7 +47,17 @@ def report_cmd(
     baseline_path: Path | None,
     config_path: Path | None,
 ) -> None:
-    """Write a self-contained HTML report of the history (with the gate, given --results)."""
+    """Write a self-contained HTML report of the history (with the gate, given --results).
+
+    The report shows the latest run, the maintenance signals (replays of the same
+    recorded answers count once), the metrics over time, the weekly pass rate of
+    each assertion and the age of the fixtures.
+
+    Example:
+
+    \b
+        replaygate report --out report.html --results results.json
+    """
     from replaygate.report import write_report
 
     config = load_config(config_path)
@@ -62,23 +78,45 @@ def report_cmd(
 
 @click.group("history")
 def history_group() -> None:
-    """The SQLite eval history: export runs as JSON, merge them into another history."""
+    """The SQLite eval history: export runs as JSON, merge them into another history.
+
+    Example:
+
+    \b
+        replaygate history export --last 10 --json
+    """
 
 
 @history_group.command("export")
-@file_option("--out", required=True)
+@file_option("--out", help="The JSON file to write (or --json: print it).")
 @click.option("--last", type=click.IntRange(min=1), help="Only the newest N runs.")
 @history_option
+@json_option
 @config_option
 @errors_as_exit_2
 def history_export(
-    out: Path, last: int | None, history_path: Path | None, config_path: Path | None
+    out: Path | None,
+    last: int | None,
+    history_path: Path | None,
+    as_json: bool,
+    config_path: Path | None,
 ) -> None:
-    """Write the history's runs as JSON (for merging elsewhere)."""
+    """Write the history's runs as JSON (for merging elsewhere).
+
+    Example:
+
+    \b
+        replaygate history export --out history.json --last 50
+    """
+    if (out is None) == (not as_json):
+        raise click.UsageError("give --out FILE or --json (one of them)")
     target = history_path or load_config(config_path).history_path
     if not target.is_file():
         raise CommandError(f"no history at {target}: run `replaygate eval` first")
     with History.open(target) as history:
+        if out is None:
+            echo_json(history.export(last=last))
+            return
         count = history.export_to(out, last=last)
     click.echo(f"exported {count} run(s) from {target} to {out}")
 
@@ -91,7 +129,13 @@ def history_export(
 def history_merge(
     exports: tuple[Path, ...], history_path: Path | None, config_path: Path | None
 ) -> None:
-    """Add the runs of exported EXPORTS that the history does not have yet."""
+    """Add the runs of exported EXPORTS that the history does not have yet.
+
+    Example:
+
+    \b
+        replaygate history merge ci-history.json
+    """
     target = history_path or load_config(config_path).history_path
     runs = [run for export in exports for run in read_export(export)]
     with History.open(target) as history:

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
-from replaygate.cli.options import file_option
+from replaygate.cli.json_docs import echo_json, review_json
+from replaygate.cli.options import SIMULATOR_SEED, file_option, json_option
 from replaygate.errors import ReplaygateError
+from replaygate.evals.progress import Bar, Quiet, reporter
+from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.modes import require_live_approval
 from replaygate.hygiene.age import parse_max_age
 from replaygate.hygiene.checksum import store_checksum
@@ -36,9 +40,20 @@ def fail(err: Exception) -> NoReturn:
 
 @click.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
-def checksum(path: Path) -> None:
-    """Print a digest of the fixtures under PATH, stable across machines (a CI cache key)."""
-    click.echo(store_checksum(path))
+@json_option
+def checksum(path: Path, as_json: bool) -> None:
+    """Print a digest of the fixtures under PATH, stable across machines (a CI cache key).
+
+    Example:
+
+    \b
+        replaygate checksum tests/fixtures
+    """
+    digest = store_checksum(path)
+    if as_json:
+        echo_json({"path": str(path), "checksum": digest})
+    else:
+        click.echo(digest)
 
 
 @click.command("diff")
@@ -61,6 +76,7 @@ def checksum(path: Path) -> None:
     help="Accept responses that changed for an unchanged request (needs --reason).",
 )
 @click.option("--reason", help="Why the responses changed; printed in the report.")
+@json_option
 def diff(
     path: Path,
     base: str,
@@ -68,6 +84,7 @@ def diff(
     fmt: str,
     allow_response_change: bool,
     reason: str | None,
+    as_json: bool,
 ) -> None:
     """Review fixture changes under PATH between --base and the working tree (or --head).
 
@@ -75,6 +92,11 @@ def diff(
     test with their request difference by field path, and raises an ALARM (exit 1) for
     a fixture whose request is unchanged but whose response changed, unless
     --allow-response-change --reason "..." is given. PATH defaults to tests/fixtures.
+
+    Example:
+
+    \b
+        replaygate diff tests/fixtures --base origin/main --format markdown
     """
     if allow_response_change and not (reason or "").strip():
         raise click.UsageError(
@@ -88,8 +110,11 @@ def diff(
     except ReplaygateError as err:
         fail(err)
     allowed = reason.strip() if allow_response_change and reason else None
-    render = render_markdown if fmt == "markdown" else render_text
-    click.echo(render(result, allowed), nl=False)
+    if as_json:
+        echo_json(review_json(result, allowed))
+    else:
+        render = render_markdown if fmt == "markdown" else render_text
+        click.echo(render(result, allowed), nl=False)
     if result.alarms and allowed is None:
         raise SystemExit(1)
 
@@ -110,7 +135,14 @@ def diff(
     metavar="SPEC",
     help="With --simulator: drift to inject, e.g. add-field:usage.foo,drop-field:stop_sequence.",
 )
-@click.option("--seed", default=0, show_default=True, help="Seed of the sample drawn.")
+@click.option(
+    "--sample-seed",
+    "--seed",
+    "sample_seed",
+    default=0,
+    show_default=True,
+    help="Seed of the draw of which fixtures are re-sent (not the simulator's seed).",
+)
 @click.option(
     "--against",
     type=click.Path(path_type=Path),
@@ -118,7 +150,8 @@ def diff(
     help="Compare with another fixture set instead (offline).",
 )
 @file_option("--report", "report_path", help="Also write the text report to this file.")
-@file_option("--json", "json_path", help="Write the report as JSON to this file.")
+@file_option("--json-out", "json_path", help="Also write the report as JSON to this file.")
+@json_option
 def drift(
     path: Path,
     live_sample: int | None,
@@ -126,10 +159,11 @@ def drift(
     base_url: str | None,
     simulator: bool,
     sim_drift: str | None,
-    seed: int,
+    sample_seed: int,
     against: Path | None,
     report_path: Path | None,
     json_path: Path | None,
+    as_json: bool,
 ) -> None:
     """Compare the response field sets of the fixtures at PATH with live responses.
 
@@ -137,6 +171,11 @@ def drift(
     have that the live API no longer sends. Exit 1 on drift; 2 without --approve-live
     (nothing is sent) or when a request failed. --against OTHER_PATH compares two
     fixture sets offline instead.
+
+    Example:
+
+    \b
+        replaygate drift tests/fixtures --live-sample 5 --approve-live --simulator
     """
     if (live_sample is None) == (against is None):
         raise click.UsageError("give --live-sample N (with --approve-live) or --against OTHER_PATH")
@@ -156,11 +195,14 @@ def drift(
             report = drift_against(path, against)
         else:
             assert live_sample is not None
-            report = _drift_live(path, live_sample, base_url, simulator, sim_drift, seed)
+            report = _drift_live(path, live_sample, base_url, simulator, sim_drift, sample_seed)
     except ReplaygateError as err:
         fail(err)
     text = render_drift(report)
-    click.echo(text, nl=False)
+    if as_json:
+        echo_json(report.to_json())
+    else:
+        click.echo(text, nl=False)
     if report_path is not None:
         report_path.write_text(text, encoding="utf-8")
     if json_path is not None:
@@ -177,7 +219,7 @@ def _drift_live(
     base_url: str | None,
     simulator: bool,
     sim_drift: str | None,
-    seed: int,
+    sample_seed: int,
 ) -> DriftReport:
     from replaygate.sanitize import sanitizer_for
     from replaygate.sim import DriftSpecError, Simulator
@@ -186,13 +228,29 @@ def _drift_live(
     with contextlib.ExitStack() as stack:
         if simulator:
             try:
-                sim = Simulator(behavior="research-copilot", drift=sim_drift)
+                sim = Simulator(behavior="research-copilot", seed=SIMULATOR_SEED, drift=sim_drift)
             except DriftSpecError as err:
                 raise click.BadParameter(str(err), param_hint="--sim-drift") from None
             base_url = stack.enter_context(sim).url
-        sender = LiveSender(base_url, sanitizer=sanitizer)
+        bar = reporter(n, label="drift")
+        stack.enter_context(bar)
+        sender = CountingSender(base_url, sanitizer=sanitizer, bar=bar)
         stack.callback(sender.close)
-        return drift_live(path, n, sender, seed, approve_live=True)
+        return drift_live(path, n, sender, sample_seed, approve_live=True)
+
+
+@dataclass
+class CountingSender(LiveSender):
+    """A :class:`LiveSender` that advances a progress bar after each request."""
+
+    bar: Bar | Quiet = field(default_factory=Quiet)
+
+    def send(self, fixture: Fixture) -> Any:
+        """Send ``fixture``'s request, then count it."""
+        try:
+            return super().send(fixture)
+        finally:
+            self.bar.advance(f"key {fixture.key}")
 
 
 def _usage_options(fn: click.decorators.FC) -> click.decorators.FC:
@@ -237,7 +295,7 @@ def _patrol(
     help="Older fixtures are flagged stale (h, d or w: 36h, 90d, 12w).",
 )
 @_usage_options
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
+@json_option
 def patrol_cmd(
     path: Path, max_age: str, runs: int, refs: tuple[Path, ...], hits_dir: Path, as_json: bool
 ) -> None:
@@ -245,6 +303,11 @@ def patrol_cmd(
 
     Age from meta.recorded_at; use from the hits log of the last --runs test runs;
     references from the files under --refs that name a fixture's store file or key.
+
+    Example:
+
+    \b
+        replaygate patrol tests/fixtures --max-age 90d --json
     """
     try:
         result = _patrol(path, max_age, runs, refs, hits_dir)
@@ -272,6 +335,11 @@ def prune(
 
     A fixture still played by a recent run or referenced from code is never deleted.
     A .jsonl file is backed up (<name>.bak) before it is rewritten.
+
+    Example:
+
+    \b
+        replaygate prune tests/fixtures --unused --runs 5
     """
     if not unused:
         raise click.UsageError(

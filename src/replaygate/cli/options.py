@@ -62,6 +62,22 @@ format_option = click.option(
     type=click.Choice(["text", "markdown", "json"]),
     default="text",
     show_default=True,
+    help="text for a terminal, markdown for a pull-request comment, json for a program.",
+)
+json_option = click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON on stdout instead of text, and nothing else (shapes: docs/cli.md).",
+)
+SIMULATOR_SEED = 7
+"""The seed of the simulator every command starts; the shipped fixtures were recorded with it."""
+simulator_seed_option = click.option(
+    "--seed",
+    default=SIMULATOR_SEED,
+    show_default=True,
+    type=int,
+    help="Seed of the simulator's answers (with --simulator).",
 )
 history_option = file_option(
     "--history",
@@ -93,13 +109,55 @@ def request_settings(fn: F) -> F:
     return fn
 
 
+def _no_short_question(ctx: click.Context, param: click.Parameter, given: bool) -> None:
+    if given:
+        raise click.UsageError(
+            "-q no longer takes a question: pass the question as an argument, e.g. "
+            f'{ctx.command_path} --fixtures rc.jsonl "What is RAG?"',
+            ctx,
+        )
+
+
+def _deprecated_question(
+    ctx: click.Context, param: click.Parameter, given: tuple[str, ...]
+) -> tuple[str, ...]:
+    if given:
+        click.echo(
+            "--question is deprecated and goes in the next release: pass the question as "
+            f'an argument, e.g. {ctx.command_path} "{given[0]}"',
+            err=True,
+        )
+    return given
+
+
 def questions_source(fn: F) -> F:
-    """``--question`` (repeatable) or ``--cases FILE`` (default: ``[tool.replaygate] cases``)."""
+    """``QUESTION...`` arguments, or ``--cases FILE`` (default: ``[tool.replaygate] cases``).
+
+    ``--question`` (hidden, deprecated) still adds a question; ``-q`` is a usage error
+    that says to pass the question as an argument.
+    """
     fn = click.option(
         "--cases",
         "cases_path",
         type=click.Path(exists=True, dir_okay=False, path_type=Path),
         help="JSONL eval cases whose questions to ask (default: [tool.replaygate] cases).",
     )(fn)
-    fn = click.option("--question", "-q", "questions", multiple=True, help="A question to ask.")(fn)
+    fn = click.option(
+        "--question",
+        "legacy_questions",
+        multiple=True,
+        hidden=True,
+        callback=_deprecated_question,
+        help="Deprecated: pass the question as an argument.",
+    )(fn)
+    fn = click.option(
+        "-q",
+        "short_question",
+        is_flag=True,
+        hidden=True,
+        expose_value=False,
+        callback=_no_short_question,
+        help="No longer a question: pass the question as an argument.",
+    )(fn)
+    fn = click.argument("questions", nargs=-1, metavar="[QUESTION]...")(fn)
     return fn

@@ -19,11 +19,13 @@ from replaygate.cli.options import (
     config_option,
     errors_as_exit_2,
     fixtures_option,
+    simulator_seed_option,
 )
 from replaygate.errors import FixtureFormatError, LiveCallNotApproved, ReplaygateError
 from replaygate.evals.agents import Agent
 from replaygate.evals.config import load_config
 from replaygate.evals.output import RunLike, trace_lines
+from replaygate.evals.progress import reporter
 from replaygate.fixtures.modes import require_live_approval
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.replay import RECORDING_MODES, RecordingModel, ReplayModel, RequestSettings
@@ -55,7 +57,17 @@ def replay_once(
 @config_option
 @errors_as_exit_2
 def run(inputs: AgentInputs, check_determinism: bool) -> None:
-    """Replay the agent from FIXTURES (never live) and print trace and answer."""
+    """Replay the agent from the fixtures (never live) and print trace and answer.
+
+    Each QUESTION is asked in turn (or each question of --cases); a request that was
+    never recorded fails with the nearest recorded one and the fields that differ.
+
+    Example:
+
+    \b
+        replaygate run --agent replaygate.examples.research_copilot:copilot \\
+          --fixtures rc.jsonl --check-determinism "What is RAG?"
+    """
     entry, settings, fixtures, to_ask = inputs.resolve()
     store = FixtureStore.open(fixtures)
     all_identical = True
@@ -81,7 +93,11 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
 @agent_inputs
 @click.option("--approve-live", is_flag=True, help="Approve live (paid) model calls for this run.")
 @click.option(
-    "--mode", type=click.Choice(RECORDING_MODES), default="record-missing", show_default=True
+    "--mode",
+    type=click.Choice(RECORDING_MODES),
+    default="record-missing",
+    show_default=True,
+    help="record-missing keeps what is recorded; rerecord replaces it.",
 )
 @click.option(
     "--source",
@@ -96,7 +112,7 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
     is_flag=True,
     help="Record from the embedded loopback simulator instead of ANTHROPIC_BASE_URL.",
 )
-@click.option("--seed", default=7, show_default=True, help="The simulator's seed.")
+@simulator_seed_option
 @config_option
 @errors_as_exit_2
 def record(
@@ -108,9 +124,16 @@ def record(
     simulator: bool,
     seed: int,
 ) -> None:
-    """Record the agent's runs through the anthropic SDK.
+    """Record the agent's answers to each QUESTION through the anthropic SDK.
 
-    The SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, unless --simulator.
+    Only with --approve-live. The SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL,
+    unless --simulator records from the embedded loopback simulator.
+
+    Example:
+
+    \b
+        replaygate record --agent replaygate.examples.research_copilot:copilot \\
+          --fixtures rc.jsonl --approve-live --simulator "What is RAG?"
     """
     try:
         require_live_approval(approve_live, why=RECORD_WHY, how="add --approve-live")
@@ -128,11 +151,14 @@ def record(
             note=note,
             **asdict(settings),
         )
+        bar = reporter(len(to_ask), label="record")
+        stack.enter_context(bar)
         for question in to_ask:
             try:
                 print_run(question, entry(recorder, question))
             except ReplaygateError as err:
                 raise click.ClickException(str(err)) from None
+            bar.advance(question)
     click.echo(f"recorded {recorder.recorded} new response(s) into {fixtures}")
 
 
@@ -142,7 +168,13 @@ def record(
 @config_option
 @errors_as_exit_2
 def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None:
-    """Print the fixture(s) whose key starts with KEY."""
+    """Print the fixture(s) whose key starts with KEY.
+
+    Example:
+
+    \b
+        replaygate show 3f2a9c --fixtures rc.jsonl
+    """
     fixtures = choose_fixtures(fixtures_path, load_config(config_path, near=fixtures_path))
     found = FixtureStore.open(fixtures).get(key)
     if not found:

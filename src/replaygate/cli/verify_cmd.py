@@ -1,13 +1,30 @@
-"""``replaygate verify PATH [--repair] [--allow-missing-meta]``."""
+"""``replaygate verify PATH [--repair] [--allow-missing-meta] [--json]``."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
+from replaygate.cli.json_docs import echo_json, verify_json
+from replaygate.cli.options import json_option
+from replaygate.evals.progress import reporter
 from replaygate.fixtures.store import repair_partial_tail
-from replaygate.hygiene.verify import verify_store
+from replaygate.hygiene.verify import StoreProblem, verify_store
+
+
+def _verify(path: Path, require_meta: bool) -> tuple[int, list[StoreProblem]]:
+    """:func:`verify_store` with a progress bar of the files read (on a terminal)."""
+    with contextlib.ExitStack() as stack:
+
+        def progress(total: int) -> Callable[[str], None]:
+            bar = reporter(total, label="verify")
+            stack.enter_context(bar)
+            return bar.advance
+
+        return verify_store(path, require_meta=require_meta, progress=progress)
 
 
 @click.command()
@@ -18,7 +35,8 @@ from replaygate.hygiene.verify import verify_store
     is_flag=True,
     help="Accept fixtures without meta (a seed-style store); incomplete meta is still reported.",
 )
-def verify(path: Path, repair: bool, allow_missing_meta: bool) -> None:
+@json_option
+def verify(path: Path, repair: bool, allow_missing_meta: bool, as_json: bool) -> None:
     """Check every fixture under PATH; one line per problem, exit 1 if any.
 
     Exit 2 when PATH does not exist or a file was refused unread: not a regular file
@@ -30,21 +48,30 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool) -> None:
     it); each key matches its request; no request is recorded twice with different
     responses; each response replays; no secret-looking value; meta is complete;
     a one-file fixture sits in the <interface>@<version> folder its meta names.
+
+    Example:
+
+    \b
+        replaygate verify tests/fixtures --repair
     """
     require_meta = not allow_missing_meta
-    count, problems = verify_store(path, require_meta=require_meta)
+    count, problems = _verify(path, require_meta)
     if repair:
         for problem in [p for p in problems if p.repairable]:
             repaired = repair_partial_tail(Path(problem.file))
             if repaired is not None:
                 backup, removed = repaired
                 click.echo(
-                    f"{problem.file}: removed a partial tail of {removed} bytes (backup: {backup})"
+                    f"{problem.file}: removed a partial tail of {removed} bytes (backup: {backup})",
+                    err=as_json,
                 )
-        count, problems = verify_store(path, require_meta=require_meta)
-    for problem in problems:
-        click.echo(str(problem))
-    click.echo(f"{count} fixture(s) checked, {len(problems)} problem(s)")
+        count, problems = _verify(path, require_meta)
+    if as_json:
+        echo_json(verify_json(str(path), count, problems))
+    else:
+        for problem in problems:
+            click.echo(str(problem))
+        click.echo(f"{count} fixture(s) checked, {len(problems)} problem(s)")
     if any(problem.refused for problem in problems):
         raise SystemExit(2)
     if problems:

@@ -1,13 +1,16 @@
 """The eval history: every run appended to a SQLite file, exportable and mergeable.
 
 Each run keeps its id, time, commit, run information, metrics, and per case and per
-assertion pass counts. ``export`` writes runs as JSON (from CI, say); ``merge``
-adds to another history the runs it does not have yet, so merging the same export
-twice adds nothing.
+assertion pass counts, and per case a digest of what its samples answered: two runs
+that replayed the same recordings have the same digest, so the report counts them as
+one piece of evidence, not two. ``export`` writes runs as JSON (from CI, say);
+``merge`` adds to another history the runs it does not have yet, so merging the same
+export twice adds nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -23,10 +26,11 @@ from replaygate.evals.results import EvalResults
 from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import now_iso
 from replaygate.jsondoc import read_items
+from replaygate.sampling import SampledResult
 
 EXPORT_FORMAT = "replaygate.history"
 EXPORT_VERSION = 1
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -38,7 +42,7 @@ CREATE TABLE IF NOT EXISTS metrics (
 CREATE TABLE IF NOT EXISTS cases (
     run TEXT NOT NULL REFERENCES runs(id), case_id TEXT NOT NULL, samples INTEGER NOT NULL,
     floor INTEGER NOT NULL, passes INTEGER NOT NULL, verdict TEXT NOT NULL, tags TEXT NOT NULL,
-    PRIMARY KEY (run, case_id));
+    answers TEXT NOT NULL DEFAULT '', PRIMARY KEY (run, case_id));
 CREATE TABLE IF NOT EXISTS assertions (
     run TEXT NOT NULL REFERENCES runs(id), case_id TEXT NOT NULL, name TEXT NOT NULL,
     kind TEXT NOT NULL, category TEXT NOT NULL, passes INTEGER NOT NULL,
@@ -46,6 +50,31 @@ CREATE TABLE IF NOT EXISTS assertions (
     PRIMARY KEY (run, case_id, name));
 CREATE INDEX IF NOT EXISTS runs_by_time ON runs (time, id);
 """
+
+
+def _upgrade(db: sqlite3.Connection) -> tuple[str] | None:
+    """Bring a schema 1 history to schema 2 (its cases gain ``answers``); the new schema row."""
+    db.execute("BEGIN IMMEDIATE")  # one process upgrades; the others then see schema 2
+    try:
+        if db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("1",):
+            db.execute("ALTER TABLE cases ADD COLUMN answers TEXT NOT NULL DEFAULT ''")
+            db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+        db.execute("COMMIT")
+    except sqlite3.DatabaseError:
+        db.execute("ROLLBACK")
+        raise
+    row: tuple[str] | None = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    return row
+
+
+def answers_digest(sampled: SampledResult) -> str:
+    """A short digest of what the samples of a case answered (their outputs, in order).
+
+    Replaying the same recordings gives the same outputs (law 6), hence the same digest.
+    """
+    outputs = [sample.output for sample in sampled.samples]
+    text = json.dumps(outputs, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def new_run_id() -> str:
@@ -65,6 +94,8 @@ class HistoryRun:
     cases: tuple[CaseSummary, ...]
     tags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     info: Mapping[str, Any] = field(default_factory=dict)
+    answers: Mapping[str, str] = field(default_factory=dict)
+    """Per case id, :func:`answers_digest` of its samples (absent when not known)."""
 
     def to_json(self) -> dict[str, Any]:
         """The exported object."""
@@ -74,9 +105,15 @@ class HistoryRun:
             "commit": self.commit,
             "info": dict(self.info),
             "metrics": dict(self.metrics),
-            "cases": {
-                c.case: {**c.to_json(), "tags": list(self.tags.get(c.case, ()))} for c in self.cases
-            },
+            "cases": {c.case: self._case_json(c) for c in self.cases},
+        }
+
+    def _case_json(self, case: CaseSummary) -> dict[str, Any]:
+        answers = self.answers.get(case.case)
+        return {
+            **case.to_json(),
+            "tags": list(self.tags.get(case.case, ())),
+            **({"answers": answers} if answers else {}),
         }
 
     @staticmethod
@@ -94,6 +131,7 @@ class HistoryRun:
             cases=tuple(CaseSummary.from_json(k, v) for k, v in cases.items()),
             tags={k: tuple(v.get("tags", ())) for k, v in cases.items()},
             info=dict(obj.get("info", {})),
+            answers={k: str(v["answers"]) for k, v in cases.items() if v.get("answers")},
         )
 
     @staticmethod
@@ -108,6 +146,7 @@ class HistoryRun:
             cases=tuple(CaseSummary.of(c.sampled) for c in results.cases),
             tags={c.id: c.tags for c in results.cases},
             info=info,
+            answers={c.id: answers_digest(c.sampled) for c in results.cases},
         )
 
 
@@ -129,6 +168,8 @@ class History:
                 db.executescript(_SCHEMA)
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
             row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if row == ("1",):
+                row = _upgrade(db)
         except sqlite3.DatabaseError as err:
             raise HistoryError(f"{target}: not a replaygate history database ({err})") from None
         if row is None or row[0] != SCHEMA_VERSION:
@@ -172,9 +213,10 @@ class History:
             for case in run.cases:
                 tags = json.dumps(list(run.tags.get(case.case, ())), ensure_ascii=False)
                 self._db.execute(
-                    "INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (run.id, case.case, case.samples, case.floor, case.passes, case.verdict, tags),
-                )
+                    "INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (run.id, case.case, case.samples, case.floor, case.passes, case.verdict, tags,
+                     run.answers.get(case.case, "")),
+                )  # fmt: skip
                 self._db.executemany(
                     "INSERT INTO assertions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [
@@ -210,8 +252,10 @@ class History:
             assertions.setdefault(row[0], []).append(row[1:])
         cases: list[CaseSummary] = []
         tags: dict[str, tuple[str, ...]] = {}
-        for case_id, samples, floor, passes, tag_text in db.execute(
-            "SELECT case_id, samples, floor, passes, tags FROM cases WHERE run = ? ORDER BY rowid",
+        answers: dict[str, str] = {}
+        for case_id, samples, floor, passes, tag_text, digest in db.execute(
+            "SELECT case_id, samples, floor, passes, tags, answers FROM cases WHERE run = ? "
+            "ORDER BY rowid",
             (run_id,),
         ):
             stats = {
@@ -221,7 +265,11 @@ class History:
             obj = {"samples": samples, "floor": floor, "passes": passes, "assertions": stats}
             cases.append(CaseSummary.from_json(case_id, obj))
             tags[case_id] = tuple(json.loads(tag_text))
-        return HistoryRun(run_id, time, commit, metrics, tuple(cases), tags, json.loads(info))
+            if digest:
+                answers[case_id] = digest
+        return HistoryRun(
+            run_id, time, commit, metrics, tuple(cases), tags, json.loads(info), answers
+        )
 
     def export(self, *, last: int | None = None) -> dict[str, Any]:
         """The runs as a JSON document (``last`` limits it to the newest runs)."""

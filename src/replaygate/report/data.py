@@ -10,6 +10,7 @@ from pathlib import Path
 
 from replaygate.evals.history import HistoryRun
 from replaygate.fixtures.store import FixtureStore
+from replaygate.report.evidence import case_evidence
 
 
 def parse_time(text: str) -> datetime:
@@ -35,23 +36,26 @@ def weekly_pass_rates(
 ) -> tuple[list[str], dict[str, list[float | None]]]:
     """The weeks, and per assertion name its pass rate in each week (passes / samples).
 
-    Counts are summed over every case and run of the week.
+    Counts are summed over every case and distinct recording of the week: a replay of
+    answers already counted that week adds nothing.
     """
-    weeks = sorted({week_of(run.time) for run in runs})
-    sums: dict[str, dict[str, list[int]]] = {}
+    by_week: dict[str, list[HistoryRun]] = {}
     for run in runs:
-        week = week_of(run.time)
-        for case in run.cases:
-            for stats in case.assertions:
-                entry = sums.setdefault(stats.name, {}).setdefault(week, [0, 0])
-                entry[0] += stats.passes
-                entry[1] += stats.samples
+        by_week.setdefault(week_of(run.time), []).append(run)
+    weeks = sorted(by_week)
+    sums: dict[str, dict[str, list[int]]] = {}
+    for week in weeks:
+        for evidence in case_evidence(by_week[week]):
+            for summary in evidence.recordings:
+                for stats in summary.assertions:
+                    entry = sums.setdefault(stats.name, {}).setdefault(week, [0, 0])
+                    entry[0] += stats.passes
+                    entry[1] += stats.samples
     rates = {
         name: [
-            (by_week[w][0] / by_week[w][1]) if w in by_week and by_week[w][1] else None
-            for w in weeks
+            (counts[w][0] / counts[w][1]) if w in counts and counts[w][1] else None for w in weeks
         ]
-        for name, by_week in sums.items()
+        for name, counts in sums.items()
     }
     return weeks, rates
 

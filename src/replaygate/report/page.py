@@ -19,8 +19,10 @@ from replaygate.evals.gate import GateReport
 from replaygate.evals.history import History, HistoryRun
 from replaygate.evals.metrics import METRICS
 from replaygate.report.data import fixture_ages, metric_series, parse_time, weekly_pass_rates
+from replaygate.report.evidence import distinct_runs, recordings_text
 from replaygate.report.plots import ages_plot, metrics_plot, weekly_plot
 from replaygate.report.signals import Signal, find_signals
+from replaygate.report.words import case_words, failed_assertions
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #222;
@@ -58,24 +60,13 @@ def _latest(run: HistoryRun | None) -> str:
         for name in METRICS
         if name in run.metrics
     ]
-    cases = [
-        (
-            case.case,
-            f"{case.passes}/{case.samples}",
-            str(case.floor),
-            case.verdict,
-            ", ".join(
-                f"{a.name} {a.passes}/{a.samples}" for a in case.assertions if a.passes < a.samples
-            ),
-        )
-        for case in run.cases
-    ]
+    cases = [(case.case, case_words(case), failed_assertions(case)) for case in run.cases]
     commit = (run.commit or "unknown")[:12]
     return (
         f"<p>Run <code>{escape(run.id)}</code> at {escape(run.time)}, commit "
         f"<code>{escape(commit)}</code>.</p>"
         + _table(("metric", "value", "meaning"), metrics)
-        + _table(("case", "passes", "floor", "verdict", "failing assertions"), cases)
+        + _table(("case", "verdict", "what failed"), cases)
     )
 
 
@@ -131,17 +122,21 @@ def build_report(
         f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{escape(title)}</h1>",
         f"<p class='muted'>Generated {moment.strftime('%Y-%m-%d %H:%M UTC')} from "
-        f"{len(runs)} run(s).</p>",
+        f"{escape(recordings_text(len(distinct_runs(runs)), len(runs)))}.</p>",
         "<h2>Latest run</h2>",
         _latest(runs[-1] if runs else None),
         _gate(gate),
         _signals(signals, note),
         "<h2>Metrics over time</h2>",
-        _figure(metrics_plot(metric_series(runs), labels), "Each point is one eval run."),
+        _figure(
+            metrics_plot(metric_series(runs), labels),
+            "Each point is one eval run; replays of the same recordings repeat the same values.",
+        ),
         "<h2>Weekly pass rate per assertion</h2>",
         _figure(
             weekly_plot(weeks, rates),
-            "Passes over samples of each assertion, summed over the cases and runs of a week.",
+            "Passes over samples of each assertion, summed over the cases and distinct "
+            "recordings of a week (a replay of answers already counted adds nothing).",
         ),
         "<h2>Fixture age</h2>",
         _figure(

@@ -2,12 +2,15 @@
 
 Each SVG gets a ``<title>``, ``role="img"`` and ids prefixed so that several plots
 can share one page. Text stays text (``svg.fonttype = none``) and no date is
-embedded, so the same data gives the same SVG.
+embedded, so the same data gives the same SVG. With fewer than :data:`FEW` points
+each point is drawn large with its value written beside it, so one or three runs
+read as numbers rather than as a flat line.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
@@ -19,8 +22,11 @@ from replaygate.extras import require
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
 SHARES = ("success", "citation_precision", "citation_recall", "fabricated")
+FEW = 10
+"""Fewer points than this are labelled with their values."""
 AMOUNTS = (("cost", "cost per run"), ("steps", "steps per run"))
 _RC: Any = {"svg.fonttype": "none", "svg.hashsalt": "replaygate", "font.size": 9.0}
 P = ParamSpec("P")
@@ -72,9 +78,56 @@ def _empty(ax: Axes, text: str) -> None:
 
 
 def _run_axis(ax: Axes, labels: Sequence[str]) -> None:
-    step = max(1, len(labels) // 8)
+    step = max(1, math.ceil(len(labels) / 6))  # at most six dates: they stay readable
     ticks = list(range(0, len(labels), step))
     ax.set_xticks(ticks, [labels[i] for i in ticks], rotation=30, ha="right")
+    ax.set_xlim(-0.5, max(len(labels) - 0.5, 0.5))
+
+
+def _draw(ax: Axes, values: Sequence[float | None], *, series: int = 0, **style: Any) -> None:
+    """One series: a line through its points; with few points, large points drawn so
+    that several series on the same value stay visible (each smaller than the last)."""
+    xs, ys = _points(values)
+    if ys:
+        few = len(values) < FEW
+        size = max(3.0, 9.0 - 1.5 * series) if few else 4.0
+        ax.plot(xs, ys, marker="o", markersize=size, **style)
+
+
+def _line_points(line: Line2D) -> list[tuple[float, float]]:
+    xs: Any = line.get_xdata()
+    ys: Any = line.get_ydata()
+    return [(float(x), float(y)) for x, y in zip(xs, ys, strict=True)]
+
+
+def _label(ax: Axes, fmt: Callable[[float], str]) -> None:
+    """With fewer than :data:`FEW` points per line, write each value beside its point.
+
+    A value that several lines share at a point is written once (in gray); labels sit
+    below points in the upper half of the axes and above the others, inside the axes.
+    """
+    from matplotlib.colors import to_hex
+
+    lines = [(_line_points(line), to_hex(line.get_color())) for line in ax.lines]
+    if not lines or any(len(points) >= FEW for points, _ in lines):
+        return
+    low, high = ax.get_ylim()
+    found: dict[tuple[float, str], tuple[float, set[str]]] = {}
+    for points, color in lines:
+        for x, y in points:
+            found.setdefault((x, fmt(y)), (y, set()))[1].add(color)
+    for (x, text), (y, colors) in found.items():
+        below = y > (low + high) / 2
+        ax.annotate(
+            text,
+            (x, y),
+            xytext=(0, -9 if below else 9),
+            textcoords="offset points",
+            ha="center",
+            va="top" if below else "bottom",
+            fontsize=7,
+            color=colors.pop() if len(colors) == 1 else "#333333",
+        )
 
 
 def _points(values: Sequence[float | None]) -> tuple[list[int], list[float]]:
@@ -89,18 +142,20 @@ def metrics_plot(series: Mapping[str, Sequence[float | None]], labels: Sequence[
     axes = figure.subplots(1, 3)
     shares, *amounts = axes
     shares.set_title("shares")
-    for name in SHARES:
-        xs, ys = _points(series.get(name, []))
-        if ys:
-            shares.plot(xs, ys, marker="o", label=name.replace("_", " "))
-    shares.set_ylim(-0.02, 1.02)
+    drawn = [name for name in SHARES if any(v is not None for v in series.get(name, []))]
+    for index, name in enumerate(drawn):
+        _draw(shares, series[name], series=index, label=name.replace("_", " "))
+    shares.set_ylim(-0.12, 1.12)
+    _label(shares, METRICS["success"].format)
     if shares.lines:
-        shares.legend(fontsize=7, loc="lower left")
+        shares.legend(
+            fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, frameon=False
+        )
     for ax, (name, label) in zip(amounts, AMOUNTS, strict=True):
         ax.set_title(label)
-        xs, ys = _points(series.get(name, []))
-        if ys:
-            ax.plot(xs, ys, marker="o", color="#b5651d")
+        _draw(ax, series.get(name, []), color="#b5651d")
+        ax.margins(y=0.3)
+        _label(ax, METRICS[name].format)
     for ax in axes:
         if ax.lines:
             _run_axis(ax, labels)
@@ -115,13 +170,13 @@ def weekly_plot(weeks: Sequence[str], rates: Mapping[str, Sequence[float | None]
     figure = _figure(9.0, 3.0)
     ax = figure.subplots()
     ax.set_title("weekly pass rate per assertion")
-    for name, values in sorted(rates.items()):
-        xs, ys = _points(values)
-        if ys:
-            ax.plot(xs, ys, marker="o", label=name)
+    for index, (name, values) in enumerate(sorted(rates.items())):
+        _draw(ax, values, series=index, label=name)
     if ax.lines:
         ax.set_xticks(range(len(weeks)), list(weeks))
-        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlim(-0.5, max(len(weeks) - 0.5, 0.5))
+        ax.set_ylim(-0.12, 1.12)
+        _label(ax, "{:.0%}".format)
         ax.set_ylabel("passes / samples")
         ax.legend(fontsize=7, loc="lower left")
     else:

@@ -1,11 +1,14 @@
-"""Maintenance signals (seed 003, 7.2), found in the last runs of the history.
+"""Maintenance signals (seed 003, 7.2), found in the last distinct recordings of the history.
 
-- ``always passes``: a gate that passed every sample of every recent run no longer
-  separates good from bad;
-- ``near threshold``: a gate whose pass count sat at its case's floor, or one
-  below, in at least half the recent runs: too few samples, or a floor set too close;
-- ``trending down``: a metric whose fitted trend over the recent runs moved the wrong
-  way by more than the tolerance (points for shares, a fraction of its mean for
+Replays of the same fixtures are not new evidence: runs are counted as distinct
+recordings (:mod:`replaygate.report.evidence`).
+
+- ``always passes``: a gate that passed every sample of every recent recording no
+  longer separates good from bad;
+- ``near threshold``: a gate whose pass count sat at its case's floor, or one below,
+  in at least half the recent recordings: too few samples, or a floor set too close;
+- ``trending down``: a metric whose fitted trend over the recent recordings moved the
+  wrong way by more than the tolerance (points for shares, a fraction of its mean for
   amounts).
 """
 
@@ -18,6 +21,9 @@ from typing import Literal
 from replaygate.evals.config import ReportConfig
 from replaygate.evals.history import HistoryRun
 from replaygate.evals.metrics import METRICS
+from replaygate.report.evidence import case_evidence, distinct_runs, plural, recordings_text
+from replaygate.report.words import assertion_words
+from replaygate.sampling import AssertionStats
 
 SignalKind = Literal["always passes", "near threshold", "trending down"]
 
@@ -61,63 +67,72 @@ def trend_signals(runs: Sequence[HistoryRun], config: ReportConfig) -> list[Sign
                 Signal(
                     "trending down",
                     name,
-                    f"{way} by {shown} over the last {len(values)} runs (fitted trend; "
-                    f"tolerance {config.trend:g})",
+                    f"{way} by {shown} over the last {plural(len(values), 'distinct recording')} "
+                    f"(fitted trend; tolerance {config.trend:g})",
                 )
             )
     return found
 
 
 def assertion_signals(runs: Sequence[HistoryRun], config: ReportConfig) -> list[Signal]:
-    """Gates that always pass, and gates hovering at their case's floor."""
-    seen: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
-    for run in runs:
-        for case in run.cases:
-            for stats in case.assertions:
-                if stats.kind == "gate":
-                    key = (case.case, stats.name)
-                    seen.setdefault(key, []).append((stats.passes, stats.samples, case.floor))
+    """Gates that always pass, and gates hovering at their case's floor.
+
+    Counted over the distinct recordings of each case: replays of the same answers
+    count once.
+    """
     found = []
-    for (case_id, name), history in seen.items():
-        if len(history) < config.min_runs:
-            continue
-        subject = f"{case_id} / {name}"
-        total = sum(samples for _, samples, _ in history)
-        if all(passes == samples for passes, samples, _ in history):
-            found.append(
-                Signal(
-                    "always passes",
-                    subject,
-                    f"passed all {total} samples of the last {len(history)} runs: it no longer "
-                    "separates good from bad; tighten it or retire it",
-                )
-            )
-            continue
-        near = [
-            (passes, floor)
-            for passes, samples, floor in history
-            if samples >= 3 and floor - 1 <= passes <= floor
-        ]
-        if near and 2 * len(near) >= len(history):
-            floor = near[-1][1]
-            found.append(
-                Signal(
-                    "near threshold",
-                    subject,
-                    f"at its floor ({floor}) or one below in {len(near)} of {len(history)} "
-                    "runs: take more samples or revisit the floor",
-                )
-            )
+    for evidence in case_evidence(runs):
+        seen: dict[str, list[tuple[AssertionStats, int]]] = {}
+        for summary in evidence.recordings:
+            for stats in summary.assertions:
+                if stats.kind == "gate":
+                    seen.setdefault(stats.name, []).append((stats, summary.floor))
+        for name, history in seen.items():
+            if len(history) < config.min_runs:
+                continue
+            found.extend(_assertion_signal(f"{evidence.case} / {name}", history))
     return found
 
 
+def _assertion_signal(subject: str, history: list[tuple[AssertionStats, int]]) -> list[Signal]:
+    recordings = plural(len(history), "distinct recording")
+    total = sum(stats.samples for stats, _ in history)
+    if all(stats.passes == stats.samples for stats, _ in history):
+        return [
+            Signal(
+                "always passes",
+                subject,
+                f"passed all {total} samples of {recordings}: it no longer separates good "
+                "from bad; tighten it or retire it",
+            )
+        ]
+    near = [
+        (stats, floor)
+        for stats, floor in history
+        if stats.samples >= 3 and floor - 1 <= stats.passes <= floor
+    ]
+    if not near or 2 * len(near) < len(history):
+        return []
+    latest, floor = history[-1]
+    return [
+        Signal(
+            "near threshold",
+            subject,
+            f"at its floor or one below in {len(near)} of {recordings} (latest: "
+            f"{assertion_words(latest, floor)}): take more samples or revisit the floor",
+        )
+    ]
+
+
 def find_signals(runs: Sequence[HistoryRun], config: ReportConfig) -> tuple[list[Signal], str]:
-    """The signals in the last ``config.window`` runs, and a note on what was examined."""
-    window = list(runs[-config.window :])
+    """The signals in the last ``config.window`` distinct recordings, and what was examined."""
+    distinct = distinct_runs(runs)
+    window = distinct[-config.window :]
+    held = recordings_text(len(distinct), len(runs))
     if len(window) < config.min_runs:
         return [], (
-            f"{len(window)} run(s) in the history; maintenance signals need at least "
-            f"{config.min_runs}"
+            f"{held} in the history; maintenance signals need at least "
+            f"{plural(config.min_runs, 'distinct recording')}"
         )
     signals = assertion_signals(window, config) + trend_signals(window, config)
-    return signals, f"the last {len(window)} of {len(runs)} run(s) examined"
+    return signals, f"the last {len(window)} of {held} examined"

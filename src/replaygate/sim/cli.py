@@ -34,7 +34,7 @@ def sim_group() -> None:
     show_default=True,
     help="research-copilot, echo or script:FILE (a JSONL file of responses).",
 )
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of all randomness.")
+@click.option("--seed", default=7, show_default=True, type=int, help="Seed of all randomness.")
 @click.option("--faults", default="", help='Fault rates, e.g. "429:0.1,500:0.05,slow:0.05".')
 @click.option("--drift", default="", help='Drift rules, e.g. "add-field:usage.foo,drop-field:id".')
 @click.option(

@@ -1,0 +1,67 @@
+"""The JSON documents that ``--json`` prints, for results that have no JSON form of their own.
+
+Every shape is documented in ``docs/cli.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from replaygate.fixtures.diff import FieldDifference
+from replaygate.hygiene.review import Review
+from replaygate.hygiene.snapshot import Entry
+from replaygate.hygiene.verify import StoreProblem
+from replaygate.jsondoc import json_fields
+
+
+def echo_json(document: Any) -> None:
+    """Print ``document`` on stdout, indented, non-ASCII kept."""
+    click.echo(json.dumps(document, ensure_ascii=False, indent=2))
+
+
+def verify_json(path: str, count: int, problems: Sequence[StoreProblem]) -> dict[str, Any]:
+    """``verify``: the fixtures checked and every problem with its file and line."""
+    return {
+        "path": path,
+        "fixtures": count,
+        "problems": [json_fields(problem) for problem in problems],
+    }
+
+
+def _entry(entry: Entry) -> dict[str, Any]:
+    return {"file": entry.file, "line": entry.line, "key": entry.fixture.key}
+
+
+def _differences(differences: Sequence[FieldDifference]) -> list[str]:
+    return [difference.render() for difference in differences]
+
+
+def review_json(result: Review, allowed_reason: str | None) -> dict[str, Any]:
+    """``diff``: each class of change with its fixtures (file, line, key) and field paths."""
+    return {
+        **json_fields(result, ("path", "base", "head", "files_compared", "files_changed")),
+        "alarms": [
+            {**_entry(a.new), "differences": _differences(a.differences)} for a in result.alarms
+        ],
+        "allowed_reason": allowed_reason,
+        "paired": [
+            {
+                "old": _entry(p.old),
+                "new": _entry(p.new),
+                "response_changed": p.response_changed,
+                "differences": _differences(p.differences),
+            }
+            for p in result.paired
+        ],
+        "added": [_entry(e) for e in result.added],
+        "removed": [_entry(e) for e in result.removed],
+        "samples_added": [{**_entry(s.new), "added": s.added} for s in result.samples_added],
+        "meta_changed": [
+            {**_entry(m.new), "differences": _differences(m.differences)}
+            for m in result.meta_changed
+        ],
+    }

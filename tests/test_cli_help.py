@@ -1,0 +1,114 @@
+"""Every command explains itself: a purpose, help for each option, and an example that parses.
+
+The example of each command (and subcommand) is parsed with the command's own
+parser, so an example with a flag the command does not take fails here.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+import pytest
+
+from replaygate.cli import COMMANDS, main
+from run_cli import replaygate
+
+
+def walk(
+    group: click.Group, ctx: click.Context, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], click.Command]]:
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
+        yield (*path, name), command
+        if isinstance(command, click.Group):
+            yield from walk(command, ctx, (*path, name))
+
+
+with click.Context(main) as _root:
+    EVERY = dict(walk(main, _root))
+NOT_YET = {("sim",), ("sim", "serve")}
+"""The simulator's own command line documents itself elsewhere; no example yet."""
+
+
+def example_lines(help_text: str) -> list[str]:
+    """The command lines after ``Example:`` (a trailing ``\\`` continues a line)."""
+    _, found, after = help_text.partition("Example:")
+    assert found, "no 'Example:' section"
+    joined = re.sub(r"\\\n\s*", " ", after)
+    return [line.strip() for line in joined.splitlines() if line.strip().startswith("replaygate ")]
+
+
+def parse(line: str) -> click.Context:
+    """``line`` parsed as the command line does, down to the last subcommand."""
+    args = shlex.split(line)[1:]
+    ctx = main.make_context("replaygate", args, resilient_parsing=False)
+    command: click.Command = main
+    while isinstance(command, click.Group):
+        rest = [*ctx._protected_args, *ctx.args]
+        name, found, rest = command.resolve_command(ctx, rest)
+        assert found is not None and name is not None
+        ctx = found.make_context(name, rest, parent=ctx, resilient_parsing=False)
+        command = found
+    return ctx
+
+
+def make_paths_of(line: str, root: Path) -> None:
+    """Create the files and folders an example names, for options that must exist."""
+    for token in shlex.split(line):
+        if token.startswith("-") or "://" in token or ":" in token:
+            continue
+        if re.fullmatch(r"[\w.-]+(/[\w.-]+)*\.(json|jsonl|csv|toml|db|html)", token):
+            (root / token).parent.mkdir(parents=True, exist_ok=True)
+            (root / token).touch()
+        elif re.fullmatch(r"[\w.-]+(/[\w.-]+)+/?", token):
+            (root / token).mkdir(parents=True, exist_ok=True)
+
+
+def test_every_command_module_is_walked() -> None:
+    assert {path[0] for path in EVERY} == set(COMMANDS)
+    assert ("baseline", "update") in EVERY and ("history", "export") in EVERY
+
+
+@pytest.mark.parametrize("path", sorted(EVERY), ids=" ".join)
+def test_a_command_says_what_it_is_for_with_an_example_that_parses(
+    path: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if path in NOT_YET:
+        pytest.xfail("the simulator's command has no Example: section yet")
+    command = EVERY[path]
+    purpose = (command.help or "").strip().splitlines()
+    assert purpose and purpose[0].endswith("."), f"no one-line purpose: {command.help!r}"
+    options = [p for p in command.params if isinstance(p, click.Option) and not p.hidden]
+    assert [o.name for o in options if not o.help] == [], "options without help"
+    lines = example_lines(command.help or "")
+    assert lines, "no command line in the Example: section"
+    monkeypatch.chdir(tmp_path)
+    for line in lines:
+        assert line.startswith(f"replaygate {' '.join(path)}"), line
+        make_paths_of(line, tmp_path)
+        assert parse(line).command_path.startswith(f"replaygate {' '.join(path)}")
+
+
+def test_the_example_is_printed_as_written_by_help() -> None:
+    done = replaygate("record", "--help")
+    assert done.returncode == 0
+    assert "\n  Example:\n\n      replaygate record --agent" in done.stdout
+    assert '--fixtures rc.jsonl --approve-live --simulator "What is RAG?"' in done.stdout
+
+
+def test_an_example_with_a_wrong_flag_does_not_parse() -> None:
+    with pytest.raises(click.NoSuchOption):
+        parse("replaygate verify tests/fixtures --repiar")
+    with pytest.raises(click.UsageError, match="-q no longer takes a question"):
+        parse('replaygate run -q "What is RAG?"')
+
+
+def test_the_listing_shows_every_purpose() -> None:
+    listing = replaygate("--help").stdout
+    for name in COMMANDS:
+        assert re.search(rf"^  {re.escape(name)}\s+\S", listing, re.M), name
