@@ -23,7 +23,7 @@ from replaygate.errors import FixtureMismatchError
 from replaygate.http import intercept
 from replaygate.http.passthrough import caused_by_replaygate
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
-from replaygate.sim import FaultPlan, Simulator
+from replaygate.sim import Behavior, FaultPlan, Simulator
 
 T = TypeVar("T")
 
@@ -87,7 +87,7 @@ def record(
     store: Path,
     run: Callable[[Hosts], T],
     *,
-    behavior: ToolThenAnswer | None = None,
+    behavior: Behavior | None = None,
     faults: Sequence[str | None] = (),
 ) -> T:
     """``run`` once against a fresh simulator, recording every request into ``store``."""

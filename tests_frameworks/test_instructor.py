@@ -1,0 +1,129 @@
+"""Instructor's structured output on the OpenAI client, recorded and replayed, retries on.
+
+Instructor retries a response that fails validation by asking again with the error
+(its ``max_retries``); any other error, a miss included, ends the call after one
+attempt as ``InstructorRetryException`` with the miss as its cause and its message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import instructor
+import openai
+import pytest
+from instructor.core import InstructorRetryException
+from pydantic import BaseModel
+
+from replaygate.fixtures.store import FixtureStore
+from replaygate.models.types import ModelResponse, ToolCall
+from replaygate.sim import ScriptBehavior
+from tests_frameworks.harness import (
+    CHANGED,
+    GPT,
+    QUESTION,
+    Hosts,
+    ToolThenAnswer,
+    assert_one_miss,
+    assert_retry_replayed_at_once,
+    record,
+    replay_three_times,
+)
+
+ROW = "OpenAI client"
+PARIS: dict[str, Any] = {"name": "Paris", "population": 2100000}
+ANSWERS = ToolThenAnswer({"City": PARIS, "PartialCity": PARIS})
+
+
+class City(BaseModel):
+    """What every recipe here extracts."""
+
+    name: str
+    population: int
+
+
+def messages(question: str) -> list[Any]:
+    return [{"role": "user", "content": question}]
+
+
+def client(hosts: Hosts) -> instructor.Instructor:
+    """Instructor over the OpenAI client, the SDK's retries on."""
+    return instructor.from_openai(openai.OpenAI(base_url=hosts.openai, max_retries=3))
+
+
+def plain(hosts: Hosts, question: str = QUESTION) -> dict[str, Any]:
+    create = client(hosts).chat.completions.create
+    city = create(model=GPT, response_model=City, max_retries=2, messages=messages(question))
+    return city.model_dump()
+
+
+def streamed(hosts: Hosts, question: str = QUESTION) -> list[dict[str, Any]]:
+    partials = client(hosts).chat.completions.create_partial(
+        model=GPT, response_model=City, max_retries=2, messages=messages(question)
+    )
+    return [part.model_dump() for part in partials]
+
+
+def in_async(hosts: Hosts, question: str = QUESTION) -> dict[str, Any]:
+    async def main() -> dict[str, Any]:
+        aclient = instructor.from_openai(openai.AsyncOpenAI(base_url=hosts.openai, max_retries=3))
+        create = aclient.chat.completions.create
+        city = await create(
+            model=GPT, response_model=City, max_retries=2, messages=messages(question)
+        )
+        return city.model_dump()
+
+    return asyncio.run(main())
+
+
+PARTIALS = [
+    {"name": None, "population": None},
+    {"name": "Paris", "population": None},
+    PARIS,
+]
+CASES = [
+    pytest.param(recipe, expected, marks=pytest.mark.matrix(ROW, cell), id=cell)
+    for cell, recipe, expected in (
+        ("plain", plain, PARIS),
+        ("stream", streamed, PARTIALS),
+        ("async", in_async, PARIS),
+    )
+]
+
+
+@pytest.mark.parametrize(("recipe", "expected"), CASES)
+def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
+    store: Path, recipe: Callable[..., object], expected: object
+) -> None:
+    assert record(store, recipe, behavior=ANSWERS) == expected
+    assert replay_three_times(store, recipe) == expected
+    miss = partial(recipe, question=CHANGED)
+    error = assert_one_miss(store, miss, raises=InstructorRetryException)
+    assert isinstance(error.__cause__, openai.OpenAIError)  # the miss, which the SDK let through
+
+
+def invalid_then_valid() -> ScriptBehavior:
+    """A model whose first answer fails validation (population is not a number)."""
+    bad = ToolCall(id="call_1", name="City", arguments={"name": "Paris", "population": "many"})
+    good = ToolCall(id="call_2", name="City", arguments=PARIS)
+    return ScriptBehavior(
+        [ModelResponse(tool_calls=(call,), stop_reason="tool_use") for call in (bad, good)]
+    )
+
+
+@pytest.mark.matrix(ROW, "tools")
+def test_a_validation_retry_replays_in_order(store: Path) -> None:
+    assert record(store, plain, behavior=invalid_then_valid()) == PARIS
+    assert len(FixtureStore.open(store)) == 2  # the question, then the question and the error
+    assert replay_three_times(store, plain) == PARIS
+    assert_one_miss(store, partial(plain, question=CHANGED), raises=InstructorRetryException)
+
+
+@pytest.mark.matrix(ROW, "retry")
+def test_replayed_429_is_retried_at_once(store: Path) -> None:
+    expected = record(store, plain, behavior=ANSWERS, faults=["429", None])
+    assert_retry_replayed_at_once(store, plain, expected)

@@ -1,0 +1,140 @@
+"""LangChain chat models (langchain-anthropic, langchain-openai), recorded and replayed.
+
+Both models send through the official SDKs, whose retries (``max_retries``) are on.
+LangChain's own ``.with_retry()`` retries every ``Exception`` unless told which
+ones: the recipe names the provider's transient errors, and the last test shows
+what the default does to a miss.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+from langchain_anthropic import ChatAnthropic
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from langchain_core.tools import tool
+from langchain_openai import ChatOpenAI
+
+from replaygate.errors import FixtureMismatchError
+from replaygate.http import intercept
+from tests_frameworks.harness import (
+    CHANGED,
+    CLAUDE,
+    GPT,
+    QUESTION,
+    UNUSED_LOOPBACK,
+    Hosts,
+    assert_one_miss,
+    assert_retry_replayed_at_once,
+    record,
+    replay_three_times,
+    weather,
+)
+
+PROVIDERS = {"anthropic": "Anthropic model", "openai": "OpenAI model"}
+TRANSIENT = (
+    anthropic.RateLimitError,
+    anthropic.APIConnectionError,
+    anthropic.InternalServerError,
+    openai.RateLimitError,
+    openai.APIConnectionError,
+    openai.InternalServerError,
+)
+"""What ``.with_retry()`` should retry: the providers' transient errors, not a miss."""
+
+
+@tool
+def get_weather(city: str) -> str:
+    """The weather in a city."""
+    return weather(city)
+
+
+def model(hosts: Hosts, provider: str) -> BaseChatModel:
+    """The provider's chat model, with the SDK's retries on."""
+    if provider == "anthropic":
+        return ChatAnthropic(model=CLAUDE, base_url=hosts.anthropic, max_retries=3, max_tokens=64)
+    return ChatOpenAI(model=GPT, base_url=hosts.openai, max_retries=3)
+
+
+def text(message: BaseMessage) -> str:
+    """The text of a message or chunk, whichever shape its content has."""
+    if isinstance(message.content, str):
+        return message.content
+    return "".join(str(part.get("text", "")) for part in message.content if isinstance(part, dict))
+
+
+def plain(provider: str, hosts: Hosts, question: str = QUESTION) -> str:
+    chain = model(hosts, provider).with_retry(retry_if_exception_type=TRANSIENT)
+    return text(chain.invoke(question))
+
+
+def streamed(provider: str, hosts: Hosts, question: str = QUESTION) -> str:
+    return "".join(text(chunk) for chunk in model(hosts, provider).stream(question))
+
+
+def with_tools(provider: str, hosts: Hosts, question: str = QUESTION) -> list[Any]:
+    calls = model(hosts, provider).bind_tools([get_weather]).invoke(question).tool_calls
+    return [(call["name"], call["args"]) for call in calls]
+
+
+def in_async(provider: str, hosts: Hosts, question: str = QUESTION) -> tuple[str, str]:
+    async def main() -> tuple[str, str]:
+        chat = model(hosts, provider)
+        whole = await chat.ainvoke(question)
+        parts = [text(chunk) async for chunk in chat.astream(question)]
+        return text(whole), "".join(parts)
+
+    return asyncio.run(main())
+
+
+ECHO = f"echo: {QUESTION}"
+CASES = [
+    pytest.param(
+        provider, recipe, expected, marks=pytest.mark.matrix(row, cell), id=f"{provider}-{cell}"
+    )
+    for provider, row in PROVIDERS.items()
+    for cell, recipe, expected in (
+        ("plain", plain, ECHO),
+        ("stream", streamed, ECHO),
+        ("tools", with_tools, [("get_weather", {"city": "Paris"})]),
+        ("async", in_async, (ECHO, ECHO)),
+    )
+]
+
+
+@pytest.mark.parametrize(("provider", "recipe", "expected"), CASES)
+def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
+    store: Path, provider: str, recipe: Callable[..., object], expected: object
+) -> None:
+    run = partial(recipe, provider)
+    assert record(store, run) == expected
+    assert replay_three_times(store, run, UNUSED_LOOPBACK) == expected
+    assert_one_miss(store, partial(recipe, provider, question=CHANGED), hosts=UNUSED_LOOPBACK)
+
+
+@pytest.mark.parametrize(
+    "provider",
+    [pytest.param(p, marks=pytest.mark.matrix(row, "retry"), id=p) for p, row in PROVIDERS.items()],
+)
+def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
+    run = partial(plain, provider)
+    expected = record(store, run, faults=["429", None])
+    assert_retry_replayed_at_once(store, run, expected, UNUSED_LOOPBACK)
+
+
+def test_with_retry_left_to_its_default_resends_a_miss(store: Path) -> None:
+    record(store, partial(plain, "openai"))
+    chain = model(UNUSED_LOOPBACK, "openai").with_retry(
+        stop_after_attempt=3, wait_exponential_jitter=False
+    )
+    with intercept(store) as exchange, pytest.raises(FixtureMismatchError):
+        chain.invoke(CHANGED)
+    assert exchange.sent == 3

@@ -1,0 +1,122 @@
+"""The official SDKs (anthropic, openai) on their own: sync, async, streaming and tools.
+
+The main suite covers them in depth (tests/test_http_sdk.py); here they run at the
+versions of the matrix, through the same recipe as the frameworks: intercept().
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+
+from tests_frameworks.harness import (
+    CHANGED,
+    CLAUDE,
+    GPT,
+    QUESTION,
+    Hosts,
+    assert_one_miss,
+    assert_retry_replayed_at_once,
+    record,
+    replay_three_times,
+)
+
+PROVIDERS = {"anthropic": "anthropic SDK", "openai": "openai SDK"}
+SCHEMA: dict[str, Any] = {"type": "object", "properties": {"city": {"type": "string"}}}
+ANTHROPIC_TOOL = {"name": "weather", "description": "The weather.", "input_schema": SCHEMA}
+OPENAI_TOOL = {
+    "type": "function",
+    "function": {"name": "weather", "description": "The weather.", "parameters": SCHEMA},
+}
+
+
+def ask(provider: str, hosts: Hosts, question: str, **extra: Any) -> Any:
+    """One request, sync, through a new client with retries on."""
+    messages = [{"role": "user", "content": question}]
+    if provider == "anthropic":
+        claude = anthropic.Anthropic(base_url=hosts.anthropic, max_retries=3)
+        return claude.messages.create(model=CLAUDE, max_tokens=64, messages=messages, **extra)
+    gpt = openai.OpenAI(base_url=hosts.openai, max_retries=3)
+    return gpt.chat.completions.create(model=GPT, messages=messages, **extra)
+
+
+def plain(provider: str, hosts: Hosts, question: str = QUESTION) -> str:
+    reply = ask(provider, hosts, question)
+    if provider == "anthropic":
+        return str(reply.content[0].text)
+    return str(reply.choices[0].message.content)
+
+
+def streamed(provider: str, hosts: Hosts, question: str = QUESTION) -> str:
+    events = ask(provider, hosts, question, stream=True)
+    if provider == "anthropic":
+        return "".join(e.delta.text for e in events if e.type == "content_block_delta")
+    return "".join(c.choices[0].delta.content or "" for c in events if c.choices)
+
+
+def with_tools(provider: str, hosts: Hosts, question: str = QUESTION) -> list[Any]:
+    if provider == "anthropic":
+        reply = ask(provider, hosts, question, tools=[ANTHROPIC_TOOL])
+        return [(b.name, b.input) for b in reply.content if b.type == "tool_use"]
+    reply = ask(provider, hosts, question, tools=[OPENAI_TOOL])
+    calls = reply.choices[0].message.tool_calls or []
+    return [(c.function.name, json.loads(c.function.arguments)) for c in calls]
+
+
+def in_async(provider: str, hosts: Hosts, question: str = QUESTION) -> str:
+    messages: Any = [{"role": "user", "content": question}]
+
+    async def main() -> str:
+        if provider == "anthropic":
+            claude = anthropic.AsyncAnthropic(base_url=hosts.anthropic, max_retries=3)
+            kwargs: Any = {"model": CLAUDE, "max_tokens": 64, "messages": messages}
+            async with claude.messages.stream(**kwargs) as stream:
+                return "".join([text async for text in stream.text_stream])
+        gpt = openai.AsyncOpenAI(base_url=hosts.openai, max_retries=3)
+        reply = await gpt.chat.completions.create(model=GPT, messages=messages)
+        return str(reply.choices[0].message.content)
+
+    return asyncio.run(main())
+
+
+ECHO = f"echo: {QUESTION}"
+CASES = [
+    pytest.param(
+        provider, recipe, expected, marks=pytest.mark.matrix(row, cell), id=f"{provider}-{cell}"
+    )
+    for provider, row in PROVIDERS.items()
+    for cell, recipe, expected in (
+        ("plain", plain, ECHO),
+        ("stream", streamed, ECHO),
+        ("tools", with_tools, [("weather", {"city": "Paris"})]),
+        ("async", in_async, ECHO),
+    )
+]
+
+
+@pytest.mark.parametrize(("provider", "recipe", "expected"), CASES)
+def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
+    store: Path, provider: str, recipe: Callable[..., object], expected: object
+) -> None:
+    run = partial(recipe, provider)
+    assert record(store, run) == expected
+    assert replay_three_times(store, run) == expected
+    assert_one_miss(store, partial(recipe, provider, question=CHANGED))
+
+
+@pytest.mark.parametrize(
+    "provider",
+    [pytest.param(p, marks=pytest.mark.matrix(row, "retry"), id=p) for p, row in PROVIDERS.items()],
+)
+def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
+    run = partial(plain, provider)
+    expected = record(store, run, faults=["429", None])
+    assert_retry_replayed_at_once(store, run, expected)
