@@ -375,10 +375,11 @@ def test_interfaces_are_registered_by_full_and_short_name() -> None:
     assert get_interface("anthropic") is INTERFACES["anthropic.messages"]
     assert get_interface("openai") is INTERFACES["openai.chat.completions"]
     assert get_interface("anthropic").version == "2023-06-01"
+    assert get_interface("gemini") is INTERFACES["google.generate_content"]
     with pytest.raises(
-        ValueError, match=r"unknown interface 'gemini'; known interfaces: anthropic"
+        ValueError, match=r"unknown interface 'mistral'; known interfaces: anthropic"
     ):
-        get_interface("gemini")
+        get_interface("mistral")
 
 
 # -- malformed input -----------------------------------------------------------------

@@ -27,6 +27,8 @@ from replaygate.errors import FixtureMismatchError, UnservedRouteError, WireForm
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, httpx2_async_client, httpx2_client
 from replaygate.http.routes import unserved_route
+from replaygate.hygiene.drift import drift_live
+from replaygate.hygiene.resend import LiveSender
 from replaygate.models.live import OpenAIResponsesModel
 from replaygate.models.providers import get_interface
 from replaygate.models.providers.openai_responses import (
@@ -611,3 +613,28 @@ def test_a_trimmed_fixture_still_replays(sim: Simulator, tmp_path: Path, streame
     with block_network():
         http = httpx2_client(store, "replay", sanitize=config)
         assert ask(openai.OpenAI(api_key=KEY, http_client=http)) == live
+
+
+# -- drift: recorded requests re-sent to the live API ------------------------------------
+
+
+def test_live_drift_re_sends_http_and_wire_fixtures(sim: Simulator, tmp_path: Path) -> None:
+    store = tmp_path / "drift.jsonl"
+    streamed(client(store, "record-missing", sim.openai_base_url))
+    live = OpenAIResponsesModel(
+        openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0),
+        model=MODEL,
+        max_tokens=64,
+    )
+    recorder = RecordingModel(
+        live, store, approve_live=True, model=MODEL, max_tokens=64, interface="openai.responses"
+    )
+    recorder.complete([Message.user(QUESTION)], [])
+    with Simulator(behavior=ResearchPolicy(), drift="add-field:usage.foo=1") as drifted:
+        report = drift_live(store, 5, LiveSender(drifted.url), approve_live=True)
+        assert {r.path for r in drifted.requests} == {"/v1/responses"}
+    assert not report.errors
+    (found,) = report.interfaces
+    assert found.interface == "openai.responses"
+    assert "usage.foo" in found.only_new
+    assert "events[response.completed].response.usage.foo" in found.only_new

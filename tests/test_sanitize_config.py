@@ -163,7 +163,8 @@ def test_recording_picks_up_the_config_of_the_project_that_owns_the_store(
         (
             '[tool.replaygate.sanitize.trim]\n"anthropic" = ["content"]',
             'tool.replaygate.sanitize.trim."anthropic"',
-            "unknown interface; known: anthropic.messages, openai.chat.completions",
+            "unknown interface; known: anthropic.messages, google.generate_content, "
+            "openai.chat.completions, openai.responses",
         ),
         (
             '[tool.replaygate.sanitize.trim]\n"anthropic.messages" = ["contents"]',

@@ -368,7 +368,7 @@ def test_the_sdks_over_the_transport_refuse_and_write_nothing(tmp_path: Path, fa
     tries = {
         "plain": ({"content": f"my key is {secret}"}, {}),
         "base64": ({"content": ENCODINGS["base64"](secret)}, {}),
-        "query": ({"content": "hello"}, {"extra_query": {"key": secret}}),
+        "query": ({"content": "hello"}, {"extra_query": {"q": secret}}),
     }
     with Simulator(behavior="echo") as sim:
         for message, extra in tries.values():

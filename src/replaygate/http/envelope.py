@@ -4,10 +4,12 @@ An envelope is a JSON object::
 
     {"method": "POST", "path": "/v1/messages", "headers": {...}, "body": {...}}
 
-- ``path`` keeps the query string, its parameters sorted (``/v1/messages?beta=true``);
+- ``path`` keeps the query string, its parameters sorted (``/v1/messages?beta=true``),
+  except an API key sent as ``?key=`` (Google), which is never part of it;
 - ``headers`` holds only the headers that change the meaning of a request:
   :data:`MEANINGFUL_HEADERS` (``anthropic-version``, ``anthropic-beta``,
-  ``openai-beta``). Auth (``x-api-key``, ``authorization``, ``api-key``, cookies),
+  ``openai-beta``). Auth (``x-api-key``, ``authorization``, ``api-key``,
+  ``x-goog-api-key``, cookies),
   ``x-stainless-*`` (retry count, OS, runtime), ``user-agent``, ``content-length``,
   ``accept-encoding`` and ``idempotency-key`` are never part of it, so they are never
   written to disk and never break a match;
@@ -44,6 +46,8 @@ INTERFACES: tuple[tuple[str, str], ...] = (
     ("/v1/messages", "anthropic.messages"),
     ("/chat/completions", "openai.chat.completions"),
     ("/responses", "openai.responses"),
+    (":generateContent", "google.generate_content"),
+    (":streamGenerateContent", "google.generate_content"),
 )
 """Path endings and the interface they serve; any other path is ``http``."""
 
@@ -89,13 +93,20 @@ class RequestLike(Protocol):
     def content(self) -> bytes: ...
 
 
+SECRET_QUERY_PARAMS: frozenset[str] = frozenset({"key"})
+"""Query parameters that carry an API key (Google's ``?key=``): never part of a path."""
+
+
 def canonical_path(path: str, query: bytes | str) -> str:
-    """``path`` with its query parameters sorted (and no ``?`` when there are none)."""
+    """``path`` with its query parameters sorted, those of :data:`SECRET_QUERY_PARAMS`
+    left out (and no ``?`` when none is left)."""
     text = query.decode("utf-8", "surrogateescape") if isinstance(query, bytes) else query
-    if not text:
-        return path
-    pairs = sorted(parse_qsl(text, keep_blank_values=True))
-    return f"{path}?{urlencode(pairs)}"
+    pairs = sorted(
+        (name, value)
+        for name, value in parse_qsl(text, keep_blank_values=True)
+        if name.lower() not in SECRET_QUERY_PARAMS
+    )
+    return f"{path}?{urlencode(pairs)}" if pairs else path
 
 
 def select_headers(

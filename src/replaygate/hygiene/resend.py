@@ -2,8 +2,9 @@
 
 A wire fixture (the request is the API body) goes through the live model of its
 ``meta.interface`` (:data:`~replaygate.models.live.LIVE_MODELS`: Anthropic Messages,
-OpenAI Chat Completions or Responses). An HTTP fixture's envelope body is posted to
-the envelope path with the SDK of that path, and the answer is kept in the recorded
+OpenAI Chat Completions or Responses, Gemini). An HTTP fixture's envelope body is
+posted to the envelope path with the SDK of that path (Gemini's with its API key
+header), and the answer is kept in the recorded
 form (status, headers, body or events), so both sides compare alike. Callers must
 hold an explicit approval for live calls (law 3): this module only sends.
 
@@ -18,6 +19,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from replaygate.extras import require
 from replaygate.fixtures.fixture import Fixture
 from replaygate.http.envelope import interface_of
 from replaygate.hygiene.errors import HygieneError
@@ -28,10 +30,12 @@ if TYPE_CHECKING:
 
 ANTHROPIC = "anthropic"
 OPENAI = "openai"
+GOOGLE = "google"
 PROVIDER_OF: dict[str, str] = {
     "anthropic.messages": ANTHROPIC,
     "openai.chat.completions": OPENAI,
     "openai.responses": OPENAI,
+    "google.generate_content": GOOGLE,
 }
 """The provider (and so the SDK client and its settings) of each interface re-sent."""
 SENDABLE = tuple(PROVIDER_OF)
@@ -39,6 +43,11 @@ PLACEHOLDER_KEY = "replaygate-drift"
 _ENV = {
     ANTHROPIC: ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
     OPENAI: ("OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1"),
+    GOOGLE: (
+        "GEMINI_API_KEY",
+        "GOOGLE_GEMINI_BASE_URL",
+        "https://generativelanguage.googleapis.com",
+    ),
 }
 
 
@@ -78,29 +87,36 @@ class LiveSender:
         provider = PROVIDER_OF[interface]
         _, url_env, default = _ENV[provider]
         if self.base_url:
-            return self.base_url if provider == ANTHROPIC else _join(self.base_url, "/v1")
+            return self.base_url if provider != OPENAI else _join(self.base_url, "/v1")
         return os.environ.get(url_env) or default
+
+    def key(self, provider: str) -> str:
+        """The API key of ``provider`` (a placeholder for a ``base_url`` server)."""
+        key_env, _, _ = _ENV[provider]
+        key = os.environ.get(key_env) or (PLACEHOLDER_KEY if self.base_url else None)
+        if not key:
+            raise HygieneError(
+                f"{key_env} is not set: drift re-sends recorded requests to the live "
+                "API (or give --base-url for another server)"
+            )
+        return key
 
     def client(self, interface: str) -> Any:
         """The SDK client of ``interface``'s provider, made once."""
         provider = PROVIDER_OF[interface]
         if provider not in self._clients:
-            key_env, _, _ = _ENV[provider]
-            key = os.environ.get(key_env) or (PLACEHOLDER_KEY if self.base_url else None)
-            if not key:
-                raise HygieneError(
-                    f"{key_env} is not set: drift re-sends recorded requests to the live "
-                    "API (or give --base-url for another server)"
-                )
-            url, retries = self.url_of(interface), self.max_retries
+            key, url, retries = self.key(provider), self.url_of(interface), self.max_retries
             if provider == ANTHROPIC:
                 import anthropic
 
                 made: Any = anthropic.Anthropic(api_key=key, base_url=url, max_retries=retries)
-            else:
+            elif provider == OPENAI:
                 import openai
 
                 made = openai.OpenAI(api_key=key, base_url=url, max_retries=retries)
+            else:
+                genai = require("google.genai", "gemini", "re-sending Gemini fixtures")
+                made = genai.Client(api_key=key, http_options={"base_url": url})
             self._clients[provider] = made
         return self._clients[provider]
 
@@ -133,21 +149,28 @@ class LiveSender:
         path = str(envelope["path"])
         interface = interface_of(path)
         body = envelope["body"]
-        stream = isinstance(body, dict) and body.get("stream") is True
-        response = self.client(interface).post(
-            _join(self.url_of(interface), path),
-            cast_to=httpx2.Response,
-            body=body,
-            options={"headers": dict(envelope.get("headers") or {})},
-            stream=stream,
-            stream_cls=None,
-        )
+        headers = dict(envelope.get("headers") or {})
+        if PROVIDER_OF[interface] == GOOGLE:
+            stream = ":streamGenerateContent" in path
+            headers["x-goog-api-key"] = self.key(GOOGLE)
+            with httpx2.Client(timeout=120) as http:
+                response = http.post(self.url_of(interface) + path, json=body, headers=headers)
+        else:
+            stream = isinstance(body, dict) and body.get("stream") is True
+            response = self.client(interface).post(
+                _join(self.url_of(interface), path),
+                cast_to=httpx2.Response,
+                body=body,
+                options={"headers": headers},
+                stream=stream,
+                stream_cls=None,
+            )
         data = response.read()
-        headers = list(response.headers.multi_items())
+        received = list(response.headers.multi_items())
         if stream and response.headers.get("content-type", "").startswith("text/event-stream"):
             events = parse_events(data + b"\n\n")
-            return stream_response(response.status_code, headers, events, "complete")
-        return plain_response(response.status_code, headers, data)
+            return stream_response(response.status_code, received, events, "complete")
+        return plain_response(response.status_code, received, data)
 
     def close(self) -> None:
         """Close the SDK clients."""

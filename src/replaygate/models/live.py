@@ -12,12 +12,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from replaygate import exact_json
+from replaygate.models.providers.google_gemini import API_VERSION as GEMINI_VERSION
+from replaygate.models.providers.google_gemini import wire_body
 from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Message, ModelResponse, ToolSpec
 
 __all__ = [
     "LIVE_MODELS",
     "AnthropicModel",
+    "GeminiModel",
     "OpenAIModel",
     "OpenAIResponsesModel",
 ]
@@ -74,7 +77,27 @@ class OpenAIResponsesModel(_SDKModel):
         return self.client.responses.with_raw_response.create(**request)
 
 
+class GeminiModel(_SDKModel):
+    """The live Gemini ``generateContent`` API through ``google.genai.Client``.
+
+    The SDK has no raw call that takes a wire body, so the request goes through its API
+    client (``client._api_client.request``), at the interface's version (``v1beta``).
+    """
+
+    interface = "google.generate_content"
+
+    def complete_wire(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The API's response body for ``request`` (the engine's wire form, with ``model``)."""
+        model, body = wire_body(request)
+        path = f"models/{model}:generateContent"
+        options = {"api_version": GEMINI_VERSION}
+        answer = self.client._api_client.request("post", path, body, options)
+        parsed: dict[str, Any] = exact_json.loads(str(answer.body).encode("utf-8"))
+        return parsed
+
+
 LIVE_MODELS: dict[str, type[_SDKModel]] = {
-    kind.interface: kind for kind in (AnthropicModel, OpenAIModel, OpenAIResponsesModel)
+    kind.interface: kind
+    for kind in (AnthropicModel, OpenAIModel, OpenAIResponsesModel, GeminiModel)
 }
 """The live model of each interface, by interface name."""

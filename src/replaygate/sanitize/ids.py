@@ -1,8 +1,9 @@
 """Volatile ids: provider-made ids replaced by stable ones derived from the fixture key.
 
 An id is volatile when it sits in a field named ``id`` or ``*_id`` (or in a
-``request-id`` header) and starts with one of :data:`VOLATILE_PREFIXES`. Its stable
-replacement keeps the prefix and reads ``<prefix>rg_<fixture key>_<n>``: ``n``
+``request-id`` header) and starts with one of :data:`VOLATILE_PREFIXES`, or when it
+is the value of a :data:`VOLATILE_FIELDS` field. Its stable replacement keeps the
+prefix and reads ``<prefix>rg_<fixture key>_<n>``: ``n``
 counts the distinct ids of that prefix in one response, in the order they appear.
 The same response recorded again gets the same ids, and every turn of a
 conversation has its own key, so ids stay unique within it.
@@ -34,17 +35,21 @@ VOLATILE_PREFIXES: tuple[str, ...] = (
 )
 """Id prefixes of the Anthropic and OpenAI APIs whose values change on every call."""
 
+VOLATILE_FIELDS = frozenset({"responseId"})
+"""Fields whose whole value is a provider-made id, whatever it looks like (Gemini's
+``responseId`` has no prefix): it becomes ``rg_<fixture key>_<n>``."""
+
 _PREFIX = "|".join(re.escape(p) for p in VOLATILE_PREFIXES)
 _VOLATILE = re.compile(rf"({_PREFIX})[A-Za-z0-9_\-]+")
-STABLE_ID = re.compile(rf"({_PREFIX})rg_[0-9a-f]{{6,64}}_[0-9]+")
+STABLE_ID = re.compile(rf"({_PREFIX})?rg_[0-9a-f]{{6,64}}_[0-9]+")
 """The form of a stable id: never rewritten again."""
 
 REQUEST_ID_HEADERS = frozenset({"request-id", "x-request-id"})
 
 
 def is_id_field(name: str) -> bool:
-    """Whether a field of this name holds an id: ``id`` or ``*_id``."""
-    return name == "id" or name.endswith("_id")
+    """Whether a field of this name holds an id: ``id``, ``*_id`` or a :data:`VOLATILE_FIELDS`."""
+    return name == "id" or name.endswith("_id") or name in VOLATILE_FIELDS
 
 
 def volatile_prefix(value: str) -> str | None:
@@ -89,12 +94,15 @@ class IdRewriter:
         self._local: dict[str, str] = {}
         self._counts: dict[str, int] = {}
 
-    def stable(self, value: str) -> str:
-        """The stable id of ``value`` (``value`` itself when it is not volatile)."""
+    def stable(self, value: str, field: str | None = None) -> str:
+        """The stable id of ``value`` (``value`` itself when it is not volatile); any value
+        but a stable id is volatile in a :data:`VOLATILE_FIELDS` ``field``."""
         known = self._local.get(value)
         if known is not None:
             return known
         prefix = volatile_prefix(value)
+        if prefix is None and field in VOLATILE_FIELDS and value and not STABLE_ID.fullmatch(value):
+            prefix = ""
         if prefix is None:
             return value
         earlier = self.session.get(value) if self.session is not None else None
@@ -110,7 +118,8 @@ class IdRewriter:
     def rewrite(self, value: Any) -> Any:
         """``value`` with the volatile ids of its id fields replaced (copy-on-write)."""
         return map_fields(
-            value, lambda text, field: self.stable(text) if field and is_id_field(field) else text
+            value,
+            lambda text, field: self.stable(text, field) if field and is_id_field(field) else text,
         )
 
     def headers(self, headers: dict[str, Any]) -> dict[str, Any]:

@@ -5,10 +5,10 @@ rule run on each event alone would miss what straddles two of them. The fragment
 of one block (an Anthropic content block's ``text``, ``partial_json`` or
 ``thinking`` deltas; an OpenAI choice's ``content`` or ``refusal``, or one tool
 call's ``arguments``; a Responses API output item's text, refusal or function-call
-argument deltas) are joined and the rules run on the whole; when that changes
-it, the first fragment carries the whole redacted text and the others become empty,
-so a client that accumulates the deltas gets the redacted text. The events are the
-parsed ``data`` of each event, changed in place.
+argument deltas; a Gemini candidate's text parts) are joined and the rules run on
+the whole; when that changes it, the first fragment carries the whole redacted text
+and the others become empty, so a client that accumulates the deltas gets the
+redacted text. The events are the parsed ``data`` of each event, changed in place.
 """
 
 from __future__ import annotations
@@ -82,12 +82,23 @@ def _openai_responses(event: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], 
         )
 
 
+def _gemini(event: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], Fragment]]:
+    candidates = event.get("candidates")
+    for position, candidate in enumerate(candidates if isinstance(candidates, list) else []):
+        content = candidate.get("content") if isinstance(candidate, dict) else None
+        parts = content.get("parts") if isinstance(content, dict) else None
+        index = candidate.get("index", position)
+        for part in parts if isinstance(parts, list) else []:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                yield ("candidate", index, bool(part.get("thought"))), (part, "text")
+
+
 def fragments(events: list[Any]) -> dict[tuple[Any, ...], list[Fragment]]:
     """The text fragments of each block, in stream order."""
     groups: dict[tuple[Any, ...], list[Fragment]] = {}
     for event in events:
         if isinstance(event, dict):
-            for source in (_anthropic, _openai, _openai_responses):
+            for source in (_anthropic, _openai, _openai_responses, _gemini):
                 for group, fragment in source(event):
                     groups.setdefault(group, []).append(fragment)
     return groups

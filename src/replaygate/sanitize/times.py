@@ -13,7 +13,10 @@ from typing import Any
 from replaygate.sanitize.walk import map_members
 
 TIME_FIELDS = frozenset(
-    {"created", "created_at", "completed_at", "started_at", "expires_at", "finished_at"}
+    {
+        *("created", "created_at", "completed_at", "started_at", "expires_at", "finished_at"),
+        "createTime",
+    }
 )
 FIXED_NUMBER = 0
 FIXED_TEXT = "1970-01-01T00:00:00Z"

@@ -11,10 +11,11 @@ Trimming drops a field only when replaygate knows it as a field of that interfac
   kept, so a trimmed fixture still replays.
 
 Trimming applies to the top-level fields of a message object (Anthropic), a
-completion (OpenAI Chat Completions) or a response object (OpenAI Responses): a plain
-response body, the ``message`` of an Anthropic stream's ``message_start`` event, each
-Chat Completions stream chunk, and the ``response`` of a Responses stream's lifecycle
-events (``response.created``, ``response.completed``, ...).
+completion (OpenAI Chat Completions), a response object (OpenAI Responses) or a
+``generateContent`` response (Gemini): a plain response body, the ``message`` of an
+Anthropic stream's ``message_start`` event, each Chat Completions or Gemini stream
+chunk, and the ``response`` of a Responses stream's lifecycle events
+(``response.created``, ``response.completed``, ...).
 """
 
 from __future__ import annotations
@@ -82,6 +83,16 @@ KNOWN_FIELDS: dict[str, frozenset[str]] = {
             "safety_identifier",
         }
     ),
+    "google.generate_content": frozenset(
+        {
+            "candidates",
+            "promptFeedback",
+            "usageMetadata",
+            "modelVersion",
+            "responseId",
+            "createTime",
+        }
+    ),
 }
 """The response fields of each interface, as documented by its provider."""
 
@@ -89,6 +100,7 @@ REQUIRED_FIELDS: dict[str, frozenset[str]] = {
     "anthropic.messages": frozenset({"content", "stop_reason", "usage"}),
     "openai.chat.completions": frozenset({"choices", "usage"}),
     "openai.responses": frozenset({"id", "output", "status", "incomplete_details", "usage"}),
+    "google.generate_content": frozenset({"candidates", "promptFeedback", "usageMetadata"}),
 }
 """Fields the engine converters read: never trimmed."""
 
@@ -109,7 +121,7 @@ def trim_object(obj: Any, dropped: frozenset[str]) -> Any:
 def trim_event(event: Any, dropped: frozenset[str]) -> Any:
     """A stream event's data with the object it carries trimmed: the ``message`` of a
     ``message_start``, the ``response`` of a Responses lifecycle event, or a whole Chat
-    Completions chunk (``event`` itself when it is none of these)."""
+    Completions or Gemini chunk (``event`` itself when it is none of these)."""
     if not dropped or not isinstance(event, dict):
         return event
     kind = event.get("type")
@@ -118,4 +130,5 @@ def trim_event(event: Any, dropped: frozenset[str]) -> Any:
         return {**event, "message": trim_object(message, dropped)}
     if isinstance(kind, str) and kind.startswith("response.") and isinstance(response, dict):
         return {**event, "response": trim_object(response, dropped)}
-    return trim_object(event, dropped) if "choices" in event else event
+    whole = "choices" in event or "candidates" in event
+    return trim_object(event, dropped) if whole else event

@@ -1,4 +1,5 @@
-"""A loopback simulator of the Anthropic Messages and OpenAI Chat Completions and Responses APIs.
+"""A loopback simulator of the Anthropic Messages, OpenAI Chat Completions and Responses,
+and Google Gemini ``generateContent`` APIs.
 
 The official SDKs pointed at :attr:`Simulator.url` work unchanged: plain JSON and
 streaming, validation and error bodies like the real APIs, seeded behaviours, and

@@ -67,6 +67,8 @@ def estimate_usage(
 
 
 def _guess_provider(headers: Mapping[str, str]) -> Provider:
+    if "x-goog-api-key" in headers:
+        return "google"
     if "x-api-key" in headers or "anthropic-version" in headers:
         return "anthropic"
     return "openai" if "authorization" in headers else "anthropic"
@@ -107,11 +109,11 @@ class SimApp:
         endpoint = self._endpoint(route)
         if endpoint is None:
             guess = _guess_provider(headers)
-            message = None if guess == "anthropic" else f"Invalid URL ({method} {route})"
+            message = None if guess != "openai" else f"Invalid URL ({method} {route})"
             return status_error(guess, 404, request_id, message=message)
         provider = endpoint.provider
         if method != "POST":
-            message = None if provider == "anthropic" else f"Invalid URL ({method} {route})"
+            message = None if provider != "openai" else f"Invalid URL ({method} {route})"
             return status_error(provider, 405, request_id, message=message)
         fault = self._drawer.next()
         if not endpoint.authenticated(headers, query):

@@ -9,12 +9,14 @@ auth, validation, behaviour, rendering, drift.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from replaygate.http.sse import SSEEvent
 from replaygate.models.providers.anthropic import from_anthropic_request, to_anthropic_response
+from replaygate.models.providers.google_gemini import from_gemini_request, to_gemini_response
 from replaygate.models.providers.openai_chat import from_openai_request, to_openai_response
 from replaygate.models.providers.openai_responses import (
     from_responses_request,
@@ -23,6 +25,7 @@ from replaygate.models.providers.openai_responses import (
 from replaygate.models.types import Message, ModelResponse, ToolSpec
 from replaygate.sim.conversations import Conversations
 from replaygate.sim.faults import FaultKind
+from replaygate.sim.gemini_events import gemini_error_event, gemini_events
 from replaygate.sim.replies import Provider
 from replaygate.sim.responses_events import responses_error_event, responses_events
 from replaygate.sim.streaming import (
@@ -34,9 +37,11 @@ from replaygate.sim.streaming import (
 from replaygate.sim.validation import (
     Invalid,
     anthropic_authenticated,
+    google_authenticated,
     openai_authenticated,
     unanswered_outputs,
     validate_anthropic,
+    validate_gemini,
     validate_openai,
     validate_responses,
 )
@@ -232,6 +237,46 @@ class OpenAIResponses(Endpoint):
         return events
 
 
+_GEMINI_ROUTE = re.compile(
+    r"/(?:v1|v1beta)/models/([^/:]+):(generateContent|streamGenerateContent)"
+)
+
+
+class GeminiGenerateContent(Endpoint):
+    """``POST /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent``."""
+
+    provider: Provider = "google"
+
+    def serves(self, route: str) -> bool:
+        return _GEMINI_ROUTE.fullmatch(route) is not None
+
+    def request(self, route: str, body: Any) -> SimRequest:
+        match = _GEMINI_ROUTE.fullmatch(route)
+        assert match is not None  # only asked of a route it serves
+        return SimRequest(body, match.group(1), match.group(2) == "streamGenerateContent")
+
+    def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
+        return google_authenticated(headers, query)
+
+    def validate(self, request: SimRequest) -> Invalid | None:
+        return validate_gemini(request.body)
+
+    def read(self, request: SimRequest) -> Conversation:
+        return from_gemini_request(request.body)
+
+    def render(
+        self, request: SimRequest, conversation: Conversation, response: ModelResponse
+    ) -> dict[str, Any]:
+        response_id = f"simGemini{self.next_number():04d}"
+        return to_gemini_response(response, model=request.model, response_id=response_id)
+
+    def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
+        events = gemini_events(wire, chunk_size=stream.chunk_size, patch=stream.patch)
+        if stream.fault == "sse-error":
+            events = [*events[:1], gemini_error_event(500, "INTERNAL", "An internal error.")]
+        return events
+
+
 def endpoints() -> tuple[Endpoint, ...]:
     """A fresh set of every endpoint the simulator serves (each keeps its own counters)."""
-    return (AnthropicMessages(), OpenAIChat(), OpenAIResponses())
+    return (AnthropicMessages(), OpenAIChat(), OpenAIResponses(), GeminiGenerateContent())

@@ -11,7 +11,7 @@ import orjson
 from replaygate.http.sse import SSEEvent
 from replaygate.sim.validation import Invalid
 
-Provider = Literal["anthropic", "openai"]
+Provider = Literal["anthropic", "openai", "google"]
 Headers = tuple[tuple[str, str], ...]
 
 JSON_TYPE = "application/json"
@@ -125,6 +125,35 @@ _OPENAI_STATUS: dict[int, tuple[str, str, str | None]] = {
 }
 
 
+_GOOGLE_STATUS: dict[int, tuple[int, str, str]] = {
+    401: (
+        403,
+        "PERMISSION_DENIED",
+        "Method doesn't allow unregistered callers (callers without established identity). "
+        "Please use API Key or other form of API consumer identity to call this API.",
+    ),
+    404: (404, "NOT_FOUND", "Not Found"),
+    405: (404, "NOT_FOUND", "Not Found"),
+    429: (
+        429,
+        "RESOURCE_EXHAUSTED",
+        "Resource has been exhausted (e.g. check quota).",
+    ),
+    500: (
+        500,
+        "INTERNAL",
+        "An internal error has occurred. Please retry or report in "
+        "https://developers.generativeai.google/guide/troubleshooting",
+    ),
+    529: (503, "UNAVAILABLE", "The model is overloaded. Please try again later."),
+}
+
+
+def google_error(code: int, status: str, message: str) -> dict[str, Any]:
+    """The Gemini API error body."""
+    return {"error": {"code": code, "message": message, "status": status}}
+
+
 def status_error(
     provider: Provider,
     status: int,
@@ -133,8 +162,13 @@ def status_error(
     message: str | None = None,
     retry_after: float | None = None,
 ) -> Reply:
-    """The provider's error reply for ``status`` (529 becomes 503 for OpenAI)."""
+    """The provider's error reply for ``status`` (529 becomes 503 for OpenAI and Google,
+    401 is Google's 403)."""
     extra = retry_after_headers(retry_after) if retry_after is not None else ()
+    if provider == "google":
+        sent, name, text = _GOOGLE_STATUS[status]
+        body = google_error(sent, name, message or text)
+        return json_reply(sent, body, provider=provider, request_id=request_id, extra=extra)
     if provider == "anthropic":
         error_type, default = _ANTHROPIC_STATUS[status]
         body = anthropic_error(error_type, message or default, request_id)
@@ -153,6 +187,8 @@ def invalid_reply(provider: Provider, problem: Invalid, request_id: str) -> Repl
     """The provider's 400 reply for a request that failed validation."""
     if provider == "anthropic":
         body = anthropic_error("invalid_request_error", problem.message, request_id)
+    elif provider == "google":
+        body = google_error(400, "INVALID_ARGUMENT", problem.message)
     else:
         body = openai_error(problem.message, "invalid_request_error", problem.param, problem.code)
     return json_reply(400, body, provider=provider, request_id=request_id)

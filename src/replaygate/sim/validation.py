@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 
 @dataclass(frozen=True)
@@ -338,3 +339,76 @@ def unanswered_outputs(items: Any, offered: set[str]) -> Invalid | None:
                 "input",
             )
     return None
+
+
+def google_authenticated(headers: Mapping[str, str], query: str) -> bool:
+    """Whether the request carries an API key: ``x-goog-api-key`` or ``?key=``."""
+    if headers.get("x-goog-api-key", "").strip():
+        return True
+    return any(value.strip() for name, value in parse_qsl(query) if name == "key")
+
+
+_GEMINI_ROLES = ("user", "model", "function", "tool")
+_GEMINI_DATA = ("text", "functionCall", "functionResponse", "inlineData", "fileData")
+
+
+def _gemini_contents(contents: Any) -> Invalid | None:
+    if not isinstance(contents, list):
+        return Invalid(
+            "Invalid JSON payload received. Invalid value at 'contents': expected a list."
+        )
+    if not contents:
+        return Invalid("* GenerateContentRequest.contents: contents is not specified")
+    for i, content in enumerate(contents):
+        where = f"GenerateContentRequest.contents[{i}]"
+        if not isinstance(content, Mapping):
+            return Invalid(f"Invalid JSON payload received. Invalid value at 'contents[{i}]'.")
+        if content.get("role", "user") not in _GEMINI_ROLES:
+            return Invalid("Please use a valid role: user, model.")
+        parts = content.get("parts")
+        if not isinstance(parts, list) or not parts:
+            return Invalid(f"* {where}.parts: contents.parts must not be empty.")
+        for j, part in enumerate(parts):
+            if not isinstance(part, Mapping) or not any(k in part for k in _GEMINI_DATA):
+                return Invalid(
+                    f"* {where}.parts[{j}].data: required oneof field 'data' must have one "
+                    "initialized field"
+                )
+    return None
+
+
+def _gemini_tools(tools: Any) -> Invalid | None:
+    if tools is None:
+        return None
+    if not isinstance(tools, list):
+        return Invalid("Invalid JSON payload received. Invalid value at 'tools': expected a list.")
+    for i, tool in enumerate(tools):
+        declared = tool.get("functionDeclarations") if isinstance(tool, Mapping) else None
+        for j, function in enumerate(declared if isinstance(declared, list) else []):
+            if not isinstance(function, Mapping) or not function.get("name"):
+                return Invalid(
+                    f"* GenerateContentRequest.tools[{i}].function_declarations[{j}].name: "
+                    "Name cannot be empty."
+                )
+    return None
+
+
+def validate_gemini(body: Any) -> Invalid | None:
+    """Check a Gemini ``generateContent`` request body (the model is in the path)."""
+    if not isinstance(body, Mapping):
+        return Invalid("Invalid JSON payload received. Expected an object.")
+    if "contents" not in body:
+        return Invalid("* GenerateContentRequest.contents: contents is not specified")
+    config = body.get("generationConfig")
+    if config is not None and not isinstance(config, Mapping):
+        return Invalid(
+            "Invalid JSON payload received. Invalid value at 'generation_config': "
+            "expected an object."
+        )
+    limit = (config or {}).get("maxOutputTokens")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        return Invalid(
+            "* GenerateContentRequest.generation_config.max_output_tokens: "
+            "max_output_tokens must be positive."
+        )
+    return _gemini_contents(body["contents"]) or _gemini_tools(body.get("tools"))

@@ -1,8 +1,8 @@
 """Converters between the engine contract and each provider's wire shapes (pure functions).
 
 :data:`INTERFACES` names each wire shape (``anthropic.messages``,
-``openai.chat.completions``, ``openai.responses``) with its version and its four
-converters, so replay and recording are written once for every provider.
+``openai.chat.completions``, ``openai.responses``, ``google.generate_content``) with
+its version and its four converters, so replay and recording are written once for every provider.
 """
 
 from __future__ import annotations
@@ -11,12 +11,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replaygate.models.providers import anthropic, openai_chat, openai_responses
+from replaygate.models.providers import anthropic, google_gemini, openai_chat, openai_responses
 from replaygate.models.providers.anthropic import (
     from_anthropic_request,
     from_anthropic_response,
     to_anthropic_request,
     to_anthropic_response,
+)
+from replaygate.models.providers.google_gemini import (
+    from_gemini_request,
+    from_gemini_response,
+    to_gemini_request,
+    to_gemini_response,
 )
 from replaygate.models.providers.openai_chat import (
     from_openai_request,
@@ -85,12 +91,23 @@ OPENAI_RESPONSES = Interface(
     to_responses_response,
     from_responses_response,
 )
-INTERFACES: dict[str, Interface] = {i.name: i for i in (ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES)}
-_ALIASES = {"anthropic": ANTHROPIC.name, "openai": OPENAI_CHAT.name}
+GEMINI = Interface(
+    google_gemini.INTERFACE,
+    google_gemini.API_VERSION,
+    to_gemini_request,
+    from_gemini_request,
+    to_gemini_response,
+    from_gemini_response,
+)
+INTERFACES: dict[str, Interface] = {
+    i.name: i for i in (ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES, GEMINI)
+}
+_ALIASES = {"anthropic": ANTHROPIC.name, "openai": OPENAI_CHAT.name, "gemini": GEMINI.name}
 
 
 def get_interface(name: str) -> Interface:
-    """The interface called ``name`` (``anthropic`` and ``openai`` are accepted as short names)."""
+    """The interface called ``name`` (``anthropic``, ``openai`` and ``gemini`` are accepted as
+    short names)."""
     full = _ALIASES.get(name, name)
     if full not in INTERFACES:
         known = ", ".join(sorted(INTERFACES))
@@ -100,12 +117,15 @@ def get_interface(name: str) -> Interface:
 
 __all__ = [
     "ANTHROPIC",
+    "GEMINI",
     "INTERFACES",
     "OPENAI_CHAT",
     "OPENAI_RESPONSES",
     "Interface",
     "from_anthropic_request",
     "from_anthropic_response",
+    "from_gemini_request",
+    "from_gemini_response",
     "from_openai_request",
     "from_openai_response",
     "from_responses_request",
@@ -113,6 +133,8 @@ __all__ = [
     "get_interface",
     "to_anthropic_request",
     "to_anthropic_response",
+    "to_gemini_request",
+    "to_gemini_response",
     "to_openai_request",
     "to_openai_response",
     "to_responses_request",

@@ -1,0 +1,288 @@
+"""Google Gemini ``generateContent`` (``POST /v1beta/models/{model}:generateContent``)
+<-> the engine contract.
+
+A request holds the conversation as ``contents``: ``user`` and ``model`` turns of
+``parts`` (``text``, ``functionCall`` ``{id, name, args}``, ``functionResponse``
+``{id, name, response}``), the system prompt as ``systemInstruction``, tools as
+``functionDeclarations`` and the output limit as ``generationConfig.maxOutputTokens``.
+The model is named by the path, not the body: the engine's wire request carries it
+as ``model`` so that it is part of the fixture key (:func:`wire_body` is the body
+sent). A tool result is ``{"output": text}`` (``{"error": text}`` when it failed);
+a call the API sent without an ``id`` is known by its function name.
+
+A response lists ``candidates`` (the first is read), each with a ``content`` and a
+``finishReason``; ``usageMetadata`` counts the tokens.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from replaygate.errors import WireFormatError
+from replaygate.models.providers._fields import field_of, optional_field
+from replaygate.models.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec, Usage
+
+INTERFACE = "google.generate_content"
+API_VERSION = "v1beta"
+
+_FINISH_TO_STOP: dict[str, StopReason] = {
+    "STOP": "end_turn",
+    "MAX_TOKENS": "max_tokens",
+    "SAFETY": "refusal",
+    "RECITATION": "refusal",
+    "BLOCKLIST": "refusal",
+    "PROHIBITED_CONTENT": "refusal",
+    "SPII": "refusal",
+}
+_STOP_TO_FINISH = {"max_tokens": "MAX_TOKENS", "refusal": "SAFETY"}
+
+
+def _call_part(call: ToolCall) -> dict[str, Any]:
+    function: dict[str, Any] = {"name": call.name, "args": dict(call.arguments)}
+    if call.id != call.name:
+        function["id"] = call.id
+    return {"functionCall": function}
+
+
+def _result_part(message: Message, names: Mapping[str, str]) -> dict[str, Any]:
+    call_id = message.tool_call_id or ""
+    name = names.get(call_id, call_id)
+    function: dict[str, Any] = {
+        "name": name,
+        "response": {"error" if message.is_error else "output": message.content},
+    }
+    if call_id != name:
+        function["id"] = call_id
+    return {"functionResponse": function}
+
+
+def _contents(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    names: dict[str, str] = {}
+    contents: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "assistant":
+            parts = [{"text": message.content}] if message.content or not message.tool_calls else []
+            parts.extend(_call_part(call) for call in message.tool_calls)
+            names.update((call.id, call.name) for call in message.tool_calls)
+            contents.append({"role": "model", "parts": parts})
+        elif message.role == "user":
+            contents.append({"role": "user", "parts": [{"text": message.content}]})
+        else:
+            part = _result_part(message, names)
+            previous = contents[-1] if contents else None
+            if previous is not None and previous.get("_results"):
+                previous["parts"].append(part)
+            else:
+                contents.append({"role": "user", "parts": [part], "_results": True})
+    for content in contents:
+        content.pop("_results", None)
+    return contents
+
+
+def to_gemini_request(
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec],
+    *,
+    model: str,
+    max_tokens: int,
+    system: str | None = None,
+) -> dict[str, Any]:
+    """The engine's wire request for this conversation: the body, plus ``model``."""
+    request: dict[str, Any] = {
+        "model": model,
+        "contents": _contents(messages),
+        "generationConfig": {"maxOutputTokens": max_tokens},
+    }
+    if system is not None:
+        request["systemInstruction"] = {"parts": [{"text": system}]}
+    if tools:
+        request["tools"] = [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": dict(t.input_schema),
+                    }
+                    for t in tools
+                ]
+            }
+        ]
+    return request
+
+
+def wire_body(request: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The model and the HTTP body of an engine wire request."""
+    body = dict(request)
+    model = body.pop("model", None)
+    if not isinstance(model, str) or not model:
+        raise WireFormatError("request.model", "missing field (the model of the path)")
+    return model, body
+
+
+def _parts(content: Any, path: str) -> list[Any]:
+    return optional_field(content, "parts", list, path, [])
+
+
+def _text(parts: list[Any], path: str) -> str:
+    texts = []
+    for i, part in enumerate(parts):
+        if not isinstance(part, Mapping):
+            raise WireFormatError(f"{path}[{i}]", f"expected an object, got {type(part).__name__}")
+        if "text" in part and not part.get("thought"):
+            texts.append(field_of(part, "text", str, f"{path}[{i}]"))
+    return "".join(texts)
+
+
+def _calls(parts: list[Any], path: str) -> tuple[ToolCall, ...]:
+    calls = []
+    for i, part in enumerate(parts):
+        if isinstance(part, Mapping) and "functionCall" in part:
+            where = f"{path}[{i}].functionCall"
+            call = field_of(part, "functionCall", dict, f"{path}[{i}]")
+            name = field_of(call, "name", str, where)
+            calls.append(
+                ToolCall(
+                    id=optional_field(call, "id", str, where, name),
+                    name=name,
+                    arguments=dict(optional_field(call, "args", dict, where, {})),
+                )
+            )
+    return tuple(calls)
+
+
+def _result(part: Mapping[str, Any], where: str) -> Message:
+    result = field_of(part, "functionResponse", dict, where)
+    where = f"{where}.functionResponse"
+    name = field_of(result, "name", str, where)
+    response = optional_field(result, "response", dict, where, {})
+    failed = "error" in response
+    value = response.get("error" if failed else "output", response)
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return Message.tool_result(
+        optional_field(result, "id", str, where, name), text, is_error=failed
+    )
+
+
+def _user_turn(parts: list[Any], path: str) -> list[Message]:
+    out = [
+        _result(part, f"{path}[{i}]")
+        for i, part in enumerate(parts)
+        if isinstance(part, Mapping) and "functionResponse" in part
+    ]
+    text = _text(parts, path)
+    if text or not out:
+        out.append(Message.user(text))
+    return out
+
+
+_SCHEMA_FIELDS = ("parameters", "parametersJsonSchema", "parameters_json_schema")
+"""Where a function declaration holds its input schema (an OpenAPI subset, or JSON Schema
+under either spelling the API accepts)."""
+
+
+def _schema(declared: Mapping[str, Any], path: str) -> dict[str, Any]:
+    for name in _SCHEMA_FIELDS:
+        if declared.get(name) is not None:
+            return dict(field_of(declared, name, dict, path))
+    return {}
+
+
+def from_gemini_request(
+    request: Mapping[str, Any],
+) -> tuple[list[Message], list[ToolSpec], str | None]:
+    """The conversation, tools and system prompt held by a ``generateContent`` body."""
+    messages: list[Message] = []
+    for i, content in enumerate(field_of(request, "contents", list, "request")):
+        where = f"request.contents[{i}]"
+        role = optional_field(content, "role", str, where, "user")
+        parts = _parts(content, where)
+        if role == "model":
+            messages.append(
+                Message.assistant(_text(parts, f"{where}.parts"), _calls(parts, f"{where}.parts"))
+            )
+        elif role in ("user", "function", "tool"):
+            messages.extend(_user_turn(parts, f"{where}.parts"))
+        else:
+            raise WireFormatError(f"{where}.role", f"unknown role {role!r}")
+    tools = []
+    for i, tool in enumerate(optional_field(request, "tools", list, "request", [])):
+        where = f"request.tools[{i}]"
+        for j, declared in enumerate(optional_field(tool, "functionDeclarations", list, where, [])):
+            at = f"{where}.functionDeclarations[{j}]"
+            tools.append(
+                ToolSpec(
+                    name=field_of(declared, "name", str, at),
+                    description=optional_field(declared, "description", str, at, ""),
+                    input_schema=_schema(declared, at),
+                )
+            )
+    system = None
+    if request.get("systemInstruction") is not None:
+        instruction = field_of(request, "systemInstruction", dict, "request")
+        system = _text(
+            _parts(instruction, "request.systemInstruction"), "request.systemInstruction.parts"
+        )
+    return messages, tools, system
+
+
+def gemini_usage(usage: Usage) -> dict[str, Any]:
+    """The ``usageMetadata`` of a response."""
+    return {
+        "promptTokenCount": usage.input_tokens,
+        "candidatesTokenCount": usage.output_tokens,
+        "totalTokenCount": usage.input_tokens + usage.output_tokens,
+    }
+
+
+def to_gemini_response(
+    response: ModelResponse, *, model: str, response_id: str = "replaygate"
+) -> dict[str, Any]:
+    """The ``generateContent`` response body for ``response``."""
+    parts: list[dict[str, Any]] = [{"text": response.text}] if response.text else []
+    parts.extend(_call_part(call) for call in response.tool_calls)
+    return {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": parts or [{"text": ""}]},
+                "finishReason": _STOP_TO_FINISH.get(response.stop_reason, "STOP"),
+                "index": 0,
+            }
+        ],
+        "usageMetadata": gemini_usage(response.usage),
+        "modelVersion": model,
+        "responseId": response_id,
+    }
+
+
+def from_gemini_response(response: Mapping[str, Any]) -> ModelResponse:
+    """The engine's view of a ``generateContent`` response body (its first candidate)."""
+    candidates = optional_field(response, "candidates", list, "response", [])
+    usage = optional_field(response, "usageMetadata", dict, "response", {})
+    counted = Usage(
+        input_tokens=optional_field(usage, "promptTokenCount", int, "response.usageMetadata", 0),
+        output_tokens=optional_field(
+            usage, "candidatesTokenCount", int, "response.usageMetadata", 0
+        ),
+    )
+    if not candidates:
+        feedback = optional_field(response, "promptFeedback", dict, "response", {})
+        if feedback.get("blockReason"):
+            return ModelResponse(stop_reason="refusal", usage=counted)
+        raise WireFormatError("response.candidates", "empty, and no promptFeedback.blockReason")
+    where = "response.candidates[0]"
+    content = optional_field(candidates[0], "content", dict, where, {})
+    parts = _parts(content, f"{where}.content")
+    calls = _calls(parts, f"{where}.content.parts")
+    finish = optional_field(candidates[0], "finishReason", str, where, "STOP")
+    if finish not in _FINISH_TO_STOP:
+        raise WireFormatError(f"{where}.finishReason", f"unknown value {finish!r}")
+    stop = _FINISH_TO_STOP[finish]
+    return ModelResponse(
+        text=_text(parts, f"{where}.content.parts"),
+        tool_calls=calls,
+        stop_reason="tool_use" if calls and stop == "end_turn" else stop,
+        usage=counted,
+    )
