@@ -264,6 +264,33 @@ def test_compressed_bodies_are_decoded(
     assert replay(store, "anthropic", anthropic_plain) == recorded[1]["anthropic/plain.yaml"]
 
 
+def test_the_httpx_response_form_of_older_vcrpy_releases_is_read(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder = cassettes_copy(recorded, tmp_path, "anthropic/plain.yaml")
+
+    def to_legacy(data: dict[str, Any]) -> None:
+        for item in data["interactions"]:
+            new = item["response"]
+            item["response"] = {
+                "status_code": new["status"]["code"],
+                "http_version": "HTTP/1.1",
+                "headers": new["headers"],
+                "content": new["body"]["string"],
+            }
+
+    edit_yaml(folder / "anthropic/plain.yaml", to_legacy)
+    assert import_cassettes(folder, "--out", tmp_path / "out").exit_code == 0
+    store = store_of(tmp_path / "out", "anthropic/plain.yaml")
+    assert replay(store, "anthropic", anthropic_plain) == recorded[1]["anthropic/plain.yaml"]
+    edit_yaml(
+        folder / "anthropic/plain.yaml", lambda d: d["interactions"][0]["response"].pop("content")
+    )
+    broken = import_cassettes(folder, "--out", tmp_path / "out")
+    assert broken.exit_code == 2
+    assert "interaction 0: response.content: missing field" in broken.output
+
+
 def plant_secret(data: dict[str, Any]) -> None:
     response = data["interactions"][0]["response"]
     response["body"]["string"] = response["body"]["string"].replace(

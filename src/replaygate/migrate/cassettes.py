@@ -4,9 +4,11 @@ A cassette (vcrpy's format version 1) is ``{"version": 1, "interactions": [...]}
 Each interaction holds a ``request`` (``method``, ``uri``, ``headers`` as name -> list
 of values, ``body``) and a ``response`` (``status.code``, ``headers``, ``body.string``).
 A body is text, bytes (YAML ``!!binary``), ``null``, or any of these under
-``{"string": ...}``. A response body sent with ``content-encoding: gzip`` or
-``deflate`` is decoded, as an HTTP client hands it to its caller. Anything else is a
-:class:`CassetteError` naming the file, the interaction and the field.
+``{"string": ...}``; a response in the form older vcrpy releases wrote for ``httpx``
+(``status_code``, ``headers``, ``content``) is read too. A response body sent with
+``content-encoding: gzip`` or ``deflate`` is decoded, as an HTTP client hands it to
+its caller. Anything else is a :class:`CassetteError` naming the file, the
+interaction and the field.
 
 YAML, vcrpy's default serializer, needs PyYAML (``pip install 'replaygate[cassettes]'``);
 JSON cassettes are read with the standard library.
@@ -162,11 +164,18 @@ class _Fields:
         return CassetteRequest(method, uri, headers, body)
 
     def response(self, obj: Any) -> CassetteResponse:
-        code = self.get(self.get(obj, "response.status"), "response.status.code")
+        """A response; ``status_code`` and ``content`` are the form older vcrpy releases
+        wrote for ``httpx``."""
+        if isinstance(obj, Mapping) and "status_code" in obj and "status" not in obj:
+            code_field, body_field, status = "response.status_code", "response.content", obj
+        else:
+            code_field, body_field = "response.status.code", "response.body"
+            status = self.get(obj, "response.status")
+        code = self.get(status, code_field)
         if not isinstance(code, int) or isinstance(code, bool) or not 100 <= code <= 599:
-            raise self.fail("response.status.code", f"expected an HTTP status, got {code!r}")
+            raise self.fail(code_field, f"expected an HTTP status, got {code!r}")
         headers = self.headers(self.get(obj, "response.headers"), "response.headers")
-        body = self.body(self.get(obj, "response.body"), "response.body")
+        body = self.body(self.get(obj, body_field), body_field)
         return CassetteResponse(code, headers, self.decoded(body, headers))
 
     def headers(self, obj: Any, field: str) -> Headers:
