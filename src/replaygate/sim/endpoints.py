@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -69,7 +70,7 @@ class Stream:
     fault: FaultKind | None
 
 
-class Endpoint:
+class Endpoint(ABC):
     """One API: its route, auth, validation, reading, rendering and streaming."""
 
     provider: Provider
@@ -97,23 +98,23 @@ class Endpoint:
         """Whether the request carries the credentials this API asks for."""
         return openai_authenticated(headers)
 
+    @abstractmethod
     def validate(self, request: SimRequest) -> Invalid | None:
         """``None`` for a valid request, else what is wrong with it."""
-        raise NotImplementedError
 
+    @abstractmethod
     def read(self, request: SimRequest) -> Conversation:
         """The conversation, tools and system prompt of a valid request."""
-        raise NotImplementedError
 
+    @abstractmethod
     def render(
         self, request: SimRequest, conversation: Conversation, response: ModelResponse
     ) -> dict[str, Any]:
         """The response body answering ``request`` with ``response``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
         """The event stream of the rendered body ``wire``."""
-        raise NotImplementedError
 
 
 class AnthropicMessages(Endpoint):
@@ -196,8 +197,9 @@ class OpenAIResponses(Endpoint):
         self.conversations = conversations or Conversations()
 
     def _history(self, request: SimRequest) -> Sequence[Message]:
+        """The conversation the request continues (none without ``previous_response_id``)."""
         previous = request.body.get("previous_response_id")
-        return self.conversations.history(previous) or () if previous else ()
+        return (self.conversations.history(previous) or ()) if previous else ()
 
     def validate(self, request: SimRequest) -> Invalid | None:
         problem = validate_responses(request.body)
