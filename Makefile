@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # environment turns bytecode caches off (they live in ignored __pycache__ folders).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test test-fast test-thorough test-wheel lint bench clean example-fixtures
+.PHONY: demo test test-fast test-thorough test-wheel test-frameworks lint bench clean example-fixtures
 
 $(STAMP): pyproject.toml
 	@echo "Creating the virtual environment in $(VENV)"
@@ -36,6 +36,16 @@ test-thorough: $(STAMP)
 # The built wheel in a new environment with only its declared dependencies.
 test-wheel:
 	sh tools/check_wheel.sh
+
+# The agent-framework recipes (tests_frameworks/), each in its own nox environment
+# under build/nox, then the support matrix of docs/frameworks.md rendered from their
+# results. --reuse-venv=yes keeps the environments but still runs their installs, so a
+# changed pin takes effect (-R would skip them).
+test-frameworks: $(STAMP)
+	$(BIN)/ruff check tests_frameworks noxfile.py
+	$(BIN)/ruff format --check tests_frameworks noxfile.py
+	$(BIN)/nox --reuse-venv=yes
+	$(BIN)/python -m tests_frameworks.matrix
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

@@ -1,19 +1,24 @@
-"""One environment per agent framework: each installs replaygate, the framework and
-pytest, and runs ``tests_frameworks/test_<framework>.py`` (``make test-frameworks``).
+"""One environment per agent framework (``make test-frameworks``).
 
-Frameworks pin SDK versions that conflict with each other and with the main ``dev``
-install, so none of them enters it. Each session writes its results to
-``build/frameworks/<framework>.json``; ``python -m tests_frameworks.matrix`` renders
-them into the support matrix of docs/frameworks.md.
+Each session installs replaygate, the framework at the version of the support
+matrix and pytest, and runs ``tests_frameworks/test_<session>.py``. Frameworks pin
+SDK versions that conflict with each other and with the main ``dev`` install, so
+none of them enters it. A session writes its results to
+``build/frameworks/<session>.json`` (removed first, so a session that stops early
+leaves none behind); ``python -m tests_frameworks.matrix`` renders them into the
+support matrix of docs/frameworks.md.
 """
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import nox
 
 nox.options.default_venv_backend = "venv"
-nox.options.error_on_missing_interpreters = True
 nox.options.envdir = "build/nox"
+nox.options.error_on_missing_interpreters = True
 
 FRAMEWORKS: dict[str, tuple[str, ...]] = {
     "sdks": ("anthropic==2.14.0", "openai==3.57.0"),
@@ -23,14 +28,23 @@ FRAMEWORKS: dict[str, tuple[str, ...]] = {
     "litellm": ("litellm==1.110.2", "tenacity"),
     "instructor": ("instructor==1.17.0",),
 }
-"""Session name -> the framework packages it tests, at the versions of the matrix."""
+"""Session name -> the packages it tests, at the versions of the matrix (LiteLLM's
+``num_retries`` needs tenacity, which it does not install)."""
 
-TEST_TOOLS = ("pytest>=8.0",)
-RESULTS = "build/frameworks"
+SDKS = ("anthropic", "openai")
+RESULTS = Path("build/frameworks")
+
+
+def reported(requirements: tuple[str, ...]) -> str:
+    """The distributions whose versions the matrix shows: the framework's, then the SDKs'."""
+    names = [re.split(r"[\[=<>~! ]", r, maxsplit=1)[0] for r in requirements if r != "tenacity"]
+    return ",".join(dict.fromkeys([*names, *SDKS]))
 
 
 def _run(session: nox.Session, framework: str) -> None:
-    session.install("-e", ".", *FRAMEWORKS[framework], *TEST_TOOLS)
+    requirements = FRAMEWORKS[framework]
+    session.install("-e", ".", *requirements, "pytest>=8.0")
+    (RESULTS / f"{framework}.json").unlink(missing_ok=True)
     session.run(
         "python",
         "-m",
@@ -40,7 +54,11 @@ def _run(session: nox.Session, framework: str) -> None:
         "tests_frameworks.results",
         f"tests_frameworks/test_{framework}.py",
         *session.posargs,
-        env={"REPLAYGATE_FRAMEWORK": framework, "REPLAYGATE_RESULTS": RESULTS},
+        env={
+            "REPLAYGATE_FRAMEWORK": framework,
+            "REPLAYGATE_RESULTS": str(RESULTS),
+            "REPLAYGATE_PACKAGES": reported(requirements),
+        },
     )
 
 

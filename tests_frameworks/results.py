@@ -3,7 +3,8 @@
 A test marked ``@pytest.mark.matrix("Anthropic model", "stream")`` counts for that
 row and cell. When ``REPLAYGATE_RESULTS`` names a folder, the session writes
 ``<folder>/<REPLAYGATE_FRAMEWORK>.json``: the framework, the versions of
-``REPLAYGATE_PACKAGES`` (comma-separated distribution names) and, per row and cell,
+``REPLAYGATE_PACKAGES`` (comma-separated distribution names, those installed, in
+order) and, per row and cell,
 ``pass``, ``fail`` or ``skip: <reason>`` (a cell is ``pass`` only if each of its tests
 passed). :mod:`tests_frameworks.matrix` renders these files.
 """
@@ -71,14 +72,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         _marks[item.nodeid] = tuple(pairs)
 
 
-def versions(names: str) -> dict[str, str]:
-    """The installed version of each comma-separated distribution name."""
-    found = {}
+def versions(names: str) -> list[tuple[str, str]]:
+    """``(name, version)`` of each comma-separated distribution name that is installed."""
+    found = []
     for name in filter(None, (n.strip() for n in names.split(","))):
         try:
-            found[name] = metadata.version(name)
+            found.append((name, metadata.version(name)))
         except metadata.PackageNotFoundError:
-            found[name] = "not installed"
+            continue
     return found
 
 

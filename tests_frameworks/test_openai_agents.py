@@ -13,6 +13,7 @@ replaying pytest in a subprocess with tracing left on.
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 import textwrap
@@ -181,23 +182,39 @@ def test_agent(replaygate_intercept):
 """
 
 
-@pytest.mark.matrix("Responses model", "plain")
-def test_replay_with_tracing_on_passes_and_blocks_the_exporter(store: Path, tmp_path: Path) -> None:
+def replaying_pytest(
+    store: Path, folder: Path, *, tracing_off: bool
+) -> subprocess.CompletedProcess[str]:
+    """A pytest run replaying one agent run from ``store`` through the plugin, in a new
+    interpreter with tracing on (or turned off by the environment)."""
     assert record(store, partial(plain, "responses")) == ECHO
-    test_file = tmp_path / "test_inner.py"
+    test_file = folder / "test_inner.py"
     source = INNER_TEST.format(store=str(store), model=GPT, question=QUESTION, answer=ECHO)
     test_file.write_text(textwrap.dedent(source), encoding="utf-8")
+    env = {**os.environ, "OPENAI_AGENTS_DISABLE_TRACING": "1" if tracing_off else "0"}
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
-        cwd=tmp_path,
+        cwd=folder,
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, output
-    assert "1 passed" in output, output
-    assert "refused at interpreter exit" in done.stderr, output
-    assert "api.openai.com" in done.stderr, output
-    assert "agents.tracing" in done.stderr, output
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout, done.stdout
+    return done
+
+
+@pytest.mark.matrix("Responses model", "plain")
+def test_replay_with_tracing_on_passes_and_blocks_the_exporter(store: Path, tmp_path: Path) -> None:
+    done = replaying_pytest(store, tmp_path, tracing_off=False)
+    refused = [line for line in done.stderr.splitlines() if "refused at interpreter exit" in line]
+    assert refused, done.stderr
+    assert all("'api.openai.com'" in line for line in refused), refused
+    assert all("agents.tracing" in line for line in refused), refused
+
+
+def test_tracing_turned_off_by_the_environment_sends_nothing(store: Path, tmp_path: Path) -> None:
+    done = replaying_pytest(store, tmp_path, tracing_off=True)
+    assert "refused" not in done.stderr + done.stdout, done.stderr

@@ -1,0 +1,49 @@
+"""docs/frameworks.md keeps its generated support matrix: the markers, and a row per framework.
+
+The matrix is rendered by ``python -m tests_frameworks.matrix`` from the results of the
+framework environments (``make test-frameworks``); this suite only checks the page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "docs" / "frameworks.md"
+
+
+@pytest.fixture
+def matrix(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.syspath_prepend(str(ROOT))
+    import tests_frameworks.matrix
+
+    return tests_frameworks.matrix
+
+
+def generated(matrix: Any, page: str) -> str:
+    begin, end = matrix.BEGIN, matrix.END
+    assert page.count(begin) == 1 and page.count(end) == 1, "the matrix markers are not intact"
+    assert page.index(begin) < page.index(end)
+    return page.split(begin, 1)[1].split(end, 1)[0].strip()
+
+
+def test_the_matrix_has_a_row_per_framework_and_a_cell_per_column(matrix: Any) -> None:
+    table = generated(matrix, PAGE.read_text(encoding="utf-8")).splitlines()
+    columns = 3 + len(matrix.CELLS)
+    assert all(line.count("|") == columns + 1 for line in table), table
+    named = {line.split("|")[1].strip() for line in table[2:]}
+    assert named == set(matrix.FRAMEWORKS.values())
+
+
+def test_rendering_replaces_only_the_table_and_refuses_a_page_without_markers(
+    matrix: Any,
+) -> None:
+    page = PAGE.read_text(encoding="utf-8")
+    redone = matrix.render(page, "| new |", "docs/frameworks.md")
+    assert generated(matrix, redone) == "| new |"
+    assert redone.split(matrix.BEGIN)[0] == page.split(matrix.BEGIN)[0]
+    with pytest.raises(matrix.MatrixError, match="markers"):
+        matrix.render("# no table", "| new |", "x.md")

@@ -1,0 +1,92 @@
+"""passthrough(): the bases a replaygate error takes so frameworks neither wrap nor retry it.
+
+LiteLLM is not installed in the main environment; its two hooks are stood in for by
+modules of the same names and shapes (its real behaviour is tested end to end in
+tests_frameworks/test_litellm.py, in its own environment).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import sys
+import types
+from collections.abc import Callable
+from contextvars import ContextVar
+
+import openai
+import pytest
+
+from replaygate.errors import FixtureMismatchError
+from replaygate.http.passthrough import caused_by_replaygate, passthrough, sdk_bases
+
+
+def miss() -> FixtureMismatchError:
+    return FixtureMismatchError("no fixture recorded", key="abc", store="s.jsonl")
+
+
+@pytest.fixture
+def litellm_exceptions(monkeypatch: pytest.MonkeyPatch) -> type[Exception]:
+    """A module shaped like ``litellm.exceptions``: its OpenAIError derives from openai's."""
+    module = types.ModuleType("litellm.exceptions")
+    cls = type("OpenAIError", (openai.OpenAIError,), {"__module__": "litellm.exceptions"})
+    module.OpenAIError = cls  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "litellm.exceptions", module)
+    return cls
+
+
+def test_a_base_implied_by_another_is_left_out(litellm_exceptions: type[Exception]) -> None:
+    bases = sdk_bases()
+    assert litellm_exceptions in bases
+    assert openai.OpenAIError not in bases  # litellm's derives from it: both would clash
+    error = passthrough(miss())
+    assert isinstance(error, litellm_exceptions)
+    assert isinstance(error, openai.OpenAIError)
+    assert isinstance(error, FixtureMismatchError)
+    assert (error.key, error.store, str(error)) == ("abc", "s.jsonl", "no fixture recorded")
+
+
+def test_caused_by_replaygate_follows_causes_and_contexts() -> None:
+    def wrapped(inner: BaseException) -> BaseException:
+        try:
+            try:
+                raise inner
+            except BaseException:
+                raise ValueError("wrapped by a framework") from None
+        except ValueError as outer:
+            return outer
+
+    assert caused_by_replaygate(miss())
+    assert caused_by_replaygate(wrapped(miss()))
+    assert not caused_by_replaygate(wrapped(KeyError("x")))
+    looped = ValueError("a")
+    looped.__context__ = looped
+    assert not caused_by_replaygate(looped)
+
+
+@pytest.fixture
+def resent_on(monkeypatch: pytest.MonkeyPatch) -> ContextVar[Callable[[Exception], bool] | None]:
+    """A module shaped like ``litellm._internal_context`` and its ``resent_on`` variable."""
+    module = types.ModuleType("litellm._internal_context")
+    var: ContextVar[Callable[[Exception], bool] | None] = ContextVar("resent_on", default=None)
+    module._resent_on = var  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "litellm._internal_context", module)
+    return var
+
+
+def test_litellm_is_told_not_to_retry_what_a_replaygate_error_caused(
+    resent_on: ContextVar[Callable[[Exception], bool] | None],
+) -> None:
+    def raise_one() -> Callable[[Exception], bool] | None:
+        resent_on.set(lambda error: isinstance(error, KeyError))  # one LiteLLM set itself
+        passthrough(miss())
+        passthrough(miss())  # a second miss keeps the one predicate
+        return resent_on.get()
+
+    rejection = contextvars.copy_context().run(raise_one)
+    assert rejection is not None
+    mapped = RuntimeError("litellm.InternalServerError: no fixture recorded")
+    mapped.__context__ = miss()
+    assert rejection(mapped)
+    assert rejection(KeyError("LiteLLM's own case still holds"))
+    assert not rejection(RuntimeError("a real server error"))
+    assert resent_on.get() is None  # set in the context of the call only
