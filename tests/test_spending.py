@@ -146,3 +146,21 @@ def test_the_default_cap_is_read_from_the_project(tmp_path: Path) -> None:
     path.write_text("[tool.replaygate]\nmax_cost = -1\n")
     with pytest.raises(ConfigError, match=r"pyproject.toml:2: tool.replaygate.max_cost: must be"):
         load_config(path)
+
+
+def test_the_http_layer_stops_at_the_cap_through_the_sdk(sim: Simulator, tmp_path: Path) -> None:
+    from replaygate.http import Exchange, httpx2_client
+
+    cap = SpendingCap(0.0004, shipped_prices())
+    exchange = Exchange(tmp_path / "http.jsonl", mode="record-missing", approve_live=True, cap=cap)
+    client = anthropic.Anthropic(
+        api_key="k", base_url=sim.url, http_client=httpx2_client(exchange), max_retries=3
+    )
+    sent_before = len(sim.requests)
+    with pytest.raises(SpendingCapError, match="spending cap reached"):
+        for i in range(200):
+            client.messages.create(
+                model=MODEL, max_tokens=16, messages=[{"role": "user", "content": f"call {i}"}]
+            )
+    assert len(sim.requests) - sent_before == cap.calls == exchange.recorded >= 2
+    assert cap.spent <= cap.limit

@@ -35,6 +35,7 @@ from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import canonical_json, fixture_key
 from replaygate.fixtures.fixture import Fixture, InterfaceVersionError
 from replaygate.fixtures.session import FixtureSession, Repeat, StoreArg
+from replaygate.fixtures.spending import SpendingCap
 from replaygate.http.envelope import (
     RequestLike,
     interface_of,
@@ -61,6 +62,7 @@ class SessionOptions(TypedDict, total=False):
     note: str | None
     sanitize: Sanitizer | SanitizeConfig | None
     repeat_last: bool
+    cap: SpendingCap | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +134,7 @@ class Exchange:
             sanitize=options.get("sanitize"),
             what="HTTP request",
             repeat_last=options.get("repeat_last", False),
+            cap=options.get("cap"),
         )
         self.store = self.session.store
         self.mode = mode
@@ -191,10 +194,12 @@ class Exchange:
             self._sent[identity] = repeat + 1
             live = self.mode == "rerecord" or identity in self._live
         if live:
+            self.session.reserve(envelope)
             return LiveSlot(envelope, identity)
         hit = self._find(envelope, identity)
         used_up = hit is not None and repeat >= len(hit.answers) and not self.session.repeat_last
         if (hit is None or used_up) and self.recording:
+            self.session.reserve(envelope)
             with self._lock:
                 self._live.add(identity)
             return LiveSlot(envelope, identity, len(hit.answers) if hit else 0)
