@@ -11,13 +11,25 @@ from pathlib import Path
 
 import pytest
 
-from replaygate.examples.research_copilot import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, DEFAULT_SYSTEM
+from replaygate.cli.demo import demo
+from replaygate.cli.eval_cmds import eval_cmd
+from replaygate.cli.options import SIMULATOR_SEED
+from replaygate.cli.replay_cmds import record
+from replaygate.demo import DEMO_SEED
+from replaygate.examples.research_copilot import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MODEL,
+    DEFAULT_SYSTEM,
+    shipped_eval_cases,
+)
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.replay import RequestSettings
 from replaygate.sim import Simulator
+from replaygate.sim.cli import serve
 from run_cli import replaygate
 
 CLI = [sys.executable, "-m", "replaygate"]
+SHIPPED_CASES = shipped_eval_cases()
 AGENT = "replaygate.examples.research_copilot:copilot"
 
 
@@ -234,3 +246,42 @@ def test_replay_from_the_cli_blocks_the_network(recorded: Path) -> None:
     with pytest.raises(NetworkBlockedError):
         replay_cmds.replay_once(store, "What is RAG?", agent_that_calls_out, settings)
     assert not network_blocked()  # lifted once the replay is over
+
+
+def test_questions_are_arguments_and_the_old_flags_say_so(recorded: Path) -> None:
+    common = ("run", "--agent", AGENT, "--fixtures", str(recorded))
+    both = replaygate(*common, "What is RAG?", "Why are some agent tests flaky?")
+    assert both.returncode == 0, both.stderr
+    assert both.stdout.count("question: ") == 2
+    old = replaygate(*common, "--question", "What is RAG?")
+    assert old.returncode == 0 and "question: What is RAG?" in old.stdout
+    assert (
+        "--question is deprecated" in old.stderr and 'replaygate run "What is RAG?"' in old.stderr
+    )
+    short = replaygate(*common, "-q", "What is RAG?")
+    assert short.returncode == 2 and "question:" not in short.stdout
+    assert "-q no longer takes a question: pass the question as an argument" in short.stderr
+    cases = replaygate(*common, "What is RAG?", "--cases", str(SHIPPED_CASES))
+    assert cases.returncode == 2
+    assert "give QUESTION arguments or --cases, not both" in cases.stderr
+
+
+def test_every_simulator_seed_defaults_to_the_one_the_fixtures_were_recorded_with() -> None:
+    commands = {"record": record, "eval": eval_cmd, "demo": demo, "sim serve": serve}
+    seeds = {
+        name: [p.default for p in c.params if p.name == "seed"] for name, c in commands.items()
+    }
+    assert seeds == {name: [SIMULATOR_SEED] for name in commands}
+    assert SIMULATOR_SEED == DEMO_SEED == 7
+    makefile = (Path(__file__).parent.parent / "Makefile").read_text(encoding="utf-8")
+    assert "--simulator --seed 7" in makefile  # how the shipped fixtures were recorded
+
+
+def test_drift_names_its_sampling_seed_for_what_it_is(recorded: Path) -> None:
+    sample = ("drift", str(recorded), "--live-sample", "1", "--approve-live", "--simulator")
+    new = replaygate(*sample, "--sample-seed", "3", "--json")
+    old = replaygate(*sample, "--seed", "3", "--json")
+    assert new.returncode == old.returncode, new.stderr  # 1 when the simulator drifted
+    assert json.loads(new.stdout)["seed"] == json.loads(old.stdout)["seed"] == 3
+    assert json.loads(new.stdout)["sampled"] == json.loads(old.stdout)["sampled"]
+    assert "--sample-seed" in replaygate("drift", "--help").stdout
