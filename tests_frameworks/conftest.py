@@ -25,3 +25,6 @@ def store(tmp_path: Path) -> Path:
 def pytest_configure(config: pytest.Config) -> None:
     """Quiet the frameworks' own import-time warnings, which say nothing about the recipes."""
     config.addinivalue_line("filterwarnings", "ignore:.*ReadOnly. qualifier:UserWarning")
+    config.addinivalue_line(
+        "filterwarnings", "ignore:Accessing the 'model_.*' attribute on the instance is deprecated"
+    )

@@ -3,10 +3,12 @@
 A recipe is a function ``run(hosts) -> result`` that drives a framework the way a
 user would. :func:`record` runs it once against the loopback simulator inside a
 recording :func:`~replaygate.http.intercept`; :func:`replay_three_times` runs it
-three times inside a replaying one (network blocked, the framework pointed at the
-real API hosts) and checks the three results are equal; :func:`assert_one_miss`
-runs a changed recipe and checks the miss reaches the test unwrapped, once, after
-exactly one send, whatever retries the framework has turned on.
+three times inside a replaying one (network blocked; the framework pointed at the
+real API hosts, or at :data:`UNUSED_LOOPBACK` for a framework that shapes requests
+by host) and checks the three results are equal; :func:`assert_one_miss` runs the
+recipe with one word of the prompt changed and checks the miss reaches the test
+once, after exactly one send, whatever retries the framework has turned on;
+:func:`assert_retry_replayed_at_once` replays a recorded 429-then-200.
 """
 
 from __future__ import annotations
@@ -31,14 +33,14 @@ FAKE_KEY = "test-key"
 CLAUDE = "claude-sim-1"
 GPT = "gpt-sim-1"
 QUESTION = "Name one benefit of keep-alive connections."
-CHANGED = "Name two benefits of keep-alive connections."
+CHANGED = "Name one benefit of persistent connections."
 """The question with one word changed: its recording must not answer it."""
 WEATHER_ARGS: Mapping[str, Any] = {"city": "Paris"}
 RECORDED_RETRY_AFTER = 1.0
 """Seconds the simulator announces on its 429: what a replay must not wait."""
 NO_SLEEP = 0.5
-"""A replayed 429-then-200 finishing within this many seconds did not wait the recorded
-delay (1 s) nor any client backoff (0.5 s and up)."""
+"""A replayed 429-then-200 finishing within this many seconds waited neither the recorded
+delay (1 s) nor a client's own backoff of half a second or more."""
 
 
 def weather(city: str) -> str:
@@ -117,7 +119,7 @@ def assert_one_miss(
     run: Callable[[Hosts], object],
     *,
     raises: type[BaseException] | tuple[type[BaseException], ...] = FixtureMismatchError,
-    changed: str = "two",
+    changed: str = "persistent",
     hosts: Hosts = Hosts(),
 ) -> BaseException:
     """A replay of a changed request fails once, after one send, naming what changed.

@@ -16,13 +16,16 @@ LiteLLM needs two more steps. Its OpenAI client re-raises its own
 ``litellm.llms.openai.common_utils.OpenAIError`` as is, and its error mapping returns
 its own types (``litellm.exceptions.OpenAIError`` among them) as they are, and its
 ``num_retries`` wrapper retries only ``openai.APIError``: with those two bases the
-miss crosses it unwrapped and once. Its Anthropic client, though, wraps *every*
-transport error as a 500 that the wrapper retries; for it :func:`passthrough` also
-tells LiteLLM, in the current context, that a failure caused by a replaygate error
-is not to be retried (:func:`_litellm_never_retries`, LiteLLM's ``resent_on``
-predicate: no retry, no failure logged). The error the test gets is then
-LiteLLM's ``InternalServerError`` carrying the miss's message (key, store, the
-field paths that differ), raised once.
+miss crosses it unwrapped and once. Its Anthropic client and its async OpenAI
+client, though, wrap *every* transport error as a 500 that the wrapper retries, so
+no base class helps there: :func:`passthrough` also tells LiteLLM, in the current
+context, that a failure caused by a replaygate error is not to be retried
+(:func:`_litellm_never_retries` sets the predicate LiteLLM's wrapper consults,
+``litellm._internal_context._resent_on``: no retry, no failure logged). That hook
+is LiteLLM's own, not a public API: tests_frameworks/test_litellm.py checks it at
+the tested version. The error the test gets is then LiteLLM's
+``InternalServerError`` carrying the miss's message (key, store, the field paths
+that differ), raised once.
 """
 
 from __future__ import annotations
