@@ -1,9 +1,10 @@
 """LiteLLM, sync and async, with ``num_retries`` on, recorded and replayed by intercept().
 
 LiteLLM's sync path sends through httpx (its Anthropic client) or the openai SDK;
-its async path through aiohttp. A miss through its OpenAI client crosses every layer
-unwrapped; its Anthropic client wraps every transport error, so there the test gets
-LiteLLM's ``InternalServerError`` carrying the miss (see replaygate.http.passthrough).
+its async path through httpx clients on its aiohttp transport. A miss through its
+sync OpenAI client crosses every layer unwrapped; its Anthropic client and its async
+OpenAI client wrap every transport error, so there the test gets LiteLLM's
+``InternalServerError`` carrying the miss (see replaygate.http.passthrough).
 """
 
 from __future__ import annotations
