@@ -100,34 +100,58 @@ def _line_points(line: Line2D) -> list[tuple[float, float]]:
     return [(float(x), float(y)) for x, y in zip(xs, ys, strict=True)]
 
 
+LABEL_STEP = 0.08
+"""Distance of a label from its point, and the least distance between two labels, as a
+fraction of the axis height."""
+
+
 def _label(ax: Axes, fmt: Callable[[float], str]) -> None:
     """With fewer than :data:`FEW` points per line, write each value beside its point.
 
-    A value that several lines share at a point is written once (in gray); labels sit
-    below points in the upper half of the axes and above the others, inside the axes.
+    A value that several lines share at a point is written once (in gray). A label
+    goes below its point in the upper half of the axes and above it in the lower
+    half; where that would cover another point or a label already placed at the same
+    x it takes the other side, and where both would, it goes beside the point. Labels are backed
+    in white so that a line behind them does not strike them through.
     """
     from matplotlib.colors import to_hex
 
     lines = [(_line_points(line), to_hex(line.get_color())) for line in ax.lines]
     if not lines or any(len(points) >= FEW for points, _ in lines):
         return
-    low, high = ax.get_ylim()
     found: dict[tuple[float, str], tuple[float, set[str]]] = {}
     for points, color in lines:
         for x, y in points:
             found.setdefault((x, fmt(y)), (y, set()))[1].add(color)
-    for (x, text), (y, colors) in found.items():
-        below = y > (low + high) / 2
-        ax.annotate(
-            text,
-            (x, y),
-            xytext=(0, -9 if below else 9),
-            textcoords="offset points",
-            ha="center",
-            va="top" if below else "bottom",
-            fontsize=7,
-            color=colors.pop() if len(colors) == 1 else "#333333",
-        )
+    low, high = ax.get_ylim()
+    step = LABEL_STEP * (high - low)
+    taken: dict[float, list[float]] = {}  # per x, the heights of its points and labels
+    for x, _ in found:
+        taken[x] = [y for (other, _), (y, _) in found.items() if other == x]
+    right_end = max(taken)
+    for (x, text), (y, colors) in sorted(found.items(), key=lambda item: -item[1][0]):
+        color = colors.pop() if len(colors) == 1 else "#333333"
+        backing = {"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"}
+        style: dict[str, Any] = {"fontsize": 7, "color": color, "bbox": backing}
+        sides = (-1, 1) if y > (low + high) / 2 else (1, -1)
+        placed = taken[x]
+        for side in sides:
+            center = y + side * step
+            if low < center < high and all(abs(center - o) >= step * 0.99 for o in placed):
+                placed.append(center)
+                ax.text(x, center, text, ha="center", va="center", **style)
+                break
+        else:  # beside the point, on the side that stays inside the axes
+            last = x == right_end
+            ax.annotate(
+                text,
+                (x, y),
+                xytext=(-8 if last else 8, 0),
+                textcoords="offset points",
+                ha="right" if last else "left",
+                va="center",
+                **style,
+            )
 
 
 def _points(values: Sequence[float | None]) -> tuple[list[int], list[float]]:
