@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from replaygate.cli.options import CommandError
+from replaygate.cli.json_docs import echo_json
+from replaygate.cli.options import CommandError, json_option
 from replaygate.jsondoc import json_fields
 from replaygate.migrate.importing import CassetteImport, import_cassettes
 
@@ -43,7 +43,7 @@ def summary(results: list[CassetteImport]) -> str:
 @click.option(
     "--force", is_flag=True, help="Replace answers a store holds otherwise for the same request."
 )
-@click.option("--json", "as_json", is_flag=True, help="Print JSON, not one line per cassette.")
+@json_option
 def import_cassettes_cmd(root: Path, out: Path, force: bool, as_json: bool) -> None:
     """Import vcrpy / pytest-recording cassettes (YAML or JSON) as fixture stores.
 
@@ -60,7 +60,7 @@ def import_cassettes_cmd(root: Path, out: Path, force: bool, as_json: bool) -> N
     if not results:
         raise CommandError(f"no cassette (*.yaml, *.yml, *.json) under {root}")
     if as_json:
-        click.echo(json.dumps({"cassettes": [json_fields(r) for r in results]}, indent=2))
+        echo_json({"cassettes": [json_fields(r) for r in results]})
     else:
         for result in results:
             click.echo(render(result))
