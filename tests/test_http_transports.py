@@ -1,0 +1,459 @@
+"""intercept() over every intercepted library: httpx2, httpx, aiohttp and requests.
+
+Each case sends real HTTP over loopback to a shared simulator while recording, then
+replays inside a replaying ``intercept`` (the network blocked) with the client pointed
+at the real API host, so a request that escaped the interception would be refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import urllib.request
+import warnings
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import anthropic
+import httpx
+import httpx2
+import openai
+import pytest
+import requests
+
+from replaygate.errors import FixtureMismatchError, NothingRecordedWarning
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import httpx2_client, intercept
+from replaygate.sim import FaultPlan, Simulator
+
+OFFLINE = "https://api.anthropic.com"
+HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+
+Outcome = tuple[int, Any]
+"""A status and what the client read: the JSON body, or the SSE lines of a stream."""
+Driver = Callable[[str, str, bool], Outcome]
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo") as server:
+        yield server
+
+
+def body_of(content: str, stream: bool) -> dict[str, Any]:
+    messages = [{"role": "user", "content": content}]
+    return {"model": "m", "max_tokens": 16, "messages": messages, "stream": stream}
+
+
+# -- one driver per library: user code that knows nothing of replaygate ------------------
+
+
+def httpx_shaped(lib: Any) -> Driver:
+    def run(base: str, content: str, stream: bool) -> Outcome:
+        with lib.Client(base_url=base, headers=HEADERS) as client:
+            if stream:
+                with client.stream("POST", "/v1/messages", json=body_of(content, True)) as r:
+                    return r.status_code, [line for line in r.iter_lines() if line]
+            r = client.post("/v1/messages", json=body_of(content, False))
+            return r.status_code, r.json()
+
+    return run
+
+
+def httpx_shaped_async(lib: Any) -> Driver:
+    async def go(base: str, content: str, stream: bool) -> Outcome:
+        async with lib.AsyncClient(base_url=base, headers=HEADERS) as client:
+            if stream:
+                async with client.stream("POST", "/v1/messages", json=body_of(content, True)) as r:
+                    return r.status_code, [line async for line in r.aiter_lines() if line]
+            r = await client.post("/v1/messages", json=body_of(content, False))
+            return r.status_code, r.json()
+
+    return lambda base, content, stream: asyncio.run(go(base, content, stream))
+
+
+def via_aiohttp(base: str, content: str, stream: bool) -> Outcome:
+    async def go() -> Outcome:
+        async with aiohttp.ClientSession(headers=HEADERS) as session:
+            url = f"{base}/v1/messages"
+            async with session.post(url, json=body_of(content, stream)) as r:
+                if stream:  # as LiteLLM reads a stream
+                    text = b"".join([chunk async for chunk in r.content.iter_chunked(7)])
+                    return r.status, [line for line in text.decode().splitlines() if line]
+                return r.status, await r.json()
+
+    return asyncio.run(go())
+
+
+def via_requests(base: str, content: str, stream: bool) -> Outcome:
+    with requests.post(
+        f"{base}/v1/messages", json=body_of(content, stream), headers=HEADERS, stream=stream
+    ) as r:
+        if stream:
+            return r.status_code, [line.decode() for line in r.iter_lines() if line]
+        return r.status_code, r.json()
+
+
+DRIVERS: dict[str, Driver] = {
+    "httpx2": httpx_shaped(httpx2),
+    "httpx2-async": httpx_shaped_async(httpx2),
+    "httpx": httpx_shaped(httpx),
+    "httpx-async": httpx_shaped_async(httpx),
+    "aiohttp": via_aiohttp,
+    "requests": via_requests,
+}
+NAMES = list(DRIVERS)
+KINDS = {"plain": False, "stream": True}
+
+
+def record(store: Path, sim: Simulator, driver: Driver, content: str, stream: bool) -> Outcome:
+    with intercept(store, "record-missing", approve_live=True, source="sim") as session:
+        live = driver(sim.url, content, stream)
+    assert session.sent == 1 and session.recorded == 1
+    return live
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("name", NAMES)
+def test_each_library_records_then_replays_offline(
+    tmp_path: Path, sim: Simulator, name: str, kind: str
+) -> None:
+    store, stream = tmp_path / "s.jsonl", KINDS[kind]
+    received = len(sim.requests)
+    live = record(store, sim, DRIVERS[name], f"{name} {kind}", stream)
+    assert len(sim.requests) == received + 1
+    assert live[0] == 200
+    if stream:
+        assert any("echo: " in line for line in live[1])
+    else:
+        assert live[1]["content"][0]["text"] == f"echo: {name} {kind}"
+    with intercept(store) as session:
+        assert DRIVERS[name](OFFLINE, f"{name} {kind}", stream) == live
+    assert session.replays == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_library_stores_the_same_fixture_and_replays_the_others(
+    tmp_path: Path, sim: Simulator, kind: str
+) -> None:
+    stream = KINDS[kind]
+    lives, fixtures = {}, {}
+    for name in NAMES:
+        store = tmp_path / f"{name}.jsonl"
+        lives[name] = record(store, sim, DRIVERS[name], "same question", stream)
+        (fixture,) = FixtureStore.open(store)
+        fixtures[name] = (fixture.key, fixture.request, fixture.responses)
+    # the simulator numbers its ids: one fixture up to them
+    texts = [json.dumps(fixture, sort_keys=True) for fixture in fixtures.values()]
+    stored = {re.sub(r"_sim_\d+", "_sim_N", text) for text in texts}
+    assert len(stored) == 1
+    for recorded_with, replayed_with in zip(NAMES, NAMES[1:] + NAMES[:1], strict=True):
+        with intercept(tmp_path / f"{recorded_with}.jsonl"):
+            again = DRIVERS[replayed_with](OFFLINE, "same question", stream)
+        assert again == lives[recorded_with]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_miss_is_loud_for_every_library(tmp_path: Path, name: str) -> None:
+    with (
+        intercept(tmp_path / "empty.jsonl"),
+        pytest.raises(FixtureMismatchError, match="no fixture recorded for this HTTP request"),
+    ):
+        DRIVERS[name](OFFLINE, "never recorded", False)
+
+
+# -- clients with their own transports -------------------------------------------------
+
+
+class CountingTransport(httpx2.BaseTransport):
+    """A user's own transport: sends through the library's, counting."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+        self.inner = httpx2.HTTPTransport()
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        self.sent += 1
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_client_with_a_custom_transport_is_intercepted(tmp_path: Path, sim: Simulator) -> None:
+    store, mine = tmp_path / "custom.jsonl", CountingTransport()
+    with (
+        intercept(store, "record-missing", approve_live=True),
+        httpx2.Client(transport=mine, base_url=sim.url, headers=HEADERS) as client,
+    ):
+        live = client.post("/v1/messages", json=body_of("custom", False))
+        assert live.json()["content"][0]["text"] == "echo: custom"
+    assert mine.sent == 1
+    with (
+        intercept(store),
+        httpx2.Client(transport=mine, base_url=OFFLINE, headers=HEADERS) as client,
+    ):
+        again = client.post("/v1/messages", json=body_of("custom", False))
+    assert mine.sent == 1
+    assert again.json() == live.json()
+    assert again.request.url == httpx2.URL(f"{OFFLINE}/v1/messages")
+    assert again.elapsed.total_seconds() >= 0
+
+
+def test_a_mock_transport_answers_live_and_is_recorded(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        calls.append(request.url.path)
+        return httpx2.Response(200, json={"answer": 42})
+
+    store = tmp_path / "mock.jsonl"
+    with intercept(store, "record-missing", approve_live=True):
+        client = httpx2.Client(transport=httpx2.MockTransport(handler))
+        assert client.get("https://example.test/answer").json() == {"answer": 42}
+    with intercept(store):
+        client = httpx2.Client(transport=httpx2.MockTransport(handler))
+        assert client.get("https://example.test/answer").json() == {"answer": 42}
+    assert calls == ["/answer"]
+
+
+class AiohttpBody(httpx2.AsyncByteStream):
+    def __init__(self, response: aiohttp.ClientResponse, session: aiohttp.ClientSession) -> None:
+        self.response, self.session = response, session
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self.response.content.iter_chunked(64):
+            yield chunk
+
+    async def aclose(self) -> None:
+        self.response.release()
+        await self.session.close()
+
+
+class AiohttpTransport(httpx2.AsyncBaseTransport):
+    """An httpx2 transport that sends through aiohttp, as LiteLLM's async path does."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        self.sent += 1
+        session = aiohttp.ClientSession()
+        headers = {k: v for k, v in request.headers.items() if k not in ("host", "content-length")}
+        response = await session.request(
+            request.method, str(request.url), headers=headers, data=await request.aread()
+        )
+        kept = [(k, v) for k, v in response.headers.items() if k.lower() == "content-type"]
+        return httpx2.Response(response.status, headers=kept, stream=AiohttpBody(response, session))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_httpx_client_over_an_aiohttp_transport_is_recorded_once(
+    tmp_path: Path, sim: Simulator, kind: str
+) -> None:
+    store, stream, transport = tmp_path / "layered.jsonl", KINDS[kind], AiohttpTransport()
+
+    async def ask(base: str) -> Outcome:
+        async with (
+            httpx2.AsyncClient(transport=transport, base_url=base, headers=HEADERS) as c,
+            c.stream("POST", "/v1/messages", json=body_of("layered", stream)) as r,
+        ):
+            await r.aread()
+            return r.status_code, r.text
+
+    with intercept(store, "record-missing", approve_live=True) as session:
+        live = asyncio.run(ask(sim.url))
+    assert (session.sent, session.recorded, transport.sent) == (1, 1, 1)
+    (fixture,) = FixtureStore.open(store)
+    assert len(fixture.responses) == 1
+    with intercept(store) as session:
+        assert asyncio.run(ask(OFFLINE)) == live
+    assert (session.replays, transport.sent) == (1, 1)
+
+
+def test_a_fixture_transport_client_inside_intercept_answers_once(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    own, ambient = tmp_path / "own.jsonl", tmp_path / "ambient.jsonl"
+    with (
+        pytest.warns(NothingRecordedWarning),
+        intercept(ambient, "record-missing", approve_live=True) as session,
+        httpx2_client(own, "record-missing", approve_live=True, base_url=sim.url) as client,
+    ):
+        live = client.post("/v1/messages", json=body_of("own", False), headers=HEADERS).json()
+    assert session.sent == 0
+    (fixture,) = FixtureStore.open(own)
+    assert len(fixture.responses) == 1
+    assert not ambient.exists() or len(FixtureStore.open(ambient)) == 0
+    with intercept(ambient) as session, httpx2_client(own, base_url=OFFLINE) as client:
+        again = client.post("/v1/messages", json=body_of("own", False), headers=HEADERS)
+    assert again.json() == live
+    assert session.sent == 0
+
+
+# -- response attributes the SDKs and users read -----------------------------------------
+
+
+def test_live_and_replayed_responses_carry_request_and_elapsed(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    store = tmp_path / "attrs.jsonl"
+    for base, mode in ((sim.url, "record-missing"), (OFFLINE, "replay")):
+        with intercept(store, mode, approve_live=mode != "replay"):
+            with httpx2.Client(base_url=base, headers=HEADERS) as client:
+                with client.stream("POST", "/v1/messages", json=body_of("attrs", True)) as r:
+                    assert r.request.url == httpx2.URL(f"{base}/v1/messages")
+                    assert r.headers["content-type"].startswith("text/event-stream")
+                    r.read()
+                assert r.elapsed.total_seconds() >= 0
+            got = requests.post(
+                f"{base}/v1/messages", json=body_of("attrs", False), headers=HEADERS
+            )
+            assert got.request.url == f"{base}/v1/messages"
+            assert got.url == f"{base}/v1/messages"
+            assert got.elapsed.total_seconds() >= 0 and got.reason == "OK"
+
+
+def test_a_stream_cut_while_recording_is_cut_again_in_every_library(tmp_path: Path) -> None:
+    store = tmp_path / "cut.jsonl"
+    with (
+        Simulator(behavior="echo", faults=FaultPlan.sequence(["cut-stream"])) as sim,
+        intercept(store, "record-missing", approve_live=True),
+        pytest.raises(httpx2.RemoteProtocolError),
+    ):
+        httpx_shaped(httpx2)(sim.url, "cut", True)
+    errors = {
+        "httpx2": httpx2.TransportError,
+        "httpx": httpx.TransportError,
+        "aiohttp": aiohttp.ClientPayloadError,
+        "requests": requests.exceptions.ChunkedEncodingError,
+    }
+    for name, error in errors.items():
+        with intercept(store), pytest.raises(error):
+            DRIVERS[name](OFFLINE, "cut", True)
+
+
+# -- the official SDKs over the patched sends --------------------------------------------
+
+
+def sdk_calls(base: str | None) -> dict[str, Any]:
+    """Both SDKs, sync, async and streaming, as an agent builds and uses them."""
+    question = [{"role": "user", "content": "sdk"}]
+    openai_url = f"{base}/v1" if base else None
+    with (
+        anthropic.Anthropic(api_key="k", base_url=base, max_retries=0) as claude,
+        openai.OpenAI(api_key="k", base_url=openai_url, max_retries=0) as gpt,
+    ):
+        raw = claude.messages.with_raw_response.create(model="m", max_tokens=8, messages=question)
+        assert raw.elapsed.total_seconds() >= 0 and raw.http_request.method == "POST"
+        with claude.messages.stream(model="m", max_tokens=8, messages=question) as stream:
+            final = stream.get_final_message()
+        chunks = list(gpt.chat.completions.create(model="g", messages=question, stream=True))
+
+    async def in_async() -> list[Any]:
+        async with (
+            anthropic.AsyncAnthropic(api_key="k", base_url=base, max_retries=0) as aclaude,
+            openai.AsyncOpenAI(api_key="k", base_url=openai_url, max_retries=0) as agpt,
+        ):
+            message = await aclaude.messages.create(model="m", max_tokens=8, messages=question)
+            completion = await agpt.chat.completions.create(model="g", messages=question)
+        return [message.model_dump(mode="json"), completion.model_dump(mode="json")]
+
+    return {
+        "create": raw.parse().model_dump(mode="json"),
+        "stream": final.model_dump(mode="json"),
+        "chunks": [c.model_dump(mode="json") for c in chunks],
+        "async": asyncio.run(in_async()),
+    }
+
+
+def test_the_official_sdks_record_and_replay_over_the_patched_send(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    store = tmp_path / "sdk.jsonl"
+    with intercept(store, "record-missing", approve_live=True):
+        live = sdk_calls(sim.url)
+    # the async Anthropic call asks what the sync one asked: its second answer
+    assert sum(len(f.responses) for f in FixtureStore.open(store)) == 5
+    with intercept(store) as session:
+        assert sdk_calls(None) == live
+    assert session.replays == 5
+
+
+# -- the warning, and the patches restored ---------------------------------------------------
+
+
+def test_a_recording_that_sees_no_request_warns(tmp_path: Path, sim: Simulator) -> None:
+    store = tmp_path / "nothing.jsonl"
+    expected = "nothing was recorded: .* \\(intercepted: httpx2, httpx, aiohttp, requests\\)"
+    with (
+        pytest.warns(NothingRecordedWarning, match=expected),
+        intercept(store, "record-missing", approve_live=True),
+    ):
+        request = urllib.request.Request(
+            f"{sim.url}/v1/messages",
+            data=json.dumps(body_of("urllib", False)).encode(),
+            headers={**HEADERS, "content-type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=5) as answer:  # not intercepted
+            assert answer.status == 200
+    assert issubclass(NothingRecordedWarning, UserWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NothingRecordedWarning)
+        with intercept(store):  # replaying: nothing to say
+            pass
+        with (
+            pytest.raises(KeyError),
+            intercept(store, "record-missing", approve_live=True),
+        ):  # the block failed: its error says more
+            raise KeyError("x")
+
+
+SEND_METHODS = [
+    (httpx2.Client, "send"),
+    (httpx2.AsyncClient, "send"),
+    (httpx.Client, "send"),
+    (httpx.AsyncClient, "send"),
+    (aiohttp.ClientSession, "_request"),
+    (requests.Session, "send"),
+]
+
+
+def originals() -> list[Any]:
+    return [cls.__dict__[name] for cls, name in SEND_METHODS]
+
+
+def test_overlapping_intercepts_keep_the_patches_until_the_last_ends(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    before = originals()
+    first = intercept(tmp_path / "first.jsonl", "record-missing", approve_live=True)
+    second = intercept(tmp_path / "second.jsonl", "record-missing", approve_live=True)
+    first.__enter__()
+    patched = originals()
+    assert all(p is not o for p, o in zip(patched, before, strict=True))
+    second.__enter__()
+    assert originals() == patched
+    with pytest.warns(NothingRecordedWarning):  # not the innermost: the second answers
+        first.__exit__(None, None, None)
+    assert originals() == patched
+    via_requests(sim.url, "after the first", False)
+    second.__exit__(None, None, None)
+    assert originals() == before
+    (fixture,) = FixtureStore.open(tmp_path / "second.jsonl")
+    assert fixture.request["body"]["messages"][0]["content"] == "after the first"
+
+
+def test_outside_intercept_nothing_is_answered_from_fixtures(tmp_path: Path) -> None:
+    store = tmp_path / "s.jsonl"
+    with Simulator(behavior="echo") as sim:
+        live = record(store, sim, via_requests, "outside", False)
+        with intercept(store):
+            assert via_requests(OFFLINE, "outside", False) == live
+        status, answer = via_requests(sim.url, "outside", False)  # sent for real
+        assert (status, answer["content"]) == (live[0], live[1]["content"])
+        assert answer["id"] != live[1]["id"]
+        assert len(sim.requests) == 2
