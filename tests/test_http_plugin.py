@@ -214,3 +214,124 @@ def test_openai_and_async_factories_replay_from_the_per_test_store(
         """
     )
     pytester.runpytest("--replaygate-strict").assert_outcomes(passed=1)
+
+
+NOTHING_RECORDED_TESTS = """
+import asyncio
+import json
+import os
+import urllib.request
+
+import aiohttp
+import pytest
+
+URL = os.environ["REPLAYGATE_TEST_SIM_URL"]
+HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01", "content-type": "application/json"}
+
+
+def body(content):
+    return {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": content}]}
+
+
+def test_sends_through_urllib(replaygate_intercept):
+    data = json.dumps(body("urllib")).encode()
+    request = urllib.request.Request(f"{URL}/v1/messages", data=data, headers=HEADERS)
+    with urllib.request.urlopen(request, timeout=5) as answer:
+        assert answer.status == 200
+
+
+def test_sends_through_aiohttp(replaygate_intercept):
+    async def ask():
+        async with aiohttp.ClientSession() as session:
+            async with session.post(f"{URL}/v1/messages", json=body("aio"), headers=HEADERS) as r:
+                return (await r.json())["content"][0]["text"]
+
+    assert asyncio.run(ask()) == "echo: aio"
+    assert replaygate_intercept.sent == 1
+
+
+@pytest.mark.replaygate(expect_requests=False)
+def test_may_send_nothing(anthropic_client):
+    anthropic_client()
+
+
+def test_only_reads_its_store(replaygate_store):
+    assert len(replaygate_store) == 0
+"""
+
+
+def test_recording_a_test_whose_session_sees_no_request_fails_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_nothing=NOTHING_RECORDED_TESTS)
+    with Simulator(behavior="echo") as sim:
+        monkeypatch.setenv("REPLAYGATE_TEST_SIM_URL", sim.url)
+        result = pytester.runpytest("--record-mode=record-missing", "--approve-live")
+        assert len(sim.requests) == 2
+    result.assert_outcomes(passed=4, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR at teardown of test_sends_through_urllib*",
+            "*nothing was recorded: this client may use a transport replaygate does not "
+            "intercept (intercepted: httpx2, httpx, aiohttp, requests); mark the test "
+            "@pytest.mark.replaygate(expect_requests=False)*",
+        ]
+    )
+    assert "NothingRecordedWarning" not in result.stdout.str()
+    stores = pytester.path / "tests/fixtures/test_nothing"
+    assert [p.name for p in stores.glob("*.jsonl")] == ["test_sends_through_aiohttp.jsonl"]
+    # replaying offline, the aiohttp test is answered from what it recorded
+    pytester.runpytest("-k", "aiohttp").assert_outcomes(passed=1)
+
+
+REPEAT_TESTS = """
+import pytest
+
+from replaygate.errors import FixtureMismatchError
+
+
+def ask(client):
+    return client.messages.create(
+        model="m", max_tokens=8, messages=[{"role": "user", "content": "again"}]
+    ).content[0].text
+
+
+@pytest.mark.replaygate(fixtures="once.jsonl", repeat_last=True)
+def test_asks_twice_with_repeat_last(anthropic_client):
+    client = anthropic_client()
+    assert [ask(client), ask(client)] == ["echo: again", "echo: again"]
+
+
+@pytest.mark.replaygate(fixtures="once.jsonl")
+def test_asks_twice_without(anthropic_client):
+    client = anthropic_client()
+    assert ask(client) == "echo: again"
+    with pytest.raises(FixtureMismatchError, match="recorded 1 time and sent 2 times"):
+        ask(client)
+
+
+@pytest.mark.replaygate(fixtures="once.jsonl", repeat_lats=True)
+def test_misspelled(anthropic_client):
+    pass
+
+
+@pytest.mark.replaygate(fixtures="once.jsonl", repeat_last="yes")
+def test_not_a_flag(anthropic_client):
+    pass
+"""
+
+
+def test_marker_repeat_last_answers_further_sends_with_the_last(
+    pytester: pytest.Pytester,
+) -> None:
+    _record(pytester.path / "tests/fixtures/once.jsonl", ["again"])
+    pytester.makepyfile(test_repeat=REPEAT_TESTS)
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, errors=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*@pytest.mark.replaygate on test_repeat.py::test_misspelled: unknown argument(s) "
+            "repeat_lats (it takes fixtures, interface, source, repeat_last, expect_requests)",
+            "*test_repeat.py::test_not_a_flag: repeat_last must be True or False*",
+        ]
+    )
