@@ -164,3 +164,40 @@ def test_the_http_layer_stops_at_the_cap_through_the_sdk(sim: Simulator, tmp_pat
             )
     assert len(sim.requests) - sent_before == cap.calls == exchange.recorded >= 2
     assert cap.spent <= cap.limit
+
+
+def test_the_record_command_stops_at_its_cap_and_keeps_what_it_recorded(tmp_path: Path) -> None:
+    from run_cli import replaygate
+
+    agent = ["--agent", "replaygate.examples.research_copilot:copilot"]
+    store = tmp_path / "rc.jsonl"
+    questions = ["What is RAG?", "What is replay?", "What is a fixture?", "Why sample?"]
+    done = replaygate(
+        "record", *agent, "--fixtures", str(store), "--approve-live", "--simulator",
+        "--max-cost", "0.02", *questions, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "spending cap reached" in done.stderr and "Traceback" not in done.stderr
+    kept = len(FixtureStore.open(store))
+    assert kept >= 1
+    ok = replaygate(
+        "record", *agent, "--fixtures", str(store), "--approve-live", "--simulator",
+        "--max-cost", "5", *questions, cwd=tmp_path,
+    )  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    assert "USD spent)" in ok.stdout and len(FixtureStore.open(store)) > kept
+
+
+def test_eval_recording_stops_at_its_cap(tmp_path: Path) -> None:
+    from replaygate.examples.research_copilot import shipped_eval_cases
+    from run_cli import replaygate
+
+    done = replaygate(
+        "eval", "--agent", "replaygate.examples.research_copilot:copilot",
+        "--cases", str(shipped_eval_cases()), "--fixtures", str(tmp_path / "e.jsonl"),
+        "--record-mode", "record-missing", "--approve-live", "--simulator",
+        "--max-cost", "0.03", "--no-history", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "spending cap reached" in done.stderr and "Traceback" not in done.stderr
+    assert len(FixtureStore.open(tmp_path / "e.jsonl")) >= 1

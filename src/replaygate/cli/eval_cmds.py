@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.choices import choose_agent, choose_fixtures, choose_settings
-from replaygate.cli.live import live_model
+from replaygate.cli.live import live_model, spending_cap
 from replaygate.cli.options import (
     CommandError,
     agent_option,
@@ -22,6 +22,7 @@ from replaygate.cli.options import (
     file_option,
     history_option,
     json_option,
+    max_cost_option,
     request_settings,
     simulator_seed_option,
 )
@@ -92,6 +93,7 @@ def _check_flags(record_mode: str | None, approve_live: bool, recording_options:
     "prices_path",
     help="A TOML price table laid over the shipped one (default: [tool.replaygate.prices]).",
 )
+@max_cost_option
 @history_option
 @click.option("--no-history", is_flag=True, help="Do not append this run to the history.")
 @click.option(
@@ -115,6 +117,7 @@ def eval_cmd(
     concurrency: int,
     rate_limit: float | None,
     prices_path: Path | None,
+    max_cost: float | None,
     history_path: Path | None,
     no_history: bool,
     progress: bool | None,
@@ -153,7 +156,8 @@ def eval_cmd(
         if record_mode:
             live = stack.enter_context(live_model(settings, simulator, seed))
             source = "sim" if simulator else "live"
-            plan = RecordPlan(live, approve_live, record_mode, source, concurrency, rate_limit)
+            cap = spending_cap(max_cost, config.max_cost, _prices(config, prices_path), simulator)
+            plan = RecordPlan(live, approve_live, record_mode, source, concurrency, rate_limit, cap)
         else:
             stack.enter_context(block_network())  # replay: nothing leaves the process (law 3)
         bar = reporter(len(cases), progress)

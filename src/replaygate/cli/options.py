@@ -79,6 +79,14 @@ simulator_seed_option = click.option(
     type=int,
     help="Seed of the simulator's answers (with --simulator).",
 )
+max_cost_option = click.option(
+    "--max-cost",
+    type=click.FloatRange(min=0.0),
+    metavar="AMOUNT",
+    help="Spending cap of this recording, in the price table's currency (default: max_cost "
+    "in [tool.replaygate], else 5.00 for a live API, none for --simulator). A call that "
+    "could pass it is not sent; what was recorded is kept.",
+)
 history_option = file_option(
     "--history",
     "history_path",

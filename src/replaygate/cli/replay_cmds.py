@@ -14,17 +14,24 @@ from pathlib import Path
 import click
 
 from replaygate.cli.choices import AgentInputs, agent_inputs, choose_fixtures
-from replaygate.cli.live import live_model
+from replaygate.cli.live import live_model, spending_cap, spent
 from replaygate.cli.options import (
     config_option,
     errors_as_exit_2,
     fixtures_option,
+    max_cost_option,
     simulator_seed_option,
 )
-from replaygate.errors import FixtureFormatError, LiveCallNotApproved, ReplaygateError
+from replaygate.errors import (
+    FixtureFormatError,
+    LiveCallNotApproved,
+    ReplaygateError,
+    SpendingCapError,
+)
 from replaygate.evals.agents import Agent
 from replaygate.evals.config import load_config
 from replaygate.evals.output import RunLike, trace_lines
+from replaygate.evals.prices import with_shipped
 from replaygate.evals.progress import reporter
 from replaygate.fixtures.modes import require_live_approval
 from replaygate.fixtures.store import FixtureStore
@@ -113,6 +120,7 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
     help="Record from the embedded loopback simulator instead of ANTHROPIC_BASE_URL.",
 )
 @simulator_seed_option
+@max_cost_option
 @config_option
 @errors_as_exit_2
 def record(
@@ -123,6 +131,7 @@ def record(
     note: str | None,
     simulator: bool,
     seed: int,
+    max_cost: float | None,
 ) -> None:
     """Record the agent's answers to each QUESTION through the anthropic SDK.
 
@@ -141,6 +150,8 @@ def record(
         click.echo(f"refusing to call a live model: {err}", err=True)
         raise SystemExit(2) from None
     entry, settings, fixtures, to_ask = inputs.resolve()
+    config = load_config(inputs.config_path, near=fixtures)
+    cap = spending_cap(max_cost, config.max_cost, with_shipped(config.prices), simulator)
     with contextlib.ExitStack() as stack:
         recorder = RecordingModel(
             stack.enter_context(live_model(settings, simulator, seed)),
@@ -149,6 +160,7 @@ def record(
             mode=mode,  # type: ignore[arg-type]
             source="sim" if simulator else source,
             note=note,
+            cap=cap,
             **asdict(settings),
         )
         bar = reporter(len(to_ask), label="record")
@@ -156,10 +168,12 @@ def record(
         for question in to_ask:
             try:
                 print_run(question, entry(recorder, question))
+            except SpendingCapError:
+                raise  # the run stops: exit 2, what was spent and recorded is in the message
             except ReplaygateError as err:
                 raise click.ClickException(str(err)) from None
             bar.advance(question)
-    click.echo(f"recorded {recorder.recorded} new response(s) into {fixtures}")
+    click.echo(f"recorded {recorder.recorded} new response(s) into {fixtures}{spent(cap)}")
 
 
 @click.command()

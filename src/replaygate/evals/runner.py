@@ -30,6 +30,7 @@ from replaygate.evals.results import CaseResult, EvalResults
 from replaygate.evals.scorers import score_case
 from replaygate.fixtures.fixture import now_iso
 from replaygate.fixtures.modes import require_approval
+from replaygate.fixtures.spending import SpendingCap
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.replay import RecordingModel, ReplayModel, RequestSettings
 from replaygate.models.types import Model
@@ -46,6 +47,8 @@ class RecordPlan:
     source: str | None = None
     concurrency: int = 1
     rate_limit: float | None = None
+    cap: SpendingCap | None = None
+    """What the recording may spend (:class:`~replaygate.fixtures.spending.SpendingCap`)."""
 
 
 def run_eval(
@@ -156,6 +159,7 @@ def _recording(
             mode=recording.mode,  # type: ignore[arg-type]
             sample=sample,
             source=recording.source,
+            cap=recording.cap,
             **asdict(settings),
         )
         return SampleRecorder(recorder, guard)
