@@ -33,7 +33,7 @@ import network_escapes
 from network_escapes import RAW_SOCKET
 from replaygate import network
 from replaygate.cli import main
-from replaygate.errors import FixtureMismatchError, NetworkBlockedError
+from replaygate.errors import FixtureMismatchError, NetworkBlockedError, NothingRecordedWarning
 from replaygate.http import httpx2_client, intercept
 from replaygate.models.replay import ReplayModel
 from replaygate.models.types import Message, Usage
@@ -72,7 +72,10 @@ def test_intercept_in_replay_mode_blocks_every_escape(tmp_path: Path) -> None:
 
 def test_intercept_while_recording_leaves_the_network_alone(tmp_path: Path) -> None:
     outside = depth()
-    with intercept(tmp_path / "s.jsonl", mode="record-missing", approve_live=True):
+    with (
+        pytest.warns(NothingRecordedWarning),  # it sends nothing
+        intercept(tmp_path / "s.jsonl", mode="record-missing", approve_live=True),
+    ):
         assert depth() == outside
 
 
