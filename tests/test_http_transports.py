@@ -457,3 +457,63 @@ def test_outside_intercept_nothing_is_answered_from_fixtures(tmp_path: Path) -> 
         assert (status, answer["content"]) == (live[0], live[1]["content"])
         assert answer["id"] != live[1]["id"]
         assert len(sim.requests) == 2
+
+
+def test_streamed_request_bodies_are_read_once_sent_whole_and_fingerprinted(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    store, body = tmp_path / "upload.jsonl", json.dumps(body_of("upload", False)).encode()
+    headers = {**HEADERS, "content-type": "application/json"}
+
+    def pieces() -> Iterator[bytes]:
+        yield body[:10]
+        yield body[10:]
+
+    async def apieces() -> AsyncIterator[bytes]:
+        for piece in pieces():
+            yield piece
+
+    async def via_aiohttp_upload(base: str) -> Any:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(f"{base}/v1/messages", data=apieces(), headers=headers) as r,
+        ):
+            return await r.json()
+
+    def ask(base: str) -> list[Any]:
+        sent = requests.post(f"{base}/v1/messages", data=pieces(), headers=headers).json()
+        return [sent, asyncio.run(via_aiohttp_upload(base))]
+
+    with intercept(store, "record-missing", approve_live=True):
+        live = ask(sim.url)
+    assert [answer["content"][0]["text"] for answer in live] == ["echo: upload"] * 2
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.request["body"] == body_of("upload", False)
+    with intercept(store):
+        assert ask(OFFLINE) == live
+
+
+def test_an_aiohttp_stream_cut_raises_again_on_a_later_read(tmp_path: Path) -> None:
+    store = tmp_path / "cut.jsonl"
+    with (
+        Simulator(behavior="echo", faults=FaultPlan.sequence(["cut-stream"])) as sim,
+        intercept(store, "record-missing", approve_live=True),
+        pytest.raises(aiohttp.ClientPayloadError),
+    ):
+        via_aiohttp(sim.url, "cut", True)
+
+    async def read_twice() -> list[str]:
+        seen = []
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(f"{OFFLINE}/v1/messages", json=body_of("cut", True), headers=HEADERS) as r,
+        ):
+            for _ in range(2):
+                try:
+                    await r.content.read()
+                except aiohttp.ClientPayloadError as err:
+                    seen.append(type(err).__name__)
+        return seen
+
+    with intercept(store):
+        assert asyncio.run(read_twice()) == ["ClientPayloadError"] * 2

@@ -14,6 +14,7 @@ first, then handed over the same way.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from http import HTTPStatus
@@ -67,15 +68,21 @@ class _InMemory:
 
 class _Content(aiohttp.StreamReader):
     """A response's ``content`` that pulls the next chunk of a body stream when a read
-    finds nothing buffered; ``released`` runs when the response is released first."""
+    finds nothing buffered. ``ended`` runs when the body fails, or when the response is
+    released before its end (aiohttp then sets an error on its content); a failure is
+    raised again by every later read, as aiohttp's own reader does."""
 
-    def __init__(self, chunks: AsyncIterator[bytes], released: Callable[[], None]) -> None:
+    def __init__(self, chunks: AsyncIterator[bytes], ended: Callable[[], None]) -> None:
         super().__init__(cast(BaseProtocol, _InMemory()), READ_LIMIT)
         self._chunks = chunks
-        self._released = released
+        self._ended = ended
 
     async def _wait(self, func_name: str) -> None:
-        chunk = await anext(self._chunks, None)
+        try:
+            chunk = await anext(self._chunks, None)
+        except Exception as err:
+            self.set_exception(err)
+            raise
         if chunk is None:
             self.feed_eof()
         else:
@@ -83,7 +90,7 @@ class _Content(aiohttp.StreamReader):
 
     def set_exception(self, exc: BaseException, *args: Any) -> None:
         super().set_exception(exc, *args)
-        self._released()
+        self._ended()
 
 
 async def _single(body: bytes) -> AsyncIterator[bytes]:
@@ -107,6 +114,11 @@ class _LiveBody:
         """Nothing to close: the response does it."""
 
 
+@functools.cache
+def _takes_stream_writer() -> bool:
+    return "stream_writer" in inspect.signature(aiohttp.ClientResponse).parameters
+
+
 def _response_options(request: aiohttp.ClientRequest, session: aiohttp.ClientSession) -> Any:
     """What ``ClientResponse`` takes for a request already sent."""
     options: dict[str, Any] = {
@@ -118,7 +130,7 @@ def _response_options(request: aiohttp.ClientRequest, session: aiohttp.ClientSes
         "loop": request.loop,
         "session": session,
     }
-    if "stream_writer" in inspect.signature(aiohttp.ClientResponse).parameters:
+    if _takes_stream_writer():
         options["stream_writer"] = _Sent()
     return options
 

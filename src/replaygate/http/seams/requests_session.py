@@ -113,12 +113,25 @@ def _response(
     return response
 
 
+def _content(body: Any) -> bytes:
+    """The bytes of a prepared body: bytes, text, a file or an iterable of chunks."""
+    if body is None:
+        return b""
+    if isinstance(body, str):
+        return body.encode("utf-8")
+    if isinstance(body, bytes | bytearray):
+        return bytes(body)
+    chunks = body.read() if hasattr(body, "read") else b"".join(_content(c) for c in body)
+    return _content(chunks)
+
+
 def _request_of(request: requests.PreparedRequest) -> WireRequest:
-    body = request.body
-    content = body.encode("utf-8") if isinstance(body, str) else body or b""
-    return wire_request(
-        request.method or "GET", request.url or "", request.headers.items(), content
-    )
+    """The request as the envelope reads it; a streamed body is read, then sent as read."""
+    content = _content(request.body)
+    if not isinstance(request.body, str | bytes | None):
+        request.body = content
+    method, url = request.method or "GET", request.url or ""
+    return wire_request(method, url, request.headers.items(), content)
 
 
 def _replayed(
