@@ -517,3 +517,38 @@ def test_an_aiohttp_stream_cut_raises_again_on_a_later_read(tmp_path: Path) -> N
 
     with intercept(store):
         assert asyncio.run(read_twice()) == ["ClientPayloadError"] * 2
+
+
+def test_event_hooks_run_once_per_send_live_and_replayed(tmp_path: Path, sim: Simulator) -> None:
+    store, seen = tmp_path / "hooks.jsonl", []
+
+    def hooks(tag: str) -> dict[str, list[Callable[[Any], Any]]]:
+        return {
+            "request": [lambda request: seen.append((tag, "request", request.url.path))],
+            "response": [lambda response: seen.append((tag, "response", response.status_code))],
+        }
+
+    def async_hooks(tag: str) -> dict[str, list[Callable[[Any], Any]]]:
+        async def on_request(request: httpx.Request) -> None:
+            seen.append((tag, "request", request.url.path))
+
+        async def on_response(response: httpx.Response) -> None:
+            seen.append((tag, "response", response.status_code))
+
+        return {"request": [on_request], "response": [on_response]}
+
+    async def ask_async(base: str, tag: str) -> None:
+        async with httpx.AsyncClient(base_url=base, event_hooks=async_hooks(tag)) as client:
+            await client.post("/v1/messages", json=body_of("async hooks", False), headers=HEADERS)
+
+    for base, mode in ((sim.url, "record-missing"), (OFFLINE, "replay")):
+        with intercept(store, mode, approve_live=mode != "replay"):
+            with httpx2.Client(base_url=base, event_hooks=hooks(mode)) as client:
+                client.post("/v1/messages", json=body_of("hooks", False), headers=HEADERS)
+            asyncio.run(ask_async(base, f"async {mode}"))
+    assert seen == [
+        (tag, event, value)
+        for mode in ("record-missing", "replay")
+        for tag in (mode, f"async {mode}")
+        for event, value in (("request", "/v1/messages"), ("response", 200))
+    ]

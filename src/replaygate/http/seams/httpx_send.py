@@ -19,7 +19,7 @@ from typing import Any
 from replaygate.http.active import answering, live_call
 from replaygate.http.adapter import FixtureTransportBase
 from replaygate.http.bindings import binding
-from replaygate.http.exchange import Exchange
+from replaygate.http.exchange import Exchange, LiveSlot
 from replaygate.http.recorded import Replayed
 from replaygate.http.seams import Patch
 from replaygate.http.transport import Library
@@ -47,13 +47,15 @@ def _replayed(library: Library[Any], answer: Replayed, request: Any, start: floa
     return response
 
 
-def _teed(library: Library[Any], exchange: Exchange, plan: Any, live: Any, start: float) -> Any:
+def _teed(
+    library: Library[Any], exchange: Exchange, slot: LiveSlot, live: Any, start: float
+) -> Any:
     response: Any = None
 
     def closed() -> None:
         response.elapsed = _since(start)
 
-    response = library.tee(exchange, plan, live, closed)
+    response = library.tee(exchange, slot, live, closed)
     response.request = live.request
     response.history = live.history
     return response
