@@ -175,10 +175,9 @@ async def _teed(
 
 
 async def _request_of(request: aiohttp.ClientRequest) -> WireRequest:
+    """The request as the envelope reads it (a payload keeps what it read for the send)."""
     body = request.body
     content = body if isinstance(body, bytes) else await body.as_bytes()
-    if not isinstance(body, bytes):
-        await request.update_body(content)
     return wire_request(request.method, str(request.url), request.headers.items(), content)
 
 
