@@ -3,13 +3,15 @@
 ``aiohttp`` and ``requests`` requests are turned into a :class:`WireRequest` (method,
 URL parts, headers, body bytes) so that :class:`~replaygate.http.exchange.Exchange`
 fingerprints them exactly as an ``httpx`` request: a fixture recorded through one
-library replays through any other.
+library replays through any other. Their replayed responses take the standard
+:func:`reason_phrase` of the recorded status.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from http import HTTPStatus
 from urllib.parse import unquote, urlsplit
 
 
@@ -61,3 +63,11 @@ def wire_request(
         WireHeaders(tuple((str(k), str(v)) for k, v in headers)),
         content,
     )
+
+
+def reason_phrase(status: int) -> str:
+    """The standard reason phrase of ``status`` (``OK``), or ``""`` for an unknown one."""
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""

@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
-from http import HTTPStatus
 from typing import Any, cast
 
 import aiohttp
@@ -31,7 +30,7 @@ from replaygate.http.recorded import Replayed, is_event_stream
 from replaygate.http.recording import Recording
 from replaygate.http.seams import Patch
 from replaygate.http.streams import LiveBody, ReplayByteStream, TeeByteStream
-from replaygate.http.wire import WireRequest, wire_request
+from replaygate.http.wire import WireRequest, reason_phrase, wire_request
 
 Handler = Callable[[aiohttp.ClientRequest], Awaitable[aiohttp.ClientResponse]]
 
@@ -149,10 +148,7 @@ def _replayed(
     )
     response.version = aiohttp.HttpVersion11
     response.status = answer.status
-    try:
-        response.reason = HTTPStatus(answer.status).phrase
-    except ValueError:
-        response.reason = ""
+    response.reason = reason_phrase(answer.status)
     response._headers = CIMultiDictProxy(CIMultiDict(answer.headers))
     response._raw_headers = tuple((k.encode(), v.encode()) for k, v in answer.headers)
     stream = _Replay(answer)

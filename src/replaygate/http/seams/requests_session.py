@@ -14,7 +14,6 @@ import datetime
 import io
 import time
 from collections.abc import Callable, Iterator
-from http import HTTPStatus
 from typing import Any, cast
 
 import requests
@@ -29,7 +28,7 @@ from replaygate.http.recording import Recording
 from replaygate.http.seams import Patch
 from replaygate.http.streams import LiveBody, ReplayByteStream, TeeByteStream
 from replaygate.http.transport import DROPPED_LIVE_HEADERS
-from replaygate.http.wire import WireRequest, wire_request
+from replaygate.http.wire import WireRequest, reason_phrase, wire_request
 
 
 class _Errors:
@@ -89,13 +88,6 @@ class _LiveBody:
         self._live.close()
 
 
-def _reason(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return ""
-
-
 def _response(
     request: requests.PreparedRequest,
     status: int,
@@ -107,7 +99,7 @@ def _response(
     response.headers = CaseInsensitiveDict(headers)
     response.encoding = get_encoding_from_headers(response.headers)
     response.raw = _Raw(iter(stream), stream.close)
-    response.reason = _reason(status)
+    response.reason = reason_phrase(status)
     response.url = request.url or ""
     response.request = request
     return response
