@@ -552,3 +552,31 @@ def test_event_hooks_run_once_per_send_live_and_replayed(tmp_path: Path, sim: Si
         for tag in (mode, f"async {mode}")
         for event, value in (("request", "/v1/messages"), ("response", 200))
     ]
+
+
+def test_a_live_stream_is_handed_over_event_by_event_while_recorded(tmp_path: Path) -> None:
+    log: list[str] = []
+
+    class Events(httpx2.SyncByteStream):
+        def __iter__(self) -> Iterator[bytes]:
+            for n in range(3):
+                log.append(f"sent {n}")
+                yield f'data: {{"n": {n}}}\n\n'.encode()
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=Events())
+
+    store = tmp_path / "events.jsonl"
+    with (
+        intercept(store, "record-missing", approve_live=True),
+        httpx2.Client(transport=httpx2.MockTransport(handler)) as client,
+        client.stream("POST", "https://example.test/v1/messages", json={}) as response,
+    ):
+        for line in response.iter_lines():
+            if line:
+                log.append(f"read {json.loads(line[6:])['n']}")
+    assert log == ["sent 0", "read 0", "sent 1", "read 1", "sent 2", "read 2"]
+    (fixture,) = FixtureStore.open(store)
+    assert [e["data"] for e in fixture.responses[0]["events"]] == [
+        f'{{"n": {n}}}' for n in range(3)
+    ]
