@@ -1,8 +1,9 @@
 """The code in the docs really runs: every block after a ``<!-- doctest -->`` marker.
 
 Python blocks of one page run in order in one namespace, in a temporary working
-directory; shell blocks run each line that starts with ``.venv/bin/replaygate``, in
-this process (``run_cli``: the same click command a process would run).
+directory; shell blocks run each line that starts with ``replaygate`` (the docs say once
+to activate the project's venv, then use bare commands), in this process (``run_cli``:
+the same click command a process would run).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def test_doc_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
             exec(compile(code, f"{page.name} block", "exec"), namespace)
             continue
         for line in code.splitlines():
-            if not line.startswith(".venv/bin/replaygate "):
+            if not line.startswith("replaygate "):
                 continue
             args = shlex.split(line.split("  #")[0])[1:]
             done = replaygate(*args, env={"ANTHROPIC_API_KEY": ""})
