@@ -34,8 +34,9 @@ from replaygate.evals.history import History
 from replaygate.evals.metrics import METRICS
 from replaygate.evals.prices import PriceTable, load_price_file, with_shipped
 from replaygate.evals.progress import reporter
-from replaygate.evals.results import EvalResults
+from replaygate.evals.results import EvalResults, load_eval_results
 from replaygate.evals.runner import RecordPlan, run_eval
+from replaygate.evals.shards import Shard, merge
 from replaygate.fixtures.modes import RECORDING_MODES, require_approval
 from replaygate.network import block_network
 
@@ -66,7 +67,14 @@ def _check_flags(record_mode: str | None, approve_live: bool, recording_options:
         raise CommandError("--simulator, --concurrency and --rate-limit apply to --record-mode")
 
 
-@click.command("eval")
+def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Shard | None:
+    try:
+        return Shard.parse(value) if value is not None else None
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
+
+
+@click.group("eval", invoke_without_command=True)
 @file_option("--cases", "cases_path", help="JSONL eval cases (default: [tool.replaygate] cases).")
 @click.option(
     "--fixtures",
@@ -94,6 +102,13 @@ def _check_flags(record_mode: str | None, approve_live: bool, recording_options:
     help="A TOML price table laid over the shipped one (default: [tool.replaygate.prices]).",
 )
 @max_cost_option
+@click.option(
+    "--shard",
+    metavar="I/N",
+    callback=_shard,
+    help="Run only shard I of N (a deterministic share of the cases; needs --out; "
+    "no history entry: `replaygate eval merge` makes one).",
+)
 @history_option
 @click.option("--no-history", is_flag=True, help="Do not append this run to the history.")
 @click.option(
@@ -118,6 +133,7 @@ def eval_cmd(
     rate_limit: float | None,
     prices_path: Path | None,
     max_cost: float | None,
+    shard: Shard | None,
     history_path: Path | None,
     no_history: bool,
     progress: bool | None,
@@ -139,7 +155,11 @@ def eval_cmd(
     \b
         replaygate eval --cases eval_cases.jsonl --fixtures fixtures.jsonl --out results.json
     """
+    if click.get_current_context().invoked_subcommand is not None:
+        return  # `replaygate eval merge ...`
     _check_flags(record_mode, approve_live, simulator or concurrency > 1 or bool(rate_limit))
+    if shard is not None and out is None:
+        raise CommandError("--shard needs --out: `replaygate eval merge` reads each shard's file")
     config = load_config(config_path, near=fixtures_path or cases_path)
     fixtures = choose_fixtures(fixtures_path, config)
     cases_file = cases_path or config.cases
@@ -150,7 +170,13 @@ def eval_cmd(
     cases = load_eval_cases(cases_file)
     agent_spec, entry = choose_agent(agent, config)
     settings = choose_settings(entry, config, model, max_tokens, system)
-    info = {"commit": head_commit(config.root), "cases_file": str(cases_file), "agent": agent_spec}
+    info: dict[str, object] = {
+        "commit": head_commit(config.root),
+        "cases_file": str(cases_file),
+        "agent": agent_spec,
+    }
+    if shard is not None:
+        cases, info["shard"] = shard.select(cases)
     with contextlib.ExitStack() as stack:
         plan = None
         if record_mode:
@@ -178,7 +204,59 @@ def eval_cmd(
         _print_metrics(results)
     if out is not None:
         click.echo(f"results: {results.write(out)}", err=as_json)
+    if shard is not None:
+        click.echo(
+            f"shard {shard}: {len(cases)} case(s); merge every shard with `replaygate eval merge`",
+            err=True,
+        )
+    elif not no_history:
+        target = history_path or config.history_path
+        with History.open(target) as history:
+            run = history.append(results)
+        click.echo(f"history: run {run.id} appended to {target}", err=as_json)
+
+
+@eval_cmd.command("merge")
+@click.argument("parts", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The merged results file.",
+)
+@history_option
+@click.option("--no-history", is_flag=True, help="Do not append the merged run to the history.")
+@json_option
+@config_option
+@errors_as_exit_2
+def merge_cmd(
+    parts: tuple[Path, ...],
+    out: Path,
+    history_path: Path | None,
+    no_history: bool,
+    as_json: bool,
+    config_path: Path | None,
+) -> None:
+    """Combine the results of every shard of one eval run into one results file.
+
+    Each PART is the --out file of `replaygate eval --shard I/N`; every shard of the run
+    must be given once. The merged file holds the cases in their file order, as a
+    serial run writes them, and the run is appended to the history once; gate it as
+    any results file.
+
+    Example:
+
+    \b
+        replaygate eval merge shard-1.json shard-2.json --out results.json
+    """
+    results = merge([load_eval_results(p) for p in parts], [str(p) for p in parts])
+    if as_json:
+        click.echo(json.dumps(results.to_json(), ensure_ascii=False, indent=2))
+    else:
+        _print_metrics(results)
+    click.echo(f"results: {results.write(out)}", err=as_json)
     if not no_history:
+        config = load_config(config_path, near=out)
         target = history_path or config.history_path
         with History.open(target) as history:
             run = history.append(results)

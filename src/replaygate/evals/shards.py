@@ -1,0 +1,134 @@
+"""Splitting an eval run over machines, and putting the pieces back together.
+
+``replaygate eval --shard i/n`` runs a deterministic share of the cases: case ``c`` is
+in shard ``1 + int(sha256(c.id)) % n``, whatever the order of the cases file and
+whichever machine asks, so every case runs in exactly one shard of ``n``. Each shard's
+results say which shard they are, how many cases the whole run has and where each of
+theirs stood in it. ``replaygate eval merge`` checks that the shards of one run are all
+there, once each, and combines them into the results a serial run would have written,
+cases in their file order (run information apart: each shard's timing is kept under
+``shards``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from replaygate.evals.cases import EvalCase
+from replaygate.evals.errors import ResultsError
+from replaygate.evals.results import CaseResult, EvalResults
+
+C = TypeVar("C", bound=EvalCase)
+_SPEC = re.compile(r"(\d+)/(\d+)")
+SAME_RUN = ("model", "interface", "mode", "cases_file", "agent", "commit", "replaygate_version")
+"""Run information every shard of one run must agree on."""
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` (1-based) of ``count``."""
+
+    index: int
+    count: int
+
+    @staticmethod
+    def parse(text: str) -> Shard:
+        """``"2/4"`` as a shard; ``ValueError`` says what is wrong."""
+        match = _SPEC.fullmatch(text.strip())
+        if match is None:
+            raise ValueError(f"expected I/N (for example 2/4), got {text!r}")
+        index, count = int(match.group(1)), int(match.group(2))
+        if not 1 <= index <= count:
+            raise ValueError(f"shard {index}/{count}: I must be from 1 to N")
+        return Shard(index, count)
+
+    def holds(self, case_id: str) -> bool:
+        """Whether the case called ``case_id`` runs in this shard."""
+        digest = hashlib.sha256(case_id.encode("utf-8")).digest()
+        return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
+
+    def select(self, cases: Sequence[C]) -> tuple[list[C], dict[str, Any]]:
+        """This shard's cases, in file order, and the run information that places them."""
+        chosen = [(i, case) for i, case in enumerate(cases) if self.holds(case.id)]
+        info = {
+            "index": self.index,
+            "count": self.count,
+            "cases": len(cases),
+            "positions": [i for i, _ in chosen],
+        }
+        return [case for _, case in chosen], info
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
+    """The results of one run from the results of each of its shards (``names`` name them).
+
+    Raises :class:`~replaygate.evals.errors.ResultsError` when a part is not a shard,
+    shards are missing or repeated, or they come from different runs.
+    """
+    if not parts:
+        raise ResultsError("nothing to merge: give the results file of every shard")
+    shards = [_shard_info(part, name) for part, name in zip(parts, names, strict=True)]
+    count, total = shards[0]["count"], shards[0]["cases"]
+    for name, part, shard in zip(names, parts, shards, strict=True):
+        if (shard["count"], shard["cases"]) != (count, total):
+            raise ResultsError(
+                f"{name}: shard {shard['index']}/{shard['count']} of a run of "
+                f"{shard['cases']} cases, but {names[0]} is of {count} shards and {total} cases"
+            )
+        for key in SAME_RUN:
+            if part.info.get(key) != parts[0].info.get(key):
+                raise ResultsError(
+                    f"{name}: {key} is {part.info.get(key)!r}, but {parts[0].info.get(key)!r} "
+                    f"in {names[0]}: these shards come from different runs"
+                )
+    seen: dict[int, str] = {}
+    for name, shard in zip(names, shards, strict=True):
+        if shard["index"] in seen:
+            other = seen[shard["index"]]
+            raise ResultsError(f"shard {shard['index']}/{count} given twice: {other} and {name}")
+        seen[shard["index"]] = name
+    missing = sorted(set(range(1, count + 1)) - set(seen))
+    if missing:
+        raise ResultsError(
+            f"shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing: merge needs the "
+            "results of every shard of the run"
+        )
+    placed: dict[int, CaseResult] = {}
+    for name, part, shard in zip(names, parts, shards, strict=True):
+        for position, case in zip(shard["positions"], part.cases, strict=True):
+            if position in placed:
+                raise ResultsError(f"{name}: case {case.id!r} is also in another shard")
+            placed[position] = case
+    if sorted(placed) != list(range(total)):
+        raise ResultsError(f"the shards hold {len(placed)} of the run's {total} cases")
+    info = {k: v for k, v in parts[0].info.items() if k not in ("shard", "time")}
+    info["time"] = min(str(p.info.get("time", "")) for p in parts)
+    info["shards"] = [
+        {"shard": f"{s['index']}/{count}", "time": p.info.get("time"), "file": name}
+        for name, p, s in sorted(
+            zip(names, parts, shards, strict=True), key=lambda item: item[2]["index"]
+        )
+    ]
+    return EvalResults(tuple(placed[i] for i in range(total)), info)
+
+
+def _shard_info(part: EvalResults, name: str) -> Mapping[str, Any]:
+    shard = part.info.get("shard")
+    ok = isinstance(shard, Mapping) and all(
+        isinstance(shard.get(k), int) for k in ("index", "count", "cases")
+    )
+    positions = shard.get("positions") if isinstance(shard, Mapping) else None
+    if not ok or not isinstance(positions, list) or len(positions) != len(part.cases):
+        raise ResultsError(
+            f"{name}: not the results of a shard (eval.shard is missing or damaged): run "
+            "each shard with `replaygate eval --shard I/N --out FILE`"
+        )
+    assert isinstance(shard, Mapping)
+    return shard

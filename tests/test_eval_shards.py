@@ -1,0 +1,112 @@
+"""An eval run split over shards and merged back equals the serial run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replaygate.evals.shards import Shard
+from replaygate.examples.research_copilot import shipped_eval_cases
+from run_cli import replaygate
+
+AGENT = ["--agent", "replaygate.examples.research_copilot:copilot"]
+CASES = ["--cases", str(shipped_eval_cases())]
+
+
+def _document(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("store") / "eval.jsonl"
+    done = replaygate(
+        "eval", *AGENT, *CASES, "--fixtures", str(path), "--record-mode", "record-missing",
+        "--approve-live", "--simulator", "--no-history",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+@pytest.fixture(scope="module")
+def serial(store: Path) -> Path:
+    out = store.with_name("serial.json")
+    done = replaygate(
+        "eval", *AGENT, *CASES, "--fixtures", str(store), "--out", str(out), "--no-history"
+    )
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def _eval(store: Path) -> list[str]:
+    return ["eval", *AGENT, *CASES, "--fixtures", str(store)]
+
+
+def _shards(store: Path, tmp_path: Path, n: int) -> list[Path]:
+    parts = []
+    for i in range(1, n + 1):
+        part = tmp_path / f"shard-{i}.json"
+        done = replaygate(*_eval(store), "--shard", f"{i}/{n}", "--out", str(part), cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "merge every shard" in done.stderr and "history:" not in done.stdout
+        parts.append(part)
+    return parts
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_merged_shards_equal_the_serial_run(
+    store: Path, serial: Path, tmp_path: Path, n: int
+) -> None:
+    parts = _shards(store, tmp_path, n)
+    sizes = [len(_document(p)["cases"]) for p in parts]
+    assert sum(sizes) == len(_document(serial)["cases"])
+    merged = tmp_path / "merged.json"
+    history = tmp_path / "history.db"
+    done = replaygate(
+        "eval", "merge", *map(str, reversed(parts)), "--out", str(merged),
+        "--history", str(history), cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "history: run" in done.stdout
+    ours, theirs = _document(merged), _document(serial)
+    assert ours["cases"] == theirs["cases"] and ours["metrics"] == theirs["metrics"]
+    assert [s["shard"] for s in ours["eval"]["shards"]] == [f"{i}/{n}" for i in range(1, n + 1)]
+    for key in ("model", "interface", "mode", "agent", "cases_file"):
+        assert ours["eval"][key] == theirs["eval"][key]
+    exported = replaygate("history", "export", "--json", "--history", str(history), cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    assert len(json.loads(exported.stdout)["runs"]) == 1
+
+
+def test_merge_refuses_what_is_not_one_whole_run(store: Path, serial: Path, tmp_path: Path) -> None:
+    one, two, three = _shards(store, tmp_path, 3)
+    cases = [("missing", [one, two], "shard(s) 3/3 missing")]
+    cases.append(("twice", [one, two, two, three], "given twice"))
+    cases.append(("not a shard", [one, two, serial], "not the results of a shard"))
+    other = tmp_path / "other-model.json"
+    document = _document(three)
+    document["eval"]["model"] = "claude-haiku-4-5"
+    other.write_text(json.dumps(document), encoding="utf-8")
+    cases.append(("other run", [one, two, other], "these shards come from different runs"))
+    for name, parts, message in cases:
+        done = replaygate("eval", "merge", *map(str, parts), "--out", str(tmp_path / "m.json"))
+        assert done.returncode == 2, name
+        assert message in done.stderr and "Traceback" not in done.stderr, (name, done.stderr)
+    no_out = replaygate(*_eval(store), "--shard", "1/2")
+    assert no_out.returncode == 2 and "--shard needs --out" in no_out.stderr
+    bad = replaygate(*_eval(store), "--shard", "3/2", "--out", str(tmp_path / "x.json"))
+    assert bad.returncode == 2 and "I must be from 1 to N" in bad.stderr
+
+
+@given(ids=st.lists(st.text(min_size=1, max_size=12), unique=True, max_size=40),
+       count=st.integers(1, 8))  # fmt: skip
+def test_every_case_is_in_exactly_one_shard(ids: list[str], count: int) -> None:
+    for case_id in ids:
+        holders = [i for i in range(1, count + 1) if Shard(i, count).holds(case_id)]
+        assert len(holders) == 1
