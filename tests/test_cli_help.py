@@ -50,6 +50,8 @@ def parse(line: str) -> click.Context:
     command: click.Command = main
     while isinstance(command, click.Group):
         rest = [*ctx._protected_args, *ctx.args]
+        if not rest and command.invoke_without_command:
+            break  # a group that runs on its own (`replaygate eval --cases ...`)
         name, found, rest = command.resolve_command(ctx, rest)
         assert found is not None and name is not None
         ctx = found.make_context(name, rest, parent=ctx, resilient_parsing=False)
