@@ -93,8 +93,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert done.returncode == 0, done.stderr
     with Simulator(behavior="echo") as sim:
         env = {"SIM_URL": sim.url, "ANTHROPIC_API_KEY": "sim-key"}
-        pytest_in_process(root, "-k", "test_http and 1", "--record-mode=record-missing",
-                          "--approve-live", env=env)  # fmt: skip
+        pytest_in_process(root, "-k", "test_http and 1", "--replaygate-record-mode=record-missing",
+                          "--replaygate-approve-live", env=env)  # fmt: skip
     for old in (root / ".replaygate" / "hits").glob("*.jsonl"):
         old.unlink()  # the recording run replayed nothing, but start clean
     return root

@@ -11,7 +11,7 @@ import pytest
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.models.replay import MODES
-from replaygate.pytest_plugin.recording import RECORD_MODES
+from replaygate.pytest_plugin.options import RECORD_MODES
 from replaygate.sim import Simulator
 
 RECORDING_TESTS = """
@@ -55,9 +55,11 @@ def test_plugin_modes_are_the_library_modes() -> None:
 
 def test_recording_mode_without_approval_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_never_runs():\n    raise AssertionError('ran')\n")
-    result = pytester.runpytest("--record-mode=record-missing")
+    result = pytester.runpytest("--replaygate-record-mode=record-missing")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--record-mode=record-missing*--approve-live*"])
+    result.stderr.fnmatch_lines(
+        ["*--replaygate-record-mode=record-missing*--replaygate-approve-live*"]
+    )
     assert "ran" not in result.stdout.str()
 
 
@@ -84,7 +86,11 @@ def test_xdist_workers_record_everything_then_replay_offline(
     with Simulator(behavior="echo") as sim:
         monkeypatch.setenv("REPLAYGATE_TEST_SIM_URL", sim.url)
         result = pytester.runpytest_inprocess(
-            "-n", "2", "--record-mode=record-missing", "--approve-live", *options
+            "-n",
+            "2",
+            "--replaygate-record-mode=record-missing",
+            "--replaygate-approve-live",
+            *options,
         )
         result.assert_outcomes(passed=2 * count)
         assert len(sim.requests) == 2 * count
@@ -266,7 +272,9 @@ def test_recording_a_test_whose_session_sees_no_request_fails_it(
     pytester.makepyfile(test_nothing=NOTHING_RECORDED_TESTS)
     with Simulator(behavior="echo") as sim:
         monkeypatch.setenv("REPLAYGATE_TEST_SIM_URL", sim.url)
-        result = pytester.runpytest("--record-mode=record-missing", "--approve-live")
+        result = pytester.runpytest(
+            "--replaygate-record-mode=record-missing", "--replaygate-approve-live"
+        )
         assert len(sim.requests) == 2
     result.assert_outcomes(passed=4, errors=1)
     result.stdout.fnmatch_lines(

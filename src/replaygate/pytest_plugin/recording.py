@@ -3,11 +3,12 @@
 A thin layer over :mod:`replaygate.http`. It does nothing unless a test asks for one
 of its fixtures (or a recording mode is asked for on the command line).
 
-Options:
+Options (:mod:`.options`; ``--record-mode`` and ``--approve-live`` are short spellings
+where no other plugin owns them):
 
-- ``--record-mode=replay|record-missing|rerecord`` (default ``replay``);
-- ``--approve-live``: the explicit approval the recording modes need (without it a
-  recording mode is a usage error, before any test runs);
+- ``--replaygate-record-mode=replay|record-missing|rerecord`` (default ``replay``);
+- ``--replaygate-approve-live``: the explicit approval the recording modes need (without
+  it a recording mode is a usage error, before any test runs);
 - ``--replaygate-dir`` (default ``tests/fixtures``, relative to the rootdir);
 - ``--replaygate-strict``: a test that leaves HTTP fixtures of its own store unused
   (never requested, or requested fewer times than responses were recorded) fails at
@@ -62,50 +63,21 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from replaygate.errors import LiveCallNotApproved
-from replaygate.fixtures.modes import MODES as RECORD_MODES
 from replaygate.fixtures.modes import require_approval
+from replaygate.pytest_plugin.options import APPROVE, DEFAULT_DIR, MODE, add_options
 
 if TYPE_CHECKING:
     from replaygate.fixtures.hits import HitLog
     from replaygate.fixtures.store import FixtureStore
     from replaygate.http.exchange import Exchange
 
-DEFAULT_DIR = "tests/fixtures"
 REPLAY_API_KEY = "replaygate-replay-no-key"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]=,+]")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Register the replaygate options."""
-    group = parser.getgroup("replaygate", "replaygate: record and replay model calls")
-    group.addoption(
-        "--record-mode",
-        dest="replaygate_record_mode",
-        choices=RECORD_MODES,
-        default="replay",
-        help="replay (default, never live), record-missing or rerecord; "
-        "the recording modes need --approve-live",
-    )
-    group.addoption(
-        "--approve-live",
-        dest="replaygate_approve_live",
-        action="store_true",
-        default=False,
-        help="approve live model calls for this run (required by the recording modes)",
-    )
-    group.addoption(
-        "--replaygate-dir",
-        dest="replaygate_dir",
-        default=DEFAULT_DIR,
-        help=f"folder of the per-test fixture stores (default {DEFAULT_DIR}, under the rootdir)",
-    )
-    group.addoption(
-        "--replaygate-strict",
-        dest="replaygate_strict",
-        action="store_true",
-        default=False,
-        help="fail a test that leaves recorded HTTP fixtures of its store unused",
-    )
+    """Register the replaygate options (:mod:`replaygate.pytest_plugin.options`)."""
+    add_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -118,10 +90,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "the meta of what it records, whether a send past the recorded answers gets the "
         "last one again, and whether recording it may see no request",
     )
-    mode = config.getoption("replaygate_record_mode", "replay")
-    approved = config.getoption("replaygate_approve_live", False) is True
+    mode = config.getoption(MODE, "replay")
+    approved = config.getoption(APPROVE, False) is True
+    how = f"--replaygate-record-mode={mode} needs --replaygate-approve-live"
     try:
-        require_approval(mode, approved, how=f"--record-mode={mode} needs --approve-live")
+        require_approval(mode, approved, how=how)
     except LiveCallNotApproved as err:
         raise pytest.UsageError(str(err)) from None
     _start_hits(config)
@@ -220,7 +193,7 @@ def store_path(request: pytest.FixtureRequest) -> Path:
 @pytest.fixture
 def replaygate_mode(request: pytest.FixtureRequest) -> str:
     """The run's mode: ``replay``, ``record-missing`` or ``rerecord``."""
-    return str(request.config.getoption("replaygate_record_mode", "replay"))
+    return str(request.config.getoption(MODE, "replay"))
 
 
 @pytest.fixture
@@ -264,7 +237,7 @@ def replaygate_exchange(
     exchange = Exchange(
         replaygate_store,
         mode=replaygate_mode,
-        approve_live=bool(request.config.getoption("replaygate_approve_live", False)),
+        approve_live=bool(request.config.getoption(APPROVE, False)),
         source=marker.get("source"),
         interface=marker.get("interface"),
         sanitize=sanitizer_for(replaygate_store.path, root=request.config.rootpath),

@@ -1,0 +1,157 @@
+"""The pytest plugin's command-line options and ini settings.
+
+Every option has a ``--replaygate-`` spelling. The short spellings ``--record-mode`` and
+``--approve-live`` are added too, but only where no other plugin owns them: not when
+pytest-recording or pytest-vcr is installed (whichever plugin pytest loads first, both
+would claim ``--record-mode``), and not when a plugin loaded earlier already registered
+one of them. ``pytest --help`` says which spellings are active and why.
+"""
+
+from __future__ import annotations
+
+import argparse
+from importlib.metadata import PackageNotFoundError, distribution
+from typing import Any
+
+import pytest
+
+from replaygate.cli.options import SIMULATOR_SEED
+from replaygate.fixtures.modes import MODES as RECORD_MODES
+
+DEFAULT_DIR = "tests/fixtures"
+MODE = "replaygate_record_mode"
+APPROVE = "replaygate_approve_live"
+SIMULATOR = "replaygate_simulator"
+SIM_SEED = "replaygate_sim_seed"
+MAX_COST = "replaygate_max_cost"
+SHORT_OWNERS = ("pytest-recording", "pytest-vcr")
+"""Installed distributions whose plugin registers ``--record-mode`` itself."""
+SHORT = {"--record-mode": "--replaygate-record-mode", "--approve-live": "--replaygate-approve-live"}
+_NO_SIMULATOR = "none"
+MODE_ATTRS: dict[str, Any] = {
+    "dest": MODE,
+    "choices": RECORD_MODES,
+    "default": "replay",
+    "help": "replay (default, never live), record-missing or rerecord; "
+    "the recording modes need --replaygate-approve-live",
+}
+APPROVE_ATTRS: dict[str, Any] = {
+    "dest": APPROVE,
+    "action": "store_true",
+    "default": False,
+    "help": "approve live model calls for this run (required by the recording modes)",
+}
+
+
+def _installed_owner() -> str | None:
+    for name in SHORT_OWNERS:
+        try:
+            distribution(name)
+        except PackageNotFoundError:
+            continue
+        return name
+    return None
+
+
+def _add_short_spellings(parser: pytest.Parser) -> str:
+    """Add the short spellings no other plugin owns; say which are active and why."""
+    owner = _installed_owner()
+    if owner is not None:
+        return f"only the --replaygate- spellings: {owner} is installed and owns --record-mode"
+    group = parser.getgroup(
+        "replaygate-short", "replaygate: short spellings (no other plugin owns them here)"
+    )
+    taken = []
+    for short, long in SHORT.items():
+        attrs = MODE_ATTRS if short == "--record-mode" else APPROVE_ATTRS
+        try:
+            group.addoption(short, **{**attrs, "help": f"short for {long}"})
+        except argparse.ArgumentError:
+            taken.append(short)
+    active = [short for short in SHORT if short not in taken]
+    note = f"{' and '.join(active)} work{'s' if len(active) == 1 else ''} too" if active else ""
+    if taken:
+        note += "; " if note else ""
+        owned = "is another plugin's" if len(taken) == 1 else "are another plugin's"
+        note += f"{' and '.join(taken)} {owned}: use the --replaygate- spelling"
+    return note
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Register the options, ini settings and, where free, the short spellings."""
+    note = _add_short_spellings(parser)
+    group = parser.getgroup("replaygate", f"replaygate: record and replay model calls ({note})")
+    group.addoption("--replaygate-record-mode", **MODE_ATTRS)
+    group.addoption("--replaygate-approve-live", **APPROVE_ATTRS)
+    group.addoption(
+        "--replaygate-dir",
+        dest="replaygate_dir",
+        default=DEFAULT_DIR,
+        help=f"folder of the per-test fixture stores (default {DEFAULT_DIR}, under the rootdir)",
+    )
+    group.addoption(
+        "--replaygate-strict",
+        dest="replaygate_strict",
+        action="store_true",
+        default=False,
+        help="fail a test that leaves recorded HTTP fixtures of its store unused",
+    )
+    group.addoption(
+        "--replaygate-simulator",
+        dest=SIMULATOR,
+        nargs="?",
+        const="research-copilot",
+        default=None,
+        metavar="BEHAVIOR",
+        help="record from the in-process simulator: research-copilot (the default BEHAVIOR), "
+        "echo, or script:FILE (a JSONL file, one response a line); ignored in replay mode",
+    )
+    group.addoption(
+        "--replaygate-sim-seed",
+        dest=SIM_SEED,
+        type=int,
+        default=None,
+        help=f"the simulator's seed (default {SIMULATOR_SEED})",
+    )
+    group.addoption(
+        "--replaygate-max-cost",
+        dest=MAX_COST,
+        type=float,
+        default=None,
+        metavar="AMOUNT",
+        help="stop recording before a live call could take the session's spending past AMOUNT "
+        "(default: max_cost in [tool.replaygate], else 5.00 without the simulator)",
+    )
+    parser.addini(
+        SIMULATOR,
+        f"record from the simulator: research-copilot, echo, script:FILE or {_NO_SIMULATOR}",
+        default=_NO_SIMULATOR,
+    )
+    parser.addini(SIM_SEED, f"the simulator's seed (default {SIMULATOR_SEED})", default="")
+    parser.addini(MAX_COST, "the session's spending cap when recording", default="")
+
+
+def simulator_behavior(config: pytest.Config) -> str | None:
+    """The simulator behaviour asked for (option, else ini), or None for the real API."""
+    given = config.getoption(SIMULATOR, None)
+    if given is None:
+        given = str(config.getini(SIMULATOR)).strip()
+    return None if given in ("", _NO_SIMULATOR) else str(given)
+
+
+def number(config: pytest.Config, name: str, kind: type[int] | type[float]) -> float | None:
+    """The option ``name``, else its ini setting, as ``kind``; a bad ini value is a usage
+    error naming the setting."""
+    given = config.getoption(name, None)
+    if given is not None:
+        return kind(given)
+    text = str(config.getini(name)).strip()
+    if not text:
+        return None
+    try:
+        return kind(text)
+    except ValueError:
+        where = config.inipath or "the ini file"
+        raise pytest.UsageError(
+            f"{where}: {name} = {text!r} is not a{'n integer' if kind is int else ' number'}"
+        ) from None

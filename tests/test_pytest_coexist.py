@@ -1,0 +1,128 @@
+"""The pytest plugin beside pytest-recording (installed here) and other owners of its short
+options: each plugin gets its own record mode, and ``--help`` says which spelling works."""
+
+from __future__ import annotations
+
+import pytest
+
+from replaygate.fixtures.store import FixtureStore
+from replaygate.pytest_plugin import options
+from replaygate.sim import Simulator
+
+BOTH = """
+import os
+
+import pytest
+import requests
+
+from replaygate.http import httpx2_client
+
+URL = os.environ["SIM_URL"]
+BODY = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.mark.vcr
+def test_vcr(request, record_mode):
+    assert record_mode == request.config.getoption("record_mode")
+    answer = requests.post(URL + "/v1/messages", json=BODY, headers={"x-api-key": "k"}).json()
+    assert answer["content"][0]["text"] == "echo: hi"
+
+
+def test_replaygate(replaygate_exchange, replaygate_mode):
+    client = httpx2_client(replaygate_exchange, base_url=URL)
+    answer = client.post("/v1/messages", json=BODY, headers={"x-api-key": "k"}).json()
+    assert answer["content"][0]["text"] == "echo: hi"
+"""
+
+MODE_OF_RUN = """
+def test_mode(replaygate_mode):
+    assert replaygate_mode == "record-missing"
+"""
+
+
+def test_help_names_only_the_prefixed_spellings_when_pytest_recording_is_installed(
+    pytester: pytest.Pytester,
+) -> None:
+    result = pytester.runpytest("--help")
+    result.stdout.fnmatch_lines(
+        [
+            "replaygate: record and replay model calls (only the --replaygate- spellings: "
+            "pytest-recording is installed and owns --record-mode):",
+            "  --replaygate-record-mode=*",
+        ]
+    )
+    assert "short for --replaygate" not in result.stdout.str()
+
+
+def test_both_plugins_record_then_replay_in_one_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_both=BOTH)
+    with Simulator(behavior="echo") as sim:
+        monkeypatch.setenv("SIM_URL", sim.url)
+        recorded = pytester.runpytest_inprocess(
+            "--record-mode=once",
+            "--replaygate-record-mode=record-missing",
+            "--replaygate-approve-live",
+        )
+        recorded.assert_outcomes(passed=2)
+        assert len(sim.requests) == 2
+    cassette = pytester.path / "cassettes" / "test_both" / "test_vcr.yaml"
+    assert "/v1/messages" in cassette.read_text()
+    store = FixtureStore.open(pytester.path / "tests/fixtures/test_both/test_replaygate.jsonl")
+    assert len(store) == 1
+    # the simulator is gone: each plugin replays from its own recording
+    replayed = pytester.runpytest_subprocess("--record-mode=none")
+    replayed.assert_outcomes(passed=2)
+
+
+def test_the_short_spellings_work_where_no_other_plugin_owns_them(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(options, "SHORT_OWNERS", ("no-such-distribution",))
+    pytester.makepyfile(MODE_OF_RUN)
+    blocked = ("-p", "no:recording")
+    result = pytester.runpytest_inprocess(
+        *blocked, "--record-mode=record-missing", "--approve-live"
+    )
+    result.assert_outcomes(passed=1)
+    help_text = pytester.runpytest_inprocess(*blocked, "--help")
+    help_text.stdout.fnmatch_lines(
+        [
+            "replaygate: short spellings (no other plugin owns them here):",
+            "  --record-mode=*",
+            "*short for --replaygate-record-mode",
+            "replaygate: record and replay model calls "
+            "(--record-mode and --approve-live work too):",
+        ]
+    )
+
+
+def test_a_short_spelling_another_plugin_registered_first_stays_its_own(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(options, "SHORT_OWNERS", ())
+    pytester.makepyfile(
+        other_plugin="""
+        def pytest_addoption(parser):
+            parser.addoption("--record-mode", dest="other_mode", default="off")
+        """,
+        test_other="""
+        def test_modes(request, replaygate_mode):
+            assert request.config.getoption("other_mode") == "on"
+            assert replaygate_mode == "record-missing"
+        """,
+    )
+    pytester.syspathinsert()
+    plugins = ("-p", "no:recording", "-p", "other_plugin")
+    help_text = pytester.runpytest_inprocess(*plugins, "--help")
+    help_text.stdout.fnmatch_lines(
+        [
+            "replaygate: record and replay model calls (--approve-live works too; "
+            "--record-mode is another plugin's: use the --replaygate- spelling):"
+        ]
+    )
+    result = pytester.runpytest_inprocess(
+        *plugins, "--record-mode=on", "--replaygate-record-mode=record-missing", "--approve-live"
+    )
+    result.assert_outcomes(passed=1)
