@@ -43,6 +43,11 @@ def test_rag(attempt):
     assert "[doc-rag]" in result.final
 
 
+@pytest.fixture
+def replaygate_config():
+    return {"cap": None}  # recorded from a loopback simulator: nothing is paid
+
+
 @pytest.mark.replaygate(fixtures="http.jsonl")
 @pytest.mark.parametrize("attempt", [1, 2, 3])
 def test_http(anthropic_client, attempt):

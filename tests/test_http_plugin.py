@@ -49,6 +49,16 @@ def test_own_store(replaygate_exchange, replaygate_store, n):
 """
 
 
+NO_CAP = """
+import pytest
+
+
+@pytest.fixture
+def replaygate_config():
+    return {"cap": None}  # recorded from a loopback simulator started by the test
+"""
+
+
 def test_plugin_modes_are_the_library_modes() -> None:
     assert RECORD_MODES == MODES
 
@@ -81,6 +91,7 @@ def test_xdist_workers_record_everything_then_replay_offline(
 ) -> None:
     count = 24
     pytester.makepyfile(test_generated=RECORDING_TESTS.format(count=count))
+    pytester.makeconftest(NO_CAP)
     fixtures = pytester.path / "recorded"
     options = ["-p", "no:cacheprovider", "--replaygate-dir", str(fixtures)]
     with Simulator(behavior="echo") as sim:
@@ -270,6 +281,7 @@ def test_recording_a_test_whose_session_sees_no_request_fails_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytester.makepyfile(test_nothing=NOTHING_RECORDED_TESTS)
+    pytester.makeconftest(NO_CAP)
     with Simulator(behavior="echo") as sim:
         monkeypatch.setenv("REPLAYGATE_TEST_SIM_URL", sim.url)
         result = pytester.runpytest(
@@ -339,7 +351,8 @@ def test_marker_repeat_last_answers_further_sends_with_the_last(
     result.stdout.fnmatch_lines(
         [
             "*@pytest.mark.replaygate on test_repeat.py::test_misspelled: unknown argument(s) "
-            "repeat_lats (it takes fixtures, interface, source, repeat_last, expect_requests)",
+            "repeat_lats (it takes fixtures, interface, source, repeat_last, expect_requests, "
+            "match_host, note)",
             "*test_repeat.py::test_not_a_flag: repeat_last must be True or False*",
         ]
     )

@@ -8,6 +8,7 @@ import pytest
 from replaygate.fixtures.store import FixtureStore
 from replaygate.pytest_plugin import options
 from replaygate.sim import Simulator
+from test_http_plugin import NO_CAP
 
 BOTH = """
 import os
@@ -58,6 +59,7 @@ def test_both_plugins_record_then_replay_in_one_run(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytester.makepyfile(test_both=BOTH)
+    pytester.makeconftest(NO_CAP)
     with Simulator(behavior="echo") as sim:
         monkeypatch.setenv("SIM_URL", sim.url)
         recorded = pytester.runpytest_inprocess(

@@ -12,26 +12,13 @@ from collections.abc import Iterator
 import click
 
 from replaygate.errors import LiveAPIError
-from replaygate.evals.prices import PriceTable
 from replaygate.extras import require
 from replaygate.fixtures.spending import SpendingCap
+from replaygate.fixtures.spending import spending_cap as spending_cap  # re-exported
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RequestSettings
 
 _INSTEAD = "record from the loopback simulator instead with --simulator"
-DEFAULT_MAX_COST = 5.0
-"""The spending cap of a live recording when neither --max-cost nor max_cost is given."""
-
-
-def spending_cap(
-    given: float | None, configured: float | None, prices: PriceTable, simulator: bool
-) -> SpendingCap | None:
-    """The cap of a recording: ``--max-cost``, else ``max_cost`` in the config, else
-    :data:`DEFAULT_MAX_COST` for a live API (the simulator costs nothing: no cap)."""
-    limit = given if given is not None else configured
-    if limit is None and not simulator:
-        limit = DEFAULT_MAX_COST
-    return SpendingCap(limit, prices) if limit is not None else None
 
 
 def spent(cap: SpendingCap | None) -> str:

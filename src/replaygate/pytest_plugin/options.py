@@ -16,9 +16,11 @@ from typing import Any
 import pytest
 
 from replaygate.cli.options import SIMULATOR_SEED
-from replaygate.fixtures.modes import MODES as RECORD_MODES
+from replaygate.fixtures.modes import MODES
 
 DEFAULT_DIR = "tests/fixtures"
+RECORD_MODES = MODES
+"""The modes ``--replaygate-record-mode`` takes: the library's."""
 MODE = "replaygate_record_mode"
 APPROVE = "replaygate_approve_live"
 SIMULATOR = "replaygate_simulator"

@@ -64,7 +64,9 @@ import pytest
 
 from replaygate.errors import LiveCallNotApproved
 from replaygate.fixtures.modes import require_approval
-from replaygate.pytest_plugin.options import APPROVE, DEFAULT_DIR, MODE, add_options
+from replaygate.pytest_plugin.options import APPROVE, DEFAULT_DIR, MODE, SIMULATOR, add_options
+from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
+from replaygate.pytest_plugin.settings import config_settings, marker_arguments, session_settings
 
 if TYPE_CHECKING:
     from replaygate.fixtures.hits import HitLog
@@ -86,9 +88,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "replaygate(fixtures=None, interface=None, source=None, repeat_last=False, "
-        "expect_requests=True): the test's fixture store (relative to --replaygate-dir), "
-        "the meta of what it records, whether a send past the recorded answers gets the "
-        "last one again, and whether recording it may see no request",
+        "expect_requests=True, match_host=False, note=None): the test's fixture store "
+        "(relative to --replaygate-dir), the meta of what it records, whether a send past "
+        "the recorded answers gets the last one again, whether recording it may see no "
+        "request; they override replaygate_config",
     )
     mode = config.getoption(MODE, "replay")
     approved = config.getoption(APPROVE, False) is True
@@ -102,6 +105,8 @@ def pytest_configure(config: pytest.Config) -> None:
         from replaygate.pytest_plugin.offline import OfflineSession
 
         config.pluginmanager.register(OfflineSession(), "replaygate-offline")
+    else:
+        config.pluginmanager.register(RecordingRun(config, fixtures_dir(config)), RUN)
 
 
 _HITS = pytest.StashKey[tuple["HitLog | None", str | None, bool]]()
@@ -148,30 +153,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             os.environ[hits.RUN_ENV] = env_before
 
 
-MARKER_ARGUMENTS = ("fixtures", "interface", "source", "repeat_last", "expect_requests")
-_FLAGS = {"repeat_last": False, "expect_requests": True}
-
-
 def _marker_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:
     """The marker's arguments; an unknown one, or a flag that is not a bool, fails the test."""
-    marker = request.node.get_closest_marker("replaygate")
-    if marker is None:
-        return dict(_FLAGS)
-    kwargs = {**_FLAGS, **marker.kwargs}
-    if marker.args:
-        kwargs.setdefault("fixtures", marker.args[0])
-    unknown = sorted(set(kwargs) - set(MARKER_ARGUMENTS))
-    wrong = sorted(name for name in _FLAGS if not isinstance(kwargs[name], bool))
-    if unknown or wrong:
-        what = f"unknown argument(s) {', '.join(unknown)}" if unknown else ""
-        what += "; " if unknown and wrong else ""
-        what += f"{', '.join(wrong)} must be True or False" if wrong else ""
-        pytest.fail(
-            f"@pytest.mark.replaygate on {request.node.nodeid}: {what} "
-            f"(it takes {', '.join(MARKER_ARGUMENTS)})",
-            pytrace=False,
-        )
-    return kwargs
+    return marker_arguments(request.node.get_closest_marker("replaygate"), request.node.nodeid)
+
+
+def _run(config: pytest.Config) -> RecordingRun | None:
+    """The recording session's simulator and cap (None when replaying)."""
+    run = config.pluginmanager.get_plugin(RUN)
+    return run if isinstance(run, RecordingRun) else None
 
 
 def fixtures_dir(config: pytest.Config) -> Path:
@@ -224,8 +214,26 @@ def replaygate_store(
 
 
 @pytest.fixture
+def replaygate_config() -> dict[str, Any]:
+    """Settings of every test's record/replay session (``match_host``, ``repeat_last``,
+    ``sanitize``, ``source``, ``interface``, ``note``, ``cap``); override this fixture in a
+    ``conftest.py`` or a test module. The marker's arguments override it per test."""
+    return {}
+
+
+def rerecord_command(config: pytest.Config, nodeid: str) -> str:
+    """The pytest command that records what test ``nodeid`` misses."""
+    command = f"pytest '{nodeid}' --replaygate-record-mode=record-missing --replaygate-approve-live"
+    behavior = config.getoption(SIMULATOR, None)
+    return f"`{command} --replaygate-simulator={behavior}`" if behavior else f"`{command}`"
+
+
+@pytest.fixture
 def replaygate_exchange(
-    request: pytest.FixtureRequest, replaygate_store: FixtureStore, replaygate_mode: str
+    request: pytest.FixtureRequest,
+    replaygate_store: FixtureStore,
+    replaygate_mode: str,
+    replaygate_config: Any,
 ) -> Iterator[Exchange]:
     """The test's record/replay session over its store (counters shared by its clients);
     recording, it fails a test that sent nothing through it (see the module docstring)."""
@@ -233,18 +241,24 @@ def replaygate_exchange(
     from replaygate.http.intercept import nothing_recorded
     from replaygate.sanitize import sanitizer_for
 
+    nodeid = request.node.nodeid
     marker = _marker_kwargs(request)
+    run = _run(request.config)
+    defaults: dict[str, Any] = {
+        "sanitize": sanitizer_for(replaygate_store.path, root=request.config.rootpath)
+    }
+    if run is not None:
+        defaults.update(source=run.source, cap=run.cap)
+    settings = session_settings(defaults, config_settings(replaygate_config, nodeid), marker)
     exchange = Exchange(
         replaygate_store,
         mode=replaygate_mode,
         approve_live=bool(request.config.getoption(APPROVE, False)),
-        source=marker.get("source"),
-        interface=marker.get("interface"),
-        sanitize=sanitizer_for(replaygate_store.path, root=request.config.rootpath),
-        repeat_last=marker["repeat_last"],
+        **settings,
     )
+    exchange.session.rerecord = rerecord_command(request.config, nodeid)
     yield exchange
-    if exchange.recording and marker["expect_requests"] and exchange.sent == 0:
+    if exchange.recording and marker.get("expect_requests", True) and exchange.sent == 0:
         pytest.fail(
             f"{nothing_recorded()}; mark the test @pytest.mark.replaygate(expect_requests=False) "
             "if it may legitimately send nothing",
@@ -253,13 +267,19 @@ def replaygate_exchange(
 
 
 def _sdk_clients(
-    exchange: Exchange, sdk: str, client_class: str, *, is_async: bool
+    request: pytest.FixtureRequest,
+    exchange: Exchange,
+    sdk: str,
+    client_class: str,
+    *,
+    is_async: bool,
 ) -> Iterator[Callable[..., Any]]:
     """Yields a factory of ``sdk.client_class`` clients wired to ``exchange``, then closes
     the synchronous clients it made.
 
-    In replay mode a client gets a placeholder API key when none is given or set in the
-    environment, since nothing is sent anywhere.
+    Recording from the simulator, a client's ``base_url`` defaults to the simulator's. In
+    replay mode, or from the simulator, a client gets a placeholder API key when none is
+    given or set in the environment, since nothing is sent to a real API.
     """
     from replaygate.http import httpx2_async_client, httpx2_client
 
@@ -268,10 +288,17 @@ def _sdk_clients(
     env_key = f"{sdk.upper()}_API_KEY"
     http_client = httpx2_async_client if is_async else httpx2_client
     made: list[Any] = []
+    run = _run(request.config)
+    simulator = run.simulator() if run is not None else None
+    keyless = exchange.mode == "replay" or simulator is not None
 
     def make(**kwargs: Any) -> Any:
         kwargs.setdefault("http_client", http_client(exchange))
-        if exchange.mode == "replay" and "api_key" not in kwargs and not os.environ.get(env_key):
+        if simulator is not None:
+            kwargs.setdefault(
+                "base_url", simulator.url if sdk == "anthropic" else simulator.openai_base_url
+            )
+        if keyless and "api_key" not in kwargs and not os.environ.get(env_key):
             kwargs["api_key"] = REPLAY_API_KEY
         client = cls(**kwargs)
         made.append(client)
@@ -284,27 +311,37 @@ def _sdk_clients(
 
 
 @pytest.fixture
-def anthropic_client(replaygate_exchange: Exchange) -> Iterator[Callable[..., Any]]:
+def anthropic_client(
+    request: pytest.FixtureRequest, replaygate_exchange: Exchange
+) -> Iterator[Callable[..., Any]]:
     """A factory of ``anthropic.Anthropic`` clients over the test's store (SDK kwargs)."""
-    yield from _sdk_clients(replaygate_exchange, "anthropic", "Anthropic", is_async=False)
+    yield from _sdk_clients(request, replaygate_exchange, "anthropic", "Anthropic", is_async=False)
 
 
 @pytest.fixture
-def async_anthropic_client(replaygate_exchange: Exchange) -> Iterator[Callable[..., Any]]:
+def async_anthropic_client(
+    request: pytest.FixtureRequest, replaygate_exchange: Exchange
+) -> Iterator[Callable[..., Any]]:
     """A factory of ``anthropic.AsyncAnthropic`` clients over the test's store."""
-    yield from _sdk_clients(replaygate_exchange, "anthropic", "AsyncAnthropic", is_async=True)
+    yield from _sdk_clients(
+        request, replaygate_exchange, "anthropic", "AsyncAnthropic", is_async=True
+    )
 
 
 @pytest.fixture
-def openai_client(replaygate_exchange: Exchange) -> Iterator[Callable[..., Any]]:
+def openai_client(
+    request: pytest.FixtureRequest, replaygate_exchange: Exchange
+) -> Iterator[Callable[..., Any]]:
     """A factory of ``openai.OpenAI`` clients over the test's store (SDK kwargs)."""
-    yield from _sdk_clients(replaygate_exchange, "openai", "OpenAI", is_async=False)
+    yield from _sdk_clients(request, replaygate_exchange, "openai", "OpenAI", is_async=False)
 
 
 @pytest.fixture
-def async_openai_client(replaygate_exchange: Exchange) -> Iterator[Callable[..., Any]]:
+def async_openai_client(
+    request: pytest.FixtureRequest, replaygate_exchange: Exchange
+) -> Iterator[Callable[..., Any]]:
     """A factory of ``openai.AsyncOpenAI`` clients over the test's store."""
-    yield from _sdk_clients(replaygate_exchange, "openai", "AsyncOpenAI", is_async=True)
+    yield from _sdk_clients(request, replaygate_exchange, "openai", "AsyncOpenAI", is_async=True)
 
 
 @pytest.fixture
