@@ -22,7 +22,16 @@ from replaygate.sim.server import Simulator
 
 @click.group(name="sim")
 def sim_group() -> None:
-    """A loopback server speaking the Anthropic and OpenAI wire formats."""
+    """A loopback server speaking the Anthropic, OpenAI and Gemini wire formats.
+
+    Point a client's base URL at it to record without an API key, or to break a
+    replay on purpose (faults, drift).
+
+    Example:
+
+    \b
+        replaygate sim serve --port 8765 --behavior echo --faults "429:0.1"
+    """
 
 
 @sim_group.command("serve")
@@ -59,7 +68,17 @@ def serve(
     retry_after: float,
     allow_remote: bool,
 ) -> None:
-    """Serve until interrupted (SIGINT or SIGTERM)."""
+    """Serve until interrupted (SIGINT or SIGTERM).
+
+    Prints the URL it listens on: give it to the clients as their base URL
+    (ANTHROPIC_BASE_URL; URL/v1 for OpenAI's). --behavior script:FILE answers from a
+    JSONL file of responses, one per line.
+
+    Example:
+
+    \b
+        replaygate sim serve --port 8765 --behavior research-copilot --seed 7
+    """
     if not allow_remote and not is_loopback(host):
         raise click.UsageError(
             f"refusing to serve on {host!r}: not a loopback address (pass --allow-remote)"
