@@ -13,13 +13,14 @@ it). The terminal summary says what was spent.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from replaygate.cli.options import SIMULATOR_SEED
-from replaygate.errors import ReplaygateError
+from replaygate.errors import ReplaygateError, SpendingCapError
 from replaygate.fixtures.spending import SpendingCap, spending_cap
 from replaygate.pytest_plugin.options import (
     MAX_COST,
@@ -90,6 +91,17 @@ class RecordingRun:
             self._simulator.start()
             self._started = True
         return self._simulator
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        """A test stopped by the cap fails with the cap's message, not a traceback."""
+        try:
+            return (yield)
+        except SpendingCapError as err:
+            pytest.fail(
+                f"{err}\nUnder pytest: --replaygate-max-cost AMOUNT, or ini replaygate_max_cost.",
+                pytrace=False,
+            )
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """Say where the session recorded from and what it spent."""

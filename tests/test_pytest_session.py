@@ -1,0 +1,289 @@
+"""The pytest plugin's session: recording from its simulator, ``replaygate_config``, the
+spending cap, and a miss naming the pytest command that re-records the test."""
+
+from __future__ import annotations
+
+import anthropic
+import openai
+import pytest
+
+from replaygate.fixtures.store import FixtureStore
+
+SDKS = (anthropic, openai)
+"""Imported here so that pytester's nested runs find them loaded instead of importing
+them again each run (it forgets the modules a run imported)."""
+
+ASK = """
+import pytest
+
+
+def ask(client, text, max_tokens=16):
+    reply = client.messages.create(
+        model="claude-sonnet-4-5", max_tokens=max_tokens,
+        messages=[{"role": "user", "content": text}],
+    )
+    return reply.content[0].text
+"""
+
+SIM_TESTS = (
+    ASK
+    + """
+
+def test_anthropic(anthropic_client):
+    assert ask(anthropic_client(), "hi") == "echo: hi"
+
+
+def test_openai(openai_client):
+    reply = openai_client().chat.completions.create(
+        model="gpt-4o", messages=[{"role": "user", "content": "yo"}]
+    )
+    assert reply.choices[0].message.content == "echo: yo"
+"""
+)
+
+RECORD = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live")
+
+
+def stored(pytester: pytest.Pytester, module: str, test: str) -> FixtureStore:
+    return FixtureStore.open(pytester.path / "tests/fixtures" / module / f"{test}.jsonl")
+
+
+def test_recording_from_the_simulator_then_replaying_offline(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_sim=SIM_TESTS)
+    recorded = pytester.runpytest(*RECORD, "--replaygate-simulator=echo")
+    recorded.assert_outcomes(passed=2)
+    recorded.stdout.fnmatch_lines(
+        ["*replaygate recording*", "recorded from the simulator (echo, seed 7)"]
+    )
+    assert "spent" not in recorded.stdout.str()  # the simulator costs nothing: no cap
+    for test in ("test_anthropic", "test_openai"):
+        assert [(f.meta or {}).get("source") for f in stored(pytester, "test_sim", test)] == ["sim"]
+    # replay ignores the simulator option: nothing is started, the fixtures answer
+    replayed = pytester.runpytest("--replaygate-simulator=echo")
+    replayed.assert_outcomes(passed=2)
+    assert "recorded from the simulator" not in replayed.stdout.str()
+
+
+def test_a_script_from_the_ini_answers_with_a_tool_call(pytester: pytest.Pytester) -> None:
+    pytester.makeini(
+        "[pytest]\nreplaygate_simulator = script:answers.jsonl\nreplaygate_sim_seed = 3\n"
+    )
+    pytester.path.joinpath("answers.jsonl").write_text(
+        '{"tool_calls": [{"id": "t1", "name": "search", "arguments": {"q": "rag"}}]}\n'
+        '{"text": "RAG retrieves, then generates."}\n'
+    )
+    pytester.makepyfile(
+        test_script="""
+        def test_tool_then_answer(anthropic_client):
+            client = anthropic_client()
+            first = client.messages.create(model="m", max_tokens=8,
+                                           messages=[{"role": "user", "content": "rag?"}])
+            assert first.stop_reason == "tool_use" and first.content[0].input == {"q": "rag"}
+            second = client.messages.create(model="m", max_tokens=8,
+                                            messages=[{"role": "user", "content": "more"}])
+            assert second.content[0].text == "RAG retrieves, then generates."
+        """
+    )
+    result = pytester.runpytest(*RECORD, "--replaygate-max-cost=1")
+    result.assert_outcomes(failed=1)  # model "m" has no price: the explicit cap refuses it
+    result.stdout.fnmatch_lines(["*no price for model 'm'*"])
+    result = pytester.runpytest(*RECORD)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["recorded from the simulator (script:answers.jsonl, seed 3)"])
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("--replaygate-simulator=parrot", "*unknown behavior 'parrot'*"),
+        ("--replaygate-simulator=script:missing.jsonl", "*missing.jsonl:0: cannot read script*"),
+        ("--replaygate-sim-seed=x", "*invalid int value: 'x'*"),
+    ],
+)
+def test_a_bad_simulator_setting_is_a_usage_error(
+    pytester: pytest.Pytester, setting: str, message: str
+) -> None:
+    pytester.makepyfile("def test_never(): raise AssertionError('ran')")
+    result = pytester.runpytest(*RECORD, setting)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_a_bad_ini_cost_is_a_usage_error_naming_the_setting(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nreplaygate_max_cost = lots\n")
+    pytester.makepyfile("def test_never(): raise AssertionError('ran')")
+    result = pytester.runpytest(*RECORD)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*tox.ini: replaygate_max_cost = 'lots' is not a number"])
+
+
+CONFIG_TESTS = """
+import pytest
+
+
+def ask(client):
+    return client.messages.create(
+        model="m", max_tokens=8, messages=[{"role": "user", "content": "again"}]
+    ).content[0].text
+
+
+@pytest.fixture
+def replaygate_config(replaygate_config):
+    return {**replaygate_config, "note": "module"}
+
+
+def test_module_note(anthropic_client):
+    assert ask(anthropic_client()) == "echo: again"
+
+
+@pytest.mark.replaygate(note="marker", repeat_last=False)
+def test_marker_note(anthropic_client):
+    assert ask(anthropic_client()) == "echo: again"
+"""
+
+CONFTEST = """
+import pytest
+
+
+@pytest.fixture
+def replaygate_config():
+    return {"note": "conftest", "repeat_last": True, "cap": None}
+"""
+
+
+def test_replaygate_config_from_conftest_module_and_marker(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(
+        test_config=CONFIG_TESTS,
+        test_plain="""
+        def test_conftest_note(anthropic_client):
+            client = anthropic_client()
+            for _ in range(2):
+                client.messages.create(model="m", max_tokens=8,
+                                       messages=[{"role": "user", "content": "x"}])
+        """,
+    )
+    pytester.runpytest(*RECORD, "--replaygate-simulator=echo").assert_outcomes(passed=3)
+    notes = {
+        test: (next(iter(stored(pytester, module, test))).meta or {}).get("note")
+        for module, test in [
+            ("test_config", "test_module_note"),
+            ("test_config", "test_marker_note"),
+            ("test_plain", "test_conftest_note"),
+        ]
+    }
+    assert notes == {
+        "test_module_note": "module",
+        "test_marker_note": "marker",
+        "test_conftest_note": "conftest",
+    }
+    # replaying, the conftest's repeat_last answers the second send; the marker turns it off
+    pytester.makepyfile(
+        test_config=CONFIG_TESTS.replace(
+            'assert ask(anthropic_client()) == "echo: again"',
+            "client = anthropic_client()\n    assert ask(client) == ask(client)",
+        )
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*_ test_marker_note _*", "*recorded 1 time and sent 2 times*"])
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        (
+            '{"approve_live": True}',
+            "approve_live cannot be configured: approve a recording on the command line",
+        ),
+        ('{"match_hots": True}', "unknown key(s) match_hots (it takes match_host, source,"),
+        ('{"repeat_last": "yes"}', "repeat_last must be True or False"),
+        ('[("note", "x")]', "must return a dict, not list"),
+    ],
+)
+def test_a_wrong_replaygate_config_fails_the_test_naming_it(
+    pytester: pytest.Pytester, config: str, message: str
+) -> None:
+    pytester.makepyfile(
+        f"""
+        import pytest
+
+        @pytest.fixture
+        def replaygate_config():
+            return {config}
+
+        def test_x(replaygate_exchange):
+            pass
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([f"replaygate_config (used by test_a_wrong*::test_x)*{message}*"])
+
+
+CAP_TESTS = (
+    ASK
+    + """
+
+def test_a_first(anthropic_client):
+    assert ask(anthropic_client(), "small") == "echo: small"
+
+
+def test_b_big(anthropic_client):
+    ask(anthropic_client(), "big", max_tokens=4000)
+
+
+def test_c_later(anthropic_client):
+    ask(anthropic_client(), "big again", max_tokens=4000)
+"""
+)
+
+
+def test_the_session_cap_stops_recording_across_tests(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_cap=CAP_TESTS)
+    result = pytester.runpytest(
+        *RECORD, "--replaygate-simulator=echo", "--replaygate-max-cost=0.01"
+    )
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_b_big _*",
+            "spending cap reached: 0.0001 of 0.01 USD spent on 1 recorded call; the next call "
+            "to 'claude-sonnet-4-5' could cost up to 0.06* and was not sent.*",
+            "*--replaygate-max-cost AMOUNT*",
+            "*_ test_c_later _*",
+            "spending cap reached: 0.0001 of 0.01 USD spent on 1 recorded call;*",
+            "spent 0.0001 of 0.01 USD on 1 recorded call (prices: *)",
+        ]
+    )
+    assert not stored(pytester, "test_cap", "test_b_big").path.exists()
+
+
+def test_the_cap_defaults_to_the_project_then_to_five(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_cap="def test_x(replaygate_mode): pass")
+    pytester.runpytest(*RECORD).stdout.fnmatch_lines(
+        ["spent 0.0000 of 5.00 USD on 0 recorded calls*"]
+    )
+    pytester.makepyprojecttoml("[tool.replaygate]\nmax_cost = 0.25\n")
+    pytester.runpytest(*RECORD).stdout.fnmatch_lines(
+        ["spent 0.0000 of 0.25 USD on 0 recorded calls*"]
+    )
+
+
+def test_a_miss_names_the_pytest_command_that_records_the_test(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_miss=SIM_TESTS)
+    pytester.runpytest(*RECORD, "--replaygate-simulator=echo").assert_outcomes(passed=2)
+    pytester.makepyfile(test_miss=SIM_TESTS.replace('"hi") == "echo: hi"', '"hey") == "echo: hey"'))
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*no fixture recorded for this HTTP request*",
+            "*body.messages?0?.content: 'hi' != 'hey'*",
+            "*re-record: `pytest 'test_miss.py::test_anthropic' "
+            "--replaygate-record-mode=record-missing --replaygate-approve-live`*",
+        ]
+    )
+    assert "replaygate record" not in result.stdout.str()
