@@ -13,6 +13,13 @@ where no other plugin owns them):
 - ``--replaygate-strict``: a test that leaves HTTP fixtures of its own store unused
   (never requested, or requested fewer times than responses were recorded) fails at
   teardown. A store named by the marker may be shared between tests and is not checked.
+- ``--replaygate-simulator[=BEHAVIOR]``, ``--replaygate-sim-seed``,
+  ``--replaygate-max-cost``: the recording session's simulator and spending cap
+  (:mod:`.recording_run`).
+
+``replaygate_config`` (a fixture returning a dict, overridable in a conftest or a module)
+sets every test's session; the marker's arguments override it (:mod:`.settings`). A miss
+names the pytest command that re-records the test.
 
 Fixtures: ``replaygate_mode``; ``replaygate_store`` (per test,
 ``<dir>/<test module>/<test name>.jsonl``); ``replaygate_exchange`` (the test's
@@ -22,11 +29,12 @@ the SDK's keyword arguments, e.g. ``base_url``, and returning a client over the
 test's store); ``replaygate_intercept`` (covers clients the code under test builds).
 
 Marker: ``@pytest.mark.replaygate(fixtures="path", interface=..., source=...,
-repeat_last=False, expect_requests=True)``: ``fixtures`` replaces the test's store (a
-``.jsonl`` file or a folder, relative to ``--replaygate-dir``); ``interface`` and
-``source`` go into recorded fixtures' meta; ``repeat_last=True`` lets a send past the
-recorded answers get the last one again; ``expect_requests=False`` marks a test that
-may legitimately send nothing (below). Any other argument is an error.
+repeat_last=False, expect_requests=True, match_host=False, note=None)``: ``fixtures``
+replaces the test's store (a ``.jsonl`` file or a folder, relative to
+``--replaygate-dir``); ``interface``, ``source`` and ``note`` go into recorded fixtures'
+meta; ``repeat_last=True`` lets a send past the recorded answers get the last one again;
+``expect_requests=False`` marks a test that may legitimately send nothing (below). Any
+other argument is an error.
 
 Nothing recorded: in a recording mode, a test that asked for the test's session
 (``replaygate_exchange``, a client factory or ``replaygate_intercept``) and ends without
