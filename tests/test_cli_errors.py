@@ -77,7 +77,13 @@ FIRST_MISTAKES = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", FIRST_MISTAKES)
+SLOW = {"record-without-network", "drift-unreachable"}
+"""Rows that wait for a client's retries against a closed port."""
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in FIRST_MISTAKES]
+)
 def test_a_first_mistake_gets_a_message_exit_2_and_the_next_step(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

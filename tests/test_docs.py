@@ -16,6 +16,9 @@ import pytest
 
 from run_cli import replaygate
 
+# Every page's commands, end to end.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
 BLOCK = re.compile(r"<!-- doctest -->\s*\n```(python|sh)\n(.*?)```", re.DOTALL)

@@ -14,6 +14,9 @@ from replaygate.evals.shards import Shard
 from replaygate.examples.research_copilot import shipped_eval_cases
 from run_cli import replaygate
 
+# Records an eval from the simulator and runs it in shards: end to end.
+pytestmark = pytest.mark.slow
+
 AGENT = ["--agent", "replaygate.examples.research_copilot:copilot"]
 CASES = ["--cases", str(shipped_eval_cases())]
 

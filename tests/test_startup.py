@@ -18,6 +18,9 @@ import pytest
 
 from replaygate.cli import COMMANDS
 
+# Each check starts a fresh interpreter: end to end.
+pytestmark = pytest.mark.slow
+
 HERE = Path(__file__).resolve().parent
 HEAVY = {"pytest", "_pytest", "matplotlib", "anthropic", "openai", "httpx", "httpx2"}
 
