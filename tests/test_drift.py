@@ -211,6 +211,7 @@ def test_usage_errors(stores: dict[str, Path], tmp_path: Path) -> None:
     assert bad.exit_code == 2 and f"{damaged}:1: malformed JSON" in bad.output
 
 
+@pytest.mark.slow
 def test_unreachable_server_is_an_error_not_a_pass(stores: dict[str, Path]) -> None:
     with Simulator(behavior="echo") as sim:
         url = sim.url

@@ -157,6 +157,7 @@ def test_fixture_ages_come_from_recorded_at(store: Path, tmp_path: Path) -> None
     assert ages.undated == 1
 
 
+@pytest.mark.slow
 def test_the_same_history_gives_the_same_page(history: Path) -> None:
     with History.open(history) as opened:
         runs = opened.runs()

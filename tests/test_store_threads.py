@@ -23,6 +23,7 @@ def _request(i: int) -> dict[str, Any]:
     return {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": f"q{i}"}]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["store.jsonl", "store"])
 def test_readers_see_the_old_or_the_new_fixture_while_one_thread_rerecords(
     tmp_path: Path, layout: str
