@@ -49,7 +49,7 @@ def stored(pytester: pytest.Pytester, module: str, test: str) -> FixtureStore:
 
 
 def test_recording_from_the_simulator_then_replaying_offline(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_sim=SIM_TESTS)
+    pytester.makepyfile(test_simulated=SIM_TESTS)
     recorded = pytester.runpytest(*RECORD, "--replaygate-simulator=echo")
     recorded.assert_outcomes(passed=2)
     recorded.stdout.fnmatch_lines(
@@ -57,7 +57,9 @@ def test_recording_from_the_simulator_then_replaying_offline(pytester: pytest.Py
     )
     assert "spent" not in recorded.stdout.str()  # the simulator costs nothing: no cap
     for test in ("test_anthropic", "test_openai"):
-        assert [(f.meta or {}).get("source") for f in stored(pytester, "test_sim", test)] == ["sim"]
+        assert [(f.meta or {}).get("source") for f in stored(pytester, "test_simulated", test)] == [
+            "sim"
+        ]
     # replay ignores the simulator option: nothing is started, the fixtures answer
     replayed = pytester.runpytest("--replaygate-simulator=echo")
     replayed.assert_outcomes(passed=2)
@@ -154,7 +156,7 @@ def replaygate_config():
 def test_replaygate_config_from_conftest_module_and_marker(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(
-        test_config=CONFIG_TESTS,
+        test_layers=CONFIG_TESTS,
         test_plain="""
         def test_conftest_note(anthropic_client):
             client = anthropic_client()
@@ -167,8 +169,8 @@ def test_replaygate_config_from_conftest_module_and_marker(pytester: pytest.Pyte
     notes = {
         test: (next(iter(stored(pytester, module, test))).meta or {}).get("note")
         for module, test in [
-            ("test_config", "test_module_note"),
-            ("test_config", "test_marker_note"),
+            ("test_layers", "test_module_note"),
+            ("test_layers", "test_marker_note"),
             ("test_plain", "test_conftest_note"),
         ]
     }
@@ -179,7 +181,7 @@ def test_replaygate_config_from_conftest_module_and_marker(pytester: pytest.Pyte
     }
     # replaying, the conftest's repeat_last answers the second send; the marker turns it off
     pytester.makepyfile(
-        test_config=CONFIG_TESTS.replace(
+        test_layers=CONFIG_TESTS.replace(
             'assert ask(anthropic_client()) == "echo: again"',
             "client = anthropic_client()\n    assert ask(client) == ask(client)",
         )
@@ -287,3 +289,12 @@ def test_a_miss_names_the_pytest_command_that_records_the_test(pytester: pytest.
         ]
     )
     assert "replaygate record" not in result.stdout.str()
+
+
+def test_a_bad_project_config_is_a_usage_error_when_recording(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml('[tool.replaygate]\nmax_cost = "lots"\n')
+    pytester.makepyfile("def test_never(): raise AssertionError('ran')")
+    result = pytester.runpytest(*RECORD)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*replaygate: *pyproject.toml*max_cost*"])
+    pytester.runpytest().assert_outcomes(failed=1)  # replaying reads no spending settings
