@@ -28,7 +28,6 @@ SIM_SEED = "replaygate_sim_seed"
 MAX_COST = "replaygate_max_cost"
 SHORT_OWNERS = ("pytest-recording", "pytest-vcr")
 """Installed distributions whose plugin registers ``--record-mode`` itself."""
-SHORT = {"--record-mode": "--replaygate-record-mode", "--approve-live": "--replaygate-approve-live"}
 _NO_SIMULATOR = "none"
 MODE_ATTRS: dict[str, Any] = {
     "dest": MODE,
@@ -43,6 +42,11 @@ APPROVE_ATTRS: dict[str, Any] = {
     "default": False,
     "help": "approve live model calls for this run (required by the recording modes)",
 }
+SHORT = {
+    "--record-mode": ("--replaygate-record-mode", MODE_ATTRS),
+    "--approve-live": ("--replaygate-approve-live", APPROVE_ATTRS),
+}
+"""Each short spelling, the option it stands for and that option's settings."""
 
 
 def _installed_owner() -> str | None:
@@ -64,8 +68,7 @@ def _add_short_spellings(parser: pytest.Parser) -> str:
         "replaygate-short", "replaygate: short spellings (no other plugin owns them here)"
     )
     taken = []
-    for short, long in SHORT.items():
-        attrs = MODE_ATTRS if short == "--record-mode" else APPROVE_ATTRS
+    for short, (long, attrs) in SHORT.items():
         try:
             group.addoption(short, **{**attrs, "help": f"short for {long}"})
         except argparse.ArgumentError:
@@ -83,8 +86,8 @@ def add_options(parser: pytest.Parser) -> None:
     """Register the options, ini settings and, where free, the short spellings."""
     note = _add_short_spellings(parser)
     group = parser.getgroup("replaygate", f"replaygate: record and replay model calls ({note})")
-    group.addoption("--replaygate-record-mode", **MODE_ATTRS)
-    group.addoption("--replaygate-approve-live", **APPROVE_ATTRS)
+    for long, attrs in SHORT.values():
+        group.addoption(long, **attrs)
     group.addoption(
         "--replaygate-dir",
         dest="replaygate_dir",
