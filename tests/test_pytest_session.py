@@ -3,6 +3,9 @@ spending cap, and a miss naming the pytest command that re-records the test."""
 
 from __future__ import annotations
 
+import re
+import shlex
+
 import anthropic
 import openai
 import pytest
@@ -289,6 +292,20 @@ def test_a_miss_names_the_pytest_command_that_records_the_test(pytester: pytest.
         ]
     )
     assert "replaygate record" not in result.stdout.str()
+    # with this run's folder and simulator, the command it names records just that test
+    options = ("--replaygate-dir=recorded", "--replaygate-simulator=echo")
+    pytester.runpytest(*options, *RECORD).assert_outcomes(passed=2)
+    pytester.makepyfile(test_miss=SIM_TESTS)
+    missed = pytester.runpytest(*options)
+    missed.assert_outcomes(failed=1, passed=1)
+    named = re.search(r"re-record: `(pytest [^`]+)`", missed.stdout.str())
+    assert named is not None
+    pytester.runpytest(*shlex.split(named.group(1))[1:]).assert_outcomes(passed=1)
+    pytester.runpytest(*options).assert_outcomes(passed=2)
+    assert named.group(1) == (
+        "pytest 'test_miss.py::test_anthropic' --replaygate-record-mode=record-missing "
+        "--replaygate-approve-live --replaygate-dir=recorded --replaygate-simulator=echo"
+    )
 
 
 def test_a_bad_project_config_is_a_usage_error_when_recording(pytester: pytest.Pytester) -> None:

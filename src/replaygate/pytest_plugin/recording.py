@@ -63,6 +63,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import shlex
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -230,10 +231,17 @@ def replaygate_config() -> dict[str, Any]:
 
 
 def rerecord_command(config: pytest.Config, nodeid: str) -> str:
-    """The pytest command that records what test ``nodeid`` misses."""
-    command = f"pytest '{nodeid}' --replaygate-record-mode=record-missing --replaygate-approve-live"
+    """The pytest command (run from the rootdir) that records what test ``nodeid`` misses,
+    with this run's ``--replaygate-dir`` and ``--replaygate-simulator``."""
+    quoted = "'" + nodeid.replace("'", "'\\''") + "'"
+    words = [f"pytest {quoted} --replaygate-record-mode=record-missing --replaygate-approve-live"]
+    folder = config.getoption("replaygate_dir", DEFAULT_DIR)
+    if folder != DEFAULT_DIR:
+        words.append(f"--replaygate-dir={shlex.quote(str(folder))}")
     behavior = config.getoption(SIMULATOR, None)
-    return f"`{command} --replaygate-simulator={behavior}`" if behavior else f"`{command}`"
+    if behavior:
+        words.append(f"--replaygate-simulator={shlex.quote(str(behavior))}")
+    return f"`{' '.join(words)}`"
 
 
 @pytest.fixture
