@@ -315,3 +315,26 @@ def test_a_bad_project_config_is_a_usage_error_when_recording(pytester: pytest.P
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*replaygate: *pyproject.toml*max_cost*"])
     pytester.runpytest().assert_outcomes(failed=1)  # replaying reads no spending settings
+
+
+@pytest.mark.slow
+def test_xdist_workers_share_the_cap_and_the_controller_adds_up(pytester: pytest.Pytester) -> None:
+    tests = """
+@pytest.mark.parametrize("n", range(4))
+def test_small(anthropic_client, n):
+    assert ask(anthropic_client(), f"q{n}") == f"echo: q{n}"
+
+
+def test_big(anthropic_client):  # bounded at 0.045: more than a worker's half of 0.05
+    ask(anthropic_client(), "big", max_tokens=3000)
+"""
+    pytester.makepyfile(test_workers=ASK + tests)
+    options = ("-n", "2", "--replaygate-simulator=echo", "--replaygate-max-cost=0.05")
+    result = pytester.runpytest_inprocess(*RECORD, *options)
+    result.assert_outcomes(passed=4, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*spending cap reached: 0.0* of 0.03 USD spent*could cost up to 0.045*",
+            "spent 0.0* of 0.05 USD on 4 recorded calls (prices: *)",
+        ]
+    )

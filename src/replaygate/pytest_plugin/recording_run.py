@@ -8,14 +8,16 @@ first test that needs it and stopped at the end; fixtures recorded from it say
 the live calls of every test: ``--replaygate-max-cost``, else ini ``replaygate_max_cost``,
 else ``max_cost`` of ``[tool.replaygate]``, else
 :data:`~replaygate.fixtures.spending.DEFAULT_MAX_COST` without the simulator (none with
-it). The terminal summary says what was spent.
+it). Under pytest-xdist each worker has its own simulator (a script plays from its
+first line in each) and an equal share of the cap; the controller's summary adds up what
+the workers spent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -35,6 +37,8 @@ if TYPE_CHECKING:
 
 RUN = "replaygate-recording-run"
 """The name the run is registered under with pytest's plugin manager."""
+SPENT = "replaygate_spent"
+"""Where a pytest-xdist worker hands what it spent to the controller."""
 
 
 def _behavior_spec(behavior: str, root: Path) -> str:
@@ -43,6 +47,12 @@ def _behavior_spec(behavior: str, root: Path) -> str:
     if behavior.startswith(prefix) and behavior[len(prefix) :]:
         return prefix + str(root / behavior[len(prefix) :])
     return behavior
+
+
+def _worker_count(config: pytest.Config) -> int:
+    """How many pytest-xdist workers share the session's cap (1 outside a worker)."""
+    workerinput = getattr(config, "workerinput", None)
+    return int(workerinput.get("workercount", 1)) if workerinput is not None else 1
 
 
 class RecordingRun:
@@ -65,6 +75,10 @@ class RecordingRun:
         self.cap: SpendingCap | None = spending_cap(
             given, project.max_cost, prices, self.behavior is not None
         )
+        self.workers = _worker_count(config)
+        if self.cap is not None:
+            self.cap.limit /= self.workers  # their sum stays within the limit
+        self._from_workers: list[tuple[float, int]] = []
         self._started = False
 
     def _build_simulator(self, root: Path) -> Simulator | None:
@@ -103,16 +117,33 @@ class RecordingRun:
                 pytrace=False,
             )
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """On a pytest-xdist worker, send what it spent to the controller."""
+        output = getattr(session.config, "workeroutput", None)
+        if output is not None and self.cap is not None:
+            output[SPENT] = (self.cap.spent, self.cap.calls)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """On the pytest-xdist controller, keep what a finished worker spent."""
+        spent = getattr(node, "workeroutput", {}).get(SPENT)
+        if spent is not None:
+            self._from_workers.append((float(spent[0]), int(spent[1])))
+
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        """Say where the session recorded from and what it spent."""
+        """Say where the session recorded from and what it spent (its workers' included)."""
         lines = []
         if self._simulator is not None:
             lines.append(f"recorded from the simulator ({self.behavior}, seed {self.seed})")
         cap = self.cap
         if cap is not None:
+            spent = cap.spent + sum(amount for amount, _ in self._from_workers)
+            calls = cap.calls + sum(count for _, count in self._from_workers)
+            limit = cap.limit * self.workers
             lines.append(
-                f"spent {cap.spent:.4f} of {cap.limit:.2f} {cap.prices.currency} on "
-                f"{cap.calls} recorded call{'s' if cap.calls != 1 else ''} "
+                f"spent {spent:.4f} of {limit:.2f} {cap.prices.currency} on "
+                f"{calls} recorded call{'s' if calls != 1 else ''} "
                 f"(prices: {cap.prices.source})"
             )
         if lines:
