@@ -338,3 +338,22 @@ def test_big(anthropic_client):  # bounded at 0.045: more than a worker's half o
             "spent 0.0* of 0.05 USD on 4 recorded calls (prices: *)",
         ]
     )
+
+
+def test_recording_from_the_simulator_never_reaches_beyond_loopback(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_elsewhere="""
+        import anthropic
+
+        def test_own_client(replaygate_intercept):
+            client = anthropic.Anthropic(api_key="k", max_retries=0)
+            client.messages.create(model="m", max_tokens=8,
+                                   messages=[{"role": "user", "content": "hi"}])
+        """
+    )
+    result = pytester.runpytest(*RECORD, "--replaygate-simulator=echo")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*lookup of 'api.anthropic.com' refused*"])
+    assert not (pytester.path / "tests/fixtures/test_elsewhere").exists()

@@ -199,14 +199,17 @@ def replaygate_mode(request: pytest.FixtureRequest) -> str:
 def replaygate_store(
     request: pytest.FixtureRequest, replaygate_mode: str
 ) -> Iterator[FixtureStore]:
-    """The test's fixture store; in replay mode the network is blocked while the test runs."""
+    """The test's fixture store. In replay mode, and when recording from the simulator (so
+    that a client the plugin did not point at it cannot reach a real API), the network
+    beyond loopback is blocked while the test runs."""
     from replaygate.fixtures.store import FixtureStore
     from replaygate.http import block_network, reset_uses, unused
 
     store = FixtureStore.open(store_path(request))
     with ExitStack() as stack:
         stack.callback(store.close)
-        if replaygate_mode == "replay":
+        run = _run(request.config)
+        if replaygate_mode == "replay" or (run is not None and run.source == "sim"):
             stack.enter_context(block_network())
         yield store
         if request.config.getoption("replaygate_strict", False) and not _marker_kwargs(request).get(
