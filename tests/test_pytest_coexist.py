@@ -23,13 +23,14 @@ BODY = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": 
 
 
 @pytest.mark.vcr
-def test_vcr(request, record_mode):
-    assert record_mode == request.config.getoption("record_mode")
+def test_vcr(record_mode):
+    assert record_mode == os.environ["EXPECTED_VCR_MODE"]
     answer = requests.post(URL + "/v1/messages", json=BODY, headers={"x-api-key": "k"}).json()
     assert answer["content"][0]["text"] == "echo: hi"
 
 
 def test_replaygate(replaygate_exchange, replaygate_mode):
+    assert replaygate_mode == os.environ["EXPECTED_REPLAYGATE_MODE"]
     client = httpx2_client(replaygate_exchange, base_url=URL)
     answer = client.post("/v1/messages", json=BODY, headers={"x-api-key": "k"}).json()
     assert answer["content"][0]["text"] == "echo: hi"
@@ -62,6 +63,8 @@ def test_both_plugins_record_then_replay_in_one_run(
     pytester.makeconftest(NO_CAP)
     with Simulator(behavior="echo") as sim:
         monkeypatch.setenv("SIM_URL", sim.url)
+        monkeypatch.setenv("EXPECTED_VCR_MODE", "once")
+        monkeypatch.setenv("EXPECTED_REPLAYGATE_MODE", "record-missing")
         recorded = pytester.runpytest_inprocess(
             "--record-mode=once",
             "--replaygate-record-mode=record-missing",
@@ -74,6 +77,8 @@ def test_both_plugins_record_then_replay_in_one_run(
     store = FixtureStore.open(pytester.path / "tests/fixtures/test_both/test_replaygate.jsonl")
     assert len(store) == 1
     # the simulator is gone: each plugin replays from its own recording
+    monkeypatch.setenv("EXPECTED_VCR_MODE", "none")
+    monkeypatch.setenv("EXPECTED_REPLAYGATE_MODE", "replay")
     replayed = pytester.runpytest_subprocess("--record-mode=none")
     replayed.assert_outcomes(passed=2)
 
