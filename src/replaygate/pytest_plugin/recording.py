@@ -21,12 +21,14 @@ where no other plugin owns them):
 sets every test's session; the marker's arguments override it (:mod:`.settings`). A miss
 names the pytest command that re-records the test.
 
-Fixtures: ``replaygate_mode``; ``replaygate_store`` (per test,
+Fixtures: ``replaygate_mode``; ``replaygate_config`` (the session settings, see
+below); ``replaygate_store`` (per test,
 ``<dir>/<test module>/<test name>.jsonl``); ``replaygate_exchange`` (the test's
 record/replay session, shared by everything below); ``anthropic_client``,
 ``async_anthropic_client``, ``openai_client``, ``async_openai_client`` (factories taking
 the SDK's keyword arguments, e.g. ``base_url``, and returning a client over the
-test's store); ``replaygate_intercept`` (covers clients the code under test builds).
+test's store; recording from the simulator, ``base_url`` defaults to it);
+``replaygate_intercept`` (covers clients the code under test builds).
 
 Marker: ``@pytest.mark.replaygate(fixtures="path", interface=..., source=...,
 repeat_last=False, expect_requests=True, match_host=False, note=None)``: ``fixtures``
