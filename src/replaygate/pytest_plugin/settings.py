@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from replaygate.fixtures.spending import SpendingCap
+
 CONFIG_KEYS = ("match_host", "source", "interface", "note", "sanitize", "repeat_last", "cap")
 """What ``replaygate_config`` may set."""
 MARKER_ARGUMENTS = (
@@ -48,6 +50,8 @@ def config_settings(config: object, nodeid: str) -> dict[str, Any]:
     if unknown:
         problems.append(f"unknown key(s) {', '.join(unknown)} (it takes {', '.join(CONFIG_KEYS)})")
     problems.extend(f"{name} must be True or False" for name in _wrong_flags(config))
+    if config.get("cap") is not None and not isinstance(config["cap"], SpendingCap):
+        problems.append("cap must be a replaygate.fixtures.spending.SpendingCap or None")
     if problems:
         pytest.fail(f"{where}: " + "; ".join(problems), pytrace=False)
     return dict(config)
