@@ -33,7 +33,8 @@ test-fast: $(STAMP)
 test-thorough: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q --durations=15 --hypothesis-profile=thorough
 
-# The built wheel in a new environment with only its declared dependencies.
+# The built wheel in a new environment with only its declared dependencies, then the
+# "your own project" page done as written in it (tests_newcomer/).
 test-wheel:
 	sh tools/check_wheel.sh
 
@@ -48,8 +49,8 @@ test-frameworks: $(STAMP)
 	$(BIN)/python -m tests_frameworks.matrix
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests tests_newcomer bench
+	$(BIN)/ruff format --check src tests tests_newcomer bench
 	$(BIN)/mypy
 
 bench: $(STAMP)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The package as a user gets it: build the wheel, install it with only its declared
 # dependencies in a new virtual environment, and run commands a first-time user runs.
-# Each must exit as documented, with no traceback.
+# Each must exit as documented, with no traceback. Then add what the "your own project"
+# page installs (the anthropic extra and pytest) and do what that page says
+# (tests_newcomer/).
 set -eu
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -43,3 +45,9 @@ expect 2 "pip install 'replaygate[anthropic]'" -- "$rg" demo --out "$work/demo"
 expect 0 "identical final: True" -- "$rg" run --agent replaygate.examples.research_copilot:copilot \
     --fixtures "$fixtures" --check-determinism "What is RAG?"
 echo "the wheel works with only its declared dependencies"
+
+wheel=$(ls "$work"/dist/replaygate-*.whl)
+"$work/venv/bin/pip" install --quiet "replaygate[anthropic] @ file://$wheel" pytest
+"$work/venv/bin/python" -m pytest -q -p no:cacheprovider --noconftest \
+    --rootdir tests_newcomer tests_newcomer
+echo "docs/quickstart-own-project.md runs as written from the wheel"

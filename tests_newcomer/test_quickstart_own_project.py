@@ -9,9 +9,10 @@ Markers (an HTML comment before a fenced block):
 - ``<!-- quickstart run -->`` (``run, fails``: exit status 1): each line is a command;
 - ``<!-- quickstart output -->``: each line is in the output of the commands just run.
 
-``pytest`` and ``replaygate`` are this interpreter's (the project's venv stands in for
-the page's ``pip install``); the CI job's steps after its ``pip install`` must be commands
-the page ran successfully after its last edit.
+``pytest`` and ``replaygate`` are this interpreter's: ``make test-wheel`` runs this file
+in a new environment holding only the built wheel, ``anthropic`` and ``pytest``, as the
+page's ``pip install`` makes it. The CI job's steps after its ``pip install`` must be
+commands the page ran successfully after its last edit.
 """
 
 from __future__ import annotations
