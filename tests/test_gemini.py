@@ -46,6 +46,9 @@ from replaygate.sim import Simulator
 from replaygate.sim.research_policy import ResearchPolicy
 from test_providers import conversations, responses, systems, tool_specs
 
+# Through the google-genai SDK over the simulator: end to end.
+pytestmark = pytest.mark.slow
+
 KEY = "AIzaSyTestKeyForTheSimulator0123456789"
 MODEL = "gemini-sim-1"
 REAL_API = "https://generativelanguage.googleapis.com"

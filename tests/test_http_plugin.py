@@ -14,6 +14,9 @@ from replaygate.models.replay import MODES
 from replaygate.pytest_plugin.options import RECORD_MODES
 from replaygate.sim import Simulator
 
+# Each test runs pytest itself on a project of its own (pytester): end to end.
+pytestmark = pytest.mark.slow
+
 RECORDING_TESTS = """
 import os
 

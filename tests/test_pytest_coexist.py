@@ -10,6 +10,9 @@ from replaygate.pytest_plugin import options
 from replaygate.sim import Simulator
 from test_http_plugin import NO_CAP
 
+# Each test runs pytest itself on a project of its own (pytester): end to end.
+pytestmark = pytest.mark.slow
+
 BOTH = """
 import os
 

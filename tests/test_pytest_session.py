@@ -12,6 +12,9 @@ import pytest
 
 from replaygate.fixtures.store import FixtureStore
 
+# Each test runs pytest itself on a project of its own (pytester): end to end.
+pytestmark = pytest.mark.slow
+
 SDKS = (anthropic, openai)
 """Imported here so that pytester's nested runs find them loaded instead of importing
 them again each run (it forgets the modules a run imported)."""

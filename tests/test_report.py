@@ -35,6 +35,9 @@ from replaygate.report.plots import metrics_plot, weekly_plot
 from replaygate.report.words import assertion_words
 from replaygate.sampling import AssertionStats, SampledResult, SampleResult
 
+# Each test renders the report with matplotlib: end to end.
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

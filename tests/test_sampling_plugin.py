@@ -12,6 +12,9 @@ from replaygate.models.fakes import ScriptedModel
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, ModelResponse
 
+# Each test runs pytest itself on a project of its own (pytester): end to end.
+pytestmark = pytest.mark.slow
+
 SETTINGS: dict[str, object] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
 PATTERNS = {
     "pass?": [True, True, False, True, True],
