@@ -12,6 +12,7 @@ from typing import Any
 
 from replaygate.errors import WireFormatError
 from replaygate.models.providers._fields import field_of, optional_field
+from replaygate.models.providers._turns import ResultTurns
 from replaygate.models.types import (
     Message,
     ModelResponse,
@@ -49,22 +50,15 @@ def _tool_result_block(message: Message) -> dict[str, Any]:
 
 
 def _wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    wire: list[dict[str, Any]] = []
+    wire = ResultTurns("content")
     for message in messages:
         if message.role == "user":
-            wire.append({"role": "user", "content": [{"type": "text", "text": message.content}]})
+            wire.add({"role": "user", "content": [{"type": "text", "text": message.content}]})
         elif message.role == "assistant":
-            wire.append({"role": "assistant", "content": _assistant_blocks(message)})
+            wire.add({"role": "assistant", "content": _assistant_blocks(message)})
         else:
-            block = _tool_result_block(message)
-            previous = wire[-1] if wire else None
-            if previous is not None and previous.get("_tool_results"):
-                previous["content"].append(block)
-            else:
-                wire.append({"role": "user", "content": [block], "_tool_results": True})
-    for item in wire:
-        item.pop("_tool_results", None)
-    return wire
+            wire.add_result(_tool_result_block(message))
+    return wire.turns
 
 
 def to_anthropic_request(

@@ -22,6 +22,7 @@ from typing import Any
 
 from replaygate.errors import WireFormatError
 from replaygate.models.providers._fields import field_of, optional_field
+from replaygate.models.providers._turns import ResultTurns
 from replaygate.models.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec, Usage
 
 INTERFACE = "google.generate_content"
@@ -60,25 +61,18 @@ def _result_part(message: Message, names: Mapping[str, str]) -> dict[str, Any]:
 
 def _contents(messages: Sequence[Message]) -> list[dict[str, Any]]:
     names: dict[str, str] = {}
-    contents: list[dict[str, Any]] = []
+    contents = ResultTurns("parts")
     for message in messages:
         if message.role == "assistant":
             parts = [{"text": message.content}] if message.content or not message.tool_calls else []
             parts.extend(_call_part(call) for call in message.tool_calls)
             names.update((call.id, call.name) for call in message.tool_calls)
-            contents.append({"role": "model", "parts": parts})
+            contents.add({"role": "model", "parts": parts})
         elif message.role == "user":
-            contents.append({"role": "user", "parts": [{"text": message.content}]})
+            contents.add({"role": "user", "parts": [{"text": message.content}]})
         else:
-            part = _result_part(message, names)
-            previous = contents[-1] if contents else None
-            if previous is not None and previous.get("_results"):
-                previous["parts"].append(part)
-            else:
-                contents.append({"role": "user", "parts": [part], "_results": True})
-    for content in contents:
-        content.pop("_results", None)
-    return contents
+            contents.add_result(_result_part(message, names))
+    return contents.turns
 
 
 def to_gemini_request(
