@@ -77,11 +77,12 @@ _PLUMBING = frozenset(
     ]
 )
 HOW_TO_FIX = (
-    "replaygate blocks the network while replaying fixtures: only loopback "
-    "(127.0.0.0/8, ::1, localhost) is reachable. Wire the client to replaygate "
-    "(http_client=replaygate.http.httpx2_client(...) or intercept()), record with "
-    "--record-mode=record-missing --approve-live, or let a host through with "
-    "block_network(allow=[...])."
+    "replaygate blocks the network while replaying fixtures (and while recording from "
+    "its simulator): only loopback (127.0.0.0/8, ::1, localhost) is reachable. Wire the "
+    "client to replaygate (http_client=replaygate.http.httpx2_client(...) or "
+    "intercept()), record with approval (`replaygate record --approve-live`, or pytest "
+    "--replaygate-record-mode=record-missing --replaygate-approve-live), or let a host "
+    "through with block_network(allow=[...])."
 )
 
 
