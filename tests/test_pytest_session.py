@@ -262,7 +262,7 @@ def test_the_session_cap_stops_recording_across_tests(pytester: pytest.Pytester)
             "*--replaygate-max-cost AMOUNT*",
             "*_ test_c_later _*",
             "spending cap reached: 0.0001 of 0.01 USD spent on 1 recorded call;*",
-            "spent 0.0001 of 0.01 USD on 1 recorded call (prices: *)",
+            "0.0001 of 0.01 USD spent on 1 recorded call (prices: *)",
         ]
     )
     assert not stored(pytester, "test_cap", "test_b_big").path.exists()
@@ -273,11 +273,11 @@ def test_the_cap_defaults_to_the_project_then_to_five(
 ) -> None:
     pytester.makepyfile(test_cap="def test_x(replaygate_mode): pass")
     pytester.runpytest(*RECORD).stdout.fnmatch_lines(
-        ["spent 0.0000 of 5.00 USD on 0 recorded calls*"]
+        ["0.0000 of 5.00 USD spent on 0 recorded calls*"]
     )
     pytester.makepyprojecttoml("[tool.replaygate]\nmax_cost = 0.25\n")
     pytester.runpytest(*RECORD).stdout.fnmatch_lines(
-        ["spent 0.0000 of 0.25 USD on 0 recorded calls*"]
+        ["0.0000 of 0.25 USD spent on 0 recorded calls*"]
     )
 
 
@@ -339,7 +339,7 @@ def test_big(anthropic_client):  # bounded at 0.045: more than a worker's half o
     result.stdout.fnmatch_lines(
         [
             "*spending cap reached: 0.0* of 0.03 USD spent*could cost up to 0.045*",
-            "spent 0.0* of 0.05 USD on 4 recorded calls (prices: *)",
+            "0.0* of 0.05 USD spent on 4 recorded calls (prices: *)",
         ]
     )
 

@@ -185,7 +185,7 @@ def test_the_record_command_stops_at_its_cap_and_keeps_what_it_recorded(tmp_path
         "--max-cost", "5", *questions, cwd=tmp_path,
     )  # fmt: skip
     assert ok.returncode == 0, ok.stderr
-    assert "USD spent)" in ok.stdout and len(FixtureStore.open(store)) > kept
+    assert "USD spent on" in ok.stdout and len(FixtureStore.open(store)) > kept
 
 
 def test_eval_recording_stops_at_its_cap(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.choices import choose_agent, choose_fixtures, choose_settings
-from replaygate.cli.live import live_model, spending_cap
+from replaygate.cli.live import live_model
 from replaygate.cli.options import (
     CommandError,
     agent_option,
@@ -38,6 +38,7 @@ from replaygate.evals.results import EvalResults, load_eval_results
 from replaygate.evals.runner import RecordPlan, run_eval
 from replaygate.evals.shards import Shard, merge
 from replaygate.fixtures.modes import RECORDING_MODES, require_approval
+from replaygate.fixtures.spending import spending_cap
 from replaygate.network import block_network
 
 

@@ -13,8 +13,7 @@ import click
 
 from replaygate.errors import LiveAPIError
 from replaygate.extras import require
-from replaygate.fixtures.spending import SpendingCap
-from replaygate.fixtures.spending import spending_cap as spending_cap  # re-exported
+from replaygate.fixtures.spending import SpendingCap, spending_status
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RequestSettings
 
@@ -25,7 +24,7 @@ def spent(cap: SpendingCap | None) -> str:
     """What a capped recording spent, for the command's last line."""
     if cap is None:
         return ""
-    return f" ({cap.spent:.4f} of {cap.limit:.2f} {cap.prices.currency} spent)"
+    return f" ({spending_status(cap.spent, cap.limit, cap.calls, cap.prices.currency)})"
 
 
 @contextlib.contextmanager

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.choices import AgentInputs, agent_inputs, choose_fixtures
-from replaygate.cli.live import live_model, spending_cap, spent
+from replaygate.cli.live import live_model, spent
 from replaygate.cli.options import (
     config_option,
     errors_as_exit_2,
@@ -34,6 +34,7 @@ from replaygate.evals.output import RunLike, trace_lines
 from replaygate.evals.prices import with_shipped
 from replaygate.evals.progress import reporter
 from replaygate.fixtures.modes import require_live_approval
+from replaygate.fixtures.spending import spending_cap
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.replay import RECORDING_MODES, RecordingModel, ReplayModel, RequestSettings
 from replaygate.network import block_network

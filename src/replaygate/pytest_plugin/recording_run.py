@@ -23,7 +23,7 @@ import pytest
 
 from replaygate.cli.options import SIMULATOR_SEED
 from replaygate.errors import ReplaygateError, SpendingCapError
-from replaygate.fixtures.spending import SpendingCap, spending_cap
+from replaygate.fixtures.spending import SpendingCap, spending_cap, spending_status
 from replaygate.pytest_plugin.options import (
     MAX_COST,
     SIM_SEED,
@@ -141,11 +141,8 @@ class RecordingRun:
             spent = cap.spent + sum(amount for amount, _ in self._from_workers)
             calls = cap.calls + sum(count for _, count in self._from_workers)
             limit = cap.limit * self.workers
-            lines.append(
-                f"spent {spent:.4f} of {limit:.2f} {cap.prices.currency} on "
-                f"{calls} recorded call{'s' if calls != 1 else ''} "
-                f"(prices: {cap.prices.source})"
-            )
+            status = spending_status(spent, limit, calls, cap.prices.currency)
+            lines.append(f"{status} (prices: {cap.prices.source})")
         if lines:
             terminalreporter.section("replaygate recording")
             for line in lines:
