@@ -15,7 +15,13 @@ from typing import Any, NoReturn
 import click
 
 from replaygate.cli.json_docs import echo_json, review_json
-from replaygate.cli.options import SIMULATOR_SEED, file_option, json_option
+from replaygate.cli.options import (
+    SIMULATOR_SEED,
+    CommandError,
+    describe,
+    file_option,
+    json_option,
+)
 from replaygate.errors import ReplaygateError
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.fixtures.fixture import Fixture
@@ -33,9 +39,8 @@ from replaygate.hygiene.review_report import render_markdown, render_text
 
 
 def fail(err: Exception) -> NoReturn:
-    """Print ``Error: ...`` on stderr (as click does) and exit 2."""
-    click.echo(f"Error: {err}", err=True)
-    raise SystemExit(2)
+    """End the command with ``Error: ...`` on stderr and exit 2, as every command does."""
+    raise CommandError(describe(err)) from None
 
 
 @click.command()
