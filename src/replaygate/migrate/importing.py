@@ -192,24 +192,30 @@ def _write(cassette: Path, staged: _Staged, store: FixtureStore, force: bool) ->
     Without ``force``, a request the store answers otherwise refuses the whole cassette
     before anything is written.
     """
-    writes: list[tuple[Fixture, bool]] = []
-    imported = unchanged = 0
-    for indexes, fixture in staged.fixtures:
-        found = store.find(fixture.request)
-        held = found[1].responses if found else ()
-        new = fixture.responses
-        differ = [i for i in range(min(len(held), len(new))) if held[i] != new[i]]
-        if differ and not force:
-            raise CassetteRefused(_conflict(cassette, store, indexes, fixture, held, differ[0]))
-        if differ or len(new) > len(held):
-            kept = 0 if differ else len(held)
-            writes.append((fixture, found is not None))
-            imported += len(new) - kept
-            unchanged += kept
-        else:
-            unchanged += len(new)
-    for fixture, replace in writes:
-        store.put(fixture, replace=replace)
+    with store.lock():  # no other writer between what is compared and what is written
+        store.refresh()
+        writes: list[tuple[Fixture, bool]] = []
+        imported = unchanged = 0
+        for indexes, fixture in staged.fixtures:
+            found = store.find(fixture.request)
+            held = found[1].responses if found else ()
+            new = fixture.responses
+            differ = [i for i in range(min(len(held), len(new))) if held[i] != new[i]]
+            if differ and not force:
+                raise CassetteRefused(_conflict(cassette, store, indexes, fixture, held, differ[0]))
+            if differ or len(new) > len(held):
+                kept = 0 if differ else len(held)
+                if len(held) > len(new):  # --force replaces answers, never drops later ones
+                    fixture = Fixture.create(
+                        fixture.request, [*new, *held[len(new) :]], fixture.meta
+                    )
+                writes.append((fixture, found is not None))
+                imported += len(new) - kept
+                unchanged += kept
+            else:
+                unchanged += len(new)
+        for fixture, replace in writes:
+            store.put(fixture, replace=replace)
     return imported, unchanged
 
 
