@@ -137,3 +137,12 @@ def test_verify_lets_known_safe_values_through_and_reports_a_broken_config(proje
     assert count == 1 and [p.reason for p in problems] == [
         "AWS access key id at request.messages[0].content"
     ]
+
+
+@pytest.mark.parametrize(
+    "table", ['known_safe = ["AKIAIOSF"]', "known_safe_patterns = ['AKIA[A-Z0-9]{4}']"]
+)
+def test_a_known_safe_value_never_hides_part_of_a_longer_key(tmp_path: Path, table: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(f"[tool.replaygate.sanitize]\n{table}\n")
+    with pytest.raises(SecretInFixtureError, match="AWS"):
+        FixtureStore.open(tmp_path / "f.jsonl").put(_fixture(f"key {EXAMPLE_KEY}"))

@@ -8,7 +8,8 @@ them in ``[tool.replaygate.sanitize]``::
     known_safe_patterns = ['acme_test_[0-9a-f]{32}']  # regular expressions
 
 Before a text is scanned, every occurrence of a known-safe value (or a match of a
-pattern) is blanked out, so the rest of the text is still scanned: a real key next to
+pattern) that stands as a whole token is blanked out, so the rest of the text is still
+scanned, and a listed value never hides the start of a longer key: a real key next to
 an allowed one is still refused. The values apply to the text as written, not to its
 decoded forms (base64, percent-encoding). A value shorter than
 :data:`MIN_SAFE_LENGTH` characters, or a pattern that matches the empty string,
@@ -22,6 +23,9 @@ import re
 from dataclasses import dataclass
 
 MIN_SAFE_LENGTH = 8
+_TOKEN = r"A-Za-z0-9_\-"
+_EDGE_BEFORE = f"(?<![{_TOKEN}])"
+_EDGE_AFTER = f"(?![{_TOKEN}])"
 
 
 @dataclass(frozen=True)
@@ -64,4 +68,8 @@ def compile_known_safe(values: tuple[str, ...], patterns: tuple[str, ...]) -> Kn
     """The :class:`KnownSafe` of these exact ``values`` and regular expressions ``patterns``."""
     parts = [re.escape(v) for v in sorted(values, key=len, reverse=True)]
     parts += [f"(?:{p})" for p in patterns]
-    return KnownSafe(re.compile("|".join(parts)) if parts else None)
+    if not parts:
+        return NOTHING_SAFE
+    # Whole tokens only: a listed value inside a longer token (the first characters of
+    # a real key) must not blank part of it and hide the rest from the scan.
+    return KnownSafe(re.compile(f"{_EDGE_BEFORE}(?:{'|'.join(parts)}){_EDGE_AFTER}"))
