@@ -78,7 +78,8 @@ class LiveSender:
     """Sends recorded requests; ``base_url`` (when given) replaces every provider's URL."""
 
     base_url: str | None = None
-    max_retries: int = 2
+    max_retries: int = 0
+    """Each request is sent once: a 429 or 5xx is reported, never retried (law 7)."""
     sanitizer: Sanitizer | None = None
     _clients: dict[str, Any] = field(default_factory=dict)
 
