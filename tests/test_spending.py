@@ -201,3 +201,17 @@ def test_eval_recording_stops_at_its_cap(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stdout + done.stderr
     assert "spending cap reached" in done.stderr and "Traceback" not in done.stderr
     assert len(FixtureStore.open(tmp_path / "e.jsonl")) >= 1
+
+
+def test_calls_in_flight_at_once_hold_their_bounds() -> None:
+    cap = SpendingCap(0.0025, PriceTable({"m": Price(1.0, 1.0)}, "USD", "t"))
+    request = {"model": "m", "max_tokens": 1000, "messages": []}  # a bound of about $0.001
+    cap.reserve(request)
+    cap.reserve(request)
+    with pytest.raises(SpendingCapError):
+        cap.reserve(request)  # two in flight, nothing charged yet: a third could pass
+    cap.release(request)
+    cap.reserve(request)  # a failed call gives its bound back
+    cap.charge(request, {"usage": {"input_tokens": 1, "output_tokens": 1}})
+    cap.charge(request, {"usage": {"input_tokens": 1, "output_tokens": 1}})
+    assert cap.reserved == 0 and cap.spent < 0.0001

@@ -254,13 +254,17 @@ class RecordingModel(_FixtureModel):
             if hit is not None:
                 return self._replayed(hit)
         wire = self.settings.wire
-        self.session.reserve(sent)
-        if isinstance(self.live, WireModel):
-            response, source = self.live.complete_wire(sent), "live"
-        else:
-            engine_response = self.live.complete(messages, tools)
-            response = wire.render_response(engine_response, model=self.settings.model)
-            source = "scripted"
+        self.session.reserve(request)
+        try:
+            if isinstance(self.live, WireModel):
+                response, source = self.live.complete_wire(sent), "live"
+            else:
+                engine_response = self.live.complete(messages, tools)
+                response = wire.render_response(engine_response, model=self.settings.model)
+                source = "scripted"
+        except BaseException:
+            self.session.release(request)
+            raise
         meta = self.session.meta(wire.name, self.settings.version, source)
         fixture = self.session.record(request, response, self._at, interface=wire.name, meta=meta)
         return wire.from_response(fixture.responses[self.sample])
