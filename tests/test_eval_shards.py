@@ -97,6 +97,11 @@ def test_merge_refuses_what_is_not_one_whole_run(store: Path, serial: Path, tmp_
     document["eval"]["model"] = "claude-haiku-4-5"
     other.write_text(json.dumps(document), encoding="utf-8")
     cases.append(("other run", [one, two, other], "these shards come from different runs"))
+    damaged = tmp_path / "damaged.json"
+    document = _document(three)
+    document["eval"]["shard"]["positions"] = ["x"] * len(document["cases"])
+    damaged.write_text(json.dumps(document), encoding="utf-8")
+    cases.append(("damaged", [one, two, damaged], "eval.shard is missing or damaged"))
     for name, parts, message in cases:
         done = replaygate("eval", "merge", *map(str, parts), "--out", str(tmp_path / "m.json"))
         assert done.returncode == 2, name

@@ -1,7 +1,7 @@
 """Splitting an eval run over machines, and putting the pieces back together.
 
 ``replaygate eval --shard i/n`` runs a deterministic share of the cases: case ``c`` is
-in shard ``1 + int(sha256(c.id)) % n``, whatever the order of the cases file and
+in shard ``1 + h % n``, ``h`` the first 8 bytes of ``sha256(c.id)`` read as an integer, whatever the order of the cases file and
 whichever machine asks, so every case runs in exactly one shard of ``n``. Each shard's
 results say which shard they are, how many cases the whole run has and where each of
 theirs stood in it. ``replaygate eval merge`` checks that the shards of one run are all
@@ -125,7 +125,12 @@ def _shard_info(part: EvalResults, name: str) -> Mapping[str, Any]:
         isinstance(shard.get(k), int) for k in ("index", "count", "cases")
     )
     positions = shard.get("positions") if isinstance(shard, Mapping) else None
-    if not ok or not isinstance(positions, list) or len(positions) != len(part.cases):
+    if (
+        not ok
+        or not isinstance(positions, list)
+        or len(positions) != len(part.cases)
+        or not all(isinstance(p, int) and not isinstance(p, bool) for p in positions)
+    ):
         raise ResultsError(
             f"{name}: not the results of a shard (eval.shard is missing or damaged): run "
             "each shard with `replaygate eval --shard I/N --out FILE`"
