@@ -11,7 +11,6 @@ import pytest
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.models.replay import MODES
-from replaygate.pytest_plugin.options import RECORD_MODES
 from replaygate.sim import Simulator
 
 # Each test runs pytest itself on a project of its own (pytester): end to end.
@@ -62,8 +61,12 @@ def replaygate_config():
 """
 
 
-def test_plugin_modes_are_the_library_modes() -> None:
-    assert RECORD_MODES == MODES
+def test_plugin_modes_are_the_library_modes(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--replaygate-record-mode=nonsense")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"*invalid choice: 'nonsense' (choose from {', '.join(map(repr, MODES))})*"]
+    )
 
 
 def test_recording_mode_without_approval_is_a_usage_error(pytester: pytest.Pytester) -> None:

@@ -391,7 +391,7 @@ def test_a_cassette_that_cannot_be_read_is_named_with_exit_2_and_no_traceback(
         ),
         (
             lambda i: i[0]["request"].update(body=42),
-            "interaction 0: request.body: expected text or bytes, got int",
+            "interaction 0: request.body: expected text or bytes, got a number",
         ),
         (
             lambda i: i[1]["response"].update(body={"text": "hi"}),

@@ -206,8 +206,8 @@ def test_replaygate_config_from_conftest_module_and_marker(pytester: pytest.Pyte
         ),
         ('{"match_hots": True}', "unknown key(s) match_hots (it takes match_host, source,"),
         ('{"repeat_last": "yes"}', "repeat_last must be True or False"),
-        ('[("note", "x")]', "must return a dict, not list"),
-        ('{"cap": 5.0}', "cap must be a replaygate.fixtures.spending.SpendingCap or None"),
+        ('[("note", "x")]', "must return a dict, not a list"),
+        ('{"cap": 5.0}', "cap must be a SpendingCap (replaygate.fixtures.spending) or None"),
     ],
 )
 def test_a_wrong_replaygate_config_fails_the_test_naming_it(

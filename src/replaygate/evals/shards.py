@@ -1,13 +1,13 @@
 """Splitting an eval run over machines, and putting the pieces back together.
 
 ``replaygate eval --shard i/n`` runs a deterministic share of the cases: case ``c`` is
-in shard ``1 + h % n``, ``h`` the first 8 bytes of ``sha256(c.id)`` read as an integer, whatever the order of the cases file and
-whichever machine asks, so every case runs in exactly one shard of ``n``. Each shard's
-results say which shard they are, how many cases the whole run has and where each of
-theirs stood in it. ``replaygate eval merge`` checks that the shards of one run are all
-there, once each, and combines them into the results a serial run would have written,
-cases in their file order (run information apart: each shard's timing is kept under
-``shards``).
+in shard ``1 + h % n``, ``h`` the first 8 bytes of ``sha256(c.id)`` read as an integer,
+whatever the order of the cases file and whichever machine asks, so every case runs in
+exactly one shard of ``n``. Each shard's results say which shard they are, how many
+cases the whole run has and where each of theirs stood in it. ``replaygate eval merge``
+checks that the shards of one run are all there, once each, and combines them into the
+results a serial run would have written, cases in their file order (run information
+apart: each shard's timing is kept under ``shards``).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from typing import Any
 
 from replaygate.errors import ReplaygateError
 from replaygate.extras import require
+from replaygate.jsondoc import kind_of
 
 CASSETTE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")
 """The file names read as cassettes (JSON by ``.json``, YAML otherwise)."""
@@ -205,7 +206,7 @@ class _Fields:
                 return obj.encode("utf-8")
             except UnicodeEncodeError as err:
                 raise self.fail(field, f"text that is not UTF-8: {err.reason}") from None
-        raise self.fail(field, f"expected text or bytes, got {type(obj).__name__}")
+        raise self.fail(field, f"expected text or bytes, got {kind_of(obj)}")
 
     def decoded(self, body: bytes, headers: Headers) -> bytes:
         """``body`` with its ``content-encoding`` (gzip, deflate) undone, last applied first."""

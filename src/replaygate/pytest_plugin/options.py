@@ -19,7 +19,6 @@ from replaygate.cli.options import SIMULATOR_SEED
 from replaygate.fixtures.modes import MODES
 
 DEFAULT_DIR = "tests/fixtures"
-RECORD_MODES = MODES
 """The modes ``--replaygate-record-mode`` takes: the library's."""
 MODE = "replaygate_record_mode"
 APPROVE = "replaygate_approve_live"
@@ -31,7 +30,7 @@ SHORT_OWNERS = ("pytest-recording", "pytest-vcr")
 _NO_SIMULATOR = "none"
 MODE_ATTRS: dict[str, Any] = {
     "dest": MODE,
-    "choices": RECORD_MODES,
+    "choices": MODES,
     "default": "replay",
     "help": "replay (default, never live), record-missing or rerecord; "
     "the recording modes need --replaygate-approve-live",

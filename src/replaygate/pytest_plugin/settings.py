@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from replaygate.fixtures.spending import SpendingCap
+from replaygate.jsondoc import kind_of
 
 CONFIG_KEYS = ("match_host", "source", "interface", "note", "sanitize", "repeat_last", "cap")
 """What ``replaygate_config`` may set."""
@@ -39,7 +40,7 @@ def config_settings(config: object, nodeid: str) -> dict[str, Any]:
     """``replaygate_config``'s value, checked; a wrong one fails the test naming the key."""
     where = f"replaygate_config (used by {nodeid})"
     if not isinstance(config, Mapping):
-        pytest.fail(f"{where} must return a dict, not {type(config).__name__}", pytrace=False)
+        pytest.fail(f"{where} must return a dict, not {kind_of(config)}", pytrace=False)
     problems = []
     if "approve_live" in config:
         problems.append(
@@ -51,7 +52,7 @@ def config_settings(config: object, nodeid: str) -> dict[str, Any]:
         problems.append(f"unknown key(s) {', '.join(unknown)} (it takes {', '.join(CONFIG_KEYS)})")
     problems.extend(f"{name} must be True or False" for name in _wrong_flags(config))
     if config.get("cap") is not None and not isinstance(config["cap"], SpendingCap):
-        problems.append("cap must be a replaygate.fixtures.spending.SpendingCap or None")
+        problems.append("cap must be a SpendingCap (replaygate.fixtures.spending) or None")
     if problems:
         pytest.fail(f"{where}: " + "; ".join(problems), pytrace=False)
     return dict(config)
