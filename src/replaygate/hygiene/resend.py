@@ -154,8 +154,10 @@ class LiveSender:
         if PROVIDER_OF[interface] == GOOGLE:
             stream = ":streamGenerateContent" in path
             headers["x-goog-api-key"] = self.key(GOOGLE)
-            with httpx2.Client(timeout=120) as http:
-                response = http.post(self.url_of(interface) + path, json=body, headers=headers)
+            http = self._clients.get("google-http")
+            if http is None:
+                http = self._clients["google-http"] = httpx2.Client(timeout=120)
+            response = http.post(_join(self.url_of(interface), path), json=body, headers=headers)
         else:
             stream = isinstance(body, dict) and body.get("stream") is True
             response = self.client(interface).post(

@@ -151,7 +151,7 @@ class SimApp:
             return status_error(provider, 500, request_id, message=str(err))
         except Exception as err:
             log.exception("simulator behaviour failed")
-            message = f"simulator behaviour failed: {type(err).__name__}: {err}"
+            message = f"simulator behaviour failed: {err}"
             return status_error(provider, 500, request_id, message=message)
         response = estimate_usage(response, *conversation)
         wire = endpoint.render(request, conversation, response)
