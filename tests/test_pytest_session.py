@@ -361,3 +361,26 @@ def test_recording_from_the_simulator_never_reaches_beyond_loopback(
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*lookup of 'api.anthropic.com' refused*"])
     assert not (pytester.path / "tests/fixtures/test_elsewhere").exists()
+
+
+def test_no_test_settings_relabel_the_simulator_or_lift_the_runs_cap(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeconftest(
+        """
+import pytest
+
+
+@pytest.fixture
+def replaygate_config():
+    return {"source": "live", "cap": None}
+"""
+    )
+    pytester.makepyfile(test_cap=CAP_TESTS)
+    result = pytester.runpytest(
+        *RECORD, "--replaygate-simulator=echo", "--replaygate-max-cost=0.01"
+    )
+    result.assert_outcomes(passed=1, failed=2)  # the command line's cap holds
+    result.stdout.fnmatch_lines(["*spending cap reached*"])
+    (fixture,) = stored(pytester, "test_cap", "test_a_first")
+    assert (fixture.meta or {}).get("source") == "sim"

@@ -271,6 +271,10 @@ def replaygate_exchange(
     if run is not None:
         defaults.update(source=run.source, cap=run.cap)
     settings = session_settings(defaults, config_settings(replaygate_config, nodeid), marker)
+    if run is not None and run.source == "sim":
+        settings["source"] = "sim"  # what the simulator answered is never labelled otherwise
+    if run is not None and run.cap_given:
+        settings["cap"] = run.cap  # the run's own cap holds whatever a test configures
     exchange = Exchange(
         replaygate_store,
         mode=replaygate_mode,

@@ -71,6 +71,8 @@ class RecordingRun:
         except ReplaygateError as err:
             raise pytest.UsageError(f"replaygate: {err}") from None
         given = number(config, MAX_COST, float)
+        self.cap_given = given is not None
+        """A cap given for the run (option or ini): no test's settings may lift it."""
         prices = with_shipped(project.prices)
         self.cap: SpendingCap | None = spending_cap(
             given, project.max_cost, prices, self.behavior is not None
