@@ -11,14 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from replaygate.http.sse import SSEEvent
-from replaygate.sim.streaming import DEFAULT_CHUNK, Patch, split_pieces
-
-
-def _identity(body: dict[str, Any]) -> dict[str, Any]:
-    return body
+from replaygate.sim.streaming import DEFAULT_CHUNK, Patch, json_event, split_pieces, unpatched
 
 
 def gemini_events(
@@ -26,7 +20,7 @@ def gemini_events(
 ) -> list[SSEEvent]:
     """The SSE stream of ``response`` (a ``generateContent`` body); ``patch`` transforms
     every chunk (drift injection)."""
-    patch = patch or _identity
+    patch = patch or unpatched
     candidate = (response.get("candidates") or [{}])[0]
     parts = (candidate.get("content") or {}).get("parts") or []
     text = "".join(str(p["text"]) for p in parts if "text" in p)
@@ -51,11 +45,11 @@ def gemini_events(
             "candidates": [chunk_candidate],
             "usageMetadata": usage if last else prompt_only,
         }
-        events.append(SSEEvent(data=orjson.dumps(patch(chunk)).decode("utf-8")))
+        events.append(json_event(None, patch(chunk)))
     return events
 
 
 def gemini_error_event(code: int, status: str, message: str) -> SSEEvent:
     """An error chunk, as the API sends when a stream fails midway."""
     body = {"error": {"code": code, "message": message, "status": status}}
-    return SSEEvent(data=orjson.dumps(body).decode("utf-8"))
+    return json_event(None, body)

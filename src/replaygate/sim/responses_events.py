@@ -16,14 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from replaygate.http.sse import SSEEvent
-from replaygate.sim.streaming import DEFAULT_CHUNK, Patch, split_pieces
-
-
-def _identity(body: dict[str, Any]) -> dict[str, Any]:
-    return body
+from replaygate.sim.streaming import DEFAULT_CHUNK, Patch, json_event, split_pieces, unpatched
 
 
 class _Sequence:
@@ -34,7 +28,7 @@ class _Sequence:
 
     def add(self, kind: str, **fields: Any) -> None:
         data = {"type": kind, "sequence_number": len(self.events), **fields}
-        self.events.append(SSEEvent(data=orjson.dumps(data).decode("utf-8"), event=kind))
+        self.events.append(json_event(kind, data))
 
 
 def _content(seq: _Sequence, where: dict[str, Any], part: Mapping[str, Any], size: int) -> None:
@@ -84,7 +78,7 @@ def responses_events(
     ``patch`` transforms the response object of every lifecycle event (drift
     injection).
     """
-    patch = patch or _identity
+    patch = patch or unpatched
     seq = _Sequence()
     started = {**response, "status": "in_progress", "output": [], "usage": None}
     started.update(incomplete_details=None, completed_at=None)
@@ -107,4 +101,4 @@ def responses_error_event(sequence_number: int, message: str) -> SSEEvent:
         "param": None,
         "sequence_number": sequence_number,
     }
-    return SSEEvent(data=orjson.dumps(data).decode("utf-8"), event="error")
+    return json_event("error", data)

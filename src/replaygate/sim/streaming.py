@@ -25,15 +25,13 @@ def split_pieces(text: str, size: int = DEFAULT_CHUNK) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def _dumps(obj: Any) -> str:
-    return orjson.dumps(obj).decode("utf-8")
+def json_event(event: str | None, data: Any) -> SSEEvent:
+    """An SSE event named ``event`` (or unnamed: None) whose data is ``data`` as compact JSON."""
+    return SSEEvent(data=orjson.dumps(data).decode("utf-8"), event=event)
 
 
-def _named(event: str, data: dict[str, Any]) -> SSEEvent:
-    return SSEEvent(data=_dumps(data), event=event)
-
-
-def _identity(body: dict[str, Any]) -> dict[str, Any]:
+def unpatched(body: dict[str, Any]) -> dict[str, Any]:
+    """The :data:`Patch` that changes nothing."""
     return body
 
 
@@ -59,16 +57,18 @@ def _anthropic_block(index: int, block: Mapping[str, Any], size: int) -> list[SS
             for p in split_pieces(str(block.get("text", "")), size)
         ]
     events.append(
-        _named(
+        json_event(
             "content_block_start",
             {"type": "content_block_start", "index": index, "content_block": start},
         )
     )
     events.extend(
-        _named("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
+        json_event(
+            "content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}
+        )
         for d in deltas
     )
-    events.append(_named("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(json_event("content_block_stop", {"type": "content_block_stop", "index": index}))
     return events
 
 
@@ -79,16 +79,16 @@ def anthropic_events(
 
     ``patch`` transforms the ``message`` of ``message_start`` (drift injection).
     """
-    start = (patch or _identity)(anthropic_message_start(message))
+    start = (patch or unpatched)(anthropic_message_start(message))
     events = [
-        _named("message_start", {"type": "message_start", "message": start}),
-        _named("ping", {"type": "ping"}),
+        json_event("message_start", {"type": "message_start", "message": start}),
+        json_event("ping", {"type": "ping"}),
     ]
     for index, block in enumerate(message.get("content") or []):
         events.extend(_anthropic_block(index, block, chunk_size))
     usage = message.get("usage") or {}
     events.append(
-        _named(
+        json_event(
             "message_delta",
             {
                 "type": "message_delta",
@@ -100,13 +100,13 @@ def anthropic_events(
             },
         )
     )
-    events.append(_named("message_stop", {"type": "message_stop"}))
+    events.append(json_event("message_stop", {"type": "message_stop"}))
     return events
 
 
 def anthropic_error_event(error_type: str, message: str) -> SSEEvent:
     """An ``error`` event, as the API sends when a stream fails midway."""
-    return _named("error", {"type": "error", "error": {"type": error_type, "message": message}})
+    return json_event("error", {"type": "error", "error": {"type": error_type, "message": message}})
 
 
 def _openai_tool_deltas(index: int, call: Mapping[str, Any], size: int) -> list[dict[str, Any]]:
@@ -140,7 +140,7 @@ def openai_chunks(
     chunk and a last chunk with no choices and the usage, as ``stream_options`` asks.
     ``patch`` transforms every chunk object (drift injection).
     """
-    patch = patch or _identity
+    patch = patch or unpatched
     choice = (completion.get("choices") or [{}])[0]
     message = choice.get("message") or {}
     base: dict[str, Any] = {
@@ -157,7 +157,7 @@ def openai_chunks(
         ]
         if include_usage:
             body["usage"] = None
-        return SSEEvent(data=_dumps(patch(body)))
+        return json_event(None, patch(body))
 
     text = message.get("content") or ""
     tool_deltas = [
@@ -176,6 +176,6 @@ def openai_chunks(
         last = dict(base)
         last["choices"] = []
         last["usage"] = completion.get("usage")
-        events.append(SSEEvent(data=_dumps(patch(last))))
+        events.append(json_event(None, patch(last)))
     events.append(SSEEvent(data="[DONE]"))
     return events
