@@ -28,14 +28,15 @@ class WireURL:
 
 @dataclass(frozen=True, slots=True)
 class WireHeaders:
-    """Request headers as (name, value) pairs, in order."""
+    """Request headers as (name, value) pairs, in order, and as UTF-8 bytes (``raw``)."""
 
     items: tuple[tuple[str, str], ...]
+    raw: list[tuple[bytes, bytes]]
 
-    @property
-    def raw(self) -> list[tuple[bytes, bytes]]:
-        """The pairs as UTF-8 bytes."""
-        return [(k.encode("utf-8"), v.encode("utf-8")) for k, v in self.items]
+    @staticmethod
+    def of(items: tuple[tuple[str, str], ...]) -> WireHeaders:
+        """The headers ``items``, encoded once."""
+        return WireHeaders(items, [(k.encode("utf-8"), v.encode("utf-8")) for k, v in items])
 
     def multi_items(self) -> list[tuple[str, str]]:
         """The pairs."""
@@ -60,7 +61,7 @@ def wire_request(
     return WireRequest(
         method.upper(),
         WireURL(parts.hostname or "", parts.port, unquote(parts.path) or "/", parts.query.encode()),
-        WireHeaders(tuple((str(k), str(v)) for k, v in headers)),
+        WireHeaders.of(tuple((str(k), str(v)) for k, v in headers)),
         content,
     )
 
