@@ -1,4 +1,4 @@
-"""``replaygate verify PATH [--repair] [--allow-missing-meta] [--json]``."""
+"""``replaygate verify PATH [--repair] [--allow-missing-meta] [--jobs N] [--json]``."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from replaygate.cli.options import json_option
 from replaygate.evals.progress import reporter
 from replaygate.fixtures.store import repair_partial_tail
 from replaygate.hygiene.verify import StoreProblem, verify_store
+from replaygate.hygiene.verify_jobs import default_jobs
 
 
-def _verify(path: Path, require_meta: bool) -> tuple[int, list[StoreProblem]]:
+def _verify(path: Path, require_meta: bool, jobs: int) -> tuple[int, list[StoreProblem]]:
     """:func:`verify_store` with a progress bar of the files read (on a terminal)."""
     with contextlib.ExitStack() as stack:
 
@@ -24,7 +25,7 @@ def _verify(path: Path, require_meta: bool) -> tuple[int, list[StoreProblem]]:
             stack.enter_context(bar)
             return bar.advance
 
-        return verify_store(path, require_meta=require_meta, progress=progress)
+        return verify_store(path, require_meta=require_meta, progress=progress, jobs=jobs)
 
 
 @click.command()
@@ -35,8 +36,15 @@ def _verify(path: Path, require_meta: bool) -> tuple[int, list[StoreProblem]]:
     is_flag=True,
     help="Accept fixtures without meta (a seed-style store); incomplete meta is still reported.",
 )
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=default_jobs,
+    show_default="the usable CPUs, at most 8",
+    help="Processes that check a large store's segments in parallel; the report is the same.",
+)
 @json_option
-def verify(path: Path, repair: bool, allow_missing_meta: bool, as_json: bool) -> None:
+def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_json: bool) -> None:
     """Check every fixture under PATH; one line per problem, exit 1 if any.
 
     Exit 2 when PATH does not exist or a file was refused unread: not a regular file
@@ -55,7 +63,7 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, as_json: bool) ->
         replaygate verify tests/fixtures --repair
     """
     require_meta = not allow_missing_meta
-    count, problems = _verify(path, require_meta)
+    count, problems = _verify(path, require_meta, jobs)
     if repair:
         for problem in [p for p in problems if p.repairable]:
             repaired = repair_partial_tail(Path(problem.file))
@@ -65,7 +73,7 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, as_json: bool) ->
                     f"{problem.file}: removed a partial tail of {removed} bytes (backup: {backup})",
                     err=as_json,
                 )
-        count, problems = _verify(path, require_meta)
+        count, problems = _verify(path, require_meta, jobs)
     if as_json:
         echo_json(verify_json(str(path), count, problems))
     else:

@@ -1,0 +1,66 @@
+"""Running the segment checks of ``replaygate verify``: in this process, or in worker processes.
+
+Results come back in the order of the tasks either way, so a report made from them is
+the same for any number of jobs. At most two tasks a worker are in flight, so a slow
+task holds back little memory.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from functools import partial
+
+from replaygate.hygiene.verify_segment import SegmentResult, check_segment
+from replaygate.hygiene.verify_segments import Segment
+from replaygate.sanitize.secret_allow import KnownSafe
+
+MAX_DEFAULT_JOBS = 8
+"""The default number of jobs is the usable CPUs, at most this many (memory stays bounded)."""
+
+
+def default_jobs() -> int:
+    """The usable CPUs of this process, at most :data:`MAX_DEFAULT_JOBS`."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_DEFAULT_JOBS))
+
+
+def check_task(task: Sequence[Segment], require_meta: bool, safe: KnownSafe) -> list[SegmentResult]:
+    """The results of each segment of ``task``, in order."""
+    return [check_segment(segment, require_meta, safe) for segment in task]
+
+
+def run_tasks(
+    tasks: Sequence[Sequence[Segment]], jobs: int, require_meta: bool, safe: KnownSafe
+) -> Iterator[SegmentResult]:
+    """The result of every segment of ``tasks`` in order, using up to ``jobs`` processes."""
+    check = partial(check_task, require_meta=require_meta, safe=safe)
+    workers = min(jobs, len(tasks))
+    if workers <= 1:
+        for task in tasks:
+            yield from check(task)
+        return
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        pending: deque[Future[list[SegmentResult]]] = deque()
+        remaining = iter(tasks)
+        try:
+            for task in remaining:
+                pending.append(pool.submit(check, task))
+                if len(pending) >= 2 * workers:
+                    break
+            while pending:
+                done = pending.popleft().result()
+                for task in remaining:
+                    pending.append(pool.submit(check, task))
+                    break
+                yield from done
+        finally:
+            for future in pending:
+                future.cancel()

@@ -1,0 +1,107 @@
+"""A store's files cut into segments: byte ranges of whole lines, checked independently.
+
+A large ``.jsonl`` file is cut at line ends about every :data:`SEGMENT_BYTES`, so its
+parts can be checked in parallel; a segment numbers its lines from 1 and the reader
+adds the lines of the segments before it. Segments are grouped into tasks of about
+:data:`SEGMENT_BYTES` each (many small files make one task).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from replaygate.errors import FixtureFormatError
+from replaygate.fixtures.store.files import MAX_LINE_BYTES, open_binary, too_long
+
+SEGMENT_BYTES = 32 << 20
+"""About how many bytes of fixtures one task reads."""
+TASK_FILES = 256
+"""At most how many files one task reads."""
+_PROBE = 1 << 20
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Bytes ``start`` to ``end`` of ``file`` (``end`` None: to the end), whole lines."""
+
+    file: str
+    start: int = 0
+    end: int | None = None
+    size: int = 0
+    """How many bytes it holds, as far as known when it was cut (for grouping only)."""
+
+
+def file_segments(name: str) -> list[Segment]:
+    """``name`` cut into segments; a file that cannot be read is one (its reader says why)."""
+    try:
+        size = os.stat(name).st_size
+    except OSError:
+        return [Segment(name)]
+    if not name.endswith(".jsonl") or size < 2 * SEGMENT_BYTES:
+        return [Segment(name, size=size)]
+    try:
+        with open_binary(Path(name)) as handle:
+            cuts = [0, *_line_starts(handle, size), size]
+    except (OSError, FixtureFormatError):
+        return [Segment(name, size=size)]
+    last = len(cuts) - 2
+    return [
+        Segment(name, start, None if i == last else end, end - start)
+        for i, (start, end) in enumerate(itertools.pairwise(cuts))
+    ]
+
+
+def _line_starts(handle: BinaryIO, size: int) -> Iterator[int]:
+    """The first line start at or after each multiple of :data:`SEGMENT_BYTES`."""
+    for nominal in range(SEGMENT_BYTES, size - SEGMENT_BYTES // 2, SEGMENT_BYTES):
+        handle.seek(nominal - 1)
+        pos = nominal - 1
+        limit = min(size, nominal + SEGMENT_BYTES // 2)
+        while pos < limit:
+            block = handle.read(min(_PROBE, limit - pos))
+            if not block:
+                break
+            at = block.find(b"\n")
+            if at >= 0:
+                if pos + at + 1 < size:
+                    yield pos + at + 1
+                break
+            pos += len(block)
+
+
+def tasks(segments: Sequence[Segment]) -> list[list[Segment]]:
+    """``segments`` in order, grouped into tasks of about :data:`SEGMENT_BYTES` each."""
+    grouped: list[list[Segment]] = []
+    current: list[Segment] = []
+    held = 0
+    for segment in segments:
+        if current and (held + segment.size > SEGMENT_BYTES or len(current) >= TASK_FILES):
+            grouped.append(current)
+            current, held = [], 0
+        current.append(segment)
+        held += segment.size
+    if current:
+        grouped.append(current)
+    return grouped
+
+
+def segment_lines(segment: Segment) -> Iterator[tuple[int, bytes]]:
+    """``(line number in the segment, bytes)`` of each line; a line over the maximum is refused."""
+    path = Path(segment.file)
+    with open_binary(path) as handle:
+        handle.seek(segment.start)
+        number, pos = 1, segment.start
+        while segment.end is None or pos < segment.end:
+            raw = handle.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                return
+            if len(raw) > MAX_LINE_BYTES:
+                raise too_long(path, number)
+            yield number, raw
+            number += 1
+            pos += len(raw)

@@ -1,0 +1,125 @@
+"""``verify`` in segments and in worker processes: the same report as one pass, line for line."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate import Fixture, Message, ModelResponse
+from replaygate.cli import main
+from replaygate.fixtures.fixture import make_meta
+from replaygate.hygiene import verify_segments
+from replaygate.hygiene.verify import verify_store
+from replaygate.hygiene.verify_segments import Segment, file_segments, segment_lines
+from replaygate.models.providers import to_anthropic_request, to_anthropic_response
+
+AWS = "AKIAIOSFODNN7EXAMPLE"
+META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
+
+
+def fixture(i: int, answer: str = "a", meta: dict[str, Any] | None = META) -> Fixture:
+    request = to_anthropic_request([Message.user(f"question {i}")], [], model="m", max_tokens=8)
+    response = to_anthropic_response(ModelResponse(text=answer), model="m")
+    return Fixture.create(request, [response], meta)
+
+
+def line(i: int) -> bytes:
+    return fixture(i).to_line()
+
+
+def planted(path: Path) -> dict[int, str]:
+    """A store of 400 lines with a problem at known lines: {line: what the report says}."""
+    lines = [line(i) for i in range(400)]
+    expected = {
+        7: "malformed JSON",
+        90: "does not match its request",
+        150: "recorded twice with different responses (also at",
+        233: "AWS access key id at response.content[0].text",
+        301: "meta is missing",
+        400: "truncated last line",
+    }
+    lines[6] = b'{"key": oops\n'
+    edited = fixture(89)
+    lines[89] = Fixture(edited.key, {**edited.request, "max_tokens": 9}, edited.responses, META)
+    lines[89] = lines[89].to_line()
+    lines[149] = fixture(20, answer="another answer").to_line()
+    lines[232] = fixture(232, answer=f"the key is {AWS}").to_line()
+    lines[300] = fixture(300, meta=None).to_line()
+    lines[399] = lines[399][:40]
+    path.write_bytes(b"".join(lines))
+    return expected
+
+
+def report(path: Path, jobs: int) -> tuple[int, list[str]]:
+    count, problems = verify_store(path, jobs=jobs)
+    return count, [str(problem) for problem in problems]
+
+
+@pytest.fixture
+def small_segments(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Segments of about 4 KiB: a small store is cut in dozens of them."""
+    monkeypatch.setattr(verify_segments, "SEGMENT_BYTES", 4096)
+
+
+def test_segments_cut_a_file_at_line_ends_and_cover_it(
+    small_segments: None, tmp_path: Path
+) -> None:
+    path = tmp_path / "store.jsonl"
+    planted(path)
+    segments = file_segments(str(path))
+    assert len(segments) > 20
+    data = path.read_bytes()
+    assert segments[0].start == 0 and segments[-1].end is None
+    for before, after in itertools.pairwise(segments):
+        assert before.end == after.start and data[after.start - 1 : after.start] == b"\n"
+    read = [raw for segment in segments for _, raw in segment_lines(segment)]
+    assert b"".join(read) == data
+    assert len(read) == 400
+
+
+def test_a_segmented_report_is_the_one_pass_report(small_segments: None, tmp_path: Path) -> None:
+    path = tmp_path / "store.jsonl"
+    expected = planted(path)
+    one_pass = report(path, 1)
+    assert one_pass[0] == 398  # 400 lines, one malformed, one cut short
+    found = {int(text.split(":")[1]): text for text in one_pass[1]}
+    assert sorted(found) == sorted(expected)
+    for number, words in expected.items():
+        assert words in found[number], found[number]
+    assert f"also at {path}:21" in found[150]
+    assert report(path, 2) == one_pass
+
+
+def test_a_file_refused_midway_keeps_what_was_read_before(
+    small_segments: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    path = tmp_path / "store.jsonl"
+    lines = [line(i) for i in range(200)]
+    lines[3] = b'{"key": oops\n'
+    lines[120] = b'{"key": "' + b"x" * 2000 + b'"}\n'
+    path.write_bytes(b"".join(lines))
+    monkeypatch.setattr(verify_segments, "MAX_LINE_BYTES", 1500)
+    count, problems = verify_store(path)
+    assert count == 119
+    assert [(p.line, p.refused) for p in problems] == [(4, False), (121, True)]
+    assert "longer than the maximum" in problems[1].reason
+
+
+def test_the_command_reports_the_same_with_any_jobs(small_segments: None, tmp_path: Path) -> None:
+    path = tmp_path / "store.jsonl"
+    planted(path)
+    runs = [CliRunner().invoke(main, ["verify", "--jobs", jobs, str(path)]) for jobs in "12"]
+    assert runs[0].exit_code == runs[1].exit_code == 1
+    assert runs[0].output == runs[1].output
+    assert runs[0].output.endswith("398 fixture(s) checked, 6 problem(s)\n")
+
+
+def test_a_segment_reads_only_its_own_lines(tmp_path: Path) -> None:
+    path = tmp_path / "store.jsonl"
+    path.write_bytes(b"a\nbb\nccc\n")
+    assert list(segment_lines(Segment(str(path), 2, 5))) == [(1, b"bb\n")]
+    assert list(segment_lines(Segment(str(path), 5))) == [(1, b"ccc\n")]
