@@ -146,3 +146,20 @@ def test_a_jsonl_store_left_empty_is_removed(project: Path) -> None:
     assert "removed: " in done.output and not store.exists()
     assert store.with_name("old.jsonl.bak").exists()
     assert played.exists()
+
+
+def test_pruning_a_fixture_removes_its_sample_lines(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    keys = setup_store(project, store)
+    with FixtureStore.open(store) as opened:
+        (loc, unused) = opened.get(keys["unused one"])[0]
+        opened.add_sample(loc, 1, unused.response)
+        (loc, played) = opened.get(keys["played"])[0]
+        opened.add_sample(loc, 1, played.response)
+    assert len(store.read_bytes().splitlines()) == 6
+    done = prune(str(store), "--unused", "--yes")
+    assert done.exit_code == 0, done.output
+    assert stored_keys(store) == {keys["played"], keys["referenced"]}
+    assert len(store.read_bytes().splitlines()) == 3  # two fixtures and the played one's sample
+    with FixtureStore.open(store) as opened:
+        assert [f.samples for _, f in opened.get(keys["played"])] == [2]

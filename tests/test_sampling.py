@@ -10,6 +10,7 @@ import pytest
 
 from replaygate.assertions import citations_check, contains_check, structure_check
 from replaygate.errors import FixtureMismatchError
+from replaygate.fixtures.store import FixtureStore
 from replaygate.models.fakes import ScriptedModel
 from replaygate.models.replay import RecordingModel, ReplayModel
 from replaygate.models.types import Message, ModelResponse
@@ -85,7 +86,7 @@ def test_declarations_are_validated() -> None:
 
 
 def test_recorded_fixture_holds_5_samples(store: Path) -> None:
-    assert len(json.loads(store.read_text().splitlines()[0])["responses"]) == 5
+    assert [fixture.samples for fixture in FixtureStore.open(store)] == [5] * len(PATTERNS)
 
 
 @pytest.mark.parametrize(

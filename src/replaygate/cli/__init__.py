@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "ci": "replaygate.cli.ci_cmd:ci_group",
     "upgrade": "replaygate.cli.gate_cmds:upgrade_cmd",
     "import-cassettes": "replaygate.cli.import_cmd:import_cassettes_cmd",
+    "compact": "replaygate.cli.compact_cmd:compact_cmd",
 }
 """Command name -> ``module:attribute`` of its click command."""
 

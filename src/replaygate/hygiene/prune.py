@@ -23,7 +23,7 @@ from replaygate.fixtures.store import (
     FixtureStore,
     atomic_write,
     backup_of,
-    iter_jsonl,
+    folded_jsonl,
     read_json_file,
 )
 from replaygate.hygiene.errors import HygieneError
@@ -49,9 +49,14 @@ def candidates(result: Patrol) -> list[PatrolRow]:
     return result.unused
 
 
-def _rewrite_jsonl(file: Path, keys: set[str]) -> tuple[Path, int]:
+def _rewrite_jsonl(file: Path, keys: set[str]) -> Path:
     data = file.read_bytes()
-    drop = [loc for loc, fx in iter_jsonl(file, data) if fx.key in keys]
+    drop = sorted(
+        line
+        for loc, fx, added in folded_jsonl(file, data)
+        if fx.key in keys
+        for line in (loc, *added)
+    )
     kept = bytearray()
     pos = 0
     for loc in drop:
@@ -65,7 +70,7 @@ def _rewrite_jsonl(file: Path, keys: set[str]) -> tuple[Path, int]:
         atomic_write(file, bytes(kept))
     else:
         file.unlink()
-    return backup, len(drop)
+    return backup
 
 
 def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
@@ -98,7 +103,7 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
                         file.unlink()
                         removed.append(file)
                 else:
-                    backup, _ = _rewrite_jsonl(file, keys)
+                    backup = _rewrite_jsonl(file, keys)
                     backups.append(backup)
                     if not file.exists():
                         removed.append(file)

@@ -1,0 +1,60 @@
+"""``replaygate compact PATH [--check] [--json]``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from replaygate.cli.json_docs import echo_json
+from replaygate.cli.options import CommandError, describe, json_option
+from replaygate.errors import ReplaygateError
+from replaygate.fixtures.store.compact import compact
+
+
+@click.command("compact")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Change nothing; exit 1 when a file holds sample lines to fold.",
+)
+@json_option
+def compact_cmd(path: Path, check: bool, as_json: bool) -> None:
+    """Fold appended sample lines into their fixtures, rewriting each file atomically.
+
+    Recording another sample of a stored request appends a line instead of rewriting
+    the file; compact puts each fixture on one line again. Lines without samples are
+    kept byte for byte. Exit 2 when a file does not read cleanly (nothing in it is
+    changed; `replaygate verify` names the line).
+
+    Example:
+
+    \b
+        replaygate compact tests/fixtures
+    """
+    try:
+        done = compact(path, write=not check)
+    except (ReplaygateError, OSError) as err:
+        raise CommandError(describe(err)) from None
+    if as_json:
+        echo_json(
+            {
+                "path": str(path),
+                "written": not check,
+                "files": [
+                    {"file": str(c.file), "fixtures": c.fixtures, "sample_lines": c.sample_lines}
+                    for c in done
+                ],
+            }
+        )
+    else:
+        verb = "would fold" if check else "folded"
+        for c in done:
+            click.echo(
+                f"{c.file}: {verb} {c.sample_lines} sample line(s) into {c.fixtures} fixture(s)"
+            )
+        if not done:
+            click.echo(f"nothing to compact under {path}")
+    if check and done:
+        raise SystemExit(1)

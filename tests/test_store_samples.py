@@ -1,0 +1,237 @@
+"""Sample lines: a sample of a stored request is appended, never rewritten; ``compact`` folds them."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from replaygate import Fixture, FixtureFormatError, FixtureStore
+from replaygate.fixtures import fingerprint
+from replaygate.fixtures.store import iter_jsonl, record_response
+from replaygate.fixtures.store.added import MAX_SAMPLE
+from replaygate.fixtures.store.compact import compact
+from run_cli import replaygate
+from test_store import META, fixture, request, response, write_lines
+
+DIGEST_1 = fingerprint.digest(request("question 1"))
+
+
+def sample_line(digest: str, sample: Any, text: str, **extra: Any) -> bytes:
+    obj = {"key": digest, "sample": sample, "response": response(text), **extra}
+    return orjson.dumps(obj) + b"\n"
+
+
+def add(path: Path, question: str, sample: int, text: str) -> Fixture:
+    with FixtureStore.open(path) as store:
+        return record_response(store, request(question), response(text), sample=sample, meta=META)
+
+
+def test_a_sample_is_appended_and_the_lines_before_stay_as_they_were(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(0), fixture(1), fixture(2))
+    before, inode = path.read_bytes(), path.stat().st_ino
+    assert add(path, "question 1", 1, "second").responses == (
+        response("answer 1"),
+        response("second"),
+    )
+    add(path, "question 1", 3, "fourth")
+    data = path.read_bytes()
+    assert data.startswith(before) and path.stat().st_ino == inode
+    added = [orjson.loads(raw) for raw in data[len(before) :].splitlines()]
+    assert [(a["key"], a["sample"]) for a in added] == [(DIGEST_1, 1), (DIGEST_1, 3)]
+    found = FixtureStore.open(path).lookup(request("question 1"))
+    assert found is not None
+    assert found.responses == (response("answer 1"), response("second"), None, response("fourth"))
+    assert FixtureStore.open(path).lookup(request("question 2")) == fixture(2)
+
+
+def test_a_later_sample_line_wins_and_meta_follows_it(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(1))
+    with FixtureStore.open(path) as store:
+        req = request("question 1")
+        record_response(store, req, response("re-recorded"), sample=0, meta={**META, "note": "new"})
+    found = FixtureStore.open(path).lookup(request("question 1"))
+    assert found is not None and found.responses == (response("re-recorded"),)
+    assert found.meta is not None and found.meta["note"] == "new"
+    assert len(path.read_bytes().splitlines()) == 2
+
+
+def test_an_open_store_sees_a_sample_another_writer_appended(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(1))
+    reader = FixtureStore.open(path)
+    assert reader.lookup(request("question 1")) == fixture(1)
+    add(path, "question 1", 1, "second")
+    reader.refresh()
+    found = reader.lookup(request("question 1"))
+    assert found is not None and found.samples == 2
+
+
+def test_replacing_a_fixture_drops_its_sample_lines(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(0), fixture(1))
+    add(path, "question 1", 1, "second")
+    FixtureStore.open(path).put(fixture(1, answer="replaced"), replace=True)
+    assert FixtureStore.open(path).lookup(request("question 1")) == fixture(1, answer="replaced")
+    assert DIGEST_1.encode() not in path.read_bytes()
+
+
+def test_threads_adding_samples_to_one_fixture_lose_none(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(1))
+
+    def worker(start: int) -> None:
+        for sample in range(start, 40, 4):
+            add(path, "question 1", sample, f"sample {sample}")
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(1, 5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    found = FixtureStore.open(path).lookup(request("question 1"))
+    assert found is not None
+    assert found.responses[1:] == tuple(response(f"sample {i}") for i in range(1, 40))
+
+
+def test_samples_of_two_requests_sharing_a_short_key_stay_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fingerprint, "KEY_LENGTH", 1)
+    seen: dict[str, str] = {}
+    for i in range(200):
+        key = fingerprint.fixture_key(request(f"q{i}"))
+        if key in seen:
+            first, second = seen[key], f"q{i}"
+            break
+        seen[key] = f"q{i}"
+    path = tmp_path / "s.jsonl"
+    with FixtureStore.open(path) as store:
+        for question in (first, second):
+            store.put(Fixture.create(request(question), [response(question)], META))
+    add(path, second, 1, f"{second}'s sample")
+    add(path, first, 1, f"{first}'s sample")
+    store = FixtureStore.open(path)
+    for question in (first, second):
+        found = store.lookup(request(question))
+        assert found is not None
+        assert found.responses == (response(question), response(f"{question}'s sample"))
+
+
+def test_a_stale_key_is_put_right_by_a_rewrite_not_an_append(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    stale = Fixture("0123456789ab", request("question 1"), (response("answer 1"),), META)
+    path.write_bytes(orjson.dumps(stale.to_json()) + b"\n")
+    add(path, "question 1", 1, "second")
+    (stored,) = path.read_bytes().splitlines()
+    assert orjson.loads(stored)["key"] == fixture(1).key
+    found = FixtureStore.open(path).lookup(request("question 1"))
+    assert found is not None and found.samples == 2
+
+
+@pytest.mark.parametrize(
+    ("added", "reason"),
+    [
+        (sample_line("f" * 64, 1, "x"), r"s.jsonl:2: sample line for key ffffffffffff: no fixture"),
+        (sample_line(DIGEST_1[:12], 1, "x"), r"s.jsonl:2: sample line: field 'key' must be"),
+        (sample_line(DIGEST_1, MAX_SAMPLE + 1, "x"), r"s.jsonl:2: sample line: field 'sample'"),
+        (sample_line(DIGEST_1, True, "x"), r"s.jsonl:2: sample line: field 'sample'"),
+        (sample_line(DIGEST_1, 1, "x", note="?"), r"s.jsonl:2: sample line: unknown field"),
+        (
+            orjson.dumps({"key": DIGEST_1, "sample": 1}) + b"\n",
+            r"s.jsonl:2: sample line: field 'response' is missing",
+        ),
+        (
+            b'{"key":"%s","sample":1,"sample":2,"response":null}\n' % DIGEST_1.encode(),
+            r"s.jsonl:2: duplicate key sample",
+        ),
+    ],
+)
+def test_a_bad_sample_line_is_refused_by_file_and_line(
+    tmp_path: Path, added: bytes, reason: str
+) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(fixture(1).to_line() + added)
+    with pytest.raises(FixtureFormatError, match=reason):
+        FixtureStore.open(path)
+    with pytest.raises(FixtureFormatError, match=reason):
+        list(iter_jsonl(path, path.read_bytes()))
+
+
+def test_a_sample_line_above_its_fixture_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(sample_line(DIGEST_1, 1, "x") + fixture(1).to_line())
+    with pytest.raises(FixtureFormatError, match=r"s.jsonl:1: sample line for key"):
+        FixtureStore.open(path)
+
+
+# -- compact ---------------------------------------------------------------------------
+
+
+def test_compact_folds_sample_lines_and_keeps_other_lines_byte_for_byte(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    untouched = fixture(0).to_line()
+    path.write_bytes(untouched + b" " + fixture(2).to_line() + fixture(1).to_line())
+    add(path, "question 1", 1, "second")
+    add(path, "question 1", 2, "third")
+    expected = FixtureStore.open(path).lookup(request("question 1"))
+    done = replaygate("compact", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert f"{path}: folded 2 sample line(s) into 1 fixture(s)" in done.stdout
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert lines[0] == untouched and lines[1] == b" " + fixture(2).to_line()
+    assert expected is not None and lines[2] == expected.to_line()
+    assert FixtureStore.open(path).lookup(request("question 1")) == expected
+    again = replaygate("compact", str(tmp_path))
+    assert again.returncode == 0 and f"nothing to compact under {tmp_path}" in again.stdout
+
+
+def test_compact_check_writes_nothing_and_exits_1(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(1))
+    add(path, "question 1", 1, "second")
+    before = path.read_bytes()
+    done = replaygate("compact", "--check", "--json", str(path))
+    assert done.returncode == 1
+    assert orjson.loads(done.stdout) == {
+        "path": str(path),
+        "written": False,
+        "files": [{"file": str(path), "fixtures": 1, "sample_lines": 1}],
+    }
+    assert path.read_bytes() == before
+
+
+def test_compact_leaves_a_damaged_file_as_it_was(tmp_path: Path) -> None:
+    good, bad = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    write_lines(good, fixture(1))
+    add(good, "question 1", 1, "second")
+    bad.write_bytes(fixture(2).to_line() + sample_line("e" * 64, 1, "x"))
+    before = bad.read_bytes()
+    done = replaygate("compact", str(tmp_path))
+    assert done.returncode == 2
+    assert "b.jsonl:2: sample line for key eeeeeeeeeeee: no fixture" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert bad.read_bytes() == before
+    assert len(good.read_bytes().splitlines()) == 1  # the file before it was compacted
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def test_compact_names_a_missing_path(tmp_path: Path) -> None:
+    done = replaygate("compact", str(tmp_path / "nowhere"))
+    assert done.returncode == 2 and "does not exist" in done.stderr
+
+
+def test_compact_api_on_a_folder_store(tmp_path: Path) -> None:
+    inner = tmp_path / "tests" / "fixtures" / "mod" / "t.jsonl"
+    inner.parent.mkdir(parents=True)
+    write_lines(inner, fixture(1))
+    add(inner, "question 1", 1, "second")
+    (done,) = compact(tmp_path / "tests" / "fixtures")
+    assert (done.file, done.fixtures, done.sample_lines) == (inner, 1, 1)
+    assert len(inner.read_bytes().splitlines()) == 1
