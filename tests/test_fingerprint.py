@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 import json
 import math
@@ -17,7 +18,13 @@ from hypothesis import strategies as st
 
 from replaygate import CanonicalFormError, canonical_json, fixture_key
 from replaygate.fixtures import fingerprint
-from replaygate.fixtures.fingerprint import digest, key_of_canonical, match_form, parsed_match_form
+from replaygate.fixtures.fingerprint import (
+    digest,
+    has_key,
+    key_of_canonical,
+    match_form,
+    parsed_match_form,
+)
 
 SEED_REQUEST = {
     "model": "claude-sonnet-4-5",
@@ -203,3 +210,69 @@ def test_a_real_null_is_not_mistaken_for_nan() -> None:
     assert match_form({"content": None}) == parsed_match_form({"content": None})
     with pytest.raises(CanonicalFormError):
         match_form({"content": math.nan})
+
+
+def test_a_null_beside_nan_is_still_refused() -> None:
+    with pytest.raises(CanonicalFormError):
+        match_form({"content": None, "temperature": math.nan})
+    with pytest.raises(CanonicalFormError):
+        match_form({"content": [None, -math.inf]})
+
+
+# -- confirming a stored key ----------------------------------------------------------
+
+
+def _other_key(key: str) -> str:
+    return ("0" if key[0] != "0" else "1") + key[1:]
+
+
+@given(value=json_values)
+def test_has_key_confirms_exactly_the_key_of_the_canonical_form(value: Any) -> None:
+    """Non-ASCII text, floats written otherwise by orjson (1e-05, 1e+16) and ints beyond
+    64 bits: the stored key is confirmed, and only that key."""
+    form = match_form(value)
+    key = fixture_key(value)
+    assert has_key(value, key, form)
+    assert has_key(value, digest(value), form)
+    assert not has_key(value, _other_key(key), form)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        SEED_REQUEST,
+        {"text": 'line\nbreak, "quoted": {x: [1, 2]}', "\u00e9\u2028": "\x00\x1f\x7f"},
+        {"temperature": 0.7, "top_p": 1.0, "neg": -0.0, "big": 1e300, "n": -(2**63)},
+        {"deep": functools.reduce(lambda inner, _: [{"a": inner, "b": 1}], range(40), [])},
+        {"content": None, "stop": [], "tools": {}},
+    ],
+    ids=["seed", "escapes", "numbers", "deep", "empty"],
+)
+def test_has_key_decides_without_the_json_module_when_orjson_writes_the_same_text(
+    value: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key, form = fixture_key(value), match_form(value)
+
+    def refuse(request: Any) -> str:
+        raise AssertionError("the json module's text was computed")
+
+    monkeypatch.setattr(fingerprint, "canonical_json", refuse)
+    assert has_key(value, key, form)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{"temperature": 1e-05}, {"x": 2.5e-05, "y": 1e16}, {"seed": 2**64}, {1: "int key"}],
+)
+def test_has_key_falls_back_to_the_json_module_where_orjson_writes_otherwise(
+    value: Any,
+) -> None:
+    assert has_key(value, fixture_key(value), match_form(value))
+    assert not has_key(value, _other_key(fixture_key(value)), match_form(value))
+
+
+def test_an_edited_request_is_refused_by_the_orjson_text_and_the_json_module_alike() -> None:
+    recorded = json.loads(json.dumps(SEED_REQUEST))
+    edited = json.loads(json.dumps(SEED_REQUEST))
+    edited["max_tokens"] = 2048
+    assert not has_key(edited, fixture_key(recorded), match_form(edited))

@@ -138,9 +138,26 @@ def _text(raw: bytes) -> str:
 
 def raw_meaningful_headers(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
     """:func:`meaningful_headers` of raw header bytes, decoding only the kept ones."""
-    return meaningful_headers(
-        (_text(name), _text(value)) for name, value in headers if name.lower() in _MEANINGFUL_RAW
-    )
+    kept: dict[str, str] = {}
+    for raw_name, raw_value in headers:
+        lower = raw_name.lower()
+        if lower in _MEANINGFUL_RAW:
+            name, value = _text(lower), _text(raw_value)
+            kept[name] = f"{kept[name]},{value}" if name in kept else value
+    return kept
+
+
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_DIGITS = b"0" * 19
+
+
+def _json_body(body: bytes) -> Any:
+    """``exact_json.loads(body)``; a body without a run of 19 digits (none can hold an
+    integer beyond 64 bits) is found so by a translation, ten times cheaper than a search."""
+    value = orjson.loads(body)
+    if _LONG_DIGITS not in body.translate(_DIGITS_AS_ZERO):
+        return value
+    return exact_json.loads(body)
 
 
 def body_fields(body: bytes) -> dict[str, Any]:
@@ -148,7 +165,7 @@ def body_fields(body: bytes) -> dict[str, Any]:
     if not body:
         return {"body": None}
     try:
-        return {"body": exact_json.loads(body)}
+        return {"body": _json_body(body)}
     except orjson.JSONDecodeError:
         pass
     try:

@@ -7,7 +7,9 @@ reads (:mod:`~replaygate.http.recorded`); the decisions and the writes are the
 :class:`~replaygate.fixtures.session.FixtureSession`'s. Repeated sends of the same
 request (an SDK retrying a 429, a loop asking twice) are *repeats*: answered by the
 fixture's ``responses`` in order, one per send within the session; once they are
-used up, the last one repeats.
+used up, a send is a miss (or, with ``repeat_last``, the last one repeats). Every send
+is looked up in the store, which confirms the whole request; the session keeps only a
+count per distinct request, under the SHA-256 of its match form.
 
 While recording, the session's id map remembers each volatile id the sanitizer
 replaced in a response, so the next request (which echoes the live tool-use id) is
@@ -18,11 +20,10 @@ versions. A recording never keeps the server's 404 for a route it does not serve
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from dataclasses import dataclass
 from typing import Any, TypedDict, Unpack
-
-import orjson
 
 from replaygate.errors import (
     FixtureFormatError,
@@ -32,7 +33,7 @@ from replaygate.errors import (
     WireFormatError,
 )
 from replaygate.fixtures.diff import field_diff
-from replaygate.fixtures.fingerprint import canonical_json, fixture_key
+from replaygate.fixtures.fingerprint import fixture_key, match_form
 from replaygate.fixtures.fixture import Fixture, InterfaceVersionError
 from replaygate.fixtures.session import FixtureSession, Repeat, StoreArg
 from replaygate.fixtures.spending import SpendingCap
@@ -75,24 +76,18 @@ class LiveSlot:
     recorded: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class _Hit:
-    """A recorded request's key and its answers, ready to replay (the fixture is not kept)."""
-
-    key: str
-    answers: tuple[Replayed, ...]
-
-
 def identity_of(envelope: dict[str, Any]) -> bytes:
-    """A byte form of an envelope, equal for two envelopes iff their canonical forms are.
+    """The name a session counts an envelope's sends under: the SHA-256 of its match form.
 
-    Envelopes are parsed JSON (no NaN, string keys), so orjson's sorted form is exact;
-    anything orjson refuses falls back to the canonical text.
+    Equal for two envelopes whose canonical forms are equal; 32 bytes, however large the
+    request. Raises :class:`~replaygate.errors.CanonicalFormError` for an envelope that
+    has no canonical form.
     """
-    try:
-        return orjson.dumps(envelope, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return b"\x00" + canonical_json(envelope).encode("utf-8")
+    return _identity(match_form(envelope))
+
+
+def _identity(form: bytes) -> bytes:
+    return hashlib.sha256(form).digest()
 
 
 VERSION_PATH = "headers.anthropic-version"
@@ -116,9 +111,8 @@ class Exchange:
     ``sanitize`` is the pipeline (default: the one configured for the store's
     project). ``repeat_last=True`` answers a send past the recorded ones with the last
     answer again (by default it is a miss, or recorded in ``record-missing``).
-    ``lookups`` counts the store lookups (a request already answered in this session
-    is answered again without one), ``replays`` the answers given from fixtures,
-    ``recorded`` the responses written.
+    ``lookups`` counts the store lookups (one per send that is not live), ``replays`` the
+    answers given from fixtures, ``recorded`` the responses written.
     """
 
     def __init__(
@@ -146,7 +140,6 @@ class Exchange:
         self._sent: dict[bytes, int] = {}
         self._written: dict[bytes, int] = {}
         self._live: set[bytes] = set()
-        self._hits: dict[bytes, _Hit] = {}
 
     @classmethod
     def of(
@@ -188,7 +181,8 @@ class Exchange:
     def _plan(self, request: RequestLike) -> Replayed | LiveSlot:
         envelope = request_envelope(request, match_host=self.match_host)
         envelope = self.session.stored_request(envelope)
-        identity = identity_of(envelope)
+        form = match_form(envelope)
+        identity = _identity(form)
         with self._lock:
             repeat = self._sent.get(identity, 0)
             self._sent[identity] = repeat + 1
@@ -196,16 +190,24 @@ class Exchange:
         if live:
             self.session.reserve(envelope)
             return LiveSlot(envelope, identity)
-        hit = self._find(envelope, identity)
-        used_up = hit is not None and repeat >= len(hit.answers) and not self.session.repeat_last
+        self.lookups += 1
+        hit = self.session.lookup(envelope, form)
+        samples = hit[1].samples if hit is not None else 0
+        used_up = hit is not None and repeat >= samples and not self.session.repeat_last
         if (hit is None or used_up) and self.recording:
             self.session.reserve(envelope)
             with self._lock:
                 self._live.add(identity)
-            return LiveSlot(envelope, identity, len(hit.answers) if hit else 0)
+            return LiveSlot(envelope, identity, samples)
         if hit is None:
             raise self._miss(envelope, fixture_key(envelope))
-        answer: Replayed = self.session.answer(hit.key, hit.answers, Repeat(repeat))
+        location, fixture = hit
+        response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat))
+        try:
+            answer = replayed(response, key=fixture.key)
+        except WireFormatError as err:
+            where = (str(location.file), location.line)
+            raise FixtureFormatError(*where, f"not an HTTP fixture: {err}") from None
         self.replays += 1
         return answer
 
@@ -230,24 +232,6 @@ class Exchange:
                     differences=tuple(d.render() for d in differences),
                 )
         return self.session.miss(envelope)
-
-    def _find(self, envelope: dict[str, Any], identity: bytes) -> _Hit | None:
-        hit = self._hits.get(identity)
-        if hit is not None:
-            return hit
-        self.lookups += 1
-        found = self.session.lookup(envelope)
-        if found is None:
-            return None
-        location, fixture = found
-        try:
-            answers = tuple(replayed(r, key=fixture.key) for r in fixture.responses)
-        except WireFormatError as err:
-            where = (str(location.file), location.line)
-            raise FixtureFormatError(*where, f"not an HTTP fixture: {err}") from None
-        hit = _Hit(fixture.key, answers)
-        self._hits[identity] = hit
-        return hit
 
     # -- recording ---------------------------------------------------------------------
 
