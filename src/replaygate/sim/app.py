@@ -19,6 +19,7 @@ import orjson
 from replaygate.errors import ScriptExhaustedError, WireFormatError
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
 from replaygate.sim.behaviors import Behavior
+from replaygate.sim.draws import Draws
 from replaygate.sim.drift import DriftPlan
 from replaygate.sim.endpoints import Endpoint, Stream, endpoints
 from replaygate.sim.faults import FaultKind, FaultPlan
@@ -75,7 +76,7 @@ def _guess_provider(headers: Mapping[str, str]) -> Provider:
 
 
 class SimApp:
-    """Answers requests with a behaviour, faults and drift; keeps the id counters."""
+    """Answers requests with a behaviour, faults and drift; counts the answers (ids)."""
 
     def __init__(
         self,
@@ -92,6 +93,7 @@ class SimApp:
         self.chunk_size = chunk_size
         self.endpoints = endpoints()
         self._drawer = self.faults.drawer(seed)
+        self._answers = Draws()
         self._requests = 0
 
     def _request_id(self) -> str:
@@ -154,7 +156,8 @@ class SimApp:
             message = f"simulator behaviour failed: {err}"
             return status_error(provider, 500, request_id, message=message)
         response = estimate_usage(response, *conversation)
-        wire = endpoint.render(request, conversation, response)
+        number = self._answers.next(conversation[0], conversation[1]).number + 1
+        wire = endpoint.render(request, conversation, response, number)
         if not request.stream:
             return json_reply(200, self.drift.apply(wire), provider=provider, request_id=request_id)
         stream = Stream(self.chunk_size, self.drift.apply, fault)

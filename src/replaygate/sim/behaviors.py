@@ -6,7 +6,6 @@ the server renders its answer in the wire format of the request.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -23,6 +22,7 @@ from replaygate.models.types import (
     Usage,
     as_stop_reason,
 )
+from replaygate.sim.draws import Draws
 from replaygate.sim.research_policy import ResearchPolicy
 
 BEHAVIOR_NAMES = ("research-copilot", "echo", "script:FILE")
@@ -141,9 +141,28 @@ class ScriptBehavior:
         return response
 
 
+class SeededResearch:
+    """The research agent's policy, stochastic under ``seed``, one answer at a time.
+
+    Each answer draws from a random stream of its own, derived from the seed, the
+    conversation and how often that conversation was answered before
+    (:mod:`replaygate.sim.draws`), so the answers do not depend on the order in which
+    concurrent requests arrive.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._draws = Draws()
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        """The policy's next turn, drawn for this conversation."""
+        rng = self._draws.next(messages, tools).rng(self.seed)
+        return ResearchPolicy(rng=rng).respond(messages, tools)
+
+
 def research_copilot(seed: int) -> Behavior:
-    """The research agent's policy, stochastic under one ``random.Random(seed)``."""
-    return ResearchPolicy(rng=random.Random(seed))
+    """The research agent's policy, stochastic under ``seed`` (:class:`SeededResearch`)."""
+    return SeededResearch(seed)
 
 
 def make_behavior(spec: str | Behavior, *, seed: int = 0) -> Behavior:

@@ -76,13 +76,6 @@ class Endpoint(ABC):
     provider: Provider
     route: str
 
-    def __init__(self) -> None:
-        self._count = itertools.count(1)
-
-    def next_number(self) -> int:
-        """The number of the next response this endpoint renders (1, 2, ...)."""
-        return next(self._count)
-
     def serves(self, route: str) -> bool:
         """Whether ``route`` (a path without its query) is this endpoint's."""
         return route == self.route
@@ -108,9 +101,13 @@ class Endpoint(ABC):
 
     @abstractmethod
     def render(
-        self, request: SimRequest, conversation: Conversation, response: ModelResponse
+        self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
     ) -> dict[str, Any]:
-        """The response body answering ``request`` with ``response``."""
+        """The response body answering ``request`` with ``response``.
+
+        ``number`` counts the answers to this conversation (1 the first time); the
+        response id is made of it, so it does not depend on when other requests came.
+        """
 
     @abstractmethod
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
@@ -133,9 +130,9 @@ class AnthropicMessages(Endpoint):
         return from_anthropic_request(request.body)
 
     def render(
-        self, request: SimRequest, conversation: Conversation, response: ModelResponse
+        self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
     ) -> dict[str, Any]:
-        message_id = f"msg_sim_{self.next_number():04d}"
+        message_id = f"msg_sim_{number:04d}"
         return to_anthropic_response(response, model=request.model, message_id=message_id)
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
@@ -158,9 +155,9 @@ class OpenAIChat(Endpoint):
         return from_openai_request(request.body)
 
     def render(
-        self, request: SimRequest, conversation: Conversation, response: ModelResponse
+        self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
     ) -> dict[str, Any]:
-        completion_id = f"chatcmpl-sim-{self.next_number():04d}"
+        completion_id = f"chatcmpl-sim-{number:04d}"
         return to_openai_response(response, model=request.model, completion_id=completion_id)
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
@@ -193,8 +190,8 @@ class OpenAIResponses(Endpoint):
     route = "/v1/responses"
 
     def __init__(self, conversations: Conversations | None = None) -> None:
-        super().__init__()
         self.conversations = conversations or Conversations()
+        self._served = itertools.count(1)
 
     def _history(self, request: SimRequest) -> Sequence[Message]:
         """The conversation the request continues (none without ``previous_response_id``)."""
@@ -220,9 +217,9 @@ class OpenAIResponses(Endpoint):
         return [*self._history(request), *messages], tools, system
 
     def render(
-        self, request: SimRequest, conversation: Conversation, response: ModelResponse
+        self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
     ) -> dict[str, Any]:
-        number = self.next_number()
+        number = next(self._served)  # ids name server-side conversations: unique, in order
         response_id = f"resp_sim_{number:04d}"
         wire = to_responses_response(response, model=request.model, response_id=response_id)
         body = request.body
@@ -267,9 +264,9 @@ class GeminiGenerateContent(Endpoint):
         return from_gemini_request(request.body)
 
     def render(
-        self, request: SimRequest, conversation: Conversation, response: ModelResponse
+        self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
     ) -> dict[str, Any]:
-        response_id = f"simGemini{self.next_number():04d}"
+        response_id = f"simGemini{number:04d}"
         return to_gemini_response(response, model=request.model, response_id=response_id)
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
@@ -280,5 +277,5 @@ class GeminiGenerateContent(Endpoint):
 
 
 def endpoints() -> tuple[Endpoint, ...]:
-    """A fresh set of every endpoint the simulator serves (each keeps its own counters)."""
+    """A fresh set of every endpoint the simulator serves."""
     return (AnthropicMessages(), OpenAIChat(), OpenAIResponses(), GeminiGenerateContent())
