@@ -7,6 +7,7 @@ recording, a fixture mismatch).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from pathlib import Path
 
@@ -34,8 +35,9 @@ from replaygate.evals.history import History
 from replaygate.evals.metrics import METRICS
 from replaygate.evals.prices import PriceTable, load_price_file, with_shipped
 from replaygate.evals.progress import reporter
+from replaygate.evals.recording import RecordRecipe
 from replaygate.evals.results import EvalResults, load_eval_results
-from replaygate.evals.runner import RecordPlan, run_eval
+from replaygate.evals.runner import run_eval
 from replaygate.evals.shards import Shard, merge
 from replaygate.fixtures.modes import RECORDING_MODES, require_approval
 from replaygate.fixtures.spending import spending_cap
@@ -110,6 +112,13 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Sha
     help="Run only shard I of N (a deterministic share of the cases; needs --out; "
     "no history entry: `replaygate eval merge` makes one).",
 )
+@click.option(
+    "--jobs",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Processes the cases are shared out among; the results are a serial run's.",
+)
 @history_option
 @click.option("--no-history", is_flag=True, help="Do not append this run to the history.")
 @click.option(
@@ -135,6 +144,7 @@ def eval_cmd(
     prices_path: Path | None,
     max_cost: float | None,
     shard: Shard | None,
+    jobs: int,
     history_path: Path | None,
     no_history: bool,
     progress: bool | None,
@@ -178,26 +188,34 @@ def eval_cmd(
     }
     if shard is not None:
         cases, info["shard"] = shard.select(cases)
+    prices = _prices(config, prices_path)
+    recipe = None
+    if record_mode:
+        cap = spending_cap(max_cost, config.max_cost, prices, simulator)
+        recipe = RecordRecipe(
+            functools.partial(live_model, settings, simulator, seed),
+            approve_live,
+            record_mode,
+            "sim" if simulator else "live",
+            concurrency,
+            rate_limit,
+            cap.limit if cap is not None else None,
+        )
     with contextlib.ExitStack() as stack:
-        plan = None
-        if record_mode:
-            live = stack.enter_context(live_model(settings, simulator, seed))
-            source = "sim" if simulator else "live"
-            cap = spending_cap(max_cost, config.max_cost, _prices(config, prices_path), simulator)
-            plan = RecordPlan(live, approve_live, record_mode, source, concurrency, rate_limit, cap)
-        else:
+        if not record_mode:
             stack.enter_context(block_network())  # replay: nothing leaves the process (law 3)
         bar = reporter(len(cases), progress)
         stack.enter_context(bar)
         results = run_eval(
             cases,
             fixtures,
-            agent=entry,
+            agent=agent_spec,
             settings=settings,
-            recording=plan,
-            prices=_prices(config, prices_path),
+            recording=recipe,
+            prices=prices,
             reporter=bar,
             info=info,
+            jobs=jobs,
         )
     if as_json:
         click.echo(json.dumps(results.to_json(), ensure_ascii=False, indent=2))

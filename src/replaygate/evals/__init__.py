@@ -52,9 +52,10 @@ from replaygate.evals.prices import (
     shipped_prices,
     with_shipped,
 )
+from replaygate.evals.recording import RecordPlan, RecordRecipe
 from replaygate.evals.reference import CaseSummary, Reference, load_reference
 from replaygate.evals.results import CaseResult, EvalResults, load_eval_results
-from replaygate.evals.runner import RecordPlan, run_eval
+from replaygate.evals.runner import run_eval
 from replaygate.evals.scorers import CaseCounts, metrics_of, score_case
 from replaygate.evals.upgrade import UpgradeReport, classify_upgrade
 
@@ -87,6 +88,7 @@ __all__ = [
     "PriceError",
     "PriceTable",
     "RecordPlan",
+    "RecordRecipe",
     "Reference",
     "ReportConfig",
     "ResultsError",

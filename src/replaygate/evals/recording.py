@@ -1,18 +1,70 @@
-"""Recording eval samples from several worker threads into one store.
+"""How an eval run records: the plan, the recipe each process follows, the store guard.
 
-Workers share one :class:`~replaygate.fixtures.store.FixtureStore`; a :class:`StoreGuard`
-lets one worker at a time touch it, and is let go during the live call itself, so
-workers wait for each other only on the store, never on the model.
+A :class:`RecordPlan` records with a live model already open. A :class:`RecordRecipe`
+says how to open one, so every process of a parallel run opens its own and spends its
+share of the rate limit and of the spending cap. Worker threads share one
+:class:`~replaygate.fixtures.store.FixtureStore`; a :class:`StoreGuard` lets one
+worker at a time touch it, and is let go during the live call itself, so workers wait
+for each other only on the store, never on the model.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 
+from replaygate.fixtures.spending import Prices, SpendingCap
 from replaygate.models.replay import RecordingModel
-from replaygate.models.types import Message, ModelResponse, ToolSpec
+from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
+
+
+@dataclass(frozen=True)
+class RecordPlan:
+    """How to record: the live model, the mode, the approval and the parallelism."""
+
+    live: Model
+    approve_live: bool
+    mode: str = "record-missing"
+    source: str | None = None
+    concurrency: int = 1
+    rate_limit: float | None = None
+    cap: SpendingCap | None = None
+    """What the recording may spend (:class:`~replaygate.fixtures.spending.SpendingCap`)."""
+
+
+@dataclass(frozen=True)
+class RecordRecipe:
+    """How to record, for a process that opens its own live model with ``open_live``.
+
+    ``open_live`` must survive pickling (a module-level function, or a
+    :func:`functools.partial` of one) to reach other processes. ``rate_limit`` (calls/s)
+    and ``max_cost`` bound the whole run; each of ``jobs`` processes gets an equal share.
+    """
+
+    open_live: Callable[[], AbstractContextManager[Model]]
+    approve_live: bool
+    mode: str = "record-missing"
+    source: str | None = None
+    concurrency: int = 1
+    rate_limit: float | None = None
+    max_cost: float | None = None
+
+    @contextlib.contextmanager
+    def plan(self, prices: Prices | None, jobs: int = 1) -> Iterator[RecordPlan]:
+        """A plan with a live model opened here, for one of ``jobs`` processes."""
+        cap = None
+        if self.max_cost is not None:
+            if prices is None:
+                raise ValueError("a spending cap needs a price table")
+            cap = SpendingCap(self.max_cost / jobs, prices)
+        rate = self.rate_limit / jobs if self.rate_limit else None
+        with self.open_live() as live:
+            yield RecordPlan(
+                live, self.approve_live, self.mode, self.source, self.concurrency, rate, cap
+            )
 
 
 class StoreGuard:

@@ -4,51 +4,34 @@ Each case runs ``samples`` times through :func:`~replaygate.sampling.run_sampled
 sample ``i`` is answered by ``ReplayModel(sample=i)`` (replay) or recorded by
 ``RecordingModel(sample=i)`` (``record-missing`` / ``rerecord``, which need
 ``approve_live=True``: refused before anything is called, law 3). In a recording
-mode, ``concurrency`` cases run in parallel: live calls share a rate limit, and the
-store is touched by one worker at a time (never during a live call).
+mode, ``concurrency`` cases run in parallel: live calls share a rate limit, the store
+is touched by one worker at a time (never during a live call), and cases that ask the
+same question run one after another, in file order, so a seeded simulator answers
+them as it would in a serial run. With ``jobs`` > 1 the cases are shared out among
+that many processes (:mod:`replaygate.evals.jobs`).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from replaygate._version import __version__
 from replaygate.evals.agents import Agent, AgentEntry, as_entry
 from replaygate.evals.cases import EvalCase
-from replaygate.evals.expectations import checks_for
-from replaygate.evals.output import failed_output, output_of
+from replaygate.evals.casework import Setup, run_cases
+from replaygate.evals.jobs import Work, run_in_processes
 from replaygate.evals.prices import PriceTable
 from replaygate.evals.progress import Reporter
-from replaygate.evals.ratelimit import RateLimiter, limited, wrap_calls
-from replaygate.evals.recording import SampleRecorder, StoreGuard
+from replaygate.evals.recording import RecordPlan, RecordRecipe
 from replaygate.evals.results import CaseResult, EvalResults
-from replaygate.evals.scorers import score_case
 from replaygate.fixtures.fixture import now_iso
 from replaygate.fixtures.modes import require_approval
-from replaygate.fixtures.spending import SpendingCap
-from replaygate.fixtures.store import FixtureStore
-from replaygate.models.replay import RecordingModel, ReplayModel, RequestSettings
-from replaygate.models.types import Model
-from replaygate.sampling import run_sampled
+from replaygate.models.replay import RequestSettings
 
-
-@dataclass(frozen=True)
-class RecordPlan:
-    """How to record: the live model, the mode, the approval and the parallelism."""
-
-    live: Model
-    approve_live: bool
-    mode: str = "record-missing"
-    source: str | None = None
-    concurrency: int = 1
-    rate_limit: float | None = None
-    cap: SpendingCap | None = None
-    """What the recording may spend (:class:`~replaygate.fixtures.spending.SpendingCap`)."""
+__all__ = ["RecordPlan", "RecordRecipe", "run_eval"]
 
 
 def run_eval(
@@ -57,10 +40,11 @@ def run_eval(
     *,
     agent: Agent | AgentEntry | str,
     settings: RequestSettings | None = None,
-    recording: RecordPlan | None = None,
+    recording: RecordPlan | RecordRecipe | None = None,
     prices: PriceTable | None = None,
     reporter: Reporter | None = None,
     info: dict[str, Any] | None = None,
+    jobs: int = 1,
 ) -> EvalResults:
     """Run every case ``samples`` times through ``agent``, score it, and return the results.
 
@@ -74,6 +58,11 @@ def run_eval(
     table without a price for the model raises
     :class:`~replaygate.evals.errors.PriceError` before any call, unless every case
     opts out of cost (``"cost": false``).
+
+    ``jobs`` > 1 runs the cases in that many processes, each opening the store (and,
+    recording, its own live model) itself; ``agent`` must then be a
+    ``module:function`` and ``recording`` a :class:`RecordRecipe`. The results are
+    those of a serial run, cases in their order.
     """
     entry = as_entry(agent)
     settings = settings or entry.settings
@@ -82,6 +71,8 @@ def run_eval(
             "no request settings: pass settings=RequestSettings(model=..., max_tokens=...) "
             "or declare them on the agent (AgentEntry(run, settings=...))"
         )
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
     if prices is not None and any(case.cost for case in cases):
         prices.require(settings.model)  # before any call: no price is an error, not a gap
     if recording is not None:
@@ -89,38 +80,22 @@ def run_eval(
         if recording.concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {recording.concurrency}")
     path = Path(store)
+    if recording is None and not path.exists():
+        raise FileNotFoundError(
+            f"no fixtures at {path}: record them first (--record-mode record-missing "
+            "--approve-live), or point --fixtures at a recorded store"
+        )
     started = now_iso()
-    done: dict[str, CaseResult] = {}
-
-    def finish(case: EvalCase, result: CaseResult) -> None:
-        done[case.id] = result
-        if reporter is not None:
-            reporter.case_done(case.id, result.sampled.verdict)
-
-    if recording is None:
-        if not path.exists():
-            raise FileNotFoundError(
-                f"no fixtures at {path}: record them first (--record-mode record-missing "
-                "--approve-live), or point --fixtures at a recorded store"
+    if jobs > 1:
+        if not isinstance(agent, str) or isinstance(recording, RecordPlan):
+            raise ValueError(
+                "jobs > 1 needs the agent as 'module:function' and recording as a "
+                "RecordRecipe: each process loads the agent and opens its live model itself"
             )
-        with FixtureStore.open(path) as opened:
-            for case in cases:
-                finish(case, _run_case(case, _replaying(opened, settings), entry, settings, prices))
+        work = Work(path, agent, settings, prices, recording)
+        results = run_in_processes(cases, work, jobs, reporter)
     else:
-        limiter = RateLimiter(recording.rate_limit) if recording.rate_limit else None
-        guard = StoreGuard()
-        live = wrap_calls(limited(recording.live, limiter), guard.released)
-        with (
-            FixtureStore.open(path) as opened,
-            ThreadPoolExecutor(max_workers=recording.concurrency) as pool,
-        ):
-            models = _recording(opened, settings, recording, live, guard)
-            futures = [
-                (case, pool.submit(_run_case, case, models, entry, settings, prices))
-                for case in cases
-            ]
-            for case, future in futures:
-                finish(case, future.result())
+        results = run_cases(cases, path, Setup(entry, settings, prices), recording, _told(reporter))
     run_info: dict[str, Any] = {
         "time": started,
         "mode": recording.mode if recording else "replay",
@@ -131,55 +106,11 @@ def run_eval(
         "replaygate_version": __version__,
         **(info or {}),
     }
-    return EvalResults(tuple(done[case.id] for case in cases), run_info)
+    return EvalResults(tuple(results), run_info)
 
 
-ModelFor = Callable[[int], Model]
-
-
-def _replaying(store: FixtureStore, settings: RequestSettings) -> ModelFor:
-    def model_for(sample: int) -> Model:
-        return ReplayModel(store, sample=sample, **asdict(settings))
-
-    return model_for
-
-
-def _recording(
-    store: FixtureStore,
-    settings: RequestSettings,
-    recording: RecordPlan,
-    live: Model,
-    guard: StoreGuard,
-) -> ModelFor:
-    def model_for(sample: int) -> Model:
-        recorder = RecordingModel(
-            live,
-            store,
-            approve_live=recording.approve_live,
-            mode=recording.mode,  # type: ignore[arg-type]
-            sample=sample,
-            source=recording.source,
-            cap=recording.cap,
-            **asdict(settings),
-        )
-        return SampleRecorder(recorder, guard)
-
-    return model_for
-
-
-def _run_case(
-    case: EvalCase,
-    model_for: ModelFor,
-    agent: AgentEntry,
-    settings: RequestSettings,
-    prices: PriceTable | None,
-) -> CaseResult:
-    def sample(index: int) -> dict[str, Any]:
-        try:
-            return output_of(agent(model_for(index), case.question))
-        except agent.failures as err:
-            return failed_output(err)
-
-    sampled = run_sampled(sample, case.samples, case.floor, checks_for(case), case=case.id)
-    counts = score_case(case, sampled, prices, settings.model)
-    return CaseResult(sampled, counts, case.tags)
+def _told(reporter: Reporter | None) -> Callable[[int, CaseResult], None] | None:
+    """Tell ``reporter`` of each case as it finishes."""
+    if reporter is None:
+        return None
+    return lambda _position, result: reporter.case_done(result.id, result.sampled.verdict)

@@ -1,0 +1,144 @@
+"""Running eval cases in this process: replayed in order, or recorded by worker threads.
+
+:func:`run_cases` is the engine under :func:`~replaygate.evals.runner.run_eval` and
+under each process of a parallel run (:mod:`replaygate.evals.jobs`). Recording, it
+runs :func:`chains` of cases on ``concurrency`` threads: cases that ask the same
+question form one chain, run in file order, so their identical requests reach the
+live model one after another, as in a serial run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from replaygate.evals.agents import AgentEntry
+from replaygate.evals.cases import EvalCase
+from replaygate.evals.expectations import checks_for
+from replaygate.evals.output import failed_output, output_of
+from replaygate.evals.prices import PriceTable
+from replaygate.evals.ratelimit import RateLimiter, limited, wrap_calls
+from replaygate.evals.recording import RecordPlan, RecordRecipe, SampleRecorder, StoreGuard
+from replaygate.evals.results import CaseResult
+from replaygate.evals.scorers import score_case
+from replaygate.fixtures.store import FixtureStore
+from replaygate.models.replay import RecordingModel, ReplayModel, RequestSettings
+from replaygate.models.types import Model
+from replaygate.sampling import run_sampled
+
+ModelFor = Callable[[int], Model]
+"""The model sample ``i`` of a case is answered by."""
+Done = Callable[[int, CaseResult], None]
+"""Told the position and the result of each case as it finishes."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every case of a run shares: the agent, the request settings, the prices."""
+
+    agent: AgentEntry
+    settings: RequestSettings
+    prices: PriceTable | None
+
+
+def chains(cases: Sequence[EvalCase]) -> list[list[int]]:
+    """The positions of ``cases`` grouped by question, each group in file order."""
+    groups: dict[str, list[int]] = {}
+    for position, case in enumerate(cases):
+        groups.setdefault(case.question, []).append(position)
+    return list(groups.values())
+
+
+def run_cases(
+    cases: Sequence[EvalCase],
+    path: Path,
+    setup: Setup,
+    recording: RecordPlan | RecordRecipe | None,
+    on_done: Done | None = None,
+    *,
+    jobs: int = 1,
+) -> list[CaseResult]:
+    """The result of each case, in order; ``on_done(position, result)`` as each finishes.
+
+    A :class:`RecordRecipe` opens its live model here, as one of ``jobs`` processes.
+    """
+    done: dict[int, CaseResult] = {}
+    lock = threading.Lock()
+
+    def finish(position: int, result: CaseResult) -> None:
+        with lock:
+            done[position] = result
+            if on_done is not None:
+                on_done(position, result)
+
+    with contextlib.ExitStack() as stack:
+        opened = stack.enter_context(FixtureStore.open(path))
+        if recording is None:
+            model_for = _replaying(opened, setup.settings)
+            for position, case in enumerate(cases):
+                finish(position, _run_case(case, model_for, setup))
+            return [done[i] for i in range(len(cases))]
+        if isinstance(recording, RecordRecipe):
+            recording = stack.enter_context(recording.plan(setup.prices, jobs))
+        limiter = RateLimiter(recording.rate_limit) if recording.rate_limit else None
+        guard = StoreGuard()
+        live = wrap_calls(limited(recording.live, limiter), guard.released)
+        model_for = _recording(opened, setup.settings, recording, live, guard)
+
+        def run_chain(chain: list[int]) -> None:
+            for position in chain:
+                finish(position, _run_case(cases[position], model_for, setup))
+
+        pool = stack.enter_context(ThreadPoolExecutor(max_workers=recording.concurrency))
+        for future in [pool.submit(run_chain, chain) for chain in chains(cases)]:
+            future.result()
+    return [done[i] for i in range(len(cases))]
+
+
+def _replaying(store: FixtureStore, settings: RequestSettings) -> ModelFor:
+    def model_for(sample: int) -> Model:
+        return ReplayModel(store, sample=sample, **asdict(settings))
+
+    return model_for
+
+
+def _recording(
+    store: FixtureStore,
+    settings: RequestSettings,
+    recording: RecordPlan,
+    live: Model,
+    guard: StoreGuard,
+) -> ModelFor:
+    def model_for(sample: int) -> Model:
+        recorder = RecordingModel(
+            live,
+            store,
+            approve_live=recording.approve_live,
+            mode=recording.mode,  # type: ignore[arg-type]
+            sample=sample,
+            source=recording.source,
+            cap=recording.cap,
+            **asdict(settings),
+        )
+        return SampleRecorder(recorder, guard)
+
+    return model_for
+
+
+def _run_case(case: EvalCase, model_for: ModelFor, setup: Setup) -> CaseResult:
+    agent = setup.agent
+
+    def sample(index: int) -> dict[str, Any]:
+        try:
+            return output_of(agent(model_for(index), case.question))
+        except agent.failures as err:
+            return failed_output(err)
+
+    sampled = run_sampled(sample, case.samples, case.floor, checks_for(case), case=case.id)
+    counts = score_case(case, sampled, setup.prices, setup.settings.model)
+    return CaseResult(sampled, counts, case.tags)
