@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 
 from replaygate.examples.research_copilot import shipped_eval_cases
 from replaygate.fixtures.store import FixtureStore
+from replaygate.fixtures.store.compact import compact_file
 from run_cli import Done, replaygate
 
 AGENT = "replaygate.examples.research_copilot:copilot"
@@ -107,7 +109,9 @@ def test_diff_prints_the_review_as_json(project: Path, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / "tests" / "fixtures").mkdir(parents=True)
     store = repo / "tests" / "fixtures" / "f.jsonl"
-    lines = (project / "f.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    shutil.copyfile(project / "f.jsonl", store)
+    compact_file(store)  # one line per fixture: the last line is a whole fixture
+    lines = store.read_text(encoding="utf-8").splitlines(keepends=True)
     store.write_text("".join(lines[:-1]), encoding="utf-8")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
