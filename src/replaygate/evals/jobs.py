@@ -89,11 +89,14 @@ def run_in_processes(
         for process in processes:
             process.start()
         finished: set[int] = set()
+        ended: BaseProcess | None = None
         while len(finished) < len(processes):
             try:
                 index, kind, payload = inbox.get(timeout=POLL)
             except queue.Empty:
-                _check_alive(processes, finished)
+                if ended is not None:  # what it sent before it ended was read by now
+                    raise _ended_early(processes, ended) from None
+                ended = _unfinished_exit(processes, finished)
                 continue
             if kind == "case":
                 at, result = payload
@@ -119,14 +122,19 @@ def _context() -> Any:
     return context
 
 
-def _check_alive(processes: Sequence[BaseProcess], finished: set[int]) -> None:
-    for index, process in enumerate(processes):
-        if index not in finished and process.exitcode is not None:
-            raise WorkerError(
-                f"eval process {index + 1} of {len(processes)} ended (exit code "
-                f"{process.exitcode}) before its cases were done: it was killed or ran out "
-                "of memory, or the agent ended the process; run with --jobs 1 to see where"
-            )
+def _unfinished_exit(processes: Sequence[BaseProcess], finished: set[int]) -> BaseProcess | None:
+    """A process that ended without saying it finished, if there is one."""
+    return next(
+        (p for i, p in enumerate(processes) if i not in finished and p.exitcode is not None), None
+    )
+
+
+def _ended_early(processes: Sequence[BaseProcess], process: BaseProcess) -> WorkerError:
+    return WorkerError(
+        f"eval process {processes.index(process) + 1} of {len(processes)} ended (exit code "
+        f"{process.exitcode}) before its cases were done: it was killed or ran out of "
+        "memory, or the agent ended the process; run with --jobs 1 to see where"
+    )
 
 
 def _stop(processes: Sequence[BaseProcess]) -> None:

@@ -1,0 +1,233 @@
+"""``replaygate eval --jobs N``: the results of a serial run, from N processes.
+
+The end-to-end tests run the real command in this process against a store recorded
+from the simulator; the processes it starts are real.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from replaygate.errors import FixtureMismatchError
+from replaygate.evals import History, RecordPlan, RecordRecipe, load_eval_cases, progress, run_eval
+from replaygate.evals.cases import EvalCase
+from replaygate.evals.casework import chains
+from replaygate.evals.jobs import describe_failure, shares
+from replaygate.evals.prices import shipped_prices
+from replaygate.examples.research_copilot import copilot, shipped_eval_cases
+from replaygate.models.fakes import FunctionModel
+from replaygate.models.types import ModelResponse
+from run_cli import Done, replaygate
+
+AGENT = "replaygate.examples.research_copilot:copilot"
+TROUBLED = "eval_job_agents:troubled"
+TESTS = Path(__file__).parent
+
+
+def case(case_id: str, question: str, samples: int = 3) -> dict[str, Any]:
+    return {"id": case_id, "question": question, "samples": samples, "floor": 1,
+            "must_contain": ["."]}  # fmt: skip
+
+
+def write_cases(path: Path, cases: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases), "utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """The shipped cases plus two asking a question again, 3 samples each, recorded."""
+    root = tmp_path_factory.mktemp("jobs")
+    shipped = [json.loads(line) for line in shipped_eval_cases().read_text("utf-8").splitlines()]
+    again = [{**shipped[0], "id": "rag-again"}, {**shipped[2], "id": "flaky-again"}]
+    cases = write_cases(
+        root / "cases.jsonl", [{**c, "samples": 3, "floor": 1} for c in shipped + again]
+    )
+    store = root / "fixtures.jsonl"
+    recorded = eval_cmd(cases, store, "--record-mode", "record-missing", "--approve-live",
+                        "--simulator", "--no-history")  # fmt: skip
+    assert recorded.returncode == 0, recorded.stderr
+    yield cases, store
+
+
+def eval_cmd(cases: Path, store: Path, *args: str, agent: str = AGENT) -> Done:
+    return replaygate("eval", "--cases", str(cases), "--fixtures", str(store), "--agent", agent,
+                      *args)  # fmt: skip
+
+
+def untimed(path: Path) -> str:
+    """The results file without its timing field."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["eval"].pop("time")
+    return json.dumps(document, ensure_ascii=False, indent=2)
+
+
+def printed(done: Done) -> list[str]:
+    """What a run printed, but where it wrote (which differs from run to run)."""
+    return [
+        line for line in done.stdout.splitlines() if not line.startswith(("results:", "history:"))
+    ]
+
+
+def history_entry(path: Path) -> dict[str, Any]:
+    with History.open(path) as history:
+        (run,) = history.export()["runs"]
+    assert run.pop("id") and run.pop("time") and run["info"].pop("time")
+    return dict(run)
+
+
+@pytest.mark.slow
+def test_jobs_give_the_results_and_history_of_a_serial_run(
+    suite: tuple[Path, Path], tmp_path: Path
+) -> None:
+    cases, store = suite
+    serial = eval_cmd(cases, store, "--out", str(tmp_path / "1.json"), "--history",
+                      str(tmp_path / "1.db"))  # fmt: skip
+    parallel = eval_cmd(cases, store, "--jobs", "3", "--out", str(tmp_path / "3.json"),
+                        "--history", str(tmp_path / "3.db"))  # fmt: skip
+    assert serial.returncode == parallel.returncode == 0, parallel.stderr
+    assert untimed(tmp_path / "3.json") == untimed(tmp_path / "1.json")
+    assert history_entry(tmp_path / "3.db") == history_entry(tmp_path / "1.db")
+    assert printed(parallel) == printed(serial)  # each case's verdict, then the metrics
+    assert "Traceback" not in parallel.stderr
+
+
+@pytest.mark.slow
+def test_jobs_split_a_shard_and_more_jobs_than_cases_start_fewer_processes(
+    suite: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases, store = suite
+    picked = load_eval_cases(cases)
+    half = [c for c in picked if c.id in ("rag-basics", "secrets")]
+    small = write_cases(tmp_path / "two.jsonl", [case(c.id, c.question) for c in half])
+    one = eval_cmd(small, store, "--shard", "1/2", "--out", str(tmp_path / "a.json"))
+    many = eval_cmd(
+        small, store, "--shard", "1/2", "--jobs", "8", "--out", str(tmp_path / "b.json")
+    )
+    assert one.returncode == many.returncode == 0, many.stderr
+    assert untimed(tmp_path / "b.json") == untimed(tmp_path / "a.json")
+    screen = io.StringIO()
+    terminal = Console(file=screen, force_terminal=True, width=120)
+    monkeypatch.setattr(progress, "stderr_console", lambda: terminal)
+    both = eval_cmd(small, store, "--jobs", "8", "--no-history", "--progress",
+                    "--out", str(tmp_path / "c.json"))  # fmt: skip
+    assert both.returncode == 0, both.stderr
+    assert "2/2" in screen.getvalue()  # the bar moved with the results the processes sent
+    assert [c["case"] for c in json.loads((tmp_path / "c.json").read_text())["cases"]] == [
+        c.id for c in half
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "message"),
+    [
+        ("What is a zyzzyva?", "Error: no fixture"),
+        ("divide", "Error: ZeroDivisionError: integer division or modulo by zero (raised in "
+                   "sample 0 of 3 of case bad)"),
+        ("exit", "Error: eval process 2 of 2 ended (exit code 3) before its cases were done"),
+    ],
+)  # fmt: skip
+def test_a_failing_process_ends_the_run_with_one_error(
+    suite: tuple[Path, Path], tmp_path: Path, question: str, message: str
+) -> None:
+    _, store = suite
+    cases = write_cases(
+        tmp_path / "cases.jsonl", [case("ok", "What is RAG?"), case("bad", question)]
+    )
+    done = eval_cmd(cases, store, "--jobs", "2", "--no-history", agent=TROUBLED)
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_every_process(suite: tuple[Path, Path], tmp_path: Path) -> None:
+    _, store = suite
+    markers = [tmp_path / "one", tmp_path / "two"]
+    cases = write_cases(tmp_path / "cases.jsonl", [case(m.name, f"wait:{m}") for m in markers])
+    env = {**os.environ, "PYTHONPATH": str(TESTS)}
+    command = [str(Path(sys.executable).parent / "replaygate"), "eval", "--cases", str(cases),
+               "--fixtures", str(store), "--agent", TROUBLED, "--jobs", "2"]  # fmt: skip
+    with subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True) as parent:
+        deadline = time.monotonic() + 60
+        while not all(m.exists() and m.read_text() for m in markers):
+            assert parent.poll() is None and time.monotonic() < deadline, parent.stderr
+            time.sleep(0.05)
+        workers = [int(m.read_text()) for m in markers]
+        parent.send_signal(signal.SIGINT)
+        _, stderr = parent.communicate(timeout=60)
+    assert parent.returncode == 1 and "Aborted!" in stderr and "Traceback" not in stderr
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_shares_keep_a_question_together_and_deal_round_robin() -> None:
+    cases = [EvalCase(str(i), q, 1, 1) for i, q in enumerate("abacdab")]
+    assert chains(cases) == [[0, 2, 5], [1, 6], [3], [4]]
+    assert shares(cases, 2) == [[0, 2, 3, 5], [1, 4, 6]]
+    assert shares(cases, 8) == [[0, 2, 5], [1, 6], [3], [4]]  # no process without cases
+    assert shares(cases, 1) == [list(range(7))]
+
+
+def test_a_failure_is_described_in_words() -> None:
+    miss = FixtureMismatchError("no fixture for this request", key="k", store="s")
+    assert describe_failure(miss) == str(miss)
+    assert describe_failure(FileNotFoundError(2, "No such file", "x.jsonl")) == (
+        "x.jsonl: no such file"
+    )
+    broken = ValueError("bad value")
+    broken.add_note("raised in sample 1 of 3 of case c")
+    assert describe_failure(broken) == "ValueError: bad value (raised in sample 1 of 3 of case c)"
+
+
+def test_jobs_need_an_importable_agent_and_a_recipe(tmp_path: Path) -> None:
+    cases = load_eval_cases(shipped_eval_cases())[:1]
+    store = tmp_path / "f.jsonl"
+    store.touch()
+    with pytest.raises(ValueError, match="jobs must be at least 1"):
+        run_eval(cases, store, agent=AGENT, jobs=0)
+    with pytest.raises(ValueError, match="'module:function'"):
+        run_eval(cases, store, agent=copilot, jobs=2)
+    live = FunctionModel(lambda messages, tools: ModelResponse(text="x"))
+    plan = RecordPlan(live, approve_live=True)
+    with pytest.raises(ValueError, match="RecordRecipe"):
+        run_eval(cases, store, agent=AGENT, recording=plan, jobs=2)
+    assert replaygate("eval", "--jobs", "0").returncode == 2
+
+
+def test_a_recipe_shares_the_rate_and_the_cap_among_the_processes() -> None:
+    live = FunctionModel(lambda messages, tools: ModelResponse(text="x"))
+    opened: list[bool] = []
+
+    class Opened:
+        def __enter__(self) -> FunctionModel:
+            opened.append(True)
+            return live
+
+        def __exit__(self, *exc: object) -> None:
+            opened.append(False)
+
+    recipe = RecordRecipe(Opened, approve_live=True, rate_limit=8.0, max_cost=2.0)
+    with recipe.plan(shipped_prices(), jobs=4) as plan:
+        assert plan.live is live and plan.rate_limit == 2.0
+        assert plan.cap is not None and plan.cap.limit == 0.5
+    assert opened == [True, False]
+    with RecordRecipe(Opened, approve_live=True).plan(None) as plan:
+        assert plan.cap is None and plan.rate_limit is None
+    capped = RecordRecipe(Opened, approve_live=True, max_cost=1.0)
+    with pytest.raises(ValueError, match="needs a price table"), capped.plan(None):
+        pass
