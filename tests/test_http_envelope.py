@@ -141,13 +141,19 @@ def test_replayed_plain_response_shortens_retry_timing() -> None:
     assert "retry-after-ms" not in dict(replayed(plain_response(200, [], b"{}")).headers)
 
 
-def test_replayed_stream_is_split_at_event_boundaries() -> None:
-    events = [SSEEvent('{"type":"message_start"}', "message_start"), SSEEvent("[DONE]")]
+def test_replayed_stream_hands_over_the_recorded_events_whole() -> None:
+    events = [
+        SSEEvent('{"type":"message_start"}', "message_start"),
+        SSEEvent("two\nlines, ünïcode"),
+        SSEEvent("[DONE]"),
+    ]
     record = stream_response(200, [("content-type", "text/event-stream")], events, "complete")
     answer = replayed(record)
-    assert answer.chunks == tuple(e.encode() for e in events)
-    assert parse_events(b"".join(answer.chunks)) == events
-    assert answer.end == "complete"
+    assert answer.chunks == (b"".join(e.encode() for e in events),)
+    assert parse_events(answer.body) == events
+    assert (answer.events, answer.end, answer.streamed) == (3, "complete", True)
+    empty = replayed(stream_response(200, [], [], "closed"))
+    assert (empty.chunks, empty.events, empty.end) == ((), 0, "closed")
 
 
 def test_cut_stream_keeps_the_error() -> None:

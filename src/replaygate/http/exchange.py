@@ -33,7 +33,7 @@ from replaygate.errors import (
     WireFormatError,
 )
 from replaygate.fixtures.diff import field_diff
-from replaygate.fixtures.fingerprint import fixture_key, match_form
+from replaygate.fixtures.fingerprint import fixture_key, match_form, parsed_match_form
 from replaygate.fixtures.fixture import Fixture, InterfaceVersionError
 from replaygate.fixtures.session import FixtureSession, Repeat, StoreArg
 from replaygate.fixtures.spending import SpendingCap
@@ -88,6 +88,17 @@ def identity_of(envelope: dict[str, Any]) -> bytes:
 
 def _identity(form: bytes) -> bytes:
     return hashlib.sha256(form).digest()
+
+
+def _match_form(envelope: dict[str, Any], *, parsed: bool) -> bytes:
+    """``match_form(envelope)``. An envelope as :func:`request_envelope` makes it (``parsed``)
+    holds no NaN or infinity (orjson refuses them in a body), so a null in it needs no check."""
+    if parsed:
+        try:
+            return parsed_match_form(envelope)
+        except TypeError:  # an integer beyond 64 bits
+            pass
+    return match_form(envelope)
 
 
 VERSION_PATH = "headers.anthropic-version"
@@ -179,9 +190,9 @@ class Exchange:
             raise passthrough(err) from None
 
     def _plan(self, request: RequestLike) -> Replayed | LiveSlot:
-        envelope = request_envelope(request, match_host=self.match_host)
-        envelope = self.session.stored_request(envelope)
-        form = match_form(envelope)
+        sent = request_envelope(request, match_host=self.match_host)
+        envelope = self.session.stored_request(sent)
+        form = _match_form(envelope, parsed=envelope is sent)
         identity = _identity(form)
         with self._lock:
             repeat = self._sent.get(identity, 0)

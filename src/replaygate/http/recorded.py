@@ -32,7 +32,7 @@ from typing import Any, Literal
 from replaygate import exact_json
 from replaygate.errors import WireFormatError
 from replaygate.http.envelope import body_fields, select_headers
-from replaygate.http.sse import SSEEvent
+from replaygate.http.sse import SSEEvent, event_text
 
 RESPONSE_HEADERS: frozenset[str] = frozenset(
     {
@@ -97,10 +97,11 @@ def retryable(status: int) -> bool:
 class Replayed:
     """A recorded response ready to be replayed: status, headers and body chunks.
 
-    ``chunks`` is the whole body in one chunk (``streamed`` false), or one chunk per
-    event (``streamed`` true). ``end`` and
-    ``error`` (exception class name and message) say how a stream ends; ``key`` is
-    the fixture's, for error messages.
+    ``chunks`` is the whole body in one chunk (none when it is empty): a response body,
+    or (``streamed`` true) the ``events`` recorded events, handed over at once, as a
+    client may read them from one network read. ``end`` and ``error`` (exception class
+    name and message) say how a stream ends; ``key`` is the fixture's, for error
+    messages.
     """
 
     status: int
@@ -110,6 +111,7 @@ class Replayed:
     error: tuple[str, str] | None = None
     key: str = ""
     streamed: bool = False
+    events: int = 0
 
     @property
     def body(self) -> bytes:
@@ -157,13 +159,15 @@ def replayed(record: Any, *, key: str = "") -> Replayed:
     end = record.get("stream_end", "complete")
     if end not in STREAM_ENDS:
         raise WireFormatError("response.stream_end", f"expected one of {', '.join(STREAM_ENDS)}")
-    chunks = []
+    texts = []
     for i, event in enumerate(events):
         if not isinstance(event, Mapping) or "data" not in event:
             raise WireFormatError(f"response.events[{i}]", "expected an object with data")
-        chunks.append(SSEEvent.from_json(dict(event)).encode())
+        texts.append(event_text(str(event["data"]), event.get("event")))
+    body = "".join(texts).encode("utf-8")
     error = record.get("stream_error")
     pair = (
         (str(error.get("type")), str(error.get("message"))) if isinstance(error, Mapping) else None
     )
-    return Replayed(status, tuple(out), tuple(chunks), end, pair, key, streamed=True)
+    chunks = (body,) if body else ()
+    return Replayed(status, tuple(out), chunks, end, pair, key, streamed=True, events=len(texts))

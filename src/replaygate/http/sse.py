@@ -21,9 +21,7 @@ class SSEEvent:
 
     def encode(self) -> bytes:
         """The event as it goes on the wire, blank line included."""
-        lines = [f"event: {self.event}"] if self.event is not None else []
-        lines.extend(f"data: {line}" for line in self.data.split("\n"))
-        return ("\n".join(lines) + "\n\n").encode("utf-8")
+        return event_text(self.data, self.event).encode("utf-8")
 
     def to_json(self) -> dict[str, Any]:
         """The form stored in a fixture."""
@@ -33,6 +31,13 @@ class SSEEvent:
     def from_json(obj: dict[str, Any]) -> SSEEvent:
         """The inverse of :meth:`to_json`."""
         return SSEEvent(data=str(obj["data"]), event=obj.get("event"))
+
+
+def event_text(data: str, event: str | None = None) -> str:
+    """The wire text of an event named ``event`` (or unnamed) with ``data``, blank line included:
+    one ``data:`` line per line of ``data``."""
+    text = "data: " + data.replace("\n", "\ndata: ") + "\n\n"
+    return text if event is None else f"event: {event}\n{text}"
 
 
 def encode_events(events: Iterable[SSEEvent]) -> bytes:

@@ -86,7 +86,7 @@ class ReplayByteStream:
         """Nothing to release."""
 
     def _end_error(self) -> BaseException:
-        count = len(self._replayed.chunks)
+        count = self._replayed.events
         key = self._replayed.key
         if self._replayed.end == "closed":
             return passthrough(
