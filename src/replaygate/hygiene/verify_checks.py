@@ -1,21 +1,21 @@
-"""The checks ``replaygate verify`` makes of one fixture, apart from duplicates.
+"""The checks ``replaygate verify`` makes of one line, apart from those across the store.
 
-:func:`check_fixture` returns the fixture's problems, each with its rank among the
-problems of its line (the duplicate check, made later across the whole store, ranks
-between the key and the rest), and what the duplicate check needs: the request's
-identity and a digest of the responses.
+:func:`check_fixtures` returns each fixture's problems, each with its rank among the
+problems of its line (the checks made later across the whole store rank between the
+key and the rest), and what those need: the request's identity, a digest of the
+responses and how they are read. :func:`check_sample` does the same for a sample line.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import orjson
 
-from replaygate.errors import CanonicalFormError, WireFormatError
+from replaygate.errors import CanonicalFormError
 from replaygate.fixtures.fingerprint import KEY_LENGTH, digest
 from replaygate.fixtures.fixture import (
     Fixture,
@@ -23,18 +23,23 @@ from replaygate.fixtures.fixture import (
     interface_folder,
     meta_problems,
 )
-from replaygate.http.recorded import replayed
-from replaygate.models.providers import INTERFACES
+from replaygate.fixtures.store import SampleLine
+from replaygate.hygiene.verify_replay import NO_READER, reader_of, response_problems
 from replaygate.sanitize.secret_allow import KnownSafe
-from replaygate.sanitize.secret_scan import find_fixture_secrets
+from replaygate.sanitize.secret_scan import (
+    SecretFinding,
+    find_each_fixture_secrets,
+    find_fixture_secrets,
+)
 
 MISSING_META = (
     "meta is missing (interface, interface_version, recorded_at, source, replaygate_version); "
     "re-record the fixture, or pass --allow-missing-meta for a seed-style store"
 )
 
-KEY_RANK, DUPLICATE_RANK, OTHER_RANK = 0, 1, 2
-"""Where a problem stands among those of its line: the key, a duplicate, the rest."""
+KEY_RANK, STORE_RANK, OTHER_RANK = 0, 1, 2
+"""Where a problem stands among those of its line: the key; what is decided across the
+store (a duplicate, where a sample line applies and whether its response replays); the rest."""
 
 _META_CACHE_SIZE = 1024
 _meta_cache: dict[bytes, tuple[list[str], bool]] = {}
@@ -51,16 +56,42 @@ class Checked:
     problems: list[tuple[int, str]]
     request: bytes = b""
     responses: bytes = b""
+    reader: int = NO_READER
+    """How its responses are read (:mod:`.verify_replay`), for the sample lines applied to it."""
+    key_matches: bool = False
+    """Its stored key starts its digest (only such a fixture takes sample lines)."""
 
 
-def check_fixture(fixture: Fixture, file: str, require_meta: bool, safe: KnownSafe) -> Checked:
-    """Every problem of ``fixture`` (stored in ``file``) but a duplicate."""
-    try:
-        full = digest(fixture.request)
-    except CanonicalFormError as err:
-        return Checked([(KEY_RANK, str(err))])
+def check_fixtures(
+    fixtures: Sequence[Fixture], file: str, require_meta: bool, safe: KnownSafe
+) -> list[Checked]:
+    """Every problem of each of ``fixtures`` (stored in ``file``) but a duplicate.
+
+    Their secret scan clears the clean ones together (:func:`find_each_fixture_secrets`).
+    """
+    digests: list[str | None] = []
+    checked: list[Checked | None] = []
+    for fixture in fixtures:
+        try:
+            digests.append(digest(fixture.request))
+            checked.append(None)
+        except CanonicalFormError as err:
+            digests.append(None)
+            checked.append(Checked([(KEY_RANK, str(err))]))
+    scanned = [fixture.to_json() for fixture, full in zip(fixtures, digests, strict=True) if full]
+    findings = iter(find_each_fixture_secrets(scanned, safe))
+    for i, (fixture, full) in enumerate(zip(fixtures, digests, strict=True)):
+        if full is not None:
+            checked[i] = _checked(fixture, full, next(findings), file, require_meta)
+    return [item for item in checked if item is not None]
+
+
+def _checked(
+    fixture: Fixture, full: str, secrets: list[SecretFinding], file: str, require_meta: bool
+) -> Checked:
     problems: list[tuple[int, str]] = []
-    if len(fixture.key) < KEY_LENGTH or not full.startswith(fixture.key):
+    key_matches = len(fixture.key) >= KEY_LENGTH and full.startswith(fixture.key)
+    if not key_matches:
         problems.append(
             (
                 KEY_RANK,
@@ -71,35 +102,36 @@ def check_fixture(fixture: Fixture, file: str, require_meta: bool, safe: KnownSa
     responses = hashlib.blake2b(
         orjson.dumps(fixture.responses, option=orjson.OPT_SORT_KEYS), digest_size=16
     ).digest()
-    problems.extend((OTHER_RANK, reason) for reason in _response_problems(fixture))
-    problems.extend(
-        (OTHER_RANK, f"{finding.detector} at {finding.path}")
-        for finding in find_fixture_secrets(fixture.to_json(), safe)
-    )
+    reader = reader_of(fixture.request, fixture.meta)
+    problems.extend((OTHER_RANK, reason) for reason in _response_problems(fixture, reader))
+    problems.extend((OTHER_RANK, f"{found.detector} at {found.path}") for found in secrets)
     problems.extend((OTHER_RANK, reason) for reason in _meta_problems(fixture, file, require_meta))
-    return Checked(problems, bytes.fromhex(full[:32]), responses)
+    return Checked(problems, bytes.fromhex(full[:32]), responses, reader, key_matches)
 
 
-def _response_problems(fixture: Fixture) -> Iterator[str]:
+def check_sample(sample: SampleLine, safe: KnownSafe) -> list[tuple[int, str]]:
+    """The problems a sample line holds itself: a secret, an incomplete ``meta``.
+
+    Where it applies and whether its response replays are decided across the file
+    (:mod:`.verify`).
+    """
+    line = {"key": sample.digest, "sample": sample.sample, "response": sample.response}
+    if sample.meta is not None:
+        line["meta"] = sample.meta
+    problems = [
+        (OTHER_RANK, f"{found.detector} at {found.path}")
+        for found in find_fixture_secrets(line, safe)
+    ]
+    if sample.meta is not None:
+        problems.extend((OTHER_RANK, reason) for reason in _meta_verdict(sample.meta)[0])
+    return problems
+
+
+def _response_problems(fixture: Fixture, reader: int) -> Iterator[str]:
     """Why a recorded response could not be replayed, if it could not."""
-    request = fixture.request
-    http = "method" in request and "path" in request
-    interface = INTERFACES.get(str((fixture.meta or {}).get("interface")))
+    several = fixture.samples > 1
     for i, response in enumerate(fixture.responses):
-        if response is None:
-            continue
-        where = f"responses[{i}]" if fixture.samples > 1 else "response"
-        try:
-            if http:
-                replayed(response)
-            elif interface is not None:
-                if not isinstance(response, dict):
-                    raise WireFormatError("response", "expected an object")
-                interface.from_response(response)
-        except WireFormatError as err:
-            kind = "an HTTP" if http else f"a valid {interface.name if interface else ''}"
-            detail = err.path.replace("response", where, 1)
-            yield f"{where} is not {kind} response: {detail}: {err.reason}"
+        yield from response_problems(response, f"responses[{i}]" if several else "response", reader)
 
 
 def _meta_problems(fixture: Fixture, file: str, require_meta: bool) -> list[str]:

@@ -1,7 +1,8 @@
-"""Checking one segment of a store file: its fixtures' own problems, line by line.
+"""Checking one segment of a store file: the problems its lines hold themselves.
 
 The result numbers lines from the segment's first; :mod:`.verify` adds the lines of
-the segments before it and checks duplicates across the whole store.
+the segments before it and makes the checks across the whole store: duplicates, and
+where each sample line applies and whether its response replays.
 """
 
 from __future__ import annotations
@@ -14,14 +15,17 @@ from pathlib import Path
 from replaygate.errors import FixtureFormatError
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.fixture import Fixture
-from replaygate.fixtures.store import PartialTailError, iter_jsonl, read_json_file
-from replaygate.hygiene.verify_checks import KEY_RANK, check_fixture
+from replaygate.fixtures.store import PartialTailError, SampleLine, iter_lines, read_json_file
+from replaygate.hygiene.verify_checks import KEY_RANK, check_fixtures, check_sample
 from replaygate.hygiene.verify_problem import StoreProblem
 from replaygate.hygiene.verify_segments import Segment, segment_lines
 from replaygate.sanitize.secret_allow import KnownSafe
 
-RECORD = struct.Struct("<Q16s16s")
-"""A fixture for the duplicate check: its line, its request's identity, its responses' digest."""
+BATCH = 16
+"""Fixtures checked together (their secret scan clears the clean ones in one pass)."""
+RECORD = struct.Struct("<Q16s16s?B")
+"""A fixture for the checks across the store: its line, its request's identity, its
+responses' digest, whether its key starts its digest, how its responses are read."""
 
 
 @dataclass
@@ -39,32 +43,59 @@ class SegmentResult:
     """A :data:`RECORD` for each fixture with a canonical request, in line order."""
     keys: dict[int, str] = field(default_factory=dict)
     """The stored key of each such fixture (by line) whose key is not the digest's start."""
+    samples: list[tuple[int, SampleLine]] = field(default_factory=list)
+    """The sample lines, by line, in line order."""
     refused: bool = False
     """The file could not be read on from here: its later segments do not count."""
 
 
 def check_segment(segment: Segment, require_meta: bool, safe: KnownSafe) -> SegmentResult:
-    """Every problem of ``segment`` but duplicates, and its fixtures for that check."""
+    """The problems ``segment``'s lines hold themselves; what the store-wide checks need."""
     result = SegmentResult(segment)
+    batch: list[tuple[int, Fixture]] = []
     for item in _entries(segment, result):
         if isinstance(item, StoreProblem):
+            _check_batch(batch, result, require_meta, safe)
             result.problems.append((KEY_RANK, item))
             continue
-        line, fixture = item
+        line, entry = item
+        if isinstance(entry, SampleLine):
+            _check_batch(batch, result, require_meta, safe)
+            result.samples.append((line, entry))
+            for rank, reason in check_sample(entry, safe):
+                result.problems.append((rank, StoreProblem(segment.file, line, reason)))
+        else:
+            batch.append((line, entry))
+            if len(batch) >= BATCH:
+                _check_batch(batch, result, require_meta, safe)
+    _check_batch(batch, result, require_meta, safe)
+    return result
+
+
+def _check_batch(
+    batch: list[tuple[int, Fixture]], result: SegmentResult, require_meta: bool, safe: KnownSafe
+) -> None:
+    """Check the fixtures of ``batch`` into ``result``, and empty it."""
+    name = result.segment.file
+    fixtures = [fixture for _, fixture in batch]
+    for (line, fixture), checked in zip(
+        batch, check_fixtures(fixtures, name, require_meta, safe), strict=True
+    ):
         result.count += 1
-        checked = check_fixture(fixture, segment.file, require_meta, safe)
         for rank, reason in checked.problems:
-            result.problems.append((rank, StoreProblem(segment.file, line, reason)))
+            result.problems.append((rank, StoreProblem(name, line, reason)))
         if checked.request:
-            result.records += RECORD.pack(line, checked.request, checked.responses)
+            result.records += RECORD.pack(
+                line, checked.request, checked.responses, checked.key_matches, checked.reader
+            )
             if fixture.key != checked.request.hex()[:KEY_LENGTH]:
                 result.keys[line] = fixture.key
-    return result
+    batch.clear()
 
 
 def _entries(
     segment: Segment, result: SegmentResult
-) -> Iterator[tuple[int, Fixture] | StoreProblem]:
+) -> Iterator[tuple[int, Fixture | SampleLine] | StoreProblem]:
     """The fixtures and problems of a segment; a file that cannot be read safely is refused."""
     name = segment.file
     if name.endswith(".json"):
@@ -78,8 +109,8 @@ def _entries(
         for line, raw in segment_lines(segment):
             result.lines = line
             try:
-                for loc, fixture in iter_jsonl(path, raw, first_line=line):
-                    yield loc.line, fixture
+                for loc, entry in iter_lines(path, raw, first_line=line):
+                    yield loc.line, entry
             except PartialTailError as err:
                 yield StoreProblem(err.file, err.line, err.reason, repairable=True)
             except FixtureFormatError as err:

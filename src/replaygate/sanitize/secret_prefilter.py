@@ -13,32 +13,36 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
 MIN_RUN = 16
 _IN, _OUT = ord("a"), ord(" ")
 _RUN_TABLE = bytes(_IN if 0x21 <= b <= 0x7E and b not in b"\"'\\" else _OUT for b in range(256))
+_MARKER = bytes([_IN]) * MIN_RUN
+_OUT_BYTE = bytes([_OUT])
 
 
-@dataclass(frozen=True)
 class Runs:
     """A serialized fixture and the spans of its runs."""
 
-    data: bytes
-    spans: tuple[tuple[int, int], ...]
+    __slots__ = ("_joined", "_lowered", "data", "spans")
+
+    def __init__(self, data: bytes, spans: tuple[tuple[int, int], ...]) -> None:
+        self.data = data
+        self.spans = spans
+        self._joined: bytes | None = None
+        self._lowered: bytes | None = None
 
     @staticmethod
     def of(data: bytes) -> Runs:
         """The runs of ``data``."""
         marks = data.translate(_RUN_TABLE)
-        marker = bytes([_IN]) * MIN_RUN
         spans = []
-        start = marks.find(marker)
+        start = marks.find(_MARKER)
         while start >= 0:
-            end = marks.find(bytes([_OUT]), start + MIN_RUN)
+            end = marks.find(_OUT_BYTE, start + MIN_RUN)
             end = len(marks) if end < 0 else end
             spans.append((start, end))
-            start = marks.find(marker, end)
+            start = marks.find(_MARKER, end)
         return Runs(data, tuple(spans))
 
     def texts(self, size: int = MIN_RUN) -> Iterator[bytes]:
@@ -47,7 +51,16 @@ class Runs:
 
     def joined(self) -> bytes:
         """The runs joined by spaces."""
-        return b" ".join(self.texts())
+        if self._joined is None:
+            data = self.data
+            self._joined = b" ".join([data[s:e] for s, e in self.spans])
+        return self._joined
+
+    def lowered(self) -> bytes:
+        """:meth:`joined` in lower case."""
+        if self._lowered is None:
+            self._lowered = self.joined().lower()
+        return self._lowered
 
     def parts(self, pattern: re.Pattern[bytes], size: int) -> Iterator[bytes]:
         """The matches of ``pattern`` (a character class run) of at least ``size`` in the runs."""

@@ -166,7 +166,7 @@ def may_match_family(runs: Runs) -> bool:
     if contains_any(runs.data, _SPACED):
         return True
     joined = runs.joined()
-    return bool(joined) and bool(_EXACT.search(joined) or _FOLDED.search(joined.lower()))
+    return bool(joined) and bool(_EXACT.search(joined) or _FOLDED.search(runs.lowered()))
 
 
 def detect_family(text: str) -> str | None:

@@ -7,43 +7,33 @@ in each decoded form (:mod:`.secret_decode`: base64, ``\\u`` escapes, percent-en
 JSON held as text), against the token families (:mod:`.secret_rules`) and the
 context and entropy rules (:mod:`.secret_entropy`).
 
-It is fast on the common, clean fixture: the value is serialized once and its runs
-of token characters searched for what any rule needs (:mod:`.secret_prefilter`);
-when nothing is there, and no string sits under an auth-like field name, no leaf can
-match and nothing more is done. Large sub-values found clean (a store's tool list and
-system prompt, repeated in every fixture) are remembered by their exact serialized
-bytes and not searched again.
+It is fast on the common, clean fixture: a gate (:mod:`.secret_gate`) searches the
+serialized value once for what any rule needs, and when nothing is there no leaf is
+read; :func:`find_each_fixture_secrets` passes many fixtures through it at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
-from replaygate.sanitize.secret_decode import (
-    bytes_text,
-    decode_base64,
-    json_leaves,
-    may_have_views,
-    views,
-)
-from replaygate.sanitize.secret_entropy import (
-    AUTH_LIKE_NAMES,
-    auth_like,
-    detect_context,
-    may_detect_context,
-    may_have_auth_like_field,
-)
-from replaygate.sanitize.secret_prefilter import Runs
-from replaygate.sanitize.secret_rules import detect_family, may_match_family
+from replaygate.sanitize.secret_decode import bytes_text, decode_base64, json_leaves, views
+from replaygate.sanitize.secret_entropy import detect_context
+from replaygate.sanitize.secret_gate import clean_together, may_hold_secret
+from replaygate.sanitize.secret_rules import detect_family
 
-_CLEAN_MIN_SIZE = 256
-_CLEAN_MAX_ENTRIES = 256
-_clean: dict[bytes, None] = {}
+__all__ = [
+    "SecretFinding",
+    "detect_in_text",
+    "find_each_fixture_secrets",
+    "find_fixture_secrets",
+    "find_secrets",
+    "find_stream_secrets",
+    "may_hold_secret",
+]
+
 _MAX_DEPTH = 3
 
 
@@ -90,74 +80,6 @@ def _leaves(value: Any, path: str, field_name: str) -> Iterator[tuple[str, str, 
             yield from _leaves(item, f"{path}[{i}]", field_name)
     elif isinstance(value, str):
         yield path, field_name, value
-
-
-def _holds_text(value: Any) -> bool:
-    """Whether a field's value has a string leaf that keeps the field's name (not in an object)."""
-    if isinstance(value, str):
-        return True
-    return isinstance(value, list) and any(_holds_text(item) for item in value)
-
-
-def _auth_like_name(key: Any) -> bool:
-    flag = AUTH_LIKE_NAMES.get(key)
-    return auth_like(str(key)) if flag is None else flag
-
-
-def _anchored(text: bytes) -> bool:
-    runs = Runs.of(text)
-    return (
-        may_have_auth_like_field(text)
-        or may_match_family(runs)
-        or may_detect_context(runs)
-        or may_have_views(runs)
-    )
-
-
-def _parts(value: Any) -> Iterator[tuple[str | None, Any]]:
-    """(field name, container) two levels down; then (None, [[name, scalar], ...]) for the rest."""
-    if not isinstance(value, dict):
-        yield None, [["", value]]
-        return
-    rest: list[list[Any]] = []
-    for key, child in value.items():
-        if isinstance(child, dict):
-            for name, item in child.items():
-                if isinstance(item, dict | list):
-                    yield name, item
-                else:
-                    rest.append([name, item])
-        elif isinstance(child, list):
-            yield key, child
-        else:
-            rest.append([key, child])
-    yield None, rest
-
-
-def may_hold_secret(value: Any) -> bool:
-    """False only when no leaf of ``value`` can match a built-in detector (a fast check)."""
-    pending: list[tuple[bytes, Any]] = []
-    try:
-        for name, part in _parts(value):
-            if name is None:
-                # The scalars gathered as [name, value] pairs: check their names here.
-                if any(isinstance(v, str) and _auth_like_name(n) for n, v in part):
-                    return True
-            elif _auth_like_name(name) and _holds_text(part):
-                return True
-            data = orjson.dumps(part, option=orjson.OPT_NON_STR_KEYS)
-            if len(data) < _CLEAN_MIN_SIZE or data not in _clean:
-                pending.append((data, part))
-    except TypeError:
-        return True
-    if _anchored(b"".join(data for data, _ in pending)):
-        return True
-    for data, _ in pending:
-        if len(data) >= _CLEAN_MIN_SIZE:
-            if len(_clean) >= _CLEAN_MAX_ENTRIES:
-                del _clean[next(iter(_clean))]
-            _clean[data] = None
-    return False
 
 
 def find_secrets(
@@ -248,7 +170,25 @@ def find_fixture_secrets(
 
     ``safe`` holds the project's known-safe values (:mod:`.secret_allow`).
     """
-    if not safe:
+    return _fixture_secrets(fixture, safe, known_clean=False)
+
+
+def find_each_fixture_secrets(
+    fixtures: Sequence[Mapping[str, Any]], safe: KnownSafe = NOTHING_SAFE
+) -> list[list[SecretFinding]]:
+    """:func:`find_fixture_secrets` of each fixture; the clean ones are told apart in one pass."""
+    return [
+        _fixture_secrets(fixture, safe, known_clean=clean)
+        for fixture, clean in zip(fixtures, clean_together(fixtures), strict=True)
+    ]
+
+
+def _fixture_secrets(
+    fixture: Mapping[str, Any], safe: KnownSafe, known_clean: bool
+) -> list[SecretFinding]:
+    if known_clean:
+        findings = []
+    elif not safe:
         findings = find_secrets(fixture)
     elif may_hold_secret(fixture):
         findings = find_secrets(fixture, lambda text, name: detect_in_text(safe.mask(text), name))

@@ -1,0 +1,61 @@
+"""The checks of ``replaygate verify`` across a store, made in line order as segments come back.
+
+A fixture whose request was recorded before in the store with other responses is a
+duplicate. A sample line applies to the last fixture of its request above it in its
+file whose key starts its digest (none is a problem), and its response must replay as
+that fixture's would, under the interface of its own ``meta`` when it has one.
+Duplicates compare the responses written on the fixtures' own lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from replaygate.fixtures.fingerprint import KEY_LENGTH
+from replaygate.fixtures.store import SampleLine
+from replaygate.fixtures.store.added import unresolved
+from replaygate.hygiene.verify_checks import STORE_RANK
+from replaygate.hygiene.verify_problem import StoreProblem
+from replaygate.hygiene.verify_replay import response_problems, sample_reader
+from replaygate.hygiene.verify_requests import StoreRequests
+from replaygate.hygiene.verify_segment import RECORD, SegmentResult
+
+
+def across_store(
+    result: SegmentResult, requests: StoreRequests, base: int
+) -> Iterator[tuple[int, StoreProblem]]:
+    """The problems of a segment's lines decided across the store, ranked, in line order.
+
+    ``base`` is the number of lines of the file before the segment.
+    """
+    name = result.segment.file
+    samples = iter(result.samples)
+    pending = next(samples, None)
+    for line, request, responses, takes_samples, reader in RECORD.iter_unpack(result.records):
+        while pending is not None and pending[0] < line:
+            yield from _sample_problems(name, base + pending[0], pending[1], requests)
+            pending = next(samples, None)
+        first = requests.add(request, responses, name, base + line, takes_samples, reader)
+        if first is not None:
+            key = result.keys.get(line) or request.hex()[:KEY_LENGTH]
+            reason = (
+                f"request of key {key} recorded twice with different responses "
+                f"(also at {first[0]}:{first[1]}); keep one"
+            )
+            yield STORE_RANK, StoreProblem(name, base + line, reason)
+    while pending is not None:
+        yield from _sample_problems(name, base + pending[0], pending[1], requests)
+        pending = next(samples, None)
+
+
+def _sample_problems(
+    name: str, line: int, sample: SampleLine, requests: StoreRequests
+) -> Iterator[tuple[int, StoreProblem]]:
+    reader = requests.reader_in(bytes.fromhex(sample.digest[:32]), name)
+    if reader is None:
+        yield STORE_RANK, StoreProblem(name, line, unresolved(sample, name, line).reason)
+        return
+    for reason in response_problems(
+        sample.response, "response", sample_reader(reader, sample.meta)
+    ):
+        yield STORE_RANK, StoreProblem(name, line, reason)

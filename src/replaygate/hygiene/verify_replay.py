@@ -1,0 +1,56 @@
+"""Whether a recorded response can be replayed: read by the HTTP replay or an interface's converter.
+
+How a fixture's responses are read (its *reader*) is a small number, the same in every
+process: :data:`NO_READER`, :data:`HTTP_READER` (the request is an HTTP envelope), or
+one of the interfaces by name. A sample line is read as the fixture it applies to,
+under the interface of its own ``meta`` when it has one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from replaygate.errors import WireFormatError
+from replaygate.http.recorded import replayed
+from replaygate.models.providers import INTERFACES
+
+NO_READER, HTTP_READER = 0, 1
+_NAMES = sorted(INTERFACES)
+_CODES = {name: code for code, name in enumerate(_NAMES, start=2)}
+
+
+def reader_of(request: Mapping[str, Any], meta: Mapping[str, Any] | None) -> int:
+    """How the responses recorded for ``request`` under ``meta`` are read."""
+    if "method" in request and "path" in request:
+        return HTTP_READER
+    return _interface_reader(meta)
+
+
+def sample_reader(base: int, meta: Mapping[str, Any] | None) -> int:
+    """How a sample line with ``meta`` is read, applied to a fixture read by ``base``."""
+    if base == HTTP_READER or meta is None:
+        return base
+    return _interface_reader(meta)
+
+
+def _interface_reader(meta: Mapping[str, Any] | None) -> int:
+    return _CODES.get(str((meta or {}).get("interface")), NO_READER)
+
+
+def response_problems(response: Any, where: str, reader: int) -> Iterator[str]:
+    """Why ``response`` (at ``where``) could not be replayed by ``reader``, if it could not."""
+    if response is None or reader == NO_READER:
+        return
+    interface = None if reader == HTTP_READER else INTERFACES[_NAMES[reader - 2]]
+    try:
+        if interface is None:
+            replayed(response)
+        else:
+            if not isinstance(response, dict):
+                raise WireFormatError("response", "expected an object")
+            interface.from_response(response)
+    except WireFormatError as err:
+        kind = "an HTTP" if interface is None else f"a valid {interface.name}"
+        detail = err.path.replace("response", where, 1)
+        yield f"{where} is not {kind} response: {detail}: {err.reason}"

@@ -1,0 +1,64 @@
+"""The requests of one store, as ``replaygate verify`` needs them across its files.
+
+For each request (16 bytes of its digest) it keeps a digest of the responses first
+recorded for it and where (the file by number, the line), to find the same request
+recorded again with other responses; and, for the sample lines, which file last
+recorded it with a matching key and how its responses are read. About 150 bytes a
+request in all.
+"""
+
+from __future__ import annotations
+
+import struct
+
+_ENTRY = struct.Struct("<16sIQIB")
+_NOWHERE = 0xFFFFFFFF
+
+
+class StoreRequests:
+    """What one store recorded for each request, in the order its lines are read."""
+
+    def __init__(self) -> None:
+        self._files: list[str] = []
+        self._numbers: dict[str, int] = {}
+        self._entries: dict[bytes, bytes] = {}
+
+    def _number(self, file: str) -> int:
+        number = self._numbers.get(file)
+        if number is None:
+            number = self._numbers[file] = len(self._files)
+            self._files.append(file)
+        return number
+
+    def add(
+        self,
+        request: bytes,
+        responses: bytes,
+        file: str,
+        line: int,
+        takes_samples: bool,
+        reader: int,
+    ) -> tuple[str, int] | None:
+        """Note a fixture; where ``request`` was first recorded when that was with other responses.
+
+        ``takes_samples``: its key starts its digest, so the sample lines below it in
+        ``file`` apply to it; ``reader`` says how its responses are read.
+        """
+        number = self._number(file)
+        here = number if takes_samples else _NOWHERE
+        entry = self._entries.get(request)
+        if entry is None:
+            self._entries[request] = _ENTRY.pack(responses, number, line, here, reader)
+            return None
+        first, at, at_line, _, _ = _ENTRY.unpack(entry)
+        if takes_samples:
+            self._entries[request] = _ENTRY.pack(first, at, at_line, here, reader)
+        return None if first == responses else (self._files[at], at_line)
+
+    def reader_in(self, request: bytes, file: str) -> int | None:
+        """How the fixture a sample line of ``file`` applies to is read; None if there is none."""
+        entry = self._entries.get(request)
+        if entry is None:
+            return None
+        _, _, _, last, reader = _ENTRY.unpack(entry)
+        return reader if last == self._numbers.get(file) else None

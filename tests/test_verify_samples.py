@@ -1,0 +1,100 @@
+"""``verify`` reads sample lines: each is checked at its own line, and must apply to a fixture."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from replaygate import Fixture, Message, ModelResponse
+from replaygate.fixtures.fingerprint import digest
+from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.store import SampleLine
+from replaygate.hygiene import verify_segments
+from replaygate.hygiene.verify import verify_store
+from replaygate.models.providers import to_anthropic_request, to_anthropic_response
+
+META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
+AWS = "AKIAIOSFODNN7EXAMPLE"
+
+
+def request(i: int) -> dict[str, Any]:
+    return to_anthropic_request([Message.user(f"question {i}")], [], model="m", max_tokens=8)
+
+
+def answer(text: str) -> dict[str, Any]:
+    return to_anthropic_response(ModelResponse(text=text), model="m")
+
+
+def fixture(i: int) -> bytes:
+    return Fixture.create(request(i), [answer(f"answer {i}")], META).to_line()
+
+
+def sample(i: int, index: int, response: Any, meta: dict[str, Any] | None = META) -> bytes:
+    return SampleLine(digest(request(i)), index, response, meta).to_line()
+
+
+def report(path: Path, jobs: int = 1) -> list[str]:
+    return [str(problem) for problem in verify_store(path, jobs=jobs)[1]]
+
+
+def test_sample_lines_that_apply_to_a_fixture_above_pass(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(
+        fixture(0) + fixture(1) + sample(1, 1, answer("b")) + sample(0, 2, answer("c"), None)
+    )
+    assert verify_store(path) == (2, [])
+
+
+def test_each_sample_line_problem_names_its_own_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    lines = [
+        sample(0, 1, answer("too early")),  # 1: above its fixture
+        fixture(0),
+        sample(0, 1, {"content": "not a message"}),  # 3: does not replay
+        sample(0, 2, answer(f"key {AWS}")),  # 4: a secret
+        sample(0, 3, answer("b"), {**META, "source": "nowhere"}),  # 5: bad meta
+        sample(7, 1, answer("b")),  # 6: its request is recorded nowhere
+        fixture(1),
+    ]
+    path.write_bytes(b"".join(lines))
+    found = report(path)
+    assert len(found) == 5, found
+    assert found[0].startswith(f"{path}:1: sample line for key {digest(request(0))[:12]}")
+    assert "no fixture of that request above it" in found[0]
+    assert found[1].startswith(f"{path}:3: response is not a valid anthropic.messages response")
+    assert found[2] == f"{path}:4: AWS access key id at response.content[0].text"
+    assert found[3].startswith(f"{path}:5: meta.source 'nowhere' is not one of")
+    assert found[4].startswith(f"{path}:6: sample line for key {digest(request(7))[:12]}")
+
+
+def test_a_sample_line_applies_only_within_its_file(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_bytes(fixture(0))
+    (tmp_path / "b.jsonl").write_bytes(sample(0, 1, answer("b")))
+    found = report(tmp_path)
+    assert len(found) == 1 and found[0].startswith(f"{tmp_path / 'b.jsonl'}:1: sample line")
+
+
+def test_sample_lines_far_below_their_fixture_read_the_same_in_parallel(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(verify_segments, "SEGMENT_BYTES", 4096)
+    path = tmp_path / "s.jsonl"
+    lines = [fixture(i) for i in range(120)]
+    lines += [sample(i, 1, answer(f"sample {i}")) for i in range(0, 120, 7)]
+    lines.append(sample(3, 1, {"content": "not a message"}))
+    lines.append(sample(500, 1, answer("b")))
+    path.write_bytes(b"".join(lines))
+    one_pass = report(path)
+    assert [text.split(": ")[0] for text in one_pass] == [f"{path}:139", f"{path}:140"]
+    assert report(path, jobs=2) == one_pass
+
+
+def test_a_malformed_sample_line_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    bad = orjson.dumps({"key": "abc", "sample": 1, "response": {}}) + b"\n"
+    path.write_bytes(fixture(0) + bad)
+    found = report(path)
+    assert len(found) == 1 and found[0].startswith(f"{path}:2: sample line: field 'key'")
