@@ -1,64 +1,123 @@
 """A large JSONL store: open and verify against a bare parse of the same file.
 
-Run: ``.venv/bin/python bench/bench_store_scale.py [--n 100000]`` (prints a markdown
-table).
+Run: ``.venv/bin/python bench/bench_store_scale.py [--n 100000] [--jobs N]`` (prints a
+markdown table).
 
-Writes N fixtures of about 2.3 KB each (a ResearchCopilot-like request and answer)
-into one ``.jsonl`` file, then measures, each in a fresh process so peak memory is its
-own: a bare ``orjson.loads`` of every line (the floor of reading the file),
-``FixtureStore.open`` (index built, ready for lookups) and ``verify_store`` (every
-check of ``replaygate verify``). CPU time and peak resident memory; the ratios to the
-bare parse and to the file size are the figures.
+Writes N fixtures of about 2.3 KB each (ResearchCopilot-like requests and answers,
+each with its own question) into one ``.jsonl`` file, then measures, each in a fresh
+process so its memory is its own: a bare ``orjson.loads`` of every line (the floor of
+reading the file), ``FixtureStore.open`` (index built, ready for lookups) and
+``verify_store`` (every check of ``replaygate verify``), in one process and with
+``--jobs`` processes (default: what ``replaygate verify`` uses). Wall and CPU time
+(worker processes included), peak resident memory (of the process, and of the largest
+worker), and the memory an open store holds; then the ratios side by side. Linux only
+(memory is read from ``/proc/self/status``).
+
+The store is written from a few hundred conversations, each line a template with its
+question and key filled in, so a million fixtures take seconds to write, not minutes.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+import orjson
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _data
+from replaygate.fixtures.fingerprint import KEY_LENGTH, canonical_json
 from replaygate.fixtures.fixture import Fixture, make_meta
+from replaygate.hygiene.verify_jobs import default_jobs
+
+CONVERSATIONS = 500
+_QUESTION = "QQQPLACEHOLDERQQQ"
+_KEY = "K" * KEY_LENGTH
 
 MEASURE = """
 import json, resource, sys, time
-import orjson
-path, what = sys.argv[1], sys.argv[2]
-start = time.process_time()
-if what == "parse":
-    with open(path, "rb") as handle:
+from pathlib import Path
+
+
+def status(field: str) -> float:
+    with open("/proc/self/status") as handle:
         for line in handle:
-            orjson.loads(line)
-elif what == "open":
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    raise LookupError(field)
+
+
+def main() -> None:
+    import orjson
     from replaygate.fixtures.store import FixtureStore
-    store = FixtureStore.open(path)
-    assert len(store) > 0
-else:
     from replaygate.hygiene.verify import verify_store
-    count, problems = verify_store(__import__("pathlib").Path(path))
-    assert not problems, problems[:3]
-cpu = time.process_time() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"cpu": cpu, "peak": peak}))
+
+    path, what, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    before = status("VmRSS")
+    wall, cpu = time.perf_counter(), time.process_time()
+    if what == "parse":
+        with open(path, "rb") as handle:
+            for line in handle:
+                orjson.loads(line)
+    elif what == "open":
+        store = FixtureStore.open(path)
+        assert len(store) > 0
+    else:
+        count, problems = verify_store(Path(path), jobs=jobs)
+        assert count > 0 and not problems, problems[:3]
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(json.dumps({
+        "wall": time.perf_counter() - wall,
+        "cpu": time.process_time() - cpu + children.ru_utime + children.ru_stime,
+        "peak": status("VmHWM"),
+        "worker_peak": children.ru_maxrss / 1024,
+        "held": status("VmRSS") - before,
+    }))
+
+
+if __name__ == "__main__":
+    main()
 """
 
 
-def write_store(path: Path, n: int) -> None:
+def _templates() -> list[tuple[str, bytes]]:
+    """(canonical request, JSONL line) of each conversation, question and key left open."""
     meta = make_meta("anthropic.messages", "2023-06-01", "sim")
-    answer = _data.response(0)
+    found = []
+    for i in range(CONVERSATIONS):
+        request = _data.request(i)
+        text = request["messages"][0]["content"][0]["text"]
+        request["messages"][0]["content"][0]["text"] = _QUESTION + text.split(":", 1)[1]
+        line = Fixture(_KEY, request, (_data.response(i),), meta).to_line()
+        found.append((canonical_json(request), line))
+    return found
+
+
+def write_store(path: Path, n: int) -> None:
+    """``n`` fixtures, each with its own question (plain ASCII, written alike in every form)."""
+    templates = _templates()
     with path.open("wb") as out:
         for i in range(n):
-            out.write(Fixture.create(_data.request(i), [answer], meta).to_line())
+            canonical, line = templates[i % CONVERSATIONS]
+            question = f"Question {i}"
+            key = hashlib.sha256(canonical.replace(_QUESTION, question).encode()).hexdigest()
+            out.write(
+                line.replace(_QUESTION.encode(), question.encode(), 1).replace(
+                    _KEY.encode(), key[:KEY_LENGTH].encode(), 1
+                )
+            )
 
 
-def measure(path: Path, what: str) -> dict[str, float]:
+def measure(path: Path, what: str, jobs: int = 1) -> dict[str, float]:
+    """One step in a fresh process."""
     done = subprocess.run(
-        [sys.executable, "-c", MEASURE, str(path), what], capture_output=True, text=True
+        [sys.executable, "-c", MEASURE, str(path), what, str(jobs)], capture_output=True, text=True
     )
     if done.returncode != 0:
         raise SystemExit(done.stderr)
@@ -67,29 +126,53 @@ def measure(path: Path, what: str) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--jobs", type=int, default=default_jobs())
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "store.jsonl"
         write_store(path, args.n)
+        assert orjson.loads(path.read_bytes().split(b"\n", 1)[0])["key"] != _KEY
         size = path.stat().st_size / 2**20
-        rows = {what: measure(path, what) for what in ("parse", "open", "verify")}
-    floor = rows["parse"]["cpu"]
+        steps = {
+            "parse": measure(path, "parse"),
+            "open": measure(path, "open"),
+            "verify": measure(path, "verify", 1),
+            "parallel": measure(path, "verify", args.jobs),
+        }
     print(f"{args.n:,} fixtures in one JSONL file of {size:.0f} MiB\n")
-    print("| step | CPU time | / bare parse | peak memory | / file size |")
-    print("| --- | --- | --- | --- | --- |")
-    for what, label in (
-        ("parse", "bare `orjson.loads` of each line"),
-        ("open", "`FixtureStore.open`"),
-        ("verify", "`verify_store`"),
-    ):
-        row = rows[what]
+    print("| step | wall time | CPU time | peak memory | held after | peak / file size |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    labels = {
+        "parse": "bare `orjson.loads` of each line",
+        "open": "`FixtureStore.open`",
+        "verify": "`verify_store`, one process",
+        "parallel": f"`verify_store`, {args.jobs} jobs",
+    }
+    for what, label in labels.items():
+        row = steps[what]
+        peak = f"{row['peak']:.0f} MiB"
+        if row["worker_peak"]:
+            peak += f" + {args.jobs} x {row['worker_peak']:.0f} MiB"
+        held = f"{row['held']:.0f} MiB" if what == "open" else ""
         print(
-            f"| {label} | {row['cpu']:.2f} s | {row['cpu'] / floor:.2f}x | "
-            f"{row['peak']:.0f} MiB | {row['peak'] / size:.2f} |"
+            f"| {label} | {row['wall']:.2f} s | {row['cpu']:.2f} s | {peak} | {held} | "
+            f"{(row['peak'] + args.jobs * row['worker_peak']) / size:.2f} |"
         )
-    print(f"\nverify / open: {rows['verify']['cpu'] / rows['open']['cpu']:.2f}x")
+    parse, opened = steps["parse"], steps["open"]
+    print()
+    print(
+        f"open / bare parse: {opened['wall'] / parse['wall']:.2f}x wall, "
+        f"{opened['cpu'] / parse['cpu']:.2f}x CPU; "
+        f"held after open / file size: {opened['held'] / size:.2f}"
+    )
+    for what in ("verify", "parallel"):
+        row = steps[what]
+        print(
+            f"{labels[what]} / open: {row['wall'] / opened['wall']:.2f}x wall, "
+            f"{row['cpu'] / opened['cpu']:.2f}x CPU"
+        )
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from typing import BinaryIO
 from replaygate.errors import FixtureFormatError
 from replaygate.fixtures.store.files import MAX_LINE_BYTES, open_binary, too_long
 
-SEGMENT_BYTES = 32 << 20
+SEGMENT_BYTES = 8 << 20
 """About how many bytes of fixtures one task reads."""
 TASK_FILES = 256
 """At most how many files one task reads."""
