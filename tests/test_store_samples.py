@@ -235,3 +235,15 @@ def test_compact_api_on_a_folder_store(tmp_path: Path) -> None:
     (done,) = compact(tmp_path / "tests" / "fixtures")
     assert (done.file, done.fixtures, done.sample_lines) == (inner, 1, 1)
     assert len(inner.read_bytes().splitlines()) == 1
+
+
+def test_compact_stops_at_a_partial_last_line_and_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(1))
+    add(path, "question 1", 1, "second")
+    path.write_bytes(path.read_bytes() + b'{"key":"ab')
+    before = path.read_bytes()
+    done = replaygate("compact", str(path))
+    assert done.returncode == 2
+    assert "s.jsonl:3: truncated last line" in done.stderr and "verify --repair" in done.stderr
+    assert path.read_bytes() == before
