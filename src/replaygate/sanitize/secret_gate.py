@@ -34,6 +34,9 @@ _CLEAN_MIN_SIZE = 256
 _CLEAN_MAX_ENTRIES = 256
 _clean: dict[bytes, None] = {}
 _OPTION = orjson.OPT_NON_STR_KEYS
+_PLAIN_NAMES: set[Any] = set()
+"""Field names seen not to be auth-like (at most :data:`_PLAIN_MAX`)."""
+_PLAIN_MAX = 4096
 
 
 def _holds_text(value: Any) -> bool:
@@ -46,6 +49,25 @@ def _holds_text(value: Any) -> bool:
 def _auth_like_name(key: Any) -> bool:
     flag = AUTH_LIKE_NAMES.get(key)
     return auth_like(str(key)) if flag is None else flag
+
+
+def _flags_a_name(mapping: dict[Any, Any], top: bool) -> bool:
+    """Whether a field of ``mapping`` holds text under an auth-like name.
+
+    A container's own name does not count at the top, where the parts are cut below it.
+    Names seen not to be auth-like are passed over together.
+    """
+    for name in mapping.keys() - _PLAIN_NAMES:
+        item = mapping[name]
+        if isinstance(item, dict) or (top and not isinstance(item, str | list)):
+            continue
+        if not _auth_like_name(name):
+            if len(_PLAIN_NAMES) < _PLAIN_MAX:
+                _PLAIN_NAMES.add(name)
+            continue
+        if isinstance(item, str) or _holds_text(item):
+            return True
+    return False
 
 
 def _anchored(text: bytes) -> bool:
@@ -64,31 +86,30 @@ def _pending(value: Any) -> list[bytes] | None:
     The parts are the containers two levels down, in order, then the other scalars
     of those levels as one list of ``[name, value]`` pairs.
     """
+    parts: list[Any]
+    if not isinstance(value, dict):
+        parts = [[["", value]]]
+    elif _flags_a_name(value, top=True):
+        return None
+    else:
+        parts, rest = [], []
+        for key, child in value.items():
+            if isinstance(child, dict):
+                if _flags_a_name(child, top=False):
+                    return None
+                for name, item in child.items():
+                    if isinstance(item, dict | list):
+                        parts.append(item)
+                    else:
+                        rest.append([name, item])
+            elif isinstance(child, list):
+                parts.append(child)
+            else:
+                rest.append([key, child])
+        parts.append(rest)
     clean = _clean
-    pending: list[bytes] = []
+    pending = []
     try:
-        if not isinstance(value, dict):
-            parts: list[Any] = [[["", value]]]
-        else:
-            parts, rest = [], []
-            for key, child in value.items():
-                if isinstance(child, dict):
-                    for name, item in child.items():
-                        if not isinstance(item, dict | list):
-                            rest.append([name, item])
-                        elif _auth_like_name(name) and _holds_text(item):
-                            return None
-                        else:
-                            parts.append(item)
-                elif isinstance(child, list):
-                    if _auth_like_name(key) and _holds_text(child):
-                        return None
-                    parts.append(child)
-                else:
-                    rest.append([key, child])
-            if any(isinstance(item, str) and _auth_like_name(name) for name, item in rest):
-                return None
-            parts.append(rest)
         for part in parts:
             data = orjson.dumps(part, option=_OPTION)
             if len(data) < _CLEAN_MIN_SIZE or data not in clean:

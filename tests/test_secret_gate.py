@@ -1,0 +1,83 @@
+"""The secret scan's gate over many fixtures at once finds exactly what one at a time finds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replaygate.sanitize.secret_allow import compile_known_safe
+from replaygate.sanitize.secret_gate import clean_together, may_hold_secret
+from replaygate.sanitize.secret_scan import find_each_fixture_secrets, find_fixture_secrets
+from test_sanitize_secrets import _full_walk, _json
+from test_secret_corpus import FAMILIES
+
+
+def clean(i: int) -> dict[str, Any]:
+    """A fixture with nothing secret-looking: a long shared system prompt, its own question."""
+    return {
+        "key": f"{i:012x}",
+        "request": {
+            "model": "claude-sonnet-4-5",
+            "system": "You are a careful research assistant. " * 20,
+            "messages": [{"role": "user", "content": f"question {i}: what is a fixture?"}],
+        },
+        "response": {
+            "id": f"msg_{i:08d}",
+            "content": [{"type": "text", "text": "A recorded request and its response."}],
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        },
+        "meta": {"interface": "anthropic.messages", "recorded_at": "2025-01-01T00:00:00Z"},
+    }
+
+
+def planted(i: int, secret: str, where: str) -> dict[str, Any]:
+    fixture = clean(i)
+    if where == "text":
+        fixture["response"]["content"][0]["text"] += f" Use {secret} to log in."
+    elif where == "field":
+        fixture["request"]["x-api-key"] = secret
+    else:
+        fixture["meta"]["note"] = f"from {secret}"
+    return fixture
+
+
+@pytest.mark.parametrize("where", ["text", "field", "meta"])
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_a_planted_secret_among_clean_fixtures_is_found(family: str, where: str) -> None:
+    fixtures = [clean(i) for i in range(16)]
+    fixtures[9] = planted(9, FAMILIES[family], where)
+    found = find_each_fixture_secrets(fixtures)
+    assert found == [find_fixture_secrets(fixture) for fixture in fixtures]
+    assert [i for i, findings in enumerate(found) if findings] == [9]
+
+
+def test_clean_fixtures_are_cleared_together_and_remembered() -> None:
+    fixtures = [clean(i) for i in range(16)]
+    assert clean_together(fixtures) == [True] * 16
+    assert find_each_fixture_secrets(fixtures) == [[]] * 16
+    assert not may_hold_secret(clean(99))
+
+
+def test_known_safe_values_apply_to_each_fixture_of_a_batch() -> None:
+    safe = compile_known_safe((FAMILIES["AWS AKIA"],), ())
+    fixtures = [clean(i) for i in range(8)]
+    fixtures[2] = planted(2, FAMILIES["AWS AKIA"], "text")
+    fixtures[5] = planted(5, FAMILIES["GitHub classic"], "text")
+    found = find_each_fixture_secrets(fixtures, safe)
+    assert found == [find_fixture_secrets(fixture, safe) for fixture in fixtures]
+    assert [i for i, findings in enumerate(found) if findings] == [5]
+
+
+@settings(deadline=None)
+@given(st.lists(st.tuples(_json, _json), min_size=1, max_size=6))
+def test_a_batch_finds_what_the_full_walk_finds(pairs: list[tuple[Any, Any]]) -> None:
+    fixtures = [{"request": request, "response": response} for request, response in pairs]
+    found = find_each_fixture_secrets(fixtures)
+    assert found == [find_fixture_secrets(fixture) for fixture in fixtures]
+    for fixture, findings in zip(fixtures, found, strict=True):
+        response = fixture["response"]
+        if not (isinstance(response, dict) and "events" in response):  # a stream adds its own
+            assert findings == _full_walk(fixture)
