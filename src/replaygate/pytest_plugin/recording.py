@@ -17,6 +17,9 @@ where no other plugin owns them):
   ``--replaygate-max-cost``: the recording session's simulator and spending cap
   (:mod:`.recording_run`).
 
+A store named by the marker is opened once per process and brought up to date at each
+test (:mod:`.stores`), so one store shared by many tests is indexed once, not per test.
+
 ``replaygate_config`` (a fixture returning a dict, overridable in a conftest or a module)
 sets every test's session; the marker's arguments override it (:mod:`.settings`). A miss
 names the pytest command that re-records the test.
@@ -78,6 +81,7 @@ from replaygate.fixtures.modes import require_approval
 from replaygate.pytest_plugin.options import APPROVE, DEFAULT_DIR, MODE, SIMULATOR, add_options
 from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
 from replaygate.pytest_plugin.settings import config_settings, marker_arguments, session_settings
+from replaygate.pytest_plugin.stores import close_shared, shared_store
 
 if TYPE_CHECKING:
     from replaygate.fixtures.hits import HitLog
@@ -149,9 +153,11 @@ def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str])
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Flush this session's hits; give back the log and run id of an enclosing session."""
+    """Close the shared stores; flush this session's hits; give back the log and run id of
+    an enclosing session."""
     from replaygate.fixtures import hits
 
+    close_shared(config)
     saved = config.stash.get(_HITS, None)
     if saved is None:
         return
@@ -201,22 +207,23 @@ def replaygate_mode(request: pytest.FixtureRequest) -> str:
 def replaygate_store(
     request: pytest.FixtureRequest, replaygate_mode: str
 ) -> Iterator[FixtureStore]:
-    """The test's fixture store. In replay mode, and when recording from the simulator (so
-    that a client the plugin did not point at it cannot reach a real API), the network
-    beyond loopback is blocked while the test runs."""
+    """The test's fixture store (one named by the marker is opened once per process,
+    :mod:`.stores`). In replay mode, and when recording from the simulator (so that a
+    client the plugin did not point at it cannot reach a real API), the network beyond
+    loopback is blocked while the test runs."""
     from replaygate.fixtures.store import FixtureStore
     from replaygate.http import block_network, reset_uses, unused
 
-    store = FixtureStore.open(store_path(request))
+    shared = bool(_marker_kwargs(request).get("fixtures"))
+    path = store_path(request)
+    store = shared_store(request.config, path) if shared else FixtureStore.open(path)
     with ExitStack() as stack:
         stack.callback(store.close)
         run = _run(request.config)
         if replaygate_mode == "replay" or (run is not None and run.source == "sim"):
             stack.enter_context(block_network())
         yield store
-        if request.config.getoption("replaygate_strict", False) and not _marker_kwargs(request).get(
-            "fixtures"
-        ):
+        if request.config.getoption("replaygate_strict", False) and not shared:
             lines = unused(store)
             reset_uses(store)
             if lines:
@@ -304,7 +311,8 @@ def _sdk_clients(
 
     Recording from the simulator, a client's ``base_url`` defaults to the simulator's. In
     replay mode, or from the simulator, a client gets a placeholder API key when none is
-    given or set in the environment, since nothing is sent to a real API.
+    given or set in the environment, since nothing is sent to a real API. Recording, each
+    client's live transport uses the session's one TLS context.
     """
     from replaygate.http import httpx2_async_client, httpx2_client
 
@@ -318,7 +326,9 @@ def _sdk_clients(
     keyless = exchange.mode == "replay" or simulator is not None
 
     def make(**kwargs: Any) -> Any:
-        kwargs.setdefault("http_client", http_client(exchange))
+        if "http_client" not in kwargs:
+            live = run.live_transport(is_async=is_async) if run is not None else None
+            kwargs["http_client"] = http_client(exchange, transport=live)
         if simulator is not None:
             kwargs.setdefault(
                 "base_url", simulator.url if sdk == "anthropic" else simulator.openai_base_url

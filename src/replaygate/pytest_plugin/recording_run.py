@@ -15,6 +15,7 @@ the workers spent.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -82,6 +83,7 @@ class RecordingRun:
             self.cap.limit /= self.workers  # their sum stays within the limit
         self._from_workers: list[tuple[float, int]] = []
         self._started = False
+        self._tls: ssl.SSLContext | None = None
 
     def _build_simulator(self, root: Path) -> Simulator | None:
         if self.behavior is None:
@@ -107,6 +109,17 @@ class RecordingRun:
             self._simulator.start()
             self._started = True
         return self._simulator
+
+    def live_transport(self, *, is_async: bool) -> Any:
+        """A new ``httpx2`` transport for a client's live calls. Every one shares the
+        session's TLS context: loading the CA bundle costs tens of milliseconds a client."""
+        import httpx2
+
+        if self._tls is None:
+            self._tls = httpx2.create_ssl_context()
+        if is_async:
+            return httpx2.AsyncHTTPTransport(verify=self._tls)
+        return httpx2.HTTPTransport(verify=self._tls)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
