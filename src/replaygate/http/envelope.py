@@ -100,6 +100,8 @@ SECRET_QUERY_PARAMS: frozenset[str] = frozenset({"key"})
 def canonical_path(path: str, query: bytes | str) -> str:
     """``path`` with its query parameters sorted, those of :data:`SECRET_QUERY_PARAMS`
     left out (and no ``?`` when none is left)."""
+    if not query:
+        return path
     text = query.decode("utf-8", "surrogateescape") if isinstance(query, bytes) else query
     pairs = sorted(
         (name, value)
@@ -127,6 +129,9 @@ def meaningful_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
 
 
 _MEANINGFUL_RAW = frozenset(name.encode("ascii") for name in MEANINGFUL_HEADERS)
+_MEANINGFUL_FIRST = frozenset(
+    ord(c) for name in MEANINGFUL_HEADERS for c in name[0] + name[0].upper()
+)
 
 
 def _text(raw: bytes) -> str:
@@ -140,6 +145,8 @@ def raw_meaningful_headers(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, 
     """:func:`meaningful_headers` of raw header bytes, decoding only the kept ones."""
     kept: dict[str, str] = {}
     for raw_name, raw_value in headers:
+        if not raw_name or raw_name[0] not in _MEANINGFUL_FIRST:
+            continue  # most headers are told apart by their first letter
         lower = raw_name.lower()
         if lower in _MEANINGFUL_RAW:
             name, value = _text(lower), _text(raw_value)
