@@ -2,8 +2,8 @@
 
 The cases are dealt out in :func:`~replaygate.evals.casework.chains` (cases asking
 the same question stay together, in file order), round robin, one share per process.
-Each process starts clean (from a fork server that has only this module loaded, or
-spawned where there is none) with this run's environment, opens the store itself,
+Each process starts clean (from a fork server that has loaded this module and the
+agent's, or spawned where there is none) with this run's environment, opens the store itself,
 loads the agent by its ``module:function`` name, blocks the network when replaying
 (law 3) or opens its own live model when recording, and runs its share with
 :func:`~replaygate.evals.casework.run_cases`. It sends each case's result back as it
@@ -71,7 +71,7 @@ def run_in_processes(
     cases: Sequence[EvalCase], work: Work, jobs: int, reporter: Reporter | None
 ) -> list[CaseResult]:
     """The result of each case, in order, from ``jobs`` processes (fewer for few cases)."""
-    context = _context()
+    context = _context(work.agent.partition(":")[0])
     inbox: Any = context.Queue()
     split = shares(cases, jobs)
     environ = dict(os.environ)
@@ -113,12 +113,13 @@ def run_in_processes(
     return [results[i] for i in range(len(cases))]
 
 
-def _context() -> Any:
-    """A fork server (single-threaded, this module loaded once) where there is one, else spawn."""
+def _context(agent_module: str) -> Any:
+    """A fork server (single-threaded; this module and the agent's loaded once, before
+    it forks the processes) where there is one, else spawn."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
+    context.set_forkserver_preload([__name__, agent_module])
     return context
 
 
