@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from replaygate import Fixture, Message, ModelResponse
-from replaygate.cli import main
+from replaygate.cli import main, verify_cmd
 from replaygate.fixtures.fixture import make_meta
 from replaygate.hygiene import verify_segments
 from replaygate.hygiene.verify import verify_store
@@ -123,3 +124,17 @@ def test_a_segment_reads_only_its_own_lines(tmp_path: Path) -> None:
     path.write_bytes(b"a\nbb\nccc\n")
     assert list(segment_lines(Segment(str(path), 2, 5))) == [(1, b"bb\n")]
     assert list(segment_lines(Segment(str(path), 5))) == [(1, b"ccc\n")]
+
+
+def test_a_worker_that_dies_is_one_clear_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise BrokenProcessPool("gone")
+
+    monkeypatch.setattr(verify_cmd, "verify_store", broken)
+    path = tmp_path / "store.jsonl"
+    path.write_bytes(line(0))
+    result = CliRunner().invoke(main, ["verify", "--jobs", "2", str(path)])
+    assert result.exit_code == 2
+    assert "a verify worker process ended before its work was done" in result.output

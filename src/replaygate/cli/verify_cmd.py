@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import click
 
 from replaygate.cli.json_docs import echo_json, verify_json
-from replaygate.cli.options import json_option
+from replaygate.cli.options import CommandError, json_option
 from replaygate.evals.progress import reporter
 from replaygate.fixtures.store import repair_partial_tail
 from replaygate.hygiene.verify import StoreProblem, verify_store
@@ -25,7 +26,13 @@ def _verify(path: Path, require_meta: bool, jobs: int) -> tuple[int, list[StoreP
             stack.enter_context(bar)
             return bar.advance
 
-        return verify_store(path, require_meta=require_meta, progress=progress, jobs=jobs)
+        try:
+            return verify_store(path, require_meta=require_meta, progress=progress, jobs=jobs)
+        except BrokenProcessPool:
+            raise CommandError(
+                "a verify worker process ended before its work was done (out of memory?); "
+                "run again with fewer --jobs, or --jobs 1"
+            ) from None
 
 
 @click.command()
