@@ -24,9 +24,9 @@ from replaygate.errors import FixtureMismatchError
 from replaygate.evals import History, RecordPlan, RecordRecipe, load_eval_cases, progress, run_eval
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.casework import chains
-from replaygate.evals.jobs import describe_failure, shares
+from replaygate.evals.jobs import Work, describe_failure, run_in_processes, shares
 from replaygate.evals.prices import shipped_prices
-from replaygate.examples.research_copilot import copilot, shipped_eval_cases
+from replaygate.examples.research_copilot import SETTINGS, copilot, shipped_eval_cases
 from replaygate.models.fakes import FunctionModel
 from replaygate.models.types import ModelResponse
 from run_cli import Done, replaygate
@@ -181,6 +181,12 @@ def test_shares_keep_a_question_together_and_deal_round_robin() -> None:
     assert shares(cases, 2) == [[0, 2, 3, 5], [1, 4, 6]]
     assert shares(cases, 8) == [[0, 2, 5], [1, 6], [3], [4]]  # no process without cases
     assert shares(cases, 1) == [list(range(7))]
+    assert shares([], 2) == []
+
+
+def test_no_cases_start_no_process(tmp_path: Path) -> None:
+    work = Work(tmp_path / "none.jsonl", AGENT, SETTINGS, None, None)
+    assert run_in_processes([], work, 2, None) == []
 
 
 def test_a_failure_is_described_in_words() -> None:

@@ -107,6 +107,8 @@ def run_in_processes(
                 raise WorkerError(payload)
             else:
                 finished.add(index)
+        for process in processes:
+            process.join()  # each has sent all it had: it ends by itself
     finally:
         _stop(processes)
         inbox.close()

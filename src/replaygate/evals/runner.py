@@ -62,7 +62,8 @@ def run_eval(
     ``jobs`` > 1 runs the cases in that many processes, each opening the store (and,
     recording, its own live model) itself; ``agent`` must then be a
     ``module:function`` and ``recording`` a :class:`RecordRecipe`. The results are
-    those of a serial run, cases in their order.
+    those of a serial run, cases in their order. Each process imports the calling
+    script again: keep a script's work under ``if __name__ == "__main__":``.
     """
     entry = as_entry(agent)
     settings = settings or entry.settings
