@@ -20,6 +20,8 @@ from replaygate.sanitize.secret_allow import KnownSafe
 
 MAX_DEFAULT_JOBS = 8
 """The default number of jobs is the usable CPUs, at most this many (memory stays bounded)."""
+MIN_PARALLEL_TASKS = 8
+"""Fewer tasks than this are checked in this process: starting workers would cost more."""
 
 
 def default_jobs() -> int:
@@ -39,9 +41,12 @@ def check_task(task: Sequence[Segment], require_meta: bool, safe: KnownSafe) -> 
 def run_tasks(
     tasks: Sequence[Sequence[Segment]], jobs: int, require_meta: bool, safe: KnownSafe
 ) -> Iterator[SegmentResult]:
-    """The result of every segment of ``tasks`` in order, using up to ``jobs`` processes."""
+    """The result of every segment of ``tasks`` in order, using up to ``jobs`` processes.
+
+    A store of fewer than :data:`MIN_PARALLEL_TASKS` tasks (about 64 MiB) is checked here.
+    """
     check = partial(check_task, require_meta=require_meta, safe=safe)
-    workers = min(jobs, len(tasks))
+    workers = min(jobs, len(tasks)) if len(tasks) >= MIN_PARALLEL_TASKS else 1
     if workers <= 1:
         for task in tasks:
             yield from check(task)

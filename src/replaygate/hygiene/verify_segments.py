@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import BinaryIO
 
 from replaygate.errors import FixtureFormatError
-from replaygate.fixtures.store.files import MAX_LINE_BYTES, open_binary, too_long
+from replaygate.fixtures.store.files import MAX_LINE_BYTES, open_binary, open_regular, too_long
 
 SEGMENT_BYTES = 8 << 20
 """About how many bytes of fixtures one task reads."""
 TASK_FILES = 256
 """At most how many files one task reads."""
 _PROBE = 1 << 20
+_READ_BUFFER = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def tasks(segments: Sequence[Segment]) -> list[list[Segment]]:
 def segment_lines(segment: Segment) -> Iterator[tuple[int, bytes]]:
     """``(line number in the segment, bytes)`` of each line; a line over the maximum is refused."""
     path = Path(segment.file)
-    with open_binary(path) as handle:
+    with os.fdopen(open_regular(path), "rb", buffering=_READ_BUFFER) as handle:
         handle.seek(segment.start)
         number, pos = 1, segment.start
         while segment.end is None or pos < segment.end:
