@@ -192,8 +192,9 @@ def test_no_cases_start_no_process(tmp_path: Path) -> None:
 def test_a_failure_is_described_in_words() -> None:
     miss = FixtureMismatchError("no fixture for this request", key="k", store="s")
     assert describe_failure(miss) == str(miss)
-    assert describe_failure(FileNotFoundError(2, "No such file", "x.jsonl")) == (
-        "x.jsonl: no such file"
+    missing = FileNotFoundError(2, "No such file or directory", "corpus.jsonl")
+    assert describe_failure(missing) == (
+        "FileNotFoundError: [Errno 2] No such file or directory: 'corpus.jsonl'"
     )
     broken = ValueError("bad value")
     broken.add_note("raised in sample 1 of 3 of case c")

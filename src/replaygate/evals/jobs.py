@@ -183,7 +183,5 @@ def describe_failure(err: Exception) -> str:
     unexpected exception and where it was raised (its notes), never a traceback."""
     if isinstance(err, ReplaygateError):
         return str(err)
-    if isinstance(err, OSError) and err.filename is not None:
-        return f"{err.filename}: {(err.strerror or str(err)).lower()}"
     notes = "".join(f" ({note})" for note in getattr(err, "__notes__", ()))
     return f"{type(err).__name__}: {err}{notes}"
