@@ -2,13 +2,13 @@
 
 The cases are dealt out in :func:`~replaygate.evals.casework.chains` (cases asking
 the same question stay together, in file order), round robin, one share per process.
-Each process starts clean (from a fork server that has loaded this module and the
-agent's, or spawned where there is none) with this run's environment, opens the store itself,
-loads the agent by its ``module:function`` name, blocks the network when replaying
-(law 3) or opens its own live model when recording, and runs its share with
-:func:`~replaygate.evals.casework.run_cases`. It sends each case's result back as it
-finishes, so a progress bar moves, and the results are put back in case order: those
-of a serial run.
+Each process starts clean (forked by a fork server that has loaded this module and
+the agent's, or spawned where there is none) with this run's environment, opens the
+store itself, loads the agent by its ``module:function`` name, blocks the network
+when replaying (law 3) or opens its own live model when recording, and runs its share
+with :func:`~replaygate.evals.casework.run_cases`. It sends each case's result back
+as it finishes, so a progress bar moves, and the results are put back in case order:
+those of a serial run.
 
 Any error in a process ends the run: the other processes are stopped and
 :class:`WorkerError` says what went wrong, in words (a process that dies says so
