@@ -133,7 +133,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "store.jsonl"
         write_store(path, args.n)
-        assert orjson.loads(path.read_bytes().split(b"\n", 1)[0])["key"] != _KEY
+        with path.open("rb") as handle:
+            assert orjson.loads(handle.readline())["key"] != _KEY
         size = path.stat().st_size / 2**20
         steps = {
             "parse": measure(path, "parse"),

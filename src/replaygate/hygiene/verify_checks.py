@@ -112,8 +112,8 @@ def _checked(
 def check_sample(sample: SampleLine, safe: KnownSafe) -> list[tuple[int, str]]:
     """The problems a sample line holds itself: a secret, an incomplete ``meta``.
 
-    Where it applies and whether its response replays are decided across the file
-    (:mod:`.verify`).
+    Where it applies and whether its response replays are decided across the store
+    (:mod:`.verify_across`).
     """
     line = {"key": sample.digest, "sample": sample.sample, "response": sample.response}
     if sample.meta is not None:

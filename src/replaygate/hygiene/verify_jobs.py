@@ -14,14 +14,16 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from functools import partial
 
+from replaygate.hygiene import verify_segments as segments
 from replaygate.hygiene.verify_segment import SegmentResult, check_segment
 from replaygate.hygiene.verify_segments import Segment
 from replaygate.sanitize.secret_allow import KnownSafe
 
 MAX_DEFAULT_JOBS = 8
 """The default number of jobs is the usable CPUs, at most this many (memory stays bounded)."""
-MIN_PARALLEL_TASKS = 8
-"""Fewer tasks than this are checked in this process: starting workers would cost more."""
+PARALLEL_SEGMENTS = 8
+"""A store smaller than this many segments is checked in this process (starting workers
+would cost more than they save): about 64 MiB, tens of thousands of fixtures."""
 
 
 def default_jobs() -> int:
@@ -43,10 +45,11 @@ def run_tasks(
 ) -> Iterator[SegmentResult]:
     """The result of every segment of ``tasks`` in order, using up to ``jobs`` processes.
 
-    A store of fewer than :data:`MIN_PARALLEL_TASKS` tasks (about 64 MiB) is checked here.
+    A store under :data:`PARALLEL_SEGMENTS` segments is checked here.
     """
     check = partial(check_task, require_meta=require_meta, safe=safe)
-    workers = min(jobs, len(tasks)) if len(tasks) >= MIN_PARALLEL_TASKS else 1
+    held = sum(segment.size for task in tasks for segment in task)
+    workers = min(jobs, len(tasks)) if held >= PARALLEL_SEGMENTS * segments.SEGMENT_BYTES else 1
     if workers <= 1:
         for task in tasks:
             yield from check(task)
