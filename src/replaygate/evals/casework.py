@@ -30,6 +30,7 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.models.replay import RecordingModel, ReplayModel, RequestSettings
 from replaygate.models.types import Model
 from replaygate.sampling import run_sampled
+from replaygate.sanitize import Sanitizer, sanitizer_for
 
 ModelFor = Callable[[int], Model]
 """The model sample ``i`` of a case is answered by."""
@@ -76,10 +77,11 @@ def run_cases(
             if on_done is not None:
                 on_done(position, result)
 
+    sanitizer = sanitizer_for(path)  # the store's project's, read once for every sample
     with contextlib.ExitStack() as stack:
         opened = stack.enter_context(FixtureStore.open(path))
         if recording is None:
-            model_for = _replaying(opened, setup.settings)
+            model_for = _replaying(opened, setup.settings, sanitizer)
             for position, case in enumerate(cases):
                 finish(position, _run_case(case, model_for, setup))
             return [done[i] for i in range(len(cases))]
@@ -88,7 +90,7 @@ def run_cases(
         limiter = RateLimiter(recording.rate_limit) if recording.rate_limit else None
         guard = StoreGuard()
         live = wrap_calls(limited(recording.live, limiter), guard.released)
-        model_for = _recording(opened, setup.settings, recording, live, guard)
+        model_for = _recording(opened, setup.settings, sanitizer, recording, live, guard)
 
         def run_chain(chain: list[int]) -> None:
             for position in chain:
@@ -100,9 +102,9 @@ def run_cases(
     return [done[i] for i in range(len(cases))]
 
 
-def _replaying(store: FixtureStore, settings: RequestSettings) -> ModelFor:
+def _replaying(store: FixtureStore, settings: RequestSettings, sanitizer: Sanitizer) -> ModelFor:
     def model_for(sample: int) -> Model:
-        return ReplayModel(store, sample=sample, **asdict(settings))
+        return ReplayModel(store, sample=sample, sanitize=sanitizer, **asdict(settings))
 
     return model_for
 
@@ -110,6 +112,7 @@ def _replaying(store: FixtureStore, settings: RequestSettings) -> ModelFor:
 def _recording(
     store: FixtureStore,
     settings: RequestSettings,
+    sanitizer: Sanitizer,
     recording: RecordPlan,
     live: Model,
     guard: StoreGuard,
@@ -123,6 +126,7 @@ def _recording(
             sample=sample,
             source=recording.source,
             cap=recording.cap,
+            sanitize=sanitizer,
             **asdict(settings),
         )
         return SampleRecorder(recorder, guard)
