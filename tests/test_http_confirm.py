@@ -1,5 +1,6 @@
 """The first serve of a fixture confirms its stored key, through the official SDKs over
-loopback HTTP: an edited request is refused, any real request is confirmed."""
+loopback HTTP: an edited request is refused, any real request is confirmed; a session
+keeps a digest per distinct request, not the request."""
 
 from __future__ import annotations
 
@@ -83,3 +84,21 @@ def test_non_ascii_floats_and_big_ints_are_confirmed_on_first_serve(tmp_path: Pa
         ]
     assert replayed == recorded
     assert len(FixtureStore.open(path)) == len(REQUESTS)
+
+
+def test_a_session_keeps_a_digest_per_distinct_request_not_the_request(tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    args: dict[str, Any] = {
+        "model": "claude-sim-1",
+        "max_tokens": 64,
+        "messages": [{"role": "user", "content": "long " * 20_000}],
+    }
+    with Simulator(behavior="echo") as sim:
+        recorded = _claude(path, "record-missing", sim.url).messages.create(**args)
+    http = httpx2_client(path)
+    client = anthropic.Anthropic(api_key="t", http_client=http, max_retries=0)
+    with block_network():
+        assert client.messages.create(**args).model_dump() == recorded.model_dump()
+    exchange = http._transport.exchange  # type: ignore[attr-defined]
+    assert (exchange.sent, exchange.replays) == (1, 1)
+    assert [len(identity) for identity in exchange._sent] == [32]
