@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import functools
 import hashlib
 import json
 import math
@@ -222,6 +221,13 @@ def test_a_null_beside_nan_is_still_refused() -> None:
 # -- confirming a stored key ----------------------------------------------------------
 
 
+def _nested(depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth):
+        value = [{"a": value, "b": 1}]
+    return value
+
+
 def _other_key(key: str) -> str:
     return ("0" if key[0] != "0" else "1") + key[1:]
 
@@ -243,7 +249,7 @@ def test_has_key_confirms_exactly_the_key_of_the_canonical_form(value: Any) -> N
         SEED_REQUEST,
         {"text": 'line\nbreak, "quoted": {x: [1, 2]}', "\u00e9\u2028": "\x00\x1f\x7f"},
         {"temperature": 0.7, "top_p": 1.0, "neg": -0.0, "big": 1e300, "n": -(2**63)},
-        {"deep": functools.reduce(lambda inner, _: [{"a": inner, "b": 1}], range(40), [])},
+        {"deep": _nested(40)},
         {"content": None, "stop": [], "tools": {}},
     ],
     ids=["seed", "escapes", "numbers", "deep", "empty"],
