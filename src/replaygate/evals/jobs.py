@@ -6,9 +6,9 @@ Each process starts clean (forked by a fork server that has loaded this module a
 the agent's, or spawned where there is none) with this run's environment, opens the
 store itself, loads the agent by its ``module:function`` name, blocks the network
 when replaying (law 3) or opens its own live model when recording, and runs its share
-with :func:`~replaygate.evals.casework.run_cases`. It sends each case's result back
-as it finishes, so a progress bar moves, and the results are put back in case order:
-those of a serial run.
+with :func:`~replaygate.evals.casework.run_cases`. It sends the results back as the
+cases finish (what finished in the last :data:`POLL` seconds at once), so a progress
+bar moves, and the results are put back in case order: those of a serial run.
 
 Any error in a process ends the run: the other processes are stopped and
 :class:`WorkerError` says what went wrong, in words (a process that dies says so
@@ -22,6 +22,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
@@ -98,11 +99,11 @@ def run_in_processes(
                     raise _ended_early(processes, ended) from None
                 ended = _unfinished_exit(processes, finished)
                 continue
-            if kind == "case":
-                at, result = payload
-                results[split[index][at]] = result
-                if reporter is not None:
-                    reporter.case_done(result.id, result.sampled.verdict)
+            if kind == "cases":
+                for at, result in payload:
+                    results[split[index][at]] = result
+                    if reporter is not None:
+                        reporter.case_done(result.id, result.sampled.verdict)
             elif kind == "failed":
                 raise WorkerError(payload)
             else:
@@ -158,24 +159,50 @@ def _process_share(
     environ: Mapping[str, str],
     outbox: Any,
 ) -> None:
-    """The body of one process: run ``cases``, sending each result to ``outbox``."""
+    """The body of one process: run ``cases``, sending their results to ``outbox``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C stops
     os.environ.clear()
     os.environ.update(environ)  # a fork server's children start with its environment
 
-    def send(at: int, result: CaseResult) -> None:
-        outbox.put((index, "case", (at, result)))
-
+    batch = Batch(index, outbox)
     try:
         with contextlib.ExitStack() as stack:
             if work.recording is None:
                 stack.enter_context(block_network())  # replay: nothing leaves (law 3)
             setup = Setup(load_agent(work.agent), work.settings, work.prices)
-            run_cases(cases, work.store, setup, work.recording, send, jobs=jobs)
+            run_cases(cases, work.store, setup, work.recording, batch.add, jobs=jobs)
     except Exception as err:  # every failure reaches the parent as words
         outbox.put((index, "failed", describe_failure(err)))
     else:
+        batch.send()
         outbox.put((index, "finished", None))
+
+
+class Batch:
+    """The results of one process not yet sent; sent every :data:`POLL` seconds at most.
+
+    One message a batch, not one a case: a fast replay would spend its time handing
+    messages to the queue's thread.
+    """
+
+    def __init__(self, index: int, outbox: Any) -> None:
+        self.index = index
+        self.outbox = outbox
+        self.results: list[tuple[int, CaseResult]] = []
+        self.since = time.monotonic()
+
+    def add(self, at: int, result: CaseResult) -> None:
+        """Keep the result of case ``at``; send what is kept once it is :data:`POLL` old."""
+        self.results.append((at, result))
+        if time.monotonic() - self.since >= POLL:
+            self.send()
+
+    def send(self) -> None:
+        """Send what is kept, if anything."""
+        if self.results:
+            self.outbox.put((self.index, "cases", self.results))
+        self.results = []
+        self.since = time.monotonic()
 
 
 def describe_failure(err: Exception) -> str:
