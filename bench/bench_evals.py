@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -220,7 +221,8 @@ def jobs_rows(repeat: int = 3) -> list[Row]:
                 tmp / f"results-{count}-2.json"
             )
             runs = f"{count} cases x 3 samples"
-            rows.append((f"replaygate eval, {runs}", f"{one:.2f} s", ""))
+            load = f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+            rows.append((f"replaygate eval, {runs}", f"{one:.2f} s", load))
             note = f"{two / one:.2f}x the 1-process time; identical results: {same}"
             rows.append((f"replaygate eval --jobs 2, {runs}", f"{two:.2f} s", note))
     return rows
