@@ -1,4 +1,4 @@
-"""Sample lines: a sample of a stored request is appended, never rewritten; ``compact`` folds them."""
+"""Sample lines: a sample of a stored request is appended, not rewritten; `compact` folds them."""
 
 from __future__ import annotations
 
