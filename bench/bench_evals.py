@@ -16,7 +16,8 @@ loop:
 jobs: ``replaygate eval`` (the installed command, start to end) replaying suites of
 300 and 3,000 cases (3 samples each; 300 numbered variants of the shipped questions,
 recorded from ResearchCopilot's seeded policy), with ``--jobs 1`` and ``--jobs 2`` in
-turns; the ratio, and whether the results files are identical (run time apart).
+turns: wall time and ratio, the CPU time of every process of the run (on Linux), the
+load average, and whether the results files are identical (run time apart).
 
 seeded: recording 24 cases (the shipped 8, each asked three times) x 5 samples from
 the seeded simulator through the SDK at concurrency 1, 4 and 8; the time and a digest
@@ -25,9 +26,12 @@ of the fixtures (``recorded_at`` left out), which must be the same for all three
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import hashlib
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -156,6 +160,7 @@ def loop_rows() -> list[Row]:
     return rows
 
 
+PR_SET_CHILD_SUBREAPER = 36
 QUESTIONS = 300
 """Distinct questions of the large suites (a suite of more cases asks them again)."""
 
@@ -183,14 +188,22 @@ def write_cases(cases: list[EvalCase], path: Path) -> Path:
     return path
 
 
-def replay_command(cases: Path, store: Path, out: Path, jobs: int) -> float:
-    """Seconds ``replaygate eval --jobs JOBS`` takes, start to end, as a user runs it."""
+def replay_command(cases: Path, store: Path, out: Path, jobs: int) -> tuple[float, float]:
+    """Wall and CPU seconds of ``replaygate eval --jobs JOBS``, start to end, as a user
+    runs it; the CPU of every process it started (this process reaps them all)."""
     command = [str(Path(sys.executable).parent / "replaygate"), "eval", "--cases", str(cases),
                "--fixtures", str(store), "--agent", AGENT, "--no-history", "--out", str(out),
                "--jobs", str(jobs)]  # fmt: skip
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
-    return time.perf_counter() - started
+    subprocess.run(command, check=True, capture_output=True, cwd=cases.parent)  # no git there
+    wall = time.perf_counter() - started
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            os.wait()  # the fork server and its processes, left to this process
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, cpu
 
 
 def untimed(path: Path) -> str:
@@ -203,6 +216,8 @@ def jobs_rows(repeat: int = 3) -> list[Row]:
     """``replaygate eval`` replaying large suites with one process and with two, taken in
     turns (median of ``repeat``), and whether the results files are the same."""
     rows: list[Row] = []
+    if sys.platform == "linux":  # processes whose parent ends are reaped here, CPU counted
+        ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         store = tmp / "suite.jsonl"
@@ -211,19 +226,28 @@ def jobs_rows(repeat: int = 3) -> list[Row]:
         run_eval(variants(QUESTIONS), store, agent=AGENT, recording=plan)
         for count in (QUESTIONS, 3000):
             cases = write_cases(variants(count), tmp / f"cases-{count}.jsonl")
-            times: dict[int, list[float]] = {1: [], 2: []}
+            walls: dict[int, list[float]] = {1: [], 2: []}
+            cpus: dict[int, list[float]] = {1: [], 2: []}
             for _ in range(repeat):
                 for jobs in (1, 2):
                     out = tmp / f"results-{count}-{jobs}.json"
-                    times[jobs].append(replay_command(cases, store, out, jobs))
-            one, two = (statistics.median(times[jobs]) for jobs in (1, 2))
+                    wall, cpu = replay_command(cases, store, out, jobs)
+                    walls[jobs].append(wall)
+                    cpus[jobs].append(cpu)
+            one, two = (statistics.median(walls[jobs]) for jobs in (1, 2))
+            cpu_one, cpu_two = (statistics.median(cpus[jobs]) for jobs in (1, 2))
             same = untimed(tmp / f"results-{count}-1.json") == untimed(
                 tmp / f"results-{count}-2.json"
             )
             runs = f"{count} cases x 3 samples"
             load = f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
-            rows.append((f"replaygate eval, {runs}", f"{one:.2f} s", load))
-            note = f"{two / one:.2f}x the 1-process time; identical results: {same}"
+            rows.append(
+                (f"replaygate eval, {runs}", f"{one:.2f} s", f"CPU {cpu_one:.2f} s; {load}")
+            )
+            note = (
+                f"{two / one:.2f}x the 1-process time; CPU {cpu_two:.2f} s "
+                f"({cpu_two / cpu_one:.2f}x); identical results: {same}"
+            )
             rows.append((f"replaygate eval --jobs 2, {runs}", f"{two:.2f} s", note))
     return rows
 
