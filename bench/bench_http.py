@@ -1,7 +1,7 @@
 """HTTP replay benchmark: the official SDKs replaying recorded calls, against their own floor.
 
 Run: ``.venv/bin/python bench/bench_http.py [--quick]`` (prints markdown tables; about
-8 minutes, ``--quick`` about 2).
+10 minutes on a 2-core machine shared with other work, ``--quick`` about 5: a smoke run).
 
 Four interfaces, each through its official SDK over ``httpx2``: the Anthropic Messages
 API (``anthropic.Anthropic().messages.create``) and OpenAI Chat Completions
@@ -34,7 +34,9 @@ the run).
 Times are CPU time of this process (``time.process_time``), so other load on the
 machine counts less. A repetition replays its calls in a fresh random order, in chunks
 of 50, the floor and replaygate taking turns chunk by chunk; a figure is the median
-per-call time over chunks (vcrpy: over repetitions). The bytes kept per distinct
+per-call time over chunks (vcrpy: over repetitions). The ratio of the two columns' best
+chunks is shown beside the ratio of their medians: on a machine busy with other work,
+the least disturbed chunks come nearest to what each costs on its own. The bytes kept per distinct
 request are what a session over a 1,000-fixture store still holds (tracemalloc, after
 a garbage collection) once each request was replayed, divided by 1,000.
 
@@ -283,6 +285,8 @@ class Row:
     n: int
     floor: float
     replaygate: float
+    best: float
+    """Best replaygate chunk over best floor chunk: the ratio least disturbed by other load."""
     timed: int
     store_open_ms: float
     vcrpy: float | None = None
@@ -331,6 +335,7 @@ def measure(face: Interface, n: int, folder: Path, plan: Plan, rng: random.Rando
         n,
         statistics.median(floors),
         statistics.median(ours),
+        min(ours) / min(floors),
         per_rep,
         statistics.median(opens),
     )
@@ -394,8 +399,9 @@ def table(rows: list[Row]) -> str:
     """The markdown table of the per-call times."""
     lines = [
         "| interface | N | floor µs/call | replaygate µs/call | replaygate / floor "
+        "| best chunks"
         "| vcrpy µs/call | vcrpy / replaygate | calls timed per repetition | store open ms |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         if r.vcrpy is None:
@@ -405,7 +411,8 @@ def table(rows: list[Row]) -> str:
             theirs = f"| {r.vcrpy:,.0f}{note} | {r.vcrpy / r.replaygate:,.0f}x"
         lines.append(
             f"| {r.face.name} | {r.n:,} | {r.floor:,.0f} | {r.replaygate:,.0f} "
-            f"| {r.replaygate / r.floor:.2f}x {theirs} | {r.timed:,} | {r.store_open_ms:,.1f} |"
+            f"| {r.replaygate / r.floor:.2f}x | {r.best:.2f}x {theirs} | {r.timed:,} "
+            f"| {r.store_open_ms:,.1f} |"
         )
     return "\n".join(lines)
 
@@ -415,10 +422,12 @@ def verdicts(rows: list[Row], kept: dict[Interface, float]) -> list[str]:
     gated = [r for r in rows if r.n >= 1_000]
     worst = max(gated, key=lambda r: r.replaygate / r.floor)
     ratio = worst.replaygate / worst.floor
+    best = max(gated, key=lambda r: r.best)
     most = max(kept.values())
     return [
         f"- vs the floor at N >= 1,000: worst {ratio:.2f}x ({worst.face.name}, N = "
-        f"{worst.n:,}; target <= 1.15x): {'met' if ratio <= 1.15 else 'NOT met'}",
+        f"{worst.n:,}; target <= 1.15x): {'met' if ratio <= 1.15 else 'NOT met'}; by best "
+        f"chunks, worst {best.best:.2f}x ({best.face.name}, N = {best.n:,})",
         f"- kept per distinct request: at most {most:,.0f} bytes (target <= 2,048): "
         f"{'met' if most <= 2048 else 'NOT met'}",
     ]
