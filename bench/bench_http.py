@@ -399,7 +399,7 @@ def table(rows: list[Row]) -> str:
     """The markdown table of the per-call times."""
     lines = [
         "| interface | N | floor µs/call | replaygate µs/call | replaygate / floor "
-        "| best chunks"
+        "| best chunks "
         "| vcrpy µs/call | vcrpy / replaygate | calls timed per repetition | store open ms |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
