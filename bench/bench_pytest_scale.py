@@ -24,8 +24,9 @@ record-missing --replaygate-approve-live --replaygate-simulator=echo``) serially
 then counted: its fixtures must equal the distinct requests (no fixture lost, none
 twice). During recording each process logs how long it waited for the store's write
 lock and held it, the fsync time under it, and the whole-file rewrites; waits far
-beyond the hold times are a lock convoy. The store recorded with ``-n 8`` is then
-replayed the same three ways.
+beyond the hold times are a lock convoy. A request two workers record at once is kept
+as one fixture; the second answer is appended to it as a sample line (counted). The
+store recorded with ``-n 8`` is then replayed the same three ways.
 
 Part ``vcr`` (replay only): the same tests written the way a user of each tool writes
 them, one interaction per test, in modules of 100. replaygate: the
@@ -318,18 +319,21 @@ def lock_stats(folder: Path) -> dict[str, float]:
     return total
 
 
-def count_store(store: Path, distinct: int) -> str:
-    """The store's fixtures against the distinct requests; a lost or doubled one stops."""
-    lines = len(store.read_bytes().splitlines())
+def count_store(store: Path, distinct: int) -> tuple[str, str]:
+    """The store's fixtures against the distinct requests (a lost or doubled one stops),
+    and its sample lines: answers appended to a fixture another process had recorded."""
+    lines = store.read_bytes().splitlines()
+    samples = sum(1 for line in lines if b'"request":' not in line)
     with FixtureStore.open(store) as opened:
         fixtures = len(opened)
         keys = len(set(opened.keys()))
-    if not fixtures == keys == lines == distinct:
+        answers = sum(fixture.samples for fixture in opened)
+    if not fixtures == keys == answers == distinct or len(lines) != fixtures + samples:
         raise SystemExit(
-            f"{store}: {fixtures} fixtures, {keys} keys, {lines} lines for {distinct} distinct "
-            "requests: fixtures lost or recorded twice"
+            f"{store}: {fixtures} fixtures, {keys} keys, {answers} answers, {len(lines)} lines "
+            f"for {distinct} distinct requests: fixtures lost or recorded twice"
         )
-    return f"{fixtures:,} / {distinct:,}"
+    return f"{fixtures:,} / {distinct:,}", f"{samples:,}"
 
 
 RECORD = (
@@ -346,6 +350,7 @@ def startup(work: Path, marker: str) -> dict[str, float]:
     of starting its processes, which the per-test figures leave out."""
     project = write_project(work / "startup", [list(range(STARTUP_TESTS))], RG_TEST, marker)
     run_pytest(project, "-p", "no:xdist", *RECORD)
+    run_pytest(project, "-p", "no:xdist")  # compiles what only a replay imports
     return {label: run_pytest(project, *how).cpu for label, how in WAYS.items()}
 
 
@@ -366,10 +371,10 @@ def part_xdist(work: Path, tests: int) -> None:
     print(f"\n### pytest-xdist, one shared store: {tests:,} tests, {distinct:,} requests\n")
     print(
         "| recording | tests | wall s | CPU s | wall / serial | CPU / serial | CPU ms a test "
-        "(start-up out) | fixtures / distinct requests | lock: waits s (longest) | held s "
-        "| fsync under it s | whole-file rewrites (MB) |"
+        "(start-up out) | fixtures / distinct requests | sample lines | lock: waits s "
+        "(longest) | held s | fsync under it s | whole-file rewrites (MB) |"
     )
-    print("| --- |" + " ---: |" * 11)
+    print("| --- |" + " ---: |" * 12)
     recorded: Path | None = None
     base: Run | None = None
     for number, (label, how) in enumerate(WAYS.items()):
@@ -382,7 +387,7 @@ def part_xdist(work: Path, tests: int) -> None:
         stats = lock_stats(logs)
         extra = (
             per_test(run, started[label]),
-            count_store(project / store, distinct),
+            *count_store(project / store, distinct),
             f"{stats['wait']:.2f} ({stats['max_wait']:.3f})",
             f"{stats['held']:.2f}",
             f"{stats['fsync']:.2f}",
@@ -466,7 +471,10 @@ def shared_pair(work: Path, rg: Path, vcr: Path, n: int) -> tuple[Path, Path, in
 def part_vcr(work: Path, sizes: Sequence[int]) -> None:
     """Replay with each tool at each size, per-test and shared layouts."""
     rg, vcr = record_pair(work, 1)
-    started = (run_pytest(rg, *RG_ONLY).cpu, run_pytest(vcr, *VCR_ONLY, "--record-mode=none").cpu)
+    replays = ((rg, RG_ONLY), (vcr, (*VCR_ONLY, "--record-mode=none")))
+    for project, how in replays:
+        run_pytest(project, *how)  # compiles what only a replay imports
+    started = (run_pytest(rg, *RG_ONLY).cpu, run_pytest(vcr, *replays[1][1]).cpu)
     print("\n### Replay: replaygate's plugin beside pytest-recording (serial)\n")
     print(
         "| N | layout | tests | replaygate wall s | CPU s | CPU ms a test | pytest-recording "
