@@ -1,10 +1,11 @@
 """Recording from the seeded simulator gives the same store at any concurrency.
 
 The same seed records byte-identical fixture files (``recorded_at`` apart) one case
-after another and in 2 processes of 4 threads, and the same fixtures on 8 threads into
+after another and on 4 threads, and the same fixtures on 8 threads into
 a JSONL store (whose lines keep the order fixtures were first written in): the
 simulator draws each answer from the seed and the conversation, and cases asking the
-same question are recorded one after another.
+same question are recorded one after another. (``eval --jobs`` processes give the
+results of a serial run: ``test_eval_jobs.py``.)
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def test_the_same_seed_records_the_same_store_at_any_concurrency(tmp_path: Path)
     serial = record(cases, tmp_path / "serial")
     expected = folder_bytes(serial)
     assert len(expected) > 8 * 3  # three turns or more for each of the 8 questions
-    processes = record(cases, tmp_path / "processes", "--jobs", "2", "--concurrency", "4")
-    assert folder_bytes(processes) == expected
+    threads = record(cases, tmp_path / "threads", "--concurrency", "4")
+    assert folder_bytes(threads) == expected
     lines = record(cases, tmp_path / "lines.jsonl", "--concurrency", "8")
     assert fixtures(lines) == fixtures(serial)

@@ -37,9 +37,10 @@ def ask(exchange, path, body):
 @pytest.mark.replaygate(fixtures="shared.jsonl", source="sim")
 @pytest.mark.parametrize("n", range({count}))
 def test_shared_store(replaygate_exchange, n):
-    messages = [{{"role": "user", "content": f"q{{n}}"}}]
-    body = {{"model": "m", "max_tokens": 16, "messages": messages}}
-    assert ask(replaygate_exchange, "/v1/messages", body)["content"][0]["text"] == f"echo: q{{n}}"
+    # each request is sent by two tests, often by two workers at once
+    text = f"q{{n // 2}}"
+    body = {{"model": "m", "max_tokens": 16, "messages": [{{"role": "user", "content": text}}]}}
+    assert ask(replaygate_exchange, "/v1/messages", body)["content"][0]["text"] == f"echo: {{text}}"
 
 
 @pytest.mark.parametrize("n", range({count}))
@@ -110,10 +111,12 @@ def test_xdist_workers_record_everything_then_replay_offline(
             *options,
         )
         result.assert_outcomes(passed=2 * count)
-        assert len(sim.requests) == 2 * count
+        assert count + count // 2 <= len(sim.requests) <= 2 * count
     shared = FixtureStore.open(fixtures / "shared.jsonl")
-    assert len(shared) == count
-    assert len((fixtures / "shared.jsonl").read_bytes().splitlines()) == count
+    # no request lost, none stored twice, no answer of one worker replaced by another's
+    assert len(shared) == len(set(shared.keys())) == count // 2
+    assert [f.samples for f in shared] == [1] * (count // 2)
+    assert len((fixtures / "shared.jsonl").read_bytes().splitlines()) == count // 2
     assert {f.meta["source"] for f in shared if f.meta} == {"sim"}
     own = sorted((fixtures / "test_generated").glob("*.jsonl"))
     assert len(own) == count

@@ -1,7 +1,7 @@
-"""The plugin over many tests: one store shared by them (under pytest-xdist, a request
-sent by two workers at once is one fixture and none is lost; each process opens the
-store once and sees what was added to it between two tests), and clients made per test
-that record through live transports sharing one TLS context."""
+"""The plugin over many tests: a store shared by them is opened once per process and
+sees what was added to it between two tests, and clients made per test record through
+live transports sharing one TLS context. (Workers of pytest-xdist recording one shared
+store: ``test_http_plugin.py``.)"""
 
 from __future__ import annotations
 
@@ -10,65 +10,8 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.sim import Simulator
-
-SHARED = """
-import os
-
-import pytest
-
-from replaygate.http import httpx2_client
-
-pytestmark = pytest.mark.replaygate(fixtures="shared.jsonl")
-URL = os.environ.get("REPLAYGATE_TEST_SIM_URL", "https://api.anthropic.com")
-
-
-@pytest.mark.parametrize("n", range({tests}))
-def test_ask(replaygate_exchange, n):
-    text = f"q{{n % {distinct}}}"  # each request is sent by two tests, often at once
-    body = {{"model": "m", "max_tokens": 8, "messages": [{{"role": "user", "content": text}}]}}
-    reply = httpx2_client(replaygate_exchange, base_url=URL).post(
-        "/v1/messages", json=body, headers={{"x-api-key": "k"}}
-    )
-    assert reply.json()["content"][0]["text"] == f"echo: {{text}}"
-"""
-
-NO_CAP = """
-import pytest
-
-
-@pytest.fixture
-def replaygate_config():
-    return {"cap": None}  # recorded from a loopback simulator started by the test
-"""
-
-
-@pytest.mark.slow
-def test_workers_recording_one_store_lose_nothing_and_write_each_request_once(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    distinct = 12
-    pytester.makepyfile(test_shared=SHARED.format(tests=2 * distinct, distinct=distinct))
-    pytester.makeconftest(NO_CAP)
-    options = ("-p", "no:cacheprovider", "-p", "no:randomly")
-    with Simulator(behavior="echo") as sim:
-        monkeypatch.setenv("REPLAYGATE_TEST_SIM_URL", sim.url)
-        result = pytester.runpytest_inprocess(
-            "-n",
-            "2",
-            "--replaygate-record-mode=record-missing",
-            "--replaygate-approve-live",
-            *options,
-        )
-        result.assert_outcomes(passed=2 * distinct)
-    with FixtureStore.open(pytester.path / "tests/fixtures/shared.jsonl") as store:
-        assert len(store) == len(set(store.keys())) == distinct
-        assert all(fixture.samples == 1 for fixture in store)
-    monkeypatch.delenv("REPLAYGATE_TEST_SIM_URL")
-    # the simulator is stopped: replay offline, in one process
-    pytester.runpytest_inprocess("-p", "no:xdist", *options).assert_outcomes(passed=2 * distinct)
 
 
 def _record(store: Path, content: str) -> None:
