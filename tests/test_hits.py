@@ -30,6 +30,7 @@ import pytest
 from replaygate.examples.research_copilot import (
     DEFAULT_MAX_TOKENS, DEFAULT_MODEL, DEFAULT_SYSTEM, build_registry, run,
 )
+from replaygate.http import httpx2_client
 from replaygate.models.replay import ReplayModel
 
 STORE = Path(__file__).parent / "fixtures" / "rc.jsonl"
@@ -50,11 +51,14 @@ def replaygate_config():
 
 @pytest.mark.replaygate(fixtures="http.jsonl")
 @pytest.mark.parametrize("attempt", [1, 2, 3])
-def test_http(anthropic_client, attempt):
-    client = anthropic_client(base_url=os.environ.get("SIM_URL", "http://127.0.0.1:9"))
-    reply = client.messages.create(model="claude-test-model", max_tokens=50,
-                                   messages=[{"role": "user", "content": "hello"}])
-    assert reply.content[0].text == "echo: hello"
+def test_http(replaygate_exchange, attempt):
+    # plain HTTP, not the SDK: an xdist worker then starts without importing it
+    url = os.environ.get("SIM_URL", "http://127.0.0.1:9")
+    body = {"model": "claude-test-model", "max_tokens": 50,
+            "messages": [{"role": "user", "content": "hello"}]}
+    reply = httpx2_client(replaygate_exchange, base_url=url).post(
+        "/v1/messages", json=body, headers={"x-api-key": "k"})
+    assert reply.json()["content"][0]["text"] == "echo: hello"
 """
 
 
