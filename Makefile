@@ -53,8 +53,17 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests tests_newcomer bench
 	$(BIN)/mypy
 
+# Every benchmark in its quick form (about 15 minutes); each script's docstring gives
+# its full form, and bench/RESULTS.md the figures with the command that made them.
 bench: $(STAMP)
-	$(BIN)/python bench/bench_replay.py
+	$(BIN)/python bench/bench_replay.py --quick
+	$(BIN)/python bench/bench_http.py --quick
+	$(BIN)/python bench/bench_store_scale.py --n 100000
+	$(BIN)/python bench/bench_samples.py --sizes 1000 10000
+	$(BIN)/python bench/bench_verify.py
+	$(BIN)/python bench/bench_writes.py
+	$(BIN)/python bench/bench_evals.py
+	$(BIN)/python bench/bench_pytest_scale.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
