@@ -82,6 +82,7 @@ def test_segments_cut_a_file_at_line_ends_and_cover_it(
     assert len(read) == 400
 
 
+@pytest.mark.slow  # starts worker processes
 def test_a_segmented_report_is_the_one_pass_report(small_segments: None, tmp_path: Path) -> None:
     path = tmp_path / "store.jsonl"
     expected = planted(path)
@@ -110,6 +111,7 @@ def test_a_file_refused_midway_keeps_what_was_read_before(
     assert "longer than the maximum" in problems[1].reason
 
 
+@pytest.mark.slow  # starts worker processes
 def test_the_command_reports_the_same_with_any_jobs(small_segments: None, tmp_path: Path) -> None:
     path = tmp_path / "store.jsonl"
     planted(path)
@@ -126,6 +128,7 @@ def test_a_segment_reads_only_its_own_lines(tmp_path: Path) -> None:
     assert list(segment_lines(Segment(str(path), 5))) == [(1, b"ccc\n")]
 
 
+@pytest.mark.slow  # starts worker processes
 def test_a_worker_that_dies_is_one_clear_error(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -77,6 +77,7 @@ def test_a_sample_line_applies_only_within_its_file(tmp_path: Path) -> None:
     assert len(found) == 1 and found[0].startswith(f"{tmp_path / 'b.jsonl'}:1: sample line")
 
 
+@pytest.mark.slow  # starts worker processes
 def test_sample_lines_far_below_their_fixture_read_the_same_in_parallel(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
