@@ -239,6 +239,10 @@ def bench_nearest(root: Path, n: int, reps: int) -> list[Row]:
         reworded, _data.TOOLS, model=_data.MODEL, max_tokens=_data.MAX_TOKENS, system=_data.SYSTEM
     )
     expected = _data.fixture(target).key
+    start = time.perf_counter()
+    found = model.store.nearest(request)  # the first miss ranks the whole store once
+    first = time.perf_counter() - start
+    assert found is not None and found[1].key == expected, "nearest picked the wrong fixture"
     near_s, error_s = [], []
     for _ in range(reps):
         start = time.perf_counter()
@@ -257,7 +261,15 @@ def bench_nearest(root: Path, n: int, reps: int) -> list[Row]:
     near, whole = statistics.median(near_s), statistics.median(error_s)
     return [
         Row(
-            f"nearest request on a miss, {n:,} fixtures",
+            f"first miss of a session: the store's ranking features, {n:,} fixtures",
+            f"{first * 1e3:.0f} ms",
+            "",
+            "",
+            "reported",
+            True,
+        ),
+        Row(
+            f"nearest request on a later miss, {n:,} fixtures",
             f"{near * 1e3:.0f} ms",
             "",
             "",
