@@ -11,13 +11,19 @@ failure of what the test asserts):
   or the secret scanner.
 
 ``HYPOTHESIS_PROFILE=thorough`` selects a profile from the environment too.
+
+Under ``-m "not slow"`` (``make test-fast``) a module marked slow as a whole is not
+collected at all: none of its tests would run, and importing some of them (the Gemini
+SDK, matplotlib, the pytest plugins' projects) costs each worker seconds.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -47,3 +53,24 @@ def _one_default_tls_context() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(httpcore2, "default_ssl_context", shared)
         yield
+
+
+def marked_slow_as_a_whole(source: str) -> bool:
+    """Whether a module's own ``pytestmark`` (one mark or a list) includes ``slow``."""
+    if "pytestmark" not in source or "mark.slow" not in source:
+        return False
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "pytestmark" for target in node.targets
+        ):
+            marks = node.value.elts if isinstance(node.value, ast.List) else [node.value]
+            return any(ast.unparse(mark) == "pytest.mark.slow" for mark in marks)
+    return False
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    if config.option.markexpr.strip() != "not slow" or collection_path.suffix != ".py":
+        return None
+    if not collection_path.name.startswith("test_"):
+        return None
+    return True if marked_slow_as_a_whole(collection_path.read_text(encoding="utf-8")) else None
