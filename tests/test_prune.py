@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,11 +11,12 @@ import pytest
 from click.testing import CliRunner, Result
 
 from replaygate.cli import main
+from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore, store_files
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import patrol
 from replaygate.hygiene.prune import delete
-from test_patrol import play, put
+from test_patrol import play, put, request, response
 
 QUESTIONS = ("played", "referenced", "unused one", "unused two")
 
@@ -163,3 +165,43 @@ def test_pruning_a_fixture_removes_its_sample_lines(project: Path) -> None:
     assert len(store.read_bytes().splitlines()) == 3  # two fixtures and the played one's sample
     with FixtureStore.open(store) as opened:
         assert [f.samples for _, f in opened.get(keys["played"])] == [2]
+
+
+def pruned_peak(project: Path, fillers: int) -> tuple[int, int]:
+    """The store's size and the peak memory traced while pruning it: its four fixtures
+    of :func:`setup_store` and ``fillers`` unused ones of 8 KB each."""
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    keys = setup_store(project, store)
+    filler = (
+        Fixture.create(request(f"filler {i}"), [response("x" * 8_000)], {"source": "hand"})
+        for i in range(fillers)
+    )
+    with store.open("ab") as handle:
+        handle.writelines(f.to_line() for f in filler)
+    size = store.stat().st_size
+    tracemalloc.start()
+    try:
+        done = prune(str(store), "--unused", "--yes")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert done.exit_code == 0, done.output
+    assert f"deleted {2 + fillers} fixture(s)" in done.output
+    assert stored_keys(store) == {keys["played"], keys["referenced"]}
+    return size, peak
+
+
+@pytest.mark.slow
+def test_a_large_jsonl_store_is_pruned_without_being_held_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    measured = []
+    for fillers in (1_000, 4_000):
+        project = tmp_path / str(fillers)
+        (project / "tests" / "fixtures").mkdir(parents=True)
+        monkeypatch.chdir(project)
+        measured.append(pruned_peak(project, fillers))
+    (small, small_peak), (large, large_peak) = measured
+    # read in segments of a few MiB whatever the size: what grows with the store is a row
+    # of a fixture's age, use and location, not its text (holding the file would be 1x)
+    assert large_peak - small_peak < (large - small) / 2, measured

@@ -29,7 +29,7 @@ from replaygate.hygiene.fieldset import (
     response_fields,
 )
 from replaygate.hygiene.resend import LiveSender, unsendable
-from replaygate.hygiene.stored import load_fixtures, where
+from replaygate.hygiene.stored import each_fixture, load_fixtures, where
 from replaygate.jsondoc import json_fields
 
 Mode = Literal["live", "against"]
@@ -121,8 +121,8 @@ LIVE_DRIFT = "drift re-sends recorded requests to the live API, which costs mone
 
 def drift_against(path: Path, other: Path) -> DriftReport:
     """Compare the field sets of the fixtures at ``path`` with those at ``other`` (offline)."""
-    old = _fields_by_interface(f for _, f in load_fixtures(path))
-    new = _fields_by_interface(f for _, f in load_fixtures(other))
+    old = _fields_by_interface(f for _, f in each_fixture(path))
+    new = _fields_by_interface(f for _, f in each_fixture(other))
     unmatched = [
         f"{interface}: only in {path if interface in old else other}, not compared"
         for interface in sorted(set(old) ^ set(new))

@@ -23,7 +23,7 @@ from replaygate.fixtures.store import store_files
 from replaygate.hygiene.age import recorded_at
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.refs import find_references
-from replaygate.hygiene.stored import load_fixtures
+from replaygate.hygiene.stored import each_fixture
 from replaygate.hygiene.usage import read_usage
 
 
@@ -163,22 +163,21 @@ def patrol(
         if not folder.is_dir():
             raise HygieneError(f"--refs {folder}: no such directory")
     moment = now or datetime.now(UTC)
-    fixtures = load_fixtures(path)
+    seen = [(loc, f.key, recorded_at(f.meta)) for loc, f in each_fixture(path)]
     usage = read_usage(hits_dir, runs)
     own = {f.resolve() for f in store_files(path)}
-    names = {loc.file.name for loc, _ in fixtures}
-    keys = {f.key[:12] for _, f in fixtures}
+    names = {loc.file.name for loc, _, _ in seen}
+    keys = {key[:12] for _, key, _ in seen}
     references = find_references(refs, names, keys, own)
     rows = []
-    for loc, fixture in fixtures:
-        when = recorded_at(fixture.meta)
+    for loc, key, when in seen:
         age = moment - when if when is not None else None
-        plays = usage.of(loc.file, fixture.key)
+        plays = usage.of(loc.file, key)
         rows.append(
             PatrolRow(
                 file=loc.file,
                 line=loc.line,
-                key=fixture.key,
+                key=key,
                 recorded_at=when,
                 age=age,
                 stale=age is not None and max_age is not None and age > max_age,
@@ -186,7 +185,7 @@ def patrol(
                 plays=len(plays),
                 tests=tuple(sorted({p.test for p in plays if p.test})),
                 last_played=max((p.time for p in plays), default=None),
-                refs=tuple(sorted(shown(p) for p in references.of(loc.file, fixture.key[:12]))),
+                refs=tuple(sorted(shown(p) for p in references.of(loc.file, key[:12]))),
             )
         )
     rows.sort(key=_sort_key)

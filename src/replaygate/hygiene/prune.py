@@ -3,7 +3,8 @@
 Deleting takes the store's write lock (and each ``.jsonl`` file's own lock), so it
 never races a recorder (law 5). A one-fixture ``.json`` file is removed; a ``.jsonl``
 file is first copied to a backup (``<name>.bak``, ``.bak1``...), then rewritten
-without the pruned lines in one atomic replace. A ``.jsonl`` file left
+without the pruned lines (their sample lines too) in one atomic replace, both streamed
+line by line. A ``.jsonl`` file left
 without fixtures is removed (its backup stays). A fixture still played or
 referenced is refused, whoever asks.
 """
@@ -12,20 +13,15 @@ from __future__ import annotations
 
 import contextlib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from filelock import FileLock
 
 from replaygate.errors import ReplaygateError
-from replaygate.fixtures.store import (
-    FixtureStore,
-    atomic_write,
-    backup_of,
-    folded_jsonl,
-    read_json_file,
-)
+from replaygate.fixtures.store import FixtureStore, atomic_write, backup_of, read_json_file
+from replaygate.fixtures.store.files import jsonl_lines, open_binary
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
 
@@ -49,25 +45,26 @@ def candidates(result: Patrol) -> list[PatrolRow]:
     return result.unused
 
 
+def _chunks(file: Path, size: int = 1 << 20) -> Iterator[bytes]:
+    with open_binary(file) as handle:
+        while chunk := handle.read(size):
+            yield chunk
+
+
 def _rewrite_jsonl(file: Path, keys: set[str]) -> Path:
-    data = file.read_bytes()
-    drop = sorted(
-        line
-        for loc, fx, added in folded_jsonl(file, data)
-        if fx.key in keys
-        for line in (loc, *added)
-    )
-    kept = bytearray()
-    pos = 0
-    for loc in drop:
-        kept += data[pos : loc.offset]
-        end = loc.offset + loc.length
-        pos = end + (data[end : end + 1] == b"\n")
-    kept += data[pos:]
+    """Back ``file`` up, then write it again without the fixtures of ``keys`` and their
+    sample lines; both are streamed, so a file of any size is never held whole."""
+    store = FixtureStore(file)
+    store.refresh()
+    with store:
+        grown = store.sample_lines()
+        pruned = [loc for key in sorted(keys) for loc, _ in store.get(key)]
+        drop = {line.line for loc in pruned for line in (loc, *grown.get(loc, ()))}
+        left = len(store) - len(pruned)
     backup = backup_of(file)
-    atomic_write(backup, data)
-    if kept.strip():
-        atomic_write(file, bytes(kept))
+    atomic_write(backup, _chunks(file))
+    if left:
+        atomic_write(file, (raw for number, raw in jsonl_lines(file) if number not in drop))
     else:
         file.unlink()
     return backup

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from replaygate.errors import ReplaygateError
@@ -10,22 +11,27 @@ from replaygate.fixtures.store import FixtureStore, Location, store_roots
 from replaygate.hygiene.errors import HygieneError
 
 
-def load_fixtures(path: Path) -> list[tuple[Location, Fixture]]:
-    """Every fixture of the stores under ``path`` with its location, in file and line order.
+def each_fixture(path: Path) -> Iterator[tuple[Location, Fixture]]:
+    """Every fixture of the stores under ``path`` with its location, read one at a time
+    (a store of any size is never held whole), in each store's order.
 
     ``path`` is one store or a tree of them (:func:`~replaygate.fixtures.store.store_roots`).
     """
     if not path.exists():
         raise HygieneError(f"no fixture store at {path}")
-    found = []
     try:
         for root, files in store_roots(path).items():
             with FixtureStore.open(root) as store:
-                found += [(loc, store.read(loc)) for loc in store.locations() if loc.file in files]
+                for loc in store.locations():
+                    if loc.file in files:
+                        yield loc, store.read(loc)
     except ReplaygateError as err:
         raise HygieneError(f"{err} (run `replaygate verify {path}`)") from None
-    found.sort(key=lambda item: (str(item[0].file), item[0].line))
-    return found
+
+
+def load_fixtures(path: Path) -> list[tuple[Location, Fixture]]:
+    """:func:`each_fixture`, all held, in file and line order."""
+    return sorted(each_fixture(path), key=lambda item: (str(item[0].file), item[0].line))
 
 
 def where(loc: Location) -> str:
