@@ -672,7 +672,7 @@ def test_fault_plan_forms() -> None:
         with pytest.raises(FaultSpecError):
             FaultPlan.parse(bad)
     drawer = FaultPlan(rates=(("429", 1.0),), script=(None,)).drawer(0)
-    assert [drawer.next(), drawer.next(), drawer.next()] == [None, "429", "429"]
+    assert [drawer.next("/v1/messages", b"{}") for _ in range(3)] == [None, "429", "429"]
 
 
 # -- drift ---------------------------------------------------------------------------------

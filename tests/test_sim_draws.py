@@ -10,7 +10,7 @@ import orjson
 
 from replaygate.examples.research_copilot import build_registry
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
-from replaygate.sim import SimApp
+from replaygate.sim import FaultPlan, SimApp
 from replaygate.sim.behaviors import EchoBehavior, SeededResearch, make_behavior
 from replaygate.sim.draws import Draws
 
@@ -116,3 +116,27 @@ def test_response_ids_count_the_answers_to_one_conversation_not_all_requests() -
     assert ids == ["msg_sim_0001", "msg_sim_0001", "msg_sim_0002", "msg_sim_0003", "msg_sim_0002"]
     chat = [_post(app, q, "/v1/chat/completions")["id"] for q in ("c", "c")]
     assert chat == ["chatcmpl-sim-0001", "chatcmpl-sim-0002"]
+
+
+def _statuses(app: SimApp, questions: Sequence[str]) -> dict[str, list[int]]:
+    """Each question's reply statuses, in the order its requests came."""
+    got: dict[str, list[int]] = {}
+    body = {"model": "m", "max_tokens": 9}
+    for question in questions:
+        raw = orjson.dumps({**body, "messages": [{"role": "user", "content": question}]})
+        reply = app.handle("POST", "/v1/messages", {"x-api-key": "k"}, raw)
+        got.setdefault(question, []).append(reply.status)
+    return got
+
+
+def test_faults_do_not_depend_on_the_order_requests_arrive_in() -> None:
+    plan = FaultPlan.parse("429:0.3,500:0.2")
+    serial = [q for q in QUESTIONS for _ in range(3)]  # each sent, then retried twice
+    shuffled = serial[:]
+    random.Random(3).shuffle(shuffled)
+    first = _statuses(SimApp(EchoBehavior(), seed=5, faults=plan), serial)
+    assert first == _statuses(SimApp(EchoBehavior(), seed=5, faults=plan), shuffled)
+    statuses = [s for got in first.values() for s in got]
+    assert {200, 429, 500} <= set(statuses)
+    assert any(len(set(got)) > 1 for got in first.values()), "a retry draws afresh"
+    assert first != _statuses(SimApp(EchoBehavior(), seed=6, faults=plan), serial)

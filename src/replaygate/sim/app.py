@@ -117,7 +117,7 @@ class SimApp:
         if method != "POST":
             message = None if provider != "openai" else f"Invalid URL ({method} {route})"
             return status_error(provider, 405, request_id, message=message)
-        fault = self._drawer.next()
+        fault = self._drawer.next(route, body)
         if not endpoint.authenticated(headers, query):
             return status_error(provider, 401, request_id)
         reply = self._answer(endpoint, route, fault, body, request_id)

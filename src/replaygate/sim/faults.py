@@ -2,16 +2,22 @@
 
 A :class:`FaultPlan` is plain data: a scripted sequence (the n-th request gets the
 n-th fault) and/or per-request rates. A :class:`FaultDrawer` applies a plan to the
-requests of one server, drawing rates from its own seeded random stream so faults
-never perturb the randomness of the behaviour.
+requests of one server. A rate is drawn, like the behaviour's answers
+(:mod:`.draws`), from the seed, the request (its route and body) and how often that
+same request came before: clients sending at once meet the faults they would meet one
+after another, and a retry of a request draws afresh. Faults never perturb the
+randomness of the behaviour.
 """
 
 from __future__ import annotations
 
-import random
+import hashlib
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias, cast
+
+from replaygate.sim.draws import Draw
 
 FaultKind = Literal["429", "500", "529", "slow", "cut-stream", "sse-error"]
 FAULT_KINDS: tuple[FaultKind, ...] = ("429", "500", "529", "slow", "cut-stream", "sse-error")
@@ -119,22 +125,27 @@ class FaultPlan:
 
 
 class FaultDrawer:
-    """Hands out the fault of each request in arrival order (not thread-safe)."""
+    """Hands out the fault of each request (not thread-safe)."""
 
     def __init__(self, plan: FaultPlan, seed: int) -> None:
         self.plan = plan
-        self._rng = random.Random(f"replaygate.sim.faults:{seed}")
+        self._seed = seed
         self._count = 0
+        self._seen: Counter[bytes] = Counter()
 
-    def next(self) -> FaultKind | None:
-        """The fault of the next request, or ``None``."""
+    def next(self, route: str, body: bytes) -> FaultKind | None:
+        """The fault of the next request, to ``route`` with ``body``, or ``None``: the
+        script's next entry while it lasts, then one drawn from the rates."""
         index = self._count
         self._count += 1
         if index < len(self.plan.script):
             return self.plan.script[index]
         if not self.plan.rates:
             return None
-        draw = self._rng.random()
+        digest = hashlib.sha256(b"faults\0%s\0%s" % (route.encode(), body)).digest()
+        number = self._seen[digest]
+        self._seen[digest] += 1
+        draw = Draw(digest, number).rng(self._seed).random()
         for kind, rate in self.plan.rates:
             if draw < rate:
                 return kind
