@@ -1,7 +1,8 @@
 """HTTP replay benchmark: the official SDKs replaying recorded calls, against their own floor.
 
-Run: ``.venv/bin/python bench/bench_http.py [--quick]`` (prints markdown tables; about
-10 minutes on a 2-core machine shared with other work, ``--quick`` about 5: a smoke run).
+Run: ``.venv/bin/python bench/bench_http.py [--quick] [--provider anthropic|openai]`` (prints
+markdown tables; about 10 minutes on a 2-core machine shared with other work, ``--quick``
+about 5: a smoke run; ``--provider`` measures one provider's two interfaces only).
 
 Four interfaces, each through its official SDK over ``httpx2``: the Anthropic Messages
 API (``anthropic.Anthropic().messages.create``) and OpenAI Chat Completions
@@ -437,7 +438,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
+    parser.add_argument(
+        "--provider",
+        choices=("anthropic", "openai"),
+        help="measure only this provider's interfaces (default: both)",
+    )
     args = parser.parse_args(argv)
+    faces = [f for f in INTERFACES if args.provider in (None, f.provider)]
     plan = QUICK if args.quick else FULL
     logging.getLogger("vcr").setLevel(logging.WARNING)
     warnings.simplefilter("ignore", DeprecationWarning)  # the SDK's notice about the model id
@@ -446,7 +453,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     kept: dict[Interface, float] = {}
     with tempfile.TemporaryDirectory(prefix="replaygate-bench-http-") as tmp:
         folder = Path(tmp)
-        for face in INTERFACES:
+        for face in faces:
             _check(face, folder)
             kept[face] = kept_per_request(face, folder)
             for n in SIZES:
