@@ -32,7 +32,7 @@ from typing import Any, Literal
 from replaygate import exact_json
 from replaygate.errors import WireFormatError
 from replaygate.http.envelope import body_fields, select_headers
-from replaygate.http.sse import SSEEvent, event_text
+from replaygate.http.sse import SSEEvent
 
 RESPONSE_HEADERS: frozenset[str] = frozenset(
     {
@@ -131,22 +131,44 @@ def _body_bytes(record: Mapping[str, Any]) -> bytes:
 def replay_headers(headers: Mapping[str, Any], status: int) -> list[tuple[str, str]]:
     """Recorded headers with the retry timing shortened (see the module docstring)."""
     out = [(str(k).lower(), str(v)) for k, v in headers.items()]
-    if retryable(status) or any(k in ("retry-after", "retry-after-ms") for k, _ in out):
+    if retryable(status) or any(k in _RETRY_TIMING for k, _ in out):
         out = [(k, "0" if k == "retry-after" else v) for k, v in out if k != "retry-after-ms"]
         out.append(("retry-after-ms", REPLAYED_RETRY_AFTER_MS))
     return out
 
 
+_RETRY_TIMING = frozenset({"retry-after", "retry-after-ms"})
+
+
+def _is_mapping(value: Any) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+def _stream_text(events: list[Any]) -> str:
+    """The wire text of recorded ``events`` (:func:`~replaygate.http.sse.event_text` of each,
+    joined); :class:`WireFormatError` names an event that is not an object with data."""
+    texts: list[str] = []
+    add = texts.append
+    for i, event in enumerate(events):
+        if not _is_mapping(event) or "data" not in event:
+            raise WireFormatError(f"response.events[{i}]", "expected an object with data")
+        data = event["data"]
+        data = (data if type(data) is str else str(data)).replace("\n", "\ndata: ")
+        name = event.get("event")
+        add(f"data: {data}\n\n" if name is None else f"event: {name}\ndata: {data}\n\n")
+    return "".join(texts)
+
+
 def replayed(record: Any, *, key: str = "") -> Replayed:
     """The replay form of a recorded response; :class:`WireFormatError` names a bad field."""
-    if not isinstance(record, Mapping):
+    if not _is_mapping(record):
         raise WireFormatError("response", "expected an object with status, headers and a body")
     status = record.get("status")
     if not isinstance(status, int) or not 100 <= status <= 599:
         raise WireFormatError("response.status", f"expected an HTTP status, got {status!r}")
     headers = record.get("headers")
     headers = {} if headers is None else headers
-    if not isinstance(headers, Mapping):
+    if not _is_mapping(headers):
         raise WireFormatError("response.headers", "expected an object")
     out = replay_headers(headers, status)
     if "events" not in record:
@@ -159,15 +181,8 @@ def replayed(record: Any, *, key: str = "") -> Replayed:
     end = record.get("stream_end", "complete")
     if end not in STREAM_ENDS:
         raise WireFormatError("response.stream_end", f"expected one of {', '.join(STREAM_ENDS)}")
-    texts = []
-    for i, event in enumerate(events):
-        if not isinstance(event, Mapping) or "data" not in event:
-            raise WireFormatError(f"response.events[{i}]", "expected an object with data")
-        texts.append(event_text(str(event["data"]), event.get("event")))
-    body = "".join(texts).encode("utf-8")
+    body = _stream_text(events).encode("utf-8")
     error = record.get("stream_error")
-    pair = (
-        (str(error.get("type")), str(error.get("message"))) if isinstance(error, Mapping) else None
-    )
+    pair = (str(error.get("type")), str(error.get("message"))) if _is_mapping(error) else None
     chunks = (body,) if body else ()
-    return Replayed(status, tuple(out), chunks, end, pair, key, streamed=True, events=len(texts))
+    return Replayed(status, tuple(out), chunks, end, pair, key, streamed=True, events=len(events))
