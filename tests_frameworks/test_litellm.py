@@ -33,6 +33,7 @@ from tests_frameworks.harness import (
 )
 
 PROVIDERS = {"anthropic": "Anthropic model", "openai": "OpenAI model"}
+ROUTED = {"anthropic": "Router, Anthropic model", "openai": "Router, OpenAI model"}
 WEATHER_TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
@@ -106,6 +107,50 @@ def plain_async(provider: str, hosts: Hosts, question: str = QUESTION) -> str | 
     return asyncio.run(main())
 
 
+def router(provider: str, hosts: Hosts) -> litellm.Router:
+    """A Router with one deployment, ``chat``: the model of ``provider`` at ``hosts``.
+
+    Its own retry loop would send a miss again (``num_retries`` + 1 sends, with its
+    waits): under replay it is given none, as docs/frameworks.md says."""
+    params = arguments(provider, hosts, QUESTION)
+    deployment = {key: params[key] for key in ("model", "api_base")}
+    return litellm.Router(
+        model_list=[{"model_name": "chat", "litellm_params": deployment}], num_retries=0
+    )
+
+
+def routed(provider: str, hosts: Hosts, question: str = QUESTION) -> tuple[str | None, str]:
+    """The Router's completion, then its streamed completion."""
+    chat = router(provider, hosts)
+    messages = [{"role": "user", "content": question}]
+    whole = chat.completion(model="chat", messages=messages, max_tokens=64)
+    extra = {"stream_options": {"include_usage": True}} if provider == "openai" else {}
+    stream = chat.completion(model="chat", messages=messages, max_tokens=64, stream=True, **extra)
+    return whole.choices[0].message.content, joined(list(stream))
+
+
+def routed_tools(provider: str, hosts: Hosts, question: str = QUESTION) -> list[tuple[str, Any]]:
+    """The tool calls of the Router's completion offered :data:`WEATHER_TOOL`."""
+    messages = [{"role": "user", "content": question}]
+    response = router(provider, hosts).completion(
+        model="chat", messages=messages, max_tokens=64, tools=[WEATHER_TOOL]
+    )
+    calls = response.choices[0].message.tool_calls or []
+    return [(c.function.name, json.loads(c.function.arguments)) for c in calls]
+
+
+def routed_async(provider: str, hosts: Hosts, question: str = QUESTION) -> str | None:
+    """The Router's ``acompletion``."""
+
+    async def main() -> str | None:
+        chat = router(provider, hosts)
+        messages = [{"role": "user", "content": question}]
+        response = await chat.acompletion(model="chat", messages=messages, max_tokens=64)
+        return response.choices[0].message.content
+
+    return asyncio.run(main())
+
+
 ECHO = f"echo: {QUESTION}"
 CASES = [
     pytest.param(
@@ -117,6 +162,14 @@ CASES = [
         ("stream", streamed, ECHO),
         ("tools", with_tools, [("weather", {"city": "Paris"})]),
         ("async", in_async, (ECHO, ECHO)),
+    )
+] + [
+    pytest.param(provider, recipe, expected, marks=pytest.mark.matrix(row, *cells), id=ident)
+    for provider, row in ROUTED.items()
+    for ident, cells, recipe, expected in (
+        (f"router-{provider}", ("plain", "stream"), routed, (ECHO, ECHO)),
+        (f"router-{provider}-tools", ("tools",), routed_tools, [("weather", {"city": "Paris"})]),
+        (f"router-{provider}-async", ("async",), routed_async, ECHO),
     )
 ]
 
