@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from nested_pytest import UNUSED_PLUGINS
 from replaygate.fixtures import hits
 from replaygate.fixtures.store import FixtureStore
 from replaygate.sim import Simulator
@@ -116,7 +117,7 @@ def logged(project: Path) -> list[dict[str, str]]:
 
 @pytest.mark.slow
 def test_xdist_run_logs_hits_with_test_ids(project: Path) -> None:
-    pytest_in_process(project, "-n", "2")
+    pytest_in_process(project, "-n", "2", *UNUSED_PLUGINS)
     files = sorted((project / ".replaygate" / "hits").glob("*.jsonl"))
     lines = logged(project)
     assert len({line["run"] for line in lines}) == 1, "workers share the controller's run id"

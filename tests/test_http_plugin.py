@@ -8,6 +8,7 @@ import anthropic
 import openai
 import pytest
 
+from nested_pytest import UNUSED_PLUGINS
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.models.replay import MODES
@@ -106,6 +107,7 @@ def test_xdist_workers_record_everything_then_replay_offline(
         result = pytester.runpytest_inprocess(
             "-n",
             "2",
+            *UNUSED_PLUGINS,
             "--replaygate-record-mode=record-missing",
             "--replaygate-approve-live",
             *options,

@@ -30,6 +30,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import network_escapes
+from nested_pytest import UNUSED_PLUGINS
 from network_escapes import RAW_SOCKET
 from replaygate import network
 from replaygate.cli import main
@@ -191,7 +192,7 @@ def test_refusals_of_xdist_workers_are_listed_by_the_controller(pytester: pytest
             send_telemetry()
         """
     )
-    result = pytester.runpytest_inprocess("-n", "2", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("-n", "2", "-p", "no:cacheprovider", *UNUSED_PLUGINS)
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines_random(
         [
@@ -217,7 +218,7 @@ def test_an_exporter_sending_at_interpreter_exit_is_refused_and_named(
         """
     )
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *UNUSED_PLUGINS],
         cwd=pytester.path,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
         capture_output=True,

@@ -10,6 +10,7 @@ import anthropic
 import openai
 import pytest
 
+from nested_pytest import UNUSED_PLUGINS
 from replaygate.fixtures.store import FixtureStore
 from replaygate.sim import Simulator
 
@@ -353,7 +354,7 @@ def test_big(replaygate_exchange):  # bounded at 0.045: more than a worker's hal
     ask(replaygate_exchange, "big", max_tokens=3000)
 """
     pytester.makepyfile(test_workers=tests)
-    options = ("-n", "2", "--replaygate-max-cost=0.05")
+    options = ("-n", "2", "--replaygate-max-cost=0.05", *UNUSED_PLUGINS)
     with Simulator(behavior="echo") as sim:
         monkeypatch.setenv("REPLAYGATE_TEST_SIM_URL", sim.url)
         result = pytester.runpytest_inprocess(*RECORD, *options)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from nested_pytest import UNUSED_PLUGINS
 from replaygate.models.fakes import ScriptedModel
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, ModelResponse
@@ -124,7 +125,7 @@ def test_observe_fails_makes_observe_fail(pytester: pytest.Pytester, recorded: P
 @pytest.mark.slow
 def test_under_xdist_the_queue_is_written_once(pytester: pytest.Pytester, recorded: Path) -> None:
     pytester.makepyfile(test_verdicts=VERDICTS)
-    result = pytester.runpytest("-n", "2", "-p", "no:randomly")
+    result = pytester.runpytest("-n", "2", "-p", "no:randomly", *UNUSED_PLUGINS)
     assert result.parseoutcomes() == {"passed": 1, "failed": 1, "observed": 1, "warnings": 1}
     result.stdout.fnmatch_lines(["1 pass, 1 observe, 1 block"])
     assert len((pytester.path / ".replaygate" / "observe.jsonl").read_text().splitlines()) == 1
