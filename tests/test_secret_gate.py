@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replaygate.sanitize.secret_allow import compile_known_safe
-from replaygate.sanitize.secret_gate import clean_together, may_hold_secret
+from replaygate.sanitize.secret_allow import NOTHING_SAFE, compile_known_safe
+from replaygate.sanitize.secret_gate import clean_together, cut_written, may_hold_secret
 from replaygate.sanitize.secret_scan import find_each_fixture_secrets, find_fixture_secrets
 from test_sanitize_secrets import _full_walk, _json
 from test_secret_corpus import FAMILIES
@@ -81,3 +82,55 @@ def test_a_batch_finds_what_the_full_walk_finds(pairs: list[tuple[Any, Any]]) ->
         response = fixture["response"]
         if not (isinstance(response, dict) and "events" in response):  # a stream adds its own
             assert findings == _full_walk(fixture)
+
+
+def _cut(fixture: dict[str, Any]) -> list[bytes] | None:
+    try:
+        return cut_written(orjson.dumps(fixture))
+    except TypeError:  # an integer orjson cannot write: no such line is read
+        return None
+
+
+_cut_text = st.sampled_from(['"},{"', '\\"},{\\"', "},{", 'x"},{"base64":"', "a\\"])
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.one_of(_json, st.dictionaries(_cut_text, _json, max_size=2)), max_size=4),
+            _json,
+            st.one_of(_json, _cut_text),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_written_lines_are_cleared_as_their_values_are(
+    items: list[tuple[list[Any], Any, Any]],
+) -> None:
+    fixtures = [
+        {
+            "key": f"{i:012x}",
+            "request": {"messages": [{"content": m} for m in turns], "system": system},
+            "response": response,
+            "meta": {"note": "x"},
+        }
+        for i, (turns, system, response) in enumerate(items)
+    ]
+    cuts = [_cut(fixture) for fixture in fixtures]
+    found = find_each_fixture_secrets(fixtures, NOTHING_SAFE, cuts)
+    assert found == [find_fixture_secrets(fixture) for fixture in fixtures]
+    assert find_each_fixture_secrets(fixtures, NOTHING_SAFE, cuts) == found  # pieces remembered
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_a_planted_secret_in_a_written_line_is_found(family: str) -> None:
+    fixtures = [clean(i) for i in range(16)]
+    for where, i in (("text", 3), ("field", 7), ("meta", 11)):
+        fixtures[i] = planted(i, FAMILIES[family], where)
+    cuts = [cut_written(orjson.dumps(fixture)) for fixture in fixtures]
+    for _ in range(2):  # the clean pieces are remembered the first time
+        found = find_each_fixture_secrets(fixtures, NOTHING_SAFE, cuts)
+        assert found == [find_fixture_secrets(fixture) for fixture in fixtures]
+        assert [i for i, findings in enumerate(found) if findings] == [3, 7, 11]

@@ -8,20 +8,24 @@ where each sample line applies and whether its response replays.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
+
 from replaygate.errors import FixtureFormatError
 from replaygate.fixtures.fingerprint import KEY_LENGTH
-from replaygate.fixtures.fixture import Fixture
-from replaygate.fixtures.store import PartialTailError, SampleLine, iter_lines, read_json_file
+from replaygate.fixtures.fixture import Fixture, from_json
+from replaygate.fixtures.store import PartialTailError, SampleLine, read_json_file
+from replaygate.fixtures.store.added import is_sample_line, sample_line
+from replaygate.fixtures.store.jsonl import is_plain_fixture, plain_fixture
+from replaygate.fixtures.store.strict import check_unique_keys
 from replaygate.hygiene.verify_checks import KEY_RANK, check_fixtures, check_sample
 from replaygate.hygiene.verify_problem import StoreProblem
 from replaygate.hygiene.verify_segments import Segment, segment_lines
 from replaygate.sanitize.secret_allow import KnownSafe
 
-BATCH = 16
+BATCH = 64
 """Fixtures checked together (their secret scan clears the clean ones in one pass)."""
 RECORD = struct.Struct("<Q16s16s?B")
 """A fixture for the checks across the store: its line, its request's identity, its
@@ -51,70 +55,113 @@ class SegmentResult:
 
 def check_segment(segment: Segment, require_meta: bool, safe: KnownSafe) -> SegmentResult:
     """The problems ``segment``'s lines hold themselves; what the store-wide checks need."""
-    result = SegmentResult(segment)
-    batch: list[tuple[int, Fixture]] = []
-    for item in _entries(segment, result):
-        if isinstance(item, StoreProblem):
-            _check_batch(batch, result, require_meta, safe)
-            result.problems.append((KEY_RANK, item))
-            continue
-        line, entry = item
-        if isinstance(entry, SampleLine):
-            _check_batch(batch, result, require_meta, safe)
-            result.samples.append((line, entry))
-            for rank, reason in check_sample(entry, safe):
-                result.problems.append((rank, StoreProblem(segment.file, line, reason)))
-        else:
-            batch.append((line, entry))
-            if len(batch) >= BATCH:
-                _check_batch(batch, result, require_meta, safe)
-    _check_batch(batch, result, require_meta, safe)
-    return result
-
-
-def _check_batch(
-    batch: list[tuple[int, Fixture]], result: SegmentResult, require_meta: bool, safe: KnownSafe
-) -> None:
-    """Check the fixtures of ``batch`` into ``result``, and empty it."""
-    name = result.segment.file
-    fixtures = [fixture for _, fixture in batch]
-    for (line, fixture), checked in zip(
-        batch, check_fixtures(fixtures, name, require_meta, safe), strict=True
-    ):
-        result.count += 1
-        for rank, reason in checked.problems:
-            result.problems.append((rank, StoreProblem(name, line, reason)))
-        if checked.request:
-            result.records += RECORD.pack(
-                line, checked.request, checked.responses, checked.key_matches, checked.reader
-            )
-            if fixture.key != checked.request.hex()[:KEY_LENGTH]:
-                result.keys[line] = fixture.key
-    batch.clear()
-
-
-def _entries(
-    segment: Segment, result: SegmentResult
-) -> Iterator[tuple[int, Fixture | SampleLine] | StoreProblem]:
-    """The fixtures and problems of a segment; a file that cannot be read safely is refused."""
+    batch = _Batch(SegmentResult(segment), require_meta, safe)
     name = segment.file
     if name.endswith(".json"):
         try:
-            yield 0, read_json_file(Path(name))
+            batch.add(0, read_json_file(Path(name)), None)
         except FixtureFormatError as err:
-            yield StoreProblem(err.file, err.line, err.reason)
-        return
-    path = Path(name)
+            batch.problem(StoreProblem(err.file, err.line, err.reason))
+        return batch.done()
+    result = batch.result
     try:
         for line, raw in segment_lines(segment):
             result.lines = line
             try:
-                for loc, entry in iter_lines(path, raw, first_line=line):
-                    yield loc.line, entry
+                read = _read_line(name, raw, line)
             except PartialTailError as err:
-                yield StoreProblem(err.file, err.line, err.reason, repairable=True)
+                batch.problem(StoreProblem(err.file, err.line, err.reason, repairable=True))
             except FixtureFormatError as err:
-                yield StoreProblem(err.file, err.line, err.reason)
+                batch.problem(StoreProblem(err.file, err.line, err.reason))
+            else:
+                if read is not None:
+                    batch.add(line, *read)
     except FixtureFormatError as err:
         result.refused = True
-        yield StoreProblem(err.file, err.line, err.reason, refused=True)
+        batch.problem(StoreProblem(err.file, err.line, err.reason, refused=True))
+    return batch.done()
+
+
+class _Batch:
+    """The fixtures of a segment waiting to be checked together, and the segment's result."""
+
+    def __init__(self, result: SegmentResult, require_meta: bool, safe: KnownSafe) -> None:
+        self.result = result
+        self.require_meta = require_meta
+        self.safe = safe
+        self.lines: list[int] = []
+        self.fixtures: list[Fixture] = []
+        self.written: list[bytes | None] = []
+
+    def add(self, line: int, entry: Fixture | SampleLine, written: bytes | None) -> None:
+        """A fixture joins the batch; a sample line is checked at once, after the batch."""
+        if isinstance(entry, SampleLine):
+            self.flush()
+            result = self.result
+            result.samples.append((line, entry))
+            for rank, reason in check_sample(entry, self.safe):
+                result.problems.append((rank, StoreProblem(result.segment.file, line, reason)))
+            return
+        self.lines.append(line)
+        self.fixtures.append(entry)
+        self.written.append(written)
+        if len(self.lines) >= BATCH:
+            self.flush()
+
+    def problem(self, problem: StoreProblem) -> None:
+        """A line's problem, after the fixtures before it."""
+        self.flush()
+        self.result.problems.append((KEY_RANK, problem))
+
+    def done(self) -> SegmentResult:
+        self.flush()
+        return self.result
+
+    def flush(self) -> None:
+        """Check the fixtures of the batch into the result, and empty it."""
+        if not self.lines:
+            return
+        result = self.result
+        name = result.segment.file
+        problems, records, keys, pack = result.problems, result.records, result.keys, RECORD.pack
+        checks = check_fixtures(self.fixtures, name, self.require_meta, self.safe, self.written)
+        result.count += len(checks)
+        for line, fixture, checked in zip(self.lines, self.fixtures, checks, strict=True):
+            for rank, reason in checked.problems:
+                problems.append((rank, StoreProblem(name, line, reason)))
+            request = checked.request
+            if request:
+                records += pack(
+                    line, request, checked.responses, checked.key_matches, checked.reader
+                )
+                key = fixture.key
+                if not (checked.key_matches and len(key) == KEY_LENGTH) and (
+                    key != request.hex()[:KEY_LENGTH]
+                ):
+                    keys[line] = key
+        self.lines, self.fixtures, self.written = [], [], []
+
+
+def _read_line(
+    name: str, raw: bytes, line: int
+) -> tuple[Fixture | SampleLine, bytes | None] | None:
+    """A JSONL line (its newline included, if it has one) read as
+    :func:`~replaygate.fixtures.store.iter_lines` reads it (None for a blank line),
+    and the line itself when it is exactly what ``orjson.dumps`` writes for the fixture."""
+    complete = raw.endswith(b"\n")
+    text = raw[:-1] if complete else raw
+    if not text.strip():
+        return None
+    try:
+        obj = orjson.loads(text)
+    except orjson.JSONDecodeError as err:
+        if not complete:
+            raise PartialTailError(name, line, 0) from None
+        raise FixtureFormatError(name, line, f"malformed JSON: {err}") from None
+    written = orjson.dumps(obj)
+    check_unique_keys(text, obj, name, line, written)
+    if is_plain_fixture(obj):  # what from_json accepts, checked fast
+        return plain_fixture(obj, obj["request"]), text if written == text else None
+    if is_sample_line(obj):
+        return sample_line(obj, name, line), None
+    return from_json(obj, name, line), text if written == text else None

@@ -1,16 +1,20 @@
 """The secret scan's gate: whether a value may hold a secret at all, decided without a walk.
 
-A value is cut two levels down into parts (the containers there, and the scalars
-gathered as ``[name, value]`` pairs); a part under an auth-like field name may hold
-a credential at once. Otherwise each part is serialized, and the parts are searched
-together for what any rule needs (:mod:`.secret_prefilter`). Large parts found clean
-(a store's tool list and system prompt, repeated in every fixture) are remembered by
-their exact serialized bytes and not searched again.
+A value is cut two levels down into parts (the containers there, a list of objects
+as its objects, and the scalars gathered as ``[name, value]`` pairs, those of each
+object apart); a part under an auth-like field name may hold a credential at once.
+Otherwise each part is serialized, and the parts are searched together for what any
+rule needs (:mod:`.secret_prefilter`). Parts found clean (a store's tools, system
+prompt, the earlier turns of a conversation, repeated in many fixtures) are remembered
+by their exact serialized bytes and not searched again.
 
 Joining parts only widens the search: what flags a part alone flags any text holding
 it (a part begins and ends with a bracket, which no token, anchor or field name the
-search reads holds). So the parts of many values can be searched in one pass,
-:func:`clean_together`, and each value is cleared when that pass finds nothing.
+search reads holds). Cutting a list between its items does not narrow it: what any
+rule reads lies in a string or a field name, or in a run of characters that starts
+right after a quote, never across the brackets and commas between two items. So the
+parts of many values can be searched in one pass, :func:`clean_together`, and each
+value is cleared when that pass finds nothing.
 """
 
 from __future__ import annotations
@@ -30,9 +34,13 @@ from replaygate.sanitize.secret_entropy import (
 from replaygate.sanitize.secret_prefilter import Runs
 from replaygate.sanitize.secret_rules import may_match_family
 
-_CLEAN_MIN_SIZE = 256
-_CLEAN_MAX_ENTRIES = 256
+_CLEAN_MIN_SIZE = 32
+"""Smaller parts are searched again rather than looked up."""
+_CLEAN_MAX_ENTRIES = 8192
+"""Parts remembered in each of two generations (a few MiB at most)."""
 _clean: dict[bytes, None] = {}
+_clean_before: dict[bytes, None] = {}
+"""The generation before :data:`_clean`: a part found here is kept on into the next."""
 _OPTION = orjson.OPT_NON_STR_KEYS
 _PLAIN_NAMES: set[Any] = set()
 """Field names seen not to be auth-like (at most :data:`_PLAIN_MAX`)."""
@@ -97,34 +105,60 @@ def _pending(value: Any) -> list[bytes] | None:
             if isinstance(child, dict):
                 if _flags_a_name(child, top=False):
                     return None
+                pairs = []
                 for name, item in child.items():
-                    if isinstance(item, dict | list):
+                    if isinstance(item, dict):
                         parts.append(item)
+                    elif isinstance(item, list):
+                        _add_list(parts, item)
                     else:
-                        rest.append([name, item])
+                        pairs.append([name, item])
+                if pairs:
+                    parts.append(pairs)
             elif isinstance(child, list):
-                parts.append(child)
+                _add_list(parts, child)
             else:
                 rest.append([key, child])
-        parts.append(rest)
-    clean = _clean
+        if rest:
+            parts.append(rest)
+    clean, before = _clean, _clean_before
     pending = []
     try:
         for part in parts:
             data = orjson.dumps(part, option=_OPTION)
-            if len(data) < _CLEAN_MIN_SIZE or data not in clean:
+            if len(data) < _CLEAN_MIN_SIZE:
                 pending.append(data)
+            elif data not in clean:
+                if data in before:
+                    _keep(data)
+                else:
+                    pending.append(data)
     except TypeError:
         return None
     return pending
 
 
+def _add_list(parts: list[Any], items: list[Any]) -> None:
+    """A list as one part, or a list of objects (turns, tools, blocks) as one part each."""
+    if len(items) > 1 and all(type(item) is dict for item in items):
+        parts.extend(items)
+    else:
+        parts.append(items)
+
+
+def _keep(data: bytes) -> bool:
+    """Remember ``data`` as clean (True)."""
+    global _clean, _clean_before
+    if len(_clean) >= _CLEAN_MAX_ENTRIES:
+        _clean_before, _clean = _clean, {}
+    _clean[data] = None
+    return True
+
+
 def _remember(pending: list[bytes]) -> None:
     for data in pending:
         if len(data) >= _CLEAN_MIN_SIZE:
-            if len(_clean) >= _CLEAN_MAX_ENTRIES:
-                del _clean[next(iter(_clean))]
-            _clean[data] = None
+            _keep(data)
 
 
 def may_hold_secret(value: Any) -> bool:
@@ -150,3 +184,64 @@ def clean_together(values: Sequence[Any]) -> list[bool]:
     for pending in known:
         _remember(pending)
     return [pending is not None for pending in pendings]
+
+
+CUT = b'"},{"'
+"""Where a written fixture is cut into pieces: the end of an object in a list, the next one's
+first name. Every rule reads within a piece wrapped in it: a run, a token or an escape holds no
+quote; a field name is read up to its closing quote and the three bytes after it; the text a
+context rule reads before a value ends at a quote at the furthest, and ``},{`` stops it."""
+_KEY_FIRST = b'{"key":'
+
+
+def cut_written(line: bytes) -> list[bytes] | None:
+    """``line``, a fixture as ``orjson.dumps`` writes it, cut for :func:`clean_written`;
+    None when it does not start with its ``key`` field."""
+    return line.split(CUT) if line.startswith(_KEY_FIRST) else None
+
+
+def clean_written(lines: Sequence[list[bytes] | None]) -> list[bool]:
+    """For each of ``lines``, True when the fixture it holds is known to hold no secret.
+
+    Each line is given cut by :func:`cut_written` (None: not known). It must be exactly
+    what ``orjson.dumps`` writes for the parsed fixture (compact, its fields in their
+    order): it then holds every part :func:`clean_together` would read, each with what
+    surrounds it, and more (every field name at its place). False means "not known", as
+    for :func:`clean_together`.
+
+    A line is cut into pieces at :data:`CUT` (the turns of a conversation, the tools, the
+    blocks of a response); pieces found clean before are not searched again, the others
+    are searched together, each wrapped in the cut. The name of the ``key`` field is left
+    out (not auth-like, as the walk of :func:`may_hold_secret` knows).
+    """
+    pendings: list[list[bytes] | None] = []
+    start = len(_KEY_FIRST)
+    for pieces in lines:
+        if pieces is None:
+            pendings.append(None)
+            continue
+        clean = _clean
+        pending = [piece for piece in pieces[1:] if piece not in clean]
+        first = pieces[0][start:]
+        if first not in clean:
+            pending.append(first)
+        if pending:
+            before = _clean_before
+            pending = [piece for piece in pending if piece not in before or not _keep(piece)]
+        pendings.append(pending)
+    known = [pending for pending in pendings if pending is not None]
+    together = dict.fromkeys(piece for pending in known for piece in pending)
+    if together and _anchored(CUT + CUT.join(together) + CUT):
+        # Something in the batch may need a look: clear the lines that hold none of it.
+        return [_clean_pieces(pending) for pending in pendings]
+    for piece in together:
+        _keep(piece)
+    return [pending is not None for pending in pendings]
+
+
+def _clean_pieces(pending: list[bytes] | None) -> bool:
+    if pending is None or _anchored(CUT + CUT.join(pending) + CUT):
+        return False
+    for piece in pending:
+        _keep(piece)
+    return True

@@ -21,7 +21,7 @@ from typing import Any
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
 from replaygate.sanitize.secret_decode import bytes_text, decode_base64, json_leaves, views
 from replaygate.sanitize.secret_entropy import detect_context
-from replaygate.sanitize.secret_gate import clean_together, may_hold_secret
+from replaygate.sanitize.secret_gate import clean_together, clean_written, may_hold_secret
 from replaygate.sanitize.secret_rules import detect_family
 
 __all__ = [
@@ -174,12 +174,30 @@ def find_fixture_secrets(
 
 
 def find_each_fixture_secrets(
-    fixtures: Sequence[Mapping[str, Any]], safe: KnownSafe = NOTHING_SAFE
+    fixtures: Sequence[Mapping[str, Any]],
+    safe: KnownSafe = NOTHING_SAFE,
+    written: Sequence[list[bytes] | None] | None = None,
 ) -> list[list[SecretFinding]]:
-    """:func:`find_fixture_secrets` of each fixture; the clean ones are told apart in one pass."""
+    """:func:`find_fixture_secrets` of each fixture; the clean ones are told apart in one pass.
+
+    ``written``, when given, holds for each fixture the line it was read from, cut by
+    :func:`~replaygate.sanitize.secret_gate.cut_written`, when that line is exactly
+    what ``orjson.dumps`` writes for it (else None): such a line is searched as it is
+    (:func:`~replaygate.sanitize.secret_gate.clean_written`), without serializing the
+    fixture again.
+    """
+    if written is None:
+        clean = clean_together(fixtures)
+    else:
+        others = [fixture for fixture, line in zip(fixtures, written, strict=True) if line is None]
+        by_value = iter(clean_together(others)) if others else iter(())
+        clean = [
+            next(by_value) if line is None else known
+            for line, known in zip(written, clean_written(written), strict=True)
+        ]
     return [
-        _fixture_secrets(fixture, safe, known_clean=clean)
-        for fixture, clean in zip(fixtures, clean_together(fixtures), strict=True)
+        _fixture_secrets(fixture, safe, known_clean=known)
+        for fixture, known in zip(fixtures, clean, strict=True)
     ]
 
 

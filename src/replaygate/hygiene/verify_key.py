@@ -1,0 +1,101 @@
+"""The digest of a fixture's request for ``replaygate verify``, without re-serializing what repeats.
+
+The key is the SHA-256 of the canonical text (:mod:`replaygate.fixtures.fingerprint`):
+orjson's compact text with its keys sorted and a space after each ``,`` and ``:`` that
+separates (the replay takes it from orjson's indented text, :func:`has_key`). Most of a
+store's requests repeat most of their text (the tools, the system prompt, the earlier
+turns), so the compact text is cut where one object of a list ends and the next begins
+(``"},{"``) and each piece's canonical text is kept by its bytes: only new pieces are
+rewritten. Every cut is checked to stand between two strings (the quote before it closes
+one: no backslash, ``:``, ``,``, ``[`` or ``{`` before it), so a piece starts inside a
+key and ends inside a string value, whatever it holds; a request with any other cut is
+rewritten whole.
+
+As in the replay, the text decides only when its digest starts with the stored key;
+otherwise the json module's canonical text does (orjson writes a few floats otherwise).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+import orjson
+
+from replaygate.fixtures.fingerprint import _orjson_canonical, digest
+from replaygate.sanitize.secret_gate import CUT
+
+_CANONICAL_CUT = b'"}, {"'
+_SURE = frozenset(bytes([byte]) for byte in range(256)) - {b"\\", b":", b",", b"[", b"{"}
+"""What the quote a cut starts with can only close a string after: not a backslash (it
+would be escaped), nor what stands before a string's first quote (it would open one)."""
+_TO_SEPARATOR = re.compile(rb'(?:"[^"\\]*(?:\\.[^"\\]*)*"|[^",:])*[,:]')
+_CACHE_SIZE = 8192
+_first: dict[bytes, bytes] = {}
+"""Canonical text of the first piece of a request (it starts outside any string)."""
+_inner: dict[bytes, bytes] = {}
+"""Canonical text of a later piece (it starts inside a key)."""
+
+
+def request_digest(request: Any, key: str, pieces: list[bytes] | None = None) -> str:
+    """The SHA-256 hex digest of ``request``'s canonical text, confirmed as the replay does.
+
+    ``pieces``, when given, is the compact text the request was read from (its keys in
+    any order: the digest decides), cut at :data:`CUT`. Raises
+    :class:`~replaygate.errors.CanonicalFormError` when the request has no canonical form.
+    """
+    text = _canonical_text(request) if pieces is None else _from_pieces(request, pieces)
+    if text is not None:
+        full = hashlib.sha256(text).hexdigest()
+        if full.startswith(key):
+            return full
+    return digest(request)
+
+
+def _canonical_text(request: Any) -> bytes | None:
+    try:
+        compact = orjson.dumps(request, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, RecursionError):
+        return None
+    return _from_pieces(request, compact.split(CUT))
+
+
+def _from_pieces(request: Any, pieces: list[bytes]) -> bytes | None:
+    if len(pieces) == 1:
+        return _spaced(pieces[0])
+    if not _SURE.issuperset([piece[-1:] for piece in pieces]):
+        return _orjson_canonical(request)
+    head = _first.get(pieces[0])
+    if head is None:
+        head = _learn(_first, pieces[0], _spaced(pieces[0] + b'"')[:-1])
+    known = list(map(_inner.get, pieces))
+    known[0] = head
+    if None in known:
+        last = len(pieces) - 1
+        for i in range(1, len(pieces)):
+            if known[i] is None:
+                piece = pieces[i]
+                if i == last:
+                    text = _spaced(b'"' + piece)[1:]
+                else:
+                    text = _spaced(b'"' + piece + b'"')[1:-1]
+                known[i] = _learn(_inner, piece, text)
+    return _CANONICAL_CUT.join(known)  # type: ignore[arg-type]
+
+
+def _learn(table: dict[bytes, bytes], piece: bytes, canonical: bytes) -> bytes:
+    if len(table) >= _CACHE_SIZE:
+        table.clear()
+    table[piece] = canonical
+    return canonical
+
+
+def _spaced(text: bytes) -> bytes:
+    """Compact JSON ``text`` (strings whole), a space after each ``,`` and ``:`` outside them.
+
+    Each match runs from outside any string to the next ``,`` or ``:`` outside one
+    (strings taken whole), so the matches cover the text and end at its separators; a
+    ``,`` added at the end closes the last.
+    """
+    return b" ".join(_TO_SEPARATOR.findall(text + b","))[:-1]
