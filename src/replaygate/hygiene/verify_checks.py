@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -20,14 +20,22 @@ from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.fixture import (
     Fixture,
     folder_name_problem,
+    from_json,
     interface_folder,
     meta_problems,
 )
 from replaygate.fixtures.store import SampleLine
-from replaygate.hygiene.verify_key import request_digest
+from replaygate.hygiene.verify_key import (
+    CANONICAL_CUT,
+    canonical_text,
+    digest_of,
+    first_spaced,
+    spaced_pieces,
+    sure_cut,
+)
 from replaygate.hygiene.verify_replay import NO_READER, reader_of, response_problems
 from replaygate.sanitize.secret_allow import KnownSafe
-from replaygate.sanitize.secret_gate import CUT, cut_written
+from replaygate.sanitize.secret_gate import CUT, clean_written, cut_written
 from replaygate.sanitize.secret_scan import (
     SecretFinding,
     find_each_fixture_secrets,
@@ -46,6 +54,13 @@ store (a duplicate, where a sample line applies and whether its response replays
 _META_CACHE_SIZE = 1024
 _meta_cache: dict[bytes, tuple[list[str], bool]] = {}
 _VERDICT_CACHE_SIZE = 4096
+_SUFFIX_CACHE_SIZE = 2048
+_suffixes: dict[tuple[bool, bytes], tuple[bytes, _Verdict]] = {}
+"""By what follows the first cut of a line whose request runs past it (and whether the
+request is an HTTP one): the canonical text of the rest of the request, and the verdict
+of the responses and meta written there; kept once the secret scan cleared the line.
+What follows a cut decides both, wherever it stands: its brackets close the request
+where they do, and the responses and meta follow."""
 _verdicts: dict[tuple[bool, bytes, bytes | None], _Verdict] = {}
 """What a fixture's responses and meta decide, by their exact bytes (:func:`_verdict`)."""
 
@@ -79,6 +94,33 @@ class _Verdict(NamedTuple):
     names_folder: bool
 
 
+class Prepared(NamedTuple):
+    """What a fixture's checks need once its batch is scanned for secrets (:func:`prepare`).
+
+    The fixture itself is kept only when no line stands in for it: a line exactly as
+    orjson writes it is read again where the fixture is needed (a secret scan that
+    goes past the gate, rare), so the parsed fixture is let go at once.
+    """
+
+    key: str
+    full: str | None
+    """The request's digest; None when it has no canonical form (``error`` says why)."""
+    error: str
+    verdict: _Verdict | None
+    cut: list[bytes] | None
+    """The line cut for the secret scan (:func:`cut_written`), if it was written so."""
+    line: bytes | None
+    fixture: Fixture | None
+    meta: dict[str, Any] | None
+    """The fixture's meta when it names a folder to check (a one-file fixture)."""
+    has_meta: bool
+    streamed: bool
+    """A response is a stream (its events are joined and scanned, clean or not)."""
+    learned: tuple[tuple[bool, bytes], bytes] | None
+    """What follows the line's first cut and the canonical text of the rest of the
+    request there, to keep once the line is cleared (:data:`_suffixes`)."""
+
+
 def check_fixtures(
     fixtures: Sequence[Fixture],
     file: str,
@@ -88,30 +130,121 @@ def check_fixtures(
 ) -> list[Checked]:
     """Every problem of each of ``fixtures`` (stored in ``file``) but a duplicate.
 
-    Their secret scan clears the clean ones together (:func:`find_each_fixture_secrets`);
     ``written`` holds, for each, its line when that is exactly what ``orjson.dumps``
     writes for it (else None): the line is then read as it is, not written again.
     """
     lines = [None] * len(fixtures) if written is None else written
-    checked: list[Checked | None] = []
-    kept: list[tuple[Fixture, str, bytes | None, bytes | None]] = []
-    cuts: list[list[bytes] | None] = []
-    for fixture, line in zip(fixtures, lines, strict=True):
-        responses, meta, cut, request = _parts(fixture, line)
-        try:
-            full = request_digest(fixture.request, fixture.key, request)
-        except CanonicalFormError as err:
-            checked.append(Checked([(KEY_RANK, str(err))]))
-            continue
-        checked.append(None)
-        kept.append((fixture, full, responses, meta))
-        cuts.append(cut)
-    findings = find_each_fixture_secrets([item[0].to_json() for item in kept], safe, cuts)
+    prepared = [prepare(fixture, line) for fixture, line in zip(fixtures, lines, strict=True)]
+    return finish(prepared, file, require_meta, safe)
+
+
+def prepare(fixture: Fixture, line: bytes | None) -> Prepared:
+    """The checks of one fixture that need no other: its key, responses and meta.
+
+    ``line`` is the line it was read from when that is exactly what ``orjson.dumps``
+    writes for it (else None): it is then read as it is, not written again, and what
+    follows its first cut is looked up whole (:data:`_suffixes`).
+    """
+    request = fixture.request
+    http = "method" in request and "path" in request
+    text, verdict, cut, suffix, rest = None, None, None, None, None
+    at = -1 if line is None else line.find(CUT)
+    if line is not None and at > 0:
+        suffix = (http, line[at + len(CUT) :])
+        known = _suffixes.get(suffix)
+        first = None if known is None else _first_piece(fixture, line, at)
+        if known is not None and first is not None:
+            text = first_spaced(first) + CANONICAL_CUT + known[0]
+            verdict = known[1]
+            cut = [line[:at]]  # what follows the cut is known clean
+            suffix = None
+    if verdict is None:
+        responses, meta, cut, pieces = _parts(fixture, line)
+        spaced = None if pieces is None or len(pieces) < 2 else spaced_pieces(pieces)
+        if spaced is None:
+            text = canonical_text(request, pieces)
+        else:
+            text = CANONICAL_CUT.join(spaced)
+            rest = CANONICAL_CUT.join(spaced[1:])
+        verdict = _verdict(fixture, http, responses, meta)
+        if responses is None or (meta is None and fixture.meta is not None):
+            rest = None  # its verdict was not decided by bytes
+    streamed = any(_streamed(response) for response in fixture.responses)
+    kept = fixture if line is None else None
+    folder = fixture.meta if line is None else None
+    has_meta = fixture.meta is not None
+    try:
+        full = digest_of(request, fixture.key, text)
+    except CanonicalFormError as err:
+        return Prepared(
+            fixture.key, None, str(err), None, None, None, None, None, has_meta, False, None
+        )
+    learned = None if suffix is None or rest is None or cut is None else (suffix, rest)
+    return Prepared(
+        fixture.key, full, "", verdict, cut, line, kept, folder, has_meta, streamed, learned
+    )
+
+
+def finish(
+    prepared: Sequence[Prepared], file: str, require_meta: bool, safe: KnownSafe
+) -> list[Checked]:
+    """Every problem of each prepared fixture (stored in ``file``) but a duplicate.
+
+    Their secret scan clears the clean ones together (:func:`clean_written`,
+    :func:`find_each_fixture_secrets`).
+    """
+    kept = [item for item in prepared if item.full is not None]
+    cleared = clean_written([item.cut for item in kept])
+    # A cleared fixture has no finding but what a stream joined across its events holds.
+    scanned = [
+        i
+        for i, (item, known) in enumerate(zip(kept, cleared, strict=True))
+        if item.cut is None or not known or item.streamed
+    ]
+    found = find_each_fixture_secrets(
+        [_fixture_of(kept[i], file).to_json() for i in scanned],
+        safe,
+        cleared=[None if kept[i].cut is None else cleared[i] for i in scanned],
+    )
+    findings: list[list[SecretFinding]] = [[] for _ in kept]
+    for i, secrets in zip(scanned, found, strict=True):
+        findings[i] = secrets
+    for item, known in zip(kept, cleared, strict=True):
+        if known and item.learned is not None:
+            # What follows the cut holds no secret, wherever it stands.
+            if len(_suffixes) >= _SUFFIX_CACHE_SIZE:
+                _suffixes.clear()
+            suffix, rest = item.learned
+            _suffixes[suffix] = (rest, item.verdict)  # type: ignore[assignment]
     done = iter(
-        _checked(*item, secrets, file, require_meta)
+        _checked(item, secrets, file, require_meta)
         for item, secrets in zip(kept, findings, strict=True)
     )
-    return [next(done) if item is None else item for item in checked]
+    return [
+        Checked([(KEY_RANK, item.error)]) if item.full is None else next(done) for item in prepared
+    ]
+
+
+def _fixture_of(item: Prepared, file: str) -> Fixture:
+    """The fixture, read again from its line when it was let go."""
+    if item.fixture is not None:
+        return item.fixture
+    assert item.line is not None
+    return from_json(orjson.loads(item.line), file, 0)
+
+
+def _streamed(response: Any) -> bool:
+    return isinstance(response, dict) and "events" in response
+
+
+def _first_piece(fixture: Fixture, line: bytes, at: int) -> bytes | None:
+    """The request's text in ``line`` up to its first cut at ``at``, when the line starts
+    as :meth:`~replaygate.fixtures.fixture.Fixture.to_line` starts it and the cut stands
+    between two strings."""
+    head = b'{"key":"' + fixture.key.encode() + b'","request":'
+    if at <= len(head) or not line.startswith(head) or not sure_cut(line[at - 1 : at]):
+        return None
+    return line[len(head) : at]
 
 
 def _parts(
@@ -154,19 +287,14 @@ def _parts(
 
 
 def _checked(
-    fixture: Fixture,
-    full: str,
-    responses: bytes | None,
-    meta: bytes | None,
-    secrets: list[SecretFinding],
-    file: str,
-    require_meta: bool,
+    item: Prepared, secrets: list[SecretFinding], file: str, require_meta: bool
 ) -> Checked:
-    verdict = _verdict(fixture, responses, meta)
-    key_matches = len(fixture.key) >= KEY_LENGTH and full.startswith(fixture.key)
+    key, full, verdict = item.key, item.full, item.verdict
+    assert full is not None and verdict is not None
+    key_matches = len(key) >= KEY_LENGTH and full.startswith(key)
     request = bytes.fromhex(full[:32])
     if key_matches and not verdict.reasons and not secrets and not verdict.meta:
-        if fixture.meta is not None:
+        if item.has_meta:
             if not verdict.names_folder or not file.endswith(".json"):
                 return Checked([], request, verdict.responses, verdict.reader, True)
         elif not require_meta:
@@ -176,19 +304,19 @@ def _checked(
         problems.append(
             (
                 KEY_RANK,
-                f"key {fixture.key} does not match its request (expected {full[:KEY_LENGTH]}); "
+                f"key {key} does not match its request (expected {full[:KEY_LENGTH]}); "
                 "the request was edited after recording: re-record it",
             )
         )
     problems.extend((OTHER_RANK, reason) for reason in verdict.reasons)
     problems.extend((OTHER_RANK, f"{found.detector} at {found.path}") for found in secrets)
     problems.extend(
-        (OTHER_RANK, reason) for reason in _meta_problems(fixture, verdict, file, require_meta)
+        (OTHER_RANK, reason) for reason in _meta_problems(item, verdict, file, require_meta)
     )
     return Checked(problems, request, verdict.responses, verdict.reader, key_matches)
 
 
-def _verdict(fixture: Fixture, responses: bytes | None, meta: bytes | None) -> _Verdict:
+def _verdict(fixture: Fixture, http: bool, responses: bytes | None, meta: bytes | None) -> _Verdict:
     """How the fixture's responses are read, their digest, why one could not be replayed,
     and what is wrong with its meta.
 
@@ -196,7 +324,6 @@ def _verdict(fixture: Fixture, responses: bytes | None, meta: bytes | None) -> _
     one), so a store's fixtures that recorded the same share them, kept by their exact
     bytes (``responses`` and ``meta`` as orjson writes them, when it can).
     """
-    http = "method" in fixture.request and "path" in fixture.request
     if responses is None or (meta is None and fixture.meta is not None):
         return _judge(fixture)
     known = (http, responses, meta)
@@ -246,15 +373,15 @@ def _response_problems(fixture: Fixture, reader: int) -> Iterator[str]:
         yield from response_problems(response, f"responses[{i}]" if several else "response", reader)
 
 
-def _meta_problems(fixture: Fixture, verdict: _Verdict, file: str, require_meta: bool) -> list[str]:
-    meta = fixture.meta
-    if meta is None:
+def _meta_problems(item: Prepared, verdict: _Verdict, file: str, require_meta: bool) -> list[str]:
+    if not item.has_meta:
         return [MISSING_META] if require_meta else []
     problems = list(verdict.meta)
     if not verdict.names_folder or not file.endswith(".json"):
         return problems
+    assert item.meta is not None  # a one-file fixture is kept with its meta
     folder = os.path.basename(os.path.dirname(file))
-    expected = interface_folder(meta)
+    expected = interface_folder(item.meta)
     if "@" in folder and expected and folder != expected:
         return [
             *problems,

@@ -26,11 +26,11 @@ import orjson
 from replaygate.fixtures.fingerprint import _orjson_canonical, digest
 from replaygate.sanitize.secret_gate import CUT
 
-_CANONICAL_CUT = b'"}, {"'
+CANONICAL_CUT = b'"}, {"'
 _SURE = frozenset(bytes([byte]) for byte in range(256)) - {b"\\", b":", b",", b"[", b"{"}
 """What the quote a cut starts with can only close a string after: not a backslash (it
 would be escaped), nor what stands before a string's first quote (it would open one)."""
-_TO_SEPARATOR = re.compile(rb'(?:"[^"\\]*(?:\\.[^"\\]*)*"|[^",:])*[,:]')
+_TO_SEPARATOR = re.compile(rb'(?:"[^"\\]*+(?:\\.[^"\\]*+)*+"|[^",:"]++)*+[,:]')
 _CACHE_SIZE = 8192
 _first: dict[bytes, bytes] = {}
 """Canonical text of the first piece of a request (it starts outside any string)."""
@@ -45,7 +45,12 @@ def request_digest(request: Any, key: str, pieces: list[bytes] | None = None) ->
     any order: the digest decides), cut at :data:`CUT`. Raises
     :class:`~replaygate.errors.CanonicalFormError` when the request has no canonical form.
     """
-    text = _canonical_text(request) if pieces is None else _from_pieces(request, pieces)
+    return digest_of(request, key, canonical_text(request, pieces))
+
+
+def digest_of(request: Any, key: str, text: bytes | None) -> str:
+    """The digest of ``text`` when it starts with ``key`` (``text`` is then taken as the
+    canonical text of ``request``), else the json module's digest of ``request``."""
     if text is not None:
         full = hashlib.sha256(text).hexdigest()
         if full.startswith(key):
@@ -53,24 +58,28 @@ def request_digest(request: Any, key: str, pieces: list[bytes] | None = None) ->
     return digest(request)
 
 
-def _canonical_text(request: Any) -> bytes | None:
-    try:
-        compact = orjson.dumps(request, option=orjson.OPT_SORT_KEYS)
-    except (TypeError, RecursionError):
-        return None
-    return _from_pieces(request, compact.split(CUT))
-
-
-def _from_pieces(request: Any, pieces: list[bytes]) -> bytes | None:
+def canonical_text(request: Any, pieces: list[bytes] | None = None) -> bytes | None:
+    """orjson's canonical text of ``request`` (None if orjson cannot write it), from
+    ``pieces`` as for :func:`request_digest` when given."""
+    if pieces is None:
+        try:
+            compact = orjson.dumps(request, option=orjson.OPT_SORT_KEYS)
+        except (TypeError, RecursionError):
+            return None
+        pieces = compact.split(CUT)
     if len(pieces) == 1:
         return _spaced(pieces[0])
+    spaced = spaced_pieces(pieces)
+    return _orjson_canonical(request) if spaced is None else CANONICAL_CUT.join(spaced)
+
+
+def spaced_pieces(pieces: list[bytes]) -> list[bytes] | None:
+    """The canonical text of each of ``pieces`` (a compact text cut at :data:`CUT`, its
+    first piece starting outside any string); None when a cut may stand inside a string."""
     if not _SURE.issuperset([piece[-1:] for piece in pieces]):
-        return _orjson_canonical(request)
-    head = _first.get(pieces[0])
-    if head is None:
-        head = _learn(_first, pieces[0], _spaced(pieces[0] + b'"')[:-1])
+        return None
     known = list(map(_inner.get, pieces))
-    known[0] = head
+    known[0] = first_spaced(pieces[0])
     if None in known:
         last = len(pieces) - 1
         for i in range(1, len(pieces)):
@@ -81,7 +90,20 @@ def _from_pieces(request: Any, pieces: list[bytes]) -> bytes | None:
                 else:
                     text = _spaced(b'"' + piece + b'"')[1:-1]
                 known[i] = _learn(_inner, piece, text)
-    return _CANONICAL_CUT.join(known)  # type: ignore[arg-type]
+    return known  # type: ignore[return-value]
+
+
+def first_spaced(piece: bytes) -> bytes:
+    """The canonical text of the first piece of a compact text cut at :data:`CUT`."""
+    known = _first.get(piece)
+    if known is None:
+        known = _learn(_first, piece, _spaced(piece + b'"')[:-1])
+    return known
+
+
+def sure_cut(piece: bytes) -> bool:
+    """Whether a cut after ``piece`` (the text before it) stands between two strings."""
+    return piece[-1:] in _SURE
 
 
 def _learn(table: dict[bytes, bytes], piece: bytes, canonical: bytes) -> bytes:
@@ -94,8 +116,15 @@ def _learn(table: dict[bytes, bytes], piece: bytes, canonical: bytes) -> bytes:
 def _spaced(text: bytes) -> bytes:
     """Compact JSON ``text`` (strings whole), a space after each ``,`` and ``:`` outside them.
 
-    Each match runs from outside any string to the next ``,`` or ``:`` outside one
-    (strings taken whole), so the matches cover the text and end at its separators; a
-    ``,`` added at the end closes the last.
+    Without a backslash every quote opens or closes a string, so the text between
+    them alternates: outside, a string, outside... Otherwise each match of
+    :data:`_TO_SEPARATOR` runs from outside any string to the next ``,`` or ``:`` outside
+    one (strings taken whole), so the matches cover the text and end at its separators;
+    a ``,`` added at the end closes the last.
     """
-    return b" ".join(_TO_SEPARATOR.findall(text + b","))[:-1]
+    if b"\\" in text:
+        return b" ".join(_TO_SEPARATOR.findall(text + b","))[:-1]
+    parts = text.split(b'"')
+    outside = b'"'.join(parts[0::2]).replace(b",", b", ").replace(b":", b": ")
+    parts[0::2] = outside.split(b'"')
+    return b'"'.join(parts)

@@ -20,12 +20,12 @@ from replaygate.fixtures.store import PartialTailError, SampleLine, read_json_fi
 from replaygate.fixtures.store.added import is_sample_line, sample_line
 from replaygate.fixtures.store.jsonl import is_plain_fixture, plain_fixture
 from replaygate.fixtures.store.strict import check_unique_keys
-from replaygate.hygiene.verify_checks import KEY_RANK, check_fixtures, check_sample
+from replaygate.hygiene.verify_checks import KEY_RANK, Prepared, check_sample, finish, prepare
 from replaygate.hygiene.verify_problem import StoreProblem
 from replaygate.hygiene.verify_segments import Segment, segment_lines
 from replaygate.sanitize.secret_allow import KnownSafe
 
-BATCH = 64
+BATCH = 256
 """Fixtures checked together (their secret scan clears the clean ones in one pass)."""
 RECORD = struct.Struct("<Q16s16s?B")
 """A fixture for the checks across the store: its line, its request's identity, its
@@ -90,8 +90,7 @@ class _Batch:
         self.require_meta = require_meta
         self.safe = safe
         self.lines: list[int] = []
-        self.fixtures: list[Fixture] = []
-        self.written: list[bytes | None] = []
+        self.prepared: list[Prepared] = []
 
     def add(self, line: int, entry: Fixture | SampleLine, written: bytes | None) -> None:
         """A fixture joins the batch; a sample line is checked at once, after the batch."""
@@ -103,8 +102,7 @@ class _Batch:
                 result.problems.append((rank, StoreProblem(result.segment.file, line, reason)))
             return
         self.lines.append(line)
-        self.fixtures.append(entry)
-        self.written.append(written)
+        self.prepared.append(prepare(entry, written))
         if len(self.lines) >= BATCH:
             self.flush()
 
@@ -124,9 +122,9 @@ class _Batch:
         result = self.result
         name = result.segment.file
         problems, records, keys, pack = result.problems, result.records, result.keys, RECORD.pack
-        checks = check_fixtures(self.fixtures, name, self.require_meta, self.safe, self.written)
+        checks = finish(self.prepared, name, self.require_meta, self.safe)
         result.count += len(checks)
-        for line, fixture, checked in zip(self.lines, self.fixtures, checks, strict=True):
+        for line, item, checked in zip(self.lines, self.prepared, checks, strict=True):
             for rank, reason in checked.problems:
                 problems.append((rank, StoreProblem(name, line, reason)))
             request = checked.request
@@ -134,12 +132,12 @@ class _Batch:
                 records += pack(
                     line, request, checked.responses, checked.key_matches, checked.reader
                 )
-                key = fixture.key
+                key = item.key
                 if not (checked.key_matches and len(key) == KEY_LENGTH) and (
                     key != request.hex()[:KEY_LENGTH]
                 ):
                     keys[line] = key
-        self.lines, self.fixtures, self.written = [], [], []
+        self.lines, self.prepared = [], []
 
 
 def _read_line(

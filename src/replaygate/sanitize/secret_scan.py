@@ -177,6 +177,7 @@ def find_each_fixture_secrets(
     fixtures: Sequence[Mapping[str, Any]],
     safe: KnownSafe = NOTHING_SAFE,
     written: Sequence[list[bytes] | None] | None = None,
+    cleared: Sequence[bool | None] | None = None,
 ) -> list[list[SecretFinding]]:
     """:func:`find_fixture_secrets` of each fixture; the clean ones are told apart in one pass.
 
@@ -184,17 +185,20 @@ def find_each_fixture_secrets(
     :func:`~replaygate.sanitize.secret_gate.cut_written`, when that line is exactly
     what ``orjson.dumps`` writes for it (else None): such a line is searched as it is
     (:func:`~replaygate.sanitize.secret_gate.clean_written`), without serializing the
-    fixture again.
+    fixture again. ``cleared``, when given instead, holds what that search found for
+    each line (None: a fixture without such a line).
     """
-    if written is None:
-        clean = clean_together(fixtures)
-    else:
-        others = [fixture for fixture, line in zip(fixtures, written, strict=True) if line is None]
-        by_value = iter(clean_together(others)) if others else iter(())
-        clean = [
-            next(by_value) if line is None else known
+    if written is not None:
+        cleared = [
+            None if line is None else known
             for line, known in zip(written, clean_written(written), strict=True)
         ]
+    if cleared is None:
+        clean = clean_together(fixtures)
+    else:
+        others = [value for value, known in zip(fixtures, cleared, strict=True) if known is None]
+        by_value = iter(clean_together(others)) if others else iter(())
+        clean = [next(by_value) if known is None else known for known in cleared]
     return [
         _fixture_secrets(fixture, safe, known_clean=known)
         for fixture, known in zip(fixtures, clean, strict=True)
