@@ -7,10 +7,12 @@ result, a fetch call and its result. A fixture line (``Fixture.to_line``) is abo
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 from typing import Any
 
+from replaygate.fixtures.fingerprint import match_form, seal_of
 from replaygate.fixtures.fixture import Fixture
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
@@ -97,14 +99,19 @@ def response(i: int) -> dict[str, Any]:
     return to_anthropic_response(answer, model=MODEL, message_id=f"msg_{i:08d}")
 
 
+def sealed(fixture: Fixture) -> Fixture:
+    """``fixture`` with the seal the store's writer stamps on what it records."""
+    return dataclasses.replace(fixture, seal=seal_of(fixture.key, match_form(fixture.request)))
+
+
 def fixture(i: int) -> Fixture:
-    """Fixture ``i`` with a meta block like a recorded one."""
+    """Fixture ``i`` as recording writes it: a meta block like a recorded one, sealed."""
     meta = {
         "interface": "anthropic.messages",
         "recorded_at": "2025-01-01T00:00:00Z",
         "source": "scripted",
     }
-    return Fixture.create(request(i), [response(i)], meta)
+    return sealed(Fixture.create(request(i), [response(i)], meta))
 
 
 def write_jsonl(path: Path, n: int) -> int:

@@ -27,10 +27,10 @@ store, N = 100, 1,000 and 100,000. The same client code is timed, per call, over
   random sample of the calls is timed (the count is shown).
 
 The fixtures are what recording through the SDK writes: the request envelope the SDK
-sends and the recorded response. For the first calls of each interface the script
-records through the SDK and checks that its own envelopes are the same; the rest of a
-store is written directly (recording 100,000 calls through an SDK would take most of
-the run).
+sends, the recorded response and the seal the writer stamps. For the first calls of
+each interface the script records through the SDK and checks that its own envelopes
+are the same; the rest of a store is written directly (recording 100,000 calls
+through an SDK would take most of the run).
 
 Times are CPU time of this process (``time.process_time``), so other load on the
 machine counts less. A repetition replays its calls in a fresh random order, in chunks
@@ -246,7 +246,8 @@ def build_store(face: Interface, path: Path, n: int) -> None:
             envelope = {**shape, "body": face.args(i)}
             if i < len(sent) and envelope != sent[i]:
                 raise SystemExit(f"{face.name}: call {i} sent {sent[i]}, not {envelope}")
-            handle.write(Fixture.create(envelope, [face.answer(i)[2]], meta).to_line())
+            fixture = Fixture.create(envelope, [face.answer(i)[2]], meta)
+            handle.write(_data.sealed(fixture).to_line())
 
 
 def build_cassette(face: Interface, path: Path, n: int) -> None:
