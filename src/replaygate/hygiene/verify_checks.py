@@ -145,44 +145,45 @@ def prepare(fixture: Fixture, line: bytes | None) -> Prepared:
     writes for it (else None): it is then read as it is, not written again, and what
     follows its first cut is looked up whole (:data:`_suffixes`).
     """
-    request = fixture.request
+    request, key = fixture.request, fixture.key
     http = "method" in request and "path" in request
-    text, verdict, cut, suffix, rest = None, None, None, None, None
+    text, more, verdict, cut, suffix, rest = None, b"", None, None, None, None
     at = -1 if line is None else line.find(CUT)
     if line is not None and at > 0:
         suffix = (http, line[at + len(CUT) :])
         known = _suffixes.get(suffix)
-        first = None if known is None else _first_piece(fixture, line, at)
-        if known is not None and first is not None:
-            text = first_spaced(first) + CANONICAL_CUT + known[0]
-            verdict = known[1]
-            cut = [line[:at]]  # what follows the cut is known clean
-            suffix = None
+        if known is not None:
+            # The line starts as Fixture.to_line starts it, and the cut closes a string.
+            head = b'{"key":"' + key.encode() + b'","request":'
+            if at > len(head) and line.startswith(head) and sure_cut(line[at - 1 : at]):
+                text, more = first_spaced(line[len(head) : at]), known[0]
+                verdict = known[1]
+                cut = [line[:at]]  # what follows the cut is known clean
+                suffix = None
     if verdict is None:
-        responses, meta, cut, pieces = _parts(fixture, line)
+        written, meta, cut, pieces = _parts(fixture, line)
         spaced = None if pieces is None or len(pieces) < 2 else spaced_pieces(pieces)
         if spaced is None:
             text = canonical_text(request, pieces)
         else:
             text = CANONICAL_CUT.join(spaced)
-            rest = CANONICAL_CUT.join(spaced[1:])
-        verdict = _verdict(fixture, http, responses, meta)
-        if responses is None or (meta is None and fixture.meta is not None):
+            rest = CANONICAL_CUT + CANONICAL_CUT.join(spaced[1:])
+        verdict = _verdict(fixture, http, written, meta)
+        if written is None or (meta is None and fixture.meta is not None):
             rest = None  # its verdict was not decided by bytes
-    streamed = any(_streamed(response) for response in fixture.responses)
-    kept = fixture if line is None else None
-    folder = fixture.meta if line is None else None
+    responses = fixture.responses
+    streamed = _streamed(responses[0]) or (len(responses) > 1 and any(map(_streamed, responses)))
     has_meta = fixture.meta is not None
     try:
-        full = digest_of(request, fixture.key, text)
+        full = digest_of(request, key, text, more)
     except CanonicalFormError as err:
-        return Prepared(
-            fixture.key, None, str(err), None, None, None, None, None, has_meta, False, None
-        )
+        return Prepared(key, None, str(err), None, None, None, None, None, has_meta, False, None)
     learned = None if suffix is None or rest is None or cut is None else (suffix, rest)
-    return Prepared(
-        fixture.key, full, "", verdict, cut, line, kept, folder, has_meta, streamed, learned
-    )
+    if line is None:
+        return Prepared(
+            key, full, "", verdict, cut, None, fixture, fixture.meta, has_meta, streamed, None
+        )
+    return Prepared(key, full, "", verdict, cut, line, None, None, has_meta, streamed, learned)
 
 
 def finish(
@@ -201,14 +202,16 @@ def finish(
         for i, (item, known) in enumerate(zip(kept, cleared, strict=True))
         if item.cut is None or not known or item.streamed
     ]
-    found = find_each_fixture_secrets(
-        [_fixture_of(kept[i], file).to_json() for i in scanned],
-        safe,
-        cleared=[None if kept[i].cut is None else cleared[i] for i in scanned],
-    )
-    findings: list[list[SecretFinding]] = [[] for _ in kept]
-    for i, secrets in zip(scanned, found, strict=True):
-        findings[i] = secrets
+    none: list[SecretFinding] = []
+    findings = [none] * len(kept)
+    if scanned:
+        found = find_each_fixture_secrets(
+            [_fixture_of(kept[i], file).to_json() for i in scanned],
+            safe,
+            cleared=[None if kept[i].cut is None else cleared[i] for i in scanned],
+        )
+        for i, secrets in zip(scanned, found, strict=True):
+            findings[i] = secrets
     for item, known in zip(kept, cleared, strict=True):
         if known and item.learned is not None:
             # What follows the cut holds no secret, wherever it stands.
@@ -216,8 +219,9 @@ def finish(
                 _suffixes.clear()
             suffix, rest = item.learned
             _suffixes[suffix] = (rest, item.verdict)  # type: ignore[assignment]
+    json = file.endswith(".json")
     done = iter(
-        _checked(item, secrets, file, require_meta)
+        _checked(item, secrets, file, json, require_meta)
         for item, secrets in zip(kept, findings, strict=True)
     )
     return [
@@ -235,16 +239,6 @@ def _fixture_of(item: Prepared, file: str) -> Fixture:
 
 def _streamed(response: Any) -> bool:
     return isinstance(response, dict) and "events" in response
-
-
-def _first_piece(fixture: Fixture, line: bytes, at: int) -> bytes | None:
-    """The request's text in ``line`` up to its first cut at ``at``, when the line starts
-    as :meth:`~replaygate.fixtures.fixture.Fixture.to_line` starts it and the cut stands
-    between two strings."""
-    head = b'{"key":"' + fixture.key.encode() + b'","request":'
-    if at <= len(head) or not line.startswith(head) or not sure_cut(line[at - 1 : at]):
-        return None
-    return line[len(head) : at]
 
 
 def _parts(
@@ -287,18 +281,21 @@ def _parts(
 
 
 def _checked(
-    item: Prepared, secrets: list[SecretFinding], file: str, require_meta: bool
+    item: Prepared, secrets: list[SecretFinding], file: str, json: bool, require_meta: bool
 ) -> Checked:
+    """The problems of a prepared fixture stored in ``file`` (``json``: a one-fixture file)."""
     key, full, verdict = item.key, item.full, item.verdict
     assert full is not None and verdict is not None
     key_matches = len(key) >= KEY_LENGTH and full.startswith(key)
     request = bytes.fromhex(full[:32])
-    if key_matches and not verdict.reasons and not secrets and not verdict.meta:
-        if item.has_meta:
-            if not verdict.names_folder or not file.endswith(".json"):
-                return Checked([], request, verdict.responses, verdict.reader, True)
-        elif not require_meta:
-            return Checked([], request, verdict.responses, verdict.reader, True)
+    if (
+        key_matches
+        and not secrets
+        and not verdict.reasons
+        and not verdict.meta
+        and (not verdict.names_folder or not json if item.has_meta else not require_meta)
+    ):
+        return Checked([], request, verdict.responses, verdict.reader, True)
     problems: list[tuple[int, str]] = []
     if not key_matches:
         problems.append(
@@ -311,7 +308,7 @@ def _checked(
     problems.extend((OTHER_RANK, reason) for reason in verdict.reasons)
     problems.extend((OTHER_RANK, f"{found.detector} at {found.path}") for found in secrets)
     problems.extend(
-        (OTHER_RANK, reason) for reason in _meta_problems(item, verdict, file, require_meta)
+        (OTHER_RANK, reason) for reason in _meta_problems(item, verdict, file, json, require_meta)
     )
     return Checked(problems, request, verdict.responses, verdict.reader, key_matches)
 
@@ -373,11 +370,13 @@ def _response_problems(fixture: Fixture, reader: int) -> Iterator[str]:
         yield from response_problems(response, f"responses[{i}]" if several else "response", reader)
 
 
-def _meta_problems(item: Prepared, verdict: _Verdict, file: str, require_meta: bool) -> list[str]:
+def _meta_problems(
+    item: Prepared, verdict: _Verdict, file: str, json: bool, require_meta: bool
+) -> list[str]:
     if not item.has_meta:
         return [MISSING_META] if require_meta else []
     problems = list(verdict.meta)
-    if not verdict.names_folder or not file.endswith(".json"):
+    if not verdict.names_folder or not json:
         return problems
     assert item.meta is not None  # a one-file fixture is kept with its meta
     folder = os.path.basename(os.path.dirname(file))

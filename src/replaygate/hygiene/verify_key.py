@@ -32,8 +32,6 @@ _SURE = frozenset(bytes([byte]) for byte in range(256)) - {b"\\", b":", b",", b"
 would be escaped), nor what stands before a string's first quote (it would open one)."""
 _TO_SEPARATOR = re.compile(rb'(?:"[^"\\]*+(?:\\.[^"\\]*+)*+"|[^",:"]++)*+[,:]')
 _CACHE_SIZE = 8192
-_first: dict[bytes, bytes] = {}
-"""Canonical text of the first piece of a request (it starts outside any string)."""
 _inner: dict[bytes, bytes] = {}
 """Canonical text of a later piece (it starts inside a key)."""
 
@@ -48,11 +46,14 @@ def request_digest(request: Any, key: str, pieces: list[bytes] | None = None) ->
     return digest_of(request, key, canonical_text(request, pieces))
 
 
-def digest_of(request: Any, key: str, text: bytes | None) -> str:
-    """The digest of ``text`` when it starts with ``key`` (``text`` is then taken as the
-    canonical text of ``request``), else the json module's digest of ``request``."""
+def digest_of(request: Any, key: str, text: bytes | None, more: bytes = b"") -> str:
+    """The digest of ``text`` and ``more`` when it starts with ``key`` (they are then
+    taken as the canonical text of ``request``), else the json module's digest of it."""
     if text is not None:
-        full = hashlib.sha256(text).hexdigest()
+        sha = hashlib.sha256(text)
+        if more:
+            sha.update(more)
+        full = sha.hexdigest()
         if full.startswith(key):
             return full
     return digest(request)
@@ -95,10 +96,7 @@ def spaced_pieces(pieces: list[bytes]) -> list[bytes] | None:
 
 def first_spaced(piece: bytes) -> bytes:
     """The canonical text of the first piece of a compact text cut at :data:`CUT`."""
-    known = _first.get(piece)
-    if known is None:
-        known = _learn(_first, piece, _spaced(piece + b'"')[:-1])
-    return known
+    return _spaced(piece + b'"')[:-1]
 
 
 def sure_cut(piece: bytes) -> bool:
