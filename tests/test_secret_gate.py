@@ -94,7 +94,7 @@ def _cut(fixture: dict[str, Any]) -> list[bytes] | None:
 _cut_text = st.sampled_from(['"},{"', '\\"},{\\"', "},{", 'x"},{"base64":"', "a\\"])
 
 
-@settings(deadline=None, max_examples=200)
+@settings(deadline=None)
 @given(
     st.lists(
         st.tuples(

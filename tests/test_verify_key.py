@@ -48,7 +48,7 @@ def _outcome(compute: Any) -> Any:
         return ("refused", str(err))
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None)
 @given(_request, st.booleans())
 def test_the_digest_is_the_canonical_digest(request: dict[str, Any], right_key: bool) -> None:
     key = _outcome(lambda: fixture_key(request))
@@ -56,7 +56,7 @@ def test_the_digest_is_the_canonical_digest(request: dict[str, Any], right_key: 
     assert _outcome(lambda: request_digest(request, key)) == _outcome(lambda: digest(request))
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None)
 @given(_request, _value, st.booleans())
 def test_the_digest_from_a_written_line_is_the_canonical_digest(
     request: dict[str, Any], response: Any, right_key: bool
