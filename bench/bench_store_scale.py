@@ -14,7 +14,10 @@ worker), and the memory an open store holds; then the ratios side by side. Linux
 (memory is read from ``/proc/self/status``).
 
 The store is written from a few hundred conversations, each line a template with its
-question and key filled in, so a million fixtures take seconds to write, not minutes.
+question, answer, message id, recording time, key and seal filled in: every line,
+its response and its meta are distinct, as in a recorded store (a cache of what
+repeats gains only what a real store repeats: tools, system prompt, earlier turns),
+and a million fixtures take seconds to write, not minutes.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import json
 import subprocess
 import sys
 import tempfile
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
@@ -32,13 +36,17 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _data
-from replaygate.fixtures.fingerprint import KEY_LENGTH, canonical_json
+from replaygate.fixtures.fingerprint import KEY_LENGTH, SEAL_LENGTH, canonical_json, match_form
 from replaygate.fixtures.fixture import Fixture, make_meta
 from replaygate.hygiene.verify_jobs import default_jobs
 
 CONVERSATIONS = 500
 _QUESTION = "QQQPLACEHOLDERQQQ"
 _KEY = "K" * KEY_LENGTH
+_ID = "msg_IDPLACEHOLDER"
+_WHEN = "WHENPLACEHOLDER"
+_SEAL = "5" * SEAL_LENGTH
+_START = datetime(2026, 1, 1, tzinfo=UTC)
 
 MEASURE = """
 import json, resource, sys, time
@@ -86,31 +94,44 @@ if __name__ == "__main__":
 """
 
 
-def _templates() -> list[tuple[str, bytes]]:
-    """(canonical request, JSONL line) of each conversation, question and key left open."""
-    meta = make_meta("anthropic.messages", "2023-06-01", "sim")
+def _templates() -> list[tuple[str, bytes, bytes]]:
+    """(canonical request, match form, JSONL line) of each conversation, with the
+    question, message id, recording time, key and seal left open."""
     found = []
     for i in range(CONVERSATIONS):
         request = _data.request(i)
         text = request["messages"][0]["content"][0]["text"]
         request["messages"][0]["content"][0]["text"] = _QUESTION + text.split(":", 1)[1]
-        line = Fixture(_KEY, request, (_data.response(i),), meta).to_line()
-        found.append((canonical_json(request), line))
+        response = _data.response(i)
+        response["id"] = _ID
+        answer = response["content"][0]
+        answer["text"] = f"On {_QUESTION}: {answer['text']}"
+        meta = make_meta("anthropic.messages", "2023-06-01", "sim", recorded_at=_WHEN)
+        line = Fixture(_KEY, request, (response,), meta, _SEAL).to_line()
+        found.append((canonical_json(request), match_form(request), line))
     return found
 
 
 def write_store(path: Path, n: int) -> None:
-    """``n`` fixtures, each with its own question (plain ASCII, written alike in every form)."""
+    """``n`` fixtures, each with its own question, answer, id and time (plain ASCII,
+    written alike in every form), each sealed as the store's writer seals it."""
     templates = _templates()
+    placeholder = _QUESTION.encode()
     with path.open("wb") as out:
         for i in range(n):
-            canonical, line = templates[i % CONVERSATIONS]
-            question = f"Question {i}"
-            key = hashlib.sha256(canonical.replace(_QUESTION, question).encode()).hexdigest()
+            canonical, form, line = templates[i % CONVERSATIONS]
+            question = f"Question {i}".encode()
+            key = hashlib.sha256(canonical.encode().replace(placeholder, question)).hexdigest()
+            key = key[:KEY_LENGTH]
+            sealed = form.replace(placeholder, question)
+            seal = hashlib.sha256(b"%s\n%s" % (key.encode(), sealed)).hexdigest()[:SEAL_LENGTH]
+            when = (_START + timedelta(seconds=i)).isoformat().replace("+00:00", "Z")
             out.write(
-                line.replace(_QUESTION.encode(), question.encode(), 1).replace(
-                    _KEY.encode(), key[:KEY_LENGTH].encode(), 1
-                )
+                line.replace(placeholder, question)
+                .replace(_KEY.encode(), key.encode(), 1)
+                .replace(_ID.encode(), b"msg_%012d" % i, 1)
+                .replace(_WHEN.encode(), when.encode(), 1)
+                .replace(_SEAL.encode(), seal.encode(), 1)
             )
 
 

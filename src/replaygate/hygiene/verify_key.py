@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from replaygate.fixtures.fingerprint import _orjson_canonical, digest
+from replaygate.fixtures.fingerprint import digest, orjson_canonical
 from replaygate.sanitize.secret_gate import CUT
 
 CANONICAL_CUT = b'"}, {"'
@@ -71,7 +71,7 @@ def canonical_text(request: Any, pieces: list[bytes] | None = None) -> bytes | N
     if len(pieces) == 1:
         return _spaced(pieces[0])
     spaced = spaced_pieces(pieces)
-    return _orjson_canonical(request) if spaced is None else CANONICAL_CUT.join(spaced)
+    return orjson_canonical(request) if spaced is None else CANONICAL_CUT.join(spaced)
 
 
 def spaced_pieces(pieces: list[bytes]) -> list[bytes] | None:
