@@ -169,11 +169,11 @@ def test_pruning_a_fixture_removes_its_sample_lines(project: Path) -> None:
 
 def pruned_peak(project: Path, fillers: int) -> tuple[int, int]:
     """The store's size and the peak memory traced while pruning it: its four fixtures
-    of :func:`setup_store` and ``fillers`` unused ones of 8 KB each."""
+    of :func:`setup_store` and ``fillers`` unused ones of 16 KB each."""
     store = project / "tests" / "fixtures" / "rag.jsonl"
     keys = setup_store(project, store)
     filler = (
-        Fixture.create(request(f"filler {i}"), [response("x" * 8_000)], {"source": "hand"})
+        Fixture.create(request(f"filler {i}"), [response("x" * 16_000)], {"source": "hand"})
         for i in range(fillers)
     )
     with store.open("ab") as handle:
@@ -196,7 +196,7 @@ def test_a_large_jsonl_store_is_pruned_without_being_held_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     measured = []
-    for fillers in (1_000, 4_000):
+    for fillers in (600, 2_400):  # both stores above the reader's 8 MiB segments
         project = tmp_path / str(fillers)
         (project / "tests" / "fixtures").mkdir(parents=True)
         monkeypatch.chdir(project)

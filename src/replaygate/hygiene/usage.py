@@ -27,15 +27,17 @@ class FixtureUsage:
     runs: tuple[str, ...] = ()
     recorded_runs: int = 0
     plays: dict[str, list[Play]] = field(default_factory=lambda: defaultdict(list))
+    _resolved: dict[Path, Path] = field(default_factory=dict, repr=False, compare=False)
 
     def of(self, file: Path, key: str) -> list[Play]:
         """The plays of fixture ``key`` stored in ``file`` (a store file or inside a folder)."""
-        target = file.resolve()
-        return [
-            p
-            for p in self.plays.get(key[:KEY_LENGTH], ())
-            if p.store == target or p.store in target.parents
-        ]
+        plays = self.plays.get(key[:KEY_LENGTH], ())
+        if not plays:
+            return []
+        target = self._resolved.get(file)
+        if target is None:  # resolved once per store file, not once per fixture
+            target = self._resolved[file] = file.resolve()
+        return [p for p in plays if p.store == target or p.store in target.parents]
 
 
 def project_root(hits_dir: Path) -> Path:
