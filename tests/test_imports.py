@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import ast
 import functools
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 import replaygate
 
@@ -139,3 +143,21 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(edges) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_importing_the_package_loads_its_public_names_on_first_use() -> None:
+    probe = (
+        "import sys, replaygate\n"
+        "heavy = [m for m in ('replaygate.fixtures.store', 'replaygate.models.replay',"
+        " 'orjson', 'filelock') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+        "assert replaygate.FixtureStore.__name__ == 'FixtureStore'\n"
+        "assert 'replaygate.fixtures.store' in sys.modules\n"
+        "assert replaygate.http.intercept and replaygate.sampling.run_sampled\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert set(replaygate.__all__) <= set(dir(replaygate))
+    assert all(getattr(replaygate, name) is not None for name in replaygate.__all__)
+    with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
+        _ = replaygate.nothing_here
