@@ -145,19 +145,36 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
-def test_importing_the_package_loads_its_public_names_on_first_use() -> None:
+def run_probe(statements: str, absent: tuple[str, ...], then: str = "") -> None:
+    """Run ``statements`` in a fresh interpreter; none of ``absent`` may be imported by
+    then; ``then`` runs after that check."""
     probe = (
-        "import sys, replaygate\n"
-        "heavy = [m for m in ('replaygate.fixtures.store', 'replaygate.models.replay',"
-        " 'orjson', 'filelock') if m in sys.modules]\n"
-        "assert not heavy, heavy\n"
-        "assert replaygate.FixtureStore.__name__ == 'FixtureStore'\n"
-        "assert 'replaygate.fixtures.store' in sys.modules\n"
-        "assert replaygate.http.intercept and replaygate.sampling.run_sampled\n"
+        f"import sys\n{statements}\n"
+        f"heavy = [m for m in {absent!r} if m in sys.modules]\n"
+        f"assert not heavy, heavy\n{then}"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_importing_the_package_loads_its_public_names_on_first_use() -> None:
+    run_probe(
+        "import replaygate",
+        ("replaygate.fixtures.store", "replaygate.models.replay", "orjson", "filelock"),
+        "assert replaygate.FixtureStore.__name__ == 'FixtureStore'\n"
+        "assert 'replaygate.fixtures.store' in sys.modules\n"
+        "assert replaygate.http.intercept and replaygate.sampling.run_sampled\n",
+    )
     assert set(replaygate.__all__) <= set(dir(replaygate))
     assert all(getattr(replaygate, name) is not None for name in replaygate.__all__)
     with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
         _ = replaygate.nothing_here
+
+
+def test_the_pytest_plugins_load_no_store_converter_or_schema_library() -> None:
+    # every pytest process of a project with replaygate installed imports both plugins
+    run_probe(
+        "import pytest, replaygate.pytest_plugin.recording, replaygate.pytest_plugin.sampling",
+        ("jsonschema", "replaygate.fixtures.store", "replaygate.assertions.structure",
+         "replaygate.models.replay", "httpx2"),
+    )  # fmt: skip

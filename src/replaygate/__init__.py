@@ -10,9 +10,9 @@ plugin, a command) does not load the stores, the converters and the models with 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from replaygate._lazy import lazy_names
 from replaygate._version import __version__
 
 if TYPE_CHECKING:
@@ -87,25 +87,6 @@ _EXPORTS = {
 """Each public name and the module it is imported from on first use."""
 
 
-def __getattr__(name: str) -> Any:
-    """A public name, imported on first use; or a subpackage (``replaygate.http``)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        try:
-            return importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as err:
-            if err.name != f"{__name__}.{name}":
-                raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
-
-
 __all__ = [
     "CanonicalFormError",
     "Fixture",
@@ -140,3 +121,5 @@ __all__ = [
     "to_openai_request",
     "to_openai_response",
 ]
+
+__getattr__, __dir__ = lazy_names(__name__, _EXPORTS, subpackages=True)

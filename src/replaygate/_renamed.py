@@ -18,11 +18,17 @@ def old_names(module: str, renamed: dict[str, tuple[str, Any]]) -> Callable[[str
         if name not in renamed:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         new_name, value = renamed[name]
-        warnings.warn(
-            f"{module}.{name} is now {module}.{new_name}; the old name will be removed in 0.3",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warn_renamed(module, name, new_name)
         return value
 
     return __getattr__
+
+
+def warn_renamed(module: str, name: str, new_name: str) -> None:
+    """Warn (:class:`DeprecationWarning`) that ``module.name`` is now ``module.new_name``,
+    pointing at the code that used the old name."""
+    warnings.warn(
+        f"{module}.{name} is now {module}.{new_name}; the old name will be removed in 0.3",
+        DeprecationWarning,
+        stacklevel=3,
+    )

@@ -19,34 +19,73 @@ Human calibration of these assertions on sampled results lives in
 
 from __future__ import annotations
 
-from replaygate._renamed import old_names
-from replaygate.assertions.checks import (
-    citations_check,
-    contains_check,
-    set_check,
-    structure_check,
-)
-from replaygate.assertions.citations import extract_citations
-from replaygate.assertions.contains import ContainsResult, assert_contains, measure_contains
-from replaygate.assertions.errors import JudgeIndependenceError, JudgeReplyError
-from replaygate.assertions.independence import (
-    FamilyRule,
-    exact_only,
-    model_id_of,
-    normalize_model_id,
-    prefix_family,
-    vendor_family,
-)
-from replaygate.assertions.judge import Grade, Judge
-from replaygate.assertions.kinds import Category, Check, Kind, Measure, Outcome
-from replaygate.assertions.sets import SetResult, assert_set, measure_set
-from replaygate.assertions.structure import (
-    StructureProblem,
-    StructureResult,
-    assert_json,
-    assert_structure,
-    measure_structure,
-)
+from typing import TYPE_CHECKING
+
+from replaygate._lazy import lazy_names
+
+if TYPE_CHECKING:
+    from replaygate.assertions.checks import (
+        citations_check,
+        contains_check,
+        set_check,
+        structure_check,
+    )
+    from replaygate.assertions.citations import extract_citations
+    from replaygate.assertions.contains import ContainsResult, assert_contains, measure_contains
+    from replaygate.assertions.errors import JudgeIndependenceError, JudgeReplyError
+    from replaygate.assertions.independence import (
+        FamilyRule,
+        exact_only,
+        model_id_of,
+        normalize_model_id,
+        prefix_family,
+        vendor_family,
+    )
+    from replaygate.assertions.judge import Grade, Judge
+    from replaygate.assertions.kinds import Category, Check, Kind, Measure, Outcome
+    from replaygate.assertions.sets import SetResult, assert_set, measure_set
+    from replaygate.assertions.structure import (
+        StructureProblem,
+        StructureResult,
+        assert_json,
+        assert_structure,
+        measure_structure,
+    )
+
+_EXPORTS = {
+    "assert_contains": "replaygate.assertions.contains",
+    "assert_json": "replaygate.assertions.structure",
+    "assert_set": "replaygate.assertions.sets",
+    "assert_structure": "replaygate.assertions.structure",
+    "Category": "replaygate.assertions.kinds",
+    "Check": "replaygate.assertions.kinds",
+    "citations_check": "replaygate.assertions.checks",
+    "contains_check": "replaygate.assertions.checks",
+    "ContainsResult": "replaygate.assertions.contains",
+    "exact_only": "replaygate.assertions.independence",
+    "extract_citations": "replaygate.assertions.citations",
+    "FamilyRule": "replaygate.assertions.independence",
+    "Grade": "replaygate.assertions.judge",
+    "Judge": "replaygate.assertions.judge",
+    "JudgeIndependenceError": "replaygate.assertions.errors",
+    "JudgeReplyError": "replaygate.assertions.errors",
+    "Kind": "replaygate.assertions.kinds",
+    "Measure": "replaygate.assertions.kinds",
+    "measure_contains": "replaygate.assertions.contains",
+    "measure_set": "replaygate.assertions.sets",
+    "measure_structure": "replaygate.assertions.structure",
+    "model_id_of": "replaygate.assertions.independence",
+    "normalize_model_id": "replaygate.assertions.independence",
+    "Outcome": "replaygate.assertions.kinds",
+    "prefix_family": "replaygate.assertions.independence",
+    "set_check": "replaygate.assertions.checks",
+    "SetResult": "replaygate.assertions.sets",
+    "structure_check": "replaygate.assertions.checks",
+    "StructureProblem": "replaygate.assertions.structure",
+    "StructureResult": "replaygate.assertions.structure",
+    "vendor_family": "replaygate.assertions.independence",
+}
+"""Each public name and the module it is imported from on first use."""
 
 __all__ = [
     "Category",
@@ -82,4 +121,4 @@ __all__ = [
     "vendor_family",
 ]
 
-__getattr__ = old_names(__name__, {"Problem": ("StructureProblem", StructureProblem)})
+__getattr__, __dir__ = lazy_names(__name__, _EXPORTS, renamed={"Problem": "StructureProblem"})
