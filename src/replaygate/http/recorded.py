@@ -32,7 +32,7 @@ from typing import Any, Literal
 from replaygate import exact_json
 from replaygate.errors import WireFormatError
 from replaygate.http.envelope import body_fields, select_headers
-from replaygate.http.sse import SSEEvent
+from replaygate.http.sse import SSEEvent, event_text
 
 RESPONSE_HEADERS: frozenset[str] = frozenset(
     {
@@ -145,17 +145,15 @@ def _is_mapping(value: Any) -> bool:
 
 
 def _stream_text(events: list[Any]) -> str:
-    """The wire text of recorded ``events`` (:func:`~replaygate.http.sse.event_text` of each,
-    joined); :class:`WireFormatError` names an event that is not an object with data."""
+    """The wire text of recorded ``events`` (:func:`~replaygate.http.sse.event_text` of
+    each, joined); :class:`WireFormatError` names an event that is not an object with data."""
     texts: list[str] = []
     add = texts.append
     for i, event in enumerate(events):
         if not _is_mapping(event) or "data" not in event:
             raise WireFormatError(f"response.events[{i}]", "expected an object with data")
         data = event["data"]
-        data = (data if type(data) is str else str(data)).replace("\n", "\ndata: ")
-        name = event.get("event")
-        add(f"data: {data}\n\n" if name is None else f"event: {name}\ndata: {data}\n\n")
+        add(event_text(data if type(data) is str else str(data), event.get("event")))
     return "".join(texts)
 
 
