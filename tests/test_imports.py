@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -178,3 +179,10 @@ def test_the_pytest_plugins_load_no_store_converter_or_schema_library() -> None:
         ("jsonschema", "replaygate.fixtures.store", "replaygate.assertions.structure",
          "replaygate.models.replay", "httpx2"),
     )  # fmt: skip
+
+
+@pytest.mark.parametrize("package", ["replaygate", "replaygate.assertions", "replaygate.sampling"])
+def test_a_lazy_package_names_every_public_name_it_exports(package: str) -> None:
+    module = importlib.import_module(package)
+    assert set(module.__all__) - {"__version__"} == set(module._EXPORTS)
+    assert all(getattr(module, name) is not None for name in module.__all__)
