@@ -11,15 +11,11 @@ import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import orjson
-
 from replaygate.errors import FixtureFormatError
 from replaygate.fixtures.fingerprint import KEY_LENGTH
-from replaygate.fixtures.fixture import Fixture, from_json
+from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import PartialTailError, SampleLine, read_json_file
-from replaygate.fixtures.store.added import is_sample_line, sample_line
-from replaygate.fixtures.store.jsonl import is_plain_fixture, plain_fixture
-from replaygate.fixtures.store.strict import check_unique_keys
+from replaygate.fixtures.store.jsonl import read_line
 from replaygate.hygiene.verify_checks import KEY_RANK, Prepared, check_sample, finish, prepare
 from replaygate.hygiene.verify_problem import StoreProblem
 from replaygate.hygiene.verify_segments import Segment, segment_lines
@@ -144,22 +140,11 @@ def _read_line(
     name: str, raw: bytes, line: int
 ) -> tuple[Fixture | SampleLine, bytes | None] | None:
     """A JSONL line (its newline included, if it has one) read as
-    :func:`~replaygate.fixtures.store.iter_lines` reads it (None for a blank line),
-    and the line itself when it is exactly what ``orjson.dumps`` writes for the fixture."""
+    :func:`~replaygate.fixtures.store.jsonl.read_line` reads it (None for a blank line),
+    and the line itself when it is exactly what ``orjson.dumps`` writes for a fixture."""
     complete = raw.endswith(b"\n")
     text = raw[:-1] if complete else raw
     if not text.strip():
         return None
-    try:
-        obj = orjson.loads(text)
-    except orjson.JSONDecodeError as err:
-        if not complete:
-            raise PartialTailError(name, line, 0) from None
-        raise FixtureFormatError(name, line, f"malformed JSON: {err}") from None
-    written = orjson.dumps(obj)
-    check_unique_keys(text, obj, name, line, written)
-    if is_plain_fixture(obj):  # what from_json accepts, checked fast
-        return plain_fixture(obj, obj["request"]), text if written == text else None
-    if is_sample_line(obj):
-        return sample_line(obj, name, line), None
-    return from_json(obj, name, line), text if written == text else None
+    entry, as_written = read_line(text, name, line, complete=complete)
+    return entry, text if as_written and not isinstance(entry, SampleLine) else None
