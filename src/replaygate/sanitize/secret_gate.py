@@ -146,13 +146,12 @@ def _add_list(parts: list[Any], items: list[Any]) -> None:
         parts.append(items)
 
 
-def _keep(data: bytes) -> bool:
-    """Remember ``data`` as clean (True)."""
+def _keep(data: bytes) -> None:
+    """Remember ``data`` as clean."""
     global _clean, _clean_before
     if len(_clean) >= _CLEAN_MAX_ENTRIES:
         _clean_before, _clean = _clean, {}
     _clean[data] = None
-    return True
 
 
 def _remember(pending: list[bytes]) -> None:
@@ -227,7 +226,10 @@ def clean_written(lines: Sequence[list[bytes] | None]) -> list[bool]:
             pending.append(first)
         if pending:
             before = _clean_before
-            pending = [piece for piece in pending if piece not in before or not _keep(piece)]
+            for piece in pending:
+                if piece in before:
+                    _keep(piece)  # clean a generation ago: kept on, not searched again
+            pending = [piece for piece in pending if piece not in before]
         pendings.append(pending)
     known = [pending for pending in pendings if pending is not None]
     together = dict.fromkeys(piece for pending in known for piece in pending)
