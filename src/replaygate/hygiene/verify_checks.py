@@ -1,9 +1,10 @@
 """The checks ``replaygate verify`` makes of one line, apart from those across the store.
 
-:func:`check_fixtures` returns each fixture's problems, each with its rank among the
-problems of its line (the checks made later across the whole store rank between the
-key and the rest), and what those need: the request's identity, a digest of the
-responses and how they are read. :func:`check_sample` does the same for a sample line.
+:func:`prepare` makes the checks of one fixture that need no other, and :func:`finish`
+those of a batch together (the secret scan). Each fixture's problems come with their
+rank among the problems of its line (the checks made later across the whole store rank
+between the key and the rest), with what those need: the request's identity, a digest
+of the responses and how they are read. :func:`check_sample` does the same for a sample line.
 """
 
 from __future__ import annotations
@@ -119,23 +120,6 @@ class Prepared(NamedTuple):
     learned: tuple[tuple[bool, bytes], bytes] | None
     """What follows the line's first cut and the canonical text of the rest of the
     request there, to keep once the line is cleared (:data:`_suffixes`)."""
-
-
-def check_fixtures(
-    fixtures: Sequence[Fixture],
-    file: str,
-    require_meta: bool,
-    safe: KnownSafe,
-    written: Sequence[bytes | None] | None = None,
-) -> list[Checked]:
-    """Every problem of each of ``fixtures`` (stored in ``file``) but a duplicate.
-
-    ``written`` holds, for each, its line when that is exactly what ``orjson.dumps``
-    writes for it (else None): the line is then read as it is, not written again.
-    """
-    lines = [None] * len(fixtures) if written is None else written
-    prepared = [prepare(fixture, line) for fixture, line in zip(fixtures, lines, strict=True)]
-    return finish(prepared, file, require_meta, safe)
 
 
 def prepare(fixture: Fixture, line: bytes | None) -> Prepared:
