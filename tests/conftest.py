@@ -39,19 +39,30 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 def _one_default_tls_context() -> Iterator[None]:
     """Clients built during the tests share one default TLS context.
 
-    Building one reads the whole CA bundle (about 50 ms of CPU). Each SDK client and
-    each fixture transport with a live side builds its own, a few hundred times in the
-    suite, and no test makes a TLS connection: the simulator is plain HTTP on loopback,
-    and replay blocks the network.
+    Building one reads the whole CA bundle (about 40 ms of CPU). Each SDK client, each
+    plain httpx client and each fixture transport with a live side builds its own, a few
+    hundred times in the suite, and no test makes a TLS connection: the simulator is
+    plain HTTP on loopback, and replay blocks the network.
     """
-    try:
-        import httpcore2
-    except ImportError:  # without the SDKs' transport there is nothing to share
-        yield
-        return
-    shared = functools.cache(httpcore2.default_ssl_context)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(httpcore2, "default_ssl_context", shared)
+        try:
+            import httpcore2
+        except ImportError:  # without the SDKs' transport there is nothing to share
+            pass
+        else:
+            patch.setattr(
+                httpcore2, "default_ssl_context", functools.cache(httpcore2.default_ssl_context)
+            )
+        try:
+            from httpx._transports import default as httpx_transports
+        except ImportError:
+            pass
+        else:  # the transports call it by this name, with hashable arguments by default
+            patch.setattr(
+                httpx_transports,
+                "create_ssl_context",
+                functools.cache(httpx_transports.create_ssl_context),
+            )
         yield
 
 

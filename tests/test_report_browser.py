@@ -11,6 +11,7 @@ import json
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,26 +30,37 @@ pytest.importorskip("matplotlib", reason="the report needs the report extra (mat
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.xdist_group("browser"),  # one worker runs them all: chromium starts once
     pytest.mark.skipif(
         CHROMIUM is None,
         reason="chromium is not installed (Debian: apt-get install -y chromium)",
     ),
 ]
 TITLES = ["Metrics over time", "Weekly pass rate per assertion", "Fixture age histogram"]
-# Appended to a copy of the report: writes what the browser laid out into the DOM.
+# The page the browser opens: each report in a frame of its own, one under the other,
+# and a probe that writes what the browser laid out in each frame into the DOM.
+FRAME = '<iframe id="runs-{runs}" srcdoc="{page}" width="{width}" height="{height}"></iframe>'
 PROBE = """
-<pre id="render-check"></pre>
+<pre id="render-check" hidden></pre>
 <script>
-const plots = [...document.querySelectorAll("figure svg")].map((svg) => {
-  const box = svg.getBoundingClientRect();
-  return {title: svg.querySelector("title").textContent, width: box.width, height: box.height,
-          shapes: svg.querySelectorAll("path, rect, line, use").length,
-          texts: [...svg.querySelectorAll("text")].map((t) => t.textContent)};
+window.addEventListener("load", () => {
+  const frames = {};
+  for (const frame of document.querySelectorAll("iframe")) {
+    const page = frame.contentDocument;
+    const plots = [...page.querySelectorAll("figure svg")].map((svg) => {
+      const box = svg.getBoundingClientRect();
+      return {title: svg.querySelector("title").textContent, width: box.width,
+              height: box.height, shapes: svg.querySelectorAll("path, rect, line, use").length,
+              texts: [...svg.querySelectorAll("text")].map((t) => t.textContent)};
+    });
+    frames[frame.id] = {plots, text: page.body.innerText};
+  }
+  document.getElementById("render-check").textContent = JSON.stringify(frames);
 });
-const text = document.body.innerText;
-document.getElementById("render-check").textContent = JSON.stringify({plots, text});
 </script>
 """
+WIDTH, HEIGHT = 1200, 2400
+"""The size of each report's frame, and so of its part of the screenshot."""
 
 
 def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -106,31 +118,64 @@ def write_history_report(folder: Path, runs: int) -> Path:
 RUNS = (1, 3, 12)
 
 
+@dataclass(frozen=True)
+class Rendered:
+    """What one browser run of the reports of :data:`RUNS` gave, frame by frame."""
+
+    probe: dict[str, Any]
+    screenshot: Path
+
+    def plots(self, runs: int) -> list[dict[str, Any]]:
+        """The plots of the report of ``runs`` runs: titles, sizes, shapes and texts."""
+        plots: list[dict[str, Any]] = self.probe[f"runs-{runs}"]["plots"]
+        return plots
+
+    def text(self, runs: int) -> str:
+        """The text of the report of ``runs`` runs, as the browser laid it out."""
+        text: str = self.probe[f"runs-{runs}"]["text"]
+        return text
+
+
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
-    """Reports of 1, 3 and 12 runs, read (never changed) by the browser checks."""
-    return {
-        runs: write_history_report(tmp_path_factory.mktemp(f"report{runs}"), runs) for runs in RUNS
-    }
-
-
-def rendered(page: Path, tmp_path: Path) -> tuple[list[dict[str, Any]], str]:
-    """What the browser laid out: the plots' titles, sizes and shapes, and the page text."""
-    probed = tmp_path / "probed.html"
-    probed.write_text(page.read_text("utf-8").replace("</body>", PROBE + "</body>"), "utf-8")
-    done = chromium(tmp_path, "--dump-dom", probed.as_uri())
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Rendered:
+    """The reports of 1, 3 and 12 runs in one page, opened in one browser run that both
+    dumps the probed DOM and takes a screenshot (chromium starts once, not per check)."""
+    folder = tmp_path_factory.mktemp("reports")
+    frames = [
+        FRAME.format(
+            runs=runs,
+            page=html.escape(
+                write_history_report(folder / f"report{runs}", runs).read_text("utf-8")
+            ),
+            width=WIDTH,
+            height=HEIGHT,
+        )
+        for runs in RUNS
+    ]
+    page = folder / "reports.html"
+    page.write_text(
+        "<!doctype html><html><head><style>html{overflow:hidden}body{margin:0}"
+        "iframe{display:block;border:0}"
+        f"</style></head><body>{''.join(frames)}{PROBE}</body></html>",
+        "utf-8",
+    )
+    shot = folder / "reports.png"
+    done = chromium(
+        folder,
+        "--dump-dom",
+        f"--screenshot={shot}",
+        f"--window-size={WIDTH},{HEIGHT * len(RUNS)}",
+        page.as_uri(),
+    )
     assert done.returncode == 0, done.stderr[-2000:]
-    found = re.search(r'<pre id="render-check">(.*?)</pre>', done.stdout, re.DOTALL)
+    found = re.search(r'<pre id="render-check" hidden="">(.*?)</pre>', done.stdout, re.DOTALL)
     assert found, done.stdout[-2000:]
-    probe = json.loads(html.unescape(found.group(1)))
-    return probe["plots"], probe["text"]
+    return Rendered(json.loads(html.unescape(found.group(1))), shot)
 
 
 @pytest.mark.parametrize("runs", RUNS)
-def test_the_plots_render_with_their_titles_and_a_size(
-    reports: dict[int, Path], runs: int, tmp_path: Path
-) -> None:
-    plots, _ = rendered(reports[runs], tmp_path)
+def test_the_plots_render_with_their_titles_and_a_size(rendered: Rendered, runs: int) -> None:
+    plots = rendered.plots(runs)
     assert [p["title"] for p in plots] == TITLES
     for plot in plots:
         assert plot["width"] > 300 and plot["height"] > 100, plot
@@ -139,14 +184,12 @@ def test_the_plots_render_with_their_titles_and_a_size(
     assert success_labels == (runs < 10), "few runs carry their values, many do not"
 
 
-def test_the_page_says_what_failed_and_what_counted_in_words(
-    reports: dict[int, Path], tmp_path: Path
-) -> None:
-    _, one = rendered(reports[1], tmp_path)
+def test_the_page_says_what_failed_and_what_counted_in_words(rendered: Rendered) -> None:
+    one = rendered.text(1)
     assert "from 1 distinct recording." in one
     assert "none failed in 5 samples" in one
     assert "1 distinct recording in the history; maintenance signals need at least 3" in one
-    _, twelve = rendered(reports[12], tmp_path)
+    twelve = rendered.text(12)
     assert "from 4 distinct recordings (12 runs: replays of the same answers count once)" in twelve
     assert "pass: 4 of 5 samples passed, floor 4" in twelve  # the 12th run replays PASSES[3]
     assert "citations: 4 of 5 samples passed, floor 4" in twelve
@@ -154,16 +197,12 @@ def test_the_page_says_what_failed_and_what_counted_in_words(
 
 
 @pytest.mark.parametrize("runs", RUNS)
-def test_the_screenshot_shows_the_plots(
-    reports: dict[int, Path], runs: int, tmp_path: Path
-) -> None:
+def test_the_screenshot_shows_the_plots(rendered: Rendered, runs: int) -> None:
     image_module = pytest.importorskip("PIL.Image", reason="Pillow reads the screenshot")
-    shot = tmp_path / f"report-{runs}-runs.png"
-    page = reports[runs].as_uri()
-    done = chromium(tmp_path, f"--screenshot={shot}", "--window-size=1200,2400", page)
-    assert done.returncode == 0, done.stderr[-2000:]
-    with image_module.open(shot) as image:
-        gray = image.convert("L")
+    top = RUNS.index(runs) * HEIGHT  # this report's frame
+    with image_module.open(rendered.screenshot) as image:
+        assert image.size == (WIDTH, HEIGHT * len(RUNS))
+        gray = image.crop((0, top, WIDTH, top + HEIGHT)).convert("L")
         width, height = gray.size
         lower = gray.crop((0, height // 2, width, height))  # where the plots are
         histogram = lower.histogram()
