@@ -8,7 +8,9 @@ real API hosts, or at :data:`UNUSED_LOOPBACK` for a framework that shapes reques
 by host) and checks the three results are equal; :func:`assert_one_miss` runs the
 recipe with one word of the prompt changed and checks the miss reaches the test
 once, after exactly one send, whatever retries the framework has turned on;
-:func:`assert_retry_replayed_at_once` replays a recorded 429-then-200.
+:func:`assert_retry_replayed_at_once` records a 429-then-200 and replays it;
+:func:`assert_recipe_replays` is the first three in one, and :func:`matrix_cases` and
+:func:`retry_cases` make a test's parameters, each marked with its support-matrix cell.
 """
 
 from __future__ import annotations
@@ -146,11 +148,59 @@ def replay_timed(store: Path, run: Callable[[Hosts], T], hosts: Hosts) -> tuple[
 
 
 def assert_retry_replayed_at_once(
-    store: Path, run: Callable[[Hosts], T], expected: T, hosts: Hosts = Hosts()
+    store: Path,
+    run: Callable[[Hosts], object],
+    hosts: Hosts = Hosts(),
+    *,
+    behavior: Behavior | None = None,
 ) -> None:
-    """A recorded 429-then-200 replays as two sends, the same result, and no wait."""
+    """A 429-then-200 recorded from the simulator replays as two sends, the recorded
+    result, and no wait."""
+    expected = record(store, run, behavior=behavior, faults=["429", None])
     replay_timed(store, run, hosts)  # the first replay warms the framework's caches
     result, elapsed, sent = replay_timed(store, run, hosts)
     assert sent == 2, f"expected the 429 and its retry, the client sent {sent} request(s)"
     assert result == expected
     assert elapsed < NO_SLEEP, f"the replayed retry waited: {elapsed:.2f} s"
+
+
+def assert_recipe_replays(
+    store: Path,
+    run: Callable[[Hosts], object],
+    expected: object,
+    miss: Callable[[Hosts], object],
+    *,
+    hosts: Hosts = Hosts(),
+    behavior: Behavior | None = None,
+    raises: type[BaseException] | tuple[type[BaseException], ...] = FixtureMismatchError,
+) -> BaseException:
+    """What every recipe is held to: ``run`` records ``expected`` from the simulator,
+    replays it offline three times, and ``miss`` (the same run, one word of the prompt
+    changed) fails once (:func:`assert_one_miss`, whose error it returns)."""
+    assert record(store, run, behavior=behavior) == expected
+    assert replay_three_times(store, run, hosts) == expected
+    return assert_one_miss(store, miss, raises=raises, hosts=hosts)
+
+
+Cell = tuple[str, Callable[..., object], object]
+"""A cell of the support matrix a recipe covers: the column, the recipe, what it returns."""
+
+
+def matrix_cases(rows: Mapping[str, str], cells: Sequence[Cell]) -> list[Any]:
+    """``(name, recipe, expected)`` parameters, one per row of ``rows`` (a name, such as
+    a provider, and its row in the support matrix) and cell, marked with that cell."""
+    return [
+        pytest.param(
+            name, recipe, expected, marks=pytest.mark.matrix(row, cell), id=f"{name}-{cell}"
+        )
+        for name, row in rows.items()
+        for cell, recipe, expected in cells
+    ]
+
+
+def retry_cases(rows: Mapping[str, str]) -> list[Any]:
+    """One parameter per row of ``rows``, marked with the row's ``retry`` cell."""
+    return [
+        pytest.param(name, marks=pytest.mark.matrix(row, "retry"), id=name)
+        for name, row in rows.items()
+    ]

@@ -32,10 +32,11 @@ from tests_frameworks.harness import (
     QUESTION,
     UNUSED_LOOPBACK,
     Hosts,
-    assert_one_miss,
+    assert_recipe_replays,
     assert_retry_replayed_at_once,
+    matrix_cases,
     record,
-    replay_three_times,
+    retry_cases,
     weather,
 )
 
@@ -96,38 +97,28 @@ def in_async(provider: str, hosts: Hosts, question: str = QUESTION) -> tuple[str
 
 
 ECHO = f"echo: {QUESTION}"
-CASES = [
-    pytest.param(
-        provider, recipe, expected, marks=pytest.mark.matrix(row, cell), id=f"{provider}-{cell}"
-    )
-    for provider, row in PROVIDERS.items()
-    for cell, recipe, expected in (
+CASES = matrix_cases(
+    PROVIDERS,
+    (
         ("plain", plain, ECHO),
         ("stream", streamed, ECHO),
         ("tools", with_tools, [("get_weather", {"city": "Paris"})]),
         ("async", in_async, (ECHO, ECHO)),
-    )
-]
+    ),
+)
 
 
 @pytest.mark.parametrize(("provider", "recipe", "expected"), CASES)
 def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
     store: Path, provider: str, recipe: Callable[..., object], expected: object
 ) -> None:
-    run = partial(recipe, provider)
-    assert record(store, run) == expected
-    assert replay_three_times(store, run, UNUSED_LOOPBACK) == expected
-    assert_one_miss(store, partial(recipe, provider, question=CHANGED), hosts=UNUSED_LOOPBACK)
+    run, miss = partial(recipe, provider), partial(recipe, provider, question=CHANGED)
+    assert_recipe_replays(store, run, expected, miss, hosts=UNUSED_LOOPBACK)
 
 
-@pytest.mark.parametrize(
-    "provider",
-    [pytest.param(p, marks=pytest.mark.matrix(row, "retry"), id=p) for p, row in PROVIDERS.items()],
-)
+@pytest.mark.parametrize("provider", retry_cases(PROVIDERS))
 def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
-    run = partial(plain, provider)
-    expected = record(store, run, faults=["429", None])
-    assert_retry_replayed_at_once(store, run, expected, UNUSED_LOOPBACK)
+    assert_retry_replayed_at_once(store, partial(plain, provider), UNUSED_LOOPBACK)
 
 
 def test_with_retry_left_to_its_default_resends_a_miss(store: Path) -> None:

@@ -26,10 +26,9 @@ from tests_frameworks.harness import (
     GPT,
     QUESTION,
     Hosts,
-    assert_one_miss,
+    assert_recipe_replays,
     assert_retry_replayed_at_once,
-    record,
-    replay_three_times,
+    matrix_cases,
 )
 
 PROVIDERS = {"anthropic": "Anthropic model", "openai": "OpenAI model"}
@@ -152,18 +151,15 @@ def routed_async(provider: str, hosts: Hosts, question: str = QUESTION) -> str |
 
 
 ECHO = f"echo: {QUESTION}"
-CASES = [
-    pytest.param(
-        provider, recipe, expected, marks=pytest.mark.matrix(row, cell), id=f"{provider}-{cell}"
-    )
-    for provider, row in PROVIDERS.items()
-    for cell, recipe, expected in (
+CASES = matrix_cases(
+    PROVIDERS,
+    (
         ("plain", plain, ECHO),
         ("stream", streamed, ECHO),
         ("tools", with_tools, [("weather", {"city": "Paris"})]),
         ("async", in_async, (ECHO, ECHO)),
-    )
-] + [
+    ),
+) + [
     pytest.param(provider, recipe, expected, marks=pytest.mark.matrix(row, *cells), id=ident)
     for provider, row in ROUTED.items()
     for ident, cells, recipe, expected in (
@@ -178,11 +174,8 @@ CASES = [
 def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
     store: Path, provider: str, recipe: Callable[..., object], expected: object
 ) -> None:
-    run = partial(recipe, provider)
-    assert record(store, run) == expected
-    assert replay_three_times(store, run) == expected
-    miss = partial(recipe, provider, question=CHANGED)
-    assert_one_miss(store, miss, raises=MISS_RAISES)
+    run, miss = partial(recipe, provider), partial(recipe, provider, question=CHANGED)
+    assert_recipe_replays(store, run, expected, miss, raises=MISS_RAISES)
 
 
 @pytest.mark.parametrize(
@@ -196,6 +189,4 @@ def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
 def test_replayed_429_is_retried_at_once(
     store: Path, provider: str, recipe: Callable[..., object]
 ) -> None:
-    run = partial(recipe, provider)
-    expected = record(store, run, faults=["429", None])
-    assert_retry_replayed_at_once(store, run, expected)
+    assert_retry_replayed_at_once(store, partial(recipe, provider))

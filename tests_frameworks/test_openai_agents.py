@@ -44,10 +44,11 @@ from tests_frameworks.harness import (
     QUESTION,
     UNUSED_LOOPBACK,
     Hosts,
-    assert_one_miss,
+    assert_recipe_replays,
     assert_retry_replayed_at_once,
+    matrix_cases,
     record,
-    replay_three_times,
+    retry_cases,
     weather,
 )
 
@@ -122,36 +123,28 @@ def in_async(api: str, hosts: Hosts, question: str = QUESTION) -> str:
 
 ECHO = f"echo: {QUESTION}"
 TOOL_ANSWER = "The tool says: sunny in Paris"
-CASES = [
-    pytest.param(api, recipe, expected, marks=pytest.mark.matrix(row, cell), id=f"{api}-{cell}")
-    for api, row in APIS.items()
-    for cell, recipe, expected in (
+CASES = matrix_cases(
+    APIS,
+    (
         ("plain", plain, ECHO),
         ("stream", streamed, (ECHO, ECHO)),
         ("tools", with_tools, TOOL_ANSWER),
         ("async", in_async, TOOL_ANSWER),
-    )
-]
+    ),
+)
 
 
 @pytest.mark.parametrize(("api", "recipe", "expected"), CASES)
 def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
     store: Path, api: str, recipe: Callable[..., object], expected: object
 ) -> None:
-    run = partial(recipe, api)
-    assert record(store, run) == expected
-    assert replay_three_times(store, run, UNUSED_LOOPBACK) == expected
-    assert_one_miss(store, partial(recipe, api, question=CHANGED), hosts=UNUSED_LOOPBACK)
+    run, miss = partial(recipe, api), partial(recipe, api, question=CHANGED)
+    assert_recipe_replays(store, run, expected, miss, hosts=UNUSED_LOOPBACK)
 
 
-@pytest.mark.parametrize(
-    "api",
-    [pytest.param(a, marks=pytest.mark.matrix(row, "retry"), id=a) for a, row in APIS.items()],
-)
+@pytest.mark.parametrize("api", retry_cases(APIS))
 def test_replayed_429_is_retried_at_once(store: Path, api: str) -> None:
-    run = partial(plain, api)
-    expected = record(store, run, faults=["429", None])
-    assert_retry_replayed_at_once(store, run, expected, UNUSED_LOOPBACK)
+    assert_retry_replayed_at_once(store, partial(plain, api), UNUSED_LOOPBACK)
 
 
 def miss_key(store: Path, run_config: RunConfig | None) -> str:

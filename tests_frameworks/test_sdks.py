@@ -23,10 +23,10 @@ from tests_frameworks.harness import (
     GPT,
     QUESTION,
     Hosts,
-    assert_one_miss,
+    assert_recipe_replays,
     assert_retry_replayed_at_once,
-    record,
-    replay_three_times,
+    matrix_cases,
+    retry_cases,
 )
 
 PROVIDERS = {"anthropic": "anthropic SDK", "openai": "openai SDK"}
@@ -88,35 +88,25 @@ def in_async(provider: str, hosts: Hosts, question: str = QUESTION) -> str:
 
 
 ECHO = f"echo: {QUESTION}"
-CASES = [
-    pytest.param(
-        provider, recipe, expected, marks=pytest.mark.matrix(row, cell), id=f"{provider}-{cell}"
-    )
-    for provider, row in PROVIDERS.items()
-    for cell, recipe, expected in (
+CASES = matrix_cases(
+    PROVIDERS,
+    (
         ("plain", plain, ECHO),
         ("stream", streamed, ECHO),
         ("tools", with_tools, [("weather", {"city": "Paris"})]),
         ("async", in_async, ECHO),
-    )
-]
+    ),
+)
 
 
 @pytest.mark.parametrize(("provider", "recipe", "expected"), CASES)
 def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
     store: Path, provider: str, recipe: Callable[..., object], expected: object
 ) -> None:
-    run = partial(recipe, provider)
-    assert record(store, run) == expected
-    assert replay_three_times(store, run) == expected
-    assert_one_miss(store, partial(recipe, provider, question=CHANGED))
+    run, miss = partial(recipe, provider), partial(recipe, provider, question=CHANGED)
+    assert_recipe_replays(store, run, expected, miss)
 
 
-@pytest.mark.parametrize(
-    "provider",
-    [pytest.param(p, marks=pytest.mark.matrix(row, "retry"), id=p) for p, row in PROVIDERS.items()],
-)
+@pytest.mark.parametrize("provider", retry_cases(PROVIDERS))
 def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
-    run = partial(plain, provider)
-    expected = record(store, run, faults=["429", None])
-    assert_retry_replayed_at_once(store, run, expected)
+    assert_retry_replayed_at_once(store, partial(plain, provider))
