@@ -23,15 +23,15 @@ demo: $(STAMP)
 
 # The whole suite, as CI runs it; prints the 15 slowest tests.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=15
+	$(BIN)/python -m pytest -n 2 -q --durations=15
 
 # The inner loop: everything but the end-to-end tests marked slow.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -m "not slow"
+	$(BIN)/python -m pytest -n 2 -q -m "not slow"
 
 # The whole suite with 500 examples per property test instead of 25.
 test-thorough: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=15 --hypothesis-profile=thorough
+	$(BIN)/python -m pytest -n 2 -q --durations=15 --hypothesis-profile=thorough
 
 # The built wheel in a new environment with only its declared dependencies, then the
 # "your own project" page done as written in it (tests_newcomer/).

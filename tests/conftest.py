@@ -29,6 +29,11 @@ import pytest
 from hypothesis import settings
 
 pytest_plugins = ("pytester",)
+# pytest-recording is not loaded here (pyproject.toml's addopts), but the projects the
+# tests run in process load it, and it asks for vcr.matchers' asserts to be rewritten:
+# asked here too, before any test imports vcr, so that they need not warn that it was
+# imported without.
+pytest.register_assert_rewrite("vcr.matchers")
 
 settings.register_profile("quick", max_examples=25, deadline=None)
 settings.register_profile("thorough", max_examples=500, deadline=None)

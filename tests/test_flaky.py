@@ -7,6 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from nested_pytest import UNUSED_PLUGINS
 from replaygate.cli.assert_cmds import flaky
 from replaygate.sampling.flaky import ADVICE, FlakyTest, find_flaky
 
@@ -92,7 +93,7 @@ def test_the_cli_lists_flaky_tests_and_exits_1(
     pytester.makepyfile(test_counter_file=FLAKY, test_stable=STABLE)
     monkeypatch.chdir(pytester.path)
     result = CliRunner().invoke(
-        flaky, ["--", "-q", "-p", "no:cacheprovider", "test_counter_file.py"]
+        flaky, ["--", "-q", "-p", "no:cacheprovider", *UNUSED_PLUGINS, "test_counter_file.py"]
     )
     assert result.exit_code == 1, result.output
     assert result.output.endswith(
@@ -108,7 +109,8 @@ def test_the_cli_without_flaky_tests_keeps_pytests_exit_code(
 ) -> None:
     pytester.makepyfile(test_stable=STABLE)
     monkeypatch.chdir(pytester.path)
-    result = CliRunner().invoke(flaky, ["--runs", "2", "--", "-q", "-p", "no:cacheprovider"])
+    options = ["-q", "-p", "no:cacheprovider", *UNUSED_PLUGINS]
+    result = CliRunner().invoke(flaky, ["--runs", "2", "--", *options])
     assert result.exit_code == 1, result.output
     assert result.output.endswith(
         "replaygate flaky: no flaky test among 2 run 2 times\n"

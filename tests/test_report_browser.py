@@ -30,7 +30,6 @@ pytest.importorskip("matplotlib", reason="the report needs the report extra (mat
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.xdist_group("browser"),  # one worker runs them all: chromium starts once
     pytest.mark.skipif(
         CHROMIUM is None,
         reason="chromium is not installed (Debian: apt-get install -y chromium)",
@@ -136,11 +135,9 @@ class Rendered:
         return text
 
 
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory: pytest.TempPathFactory) -> Rendered:
+def render(folder: Path) -> Rendered:
     """The reports of 1, 3 and 12 runs in one page, opened in one browser run that both
-    dumps the probed DOM and takes a screenshot (chromium starts once, not per check)."""
-    folder = tmp_path_factory.mktemp("reports")
+    dumps the probed DOM and takes a screenshot."""
     frames = [
         FRAME.format(
             runs=runs,
@@ -173,8 +170,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> Rendered:
     return Rendered(json.loads(html.unescape(found.group(1))), shot)
 
 
-@pytest.mark.parametrize("runs", RUNS)
-def test_the_plots_render_with_their_titles_and_a_size(rendered: Rendered, runs: int) -> None:
+def check_the_plots_render_with_their_titles_and_a_size(rendered: Rendered, runs: int) -> None:
     plots = rendered.plots(runs)
     assert [p["title"] for p in plots] == TITLES
     for plot in plots:
@@ -184,7 +180,7 @@ def test_the_plots_render_with_their_titles_and_a_size(rendered: Rendered, runs:
     assert success_labels == (runs < 10), "few runs carry their values, many do not"
 
 
-def test_the_page_says_what_failed_and_what_counted_in_words(rendered: Rendered) -> None:
+def check_the_page_says_what_failed_and_what_counted_in_words(rendered: Rendered) -> None:
     one = rendered.text(1)
     assert "from 1 distinct recording." in one
     assert "none failed in 5 samples" in one
@@ -196,8 +192,7 @@ def test_the_page_says_what_failed_and_what_counted_in_words(rendered: Rendered)
     assert "at its floor or one below in 3 of 4 distinct recordings" in twelve
 
 
-@pytest.mark.parametrize("runs", RUNS)
-def test_the_screenshot_shows_the_plots(rendered: Rendered, runs: int) -> None:
+def check_the_screenshot_shows_the_plots(rendered: Rendered, runs: int) -> None:
     image_module = pytest.importorskip("PIL.Image", reason="Pillow reads the screenshot")
     top = RUNS.index(runs) * HEIGHT  # this report's frame
     with image_module.open(rendered.screenshot) as image:
@@ -208,3 +203,17 @@ def test_the_screenshot_shows_the_plots(rendered: Rendered, runs: int) -> None:
         histogram = lower.histogram()
     dark = sum(histogram[:200])
     assert dark / (width * (height - height // 2)) > 0.01, "the plot area is blank"
+
+
+def test_the_reports_render_in_a_browser(tmp_path: Path, subtests: pytest.Subtests) -> None:
+    """Every check of the reports of :data:`RUNS`, each a subtest reported on its own, on
+    what one browser run laid out and drew (chromium starts once, on one worker)."""
+    rendered = render(tmp_path)
+    for runs in RUNS:
+        with subtests.test("the plots render with their titles and a size", runs=runs):
+            check_the_plots_render_with_their_titles_and_a_size(rendered, runs)
+    with subtests.test("the page says what failed and what counted in words"):
+        check_the_page_says_what_failed_and_what_counted_in_words(rendered)
+    for runs in RUNS:
+        with subtests.test("the screenshot shows the plots", runs=runs):
+            check_the_screenshot_shows_the_plots(rendered, runs)
