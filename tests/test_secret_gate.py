@@ -91,7 +91,19 @@ def _cut(fixture: dict[str, Any]) -> list[bytes] | None:
         return None
 
 
-_cut_text = st.sampled_from(['"},{"', '\\"},{\\"', "},{", 'x"},{"base64":"', "a\\"])
+_cut_text = st.sampled_from(
+    [
+        '"},{"',
+        '\\"},{\\"',
+        "},{",
+        'x"},{"base64":"',
+        "a\\",
+        '","',
+        '\\","',
+        'x","base64":"',
+        '","token":"',
+    ]
+)
 
 
 @settings(deadline=None)

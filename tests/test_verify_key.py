@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from replaygate.errors import CanonicalFormError
 from replaygate.fixtures.fingerprint import digest, fixture_key
 from replaygate.fixtures.fixture import Fixture
-from replaygate.hygiene.verify_checks import _parts
+from replaygate.fixtures.store.jsonl import read_line
 from replaygate.hygiene.verify_key import request_digest
 
 _tricky = st.sampled_from(
@@ -66,11 +66,10 @@ def test_the_digest_from_a_written_line_is_the_canonical_digest(
     except CanonicalFormError:
         key = "0123456789ab"
     fixture = Fixture(key, request, (response,), {"interface": "x"})
-    line = fixture.to_line()[:-1]
-    _, _, _, pieces = _parts(fixture, line)
-    assert pieces is not None
-    expected = _outcome(lambda: digest(request))
-    assert _outcome(lambda: request_digest(request, key, pieces)) == expected
+    read, form = read_line(fixture.to_line()[:-1], "store.jsonl", 1)
+    assert isinstance(read, Fixture) and form is not None
+    expected = _outcome(lambda: digest(read.request))
+    assert _outcome(lambda: request_digest(read.request, key, form)) == expected
 
 
 @pytest.mark.parametrize(
@@ -83,8 +82,8 @@ def test_the_digest_from_a_written_line_is_the_canonical_digest(
 )
 def test_tricky_requests(request_: dict[str, Any]) -> None:
     fixture = Fixture(fixture_key(request_), request_, ({"ok": 1},))
-    _, _, _, pieces = _parts(fixture, fixture.to_line()[:-1])
-    assert request_digest(request_, fixture.key, pieces) == digest(request_)
+    _, form = read_line(fixture.to_line()[:-1], "store.jsonl", 1)
+    assert request_digest(request_, fixture.key, form) == digest(request_)
     edited = {**request_, "extra": 1}
     assert not request_digest(edited, fixture.key).startswith(fixture.key)
 

@@ -74,3 +74,19 @@ def test_repeated_tails_never_hide_a_problem(tmp_path: Path) -> None:
         assert "GitHub token at request.messages[0].content[0].text" in found[1][1]
         assert "GitHub token at response.content[0].text" in found[2][1]
         assert "GitHub token at request.messages[1].content[1]" in found[3][1]
+
+
+def test_each_recording_time_is_checked_though_metas_differ_in_it_alone(tmp_path: Path) -> None:
+    times = ["2025-01-01T00:00:00Z", "yesterday", "2025-02-01T00:00:00Z", "", "2025-03-01"]
+    lines = []
+    for i, when in enumerate(times):
+        req = request(f"Question {i}?", 0)
+        meta = {**META, "recorded_at": when}
+        lines.append(Fixture(fixture_key(req), req, (response("An answer."),), meta).to_line())
+    store = tmp_path / "store.jsonl"
+    store.write_bytes(b"".join(lines))
+    _, problems = verify_store(store)
+    assert [(problem.line, problem.reason) for problem in problems] == [
+        (2, "meta.recorded_at 'yesterday' is not an ISO 8601 time"),
+        (4, "meta.recorded_at must be a non-empty string, got ''"),
+    ]

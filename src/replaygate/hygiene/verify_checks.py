@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import Any, NamedTuple
 
 import orjson
@@ -26,17 +27,10 @@ from replaygate.fixtures.fixture import (
     meta_problems,
 )
 from replaygate.fixtures.store import SampleLine
-from replaygate.hygiene.verify_key import (
-    CANONICAL_CUT,
-    canonical_text,
-    digest_of,
-    first_spaced,
-    spaced_pieces,
-    sure_cut,
-)
+from replaygate.hygiene.verify_key import canonical_text, digest_of
 from replaygate.hygiene.verify_replay import NO_READER, reader_of, response_problems
 from replaygate.sanitize.secret_allow import KnownSafe
-from replaygate.sanitize.secret_gate import CUT, clean_written, cut_written
+from replaygate.sanitize.secret_gate import clean_written, cut_written
 from replaygate.sanitize.secret_scan import (
     SecretFinding,
     find_each_fixture_secrets,
@@ -54,16 +48,9 @@ store (a duplicate, where a sample line applies and whether its response replays
 
 _META_CACHE_SIZE = 1024
 _meta_cache: dict[bytes, tuple[list[str], bool]] = {}
-_VERDICT_CACHE_SIZE = 4096
-_SUFFIX_CACHE_SIZE = 2048
-_suffixes: dict[tuple[bool, bytes], tuple[bytes, _Verdict]] = {}
-"""By what follows the first cut of a line whose request runs past it (and whether the
-request is an HTTP one): the canonical text of the rest of the request, and the verdict
-of the responses and meta written there; kept once the secret scan cleared the line.
-What follows a cut decides both, wherever it stands: its brackets close the request
-where they do, and the responses and meta follow."""
-_verdicts: dict[tuple[bool, bytes, bytes | None], _Verdict] = {}
-"""What a fixture's responses and meta decide, by their exact bytes (:func:`_verdict`)."""
+"""The verdict of each meta seen, by its bytes (a valid ``recorded_at`` written as
+:data:`_ANY_TIME`: it does not change the verdict, and a store's metas differ in it alone)."""
+_ANY_TIME = "2000-01-01T00:00:00Z"
 
 
 class Checked(NamedTuple):
@@ -117,57 +104,29 @@ class Prepared(NamedTuple):
     has_meta: bool
     streamed: bool
     """A response is a stream (its events are joined and scanned, clean or not)."""
-    learned: tuple[tuple[bool, bytes], bytes] | None
-    """What follows the line's first cut and the canonical text of the rest of the
-    request there, to keep once the line is cleared (:data:`_suffixes`)."""
 
 
-def prepare(fixture: Fixture, line: bytes | None) -> Prepared:
+def prepare(fixture: Fixture, line: bytes | None, form: bytes | None) -> Prepared:
     """The checks of one fixture that need no other: its key, responses and meta.
 
     ``line`` is the line it was read from when that is exactly what ``orjson.dumps``
-    writes for it (else None): it is then read as it is, not written again, and what
-    follows its first cut is looked up whole (:data:`_suffixes`).
+    writes for it, ``form`` its request's match form when it stands there verbatim
+    (both None otherwise): the line is then read as it is, not written again.
     """
     request, key = fixture.request, fixture.key
-    http = "method" in request and "path" in request
-    text, more, verdict, cut, suffix, rest = None, b"", None, None, None, None
-    at = -1 if line is None else line.find(CUT)
-    if line is not None and at > 0:
-        suffix = (http, line[at + len(CUT) :])
-        known = _suffixes.get(suffix)
-        if known is not None:
-            # The line starts as Fixture.to_line starts it, and the cut closes a string.
-            head = b'{"key":"' + key.encode() + b'","request":'
-            if at > len(head) and line.startswith(head) and sure_cut(line[at - 1 : at]):
-                text, more = first_spaced(line[len(head) : at]), known[0]
-                verdict = known[1]
-                cut = [line[:at]]  # what follows the cut is known clean
-                suffix = None
-    if verdict is None:
-        written, meta, cut, pieces = _parts(fixture, line)
-        spaced = None if pieces is None or len(pieces) < 2 else spaced_pieces(pieces)
-        if spaced is None:
-            text = canonical_text(request, pieces)
-        else:
-            text = CANONICAL_CUT.join(spaced)
-            rest = CANONICAL_CUT + CANONICAL_CUT.join(spaced[1:])
-        verdict = _verdict(fixture, http, written, meta)
-        if written is None or (meta is None and fixture.meta is not None):
-            rest = None  # its verdict was not decided by bytes
-    responses = fixture.responses
-    streamed = _streamed(responses[0]) or (len(responses) > 1 and any(map(_streamed, responses)))
     has_meta = fixture.meta is not None
     try:
-        full = digest_of(request, key, text, more)
+        full = digest_of(request, key, canonical_text(request, form))
     except CanonicalFormError as err:
-        return Prepared(key, None, str(err), None, None, None, None, None, has_meta, False, None)
-    learned = None if suffix is None or rest is None or cut is None else (suffix, rest)
+        return Prepared(key, None, str(err), None, None, None, None, None, has_meta, False)
+    verdict = _judge(fixture)
+    responses = fixture.responses
+    streamed = _streamed(responses[0]) or (len(responses) > 1 and any(map(_streamed, responses)))
     if line is None:
         return Prepared(
-            key, full, "", verdict, cut, None, fixture, fixture.meta, has_meta, streamed, None
+            key, full, "", verdict, None, None, fixture, fixture.meta, has_meta, streamed
         )
-    return Prepared(key, full, "", verdict, cut, line, None, None, has_meta, streamed, learned)
+    return Prepared(key, full, "", verdict, cut_written(line), line, None, None, has_meta, streamed)
 
 
 def finish(
@@ -196,13 +155,6 @@ def finish(
         )
         for i, secrets in zip(scanned, found, strict=True):
             findings[i] = secrets
-    for item, known in zip(kept, cleared, strict=True):
-        if known and item.learned is not None:
-            # What follows the cut holds no secret, wherever it stands.
-            if len(_suffixes) >= _SUFFIX_CACHE_SIZE:
-                _suffixes.clear()
-            suffix, rest = item.learned
-            _suffixes[suffix] = (rest, item.verdict)  # type: ignore[assignment]
     json = file.endswith(".json")
     done = iter(
         _checked(item, secrets, file, json, require_meta)
@@ -223,45 +175,6 @@ def _fixture_of(item: Prepared, file: str) -> Fixture:
 
 def _streamed(response: Any) -> bool:
     return isinstance(response, dict) and "events" in response
-
-
-def _parts(
-    fixture: Fixture, line: bytes | None
-) -> tuple[bytes | None, bytes | None, list[bytes] | None, list[bytes] | None]:
-    """The fixture's responses (a list) and meta as orjson writes them (None if it cannot),
-    its line cut by :func:`cut_written` (when the line is exactly what orjson writes), and
-    the request's text in that line cut likewise, when the line is laid out as
-    :meth:`~replaygate.fixtures.fixture.Fixture.to_line` lays it out."""
-    try:
-        responses: bytes | None = orjson.dumps(fixture.responses)
-        meta = None if fixture.meta is None else orjson.dumps(fixture.meta)
-    except TypeError:
-        return None, None, None, None
-    if line is None:
-        return responses, meta, None, None
-    pieces = cut_written(line)
-    if pieces is None or responses is None:
-        return responses, meta, pieces, None
-    head = b'{"key":"' + fixture.key.encode() + b'","request":'
-    if fixture.samples == 1:
-        tail = b',"response":' + responses[1:-1]
-    else:
-        tail = b',"responses":' + responses
-    tail += b"}" if meta is None else b',"meta":' + meta + b"}"
-    if len(head) + len(tail) >= len(line) or not line.startswith(head) or not line.endswith(tail):
-        return responses, meta, pieces, None
-    # The request stands between head and tail: its first piece starts the line's first,
-    # its last ends the piece the tail starts in (no cut straddles either edge).
-    last = len(pieces) - 1 - tail.count(CUT)
-    into = tail.find(CUT)
-    end = len(pieces[last]) - (len(tail) if into < 0 else into)
-    request = pieces[: last + 1]
-    if last == 0:
-        request[0] = request[0][len(head) : end]
-    else:
-        request[0] = request[0][len(head) :]
-        request[last] = request[last][:end]
-    return responses, meta, pieces, request
 
 
 def _checked(
@@ -295,25 +208,6 @@ def _checked(
         (OTHER_RANK, reason) for reason in _meta_problems(item, verdict, file, json, require_meta)
     )
     return Checked(problems, request, verdict.responses, verdict.reader, key_matches)
-
-
-def _verdict(fixture: Fixture, http: bool, responses: bytes | None, meta: bytes | None) -> _Verdict:
-    """How the fixture's responses are read, their digest, why one could not be replayed,
-    and what is wrong with its meta.
-
-    They depend on the responses and meta alone (and whether the request is an HTTP
-    one), so a store's fixtures that recorded the same share them, kept by their exact
-    bytes (``responses`` and ``meta`` as orjson writes them, when it can).
-    """
-    if responses is None or (meta is None and fixture.meta is not None):
-        return _judge(fixture)
-    known = (http, responses, meta)
-    verdict = _verdicts.get(known)
-    if verdict is None:
-        if len(_verdicts) >= _VERDICT_CACHE_SIZE:
-            _verdicts.clear()
-        verdict = _verdicts[known] = _judge(fixture)
-    return verdict
 
 
 def _judge(fixture: Fixture) -> _Verdict:
@@ -376,10 +270,11 @@ def _meta_problems(
 def _meta_verdict(meta: dict[str, object]) -> tuple[list[str], bool]:
     """:func:`meta_problems` of ``meta``, and whether it can name a folder.
 
-    A store's fixtures share a few metas, so each verdict is kept by the meta's bytes.
+    A store's fixtures share a few metas but for their recording time, so each verdict
+    is kept by the meta's bytes with a valid ``recorded_at`` written as :data:`_ANY_TIME`.
     """
     try:
-        known = orjson.dumps(meta)
+        known = orjson.dumps({**meta, "recorded_at": _ANY_TIME} if _timed(meta) else meta)
     except TypeError:
         return meta_problems(meta), folder_name_problem(meta) is None
     verdict = _meta_cache.get(known)
@@ -388,3 +283,15 @@ def _meta_verdict(meta: dict[str, object]) -> tuple[list[str], bool]:
             _meta_cache.clear()
         verdict = _meta_cache[known] = (meta_problems(meta), folder_name_problem(meta) is None)
     return list(verdict[0]), verdict[1]
+
+
+def _timed(meta: dict[str, object]) -> bool:
+    """Whether ``meta.recorded_at`` is a valid time (any other valid one gives the same verdict)."""
+    when = meta.get("recorded_at")
+    if type(when) is not str or not when:
+        return False
+    try:
+        datetime.fromisoformat(when)
+    except ValueError:
+        return False
+    return True

@@ -31,45 +31,43 @@ _SURE = frozenset(bytes([byte]) for byte in range(256)) - {b"\\", b":", b",", b"
 """What the quote a cut starts with can only close a string after: not a backslash (it
 would be escaped), nor what stands before a string's first quote (it would open one)."""
 _TO_SEPARATOR = re.compile(rb'(?:"[^"\\]*+(?:\\.[^"\\]*+)*+"|[^",:"]++)*+[,:]')
+_BACKSLASH = ord("\\")
 _CACHE_SIZE = 8192
 _inner: dict[bytes, bytes] = {}
 """Canonical text of a later piece (it starts inside a key)."""
 
 
-def request_digest(request: Any, key: str, pieces: list[bytes] | None = None) -> str:
+def request_digest(request: Any, key: str, compact: bytes | None = None) -> str:
     """The SHA-256 hex digest of ``request``'s canonical text, confirmed as the replay does.
 
-    ``pieces``, when given, is the compact text the request was read from (its keys in
-    any order: the digest decides), cut at :data:`CUT`. Raises
+    ``compact``, when given, is orjson's compact text of the request with its keys
+    sorted (its match form, as a line written by the store holds it). Raises
     :class:`~replaygate.errors.CanonicalFormError` when the request has no canonical form.
     """
-    return digest_of(request, key, canonical_text(request, pieces))
+    return digest_of(request, key, canonical_text(request, compact))
 
 
-def digest_of(request: Any, key: str, text: bytes | None, more: bytes = b"") -> str:
-    """The digest of ``text`` and ``more`` when it starts with ``key`` (they are then
-    taken as the canonical text of ``request``), else the json module's digest of it."""
+def digest_of(request: Any, key: str, text: bytes | None) -> str:
+    """The digest of ``text`` when it starts with ``key`` (it is then taken as the
+    canonical text of ``request``), else the json module's digest of it."""
     if text is not None:
-        sha = hashlib.sha256(text)
-        if more:
-            sha.update(more)
-        full = sha.hexdigest()
+        full = hashlib.sha256(text).hexdigest()
         if full.startswith(key):
             return full
     return digest(request)
 
 
-def canonical_text(request: Any, pieces: list[bytes] | None = None) -> bytes | None:
+def canonical_text(request: Any, compact: bytes | None = None) -> bytes | None:
     """orjson's canonical text of ``request`` (None if orjson cannot write it), from
-    ``pieces`` as for :func:`request_digest` when given."""
-    if pieces is None:
+    ``compact`` as for :func:`request_digest` when given."""
+    if compact is None:
         try:
             compact = orjson.dumps(request, option=orjson.OPT_SORT_KEYS)
         except (TypeError, RecursionError):
             return None
-        pieces = compact.split(CUT)
+    pieces = compact.split(CUT)
     if len(pieces) == 1:
-        return _spaced(pieces[0])
+        return _spaced(compact)
     spaced = spaced_pieces(pieces)
     return orjson_canonical(request) if spaced is None else CANONICAL_CUT.join(spaced)
 
@@ -99,11 +97,6 @@ def first_spaced(piece: bytes) -> bytes:
     return _spaced(piece + b'"')[:-1]
 
 
-def sure_cut(piece: bytes) -> bool:
-    """Whether a cut after ``piece`` (the text before it) stands between two strings."""
-    return piece[-1:] in _SURE
-
-
 def _learn(table: dict[bytes, bytes], piece: bytes, canonical: bytes) -> bytes:
     if len(table) >= _CACHE_SIZE:
         table.clear()
@@ -120,7 +113,7 @@ def _spaced(text: bytes) -> bytes:
     one (strings taken whole), so the matches cover the text and end at its separators;
     a ``,`` added at the end closes the last.
     """
-    if b"\\" in text:
+    if _BACKSLASH in text:
         return b" ".join(_TO_SEPARATOR.findall(text + b","))[:-1]
     parts = text.split(b'"')
     outside = b'"'.join(parts[0::2]).replace(b",", b", ").replace(b":", b": ")

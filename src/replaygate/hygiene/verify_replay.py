@@ -14,10 +14,14 @@ from typing import Any
 from replaygate.errors import WireFormatError
 from replaygate.http.recorded import replayed
 from replaygate.models.providers import INTERFACES
+from replaygate.models.types import STOP_REASONS
 
 NO_READER, HTTP_READER = 0, 1
 _NAMES = sorted(INTERFACES)
 _CODES = {name: code for code, name in enumerate(_NAMES, start=2)}
+ANTHROPIC_READER = _CODES["anthropic.messages"]
+_STOPS = frozenset((*STOP_REASONS, "pause_turn"))
+_TOKENS = ("input_tokens", "output_tokens")
 
 
 def reader_of(request: Mapping[str, Any], meta: Mapping[str, Any] | None) -> int:
@@ -42,6 +46,8 @@ def response_problems(response: Any, where: str, reader: int) -> Iterator[str]:
     """Why ``response`` (at ``where``) could not be replayed by ``reader``, if it could not."""
     if response is None or reader == NO_READER:
         return
+    if reader == ANTHROPIC_READER and type(response) is dict and plain_anthropic(response):
+        return
     interface = None if reader == HTTP_READER else INTERFACES[_NAMES[reader - 2]]
     try:
         if interface is None:
@@ -54,3 +60,39 @@ def response_problems(response: Any, where: str, reader: int) -> Iterator[str]:
         kind = "an HTTP" if interface is None else f"a valid {interface.name}"
         detail = err.path.replace("response", where, 1)
         yield f"{where} is not {kind} response: {detail}: {err.reason}"
+
+
+def plain_anthropic(response: dict[str, Any]) -> bool:
+    """Whether ``response`` is plainly a Messages API response the converter reads: a list
+    of content blocks, each an object with a string ``type`` (a text block with its
+    text, a tool call with its id, name and input), a known ``stop_reason`` and integer
+    token counts, or none. False means "not known": the converter decides, and says why.
+    """
+    blocks, usage, stop = (
+        response.get("content"),
+        response.get("usage"),
+        response.get("stop_reason"),
+    )
+    if type(blocks) is not list or (
+        stop is not None and (type(stop) is not str or stop not in _STOPS)
+    ):
+        return False
+    if usage is not None and (
+        type(usage) is not dict
+        or any(usage.get(name) is not None and type(usage.get(name)) is not int for name in _TOKENS)
+    ):
+        return False
+    return all(type(block) is dict and _plain_block(block) for block in blocks)
+
+
+def _plain_block(block: dict[str, Any]) -> bool:
+    kind = block.get("type")
+    if kind == "text":
+        return type(block.get("text")) is str
+    if kind == "tool_use":
+        return (
+            type(block.get("id")) is str
+            and type(block.get("name")) is str
+            and type(block.get("input")) is dict
+        )
+    return type(kind) is str

@@ -55,7 +55,7 @@ def check_segment(segment: Segment, require_meta: bool, safe: KnownSafe) -> Segm
     name = segment.file
     if name.endswith(".json"):
         try:
-            batch.add(0, read_json_file(Path(name)), None)
+            batch.add(0, read_json_file(Path(name)), None, None)
         except FixtureFormatError as err:
             batch.problem(StoreProblem(err.file, err.line, err.reason))
         return batch.done()
@@ -88,8 +88,13 @@ class _Batch:
         self.lines: list[int] = []
         self.prepared: list[Prepared] = []
 
-    def add(self, line: int, entry: Fixture | SampleLine, written: bytes | None) -> None:
-        """A fixture joins the batch; a sample line is checked at once, after the batch."""
+    def add(
+        self, line: int, entry: Fixture | SampleLine, written: bytes | None, form: bytes | None
+    ) -> None:
+        """A fixture joins the batch; a sample line is checked at once, after the batch.
+
+        ``written`` and ``form`` are the fixture's line and its request's match form
+        when the line is exactly as the store writes it (:func:`.prepare`)."""
         if isinstance(entry, SampleLine):
             self.flush()
             result = self.result
@@ -98,7 +103,7 @@ class _Batch:
                 result.problems.append((rank, StoreProblem(result.segment.file, line, reason)))
             return
         self.lines.append(line)
-        self.prepared.append(prepare(entry, written))
+        self.prepared.append(prepare(entry, written, form))
         if len(self.lines) >= BATCH:
             self.flush()
 
@@ -138,13 +143,14 @@ class _Batch:
 
 def _read_line(
     name: str, raw: bytes, line: int
-) -> tuple[Fixture | SampleLine, bytes | None] | None:
+) -> tuple[Fixture | SampleLine, bytes | None, bytes | None] | None:
     """A JSONL line (its newline included, if it has one) read as
     :func:`~replaygate.fixtures.store.jsonl.read_line` reads it (None for a blank line),
-    and the line itself when it is exactly what ``orjson.dumps`` writes for a fixture."""
+    with the line itself and its request's match form when the line is a fixture exactly
+    as the store writes it."""
     complete = raw.endswith(b"\n")
     text = raw[:-1] if complete else raw
     if not text.strip():
         return None
-    entry, as_written = read_line(text, name, line, complete=complete)
-    return entry, text if as_written and not isinstance(entry, SampleLine) else None
+    entry, form = read_line(text, name, line, complete=complete)
+    return entry, None if form is None else text, form

@@ -73,6 +73,8 @@ _BEFORE = re.compile(
 )
 _NAMED = re.compile(rb"(?:%s)[a-z0-9_.\-]*[=:]" % b"|".join(_WORDS))
 _WINDOW = 64
+_BACKSLASH, _EQUALS, _COLON = b"\\=:"
+"""Single bytes, looked for as integers (``b"x" in data`` raises and catches a TypeError first)."""
 _ID = re.compile("(?:" + "|".join(re.escape(p) for p in VOLATILE_PREFIXES) + r")[A-Za-z0-9_\-]+")
 _MODEL_ID = re.compile(
     r"(?i)(?:claude|gpt|chatgpt|o[0-9]|gemini|text-embedding)[-.][A-Za-z0-9.\-]+"
@@ -159,7 +161,7 @@ def may_have_auth_like_field(data: bytes) -> bool:
             end = lowered.find(b'"', at)
             if end < 0:
                 break
-            if b"\\" in lowered[at:end] or lowered[end : end + 3] in (b'":"', b'":['):
+            if _BACKSLASH in lowered[at:end] or lowered[end : end + 3] in (b'":"', b'":['):
                 return True
             at = lowered.find(word, end)
     return False
@@ -174,7 +176,7 @@ def may_detect_context(runs: Runs) -> bool:
     data = runs.data
     for start, end in runs.spans:
         run = data[start:end]
-        if (b"=" in run or b":" in run) and _NAMED.search(run.lower()):
+        if (_EQUALS in run or _COLON in run) and _NAMED.search(run.lower()):
             return True
         if not at_string_start(data, start) and _BEFORE.search(
             data[max(0, start - _WINDOW) : start].lower()

@@ -19,7 +19,7 @@ value is cleared when that pass finds nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 import orjson
@@ -130,7 +130,7 @@ def _pending(value: Any) -> list[bytes] | None:
                 pending.append(data)
             elif data not in clean:
                 if data in before:
-                    _keep(data)
+                    _keep_all((data,))
                 else:
                     pending.append(data)
     except TypeError:
@@ -146,18 +146,8 @@ def _add_list(parts: list[Any], items: list[Any]) -> None:
         parts.append(items)
 
 
-def _keep(data: bytes) -> None:
-    """Remember ``data`` as clean."""
-    global _clean, _clean_before
-    if len(_clean) >= _CLEAN_MAX_ENTRIES:
-        _clean_before, _clean = _clean, {}
-    _clean[data] = None
-
-
 def _remember(pending: list[bytes]) -> None:
-    for data in pending:
-        if len(data) >= _CLEAN_MIN_SIZE:
-            _keep(data)
+    _keep_all({data for data in pending if len(data) >= _CLEAN_MIN_SIZE})
 
 
 def may_hold_secret(value: Any) -> bool:
@@ -187,16 +177,25 @@ def clean_together(values: Sequence[Any]) -> list[bool]:
 
 CUT = b'"},{"'
 """Where a written fixture is cut into pieces: the end of an object in a list, the next one's
-first name. Every rule reads within a piece wrapped in it: a run, a token or an escape holds no
-quote; a field name is read up to its closing quote and the three bytes after it; the text a
-context rule reads before a value ends at a quote at the furthest, and ``},{`` stops it."""
-_KEY_FIRST = b'{"key":'
+first name."""
+FIELD_CUT = b'","'
+"""Where a piece not known clean is cut again: between two string fields of an object.
+
+A piece or part is searched wrapped in :data:`CUT`, whichever cut stood around it: both
+are a quote, then commas or braces, then a quote, and every rule reads within the piece,
+the quote before it and the comma or brace before that, and the quote after it and the
+two bytes after that (never ``:``). A run, a token or an escape holds no quote; a field
+name is read up to its closing quote and the three bytes after it (``":"`` or ``":[``,
+neither of which a cut starts with); the text a context rule reads before a value holds
+no comma and no brace; ``"base64":`` starts at the quote before a piece at the furthest."""
+_KEY_FIRST = b'{"key":"'
 
 
 def cut_written(line: bytes) -> list[bytes] | None:
-    """``line``, a fixture as ``orjson.dumps`` writes it, cut for :func:`clean_written`;
-    None when it does not start with its ``key`` field."""
-    return line.split(CUT) if line.startswith(_KEY_FIRST) else None
+    """``line``, a fixture as ``orjson.dumps`` writes it, cut for :func:`clean_written`
+    (the ``key`` field's name left out: it is not auth-like, as the walk of
+    :func:`may_hold_secret` knows); None when it does not start with that field."""
+    return line[len(_KEY_FIRST) :].split(CUT) if line.startswith(_KEY_FIRST) else None
 
 
 def clean_written(lines: Sequence[list[bytes] | None]) -> list[bool]:
@@ -209,41 +208,56 @@ def clean_written(lines: Sequence[list[bytes] | None]) -> list[bool]:
     for :func:`clean_together`.
 
     A line is cut into pieces at :data:`CUT` (the turns of a conversation, the tools, the
-    blocks of a response); pieces found clean before are not searched again, the others
-    are searched together, each wrapped in the cut. The name of the ``key`` field is left
-    out (not auth-like, as the walk of :func:`may_hold_secret` knows).
+    blocks of a response), and a piece not found clean before is cut again at
+    :data:`FIELD_CUT` (its fields: a new question or answer among fields that repeat);
+    what is not known clean is searched together, each wrapped in :data:`CUT`.
     """
-    pendings: list[list[bytes] | None] = []
-    start = len(_KEY_FIRST)
-    for pieces in lines:
-        if pieces is None:
-            pendings.append(None)
-            continue
-        clean = _clean
-        pending = [piece for piece in pieces[1:] if piece not in clean]
-        first = pieces[0][start:]
-        if first not in clean:
-            pending.append(first)
-        if pending:
-            before = _clean_before
-            for piece in pending:
-                if piece in before:
-                    _keep(piece)  # clean a generation ago: kept on, not searched again
-            pending = [piece for piece in pending if piece not in before]
-        pendings.append(pending)
-    known = [pending for pending in pendings if pending is not None]
-    together = dict.fromkeys(piece for pending in known for piece in pending)
-    if together and _anchored(CUT + CUT.join(together) + CUT):
+    known = [pieces for pieces in lines if pieces is not None]
+    search, learn = _unknown(set().union(*known))
+    if search and _anchored(CUT + CUT.join(search) + CUT):
         # Something in the batch may need a look: clear the lines that hold none of it.
-        return [_clean_pieces(pending) for pending in pendings]
-    for piece in together:
-        _keep(piece)
-    return [pending is not None for pending in pendings]
+        return [pieces is not None and _clean_line(pieces) for pieces in lines]
+    _keep_all(learn)
+    return [pieces is not None for pieces in lines]
 
 
-def _clean_pieces(pending: list[bytes] | None) -> bool:
-    if pending is None or _anchored(CUT + CUT.join(pending) + CUT):
+def _clean_line(pieces: list[bytes]) -> bool:
+    """Whether one line's pieces are known clean, searched alone."""
+    search, learn = _unknown(set(pieces))
+    if search and _anchored(CUT + CUT.join(search) + CUT):
         return False
-    for piece in pending:
-        _keep(piece)
+    _keep_all(learn)
     return True
+
+
+def _unknown(pieces: set[bytes]) -> tuple[set[bytes], set[bytes]]:
+    """What of ``pieces`` to search (the parts of each piece not known clean that are
+    not known clean either), and what to remember once it is found clean: those parts,
+    and each unknown piece whose parts were all known."""
+    search: set[bytes] = set()
+    learn: set[bytes] = set()
+    for piece in _not_clean(pieces):
+        parts = piece.split(FIELD_CUT)
+        unknown = _not_clean(parts) if len(parts) > 1 else {piece}
+        search |= unknown
+        learn |= unknown or {piece}
+    return search, learn
+
+
+def _not_clean(pieces: Iterable[bytes]) -> set[bytes]:
+    """Those of ``pieces`` not known clean (one found clean a generation ago is kept on)."""
+    unknown = set(pieces).difference(_clean)
+    if unknown and _clean_before:
+        again = {piece for piece in unknown if piece in _clean_before}
+        if again:
+            _keep_all(again)
+            unknown -= again
+    return unknown
+
+
+def _keep_all(pieces: Collection[bytes]) -> None:
+    """Remember ``pieces`` as clean."""
+    global _clean, _clean_before
+    if len(_clean) + len(pieces) > _CLEAN_MAX_ENTRIES:
+        _clean_before, _clean = _clean, {}
+    _clean.update(dict.fromkeys(pieces))

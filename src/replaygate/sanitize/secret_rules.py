@@ -150,7 +150,13 @@ def _anchor_searches() -> tuple[tuple[bytes, ...], re.Pattern[bytes], re.Pattern
                 exact.add(anchor.encode())
 
     def alternatives(anchors: set[bytes]) -> bytes:
-        return b"|".join(re.escape(a) for a in sorted(anchors, key=len, reverse=True))
+        """One alternation, grouped by first byte (a position is tried against one group)."""
+        groups: dict[bytes, list[bytes]] = {}
+        for anchor in sorted(anchors, key=len, reverse=True):
+            groups.setdefault(anchor[:1], []).append(re.escape(anchor[1:]))
+        return b"|".join(
+            re.escape(first) + b"(?:" + b"|".join(rest) + b")" for first, rest in groups.items()
+        )
 
     return tuple(sorted(spaced)), re.compile(alternatives(exact)), re.compile(alternatives(folded))
 
