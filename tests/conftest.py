@@ -20,15 +20,13 @@ SDK, matplotlib, the pytest plugins' projects) costs each worker seconds.
 from __future__ import annotations
 
 import ast
-import functools
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-pytest_plugins = ("pytester",)
+pytest_plugins = ("pytester", "shared_tls")  # shared_tls: one TLS context for all clients
 # pytest-recording is not loaded here (pyproject.toml's addopts), but the projects the
 # tests run in process load it, and it asks for vcr.matchers' asserts to be rewritten:
 # asked here too, before any test imports vcr, so that they need not warn that it was
@@ -38,37 +36,6 @@ pytest.register_assert_rewrite("vcr.matchers")
 settings.register_profile("quick", max_examples=25, deadline=None)
 settings.register_profile("thorough", max_examples=500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
-
-
-@pytest.fixture(autouse=True, scope="session")
-def _one_default_tls_context() -> Iterator[None]:
-    """Clients built during the tests share one default TLS context.
-
-    Building one reads the whole CA bundle (about 40 ms of CPU). Each SDK client, each
-    plain httpx client and each fixture transport with a live side builds its own, a few
-    hundred times in the suite, and no test makes a TLS connection: the simulator is
-    plain HTTP on loopback, and replay blocks the network.
-    """
-    with pytest.MonkeyPatch.context() as patch:
-        try:
-            import httpcore2
-        except ImportError:  # without the SDKs' transport there is nothing to share
-            pass
-        else:
-            patch.setattr(
-                httpcore2, "default_ssl_context", functools.cache(httpcore2.default_ssl_context)
-            )
-        try:
-            from httpx._transports import default as httpx_transports
-        except ImportError:
-            pass
-        else:  # the transports call it by this name, with hashable arguments by default
-            patch.setattr(
-                httpx_transports,
-                "create_ssl_context",
-                functools.cache(httpx_transports.create_ssl_context),
-            )
-        yield
 
 
 def marked_slow_as_a_whole(source: str) -> bool:

@@ -8,7 +8,7 @@ import anthropic
 import openai
 import pytest
 
-from nested_pytest import UNUSED_PLUGINS
+from nested_pytest import UNUSED_PLUGINS, conftest_sharing_tls
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.models.replay import MODES
@@ -99,7 +99,7 @@ def test_xdist_workers_record_everything_then_replay_offline(
 ) -> None:
     count = 24
     pytester.makepyfile(test_generated=RECORDING_TESTS.format(count=count))
-    pytester.makeconftest(NO_CAP)
+    pytester.makeconftest(conftest_sharing_tls(NO_CAP))  # 48 clients, in 2 workers
     fixtures = pytester.path / "recorded"
     options = ["-p", "no:cacheprovider", "--replaygate-dir", str(fixtures)]
     with Simulator(behavior="echo") as sim:
