@@ -155,21 +155,6 @@ def test_record_then_replay_matches_python_api(recorded: Path) -> None:
     }
 
 
-@pytest.mark.slow  # the whole demo end to end: a simulator server, 40 runs, the report
-def test_demo_runs_offline_and_says_what_it_did(tmp_path: Path) -> None:
-    done = replaygate("demo", "--out", str(tmp_path / "demo"))
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "identical final answer: True" in done.stdout
-    assert "identical trace:        True" in done.stdout
-    assert "messages[0].content[0].text: 'What is RAG?' != 'RAG, what is it?'" in done.stdout
-    assert "Stopped the simulator" in done.stdout
-    assert "(40 agent runs)" in done.stdout
-    assert "identical to the recording: True" in done.stdout
-    assert "gate: PASS" in done.stdout
-    report = tmp_path / "demo" / "report.html"
-    assert f"report: {report}" in done.stdout and report.stat().st_size > 10_000
-
-
 def test_every_command_resolves_to_a_command_of_its_name() -> None:
     import click
 

@@ -1,16 +1,20 @@
-"""``demo_loop``: the whole eval loop on the simulator, gated against the shipped baseline."""
+"""``replaygate demo``, and its ``demo_loop``: the whole eval loop on the simulator, gated
+against the shipped baseline."""
 
 from __future__ import annotations
 
+import importlib
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from replaygate.demo import DEMO_SEED, demo_loop
+from replaygate.demo import DEMO_SEED, DemoSummary, demo_loop
 from replaygate.evals import History, load_baseline, load_eval_cases
 from replaygate.examples.research_copilot import shipped_baseline, shipped_eval_cases
+from run_cli import replaygate
 
 pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")
 pytestmark = [
@@ -19,8 +23,33 @@ pytestmark = [
 ]
 
 
-def test_the_demo_loop_records_replays_gates_logs_and_reports(tmp_path: Path) -> None:
-    summary = demo_loop(tmp_path / "out", now=datetime(2026, 11, 30, tzinfo=UTC))
+def test_the_demo_command_runs_offline_and_its_loop_records_replays_gates_logs_and_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One run of ``replaygate demo`` (the whole demo, end to end) for both: what the
+    command prints, then the summary of the eval loop it runs (``demo_loop``)."""
+    summaries: list[DemoSummary] = []
+
+    def demo_loop_on_a_known_day(out_dir: Path, **options: Any) -> DemoSummary:
+        summaries.append(demo_loop(out_dir, now=datetime(2026, 11, 30, tzinfo=UTC), **options))
+        return summaries[-1]
+
+    command_module = importlib.import_module("replaygate.cli.demo")
+    monkeypatch.setattr(command_module, "demo_loop", demo_loop_on_a_known_day)
+    done = replaygate("demo", "--out", str(tmp_path / "demo"))
+    # what the command prints
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "identical final answer: True" in done.stdout
+    assert "identical trace:        True" in done.stdout
+    assert "messages[0].content[0].text: 'What is RAG?' != 'RAG, what is it?'" in done.stdout
+    assert "Stopped the simulator" in done.stdout
+    assert "(40 agent runs)" in done.stdout
+    assert "identical to the recording: True" in done.stdout
+    assert "gate: PASS" in done.stdout
+    report = tmp_path / "demo" / "report.html"
+    assert f"report: {report}" in done.stdout and report.stat().st_size > 10_000
+    # what the eval loop did
+    (summary,) = summaries
     assert summary.seed == DEMO_SEED
     assert (summary.cases, summary.runs) == (8, 40)
     assert summary.identical
