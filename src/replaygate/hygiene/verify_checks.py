@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -47,7 +47,7 @@ KEY_RANK, STORE_RANK, OTHER_RANK = 0, 1, 2
 store (a duplicate, where a sample line applies and whether its response replays); the rest."""
 
 _META_CACHE_SIZE = 1024
-_meta_cache: dict[bytes, tuple[list[str], bool]] = {}
+_meta_cache: dict[bytes, tuple[tuple[str, ...], bool]] = {}
 """The verdict of each meta seen, by its bytes (a valid ``recorded_at`` written as
 :data:`_ANY_TIME`: it does not change the verdict, and a store's metas differ in it alone)."""
 _ANY_TIME = "2000-01-01T00:00:00Z"
@@ -215,12 +215,11 @@ def _judge(fixture: Fixture) -> _Verdict:
     digest = hashlib.blake2b(
         orjson.dumps(fixture.responses, option=orjson.OPT_SORT_KEYS), digest_size=16
     ).digest()
-    reasons = tuple(_response_problems(fixture, reader))
+    reasons = _response_problems(fixture, reader)
     meta = fixture.meta
     if meta is None:
         return _Verdict(reader, digest, reasons, (), False)
-    problems, names_folder = _meta_verdict(meta)
-    return _Verdict(reader, digest, reasons, tuple(problems), names_folder)
+    return _Verdict(reader, digest, reasons, *_meta_verdict(meta))
 
 
 def check_sample(sample: SampleLine, safe: KnownSafe) -> list[tuple[int, str]]:
@@ -241,11 +240,16 @@ def check_sample(sample: SampleLine, safe: KnownSafe) -> list[tuple[int, str]]:
     return problems
 
 
-def _response_problems(fixture: Fixture, reader: int) -> Iterator[str]:
+def _response_problems(fixture: Fixture, reader: int) -> tuple[str, ...]:
     """Why a recorded response could not be replayed, if it could not."""
-    several = fixture.samples > 1
-    for i, response in enumerate(fixture.responses):
-        yield from response_problems(response, f"responses[{i}]" if several else "response", reader)
+    responses = fixture.responses
+    if len(responses) == 1:
+        return tuple(response_problems(responses[0], "response", reader))
+    return tuple(
+        reason
+        for i, response in enumerate(responses)
+        for reason in response_problems(response, f"responses[{i}]", reader)
+    )
 
 
 def _meta_problems(
@@ -267,7 +271,7 @@ def _meta_problems(
     return problems
 
 
-def _meta_verdict(meta: dict[str, object]) -> tuple[list[str], bool]:
+def _meta_verdict(meta: dict[str, object]) -> tuple[tuple[str, ...], bool]:
     """:func:`meta_problems` of ``meta``, and whether it can name a folder.
 
     A store's fixtures share a few metas but for their recording time, so each verdict
@@ -276,13 +280,14 @@ def _meta_verdict(meta: dict[str, object]) -> tuple[list[str], bool]:
     try:
         known = orjson.dumps({**meta, "recorded_at": _ANY_TIME} if _timed(meta) else meta)
     except TypeError:
-        return meta_problems(meta), folder_name_problem(meta) is None
+        return tuple(meta_problems(meta)), folder_name_problem(meta) is None
     verdict = _meta_cache.get(known)
     if verdict is None:
         if len(_meta_cache) >= _META_CACHE_SIZE:
             _meta_cache.clear()
-        verdict = _meta_cache[known] = (meta_problems(meta), folder_name_problem(meta) is None)
-    return list(verdict[0]), verdict[1]
+        verdict = (tuple(meta_problems(meta)), folder_name_problem(meta) is None)
+        _meta_cache[known] = verdict
+    return verdict
 
 
 def _timed(meta: dict[str, object]) -> bool:
