@@ -182,4 +182,11 @@ def may_detect_context(runs: Runs) -> bool:
             data[max(0, start - _WINDOW) : start].lower()
         ):
             return True
-    return any(free_secret(part.decode()) for part in runs.parts(_FREE_PART, FREE_MIN_LENGTH))
+    # A free-standing token mixes upper and lower case: a run written in one case holds none.
+    return any(
+        free_secret(part.decode())
+        for run in runs.texts(FREE_MIN_LENGTH)
+        if not (run.islower() or run.isupper())
+        for part in _FREE_PART.findall(run)
+        if len(part) >= FREE_MIN_LENGTH
+    )

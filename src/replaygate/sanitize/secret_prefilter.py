@@ -11,7 +11,6 @@ the text just before them (``api_key = "..."``, ``Bearer ...``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 
 MIN_RUN = 16
@@ -61,13 +60,6 @@ class Runs:
         if self._lowered is None:
             self._lowered = self.joined().lower()
         return self._lowered
-
-    def parts(self, pattern: re.Pattern[bytes], size: int) -> Iterator[bytes]:
-        """The matches of ``pattern`` (a character class run) of at least ``size`` in the runs."""
-        for text in self.texts(size):
-            for match in pattern.finditer(text):
-                if match.end() - match.start() >= size:
-                    yield match.group(0)
 
 
 def at_string_start(data: bytes, start: int) -> bool:
