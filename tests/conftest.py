@@ -20,6 +20,7 @@ SDK, matplotlib, the pytest plugins' projects) costs each worker seconds.
 from __future__ import annotations
 
 import ast
+import gc
 import os
 from pathlib import Path
 
@@ -57,3 +58,16 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if not collection_path.name.startswith("test_"):
         return None
     return True if marked_slow_as_a_whole(collection_path.read_text(encoding="utf-8")) else None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made live until the session ends (the modules, the SDKs' model
+    classes, the items): frozen out of the collector's reach.
+
+    Every full garbage collection would otherwise walk those few hundred thousand
+    objects again, about 1 s of CPU per xdist worker in ``make test-fast``. Garbage is
+    collected first (none is frozen, so any finalizer still runs), and the objects the
+    tests make are collected as before.
+    """
+    gc.collect()
+    gc.freeze()
