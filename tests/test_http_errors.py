@@ -329,9 +329,9 @@ class CountingStore(FixtureStore):
 
     finds = 0
 
-    def find(self, request: Any, canonical: str | None = None, **options: Any) -> Any:
+    def find(self, request: Any, **options: Any) -> Any:
         self.finds += 1
-        return super().find(request, canonical, **options)
+        return super().find(request, **options)
 
 
 @pytest.mark.parametrize("sdk", ["anthropic", "openai"])

@@ -534,12 +534,12 @@ def test_a_refresh_waits_for_a_writer_half_way_through_its_append(tmp_path: Path
     assert len(reader) == 2
 
 
-def test_find_takes_the_canonical_text_a_caller_already_has(tmp_path: Path) -> None:
+def test_find_takes_the_match_form_a_caller_already_has(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     envelope = {"method": "POST", "path": "/v1/messages", "body": {**request("q"), "stop": None}}
     FixtureStore.open(path).put(Fixture.create(envelope, [response("a")]))
     store = FixtureStore.open(path)
-    found = store.find(envelope, fingerprint.canonical_json(envelope))
+    found = store.find(envelope, form=fingerprint.match_form(envelope))
     assert found is not None and found[1].response == response("a")
     assert store.find(envelope) == found
     with pytest.raises(CanonicalFormError):
