@@ -181,7 +181,9 @@ def test_the_pytest_plugins_load_no_store_converter_or_schema_library() -> None:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("package", ["replaygate", "replaygate.assertions", "replaygate.sampling"])
+@pytest.mark.parametrize(
+    "package", ["replaygate", "replaygate.assertions", "replaygate.evals", "replaygate.sampling"]
+)
 def test_a_lazy_package_names_every_public_name_it_exports(package: str) -> None:
     module = importlib.import_module(package)
     assert set(module.__all__) - {"__version__"} == set(module._EXPORTS)

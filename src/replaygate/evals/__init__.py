@@ -17,47 +17,107 @@ keep a history, and classify the failures of a model upgrade::
 
 from __future__ import annotations
 
-from replaygate._renamed import old_names
-from replaygate.evals.agents import Agent, AgentEntry, load_agent
-from replaygate.evals.baseline import Baseline, load_baseline, update_baseline
-from replaygate.evals.cases import EvalCase, load_eval_cases
-from replaygate.evals.config import (
-    ChangeClass,
-    CIConfig,
-    Config,
-    GateConfig,
-    ReportConfig,
-    Stage,
-    load_config,
-)
-from replaygate.evals.errors import (
-    AgentLoadError,
-    BaselineError,
-    CaseFormatError,
-    ConfigError,
-    EvalError,
-    HistoryError,
-    LimitError,
-    PriceError,
-    ResultsError,
-)
-from replaygate.evals.expectations import checks_for
-from replaygate.evals.gate import GateReport, parse_limits, run_gate
-from replaygate.evals.history import History, HistoryRun, read_export
-from replaygate.evals.metrics import METRICS, Metric
-from replaygate.evals.prices import (
-    Price,
-    PriceTable,
-    load_price_file,
-    shipped_prices,
-    with_shipped,
-)
-from replaygate.evals.recording import RecordPlan, RecordRecipe
-from replaygate.evals.reference import CaseSummary, Reference, load_reference
-from replaygate.evals.results import CaseResult, EvalResults, load_eval_results
-from replaygate.evals.runner import run_eval
-from replaygate.evals.scorers import CaseCounts, metrics_of, score_case
-from replaygate.evals.upgrade import UpgradeReport, classify_upgrade
+from typing import TYPE_CHECKING
+
+from replaygate._lazy import lazy_names
+
+if TYPE_CHECKING:
+    from replaygate.evals.agents import Agent, AgentEntry, load_agent
+    from replaygate.evals.baseline import Baseline, load_baseline, update_baseline
+    from replaygate.evals.cases import EvalCase, load_eval_cases
+    from replaygate.evals.config import (
+        ChangeClass,
+        CIConfig,
+        Config,
+        GateConfig,
+        ReportConfig,
+        Stage,
+        load_config,
+    )
+    from replaygate.evals.errors import (
+        AgentLoadError,
+        BaselineError,
+        CaseFormatError,
+        ConfigError,
+        EvalError,
+        HistoryError,
+        LimitError,
+        PriceError,
+        ResultsError,
+    )
+    from replaygate.evals.expectations import checks_for
+    from replaygate.evals.gate import GateReport, parse_limits, run_gate
+    from replaygate.evals.history import History, HistoryRun, read_export
+    from replaygate.evals.metrics import METRICS, Metric
+    from replaygate.evals.prices import (
+        Price,
+        PriceTable,
+        load_price_file,
+        shipped_prices,
+        with_shipped,
+    )
+    from replaygate.evals.recording import RecordPlan, RecordRecipe
+    from replaygate.evals.reference import CaseSummary, Reference, load_reference
+    from replaygate.evals.results import CaseResult, EvalResults, load_eval_results
+    from replaygate.evals.runner import run_eval
+    from replaygate.evals.scorers import CaseCounts, metrics_of, score_case
+    from replaygate.evals.upgrade import UpgradeReport, classify_upgrade
+
+_EXPORTS = {
+    "Agent": "replaygate.evals.agents",
+    "AgentEntry": "replaygate.evals.agents",
+    "AgentLoadError": "replaygate.evals.errors",
+    "Baseline": "replaygate.evals.baseline",
+    "BaselineError": "replaygate.evals.errors",
+    "CaseCounts": "replaygate.evals.scorers",
+    "CaseFormatError": "replaygate.evals.errors",
+    "CaseResult": "replaygate.evals.results",
+    "CaseSummary": "replaygate.evals.reference",
+    "ChangeClass": "replaygate.evals.config",
+    "checks_for": "replaygate.evals.expectations",
+    "CIConfig": "replaygate.evals.config",
+    "classify_upgrade": "replaygate.evals.upgrade",
+    "Config": "replaygate.evals.config",
+    "ConfigError": "replaygate.evals.errors",
+    "EvalCase": "replaygate.evals.cases",
+    "EvalError": "replaygate.evals.errors",
+    "EvalResults": "replaygate.evals.results",
+    "GateConfig": "replaygate.evals.config",
+    "GateReport": "replaygate.evals.gate",
+    "History": "replaygate.evals.history",
+    "HistoryError": "replaygate.evals.errors",
+    "HistoryRun": "replaygate.evals.history",
+    "LimitError": "replaygate.evals.errors",
+    "load_agent": "replaygate.evals.agents",
+    "load_baseline": "replaygate.evals.baseline",
+    "load_config": "replaygate.evals.config",
+    "load_eval_cases": "replaygate.evals.cases",
+    "load_eval_results": "replaygate.evals.results",
+    "load_price_file": "replaygate.evals.prices",
+    "load_reference": "replaygate.evals.reference",
+    "Metric": "replaygate.evals.metrics",
+    "METRICS": "replaygate.evals.metrics",
+    "metrics_of": "replaygate.evals.scorers",
+    "parse_limits": "replaygate.evals.gate",
+    "Price": "replaygate.evals.prices",
+    "PriceError": "replaygate.evals.errors",
+    "PriceTable": "replaygate.evals.prices",
+    "read_export": "replaygate.evals.history",
+    "RecordPlan": "replaygate.evals.recording",
+    "RecordRecipe": "replaygate.evals.recording",
+    "Reference": "replaygate.evals.reference",
+    "ReportConfig": "replaygate.evals.config",
+    "ResultsError": "replaygate.evals.errors",
+    "run_eval": "replaygate.evals.runner",
+    "run_gate": "replaygate.evals.gate",
+    "score_case": "replaygate.evals.scorers",
+    "shipped_prices": "replaygate.evals.prices",
+    "Stage": "replaygate.evals.config",
+    "update_baseline": "replaygate.evals.baseline",
+    "UpgradeReport": "replaygate.evals.upgrade",
+    "with_shipped": "replaygate.evals.prices",
+}
+"""Each public name and the module it is imported from on first use."""
 
 __all__ = [
     "METRICS",
@@ -114,4 +174,4 @@ __all__ = [
     "with_shipped",
 ]
 
-__getattr__ = old_names(__name__, {"Recording": ("RecordPlan", RecordPlan)})
+__getattr__, __dir__ = lazy_names(__name__, _EXPORTS, renamed={"Recording": "RecordPlan"})
