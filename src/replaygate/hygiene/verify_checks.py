@@ -27,7 +27,7 @@ from replaygate.fixtures.fixture import (
     meta_problems,
 )
 from replaygate.fixtures.store import SampleLine
-from replaygate.hygiene.verify_key import canonical_text, digest_of
+from replaygate.hygiene.verify_key import request_digest
 from replaygate.hygiene.verify_replay import NO_READER, reader_of, response_problems
 from replaygate.sanitize.secret_allow import KnownSafe
 from replaygate.sanitize.secret_gate import clean_written, cut_written
@@ -116,7 +116,7 @@ def prepare(fixture: Fixture, line: bytes | None, form: bytes | None) -> Prepare
     request, key = fixture.request, fixture.key
     has_meta = fixture.meta is not None
     try:
-        full = digest_of(request, key, canonical_text(request, form))
+        full = request_digest(request, key, form)
     except CanonicalFormError as err:
         return Prepared(key, None, str(err), None, None, None, None, None, has_meta, False)
     verdict = _judge(fixture)

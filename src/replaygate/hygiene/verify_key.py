@@ -44,10 +44,10 @@ def request_digest(request: Any, key: str, compact: bytes | None = None) -> str:
     sorted (its match form, as a line written by the store holds it). Raises
     :class:`~replaygate.errors.CanonicalFormError` when the request has no canonical form.
     """
-    return digest_of(request, key, canonical_text(request, compact))
+    return _digest_of(request, key, _canonical_text(request, compact))
 
 
-def digest_of(request: Any, key: str, text: bytes | None) -> str:
+def _digest_of(request: Any, key: str, text: bytes | None) -> str:
     """The digest of ``text`` when it starts with ``key`` (it is then taken as the
     canonical text of ``request``), else the json module's digest of it."""
     if text is not None:
@@ -57,7 +57,7 @@ def digest_of(request: Any, key: str, text: bytes | None) -> str:
     return digest(request)
 
 
-def canonical_text(request: Any, compact: bytes | None = None) -> bytes | None:
+def _canonical_text(request: Any, compact: bytes | None = None) -> bytes | None:
     """orjson's canonical text of ``request`` (None if orjson cannot write it), from
     ``compact`` as for :func:`request_digest` when given."""
     if compact is None:
@@ -68,17 +68,17 @@ def canonical_text(request: Any, compact: bytes | None = None) -> bytes | None:
     pieces = compact.split(CUT)
     if len(pieces) == 1:
         return _spaced(compact)
-    spaced = spaced_pieces(pieces)
+    spaced = _spaced_pieces(pieces)
     return orjson_canonical(request) if spaced is None else CANONICAL_CUT.join(spaced)
 
 
-def spaced_pieces(pieces: list[bytes]) -> list[bytes] | None:
+def _spaced_pieces(pieces: list[bytes]) -> list[bytes] | None:
     """The canonical text of each of ``pieces`` (a compact text cut at :data:`CUT`, its
     first piece starting outside any string); None when a cut may stand inside a string."""
     if not _SURE.issuperset([piece[-1:] for piece in pieces]):
         return None
     known = list(map(_inner.get, pieces))
-    known[0] = first_spaced(pieces[0])
+    known[0] = _first_spaced(pieces[0])
     if None in known:
         last = len(pieces) - 1
         for i in range(1, len(pieces)):
@@ -92,7 +92,7 @@ def spaced_pieces(pieces: list[bytes]) -> list[bytes] | None:
     return known  # type: ignore[return-value]
 
 
-def first_spaced(piece: bytes) -> bytes:
+def _first_spaced(piece: bytes) -> bytes:
     """The canonical text of the first piece of a compact text cut at :data:`CUT`."""
     return _spaced(piece + b'"')[:-1]
 

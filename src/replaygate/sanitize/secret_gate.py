@@ -213,17 +213,16 @@ def clean_written(lines: Sequence[list[bytes] | None]) -> list[bool]:
     what is not known clean is searched together, each wrapped in :data:`CUT`.
     """
     known = [pieces for pieces in lines if pieces is not None]
-    search, learn = _unknown(set().union(*known))
-    if search and _anchored(CUT + CUT.join(search) + CUT):
-        # Something in the batch may need a look: clear the lines that hold none of it.
-        return [pieces is not None and _clean_line(pieces) for pieces in lines]
-    _keep_all(learn)
-    return [pieces is not None for pieces in lines]
+    if _cleared(set().union(*known)):
+        return [pieces is not None for pieces in lines]
+    # Something in the batch may need a look: clear the lines that hold none of it.
+    return [pieces is not None and _cleared(set(pieces)) for pieces in lines]
 
 
-def _clean_line(pieces: list[bytes]) -> bool:
-    """Whether one line's pieces are known clean, searched alone."""
-    search, learn = _unknown(set(pieces))
+def _cleared(pieces: set[bytes]) -> bool:
+    """Whether ``pieces`` are known clean, what is not known searched together (and
+    remembered once found clean)."""
+    search, learn = _unknown(pieces)
     if search and _anchored(CUT + CUT.join(search) + CUT):
         return False
     _keep_all(learn)

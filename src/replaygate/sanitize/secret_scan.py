@@ -21,7 +21,7 @@ from typing import Any
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
 from replaygate.sanitize.secret_decode import bytes_text, decode_base64, json_leaves, views
 from replaygate.sanitize.secret_entropy import detect_context
-from replaygate.sanitize.secret_gate import clean_together, clean_written, may_hold_secret
+from replaygate.sanitize.secret_gate import clean_together, may_hold_secret
 from replaygate.sanitize.secret_rules import detect_family
 
 __all__ = [
@@ -176,23 +176,15 @@ def find_fixture_secrets(
 def find_each_fixture_secrets(
     fixtures: Sequence[Mapping[str, Any]],
     safe: KnownSafe = NOTHING_SAFE,
-    written: Sequence[list[bytes] | None] | None = None,
     cleared: Sequence[bool | None] | None = None,
 ) -> list[list[SecretFinding]]:
     """:func:`find_fixture_secrets` of each fixture; the clean ones are told apart in one pass.
 
-    ``written``, when given, holds for each fixture the line it was read from, cut by
-    :func:`~replaygate.sanitize.secret_gate.cut_written`, when that line is exactly
-    what ``orjson.dumps`` writes for it (else None): such a line is searched as it is
-    (:func:`~replaygate.sanitize.secret_gate.clean_written`), without serializing the
-    fixture again. ``cleared``, when given instead, holds what that search found for
-    each line (None: a fixture without such a line).
+    ``cleared``, when given, holds for each fixture what
+    :func:`~replaygate.sanitize.secret_gate.clean_written` found for the line it was
+    read from, when that line is exactly what ``orjson.dumps`` writes for it (None for
+    a fixture without such a line): the others are told apart as values.
     """
-    if written is not None:
-        cleared = [
-            None if line is None else known
-            for line, known in zip(written, clean_written(written), strict=True)
-        ]
     if cleared is None:
         clean = clean_together(fixtures)
     else:
