@@ -7,12 +7,10 @@ result, a fetch call and its result. A fixture line (``Fixture.to_line``) is abo
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from pathlib import Path
 from typing import Any
 
-from replaygate.fixtures.fingerprint import match_form, seal_of
 from replaygate.fixtures.fixture import Fixture
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
@@ -99,11 +97,6 @@ def response(i: int) -> dict[str, Any]:
     return to_anthropic_response(answer, model=MODEL, message_id=f"msg_{i:08d}")
 
 
-def sealed(fixture: Fixture) -> Fixture:
-    """``fixture`` with the seal the store's writer stamps on what it records."""
-    return dataclasses.replace(fixture, seal=seal_of(fixture.key, match_form(fixture.request)))
-
-
 def fixture(i: int) -> Fixture:
     """Fixture ``i`` as recording writes it: a meta block like a recorded one, sealed."""
     meta = {
@@ -111,7 +104,7 @@ def fixture(i: int) -> Fixture:
         "recorded_at": "2025-01-01T00:00:00Z",
         "source": "scripted",
     }
-    return sealed(Fixture.create(request(i), [response(i)], meta))
+    return Fixture.create(request(i), [response(i)], meta).sealed()
 
 
 def write_jsonl(path: Path, n: int) -> int:

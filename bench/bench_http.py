@@ -247,7 +247,7 @@ def build_store(face: Interface, path: Path, n: int) -> None:
             if i < len(sent) and envelope != sent[i]:
                 raise SystemExit(f"{face.name}: call {i} sent {sent[i]}, not {envelope}")
             fixture = Fixture.create(envelope, [face.answer(i)[2]], meta)
-            handle.write(_data.sealed(fixture).to_line())
+            handle.write(fixture.sealed().to_line())
 
 
 def build_cassette(face: Interface, path: Path, n: int) -> None:

@@ -36,7 +36,13 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _data
-from replaygate.fixtures.fingerprint import KEY_LENGTH, SEAL_LENGTH, canonical_json, match_form
+from replaygate.fixtures.fingerprint import (
+    KEY_LENGTH,
+    SEAL_LENGTH,
+    canonical_json,
+    match_form,
+    seal_of,
+)
 from replaygate.fixtures.fixture import Fixture, make_meta
 from replaygate.hygiene.verify_jobs import default_jobs
 
@@ -123,8 +129,7 @@ def write_store(path: Path, n: int) -> None:
             question = f"Question {i}".encode()
             key = hashlib.sha256(canonical.encode().replace(placeholder, question)).hexdigest()
             key = key[:KEY_LENGTH]
-            sealed = form.replace(placeholder, question)
-            seal = hashlib.sha256(b"%s\n%s" % (key.encode(), sealed)).hexdigest()[:SEAL_LENGTH]
+            seal = seal_of(key, form.replace(placeholder, question))
             when = (_START + timedelta(seconds=i)).isoformat().replace("+00:00", "Z")
             out.write(
                 line.replace(placeholder, question)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import hashlib
 import itertools
@@ -84,13 +83,6 @@ def fixture(i: int, answer: str | None = None) -> Fixture:
     return Fixture.create(request(f"question {i}"), [response(answer or f"answer {i}")], META)
 
 
-def sealed(f: Fixture) -> Fixture:
-    """``f`` with the seal the store's writer stamps on it."""
-    return dataclasses.replace(
-        f, seal=fingerprint.seal_of(f.key, fingerprint.match_form(f.request))
-    )
-
-
 def line(obj: Any) -> bytes:
     return orjson.dumps(obj) + b"\n"
 
@@ -159,7 +151,7 @@ def test_jsonl_layout_appends_one_line_per_fixture(tmp_path: Path) -> None:
     locations = [store.put(fixture(i)) for i in range(3)]
     assert [loc.line for loc in locations] == [1, 2, 3]
     lines = path.read_bytes().splitlines()
-    assert [orjson.loads(raw) for raw in lines] == [sealed(fixture(i)).to_json() for i in range(3)]
+    assert [orjson.loads(raw) for raw in lines] == [fixture(i).sealed().to_json() for i in range(3)]
     reopened = FixtureStore.open(path)
     assert len(reopened) == 3
     assert reopened.lookup(request("question 1")) == fixture(1)
@@ -718,7 +710,7 @@ def test_a_complete_last_line_without_newline_gets_one(tmp_path: Path) -> None:
     store = FixtureStore.open(path)
     assert len(store) == 1
     store.put(fixture(1))
-    assert path.read_bytes() == fixture(0).to_line() + sealed(fixture(1)).to_line()
+    assert path.read_bytes() == fixture(0).to_line() + fixture(1).sealed().to_line()
     assert len(FixtureStore.open(path)) == 2
 
 
@@ -728,7 +720,7 @@ def test_put_keeps_a_fixture_already_recorded(tmp_path: Path) -> None:
     first = store.put(fixture(0))
     again = FixtureStore.open(path).put(fixture(0, answer="different"))
     assert again == first
-    assert path.read_bytes() == sealed(fixture(0)).to_line()
+    assert path.read_bytes() == fixture(0).sealed().to_line()
 
 
 def test_replace_rewrites_in_place_and_leaves_other_lines_byte_identical(tmp_path: Path) -> None:
