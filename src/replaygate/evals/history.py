@@ -51,6 +51,9 @@ CREATE TABLE IF NOT EXISTS assertions (
 CREATE INDEX IF NOT EXISTS runs_by_time ON runs (time, id);
 """
 
+# One transaction: created statement by statement, a new history cost a disk sync each.
+_CREATE = f"BEGIN;{_SCHEMA}INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');COMMIT;"
+
 
 def _upgrade(db: sqlite3.Connection) -> tuple[str] | None:
     """Bring a schema 1 history to schema 2 (its cases gain ``answers``); the new schema row."""
@@ -164,13 +167,15 @@ class History:
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             db = sqlite3.connect(target, timeout=30)
-            with db:
-                db.executescript(_SCHEMA)
-                db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        except sqlite3.DatabaseError as err:
+            raise HistoryError(f"{target}: not a replaygate history database ({err})") from None
+        try:
+            db.executescript(_CREATE)
             row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
             if row == ("1",):
                 row = _upgrade(db)
         except sqlite3.DatabaseError as err:
+            db.close()
             raise HistoryError(f"{target}: not a replaygate history database ({err})") from None
         if row is None or row[0] != SCHEMA_VERSION:
             db.close()
