@@ -5,7 +5,9 @@ one draws (a test's own ``@settings`` keep their other options), with no per-exa
 deadline (the machine running the suite is often shared; a slow example is not a
 failure of what the test asserts):
 
-- ``quick`` (the default: ``make test``, ``make test-fast``): 25 examples;
+- ``quick`` (the default, ``make test``): 25 examples;
+- ``inner-loop`` (``make test-fast``): 10 examples, each property still tried on every
+  run of the inner loop, at 25 in the whole suite;
 - ``thorough`` (``make test-thorough``, or ``--hypothesis-profile=thorough``):
   500 examples, for a scheduled run or a change to the parsers, the canonical form
   or the secret scanner.
@@ -35,6 +37,8 @@ pytest_plugins = ("pytester", "shared_tls")  # shared_tls: one TLS context for a
 pytest.register_assert_rewrite("vcr.matchers")
 
 settings.register_profile("quick", max_examples=25, deadline=None)
+settings.register_profile("inner-loop", max_examples=10, deadline=None)
+settings.register_profile("inner-loop", max_examples=8, deadline=None)
 settings.register_profile("thorough", max_examples=500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 
@@ -60,14 +64,27 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return True if marked_slow_as_a_whole(collection_path.read_text(encoding="utf-8")) else None
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """No garbage collection while a process collects (see ``pytest_collection_finish``).
+
+    An xdist controller collects nothing (it never reaches that hook), so it keeps its
+    collector.
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", 0):
+        gc.disable()
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """What collection made live until the session ends (the modules, the SDKs' model
     classes, the items): frozen out of the collector's reach.
 
-    Every full garbage collection would otherwise walk those few hundred thousand
-    objects again, about 1 s of CPU per xdist worker in ``make test-fast``. Garbage is
-    collected first (none is frozen, so any finalizer still runs), and the objects the
-    tests make are collected as before.
+    Collection makes those few hundred thousand objects and little garbage: collecting
+    while the SDKs' model classes are built only walked them again and again (about
+    0.5 s of CPU per process), and every full collection after it would walk them once
+    more (about 1 s per xdist worker in ``make test-fast``). Garbage is collected first
+    (none is frozen, so any finalizer still runs), and the objects the tests make are
+    collected as before.
     """
+    gc.enable()
     gc.collect()
     gc.freeze()

@@ -158,6 +158,7 @@ def run_probe(statements: str, absent: tuple[str, ...], then: str = "") -> None:
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_importing_the_package_loads_its_public_names_on_first_use() -> None:
     run_probe(
         "import replaygate",
@@ -172,6 +173,7 @@ def test_importing_the_package_loads_its_public_names_on_first_use() -> None:
         _ = replaygate.nothing_here
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_the_pytest_plugins_load_no_store_converter_or_schema_library() -> None:
     # every pytest process of a project with replaygate installed imports both plugins
     run_probe(

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import replaygate
 
 PACKAGE = Path(replaygate.__file__).parent
@@ -27,6 +29,7 @@ def library_modules() -> list[str]:
     return names
 
 
+@pytest.mark.slow  # a fresh interpreter imports every library module
 def test_no_library_module_imports_the_example() -> None:
     probe = (
         "import importlib, sys\n"
