@@ -30,7 +30,7 @@ from replaygate.fixtures.store import SampleLine
 from replaygate.hygiene.verify_key import request_digest
 from replaygate.hygiene.verify_replay import NO_READER, reader_of, response_problems
 from replaygate.sanitize.secret_allow import KnownSafe
-from replaygate.sanitize.secret_gate import clean_written, cut_written
+from replaygate.sanitize.secret_lines import clean_lines
 from replaygate.sanitize.secret_scan import (
     SecretFinding,
     find_each_fixture_secrets,
@@ -95,9 +95,8 @@ class Prepared(NamedTuple):
     """The request's digest; None when it has no canonical form (``error`` says why)."""
     error: str
     verdict: _Verdict | None
-    cut: list[bytes] | None
-    """The line cut for the secret scan (:func:`cut_written`), if it was written so."""
     line: bytes | None
+    """The line it was read from, when that is exactly what ``orjson.dumps`` writes for it."""
     fixture: Fixture | None
     meta: dict[str, Any] | None
     """The fixture's meta when it names a folder to check (a one-file fixture)."""
@@ -118,15 +117,13 @@ def prepare(fixture: Fixture, line: bytes | None, form: bytes | None) -> Prepare
     try:
         full = request_digest(request, key, form)
     except CanonicalFormError as err:
-        return Prepared(key, None, str(err), None, None, None, None, None, has_meta, False)
+        return Prepared(key, None, str(err), None, None, None, None, has_meta, False)
     verdict = _judge(fixture)
     responses = fixture.responses
     streamed = _streamed(responses[0]) or (len(responses) > 1 and any(map(_streamed, responses)))
     if line is None:
-        return Prepared(
-            key, full, "", verdict, None, None, fixture, fixture.meta, has_meta, streamed
-        )
-    return Prepared(key, full, "", verdict, cut_written(line), line, None, None, has_meta, streamed)
+        return Prepared(key, full, "", verdict, None, fixture, fixture.meta, has_meta, streamed)
+    return Prepared(key, full, "", verdict, line, None, None, has_meta, streamed)
 
 
 def finish(
@@ -134,16 +131,16 @@ def finish(
 ) -> list[Checked]:
     """Every problem of each prepared fixture (stored in ``file``) but a duplicate.
 
-    Their secret scan clears the clean ones together (:func:`clean_written`,
+    Their secret scan clears the clean ones together (:func:`clean_lines`,
     :func:`find_each_fixture_secrets`).
     """
     kept = [item for item in prepared if item.full is not None]
-    cleared = clean_written([item.cut for item in kept])
+    cleared = clean_lines([item.line for item in kept])
     # A cleared fixture has no finding but what a stream joined across its events holds.
     scanned = [
         i
         for i, (item, known) in enumerate(zip(kept, cleared, strict=True))
-        if item.cut is None or not known or item.streamed
+        if not known or item.streamed
     ]
     none: list[SecretFinding] = []
     findings = [none] * len(kept)
@@ -151,7 +148,7 @@ def finish(
         found = find_each_fixture_secrets(
             [_fixture_of(kept[i], file).to_json() for i in scanned],
             safe,
-            cleared=[None if kept[i].cut is None else cleared[i] for i in scanned],
+            cleared=[cleared[i] for i in scanned],
         )
         for i, secrets in zip(scanned, found, strict=True):
             findings[i] = secrets

@@ -25,8 +25,11 @@ _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _BASE64_RUN = re.compile(rf"[A-Za-z0-9+/_\-]{{{BASE64_MIN_LENGTH},}}={{0,2}}")
 _PRINTABLE = bytes([*range(0x20, 0x7F), 0x09, 0x0A, 0x0D])
 
-_ESCAPE_BYTES = re.compile(rb"\\\\[ux/]")
-_PERCENT_BYTES = re.compile(rb"%[0-9A-Fa-f]{2}")
+BASE64_BODY = b'"base64":'
+"""A body kept as base64 (its field name as written)."""
+ESCAPE_BYTES = re.compile(rb"\\\\[ux/]")
+"""An escape written in text (a \\u, \\x or \\/ as JSON writes it)."""
+PERCENT_BYTES = re.compile(rb"%[0-9A-Fa-f]{2}")
 
 
 def _unescape(match: re.Match[str]) -> str:
@@ -61,12 +64,18 @@ def _mostly_printable(raw: bytes) -> bool:
     return bool(sample) and printable >= 0.9 * len(sample)
 
 
+def base64_text(run: str) -> str | None:
+    """The text base64 ``run`` decodes to, when it decodes to printable bytes."""
+    raw = decode_base64(run)
+    return bytes_text(raw) if raw is not None and _mostly_printable(raw) else None
+
+
 def base64_texts(text: str) -> Iterator[str]:
     """The text of each base64 run of ``text`` that decodes to printable bytes."""
     for match in _BASE64_RUN.finditer(text):
-        raw = decode_base64(match.group(0))
-        if raw is not None and _mostly_printable(raw):
-            yield bytes_text(raw)
+        decoded = base64_text(match.group(0))
+        if decoded is not None:
+            yield decoded
 
 
 def views(text: str) -> Iterator[tuple[str, str]]:
@@ -84,11 +93,11 @@ def views(text: str) -> Iterator[tuple[str, str]]:
 def may_have_views(runs: Runs) -> bool:
     """False only when no string of a serialized fixture has a view or a base64 body."""
     data = runs.data
-    if data.find(b'"base64":') >= 0:
+    if data.find(BASE64_BODY) >= 0:
         return True
-    if data.find(b"\\\\") >= 0 and _ESCAPE_BYTES.search(data):
+    if data.find(b"\\\\") >= 0 and ESCAPE_BYTES.search(data):
         return True
-    if data.find(b"%") >= 0 and _PERCENT_BYTES.search(data):
+    if data.find(b"%") >= 0 and PERCENT_BYTES.search(data):
         return True
     # A run holds the same base64 stretches as its base64 parts of that length.
     return any(any(base64_texts(run.decode("ascii"))) for run in runs.texts(BASE64_MIN_LENGTH))

@@ -60,18 +60,25 @@ AUTH_SCHEME = re.compile(r"(?i)\b(bearer|token|basic|digest|api-?key)\s+([A-Za-z
 FREE_RUN = re.compile(rf"[A-Za-z0-9+/_\-=.~]{{{FREE_MIN_LENGTH},}}")
 DATA_FIELDS = frozenset({"data", "signature", "encrypted_content"})
 """Fields holding encoded data (images, documents, thinking signatures): no free-standing check."""
-_FREE_PART = re.compile(rb"[A-Za-z0-9+/_\-=.~]+")
+FREE_PART = re.compile(rb"[A-Za-z0-9+/_\-=.~]+")
+"""A stretch of the characters a free-standing token is made of."""
 
 # The first pass, in lower case: a superset of what the rules find (quotes may be
 # escaped, white space written as \n, any name that contains a key word counts).
 # Every name AUTH_LIKE_FIELD matches holds one of the field words.
-_FIELD_WORDS = tuple(b"auth key secret token passw pwd credential session cookie".split())
-_WORDS = (*_FIELD_WORDS, b"sig", b"code", b"bearer", b"basic", b"digest")
+FIELD_WORDS = tuple(b"auth key secret token passw pwd credential session cookie".split())
+_WORDS = (*FIELD_WORDS, b"sig", b"code", b"bearer", b"basic", b"digest")
 _SPACE = rb"(?:\s|\\[nrt])*"
-_BEFORE = re.compile(
-    rb"(?:%s)[a-z0-9_.\-]*\\?[\"']?%s[=:]?%s\\?[\"']?\Z" % (b"|".join(_WORDS), _SPACE, _SPACE)
+BEFORE_SOURCE = rb"(?:%s)[a-z0-9_.\-]*\\?[\"']?%s[=:]?%s\\?[\"']?" % (
+    b"|".join(_WORDS),
+    _SPACE,
+    _SPACE,
 )
-_NAMED = re.compile(rb"(?:%s)[a-z0-9_.\-]*[=:]" % b"|".join(_WORDS))
+"""What stands just before a value in a credential context (lower case): ``api_key = "``."""
+_BEFORE = re.compile(BEFORE_SOURCE + rb"\Z")
+NAMED_SOURCE = rb"(?:%s)[a-z0-9_.\-]*[=:]" % b"|".join(_WORDS)
+"""A credential name and its ``=`` or ``:`` in a run (lower case): ``api_key=``."""
+_NAMED = re.compile(NAMED_SOURCE)
 _WINDOW = 64
 _BACKSLASH, _EQUALS, _COLON = b"\\=:"
 """Single bytes, looked for as integers (``b"x" in data`` raises and catches a TypeError first)."""
@@ -155,7 +162,7 @@ def may_have_auth_like_field(data: bytes) -> bool:
     """False only when no object of serialized JSON ``data`` has a string or a list under an
     auth-like name (a superset: any name holding one of the words, any list counts)."""
     lowered = data.lower()
-    for word in _FIELD_WORDS:
+    for word in FIELD_WORDS:
         at = lowered.find(word)
         while at >= 0:
             end = lowered.find(b'"', at)
@@ -187,6 +194,6 @@ def may_detect_context(runs: Runs) -> bool:
         free_secret(part.decode())
         for run in runs.texts(FREE_MIN_LENGTH)
         if not (run.islower() or run.isupper())
-        for part in _FREE_PART.findall(run)
+        for part in FREE_PART.findall(run)
         if len(part) >= FREE_MIN_LENGTH
     )

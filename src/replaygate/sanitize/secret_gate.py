@@ -188,14 +188,15 @@ two bytes after that (never ``:``). A run, a token or an escape holds no quote; 
 name is read up to its closing quote and the three bytes after it (``":"`` or ``":[``,
 neither of which a cut starts with); the text a context rule reads before a value holds
 no comma and no brace; ``"base64":`` starts at the quote before a piece at the furthest."""
-_KEY_FIRST = b'{"key":"'
+KEY_FIRST = b'{"key":"'
+"""How a fixture as ``orjson.dumps`` writes it starts."""
 
 
 def cut_written(line: bytes) -> list[bytes] | None:
     """``line``, a fixture as ``orjson.dumps`` writes it, cut for :func:`clean_written`
     (the ``key`` field's name left out: it is not auth-like, as the walk of
     :func:`may_hold_secret` knows); None when it does not start with that field."""
-    return line[len(_KEY_FIRST) :].split(CUT) if line.startswith(_KEY_FIRST) else None
+    return line[len(KEY_FIRST) :].split(CUT) if line.startswith(KEY_FIRST) else None
 
 
 def clean_written(lines: Sequence[list[bytes] | None]) -> list[bool]:

@@ -14,10 +14,32 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 MIN_RUN = 16
+RUN_BYTES = bytes(range(0x21, 0x7F)).translate(None, b"\"'\\")
+"""What a run is made of: printable ASCII but white space and quotes (and backslashes)."""
 _IN, _OUT = ord("a"), ord(" ")
-_RUN_TABLE = bytes(_IN if 0x21 <= b <= 0x7E and b not in b"\"'\\" else _OUT for b in range(256))
-_MARKER = bytes([_IN]) * MIN_RUN
 _OUT_BYTE = bytes([_OUT])
+
+
+def table_of(members: bytes) -> bytes:
+    """A :meth:`bytes.translate` table marking ``members`` for :func:`stretches`."""
+    return bytes(_IN if b in members else _OUT for b in range(256))
+
+
+_RUN_TABLE = table_of(RUN_BYTES)
+
+
+def stretches(data: bytes, table: bytes, size: int) -> list[tuple[int, int]]:
+    """The spans of ``data`` of at least ``size`` bytes that ``table`` (:func:`table_of`) marks."""
+    marks = data.translate(table)
+    marker = bytes([_IN]) * size
+    spans = []
+    start = marks.find(marker)
+    while start >= 0:
+        end = marks.find(_OUT_BYTE, start + size)
+        end = len(marks) if end < 0 else end
+        spans.append((start, end))
+        start = marks.find(marker, end)
+    return spans
 
 
 class Runs:
@@ -34,15 +56,7 @@ class Runs:
     @staticmethod
     def of(data: bytes) -> Runs:
         """The runs of ``data``."""
-        marks = data.translate(_RUN_TABLE)
-        spans = []
-        start = marks.find(_MARKER)
-        while start >= 0:
-            end = marks.find(_OUT_BYTE, start + MIN_RUN)
-            end = len(marks) if end < 0 else end
-            spans.append((start, end))
-            start = marks.find(_MARKER, end)
-        return Runs(data, tuple(spans))
+        return Runs(data, tuple(stretches(data, _RUN_TABLE, MIN_RUN)))
 
     def texts(self, size: int = MIN_RUN) -> Iterator[bytes]:
         """Each run of at least ``size`` bytes."""

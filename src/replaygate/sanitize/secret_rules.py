@@ -138,7 +138,7 @@ DETECTORS: tuple[Detector, ...] = (
 """Every token family replaygate refuses, in the order they are tried."""
 
 
-def _anchor_searches() -> tuple[tuple[bytes, ...], re.Pattern[bytes], re.Pattern[bytes]]:
+def _anchors() -> tuple[tuple[bytes, ...], tuple[bytes, ...], tuple[bytes, ...]]:
     exact, folded, spaced = set(), set(), set()
     for detector in DETECTORS:
         for anchor in detector.anchors:
@@ -148,20 +148,27 @@ def _anchor_searches() -> tuple[tuple[bytes, ...], re.Pattern[bytes], re.Pattern
                 folded.add(anchor.lower().encode())
             else:
                 exact.add(anchor.encode())
+    return tuple(sorted(spaced)), tuple(sorted(exact)), tuple(sorted(folded))
 
-    def alternatives(anchors: set[bytes]) -> bytes:
-        """One alternation, grouped by first byte (a position is tried against one group)."""
-        groups: dict[bytes, list[bytes]] = {}
-        for anchor in sorted(anchors, key=len, reverse=True):
-            groups.setdefault(anchor[:1], []).append(re.escape(anchor[1:]))
-        return b"|".join(
+
+SPACED_ANCHORS, EXACT_ANCHORS, FOLDED_ANCHORS = _anchors()
+"""The rules' anchors: those holding a space, the others in their case, the others in lower
+case (their rule ignores case)."""
+
+
+def _alternatives(anchors: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    """One alternation, grouped by first byte (a position is tried against one group)."""
+    groups: dict[bytes, list[bytes]] = {}
+    for anchor in sorted(anchors, key=len, reverse=True):
+        groups.setdefault(anchor[:1], []).append(re.escape(anchor[1:]))
+    return re.compile(
+        b"|".join(
             re.escape(first) + b"(?:" + b"|".join(rest) + b")" for first, rest in groups.items()
         )
+    )
 
-    return tuple(sorted(spaced)), re.compile(alternatives(exact)), re.compile(alternatives(folded))
 
-
-_SPACED, _EXACT, _FOLDED = _anchor_searches()
+_EXACT, _FOLDED = _alternatives(EXACT_ANCHORS), _alternatives(FOLDED_ANCHORS)
 
 
 def may_match_family(runs: Runs) -> bool:
@@ -169,7 +176,7 @@ def may_match_family(runs: Runs) -> bool:
 
     Anchors without a space are looked for in the runs only (a short text).
     """
-    if contains_any(runs.data, _SPACED):
+    if contains_any(runs.data, SPACED_ANCHORS):
         return True
     joined = runs.joined()
     return bool(joined) and bool(_EXACT.search(joined) or _FOLDED.search(runs.lowered()))
