@@ -61,11 +61,7 @@ _fixtures = st.lists(st.tuples(_value, _value, _text), min_size=1, max_size=4).m
 )
 
 
-@settings(
-    deadline=None,
-    max_examples=40,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(fixtures=_fixtures)
 def test_a_quiet_line_is_one_the_gate_clears_and_the_same_secrets_are_found(
     fixtures: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
