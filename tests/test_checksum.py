@@ -6,6 +6,7 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from replaygate.cli import main
@@ -56,3 +57,32 @@ def test_checksum_command_prints_the_digest(tmp_path: Path) -> None:
     assert result.output.strip() == store_checksum(folder)
     missing = CliRunner().invoke(main, ["checksum", str(tmp_path / "nope")])
     assert missing.exit_code == 2 and "does not exist" in missing.output
+
+
+def test_a_fifo_or_folder_where_a_fixture_file_is_expected_is_refused_by_name(
+    tmp_path: Path,
+) -> None:
+    folder = _folder(tmp_path)
+    os.mkfifo(folder / "anthropic.messages" / "waiting.json")
+    (tmp_path / "dir.jsonl").mkdir()
+    for path, named in [(folder, "waiting.json"), (tmp_path / "dir.jsonl", "dir.jsonl")]:
+        result = CliRunner().invoke(main, ["checksum", str(path)])
+        assert result.exit_code == 2, result.output
+        assert "Error:" in result.output and named in result.output
+        assert "Traceback" not in result.output and result.exception is not None
+        assert isinstance(result.exception, SystemExit)
+
+
+def test_a_file_name_that_is_not_utf8_counts_by_its_bytes(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    line = (folder / "anthropic.messages" / "f0.json").read_bytes()
+    odd = os.fsdecode(b"n\xe9.json")  # Latin-1 bytes: not UTF-8
+    try:
+        (folder / "anthropic.messages" / odd).write_bytes(line)
+    except (UnicodeEncodeError, OSError):
+        pytest.skip("this file system keeps only UTF-8 names")
+    with_odd = store_checksum(folder)
+    (folder / "anthropic.messages" / odd).rename(folder / "anthropic.messages" / "n\xe9.json")
+    assert store_checksum(folder) != with_odd  # the UTF-8 spelling is another name
+    result = CliRunner().invoke(main, ["checksum", str(folder)])
+    assert result.exit_code == 0 and result.output.strip() == store_checksum(folder)

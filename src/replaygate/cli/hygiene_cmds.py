@@ -54,7 +54,10 @@ def checksum(path: Path, as_json: bool) -> None:
     \b
         replaygate checksum tests/fixtures
     """
-    digest = store_checksum(path)
+    try:
+        digest = store_checksum(path)
+    except ReplaygateError as err:
+        fail(err)
     if as_json:
         echo_json({"path": str(path), "checksum": digest})
     else:
