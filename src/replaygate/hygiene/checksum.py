@@ -28,8 +28,14 @@ def store_checksum(path: Path) -> str:
     total = hashlib.sha256()
     named = sorted((file.relative_to(root).as_posix(), file) for file in store_files(path))
     for name, file in named:
-        with open_binary(file) as handle:
-            content = hashlib.file_digest(handle, "sha256").hexdigest()
         # a name that is not UTF-8 keeps its bytes (os.fsencode), as on disk
-        total.update(os.fsencode(name) + b"\0" + f"{content}\n".encode())
+        total.update(os.fsencode(name) + b"\0" + f"{_file_digest(file)}\n".encode())
     return total.hexdigest()
+
+
+def _file_digest(file: Path) -> str:
+    digest = hashlib.sha256()
+    with open_binary(file) as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
