@@ -11,7 +11,9 @@ reading the file), ``FixtureStore.open`` (index built, ready for lookups) and
 ``--jobs`` processes (default: what ``replaygate verify`` uses). Wall and CPU time
 (worker processes included), peak resident memory (of the process, and of the largest
 worker), and the memory an open store holds; then the ratios side by side. Linux only
-(memory is read from ``/proc/self/status``).
+(memory is read from ``/proc/self/status``). ``--stages`` adds what verify spends a
+fixture on in each of its stages (CPU, best of three, in one process: each stage is
+what taking the fixtures one step further costs).
 
 The store is written from a few hundred conversations, each line a template with its
 question, answer, message id, recording time, key and seal filled in: every line,
@@ -23,11 +25,16 @@ and a million fixtures take seconds to write, not minutes.
 from __future__ import annotations
 
 import argparse
+import functools
+import gc
 import hashlib
+import itertools
 import json
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -44,9 +51,19 @@ from replaygate.fixtures.fingerprint import (
     seal_of,
 )
 from replaygate.fixtures.fixture import Fixture, make_meta
+from replaygate.fixtures.store.jsonl import read_line
+from replaygate.hygiene.verify import verify_store
+from replaygate.hygiene.verify_checks import Prepared, finish, prepare
 from replaygate.hygiene.verify_jobs import default_jobs
+from replaygate.hygiene.verify_key import request_digest
+from replaygate.hygiene.verify_segment import BATCH
+from replaygate.hygiene.verify_segments import file_segments, segment_lines
+from replaygate.sanitize.secret_allow import NOTHING_SAFE
+from replaygate.sanitize.secret_lines import clean_lines
 
 CONVERSATIONS = 500
+STAGE_LINES = 50_000
+"""Fixtures the stages are measured on (the first of the store, written apart)."""
 _QUESTION = "QQQPLACEHOLDERQQQ"
 _KEY = "K" * KEY_LENGTH
 _ID = "msg_IDPLACEHOLDER"
@@ -151,11 +168,110 @@ def measure(path: Path, what: str, jobs: int = 1) -> dict[str, float]:
     return result
 
 
+def _best(step: Callable[[], object], times: int = 3) -> float:
+    """The least CPU time of ``times`` runs of ``step`` (the cycle collector paused, as
+    verify pauses it)."""
+    spent = []
+    for _ in range(times):
+        gc.collect()
+        gc.disable()
+        start = time.process_time()
+        step()
+        spent.append(time.process_time() - start)
+        gc.enable()
+    return min(spent)
+
+
+def _through(name: str, upto: str) -> None:
+    """The fixtures of store ``name`` taken through verify's steps up to ``upto``."""
+    batch = []
+    for segment in file_segments(name):
+        for number, raw in segment_lines(segment):
+            text = raw[:-1]
+            fixture, form = read_line(text, name, number)
+            assert isinstance(fixture, Fixture)
+            if upto == "key":
+                request_digest(fixture.request, fixture.key, form)
+            elif upto != "read":
+                batch.append(prepare(fixture, None if form is None else text, form))
+            if len(batch) == BATCH:
+                _batch_step(batch, name, upto)
+                batch = []
+    _batch_step(batch, name, upto)
+
+
+def _batch_step(batch: list[Prepared], name: str, upto: str) -> None:
+    if upto == "secret":
+        clean_lines([item.line for item in batch])
+    elif upto == "finish":
+        finish(batch, name, True, NOTHING_SAFE)
+
+
+def stages(path: str) -> dict[str, float]:
+    """Verify's CPU a fixture, in µs, stage by stage, on the first :data:`STAGE_LINES`
+    lines of ``path`` (every line a fixture as the store writes it): each stage is what
+    taking the fixtures one step further costs."""
+    part = Path(path).with_suffix(".part.jsonl")
+    with open(path, "rb") as handle:
+        data = b"".join(itertools.islice(handle, STAGE_LINES))
+    part.write_bytes(data)
+    name = str(part)
+    spent = {upto: _best(functools.partial(_through, name, upto)) for upto in STEPS}
+    spent["verify"] = _best(lambda: verify_store(part))
+    lines = data.count(b"\n")
+    micros = {step: seconds / lines * 1e6 for step, seconds in spent.items()}
+    return {
+        "read": micros["read"],
+        "key": micros["key"] - micros["read"],
+        "prepare": micros["prepare"] - micros["read"],
+        "secret": micros["secret"] - micros["prepare"],
+        "finish": micros["finish"] - micros["prepare"],
+        "rest": micros["verify"] - micros["finish"],
+        "verify": micros["verify"],
+    }
+
+
+STEPS = ("read", "key", "prepare", "secret", "finish")
+STAGE_ROWS = {
+    "read": "reading the lines (`jsonl.read_line`, segments)",
+    "prepare": "the key, responses and meta (`prepare`)",
+    "key": "of which the key (canonical text, SHA-256)",
+    "finish": "the batch's checks (`finish`)",
+    "secret": "of which the secret scan (`clean_lines`)",
+    "rest": "the rest (problems, records, merging)",
+}
+
+
+def measure_stages(path: Path) -> dict[str, float]:
+    """:func:`stages` in a fresh process."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--stages-of", str(path)], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(done.stderr)
+    spent: dict[str, float] = json.loads(done.stdout)
+    return spent
+
+
+def print_stages(spent: dict[str, float]) -> None:
+    """The stages as a markdown table."""
+    print(f"\nverify's stages on the first {STAGE_LINES:,} fixtures, CPU, best of three:\n")
+    print("| stage | µs a fixture |\n| --- | ---: |")
+    for step, label in STAGE_ROWS.items():
+        print(f"| {label} | {spent[step]:.1f} |")
+    print(f"| **`verify_store`** | **{spent['verify']:.1f}** |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--jobs", type=int, default=default_jobs())
+    parser.add_argument("--stages", action="store_true", help="also verify's stages")
+    parser.add_argument("--stages-of", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.stages_of:
+        print(json.dumps(stages(args.stages_of)))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "store.jsonl"
         write_store(path, args.n)
@@ -168,6 +284,7 @@ def main() -> None:
             "verify": measure(path, "verify", 1),
             "parallel": measure(path, "verify", args.jobs),
         }
+        spent = measure_stages(path) if args.stages else None
     print(f"{args.n:,} fixtures in one JSONL file of {size:.0f} MiB\n")
     print("| step | wall time | CPU time | peak memory | held after | peak / file size |")
     print("| --- | --- | --- | --- | --- | --- |")
@@ -200,6 +317,8 @@ def main() -> None:
             f"{labels[what]} / open: {row['wall'] / opened['wall']:.2f}x wall, "
             f"{row['cpu'] / opened['cpu']:.2f}x CPU"
         )
+    if spent is not None:
+        print_stages(spent)
 
 
 if __name__ == "__main__":
