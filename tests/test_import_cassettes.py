@@ -464,7 +464,8 @@ def test_a_json_cassette_that_cannot_be_read_is_named(
 
 
 def test_an_unreadable_cassette_is_named(tmp_path: Path) -> None:
-    with pytest.raises(CassetteError, match=rf"^{tmp_path}: cannot read: Is a directory$"):
+    expected = rf"^{tmp_path}: cannot read: is a folder, where a file is expected$"
+    with pytest.raises(CassetteError, match=expected):
         read_cassette(tmp_path)
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.errors import ReplaygateError
+from replaygate.regular import read_regular_text
 
 PYPROJECT = "pyproject.toml"
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
@@ -65,7 +66,7 @@ def read_toml(path: StrPath) -> TomlDocument:
         cached = _cache.get(key)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        text = file.read_text(encoding="utf-8")
+        text = read_regular_text(file)
     except OSError as err:
         raise TomlFileError(file, 0, f"cannot read: {err.strerror}") from None
     try:

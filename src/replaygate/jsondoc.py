@@ -11,8 +11,9 @@ import dataclasses
 import json
 import os
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any, TypeVar
+
+from replaygate.regular import read_regular_text
 
 T = TypeVar("T")
 ErrorType = Callable[[str], Exception]
@@ -33,9 +34,11 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
     """Parse the JSON file at ``path``; ``error`` says why it cannot be read."""
     name = str(path)
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return json.loads(read_regular_text(path))
     except OSError as err:
         raise error(f"{name}: cannot read {what}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise error(f"{name}: not UTF-8 text ({err.reason} at byte {err.start})") from None
     except json.JSONDecodeError as err:
         raise error(f"{name}: not JSON: {err.msg} at line {err.lineno}") from None
 

@@ -29,6 +29,7 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
 from replaygate.evals.errors import CaseFormatError
+from replaygate.regular import read_regular_text
 from replaygate.sampling.verdict import SampleSpec
 
 EXPECTATIONS = ("contains", "citations", "schema")
@@ -84,7 +85,7 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
     file = Path(path)
     name = str(file)
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_regular_text(file)
     except OSError as err:
         raise CaseFormatError(name, 0, f"cannot read cases: {err.strerror}") from None
     except UnicodeDecodeError as err:

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from replaygate.regular import read_regular_bytes
+
 SKIP_DIRS = frozenset(
     {
         ".git",
@@ -58,7 +60,7 @@ def _texts(folders: Iterable[Path], skip: set[Path]) -> Iterable[tuple[Path, str
                 try:
                     if path.stat().st_size > MAX_BYTES:
                         continue
-                    data = path.read_bytes()
+                    data = read_regular_bytes(path)
                 except OSError:
                     continue
                 if b"\0" in data[:8192]:

@@ -27,6 +27,7 @@ from typing import Any
 from replaygate.errors import ReplaygateError
 from replaygate.extras import require
 from replaygate.jsondoc import kind_of
+from replaygate.regular import read_regular_bytes
 
 CASSETTE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")
 """The file names read as cassettes (JSON by ``.json``, YAML otherwise)."""
@@ -111,7 +112,7 @@ def read_cassette(path: Path) -> tuple[Interaction, ...]:
 def _parse(path: Path) -> Any:
     """The parsed document; a syntax error names the file and its line."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular_bytes(path)
     except OSError as err:
         raise CassetteError(path, f"cannot read: {err.strerror}") from None
     if path.suffix == ".json":

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.errors import ReplaygateError
+from replaygate.regular import read_regular_text
 from replaygate.sampling.results import SampledResult, SampleResult, load_results
 
 SIDECAR_FORMAT = "replaygate.calibration"
@@ -152,7 +153,7 @@ def parse_label(text: str, where: str) -> bool | None:
 
 def _read_sidecar(path: Path) -> dict[str, Any]:
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(read_regular_text(path))
     except OSError as err:
         raise CalibrationError(
             f"{path}: cannot read the automatic verdicts ({err.strerror}); "

@@ -22,6 +22,7 @@ from replaygate.models.types import (
     Usage,
     as_stop_reason,
 )
+from replaygate.regular import read_regular_bytes
 from replaygate.sim.draws import Draws
 from replaygate.sim.research_policy import ResearchPolicy
 
@@ -110,7 +111,7 @@ class ScriptBehavior:
         """Load a JSONL script: one response per line, blank lines ignored."""
         file = str(path)
         try:
-            lines = Path(path).read_bytes().splitlines()
+            lines = read_regular_bytes(path).splitlines()
         except OSError as err:
             raise ScriptFormatError(file, 0, f"cannot read script: {err.strerror}") from None
         responses = []

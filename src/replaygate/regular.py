@@ -1,0 +1,61 @@
+"""Reading a file a user names, refusing anything but a regular file, never blocking.
+
+A path given on the command line or found by walking a tree may be a FIFO (opening
+one for reading waits for a writer that never comes), a device (``/dev/zero`` never
+ends), a folder or a socket. :func:`open_regular_fd` opens it non-blocking and checks
+what it opened, so such a path is refused at once with :class:`NotRegularFileError`,
+an :class:`OSError` whose ``strerror`` says what the path is. Callers that already
+turn an ``OSError`` into their own error ("cannot read ...: <strerror>") need nothing
+more.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+
+class NotRegularFileError(OSError):
+    """A path that is there but is not a regular file (its ``strerror`` says what it is)."""
+
+
+def kind_of(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, in words: ``"a FIFO"``, ``"a folder"``..."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def not_regular(path: str | os.PathLike[str], mode: int) -> NotRegularFileError:
+    """The error for ``path``, found to be of ``st_mode`` ``mode``."""
+    return NotRegularFileError(
+        errno.EINVAL, f"is {kind_of(mode)}, where a file is expected", os.fspath(path)
+    )
+
+
+def open_regular_fd(path: str | os.PathLike[str]) -> int:
+    """A read-only descriptor of the regular file ``path``; anything else is refused."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise not_regular(path, mode)
+    return fd
+
+
+def read_regular_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of the regular file ``path`` (:class:`NotRegularFileError` otherwise)."""
+    with os.fdopen(open_regular_fd(path), "rb") as handle:
+        return handle.read()
+
+
+def read_regular_text(path: str | os.PathLike[str]) -> str:
+    """The UTF-8 text of the regular file ``path`` (``UnicodeDecodeError`` if it is not)."""
+    return read_regular_bytes(path).decode("utf-8")

@@ -1,0 +1,127 @@
+"""Every file a user names is refused at once, by name, when it is not a regular file.
+
+A FIFO where a results file, a baseline, the eval cases, a history export, a
+calibration sidecar, a cassette, ``pyproject.toml`` or a simulator script is expected
+used to block its reader forever (opening a FIFO for reading waits for a writer). Each
+reader now opens non-blocking and checks what it opened. Each check runs on a thread
+with a deadline, so a reader that blocks fails the test instead of hanging the suite.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate.cli import main
+from replaygate.config import read_toml
+from replaygate.evals.cases import load_eval_cases
+from replaygate.evals.results import load_eval_results
+from replaygate.hygiene.refs import find_references
+from replaygate.migrate.cassettes import read_cassette
+from replaygate.regular import NotRegularFileError, read_regular_bytes, read_regular_text
+from replaygate.sampling.calibration import score_sheet
+from replaygate.sim.behaviors import ScriptBehavior
+
+DEADLINE = 10.0
+
+
+def finishes(call: Callable[[], Any]) -> BaseException | Any:
+    """What ``call()`` returned or raised, failing the test if it is still running at the
+    deadline (it would have blocked for ever)."""
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append(call())
+        except BaseException as err:  # handed to the test to check
+            outcome.append(err)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(DEADLINE)
+    assert not worker.is_alive(), "the reader blocked on a FIFO"
+    return outcome[0]
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "results.json"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("read", [read_regular_bytes, read_regular_text])
+def test_a_fifo_a_folder_and_a_device_are_refused_saying_what_they_are(
+    read: Callable[[Path], Any], fifo: Path, tmp_path: Path
+) -> None:
+    for path, kind in [(fifo, "a FIFO"), (tmp_path, "a folder"), (Path("/dev/null"), "a device")]:
+        err = finishes(lambda path=path: read(path))
+        assert isinstance(err, NotRegularFileError) and isinstance(err, OSError)
+        assert err.strerror == f"is {kind}, where a file is expected"
+        assert err.filename == str(path)
+    regular = tmp_path / "ok.json"
+    regular.write_bytes('{"é": 1}'.encode())
+    assert read(regular) in (b'{"\xc3\xa9": 1}', '{"é": 1}')
+
+
+READERS: dict[str, Callable[[Path], Any]] = {
+    "results": load_eval_results,
+    "eval cases": load_eval_cases,
+    "pyproject.toml": read_toml,
+    "simulator script": ScriptBehavior.from_file,
+    "cassette": read_cassette,
+    "calibration sidecar": lambda path: score_sheet(path.with_suffix(".csv"), path),
+}
+
+
+@pytest.mark.parametrize("what", READERS)
+def test_each_reader_refuses_a_fifo_naming_it(what: str, fifo: Path) -> None:
+    err = finishes(lambda: READERS[what](fifo))
+    assert isinstance(err, Exception) and not isinstance(err, NotRegularFileError)
+    assert str(fifo) in str(err) and "is a FIFO, where a file is expected" in str(err)
+
+
+def test_a_fifo_in_the_tree_is_no_reference_and_does_not_stop_the_scan(
+    fifo: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "test_uses.py").write_text("STORE = 'kept.jsonl'\n", encoding="utf-8")
+    refs = finishes(lambda: find_references([tmp_path], {"kept.jsonl"}, set(), set()))
+    assert set(refs.by_name["kept.jsonl"]) == {tmp_path / "test_uses.py"}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["gate", "--results", "{ok}", "--baseline", "{fifo}"],
+        ["upgrade", "--baseline", "{fifo}", "--candidate", "{ok}"],
+        ["eval", "merge", "{fifo}", "--out", "{out}"],
+        ["history", "merge", "{fifo}"],
+    ],
+    ids=["gate", "upgrade", "eval-merge", "history-merge"],
+)
+def test_the_commands_end_with_an_error_naming_the_fifo(
+    args: list[str], fifo: Path, tmp_path: Path
+) -> None:
+    ok = tmp_path / "ok.json"
+    ok.write_text("{}", encoding="utf-8")
+    filled = [a.format(fifo=fifo, ok=ok, out=tmp_path / "out.json") for a in args]
+    result = finishes(lambda: CliRunner().invoke(main, filled))
+    assert result.exit_code == 2, result.output
+    assert f"Error: {fifo}: cannot read" in result.output
+    assert "is a FIFO, where a file is expected" in result.output
+
+
+def test_text_that_is_not_utf8_is_named_as_such(tmp_path: Path) -> None:
+    latin = tmp_path / "baseline.json"
+    latin.write_bytes(b'{"format": "caf\xe9"}')
+    result = CliRunner().invoke(main, ["gate", "--results", str(latin), "--baseline", str(latin)])
+    assert result.exit_code == 2
+    assert f"Error: {latin}: not UTF-8 text (invalid continuation byte at byte 15)" in (
+        result.output
+    )
