@@ -216,6 +216,21 @@ def test_a_bad_config_names_the_owner_file_and_line(
         sanitizer_for(store)
 
 
+def test_a_config_that_is_not_utf8_is_named_without_a_traceback(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    owner = project / "pyproject.toml"
+    owner.write_bytes(b'\xff\xfe[tool.replaygate]\nfixtures = "f.jsonl"\n')  # UTF-16 mark
+    with pytest.raises(TomlFileError) as caught:
+        read_toml(owner)
+    assert (caught.value.file, caught.value.line) == (owner, 0)
+    assert caught.value.reason == "not UTF-8 text (invalid start byte at byte 0)"
+    monkeypatch.chdir(project)
+    result = CliRunner().invoke(main, ["eval"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"Error: {owner.resolve()}: not UTF-8 text" in result.output
+
+
 def test_the_eval_config_of_a_store_names_file_line_and_key(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

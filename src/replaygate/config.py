@@ -69,6 +69,8 @@ def read_toml(path: StrPath) -> TomlDocument:
         text = read_regular_text(file)
     except OSError as err:
         raise TomlFileError(file, 0, f"cannot read: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise TomlFileError(file, 0, f"not UTF-8 text ({err.reason} at byte {err.start})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
