@@ -132,6 +132,7 @@ _MEANINGFUL_RAW = frozenset(name.encode("ascii") for name in MEANINGFUL_HEADERS)
 _MEANINGFUL_FIRST = frozenset(
     ord(c) for name in MEANINGFUL_HEADERS for c in name[0] + name[0].upper()
 )
+_MEANINGFUL_LENGTHS = frozenset(len(name) for name in MEANINGFUL_HEADERS)
 
 
 def _text(raw: bytes) -> str:
@@ -145,8 +146,8 @@ def raw_meaningful_headers(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, 
     """:func:`meaningful_headers` of raw header bytes, decoding only the kept ones."""
     kept: dict[str, str] = {}
     for raw_name, raw_value in headers:
-        if not raw_name or raw_name[0] not in _MEANINGFUL_FIRST:
-            continue  # most headers are told apart by their first letter
+        if len(raw_name) not in _MEANINGFUL_LENGTHS or raw_name[0] not in _MEANINGFUL_FIRST:
+            continue  # most headers are told apart by their length and first letter
         lower = raw_name.lower()
         if lower in _MEANINGFUL_RAW:
             name, value = _text(lower), _text(raw_value)
@@ -154,18 +155,25 @@ def raw_meaningful_headers(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, 
     return kept
 
 
-def body_fields(body: bytes) -> dict[str, Any]:
-    """``{"body": <JSON>}``, ``{"text": ...}`` or ``{"base64": ...}`` for raw body bytes."""
+def body_field(body: bytes) -> tuple[str, Any]:
+    """``("body", <JSON>)``, ``("text", ...)`` or ``("base64", ...)`` for raw body bytes."""
     if not body:
-        return {"body": None}
+        return "body", None
     try:
-        return {"body": exact_json.loads(body)}
+        return "body", exact_json.loads(body)
     except orjson.JSONDecodeError:
         pass
     try:
-        return {"text": body.decode("utf-8")}
+        return "text", body.decode("utf-8")
     except UnicodeDecodeError:
-        return {"base64": base64.b64encode(body).decode("ascii")}
+        return "base64", base64.b64encode(body).decode("ascii")
+
+
+def body_fields(body: bytes) -> dict[str, Any]:
+    """:func:`body_field` as a dict: ``{"body": <JSON>}``, ``{"text": ...}`` or
+    ``{"base64": ...}``."""
+    name, value = body_field(body)
+    return {name: value}
 
 
 def envelope(
@@ -182,12 +190,13 @@ def envelope(
     ``headers`` are all the request's headers (name, value), or a dict already
     reduced by :func:`meaningful_headers`.
     """
+    field, value = body_field(body)
     env: dict[str, Any] = {
         "method": method.upper(),
         "path": canonical_path(path, query),
         "headers": headers if isinstance(headers, dict) else meaningful_headers(headers),
+        field: value,
     }
-    env.update(body_fields(body))
     if host is not None:
         env["host"] = host
     return env

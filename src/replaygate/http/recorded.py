@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from replaygate import exact_json
 from replaygate.errors import WireFormatError
@@ -93,15 +92,15 @@ def retryable(status: int) -> bool:
     return status in (408, 409, 429) or status >= 500
 
 
-@dataclass(frozen=True, slots=True)
-class Replayed:
+class Replayed(NamedTuple):
     """A recorded response ready to be replayed: status, headers and body chunks.
 
     ``chunks`` is the whole body in one chunk (none when it is empty): a response body,
     or (``streamed`` true) the ``events`` recorded events, handed over at once, as a
     client may read them from one network read. ``end`` and ``error`` (exception class
     name and message) say how a stream ends; ``key`` is the fixture's, for error
-    messages.
+    messages. A named tuple: one is made per replayed send, and a tuple is made
+    several times faster than a frozen dataclass.
     """
 
     status: int
@@ -131,7 +130,7 @@ def _body_bytes(record: Mapping[str, Any]) -> bytes:
 def replay_headers(headers: Mapping[str, Any], status: int) -> list[tuple[str, str]]:
     """Recorded headers with the retry timing shortened (see the module docstring)."""
     out = [(str(k).lower(), str(v)) for k, v in headers.items()]
-    if retryable(status) or any(k in _RETRY_TIMING for k, _ in out):
+    if retryable(status) or not _RETRY_TIMING.isdisjoint([k for k, _ in out]):
         out = [(k, "0" if k == "retry-after" else v) for k, v in out if k != "retry-after-ms"]
         out.append(("retry-after-ms", REPLAYED_RETRY_AFTER_MS))
     return out

@@ -36,8 +36,8 @@ class SSEEvent:
 def event_text(data: str, event: str | None = None) -> str:
     """The wire text of an event named ``event`` (or unnamed) with ``data``, blank line included:
     one ``data:`` line per line of ``data``."""
-    text = "data: " + data.replace("\n", "\ndata: ") + "\n\n"
-    return text if event is None else f"event: {event}\n{text}"
+    lines = data.replace("\n", "\ndata: ")
+    return f"data: {lines}\n\n" if event is None else f"event: {event}\ndata: {lines}\n\n"
 
 
 def encode_events(events: Iterable[SSEEvent]) -> bytes:

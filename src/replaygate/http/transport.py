@@ -50,9 +50,9 @@ class Library(Generic[RespT]):
     def replay(self, answer: Replayed) -> RespT:
         """The library response replaying ``answer`` (a whole body is handed over read)."""
         if not answer.streamed:
-            return self.response(answer.status, headers=list(answer.headers), content=answer.body)
+            return self.response(answer.status, headers=answer.headers, content=answer.body)
         return self.response(
-            answer.status, headers=list(answer.headers), stream=self.replay_stream(answer)
+            answer.status, headers=answer.headers, stream=self.replay_stream(answer)
         )
 
     def tee(

@@ -1,0 +1,101 @@
+"""The shortcuts of the replay path agree with the plain rules they stand in for.
+
+Each property draws inputs near the edge of a shortcut (header names of a kept name's
+length, seals one character off, event data with line breaks) and compares the fast
+answer with the rule written out plainly here: a shortcut that accepted what the rule
+refuses, or answered otherwise, fails.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replaygate.fixtures.fingerprint import SEAL_LENGTH
+from replaygate.fixtures.fixture import is_seal
+from replaygate.http.envelope import MEANINGFUL_HEADERS, raw_meaningful_headers
+from replaygate.http.recorded import replay_headers, replayed, retryable
+from replaygate.http.sse import event_text
+
+KEPT = sorted(MEANINGFUL_HEADERS)
+
+
+def _recased(name: str, flips: list[bool]) -> str:
+    return "".join(c.upper() if flip else c for c, flip in zip(name, flips, strict=False))
+
+
+@st.composite
+def header_names(draw: st.DrawFn) -> str:
+    """A kept header in any letter case, a name one letter off one, or any other name."""
+    kept = draw(st.sampled_from(KEPT))
+    recased = _recased(kept, draw(st.lists(st.booleans(), min_size=len(kept))))
+    i = draw(st.integers(0, len(kept) - 1))
+    off = recased[:i] + draw(st.sampled_from("-axAX0")) + recased[i + 1 :]
+    other = draw(st.text("abo-ABO", max_size=18))
+    return draw(st.sampled_from([recased, off, other]))
+
+
+@given(st.lists(st.tuples(header_names(), st.text("v1,-", max_size=4)), max_size=6))
+def test_raw_headers_keep_exactly_the_names_that_lower_to_a_kept_one(
+    headers: list[tuple[str, str]],
+) -> None:
+    expected: dict[str, str] = {}
+    for name, value in headers:
+        lower = name.lower()
+        if lower in MEANINGFUL_HEADERS:
+            expected[lower] = f"{expected[lower]},{value}" if lower in expected else value
+    raw = [(name.encode(), value.encode()) for name, value in headers]
+    assert raw_meaningful_headers(raw) == expected
+
+
+_SEAL_RULE = re.compile(f"[0-9a-f]{{{SEAL_LENGTH}}}")
+
+
+@given(
+    st.one_of(
+        st.text(
+            "0123456789abcdefABCDEF g\u0661", min_size=SEAL_LENGTH - 1, max_size=SEAL_LENGTH + 1
+        ),
+        st.text("0123456789abcdef", min_size=SEAL_LENGTH, max_size=SEAL_LENGTH),
+        st.integers(),
+        st.none(),
+    )
+)
+def test_a_seal_is_exactly_thirty_two_lower_case_hex_digits(value: Any) -> None:
+    assert is_seal(value) == (isinstance(value, str) and _SEAL_RULE.fullmatch(value) is not None)
+
+
+@given(st.text('ab\n:{}"é', max_size=12), st.none() | st.text("a_bé", min_size=1, max_size=6))
+def test_an_event_is_written_one_data_line_per_line(data: str, name: str | None) -> None:
+    lines = "".join(f"data: {line}\n" for line in data.split("\n"))
+    assert event_text(data, name) == ("" if name is None else f"event: {name}\n") + lines + "\n"
+
+
+@given(
+    st.sampled_from([200, 201, 400, 404, 408, 409, 429, 500, 503, 529]),
+    st.dictionaries(
+        st.sampled_from(["Content-Type", "request-id", "Retry-After", "retry-after-ms", "x-a"]),
+        st.text("0123", min_size=1, max_size=3),
+        max_size=4,
+    ),
+)
+def test_a_replayed_retry_waits_a_millisecond(status: int, headers: dict[str, str]) -> None:
+    out = replay_headers(headers, status)
+    lowered = {k.lower(): v for k, v in headers.items()}
+    timed = retryable(status) or "retry-after" in lowered or "retry-after-ms" in lowered
+    if not timed:
+        assert out == list(lowered.items())
+        return
+    expected = [(k, "0" if k == "retry-after" else v) for k, v in lowered.items()]
+    expected = [(k, v) for k, v in expected if k != "retry-after-ms"]
+    assert out == [*expected, ("retry-after-ms", "1")]
+
+
+def test_a_replayed_answer_is_a_value_with_its_body_in_one_chunk() -> None:
+    answer = replayed({"status": 200, "headers": {"content-type": "application/json"}, "body": {}})
+    assert answer.body == b"{}"
+    assert answer.headers == (("content-type", "application/json"), ("content-length", "2"))
+    assert answer._replace(chunks=(b"a", b"b")).body == b"ab"
