@@ -9,6 +9,7 @@ the command line of a run and nowhere else (law 3).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,10 +31,28 @@ MARKER_ARGUMENTS = (
 )
 FLAGS = ("repeat_last", "expect_requests", "match_host")
 """Arguments that must be ``True`` or ``False``."""
+TEXTS = ("interface", "source", "note")
+"""Arguments that must be a string."""
 
 
-def _wrong_flags(given: Mapping[str, Any]) -> list[str]:
-    return sorted(name for name in FLAGS if name in given and not isinstance(given[name], bool))
+def _wrong_types(given: Mapping[str, Any]) -> list[str]:
+    """What is wrong with the types of ``given``'s values, one phrase each."""
+    wrong = [
+        f"{name} must be True or False"
+        for name in FLAGS
+        if name in given and not isinstance(given[name], bool)
+    ]
+    wrong += [f"{name} must be a string" for name in TEXTS if _given(given, name, str)]
+    if _given(given, "fixtures", (str, os.PathLike)):
+        wrong.append(
+            f"fixtures must be a path (a string or a Path), not {kind_of(given['fixtures'])}"
+        )
+    return wrong
+
+
+def _given(given: Mapping[str, Any], name: str, kind: type | tuple[type, ...]) -> bool:
+    """Whether ``name`` is given with a value that is not ``kind`` (``None`` is not given)."""
+    return given.get(name) is not None and not isinstance(given[name], kind)
 
 
 def config_settings(config: object, nodeid: str) -> dict[str, Any]:
@@ -50,7 +69,7 @@ def config_settings(config: object, nodeid: str) -> dict[str, Any]:
     unknown = sorted(str(k) for k in config if k not in CONFIG_KEYS and k != "approve_live")
     if unknown:
         problems.append(f"unknown key(s) {', '.join(unknown)} (it takes {', '.join(CONFIG_KEYS)})")
-    problems.extend(f"{name} must be True or False" for name in _wrong_flags(config))
+    problems.extend(_wrong_types(config))
     if config.get("cap") is not None and not isinstance(config["cap"], SpendingCap):
         problems.append("cap must be a SpendingCap (replaygate.fixtures.spending) or None")
     if problems:
@@ -66,13 +85,12 @@ def marker_arguments(marker: pytest.Mark | None, nodeid: str) -> dict[str, Any]:
     if marker.args:
         given.setdefault("fixtures", marker.args[0])
     unknown = sorted(set(given) - set(MARKER_ARGUMENTS))
-    wrong = _wrong_flags(given)
-    if unknown or wrong:
-        what = f"unknown argument(s) {', '.join(unknown)}" if unknown else ""
-        what += "; " if unknown and wrong else ""
-        what += f"{', '.join(wrong)} must be True or False" if wrong else ""
+    problems = [f"unknown argument(s) {', '.join(unknown)}"] if unknown else []
+    problems += _wrong_types(given)
+    if problems:
         pytest.fail(
-            f"@pytest.mark.replaygate on {nodeid}: {what} (it takes {', '.join(MARKER_ARGUMENTS)})",
+            f"@pytest.mark.replaygate on {nodeid}: {'; '.join(problems)} "
+            f"(it takes {', '.join(MARKER_ARGUMENTS)})",
             pytrace=False,
         )
     return given

@@ -1,0 +1,54 @@
+"""The replaygate marker's and ``replaygate_config``'s values are checked by type, each
+wrong one named, before a test runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.pytest_plugin.settings import config_settings, marker_arguments
+
+NODE = "tests/test_agent.py::test_answer"
+
+
+def marker_failure(*args: Any, **kwargs: Any) -> str:
+    with pytest.raises(pytest.fail.Exception) as failed:
+        marker_arguments(pytest.mark.replaygate(*args, **kwargs).mark, NODE)
+    return str(failed.value)
+
+
+def test_right_values_pass_through() -> None:
+    given = {"fixtures": Path("a.jsonl"), "source": "sim", "note": None, "repeat_last": True}
+    assert marker_arguments(pytest.mark.replaygate(**given).mark, NODE) == given
+    assert marker_arguments(pytest.mark.replaygate("b.jsonl").mark, NODE) == {"fixtures": "b.jsonl"}
+    assert config_settings({"interface": "anthropic.messages"}, NODE) == {
+        "interface": "anthropic.messages"
+    }
+
+
+def test_a_store_that_is_not_a_path_is_named_with_its_type() -> None:
+    assert marker_failure(fixtures=5) == (
+        f"@pytest.mark.replaygate on {NODE}: fixtures must be a path (a string or a Path), "
+        "not a number (it takes fixtures, interface, source, repeat_last, expect_requests, "
+        "match_host, note)"
+    )
+    assert "fixtures must be a path" in marker_failure(["a.jsonl"])
+
+
+def test_every_wrong_argument_is_named_at_once() -> None:
+    message = marker_failure(fixtures="a.jsonl", source=1, note=b"x", repeat_last="yes", bogus=1)
+    assert message.startswith(
+        f"@pytest.mark.replaygate on {NODE}: unknown argument(s) bogus; "
+        "repeat_last must be True or False; source must be a string; note must be a string "
+    )
+
+
+def test_the_config_fixture_is_held_to_the_same_types() -> None:
+    with pytest.raises(pytest.fail.Exception) as failed:
+        config_settings({"interface": 3, "match_host": None}, NODE)
+    assert str(failed.value) == (
+        f"replaygate_config (used by {NODE}): match_host must be True or False; "
+        "interface must be a string"
+    )
