@@ -20,7 +20,7 @@ class NotRegularFileError(OSError):
     """A path that is there but is not a regular file (its ``strerror`` says what it is)."""
 
 
-def kind_of(mode: int) -> str:
+def file_kind(mode: int) -> str:
     """What a file of ``st_mode`` ``mode`` is, in words: ``"a FIFO"``, ``"a folder"``..."""
     if stat.S_ISDIR(mode):
         return "a folder"
@@ -36,7 +36,7 @@ def kind_of(mode: int) -> str:
 def not_regular(path: str | os.PathLike[str], mode: int) -> NotRegularFileError:
     """The error for ``path``, found to be of ``st_mode`` ``mode``."""
     return NotRegularFileError(
-        errno.EINVAL, f"is {kind_of(mode)}, where a file is expected", os.fspath(path)
+        errno.EINVAL, f"is {file_kind(mode)}, where a file is expected", os.fspath(path)
     )
 
 
