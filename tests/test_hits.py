@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from nested_pytest import UNUSED_PLUGINS
 from replaygate.fixtures import hits
+from replaygate.fixtures.fixture import now_iso
 from replaygate.fixtures.store import FixtureStore
 from replaygate.sim import Simulator
 from run_cli import replaygate
@@ -177,6 +179,31 @@ def test_store_paths_are_logged_relative_to_the_root(
     log.flush()
     stores = [h.store for h in hits.read_hits(tmp_path / "hits")]
     assert stores == ["tests/fixtures/a.jsonl", "/elsewhere/b.jsonl", "relative/c.jsonl"]
+
+
+def test_a_hit_is_logged_with_the_test_and_the_second_it_was_noted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = hits.HitLog(tmp_path / "hits", "run-1")
+    monkeypatch.setenv(hits.TEST_ENV, "tests/test_a.py::test_one (call)")
+    before = now_iso()
+    log.note("s.jsonl", "abc")
+    after = now_iso()
+    monkeypatch.setenv(hits.TEST_ENV, "tests/test_a.py::test_two[x (y)] (teardown)")
+    log.note("s.jsonl", "def")
+    monkeypatch.delenv(hits.TEST_ENV)
+    log.note("s.jsonl", "ghi")
+    log.flush()
+    logged = list(hits.read_hits(tmp_path / "hits"))
+    assert [h.test for h in logged] == [
+        "tests/test_a.py::test_one",
+        "tests/test_a.py::test_two[x (y)]",
+        None,
+    ]
+    assert before <= logged[0].time <= after
+    assert logged[0].time == hits.iso_second(
+        int(datetime.fromisoformat(logged[0].time).timestamp())
+    )
 
 
 def test_trim_keeps_the_newest_runs_only(tmp_path: Path) -> None:
