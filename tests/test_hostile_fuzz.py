@@ -79,7 +79,15 @@ def _read_all(path: Path) -> None:
         store.close()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def fuzz_examples(times: int) -> int:
+    """``times`` the examples of the profile loaded (``make test``: 300 and 100 below;
+    ``make test-fast``: 120 and 40; ``thorough``: 6,000 and 2,000)."""
+    return times * settings.default.max_examples
+
+
+@settings(
+    max_examples=fuzz_examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(_edits(STORE))
 def test_a_damaged_store_is_read_correctly_or_refused_with_file_and_line(
     edits: list[tuple[str, int, int]],
@@ -99,7 +107,9 @@ def test_a_damaged_store_is_read_correctly_or_refused_with_file_and_line(
 PRETTY = FIXTURES[0].to_pretty()
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=fuzz_examples(4), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(_edits(PRETTY))
 def test_a_damaged_one_fixture_file_is_read_correctly_or_refused_naming_it(
     edits: list[tuple[str, int, int]],
