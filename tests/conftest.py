@@ -38,7 +38,6 @@ pytest.register_assert_rewrite("vcr.matchers")
 
 settings.register_profile("quick", max_examples=25, deadline=None)
 settings.register_profile("inner-loop", max_examples=10, deadline=None)
-settings.register_profile("inner-loop", max_examples=8, deadline=None)
 settings.register_profile("thorough", max_examples=500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 
