@@ -9,7 +9,8 @@ context and entropy rules (:mod:`.secret_entropy`).
 
 It is fast on the common, clean fixture: a gate (:mod:`.secret_gate`) searches the
 serialized value once for what any rule needs, and when nothing is there no leaf is
-read; :func:`find_each_fixture_secrets` passes many fixtures through it at once.
+read; :func:`find_each_fixture_secrets` passes many fixtures through it at once, and
+the lines of a store are first searched together in one pass (:mod:`.secret_lines`).
 """
 
 from __future__ import annotations
@@ -181,7 +182,7 @@ def find_each_fixture_secrets(
     """:func:`find_fixture_secrets` of each fixture; the clean ones are told apart in one pass.
 
     ``cleared``, when given, holds for each fixture what
-    :func:`~replaygate.sanitize.secret_gate.clean_written` found for the line it was
+    :func:`~replaygate.sanitize.secret_lines.clean_lines` found for the line it was
     read from, when that line is exactly what ``orjson.dumps`` writes for it (None for
     a fixture without such a line): the others are told apart as values.
     """
