@@ -4,6 +4,7 @@ finds the same secrets with it as without it."""
 from __future__ import annotations
 
 import base64
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +91,16 @@ def test_every_line_of_a_clean_batch_is_quiet_and_a_secret_makes_its_line_loud()
         False,
         True,
     ]
+
+
+def test_threads_scan_at_once() -> None:
+    lines = [
+        orjson.dumps({"key": f"{i:012x}", "request": {"q": "token\\u0041" * (i % 3)}})
+        for i in range(256)
+    ]
+    alone = quiet_lines(lines)
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(quiet_lines, [lines] * 32)) == [alone] * 32
 
 
 def test_a_line_not_as_written_is_left_to_the_values() -> None:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import threading
 from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
@@ -118,6 +119,19 @@ def _database() -> Any:
     return database
 
 
+_local = threading.local()
+"""Each thread's scratch space for the engine (a scan in progress holds its own)."""
+
+
+def _scratch(database: Any) -> Any:
+    scratch = getattr(_local, "scratch", None)
+    if scratch is None:
+        import hyperscan
+
+        scratch = _local.scratch = hyperscan.Scratch(database)
+    return scratch
+
+
 def _hit(_pattern: int, _start: int, end: int, _flags: int, ends: list[int]) -> None:
     ends.append(end)
 
@@ -133,7 +147,7 @@ def quiet_lines(lines: Sequence[bytes]) -> list[bool] | None:
     text = b"\n".join([memoryview(line)[skip:] for line in lines])
     starts = list(itertools.accumulate((len(line) - skip + 1 for line in lines), initial=0))
     ends: list[int] = []
-    database.scan(text, match_event_handler=_hit, context=ends)
+    database.scan(text, match_event_handler=_hit, context=ends, scratch=_scratch(database))
     loud = {bisect_right(starts, end - 1) - 1 for end in ends}
     for start, end in stretches(text, _FREE_TABLE, _STRETCH):
         if _may_hide(text[start:end].decode("ascii")):
