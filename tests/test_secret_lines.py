@@ -103,6 +103,29 @@ def test_threads_scan_at_once() -> None:
         assert list(pool.map(quiet_lines, [lines] * 32)) == [alone] * 32
 
 
+def test_without_a_usable_engine_every_line_goes_through_the_gate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import hyperscan
+
+    class Refused:
+        def __init__(self, **options: object) -> None:
+            pass
+
+        def compile(self, **options: object) -> None:
+            raise hyperscan.ArchitectureError("no SSSE3")
+
+    monkeypatch.setattr(hyperscan, "Database", Refused)
+    monkeypatch.setattr(secret_lines, "ENGINE_AFTER", -1)
+    secret_lines._database.cache_clear()
+    try:
+        line = orjson.dumps({"key": "0" * 12, "request": {"q": "fine"}})
+        assert quiet_lines([line]) is None
+        assert clean_lines([line]) == [True]  # the gate cleared it
+    finally:
+        secret_lines._database.cache_clear()
+
+
 def test_a_line_not_as_written_is_left_to_the_values() -> None:
     assert clean_lines([None, b'{"request":{}}']) == [None, None]
 

@@ -103,19 +103,23 @@ def _patterns() -> list[tuple[bytes, bool]]:
 
 @functools.cache
 def _database() -> Any:
-    """The compiled patterns; None when Hyperscan is not installed."""
+    """The compiled patterns; None when Hyperscan is not installed or cannot run here
+    (it needs a CPU with SSSE3)."""
     try:
         import hyperscan
     except ImportError:
         return None
     sources, caseless = zip(*_patterns(), strict=True)
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    database.compile(
-        expressions=list(sources),
-        ids=list(range(len(sources))),
-        elements=len(sources),
-        flags=[hyperscan.HS_FLAG_CASELESS if flag else 0 for flag in caseless],
-    )
+    try:
+        database.compile(
+            expressions=list(sources),
+            ids=list(range(len(sources))),
+            elements=len(sources),
+            flags=[hyperscan.HS_FLAG_CASELESS if flag else 0 for flag in caseless],
+        )
+    except hyperscan.HyperscanError:
+        return None
     return database
 
 
@@ -124,12 +128,12 @@ _local = threading.local()
 
 
 def _scratch(database: Any) -> Any:
-    scratch = getattr(_local, "scratch", None)
-    if scratch is None:
+    held = getattr(_local, "held", None)
+    if held is None or held[0] is not database:
         import hyperscan
 
-        scratch = _local.scratch = hyperscan.Scratch(database)
-    return scratch
+        held = _local.held = (database, hyperscan.Scratch(database))
+    return held[1]
 
 
 def _hit(_pattern: int, _start: int, end: int, _flags: int, ends: list[int]) -> None:
