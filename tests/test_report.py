@@ -77,13 +77,31 @@ WEEKS = [
 ]
 
 
-@pytest.fixture
-def history(tmp_path: Path) -> Path:
-    path = tmp_path / "history.db"
+def write_history(path: Path) -> Path:
+    """A history of the :data:`WEEKS` runs at ``path``."""
     with History.open(path) as opened:
         for time, citations, success, cost in WEEKS:
             opened.append(run(time, citations, success, cost))
     return path
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> Path:
+    return write_history(tmp_path / "history.db")
+
+
+@pytest.fixture(scope="module")
+def shared_history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A :data:`WEEKS` history the module's tests only read."""
+    return write_history(tmp_path_factory.mktemp("shared") / "history.db")
+
+
+@pytest.fixture(scope="module")
+def page(shared_history: Path) -> str:
+    """The report of :func:`shared_history`, built once for the tests that only read it
+    (its plots take about a second to draw)."""
+    with History.open(shared_history) as opened:
+        return build_report(opened.runs(), now=NOW)
 
 
 @pytest.fixture
@@ -119,8 +137,7 @@ def test_the_report_is_one_self_contained_file(history: Path, store: Path, tmp_p
     assert "from 5 distinct recordings.</p>" in page
 
 
-def test_the_report_lists_the_maintenance_signals(history: Path, tmp_path: Path) -> None:
-    page = write_report(tmp_path / "r.html", history=history, now=NOW).read_text("utf-8")
+def test_the_report_lists_the_maintenance_signals(page: str) -> None:
     section = page[page.index("<h2>Maintenance signals</h2>") : page.index("<h2>Metrics over time")]
     assert "the last 5 of 5 distinct recordings examined" in section
     assert "always passes</td><td>case-0 / contains" in section
@@ -161,10 +178,9 @@ def test_fixture_ages_come_from_recorded_at(store: Path, tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-def test_the_same_history_gives_the_same_page(history: Path) -> None:
-    with History.open(history) as opened:
-        runs = opened.runs()
-    assert build_report(runs, now=NOW) == build_report(runs, now=NOW)
+def test_the_same_history_gives_the_same_page(shared_history: Path, page: str) -> None:
+    with History.open(shared_history) as opened:
+        assert build_report(opened.runs(), now=NOW) == page
 
 
 def test_an_empty_history_still_renders_and_a_missing_one_is_an_error(tmp_path: Path) -> None:
@@ -233,9 +249,7 @@ def test_weekly_pass_rates_count_a_replayed_recording_once(tmp_path: Path) -> No
     assert rates["citations"] == [pytest.approx((16 + 20) / 40)]  # not (3 * 16 + 20) / 80
 
 
-def test_the_latest_run_says_what_failed_in_words(history: Path) -> None:
-    with History.open(history) as opened:
-        page = build_report(opened.runs(), now=NOW)
+def test_the_latest_run_says_what_failed_in_words(page: str) -> None:
     latest = page[page.index("<h2>Latest run</h2>") : page.index("<h2>Maintenance signals")]
     assert "<td>observe: 3 of 5 samples passed, floor 4</td>" in latest
     assert "<td>citations: 3 of 5 samples passed, floor 4</td>" in latest
