@@ -17,7 +17,10 @@ import stat
 
 
 class NotRegularFileError(OSError):
-    """A path that is there but is not a regular file (its ``strerror`` says what it is)."""
+    """A path that is there but is not a regular file (its ``strerror`` says what it is,
+    and ``kind`` in a word or two: ``"a FIFO"``)."""
+
+    kind: str
 
 
 def file_kind(mode: int) -> str:
@@ -35,9 +38,12 @@ def file_kind(mode: int) -> str:
 
 def not_regular(path: str | os.PathLike[str], mode: int) -> NotRegularFileError:
     """The error for ``path``, found to be of ``st_mode`` ``mode``."""
-    return NotRegularFileError(
-        errno.EINVAL, f"is {file_kind(mode)}, where a file is expected", os.fspath(path)
+    kind = file_kind(mode)
+    error = NotRegularFileError(
+        errno.EINVAL, f"is {kind}, where a file is expected", os.fspath(path)
     )
+    error.kind = kind
+    return error
 
 
 def open_regular_fd(path: str | os.PathLike[str]) -> int:
