@@ -221,6 +221,10 @@ def test_queue_append_and_read(store: Path, tmp_path: Path) -> None:
     queue.write_text('{"case": "x"}\n')
     with pytest.raises(ValueError, match=r"observe.jsonl:1: not an observation"):
         read_queue(queue)
+    queue.unlink()
+    queue.mkdir()
+    with pytest.raises(ValueError, match=r"observe.jsonl: cannot read the queue: is a folder"):
+        read_queue(queue)
 
 
 # -- the in-test recorder ----------------------------------------------------------------

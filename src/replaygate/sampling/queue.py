@@ -19,6 +19,7 @@ from filelock import FileLock
 
 from replaygate.fixtures.fixture import now_iso
 from replaygate.jsondoc import json_fields
+from replaygate.regular import read_regular_text
 from replaygate.sampling.results import SampledResult
 
 DEFAULT_QUEUE = Path(".replaygate") / "observe.jsonl"
@@ -68,12 +69,20 @@ def append_observation(path: str | os.PathLike[str], entry: Observation) -> None
 
 
 def read_queue(path: str | os.PathLike[str]) -> list[Observation]:
-    """Every entry of the queue at ``path`` (an absent file is an empty queue)."""
+    """Every entry of the queue at ``path`` (an absent file is an empty queue).
+
+    Raises ``ValueError`` naming the file (and the line) when it cannot be read as one.
+    """
     target = Path(path)
     if not target.exists():
         return []
+    try:
+        text = read_regular_text(target)
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) else f"not UTF-8 text ({err.reason})"
+        raise ValueError(f"{target}: cannot read the queue: {reason}") from None
     entries = []
-    for number, raw in enumerate(target.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
         try:
