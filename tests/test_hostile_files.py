@@ -138,6 +138,37 @@ def test_an_unreadable_file_is_a_clear_error(
     assert [p.refused for p in problems] == [True]
 
 
+def test_a_folder_of_a_store_that_cannot_be_listed_is_refused_not_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As root nothing is unlistable: the refusal is mocked, as for files above. Skipping
+    # the folder would leave its fixtures out of verify, checksum and every lookup.
+    store = tmp_path / "fixtures"
+    FixtureStore.open(store).put(GOOD)
+    (hidden,) = (folder for folder in store.iterdir() if folder.is_dir())
+    for name in ("scandir", "listdir"):  # os.walk lists with the first, the store the second
+        real = getattr(os, name)
+
+        def deny(path: Any = ".", real: Callable[[Any], Any] = real) -> Any:
+            if Path(path) == hidden:
+                raise PermissionError(errno.EACCES, "Permission denied", str(path))
+            return real(path)
+
+        monkeypatch.setattr(os, name, deny)
+    with pytest.raises(FixtureFormatError) as err:
+        FixtureStore.open(store)
+    assert (err.value.file, err.value.reason) == (
+        str(hidden),
+        "cannot read this folder: Permission denied",
+    )
+    _, problems = verify_store(store)
+    assert [(p.file, p.refused) for p in problems] == [(str(hidden), True)]
+    for args in (["verify", str(store)], ["checksum", str(store)]):
+        done = CliRunner().invoke(main, args)
+        assert done.exit_code == 2, (args, done.output)
+        assert str(hidden) in done.output and "Traceback" not in done.output
+
+
 def test_a_100_mb_line_is_refused_without_being_held_whole(tmp_path: Path) -> None:
     path = tmp_path / "store.jsonl"
     with path.open("wb") as handle:
