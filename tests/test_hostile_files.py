@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import os
-import threading
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from deadline import finishes
 from replaygate import Fixture, FixtureFormatError, FixtureStore, Message, ReplayModel
 from replaygate.cli import main
 from replaygate.errors import StoreWriteError
@@ -31,23 +31,6 @@ RESPONSE = {"type": "message", "role": "assistant", "content": [], "stop_reason"
 META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
 GOOD = Fixture.create(REQUEST, [RESPONSE], META)
 RUN = ["run", "--agent", "json:dumps", "--model", "m", "--max-tokens", "8"]
-
-
-def _open_within(path: Path, seconds: float = 2.0) -> BaseException | None:
-    """Open the store at ``path`` in a thread; what it raised (fails the test on a hang)."""
-    raised: list[BaseException | None] = [None]
-
-    def target() -> None:
-        try:
-            FixtureStore.open(path).close()
-        except BaseException as err:
-            raised[0] = err
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"opening {path} hangs"
-    return raised[0]
 
 
 def _at(name: str, make: Callable[[Path], object]) -> Callable[[Path], Path]:
@@ -92,7 +75,7 @@ def test_a_path_that_is_not_a_regular_file_is_refused_at_once(
     tmp_path: Path, make: Callable[[Path], Path]
 ) -> None:
     path = make(tmp_path)
-    raised = _open_within(path)
+    raised = finishes(lambda: FixtureStore.open(path).close(), seconds=2.0)
     assert isinstance(raised, FixtureFormatError), raised
     assert raised.file.startswith(str(path))
     _, problems = verify_store(path)

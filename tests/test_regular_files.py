@@ -4,13 +4,14 @@ A FIFO where a results file, a baseline, the eval cases, a history export, a
 calibration sidecar, a cassette, ``pyproject.toml`` or a simulator script is expected
 used to block its reader forever (opening a FIFO for reading waits for a writer). Each
 reader now opens non-blocking and checks what it opened. Each check runs on a thread
-with a deadline, so a reader that blocks fails the test instead of hanging the suite.
+with a deadline (``deadline.finishes``), so a reader that blocks fails the test
+instead of hanging the suite.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from deadline import finishes
 from replaygate.cli import main
 from replaygate.config import read_toml
 from replaygate.evals.cases import load_eval_cases
@@ -27,26 +29,6 @@ from replaygate.migrate.cassettes import read_cassette
 from replaygate.regular import NotRegularFileError, read_regular_bytes, read_regular_text
 from replaygate.sampling.calibration import score_sheet
 from replaygate.sim.behaviors import ScriptBehavior
-
-DEADLINE = 10.0
-
-
-def finishes(call: Callable[[], Any]) -> BaseException | Any:
-    """What ``call()`` returned or raised, failing the test if it is still running at the
-    deadline (it would have blocked for ever)."""
-    outcome: list[Any] = []
-
-    def run() -> None:
-        try:
-            outcome.append(call())
-        except BaseException as err:  # handed to the test to check
-            outcome.append(err)
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(DEADLINE)
-    assert not worker.is_alive(), "the reader blocked on a FIFO"
-    return outcome[0]
 
 
 @pytest.fixture
@@ -61,7 +43,7 @@ def test_a_fifo_a_folder_and_a_device_are_refused_saying_what_they_are(
     read: Callable[[Path], Any], fifo: Path, tmp_path: Path
 ) -> None:
     for path, kind in [(fifo, "a FIFO"), (tmp_path, "a folder"), (Path("/dev/null"), "a device")]:
-        err = finishes(lambda path=path: read(path))
+        err = finishes(functools.partial(read, path))
         assert isinstance(err, NotRegularFileError) and isinstance(err, OSError)
         assert err.strerror == f"is {kind}, where a file is expected"
         assert err.filename == str(path)
