@@ -5,86 +5,26 @@ from __future__ import annotations
 import os
 import random
 import signal
-import subprocess
-import sys
-import textwrap
 import time
+from collections.abc import Callable
+from multiprocessing.context import ForkServerProcess
 from pathlib import Path
 
 import orjson
 import pytest
 
-from replaygate import Fixture, FixtureStore, Message, to_anthropic_request
+from replaygate import Fixture, FixtureStore
 from replaygate.fixtures.store import PartialTailError, repair_partial_tail
+from store_writers import concurrent_writer, looping_writer, request, torn_writer, writer_context
 
 pytestmark = pytest.mark.slow
-
-PRELUDE = textwrap.dedent(
-    """
-    import os, signal, sys, time
-    from pathlib import Path
-    from replaygate import Fixture, FixtureStore, Message, to_anthropic_request
-
-    def request(question):
-        return to_anthropic_request(
-            [Message.user(question)], [], model="m", max_tokens=64, system="s"
-        )
-
-    def fixture(question, answer):
-        response = {"content": [{"type": "text", "text": answer}], "stop_reason": "end_turn"}
-        return Fixture.create(request(question), [response], {"source": "hand"})
-    """
-)
-
-CONCURRENT_WRITER = PRELUDE + textwrap.dedent(
-    """
-    worker, go = int(sys.argv[1]), Path(sys.argv[2])
-    jsonl = FixtureStore.open(sys.argv[3])
-    folder = FixtureStore.open(sys.argv[4])
-    while not go.exists():
-        time.sleep(0.001)
-    for i in range(50):
-        f = fixture(f"worker {worker} question {i}", f"answer {worker}.{i} " + "x" * (i * 40))
-        jsonl.put(f)
-        folder.put(f)
-    """
-)
-
-LOOPING_WRITER = PRELUDE + textwrap.dedent(
-    """
-    store = FixtureStore.open(sys.argv[1])
-    i = 0
-    while True:
-        store.put(fixture(f"question {i}", "y" * (i % 7 * 20_000)))
-        i += 1
-    """
-)
-
-TORN_WRITER = PRELUDE + textwrap.dedent(
-    """
-    path = Path(sys.argv[1])
-    store = FixtureStore.open(path)
-    for i in range(int(sys.argv[2])):
-        store.put(fixture(f"question {i}", f"answer {i}"))
-    line = fixture("the interrupted one", "never finished").to_line()
-    with store.lock():
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-        os.write(fd, line[: len(line) // 2])
-        os.kill(os.getpid(), signal.SIGKILL)
-    """
-)
+CONTEXT = writer_context()
 
 
-def request(question: str) -> dict[str, object]:
-    return to_anthropic_request([Message.user(question)], [], model="m", max_tokens=64, system="s")
-
-
-def spawn(script: str, *args: object) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-c", script, *map(str, args)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+def start(target: Callable[..., None], *args: object) -> ForkServerProcess:
+    process = CONTEXT.Process(target=target, args=args)
+    process.start()
+    return process
 
 
 def complete_lines(path: Path) -> list[dict[str, object]]:
@@ -94,12 +34,17 @@ def complete_lines(path: Path) -> list[dict[str, object]]:
 
 def test_eight_processes_appending_at_once_lose_nothing(tmp_path: Path) -> None:
     jsonl, folder, go = tmp_path / "store.jsonl", tmp_path / "folder", tmp_path / "go"
-    workers = [spawn(CONCURRENT_WRITER, w, go, jsonl, folder) for w in range(8)]
-    time.sleep(0.5)
+    ready = [tmp_path / f"ready-{w}" for w in range(8)]
+    workers = [start(concurrent_writer, w, ready[w], go, jsonl, folder) for w in range(8)]
+    deadline = time.monotonic() + 60
+    while not all(r.exists() for r in ready):  # every writer has both stores open
+        assert all(w.exitcode is None for w in workers), "a writer ended before it was told to go"
+        assert time.monotonic() < deadline, "the writers did not start"
+        time.sleep(0.005)
     go.touch()
     for worker in workers:
-        _, err = worker.communicate(timeout=240)
-        assert worker.returncode == 0, err.decode()
+        worker.join(timeout=240)
+        assert worker.exitcode == 0, "a writer failed (its traceback is on stderr)"
 
     lines = jsonl.read_bytes().splitlines(keepends=True)
     assert len(lines) == 400
@@ -124,18 +69,18 @@ def test_sigkill_at_a_random_moment_leaves_earlier_fixtures_intact(tmp_path: Pat
     seed = random.randrange(2**32)
     delay = random.Random(seed).uniform(0.0, 0.3)
     path = tmp_path / "store.jsonl"
-    writer = spawn(LOOPING_WRITER, path)
+    writer = start(looping_writer, path)
     try:
         deadline = time.monotonic() + 60
         while len(complete_lines(path) if path.exists() else []) < 10:
-            assert writer.poll() is None, "the writer died on its own"
+            assert writer.exitcode is None, "the writer died on its own"
             assert time.monotonic() < deadline, "the writer made no progress"
             time.sleep(0.01)
         time.sleep(delay)
     finally:
-        writer.send_signal(signal.SIGKILL)
-        writer.wait(timeout=30)
-    assert writer.returncode == -signal.SIGKILL, f"seed {seed}"
+        writer.kill()
+        writer.join(timeout=30)
+    assert writer.exitcode == -signal.SIGKILL, f"seed {seed}"
 
     intact = complete_lines(path)
     assert len(intact) >= 10, f"seed {seed}"
@@ -154,9 +99,9 @@ def test_a_writer_killed_mid_line_leaves_a_partial_tail_that_is_reported_and_rep
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "store.jsonl"
-    writer = spawn(TORN_WRITER, path, 12)
-    _, err = writer.communicate(timeout=60)
-    assert writer.returncode == -signal.SIGKILL, err.decode()
+    writer = start(torn_writer, path, 12)
+    writer.join(timeout=60)
+    assert writer.exitcode == -signal.SIGKILL, "the writer did not die as planned (see stderr)"
 
     intact = complete_lines(path)
     assert len(intact) == 12
