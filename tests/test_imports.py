@@ -10,12 +10,14 @@ model or SDK client -> layer adapter -> fixture core -> store.
 from __future__ import annotations
 
 import ast
-import functools
+import hashlib
 import importlib
+import json
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any, Protocol
 
 import pytest
 
@@ -37,33 +39,103 @@ def module_names() -> dict[str, Path]:
     return found
 
 
-def imports_of(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]:
+_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
+"""The fields that hold statements. An import is a statement, and no expression holds
+one, so the walk below visits only statements: a fraction of a module's nodes."""
+
+
+def every_statement(body: Sequence[ast.AST]) -> Iterator[ast.AST]:
+    """Every statement of ``body`` and of the blocks nested in it, at any depth (function
+    and class bodies, ``if``/``try``/``with``/``match`` blocks and handlers)."""
+    for node in body:
+        yield node
+        for field in _STATEMENT_LISTS:
+            yield from every_statement(getattr(node, field, ()))
+
+
+RawImport = tuple[int, str | None, tuple[str, ...]]
+"""One import statement as written: its level (-1 for ``import a.b``, else the dots of
+``from``), the module after ``from`` (None for ``import``) and the names it imports."""
+
+
+def raw_imports(source: bytes) -> list[RawImport]:
+    """Every import statement of a module's source, at any depth."""
+    found: list[RawImport] = []
+    for node in every_statement(ast.parse(source).body):
+        if isinstance(node, ast.Import):
+            found.append((-1, None, tuple(alias.name for alias in node.names)))
+        elif isinstance(node, ast.ImportFrom):
+            found.append((node.level, node.module, tuple(alias.name for alias in node.names)))
+    return found
+
+
+def imports_of(
+    name: str, path: Path, statements: list[RawImport], modules: dict[str, Path]
+) -> Iterator[str]:
     """The package modules ``name`` imports (a ``from pkg import mod`` counts as ``pkg.mod``)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names if alias.name in modules)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                target = ".".join([*base, node.module] if node.module else base)
-            else:
-                target = node.module or ""
-            for alias in node.names:
-                submodule = f"{target}.{alias.name}"
-                if submodule in modules:
-                    yield submodule
-                elif target in modules:
-                    yield target
+    for level, module, names in statements:
+        if level < 0:
+            yield from (alias for alias in names if alias in modules)
+            continue
+        if level:
+            base = package.split(".")[: len(package.split(".")) - level + 1]
+            target = ".".join([*base, module] if module else base)
+        else:
+            target = module or ""
+        for alias in names:
+            submodule = f"{target}.{alias}"
+            if submodule in modules:
+                yield submodule
+            elif target in modules:
+                yield target
 
 
-@functools.cache
-def graph() -> dict[str, set[str]]:
-    """Module -> the package modules it imports (read once; callers only read it)."""
-    modules = module_names()
+PARSED_CACHE = "replaygate/test_imports/raw_imports_v1"
+"""pytest's cache (``.pytest_cache``) of ``raw_imports`` by the SHA-256 of the source:
+a module is parsed again only when its bytes change (parsing the whole package took
+most of a second of every run). Bump the version when ``raw_imports`` changes."""
+
+
+class Cache(Protocol):
+    def get(self, key: str, default: Any) -> Any: ...
+    def set(self, key: str, value: object) -> None: ...
+
+
+def read_imports(
+    modules: dict[str, Path], cache: Cache | None
+) -> dict[str, tuple[Path, list[RawImport]]]:
+    """Module -> its path and its import statements, from ``cache`` where the source's
+    digest is there, parsed (and then cached) otherwise."""
+    known = cache.get(PARSED_CACHE, {}) if cache is not None else {}
+    if not isinstance(known, dict):
+        known = {}
+    found = {}
+    seen = {}
+    for name, path in modules.items():
+        source = path.read_bytes()
+        digest = hashlib.sha256(source).hexdigest()
+        entry = known.get(digest)
+        statements = (
+            [(level, module, tuple(names)) for level, module, names in entry]
+            if isinstance(entry, list)
+            else raw_imports(source)
+        )
+        found[name] = (path, statements)
+        seen[digest] = statements
+    if cache is not None and seen.keys() != known.keys():
+        cache.set(PARSED_CACHE, seen)  # only today's sources: the cache does not grow
+    return found
+
+
+@pytest.fixture(scope="module")
+def graph(request: pytest.FixtureRequest) -> dict[str, set[str]]:
+    """Module -> the package modules it imports (read once; the tests only read it)."""
+    parsed = read_imports(module_names(), getattr(request.config, "cache", None))
+    modules = {name: path for name, (path, _) in parsed.items()}
     return {
-        name: {target for target in imports_of(name, path, modules) if target != name}
-        for name, path in modules.items()
+        name: {target for target in imports_of(name, path, statements, modules) if target != name}
+        for name, (path, statements) in parsed.items()
     }
 
 
@@ -117,13 +189,13 @@ def library(edges: dict[str, set[str]]) -> dict[str, set[str]]:
     }
 
 
-def test_no_module_import_cycles() -> None:
-    assert cycles(graph()) == []
+def test_no_module_import_cycles(graph: dict[str, set[str]]) -> None:
+    assert cycles(graph) == []
 
 
-def test_no_package_import_cycles() -> None:
+def test_no_package_import_cycles(graph: dict[str, set[str]]) -> None:
     packages: dict[str, set[str]] = {}
-    for name, targets in library(graph()).items():
+    for name, targets in library(graph).items():
         unit = package_of(name)
         packages.setdefault(unit, set()).update(
             package_of(t) for t in targets if package_of(t) != unit
@@ -131,13 +203,82 @@ def test_no_package_import_cycles() -> None:
     assert cycles(packages) == []
 
 
-def test_only_the_demo_imports_the_example() -> None:
+def test_only_the_demo_imports_the_example(graph: dict[str, set[str]]) -> None:
     importers = sorted(
         name
-        for name, targets in graph().items()
+        for name, targets in graph.items()
         if not name.startswith(EXAMPLE) and any(t.startswith(EXAMPLE) for t in targets)
     )
     assert set(importers) <= MAY_RUN_THE_EXAMPLE, importers
+
+
+def test_the_walk_finds_an_import_at_any_depth() -> None:
+    source = """
+import a
+def f():
+    import b
+    class C:
+        import c
+    async def g():
+        async with x:
+            import d
+if x:
+    import e
+elif y:
+    import f
+else:
+    for i in x:
+        import g
+    else:
+        import h
+while x:
+    from . import i
+else:
+    import j
+try:
+    import k
+except A:
+    import l
+else:
+    import m
+finally:
+    with x:
+        import n
+try:
+    pass
+except* B:
+    import o
+match x:
+    case 1:
+        import p
+    case _:
+        if y: import q
+x = [lambda: __import__("not_a_statement")]
+"""
+    found = raw_imports(source.encode())
+    assert sorted(name for _, _, names in found for name in names) == [*"abcdefghijklmnopq"]
+    everywhere = [
+        n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Import | ast.ImportFrom)
+    ]
+    assert len(found) == len(everywhere)
+
+
+def test_imports_read_from_the_cache_are_those_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    saved: dict[str, str] = {}
+
+    class JsonCache:
+        def get(self, key: str, default: Any) -> Any:
+            return json.loads(saved[key]) if key in saved else default
+
+        def set(self, key: str, value: object) -> None:
+            saved[key] = json.dumps(value)
+
+    some = dict(sorted(module_names().items())[:6])
+    parsed = read_imports(some, None)
+    assert read_imports(some, JsonCache()) == parsed
+    assert sum(len(statements) for _, statements in parsed.values()) > 0
+    monkeypatch.setattr(sys.modules[__name__], "raw_imports", None)  # parsing would fail
+    assert read_imports(some, JsonCache()) == parsed
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
