@@ -497,7 +497,9 @@ def test_an_open_store_keeps_its_index_when_a_refresh_meets_a_partial_tail(tmp_p
     assert store.lookup(request("question 2")) == fixture(2)
 
 
-def test_a_refresh_waits_for_a_writer_half_way_through_its_append(tmp_path: Path) -> None:
+def test_a_refresh_waits_for_a_writer_half_way_through_its_append(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "s.jsonl"
     write_lines(path, fixture(0))
     reader = FixtureStore.open(path)
@@ -507,6 +509,21 @@ def test_a_refresh_waits_for_a_writer_half_way_through_its_append(tmp_path: Path
     with path.open("ab") as handle:
         handle.write(new_line[:30])
     errors: list[BaseException] = []
+    asked = threading.Event()  # the refresh went for the store's lock
+    released = threading.Event()  # set by the writer just before it lets go
+    got_it_after_the_writer: list[bool] = []
+    real_lock = reader.lock()
+
+    class WatchedLock:
+        def acquire(self) -> None:
+            asked.set()
+            real_lock.acquire()
+            got_it_after_the_writer.append(released.is_set())
+
+        def release(self) -> None:
+            real_lock.release()
+
+    monkeypatch.setattr(reader, "lock", WatchedLock)
 
     def refresh() -> None:
         try:
@@ -516,13 +533,15 @@ def test_a_refresh_waits_for_a_writer_half_way_through_its_append(tmp_path: Path
 
     thread = threading.Thread(target=refresh)
     thread.start()
-    thread.join(timeout=0.3)
-    assert thread.is_alive()  # waiting for the writer's lock, not failing
+    assert asked.wait(timeout=10)  # the partial tail sent it to the lock: it did not fail
+    assert thread.is_alive()  # waiting for the writer's lock
     with path.open("ab") as handle:
         handle.write(new_line[30:])
+    released.set()
     writer_lock.release()
     thread.join(timeout=10)
     assert errors == []
+    assert got_it_after_the_writer == [True]  # it waited for the writer, however long
     assert len(reader) == 2
 
 
