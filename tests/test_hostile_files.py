@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import tracemalloc
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -23,6 +24,7 @@ from replaygate.cli import main
 from replaygate.errors import StoreWriteError
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import files, record_response
+from replaygate.hygiene import verify_segments
 from replaygate.hygiene.verify import verify_store
 from replaygate.models.replay import RequestSettings
 
@@ -152,16 +154,38 @@ def test_a_folder_of_a_store_that_cannot_be_listed_is_refused_not_skipped(
         assert str(hidden) in done.output and "Traceback" not in done.output
 
 
-def test_a_100_mb_line_is_refused_without_being_held_whole(tmp_path: Path) -> None:
+def test_a_line_far_over_the_maximum_is_refused_without_being_held_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The maximum is lowered to 1 MiB and the line is 32 MiB (with the shipped maximum of
+    32 MiB, a 100 MB line meant reading about 100 MB of zero bytes): four times what the
+    store's scan reads at once, and cut by verify into segments of 1 MiB, each looking
+    for a line end that never comes."""
+    limit = 1 << 20
+    for module in (files, verify_segments):
+        monkeypatch.setattr(module, "MAX_LINE_BYTES", limit)
+    monkeypatch.setattr(verify_segments, "SEGMENT_BYTES", limit)
+    size = 32 * limit
     path = tmp_path / "store.jsonl"
     with path.open("wb") as handle:
         handle.write(GOOD.to_line())
-        handle.truncate(100 << 20)  # sparse: a 100 MB second line of zero bytes
-    with pytest.raises(FixtureFormatError, match="longer than the maximum") as err:
-        FixtureStore.open(path)
+        handle.truncate(size)  # sparse: a second line of zero bytes to the end
+    assert len(verify_segments.file_segments(str(path))) == 1  # looked for line ends: none
+    tracing = tracemalloc.is_tracing()
+    if not tracing:
+        tracemalloc.start()
+    tracemalloc.reset_peak()
+    try:
+        with pytest.raises(FixtureFormatError, match="longer than the maximum of 1,048,576") as err:
+            FixtureStore.open(path)
+        _, problems = verify_store(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        if not tracing:
+            tracemalloc.stop()
     assert (err.value.file, err.value.line) == (str(path), 2)
-    _, problems = verify_store(path)
     assert [(p.line, p.refused) for p in problems] == [(2, True)]
+    assert peak < size * 3 // 4, f"{peak:,} bytes held at once"
 
 
 @pytest.mark.parametrize("where", ["jsonl", "json"])
