@@ -64,20 +64,34 @@ def record_http(sim: Simulator, store: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def clean_sim() -> Iterator[Simulator]:
+    """One clean simulator for the module (each one started and stopped costs ~50 ms)."""
+    with Simulator(behavior="echo") as sim:
+        yield sim
+
+
+@pytest.fixture(scope="module")
+def drifting_sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo", drift=DRIFT) as sim:
+        yield sim
+
+
+@pytest.fixture(scope="module")
+def stores(
+    tmp_path_factory: pytest.TempPathFactory, clean_sim: Simulator, drifting_sim: Simulator
+) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("drift")
-    with Simulator(behavior="echo") as clean:
-        record_wire(clean, root / "wire.jsonl")
-        record_http(clean, root / "http")
-    with Simulator(behavior="echo", drift=DRIFT) as drifted:
-        record_wire(drifted, root / "drifted.jsonl")
+    record_wire(clean_sim, root / "wire.jsonl")
+    record_http(clean_sim, root / "http")
+    record_wire(drifting_sim, root / "drifted.jsonl")
     return {"wire": root / "wire.jsonl", "http": root / "http", "drifted": root / "drifted.jsonl"}
 
 
 @pytest.fixture
-def drifted_sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo", drift=DRIFT) as sim:
-        yield sim
+def drifted_sim(drifting_sim: Simulator) -> Simulator:
+    """The module's drifting simulator, with no request received yet in this test."""
+    drifting_sim.clear_requests()
+    return drifting_sim
 
 
 def drift(*args: str) -> Result:
@@ -132,11 +146,10 @@ def test_live_drift_of_http_fixtures_plain_and_streamed(
     assert any(r.body.get("stream") for r in drifted_sim.requests)
 
 
-def test_no_drift_against_a_clean_simulator(stores: dict[str, Path]) -> None:
-    with Simulator(behavior="echo") as clean:
-        done = drift(str(stores["wire"]), "--live-sample", "4", "--approve-live",
-                     "--base-url", clean.url)  # fmt: skip
-        http = drift_live(stores["http"], 5, LiveSender(clean.url), approve_live=True)
+def test_no_drift_against_a_clean_simulator(stores: dict[str, Path], clean_sim: Simulator) -> None:
+    done = drift(str(stores["wire"]), "--live-sample", "4", "--approve-live",
+                 "--base-url", clean_sim.url)  # fmt: skip
+    http = drift_live(stores["http"], 5, LiveSender(clean_sim.url), approve_live=True)
     assert done.exit_code == 0, done.output
     assert "no drift" in done.output
     assert not http.drifted and not http.errors
@@ -232,7 +245,7 @@ def test_missing_api_key_is_named(stores: dict[str, Path], monkeypatch: pytest.M
 
 
 def test_live_answers_go_through_the_configured_trim(
-    stores: dict[str, Path], tmp_path: Path
+    stores: dict[str, Path], clean_sim: Simulator, tmp_path: Path
 ) -> None:
     from replaygate.fixtures.fixture import Fixture
     from replaygate.fixtures.store import FixtureStore
@@ -249,8 +262,7 @@ def test_live_answers_go_through_the_configured_trim(
             )
             store.put(Fixture(fixture.key, fixture.request, (body,), fixture.meta))
     assert "id" not in load_fixtures(trimmed)[0][1].response
-    with Simulator(behavior="echo") as clean:
-        plain = drift_live(trimmed, 3, LiveSender(clean.url), approve_live=True)
-        same = drift_live(trimmed, 3, LiveSender(clean.url, sanitizer=sanitizer), approve_live=True)
+    plain = drift_live(trimmed, 3, LiveSender(clean_sim.url), approve_live=True)
+    same = drift_live(trimmed, 3, LiveSender(clean_sim.url, sanitizer=sanitizer), approve_live=True)
     assert set(plain.interfaces[0].only_new) == {"id", "type", "role", "stop_sequence"}
     assert not same.drifted
