@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
+import anthropic._base_client as anthropic_client
 import httpx2
 import openai
 import pytest
@@ -114,15 +115,30 @@ def test_bad_request_and_auth_errors_replay(tmp_path: Path, sdk: str) -> None:
         assert calls(make(store, "replay", max_retries=0)) == live
 
 
-def test_retries_replay_in_order_without_sleeping(tmp_path: Path) -> None:
+class SleepsRecorded:
+    """The ``time`` module as an SDK sees it, with ``sleep`` recorded instead of slept."""
+
+    def __init__(self) -> None:
+        self.slept: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+def test_retries_replay_in_order_without_sleeping(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = tmp_path / "retries.jsonl"
     faults = FaultPlan.sequence(["429", "529"], retry_after=0.25)
-    with Simulator(behavior="echo", faults=faults) as sim:
-        started = time.perf_counter()
+    backoff = SleepsRecorded()
+    with Simulator(behavior="echo", faults=faults) as sim, monkeypatch.context() as patch:
+        patch.setattr(anthropic_client, "time", backoff)  # recording: the waits, not slept
         live = anthropic_call(claude(store, "record-missing", sim.url))
-        live_seconds = time.perf_counter() - started
         assert len(sim.requests) == 3
-    assert live_seconds >= 0.5
+    assert backoff.slept == [0.25, 0.25]  # live, the SDK waits as long as each answer asks
     (fixture,) = FixtureStore.open(store)
     assert [r["status"] for r in fixture.responses] == [429, 529, 200]
     assert fixture.responses[0]["headers"]["retry-after-ms"] == "250"
