@@ -8,10 +8,12 @@ without raising. Nothing else, ever.
 
 from __future__ import annotations
 
+import itertools
 import json
-import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -79,6 +81,22 @@ def _read_all(path: Path) -> None:
         store.close()
 
 
+@pytest.fixture(scope="module")
+def new_folder(tmp_path_factory: pytest.TempPathFactory) -> Callable[[], Path]:
+    """A maker of an empty folder, a new one each call: one per example, all removed with
+    pytest's temporary folders (a temporary folder made and removed per example cost
+    more than the reading the example checks)."""
+    root = tmp_path_factory.mktemp("fuzz")
+    numbers = itertools.count()
+
+    def made() -> Path:
+        folder = root / str(next(numbers))
+        folder.mkdir()
+        return folder
+
+    return made
+
+
 def fuzz_examples(times: int) -> int:
     """``times`` the examples of the profile loaded (``make test``: 300 and 100 below;
     ``make test-fast``: 120 and 40; ``thorough``: 6,000 and 2,000)."""
@@ -90,18 +108,17 @@ def fuzz_examples(times: int) -> int:
 )
 @given(_edits(STORE))
 def test_a_damaged_store_is_read_correctly_or_refused_with_file_and_line(
-    edits: list[tuple[str, int, int]],
+    new_folder: Callable[[], Path], edits: list[tuple[str, int, int]]
 ) -> None:
     damaged = _damage(STORE, edits)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "store.jsonl"
-        path.write_bytes(damaged)
-        try:
-            _read_all(path)
-        except FixtureFormatError as err:
-            _check_located(err, path)
-        _, problems = verify_store(path, require_meta=False)
-        assert all(p.file == str(path) and p.line >= 0 for p in problems)
+    path = new_folder() / "store.jsonl"
+    path.write_bytes(damaged)
+    try:
+        _read_all(path)
+    except FixtureFormatError as err:
+        _check_located(err, path)
+    _, problems = verify_store(path, require_meta=False)
+    assert all(p.file == str(path) and p.line >= 0 for p in problems)
 
 
 PRETTY = FIXTURES[0].to_pretty()
@@ -112,17 +129,17 @@ PRETTY = FIXTURES[0].to_pretty()
 )
 @given(_edits(PRETTY))
 def test_a_damaged_one_fixture_file_is_read_correctly_or_refused_naming_it(
-    edits: list[tuple[str, int, int]],
+    new_folder: Callable[[], Path], edits: list[tuple[str, int, int]]
 ) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        file = Path(tmp) / "anthropic.messages@2023-06-01" / "a.json"
-        file.parent.mkdir()
-        file.write_bytes(_damage(PRETTY, edits))
-        try:
-            store = FixtureStore.open(tmp)
-            expected = from_json(json.loads(file.read_bytes()), str(file), 0)
-            found = store.find(expected.request)
-            assert found is not None and found[1] == expected
-        except FixtureFormatError as err:
-            assert err.file == str(file) and err.reason
-        verify_store(Path(tmp), require_meta=False)
+    tmp = new_folder()
+    file = tmp / "anthropic.messages@2023-06-01" / "a.json"
+    file.parent.mkdir()
+    file.write_bytes(_damage(PRETTY, edits))
+    try:
+        store = FixtureStore.open(tmp)
+        expected = from_json(json.loads(file.read_bytes()), str(file), 0)
+        found = store.find(expected.request)
+        assert found is not None and found[1] == expected
+    except FixtureFormatError as err:
+        assert err.file == str(file) and err.reason
+    verify_store(tmp, require_meta=False)
