@@ -342,10 +342,14 @@ def test_research_copilot_is_reproducible_under_a_seed_and_varies_across_seeds(
     final = first[0][-1]
     assert "RAG" in final or "retrieval" in final.lower()
     assert len(set(first[0::2])) > 1, "repeated samples of one question should differ"
-    finals = {
-        answers[0][-1] for answers in (research_answers(http, s, questions[:1]) for s in range(30))
-    }
-    assert len(finals) >= 2
+
+    def final_answer(seed: int) -> str:
+        return research_answers(http, seed, questions[:1])[0][-1]
+
+    # Among seeds 0 to 29 at least two final answers differ: some seed's differs from
+    # seed 0's (seeds are tried until one does).
+    seed_0 = final_answer(0)
+    assert any(final_answer(seed) != seed_0 for seed in range(1, 30))
 
 
 def test_research_copilot_over_openai_wire() -> None:
