@@ -1,10 +1,10 @@
-"""The hits log: a pytest session (under xdist too) logs which fixtures its tests replay.
+"""The hits log: a pytest session logs which fixtures its tests replay.
 
 A small project is made in a temporary folder: ResearchCopilot fixtures recorded from
 the simulator (two questions, only one of them replayed by the tests) and an HTTP
-fixture recorded by the plugin. Its tests run in nested pytest sessions: one with two
-xdist workers (real processes, so marked slow) and single-process ones; then
-``replaygate patrol`` lists the fixtures no test played.
+fixture recorded by the plugin. Its tests run in nested single-process pytest sessions.
+Under xdist (the workers' hits, with test ids, and ``replaygate patrol`` listing the
+fixtures no test played): tests/test_xdist_sessions.py.
 """
 
 from __future__ import annotations
@@ -17,10 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from nested_pytest import UNUSED_PLUGINS
 from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import now_iso
-from replaygate.fixtures.store import FixtureStore
 from replaygate.sim import Simulator
 from run_cli import replaygate
 
@@ -115,35 +113,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def logged(project: Path) -> list[dict[str, str]]:
     files = sorted((project / ".replaygate" / "hits").glob("*.jsonl"))
     return [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines()]
-
-
-@pytest.mark.slow
-def test_xdist_run_logs_hits_with_test_ids(project: Path) -> None:
-    pytest_in_process(project, "-n", "2", *UNUSED_PLUGINS)
-    files = sorted((project / ".replaygate" / "hits").glob("*.jsonl"))
-    lines = logged(project)
-    assert len({line["run"] for line in lines}) == 1, "workers share the controller's run id"
-    assert len(files) == 2, "one file per worker process"
-    pids = {f.stem.rsplit("-", 1)[1] for f in files}
-    assert len(pids) == 2
-    tests = {line["test"] for line in lines}
-    assert {f"tests/test_agent.py::test_rag[{i}]" for i in (1, 2, 3)} <= tests
-    assert {f"tests/test_agent.py::test_http[{i}]" for i in (1, 2, 3)} <= tests
-    stores = {line["store"] for line in lines}
-    assert stores == {"tests/fixtures/rc.jsonl", "tests/fixtures/http.jsonl"}
-
-    rag_keys = {line["key"] for line in lines if line["store"] == "tests/fixtures/rc.jsonl"}
-    all_keys = set(FixtureStore.open(project / "tests" / "fixtures" / "rc.jsonl").keys())
-    assert rag_keys < all_keys
-
-    done = replaygate("patrol", "tests/fixtures", "--runs", "1", "--json", cwd=project)
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout)
-    unplayed = {row["key"] for row in report["fixtures"] if row["plays"] == 0}
-    assert unplayed == all_keys - rag_keys
-    http_row = next(r for r in report["fixtures"] if "http.jsonl" in r["fixture"])
-    assert http_row["plays"] == 3
-    assert http_row["tests"] == [f"tests/test_agent.py::test_http[{i}]" for i in (1, 2, 3)]
 
 
 def test_each_run_gets_its_own_id(project: Path) -> None:

@@ -1,4 +1,5 @@
-"""The pytest plugin, run on generated test files (in process; under xdist, with real workers)."""
+"""The pytest plugin, run on generated test files in process (under xdist, with real
+workers: tests/test_xdist_sessions.py)."""
 
 from __future__ import annotations
 
@@ -8,50 +9,12 @@ import anthropic
 import openai
 import pytest
 
-from nested_pytest import UNUSED_PLUGINS, conftest_sharing_tls
-from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.models.replay import MODES
 from replaygate.sim import Simulator
 
 # Each test runs pytest itself on a project of its own (pytester): end to end.
 pytestmark = pytest.mark.slow
-
-RECORDING_TESTS = """
-import os
-
-import pytest
-
-from replaygate.http import httpx2_client
-
-URL = os.environ["REPLAYGATE_TEST_SIM_URL"]
-
-
-def ask(exchange, path, body):
-    client = httpx2_client(exchange, base_url=URL)
-    headers = {{"x-api-key": "k", "authorization": "Bearer k"}}
-    response = client.post(path, json=body, headers=headers)
-    assert response.status_code == 200
-    return response.json()
-
-
-@pytest.mark.replaygate(fixtures="shared.jsonl", source="sim")
-@pytest.mark.parametrize("n", range({count}))
-def test_shared_store(replaygate_exchange, n):
-    # each request is sent by two tests, often by two workers at once
-    text = f"q{{n // 2}}"
-    body = {{"model": "m", "max_tokens": 16, "messages": [{{"role": "user", "content": text}}]}}
-    assert ask(replaygate_exchange, "/v1/messages", body)["content"][0]["text"] == f"echo: {{text}}"
-
-
-@pytest.mark.parametrize("n", range({count}))
-def test_own_store(replaygate_exchange, replaygate_store, n):
-    body = {{"model": "g", "messages": [{{"role": "user", "content": f"task {{n}}"}}]}}
-    answer = ask(replaygate_exchange, "/v1/chat/completions", body)
-    assert answer["choices"][0]["message"]["content"] == f"echo: task {{n}}"
-    assert replaygate_store.path.name == f"test_own_store[{{n}}].jsonl"
-"""
-
 
 NO_CAP = """
 import pytest
@@ -91,41 +54,6 @@ def test_plugin_is_inert_for_tests_that_do_not_use_it(pytester: pytest.Pytester)
         """
     )
     pytester.runpytest().assert_outcomes(passed=1)
-
-
-@pytest.mark.slow
-def test_xdist_workers_record_everything_then_replay_offline(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    count = 24
-    pytester.makepyfile(test_generated=RECORDING_TESTS.format(count=count))
-    pytester.makeconftest(conftest_sharing_tls(NO_CAP))  # 48 clients, in 2 workers
-    fixtures = pytester.path / "recorded"
-    options = ["-p", "no:cacheprovider", "--replaygate-dir", str(fixtures)]
-    with Simulator(behavior="echo") as sim:
-        monkeypatch.setenv("REPLAYGATE_TEST_SIM_URL", sim.url)
-        result = pytester.runpytest_inprocess(
-            "-n",
-            "2",
-            *UNUSED_PLUGINS,
-            "--replaygate-record-mode=record-missing",
-            "--replaygate-approve-live",
-            *options,
-        )
-        result.assert_outcomes(passed=2 * count)
-        assert count + count // 2 <= len(sim.requests) <= 2 * count
-    shared = FixtureStore.open(fixtures / "shared.jsonl")
-    # no request lost, none stored twice, no answer of one worker replaced by another's
-    assert len(shared) == len(set(shared.keys())) == count // 2
-    assert [f.samples for f in shared] == [1] * (count // 2)
-    assert len((fixtures / "shared.jsonl").read_bytes().splitlines()) == count // 2
-    assert {f.meta["source"] for f in shared if f.meta} == {"sim"}
-    own = sorted((fixtures / "test_generated").glob("*.jsonl"))
-    assert len(own) == count
-    assert all(len(FixtureStore.open(p)) == 1 for p in own)
-    # the simulator is stopped: replay offline, strictly
-    result = pytester.runpytest("--replaygate-strict", *options)
-    result.assert_outcomes(passed=2 * count)
 
 
 def _record(store: Path, contents: list[str]) -> None:

@@ -179,31 +179,6 @@ def test_a_replaying_pytest_session_blocks_every_escape_and_reports_late_senders
 
 
 @pytest.mark.slow
-def test_refusals_of_xdist_workers_are_listed_by_the_controller(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n")
-    pytester.makepyfile(
-        test_workers="""
-        from network_escapes import send_telemetry
-
-        def test_one(replaygate_store):
-            send_telemetry()
-
-        def test_two(replaygate_store):
-            send_telemetry()
-        """
-    )
-    result = pytester.runpytest_inprocess("-n", "2", "-p", "no:cacheprovider", *UNUSED_PLUGINS)
-    result.assert_outcomes(passed=2)
-    result.stdout.fnmatch_lines_random(
-        [
-            "[[]gw?[]] lookup of '192.0.2.1' (from network_escapes) during *::test_one",
-            "[[]gw?[]] lookup of '192.0.2.1' (from network_escapes) during *::test_two",
-            "2 attempt(s) refused*",
-        ]
-    )
-
-
-@pytest.mark.slow
 def test_an_exporter_sending_at_interpreter_exit_is_refused_and_named(
     pytester: pytest.Pytester,
 ) -> None:

@@ -10,9 +10,7 @@ import anthropic
 import openai
 import pytest
 
-from nested_pytest import UNUSED_PLUGINS
 from replaygate.fixtures.store import FixtureStore
-from replaygate.sim import Simulator
 
 # Each test runs pytest itself on a project of its own (pytester): end to end.
 pytestmark = pytest.mark.slow
@@ -321,50 +319,6 @@ def test_a_bad_project_config_is_a_usage_error_when_recording(pytester: pytest.P
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*replaygate: *pyproject.toml*max_cost*"])
     pytester.runpytest().assert_outcomes(failed=1)  # replaying reads no spending settings
-
-
-@pytest.mark.slow
-def test_xdist_workers_share_the_cap_and_the_controller_adds_up(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # plain HTTP, not the SDK: the xdist workers start without importing it
-    tests = """
-import os
-
-import pytest
-
-from replaygate.http import httpx2_client
-
-
-def ask(exchange, text, max_tokens=16):
-    body = {"model": "claude-sonnet-4-5", "max_tokens": max_tokens,
-            "messages": [{"role": "user", "content": text}]}
-    client = httpx2_client(exchange, base_url=os.environ["REPLAYGATE_TEST_SIM_URL"])
-    reply = client.post("/v1/messages", json=body, headers={"x-api-key": "k"})
-    assert reply.status_code == 200, reply.text
-    return reply.json()["content"][0]["text"]
-
-
-@pytest.mark.parametrize("n", range(4))
-def test_small(replaygate_exchange, n):
-    assert ask(replaygate_exchange, f"q{n}") == f"echo: q{n}"
-
-
-def test_big(replaygate_exchange):  # bounded at 0.045: more than a worker's half of 0.05
-    ask(replaygate_exchange, "big", max_tokens=3000)
-"""
-    pytester.makepyfile(test_workers=tests)
-    options = ("-n", "2", "--replaygate-max-cost=0.05", *UNUSED_PLUGINS)
-    with Simulator(behavior="echo") as sim:
-        monkeypatch.setenv("REPLAYGATE_TEST_SIM_URL", sim.url)
-        result = pytester.runpytest_inprocess(*RECORD, *options)
-    result.assert_outcomes(passed=4, failed=1)
-    result.stdout.fnmatch_lines(
-        [
-            "*spending cap reached: 0.0* of 0.03 USD spent*could cost up to 0.045*",
-            "0.0* of 0.05 USD spent on 4 recorded calls (prices: *)",
-        ]
-    )
 
 
 def test_recording_from_the_simulator_never_reaches_beyond_loopback(

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from nested_pytest import UNUSED_PLUGINS
 from replaygate.models.fakes import ScriptedModel
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, ModelResponse
@@ -58,10 +57,8 @@ def test_block(replaygate_sample, replaygate_checks):
 )
 
 
-@pytest.fixture
-def recorded(pytester: pytest.Pytester) -> Path:
-    """5-sample fixtures recorded into the pytester folder."""
-    path = pytester.path / "answers.jsonl"
+def record_samples(path: Path) -> Path:
+    """The 5-sample fixtures of :data:`PATTERNS`, recorded into ``path``."""
     for question, cited in PATTERNS.items():
         for sample, ok in enumerate(cited):
             text = "RAG retrieves first [doc-rag]." if ok else "RAG retrieves first."
@@ -69,6 +66,12 @@ def recorded(pytester: pytest.Pytester) -> Path:
             recorder = RecordingModel(live, path, approve_live=True, sample=sample, **SETTINGS)  # type: ignore[arg-type]
             recorder.complete([Message.user(question)], [])
     return path
+
+
+@pytest.fixture
+def recorded(pytester: pytest.Pytester) -> Path:
+    """5-sample fixtures recorded into the pytester folder."""
+    return record_samples(pytester.path / "answers.jsonl")
 
 
 def test_pass_observe_block_on_recorded_samples(pytester: pytest.Pytester, recorded: Path) -> None:
@@ -120,15 +123,6 @@ def test_observe_fails_makes_observe_fail(pytester: pytest.Pytester, recorded: P
     ) in result.stdout.str()
     assert "  sample 0: citations: recall 0.00" in result.stdout.str()
     assert len((pytester.path / "q.jsonl").read_text().splitlines()) == 1
-
-
-@pytest.mark.slow
-def test_under_xdist_the_queue_is_written_once(pytester: pytest.Pytester, recorded: Path) -> None:
-    pytester.makepyfile(test_verdicts=VERDICTS)
-    result = pytester.runpytest("-n", "2", "-p", "no:randomly", *UNUSED_PLUGINS)
-    assert result.parseoutcomes() == {"passed": 1, "failed": 1, "observed": 1, "warnings": 1}
-    result.stdout.fnmatch_lines(["1 pass, 1 observe, 1 block"])
-    assert len((pytester.path / ".replaygate" / "observe.jsonl").read_text().splitlines()) == 1
 
 
 def test_the_plugin_is_inert_for_other_tests(pytester: pytest.Pytester) -> None:
