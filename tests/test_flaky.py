@@ -39,7 +39,7 @@ def test_sampled(replaygate_sample):
 def test_flaky_runs_finds_the_flaky_test(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_counter_file=FLAKY, test_stable=STABLE)
     result = pytester.runpytest(
-        "--flaky-runs=2", "--flaky-report=out/flaky.json", "-p", "no:randomly"
+        "--flaky-runs=2", "--flaky-report=out/flaky.json", "-p", "no:randomly", *UNUSED_PLUGINS
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=3, failed=1)  # the flaky test's last run passed
@@ -63,7 +63,7 @@ def test_flaky_runs_finds_the_flaky_test(pytester: pytest.Pytester) -> None:
 
 def test_stable_tests_are_not_flaky(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_stable="def test_a():\n    pass\n\ndef test_b():\n    pass\n")
-    result = pytester.runpytest("--flaky-runs=3")
+    result = pytester.runpytest("--flaky-runs=3", *UNUSED_PLUGINS)
     assert result.ret == pytest.ExitCode.OK
     assert (
         "no flaky tests: 2 unsampled test(s) gave the same outcome 3 times" in result.stdout.lines
@@ -72,10 +72,10 @@ def test_stable_tests_are_not_flaky(pytester: pytest.Pytester) -> None:
 
 def test_flaky_options_are_checked(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_stable="def test_a():\n    pass\n")
-    result = pytester.runpytest("--flaky-runs=1")
+    result = pytester.runpytest("--flaky-runs=1", *UNUSED_PLUGINS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--flaky-runs must be at least 2, got 1" in result.stderr.str()
-    result = pytester.runpytest("--flaky-runs=2", "--reruns=1")
+    result = pytester.runpytest("--flaky-runs=2", "--reruns=1", *UNUSED_PLUGINS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "reruns hide exactly the flakiness being looked for" in result.stderr.str()
 
