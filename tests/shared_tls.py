@@ -14,6 +14,11 @@ import functools
 
 import pytest
 
+SHARE_HTTPX = True
+"""Whether plain httpx's clients share one too. A generated project whose clients are
+all ``httpx2`` ones sets it to False after this code (importing httpx costs each xdist
+worker about 0.1 s of CPU)."""
+
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("numprocesses", None) and not hasattr(config, "workerinput"):
@@ -28,6 +33,8 @@ def pytest_configure(config: pytest.Config) -> None:
         patch.setattr(
             httpcore2, "default_ssl_context", functools.cache(httpcore2.default_ssl_context)
         )
+    if not SHARE_HTTPX:
+        return
     try:
         from httpx._transports import default as httpx_transports
     except ImportError:

@@ -86,6 +86,8 @@ CONFTEST = f"""
 import sys
 
 sys.path.append({str(Path(__file__).parent)!r})  # network_escapes, for test_workers.py
+
+SHARE_HTTPX = False  # every client here is an httpx2 one
 """
 
 HITS_TESTS = """
