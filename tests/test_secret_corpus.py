@@ -14,7 +14,7 @@ import base64
 import itertools
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -194,9 +194,13 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        FixtureSession(path, mode="record-missing", approve_live=True, shape="http").record(
-            CLEAN_REQUEST, CLEAN_RESPONSE, Sample(0), interface="http", meta=None
-        )
+        first = FixtureSession(path, mode="record-missing", approve_live=True, shape="http")
+        first.record(CLEAN_REQUEST, CLEAN_RESPONSE, Sample(0), interface="http", meta=None)
+        # Each recording has a session of its own, over this open store and with the
+        # sanitizer of the store's project, found once: opening the store and looking
+        # for its pyproject.toml again for each of a test's ~30 recordings cost more
+        # than the recordings.
+        self.store, self.sanitizer = first.store, first.sanitizer
         self.before = path.read_bytes()
         self.tried = 0
 
@@ -206,7 +210,12 @@ class Store:
         """Record; assert the refusal names ``where`` and nothing was written."""
         self.tried += 1
         session = FixtureSession(
-            self.path, mode="record-missing", approve_live=True, shape="http", note=note
+            self.store,
+            mode="record-missing",
+            approve_live=True,
+            shape="http",
+            note=note,
+            sanitize=self.sanitizer,
         )
         meta = session.meta("http", "v1", default_source="hand")
         with pytest.raises(SecretInFixtureError) as caught:
@@ -360,8 +369,18 @@ def test_the_store_writer_and_verify_read_decoded_text_too(tmp_path: Path) -> No
 SUBSET = ["AWS AKIA", "GitHub fine-grained", "Slack bot", "Stripe sk_live", "high-entropy"]
 
 
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    """One loopback simulator for the module's clients (each started and stopped cost
+    about 50 ms); nothing here looks at the requests it received."""
+    with Simulator(behavior="echo") as running:
+        yield running
+
+
 @pytest.mark.parametrize("family", SUBSET)
-def test_the_sdks_over_the_transport_refuse_and_write_nothing(tmp_path: Path, family: str) -> None:
+def test_the_sdks_over_the_transport_refuse_and_write_nothing(
+    sim: Simulator, tmp_path: Path, family: str
+) -> None:
     secret = FAMILIES[family]
     store = tmp_path / "http.jsonl"
     store.write_bytes(b"")
@@ -370,49 +389,45 @@ def test_the_sdks_over_the_transport_refuse_and_write_nothing(tmp_path: Path, fa
         "base64": ({"content": ENCODINGS["base64"](secret)}, {}),
         "query": ({"content": "hello"}, {"extra_query": {"q": secret}}),
     }
-    with Simulator(behavior="echo") as sim:
-        for message, extra in tries.values():
-            http = httpx2_client(store, "record-missing", approve_live=True)
-            client = anthropic.Anthropic(
-                api_key="k", base_url=sim.url, http_client=http, max_retries=0
-            )
-            for stream in (False, True):
-                with pytest.raises(SecretInFixtureError):
-                    answer = client.messages.create(
-                        model="m",
-                        max_tokens=64,
-                        messages=[{"role": "user", **message}],
-                        stream=stream,
-                        **extra,
-                    )
-                    if stream:
-                        list(answer)
-        chat = openai.OpenAI(
-            api_key="k",
-            base_url=sim.openai_base_url,
-            http_client=httpx2_client(store, "record-missing", approve_live=True),
-            max_retries=0,
-        )
-        with pytest.raises(SecretInFixtureError):
-            list(
-                chat.chat.completions.create(
-                    model="g", messages=[{"role": "user", "content": f"k {secret}"}], stream=True
+    for message, extra in tries.values():
+        http = httpx2_client(store, "record-missing", approve_live=True)
+        client = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http, max_retries=0)
+        for stream in (False, True):
+            with pytest.raises(SecretInFixtureError):
+                answer = client.messages.create(
+                    model="m",
+                    max_tokens=64,
+                    messages=[{"role": "user", **message}],
+                    stream=stream,
+                    **extra,
                 )
+                if stream:
+                    list(answer)
+    chat = openai.OpenAI(
+        api_key="k",
+        base_url=sim.openai_base_url,
+        http_client=httpx2_client(store, "record-missing", approve_live=True),
+        max_retries=0,
+    )
+    with pytest.raises(SecretInFixtureError):
+        list(
+            chat.chat.completions.create(
+                model="g", messages=[{"role": "user", "content": f"k {secret}"}], stream=True
             )
+        )
     assert store.read_bytes() == b""
 
 
-def test_the_engine_refuses_an_encoded_secret(tmp_path: Path) -> None:
+def test_the_engine_refuses_an_encoded_secret(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "engine.jsonl"
     settings_ = {"model": "m", "max_tokens": 64, "system": "s"}
-    with Simulator(behavior="echo") as sim:
-        client = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
-        recorder = RecordingModel(
-            AnthropicModel(client, **settings_), store, approve_live=True, **settings_
-        )
-        for encode in ENCODINGS.values():
-            with pytest.raises(SecretInFixtureError, match=r"request\.messages\[0\]"):
-                recorder.complete([Message.user(encode(FAMILIES["Slack bot"]))], [])
+    client = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
+    recorder = RecordingModel(
+        AnthropicModel(client, **settings_), store, approve_live=True, **settings_
+    )
+    for encode in ENCODINGS.values():
+        with pytest.raises(SecretInFixtureError, match=r"request\.messages\[0\]"):
+            recorder.complete([Message.user(encode(FAMILIES["Slack bot"]))], [])
     assert not store.exists() or store.read_bytes() == b""
 
 
