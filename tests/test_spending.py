@@ -39,8 +39,9 @@ def test_recording_stops_before_the_call_that_could_pass_the_cap(
     sim: Simulator, tmp_path: Path
 ) -> None:
     # A call may cost up to about $0.00013 (16 output tokens x $5 / 1M, and its input
-    # estimated high); the echo simulator's answers cost about a tenth of that.
-    cap = SpendingCap(0.0004, shipped_prices())
+    # estimated high); the echo simulator's answers cost about a sixth of that: a few
+    # calls are recorded before the one that could pass the cap.
+    cap = SpendingCap(0.00025, shipped_prices())
     recorder = _recorder(sim, tmp_path / "f.jsonl", cap)
     sent_before = len(sim.requests)
     recorder.complete([Message.user("first")], [])
@@ -151,7 +152,7 @@ def test_the_default_cap_is_read_from_the_project(tmp_path: Path) -> None:
 def test_the_http_layer_stops_at_the_cap_through_the_sdk(sim: Simulator, tmp_path: Path) -> None:
     from replaygate.http import Exchange, httpx2_client
 
-    cap = SpendingCap(0.0004, shipped_prices())
+    cap = SpendingCap(0.00025, shipped_prices())  # a few calls, as in the test above
     exchange = Exchange(tmp_path / "http.jsonl", mode="record-missing", approve_live=True, cap=cap)
     client = anthropic.Anthropic(
         api_key="k", base_url=sim.url, http_client=httpx2_client(exchange), max_retries=3
