@@ -10,25 +10,24 @@ from pathlib import Path
 import anthropic
 import pytest
 
+from nested_pytest import UNUSED_PLUGINS
 from replaygate.http import httpx2_client
 from replaygate.sim import Simulator
 
 
-def _record(store: Path, content: str) -> None:
-    with Simulator(behavior="echo") as sim:
-        http = httpx2_client(store, "record-missing", approve_live=True)
-        client = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http)
-        client.messages.create(
-            model="m", max_tokens=8, messages=[{"role": "user", "content": content}]
-        )
+def _record(sim: Simulator, store: Path, content: str) -> None:
+    http = httpx2_client(store, "record-missing", approve_live=True)
+    client = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http)
+    client.messages.create(model="m", max_tokens=8, messages=[{"role": "user", "content": content}])
 
 
 def test_a_fixture_added_to_a_shared_store_between_tests_is_replayed(
     pytester: pytest.Pytester,
 ) -> None:
     fixtures = pytester.path / "tests/fixtures"
-    _record(fixtures / "shared.jsonl", "first")
-    _record(fixtures / "later.jsonl", "second")
+    with Simulator(behavior="echo") as sim:
+        _record(sim, fixtures / "shared.jsonl", "first")
+        _record(sim, fixtures / "later.jsonl", "second")
     pytester.makepyfile(
         test_later="""
         from pathlib import Path
@@ -53,7 +52,7 @@ def test_a_fixture_added_to_a_shared_store_between_tests_is_replayed(
             assert ask(anthropic_client(), "second") == "echo: second"
         """
     )
-    pytester.runpytest_inprocess("-p", "no:randomly").assert_outcomes(passed=2)
+    pytester.runpytest_inprocess("-p", "no:randomly", *UNUSED_PLUGINS).assert_outcomes(passed=2)
 
 
 def test_sync_and_async_clients_made_per_test_record_then_replay(
@@ -80,5 +79,7 @@ def test_sync_and_async_clients_made_per_test_record_then_replay(
         """
     )
     record = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live")
-    pytester.runpytest(*record, "--replaygate-simulator=echo").assert_outcomes(passed=3)
-    pytester.runpytest("--replaygate-strict").assert_outcomes(passed=3)
+    pytester.runpytest(*record, "--replaygate-simulator=echo", *UNUSED_PLUGINS).assert_outcomes(
+        passed=3
+    )
+    pytester.runpytest("--replaygate-strict", *UNUSED_PLUGINS).assert_outcomes(passed=3)
