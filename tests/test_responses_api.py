@@ -13,7 +13,7 @@ import asyncio
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -179,20 +179,54 @@ def record_and_replay(
     sim: Simulator, store: Path, interact: Callable[[openai.OpenAI], Result]
 ) -> tuple[Result, Result]:
     """What ``interact`` gave live while recording, and what it gives replayed offline
-    (ids and times blanked in both: see :func:`without_ids`)."""
+    (twice, the same), as the client saw them: the live ids and times while recording,
+    the stable ones (:data:`STABLE`) on replay."""
     live = interact(client(store, "record-missing", sim.openai_base_url))
     with block_network():
         replayed = interact(client(store, "replay", None))
         assert interact(client(store, "replay", None)) == replayed
-    return without_ids(live), without_ids(replayed)
+    return live, replayed
+
+
+@dataclass(frozen=True)
+class RoundTrip:
+    """One interaction recorded into a store of its own, then replayed offline twice."""
+
+    store: Path
+    seen_live: Result
+    seen_replayed: Result
+    """What the client saw recording (the live ids and times) and replayed (the stable ones)."""
+    live: Result
+    replayed: Result
+    """The same, ids and times blanked (:func:`without_ids`)."""
+
+
+@pytest.fixture(scope="module")
+def round_trips(
+    sim: Simulator, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[str], RoundTrip]:
+    """The round trip of each interaction of :data:`INTERACTIONS` by name, made once for
+    the module: the tests check each its own part of the same recordings. A test that
+    writes to a store makes its own."""
+    made: dict[str, RoundTrip] = {}
+
+    def round_trip(name: str) -> RoundTrip:
+        if name not in made:
+            store = tmp_path_factory.mktemp(name) / "r.jsonl"
+            seen, replayed = record_and_replay(sim, store, INTERACTIONS[name])
+            made[name] = RoundTrip(store, seen, replayed, without_ids(seen), without_ids(replayed))
+        return made[name]
+
+    return round_trip
 
 
 @pytest.mark.parametrize("name", INTERACTIONS)
-def test_record_then_replay_offline(sim: Simulator, tmp_path: Path, name: str) -> None:
-    live, replayed = record_and_replay(sim, tmp_path / "r.jsonl", INTERACTIONS[name])
+def test_record_then_replay_offline(round_trips: Callable[[str], RoundTrip], name: str) -> None:
+    done = round_trips(name)
+    live, replayed = done.live, done.replayed
     assert replayed == live
     assert live["text"]
-    (fixture, *_) = FixtureStore.open(tmp_path / "r.jsonl")
+    (fixture, *_) = FixtureStore.open(done.store)
     assert fixture.meta is not None
     assert (fixture.meta["interface"], fixture.meta["interface_version"]) == (
         "openai.responses",
@@ -200,29 +234,30 @@ def test_record_then_replay_offline(sim: Simulator, tmp_path: Path, name: str) -
     )
 
 
-def test_stream_iteration_and_helper_give_the_plain_text(sim: Simulator, tmp_path: Path) -> None:
-    store = tmp_path / "r.jsonl"
-    texts = {name: record_and_replay(sim, store, INTERACTIONS[name])[1]["text"]
-             for name in ("plain", "stream", "helper")}  # fmt: skip
+def test_stream_iteration_and_helper_give_the_plain_text(
+    round_trips: Callable[[str], RoundTrip],
+) -> None:
+    texts = {name: round_trips(name).replayed["text"] for name in ("plain", "stream", "helper")}
     assert len(set(texts.values())) == 1
     assert "[doc-" not in texts["plain"]  # no tools offered: nothing fetched, nothing cited
 
 
-def test_tool_round_trip_ends_with_a_cited_answer(sim: Simulator, tmp_path: Path) -> None:
-    _, replayed = record_and_replay(sim, tmp_path / "r.jsonl", INTERACTIONS["tools"])
+def test_tool_round_trip_ends_with_a_cited_answer(round_trips: Callable[[str], RoundTrip]) -> None:
+    done = round_trips("tools")
+    replayed = done.replayed
     first = replayed["turns"][0]["output"]
     assert [item["type"] for item in first] == ["function_call"]
     assert first[0]["name"] == "search_corpus"
     assert "[doc-rag]" in replayed["text"]
-    assert len(FixtureStore.open(tmp_path / "r.jsonl")) == len(replayed["turns"])
+    assert len(FixtureStore.open(done.store)) == len(replayed["turns"])
 
 
-def test_previous_response_id_is_stored_stable_and_replays(sim: Simulator, tmp_path: Path) -> None:
-    store = tmp_path / "r.jsonl"
-    live, replayed = record_and_replay(sim, store, INTERACTIONS["previous-response-id"])
-    assert replayed == live
-    with block_network():
-        replayed = INTERACTIONS["previous-response-id"](client(store, "replay", None))
+def test_previous_response_id_is_stored_stable_and_replays(
+    round_trips: Callable[[str], RoundTrip],
+) -> None:
+    done = round_trips("previous-response-id")
+    store, replayed = done.store, done.seen_replayed
+    assert done.replayed == done.live
     follow_ups = [f.request["body"] for f in FixtureStore.open(store)
                   if "previous_response_id" in f.request["body"]]  # fmt: skip
     assert follow_ups
@@ -268,10 +303,9 @@ def test_async_client_records_and_replays(sim: Simulator, tmp_path: Path) -> Non
     ],
 )
 def test_one_word_changed_is_a_miss_with_a_diff(
-    sim: Simulator, tmp_path: Path, change: dict[str, str], path: str
+    round_trips: Callable[[str], RoundTrip], change: dict[str, str], path: str
 ) -> None:
-    store = tmp_path / "r.jsonl"
-    plain(client(store, "record-missing", sim.openai_base_url))
+    store = round_trips("plain").store  # QUESTION with INSTRUCTIONS, recorded
     args: dict[str, Any] = {"model": MODEL, "input": QUESTION, "instructions": INSTRUCTIONS}
     args.update(change)
     with block_network(), pytest.raises(FixtureMismatchError) as caught:
@@ -296,10 +330,12 @@ def _ids_and_times(value: Any, found: dict[str, list[Any]]) -> dict[str, list[An
 
 
 @pytest.mark.parametrize("name", ["plain", "stream", "tools"])
-def test_stored_ids_and_times_are_sanitized(sim: Simulator, tmp_path: Path, name: str) -> None:
-    store = tmp_path / "r.jsonl"
-    live = INTERACTIONS[name](client(store, "record-missing", sim.openai_base_url))
-    for fixture in FixtureStore.open(store):
+def test_stored_ids_and_times_are_sanitized(
+    round_trips: Callable[[str], RoundTrip], name: str
+) -> None:
+    done = round_trips(name)
+    live = done.seen_live
+    for fixture in FixtureStore.open(done.store):
         response = fixture.response
         body = response.get("body") or [json.loads(e["data"]) for e in response["events"]]
         found = _ids_and_times(body, {})
