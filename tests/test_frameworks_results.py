@@ -48,6 +48,9 @@ def run_marked(
     monkeypatch.setenv("REPLAYGATE_RESULTS", str(results))
     monkeypatch.setenv("REPLAYGATE_FRAMEWORK", "demo")
     monkeypatch.setenv("REPLAYGATE_PACKAGES", "pytest,not-a-distribution")
+    # the session needs pytest and the results plugin only: the installed plugins
+    # (replaygate's, xdist, Hypothesis...) loaded and registered took most of its time
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makepyfile(test_marked=source)
     return pytester.runpytest_inprocess("-p", "tests_frameworks.results"), results / "demo.json"
 
