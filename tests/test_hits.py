@@ -1,8 +1,8 @@
 """The hits log: a pytest session logs which fixtures its tests replay.
 
 A small project is made in a temporary folder: ResearchCopilot fixtures recorded from
-the simulator (two questions, only one of them replayed by the tests) and an HTTP
-fixture recorded by the plugin. Its tests run in nested single-process pytest sessions.
+the simulator (two questions, only one of them replayed by the tests). Its tests run in
+nested single-process pytest sessions.
 Under xdist (the workers' hits, with test ids, and ``replaygate patrol`` listing the
 fixtures no test played): tests/test_xdist_sessions.py.
 """
@@ -19,11 +19,9 @@ import pytest
 
 from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import now_iso
-from replaygate.sim import Simulator
 from run_cli import replaygate
 
 TESTS = """
-import os
 from pathlib import Path
 
 import pytest
@@ -31,7 +29,6 @@ import pytest
 from replaygate.examples.research_copilot import (
     DEFAULT_MAX_TOKENS, DEFAULT_MODEL, DEFAULT_SYSTEM, build_registry, run,
 )
-from replaygate.http import httpx2_client
 from replaygate.models.replay import ReplayModel
 
 STORE = Path(__file__).parent / "fixtures" / "rc.jsonl"
@@ -44,34 +41,16 @@ def test_rag(attempt):
     result = run(model, build_registry(), "What is RAG?", system=DEFAULT_SYSTEM)
     assert "[doc-rag]" in result.final
 
-
-@pytest.fixture
-def replaygate_config():
-    return {"cap": None}  # recorded from a loopback simulator: nothing is paid
-
-
-@pytest.mark.replaygate(fixtures="http.jsonl")
-@pytest.mark.parametrize("attempt", [1, 2, 3])
-def test_http(replaygate_exchange, attempt):
-    # plain HTTP, not the SDK: an xdist worker then starts without importing it
-    url = os.environ.get("SIM_URL", "http://127.0.0.1:9")
-    body = {"model": "claude-test-model", "max_tokens": 50,
-            "messages": [{"role": "user", "content": "hello"}]}
-    reply = httpx2_client(replaygate_exchange, base_url=url).post(
-        "/v1/messages", json=body, headers={"x-api-key": "k"})
-    assert reply.json()["content"][0]["text"] == "echo: hello"
 """
 
 
-def pytest_in_process(project: Path, *args: str, env: dict[str, str] | None = None) -> None:
+def pytest_in_process(project: Path, *args: str) -> None:
     """``pytest ARGS`` in ``project``, run in this process as a nested session.
 
     The plugin gives back the enclosing session's hits log and run id when the nested
     session ends; the project's test modules are forgotten afterwards.
     """
-    saved_env = {name: os.environ.get(name) for name in (env or {})}
     saved_path, saved_cwd, saved_modules = list(sys.path), Path.cwd(), set(sys.modules)
-    os.environ.update(env or {})
     os.chdir(project)
     try:
         code = pytest.main(["-q", "-p", "no:cacheprovider", *args])
@@ -81,11 +60,6 @@ def pytest_in_process(project: Path, *args: str, env: dict[str, str] | None = No
         for name in set(sys.modules) - saved_modules:
             if str(getattr(sys.modules[name], "__file__", "")).startswith(str(project)):
                 del sys.modules[name]
-        for name, value in saved_env.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
     assert code == pytest.ExitCode.OK
 
 
@@ -101,12 +75,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
                       "--approve-live", "--simulator", "What is RAG?",
                       "Why are some agent tests flaky?", cwd=root)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    with Simulator(behavior="echo") as sim:
-        env = {"SIM_URL": sim.url, "ANTHROPIC_API_KEY": "sim-key"}
-        pytest_in_process(root, "-k", "test_http and 1", "--replaygate-record-mode=record-missing",
-                          "--replaygate-approve-live", env=env)  # fmt: skip
-    for old in (root / ".replaygate" / "hits").glob("*.jsonl"):
-        old.unlink()  # the recording run replayed nothing, but start clean
     return root
 
 
