@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from nested_pytest import UNUSED_PLUGINS
 from replaygate import Message, ModelResponse, RecordingModel, ReplayModel
 from replaygate.cli import main
 from replaygate.config import TomlFileError, find_pyproject, read_toml, store_pyproject
@@ -184,7 +185,9 @@ def test_inside(replaygate_exchange):
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(replaygate.sanitize, "sanitizer_for", spy)
-        pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)
+        pytester.runpytest_inprocess("-p", "no:cacheprovider", *UNUSED_PLUGINS).assert_outcomes(
+            passed=2
+        )
     assert sorted(seen) == sorted(
         [
             (outside, pytester.path, ("email",)),
