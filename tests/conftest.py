@@ -14,6 +14,11 @@ failure of what the test asserts):
 
 ``HYPOTHESIS_PROFILE=thorough`` selects a profile from the environment too.
 
+Temporary files (``tmp_path``, ``tempfile``, and those of the processes the tests
+start) go to ``/dev/shm`` where it is a tmpfs with room to spare and ``TMPDIR`` is not
+set: the stores fsync every line they append, and each run writes and later removes
+thousands of files, which on a disk costs seconds of waiting and nothing in memory.
+
 Under ``-m "not slow"`` (``make test-fast``) a module marked slow as a whole is not
 collected at all: none of its tests would run, and importing some of them (the Gemini
 SDK, matplotlib, the pytest plugins' projects) costs each worker seconds.
@@ -24,6 +29,7 @@ from __future__ import annotations
 import ast
 import gc
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -63,12 +69,30 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return True if marked_slow_as_a_whole(collection_path.read_text(encoding="utf-8")) else None
 
 
+MEMORY = Path("/dev/shm")
+ROOM = 2 << 30
+"""The free bytes a tmpfs needs to hold the suite's temporary files (a few hundred MB)."""
+
+
+def scratch_in_memory() -> None:
+    """Temporary files on :data:`MEMORY` when it is a tmpfs with :data:`ROOM` free and no
+    ``TMPDIR`` is set (the processes the tests start inherit it)."""
+    if "TMPDIR" in os.environ or not os.access(MEMORY, os.W_OK | os.X_OK):
+        return
+    stats = os.statvfs(MEMORY)
+    if stats.f_bavail * stats.f_frsize >= ROOM:
+        os.environ["TMPDIR"] = str(MEMORY)
+        tempfile.tempdir = None  # read TMPDIR again
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """No garbage collection while a process collects (see ``pytest_collection_finish``).
+    """Temporary files in memory where there is room (:func:`scratch_in_memory`), and no
+    garbage collection while a process collects (see ``pytest_collection_finish``).
 
     An xdist controller collects nothing (it never reaches that hook), so it keeps its
     collector.
     """
+    scratch_in_memory()
     if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", 0):
         gc.disable()
 
