@@ -3,11 +3,8 @@ replay them offline, deterministically; recording is refused without approval.""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import sys
-import tempfile
 import textwrap
 import threading
 import time
@@ -16,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
-import httpx2
 import pytest
 from click.testing import CliRunner
 
@@ -49,59 +45,18 @@ from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
 from replaygate.sampling import load_results
-from replaygate.sim import SimApp
-from replaygate.sim.behaviors import make_behavior
+from replaygate.sim import Simulator
 
 SEED = 7
 AGENT = "replaygate.examples.research_copilot:copilot"
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 
 
-def sim_model(url: str, http_client: httpx2.Client | None = None) -> AnthropicModel:
-    client = anthropic.Anthropic(
-        base_url=url, api_key="sim-key", max_retries=0, http_client=http_client
-    )
+def sim_model(url: str) -> AnthropicModel:
+    client = anthropic.Anthropic(base_url=url, api_key="sim-key", max_retries=0)
     return AnthropicModel(
         client, model=SETTINGS.model, max_tokens=SETTINGS.max_tokens, system=SETTINGS.system
     )
-
-
-def in_process_sim_model(seed: int) -> AnthropicModel:
-    """The live model of :func:`sim_model` with the simulator's app answering each request
-    in the calling thread: the same SDK requests and the same answers as the simulator's
-    server (:class:`~replaygate.sim.Simulator` wraps this app), without a socket.
-
-    The server answers one request at a time; so does the lock, for concurrent recording.
-    """
-    app = SimApp(make_behavior("research-copilot", seed=seed), seed=seed)
-    lock = threading.Lock()
-
-    def answer(request: httpx2.Request) -> httpx2.Response:
-        headers = {name.lower(): value for name, value in request.headers.items()}
-        with lock:
-            reply = app.handle(
-                request.method, request.url.raw_path.decode(), headers, request.read()
-            )
-        assert reply.events is None and not reply.delay  # plain JSON, as the model asks for
-        return httpx2.Response(reply.status, headers=list(reply.headers), content=reply.body)
-
-    return sim_model("http://sim.invalid", httpx2.Client(transport=httpx2.MockTransport(answer)))
-
-
-@contextlib.contextmanager
-def folder_in_memory(fallback: Path) -> Iterator[Path]:
-    """A new folder on tmpfs (``/dev/shm``) where there is one, else ``fallback``.
-
-    For the stores that record many calls: the store fsyncs every line it appends (a
-    few milliseconds each on disk, nothing on tmpfs), and these tests do not check
-    durability.
-    """
-    shm = Path("/dev/shm")
-    if not (shm.is_dir() and os.access(shm, os.W_OK | os.X_OK)):
-        yield fallback
-        return
-    with tempfile.TemporaryDirectory(dir=shm, prefix="replaygate-test-") as folder:
-        yield Path(folder)
 
 
 def shipped_cases() -> list[EvalCase]:
@@ -111,13 +66,13 @@ def shipped_cases() -> list[EvalCase]:
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, EvalResults]]:
     """The example's eval cases, 5 samples each, recorded from the simulator."""
-    with folder_in_memory(tmp_path_factory.mktemp("evals")) as folder:
-        store = folder / "fixtures.jsonl"
-        plan = RecordPlan(in_process_sim_model(SEED), approve_live=True, source="sim")
+    store = tmp_path_factory.mktemp("evals") / "fixtures.jsonl"
+    with Simulator(behavior="research-copilot", seed=SEED) as sim:
+        plan = RecordPlan(sim_model(sim.url), approve_live=True, source="sim")
         results = run_eval(
             shipped_cases(), store, agent=copilot, recording=plan, prices=shipped_prices()
         )
-        yield store, results
+    yield store, results
 
 
 @pytest.fixture(scope="module")
@@ -314,12 +269,14 @@ def test_a_model_without_a_price_fails_before_any_call_unless_cases_opt_out(
 
 
 def test_concurrent_recording_with_a_rate_limit_replays_identically(tmp_path: Path) -> None:
+    store = tmp_path / "f.jsonl"
     cases = shipped_cases()[:4]
-    live = in_process_sim_model(3)
-    plan = RecordPlan(live, approve_live=True, source="sim", concurrency=3, rate_limit=500.0)
-    with folder_in_memory(tmp_path) as folder:
-        recorded = run_eval(cases, folder / "f.jsonl", agent=copilot, recording=plan)
-        replayed = run_eval(cases, folder / "f.jsonl", agent=copilot)
+    with Simulator(behavior="research-copilot", seed=3) as sim:
+        plan = RecordPlan(
+            sim_model(sim.url), approve_live=True, source="sim", concurrency=3, rate_limit=500.0
+        )
+        recorded = run_eval(cases, store, agent=copilot, recording=plan)
+    replayed = run_eval(cases, store, agent=copilot)
     assert cases_json(replayed) == cases_json(recorded)
     assert [c.id for c in replayed.cases] == [c.id for c in cases]
 

@@ -6,12 +6,9 @@ with git, changed the way a pull request changes them, and reviewed.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,29 +53,12 @@ def new_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / ".git"
 
 
-@contextlib.contextmanager
-def folder_in_memory(fallback: Path) -> Iterator[Path]:
-    """A new folder on tmpfs (``/dev/shm``) where there is one, else ``fallback``.
-
-    For the projects the tests make: each recorded line is fsynced (a few milliseconds
-    each on disk, nothing on tmpfs), and git writes its objects; these tests do not
-    check durability.
-    """
-    shm = Path("/dev/shm")
-    if not (shm.is_dir() and os.access(shm, os.W_OK | os.X_OK)):
-        yield fallback
-        return
-    with tempfile.TemporaryDirectory(dir=shm, prefix="replaygate-test-") as folder:
-        yield Path(folder)
-
-
 @pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, new_repo: Path) -> Iterator[Path]:
-    with folder_in_memory(tmp_path) as folder, monkeypatch.context() as patch:
-        root = folder / "project"
-        shutil.copytree(new_repo, root / ".git")
-        patch.chdir(root)
-        yield root
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, new_repo: Path) -> Path:
+    root = tmp_path / "project"
+    shutil.copytree(new_repo, root / ".git")
+    monkeypatch.chdir(root)
+    return root
 
 
 def commit(repo: Path, message: str = "fixtures") -> None:
