@@ -39,7 +39,12 @@ def test_sampled(replaygate_sample):
 def test_flaky_runs_finds_the_flaky_test(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_counter_file=FLAKY, test_stable=STABLE)
     result = pytester.runpytest(
-        "--flaky-runs=2", "--flaky-report=out/flaky.json", "-p", "no:randomly", *UNUSED_PLUGINS
+        "--flaky-runs=2",
+        "--flaky-report=out/flaky.json",
+        "--tb=no",
+        "-p",
+        "no:randomly",
+        *UNUSED_PLUGINS,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=3, failed=1)  # the flaky test's last run passed
