@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from replaygate.cli import main
 from replaygate.fixtures.fixture import Fixture
-from replaygate.fixtures.store import FixtureStore, store_files
+from replaygate.fixtures.store import FixtureStore, scan, store_files
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import patrol
 from replaygate.hygiene.prune import delete
@@ -195,13 +195,14 @@ def pruned_peak(project: Path, fillers: int) -> tuple[int, int]:
 def test_a_large_jsonl_store_is_pruned_without_being_held_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(scan, "_CHUNK", 1 << 20)  # the store is read 1 MiB at a time
     measured = []
-    for fillers in (600, 2_400):  # both stores above the reader's 8 MiB segments
+    for fillers in (150, 600):  # both stores above the reader's chunks
         project = tmp_path / str(fillers)
         (project / "tests" / "fixtures").mkdir(parents=True)
         monkeypatch.chdir(project)
         measured.append(pruned_peak(project, fillers))
     (small, small_peak), (large, large_peak) = measured
-    # read in segments of a few MiB whatever the size: what grows with the store is a row
+    # read a chunk at a time whatever the size: what grows with the store is a row
     # of a fixture's age, use and location, not its text (holding the file would be 1x)
     assert large_peak - small_peak < (large - small) / 2, measured
