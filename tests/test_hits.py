@@ -32,7 +32,8 @@ from replaygate.examples.research_copilot import (
 from replaygate.models.replay import ReplayModel
 
 STORE = Path(__file__).parent / "fixtures" / "rc.jsonl"
-
+"""
+RAG_TEST = """
 
 @pytest.mark.parametrize("attempt", [1, 2, 3])
 def test_rag(attempt):
@@ -40,7 +41,6 @@ def test_rag(attempt):
                         system=DEFAULT_SYSTEM)
     result = run(model, build_registry(), "What is RAG?", system=DEFAULT_SYSTEM)
     assert "[doc-rag]" in result.final
-
 """
 
 
@@ -68,7 +68,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("hits") / "project"
     (root / "tests" / "fixtures").mkdir(parents=True)
     (root / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n", encoding="utf-8")
-    (root / "tests" / "test_agent.py").write_text(TESTS, encoding="utf-8")
+    (root / "tests" / "test_agent.py").write_text(TESTS + RAG_TEST, encoding="utf-8")
     store = root / "tests" / "fixtures" / "rc.jsonl"
     done = replaygate("record", "--fixtures", str(store),
                       "--agent", "replaygate.examples.research_copilot:copilot",

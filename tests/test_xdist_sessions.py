@@ -71,6 +71,7 @@ from nested_pytest import UNUSED_PLUGINS, conftest_sharing_tls
 from replaygate.fixtures.store import FixtureStore
 from replaygate.sim import Simulator
 from run_cli import replaygate
+from test_hits import RAG_TEST
 from test_sampling_plugin import VERDICTS, record_samples
 
 # Each session runs pytest with two xdist workers: real processes.
@@ -90,7 +91,7 @@ sys.path.append({str(Path(__file__).parent)!r})  # network_escapes, for test_wor
 SHARE_HTTPX = False  # every client here is an httpx2 one
 """
 
-HITS_TESTS = """
+_HITS_HEAD = """
 import os
 from pathlib import Path
 
@@ -103,15 +104,8 @@ from replaygate.http import httpx2_client
 from replaygate.models.replay import ReplayModel
 
 STORE = Path(__file__).parent.parent / "recorded" / "hits" / "rc.jsonl"
-
-
-@pytest.mark.parametrize("attempt", [1, 2, 3])
-def test_rag(attempt):
-    model = ReplayModel(STORE, model=DEFAULT_MODEL, max_tokens=DEFAULT_MAX_TOKENS,
-                        system=DEFAULT_SYSTEM)
-    result = run(model, build_registry(), "What is RAG?", system=DEFAULT_SYSTEM)
-    assert "[doc-rag]" in result.final
-
+"""
+_HITS_TAIL = """
 
 @pytest.fixture
 def replaygate_config():
@@ -129,6 +123,7 @@ def test_http(replaygate_exchange, attempt):
         "/v1/messages", json=body, headers={"x-api-key": "k"})
     assert reply.json()["content"][0]["text"] == "echo: hello"
 """
+HITS_TESTS = _HITS_HEAD + RAG_TEST + _HITS_TAIL
 
 RECORDING_TESTS = """
 import os
