@@ -86,6 +86,24 @@ def test_the_nearest_pyproject_is_found_from_the_current_folder(
     assert Sanitizer.from_pyproject().config.personal_data == ("email", "phone", "card")
 
 
+def test_the_walk_follows_links_stops_at_installed_packages_and_survives_a_loop(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    (project / "data").mkdir(parents=True)
+    path = write(project, FULL)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "linked").symlink_to(project / "data")
+    assert find_pyproject(elsewhere / "linked" / "s.jsonl") == path.resolve()
+    installed = project / "venv" / "site-packages" / "pkg"
+    installed.mkdir(parents=True)
+    assert find_pyproject(installed / "s.jsonl") is None
+    loop = project / "data" / "loop"
+    loop.symlink_to(loop)
+    assert find_pyproject(loop / "s.jsonl") == path.resolve()
+
+
 def test_a_rewritten_file_is_read_again(tmp_path: Path) -> None:
     path = write(tmp_path, "[tool.replaygate.sanitize]\nids = true\n")
     assert load_config(path).ids is True

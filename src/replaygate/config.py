@@ -95,21 +95,20 @@ def tool_table(data: Mapping[str, Any]) -> Any:
 def find_pyproject(start: StrPath | None = None) -> Path | None:
     """The nearest ``pyproject.toml`` at or above ``start`` (default: the current folder).
 
-    ``start`` may be a file or a folder, and may not exist yet. The walk stops at an
-    installed-packages folder (``site-packages``).
+    ``start`` may be a file or a folder, and may not exist yet; symbolic links in it are
+    followed (a loop is left as it is: the store reports it when opened). The walk stops
+    at an installed-packages folder (``site-packages``). Written on path strings: a
+    session looks its project up each time one is made.
     """
-    start_path = Path(start if start is not None else ".")
-    try:
-        here = start_path.resolve()
-    except (RuntimeError, OSError):  # a symlink loop: the store reports it when opened
-        here = Path(os.path.abspath(start_path))
-    for folder in (here, *here.parents):
-        candidate = folder / PYPROJECT
-        if candidate.is_file():
-            return candidate
-        if folder.name in _INSTALLED:
+    folder = os.path.realpath(start if start is not None else ".")
+    while True:
+        candidate = os.path.join(folder, PYPROJECT)
+        if os.path.isfile(candidate):
+            return Path(candidate)
+        parent, name = os.path.split(folder)
+        if name in _INSTALLED or parent == folder:
             return None
-    return None
+        folder = parent
 
 
 def store_pyproject(store: StrPath | None, root: StrPath | None = None) -> Path | None:
