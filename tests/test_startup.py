@@ -1,8 +1,9 @@
 """Start-up: every command works with only the declared dependencies, and imports only what it uses.
 
-Each check runs in a fresh interpreter (``tests/only_declared.py``), whose import
-system refuses what a plain ``pip install replaygate`` does not install: pytest, the
-SDKs, httpx and matplotlib.
+Each check runs in a fresh interpreter. The commands run under ``tests/only_declared.py``,
+whose import system refuses what a plain ``pip install replaygate`` does not install:
+pytest, the SDKs, httpx and matplotlib. The pytest plugin, loaded by every pytest
+process of a user who installed replaygate, imports only what the hooks that run need.
 """
 
 from __future__ import annotations
@@ -132,3 +133,30 @@ def test_the_environment_really_lacks_what_no_declared_dependency_brings(tmp_pat
         "pytest": False, "anthropic": False, "openai": False, "httpx2": False,
         "matplotlib": False, "click": True, "orjson": True,
     }  # fmt: skip
+
+
+PLUGIN_LAZY = {
+    "click", "filelock", "asyncio", "ssl", "rich", "anthropic", "openai", "httpx", "httpx2",
+    "matplotlib", "replaygate.cli", "replaygate.fixtures.spending",
+    "replaygate.pytest_plugin.settings", "replaygate.sampling.results",
+}  # fmt: skip
+"""What the pytest plugin imports only in the hooks that need it: none in a plain session."""
+
+RUN_PYTEST = """\
+    import json, os, sys
+    import pytest
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # no plugin but replaygate's
+    os.environ.pop("PYTEST_ADDOPTS", None)
+    code = pytest.main(["-q", "-p", "no:cacheprovider", "-p", "replaygate",
+                        "-p", "replaygate_sampling"])
+    plugins = ["replaygate.pytest_plugin.recording", "replaygate.pytest_plugin.sampling"]
+    print(json.dumps({"code": int(code), "loaded": [p in sys.modules for p in plugins],
+                      "lazy": sorted(set(sys.modules) & set(LAZY))}))
+"""
+
+
+def test_a_session_that_does_not_use_the_plugin_imports_nothing_heavy(tmp_path: Path) -> None:
+    (tmp_path / "test_a.py").write_text("def test_a():\n    pass\n")
+    result = _python(f"LAZY = {sorted(PLUGIN_LAZY)!r}\n" + textwrap.dedent(RUN_PYTEST), tmp_path)
+    assert result["code"] == 0 and result["loaded"] == [True, True], result
+    assert result["lazy"] == [], result

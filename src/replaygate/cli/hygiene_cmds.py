@@ -15,13 +15,7 @@ from typing import Any, NoReturn
 import click
 
 from replaygate.cli.json_docs import echo_json, review_json
-from replaygate.cli.options import (
-    SIMULATOR_SEED,
-    CommandError,
-    describe,
-    file_option,
-    json_option,
-)
+from replaygate.cli.options import CommandError, describe, file_option, json_option
 from replaygate.errors import ReplaygateError
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.fixtures.fixture import Fixture
@@ -36,6 +30,7 @@ from replaygate.hygiene.prune import candidates, delete
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.review import review_store
 from replaygate.hygiene.review_report import render_markdown, render_text
+from replaygate.seed import SIMULATOR_SEED
 
 
 def fail(err: Exception) -> NoReturn:

@@ -10,6 +10,7 @@ from typing import Any, ParamSpec, TypeVar
 import click
 
 from replaygate.errors import ReplaygateError
+from replaygate.seed import SIMULATOR_SEED
 
 F = TypeVar("F", bound=Callable[..., Any])
 P = ParamSpec("P")
@@ -70,8 +71,6 @@ json_option = click.option(
     is_flag=True,
     help="Print JSON on stdout instead of text, and nothing else (shapes: docs/cli.md).",
 )
-SIMULATOR_SEED = 7
-"""The seed of the simulator every command starts; the shipped fixtures were recorded with it."""
 simulator_seed_option = click.option(
     "--seed",
     default=SIMULATOR_SEED,

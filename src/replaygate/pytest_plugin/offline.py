@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+# Loaded before this module, not on first use: at interpreter exit module globals are
+# cleared in reverse order of loading, so the hold below ends while network's are intact.
 from replaygate.network import Refusal, block_network, refusals
 
 USES_REPLAYGATE = "replaygate_store"

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from replaygate.cli.options import SIMULATOR_SEED
 from replaygate.fixtures.modes import MODES
+from replaygate.seed import SIMULATOR_SEED
 
 DEFAULT_DIR = "tests/fixtures"
 """The modes ``--replaygate-record-mode`` takes: the library's."""

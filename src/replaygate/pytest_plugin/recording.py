@@ -80,7 +80,6 @@ from replaygate.errors import LiveCallNotApproved
 from replaygate.fixtures.modes import require_approval
 from replaygate.pytest_plugin.options import APPROVE, DEFAULT_DIR, MODE, SIMULATOR, add_options
 from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
-from replaygate.pytest_plugin.settings import config_settings, marker_arguments, session_settings
 from replaygate.pytest_plugin.stores import close_shared, shared_store
 
 if TYPE_CHECKING:
@@ -172,6 +171,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def _marker_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:
     """The marker's arguments; an unknown one, or a flag that is not a bool, fails the test."""
+    from replaygate.pytest_plugin.settings import marker_arguments
+
     return marker_arguments(request.node.get_closest_marker("replaygate"), request.node.nodeid)
 
 
@@ -267,6 +268,7 @@ def replaygate_exchange(
     recording, it fails a test that sent nothing through it (see the module docstring)."""
     from replaygate.http import Exchange
     from replaygate.http.intercept import nothing_recorded
+    from replaygate.pytest_plugin.settings import config_settings, session_settings
     from replaygate.sanitize import sanitizer_for
 
     nodeid = request.node.nodeid

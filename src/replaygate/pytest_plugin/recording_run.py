@@ -15,16 +15,13 @@ the workers spent.
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from replaygate.cli.options import SIMULATOR_SEED
 from replaygate.errors import ReplaygateError, SpendingCapError
-from replaygate.fixtures.spending import SpendingCap, spending_cap, spending_status
 from replaygate.pytest_plugin.options import (
     MAX_COST,
     SIM_SEED,
@@ -32,8 +29,12 @@ from replaygate.pytest_plugin.options import (
     number,
     simulator_behavior,
 )
+from replaygate.seed import SIMULATOR_SEED
 
 if TYPE_CHECKING:
+    import ssl
+
+    from replaygate.fixtures.spending import SpendingCap
     from replaygate.sim import Simulator
 
 RUN = "replaygate-recording-run"
@@ -62,6 +63,7 @@ class RecordingRun:
     def __init__(self, config: pytest.Config, fixtures: Path) -> None:
         from replaygate.evals.config import load_config
         from replaygate.evals.prices import with_shipped
+        from replaygate.fixtures.spending import spending_cap
 
         self.behavior = simulator_behavior(config)
         seed = number(config, SIM_SEED, int)
@@ -148,6 +150,8 @@ class RecordingRun:
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """Say where the session recorded from and what it spent (its workers' included)."""
+        from replaygate.fixtures.spending import spending_status
+
         lines = []
         if self._simulator is not None:
             lines.append(f"recorded from the simulator ({self.behavior}, seed {self.seed})")

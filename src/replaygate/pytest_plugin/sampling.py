@@ -24,6 +24,7 @@ collection), :mod:`.sampling_run` (the samples of a test, flaky runs) and
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -37,7 +38,9 @@ from replaygate.pytest_plugin.sampling_run import (
 from replaygate.pytest_plugin.sampling_state import STATE, SessionState
 from replaygate.pytest_plugin.sampling_summary import Collector, pytest_report_teststatus
 from replaygate.sampling.queue import DEFAULT_QUEUE
-from replaygate.sampling.recorder import SampleChecks
+
+if TYPE_CHECKING:
+    from replaygate.sampling.recorder import SampleChecks
 
 __all__ = [
     "pytest_addoption",
@@ -140,4 +143,6 @@ def replaygate_sample() -> int:
 @pytest.fixture
 def replaygate_checks() -> SampleChecks:
     """Records gates and signals for the current sample: ``.evaluate(output, *checks)``."""
+    from replaygate.sampling.recorder import SampleChecks
+
     return SampleChecks(0)

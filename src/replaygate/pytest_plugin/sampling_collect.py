@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from replaygate.pytest_plugin.reruns import RERUNS_REFUSED, item_reruns
 from replaygate.pytest_plugin.sampling_state import MARKER, SAMPLE_FIXTURE, SPEC
-from replaygate.sampling.verdict import SampleSpec
+
+if TYPE_CHECKING:
+    from replaygate.sampling.verdict import SampleSpec
 
 
 class _Refused(Exception):
@@ -20,6 +22,8 @@ def _spec(item: pytest.Item) -> SampleSpec | None:
     marker = item.get_closest_marker(MARKER)
     if marker is None:
         return None
+    from replaygate.sampling.verdict import SampleSpec
+
     arguments = {**dict(zip(("n", "floor"), marker.args, strict=False)), **marker.kwargs}
     unknown = len(marker.args) > 2 or set(arguments) - {"n", "floor"}
     if unknown or "n" not in arguments or "floor" not in arguments:

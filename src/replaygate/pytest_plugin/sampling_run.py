@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from _pytest.runner import runtestprotocol
@@ -19,11 +19,10 @@ from replaygate.pytest_plugin.sampling_state import (
     SPEC,
     STATE,
 )
-from replaygate.sampling.advice import ObserveWarning, SamplingWarning, sample_count_advice
-from replaygate.sampling.flaky import outcome_of
-from replaygate.sampling.recorder import SampleChecks
-from replaygate.sampling.results import SampledResult, SampleResult
-from replaygate.sampling.verdict import SampleSpec
+
+if TYPE_CHECKING:
+    from replaygate.sampling.results import SampledResult, SampleResult
+    from replaygate.sampling.verdict import SampleSpec
 
 _FAILURE_LINES = 6
 
@@ -35,6 +34,9 @@ def _failure_text(err: BaseException) -> str:
 
 
 def _run_samples(item: pytest.Function, spec: SampleSpec) -> SampledResult:
+    from replaygate.sampling.recorder import SampleChecks
+    from replaygate.sampling.results import SampledResult
+
     kwargs = {name: item.funcargs[name] for name in argnames(item)}
     samples: list[SampleResult] = []
     descriptions: dict[str, str] = {}
@@ -86,6 +88,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     spec = pyfuncitem.stash.get(SPEC, None)
     if spec is None:
         return None
+    from replaygate.sampling.advice import ObserveWarning, SamplingWarning, sample_count_advice
+
     state = pyfuncitem.config.stash[STATE]
     result = _run_samples(pyfuncitem, spec)
     pyfuncitem.stash[CASE] = result
@@ -103,7 +107,12 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
 
 def _unsampled_case(item: pytest.Item, call: pytest.CallInfo[None]) -> SampledResult | None:
     funcargs: dict[str, Any] = getattr(item, "funcargs", None) or {}
-    recorder = funcargs.get(CHECKS_FIXTURE)
+    if CHECKS_FIXTURE not in funcargs:
+        return None
+    from replaygate.sampling.recorder import SampleChecks
+    from replaygate.sampling.results import SampledResult
+
+    recorder = funcargs[CHECKS_FIXTURE]
     if not isinstance(recorder, SampleChecks) or not recorder.outcomes:
         return None
     failure = None
@@ -128,6 +137,8 @@ def pytest_runtest_makereport(
     if phases is not None:
         phases.append(report)
         if report.when == "teardown":
+            from replaygate.sampling.flaky import outcome_of
+
             outcomes = [*item.stash[FLAKY_PRIOR], outcome_of(phases)]
             report.replaygate_flaky = outcomes  # type: ignore[attr-defined]
     return report
@@ -139,6 +150,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     runs = item.config.stash[STATE].flaky_runs
     if runs < 2 or SPEC in item.stash:
         return None
+    from replaygate.sampling.flaky import outcome_of
+
     item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
     prior = [
         outcome_of(runtestprotocol(item, log=False, nextitem=nextitem)) for _ in range(runs - 1)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from replaygate.sampling.flaky import FlakyTest, find_flaky
-from replaygate.sampling.queue import Observation
-from replaygate.sampling.results import SampledResult
-from replaygate.sampling.verdict import SampleSpec
+if TYPE_CHECKING:
+    from replaygate.sampling.flaky import FlakyTest
+    from replaygate.sampling.queue import Observation
+    from replaygate.sampling.results import SampledResult
+    from replaygate.sampling.verdict import SampleSpec
 
 MARKER = "sampled"
 SAMPLE_FIXTURE = "replaygate_sample"
@@ -32,11 +34,13 @@ class SessionState:
 
     def flaky(self) -> list[FlakyTest]:
         """The tests whose outcome differed between runs."""
+        from replaygate.sampling.flaky import find_flaky
+
         return find_flaky(self.flaky_outcomes)
 
 
 STATE = pytest.StashKey[SessionState]()
-SPEC = pytest.StashKey[SampleSpec]()
-CASE = pytest.StashKey[SampledResult]()
+SPEC: pytest.StashKey[SampleSpec] = pytest.StashKey()
+CASE: pytest.StashKey[SampledResult] = pytest.StashKey()
 FLAKY_PRIOR = pytest.StashKey[list[str]]()
 FLAKY_PHASES = pytest.StashKey[list[pytest.TestReport]]()

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from replaygate.pytest_plugin.sampling_state import SessionState
-from replaygate.sampling.flaky import FlakyTest, report_lines
-from replaygate.sampling.queue import Observation, append_observation
-from replaygate.sampling.results import SampledResult, write_results
+
+if TYPE_CHECKING:
+    from replaygate.sampling.flaky import FlakyTest
 
 
 def pytest_report_teststatus(
@@ -33,6 +33,9 @@ class Collector:
         """Keep a case's result, queue an observation, keep flaky outcomes."""
         case = getattr(report, "replaygate_case", None)
         if case is not None and report.when == "call":
+            from replaygate.sampling.queue import Observation, append_observation
+            from replaygate.sampling.results import SampledResult
+
             result = SampledResult.from_json(case)
             self.state.cases.append(result)
             if result.verdict == "observe":
@@ -48,6 +51,8 @@ class Collector:
         """Write the results file and flaky report; exit 1 when a test was flaky."""
         state = self.state
         if state.results is not None:
+            from replaygate.sampling.results import write_results
+
             write_results(state.results, state.cases)
         if state.flaky_runs:
             flaky = state.flaky()
@@ -71,6 +76,8 @@ class Collector:
             if state.observed:
                 terminalreporter.line(f"observation queue: {state.queue}")
         if state.flaky_runs:
+            from replaygate.sampling.flaky import report_lines
+
             terminalreporter.section("replaygate flaky tests")
             lines = report_lines(state.flaky(), len(state.flaky_outcomes), state.flaky_runs)
             for line in lines:

@@ -13,14 +13,13 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from filelock import FileLock
-
-from replaygate.fixtures.fixture import now_iso
 from replaygate.jsondoc import json_fields
 from replaygate.regular import read_regular_text
-from replaygate.sampling.results import SampledResult
+
+if TYPE_CHECKING:
+    from replaygate.sampling.results import SampledResult
 
 DEFAULT_QUEUE = Path(".replaygate") / "observe.jsonl"
 
@@ -39,6 +38,8 @@ class Observation:
     @staticmethod
     def of(result: SampledResult, time: str | None = None) -> Observation:
         """The queue entry of a sampled case."""
+        from replaygate.fixtures.fixture import now_iso
+
         failing = tuple(
             {"name": a.name, "kind": a.kind, "passes": a.passes, "samples": a.samples}
             for a in result.failing()
@@ -61,6 +62,8 @@ class Observation:
 
 def append_observation(path: str | os.PathLike[str], entry: Observation) -> None:
     """Append ``entry`` as one line, under a lock (concurrent sessions lose nothing)."""
+    from filelock import FileLock
+
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(entry.to_json(), ensure_ascii=False, sort_keys=True) + "\n"
