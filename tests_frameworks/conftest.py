@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,10 @@ def store(tmp_path: Path) -> Path:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Quiet the frameworks' own import-time warnings, which say nothing about the recipes."""
+    """Quiet the frameworks' own import-time warnings, which say nothing about the recipes;
+    LiteLLM reads its bundled model cost map instead of fetching one in a background
+    thread, which under ``intercept()`` would be one more request of the test's own."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     config.addinivalue_line("filterwarnings", "ignore:.*ReadOnly. qualifier:UserWarning")
     config.addinivalue_line(
         "filterwarnings", "ignore:Accessing the 'model_.*' attribute on the instance is deprecated"
