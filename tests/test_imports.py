@@ -10,14 +10,11 @@ model or SDK client -> layer adapter -> fixture core -> store.
 from __future__ import annotations
 
 import ast
-import hashlib
 import importlib
-import json
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol
 
 import pytest
 
@@ -91,51 +88,17 @@ def imports_of(
                 yield target
 
 
-PARSED_CACHE = "replaygate/test_imports/raw_imports_v1"
-"""pytest's cache (``.pytest_cache``) of ``raw_imports`` by the SHA-256 of the source:
-a module is parsed again only when its bytes change (parsing the whole package took
-most of a second of every run). Bump the version when ``raw_imports`` changes."""
-
-
-class Cache(Protocol):
-    def get(self, key: str, default: Any) -> Any: ...
-    def set(self, key: str, value: object) -> None: ...
-
-
-def read_imports(
-    modules: dict[str, Path], cache: Cache | None
-) -> dict[str, tuple[Path, list[RawImport]]]:
-    """Module -> its path and its import statements, from ``cache`` where the source's
-    digest is there, parsed (and then cached) otherwise."""
-    known = cache.get(PARSED_CACHE, {}) if cache is not None else {}
-    if not isinstance(known, dict):
-        known = {}
-    found = {}
-    seen = {}
-    for name, path in modules.items():
-        source = path.read_bytes()
-        digest = hashlib.sha256(source).hexdigest()
-        entry = known.get(digest)
-        statements = (
-            [(level, module, tuple(names)) for level, module, names in entry]
-            if isinstance(entry, list)
-            else raw_imports(source)
-        )
-        found[name] = (path, statements)
-        seen[digest] = statements
-    if cache is not None and seen.keys() != known.keys():
-        cache.set(PARSED_CACHE, seen)  # only today's sources: the cache does not grow
-    return found
-
-
 @pytest.fixture(scope="module")
-def graph(request: pytest.FixtureRequest) -> dict[str, set[str]]:
+def graph() -> dict[str, set[str]]:
     """Module -> the package modules it imports (read once; the tests only read it)."""
-    parsed = read_imports(module_names(), getattr(request.config, "cache", None))
-    modules = {name: path for name, (path, _) in parsed.items()}
+    modules = module_names()
     return {
-        name: {target for target in imports_of(name, path, statements, modules) if target != name}
-        for name, (path, statements) in parsed.items()
+        name: {
+            target
+            for target in imports_of(name, path, raw_imports(path.read_bytes()), modules)
+            if target != name
+        }
+        for name, path in modules.items()
     }
 
 
@@ -261,24 +224,6 @@ x = [lambda: __import__("not_a_statement")]
         n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Import | ast.ImportFrom)
     ]
     assert len(found) == len(everywhere)
-
-
-def test_imports_read_from_the_cache_are_those_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
-    saved: dict[str, str] = {}
-
-    class JsonCache:
-        def get(self, key: str, default: Any) -> Any:
-            return json.loads(saved[key]) if key in saved else default
-
-        def set(self, key: str, value: object) -> None:
-            saved[key] = json.dumps(value)
-
-    some = dict(sorted(module_names().items())[:6])
-    parsed = read_imports(some, None)
-    assert read_imports(some, JsonCache()) == parsed
-    assert sum(len(statements) for _, statements in parsed.values()) > 0
-    monkeypatch.setattr(sys.modules[__name__], "raw_imports", None)  # parsing would fail
-    assert read_imports(some, JsonCache()) == parsed
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
