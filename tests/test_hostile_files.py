@@ -53,6 +53,14 @@ def _loop_in_folder(tmp: Path) -> Path:
     return folder
 
 
+def _dangling_in_folder(tmp: Path) -> Path:
+    folder = tmp / "store"
+    folder.mkdir()
+    (folder / "a.jsonl").write_bytes(GOOD.to_line())
+    (folder / "b.jsonl").symlink_to(tmp / "moved.jsonl")
+    return folder
+
+
 def _fifo_in_folder(tmp: Path) -> Path:
     folder = tmp / "store"
     folder.mkdir()
@@ -67,6 +75,8 @@ HOSTILE: dict[str, Callable[[Path], Path]] = {
     "symlink loop": _at("store.jsonl", lambda path: path.symlink_to(path)),
     "symlink loop in a folder store": _loop_in_folder,
     "FIFO in a folder store": _fifo_in_folder,
+    "dangling symlink": _at("store.jsonl", lambda path: path.symlink_to(path.with_name("gone"))),
+    "dangling symlink in a folder store": _dangling_in_folder,
     "/dev/zero": lambda _: Path("/dev/zero"),
     "/dev/null": lambda _: Path("/dev/null"),
 }
@@ -95,6 +105,7 @@ def test_the_cli_exits_2_on_a_hostile_store_without_a_traceback(
         ["verify", str(path)],
         ["show", GOOD.key, "--fixtures", str(path)],
         [*RUN, "--fixtures", str(path), "hi"],
+        ["checksum", str(path)],
     ):
         done = runner.invoke(main, args)
         assert done.exit_code == 2, (args, done.output)
