@@ -214,6 +214,31 @@ def test_the_gate_command_prints_the_table_and_exits_1_on_a_violation(tmp_path: 
             '{"format": "replaygate.eval.baseline", "version": 1, "cases": {"a": {"samples": 5}}}',
             "cases.a: KeyError",
         ),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        (
+            '{"format": "replaygate.eval.baseline", "version": 1, "metrics": {"success": NaN}}',
+            "NaN is not a number JSON can hold",
+        ),
+        (
+            '{"format": "replaygate.eval.baseline", "version": 1, "metrics": {"cost": 1e400}}',
+            "1e400 is beyond the range of a number",
+        ),
+        (
+            '{"format": "replaygate.eval.baseline", "version": 1, "metrics": {"cost": 1%s}}'
+            % ("0" * 400),
+            "metrics.cost must be a number or null",
+        ),
+        (
+            '{"format": "replaygate.eval.baseline", "version": 1, "metrics": {"success": 0.1},'
+            ' "metrics": {}}',
+            "duplicate key 'metrics'",
+        ),
+        ('{"format": "replaygate.eval.baseline", "version": 1, "cases": {"a": null}}', "cases.a"),
+        (
+            '{"format": "replaygate.eval.baseline", "version": 1, "cases": {"a": '
+            '{"samples": 5, "floor": 4, "passes": 5, "assertions": []}}}',
+            "cases.a",
+        ),
     ],
 )
 def test_a_bad_baseline_or_results_file_is_named(

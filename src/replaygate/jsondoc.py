@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
@@ -30,17 +31,55 @@ def json_fields(obj: Any, names: Iterable[str] | None = None) -> dict[str, Any]:
     return {name: list(v) if isinstance(v, tuple) else v for name, v in values.items()}
 
 
+class _Refused(ValueError):
+    """A value JSON allows only loosely, refused while parsing (its message says which)."""
+
+
+def _no_constant(text: str) -> Any:
+    raise _Refused(f"{text} is not a number JSON can hold")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"{text} is beyond the range of a number")
+    return value
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) < len(pairs):
+        keys = [key for key, _ in pairs]
+        twice = next(key for i, key in enumerate(keys) if key in keys[:i])
+        raise _Refused(f"duplicate key {twice!r}: an object names it twice; keep one")
+    return obj
+
+
 def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
-    """Parse the JSON file at ``path``; ``error`` says why it cannot be read."""
+    """Parse the JSON file at ``path``; ``error`` says why it cannot be read.
+
+    NaN, Infinity, a number beyond the range of a float and a key named twice in one
+    object are refused, as in a fixture line: each would be read as a value the file
+    does not say (a metric that never compares, the last of two keys).
+    """
     name = str(path)
     try:
-        return json.loads(read_regular_text(path))
+        return json.loads(
+            read_regular_text(path),
+            parse_constant=_no_constant,
+            parse_float=_finite,
+            object_pairs_hook=_unique,
+        )
     except OSError as err:
         raise error(f"{name}: cannot read {what}: {err.strerror}") from None
     except UnicodeDecodeError as err:
         raise error(f"{name}: not UTF-8 text ({err.reason} at byte {err.start})") from None
     except json.JSONDecodeError as err:
         raise error(f"{name}: not JSON: {err.msg} at line {err.lineno}") from None
+    except RecursionError:
+        raise error(f"{name}: not JSON this reader accepts: nested too deeply") from None
+    except ValueError as err:  # a refused value, or an integer of too many digits
+        raise error(f"{name}: not JSON this reader accepts: {err}") from None
 
 
 def check_document(
@@ -66,7 +105,7 @@ def parse_items(
         where = f"{name}: {field}[{i}]"
         try:
             parsed.append(parse(item, where))
-        except (KeyError, TypeError, ValueError, AttributeError) as err:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as err:
             raise error(f"{where}: {type(err).__name__}: {err}") from None
     return parsed
 

@@ -6,6 +6,7 @@ Both a baseline file and a results file give one (:func:`load_reference`), so
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -92,13 +93,23 @@ class Reference:
         return Reference(results.metrics, cases, source)
 
 
+def _finite(value: Any) -> bool:
+    """True for a number that is a finite float (never true or false)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond the range of a float
+        return False
+
+
 def metrics_from_json(obj: Any, name: str) -> Metrics:
     """A ``metrics`` object: metric name -> number or null."""
     if not isinstance(obj, dict):
         raise ResultsError(f"{name}: 'metrics' must be an object")
     metrics: Metrics = {}
     for key, value in obj.items():
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        if value is not None and not _finite(value):
             raise ResultsError(f"{name}: metrics.{key} must be a number or null, got {value!r}")
         metrics[str(key)] = None if value is None else float(value)
     return metrics
@@ -122,7 +133,7 @@ def reference_from_json(obj: Any, name: str) -> Reference:
     for case_id, case in cases_obj.items():
         try:
             cases.append(CaseSummary.from_json(case_id, case))
-        except (KeyError, TypeError, ValueError) as err:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as err:
             raise ResultsError(f"{name}: cases.{case_id}: {type(err).__name__}: {err}") from None
     return Reference(metrics_from_json(obj.get("metrics", {}), name), tuple(cases), name)
 
