@@ -253,6 +253,22 @@ def test_a_bad_baseline_or_results_file_is_named(
     assert str(path) in result.output
 
 
+def test_a_results_file_listing_a_case_twice_is_refused_not_counted_twice(
+    tmp_path: Path,
+) -> None:
+    # A case pasted in twice by hand would weigh double in every metric: a blocked case
+    # repeated can fail the gate, a passing one repeated hides a drop.
+    document = BASE.to_json()
+    document["cases"].append(document["cases"][1])
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ResultsError, match=r"cases\[4\]: case 'b' is already at cases\[1\]"):
+        load_reference(path)
+    base = write_results(tmp_path / "base.json", BASE)
+    result = CliRunner().invoke(gate_cmd, ["--baseline", str(base), "--results", str(path)])
+    assert result.exit_code == 2 and str(path) in result.output, result.output
+
+
 def test_the_gate_command_rejects_an_unknown_metric(tmp_path: Path) -> None:
     base = write_results(tmp_path / "base.json", BASE)
     args = ["--baseline", str(base), "--results", str(base), "--max-drop", "speed=1"]

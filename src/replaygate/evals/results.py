@@ -117,6 +117,14 @@ def results_from_json(obj: Any, name: str) -> EvalResults:
     cases = parse_items(
         document, "cases", name, lambda case, _where: CaseResult.from_json(case), ResultsError
     )
+    first: dict[str, int] = {}
+    for i, case in enumerate(cases):
+        if case.id in first:
+            raise ResultsError(
+                f"{name}: cases[{i}]: case {case.id!r} is already at cases[{first[case.id]}]; "
+                "a case is listed once (its metrics would count twice)"
+            )
+        first[case.id] = i
     info = document.get("eval", {})
     return EvalResults(tuple(cases), info if isinstance(info, dict) else {})
 
