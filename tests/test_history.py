@@ -145,6 +145,22 @@ def test_a_file_that_is_not_a_history_is_refused(tmp_path: Path) -> None:
         History.open(path)
 
 
+def test_another_programs_database_is_refused_and_left_as_it_is(tmp_path: Path) -> None:
+    # --history pointed at the application's own database by mistake: exporting or
+    # reporting must not add the history's tables to it.
+    path = tmp_path / "app.db"
+    with sqlite3.connect(path) as raw:
+        raw.execute("CREATE TABLE users (name TEXT)")
+        raw.execute("INSERT INTO users VALUES ('ada')")
+    raw.close()
+    before = path.read_bytes()
+    with pytest.raises(HistoryError, match=r"not a replaygate history database .*: users\)"):
+        History.open(path)
+    result = CliRunner().invoke(history_group, ["export", "--json", "--history", str(path)])
+    assert result.exit_code == 2 and str(path) in result.output, result.output
+    assert path.read_bytes() == before
+
+
 def test_a_history_of_another_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "h.db"
     History.open(path).close()

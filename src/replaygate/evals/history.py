@@ -70,6 +70,22 @@ def _upgrade(db: sqlite3.Connection) -> tuple[str] | None:
     return row
 
 
+def _other_tables(db: sqlite3.Connection) -> list[str]:
+    """The tables of a database that is not an eval history (none for a new or a history
+    file), so that no history table is ever added to another program's database."""
+    tables = sorted(
+        row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    )
+    if not tables or ("meta" in tables and _schema_row(db) is not None):
+        return []
+    return tables
+
+
+def _schema_row(db: sqlite3.Connection) -> tuple[str] | None:
+    row: tuple[str] | None = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    return row
+
+
 def answers_digest(sampled: SampledResult) -> str:
     """A short digest of what the samples of a case answered (their outputs, in order).
 
@@ -170,8 +186,16 @@ class History:
         except sqlite3.DatabaseError as err:
             raise HistoryError(f"{target}: not a replaygate history database ({err})") from None
         try:
+            other = _other_tables(db)
+            if other:
+                db.close()
+                raise HistoryError(
+                    f"{target}: not a replaygate history database (it holds other tables: "
+                    f"{', '.join(other)}); it was left as it is: give the history a file of "
+                    "its own"
+                )
             db.executescript(_CREATE)
-            row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            row = _schema_row(db)
             if row == ("1",):
                 row = _upgrade(db)
         except sqlite3.DatabaseError as err:
