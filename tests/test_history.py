@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -159,6 +160,24 @@ def test_another_programs_database_is_refused_and_left_as_it_is(tmp_path: Path) 
     result = CliRunner().invoke(history_group, ["export", "--json", "--history", str(path)])
     assert result.exit_code == 2 and str(path) in result.output, result.output
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["export", "merge"])
+def test_a_fifo_or_a_device_given_as_the_history_is_named_as_such(
+    tmp_path: Path, command: str
+) -> None:
+    export = tmp_path / "export.json"
+    with History.open(tmp_path / "h.db") as history:
+        history.append(run("2026-11-01T10:00:00Z", 5))
+        history.export_to(export)
+    fifo = tmp_path / "history.db"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/null")):
+        args = ["export", "--json"] if command == "export" else ["merge", str(export)]
+        result = CliRunner().invoke(history_group, [*args, "--history", str(path)])
+        assert result.exit_code == 2, result.output
+        kind = "a FIFO" if path == fifo else "a device"
+        assert f"{path}: is {kind}, where a history file is expected" in result.output
 
 
 def test_a_history_of_another_schema_is_refused(tmp_path: Path) -> None:

@@ -111,7 +111,7 @@ def history_export(
     if (out is None) == (not as_json):
         raise click.UsageError("give --out FILE or --json (one of them)")
     target = history_path or load_config(config_path).history_path
-    if not target.is_file():
+    if not target.exists():
         raise CommandError(f"no history at {target}: run `replaygate eval` first")
     with History.open(target) as history:
         if out is None:

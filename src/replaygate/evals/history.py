@@ -26,6 +26,7 @@ from replaygate.evals.results import EvalResults
 from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import now_iso
 from replaygate.jsondoc import read_items
+from replaygate.regular import file_kind
 from replaygate.sampling import SampledResult
 
 EXPORT_FORMAT = "replaygate.history"
@@ -180,6 +181,9 @@ class History:
     def open(cls, path: str | os.PathLike[str]) -> History:
         """Open (or create) the history at ``path``."""
         target = Path(path)
+        if target.exists() and not target.is_file():
+            kind = file_kind(target.stat().st_mode)
+            raise HistoryError(f"{target}: is {kind}, where a history file is expected")
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             db = sqlite3.connect(target, timeout=30)

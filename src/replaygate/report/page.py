@@ -163,7 +163,7 @@ def write_report(
     if isinstance(history, History):
         runs = history.runs()
     else:
-        if not Path(history).is_file():
+        if not Path(history).exists():
             raise HistoryError(f"no history at {history}: run `replaygate eval` first")
         with History.open(history) as opened:
             runs = opened.runs()
