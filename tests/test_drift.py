@@ -266,3 +266,36 @@ def test_live_answers_go_through_the_configured_trim(
     same = drift_live(trimmed, 3, LiveSender(clean_sim.url, sanitizer=sanitizer), approve_live=True)
     assert set(plain.interfaces[0].only_new) == {"id", "type", "role", "stop_sequence"}
     assert not same.drifted
+
+
+def test_a_sampled_fixture_is_compared_by_its_first_answer(tmp_path: Path) -> None:
+    """A request is re-sent once, so its one live answer is compared with one recorded answer.
+
+    Sample 0 answered in text and sample 1 called a tool (the model varies); the API did not
+    change. The union of every sample's fields against one live answer called that drift.
+    """
+    script = tmp_path / "answers.jsonl"
+    script.write_text(
+        '{"text": "RAG retrieves first."}\n'
+        '{"tool_calls": [{"id": "toolu_01", "name": "search", "arguments": {"q": "RAG"}}]}\n',
+        encoding="utf-8",
+    )
+    store = tmp_path / "sampled.jsonl"
+    with Simulator(behavior=f"script:{script}") as sim:
+        claude = anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0)
+        for index in (0, 1):
+            recorder = RecordingModel(
+                AnthropicModel(claude, model=MODEL, max_tokens=200), store, approve_live=True,
+                model=MODEL, max_tokens=200, source="sim", sample=index,
+            )  # fmt: skip
+            recorder.complete([Message.user("What is RAG?")], [])
+    [(_, fixture)] = load_fixtures(store)
+    assert len(fixture.responses) == 2
+    with Simulator(behavior=f"script:{script}") as sim:  # the first answer again, same fields
+        report = drift_live(store, 1, LiveSender(sim.url), approve_live=True)
+    [interface] = report.interfaces
+    assert not report.drifted, (interface.only_new, interface.only_old)
+    assert (interface.old_responses, interface.new_responses) == (1, 1)
+    with Simulator(behavior=f"script:{script}", drift=DRIFT) as sim:  # a real drift still shows
+        drifted = drift_live(store, 1, LiveSender(sim.url), approve_live=True)
+    assert drifted.interfaces[0].only_new == ("usage.foo",)

@@ -4,8 +4,8 @@ The field sets of responses (:mod:`replaygate.hygiene.fieldset`) are compared pe
 interface, both ways: fields in live responses but in no fixture (the parser may
 read a field the fixtures never give it), and fields in fixtures but in no live
 response (the fixtures feed data that no longer exists). Live mode re-sends a seeded
-sample of recorded requests and compares each sampled fixture's responses with the
-live answers to the same requests.
+sample of recorded requests once each and compares each live answer with the first
+recorded answer of its fixture.
 """
 
 from __future__ import annotations
@@ -119,6 +119,16 @@ def _fields_by_interface(fixtures: Iterable[Fixture]) -> dict[str, _Fields]:
 LIVE_DRIFT = "drift re-sends recorded requests to the live API, which costs money,"
 
 
+def _first_answer(fixture: Fixture) -> Any:
+    """The answer a request's first send got: a sampled fixture's first recorded response.
+
+    A request is re-sent once, so its one live answer is compared with one recorded
+    answer; the union of every sample's fields would call a model that answered in text
+    once and with a tool call another time a drift of the API.
+    """
+    return next(response for response in fixture.responses if response is not None)
+
+
 def drift_against(path: Path, other: Path) -> DriftReport:
     """Compare the field sets of the fixtures at ``path`` with those at ``other`` (offline)."""
     old = _fields_by_interface(f for _, f in each_fixture(path))
@@ -181,9 +191,9 @@ def drift_live(
             errors.append(f"{where(loc)} (key {fixture.key}): {err}{cause}")
             continue
         interface = interface_of_fixture(fixture)
-        old[interface].fields |= fixture_fields(fixture)
-        old[interface].responses += sum(r is not None for r in fixture.responses)
-        new[interface].add(response_fields(live, envelope=is_envelope(fixture.request)))
+        envelope = is_envelope(fixture.request)
+        old[interface].add(response_fields(_first_answer(fixture), envelope=envelope))
+        new[interface].add(response_fields(live, envelope=envelope))
         sent.append(f"{where(loc)} (key {fixture.key})")
     return DriftReport(
         "live",
