@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -196,6 +197,12 @@ def test_cli_table_and_json(project: Path) -> None:
     assert "unknown" in body[2] and "UNUSED" in body[2]
     assert "1 stale (older than 30d), 1 of unknown age (no meta.recorded_at)" in done.output
     assert "2 not played in the last 1 run(s), 2 neither played nor referenced" in done.output
+    # the command the summary names runs as written and lists those two
+    hint = done.output.split("(`", 1)[1].split("`", 1)[0]
+    assert hint == "replaygate prune tests/fixtures --unused"
+    listed = CliRunner().invoke(main, shlex.split(hint)[1:])
+    assert listed.exit_code == 0, listed.output
+    assert "dry run: would delete 2 fixture(s)" in listed.output
 
     as_json = invoke("tests/fixtures", "--json")
     report = json.loads(as_json.output)

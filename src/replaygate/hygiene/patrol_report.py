@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import shlex
 from datetime import timedelta
 
 from rich import box
@@ -12,6 +13,8 @@ from rich.table import Table
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
 
 WIDTH = 160
+DEFAULT_RUNS = 5  # prune's and patrol's --runs
+DEFAULT_HITS = ".replaygate/hits"  # their --hits-dir
 COLUMNS = ("fixture", "key", "recorded", "age", "played", "refs", "flags")
 
 
@@ -51,6 +54,18 @@ def title(result: Patrol) -> str:
     )
 
 
+def prune_command(result: Patrol) -> str:
+    """The ``prune`` command that lists what this patrol calls unused: same path, runs, refs."""
+    words = ["replaygate", "prune", shlex.quote(shown(result.path)), "--unused"]
+    if result.runs_asked != DEFAULT_RUNS:
+        words += ["--runs", str(result.runs_asked)]
+    if [shown(p) for p in result.refs] != ["tests"]:
+        words += [w for p in result.refs for w in ("--refs", shlex.quote(shown(p)))]
+    if shown(result.hits_dir) != DEFAULT_HITS:
+        words += ["--hits-dir", shlex.quote(shown(result.hits_dir))]
+    return " ".join(words)
+
+
 def summary(result: Patrol) -> list[str]:
     """The counts, and what to do about them."""
     stale = f"older than {age_text(result.max_age)}" if result.max_age else "no max age"
@@ -73,7 +88,7 @@ def summary(result: Patrol) -> list[str]:
         lines.append(
             f"{len(result.unplayed)} not played in the last {len(result.runs)} run(s), "
             f"{len(result.unused)} neither played nor referenced "
-            "(`replaygate prune --unused` lists them)"
+            f"(`{prune_command(result)}` lists them)"
         )
     if result.recorded_runs and result.recorded_runs < result.runs_asked:
         lines.append(
