@@ -12,8 +12,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from replaygate.cli import main
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
+from replaygate.fixtures.store import FixtureStore
 from replaygate.sim import Simulator
 from run_cli import replaygate
 
@@ -104,3 +107,31 @@ def test_a_first_mistake_gets_a_message_exit_2_and_the_next_step(
     assert not CLASS_NAME.search(done.stderr), done.stderr
     for part in expected:
         assert part in output, (part, output)
+
+
+RECORD = ["record", *AGENT, "--fixtures", "new.jsonl", "--approve-live", "--simulator"]
+
+
+def test_an_api_error_status_while_recording_is_a_message_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(shipped_fixtures(), tmp_path / "new.jsonl")
+    before = (tmp_path / "new.jsonl").read_bytes()
+    done = CliRunner().invoke(main, [*RECORD, "--max-tokens", "-5", "What is RAG?"])
+    assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+    assert "answered 400: max_tokens: Input should be" in done.output, done.output
+    assert (tmp_path / "new.jsonl").read_bytes() == before
+
+
+def test_a_max_tokens_the_sdk_would_want_streamed_is_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Left to choose its timeout, the anthropic SDK refuses an unstreamed call with
+    # max_tokens over 21,333 ("Streaming is required ..."); a recording is not streamed.
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(main, [*RECORD, "--max-tokens", "64000", "What is RAG?"])
+    assert done.exit_code == 0, done.output
+    with FixtureStore.open(tmp_path / "new.jsonl") as store:
+        requests = [store.read(loc).request for loc in store.locations()]
+    assert requests and all(request["max_tokens"] == 64000 for request in requests)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import click
 
@@ -27,30 +28,46 @@ def spent(cap: SpendingCap | None) -> str:
     return f" ({spending_status(cap.spent, cap.limit, cap.calls, cap.prices.currency)})"
 
 
+def _api_message(err: Any) -> str:
+    """What the API said in its error body (``error.message``), else the SDK's message."""
+    body = getattr(err, "body", None)
+    error = body.get("error") if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    return str(message) if message else str(err.message)
+
+
 @contextlib.contextmanager
 def live_model(settings: RequestSettings, simulator: bool, seed: int) -> Iterator[AnthropicModel]:
     """An ``anthropic`` SDK model with ``settings``, for the duration of the block.
 
     With ``simulator``, of a simulator started here (seed ``seed``) and stopped on exit;
     otherwise of ``ANTHROPIC_BASE_URL`` (the SDK reads ``ANTHROPIC_API_KEY``). No key,
-    an API that cannot be reached or one that refuses the key ends the command with
-    :class:`~replaygate.errors.LiveAPIError`, which says what to do.
+    an API that cannot be reached, refuses the key or answers an error status ends the
+    command with :class:`~replaygate.errors.LiveAPIError`, which says what to do.
     """
     from replaygate.sim import Simulator
 
     anthropic = require("anthropic", "anthropic", "recording")
+    # Given explicitly, as the SDK would choose it for a call of max_tokens (an hour per
+    # 128,000 tokens, at least 10 minutes): left to choose, the SDK refuses a call that
+    # may take over 10 minutes unless it is streamed, and a recording is not streamed.
+    timeout = anthropic.Timeout(max(600.0, 3600.0 * settings.max_tokens / 128_000), connect=5.0)
 
     with contextlib.ExitStack() as stack:
         if simulator:
             sim = stack.enter_context(Simulator(behavior="research-copilot", seed=seed))
             click.echo(f"recording from the simulator at {sim.url} (seed {seed})", err=True)
-            client = anthropic.Anthropic(base_url=sim.url, api_key="sim-key", max_retries=0)
+            client = anthropic.Anthropic(
+                base_url=sim.url, api_key="sim-key", max_retries=0, timeout=timeout
+            )
         else:
             if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
                 raise LiveAPIError(
                     f"recording from the live API needs ANTHROPIC_API_KEY; {_INSTEAD}"
                 )
-            client = anthropic.Anthropic(base_url=os.environ.get("ANTHROPIC_BASE_URL"))
+            client = anthropic.Anthropic(
+                base_url=os.environ.get("ANTHROPIC_BASE_URL"), timeout=timeout
+            )
         try:
             yield AnthropicModel(
                 client, model=settings.model, max_tokens=settings.max_tokens, system=settings.system
@@ -64,4 +81,10 @@ def live_model(settings: RequestSettings, simulator: bool, seed: int) -> Iterato
             raise LiveAPIError(
                 f"the model API at {client.base_url} refused the key "
                 f"({err.status_code}): check ANTHROPIC_API_KEY, or {_INSTEAD}"
+            ) from None
+        except anthropic.APIStatusError as err:
+            raise LiveAPIError(
+                f"the model API at {client.base_url} answered {err.status_code}: "
+                f"{_api_message(err)}; that call was not recorded, the answers recorded "
+                "before it are kept"
             ) from None
