@@ -6,7 +6,7 @@ but recording still needs the explicit approval)::
     .venv/bin/python tests/examples/record_research_copilot.py --approve-live
 
 It rewrites ``tests/examples/fixtures/rag_basics_samples.jsonl`` (5 samples of the
-``rag-basics`` case from the simulator, seed 19; ``meta.source`` is ``sim``) and
+``rag-basics`` case from the simulator, seed 80; ``meta.source`` is ``sim``) and
 ``tests/examples/fixtures/judge.jsonl`` (the judge's grades of those answers, from a
 rule-based stand-in judge; ``meta.source`` is ``scripted``). To grade with a live
 judge instead, pass a live model to :func:`record_judge`.
@@ -39,7 +39,7 @@ SAMPLED_STORE = FIXTURES / "rag_basics_samples.jsonl"
 JUDGE_STORE = FIXTURES / "judge.jsonl"
 CASE_ID = "rag-basics"
 SAMPLES = 5
-SIM_SEED = 19
+SIM_SEED = 80
 """The simulator's seed: its policy drops the citation in the last of the 5 samples."""
 JUDGE_MODEL = "gpt-4o-mini"
 JUDGE_INTERFACE = "openai.chat.completions"

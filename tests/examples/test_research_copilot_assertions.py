@@ -8,6 +8,7 @@ recorded from the simulator; its stochastic policy left the citation out of samp
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pydantic
@@ -20,6 +21,7 @@ from record_research_copilot import (
     judge_model,
     make_judge,
     question,
+    record_samples,
 )
 
 from replaygate.assertions import (
@@ -91,6 +93,12 @@ def test_the_recorded_fixture_is_a_5_sample_simulator_recording() -> None:
     fixtures: list[Fixture] = list(FixtureStore.open(SAMPLED_STORE))
     assert {f.samples for f in fixtures} == {SAMPLES}
     assert {(f.meta or {}).get("source") for f in fixtures} == {"sim"}
+
+
+def test_the_recording_script_gives_back_the_committed_samples(tmp_path: Path) -> None:
+    """Re-recording as the docs say (the seeded simulator) records the same 5 answers."""
+    recorded = record_samples(tmp_path / "samples.jsonl", approve_live=True)
+    assert recorded == [answer(sample).final for sample in range(SAMPLES)]
 
 
 # -- structure: a gate, run once ----------------------------------------------------
