@@ -293,6 +293,17 @@ def test_changed_files_can_be_given_and_nothing_changed_runs_nothing(project: Pa
     assert plan_for(project).text() == "no changed files: nothing to run (merge-to-main)"
 
 
+def test_a_damaged_hits_log_is_named_not_a_traceback(project: Path) -> None:
+    log = project / ".replaygate" / "hits" / "r1-1.jsonl"
+    log.write_text("{not json\n", encoding="utf-8")
+    with pytest.raises(EvalError, match="damaged hits log"):
+        plan_for(project, "tests/fixtures/rag.jsonl")
+    args = ["plan", "--changed", str(project / "tests" / "fixtures" / "rag.jsonl")]
+    result = CliRunner().invoke(ci_group, [*args, "--config", str(project / "pyproject.toml")])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    assert f"damaged hits log: {log}:1: not a hits log line" in result.output
+
+
 def test_planning_without_stages_says_where_to_configure_them(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     result = CliRunner().invoke(

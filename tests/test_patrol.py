@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from deadline import finishes
 from replaygate.cli import main
 from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import Fixture
@@ -72,6 +74,31 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 def invoke(*args: str) -> Result:
     return CliRunner().invoke(main, ["patrol", *args])
+
+
+HOSTILE_HITS = {
+    "a field that is not text": lambda log: log.write_text(
+        '{"run": 1, "time": 2, "store": 3, "key": 4}\n', encoding="utf-8"
+    ),
+    "a folder": Path.mkdir,
+    "a FIFO": os.mkfifo,
+}
+
+
+@pytest.mark.parametrize("make", HOSTILE_HITS.values(), ids=list(HOSTILE_HITS))
+def test_a_hostile_hits_log_file_is_named_never_a_traceback_or_a_hang(
+    project: Path, make: Callable[[Path], object]
+) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    put(store, "a", None)
+    hits_dir = project / ".replaygate" / "hits"
+    hits_dir.mkdir(parents=True)
+    make(hits_dir / "r-1.jsonl")
+    for command in (["patrol", str(store)], ["prune", "--unused", str(store)]):
+        done = finishes(lambda command=command: CliRunner().invoke(main, command), seconds=5.0)
+        assert isinstance(done, Result), done
+        assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+        assert "Error: damaged hits log: .replaygate/hits/r-1.jsonl" in done.output
 
 
 def test_age_oldest_first_unknown_last(project: Path) -> None:

@@ -175,7 +175,10 @@ def make_plan(
             need(change_class.stages, f"{change_class.name}: {names}{more}")
             continue
         if users is None:
-            users = FixtureUsers.from_log(ci.hits, root)
+            try:
+                users = FixtureUsers.from_log(ci.hits, root)
+            except ValueError as err:
+                raise EvalError(f"damaged hits log: {err}") from None
         for file in claimed:
             keys = changed_keys(file, old_text(file) if old_text else None)
             tests = users.tests_for(file, keys)
