@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -73,9 +74,12 @@ def test_a_model_without_a_price_cannot_be_recorded_under_a_cap(
 ) -> None:
     sent_before = len(sim.requests)
     recorder = _recorder(sim, tmp_path / "f.jsonl", SpendingCap(5.0, shipped_prices()), "mystery")
-    with pytest.raises(SpendingCapError, match=r"no price for model 'mystery'.*prices"):
+    with pytest.raises(SpendingCapError, match=r"no price for model 'mystery'.*prices") as err:
         recorder.complete([Message.user("hi")], [])
     assert len(sim.requests) == sent_before
+    # the entry to add names the model: filled in, it is a price for it
+    entry = str(err.value).split("[tool.replaygate.prices] (", 1)[1].split(", per", 1)[0]
+    assert tomllib.loads(entry.replace("...", "1.0")) == {"mystery": {"input": 1.0, "output": 1.0}}
 
 
 USAGES: dict[str, tuple[Any, tuple[int, int] | None]] = {
