@@ -61,6 +61,8 @@ def test_a_full_case_parses_with_input_tags_schema_and_signals(tmp_path: Path) -
     [
         ("{not json", "invalid JSON"),
         ("[1, 2]", "expected a JSON object, got list"),
+        ("[" * 100_000 + "]" * 100_000, "invalid JSON: nested too deeply"),
+        ('{"id": ' + "9" * 5000 + "}", "invalid JSON: Exceeds the limit (4300 digits)"),
         (json.dumps({**GOOD, "colour": "red"}), "unknown field(s) colour"),
         (json.dumps({k: v for k, v in GOOD.items() if k != "question"}), "exactly one of"),
         (json.dumps({**GOOD, "input": "x"}), "exactly one of 'question' and 'input'"),

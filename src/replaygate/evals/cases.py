@@ -117,6 +117,10 @@ def parse_case(raw: str, file: str, line: int) -> EvalCase:
         record = json.loads(raw)
     except json.JSONDecodeError as err:
         raise fail(f"invalid JSON: {err.msg} at column {err.colno}") from None
+    except RecursionError:
+        raise fail("invalid JSON: nested too deeply") from None
+    except ValueError as err:  # an integer of more digits than Python converts
+        raise fail(f"invalid JSON: {err}") from None
     if not isinstance(record, dict):
         raise fail(f"expected a JSON object, got {type(record).__name__}")
     unknown = sorted(set(record) - set(FIELDS))
