@@ -457,8 +457,10 @@ def test_stores_inside_the_cassettes_folder_are_not_read_as_cassettes(
             b'{"status": {"code": 200}, "headers": {}, "body": {"string": ""}}}]}',
             "interaction 0: request.body: text that is not UTF-8",
         ),
+        (b"[" * 100_000 + b"]" * 100_000, "not valid JSON: nested too deeply"),
+        (b'{"version": ' + b"9" * 5000 + b"}", "not valid JSON: Exceeds the limit"),
     ],
-    ids=["syntax", "not utf-8", "list", "number", "lone surrogate"],
+    ids=["syntax", "not utf-8", "list", "number", "lone surrogate", "deep", "5,000 digits"],
 )
 def test_a_json_cassette_that_cannot_be_read_is_named(
     tmp_path: Path, content: bytes, expected: str

@@ -118,7 +118,9 @@ def _parse(path: Path) -> Any:
     if path.suffix == ".json":
         try:
             return json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        except RecursionError:
+            raise CassetteError(path, "not valid JSON: nested too deeply") from None
+        except ValueError as err:  # not UTF-8, a syntax error, an integer of too many digits
             line = f" at line {err.lineno}" if isinstance(err, json.JSONDecodeError) else ""
             raise CassetteError(path, f"not valid JSON{line}: {err}") from None
     yaml = require("yaml", "cassettes", "replaygate import-cassettes (YAML cassettes)")
