@@ -111,3 +111,14 @@ def test_the_listing_shows_every_purpose_whole() -> None:
     for name in COMMANDS:
         purpose = (EVERY[(name,)].help or "").strip().splitlines()[0]
         assert f" {name} {purpose}" in listing, name
+
+
+def test_the_show_example_shows_what_the_record_example_recorded(tmp_path: Path) -> None:
+    """``show``'s example names a whole key, one the ``record`` example records."""
+    [record] = example_lines(EVERY[("record",)].help or "")
+    [show] = example_lines(EVERY[("show",)].help or "")
+    recorded = replaygate(*shlex.split(record)[1:], cwd=tmp_path)
+    assert recorded.returncode == 0, recorded.stderr
+    shown = replaygate(*shlex.split(show)[1:], cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("# rc.jsonl:1\n")

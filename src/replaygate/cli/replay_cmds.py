@@ -185,10 +185,12 @@ def record(
 def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None:
     """Print the fixture(s) whose key starts with KEY.
 
+    KEY is the stored key (12 characters) or a longer start of the request's digest.
+
     Example:
 
     \b
-        replaygate show 3f2a9c --fixtures rc.jsonl
+        replaygate show 265288aeb827 --fixtures rc.jsonl
     """
     fixtures = choose_fixtures(fixtures_path, load_config(config_path, near=fixtures_path))
     found = FixtureStore.open(fixtures).get(key)
