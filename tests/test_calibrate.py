@@ -165,6 +165,43 @@ def test_score_errors_name_the_row(results: Path, tmp_path: Path) -> None:
         score_sheet(tmp_path / "bare.csv", sidecar=tmp_path / "v.json")
 
 
+def test_a_sheet_saved_by_a_spreadsheet_with_a_byte_order_mark_is_scored(
+    results: Path, tmp_path: Path
+) -> None:
+    sheet, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=2, seed=1)
+    rows = read_rows(sheet)
+    for row in rows:
+        row["label"] = "pass"
+    write_rows(sheet, rows)
+    sheet.write_bytes(b"\xef\xbb\xbf" + sheet.read_bytes())  # "CSV UTF-8" of a spreadsheet
+    assert sum(a.labelled for a in score_sheet(sheet)) == len(rows)
+
+
+@pytest.mark.parametrize(
+    ("sheet", "sidecar", "message"),
+    [
+        (b"item,label\n", b"[" * 100_000 + b"]" * 100_000, "v.json: not JSON this reader"),
+        (b"item,label\n", b'{"format": "\xe9"}', "v.json: not UTF-8 text"),
+        (
+            b"item,label\n",
+            b'{"format": "replaygate.calibration", "items": {"1": 5}}',
+            "v.json: items.1: expected an object with assertion, automatic, case, sample",
+        ),
+        (b"item,label\n1,r\xe9ussi\n", b"{}", "bare.csv: not UTF-8 text"),
+    ],
+    ids=["sidecar nested too deeply", "sidecar in Latin-1", "sidecar item", "sheet in Latin-1"],
+)
+def test_a_sheet_or_sidecar_that_cannot_be_read_is_named(
+    tmp_path: Path, sheet: bytes, sidecar: bytes, message: str
+) -> None:
+    (tmp_path / "bare.csv").write_bytes(sheet)
+    (tmp_path / "v.json").write_bytes(sidecar)
+    if sidecar == b"{}":
+        (tmp_path / "v.json").write_text('{"format": "replaygate.calibration", "items": {}}')
+    with pytest.raises(CalibrationError, match=message):
+        score_sheet(tmp_path / "bare.csv", sidecar=tmp_path / "v.json")
+
+
 def test_format_agreements() -> None:
     lines = format_agreements(
         [

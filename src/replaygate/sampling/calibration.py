@@ -10,6 +10,7 @@ verdict agrees with the person (accuracy) and Cohen's kappa (agreement beyond ch
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import random
@@ -151,6 +152,10 @@ def parse_label(text: str, where: str) -> bool | None:
     raise CalibrationError(f"{where}: label {text!r} is neither pass nor fail (or empty)")
 
 
+_ITEM_FIELDS = frozenset({"case", "sample", "assertion", "automatic"})
+"""What the sidecar keeps of each row of the sheet."""
+
+
 def _read_sidecar(path: Path) -> dict[str, Any]:
     try:
         document = json.loads(read_regular_text(path))
@@ -159,13 +164,24 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
             f"{path}: cannot read the automatic verdicts ({err.strerror}); "
             "the sidecar is written beside the sheet by `replaygate calibrate export`"
         ) from None
+    except UnicodeDecodeError as err:
+        raise CalibrationError(f"{path}: not UTF-8 text ({err.reason})") from None
     except json.JSONDecodeError as err:
         raise CalibrationError(f"{path}: not JSON: {err.msg}") from None
+    except RecursionError:
+        raise CalibrationError(f"{path}: not JSON this reader accepts: nested too deeply") from None
+    except ValueError as err:  # an integer of more digits than Python converts
+        raise CalibrationError(f"{path}: not JSON this reader accepts: {err}") from None
     if not isinstance(document, dict) or document.get("format") != SIDECAR_FORMAT:
         raise CalibrationError(f"{path}: not a calibration sidecar")
     items = document.get("items")
     if not isinstance(items, dict):
         raise CalibrationError(f"{path}: field 'items' is missing")
+    for item, entry in items.items():
+        if not isinstance(entry, dict) or not entry.keys() >= _ITEM_FIELDS:
+            raise CalibrationError(
+                f"{path}: items.{item}: expected an object with {', '.join(sorted(_ITEM_FIELDS))}"
+            )
     return items
 
 
@@ -178,10 +194,16 @@ def score_sheet(
     pairs: dict[str, list[tuple[bool, bool]]] = {}
     unlabelled: dict[str, int] = {}
     try:
-        handle = sheet_path.open(encoding="utf-8", newline="")
+        # A spreadsheet saving as "CSV UTF-8" starts the file with a byte order mark.
+        text = read_regular_text(sheet_path).removeprefix("\ufeff")
     except OSError as err:
         raise CalibrationError(f"{sheet_path}: cannot read the sheet: {err.strerror}") from None
-    with handle:
+    except UnicodeDecodeError as err:
+        raise CalibrationError(
+            f"{sheet_path}: not UTF-8 text ({err.reason} at byte {err.start}): save the sheet "
+            "as CSV UTF-8"
+        ) from None
+    with io.StringIO(text, newline="") as handle:
         reader = csv.DictReader(handle)
         missing = sorted(set(COLUMNS) - set(reader.fieldnames or ()))
         if missing:
