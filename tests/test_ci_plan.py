@@ -219,6 +219,32 @@ def test_changed_keys_are_the_lines_that_changed(tmp_path: Path) -> None:
     assert users.tests_for(tmp_path / "folder" / "f.json", {"k4"}) == set()
 
 
+def test_a_changed_store_that_cannot_be_parsed_counts_as_wholly_changed(tmp_path: Path) -> None:
+    store = tmp_path / "s.jsonl"
+    old = fixture_line("k1", "a", "x") + "\n"
+    for damaged in (
+        b"[" * 100_000 + b"]" * 100_000 + b"\n",
+        b'{"key": ' + b"9" * 5000 + b"}\n",
+    ):
+        store.write_bytes(damaged)
+        assert changed_keys(store, old) is None
+
+
+def test_plan_with_base_reads_a_committed_store_that_is_not_utf8(project: Path) -> None:
+    git(project, "init", "-q", "-b", "main")
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    store.write_bytes(b'{"key": "k1", "note": "caf\xe9"}\n')
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "first")
+    store.write_bytes(b'{"key": "k1", "note": "caf\xe9"}\n{"key": "k2", "note": "caf\xe9"}\n')
+    args = ["plan", "--base", "main", "--config", str(project / "pyproject.toml")]
+    result = CliRunner().invoke(ci_group, [*args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (stage,) = json.loads(result.output)["stages"]
+    assert stage["stage"] == "fixture-users"
+    assert stage["pytest_args"] == "'tests/test_floor.py::test_floor[5]'"  # k2 only
+
+
 def git(repo: Path, *args: str) -> str:
     done = subprocess.run(
         ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],

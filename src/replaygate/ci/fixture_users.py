@@ -14,6 +14,7 @@ from pathlib import Path
 
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.hits import read_hits
+from replaygate.regular import read_regular_bytes
 
 
 def _keys_of_lines(text: str) -> set[str] | None:
@@ -23,7 +24,7 @@ def _keys_of_lines(text: str) -> set[str] | None:
             continue
         try:
             obj = json.loads(line)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, nested too deeply, too many digits
             return None
         if not isinstance(obj, dict) or not isinstance(obj.get("key"), str):
             return None
@@ -38,7 +39,13 @@ def changed_keys(path: Path, old_text: str | None) -> set[str] | None:
     ``.json`` file, its key (old and new). ``None`` when it cannot be told (a line
     that is not a fixture): then every fixture of the file counts as changed.
     """
-    new_text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    try:
+        # bytes that are not UTF-8 are kept, as in the text git gives of the earlier content
+        new_text = read_regular_bytes(path).decode("utf-8", "surrogateescape")
+    except FileNotFoundError:
+        new_text = ""
+    except OSError:  # cannot tell: every fixture of the file counts as changed
+        return None
     if path.suffix == ".jsonl":
         old_lines = set((old_text or "").splitlines())
         new_lines = set(new_text.splitlines())

@@ -16,7 +16,14 @@ def git(args: list[str], cwd: Path) -> str:
     """Run ``git ARGS`` in ``cwd``; its stdout, or :class:`GitError` with git's stderr."""
     try:
         done = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=60
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            # bytes that are not UTF-8 (a file's content, a path) pass through as on disk
+            encoding="utf-8",
+            errors="surrogateescape",
+            check=False,
+            timeout=60,
         )
     except FileNotFoundError:
         raise GitError("git is not installed (needed for commits and --base)") from None
