@@ -356,3 +356,18 @@ def test_a_damaged_response_in_a_good_store_is_reported_with_file_and_line_when_
     args = ["run", "--agent", "one_call:ask", "--model", "m", "--max-tokens", "8"]
     done = CliRunner().invoke(main, [*args, "--fixtures", str(path), "bad"])
     assert done.exit_code == 2 and f"{path}:2" in done.output, done.output
+
+
+def test_a_store_file_whose_name_is_not_utf8_is_printed_as_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Held by Python as a surrogate, the name ended verify with a UnicodeEncodeError on
+    # a strict UTF-8 stream (any UTF-8 locale but C.UTF-8; CliRunner's streams are strict).
+    folder = tmp_path / "store"
+    folder.mkdir()
+    name = os.fsdecode(b"caf\xe9.jsonl")
+    (folder / name).write_bytes(GOOD.to_line() + b"{broken\n")
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(main, ["verify", "store"])
+    assert done.exit_code == 1 and isinstance(done.exception, SystemExit), done.exception
+    assert done.stdout_bytes.startswith(b"store/caf\xe9.jsonl:2: malformed JSON")

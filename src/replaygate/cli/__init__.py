@@ -8,6 +8,8 @@ pay for the SDKs, the simulator or the plotting library.
 from __future__ import annotations
 
 import importlib
+import io
+import sys
 
 import click
 
@@ -76,10 +78,20 @@ class LazyGroup(click.Group):
         from replaygate.cli.options import CommandError, describe
         from replaygate.errors import ReplaygateError
 
+        _names_as_on_disk()
         try:
             return super().invoke(ctx)
         except ReplaygateError as err:
             raise CommandError(describe(err)) from None
+
+
+def _names_as_on_disk() -> None:
+    """Let stdout and stderr write a file name that is not UTF-8 as its bytes on disk, as
+    ``ls`` and ``git`` do: Python holds those bytes as surrogates, which a strict stream
+    refuses with a traceback (in a UTF-8 locale other than ``C.UTF-8``)."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="surrogateescape")
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
