@@ -7,15 +7,17 @@ with git, changed the way a pull request changes them, and reviewed.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import anthropic
 import pytest
 from click.testing import CliRunner, Result
 
+from deadline import finishes
 from replaygate.cli import main
 from replaygate.hygiene.review import review_store
 from replaygate.models.live import AnthropicModel
@@ -289,6 +291,42 @@ def test_errors_name_what_is_wrong(repo: Path, sim: Simulator, tmp_path: Path) -
     done = diff(str(store))
     assert done.exit_code == 2
     assert "tests/fixtures/rc.jsonl:2: malformed JSON" in done.output
+
+
+@pytest.mark.parametrize(
+    ("replace", "message"),
+    [
+        (os.mkfifo, "cannot read this fixture file: is a FIFO, where a file is expected"),
+        (
+            lambda path: path.symlink_to(path.with_name("moved.jsonl")),
+            "is a symlink to",
+        ),
+    ],
+    ids=["FIFO", "symlink to nothing"],
+)
+def test_a_store_file_replaced_by_what_is_not_a_file_is_refused_not_removed(
+    repo: Path, sim: Simulator, replace: Callable[[Path], object], message: str
+) -> None:
+    # Passed over, its fixtures were listed as removed and the review exited 0.
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    commit(repo)
+    store.unlink()
+    replace(store)
+    done = finishes(lambda: diff(str(store.parent)), seconds=5.0)
+    assert done.exit_code == 2, done.output
+    assert f"Error: tests/fixtures/rc.jsonl: {message}" in done.output
+
+
+def test_a_fixture_file_whose_name_is_not_utf8_is_reviewed(repo: Path, sim: Simulator) -> None:
+    folder = repo / "tests" / "fixtures"
+    store = folder / os.fsdecode(b"caf\xe9.jsonl")  # a name written on a Latin-1 system
+    record(sim, store, [QUESTION])
+    commit(repo)
+    record(sim, store, [OTHER])
+    done = diff(str(folder))
+    assert done.exit_code == 0, done.output
+    assert "0 paired (request changed), 1 added, 0 removed" in done.output
 
 
 def test_meta_test_pairs_across_files(repo: Path) -> None:

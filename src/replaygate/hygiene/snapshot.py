@@ -6,6 +6,7 @@ files that did not change between two sides are compared by id and never parsed.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from replaygate.fixtures.fixture import Fixture, from_json
 from replaygate.fixtures.store import iter_jsonl
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitrev import Repo, blob_id, run_git
+from replaygate.regular import read_regular_bytes
 
 FIXTURE_SUFFIXES = (".jsonl", ".json")
 
@@ -75,14 +77,34 @@ def worktree(repo: Repo, relpath: str) -> Side:
     args = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name"]
     if relpath:
         args += ["--", relpath]
-    names = sorted({n for n in run_git(args, repo.root).decode("utf-8").split("\0") if n})
+    listed = run_git(args, repo.root).decode("utf-8", "surrogateescape")  # names as on disk
+    names = sorted({n for n in listed.split("\0") if n})
     contents: dict[str, bytes] = {}
     for name in names:
-        file = repo.root / name
-        if _is_fixture_file(name) and file.is_file():
-            contents[name] = file.read_bytes()
+        if _is_fixture_file(name):
+            data = _read_worktree_file(repo.root / name, name)
+            if data is not None:
+                contents[name] = data
     files = {name: blob_id(data) for name, data in contents.items()}
     return Side("working tree", files, lambda paths: {p: contents[p] for p in paths})
+
+
+def _read_worktree_file(file: Path, name: str) -> bytes | None:
+    """The bytes of a listed fixture file, None when it was deleted; anything but a regular
+    file (a FIFO, a folder, a symlink to nothing) is refused, naming it, not passed over
+    as if its fixtures were removed."""
+    try:
+        return read_regular_bytes(file)
+    except FileNotFoundError:
+        if os.path.islink(file):
+            target = os.readlink(file)
+            raise HygieneError(
+                f"{name}: is a symlink to {target!r}, which does not exist, where a fixture "
+                "file is expected"
+            ) from None
+        return None
+    except OSError as err:
+        raise HygieneError(f"{name}: cannot read this fixture file: {err.strerror}") from None
 
 
 def revision(repo: Repo, rev: str, relpath: str) -> Side:
