@@ -26,9 +26,11 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q --durations=15
 
 # The inner loop: everything but the end-to-end tests marked slow, property tests drawing
-# 10 examples instead of 25.
+# 10 examples instead of 25. Each module's tests run in one worker (--dist loadfile): a
+# module's shared recordings and simulators, and the SDK models its tests build on first
+# use, are then made once, not once per worker.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q -m "not slow" --hypothesis-profile=inner-loop
+	$(BIN)/python -m pytest -n 2 -q -m "not slow" --hypothesis-profile=inner-loop --dist loadfile
 
 # The whole suite with 500 examples per property test instead of 25.
 test-thorough: $(STAMP)

@@ -52,7 +52,10 @@ def run_marked(
     # (replaygate's, xdist, Hypothesis...) loaded and registered took most of its time
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makepyfile(test_marked=source)
-    return pytester.runpytest_inprocess("-p", "tests_frameworks.results"), results / "demo.json"
+    # --tb=no: a failing test's traceback is not read here, and printing it first looks up
+    # the module of every frame among all those loaded (both SDKs: about 0.3 s)
+    run = pytester.runpytest_inprocess("-p", "tests_frameworks.results", "--tb=no")
+    return run, results / "demo.json"
 
 
 @pytest.mark.usefixtures("importable")
