@@ -245,6 +245,67 @@ def test_deep_nesting_and_non_finite_numbers_are_refused_with_file_and_line(
     assert done.exit_code == 2 and f"{path}:2" in done.output
 
 
+CAFE = Fixture.create({**REQUEST, "messages": [{"role": "user", "content": "café"}]}, [RESPONSE], META)
+UTF16 = "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8)"
+LATIN1_AT = CAFE.to_line().decode().encode("latin-1").index(b"\xe9") + 1
+DIGITS = GOOD.to_line().replace(b'"max_tokens":8', b'"max_tokens":' + b"9" * 5000)
+DIGITS_AT = DIGITS.index(b"9" * 10) + 1
+TOO_LARGE = f"number too large to read exactly at column {DIGITS_AT}: " + "9" * 24 + "... (5,000"
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "reason"),
+    [
+        (CAFE.to_line().decode().encode("utf-16"), 1, UTF16),
+        (CAFE.to_line().decode().encode("utf-16-le"), 1, UTF16),
+        (CAFE.to_line().decode().strip().encode("utf-16"), 1, UTF16),  # not a partial tail
+        (
+            GOOD.to_line() + CAFE.to_line().decode().encode("latin-1"),
+            2,
+            f"not UTF-8 text (byte 0xe9 at column {LATIN1_AT})",
+        ),
+        (GOOD.to_line() + DIGITS, 2, TOO_LARGE),
+    ],
+    ids=["UTF-16", "UTF-16 without a BOM", "UTF-16 without a newline", "Latin-1", "5,000 digits"],
+)
+def test_text_that_is_not_utf8_and_a_number_too_large_are_named_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: bytes, line: int, reason: str
+) -> None:
+    path = tmp_path / "store.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(FixtureFormatError) as err:
+        FixtureStore.open(path)
+    assert (err.value.file, err.value.line) == (str(path), line)
+    assert err.value.reason.startswith(reason), err.value.reason
+    _, problems = verify_store(path, require_meta=False)
+    assert [(p.line, p.reason[: len(reason)]) for p in problems][:1] == [(line, reason)]
+    assert all(not p.repairable for p in problems), problems
+    monkeypatch.chdir(tmp_path)
+    for args in (
+        ["verify", str(path)],
+        ["show", GOOD.key, "--fixtures", str(path)],
+        [*RUN, "--fixtures", str(path), "hi"],
+    ):
+        done = CliRunner().invoke(main, args)
+        assert done.exit_code in (1, 2) and isinstance(done.exception, SystemExit), done.output
+        assert f"{path}:{line}: {reason}" in done.output, (args, done.output)
+        assert "orjson" not in done.output and "double" not in done.output
+
+
+def test_a_one_fixture_file_that_is_not_utf8_names_the_line_and_column(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    folder.mkdir()
+    pretty = CAFE.to_pretty().decode()
+    file = folder / "cafe.json"
+    file.write_bytes(pretty.encode("latin-1"))
+    before = pretty[: pretty.index("é")]
+    line, column = before.count("\n") + 1, len(before) - before.rfind("\n")
+    with pytest.raises(FixtureFormatError) as err:
+        FixtureStore.open(folder)
+    assert (err.value.file, err.value.line) == (str(file), 0)
+    assert err.value.reason == f"not UTF-8 text (byte 0xe9 at line {line}, column {column})"
+
+
 @pytest.mark.parametrize("field", ["interface", "interface_version"])
 @pytest.mark.parametrize("value", ["../../outside", "a/b", "..", ".hidden", "x\x00y", "c:\\x"])
 def test_a_meta_value_that_would_name_a_folder_outside_the_store_is_refused(

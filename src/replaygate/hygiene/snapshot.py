@@ -16,6 +16,7 @@ import orjson
 from replaygate.errors import FixtureFormatError, located
 from replaygate.fixtures.fixture import Fixture, from_json
 from replaygate.fixtures.store import iter_jsonl
+from replaygate.fixtures.store.jsonl import json_error_reason
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitrev import Repo, blob_id, run_git
 from replaygate.regular import read_regular_bytes
@@ -66,7 +67,7 @@ def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
         try:
             obj = orjson.loads(data)
         except orjson.JSONDecodeError as err:
-            raise FixtureFormatError(where, 0, f"malformed JSON: {err}") from None
+            raise FixtureFormatError(where, 0, json_error_reason(data, err)) from None
         return [Entry(path, 0, from_json(obj, where, 0))]
     except FixtureFormatError as err:
         raise HygieneError(f"{err} (run `replaygate verify` on the store and fix it)") from None
