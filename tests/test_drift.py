@@ -2,14 +2,18 @@
 
 Fixtures are recorded from a clean loopback simulator through the official SDKs, as
 wire fixtures (``RecordingModel``) and as HTTP fixtures (plain and streamed), then
-re-sent to a simulator that adds ``usage.foo`` and drops ``stop_sequence``.
+re-sent to a simulator that adds ``usage.foo`` and drops ``stop_sequence``. A tool
+call re-sent to a model that chooses other arguments is no drift (Gemini's recorded
+over plain HTTP, the path drift re-sends it by, without loading its SDK).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import openai
@@ -25,7 +29,7 @@ from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.stored import load_fixtures
 from replaygate.models.live import AnthropicModel, OpenAIModel
 from replaygate.models.replay import RecordingModel
-from replaygate.models.types import Message
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import Simulator
 
 DRIFT = "add-field:usage.foo,drop-field:stop_sequence"
@@ -299,3 +303,95 @@ def test_a_sampled_fixture_is_compared_by_its_first_answer(tmp_path: Path) -> No
     with Simulator(behavior=f"script:{script}", drift=DRIFT) as sim:  # a real drift still shows
         drifted = drift_live(store, 1, LiveSender(sim.url), approve_live=True)
     assert drifted.interfaces[0].only_new == ("usage.foo",)
+
+
+@dataclass
+class CallsSearch:
+    """A model that answers every request with a call of ``search`` with ``arguments``."""
+
+    arguments: dict[str, Any]
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        """One tool call, the arguments this model chose."""
+        return ModelResponse(tool_calls=(ToolCall("toolu_01", "search", self.arguments),))
+
+
+def record_anthropic_tool_call(sim: Simulator, store: Path) -> None:
+    """A wire fixture of an Anthropic answer that is a ``tool_use`` block, through the SDK."""
+    claude = anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0)
+    recorder = RecordingModel(
+        AnthropicModel(claude, model=MODEL, max_tokens=200), store, approve_live=True,
+        model=MODEL, max_tokens=200, source="sim",
+    )  # fmt: skip
+    recorder.complete([Message.user("What is RAG?")], [])
+
+
+def record_gemini_tool_call(sim: Simulator, store: Path) -> None:
+    """HTTP fixtures of a Gemini ``functionCall`` answer, plain and streamed."""
+    body = {"contents": [{"role": "user", "parts": [{"text": "What is RAG?"}]}]}
+    headers = {"x-goog-api-key": "AIzaSyTestKeyForTheSimulator0123456789"}
+    with httpx2_client(store, "record-missing", approve_live=True, source="sim") as http:
+        for method in ("generateContent", "streamGenerateContent?alt=sse"):
+            url = f"{sim.url}/v1beta/models/gemini-test:{method}"
+            http.post(url, json=body, headers=headers).raise_for_status()
+
+
+Recorder = Callable[[Simulator, Path], None]
+TOOL_CALLS: dict[str, tuple[Recorder, str, tuple[str, ...], tuple[str, ...]]] = {
+    # interface: the recorder, the drift injected (a field added inside the tool call,
+    # outside its arguments, a key added to the arguments, a field dropped elsewhere),
+    # the fields that drift must report as added, and as dropped
+    "anthropic.messages": (
+        record_anthropic_tool_call,
+        "add-field:content.0.cache_hint=1,add-field:content.0.input.extra=1,"
+        "drop-field:stop_sequence",
+        ("content[].cache_hint",),
+        ("stop_sequence",),
+    ),
+    "google.generate_content": (
+        record_gemini_tool_call,
+        "add-field:candidates.0.content.parts.0.functionCall.foo=1,"
+        "add-field:candidates.0.content.parts.0.functionCall.args.extra=1,"
+        "drop-field:modelVersion",
+        (
+            "candidates[].content.parts[].functionCall.foo",
+            "events[].candidates[].content.parts[].functionCall.foo",
+        ),
+        ("events[].modelVersion", "modelVersion"),
+    ),
+}
+
+
+@pytest.mark.parametrize("interface", sorted(TOOL_CALLS))
+def test_tool_call_arguments_are_model_output_not_api_shape(interface: str, tmp_path: Path) -> None:
+    """A live model calls the tool with other arguments: their keys are no drift of the API.
+
+    The field holding the arguments is still compared, and so is every field around it.
+    """
+    record, injected, added, dropped = TOOL_CALLS[interface]
+    store = tmp_path / "tools.jsonl"
+    with Simulator(behavior=CallsSearch({"q": "RAG"})) as sim:
+        record(sim, store)
+    other_arguments = CallsSearch({"query": "RAG", "limit": 3})
+    with Simulator(behavior=other_arguments) as sim:
+        same = drift_live(store, 2, LiveSender(sim.url), approve_live=True)
+    [compared] = same.interfaces
+    assert compared.interface == interface and not same.errors
+    assert not same.drifted, (compared.only_new, compared.only_old)
+    with Simulator(behavior=other_arguments, drift=injected) as sim:
+        drifted = drift_live(store, 2, LiveSender(sim.url), approve_live=True)
+    [changed] = drifted.interfaces
+    assert changed.only_new == added
+    assert changed.only_old == dropped
+
+
+def test_the_field_holding_tool_call_arguments_is_a_field_its_keys_are_not() -> None:
+    anthropic_body = {"content": [{"type": "tool_use", "name": "search", "input": {"q": "x"}}]}
+    gemini_body = {"candidates": [{"content": {"parts": [{"functionCall": {"args": {"q": 1}}}]}}]}
+    assert "content[].input" in field_paths(anthropic_body)
+    assert not any(p.startswith("content[].input.") for p in field_paths(anthropic_body))
+    gemini = field_paths(gemini_body)
+    assert "candidates[].content.parts[].functionCall.args" in gemini
+    assert not any(p.startswith("candidates[].content.parts[].functionCall.args.") for p in gemini)
+    # an object that is no tool call is read to the end
+    assert "usage.input.q" in field_paths({"usage": {"input": {"q": 1}}})

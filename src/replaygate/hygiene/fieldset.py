@@ -4,6 +4,12 @@
 fields ``content``, ``content[].type``, ``content[].text``, ``usage`` and
 ``usage.input_tokens``. A streamed HTTP response contributes the fields of each
 event's JSON data under ``events[<event name>]``.
+
+A tool call's arguments are model output, not API shape: the object an Anthropic
+``tool_use`` block holds as ``input`` and Gemini's ``functionCall.args`` are opaque
+values (``content[].input`` is a field, ``content[].input.q`` is not), so a model that
+calls a tool with other arguments is not a change of the API. OpenAI's arguments are a
+JSON string, opaque already.
 """
 
 from __future__ import annotations
@@ -15,18 +21,44 @@ import orjson
 from replaygate.fixtures.fixture import Fixture
 from replaygate.http.envelope import INTERFACES, interface_of
 
+TOOL_USE_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+"""Anthropic content block types whose ``input`` holds a tool call's arguments."""
 
-def field_paths(value: Any, prefix: str = "") -> set[str]:
-    """Every key path in ``value``; a list's items share the path ``prefix[]``."""
-    found: set[str] = set()
+
+def arguments_key(node: dict[Any, Any], name: str | None) -> str | None:
+    """The key of ``node`` that holds a tool call's arguments, if ``node`` is a tool call.
+
+    ``name`` is the key ``node`` sits under in its parent (a list's items inherit it):
+    ``input`` of an Anthropic tool use block, ``args`` of a Gemini ``functionCall``.
+    """
+    if node.get("type") in TOOL_USE_TYPES:
+        return "input"
+    if name == "functionCall":
+        return "args"
+    return None
+
+
+def _collect(value: Any, prefix: str, name: str | None, found: set[str]) -> None:
     if isinstance(value, dict):
+        opaque = arguments_key(value, name)
         for key, child in value.items():
             path = f"{prefix}.{key}" if prefix else str(key)
             found.add(path)
-            found |= field_paths(child, path)
+            if key != opaque:
+                _collect(child, path, str(key), found)
     elif isinstance(value, list):
         for item in value:
-            found |= field_paths(item, f"{prefix}[]")
+            _collect(item, f"{prefix}[]", name, found)
+
+
+def field_paths(value: Any, prefix: str = "") -> set[str]:
+    """Every key path in ``value``; a list's items share the path ``prefix[]``.
+
+    A tool call's arguments (:func:`arguments_key`) are one opaque field: their own
+    keys are model output, not paths.
+    """
+    found: set[str] = set()
+    _collect(value, prefix, None, found)
     return found
 
 
