@@ -113,6 +113,45 @@ def test_the_cli_exits_2_on_a_hostile_store_without_a_traceback(
         assert str(path) in done.output and "Traceback" not in done.output
 
 
+def test_show_on_a_store_that_is_not_there_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Opened, a missing store is an empty one: "no fixture with key" hid the typo.
+    monkeypatch.chdir(tmp_path)
+    for name in ("nope.jsonl", "nope"):
+        done = CliRunner().invoke(main, ["show", GOOD.key, "--fixtures", name])
+        assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+        assert f"Error: {name}: no such file or folder" in done.output
+        assert "no fixture with key" not in done.output
+
+
+@pytest.mark.parametrize(
+    ("make", "what"),
+    [
+        (HOSTILE["symlink loop"], "is a symlink loop, where a fixture file is expected"),
+        (_at("store", lambda path: path.symlink_to(path)), "is a symlink loop"),
+        (HOSTILE["dangling symlink"], "is a symlink to"),
+    ],
+    ids=["symlink loop", "symlink loop without a suffix", "dangling symlink"],
+)
+def test_patrol_and_drift_name_a_symlink_loop_instead_of_no_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make: Callable[[Path], Path], what: str
+) -> None:
+    path = make(tmp_path)
+    good = tmp_path / "good.jsonl"
+    good.write_bytes(GOOD.to_line())
+    monkeypatch.chdir(tmp_path)
+    for args in (
+        ["patrol", str(path)],
+        ["drift", str(path), "--against", str(good)],
+        ["drift", str(good), "--against", str(path)],
+    ):
+        done = CliRunner().invoke(main, args)
+        assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+        assert f"Error: {path}: {what}" in done.output, (args, done.output)
+        assert "no fixture store" not in done.output
+
+
 def test_an_unreadable_file_is_a_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -245,7 +284,8 @@ def test_deep_nesting_and_non_finite_numbers_are_refused_with_file_and_line(
     assert done.exit_code == 2 and f"{path}:2" in done.output
 
 
-CAFE = Fixture.create({**REQUEST, "messages": [{"role": "user", "content": "café"}]}, [RESPONSE], META)
+CAFE_REQUEST = {**REQUEST, "messages": [{"role": "user", "content": "café"}]}
+CAFE = Fixture.create(CAFE_REQUEST, [RESPONSE], META)
 UTF16 = "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8)"
 LATIN1_AT = CAFE.to_line().decode().encode("latin-1").index(b"\xe9") + 1
 DIGITS = GOOD.to_line().replace(b'"max_tokens":8', b'"max_tokens":' + b"9" * 5000)

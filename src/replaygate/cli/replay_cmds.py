@@ -36,6 +36,7 @@ from replaygate.evals.progress import reporter
 from replaygate.fixtures.modes import require_live_approval
 from replaygate.fixtures.spending import spending_cap
 from replaygate.fixtures.store import FixtureStore
+from replaygate.fixtures.store.files import existing_store
 from replaygate.models.replay import RECORDING_MODES, RecordingModel, ReplayModel, RequestSettings
 from replaygate.network import block_network
 
@@ -193,6 +194,7 @@ def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None
         replaygate show 265288aeb827 --fixtures rc.jsonl
     """
     fixtures = choose_fixtures(fixtures_path, load_config(config_path, near=fixtures_path))
+    existing_store(fixtures)  # an empty store when opened: "no fixture with key" would mislead
     found = FixtureStore.open(fixtures).get(key)
     if not found:
         raise click.ClickException(f"no fixture with key {key!r} in {fixtures}")

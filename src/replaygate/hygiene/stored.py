@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from replaygate.errors import ReplaygateError
+from replaygate.errors import FixtureFormatError, ReplaygateError
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore, Location, store_roots
+from replaygate.fixtures.store.files import existing_store
 from replaygate.hygiene.errors import HygieneError
 
 
@@ -15,10 +17,15 @@ def each_fixture(path: Path) -> Iterator[tuple[Location, Fixture]]:
     """Every fixture of the stores under ``path`` with its location, read one at a time
     (a store of any size is never held whole), in each store's order.
 
-    ``path`` is one store or a tree of them (:func:`~replaygate.fixtures.store.store_roots`).
+    ``path`` is one store or a tree of them (:func:`~replaygate.fixtures.store.store_roots`);
+    a path that is not there, or is a symlink loop, a FIFO... is refused saying which.
     """
-    if not path.exists():
+    if not os.path.lexists(path):
         raise HygieneError(f"no fixture store at {path}")
+    try:
+        existing_store(path)
+    except FixtureFormatError as err:
+        raise HygieneError(str(err)) from None
     try:
         for root, files in store_roots(path).items():
             with FixtureStore.open(root) as store:
