@@ -416,3 +416,97 @@ def test_large_groups_pair_each_fixture_with_its_own() -> None:
     assert len(pairs) == n and not left_new and not left_old
     assert all(p.old.line == p.new.line for p in pairs)
     assert [d.path for d in pairs[7].differences] == ["model", "messages[1]"]
+
+
+def _rewrite(file: Path, old: str, new: str) -> None:
+    """Replace the one occurrence of ``old`` in ``file``, leaving every other byte alone."""
+    text = file.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    file.write_text(text.replace(old, new), encoding="utf-8")
+
+
+@pytest.mark.parametrize("store_name", ["rc.jsonl", ""], ids=["jsonl file", "json files"])
+def test_a_hand_edited_key_is_an_alarm(repo: Path, sim: Simulator, store_name: str) -> None:
+    # Only the stored key changed: the review said "no fixture changed" and exited 0,
+    # while verify and the replay refuse the fixture.
+    folder = repo / "tests" / "fixtures"
+    record(sim, folder / store_name, [QUESTION])
+    record(sim, folder / store_name, [OTHER])
+    commit(repo)
+    file = sorted(folder.rglob("*.json*"))[0]
+    key = json.JSONDecoder().raw_decode(file.read_text(encoding="utf-8"))[0]["key"]
+    stored = '"key":"{}"' if store_name else '"key": "{}"'  # a .json file is indented
+    _rewrite(file, stored.format(key), stored.format("deadbeef0000"))
+    where = file.relative_to(repo).as_posix() + (":1" if store_name else "")
+
+    result = review_store(folder)
+    [alarm] = result.alarms
+    assert alarm == result.key_alarms[0] and not result.response_alarms
+    assert (str(alarm.new), alarm.new.fixture.key, alarm.expected) == (where, "deadbeef0000", key)
+    assert not (result.paired or result.added or result.removed or result.meta_changed)
+    done = diff("tests/fixtures")
+    assert done.exit_code == 1, done.output
+    assert "no fixture changed" not in done.output
+    assert "1 ALARM (key does not match its request)" in done.output
+    assert f"ALARM  {where}  key deadbeef0000 does not match its request (expected {key})" in (
+        done.output
+    )
+    assert "verify and replay refuse the fixture" in done.output
+    markdown = diff("tests/fixtures", "--format", "markdown")
+    assert markdown.exit_code == 1
+    assert (
+        f"| **ALARM**: key does not match its request | `{where}` | `deadbeef0000` "
+        f"| expected `{key}` |"
+    ) in markdown.output
+    as_json = json.loads(diff("tests/fixtures", "--json").output)
+    assert [a["differences"] for a in as_json["alarms"]] == [[f"key: 'deadbeef0000' != '{key}'"]]
+
+
+def test_a_request_edited_under_its_old_key_is_paired_and_an_alarm(
+    repo: Path, sim: Simulator
+) -> None:
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    commit(repo)
+    _rewrite(store, '"text":"What is RAG?"', '"text":"What is RAG, briefly?"')
+    result = review_store(store)
+    [pair] = result.paired
+    [alarm] = result.alarms
+    assert alarm.new == pair.new and alarm.new.fixture.key == pair.old.fixture.key
+    done = diff(str(store))
+    assert done.exit_code == 1, done.output
+    assert "1 paired (request changed)" in done.output
+    assert f"key {pair.old.fixture.key} does not match its request (expected " in done.output
+
+
+def test_an_added_fixture_with_a_wrong_key_is_an_alarm(repo: Path, sim: Simulator) -> None:
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    commit(repo)
+    written = json.loads(store.read_text(encoding="utf-8"))
+    written["request"]["messages"][0]["content"][0]["text"] = "Written by hand"
+    del written["seal"]
+    with store.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(written) + "\n")  # the first fixture's key, another request
+    result = review_store(store)
+    [added] = result.added
+    [alarm] = result.key_alarms
+    assert str(alarm.new) == str(added) == "tests/fixtures/rc.jsonl:2"
+    assert diff(str(store)).exit_code == 1
+
+
+def test_changed_bytes_are_never_no_fixture_changed(repo: Path, sim: Simulator) -> None:
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    commit(repo)
+    fixture = json.loads(store.read_text(encoding="utf-8"))
+    del fixture["seal"]  # the same fixture, stored otherwise
+    store.write_text(json.dumps(fixture, indent=None) + "\n", encoding="utf-8")
+    result = review_store(store)
+    assert result.unchanged and result.files_changed == 1
+    done = diff(str(store))
+    assert done.exit_code == 0, done.output
+    assert "no fixture changed" not in done.output
+    assert "1 of 1 file(s) changed, but no fixture's request, responses or meta" in done.output
+    markdown = diff(str(store), "--format", "markdown")
+    assert "1 of 1 file(s) changed, but no fixture's" in markdown.output

@@ -8,7 +8,10 @@
   ``messages[2]: <missing> != {...}`` an extra message;
 - a fixture whose request is unchanged but whose recorded response changed is an
   *alarm*: a hand edit, or a silent model change. Recording more samples of the same
-  request (earlier samples untouched) is not.
+  request (earlier samples untouched) is not;
+- a changed or added fixture whose stored key is not its request's fingerprint is an
+  *alarm* too: a hand edit of the key or the request, which verify and the replay
+  refuse. Fixtures that did not change are not checked again.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.fixtures.diff import FieldDifference, field_diff
-from replaygate.fixtures.fingerprint import parsed_match_form
+from replaygate.fixtures.fingerprint import fixture_key, has_key, parsed_match_form, seal_of
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.nearest import Features, features, rank_key
 from replaygate.hygiene.errors import HygieneError
@@ -65,6 +68,26 @@ class ResponseChanged(_FieldsChange):
 
 
 @dataclass(frozen=True)
+class KeyMismatch:
+    """The ALARM: a stored key that is not its request's fingerprint (``expected``).
+
+    The key or the request was edited by hand: verify and the replay refuse the fixture.
+    """
+
+    new: Entry
+    expected: str
+
+    @property
+    def differences(self) -> tuple[FieldDifference, ...]:
+        """The stored key against its request's (stored != expected)."""
+        return (FieldDifference("key", self.new.fixture.key, self.expected),)
+
+
+Alarm = ResponseChanged | KeyMismatch
+"""What the review raises an ALARM for."""
+
+
+@dataclass(frozen=True)
 class SamplesAdded(_Change):
     """The same request with more samples recorded; the earlier ones untouched."""
 
@@ -88,9 +111,19 @@ class Review:
     added: tuple[Entry, ...] = ()
     removed: tuple[Entry, ...] = ()
     paired: tuple[Paired, ...] = ()
-    alarms: tuple[ResponseChanged, ...] = ()
+    alarms: tuple[Alarm, ...] = ()
     samples_added: tuple[SamplesAdded, ...] = ()
     meta_changed: tuple[MetaChanged, ...] = ()
+
+    @property
+    def response_alarms(self) -> tuple[ResponseChanged, ...]:
+        """The alarms for a response that changed under an unchanged request."""
+        return tuple(a for a in self.alarms if isinstance(a, ResponseChanged))
+
+    @property
+    def key_alarms(self) -> tuple[KeyMismatch, ...]:
+        """The alarms for a stored key that is not its request's."""
+        return tuple(a for a in self.alarms if isinstance(a, KeyMismatch))
 
     @property
     def unchanged(self) -> bool:
@@ -112,6 +145,8 @@ def review(base: Side, head: Side, path: str) -> Review:
     old = base.entries(n for n in changed if n in base.files)
     new = head.entries(n for n in changed if n in head.files)
     removed, added, same = _match_requests(old, new)
+    rekeyed = [b for a, b in same if a.fixture.key != b.fixture.key]
+    keys = _key_mismatches([*rekeyed, *added])
     alarms, samples, metas = _classify_same(same)
     pairs, added_only, removed_only = pair_up(removed, added)
     return Review(
@@ -123,7 +158,7 @@ def review(base: Side, head: Side, path: str) -> Review:
         added=tuple(added_only),
         removed=tuple(removed_only),
         paired=tuple(pairs),
-        alarms=tuple(alarms),
+        alarms=tuple(sorted([*alarms, *keys], key=lambda a: (a.new.file, a.new.line))),
         samples_added=tuple(samples),
         meta_changed=tuple(metas),
     )
@@ -160,6 +195,20 @@ def _match_requests(
     taken = {id(pair[0]) for pair in same}
     removed = [entry for entry in old if id(entry) not in taken]
     return removed, added, same
+
+
+def _key_mismatches(entries: Sequence[Entry]) -> list[KeyMismatch]:
+    """The entries whose stored key is not their request's, as the replay checks it: an
+    intact seal vouches for the key, or else the key is recomputed (:func:`has_key`)."""
+    found = []
+    for entry in entries:
+        fixture = entry.fixture
+        form = parsed_match_form(fixture.request)
+        if fixture.seal is not None and fixture.seal == seal_of(fixture.key, form):
+            continue
+        if not has_key(fixture.request, fixture.key, form):
+            found.append(KeyMismatch(entry, fixture_key(fixture.request)))
+    return found
 
 
 def interface_version(fixture: Fixture) -> str | None:

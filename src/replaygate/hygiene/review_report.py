@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from replaygate.fixtures.diff import FieldDifference
-from replaygate.hygiene.review import Paired, Review
+from replaygate.hygiene.review import KeyMismatch, Paired, Review
 from replaygate.hygiene.snapshot import Entry
 
 DIFF_LINES = 12
@@ -39,8 +39,10 @@ def counts(result: Review) -> str:
         f"{len(result.paired)} paired (request changed)",
         f"{len(result.added)} added",
         f"{len(result.removed)} removed",
-        f"{len(result.alarms)} ALARM (response changed, request unchanged)",
+        f"{len(result.response_alarms)} ALARM (response changed, request unchanged)",
     ]
+    if result.key_alarms:
+        parts.append(f"{len(result.key_alarms)} ALARM (key does not match its request)")
     if result.samples_added:
         parts.append(f"{len(result.samples_added)} with samples added")
     if result.meta_changed:
@@ -58,16 +60,42 @@ def _alarm_advice(allowed_reason: str | None) -> str:
     )
 
 
+KEY_ADVICE = (
+    "the stored key is not the fingerprint of the stored request: the key or the request "
+    "was edited by hand, and verify and replay refuse the fixture. Revert the edit or "
+    "re-record it"
+)
+
+
+def _key_mismatch(alarm: KeyMismatch) -> str:
+    return f"key {_key(alarm.new)} does not match its request (expected {alarm.expected})"
+
+
+def _unchanged(result: Review) -> str:
+    """No fixture changed; files may have, in how they store the same fixtures."""
+    if not result.files_changed:
+        return f"no fixture changed ({result.files_compared} file(s) compared)"
+    return (
+        f"{result.files_changed} of {result.files_compared} file(s) changed, but no fixture's "
+        "request, responses or meta: only how they are stored (formatting, seals, line order, "
+        "sample lines folded, keys that match their requests)"
+    )
+
+
 def render_text(result: Review, allowed_reason: str | None = None) -> str:
     """The review for a terminal."""
     out = [f"fixture review of {result.path or '.'}: {result.base} -> {result.head}"]
     if result.unchanged:
-        out.append(f"no fixture changed ({result.files_compared} file(s) compared)")
+        out.append(_unchanged(result))
         return "\n".join(out) + "\n"
     out.append(counts(result))
-    if result.alarms:
+    if result.key_alarms:
         out.append("")
-        for alarm in result.alarms:
+        out.extend(f"ALARM  {k.new}  {_key_mismatch(k)}" for k in result.key_alarms)
+        out.append(f"  {KEY_ADVICE}")
+    if result.response_alarms:
+        out.append("")
+        for alarm in result.response_alarms:
             out.append(
                 f"ALARM  {alarm.new}  key {_key(alarm.new)}: response changed, request unchanged"
             )
@@ -122,11 +150,20 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
         "",
     ]
     if result.unchanged:
-        out.append(f"No fixture changed ({result.files_compared} file(s) compared).")
+        unchanged = _unchanged(result)
+        out.append(unchanged[:1].upper() + unchanged[1:] + ".")
         return "\n".join(out) + "\n"
     out += [counts(result), ""]
-    rows: list[list[str]] = []
-    for alarm in result.alarms:
+    rows: list[list[str]] = [
+        [
+            "**ALARM**: key does not match its request",
+            _code(str(k.new)),
+            _code(_key(k.new)),
+            f"expected {_code(k.expected)}",
+        ]
+        for k in result.key_alarms
+    ]
+    for alarm in result.response_alarms:
         paths = ", ".join(_code(d.path) for d in alarm.differences[:3])
         rows.append(
             [
@@ -161,11 +198,13 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
         for m in result.meta_changed
     ]
     out.append(markdown_table(["change", "fixture", "key", "what changed"], rows))
-    if result.alarms:
+    if result.key_alarms:
+        out += ["", f"**{KEY_ADVICE}.**"]
+    if result.response_alarms:
         out += ["", f"**{_alarm_advice(allowed_reason)}**"]
-    if result.alarms or result.paired:
+    if result.response_alarms or result.paired:
         out += ["", "<details><summary>Differences by field path (old != new)</summary>", ""]
-        for alarm in result.alarms:
+        for alarm in result.response_alarms:
             out += [
                 f"ALARM {_code(str(alarm.new))}:",
                 "",
