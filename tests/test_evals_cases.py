@@ -70,7 +70,14 @@ def test_a_full_case_parses_with_input_tags_schema_and_signals(tmp_path: Path) -
         (json.dumps({**GOOD, "samples": "5"}), "'samples' must be an integer"),
         (json.dumps({**GOOD, "floor": True}), "'floor' must be an integer"),
         (json.dumps({**GOOD, "floor": 6}), "floor must be between 1 and n=5, got 6"),
-        (json.dumps({**GOOD, "samples": 0, "floor": 0}), "n must be at least 1"),
+        (json.dumps({**GOOD, "samples": 0, "floor": 0}), "'samples' must be an integer from 1"),
+        (json.dumps({**GOOD, "samples": 5.7}), "field 'samples' must be an integer, got 5.7"),
+        (
+            '{"id": "x", "question": "q", "must_contain": ["a"], "floor": 1, "samples": 1%s}'
+            % ("0" * 400),
+            "field 'samples' must be an integer from 1 to 10,000, got an integer of 401 digits",
+        ),
+        (json.dumps({**GOOD, "samples": 10_001}), "from 1 to 10,000, got 10001"),
         (json.dumps({**GOOD, "id": ""}), "'id' must be a non-empty string"),
         (json.dumps({**GOOD, "must_contain": "retrieval"}), "'must_contain' must be a list"),
         (json.dumps({**GOOD, "expected_doc_ids": [1]}), "'expected_doc_ids' must be a list"),

@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -267,6 +268,81 @@ def test_a_results_file_listing_a_case_twice_is_refused_not_counted_twice(
     base = write_results(tmp_path / "base.json", BASE)
     result = CliRunner().invoke(gate_cmd, ["--baseline", str(base), "--results", str(path)])
     assert result.exit_code == 2 and str(path) in result.output, result.output
+
+
+BASELINE_CASE = {"samples": 5, "floor": 4, "passes": 5, "assertions": {}}
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda doc: doc["cases"][1].update(tags="abc"),
+            r"cases\[1\]\.tags: must be a list of strings, got 'abc'",
+        ),
+        (
+            lambda doc: doc["cases"][1].update(tags=["rag", 7]),
+            r"cases\[1\]\.tags: must be a list of strings, got \['rag', 7\]",
+        ),
+        (
+            lambda doc: doc["cases"][2].update(samples=5.7),
+            r"cases\[2\]\.samples: must be an integer, got 5\.7",
+        ),
+        (
+            lambda doc: doc.update(
+                format="replaygate.eval.baseline", cases={"a": {**BASELINE_CASE, "samples": 5.7}}
+            ),
+            r"cases\.a\.samples: must be an integer, got 5\.7",
+        ),
+        (
+            lambda doc: doc.update(
+                format="replaygate.eval.baseline", cases={"a": {**BASELINE_CASE, "floor": 4.5}}
+            ),
+            r"cases\.a\.floor: must be an integer, got 4\.5",
+        ),
+        (
+            lambda doc: doc.update(
+                format="replaygate.eval.baseline",
+                cases={"a": {**BASELINE_CASE, "samples": 10**400, "passes": 10**400}},
+            ),
+            r"cases\.a\.samples: must be an integer from 1 to 10,000, got an integer of 401 digits",
+        ),
+        (
+            lambda doc: doc.update(
+                format="replaygate.eval.baseline",
+                cases={
+                    "a": {
+                        **BASELINE_CASE,
+                        "assertions": {"cites": {"kind": "gate", "passes": 1, "samples": 2.5}},
+                    }
+                },
+            ),
+            r"cases\.a\.assertions\.cites\.samples: must be an integer, got 2\.5",
+        ),
+    ],
+    ids=[
+        "results tags a string",
+        "results tags not strings",
+        "results samples a float",
+        "baseline samples a float",
+        "baseline floor a float",
+        "baseline samples absurd",
+        "baseline assertion samples a float",
+    ],
+)
+def test_a_tags_string_or_a_samples_count_that_is_not_a_sane_integer_is_refused_by_field(
+    tmp_path: Path, edit: Any, message: str
+) -> None:
+    # Read leniently, "abc" was three tags and 5.7 samples were 5.
+    document = BASE.to_json()
+    edit(document)
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ResultsError, match=f"^{re.escape(str(path))}: {message}$"):
+        load_reference(path)
+    result = CliRunner().invoke(gate_cmd, ["--baseline", str(path), "--results", str(path)])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    assert str(path) in result.output and "Traceback" not in result.output
 
 
 def test_the_gate_command_rejects_an_unknown_metric(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import dataclasses
 import json
 import math
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from replaygate.regular import read_regular_text
@@ -29,6 +29,46 @@ def json_fields(obj: Any, names: Iterable[str] | None = None) -> dict[str, Any]:
         names = (f.name for f in dataclasses.fields(obj))
     values = {name: getattr(obj, name) for name in names}
     return {name: list(v) if isinstance(v, tuple) else v for name, v in values.items()}
+
+
+class FieldError(ValueError):
+    """A field of an item that is not what it must be: ``field`` is its path in the item,
+    the message what it must be (:func:`parse_items` names the item and the file)."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(reason)
+        self.field = field
+
+
+def shown(value: object) -> str:
+    """``value`` for a message, cut short: an integer of many digits is named by its length."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
+        return f"an integer of {len(str(abs(value))):,} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+def count_field(
+    obj: Mapping[str, Any], field: str, minimum: int, maximum: int | None = None
+) -> int:
+    """``obj[field]``, an integer from ``minimum`` to ``maximum`` (never a float cut to
+    one, nor true or false); else :class:`FieldError`. A missing field is a ``KeyError``."""
+    value = obj[field]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FieldError(field, f"must be an integer, got {shown(value)}")
+    if value < minimum or (maximum is not None and value > maximum):
+        bound = f"at least {minimum:,}" if maximum is None else f"from {minimum:,} to {maximum:,}"
+        raise FieldError(field, f"must be an integer {bound}, got {shown(value)}")
+    return value
+
+
+def strings_field(obj: Mapping[str, Any], field: str) -> tuple[str, ...]:
+    """``obj[field]``, a list of strings (none when missing); else :class:`FieldError`
+    (a string is not read as a list of its characters)."""
+    value = obj.get(field, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise FieldError(field, f"must be a list of strings, got {shown(value)}")
+    return tuple(value)
 
 
 class _Refused(ValueError):
@@ -105,6 +145,8 @@ def parse_items(
         where = f"{name}: {field}[{i}]"
         try:
             parsed.append(parse(item, where))
+        except FieldError as err:
+            raise error(f"{where}.{err.field}: {err}") from None
         except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as err:
             raise error(f"{where}: {type(err).__name__}: {err}") from None
     return parsed

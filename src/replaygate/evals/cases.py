@@ -29,8 +29,9 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
 from replaygate.evals.errors import CaseFormatError
+from replaygate.jsondoc import FieldError, count_field
 from replaygate.regular import read_regular_text
-from replaygate.sampling.verdict import SampleSpec
+from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec
 
 EXPECTATIONS = ("contains", "citations", "schema")
 """Names of the checks a case's expectations become."""
@@ -135,7 +136,11 @@ def parse_case(raw: str, file: str, line: int) -> EvalCase:
             f"missing field(s) {', '.join(missing)}: a case declares its id, sample count "
             "and pass floor beside its expectations"
         )
-    samples, floor = _integer(record, "samples", fail), _integer(record, "floor", fail)
+    try:
+        samples = count_field(record, "samples", 1, MAX_SAMPLES)
+    except FieldError as err:
+        raise fail(f"field 'samples' {err}") from None
+    floor = _integer(record, "floor", fail)
     try:
         SampleSpec(samples, floor)
     except ValueError as err:

@@ -16,9 +16,10 @@ from replaygate.assertions.kinds import check_category, check_kind
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.results import EvalResults, read_json, results_from_json
 from replaygate.evals.scorers import Metrics
-from replaygate.jsondoc import json_fields
+from replaygate.jsondoc import FieldError, count_field, json_fields
 from replaygate.sampling import AssertionStats, SampledResult, verdict_of
 from replaygate.sampling.results import FORMAT as RESULTS_FORMAT
+from replaygate.sampling.verdict import MAX_SAMPLES
 
 BASELINE_FORMAT = "replaygate.eval.baseline"
 BASELINE_VERSION = 1
@@ -56,19 +57,21 @@ class CaseSummary:
     @staticmethod
     def from_json(case: str, obj: Mapping[str, Any]) -> CaseSummary:
         """The inverse of :meth:`to_json`."""
-        assertions = tuple(
-            AssertionStats(
-                name,
-                check_kind(a["kind"]),
-                check_category(a.get("category", "custom")),
-                int(a["passes"]),
-                int(a["samples"]),
-                str(a.get("description", "")),
-            )
-            for name, a in obj.get("assertions", {}).items()
-        )
+        assertions = []
+        for name, a in obj.get("assertions", {}).items():
+            try:
+                passes, samples = count_field(a, "passes", 0), count_field(a, "samples", 0)
+            except FieldError as err:
+                raise FieldError(f"assertions.{name}.{err.field}", str(err)) from None
+            kind, category = check_kind(a["kind"]), check_category(a.get("category", "custom"))
+            description = str(a.get("description", ""))
+            assertions.append(AssertionStats(name, kind, category, passes, samples, description))
         summary = CaseSummary(
-            case, int(obj["samples"]), int(obj["floor"]), int(obj["passes"]), assertions
+            case,
+            count_field(obj, "samples", 1, MAX_SAMPLES),
+            count_field(obj, "floor", 1),
+            count_field(obj, "passes", 0),
+            tuple(assertions),
         )
         summary.verdict  # validates samples, floor and passes  # noqa: B018
         return summary
@@ -133,6 +136,8 @@ def reference_from_json(obj: Any, name: str) -> Reference:
     for case_id, case in cases_obj.items():
         try:
             cases.append(CaseSummary.from_json(case_id, case))
+        except FieldError as err:
+            raise ResultsError(f"{name}: cases.{case_id}.{err.field}: {err}") from None
         except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as err:
             raise ResultsError(f"{name}: cases.{case_id}: {type(err).__name__}: {err}") from None
     return Reference(metrics_from_json(obj.get("metrics", {}), name), tuple(cases), name)

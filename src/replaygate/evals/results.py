@@ -23,7 +23,7 @@ from typing import Any
 from replaygate import jsondoc
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
-from replaygate.jsondoc import check_document, parse_items
+from replaygate.jsondoc import check_document, parse_items, strings_field
 from replaygate.sampling import SampledResult
 from replaygate.sampling.results import FORMAT, VERSION
 
@@ -59,7 +59,7 @@ class CaseResult:
             counts = CaseCounts(samples=sampled.n, passed=sampled.verdict == "pass")
         else:
             counts = CaseCounts.from_json(counts_obj)
-        return CaseResult(sampled, counts, tuple(str(t) for t in obj.get("tags", ())))
+        return CaseResult(sampled, counts, strings_field(obj, "tags"))
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from typing import Any
 
 from replaygate.assertions.kinds import Category, Kind, Outcome
 from replaygate.errors import ReplaygateError
-from replaygate.jsondoc import json_fields, read_items
-from replaygate.sampling.verdict import SampleSpec, Verdict, verdict_of
+from replaygate.jsondoc import count_field, json_fields, read_items
+from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec, Verdict, verdict_of
 
 FORMAT = "replaygate.sampling.results"
 VERSION = 1
@@ -172,8 +172,8 @@ class SampledResult:
         assertions = obj.get("assertions", {})
         return SampledResult(
             case=str(obj["case"]),
-            n=int(obj["samples"]),
-            floor=int(obj["floor"]),
+            n=count_field(obj, "samples", 1, MAX_SAMPLES),
+            floor=count_field(obj, "floor", 1),
             samples=tuple(SampleResult.from_json(s) for s in obj["sample_results"]),
             descriptions={k: str(v.get("description", "")) for k, v in assertions.items()},
         )

@@ -9,7 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from replaygate.jsondoc import shown
+
 Verdict = Literal["pass", "observe", "block"]
+
+MAX_SAMPLE = 9_999
+"""The highest sample index a store holds (a sample line naming a higher one is refused:
+a hand edit to a huge index would otherwise make the reader build a list of that many
+empty samples)."""
+MAX_SAMPLES = MAX_SAMPLE + 1
+"""The most samples a case may declare: one per sample index a store holds."""
 
 
 @dataclass(frozen=True)
@@ -25,6 +34,11 @@ class SampleSpec:
                 raise ValueError(f"{name} must be an integer, got {value!r}")
         if self.n < 1:
             raise ValueError(f"n must be at least 1, got {self.n}")
+        if self.n > MAX_SAMPLES:
+            raise ValueError(
+                f"n must be at most {MAX_SAMPLES:,} (a store holds sample indices 0 to "
+                f"{MAX_SAMPLE:,}), got {shown(self.n)}"
+            )
         if not 1 <= self.floor <= self.n:
             raise ValueError(f"floor must be between 1 and n={self.n}, got {self.floor}")
 
