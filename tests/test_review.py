@@ -460,6 +460,10 @@ def test_a_hand_edited_key_is_an_alarm(repo: Path, sim: Simulator, store_name: s
     ) in markdown.output
     as_json = json.loads(diff("tests/fixtures", "--json").output)
     assert [a["differences"] for a in as_json["alarms"]] == [[f"key: 'deadbeef0000' != '{key}'"]]
+    # a reason accepts a changed response, never a key the replay refuses
+    allowed = diff("tests/fixtures", "--allow-response-change", "--reason", "re-keyed by hand")
+    assert allowed.exit_code == 1, allowed.output
+    assert "does not match its request" in allowed.output
 
 
 def test_a_request_edited_under_its_old_key_is_paired_and_an_alarm(

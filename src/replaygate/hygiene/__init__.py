@@ -19,6 +19,7 @@ from replaygate.hygiene.patrol import Patrol, PatrolRow, patrol
 from replaygate.hygiene.prune import PruneResult, candidates, delete
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.review import (
+    KeyMismatch,
     MetaChanged,
     Paired,
     ResponseChanged,
@@ -32,6 +33,7 @@ __all__ = [
     "DriftReport",
     "HygieneError",
     "InterfaceDrift",
+    "KeyMismatch",
     "LiveSender",
     "MetaChanged",
     "Paired",
