@@ -319,6 +319,22 @@ BASELINE_CASE = {"samples": 5, "floor": 4, "passes": 5, "assertions": {}}
             ),
             r"cases\.a\.assertions\.cites\.samples: must be an integer, got 2\.5",
         ),
+        (
+            lambda doc: doc["cases"][0]["counts"].update(cited=5.7),
+            r"cases\[0\]\.counts\.cited: must be an integer, got 5\.7",
+        ),
+        (
+            lambda doc: doc["cases"][0]["counts"].update(samples=-1),
+            r"cases\[0\]\.counts\.samples: must be an integer at least 0, got -1",
+        ),
+        (
+            lambda doc: doc["cases"][0]["counts"].update(passed="false"),
+            r"cases\[0\]\.counts\.passed: must be true or false, got 'false'",
+        ),
+        (
+            lambda doc: doc["cases"][0]["counts"].update(cost="0.10"),
+            r"cases\[0\]\.counts\.cost: must be a number or null, got '0\.10'",
+        ),
     ],
     ids=[
         "results tags a string",
@@ -328,12 +344,16 @@ BASELINE_CASE = {"samples": 5, "floor": 4, "passes": 5, "assertions": {}}
         "baseline floor a float",
         "baseline samples absurd",
         "baseline assertion samples a float",
+        "results count a float",
+        "results count negative",
+        "results flag a string",
+        "results cost a string",
     ],
 )
 def test_a_tags_string_or_a_samples_count_that_is_not_a_sane_integer_is_refused_by_field(
     tmp_path: Path, edit: Any, message: str
 ) -> None:
-    # Read leniently, "abc" was three tags and 5.7 samples were 5.
+    # Read leniently, "abc" was three tags, 5.7 samples were 5 and "false" passed.
     document = BASE.to_json()
     edit(document)
     path = tmp_path / "doc.json"
