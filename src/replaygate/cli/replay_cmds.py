@@ -78,6 +78,7 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
           --fixtures rc.jsonl --check-determinism "What is RAG?"
     """
     entry, settings, fixtures, to_ask = inputs.resolve()
+    existing_store(fixtures)  # never recorded: each question would miss in an empty store
     store = FixtureStore.open(fixtures)
     all_identical = True
     for question in to_ask:
