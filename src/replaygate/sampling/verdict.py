@@ -9,14 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from replaygate.fixtures.fixture import MAX_SAMPLE
 from replaygate.jsondoc import shown
 
 Verdict = Literal["pass", "observe", "block"]
 
-MAX_SAMPLE = 9_999
-"""The highest sample index a store holds (a sample line naming a higher one is refused:
-a hand edit to a huge index would otherwise make the reader build a list of that many
-empty samples)."""
 MAX_SAMPLES = MAX_SAMPLE + 1
 """The most samples a case may declare: one per sample index a store holds."""
 
