@@ -23,6 +23,7 @@ from replaygate.errors import FixtureMismatchError
 from tests_frameworks.harness import (
     CHANGED,
     CLAUDE,
+    FAKE_KEY,
     GPT,
     QUESTION,
     Hosts,
@@ -190,3 +191,24 @@ def test_replayed_429_is_retried_at_once(
     store: Path, provider: str, recipe: Callable[..., object]
 ) -> None:
     assert_retry_replayed_at_once(store, partial(recipe, provider))
+
+
+def gemini(hosts: Hosts, question: str = QUESTION) -> str | None:
+    """A completion of LiteLLM's Gemini client: at the simulator (which serves the Google
+    API under ``/v1beta``) while recording, at Google's own API while replaying."""
+    base = f"{hosts.anthropic}/v1beta" if hosts.anthropic else None
+    messages = [{"role": "user", "content": question}]
+    response = litellm.completion(
+        model="gemini/gemini-2.0-flash",
+        messages=messages,
+        api_base=base,
+        api_key=FAKE_KEY,
+        num_retries=3,
+    )
+    return response.choices[0].message.content
+
+
+def test_a_miss_through_the_gemini_client_says_what_changed(store: Path) -> None:
+    """LiteLLM's Gemini client reads ``status_code`` and ``message`` of the errors it
+    catches: the miss reaches the test itself, with its message, sent once."""
+    assert_recipe_replays(store, gemini, ECHO, partial(gemini, question=CHANGED))

@@ -25,7 +25,9 @@ context, that a failure caused by a replaygate error is not to be retried
 is LiteLLM's own, not a public API: tests_frameworks/test_litellm.py checks it at
 the tested version. The error the test gets is then LiteLLM's
 ``InternalServerError`` carrying the miss's message (key, store, the field paths
-that differ), raised once.
+that differ), raised once. Its Gemini client reads ``status_code`` and ``message`` of
+any LiteLLM error it catches: a passthrough error has them (:func:`_as_litellm_error`),
+and reaches the test as itself.
 """
 
 from __future__ import annotations
@@ -111,6 +113,34 @@ def _litellm_never_retries() -> None:
     var.set(rejection)
 
 
+LITELLM_BASE = ("litellm.llms.base_llm.chat.transformation", "BaseLLMException")
+"""(module, class) of the base of LiteLLM's provider errors, which its handlers read
+``status_code`` and ``message`` of."""
+LITELLM_STATUS = 500
+"""The status a passthrough error shows LiteLLM: the one its own clients give a transport
+error they wrap (never retried here, see :func:`_litellm_never_retries`)."""
+
+
+def _as_litellm_error(copy: BaseException) -> None:
+    """Give ``copy`` the fields of a LiteLLM provider error when it is one (it derives from
+    ``litellm.llms.openai.common_utils.OpenAIError``): LiteLLM's Gemini client reads
+    ``status_code`` and ``message`` of any such error it catches, and without them the
+    miss ended as ``'FixtureMismatchError' object has no attribute 'status_code'``."""
+    module = sys.modules.get(LITELLM_BASE[0])
+    base = getattr(module, LITELLM_BASE[1], None) if module is not None else None
+    if not isinstance(base, type) or not isinstance(copy, base):
+        return
+    fields = {
+        "status_code": LITELLM_STATUS,
+        "status_code_is_synthesized": True,
+        "message": str(copy),
+        "headers": None,
+        "body": None,
+    }
+    for name, value in fields.items():
+        copy.__dict__.setdefault(name, value)
+
+
 def passthrough(error: E) -> E:
     """A copy of ``error`` (same message and attributes) that the SDKs re-raise as is."""
     _litellm_never_retries()
@@ -120,4 +150,5 @@ def passthrough(error: E) -> E:
     copy = cls.__new__(cls, *error.args)
     copy.args = error.args
     copy.__dict__.update(error.__dict__)
+    _as_litellm_error(copy)
     return copy
