@@ -314,6 +314,30 @@ def test_one_word_changed_is_a_miss_with_a_diff(
     assert str(store) in str(caught.value)
 
 
+def test_a_changed_tool_output_is_diffed_against_the_turn_it_continues(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    """The nearest recorded request is the one with the longest common run of ``input``
+    items, and the diff is the one item that changed, not every item past the first turn."""
+    store = tmp_path / "r.jsonl"
+
+    def run(mode: str, base_url: str | None, output: str) -> None:
+        c = client(store, mode, base_url)
+        first = c.responses.create(model=MODEL, input=QUESTION, tools=TOOLS)
+        call = _calls(first)[0]
+        turn = {"type": "function_call_output", "call_id": call.call_id, "output": output}
+        conversation = [{"role": "user", "content": QUESTION}]
+        function_call = {k: getattr(call, k) for k in ("type", "call_id", "name", "arguments")}
+        c.responses.create(model=MODEL, input=[*conversation, function_call, turn], tools=TOOLS)
+
+    recorded = json.dumps(TOOL_OUTPUTS["search_corpus"])
+    run("record-missing", sim.openai_base_url, recorded)
+    with block_network(), pytest.raises(FixtureMismatchError) as caught:
+        run("replay", None, recorded.replace("RAG", "RAG!"))
+    assert f"{store}:2 (recorded != requested)" in str(caught.value)
+    assert [line.split(":")[0] for line in caught.value.differences] == ["body.input[2].output"]
+
+
 # -- what the stored fixture holds ---------------------------------------------------
 
 
