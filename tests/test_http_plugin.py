@@ -295,3 +295,98 @@ def test_marker_repeat_last_answers_further_sends_with_the_last(
             "*test_repeat.py::test_not_a_flag: repeat_last must be True or False*",
         ]
     )
+
+
+STORE_MISTAKES = """
+import pytest
+
+
+@pytest.mark.replaygate("a.jsonl", "b.jsonl")
+def test_two_stores(anthropic_client):
+    pass
+
+
+@pytest.mark.replaygate("a.jsonl", fixtures="b.jsonl")
+def test_store_twice(anthropic_client):
+    pass
+
+
+@pytest.mark.replaygate(fixtures="")
+def test_empty_store(anthropic_client):
+    pass
+
+
+@pytest.mark.replaygate(fixtures="notes.txt")
+def test_not_a_store(anthropic_client):
+    pass
+"""
+
+
+def test_a_marker_store_that_is_ambiguous_or_not_a_store_fails_naming_it(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "tests/fixtures").mkdir(parents=True)
+    (pytester.path / "tests/fixtures/notes.txt").write_text("my notes\n")
+    pytester.makepyfile(test_stores=STORE_MISTAKES)
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=4)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*test_stores.py::test_two_stores: 2 positional arguments ('a.jsonl', 'b.jsonl') "
+            "(it takes one, the store)*",
+            "*test_stores.py::test_store_twice: the store is given twice: 'a.jsonl' and "
+            "fixtures='b.jsonl'*",
+            "*test_stores.py::test_empty_store: fixtures is empty (name a store, or leave it "
+            "out for the test's own)*",
+            "replaygate: cannot set up test_stores.py::test_not_a_store: "
+            "*tests/fixtures/notes.txt:1: malformed JSON*",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+    assert "pytest_plugin/" not in result.stdout.str()  # the reason only, no plugin frames
+
+
+def test_a_broken_sanitize_table_fails_each_test_with_its_file_and_key(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyprojecttoml('[tool.replaygate.sanitize]\nrules = "x"\n')
+    pytester.makepyfile("def test_x(anthropic_client):\n    pass\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "replaygate: cannot set up test_a_broken_sanitize_table*::test_x: *pyproject.toml: "
+            "tool.replaygate.sanitize.rules: expected an array of tables, got 'x'"
+        ]
+    )
+    assert "pytest_plugin/" not in result.stdout.str()
+
+
+def test_recording_into_a_one_fixture_json_file_is_refused_before_anything_is_sent(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeconftest(NO_CAP)
+    with Simulator(behavior="echo") as sim:
+        pytester.makepyfile(
+            f"""
+            import pytest
+
+            @pytest.mark.replaygate(fixtures="answer.json")
+            def test_into_json(anthropic_client):
+                anthropic_client(base_url={sim.url!r}).messages.create(
+                    model="m", max_tokens=8, messages=[{{"role": "user", "content": "hi"}}]
+                )
+            """
+        )
+        result = pytester.runpytest(
+            "--replaygate-record-mode=record-missing", "--replaygate-approve-live"
+        )
+        assert sim.requests == []  # nothing paid for, to be refused once answered
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*tests/fixtures/answer.json: a one-fixture .json file cannot be recorded into; "
+            "record into a .jsonl file or a folder (nothing was sent)"
+        ]
+    )
+    assert not (pytester.path / "tests/fixtures/answer.json").exists()

@@ -72,11 +72,11 @@ import shlex
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
-from replaygate.errors import LiveCallNotApproved
+from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.fixtures.modes import require_approval
 from replaygate.pytest_plugin.options import APPROVE, DEFAULT_DIR, MODE, SIMULATOR, add_options
 from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
@@ -198,6 +198,15 @@ def store_path(request: pytest.FixtureRequest) -> Path:
     return base / Path(node.path).stem / f"{_UNSAFE.sub('_', name)}.jsonl"
 
 
+def refuse_setup(request: pytest.FixtureRequest, err: ReplaygateError) -> NoReturn:
+    """Fail the test whose store or session cannot be set up (a store that is not one,
+    a broken ``[tool.replaygate.sanitize]``) with replaygate's message, naming the test,
+    instead of a traceback through the plugin."""
+    raise pytest.fail.Exception(
+        f"replaygate: cannot set up {request.node.nodeid}: {err}", pytrace=False
+    ) from None
+
+
 @pytest.fixture
 def replaygate_mode(request: pytest.FixtureRequest) -> str:
     """The run's mode: ``replay``, ``record-missing`` or ``rerecord``."""
@@ -217,7 +226,10 @@ def replaygate_store(
 
     shared = bool(_marker_kwargs(request).get("fixtures"))
     path = store_path(request)
-    store = shared_store(request.config, path) if shared else FixtureStore.open(path)
+    try:
+        store = shared_store(request.config, path) if shared else FixtureStore.open(path)
+    except ReplaygateError as err:
+        refuse_setup(request, err)
     with ExitStack() as stack:
         stack.callback(store.close)
         run = _run(request.config)
@@ -274,9 +286,11 @@ def replaygate_exchange(
     nodeid = request.node.nodeid
     marker = _marker_kwargs(request)
     run = _run(request.config)
-    defaults: dict[str, Any] = {
-        "sanitize": sanitizer_for(replaygate_store.path, root=request.config.rootpath)
-    }
+    try:
+        sanitizer = sanitizer_for(replaygate_store.path, root=request.config.rootpath)
+    except ReplaygateError as err:
+        refuse_setup(request, err)
+    defaults: dict[str, Any] = {"sanitize": sanitizer}
     if run is not None:
         defaults.update(source=run.source, cap=run.cap)
     settings = session_settings(defaults, config_settings(replaygate_config, nodeid), marker)
@@ -284,12 +298,15 @@ def replaygate_exchange(
         settings["source"] = "sim"  # what the simulator answered is never labelled otherwise
     if run is not None and run.cap_given:
         settings["cap"] = run.cap  # the run's own cap holds whatever a test configures
-    exchange = Exchange(
-        replaygate_store,
-        mode=replaygate_mode,
-        approve_live=bool(request.config.getoption(APPROVE, False)),
-        **settings,
-    )
+    try:
+        exchange = Exchange(
+            replaygate_store,
+            mode=replaygate_mode,
+            approve_live=bool(request.config.getoption(APPROVE, False)),
+            **settings,
+        )
+    except ReplaygateError as err:
+        refuse_setup(request, err)
     exchange.session.rerecord = rerecord_command(request.config, nodeid)
     yield exchange
     if exchange.recording and marker.get("expect_requests", True) and exchange.sent == 0:

@@ -82,11 +82,22 @@ def marker_arguments(marker: pytest.Mark | None, nodeid: str) -> dict[str, Any]:
     if marker is None:
         return {}
     given = dict(marker.kwargs)
+    problems = []
+    if len(marker.args) > 1:
+        problems.append(
+            f"{len(marker.args)} positional arguments {marker.args!r} (it takes one, the store)"
+        )
+    if marker.args and "fixtures" in given:
+        problems.append(
+            f"the store is given twice: {marker.args[0]!r} and fixtures={given['fixtures']!r}"
+        )
     if marker.args:
         given.setdefault("fixtures", marker.args[0])
     unknown = sorted(set(given) - set(MARKER_ARGUMENTS))
-    problems = [f"unknown argument(s) {', '.join(unknown)}"] if unknown else []
+    problems += [f"unknown argument(s) {', '.join(unknown)}"] if unknown else []
     problems += _wrong_types(given)
+    if isinstance(given.get("fixtures"), str | os.PathLike) and not os.fspath(given["fixtures"]):
+        problems.append("fixtures is empty (name a store, or leave it out for the test's own)")
     if problems:
         pytest.fail(
             f"@pytest.mark.replaygate on {nodeid}: {'; '.join(problems)} "
