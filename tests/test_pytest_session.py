@@ -361,3 +361,46 @@ def replaygate_config():
     result.stdout.fnmatch_lines(["*spending cap reached*"])
     (fixture,) = stored(pytester, "test_cap", "test_a_first")
     assert (fixture.meta or {}).get("source") == "sim"
+
+
+HINT_TESTS = (
+    ASK
+    + """
+
+def test_asks(anthropic_client):
+    client = anthropic_client()
+    for _ in range(ASKS):
+        assert ask(client, "again") == "echo: again"
+
+
+def test_streams(anthropic_client):
+    client = anthropic_client()
+    with client.messages.stream(
+        model="claude-sonnet-4-5", max_tokens=16, messages=[{"role": "user", "content": "s"}]
+    ) as stream:
+        for text in stream.text_stream:
+            if STOP_EARLY:
+                break
+"""
+)
+
+
+def test_an_answer_replay_cannot_give_names_the_pytest_command_that_records_it_anew(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_hint=HINT_TESTS + "\nASKS, STOP_EARLY = 1, True\n")
+    pytester.runpytest(*RECORD, "--replaygate-simulator=echo").assert_outcomes(passed=2)
+    pytester.makepyfile(test_hint=HINT_TESTS + "\nASKS, STOP_EARLY = 2, False\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    # not pytest-recording's --record-mode, which refuses 'rerecord'
+    assert "--record-mode=rerecord" not in out
+    commands = re.findall(r"Re-record it \(`(pytest [^`]+)`\)", out)
+    assert commands == [
+        f"pytest 'test_hint.py::{test}' --replaygate-record-mode=rerecord --replaygate-approve-live"
+        for test in ("test_asks", "test_streams")
+    ]
+    pytester.runpytest(
+        *shlex.split(commands[0])[1:], "test_hint.py::test_streams", "--replaygate-simulator=echo"
+    ).assert_outcomes(passed=2)

@@ -215,7 +215,7 @@ class Exchange:
         location, fixture = hit
         response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat))
         try:
-            answer = replayed(response, key=fixture.key)
+            answer = replayed(response, key=fixture.key, rerecord=self.session.rerecord_all)
         except WireFormatError as err:
             where = (str(location.file), location.line)
             raise FixtureFormatError(*where, f"not an HTTP fixture: {err}") from None
@@ -236,7 +236,7 @@ class Exchange:
                     f"{self.store.path}. The nearest, key {fixture.key} at {location}, was "
                     f"recorded for anthropic-version {recorded}, requested {requested}: the "
                     "client speaks another API version. Re-record for it "
-                    "(--record-mode=rerecord --approve-live), or pin the client to "
+                    f"({self.session.replace_hint()}), or pin the client to "
                     f"anthropic-version {recorded}.",
                     key=key,
                     store=str(self.store.path),

@@ -98,9 +98,10 @@ class Replayed(NamedTuple):
     ``chunks`` is the whole body in one chunk (none when it is empty): a response body,
     or (``streamed`` true) the ``events`` recorded events, handed over at once, as a
     client may read them from one network read. ``end`` and ``error`` (exception class
-    name and message) say how a stream ends; ``key`` is the fixture's, for error
-    messages. A named tuple: one is made per replayed send, and a tuple is made
-    several times faster than a frozen dataclass.
+    name and message) say how a stream ends; ``key`` is the fixture's and ``rerecord``
+    the command that records it anew (empty: the generic flags), for error messages. A
+    named tuple: one is made per replayed send, and a tuple is made several times faster
+    than a frozen dataclass.
     """
 
     status: int
@@ -111,6 +112,7 @@ class Replayed(NamedTuple):
     key: str = ""
     streamed: bool = False
     events: int = 0
+    rerecord: str = ""
 
     @property
     def body(self) -> bytes:
@@ -156,8 +158,9 @@ def _stream_text(events: list[Any]) -> str:
     return "".join(texts)
 
 
-def replayed(record: Any, *, key: str = "") -> Replayed:
-    """The replay form of a recorded response; :class:`WireFormatError` names a bad field."""
+def replayed(record: Any, *, key: str = "", rerecord: str | None = None) -> Replayed:
+    """The replay form of a recorded response; :class:`WireFormatError` names a bad field.
+    ``rerecord`` is the command a stream that cannot be replayed further names."""
     if not _is_mapping(record):
         raise WireFormatError("response", "expected an object with status, headers and a body")
     status = record.get("status")
@@ -182,4 +185,4 @@ def replayed(record: Any, *, key: str = "") -> Replayed:
     error = record.get("stream_error")
     pair = (str(error.get("type")), str(error.get("message"))) if _is_mapping(error) else None
     chunks = (body,) if body else ()
-    return Replayed(status, tuple(out), chunks, end, pair, key, streamed=True, events=len(events))
+    return Replayed(status, tuple(out), chunks, end, pair, key, True, len(events), rerecord or "")

@@ -93,7 +93,7 @@ class ReplayByteStream:
                 FixtureMismatchError(
                     f"fixture {key}: the client closed this stream after {count} event(s) "
                     "while it was recorded, and this run reads further. Re-record it "
-                    "(--record-mode=rerecord --approve-live).",
+                    f"({self._replayed.rerecord or '--record-mode=rerecord --approve-live'}).",
                     key=key,
                 )
             )

@@ -255,11 +255,12 @@ def replaygate_config() -> dict[str, Any]:
     return {}
 
 
-def rerecord_command(config: pytest.Config, nodeid: str) -> str:
-    """The pytest command (run from the rootdir) that records what test ``nodeid`` misses,
-    with this run's ``--replaygate-dir`` and ``--replaygate-simulator``."""
+def rerecord_command(config: pytest.Config, nodeid: str, mode: str = "record-missing") -> str:
+    """The pytest command (run from the rootdir) that records what test ``nodeid`` misses
+    (``mode`` ``rerecord``: records it all anew), with this run's ``--replaygate-dir`` and
+    ``--replaygate-simulator``."""
     quoted = "'" + nodeid.replace("'", "'\\''") + "'"
-    words = [f"pytest {quoted} --replaygate-record-mode=record-missing --replaygate-approve-live"]
+    words = [f"pytest {quoted} --replaygate-record-mode={mode} --replaygate-approve-live"]
     folder = config.getoption("replaygate_dir", DEFAULT_DIR)
     if folder != DEFAULT_DIR:
         words.append(f"--replaygate-dir={shlex.quote(str(folder))}")
@@ -308,6 +309,7 @@ def replaygate_exchange(
     except ReplaygateError as err:
         refuse_setup(request, err)
     exchange.session.rerecord = rerecord_command(request.config, nodeid)
+    exchange.session.rerecord_all = rerecord_command(request.config, nodeid, "rerecord")
     yield exchange
     if exchange.recording and marker.get("expect_requests", True) and exchange.sent == 0:
         pytest.fail(
