@@ -363,6 +363,21 @@ def replaygate_config():
     assert (fixture.meta or {}).get("source") == "sim"
 
 
+def test_a_tiny_cap_is_shown_as_given_and_its_failure_once(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_tiny=ASK
+        + "\n\ndef test_x(anthropic_client):\n    ask(anthropic_client(), 'big', max_tokens=4000)\n"
+    )
+    result = pytester.runpytest(
+        *RECORD, "--replaygate-simulator=echo", "--replaygate-max-cost=0.001"
+    )
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert out.count("spending cap reached: 0.0000 of 0.001 USD spent on 0 recorded calls;") == 1
+    assert "During handling" not in out
+    result.stdout.fnmatch_lines(["0.0000 of 0.001 USD spent on 0 recorded calls (prices: *)"])
+
+
 HINT_TESTS = (
     ASK
     + """

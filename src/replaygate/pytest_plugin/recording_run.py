@@ -128,11 +128,11 @@ class RecordingRun:
         """A test stopped by the cap fails with the cap's message, not a traceback."""
         try:
             return (yield)
-        except SpendingCapError as err:
-            pytest.fail(
+        except SpendingCapError as err:  # its message once, not again as the context
+            raise pytest.fail.Exception(
                 f"{err}\nUnder pytest: --replaygate-max-cost AMOUNT, or ini replaygate_max_cost.",
                 pytrace=False,
-            )
+            ) from None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
