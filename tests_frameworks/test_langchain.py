@@ -22,9 +22,12 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
+from pydantic import BaseModel
 
 from replaygate.errors import FixtureMismatchError
 from replaygate.http import intercept
+from replaygate.models.types import ModelResponse
+from replaygate.sim import ScriptBehavior
 from tests_frameworks.harness import (
     CHANGED,
     CLAUDE,
@@ -129,3 +132,29 @@ def test_with_retry_left_to_its_default_resends_a_miss(store: Path) -> None:
     with intercept(store) as exchange, pytest.raises(FixtureMismatchError):
         chain.invoke(CHANGED)
     assert exchange.sent == 3
+
+
+class City(BaseModel):
+    """What the structured-output recipe extracts."""
+
+    name: str
+    population: int
+
+
+PARIS = City(name="Paris", population=2100000)
+
+
+def structured_stream(hosts: Hosts, question: str = QUESTION) -> list[dict[str, Any]]:
+    """``with_structured_output(City).stream()`` of ``ChatOpenAI`` on the Responses API:
+    the parsed objects as they come (read from the response's ``text.format``)."""
+    chat = ChatOpenAI(model=GPT, base_url=hosts.openai, max_retries=3, use_responses_api=True)
+    return [city.model_dump() for city in chat.with_structured_output(City).stream(question)]
+
+
+def test_structured_output_streamed_on_the_responses_api_replays(store: Path) -> None:
+    answer = ScriptBehavior([ModelResponse(text=PARIS.model_dump_json())])
+    miss = partial(structured_stream, question=CHANGED)
+    expected = [PARIS.model_dump()]
+    assert_recipe_replays(
+        store, structured_stream, expected, miss, hosts=UNUSED_LOOPBACK, behavior=answer
+    )

@@ -177,10 +177,12 @@ _ECHOED = (
     "parallel_tool_calls",
     "previous_response_id",
     "temperature",
+    "text",
     "tool_choice",
     "top_p",
 )
-"""Request fields a Responses API response repeats."""
+"""Request fields a Responses API response repeats (``text`` holds the structured output
+format, which a client streaming structured output reads back from the response)."""
 
 
 class OpenAIResponses(Endpoint):
