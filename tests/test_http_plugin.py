@@ -362,31 +362,44 @@ def test_a_broken_sanitize_table_fails_each_test_with_its_file_and_key(
     assert "pytest_plugin/" not in result.stdout.str()
 
 
-def test_recording_into_a_one_fixture_json_file_is_refused_before_anything_is_sent(
-    pytester: pytest.Pytester,
+@pytest.mark.parametrize(
+    ("marker", "option", "refusal"),
+    [
+        (
+            'fixtures="answer.json"',
+            "--replaygate-dir=tests/fixtures",
+            "*tests/fixtures/answer.json: a one-fixture .json file cannot be recorded into; "
+            "record into a .jsonl file or a folder (nothing was sent)",
+        ),
+        (
+            "",
+            "--replaygate-dir=notes.txt",
+            "*notes.txt/test_*/test_into_store.jsonl: cannot record here: *notes.txt is not a "
+            "folder (nothing was sent)",
+        ),
+    ],
+)
+def test_recording_into_a_store_that_cannot_be_written_is_refused_before_anything_is_sent(
+    pytester: pytest.Pytester, marker: str, option: str, refusal: str
 ) -> None:
     pytester.makeconftest(NO_CAP)
+    pytester.path.joinpath("notes.txt").write_text("my notes\n")
     with Simulator(behavior="echo") as sim:
         pytester.makepyfile(
             f"""
             import pytest
 
-            @pytest.mark.replaygate(fixtures="answer.json")
-            def test_into_json(anthropic_client):
+            @pytest.mark.replaygate({marker})
+            def test_into_store(anthropic_client):
                 anthropic_client(base_url={sim.url!r}).messages.create(
                     model="m", max_tokens=8, messages=[{{"role": "user", "content": "hi"}}]
                 )
             """
         )
         result = pytester.runpytest(
-            "--replaygate-record-mode=record-missing", "--replaygate-approve-live"
+            "--replaygate-record-mode=record-missing", "--replaygate-approve-live", option
         )
         assert sim.requests == []  # nothing paid for, to be refused once answered
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(
-        [
-            "*tests/fixtures/answer.json: a one-fixture .json file cannot be recorded into; "
-            "record into a .jsonl file or a folder (nothing was sent)"
-        ]
-    )
+    result.stdout.fnmatch_lines([refusal])
     assert not (pytester.path / "tests/fixtures/answer.json").exists()
