@@ -57,6 +57,9 @@ def test_help_names_only_the_prefixed_spellings_when_pytest_recording_is_install
         ]
     )
     assert "short for --replaygate" not in result.stdout.str()
+    # each value is named for what it is, not by the option's internal name
+    result.stdout.fnmatch_lines(["  --replaygate-dir=DIR *", "  --flaky-runs=RUNS *"])
+    assert "=REPLAYGATE_" not in result.stdout.str()
 
 
 def test_both_plugins_record_then_replay_in_one_run(

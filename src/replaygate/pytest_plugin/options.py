@@ -91,6 +91,7 @@ def add_options(parser: pytest.Parser) -> None:
         "--replaygate-dir",
         dest="replaygate_dir",
         default=DEFAULT_DIR,
+        metavar="DIR",
         help=f"folder of the per-test fixture stores (default {DEFAULT_DIR}, under the rootdir)",
     )
     group.addoption(
@@ -115,6 +116,7 @@ def add_options(parser: pytest.Parser) -> None:
         dest=SIM_SEED,
         type=int,
         default=None,
+        metavar="SEED",
         help=f"the simulator's seed (default {SIMULATOR_SEED})",
     )
     group.addoption(

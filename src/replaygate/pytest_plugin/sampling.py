@@ -70,12 +70,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--observe-queue",
         dest="replaygate_observe_queue",
         default=None,
+        metavar="FILE",
         help=f"observation queue file (default {DEFAULT_QUEUE}, under the rootdir)",
     )
     group.addoption(
         "--sampling-results",
         dest="replaygate_sampling_results",
         default=None,
+        metavar="FILE",
         help="write passes and samples per case and per assertion to this JSON file",
     )
     group.addoption(
@@ -83,12 +85,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="replaygate_flaky_runs",
         type=int,
         default=0,
+        metavar="RUNS",
         help="run each unsampled test this many times (>= 2) and list those whose outcome differed",
     )
     group.addoption(
         "--flaky-report",
         dest="replaygate_flaky_report",
         default=None,
+        metavar="FILE",
         help="with --flaky-runs: write the outcomes of the flaky tests to this JSON file",
     )
 
