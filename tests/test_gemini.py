@@ -34,6 +34,7 @@ from replaygate.hygiene.drift import drift_live
 from replaygate.hygiene.resend import LiveSender
 from replaygate.models.live import GeminiModel
 from replaygate.models.providers.google_gemini import (
+    camel_case_request,
     from_gemini_request,
     from_gemini_response,
     to_gemini_request,
@@ -397,7 +398,9 @@ HI = [{"role": "user", "parts": [{"text": "hi"}]}]
         ({"contents": [{"parts": []}]}, "contents[0].parts: contents.parts must not be empty"),
         ({"contents": [{"parts": [{"nothing": 1}]}]}, "parts[0].data: required oneof"),
         ({"contents": HI, "generationConfig": {"maxOutputTokens": 0}}, "must be positive"),
+        ({"contents": HI, "generation_config": {"max_output_tokens": 0}}, "must be positive"),
         ({"contents": HI, "tools": [{"functionDeclarations": [{}]}]}, "Name cannot be empty"),
+        ({"contents": HI, "tools": [{"function_declarations": [{}]}]}, "Name cannot be empty"),
         ([1], "Expected an object"),
     ],
 )  # fmt: skip
@@ -409,6 +412,41 @@ def test_simulator_refuses_invalid_requests_in_google_shape(
     error = reply.json()["error"]
     assert (error["code"], error["status"]) == (400, "INVALID_ARGUMENT")
     assert words in error["message"]
+
+
+def test_simulator_reads_snake_case_field_names_as_the_api_does(sim: Simulator) -> None:
+    """LiteLLM's ``gemini/`` provider spells every field in snake_case: the same request."""
+    search = {
+        "name": "search_corpus",
+        "description": "Search the corpus.",
+        "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+    }
+    camel = {
+        "contents": [{"role": "user", "parts": [{"text": QUESTION}]}],
+        "systemInstruction": {"parts": [{"text": SYSTEM}]},
+        "generationConfig": {"maxOutputTokens": 200},
+        "tools": [{"functionDeclarations": [search]}],
+    }
+    snake = {
+        "contents": camel["contents"],
+        "system_instruction": camel["systemInstruction"],
+        "generation_config": {"max_output_tokens": 200},
+        "tools": [{"function_declarations": [search]}],
+    }
+    answers = [_post(sim, body).json() for body in (camel, snake)]
+    for answer in answers:
+        del answer["responseId"]  # counts the answers to one conversation
+    assert answers[0] == answers[1]
+    assert answers[1]["candidates"][0]["content"]["parts"][0]["functionCall"]["name"] == (
+        "search_corpus"
+    )
+    read = from_gemini_request(snake)
+    assert read == from_gemini_request(camel)
+    assert (read[1][0].name, read[2]) == ("search_corpus", SYSTEM)
+    call = {"function_call": {"name": "f", "args": {"mime_type": "caller's own key"}}}
+    assert camel_case_request(call) == {
+        "functionCall": {"name": "f", "args": call["function_call"]["args"]}
+    }
 
 
 def test_simulator_takes_the_key_from_the_header_or_the_query(sim: Simulator) -> None:

@@ -193,22 +193,41 @@ def test_replayed_429_is_retried_at_once(
     assert_retry_replayed_at_once(store, partial(recipe, provider))
 
 
-def gemini(hosts: Hosts, question: str = QUESTION) -> str | None:
+def gemini_completion(hosts: Hosts, question: str, **extra: Any) -> Any:
     """A completion of LiteLLM's Gemini client: at the simulator (which serves the Google
     API under ``/v1beta``) while recording, at Google's own API while replaying."""
     base = f"{hosts.anthropic}/v1beta" if hosts.anthropic else None
     messages = [{"role": "user", "content": question}]
-    response = litellm.completion(
+    return litellm.completion(
         model="gemini/gemini-2.0-flash",
         messages=messages,
         api_base=base,
         api_key=FAKE_KEY,
         num_retries=3,
+        **extra,
     )
-    return response.choices[0].message.content
+
+
+def gemini(hosts: Hosts, question: str = QUESTION) -> str | None:
+    return gemini_completion(hosts, question).choices[0].message.content
+
+
+def gemini_tools(hosts: Hosts, question: str = QUESTION) -> list[tuple[str, Any]]:
+    """The tool calls of LiteLLM's Gemini client offered :data:`WEATHER_TOOL`; it spells
+    the request in snake_case (``function_declarations``, ``max_output_tokens``)."""
+    response = gemini_completion(hosts, question, tools=[WEATHER_TOOL], max_tokens=64)
+    calls = response.choices[0].message.tool_calls or []
+    return [(c.function.name, json.loads(c.function.arguments)) for c in calls]
 
 
 def test_a_miss_through_the_gemini_client_says_what_changed(store: Path) -> None:
     """LiteLLM's Gemini client reads ``status_code`` and ``message`` of the errors it
     catches: the miss reaches the test itself, with its message, sent once."""
     assert_recipe_replays(store, gemini, ECHO, partial(gemini, question=CHANGED))
+
+
+def test_the_gemini_client_s_tool_calls_record_and_replay(store: Path) -> None:
+    """The simulator reads LiteLLM's snake_case Gemini request as Google does: the
+    model calls the tool offered, and the call replays."""
+    expected = [("weather", {"city": "Paris"})]
+    assert_recipe_replays(store, gemini_tools, expected, partial(gemini_tools, question=CHANGED))

@@ -17,7 +17,11 @@ from typing import Any
 
 from replaygate.http.sse import SSEEvent
 from replaygate.models.providers.anthropic import from_anthropic_request, to_anthropic_response
-from replaygate.models.providers.google_gemini import from_gemini_request, to_gemini_response
+from replaygate.models.providers.google_gemini import (
+    camel_case_request,
+    from_gemini_request,
+    to_gemini_response,
+)
 from replaygate.models.providers.openai_chat import from_openai_request, to_openai_response
 from replaygate.models.providers.openai_responses import (
     from_responses_request,
@@ -254,7 +258,8 @@ class GeminiGenerateContent(Endpoint):
     def request(self, route: str, body: Any) -> SimRequest:
         match = _GEMINI_ROUTE.fullmatch(route)
         assert match is not None  # only asked of a route it serves
-        return SimRequest(body, match.group(1), match.group(2) == "streamGenerateContent")
+        stream = match.group(2) == "streamGenerateContent"
+        return SimRequest(camel_case_request(body), match.group(1), stream)
 
     def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
         return google_authenticated(headers, query)

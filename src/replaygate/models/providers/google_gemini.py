@@ -4,7 +4,8 @@
 A request holds the conversation as ``contents``: ``user`` and ``model`` turns of
 ``parts`` (``text``, ``functionCall`` ``{id, name, args}``, ``functionResponse``
 ``{id, name, response}``), the system prompt as ``systemInstruction``, tools as
-``functionDeclarations`` and the output limit as ``generationConfig.maxOutputTokens``.
+``functionDeclarations`` and the output limit as ``generationConfig.maxOutputTokens``
+(a request may spell every field name in snake_case too: :func:`camel_case_request`).
 The model is named by the path, not the body: the engine's wire request carries it
 as ``model`` so that it is part of the fixture key (:func:`wire_body` is the body
 sent). A tool result is ``{"output": text}`` (``{"error": text}`` when it failed);
@@ -172,9 +173,43 @@ def _user_turn(parts: list[Any], path: str) -> list[Message]:
     return out
 
 
-_SCHEMA_FIELDS = ("parameters", "parametersJsonSchema", "parameters_json_schema")
-"""Where a function declaration holds its input schema (an OpenAPI subset, or JSON Schema
-under either spelling the API accepts)."""
+_SCHEMA_FIELDS = ("parameters", "parametersJsonSchema")
+"""Where a function declaration holds its input schema (an OpenAPI subset, or JSON Schema)."""
+
+_CAMEL_CASE = {
+    "system_instruction": "systemInstruction",
+    "generation_config": "generationConfig",
+    "max_output_tokens": "maxOutputTokens",
+    "tool_config": "toolConfig",
+    "function_calling_config": "functionCallingConfig",
+    "allowed_function_names": "allowedFunctionNames",
+    "function_declarations": "functionDeclarations",
+    "parameters_json_schema": "parametersJsonSchema",
+    "function_call": "functionCall",
+    "function_response": "functionResponse",
+    "inline_data": "inlineData",
+    "file_data": "fileData",
+    "mime_type": "mimeType",
+    "file_uri": "fileUri",
+}
+"""Request field names in snake_case -> in camelCase: the API accepts both spellings, and
+LiteLLM (like other proto-JSON writers) sends snake_case."""
+_OPAQUE = frozenset({"args", "response", "parameters", "parametersJsonSchema"})
+"""Fields whose value is the caller's data (arguments, results, schemas): never renamed."""
+
+
+def camel_case_request(body: Any) -> Any:
+    """``body`` with every snake_case field name of :data:`_CAMEL_CASE` spelled in
+    camelCase, outside the caller's data (:data:`_OPAQUE`)."""
+    if isinstance(body, list):
+        return [camel_case_request(item) for item in body]
+    if not isinstance(body, Mapping):
+        return body
+    renamed = {_CAMEL_CASE.get(name, name): value for name, value in body.items()}
+    return {
+        name: value if name in _OPAQUE else camel_case_request(value)
+        for name, value in renamed.items()
+    }
 
 
 def _schema(declared: Mapping[str, Any], path: str) -> dict[str, Any]:
@@ -187,7 +222,9 @@ def _schema(declared: Mapping[str, Any], path: str) -> dict[str, Any]:
 def from_gemini_request(
     request: Mapping[str, Any],
 ) -> tuple[list[Message], list[ToolSpec], str | None]:
-    """The conversation, tools and system prompt held by a ``generateContent`` body."""
+    """The conversation, tools and system prompt held by a ``generateContent`` body
+    (its field names in camelCase or snake_case)."""
+    request = camel_case_request(request)
     messages: list[Message] = []
     for i, content in enumerate(field_of(request, "contents", list, "request")):
         where = f"request.contents[{i}]"
