@@ -368,8 +368,9 @@ def test_a_tiny_cap_is_shown_as_given_and_its_failure_once(pytester: pytest.Pyte
         test_tiny=ASK
         + "\n\ndef test_x(anthropic_client):\n    ask(anthropic_client(), 'big', max_tokens=4000)\n"
     )
+    # -rN: no short summary, which repeats a failure's message whole where CI is set
     result = pytester.runpytest(
-        *RECORD, "--replaygate-simulator=echo", "--replaygate-max-cost=0.001"
+        *RECORD, "--replaygate-simulator=echo", "--replaygate-max-cost=0.001", "-rN"
     )
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
@@ -406,7 +407,7 @@ def test_an_answer_replay_cannot_give_names_the_pytest_command_that_records_it_a
     pytester.makepyfile(test_hint=HINT_TESTS + "\nASKS, STOP_EARLY = 1, True\n")
     pytester.runpytest(*RECORD, "--replaygate-simulator=echo").assert_outcomes(passed=2)
     pytester.makepyfile(test_hint=HINT_TESTS + "\nASKS, STOP_EARLY = 2, False\n")
-    result = pytester.runpytest()
+    result = pytester.runpytest("-rN")  # each message once (the summary repeats it under CI)
     result.assert_outcomes(failed=2)
     out = result.stdout.str()
     # not pytest-recording's --record-mode, which refuses 'rerecord'
