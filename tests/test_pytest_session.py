@@ -117,6 +117,19 @@ def test_a_bad_simulator_setting_is_a_usage_error(
     result.stderr.fnmatch_lines([message])
 
 
+def test_a_test_path_read_as_the_simulator_behaviour_is_a_usage_error_in_replay_too(
+    pytester: pytest.Pytester,
+) -> None:
+    # the option's value is optional: "--replaygate-simulator test_one.py" read the path as
+    # the behaviour, and a replay (no simulator) ran the whole suite instead of that file
+    pytester.makepyfile(test_one="def test_one(): pass", test_other="def test_other(): pass")
+    for mode in ([], RECORD):
+        result = pytester.runpytest(*mode, "--replaygate-simulator", "test_one.py")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines(["*read 'test_one.py' as its behaviour*test path*"])
+    pytester.runpytest("test_one.py", "--replaygate-simulator").assert_outcomes(passed=1)
+
+
 def test_a_bad_ini_cost_is_a_usage_error_naming_the_setting(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\nreplaygate_max_cost = lots\n")
     pytester.makepyfile("def test_never(): raise AssertionError('ran')")

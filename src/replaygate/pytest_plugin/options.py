@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 from importlib.metadata import PackageNotFoundError, distribution
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -135,6 +136,24 @@ def add_options(parser: pytest.Parser) -> None:
     )
     parser.addini(SIM_SEED, f"the simulator's seed (default {SIMULATOR_SEED})", default="")
     parser.addini(MAX_COST, "the session's spending cap when recording", default="")
+
+
+def check_simulator_option(config: pytest.Config) -> None:
+    """Refuse a test path read as the simulator's behaviour, in every mode.
+
+    The option's value is optional, so ``--replaygate-simulator tests/test_x.py`` reads
+    the path as the behaviour: recording then fails on an unknown behaviour, but a replay
+    (which uses no simulator) would run the whole suite instead of that file.
+    """
+    given = config.getoption(SIMULATOR, None)
+    if not given or given.startswith("script:"):
+        return
+    if "/" in given or "::" in given or given.endswith(".py") or Path(given).exists():
+        raise pytest.UsageError(
+            f"--replaygate-simulator read {given!r} as its behaviour, and it names a test path: "
+            "write --replaygate-simulator=BEHAVIOR (research-copilot, echo, script:FILE), "
+            "or the option alone, after the paths"
+        )
 
 
 def simulator_behavior(config: pytest.Config) -> str | None:

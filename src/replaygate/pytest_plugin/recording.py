@@ -78,7 +78,14 @@ import pytest
 
 from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.fixtures.modes import require_approval
-from replaygate.pytest_plugin.options import APPROVE, DEFAULT_DIR, MODE, SIMULATOR, add_options
+from replaygate.pytest_plugin.options import (
+    APPROVE,
+    DEFAULT_DIR,
+    MODE,
+    SIMULATOR,
+    add_options,
+    check_simulator_option,
+)
 from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
 from replaygate.pytest_plugin.stores import close_shared, shared_store
 
@@ -107,6 +114,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "the recorded answers gets the last one again, whether recording it may see no "
         "request; they override replaygate_config",
     )
+    check_simulator_option(config)
     mode = config.getoption(MODE, "replay")
     approved = config.getoption(APPROVE, False) is True
     how = f"--replaygate-record-mode={mode} needs --replaygate-approve-live"
