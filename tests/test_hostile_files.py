@@ -113,18 +113,25 @@ def test_the_cli_exits_2_on_a_hostile_store_without_a_traceback(
         assert str(path) in done.output and "Traceback" not in done.output
 
 
-def test_show_and_run_on_a_store_that_is_not_there_say_so(
+def test_show_run_and_checksum_on_a_store_that_is_not_there_say_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Opened, a missing store is an empty one: "no fixture with key" (show) and a miss
     # in a store of 0 fixtures (run) hid the typo.
     monkeypatch.chdir(tmp_path)
     for name in ("nope.jsonl", "nope"):
-        for args in (["show", GOOD.key, "--fixtures", name], [*RUN, "--fixtures", name, "hi"]):
+        for args in (
+            ["show", GOOD.key, "--fixtures", name],
+            [*RUN, "--fixtures", name, "hi"],
+            ["checksum", name],
+        ):
             done = CliRunner().invoke(main, args)
             assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
             assert f"Error: {name}: no such file or folder" in done.output
-        assert "no fixture with key" not in done.output
+            assert "no fixture with key" not in done.output
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")  # click's own check said "does not exist"
+    done = CliRunner().invoke(main, ["checksum", "loop"])
+    assert done.exit_code == 2 and "Error: loop: is a symlink loop" in done.output, done.output
 
 
 @pytest.mark.parametrize(

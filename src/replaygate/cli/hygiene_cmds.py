@@ -20,6 +20,7 @@ from replaygate.errors import ReplaygateError
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.modes import require_live_approval
+from replaygate.fixtures.store.files import existing_store
 from replaygate.hygiene.age import parse_max_age
 from replaygate.hygiene.checksum import store_checksum
 from replaygate.hygiene.drift import LIVE_DRIFT, DriftReport, drift_against, drift_live
@@ -39,7 +40,7 @@ def fail(err: Exception) -> NoReturn:
 
 
 @click.command()
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path))
 @json_option
 def checksum(path: Path, as_json: bool) -> None:
     """Print a digest of the fixtures under PATH, stable across machines (a CI cache key).
@@ -50,6 +51,7 @@ def checksum(path: Path, as_json: bool) -> None:
         replaygate checksum tests/fixtures
     """
     try:
+        existing_store(path)  # named as what it is: missing, a symlink loop, a FIFO...
         digest = store_checksum(path)
     except ReplaygateError as err:
         fail(err)
