@@ -56,7 +56,7 @@ def test_checksum_command_prints_the_digest(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert result.output.strip() == store_checksum(folder)
     missing = CliRunner().invoke(main, ["checksum", str(tmp_path / "nope")])
-    assert missing.exit_code == 2 and "does not exist" in missing.output
+    assert missing.exit_code == 2 and "nope: no such file or folder" in missing.output
 
 
 def test_a_fifo_or_folder_where_a_fixture_file_is_expected_is_refused_by_name(
