@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from replaygate.errors import FixtureMismatchError
+from replaygate.fixtures.modes import RERECORD_FLAGS
 from replaygate.http.envelope import HeadersLike
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed
@@ -93,7 +94,7 @@ class ReplayByteStream:
                 FixtureMismatchError(
                     f"fixture {key}: the client closed this stream after {count} event(s) "
                     "while it was recorded, and this run reads further. Re-record it "
-                    f"({self._replayed.rerecord or '--record-mode=rerecord --approve-live'}).",
+                    f"({self._replayed.rerecord or RERECORD_FLAGS}).",
                     key=key,
                 )
             )

@@ -114,7 +114,7 @@ def check_version(session: FixtureSession, hit: Hit, settings: RequestSettings) 
     raise InterfaceVersionError(
         f"fixture {fixture.key} at {location} was recorded for {found[0]} version {found[1]}; "
         f"this run asks for {wanted[0]} version {wanted[1]}. Re-record it for {wanted[1]} "
-        "(--record-mode=rerecord --approve-live), or replay with "
+        f"({session.replace_hint()}), or replay with "
         f"interface_version={found[1]!r} if that is the version in use.",
         key=fixture.key,
         store=str(session.store.path),
