@@ -26,7 +26,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q --durations=15
 
 # The inner loop: everything but the end-to-end tests marked slow, property tests drawing
-# 10 examples instead of 25. Each module's tests run in one worker (--dist loadfile): a
+# 5 examples instead of 25. Each module's tests run in one worker (--dist loadfile): a
 # module's shared recordings and simulators, and the SDK models its tests build on first
 # use, are then made once, not once per worker.
 test-fast: $(STAMP)

@@ -6,7 +6,7 @@ deadline (the machine running the suite is often shared; a slow example is not a
 failure of what the test asserts):
 
 - ``quick`` (the default, ``make test``): 25 examples;
-- ``inner-loop`` (``make test-fast``): 10 examples, each property still tried on every
+- ``inner-loop`` (``make test-fast``): 5 examples, each property still tried on every
   run of the inner loop, at 25 in the whole suite;
 - ``thorough`` (``make test-thorough``, or ``--hypothesis-profile=thorough``):
   500 examples, for a scheduled run or a change to the parsers, the canonical form
@@ -43,7 +43,7 @@ pytest_plugins = ("pytester", "shared_tls")  # shared_tls: one TLS context for a
 pytest.register_assert_rewrite("vcr.matchers")
 
 settings.register_profile("quick", max_examples=25, deadline=None)
-settings.register_profile("inner-loop", max_examples=10, deadline=None)
+settings.register_profile("inner-loop", max_examples=5, deadline=None)
 settings.register_profile("thorough", max_examples=500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 

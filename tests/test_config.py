@@ -156,6 +156,7 @@ def test_the_pytest_rootdir_is_used_when_no_project_is_above_the_store(
     assert store_config(project / "fixtures" / "rc.jsonl", root=nested).personal_data == ("email",)
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_anchors_its_stores_at_the_rootdir(
     pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory
 ) -> None:

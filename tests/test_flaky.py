@@ -36,6 +36,7 @@ def test_sampled(replaygate_sample):
 """
 
 
+@pytest.mark.slow
 def test_flaky_runs_finds_the_flaky_test(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_counter_file=FLAKY, test_stable=STABLE)
     result = pytester.runpytest(
@@ -66,6 +67,7 @@ def test_flaky_runs_finds_the_flaky_test(pytester: pytest.Pytester) -> None:
     assert (pytester.path / "counter.txt").read_text() == "2"
 
 
+@pytest.mark.slow
 def test_stable_tests_are_not_flaky(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_stable="def test_a():\n    pass\n\ndef test_b():\n    pass\n")
     result = pytester.runpytest("--flaky-runs=3", *UNUSED_PLUGINS)
@@ -75,6 +77,7 @@ def test_stable_tests_are_not_flaky(pytester: pytest.Pytester) -> None:
     )
 
 
+@pytest.mark.slow
 def test_flaky_options_are_checked(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_stable="def test_a():\n    pass\n")
     result = pytester.runpytest("--flaky-runs=1", *UNUSED_PLUGINS)

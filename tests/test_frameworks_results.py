@@ -58,6 +58,7 @@ def run_marked(
     return run, results / "demo.json"
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("importable")
 def test_each_cell_is_its_worst_outcome_and_the_versions_are_those_installed(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
@@ -73,6 +74,7 @@ def test_each_cell_is_its_worst_outcome_and_the_versions_are_those_installed(
     }
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("importable")
 def test_an_unknown_cell_is_refused_by_name(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch

@@ -83,6 +83,7 @@ def logged(project: Path) -> list[dict[str, str]]:
     return [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.slow
 def test_each_run_gets_its_own_id(project: Path) -> None:
     before = {line["run"] for line in logged(project)}
     pytest_in_process(project, "-k", "test_rag and 1")
@@ -90,6 +91,7 @@ def test_each_run_gets_its_own_id(project: Path) -> None:
     assert len(after - before) == 1
 
 
+@pytest.mark.slow
 def test_an_inner_session_leaves_the_outer_log_alone(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -105,6 +107,7 @@ def test_an_inner_session_leaves_the_outer_log_alone(
         hits.use(previous)
 
 
+@pytest.mark.slow
 def test_store_paths_are_logged_relative_to_the_root(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -118,6 +121,7 @@ def test_store_paths_are_logged_relative_to_the_root(
     assert stores == ["tests/fixtures/a.jsonl", "/elsewhere/b.jsonl", "relative/c.jsonl"]
 
 
+@pytest.mark.slow
 def test_a_hit_is_logged_with_the_test_and_the_second_it_was_noted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -599,6 +599,7 @@ def test_two_cassettes_for_one_store_and_an_empty_folder_are_errors(
     assert "Error: no cassette (*.yaml, *.yml, *.json) under" in empty.output
 
 
+@pytest.mark.slow
 def test_a_migrated_test_replays_its_imported_store_through_the_plugin(
     recorded: tuple[Path, dict[str, Any]], pytester: pytest.Pytester
 ) -> None:

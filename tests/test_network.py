@@ -159,6 +159,7 @@ SESSION = """
 """
 
 
+@pytest.mark.slow
 def test_a_replaying_pytest_session_blocks_every_escape_and_reports_late_senders(
     pytester: pytest.Pytester,
 ) -> None:

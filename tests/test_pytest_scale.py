@@ -14,6 +14,9 @@ from nested_pytest import UNUSED_PLUGINS
 from replaygate.http import httpx2_client
 from replaygate.sim import Simulator
 
+# Each test runs a pytest session of its own.
+pytestmark = pytest.mark.slow
+
 
 def _record(sim: Simulator, store: Path, content: str) -> None:
     http = httpx2_client(store, "record-missing", approve_live=True)
