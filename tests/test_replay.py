@@ -525,7 +525,7 @@ def test_replay_over_the_openai_interface(tmp_path: Path) -> None:
 
 # -- nearest on a miss in a large store ------------------------------------------------
 
-LARGE = 30_000
+LARGE = 10_000
 LARGE_SYSTEM = "Answer from the notes."
 LARGE_TOOLS = [
     ToolSpec(
@@ -563,7 +563,7 @@ def _large_canonical(i: int) -> str:
 
 
 @pytest.mark.slow
-def test_nearest_request_in_a_30000_fixture_store(tmp_path: Path) -> None:
+def test_nearest_request_in_a_10000_fixture_store(tmp_path: Path) -> None:
     for i in (0, 7):
         built = to_anthropic_request(
             large_conversation(i), LARGE_TOOLS, model=MODEL, max_tokens=64, system=LARGE_SYSTEM
@@ -578,15 +578,15 @@ def test_nearest_request_in_a_30000_fixture_store(tmp_path: Path) -> None:
             handle.write(f'{{"key": "{key}", "request": {canonical}, "response": {answer}}}\n')
     model = ReplayModel(path, model=MODEL, max_tokens=64, system=LARGE_SYSTEM)
     assert len(model.store) == LARGE
-    target = 23_512
+    target = 7_512
     assert model.complete(large_conversation(target), LARGE_TOOLS).text == f"answer {target}"
     with pytest.raises(FixtureMismatchError) as caught:
-        model.complete(large_conversation(target, "Note 23512: what does it say?"), LARGE_TOOLS)
+        model.complete(large_conversation(target, "Note 7512: what does it say?"), LARGE_TOOLS)
     text = str(caught.value)
     assert f"not in {path} ({LARGE} fixtures)" in text
     nearest_key = fixture_key(json.loads(_large_canonical(target)))
     assert f"nearest recorded request: key {nearest_key} at {path}:{target + 1}" in text
     assert caught.value.differences == (
         "messages[0].content[0].text: "
-        "'What does note 23512 say?' != 'Note 23512: what does it say?'",
+        "'What does note 7512 say?' != 'Note 7512: what does it say?'",
     )
