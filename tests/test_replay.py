@@ -587,6 +587,5 @@ def test_nearest_request_in_a_10000_fixture_store(tmp_path: Path) -> None:
     nearest_key = fixture_key(json.loads(_large_canonical(target)))
     assert f"nearest recorded request: key {nearest_key} at {path}:{target + 1}" in text
     assert caught.value.differences == (
-        "messages[0].content[0].text: "
-        "'What does note 7512 say?' != 'Note 7512: what does it say?'",
+        "messages[0].content[0].text: 'What does note 7512 say?' != 'Note 7512: what does it say?'",
     )
