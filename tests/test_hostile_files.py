@@ -134,6 +134,35 @@ def test_show_run_and_checksum_on_a_store_that_is_not_there_say_so(
     assert done.exit_code == 2 and "Error: loop: is a symlink loop" in done.output, done.output
 
 
+CASSETTE = "interactions: []\nversion: 1\n"
+
+
+def test_a_store_named_as_a_cassette_is_refused_before_anything_is_read_or_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Opened, a missing cass.yaml became a folder store of that name, and an existing one
+    # was read as a .jsonl file ("not JSON" at line 1).
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cass.yaml").write_text(CASSETTE)
+    for name in ("cass.yaml", "new.YML"):
+        with pytest.raises(FixtureFormatError) as caught:
+            FixtureStore.open(name)
+        assert caught.value.file == name and caught.value.line == 0
+        assert "named as a cassette" in caught.value.reason
+        assert "replaygate import-cassettes" in caught.value.reason
+    record = ["record", *RUN[1:], "--simulator", "--approve-live"]
+    for args in (
+        ["show", GOOD.key, "--fixtures", "cass.yaml"],
+        [*RUN, "--fixtures", "cass.yaml", "hi"],
+        [*record, "--fixtures", "new.yml", "hi"],
+    ):
+        done = CliRunner().invoke(main, args)
+        assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+        assert "is named as a cassette, not a fixture store" in done.output, done.output
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["cass.yaml"]
+    assert (tmp_path / "cass.yaml").read_text() == CASSETTE
+
+
 @pytest.mark.parametrize(
     ("make", "what"),
     [

@@ -377,6 +377,12 @@ def test_a_broken_sanitize_table_fails_each_test_with_its_file_and_key(
             "*notes.txt/test_*/test_into_store.jsonl: cannot record here: *notes.txt is not a "
             "folder (nothing was sent)",
         ),
+        (
+            'fixtures="cassettes/answer.yaml"',
+            "--replaygate-dir=tests/fixtures",
+            "*tests/fixtures/cassettes/answer.yaml: is named as a cassette, not a fixture store*"
+            "replaygate import-cassettes*",
+        ),
     ],
 )
 def test_recording_into_a_store_that_cannot_be_written_is_refused_before_anything_is_sent(
@@ -403,3 +409,4 @@ def test_recording_into_a_store_that_cannot_be_written_is_refused_before_anythin
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([refusal])
     assert not (pytester.path / "tests/fixtures/answer.json").exists()
+    assert not (pytester.path / "tests/fixtures/cassettes").exists()
