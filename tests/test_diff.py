@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replaygate.fixtures.diff import MISSING, FieldDifference, field_diff, short_repr
+from unicode_text import unicode_text
 
 
 def rendered(left: object, right: object) -> list[str]:
@@ -70,9 +71,9 @@ def test_long_values_are_truncated() -> None:
 
 
 @given(
-    text=st.text(min_size=100, max_size=1200),
+    text=unicode_text(min_size=100, max_size=1200),
     where=st.sampled_from(["start", "middle", "end"]),
-    edit=st.text(min_size=1, max_size=5),
+    edit=unicode_text(min_size=1, max_size=5),
     limit=st.integers(min_value=20, max_value=80),
 )
 def test_a_long_string_shows_its_first_difference_and_offset(

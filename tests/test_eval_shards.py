@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from replaygate.evals.shards import Shard
 from replaygate.examples.research_copilot import shipped_eval_cases
 from run_cli import replaygate
+from unicode_text import unicode_text
 
 # Records an eval from the simulator and runs it in shards: end to end.
 pytestmark = pytest.mark.slow
@@ -112,7 +113,7 @@ def test_merge_refuses_what_is_not_one_whole_run(store: Path, serial: Path, tmp_
     assert bad.returncode == 2 and "I must be from 1 to N" in bad.stderr
 
 
-@given(ids=st.lists(st.text(min_size=1, max_size=12), unique=True, max_size=40),
+@given(ids=st.lists(unicode_text(min_size=1, max_size=12), unique=True, max_size=40),
        count=st.integers(1, 8))  # fmt: skip
 def test_every_case_is_in_exactly_one_shard(ids: list[str], count: int) -> None:
     for case_id in ids:

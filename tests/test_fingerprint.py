@@ -23,6 +23,7 @@ from replaygate.fixtures.fingerprint import (
     match_form,
     parsed_match_form,
 )
+from unicode_text import unicode_text
 
 SEED_REQUEST = {
     "model": "claude-sonnet-4-5",
@@ -44,12 +45,12 @@ json_leaves = (
     | st.booleans()
     | st.integers(min_value=-(2**70), max_value=2**70)
     | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12)
+    | unicode_text(max_size=12)
 )
 json_values = st.recursive(
     json_leaves,
     lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+        st.lists(inner, max_size=4) | st.dictionaries(unicode_text(max_size=6), inner, max_size=4)
     ),
     max_leaves=20,
 )
@@ -89,7 +90,7 @@ def test_non_ascii_text_is_kept_raw_in_the_canonical_form() -> None:
     )
 
 
-@given(value=st.dictionaries(st.text(max_size=6), json_values, max_size=6), data=st.data())
+@given(value=st.dictionaries(unicode_text(max_size=6), json_values, max_size=6), data=st.data())
 def test_key_order_does_not_change_the_key(value: dict[str, Any], data: st.DataObject) -> None:
     other = _shuffled(value, data)
     assert canonical_json(other) == canonical_json(value)

@@ -40,6 +40,7 @@ from replaygate.models.replay import ReplayModel
 from replaygate.models.types import Message, Usage
 from replaygate.network import block_network, is_loopback, refusals
 from replaygate.sim import Simulator
+from unicode_text import UTF8_CHARACTERS
 
 SHIPPED = Path(__file__).parents[1] / "src/replaygate/examples/research_copilot/data"
 ALL = sum(network_escapes.expected().values())
@@ -317,7 +318,7 @@ def test_an_ipv6_address_is_loopback_only_as_1_or_mapped_loopback(
     )
 
 
-LABEL = st.from_regex(r"[a-z0-9][a-z0-9-]{0,10}", fullmatch=True)
+LABEL = st.from_regex(r"[a-z0-9][a-z0-9-]{0,10}", fullmatch=True, alphabet=UTF8_CHARACTERS)
 
 
 @given(

@@ -33,6 +33,7 @@ from replaygate.models.providers.openai_responses import (
     from_responses_response,
 )
 from replaygate.models.types import STOP_REASONS
+from unicode_text import unicode_text
 
 SEARCH = ToolSpec(
     "search_corpus",
@@ -61,18 +62,18 @@ json_scalars = (
     | st.booleans()
     | st.integers(min_value=-(2**53), max_value=2**53)
     | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=10)
+    | unicode_text(max_size=10)
 )
 json_values = st.recursive(
     json_scalars,
     lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+        st.lists(inner, max_size=3) | st.dictionaries(unicode_text(max_size=5), inner, max_size=3)
     ),
     max_leaves=8,
 )
-json_objects = st.dictionaries(st.text(max_size=8), json_values, max_size=4)
-ids = st.text(min_size=1, max_size=12)
-texts = st.text(max_size=30)  # any Unicode but lone surrogates: CJK, emoji, controls
+json_objects = st.dictionaries(unicode_text(max_size=8), json_values, max_size=4)
+ids = unicode_text(min_size=1, max_size=12)
+texts = unicode_text(max_size=30)  # any Unicode but lone surrogates: CJK, emoji, controls
 tool_specs = st.builds(ToolSpec, name=ids, description=texts, input_schema=json_objects)
 
 

@@ -24,6 +24,7 @@ from replaygate.sanitize.secret_scan import (
     may_hold_secret,
 )
 from test_secret_corpus import FAMILIES
+from unicode_text import unicode_text
 
 GITHUB = "ghp_" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa9b"
 NEW_POSITIVES = [
@@ -93,11 +94,13 @@ _secretish = st.sampled_from(
     ]
 )
 _text = st.one_of(
-    st.text(max_size=30), _secretish, st.builds(lambda a, b: a + b, st.text(max_size=5), _secretish)
+    unicode_text(max_size=30),
+    _secretish,
+    st.builds(lambda a, b: a + b, unicode_text(max_size=5), _secretish),
 )
 _keys = st.one_of(
     st.sampled_from(["x-api-key", "token", "max_tokens", "text", "session_id", "id"]),
-    st.text(max_size=8),
+    unicode_text(max_size=8),
 )
 _json = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), _text),

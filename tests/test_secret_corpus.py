@@ -37,6 +37,7 @@ from replaygate.models.live import AnthropicModel
 from replaygate.models.types import Message
 from replaygate.sanitize.secret_scan import find_fixture_secrets
 from replaygate.sim import Simulator
+from unicode_text import UTF8_CHARACTERS
 
 # Format-valid, made-up values, built in pieces so no scanner mistakes this file for a leak.
 FAMILIES: dict[str, str] = {
@@ -448,7 +449,7 @@ def _secrets(draw: st.DrawFn) -> str:
     return prefix + body
 
 
-_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
+_TEXT = st.text(UTF8_CHARACTERS, max_size=20)
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -38,6 +38,7 @@ from replaygate.fixtures.store import (
 )
 from replaygate.fixtures.store import index as store_module
 from replaygate.fixtures.store.writing import append_line as _append_line
+from unicode_text import unicode_text
 
 META = {"interface": "anthropic.messages", "recorded_at": "2025-01-01T00:00:00Z", "source": "hand"}
 SEED_LINE = {
@@ -592,7 +593,11 @@ def test_a_partial_tail_is_reported_when_the_lock_cannot_be_taken(
 
 VALID = fixture(0).to_line().rstrip(b"\n")
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | unicode_text(max_size=8),
     lambda inner: (
         st.lists(inner, max_size=3)
         | st.dictionaries(
@@ -626,7 +631,7 @@ fuzz_lines = (
     st.binary(max_size=60)
     | json_values.map(lambda v: json.dumps(v).encode())
     | st.fixed_dictionaries(
-        {"key": st.text(max_size=4), "request": json_values, "response": json_values}
+        {"key": unicode_text(max_size=4), "request": json_values, "response": json_values}
     ).map(lambda v: json.dumps(v).encode())
     | mutated_lines()
 ).map(lambda raw: raw.replace(b"\n", b" "))

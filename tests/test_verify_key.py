@@ -13,15 +13,20 @@ from replaygate.fixtures.fingerprint import digest, fixture_key
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store.jsonl import read_line
 from replaygate.hygiene.verify_key import request_digest
+from unicode_text import UTF8_CHARACTERS, unicode_text
 
 _tricky = st.sampled_from(
     ['"},{"', '\\"},{\\"', "},{", ":", ",", "\\", '"', " ", "[{", "}]", "é", "\u2028", "\x1f"]
 )
-_chars = st.characters(blacklist_categories=("Cs",))
 _text = st.one_of(
-    st.text(_chars, max_size=10),
+    st.text(UTF8_CHARACTERS, max_size=10),
     _tricky,
-    st.builds(lambda a, b, c: a + b + c, st.text(_chars, max_size=3), _tricky, st.text(max_size=3)),
+    st.builds(
+        lambda a, b, c: a + b + c,
+        st.text(UTF8_CHARACTERS, max_size=3),
+        _tricky,
+        unicode_text(max_size=3),
+    ),
 )
 _value = st.recursive(
     st.one_of(

@@ -12,6 +12,7 @@ from replaygate.errors import WireFormatError
 from replaygate.hygiene.verify_replay import ANTHROPIC_READER, plain_anthropic, response_problems
 from replaygate.models.providers import INTERFACES, to_anthropic_response
 from replaygate.models.types import ModelResponse, ToolCall, Usage
+from unicode_text import unicode_text
 
 _CONVERTER = INTERFACES["anthropic.messages"]
 _odd = st.one_of(
@@ -19,16 +20,16 @@ _odd = st.one_of(
     st.booleans(),
     st.integers(-2, 2),
     st.floats(allow_nan=False),
-    st.text(max_size=3),
+    unicode_text(max_size=3),
     st.lists(st.none(), max_size=1),
     st.dictionaries(st.just("a"), st.none(), max_size=1),
 )
 _block = st.one_of(
-    st.builds(lambda text: {"type": "text", "text": text}, st.text(max_size=5)),
+    st.builds(lambda text: {"type": "text", "text": text}, unicode_text(max_size=5)),
     st.builds(
         lambda name, args: {"type": "tool_use", "id": "toolu_1", "name": name, "input": args},
-        st.text(max_size=3),
-        st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+        unicode_text(max_size=3),
+        st.dictionaries(unicode_text(max_size=2), st.integers(), max_size=2),
     ),
     st.sampled_from([{"type": "thinking", "thinking": "..."}, {"type": ""}]).map(dict),
 )
