@@ -156,9 +156,11 @@ def record(
     config = load_config(inputs.config_path, near=fixtures)
     cap = spending_cap(max_cost, config.max_cost, with_shipped(config.prices), simulator)
     with contextlib.ExitStack() as stack:
+        # opened first: a store that cannot be one is refused before the SDK is loaded
+        store = stack.enter_context(FixtureStore.open(fixtures))
         recorder = RecordingModel(
             stack.enter_context(live_model(settings, simulator, seed)),
-            fixtures,
+            store,
             approve_live=True,
             mode=mode,  # type: ignore[arg-type]
             source="sim" if simulator else source,
