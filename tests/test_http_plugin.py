@@ -9,6 +9,7 @@ import anthropic
 import openai
 import pytest
 
+from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.models.replay import MODES
 from replaygate.sim import Simulator
@@ -241,6 +242,89 @@ def test_recording_a_test_whose_session_sees_no_request_fails_it(
     assert [p.name for p in stores.glob("*.jsonl")] == ["test_sends_through_aiohttp.jsonl"]
     # replaying offline, the aiohttp test is answered from what it recorded
     pytester.runpytest("-k", "aiohttp").assert_outcomes(passed=1)
+
+
+MARKER_ONLY_TESTS = """
+import anthropic
+import openai
+import os
+import pytest
+
+URL = os.environ.get("REPLAYGATE_TEST_SIM_URL", "http://127.0.0.1:9")
+pytestmark = pytest.mark.replaygate(note="marked module")
+
+
+def agent(question):
+    # the code under test builds its own client, as a framework does
+    client = anthropic.Anthropic(api_key="k", base_url=URL, max_retries=0)
+    reply = client.messages.create(
+        model="m", max_tokens=8, messages=[{"role": "user", "content": question}]
+    )
+    return reply.content[0].text
+
+
+def test_from_the_module_mark():
+    assert agent("module") == "echo: module"
+
+
+@pytest.mark.replaygate(fixtures="shared/marked.jsonl", note="by the marker")
+def test_own_marker_and_store():
+    client = openai.OpenAI(api_key="k", base_url=f"{URL}/v1", max_retries=0)
+    reply = client.chat.completions.create(
+        model="g", messages=[{"role": "user", "content": "shared"}]
+    )
+    assert reply.choices[0].message.content == "echo: shared"
+
+
+@pytest.mark.replaygate
+def test_sends_nothing():
+    assert agent.__name__ == "agent"
+"""
+
+
+def test_the_marker_alone_records_and_replays_every_client_like_vcr(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_marked=MARKER_ONLY_TESTS)
+    pytester.makeconftest(NO_CAP)
+    with Simulator(behavior="echo") as sim:
+        monkeypatch.setenv("REPLAYGATE_TEST_SIM_URL", sim.url)
+        recorded = pytester.runpytest(
+            "--replaygate-record-mode=record-missing", "--replaygate-approve-live"
+        )
+        assert len(sim.requests) == 2
+    recorded.assert_outcomes(passed=3, errors=1)
+    recorded.stdout.fnmatch_lines(
+        ["*ERROR at teardown of test_sends_nothing*", "*nothing was recorded*"]
+    )
+    folder = pytester.path / "tests/fixtures"
+    (own,) = FixtureStore.open(folder / "test_marked/test_from_the_module_mark.jsonl")
+    assert own.meta is not None and own.meta["note"] == "marked module"
+    (shared,) = FixtureStore.open(folder / "shared/marked.jsonl")
+    assert shared.meta is not None and shared.meta["note"] == "by the marker"
+    # replaying offline (the simulator is gone), each marked test is answered from its store
+    replayed = pytester.runpytest("--replaygate-strict", "-k", "not nothing")
+    replayed.assert_outcomes(passed=2)
+
+
+def test_a_marked_test_that_asks_for_its_store_is_left_to_handle_it(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.replaygate(fixtures="own.jsonl")
+        def test_reads_its_store(request, replaygate_store):
+            assert replaygate_store.path.name == "own.jsonl"
+            assert "replaygate_intercept" not in request.fixturenames
+
+        @pytest.mark.replaygate(fixtures="own.jsonl")
+        def test_marker_only(request):
+            assert "replaygate_intercept" in request.fixturenames
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=2)
 
 
 REPEAT_TESTS = """

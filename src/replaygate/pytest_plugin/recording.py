@@ -1,7 +1,8 @@
 """The pytest plugin: per-test fixture stores, SDK clients wired to them, and the run's mode.
 
 A thin layer over :mod:`replaygate.http`. It does nothing unless a test asks for one
-of its fixtures (or a recording mode is asked for on the command line).
+of its fixtures or carries its marker (or a recording mode is asked for on the command
+line).
 
 Options (:mod:`.options`; ``--record-mode`` and ``--approve-live`` are short spellings
 where no other plugin owns them):
@@ -39,7 +40,8 @@ replaces the test's store (a ``.jsonl`` file or a folder, relative to
 ``--replaygate-dir``); ``interface``, ``source`` and ``note`` go into recorded fixtures'
 meta; ``repeat_last=True`` lets a send past the recorded answers get the last one again;
 ``expect_requests=False`` marks a test that may legitimately send nothing (below). Any
-other argument is an error.
+other argument is an error. A marked test that asks for none of the fixtures over a
+store gets ``replaygate_intercept``, as pytest-recording's ``vcr`` marker does.
 
 Nothing recorded: in a recording mode, a test that asked for the test's session
 (``replaygate_exchange``, a client factory or ``replaygate_intercept``) and ends without
@@ -129,6 +131,22 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(OfflineSession(), "replaygate-offline")
     else:
         config.pluginmanager.register(RecordingRun(config, fixtures_dir(config)), RUN)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that carries the marker and asks for none of the fixtures over a store gets
+    ``replaygate_intercept``, as pytest-recording's ``vcr`` marker does: the clients it
+    and the code under test build are answered from its store, and recording it sends
+    through replaygate instead of past it."""
+    from replaygate.pytest_plugin.offline import USES_REPLAYGATE
+
+    for item in items:
+        if (
+            isinstance(item, pytest.Function)
+            and item.get_closest_marker("replaygate") is not None
+            and USES_REPLAYGATE not in item.fixturenames
+        ):
+            item.fixturenames = [*item.fixturenames, "replaygate_intercept"]
 
 
 _HITS = pytest.StashKey[tuple["HitLog | None", str | None, bool]]()
