@@ -253,6 +253,7 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+@pytest.mark.slow
 def test_plan_with_base_on_a_real_git_repository(project: Path) -> None:
     git(project, "init", "-q", "-b", "main")
     (project / "src" / "app" / "parse").mkdir(parents=True)

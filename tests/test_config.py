@@ -264,6 +264,7 @@ def test_a_file_is_parsed_once_while_unchanged(tmp_path: Path) -> None:
     assert read_toml(path).data["tool"]["replaygate"]["model"] == "bb"
 
 
+@pytest.mark.slow
 def test_the_cli_records_and_replays_a_store_the_same_from_any_folder(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -210,6 +210,7 @@ def test_the_cli_refuses_recording_options_in_replay(
     assert message in result.output
 
 
+@pytest.mark.slow
 def test_the_cli_replays_writes_results_and_appends_to_the_history(
     recorded: tuple[Path, EvalResults], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -268,6 +269,7 @@ def test_a_model_without_a_price_fails_before_any_call_unless_cases_opt_out(
     assert written["metrics"]["cost"] is None
 
 
+@pytest.mark.slow
 def test_concurrent_recording_with_a_rate_limit_replays_identically(tmp_path: Path) -> None:
     store = tmp_path / "f.jsonl"
     cases = shipped_cases()[:4]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from replaygate import FixtureStore, ReplayModel
 from replaygate.examples.research_copilot import (
     DEFAULT_MAX_TOKENS,
@@ -37,6 +39,7 @@ def test_shipped_fixtures_say_where_they_came_from() -> None:
         assert fixture.meta["interface"] == "anthropic.messages"
 
 
+@pytest.mark.slow
 def test_shipped_fixtures_are_reproducible_from_the_simulator(tmp_path: Path) -> None:
     fresh = tmp_path / "fresh.jsonl"
     done = replaygate(

@@ -332,6 +332,7 @@ def research_answers(
         return [tuple(step.detail for step in run(model, registry, q).steps) for q in questions]
 
 
+@pytest.mark.slow
 def test_research_copilot_is_reproducible_under_a_seed_and_varies_across_seeds(
     http: httpx2.Client,
 ) -> None:
@@ -652,6 +653,7 @@ def fault_outcomes(seed: int) -> list[str]:
     return outcomes
 
 
+@pytest.mark.slow
 def test_probabilistic_faults_are_reproducible_under_a_seed() -> None:
     first = fault_outcomes(11)
     assert first == fault_outcomes(11)

@@ -171,6 +171,7 @@ def test_the_http_layer_stops_at_the_cap_through_the_sdk(sim: Simulator, tmp_pat
     assert cap.spent <= cap.limit
 
 
+@pytest.mark.slow
 def test_the_record_command_stops_at_its_cap_and_keeps_what_it_recorded(tmp_path: Path) -> None:
     from run_cli import replaygate
 

@@ -82,6 +82,7 @@ def test_replacing_a_fixture_drops_its_sample_lines(tmp_path: Path) -> None:
     assert DIGEST_1.encode() not in path.read_bytes()
 
 
+@pytest.mark.slow
 def test_threads_adding_samples_to_one_fixture_lose_none(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     write_lines(path, fixture(1))

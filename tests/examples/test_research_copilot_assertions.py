@@ -95,6 +95,7 @@ def test_the_recorded_fixture_is_a_5_sample_simulator_recording() -> None:
     assert {(f.meta or {}).get("source") for f in fixtures} == {"sim"}
 
 
+@pytest.mark.slow
 def test_the_recording_script_gives_back_the_committed_samples(tmp_path: Path) -> None:
     """Re-recording as the docs say (the seeded simulator) records the same 5 answers."""
     recorded = record_samples(tmp_path / "samples.jsonl", approve_live=True)
