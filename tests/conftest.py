@@ -111,3 +111,27 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.enable()
     gc.collect()
     gc.freeze()
+
+
+REPLAYGATE_PLUGINS = ("replaygate.pytest_plugin.recording", "replaygate.pytest_plugin.sampling")
+"""replaygate's two pytest plugins, as its entry points name them (``-p`` module names)."""
+
+
+@pytest.fixture
+def pytester(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> pytest.Pytester:
+    """``pytester`` whose sessions (in process, and the ``pytest`` processes a test starts)
+    load replaygate's plugins and no other installed one.
+
+    Each installed plugin a nested session loads (pytest-recording, xdist, hypothesis,
+    rerunfailures, anyio, platformdirs) costs it tens of milliseconds: a quarter of the
+    CPU of the modules that run pytest sessions of their own. A test marked
+    ``autoload_plugins`` runs its sessions as a user's run is, with every installed
+    plugin loaded through its entry point (replaygate's beside pytest-recording's, say).
+    """
+    if request.node.get_closest_marker("autoload_plugins") is None:
+        monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        loaded = " ".join(f"-p {plugin}" for plugin in REPLAYGATE_PLUGINS)
+        monkeypatch.setenv("PYTEST_ADDOPTS", f"{os.environ.get('PYTEST_ADDOPTS', '')} {loaded}")
+    return pytester

@@ -78,6 +78,7 @@ def test_stable_tests_are_not_flaky(pytester: pytest.Pytester) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.autoload_plugins  # --reruns is pytest-rerunfailures'
 def test_flaky_options_are_checked(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_stable="def test_a():\n    pass\n")
     result = pytester.runpytest("--flaky-runs=1", *UNUSED_PLUGINS)

@@ -11,7 +11,8 @@ from replaygate.sim import Simulator
 from test_http_plugin import NO_CAP
 
 # Each test runs pytest itself on a project of its own (pytester): end to end.
-pytestmark = pytest.mark.slow
+# pytest-recording loads through its entry point beside replaygate's, as in a user's run.
+pytestmark = [pytest.mark.slow, pytest.mark.autoload_plugins]
 
 BOTH = """
 import os

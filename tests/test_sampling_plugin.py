@@ -271,6 +271,7 @@ def refusal(module: str, times: int) -> str:
     )
 
 
+@pytest.mark.autoload_plugins  # pytest-rerunfailures
 def test_reruns_of_a_sampled_test_are_refused(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_marker_3=SAMPLED.replace(
@@ -293,6 +294,7 @@ def test_reruns_of_a_sampled_test_are_refused(pytester: pytest.Pytester) -> None
     )
 
 
+@pytest.mark.autoload_plugins  # pytest-rerunfailures
 def test_reruns_from_the_ini_are_refused_and_unsampled_tests_may_rerun(
     pytester: pytest.Pytester,
 ) -> None:
