@@ -28,7 +28,12 @@ from replaygate.fixtures.fixture import (
 )
 from replaygate.fixtures.store import SampleLine
 from replaygate.hygiene.verify_key import request_digest
-from replaygate.hygiene.verify_replay import NO_READER, reader_of, response_problems
+from replaygate.hygiene.verify_replay import (
+    NO_READER,
+    reader_of,
+    replays_plainly,
+    response_problems,
+)
 from replaygate.sanitize.secret_allow import KnownSafe
 from replaygate.sanitize.secret_lines import clean_lines
 from replaygate.sanitize.secret_scan import (
@@ -241,7 +246,10 @@ def _response_problems(fixture: Fixture, reader: int) -> tuple[str, ...]:
     """Why a recorded response could not be replayed, if it could not."""
     responses = fixture.responses
     if len(responses) == 1:
-        return tuple(response_problems(responses[0], "response", reader))
+        response = responses[0]
+        if replays_plainly(response, reader):
+            return ()
+        return tuple(response_problems(response, "response", reader))
     return tuple(
         reason
         for i, response in enumerate(responses)

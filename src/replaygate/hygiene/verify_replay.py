@@ -44,9 +44,7 @@ def _interface_reader(meta: Mapping[str, Any] | None) -> int:
 
 def response_problems(response: Any, where: str, reader: int) -> Iterator[str]:
     """Why ``response`` (at ``where``) could not be replayed by ``reader``, if it could not."""
-    if response is None or reader == NO_READER:
-        return
-    if reader == ANTHROPIC_READER and type(response) is dict and plain_anthropic(response):
+    if replays_plainly(response, reader):
         return
     interface = None if reader == HTTP_READER else INTERFACES[_NAMES[reader - 2]]
     try:
@@ -60,6 +58,16 @@ def response_problems(response: Any, where: str, reader: int) -> Iterator[str]:
         kind = "an HTTP" if interface is None else f"a valid {interface.name}"
         detail = err.path.replace("response", where, 1)
         yield f"{where} is not {kind} response: {detail}: {err.reason}"
+
+
+def replays_plainly(response: Any, reader: int) -> bool:
+    """Whether ``response`` is known to replay by ``reader`` without a converter: there is
+    nothing to read, nothing reads it, or it is a plain Messages API response."""
+    return (
+        response is None
+        or reader == NO_READER
+        or (reader == ANTHROPIC_READER and type(response) is dict and plain_anthropic(response))
+    )
 
 
 def plain_anthropic(response: dict[str, Any]) -> bool:
@@ -77,15 +85,19 @@ def plain_anthropic(response: dict[str, Any]) -> bool:
         stop is not None and (type(stop) is not str or stop not in _STOPS)
     ):
         return False
-    if usage is not None and (
-        type(usage) is not dict
-        or any(usage.get(name) is not None and type(usage.get(name)) is not int for name in _TOKENS)
-    ):
+    if usage is not None:
+        if type(usage) is not dict:
+            return False
+        for name in _TOKENS:
+            count = usage.get(name)
+            if count is not None and type(count) is not int:
+                return False
+    return all(map(_plain_block, blocks))
+
+
+def _plain_block(block: Any) -> bool:
+    if type(block) is not dict:
         return False
-    return all(type(block) is dict and _plain_block(block) for block in blocks)
-
-
-def _plain_block(block: dict[str, Any]) -> bool:
     kind = block.get("type")
     if kind == "text":
         return type(block.get("text")) is str
