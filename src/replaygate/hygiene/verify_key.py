@@ -74,12 +74,18 @@ def _canonical_text(request: Any, compact: bytes | None = None) -> bytes | None:
 
 def _spaced_pieces(pieces: list[bytes]) -> list[bytes] | None:
     """The canonical text of each of ``pieces`` (a compact text cut at :data:`CUT`, its
-    first piece starting outside any string); None when a cut may stand inside a string."""
-    if not _SURE.issuperset([piece[-1:] for piece in pieces]):
+    first piece starting outside any string); None when a cut may stand inside a string.
+
+    A piece is kept only once every cut of its text was checked, so when all but the
+    first are known, only the first cut is checked again."""
+    first = pieces[0]
+    if first[-1:] not in _SURE:
         return None
     known = list(map(_inner.get, pieces))
-    known[0] = _first_spaced(pieces[0])
+    known[0] = _first_spaced(first)
     if None in known:
+        if not _SURE.issuperset([piece[-1:] for piece in pieces]):
+            return None
         last = len(pieces) - 1
         for i in range(1, len(pieces)):
             if known[i] is None:
