@@ -193,7 +193,7 @@ def _through(name: str, upto: str) -> None:
             if upto == "key":
                 request_digest(fixture.request, fixture.key, form)
             elif upto != "read":
-                batch.append(prepare(fixture, None if form is None else text, form))
+                batch.append(prepare(fixture, None if form is None else text, form, name, True))
             if len(batch) == BATCH:
                 _batch_step(batch, name, upto)
                 batch = []
@@ -204,7 +204,7 @@ def _batch_step(batch: list[Prepared], name: str, upto: str) -> None:
     if upto == "secret":
         clean_lines([item.line for item in batch])
     elif upto == "finish":
-        finish(batch, name, True, NOTHING_SAFE)
+        finish(batch, name, NOTHING_SAFE)
 
 
 def stages(path: str) -> dict[str, float]:

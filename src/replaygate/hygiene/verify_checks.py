@@ -58,22 +58,6 @@ _meta_cache: dict[bytes, tuple[tuple[str, ...], bool]] = {}
 _ANY_TIME = "2000-01-01T00:00:00Z"
 
 
-class Checked(NamedTuple):
-    """A fixture's problems as ``(rank, reason)``, and its identity for the duplicate check.
-
-    ``request`` (16 bytes of the request's digest) and ``responses`` (a 16-byte digest)
-    are empty when the request has no canonical form.
-    """
-
-    problems: list[tuple[int, str]]
-    request: bytes = b""
-    responses: bytes = b""
-    reader: int = NO_READER
-    """How its responses are read (:mod:`.verify_replay`), for the sample lines applied to it."""
-    key_matches: bool = False
-    """Its stored key starts its digest (only such a fixture takes sample lines)."""
-
-
 class _Verdict(NamedTuple):
     """What depends on a fixture's responses and meta alone (and whether it is an HTTP one)."""
 
@@ -87,84 +71,117 @@ class _Verdict(NamedTuple):
     names_folder: bool
 
 
-class Prepared(NamedTuple):
-    """What a fixture's checks need once its batch is scanned for secrets (:func:`prepare`).
+Ranked = tuple[tuple[int, str], ...]
+"""Problems as ``(rank, reason)``, in the order of their line's report."""
 
-    The fixture itself is kept only when no line stands in for it: a line exactly as
-    orjson writes it is read again where the fixture is needed (a secret scan that
-    goes past the gate, rare), so the parsed fixture is let go at once.
+
+class Prepared(NamedTuple):
+    """A fixture's checks but its secret scan (:func:`prepare`), and its identity for the
+    duplicate check.
+
+    ``request`` (16 bytes of the request's digest) and ``responses`` (a 16-byte digest)
+    are empty when the request has no canonical form. The fixture itself is kept only
+    when no line stands in for it: a line exactly as orjson writes it is read again
+    where the fixture is needed (a secret scan that goes past the gate, rare), so the
+    parsed fixture is let go at once.
     """
 
     key: str
-    full: str | None
-    """The request's digest; None when it has no canonical form (``error`` says why)."""
-    error: str
-    verdict: _Verdict | None
+    request: bytes
+    responses: bytes
+    reader: int
+    """How its responses are read (:mod:`.verify_replay`), for the sample lines applied to it."""
+    key_matches: bool
+    """Its stored key starts its digest (only such a fixture takes sample lines)."""
+    before: Ranked
+    """Its problems ranked before a secret finding: the key, the responses."""
+    after: Ranked
+    """Its problems ranked after a secret finding: the meta."""
     line: bytes | None
     """The line it was read from, when that is exactly what ``orjson.dumps`` writes for it."""
     fixture: Fixture | None
-    meta: dict[str, Any] | None
-    """The fixture's meta when it names a folder to check (a one-file fixture)."""
-    has_meta: bool
     streamed: bool
     """A response is a stream (its events are joined and scanned, clean or not)."""
 
 
-def prepare(fixture: Fixture, line: bytes | None, form: bytes | None) -> Prepared:
-    """The checks of one fixture that need no other: its key, responses and meta.
+def prepare(
+    fixture: Fixture, line: bytes | None, form: bytes | None, file: str, require_meta: bool
+) -> Prepared:
+    """The checks of one fixture stored in ``file`` that need no other: its key,
+    responses and meta.
 
     ``line`` is the line it was read from when that is exactly what ``orjson.dumps``
     writes for it, ``form`` its request's match form when it stands there verbatim
     (both None otherwise): the line is then read as it is, not written again.
     """
     request, key = fixture.request, fixture.key
-    has_meta = fixture.meta is not None
     try:
         full = request_digest(request, key, form)
     except CanonicalFormError as err:
-        return Prepared(key, None, str(err), None, None, None, None, has_meta, False)
+        return Prepared(
+            key, b"", b"", NO_READER, False, ((KEY_RANK, str(err)),), (), None, None, False
+        )
     verdict = _judge(fixture)
+    key_matches = len(key) >= KEY_LENGTH and full.startswith(key)
+    before = _other(verdict.reasons)
+    if not key_matches:
+        before = ((KEY_RANK, _key_problem(key, full)), *before)
+    after = _other(_meta_problems(fixture, verdict, file, require_meta))
     responses = fixture.responses
     streamed = _streamed(responses[0]) or (len(responses) > 1 and any(map(_streamed, responses)))
-    if line is None:
-        return Prepared(key, full, "", verdict, None, fixture, fixture.meta, has_meta, streamed)
-    return Prepared(key, full, "", verdict, line, None, None, has_meta, streamed)
+    return Prepared(
+        key,
+        bytes.fromhex(full[:32]),
+        verdict.responses,
+        verdict.reader,
+        key_matches,
+        before,
+        after,
+        line,
+        fixture if line is None else None,
+        streamed,
+    )
 
 
-def finish(
-    prepared: Sequence[Prepared], file: str, require_meta: bool, safe: KnownSafe
-) -> list[Checked]:
+def _key_problem(key: str, full: str) -> str:
+    return (
+        f"key {key} does not match its request (expected {full[:KEY_LENGTH]}); "
+        "the request was edited after recording: re-record it"
+    )
+
+
+def finish(prepared: Sequence[Prepared], file: str, safe: KnownSafe) -> list[Ranked]:
     """Every problem of each prepared fixture (stored in ``file``) but a duplicate.
 
     Their secret scan clears the clean ones together (:func:`clean_lines`,
-    :func:`find_each_fixture_secrets`).
+    :func:`find_each_fixture_secrets`); a fixture whose request has no canonical form
+    is not scanned.
     """
-    kept = [item for item in prepared if item.full is not None]
-    cleared = clean_lines([item.line for item in kept])
+    kept = [i for i, item in enumerate(prepared) if item.request]
+    cleared = dict(zip(kept, clean_lines([prepared[i].line for i in kept]), strict=True))
     # A cleared fixture has no finding but what a stream joined across its events holds.
-    scanned = [
-        i
-        for i, (item, known) in enumerate(zip(kept, cleared, strict=True))
-        if not known or item.streamed
-    ]
-    none: list[SecretFinding] = []
-    findings = [none] * len(kept)
+    scanned = [i for i, known in cleared.items() if not known or prepared[i].streamed]
+    problems = [item.before + item.after for item in prepared]
     if scanned:
         found = find_each_fixture_secrets(
-            [_fixture_of(kept[i], file).to_json() for i in scanned],
+            [_fixture_of(prepared[i], file).to_json() for i in scanned],
             safe,
             cleared=[cleared[i] for i in scanned],
         )
         for i, secrets in zip(scanned, found, strict=True):
-            findings[i] = secrets
-    json = file.endswith(".json")
-    done = iter(
-        _checked(item, secrets, file, json, require_meta)
-        for item, secrets in zip(kept, findings, strict=True)
-    )
-    return [
-        Checked([(KEY_RANK, item.error)]) if item.full is None else next(done) for item in prepared
-    ]
+            if secrets:
+                item = prepared[i]
+                problems[i] = (*item.before, *_ranked(secrets), *item.after)
+    return problems
+
+
+def _ranked(secrets: list[SecretFinding]) -> Ranked:
+    return _other([f"{found.detector} at {found.path}" for found in secrets])
+
+
+def _other(reasons: Sequence[str]) -> Ranked:
+    """``reasons`` ranked with the problems decided on the line alone, after the key."""
+    return tuple((OTHER_RANK, reason) for reason in reasons) if reasons else ()
 
 
 def _fixture_of(item: Prepared, file: str) -> Fixture:
@@ -177,39 +194,6 @@ def _fixture_of(item: Prepared, file: str) -> Fixture:
 
 def _streamed(response: Any) -> bool:
     return isinstance(response, dict) and "events" in response
-
-
-def _checked(
-    item: Prepared, secrets: list[SecretFinding], file: str, json: bool, require_meta: bool
-) -> Checked:
-    """The problems of a prepared fixture stored in ``file`` (``json``: a one-fixture file)."""
-    key, full, verdict = item.key, item.full, item.verdict
-    assert full is not None and verdict is not None
-    key_matches = len(key) >= KEY_LENGTH and full.startswith(key)
-    request = bytes.fromhex(full[:32])
-    if (
-        key_matches
-        and not secrets
-        and not verdict.reasons
-        and not verdict.meta
-        and (not verdict.names_folder or not json if item.has_meta else not require_meta)
-    ):
-        return Checked([], request, verdict.responses, verdict.reader, True)
-    problems: list[tuple[int, str]] = []
-    if not key_matches:
-        problems.append(
-            (
-                KEY_RANK,
-                f"key {key} does not match its request (expected {full[:KEY_LENGTH]}); "
-                "the request was edited after recording: re-record it",
-            )
-        )
-    problems.extend((OTHER_RANK, reason) for reason in verdict.reasons)
-    problems.extend((OTHER_RANK, f"{found.detector} at {found.path}") for found in secrets)
-    problems.extend(
-        (OTHER_RANK, reason) for reason in _meta_problems(item, verdict, file, json, require_meta)
-    )
-    return Checked(problems, request, verdict.responses, verdict.reader, key_matches)
 
 
 def _judge(fixture: Fixture) -> _Verdict:
@@ -258,22 +242,22 @@ def _response_problems(fixture: Fixture, reader: int) -> tuple[str, ...]:
 
 
 def _meta_problems(
-    item: Prepared, verdict: _Verdict, file: str, json: bool, require_meta: bool
-) -> list[str]:
-    if not item.has_meta:
-        return [MISSING_META] if require_meta else []
-    problems = list(verdict.meta)
-    if not verdict.names_folder or not json:
-        return problems
-    assert item.meta is not None  # a one-file fixture is kept with its meta
+    fixture: Fixture, verdict: _Verdict, file: str, require_meta: bool
+) -> tuple[str, ...]:
+    """What is wrong with the meta of ``fixture`` stored in ``file``, its folder included."""
+    meta = fixture.meta
+    if meta is None:
+        return (MISSING_META,) if require_meta else ()
+    if not verdict.names_folder or not file.endswith(".json"):
+        return verdict.meta
     folder = os.path.basename(os.path.dirname(file))
-    expected = interface_folder(item.meta)
+    expected = interface_folder(meta)
     if "@" in folder and expected and folder != expected:
-        return [
-            *problems,
+        return (
+            *verdict.meta,
             f"stored in folder {folder}/ but its meta says {expected}: move it, or re-record it",
-        ]
-    return problems
+        )
+    return verdict.meta
 
 
 def _meta_verdict(meta: dict[str, object]) -> tuple[tuple[str, ...], bool]:

@@ -83,6 +83,7 @@ class _Batch:
 
     def __init__(self, result: SegmentResult, require_meta: bool, safe: KnownSafe) -> None:
         self.result = result
+        self.file = result.segment.file
         self.require_meta = require_meta
         self.safe = safe
         self.lines: list[int] = []
@@ -103,7 +104,7 @@ class _Batch:
                 result.problems.append((rank, StoreProblem(result.segment.file, line, reason)))
             return
         self.lines.append(line)
-        self.prepared.append(prepare(entry, written, form))
+        self.prepared.append(prepare(entry, written, form, self.file, self.require_meta))
         if len(self.lines) >= BATCH:
             self.flush()
 
@@ -123,18 +124,17 @@ class _Batch:
         result = self.result
         name = result.segment.file
         problems, records, keys, pack = result.problems, result.records, result.keys, RECORD.pack
-        checks = finish(self.prepared, name, self.require_meta, self.safe)
+        checks = finish(self.prepared, name, self.safe)
         result.count += len(checks)
         for line, item, checked in zip(self.lines, self.prepared, checks, strict=True):
-            for rank, reason in checked.problems:
+            for rank, reason in checked:
                 problems.append((rank, StoreProblem(name, line, reason)))
-            request = checked.request
+            request = item.request
             if request:
-                records += pack(
-                    line, request, checked.responses, checked.key_matches, checked.reader
-                )
+                key_matches = item.key_matches
+                records += pack(line, request, item.responses, key_matches, item.reader)
                 key = item.key
-                if not (checked.key_matches and len(key) == KEY_LENGTH) and (
+                if not (key_matches and len(key) == KEY_LENGTH) and (
                     key != request.hex()[:KEY_LENGTH]
                 ):
                     keys[line] = key
