@@ -29,13 +29,14 @@ def across_store(
     ``base`` is the number of lines of the file before the segment.
     """
     name = result.segment.file
+    number = requests.number(name)
     samples = iter(result.samples)
     pending = next(samples, None)
     for line, request, responses, takes_samples, reader in RECORD.iter_unpack(result.records):
         while pending is not None and pending[0] < line:
             yield from _sample_problems(name, base + pending[0], pending[1], requests)
             pending = next(samples, None)
-        first = requests.add(request, responses, name, base + line, takes_samples, reader)
+        first = requests.add(request, responses, number, base + line, takes_samples, reader)
         if first is not None:
             key = result.keys.get(line) or request.hex()[:KEY_LENGTH]
             reason = (

@@ -23,7 +23,8 @@ class StoreRequests:
         self._numbers: dict[str, int] = {}
         self._entries: dict[bytes, bytes] = {}
 
-    def _number(self, file: str) -> int:
+    def number(self, file: str) -> int:
+        """The number ``file`` goes by in :meth:`add` (one more file is numbered once)."""
         number = self._numbers.get(file)
         if number is None:
             number = self._numbers[file] = len(self._files)
@@ -34,17 +35,17 @@ class StoreRequests:
         self,
         request: bytes,
         responses: bytes,
-        file: str,
+        number: int,
         line: int,
         takes_samples: bool,
         reader: int,
     ) -> tuple[str, int] | None:
-        """Note a fixture; where ``request`` was first recorded when that was with other responses.
+        """Note a fixture of file ``number`` (:meth:`number`); where ``request`` was first
+        recorded when that was with other responses.
 
         ``takes_samples``: its key starts its digest, so the sample lines below it in
-        ``file`` apply to it; ``reader`` says how its responses are read.
+        its file apply to it; ``reader`` says how its responses are read.
         """
-        number = self._number(file)
         here = number if takes_samples else _NOWHERE
         entry = self._entries.get(request)
         if entry is None:
