@@ -58,19 +58,6 @@ _meta_cache: dict[bytes, tuple[tuple[str, ...], bool]] = {}
 _ANY_TIME = "2000-01-01T00:00:00Z"
 
 
-class _Verdict(NamedTuple):
-    """What depends on a fixture's responses and meta alone (and whether it is an HTTP one)."""
-
-    reader: int
-    responses: bytes
-    """The responses' digest for the duplicate check (their keys sorted)."""
-    reasons: tuple[str, ...]
-    """Why a response could not be replayed, if one could not."""
-    meta: tuple[str, ...]
-    """What is wrong with the meta (not its folder; not a missing meta)."""
-    names_folder: bool
-
-
 Ranked = tuple[tuple[int, str], ...]
 """Problems as ``(rank, reason)``, in the order of their line's report."""
 
@@ -121,19 +108,19 @@ def prepare(
         return Prepared(
             key, b"", b"", NO_READER, False, ((KEY_RANK, str(err)),), (), None, None, False
         )
-    verdict = _judge(fixture)
+    reader = reader_of(request, fixture.meta)
     key_matches = len(key) >= KEY_LENGTH and full.startswith(key)
-    before = _other(verdict.reasons)
+    before = _other(_response_problems(fixture, reader))
     if not key_matches:
         before = ((KEY_RANK, _key_problem(key, full)), *before)
-    after = _other(_meta_problems(fixture, verdict, file, require_meta))
+    after = _other(_meta_problems(fixture, file, require_meta))
     responses = fixture.responses
     streamed = _streamed(responses[0]) or (len(responses) > 1 and any(map(_streamed, responses)))
     return Prepared(
         key,
         bytes.fromhex(full[:32]),
-        verdict.responses,
-        verdict.reader,
+        _digest(responses),
+        reader,
         key_matches,
         before,
         after,
@@ -196,16 +183,11 @@ def _streamed(response: Any) -> bool:
     return isinstance(response, dict) and "events" in response
 
 
-def _judge(fixture: Fixture) -> _Verdict:
-    reader = reader_of(fixture.request, fixture.meta)
-    digest = hashlib.blake2b(
-        orjson.dumps(fixture.responses, option=orjson.OPT_SORT_KEYS), digest_size=16
+def _digest(responses: tuple[Any, ...]) -> bytes:
+    """The responses' digest for the duplicate check (their keys sorted)."""
+    return hashlib.blake2b(
+        orjson.dumps(responses, option=orjson.OPT_SORT_KEYS), digest_size=16
     ).digest()
-    reasons = _response_problems(fixture, reader)
-    meta = fixture.meta
-    if meta is None:
-        return _Verdict(reader, digest, reasons, (), False)
-    return _Verdict(reader, digest, reasons, *_meta_verdict(meta))
 
 
 def check_sample(sample: SampleLine, safe: KnownSafe) -> list[tuple[int, str]]:
@@ -241,23 +223,22 @@ def _response_problems(fixture: Fixture, reader: int) -> tuple[str, ...]:
     )
 
 
-def _meta_problems(
-    fixture: Fixture, verdict: _Verdict, file: str, require_meta: bool
-) -> tuple[str, ...]:
+def _meta_problems(fixture: Fixture, file: str, require_meta: bool) -> tuple[str, ...]:
     """What is wrong with the meta of ``fixture`` stored in ``file``, its folder included."""
     meta = fixture.meta
     if meta is None:
         return (MISSING_META,) if require_meta else ()
-    if not verdict.names_folder or not file.endswith(".json"):
-        return verdict.meta
+    problems, names_folder = _meta_verdict(meta)
+    if not names_folder or not file.endswith(".json"):
+        return problems
     folder = os.path.basename(os.path.dirname(file))
     expected = interface_folder(meta)
     if "@" in folder and expected and folder != expected:
         return (
-            *verdict.meta,
+            *problems,
             f"stored in folder {folder}/ but its meta says {expected}: move it, or re-record it",
         )
-    return verdict.meta
+    return problems
 
 
 def _meta_verdict(meta: dict[str, object]) -> tuple[tuple[str, ...], bool]:
