@@ -173,6 +173,49 @@ def test_openai_and_async_factories_replay_from_the_per_test_store(
     pytester.runpytest("--replaygate-strict").assert_outcomes(passed=1)
 
 
+ASYNC_RECORDING = """
+import asyncio
+import gc
+
+
+def test_records_with_async_clients(async_anthropic_client, async_openai_client):
+    async def both():
+        claude = await async_anthropic_client().messages.create(
+            model="m", max_tokens=8, messages=[{"role": "user", "content": "a"}]
+        )
+        stream = await async_openai_client().chat.completions.create(
+            model="g", stream=True, messages=[{"role": "user", "content": "b"}]
+        )
+        return claude.content[0].text, [chunk async for chunk in stream]
+
+    text, chunks = asyncio.run(both())  # the clients are left open, as a test leaves them
+    assert text == "echo: a" and chunks
+
+
+def test_collects_what_the_last_one_left():
+    gc.collect()
+"""
+
+
+def test_recording_with_async_factories_leaves_no_connection_open(
+    pytester: pytest.Pytester,
+) -> None:
+    """An async client's connections belong to the test's event loop, gone before the
+    factory's teardown: the live transport keeps none open between calls."""
+    pytester.makepyfile(test_async=ASYNC_RECORDING)
+    result = pytester.runpytest(
+        "--replaygate-record-mode=record-missing",
+        "--replaygate-approve-live",
+        "--replaygate-simulator=echo",
+        "-W",
+        "always::ResourceWarning",
+    )
+    result.assert_outcomes(passed=2)
+    assert "unclosed" not in result.stdout.str()
+    store = pytester.path / "tests/fixtures/test_async/test_records_with_async_clients.jsonl"
+    assert len(FixtureStore.open(store)) == 2
+
+
 NOTHING_RECORDED_TESTS = """
 import asyncio
 import json

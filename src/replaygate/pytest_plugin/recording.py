@@ -354,7 +354,8 @@ def _sdk_clients(
     is_async: bool,
 ) -> Iterator[Callable[..., Any]]:
     """Yields a factory of ``sdk.client_class`` clients wired to ``exchange``, then closes
-    the synchronous clients it made.
+    the synchronous clients it made (an asynchronous one's live transport keeps no
+    connection open between calls, since its event loop is gone by then).
 
     Recording from the simulator, a client's ``base_url`` defaults to the simulator's. In
     replay mode, or from the simulator, a client gets a placeholder API key when none is

@@ -114,13 +114,20 @@ class RecordingRun:
 
     def live_transport(self, *, is_async: bool) -> Any:
         """A new ``httpx2`` transport for a client's live calls. Every one shares the
-        session's TLS context: loading the CA bundle costs tens of milliseconds a client."""
+        session's TLS context: loading the CA bundle costs tens of milliseconds a client.
+
+        An asynchronous one keeps no connection open between calls: its connections
+        belong to the test's event loop, which is gone when the fixture's teardown could
+        close them, so a kept one would be left for the garbage collector (an unclosed
+        socket warning in a later test). A recorded call is slow anyway.
+        """
         import httpx2
 
         if self._tls is None:
             self._tls = httpx2.create_ssl_context()
         if is_async:
-            return httpx2.AsyncHTTPTransport(verify=self._tls)
+            limits = httpx2.Limits(max_connections=100, max_keepalive_connections=0)
+            return httpx2.AsyncHTTPTransport(verify=self._tls, limits=limits)
         return httpx2.HTTPTransport(verify=self._tls)
 
     @pytest.hookimpl(wrapper=True)
