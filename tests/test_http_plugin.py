@@ -3,6 +3,7 @@ workers: tests/test_xdist_sessions.py)."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import anthropic
@@ -203,6 +204,7 @@ def test_recording_with_async_factories_leaves_no_connection_open(
     """An async client's connections belong to the test's event loop, gone before the
     factory's teardown: the live transport keeps none open between calls."""
     pytester.makepyfile(test_async=ASYNC_RECORDING)
+    gc.collect()  # what earlier tests in this process left is not this run's
     result = pytester.runpytest(
         "--replaygate-record-mode=record-missing",
         "--replaygate-approve-live",
