@@ -24,6 +24,7 @@ import hashlib
 import threading
 from dataclasses import dataclass
 from typing import Any, TypedDict, Unpack
+from urllib.parse import urlsplit, urlunsplit
 
 from replaygate.errors import (
     FixtureFormatError,
@@ -46,6 +47,7 @@ from replaygate.http.envelope import (
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed, replayed
 from replaygate.http.routes import unserved_route
+from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 
 __all__ = ["Exchange", "LiveSlot", "SessionOptions", "StoreArg", "identity_of"]
@@ -123,7 +125,10 @@ class Exchange:
     project). ``repeat_last=True`` answers a send past the recorded ones with the last
     answer again (by default it is a miss, or recorded in ``record-missing``).
     ``lookups`` counts the store lookups (one per send that is not live), ``replays`` the
-    answers given from fixtures, ``recorded`` the responses written.
+    answers given from fixtures, ``recorded`` the responses written. ``live_origin``
+    (``scheme://host:port``, set by the pytest plugin to the simulator it records from)
+    is where the intercepted clients' live sends go instead of the host they name
+    (:meth:`live_url`).
     """
 
     def __init__(
@@ -151,6 +156,7 @@ class Exchange:
         self._sent: dict[bytes, int] = {}
         self._written: dict[bytes, int] = {}
         self._live: set[bytes] = set()
+        self.live_origin: str | None = None
 
     @classmethod
     def of(
@@ -245,6 +251,23 @@ class Exchange:
         return self.session.miss(envelope)
 
     # -- recording ---------------------------------------------------------------------
+
+    def live_url(self, url: str) -> str | None:
+        """Where a live send of ``url`` goes when it is not where it is addressed: ``url``
+        with :attr:`live_origin`'s scheme, host and port (path and query kept), or None.
+
+        A request to a loopback host is sent where it is addressed. The request's
+        envelope is made from its own URL before it moves, so what is recorded is what a
+        replay of the same code sends, the real API's host included (a framework that
+        shapes its requests by host shapes them alike in both).
+        """
+        if self.live_origin is None:
+            return None
+        parts = urlsplit(url)
+        if not parts.hostname or is_loopback(parts.hostname):
+            return None
+        origin = urlsplit(self.live_origin)
+        return urlunsplit((origin.scheme, origin.netloc, parts.path, parts.query, ""))
 
     def interface_for(self, envelope: dict[str, Any]) -> str:
         """The interface of ``envelope``'s path (or the session's, for a path naming none)."""

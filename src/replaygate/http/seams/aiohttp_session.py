@@ -9,7 +9,8 @@ hands the recorded chunks over as they are read (``resp.content.iter_chunked``, 
 for line in resp.content``, ``resp.json()``); a stream cut while recording raises
 ``ClientPayloadError`` at the same point. A live event stream is recorded as the caller
 reads it (up to where it releases the response); any other live body is read whole
-first, then handed over the same way.
+first, then handed over the same way. A live request goes to the session's
+``live_origin`` if it has one.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, cast
 
 import aiohttp
+from aiohttp import hdrs
 from aiohttp.base_protocol import BaseProtocol
 from aiohttp.helpers import TimerNoop
 from multidict import CIMultiDict, CIMultiDictProxy
+from yarl import URL
 
 from replaygate.http.active import answering, live_call
 from replaygate.http.exchange import Exchange, LiveSlot
@@ -182,6 +185,10 @@ def _middleware(exchange: Exchange, session: aiohttp.ClientSession) -> Any:
         plan = exchange.plan(await _request_of(request))
         if isinstance(plan, Replayed):
             return _replayed(plan, request, session)
+        moved = exchange.live_url(str(request.url))
+        if moved is not None:
+            request.url = URL(moved)
+            request.headers[hdrs.HOST] = request.url.host_port_subcomponent or ""
         with live_call():
             live = await handler(request)
         return await _teed(exchange, plan, live)

@@ -4,7 +4,8 @@ Every request of a client passes there, whatever its transport (the library's ow
 ``MockTransport``, a user's, LiteLLM's), after the client has merged its settings.
 A replayed response is bound as the client binds one (``request``, ``elapsed``, the
 event hooks); a live one is sent by the original ``send`` (auth, redirects, hooks, the
-client's transport) and its body recorded as the client reads it. A client whose own
+client's transport), to the session's ``live_origin`` if it has one, and its body
+recorded as the client reads it. A client whose own
 transport is a fixture transport (``httpx2_client(store)``) is left to it: it
 answers once, from its own session.
 """
@@ -47,6 +48,14 @@ def _replayed(library: Library[Any], answer: Replayed, request: Any, start: floa
     return response
 
 
+def _moved(exchange: Exchange, request: Any) -> None:
+    """Point a request going live at the session's ``live_origin`` (:meth:`Exchange.live_url`)."""
+    url = exchange.live_url(str(request.url))
+    if url is not None:
+        request.url = type(request.url)(url)
+        request.headers["Host"] = request.url.netloc.decode("ascii")
+
+
 def _teed(
     library: Library[Any], exchange: Exchange, slot: LiveSlot, live: Any, start: float
 ) -> Any:
@@ -77,6 +86,7 @@ def _sync(library: Library[Any]) -> Callable[[Any], Any]:
                 for hook in client.event_hooks["response"]:
                     hook(response)
             else:
+                _moved(exchange, request)
                 with live_call():
                     live = original(client, request, stream=True, **options)
                 response = _teed(library, exchange, plan, live, start)
@@ -109,6 +119,7 @@ def _async(library: Library[Any]) -> Callable[[Any], Any]:
                 for hook in client.event_hooks["response"]:
                     await hook(response)
             else:
+                _moved(exchange, request)
                 with live_call():
                     live = await original(client, request, stream=True, **options)
                 response = _teed(library, exchange, plan, live, start)

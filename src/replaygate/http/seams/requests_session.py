@@ -4,8 +4,8 @@ Every request of a ``Session`` (and of ``requests.get`` and its siblings) passes
 there with its body prepared, whatever adapter is mounted. A replayed response is a
 ``requests.Response`` whose body is read from the recorded chunks (a stream cut while
 recording raises ``ChunkedEncodingError`` at the same point); a live one is sent by
-the original ``send`` (adapters, redirects, hooks) and its body recorded as the
-caller reads it.
+the original ``send`` (adapters, redirects, hooks), to the session's ``live_origin``
+if it has one, and its body recorded as the caller reads it.
 """
 
 from __future__ import annotations
@@ -161,6 +161,7 @@ def _make(original: Callable[..., requests.Response]) -> Callable[..., requests.
             response = _replayed(plan, request, start)
             response = dispatch_hook("response", request.hooks, response, **options)  # type: ignore[no-untyped-call]
         else:
+            request.url = exchange.live_url(request.url or "") or request.url
             with live_call():
                 live = original(session, request, **{**options, "stream": True})
             response = _teed(exchange, plan, live)
