@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,10 +80,11 @@ def test_error_replays_as_the_same_exception(
     faults = FaultPlan.sequence([fault], retry_after=0.01)
     with Simulator(behavior="echo", faults=faults) as sim:
         url = sim.url if sdk == "anthropic" else sim.openai_base_url
-        live = outcome(lambda: call(make(store, "record-missing", url, max_retries=0), stream))
+        with make(store, "record-missing", url, max_retries=0) as client:
+            live = outcome(lambda: call(client, stream))
     assert live[0] == expected
-    with block_network():
-        replayed = outcome(lambda: call(make(store, "replay", max_retries=0), stream))
+    with block_network(), make(store, "replay", max_retries=0) as client:
+        replayed = outcome(lambda: call(client, stream))
     assert replayed == live
 
 
@@ -109,10 +111,11 @@ def test_bad_request_and_auth_errors_replay(tmp_path: Path, sdk: str) -> None:
     make = claude if sdk == "anthropic" else gpt
     with Simulator(behavior="echo") as sim:
         url = sim.url if sdk == "anthropic" else sim.openai_base_url
-        live = calls(make(store, "record-missing", url, max_retries=0))
+        with make(store, "record-missing", url, max_retries=0) as client:
+            live = calls(client)
     assert [name for name, _ in live] == ["BadRequestError", "AuthenticationError"]
-    with block_network():
-        assert calls(make(store, "replay", max_retries=0)) == live
+    with block_network(), make(store, "replay", max_retries=0) as client:
+        assert calls(client) == live
 
 
 class SleepsRecorded:
@@ -136,14 +139,14 @@ def test_retries_replay_in_order_without_sleeping(
     backoff = SleepsRecorded()
     with Simulator(behavior="echo", faults=faults) as sim, monkeypatch.context() as patch:
         patch.setattr(anthropic_client, "time", backoff)  # recording: the waits, not slept
-        live = anthropic_call(claude(store, "record-missing", sim.url))
+        with claude(store, "record-missing", sim.url) as client:
+            live = anthropic_call(client)
         assert len(sim.requests) == 3
     assert backoff.slept == [0.25, 0.25]  # live, the SDK waits as long as each answer asks
     (fixture,) = FixtureStore.open(store)
     assert [r["status"] for r in fixture.responses] == [429, 529, 200]
     assert fixture.responses[0]["headers"]["retry-after-ms"] == "250"
-    with block_network():
-        client = claude(store, "replay")
+    with block_network(), claude(store, "replay") as client:
         started = time.perf_counter()
         replayed = anthropic_call(client)
         seconds = time.perf_counter() - started
@@ -155,8 +158,11 @@ def test_retries_replay_in_order_without_sleeping(
 def repeats(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, Any]]]:
     """A store where one request was sent twice: a 500, then an answer."""
     store = tmp_path_factory.mktemp("repeats") / "repeats.jsonl"
-    with Simulator(behavior="echo", faults=FaultPlan.sequence(["500"], retry_after=0.01)) as sim:
-        client = claude(store, "record-missing", sim.url, max_retries=0)
+    faults = FaultPlan.sequence(["500"], retry_after=0.01)
+    with (
+        Simulator(behavior="echo", faults=faults) as sim,
+        claude(store, "record-missing", sim.url, max_retries=0) as client,
+    ):
         sent = [outcome(lambda: anthropic_call(client)) for _ in range(2)]
     assert [name for name, _ in sent] == ["InternalServerError", "ok"]
     return store, sent
@@ -166,8 +172,7 @@ def test_one_send_more_than_recorded_is_a_loud_miss(
     repeats: tuple[Path, list[tuple[str, Any]]],
 ) -> None:
     store, sent = repeats
-    client = claude(store, "replay", max_retries=0)
-    with block_network():
+    with claude(store, "replay", max_retries=0) as client, block_network():
         assert [outcome(lambda: anthropic_call(client)) for _ in range(2)] == sent
         with pytest.raises(FixtureMismatchError) as info:
             anthropic_call(client)
@@ -185,8 +190,10 @@ def test_an_sdk_retry_past_the_recording_reaches_the_test_once(
 ) -> None:
     store = repeats[0]
     http = httpx2_client(store)
-    client = anthropic.Anthropic(api_key="t", http_client=http, max_retries=3)
-    with block_network():
+    with (
+        anthropic.Anthropic(api_key="t", http_client=http, max_retries=3) as client,
+        block_network(),
+    ):
         assert anthropic_call(client) == repeats[1][1][1]  # the 500, retried: the answer
         with pytest.raises(FixtureMismatchError, match="sent 3 times"):
             anthropic_call(client)  # not retried by the SDK
@@ -197,21 +204,24 @@ def test_an_sdk_retry_past_the_recording_reaches_the_test_once(
 def test_repeat_last_is_an_explicit_opt_in(repeats: tuple[Path, list[tuple[str, Any]]]) -> None:
     store, sent = repeats
     http = httpx2_client(store, repeat_last=True)
-    client = anthropic.Anthropic(api_key="t", http_client=http, max_retries=0)
-    with block_network():
+    with (
+        anthropic.Anthropic(api_key="t", http_client=http, max_retries=0) as client,
+        block_network(),
+    ):
         assert [outcome(lambda: anthropic_call(client)) for _ in range(4)] == [*sent, *sent[1:] * 2]
     openai_store = store.with_name("openai-repeats.jsonl")
-    with Simulator(behavior="echo") as sim:
-        recorded = openai_call(gpt(openai_store, "record-missing", sim.openai_base_url))
-    once = gpt(openai_store, "replay")
-    with block_network():
+    with (
+        Simulator(behavior="echo") as sim,
+        gpt(openai_store, "record-missing", sim.openai_base_url) as live,
+    ):
+        recorded = openai_call(live)
+    with gpt(openai_store, "replay") as once, block_network():
         assert openai_call(once) == recorded
         with pytest.raises(FixtureMismatchError, match="recorded 1 time and sent 2 times"):
             openai_call(once)
-        repeated = openai.OpenAI(
-            api_key="t", http_client=httpx2_client(openai_store, repeat_last=True)
-        )
-        assert [openai_call(repeated) for _ in range(3)] == [recorded] * 3
+        http = httpx2_client(openai_store, repeat_last=True)
+        with openai.OpenAI(api_key="t", http_client=http) as repeated:
+            assert [openai_call(repeated) for _ in range(3)] == [recorded] * 3
 
 
 def test_record_missing_records_a_send_past_the_recorded_ones(
@@ -220,8 +230,8 @@ def test_record_missing_records_a_send_past_the_recorded_ones(
     store = tmp_path / "more.jsonl"
     store.write_bytes(repeats[0].read_bytes())
     with Simulator(behavior="echo") as sim:
-        client = claude(store, "record-missing", sim.url, max_retries=0)
-        sent = [outcome(lambda: anthropic_call(client))[0] for _ in range(3)]
+        with claude(store, "record-missing", sim.url, max_retries=0) as client:
+            sent = [outcome(lambda: anthropic_call(client))[0] for _ in range(3)]
         assert len(sim.requests) == 1  # only the third send went live
     assert sent == ["InternalServerError", "ok", "ok"]
     (fixture,) = FixtureStore.open(store)
@@ -237,22 +247,23 @@ def test_cut_stream_replays_as_cut(tmp_path: Path, sdk: str, is_async: bool) -> 
     seen: list[Any] = []
 
     async def consume_async(client: Any) -> None:
-        raw = await client.messages.create(
-            model=CLAUDE, max_tokens=64, messages=long_question, stream=True
-        )
-        async for event in raw:
-            seen.append(event.model_dump(mode="json"))
+        async with client:
+            raw = await client.messages.create(
+                model=CLAUDE, max_tokens=64, messages=long_question, stream=True
+            )
+            async for event in raw:
+                seen.append(event.model_dump(mode="json"))
 
     def consume(mode: str, url: str | None) -> tuple[str, bool]:
         seen.clear()
         approve = mode != "replay"
         try:
             if sdk == "openai":
-                client = gpt(store, mode, url and url + "/v1", max_retries=0)
-                stream = client.chat.completions.create(
-                    model=GPT, messages=long_question, stream=True
-                )
-                seen.extend(chunk.model_dump(mode="json") for chunk in stream)
+                with gpt(store, mode, url and url + "/v1", max_retries=0) as client:
+                    stream = client.chat.completions.create(
+                        model=GPT, messages=long_question, stream=True
+                    )
+                    seen.extend(chunk.model_dump(mode="json") for chunk in stream)
             elif is_async:
                 http = httpx2_async_client(store, mode, approve_live=approve)
                 aclient = anthropic.AsyncAnthropic(
@@ -260,11 +271,11 @@ def test_cut_stream_replays_as_cut(tmp_path: Path, sdk: str, is_async: bool) -> 
                 )
                 asyncio.run(consume_async(aclient))
             else:
-                client = claude(store, mode, url, max_retries=0)
-                for event in client.messages.create(
-                    model=CLAUDE, max_tokens=64, messages=long_question, stream=True
-                ):
-                    seen.append(event.model_dump(mode="json"))
+                with claude(store, mode, url, max_retries=0) as client:
+                    for event in client.messages.create(
+                        model=CLAUDE, max_tokens=64, messages=long_question, stream=True
+                    ):
+                        seen.append(event.model_dump(mode="json"))
         except Exception as err:
             cut = err if isinstance(err, httpx2.RemoteProtocolError) else err.__cause__
             return type(err).__name__, isinstance(cut, httpx2.RemoteProtocolError)
@@ -289,7 +300,7 @@ def test_stream_closed_early_replays_up_to_where_the_client_stopped(tmp_path: Pa
     headers = {"x-api-key": "k"}
 
     def first_line(client: httpx2.Client) -> str:
-        with client.stream("POST", "/v1/messages", json=body, headers=headers) as response:
+        with client, client.stream("POST", "/v1/messages", json=body, headers=headers) as response:
             return next(response.iter_lines())
 
     with Simulator(behavior="echo") as sim:
@@ -299,8 +310,10 @@ def test_stream_closed_early_replays_up_to_where_the_client_stopped(tmp_path: Pa
     assert fixture.response["stream_end"] == "closed"
     with block_network():
         assert first_line(httpx2_client(store, base_url=url)) == live
-        client = httpx2_client(store, base_url=url)
-        with pytest.raises(FixtureMismatchError, match="closed this stream"):
+        with (
+            httpx2_client(store, base_url=url) as client,
+            pytest.raises(FixtureMismatchError, match="closed this stream"),
+        ):
             client.post("/v1/messages", json=body, headers=headers)
 
 
@@ -314,9 +327,17 @@ def test_a_malformed_http_fixture_is_reported_with_file_and_line(tmp_path: Path)
     }
     fixture = Fixture.create(envelope, [{"status": "teapot"}])
     store.write_bytes(fixture.to_line())
-    client = httpx2_client(store)
-    with pytest.raises(FixtureFormatError, match=r"bad\.jsonl:1: .*response\.status"):
+    with (
+        httpx2_client(store) as client,
+        pytest.raises(FixtureFormatError, match=r"bad\.jsonl:1: .*response\.status"),
+    ):
         client.post("https://api.anthropic.com/v1/messages", json={"model": "m"})
+
+
+async def _closing(client: Any, call: Callable[[Any], Awaitable[Any]]) -> Any:
+    """``call(client)``, then the async client closed, in the loop that used it."""
+    async with client:
+        return await call(client)
 
 
 def _miss(sdk: str, is_async: bool, store: FixtureStore) -> None:
@@ -324,20 +345,18 @@ def _miss(sdk: str, is_async: bool, store: FixtureStore) -> None:
         args: dict[str, Any] = {"model": CLAUDE, "max_tokens": 64, "messages": HI}
         if is_async:
             client = anthropic.AsyncAnthropic(api_key="t", http_client=httpx2_async_client(store))
-            asyncio.run(client.messages.create(**args))
+            asyncio.run(_closing(client, lambda c: c.messages.create(**args)))
         else:
-            anthropic.Anthropic(api_key="t", http_client=httpx2_client(store)).messages.create(
-                **args
-            )
+            with anthropic.Anthropic(api_key="t", http_client=httpx2_client(store)) as sync:
+                sync.messages.create(**args)
     else:
         args = {"model": GPT, "messages": HI}
         if is_async:
             client_o = openai.AsyncOpenAI(api_key="t", http_client=httpx2_async_client(store))
-            asyncio.run(client_o.chat.completions.create(**args))
+            asyncio.run(_closing(client_o, lambda c: c.chat.completions.create(**args)))
         else:
-            openai.OpenAI(api_key="t", http_client=httpx2_client(store)).chat.completions.create(
-                **args
-            )
+            with openai.OpenAI(api_key="t", http_client=httpx2_client(store)) as sync_o:
+                sync_o.chat.completions.create(**args)
 
 
 class CountingStore(FixtureStore):
@@ -356,9 +375,11 @@ def test_miss_reaches_the_test_unwrapped_at_once(tmp_path: Path, sdk: str, is_as
     path = tmp_path / "miss.jsonl"
     with Simulator(behavior="echo") as sim:
         if sdk == "anthropic":
-            anthropic_call(claude(path, "record-missing", sim.url), max_tokens=99)
+            with claude(path, "record-missing", sim.url) as client:
+                anthropic_call(client, max_tokens=99)
         else:
-            openai_call(gpt(path, "record-missing", sim.openai_base_url), model="gpt-other")
+            with gpt(path, "record-missing", sim.openai_base_url) as client:
+                openai_call(client, model="gpt-other")
     store = CountingStore(path)
     store.refresh()
     with block_network():
@@ -382,8 +403,11 @@ def test_miss_reaches_the_test_unwrapped_at_once(tmp_path: Path, sdk: str, is_as
 
 
 def test_miss_through_a_plain_client_names_key_and_store(tmp_path: Path) -> None:
-    client = httpx2.Client(transport=Httpx2Transport(tmp_path / "empty.jsonl"))
-    with pytest.raises(FixtureMismatchError, match="there is no store at") as caught:
+    transport = Httpx2Transport(tmp_path / "empty.jsonl")
+    with (
+        httpx2.Client(transport=transport) as client,
+        pytest.raises(FixtureMismatchError, match="there is no store at") as caught,
+    ):
         client.post("https://api.anthropic.com/v1/messages", json={"model": "m"})
     assert caught.value.key in str(caught.value)
     assert not (tmp_path / "empty.jsonl").exists()
@@ -391,12 +415,16 @@ def test_miss_through_a_plain_client_names_key_and_store(tmp_path: Path) -> None
 
 def test_retried_stream_request_records_the_error_body_the_sdk_left_unread(tmp_path: Path) -> None:
     store = tmp_path / "retried-stream.jsonl"
-    with Simulator(behavior="echo", faults=FaultPlan.sequence(["429"], retry_after=0.01)) as sim:
-        live = anthropic_call(claude(store, "record-missing", sim.url), stream=True)
+    faults = FaultPlan.sequence(["429"], retry_after=0.01)
+    with (
+        Simulator(behavior="echo", faults=faults) as sim,
+        claude(store, "record-missing", sim.url) as client,
+    ):
+        live = anthropic_call(client, stream=True)
     (fixture,) = FixtureStore.open(store)
     first, second = fixture.responses
     assert first["status"] == 429
     assert first["body"]["error"]["type"] == "rate_limit_error"
     assert second["stream_end"] == "complete"
-    with block_network():
-        assert anthropic_call(claude(store, "replay"), stream=True) == live
+    with block_network(), claude(store, "replay") as client:
+        assert anthropic_call(client, stream=True) == live
