@@ -9,7 +9,7 @@ SDK produced: same events, same final message.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +108,14 @@ async def openai_async(client: openai.AsyncOpenAI, stream: str, tools: bool) -> 
     return {"final": (await client.chat.completions.create(**args)).model_dump(mode="json")}
 
 
+async def closing(
+    client: anthropic.AsyncAnthropic | openai.AsyncOpenAI, work: Awaitable[Result]
+) -> Result:
+    """What ``work`` returns, the async ``client`` it uses closed after it in the same loop."""
+    async with client:
+        return await work
+
+
 def run(
     sdk: str, is_async: bool, store: Path | FixtureStore, mode: str, base_url: str | None
 ) -> Callable[[str, bool], Result]:
@@ -123,22 +131,22 @@ def run(
             if is_async:
                 http = httpx2_async_client(store, mode, approve_live=approve, source=source)
                 client = anthropic.AsyncAnthropic(http_client=http, **options)
-                return asyncio.run(anthropic_async(client, stream, tools))
-            sync = anthropic.Anthropic(
+                return asyncio.run(closing(client, anthropic_async(client, stream, tools)))
+            with anthropic.Anthropic(
                 http_client=httpx2_client(store, mode, approve_live=approve, source=source),
                 **options,
-            )
-            return anthropic_sync(sync, stream, tools)
+            ) as sync:
+                return anthropic_sync(sync, stream, tools)
         if base_url:
             options["base_url"] = base_url + "/v1"
         if is_async:
             http = httpx2_async_client(store, mode, approve_live=approve, source=source)
             client_o = openai.AsyncOpenAI(http_client=http, **options)
-            return asyncio.run(openai_async(client_o, stream, tools))
-        sync_o = openai.OpenAI(
+            return asyncio.run(closing(client_o, openai_async(client_o, stream, tools)))
+        with openai.OpenAI(
             http_client=httpx2_client(store, mode, approve_live=approve, source=source), **options
-        )
-        return openai_sync(sync_o, stream, tools)
+        ) as sync_o:
+            return openai_sync(sync_o, stream, tools)
 
     return interact
 
