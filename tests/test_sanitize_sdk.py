@@ -9,6 +9,7 @@ stopped and the run is replayed with the network blocked: same trace, same answe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import random
@@ -72,9 +73,13 @@ def trace(result: RunResult) -> tuple[str, list[str]]:
     return result.final, [step.detail for step in result.steps]
 
 
-def sdk(base_url: str, http_client: httpx2.Client | None = None) -> AnthropicModel:
-    client = anthropic.Anthropic(api_key="sk-test", base_url=base_url, http_client=http_client)
-    return AnthropicModel(client, **SETTINGS)
+@contextlib.contextmanager
+def sdk(base_url: str, http_client: httpx2.Client | None = None) -> Iterator[AnthropicModel]:
+    """A live model over an ``anthropic`` client, the client closed when the block ends."""
+    with anthropic.Anthropic(
+        api_key="sk-test", base_url=base_url, http_client=http_client
+    ) as client:
+        yield AnthropicModel(client, **SETTINGS)
 
 
 def record_http(store: Path, question: str, config: SanitizeConfig) -> RunResult:
@@ -82,20 +87,21 @@ def record_http(store: Path, question: str, config: SanitizeConfig) -> RunResult
         exchange = Exchange(
             store, mode="record-missing", approve_live=True, source="sim", sanitize=config
         )
-        return run(sdk(sim.url, httpx2_client(exchange)), build_registry(), question)
+        with sdk(sim.url, httpx2_client(exchange)) as model:
+            return run(model, build_registry(), question)
 
 
 def replay_http(store: Path, question: str, config: SanitizeConfig) -> RunResult:
     with block_network():
         exchange = Exchange(store, sanitize=config)
-        model = sdk("https://api.anthropic.com", httpx2_client(exchange))
-        return run(model, build_registry(), question)
+        with sdk("https://api.anthropic.com", httpx2_client(exchange)) as model:
+            return run(model, build_registry(), question)
 
 
 def record_engine(store: Path, question: str, config: SanitizeConfig) -> RunResult:
-    with Simulator(behavior=RandomIds()) as sim:
+    with Simulator(behavior=RandomIds()) as sim, sdk(sim.url) as live:
         recorder = RecordingModel(
-            sdk(sim.url), store, approve_live=True, source="sim", sanitize=config, **SETTINGS
+            live, store, approve_live=True, source="sim", sanitize=config, **SETTINGS
         )
         return run(recorder, build_registry(), question)
 
@@ -186,19 +192,22 @@ def test_an_echoed_address_split_across_stream_events_never_reaches_disk(tmp_pat
     args: dict[str, Any] = {"model": "m", "max_tokens": 64, "messages": question}
     with Simulator(behavior="echo") as sim:
         exchange = Exchange(store, mode="record-missing", approve_live=True, sanitize=config)
-        client = anthropic.Anthropic(
-            api_key="k", base_url=sim.url, http_client=httpx2_client(exchange)
-        )
-        with client.messages.stream(**args) as stream:
+        http = httpx2_client(exchange)
+        with (
+            anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http) as client,
+            client.messages.stream(**args) as stream,
+        ):
             live_text = stream.get_final_text()
     assert EMAIL in live_text  # the client read the live answer while it was recorded
     assert EMAIL.encode() not in store.read_bytes()
-    with block_network():
-        client = anthropic.Anthropic(
+    with (
+        block_network(),
+        anthropic.Anthropic(
             api_key="k", http_client=httpx2_client(Exchange(store, sanitize=config))
-        )
-        with client.messages.stream(**args) as stream:
-            replayed = stream.get_final_text()
+        ) as client,
+        client.messages.stream(**args) as stream,
+    ):
+        replayed = stream.get_final_text()
     assert EMAIL not in replayed and re.search(r"user-[0-9a-f]{8}@example\.com about", replayed)
 
 
@@ -253,10 +262,12 @@ def test_a_planted_secret_is_refused_unwrapped_and_nothing_is_written(
 ) -> None:
     answer, user, headers, planted_header = PLACES[place]
     store = tmp_path / "fixtures"
-    with Simulator(behavior=_script(tmp_path, answer)) as sim:
+    with Simulator(behavior=_script(tmp_path, answer)) as sim, contextlib.ExitStack() as stack:
         live = PlantedHeader() if planted_header else None
         http = httpx2_client(store, "record-missing", approve_live=True, transport=live)
-        client = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http, max_retries=0)
+        client = stack.enter_context(
+            anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http, max_retries=0)
+        )
         args: dict[str, Any] = {
             "model": "m",
             "max_tokens": 16,
@@ -281,10 +292,10 @@ def test_a_planted_secret_is_refused_by_the_async_openai_client_too(tmp_path: Pa
 
     async def ask(base_url: str) -> None:
         http = httpx2_async_client(store, "record-missing", approve_live=True)
-        client = openai.AsyncOpenAI(api_key="k", base_url=base_url, http_client=http)
-        await client.chat.completions.create(
-            model="g", messages=[{"role": "user", "content": f"key {AWS}"}]
-        )
+        async with openai.AsyncOpenAI(api_key="k", base_url=base_url, http_client=http) as client:
+            await client.chat.completions.create(
+                model="g", messages=[{"role": "user", "content": f"key {AWS}"}]
+            )
 
     with Simulator(behavior="echo") as sim, pytest.raises(SecretInFixtureError, match="AWS"):
         asyncio.run(ask(sim.openai_base_url))
@@ -293,8 +304,8 @@ def test_a_planted_secret_is_refused_by_the_async_openai_client_too(tmp_path: Pa
 
 def test_the_engine_refuses_a_planted_secret_and_writes_nothing(tmp_path: Path) -> None:
     store = tmp_path / "engine.jsonl"
-    with Simulator(behavior="echo") as sim:
-        recorder = RecordingModel(sdk(sim.url), store, approve_live=True, **SETTINGS)
+    with Simulator(behavior="echo") as sim, sdk(sim.url) as live:
+        recorder = RecordingModel(live, store, approve_live=True, **SETTINGS)
         with pytest.raises(
             SecretInFixtureError, match=r"request\.messages\[0\]\.content\[0\]\.text"
         ):
@@ -325,10 +336,11 @@ def test_a_trimmed_fixture_still_replays_through_the_sdk(tmp_path: Path, streame
     }
 
     def ask(client: anthropic.Anthropic) -> Any:
-        if streamed:
-            with client.messages.stream(**args) as stream:
-                return stream.get_final_message()
-        return client.messages.create(**args)
+        with client:
+            if streamed:
+                with client.messages.stream(**args) as stream:
+                    return stream.get_final_message()
+            return client.messages.create(**args)
 
     with Simulator(behavior="echo") as sim:
         exchange = Exchange(store, mode="record-missing", approve_live=True, sanitize=config)
