@@ -10,6 +10,7 @@ serve, the simulator's validation, and the engine converters.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -181,10 +182,13 @@ def record_and_replay(
     """What ``interact`` gave live while recording, and what it gives replayed offline
     (twice, the same), as the client saw them: the live ids and times while recording,
     the stable ones (:data:`STABLE`) on replay."""
-    live = interact(client(store, "record-missing", sim.openai_base_url))
+    with client(store, "record-missing", sim.openai_base_url) as recording:
+        live = interact(recording)
     with block_network():
-        replayed = interact(client(store, "replay", None))
-        assert interact(client(store, "replay", None)) == replayed
+        with client(store, "replay", None) as replaying:
+            replayed = interact(replaying)
+        with client(store, "replay", None) as again:
+            assert interact(again) == replayed
     return live, replayed
 
 
@@ -277,11 +281,11 @@ def test_async_client_records_and_replays(sim: Simulator, tmp_path: Path) -> Non
             store, mode, approve_live=approve, source=source, sanitize=STABLE
         )
         options: dict[str, Any] = {"base_url": base_url} if base_url else {}
-        c = openai.AsyncOpenAI(api_key=KEY, http_client=http, max_retries=0, **options)
-        plain_answer = await c.responses.create(model=MODEL, input=QUESTION)
-        async with c.responses.stream(model=MODEL, input=QUESTION, tools=TOOLS) as stream:
-            events = [e.type async for e in stream]
-            final = await stream.get_final_response()
+        async with openai.AsyncOpenAI(api_key=KEY, http_client=http, max_retries=0, **options) as c:
+            plain_answer = await c.responses.create(model=MODEL, input=QUESTION)
+            async with c.responses.stream(model=MODEL, input=QUESTION, tools=TOOLS) as stream:
+                events = [e.type async for e in stream]
+                final = await stream.get_final_response()
         return {"plain": plain_answer.model_dump(mode="json"), "events": events,
                 "final": final.model_dump(mode="json")}  # fmt: skip
 
@@ -308,8 +312,12 @@ def test_one_word_changed_is_a_miss_with_a_diff(
     store = round_trips("plain").store  # QUESTION with INSTRUCTIONS, recorded
     args: dict[str, Any] = {"model": MODEL, "input": QUESTION, "instructions": INSTRUCTIONS}
     args.update(change)
-    with block_network(), pytest.raises(FixtureMismatchError) as caught:
-        client(store, "replay", None).responses.create(**args)
+    with (
+        block_network(),
+        client(store, "replay", None) as replaying,
+        pytest.raises(FixtureMismatchError) as caught,
+    ):
+        replaying.responses.create(**args)
     assert any(line.startswith(path) for line in caught.value.differences)
     assert str(store) in str(caught.value)
 
@@ -322,13 +330,13 @@ def test_a_changed_tool_output_is_diffed_against_the_turn_it_continues(
     store = tmp_path / "r.jsonl"
 
     def run(mode: str, base_url: str | None, output: str) -> None:
-        c = client(store, mode, base_url)
-        first = c.responses.create(model=MODEL, input=QUESTION, tools=TOOLS)
-        call = _calls(first)[0]
-        turn = {"type": "function_call_output", "call_id": call.call_id, "output": output}
-        conversation = [{"role": "user", "content": QUESTION}]
-        function_call = {k: getattr(call, k) for k in ("type", "call_id", "name", "arguments")}
-        c.responses.create(model=MODEL, input=[*conversation, function_call, turn], tools=TOOLS)
+        with client(store, mode, base_url) as c:
+            first = c.responses.create(model=MODEL, input=QUESTION, tools=TOOLS)
+            call = _calls(first)[0]
+            turn = {"type": "function_call_output", "call_id": call.call_id, "output": output}
+            conversation = [{"role": "user", "content": QUESTION}]
+            function_call = {k: getattr(call, k) for k in ("type", "call_id", "name", "arguments")}
+            c.responses.create(model=MODEL, input=[*conversation, function_call, turn], tools=TOOLS)
 
     recorded = json.dumps(TOOL_OUTPUTS["search_corpus"])
     run("record-missing", sim.openai_base_url, recorded)
@@ -378,14 +386,19 @@ def test_unserved_route_404_is_refused_and_nothing_is_written(
     sim: Simulator, tmp_path: Path
 ) -> None:
     store = tmp_path / "r.jsonl"
-    wrong_base = client(store, "record-missing", sim.url)  # without /v1: POST /responses
-    with pytest.raises(UnservedRouteError) as caught:
+    with (
+        client(store, "record-missing", sim.url) as wrong_base,  # without /v1: POST /responses
+        pytest.raises(UnservedRouteError) as caught,
+    ):
         wrong_base.responses.create(model=MODEL, input=QUESTION)
     message = str(caught.value)
     assert "POST /responses" in message and "404" in message and "nothing was written" in message
     assert isinstance(caught.value, openai.OpenAIError)  # the SDK passes it through unwrapped
-    with pytest.raises(UnservedRouteError, match="GET /v1/responses/resp_x"):
-        client(store, "record-missing", sim.openai_base_url).responses.retrieve("resp_x")
+    with (
+        client(store, "record-missing", sim.openai_base_url) as right_base,
+        pytest.raises(UnservedRouteError, match="GET /v1/responses/resp_x"),
+    ):
+        right_base.responses.retrieve("resp_x")
     assert not store.exists() or not FixtureStore.open(store)
 
 
@@ -492,13 +505,15 @@ def test_conversations_are_bounded_oldest_first() -> None:
 
 
 def _stream_events(sim_: Simulator) -> list[Any]:
-    c = openai.OpenAI(api_key=KEY, base_url=sim_.openai_base_url, max_retries=0)
-    return list(c.responses.create(model=MODEL, input=QUESTION, stream=True))
+    with openai.OpenAI(api_key=KEY, base_url=sim_.openai_base_url, max_retries=0) as c:
+        return list(c.responses.create(model=MODEL, input=QUESTION, stream=True))
 
 
 def test_faults_reach_the_responses_endpoint() -> None:
-    with Simulator(behavior="echo", faults=["429", "sse-error", "cut-stream"]) as faulty:
-        c = openai.OpenAI(api_key=KEY, base_url=faulty.openai_base_url, max_retries=0)
+    with (
+        Simulator(behavior="echo", faults=["429", "sse-error", "cut-stream"]) as faulty,
+        openai.OpenAI(api_key=KEY, base_url=faulty.openai_base_url, max_retries=0) as c,
+    ):
         with pytest.raises(openai.RateLimitError):
             c.responses.create(model=MODEL, input=QUESTION)
         events = _stream_events(faulty)
@@ -509,8 +524,10 @@ def test_faults_reach_the_responses_endpoint() -> None:
 
 
 def test_drift_changes_plain_and_streamed_responses() -> None:
-    with Simulator(behavior="echo", drift="add-field:usage.foo=1,drop-field:tools") as drifted:
-        c = openai.OpenAI(api_key=KEY, base_url=drifted.openai_base_url, max_retries=0)
+    with (
+        Simulator(behavior="echo", drift="add-field:usage.foo=1,drop-field:tools") as drifted,
+        openai.OpenAI(api_key=KEY, base_url=drifted.openai_base_url, max_retries=0) as c,
+    ):
         body = c.responses.with_raw_response.create(
             model=MODEL, input=QUESTION
         ).http_response.json()
@@ -526,18 +543,15 @@ def test_recording_and_replay_models_speak_the_responses_api(
     sim: Simulator, tmp_path: Path
 ) -> None:
     store = tmp_path / "wire.jsonl"
-    live = OpenAIResponsesModel(
-        openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0),
-        model=MODEL,
-        max_tokens=64,
-    )
     tools = [ToolSpec("search_corpus", "Search the corpus.", TOOLS[0]["parameters"])]
     settings: dict[str, Any] = {"model": MODEL, "max_tokens": 64, "system": INSTRUCTIONS}
-    recorder = RecordingModel(
-        live, store, approve_live=True, interface="openai.responses", source="sim",
-        sanitize=STABLE, **settings,
-    )  # fmt: skip
-    recorded = recorder.complete([Message.user(QUESTION)], tools)
+    with openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0) as sdk:
+        live = OpenAIResponsesModel(sdk, model=MODEL, max_tokens=64)
+        recorder = RecordingModel(
+            live, store, approve_live=True, interface="openai.responses", source="sim",
+            sanitize=STABLE, **settings,
+        )  # fmt: skip
+        recorded = recorder.complete([Message.user(QUESTION)], tools)
     assert recorded.stop_reason == "tool_use" and recorded.tool_calls[0].name == "search_corpus"
     (fixture,) = FixtureStore.open(store)
     assert fixture.request["instructions"] == INSTRUCTIONS
@@ -634,7 +648,7 @@ def test_an_address_split_across_text_deltas_never_reaches_disk(tmp_path: Path) 
     args: dict[str, Any] = {"model": MODEL, "input": f"please write to {EMAIL} today"}
 
     def ask(c: openai.OpenAI) -> tuple[str, str]:
-        with c.responses.stream(**args) as stream:
+        with c, c.responses.stream(**args) as stream:
             deltas = "".join(e.delta for e in stream if e.type == "response.output_text.delta")
             return deltas, stream.get_final_response().output_text
 
@@ -656,10 +670,11 @@ def test_a_trimmed_fixture_still_replays(sim: Simulator, tmp_path: Path, streame
     store = tmp_path / "trimmed.jsonl"
 
     def ask(c: openai.OpenAI) -> str:
-        if streamed:
-            with c.responses.stream(model=MODEL, input=QUESTION) as stream:
-                return stream.get_final_response().output_text
-        return c.responses.create(model=MODEL, input=QUESTION).output_text
+        with c:
+            if streamed:
+                with c.responses.stream(model=MODEL, input=QUESTION) as stream:
+                    return stream.get_final_response().output_text
+            return c.responses.create(model=MODEL, input=QUESTION).output_text
 
     http = httpx2_client(store, "record-missing", approve_live=True, sanitize=config)
     live = ask(openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, http_client=http))
@@ -680,18 +695,19 @@ def test_a_trimmed_fixture_still_replays(sim: Simulator, tmp_path: Path, streame
 
 def test_live_drift_re_sends_http_and_wire_fixtures(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "drift.jsonl"
-    streamed(client(store, "record-missing", sim.openai_base_url))
-    live = OpenAIResponsesModel(
-        openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0),
-        model=MODEL,
-        max_tokens=64,
-    )
-    recorder = RecordingModel(
-        live, store, approve_live=True, model=MODEL, max_tokens=64, interface="openai.responses"
-    )
-    recorder.complete([Message.user(QUESTION)], [])
-    with Simulator(behavior=ResearchPolicy(), drift="add-field:usage.foo=1") as drifted:
-        report = drift_live(store, 5, LiveSender(drifted.url), approve_live=True)
+    with client(store, "record-missing", sim.openai_base_url) as recording:
+        streamed(recording)
+    with openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0) as sdk:
+        live = OpenAIResponsesModel(sdk, model=MODEL, max_tokens=64)
+        recorder = RecordingModel(
+            live, store, approve_live=True, model=MODEL, max_tokens=64, interface="openai.responses"
+        )
+        recorder.complete([Message.user(QUESTION)], [])
+    with (
+        Simulator(behavior=ResearchPolicy(), drift="add-field:usage.foo=1") as drifted,
+        contextlib.closing(LiveSender(drifted.url)) as sender,
+    ):
+        report = drift_live(store, 5, sender, approve_live=True)
         assert {r.path for r in drifted.requests} == {"/v1/responses"}
     assert not report.errors
     (found,) = report.interfaces
