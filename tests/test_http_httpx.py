@@ -35,18 +35,24 @@ ASYNC = {"httpx": httpx_async_client, "httpx2": httpx2_async_client}
 
 
 def sync_session(client: Any) -> dict[str, Any]:
-    plain = client.post("/v1/messages?b=2&a=1", json=BODY, headers=HEADERS)
-    with client.stream("POST", "/v1/messages", json=STREAM_BODY, headers=HEADERS) as streamed:
-        lines = list(streamed.iter_lines())
-        status = streamed.status_code
+    """The answers ``client`` gets to a plain and a streamed request; then it is closed."""
+    with client:
+        plain = client.post("/v1/messages?b=2&a=1", json=BODY, headers=HEADERS)
+        with client.stream("POST", "/v1/messages", json=STREAM_BODY, headers=HEADERS) as streamed:
+            lines = list(streamed.iter_lines())
+            status = streamed.status_code
     return {"plain": (plain.status_code, plain.json()), "stream": (status, lines)}
 
 
 async def async_session(client: Any) -> dict[str, Any]:
-    plain = await client.post("/v1/messages?b=2&a=1", json=BODY, headers=HEADERS)
-    async with client.stream("POST", "/v1/messages", json=STREAM_BODY, headers=HEADERS) as streamed:
-        lines = [line async for line in streamed.aiter_lines()]
-        status = streamed.status_code
+    """As :func:`sync_session`, the client closed in the loop that used it."""
+    async with client:
+        plain = await client.post("/v1/messages?b=2&a=1", json=BODY, headers=HEADERS)
+        async with client.stream(
+            "POST", "/v1/messages", json=STREAM_BODY, headers=HEADERS
+        ) as streamed:
+            lines = [line async for line in streamed.aiter_lines()]
+            status = streamed.status_code
     return {"plain": (plain.status_code, plain.json()), "stream": (status, lines)}
 
 
@@ -92,35 +98,32 @@ def test_recording_without_approval_is_refused_before_any_network(
 def test_host_matching_is_off_by_default_and_can_be_turned_on(tmp_path: Path) -> None:
     store = tmp_path / "hosts.jsonl"
     with Simulator(behavior="echo") as sim:
-        recorder = httpx.Client(
-            transport=HttpxTransport(
-                store, mode="record-missing", approve_live=True, match_host=True
-            ),
-            base_url=sim.url,
-        )
-        recorder.post("/v1/messages", json=BODY, headers=HEADERS)
+        recording = HttpxTransport(store, mode="record-missing", approve_live=True, match_host=True)
+        with httpx.Client(transport=recording, base_url=sim.url) as recorder:
+            recorder.post("/v1/messages", json=BODY, headers=HEADERS)
         host = f"127.0.0.1:{sim.port}"
     (fixture,) = FixtureStore.open(store)
     assert fixture.request["host"] == host
-    strict = httpx.Client(transport=HttpxTransport(store, match_host=True))
-    assert strict.post(f"http://{host}/v1/messages", json=BODY, headers=HEADERS).status_code == 200
-    with pytest.raises(FixtureMismatchError, match="host"):
-        strict.post("http://127.0.0.2:1/v1/messages", json=BODY, headers=HEADERS)
+    with httpx.Client(transport=HttpxTransport(store, match_host=True)) as strict:
+        answer = strict.post(f"http://{host}/v1/messages", json=BODY, headers=HEADERS)
+        assert answer.status_code == 200
+        with pytest.raises(FixtureMismatchError, match="host"):
+            strict.post("http://127.0.0.2:1/v1/messages", json=BODY, headers=HEADERS)
 
 
 def test_record_missing_keeps_repeats_and_rerecord_replaces_them(tmp_path: Path) -> None:
     store = tmp_path / "rerecord.jsonl"
     with Simulator(behavior="echo") as sim:
-        first = httpx2_client(store, "record-missing", approve_live=True, base_url=sim.url)
-        first.post("/v1/messages", json=BODY, headers=HEADERS)
-        first.post("/v1/messages", json=BODY, headers=HEADERS)  # a repeat: its own response
-        later = httpx2_client(store, "record-missing", approve_live=True, base_url=sim.url)
-        later.post("/v1/messages", json=BODY, headers=HEADERS)  # recorded: replayed
+        with httpx2_client(store, "record-missing", approve_live=True, base_url=sim.url) as first:
+            first.post("/v1/messages", json=BODY, headers=HEADERS)
+            first.post("/v1/messages", json=BODY, headers=HEADERS)  # a repeat: its own response
+        with httpx2_client(store, "record-missing", approve_live=True, base_url=sim.url) as later:
+            later.post("/v1/messages", json=BODY, headers=HEADERS)  # recorded: replayed
         assert len(sim.requests) == 2
         (fixture,) = FixtureStore.open(store)
         assert [r["body"]["id"] for r in fixture.responses] == ["msg_sim_0001", "msg_sim_0002"]
-        again = httpx2_client(store, "rerecord", approve_live=True, base_url=sim.url)
-        again.post("/v1/messages", json=BODY, headers=HEADERS)
+        with httpx2_client(store, "rerecord", approve_live=True, base_url=sim.url) as again:
+            again.post("/v1/messages", json=BODY, headers=HEADERS)
         assert len(sim.requests) == 3
     (fixture,) = FixtureStore.open(store)
     assert [r["body"]["id"] for r in fixture.responses] == ["msg_sim_0003"]
@@ -142,15 +145,16 @@ def test_compressed_bodies_are_stored_decoded(tmp_path: Path) -> None:
 
     store = tmp_path / "gzip.jsonl"
     live = httpx2.MockTransport(server)
-    client = httpx2_client(store, "record-missing", approve_live=True, transport=live)
-    assert client.post("https://api.anthropic.com/v1/messages", json=BODY).json() == payload
+    with httpx2_client(store, "record-missing", approve_live=True, transport=live) as client:
+        assert client.post("https://api.anthropic.com/v1/messages", json=BODY).json() == payload
     (fixture,) = FixtureStore.open(store)
     assert fixture.response == {
         "status": 200,
         "headers": {"content-type": "application/json"},
         "body": payload,
     }
-    replayed = httpx2_client(store).post("https://api.anthropic.com/v1/messages", json=BODY)
+    with httpx2_client(store) as replaying:
+        replayed = replaying.post("https://api.anthropic.com/v1/messages", json=BODY)
     assert replayed.json() == payload
     assert "content-encoding" not in replayed.headers
 
