@@ -31,28 +31,32 @@ def test_keys_and_auth_headers_never_reach_disk(tmp_path: Path, layout: str) -> 
     kw = {"approve_live": True}
     faults = FaultPlan.sequence(["429"], retry_after=0.01)
     with Simulator(behavior="echo", faults=faults) as sim:
-        a = anthropic.Anthropic(
+        with anthropic.Anthropic(
             api_key=ANTHROPIC_KEY,
             base_url=sim.url,
             http_client=httpx2_client(store, "record-missing", **kw),
             default_headers={"x-api-key": ANTHROPIC_KEY, "Cookie": f"session={MARKER}"},
-        )
-        a.messages.create(model="m", max_tokens=8, messages=HI)
-        with a.messages.stream(model="m", max_tokens=9, messages=HI) as s:
-            s.get_final_message()
-        o = openai.OpenAI(
+        ) as a:
+            a.messages.create(model="m", max_tokens=8, messages=HI)
+            with a.messages.stream(model="m", max_tokens=9, messages=HI) as s:
+                s.get_final_message()
+        with openai.OpenAI(
             api_key=OPENAI_KEY,
             base_url=sim.openai_base_url,
             http_client=httpx2_client(store, "record-missing", **kw),
-        )
-        o.chat.completions.create(model="g", messages=HI)
-        list(o.chat.completions.create(model="g", messages=HI, stream=True))
-        ao = openai.AsyncOpenAI(
-            api_key=OPENAI_KEY,
-            base_url=sim.openai_base_url,
-            http_client=httpx2_async_client(store, "record-missing", **kw),
-        )
-        asyncio.run(ao.chat.completions.create(model="g2", messages=HI))
+        ) as o:
+            o.chat.completions.create(model="g", messages=HI)
+            list(o.chat.completions.create(model="g", messages=HI, stream=True))
+
+        async def ask_async() -> None:
+            async with openai.AsyncOpenAI(
+                api_key=OPENAI_KEY,
+                base_url=sim.openai_base_url,
+                http_client=httpx2_async_client(store, "record-missing", **kw),
+            ) as ao:
+                await ao.chat.completions.create(model="g2", messages=HI)
+
+        asyncio.run(ask_async())
         received = sim.requests
     sent = [" ".join(r.headers.values()) for r in received]
     assert any(ANTHROPIC_KEY in headers for headers in sent)
@@ -69,12 +73,14 @@ def test_a_secret_in_a_recorded_body_is_refused_unwrapped(tmp_path: Path) -> Non
     store = tmp_path / "secret.jsonl"
     leak = [{"role": "user", "content": f"my key is {ANTHROPIC_KEY}"}]
     with Simulator(behavior="echo") as sim:
-        client = anthropic.Anthropic(
-            api_key="test",
-            base_url=sim.url,
-            http_client=httpx2_client(store, "record-missing", approve_live=True),
-        )
-        with pytest.raises(SecretInFixtureError, match="Anthropic API key"):
+        with (
+            anthropic.Anthropic(
+                api_key="test",
+                base_url=sim.url,
+                http_client=httpx2_client(store, "record-missing", approve_live=True),
+            ) as client,
+            pytest.raises(SecretInFixtureError, match="Anthropic API key"),
+        ):
             client.messages.create(model="m", max_tokens=8, messages=leak)
         assert len(sim.requests) == 1
     assert not store.exists() or MARKER.encode() not in store.read_bytes()

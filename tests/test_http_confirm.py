@@ -41,8 +41,7 @@ def _edit_request(path: Path, line: int, edit: Any) -> None:
 
 def test_an_edited_request_with_its_old_key_is_refused_on_first_serve(tmp_path: Path) -> None:
     path = tmp_path / "edited.jsonl"
-    with Simulator(behavior="echo") as sim:
-        recording = _claude(path, "record-missing", sim.url)
+    with Simulator(behavior="echo") as sim, _claude(path, "record-missing", sim.url) as recording:
         kept = recording.messages.create(model="claude-sim-1", max_tokens=64, messages=HI)
         recording.messages.create(model="claude-sim-1", max_tokens=99, messages=HI)
 
@@ -50,8 +49,7 @@ def test_an_edited_request_with_its_old_key_is_refused_on_first_serve(tmp_path: 
         request["body"]["max_tokens"] = 100
 
     _edit_request(path, 2, more_tokens)
-    client = _claude(FixtureStore.open(path), "replay")
-    with block_network():
+    with _claude(FixtureStore.open(path), "replay") as client, block_network():
         with pytest.raises(FixtureFormatError) as caught:
             client.messages.create(model="claude-sim-1", max_tokens=100, messages=HI)
         replayed = client.messages.create(model="claude-sim-1", max_tokens=64, messages=HI)
@@ -70,14 +68,15 @@ REQUESTS: list[dict[str, Any]] = [
 
 def test_non_ascii_floats_and_big_ints_are_confirmed_on_first_serve(tmp_path: Path) -> None:
     path = tmp_path / "confirmed.jsonl"
-    with Simulator(behavior="echo") as sim:
-        recording = _gpt(path, "record-missing", sim.openai_base_url)
+    with (
+        Simulator(behavior="echo") as sim,
+        _gpt(path, "record-missing", sim.openai_base_url) as recording,
+    ):
         recorded = [
             recording.chat.completions.create(model="gpt-sim-1", **args).model_dump()
             for args in REQUESTS
         ]
-    client = _gpt(FixtureStore.open(path), "replay")
-    with block_network():
+    with _gpt(FixtureStore.open(path), "replay") as client, block_network():
         replayed = [
             client.chat.completions.create(model="gpt-sim-1", **args).model_dump()
             for args in REQUESTS
@@ -93,11 +92,13 @@ def test_a_session_keeps_a_digest_per_distinct_request_not_the_request(tmp_path:
         "max_tokens": 64,
         "messages": [{"role": "user", "content": "long " * 20_000}],
     }
-    with Simulator(behavior="echo") as sim:
-        recorded = _claude(path, "record-missing", sim.url).messages.create(**args)
+    with Simulator(behavior="echo") as sim, _claude(path, "record-missing", sim.url) as recording:
+        recorded = recording.messages.create(**args)
     http = httpx2_client(path)
-    client = anthropic.Anthropic(api_key="t", http_client=http, max_retries=0)
-    with block_network():
+    with (
+        anthropic.Anthropic(api_key="t", http_client=http, max_retries=0) as client,
+        block_network(),
+    ):
         assert client.messages.create(**args).model_dump() == recorded.model_dump()
     exchange = http._transport.exchange  # type: ignore[attr-defined]
     assert (exchange.sent, exchange.replays) == (1, 1)

@@ -20,25 +20,26 @@ from replaygate.sim import Simulator
 
 def user_code(base_url: str | None) -> dict[str, Any]:
     """An agent that builds its own SDK clients, knowing nothing of replaygate."""
-    claude = anthropic.Anthropic(api_key="user-key", base_url=base_url)
-    message = claude.messages.create(
-        model="m", max_tokens=32, messages=[{"role": "user", "content": "plan"}]
-    )
-    gpt = openai.OpenAI(api_key="user-key", base_url=f"{base_url}/v1" if base_url else None)
-    chunks = gpt.chat.completions.create(
-        model="g", messages=[{"role": "user", "content": "summarize"}], stream=True
-    )
-    return {
-        "message": message.model_dump(mode="json"),
-        "chunks": [c.model_dump(mode="json") for c in chunks],
-    }
+    with anthropic.Anthropic(api_key="user-key", base_url=base_url) as claude:
+        message = claude.messages.create(
+            model="m", max_tokens=32, messages=[{"role": "user", "content": "plan"}]
+        )
+    gpt_url = f"{base_url}/v1" if base_url else None
+    with openai.OpenAI(api_key="user-key", base_url=gpt_url) as gpt:
+        chunks = gpt.chat.completions.create(
+            model="g", messages=[{"role": "user", "content": "summarize"}], stream=True
+        )
+        dumped = [c.model_dump(mode="json") for c in chunks]
+    return {"message": message.model_dump(mode="json"), "chunks": dumped}
 
 
 async def async_user_code(base_url: str | None) -> dict[str, Any]:
-    claude = anthropic.AsyncAnthropic(api_key="user-key", base_url=base_url)
-    async with claude.messages.stream(
-        model="m", max_tokens=32, messages=[{"role": "user", "content": "async plan"}]
-    ) as stream:
+    async with (
+        anthropic.AsyncAnthropic(api_key="user-key", base_url=base_url) as claude,
+        claude.messages.stream(
+            model="m", max_tokens=32, messages=[{"role": "user", "content": "async plan"}]
+        ) as stream,
+    ):
         events = [e.model_dump(mode="json") async for e in stream]
     return {"events": events}
 
@@ -95,8 +96,8 @@ def test_nested_intercepts_answer_from_the_innermost_and_unwind(tmp_path: Path) 
     with (
         Simulator(behavior="echo") as sim,
         intercept(outer_store, "record-missing", approve_live=True),
+        httpx2.Client(base_url=sim.url) as client,
     ):
-        client = httpx2.Client(base_url=sim.url)
         client.post("/v1/messages", json={"n": 1}, headers={"x-api-key": "k"})
         with intercept(inner_store, "record-missing", approve_live=True):
             client.post("/v1/messages", json={"n": 2}, headers={"x-api-key": "k"})

@@ -111,18 +111,20 @@ def test_http_fixtures_record_the_version_they_were_sent_with(tmp_path: Path) ->
     store = tmp_path / "fixtures"
     with Simulator(behavior="echo") as sim:
         exchange = Exchange(store, mode="record-missing", approve_live=True, source="sim")
-        a = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=httpx2_client(exchange))
-        a.messages.create(model="m", max_tokens=8, messages=[{"role": "user", "content": "hi"}])
-        a.messages.create(
-            model="m",
-            max_tokens=8,
-            messages=[{"role": "user", "content": "hi"}],
-            extra_headers={"anthropic-version": "2023-06-01"},
-        )
-        o = openai.OpenAI(
+        with anthropic.Anthropic(
+            api_key="k", base_url=sim.url, http_client=httpx2_client(exchange)
+        ) as a:
+            a.messages.create(model="m", max_tokens=8, messages=[{"role": "user", "content": "hi"}])
+            a.messages.create(
+                model="m",
+                max_tokens=8,
+                messages=[{"role": "user", "content": "hi"}],
+                extra_headers={"anthropic-version": "2023-06-01"},
+            )
+        with openai.OpenAI(
             api_key="k", base_url=sim.openai_base_url, http_client=httpx2_client(exchange)
-        )
-        o.chat.completions.create(model="g", messages=[{"role": "user", "content": "hi"}])
+        ) as o:
+            o.chat.completions.create(model="g", messages=[{"role": "user", "content": "hi"}])
         sent = {r.headers.get("anthropic-version") for r in sim.requests} - {None}
     folders = sorted({p.parent.name for p in store.rglob("*.json")})
     sdk_version = (sent - {"2023-06-01"}).pop()
@@ -144,11 +146,13 @@ def test_an_http_replay_at_another_anthropic_version_says_which(tmp_path: Path) 
     hi = [{"role": "user", "content": "hi"}]
     with Simulator(behavior="echo") as sim:
         http = httpx2_client(store, "record-missing", approve_live=True)
-        client = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http)
-        client.messages.create(model="m", max_tokens=8, messages=hi)
+        with anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http) as client:
+            client.messages.create(model="m", max_tokens=8, messages=hi)
         recorded = sim.requests[0].headers["anthropic-version"]
-    with block_network():
-        client = anthropic.Anthropic(api_key="k", http_client=httpx2_client(store))
+    with (
+        block_network(),
+        anthropic.Anthropic(api_key="k", http_client=httpx2_client(store)) as client,
+    ):
         client.messages.create(model="m", max_tokens=8, messages=hi)  # same version: a hit
         with pytest.raises(InterfaceVersionError) as caught:
             client.messages.create(
@@ -168,12 +172,15 @@ def test_a_miss_that_differs_by_more_than_the_version_is_the_usual_mismatch(tmp_
     store = tmp_path / "v.jsonl"
     with Simulator(behavior="echo") as sim:
         http = httpx2_client(store, "record-missing", approve_live=True)
-        client = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http)
-        client.messages.create(
-            model="m", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
-        )
-    with block_network(), pytest.raises(Exception) as caught:
-        client = anthropic.Anthropic(api_key="k", http_client=httpx2_client(store))
+        with anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http) as client:
+            client.messages.create(
+                model="m", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
+            )
+    with (
+        block_network(),
+        anthropic.Anthropic(api_key="k", http_client=httpx2_client(store)) as client,
+        pytest.raises(Exception) as caught,
+    ):
         client.messages.create(
             model="m",
             max_tokens=8,

@@ -99,14 +99,18 @@ def test_a_recording_through_the_sdk_keeps_a_known_safe_value(project: Path) -> 
     store = project / "tests" / "fixtures" / "sdk.jsonl"
     with Simulator(behavior="echo") as sim:
         http = httpx2_client(store, "record-missing", approve_live=True)
-        client = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http, max_retries=0)
-        client.messages.create(
-            model="m", max_tokens=16, messages=[{"role": "user", "content": f"use {EXAMPLE_KEY}"}]
-        )
-        with pytest.raises(SecretInFixtureError, match="GitHub token"):
+        with anthropic.Anthropic(
+            api_key="k", base_url=sim.url, http_client=http, max_retries=0
+        ) as client:
             client.messages.create(
-                model="m", max_tokens=16, messages=[{"role": "user", "content": REAL_TOKEN}]
+                model="m",
+                max_tokens=16,
+                messages=[{"role": "user", "content": f"use {EXAMPLE_KEY}"}],
             )
+            with pytest.raises(SecretInFixtureError, match="GitHub token"):
+                client.messages.create(
+                    model="m", max_tokens=16, messages=[{"role": "user", "content": REAL_TOKEN}]
+                )
     assert len(FixtureStore.open(store)) == 1
     assert EXAMPLE_KEY in store.read_text() and REAL_TOKEN not in store.read_text()
 
@@ -116,10 +120,14 @@ def test_an_explicit_sanitize_config_carries_its_own_known_safe_values(tmp_path:
     config = SanitizeConfig(known_safe=(EXAMPLE_KEY,))
     with Simulator(behavior="echo") as sim:
         http = httpx2_client(store, "record-missing", approve_live=True, sanitize=config)
-        client = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http, max_retries=0)
-        client.messages.create(
-            model="m", max_tokens=16, messages=[{"role": "user", "content": f"use {EXAMPLE_KEY}"}]
-        )
+        with anthropic.Anthropic(
+            api_key="k", base_url=sim.url, http_client=http, max_retries=0
+        ) as client:
+            client.messages.create(
+                model="m",
+                max_tokens=16,
+                messages=[{"role": "user", "content": f"use {EXAMPLE_KEY}"}],
+            )
     assert EXAMPLE_KEY in store.read_text()
 
 

@@ -392,25 +392,29 @@ def test_the_sdks_over_the_transport_refuse_and_write_nothing(
     }
     for message, extra in tries.values():
         http = httpx2_client(store, "record-missing", approve_live=True)
-        client = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http, max_retries=0)
-        for stream in (False, True):
-            with pytest.raises(SecretInFixtureError):
-                answer = client.messages.create(
-                    model="m",
-                    max_tokens=64,
-                    messages=[{"role": "user", **message}],
-                    stream=stream,
-                    **extra,
-                )
-                if stream:
-                    list(answer)
-    chat = openai.OpenAI(
-        api_key="k",
-        base_url=sim.openai_base_url,
-        http_client=httpx2_client(store, "record-missing", approve_live=True),
-        max_retries=0,
-    )
-    with pytest.raises(SecretInFixtureError):
+        with anthropic.Anthropic(
+            api_key="k", base_url=sim.url, http_client=http, max_retries=0
+        ) as client:
+            for stream in (False, True):
+                with pytest.raises(SecretInFixtureError):
+                    answer = client.messages.create(
+                        model="m",
+                        max_tokens=64,
+                        messages=[{"role": "user", **message}],
+                        stream=stream,
+                        **extra,
+                    )
+                    if stream:
+                        list(answer)
+    with (
+        openai.OpenAI(
+            api_key="k",
+            base_url=sim.openai_base_url,
+            http_client=httpx2_client(store, "record-missing", approve_live=True),
+            max_retries=0,
+        ) as chat,
+        pytest.raises(SecretInFixtureError),
+    ):
         list(
             chat.chat.completions.create(
                 model="g", messages=[{"role": "user", "content": f"k {secret}"}], stream=True
@@ -422,13 +426,13 @@ def test_the_sdks_over_the_transport_refuse_and_write_nothing(
 def test_the_engine_refuses_an_encoded_secret(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "engine.jsonl"
     settings_ = {"model": "m", "max_tokens": 64, "system": "s"}
-    client = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
-    recorder = RecordingModel(
-        AnthropicModel(client, **settings_), store, approve_live=True, **settings_
-    )
-    for encode in ENCODINGS.values():
-        with pytest.raises(SecretInFixtureError, match=r"request\.messages\[0\]"):
-            recorder.complete([Message.user(encode(FAMILIES["Slack bot"]))], [])
+    with anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0) as client:
+        recorder = RecordingModel(
+            AnthropicModel(client, **settings_), store, approve_live=True, **settings_
+        )
+        for encode in ENCODINGS.values():
+            with pytest.raises(SecretInFixtureError, match=r"request\.messages\[0\]"):
+                recorder.complete([Message.user(encode(FAMILIES["Slack bot"]))], [])
     assert not store.exists() or store.read_bytes() == b""
 
 
