@@ -69,12 +69,12 @@ def sim() -> Iterator[Simulator]:
 
 def send(store: Path, mode: str, url: str | None, n: int) -> Any:
     http = httpx2_client(store, mode, approve_live=mode != "replay")
-    client = anthropic.Anthropic(api_key="t", base_url=url, http_client=http, max_retries=0)
     messages = [{"role": "user", "content": "hi"}]
     extra = {"metadata": {"user_id": "u"}, "seed": n}
-    return client.messages.create(
-        model="m", max_tokens=8, messages=messages, extra_body=extra
-    ).model_dump(mode="json")
+    with anthropic.Anthropic(api_key="t", base_url=url, http_client=http, max_retries=0) as client:
+        return client.messages.create(
+            model="m", max_tokens=8, messages=messages, extra_body=extra
+        ).model_dump(mode="json")
 
 
 def sdk_round_trip(sim: Simulator, store: Path, n: int) -> None:

@@ -100,8 +100,8 @@ def client_for(sdk: str, base_url: str | None = None, **options: Any) -> Client:
 
 def replay(store: Path, sdk: str, call: Callable[[Any], Any]) -> Any:
     """``call`` through a replaying replaygate client, the network blocked."""
-    with block_network():
-        return call(client_for(sdk, http_client=httpx2_client(store)))
+    with block_network(), client_for(sdk, http_client=httpx2_client(store)) as client:
+        return call(client)
 
 
 def import_cassettes(*args: str | Path) -> Result:
@@ -123,8 +123,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
         with (
             Simulator(behavior=ScriptBehavior([answer(t) for t in texts])) as sim,
             recorder.use_cassette(name, serializer=serializer),
+            client_for(sdk, sim.url) as client,
         ):
-            live[name] = call(client_for(sdk, sim.url))
+            live[name] = call(client)
     return folder, live
 
 
@@ -212,8 +213,11 @@ def test_stores_match_a_live_recording_of_the_same_calls(
         sdk, call, texts = SCENARIOS[name]
         live_store = tmp_path / Path(name).with_suffix(".jsonl")
         http = httpx2_client(live_store, "record-missing", approve_live=True, source="sim")
-        with Simulator(behavior=ScriptBehavior([answer(t) for t in texts])) as sim:
-            call(client_for(sdk, sim.url, http_client=http))
+        with (
+            Simulator(behavior=ScriptBehavior([answer(t) for t in texts])) as sim,
+            client_for(sdk, sim.url, http_client=http) as client,
+        ):
+            call(client)
         (live,) = FixtureStore.open(live_store)
         (fixture,) = FixtureStore.open(store_of(imported[0], name))
         assert (fixture.key, fixture.request, fixture.responses) == (
