@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from click.testing import CliRunner, Result
 from replaygate.cli import main
 from replaygate.errors import LiveCallNotApproved
 from replaygate.http import httpx2_client
-from replaygate.hygiene.drift import drift_against, drift_live, sample
+from replaygate.hygiene.drift import DriftReport, drift_against, drift_live, sample
 from replaygate.hygiene.fieldset import field_paths
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.stored import load_fixtures
@@ -37,34 +38,46 @@ MODEL = "claude-test-model"
 QUESTIONS = ("What is RAG?", "Why are agent tests flaky?", "How do fixtures rot?")
 
 
+def resend(store: Path, n: int, url: str, **options: Any) -> DriftReport:
+    """``drift_live`` of ``n`` fixtures through a :class:`LiveSender` of ``url`` (approved),
+    the sender's SDK clients closed after it."""
+    with closing(LiveSender(url, **options)) as sender:
+        return drift_live(store, n, sender, approve_live=True)
+
+
 def record_wire(sim: Simulator, store: Path) -> None:
     """Anthropic and OpenAI wire fixtures, through the SDKs."""
-    claude = anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0)
-    gpt = openai.OpenAI(api_key="sim-key", base_url=sim.openai_base_url, max_retries=0)
-    for live, interface, model in (
-        (AnthropicModel(claude, model=MODEL, max_tokens=200), "anthropic.messages", MODEL),
-        (OpenAIModel(gpt, model="gpt-test", max_tokens=200), "openai.chat.completions", "gpt-test"),
+    with (
+        anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0) as claude,
+        openai.OpenAI(api_key="sim-key", base_url=sim.openai_base_url, max_retries=0) as gpt,
     ):
-        recorder = RecordingModel(
-            live, store, approve_live=True, model=model, max_tokens=200,
-            interface=interface, source="sim",
-        )  # fmt: skip
-        for question in QUESTIONS:
-            recorder.complete([Message.user(question)], [])
+        for live, interface, model in (
+            (AnthropicModel(claude, model=MODEL, max_tokens=200), "anthropic.messages", MODEL),
+            (
+                OpenAIModel(gpt, model="gpt-test", max_tokens=200),
+                "openai.chat.completions",
+                "gpt-test",
+            ),
+        ):
+            recorder = RecordingModel(
+                live, store, approve_live=True, model=model, max_tokens=200,
+                interface=interface, source="sim",
+            )  # fmt: skip
+            for question in QUESTIONS:
+                recorder.complete([Message.user(question)], [])
 
 
 def record_http(sim: Simulator, store: Path) -> None:
     """HTTP fixtures through the anthropic SDK over the recording transport: plain and streamed."""
     http = httpx2_client(store, "record-missing", approve_live=True, source="sim")
-    client = anthropic.Anthropic(api_key="sim-key", base_url=sim.url, http_client=http)
-    client.messages.create(
-        model=MODEL, max_tokens=100, messages=[{"role": "user", "content": "What is RAG?"}]
-    )
-    with client.messages.stream(
-        model=MODEL, max_tokens=100, messages=[{"role": "user", "content": "Stream it"}]
-    ) as stream:
-        stream.until_done()
-    client.close()
+    with anthropic.Anthropic(api_key="sim-key", base_url=sim.url, http_client=http) as client:
+        client.messages.create(
+            model=MODEL, max_tokens=100, messages=[{"role": "user", "content": "What is RAG?"}]
+        )
+        with client.messages.stream(
+            model=MODEL, max_tokens=100, messages=[{"role": "user", "content": "Stream it"}]
+        ) as stream:
+            stream.until_done()
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +154,7 @@ def test_live_drift_finds_added_and_dropped_fields(
 def test_live_drift_of_http_fixtures_plain_and_streamed(
     stores: dict[str, Path], drifted_sim: Simulator
 ) -> None:
-    report = drift_live(stores["http"], 5, LiveSender(drifted_sim.url), approve_live=True)
+    report = resend(stores["http"], 5, drifted_sim.url)
     [anthropic_drift] = report.interfaces
     assert "usage.foo" in anthropic_drift.only_new
     assert "events[message_start].message.usage.foo" in anthropic_drift.only_new
@@ -153,7 +166,7 @@ def test_live_drift_of_http_fixtures_plain_and_streamed(
 def test_no_drift_against_a_clean_simulator(stores: dict[str, Path], clean_sim: Simulator) -> None:
     done = drift(str(stores["wire"]), "--live-sample", "4", "--approve-live",
                  "--base-url", clean_sim.url)  # fmt: skip
-    http = drift_live(stores["http"], 5, LiveSender(clean_sim.url), approve_live=True)
+    http = resend(stores["http"], 5, clean_sim.url)
     assert done.exit_code == 0, done.output
     assert "no drift" in done.output
     assert not http.drifted and not http.errors
@@ -164,8 +177,11 @@ def test_without_approval_nothing_is_sent(stores: dict[str, Path], drifted_sim: 
     assert done.exit_code == 2
     assert "needs an explicit approval for this run: add --approve-live" in done.output
     assert "Nothing was called" in done.output
-    with pytest.raises(LiveCallNotApproved, match="drift re-sends recorded requests"):
-        drift_live(stores["http"], 3, LiveSender(drifted_sim.url))
+    with (
+        closing(LiveSender(drifted_sim.url)) as sender,
+        pytest.raises(LiveCallNotApproved, match="drift re-sends recorded requests"),
+    ):
+        drift_live(stores["http"], 3, sender)
     assert drifted_sim.requests == []
 
 
@@ -266,8 +282,8 @@ def test_live_answers_go_through_the_configured_trim(
             )
             store.put(Fixture(fixture.key, fixture.request, (body,), fixture.meta))
     assert "id" not in load_fixtures(trimmed)[0][1].response
-    plain = drift_live(trimmed, 3, LiveSender(clean_sim.url), approve_live=True)
-    same = drift_live(trimmed, 3, LiveSender(clean_sim.url, sanitizer=sanitizer), approve_live=True)
+    plain = resend(trimmed, 3, clean_sim.url)
+    same = resend(trimmed, 3, clean_sim.url, sanitizer=sanitizer)
     assert set(plain.interfaces[0].only_new) == {"id", "type", "role", "stop_sequence"}
     assert not same.drifted
 
@@ -285,8 +301,10 @@ def test_a_sampled_fixture_is_compared_by_its_first_answer(tmp_path: Path) -> No
         encoding="utf-8",
     )
     store = tmp_path / "sampled.jsonl"
-    with Simulator(behavior=f"script:{script}") as sim:
-        claude = anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0)
+    with (
+        Simulator(behavior=f"script:{script}") as sim,
+        anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0) as claude,
+    ):
         for index in (0, 1):
             recorder = RecordingModel(
                 AnthropicModel(claude, model=MODEL, max_tokens=200), store, approve_live=True,
@@ -296,12 +314,12 @@ def test_a_sampled_fixture_is_compared_by_its_first_answer(tmp_path: Path) -> No
     [(_, fixture)] = load_fixtures(store)
     assert len(fixture.responses) == 2
     with Simulator(behavior=f"script:{script}") as sim:  # the first answer again, same fields
-        report = drift_live(store, 1, LiveSender(sim.url), approve_live=True)
+        report = resend(store, 1, sim.url)
     [interface] = report.interfaces
     assert not report.drifted, (interface.only_new, interface.only_old)
     assert (interface.old_responses, interface.new_responses) == (1, 1)
     with Simulator(behavior=f"script:{script}", drift=DRIFT) as sim:  # a real drift still shows
-        drifted = drift_live(store, 1, LiveSender(sim.url), approve_live=True)
+        drifted = resend(store, 1, sim.url)
     assert drifted.interfaces[0].only_new == ("usage.foo",)
 
 
@@ -318,12 +336,12 @@ class CallsSearch:
 
 def record_anthropic_tool_call(sim: Simulator, store: Path) -> None:
     """A wire fixture of an Anthropic answer that is a ``tool_use`` block, through the SDK."""
-    claude = anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0)
-    recorder = RecordingModel(
-        AnthropicModel(claude, model=MODEL, max_tokens=200), store, approve_live=True,
-        model=MODEL, max_tokens=200, source="sim",
-    )  # fmt: skip
-    recorder.complete([Message.user("What is RAG?")], [])
+    with anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0) as claude:
+        recorder = RecordingModel(
+            AnthropicModel(claude, model=MODEL, max_tokens=200), store, approve_live=True,
+            model=MODEL, max_tokens=200, source="sim",
+        )  # fmt: skip
+        recorder.complete([Message.user("What is RAG?")], [])
 
 
 def record_gemini_tool_call(sim: Simulator, store: Path) -> None:
@@ -374,12 +392,12 @@ def test_tool_call_arguments_are_model_output_not_api_shape(interface: str, tmp_
         record(sim, store)
     other_arguments = CallsSearch({"query": "RAG", "limit": 3})
     with Simulator(behavior=other_arguments) as sim:
-        same = drift_live(store, 2, LiveSender(sim.url), approve_live=True)
+        same = resend(store, 2, sim.url)
     [compared] = same.interfaces
     assert compared.interface == interface and not same.errors
     assert not same.drifted, (compared.only_new, compared.only_old)
     with Simulator(behavior=other_arguments, drift=injected) as sim:
-        drifted = drift_live(store, 2, LiveSender(sim.url), approve_live=True)
+        drifted = resend(store, 2, sim.url)
     [changed] = drifted.interfaces
     assert changed.only_new == added
     assert changed.only_old == dropped
