@@ -359,12 +359,14 @@ sys.addaudithook(_spy)
 
 
 def _record(store: Path) -> None:
-    with Simulator(behavior="echo") as sim:
-        client = anthropic.Anthropic(
+    with (
+        Simulator(behavior="echo") as sim,
+        anthropic.Anthropic(
             api_key="k",
             base_url=sim.url,
             http_client=httpx2_client(store, "record-missing", approve_live=True),
-        )
+        ) as client,
+    ):
         client.messages.create(
             model="m", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
         )
@@ -374,8 +376,10 @@ def test_a_bare_replay_object_opens_no_socket_and_patches_nothing(tmp_path: Path
     store = tmp_path / "s.jsonl"
     _record(store)
     outside = depth()
-    with socket_spy() as seen:
-        client = anthropic.Anthropic(api_key="k", http_client=httpx2_client(store))
+    with (
+        socket_spy() as seen,
+        anthropic.Anthropic(api_key="k", http_client=httpx2_client(store)) as client,
+    ):
         reply = client.messages.create(
             model="m", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
         )

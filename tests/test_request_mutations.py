@@ -190,8 +190,10 @@ def test_a_system_prompt_given_twice_differently_is_refused(wire_store: Path) ->
 
 
 def test_a_live_sdk_model_sends_the_system_prompt_of_the_run() -> None:
-    with Simulator(behavior="research-copilot") as sim:
-        client = anthropic.Anthropic(base_url=sim.url, api_key="sim-key", max_retries=0)
+    with (
+        Simulator(behavior="research-copilot") as sim,
+        anthropic.Anthropic(base_url=sim.url, api_key="sim-key", max_retries=0) as client,
+    ):
         live = AnthropicModel(client, model=DEFAULT_MODEL, max_tokens=DEFAULT_MAX_TOKENS)
         result = run(live, build_registry(), QUESTION, system="Be brief.")
         sent = [request.body for request in sim.requests]
@@ -222,8 +224,8 @@ BETA = {"anthropic-beta": "tools-2024-04-04"}
 
 def send(store: Path, url: str | None, headers: dict[str, str], **call: Any) -> object:
     http = httpx2_client(store, "record-missing" if url else "replay", approve_live=bool(url))
-    client = anthropic.Anthropic(api_key="t", base_url=url, http_client=http, max_retries=0)
-    return client.messages.create(**call, extra_headers=headers)
+    with anthropic.Anthropic(api_key="t", base_url=url, http_client=http, max_retries=0) as client:
+        return client.messages.create(**call, extra_headers=headers)
 
 
 @pytest.fixture(scope="module")

@@ -54,23 +54,25 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict[s
     store = folder / "raw.jsonl"
     with Simulator(behavior=f"script:{script}") as sim:
         exchange = Exchange(store, mode="record-missing", approve_live=True, sanitize=NOTHING)
-        a = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=httpx2_client(exchange))
         args: dict[str, Any] = {"model": "m", "max_tokens": 64, "messages": QUESTION}
-        a.messages.create(tools=[TOOL], **args)
-        with a.messages.stream(tools=[TOOL], **args) as s:
-            s.get_final_message()
-        o = openai.OpenAI(
+        with anthropic.Anthropic(
+            api_key="k", base_url=sim.url, http_client=httpx2_client(exchange)
+        ) as a:
+            a.messages.create(tools=[TOOL], **args)
+            with a.messages.stream(tools=[TOOL], **args) as s:
+                s.get_final_message()
+        with openai.OpenAI(
             api_key="k", base_url=sim.openai_base_url, http_client=httpx2_client(exchange)
-        )
-        o.chat.completions.create(model="g", messages=QUESTION, tools=[OPENAI_TOOL])
-        stream = o.chat.completions.create(
-            model="g",
-            messages=QUESTION,
-            tools=[OPENAI_TOOL],
-            stream=True,
-            stream_options={"include_usage": True},
-        )
-        list(stream)
+        ) as o:
+            o.chat.completions.create(model="g", messages=QUESTION, tools=[OPENAI_TOOL])
+            stream = o.chat.completions.create(
+                model="g",
+                messages=QUESTION,
+                tools=[OPENAI_TOOL],
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+            list(stream)
     cases = {}
     for fixture in FixtureStore.open(store):
         provider = "openai" if "chat" in fixture.request["path"] else "anthropic"

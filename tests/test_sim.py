@@ -595,8 +595,10 @@ def test_sse_error_event_raises_while_iterating() -> None:
 
 
 def test_cut_stream_anthropic_raises_transport_error() -> None:
-    with Simulator(behavior="echo", faults=FaultPlan.sequence(["cut-stream", None])) as sim:
-        client = anthropic_client(sim)
+    with (
+        Simulator(behavior="echo", faults=FaultPlan.sequence(["cut-stream", None])) as sim,
+        anthropic_client(sim) as client,
+    ):
         seen: list[str] = []
         with (
             pytest.raises(httpx2.RemoteProtocolError, match="incomplete chunked read"),

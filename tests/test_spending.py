@@ -158,11 +158,13 @@ def test_the_http_layer_stops_at_the_cap_through_the_sdk(sim: Simulator, tmp_pat
 
     cap = SpendingCap(0.00025, shipped_prices())  # a few calls, as in the test above
     exchange = Exchange(tmp_path / "http.jsonl", mode="record-missing", approve_live=True, cap=cap)
-    client = anthropic.Anthropic(
-        api_key="k", base_url=sim.url, http_client=httpx2_client(exchange), max_retries=3
-    )
     sent_before = len(sim.requests)
-    with pytest.raises(SpendingCapError, match="spending cap reached"):
+    with (
+        anthropic.Anthropic(
+            api_key="k", base_url=sim.url, http_client=httpx2_client(exchange), max_retries=3
+        ) as client,
+        pytest.raises(SpendingCapError, match="spending cap reached"),
+    ):
         for i in range(200):
             client.messages.create(
                 model=MODEL, max_tokens=16, messages=[{"role": "user", "content": f"call {i}"}]

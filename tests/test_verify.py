@@ -39,13 +39,13 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> Path:
         recorder.complete([Message.user(f"question {i}")], [])
     with Simulator(behavior="echo") as sim:
         exchange = Exchange(root, mode="record-missing", approve_live=True, source="sim")
-        client = anthropic.Anthropic(
-            api_key="k", base_url=sim.url, http_client=httpx2_client(exchange)
-        )
         hi = [{"role": "user", "content": "hi"}]
-        client.messages.create(model="m", max_tokens=8, messages=hi)
-        with client.messages.stream(model="m", max_tokens=8, messages=hi) as stream:
-            stream.get_final_message()
+        with anthropic.Anthropic(
+            api_key="k", base_url=sim.url, http_client=httpx2_client(exchange)
+        ) as client:
+            client.messages.create(model="m", max_tokens=8, messages=hi)
+            with client.messages.stream(model="m", max_tokens=8, messages=hi) as stream:
+                stream.get_final_message()
     return root
 
 
