@@ -11,12 +11,13 @@ auth, faults and drift, and the engine converters.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx2
 import pytest
@@ -83,6 +84,7 @@ TOOL_OUTPUTS = {
     },
 }
 Result = dict[str, Any]
+T = TypeVar("T")
 
 
 def dump(response: Any) -> Any:
@@ -98,17 +100,47 @@ def sim() -> Iterator[Simulator]:
         yield server
 
 
-def client(store: Path, mode: str, base_url: str = REAL_API) -> genai.Client:
-    """A Gemini client recording to (or replaying from) ``store``."""
+def _made(
+    store: Path, mode: str, base_url: str
+) -> tuple[genai.Client, httpx2.Client, httpx2.AsyncClient]:
+    """A Gemini client recording to (or replaying from) ``store``, and its two HTTP clients
+    (the SDK leaves HTTP clients it was given for their owner to close)."""
     approve = mode != "replay"
     options: dict[str, Any] = {"approve_live": approve, "sanitize": STABLE}
     options["source"] = "sim" if approve else None
-    http_options = types.HttpOptions(
-        base_url=base_url,
-        httpx_client=httpx2_client(store, mode, **options),
-        httpx_async_client=httpx2_async_client(store, mode, **options),
-    )
-    return genai.Client(api_key=KEY, http_options=http_options)
+    http = httpx2_client(store, mode, **options)
+    aio = httpx2_async_client(store, mode, **options)
+    http_options = types.HttpOptions(base_url=base_url, httpx_client=http, httpx_async_client=aio)
+    return genai.Client(api_key=KEY, http_options=http_options), http, aio
+
+
+@contextlib.contextmanager
+def client(store: Path, mode: str, base_url: str = REAL_API) -> Iterator[genai.Client]:
+    """A Gemini client recording to (or replaying from) ``store``, for sync calls; its HTTP
+    clients are closed when the block ends (the async one, never used, in a loop of its own)."""
+    made, http, aio = _made(store, mode, base_url)
+    try:
+        with http:
+            yield made
+    finally:
+        asyncio.run(aio.aclose())
+
+
+@contextlib.asynccontextmanager
+async def async_client(
+    store: Path, mode: str, base_url: str = REAL_API
+) -> AsyncIterator[genai.Client]:
+    """As :func:`client`, for async calls: the async HTTP client is closed in their loop."""
+    made, http, aio = _made(store, mode, base_url)
+    with http:
+        async with aio:
+            yield made
+
+
+def through(interact: Callable[[genai.Client], T], store: Path, mode: str, base_url: str) -> T:
+    """What ``interact`` returns with a :func:`client` of ``store``, closed after it."""
+    with client(store, mode, base_url) as made:
+        return interact(made)
 
 
 def _config(**extra: Any) -> types.GenerateContentConfig:
@@ -172,10 +204,10 @@ def without_ids(value: Any) -> Any:
 @pytest.mark.parametrize("name", INTERACTIONS)
 def test_record_then_replay_offline(sim: Simulator, tmp_path: Path, name: str) -> None:
     store = tmp_path / "g.jsonl"
-    live = INTERACTIONS[name](client(store, "record-missing", sim.url))
+    live = through(INTERACTIONS[name], store, "record-missing", sim.url)
     with block_network():
-        replayed = INTERACTIONS[name](client(store, "replay"))
-        assert INTERACTIONS[name](client(store, "replay")) == replayed
+        replayed = through(INTERACTIONS[name], store, "replay", REAL_API)
+        assert through(INTERACTIONS[name], store, "replay", REAL_API) == replayed
     assert without_ids(replayed) == without_ids(live)
     assert live["text"]
     for fixture in FixtureStore.open(store):
@@ -187,14 +219,14 @@ def test_record_then_replay_offline(sim: Simulator, tmp_path: Path, name: str) -
 
 def test_streamed_and_plain_give_the_same_text(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "g.jsonl"
-    texts = {name: INTERACTIONS[name](client(store, "record-missing", sim.url))["text"]
+    texts = {name: through(INTERACTIONS[name], store, "record-missing", sim.url)["text"]
              for name in ("plain", "stream")}  # fmt: skip
     assert texts["plain"] == texts["stream"]
 
 
 def test_tool_round_trip_is_stored_with_stable_ids(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "g.jsonl"
-    live = tool_loop(client(store, "record-missing", sim.url))
+    live = through(tool_loop, store, "record-missing", sim.url)
     assert "[doc-rag]" in live["text"] and len(live["turns"]) == 3
     fixtures = list(FixtureStore.open(store))
     for fixture in fixtures:
@@ -208,15 +240,16 @@ def test_tool_round_trip_is_stored_with_stable_ids(sim: Simulator, tmp_path: Pat
 def test_async_client_records_and_replays(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "g.jsonl"
 
-    async def interact(c: genai.Client) -> Result:
-        answer = await c.aio.models.generate_content(model=MODEL, contents=QUESTION)
-        stream = await c.aio.models.generate_content_stream(model=MODEL, contents=QUESTION)
-        chunks = [chunk.text async for chunk in stream]
+    async def interact(mode: str, base_url: str) -> Result:
+        async with async_client(store, mode, base_url) as c:
+            answer = await c.aio.models.generate_content(model=MODEL, contents=QUESTION)
+            stream = await c.aio.models.generate_content_stream(model=MODEL, contents=QUESTION)
+            chunks = [chunk.text async for chunk in stream]
         return {"plain": dump(answer), "chunks": chunks}
 
-    live = asyncio.run(interact(client(store, "record-missing", sim.url)))
+    live = asyncio.run(interact("record-missing", sim.url))
     with block_network():
-        replayed = asyncio.run(interact(client(store, "replay")))
+        replayed = asyncio.run(interact("replay", REAL_API))
     assert without_ids(replayed) == without_ids(live)
     assert (
         "".join(replayed["chunks"])
@@ -235,21 +268,25 @@ def test_a_changed_request_is_a_miss_with_a_diff(
     sim: Simulator, tmp_path: Path, contents: str, config: Any, path: str
 ) -> None:
     store = tmp_path / "g.jsonl"
-    plain(client(store, "record-missing", sim.url))
-    with block_network(), pytest.raises(FixtureMismatchError) as caught:
-        client(store, "replay").models.generate_content(
-            model=MODEL, contents=contents, config=config
-        )
+    through(plain, store, "record-missing", sim.url)
+    with (
+        block_network(),
+        client(store, "replay") as replaying,
+        pytest.raises(FixtureMismatchError) as caught,
+    ):
+        replaying.models.generate_content(model=MODEL, contents=contents, config=config)
     assert any(line.startswith(path) for line in caught.value.differences)
 
 
 def test_another_model_is_a_miss_naming_the_path(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "g.jsonl"
-    plain(client(store, "record-missing", sim.url))
-    with block_network(), pytest.raises(FixtureMismatchError) as caught:
-        client(store, "replay").models.generate_content(
-            model="gemini-other", contents=QUESTION, config=_config()
-        )
+    through(plain, store, "record-missing", sim.url)
+    with (
+        block_network(),
+        client(store, "replay") as replaying,
+        pytest.raises(FixtureMismatchError) as caught,
+    ):
+        replaying.models.generate_content(model="gemini-other", contents=QUESTION, config=_config())
     assert any(line.startswith("path:") for line in caught.value.differences)
 
 
@@ -260,16 +297,16 @@ def test_the_api_key_is_never_stored_in_a_header_or_the_query(
     sim: Simulator, tmp_path: Path
 ) -> None:
     store = tmp_path / "g.jsonl"
-    plain(client(store, "record-missing", sim.url))  # x-goog-api-key header
+    through(plain, store, "record-missing", sim.url)  # x-goog-api-key header
     body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
-    http = httpx2_client(store, "record-missing", approve_live=True)
     url = f"{sim.url}/v1beta/models/{MODEL}:streamGenerateContent?key={KEY}&alt=sse"
-    assert http.post(url, json=body).status_code == 200
+    with httpx2_client(store, "record-missing", approve_live=True) as http:
+        assert http.post(url, json=body).status_code == 200
     assert KEY not in store.read_text()
     paths = {f.request["path"] for f in FixtureStore.open(store)}
     assert f"/v1beta/models/{MODEL}:streamGenerateContent?alt=sse" in paths
-    with block_network():  # replayed without the key: it is not part of the match
-        replay = httpx2_client(store, "replay")
+    # replayed without the key: it is not part of the match
+    with block_network(), httpx2_client(store, "replay") as replay:
         again = replay.post(
             f"{REAL_API}/v1beta/models/{MODEL}:streamGenerateContent?alt=sse", json=body
         )
@@ -315,16 +352,17 @@ def test_an_address_split_across_chunks_never_reaches_disk(tmp_path: Path) -> No
     email = "alice.w@corp-mail.com"
     config = SanitizeConfig(personal_data=("email",))
     store = tmp_path / "g.jsonl"
-    with Simulator(behavior="echo", chunk_size=4) as echo:
-        http = httpx2_client(store, "record-missing", approve_live=True, sanitize=config)
+    with (
+        Simulator(behavior="echo", chunk_size=4) as echo,
+        httpx2_client(store, "record-missing", approve_live=True, sanitize=config) as http,
+    ):
         c = genai.Client(
             api_key=KEY, http_options=types.HttpOptions(base_url=echo.url, httpx_client=http)
         )
         chunks = list(c.models.generate_content_stream(model=MODEL, contents=f"mail {email} now"))
     assert email in "".join(ch.text or "" for ch in chunks) and len(chunks) > 3
     assert email.encode() not in store.read_bytes()
-    with block_network():
-        http = httpx2_client(store, "replay", sanitize=config)
+    with block_network(), httpx2_client(store, "replay", sanitize=config) as http:
         c = genai.Client(
             api_key=KEY, http_options=types.HttpOptions(base_url=REAL_API, httpx_client=http)
         )
@@ -338,17 +376,16 @@ def test_an_address_split_across_chunks_never_reaches_disk(tmp_path: Path) -> No
 def test_a_trimmed_fixture_still_replays(sim: Simulator, tmp_path: Path) -> None:
     config = SanitizeConfig(trim={"google.generate_content": ()})
     store = tmp_path / "g.jsonl"
-    http = httpx2_client(store, "record-missing", approve_live=True, sanitize=config)
-    c = genai.Client(
-        api_key=KEY, http_options=types.HttpOptions(base_url=sim.url, httpx_client=http)
-    )
-    live = c.models.generate_content_stream(model=MODEL, contents=QUESTION)
-    live_text = "".join(ch.text or "" for ch in live)
+    with httpx2_client(store, "record-missing", approve_live=True, sanitize=config) as http:
+        c = genai.Client(
+            api_key=KEY, http_options=types.HttpOptions(base_url=sim.url, httpx_client=http)
+        )
+        live = c.models.generate_content_stream(model=MODEL, contents=QUESTION)
+        live_text = "".join(ch.text or "" for ch in live)
     (fixture,) = FixtureStore.open(store)
     for event in fixture.response["events"]:
         assert set(json.loads(event["data"])) == {"candidates", "usageMetadata"}
-    with block_network():
-        http = httpx2_client(store, "replay", sanitize=config)
+    with block_network(), httpx2_client(store, "replay", sanitize=config) as http:
         c = genai.Client(
             api_key=KEY, http_options=types.HttpOptions(base_url=REAL_API, httpx_client=http)
         )
@@ -368,9 +405,11 @@ def test_an_unserved_route_is_refused_and_nothing_is_written(
     sim: Simulator, tmp_path: Path
 ) -> None:
     store = tmp_path / "g.jsonl"
-    wrong = client(store, "record-missing", f"{sim.url}/nowhere")
-    with pytest.raises(
-        UnservedRouteError, match=r"POST /nowhere/v1/models/.*:generateContent .*404"
+    with (
+        client(store, "record-missing", f"{sim.url}/nowhere") as wrong,
+        pytest.raises(
+            UnservedRouteError, match=r"POST /nowhere/v1/models/.*:generateContent .*404"
+        ),
     ):
         wrong.models.generate_content(model=MODEL, contents=QUESTION)
     assert not store.exists() or not FixtureStore.open(store)
@@ -458,15 +497,19 @@ def test_simulator_takes_the_key_from_the_header_or_the_query(sim: Simulator) ->
     )
     assert by_query.status_code == 200
     assert by_query.json()["modelVersion"] == MODEL
-    unserved = genai.Client(api_key=KEY, http_options={"base_url": sim.url})
-    with pytest.raises(genai_errors.ClientError) as caught:
+    with (
+        genai.Client(api_key=KEY, http_options={"base_url": sim.url}) as unserved,
+        pytest.raises(genai_errors.ClientError) as caught,
+    ):
         unserved.models.get(model=MODEL)
     assert (caught.value.code, caught.value.status) == (404, "NOT_FOUND")
 
 
 def test_faults_reach_the_gemini_endpoint() -> None:
-    with Simulator(behavior="echo", faults=["429", "500", "sse-error", "cut-stream"]) as faulty:
-        c = genai.Client(api_key=KEY, http_options={"base_url": faulty.url})
+    with (
+        Simulator(behavior="echo", faults=["429", "500", "sse-error", "cut-stream"]) as faulty,
+        genai.Client(api_key=KEY, http_options={"base_url": faulty.url}) as c,
+    ):
         with pytest.raises(genai_errors.ClientError) as limited:
             c.models.generate_content(model=MODEL, contents=QUESTION)
         assert (limited.value.code, limited.value.status) == (429, "RESOURCE_EXHAUSTED")
@@ -496,16 +539,15 @@ def test_drift_changes_plain_and_streamed_responses() -> None:
 
 def test_recording_and_replay_models_speak_gemini(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "wire.jsonl"
-    live = GeminiModel(
-        genai.Client(api_key=KEY, http_options={"base_url": sim.url}), model=MODEL, max_tokens=64
-    )
     tools = [ToolSpec("search_corpus", "Search the corpus.", {"type": "object"})]
     settings: dict[str, Any] = {"model": MODEL, "max_tokens": 64, "system": SYSTEM}
-    recorder = RecordingModel(
-        live, store, approve_live=True, interface="gemini", source="sim", sanitize=STABLE,
-        **settings,
-    )  # fmt: skip
-    recorded = recorder.complete([Message.user(QUESTION)], tools)
+    with genai.Client(api_key=KEY, http_options={"base_url": sim.url}) as sdk:
+        live = GeminiModel(sdk, model=MODEL, max_tokens=64)
+        recorder = RecordingModel(
+            live, store, approve_live=True, interface="gemini", source="sim", sanitize=STABLE,
+            **settings,
+        )  # fmt: skip
+        recorded = recorder.complete([Message.user(QUESTION)], tools)
     assert recorded.stop_reason == "tool_use" and recorded.tool_calls[0].name == "search_corpus"
     assert sim.requests[-1].path == f"/v1beta/models/{MODEL}:generateContent"
     (fixture,) = FixtureStore.open(store)
@@ -606,17 +648,19 @@ def test_malformed_wire_names_the_field(parse: Callable[[Any], Any], wire: Any, 
 
 def test_live_drift_re_sends_http_and_wire_fixtures(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "drift.jsonl"
-    plain(client(store, "record-missing", sim.url))
-    streamed(client(store, "record-missing", sim.url))
-    live = GeminiModel(
-        genai.Client(api_key=KEY, http_options={"base_url": sim.url}), model=MODEL, max_tokens=64
-    )
-    recorder = RecordingModel(
-        live, store, approve_live=True, model=MODEL, max_tokens=64, interface="gemini"
-    )
-    recorder.complete([Message.user(QUESTION)], [])
-    with Simulator(behavior=ResearchPolicy(), drift="add-field:usageMetadata.foo=1") as drifted:
-        report = drift_live(store, 5, LiveSender(drifted.url), approve_live=True)
+    through(plain, store, "record-missing", sim.url)
+    through(streamed, store, "record-missing", sim.url)
+    with genai.Client(api_key=KEY, http_options={"base_url": sim.url}) as sdk:
+        live = GeminiModel(sdk, model=MODEL, max_tokens=64)
+        recorder = RecordingModel(
+            live, store, approve_live=True, model=MODEL, max_tokens=64, interface="gemini"
+        )
+        recorder.complete([Message.user(QUESTION)], [])
+    with (
+        Simulator(behavior=ResearchPolicy(), drift="add-field:usageMetadata.foo=1") as drifted,
+        contextlib.closing(LiveSender(drifted.url)) as sender,
+    ):
+        report = drift_live(store, 5, sender, approve_live=True)
         paths = {r.path for r in drifted.requests}
         assert all(r.headers["x-goog-api-key"] for r in drifted.requests)
     assert paths == {
