@@ -11,10 +11,21 @@ once, after exactly one send, whatever retries the framework has turned on;
 :func:`assert_retry_replayed_at_once` records a 429-then-200 and replays it;
 :func:`assert_recipe_replays` is the first three in one, and :func:`matrix_cases` and
 :func:`retry_cases` make a test's parameters, each marked with its support-matrix cell.
+
+:func:`assert_marker_alone_records_and_replays` holds a user's own test file to the same
+through the pytest plugin, as pytest-recording users write theirs: tests that carry
+only ``@pytest.mark.replaygate(fixtures=...)``, build the framework's clients as its
+docs do (for the real API), recorded from the plugin's simulator, then replayed.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +35,7 @@ from typing import Any, TypeVar
 import pytest
 
 from replaygate.errors import FixtureMismatchError
+from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
 from replaygate.http.passthrough import caused_by_replaygate
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
@@ -204,3 +216,77 @@ def retry_cases(rows: Mapping[str, str]) -> list[Any]:
         pytest.param(name, marks=pytest.mark.matrix(row, "retry"), id=name)
         for name, row in rows.items()
     ]
+
+
+INNER_STORE = "agent.jsonl"
+"""The store a user's test file names in its marker (``fixtures=``), under the plugin's
+``tests/fixtures``."""
+MISS_TEST = "test_changed_question"
+"""The test of a user's test file that asks :data:`CHANGED`: left out of the recording,
+so its replay is a miss."""
+_OUTCOME = re.compile(r"^test_inner\.py::(?:\w+::)?(\w+) (PASSED|FAILED|ERROR|SKIPPED)", re.M)
+
+
+def inner_pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """pytest on ``folder``'s ``test_inner.py``, in a new interpreter of this environment
+    (the placeholder API keys of this session in its environment)."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "test_inner.py", *args],
+        cwd=folder,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+def _outcomes(done: subprocess.CompletedProcess[str]) -> dict[str, str]:
+    return dict(_OUTCOME.findall(done.stdout))
+
+
+def assert_marker_alone_records_and_replays(
+    folder: Path,
+    source: str,
+    *,
+    fixtures: int,
+    script: Sequence[Mapping[str, Any]] = (),
+) -> None:
+    """A user's test file (``source``, given ``QUESTION`` and ``CHANGED`` at its top)
+    whose tests carry only the ``replaygate`` marker, naming :data:`INNER_STORE`, and ask
+    for none of its fixtures: recorded by pytest from the plugin's simulator (``echo``,
+    or ``script`` played in order), it leaves ``fixtures`` fixtures in the store, all
+    from the simulator; replayed offline in strict mode, every test passes but
+    :data:`MISS_TEST` (the same run asking :data:`CHANGED`, left out of the recording),
+    which fails with the miss, its diff showing the word that changed; nothing tried
+    the network."""
+    (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    header = f"QUESTION = {QUESTION!r}\nCHANGED = {CHANGED!r}\n"
+    (folder / "test_inner.py").write_text(header + textwrap.dedent(source), encoding="utf-8")
+    behavior = "echo"
+    if script:
+        lines = "".join(json.dumps(line) + "\n" for line in script)
+        (folder / "script.jsonl").write_text(lines, encoding="utf-8")
+        behavior = "script:script.jsonl"
+    record_flags = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live")
+    simulator = f"--replaygate-simulator={behavior}"
+    recorded = inner_pytest(folder, "-k", f"not {MISS_TEST}", *record_flags, simulator)
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    tests = _outcomes(recorded)
+    assert tests and set(tests.values()) == {"PASSED"}, recorded.stdout
+    store = FixtureStore.open(folder / "tests" / "fixtures" / INNER_STORE)
+    try:
+        stored = list(store)
+    finally:
+        store.close()
+    assert len(stored) == fixtures, [fixture.request for fixture in stored]
+    assert all(fixture.meta and fixture.meta.get("source") == "sim" for fixture in stored)
+
+    replayed = inner_pytest(folder, "--replaygate-strict", "--tb=short")
+    output = replayed.stdout + replayed.stderr
+    assert _outcomes(replayed) == {**tests, MISS_TEST: "FAILED"}, output
+    assert "no fixture recorded for this HTTP request" in output, output
+    diff = [line for line in output.splitlines() if "keep-alive" in line and "!=" in line]
+    assert any("persistent" in line for line in diff), output
+    assert "network attempts refused" not in output, output
+    assert "refused at interpreter exit" not in output, output

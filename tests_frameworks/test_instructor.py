@@ -28,6 +28,7 @@ from tests_frameworks.harness import (
     QUESTION,
     Hosts,
     ToolThenAnswer,
+    assert_marker_alone_records_and_replays,
     assert_one_miss,
     assert_recipe_replays,
     assert_retry_replayed_at_once,
@@ -127,3 +128,51 @@ def test_a_validation_retry_replays_in_order(store: Path) -> None:
 @pytest.mark.matrix(ROW, "retry")
 def test_replayed_429_is_retried_at_once(store: Path) -> None:
     assert_retry_replayed_at_once(store, plain, behavior=ANSWERS)
+
+
+USER_TESTS = """
+import asyncio
+
+import instructor
+import openai
+import pytest
+from pydantic import BaseModel
+
+pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
+
+
+class City(BaseModel):
+    name: str
+    population: int
+
+
+def messages(question):
+    return [{"role": "user", "content": question}]
+
+
+def test_extracts_a_city():
+    client = instructor.from_openai(openai.OpenAI())
+    city = client.chat.completions.create(
+        model="gpt-4o", response_model=City, max_retries=2, messages=messages(QUESTION)
+    )
+    assert city.model_dump() == {"name": "Paris", "population": 2100000}
+
+
+def test_extracts_a_city_async():
+    client = instructor.from_openai(openai.AsyncOpenAI())
+    create = client.chat.completions.create(
+        model="gpt-4o", response_model=City, max_retries=2, messages=messages("And async?")
+    )
+    assert asyncio.run(create).model_dump() == {"name": "Paris", "population": 2100000}
+
+
+def test_changed_question():
+    client = instructor.from_openai(openai.OpenAI())
+    client.chat.completions.create(model="gpt-4o", response_model=City, messages=messages(CHANGED))
+"""
+CITY_CALL = {"tool_calls": [{"id": "call_1", "name": "City", "arguments": PARIS}]}
+
+
+def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
+    script = [CITY_CALL, CITY_CALL]
+    assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2, script=script)

@@ -35,6 +35,7 @@ from tests_frameworks.harness import (
     QUESTION,
     UNUSED_LOOPBACK,
     Hosts,
+    assert_marker_alone_records_and_replays,
     assert_recipe_replays,
     assert_retry_replayed_at_once,
     matrix_cases,
@@ -158,3 +159,32 @@ def test_structured_output_streamed_on_the_responses_api_replays(store: Path) ->
     assert_recipe_replays(
         store, structured_stream, expected, miss, hosts=UNUSED_LOOPBACK, behavior=answer
     )
+
+
+USER_TESTS = """
+import asyncio
+
+import pytest
+from langchain_anthropic import ChatAnthropic
+from langchain_openai import ChatOpenAI
+
+
+@pytest.mark.replaygate(fixtures="agent.jsonl")
+class TestChat:
+    def test_claude_answers(self):
+        chat = ChatAnthropic(model="claude-sonnet-4-6")
+        assert chat.invoke(QUESTION).content == f"echo: {QUESTION}"
+
+    def test_gpt_answers_async(self):
+        chat = ChatOpenAI(model="gpt-4o")
+        assert asyncio.run(chat.ainvoke(QUESTION)).content == f"echo: {QUESTION}"
+
+
+@pytest.mark.replaygate(fixtures="agent.jsonl")
+def test_changed_question():
+    ChatAnthropic(model="claude-sonnet-4-6").invoke(CHANGED)
+"""
+
+
+def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
+    assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2)

@@ -27,6 +27,7 @@ from tests_frameworks.harness import (
     GPT,
     QUESTION,
     Hosts,
+    assert_marker_alone_records_and_replays,
     assert_recipe_replays,
     assert_retry_replayed_at_once,
     matrix_cases,
@@ -231,3 +232,36 @@ def test_the_gemini_client_s_tool_calls_record_and_replay(store: Path) -> None:
     model calls the tool offered, and the call replays."""
     expected = [("weather", {"city": "Paris"})]
     assert_recipe_replays(store, gemini_tools, expected, partial(gemini_tools, question=CHANGED))
+
+
+USER_TESTS = """
+import asyncio
+
+import litellm
+import pytest
+
+pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
+
+
+def ask(model, question):
+    return litellm.completion(model=model, messages=[{"role": "user", "content": question}])
+
+
+def test_gpt_answers():
+    reply = ask("openai/gpt-4o", QUESTION)
+    assert reply.choices[0].message.content == f"echo: {QUESTION}"
+
+
+def test_claude_answers_async():
+    messages = [{"role": "user", "content": QUESTION}]
+    reply = asyncio.run(litellm.acompletion(model="anthropic/claude-sonnet-4-6", messages=messages))
+    assert reply.choices[0].message.content == f"echo: {QUESTION}"
+
+
+def test_changed_question():
+    ask("anthropic/claude-sonnet-4-6", CHANGED)
+"""
+
+
+def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
+    assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2)

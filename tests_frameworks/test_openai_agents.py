@@ -44,6 +44,7 @@ from tests_frameworks.harness import (
     QUESTION,
     UNUSED_LOOPBACK,
     Hosts,
+    assert_marker_alone_records_and_replays,
     assert_recipe_replays,
     assert_retry_replayed_at_once,
     matrix_cases,
@@ -211,3 +212,42 @@ def test_replay_with_tracing_on_passes_and_blocks_the_exporter(store: Path, tmp_
 def test_tracing_turned_off_by_the_environment_sends_nothing(store: Path, tmp_path: Path) -> None:
     done = replaying_pytest(store, tmp_path, tracing_off=True)
     assert "refused" not in done.stderr + done.stdout, done.stderr
+
+
+USER_TESTS = """
+import asyncio
+
+import pytest
+from agents import Agent, OpenAIResponsesModel, RunConfig, Runner, set_tracing_disabled
+from openai import AsyncOpenAI
+
+set_tracing_disabled(True)
+assistant = Agent(name="assistant", instructions="Answer briefly.", model="gpt-4o")
+GROUPED = RunConfig(group_id="assistant")  # the same prompt_cache_key on every run
+
+
+@pytest.mark.replaygate(fixtures="agent.jsonl")
+def test_agent_answers():
+    result = Runner.run_sync(assistant, QUESTION, run_config=GROUPED)
+    assert result.final_output == f"echo: {QUESTION}"
+
+
+@pytest.mark.replaygate(fixtures="agent.jsonl")
+def test_agent_answers_async():
+    async def main():
+        # a client of this event loop: the SDK's default one keeps connections of another
+        model = OpenAIResponsesModel(model="gpt-4o", openai_client=AsyncOpenAI())
+        agent = assistant.clone(model=model)
+        return await Runner.run(agent, "And in one word?", run_config=GROUPED)
+
+    assert asyncio.run(main()).final_output == "echo: And in one word?"
+
+
+@pytest.mark.replaygate(fixtures="agent.jsonl")
+def test_changed_question():
+    Runner.run_sync(assistant, CHANGED, run_config=GROUPED)
+"""
+
+
+def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
+    assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2)

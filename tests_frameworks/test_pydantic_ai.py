@@ -21,6 +21,7 @@ from tests_frameworks.harness import (
     GPT,
     QUESTION,
     Hosts,
+    assert_marker_alone_records_and_replays,
     assert_recipe_replays,
     assert_retry_replayed_at_once,
     matrix_cases,
@@ -90,3 +91,31 @@ def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
 @pytest.mark.parametrize("provider", retry_cases(PROVIDERS))
 def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
     assert_retry_replayed_at_once(store, partial(plain, provider))
+
+
+USER_TESTS = """
+import asyncio
+
+import pytest
+from pydantic_ai import Agent
+
+pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
+claude = Agent("anthropic:claude-sonnet-4-6", instructions="Answer briefly.")
+
+
+def test_claude_answers():
+    assert claude.run_sync(QUESTION).output == f"echo: {QUESTION}"
+
+
+def test_gpt_answers_async():
+    gpt = Agent("openai:gpt-4o", instructions="Answer briefly.")
+    assert asyncio.run(gpt.run(QUESTION)).output == f"echo: {QUESTION}"
+
+
+def test_changed_question():
+    claude.run_sync(CHANGED)
+"""
+
+
+def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
+    assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2)

@@ -23,6 +23,7 @@ from tests_frameworks.harness import (
     GPT,
     QUESTION,
     Hosts,
+    assert_marker_alone_records_and_replays,
     assert_recipe_replays,
     assert_retry_replayed_at_once,
     matrix_cases,
@@ -110,3 +111,42 @@ def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
 @pytest.mark.parametrize("provider", retry_cases(PROVIDERS))
 def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
     assert_retry_replayed_at_once(store, partial(plain, provider))
+
+
+USER_TESTS = """
+import asyncio
+
+import anthropic
+import openai
+import pytest
+
+
+def messages(question):
+    return [{"role": "user", "content": question}]
+
+
+@pytest.mark.replaygate(fixtures="agent.jsonl")
+def test_claude_answers():
+    reply = anthropic.Anthropic().messages.create(
+        model="claude-sonnet-4-6", max_tokens=1024, messages=messages(QUESTION)
+    )
+    assert reply.content[0].text == f"echo: {QUESTION}"
+
+
+@pytest.mark.replaygate(fixtures="agent.jsonl")
+def test_gpt_answers_async():
+    gpt = openai.AsyncOpenAI()
+    create = gpt.chat.completions.create(model="gpt-4o", messages=messages(QUESTION))
+    assert asyncio.run(create).choices[0].message.content == f"echo: {QUESTION}"
+
+
+@pytest.mark.replaygate(fixtures="agent.jsonl")
+def test_changed_question():
+    anthropic.Anthropic().messages.create(
+        model="claude-sonnet-4-6", max_tokens=1024, messages=messages(CHANGED)
+    )
+"""
+
+
+def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
+    assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2)
