@@ -86,13 +86,15 @@ def test_a_model_store_written_by_0_1_replays_every_fixture() -> None:
 def test_an_http_store_written_by_0_1_replays_through_the_sdks(layout: str) -> None:
     store = STORES / layout
 
-    claude = anthropic.Anthropic(
-        api_key="k", base_url="http://sim.invalid", http_client=httpx2_client(store)
-    )
-    gpt = openai.OpenAI(
-        api_key="k", base_url="http://sim.invalid/v1", http_client=httpx2_client(store)
-    )
-    with block_network():
+    with (
+        anthropic.Anthropic(
+            api_key="k", base_url="http://sim.invalid", http_client=httpx2_client(store)
+        ) as claude,
+        openai.OpenAI(
+            api_key="k", base_url="http://sim.invalid/v1", http_client=httpx2_client(store)
+        ) as gpt,
+        block_network(),
+    ):
         plain = claude.messages.create(
             model="claude-sonnet-4-5",
             max_tokens=64,

@@ -20,8 +20,10 @@ pytestmark = pytest.mark.slow
 
 def _record(sim: Simulator, store: Path, content: str) -> None:
     http = httpx2_client(store, "record-missing", approve_live=True)
-    client = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http)
-    client.messages.create(model="m", max_tokens=8, messages=[{"role": "user", "content": content}])
+    with anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http) as client:
+        client.messages.create(
+            model="m", max_tokens=8, messages=[{"role": "user", "content": content}]
+        )
 
 
 def test_a_fixture_added_to_a_shared_store_between_tests_is_replayed(

@@ -70,13 +70,12 @@ def commit(repo: Path, message: str = "fixtures") -> None:
 
 def record(sim: Simulator, store: Path, conversation: list[Message], system: str = SYSTEM) -> None:
     """One request recorded through the SDK from the simulator."""
-    client = anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0)
-    recorder = RecordingModel(
-        AnthropicModel(client, model=MODEL, max_tokens=256, system=system),
-        store, approve_live=True, model=MODEL, max_tokens=256, system=system, source="sim",
-    )  # fmt: skip
-    recorder.complete(conversation, [])
-    client.close()
+    with anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0) as client:
+        recorder = RecordingModel(
+            AnthropicModel(client, model=MODEL, max_tokens=256, system=system),
+            store, approve_live=True, model=MODEL, max_tokens=256, system=system, source="sim",
+        )  # fmt: skip
+        recorder.complete(conversation, [])
 
 
 def diff(*args: str) -> Result:
@@ -233,12 +232,12 @@ def test_two_revisions_and_more_samples(repo: Path, sim: Simulator) -> None:
     store = repo / "tests" / "fixtures" / "rc.jsonl"
     record(sim, store, [QUESTION])
     commit(repo, "one sample")
-    client = anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0)
-    recorder = RecordingModel(
-        AnthropicModel(client, model=MODEL, max_tokens=256, system=SYSTEM),
-        store, approve_live=True, model=MODEL, max_tokens=256, system=SYSTEM, sample=1,
-    )  # fmt: skip
-    recorder.complete([QUESTION], [])
+    with anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0) as client:
+        recorder = RecordingModel(
+            AnthropicModel(client, model=MODEL, max_tokens=256, system=SYSTEM),
+            store, approve_live=True, model=MODEL, max_tokens=256, system=SYSTEM, sample=1,
+        )  # fmt: skip
+        recorder.complete([QUESTION], [])
     commit(repo, "two samples")
 
     result = review_store(store, base="HEAD~1", head="HEAD")

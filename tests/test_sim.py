@@ -490,13 +490,15 @@ def test_openai_validation_errors(echo: Simulator) -> None:
 
 
 def test_missing_key_is_401(echo: Simulator) -> None:
-    no_auth = anthropic.Anthropic(
-        api_key="test",
-        base_url=echo.url,
-        max_retries=0,
-        default_headers={"Authorization": anthropic.Omit()},
-    )
-    with pytest.raises(anthropic.AuthenticationError) as caught:
+    with (
+        anthropic.Anthropic(
+            api_key="test",
+            base_url=echo.url,
+            max_retries=0,
+            default_headers={"Authorization": anthropic.Omit()},
+        ) as no_auth,
+        pytest.raises(anthropic.AuthenticationError) as caught,
+    ):
         no_auth.messages.create(model=MODEL, max_tokens=16, messages=QUESTION)
     assert caught.value.type == "authentication_error"
 
@@ -874,10 +876,9 @@ def test_cli_serves_until_terminated() -> None:
             assert line.startswith("replaygate simulator listening on http://127.0.0.1:"), line
             assert line.rstrip().endswith("(behavior=echo, seed=4)")
             url = line.split(" on ", 1)[1].split(" ", 1)[0]
-            client = anthropic.Anthropic(api_key="test", base_url=url, max_retries=0)
-            message = client.messages.create(model=MODEL, max_tokens=8, messages=QUESTION)
+            with anthropic.Anthropic(api_key="test", base_url=url, max_retries=0) as client:
+                message = client.messages.create(model=MODEL, max_tokens=8, messages=QUESTION)
             assert message.content[0].text.startswith("echo: ")
-            client.close()
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=10)
