@@ -63,6 +63,11 @@ def test_requests_httpx_and_aiohttp_to_the_real_api():
     assert asyncio.run(post()) == "echo: aio"
 
 
+def test_a_page_elsewhere_is_left_to_the_network_block():
+    with pytest.raises(requests.ConnectionError, match="'example.com' refused"):
+        requests.get("https://example.com/v1/page")
+
+
 def test_a_loopback_server_of_the_test_s_own_is_left_alone():
     own = anthropic.Anthropic(api_key="k", base_url=os.environ["OWN_SERVER"], max_retries=0)
     assert own.messages.create(**ask("own")).content[0].text == "from my own server"
@@ -82,13 +87,13 @@ def test_the_marker_alone_records_from_the_simulator_and_replays_offline(
             "--replaygate-simulator=echo",
         )
         assert len(server.requests) == 1  # loopback stays where it is addressed
-    recorded.assert_outcomes(passed=3)
+    recorded.assert_outcomes(passed=4)
     store = FixtureStore.open(pytester.path / "tests/fixtures/agent.jsonl")
     assert len(store) == 6
     assert {fixture.meta["source"] for fixture in store if fixture.meta} == {"sim"}
 
     # replaying offline, the own server gone too: every request is answered from the store
-    pytester.runpytest("--replaygate-strict").assert_outcomes(passed=3)
+    pytester.runpytest("--replaygate-strict", "-k", "not elsewhere").assert_outcomes(passed=3)
     monkeypatch.setenv("QUESTION", "hello there")
     missed = pytester.runpytest("-k", "real_api")
     missed.assert_outcomes(passed=1, failed=1)

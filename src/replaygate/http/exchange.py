@@ -256,7 +256,9 @@ class Exchange:
         """Where a live send of ``url`` goes when it is not where it is addressed: ``url``
         with :attr:`live_origin`'s scheme, host and port (path and query kept), or None.
 
-        A request to a loopback host is sent where it is addressed. The request's
+        Only a model API's path moves (one :func:`~replaygate.http.envelope.interface_of`
+        names); a request to a loopback host, or to any other path (a tool fetching a
+        page), is sent where it is addressed. The request's
         envelope is made from its own URL before it moves, so what is recorded is what a
         replay of the same code sends, the real API's host included (a framework that
         shapes its requests by host shapes them alike in both).
@@ -264,7 +266,7 @@ class Exchange:
         if self.live_origin is None:
             return None
         parts = urlsplit(url)
-        if not parts.hostname or is_loopback(parts.hostname):
+        if not parts.hostname or is_loopback(parts.hostname) or interface_of(parts.path) == "http":
             return None
         origin = urlsplit(self.live_origin)
         return urlunsplit((origin.scheme, origin.netloc, parts.path, parts.query, ""))
