@@ -224,14 +224,14 @@ INNER_STORE = "agent.jsonl"
 MISS_TEST = "test_changed_question"
 """The test of a user's test file that asks :data:`CHANGED`: left out of the recording,
 so its replay is a miss."""
-_OUTCOME = re.compile(r"^test_inner\.py::(?:\w+::)?(\w+) (PASSED|FAILED|ERROR|SKIPPED)", re.M)
+_OUTCOME = re.compile(r"^(test_\w+\.py::(?:\w+::)?\w+) (PASSED|FAILED|ERROR|SKIPPED)", re.M)
 
 
 def inner_pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """pytest on ``folder``'s ``test_inner.py``, in a new interpreter of this environment
+    """pytest on the test files of ``folder``, in a new interpreter of this environment
     (the placeholder API keys of this session in its environment)."""
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "test_inner.py", *args],
+        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", *args],
         cwd=folder,
         env=dict(os.environ),
         capture_output=True,
@@ -251,6 +251,7 @@ def assert_marker_alone_records_and_replays(
     *,
     fixtures: int,
     script: Sequence[Mapping[str, Any]] = (),
+    more: Mapping[str, str] | None = None,
 ) -> None:
     """A user's test file (``source``, given ``QUESTION`` and ``CHANGED`` at its top)
     whose tests carry only the ``replaygate`` marker, naming :data:`INNER_STORE`, and ask
@@ -259,10 +260,13 @@ def assert_marker_alone_records_and_replays(
     from the simulator; replayed offline in strict mode, every test passes but
     :data:`MISS_TEST` (the same run asking :data:`CHANGED`, left out of the recording),
     which fails with the miss, its diff showing the word that changed; nothing tried
-    the network."""
+    the network. ``more`` (file name -> source) are test files run beside it, e.g. a
+    page's example, held to the same but for the miss and the count."""
     (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     header = f"QUESTION = {QUESTION!r}\nCHANGED = {CHANGED!r}\n"
     (folder / "test_inner.py").write_text(header + textwrap.dedent(source), encoding="utf-8")
+    for name, text in (more or {}).items():
+        (folder / name).write_text(textwrap.dedent(text), encoding="utf-8")
     behavior = "echo"
     if script:
         lines = "".join(json.dumps(line) + "\n" for line in script)
@@ -284,7 +288,7 @@ def assert_marker_alone_records_and_replays(
 
     replayed = inner_pytest(folder, "--replaygate-strict", "--tb=short")
     output = replayed.stdout + replayed.stderr
-    assert _outcomes(replayed) == {**tests, MISS_TEST: "FAILED"}, output
+    assert _outcomes(replayed) == {**tests, f"test_inner.py::{MISS_TEST}": "FAILED"}, output
     assert "no fixture recorded for this HTTP request" in output, output
     diff = [line for line in output.splitlines() if "keep-alive" in line and "!=" in line]
     assert any("persistent" in line for line in diff), output

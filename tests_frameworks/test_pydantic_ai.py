@@ -117,5 +117,15 @@ def test_changed_question():
 """
 
 
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "frameworks.md"
+
+
+def page_example() -> str:
+    """The test file of docs/frameworks.md's "Under pytest: the marker alone"."""
+    section = PAGE.read_text(encoding="utf-8").split("## Under pytest: the marker alone", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
 def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
-    assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2)
+    more = {"test_weather_agent.py": page_example()}  # the page's example, run beside
+    assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2, more=more)
