@@ -3,6 +3,7 @@ replay them offline, deterministically; recording is refused without approval.""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import textwrap
@@ -52,11 +53,13 @@ AGENT = "replaygate.examples.research_copilot:copilot"
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 
 
-def sim_model(url: str) -> AnthropicModel:
-    client = anthropic.Anthropic(base_url=url, api_key="sim-key", max_retries=0)
-    return AnthropicModel(
-        client, model=SETTINGS.model, max_tokens=SETTINGS.max_tokens, system=SETTINGS.system
-    )
+@contextlib.contextmanager
+def sim_model(url: str) -> Iterator[AnthropicModel]:
+    """The example's live model over an ``anthropic`` client of ``url``, closed after the block."""
+    with anthropic.Anthropic(base_url=url, api_key="sim-key", max_retries=0) as client:
+        yield AnthropicModel(
+            client, model=SETTINGS.model, max_tokens=SETTINGS.max_tokens, system=SETTINGS.system
+        )
 
 
 def shipped_cases() -> list[EvalCase]:
@@ -67,8 +70,8 @@ def shipped_cases() -> list[EvalCase]:
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, EvalResults]]:
     """The example's eval cases, 5 samples each, recorded from the simulator."""
     store = tmp_path_factory.mktemp("evals") / "fixtures.jsonl"
-    with Simulator(behavior="research-copilot", seed=SEED) as sim:
-        plan = RecordPlan(sim_model(sim.url), approve_live=True, source="sim")
+    with Simulator(behavior="research-copilot", seed=SEED) as sim, sim_model(sim.url) as live:
+        plan = RecordPlan(live, approve_live=True, source="sim")
         results = run_eval(
             shipped_cases(), store, agent=copilot, recording=plan, prices=shipped_prices()
         )
@@ -273,10 +276,8 @@ def test_a_model_without_a_price_fails_before_any_call_unless_cases_opt_out(
 def test_concurrent_recording_with_a_rate_limit_replays_identically(tmp_path: Path) -> None:
     store = tmp_path / "f.jsonl"
     cases = shipped_cases()[:4]
-    with Simulator(behavior="research-copilot", seed=3) as sim:
-        plan = RecordPlan(
-            sim_model(sim.url), approve_live=True, source="sim", concurrency=3, rate_limit=500.0
-        )
+    with Simulator(behavior="research-copilot", seed=3) as sim, sim_model(sim.url) as live:
+        plan = RecordPlan(live, approve_live=True, source="sim", concurrency=3, rate_limit=500.0)
         recorded = run_eval(cases, store, agent=copilot, recording=plan)
     replayed = run_eval(cases, store, agent=copilot)
     assert cases_json(replayed) == cases_json(recorded)
@@ -325,8 +326,8 @@ def test_a_limited_model_keeps_its_wire_method() -> None:
     plain = FunctionModel(lambda messages, tools: ModelResponse(text="ok"))
     assert limited(plain, None) is plain
     assert not isinstance(limited(plain, limiter), WrappedWireModel)
-    wire = sim_model("http://127.0.0.1:9")
-    assert isinstance(limited(wire, limiter), WrappedWireModel)
+    with sim_model("http://127.0.0.1:9") as wire:
+        assert isinstance(limited(wire, limiter), WrappedWireModel)
 
 
 def test_progress_is_quiet_in_ci_and_off_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
