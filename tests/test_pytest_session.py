@@ -340,17 +340,29 @@ def test_recording_from_the_simulator_never_reaches_beyond_loopback(
     pytester.makepyfile(
         test_elsewhere="""
         import anthropic
+        import httpx2
 
         def test_own_client(replaygate_intercept):
             client = anthropic.Anthropic(api_key="k", max_retries=0)
-            client.messages.create(model="m", max_tokens=8,
-                                   messages=[{"role": "user", "content": "hi"}])
+            reply = client.messages.create(model="m", max_tokens=8,
+                                           messages=[{"role": "user", "content": "hi"}])
+            assert reply.content[0].text == "echo: hi"
+
+        def test_a_page_elsewhere(replaygate_intercept):
+            httpx2.get("https://docs.example.com/page")
         """
     )
     result = pytester.runpytest(*RECORD, "--replaygate-simulator=echo")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*lookup of 'api.anthropic.com' refused*"])
-    assert not (pytester.path / "tests/fixtures/test_elsewhere").exists()
+    result.assert_outcomes(passed=1, failed=1)
+    # the client built for the real API was answered by the simulator ("echo: hi"),
+    # and its request recorded as sent
+    stored = pytester.path / "tests/fixtures/test_elsewhere/test_own_client.jsonl"
+    (fixture,) = FixtureStore.open(stored)
+    assert fixture.request["path"] == "/v1/messages"
+    assert fixture.meta is not None and fixture.meta["source"] == "sim"
+    # any other request is refused, naming its host, and nothing of it is kept
+    result.stdout.fnmatch_lines(["*lookup of 'docs.example.com' refused*"])
+    assert not (stored.parent / "test_a_page_elsewhere.jsonl").exists()
 
 
 def test_no_test_settings_relabel_the_simulator_or_lift_the_runs_cap(

@@ -32,8 +32,8 @@ record/replay session, shared by everything below); ``anthropic_client``,
 ``async_anthropic_client``, ``openai_client``, ``async_openai_client`` (factories taking
 the SDK's keyword arguments, e.g. ``base_url``, and returning a client over the
 test's store; recording from the simulator, ``base_url`` defaults to it);
-``replaygate_intercept`` (covers clients the code under test builds; in a test given it
-by the marker alone, recording from the simulator, their live sends go to it).
+``replaygate_intercept`` (covers clients the code under test builds; recording from
+the simulator, what they send to a model API goes to it).
 
 Marker: ``@pytest.mark.replaygate(fixtures="path", interface=..., source=...,
 repeat_last=False, expect_requests=True, match_host=False, note=None)``: ``fixtures``
@@ -148,11 +148,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             and USES_REPLAYGATE not in item.fixturenames
         ):
             item.fixturenames = [*item.fixturenames, "replaygate_intercept"]
-            item.stash[MARKER_ALONE] = True
-
-
-MARKER_ALONE = pytest.StashKey[bool]()
-"""Set on a test that got ``replaygate_intercept`` from the marker alone."""
 
 
 _HITS = pytest.StashKey[tuple["HitLog | None", str | None, bool]]()
@@ -440,15 +435,15 @@ def replaygate_intercept(
     """Answers every httpx2, httpx, aiohttp and requests client used during the test from
     the test's store (the test's session decides whether sending nothing fails it).
 
-    In a test that got it from the marker alone, recording from the simulator, what those
-    clients send live goes to the simulator whatever host they name (loopback excepted):
-    such a test builds its clients for the real API, as it does when replaying, and knows
-    nothing of replaygate that could point them elsewhere."""
+    Recording from the simulator, what those clients send live to a model API goes to
+    the simulator whatever host they name (loopback excepted): the code under test
+    builds its clients for the real API, as it does when replaying, and knows nothing
+    of replaygate that could point them elsewhere."""
     from replaygate.http.intercept import intercepting
 
     run = _run(request.config)
     simulator = run.simulator() if run is not None else None
-    if simulator is not None and request.node.stash.get(MARKER_ALONE, False):
+    if simulator is not None:
         replaygate_exchange.live_origin = simulator.url
     with intercepting(replaygate_exchange):
         yield replaygate_exchange
