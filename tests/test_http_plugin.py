@@ -420,7 +420,7 @@ def test_marker_repeat_last_answers_further_sends_with_the_last(
         [
             "*@pytest.mark.replaygate on test_repeat.py::test_misspelled: unknown argument(s) "
             "repeat_lats (it takes fixtures, interface, source, repeat_last, expect_requests, "
-            "match_host, note)",
+            "expect_caught_errors, match_host, note)",
             "*test_repeat.py::test_not_a_flag: repeat_last must be True or False*",
         ]
     )

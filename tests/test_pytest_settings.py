@@ -32,7 +32,7 @@ def test_a_store_that_is_not_a_path_is_named_with_its_type() -> None:
     assert marker_failure(fixtures=5) == (
         f"@pytest.mark.replaygate on {NODE}: fixtures must be a path (a string or a Path), "
         "not a number (it takes fixtures, interface, source, repeat_last, expect_requests, "
-        "match_host, note)"
+        "expect_caught_errors, match_host, note)"
     )
     assert "fixtures must be a path" in marker_failure(["a.jsonl"])
 

@@ -125,7 +125,8 @@ class Exchange:
     project). ``repeat_last=True`` answers a send past the recorded ones with the last
     answer again (by default it is a miss, or recorded in ``record-missing``).
     ``lookups`` counts the store lookups (one per send that is not live), ``replays`` the
-    answers given from fixtures, ``recorded`` the responses written. ``live_origin``
+    answers given from fixtures, ``recorded`` the responses written, ``raised`` the
+    errors its sends raised (misses, a damaged store), in order. ``live_origin``
     (``scheme://host:port``, set by the pytest plugin to the simulator it records from)
     is where the intercepted clients' live sends go instead of the host they name
     (:meth:`live_url`).
@@ -157,6 +158,7 @@ class Exchange:
         self._written: dict[bytes, int] = {}
         self._live: set[bytes] = set()
         self.live_origin: str | None = None
+        self.raised: list[ReplaygateError] = []
 
     @classmethod
     def of(
@@ -193,7 +195,9 @@ class Exchange:
         try:
             return self._plan(request)
         except ReplaygateError as err:
-            raise passthrough(err) from None
+            error = passthrough(err)
+            self.raised.append(error)
+            raise error from None
 
     def _plan(self, request: RequestLike) -> Replayed | LiveSlot:
         sent = request_envelope(request, match_host=self.match_host)

@@ -36,13 +36,16 @@ test's store; recording from the simulator, ``base_url`` defaults to it);
 the simulator, what they send to a model API goes to it).
 
 Marker: ``@pytest.mark.replaygate(fixtures="path", interface=..., source=...,
-repeat_last=False, expect_requests=True, match_host=False, note=None)``: ``fixtures``
+repeat_last=False, expect_requests=True, expect_caught_errors=False, match_host=False,
+note=None)``: ``fixtures``
 replaces the test's store (a ``.jsonl`` file or a folder, relative to
 ``--replaygate-dir``); ``interface``, ``source`` and ``note`` go into recorded fixtures'
 meta; ``repeat_last=True`` lets a send past the recorded answers get the last one again;
-``expect_requests=False`` marks a test that may legitimately send nothing (below). Any
-other argument is an error. A marked test that asks for none of the fixtures over a
-store gets ``replaygate_intercept``, as pytest-recording's ``vcr`` marker does.
+``expect_requests=False`` marks a test that may legitimately send nothing (below);
+``expect_caught_errors=True`` one whose code under test is meant to catch a replay
+error (below). Any other argument is an error. A marked test that asks for none of the
+fixtures over a store gets ``replaygate_intercept``, as pytest-recording's ``vcr`` marker
+does.
 
 Nothing recorded: in a recording mode, a test that asked for the test's session
 (``replaygate_exchange``, a client factory or ``replaygate_intercept``) and ends without
@@ -50,6 +53,11 @@ that session having seen a single request fails at teardown, naming the librarie
 intercepted: its client sends through something replaygate does not see, and nothing
 would be replayed. A test that only asks for ``replaygate_store``, or is marked
 ``expect_requests=False``, is not checked.
+
+Caught errors (law 2): a replay error (a miss, a damaged store) that the code under test
+caught on its way to the test (a framework's fallback, an ``except`` clause) fails the
+test at teardown with that error (:mod:`replaygate.pytest_plugin.caught`), unless the
+test is marked ``expect_caught_errors=True``.
 
 Sanitizing: a store is recorded and matched with the ``[tool.replaygate.sanitize]`` of
 the project that owns it (the nearest ``pyproject.toml`` above it, else the rootdir's),
@@ -69,18 +77,21 @@ process; xdist workers share the controller's run id (``REPLAYGATE_RUN_ID``).
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import re
 import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import ExitStack
 from pathlib import Path
+from types import CodeType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
 from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.fixtures.modes import require_approval
+from replaygate.pytest_plugin.caught import ALLOW_FLAG, caught_errors, caught_message
 from replaygate.pytest_plugin.options import (
     APPROVE,
     DEFAULT_DIR,
@@ -112,10 +123,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "replaygate(fixtures=None, interface=None, source=None, repeat_last=False, "
-        "expect_requests=True, match_host=False, note=None): the test's fixture store "
-        "(relative to --replaygate-dir), the meta of what it records, whether a send past "
-        "the recorded answers gets the last one again, whether recording it may see no "
-        "request; they override replaygate_config",
+        "expect_requests=True, expect_caught_errors=False, match_host=False, note=None): "
+        "the test's fixture store (relative to --replaygate-dir), the meta of what it "
+        "records, whether a send past the recorded answers gets the last one again, "
+        "whether recording it may see no request, whether its code under test may catch "
+        "a replay error; they override replaygate_config",
     )
     check_simulator_option(config)
     mode = config.getoption(MODE, "replay")
@@ -148,6 +160,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             and USES_REPLAYGATE not in item.fixturenames
         ):
             item.fixturenames = [*item.fixturenames, "replaygate_intercept"]
+
+
+_RAISED = pytest.StashKey[BaseException]()
+"""What a test's call raised, for the check that no replay error was caught on its way."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """Note what the test raised (:mod:`replaygate.pytest_plugin.caught`)."""
+    try:
+        return (yield)
+    except BaseException as err:
+        item.stash[_RAISED] = err
+        raise
+
+
+def _test_code(item: pytest.Item) -> CodeType | None:
+    """The code object of a test function (unwrapped), or None for another kind of item."""
+    function = getattr(item, "function", None)
+    code = getattr(inspect.unwrap(function), "__code__", None) if function else None
+    return code if isinstance(code, CodeType) else None
 
 
 _HITS = pytest.StashKey[tuple["HitLog | None", str | None, bool]]()
@@ -338,6 +371,12 @@ def replaygate_exchange(
     exchange.session.rerecord = rerecord_command(request.config, nodeid)
     exchange.session.rerecord_all = rerecord_command(request.config, nodeid, "rerecord")
     yield exchange
+    if exchange.raised and not marker.get(ALLOW_FLAG, False):
+        caught = caught_errors(
+            exchange.raised, request.node.stash.get(_RAISED, None), _test_code(request.node)
+        )
+        if caught:
+            pytest.fail(caught_message(caught), pytrace=False)
     if exchange.recording and marker.get("expect_requests", True) and exchange.sent == 0:
         pytest.fail(
             f"{nothing_recorded()}; mark the test @pytest.mark.replaygate(expect_requests=False) "

@@ -26,10 +26,11 @@ MARKER_ARGUMENTS = (
     "source",
     "repeat_last",
     "expect_requests",
+    "expect_caught_errors",
     "match_host",
     "note",
 )
-FLAGS = ("repeat_last", "expect_requests", "match_host")
+FLAGS = ("repeat_last", "expect_requests", "expect_caught_errors", "match_host")
 """Arguments that must be ``True`` or ``False``."""
 TEXTS = ("interface", "source", "note")
 """Arguments that must be a string."""

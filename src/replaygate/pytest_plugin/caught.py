@@ -1,0 +1,73 @@
+"""Replay errors that the code under test caught before they reached the test (law 2).
+
+A miss must reach the test once. A framework's fallback (LangChain's
+``with_fallbacks``, an agent's error handler) or an ``except`` clause in the code
+under test can catch it and go on with something else: the test may then pass on an
+answer no fixture gave. The test's session remembers every error its sends raised;
+at teardown, those that reached neither the test function (caught there, by
+``pytest.raises`` or its own ``except``) nor what the test failed with (the error, its
+cause, or its message) fail the test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import CodeType
+
+from replaygate.errors import ReplaygateError
+
+ALLOW_FLAG = "expect_caught_errors"
+"""The marker flag of a test whose code under test is meant to catch a replay error."""
+
+
+def _chain(error: BaseException) -> Iterator[BaseException]:
+    """``error``, its causes and contexts, and the members of exception groups among them."""
+    seen: set[int] = set()
+    stack = [error]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        stack.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+        if isinstance(current, BaseExceptionGroup):
+            stack.extend(current.exceptions)
+
+
+def _caught_in(error: BaseException, code: CodeType | None) -> bool:
+    """Whether ``error`` was caught in a frame running ``code``: the outermost frame its
+    traceback reached is where it stopped."""
+    traceback = error.__traceback__
+    return code is not None and traceback is not None and traceback.tb_frame.f_code is code
+
+
+def caught_errors(
+    raised: list[ReplaygateError], reached: BaseException | None, test: CodeType | None
+) -> list[ReplaygateError]:
+    """The errors of ``raised`` that did not reach the test: not caught in the test
+    function (whose code is ``test``), and not what it failed with (``reached``, None
+    when it passed), its cause or context, or named by its message (a framework that
+    re-raises a miss as its own error keeps the miss's text)."""
+    chain = list(_chain(reached)) if reached is not None else []
+    texts = "\n".join(str(e) for e in chain)
+    return [
+        error
+        for error in raised
+        if not _caught_in(error, test)
+        and not any(error is e for e in chain)
+        and str(error).split("\n", 1)[0] not in texts
+    ]
+
+
+def caught_message(errors: list[ReplaygateError]) -> str:
+    """Why the test fails: the first caught error, and how many there were."""
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return (
+        f"replaygate: the code under test caught a replay error{more} and went on, so the "
+        "test did not see it (a framework's fallback, a retry or an except clause): a miss "
+        "must reach the test. The first:\n"
+        f"{errors[0]}\n"
+        f"If catching it is what the test checks, mark it "
+        f"@pytest.mark.replaygate({ALLOW_FLAG}=True)."
+    )

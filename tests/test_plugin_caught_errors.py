@@ -1,0 +1,130 @@
+"""A replay error caught by the code under test still fails the test (law 2), through the
+real SDK over loopback, in pytest sessions of their own."""
+
+from __future__ import annotations
+
+import anthropic
+import pytest
+
+from replaygate.http import httpx2_client
+from replaygate.sim import Simulator
+
+pytestmark = pytest.mark.slow
+
+CODE_UNDER_TEST = """
+import anthropic
+import pytest
+from replaygate.errors import FixtureMismatchError
+
+
+def ask(client, question):
+    reply = client.messages.create(
+        model="m", max_tokens=8, messages=[{"role": "user", "content": question}]
+    )
+    return reply.content[0].text
+
+
+def ask_with_fallback(client, question):
+    # as a framework's fallback does: any error, and another answer instead
+    try:
+        return ask(client, question)
+    except Exception:
+        return "fallback"
+
+
+class AgentError(Exception):
+    pass
+
+
+def ask_wrapped(client, question, keep_cause=True):
+    try:
+        return ask(client, question)
+    except Exception as err:
+        if keep_cause:
+            raise AgentError("the agent failed") from err
+        raise AgentError(f"the agent failed: {err}") from None
+"""
+
+TESTS = (
+    CODE_UNDER_TEST
+    + """
+
+def test_recorded(anthropic_client):
+    assert ask_with_fallback(anthropic_client(), "hi") == "echo: hi"
+
+
+def test_fallback_hides_the_miss(anthropic_client):
+    assert ask_with_fallback(anthropic_client(), "changed") == "fallback"
+
+
+def test_fallback_and_a_failing_assert(anthropic_client):
+    assert ask_with_fallback(anthropic_client(), "changed") == "echo: changed"
+
+
+def test_wrapped_with_its_cause(anthropic_client):
+    ask_wrapped(anthropic_client(), "changed")
+
+
+def test_wrapped_with_its_message(anthropic_client):
+    ask_wrapped(anthropic_client(), "changed", keep_cause=False)
+
+
+def test_the_test_expects_the_miss(anthropic_client):
+    with pytest.raises(FixtureMismatchError):
+        ask(anthropic_client(), "changed")
+
+
+@pytest.mark.replaygate(fixtures="shared.jsonl", expect_caught_errors=True)
+def test_catching_it_is_the_point(anthropic_client):
+    assert ask_with_fallback(anthropic_client(), "changed") == "fallback"
+"""
+)
+
+
+def _record(store: object, question: str) -> None:
+    with (
+        Simulator(behavior="echo") as sim,
+        httpx2_client(store, "record-missing", approve_live=True) as http,
+        anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http) as client,
+    ):
+        client.messages.create(
+            model="m", max_tokens=8, messages=[{"role": "user", "content": question}]
+        )
+
+
+def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
+    pytester: pytest.Pytester,
+) -> None:
+    folder = pytester.path / "tests/fixtures"
+    for name in ("test_recorded", "test_fallback_hides_the_miss"):
+        _record(folder / f"test_caught/{name}.jsonl", "hi")
+    _record(folder / "shared.jsonl", "hi")
+    pytester.makepyfile(test_caught=TESTS)
+    result = pytester.runpytest("-rfE")
+    summary = {
+        tuple(line.split(" - ")[0].split(" test_caught.py::"))
+        for line in result.stdout.lines
+        if line.startswith(("FAILED", "ERROR")) and "test_caught.py::" in line
+    }
+    assert summary == {
+        ("ERROR", "test_fallback_hides_the_miss"),
+        ("FAILED", "test_fallback_and_a_failing_assert"),
+        ("ERROR", "test_fallback_and_a_failing_assert"),
+        ("FAILED", "test_wrapped_with_its_cause"),
+        ("FAILED", "test_wrapped_with_its_message"),
+    }
+    result.assert_outcomes(passed=4, failed=3, errors=2)
+    text = result.stdout.str()
+    # the teardown error is the miss itself: its store, its diff, its re-record command
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR at teardown of test_fallback_hides_the_miss*",
+            "*the code under test caught a replay error and went on*",
+            "*no fixture recorded for this HTTP request*",
+            "*body.messages?0?.content: 'hi' != 'changed'*",
+            "*expect_caught_errors=True*",
+        ]
+    )
+    assert "ERROR at teardown of test_wrapped" not in text
+    assert "ERROR at teardown of test_the_test_expects_the_miss" not in text
+    assert "ERROR at teardown of test_catching_it_is_the_point" not in text
