@@ -3,8 +3,11 @@ marked ``slow`` run ``python -m replaygate`` in a real process, as a user runs i
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -64,6 +67,31 @@ def test_record_writes_sim_fixtures_with_meta(recorded: Path) -> None:
     metas = [fixture.meta for fixture in store]
     assert all(m and m["source"] == "sim" and m["interface"] == "anthropic.messages" for m in metas)
     assert b"sk-test-cli" not in recorded.read_bytes()
+
+
+def _connected_sockets() -> set[socket.socket]:
+    """The open, connected sockets this process holds."""
+    found = set()
+    for item in gc.get_objects():
+        if isinstance(item, socket.socket) and item.fileno() != -1:
+            with contextlib.suppress(OSError):
+                item.getpeername()
+                found.add(item)
+    return found
+
+
+def test_record_from_its_simulator_leaves_no_connection_open(tmp_path: Path) -> None:
+    before = _connected_sockets()
+    gc.disable()  # what the command leaves is seen below, before a collection closes it
+    try:
+        done = replaygate(
+            "record", "--agent", AGENT, "--fixtures", str(tmp_path / "rc.jsonl"),
+            "--approve-live", "--simulator", "What is RAG?",
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert _connected_sockets() - before == set()
+    finally:
+        gc.enable()
 
 
 @pytest.mark.slow

@@ -59,9 +59,11 @@ def test_plugin_is_inert_for_tests_that_do_not_use_it(pytester: pytest.Pytester)
 
 
 def _record(store: Path, contents: list[str]) -> None:
-    with Simulator(behavior="echo") as sim:
-        http = httpx2_client(store, "record-missing", approve_live=True)
-        client = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http)
+    with (
+        Simulator(behavior="echo") as sim,
+        httpx2_client(store, "record-missing", approve_live=True) as http,
+        anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http) as client,
+    ):
         for content in contents:
             client.messages.create(
                 model="m", max_tokens=8, messages=[{"role": "user", "content": content}]
@@ -141,12 +143,14 @@ def test_openai_and_async_factories_replay_from_the_per_test_store(
     pytester: pytest.Pytester,
 ) -> None:
     store = pytester.path / "tests/fixtures/test_factories/test_both.jsonl"
-    with Simulator(behavior="echo") as sim:
-        http = httpx2_client(store, "record-missing", approve_live=True)
-        client = openai.OpenAI(api_key="k", base_url=sim.openai_base_url, http_client=http)
+    with (
+        Simulator(behavior="echo") as sim,
+        httpx2_client(store, "record-missing", approve_live=True) as http,
+        openai.OpenAI(api_key="k", base_url=sim.openai_base_url, http_client=http) as client,
+        anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http) as claude,
+    ):
         client.chat.completions.create(model="g", messages=[{"role": "user", "content": "sync"}])
         client.chat.completions.create(model="g", messages=[{"role": "user", "content": "async"}])
-        claude = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http)
         claude.messages.create(model="m", max_tokens=8, messages=[{"role": "user", "content": "a"}])
     pytester.makepyfile(
         test_factories="""

@@ -68,6 +68,7 @@ def live_model(settings: RequestSettings, simulator: bool, seed: int) -> Iterato
             client = anthropic.Anthropic(
                 base_url=os.environ.get("ANTHROPIC_BASE_URL"), timeout=timeout
             )
+        stack.enter_context(client)  # its connections closed before the simulator stops
         try:
             yield AnthropicModel(
                 client, model=settings.model, max_tokens=settings.max_tokens, system=settings.system
