@@ -65,9 +65,10 @@ def caught_message(errors: list[ReplaygateError]) -> str:
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return (
         f"replaygate: the code under test caught a replay error{more} and went on, so the "
-        "test did not see it (a framework's fallback, a retry or an except clause): a miss "
-        "must reach the test. The first:\n"
+        "test did not see it (a framework's fallback, a retry, an except clause, or a "
+        "background sender such as telemetry swallowing its failure): a miss must reach "
+        "the test. The first:\n"
         f"{errors[0]}\n"
-        f"If catching it is what the test checks, mark it "
-        f"@pytest.mark.replaygate({ALLOW_FLAG}=True)."
+        "Turn a background sender off in tests; if catching the error is what the test "
+        f"checks, mark it @pytest.mark.replaygate({ALLOW_FLAG}=True)."
     )
