@@ -38,6 +38,7 @@ from tests_frameworks.harness import (
     assert_marker_alone_records_and_replays,
     assert_recipe_replays,
     assert_retry_replayed_at_once,
+    inner_pytest,
     matrix_cases,
     record,
     retry_cases,
@@ -188,3 +189,32 @@ def test_changed_question():
 
 def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
     assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2)
+
+
+FALLBACK_TEST = """
+import pytest
+from langchain_anthropic import ChatAnthropic
+from langchain_core.language_models import FakeListChatModel
+
+pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
+
+
+def test_fallback_answers():
+    chat = ChatAnthropic(model="claude-sonnet-4-6", max_retries=0).with_fallbacks(
+        [FakeListChatModel(responses=["fallback"])]
+    )
+    assert chat.invoke("a question never recorded").content == "fallback"
+"""
+
+
+def test_a_miss_caught_by_with_fallbacks_still_fails_the_test(tmp_path: Path) -> None:
+    """with_fallbacks catches the miss and answers from the fallback: the test's own
+    assertion passes, and replaygate fails it at teardown with the miss."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (tmp_path / "test_fallback.py").write_text(FALLBACK_TEST, encoding="utf-8")
+    done = inner_pytest(tmp_path, "-rE")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert "ERROR at teardown of test_fallback_answers" in output, output
+    assert "caught a replay error and went on" in output, output
+    assert "no fixture recorded for this HTTP request" in output, output
