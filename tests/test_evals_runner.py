@@ -151,6 +151,34 @@ def test_a_request_that_was_never_recorded_fails_loudly(
     assert "raised in sample 0 of 3 of case new" in caught.value.__notes__
 
 
+def _changed_then_recorded(model: Model, question: str) -> Any:
+    """An agent that asks a changed question, and on any error the recorded one instead."""
+    try:
+        return copilot(model, f"{question} Answer briefly.")
+    except Exception:
+        return copilot(model, question)
+
+
+@pytest.mark.parametrize(
+    "agent",
+    [_changed_then_recorded, AgentEntry(copilot, failures=(RuntimeError,))],
+    ids=["caught-inside", "declared-failure"],
+)
+def test_a_miss_the_agent_catches_still_stops_the_eval(
+    recorded: tuple[Path, EvalResults], agent: Any
+) -> None:
+    store, _ = recorded
+    case = shipped_cases()[0]
+    if isinstance(agent, AgentEntry):  # a question never recorded: the run gives up
+        case = EvalCase("new", "What is a fixture?", 3, 1, must_contain=("fixture",))
+    with pytest.raises(FixtureMismatchError) as caught:
+        run_eval([case], store, agent=agent, settings=SETTINGS)
+    assert "the agent caught this error and went on; a miss stops the eval" in (
+        caught.value.__notes__
+    )
+    assert f"raised in sample 0 of {case.samples} of case {case.id}" in caught.value.__notes__
+
+
 def test_replay_of_a_missing_store_says_how_to_record(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"no fixtures at .*--approve-live"):
         run_eval(shipped_cases(), tmp_path / "none.jsonl", agent=copilot)

@@ -138,10 +138,16 @@ def _run_case(case: EvalCase, model_for: ModelFor, setup: Setup) -> CaseResult:
     agent = setup.agent
 
     def sample(index: int) -> dict[str, Any]:
+        model = model_for(index)
         try:
-            return output_of(agent(model_for(index), case.question))
+            output = output_of(agent(model, case.question))
         except agent.failures as err:
-            return failed_output(err)
+            output = failed_output(err)
+        if isinstance(model, ReplayModel) and model.raised:  # caught by the agent (law 2)
+            error = model.raised[0]
+            error.add_note("the agent caught this error and went on; a miss stops the eval")
+            raise error
+        return output
 
     sampled = run_sampled(sample, case.samples, case.floor, checks_for(case), case=case.id)
     counts = score_case(case, sampled, setup.prices, setup.settings.model)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from replaygate.errors import FixtureFormatError, WireFormatError
+from replaygate.errors import FixtureFormatError, ReplaygateError, WireFormatError
 from replaygate.fixtures.fixture import InterfaceVersionError, version_mismatch
 from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
 from replaygate.fixtures.session import FixtureSession, Hit, Sample, StoreArg
@@ -155,7 +155,8 @@ class _FixtureModel:
 class ReplayModel(_FixtureModel):
     """A :class:`~replaygate.models.types.Model` that answers from recorded fixtures only.
 
-    ``calls`` keeps every conversation it was asked to complete, for tests to inspect.
+    ``calls`` keeps every conversation it was asked to complete, for tests to inspect,
+    and ``raised`` every replay error it raised (a miss, a damaged fixture).
     ``sample`` is the sample index it replays. ``sanitize`` is the pipeline whose
     request-side rules run before the lookup (default: the one configured for the
     store's project); ``interface_version`` the version the fixtures must have been
@@ -178,14 +179,20 @@ class ReplayModel(_FixtureModel):
     ) -> None:
         settings = RequestSettings(model, max_tokens, system, interface, interface_version)
         super().__init__(FixtureSession(store, sanitize=sanitize), settings, sample)
+        self.raised: list[ReplaygateError] = []
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        """The recorded response for this exact request, or a loud mismatch."""
-        _, request = self._request(messages, tools)
-        hit = self.session.lookup(request)
-        if hit is None:
-            raise self.session.miss(request)
-        return self._replayed(hit)
+        """The recorded response for this exact request, or a loud mismatch (kept in
+        :attr:`raised`, so an agent that catches it cannot hide it)."""
+        try:
+            _, request = self._request(messages, tools)
+            hit = self.session.lookup(request)
+            if hit is None:
+                raise self.session.miss(request)
+            return self._replayed(hit)
+        except ReplaygateError as err:
+            self.raised.append(err)
+            raise
 
 
 class RecordingModel(_FixtureModel):
