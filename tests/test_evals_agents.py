@@ -48,6 +48,13 @@ def answer(model, question):
 
 def crash(model, question):
     raise RuntimeError("the agent crashed")
+
+
+def forgiving(model, question):
+    try:
+        return answer(model, question + " Briefly.")
+    except Exception:
+        return answer(model, question)
 """
 AGENT = "plain_agent:answer"
 SETTINGS = ["--model", "sim-model", "--max-tokens", "64"]
@@ -89,6 +96,13 @@ def test_a_plain_agent_is_recorded_replayed_and_shown_by_module_and_function(
     other = invoke("run", *ask, "--model", "another-model")
     assert other.exit_code == 1
     assert "Error: no fixture recorded for this request" in other.output
+    # an agent that catches the miss and asks the recorded question instead is stopped
+    caught = invoke("run", *ask[:1], "plain_agent:forgiving", *ask[2:])
+    assert caught.exit_code == 1, caught.output
+    assert "Error: no fixture recorded for this request" in caught.output
+    assert "What is RAG? Briefly." in caught.output
+    assert "the agent caught this error and went on" in caught.output
+    assert NOT_FOUND not in caught.output
 
 
 def test_the_agent_and_its_settings_come_from_the_config(project: Path) -> None:

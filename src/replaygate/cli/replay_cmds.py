@@ -57,7 +57,9 @@ def replay_once(
     """One run of ``agent`` answered from ``store``, with the network blocked (law 3)."""
     replay = ReplayModel(store, **asdict(settings))
     with block_network():
-        return agent(replay, question)
+        result = agent(replay, question)
+    replay.raise_caught()
+    return result
 
 
 @click.command()
@@ -94,7 +96,8 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
         except FixtureFormatError:
             raise  # a damaged store: exit 2, like one that does not open
         except ReplaygateError as err:
-            raise click.ClickException(str(err)) from None
+            notes = getattr(err, "__notes__", [])
+            raise click.ClickException("\n".join([str(err), *notes])) from None
     if not all_identical:
         raise SystemExit(1)
 

@@ -194,6 +194,14 @@ class ReplayModel(_FixtureModel):
             self.raised.append(err)
             raise
 
+    def raise_caught(self) -> None:
+        """Raise the first replay error this model raised, if any: called once the agent
+        returned, it is one the agent caught and went on from (law 2)."""
+        if self.raised:
+            error = self.raised[0]
+            error.add_note("the agent caught this error and went on; a miss must not be hidden")
+            raise error
+
 
 class RecordingModel(_FixtureModel):
     """Records a live model's responses as fixtures, on explicit approval only.
