@@ -106,3 +106,44 @@ def test_nested_intercepts_answer_from_the_innermost_and_unwind(tmp_path: Path) 
     outer = sorted(f.request["body"]["n"] for f in FixtureStore.open(outer_store))
     inner = sorted(f.request["body"]["n"] for f in FixtureStore.open(inner_store))
     assert (inner, outer) == ([2], [1, 3])  # answered once, by the innermost
+
+
+def _ask(question: str) -> str:
+    """Code under test: an Anthropic call through a client it builds for the real API."""
+    with anthropic.Anthropic(api_key="k", max_retries=0) as client:
+        reply = client.messages.create(
+            model="m", max_tokens=8, messages=[{"role": "user", "content": question}]
+        )
+    block = reply.content[0]
+    assert isinstance(block, anthropic.types.TextBlock)
+    return block.text
+
+
+def _ask_with_fallback(question: str) -> str:
+    """Code under test that answers something else on any error, as a fallback does."""
+    try:
+        return _ask(question)
+    except Exception:
+        return "fallback"
+
+
+def test_a_miss_caught_inside_intercept_is_raised_when_the_block_ends(tmp_path: Path) -> None:
+    store = tmp_path / "none.jsonl"
+    answers = []
+    with (
+        pytest.raises(FixtureMismatchError) as raised,
+        intercept(store),
+    ):
+        answers.append(_ask_with_fallback("hi"))
+    assert answers == ["fallback"]  # the block ran to its end, then raised the miss
+    assert "the code inside intercept() caught this error and went on" in raised.value.__notes__
+    assert "no fixture recorded for this HTTP request" in str(raised.value)
+
+
+def test_a_miss_that_reaches_the_block_is_not_raised_again(tmp_path: Path) -> None:
+    store = tmp_path / "none.jsonl"
+    with intercept(store), pytest.raises(FixtureMismatchError):  # caught where the block is
+        _ask("hi")
+    with pytest.raises(FixtureMismatchError) as raised, intercept(store):
+        _ask("hi")  # through the block: raised once, as it was
+    assert not getattr(raised.value, "__notes__", [])
