@@ -15,14 +15,12 @@ through a library that is not intercepted.
 
 from __future__ import annotations
 
-import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from types import FrameType
 from typing import Unpack
 
-from replaygate.errors import NothingRecordedWarning, ReplaygateError
+from replaygate.errors import NothingRecordedWarning
 from replaygate.http.active import answering_with
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.seams import installed, patched
@@ -59,25 +57,11 @@ def intercept(
     while inside; a recording one that saw no request warns when the block ends.
     """
     exchange = Exchange.of(store, mode, **options)
-    before, raised = exchange.sent, len(exchange.raised)
-    block = sys._getframe(2)  # the with statement's (this generator, then __enter__)
+    before = exchange.sent
     with ExitStack() as stack:
         if not exchange.recording:
             stack.enter_context(block_network())
         stack.enter_context(intercepting(exchange))
         yield exchange
-    raise_caught(exchange.raised[raised:], block)
     if exchange.recording and exchange.sent == before:
         warnings.warn(nothing_recorded(), NothingRecordedWarning, stacklevel=3)
-
-
-def raise_caught(raised: list[ReplaygateError], block: FrameType) -> None:
-    """Raise the first of ``raised`` that was caught below ``block``'s frame, when the
-    block ended without an error: code it called (a framework's fallback, an except
-    clause) caught a replay error and went on (law 2). One caught in the block itself
-    (``pytest.raises`` around the call) reached it."""
-    for error in raised:
-        traceback = error.__traceback__
-        if traceback is None or traceback.tb_frame is not block:
-            error.add_note("the code inside intercept() caught this error and went on")
-            raise error
