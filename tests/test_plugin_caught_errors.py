@@ -32,6 +32,14 @@ def ask_with_fallback(client, question):
         return "fallback"
 
 
+def ask_retrying(client, question):
+    # as a retry does: the first miss caught, the second let through
+    try:
+        return ask(client, question)
+    except Exception:
+        return ask(client, question)
+
+
 class AgentError(Exception):
     pass
 
@@ -67,6 +75,10 @@ def test_wrapped_with_its_cause(anthropic_client):
 
 def test_wrapped_with_its_message(anthropic_client):
     ask_wrapped(anthropic_client(), "changed", keep_cause=False)
+
+
+def test_retried_then_reached(anthropic_client):
+    ask_retrying(anthropic_client(), "changed")
 
 
 def test_the_test_expects_the_miss(anthropic_client):
@@ -112,8 +124,9 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
         ("ERROR", "test_fallback_and_a_failing_assert"),
         ("FAILED", "test_wrapped_with_its_cause"),
         ("FAILED", "test_wrapped_with_its_message"),
+        ("FAILED", "test_retried_then_reached"),
     }
-    result.assert_outcomes(passed=4, failed=3, errors=2)
+    result.assert_outcomes(passed=4, failed=4, errors=2)
     text = result.stdout.str()
     # the teardown error is the miss itself: its store, its diff, its re-record command
     result.stdout.fnmatch_lines(
@@ -126,5 +139,6 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
         ]
     )
     assert "ERROR at teardown of test_wrapped" not in text
+    assert "ERROR at teardown of test_retried_then_reached" not in text
     assert "ERROR at teardown of test_the_test_expects_the_miss" not in text
     assert "ERROR at teardown of test_catching_it_is_the_point" not in text

@@ -4,9 +4,9 @@ A miss must reach the test once. A framework's fallback (LangChain's
 ``with_fallbacks``, an agent's error handler) or an ``except`` clause in the code
 under test can catch it and go on with something else: the test may then pass on an
 answer no fixture gave. The test's session remembers every error its sends raised;
-at teardown, those that reached neither the test function (caught there, by
-``pytest.raises`` or its own ``except``) nor what the test failed with (the error, its
-cause, or its message) fail the test.
+at teardown, when none of them reached the test function (caught there, by
+``pytest.raises`` or its own ``except``) or what the test failed with (the error, its
+cause, or its message), the first fails the test.
 """
 
 from __future__ import annotations
@@ -45,19 +45,24 @@ def _caught_in(error: BaseException, code: CodeType | None) -> bool:
 def caught_errors(
     raised: list[ReplaygateError], reached: BaseException | None, test: CodeType | None
 ) -> list[ReplaygateError]:
-    """The errors of ``raised`` that did not reach the test: not caught in the test
-    function (whose code is ``test``), and not what it failed with (``reached``, None
-    when it passed), its cause or context, or named by its message (a framework that
-    re-raises a miss as its own error keeps the miss's text)."""
+    """``raised`` when none of its errors reached the test, else nothing.
+
+    An error reached the test when the test function caught it (its code is ``test``),
+    or when it is what the test failed with (``reached``, None when it passed), that
+    error's cause or context, or named by its message (a framework that re-raises a
+    miss as its own error keeps the miss's text). Once one reached the test, the others
+    are the same request sent again (a framework's retry) or its consequences.
+    """
     chain = list(_chain(reached)) if reached is not None else []
     texts = "\n".join(str(e) for e in chain)
-    return [
-        error
-        for error in raised
-        if not _caught_in(error, test)
-        and not any(error is e for e in chain)
-        and str(error).split("\n", 1)[0] not in texts
-    ]
+    for error in raised:
+        if (
+            _caught_in(error, test)
+            or any(error is e for e in chain)
+            or str(error).split("\n", 1)[0] in texts
+        ):
+            return []
+    return list(raised)
 
 
 def caught_message(errors: list[ReplaygateError]) -> str:
