@@ -4,12 +4,12 @@ workers: tests/test_xdist_sessions.py)."""
 from __future__ import annotations
 
 import gc
-from pathlib import Path
 
 import anthropic
 import openai
 import pytest
 
+from echo_recording import record_echoes
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.models.replay import MODES
@@ -58,23 +58,11 @@ def test_plugin_is_inert_for_tests_that_do_not_use_it(pytester: pytest.Pytester)
     pytester.runpytest().assert_outcomes(passed=1)
 
 
-def _record(store: Path, contents: list[str]) -> None:
-    with (
-        Simulator(behavior="echo") as sim,
-        httpx2_client(store, "record-missing", approve_live=True) as http,
-        anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http) as client,
-    ):
-        for content in contents:
-            client.messages.create(
-                model="m", max_tokens=8, messages=[{"role": "user", "content": content}]
-            )
-
-
 def test_replay_blocks_the_network_and_strict_flags_unused_fixtures(
     pytester: pytest.Pytester,
 ) -> None:
-    _record(pytester.path / "tests/fixtures/test_offline/test_uses_one.jsonl", ["one", "two"])
-    _record(pytester.path / "tests/fixtures/test_offline/test_uses_all.jsonl", ["one"])
+    record_echoes(pytester.path / "tests/fixtures/test_offline/test_uses_one.jsonl", ["one", "two"])
+    record_echoes(pytester.path / "tests/fixtures/test_offline/test_uses_all.jsonl", ["one"])
     pytester.makepyfile(
         test_offline="""
         import socket
@@ -117,7 +105,7 @@ def test_replay_blocks_the_network_and_strict_flags_unused_fixtures(
 
 def test_intercept_fixture_and_marker_folder_store(pytester: pytest.Pytester) -> None:
     store = pytester.path / "tests/fixtures/agent"
-    _record(store, ["hello"])
+    record_echoes(store, ["hello"])
     pytester.makepyfile(
         test_agent="""
         import anthropic
@@ -416,7 +404,7 @@ def test_not_a_flag(anthropic_client):
 def test_marker_repeat_last_answers_further_sends_with_the_last(
     pytester: pytest.Pytester,
 ) -> None:
-    _record(pytester.path / "tests/fixtures/once.jsonl", ["again"])
+    record_echoes(pytester.path / "tests/fixtures/once.jsonl", ["again"])
     pytester.makepyfile(test_repeat=REPEAT_TESTS)
     result = pytester.runpytest()
     result.assert_outcomes(passed=2, errors=2)

@@ -3,11 +3,9 @@ real SDK over loopback, in pytest sessions of their own."""
 
 from __future__ import annotations
 
-import anthropic
 import pytest
 
-from replaygate.http import httpx2_client
-from replaygate.sim import Simulator
+from echo_recording import record_echoes
 
 pytestmark = pytest.mark.slow
 
@@ -93,24 +91,13 @@ def test_catching_it_is_the_point(anthropic_client):
 )
 
 
-def _record(store: object, question: str) -> None:
-    with (
-        Simulator(behavior="echo") as sim,
-        httpx2_client(store, "record-missing", approve_live=True) as http,
-        anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http) as client,
-    ):
-        client.messages.create(
-            model="m", max_tokens=8, messages=[{"role": "user", "content": question}]
-        )
-
-
 def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
     pytester: pytest.Pytester,
 ) -> None:
     folder = pytester.path / "tests/fixtures"
     for name in ("test_recorded", "test_fallback_hides_the_miss"):
-        _record(folder / f"test_caught/{name}.jsonl", "hi")
-    _record(folder / "shared.jsonl", "hi")
+        record_echoes(folder / f"test_caught/{name}.jsonl", ["hi"])
+    record_echoes(folder / "shared.jsonl", ["hi"])
     pytester.makepyfile(test_caught=TESTS)
     result = pytester.runpytest("-rfE")
     summary = {

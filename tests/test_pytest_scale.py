@@ -5,25 +5,14 @@ store: ``test_http_plugin.py``.)"""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import anthropic
 import pytest
 
+from echo_recording import record_echoes
 from nested_pytest import UNUSED_PLUGINS
-from replaygate.http import httpx2_client
 from replaygate.sim import Simulator
 
 # Each test runs a pytest session of its own.
 pytestmark = pytest.mark.slow
-
-
-def _record(sim: Simulator, store: Path, content: str) -> None:
-    http = httpx2_client(store, "record-missing", approve_live=True)
-    with anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http) as client:
-        client.messages.create(
-            model="m", max_tokens=8, messages=[{"role": "user", "content": content}]
-        )
 
 
 def test_a_fixture_added_to_a_shared_store_between_tests_is_replayed(
@@ -31,8 +20,8 @@ def test_a_fixture_added_to_a_shared_store_between_tests_is_replayed(
 ) -> None:
     fixtures = pytester.path / "tests/fixtures"
     with Simulator(behavior="echo") as sim:
-        _record(sim, fixtures / "shared.jsonl", "first")
-        _record(sim, fixtures / "later.jsonl", "second")
+        record_echoes(fixtures / "shared.jsonl", ["first"], sim.url)
+        record_echoes(fixtures / "later.jsonl", ["second"], sim.url)
     pytester.makepyfile(
         test_later="""
         from pathlib import Path

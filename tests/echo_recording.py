@@ -1,0 +1,29 @@
+"""Anthropic messages recorded into a store through the SDK, from an echo simulator:
+the fixtures a test of replay needs before it runs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import anthropic
+
+from replaygate.http import httpx2_client
+from replaygate.sim import Simulator
+
+
+def record_echoes(store: Path, contents: Sequence[str], url: str | None = None) -> None:
+    """Record one message per item of ``contents`` into ``store`` (each answered
+    ``echo: <content>``), from the simulator at ``url``, or from one started here."""
+    if url is None:
+        with Simulator(behavior="echo") as sim:
+            record_echoes(store, contents, sim.url)
+        return
+    with (
+        httpx2_client(store, "record-missing", approve_live=True) as http,
+        anthropic.Anthropic(api_key="k", base_url=url, http_client=http) as client,
+    ):
+        for content in contents:
+            client.messages.create(
+                model="m", max_tokens=8, messages=[{"role": "user", "content": content}]
+            )
