@@ -10,6 +10,8 @@ from echo_recording import record_echoes
 pytestmark = pytest.mark.slow
 
 CODE_UNDER_TEST = """
+import asyncio
+
 import anthropic
 import pytest
 from replaygate.errors import FixtureMismatchError
@@ -84,6 +86,18 @@ def test_the_test_expects_the_miss(anthropic_client):
         ask(anthropic_client(), "changed")
 
 
+def test_the_test_expects_the_miss_in_its_coroutine(async_anthropic_client):
+    async def main():
+        client = async_anthropic_client()
+        with pytest.raises(FixtureMismatchError):
+            await client.messages.create(
+                model="m", max_tokens=8, messages=[{"role": "user", "content": "changed"}]
+            )
+        await client.close()
+
+    asyncio.run(main())
+
+
 @pytest.mark.replaygate(fixtures="shared.jsonl", expect_caught_errors=True)
 def test_catching_it_is_the_point(anthropic_client):
     assert ask_with_fallback(anthropic_client(), "changed") == "fallback"
@@ -113,7 +127,7 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
         ("FAILED", "test_wrapped_with_its_message"),
         ("FAILED", "test_retried_then_reached"),
     }
-    result.assert_outcomes(passed=4, failed=4, errors=2)
+    result.assert_outcomes(passed=5, failed=4, errors=2)
     text = result.stdout.str()
     # the teardown error is the miss itself: its store, its diff, its re-record command
     result.stdout.fnmatch_lines(
@@ -127,5 +141,5 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
     )
     assert "ERROR at teardown of test_wrapped" not in text
     assert "ERROR at teardown of test_retried_then_reached" not in text
-    assert "ERROR at teardown of test_the_test_expects_the_miss" not in text
+    assert "ERROR at teardown of test_the_test_expects_the_miss" not in text  # and in its coroutine
     assert "ERROR at teardown of test_catching_it_is_the_point" not in text

@@ -11,6 +11,7 @@ cause, or its message), the first fails the test.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
 from types import CodeType
 
@@ -35,19 +36,33 @@ def _chain(error: BaseException) -> Iterator[BaseException]:
             stack.extend(current.exceptions)
 
 
-def _caught_in(error: BaseException, code: CodeType | None) -> bool:
-    """Whether ``error`` was caught in a frame running ``code``: the outermost frame its
-    traceback reached is where it stopped."""
+def test_code(function: object) -> frozenset[CodeType]:
+    """The code of a test ``function`` (unwrapped) and of the functions defined in it (a
+    coroutine run with ``asyncio.run``, a helper closure): where the test catches."""
+    code = getattr(inspect.unwrap(function), "__code__", None)  # type: ignore[arg-type]
+    found: set[CodeType] = set()
+    stack = [code] if isinstance(code, CodeType) else []
+    while stack:
+        current = stack.pop()
+        found.add(current)
+        stack.extend(c for c in current.co_consts if isinstance(c, CodeType))
+    return frozenset(found)
+
+
+def _caught_in(error: BaseException, test: frozenset[CodeType]) -> bool:
+    """Whether ``error`` was caught in a frame running code of ``test``: the outermost
+    frame its traceback reached is where it stopped."""
     traceback = error.__traceback__
-    return code is not None and traceback is not None and traceback.tb_frame.f_code is code
+    return traceback is not None and traceback.tb_frame.f_code in test
 
 
 def caught_errors(
-    raised: list[ReplaygateError], reached: BaseException | None, test: CodeType | None
+    raised: list[ReplaygateError], reached: BaseException | None, test: frozenset[CodeType]
 ) -> list[ReplaygateError]:
     """``raised`` when none of its errors reached the test, else nothing.
 
-    An error reached the test when the test function caught it (its code is ``test``),
+    An error reached the test when the test function caught it (``test``, its
+    :func:`test_code`),
     or when it is what the test failed with (``reached``, None when it passed), that
     error's cause or context, or named by its message (a framework that re-raises a
     miss as its own error keeps the miss's text). Once one reached the test, the others

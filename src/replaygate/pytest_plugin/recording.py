@@ -77,21 +77,19 @@ process; xdist workers share the controller's run id (``REPLAYGATE_RUN_ID``).
 from __future__ import annotations
 
 import importlib
-import inspect
 import os
 import re
 import shlex
 from collections.abc import Callable, Generator, Iterator
 from contextlib import ExitStack
 from pathlib import Path
-from types import CodeType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
 from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.fixtures.modes import require_approval
-from replaygate.pytest_plugin.caught import ALLOW_FLAG, caught_errors, caught_message
+from replaygate.pytest_plugin.caught import ALLOW_FLAG, caught_errors, caught_message, test_code
 from replaygate.pytest_plugin.options import (
     APPROVE,
     DEFAULT_DIR,
@@ -174,13 +172,6 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     except BaseException as err:
         item.stash[_RAISED] = err
         raise
-
-
-def _test_code(item: pytest.Item) -> CodeType | None:
-    """The code object of a test function (unwrapped), or None for another kind of item."""
-    function = getattr(item, "function", None)
-    code = getattr(inspect.unwrap(function), "__code__", None) if function else None
-    return code if isinstance(code, CodeType) else None
 
 
 _HITS = pytest.StashKey[tuple["HitLog | None", str | None, bool]]()
@@ -373,7 +364,9 @@ def replaygate_exchange(
     yield exchange
     if exchange.raised and not marker.get(ALLOW_FLAG, False):
         caught = caught_errors(
-            exchange.raised, request.node.stash.get(_RAISED, None), _test_code(request.node)
+            exchange.raised,
+            request.node.stash.get(_RAISED, None),
+            test_code(getattr(request.node, "function", None)),
         )
         if caught:
             pytest.fail(caught_message(caught), pytrace=False)
