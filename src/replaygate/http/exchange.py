@@ -105,6 +105,9 @@ def _match_form(envelope: dict[str, Any], *, parsed: bool) -> bytes:
 
 VERSION_PATH = "headers.anthropic-version"
 
+KEPT_ERRORS = 16
+"""How many of its errors a session keeps for the check that none was hidden."""
+
 
 def _version_header(envelope: dict[str, Any]) -> str | None:
     headers = envelope.get("headers")
@@ -126,7 +129,8 @@ class Exchange:
     answer again (by default it is a miss, or recorded in ``record-missing``).
     ``lookups`` counts the store lookups (one per send that is not live), ``replays`` the
     answers given from fixtures, ``recorded`` the responses written, ``raised`` the
-    errors its sends raised (misses, a damaged store), in order. ``live_origin``
+    first :data:`KEPT_ERRORS` errors its sends raised (misses, a damaged store), in
+    order. ``live_origin``
     (``scheme://host:port``, set by the pytest plugin to the simulator it records from)
     is where the intercepted clients' live sends go instead of the host they name
     (:meth:`live_url`).
@@ -196,7 +200,8 @@ class Exchange:
             return self._plan(request)
         except ReplaygateError as err:
             error = passthrough(err)
-            self.raised.append(error)
+            if len(self.raised) < KEPT_ERRORS:  # each holds its traceback's frames
+                self.raised.append(error)
             raise error from None
 
     def _plan(self, request: RequestLike) -> Replayed | LiveSlot:

@@ -81,8 +81,8 @@ def caught_errors(
 
 
 def caught_message(errors: list[ReplaygateError]) -> str:
-    """Why the test fails: the first caught error, and how many there were."""
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    """Why the test fails: the first caught error, and whether there were more."""
+    more = " (the first of several)" if len(errors) > 1 else ""
     return (
         f"replaygate: the code under test caught a replay error{more} and went on, so the "
         "test did not see it (a framework's fallback, a retry, an except clause, or a "
