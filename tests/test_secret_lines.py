@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from replaygate.fixtures.fixture import Fixture, make_meta
 from replaygate.hygiene.verify import verify_store
+from replaygate.hygiene.verify_jobs import check_task
+from replaygate.hygiene.verify_segments import Segment
 from replaygate.sanitize import secret_lines
 from replaygate.sanitize.secret_allow import NOTHING_SAFE
 from replaygate.sanitize.secret_gate import clean_written, cut_written
@@ -154,3 +156,25 @@ def test_verify_reports_the_same_with_the_scan_as_without_it(
     monkeypatch.setattr(secret_lines, "ENGINE_AFTER", -1)
     assert verify_store(store) == without
     assert sorted({problem.line for problem in without[1]}) == sorted(i + 1 for i in planted)
+
+
+def test_a_large_task_announced_at_once_uses_the_engine_from_its_first_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(secret_lines, "_seen", 0)  # a new process, as a verify worker is
+    scanned: list[int] = []
+    engine = secret_lines.quiet_lines
+
+    def spy(lines: list[bytes]) -> list[bool] | None:
+        scanned.append(len(lines))
+        return engine(lines)
+
+    monkeypatch.setattr(secret_lines, "quiet_lines", spy)
+    store = tmp_path / "store.jsonl"
+    store.write_bytes(b"".join(_fixture(i, "fine", {}) for i in range(3)))
+    small = Segment(str(store), size=secret_lines.ENGINE_BYTES - 1)
+    assert check_task([small], True, NOTHING_SAFE)[0].count == 3
+    assert scanned == []  # a few lines: the gate alone, no engine to load
+    large = Segment(str(store), size=secret_lines.ENGINE_BYTES)
+    assert check_task([large], True, NOTHING_SAFE)[0].count == 3
+    assert scanned == [3]

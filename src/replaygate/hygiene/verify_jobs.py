@@ -18,6 +18,7 @@ from replaygate.hygiene import verify_segments as segments
 from replaygate.hygiene.verify_segment import SegmentResult, check_segment
 from replaygate.hygiene.verify_segments import Segment
 from replaygate.sanitize.secret_allow import KnownSafe
+from replaygate.sanitize.secret_lines import expect_bytes
 
 MAX_DEFAULT_JOBS = 8
 """The default number of jobs is the usable CPUs, at most this many (memory stays bounded)."""
@@ -37,6 +38,7 @@ def default_jobs() -> int:
 
 def check_task(task: Sequence[Segment], require_meta: bool, safe: KnownSafe) -> list[SegmentResult]:
     """The results of each segment of ``task``, in order."""
+    expect_bytes(sum(segment.size for segment in task))
     return [check_segment(segment, require_meta, safe) for segment in task]
 
 

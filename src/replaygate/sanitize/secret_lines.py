@@ -71,6 +71,9 @@ from replaygate.sanitize.secret_rules import EXACT_ANCHORS, FOLDED_ANCHORS, SPAC
 ENGINE_AFTER = 4096
 """Written lines a process checks before it loads the engine (about 60 ms to load and
 compile its patterns; the gate spends that on a few thousand lines)."""
+ENGINE_BYTES = 8 << 20
+"""Written bytes announced at once (:func:`expect_bytes`) that have the engine used from
+the first batch: at about 2 KB a recorded fixture, they hold :data:`ENGINE_AFTER` lines."""
 _FREE_TABLE = table_of(bytes(b for b in range(256) if FREE_PART.fullmatch(bytes([b]))))
 _STRETCH = min(BASE64_MIN_LENGTH, FREE_MIN_LENGTH)
 _seen = 0
@@ -168,6 +171,16 @@ def _may_hide(stretch: str) -> bool:
     if stretch.isalnum():
         return base64_text(stretch) is not None
     return any(base64_texts(stretch))
+
+
+def expect_bytes(size: int) -> None:
+    """Announce ``size`` bytes of written lines about to be checked in this process: from
+    :data:`ENGINE_BYTES` on, the engine is used from the first batch instead of after
+    :data:`ENGINE_AFTER` lines (a verify worker would otherwise check its first few
+    thousand lines the slow way)."""
+    global _seen
+    if size >= ENGINE_BYTES:
+        _seen = max(_seen, ENGINE_AFTER + 1)
 
 
 def clean_lines(lines: Sequence[bytes | None]) -> list[bool | None]:
