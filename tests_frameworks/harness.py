@@ -245,6 +245,27 @@ def _outcomes(done: subprocess.CompletedProcess[str]) -> dict[str, str]:
     return dict(_OUTCOME.findall(done.stdout))
 
 
+CAUGHT = "Failed: replaygate: the code under test caught a replay error"
+"""How the plugin's teardown error for a miss the code under test caught begins."""
+
+
+def run_replay_errors(folder: Path, source: str) -> tuple[dict[tuple[str, str], str], str]:
+    """A user's test file (``source``, its tests marked with a store never recorded, so
+    every request misses) replayed by pytest: its summary, ``(FAILED|ERROR, test name)``
+    -> the reason's first line, and its output. ``ERROR`` is the plugin's teardown error
+    for a miss the code under test caught (a fallback answering instead); ``FAILED``, a
+    miss that reached the test, wrapped or not."""
+    (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (folder / "test_caught.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    done = inner_pytest(folder, "-vv", "-rfE", "--tb=short")  # -vv: summary lines whole
+    output = done.stdout + done.stderr
+    found = re.findall(r"^(FAILED|ERROR) test_caught\.py::(\w+) - (.*)$", done.stdout, re.M)
+    summary = {(kind, name): reason for kind, name, reason in found}
+    assert len(summary) == len(found), output  # one report per test and kind
+    assert "network attempts refused" not in output, output
+    return summary, output
+
+
 def assert_marker_alone_records_and_replays(
     folder: Path,
     source: str,

@@ -34,6 +34,7 @@ from tests_frameworks.harness import (
     assert_retry_replayed_at_once,
     record,
     replay_three_times,
+    run_replay_errors,
 )
 
 ROW = "OpenAI client"
@@ -176,3 +177,75 @@ CITY_CALL = {"tool_calls": [{"id": "call_1", "name": "City", "arguments": PARIS}
 def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
     script = [CITY_CALL, CITY_CALL]
     assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2, script=script)
+
+
+RETRY_TESTS = """
+import asyncio
+
+import instructor
+import openai
+import pytest
+from instructor.core import InstructorRetryException
+from pydantic import BaseModel
+from tenacity import Retrying, stop_after_attempt
+
+pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
+MESSAGES = [{"role": "user", "content": "a question never recorded"}]
+
+
+class City(BaseModel):
+    name: str
+
+
+def test_max_retries():
+    client = instructor.from_openai(openai.OpenAI())
+    client.chat.completions.create(
+        model="gpt-4o", response_model=City, max_retries=3, messages=MESSAGES
+    )
+
+
+def test_max_retries_async():
+    client = instructor.from_openai(openai.AsyncOpenAI())
+    asyncio.run(
+        client.chat.completions.create(
+            model="gpt-4o", response_model=City, max_retries=3, messages=MESSAGES
+        )
+    )
+
+
+def test_a_tenacity_retrying():
+    client = instructor.from_openai(openai.OpenAI())
+    client.chat.completions.create(
+        model="gpt-4o",
+        response_model=City,
+        max_retries=Retrying(stop=stop_after_attempt(3)),
+        messages=MESSAGES,
+    )
+
+
+@pytest.mark.replaygate(fixtures="agent.jsonl", expect_caught_errors=True)
+def test_the_test_expects_instructor_s_error():
+    client = instructor.from_openai(openai.OpenAI())
+    with pytest.raises(InstructorRetryException, match="no fixture recorded"):
+        client.chat.completions.create(
+            model="gpt-4o", response_model=City, max_retries=3, messages=MESSAGES
+        )
+"""
+
+
+def test_a_miss_retried_by_max_retries_fails_the_test_once(tmp_path: Path) -> None:
+    """``max_retries`` (a number, or a tenacity ``Retrying``, which sends the miss again
+    each attempt) ends in ``InstructorRetryException`` wrapping the miss: the test fails
+    with it, once, and the plugin adds nothing at teardown. A test that expects that
+    error itself is marked ``expect_caught_errors=True`` and passes."""
+    summary, output = run_replay_errors(tmp_path, RETRY_TESTS)
+    assert set(summary) == {
+        ("FAILED", "test_max_retries"),
+        ("FAILED", "test_max_retries_async"),
+        ("FAILED", "test_a_tenacity_retrying"),
+    }, output
+    for (_, name), reason in summary.items():
+        assert reason.startswith("instructor.") and "InstructorRetryException: " in reason, output
+        if name != "test_a_tenacity_retrying":  # its message names tenacity's RetryError
+            assert "no fixture recorded for this HTTP request" in reason, output
+    assert "test_caught.py::test_the_test_expects_instructor_s_error PASSED" in output, output

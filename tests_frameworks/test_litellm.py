@@ -21,6 +21,7 @@ import pytest
 
 from replaygate.errors import FixtureMismatchError
 from tests_frameworks.harness import (
+    CAUGHT,
     CHANGED,
     CLAUDE,
     FAKE_KEY,
@@ -31,6 +32,7 @@ from tests_frameworks.harness import (
     assert_recipe_replays,
     assert_retry_replayed_at_once,
     matrix_cases,
+    run_replay_errors,
 )
 
 PROVIDERS = {"anthropic": "Anthropic model", "openai": "OpenAI model"}
@@ -265,3 +267,61 @@ def test_changed_question():
 
 def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
     assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2)
+
+
+FALLBACK_TESTS = """
+import litellm
+import pytest
+
+pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
+MESSAGES = [{"role": "user", "content": "a question never recorded"}]
+CLAUDE = {"model_name": "chat", "litellm_params": {"model": "anthropic/claude-sonnet-4-6"}}
+LOCAL = {"model": "openai/gpt-4o", "mock_response": "fallback"}  # answers without a request
+
+
+def test_router_falls_back():
+    router = litellm.Router(
+        model_list=[CLAUDE, {"model_name": "local", "litellm_params": LOCAL}],
+        fallbacks=[{"chat": ["local"]}],
+        num_retries=1,
+    )
+    reply = router.completion(model="chat", messages=MESSAGES)
+    assert reply.choices[0].message.content == "fallback"
+
+
+def test_router_retries_then_fails():
+    router = litellm.Router(model_list=[CLAUDE], num_retries=1)
+    router.completion(model="chat", messages=MESSAGES)
+
+
+def test_completion_falls_back():
+    reply = litellm.completion(
+        model="anthropic/claude-sonnet-4-6", messages=MESSAGES, num_retries=2, fallbacks=[LOCAL]
+    )
+    assert reply.choices[0].message.content == "fallback"
+
+
+def test_completion_retries_then_fails():
+    litellm.completion(model="anthropic/claude-sonnet-4-6", messages=MESSAGES, num_retries=2)
+"""
+
+
+def test_a_miss_caught_by_fallbacks_still_fails_the_test(tmp_path: Path) -> None:
+    """A Router's ``fallbacks`` and ``completion(fallbacks=...)`` hand a miss to a
+    ``mock_response`` deployment that answers: the plugin fails the test at teardown,
+    once, the Router's retries of the miss included. Without a fallback, the miss
+    (sent again by the Router's ``num_retries``) fails the test once, as LiteLLM's
+    ``InternalServerError`` carrying it, and nothing more."""
+    summary, output = run_replay_errors(tmp_path, FALLBACK_TESTS)
+    assert set(summary) == {
+        ("ERROR", "test_router_falls_back"),
+        ("FAILED", "test_router_retries_then_fails"),
+        ("ERROR", "test_completion_falls_back"),
+        ("FAILED", "test_completion_retries_then_fails"),
+    }, output
+    for name in ("test_router_falls_back", "test_completion_falls_back"):
+        assert summary["ERROR", name].startswith(CAUGHT), output
+    for name in ("test_router_retries_then_fails", "test_completion_retries_then_fails"):
+        reason = summary["FAILED", name]
+        assert reason.startswith("litellm.exceptions.InternalServerError"), output
+        assert "no fixture recorded for this HTTP request" in reason, output

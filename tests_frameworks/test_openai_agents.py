@@ -39,6 +39,7 @@ from openai import AsyncOpenAI
 from replaygate.errors import FixtureMismatchError
 from replaygate.http import intercept
 from tests_frameworks.harness import (
+    CAUGHT,
     CHANGED,
     GPT,
     QUESTION,
@@ -50,6 +51,7 @@ from tests_frameworks.harness import (
     matrix_cases,
     record,
     retry_cases,
+    run_replay_errors,
     weather,
 )
 
@@ -251,3 +253,76 @@ def test_changed_question():
 
 def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
     assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2)
+
+
+TOOL_TESTS = """
+import pytest
+from agents import Agent, Runner, set_tracing_disabled
+from agents.items import ModelResponse
+from agents.models.interface import Model
+from agents.usage import Usage
+from openai.types.responses import (
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseOutputText,
+)
+
+pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
+set_tracing_disabled(True)
+
+
+class Local(Model):
+    # a model answering locally: calls the first tool, then says what it returned
+
+    async def get_response(self, system_instructions, input, model_settings, tools, *args, **kw):
+        outputs = [i["output"] for i in input if i.get("type") == "function_call_output"]
+        if not outputs:
+            call = ResponseFunctionToolCall(
+                type="function_call", call_id="c1", name=tools[0].name, arguments='{"input": "hi"}'
+            )
+            return ModelResponse(output=[call], usage=Usage(), response_id=None)
+        text = ResponseOutputText(type="output_text", text=f"tool: {outputs[0]}", annotations=[])
+        message = ResponseOutputMessage(
+            id="m1", type="message", role="assistant", status="completed", content=[text]
+        )
+        return ModelResponse(output=[message], usage=Usage(), response_id=None)
+
+    def stream_response(self, *args, **kw):
+        raise NotImplementedError
+
+
+def run_with(tool):
+    return Runner.run_sync(Agent(name="outer", model=Local(), tools=[tool]), "hi").final_output
+
+
+def test_the_tool_s_error_becomes_its_output():
+    helper = Agent(name="helper", model="gpt-4o")
+    tool = helper.as_tool(tool_name="helper", tool_description="Asks the helper.")
+    assert "An error occurred while running the tool" in run_with(tool)
+
+
+def test_the_tool_raises():
+    helper = Agent(name="helper", model="gpt-4o")
+    tool = helper.as_tool(
+        tool_name="helper", tool_description="Asks the helper.", failure_error_function=None
+    )
+    run_with(tool)
+"""
+
+
+def test_a_miss_in_an_agent_tool_still_fails_the_test(tmp_path: Path) -> None:
+    """The SDK has no model fallback, and its run error handlers take no model error;
+    what swallows one is a tool's ``failure_error_function``: by default an agent used as
+    a tool (``as_tool``), or any function tool, whose model call misses gives the model
+    "An error occurred while running the tool" and the run goes on. The plugin fails that
+    test at teardown with the miss; with ``failure_error_function=None`` the test fails
+    with the SDK's ``UserError`` naming the miss, once."""
+    summary, output = run_replay_errors(tmp_path, TOOL_TESTS)
+    assert set(summary) == {
+        ("ERROR", "test_the_tool_s_error_becomes_its_output"),
+        ("FAILED", "test_the_tool_raises"),
+    }, output
+    assert summary["ERROR", "test_the_tool_s_error_becomes_its_output"].startswith(CAUGHT)
+    reason = summary["FAILED", "test_the_tool_raises"]
+    assert reason.startswith("agents.exceptions.UserError"), output
+    assert "no fixture recorded for this HTTP request" in reason, output

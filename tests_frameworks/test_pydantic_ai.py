@@ -16,6 +16,7 @@ from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 
 from tests_frameworks.harness import (
+    CAUGHT,
     CHANGED,
     CLAUDE,
     GPT,
@@ -26,6 +27,7 @@ from tests_frameworks.harness import (
     assert_retry_replayed_at_once,
     matrix_cases,
     retry_cases,
+    run_replay_errors,
     weather,
 )
 
@@ -129,3 +131,57 @@ def page_example() -> str:
 def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
     more = {"test_weather_agent.py": page_example()}  # the page's example, run beside
     assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2, more=more)
+
+
+FALLBACK_TESTS = """
+import pytest
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelResponse, TextPart
+from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.fallback import FallbackModel
+from pydantic_ai.models.function import FunctionModel
+from pydantic_ai.models.openai import OpenAIChatModel
+
+pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
+
+
+def local(messages, info):
+    return ModelResponse(parts=[TextPart("fallback")])
+
+
+def test_fallback_on_left_to_its_default():
+    model = FallbackModel(AnthropicModel("claude-sonnet-4-6"), FunctionModel(local))
+    Agent(model).run_sync("a question never recorded")
+
+
+def test_fallback_answers():
+    model = FallbackModel(
+        AnthropicModel("claude-sonnet-4-6"), FunctionModel(local), fallback_on=(Exception,)
+    )
+    assert Agent(model).run_sync("a question never recorded").output == "fallback"
+
+
+def test_every_model_fails():
+    model = FallbackModel(
+        AnthropicModel("claude-sonnet-4-6"), OpenAIChatModel("gpt-4o"), fallback_on=(Exception,)
+    )
+    Agent(model).run_sync("a question never recorded")
+"""
+
+
+def test_a_miss_caught_by_fallback_model_still_fails_the_test(tmp_path: Path) -> None:
+    """FallbackModel's default ``fallback_on`` (``ModelAPIError``) lets a miss through;
+    one that falls back on every error hands it to a local model, and the plugin fails
+    the test at teardown; when every model misses, the test fails with the
+    ``FallbackExceptionGroup`` of the misses, once, and nothing more."""
+    summary, output = run_replay_errors(tmp_path, FALLBACK_TESTS)
+    assert set(summary) == {
+        ("FAILED", "test_fallback_on_left_to_its_default"),
+        ("ERROR", "test_fallback_answers"),
+        ("FAILED", "test_every_model_fails"),
+    }, output
+    reason = summary["FAILED", "test_fallback_on_left_to_its_default"]
+    assert reason.startswith("replaygate.errors.FixtureMismatchError"), output
+    reason = summary["FAILED", "test_every_model_fails"]
+    assert reason.startswith("pydantic_ai.exceptions.FallbackExceptionGroup"), output
+    assert summary["ERROR", "test_fallback_answers"].startswith(CAUGHT), output
