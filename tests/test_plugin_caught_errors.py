@@ -143,3 +143,73 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
     assert "ERROR at teardown of test_retried_then_reached" not in text
     assert "ERROR at teardown of test_the_test_expects_the_miss" not in text  # and in its coroutine
     assert "ERROR at teardown of test_catching_it_is_the_point" not in text
+
+
+ELSEWHERE = (
+    CODE_UNDER_TEST
+    + """
+import unittest
+
+
+@pytest.fixture
+def answer(anthropic_client):
+    # a fixture that runs the code under test once, for the test to check
+    return ask(anthropic_client(), "changed")
+
+
+@pytest.fixture
+def wrapped_answer(anthropic_client):
+    return ask_wrapped(anthropic_client(), "changed")
+
+
+@pytest.fixture
+def cleanup(anthropic_client):
+    yield
+    ask(anthropic_client(), "changed")
+
+
+def test_miss_in_a_fixture(answer):
+    assert answer
+
+
+def test_wrapped_miss_in_a_fixture(wrapped_answer):
+    assert wrapped_answer
+
+
+def test_miss_in_a_fixture_s_teardown(cleanup):
+    pass
+
+
+def test_the_test_expects_the_miss_calling_pytest_raises(anthropic_client):
+    pytest.raises(FixtureMismatchError, ask, anthropic_client(), "changed")
+
+
+@pytest.mark.replaygate
+class TestCase(unittest.TestCase):
+    def test_miss_in_a_unittest_test_case(self):
+        ask(anthropic.Anthropic(api_key="k", max_retries=0), "changed")
+"""
+)
+
+
+def test_a_miss_reaching_pytest_outside_the_test_function_is_reported_once(
+    pytester: pytest.Pytester,
+) -> None:
+    """A miss in a fixture's setup or teardown, one pytest.raises caught given the
+    function to call, or one a unittest TestCase failed with reached the test: pytest
+    reports it, and the plugin adds no teardown error of its own."""
+    pytester.makepyfile(test_elsewhere=ELSEWHERE)
+    result = pytester.runpytest("-rfE")
+    summary = {
+        tuple(line.split(" - ")[0].split(" test_elsewhere.py::"))
+        for line in result.stdout.lines
+        if line.startswith(("FAILED", "ERROR")) and "test_elsewhere.py::" in line
+    }
+    assert summary == {
+        ("ERROR", "test_miss_in_a_fixture"),
+        ("ERROR", "test_wrapped_miss_in_a_fixture"),
+        ("ERROR", "test_miss_in_a_fixture_s_teardown"),
+        ("FAILED", "TestCase::test_miss_in_a_unittest_test_case"),
+    }
+    result.assert_outcomes(passed=2, failed=1, errors=3)
+    assert "caught a replay error" not in result.stdout.str()

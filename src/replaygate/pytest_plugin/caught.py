@@ -5,7 +5,8 @@ A miss must reach the test once. A framework's fallback (LangChain's
 under test can catch it and go on with something else: the test may then pass on an
 answer no fixture gave. The test's session remembers every error its sends raised;
 at teardown, when none of them reached the test function (caught there, by
-``pytest.raises`` or its own ``except``) or what the test failed with (the error, its
+``pytest.raises`` or its own ``except``), pytest (a fixture's teardown, ``pytest.raises``
+given the function to call) or what the test's setup or call failed with (the error, its
 cause, or its message), the first fails the test.
 """
 
@@ -50,10 +51,15 @@ def test_code(function: object) -> frozenset[CodeType]:
 
 
 def _caught_in(error: BaseException, test: frozenset[CodeType]) -> bool:
-    """Whether ``error`` was caught in a frame running code of ``test``: the outermost
-    frame its traceback reached is where it stopped."""
+    """Whether ``error`` was caught in a frame running code of ``test``, or by pytest
+    itself (``pytest.raises`` given the function to call, a fixture's teardown, which
+    pytest reports): the outermost frame its traceback reached is where it stopped."""
     traceback = error.__traceback__
-    return traceback is not None and traceback.tb_frame.f_code in test
+    if traceback is None:
+        return False
+    frame = traceback.tb_frame
+    module = frame.f_globals.get("__name__")
+    return frame.f_code in test or (isinstance(module, str) and module.startswith("_pytest."))
 
 
 def caught_errors(
@@ -62,8 +68,8 @@ def caught_errors(
     """``raised`` when none of its errors reached the test, else nothing.
 
     An error reached the test when the test function caught it (``test``, its
-    :func:`test_code`),
-    or when it is what the test failed with (``reached``, None when it passed), that
+    :func:`test_code`) or pytest did, or when it is what the test's setup or call failed
+    with (``reached``, None when neither failed), that
     error's cause or context, or named by its message (a framework that re-raises a
     miss as its own error keeps the miss's text). Once one reached the test, the others
     are the same request sent again (a framework's retry) or its consequences.

@@ -161,17 +161,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 _RAISED = pytest.StashKey[BaseException]()
-"""What a test's call raised, for the check that no replay error was caught on its way."""
+"""What a test's setup or call failed with, for the check that no replay error was caught
+on its way."""
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
-    """Note what the test raised (:mod:`replaygate.pytest_plugin.caught`)."""
-    try:
-        return (yield)
-    except BaseException as err:
-        item.stash[_RAISED] = err
-        raise
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Note what the test's setup (a fixture) or call failed with
+    (:mod:`replaygate.pytest_plugin.caught`): read after the other hooks, since a unittest
+    ``TestCase`` hands pytest its error there."""
+    report = yield
+    if call.when in ("setup", "call") and call.excinfo is not None:
+        item.stash[_RAISED] = call.excinfo.value
+    return report
 
 
 _HITS = pytest.StashKey[tuple["HitLog | None", str | None, bool]]()
