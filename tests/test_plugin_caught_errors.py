@@ -81,6 +81,13 @@ def test_retried_then_reached(anthropic_client):
     ask_retrying(anthropic_client(), "changed")
 
 
+def test_fails_on_a_consequence_of_the_hidden_miss(anthropic_client):
+    # as a tool's error handler does: the miss becomes the tool's output, and the next
+    # request, which carries it, misses too
+    client = anthropic_client()
+    ask(client, ask_with_fallback(client, "changed"))
+
+
 def test_the_test_expects_the_miss(anthropic_client):
     with pytest.raises(FixtureMismatchError):
         ask(anthropic_client(), "changed")
@@ -109,7 +116,11 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
     pytester: pytest.Pytester,
 ) -> None:
     folder = pytester.path / "tests/fixtures"
-    for name in ("test_recorded", "test_fallback_hides_the_miss"):
+    for name in (
+        "test_recorded",
+        "test_fallback_hides_the_miss",
+        "test_fails_on_a_consequence_of_the_hidden_miss",
+    ):
         record_echoes(folder / f"test_caught/{name}.jsonl", ["hi"])
     record_echoes(folder / "shared.jsonl", ["hi"])
     pytester.makepyfile(test_caught=TESTS)
@@ -126,8 +137,9 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
         ("FAILED", "test_wrapped_with_its_cause"),
         ("FAILED", "test_wrapped_with_its_message"),
         ("FAILED", "test_retried_then_reached"),
+        ("FAILED", "test_fails_on_a_consequence_of_the_hidden_miss"),
     }
-    result.assert_outcomes(passed=5, failed=4, errors=2)
+    result.assert_outcomes(passed=5, failed=5, errors=2)
     text = result.stdout.str()
     # the teardown error is the miss itself: its store, its diff, its re-record command
     result.stdout.fnmatch_lines(
@@ -139,6 +151,13 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
             "*expect_caught_errors=True*",
         ]
     )
+    # a test failing on a consequence of a hidden miss: its error names the hidden one
+    consequence = text.split("_ test_fails_on_a_consequence_of_the_hidden_miss _", 1)[1]
+    consequence = consequence.split("\n___", 1)[0]
+    assert "body.messages[0].content: 'hi' != 'fallback'" in consequence
+    assert "before this, the code under test caught a replay error" in consequence
+    assert "body.messages[0].content: 'hi' != 'changed'" in consequence
+    assert "before this" not in text.replace(consequence, "")  # nowhere else
     assert "ERROR at teardown of test_wrapped" not in text
     assert "ERROR at teardown of test_retried_then_reached" not in text
     assert "ERROR at teardown of test_the_test_expects_the_miss" not in text  # and in its coroutine

@@ -326,3 +326,49 @@ def test_a_miss_in_an_agent_tool_still_fails_the_test(tmp_path: Path) -> None:
     reason = summary["FAILED", "test_the_tool_raises"]
     assert reason.startswith("agents.exceptions.UserError"), output
     assert "no fixture recorded for this HTTP request" in reason, output
+
+
+CONSEQUENCE_TESTS = """
+import openai
+import pytest
+from agents import Agent, RunConfig, Runner, function_tool, set_tracing_disabled
+
+pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
+set_tracing_disabled(True)
+
+
+def ask_the_tool_to_ask(question):
+    @function_tool
+    def expert(topic: str) -> str:
+        \"\"\"Asks an expert.\"\"\"
+        reply = openai.OpenAI(max_retries=0).chat.completions.create(
+            model="gpt-4o", messages=[{"role": "user", "content": question}]
+        )
+        return reply.choices[0].message.content
+
+    agent = Agent(name="assistant", model="gpt-4o", tools=[expert])
+    return Runner.run_sync(agent, "Ask the expert.", run_config=RunConfig(group_id="g"))
+
+
+def test_the_tool_asks():
+    assert ask_the_tool_to_ask(QUESTION).final_output == "done"
+
+
+def test_changed_question():
+    ask_the_tool_to_ask(CHANGED)
+"""
+EXPERT_THEN_DONE = [
+    {"tool_calls": [{"id": "call_expert", "name": "expert", "arguments": {"topic": "http"}}]},
+    {"text": "Fewer handshakes."},
+    {"text": "done"},
+]
+
+
+def test_a_miss_hidden_in_a_tool_is_named_by_the_miss_it_causes(tmp_path: Path) -> None:
+    """A tool whose own request misses gives the model the SDK's error text instead, so
+    the agent's next request misses too, its diff showing the tool's output: the test
+    fails with that one, and its error names the hidden miss, the changed word in its
+    diff (which the recipe helper checks)."""
+    assert_marker_alone_records_and_replays(
+        tmp_path, CONSEQUENCE_TESTS, fixtures=3, script=EXPERT_THEN_DONE
+    )

@@ -7,7 +7,9 @@ answer no fixture gave. The test's session remembers every error its sends raise
 at teardown, when none of them reached the test function (caught there, by
 ``pytest.raises`` or its own ``except``), pytest (a fixture's teardown, ``pytest.raises``
 given the function to call) or what the test's setup or call failed with (the error, its
-cause, or its message), the first fails the test.
+cause, or its message), the first fails the test. When one did reach it, the others
+that did not are named in a note on the error the test fails with: the failure may be
+their consequence (a tool whose miss became its output).
 """
 
 from __future__ import annotations
@@ -62,6 +64,23 @@ def _caught_in(error: BaseException, test: frozenset[CodeType]) -> bool:
     return frame.f_code in test or (isinstance(module, str) and module.startswith("_pytest."))
 
 
+def _unreached(
+    raised: list[ReplaygateError], reached: BaseException | None, test: frozenset[CodeType]
+) -> list[ReplaygateError]:
+    """The errors of ``raised`` that did not reach the test (see :func:`caught_errors`)."""
+    chain = list(_chain(reached)) if reached is not None else []
+    texts = "\n".join(str(e) for e in chain)
+    return [
+        error
+        for error in raised
+        if not (
+            _caught_in(error, test)
+            or any(error is e for e in chain)
+            or str(error).split("\n", 1)[0] in texts
+        )
+    ]
+
+
 def caught_errors(
     raised: list[ReplaygateError], reached: BaseException | None, test: frozenset[CodeType]
 ) -> list[ReplaygateError]:
@@ -69,21 +88,36 @@ def caught_errors(
 
     An error reached the test when the test function caught it (``test``, its
     :func:`test_code`) or pytest did, or when it is what the test's setup or call failed
-    with (``reached``, None when neither failed), that
-    error's cause or context, or named by its message (a framework that re-raises a
-    miss as its own error keeps the miss's text). Once one reached the test, the others
-    are the same request sent again (a framework's retry) or its consequences.
+    with (``reached``, None when neither failed), that error's cause or context, or named
+    by its message (a framework that re-raises a miss as its own error keeps the miss's
+    text; a retry of the same request raises the same text). Once one reached the test,
+    the others are the same request sent again (a framework's retry) or its consequences.
     """
-    chain = list(_chain(reached)) if reached is not None else []
-    texts = "\n".join(str(e) for e in chain)
-    for error in raised:
-        if (
-            _caught_in(error, test)
-            or any(error is e for e in chain)
-            or str(error).split("\n", 1)[0] in texts
-        ):
-            return []
-    return list(raised)
+    unreached = _unreached(raised, reached, test)
+    return unreached if len(unreached) == len(raised) else []
+
+
+def hidden_errors(
+    raised: list[ReplaygateError], failed: BaseException, test: frozenset[CodeType]
+) -> list[ReplaygateError]:
+    """The errors of ``raised`` the code under test caught while the test went on to fail
+    with ``failed`` (a replay error of another request among them): the test fails, but
+    on a consequence, such as a tool whose miss became its output, so the next request
+    missed with that output in its diff. Empty unless one of ``raised`` reached the test
+    (else the teardown reports them all)."""
+    unreached = _unreached(raised, failed, test)
+    return unreached if len(unreached) < len(raised) else []
+
+
+def hidden_note(errors: list[ReplaygateError]) -> str:
+    """The note added to the error a test fails with when :func:`hidden_errors` found
+    some: what the test's failure may be a consequence of."""
+    more = " (the first of several)" if len(errors) > 1 else ""
+    return (
+        f"replaygate: before this, the code under test caught a replay error{more} and "
+        "went on (a tool's error handler, a fallback, an except clause); this failure may "
+        f"be its consequence. The first:\n{errors[0]}"
+    )
 
 
 def caught_message(errors: list[ReplaygateError]) -> str:

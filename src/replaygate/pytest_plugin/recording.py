@@ -57,7 +57,8 @@ would be replayed. A test that only asks for ``replaygate_store``, or is marked
 Caught errors (law 2): a replay error (a miss, a damaged store) that the code under test
 caught on its way to the test (a framework's fallback, an ``except`` clause) fails the
 test at teardown with that error (:mod:`replaygate.pytest_plugin.caught`), unless the
-test is marked ``expect_caught_errors=True``.
+test is marked ``expect_caught_errors=True``; a test that fails on another replay error
+after one was caught gets a note on its error naming the caught one.
 
 Sanitizing: a store is recorded and matched with the ``[tool.replaygate.sanitize]`` of
 the project that owns it (the nearest ``pyproject.toml`` above it, else the rootdir's),
@@ -89,7 +90,14 @@ import pytest
 
 from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.fixtures.modes import require_approval
-from replaygate.pytest_plugin.caught import ALLOW_FLAG, caught_errors, caught_message, test_code
+from replaygate.pytest_plugin.caught import (
+    ALLOW_FLAG,
+    caught_errors,
+    caught_message,
+    hidden_errors,
+    hidden_note,
+    test_code,
+)
 from replaygate.pytest_plugin.options import (
     APPROVE,
     DEFAULT_DIR,
@@ -165,13 +173,25 @@ _RAISED = pytest.StashKey[BaseException]()
 on its way."""
 
 
+_CHECKED = pytest.StashKey["Exchange"]()
+"""The test's session, when its caught errors are checked (not marked otherwise)."""
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Note what the test's setup (a fixture) or call failed with
     (:mod:`replaygate.pytest_plugin.caught`): read after the other hooks, since a unittest
-    ``TestCase`` hands pytest its error there."""
+    ``TestCase`` hands pytest its error there. Before the report is made, a failure that
+    followed a replay error the code under test caught gets a note naming that error."""
+    exchange = item.stash.get(_CHECKED, None)
+    if exchange is not None and exchange.raised and call.excinfo is not None:
+        failed = call.excinfo.value
+        hidden = hidden_errors(exchange.raised, failed, test_code(getattr(item, "function", None)))
+        note = hidden_note(hidden) if hidden else None
+        if note is not None and note not in getattr(failed, "__notes__", ()):
+            failed.add_note(note)
     report = yield
     if call.when in ("setup", "call") and call.excinfo is not None:
         item.stash[_RAISED] = call.excinfo.value
@@ -365,7 +385,11 @@ def replaygate_exchange(
         refuse_setup(request, err)
     exchange.session.rerecord = rerecord_command(request.config, nodeid)
     exchange.session.rerecord_all = rerecord_command(request.config, nodeid, "rerecord")
+    if not marker.get(ALLOW_FLAG, False):
+        request.node.stash[_CHECKED] = exchange
     yield exchange
+    if _CHECKED in request.node.stash:
+        del request.node.stash[_CHECKED]  # the item outlives it: keep no session's errors
     if exchange.raised and not marker.get(ALLOW_FLAG, False):
         caught = caught_errors(
             exchange.raised,
