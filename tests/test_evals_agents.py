@@ -137,6 +137,12 @@ def test_the_agent_and_its_settings_come_from_the_config(project: Path) -> None:
     assert info["prices"]["source"].startswith(f"{project.resolve() / 'pyproject.toml'}")
     fixture = next(iter(FixtureStore.open(project / "evals" / "fixtures.jsonl")))
     assert fixture.request["system"] == "Be brief."
+    # an agent that catches a miss stops the eval, and the command says so
+    caught = invoke("eval", "--no-history", "--agent", "plain_agent:forgiving")
+    assert caught.exit_code == 2, caught.output
+    assert "no fixture recorded for this request" in caught.output
+    assert "the agent caught this error and went on" in caught.output
+    assert "raised in sample 0 of 1 of case rag" in caught.output
 
 
 @pytest.mark.parametrize(

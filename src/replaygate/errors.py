@@ -5,6 +5,10 @@ Each one says what happened, where, and what to do next.
 
 from __future__ import annotations
 
+KEPT_ERRORS = 16
+"""How many of the replay errors it raised a session or a replay model keeps, for the
+check that none was hidden (each holds its traceback's frames)."""
+
 
 class ReplaygateError(Exception):
     """Base class of every error raised by replaygate."""

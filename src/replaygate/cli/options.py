@@ -24,10 +24,11 @@ class CommandError(click.ClickException):
 
 
 def describe(err: Exception) -> str:
-    """What went wrong, for a person: the message, never a class name or a traceback."""
+    """What went wrong, for a person: the message and its notes (where it was raised, that
+    an agent caught it), never a class name or a traceback."""
     if isinstance(err, OSError) and err.filename is not None:
         return f"{err.filename}: {(err.strerror or str(err)).lower()}"
-    return str(err)
+    return "\n".join([str(err), *getattr(err, "__notes__", ())])
 
 
 def errors_as_exit_2(fn: Callable[P, R]) -> Callable[P, R]:

@@ -17,6 +17,7 @@ from replaygate.cli.choices import AgentInputs, agent_inputs, choose_fixtures
 from replaygate.cli.live import live_model, spent
 from replaygate.cli.options import (
     config_option,
+    describe,
     errors_as_exit_2,
     fixtures_option,
     max_cost_option,
@@ -96,8 +97,7 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
         except FixtureFormatError:
             raise  # a damaged store: exit 2, like one that does not open
         except ReplaygateError as err:
-            notes = getattr(err, "__notes__", [])
-            raise click.ClickException("\n".join([str(err), *notes])) from None
+            raise click.ClickException(describe(err)) from None
     if not all_identical:
         raise SystemExit(1)
 

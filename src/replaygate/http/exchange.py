@@ -27,6 +27,7 @@ from typing import Any, TypedDict, Unpack
 from urllib.parse import urlsplit, urlunsplit
 
 from replaygate.errors import (
+    KEPT_ERRORS,
     FixtureFormatError,
     FixtureMismatchError,
     ReplaygateError,
@@ -104,9 +105,6 @@ def _match_form(envelope: dict[str, Any], *, parsed: bool) -> bytes:
 
 
 VERSION_PATH = "headers.anthropic-version"
-
-KEPT_ERRORS = 16
-"""How many of its errors a session keeps for the check that none was hidden."""
 
 
 def _version_header(envelope: dict[str, Any]) -> str | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from replaygate.errors import FixtureFormatError, ReplaygateError, WireFormatError
+from replaygate.errors import KEPT_ERRORS, FixtureFormatError, ReplaygateError, WireFormatError
 from replaygate.fixtures.fixture import InterfaceVersionError, version_mismatch
 from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
 from replaygate.fixtures.session import FixtureSession, Hit, Sample, StoreArg
@@ -152,11 +152,15 @@ class _FixtureModel:
             raise FixtureFormatError(str(location.file), location.line, reason) from None
 
 
+_CAUGHT_NOTE = "the agent caught this error and went on; a miss must not be hidden"
+
+
 class ReplayModel(_FixtureModel):
     """A :class:`~replaygate.models.types.Model` that answers from recorded fixtures only.
 
     ``calls`` keeps every conversation it was asked to complete, for tests to inspect,
-    and ``raised`` every replay error it raised (a miss, a damaged fixture).
+    and ``raised`` the replay errors it raised (a miss, a damaged fixture; the first
+    :data:`~replaygate.errors.KEPT_ERRORS`).
     ``sample`` is the sample index it replays. ``sanitize`` is the pipeline whose
     request-side rules run before the lookup (default: the one configured for the
     store's project); ``interface_version`` the version the fixtures must have been
@@ -191,7 +195,8 @@ class ReplayModel(_FixtureModel):
                 raise self.session.miss(request)
             return self._replayed(hit)
         except ReplaygateError as err:
-            self.raised.append(err)
+            if len(self.raised) < KEPT_ERRORS:
+                self.raised.append(err)
             raise
 
     def raise_caught(self) -> None:
@@ -199,7 +204,8 @@ class ReplayModel(_FixtureModel):
         returned, it is one the agent caught and went on from (law 2)."""
         if self.raised:
             error = self.raised[0]
-            error.add_note("the agent caught this error and went on; a miss must not be hidden")
+            if _CAUGHT_NOTE not in getattr(error, "__notes__", ()):
+                error.add_note(_CAUGHT_NOTE)
             raise error
 
 
