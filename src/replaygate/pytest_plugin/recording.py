@@ -385,12 +385,13 @@ def replaygate_exchange(
         refuse_setup(request, err)
     exchange.session.rerecord = rerecord_command(request.config, nodeid)
     exchange.session.rerecord_all = rerecord_command(request.config, nodeid, "rerecord")
-    if not marker.get(ALLOW_FLAG, False):
+    checked = not marker.get(ALLOW_FLAG, False)
+    if checked:
         request.node.stash[_CHECKED] = exchange
     yield exchange
-    if _CHECKED in request.node.stash:
+    if checked:
         del request.node.stash[_CHECKED]  # the item outlives it: keep no session's errors
-    if exchange.raised and not marker.get(ALLOW_FLAG, False):
+    if checked and exchange.raised:
         caught = caught_errors(
             exchange.raised,
             request.node.stash.get(_RAISED, None),
