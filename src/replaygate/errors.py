@@ -5,9 +5,26 @@ Each one says what happened, where, and what to do next.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 KEPT_ERRORS = 16
 """How many of the replay errors it raised a session or a replay model keeps, for the
 check that none was hidden (each holds its traceback's frames)."""
+
+
+def exception_chain(error: BaseException) -> Iterator[BaseException]:
+    """``error``, its causes and contexts, and the members of exception groups among them."""
+    seen: set[int] = set()
+    stack = [error]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        stack.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+        if isinstance(current, BaseExceptionGroup):
+            stack.extend(current.exceptions)
 
 
 class ReplaygateError(Exception):

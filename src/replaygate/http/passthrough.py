@@ -38,7 +38,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-from replaygate.errors import ReplaygateError
+from replaygate.errors import ReplaygateError, exception_chain
 
 E = TypeVar("E", bound=BaseException)
 
@@ -83,14 +83,7 @@ def passthrough_class(cls: type[E]) -> type[E]:
 
 def caused_by_replaygate(error: BaseException) -> bool:
     """Whether ``error`` is a replaygate error or was raised while handling one."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        if isinstance(current, ReplaygateError):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
+    return any(isinstance(e, ReplaygateError) for e in exception_chain(error))
 
 
 def _litellm_never_retries() -> None:

@@ -15,28 +15,12 @@ their consequence (a tool whose miss became its output).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator
 from types import CodeType
 
-from replaygate.errors import ReplaygateError
+from replaygate.errors import ReplaygateError, exception_chain
 
 ALLOW_FLAG = "expect_caught_errors"
 """The marker flag of a test whose code under test is meant to catch a replay error."""
-
-
-def _chain(error: BaseException) -> Iterator[BaseException]:
-    """``error``, its causes and contexts, and the members of exception groups among them."""
-    seen: set[int] = set()
-    stack = [error]
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        stack.extend(e for e in (current.__cause__, current.__context__) if e is not None)
-        if isinstance(current, BaseExceptionGroup):
-            stack.extend(current.exceptions)
 
 
 def test_code(function: object) -> frozenset[CodeType]:
@@ -68,7 +52,7 @@ def _unreached(
     raised: list[ReplaygateError], reached: BaseException | None, test: frozenset[CodeType]
 ) -> list[ReplaygateError]:
     """The errors of ``raised`` that did not reach the test (see :func:`caught_errors`)."""
-    chain = list(_chain(reached)) if reached is not None else []
+    chain = list(exception_chain(reached)) if reached is not None else []
     texts = "\n".join(str(e) for e in chain)
     return [
         error
