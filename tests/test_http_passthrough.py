@@ -61,6 +61,9 @@ def test_caused_by_replaygate_follows_causes_and_contexts() -> None:
     looped = ValueError("a")
     looped.__context__ = looped
     assert not caused_by_replaygate(looped)
+    grouped = ExceptionGroup("every fallback failed", [KeyError("x"), wrapped(miss())])
+    assert caused_by_replaygate(grouped)  # pydantic-ai's FallbackExceptionGroup
+    assert not caused_by_replaygate(ExceptionGroup("other", [KeyError("x")]))
 
 
 @pytest.fixture
