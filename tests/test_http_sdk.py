@@ -18,7 +18,13 @@ import openai
 import pytest
 
 from replaygate.fixtures.store import FixtureStore
-from replaygate.http import block_network, httpx2_async_client, httpx2_client
+from replaygate.http import (
+    block_network,
+    httpx2_async_client,
+    httpx2_client,
+    httpx_async_client,
+    httpx_client,
+)
 from replaygate.models.types import ModelResponse, ToolCall, Usage
 from replaygate.sim import ScriptBehavior, Simulator
 from wire_shapes import ANTHROPIC_TOOL, OPENAI_TOOL, QUESTION
@@ -217,3 +223,64 @@ def test_replay_twice_is_identical_and_ignores_host(tmp_path: Path) -> None:
         )
         second = run("anthropic", True, store, "replay", None)("helper", False)
     assert first == second == live
+
+
+FACTORIES = {
+    "httpx2": (httpx2_client, httpx2_async_client),
+    "httpx": (httpx_client, httpx_async_client),
+}
+
+
+@pytest.mark.parametrize("library", sorted(FACTORIES))
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_replayed_responses_are_read_and_timed_as_live_ones(
+    tmp_path: Path, library: str, stream: bool
+) -> None:
+    """``elapsed`` and the bytes downloaded, which a client sets as it reads a body, are set on
+    a replayed response too, sync and async (``raw.elapsed`` raised on a plain replay)."""
+    store, (sync_factory, async_factory) = tmp_path / "timed.jsonl", FACTORIES[library]
+    body = {"model": CLAUDE, "max_tokens": 8, "messages": QUESTION, "stream": stream}
+    headers = {"x-api-key": FAKE_KEY, "anthropic-version": "2023-06-01"}
+
+    def read(client: Any, url: str) -> tuple[Any, bytes]:
+        with client.stream("POST", url, json=body, headers=headers) as response:
+            return response, response.read()
+
+    async def aread(client: Any, url: str) -> tuple[Any, bytes]:
+        async with client, client.stream("POST", url, json=body, headers=headers) as response:
+            return response, await response.aread()
+
+    with (
+        Simulator(behavior="echo") as sim,
+        sync_factory(store, "record-missing", approve_live=True) as live_client,
+    ):
+        live, _ = read(live_client, f"{sim.url}/v1/messages")
+    with block_network():
+        for mode in ("sync", "async"):
+            url = "https://api.anthropic.com/v1/messages"
+            if mode == "sync":
+                with sync_factory(store) as client:
+                    replayed, content = read(client, url)
+            else:
+                replayed, content = asyncio.run(aread(async_factory(store), url))
+            assert replayed.elapsed.total_seconds() >= 0, mode
+            assert replayed.num_bytes_downloaded == len(content) > 0, mode
+            assert replayed.status_code == live.status_code
+            assert replayed.is_closed and replayed.is_stream_consumed
+
+
+def test_a_replayed_raw_response_through_the_sdk_has_its_elapsed_time(tmp_path: Path) -> None:
+    store = tmp_path / "raw.jsonl"
+    args: dict[str, Any] = {"model": CLAUDE, "max_tokens": 8, "messages": QUESTION}
+
+    def raw_response(base_url: str, mode: str) -> Any:
+        http = httpx2_client(store, mode, approve_live=mode != "replay")
+        with anthropic.Anthropic(api_key=FAKE_KEY, base_url=base_url, http_client=http) as c:
+            return c.messages.with_raw_response.create(**args)
+
+    with Simulator(behavior="echo") as sim:
+        live = raw_response(sim.url, "record-missing")
+    with block_network():
+        replayed = raw_response("https://api.anthropic.com", "replay")
+    assert replayed.elapsed.total_seconds() >= 0
+    assert replayed.parse().model_dump() == live.parse().model_dump()

@@ -48,9 +48,9 @@ class Library(Generic[RespT]):
         self.tee_stream = tee_stream
 
     def replay(self, answer: Replayed) -> RespT:
-        """The library response replaying ``answer`` (a whole body is handed over read)."""
-        if not answer.streamed:
-            return self.response(answer.status, headers=answer.headers, content=answer.body)
+        """The library response replaying ``answer``, its body unread as a live one's: the
+        client reads it as it reads a live body, so ``elapsed`` and the bytes downloaded
+        are set as on a live response."""
         return self.response(
             answer.status, headers=answer.headers, stream=self.replay_stream(answer)
         )
