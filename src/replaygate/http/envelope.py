@@ -156,13 +156,20 @@ def raw_meaningful_headers(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, 
 
 
 def body_field(body: bytes) -> tuple[str, Any]:
-    """``("body", <JSON>)``, ``("text", ...)`` or ``("base64", ...)`` for raw body bytes."""
+    """``("body", <JSON>)``, ``("text", ...)`` or ``("base64", ...)`` for raw body bytes.
+
+    An empty body is ``("body", None)``; a body that is JSON ``null`` is kept as text, so it
+    is not taken for an empty one.
+    """
     if not body:
         return "body", None
     try:
-        return "body", exact_json.loads(body)
+        value = exact_json.loads(body)
     except orjson.JSONDecodeError:
         pass
+    else:
+        if value is not None:
+            return "body", value
     try:
         return "text", body.decode("utf-8")
     except UnicodeDecodeError:

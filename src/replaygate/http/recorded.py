@@ -11,7 +11,8 @@ A recorded response is a JSON object::
 - ``body`` is the decoded body parsed as JSON (``"text"`` or ``"base64"`` when it is
   not JSON, as in the request envelope);
 - ``events`` are the server-sent events in order (:meth:`SSEEvent.to_json`, ``data``
-  kept as the text sent, ``[DONE]`` included) and ``stream_end`` says how the stream
+  kept as the text sent, ``[DONE]`` included; a last event the server did not end with
+  a blank line is ``unterminated``) and ``stream_end`` says how the stream
   ended: ``complete``; ``cut`` (the connection broke mid-way, ``stream_error`` names
   the transport error the client saw, replayed as the same error after the same
   events); or ``closed`` (the client stopped reading while recording: reading beyond
@@ -154,7 +155,8 @@ def _stream_text(events: list[Any]) -> str:
         if not _is_mapping(event) or "data" not in event:
             raise WireFormatError(f"response.events[{i}]", "expected an object with data")
         data = event["data"]
-        add(event_text(data if type(data) is str else str(data), event.get("event")))
+        text = data if type(data) is str else str(data)
+        add(event_text(text, event.get("event"), event.get("unterminated") is not True))
     return "".join(texts)
 
 

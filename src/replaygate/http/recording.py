@@ -52,6 +52,9 @@ class Recording:
             return
         self.done = True
         if self.stream:
+            tail = self._parser.tail() if end == "complete" else None
+            if tail is not None:
+                self._events.append(tail)
             if end == "closed" and self.terminal:
                 end = "complete"
             record = stream_response(self.status, self.headers, self._events, end, error)

@@ -2,7 +2,10 @@
 
 A recorded stream is the list of its events in order. ``data`` is kept as the text
 the server sent (JSON for both providers, ``[DONE]`` for OpenAI's sentinel), so a
-replayed stream is byte-for-byte the one that was recorded.
+replayed stream carries the events and lines that were recorded (comments, ``id:`` and
+``retry:`` fields are not kept, and line ends are ``\n``). A stream that ended without
+the blank line closing its last event keeps that event as ``unterminated``: a client
+does not dispatch it as an event, but a reader of lines sees it, on replay as live.
 """
 
 from __future__ import annotations
@@ -14,30 +17,38 @@ from typing import Any
 
 @dataclass(frozen=True)
 class SSEEvent:
-    """One server-sent event: an optional ``event:`` name and its ``data:`` text."""
+    """One server-sent event: an optional ``event:`` name and its ``data:`` text;
+    ``terminated`` is false for the last event of a stream that ended before its blank line."""
 
     data: str
     event: str | None = None
+    terminated: bool = True
 
     def encode(self) -> bytes:
-        """The event as it goes on the wire, blank line included."""
-        return event_text(self.data, self.event).encode("utf-8")
+        """The event as it goes on the wire, blank line included (when terminated)."""
+        return event_text(self.data, self.event, self.terminated).encode("utf-8")
 
     def to_json(self) -> dict[str, Any]:
         """The form stored in a fixture."""
-        return {"event": self.event, "data": self.data} if self.event else {"data": self.data}
+        stored: dict[str, Any] = {"event": self.event} if self.event else {}
+        stored["data"] = self.data
+        if not self.terminated:
+            stored["unterminated"] = True
+        return stored
 
     @staticmethod
     def from_json(obj: dict[str, Any]) -> SSEEvent:
         """The inverse of :meth:`to_json`."""
-        return SSEEvent(data=str(obj["data"]), event=obj.get("event"))
+        terminated = obj.get("unterminated") is not True
+        return SSEEvent(data=str(obj["data"]), event=obj.get("event"), terminated=terminated)
 
 
-def event_text(data: str, event: str | None = None) -> str:
-    """The wire text of an event named ``event`` (or unnamed) with ``data``, blank line included:
-    one ``data:`` line per line of ``data``."""
+def event_text(data: str, event: str | None = None, terminated: bool = True) -> str:
+    """The wire text of an event named ``event`` (or unnamed) with ``data``: one ``data:``
+    line per line of ``data``, then the blank line that ends it unless not ``terminated``."""
     lines = data.replace("\n", "\ndata: ")
-    return f"data: {lines}\n\n" if event is None else f"event: {event}\ndata: {lines}\n\n"
+    end = "\n\n" if terminated else "\n"
+    return f"data: {lines}{end}" if event is None else f"event: {event}\ndata: {lines}{end}"
 
 
 def encode_events(events: Iterable[SSEEvent]) -> bytes:
@@ -64,6 +75,11 @@ class SSEParser:
     def pending(self) -> bytes:
         """Bytes of an event not yet terminated (a stream cut mid-event leaves some)."""
         return self._buffer
+
+    def tail(self) -> SSEEvent | None:
+        """The event the pending bytes hold, not terminated (None when they hold none)."""
+        event = _parse_block(self._buffer.decode("utf-8", "replace"))
+        return None if event is None else SSEEvent(event.data, event.event, terminated=False)
 
 
 def _parse_block(block: str) -> SSEEvent | None:

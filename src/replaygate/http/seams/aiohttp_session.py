@@ -72,12 +72,17 @@ class _Content(aiohttp.StreamReader):
     """A response's ``content`` that pulls the next chunk of a body stream when a read
     finds nothing buffered. ``ended`` runs when the body fails, or when the response is
     released before its end (aiohttp then sets an error on its content); a failure is
-    raised again by every later read, as aiohttp's own reader does."""
+    raised again by every later read, as aiohttp's own reader does. With
+    ``http_chunks``, each chunk is one HTTP chunk of a chunked body, as
+    ``resp.content.iter_chunks()`` reports it (``end_of_http_chunk``)."""
 
-    def __init__(self, chunks: AsyncIterator[bytes], ended: Callable[[], None]) -> None:
+    def __init__(
+        self, chunks: AsyncIterator[bytes], ended: Callable[[], None], http_chunks: bool = False
+    ) -> None:
         super().__init__(cast(BaseProtocol, _InMemory()), READ_LIMIT)
         self._chunks = chunks
         self._ended = ended
+        self._http_chunks = http_chunks
 
     async def _wait(self, func_name: str) -> None:
         try:
@@ -87,6 +92,10 @@ class _Content(aiohttp.StreamReader):
             raise
         if chunk is None:
             self.feed_eof()
+        elif self._http_chunks:
+            self.begin_http_chunk_receiving()
+            self.feed_data(chunk)
+            self.end_http_chunk_receiving()
         else:
             self.feed_data(chunk)
 
@@ -101,13 +110,26 @@ async def _single(body: bytes) -> AsyncIterator[bytes]:
 
 class _LiveBody:
     """A live response's ``content``, as the recorder reads it (the response releases its
-    connection itself)."""
+    connection itself): what arrives, or with ``http_chunks`` each whole HTTP chunk."""
 
-    def __init__(self, content: aiohttp.StreamReader) -> None:
+    def __init__(self, content: aiohttp.StreamReader, http_chunks: bool) -> None:
         self._content = content
+        self._http_chunks = http_chunks
 
     def aiter_bytes(self) -> AsyncIterator[bytes]:
+        if self._http_chunks:
+            return self._whole_http_chunks()
         return aiter(self._content.iter_any())
+
+    async def _whole_http_chunks(self) -> AsyncIterator[bytes]:
+        parts: list[bytes] = []
+        async for data, end_of_http_chunk in self._content.iter_chunks():
+            parts.append(data)
+            if end_of_http_chunk:
+                yield b"".join(parts)
+                parts.clear()
+        if any(parts):
+            yield b"".join(parts)
 
     async def aclose(self) -> None:
         """Nothing to close: the response does it."""
@@ -154,9 +176,18 @@ def _replayed(
     response.reason = reason_phrase(answer.status)
     response._headers = CIMultiDictProxy(CIMultiDict(answer.headers))
     response._raw_headers = tuple((k.encode(), v.encode()) for k, v in answer.headers)
+    if answer.streamed:  # one event per HTTP chunk, as a server sends them
+        answer = answer._replace(chunks=_one_per_event(answer.body))
     stream = _Replay(answer)
-    response.content = _Content(aiter(stream), stream.close)
+    response.content = _Content(aiter(stream), stream.close, answer.streamed)
     return response
+
+
+def _one_per_event(text: bytes) -> tuple[bytes, ...]:
+    """An event stream's text cut after each event's blank line."""
+    events = text.split(b"\n\n")
+    chunks = [event + b"\n\n" for event in events[:-1]]
+    return (*chunks, events[-1]) if events[-1] else tuple(chunks)
 
 
 async def _teed(
@@ -164,9 +195,10 @@ async def _teed(
 ) -> aiohttp.ClientResponse:
     headers = list(live.headers.items())
     recording = Recording(exchange, slot, live.status, headers, is_event_stream(headers))
-    tee = _Tee(cast(LiveBody, _LiveBody(live.content)), recording)
+    chunked = live.headers.get(hdrs.TRANSFER_ENCODING, "").lower() == "chunked"
+    tee = _Tee(cast(LiveBody, _LiveBody(live.content, chunked)), recording)
     if recording.stream:
-        live.content = _Content(aiter(tee), tee.close)
+        live.content = _Content(aiter(tee), tee.close, chunked)
     else:
         body = b"".join([chunk async for chunk in tee])
         live.content = _Content(_single(body), tee.close)

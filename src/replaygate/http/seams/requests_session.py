@@ -20,6 +20,7 @@ import requests
 from requests.hooks import dispatch_hook
 from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
+from urllib3 import HTTPHeaderDict, HTTPResponse
 
 from replaygate.http.active import answering, live_call
 from replaygate.http.exchange import Exchange, LiveSlot
@@ -46,8 +47,10 @@ class _Tee(TeeByteStream):
     library = _Errors
 
 
-class _Raw(io.RawIOBase):
-    """A response's ``raw``: the chunks of a body stream, read as a file, closed with it."""
+class _BodyFile(io.RawIOBase):
+    """The chunks of a body stream read as a file that closes itself at its end, as the
+    socket file of a live response does (so urllib3 knows the body is over), and closes
+    the stream with it."""
 
     def __init__(self, chunks: Iterator[bytes], close: Callable[[], None]) -> None:
         super().__init__()
@@ -62,6 +65,7 @@ class _Raw(io.RawIOBase):
         while not self._left:
             chunk = next(self._chunks, None)
             if chunk is None:
+                self.close()
                 return 0
             self._left = chunk
         size = min(len(buffer), len(self._left))
@@ -73,6 +77,26 @@ class _Raw(io.RawIOBase):
         if not self.closed:
             self._on_close()
         super().close()
+
+
+def _raw(
+    request: requests.PreparedRequest,
+    status: int,
+    headers: list[tuple[str, str]],
+    stream: ReplayByteStream | TeeByteStream,
+) -> HTTPResponse:
+    """A response's ``raw``: urllib3's response over the body stream, as requests' adapter
+    gives (``read``, ``stream``, ``decode_content``, ``status``, ``headers``)."""
+    return HTTPResponse(
+        body=_BodyFile(iter(stream), stream.close),
+        headers=HTTPHeaderDict(headers),
+        status=status,
+        reason=reason_phrase(status),
+        preload_content=False,
+        decode_content=False,
+        request_method=request.method,
+        request_url=request.url,
+    )
 
 
 class _LiveBody:
@@ -98,7 +122,7 @@ def _response(
     response.status_code = status
     response.headers = CaseInsensitiveDict(headers)
     response.encoding = get_encoding_from_headers(response.headers)
-    response.raw = _Raw(iter(stream), stream.close)
+    response.raw = _raw(request, status, headers, stream)
     response.reason = reason_phrase(status)
     response.url = request.url or ""
     response.request = request

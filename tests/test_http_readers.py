@@ -1,0 +1,152 @@
+"""The ways code reads a body, each the same live, while recording and on replay.
+
+Each case reads one response live (no replaygate), then inside a recording
+``intercept`` and a replaying one, the same way, and compares what it read: requests'
+``iter_content(chunk_size=None)`` and ``raw``, aiohttp's ``iter_chunks`` (one HTTP chunk
+per event), a JSON ``null`` body, an event stream whose last event has no blank line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import httpx2
+import pytest
+import requests
+
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import block_network, intercept
+from replaygate.hygiene.verify import verify_store
+from replaygate.sim import Simulator
+
+OFFLINE = "https://api.anthropic.com"
+HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+QUESTION = {
+    "model": "m",
+    "max_tokens": 16,
+    "messages": [{"role": "user", "content": "read me"}],
+    "stream": True,
+}
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo") as server:
+        yield server
+
+
+def live_recorded_replayed(
+    store: Path, sim: Simulator, read: Callable[[str], Any]
+) -> tuple[Any, Any, Any]:
+    """What ``read(base_url)`` returns live, while recording, and replayed offline."""
+    live = read(sim.url)
+    with intercept(store, "record-missing", approve_live=True):
+        recorded = read(sim.url)
+    with block_network(), intercept(store):
+        replayed = read(OFFLINE)
+    return live, recorded, replayed
+
+
+READERS: dict[str, Callable[[requests.Response], Any]] = {
+    "iter_content(None)": lambda r: b"".join(r.iter_content(chunk_size=None)),
+    "iter_lines(chunk_size=None)": lambda r: list(r.iter_lines(chunk_size=None)),
+    "raw.read(decode_content=True)": lambda r: r.raw.read(decode_content=True),
+    "raw.stream": lambda r: b"".join(r.raw.stream(1024, decode_content=True)),
+    "raw.status": lambda r: (r.raw.status, r.raw.headers["content-type"]),
+}
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_requests_reads_a_stream_the_ways_its_raw_response_allows(
+    tmp_path: Path, sim: Simulator, reader: str
+) -> None:
+    def read(base: str) -> Any:
+        url = f"{base}/v1/messages"
+        with requests.post(url, json=QUESTION, headers=HEADERS, stream=True) as response:
+            return READERS[reader](response)
+
+    live, recorded, replayed = live_recorded_replayed(tmp_path / "s.jsonl", sim, read)
+    assert b"message_stop" in repr(live).encode() or reader == "raw.status"
+    assert without_ids(recorded) == without_ids(replayed) == without_ids(live)
+
+
+def without_ids(read: Any) -> str:
+    """What was read, the ids the simulator numbers per request (and the sanitizer
+    replaces in a fixture) left out."""
+    return re.sub(r"(msg|toolu)_\w+", "<id>", repr(read))
+
+
+def test_aiohttp_hands_over_one_http_chunk_per_event(tmp_path: Path, sim: Simulator) -> None:
+    """aiohttp's documented reading of a chunked body: buffer until ``end_of_http_chunk``."""
+
+    async def chunks(base: str) -> list[bytes]:
+        got, buffer = [], b""
+        async with (
+            aiohttp.ClientSession(headers=HEADERS) as session,
+            session.post(f"{base}/v1/messages", json=QUESTION) as response,
+        ):
+            async for data, end_of_http_chunk in response.content.iter_chunks():
+                buffer += data
+                if end_of_http_chunk:
+                    got.append(buffer.split(b"\n", 1)[0])
+                    buffer = b""
+        return got
+
+    def read(base: str) -> list[bytes]:
+        return asyncio.run(chunks(base))
+
+    live, recorded, replayed = live_recorded_replayed(tmp_path / "s.jsonl", sim, read)
+    assert live[0] == b"event: message_start" and live[-1] == b"event: message_stop"
+    assert recorded == replayed == live
+
+
+def mock_server(body: bytes, content_type: str) -> Callable[[str], Any]:
+    """A reader of one POST to a ``MockTransport`` answering ``body`` (the live side)."""
+
+    def read(base: str) -> tuple[bytes, list[str]]:
+        transport = httpx2.MockTransport(
+            lambda _: httpx2.Response(200, headers={"content-type": content_type}, content=body)
+        )
+        with (
+            httpx2.Client(transport=transport) as client,
+            client.stream("POST", f"{base}/v1/chat/completions", json={"q": 1}) as response,
+        ):
+            return response.read(), list(response.iter_lines())
+
+    return read
+
+
+def test_a_json_null_body_is_not_replayed_as_an_empty_one(tmp_path: Path) -> None:
+    store = tmp_path / "null.jsonl"
+    read = mock_server(b"null", "application/json")
+    with intercept(store, "record-missing", approve_live=True):
+        recorded = read("https://api.openai.com/v1")
+    with intercept(store):
+        replayed = read("https://api.openai.com/v1")
+    assert recorded[0] == replayed[0] == b"null"
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.response["text"] == "null"
+
+
+def test_an_event_stream_ending_without_its_blank_line_keeps_its_last_event(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "tail.jsonl"
+    chunk = b'data: {"choices": [{"delta": {"content": "hi"}}]}\n\n'
+    read = mock_server(chunk + b"data: [DONE]\n", "text/event-stream")
+    live = read("https://api.openai.com/v1")
+    with intercept(store, "record-missing", approve_live=True):
+        recorded = read("https://api.openai.com/v1")
+    with intercept(store):
+        replayed = read("https://api.openai.com/v1")
+    assert live[1][-1] == "data: [DONE]"
+    assert recorded == replayed == live
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.response["stream_end"] == "complete"
+    assert fixture.response["events"][-1] == {"data": "[DONE]", "unterminated": True}
+    assert verify_store(store) == (1, [])
