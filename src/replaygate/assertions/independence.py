@@ -22,7 +22,10 @@ from replaygate.assertions.errors import JudgeIndependenceError
 FamilyRule = Callable[[str], str | None]
 """Maps a normalized model id to its family; ``None`` means no family check."""
 
-_BEDROCK = re.compile(r"^(?:[a-z]{2,4}\.)?(?:anthropic|meta|mistral|cohere|amazon|ai21)\.(.+)$")
+_BEDROCK = re.compile(
+    r"^(?:[a-z]+(?:-[a-z]+)*\.)?"  # a cross-region profile: us., eu., apac., us-gov., global.
+    r"(?:anthropic|meta|mistral|cohere|amazon|ai21|deepseek|openai|qwen|writer)\.(.+)$"
+)
 _O_SERIES = re.compile(r"^o\d")
 _LEADING_LETTERS = re.compile(r"^[a-z]+")
 
