@@ -246,7 +246,7 @@ def test_sends_through_aiohttp(replaygate_intercept):
 
 @pytest.mark.replaygate(expect_requests=False)
 def test_may_send_nothing(anthropic_client):
-    anthropic_client()
+    anthropic_client(api_key="unused")
 
 
 def test_only_reads_its_store(replaygate_store):
@@ -279,6 +279,39 @@ def test_recording_a_test_whose_session_sees_no_request_fails_it(
     assert [p.name for p in stores.glob("*.jsonl")] == ["test_sends_through_aiohttp.jsonl"]
     # replaying offline, the aiohttp test is answered from what it recorded
     pytester.runpytest("-k", "aiohttp").assert_outcomes(passed=1)
+
+
+KEYLESS_TESTS = """
+def test_answer(anthropic_client):
+    client = anthropic_client()
+    client.messages.create(model="m", max_tokens=8, messages=[{"role": "user", "content": "q"}])
+
+
+def test_fails_before_sending(replaygate_intercept):
+    assert 1 == 2, "failed before any request"
+"""
+
+
+def test_recording_live_without_a_key_says_so_once(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    pytester.makepyfile(test_keyless=KEYLESS_TESTS)
+    pytester.makeconftest(NO_CAP)
+    result = pytester.runpytest(
+        "--replaygate-record-mode=record-missing", "--replaygate-approve-live"
+    )
+    result.assert_outcomes(failed=2)  # and no error at teardown for sending nothing
+    result.stdout.fnmatch_lines(
+        [
+            "*LiveAPIError: recording from the live API needs ANTHROPIC_API_KEY (or api_key=...);"
+            " record from the loopback simulator instead with --replaygate-simulator",
+            "*failed before any request*",
+        ]
+    )
+    assert "nothing was recorded" not in result.stdout.str()
+    assert "Could not resolve authentication method" not in result.stdout.str()
 
 
 MARKER_ONLY_TESTS = """

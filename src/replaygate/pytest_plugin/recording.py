@@ -88,7 +88,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
-from replaygate.errors import LiveCallNotApproved, ReplaygateError
+from replaygate.errors import LiveAPIError, LiveCallNotApproved, ReplaygateError
 from replaygate.fixtures.modes import require_approval
 from replaygate.pytest_plugin.caught import (
     ALLOW_FLAG,
@@ -399,7 +399,9 @@ def replaygate_exchange(
         )
         if caught:
             pytest.fail(caught_message(caught), pytrace=False)
-    if exchange.recording and marker.get("expect_requests", True) and exchange.sent == 0:
+    failed = request.node.stash.get(_RAISED, None) is not None  # it said why itself
+    expected = marker.get("expect_requests", True) and not failed
+    if exchange.recording and expected and exchange.sent == 0:
         pytest.fail(
             f"{nothing_recorded()}; mark the test @pytest.mark.replaygate(expect_requests=False) "
             "if it may legitimately send nothing",
@@ -443,7 +445,12 @@ def _sdk_clients(
             kwargs.setdefault(
                 "base_url", simulator.url if sdk == "anthropic" else simulator.openai_base_url
             )
-        if keyless and "api_key" not in kwargs and not os.environ.get(env_key):
+        if "api_key" not in kwargs and not _has_credentials(sdk, kwargs):
+            if not keyless:
+                raise LiveAPIError(
+                    f"recording from the live API needs {env_key} (or api_key=...); record "
+                    "from the loopback simulator instead with --replaygate-simulator"
+                )
             kwargs["api_key"] = REPLAY_API_KEY
         client = cls(**kwargs)
         made.append(client)
@@ -453,6 +460,16 @@ def _sdk_clients(
     if not is_async:
         for client in made:
             client.close()
+
+
+def _has_credentials(sdk: str, kwargs: dict[str, Any]) -> bool:
+    """Whether an ``sdk`` client made with ``kwargs`` finds a credential in the environment
+    (or, for anthropic, a bearer token given or set)."""
+    if os.environ.get(f"{sdk.upper()}_API_KEY"):
+        return True
+    return sdk == "anthropic" and bool(
+        kwargs.get("auth_token") or os.environ.get("ANTHROPIC_AUTH_TOKEN")
+    )
 
 
 @pytest.fixture
