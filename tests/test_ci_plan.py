@@ -302,6 +302,34 @@ def test_plan_with_base_on_a_real_git_repository(project: Path) -> None:
     assert "git merge-base no-such-rev HEAD" in bad.output
 
 
+def test_replaygates_own_working_files_are_not_changes_since_base(project: Path) -> None:
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "first")
+    hits = project / ".replaygate" / "hits" / "2026-12-01.jsonl"
+    hits.write_text(hits_line("tests/fixtures/rag.jsonl", "k1", "t.py::t") + "\n")
+    (project / ".replaygate" / "history.db").write_bytes(b"")
+    (project / "tests" / "fixtures" / "rag.jsonl.lock").write_bytes(b"")
+    (project / "tests" / "fixtures" / "rag.jsonl.bak1").write_text("{not a store any more\n")
+    (project / "tests" / "fixtures" / "folder").mkdir()
+    (project / "tests" / "fixtures" / "folder" / ".replaygate.lock").write_bytes(b"")
+    args = ["plan", "--base", "HEAD", "--config", str(project / "pyproject.toml")]
+    result = CliRunner().invoke(ci_group, args)
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "no changed files: nothing to run (pull-request)"
+    (project / "uv.lock").write_text("# a dependency change, not a store's lock\n")
+    document = json.loads(CliRunner().invoke(ci_group, [*args, "--format", "json"]).output)
+    assert document["changes"] == [{"path": "uv.lock", "class": "dependencies"}]
+
+
+def test_a_custom_hits_log_folder_is_not_a_change(project: Path) -> None:
+    config = project / "pyproject.toml"
+    text = config.read_text().replace('hits = ".replaygate/hits"', 'hits = "ci-cache/hits"')
+    config.write_text(text)
+    assert plan_for(project, "ci-cache/hits/r2-7.jsonl").changes == ()
+    assert plan_for(project, "ci-cache/notes.txt").changes != ()
+
+
 def test_changed_files_can_be_given_and_nothing_changed_runs_nothing(project: Path) -> None:
     runner = CliRunner()
     config = str(project / "pyproject.toml")

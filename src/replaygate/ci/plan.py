@@ -6,11 +6,13 @@ none are configured). The class named ``fixtures`` is special: its files run onl
 the tests that played the changed fixtures (from the hits log), and its own stages
 only when no test is known to use them. Stages whose ``when`` is rarer than the
 event (``merge-to-main`` stages on a pull request) are skipped, with the reason.
+replaygate's own working files (:func:`is_own_file`) are never changes.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,12 +24,17 @@ from replaygate.ci.globs import glob_match
 from replaygate.evals.config import WHEN, CIConfig, Stage
 from replaygate.evals.errors import EvalError
 from replaygate.evals.table import text_table
+from replaygate.fixtures.store import LOCK_NAME
 
 FIXTURES_CLASS = "fixtures"
 FIXTURE_STAGE = "fixture-users"
 """The name of the stage that runs only the tests that played changed fixtures."""
 
 OldText = Callable[[Path], str | None]
+
+OWN_FOLDER = ".replaygate"
+BESIDE_STORE = re.compile(r".+\.jsonl?\.(?:lock|bak\d*)")
+"""A store's lock (``x.jsonl.lock``) or backup (``x.jsonl.bak``, ``.bak1``...)."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +125,18 @@ def _relative(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
+def is_own_file(path: Path, ci: CIConfig, root: Path) -> bool:
+    """True for a file replaygate writes as it works, never a change to plan for: one in a
+    ``.replaygate`` folder of the project or in the hits log, a store's lock or backup
+    (:data:`BESIDE_STORE`), a folder store's ``.replaygate.lock``."""
+    return (
+        OWN_FOLDER in Path(_relative(path, root)).parts[:-1]
+        or ci.hits.resolve() in path.resolve().parents
+        or path.name == LOCK_NAME
+        or BESIDE_STORE.fullmatch(path.name) is not None
+    )
+
+
 def classify(path: str, ci: CIConfig) -> str | None:
     """The first change class whose globs match ``path``."""
     for change_class in ci.changes:
@@ -153,6 +172,7 @@ def make_plan(
             "(see docs/ci.md)"
         )
     files = [p if p.is_absolute() else root / p for p in changed]
+    files = [p for p in files if not is_own_file(p, ci, root)]
     changes = tuple(Change(_relative(p, root), classify(_relative(p, root), ci)) for p in files)
     reasons: dict[str, list[str]] = {}
 
