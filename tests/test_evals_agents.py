@@ -18,6 +18,7 @@ from click.testing import CliRunner, Result
 from replaygate.cli import main
 from replaygate.evals import AgentEntry, RecordPlan, load_agent, load_eval_results, run_eval
 from replaygate.evals.cases import EvalCase
+from replaygate.evals.errors import AgentLoadError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.fakes import FunctionModel
 from replaygate.models.replay import RequestSettings
@@ -175,6 +176,24 @@ def test_an_agent_that_cannot_be_loaded_is_a_clean_exit_2(project: Path) -> None
     assert done.exit_code == 2
     assert "Error: --agent 'no_such_module_xyz:agent': cannot import" in done.output
     assert "AgentLoadError" not in done.output
+
+
+def test_an_agent_module_in_the_working_folder_is_found_as_python_m_finds_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ``replaygate`` command does not put its working folder on the import path."""
+    (tmp_path / "folder_agent.py").write_text(MODULE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    try:
+        assert load_agent("folder_agent:answer").run.__module__ == "folder_agent"
+        assert sys.path[0] == str(tmp_path)
+    finally:
+        sys.modules.pop("folder_agent", None)
+    # a module that fails to import its own dependency says so, not retried
+    (tmp_path / "broken_agent.py").write_text("import no_such_dependency_xyz\n", encoding="utf-8")
+    with pytest.raises(AgentLoadError, match="No module named 'no_such_dependency_xyz'"):
+        load_agent("broken_agent:answer")
 
 
 def scripted_store(path: Path, agent: AgentEntry, settings: RequestSettings) -> Path:

@@ -10,8 +10,11 @@ eval goes on).
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from replaygate.evals.errors import AgentLoadError
@@ -49,13 +52,26 @@ def as_entry(agent: Agent | AgentEntry | str) -> AgentEntry:
     return agent if isinstance(agent, AgentEntry) else AgentEntry(agent)
 
 
+def _import(module_name: str) -> ModuleType:
+    """The module ``module_name``; one not found on the import path is looked for in the
+    working folder too, as ``python -m`` finds it (the commands' entry point does not)."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        here = os.getcwd()
+        if err.name != module_name.partition(".")[0] or here in sys.path:
+            raise
+    sys.path.insert(0, here)
+    return importlib.import_module(module_name)
+
+
 def load_agent(spec: str) -> AgentEntry:
     """The agent named ``module:callable`` (an :class:`AgentEntry` or a plain function)."""
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
         raise AgentLoadError(f"--agent {spec!r}: expected 'package.module:function'")
     try:
-        module = importlib.import_module(module_name)
+        module = _import(module_name)
     except ImportError as err:
         raise AgentLoadError(f"--agent {spec!r}: cannot import {module_name!r}: {err}") from None
     found: Any = module
