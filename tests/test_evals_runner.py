@@ -149,6 +149,9 @@ def test_a_request_that_was_never_recorded_fails_loudly(
     with pytest.raises(FixtureMismatchError) as caught:
         run_eval([case], store, agent=copilot)
     assert "raised in sample 0 of 3 of case new" in caught.value.__notes__
+    assert "re-record: `replaygate eval --record-mode record-missing --approve-live`" in str(
+        caught.value
+    )
 
 
 def _changed_then_recorded(model: Model, question: str) -> Any:

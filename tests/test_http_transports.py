@@ -160,9 +160,14 @@ def test_every_library_stores_the_same_fixture_and_replays_the_others(
 def test_a_miss_is_loud_for_every_library(tmp_path: Path, name: str) -> None:
     with (
         intercept(tmp_path / "empty.jsonl"),
-        pytest.raises(FixtureMismatchError, match="no fixture recorded for this HTTP request"),
+        pytest.raises(
+            FixtureMismatchError, match="no fixture recorded for this HTTP request"
+        ) as caught,
     ):
         DRIVERS[name](OFFLINE, "never recorded", False)
+    assert 're-record: `mode="record-missing", approve_live=True` on the client factory' in str(
+        caught.value
+    )
 
 
 # -- clients with their own transports -------------------------------------------------

@@ -36,6 +36,11 @@ ModelFor = Callable[[int], Model]
 """The model sample ``i`` of a case is answered by."""
 Done = Callable[[int, CaseResult], None]
 """Told the position and the result of each case as it finishes."""
+EVAL_RERECORD = (
+    "`replaygate eval --record-mode record-missing --approve-live` (with the same cases and "
+    "fixtures), or run_eval(..., recording=RecordPlan(...))"
+)
+"""How a miss of an eval says to record it."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,9 @@ def run_cases(
 
 def _replaying(store: FixtureStore, settings: RequestSettings, sanitizer: Sanitizer) -> ModelFor:
     def model_for(sample: int) -> Model:
-        return ReplayModel(store, sample=sample, sanitize=sanitizer, **asdict(settings))
+        model = ReplayModel(store, sample=sample, sanitize=sanitizer, **asdict(settings))
+        model.session.rerecord = EVAL_RERECORD
+        return model
 
     return model_for
 

@@ -104,6 +104,12 @@ def _match_form(envelope: dict[str, Any], *, parsed: bool) -> bytes:
     return match_form(envelope)
 
 
+HTTP_RERECORD = (
+    '`mode="record-missing", approve_live=True` on the client factory or intercept(), or '
+    "pytest `--replaygate-record-mode=record-missing --replaygate-approve-live`"
+)
+"""How a miss of an HTTP session says to record it; the pytest plugin names its own command."""
+
 VERSION_PATH = "headers.anthropic-version"
 
 
@@ -149,6 +155,7 @@ class Exchange:
             repeat_last=options.get("repeat_last", False),
             cap=options.get("cap"),
         )
+        self.session.rerecord = HTTP_RERECORD
         self.store = self.session.store
         self.mode = mode
         self.match_host = options.get("match_host", False)
