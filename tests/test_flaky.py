@@ -101,14 +101,14 @@ def test_the_cli_lists_flaky_tests_and_exits_1(
 ) -> None:
     pytester.makepyfile(test_counter_file=FLAKY, test_stable=STABLE)
     monkeypatch.chdir(pytester.path)
-    result = CliRunner().invoke(
-        flaky, ["--", "-q", "-p", "no:cacheprovider", *UNUSED_PLUGINS, "test_counter_file.py"]
-    )
+    result = CliRunner().invoke(flaky, ["--", "-q", "-p", "no:cacheprovider", *UNUSED_PLUGINS])
     assert result.exit_code == 1, result.output
-    assert result.output.endswith(
+    assert result.output.endswith(  # a test failing every run is listed beside the flaky one
         "replaygate flaky: 1 flaky test(s):\n"
         "  test_counter_file.py::test_counter: failed, passed\n"
         f"{ADVICE}\n"
+        "1 test(s) failed every run (a real failure, not flakiness):\n"
+        "  test_stable.py::test_always_fails\n"
     )
 
 

@@ -108,14 +108,14 @@ def flaky(runs: int, pytest_args: tuple[str, ...]) -> None:
             raise SystemExit(code or 2)
         report = json.loads(report_path.read_text(encoding="utf-8"))
     found, failing = report["flaky"], report["failed_every_run"]
-    if not found:
+    if found:
+        click.echo(f"replaygate flaky: {len(found)} flaky test(s):")
+        for test in found:
+            click.echo(f"  {test['nodeid']}: {', '.join(test['outcomes'])}")
+        click.echo(ADVICE)
+    else:
         click.echo(f"replaygate flaky: no flaky test among {report['tests']} run {runs} times")
-        if failing:
-            click.echo(f"{len(failing)} test(s) failed every run (a real failure, not flakiness):")
-            click.echo("".join(f"  {node}\n" for node in failing), nl=False)
-        raise SystemExit(code)
-    click.echo(f"replaygate flaky: {len(found)} flaky test(s):")
-    for test in found:
-        click.echo(f"  {test['nodeid']}: {', '.join(test['outcomes'])}")
-    click.echo(ADVICE)
-    raise SystemExit(1)
+    if failing:
+        click.echo(f"{len(failing)} test(s) failed every run (a real failure, not flakiness):")
+        click.echo("".join(f"  {node}\n" for node in failing), nl=False)
+    raise SystemExit(1 if found else code)
