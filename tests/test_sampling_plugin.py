@@ -237,6 +237,13 @@ BAD_DECLARATIONS = {
         "replaygate_sample, but fixtures are set up once per test, not once per sample; request "
         "replaygate_sample in the test function and build per-sample objects there",
     ),
+    "test_only_a_fixture_needs_sample": (
+        "@pytest.fixture\ndef model(replaygate_sample): return replaygate_sample\n\n"
+        "@pytest.mark.sampled(n=5, floor=4)\ndef test_x(model): pass",
+        "test_only_a_fixture_needs_sample.py::test_x (sampled n=5, floor=4): fixture(s) model "
+        "request replaygate_sample, but fixtures are set up once per test, not once per sample; "
+        "request replaygate_sample in the test function and build per-sample objects there",
+    ),
     "test_async": (
         "@pytest.mark.sampled(n=5, floor=4)\nasync def test_x(replaygate_sample): pass",
         "test_async.py::test_x (sampled n=5, floor=4): async tests cannot be sampled; sample a "

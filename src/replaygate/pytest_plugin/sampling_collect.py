@@ -61,18 +61,18 @@ def _check_sampled(item: pytest.Item, spec: SampleSpec) -> None:
         raise _Refused(f"{where}: only test functions can be sampled")
     if inspect.iscoroutinefunction(item.obj):
         raise _Refused(f"{where}: async tests cannot be sampled; sample a sync wrapper")
-    if SAMPLE_FIXTURE not in argnames(item):
-        raise _Refused(
-            f"{where}: the test does not request the {SAMPLE_FIXTURE} fixture, so every sample "
-            f"would replay the same recorded response; take {SAMPLE_FIXTURE} as an argument and "
-            f"build the model with sample={SAMPLE_FIXTURE}"
-        )
     needing = _fixtures_needing_sample(item)
     if needing:
         raise _Refused(
             f"{where}: fixture(s) {', '.join(needing)} request {SAMPLE_FIXTURE}, but fixtures "
             f"are set up once per test, not once per sample; request {SAMPLE_FIXTURE} in the "
             "test function and build per-sample objects there"
+        )
+    if SAMPLE_FIXTURE not in argnames(item):
+        raise _Refused(
+            f"{where}: the test does not request the {SAMPLE_FIXTURE} fixture, so every sample "
+            f"would replay the same recorded response; take {SAMPLE_FIXTURE} as an argument and "
+            f"build the model with sample={SAMPLE_FIXTURE}"
         )
     reruns = item_reruns(item)
     if reruns:
