@@ -150,3 +150,23 @@ def test_an_event_stream_ending_without_its_blank_line_keeps_its_last_event(
     assert fixture.response["stream_end"] == "complete"
     assert fixture.response["events"][-1] == {"data": "[DONE]", "unterminated": True}
     assert verify_store(store) == (1, [])
+
+
+def test_a_requests_response_hook_gets_the_keywords_it_gets_live(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    """requests' own send hands its response hooks its keywords but ``allow_redirects``."""
+
+    def read(base: str) -> list[str]:
+        seen: list[str] = []
+        requests.post(
+            f"{base}/v1/messages",
+            json={**QUESTION, "stream": False},
+            headers=HEADERS,
+            hooks={"response": lambda response, **kwargs: seen.extend(sorted(kwargs))},
+        )
+        return seen
+
+    live, recorded, replayed = live_recorded_replayed(tmp_path / "s.jsonl", sim, read)
+    assert "timeout" in live and "allow_redirects" not in live
+    assert recorded == replayed == live

@@ -183,7 +183,8 @@ def _make(original: Callable[..., requests.Response]) -> Callable[..., requests.
         plan = exchange.plan(_request_of(request))
         if isinstance(plan, Replayed):
             response = _replayed(plan, request, start)
-            response = dispatch_hook("response", request.hooks, response, **options)  # type: ignore[no-untyped-call]
+            hooked = {k: v for k, v in options.items() if k != "allow_redirects"}  # as send does
+            response = dispatch_hook("response", request.hooks, response, **hooked)  # type: ignore[no-untyped-call]
         else:
             request.url = exchange.live_url(request.url or "") or request.url
             with live_call():
