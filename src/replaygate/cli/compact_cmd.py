@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.json_docs import echo_json
-from replaygate.cli.options import CommandError, describe, json_option
+from replaygate.cli.options import CommandError, describe, json_option, note_other_files
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.store.compact import compact
 
@@ -33,6 +33,7 @@ def compact_cmd(path: Path, check: bool, as_json: bool) -> None:
     \b
         replaygate compact tests/fixtures
     """
+    note_other_files(path)
     try:
         done = compact(path, write=not check)
     except (ReplaygateError, OSError) as err:

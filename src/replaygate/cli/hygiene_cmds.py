@@ -15,7 +15,13 @@ from typing import Any, NoReturn
 import click
 
 from replaygate.cli.json_docs import echo_json, review_json
-from replaygate.cli.options import CommandError, describe, file_option, json_option
+from replaygate.cli.options import (
+    CommandError,
+    describe,
+    file_option,
+    json_option,
+    note_other_files,
+)
 from replaygate.errors import ReplaygateError
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.fixtures.fixture import Fixture
@@ -50,6 +56,7 @@ def checksum(path: Path, as_json: bool) -> None:
     \b
         replaygate checksum tests/fixtures
     """
+    note_other_files(path)
     try:
         existing_store(path)  # named as what it is: missing, a symlink loop, a FIFO...
         digest = store_checksum(path)
@@ -197,6 +204,7 @@ def drift(
         raise click.UsageError("--sim-drift goes with --simulator")
     if simulator and base_url:
         raise click.UsageError("give --simulator or --base-url, not both")
+    note_other_files(path, against)
     try:
         if live_sample is not None:
             require_live_approval(approve_live, why=LIVE_DRIFT, how="add --approve-live")
@@ -290,6 +298,7 @@ def _usage_options(fn: click.decorators.FC) -> click.decorators.FC:
 def _patrol(
     path: Path, max_age: str | None, runs: int, refs: tuple[Path, ...], hits_dir: Path
 ) -> Patrol:
+    note_other_files(path)
     folders = list(refs) or [p for p in (Path("tests"),) if p.is_dir()]
     age = parse_max_age(max_age) if max_age is not None else None
     return patrol(path, max_age=age, runs=runs, refs=folders, hits_dir=hits_dir)

@@ -31,6 +31,20 @@ def describe(err: Exception) -> str:
     return "\n".join([str(err), *getattr(err, "__notes__", ())])
 
 
+def note_other_files(*paths: Path | None) -> None:
+    """Name on stderr, in one line, the files under the folders ``paths`` passed over as
+    replaygate's other files (eval cases, a baseline...), not fixtures."""
+    from replaygate.fixtures.store.folder import other_files
+
+    try:
+        skipped = [found for path in paths if path is not None for found in other_files(path)]
+    except ReplaygateError:  # a folder that cannot be listed: the command says so
+        return
+    if skipped:
+        names = ", ".join(f"{file} ({kind})" for file, kind in skipped)
+        click.echo(f"note: not fixture files, passed over: {names}", err=True)
+
+
 def errors_as_exit_2(fn: Callable[P, R]) -> Callable[P, R]:
     """Turn replaygate errors (and missing files) into a clean message and exit 2."""
 

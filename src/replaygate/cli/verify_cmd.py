@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.json_docs import echo_json, verify_json
-from replaygate.cli.options import CommandError, json_option
+from replaygate.cli.options import CommandError, json_option, note_other_files
 from replaygate.evals.progress import reporter
 from replaygate.fixtures.store import repair_partial_tail
 from replaygate.hygiene.verify import StoreProblem, verify_store
@@ -70,6 +70,7 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
         replaygate verify tests/fixtures --repair
     """
     require_meta = not allow_missing_meta
+    note_other_files(path)
     count, problems = _verify(path, require_meta, jobs)
     if repair:
         for problem in [p for p in problems if p.repairable]:

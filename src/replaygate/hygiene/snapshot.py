@@ -16,6 +16,7 @@ import orjson
 from replaygate.errors import FixtureFormatError, located
 from replaygate.fixtures.fixture import Fixture, from_json
 from replaygate.fixtures.store import iter_jsonl
+from replaygate.fixtures.store.folder import PEEK_BYTES, kind_of
 from replaygate.fixtures.store.jsonl import json_error_reason
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitrev import Repo, blob_id, run_git
@@ -59,7 +60,12 @@ def _is_fixture_file(path: str) -> bool:
 
 
 def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
-    """The fixtures of one file's bytes; :class:`HygieneError` names file and line."""
+    """The fixtures of one file's bytes; :class:`HygieneError` names file and line.
+
+    No fixtures for one of replaygate's other files (eval cases, a baseline...: :func:`kind_of`).
+    """
+    if kind_of(data[:PEEK_BYTES]) is not None:
+        return []
     where = path if label == "working tree" else f"{label}:{path}"
     try:
         if path.endswith(".jsonl"):
