@@ -1,0 +1,90 @@
+"""Only a last line that really stops short is an interrupted append, and only that is repaired.
+
+A last line that fails to parse somewhere else (a typo, with no newline after it) is an
+ordinary malformed line; a file whose lines end in a lone carriage return is refused as
+such. Neither is offered to ``verify --repair``, which leaves them byte for byte.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replaygate import FixtureFormatError, FixtureStore
+from replaygate.fixtures.store import PartialTailError, repair_partial_tail
+from replaygate.fixtures.store.jsonl import read_line
+from replaygate.fixtures.store.writing import append_line
+from run_cli import replaygate
+from test_store import fixture, open_error
+
+STORE = b"".join(fixture(n).to_line() for n in range(3))
+LAST = fixture(2).to_line().rstrip(b"\n")
+TYPO = LAST.replace(b'"request":{', b'"request":{x', 1)
+
+
+def repair_keeps(path: Path) -> str:
+    """``verify --repair`` on ``path``: it exits 1 and leaves the file as it was."""
+    before = path.read_bytes()
+    done = replaygate("verify", "--repair", str(path))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "removed a partial tail" not in done.stdout
+    assert path.read_bytes() == before
+    assert not list(path.parent.glob("*.bak*"))
+    return done.stdout
+
+
+def test_every_cut_of_a_line_is_a_partial_tail() -> None:
+    line = fixture(0, "é 😀 ünïcode").to_line().rstrip(b"\n")
+    for cut in range(1, len(line)):
+        with pytest.raises(PartialTailError):
+            read_line(line[:cut], "s.jsonl", 1, complete=False)
+
+
+def test_a_last_line_with_a_typo_and_no_newline_is_malformed_not_partial(tmp_path: Path) -> None:
+    path = tmp_path / "typo.jsonl"
+    path.write_bytes(STORE[: -len(LAST) - 1] + TYPO)
+    err = open_error(path)
+    assert not isinstance(err, PartialTailError)
+    assert err.line == 3 and err.reason.startswith("malformed JSON: ")
+    assert f"column {TYPO.index(b'x') + 1}" in err.reason
+    assert repair_partial_tail(path) is None
+    out = repair_keeps(path)
+    assert f"{path}:3: malformed JSON" in out and "truncated" not in out
+
+
+def test_an_append_after_a_typo_names_the_typo(tmp_path: Path) -> None:
+    path = tmp_path / "typo.jsonl"
+    path.write_bytes(fixture(0).to_line() + TYPO)
+    with pytest.raises(FixtureFormatError) as caught:
+        append_line(path, fixture(1).to_line())
+    assert not isinstance(caught.value, PartialTailError)
+    assert caught.value.line == 2 and "malformed JSON" in caught.value.reason
+    assert path.read_bytes() == fixture(0).to_line() + TYPO
+
+
+@pytest.mark.parametrize("count", [-1, 1], ids=["CR only", "one lone CR"])
+def test_lone_carriage_returns_are_refused_as_such(tmp_path: Path, count: int) -> None:
+    path = tmp_path / "cr.jsonl"
+    path.write_bytes(STORE.replace(b"\n", b"\r", count))
+    err = open_error(path)
+    assert not isinstance(err, PartialTailError)
+    assert err.line == 1 and "lone carriage return" in err.reason
+    assert "tr '\\r' '\\n'" in err.reason
+    assert repair_partial_tail(path) is None
+    assert "lone carriage return" in repair_keeps(path)
+
+
+def test_crlf_line_ends_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "crlf.jsonl"
+    path.write_bytes(STORE.replace(b"\n", b"\r\n")[:-2])
+    assert len(FixtureStore.open(path)) == 3
+
+
+def test_a_cut_utf8_character_at_the_end_is_still_a_partial_tail(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    line = fixture(1, "😀").to_line()
+    path.write_bytes(fixture(0).to_line() + line[: line.index("😀".encode()) + 2])
+    assert isinstance(open_error(path), PartialTailError)
+    assert repair_partial_tail(path) is not None
+    assert path.read_bytes() == fixture(0).to_line()
