@@ -1,0 +1,111 @@
+"""A store path that is a symlink: writes and the lock go to the file it links to.
+
+An atomic rewrite renames a new file onto its target: onto the link, it would replace
+the link with a copy and leave the real store unchanged. Appends, rewrites (``put``
+with ``replace``, ``compact``, ``prune --yes``, ``verify --repair``) and the lock all
+follow the link, and the link stays a link.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from filelock import FileLock, Timeout
+
+from replaygate import Fixture, FixtureStore
+from replaygate.fixtures.store import record_response, repair_partial_tail
+from replaygate.fixtures.store.leftovers import LeftoverTempWarning
+from run_cli import replaygate
+from test_prune import prune, setup_store, stored_keys
+from test_store import META, fixture, request, response, write_lines
+from test_store_samples import add
+
+
+@pytest.fixture
+def linked(tmp_path: Path) -> tuple[Path, Path]:
+    """``(link, real)``: ``<tmp>/s.jsonl`` links to ``<tmp>/real/store.jsonl``."""
+    real = tmp_path / "real" / "store.jsonl"
+    real.parent.mkdir()
+    write_lines(real, fixture(0))
+    link = tmp_path / "s.jsonl"
+    link.symlink_to(Path("real") / "store.jsonl")
+    return link, real
+
+
+def still_linked(link: Path, real: Path) -> None:
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert not list(link.parent.glob(f"{link.name}.lock"))
+    assert not [p for p in real.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_the_lock_of_a_linked_store_is_the_real_files(linked: tuple[Path, Path]) -> None:
+    link, real = linked
+    store = FixtureStore.open(link)
+    assert store.lock_path == FixtureStore(real).lock_path == real.with_name("store.jsonl.lock")
+    with FileLock(str(real.with_name("store.jsonl.lock"))), pytest.raises(Timeout):
+        store.lock().acquire(timeout=0.05)  # a writer on the real path excludes this one
+
+
+def test_appends_and_rewrites_through_a_link_reach_the_real_file(
+    linked: tuple[Path, Path],
+) -> None:
+    link, real = linked
+    with FixtureStore.open(link) as store:
+        store.put(fixture(1))
+        record_response(store, request("question 1"), response("second"), sample=1, meta=META)
+        store.put(Fixture.create(request("question 0"), [response("new")], META), replace=True)
+    still_linked(link, real)
+    found = FixtureStore.open(real).lookup(request("question 0"))
+    assert found is not None and found.responses == (response("new"),)
+    assert len(FixtureStore.open(real)) == 2
+
+
+def test_compact_through_a_link_rewrites_the_real_file(linked: tuple[Path, Path]) -> None:
+    link, real = linked
+    add(link, "question 0", 1, "second")
+    done = replaygate("compact", str(link))
+    assert done.returncode == 0, done.stderr
+    still_linked(link, real)
+    assert len(real.read_bytes().splitlines()) == 1
+
+
+def test_repair_through_a_link_cuts_the_real_files_partial_tail(
+    linked: tuple[Path, Path],
+) -> None:
+    link, real = linked
+    good = real.read_bytes()
+    real.write_bytes(good + fixture(1).to_line()[:40])
+    done = replaygate("verify", "--repair", "--allow-missing-meta", str(link))
+    assert "removed a partial tail of 40 bytes" in done.stdout, done.stdout
+    still_linked(link, real)
+    assert real.read_bytes() == good
+    assert repair_partial_tail(link) is None
+
+
+def test_prune_through_a_link_rewrites_the_real_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tests").mkdir()
+    real = tmp_path / "real" / "rag.jsonl"
+    real.parent.mkdir()
+    real.touch()
+    link = tmp_path / "tests" / "rag.jsonl"
+    link.symlink_to(real)
+    keys = setup_store(tmp_path, link)
+    done = prune(str(link), "--unused", "--yes")
+    assert done.exit_code == 0 and "deleted 2 fixture(s)" in done.output, done.output
+    still_linked(link, real)
+    assert stored_keys(real) == {keys["played"], keys["referenced"]}
+
+
+def test_a_leftover_beside_the_real_file_is_removed_through_the_link(
+    linked: tuple[Path, Path],
+) -> None:
+    link, real = linked
+    leftover = real.with_name(".store.jsonl.999.tmp")
+    leftover.write_bytes(b"half a rewrite")
+    with pytest.warns(LeftoverTempWarning, match="removed 1 temporary file"):
+        FixtureStore.open(link)
+    assert not leftover.exists()
