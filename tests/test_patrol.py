@@ -145,6 +145,29 @@ def test_a_fixture_recorded_in_the_future_is_reported(project: Path) -> None:
     assert report["summary"]["future"] == 1
 
 
+EDGES_OF_TIME = ("0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00")
+"""Valid times whose UTC time falls outside what a datetime holds."""
+
+
+def test_a_time_at_the_edge_of_the_calendar_is_the_earliest_or_the_latest(
+    project: Path,
+) -> None:
+    store = project / "tests" / "fixtures" / "edges.jsonl"
+    for recorded in EDGES_OF_TIME:
+        put(store, recorded, recorded)
+    verified = CliRunner().invoke(main, ["verify", str(store)])  # a valid time, as patrol says
+    assert "2 fixture(s) checked" in verified.output and "recorded_at" not in verified.output
+    result = patrol(store, max_age=timedelta(days=90), runs=1, refs=[],
+                    hits_dir=project / "none", now=NOW)  # fmt: skip
+    assert [(r.recorded_at, r.stale, r.future) for r in result.rows] == [
+        (datetime.min.replace(tzinfo=UTC), True, False),
+        (datetime.max.replace(tzinfo=UTC), False, True),
+    ]
+    done = invoke("tests/fixtures/edges.jsonl", "--json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["summary"]["future"] == 1
+
+
 def test_max_age_syntax() -> None:
     assert parse_max_age("90d") == timedelta(days=90)
     assert parse_max_age("12w") == timedelta(weeks=12)

@@ -16,7 +16,7 @@ from replaygate.fixtures.store import FixtureStore, scan, store_files
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import patrol
 from replaygate.hygiene.prune import delete
-from test_patrol import play, put, request, response
+from test_patrol import EDGES_OF_TIME, play, put, request, response
 
 QUESTIONS = ("played", "referenced", "unused one", "unused two")
 
@@ -119,6 +119,16 @@ def test_refuses_without_a_recorded_run(project: Path) -> None:
     assert "no test run in the hits log at .replaygate/hits" in done.output
     assert "nothing deleted" in done.output
     assert len(stored_keys(store)) == 1
+
+
+def test_a_time_at_the_edge_of_the_calendar_is_pruned_like_any_other(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    keys = setup_store(project, store)
+    edges = [put(store, when, when) for when in EDGES_OF_TIME]
+    done = prune(str(store), "--unused", "--yes")
+    assert done.exit_code == 0, done.output
+    assert "deleted 4 fixture(s)" in done.output and all(key in done.output for key in edges)
+    assert stored_keys(store) == {keys["played"], keys["referenced"]}
 
 
 def test_needs_unused(project: Path) -> None:
