@@ -287,3 +287,81 @@ def test_the_cli_records_and_replays_a_store_the_same_from_any_folder(
     recorded = {without_time((stores / f"{where}.jsonl").read_bytes()) for where in WHERE}
     assert len(recorded) == 1 and len(replayed) == 1
     assert b"bob@corp.com" not in recorded.pop()
+
+
+NESTED = "zz = " + "[" * 2000 + "]" * 2000 + "\n"
+"""Valid TOML nested deeper than ``tomllib`` can parse without running out of stack."""
+COPILOT = ["--agent", "replaygate.examples.research_copilot:copilot"]
+READERS = {
+    "show": ["show", "265288aeb827", "--fixtures", "f.jsonl"],
+    "run": ["run", *COPILOT, "--fixtures", "f.jsonl", "What is RAG?"],
+    "eval": ["eval", *COPILOT, "--fixtures", "f.jsonl", "--no-history"],
+    "gate": ["gate", "--results", "results.json"],
+    "report": ["report"],
+    "record": ["record", *COPILOT, "--fixtures", "n.jsonl", "--approve-live", "--simulator", "hi"],
+    "ci plan": ["ci", "plan", "--changed", "src/agent.py"],
+    "verify": ["verify", "f.jsonl"],
+}
+
+
+@pytest.mark.parametrize("command", READERS)
+def test_a_config_nested_too_deeply_is_named_by_every_command(command: str, tmp_path: Path) -> None:
+    from replaygate.examples.research_copilot import shipped_fixtures
+    from run_cli import replaygate
+
+    (tmp_path / "f.jsonl").write_bytes(shipped_fixtures().read_bytes())
+    (tmp_path / "pyproject.toml").write_text(f'[tool.replaygate]\nmodel = "m"\n{NESTED}')
+    done = replaygate(*READERS[command], cwd=tmp_path)
+    output = done.stdout + done.stderr  # verify lists what it cannot check on stdout
+    assert done.returncode == 2 and "Traceback" not in output, output
+    assert "pyproject.toml" in output and "nested too deeply" in output
+
+
+def test_a_byte_order_mark_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text('\ufeff[tool.replaygate]\nmodel = "m"\n', encoding="utf-8")
+    with pytest.raises(TomlFileError) as caught:
+        read_toml(path)
+    assert caught.value.line == 1 and "byte order mark (BOM)" in caught.value.reason
+
+
+@pytest.mark.parametrize(
+    ("toml", "line", "key"),
+    [
+        ("[tool.replaygate.sanitize]\nids = true\n\npersonal_data = ['ssn']\n", 4,
+         "tool.replaygate.sanitize.personal_data"),
+        ("[tool.replaygate.sanitize]\nknown_safe = ['a', 3]\n", 2,
+         "tool.replaygate.sanitize.known_safe"),
+        ("[tool.replaygate]\nmodel = 'm'\nsanitize = 3\n", 3, "tool.replaygate.sanitize"),
+        ("[tool.replaygate.sanitize]\nidz = true\n", 2, "tool.replaygate.sanitize.idz"),
+        ("[[tool.replaygate.sanitize.rules]]\nliteral = 'ACME'\nreplace = 'X'\n\n"
+         "[[tool.replaygate.sanitize.rules]]\nreplace = 'X'\npattern = '('\n", 7,
+         "tool.replaygate.sanitize.rules[1].pattern"),
+        ('[tool.replaygate.sanitize.trim]\n"anthropic.messages" = ["content"]\n'
+         '"nope.api" = ["x"]\n', 3, 'tool.replaygate.sanitize.trim."nope.api"'),
+        ("[tool.replaygate.sanitize\n", 1, "tool.replaygate.sanitize"),
+    ],
+)  # fmt: skip
+def test_a_sanitize_error_names_its_line(tmp_path: Path, toml: str, line: int, key: str) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text(toml, encoding="utf-8")
+    with pytest.raises(SanitizeConfigError) as caught:
+        store_config(tmp_path / "f.jsonl")
+    assert (caught.value.line, caught.value.key) == (line, key)
+    assert str(caught.value).startswith(f"{path.resolve()}:{line}: {key}: ")
+
+
+def test_a_max_tokens_no_api_takes_is_refused_at_its_line(tmp_path: Path) -> None:
+    from run_cli import replaygate
+
+    config = '[tool.replaygate]\nmodel = "m"\nmax_tokens = 9223372036854775807\n'
+    (tmp_path / "pyproject.toml").write_text(config, encoding="utf-8")
+    done = replaygate(*READERS["record"], cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert f"{(tmp_path / 'pyproject.toml').resolve()}:3: tool.replaygate.max_tokens" in (
+        done.stderr
+    )
+    assert "at most 2147483647" in done.stderr and not (tmp_path / "n.jsonl").exists()
+    (tmp_path / "pyproject.toml").write_text('[tool.replaygate]\nmodel = "m"\n')
+    flag = replaygate(*READERS["record"], "--max-tokens", str(2**63 - 1), cwd=tmp_path)
+    assert flag.returncode == 2 and "x<=2147483647" in flag.stderr, flag.stderr

@@ -206,13 +206,14 @@ def test_every_error_names_the_file_and_the_key(
     assert caught.value.source == str(path)
     assert caught.value.key == key
     assert reason in caught.value.reason
-    assert str(caught.value).startswith(f"{path}: {key}: ")
+    line = caught.value.line
+    assert line > 0 and str(caught.value).startswith(f"{path}:{line}: {key}: ")
 
 
 def test_invalid_toml_and_a_missing_file_are_named(tmp_path: Path) -> None:
     path = write(tmp_path, "[tool.replaygate.sanitize\nids = true\n")
     with pytest.raises(
-        SanitizeConfigError, match=r"pyproject.toml: tool.replaygate.sanitize: not valid TOML"
+        SanitizeConfigError, match=r"pyproject.toml:1: tool.replaygate.sanitize: not valid TOML"
     ):
         load_config(path)
     with pytest.raises(SanitizeConfigError, match="cannot read: No such file"):

@@ -12,7 +12,9 @@ nor on the machine (law 6).
 Files are parsed with ``tomllib`` once and cached by path, modification time, size
 and inode. :func:`tool_table` picks ``[tool.replaygate]`` from a parsed file; its
 readers (:mod:`replaygate.sanitize.config`, :mod:`replaygate.evals.config`) check
-it and name the file, line and key of what is wrong.
+it and name the file, line and key of what is wrong. A ``max_tokens`` beyond
+:data:`MAX_TOKENS` is refused here, whichever reader comes first: no API takes it, and
+the HTTP client would fail on it deep down (a timeout out of range).
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from replaygate.regular import read_regular_text
 
 PYPROJECT = "pyproject.toml"
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
+_BOM = "\ufeff"
+MAX_TOKENS = 2**31 - 1
+"""The largest ``max_tokens`` a request is built with: a 32-bit count, as the APIs take."""
 
 StrPath = str | os.PathLike[str]
 
@@ -71,6 +76,13 @@ def read_toml(path: StrPath) -> TomlDocument:
         raise TomlFileError(file, 0, f"cannot read: {err.strerror}") from None
     except UnicodeDecodeError as err:
         raise TomlFileError(file, 0, f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+    if text.startswith(_BOM):
+        raise TomlFileError(
+            file,
+            1,
+            "starts with a byte order mark (BOM), which TOML does not allow: "
+            "save the file as UTF-8 without one",
+        )
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -78,9 +90,69 @@ def read_toml(path: StrPath) -> TomlDocument:
         raise TomlFileError(
             file, int(found.group(1)) if found else 0, f"not valid TOML: {err}"
         ) from None
+    except RecursionError:
+        raise TomlFileError(
+            file, 0, "cannot read: arrays or inline tables nested too deeply"
+        ) from None
     document = TomlDocument(file, text, data)
+    _check_max_tokens(document)
     _cache[key] = (stamp, document)
     return document
+
+
+def _check_max_tokens(document: TomlDocument) -> None:
+    """Refuse a ``[tool.replaygate] max_tokens`` over :data:`MAX_TOKENS`, at its line."""
+    table = tool_table(document.data)
+    value = table.get("max_tokens") if isinstance(table, Mapping) else None
+    if isinstance(value, int) and value > MAX_TOKENS:
+        raise TomlFileError(
+            document.file,
+            line_of(document.text, "tool.replaygate", "max_tokens"),
+            f"tool.replaygate.max_tokens: must be at most {MAX_TOKENS} (2**31-1, the most "
+            f"a model API takes), got {value}",
+        )
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+
+
+def _normal(dotted: str) -> str:
+    return ".".join(part.strip().strip("\"'") for part in dotted.split("."))
+
+
+def line_of(text: str, section: str, key: str = "", occurrence: int = 0) -> int:
+    """The 1-based line of ``key`` in ``[section]`` of a TOML text (or of the header; 0 if
+    not found): ``tomllib`` keeps no line numbers.
+
+    ``occurrence`` picks one of several ``[[section]]`` headers (0 for the first). A
+    section that has no header of its own (an inline table) is looked up as a key of
+    its parent.
+    """
+    found = _scan(text, section, key, occurrence)
+    if found or not section:
+        return found
+    parent, _, last = section.rpartition(".")
+    return line_of(text, parent, last, occurrence)
+
+
+def _scan(text: str, section: str, key: str, occurrence: int) -> int:
+    header_line = 0
+    inside = section == ""
+    seen = -1
+    key_pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*[=.]") if key else None
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            inside = _normal(header.group(1)) == section
+            if inside:
+                seen += 1
+                inside = seen == occurrence
+            if inside and not header_line:
+                header_line = number
+            continue
+        if inside and key_pattern is not None and key_pattern.match(line):
+            return number
+    return header_line
 
 
 def tool_table(data: Mapping[str, Any]) -> Any:

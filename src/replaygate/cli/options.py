@@ -9,6 +9,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import click
 
+from replaygate.config import MAX_TOKENS
 from replaygate.errors import ReplaygateError
 from replaygate.seed import SIMULATOR_SEED
 
@@ -125,7 +126,9 @@ def request_settings(fn: F) -> F:
     """
     fn = click.option("--system", help="System prompt (default: [tool.replaygate] system).")(fn)
     fn = click.option(
-        "--max-tokens", type=int, help="Request max_tokens (default: [tool.replaygate] max_tokens)."
+        "--max-tokens",
+        type=click.IntRange(max=MAX_TOKENS),
+        help="Request max_tokens (default: [tool.replaygate] max_tokens).",
     )(fn)
     fn = click.option("--model", help="Model id (default: [tool.replaygate] model).")(fn)
     return fn

@@ -18,20 +18,28 @@ Every key is optional; with none, nothing in a recorded interaction is rewritten
     [tool.replaygate.sanitize.trim]
     "anthropic.messages" = ["content", "stop_reason", "usage", "model"]
 
-An error names the file and the key: ``pyproject.toml: tool.replaygate.sanitize.
-rules[0].pattern: invalid regular expression ...``.
+An error names the file, the line and the key: ``pyproject.toml:12: tool.replaygate.
+sanitize.rules[0].pattern: invalid regular expression ...``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from replaygate.config import TomlFileError, find_pyproject, read_toml, store_pyproject, tool_table
-from replaygate.errors import ReplaygateError
+from replaygate.config import (
+    TomlFileError,
+    find_pyproject,
+    line_of,
+    read_toml,
+    store_pyproject,
+    tool_table,
+)
+from replaygate.errors import LocatedError
 from replaygate.sanitize.pii import BUILTIN_CLASSES, DEFAULT_REPLACEMENT, RedactionRule
 from replaygate.sanitize.secret_allow import (
     KnownSafe,
@@ -55,14 +63,14 @@ KEYS = (
 RULE_KEYS = ("literal", "pattern", "replace", "ignore_case")
 
 
-class SanitizeConfigError(ReplaygateError, ValueError):
-    """The sanitize configuration is invalid; names the file and the key."""
+class SanitizeConfigError(LocatedError, ValueError):
+    """The sanitize configuration is invalid; names the file, the line (0: unknown) and the key."""
 
-    def __init__(self, source: str, key: str, reason: str) -> None:
+    def __init__(self, source: str, key: str, reason: str, line: int = 0) -> None:
+        super().__init__(source, line, f"{key}: {reason}")
         self.source = source
         self.key = key
         self.reason = reason
-        super().__init__(f"{source}: {key}: {reason}")
 
 
 @dataclass(frozen=True)
@@ -237,9 +245,30 @@ def _config_of(path: Path | None) -> SanitizeConfig:
     if path is None:
         return SanitizeConfig()
     try:
-        data = read_toml(path).data
+        document = read_toml(path)
     except TomlFileError as err:
-        raise SanitizeConfigError(str(path), SECTION, err.reason) from None
-    tool = tool_table(data)
+        raise SanitizeConfigError(str(path), SECTION, err.reason, err.line) from None
+    tool = tool_table(document.data)
     table: Any = tool.get("sanitize", {}) if isinstance(tool, dict) else None
-    return SanitizeConfig() if table == {} else _from_mapping(table, str(path))
+    if table == {}:
+        return SanitizeConfig()
+    try:
+        return _from_mapping(table, str(path))
+    except SanitizeConfigError as err:
+        line = _line_of(document.text, err.key)
+        raise SanitizeConfigError(err.source, err.key, err.reason, line) from None
+
+
+_KEY = re.compile(r"\.(\w+)(?:\[(\d+)\])?(?:\.(.+))?")
+"""A key below :data:`SECTION`: ``.rules[1].pattern``, ``.trim."openai.responses"``."""
+
+
+def _line_of(text: str, key: str) -> int:
+    """The line of ``key`` (a dotted key an error names) in the text of ``pyproject.toml``."""
+    found = _KEY.fullmatch(key.removeprefix(SECTION))
+    if found is None:  # the section itself
+        return line_of(text, SECTION)
+    name, index, below = found.groups()
+    if below is None:
+        return line_of(text, SECTION, name)
+    return line_of(text, f"{SECTION}.{name}", below.strip('"'), int(index or 0))
