@@ -131,6 +131,28 @@ def test_a_time_at_the_edge_of_the_calendar_is_pruned_like_any_other(project: Pa
     assert stored_keys(store) == {keys["played"], keys["referenced"]}
 
 
+@pytest.mark.parametrize("blocked", ["lock", "folder"])
+def test_a_store_that_cannot_be_rewritten_is_named(project: Path, blocked: str) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    setup_store(project, store)
+    before = store.read_bytes()
+    lock = Path(f"{store}.lock")
+    if blocked == "lock":  # a lock that cannot be opened, for anyone
+        lock.unlink(missing_ok=True)
+        lock.mkdir()
+    elif os.geteuid() == 0:
+        pytest.skip("root writes into a read-only folder")
+    else:
+        store.parent.chmod(0o500)
+    try:
+        done = prune(str(store), "--unused", "--yes")
+    finally:
+        store.parent.chmod(0o700)
+    assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+    assert f"Error: {lock}: " in done.output or f"Error: {store.parent}/" in done.output
+    assert store.read_bytes() == before
+
+
 def test_needs_unused(project: Path) -> None:
     done = prune("tests/fixtures")
     assert done.exit_code == 2 and "say what to prune: --unused" in done.output

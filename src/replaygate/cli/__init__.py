@@ -70,12 +70,15 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> object:
-        """Run the command; a replaygate error it lets through ends it with exit 2.
+        """Run the command; a replaygate error or a failed file operation (a read-only
+        folder, a full disk) it lets through ends it with exit 2.
 
         Commands handle the errors they expect; this is the net under them, so a
-        first mistake gets ``Error: <what, where, what to do>``, never a traceback.
+        first mistake gets ``Error: <what, where, what to do>``, never a traceback. An
+        error a command reported with exit 1 is given exit 2 when it came from bad input
+        or a file that cannot be used (:func:`~replaygate.cli.options.input_error`).
         """
-        from replaygate.cli.options import CommandError, describe
+        from replaygate.cli.options import CommandError, describe, input_error
         from replaygate.errors import ReplaygateError
 
         _names_as_on_disk()
@@ -83,6 +86,14 @@ class LazyGroup(click.Group):
             return super().invoke(ctx)
         except ReplaygateError as err:
             raise CommandError(describe(err)) from None
+        except OSError as err:
+            if not input_error(err):
+                raise
+            raise CommandError(describe(err)) from None
+        except click.ClickException as err:
+            if err.exit_code != 1 or not input_error(err.__context__):
+                raise
+            raise CommandError(err.format_message()) from None
 
 
 def _names_as_on_disk() -> None:
