@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from replaygate.assertions.kinds import Outcome
-from replaygate.cli.gate_cmds import baseline_group, gate_cmd
+from replaygate.cli.gate_cmds import baseline_group, gate_cmd, upgrade_cmd
 from replaygate.evals import (
     BaselineError,
     CaseResult,
@@ -202,18 +202,22 @@ def test_the_gate_command_prints_the_table_and_exits_1_on_a_violation(tmp_path: 
         ('{"format": "replaygate.eval.baseline", "version": 9}', "unsupported baseline version"),
         (
             '{"format": "replaygate.sampling.results", "version": 1, "cases": [{}]}',
-            r"cases\[0\]: KeyError",
+            r"cases\[0\]\.case: is missing; it must be a non-empty string$",
         ),
         (
-            '{"format": "replaygate.eval.baseline", "version": 1, "metrics": {"success": "x"}}',
-            "metrics.success must be a number or null",
+            '{"format": "replaygate.eval.baseline", "version": 1, "cases": {},'
+            ' "metrics": {"success": "x"}}',
+            "metrics.success: must be null or a number from 0 to 1, got 'x'$",
         ),
         ('{"format": "replaygate.sampling.results", "version": 2}', "unsupported version 2"),
         ('{"format": "replaygate.sampling.results", "version": 1, "cases": {}}', "must be a list"),
-        ('{"format": "replaygate.eval.baseline", "version": 1, "cases": []}', "keyed by case id"),
+        (
+            '{"format": "replaygate.eval.baseline", "version": 1, "cases": []}',
+            "cases: must be an object keyed by case id, got a list$",
+        ),
         (
             '{"format": "replaygate.eval.baseline", "version": 1, "cases": {"a": {"samples": 5}}}',
-            "cases.a: KeyError",
+            r"cases\.a\.floor: is missing; it must be an integer$",
         ),
         ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
         (
@@ -225,9 +229,10 @@ def test_the_gate_command_prints_the_table_and_exits_1_on_a_violation(tmp_path: 
             "1e400 is beyond the range of a number",
         ),
         (
-            '{"format": "replaygate.eval.baseline", "version": 1, "metrics": {"cost": 1%s}}'
-            % ("0" * 400),
-            "metrics.cost must be a number or null",
+            '{"format": "replaygate.eval.baseline", "version": 1, "cases": {},'
+            ' "metrics": {"cost": 1%s}}' % ("0" * 400),
+            "metrics.cost: must be null or a number from 0 to 1,000,000,000,000,000, got an "
+            "integer of 401 digits$",
         ),
         (
             '{"format": "replaygate.eval.baseline", "version": 1, "metrics": {"success": 0.1},'
@@ -333,7 +338,7 @@ BASELINE_CASE = {"samples": 5, "floor": 4, "passes": 5, "assertions": {}}
         ),
         (
             lambda doc: doc["cases"][0]["counts"].update(cost="0.10"),
-            r"cases\[0\]\.counts\.cost: must be a number or null, got '0\.10'",
+            r"cases\[0\]\.counts\.cost: must be a number at least 0 or null, got '0\.10'",
         ),
     ],
     ids=[
@@ -443,3 +448,176 @@ def test_a_baseline_outside_git_records_no_commit(tmp_path: Path) -> None:
     assert baseline.history[0]["commit"] is None
     with pytest.raises(BaselineError, match="the results hold no case"):
         update_baseline(tmp_path / "b.json", results(), reason="empty")
+
+
+HAND_EDITS = {
+    "success true": (
+        lambda doc: doc["metrics"].update(success=True),
+        r"metrics\.success: must be null or a number from 0 to 1, got true",
+    ),
+    "success negative": (
+        lambda doc: doc["metrics"].update(success=-5),
+        r"metrics\.success: must be null or a number from 0 to 1, got -5",
+    ),
+    "success renamed": (
+        lambda doc: doc["metrics"].update(succes=doc["metrics"].pop("success")),
+        r"metrics\.succes: is not a metric \(known: success, .*, steps\)",
+    ),
+    "metrics deleted": (
+        lambda doc: doc.pop("metrics"),
+        r"metrics: is missing; it must be an object of the run's metrics",
+    ),
+    "success edited": (
+        lambda doc: doc["metrics"].update(success=0.9),
+        r"metrics\.success: says 0\.9, but its cases give 1\.0",
+    ),
+    "success null": (
+        lambda doc: doc["metrics"].update(success=None),
+        r"metrics\.success: says null, but its cases give 1\.0",
+    ),
+    "cost edited": (
+        lambda doc: doc["metrics"].update(cost=0.001),
+        r"metrics\.cost: says 0\.001, but its cases give 0\.01",
+    ),
+    "verdict maybe": (
+        lambda doc: doc["cases"][1].update(verdict="maybe"),
+        r"cases\[1\]\.verdict: says 'maybe', but its sample_results give 'pass'",
+    ),
+    "passes edited": (
+        lambda doc: doc["cases"][1].update(passes=99),
+        r"cases\[1\]\.passes: says 99, but its sample_results give 4",
+    ),
+    "counts passed edited": (
+        lambda doc: doc["cases"][1]["counts"].update(passed=False),
+        r"cases\[1\]\.counts\.passed: says false, but its verdict give true",
+    ),
+    "case metrics edited": (
+        lambda doc: doc["cases"][1]["metrics"].update(steps=1.0),
+        r"cases\[1\]\.metrics\.steps: says 1\.0, but its counts give 3\.0",
+    ),
+    "sample passed edited": (
+        lambda doc: doc["cases"][1]["sample_results"][4].update(passed=True),
+        r"cases\[1\]\.sample_results\[4\]\.passed: says true, but its outcomes and failure "
+        "give false",
+    ),
+    "eval time a word": (
+        lambda doc: doc["eval"].update(time="yesterday"),
+        r"eval\.time: must be an ISO 8601 time such as 2026-11-30T06:08:09Z, got 'yesterday'",
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", HAND_EDITS.values(), ids=HAND_EDITS.keys())
+def test_a_hand_edit_of_what_the_cases_give_is_refused_naming_both_values(
+    tmp_path: Path, edit: tuple[Any, str]
+) -> None:
+    # Read leniently, each of these edits gave "gate: PASS": the top-level metrics and the
+    # verdicts were never looked at.
+    change, message = edit
+    document = BASE.to_json()
+    change(document)
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ResultsError, match=f"^{re.escape(str(path))}: {message}$"):
+        load_reference(path)
+    base = write_results(tmp_path / "base.json", BASE)
+    for command, args in (
+        (gate_cmd, ["--baseline", str(base), "--results", str(path)]),
+        (upgrade_cmd, ["--baseline", str(base), "--candidate", str(path)]),
+    ):
+        result = CliRunner().invoke(command, args)
+        assert result.exit_code == 2, result.output
+        assert re.search(f"{re.escape(str(path))}: {message}", result.output), result.output
+
+
+def test_a_plain_sampling_results_file_needs_no_metrics(tmp_path: Path) -> None:
+    document = BASE.to_json()
+    del document["metrics"], document["eval"]
+    for case_obj in document["cases"]:
+        del case_obj["counts"], case_obj["metrics"], case_obj["tags"]
+    path = tmp_path / "sampling.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert load_reference(path).metrics["success"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("history", "message"),
+    [
+        ("x", "history: must be a list, got 'x'"),
+        ([{"date": 5}], r"history\[0\]\.date: must be an ISO 8601 time .*, got 5"),
+        ([None], r"history\[0\]: must be an object, got null"),
+    ],
+)
+def test_baseline_update_leaves_a_baseline_with_a_damaged_history_as_it_is(
+    tmp_path: Path, history: Any, message: str
+) -> None:
+    # It used to replace "history": "x" with a fresh list, losing what was there.
+    target = tmp_path / "baseline.json"
+    update_baseline(target, BASE, reason="first", now="2026-11-01T00:00:00Z")
+    document = json.loads(target.read_text(encoding="utf-8"))
+    document["history"] = history
+    target.write_text(json.dumps(document), encoding="utf-8")
+    before = target.read_bytes()
+    res = write_results(tmp_path / "results.json", BASE)
+    result = CliRunner().invoke(
+        baseline_group,
+        ["update", "--results", str(res), "--baseline", str(target), "--reason", "again"],
+    )
+    assert result.exit_code == 2, result.output
+    assert re.search(f"{re.escape(str(target))}: {message}", result.output), result.output
+    assert target.read_bytes() == before
+    gate = CliRunner().invoke(gate_cmd, ["--baseline", str(target), "--results", str(res)])
+    assert gate.exit_code == 2, gate.output
+
+
+SHAPES = {
+    "results case null": (
+        lambda doc: doc["cases"].__setitem__(0, None),
+        r"cases\[0\]: must be an object, got null",
+    ),
+    "results case without samples": (
+        lambda doc: doc["cases"][0].pop("samples"),
+        r"cases\[0\]\.samples: is missing; it must be an integer",
+    ),
+    "results sample outcome kind": (
+        lambda doc: doc["cases"][0]["sample_results"][0]["outcomes"][0].update(kind="x"),
+        r"cases\[0\]\.sample_results\[0\]\.outcomes\[0\]\.kind: must be 'gate' or 'signal', "
+        "got 'x'",
+    ),
+    "results assertions a list": (
+        lambda doc: doc["cases"][0].update(assertions=[]),
+        r"cases\[0\]\.assertions: must be an object keyed by assertion name, got a list",
+    ),
+    "results counts null": (
+        lambda doc: doc["cases"][0].update(counts=[]),
+        r"cases\[0\]\.counts: must be an object, got a list",
+    ),
+    "baseline case null": (
+        lambda doc: doc.update(format="replaygate.eval.baseline", cases={"a": None}),
+        r"cases\.a: must be an object, got null",
+    ),
+    "baseline case without samples": (
+        lambda doc: doc.update(format="replaygate.eval.baseline", cases={"a": {"floor": 1}}),
+        r"cases\.a\.samples: is missing; it must be an integer",
+    ),
+    "baseline assertion kind missing": (
+        lambda doc: doc.update(
+            format="replaygate.eval.baseline",
+            cases={"a": {**BASELINE_CASE, "assertions": {"x": {"passes": 1, "samples": 1}}}},
+        ),
+        r"cases\.a\.assertions\.x\.kind: is missing; it must be 'gate' or 'signal'",
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", SHAPES.values(), ids=SHAPES.keys())
+def test_a_damaged_field_is_named_by_its_path_not_by_a_python_exception(
+    tmp_path: Path, edit: tuple[Any, str]
+) -> None:
+    change, message = edit
+    document = BASE.to_json()
+    change(document)
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ResultsError, match=f"^{re.escape(str(path))}: {message}$"):
+        load_reference(path)

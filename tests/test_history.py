@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -118,12 +120,16 @@ def test_a_run_id_is_never_stored_twice(tmp_path: Path) -> None:
         ("{", "not JSON"),
         ('{"format": "x"}', "not an exported replaygate history"),
         ('{"format": "replaygate.history", "version": 2}', "unsupported version 2"),
-        ('{"format": "replaygate.history", "version": 1, "runs": {}}', "'runs' must be a list"),
+        (
+            '{"format": "replaygate.history", "version": 1, "runs": {}}',
+            "runs: must be a list, got an object$",
+        ),
         ('{"format": "replaygate.history", "version": 1, "runs": [{"time": "t"}]}', r"runs\[0\]"),
         (
-            '{"format": "replaygate.history", "version": 1, "runs": [{"id": "i", "time": "t",'
-            ' "cases": {"c": {"samples": 5, "floor": 6, "passes": 1}}}]}',
-            "floor must be between 1 and n=5",
+            '{"format": "replaygate.history", "version": 1, "runs": [{"id": "i", "time": '
+            '"2026-11-01T10:00:00Z", "metrics": {}, "cases": {"c": {"samples": 5, "floor": 6,'
+            ' "passes": 1}}}]}',
+            r"runs\[0\]\.cases\.c\.floor: must be an integer from 1 to 5, got 6$",
         ),
     ],
 )
@@ -248,3 +254,104 @@ def test_a_history_of_schema_1_gains_the_answers_column(tmp_path: Path) -> None:
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("2",)
     raw.close()
+
+
+def exported_run(tmp_path: Path) -> dict[str, Any]:
+    """The export of a one-run history, as ``history export`` writes it."""
+    with History.open(tmp_path / "ci.db") as history:
+        history.append(run("2026-11-01T10:00:00Z", 5), run_id="ci-run")
+        document = history.export()
+    return document
+
+
+DAMAGED_RUNS = {
+    "time a word": (lambda r: r.update(time="yesterday"), r"runs\[0\]\.time: must be an ISO 8601"),
+    "time a number": (lambda r: r.update(time=12345), r"runs\[0\]\.time: .*, got 12345$"),
+    "cost beyond any": (
+        lambda r: r["metrics"].update(cost=1e308),
+        r"runs\[0\]\.metrics\.cost: must be null or a number from 0 to [\d,]+, got 1e\+308$",
+    ),
+    "success negative": (
+        lambda r: r["metrics"].update(success=-100),
+        r"runs\[0\]\.metrics\.success: must be null or a number from 0 to 1, got -100$",
+    ),
+    "no metrics": (lambda r: r.pop("metrics"), r"runs\[0\]\.metrics: is missing"),
+    "empty id": (lambda r: r.update(id=""), r"runs\[0\]\.id: must be a non-empty string, got ''"),
+    "commit a number": (lambda r: r.update(commit=5), r"runs\[0\]\.commit: .*, got 5$"),
+    "tags a string": (
+        lambda r: r["cases"]["rag"].update(tags="abc"),
+        r"runs\[0\]\.cases\.rag\.tags: must be a list of strings, got 'abc'$",
+    ),
+    "verdict edited": (
+        lambda r: r["cases"]["rag"].update(verdict="maybe"),
+        r"runs\[0\]\.cases\.rag\.verdict: says 'maybe', but its passes and floor give 'pass'$",
+    ),
+    "info a string": (
+        lambda r: r.update(info="x"),
+        r"runs\[0\]\.info: must be an object, got 'x'$",
+    ),
+    "run empty": (lambda r: r.clear(), r"runs\[0\]\.id: is missing"),
+    "run null": (None, r"runs\[0\]: must be an object, got null$"),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGED_RUNS.values(), ids=DAMAGED_RUNS.keys())
+def test_merge_refuses_a_damaged_export_whole_and_merges_nothing_from_it(
+    tmp_path: Path, damage: tuple[Any, str]
+) -> None:
+    # Merged, such a run made every later report on the history fail with a traceback.
+    edit, message = damage
+    document = exported_run(tmp_path)
+    good = dict(document["runs"][0], id="good-run")
+    if edit is None:
+        document["runs"][0] = None
+    else:
+        edit(document["runs"][0])
+    document["runs"].append(good)
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(HistoryError, match=f"^{re.escape(str(path))}: {message}"):
+        read_export(path)
+    target = tmp_path / "local.db"
+    result = CliRunner().invoke(history_group, ["merge", str(path), "--history", str(target)])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert str(path) in result.output
+    with History.open(target) as history:
+        assert len(history) == 0
+
+
+def test_an_export_naming_a_run_twice_is_refused(tmp_path: Path) -> None:
+    document = exported_run(tmp_path)
+    document["runs"].append(dict(document["runs"][0], time="2026-11-02T10:00:00Z"))
+    with pytest.raises(
+        HistoryError, match=r"runs\[1\]: run 'ci-run' is already at runs\[0\]; a run is kept once"
+    ):
+        read_export_of(document, tmp_path)
+
+
+def test_a_run_the_history_could_not_read_back_is_never_added(tmp_path: Path) -> None:
+    results = run("2026-11-01T10:00:00Z", 5)
+    damaged = EvalResults(results.cases, {"time": "yesterday"})
+    with History.open(tmp_path / "h.db") as history:
+        with pytest.raises(HistoryError, match=r"refusing to add run 'one': time: must be an ISO"):
+            history.append(damaged, run_id="one")
+        assert len(history) == 0
+
+
+def test_a_damaged_stored_run_is_named_by_export(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    with History.open(path) as history:
+        history.append(run("2026-11-01T10:00:00Z", 5), run_id="one")
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE runs SET time = 'yesterday'")
+    raw.close()
+    result = CliRunner().invoke(history_group, ["export", "--json", "--history", str(path)])
+    assert result.exit_code == 2, result.output
+    assert f"{path}: run 'one': time: must be an ISO 8601 time" in result.output
+    with History.open(path) as history:
+        skipped: list[str] = []
+        assert history.runs(skipped=skipped) == []
+        assert skipped == [
+            "run 'one': time: must be an ISO 8601 time such as 2026-11-30T06:08:09Z, "
+            "got 'yesterday'"
+        ]

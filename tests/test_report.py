@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 import sys
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from replaygate.assertions.kinds import Outcome
+from replaygate.cli.history_cmds import report_cmd
 from replaygate.errors import MissingExtraError
 from replaygate.evals import (
     CaseResult,
@@ -274,3 +277,27 @@ def test_few_runs_are_drawn_as_labelled_points(count: int, labelled: bool) -> No
     assert (texts.count("0.01") == count) is labelled
     weekly = weekly_plot(["2026-W45"], {"citations": [0.8]})
     assert "80%" in re.findall(r"<text[^>]*>([^<]*)</text>", weekly)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "field"),
+    [("runs.time", "yesterday", "time"), ("metrics.value", 1e308, "metrics.success")],
+)
+def test_a_damaged_stored_run_is_left_out_of_the_report_with_a_note(
+    history: Path, tmp_path: Path, column: str, value: object, field: str
+) -> None:
+    # Such a run (merged before merge checked runs) made every report end in a traceback.
+    table, name = column.split(".")
+    with History.open(history) as opened:
+        damaged = opened.runs()[1].id
+    with sqlite3.connect(history) as raw:
+        key = "id" if table == "runs" else "run"
+        raw.execute(f"UPDATE {table} SET {name} = ? WHERE {key} = ?", (value, damaged))
+    raw.close()
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(report_cmd, ["--out", str(out), "--history", str(history)])
+    assert result.exit_code == 0, result.output
+    assert f"note: left out of the report, damaged: run '{damaged}': {field}: " in result.stderr
+    page = out.read_text(encoding="utf-8")
+    assert "1 damaged run(s) of the history are left out" in page and damaged in page
+    assert "from 4 distinct recordings" in page

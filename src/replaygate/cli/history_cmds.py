@@ -66,13 +66,17 @@ def report_cmd(
     if results_path is not None:
         baseline = load_reference(baseline_path or config.baseline_path)
         gate = run_gate(baseline, load_reference(results_path), config.gate)
+    left_out: list[str] = []
     written = write_report(
         out,
         history=history_path or config.history_path,
         stores=stores,
         config=config.report,
         gate=gate,
+        left_out=left_out,
     )
+    for note in left_out:
+        click.echo(f"note: left out of the report, damaged: {note}", err=True)
     click.echo(f"report: {written}")
 
 

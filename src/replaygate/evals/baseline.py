@@ -55,18 +55,13 @@ class Baseline:
 
 
 def load_baseline(path: str | os.PathLike[str]) -> Baseline:
-    """Read a baseline file (its history too)."""
+    """Read a baseline file (its history too); a damaged one is a ResultsError naming the
+    field, so that ``update_baseline`` leaves it as it is."""
     obj = read_json(path, "baseline")
     reference = reference_from_json(obj, str(path))
     if obj.get("format") != BASELINE_FORMAT:
         return Baseline(reference, (), {})
-    history = obj.get("history", [])
-    source = obj.get("source", {})
-    return Baseline(
-        reference,
-        tuple(history) if isinstance(history, list) else (),
-        source if isinstance(source, dict) else {},
-    )
+    return Baseline(reference, tuple(obj.get("history", [])), obj.get("source", {}))
 
 
 def _existing_dir(path: Path) -> Path:

@@ -21,11 +21,22 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.evals.errors import HistoryError
-from replaygate.evals.reference import CaseSummary, metrics_from_json
+from replaygate.evals.fields import (
+    described,
+    each,
+    fields_of,
+    got,
+    listed_once,
+    mapping,
+    optional_text,
+    text_field,
+    time_field,
+)
+from replaygate.evals.reference import CaseSummary, check_run_metrics
 from replaygate.evals.results import EvalResults
 from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import now_iso
-from replaygate.jsondoc import read_items
+from replaygate.jsondoc import FieldError, check_document, read_json, strings_field
 from replaygate.regular import file_kind
 from replaygate.sampling import SampledResult
 
@@ -137,21 +148,21 @@ class HistoryRun:
         }
 
     @staticmethod
-    def from_json(obj: Mapping[str, Any], name: str) -> HistoryRun:
-        """The inverse of :meth:`to_json`."""
-        cases = obj.get("cases", {})
-        if not isinstance(cases, dict):
-            raise TypeError("'cases' must be an object keyed by case id")
-        commit = obj.get("commit")
+    def from_json(obj: Any) -> HistoryRun:
+        """The inverse of :meth:`to_json`, as strict as the results reader (the same
+        checks of time, commit, metrics and cases; a :class:`FieldError` names the field)."""
+        run_id, time = text_field(mapping(obj), "id"), time_field(obj, "time")
+        commit, metrics = optional_text(obj, "commit"), check_run_metrics(obj)
+        cases = each(obj, "cases", _case, key="case id")
         return HistoryRun(
-            id=str(obj["id"]),
-            time=str(obj["time"]),
-            commit=None if commit is None else str(commit),
-            metrics=metrics_from_json(obj.get("metrics", {}), name),
-            cases=tuple(CaseSummary.from_json(k, v) for k, v in cases.items()),
-            tags={k: tuple(v.get("tags", ())) for k, v in cases.items()},
-            info=dict(obj.get("info", {})),
-            answers={k: str(v["answers"]) for k, v in cases.items() if v.get("answers")},
+            id=run_id,
+            time=time,
+            commit=commit,
+            metrics=metrics,
+            cases=tuple(summary for summary, _, _ in cases),
+            tags={summary.case: tags for summary, tags, _ in cases},
+            info=mapping(obj.get("info", {}), "info"),
+            answers={summary.case: digest for summary, _, digest in cases if digest},
         )
 
     @staticmethod
@@ -168,6 +179,23 @@ class HistoryRun:
             info=info,
             answers={c.id: answers_digest(c.sampled) for c in results.cases},
         )
+
+
+def _case(case_id: str, obj: Any) -> tuple[CaseSummary, tuple[str, ...], str | None]:
+    """A case of an exported run: its summary, tags and answers digest."""
+    return (
+        CaseSummary.from_json(case_id, obj),
+        strings_field(obj, "tags"),
+        optional_text(obj, "answers"),
+    )
+
+
+def _loads(text: Any, field: str) -> Any:
+    """The JSON a history column holds; :class:`FieldError` when it holds none."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        raise FieldError(field, f"must hold JSON, holds {got(text)}") from None
 
 
 class History:
@@ -231,7 +259,13 @@ class History:
         return run
 
     def add(self, run: HistoryRun) -> bool:
-        """Insert ``run`` unless a run with its id exists; True when it was added."""
+        """Insert ``run`` unless a run with its id exists; True when it was added.
+
+        A run that :meth:`HistoryRun.from_json` would refuse is a :class:`HistoryError`,
+        and nothing is written: every stored run can be read back.
+        """
+        with fields_of(f"{self.path}: refusing to add run {run.id!r}", HistoryError):
+            HistoryRun.from_json(run.to_json())
         with self._db:
             cursor = self._db.execute(
                 "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?)",
@@ -260,49 +294,68 @@ class History:
                 )  # fmt: skip
         return True
 
-    def runs(self, *, last: int | None = None) -> list[HistoryRun]:
-        """Every run (or the ``last`` ones), oldest first."""
+    def runs(
+        self, *, last: int | None = None, skipped: list[str] | None = None
+    ) -> list[HistoryRun]:
+        """Every run (or the ``last`` ones), oldest first, each checked as an export's.
+
+        A damaged stored run (a time that is no time, a metric out of range) is a
+        :class:`HistoryError` naming its id and field or, given ``skipped``, is left out
+        and described there.
+        """
         query = "SELECT id, time, git_commit, info FROM runs ORDER BY time, id"
         rows = self._db.execute(query).fetchall()
         if last is not None:
             rows = rows[-last:] if last > 0 else []
-        return [self._run(*row) for row in rows]
+        runs = []
+        for row in rows:
+            try:
+                runs.append(HistoryRun.from_json(self._run_json(*row)))
+            except FieldError as err:
+                note = f"run {row[0]!r}: {described(err)}"
+                if skipped is None:
+                    raise HistoryError(f"{self.path}: {note}") from None
+                skipped.append(note)
+        return runs
 
-    def _run(self, run_id: str, time: str, commit: str | None, info: str) -> HistoryRun:
+    def _run_json(self, run_id: str, time: str, commit: str | None, info: str) -> dict[str, Any]:
+        """A stored run as :meth:`HistoryRun.to_json` exports it."""
         db = self._db
-        metrics: Metrics = {
-            name: value
-            for name, value in db.execute(
-                "SELECT name, value FROM metrics WHERE run = ? ORDER BY rowid", (run_id,)
-            )
-        }
-        assertions: dict[str, list[Any]] = {}
-        for row in db.execute(
+        assertions: dict[str, dict[str, Any]] = {}
+        for case_id, name, kind, category, passes, samples, description in db.execute(
             "SELECT case_id, name, kind, category, passes, samples, description FROM assertions "
             "WHERE run = ? ORDER BY rowid",
             (run_id,),
         ):
-            assertions.setdefault(row[0], []).append(row[1:])
-        cases: list[CaseSummary] = []
-        tags: dict[str, tuple[str, ...]] = {}
-        answers: dict[str, str] = {}
-        for case_id, samples, floor, passes, tag_text, digest in db.execute(
-            "SELECT case_id, samples, floor, passes, tags, answers FROM cases WHERE run = ? "
-            "ORDER BY rowid",
-            (run_id,),
-        ):
-            stats = {
-                name: {"kind": k, "category": c, "passes": p, "samples": n, "description": d}
-                for name, k, c, p, n, d in assertions.get(case_id, [])
+            stats = {"kind": kind, "category": category, "passes": passes, "samples": samples}
+            assertions.setdefault(case_id, {})[name] = {**stats, "description": description}
+        cases = {
+            case_id: {
+                "samples": samples,
+                "floor": floor,
+                "passes": passes,
+                "verdict": verdict,
+                "assertions": assertions.get(case_id, {}),
+                "tags": _loads(tag_text, "tags"),
+                **({"answers": digest} if digest else {}),
             }
-            obj = {"samples": samples, "floor": floor, "passes": passes, "assertions": stats}
-            cases.append(CaseSummary.from_json(case_id, obj))
-            tags[case_id] = tuple(json.loads(tag_text))
-            if digest:
-                answers[case_id] = digest
-        return HistoryRun(
-            run_id, time, commit, metrics, tuple(cases), tags, json.loads(info), answers
+            for case_id, samples, floor, passes, verdict, tag_text, digest in db.execute(
+                "SELECT case_id, samples, floor, passes, verdict, tags, answers FROM cases "
+                "WHERE run = ? ORDER BY rowid",
+                (run_id,),
+            )
+        }
+        metrics = db.execute(
+            "SELECT name, value FROM metrics WHERE run = ? ORDER BY rowid", (run_id,)
         )
+        return {
+            "id": run_id,
+            "time": time,
+            "commit": commit,
+            "info": _loads(info, "info"),
+            "metrics": dict(metrics.fetchall()),
+            "cases": cases,
+        }
 
     def export(self, *, last: int | None = None) -> dict[str, Any]:
         """The runs as a JSON document (``last`` limits it to the newest runs)."""
@@ -332,14 +385,18 @@ class History:
 
 
 def read_export(path: str | os.PathLike[str]) -> list[HistoryRun]:
-    """The runs of an exported history file; :class:`HistoryError` names what is wrong."""
-    return read_items(
-        path,
-        "history export",
+    """The runs of an exported history file; :class:`HistoryError` names the first field
+    that is wrong (``runs[0].time``), so that nothing of a damaged export is merged."""
+    name = str(path)
+    document = check_document(
+        read_json(path, "history export", HistoryError),
+        name,
         format=EXPORT_FORMAT,
         version=EXPORT_VERSION,
         what="an exported replaygate history",
-        field="runs",
-        parse=HistoryRun.from_json,
         error=HistoryError,
     )
+    with fields_of(name, HistoryError):
+        runs = each(document, "runs", lambda _i, run: HistoryRun.from_json(run))
+        listed_once((run.id for run in runs), "runs", "run", "a run is kept once")
+    return runs

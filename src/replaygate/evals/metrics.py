@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
+
+from replaygate.evals.fields import agree, got, mapping
+from replaygate.jsondoc import FieldError
 
 Scale = Literal["share", "amount"]
 Direction = Literal["higher", "lower"]
@@ -67,6 +70,37 @@ METRICS: dict[str, Metric] = {
 
 ALIASES: dict[str, tuple[str, ...]] = {"citation": ("citation_precision", "citation_recall")}
 """Short names that stand for several metrics in limits (``--max-drop citation=0.05``)."""
+
+
+MAX_AMOUNT = 1e15
+"""The largest amount a metric may hold: beyond any real cost, token or step count, and
+within what the report can plot."""
+
+
+def check_metrics(value: Any) -> dict[str, float | None]:
+    """A ``metrics`` object: known metrics, each null or a number in its range (a share
+    from 0 to 1, an amount from 0 to :data:`MAX_AMOUNT`); else :class:`FieldError`."""
+    checked: dict[str, float | None] = {}
+    for name, number in mapping(value).items():
+        if name not in METRICS:
+            raise FieldError(name, f"is not a metric (known: {', '.join(METRICS)})")
+        top = 1.0 if METRICS[name].scale == "share" else MAX_AMOUNT
+        is_number = isinstance(number, int | float) and not isinstance(number, bool)
+        if number is not None and not (is_number and 0 <= number <= top):
+            bound = f"from 0 to {top:,.0f}"
+            raise FieldError(name, f"must be null or a number {bound}, got {got(number)}")
+        checked[name] = None if number is None else float(number)
+    return checked
+
+
+def check_agreement(
+    stored: Mapping[str, Any], computed: Mapping[str, float | None], source: str
+) -> None:
+    """Refuse ``stored`` metrics unless each of ``computed`` is there, as ``source`` give it."""
+    for name, value in computed.items():
+        if name not in stored:
+            raise FieldError(name, f"is missing; {source} give {got(value)}")
+        agree(stored, name, value, source)
 
 
 def metric(name: str) -> Metric:

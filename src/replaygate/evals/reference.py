@@ -6,7 +6,6 @@ Both a baseline file and a results file give one (:func:`load_reference`), so
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,9 +13,24 @@ from typing import Any
 
 from replaygate.assertions.kinds import check_category, check_kind
 from replaygate.evals.errors import ResultsError
+from replaygate.evals.fields import (
+    agree,
+    checked,
+    count,
+    each,
+    fields_of,
+    flag,
+    mapping,
+    optional_text,
+    present,
+    text_field,
+    time_field,
+    within,
+)
+from replaygate.evals.metrics import check_metrics
 from replaygate.evals.results import EvalResults, read_json, results_from_json
 from replaygate.evals.scorers import Metrics
-from replaygate.jsondoc import FieldError, count_field, json_fields
+from replaygate.jsondoc import json_fields, strings_field
 from replaygate.sampling import AssertionStats, SampledResult, verdict_of
 from replaygate.sampling.results import FORMAT as RESULTS_FORMAT
 from replaygate.sampling.verdict import MAX_SAMPLES
@@ -55,26 +69,35 @@ class CaseSummary:
         }
 
     @staticmethod
-    def from_json(case: str, obj: Mapping[str, Any]) -> CaseSummary:
-        """The inverse of :meth:`to_json`."""
-        assertions = []
-        for name, a in obj.get("assertions", {}).items():
-            try:
-                passes, samples = count_field(a, "passes", 0), count_field(a, "samples", 0)
-            except FieldError as err:
-                raise FieldError(f"assertions.{name}.{err.field}", str(err)) from None
-            kind, category = check_kind(a["kind"]), check_category(a.get("category", "custom"))
-            description = str(a.get("description", ""))
-            assertions.append(AssertionStats(name, kind, category, passes, samples, description))
+    def from_json(case: str, obj: Any) -> CaseSummary:
+        """The inverse of :meth:`to_json`, as strict (a :class:`FieldError` names the
+        field); a stated ``verdict`` must be the one its passes and floor give."""
+        mapping(obj)
+        samples = count(obj, "samples", 1, MAX_SAMPLES)
         summary = CaseSummary(
             case,
-            count_field(obj, "samples", 1, MAX_SAMPLES),
-            count_field(obj, "floor", 1),
-            count_field(obj, "passes", 0),
-            tuple(assertions),
+            samples,
+            count(obj, "floor", 1, samples),
+            count(obj, "passes", 0, samples),
+            tuple(each(obj, "assertions", _assertion, key="assertion name", required=False)),
         )
-        summary.verdict  # validates samples, floor and passes  # noqa: B018
+        agree(obj, "verdict", summary.verdict, "its passes and floor")
         return summary
+
+
+def _assertion(name: str, obj: Any) -> AssertionStats:
+    """One assertion's counts of a case summary, each field checked."""
+    mapping(obj)
+    present(obj, "kind", "'gate' or 'signal'")
+    samples = count(obj, "samples", 0)
+    return AssertionStats(
+        name,
+        checked(obj, "kind", check_kind, None),
+        checked(obj, "category", check_category, "custom"),
+        count(obj, "passes", 0, samples),
+        samples,
+        optional_text(obj, "description") or "",
+    )
 
 
 @dataclass(frozen=True)
@@ -96,28 +119,6 @@ class Reference:
         return Reference(results.metrics, cases, source)
 
 
-def _finite(value: Any) -> bool:
-    """True for a number that is a finite float (never true or false)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:  # an integer beyond the range of a float
-        return False
-
-
-def metrics_from_json(obj: Any, name: str) -> Metrics:
-    """A ``metrics`` object: metric name -> number or null."""
-    if not isinstance(obj, dict):
-        raise ResultsError(f"{name}: 'metrics' must be an object")
-    metrics: Metrics = {}
-    for key, value in obj.items():
-        if value is not None and not _finite(value):
-            raise ResultsError(f"{name}: metrics.{key} must be a number or null, got {value!r}")
-        metrics[str(key)] = None if value is None else float(value)
-    return metrics
-
-
 def reference_from_json(obj: Any, name: str) -> Reference:
     """A parsed baseline or results document as a :class:`Reference`."""
     if isinstance(obj, dict) and obj.get("format") == RESULTS_FORMAT:
@@ -129,18 +130,31 @@ def reference_from_json(obj: Any, name: str) -> Reference:
         )
     if obj.get("version") != BASELINE_VERSION:
         raise ResultsError(f"{name}: unsupported baseline version {obj.get('version')!r}")
-    cases_obj = obj.get("cases", {})
-    if not isinstance(cases_obj, dict):
-        raise ResultsError(f"{name}: 'cases' must be an object keyed by case id")
-    cases = []
-    for case_id, case in cases_obj.items():
-        try:
-            cases.append(CaseSummary.from_json(case_id, case))
-        except FieldError as err:
-            raise ResultsError(f"{name}: cases.{case_id}.{err.field}: {err}") from None
-        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as err:
-            raise ResultsError(f"{name}: cases.{case_id}: {type(err).__name__}: {err}") from None
-    return Reference(metrics_from_json(obj.get("metrics", {}), name), tuple(cases), name)
+    with fields_of(name, ResultsError):
+        cases = each(obj, "cases", CaseSummary.from_json, key="case id")
+        metrics = check_run_metrics(obj)
+        mapping(obj.get("source", {}), "source")
+        each(obj, "history", _change, required=False)
+    return Reference(metrics, tuple(cases), name)
+
+
+def _change(_index: str, obj: Any) -> None:
+    """Check an entry of a baseline's ``history``, as ``baseline update`` writes it."""
+    time_field(mapping(obj), "date")
+    text_field(obj, "reason")
+    optional_text(obj, "commit")
+    optional_text(obj, "results")
+    flag(obj, "dirty")
+    mapping(obj.get("changes", {}), "changes")
+    strings_field(obj, "cases_added")
+    strings_field(obj, "cases_removed")
+
+
+def check_run_metrics(obj: Mapping[str, Any]) -> Metrics:
+    """The ``metrics`` of a baseline or a history run: present, each metric in its range."""
+    stored = present(obj, "metrics", "an object of the run's metrics")
+    with within("metrics"):
+        return check_metrics(stored)
 
 
 def load_reference(path: str | os.PathLike[str]) -> Reference:

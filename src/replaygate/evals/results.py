@@ -21,11 +21,31 @@ from pathlib import Path
 from typing import Any
 
 from replaygate import jsondoc
+from replaygate.assertions.kinds import check_category, check_kind
 from replaygate.evals.errors import ResultsError
+from replaygate.evals.fields import (
+    agree,
+    checked,
+    count,
+    each,
+    fields_of,
+    flag,
+    got,
+    listed_once,
+    mapping,
+    optional_number,
+    optional_text,
+    present,
+    text_field,
+    time_field,
+    within,
+)
+from replaygate.evals.metrics import check_agreement, check_metrics
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
-from replaygate.jsondoc import check_document, parse_items, strings_field
-from replaygate.sampling import SampledResult
+from replaygate.jsondoc import FieldError, check_document, strings_field
+from replaygate.sampling import SampledResult, SampleResult
 from replaygate.sampling.results import FORMAT, VERSION
+from replaygate.sampling.verdict import MAX_SAMPLES
 
 
 @dataclass(frozen=True)
@@ -51,15 +71,64 @@ class CaseResult:
         }
 
     @staticmethod
-    def from_json(obj: Mapping[str, Any]) -> CaseResult:
-        """The inverse of :meth:`to_json`; a plain sampling case gets minimal counts."""
-        sampled = SampledResult.from_json(obj)
-        counts_obj = obj.get("counts")
-        if counts_obj is None:
-            counts = CaseCounts(samples=sampled.n, passed=sampled.verdict == "pass")
-        else:
-            counts = CaseCounts.from_json(counts_obj)
+    def from_json(obj: Any) -> CaseResult:
+        """The inverse of :meth:`to_json`, as strict (a :class:`FieldError` names the
+        field): what a case states beside its samples (``passes``, ``verdict``,
+        ``counts.samples`` and ``passed``, ``metrics``) must be what they give. A plain
+        sampling case gets minimal counts."""
+        sampled = sampled_from_json(mapping(obj))
+        agree(obj, "passes", sampled.passes, "its sample_results")
+        agree(obj, "verdict", sampled.verdict, "its sample_results")
+        counts = CaseCounts(samples=sampled.n, passed=sampled.verdict == "pass")
+        if obj.get("counts") is not None:
+            counts = CaseCounts.from_json(obj["counts"])
+            with within("counts"):
+                agree(obj["counts"], "samples", sampled.n, "its samples")
+                agree(obj["counts"], "passed", sampled.verdict == "pass", "its verdict")
+        if "metrics" in obj:
+            with within("metrics"):
+                check_agreement(check_metrics(obj["metrics"]), metrics_of([counts]), "its counts")
         return CaseResult(sampled, counts, strings_field(obj, "tags"))
+
+
+def sampled_from_json(obj: dict[str, Any]) -> SampledResult:
+    """A sampling results case, each field checked (a :class:`FieldError` names it)."""
+    text_field(obj, "case")
+    n = count(obj, "samples", 1, MAX_SAMPLES)
+    count(obj, "floor", 1, n)
+    samples = each(obj, "sample_results", lambda _i, sample: _sample(sample))
+    if len(samples) != n:
+        raise FieldError("sample_results", f"holds {len(samples)} sample(s), but samples is {n}")
+    each(obj, "assertions", _description, key="assertion name", required=False)
+    return SampledResult.from_json(obj)
+
+
+def _description(_name: str, stats: Any) -> str | None:
+    """The description of an assertion of a sampling case (the counts are recomputed)."""
+    return optional_text(mapping(stats), "description")
+
+
+def _sample(obj: Any) -> SampleResult:
+    """A sample of ``sample_results``, each field checked; a stated ``passed`` must agree."""
+    mapping(obj)
+    count(obj, "index", 0)
+    optional_text(obj, "failure")
+    each(obj, "outcomes", lambda _i, outcome: _outcome(outcome), required=False)
+    sample = SampleResult.from_json(obj)
+    agree(obj, "passed", sample.passed, "its outcomes and failure")
+    return sample
+
+
+def _outcome(obj: Any) -> None:
+    """Check an outcome of a sample: name, kind, passed, score, category, message."""
+    text_field(mapping(obj), "name")
+    present(obj, "kind", "'gate' or 'signal'")
+    checked(obj, "kind", check_kind, None)
+    checked(obj, "category", check_category, "custom")
+    flag(obj, "passed")
+    optional_number(obj, "score")
+    if not isinstance(obj.get("message", ""), str):
+        raise FieldError("message", f"must be a string, got {got(obj['message'])}")
 
 
 @dataclass(frozen=True)
@@ -105,7 +174,11 @@ class EvalResults:
 
 
 def results_from_json(obj: Any, name: str) -> EvalResults:
-    """Validate a parsed results document; :class:`ResultsError` names the field."""
+    """Validate a parsed results document; :class:`ResultsError` names the field.
+
+    The run's ``metrics`` (required once the file has ``eval`` or ``metrics``) must be
+    those its cases give: a hand edit of one is refused, naming both values.
+    """
     document = check_document(
         obj,
         name,
@@ -114,19 +187,27 @@ def results_from_json(obj: Any, name: str) -> EvalResults:
         what="a replaygate results file",
         error=ResultsError,
     )
-    cases = parse_items(
-        document, "cases", name, lambda case, _where: CaseResult.from_json(case), ResultsError
-    )
-    first: dict[str, int] = {}
-    for i, case in enumerate(cases):
-        if case.id in first:
-            raise ResultsError(
-                f"{name}: cases[{i}]: case {case.id!r} is already at cases[{first[case.id]}]; "
-                "a case is listed once (its metrics would count twice)"
-            )
-        first[case.id] = i
-    info = document.get("eval", {})
-    return EvalResults(tuple(cases), info if isinstance(info, dict) else {})
+    with fields_of(name, ResultsError):
+        cases = each(document, "cases", lambda _i, case: CaseResult.from_json(case))
+        why = "a case is listed once (its metrics would count twice)"
+        listed_once((case.id for case in cases), "cases", "case", why)
+        results = EvalResults(tuple(cases), run_info(document.get("eval", {})))
+        if "eval" in document or "metrics" in document:
+            stored = present(document, "metrics", "an object of the run's metrics")
+            with within("metrics"):
+                check_agreement(check_metrics(stored), results.metrics, "its cases")
+    return results
+
+
+def run_info(obj: Any) -> dict[str, Any]:
+    """The ``eval`` object of a results file: its ``time`` an ISO 8601 time and its
+    ``commit`` a string or null, when given (a history run keeps both)."""
+    with within("eval"):
+        info = mapping(obj)
+        if "time" in info:
+            time_field(info, "time")
+        optional_text(info, "commit")
+    return info
 
 
 def read_json(path: str | os.PathLike[str], what: str) -> Any:

@@ -25,9 +25,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from replaygate.evals.cases import EvalCase
+from replaygate.evals.fields import count, flag, mapping, optional_number, within
 from replaygate.evals.metrics import METRICS
 from replaygate.evals.prices import PriceTable
-from replaygate.jsondoc import FieldError, count_field, shown
 from replaygate.sampling import SampledResult
 
 Metrics = dict[str, float | None]
@@ -60,28 +60,16 @@ class CaseCounts:
         """The inverse of :meth:`to_json`, as strict: a count that is not a whole number
         (5.7 is not cut to 5), a flag that is not true or false, or a cost that is not a
         number is a :class:`~replaygate.jsondoc.FieldError` naming ``counts.<field>``."""
-        try:
-            optional: dict[str, Any] = {k: count_field(obj, k, 0) for k in _INT_FIELDS if k in obj}
-            optional.update({k: _flag(obj, k) for k in ("scored", "cost_skipped") if k in obj})
-            cost = obj.get("cost")
-            if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)):
-                raise FieldError("cost", f"must be a number or null, got {shown(cost)}")
+        with within("counts"):
+            mapping(obj)
+            optional: dict[str, Any] = {k: count(obj, k, 0) for k in _INT_FIELDS if k in obj}
+            optional.update({k: flag(obj, k) for k in ("scored", "cost_skipped") if k in obj})
             return CaseCounts(
-                samples=count_field(obj, "samples", 0),
-                passed=_flag(obj, "passed"),
-                cost=None if cost is None else float(cost),
+                samples=count(obj, "samples", 0),
+                passed=flag(obj, "passed"),
+                cost=optional_number(obj, "cost", 0),
                 **optional,
             )
-        except FieldError as err:
-            raise FieldError(f"counts.{err.field}", str(err)) from None
-
-
-def _flag(obj: Mapping[str, Any], field: str) -> bool:
-    """``obj[field]``, true or false (a string "false" is not read as true)."""
-    value = obj[field]
-    if not isinstance(value, bool):
-        raise FieldError(field, f"must be true or false, got {shown(value)}")
-    return value
 
 
 _INT_FIELDS = (

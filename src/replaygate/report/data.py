@@ -8,15 +8,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from replaygate.evals.fields import parse_time
 from replaygate.evals.history import HistoryRun
 from replaygate.fixtures.store import FixtureStore
 from replaygate.report.evidence import case_evidence
-
-
-def parse_time(text: str) -> datetime:
-    """An ISO 8601 time (``Z`` allowed) as an aware UTC datetime."""
-    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def week_of(text: str) -> str:

@@ -14,11 +14,12 @@ from pathlib import Path
 
 from replaygate.evals.config import ReportConfig
 from replaygate.evals.errors import HistoryError
+from replaygate.evals.fields import parse_time
 from replaygate.evals.gate import HEADER as GATE_HEADER
 from replaygate.evals.gate import GateReport
 from replaygate.evals.history import History, HistoryRun
 from replaygate.evals.metrics import METRICS
-from replaygate.report.data import fixture_ages, metric_series, parse_time, weekly_pass_rates
+from replaygate.report.data import fixture_ages, metric_series, weekly_pass_rates
 from replaygate.report.evidence import distinct_runs, recordings_text
 from replaygate.report.plots import ages_plot, metrics_plot, weekly_plot
 from replaygate.report.signals import Signal, find_signals
@@ -95,6 +96,16 @@ def _signals(signals: Sequence[Signal], note: str) -> str:
     return f"<h2>Maintenance signals</h2><p class='muted'>{escape(note)}.</p>{body}"
 
 
+def _left_out(notes: Sequence[str]) -> str:
+    if not notes:
+        return ""
+    items = "".join(f"<li>{escape(note)}</li>" for note in notes)
+    return (
+        f"<p class='fail'>{len(notes)} damaged run(s) of the history are left out "
+        f"(the history file keeps them):</p><ul>{items}</ul>"
+    )
+
+
 def _figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
 
@@ -107,8 +118,10 @@ def build_report(
     gate: GateReport | None = None,
     title: str = "replaygate eval report",
     now: datetime | None = None,
+    left_out: Sequence[str] = (),
 ) -> str:
-    """The report page for ``runs`` (oldest first) and the fixtures of ``stores``."""
+    """The report page for ``runs`` (oldest first) and the fixtures of ``stores``;
+    ``left_out`` describes the damaged runs of the history it does not show."""
     config = config or ReportConfig()
     moment = now or datetime.now(UTC)
     labels = [parse_time(run.time).strftime("%m-%d %H:%M") for run in runs]
@@ -123,6 +136,7 @@ def build_report(
         f"<h1>{escape(title)}</h1>",
         f"<p class='muted'>Generated {moment.strftime('%Y-%m-%d %H:%M UTC')} from "
         f"{escape(recordings_text(len(distinct_runs(runs)), len(runs)))}.</p>",
+        _left_out(left_out),
         "<h2>Latest run</h2>",
         _latest(runs[-1] if runs else None),
         _gate(gate),
@@ -157,17 +171,20 @@ def write_report(
     config: ReportConfig | None = None,
     gate: GateReport | None = None,
     now: datetime | None = None,
+    left_out: list[str] | None = None,
 ) -> Path:
     """Write the report of ``history`` (a path or an open history) to ``out``; the age of
-    the fixtures in ``stores`` is shown beside the trends."""
+    the fixtures in ``stores`` is shown beside the trends. A damaged run of the history
+    is left out, said so on the page and described in ``left_out`` when given."""
+    notes: list[str] = [] if left_out is None else left_out
     if isinstance(history, History):
-        runs = history.runs()
+        runs = history.runs(skipped=notes)
     else:
         if not Path(history).exists():
             raise HistoryError(f"no history at {history}: run `replaygate eval` first")
         with History.open(history) as opened:
-            runs = opened.runs()
-    page = build_report(runs, stores=stores, config=config, gate=gate, now=now)
+            runs = opened.runs(skipped=notes)
+    page = build_report(runs, stores=stores, config=config, gate=gate, now=now, left_out=notes)
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(page, encoding="utf-8")
