@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,55 @@ def test_an_empty_missing_or_binary_file_is_an_error(tmp_path: Path) -> None:
     binary.write_bytes(b"\xff\xfe")
     with pytest.raises(CaseFormatError, match="not UTF-8"):
         load_eval_cases(binary)
+
+
+def deep_schema(levels: int) -> dict[str, object]:
+    schema: dict[str, object] = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "array", "items": schema}
+    return schema
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            json.dumps(GOOD)[:-1] + ', "question": "Something else?"}',
+            "duplicate key question: an object names it twice; keep one",
+        ),
+        (
+            json.dumps({**GOOD, "schema": {"type": "object"}})[:-2] + ', "type": "array"}}',
+            "duplicate key schema.type: an object names it twice; keep one",
+        ),
+        (
+            json.dumps({**GOOD, "schema": deep_schema(150)}),
+            "schema is nested too deeply to be checked",
+        ),
+    ],
+    ids=["key twice", "schema key twice", "schema 150 deep"],
+)
+def test_a_key_named_twice_or_a_schema_too_deep_is_named_at_its_line(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    # The last of two keys was taken silently; the deep schema ended in a RecursionError.
+    path = write(tmp_path, json.dumps(GOOD | {"id": "first"}), line)
+    with pytest.raises(CaseFormatError, match=f"^{re.escape(str(path))}:2: {re.escape(message)}$"):
+        load_eval_cases(path)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "line", "byte"), [("latin-1", 3, "invalid continuation byte"), ("utf-16", 1, "")]
+)
+def test_a_cases_file_not_in_utf8_names_the_line_and_byte(
+    tmp_path: Path, encoding: str, line: int, byte: str
+) -> None:
+    lines = [GOOD | {"id": f"c{i}", "question": "Café?" if i == 2 else "Tea?"} for i in range(4)]
+    text = "\n".join(json.dumps(case, ensure_ascii=False) for case in lines)
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(text.encode(encoding))
+    with pytest.raises(CaseFormatError) as caught:
+        load_eval_cases(path)
+    at = text.encode(encoding).index(b"\xe9") if encoding == "latin-1" else 0
+    assert str(caught.value).startswith(f"{path}:{line}: not UTF-8 text (")
+    assert str(caught.value).endswith(f"{byte} at byte {at} of the file)".lstrip())
+    assert caught.value.line == line

@@ -28,7 +28,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
+from replaygate.errors import FixtureFormatError
 from replaygate.evals.errors import CaseFormatError
+from replaygate.fixtures.store.strict import check_unique_keys
 from replaygate.jsondoc import FieldError, count_field
 from replaygate.regular import read_regular_text
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec
@@ -90,7 +92,10 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
     except OSError as err:
         raise CaseFormatError(name, 0, f"cannot read cases: {err.strerror}") from None
     except UnicodeDecodeError as err:
-        raise CaseFormatError(name, 0, f"not UTF-8 text ({err.reason})") from None
+        line = err.object.count(b"\n", 0, err.start) + 1
+        raise CaseFormatError(
+            name, line, f"not UTF-8 text ({err.reason} at byte {err.start} of the file)"
+        ) from None
     cases: list[EvalCase] = []
     seen: dict[str, int] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -124,6 +129,11 @@ def parse_case(raw: str, file: str, line: int) -> EvalCase:
         raise fail(f"invalid JSON: {err}") from None
     if not isinstance(record, dict):
         raise fail(f"expected a JSON object, got {type(record).__name__}")
+    try:  # as a fixture line is read: a key named twice would be read as its last value
+        check_unique_keys(raw.encode("utf-8", "surrogatepass"), record, file, line, None)
+    except FixtureFormatError as err:
+        if err.reason.startswith("duplicate key"):  # a big integer is the fields' to judge
+            raise fail(err.reason) from None
     unknown = sorted(set(record) - set(FIELDS))
     if unknown:
         raise fail(f"unknown field(s) {', '.join(unknown)} (allowed: {', '.join(FIELDS)})")
@@ -231,4 +241,6 @@ def _schema(record: Mapping[str, Any], fail: Fail) -> Mapping[str, Any] | None:
         validator_for(value, default=Draft202012Validator).check_schema(value)
     except SchemaError as err:
         raise fail(f"schema is not a valid JSON Schema: {err.message}") from None
+    except RecursionError:
+        raise fail("schema is nested too deeply to be checked") from None
     return value
