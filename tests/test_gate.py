@@ -19,12 +19,14 @@ from replaygate.evals import (
     CaseResult,
     EvalResults,
     GateConfig,
+    HistoryError,
     LimitError,
     Reference,
     ResultsError,
     load_baseline,
     load_reference,
     parse_limits,
+    read_export,
     run_gate,
     update_baseline,
 )
@@ -621,3 +623,23 @@ def test_a_damaged_field_is_named_by_its_path_not_by_a_python_exception(
     path.write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(ResultsError, match=f"^{re.escape(str(path))}: {message}$"):
         load_reference(path)
+
+
+@pytest.mark.parametrize("kind", ["results", "baseline", "history export"])
+def test_an_integer_of_thousands_of_digits_is_named_by_its_length(
+    tmp_path: Path, kind: str
+) -> None:
+    # The message named Python's sys.set_int_max_str_digits(), a setting no user can change.
+    if kind == "history export":
+        text = '{"format": "replaygate.history", "version": 1, "runs": [{"id": %s}]}'
+    elif kind == "baseline":
+        text = '{"format": "replaygate.eval.baseline", "version": 1, "metrics": {"cost": %s}}'
+    else:
+        text = '{"format": "replaygate.sampling.results", "version": 1, "metrics": {"cost": %s}}'
+    path = tmp_path / "doc.json"
+    path.write_text(text % ("7" * 5000), encoding="utf-8")
+    message = f"{path}: not JSON this reader accepts: an integer of 5,000 digits (at most 4,300"
+    read = read_export if kind == "history export" else load_reference
+    with pytest.raises((ResultsError, HistoryError)) as caught:
+        read(path)
+    assert str(caught.value).startswith(message) and "sys." not in str(caught.value)

@@ -33,10 +33,10 @@ from replaygate.evals.fields import (
     time_field,
 )
 from replaygate.evals.reference import CaseSummary, check_run_metrics
-from replaygate.evals.results import EvalResults
+from replaygate.evals.results import EvalResults, read_json
 from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import now_iso
-from replaygate.jsondoc import FieldError, check_document, read_json, strings_field
+from replaygate.jsondoc import FieldError, check_document, strings_field
 from replaygate.regular import file_kind
 from replaygate.sampling import SampledResult
 
