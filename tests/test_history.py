@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from read_only_sqlite import make_sqlite_read_only
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.history_cmds import history_group
 from replaygate.evals import CaseResult, EvalResults, History, HistoryError, read_export
@@ -355,3 +356,40 @@ def test_a_damaged_stored_run_is_named_by_export(tmp_path: Path) -> None:
             "run 'one': time: must be an ISO 8601 time such as 2026-11-30T06:08:09Z, "
             "got 'yesterday'"
         ]
+
+
+@pytest.fixture
+def read_only_history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A history of one run that SQLite can only read."""
+    path = tmp_path / "history.db"
+    with History.open(path) as history:
+        history.append(run("2026-11-01T10:00:00Z", 5), run_id="one")
+    path.chmod(0o444)
+    make_sqlite_read_only(monkeypatch)
+    return path
+
+
+def test_a_read_only_history_is_read_and_writing_it_says_it_cannot_write(
+    read_only_history: Path, tmp_path: Path
+) -> None:
+    # It said "not a replaygate history database (attempt to write a readonly database)",
+    # and export and report could not read it at all.
+    path = read_only_history
+    before = path.read_bytes()
+    runner = CliRunner()
+    exported = runner.invoke(history_group, ["export", "--json", "--history", str(path)])
+    assert exported.exit_code == 0, exported.output
+    assert [r["id"] for r in json.loads(exported.stdout)["runs"]] == ["one"]
+    with History.open(path, read_only=True) as history:
+        assert [r.id for r in history.runs()] == ["one"]
+    export = tmp_path / "runs.json"
+    document = json.loads(exported.stdout)
+    document["runs"][0]["id"] = "two"
+    export.write_text(json.dumps(document), encoding="utf-8")
+    merged = runner.invoke(history_group, ["merge", str(export), "--history", str(path)])
+    assert merged.exit_code == 2, merged.output
+    assert f"{path}: cannot write the history: it is read-only" in merged.output
+    assert "not a replaygate history" not in merged.output
+    with pytest.raises(HistoryError, match="cannot write the history: it is read-only"):
+        History.open(path)
+    assert path.read_bytes() == before

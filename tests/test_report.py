@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from read_only_sqlite import make_sqlite_read_only
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.history_cmds import report_cmd
 from replaygate.errors import MissingExtraError
@@ -301,3 +302,16 @@ def test_a_damaged_stored_run_is_left_out_of_the_report_with_a_note(
     page = out.read_text(encoding="utf-8")
     assert "1 damaged run(s) of the history are left out" in page and damaged in page
     assert "from 4 distinct recordings" in page
+
+
+def test_a_read_only_history_is_reported(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It said "not a replaygate history database (attempt to write a readonly database)".
+    before = history.read_bytes()
+    make_sqlite_read_only(monkeypatch)
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(report_cmd, ["--out", str(out), "--history", str(history)])
+    assert result.exit_code == 0, result.output
+    assert "from 5 distinct recordings" in out.read_text(encoding="utf-8")
+    assert history.read_bytes() == before

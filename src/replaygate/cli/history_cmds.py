@@ -117,7 +117,7 @@ def history_export(
     target = history_path or load_config(config_path).history_path
     if not target.exists():
         raise CommandError(f"no history at {target}: run `replaygate eval` first")
-    with History.open(target) as history:
+    with History.open(target, read_only=True) as history:
         if out is None:
             echo_json(history.export(last=last))
             return

@@ -198,25 +198,43 @@ def _loads(text: Any, field: str) -> Any:
         raise FieldError(field, f"must hold JSON, holds {got(text)}") from None
 
 
+def _unusable(target: Path, err: sqlite3.DatabaseError, *, writing: bool = False) -> HistoryError:
+    """Why the history at ``target`` cannot be used: it cannot be written (read-only, a
+    full disk, when ``writing``), cannot be opened, or is not a history."""
+    code = getattr(err, "sqlite_errorcode", 0) & 0xFF
+    if code == sqlite3.SQLITE_READONLY:
+        return HistoryError(f"{target}: cannot write the history: it is read-only ({err})")
+    if writing:
+        return HistoryError(f"{target}: cannot write the history ({err})")
+    if code == sqlite3.SQLITE_CANTOPEN:
+        return HistoryError(f"{target}: cannot open the history ({err})")
+    return HistoryError(f"{target}: not a replaygate history database ({err})")
+
+
 class History:
     """A SQLite eval history; open with :meth:`open`, use as a context manager."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, connection: sqlite3.Connection, *, answers: bool = True) -> None:
         self.path = path
         self._db = connection
+        self._answers = "answers" if answers else "''"  # schema 1, opened read-only: none
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> History:
-        """Open (or create) the history at ``path``."""
+    def open(cls, path: str | os.PathLike[str], *, read_only: bool = False) -> History:
+        """Open (or create) the history at ``path``; ``read_only`` opens an existing one
+        for reading only, so a file or folder that cannot be written is no obstacle."""
         target = Path(path)
         if target.exists() and not target.is_file():
             kind = file_kind(target.stat().st_mode)
             raise HistoryError(f"{target}: is {kind}, where a history file is expected")
-        target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            db = sqlite3.connect(target, timeout=30)
+            if read_only:
+                db = sqlite3.connect(f"{target.absolute().as_uri()}?mode=ro", uri=True, timeout=30)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(target, timeout=30)
         except sqlite3.DatabaseError as err:
-            raise HistoryError(f"{target}: not a replaygate history database ({err})") from None
+            raise _unusable(target, err) from None
         try:
             other = _other_tables(db)
             if other:
@@ -226,17 +244,19 @@ class History:
                     f"{', '.join(other)}); it was left as it is: give the history a file of "
                     "its own"
                 )
-            db.executescript(_CREATE)
+            if not read_only:
+                db.executescript(_CREATE)
             row = _schema_row(db)
-            if row == ("1",):
+            if row == ("1",) and not read_only:
                 row = _upgrade(db)
         except sqlite3.DatabaseError as err:
             db.close()
-            raise HistoryError(f"{target}: not a replaygate history database ({err})") from None
-        if row is None or row[0] != SCHEMA_VERSION:
+            raise _unusable(target, err) from None
+        supported = (SCHEMA_VERSION, "1") if read_only else (SCHEMA_VERSION,)  # 1: no upgrade
+        if row is None or row[0] not in supported:
             db.close()
             raise HistoryError(f"{target}: unsupported history schema {row and row[0]!r}")
-        return cls(target, db)
+        return cls(target, db, answers=row[0] == SCHEMA_VERSION)
 
     def close(self) -> None:
         """Close the database."""
@@ -266,6 +286,12 @@ class History:
         """
         with fields_of(f"{self.path}: refusing to add run {run.id!r}", HistoryError):
             HistoryRun.from_json(run.to_json())
+        try:
+            return self._insert(run)
+        except sqlite3.DatabaseError as err:  # rolled back: nothing of the run is stored
+            raise _unusable(self.path, err, writing=True) from None
+
+    def _insert(self, run: HistoryRun) -> bool:
         with self._db:
             cursor = self._db.execute(
                 "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?)",
@@ -340,8 +366,8 @@ class History:
                 **({"answers": digest} if digest else {}),
             }
             for case_id, samples, floor, passes, verdict, tag_text, digest in db.execute(
-                "SELECT case_id, samples, floor, passes, verdict, tags, answers FROM cases "
-                "WHERE run = ? ORDER BY rowid",
+                f"SELECT case_id, samples, floor, passes, verdict, tags, {self._answers} "
+                "FROM cases WHERE run = ? ORDER BY rowid",
                 (run_id,),
             )
         }

@@ -182,7 +182,7 @@ def write_report(
     else:
         if not Path(history).exists():
             raise HistoryError(f"no history at {history}: run `replaygate eval` first")
-        with History.open(history) as opened:
+        with History.open(history, read_only=True) as opened:
             runs = opened.runs(skipped=notes)
     page = build_report(runs, stores=stores, config=config, gate=gate, now=now, left_out=notes)
     target = Path(out)
