@@ -594,6 +594,10 @@ SHAPES = {
         lambda doc: doc["cases"][0].update(counts=[]),
         r"cases\[0\]\.counts: must be an object, got a list",
     ),
+    "results cost negative": (
+        lambda doc: doc["cases"][0]["counts"].update(cost=-1),
+        r"cases\[0\]\.counts\.cost: must be a number at least 0 or null, got -1",
+    ),
     "baseline case null": (
         lambda doc: doc.update(format="replaygate.eval.baseline", cases={"a": None}),
         r"cases\.a: must be an object, got null",

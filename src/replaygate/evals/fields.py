@@ -152,11 +152,8 @@ def optional_number(
     value = obj.get(field)
     if value is None:
         return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or value < (minimum or -math.inf)
-    ):
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or (minimum is not None and value < minimum):
         least = "" if minimum is None else f" at least {minimum:g}"
         raise FieldError(field, f"must be a number{least} or null, got {got(value)}")
     return float(value)
