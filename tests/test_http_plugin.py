@@ -509,7 +509,7 @@ def test_a_broken_sanitize_table_fails_each_test_with_its_file_and_key(
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
         [
-            "replaygate: cannot set up test_a_broken_sanitize_table*::test_x: *pyproject.toml: "
+            "replaygate: cannot set up test_a_broken_sanitize_table*::test_x: *pyproject.toml:2: "
             "tool.replaygate.sanitize.rules: expected an array of tables, got 'x'"
         ]
     )
