@@ -1,59 +1,18 @@
 """Typed reads from a parsed TOML table, with errors naming file, line and key.
 
-``tomllib`` keeps no line numbers, so :func:`line_of` finds them in the text: the
-line of ``key = ...`` inside the ``[section]`` header (or of the header itself),
-which is what a person needs to fix it.
+``tomllib`` keeps no line numbers, so :func:`~replaygate.config.line_of` finds them in
+the text: the line of ``key = ...`` inside the ``[section]`` header (or of the header
+itself), which is what a person needs to fix it.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from replaygate.config import TomlFileError, read_toml
+from replaygate.config import TomlFileError, line_of, read_toml
 from replaygate.evals.errors import ConfigError
-
-_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
-
-
-def _normal(dotted: str) -> str:
-    return ".".join(part.strip().strip("\"'") for part in dotted.split("."))
-
-
-def line_of(text: str, section: str, key: str = "", occurrence: int = 0) -> int:
-    """The 1-based line of ``key`` in ``[section]`` (or of the header; 0 if not found).
-
-    ``occurrence`` picks one of several ``[[section]]`` headers (0 for the first). A
-    section that has no header of its own (an inline table) is looked up as a key of
-    its parent.
-    """
-    found = _scan(text, section, key, occurrence)
-    if found or not section:
-        return found
-    parent, _, last = section.rpartition(".")
-    return line_of(text, parent, last, occurrence)
-
-
-def _scan(text: str, section: str, key: str, occurrence: int) -> int:
-    header_line = 0
-    inside = section == ""
-    seen = -1
-    key_pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*[=.]") if key else None
-    for number, line in enumerate(text.splitlines(), start=1):
-        header = _HEADER.match(line)
-        if header:
-            inside = _normal(header.group(1)) == section
-            if inside:
-                seen += 1
-                inside = seen == occurrence
-            if inside and not header_line:
-                header_line = number
-            continue
-        if inside and key_pattern is not None and key_pattern.match(line):
-            return number
-    return header_line
 
 
 def load_toml(path: Path) -> tuple[Mapping[str, Any], str]:
