@@ -11,6 +11,7 @@ import dataclasses
 import json
 import math
 import os
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
@@ -86,6 +87,14 @@ def _finite(text: str) -> float:
     return value
 
 
+def _bounded_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    limit = sys.get_int_max_str_digits()
+    if limit and digits > limit:
+        raise _Refused(f"an integer of {digits:,} digits (at most {limit:,} are read)")
+    return int(text)
+
+
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) < len(pairs):
@@ -108,6 +117,7 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
             read_regular_text(path),
             parse_constant=_no_constant,
             parse_float=_finite,
+            parse_int=_bounded_int,
             object_pairs_hook=_unique,
         )
     except OSError as err:
@@ -118,7 +128,7 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
         raise error(f"{name}: not JSON: {err.msg} at line {err.lineno}") from None
     except RecursionError:
         raise error(f"{name}: not JSON this reader accepts: nested too deeply") from None
-    except ValueError as err:  # a refused value, or an integer of too many digits
+    except ValueError as err:  # a refused value
         raise error(f"{name}: not JSON this reader accepts: {err}") from None
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -211,21 +210,9 @@ def run_info(obj: Any) -> dict[str, Any]:
     return info
 
 
-_DIGITS = re.compile(
-    r"Exceeds the limit \((\d+) digits\) for integer string conversion: value has (\d+) digits"
-    r"[^;]*(?:; use sys\.set_int_max_str_digits\(\) to increase the limit)?"
-)
-"""Python's refusal of an integer of thousands of digits, which names a Python setting."""
-
-
-def _digits(match: re.Match[str]) -> str:
-    return f"an integer of {int(match[2]):,} digits (at most {int(match[1]):,} are read)"
-
-
 def read_json(path: str | os.PathLike[str], what: str, error: ErrorType = ResultsError) -> Any:
-    """Parse the JSON file at ``path``; ``error`` says why it cannot be read (an integer
-    of thousands of digits by its length, not by the Python setting that limits it)."""
-    return jsondoc.read_json(path, what, lambda message: error(_DIGITS.sub(_digits, message)))
+    """Parse the JSON file at ``path``; ``error`` says why it cannot be read."""
+    return jsondoc.read_json(path, what, error)
 
 
 def load_eval_results(path: str | os.PathLike[str]) -> EvalResults:
