@@ -411,6 +411,11 @@ def test_truncated_last_line_is_reported_as_a_partial_tail(tmp_path: Path) -> No
     assert (err.file, err.line, err.offset) == (str(path), 3, len(data))
     assert "truncated last line" in err.reason
     assert f"replaygate verify --repair {path}" in err.reason
+    spaced = tmp_path / "my fixtures" / "crash.jsonl"
+    spaced.parent.mkdir()
+    spaced.write_bytes(path.read_bytes())
+    err = open_error(spaced)
+    assert f"replaygate verify --repair '{spaced}'" in err.reason  # a command that runs as shown
 
 
 def test_a_truncated_line_that_is_not_last_is_malformed(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,7 +34,7 @@ def each_fixture(path: Path) -> Iterator[tuple[Location, Fixture]]:
                     if loc.file in files:
                         yield loc, store.read(loc)
     except ReplaygateError as err:
-        raise HygieneError(f"{err} (run `replaygate verify {path}`)") from None
+        raise HygieneError(f"{err} (run `replaygate verify {shlex.quote(str(path))}`)") from None
 
 
 def load_fixtures(path: Path) -> list[tuple[Location, Fixture]]:
