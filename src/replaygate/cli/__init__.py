@@ -74,9 +74,7 @@ class LazyGroup(click.Group):
         folder, a full disk) it lets through ends it with exit 2.
 
         Commands handle the errors they expect; this is the net under them, so a
-        first mistake gets ``Error: <what, where, what to do>``, never a traceback. An
-        error a command reported with exit 1 is given exit 2 when it came from bad input
-        or a file that cannot be used (:func:`~replaygate.cli.options.input_error`).
+        first mistake gets ``Error: <what, where, what to do>``, never a traceback.
         """
         from replaygate.cli.options import CommandError, describe, input_error
         from replaygate.errors import ReplaygateError
@@ -90,10 +88,6 @@ class LazyGroup(click.Group):
             if not input_error(err):
                 raise
             raise CommandError(describe(err)) from None
-        except click.ClickException as err:
-            if err.exit_code != 1 or not input_error(err.__context__):
-                raise
-            raise CommandError(err.format_message()) from None
 
 
 def _names_as_on_disk() -> None:

@@ -37,6 +37,7 @@ from replaygate.hygiene.prune import candidates, delete
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.review import review_store
 from replaygate.hygiene.review_report import render_markdown, render_text
+from replaygate.outputs import write_text
 from replaygate.seed import SIMULATOR_SEED
 
 
@@ -221,9 +222,9 @@ def drift(
     else:
         click.echo(text, nl=False)
     if report_path is not None:
-        report_path.write_text(text, encoding="utf-8")
+        write_text(report_path, text)
     if json_path is not None:
-        json_path.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
+        write_text(json_path, json.dumps(report.to_json(), indent=2) + "\n")
     if report.drifted:
         raise SystemExit(1)
     if report.errors:

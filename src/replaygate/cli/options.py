@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import errno
-import io
 import os
-import traceback
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -14,7 +12,7 @@ from typing import Any, ParamSpec, TypeVar
 import click
 
 from replaygate.config import MAX_TOKENS
-from replaygate.errors import LocatedError, ReplaygateError
+from replaygate.errors import ReplaygateError
 from replaygate.seed import SIMULATOR_SEED
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -38,34 +36,20 @@ def describe(err: Exception) -> str:
 
 def _file_error(err: OSError) -> str:
     """``<path>: <reason>`` of a failed file operation: the path it names (a rename's
-    target), else the file open where it was raised (a full disk found on close)."""
+    target; an output file, :func:`replaygate.outputs.write_text`)."""
     name = err.filename2 if err.filename2 is not None else err.filename
-    path = str(name) if name is not None else _open_file(err)
     reason = (err.strerror or str(err)).lower()
-    if err.errno == errno.EEXIST and path is not None and not os.path.isdir(path):
+    if name is None:
+        return reason
+    if err.errno == errno.EEXIST and not os.path.isdir(name):
         reason = "not a folder"  # a file where a folder was to be made
-    return f"{path}: {reason}" if path is not None else reason
+    return f"{name}: {reason}"
 
 
-def _open_file(err: OSError) -> str | None:
-    """The name of the file open in the innermost frame of ``err`` that holds one."""
-    for frame, _ in reversed(list(traceback.walk_tb(err.__traceback__))):
-        for value in frame.f_locals.values():
-            name = getattr(value, "name", None) if isinstance(value, io.IOBase) else None
-            if isinstance(name, str):
-                return name
-    return None
-
-
-def input_error(err: BaseException | None) -> bool:
-    """Whether ``err`` is bad input or a file that cannot be used, whichever command met it:
-    a located error (a config key, a fixture line, a store that cannot be written), a
-    ``pyproject.toml`` that cannot be read, a failed file operation. Exit status 2."""
-    from replaygate.config import TomlFileError
-
-    return isinstance(err, LocatedError | TomlFileError) or (
-        isinstance(err, OSError) and err.errno not in (None, errno.EPIPE)
-    )
+def input_error(err: BaseException) -> bool:
+    """Whether ``err`` is a failed file operation (a read-only folder, a full disk), which
+    ends any command with exit status 2; a broken pipe is click's to handle."""
+    return isinstance(err, OSError) and err.errno not in (None, errno.EPIPE)
 
 
 def note_other_files(*paths: Path | None) -> None:

@@ -24,8 +24,8 @@ from replaygate.cli.options import (
     simulator_seed_option,
 )
 from replaygate.errors import (
-    FixtureFormatError,
     LiveCallNotApproved,
+    LocatedError,
     ReplaygateError,
     SpendingCapError,
 )
@@ -94,8 +94,8 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
                 same_trace = trace_lines(first) == trace_lines(second)
                 click.echo(f"identical final: {same_final}; identical trace: {same_trace}")
                 all_identical &= same_final and same_trace
-        except FixtureFormatError:
-            raise  # a damaged store: exit 2, like one that does not open
+        except LocatedError:
+            raise  # a damaged store, a bad config: exit 2, like a store that does not open
         except ReplaygateError as err:
             raise click.ClickException(describe(err)) from None
     if not all_identical:
@@ -176,8 +176,8 @@ def record(
         for question in to_ask:
             try:
                 print_run(question, entry(recorder, question))
-            except SpendingCapError:
-                raise  # the run stops: exit 2, what was spent and recorded is in the message
+            except (SpendingCapError, LocatedError):
+                raise  # exit 2: what was spent, or the file or setting to fix, is in the message
             except ReplaygateError as err:
                 raise click.ClickException(str(err)) from None
             bar.advance(question)

@@ -25,6 +25,7 @@ from replaygate.evals.reference import (
 from replaygate.evals.results import EvalResults, read_json
 from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import now_iso
+from replaygate.outputs import write_text
 
 SOURCE_FIELDS = ("time", "mode", "model", "interface", "fixtures", "cases_file", "agent")
 
@@ -124,5 +125,5 @@ def update_baseline(
     baseline = Baseline(new_reference, history, source)
     target.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(baseline.to_json(), ensure_ascii=False, indent=2) + "\n"
-    target.write_text(text, encoding="utf-8")
+    write_text(target, text)
     return baseline

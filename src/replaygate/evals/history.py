@@ -37,6 +37,7 @@ from replaygate.evals.results import EvalResults, read_json
 from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import now_iso
 from replaygate.jsondoc import FieldError, check_document, strings_field
+from replaygate.outputs import write_text
 from replaygate.regular import file_kind
 from replaygate.sampling import SampledResult
 
@@ -396,7 +397,7 @@ class History:
         document = self.export(last=last)
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", "utf-8")
+        write_text(target, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
         return len(document["runs"])
 
     def merge(self, runs: Iterable[HistoryRun]) -> tuple[int, int]:

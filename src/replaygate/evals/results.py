@@ -43,6 +43,7 @@ from replaygate.evals.fields import (
 from replaygate.evals.metrics import check_agreement, check_metrics
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
 from replaygate.jsondoc import ErrorType, FieldError, check_document, strings_field
+from replaygate.outputs import write_text
 from replaygate.sampling import SampledResult, SampleResult
 from replaygate.sampling.results import FORMAT, VERSION
 from replaygate.sampling.verdict import MAX_SAMPLES
@@ -165,7 +166,7 @@ class EvalResults:
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(self.to_json(), ensure_ascii=False, indent=2) + "\n"
-        target.write_text(text, encoding="utf-8")
+        write_text(target, text)
         return target
 
     def summary(self) -> list[str]:

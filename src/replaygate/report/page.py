@@ -19,6 +19,7 @@ from replaygate.evals.gate import HEADER as GATE_HEADER
 from replaygate.evals.gate import GateReport
 from replaygate.evals.history import History, HistoryRun
 from replaygate.evals.metrics import METRICS
+from replaygate.outputs import write_text
 from replaygate.report.data import fixture_ages, metric_series, weekly_pass_rates
 from replaygate.report.evidence import distinct_runs, recordings_text
 from replaygate.report.plots import ages_plot, metrics_plot, weekly_plot
@@ -187,5 +188,5 @@ def write_report(
     page = build_report(runs, stores=stores, config=config, gate=gate, now=now, left_out=notes)
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(page, encoding="utf-8")
+    write_text(target, page)
     return target

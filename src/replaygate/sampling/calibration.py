@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.errors import ReplaygateError
+from replaygate.outputs import write_text
 from replaygate.regular import read_regular_text
 from replaygate.sampling.results import SampledResult, SampleResult, load_results
 
@@ -112,7 +113,7 @@ def export_sheet(
         "n": n,
         "items": verdicts,
     }
-    side.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    write_text(side, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
     return target, side, len(rows)
 
 

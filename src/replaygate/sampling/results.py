@@ -19,6 +19,7 @@ from typing import Any
 from replaygate.assertions.kinds import Category, Kind, Outcome
 from replaygate.errors import ReplaygateError
 from replaygate.jsondoc import count_field, json_fields, read_items
+from replaygate.outputs import write_text
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec, Verdict, verdict_of
 
 FORMAT = "replaygate.sampling.results"
@@ -189,7 +190,7 @@ def write_results(path: str | os.PathLike[str], cases: Sequence[SampledResult]) 
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(results_document(cases), ensure_ascii=False, indent=2) + "\n"
-    target.write_text(text, encoding="utf-8")
+    write_text(target, text)
     return target
 
 
