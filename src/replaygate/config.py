@@ -12,9 +12,7 @@ nor on the machine (law 6).
 Files are parsed with ``tomllib`` once and cached by path, modification time, size
 and inode. :func:`tool_table` picks ``[tool.replaygate]`` from a parsed file; its
 readers (:mod:`replaygate.sanitize.config`, :mod:`replaygate.evals.config`) check
-it and name the file, line and key of what is wrong. A ``max_tokens`` beyond
-:data:`MAX_TOKENS` is refused here, whichever reader comes first: no API takes it, and
-the HTTP client would fail on it deep down (a timeout out of range).
+it and name the file, line and key of what is wrong.
 """
 
 from __future__ import annotations
@@ -34,7 +32,9 @@ PYPROJECT = "pyproject.toml"
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
 _BOM = "\ufeff"
 MAX_TOKENS = 2**31 - 1
-"""The largest ``max_tokens`` a request is built with: a 32-bit count, as the APIs take."""
+"""The largest ``max_tokens`` a request is built with (``[tool.replaygate]``, ``--max-tokens``):
+a 32-bit count, as the APIs take; beyond it the HTTP client fails deep down (a timeout out
+of range)."""
 
 StrPath = str | os.PathLike[str]
 
@@ -95,22 +95,8 @@ def read_toml(path: StrPath) -> TomlDocument:
             file, 0, "cannot read: arrays or inline tables nested too deeply"
         ) from None
     document = TomlDocument(file, text, data)
-    _check_max_tokens(document)
     _cache[key] = (stamp, document)
     return document
-
-
-def _check_max_tokens(document: TomlDocument) -> None:
-    """Refuse a ``[tool.replaygate] max_tokens`` over :data:`MAX_TOKENS`, at its line."""
-    table = tool_table(document.data)
-    value = table.get("max_tokens") if isinstance(table, Mapping) else None
-    if isinstance(value, int) and value > MAX_TOKENS:
-        raise TomlFileError(
-            document.file,
-            line_of(document.text, "tool.replaygate", "max_tokens"),
-            f"tool.replaygate.max_tokens: must be at most {MAX_TOKENS} (2**31-1, the most "
-            f"a model API takes), got {value}",
-        )
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")

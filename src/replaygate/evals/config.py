@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from replaygate.config import find_pyproject, tool_table
+from replaygate.config import MAX_TOKENS, find_pyproject, tool_table
 from replaygate.evals.metrics import check_limit_names
 from replaygate.evals.prices import PriceTable, load_price_file, read_prices
 from replaygate.evals.toml_reader import TableReader, load_toml
@@ -178,7 +178,7 @@ def load_config(
         value = top.string(key)
         return root / value if value else None
 
-    max_tokens = top.integer("max_tokens", 0, minimum=0) or None
+    max_tokens = top.integer("max_tokens", 0, minimum=0, maximum=MAX_TOKENS) or None
     return Config(
         root=root,
         file=file,

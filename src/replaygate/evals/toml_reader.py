@@ -70,13 +70,17 @@ class TableReader:
             raise self.error(key, f"expected a string, got {_type(value)}")
         return value
 
-    def integer(self, key: str, default: int, *, minimum: int = 0) -> int:
-        """An integer at least ``minimum``."""
+    def integer(
+        self, key: str, default: int, *, minimum: int = 0, maximum: int | None = None
+    ) -> int:
+        """An integer at least ``minimum`` (and at most ``maximum``, when given)."""
         value = self.table.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.error(key, f"expected an integer, got {_type(value)}")
         if value < minimum:
             raise self.error(key, f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise self.error(key, f"must be at most {maximum}, got {value}")
         return value
 
     def number(self, key: str, default: float, *, minimum: float = 0.0) -> float:
