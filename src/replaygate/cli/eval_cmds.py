@@ -33,6 +33,7 @@ from replaygate.evals.config import Config, load_config
 from replaygate.evals.git import head_commit
 from replaygate.evals.history import History
 from replaygate.evals.metrics import METRICS
+from replaygate.evals.preflight import check_history, check_writable
 from replaygate.evals.prices import PriceTable, load_price_file, with_shipped
 from replaygate.evals.progress import reporter
 from replaygate.evals.recording import RecordRecipe
@@ -188,6 +189,8 @@ def eval_cmd(
     }
     if shard is not None:
         cases, info["shard"] = shard.select(cases)
+    history = None if shard is not None or no_history else history_path or config.history_path
+    _check_outputs(out, history)
     prices = _prices(config, prices_path)
     recipe = None
     if record_mode:
@@ -228,11 +231,23 @@ def eval_cmd(
             f"shard {shard}: {len(cases)} case(s); merge every shard with `replaygate eval merge`",
             err=True,
         )
-    elif not no_history:
-        target = history_path or config.history_path
-        with History.open(target) as history:
-            run = history.append(results)
-        click.echo(f"history: run {run.id} appended to {target}", err=as_json)
+    elif history is not None:
+        _append(history, results, as_json)
+
+
+def _check_outputs(out: Path | None, history: Path | None) -> None:
+    """Refuse, before anything runs, a results file or history that cannot be written."""
+    if out is not None:
+        check_writable(out)
+    if history is not None:
+        check_history(history)
+
+
+def _append(target: Path, results: EvalResults, as_json: bool) -> None:
+    """Append the run to the history at ``target`` and say so."""
+    with History.open(target) as history:
+        run = history.append(results)
+    click.echo(f"history: run {run.id} appended to {target}", err=as_json)
 
 
 @eval_cmd.command("merge")
@@ -269,14 +284,14 @@ def merge_cmd(
         replaygate eval merge shard-1.json shard-2.json --out results.json
     """
     results = merge([load_eval_results(p) for p in parts], [str(p) for p in parts])
+    history = (
+        None if no_history else history_path or load_config(config_path, near=out).history_path
+    )
+    _check_outputs(out, history)
     if as_json:
         click.echo(json.dumps(results.to_json(), ensure_ascii=False, indent=2))
     else:
         _print_metrics(results)
     click.echo(f"results: {results.write(out)}", err=as_json)
-    if not no_history:
-        config = load_config(config_path, near=out)
-        target = history_path or config.history_path
-        with History.open(target) as history:
-            run = history.append(results)
-        click.echo(f"history: run {run.id} appended to {target}", err=as_json)
+    if history is not None:
+        _append(history, results, as_json)

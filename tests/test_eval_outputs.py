@@ -1,0 +1,91 @@
+"""``replaygate eval`` (and ``eval merge``) refuse a results file or a history they could
+not write before anything runs, with the error the write would give, creating nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from replaygate.cli import main
+from replaygate.evals.preflight import check_history, check_writable
+from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
+
+pytestmark = pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
+
+AGENT = "replaygate.examples.research_copilot:copilot"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The first shipped case, sampled once, and a file that is no folder."""
+    first = json.loads(shipped_eval_cases().read_text(encoding="utf-8").splitlines()[0])
+    (tmp_path / "cases.jsonl").write_text(json.dumps({**first, "samples": 1, "floor": 1}) + "\n")
+    (tmp_path / "a-file").write_text("not a folder\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CI", "1")
+    return tmp_path
+
+
+def run(*args: str) -> Result:
+    base = ["--agent", AGENT, "--cases", "cases.jsonl", "--fixtures", str(shipped_fixtures())]
+    return CliRunner().invoke(main, ["eval", *base, *args])
+
+
+def assert_refused_before_running(result: Result, message: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert f"Error: {message}" in result.output
+    assert "rag-basics" not in result.output  # no case ran
+
+
+def test_an_out_path_under_a_file_is_refused_before_the_eval(project: Path) -> None:
+    result = run("--no-history", "--out", "a-file/results.json")
+    assert_refused_before_running(result, "a-file/results.json: not a directory")
+
+
+def test_a_damaged_history_is_refused_before_the_eval_and_no_results_are_written(
+    project: Path,
+) -> None:
+    (project / "h.db").write_bytes(b"not a database\n")
+    result = run("--history", "h.db", "--out", "results.json")
+    assert_refused_before_running(result, "h.db: not a replaygate history database")
+    assert not (project / "results.json").exists()
+    assert (project / "h.db").read_bytes() == b"not a database\n"
+
+
+def test_a_history_under_a_file_is_refused_before_the_eval(project: Path) -> None:
+    result = run("--history", "a-file/h.db")
+    assert_refused_before_running(result, "a-file/h.db: not a directory")
+
+
+def test_writable_outputs_in_new_folders_still_run_and_are_written(project: Path) -> None:
+    result = run("--history", "new/h.db", "--out", "deeper/still/results.json")
+    assert result.exit_code == 0, result.output
+    assert "rag-basics" in result.output
+    assert (project / "deeper/still/results.json").is_file()
+    assert (project / "new/h.db").is_file()
+
+
+def test_merge_refuses_a_damaged_history_before_writing_the_merged_file(project: Path) -> None:
+    assert run("--shard", "1/1", "--out", "shard.json").exit_code == 0
+    (project / "h.db").write_bytes(b"not a database\n")
+    merged = CliRunner().invoke(
+        main, ["eval", "merge", "shard.json", "--out", "merged.json", "--history", "h.db"]
+    )
+    assert merged.exit_code == 2, merged.output
+    assert "Error: h.db: not a replaygate history database" in merged.output
+    assert not (project / "merged.json").exists()
+
+
+def test_the_checks_create_nothing(tmp_path: Path) -> None:
+    check_writable(tmp_path / "a" / "b" / "results.json")
+    check_history(tmp_path / "c" / "h.db")
+    existing = tmp_path / "kept.json"
+    existing.write_text("kept\n")
+    check_writable(existing)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.json"]
+    assert existing.read_text() == "kept\n"
+    with pytest.raises(IsADirectoryError):
+        check_writable(tmp_path)
