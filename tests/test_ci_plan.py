@@ -299,7 +299,36 @@ def test_plan_with_base_on_a_real_git_repository(project: Path) -> None:
         ci_group, ["plan", "--base", "no-such-rev", "--config", str(project / "pyproject.toml")]
     )
     assert bad.exit_code == 2
-    assert "git merge-base no-such-rev HEAD" in bad.output
+    assert "git merge-base --end-of-options no-such-rev HEAD" in bad.output
+    as_option = runner.invoke(
+        ci_group, ["plan", "--base=--all", "--config", str(project / "pyproject.toml")]
+    )
+    assert as_option.exit_code == 2  # a revision, never an option of git
+    assert "Not a valid object name --all" in as_option.output
+
+
+def test_plan_with_base_takes_file_names_as_they_are(project: Path) -> None:
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "first")
+    for name in ("docs/résumé.md", "src/app/parse/ü.py", 'src/"quoted".py', "src/new\nline.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("x\n", encoding="utf-8")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "second")
+    (project / "docs" / "été.md").write_text("untracked\n", encoding="utf-8")
+    args = ["plan", "--base", "main~1", "--config", str(project / "pyproject.toml")]
+    result = CliRunner().invoke(ci_group, [*args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert {c["path"]: c["class"] for c in json.loads(result.output)["changes"]} == {
+        "docs/résumé.md": "docs",
+        "docs/été.md": "docs",
+        "src/app/parse/ü.py": "parse",
+        'src/"quoted".py': None,
+        "src/new\nline.py": None,
+    }
+    table = CliRunner().invoke(ci_group, args).output
+    assert 'unclassified: src/"quoted".py, "src/new\\nline.py"' in table
 
 
 def test_replaygates_own_working_files_are_not_changes_since_base(project: Path) -> None:

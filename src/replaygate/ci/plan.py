@@ -125,6 +125,19 @@ def _relative(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
+def _label(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` as a table shows it: on one line, a name holding a
+    newline or another control character quoted with escapes."""
+    name = _relative(path, root)
+    return name if name.isprintable() else json.dumps(name, ensure_ascii=False)
+
+
+def _names(files: Sequence[Path], root: Path) -> str:
+    """The first three of ``files``, and how many more."""
+    more = f" and {len(files) - 3} more" if len(files) > 3 else ""
+    return ", ".join(_label(f, root) for f in files[:3]) + more
+
+
 def is_own_file(path: Path, ci: CIConfig, root: Path) -> bool:
     """True for a file replaygate writes as it works, never a change to plan for: one in a
     ``.replaygate`` folder of the project or in the hits log, a store's lock or backup
@@ -189,10 +202,8 @@ def make_plan(
         claimed = by_class.get(change_class.name, [])
         if not claimed:
             continue
-        names = ", ".join(_relative(f, root) for f in claimed[:3])
-        more = f" and {len(claimed) - 3} more" if len(claimed) > 3 else ""
         if change_class.name != FIXTURES_CLASS:
-            need(change_class.stages, f"{change_class.name}: {names}{more}")
+            need(change_class.stages, f"{change_class.name}: {_names(claimed, root)}")
             continue
         if users is None:
             try:
@@ -202,7 +213,7 @@ def make_plan(
         for file in claimed:
             keys = changed_keys(file, old_text(file) if old_text else None)
             tests = users.tests_for(file, keys)
-            label = _relative(file, root)
+            label = _label(file, root)
             if keys is not None and not keys:
                 continue
             if tests:
@@ -216,9 +227,7 @@ def make_plan(
     unclassified = by_class.get(None, [])
     if unclassified:
         stages = ci.unclassified if ci.unclassified is not None else [s.name for s in ci.stages]
-        names = ", ".join(_relative(f, root) for f in unclassified[:3])
-        more = f" and {len(unclassified) - 3} more" if len(unclassified) > 3 else ""
-        need(stages, f"unclassified: {names}{more}")
+        need(stages, f"unclassified: {_names(unclassified, root)}")
     planned: list[PlannedStage] = []
     skipped: list[tuple[str, str]] = []
     for stage in ci.stages:

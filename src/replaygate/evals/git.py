@@ -54,24 +54,36 @@ def repo_root(cwd: Path) -> Path:
     return Path(git(["rev-parse", "--show-toplevel"], cwd).strip())
 
 
+def merge_base(rev: str, cwd: Path) -> str:
+    """The merge base of ``rev`` and HEAD (``rev`` is never read as an option)."""
+    return git(["merge-base", "--end-of-options", rev, "HEAD"], cwd).strip()
+
+
+def _names(args: list[str], cwd: Path) -> list[str]:
+    """The paths a git command lists with ``-z``: as they are, never quoted (a name with
+    non-ASCII letters, a quote or a newline is not mangled)."""
+    command, *rest = args
+    return [name for name in git([command, "-z", *rest], cwd).split("\0") if name]
+
+
 def changed_files(base: str, cwd: Path) -> list[Path]:
     """Files changed since the merge base of ``base`` and HEAD, plus uncommitted and new ones.
 
     Absolute paths, sorted, deleted files included.
     """
     root = repo_root(cwd)
-    merge_base = git(["merge-base", base, "HEAD"], cwd).strip()
-    names = set(git(["diff", "--name-only", "--no-renames", merge_base], cwd).splitlines())
-    names.update(git(["ls-files", "--others", "--exclude-standard"], cwd).splitlines())
-    return sorted(root / name for name in names if name)
+    since = merge_base(base, cwd)
+    names = set(_names(["diff", "--name-only", "--no-renames", since], cwd))
+    names.update(_names(["ls-files", "--others", "--exclude-standard"], cwd))
+    return sorted(root / name for name in names)
 
 
 def file_at(rev: str, path: Path, cwd: Path) -> str | None:
     """The text of ``path`` at ``rev`` (the merge base with HEAD), or None if absent there."""
     root = repo_root(cwd)
-    merge_base = git(["merge-base", rev, "HEAD"], cwd).strip()
     relative = path.resolve().relative_to(root.resolve()).as_posix()
+    since = merge_base(rev, cwd)
     try:
-        return git(["show", f"{merge_base}:{relative}"], cwd)
+        return git(["show", f"{since}:{relative}"], cwd)
     except GitError:
         return None
