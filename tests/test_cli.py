@@ -7,6 +7,8 @@ import contextlib
 import gc
 import json
 import os
+import re
+import shlex
 import socket
 import subprocess
 import sys
@@ -120,6 +122,28 @@ def test_run_mismatch_fails_with_the_field_diff(recorded: Path) -> None:
     assert "Error: no fixture recorded for this request" in done.stderr
     assert "FixtureMismatchError" not in done.stderr and "Traceback" not in done.stderr
     assert "messages[0].content[0].text: 'What is RAG?' != 'RAG, what is it?'" in done.stderr
+
+
+def test_a_run_miss_names_the_record_command_that_records_it(
+    recorded: Path, tmp_path: Path
+) -> None:
+    store = tmp_path / "my fixtures" / "rc.jsonl"
+    store.parent.mkdir()
+    store.write_bytes(recorded.read_bytes())
+    question = "RAG, what's it?"
+    missed = replaygate("run", "--agent", AGENT, "--fixtures", str(store), question)
+    assert missed.returncode == 1
+    hint = re.search(r"re-record: `([^`]+)`", missed.stderr)
+    assert hint is not None, missed.stderr
+    words = shlex.split(hint.group(1))
+    assert words[:2] == ["replaygate", "record"] and words[-1] == question
+    with Simulator(behavior="research-copilot", seed=3) as sim:
+        done = replaygate(
+            *words[1:], env={"ANTHROPIC_BASE_URL": sim.url, "ANTHROPIC_API_KEY": "sk-test-cli"}
+        )
+    assert done.returncode == 0, done.stderr
+    again = replaygate("run", "--agent", AGENT, "--fixtures", str(store), question)
+    assert again.returncode == 0, again.stderr
 
 
 def test_show_prints_the_fixture_and_refuses_unknown_keys(recorded: Path) -> None:

@@ -9,6 +9,7 @@ key that would give it; nothing defaults to the shipped example.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from functools import wraps
@@ -106,6 +107,22 @@ class AgentInputs:
         settings = choose_settings(entry, config, self.model, self.max_tokens, self.system)
         fixtures = choose_fixtures(self.fixtures_path, config)
         return entry, settings, fixtures, choose_questions(self.questions, self.cases_path, config)
+
+    def record_command(self, question: str) -> str:
+        """The ``replaygate record`` command line that records ``question`` with these
+        inputs, quoted for a shell."""
+        given = (
+            ("--agent", self.agent),
+            ("--fixtures", self.fixtures_path),
+            ("--model", self.model),
+            ("--max-tokens", self.max_tokens),
+            ("--system", self.system),
+            ("--config", self.config_path),
+        )
+        words = ["replaygate", "record"]
+        words += [word for flag, value in given if value is not None for word in (flag, str(value))]
+        words += ["--approve-live", *(["--"] if question.startswith("-") else []), question]
+        return shlex.join(words)
 
 
 def agent_inputs(fn: Callable[..., None]) -> Callable[..., None]:

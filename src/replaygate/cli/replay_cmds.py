@@ -53,10 +53,17 @@ def print_run(question: str, result: RunLike) -> None:
 
 
 def replay_once(
-    store: FixtureStore, question: str, agent: Agent, settings: RequestSettings
+    store: FixtureStore,
+    question: str,
+    agent: Agent,
+    settings: RequestSettings,
+    rerecord: str | None = None,
 ) -> RunLike:
-    """One run of ``agent`` answered from ``store``, with the network blocked (law 3)."""
+    """One run of ``agent`` answered from ``store``, with the network blocked (law 3); a
+    miss names ``rerecord``, the command that records the question, where it is known."""
     replay = ReplayModel(store, **asdict(settings))
+    if rerecord:
+        replay.session.rerecord = f"`{rerecord}`"
     with block_network():
         result = agent(replay, question)
     replay.raise_caught()
@@ -85,11 +92,12 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
     store = FixtureStore.open(fixtures)
     all_identical = True
     for question in to_ask:
+        rerecord = inputs.record_command(question)
         try:
-            first = replay_once(store, question, entry, settings)
+            first = replay_once(store, question, entry, settings, rerecord)
             print_run(question, first)
             if check_determinism:
-                second = replay_once(store, question, entry, settings)
+                second = replay_once(store, question, entry, settings, rerecord)
                 same_final = first.final == second.final
                 same_trace = trace_lines(first) == trace_lines(second)
                 click.echo(f"identical final: {same_final}; identical trace: {same_trace}")
