@@ -209,8 +209,15 @@ def check_sample(sample: SampleLine, safe: KnownSafe) -> list[tuple[int, str]]:
 
 
 def _response_problems(fixture: Fixture, reader: int) -> tuple[str, ...]:
-    """Why a recorded response could not be replayed, if it could not."""
+    """Why a recorded response could not be replayed, if it could not.
+
+    ``null`` stands for a sample that never sent the request; a fixture whose every
+    sample is ``null`` answers nothing at all.
+    """
     responses = fixture.responses
+    if all(response is None for response in responses):
+        where = "response is null" if len(responses) == 1 else "every item of responses is null"
+        return (f"{where}: nothing was recorded to replay (a hand edit?); re-record the fixture",)
     if len(responses) == 1:
         response = responses[0]
         if replays_plainly(response, reader):

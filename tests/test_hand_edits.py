@@ -1,0 +1,63 @@
+"""Careless hand edits of a store: each is named by ``verify`` at its file and line, and
+replaying the edited fixture fails with a message that says what is wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from replaygate import Fixture, Message, ModelResponse, ReplayModel
+from replaygate.cli import main
+from replaygate.errors import FixtureMismatchError
+from replaygate.fixtures.fixture import make_meta
+from replaygate.models.providers import to_anthropic_request, to_anthropic_response
+
+SETTINGS: dict[str, Any] = {"model": "claude-x", "max_tokens": 32}
+
+
+def fixture(question: str) -> Fixture:
+    request = to_anthropic_request([Message.user(question)], [], **SETTINGS)
+    response = to_anthropic_response(ModelResponse(text="a"), model="claude-x")
+    meta = make_meta("anthropic.messages", "2023-06-01", "hand")
+    return Fixture.create(request, [response], meta)
+
+
+def line(obj: dict[str, Any]) -> bytes:
+    return orjson.dumps(obj) + b"\n"
+
+
+def verify(path: Path) -> tuple[int, list[str]]:
+    result = CliRunner().invoke(main, ["verify", str(path)])
+    return result.exit_code, result.output.splitlines()
+
+
+def test_a_response_set_to_null_is_reported_at_its_line(tmp_path: Path) -> None:
+    store = tmp_path / "s.jsonl"
+    nulled = {**fixture("one").to_json(), "response": None}
+    all_null = {k: v for k, v in fixture("two").to_json().items() if k != "response"}
+    all_null["responses"] = [None, None]
+    diverged = {k: v for k, v in fixture("three").to_json().items() if k != "response"}
+    diverged["responses"] = [None, fixture("three").response]  # sample 1 sent it alone
+    store.write_bytes(line(nulled) + line(all_null) + line(diverged))
+    code, lines = verify(store)
+    assert code == 1
+    tail = "nothing was recorded to replay (a hand edit?); re-record the fixture"
+    assert lines == [
+        f"{store}:1: response is null: {tail}",
+        f"{store}:2: every item of responses is null: {tail}",
+        "3 fixture(s) checked, 2 problem(s)",
+    ]
+
+
+def test_replaying_a_fixture_whose_response_is_null_says_so(tmp_path: Path) -> None:
+    store = tmp_path / "my store.jsonl"
+    store.write_bytes(line({**fixture("one").to_json(), "response": None}))
+    with pytest.raises(FixtureMismatchError) as caught:
+        ReplayModel(store, **SETTINGS).complete([Message.user("one")], [])
+    message = str(caught.value)
+    assert "holds no response at all (its response is null" in message
+    assert f"`replaygate verify '{store}'` names its line" in message
