@@ -9,13 +9,16 @@ per event), a JSON ``null`` body, an event stream whose last event has no blank 
 from __future__ import annotations
 
 import asyncio
+import gzip
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+import httpx
 import httpx2
+import orjson
 import pytest
 import requests
 
@@ -170,3 +173,44 @@ def test_a_requests_response_hook_gets_the_keywords_it_gets_live(
     live, recorded, replayed = live_recorded_replayed(tmp_path / "s.jsonl", sim, read)
     assert "timeout" in live and "allow_redirects" not in live
     assert recorded == replayed == live
+
+
+def _plain_post(library: str, base: str) -> Any:
+    """A plain (not streamed) POST through ``library``: the response's headers."""
+    url, body = f"{base}/v1/messages", {**QUESTION, "stream": False}
+    if library == "requests":
+        return requests.post(url, json=body, headers=HEADERS).headers
+    module = httpx2 if library == "httpx2" else httpx
+    with module.Client() as client:
+        return client.post(url, json=body, headers=HEADERS).headers
+
+
+@pytest.mark.parametrize("library", ["httpx2", "httpx", "requests"])
+def test_a_plain_body_keeps_its_content_length_while_recording(
+    tmp_path: Path, sim: Simulator, library: str
+) -> None:
+    """The client recording a plain body is told its length, as live and on replay."""
+    live, recorded, replayed = live_recorded_replayed(
+        tmp_path / "s.jsonl", sim, lambda base: _plain_post(library, base)
+    )
+    assert live["content-length"] == recorded["content-length"] == replayed["content-length"]
+
+
+def test_a_compressed_body_is_handed_over_without_its_encoded_length(tmp_path: Path) -> None:
+    """The body is handed over decoded: the length of its encoded form would be wrong."""
+    payload = orjson.dumps({"text": "zipped " * 50})
+    zipped = gzip.compress(payload)
+
+    def server(request: httpx2.Request) -> httpx2.Response:
+        headers = {"content-encoding": "gzip", "content-type": "application/json"}
+        return httpx2.Response(200, headers=headers, content=zipped)
+
+    transport = httpx2.MockTransport(server)
+    with (
+        intercept(tmp_path / "z.jsonl", "record-missing", approve_live=True),
+        httpx2.Client(transport=transport) as client,
+    ):
+        response = client.post("https://api.openai.com/v1/chat/completions", json={"q": 1})
+    assert response.content == payload
+    assert "content-encoding" not in response.headers
+    assert "content-length" not in response.headers

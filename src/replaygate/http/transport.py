@@ -8,7 +8,7 @@ client reads it.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from types import ModuleType
 from typing import Generic, Protocol, TypeVar
 
@@ -21,7 +21,21 @@ from replaygate.http.streams import LiveResponse, ReplayByteStream, TeeByteStrea
 RespT = TypeVar("RespT")
 ReqT = TypeVar("ReqT", bound="ReadableRequest")
 
-DROPPED_LIVE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+DROPPED_LIVE_HEADERS = frozenset({"content-encoding", "transfer-encoding"})
+"""Live response headers the client is not given: it is handed the body decoded."""
+
+
+def handed_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The headers of a live response whose body the client gets decoded: without
+    :data:`DROPPED_LIVE_HEADERS`, and without ``content-length`` when the body was
+    encoded (its decoded length differs), so a plain body's length is still there."""
+    pairs = list(headers)
+    encoded = any(
+        k.lower() == "content-encoding" and v.strip().lower() not in ("", "identity")
+        for k, v in pairs
+    )
+    dropped = DROPPED_LIVE_HEADERS | {"content-length"} if encoded else DROPPED_LIVE_HEADERS
+    return [(k, v) for k, v in pairs if k.lower() not in dropped]
 
 
 class ReadableRequest(RequestLike, Protocol):
@@ -64,12 +78,9 @@ class Library(Generic[RespT]):
     ) -> RespT:
         """The library response that hands ``live``'s body over while recording it;
         ``on_close`` runs when ``live`` is closed."""
-        headers = [
-            (k, v) for k, v in live.headers.multi_items() if k.lower() not in DROPPED_LIVE_HEADERS
-        ]
         return self.response(
             live.status_code,
-            headers=headers,
+            headers=handed_headers(live.headers.multi_items()),
             stream=self.tee_stream(live, recording_of(exchange, slot, live), on_close),
             extensions=live.extensions,
         )

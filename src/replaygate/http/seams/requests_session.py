@@ -28,7 +28,7 @@ from replaygate.http.recorded import Replayed, is_event_stream
 from replaygate.http.recording import Recording
 from replaygate.http.seams import Patch
 from replaygate.http.streams import LiveBody, ReplayByteStream, TeeByteStream
-from replaygate.http.transport import DROPPED_LIVE_HEADERS
+from replaygate.http.transport import handed_headers
 from replaygate.http.wire import WireRequest, reason_phrase, wire_request
 
 
@@ -161,7 +161,7 @@ def _replayed(
 def _teed(exchange: Exchange, slot: LiveSlot, live: requests.Response) -> requests.Response:
     headers = list(live.headers.items())
     recording = Recording(exchange, slot, live.status_code, headers, is_event_stream(headers))
-    kept = [(k, v) for k, v in headers if k.lower() not in DROPPED_LIVE_HEADERS]
+    kept = handed_headers(headers)
     tee = _Tee(cast(LiveBody, _LiveBody(live)), recording)
     response = _response(live.request, live.status_code, kept, tee)
     response.reason = live.reason
