@@ -353,6 +353,34 @@ def test_replay_is_not_a_recording_mode(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        ({"model": ""}, "model must be a model id"),
+        ({"model": None}, "model must be a model id"),
+        ({"max_tokens": 0}, "max_tokens must be a positive integer, got 0"),
+        ({"max_tokens": "1024"}, "max_tokens must be a positive integer, got '1024'"),
+        ({"max_tokens": True}, "max_tokens must be a positive integer, got True"),
+        ({"system": ["Be careful."]}, "system must be a string or None"),
+        ({"interface": "anthropic.chat"}, "unknown interface 'anthropic.chat'; known interfaces"),
+        ({"interface_version": 1}, "interface_version must be a string or None"),
+        ({"sample": -1}, "sample must be an integer of 0 or more, got -1"),
+        ({"sample": 1.0}, "sample must be an integer of 0 or more, got 1.0"),
+    ],
+)
+def test_settings_no_request_can_be_built_from_are_refused_by_name(
+    tmp_path: Path, given: dict[str, Any], named: str
+) -> None:
+    store = tmp_path / "s.jsonl"
+    settings: dict[str, Any] = {"model": MODEL, "max_tokens": 8, **given}
+    with pytest.raises(ValueError, match=re.escape(named)):
+        ReplayModel(store, **settings)
+    live = ScriptedLive(ModelResponse(text="live"))
+    with pytest.raises(ValueError, match=re.escape(named)):
+        RecordingModel(live, store, approve_live=True, **settings)
+    assert live.calls == [] and not store.exists()
+
+
 def test_record_missing_records_once_then_replays(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     answer = ModelResponse(text="RAG [doc-rag].", usage=Usage(5, 6))

@@ -52,6 +52,11 @@ class WireModel(Protocol):
         ...
 
 
+def is_count(value: object) -> bool:
+    """Whether ``value`` is an ``int`` of 0 or more (not a ``bool``)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 @dataclass(frozen=True)
 class RequestSettings:
     """What turns a conversation into a wire request: interface, model id, limits, system.
@@ -65,6 +70,18 @@ class RequestSettings:
     system: str | None = None
     interface: str = "anthropic.messages"
     interface_version: str | None = None
+
+    def __post_init__(self) -> None:
+        """Refuse, naming the argument, settings no request could be built from: they
+        would otherwise miss every fixture, or be recorded and refused by the API."""
+        if not isinstance(self.model, str) or not self.model.strip():
+            raise ValueError(f"model must be a model id (a non-empty string), got {self.model!r}")
+        if not is_count(self.max_tokens) or self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be a positive integer, got {self.max_tokens!r}")
+        for name in ("system", "interface_version"):
+            if not isinstance(getattr(self, name), str | None):
+                raise ValueError(f"{name} must be a string or None, got {getattr(self, name)!r}")
+        self.wire  # noqa: B018  # an unknown interface is refused here, naming the known ones
 
     @cached_property
     def wire(self) -> Interface:
@@ -125,6 +142,8 @@ class _FixtureModel:
     """What both models share: a session, the request settings, a sample, the calls."""
 
     def __init__(self, session: FixtureSession, settings: RequestSettings, sample: int) -> None:
+        if not is_count(sample):
+            raise ValueError(f"sample must be an integer of 0 or more, got {sample!r}")
         self.session = session
         self.store = session.store
         self.settings = settings
