@@ -1,0 +1,86 @@
+"""Files in a folder store that no store reads: ``verify`` names them instead of passing a
+store whose fixtures were renamed out of its sight; and each file a folder command
+passes over is read once to tell what it is."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate import Fixture, FixtureStore, Message, ModelResponse
+from replaygate.cli import main
+from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.store import folder
+from replaygate.models.providers import to_anthropic_request, to_anthropic_response
+
+
+def fixture(question: str) -> Fixture:
+    request = to_anthropic_request([Message.user(question)], [], model="m", max_tokens=8)
+    response = to_anthropic_response(ModelResponse(text="a"), model="m")
+    return Fixture.create(request, [response], make_meta("anthropic.messages", "1", "hand"))
+
+
+def verify(path: Path) -> tuple[int, list[str]]:
+    result = CliRunner().invoke(main, ["verify", str(path)])
+    return result.exit_code, result.output.splitlines()
+
+
+def test_fixture_files_renamed_out_of_the_stores_sight_are_reported(tmp_path: Path) -> None:
+    root = tmp_path / "fixtures"
+    with FixtureStore.open(root) as store:
+        files = [store.put(fixture(q)).file for q in ("one", "two", "three")]
+    upper = files[0].with_suffix(".JSON")
+    files[0].rename(upper)
+    kept = files[1].with_name(files[1].name + ".orig")
+    shutil.copy(files[1], kept)
+    notes = files[1].with_name("notes.txt")
+    notes.write_text("what I changed\n")
+    (root / "README.md").write_text("the fixtures of the tests\n")  # beside the store: fine
+    (root / "more.JSONL").write_bytes(fixture("four").to_line())
+    code, lines = verify(root)
+    assert code == 1
+    elsewhere = "no store reads it (a fixture here is named <key>.json); rename it, or move it out"
+    assert lines == [
+        f"{upper}: named .JSON, which no store reads (fixture files end in .json or .jsonl, "
+        f"lower case): rename it to {files[0].name}, or move it out",
+        f"{kept}: not a .json file, in a folder of one-fixture .json files: {elsewhere}",
+        f"{notes}: not a .json file, in a folder of one-fixture .json files: {elsewhere}",
+        f"{root / 'more.JSONL'}: named .JSONL, which no store reads (fixture files end in "
+        ".json or .jsonl, lower case): rename it to more.jsonl, or move it out",
+        "2 fixture(s) checked, 4 problem(s)",
+    ]
+
+
+def test_a_clean_folder_store_with_its_lock_and_a_readme_passes(tmp_path: Path) -> None:
+    root = tmp_path / "fixtures"
+    with FixtureStore.open(root) as store:
+        store.put(fixture("one"))
+    (root / "README.md").write_text("the fixtures of the tests\n")
+    assert verify(root) == (0, ["1 fixture(s) checked, 0 problem(s)"])
+
+
+def test_each_file_passed_over_is_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "evals"
+    root.mkdir()
+    (root / "fixtures.jsonl").write_bytes(fixture("one").to_line())
+    (root / "cases.jsonl").write_text('{"id": "c1", "samples": 1, "floor": 1}\n')
+    read: list[bytes] = []
+    kind_of = folder.kind_of
+
+    def counted(head: bytes) -> str | None:
+        read.append(head[:8])
+        return kind_of(head)
+
+    monkeypatch.setattr(folder, "kind_of", counted)
+    result = CliRunner().invoke(main, ["verify", str(root)])
+    assert result.exit_code == 0, result.output
+    assert "cases.jsonl (eval cases)" in result.output
+    assert len(read) == 2  # fixtures.jsonl and cases.jsonl, once each
+    (root / "cases.jsonl").write_bytes(fixture("two").to_line())  # rewritten: read again
+    assert folder.other_kind(root / "cases.jsonl") is None
+    assert len(read) == 3
