@@ -317,6 +317,28 @@ def test_a_store_file_replaced_by_what_is_not_a_file_is_refused_not_removed(
     assert f"Error: tests/fixtures/rc.jsonl: {message}" in done.output
 
 
+def test_a_symlink_loop_named_as_the_store_is_refused_without_a_traceback(
+    repo: Path, sim: Simulator, tmp_path: Path
+) -> None:
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    commit(repo)
+    loop = store.with_name("loop.jsonl")
+    loop.symlink_to(loop.name)
+    for named in (loop, loop.parent):
+        done = diff(str(named))
+        assert done.exit_code == 2, done.output
+        assert done.output == (
+            "Error: tests/fixtures/loop.jsonl: is a symlink loop, where a fixture file is "
+            "expected\n"
+        )
+    outside = tmp_path / "loop.jsonl"
+    outside.symlink_to(outside.name)
+    done = diff(str(outside))
+    assert done.exit_code == 2, done.output
+    assert "is not inside a git repository" in done.output
+
+
 def test_a_fixture_file_whose_name_is_not_utf8_is_reviewed(repo: Path, sim: Simulator) -> None:
     folder = repo / "tests" / "fixtures"
     store = folder / os.fsdecode(b"caf\xe9.jsonl")  # a name written on a Latin-1 system

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,12 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
+def _resolved(path: Path) -> Path:
+    """``path`` made absolute with its symlinks followed, as far as they lead: a symlink
+    loop is left as it is (the reader names it), not an error here."""
+    return Path(os.path.realpath(path))
+
+
 def _existing_ancestor(path: Path) -> Path:
     for candidate in (path, *path.parents):
         if candidate.is_dir():
@@ -49,7 +56,7 @@ class Repo:
     @staticmethod
     def containing(path: Path) -> Repo:
         """The repository holding ``path`` (which may not exist on disk)."""
-        where = _existing_ancestor(path.resolve())
+        where = _existing_ancestor(_resolved(path))
         try:
             top = run_git(["rev-parse", "--show-toplevel"], where)
         except HygieneError:
@@ -61,7 +68,7 @@ class Repo:
 
     def relative(self, path: Path) -> str:
         """``path`` relative to the repository root, POSIX form (``""`` for the root)."""
-        absolute = path.resolve()
+        absolute = _resolved(path)
         try:
             rel = absolute.relative_to(self.root)
         except ValueError:

@@ -6,6 +6,7 @@ files that did not change between two sides are compared by id and never parsed.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -98,8 +99,8 @@ def worktree(repo: Repo, relpath: str) -> Side:
 
 def _read_worktree_file(file: Path, name: str) -> bytes | None:
     """The bytes of a listed fixture file, None when it was deleted; anything but a regular
-    file (a FIFO, a folder, a symlink to nothing) is refused, naming it, not passed over
-    as if its fixtures were removed."""
+    file (a FIFO, a folder, a symlink to nothing or a symlink loop) is refused, naming it,
+    not passed over as if its fixtures were removed."""
     try:
         return read_regular_bytes(file)
     except FileNotFoundError:
@@ -111,6 +112,10 @@ def _read_worktree_file(file: Path, name: str) -> bytes | None:
             ) from None
         return None
     except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise HygieneError(
+                f"{name}: is a symlink loop, where a fixture file is expected"
+            ) from None
         raise HygieneError(f"{name}: cannot read this fixture file: {err.strerror}") from None
 
 
