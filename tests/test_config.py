@@ -365,3 +365,33 @@ def test_a_max_tokens_no_api_takes_is_refused_at_its_line(tmp_path: Path) -> Non
     (tmp_path / "pyproject.toml").write_text('[tool.replaygate]\nmodel = "m"\n')
     flag = replaygate(*READERS["record"], "--max-tokens", str(2**63 - 1), cwd=tmp_path)
     assert flag.returncode == 2 and "x<=2147483647" in flag.stderr, flag.stderr
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("max_tokens = 0", "tool.replaygate.max_tokens: must be at least 1, got 0"),
+        ('model = ""', "tool.replaygate.model: expected a non-empty string"),
+        ('agent = " "', "tool.replaygate.agent: expected a non-empty string"),
+        ('fixtures = ""', "tool.replaygate.fixtures: expected a non-empty string"),
+        ('cases = ""', "tool.replaygate.cases: expected a non-empty string"),
+    ],
+)
+def test_an_empty_setting_is_refused_not_taken_for_unset(
+    tmp_path: Path, setting: str, message: str
+) -> None:
+    from run_cli import replaygate
+
+    (tmp_path / "pyproject.toml").write_text(f"[tool.replaygate]\n{setting}\n", encoding="utf-8")
+    done = replaygate(*READERS["record"], cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert f"{(tmp_path / 'pyproject.toml').resolve()}:2: {message}" in done.stderr
+    assert not (tmp_path / "n.jsonl").exists()
+
+
+def test_a_max_tokens_flag_below_one_is_refused(tmp_path: Path) -> None:
+    from run_cli import replaygate
+
+    done = replaygate(*READERS["record"], "--max-tokens", "0", cwd=tmp_path)
+    assert done.returncode == 2 and "'--max-tokens': 0 is not in the range 1<=x" in done.stderr
+    assert not (tmp_path / "n.jsonl").exists()

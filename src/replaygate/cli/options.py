@@ -147,7 +147,7 @@ def request_settings(fn: F) -> F:
     fn = click.option("--system", help="System prompt (default: [tool.replaygate] system).")(fn)
     fn = click.option(
         "--max-tokens",
-        type=click.IntRange(max=MAX_TOKENS),
+        type=click.IntRange(min=1, max=MAX_TOKENS),
         help="Request max_tokens (default: [tool.replaygate] max_tokens).",
     )(fn)
     fn = click.option("--model", help="Model id (default: [tool.replaygate] model).")(fn)

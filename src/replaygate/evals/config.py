@@ -175,10 +175,14 @@ def load_config(
     )
 
     def path_of(key: str) -> Path | None:
-        value = top.string(key)
+        value = top.string(key, nonempty=True)
         return root / value if value else None
 
-    max_tokens = top.integer("max_tokens", 0, minimum=0, maximum=MAX_TOKENS) or None
+    max_tokens = (
+        top.integer("max_tokens", 1, minimum=1, maximum=MAX_TOKENS)
+        if "max_tokens" in section
+        else None
+    )
     return Config(
         root=root,
         file=file,
@@ -186,8 +190,8 @@ def load_config(
         fixtures=path_of("fixtures"),
         baseline=path_of("baseline"),
         history=path_of("history"),
-        agent=top.string("agent"),
-        model=top.string("model"),
+        agent=top.string("agent", nonempty=True),
+        model=top.string("model", nonempty=True),
         max_tokens=max_tokens,
         system=top.string("system"),
         prices=_prices(top, root) if "prices" in section else None,

@@ -63,11 +63,13 @@ class TableReader:
             if key not in known:
                 raise self.error(key, f"unknown key; known keys: {', '.join(known)}")
 
-    def string(self, key: str, default: str | None = None) -> str | None:
-        """A string value."""
+    def string(self, key: str, default: str | None = None, *, nonempty: bool = False) -> str | None:
+        """A string value (with ``nonempty``, one that is not blank)."""
         value = self.table.get(key, default)
         if value is not None and not isinstance(value, str):
             raise self.error(key, f"expected a string, got {_type(value)}")
+        if nonempty and value is not None and not value.strip():
+            raise self.error(key, f"expected a non-empty string, got {_type(value)}")
         return value
 
     def integer(
