@@ -106,6 +106,7 @@ def test_the_cli_exits_2_on_a_hostile_store_without_a_traceback(
         ["show", GOOD.key, "--fixtures", str(path)],
         [*RUN, "--fixtures", str(path), "hi"],
         ["checksum", str(path)],
+        ["compact", str(path)],
     ):
         done = runner.invoke(main, args)
         assert done.exit_code == 2, (args, done.output)
@@ -130,8 +131,9 @@ def test_show_run_and_checksum_on_a_store_that_is_not_there_say_so(
             assert f"Error: {name}: no such file or folder" in done.output
             assert "no fixture with key" not in done.output
     (tmp_path / "loop").symlink_to(tmp_path / "loop")  # click's own check said "does not exist"
-    done = CliRunner().invoke(main, ["checksum", "loop"])
-    assert done.exit_code == 2 and "Error: loop: is a symlink loop" in done.output, done.output
+    for command in ("checksum", "compact"):
+        done = CliRunner().invoke(main, [command, "loop"])
+        assert done.exit_code == 2 and "Error: loop: is a symlink loop" in done.output, done.output
 
 
 CASSETTE = "interactions: []\nversion: 1\n"

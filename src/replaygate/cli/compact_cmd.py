@@ -10,10 +10,11 @@ from replaygate.cli.json_docs import echo_json
 from replaygate.cli.options import CommandError, describe, json_option, note_other_files
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.store.compact import compact
+from replaygate.fixtures.store.files import existing_store
 
 
 @click.command("compact")
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path))
 @click.option(
     "--check",
     is_flag=True,
@@ -35,6 +36,7 @@ def compact_cmd(path: Path, check: bool, as_json: bool) -> None:
     """
     note_other_files(path)
     try:
+        existing_store(path)  # named as what it is: missing, a symlink loop, a FIFO...
         done = compact(path, write=not check)
     except (ReplaygateError, OSError) as err:
         raise CommandError(describe(err)) from None
