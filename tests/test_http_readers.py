@@ -3,14 +3,18 @@
 Each case reads one response live (no replaygate), then inside a recording
 ``intercept`` and a replaying one, the same way, and compares what it read: requests'
 ``iter_content(chunk_size=None)`` and ``raw``, aiohttp's ``iter_chunks`` (one HTTP chunk
-per event), a JSON ``null`` body, an event stream whose last event has no blank line.
+per event), a JSON ``null`` body, an event stream whose last event has no blank line,
+a plain body's length, an aiohttp stream whose read is cancelled or never released.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gzip
+import http.server
 import re
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -214,3 +218,87 @@ def test_a_compressed_body_is_handed_over_without_its_encoded_length(tmp_path: P
     assert response.content == payload
     assert "content-encoding" not in response.headers
     assert "content-length" not in response.headers
+
+
+def test_an_aiohttp_stream_its_cancelled_reader_never_released_is_recorded(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    """A task reading a stream is cancelled and the response never released: the event
+    loop's shutdown closes the body, and what was read is recorded as ``closed``."""
+    store = tmp_path / "s.jsonl"
+
+    async def first_line(base: str) -> bytes:
+        session = aiohttp.ClientSession(headers=HEADERS)
+        response = await session.post(f"{base}/v1/messages", json=QUESTION)
+        line = await response.content.readline()
+        reading = asyncio.create_task(response.content.readline())
+        reading.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await reading
+        await session.close()
+        return line
+
+    with intercept(store, "record-missing", approve_live=True) as exchange:
+        live = asyncio.run(first_line(sim.url))
+    assert exchange.recorded == 1
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.response["stream_end"] == "closed"
+    with intercept(store):
+        assert asyncio.run(first_line(OFFLINE)) == live == b"event: message_start\n"
+
+
+SLOW_EVENTS = [b'event: ping\ndata: {"n": %d}\n\n' % n for n in range(3)]
+
+
+class _SlowStream(http.server.BaseHTTPRequestHandler):
+    """Sends :data:`SLOW_EVENTS` a tenth of a second apart, then closes the connection."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["content-length"]))
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        for event in SLOW_EVENTS:
+            self.wfile.write(event)
+            self.wfile.flush()
+            time.sleep(0.1)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+
+@pytest.fixture
+def slow_url() -> Iterator[str]:
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowStream) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+        server.shutdown()
+
+
+def test_an_aiohttp_read_that_times_out_leaves_the_recorded_stream_going(
+    tmp_path: Path, slow_url: str
+) -> None:
+    """A read given up on (``asyncio.wait_for``) does not end the stream: the next read
+    gets what follows, while recording as live."""
+
+    async def read(base: str) -> tuple[bool, bytes]:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(f"{base}/v1/messages", json=QUESTION) as response,
+        ):
+            await response.content.readuntil(b"\n\n")
+            try:
+                await asyncio.wait_for(response.content.readline(), 0.01)
+            except TimeoutError:
+                timed_out = True
+            else:
+                timed_out = False
+            return timed_out, await response.content.read()
+
+    live = asyncio.run(read(slow_url))
+    with intercept(tmp_path / "s.jsonl", "record-missing", approve_live=True) as exchange:
+        recorded = asyncio.run(read(slow_url))
+    assert live == recorded == (True, b"".join(SLOW_EVENTS[1:]))
+    (fixture,) = FixtureStore.open(exchange.store.path)
+    assert fixture.response["stream_end"] == "complete"
+    assert len(fixture.response["events"]) == len(SLOW_EVENTS)

@@ -9,6 +9,7 @@ also derives from the library's ``SyncByteStream`` and ``AsyncByteStream``;
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
@@ -139,11 +140,17 @@ class TeeByteStream:
 
     @contextmanager
     def _recorded(self) -> Iterator[None]:
-        """Finish the recording when the body ends: ``complete``, or ``cut`` by an error."""
+        """Finish the recording when the body ends: ``complete``, or ``cut`` by an error;
+        an event stream whose reader is closed, dropped unclosed or cancelled is ``closed``
+        where its reader stopped."""
         try:
             yield
         except self.library.TransportError as err:
             self._recording.finish("cut", err)
+            raise
+        except (GeneratorExit, asyncio.CancelledError):
+            if self._recording.stream:
+                self._recording.finish("closed")
             raise
         self._recording.finish("complete")
 

@@ -15,6 +15,7 @@ first, then handed over the same way. A live request goes to the session's
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -84,9 +85,12 @@ class _Content(aiohttp.StreamReader):
         self._ended = ended
         self._http_chunks = http_chunks
 
+    async def _next(self) -> bytes | None:
+        return await anext(self._chunks, None)
+
     async def _wait(self, func_name: str) -> None:
         try:
-            chunk = await anext(self._chunks, None)
+            chunk = await self._next()
         except Exception as err:
             self.set_exception(err)
             raise
@@ -102,6 +106,30 @@ class _Content(aiohttp.StreamReader):
     def set_exception(self, exc: BaseException, *args: Any) -> None:
         super().set_exception(exc, *args)
         self._ended()
+
+
+class _LiveContent(_Content):
+    """The ``content`` of a live stream being recorded: a read that is cancelled (a
+    timeout) leaves the pull of the next chunk running, as aiohttp's own reader leaves
+    the connection, so the next read gets it and the stream goes on."""
+
+    _pulling: asyncio.Future[bytes | None] | None = None
+
+    async def _next(self) -> bytes | None:
+        if self._pulling is None:
+            self._pulling = asyncio.ensure_future(anext(self._chunks, None))
+        pulling = self._pulling
+        try:
+            chunk = await asyncio.shield(pulling)
+        except asyncio.CancelledError:
+            if pulling.cancelled():  # the pull itself: the event loop is shutting down
+                self._pulling = None
+            raise  # else the pull goes on (or is done): the next read takes its chunk
+        except BaseException:
+            self._pulling = None
+            raise
+        self._pulling = None
+        return chunk
 
 
 async def _single(body: bytes) -> AsyncIterator[bytes]:
@@ -198,7 +226,7 @@ async def _teed(
     chunked = live.headers.get(hdrs.TRANSFER_ENCODING, "").lower() == "chunked"
     tee = _Tee(cast(LiveBody, _LiveBody(live.content, chunked)), recording)
     if recording.stream:
-        live.content = _Content(aiter(tee), tee.close, chunked)
+        live.content = _LiveContent(aiter(tee), tee.close, chunked)
     else:
         body = b"".join([chunk async for chunk in tee])
         live.content = _Content(_single(body), tee.close)
