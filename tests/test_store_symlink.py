@@ -17,6 +17,7 @@ from replaygate import Fixture, FixtureStore
 from replaygate.fixtures.store import record_response, repair_partial_tail
 from replaygate.fixtures.store.leftovers import LeftoverTempWarning
 from run_cli import replaygate
+from test_patrol import play, put
 from test_prune import prune, setup_store, stored_keys
 from test_store import META, fixture, request, response, write_lines
 from test_store_samples import add
@@ -81,6 +82,10 @@ def test_repair_through_a_link_cuts_the_real_files_partial_tail(
     still_linked(link, real)
     assert real.read_bytes() == good
     assert repair_partial_tail(link) is None
+    # the backup is beside the real file, where the rewrite went, not beside the link
+    assert f"(backup: {real.resolve()}.bak)" in done.stdout, done.stdout
+    assert real.with_name("store.jsonl.bak").read_bytes() == good + fixture(1).to_line()[:40]
+    assert not link.with_name("s.jsonl.bak").exists()
 
 
 def test_prune_through_a_link_rewrites_the_real_file(
@@ -98,6 +103,29 @@ def test_prune_through_a_link_rewrites_the_real_file(
     assert done.exit_code == 0 and "deleted 2 fixture(s)" in done.output, done.output
     still_linked(link, real)
     assert stored_keys(real) == {keys["played"], keys["referenced"]}
+
+
+def test_prune_of_every_fixture_through_a_link_empties_the_real_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Removing the file removed the link and left every fixture in the real file.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tests").mkdir()
+    real = tmp_path / "real" / "rag.jsonl"
+    real.parent.mkdir()
+    real.touch()
+    link = tmp_path / "tests" / "rag.jsonl"
+    link.symlink_to(real)
+    put(link, "unused", "2026-01-01T00:00:00Z")
+    other = tmp_path / "tests" / "other.jsonl"
+    put(other, "played", "2026-01-01T00:00:00Z")
+    play(other, "played", tmp_path / ".replaygate" / "hits", "20261130T000000Z-0001", tmp_path)
+    before = real.read_bytes()
+    done = prune(str(link), "--unused", "--yes")
+    assert done.exit_code == 0 and "deleted 1 fixture(s)" in done.output, done.output
+    still_linked(link, real)
+    assert real.read_bytes() == b""
+    assert real.with_name("rag.jsonl.bak").read_bytes() == before
 
 
 def test_a_leftover_beside_the_real_file_is_removed_through_the_link(

@@ -5,8 +5,9 @@ never races a recorder (law 5). A one-fixture ``.json`` file is removed; a ``.js
 file is first copied to a backup (``<name>.bak``, ``.bak1``...), then rewritten
 without the pruned lines (their sample lines too) in one atomic replace, both streamed
 line by line. A ``.jsonl`` file left
-without fixtures is removed (its backup stays). A fixture still played or
-referenced is refused, whoever asks.
+without fixtures is removed (its backup stays); one named through a symlink is emptied
+instead, the link kept (removing the link would leave every fixture in the file it
+links to). A fixture still played or referenced is refused, whoever asks.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def _rewrite_jsonl(file: Path, keys: set[str]) -> Path:
         left = len(store) - len(pruned)
     backup = backup_of(file)
     atomic_write(backup, _chunks(file))
-    if left:
+    if left or file.is_symlink():  # emptied through a link: the link stays, as in a rewrite
         atomic_write(file, (raw for number, raw in jsonl_lines(file) if number not in drop))
     else:
         file.unlink()
