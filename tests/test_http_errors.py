@@ -312,9 +312,11 @@ def test_stream_closed_early_replays_up_to_where_the_client_stopped(tmp_path: Pa
         assert first_line(httpx2_client(store, base_url=url)) == live
         with (
             httpx2_client(store, base_url=url) as client,
-            pytest.raises(FixtureMismatchError, match="closed this stream"),
+            pytest.raises(FixtureMismatchError, match="closed this stream") as caught,
         ):
             client.post("/v1/messages", json=body, headers=headers)
+    # the way to record it anew through a client factory, not the CLI's flags
+    assert 'Re-record it (`mode="rerecord", approve_live=True` on the client' in str(caught.value)
 
 
 def test_a_malformed_http_fixture_is_reported_with_file_and_line(tmp_path: Path) -> None:

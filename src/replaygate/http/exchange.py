@@ -109,6 +109,9 @@ HTTP_RERECORD = (
     "pytest `--replaygate-record-mode=record-missing --replaygate-approve-live`"
 )
 """How a miss of an HTTP session says to record it; the pytest plugin names its own command."""
+HTTP_REPLACE = HTTP_RERECORD.replace("record-missing", "rerecord")
+"""How an HTTP session says to record anew what it recorded (a stream the client closed
+early); the pytest plugin names its own command."""
 
 VERSION_PATH = "headers.anthropic-version"
 
@@ -235,7 +238,8 @@ class Exchange:
         location, fixture = hit
         response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat))
         try:
-            answer = replayed(response, key=fixture.key, rerecord=self.session.rerecord_all)
+            rerecord = self.session.rerecord_all or HTTP_REPLACE
+            answer = replayed(response, key=fixture.key, rerecord=rerecord)
         except WireFormatError as err:
             where = (str(location.file), location.line)
             raise FixtureFormatError(*where, f"not an HTTP fixture: {err}") from None
