@@ -88,3 +88,41 @@ def test_a_cut_utf8_character_at_the_end_is_still_a_partial_tail(tmp_path: Path)
     assert isinstance(open_error(path), PartialTailError)
     assert repair_partial_tail(path) is not None
     assert path.read_bytes() == fixture(0).to_line()
+
+
+ZEROS = b"\0" * 512
+"""What a crash can leave at a file's end: its size grown, its data never written."""
+
+
+@pytest.mark.parametrize(
+    "tail", [ZEROS, LAST[:100] + ZEROS], ids=["NUL bytes", "a cut line, then NUL bytes"]
+)
+def test_a_zero_filled_end_is_a_partial_tail_and_repaired(tmp_path: Path, tail: bytes) -> None:
+    path = tmp_path / "s.jsonl"
+    good = STORE[: -len(LAST) - 1]
+    path.write_bytes(good + tail)
+    assert isinstance(open_error(path), PartialTailError)
+    with pytest.raises(PartialTailError):
+        append_line(path, fixture(5).to_line())  # nothing is appended after it
+    done = replaygate("verify", "--repair", str(path))  # its meta is incomplete: exit 1
+    assert f"removed a partial tail of {len(tail)} bytes" in done.stdout, done.stdout
+    assert "NUL" not in done.stdout and "truncated" not in done.stdout
+    assert path.read_bytes() == good
+    assert path.with_name("s.jsonl.bak").read_bytes() == good + tail
+
+
+def test_nul_bytes_inside_the_file_are_named_not_taken_for_utf16(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    first = fixture(0).to_line()
+    path.write_bytes(first + ZEROS + b"\n" + LAST[:300] + ZEROS + b"\n" + fixture(1).to_line())
+    out = repair_keeps(path)
+    tail = "to the end, where a crash leaves data that was never written: delete them"
+    assert f"{path}:2: NUL bytes from column 1 {tail}" in out
+    assert f"{path}:3: NUL bytes from column 301 {tail}" in out
+    assert "UTF-16" not in out
+
+
+def test_a_utf16_file_ending_in_a_newline_is_not_repaired(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(STORE.decode().encode("utf-16-le"))  # its last line: one NUL byte
+    assert "UTF-16" in repair_keeps(path)
