@@ -118,9 +118,15 @@ def test_an_api_error_status_while_recording_is_a_message_not_a_traceback(
     monkeypatch.chdir(tmp_path)
     shutil.copy(shipped_fixtures(), tmp_path / "new.jsonl")
     before = (tmp_path / "new.jsonl").read_bytes()
-    done = CliRunner().invoke(main, [*RECORD, "--max-tokens", "-5", "What is RAG?"])
+    (tmp_path / "assistant_first.py").write_text(
+        "from replaygate import Message\n\n"
+        "def answer(model, question):\n"
+        "    return model.complete([Message.assistant(question)], [])\n"
+    )  # a conversation the API refuses: it must start with the user
+    agent = ["--agent", "assistant_first:answer", "--model", "m", "--max-tokens", "64"]
+    done = CliRunner().invoke(main, [*RECORD[:1], *agent, *RECORD[3:], "What is RAG?"])
     assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
-    assert "answered 400: max_tokens: Input should be" in done.output, done.output
+    assert 'answered 400: messages: first message must use the "user" role' in done.output
     assert (tmp_path / "new.jsonl").read_bytes() == before
 
 
