@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -180,6 +181,13 @@ def test_shares_keep_a_question_together_and_deal_round_robin() -> None:
     assert chains(cases) == [[0, 2, 5], [1, 6], [3], [4]]
     assert shares(cases, 2) == [[0, 2, 3, 5], [1, 4, 6]]
     assert shares(cases, 8) == [[0, 2, 5], [1, 6], [3], [4]]  # no process without cases
+    tracemalloc.start()
+    try:
+        assert shares(cases, 10**6) == shares(cases, 8)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100_000  # nothing is made for processes that never start (--jobs 10**20)
     assert shares(cases, 1) == [list(range(7))]
     assert shares([], 2) == []
 

@@ -61,11 +61,13 @@ class Work:
 
 
 def shares(cases: Sequence[EvalCase], jobs: int) -> list[list[int]]:
-    """The positions each process runs: whole chains, dealt round robin; none empty."""
-    dealt: list[list[int]] = [[] for _ in range(jobs)]
-    for turn, chain in enumerate(chains(cases)):
-        dealt[turn % jobs].extend(chain)
-    return [sorted(share) for share in dealt if share]
+    """The positions each process runs: whole chains, dealt round robin; none empty (at
+    most one share a chain, however many ``jobs`` are asked for)."""
+    dealt = chains(cases)
+    shared: list[list[int]] = [[] for _ in range(min(jobs, len(dealt)))]
+    for turn, chain in enumerate(dealt):
+        shared[turn % len(shared)].extend(chain)
+    return [sorted(share) for share in shared]
 
 
 def run_in_processes(
