@@ -104,7 +104,7 @@ def test_a_script_from_the_ini_answers_with_a_tool_call(pytester: pytest.Pyteste
     ("setting", "message"),
     [
         ("--replaygate-simulator=parrot", "*unknown behavior 'parrot'*"),
-        ("--replaygate-simulator=script:missing.jsonl", "*missing.jsonl:0: cannot read script*"),
+        ("--replaygate-simulator=script:missing.jsonl", "*missing.jsonl: cannot read script*"),
         ("--replaygate-sim-seed=x", "*invalid int value: 'x'*"),
     ],
 )

@@ -835,11 +835,49 @@ def test_constructor_guards(tmp_path: Path) -> None:
     bad.write_text('{"text": "ok"}\n\n{"text": 3}\n', "utf-8")
     with pytest.raises(ScriptFormatError, match=r"bad\.jsonl:3"):
         ScriptBehavior.from_file(bad)
-    with pytest.raises(ScriptFormatError, match="cannot read"):
+    with pytest.raises(ScriptFormatError, match=r"missing\.jsonl: cannot read script"):
         ScriptBehavior.from_file(tmp_path / "missing.jsonl")
     with Simulator(behavior="echo") as first, pytest.raises(OSError):
         Simulator(behavior="echo", port=first.port).start()
     assert EchoBehavior().respond([], []).text == "echo: "
+
+
+SCRIPT_ERRORS = [
+    (b'{"text": false}', "text: expected a string, got true or false"),
+    (b'{"tool_calls": 5}', "tool_calls: expected a list, got a number"),
+    (b'{"tool_calls": [{"id": "", "name": "f"}]}', "tool_calls[0]: id and name must not be"),
+    (b'{"tool_calls": [{"id": "c", "name": "f", "arguments": []}]}', "tool_calls[0].arguments"),
+    (b'{"stop_reason": 0}', "stop_reason: 0 is not one of end_turn"),
+    (b'{"usage": {"input_tokens": "3"}}', "usage.input_tokens: must be an integer, got '3'"),
+    (b'{"usage": {"output_tokens": 1.7}}', "usage.output_tokens: must be an integer, got 1.7"),
+    (b'{"usage": {"input_tokens": -1}}', "usage.input_tokens: must be an integer from 0"),
+    (b'{"usage": {"input_tokens": 12345678901234567890123}}', "got an integer of 23 digits"),
+    (b'{"usage": {"cache_read_input_tokens": 3}}', "usage: unknown field(s)"),
+    (b'{"text": "a", "text": "b"}', "duplicate key text: an object names it twice"),
+    (b'\xff\xfe{"text": "a"}', "not UTF-8 text (invalid start byte at byte 0)"),
+    (b"[1]", "expected an object, got a list"),
+]
+
+
+@pytest.mark.parametrize(("line", "reason"), SCRIPT_ERRORS)
+def test_a_script_line_of_the_wrong_kind_is_named_by_its_field(
+    tmp_path: Path, line: bytes, reason: str
+) -> None:
+    """Never read as something else (false as no text, 1.7 tokens as 1, the last of two
+    keys) nor failing with Python's own message."""
+    script = tmp_path / "script.jsonl"
+    script.write_bytes(b'{"text": "ok"}\n' + line + b"\n")
+    with pytest.raises(ScriptFormatError) as caught:
+        ScriptBehavior.from_file(script)
+    assert str(caught.value).startswith(f"{script}:2: ")
+    assert reason in str(caught.value)
+
+
+def test_a_script_line_of_nulls_is_an_empty_answer(tmp_path: Path) -> None:
+    script = tmp_path / "script.jsonl"
+    script.write_text('{"text": null, "tool_calls": null, "usage": null}\n', "utf-8")
+    (response,) = ScriptBehavior.from_file(script).responses
+    assert (response.text, response.tool_calls, response.stop_reason) == ("", (), "end_turn")
 
 
 def test_concurrent_clients_are_all_answered(echo: Simulator) -> None:

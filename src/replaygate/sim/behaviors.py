@@ -10,9 +10,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-import orjson
-
-from replaygate.errors import ReplaygateError, ScriptExhaustedError
+from replaygate import exact_json
+from replaygate.errors import FixtureFormatError, LocatedError, ScriptExhaustedError
+from replaygate.exact_json import INT_MAX
+from replaygate.fixtures.store.strict import check_unique_keys
+from replaygate.jsondoc import FieldError, count_field, kind_of, shown
 from replaygate.models.types import (
     STOP_REASONS,
     Message,
@@ -38,13 +40,9 @@ class Behavior(Protocol):
         ...
 
 
-class ScriptFormatError(ReplaygateError, ValueError):
-    """A script file holds a line that is not a valid response (names file and line)."""
-
-    def __init__(self, file: str, line: int, reason: str) -> None:
-        self.file = file
-        self.line = line
-        super().__init__(f"{file}:{line}: {reason}")
+class ScriptFormatError(LocatedError, ValueError):
+    """A script file holds a line that is not a valid response (names file and line), or
+    cannot be read (names the file)."""
 
 
 class EchoBehavior:
@@ -56,46 +54,97 @@ class EchoBehavior:
         return ModelResponse(text=f"echo: {text}")
 
 
+SCRIPT_FIELDS = ("text", "tool_calls", "stop_reason", "usage")
+USAGE_FIELDS = ("input_tokens", "output_tokens")
+
+
+def _object(value: Any, field: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise FieldError(field, f"expected an object, got {kind_of(value)}")
+    return value
+
+
+def _string(obj: Mapping[str, Any], field: str, path: str) -> str:
+    value = obj.get(field)
+    if not isinstance(value, str):
+        raise FieldError(path, f"expected a string, got {kind_of(value)}")
+    return value
+
+
+def _known(obj: Mapping[str, Any], fields: tuple[str, ...], where: str) -> None:
+    unknown = sorted(set(obj) - set(fields))
+    if unknown:
+        at = f"{where}: " if where else ""
+        raise ValueError(f"{at}unknown field(s) {unknown} (allowed: {', '.join(fields)})")
+
+
+def _tool_call(call: Any, where: str) -> ToolCall:
+    call = _object(call, where)
+    call_id, name = _string(call, "id", f"{where}.id"), _string(call, "name", f"{where}.name")
+    if not call_id or not name:
+        raise FieldError(where, "id and name must not be empty")
+    arguments = _object(call.get("arguments", {}), f"{where}.arguments")
+    return ToolCall(id=call_id, name=name, arguments=dict(arguments))
+
+
+def _usage(value: Any) -> Usage:
+    usage = _object(value, "usage")
+    _known(usage, USAGE_FIELDS, "usage")
+    counts = {}
+    for field in USAGE_FIELDS:
+        try:
+            counts[field] = count_field(usage, field, 0, INT_MAX) if field in usage else 0
+        except FieldError as err:
+            raise FieldError(f"usage.{err.field}", str(err)) from None
+    return Usage(**counts)
+
+
 def parse_script_line(obj: Any) -> ModelResponse:
     """One scripted response from its JSON object.
 
     Fields: ``text``, ``tool_calls`` (``[{"id", "name", "arguments"}]``), ``stop_reason``
-    (``tool_use`` when there are tool calls, else ``end_turn``, by default) and ``usage``.
+    (``tool_use`` when there are tool calls, else ``end_turn``, by default) and ``usage``
+    (``input_tokens``, ``output_tokens``); a field given as null is left out. A field of
+    the wrong kind raises :class:`ValueError` naming its path (a
+    :class:`~replaygate.jsondoc.FieldError` holds it in ``field``).
     """
-    if not isinstance(obj, Mapping):
-        raise ValueError("expected a JSON object")
-    unknown = set(obj) - {"text", "tool_calls", "stop_reason", "usage"}
-    if unknown:
-        raise ValueError(f"unknown field(s) {sorted(unknown)}")
-    text = obj.get("text") or ""
-    if not isinstance(text, str):
-        raise ValueError("text: expected a string")
-    calls: list[ToolCall] = []
-    for i, call in enumerate(obj.get("tool_calls") or []):
-        if not isinstance(call, Mapping):
-            raise ValueError(f"tool_calls[{i}]: expected an object")
-        call_id, name, arguments = call.get("id"), call.get("name"), call.get("arguments", {})
-        if not isinstance(call_id, str) or not isinstance(name, str):
-            raise ValueError(f"tool_calls[{i}]: id and name must be strings")
-        if not isinstance(arguments, Mapping):
-            raise ValueError(f"tool_calls[{i}].arguments: expected an object")
-        calls.append(ToolCall(id=call_id, name=name, arguments=dict(arguments)))
-    stop = obj.get("stop_reason") or ("tool_use" if calls else "end_turn")
+    obj = _object(obj, "")
+    _known(obj, SCRIPT_FIELDS, "")
+    given = {key: value for key, value in obj.items() if value is not None}
+    text = _string(given, "text", "text") if "text" in given else ""
+    calls = given.get("tool_calls", [])
+    if not isinstance(calls, list):
+        raise FieldError("tool_calls", f"expected a list, got {kind_of(calls)}")
+    tool_calls = tuple(_tool_call(call, f"tool_calls[{i}]") for i, call in enumerate(calls))
+    stop = given.get("stop_reason", "tool_use" if tool_calls else "end_turn")
     reason = as_stop_reason(stop)
     if reason is None:
-        raise ValueError(f"stop_reason: {stop!r} is not one of {', '.join(STOP_REASONS)}")
-    usage = obj.get("usage") or {}
-    if not isinstance(usage, Mapping):
-        raise ValueError("usage: expected an object")
-    return ModelResponse(
-        text=text,
-        tool_calls=tuple(calls),
-        stop_reason=reason,
-        usage=Usage(
-            input_tokens=int(usage.get("input_tokens", 0)),
-            output_tokens=int(usage.get("output_tokens", 0)),
-        ),
-    )
+        raise FieldError("stop_reason", f"{shown(stop)} is not one of {', '.join(STOP_REASONS)}")
+    usage = _usage(given["usage"]) if "usage" in given else Usage()
+    return ModelResponse(text=text, tool_calls=tool_calls, stop_reason=reason, usage=usage)
+
+
+def _script_line(raw: bytes) -> ModelResponse:
+    """The response of one script line; :class:`ValueError` says what is wrong with it."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+    try:
+        obj = exact_json.loads(raw)  # a count beyond 64 bits stays one, to be refused
+    except RecursionError:
+        raise ValueError("invalid JSON: nested too deeply") from None
+    except ValueError as err:
+        raise ValueError(f"invalid JSON: {err}") from None
+    try:  # a key named twice would be read as its last value
+        check_unique_keys(raw, obj, "", 0, exact_json.dumps(obj))
+    except FixtureFormatError as err:
+        if err.reason.startswith("duplicate key"):  # a big integer is the fields' to judge
+            raise ValueError(err.reason) from None
+    try:
+        return parse_script_line(obj)
+    except FieldError as err:
+        raise ValueError(f"{err.field}: {err}" if err.field else str(err)) from None
 
 
 class ScriptBehavior:
@@ -119,8 +168,8 @@ class ScriptBehavior:
             if not raw.strip():
                 continue
             try:
-                responses.append(parse_script_line(orjson.loads(raw)))
-            except (orjson.JSONDecodeError, ValueError, TypeError) as err:
+                responses.append(_script_line(raw))
+            except ValueError as err:
                 raise ScriptFormatError(file, number, str(err)) from None
         return ScriptBehavior(responses, file)
 
