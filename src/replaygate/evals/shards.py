@@ -26,6 +26,8 @@ C = TypeVar("C", bound=EvalCase)
 _SPEC = re.compile(r"(\d+)/(\d+)")
 SAME_RUN = ("model", "interface", "mode", "cases_file", "agent", "commit", "replaygate_version")
 """Run information every shard of one run must agree on."""
+MAX_SHARDS = 10_000
+"""The most shards a run is split into: each is a file `eval merge` must be given."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ class Shard:
         index, count = int(match.group(1)), int(match.group(2))
         if not 1 <= index <= count:
             raise ValueError(f"shard {index}/{count}: I must be from 1 to N")
+        if count > MAX_SHARDS:
+            raise ValueError(f"shard {index}/{count}: N must be at most {MAX_SHARDS:,}")
         return Shard(index, count)
 
     def holds(self, case_id: str) -> bool:
@@ -94,7 +98,7 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
             other = seen[shard["index"]]
             raise ResultsError(f"shard {shard['index']}/{count} given twice: {other} and {name}")
         seen[shard["index"]] = name
-    missing = sorted(set(range(1, count + 1)) - set(seen))
+    missing = sorted(set(range(1, count + 1)) - set(seen))  # count: at most MAX_SHARDS
     if missing:
         raise ResultsError(
             f"shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing: merge needs the "
@@ -119,18 +123,30 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
     return EvalResults(tuple(placed[i] for i in range(total)), info)
 
 
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _placed(shard: Any, cases: int) -> bool:
+    """Whether ``shard`` (``eval.shard`` of a part holding ``cases`` cases) says which
+    shard it is, of how many, of a run of how many cases, and where each of its stood."""
+    if not isinstance(shard, Mapping) or not all(
+        _integer(shard.get(k)) for k in ("index", "count", "cases")
+    ):
+        return False
+    positions = shard.get("positions")
+    return (
+        1 <= shard["index"] <= shard["count"] <= MAX_SHARDS
+        and shard["cases"] >= 0
+        and isinstance(positions, list)
+        and len(positions) == cases
+        and all(_integer(p) and 0 <= p < shard["cases"] for p in positions)
+    )
+
+
 def _shard_info(part: EvalResults, name: str) -> Mapping[str, Any]:
     shard = part.info.get("shard")
-    ok = isinstance(shard, Mapping) and all(
-        isinstance(shard.get(k), int) for k in ("index", "count", "cases")
-    )
-    positions = shard.get("positions") if isinstance(shard, Mapping) else None
-    if (
-        not ok
-        or not isinstance(positions, list)
-        or len(positions) != len(part.cases)
-        or not all(isinstance(p, int) and not isinstance(p, bool) for p in positions)
-    ):
+    if not _placed(shard, len(part.cases)):
         raise ResultsError(
             f"{name}: not the results of a shard (eval.shard is missing or damaged): run "
             "each shard with `replaygate eval --shard I/N --out FILE`"
