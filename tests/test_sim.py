@@ -933,3 +933,6 @@ def test_cli_refuses_remote_host_and_bad_specs() -> None:
     assert remote.exit_code == 2 and "loopback" in remote.output
     bad = runner.invoke(sim_group, ["serve", "--behavior", "echo", "--faults", "teapot:1"])
     assert bad.exit_code == 2 and "unknown fault" in bad.output
+    for port in ("65536", "-1"):
+        bad = runner.invoke(sim_group, ["serve", "--port", port])
+        assert bad.exit_code == 2 and f"port {port} is not a TCP port" in bad.output

@@ -98,6 +98,8 @@ class Simulator:
                 f"refusing to serve on {host!r}: not a loopback address; "
                 "pass allow_remote=True to serve beyond this machine"
             )
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+            raise ValueError(f"port {port!r} is not a TCP port (0 to 65535; 0 picks a free one)")
         self.host = host
         self.seed = seed
         self.behavior_name = behavior if isinstance(behavior, str) else type(behavior).__name__
