@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 import subprocess
 import sys
 import zlib
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,7 @@ import vcr
 import yaml
 from click.testing import CliRunner, Result
 
+from deadline import finishes
 from replaygate.cli import main
 from replaygate.errors import FixtureMismatchError
 from replaygate.fixtures.store import FixtureStore
@@ -370,6 +373,46 @@ def test_a_cassette_that_cannot_be_read_is_named_with_exit_2_and_no_traceback(
     assert store_of(tmp_path / "out", "openai/plain.yaml").exists()
 
 
+SPECIAL: dict[str, tuple[Callable[[Path], object], str]] = {
+    "FIFO": (os.mkfifo, "is a FIFO, where a cassette file is expected"),
+    "device": (lambda path: path.symlink_to("/dev/zero"), "is a device, where a cassette"),
+    "symlink loop": (lambda path: path.symlink_to(path.name), "is a symlink loop, where a"),
+    "dangling symlink": (lambda path: path.symlink_to("gone.yaml"), "is a symlink to 'gone.yaml'"),
+}
+
+
+@pytest.mark.parametrize("case", list(SPECIAL))
+def test_a_cassette_that_is_not_a_regular_file_is_named_not_passed_over(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path, case: str
+) -> None:
+    # Named on its own it was "no cassette under ..." (a loop: click's "does not exist");
+    # in a folder it was passed over in silence.
+    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
+    make, expected = SPECIAL[case]
+    special = folder / "special.yaml"
+    make(special)
+    for named in (special, folder):
+        result = finishes(partial(import_cassettes, named, "--out", tmp_path / "out"), seconds=5)
+        assert result.exit_code == 2, result.output
+        assert f"ERROR (nothing written): {special}: {expected}" in result.output
+        assert "Traceback" not in result.output
+    assert store_of(tmp_path / "out", "openai/plain.yaml").exists()
+
+
+def test_an_out_folder_that_is_a_symlink_loop_is_refused_without_a_traceback(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
+    loop = tmp_path / "out"
+    loop.symlink_to(loop.name)
+    result = import_cassettes(folder, "--out", loop)
+    assert result.exit_code == 2, result.output
+    assert f"Error: {loop}" in result.output and "symbolic links" in result.output
+    assert "Traceback" not in result.output
+    missing = import_cassettes(tmp_path / "nope", "--out", tmp_path / "o")
+    assert missing.exit_code == 2 and f"Error: {tmp_path / 'nope'}: no such file" in missing.output
+
+
 @pytest.mark.parametrize(
     ("edit", "where"),
     [
@@ -476,7 +519,7 @@ def test_a_json_cassette_that_cannot_be_read_is_named(
 
 
 def test_an_unreadable_cassette_is_named(tmp_path: Path) -> None:
-    expected = rf"^{tmp_path}: cannot read: is a folder, where a file is expected$"
+    expected = rf"^{tmp_path}: is a folder, where a cassette file is expected$"
     with pytest.raises(CassetteError, match=expected):
         read_cassette(tmp_path)
 

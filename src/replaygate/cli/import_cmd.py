@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -32,7 +33,7 @@ def summary(results: list[CassetteImport]) -> str:
 
 
 @click.command("import-cassettes")
-@click.argument("root", metavar="DIR", type=click.Path(exists=True, path_type=Path))
+@click.argument("root", metavar="DIR", type=click.Path(path_type=Path))
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -56,6 +57,8 @@ def import_cassettes_cmd(root: Path, out: Path, force: bool, as_json: bool) -> N
 
         replaygate import-cassettes tests/cassettes --out tests/fixtures
     """
+    if not os.path.lexists(root):
+        raise CommandError(f"{root}: no such file or folder")
     results = import_cassettes(root, out, force=force)
     if not results:
         raise CommandError(f"no cassette (*.yaml, *.yml, *.json) under {root}")
