@@ -489,6 +489,48 @@ def test_openai_validation_errors(echo: Simulator) -> None:
         client.chat.completions.create(model=GPT, messages=wrong_id)
 
 
+USER_TURN = [{"role": "user", "content": "hi"}]
+WRONG_KINDS = [
+    (
+        "/v1/chat/completions",
+        {"model": GPT, "messages": [{"role": "assistant", "tool_calls": 5}]},
+        "messages[0].tool_calls",
+    ),
+    (
+        "/v1/chat/completions",
+        {"model": GPT, "messages": USER_TURN, "stream": True, "stream_options": 5},
+        "stream_options",
+    ),
+    (
+        "/v1/responses",
+        {"model": GPT, "input": [{"type": "function_call_output", "call_id": [1], "output": ""}]},
+        "input[0].call_id",
+    ),
+    (
+        "/v1beta/models/g:generateContent",
+        {"contents": [{"parts": [{"text": "hi"}]}], "tools": [5]},
+        "tools[0]",
+    ),
+    (
+        "/v1beta/models/g:generateContent",
+        {"contents": [{"parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": 5}]},
+        "tools[0].function_declarations",
+    ),
+]
+
+
+@pytest.mark.parametrize(("route", "body", "param"), WRONG_KINDS)
+def test_a_field_of_the_wrong_kind_is_a_400_naming_it(
+    echo: Simulator, route: str, body: dict[str, Any], param: str
+) -> None:
+    """Not a dropped connection (the simulator's handler failed on it)."""
+    headers = {"authorization": "Bearer k", "x-goog-api-key": "k"}
+    with httpx2.Client(base_url=echo.url) as http:
+        reply = http.post(route, headers=headers, json=body)
+    assert reply.status_code == 400
+    assert f"'{param}'" in reply.json()["error"]["message"]
+
+
 def test_missing_key_is_401(echo: Simulator) -> None:
     with (
         anthropic.Anthropic(

@@ -179,6 +179,7 @@ def validate_openai(body: Any) -> Invalid | None:
             "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
             "stream_options",
         )
+    problem = _wrong_type(body, "stream_options", Mapping, "an object", "")
     for i, item in enumerate(messages):
         role = item.get("role") if isinstance(item, Mapping) else None
         if role not in _OPENAI_ROLES:
@@ -188,7 +189,23 @@ def validate_openai(body: Any) -> Invalid | None:
                 f"messages[{i}].role",
                 "invalid_value",
             )
-    return _openai_tool_pairs(messages)
+        problem = problem or _wrong_type(item, "tool_calls", list, "an array", f"messages[{i}].")
+    return problem or _openai_tool_pairs(messages)
+
+
+def _wrong_type(
+    obj: Mapping[str, Any], name: str, kind: type | tuple[type, ...], expected: str, where: str
+) -> Invalid | None:
+    """OpenAI's error for ``obj[name]`` given and not null, yet not a ``kind``."""
+    value = obj.get(name)
+    if value is None or isinstance(value, kind):
+        return None
+    param = f"{where}{name}"
+    return Invalid(
+        f"Invalid type for '{param}': expected {expected}, but got {type(value).__name__} instead.",
+        param,
+        "invalid_type",
+    )
 
 
 def _call_ids(message: Mapping[str, Any]) -> list[str]:
@@ -270,7 +287,7 @@ def _responses_item(item: Any, where: str) -> Invalid | None:
     for name in needed:
         if name not in item:
             return _missing(f"{where}.{name}")
-    return None
+    return _wrong_type(item, "call_id", str, "a string", f"{where}.")
 
 
 def _responses_tools(tools: Any) -> Invalid | None:
@@ -383,8 +400,15 @@ def _gemini_tools(tools: Any) -> Invalid | None:
     if not isinstance(tools, list):
         return Invalid("Invalid JSON payload received. Invalid value at 'tools': expected a list.")
     for i, tool in enumerate(tools):
-        declared = tool.get("functionDeclarations") if isinstance(tool, Mapping) else None
-        for j, function in enumerate(declared if isinstance(declared, list) else []):
+        if not isinstance(tool, Mapping):
+            return Invalid(f"Invalid JSON payload received. Invalid value at 'tools[{i}]'.")
+        declared = tool.get("functionDeclarations", tool.get("function_declarations"))
+        if declared is not None and not isinstance(declared, list):
+            return Invalid(
+                "Invalid JSON payload received. Invalid value at "
+                f"'tools[{i}].function_declarations': expected a list."
+            )
+        for j, function in enumerate(declared or []):
             if not isinstance(function, Mapping) or not function.get("name"):
                 return Invalid(
                     f"* GenerateContentRequest.tools[{i}].function_declarations[{j}].name: "
