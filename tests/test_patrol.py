@@ -101,6 +101,33 @@ def test_a_hostile_hits_log_file_is_named_never_a_traceback_or_a_hang(
         assert "Error: damaged hits log: .replaygate/hits/r-1.jsonl" in done.output
 
 
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ('{"run": "r", "time": "t", "store": "s"}', "field 'key' is missing"),
+        ('{"run": 1, "time": "t", "store": "s", "key": "k"}', "field 'run' must be text, got 1"),
+        ("[1, 2]", "expected a JSON object, got list"),
+        (
+            '{"run": "r", "time": "t", "store": "s", "key": "k", "test": 3}',
+            "field 'test' must be text or null, got 3",
+        ),
+    ],
+    ids=["a field missing", "a number", "a list", "a test that is no text"],
+)
+def test_a_damaged_hits_log_line_names_its_field(project: Path, line: str, reason: str) -> None:
+    # The reason was Python's: "('key')", "list indices must be integers or slices, not str".
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    put(store, "a", None)
+    hits_dir = project / ".replaygate" / "hits"
+    hits_dir.mkdir(parents=True)
+    (hits_dir / "r-1.jsonl").write_text(line + "\n", encoding="utf-8")
+    done = CliRunner().invoke(main, ["patrol", str(store)])
+    assert done.exit_code == 2, done.output
+    assert done.output == (
+        f"Error: damaged hits log: .replaygate/hits/r-1.jsonl:1: not a hits log line: {reason}\n"
+    )
+
+
 def test_age_oldest_first_unknown_last(project: Path) -> None:
     store = project / "tests" / "fixtures" / "rag.jsonl"
     put(store, "new", "2026-11-20T08:00:00Z")
