@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import pytest
 
 from replaygate import FixtureStore, Message, ModelResponse, RecordingModel, ToolCall, ToolSpec
@@ -93,6 +96,40 @@ def test_rule_needs_exactly_one_answer() -> None:
         Rule(when="x")
     with pytest.raises(ValueError, match="role"):
         Rule(when="x", text="a", role="assistant")
+
+
+@pytest.mark.parametrize(
+    ("rule", "named"),
+    [
+        ({"when": "(", "text": "a"}, "rule '(': not a regular expression: missing )"),
+        ({"when": "x", "call": ("search_corpus", "RAG")}, "rule 'x': call must be (tool name"),
+        ({"when": "x", "call": ("", {})}, "rule 'x': call must be (tool name"),
+        ({"when": "x", "call": ("search_corpus",)}, "rule 'x': call must be (tool name"),
+    ],
+)
+def test_a_rule_that_cannot_answer_is_refused_when_made(rule: dict[str, Any], named: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(named)):
+        Rule(**rule)
+
+
+def test_a_rule_call_may_be_a_list_pair() -> None:
+    stub = RuleStub([Rule(when="RAG", call=["search_corpus", {"q": "RAG"}])])
+    reply = stub.complete([Message.user("What is RAG?")], [])
+    assert [(c.name, dict(c.arguments)) for c in reply.tool_calls] == [
+        ("search_corpus", {"q": "RAG"})
+    ]
+
+
+def test_a_double_answering_with_something_else_is_named() -> None:
+    with pytest.raises(TypeError, match="ScriptedModel response 1 is a str, not a ModelResponse"):
+        ScriptedModel([ANSWER, "RAG retrieves first."])  # type: ignore[list-item]
+
+    def says_hi(messages: object, tools: object) -> str:
+        return "hi"
+
+    model = FunctionModel(says_hi)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"FunctionModel's .*says_hi returned is a str"):
+        run(model, build_registry(), "What is RAG?")
 
 
 def _recorded_answer_store(tmp_path: object) -> tuple[FixtureStore, str]:

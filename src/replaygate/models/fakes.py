@@ -43,11 +43,31 @@ def _preview(message: Message | None) -> str:
     return f"{message.role} message {text!r}"
 
 
+def _is_call(call: object) -> bool:
+    """Whether ``call`` is a ``(tool name, arguments mapping)`` pair."""
+    return (
+        isinstance(call, tuple | list)
+        and len(call) == 2
+        and isinstance(call[0], str)
+        and bool(call[0])
+        and isinstance(call[1], Mapping)
+    )
+
+
+def _checked(response: object, source: str) -> ModelResponse:
+    """``response``, refused with ``source`` named unless it is a :class:`ModelResponse`."""
+    if not isinstance(response, ModelResponse):
+        raise TypeError(f"{source} is a {type(response).__name__}, not a ModelResponse")
+    return response
+
+
 class ScriptedModel:
     """Returns ``responses`` one per call, in order; a call past the end is an error."""
 
     def __init__(self, responses: Sequence[ModelResponse]) -> None:
-        self.responses = tuple(responses)
+        self.responses = tuple(
+            _checked(r, f"ScriptedModel response {i}") for i, r in enumerate(responses)
+        )
         self.calls: list[Call] = []
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
@@ -73,9 +93,10 @@ class FunctionModel:
         self.calls: list[Call] = []
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        """Whatever ``fn`` returns for this conversation."""
+        """Whatever ``fn`` returns for this conversation (refused unless a ModelResponse)."""
         self.calls.append((tuple(messages), tuple(tools)))
-        return self.fn(messages, tools)
+        name = getattr(self.fn, "__qualname__", repr(self.fn))
+        return _checked(self.fn(messages, tools), f"what FunctionModel's {name} returned")
 
 
 @dataclass(frozen=True)
@@ -106,7 +127,15 @@ class Rule:
                 raise KeyTooShortError(f"rule {self.when!r}: {short}")
         if self.role not in (None, "user", "tool"):
             raise ValueError(f"rule {self.when!r}: role must be 'user', 'tool' or None")
-        object.__setattr__(self, "_pattern", re.compile(self.when))
+        if self.call is not None and not _is_call(self.call):
+            raise ValueError(
+                f"rule {self.when!r}: call must be (tool name, arguments mapping), "
+                f"got {self.call!r}"
+            )
+        try:
+            object.__setattr__(self, "_pattern", re.compile(self.when))
+        except (re.error, TypeError) as err:
+            raise ValueError(f"rule {self.when!r}: not a regular expression: {err}") from None
 
     def matches(self, message: Message) -> bool:
         """True when this rule applies to ``message``."""
