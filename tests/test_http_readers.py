@@ -302,3 +302,26 @@ def test_an_aiohttp_read_that_times_out_leaves_the_recorded_stream_going(
     (fixture,) = FixtureStore.open(exchange.store.path)
     assert fixture.response["stream_end"] == "complete"
     assert len(fixture.response["events"]) == len(SLOW_EVENTS)
+
+
+def test_aiohttp_names_the_replayed_headers_as_its_parser_names_them(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    """aiohttp's parser spells a known header its own way (``Content-Type``) whatever the
+    server sent: ``dict(response.headers)["Content-Type"]`` works on a replay too."""
+
+    async def names(base: str) -> dict[str, str]:
+        async with (
+            aiohttp.ClientSession(headers=HEADERS) as session,
+            session.post(f"{base}/v1/messages", json={**QUESTION, "stream": False}) as response,
+        ):
+            await response.read()
+            return dict(response.headers)
+
+    live, recorded, replayed = live_recorded_replayed(
+        tmp_path / "s.jsonl", sim, lambda base: asyncio.run(names(base))
+    )
+    assert "Content-Type" in live and "request-id" in live
+    assert set(replayed) <= set(live) and set(recorded) == set(live)
+    assert replayed["Content-Type"] == live["Content-Type"]
+    assert replayed["Content-Length"] == live["Content-Length"]

@@ -25,7 +25,7 @@ import aiohttp
 from aiohttp import hdrs
 from aiohttp.base_protocol import BaseProtocol
 from aiohttp.helpers import TimerNoop
-from multidict import CIMultiDict, CIMultiDictProxy
+from multidict import CIMultiDict, CIMultiDictProxy, istr
 from yarl import URL
 
 from replaygate.http.active import answering, live_call
@@ -202,13 +202,28 @@ def _replayed(
     response.version = aiohttp.HttpVersion11
     response.status = answer.status
     response.reason = reason_phrase(answer.status)
-    response._headers = CIMultiDictProxy(CIMultiDict(answer.headers))
+    response._headers = CIMultiDictProxy(
+        CIMultiDict((_parsed_name(k), v) for k, v in answer.headers)
+    )
     response._raw_headers = tuple((k.encode(), v.encode()) for k, v in answer.headers)
     if answer.streamed:  # one event per HTTP chunk, as a server sends them
         answer = answer._replace(chunks=_one_per_event(answer.body))
     stream = _Replay(answer)
     response.content = _Content(aiter(stream), stream.close, answer.streamed)
     return response
+
+
+_KNOWN_NAMES: dict[str, istr] = {
+    name.lower(): name for name in vars(hdrs).values() if isinstance(name, istr)
+}
+"""The header names aiohttp's parser hands over in its own spelling (``Content-Type``),
+whatever the case a server sent them in."""
+
+
+def _parsed_name(name: str) -> str:
+    """``name`` as aiohttp's parser names a received header: a known one in aiohttp's
+    spelling, any other as it came (a replayed one lower-case, as recorded)."""
+    return _KNOWN_NAMES.get(name, name)
 
 
 def _one_per_event(text: bytes) -> tuple[bytes, ...]:
