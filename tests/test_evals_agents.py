@@ -7,6 +7,7 @@ store stops with exit status 2 naming the flag and the ``[tool.replaygate]`` key
 from __future__ import annotations
 
 import json
+import re
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from click.testing import CliRunner, Result
 from replaygate.cli import main
 from replaygate.evals import AgentEntry, RecordPlan, load_agent, load_eval_results, run_eval
 from replaygate.evals.cases import EvalCase
-from replaygate.evals.errors import AgentLoadError
+from replaygate.evals.errors import AgentLoadError, AgentRunError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.fakes import FunctionModel
 from replaygate.models.replay import RequestSettings
@@ -49,6 +50,14 @@ def answer(model, question):
 
 def crash(model, question):
     raise RuntimeError("the agent crashed")
+
+
+def returns_text(model, question):
+    return model.complete([Message.user(question)], []).text
+
+
+def exits(model, question):
+    raise SystemExit(0)
 
 
 def forgiving(model, question):
@@ -229,3 +238,56 @@ def test_only_the_failures_an_agent_declares_fail_a_sample(project: Path) -> Non
     (only,) = results.cases
     assert only.sampled.verdict == "block"
     assert only.sampled.samples[0].output["error"] == "RuntimeError: the agent crashed"
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("raise RuntimeError('no key')\n", r"raised RuntimeError: no key \(at .*failing\.py:1 in"),
+        ("def f(:\n", r"raised SyntaxError: .*\(at .*failing\.py:1\)"),
+        ("import sys\nsys.exit(3)\n", r"raised SystemExit: 3 \(at .*failing\.py:2 in"),
+    ],
+)
+def test_an_agent_module_that_fails_as_it_is_imported_is_named_with_where(
+    project: Path, source: str, message: str
+) -> None:
+    (project / "failing.py").write_text(source, encoding="utf-8")
+    try:
+        with pytest.raises(
+            AgentLoadError, match=r"--agent 'failing:f': importing 'failing' " + message
+        ):
+            load_agent("failing:f")
+    finally:
+        sys.modules.pop("failing", None)
+    for spec in ("../plain_agent:answer", "plain_agent:an-swer", ".plain_agent:answer"):
+        with pytest.raises(AgentLoadError, match=r"expected 'package\.module:function'"):
+            load_agent(spec)
+
+
+def test_an_agent_that_returns_no_run_or_exits_stops_the_eval_with_an_error(
+    project: Path,
+) -> None:
+    settings = RequestSettings("scripted-model", 32)
+    store = scripted_store(project / "f.jsonl", load_agent(AGENT), settings)
+    with pytest.raises(AgentRunError, match=r"the agent returned a str \('RAG retrieves"):
+        run_eval([RAG], store, agent="plain_agent:returns_text", settings=settings)
+    with pytest.raises(AgentRunError, match=r"ended the process \(SystemExit\(0\) at .*in exits"):
+        run_eval([RAG], store, agent="plain_agent:exits", settings=settings)
+
+
+def test_the_eval_command_names_what_the_agent_raised_and_where(project: Path) -> None:
+    scripted_store(project / "f.jsonl", load_agent(AGENT), RequestSettings("sim-model", 64))
+    unpriced = {**CASE, "cost": False}
+    (project / "cases.jsonl").write_text(json.dumps(unpriced) + "\n", encoding="utf-8")
+    args = ["eval", "--cases", "cases.jsonl", "--fixtures", "f.jsonl", "--no-history", *SETTINGS]
+    crashed = invoke(*args, "--agent", "plain_agent:crash")
+    assert crashed.exit_code == 2, crashed.output
+    assert isinstance(crashed.exception, SystemExit)  # an error message, not a traceback
+    assert re.search(
+        r"Error: RuntimeError: the agent crashed \(raised by the agent at .*plain_agent\.py:\d+ "
+        r"in crash\) \(raised in sample 0 of 1 of case rag\)",
+        crashed.output,
+    )
+    exited = invoke(*args, "--agent", "plain_agent:exits")
+    assert exited.exit_code == 2, exited.output
+    assert "Error: the agent ended the process" in exited.output

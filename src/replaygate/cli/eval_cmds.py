@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -29,9 +30,11 @@ from replaygate.cli.options import (
 )
 from replaygate.errors import LiveCallNotApproved
 from replaygate.evals.cases import load_eval_cases
+from replaygate.evals.casework import raised_by_agent
 from replaygate.evals.config import Config, load_config
 from replaygate.evals.git import head_commit
 from replaygate.evals.history import History
+from replaygate.evals.jobs import describe_failure
 from replaygate.evals.metrics import METRICS
 from replaygate.evals.preflight import check_history, check_writable
 from replaygate.evals.prices import PriceTable, load_price_file, with_shipped
@@ -209,6 +212,7 @@ def eval_cmd(
             stack.enter_context(block_network())  # replay: nothing leaves the process (law 3)
         bar = reporter(len(cases), progress)
         stack.enter_context(bar)
+        stack.enter_context(_agent_errors())
         results = run_eval(
             cases,
             fixtures,
@@ -233,6 +237,18 @@ def eval_cmd(
         )
     elif history is not None:
         _append(history, results, as_json)
+
+
+@contextlib.contextmanager
+def _agent_errors() -> Iterator[None]:
+    """An exception the agent raised ends the command as in a run of several processes:
+    ``Error: <kind>: <message>`` with the sample, the case and where it was raised."""
+    try:
+        yield
+    except Exception as err:
+        if not raised_by_agent(err):
+            raise
+        raise CommandError(describe_failure(err)) from None
 
 
 def _check_outputs(out: Path | None, history: Path | None) -> None:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     )
     from replaygate.evals.errors import (
         AgentLoadError,
+        AgentRunError,
         BaselineError,
         CaseFormatError,
         ConfigError,
@@ -67,6 +68,7 @@ _EXPORTS = {
     "Agent": "replaygate.evals.agents",
     "AgentEntry": "replaygate.evals.agents",
     "AgentLoadError": "replaygate.evals.errors",
+    "AgentRunError": "replaygate.evals.errors",
     "Baseline": "replaygate.evals.baseline",
     "BaselineError": "replaygate.evals.errors",
     "CaseCounts": "replaygate.evals.scorers",
@@ -124,6 +126,7 @@ __all__ = [
     "Agent",
     "AgentEntry",
     "AgentLoadError",
+    "AgentRunError",
     "Baseline",
     "BaselineError",
     "CIConfig",

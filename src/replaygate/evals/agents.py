@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -52,6 +53,17 @@ def as_entry(agent: Agent | AgentEntry | str) -> AgentEntry:
     return agent if isinstance(agent, AgentEntry) else AgentEntry(agent)
 
 
+def raised_at(err: BaseException) -> str:
+    """Where ``err`` was raised, for a person: ``file:line in function`` of its innermost
+    frame (the line of a syntax error)."""
+    if isinstance(err, SyntaxError) and err.filename:
+        return f"{err.filename}:{err.lineno}"
+    frames = traceback.extract_tb(err.__traceback__)
+    if not frames:
+        return "an unknown place"
+    return f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}"
+
+
 def _import(module_name: str) -> ModuleType:
     """The module ``module_name``; one not found on the import path is looked for in the
     working folder too, as ``python -m`` finds it (the commands' entry point does not)."""
@@ -68,12 +80,18 @@ def _import(module_name: str) -> ModuleType:
 def load_agent(spec: str) -> AgentEntry:
     """The agent named ``module:callable`` (an :class:`AgentEntry` or a plain function)."""
     module_name, sep, attribute = spec.partition(":")
-    if not sep or not module_name or not attribute:
+    dotted = module_name.split(".") + attribute.split(".")
+    if not sep or not all(part.isidentifier() for part in dotted):
         raise AgentLoadError(f"--agent {spec!r}: expected 'package.module:function'")
     try:
         module = _import(module_name)
     except ImportError as err:
         raise AgentLoadError(f"--agent {spec!r}: cannot import {module_name!r}: {err}") from None
+    except (Exception, SystemExit) as err:  # the module's own code failed as it was imported
+        raise AgentLoadError(
+            f"--agent {spec!r}: importing {module_name!r} raised {type(err).__name__}: {err} "
+            f"(at {raised_at(err)})"
+        ) from None
     found: Any = module
     for part in attribute.split("."):
         found = getattr(found, part, None)

@@ -17,8 +17,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from replaygate.evals.agents import AgentEntry
+from replaygate.errors import ReplaygateError
+from replaygate.evals.agents import AgentEntry, raised_at
 from replaygate.evals.cases import EvalCase
+from replaygate.evals.errors import AgentRunError
 from replaygate.evals.expectations import checks_for
 from replaygate.evals.output import failed_output, output_of
 from replaygate.evals.prices import PriceTable
@@ -141,15 +143,40 @@ def _recording(
     return model_for
 
 
-def _run_case(case: EvalCase, model_for: ModelFor, setup: Setup) -> CaseResult:
-    agent = setup.agent
+AGENT_RAISED = "raised by the agent at "
+"""How the note an exception from the agent is given begins (:func:`raised_by_agent`)."""
 
+
+def raised_by_agent(err: BaseException) -> bool:
+    """Whether ``err`` came from the agent's own code, not from replaygate."""
+    return any(note.startswith(AGENT_RAISED) for note in getattr(err, "__notes__", ()))
+
+
+def _answer(agent: AgentEntry, model: Model, question: str) -> dict[str, Any]:
+    """What one run of the agent yields for scoring; a failure it declares is a failed
+    run. Any other exception is let through with a note of where the agent raised it,
+    and an agent that ends the process is stopped with an error instead."""
+    try:
+        run = agent(model, question)
+    except agent.failures as err:
+        return failed_output(err)
+    except ReplaygateError:
+        raise  # a replay miss, a refused recording: replaygate's own, with its own words
+    except Exception as err:
+        err.add_note(f"{AGENT_RAISED}{raised_at(err)}")
+        raise
+    except SystemExit as err:
+        raise AgentRunError(
+            f"the agent ended the process (SystemExit({err.code!r}) at {raised_at(err)}): an "
+            "agent returns its run; raise an exception it declares as a failure to give up"
+        ) from None
+    return output_of(run)
+
+
+def _run_case(case: EvalCase, model_for: ModelFor, setup: Setup) -> CaseResult:
     def sample(index: int) -> dict[str, Any]:
         model = model_for(index)
-        try:
-            output = output_of(agent(model, case.question))
-        except agent.failures as err:
-            output = failed_output(err)
+        output = _answer(setup.agent, model, case.question)
         if isinstance(model, ReplayModel):
             model.raise_caught()
         return output

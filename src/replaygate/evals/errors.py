@@ -51,3 +51,7 @@ class PriceError(EvalError):
 
 class AgentLoadError(EvalError):
     """``--agent module:function`` does not name an importable callable."""
+
+
+class AgentRunError(EvalError, TypeError):
+    """The agent returned something that is not a run result, or ended the process."""

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from replaygate.assertions import extract_citations
+from replaygate.evals.errors import AgentRunError
 from replaygate.models.types import ToolCall, Usage
 
 
@@ -87,18 +88,39 @@ def trace_lines(result: RunLike) -> list[str]:
 
 
 def output_of(result: RunLike) -> dict[str, Any]:
-    """The JSON object a sample records: answer, citations, fetched ids, steps, tokens."""
-    steps = list(result.steps)
+    """The JSON object a sample records: answer, citations, fetched ids, steps, tokens.
+
+    :class:`AgentRunError` when ``result`` is not shaped like a run result.
+    """
+    try:
+        steps = list(result.steps)
+        tokens = (result.usage.input_tokens, result.usage.output_tokens)
+        shaped = isinstance(result.final, str) and all(isinstance(t, int) for t in tokens)
+    except (AttributeError, TypeError):
+        shaped = False
+    if not shaped:
+        raise AgentRunError(
+            f"the agent returned {_short(result)}: expected a run result, an object with "
+            "final (the answer, a string), steps (the trace) and usage (input_tokens and "
+            "output_tokens), like ResearchCopilot's RunResult"
+        )
     return {
         "final": result.final,
         "citations": list(extract_citations(result.final)),
         "fetched": fetched_ids(steps),
         "steps": len(steps),
         "tool_errors": sum(1 for s in steps if s.kind == "tool" and s.is_error),
-        "input_tokens": result.usage.input_tokens,
-        "output_tokens": result.usage.output_tokens,
+        "input_tokens": tokens[0],
+        "output_tokens": tokens[1],
         "error": None,
     }
+
+
+def _short(value: object) -> str:
+    """``value`` for a message: its type and a short repr."""
+    text = repr(value)
+    text = text if len(text) <= 80 else text[:77] + "..."
+    return text if value is None else f"a {type(value).__name__} ({text})"
 
 
 def failed_output(error: BaseException) -> dict[str, Any]:
