@@ -128,6 +128,25 @@ def test_a_damaged_hits_log_line_names_its_field(project: Path, line: str, reaso
     )
 
 
+def test_a_symlink_loop_among_the_references_or_in_the_hits_log_is_no_traceback(
+    project: Path,
+) -> None:
+    # Path.resolve raised RuntimeError("Symlink loop") for each of them.
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    key = put(store, "a", None)
+    (project / "tests" / "loop.py").symlink_to("loop.py")
+    (project / "tests" / "test_a.py").write_text(f'KEY = "{key}"\n', encoding="utf-8")
+    hits_dir = project / ".replaygate" / "hits"
+    hits_dir.mkdir(parents=True)
+    line = {"run": "r", "time": "2026-11-30T00:00:00Z", "store": "tests/loop.py", "key": key}
+    (hits_dir / "r-1.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    for command in (["patrol", str(store)], ["prune", "--unused", str(store)]):
+        done = CliRunner().invoke(main, command)
+        assert done.exit_code == 0 and done.exception is None, done.output
+    (row,) = patrol(store, max_age=None, runs=1, refs=[project / "tests"], hits_dir=hits_dir).rows
+    assert row.refs == ("tests/test_a.py",) and row.plays == 0
+
+
 def test_age_oldest_first_unknown_last(project: Path) -> None:
     store = project / "tests" / "fixtures" / "rag.jsonl"
     put(store, "new", "2026-11-20T08:00:00Z")

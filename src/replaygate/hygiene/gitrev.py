@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from replaygate.fixtures.store.files import resolved
 from replaygate.hygiene.errors import HygieneError
 
 _TIMEOUT = 120
@@ -34,12 +34,6 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
-def _resolved(path: Path) -> Path:
-    """``path`` made absolute with its symlinks followed, as far as they lead: a symlink
-    loop is left as it is (the reader names it), not an error here."""
-    return Path(os.path.realpath(path))
-
-
 def _existing_ancestor(path: Path) -> Path:
     for candidate in (path, *path.parents):
         if candidate.is_dir():
@@ -56,7 +50,7 @@ class Repo:
     @staticmethod
     def containing(path: Path) -> Repo:
         """The repository holding ``path`` (which may not exist on disk)."""
-        where = _existing_ancestor(_resolved(path))
+        where = _existing_ancestor(resolved(path))
         try:
             top = run_git(["rev-parse", "--show-toplevel"], where)
         except HygieneError:
@@ -68,7 +62,7 @@ class Repo:
 
     def relative(self, path: Path) -> str:
         """``path`` relative to the repository root, POSIX form (``""`` for the root)."""
-        absolute = _resolved(path)
+        absolute = resolved(path)
         try:
             rel = absolute.relative_to(self.root)
         except ValueError:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.fixtures.store import store_files
+from replaygate.fixtures.store.files import resolved
 from replaygate.hygiene.age import recorded_at
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.refs import find_references
@@ -165,7 +166,7 @@ def patrol(
     moment = now or datetime.now(UTC)
     seen = [(loc, f.key, recorded_at(f.meta)) for loc, f in each_fixture(path)]
     usage = read_usage(hits_dir, runs)
-    own = {f.resolve() for f in store_files(path)}
+    own = {resolved(f) for f in store_files(path)}
     names = {loc.file.name for loc, _, _ in seen}
     keys = {key[:12] for _, key, _ in seen}
     references = find_references(refs, names, keys, own)

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from replaygate.fixtures.store.files import resolved
 from replaygate.regular import read_regular_bytes
 
 SKIP_DIRS = frozenset(
@@ -55,7 +56,7 @@ def _texts(folders: Iterable[Path], skip: set[Path]) -> Iterable[tuple[Path, str
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
             for name in sorted(names):
                 path = Path(current) / name
-                if path.resolve() in skip:
+                if resolved(path) in skip:
                     continue
                 try:
                     if path.stat().st_size > MAX_BYTES:

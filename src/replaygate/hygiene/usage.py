@@ -8,6 +8,7 @@ from pathlib import Path
 
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.hits import DEFAULT_DIR, read_hits
+from replaygate.fixtures.store.files import resolved
 from replaygate.hygiene.errors import HygieneError
 
 
@@ -36,7 +37,7 @@ class FixtureUsage:
             return []
         target = self._resolved.get(file)
         if target is None:  # resolved once per store file, not once per fixture
-            target = self._resolved[file] = file.resolve()
+            target = self._resolved[file] = resolved(file)
         return [p for p in plays if p.store == target or p.store in target.parents]
 
 
@@ -45,9 +46,9 @@ def project_root(hits_dir: Path) -> Path:
 
     ``<root>/.replaygate/hits`` gives ``<root>``; any other directory, the current one.
     """
-    resolved = hits_dir.resolve()
-    if resolved.parent.name == DEFAULT_DIR.parent.name:
-        return resolved.parent.parent
+    hits = resolved(hits_dir)
+    if hits.parent.name == DEFAULT_DIR.parent.name:
+        return hits.parent.parent
     return Path.cwd()
 
 
@@ -71,6 +72,6 @@ def read_usage(hits_dir: Path, last: int) -> FixtureUsage:
             continue
         store = stores.get(hit.store)
         if store is None:
-            store = stores[hit.store] = (root / hit.store).resolve()
+            store = stores[hit.store] = resolved(root / hit.store)
         usage.plays[hit.key[:KEY_LENGTH]].append(Play(store, hit.test, hit.time))
     return usage

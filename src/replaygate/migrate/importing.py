@@ -20,7 +20,6 @@ store (through its locked, atomic writer) unless the store already holds it.
 
 from __future__ import annotations
 
-import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
+from replaygate.fixtures.store.files import resolved
 from replaygate.http.envelope import request_envelope
 from replaygate.http.exchange import Exchange, LiveSlot, identity_of
 from replaygate.http.recorded import is_event_stream
@@ -91,18 +91,12 @@ def cassette_stores(root: Path, out: Path) -> list[tuple[Path, Path]]:
     ``out``: the same relative path, ending in ``.jsonl`` instead. Files under ``out``
     (a folder store's ``.json`` files) are not cassettes."""
     base = root if root.is_dir() else root.parent
-    stores = _resolved(out)
+    stores = resolved(out)
     return [
         (c, out / c.relative_to(base).with_suffix(".jsonl"))
         for c in find_cassettes(root)
-        if not _resolved(c).is_relative_to(stores)
+        if not resolved(c).is_relative_to(stores)
     ]
-
-
-def _resolved(path: Path) -> Path:
-    """``path`` absolute, its symlinks followed as far as they lead (a loop is left for
-    the reader or the writer to name)."""
-    return Path(os.path.realpath(path))
 
 
 def import_cassettes(root: Path, out: Path, *, force: bool = False) -> list[CassetteImport]:
