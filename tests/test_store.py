@@ -297,6 +297,10 @@ def test_get_by_stored_or_full_key_and_never_a_short_one(tmp_path: Path) -> None
     with pytest.raises(KeyTooShortError):
         store.get(key[:3])
     assert store.get("ffffffffffff") == []
+    # a longer key that the digest does not start with names no fixture (it named fixture 1)
+    full = fingerprint.digest(request("question 1"))
+    assert [f for _, f in store.get(full[:20])] == [fixture(1)]
+    assert store.get(full[:-1] + ("0" if full[-1] != "0" else "1")) == []
 
 
 def test_a_lookup_compares_the_stored_request_bytes_in_any_line_layout(tmp_path: Path) -> None:
