@@ -322,3 +322,10 @@ def test_drift_names_its_sampling_seed_for_what_it_is(recorded: Path) -> None:
     assert json.loads(new.stdout)["seed"] == json.loads(old.stdout)["seed"] == 3
     assert json.loads(new.stdout)["sampled"] == json.loads(old.stdout)["sampled"]
     assert "--sample-seed" in replaygate("drift", "--help").stdout
+
+
+def test_demo_keeps_its_store_in_a_folder_and_refuses_a_file(tmp_path: Path) -> None:
+    (tmp_path / "rc.jsonl").write_text("{}\n")
+    done = replaygate("demo", "--keep", str(tmp_path / "rc.jsonl"), "--out", str(tmp_path / "o"))
+    assert done.returncode == 2 and "'--keep'" in done.stderr and "is a file" in done.stderr
+    assert (tmp_path / "rc.jsonl").read_text() == "{}\n" and not (tmp_path / "o").exists()

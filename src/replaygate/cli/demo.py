@@ -86,7 +86,10 @@ def _record(store_path: Path, base_url: str | None, api_key: str, source: str) -
 @click.option("--live", is_flag=True, help="Record from the real API (needs ANTHROPIC_API_KEY).")
 @simulator_seed_option
 @click.option(
-    "--keep", type=click.Path(path_type=Path), help="Keep the recorded store at this path."
+    "--keep",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Keep the recorded store in this folder, as research_copilot.jsonl (a later run "
+    "with the same folder replays what is there and records only what is missing).",
 )
 @click.option(
     "--out",
@@ -112,7 +115,10 @@ def demo(live: bool, seed: int, keep: Path | None, out: Path) -> None:
         with _model_endpoint(live, seed) as (base_url, api_key, source):
             _say("Recording the eval cases through the official anthropic SDK (--approve-live)")
             recorded = _record(store_path, base_url, api_key, source)
-            click.echo(f"  {recorded} model responses recorded as fixtures in {store_path}")
+            if recorded:
+                click.echo(f"  {recorded} model responses recorded as fixtures in {store_path}")
+            else:
+                click.echo(f"  nothing new to record: every response is already in {store_path}")
 
         store = FixtureStore.open(store_path)
         _say(f"Replaying {QUESTION!r} twice from {len(store)} fixtures")
