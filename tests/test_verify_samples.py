@@ -99,3 +99,19 @@ def test_a_malformed_sample_line_is_reported(tmp_path: Path) -> None:
     path.write_bytes(fixture(0) + bad)
     found = report(path)
     assert len(found) == 1 and found[0].startswith(f"{path}:2: sample line: field 'key'")
+
+
+def test_a_fixture_line_copied_below_its_sample_lines_is_reported_as_the_store_refuses_it(
+    tmp_path: Path,
+) -> None:
+    # The copy lacks the sample the line above it gained: opening the store refuses it,
+    # and verify passed it (it compared the lines' own responses only).
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(fixture(0) + sample(0, 1, answer("b")) + fixture(1) + fixture(0))
+    assert report(path) == [
+        f"{path}:4: key {Fixture.create(request(0), [], META).key}: the same request is "
+        f"recorded twice with different responses (also at {path}:1); keep one of them"
+    ]
+    # a copy above the sample line is read by the store (the sample applies to the copy)
+    path.write_bytes(fixture(0) + fixture(0) + sample(0, 1, answer("b")))
+    assert verify_store(path) == (2, [])

@@ -22,6 +22,8 @@ class StoreRequests:
         self._files: list[str] = []
         self._numbers: dict[str, int] = {}
         self._entries: dict[bytes, bytes] = {}
+        self.repeated = False
+        """A request was recorded again with the same responses on its own line."""
 
     def number(self, file: str) -> int:
         """The number ``file`` goes by in :meth:`add` (one more file is numbered once)."""
@@ -54,7 +56,10 @@ class StoreRequests:
         first, at, at_line, _, _ = _ENTRY.unpack(entry)
         if takes_samples:
             self._entries[request] = _ENTRY.pack(first, at, at_line, here, reader)
-        return None if first == responses else (self._files[at], at_line)
+        if first == responses:
+            self.repeated = True
+            return None
+        return self._files[at], at_line
 
     def reader_in(self, request: bytes, file: str) -> int | None:
         """How the fixture a sample line of ``file`` applies to is read; None if there is none."""
