@@ -19,6 +19,7 @@ import nox
 nox.options.default_venv_backend = "venv"
 nox.options.envdir = "build/nox"
 nox.options.error_on_missing_interpreters = True
+nox.options.reuse_venv = "yes"  # an environment is made once; its installs still run
 
 FRAMEWORKS: dict[str, tuple[str, ...]] = {
     "sdks": ("anthropic==2.14.0", "openai==3.57.0"),
