@@ -10,10 +10,12 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from replaygate import Fixture, Message, ModelResponse, ReplayModel
+from replaygate import Fixture, FixtureStore, Message, ModelResponse, ReplayModel
 from replaygate.cli import main
 from replaygate.errors import FixtureMismatchError
 from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.store import record_response
+from replaygate.hygiene.verify import MISSING_META
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 
 SETTINGS: dict[str, Any] = {"model": "claude-x", "max_tokens": 32}
@@ -42,15 +44,35 @@ def test_a_response_set_to_null_is_reported_at_its_line(tmp_path: Path) -> None:
     all_null["responses"] = [None, None]
     diverged = {k: v for k, v in fixture("three").to_json().items() if k != "response"}
     diverged["responses"] = [None, fixture("three").response]  # sample 1 sent it alone
-    store.write_bytes(line(nulled) + line(all_null) + line(diverged))
+    no_meta = {k: v for k, v in nulled.items() if k != "meta"}
+    no_meta["request"] = fixture("four").request
+    no_meta["key"] = fixture("four").key
+    store.write_bytes(line(nulled) + line(all_null) + line(diverged) + line(no_meta))
     code, lines = verify(store)
     assert code == 1
-    tail = "nothing was recorded to replay (a hand edit?); re-record the fixture"
+    nothing = (
+        "no response recorded (response, or every item of responses, is null): nothing "
+        "to replay (a hand edit?); re-record the fixture"
+    )
     assert lines == [
-        f"{store}:1: response is null: {tail}",
-        f"{store}:2: every item of responses is null: {tail}",
-        "3 fixture(s) checked, 2 problem(s)",
+        f"{store}:1: {nothing}",
+        f"{store}:2: {nothing}",
+        f"{store}:4: {MISSING_META}",
+        f"{store}:4: {nothing}",
+        "4 fixture(s) checked, 4 problem(s)",
     ]
+
+
+def test_a_null_response_filled_by_a_sample_line_below_it_passes(tmp_path: Path) -> None:
+    # Re-recording the fixture (record-missing) appends the missing sample as a line.
+    store = tmp_path / "s.jsonl"
+    one = fixture("one")
+    store.write_bytes(line({**one.to_json(), "response": None}))
+    with FixtureStore.open(store) as opened:
+        record_response(opened, one.request, one.response, meta=one.meta, overwrite=False)
+    assert len(store.read_bytes().splitlines()) == 2
+    assert verify(store) == (0, ["1 fixture(s) checked, 0 problem(s)"])
+    assert ReplayModel(store, **SETTINGS).complete([Message.user("one")], []).text == "a"
 
 
 def test_replaying_a_fixture_whose_response_is_null_says_so(tmp_path: Path) -> None:

@@ -1,10 +1,12 @@
 """The checks of ``replaygate verify`` across a store, made in line order as segments come back.
 
 A fixture whose request was recorded before in the store with other responses is a
-duplicate. A sample line applies to the last fixture of its request above it in its
-file whose key starts its digest (none is a problem), and its response must replay as
-that fixture's would, under the interface of its own ``meta`` when it has one.
-Duplicates compare the responses written on the fixtures' own lines.
+duplicate; one whose every response is ``null`` holds nothing to replay, unless a
+sample line below it in its file fills one (:func:`unfilled`). A sample line applies to
+the last fixture of its request above it in its file whose key starts its digest (none
+is a problem), and its response must replay as that fixture's would, under the
+interface of its own ``meta`` when it has one. Duplicates compare the responses written
+on the fixtures' own lines.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Iterator
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.store import SampleLine
 from replaygate.fixtures.store.added import unresolved
-from replaygate.hygiene.verify_checks import STORE_RANK
+from replaygate.hygiene.verify_checks import NOTHING_RECORDED, STORE_RANK
 from replaygate.hygiene.verify_problem import StoreProblem
 from replaygate.hygiene.verify_replay import response_problems, sample_reader
 from replaygate.hygiene.verify_requests import StoreRequests
@@ -32,10 +34,14 @@ def across_store(
     number = requests.number(name)
     samples = iter(result.samples)
     pending = next(samples, None)
-    for line, request, responses, takes_samples, reader in RECORD.iter_unpack(result.records):
+    for line, request, responses, takes_samples, empty, reader in RECORD.iter_unpack(
+        result.records
+    ):
         while pending is not None and pending[0] < line:
             yield from _sample_problems(name, base + pending[0], pending[1], requests)
             pending = next(samples, None)
+        if empty:
+            requests.empty.setdefault(request, []).append(base + line)
         first = requests.add(request, responses, number, base + line, takes_samples, reader)
         if first is not None:
             key = result.keys.get(line) or request.hex()[:KEY_LENGTH]
@@ -49,13 +55,23 @@ def across_store(
         pending = next(samples, None)
 
 
+def unfilled(requests: StoreRequests, name: str) -> list[StoreProblem]:
+    """The fixtures of file ``name``, just read, that hold no response; forgets them."""
+    lines = sorted(line for found in requests.empty.values() for line in found)
+    requests.empty.clear()
+    return [StoreProblem(name, line, NOTHING_RECORDED) for line in lines]
+
+
 def _sample_problems(
     name: str, line: int, sample: SampleLine, requests: StoreRequests
 ) -> Iterator[tuple[int, StoreProblem]]:
-    reader = requests.reader_in(bytes.fromhex(sample.digest[:32]), name)
+    request = bytes.fromhex(sample.digest[:32])
+    reader = requests.reader_in(request, name)
     if reader is None:
         yield STORE_RANK, StoreProblem(name, line, unresolved(sample, name, line).reason)
         return
+    if sample.response is not None:
+        requests.filled(request)
     for reason in response_problems(
         sample.response, "response", sample_reader(reader, sample.meta)
     ):

@@ -89,6 +89,8 @@ class Prepared(NamedTuple):
     fixture: Fixture | None
     streamed: bool
     """A response is a stream (its events are joined and scanned, clean or not)."""
+    empty: bool = False
+    """Every response is ``null``: nothing to replay unless a sample line below fills one."""
 
 
 def prepare(
@@ -127,6 +129,7 @@ def prepare(
         line,
         fixture if line is None else None,
         streamed,
+        all(response is None for response in responses),
     )
 
 
@@ -208,16 +211,17 @@ def check_sample(sample: SampleLine, safe: KnownSafe) -> list[tuple[int, str]]:
     return problems
 
 
-def _response_problems(fixture: Fixture, reader: int) -> tuple[str, ...]:
-    """Why a recorded response could not be replayed, if it could not.
+NOTHING_RECORDED = (
+    "no response recorded (response, or every item of responses, is null): nothing to "
+    "replay (a hand edit?); re-record the fixture"
+)
+"""A fixture whose every response is ``null`` (one that never sent the request), with
+no sample line filling one below it (decided across the store)."""
 
-    ``null`` stands for a sample that never sent the request; a fixture whose every
-    sample is ``null`` answers nothing at all.
-    """
+
+def _response_problems(fixture: Fixture, reader: int) -> tuple[str, ...]:
+    """Why a recorded response could not be replayed, if it could not."""
     responses = fixture.responses
-    if all(response is None for response in responses):
-        where = "response is null" if len(responses) == 1 else "every item of responses is null"
-        return (f"{where}: nothing was recorded to replay (a hand edit?); re-record the fixture",)
     if len(responses) == 1:
         response = responses[0]
         if replays_plainly(response, reader):

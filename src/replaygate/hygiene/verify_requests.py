@@ -24,6 +24,9 @@ class StoreRequests:
         self._entries: dict[bytes, bytes] = {}
         self.repeated = False
         """A request was recorded again with the same responses on its own line."""
+        self.empty: dict[bytes, list[int]] = {}
+        """The lines of the file being read whose fixture holds no response (every one
+        ``null``), by request, until a sample line with a response fills the last one."""
 
     def number(self, file: str) -> int:
         """The number ``file`` goes by in :meth:`add` (one more file is numbered once)."""
@@ -60,6 +63,12 @@ class StoreRequests:
             self.repeated = True
             return None
         return self._files[at], at_line
+
+    def filled(self, request: bytes) -> None:
+        """A sample line with a response applied to the last fixture of ``request``."""
+        lines = self.empty.get(request)
+        if lines:
+            lines.pop()
 
     def reader_in(self, request: bytes, file: str) -> int | None:
         """How the fixture a sample line of ``file`` applies to is read; None if there is none."""

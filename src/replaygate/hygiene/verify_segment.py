@@ -23,9 +23,10 @@ from replaygate.sanitize.secret_allow import KnownSafe
 
 BATCH = 256
 """Fixtures checked together (their secret scan clears the clean ones in one pass)."""
-RECORD = struct.Struct("<Q16s16s?B")
+RECORD = struct.Struct("<Q16s16s??B")
 """A fixture for the checks across the store: its line, its request's identity, its
-responses' digest, whether its key starts its digest, how its responses are read."""
+responses' digest, whether its key starts its digest, whether every response is null,
+how its responses are read."""
 
 
 @dataclass
@@ -132,7 +133,7 @@ class _Batch:
             request = item.request
             if request:
                 key_matches = item.key_matches
-                records += pack(line, request, item.responses, key_matches, item.reader)
+                records += pack(line, request, item.responses, key_matches, item.empty, item.reader)
                 key = item.key
                 if not (key_matches and len(key) == KEY_LENGTH) and (
                     key != request.hex()[:KEY_LENGTH]
