@@ -41,6 +41,7 @@ from tests_frameworks.harness import (
     inner_pytest,
     matrix_cases,
     record,
+    replay_three_times,
     retry_cases,
     weather,
 )
@@ -134,6 +135,20 @@ def test_with_retry_left_to_its_default_resends_a_miss(store: Path) -> None:
     with intercept(store) as exchange, pytest.raises(FixtureMismatchError):
         chain.invoke(CHANGED)
     assert exchange.sent == 3
+
+
+def stream_with_usage(hosts: Hosts, question: str = QUESTION) -> list[Any]:
+    """``ChatOpenAI.stream()`` asking for the stream's usage whatever its ``base_url``."""
+    chat = ChatOpenAI(model=GPT, base_url=hosts.openai, max_retries=3, stream_usage=True)
+    return [(text(chunk), chunk.usage_metadata) for chunk in chat.stream(question)]
+
+
+def test_a_stream_given_stream_usage_replays_at_the_real_host(store: Path) -> None:
+    """Recorded from the simulator's base_url, replayed at OpenAI's own (docs/frameworks.md:
+    ChatOpenAI asks for a stream's usage from OpenAI's API only, unless told)."""
+    expected = record(store, stream_with_usage)
+    assert any(usage for _, usage in expected)
+    assert replay_three_times(store, stream_with_usage) == expected
 
 
 class City(BaseModel):
