@@ -345,8 +345,16 @@ TOO_LARGE = f"number too large to read exactly at column {DIGITS_AT}: " + "9" * 
             f"not UTF-8 text (byte 0xe9 at column {LATIN1_AT})",
         ),
         (GOOD.to_line() + DIGITS, 2, TOO_LARGE),
+        (b"\xef\xbb\xbf" + CAFE.to_line(), 1, "starts with a UTF-8 byte order mark (BOM)"),
     ],
-    ids=["UTF-16", "UTF-16 without a BOM", "UTF-16 without a newline", "Latin-1", "5,000 digits"],
+    ids=[
+        "UTF-16",
+        "UTF-16 without a BOM",
+        "UTF-16 without a newline",
+        "Latin-1",
+        "5,000 digits",
+        "UTF-8 with a BOM",
+    ],
 )
 def test_text_that_is_not_utf8_and_a_number_too_large_are_named_as_such(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: bytes, line: int, reason: str
