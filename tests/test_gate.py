@@ -196,6 +196,13 @@ def test_the_gate_command_prints_the_table_and_exits_1_on_a_violation(tmp_path: 
     assert json.loads(as_json.output)["passed"] is True
 
 
+ONE_CASE = (
+    '{"format": "replaygate.eval.baseline", "version": 1,'
+    ' "cases": {"a": {"samples": 1, "floor": 1, "passes": 1}},'
+)
+"""The start of a baseline of one passing case, up to its metrics."""
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -207,8 +214,7 @@ def test_the_gate_command_prints_the_table_and_exits_1_on_a_violation(tmp_path: 
             r"cases\[0\]\.case: is missing; it must be a non-empty string$",
         ),
         (
-            '{"format": "replaygate.eval.baseline", "version": 1, "cases": {},'
-            ' "metrics": {"success": "x"}}',
+            ONE_CASE + ' "metrics": {"success": "x"}}',
             "metrics.success: must be null or a number from 0 to 1, got 'x'$",
         ),
         ('{"format": "replaygate.sampling.results", "version": 2}', "unsupported version 2"),
@@ -231,8 +237,7 @@ def test_the_gate_command_prints_the_table_and_exits_1_on_a_violation(tmp_path: 
             "1e400 is beyond the range of a number",
         ),
         (
-            '{"format": "replaygate.eval.baseline", "version": 1, "cases": {},'
-            ' "metrics": {"cost": 1%s}}' % ("0" * 400),
+            ONE_CASE + ' "metrics": {"success": 1.0, "cost": 1%s}}' % ("0" * 400),
             "metrics.cost: must be null or a number from 0 to 1,000,000,000,000,000, got an "
             "integer of 401 digits$",
         ),
@@ -242,6 +247,19 @@ def test_the_gate_command_prints_the_table_and_exits_1_on_a_violation(tmp_path: 
             "duplicate key 'metrics'",
         ),
         ('{"format": "replaygate.eval.baseline", "version": 1, "cases": {"a": null}}', "cases.a"),
+        # a baseline whose metrics or cases were emptied would pass every gate unchecked
+        (
+            '{"format": "replaygate.eval.baseline", "version": 1, "cases": {}, "metrics": {}}',
+            "cases: holds no case: a baseline is the results of at least one$",
+        ),
+        (
+            ONE_CASE + ' "metrics": {}}',
+            "metrics.success: is missing; it must be the share of cases whose verdict is pass$",
+        ),
+        (
+            ONE_CASE + ' "metrics": {"success": 0.5}}',
+            "metrics.success: says 0.5, but its cases give 1.0$",
+        ),
         (
             '{"format": "replaygate.eval.baseline", "version": 1, "cases": {"a": '
             '{"samples": 5, "floor": 4, "passes": 5, "assertions": []}}}',

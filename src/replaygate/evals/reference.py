@@ -7,7 +7,7 @@ Both a baseline file and a results file give one (:func:`load_reference`), so
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,7 @@ from replaygate.evals.fields import (
 from replaygate.evals.metrics import check_metrics
 from replaygate.evals.results import EvalResults, read_json, results_from_json
 from replaygate.evals.scorers import Metrics
-from replaygate.jsondoc import json_fields, strings_field
+from replaygate.jsondoc import FieldError, json_fields, strings_field
 from replaygate.sampling import AssertionStats, SampledResult, verdict_of
 from replaygate.sampling.results import FORMAT as RESULTS_FORMAT
 from replaygate.sampling.verdict import MAX_SAMPLES
@@ -132,7 +132,11 @@ def reference_from_json(obj: Any, name: str) -> Reference:
         raise ResultsError(f"{name}: unsupported baseline version {obj.get('version')!r}")
     with fields_of(name, ResultsError):
         cases = each(obj, "cases", CaseSummary.from_json, key="case id")
+        if not cases:
+            raise FieldError("cases", "holds no case: a baseline is the results of at least one")
         metrics = check_run_metrics(obj)
+        with within("metrics"):
+            _check_success(metrics, cases)
         mapping(obj.get("source", {}), "source")
         each(obj, "history", _change, required=False)
     return Reference(metrics, tuple(cases), name)
@@ -155,6 +159,15 @@ def check_run_metrics(obj: Mapping[str, Any]) -> Metrics:
     stored = present(obj, "metrics", "an object of the run's metrics")
     with within("metrics"):
         return check_metrics(stored)
+
+
+def _check_success(metrics: Metrics, cases: Sequence[CaseSummary]) -> None:
+    """A baseline's ``success`` is there and is the share of its (non-empty) ``cases``
+    whose verdict is ``pass``: the one metric its case summaries give on their own, so a
+    hand edit (or a metrics object emptied) cannot pass a gate unchecked."""
+    present(metrics, "success", "the share of cases whose verdict is pass")
+    passed = sum(case.verdict == "pass" for case in cases)
+    agree(metrics, "success", passed / len(cases), "its cases")
 
 
 def load_reference(path: str | os.PathLike[str]) -> Reference:
