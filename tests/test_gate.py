@@ -250,7 +250,11 @@ ONE_CASE = (
         # a baseline whose metrics or cases were emptied would pass every gate unchecked
         (
             '{"format": "replaygate.eval.baseline", "version": 1, "cases": {}, "metrics": {}}',
-            "cases: holds no case: a baseline is the results of at least one$",
+            "cases: holds no case: a gate needs at least one on each side$",
+        ),
+        (
+            '{"format": "replaygate.sampling.results", "version": 1, "cases": []}',
+            "cases: holds no case: a gate needs at least one on each side$",
         ),
         (
             ONE_CASE + ' "metrics": {}}',

@@ -37,6 +37,7 @@ from replaygate.sampling.verdict import MAX_SAMPLES
 
 BASELINE_FORMAT = "replaygate.eval.baseline"
 BASELINE_VERSION = 1
+NO_CASE = "holds no case: a gate needs at least one on each side"
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,10 @@ class Reference:
 def reference_from_json(obj: Any, name: str) -> Reference:
     """A parsed baseline or results document as a :class:`Reference`."""
     if isinstance(obj, dict) and obj.get("format") == RESULTS_FORMAT:
-        return Reference.of(results_from_json(obj, name), name)
+        results = results_from_json(obj, name)
+        if not results.cases:
+            raise ResultsError(f"{name}: cases: {NO_CASE}")
+        return Reference.of(results, name)
     if not isinstance(obj, dict) or obj.get("format") != BASELINE_FORMAT:
         raise ResultsError(
             f"{name}: neither a baseline ({BASELINE_FORMAT!r}) nor a results file "
@@ -133,7 +137,7 @@ def reference_from_json(obj: Any, name: str) -> Reference:
     with fields_of(name, ResultsError):
         cases = each(obj, "cases", CaseSummary.from_json, key="case id")
         if not cases:
-            raise FieldError("cases", "holds no case: a baseline is the results of at least one")
+            raise FieldError("cases", NO_CASE)
         metrics = check_run_metrics(obj)
         with within("metrics"):
             _check_success(metrics, cases)
