@@ -66,7 +66,8 @@ READERS: dict[str, Callable[[Path], Any]] = {
 def test_each_reader_refuses_a_fifo_naming_it(what: str, fifo: Path) -> None:
     err = finishes(lambda: READERS[what](fifo))
     assert isinstance(err, Exception) and not isinstance(err, NotRegularFileError)
-    assert str(fifo) in str(err) and "is a FIFO, where a file is expected" in str(err)
+    expected = "a cassette file" if what == "cassette" else "a file"
+    assert str(fifo) in str(err) and f"is a FIFO, where {expected} is expected" in str(err)
 
 
 def test_a_fifo_in_the_tree_is_no_reference_and_does_not_stop_the_scan(
