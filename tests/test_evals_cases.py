@@ -80,6 +80,8 @@ def test_a_full_case_parses_with_input_tags_schema_and_signals(tmp_path: Path) -
         ),
         (json.dumps({**GOOD, "samples": 10_001}), "from 1 to 10,000, got 10001"),
         (json.dumps({**GOOD, "id": ""}), "'id' must be a non-empty string"),
+        (json.dumps({**GOOD, "id": "a\x1b[2Jb"}), "'id' must hold no control character"),
+        (json.dumps({**GOOD, "id": "two\nlines"}), "'id' must hold no control character"),
         (json.dumps({**GOOD, "must_contain": "retrieval"}), "'must_contain' must be a list"),
         (json.dumps({**GOOD, "expected_doc_ids": [1]}), "'expected_doc_ids' must be a list"),
         (json.dumps({**GOOD, "aliases": {"other": ["x"]}}), "'other' is not in must_contain"),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,7 +164,7 @@ def parse_case(raw: str, file: str, line: int) -> EvalCase:
         if name not in EXPECTATIONS:
             raise fail(f"signals: unknown expectation {name!r} (known: {', '.join(EXPECTATIONS)})")
     case = EvalCase(
-        id=_text(record, "id", fail),
+        id=_case_id(record, fail),
         question=_text(record, question_key, fail),
         samples=samples,
         floor=floor,
@@ -189,6 +190,18 @@ def _text(record: Mapping[str, Any], key: str, fail: Fail) -> str:
     value = record[key]
     if not isinstance(value, str) or not value.strip():
         raise fail(f"field {key!r} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _case_id(record: Mapping[str, Any], fail: Fail) -> str:
+    """The case's id: a name printed on terminals and pages, so no control character
+    (a newline would split a summary line, an escape would act on the terminal)."""
+    value = _text(record, "id", fail)
+    if any(unicodedata.category(char) == "Cc" for char in value):
+        raise fail(
+            f"field 'id' must hold no control character (a newline, a tab, an escape), "
+            f"got {value!r}"
+        )
     return value
 
 

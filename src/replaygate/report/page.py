@@ -7,6 +7,7 @@ page holds no script.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from html import escape
@@ -30,8 +31,9 @@ _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #222;
        padding: 0 1rem; }
 h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
-table { border-collapse: collapse; margin: .5rem 0; }
+table { border-collapse: collapse; margin: .5rem 0; max-width: 100%; }
 th, td { border: 1px solid #ccc; padding: .25rem .6rem; text-align: left; font-size: .9rem; }
+td:first-child, li { overflow-wrap: anywhere; }
 th { background: #f3f3f3; }
 .fail { color: #b00020; font-weight: bold; } .ok { color: #1b7f3b; }
 figure { margin: 1rem 0; } figure svg { width: 100%; height: auto; }
@@ -40,10 +42,30 @@ figcaption { font-size: .85rem; color: #555; }
 """
 
 
+_UNSEEN = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"  # control characters
+    "\u200e\u200f\u202a-\u202e\u2066-\u2069]"  # direction marks, embeddings, overrides, isolates
+)
+"""Characters a page would hide or act on instead of showing: control characters and
+the marks that turn text around (a case id holding U+202E would read backwards)."""
+
+
+LONGEST = 300
+"""Characters of a text shown in full; a longer one (a case id, a note) is cut there."""
+
+
+def _shown(text: str) -> str:
+    """``text`` as HTML, each character of :data:`_UNSEEN` written as its ``\\uXXXX``, cut
+    after :data:`LONGEST` characters (saying how long it is)."""
+    if len(text) > LONGEST:
+        text = f"{text[:LONGEST]}... ({len(text):,} characters)"
+    return escape(_UNSEEN.sub(lambda found: f"\\u{ord(found.group()):04x}", text))
+
+
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    head = "".join(f"<th>{_shown(h)}</th>" for h in header)
     body = "".join(
-        "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows
+        "<tr>" + "".join(f"<td>{_shown(cell)}</td>" for cell in row) + "</tr>" for row in rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
@@ -65,8 +87,8 @@ def _latest(run: HistoryRun | None) -> str:
     cases = [(case.case, case_words(case), failed_assertions(case)) for case in run.cases]
     commit = (run.commit or "unknown")[:12]
     return (
-        f"<p>Run <code>{escape(run.id)}</code> at {escape(run.time)}, commit "
-        f"<code>{escape(commit)}</code>.</p>"
+        f"<p>Run <code>{_shown(run.id)}</code> at {_shown(run.time)}, commit "
+        f"<code>{_shown(commit)}</code>.</p>"
         + _table(("metric", "value", "meaning"), metrics)
         + _table(("case", "verdict", "what failed"), cases)
     )
@@ -78,8 +100,8 @@ def _gate(report: GateReport | None) -> str:
     status = (
         "<span class='ok'>passed</span>" if report.passed else "<span class='fail'>failed</span>"
     )
-    items = "".join(f"<li class='fail'>{escape(p)}</li>" for p in report.problems)
-    items += "".join(f"<li>{escape(n)}</li>" for n in report.notes)
+    items = "".join(f"<li class='fail'>{_shown(p)}</li>" for p in report.problems)
+    items += "".join(f"<li>{_shown(n)}</li>" for n in report.notes)
     return (
         f"<h2>Gate</h2><p>The gate {status}.</p>"
         + _table(GATE_HEADER, [r.cells() for r in report.rows])
@@ -94,13 +116,13 @@ def _signals(signals: Sequence[Signal], note: str) -> str:
         body = _table(
             ("signal", "about", "evidence"), [(s.kind, s.subject, s.detail) for s in signals]
         )
-    return f"<h2>Maintenance signals</h2><p class='muted'>{escape(note)}.</p>{body}"
+    return f"<h2>Maintenance signals</h2><p class='muted'>{_shown(note)}.</p>{body}"
 
 
 def _left_out(notes: Sequence[str]) -> str:
     if not notes:
         return ""
-    items = "".join(f"<li>{escape(note)}</li>" for note in notes)
+    items = "".join(f"<li>{_shown(note)}</li>" for note in notes)
     return (
         f"<p class='fail'>{len(notes)} damaged run(s) of the history are left out "
         f"(the history file keeps them):</p><ul>{items}</ul>"
@@ -108,7 +130,7 @@ def _left_out(notes: Sequence[str]) -> str:
 
 
 def _figure(svg: str, caption: str) -> str:
-    return f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
+    return f"<figure>{svg}<figcaption>{_shown(caption)}</figcaption></figure>"
 
 
 def build_report(
@@ -133,10 +155,10 @@ def build_report(
     parts = [
         "<!doctype html>",
         "<html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
-        f"<h1>{escape(title)}</h1>",
+        f"<title>{_shown(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{_shown(title)}</h1>",
         f"<p class='muted'>Generated {moment.strftime('%Y-%m-%d %H:%M UTC')} from "
-        f"{escape(recordings_text(len(distinct_runs(runs)), len(runs)))}.</p>",
+        f"{_shown(recordings_text(len(distinct_runs(runs)), len(runs)))}.</p>",
         _left_out(left_out),
         "<h2>Latest run</h2>",
         _latest(runs[-1] if runs else None),

@@ -1,0 +1,32 @@
+"""The report shows any case id as text: markup is escaped, characters a page would hide
+or act on (controls, text direction overrides) are written out, a very long id is cut."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from replaygate.evals.history import HistoryRun
+from replaygate.evals.reference import CaseSummary
+from replaygate.report import build_report
+
+pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")
+
+IDS = ["<script>alert(1)</script>", "evil\u202etxt.exe", "nul\x00bell\x07", "é" * 3000, "ok"]
+
+
+def page() -> str:
+    cases = tuple(CaseSummary(case, 5, 4, 5) for case in IDS)
+    run = HistoryRun("run-1", "2026-11-30T06:00:00Z", None, {"success": 1.0}, cases)
+    return build_report([run], now=datetime(2026, 12, 1, tzinfo=UTC))
+
+
+def test_case_ids_are_shown_as_text() -> None:
+    html = page()
+    assert "<script>alert" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "evil\\u202etxt.exe" in html and "\u202e" not in html
+    assert "nul\\u0000bell\\u0007" in html and "\x00" not in html and "\x07" not in html
+    assert f"{'é' * 300}... (3,000 characters)" in html and "é" * 301 not in html
+    assert "td:first-child, li { overflow-wrap: anywhere; }" in html  # a long word wraps
