@@ -115,3 +115,13 @@ def test_a_fixture_line_copied_below_its_sample_lines_is_reported_as_the_store_r
     # a copy above the sample line is read by the store (the sample applies to the copy)
     path.write_bytes(fixture(0) + fixture(0) + sample(0, 1, answer("b")))
     assert verify_store(path) == (2, [])
+
+
+def test_a_sample_line_whose_response_is_null_is_reported(tmp_path: Path) -> None:
+    # It hid sample 0: replay said the sample was never recorded, and verify passed it.
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(fixture(0) + sample(0, 0, None))
+    assert report(path) == [
+        f"{path}:2: response is null: a sample line records a response, so this one only "
+        "hides the sample it names (a hand edit?); delete the line, or re-record the sample"
+    ]

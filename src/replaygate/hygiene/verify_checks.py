@@ -194,7 +194,8 @@ def _digest(responses: tuple[Any, ...]) -> bytes:
 
 
 def check_sample(sample: SampleLine, safe: KnownSafe) -> list[tuple[int, str]]:
-    """The problems a sample line holds itself: a secret, an incomplete ``meta``.
+    """The problems a sample line holds itself: a secret, a null response, an incomplete
+    ``meta``.
 
     Where it applies and whether its response replays are decided across the store
     (:mod:`.verify_across`).
@@ -206,6 +207,8 @@ def check_sample(sample: SampleLine, safe: KnownSafe) -> list[tuple[int, str]]:
         (OTHER_RANK, f"{found.detector} at {found.path}")
         for found in find_fixture_secrets(line, safe)
     ]
+    if sample.response is None:
+        problems.append((OTHER_RANK, NULL_SAMPLE))
     if sample.meta is not None:
         problems.extend((OTHER_RANK, reason) for reason in _meta_verdict(sample.meta)[0])
     return problems
@@ -217,6 +220,12 @@ NOTHING_RECORDED = (
 )
 """A fixture whose every response is ``null`` (one that never sent the request), with
 no sample line filling one below it (decided across the store)."""
+
+
+NULL_SAMPLE = (
+    "response is null: a sample line records a response, so this one only hides the "
+    "sample it names (a hand edit?); delete the line, or re-record the sample"
+)
 
 
 def _response_problems(fixture: Fixture, reader: int) -> tuple[str, ...]:
