@@ -15,7 +15,8 @@ An envelope is a JSON object::
   written to disk and never break a match;
 - ``body`` is the parsed JSON body (``null`` when empty; integers kept exact, however
   large: :mod:`~replaygate.exact_json`); a body that is not JSON is
-  kept as ``"text"`` instead (or ``"base64"`` when it is not UTF-8), so a JSON string
+  kept as ``"text"`` instead (or ``"base64"`` when it is not UTF-8; a multipart body with
+  its boundary replaced by :data:`MULTIPART_BOUNDARY`), so a JSON string
   and a text body never share a fingerprint;
 - ``host`` (``host`` or ``host:port``) is added only when host matching is asked for:
   by default a proxy or a base URL change does not invalidate fixtures.
@@ -214,15 +215,44 @@ def host_of(url: URLLike) -> str:
     return f"{url.host}:{url.port}" if url.port is not None else url.host
 
 
+MULTIPART_BOUNDARY = b"replaygate-boundary"
+"""The boundary a multipart body (a file upload) is kept with in its envelope, for the
+random one its client drew: the same upload has the same envelope on every run."""
+
+_BOUNDARY = re.compile(rb'^\s*multipart/[^;]*;(?:.*;)?\s*boundary="?([^";\s]+)"?', re.I)
+
+
+def _boundary(headers: Iterable[tuple[bytes, bytes]]) -> bytes | None:
+    """The boundary named by a multipart ``content-type``, or None."""
+    for name, value in headers:
+        if len(name) == 12 and name.lower() == b"content-type":
+            match = _BOUNDARY.match(value)
+            return match.group(1) if match else None
+    return None
+
+
+def stable_body(content: bytes, headers: Iterable[tuple[bytes, bytes]]) -> bytes:
+    """``content``, or a multipart body with its boundary replaced by
+    :data:`MULTIPART_BOUNDARY` (only a multipart body begins with ``--``)."""
+    if content[:2] != b"--":
+        return content
+    boundary = _boundary(headers)
+    if boundary is None:
+        return content
+    return content.replace(b"--" + boundary, b"--" + MULTIPART_BOUNDARY)
+
+
 def request_envelope(request: RequestLike, *, match_host: bool = False) -> dict[str, Any]:
-    """The envelope of an ``httpx``/``httpx2`` request whose body has been read."""
+    """The envelope of an ``httpx``/``httpx2`` request whose body has been read (a
+    multipart body with a stable boundary: :func:`stable_body`)."""
     url = request.url
+    raw = request.headers.raw
     return envelope(
         request.method,
         url.path,
         url.query,
-        raw_meaningful_headers(request.headers.raw),
-        request.content,
+        raw_meaningful_headers(raw),
+        stable_body(request.content, raw),
         host=host_of(url) if match_host else None,
     )
 

@@ -1,0 +1,106 @@
+"""A file upload (a multipart body) replays, though its client draws a new boundary each time.
+
+The boundary is kept in the envelope as ``replaygate-boundary``; what the file holds
+and the other fields are matched as sent, so a changed file is still a miss.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import json
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import httpx2
+import openai
+import pytest
+import requests
+
+from replaygate.errors import FixtureMismatchError
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import intercept
+
+UPLOADED = {"id": "file-1", "object": "file", "bytes": 3, "created_at": 0}
+UPLOADED.update(filename="notes.txt", purpose="assistants", status="processed")
+
+
+def _openai_upload(content: bytes) -> Callable[[str], str]:
+    def upload(base: str) -> str:
+        transport = httpx2.MockTransport(lambda _: httpx2.Response(200, json=UPLOADED))
+        with (
+            httpx2.Client(transport=transport) as http,
+            openai.OpenAI(api_key="k", base_url=f"{base}/v1", http_client=http) as client,
+        ):
+            return client.files.create(file=("notes.txt", content), purpose="assistants").id
+
+    return upload
+
+
+class _Uploads(http.server.BaseHTTPRequestHandler):
+    """Answers every POST with :data:`UPLOADED`."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["content-length"]))
+        body = json.dumps(UPLOADED).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Uploads) as uploads:
+        threading.Thread(target=uploads.serve_forever, daemon=True).start()
+        yield f"http://127.0.0.1:{uploads.server_address[1]}"
+        uploads.shutdown()
+
+
+def _requests_upload(content: bytes) -> Callable[[str], str]:
+    def upload(base: str) -> str:
+        files = {"file": ("notes.txt", content)}
+        reply = requests.post(f"{base}/v1/files", data={"purpose": "assistants"}, files=files)
+        return str(reply.json()["id"])
+
+    return upload
+
+
+def _aiohttp_upload(content: bytes) -> Callable[[str], str]:
+    async def main(base: str) -> str:
+        form = aiohttp.FormData({"purpose": "assistants"})
+        form.add_field("file", content, filename="notes.txt")
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(f"{base}/v1/files", data=form) as reply,
+        ):
+            return str((await reply.json())["id"])
+
+    return lambda base: asyncio.run(main(base))
+
+
+UPLOADS = {"openai": _openai_upload, "requests": _requests_upload, "aiohttp": _aiohttp_upload}
+
+
+@pytest.mark.parametrize("library", UPLOADS)
+def test_a_file_upload_replays_and_a_changed_file_misses(
+    tmp_path: Path, server: str, library: str
+) -> None:
+    store = tmp_path / "uploads.jsonl"
+    upload = UPLOADS[library]
+    with intercept(store, "record-missing", approve_live=True):
+        assert upload(b"abc")(server) == "file-1"
+    (fixture,) = FixtureStore.open(store)
+    assert "--replaygate-boundary" in fixture.request["text"]
+    with intercept(store):
+        assert upload(b"abc")("https://api.openai.com") == "file-1"
+        with pytest.raises(FixtureMismatchError) as caught:
+            upload(b"abd")("https://api.openai.com")
+    assert "text: at offset" in str(caught.value)
