@@ -83,3 +83,17 @@ def test_replaying_a_fixture_whose_response_is_null_says_so(tmp_path: Path) -> N
     message = str(caught.value)
     assert "holds no response at all (its response is null" in message
     assert f"`replaygate verify '{store}'` names its line" in message
+
+
+def test_a_fixture_reformatted_over_several_lines_says_so_at_its_first(tmp_path: Path) -> None:
+    store = tmp_path / "s.jsonl"
+    pretty = orjson.dumps(fixture("two").to_json(), option=orjson.OPT_INDENT_2) + b"\n"
+    store.write_bytes(fixture("one").to_line() + pretty + fixture("three").to_line())
+    code, lines = verify(store)
+    assert code == 1
+    assert lines[0] == (
+        f"{store}:2: a fixture spread over several lines starts here (pretty JSON, as an "
+        "editor formats it), where a .jsonl file holds one fixture per line: put each back "
+        f"on one line, e.g. `jq -c . {store} > NEW.jsonl`"
+    )
+    assert lines[-1] == f"2 fixture(s) checked, {len(lines) - 1} problem(s)"
