@@ -97,3 +97,4 @@ def test_a_fixture_reformatted_over_several_lines_says_so_at_its_first(tmp_path:
         f"on one line, e.g. `jq -c . {store} > NEW.jsonl`"
     )
     assert lines[-1] == f"2 fixture(s) checked, {len(lines) - 1} problem(s)"
+    assert sum("spread over several lines" in line for line in lines) == 1  # not at "  {"

@@ -84,3 +84,28 @@ def test_each_file_passed_over_is_read_once(
     (root / "cases.jsonl").write_bytes(fixture("two").to_line())  # rewritten: read again
     assert folder.other_kind(root / "cases.jsonl") is None
     assert len(read) == 3
+
+
+def test_a_store_named_with_a_fixture_suffix_in_capitals_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # X.JSON was read as a .jsonl file (a problem for each of its lines), and recording
+    # into new.JSONL made a folder store of that name.
+    monkeypatch.chdir(tmp_path)
+    Path("X.JSON").write_bytes(fixture("one").to_pretty())
+    run = ["run", "--agent", "json:dumps", "--model", "m", "--max-tokens", "8"]
+    record = ["record", *run[1:], "--simulator", "--approve-live", "--fixtures", "new.JSONL"]
+    for args in (
+        ["verify", "X.JSON"],
+        ["checksum", "X.JSON"],
+        ["compact", "X.JSON"],
+        ["patrol", "X.JSON"],
+        ["show", fixture("one").key, "--fixtures", "X.JSON"],
+        [*run, "--fixtures", "X.JSON", "one"],
+        [*record, "one"],
+    ):
+        done = CliRunner().invoke(main, args)
+        assert done.exit_code == 2, (args, done.output)
+        named = "new.JSONL: is named .JSONL" if "new.JSONL" in args else "X.JSON: is named .JSON"
+        assert named in done.output, (args, done.output)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["X.JSON"]
