@@ -393,3 +393,27 @@ def test_a_read_only_history_is_read_and_writing_it_says_it_cannot_write(
     with pytest.raises(HistoryError, match="cannot write the history: it is read-only"):
         History.open(path)
     assert path.read_bytes() == before
+
+
+def test_a_history_another_process_holds_locked_is_said_to_be_locked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("replaygate.evals.history.TIMEOUT", 0.05)
+    path = tmp_path / "history.db"
+    with History.open(path) as opened:
+        opened.append(run("2026-11-30T00:00:00Z", 5))
+    writer = History.open(path)
+    holder = sqlite3.connect(path)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        locked = r"history\.db: the history is locked by another process, still after 0\.05 sec"
+        with pytest.raises(HistoryError, match=locked):
+            History.open(path, read_only=True)
+        with pytest.raises(HistoryError, match=locked):
+            writer.append(run("2026-12-01T00:00:00Z", 4))
+    finally:
+        holder.rollback()
+        holder.close()
+        writer.close()
+    with History.open(path, read_only=True) as opened:
+        assert len(opened) == 1

@@ -44,6 +44,8 @@ from replaygate.sampling import SampledResult
 EXPORT_FORMAT = "replaygate.history"
 EXPORT_VERSION = 1
 SCHEMA_VERSION = "2"
+TIMEOUT = 30.0
+"""Seconds a command waits for another process that holds the history locked."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -200,9 +202,15 @@ def _loads(text: Any, field: str) -> Any:
 
 
 def _unusable(target: Path, err: sqlite3.DatabaseError, *, writing: bool = False) -> HistoryError:
-    """Why the history at ``target`` cannot be used: it cannot be written (read-only, a
-    full disk, when ``writing``), cannot be opened, or is not a history."""
+    """Why the history at ``target`` cannot be used: another process holds it locked, it
+    cannot be written (read-only, a full disk, when ``writing``), cannot be opened, or is
+    not a history."""
     code = getattr(err, "sqlite_errorcode", 0) & 0xFF
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return HistoryError(
+            f"{target}: the history is locked by another process, still after {TIMEOUT:g} "
+            f"seconds ({err}); try again when it is done"
+        )
     if code == sqlite3.SQLITE_READONLY:
         return HistoryError(f"{target}: cannot write the history: it is read-only ({err})")
     if writing:
@@ -230,10 +238,11 @@ class History:
             raise HistoryError(f"{target}: is {kind}, where a history file is expected")
         try:
             if read_only:
-                db = sqlite3.connect(f"{target.absolute().as_uri()}?mode=ro", uri=True, timeout=30)
+                uri = f"{target.absolute().as_uri()}?mode=ro"
+                db = sqlite3.connect(uri, uri=True, timeout=TIMEOUT)
             else:
                 target.parent.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(target, timeout=30)
+                db = sqlite3.connect(target, timeout=TIMEOUT)
         except sqlite3.DatabaseError as err:
             raise _unusable(target, err) from None
         try:
