@@ -339,6 +339,23 @@ def test_a_symlink_loop_named_as_the_store_is_refused_without_a_traceback(
     assert "is not inside a git repository" in done.output
 
 
+def test_damage_committed_at_the_base_is_named_as_committed(repo: Path, sim: Simulator) -> None:
+    # "run `replaygate verify` on the store and fix it" sent the user to a store already
+    # fixed in the working tree.
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    good = store.read_bytes()
+    store.write_bytes(good + b"{not json}\n")
+    commit(repo)
+    store.write_bytes(good)
+    done = diff(str(store))
+    assert done.exit_code == 2, done.output
+    assert ":tests/fixtures/rc.jsonl:2: malformed JSON" in done.output
+    assert done.output.endswith(
+        "(committed so; review from another revision with --base or --head)\n"
+    )
+
+
 def test_a_fixture_file_whose_name_is_not_utf8_is_reviewed(repo: Path, sim: Simulator) -> None:
     folder = repo / "tests" / "fixtures"
     store = folder / os.fsdecode(b"caf\xe9.jsonl")  # a name written on a Latin-1 system

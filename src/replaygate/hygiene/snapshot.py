@@ -77,7 +77,11 @@ def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
             raise FixtureFormatError(where, 0, json_error_reason(data, err)) from None
         return [Entry(path, 0, from_json(obj, where, 0))]
     except FixtureFormatError as err:
-        raise HygieneError(f"{err} (run `replaygate verify` on the store and fix it)") from None
+        if label == "working tree":
+            advice = "run `replaygate verify` on the store and fix it"
+        else:  # the damage is committed: the working tree may well hold the fix
+            advice = "committed so; review from another revision with --base or --head"
+        raise HygieneError(f"{err} ({advice})") from None
 
 
 def worktree(repo: Repo, relpath: str) -> Side:
