@@ -120,6 +120,23 @@ def test_assert_json_parses_text_first() -> None:
         assert_json("Sure! Here is the JSON:", SCHEMA)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"score": NaN}', "NaN is not a number JSON can hold"),
+        ("[Infinity]", "Infinity is not a number JSON can hold"),
+        ('{"score": 1e999}', "1e999 is beyond the range of a number"),
+        ('{"n": ' + "9" * 5000 + "}", "an integer of 5,000 digits"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ],
+)
+def test_assert_json_fails_what_is_not_json_or_cannot_be_checked(text: str, message: str) -> None:
+    # NaN would pass {"type": "number"} though no JSON reader elsewhere accepts it
+    with pytest.raises(AssertionError, match=f"output is not JSON that can be checked: {message}"):
+        assert_json(text, {"type": ["object", "array"]})
+    assert not structure_check({}, kind="gate", from_json=True).evaluate(text).passed
+
+
 # -- containment ---------------------------------------------------------------------
 
 
@@ -163,6 +180,28 @@ def test_contains_refuses_aliases_for_pieces_not_required_and_a_bare_string() ->
         measure_contains("x", ["RAG"], aliases={"RGA": ["x"]})
     with pytest.raises(TypeError, match="not one string"):
         measure_contains("x", "RAG")
+
+
+@pytest.mark.parametrize(
+    ("required", "aliases"),
+    [([], None), ([""], None), (["  \u3000"], None), (["RAG"], {"RAG": [" "]})],
+)
+def test_contains_refuses_what_every_text_contains(
+    required: list[str], aliases: dict[str, list[str]] | None
+) -> None:
+    # an empty requirement would pass every text: a gate that never fails
+    with pytest.raises(ValueError, match="every text would"):
+        contains_check(required, kind="gate", aliases=aliases)
+    with pytest.raises(ValueError, match="every text would"):
+        assert_contains("anything", required, aliases=aliases)
+
+
+def test_contains_and_sets_name_a_wrong_type_of_argument() -> None:
+    with pytest.raises(TypeError, match="the text to search must be a string, got NoneType"):
+        assert_contains(None, ["RAG"])  # type: ignore[arg-type]
+    # a bare string would be read as a set of its characters
+    with pytest.raises(TypeError, match="not one string: 'doc-rag'"):
+        citations_check("doc-rag", kind="gate")
 
 
 def test_contains_previews_a_long_text() -> None:

@@ -56,6 +56,8 @@ def set_check(
     min_precision: float | None = None,
 ) -> Check[Any]:
     """:func:`~replaygate.assertions.assert_set` on ``extract(value)`` as a check."""
+    if isinstance(expected, str):
+        raise TypeError(f"expected must be a collection of items, not one string: {expected!r}")
     wanted = frozenset(expected)
     measure_set((), wanted, min_recall=min_recall, min_precision=min_precision)
 

@@ -62,7 +62,17 @@ def measure_contains(
     """
     if isinstance(required, str):
         raise TypeError("required must be a sequence of strings, not one string")
+    if not isinstance(text, str):
+        raise TypeError(f"the text to search must be a string, got {type(text).__name__}")
+    if not required:
+        raise ValueError("required is empty: every text would pass; name at least one piece")
     alias_map = {key: tuple(values) for key, values in (aliases or {}).items()}
+    for piece in (*required, *(form for forms in alias_map.values() for form in forms)):
+        if not isinstance(piece, str) or not normalize(piece):
+            raise ValueError(
+                f"required piece or alias {piece!r} is not a non-empty string (after NFKC and "
+                "whitespace): every text would contain it"
+            )
     unknown = sorted(set(alias_map) - set(required))
     if unknown:
         raise ValueError(

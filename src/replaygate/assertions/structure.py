@@ -15,6 +15,8 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import SchemaError
 
+from replaygate.jsondoc import _bounded_int, _finite, _no_constant
+
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 Schema = Mapping[str, Any] | type
@@ -130,13 +132,24 @@ def assert_structure(payload: Any, schema: Schema) -> Any:
 
 
 def parse_json(text: str | bytes) -> Any:
-    """``text`` parsed as JSON; :class:`AssertionError` with line and column otherwise."""
+    """``text`` parsed as JSON; :class:`AssertionError` with line and column otherwise.
+
+    Only JSON passes: ``NaN``, ``Infinity`` and ``1e999`` (which Python's reader takes as
+    numbers) fail, as the results readers refuse them, and so does a text nested too
+    deeply or an integer too long to be read.
+    """
     try:
-        return json.loads(text)
+        return json.loads(
+            text, parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded_int
+        )
     except json.JSONDecodeError as err:
         raise AssertionError(
             f"output is not valid JSON: {err.msg} at line {err.lineno} column {err.colno}"
         ) from None
+    except RecursionError:
+        raise AssertionError("output is not JSON that can be checked: nested too deeply") from None
+    except ValueError as err:  # NaN, 1e999, an integer of thousands of digits
+        raise AssertionError(f"output is not JSON that can be checked: {err}") from None
 
 
 def assert_json(text: str | bytes, schema: Schema) -> Any:
