@@ -165,6 +165,29 @@ def test_score_errors_name_the_row(results: Path, tmp_path: Path) -> None:
         score_sheet(tmp_path / "bare.csv", sidecar=tmp_path / "v.json")
 
 
+def test_a_row_cut_short_shifted_or_repeated_is_refused(results: Path, tmp_path: Path) -> None:
+    sheet, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=3, seed=1)
+    rows = read_rows(sheet)
+    for row in rows:
+        row["label"] = "pass"
+    write_rows(sheet, rows)
+    labelled = sheet.read_text(encoding="utf-8")
+    lines = labelled.splitlines(keepends=True)
+    header, first, second = lines[0], lines[1], lines[2]
+    cut = header + first + second[: second.index(",", second.index(",") + 1)] + "\r\n"
+    padded = header + first.replace(",pass\r\n", ",pass,,\r\n")  # a spreadsheet's padding
+    for text, message in [
+        (cut, r"sheet\.csv:3: the row has 2 cells, the header 8: was it cut short"),
+        (header + first.replace(",pass", ",fail,pass"), r"sheet\.csv:2: the row has 9 cells"),
+        (header + first + first, r"sheet\.csv:3: item '1' again \(first at .*sheet\.csv:2\)"),
+    ]:
+        sheet.write_text(text, encoding="utf-8")
+        with pytest.raises(CalibrationError, match=message):
+            score_sheet(sheet)
+    sheet.write_text(padded, encoding="utf-8")
+    assert sum(a.labelled for a in score_sheet(sheet)) == 1
+
+
 def test_a_sheet_saved_by_a_spreadsheet_with_a_byte_order_mark_is_scored(
     results: Path, tmp_path: Path
 ) -> None:

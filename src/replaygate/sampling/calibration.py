@@ -186,6 +186,24 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
     return items
 
 
+def _check_row(row: dict[Any, Any], columns: int, where: str, seen: dict[str, str]) -> None:
+    """A row of the sheet has as many cells as its header, empty cells after them apart (a
+    cut or shifted row would put another cell in the label column), and names an item no
+    row before it named."""
+    cells = sum(value is not None for key, value in row.items() if key is not None)
+    extra = [cell for cell in row.get(None) or [] if cell.strip()]  # empty ones: padding
+    if cells != columns or extra:
+        raise CalibrationError(
+            f"{where}: the row has {cells + len(extra)} cells, the header {columns}: was it "
+            "cut short, or a comma typed outside quotes?"
+        )
+    if row["item"] in seen:
+        raise CalibrationError(
+            f"{where}: item {row['item']!r} again (first at {seen[row['item']]})"
+        )
+    seen[row["item"]] = where
+
+
 def score_sheet(
     sheet: str | os.PathLike[str], sidecar: str | os.PathLike[str] | None = None
 ) -> list[Agreement]:
@@ -209,8 +227,10 @@ def score_sheet(
         missing = sorted(set(COLUMNS) - set(reader.fieldnames or ()))
         if missing:
             raise CalibrationError(f"{sheet_path}: missing column(s) {', '.join(missing)}")
+        seen: dict[str, str] = {}
         for row in reader:
             where = f"{sheet_path}:{reader.line_num}"
+            _check_row(row, len(reader.fieldnames or ()), where, seen)
             expected = items.get(row["item"])
             if expected is None:
                 raise CalibrationError(f"{where}: item {row['item']!r} is not in the sidecar")
