@@ -26,6 +26,7 @@ retry waits a millisecond instead of the recorded delay or the SDK's backoff.
 from __future__ import annotations
 
 import base64
+import binascii
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, NamedTuple
 
@@ -33,6 +34,7 @@ from replaygate import exact_json
 from replaygate.errors import WireFormatError
 from replaygate.http.envelope import body_fields, select_headers
 from replaygate.http.sse import SSEEvent, event_text
+from replaygate.jsondoc import kind_of, shown
 
 RESPONSE_HEADERS: frozenset[str] = frozenset(
     {
@@ -122,17 +124,41 @@ class Replayed(NamedTuple):
 
 
 def _body_bytes(record: Mapping[str, Any]) -> bytes:
+    for field in ("text", "base64"):
+        if field in record and type(record[field]) is not str:
+            raise WireFormatError(
+                f"response.{field}", f"expected a string, got {kind_of(record[field])}"
+            )
     if "text" in record:
         return str(record["text"]).encode("utf-8")
     if "base64" in record:
-        return base64.b64decode(str(record["base64"]))
+        try:
+            return base64.b64decode(record["base64"], validate=True)
+        except (binascii.Error, ValueError):
+            raise WireFormatError("response.base64", "not base64 text") from None
     body = record.get("body")
     return b"" if body is None else exact_json.dumps(body)
 
 
+def _one_line(value: Any) -> bool:
+    """Whether ``value`` is a string of one line (a line break would start another header,
+    or another field of an event)."""
+    return type(value) is str and "\n" not in value and "\r" not in value
+
+
+def _header(name: str, value: Any) -> tuple[str, str]:
+    """A recorded header as a client takes it: its value one line of ASCII text."""
+    if not (_one_line(value) and value.isascii()):
+        raise WireFormatError(
+            f"response.headers.{name}", f"expected one line of ASCII text, got {shown(value)}"
+        )
+    return name.lower(), value
+
+
 def replay_headers(headers: Mapping[str, Any], status: int) -> list[tuple[str, str]]:
-    """Recorded headers with the retry timing shortened (see the module docstring)."""
-    out = [(str(k).lower(), str(v)) for k, v in headers.items()]
+    """Recorded headers with the retry timing shortened (see the module docstring);
+    :class:`WireFormatError` names one that no client could be handed."""
+    out = [_header(k, v) for k, v in headers.items()]
     if retryable(status) or not _RETRY_TIMING.isdisjoint([k for k, _ in out]):
         out = [(k, "0" if k == "retry-after" else v) for k, v in out if k != "retry-after-ms"]
         out.append(("retry-after-ms", REPLAYED_RETRY_AFTER_MS))
@@ -148,15 +174,23 @@ def _is_mapping(value: Any) -> bool:
 
 def _stream_text(events: list[Any]) -> str:
     """The wire text of recorded ``events`` (:func:`~replaygate.http.sse.event_text` of
-    each, joined); :class:`WireFormatError` names an event that is not an object with data."""
+    each, joined); :class:`WireFormatError` names an event that is not an object with
+    string data and, if named, a name of one line."""
     texts: list[str] = []
     add = texts.append
     for i, event in enumerate(events):
         if not _is_mapping(event) or "data" not in event:
             raise WireFormatError(f"response.events[{i}]", "expected an object with data")
-        data = event["data"]
-        text = data if type(data) is str else str(data)
-        add(event_text(text, event.get("event"), event.get("unterminated") is not True))
+        data, name = event["data"], event.get("event")
+        if type(data) is not str:
+            raise WireFormatError(
+                f"response.events[{i}].data", f"expected a string, got {kind_of(data)}"
+            )
+        if name is not None and (type(name) is not str or "\n" in name or "\r" in name):
+            raise WireFormatError(
+                f"response.events[{i}].event", f"expected a name, got {shown(name)}"
+            )
+        add(event_text(data, name, event.get("unterminated") is not True))
     return "".join(texts)
 
 
@@ -185,6 +219,10 @@ def replayed(record: Any, *, key: str = "", rerecord: str | None = None) -> Repl
         raise WireFormatError("response.stream_end", f"expected one of {', '.join(STREAM_ENDS)}")
     body = _stream_text(events).encode("utf-8")
     error = record.get("stream_error")
-    pair = (str(error.get("type")), str(error.get("message"))) if _is_mapping(error) else None
+    if error is not None and not (
+        _is_mapping(error) and type(error.get("type")) is str and type(error.get("message")) is str
+    ):
+        raise WireFormatError("response.stream_error", "expected an object with type and message")
+    pair = (error["type"], error["message"]) if error is not None else None
     chunks = (body,) if body else ()
     return Replayed(status, tuple(out), chunks, end, pair, key, True, len(events), rerecord or "")
