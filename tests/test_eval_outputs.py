@@ -89,3 +89,30 @@ def test_the_checks_create_nothing(tmp_path: Path) -> None:
     assert existing.read_text() == "kept\n"
     with pytest.raises(IsADirectoryError):
         check_writable(tmp_path)
+
+
+def test_an_output_that_is_an_input_is_refused_and_the_input_kept(project: Path) -> None:
+    store = project / "f.jsonl"
+    store.write_bytes(shipped_fixtures().read_bytes())
+    (project / "link.jsonl").symlink_to(store)
+    base = ["--agent", AGENT, "--cases", "cases.jsonl", "--fixtures", "f.jsonl"]
+    assert run("--history", "h.db", "--out", "results.json").exit_code == 0
+    kept = {p: p.read_bytes() for p in (store, project / "cases.jsonl", project / "h.db")}
+    for args, message in [
+        (["eval", *base, "--no-history", "--out", "f.jsonl"], "f.jsonl: is the fixture store"),
+        (["eval", *base, "--no-history", "--out", "link.jsonl"], "link.jsonl: is the fixture"),
+        (["eval", *base, "--no-history", "--out", "./cases.jsonl"], "cases.jsonl: is the cases"),
+        (["eval", *base, "--history", "h.db", "--out", "h.db"], "h.db: is the history"),
+        (["history", "export", "--history", "h.db", "--out", "h.db"], "h.db: is the history"),
+        (["report", "--history", "h.db", "--fixtures", "f.jsonl", "--out", "f.jsonl"], "store"),
+        (
+            ["baseline", "update", "--results", "results.json", "--baseline", "results.json",
+             "--reason", "r"],
+            "results.json: is the results file",
+        ),
+    ]:  # fmt: skip
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, result.output
+        assert f"Error: {message}" in result.output or message in result.output
+        assert "writing the output there would replace it" in result.output
+    assert {p: p.read_bytes() for p in kept} == kept

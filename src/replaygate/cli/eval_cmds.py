@@ -36,7 +36,7 @@ from replaygate.evals.git import head_commit
 from replaygate.evals.history import History
 from replaygate.evals.jobs import describe_failure
 from replaygate.evals.metrics import METRICS
-from replaygate.evals.preflight import check_history, check_writable
+from replaygate.evals.preflight import check_history, check_not_an_input, check_writable
 from replaygate.evals.prices import PriceTable, load_price_file, with_shipped
 from replaygate.evals.progress import reporter
 from replaygate.evals.recording import RecordRecipe
@@ -193,7 +193,8 @@ def eval_cmd(
     if shard is not None:
         cases, info["shard"] = shard.select(cases)
     history = None if shard is not None or no_history else history_path or config.history_path
-    _check_outputs(out, history)
+    inputs = {"the cases file": cases_file, "the fixture store": fixtures, "the history": history}
+    _check_outputs(out, history, inputs)
     prices = _prices(config, prices_path)
     recipe = None
     if record_mode:
@@ -251,9 +252,11 @@ def _agent_errors() -> Iterator[None]:
         raise CommandError(describe_failure(err)) from None
 
 
-def _check_outputs(out: Path | None, history: Path | None) -> None:
-    """Refuse, before anything runs, a results file or history that cannot be written."""
+def _check_outputs(out: Path | None, history: Path | None, inputs: dict[str, Path | None]) -> None:
+    """Refuse, before anything runs, a results file or history that cannot be written, and
+    a results file that is one of the ``inputs``."""
     if out is not None:
+        check_not_an_input(out, inputs)
         check_writable(out)
     if history is not None:
         check_history(history)
@@ -303,7 +306,8 @@ def merge_cmd(
     history = (
         None if no_history else history_path or load_config(config_path, near=out).history_path
     )
-    _check_outputs(out, history)
+    inputs: dict[str, Path | None] = {f"the shard {part}": part for part in parts}
+    _check_outputs(out, history, {**inputs, "the history": history})
     if as_json:
         click.echo(json.dumps(results.to_json(), ensure_ascii=False, indent=2))
     else:

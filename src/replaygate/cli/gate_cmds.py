@@ -22,6 +22,7 @@ from replaygate.cli.options import (
 from replaygate.evals.baseline import update_baseline
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import gate_config, parse_limits, run_gate
+from replaygate.evals.preflight import check_not_an_input
 from replaygate.evals.reference import load_reference
 from replaygate.evals.results import load_eval_results
 from replaygate.evals.upgrade import classify_upgrade
@@ -116,6 +117,7 @@ def baseline_update(
             f"refusing to update {target} without --reason: a changed baseline must say why. "
             "Nothing was written."
         )
+    check_not_an_input(target, {"the results file": results_path})
     results = load_eval_results(results_path)
     baseline = update_baseline(target, results, reason=reason, results_name=str(results_path))
     entry = baseline.history[-1]

@@ -18,6 +18,7 @@ from replaygate.cli.options import (
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import run_gate
 from replaygate.evals.history import History, read_export
+from replaygate.evals.preflight import check_not_an_input
 from replaygate.evals.reference import load_reference
 
 
@@ -62,14 +63,22 @@ def report_cmd(
 
     config = load_config(config_path)
     stores = list(fixture_paths) or ([config.fixtures] if config.fixtures else [])
+    history = history_path or config.history_path
+    baseline_file = baseline_path or config.baseline_path
+    inputs = {
+        "the history": history,
+        "the results file": results_path,
+        "the baseline": baseline_file,
+    }
+    check_not_an_input(out, {**inputs, **{f"the fixture store {s}": s for s in stores}})
     gate = None
     if results_path is not None:
-        baseline = load_reference(baseline_path or config.baseline_path)
+        baseline = load_reference(baseline_file)
         gate = run_gate(baseline, load_reference(results_path), config.gate)
     left_out: list[str] = []
     written = write_report(
         out,
-        history=history_path or config.history_path,
+        history=history,
         stores=stores,
         config=config.report,
         gate=gate,
@@ -117,6 +126,8 @@ def history_export(
     target = history_path or load_config(config_path).history_path
     if not target.exists():
         raise CommandError(f"no history at {target}: run `replaygate eval` first")
+    if out is not None:
+        check_not_an_input(out, {"the history": target})
     with History.open(target, read_only=True) as history:
         if out is None:
             echo_json(history.export(last=last))

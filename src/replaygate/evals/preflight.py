@@ -1,8 +1,10 @@
-"""What an eval run will write, checked before the run starts.
+"""What a command will write, checked before it starts.
 
 An eval may run for minutes (or record at a price) before it writes its results file
 and its history entry: a path it cannot write is found first, with the error the
-write itself would give, so nothing is run for results that could not be kept.
+write itself would give, so nothing is run for results that could not be kept. An
+output that is one of the command's own inputs (``--out`` naming the fixture store,
+the cases or the history) is refused: writing it would replace what is stored.
 Nothing is created by the checks.
 """
 
@@ -12,9 +14,10 @@ import errno
 import os
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from replaygate.evals.errors import EvalError
 from replaygate.evals.history import History
 
 
@@ -63,3 +66,27 @@ def check_history(path: Path) -> None:
         History.open(path).close()
     else:
         check_writable(path)
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    """Whether two paths name one file (through links too); a path yet to be made is
+    compared by where it resolves to."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        pass
+    try:
+        return one.resolve() == other.resolve()
+    except (OSError, RuntimeError):  # a link that loops names no file
+        return False
+
+
+def check_not_an_input(out: Path, inputs: Mapping[str, Path | None]) -> None:
+    """Refuse ``out`` when it is one of ``inputs`` (what each is, by its path): writing
+    there would replace a store, cases or a history with the command's output."""
+    for what, path in inputs.items():
+        if path is not None and _same_file(out, path):
+            raise EvalError(
+                f"{out}: is {what}: writing the output there would replace it; choose another "
+                "file (nothing was written)"
+            )
