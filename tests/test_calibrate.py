@@ -266,5 +266,27 @@ def test_calibrate_commands(results: Path, tmp_path: Path) -> None:
     rows[0]["label"] = "?"
     write_rows(sheet, rows)
     out = runner.invoke(calibrate, ["score", str(sheet)])
-    assert out.exit_code == 1
+    assert out.exit_code == 2  # bad input, as for every command
     assert "Error: " in out.output and "label '?' is neither pass nor fail" in out.output
+
+
+def test_export_never_writes_over_labels_or_its_results(results: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    sheet = tmp_path / "labels.csv"
+    export = ["export", "--n", "4", "--seed", "11", "--out", str(sheet), str(results)]
+    assert runner.invoke(calibrate, export).exit_code == 0
+    assert runner.invoke(calibrate, export).exit_code == 0  # no label yet: drawn again
+    rows = read_rows(sheet)
+    rows[2]["label"] = "pass"
+    write_rows(sheet, rows)
+    labelled = sheet.read_bytes()
+    again = runner.invoke(calibrate, export)
+    assert again.exit_code == 2
+    assert f"Error: {sheet}: holds 1 label(s) already; export to another file" in again.output
+    assert sheet.read_bytes() == labelled
+    named = results.with_name("r.verdicts.json")  # the name of the sidecar of r.csv
+    named.write_bytes(results.read_bytes())
+    for given, out in ((results, results), (named, results.with_name("r.csv"))):
+        cut = runner.invoke(calibrate, ["export", "--seed", "1", "--out", str(out), str(given)])
+        assert cut.exit_code == 2 and "is the results file" in cut.output, cut.output
+        assert given.read_bytes() == results.read_bytes()

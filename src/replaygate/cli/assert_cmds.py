@@ -10,9 +10,15 @@ from pathlib import Path
 
 import click
 
-from replaygate.cli.options import file_option
+from replaygate.cli.options import CommandError, file_option
 from replaygate.errors import ReplaygateError
-from replaygate.sampling.calibration import export_sheet, format_agreements, score_sheet
+from replaygate.evals.preflight import check_not_an_input
+from replaygate.sampling.calibration import (
+    export_sheet,
+    format_agreements,
+    score_sheet,
+    sidecar_path,
+)
 from replaygate.sampling.flaky import ADVICE
 
 
@@ -46,9 +52,11 @@ def export(results: Path, n: int, seed: int, out: Path) -> None:
         replaygate calibrate export results.json --n 20 --seed 7 --out calibration.csv
     """
     try:
+        for written in (out, sidecar_path(out)):
+            check_not_an_input(written, {"the results file": results})
         sheet, sidecar, rows = export_sheet(results, out, n=n, seed=seed)
     except ReplaygateError as err:
-        raise click.ClickException(str(err)) from None
+        raise CommandError(str(err)) from None
     click.echo(f"wrote {rows} row(s) to {sheet}; automatic verdicts kept in {sidecar}")
     click.echo("fill the label column with pass or fail, then: replaygate calibrate score SHEET")
 
@@ -71,7 +79,7 @@ def score(sheet: Path, verdicts: Path | None) -> None:
     try:
         agreements = score_sheet(sheet, verdicts)
     except ReplaygateError as err:
-        raise click.ClickException(str(err)) from None
+        raise CommandError(str(err)) from None
     for line in format_agreements(agreements):
         click.echo(line)
 

@@ -59,15 +59,36 @@ def _output_text(output: Any) -> str:
     return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
 
 
+def _refuse_labelled(sheet: Path) -> None:
+    """Refuse to write over a sheet that holds a person's labels (their work would be lost)."""
+    try:
+        text = read_regular_text(sheet).removeprefix("\ufeff")
+    except (OSError, UnicodeDecodeError):  # none there, or no sheet: nothing to keep
+        return
+    with io.StringIO(text, newline="") as handle:
+        try:
+            labelled = sum(bool((row.get("label") or "").strip()) for row in csv.DictReader(handle))
+        except csv.Error:
+            return
+    if labelled:
+        raise CalibrationError(
+            f"{sheet}: holds {labelled} label(s) already; export to another file, or move it "
+            "away first (nothing was written)"
+        )
+
+
 def export_sheet(
     results: str | os.PathLike[str], sheet: str | os.PathLike[str], *, n: int, seed: int
 ) -> tuple[Path, Path, int]:
     """Draw ``n`` outputs (seeded) from ``results``; write the sheet and its sidecar.
 
-    Returns the sheet path, the sidecar path and the number of rows written.
+    Returns the sheet path, the sidecar path and the number of rows written. A sheet that
+    holds labels already is never written over (:class:`CalibrationError`).
     """
     if n < 1:
         raise CalibrationError(f"--n must be at least 1, got {n}")
+    target = Path(sheet)
+    _refuse_labelled(target)
     cases = load_results(results)
     population: list[tuple[SampledResult, SampleResult]] = [
         (case, sample) for case in cases for sample in case.samples if sample.outcomes
@@ -98,7 +119,6 @@ def export_sheet(
                 "assertion": outcome.name,
                 "automatic": "pass" if outcome.passed else "fail",
             }
-    target = Path(sheet)
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
