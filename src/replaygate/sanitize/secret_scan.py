@@ -73,9 +73,15 @@ def _bare(name: str) -> str:
 
 
 def _leaves(value: Any, path: str, field_name: str) -> Iterator[tuple[str, str, str]]:
+    """``(path, field name, text)`` of each string of ``value``: its values, and a field
+    name that a token family flags (named by the path of its object, never shown)."""
     if isinstance(value, Mapping):
         for key, item in value.items():
-            yield from _leaves(item, f"{path}.{key}" if path else str(key), str(key))
+            name = str(key)
+            if detect_family(name) is not None:
+                yield f"{path or '(the top level)'} (a field name)", "", name
+                name = "<a secret-looking field name>"
+            yield from _leaves(item, f"{path}.{name}" if path else name, name)
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _leaves(item, f"{path}[{i}]", field_name)

@@ -1,0 +1,50 @@
+"""A secret-looking value used as a field name is refused as any other (law 4), and named
+by the path of the object holding it, never by itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate import Fixture, FixtureStore
+from replaygate.errors import ReplaygateError
+from replaygate.fixtures.fixture import make_meta
+from replaygate.hygiene.verify import verify_store
+from replaygate.sanitize.secret_scan import find_secrets
+
+TOKEN = "ghp_" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa9b"
+META = make_meta("anthropic.messages", "2023-06-01", "hand")
+RESPONSE = {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
+
+
+def request(metadata: dict[str, Any]) -> dict[str, Any]:
+    messages = [{"role": "user", "content": "hi"}]
+    return {"model": "m", "max_tokens": 8, "messages": messages, "metadata": metadata}
+
+
+def test_a_token_as_a_field_name_is_found_without_showing_it() -> None:
+    found = find_secrets({"a": {TOKEN: {"b": "plain"}}, TOKEN: 1, "ok": "plain"})
+    assert [(f.path, f.detector) for f in found] == [
+        ("a (a field name)", "GitHub token"),
+        ("(the top level) (a field name)", "GitHub token"),
+    ]
+    assert find_secrets({"a": {"b": "plain"}, "ok": ["plain"]}) == []
+
+
+def test_a_fixture_holding_one_is_refused_before_writing_and_reported_by_verify(
+    tmp_path: Path,
+) -> None:
+    fixture = Fixture.create(request({"ok": {TOKEN: "x"}}), [RESPONSE], META)
+    store = tmp_path / "s.jsonl"
+    with pytest.raises(ReplaygateError) as caught, FixtureStore.open(store) as opened:
+        opened.put(fixture)
+    assert "GitHub token found at request.metadata.ok (a field name)" in str(caught.value)
+    assert TOKEN not in str(caught.value)
+    assert not store.exists() or store.read_bytes() == b""
+    store.write_bytes(fixture.to_line())  # written by hand
+    _, problems = verify_store(store)
+    assert [str(p) for p in problems] == [
+        f"{store}:1: GitHub token at request.metadata.ok (a field name)"
+    ]
