@@ -156,6 +156,7 @@ def test_limits_parse_with_aliases_and_explain_mistakes() -> None:
         ("success=lots", "'lots' is not a number"),
         ("success=-1", "a limit must be a number >= 0"),
         ("speed=0.1", "unknown metric 'speed'"),
+        ("success=0.02,success=0.5", "success is given twice"),  # not the last one silently
     ]:
         with pytest.raises(LimitError, match=message):
             parse_limits(text, "--max-drop")

@@ -50,6 +50,8 @@ def parse_limits(text: str, flag: str) -> dict[str, float]:
             raise LimitError(f"{flag} {item!r}: {raw.strip()!r} is not a number") from None
         if not value >= 0:
             raise LimitError(f"{flag} {item!r}: a limit must be a number >= 0")
+        if name in limits:
+            raise LimitError(f"{flag} {text!r}: {name} is given twice; give each limit once")
         limits[name] = value
     unknown = check_limit_names(limits)
     if unknown:
