@@ -12,7 +12,9 @@ from click.testing import CliRunner
 
 from replaygate import Fixture, Message, ModelResponse
 from replaygate.cli import main, verify_cmd
+from replaygate.fixtures.fingerprint import digest
 from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.store import SampleLine
 from replaygate.hygiene import verify_segments
 from replaygate.hygiene.verify import verify_store
 from replaygate.hygiene.verify_segments import Segment, file_segments, segment_lines
@@ -141,3 +143,21 @@ def test_a_worker_that_dies_is_one_clear_error(
     result = CliRunner().invoke(main, ["verify", "--jobs", "2", str(path)])
     assert result.exit_code == 2
     assert "a verify worker process ended before its work was done" in result.output
+
+
+def test_a_null_response_is_filled_by_a_sample_line_segments_later(
+    small_segments: None, tmp_path: Path
+) -> None:
+    def nulled(i: int) -> bytes:
+        return Fixture(fixture(i).key, fixture(i).request, (None,), META).to_line()
+
+    lines = [line(i) for i in range(300)]
+    lines[4], lines[199] = nulled(4), nulled(199)
+    filled = SampleLine(digest(fixture(4).request), 0, fixture(4).response, META).to_line()
+    path = tmp_path / "store.jsonl"
+    path.write_bytes(b"".join([*lines, filled]))
+    assert len(file_segments(str(path))) > 5
+    count, problems = report(path, 1)
+    assert count == 300
+    assert [text.split(": ", 1)[0] for text in problems] == [f"{path}:200"]
+    assert "no response recorded" in problems[0]
