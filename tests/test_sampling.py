@@ -221,10 +221,25 @@ def test_queue_append_and_read(store: Path, tmp_path: Path) -> None:
     queue.write_text('{"case": "x"}\n')
     with pytest.raises(ValueError, match=r"observe.jsonl:1: not an observation"):
         read_queue(queue)
+    queue.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(ValueError, match=r"observe.jsonl:1: not an observation"):
+        read_queue(queue)
     queue.unlink()
     queue.mkdir()
     with pytest.raises(ValueError, match=r"observe.jsonl: cannot read the queue: is a folder"):
         read_queue(queue)
+
+
+def test_an_append_after_a_line_left_without_its_newline_damages_neither(
+    store: Path, tmp_path: Path
+) -> None:
+    result = run_sampled(lambda i: answer(store, "observe?", i), 5, 4, [CITES], case="observe?")
+    entry = Observation.of(result, time="2026-01-01T00:00:00Z")
+    queue = tmp_path / "observe.jsonl"
+    append_observation(queue, entry)
+    queue.write_text(queue.read_text().rstrip("\n"))  # an editor that drops the last newline
+    append_observation(queue, entry)
+    assert read_queue(queue) == [entry, entry]
 
 
 # -- the in-test recorder ----------------------------------------------------------------

@@ -61,14 +61,19 @@ class Observation:
 
 
 def append_observation(path: str | os.PathLike[str], entry: Observation) -> None:
-    """Append ``entry`` as one line, under a lock (concurrent sessions lose nothing)."""
+    """Append ``entry`` as one line, under a lock (concurrent sessions lose nothing); a
+    last line left without its newline gets one first, so neither line is damaged."""
     from filelock import FileLock
 
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(entry.to_json(), ensure_ascii=False, sort_keys=True) + "\n"
-    with FileLock(str(target) + ".lock"), target.open("a", encoding="utf-8") as handle:
-        handle.write(line)
+    with FileLock(str(target) + ".lock"), target.open("a+b") as handle:
+        if handle.tell() > 0:  # a line left without its newline (an edit) is kept whole
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) != b"\n":
+                line = "\n" + line
+        handle.write(line.encode("utf-8"))
 
 
 def read_queue(path: str | os.PathLike[str]) -> list[Observation]:
@@ -100,6 +105,6 @@ def read_queue(path: str | os.PathLike[str]) -> list[Observation]:
                     obj["time"],
                 )
             )
-        except (ValueError, KeyError, TypeError) as err:
+        except (ValueError, KeyError, TypeError, RecursionError) as err:
             raise ValueError(f"{target}:{number}: not an observation: {err}") from None
     return entries
