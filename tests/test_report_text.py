@@ -1,13 +1,17 @@
 """The report shows any case id as text: markup is escaped, characters a page would hide
-or act on (controls, text direction overrides) are written out, a very long id is cut."""
+or act on (controls, text direction overrides) are written out, a very long id is cut.
+A fixture store named for its age histogram must be there."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from replaygate.evals.history import HistoryRun
+from replaygate.cli import main
+from replaygate.evals.history import History, HistoryRun
 from replaygate.evals.reference import CaseSummary
 from replaygate.report import build_report
 
@@ -30,3 +34,12 @@ def test_case_ids_are_shown_as_text() -> None:
     assert "nul\\u0000bell\\u0007" in html and "\x00" not in html and "\x07" not in html
     assert f"{'é' * 300}... (3,000 characters)" in html and "é" * 301 not in html
     assert "td:first-child, li { overflow-wrap: anywhere; }" in html  # a long word wraps
+
+
+def test_a_fixture_store_named_but_not_there_is_an_error(tmp_path: Path) -> None:
+    History.open(tmp_path / "h.db").close()
+    args = ["report", "--history", str(tmp_path / "h.db"), "--out", str(tmp_path / "r.html")]
+    result = CliRunner().invoke(main, [*args, "--fixtures", str(tmp_path / "fixtures.jsnol")])
+    assert result.exit_code == 2, result.output
+    assert "fixtures.jsnol: no such store (a typo?)" in result.output
+    assert not (tmp_path / "r.html").exists()

@@ -62,6 +62,9 @@ def report_cmd(
     from replaygate.report import write_report
 
     config = load_config(config_path)
+    missing = [str(path) for path in fixture_paths if not path.exists()]
+    if missing:
+        raise CommandError(f"--fixtures {', '.join(missing)}: no such store (a typo?)")
     stores = list(fixture_paths) or ([config.fixtures] if config.fixtures else [])
     history = history_path or config.history_path
     baseline_file = baseline_path or config.baseline_path
