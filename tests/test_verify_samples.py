@@ -112,7 +112,11 @@ def test_a_fixture_line_copied_below_its_sample_lines_is_reported_as_the_store_r
         f"{path}:4: key {Fixture.create(request(0), [], META).key}: the same request is "
         f"recorded twice with different responses (also at {path}:1); keep one of them"
     ]
-    # a copy above the sample line is read by the store (the sample applies to the copy)
+    # a copy holding the samples, or one above the sample lines, is read by the store
+    # (verify called the first a conflict)
+    folded = Fixture.create(request(0), [answer("answer 0"), answer("b")], META).to_line()
+    path.write_bytes(fixture(0) + sample(0, 1, answer("b")) + folded)
+    assert verify_store(path) == (2, [])
     path.write_bytes(fixture(0) + fixture(0) + sample(0, 1, answer("b")))
     assert verify_store(path) == (2, [])
 

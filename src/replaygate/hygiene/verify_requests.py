@@ -24,6 +24,8 @@ class StoreRequests:
         self._entries: dict[bytes, bytes] = {}
         self.repeated = False
         """A request was recorded again with the same responses on its own line."""
+        self.conflicts = 0
+        """How many times a request was recorded again with other responses on its own line."""
         self.empty: dict[bytes, list[int]] = {}
         """The lines of the file being read whose fixture holds no response (every one
         ``null``), by request, until a sample line with a response fills the last one."""
@@ -62,6 +64,7 @@ class StoreRequests:
         if first == responses:
             self.repeated = True
             return None
+        self.conflicts += 1
         return self._files[at], at_line
 
     def filled(self, request: bytes) -> None:
