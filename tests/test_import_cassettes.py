@@ -355,6 +355,14 @@ BAD_INPUT = {
     "before vcrpy 1.0": ("- request: {}\n", "vcrpy's format from before 1.0"),
     "no interactions": ("version: 1\n", "missing field 'interactions' (a list)"),
     "a python tag": ("version: !!python/name:os.system 1\n", "not valid YAML at line 1"),
+    "an interaction that is no object": (
+        "version: 1\ninteractions:\n- [1, 2]\n",
+        "interaction 0: expected an object, got list",
+    ),
+    "a request that is no object": (
+        "version: 1\ninteractions:\n- {request: 5, response: {}}\n",
+        "interaction 0: request: expected an object, got int",
+    ),
 }
 
 

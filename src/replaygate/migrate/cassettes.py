@@ -162,9 +162,18 @@ class _Fields:
         return CassetteError(self.file, reason, index=self.index, field=field)
 
     def get(self, obj: Any, field: str) -> Any:
-        """``obj[last part of field]``, or an error naming ``field`` as missing."""
-        name = field.rpartition(".")[2]
-        if not isinstance(obj, Mapping) or name not in obj:
+        """``obj[last part of field]``, or an error naming ``field`` as missing (or the
+        object holding it, when that is not an object)."""
+        parent, _, name = field.rpartition(".")
+        if not isinstance(obj, Mapping):
+            got = "null" if obj is None else type(obj).__name__
+            raise CassetteError(
+                self.file,
+                f"expected an object, got {got}",
+                index=self.index,
+                field=parent or None,
+            )
+        if name not in obj:
             raise self.fail(field, "missing field")
         return obj[name]
 
