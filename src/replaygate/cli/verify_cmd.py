@@ -61,8 +61,10 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
 
     Checked: each line parses (a partial last line is reported, and --repair cuts
     it); each key matches its request; no request is recorded twice with different
-    responses; each response replays; no secret-looking value; meta is complete;
-    a one-file fixture sits in the <interface>@<version> folder its meta names.
+    responses; each response replays (and a fixture holds one that is not null); no
+    secret-looking value; meta is complete; a one-file fixture sits in the
+    <interface>@<version> folder its meta names; no file in a folder store looks
+    meant for it but is never read (a .JSON suffix, notes.txt in an interface folder).
 
     Example:
 
