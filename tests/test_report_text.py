@@ -1,6 +1,6 @@
 """The report shows any case id as text: markup is escaped, characters a page would hide
 or act on (controls, text direction overrides) are written out, a very long id is cut.
-A fixture store named for its age histogram must be there."""
+A fixture store named for its age histogram must be there; many weeks stay readable."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from replaygate.cli import main
 from replaygate.evals.history import History, HistoryRun
 from replaygate.evals.reference import CaseSummary
 from replaygate.report import build_report
+from replaygate.report.plots import weekly_plot
 
 pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")
 
@@ -43,3 +44,11 @@ def test_a_fixture_store_named_but_not_there_is_an_error(tmp_path: Path) -> None
     assert result.exit_code == 2, result.output
     assert "fixtures.jsnol: no such store (a typo?)" in result.output
     assert not (tmp_path / "r.html").exists()
+
+
+def test_a_year_of_weeks_is_labelled_readably() -> None:
+    weeks = [f"2026-W{week:02d}" for week in range(1, 53)]
+    svg = weekly_plot(weeks, {"contains": [1.0] * len(weeks)})
+    shown = [week for week in weeks if week in svg]
+    assert 6 <= len(shown) <= 12  # 52 labels side by side would overlap into a smear
+    assert shown[0] == "2026-W01"

@@ -77,8 +77,10 @@ def _empty(ax: Axes, text: str) -> None:
     ax.set_yticks([])
 
 
-def _run_axis(ax: Axes, labels: Sequence[str]) -> None:
-    step = max(1, math.ceil(len(labels) / 6))  # at most six dates: they stay readable
+def _run_axis(ax: Axes, labels: Sequence[str], most: int = 6) -> None:
+    """Label the x axis with at most ``most`` of ``labels``, evenly spaced: they stay
+    readable however many runs or weeks there are."""
+    step = max(1, math.ceil(len(labels) / most))
     ticks = list(range(0, len(labels), step))
     ax.set_xticks(ticks, [labels[i] for i in ticks], rotation=30, ha="right")
     ax.set_xlim(-0.5, max(len(labels) - 0.5, 0.5))
@@ -197,8 +199,7 @@ def weekly_plot(weeks: Sequence[str], rates: Mapping[str, Sequence[float | None]
     for index, (name, values) in enumerate(sorted(rates.items())):
         _draw(ax, values, series=index, label=name)
     if ax.lines:
-        ax.set_xticks(range(len(weeks)), list(weeks))
-        ax.set_xlim(-0.5, max(len(weeks) - 0.5, 0.5))
+        _run_axis(ax, weeks, most=12)
         ax.set_ylim(-0.12, 1.12)
         _label(ax, "{:.0%}".format)
         ax.set_ylabel("passes / samples")
