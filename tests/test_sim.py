@@ -915,6 +915,15 @@ def test_a_script_line_of_the_wrong_kind_is_named_by_its_field(
     assert reason in str(caught.value)
 
 
+@pytest.mark.parametrize("text", ["", "\n  \n"])
+def test_a_script_of_no_responses_is_refused(tmp_path: Path, text: str) -> None:
+    """Else every request would get the simulator's 500, and a recording store them."""
+    script = tmp_path / "script.jsonl"
+    script.write_text(text, "utf-8")
+    with pytest.raises(ScriptFormatError, match=r"script\.jsonl: no responses"):
+        ScriptBehavior.from_file(script)
+
+
 def test_a_script_line_of_nulls_is_an_empty_answer(tmp_path: Path) -> None:
     script = tmp_path / "script.jsonl"
     script.write_text('{"text": null, "tool_calls": null, "usage": null}\n', "utf-8")

@@ -157,7 +157,8 @@ class ScriptBehavior:
 
     @staticmethod
     def from_file(path: str | Path) -> ScriptBehavior:
-        """Load a JSONL script: one response per line, blank lines ignored."""
+        """Load a JSONL script: one response per line, blank lines ignored; a script of
+        none is refused (every request would get the simulator's 500)."""
         file = str(path)
         try:
             lines = read_regular_bytes(path).splitlines()
@@ -171,6 +172,8 @@ class ScriptBehavior:
                 responses.append(_script_line(raw))
             except ValueError as err:
                 raise ScriptFormatError(file, number, str(err)) from None
+        if not responses:
+            raise ScriptFormatError(file, 0, "no responses: the script holds no JSON line")
         return ScriptBehavior(responses, file)
 
     @property
