@@ -82,6 +82,8 @@ def test_a_full_case_parses_with_input_tags_schema_and_signals(tmp_path: Path) -
         (json.dumps({**GOOD, "id": ""}), "'id' must be a non-empty string"),
         (json.dumps({**GOOD, "id": "a\x1b[2Jb"}), "'id' must hold no control character"),
         (json.dumps({**GOOD, "id": "two\nlines"}), "'id' must hold no control character"),
+        (json.dumps({**GOOD, "question": "What is \ud800?"}), r"holds \ud800, half of a"),
+        (json.dumps({**GOOD, "must_contain": ["\udfff"]}), "half of a surrogate pair"),
         (json.dumps({**GOOD, "must_contain": "retrieval"}), "'must_contain' must be a list"),
         (json.dumps({**GOOD, "expected_doc_ids": [1]}), "'expected_doc_ids' must be a list"),
         (json.dumps({**GOOD, "aliases": {"other": ["x"]}}), "'other' is not in must_contain"),

@@ -130,6 +130,11 @@ def parse_case(raw: str, file: str, line: int) -> EvalCase:
         raise fail(f"invalid JSON: {err}") from None
     if not isinstance(record, dict):
         raise fail(f"expected a JSON object, got {type(record).__name__}")
+    try:  # "\ud800" is valid JSON but no text: it could be neither sent nor stored
+        json.dumps(record, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as err:
+        lone = err.object[err.start : err.end].encode("unicode_escape").decode("ascii")
+        raise fail(f"holds {lone}, half of a surrogate pair: not Unicode text") from None
     try:  # as a fixture line is read: a key named twice would be read as its last value
         check_unique_keys(raw.encode("utf-8", "surrogatepass"), record, file, line, None)
     except FixtureFormatError as err:
