@@ -28,10 +28,6 @@ from replaygate import (
     to_openai_response,
 )
 from replaygate.models.providers import INTERFACES, get_interface
-from replaygate.models.providers.openai_responses import (
-    from_responses_request,
-    from_responses_response,
-)
 from replaygate.models.types import STOP_REASONS
 from unicode_text import unicode_text
 
@@ -539,6 +535,9 @@ any_json = st.recursive(
                     *("finish_reason", "messages", "tools", "tool_use_id", "tool_call_id"),
                     *("input_schema", "system", "input", "output", "call_id", "status"),
                     *("instructions", "incomplete_details", "reason", "parameters"),
+                    *("contents", "parts", "functionCall", "functionResponse", "args"),
+                    *("functionDeclarations", "candidates", "usageMetadata", "finishReason"),
+                    *("systemInstruction", "generationConfig", "toolConfig", "response"),
                 )
             ),
             inner,
@@ -551,13 +550,17 @@ any_json = st.recursive(
 
 @given(wire=any_json)
 def test_any_malformed_wire_dict_raises_only_wire_format_error(wire: Any) -> None:
-    for parse in (
-        from_anthropic_response,
-        from_openai_response,
-        from_anthropic_request,
-        from_openai_request,
-        from_responses_request,
-        from_responses_response,
-    ):
-        with contextlib.suppress(WireFormatError):
-            parse(wire)
+    for interface in INTERFACES.values():
+        for parse in (interface.from_request, interface.from_response):
+            with contextlib.suppress(WireFormatError):
+                parse(wire)
+
+
+@pytest.mark.parametrize("interface", sorted(INTERFACES))
+def test_a_tool_that_is_not_an_object_is_named(interface: str) -> None:
+    wire = get_interface(interface).build_request(
+        [Message.user("hi")], [SEARCH], model="m", max_tokens=8, system=None
+    )
+    wire["tools"] = [5]
+    with pytest.raises(WireFormatError, match=r"tools\[0\]"):
+        get_interface(interface).from_request(wire)

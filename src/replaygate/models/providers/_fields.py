@@ -26,6 +26,6 @@ def field_of(obj: Mapping[str, Any], name: str, kind: type[T], path: str) -> T:
 
 def optional_field(obj: Mapping[str, Any], name: str, kind: type[T], path: str, default: T) -> T:
     """Like :func:`field_of`, but a missing or null field gives ``default``."""
-    if obj.get(name) is None:
+    if isinstance(obj, Mapping) and obj.get(name) is None:
         return default
     return field_of(obj, name, kind, path)
