@@ -258,6 +258,11 @@ ONE_CASE = (
             "cases: holds no case: a gate needs at least one on each side$",
         ),
         (
+            '{"format": "replaygate.sampling.results", "version": 1,'
+            ' "cases": [{"case": "\\udc00"}]}',
+            r"holds \\udc00, half of a surrogate pair: not Unicode text$",
+        ),
+        (
             ONE_CASE + ' "metrics": {}}',
             "metrics.success: is missing; it must be the share of cases whose verdict is pass$",
         ),

@@ -132,6 +132,10 @@ def test_a_run_id_is_never_stored_twice(tmp_path: Path) -> None:
             ' "passes": 1}}}]}',
             r"runs\[0\]\.cases\.c\.floor: must be an integer from 1 to 5, got 6$",
         ),
+        (  # valid JSON, but SQLite could not store it: a traceback before
+            '{"format": "replaygate.history", "version": 1, "runs": [{"id": "r\\ud800"}]}',
+            r"holds \\ud800, half of a surrogate pair: not Unicode text$",
+        ),
     ],
 )
 def test_a_bad_export_is_named(tmp_path: Path, content: str, message: str) -> None:

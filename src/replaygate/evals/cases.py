@@ -31,6 +31,7 @@ from jsonschema.validators import validator_for
 
 from replaygate.errors import FixtureFormatError
 from replaygate.evals.errors import CaseFormatError
+from replaygate.evals.fields import lone_surrogate
 from replaygate.fixtures.store.strict import check_unique_keys
 from replaygate.jsondoc import FieldError, count_field
 from replaygate.regular import read_regular_text
@@ -130,11 +131,9 @@ def parse_case(raw: str, file: str, line: int) -> EvalCase:
         raise fail(f"invalid JSON: {err}") from None
     if not isinstance(record, dict):
         raise fail(f"expected a JSON object, got {type(record).__name__}")
-    try:  # "\ud800" is valid JSON but no text: it could be neither sent nor stored
-        json.dumps(record, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError as err:
-        lone = err.object[err.start : err.end].encode("unicode_escape").decode("ascii")
-        raise fail(f"holds {lone}, half of a surrogate pair: not Unicode text") from None
+    problem = lone_surrogate(record)  # could be neither sent nor stored
+    if problem is not None:
+        raise fail(problem)
     try:  # as a fixture line is read: a key named twice would be read as its last value
         check_unique_keys(raw.encode("utf-8", "surrogatepass"), record, file, line, None)
     except FixtureFormatError as err:

@@ -7,6 +7,7 @@ what was expected and found; :func:`fields_of` adds the file, so an error reads
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -16,6 +17,18 @@ from typing import Any, TypeVar
 from replaygate.jsondoc import ErrorType, FieldError, count_field, shown
 
 T = TypeVar("T")
+
+
+def lone_surrogate(document: Any) -> str | None:
+    """Why parsed JSON is no Unicode text, if it is not: a string holding half of a
+    surrogate pair (the escape ``\\ud800``, valid JSON), which could be neither printed
+    nor stored; ``None`` when every string is text."""
+    try:
+        json.dumps(document, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as err:
+        lone = err.object[err.start : err.end].encode("unicode_escape").decode("ascii")
+        return f"holds {lone}, half of a surrogate pair: not Unicode text"
+    return None
 
 
 def join(*parts: str) -> str:

@@ -32,6 +32,7 @@ from replaygate.evals.fields import (
     flag,
     got,
     listed_once,
+    lone_surrogate,
     mapping,
     optional_number,
     optional_text,
@@ -212,8 +213,13 @@ def run_info(obj: Any) -> dict[str, Any]:
 
 
 def read_json(path: str | os.PathLike[str], what: str, error: ErrorType = ResultsError) -> Any:
-    """Parse the JSON file at ``path``; ``error`` says why it cannot be read."""
-    return jsondoc.read_json(path, what, error)
+    """Parse the JSON file at ``path``; ``error`` says why it cannot be read (or that a
+    string in it is no Unicode text: it could be neither printed nor stored)."""
+    document = jsondoc.read_json(path, what, error)
+    problem = lone_surrogate(document)
+    if problem is not None:
+        raise error(f"{path}: {problem}")
+    return document
 
 
 def load_eval_results(path: str | os.PathLike[str]) -> EvalResults:
