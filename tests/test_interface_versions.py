@@ -163,7 +163,7 @@ def test_an_http_replay_at_another_anthropic_version_says_which(tmp_path: Path) 
             )
     message = str(caught.value)
     assert f"recorded for anthropic-version {recorded}, requested 2023-01-01" in message
-    assert f"at {store}:1" in message and "--record-mode=rerecord --approve-live" in message
+    assert f"at {store}:1" in message and 'mode="rerecord", approve_live=True' in message
     assert caught.value.differences == (f"headers.anthropic-version: {recorded!r} != '2023-01-01'",)
     assert not isinstance(caught.value, anthropic.APIConnectionError)
 

@@ -159,6 +159,7 @@ class Exchange:
             cap=options.get("cap"),
         )
         self.session.rerecord = HTTP_RERECORD
+        self.session.rerecord_all = HTTP_REPLACE
         self.store = self.session.store
         self.mode = mode
         self.match_host = options.get("match_host", False)
@@ -238,8 +239,7 @@ class Exchange:
         location, fixture = hit
         response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat))
         try:
-            rerecord = self.session.rerecord_all or HTTP_REPLACE
-            answer = replayed(response, key=fixture.key, rerecord=rerecord)
+            answer = replayed(response, key=fixture.key, rerecord=self.session.rerecord_all)
         except WireFormatError as err:
             where = (str(location.file), location.line)
             raise FixtureFormatError(*where, f"not an HTTP fixture: {err}") from None
