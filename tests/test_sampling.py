@@ -30,6 +30,7 @@ from replaygate.sampling import (
     verdict_of,
     write_results,
 )
+from replaygate.sampling.calibration import export_sheet
 
 SETTINGS: dict[str, object] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
 CITED = "RAG retrieves passages first [doc-rag]."
@@ -169,6 +170,18 @@ def test_results_round_trip_through_json(store: Path, tmp_path: Path) -> None:
     }  # fmt: skip
     assert case["sample_results"][0]["output"] == UNCITED
     assert load_results(path) == [result]
+
+
+def test_an_output_that_is_not_valid_text_is_written_and_read_back(tmp_path: Path) -> None:
+    # half of a surrogate pair, as a JSON reply with a bad escape decodes: a session's
+    # results must not end in a UnicodeEncodeError when they are written
+    broken = "RAG \ud800 retrieves"
+    result = run_sampled(lambda i: broken, 3, 2, [MENTIONS_CONTEXT], case="broken")
+    path = write_results(tmp_path / "results.json", [result])
+    assert "RAG \\ud800 retrieves" in path.read_text(encoding="utf-8")
+    assert load_results(path)[0].samples[0].output == broken
+    sheet, _, _ = export_sheet(path, tmp_path / "sheet.csv", n=1, seed=1)
+    assert "RAG \\ud800 retrieves" in sheet.read_text(encoding="utf-8")
 
 
 def test_non_json_outputs_are_stored_as_repr(tmp_path: Path) -> None:

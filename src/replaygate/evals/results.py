@@ -13,7 +13,6 @@ See ``docs/evals.md`` for every field.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,7 +45,7 @@ from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
 from replaygate.jsondoc import ErrorType, FieldError, check_document, strings_field
 from replaygate.outputs import write_text
 from replaygate.sampling import SampledResult, SampleResult
-from replaygate.sampling.results import FORMAT, VERSION
+from replaygate.sampling.results import FORMAT, VERSION, document_text
 from replaygate.sampling.verdict import MAX_SAMPLES
 
 
@@ -166,8 +165,7 @@ class EvalResults:
         """Write the document to ``path`` (pretty, UTF-8, non-ASCII kept)."""
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(self.to_json(), ensure_ascii=False, indent=2) + "\n"
-        write_text(target, text)
+        write_text(target, document_text(self.to_json()))
         return target
 
     def summary(self) -> list[str]:
@@ -214,9 +212,10 @@ def run_info(obj: Any) -> dict[str, Any]:
 
 def read_json(path: str | os.PathLike[str], what: str, error: ErrorType = ResultsError) -> Any:
     """Parse the JSON file at ``path``; ``error`` says why it cannot be read (or that a
-    string in it is no Unicode text: it could be neither printed nor stored)."""
+    string in it is no Unicode text: it could be neither printed nor stored; a sample's
+    ``output``, kept as the agent gave it, may be anything)."""
     document = jsondoc.read_json(path, what, error)
-    problem = lone_surrogate(document)
+    problem = lone_surrogate(document, skip=frozenset({"output"}))
     if problem is not None:
         raise error(f"{path}: {problem}")
     return document

@@ -22,7 +22,12 @@ from typing import Any
 from replaygate.errors import ReplaygateError
 from replaygate.outputs import write_text
 from replaygate.regular import read_regular_text
-from replaygate.sampling.results import SampledResult, SampleResult, load_results
+from replaygate.sampling.results import (
+    SampledResult,
+    SampleResult,
+    escape_surrogates,
+    load_results,
+)
 
 SIDECAR_FORMAT = "replaygate.calibration"
 COLUMNS = ("item", "case", "sample", "assertion", "kind", "checks", "output", "label")
@@ -56,7 +61,10 @@ def cohen_kappa(pairs: Sequence[tuple[bool, bool]]) -> float | None:
 
 
 def _output_text(output: Any) -> str:
-    return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+    """The output a person reads: text as it is, anything else as JSON; half of a
+    surrogate pair (not valid text) written as its escape ``\\ud800``."""
+    text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+    return escape_surrogates(text)
 
 
 def _refuse_labelled(sheet: Path) -> None:
@@ -95,6 +103,9 @@ def export_sheet(
     ]
     if not population:
         raise CalibrationError(f"{results}: no sample with evaluated assertions to label")
+    for case, _ in population:
+        if escape_surrogates(case.case) != case.case:
+            raise CalibrationError(f"{results}: case {escape_surrogates(case.case)} is not text")
     drawn = random.Random(seed).sample(population, min(n, len(population)))
     rows: list[dict[str, Any]] = []
     verdicts: dict[str, dict[str, Any]] = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,12 +186,27 @@ def results_document(cases: Iterable[SampledResult]) -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "cases": [c.to_json() for c in cases]}
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each half of a surrogate pair (not valid text, so UTF-8 cannot write
+    it) written as its escape ``\\ud800``."""
+    return _SURROGATE.sub(lambda found: found.group().encode("unicode_escape").decode(), text)
+
+
+def document_text(document: Any) -> str:
+    """``document`` as pretty JSON text, non-ASCII kept, that UTF-8 can always write: half
+    of a surrogate pair (an output that was not valid text) is kept as its JSON escape
+    ``\\ud800``, which reads back as the same string, instead of failing the write."""
+    return escape_surrogates(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+
+
 def write_results(path: str | os.PathLike[str], cases: Sequence[SampledResult]) -> Path:
     """Write ``cases`` to ``path`` (pretty, UTF-8, non-ASCII kept); return the path."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(results_document(cases), ensure_ascii=False, indent=2) + "\n"
-    write_text(target, text)
+    write_text(target, document_text(results_document(cases)))
     return target
 
 
