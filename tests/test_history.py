@@ -218,6 +218,12 @@ def test_each_case_keeps_a_digest_of_what_its_samples_answered(tmp_path: Path) -
         assert [r.answers for r in merged.runs()] == [r.answers for r in stored]
 
 
+def test_an_answer_that_is_not_valid_text_is_digested_and_stored(tmp_path: Path) -> None:
+    with History.open(tmp_path / "h.db") as history:
+        stored = history.append(run("2026-11-01T10:00:00Z", 5, answer="RAG \ud800"))
+        assert history.runs()[0].answers == stored.answers != {}
+
+
 def first_sampled(results: EvalResults) -> SampledResult:
     return results.cases[0].sampled
 

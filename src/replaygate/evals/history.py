@@ -108,7 +108,7 @@ def answers_digest(sampled: SampledResult) -> str:
     """
     outputs = [sample.output for sample in sampled.samples]
     text = json.dumps(outputs, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def new_run_id() -> str:
