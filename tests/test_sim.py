@@ -19,8 +19,10 @@ import httpx2
 import openai
 import pytest
 
+from replaygate.http import httpx2_client
 from replaygate.models.providers.anthropic import from_anthropic_response, to_anthropic_request
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
+from replaygate.network import block_network
 from replaygate.sim import (
     DriftPlan,
     FaultPlan,
@@ -987,3 +989,26 @@ def test_cli_refuses_remote_host_and_bad_specs() -> None:
     for port in ("65536", "-1"):
         bad = runner.invoke(sim_group, ["serve", "--port", port])
         assert bad.exit_code == 2 and f"port {port} is not a TCP port" in bad.output
+
+
+def test_count_tokens_answers_the_input_tokens_an_answer_reports(tmp_path: Path) -> None:
+    conversation: dict[str, Any] = {
+        "model": MODEL,
+        "system": "Be brief.",
+        "messages": [{"role": "user", "content": "What is RAG?"}],
+        "tools": [SEARCH_TOOL],
+    }
+    with Simulator(behavior="echo") as sim:
+        client = anthropic_client(sim)
+        counted = client.messages.count_tokens(**conversation)
+        answered = client.messages.create(max_tokens=64, **conversation)
+        with pytest.raises(anthropic.BadRequestError, match="messages: Field required"):
+            client.messages.count_tokens(model=MODEL, messages=anthropic.omit)
+        store = tmp_path / "counts.jsonl"
+        recording = httpx2_client(store, "record-missing", approve_live=True)
+        recorded = anthropic_client(sim, http=recording).messages.count_tokens(**conversation)
+    assert counted.input_tokens == answered.usage.input_tokens > 1
+    offline = anthropic.Anthropic(api_key="test", max_retries=0, http_client=httpx2_client(store))
+    with block_network():
+        replayed = offline.messages.count_tokens(**conversation)
+    assert replayed.input_tokens == recorded.input_tokens == counted.input_tokens

@@ -58,13 +58,19 @@ def estimate_usage(
     """
     if response.usage != Usage():
         return response
+    output = len(response.text) + _calls_size(response.tool_calls)
+    usage = Usage(input_tokens=input_tokens(messages, tools, system), output_tokens=_tokens(output))
+    return ModelResponse(response.text, response.tool_calls, response.stop_reason, usage)
+
+
+def input_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec], system: str | None) -> int:
+    """The rough token count of a conversation (4 characters a token), as
+    :func:`estimate_usage` reports it and ``count_tokens`` answers it."""
     size = len(system or "") + sum(len(m.content) + _calls_size(m.tool_calls) for m in messages)
     size += sum(
         len(t.name) + len(t.description) + len(orjson.dumps(dict(t.input_schema))) for t in tools
     )
-    output = len(response.text) + _calls_size(response.tool_calls)
-    usage = Usage(input_tokens=_tokens(size), output_tokens=_tokens(output))
-    return ModelResponse(response.text, response.tool_calls, response.stop_reason, usage)
+    return _tokens(size)
 
 
 def _guess_provider(headers: Mapping[str, str]) -> Provider:
@@ -147,6 +153,9 @@ class SimApp:
             conversation = endpoint.read(request)
         except WireFormatError as err:
             return invalid_reply(provider, Invalid(str(err), err.path), request_id)
+        if endpoint.counts_tokens:
+            counted = {"input_tokens": input_tokens(*conversation)}
+            return json_reply(200, counted, provider=provider, request_id=request_id)
         try:
             response = self.behavior.respond(conversation[0], conversation[1])
         except ScriptExhaustedError as err:

@@ -79,6 +79,8 @@ class Endpoint(ABC):
 
     provider: Provider
     route: str
+    counts_tokens = False
+    """Whether it answers the conversation's input token count instead of a response."""
 
     def serves(self, route: str) -> bool:
         """Whether ``route`` (a path without its query) is this endpoint's."""
@@ -144,6 +146,17 @@ class AnthropicMessages(Endpoint):
         if stream.fault == "sse-error":
             events = [*events[:2], anthropic_error_event("overloaded_error", "Overloaded")]
         return events
+
+
+class AnthropicCountTokens(AnthropicMessages):
+    """``POST /v1/messages/count_tokens``: the conversation's input tokens, estimated as the
+    usage of an answer is (``{"input_tokens": N}``)."""
+
+    route = "/v1/messages/count_tokens"
+    counts_tokens = True
+
+    def validate(self, request: SimRequest) -> Invalid | None:
+        return validate_anthropic(request.body, counting=True)
 
 
 class OpenAIChat(Endpoint):
@@ -285,4 +298,10 @@ class GeminiGenerateContent(Endpoint):
 
 def endpoints() -> tuple[Endpoint, ...]:
     """A fresh set of every endpoint the simulator serves."""
-    return (AnthropicMessages(), OpenAIChat(), OpenAIResponses(), GeminiGenerateContent())
+    return (
+        AnthropicMessages(),
+        AnthropicCountTokens(),
+        OpenAIChat(),
+        OpenAIResponses(),
+        GeminiGenerateContent(),
+    )

@@ -74,17 +74,16 @@ def _anthropic_content(content: Any, where: str) -> Invalid | None:
     return None
 
 
-def validate_anthropic(body: Any) -> Invalid | None:
-    """Check a Messages API request body."""
+def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
+    """Check a Messages API request body (``counting``: a ``count_tokens`` body, which
+    takes no ``max_tokens``)."""
     if not isinstance(body, Mapping):
         return Invalid("Input should be a valid dictionary or object")
     if not isinstance(body.get("model"), str) or not body["model"]:
         return Invalid("model: Field required")
-    max_tokens = body.get("max_tokens")
-    if max_tokens is None:
-        return Invalid("max_tokens: Field required")
-    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-        return Invalid("max_tokens: Input should be a valid integer greater than or equal to 1")
+    problem = None if counting else _max_tokens(body)
+    if problem is not None:
+        return problem
     if "stream" in body and not isinstance(body["stream"], bool):
         return Invalid("stream: Input should be a valid boolean")
     messages = body.get("messages")
@@ -107,6 +106,15 @@ def validate_anthropic(body: Any) -> Invalid | None:
     if messages[0]["role"] != "user":
         return Invalid('messages: first message must use the "user" role')
     return _anthropic_tool_pairs(messages) or _anthropic_tools(body.get("tools"))
+
+
+def _max_tokens(body: Mapping[str, Any]) -> Invalid | None:
+    max_tokens = body.get("max_tokens")
+    if max_tokens is None:
+        return Invalid("max_tokens: Field required")
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        return Invalid("max_tokens: Input should be a valid integer greater than or equal to 1")
+    return None
 
 
 def _unpaired(ids: list[str], partners: list[str], problem: str, i: int) -> Invalid | None:
