@@ -37,6 +37,8 @@ def test_sdks_built_for_the_real_api():
     claude = anthropic.Anthropic(api_key="k", max_retries=0)
     reply = claude.messages.create(**ask(QUESTION))
     assert reply.content[0].text == "echo: hello"
+    counted = claude.messages.count_tokens(model="m", messages=ask("count")["messages"])
+    assert counted.input_tokens == 2
 
     async def chat():
         gpt = openai.AsyncOpenAI(api_key="k", max_retries=0)
@@ -89,7 +91,7 @@ def test_the_marker_alone_records_from_the_simulator_and_replays_offline(
         assert len(server.requests) == 1  # loopback stays where it is addressed
     recorded.assert_outcomes(passed=4)
     store = FixtureStore.open(pytester.path / "tests/fixtures/agent.jsonl")
-    assert len(store) == 6
+    assert len(store) == 7
     assert {fixture.meta["source"] for fixture in store if fixture.meta} == {"sim"}
 
     # replaying offline, the own server gone too: every request is answered from the store

@@ -52,6 +52,10 @@ INTERFACES: tuple[tuple[str, str], ...] = (
 )
 """Path endings and the interface they serve; any other path is ``http``."""
 
+MODEL_API_ENDINGS: tuple[str, ...] = ("/v1/messages/count_tokens",)
+"""Path endings of a model API that serve no interface of their own (they record as
+``http``) and that the simulator answers: a token count before a send, say."""
+
 
 class URLLike(Protocol):
     """The parts of an ``httpx``/``httpx2`` URL the envelope reads."""
@@ -264,6 +268,13 @@ def interface_of(path: str) -> str:
         if bare.endswith(ending):
             return interface
     return "http"
+
+
+def is_model_api(path: str) -> bool:
+    """Whether ``path`` is a model API's: one an interface serves, or one of
+    :data:`MODEL_API_ENDINGS`."""
+    bare = path.split("?", 1)[0].rstrip("/")
+    return interface_of(bare) != "http" or bare.endswith(MODEL_API_ENDINGS)
 
 
 _PATH_VERSION = re.compile(r"/(v\d+(?:beta\d*|alpha\d*)?)(?=/|$)")

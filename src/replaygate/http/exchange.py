@@ -43,6 +43,7 @@ from replaygate.http.envelope import (
     RequestLike,
     interface_of,
     interface_version_of,
+    is_model_api,
     request_envelope,
 )
 from replaygate.http.passthrough import passthrough
@@ -274,8 +275,8 @@ class Exchange:
         """Where a live send of ``url`` goes when it is not where it is addressed: ``url``
         with :attr:`live_origin`'s scheme, host and port (path and query kept), or None.
 
-        Only a model API's path moves (one :func:`~replaygate.http.envelope.interface_of`
-        names); a request to a loopback host, or to any other path (a tool fetching a
+        Only a model API's path moves (:func:`~replaygate.http.envelope.is_model_api`);
+        a request to a loopback host, or to any other path (a tool fetching a
         page), is sent where it is addressed. The request's
         envelope is made from its own URL before it moves, so what is recorded is what a
         replay of the same code sends, the real API's host included (a framework that
@@ -284,7 +285,7 @@ class Exchange:
         if self.live_origin is None:
             return None
         parts = urlsplit(url)
-        if not parts.hostname or is_loopback(parts.hostname) or interface_of(parts.path) == "http":
+        if not parts.hostname or is_loopback(parts.hostname) or not is_model_api(parts.path):
             return None
         origin = urlsplit(self.live_origin)
         return urlunsplit((origin.scheme, origin.netloc, parts.path, parts.query, ""))
