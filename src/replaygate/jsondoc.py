@@ -20,6 +20,12 @@ from replaygate.regular import read_regular_text
 T = TypeVar("T")
 ErrorType = Callable[[str], Exception]
 
+BOM_REASON = (
+    "starts with a UTF-8 byte order mark (BOM), which JSON does not allow (an "
+    "editor saving as 'UTF-8 with BOM' writes one): re-save the file as UTF-8 without it"
+)
+"""Why a JSON file that starts with a byte order mark is refused, and how to fix it."""
+
 
 def json_fields(obj: Any, names: Iterable[str] | None = None) -> dict[str, Any]:
     """``{name: obj.name}`` for each of ``names`` in that order, a tuple value as a list.
@@ -113,17 +119,21 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
     """
     name = str(path)
     try:
+        text = read_regular_text(path)
+    except OSError as err:
+        raise error(f"{name}: cannot read {what}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise error(f"{name}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    if text.startswith("\ufeff"):
+        raise error(f"{name}: {BOM_REASON}")
+    try:
         return json.loads(
-            read_regular_text(path),
+            text,
             parse_constant=_no_constant,
             parse_float=_finite,
             parse_int=_bounded_int,
             object_pairs_hook=_unique,
         )
-    except OSError as err:
-        raise error(f"{name}: cannot read {what}: {err.strerror}") from None
-    except UnicodeDecodeError as err:
-        raise error(f"{name}: not UTF-8 text ({err.reason} at byte {err.start})") from None
     except json.JSONDecodeError as err:
         raise error(f"{name}: not JSON: {err.msg} at line {err.lineno}") from None
     except RecursionError:

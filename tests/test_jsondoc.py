@@ -1,0 +1,66 @@
+"""Reading replaygate's JSON documents: a file an editor saved oddly is named as such."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate.assertions.kinds import Outcome
+from replaygate.cli import main
+from replaygate.evals import CaseResult, EvalResults
+from replaygate.evals.scorers import CaseCounts
+from replaygate.jsondoc import read_json
+from replaygate.sampling import SampledResult, SampleResult
+
+BOM = b"\xef\xbb\xbf"
+
+
+def test_a_json_file_starting_with_a_byte_order_mark_is_named_with_how_to_resave_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "results.json"
+    path.write_bytes(BOM + b'{"format": "x", "version": 1}')
+    with pytest.raises(ValueError) as caught:
+        read_json(path, "results", ValueError)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: starts with a UTF-8 byte order mark (BOM)")
+    assert "re-save the file as UTF-8 without it" in message
+    assert "utf-8-sig" not in message
+
+
+def _one_case_results(path: Path) -> Path:
+    """A results file of one case whose one sample passed."""
+    sample = SampleResult(0, (Outcome("cites", "gate", True, "", None, "set"),), {"final": "a"})
+    counts = CaseCounts(samples=1, passed=True, runs=1, scored=True, cited=1, correct=1)
+    case = CaseResult(SampledResult("a", 1, 1, (sample,)), counts, ("t",))
+    return EvalResults((case,), {"time": "2026-11-30T00:00:00Z", "mode": "replay"}).write(path)
+
+
+def _commands(bom: str, good: str) -> list[list[str]]:
+    """Each command that reads a JSON document, given ``bom`` where it reads one."""
+    return [
+        ["gate", "--results", bom, "--baseline", good],
+        ["gate", "--results", good, "--baseline", bom],
+        ["history", "merge", bom, "--history", "history.sqlite"],
+        ["baseline", "update", "--results", bom, "--baseline", good, "--reason", "new model"],
+        ["report", "--results", bom, "--baseline", good, "--history", "history.sqlite"],
+    ]
+
+
+def test_every_command_reading_a_json_document_names_a_byte_order_mark_and_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("pyproject.toml").write_text("[tool.replaygate]\n", encoding="utf-8")
+    good = _one_case_results(tmp_path / "good.json")
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(BOM + good.read_bytes())
+    runner = CliRunner()
+    for args in _commands(str(bom), str(good)):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert f"{bom}: starts with a UTF-8 byte order mark (BOM)" in result.output, args
+        assert "Traceback" not in result.output
+    assert bom.read_bytes().startswith(BOM)
