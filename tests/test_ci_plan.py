@@ -388,6 +388,21 @@ def test_a_damaged_hits_log_is_named_not_a_traceback(project: Path) -> None:
     assert f"damaged hits log: {log}:1: not a hits log line" in result.output
 
 
+def test_a_hits_setting_naming_a_file_is_refused_at_its_line(project: Path) -> None:
+    config = project / "pyproject.toml"
+    config.write_text(config.read_text().replace('".replaygate/hits"', '"hits.jsonl"'))
+    (project / "hits.jsonl").write_text(
+        hits_line("tests/fixtures/rag.jsonl", "k1", "tests/test_rag.py::test_answer") + "\n"
+    )
+    args = ["plan", "--changed", str(project / "tests" / "fixtures" / "rag.jsonl")]
+    result = CliRunner().invoke(ci_group, [*args, "--config", str(config)])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    line = config.read_text().splitlines().index('hits = "hits.jsonl"') + 1
+    where = f"{config}:{line}: tool.replaygate.ci.hits: {project / 'hits.jsonl'}"
+    assert where in result.output
+    assert "is not a folder: the hits log is the folder" in result.output
+
+
 def test_planning_without_stages_says_where_to_configure_them(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     result = CliRunner().invoke(

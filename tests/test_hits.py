@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -159,3 +160,12 @@ def test_trim_keeps_the_newest_runs_only(tmp_path: Path) -> None:
     assert left == sorted(runs)[-5:]
     assert hits.trim(directory, keep_runs=5) == 0
     assert hits.trim(tmp_path / "absent") == 0
+
+
+def test_reading_a_hits_log_that_is_a_file_is_refused_not_read_as_empty(tmp_path: Path) -> None:
+    log = tmp_path / "hits.jsonl"
+    log.write_text('{"run": "r", "time": "t", "store": "s", "key": "k"}\n', encoding="utf-8")
+    refused = f"^{re.escape(str(log))} is not a folder: the hits log is the folder"
+    with pytest.raises(ValueError, match=refused):
+        list(hits.read_hits(log))
+    assert list(hits.read_hits(tmp_path / "absent")) == []

@@ -20,6 +20,7 @@ from replaygate.config import MAX_TOKENS, find_pyproject, tool_table
 from replaygate.evals.metrics import check_limit_names
 from replaygate.evals.prices import PriceTable, load_price_file, read_prices
 from replaygate.evals.toml_reader import TableReader, load_toml
+from replaygate.fixtures.hits import NOT_A_HITS_FOLDER
 
 When = Literal["every-commit", "pull-request", "merge-to-main"]
 WHEN: tuple[When, ...] = ("every-commit", "pull-request", "merge-to-main")
@@ -292,8 +293,16 @@ def _ci(reader: TableReader, root: Path) -> CIConfig:
         for stage in unclassified:
             if stage not in names:
                 raise reader.error("unclassified", f"no stage named {stage!r}")
+    return CIConfig(stages, tuple(changes), unclassified, _hits_folder(reader, root))
+
+
+def _hits_folder(reader: TableReader, root: Path) -> Path:
+    """The ``hits`` folder under ``root``; naming a file there is refused at its line."""
     hits = reader.string("hits")
-    return CIConfig(stages, tuple(changes), unclassified, root / (hits or DEFAULT_HITS))
+    folder = root / (hits or DEFAULT_HITS)
+    if folder.exists() and not folder.is_dir():
+        raise reader.error("hits", f"{folder} is not a folder: {NOT_A_HITS_FOLDER}")
+    return folder
 
 
 def _report(reader: TableReader) -> ReportConfig:
