@@ -329,3 +329,49 @@ def test_demo_keeps_its_store_in_a_folder_and_refuses_a_file(tmp_path: Path) -> 
     done = replaygate("demo", "--keep", str(tmp_path / "rc.jsonl"), "--out", str(tmp_path / "o"))
     assert done.returncode == 2 and "'--keep'" in done.stderr and "is a file" in done.stderr
     assert (tmp_path / "rc.jsonl").read_text() == "{}\n" and not (tmp_path / "o").exists()
+
+
+FAILING_AGENTS = """
+import sys
+from replaygate import Message
+
+def raises(model, question):
+    raise ValueError("no answer today")
+
+def returns_none(model, question):
+    return None
+
+def exits(model, question):
+    sys.exit(0)
+
+def hides_a_miss(model, question):
+    try:
+        model.complete([Message.user(question)], [])
+    except Exception:
+        raise RuntimeError("gave up") from None
+"""
+
+
+@pytest.mark.parametrize(
+    ("agent", "exit_code", "said"),
+    [
+        ("raises", 2, "Error: the agent raised ValueError: no answer today (at "),
+        ("returns_none", 2, "Error: the agent returned None: expected a run result"),
+        ("exits", 2, "Error: the agent ended the process (SystemExit(0) at "),
+        ("hides_a_miss", 1, "Error: no fixture recorded for this request"),
+    ],
+)
+def test_what_goes_wrong_in_the_agent_is_named_by_run_and_record(
+    recorded: Path, tmp_path: Path, agent: str, exit_code: int, said: str
+) -> None:
+    (tmp_path / "cli_failing_agents.py").write_text(FAILING_AGENTS)
+    spec = ["--agent", f"cli_failing_agents:{agent}", "--model", "m", "--max-tokens", "64"]
+    done = replaygate("run", *spec, "--fixtures", str(recorded), "What is RAG?", cwd=tmp_path)
+    assert done.returncode == exit_code and "Traceback" not in done.stderr, done.stderr
+    assert said in done.stderr
+    if agent == "hides_a_miss":
+        return
+    new = tmp_path / "new.jsonl"
+    recording = ["--fixtures", str(new), "--approve-live", "--simulator", "What is RAG?"]
+    done = replaygate("record", *spec, *recording, cwd=tmp_path)
+    assert done.returncode == 2 and said in done.stderr, done.stderr

@@ -36,6 +36,12 @@ def _api_message(err: Any) -> str:
     return str(message) if message else str(err.message)
 
 
+def live_errors() -> tuple[type[BaseException], ...]:
+    """The SDK errors :func:`live_model` words itself: an agent run lets them through."""
+    anthropic = require("anthropic", "anthropic", "recording")
+    return (anthropic.APIError,)
+
+
 @contextlib.contextmanager
 def live_model(settings: RequestSettings, simulator: bool, seed: int) -> Iterator[AnthropicModel]:
     """An ``anthropic`` SDK model with ``settings``, for the duration of the block.

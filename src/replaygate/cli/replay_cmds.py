@@ -14,8 +14,9 @@ from pathlib import Path
 import click
 
 from replaygate.cli.choices import AgentInputs, agent_inputs, choose_fixtures
-from replaygate.cli.live import live_model, spent
+from replaygate.cli.live import live_errors, live_model, spent
 from replaygate.cli.options import (
+    CommandError,
     config_option,
     describe,
     errors_as_exit_2,
@@ -29,8 +30,9 @@ from replaygate.errors import (
     ReplaygateError,
     SpendingCapError,
 )
-from replaygate.evals.agents import Agent
+from replaygate.evals.agents import Agent, run_agent
 from replaygate.evals.config import load_config
+from replaygate.evals.errors import AgentRunError
 from replaygate.evals.output import RunLike, trace_lines
 from replaygate.evals.prices import with_shipped
 from replaygate.evals.progress import reporter
@@ -65,7 +67,11 @@ def replay_once(
     if rerecord:
         replay.session.rerecord = f"`{rerecord}`"
     with block_network():
-        result = agent(replay, question)
+        try:
+            result = run_agent(agent, replay, question)
+        except AgentRunError:
+            replay.raise_caught()  # a miss the agent caught, then failed from, comes first
+            raise
     replay.raise_caught()
     return result
 
@@ -104,6 +110,8 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
                 all_identical &= same_final and same_trace
         except LocatedError:
             raise  # a damaged store, a bad config: exit 2, like a store that does not open
+        except AgentRunError as err:
+            raise CommandError(str(err)) from None
         except ReplaygateError as err:
             raise click.ClickException(describe(err)) from None
     if not all_identical:
@@ -183,9 +191,11 @@ def record(
         stack.enter_context(bar)
         for question in to_ask:
             try:
-                print_run(question, entry(recorder, question))
+                print_run(question, run_agent(entry, recorder, question, live_errors()))
             except (SpendingCapError, LocatedError):
                 raise  # exit 2: what was spent, or the file or setting to fix, is in the message
+            except AgentRunError as err:
+                raise CommandError(str(err)) from None
             except ReplaygateError as err:
                 raise click.ClickException(str(err)) from None
             bar.advance(question)

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from replaygate.evals.errors import AgentLoadError
-from replaygate.evals.output import RunLike
+from replaygate.errors import ReplaygateError
+from replaygate.evals.errors import AgentLoadError, AgentRunError
+from replaygate.evals.output import RunLike, checked_run
 from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Model
 
@@ -62,6 +63,39 @@ def raised_at(err: BaseException) -> str:
     if not frames:
         return "an unknown place"
     return f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}"
+
+
+def ended_process(err: SystemExit) -> AgentRunError:
+    """The error of an agent that ended the process instead of returning its run."""
+    return AgentRunError(
+        f"the agent ended the process (SystemExit({err.code!r}) at {raised_at(err)}): an "
+        "agent returns its run; raise an exception it declares as a failure to give up"
+    )
+
+
+def run_agent(
+    agent: Agent,
+    model: Model,
+    question: str,
+    passed: tuple[type[BaseException], ...] = (),
+) -> RunLike:
+    """One run of ``agent`` for a command that shows it: replaygate's own errors (a miss, a
+    refused recording) and those of ``passed`` (the live SDK's, which the command words
+    itself) go through as they are; any other exception, an end of the process, or a
+    result that is no run result is an :class:`AgentRunError` naming it and where the
+    agent raised it."""
+    through: tuple[type[BaseException], ...] = (ReplaygateError, *passed)
+    try:
+        result = agent(model, question)
+    except through:
+        raise
+    except Exception as err:
+        raise AgentRunError(
+            f"the agent raised {type(err).__name__}: {err} (at {raised_at(err)})"
+        ) from None
+    except SystemExit as err:
+        raise ended_process(err) from None
+    return checked_run(result)
 
 
 def _import(module_name: str) -> ModuleType:

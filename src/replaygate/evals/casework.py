@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.errors import ReplaygateError
-from replaygate.evals.agents import AgentEntry, raised_at
+from replaygate.evals.agents import AgentEntry, ended_process, raised_at
 from replaygate.evals.cases import EvalCase
-from replaygate.evals.errors import AgentRunError
 from replaygate.evals.expectations import checks_for
 from replaygate.evals.output import failed_output, output_of
 from replaygate.evals.prices import PriceTable
@@ -166,10 +165,7 @@ def _answer(agent: AgentEntry, model: Model, question: str) -> dict[str, Any]:
         err.add_note(f"{AGENT_RAISED}{raised_at(err)}")
         raise
     except SystemExit as err:
-        raise AgentRunError(
-            f"the agent ended the process (SystemExit({err.code!r}) at {raised_at(err)}): an "
-            "agent returns its run; raise an exception it declares as a failure to give up"
-        ) from None
+        raise ended_process(err) from None
     return output_of(run)
 
 

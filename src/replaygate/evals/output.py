@@ -87,16 +87,16 @@ def trace_lines(result: RunLike) -> list[str]:
     return lines
 
 
-def output_of(result: RunLike) -> dict[str, Any]:
-    """The JSON object a sample records: answer, citations, fetched ids, steps, tokens.
-
-    :class:`AgentRunError` when ``result`` is not shaped like a run result.
-    """
+def checked_run(result: Any) -> RunLike:
+    """``result``, or :class:`AgentRunError` when it is not shaped like a run result."""
     try:
-        steps = list(result.steps)
         tokens = (result.usage.input_tokens, result.usage.output_tokens)
-        shaped = isinstance(result.final, str) and all(isinstance(t, int) for t in tokens)
-    except (AttributeError, TypeError):
+        shaped = (
+            isinstance(result.final, str)
+            and all(isinstance(t, int) for t in tokens)
+            and hasattr(result.steps, "__iter__")
+        )
+    except AttributeError:
         shaped = False
     if not shaped:
         raise AgentRunError(
@@ -104,6 +104,17 @@ def output_of(result: RunLike) -> dict[str, Any]:
             "final (the answer, a string), steps (the trace) and usage (input_tokens and "
             "output_tokens), like ResearchCopilot's RunResult"
         )
+    run: RunLike = result
+    return run
+
+
+def output_of(result: RunLike) -> dict[str, Any]:
+    """The JSON object a sample records: answer, citations, fetched ids, steps, tokens.
+
+    :class:`AgentRunError` when ``result`` is not shaped like a run result.
+    """
+    steps = list(checked_run(result).steps)
+    tokens = (result.usage.input_tokens, result.usage.output_tokens)
     return {
         "final": result.final,
         "citations": list(extract_citations(result.final)),
