@@ -23,11 +23,11 @@ collection), :mod:`.sampling_run` (the samples of a test, flaky runs) and
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
+from replaygate.pytest_plugin.outputs import check_outputs, option_path
 from replaygate.pytest_plugin.reruns import session_reruns
 from replaygate.pytest_plugin.sampling_collect import pytest_collection_modifyitems
 from replaygate.pytest_plugin.sampling_run import (
@@ -97,11 +97,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def _path(config: pytest.Config, value: str | None) -> Path | None:
-    """A path option, relative to the directory pytest was invoked from."""
-    return None if value is None else config.invocation_params.dir / value
-
-
 def pytest_configure(config: pytest.Config) -> None:
     """Register the marker; check the flaky options; set up the session state."""
     config.addinivalue_line(
@@ -117,13 +112,15 @@ def pytest_configure(config: pytest.Config) -> None:
             "--flaky-runs with --reruns: reruns hide exactly the flakiness being looked for; "
             "drop --reruns"
         )
-    queue = _path(config, config.getoption("replaygate_observe_queue"))
+    if not _is_worker(config):
+        check_outputs(config)
+    queue = option_path(config, "replaygate_observe_queue")
     config.stash[STATE] = SessionState(
         observe_fails=config.getoption("replaygate_observe_fails"),
         queue=queue or config.rootpath / DEFAULT_QUEUE,
-        results=_path(config, config.getoption("replaygate_sampling_results")),
+        results=option_path(config, "replaygate_sampling_results"),
         flaky_runs=runs or 0,
-        flaky_report=_path(config, config.getoption("replaygate_flaky_report")),
+        flaky_report=option_path(config, "replaygate_flaky_report"),
     )
     if not _is_worker(config):
         config.pluginmanager.register(

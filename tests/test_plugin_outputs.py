@@ -1,0 +1,91 @@
+"""The files the sampling options write: an input or an unwritable path is refused first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nested_pytest import UNUSED_PLUGINS
+
+# Each test runs pytest itself on a project of its own (pytester): end to end.
+pytestmark = pytest.mark.slow
+
+MODULE = "def test_a():\n    open('ran.txt', 'w').close()\n"
+OPTIONS = ("--sampling-results", "--flaky-report", "--observe-queue")
+
+
+def _refused(pytester: pytest.Pytester, *args: str) -> str:
+    """Run pytest with ``args``; it must stop with a usage error before any test ran."""
+    result = pytester.runpytest(*args, *UNUSED_PLUGINS)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    assert not (pytester.path / "ran.txt").exists()
+    return result.stderr.str()
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+def test_an_output_naming_a_test_module_or_conftest_is_refused(
+    pytester: pytest.Pytester, option: str
+) -> None:
+    module = pytester.makepyfile(test_m=MODULE)
+    conftest = pytester.makeconftest("X = 1\n")
+    for target in (module, conftest):
+        before = target.read_bytes()
+        err = _refused(pytester, "--flaky-runs=2", f"{option}={target.name}", "test_m.py")
+        assert f"{option}: {target}: is a Python module" in err
+        assert target.read_bytes() == before
+
+
+def test_an_output_naming_an_input_or_another_output_is_refused(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_m=MODULE)
+    ini = pytester.makeini("[pytest]\n")  # tox.ini
+    ini_text = ini.read_text()
+    script = pytester.path / "script.jsonl"
+    script.write_text('{"text": "hi"}\n')
+    fixture = pytester.path / "tests" / "fixtures" / "test_m" / "test_a.jsonl"
+    fixture.parent.mkdir(parents=True)
+    fixture.write_text("{}\n")
+    cases = {
+        "tox.ini": ("the ini file", ()),
+        "script.jsonl": ("the simulator's script", ("--replaygate-simulator=script:script.jsonl",)),
+        "tests/fixtures": ("the fixture store", ()),
+        "tests/fixtures/test_m/test_a.jsonl": ("a file of the fixture store", ()),
+        "q.jsonl": ("the --observe-queue file", ("--observe-queue=q.jsonl",)),
+    }
+    for path, (what, extra) in cases.items():
+        err = _refused(pytester, f"--sampling-results={path}", *extra, "test_m.py")
+        assert f"--sampling-results: {pytester.path / path}: is {what}" in err
+    assert ini.read_text() == ini_text
+    assert script.read_text() == '{"text": "hi"}\n'
+    assert fixture.read_text() == "{}\n"
+    assert not (pytester.path / "q.jsonl").exists()
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+def test_an_output_that_cannot_be_written_is_refused_before_the_tests(
+    pytester: pytest.Pytester, option: str
+) -> None:
+    pytester.makepyfile(test_m=MODULE)
+    (pytester.path / "plain.txt").write_text("kept\n")
+    (pytester.path / "folder").mkdir()
+    for path, error in (
+        ("plain.txt/out.json", "Not a directory"),
+        ("plain.txt/deeper/out.json", "Not a directory"),
+        ("folder", "Is a directory"),
+    ):
+        err = _refused(pytester, "--flaky-runs=2", f"{option}={path}", "test_m.py")
+        assert f"{option}: [Errno" in err
+        assert error in err
+    assert (pytester.path / "plain.txt").read_text() == "kept\n"
+    assert sorted(p.name for p in (pytester.path / "folder").iterdir()) == []
+
+
+def test_a_new_output_in_a_new_folder_is_written(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_m=MODULE)
+    result = pytester.runpytest(
+        "--sampling-results=out/new/results.json", "test_m.py", *UNUSED_PLUGINS
+    )
+    assert result.ret == pytest.ExitCode.OK
+    assert Path(pytester.path / "out" / "new" / "results.json").is_file()
