@@ -5,6 +5,7 @@ Each one says what happened, where, and what to do next.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 
 KEPT_ERRORS = 16
@@ -40,9 +41,24 @@ class CanonicalFormError(ReplaygateError, ValueError):
         super().__init__(f"cannot fingerprint request: {reason} at {path or '<root>'}")
 
 
+_LINE_BREAKING = frozenset(("Cc", "Zl", "Zp"))
+"""Unicode categories of the characters that would break or garble a one-line message:
+controls (a newline, a tab, an escape sequence) and line and paragraph separators."""
+
+
+def shown_file(file: str) -> str:
+    """``file`` as it is, or as ``repr`` shows it (quoted, ``\\n`` for a newline) when it
+    holds a character that would split or garble the line it is printed on."""
+    if any(unicodedata.category(char) in _LINE_BREAKING for char in file):
+        return repr(file)
+    return file
+
+
 def located(file: str, line: int) -> str:
-    """``file:line``, or ``file`` alone for line 0 (a whole-file problem)."""
-    return f"{file}:{line}" if line else file
+    """``file:line``, or ``file`` alone for line 0 (a whole-file problem); a file name
+    holding a control character is shown escaped (:func:`shown_file`)."""
+    name = shown_file(file)
+    return f"{name}:{line}" if line else name
 
 
 class LocatedError(ReplaygateError):
