@@ -18,8 +18,9 @@ from replaygate.errors import FixtureFormatError, located
         ("a\tb.jsonl", "'a\\tb.jsonl'"),
         ("red\x1b[31m.jsonl", "'red\\x1b[31m.jsonl'"),
         ("para\u2029graph.jsonl", "'para\\u2029graph.jsonl'"),
+        ("evil\u202elnosj.txt", "'evil\\u202elnosj.txt'"),
     ],
-    ids=["newline", "tab", "escape sequence", "paragraph separator"],
+    ids=["newline", "tab", "escape sequence", "paragraph separator", "right-to-left override"],
 )
 def test_a_file_name_holding_a_control_character_is_shown_escaped(name: str, shown: str) -> None:
     assert located(name, 3) == f"{shown}:3"

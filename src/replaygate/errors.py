@@ -41,9 +41,10 @@ class CanonicalFormError(ReplaygateError, ValueError):
         super().__init__(f"cannot fingerprint request: {reason} at {path or '<root>'}")
 
 
-_LINE_BREAKING = frozenset(("Cc", "Zl", "Zp"))
+_LINE_BREAKING = frozenset(("Cc", "Cf", "Zl", "Zp"))
 """Unicode categories of the characters that would break or garble a one-line message:
-controls (a newline, a tab, an escape sequence) and line and paragraph separators."""
+controls (a newline, a tab, an escape sequence), format controls (a right-to-left
+override, which reverses the rest of the line) and line and paragraph separators."""
 
 
 def shown_file(file: str) -> str:
