@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from replaygate.assertions import citations_check, contains_check, structure_check
+from replaygate.cli.assert_cmds import calibrate
 from replaygate.errors import FixtureMismatchError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.fakes import ScriptedModel
@@ -182,6 +186,39 @@ def test_an_output_that_is_not_valid_text_is_written_and_read_back(tmp_path: Pat
     assert load_results(path)[0].samples[0].output == broken
     sheet, _, _ = export_sheet(path, tmp_path / "sheet.csv", n=1, seed=1)
     assert "RAG \\ud800 retrieves" in sheet.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda case: case.__setitem__("case", "rag \ud800"),
+        lambda case: case["assertions"]["contains"].__setitem__("description", "a \udc00"),
+        lambda case: case["sample_results"][0]["outcomes"][0].__setitem__("name", "c\ud800"),
+    ],
+    ids=["case", "description", "assertion name"],
+)
+def test_a_name_that_is_not_valid_text_is_refused_naming_the_file(
+    tmp_path: Path, spoil: Callable[[dict[str, Any]], None]
+) -> None:
+    # the JSON escape \ud800 is valid JSON but no text: an assertion name or description
+    # could not be written to a calibration sheet; a sample's output and an assertion's
+    # message (what the run gave) are kept as they were
+    result = run_sampled(lambda i: "context", 3, 2, [MENTIONS_CONTEXT], case="rag")
+    path = write_results(tmp_path / "results.json", [result])
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["cases"][0]["sample_results"][0]["outcomes"][0]["message"] = "got \ud800"
+    document["cases"][0]["sample_results"][1]["failure"] = "got \ud800"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert load_results(path)[0].samples[1].failure == "got \ud800"
+    spoil(document["cases"][0])
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ResultsFormatError, match=r"results\.json: cases\[0\]: holds \\u"):
+        load_results(path)
+    sheet = str(tmp_path / "s.csv")
+    out = CliRunner().invoke(calibrate, ["export", str(path), "--seed", "1", "--out", sheet])
+    assert out.exit_code == 2, out.output
+    assert "half of a surrogate pair" in out.output
+    assert not (tmp_path / "s.csv").exists()
 
 
 def test_non_json_outputs_are_stored_as_repr(tmp_path: Path) -> None:

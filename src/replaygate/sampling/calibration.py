@@ -103,9 +103,6 @@ def export_sheet(
     ]
     if not population:
         raise CalibrationError(f"{results}: no sample with evaluated assertions to label")
-    for case, _ in population:
-        if escape_surrogates(case.case) != case.case:
-            raise CalibrationError(f"{results}: case {escape_surrogates(case.case)} is not text")
     drawn = random.Random(seed).sample(population, min(n, len(population)))
     rows: list[dict[str, Any]] = []
     verdicts: dict[str, dict[str, Any]] = {}

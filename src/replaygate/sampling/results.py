@@ -19,6 +19,7 @@ from typing import Any
 
 from replaygate.assertions.kinds import Category, Kind, Outcome
 from replaygate.errors import ReplaygateError
+from replaygate.evals.fields import lone_surrogate
 from replaygate.jsondoc import count_field, json_fields, read_items
 from replaygate.outputs import write_text
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec, Verdict, verdict_of
@@ -210,6 +211,20 @@ def write_results(path: str | os.PathLike[str], cases: Sequence[SampledResult]) 
     return target
 
 
+RUN_TEXT = frozenset({"output", "failure", "message"})
+"""The fields holding what a run gave (a sample's output, an assertion's message), kept
+as it was, even half of a surrogate pair; every other string must be Unicode text."""
+
+
+def _parse_case(obj: Any, where: str) -> SampledResult:
+    """A case of a results file; a name, kind or description that is no Unicode text
+    (half of a surrogate pair, which could be neither printed nor stored) is refused."""
+    problem = lone_surrogate(obj, skip=RUN_TEXT)
+    if problem is not None:
+        raise ResultsFormatError(f"{where}: {problem}")
+    return SampledResult.from_json(obj)
+
+
 def load_results(path: str | os.PathLike[str]) -> list[SampledResult]:
     """Read a results file; :class:`ResultsFormatError` names the file and what is wrong."""
     return read_items(
@@ -219,7 +234,7 @@ def load_results(path: str | os.PathLike[str]) -> list[SampledResult]:
         version=VERSION,
         what="a replaygate results file",
         field="cases",
-        parse=lambda case, _where: SampledResult.from_json(case),
+        parse=_parse_case,
         error=ResultsFormatError,
     )
 
