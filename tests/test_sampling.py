@@ -292,6 +292,17 @@ def test_an_append_after_a_line_left_without_its_newline_damages_neither(
     assert read_queue(queue) == [entry, entry]
 
 
+def test_a_case_id_that_is_not_valid_text_is_queued_and_read_back(tmp_path: Path) -> None:
+    # a test module whose file name is not UTF-8: its node id holds \udce9; queueing its
+    # observe verdict must not end the pytest session in a UnicodeEncodeError
+    result = run_sampled(lambda i: "context" * (i % 2), 3, 3, [MENTIONS_CONTEXT], case="caf\udce9")
+    entry = Observation.of(result, time="2026-01-01T00:00:00Z")
+    queue = tmp_path / "observe.jsonl"
+    append_observation(queue, entry)
+    assert '"case": "caf\\udce9"' in queue.read_text(encoding="utf-8")
+    assert read_queue(queue) == [entry]
+
+
 # -- the in-test recorder ----------------------------------------------------------------
 
 

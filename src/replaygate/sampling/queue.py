@@ -62,12 +62,16 @@ class Observation:
 
 def append_observation(path: str | os.PathLike[str], entry: Observation) -> None:
     """Append ``entry`` as one line, under a lock (concurrent sessions lose nothing); a
-    last line left without its newline gets one first, so neither line is damaged."""
+    last line left without its newline gets one first, so neither line is damaged. Half
+    of a surrogate pair (a test file name that is not UTF-8) is kept as its escape."""
     from filelock import FileLock
+
+    from replaygate.sampling.results import escape_surrogates
 
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(entry.to_json(), ensure_ascii=False, sort_keys=True) + "\n"
+    line = escape_surrogates(json.dumps(entry.to_json(), ensure_ascii=False, sort_keys=True))
+    line += "\n"
     with FileLock(str(target) + ".lock"), target.open("a+b") as handle:
         if handle.tell() > 0:  # a line left without its newline (an edit) is kept whole
             handle.seek(-1, os.SEEK_END)
