@@ -17,17 +17,30 @@ from replaygate.sampling import SampledResult, SampleResult
 BOM = b"\xef\xbb\xbf"
 
 
-def test_a_json_file_starting_with_a_byte_order_mark_is_named_with_how_to_resave_it(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (
+            BOM + b'{"format": "x", "version": 1}',
+            "starts with a UTF-8 byte order mark (BOM), which JSON does not allow (an editor "
+            "saving as 'UTF-8 with BOM' writes one): re-save the file as UTF-8 without it",
+        ),
+        (
+            '{"format": "x"}'.encode("utf-16"),
+            "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8)",
+        ),
+        (b" \n", "the file is empty, where results should be"),
+    ],
+    ids=["UTF-8 with a BOM", "UTF-16", "empty"],
+)
+def test_a_json_file_an_editor_saved_oddly_is_named_with_how_to_fix_it(
+    tmp_path: Path, content: bytes, reason: str
 ) -> None:
     path = tmp_path / "results.json"
-    path.write_bytes(BOM + b'{"format": "x", "version": 1}')
+    path.write_bytes(content)
     with pytest.raises(ValueError) as caught:
         read_json(path, "results", ValueError)
-    message = str(caught.value)
-    assert message.startswith(f"{path}: starts with a UTF-8 byte order mark (BOM)")
-    assert "re-save the file as UTF-8 without it" in message
-    assert "utf-8-sig" not in message
+    assert str(caught.value).startswith(f"{path}: {reason}")
 
 
 def _one_case_results(path: Path) -> Path:

@@ -7,6 +7,7 @@ names the file and the field that is wrong, with the caller's error class.
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import json
 import math
@@ -15,16 +16,12 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-from replaygate.regular import read_regular_text
+import orjson
+
+from replaygate.regular import read_regular_bytes
 
 T = TypeVar("T")
 ErrorType = Callable[[str], Exception]
-
-BOM_REASON = (
-    "starts with a UTF-8 byte order mark (BOM), which JSON does not allow (an "
-    "editor saving as 'UTF-8 with BOM' writes one): re-save the file as UTF-8 without it"
-)
-"""Why a JSON file that starts with a byte order mark is refused, and how to fix it."""
 
 
 def json_fields(obj: Any, names: Iterable[str] | None = None) -> dict[str, Any]:
@@ -110,6 +107,22 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+"""Byte order marks: of UTF-8 (an editor's 'UTF-8 with BOM'), of UTF-16 (PowerShell's ``>``)."""
+
+
+def _encoding_reason(raw: bytes) -> str:
+    """Why ``raw``, starting with a byte order mark, is refused, in the words of the
+    fixture store's reader: UTF-8 with a BOM or UTF-16, and how to re-save it."""
+    from replaygate.fixtures.store.jsonl import json_error_reason
+
+    try:
+        orjson.loads(raw)
+    except orjson.JSONDecodeError as err:
+        return json_error_reason(raw, err)
+    return "not UTF-8 text"  # pragma: no cover - orjson refuses both
+
+
 def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
     """Parse the JSON file at ``path``; ``error`` says why it cannot be read.
 
@@ -119,13 +132,17 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
     """
     name = str(path)
     try:
-        text = read_regular_text(path)
+        raw = read_regular_bytes(path)
     except OSError as err:
         raise error(f"{name}: cannot read {what}: {err.strerror}") from None
+    if raw.startswith(_BOMS):
+        raise error(f"{name}: {_encoding_reason(raw)}")
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise error(f"{name}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    if text.startswith("\ufeff"):
-        raise error(f"{name}: {BOM_REASON}")
+    if not text.strip():
+        raise error(f"{name}: the file is empty, where {what} should be")
     try:
         return json.loads(
             text,
