@@ -84,6 +84,9 @@ def test_flaky_options_are_checked(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--flaky-runs=1", *UNUSED_PLUGINS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--flaky-runs must be at least 2, got 1" in result.stderr.str()
+    result = pytester.runpytest("--flaky-report=flaky.json", *UNUSED_PLUGINS)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--flaky-report needs --flaky-runs N" in result.stderr.str()
     result = pytester.runpytest("--flaky-runs=2", "--reruns=1", *UNUSED_PLUGINS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "reruns hide exactly the flakiness being looked for" in result.stderr.str()

@@ -107,6 +107,11 @@ def pytest_configure(config: pytest.Config) -> None:
     runs = config.getoption("replaygate_flaky_runs")
     if runs and runs < 2:
         raise pytest.UsageError(f"--flaky-runs must be at least 2, got {runs}")
+    if not runs and config.getoption("replaygate_flaky_report") is not None:
+        raise pytest.UsageError(
+            "--flaky-report needs --flaky-runs N (N >= 2): without it no test is run more "
+            "than once and no report is written"
+        )
     if runs and session_reruns(config):
         raise pytest.UsageError(
             "--flaky-runs with --reruns: reruns hide exactly the flakiness being looked for; "
