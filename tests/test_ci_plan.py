@@ -403,6 +403,22 @@ def test_a_hits_setting_naming_a_file_is_refused_at_its_line(project: Path) -> N
     assert "is not a folder: the hits log is the folder" in result.output
 
 
+@pytest.mark.parametrize("hits", [".", "..", "./"])
+def test_a_hits_setting_naming_the_project_folder_is_refused(project: Path, hits: str) -> None:
+    config = project / "pyproject.toml"
+    config.write_text(config.read_text().replace('".replaygate/hits"', f'"{hits}"'))
+    with pytest.raises(EvalError, match=f"tool.replaygate.ci.hits: '{re.escape(hits)}' is the"):
+        load_config(config)
+
+
+def test_only_the_logs_of_the_hits_folder_are_not_changes(project: Path) -> None:
+    config = project / "pyproject.toml"
+    config.write_text(config.read_text().replace('".replaygate/hits"', '"src/app"'))
+    assert plan_for(project, "src/app/r2-7.jsonl").changes == ()
+    changed = plan_for(project, "src/app/parse/json_reply.py", "src/app/main.py").changes
+    assert [change.change_class for change in changed] == ["parse", None]
+
+
 def test_planning_without_stages_says_where_to_configure_them(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     result = CliRunner().invoke(

@@ -140,11 +140,11 @@ def _names(files: Sequence[Path], root: Path) -> str:
 
 def is_own_file(path: Path, ci: CIConfig, root: Path) -> bool:
     """True for a file replaygate writes as it works, never a change to plan for: one in a
-    ``.replaygate`` folder of the project or in the hits log, a store's lock or backup
-    (:data:`BESIDE_STORE`), a folder store's ``.replaygate.lock``."""
+    ``.replaygate`` folder of the project, a ``.jsonl`` file of the hits log folder, a
+    store's lock or backup (:data:`BESIDE_STORE`), a folder store's ``.replaygate.lock``."""
     return (
         OWN_FOLDER in Path(_relative(path, root)).parts[:-1]
-        or ci.hits.resolve() in path.resolve().parents
+        or (path.suffix == ".jsonl" and path.resolve().parent == ci.hits.resolve())
         or path.name == LOCK_NAME
         or BESIDE_STORE.fullmatch(path.name) is not None
     )

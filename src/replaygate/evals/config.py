@@ -302,6 +302,13 @@ def _hits_folder(reader: TableReader, root: Path) -> Path:
     folder = root / (hits or DEFAULT_HITS)
     if folder.exists() and not folder.is_dir():
         raise reader.error("hits", f"{folder} is not a folder: {NOT_A_HITS_FOLDER}")
+    if folder.resolve() in (root.resolve(), *root.resolve().parents):
+        raise reader.error(
+            "hits",
+            f"{hits!r} is the project folder (or holds it): `ci plan` would take every "
+            f"change for the hits log's own files; name a folder of its own (default "
+            f"{DEFAULT_HITS.as_posix()})",
+        )
     return folder
 
 
