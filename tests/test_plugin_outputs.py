@@ -89,3 +89,15 @@ def test_a_new_output_in_a_new_folder_is_written(pytester: pytest.Pytester) -> N
     )
     assert result.ret == pytest.ExitCode.OK
     assert Path(pytester.path / "out" / "new" / "results.json").is_file()
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+def test_an_output_naming_a_collected_text_file_is_refused(
+    pytester: pytest.Pytester, option: str
+) -> None:
+    doctest = pytester.path / "guide.txt"
+    doctest.write_text(">>> open('ran.txt', 'w').close()\n")
+    before = doctest.read_text()
+    err = _refused(pytester, "--doctest-glob=*.txt", "--flaky-runs=2", f"{option}=guide.txt")
+    assert f"{option}: {doctest}: is a collected test file" in err
+    assert doctest.read_text() == before

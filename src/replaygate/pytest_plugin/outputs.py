@@ -61,20 +61,34 @@ def _check_not_read(out: Path, store: Path) -> None:
         raise ReplaygateError(f"{out}: is a file of the fixture store {store}: {_REFUSED}")
 
 
+def given_outputs(config: pytest.Config) -> dict[str, Path]:
+    """The output options given, by their flag, and their paths."""
+    given = {flag: option_path(config, dest) for flag, dest in OUTPUTS.items()}
+    return {flag: path for flag, path in given.items() if path is not None}
+
+
 def check_outputs(config: pytest.Config) -> None:
     """Refuse an output option naming an input, another output or a path that could not be
     written (:exc:`pytest.UsageError` naming the option and the path)."""
-    given = {flag: option_path(config, dest) for flag, dest in OUTPUTS.items()}
-    written = {**given, QUEUE: given[QUEUE] or config.rootpath / DEFAULT_QUEUE}
+    given = given_outputs(config)
+    written = {**given, QUEUE: given.get(QUEUE, config.rootpath / DEFAULT_QUEUE)}
     for flag, out in given.items():
-        if out is None:
-            continue
         others = {f"the {other} file": path for other, path in written.items() if other != flag}
         try:
             check_not_an_input(out, {**_inputs(config), **others})
             _check_not_read(out, fixtures_dir(config))
             check_writable(out)
-        except ReplaygateError as err:
+        except (ReplaygateError, OSError) as err:
             raise pytest.UsageError(f"{flag}: {err}") from None
-        except OSError as err:
+
+
+def check_not_collected(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Refuse an output option naming a collected test file that is no Python module (a
+    doctest text file, another plugin's test file)."""
+    collected = {item.path for item in items}
+    for flag, out in given_outputs(config).items():
+        try:
+            for path in collected:
+                check_not_an_input(out, {"a collected test file": path})
+        except ReplaygateError as err:
             raise pytest.UsageError(f"{flag}: {err}") from None

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from replaygate.pytest_plugin.outputs import check_not_collected
 from replaygate.pytest_plugin.sampling_state import SessionState
 
 if TYPE_CHECKING:
@@ -28,6 +29,13 @@ class Collector:
 
     def __init__(self, state: SessionState) -> None:
         self.state = state
+        self.refused = False
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Refuse an output naming a collected test file; then nothing is written."""
+        self.refused = True
+        check_not_collected(session.config, session.items)
+        self.refused = False
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep a case's result, queue an observation, keep flaky outcomes."""
@@ -50,6 +58,8 @@ class Collector:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Write the results file and flaky report; exit 1 when a test was flaky."""
         state = self.state
+        if self.refused:
+            return
         if state.results is not None:
             from replaygate.sampling.results import write_results
 
