@@ -169,3 +169,11 @@ def test_reading_a_hits_log_that_is_a_file_is_refused_not_read_as_empty(tmp_path
     with pytest.raises(ValueError, match=refused):
         list(hits.read_hits(log))
     assert list(hits.read_hits(tmp_path / "absent")) == []
+
+
+def test_a_damaged_hits_log_named_with_a_newline_is_named_on_one_line(tmp_path: Path) -> None:
+    (tmp_path / "r1\n-1.jsonl").write_text("{not json\n", encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        list(hits.read_hits(tmp_path))
+    assert str(caught.value).startswith(repr(str(tmp_path / "r1\n-1.jsonl")) + ":1: ")
+    assert "\n" not in str(caught.value)
