@@ -101,3 +101,25 @@ def test_an_output_naming_a_collected_text_file_is_refused(
     err = _refused(pytester, "--doctest-glob=*.txt", "--flaky-runs=2", f"{option}=guide.txt")
     assert f"{option}: {doctest}: is a collected test file" in err
     assert doctest.read_text() == before
+
+
+def test_an_observation_that_cannot_be_queued_fails_the_session_naming_the_queue(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_s="""
+        import pytest
+
+        @pytest.mark.sampled(n=3, floor=3)
+        def test_s(replaygate_sample):
+            assert replaygate_sample != 1
+        """
+    )
+    (pytester.path / ".replaygate").write_text("not a folder\n")  # the default queue's folder
+    result = pytester.runpytest(*UNUSED_PLUGINS)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines(
+        ["observe: test_s.py::test_s: 2/3 passed*", "observation queue: cannot write *.replaygate*"]
+    )
+    assert (pytester.path / ".replaygate").read_text() == "not a folder\n"

@@ -31,6 +31,8 @@ class SessionState:
     cases: list[SampledResult] = field(default_factory=list)
     observed: list[Observation] = field(default_factory=list)
     flaky_outcomes: dict[str, list[str]] = field(default_factory=dict)
+    queue_error: str | None = None
+    """Why an observation could not be queued (the session then exits 1)."""
 
     def flaky(self) -> list[FlakyTest]:
         """The tests whose outcome differed between runs."""

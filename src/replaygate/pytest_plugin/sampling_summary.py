@@ -48,8 +48,11 @@ class Collector:
             self.state.cases.append(result)
             if result.verdict == "observe":
                 observation = Observation.of(result)
-                append_observation(self.state.queue, observation)
                 self.state.observed.append(observation)
+                try:
+                    append_observation(self.state.queue, observation)
+                except OSError as err:
+                    self.state.queue_error = str(err)
         flaky = getattr(report, "replaygate_flaky", None)
         if flaky is not None:
             self.state.flaky_outcomes[report.nodeid] = list(flaky)
@@ -70,6 +73,8 @@ class Collector:
                 _write_flaky_report(state, flaky)
             if flaky and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if state.queue_error is not None and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """List this session's sampled verdicts, observation queue and flaky tests."""
@@ -83,7 +88,13 @@ class Collector:
             terminalreporter.line(", ".join(f"{n} {v}" for v, n in counts.items()))
             for observation in state.observed:
                 terminalreporter.line(f"observe: {observation.summary()}")
-            if state.observed:
+            if state.queue_error is not None:
+                terminalreporter.line(
+                    f"observation queue: cannot write {state.queue}: {state.queue_error}; "
+                    "the observations above were not queued",
+                    red=True,
+                )
+            elif state.observed:
                 terminalreporter.line(f"observation queue: {state.queue}")
         if state.flaky_runs:
             from replaygate.sampling.flaky import report_lines
