@@ -11,7 +11,7 @@ from replaygate.assertions.kinds import Outcome
 from replaygate.cli import main
 from replaygate.evals import CaseResult, EvalResults
 from replaygate.evals.scorers import CaseCounts
-from replaygate.jsondoc import read_json
+from replaygate.jsondoc import check_document, read_json
 from replaygate.sampling import SampledResult, SampleResult
 
 BOM = b"\xef\xbb\xbf"
@@ -77,3 +77,14 @@ def test_every_command_reading_a_json_document_names_a_byte_order_mark_and_exits
         assert f"{bom}: starts with a UTF-8 byte order mark (BOM)" in result.output, args
         assert "Traceback" not in result.output
     assert bom.read_bytes().startswith(BOM)
+
+
+def test_a_document_named_with_a_newline_is_named_on_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "results\n.json"
+    path.write_bytes(BOM + b"{}")
+    with pytest.raises(ValueError) as caught:
+        read_json(path, "results", ValueError)
+    assert str(caught.value).startswith(f"{str(path)!r}: starts with a UTF-8 byte order mark")
+    with pytest.raises(ValueError) as caught:
+        check_document({}, str(path), format="f", version=1, what="a file", error=ValueError)
+    assert str(caught.value) == f"{str(path)!r}: not a file (format 'f')"

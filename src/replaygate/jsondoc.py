@@ -1,7 +1,9 @@
 """Reading replaygate's own JSON documents (results, baselines, history exports).
 
 Each document is an object with a ``format`` name and a ``version``; reading one
-names the file and the field that is wrong, with the caller's error class.
+names the file (escaped when its name holds a control character: see
+:func:`~replaygate.errors.shown_file`) and the field that is wrong, with the caller's
+error class.
 :func:`json_fields` builds the objects such documents are written from.
 """
 
@@ -18,6 +20,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from replaygate.errors import shown_file
 from replaygate.regular import read_regular_bytes
 
 T = TypeVar("T")
@@ -130,7 +133,7 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
     object are refused, as in a fixture line: each would be read as a value the file
     does not say (a metric that never compares, the last of two keys).
     """
-    name = str(path)
+    name = shown_file(str(path))
     try:
         raw = read_regular_bytes(path)
     except OSError as err:
@@ -163,6 +166,7 @@ def check_document(
     obj: Any, name: str, *, format: str, version: int, what: str, error: ErrorType
 ) -> dict[str, Any]:
     """``obj`` if it is a document of ``format`` at ``version``, else ``error``."""
+    name = shown_file(name)
     if not isinstance(obj, dict) or obj.get("format") != format:
         raise error(f"{name}: not {what} (format {format!r})")
     if obj.get("version") != version:
@@ -174,6 +178,7 @@ def parse_items(
     obj: dict[str, Any], field: str, name: str, parse: Callable[[Any, str], T], error: ErrorType
 ) -> list[T]:
     """``parse(item, where)`` of each item of the list ``obj[field]``, errors named by index."""
+    name = shown_file(name)
     items = obj.get(field)
     if not isinstance(items, list):
         raise error(f"{name}: '{field}' must be a list")
@@ -205,7 +210,7 @@ def read_items(
     ``label`` names the file when it cannot be read (``"results"``), ``what`` the
     document it should be (``"a replaygate results file"``).
     """
-    name = str(path)
+    name = shown_file(str(path))
     document = check_document(
         read_json(path, label, error), name, format=format, version=version, what=what, error=error
     )
