@@ -202,6 +202,19 @@ def test_a_fixture_no_test_played_falls_back_to_the_class_stages(project: Path) 
     )
 
 
+def test_a_removed_fixture_store_named_with_changed_runs_the_tests_that_played_it(
+    project: Path,
+) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    store.unlink()
+    plan = plan_for(project, "tests/fixtures/rag.jsonl", event="pull-request")
+    assert [stage.name for stage in plan.stages] == ["fixture-users"]
+    assert plan.stages[0].pytest_args == (
+        "tests/test_floor.py::test_floor[5]",
+        "tests/test_rag.py::test_answer",
+    )
+
+
 def test_changed_keys_are_the_lines_that_changed(tmp_path: Path) -> None:
     store = tmp_path / "s.jsonl"
     old = fixture_line("k1", "a", "x") + "\n" + fixture_line("k2", "b", "y") + "\n"

@@ -37,12 +37,15 @@ def changed_keys(path: Path, old_text: str | None) -> set[str] | None:
 
     For a ``.jsonl`` store, the keys of the lines added or removed; for a one-fixture
     ``.json`` file, its key (old and new). ``None`` when it cannot be told (a line
-    that is not a fixture): then every fixture of the file counts as changed.
+    that is not a fixture, a file removed whose earlier content is not known): then
+    every fixture of the file counts as changed.
     """
     try:
         # bytes that are not UTF-8 are kept, as in the text git gives of the earlier content
         new_text = read_regular_bytes(path).decode("utf-8", "surrogateescape")
     except FileNotFoundError:
+        if old_text is None:
+            return None
         new_text = ""
     except OSError:  # cannot tell: every fixture of the file counts as changed
         return None
