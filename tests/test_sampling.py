@@ -207,7 +207,7 @@ def test_a_name_that_is_not_valid_text_is_refused_naming_the_file(
     path = write_results(tmp_path / "results.json", [result])
     document = json.loads(path.read_text(encoding="utf-8"))
     document["cases"][0]["sample_results"][0]["outcomes"][0]["message"] = "got \ud800"
-    document["cases"][0]["sample_results"][1]["failure"] = "got \ud800"
+    document["cases"][0]["sample_results"][1].update(failure="got \ud800", passed=False)
     path.write_text(json.dumps(document), encoding="utf-8")
     assert load_results(path)[0].samples[1].failure == "got \ud800"
     spoil(document["cases"][0])
@@ -234,7 +234,17 @@ def test_non_json_outputs_are_stored_as_repr(tmp_path: Path) -> None:
         ('{"format": "replaygate.sampling.results", "version": 9}', "unsupported version 9"),
         (
             '{"format": "replaygate.sampling.results", "version": 1, "cases": [{"case": "c"}]}',
-            r"cases\[0\]: KeyError: 'samples'",
+            r"cases\[0\]\.samples: is missing; it must be an integer",
+        ),
+        (  # a careless edit must not read as a passed outcome
+            '{"format": "replaygate.sampling.results", "version": 1, "cases": [{"case": "c", '
+            '"samples": 1, "floor": 1, "sample_results": [{"index": 0, "outcomes": '
+            '[{"name": "cites", "kind": "gate", "passed": "false"}]}]}]}',
+            r"cases\[0\]\.sample_results\[0\]\.outcomes\[0\]\.passed: must be true or false",
+        ),
+        (
+            '{"format": "replaygate.sampling.results", "version": 1, "cases": [[]]}',
+            r"cases\[0\]: must be an object, got a list",
         ),
     ],
 )

@@ -19,7 +19,7 @@ from typing import Any
 
 from replaygate.assertions.kinds import Category, Kind, Outcome
 from replaygate.errors import ReplaygateError
-from replaygate.evals.fields import lone_surrogate
+from replaygate.evals.fields import got, lone_surrogate
 from replaygate.jsondoc import count_field, json_fields, read_items
 from replaygate.outputs import write_text
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec, Verdict, verdict_of
@@ -217,12 +217,17 @@ as it was, even half of a surrogate pair; every other string must be Unicode tex
 
 
 def _parse_case(obj: Any, where: str) -> SampledResult:
-    """A case of a results file; a name, kind or description that is no Unicode text
-    (half of a surrogate pair, which could be neither printed nor stored) is refused."""
+    """A case of a results file, each field checked (a :class:`FieldError` names it); a
+    name, kind or description that is no Unicode text (half of a surrogate pair, which
+    could be neither printed nor stored) is refused."""
+    from replaygate.evals.results import sampled_from_json
+
+    if not isinstance(obj, dict):
+        raise ResultsFormatError(f"{where}: must be an object, got {got(obj)}")
     problem = lone_surrogate(obj, skip=RUN_TEXT)
     if problem is not None:
         raise ResultsFormatError(f"{where}: {problem}")
-    return SampledResult.from_json(obj)
+    return sampled_from_json(obj)
 
 
 def load_results(path: str | os.PathLike[str]) -> list[SampledResult]:
