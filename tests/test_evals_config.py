@@ -159,6 +159,19 @@ def test_a_table_in_another_currency_replaces_the_shipped_one(tmp_path: Path) ->
         ("[tool.replaygate]\nfixture = 'x'\n", 2, "tool.replaygate.fixture", "unknown key"),
         ("[tool.replaygate]\nmax_tokens = 'many'\n", 2, "tool.replaygate.max_tokens", "integer"),
         (
+            '[tool.replaygate.ci]\nstages = [{name = "a", when = "pull-request"}, '
+            '{name = "b", when = "nightly"}]\n',
+            2,
+            "tool.replaygate.ci.stages[1].when",
+            "got 'nightly'",
+        ),
+        (
+            '[tool.replaygate.ci]\n\n[[tool.replaygate.ci.stages]]\nname = "a"\n',
+            3,
+            "tool.replaygate.ci.stages[0].when",
+            "every stage needs a when",
+        ),
+        (
             "[tool.replaygate.gate]\n\nmax_drop = { success = 'x' }\n",
             3,
             "tool.replaygate.gate.max_drop.success",

@@ -111,14 +111,14 @@ def line_of(text: str, section: str, key: str = "", occurrence: int = 0) -> int:
     not found): ``tomllib`` keeps no line numbers.
 
     ``occurrence`` picks one of several ``[[section]]`` headers (0 for the first). A
-    section that has no header of its own (an inline table) is looked up as a key of
-    its parent.
+    section that has no header of its own (an inline table, an item of an inline array
+    of tables) is looked up as a key of its parent.
     """
     found = _scan(text, section, key, occurrence)
     if found or not section:
         return found
     parent, _, last = section.rpartition(".")
-    return line_of(text, parent, last, occurrence)
+    return line_of(text, parent, last)  # an inline array's items are all on its key's line
 
 
 def _scan(text: str, section: str, key: str, occurrence: int) -> int:

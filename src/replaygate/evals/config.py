@@ -250,6 +250,8 @@ def _stage(reader: TableReader) -> Stage:
     if not name:
         raise reader.error("name", "every stage needs a name")
     when = reader.string("when")
+    if when is None:
+        raise reader.error("when", f"every stage needs a when, one of {', '.join(WHEN)}")
     if when not in WHEN:
         raise reader.error("when", f"expected one of {', '.join(WHEN)}, got {when!r}")
     return Stage(
