@@ -34,7 +34,7 @@ from replaygate.sampling import (
     verdict_of,
     write_results,
 )
-from replaygate.sampling.calibration import export_sheet
+from replaygate.sampling.calibration import CalibrationError, export_sheet
 
 SETTINGS: dict[str, object] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
 CITED = "RAG retrieves passages first [doc-rag]."
@@ -326,3 +326,19 @@ def test_sample_checks_raise_on_failed_gates_only() -> None:
     assert (result.index, result.passed, result.failure, result.output) == (3, False, None, UNCITED)
     with pytest.raises(ValueError, match="check 'citations' was evaluated twice in sample 3"):
         checks.evaluate(CITED, CITES)
+
+
+def test_calibrate_export_never_writes_over_a_file_that_is_no_sheet(tmp_path: Path) -> None:
+    result = run_sampled(lambda i: "context", 3, 2, [MENTIONS_CONTEXT], case="rag")
+    results = write_results(tmp_path / "results.json", [result])
+    module = tmp_path / "test_agent.py"
+    module.write_text("def test_a():\n    pass\n")
+    with pytest.raises(CalibrationError, match=r"test_agent\.py: is not a calibration sheet"):
+        export_sheet(results, module, n=1, seed=1)
+    assert module.read_text() == "def test_a():\n    pass\n"
+    (tmp_path / "sheet.verdicts.json").write_text('{"format": "other"}\n')
+    with pytest.raises(CalibrationError, match=r"sheet\.verdicts\.json: holds no calibration"):
+        export_sheet(results, tmp_path / "sheet.csv", n=1, seed=1)
+    assert not (tmp_path / "sheet.csv").exists()
+    sheet, side, _ = export_sheet(results, tmp_path / "again.csv", n=1, seed=1)
+    assert export_sheet(results, sheet, n=1, seed=2)[1] == side  # an unlabelled sheet: redrawn

@@ -67,21 +67,54 @@ def _output_text(output: Any) -> str:
     return escape_surrogates(text)
 
 
-def _refuse_labelled(sheet: Path) -> None:
-    """Refuse to write over a sheet that holds a person's labels (their work would be lost)."""
+_AWAY = "export to another file, or move it away first (nothing was written)"
+
+
+def _existing_text(path: Path) -> str | None:
+    """The text of the file at ``path``; ``None`` when there is none to keep (no file, an
+    empty one, or one the write itself will name: a folder, an unreadable file)."""
     try:
-        text = read_regular_text(sheet).removeprefix("\ufeff")
-    except (OSError, UnicodeDecodeError):  # none there, or no sheet: nothing to keep
+        text = read_regular_text(path).removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        raise CalibrationError(f"{path}: is not a calibration sheet; {_AWAY}") from None
+    except OSError:
+        return None
+    return text if text.strip() else None
+
+
+def _refuse_labelled(sheet: Path) -> None:
+    """Refuse to write over a file that is no calibration sheet (a test module, a results
+    file) or a sheet that holds a person's labels (their work would be lost)."""
+    text = _existing_text(sheet)
+    if text is None:
         return
     with io.StringIO(text, newline="") as handle:
         try:
-            labelled = sum(bool((row.get("label") or "").strip()) for row in csv.DictReader(handle))
+            reader = csv.DictReader(handle)
+            if tuple(reader.fieldnames or ()) != COLUMNS:
+                raise CalibrationError(
+                    f"{sheet}: is not a calibration sheet (its first line is not "
+                    f"{','.join(COLUMNS)}); {_AWAY}"
+                )
+            labelled = sum(bool((row.get("label") or "").strip()) for row in reader)
         except csv.Error:
-            return
+            raise CalibrationError(f"{sheet}: is not a calibration sheet; {_AWAY}") from None
     if labelled:
+        raise CalibrationError(f"{sheet}: holds {labelled} label(s) already; {_AWAY}")
+
+
+def _refuse_foreign_sidecar(side: Path) -> None:
+    """Refuse to write the verdicts over a file that holds no calibration verdicts."""
+    text = _existing_text(side)
+    if text is None:
+        return
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        document = None
+    if not isinstance(document, dict) or document.get("format") != SIDECAR_FORMAT:
         raise CalibrationError(
-            f"{sheet}: holds {labelled} label(s) already; export to another file, or move it "
-            "away first (nothing was written)"
+            f"{side}: holds no calibration verdicts (format {SIDECAR_FORMAT}); {_AWAY}"
         )
 
 
@@ -97,6 +130,7 @@ def export_sheet(
         raise CalibrationError(f"--n must be at least 1, got {n}")
     target = Path(sheet)
     _refuse_labelled(target)
+    _refuse_foreign_sidecar(sidecar_path(target))
     cases = load_results(results)
     population: list[tuple[SampledResult, SampleResult]] = [
         (case, sample) for case in cases for sample in case.samples if sample.outcomes
