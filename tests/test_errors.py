@@ -47,3 +47,38 @@ def test_verify_reports_a_store_named_with_a_newline_on_one_line(
     problem, summary = result.output.splitlines()
     assert problem.startswith("'store/bad\\nname.jsonl':1: malformed JSON")
     assert summary == "0 fixture(s) checked, 1 problem(s)"
+
+
+@pytest.mark.parametrize(
+    ("text", "args"),
+    [
+        ('{"format": "x"}', ["gate", "--results", "NAME", "--baseline", "NAME"]),
+        (
+            '{"format": "replaygate.eval.baseline", "version": 9}',
+            ["gate", "--results", "NAME", "--baseline", "NAME"],
+        ),
+        ('{"format": "x", "x": "\\ud800"}', ["gate", "--results", "NAME", "--baseline", "NAME"]),
+    ],
+    ids=["neither document", "baseline version", "lone surrogate"],
+)
+def test_a_document_error_names_a_file_named_with_a_newline_on_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, args: list[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    name = "r\nesults.json"
+    (tmp_path / name).write_text(text)
+    done = CliRunner().invoke(main, [name if a == "NAME" else a for a in args])
+    assert done.exit_code == 2, done.output
+    assert "Error: 'r\\nesults.json': " in done.output and done.output.count("\n") == 1
+
+
+def test_a_toml_error_names_a_file_named_with_a_newline_on_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "a\nb"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[tool.replaygate\n")
+    monkeypatch.chdir(folder)
+    done = CliRunner().invoke(main, ["ci", "plan", "--changed", "x.py"])
+    assert done.exit_code == 2 and done.output.count("\n") == 1, done.output
+    assert "a\\nb/pyproject.toml':1: not valid TOML" in done.output

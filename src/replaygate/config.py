@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaygate.errors import ReplaygateError
+from replaygate.errors import ReplaygateError, located
 from replaygate.regular import read_regular_text
 
 PYPROJECT = "pyproject.toml"
@@ -46,7 +46,7 @@ class TomlFileError(ReplaygateError, ValueError):
         self.file = file
         self.line = line
         self.reason = reason
-        super().__init__(f"{file}:{line}: {reason}" if line else f"{file}: {reason}")
+        super().__init__(f"{located(str(file), line)}: {reason}")
 
 
 @dataclass(frozen=True)

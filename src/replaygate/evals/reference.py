@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaygate.assertions.kinds import check_category, check_kind
+from replaygate.errors import shown_file
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.fields import (
     agree,
@@ -125,15 +126,16 @@ def reference_from_json(obj: Any, name: str) -> Reference:
     if isinstance(obj, dict) and obj.get("format") == RESULTS_FORMAT:
         results = results_from_json(obj, name)
         if not results.cases:
-            raise ResultsError(f"{name}: cases: {NO_CASE}")
+            raise ResultsError(f"{shown_file(name)}: cases: {NO_CASE}")
         return Reference.of(results, name)
     if not isinstance(obj, dict) or obj.get("format") != BASELINE_FORMAT:
         raise ResultsError(
-            f"{name}: neither a baseline ({BASELINE_FORMAT!r}) nor a results file "
+            f"{shown_file(name)}: neither a baseline ({BASELINE_FORMAT!r}) nor a results file "
             f"({RESULTS_FORMAT!r})"
         )
     if obj.get("version") != BASELINE_VERSION:
-        raise ResultsError(f"{name}: unsupported baseline version {obj.get('version')!r}")
+        version = obj.get("version")
+        raise ResultsError(f"{shown_file(name)}: unsupported baseline version {version!r}")
     with fields_of(name, ResultsError):
         cases = each(obj, "cases", CaseSummary.from_json, key="case id")
         if not cases:

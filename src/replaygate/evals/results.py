@@ -21,6 +21,7 @@ from typing import Any
 
 from replaygate import jsondoc
 from replaygate.assertions.kinds import check_category, check_kind
+from replaygate.errors import shown_file
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.fields import (
     agree,
@@ -217,7 +218,7 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType = Result
     document = jsondoc.read_json(path, what, error)
     problem = lone_surrogate(document, skip=frozenset({"output"}))
     if problem is not None:
-        raise error(f"{path}: {problem}")
+        raise error(f"{shown_file(str(path))}: {problem}")
     return document
 
 
