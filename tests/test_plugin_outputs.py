@@ -123,3 +123,25 @@ def test_an_observation_that_cannot_be_queued_fails_the_session_naming_the_queue
         ["observe: test_s.py::test_s: 2/3 passed*", "observation queue: cannot write *.replaygate*"]
     )
     assert (pytester.path / ".replaygate").read_text() == "not a folder\n"
+
+
+def test_a_usage_error_at_collection_keeps_the_files_of_the_last_run(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_s="""
+        import pytest
+
+        @pytest.mark.sampled(n=3)  # no floor: refused before any test runs
+        def test_s(replaygate_sample):
+            pass
+        """
+    )
+    for name in ("results.json", "flaky.json"):
+        (pytester.path / name).write_text('{"last": "run"}\n')
+    err = _refused(
+        pytester, "--sampling-results=results.json", "--flaky-runs=2", "--flaky-report=flaky.json"
+    )
+    assert "declare @pytest.mark.sampled(n=..., floor=...)" in err
+    for name in ("results.json", "flaky.json"):
+        assert (pytester.path / name).read_text() == '{"last": "run"}\n'

@@ -29,13 +29,11 @@ class Collector:
 
     def __init__(self, state: SessionState) -> None:
         self.state = state
-        self.refused = False
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Refuse an output naming a collected test file; then nothing is written."""
-        self.refused = True
+        """Refuse an output naming a collected test file (a usage error: nothing is run
+        or written)."""
         check_not_collected(session.config, session.items)
-        self.refused = False
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep a case's result, queue an observation, keep flaky outcomes."""
@@ -59,10 +57,11 @@ class Collector:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Write the results file and flaky report; exit 1 when a test was flaky."""
+        """Write the results file and flaky report, unless a usage error stopped the
+        session before any test ran; exit 1 when a test was flaky."""
         state = self.state
-        if self.refused:
-            return
+        if session.exitstatus == pytest.ExitCode.USAGE_ERROR:
+            return  # no test ran: the files of the last run are kept
         if state.results is not None:
             from replaygate.sampling.results import write_results
 
