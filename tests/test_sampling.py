@@ -281,6 +281,17 @@ def test_queue_append_and_read(store: Path, tmp_path: Path) -> None:
     queue.write_text('{"case": "x"}\n')
     with pytest.raises(ValueError, match=r"observe.jsonl:1: not an observation"):
         read_queue(queue)
+    for line, message in (
+        ('{"case": "x", "passes": true, "samples": 5, "floor": 4, "failing": [], "time": "t"}',
+         "passes: must be an integer, got True"),
+        ('{"case": "x", "passes": 2, "samples": 5, "floor": 4, "failing": "gate", "time": "t"}',
+         "failing: must be a list, got 'gate'"),
+        ('{"case": "x", "passes": 2, "samples": 5, "floor": 4, "failing": [{}], "time": "t"}',
+         r"failing\[0\].name: is missing"),
+    ):  # fmt: skip
+        queue.write_text(line + "\n")
+        with pytest.raises(ValueError, match=rf"observe.jsonl:1: not an observation: {message}"):
+            read_queue(queue)
     queue.write_text("[" * 100_000 + "]" * 100_000 + "\n")
     with pytest.raises(ValueError, match=r"observe.jsonl:1: not an observation"):
         read_queue(queue)

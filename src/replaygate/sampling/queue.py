@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from replaygate.jsondoc import json_fields
+from replaygate.jsondoc import FieldError, json_fields
 from replaygate.regular import read_regular_text
 
 if TYPE_CHECKING:
@@ -98,17 +98,36 @@ def read_queue(path: str | os.PathLike[str]) -> list[Observation]:
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
-            entries.append(
-                Observation(
-                    obj["case"],
-                    int(obj["passes"]),
-                    int(obj["samples"]),
-                    int(obj["floor"]),
-                    tuple(obj["failing"]),
-                    obj["time"],
-                )
-            )
-        except (ValueError, KeyError, TypeError, RecursionError) as err:
+            entries.append(_observation(json.loads(raw)))
+        except FieldError as err:
+            field = f"{err.field}: " if err.field else ""
+            raise ValueError(f"{target}:{number}: not an observation: {field}{err}") from None
+        except (ValueError, RecursionError) as err:
             raise ValueError(f"{target}:{number}: not an observation: {err}") from None
     return entries
+
+
+def _observation(obj: Any) -> Observation:
+    """A queue line's object, each field checked (a :class:`FieldError` names it)."""
+    from replaygate.evals.fields import count, each, mapping, text_field
+    from replaygate.sampling.verdict import MAX_SAMPLES
+
+    samples = count(mapping(obj), "samples", 1, MAX_SAMPLES)
+    failing = each(obj, "failing", lambda _i, entry: _failing(mapping(entry)))
+    return Observation(
+        text_field(obj, "case"),
+        count(obj, "passes", 0, samples),
+        samples,
+        count(obj, "floor", 1, samples),
+        tuple(failing),
+        text_field(obj, "time"),
+    )
+
+
+def _failing(entry: dict[str, Any]) -> dict[str, Any]:
+    """An assertion of ``failing``: its name and counts checked, as the summary shows them."""
+    from replaygate.evals.fields import count, text_field
+
+    text_field(entry, "name")
+    count(entry, "passes", 0, count(entry, "samples", 1))
+    return entry
