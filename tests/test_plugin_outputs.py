@@ -99,7 +99,7 @@ def test_an_output_naming_a_collected_text_file_is_refused(
     doctest.write_text(">>> open('ran.txt', 'w').close()\n")
     before = doctest.read_text()
     err = _refused(pytester, "--doctest-glob=*.txt", "--flaky-runs=2", f"{option}=guide.txt")
-    assert f"{option}: {doctest}: is a collected test file" in err
+    assert f"{option}: {doctest}: is not a" in err
     assert doctest.read_text() == before
 
 
@@ -137,11 +137,34 @@ def test_a_usage_error_at_collection_keeps_the_files_of_the_last_run(
             pass
         """
     )
-    for name in ("results.json", "flaky.json"):
-        (pytester.path / name).write_text('{"last": "run"}\n')
+    last = {
+        "results.json": '{"format": "replaygate.sampling.results", "version": 1, "cases": []}',
+        "flaky.json": '{"runs": 2, "tests": 0, "flaky": [], "failed_every_run": []}',
+    }
+    for name, text in last.items():
+        (pytester.path / name).write_text(text)
     err = _refused(
         pytester, "--sampling-results=results.json", "--flaky-runs=2", "--flaky-report=flaky.json"
     )
     assert "declare @pytest.mark.sampled(n=..., floor=...)" in err
-    for name in ("results.json", "flaky.json"):
-        assert (pytester.path / name).read_text() == '{"last": "run"}\n'
+    for name, text in last.items():
+        assert (pytester.path / name).read_text() == text
+
+
+@pytest.mark.parametrize(
+    ("option", "what"),
+    [
+        ("--sampling-results", "a sampling results file"),
+        ("--flaky-report", "a flaky report"),
+        ("--observe-queue", "an observation queue"),
+    ],
+)
+def test_an_existing_file_of_another_kind_is_refused(
+    pytester: pytest.Pytester, option: str, what: str
+) -> None:
+    pytester.makepyfile(test_m=MODULE)
+    readme = pytester.path / "README.md"
+    readme.write_text("# the project\n")
+    err = _refused(pytester, "--flaky-runs=2", f"{option}=README.md", "test_m.py")
+    assert f"{option}: {readme}: is not {what}" in err
+    assert readme.read_text() == "# the project\n"

@@ -3,14 +3,18 @@
 ``--sampling-results``, ``--flaky-report`` and ``--observe-queue`` are written (or
 appended to) after the tests ran. A path that names one of the session's inputs (a
 Python module such as a test module or a conftest, the ini file, the fixture store,
-the simulator's script, another output) is refused, and so is a path that could not be
-written: before any test runs, as a usage error naming the option and the path, with
+the simulator's script, another output) is refused, and so are an existing file that
+is not what the option writes (a README given as the results file) and a path that
+could not be written: before any test runs, as a usage error naming the option and the path, with
 nothing created.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,15 +22,15 @@ from replaygate.errors import ReplaygateError
 from replaygate.evals.preflight import check_not_an_input, check_writable
 from replaygate.pytest_plugin.options import simulator_behavior
 from replaygate.pytest_plugin.recording import fixtures_dir
-from replaygate.sampling.queue import DEFAULT_QUEUE
+from replaygate.sampling.queue import DEFAULT_QUEUE, read_queue
 
+QUEUE = "--observe-queue"
 OUTPUTS = {
     "--sampling-results": "replaygate_sampling_results",
     "--flaky-report": "replaygate_flaky_report",
-    "--observe-queue": "replaygate_observe_queue",
+    QUEUE: "replaygate_observe_queue",
 }
 """Each option that names a file the session writes, and its ``dest``."""
-QUEUE = "--observe-queue"
 _SCRIPT = "script:"
 _REFUSED = "writing the output there would replace it; choose another file (nothing was written)"
 
@@ -61,6 +65,55 @@ def _check_not_read(out: Path, store: Path) -> None:
         raise ReplaygateError(f"{out}: is a file of the fixture store {store}: {_REFUSED}")
 
 
+def _json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object the file at ``path`` holds, else ``None``."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    return document if isinstance(document, dict) else None
+
+
+def _is_results(path: Path) -> bool:
+    from replaygate.sampling.results import FORMAT
+
+    return (_json_object(path) or {}).get("format") == FORMAT
+
+
+def _is_flaky_report(path: Path) -> bool:
+    return {"runs", "flaky"} <= (_json_object(path) or {}).keys()
+
+
+def _is_queue(path: Path) -> bool:
+    try:
+        read_queue(path)
+    except ValueError:
+        return False
+    return True
+
+
+_KINDS: dict[str, tuple[str, Callable[[Path], bool]]] = {
+    "--sampling-results": ("a sampling results file", _is_results),
+    "--flaky-report": ("a flaky report", _is_flaky_report),
+    QUEUE: ("an observation queue", _is_queue),
+}
+"""What an existing file an option names must be, to be replaced (or appended to)."""
+
+
+def _check_same_kind(flag: str, out: Path) -> None:
+    """Refuse an existing, non-empty file that is not what ``flag`` writes (a README, a
+    data file): only a document of the option's own kind is replaced."""
+    try:
+        if not out.is_file() or out.stat().st_size == 0:
+            return
+        what, holds = _KINDS[flag]
+        kept = holds(out)
+    except OSError:  # unreadable: the write names it
+        return
+    if not kept:
+        raise ReplaygateError(f"{out}: is not {what}: {_REFUSED}")
+
+
 def given_outputs(config: pytest.Config) -> dict[str, Path]:
     """The output options given, by their flag, and their paths."""
     given = {flag: option_path(config, dest) for flag, dest in OUTPUTS.items()}
@@ -77,18 +130,7 @@ def check_outputs(config: pytest.Config) -> None:
         try:
             check_not_an_input(out, {**_inputs(config), **others})
             _check_not_read(out, fixtures_dir(config))
+            _check_same_kind(flag, out)
             check_writable(out)
         except (ReplaygateError, OSError) as err:
-            raise pytest.UsageError(f"{flag}: {err}") from None
-
-
-def check_not_collected(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Refuse an output option naming a collected test file that is no Python module (a
-    doctest text file, another plugin's test file)."""
-    collected = {item.path for item in items}
-    for flag, out in given_outputs(config).items():
-        try:
-            for path in collected:
-                check_not_an_input(out, {"a collected test file": path})
-        except ReplaygateError as err:
             raise pytest.UsageError(f"{flag}: {err}") from None

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from replaygate.pytest_plugin.outputs import check_not_collected
 from replaygate.pytest_plugin.sampling_state import SessionState
 
 if TYPE_CHECKING:
@@ -29,11 +28,6 @@ class Collector:
 
     def __init__(self, state: SessionState) -> None:
         self.state = state
-
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Refuse an output naming a collected test file (a usage error: nothing is run
-        or written)."""
-        check_not_collected(session.config, session.items)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep a case's result, queue an observation, keep flaky outcomes."""
