@@ -31,9 +31,9 @@ from jsonschema.validators import validator_for
 
 from replaygate.errors import FixtureFormatError
 from replaygate.evals.errors import CaseFormatError
-from replaygate.evals.fields import lone_surrogate
 from replaygate.fixtures.store.strict import check_unique_keys
 from replaygate.jsondoc import FieldError, count_field
+from replaygate.jsonfields import lone_surrogate
 from replaygate.regular import read_regular_text
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec
 

@@ -21,7 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.evals.errors import HistoryError
-from replaygate.evals.fields import (
+from replaygate.evals.reference import CaseSummary, check_run_metrics
+from replaygate.evals.results import EvalResults, read_json
+from replaygate.evals.scorers import Metrics
+from replaygate.fixtures.fixture import now_iso
+from replaygate.jsondoc import FieldError, check_document, strings_field
+from replaygate.jsonfields import (
     described,
     each,
     fields_of,
@@ -32,11 +37,6 @@ from replaygate.evals.fields import (
     text_field,
     time_field,
 )
-from replaygate.evals.reference import CaseSummary, check_run_metrics
-from replaygate.evals.results import EvalResults, read_json
-from replaygate.evals.scorers import Metrics
-from replaygate.fixtures.fixture import now_iso
-from replaygate.jsondoc import FieldError, check_document, strings_field
 from replaygate.outputs import write_text
 from replaygate.regular import file_kind
 from replaygate.sampling import SampledResult

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from replaygate.evals.fields import agree, got, mapping
 from replaygate.jsondoc import FieldError
+from replaygate.jsonfields import agree, got, mapping
 
 Scale = Literal["share", "amount"]
 Direction = Literal["higher", "lower"]

@@ -14,7 +14,11 @@ from typing import Any
 from replaygate.assertions.kinds import check_category, check_kind
 from replaygate.errors import shown_file
 from replaygate.evals.errors import ResultsError
-from replaygate.evals.fields import (
+from replaygate.evals.metrics import check_metrics
+from replaygate.evals.results import EvalResults, read_json, results_from_json
+from replaygate.evals.scorers import Metrics
+from replaygate.jsondoc import FieldError, json_fields, strings_field
+from replaygate.jsonfields import (
     agree,
     checked,
     count,
@@ -28,10 +32,6 @@ from replaygate.evals.fields import (
     time_field,
     within,
 )
-from replaygate.evals.metrics import check_metrics
-from replaygate.evals.results import EvalResults, read_json, results_from_json
-from replaygate.evals.scorers import Metrics
-from replaygate.jsondoc import FieldError, json_fields, strings_field
 from replaygate.sampling import AssertionStats, SampledResult, verdict_of
 from replaygate.sampling.results import FORMAT as RESULTS_FORMAT
 from replaygate.sampling.verdict import MAX_SAMPLES

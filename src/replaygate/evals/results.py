@@ -20,34 +20,26 @@ from pathlib import Path
 from typing import Any
 
 from replaygate import jsondoc
-from replaygate.assertions.kinds import check_category, check_kind
 from replaygate.errors import shown_file
 from replaygate.evals.errors import ResultsError
-from replaygate.evals.fields import (
+from replaygate.evals.metrics import check_agreement, check_metrics
+from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
+from replaygate.jsondoc import ErrorType, check_document, strings_field
+from replaygate.jsonfields import (
     agree,
-    checked,
-    count,
     each,
     fields_of,
-    flag,
-    got,
     listed_once,
     lone_surrogate,
     mapping,
-    optional_number,
     optional_text,
     present,
-    text_field,
     time_field,
     within,
 )
-from replaygate.evals.metrics import check_agreement, check_metrics
-from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
-from replaygate.jsondoc import ErrorType, FieldError, check_document, strings_field
 from replaygate.outputs import write_text
-from replaygate.sampling import SampledResult, SampleResult
-from replaygate.sampling.results import FORMAT, VERSION, document_text
-from replaygate.sampling.verdict import MAX_SAMPLES
+from replaygate.sampling import SampledResult
+from replaygate.sampling.results import FORMAT, VERSION, document_text, sampled_from_json
 
 
 @dataclass(frozen=True)
@@ -91,46 +83,6 @@ class CaseResult:
             with within("metrics"):
                 check_agreement(check_metrics(obj["metrics"]), metrics_of([counts]), "its counts")
         return CaseResult(sampled, counts, strings_field(obj, "tags"))
-
-
-def sampled_from_json(obj: dict[str, Any]) -> SampledResult:
-    """A sampling results case, each field checked (a :class:`FieldError` names it)."""
-    text_field(obj, "case")
-    n = count(obj, "samples", 1, MAX_SAMPLES)
-    count(obj, "floor", 1, n)
-    samples = each(obj, "sample_results", lambda _i, sample: _sample(sample))
-    if len(samples) != n:
-        raise FieldError("sample_results", f"holds {len(samples)} sample(s), but samples is {n}")
-    each(obj, "assertions", _description, key="assertion name", required=False)
-    return SampledResult.from_json(obj)
-
-
-def _description(_name: str, stats: Any) -> str | None:
-    """The description of an assertion of a sampling case (the counts are recomputed)."""
-    return optional_text(mapping(stats), "description")
-
-
-def _sample(obj: Any) -> SampleResult:
-    """A sample of ``sample_results``, each field checked; a stated ``passed`` must agree."""
-    mapping(obj)
-    count(obj, "index", 0)
-    optional_text(obj, "failure")
-    each(obj, "outcomes", lambda _i, outcome: _outcome(outcome), required=False)
-    sample = SampleResult.from_json(obj)
-    agree(obj, "passed", sample.passed, "its outcomes and failure")
-    return sample
-
-
-def _outcome(obj: Any) -> None:
-    """Check an outcome of a sample: name, kind, passed, score, category, message."""
-    text_field(mapping(obj), "name")
-    present(obj, "kind", "'gate' or 'signal'")
-    checked(obj, "kind", check_kind, None)
-    checked(obj, "category", check_category, "custom")
-    flag(obj, "passed")
-    optional_number(obj, "score")
-    if not isinstance(obj.get("message", ""), str):
-        raise FieldError("message", f"must be a string, got {got(obj['message'])}")
 
 
 @dataclass(frozen=True)

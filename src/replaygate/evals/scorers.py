@@ -25,9 +25,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from replaygate.evals.cases import EvalCase
-from replaygate.evals.fields import count, flag, mapping, optional_number, within
 from replaygate.evals.metrics import METRICS
 from replaygate.evals.prices import PriceTable
+from replaygate.jsonfields import count, flag, mapping, optional_number, within
 from replaygate.sampling import SampledResult
 
 Metrics = dict[str, float | None]

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from replaygate.errors import ReplaygateError
-from replaygate.evals.preflight import check_not_an_input, check_writable
 from replaygate.pytest_plugin.options import simulator_behavior
 from replaygate.pytest_plugin.recording import fixtures_dir
 from replaygate.sampling.queue import DEFAULT_QUEUE, read_queue
@@ -124,6 +123,12 @@ def check_outputs(config: pytest.Config) -> None:
     """Refuse an output option naming an input, another output or a path that could not be
     written (:exc:`pytest.UsageError` naming the option and the path)."""
     given = given_outputs(config)
+    if not given:
+        return
+    # the eval commands' checks, loaded only when an output is named: a session without
+    # these options loads nothing of the eval package (its history, schemas, stores)
+    from replaygate.evals.preflight import check_not_an_input, check_writable
+
     written = {**given, QUEUE: given.get(QUEUE, config.rootpath / DEFAULT_QUEUE)}
     for flag, out in given.items():
         others = {f"the {other} file": path for other, path in written.items() if other != flag}

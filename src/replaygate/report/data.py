@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from replaygate.evals.fields import parse_time
 from replaygate.evals.history import HistoryRun
 from replaygate.fixtures.store import FixtureStore
+from replaygate.jsonfields import parse_time
 from replaygate.report.evidence import case_evidence
 
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 from replaygate.evals.config import ReportConfig
 from replaygate.evals.errors import HistoryError
-from replaygate.evals.fields import parse_time
 from replaygate.evals.gate import HEADER as GATE_HEADER
 from replaygate.evals.gate import GateReport
 from replaygate.evals.history import History, HistoryRun
 from replaygate.evals.metrics import METRICS
+from replaygate.jsonfields import parse_time
 from replaygate.outputs import write_text
 from replaygate.report.data import fixture_ages, metric_series, weekly_pass_rates
 from replaygate.report.evidence import distinct_runs, recordings_text

@@ -109,7 +109,7 @@ def read_queue(path: str | os.PathLike[str]) -> list[Observation]:
 
 def _observation(obj: Any) -> Observation:
     """A queue line's object, each field checked (a :class:`FieldError` names it)."""
-    from replaygate.evals.fields import count, each, mapping, text_field
+    from replaygate.jsonfields import count, each, mapping, text_field
     from replaygate.sampling.verdict import MAX_SAMPLES
 
     samples = count(mapping(obj), "samples", 1, MAX_SAMPLES)
@@ -126,7 +126,7 @@ def _observation(obj: Any) -> Observation:
 
 def _failing(entry: dict[str, Any]) -> dict[str, Any]:
     """An assertion of ``failing``: its name and counts checked, as the summary shows them."""
-    from replaygate.evals.fields import count, text_field
+    from replaygate.jsonfields import count, text_field
 
     text_field(entry, "name")
     count(entry, "passes", 0, count(entry, "samples", 1))

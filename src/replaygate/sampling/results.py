@@ -17,10 +17,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from replaygate.assertions.kinds import Category, Kind, Outcome
+from replaygate.assertions.kinds import Category, Kind, Outcome, check_category, check_kind
 from replaygate.errors import ReplaygateError
-from replaygate.evals.fields import got, lone_surrogate
-from replaygate.jsondoc import count_field, json_fields, read_items
+from replaygate.jsondoc import FieldError, count_field, json_fields, read_items
+from replaygate.jsonfields import (
+    agree,
+    checked,
+    count,
+    each,
+    flag,
+    got,
+    lone_surrogate,
+    mapping,
+    optional_number,
+    optional_text,
+    present,
+    text_field,
+)
 from replaygate.outputs import write_text
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec, Verdict, verdict_of
 
@@ -216,12 +229,50 @@ RUN_TEXT = frozenset({"output", "failure", "message"})
 as it was, even half of a surrogate pair; every other string must be Unicode text."""
 
 
+def sampled_from_json(obj: dict[str, Any]) -> SampledResult:
+    """A sampling results case, each field checked (a :class:`FieldError` names it)."""
+    text_field(obj, "case")
+    n = count(obj, "samples", 1, MAX_SAMPLES)
+    count(obj, "floor", 1, n)
+    samples = each(obj, "sample_results", lambda _i, sample: _sample(sample))
+    if len(samples) != n:
+        raise FieldError("sample_results", f"holds {len(samples)} sample(s), but samples is {n}")
+    each(obj, "assertions", _description, key="assertion name", required=False)
+    return SampledResult.from_json(obj)
+
+
+def _description(_name: str, stats: Any) -> str | None:
+    """The description of an assertion of a sampling case (the counts are recomputed)."""
+    return optional_text(mapping(stats), "description")
+
+
+def _sample(obj: Any) -> SampleResult:
+    """A sample of ``sample_results``, each field checked; a stated ``passed`` must agree."""
+    mapping(obj)
+    count(obj, "index", 0)
+    optional_text(obj, "failure")
+    each(obj, "outcomes", lambda _i, outcome: _outcome(outcome), required=False)
+    sample = SampleResult.from_json(obj)
+    agree(obj, "passed", sample.passed, "its outcomes and failure")
+    return sample
+
+
+def _outcome(obj: Any) -> None:
+    """Check an outcome of a sample: name, kind, passed, score, category, message."""
+    text_field(mapping(obj), "name")
+    present(obj, "kind", "'gate' or 'signal'")
+    checked(obj, "kind", check_kind, None)
+    checked(obj, "category", check_category, "custom")
+    flag(obj, "passed")
+    optional_number(obj, "score")
+    if not isinstance(obj.get("message", ""), str):
+        raise FieldError("message", f"must be a string, got {got(obj['message'])}")
+
+
 def _parse_case(obj: Any, where: str) -> SampledResult:
     """A case of a results file, each field checked (a :class:`FieldError` names it); a
     name, kind or description that is no Unicode text (half of a surrogate pair, which
     could be neither printed nor stored) is refused."""
-    from replaygate.evals.results import sampled_from_json
-
     if not isinstance(obj, dict):
         raise ResultsFormatError(f"{where}: must be an object, got {got(obj)}")
     problem = lone_surrogate(obj, skip=RUN_TEXT)
