@@ -88,9 +88,9 @@ def test_repair_through_a_link_cuts_the_real_files_partial_tail(
     assert not link.with_name("s.jsonl.bak").exists()
 
 
-def test_prune_through_a_link_rewrites_the_real_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def linked_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """An empty store ``real/rag.jsonl`` and ``tests/rag.jsonl`` linking to it, in the
+    working folder ``tmp_path``: (the real file, the link)."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "tests").mkdir()
     real = tmp_path / "real" / "rag.jsonl"
@@ -98,6 +98,13 @@ def test_prune_through_a_link_rewrites_the_real_file(
     real.touch()
     link = tmp_path / "tests" / "rag.jsonl"
     link.symlink_to(real)
+    return real, link
+
+
+def test_prune_through_a_link_rewrites_the_real_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real, link = linked_store(tmp_path, monkeypatch)
     keys = setup_store(tmp_path, link)
     done = prune(str(link), "--unused", "--yes")
     assert done.exit_code == 0 and "deleted 2 fixture(s)" in done.output, done.output
@@ -109,13 +116,7 @@ def test_prune_of_every_fixture_through_a_link_empties_the_real_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Removing the file removed the link and left every fixture in the real file.
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "tests").mkdir()
-    real = tmp_path / "real" / "rag.jsonl"
-    real.parent.mkdir()
-    real.touch()
-    link = tmp_path / "tests" / "rag.jsonl"
-    link.symlink_to(real)
+    real, link = linked_store(tmp_path, monkeypatch)
     put(link, "unused", "2026-01-01T00:00:00Z")
     other = tmp_path / "tests" / "other.jsonl"
     put(other, "played", "2026-01-01T00:00:00Z")
