@@ -18,7 +18,7 @@ from replaygate.cli.options import (
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import run_gate
 from replaygate.evals.history import History, read_export
-from replaygate.evals.preflight import check_not_an_input
+from replaygate.evals.preflight import check_not_an_input, check_writable
 from replaygate.evals.reference import load_reference
 
 
@@ -74,6 +74,7 @@ def report_cmd(
         "the baseline": baseline_file,
     }
     check_not_an_input(out, {**inputs, **{f"the fixture store {s}": s for s in stores}})
+    check_writable(out)  # before the charts are drawn, as eval checks before it runs
     gate = None
     if results_path is not None:
         baseline = load_reference(baseline_file)
