@@ -146,19 +146,27 @@ def _one_line(value: Any) -> bool:
     return type(value) is str and "\n" not in value and "\r" not in value
 
 
-def _header(name: str, value: Any) -> tuple[str, str]:
-    """A recorded header as a client takes it: its value one line of ASCII text."""
-    if not (_one_line(value) and value.isascii()):
-        raise WireFormatError(
-            f"response.headers.{name}", f"expected one line of ASCII text, got {shown(value)}"
-        )
-    return name.lower(), value
+def _check_headers(headers: Mapping[str, Any]) -> None:
+    """:class:`WireFormatError` naming the first recorded header no client could be
+    handed: each value must be one line of ASCII text. All values are checked at once
+    (one join), as this runs for every replayed call."""
+    try:
+        joined = "".join(headers.values())
+    except TypeError:  # a value that is not a string
+        joined = "\n"
+    if joined.isascii() and "\n" not in joined and "\r" not in joined:
+        return
+    name, value = next((k, v) for k, v in headers.items() if not (_one_line(v) and v.isascii()))
+    raise WireFormatError(
+        f"response.headers.{name}", f"expected one line of ASCII text, got {shown(value)}"
+    )
 
 
 def replay_headers(headers: Mapping[str, Any], status: int) -> list[tuple[str, str]]:
     """Recorded headers with the retry timing shortened (see the module docstring);
     :class:`WireFormatError` names one that no client could be handed."""
-    out = [_header(k, v) for k, v in headers.items()]
+    _check_headers(headers)
+    out = [(k.lower(), v) for k, v in headers.items()]
     if retryable(status) or not _RETRY_TIMING.isdisjoint([k for k, _ in out]):
         out = [(k, "0" if k == "retry-after" else v) for k, v in out if k != "retry-after-ms"]
         out.append(("retry-after-ms", REPLAYED_RETRY_AFTER_MS))
