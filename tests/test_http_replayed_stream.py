@@ -56,6 +56,22 @@ def test_an_event_no_server_sends_is_named_not_rewritten(bad: dict[str, Any], fi
         replayed(_record([{"data": "ok"}, bad]))
 
 
+@pytest.mark.parametrize(
+    "events",
+    [
+        [{"data": "a", "unterminated": True}, {"data": "b"}],
+        [{"data": "a"}, {"data": "b", "unterminated": "yes"}],
+    ],
+    ids=["not the last", "not true"],
+)
+def test_only_the_last_event_may_be_unterminated(events: list[dict[str, Any]]) -> None:
+    """Replayed, an unterminated event before another runs into it: one event, never sent."""
+    with pytest.raises(WireFormatError, match=r"response\.events\[\d\]\.unterminated: only"):
+        replayed(_record(events))
+    last = replayed(_record([{"data": "a"}, {"data": "b", "unterminated": True}]))
+    assert last.body == b"data: a\n\ndata: b\n"
+
+
 RECORDS = [
     ({"headers": {"content-type": 5}, "body": {}}, "response.headers.content-type"),
     ({"headers": {"request-id": "a\r\nx-evil: 1"}, "body": {}}, "response.headers.request-id"),

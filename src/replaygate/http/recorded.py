@@ -198,8 +198,23 @@ def _stream_text(events: list[Any]) -> str:
             raise WireFormatError(
                 f"response.events[{i}].event", f"expected a name, got {shown(name)}"
             )
-        add(event_text(data, name, event.get("unterminated") is not True))
+        add(event_text(data, name, _terminated(event, i == len(events) - 1, i)))
     return "".join(texts)
+
+
+def _terminated(event: Mapping[str, Any], last: bool, i: int) -> bool:
+    """Whether event ``i`` ends with its blank line: only the last event of a stream may
+    be recorded ``unterminated`` (``true``); another would run into the next event on
+    replay, which the server never sent."""
+    flag = event.get("unterminated")
+    if flag is None:
+        return True
+    if flag is not True or not last:
+        raise WireFormatError(
+            f"response.events[{i}].unterminated",
+            "only the last event may be unterminated, and only as true",
+        )
+    return False
 
 
 def replayed(record: Any, *, key: str = "", rerecord: str | None = None) -> Replayed:
