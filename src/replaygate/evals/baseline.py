@@ -25,7 +25,7 @@ from replaygate.evals.reference import (
 from replaygate.evals.results import EvalResults, read_json
 from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import now_iso
-from replaygate.fixtures.store.writing import atomic_write
+from replaygate.outputs import write_text
 
 SOURCE_FIELDS = ("time", "mode", "model", "interface", "fixtures", "cases_file", "agent")
 
@@ -125,10 +125,5 @@ def update_baseline(
     baseline = Baseline(new_reference, history, source)
     target.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(baseline.to_json(), ensure_ascii=False, indent=2) + "\n"
-    try:  # in one step: a full disk or a crash leaves the old baseline, never half of one
-        atomic_write(target, text.encode("utf-8"))
-    except OSError as err:
-        if err.errno is None:
-            raise
-        raise type(err)(err.errno, err.strerror, str(target)) from None
+    write_text(target, text)  # in one step: a crash leaves the old baseline, never half
     return baseline
