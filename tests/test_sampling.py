@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from replaygate.assertions import citations_check, contains_check, structure_check
 from replaygate.cli.assert_cmds import calibrate
 from replaygate.errors import FixtureMismatchError
+from replaygate.evals.results import load_eval_results
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.fakes import ScriptedModel
 from replaygate.models.replay import RecordingModel, ReplayModel
@@ -219,6 +220,20 @@ def test_a_name_that_is_not_valid_text_is_refused_naming_the_file(
     assert out.exit_code == 2, out.output
     assert "half of a surrogate pair" in out.output
     assert not (tmp_path / "s.csv").exists()
+
+
+def test_what_a_run_gave_as_broken_text_is_read_back_by_the_eval_reader(tmp_path: Path) -> None:
+    # a failure or an assertion message holding half of a surrogate pair is kept as it
+    # was; gate, baseline update and upgrade read results files through the eval reader
+    def fails(index: int) -> str:
+        raise AssertionError("got \udc80 back")
+
+    result = run_sampled(fails, 3, 2, [MENTIONS_CONTEXT], case="rag")
+    path = write_results(tmp_path / "results.json", [result])
+    assert load_results(path)[0].samples[0].failure == result.samples[0].failure
+    (case,) = load_eval_results(path).cases
+    assert case.id == "rag" and "\udc80" in str(result.samples[0].failure)
+    assert case.sampled.samples[0].failure == result.samples[0].failure
 
 
 def test_non_json_outputs_are_stored_as_repr(tmp_path: Path) -> None:

@@ -39,7 +39,13 @@ from replaygate.jsonfields import (
 )
 from replaygate.outputs import write_text
 from replaygate.sampling import SampledResult
-from replaygate.sampling.results import FORMAT, VERSION, document_text, sampled_from_json
+from replaygate.sampling.results import (
+    FORMAT,
+    RUN_TEXT,
+    VERSION,
+    document_text,
+    sampled_from_json,
+)
 
 
 @dataclass(frozen=True)
@@ -165,10 +171,10 @@ def run_info(obj: Any) -> dict[str, Any]:
 
 def read_json(path: str | os.PathLike[str], what: str, error: ErrorType = ResultsError) -> Any:
     """Parse the JSON file at ``path``; ``error`` says why it cannot be read (or that a
-    string in it is no Unicode text: it could be neither printed nor stored; a sample's
-    ``output``, kept as the agent gave it, may be anything)."""
+    string in it is no Unicode text: it could be neither printed nor stored; what a run
+    gave, kept as it was (:data:`~replaygate.sampling.results.RUN_TEXT`), may be anything)."""
     document = jsondoc.read_json(path, what, error)
-    problem = lone_surrogate(document, skip=frozenset({"output"}))
+    problem = lone_surrogate(document, skip=RUN_TEXT)
     if problem is not None:
         raise error(f"{shown_file(str(path))}: {problem}")
     return document
