@@ -305,13 +305,14 @@ def test_recording_live_without_a_key_says_so_once(
     result.assert_outcomes(failed=2)  # and no error at teardown for sending nothing
     result.stdout.fnmatch_lines(
         [
-            "*LiveAPIError: recording from the live API needs ANTHROPIC_API_KEY (or api_key=...);"
+            "*replaygate: recording from the live API needs ANTHROPIC_API_KEY (or api_key=...);"
             " record from the loopback simulator instead with --replaygate-simulator",
             "*failed before any request*",
         ]
     )
     assert "nothing was recorded" not in result.stdout.str()
     assert "Could not resolve authentication method" not in result.stdout.str()
+    assert "Traceback" not in result.stdout.str() and "LiveAPIError" not in result.stdout.str()
 
 
 MARKER_ONLY_TESTS = """

@@ -88,7 +88,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
-from replaygate.errors import LiveAPIError, LiveCallNotApproved, ReplaygateError
+from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.fixtures.modes import require_approval
 from replaygate.pytest_plugin.caught import (
     ALLOW_FLAG,
@@ -445,12 +445,14 @@ def _sdk_clients(
             kwargs.setdefault(
                 "base_url", simulator.url if sdk == "anthropic" else simulator.openai_base_url
             )
-        if "api_key" not in kwargs and not _has_credentials(sdk, kwargs):
-            if not keyless:
-                raise LiveAPIError(
-                    f"recording from the live API needs {env_key} (or api_key=...); record "
-                    "from the loopback simulator instead with --replaygate-simulator"
-                )
+        if "api_key" not in kwargs and not _has_credentials(sdk, env_key, kwargs):
+            if not keyless:  # a test failure with replaygate's words, not a traceback
+                raise pytest.fail.Exception(
+                    f"replaygate: recording from the live API needs {env_key} (or "
+                    "api_key=...); record from the loopback simulator instead with "
+                    "--replaygate-simulator",
+                    pytrace=False,
+                ) from None
             kwargs["api_key"] = REPLAY_API_KEY
         client = cls(**kwargs)
         made.append(client)
@@ -462,10 +464,10 @@ def _sdk_clients(
             client.close()
 
 
-def _has_credentials(sdk: str, kwargs: dict[str, Any]) -> bool:
+def _has_credentials(sdk: str, env_key: str, kwargs: dict[str, Any]) -> bool:
     """Whether an ``sdk`` client made with ``kwargs`` finds a credential in the environment
-    (or, for anthropic, a bearer token given or set)."""
-    if os.environ.get(f"{sdk.upper()}_API_KEY"):
+    (``env_key``, or, for anthropic, a bearer token given or set)."""
+    if os.environ.get(env_key):
         return True
     return sdk == "anthropic" and bool(
         kwargs.get("auth_token") or os.environ.get("ANTHROPIC_AUTH_TOKEN")
