@@ -1012,3 +1012,11 @@ def test_count_tokens_answers_the_input_tokens_an_answer_reports(tmp_path: Path)
     with block_network():
         replayed = offline.messages.count_tokens(**conversation)
     assert replayed.input_tokens == recorded.input_tokens == counted.input_tokens
+
+
+def test_a_wrong_type_is_named_in_json_s_words(echo: Simulator) -> None:
+    body = {"model": GPT, "messages": USER_TURN, "stream": True, "stream_options": [1]}
+    with httpx2.Client(base_url=echo.url) as http:
+        reply = http.post("/v1/chat/completions", headers={"authorization": "Bearer k"}, json=body)
+    message = reply.json()["error"]["message"]
+    assert reply.status_code == 400 and "but got an array instead" in message, message

@@ -201,6 +201,21 @@ def validate_openai(body: Any) -> Invalid | None:
     return problem or _openai_tool_pairs(messages)
 
 
+_JSON_KINDS: tuple[tuple[type, str], ...] = (
+    (bool, "a boolean"),
+    (int, "an integer"),
+    (float, "a decimal"),
+    (str, "a string"),
+    (list, "an array"),
+    (dict, "an object"),
+)
+
+
+def _json_kind(value: Any) -> str:
+    """What ``value`` is, in the words of OpenAI's errors (``an object``, ``an array``)."""
+    return next((word for kind, word in _JSON_KINDS if isinstance(value, kind)), "a value")
+
+
 def _wrong_type(
     obj: Mapping[str, Any], name: str, kind: type | tuple[type, ...], expected: str, where: str
 ) -> Invalid | None:
@@ -210,7 +225,7 @@ def _wrong_type(
         return None
     param = f"{where}{name}"
     return Invalid(
-        f"Invalid type for '{param}': expected {expected}, but got {type(value).__name__} instead.",
+        f"Invalid type for '{param}': expected {expected}, but got {_json_kind(value)} instead.",
         param,
         "invalid_type",
     )
