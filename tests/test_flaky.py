@@ -135,3 +135,30 @@ def test_the_cli_without_flaky_tests_keeps_pytests_exit_code(
     result = CliRunner().invoke(flaky, ["--runs", "1"])
     assert result.exit_code == 2
     assert "--runs must be at least 2, got 1" in result.output
+
+
+# recording, it fails on its first run and, on its second, sends nothing and passes
+SENDS_NOTHING = """
+from pathlib import Path
+
+def test_counter(anthropic_client):
+    counter = Path(__file__).with_name("counter.txt")
+    runs = int(counter.read_text()) if counter.exists() else 0
+    counter.write_text(str(runs + 1))
+    assert runs, "the first run fails"
+"""
+
+
+@pytest.mark.slow
+def test_a_rerun_is_checked_as_if_alone(pytester: pytest.Pytester) -> None:
+    # the first run's failure was kept on the item, so the second run, recording and
+    # sending nothing, was let through instead of being told so
+    pytester.makepyfile(test_counter_file=SENDS_NOTHING)
+    result = pytester.runpytest(
+        "--flaky-runs=2",
+        "--replaygate-record-mode=record-missing",
+        "--replaygate-approve-live",
+        "--replaygate-simulator=echo",
+        *UNUSED_PLUGINS,
+    )
+    result.stdout.fnmatch_lines(["*nothing was recorded*"])

@@ -389,17 +389,18 @@ def replaygate_exchange(
     if checked:
         request.node.stash[_CHECKED] = exchange
     yield exchange
+    raised = request.node.stash.get(_RAISED, None)
+    if raised is not None:
+        del request.node.stash[_RAISED]  # a rerun of the item (--flaky-runs) starts clean
     if checked:
         del request.node.stash[_CHECKED]  # the item outlives it: keep no session's errors
     if checked and exchange.raised:
         caught = caught_errors(
-            exchange.raised,
-            request.node.stash.get(_RAISED, None),
-            test_code(getattr(request.node, "function", None)),
+            exchange.raised, raised, test_code(getattr(request.node, "function", None))
         )
         if caught:
             pytest.fail(caught_message(caught), pytrace=False)
-    failed = request.node.stash.get(_RAISED, None) is not None  # it said why itself
+    failed = raised is not None  # it said why itself
     expected = marker.get("expect_requests", True) and not failed
     if exchange.recording and expected and exchange.sent == 0:
         pytest.fail(
