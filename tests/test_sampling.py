@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -326,6 +328,23 @@ def test_an_append_after_a_line_left_without_its_newline_damages_neither(
     queue.write_text(queue.read_text().rstrip("\n"))  # an editor that drops the last newline
     append_observation(queue, entry)
     assert read_queue(queue) == [entry, entry]
+
+
+def test_a_failed_append_leaves_the_queue_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry = Observation("c", 1, 3, 2, (), "2026-01-01T00:00:00Z")
+    queue = tmp_path / "observe.jsonl"
+    append_observation(queue, entry)
+    before = queue.read_bytes()
+
+    def disk_full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(OSError, match="No space left on device"):
+        append_observation(queue, entry)
+    assert queue.read_bytes() == before
 
 
 def test_a_case_id_that_is_not_valid_text_is_queued_and_read_back(tmp_path: Path) -> None:

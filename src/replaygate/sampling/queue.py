@@ -61,23 +61,20 @@ class Observation:
 
 
 def append_observation(path: str | os.PathLike[str], entry: Observation) -> None:
-    """Append ``entry`` as one line, under a lock (concurrent sessions lose nothing); a
-    last line left without its newline gets one first, so neither line is damaged. Half
-    of a surrogate pair (a test file name that is not UTF-8) is kept as its escape."""
+    """Append ``entry`` as one line, under a lock (concurrent sessions lose nothing), in one
+    write and fsync: a failed one (a full disk) leaves the queue as it was. A last line left
+    without its newline (an edit) gets one first, so neither line is damaged. Half of a
+    surrogate pair (a test file name that is not UTF-8) is kept as its escape."""
     from filelock import FileLock
 
+    from replaygate.fixtures.store.writing import append_line
     from replaygate.sampling.results import escape_surrogates
 
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     line = escape_surrogates(json.dumps(entry.to_json(), ensure_ascii=False, sort_keys=True))
-    line += "\n"
-    with FileLock(str(target) + ".lock"), target.open("a+b") as handle:
-        if handle.tell() > 0:  # a line left without its newline (an edit) is kept whole
-            handle.seek(-1, os.SEEK_END)
-            if handle.read(1) != b"\n":
-                line = "\n" + line
-        handle.write(line.encode("utf-8"))
+    with FileLock(str(target) + ".lock"):
+        append_line(target, (line + "\n").encode("utf-8"), check_tail=None)
 
 
 def read_queue(path: str | os.PathLike[str]) -> list[Observation]:
