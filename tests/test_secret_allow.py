@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import pytest
@@ -29,8 +30,8 @@ known_safe_patterns = ['acme_test_[0-9a-f]{{32}}']
 """
 
 
-def _fixture(text: str) -> Fixture:
-    request = {"model": "m", "messages": [{"role": "user", "content": text}]}
+def _fixture(text: str, **fields: Any) -> Fixture:
+    request = {"model": "m", "messages": [{"role": "user", "content": text}], **fields}
     response = {"content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn"}
     return Fixture.create(
         request, [response], make_meta("anthropic.messages", "2023-06-01", "hand")
@@ -82,6 +83,25 @@ def test_the_store_writes_a_known_safe_value_only_in_its_project(
     store = FixtureStore.open(project / "f.jsonl")
     store.put(_fixture(f"api_key={value}"))
     assert len(FixtureStore.open(project / "f.jsonl")) == 1
+
+
+def test_a_known_safe_field_name_is_written_and_verified_only_in_its_project(
+    tmp_path: Path, project: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    with pytest.raises(SecretInFixtureError, match=r"request.metadata \(a field name\)"):
+        FixtureStore.open(elsewhere / "f.jsonl").put(_fixture("hi", metadata={EXAMPLE_KEY: "x"}))
+    store = project / "f.jsonl"
+    FixtureStore.open(store).put(_fixture("hi", metadata={EXAMPLE_KEY: "x"}))
+    assert verify_store(store) == (1, [])
+    with pytest.raises(SecretInFixtureError, match="GitHub token"):
+        FixtureStore.open(store).put(_fixture("hi", metadata={f"{EXAMPLE_KEY} {REAL_TOKEN}": "x"}))
+    # a secret under a known-safe field name is named by that name, not as a hidden one
+    found = f"GitHub token found at request.metadata.{EXAMPLE_KEY};"
+    with pytest.raises(SecretInFixtureError, match=found):
+        FixtureStore.open(store).put(_fixture("hi", metadata={EXAMPLE_KEY: REAL_TOKEN}))
 
 
 def test_a_real_secret_beside_a_known_safe_one_is_still_refused(project: Path) -> None:

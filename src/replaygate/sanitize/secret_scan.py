@@ -72,33 +72,39 @@ def _bare(name: str) -> str:
     return name.split(" (in ", 1)[0]
 
 
-def _leaves(value: Any, path: str, field_name: str) -> Iterator[tuple[str, str, str]]:
+def _leaves(
+    value: Any, path: str, field_name: str, safe: KnownSafe = NOTHING_SAFE
+) -> Iterator[tuple[str, str, str]]:
     """``(path, field name, text)`` of each string of ``value``: its values, and a field
-    name that a token family flags (named by the path of its object, never shown)."""
+    name that a token family flags once its ``safe`` values are blanked out (named by the
+    path of its object, never shown)."""
     if isinstance(value, Mapping):
         for key, item in value.items():
             name = str(key)
-            if detect_family(name) is not None:
+            if detect_family(safe.mask(name)) is not None:
                 yield f"{path or '(the top level)'} (a field name)", "", name
                 name = "<a secret-looking field name>"
-            yield from _leaves(item, f"{path}.{name}" if path else name, name)
+            yield from _leaves(item, f"{path}.{name}" if path else name, name, safe)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            yield from _leaves(item, f"{path}[{i}]", field_name)
+            yield from _leaves(item, f"{path}[{i}]", field_name, safe)
     elif isinstance(value, str):
         yield path, field_name, value
 
 
 def find_secrets(
-    value: Any, detect: Callable[[str, str], str | None] = detect_in_text
+    value: Any,
+    detect: Callable[[str, str], str | None] = detect_in_text,
+    safe: KnownSafe = NOTHING_SAFE,
 ) -> list[SecretFinding]:
-    """Every leaf of ``value`` that a detector flags, by path."""
+    """Every leaf of ``value`` that a detector flags, by path; the ``safe`` values
+    (:mod:`.secret_allow`) are blanked out of each value and field name first."""
     if detect is detect_in_text and not may_hold_secret(value):
         return []
     return [
         SecretFinding(path, name)
-        for path, field_name, text in _leaves(value, "", "")
-        if (name := detect(text, field_name)) is not None
+        for path, field_name, text in _leaves(value, "", "", safe)
+        if (name := detect(safe.mask(text), field_name)) is not None
     ]
 
 
@@ -207,14 +213,7 @@ def find_each_fixture_secrets(
 def _fixture_secrets(
     fixture: Mapping[str, Any], safe: KnownSafe, known_clean: bool
 ) -> list[SecretFinding]:
-    if known_clean:
-        findings = []
-    elif not safe:
-        findings = find_secrets(fixture)
-    elif may_hold_secret(fixture):
-        findings = find_secrets(fixture, lambda text, name: detect_in_text(safe.mask(text), name))
-    else:
-        findings = []
+    findings = [] if known_clean else find_secrets(fixture, safe=safe)
     if "response" in fixture:
         recorded = [("response", fixture["response"])]
     else:
