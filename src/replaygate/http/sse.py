@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from replaygate.errors import WireFormatError
+
 
 @dataclass(frozen=True)
 class SSEEvent:
@@ -61,14 +63,17 @@ class SSEParser:
 
     def __init__(self) -> None:
         self._buffer = b""
+        self._count = 0
 
     def feed(self, chunk: bytes) -> Iterator[SSEEvent]:
-        """Events completed by ``chunk``."""
+        """Events completed by ``chunk``; an event that is not UTF-8 text raises a
+        :class:`~replaygate.errors.WireFormatError` naming it (:meth:`_decoded`)."""
         self._buffer += chunk.replace(b"\r\n", b"\n")
         while b"\n\n" in self._buffer:
             raw, self._buffer = self._buffer.split(b"\n\n", 1)
-            event = _parse_block(raw.decode("utf-8"))
+            event = _parse_block(self._decoded(raw))
             if event is not None:
+                self._count += 1
                 yield event
 
     @property
@@ -77,9 +82,20 @@ class SSEParser:
         return self._buffer
 
     def tail(self) -> SSEEvent | None:
-        """The event the pending bytes hold, not terminated (None when they hold none)."""
-        event = _parse_block(self._buffer.decode("utf-8", "replace"))
+        """The event the pending bytes hold, not terminated (None when they hold none);
+        refused as :meth:`feed` refuses an event that is not UTF-8 text."""
+        event = _parse_block(self._decoded(self._buffer))
         return None if event is None else SSEEvent(event.data, event.event, terminated=False)
+
+    def _decoded(self, raw: bytes) -> str:
+        """The text of the next event's bytes ``raw``; not UTF-8, a
+        :class:`~replaygate.errors.WireFormatError` naming the event by its index among
+        the stream's events, as a fixture stores them."""
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            reason = f"not UTF-8 text ({err.reason})"
+            raise WireFormatError(f"stream event {self._count}", reason) from None
 
 
 def _parse_block(block: str) -> SSEEvent | None:
