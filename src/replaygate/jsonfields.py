@@ -20,6 +20,17 @@ T = TypeVar("T")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+"""Half of a surrogate pair: a string holding one is not valid text (UTF-8 cannot write it)."""
+
+
+def _escaped(found: re.Match[str]) -> str:
+    """The half of a surrogate pair ``found`` as its escape ``\\ud800``."""
+    return found.group().encode("unicode_escape").decode("ascii")
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each half of a surrogate pair written as its escape ``\\ud800``."""
+    return _SURROGATE.sub(_escaped, text)
 
 
 def lone_surrogate(document: Any, *, skip: frozenset[str] = frozenset()) -> str | None:
@@ -39,8 +50,7 @@ def lone_surrogate(document: Any, *, skip: frozenset[str] = frozenset()) -> str 
         for text in texts:
             found = _SURROGATE.search(text) if isinstance(text, str) else None
             if found:
-                lone = found.group().encode("unicode_escape").decode("ascii")
-                return f"holds {lone}, half of a surrogate pair: not Unicode text"
+                return f"holds {_escaped(found)}, half of a surrogate pair: not Unicode text"
     return None
 
 

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.errors import ReplaygateError
+from replaygate.jsonfields import escape_surrogates
 from replaygate.outputs import write_text
 from replaygate.regular import read_regular_text
 from replaygate.sampling.results import (
     SampledResult,
     SampleResult,
-    escape_surrogates,
     load_results,
 )
 

@@ -68,7 +68,7 @@ def append_observation(path: str | os.PathLike[str], entry: Observation) -> None
     from filelock import FileLock
 
     from replaygate.fixtures.store.writing import append_line
-    from replaygate.sampling.results import escape_surrogates
+    from replaygate.jsonfields import escape_surrogates
 
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)

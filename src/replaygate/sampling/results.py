@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from replaygate.jsonfields import (
     checked,
     count,
     each,
+    escape_surrogates,
     flag,
     got,
     lone_surrogate,
@@ -198,15 +198,6 @@ class SampledResult:
 def results_document(cases: Iterable[SampledResult]) -> dict[str, Any]:
     """The whole results file as a JSON object."""
     return {"format": FORMAT, "version": VERSION, "cases": [c.to_json() for c in cases]}
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def escape_surrogates(text: str) -> str:
-    """``text`` with each half of a surrogate pair (not valid text, so UTF-8 cannot write
-    it) written as its escape ``\\ud800``."""
-    return _SURROGATE.sub(lambda found: found.group().encode("unicode_escape").decode(), text)
 
 
 def document_text(document: Any) -> str:
