@@ -20,6 +20,8 @@ import pytest
 
 from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import now_iso
+from replaygate.hygiene.errors import HygieneError
+from replaygate.hygiene.usage import read_usage
 from run_cli import replaygate
 
 TESTS = """
@@ -168,6 +170,8 @@ def test_reading_a_hits_log_that_is_a_file_is_refused_not_read_as_empty(tmp_path
     refused = f"^{re.escape(str(log))} is not a folder: the hits log is the folder"
     with pytest.raises(ValueError, match=refused):
         list(hits.read_hits(log))
+    with pytest.raises(HygieneError, match=f"^--hits-dir {refused[1:]}"):
+        read_usage(log, 1)
     assert list(hits.read_hits(tmp_path / "absent")) == []
 
 

@@ -20,7 +20,7 @@ from replaygate.config import MAX_TOKENS, find_pyproject, tool_table
 from replaygate.evals.metrics import check_limit_names
 from replaygate.evals.prices import PriceTable, load_price_file, read_prices
 from replaygate.evals.toml_reader import TableReader, load_toml
-from replaygate.fixtures.hits import NOT_A_HITS_FOLDER
+from replaygate.fixtures.hits import hits_folder_problem
 
 When = Literal["every-commit", "pull-request", "merge-to-main"]
 WHEN: tuple[When, ...] = ("every-commit", "pull-request", "merge-to-main")
@@ -302,8 +302,9 @@ def _hits_folder(reader: TableReader, root: Path) -> Path:
     """The ``hits`` folder under ``root``; naming a file there is refused at its line."""
     hits = reader.string("hits")
     folder = root / (hits or DEFAULT_HITS)
-    if folder.exists() and not folder.is_dir():
-        raise reader.error("hits", f"{folder} is not a folder: {NOT_A_HITS_FOLDER}")
+    problem = hits_folder_problem(folder)
+    if problem is not None:
+        raise reader.error("hits", problem)
     if folder.resolve() in (root.resolve(), *root.resolve().parents):
         raise reader.error(
             "hits",

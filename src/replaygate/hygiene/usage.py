@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replaygate.fixtures.fingerprint import KEY_LENGTH
-from replaygate.fixtures.hits import DEFAULT_DIR, read_hits
+from replaygate.fixtures.hits import DEFAULT_DIR, hits_folder_problem, read_hits
 from replaygate.fixtures.store.files import resolved
 from replaygate.hygiene.errors import HygieneError
 
@@ -56,8 +56,9 @@ def read_usage(hits_dir: Path, last: int) -> FixtureUsage:
     """The plays of the last ``last`` runs logged under ``hits_dir`` (runs sort by time)."""
     if last < 1:
         raise HygieneError(f"--runs must be at least 1, got {last}")
-    if hits_dir.exists() and not hits_dir.is_dir():
-        raise HygieneError(f"--hits-dir {hits_dir} is not a directory")
+    problem = hits_folder_problem(hits_dir)
+    if problem is not None:
+        raise HygieneError(f"--hits-dir {problem}")
     root = project_root(hits_dir)
     try:
         hits = list(read_hits(hits_dir))
