@@ -263,6 +263,13 @@ def test_non_json_outputs_are_stored_as_repr(tmp_path: Path) -> None:
             '{"format": "replaygate.sampling.results", "version": 1, "cases": [[]]}',
             r"cases\[0\]: must be an object, got a list",
         ),
+        (  # beyond a float's range: no Python error's name (OverflowError) in the message
+            '{"format": "replaygate.sampling.results", "version": 1, "cases": [{"case": "c", '
+            '"samples": 1, "floor": 1, "sample_results": [{"index": 0, "outcomes": [{"name": '
+            '"cites", "kind": "gate", "passed": true, "score": 1%s}]}]}]}' % ("0" * 400),
+            r"cases\[0\]\.sample_results\[0\]\.outcomes\[0\]\.score: must be a number or "
+            "null, got an integer of 401 digits$",
+        ),
     ],
 )
 def test_bad_results_files_are_named(tmp_path: Path, content: str, message: str) -> None:

@@ -177,7 +177,9 @@ def check_document(
 def parse_items(
     obj: dict[str, Any], field: str, name: str, parse: Callable[[Any, str], T], error: ErrorType
 ) -> list[T]:
-    """``parse(item, where)`` of each item of the list ``obj[field]``, errors named by index."""
+    """``parse(item, where)`` of each item of the list ``obj[field]``; an error ``parse``
+    raises is ``error``, naming the item by its index (and the field of a
+    :class:`FieldError`) in words, never by a Python exception's name."""
     name = shown_file(name)
     items = obj.get(field)
     if not isinstance(items, list):
@@ -189,8 +191,10 @@ def parse_items(
             parsed.append(parse(item, where))
         except FieldError as err:
             raise error(f"{where}.{err.field}: {err}") from None
-        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as err:
-            raise error(f"{where}: {type(err).__name__}: {err}") from None
+        except KeyError as err:
+            raise error(f"{where}: {shown(err.args[0])} is missing") from None
+        except (TypeError, ValueError, AttributeError, OverflowError) as err:
+            raise error(f"{where}: {err}") from None
     return parsed
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -184,12 +185,13 @@ def flag(obj: Mapping[str, Any], field: str) -> bool:
 def optional_number(
     obj: Mapping[str, Any], field: str, minimum: float | None = None
 ) -> float | None:
-    """``obj[field]``, a number (at least ``minimum``) or null (null when missing)."""
+    """``obj[field]``, a number (at least ``minimum``, within a float's range) or null
+    (null when missing)."""
     value = obj.get(field)
     if value is None:
         return None
     number = isinstance(value, int | float) and not isinstance(value, bool)
-    if not number or (minimum is not None and value < minimum):
+    if not number or abs(value) > sys.float_info.max or (minimum is not None and value < minimum):
         least = "" if minimum is None else f" at least {minimum:g}"
         raise FieldError(field, f"must be a number{least} or null, got {got(value)}")
     return float(value)
