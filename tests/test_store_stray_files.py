@@ -4,8 +4,11 @@ passes over is read once to tell what it is."""
 
 from __future__ import annotations
 
+import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -14,6 +17,7 @@ from replaygate import Fixture, FixtureStore, Message, ModelResponse
 from replaygate.cli import main
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import folder
+from replaygate.hygiene.verify import verify_store
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 
 
@@ -84,6 +88,26 @@ def test_each_file_passed_over_is_read_once(
     (root / "cases.jsonl").write_bytes(fixture("two").to_line())  # rewritten: read again
     assert folder.other_kind(root / "cases.jsonl") is None
     assert len(read) == 3
+
+
+def test_verify_walks_a_folder_store_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "fixtures"
+    with FixtureStore.open(root) as store:
+        store.put(fixture("one"))
+    (root / "notes.JSON").write_text("{}")
+    (root / ".fixtures.jsonl.1.tmp").write_text("")
+    walked: list[Path] = []
+    walk = os.walk
+
+    def counted(top: str, *args: Any, **kwargs: Any) -> Iterator[tuple[str, list[str], list[str]]]:
+        walked.append(Path(top))
+        return walk(top, *args, **kwargs)
+
+    monkeypatch.setattr(os, "walk", counted)
+    count, problems = verify_store(root)
+    assert count == 1
+    assert [Path(p.file).name for p in problems] == [".fixtures.jsonl.1.tmp", "notes.JSON"]
+    assert walked.count(root) == 1  # the stores, the files no store reads, the leftovers
 
 
 def test_a_store_named_with_a_fixture_suffix_in_capitals_is_refused(
