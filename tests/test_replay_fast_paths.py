@@ -14,6 +14,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from replaygate.errors import WireFormatError
 from replaygate.fixtures.fingerprint import SEAL_LENGTH
 from replaygate.fixtures.fixture import is_seal
 from replaygate.http.envelope import MEANINGFUL_HEADERS, raw_meaningful_headers
@@ -99,3 +100,49 @@ def test_a_replayed_answer_is_a_value_with_its_body_in_one_chunk() -> None:
     assert answer.body == b"{}"
     assert answer.headers == (("content-type", "application/json"), ("content-length", "2"))
     assert answer._replace(chunks=(b"a", b"b")).body == b"ab"
+
+
+_FIELD_VALUES = st.one_of(
+    st.text("ab\n\r:", max_size=4), st.none(), st.booleans(), st.integers(0, 2), st.just([])
+)
+_EVENTS = st.lists(
+    st.one_of(
+        st.fixed_dictionaries({"event": st.text("ab\r\n", max_size=2), "data": st.text("a{\n")}),
+        st.fixed_dictionaries({"data": st.text("ab{}:\n")}),
+        st.dictionaries(st.sampled_from(["event", "data", "unterminated", "id"]), _FIELD_VALUES),
+        st.text("ab", max_size=2),
+        st.none(),
+    ),
+    max_size=5,
+)
+
+
+def _stream_rule(events: list[Any]) -> bytes | str:
+    """The wire text of recorded events written out plainly, or the field path refused."""
+    text = []
+    for i, event in enumerate(events):
+        if not isinstance(event, dict) or "data" not in event:
+            return f"response.events[{i}]"
+        data, name, flag = event["data"], event.get("event"), event.get("unterminated")
+        if not isinstance(data, str):
+            return f"response.events[{i}].data"
+        if name is not None and (not isinstance(name, str) or "\n" in name or "\r" in name):
+            return f"response.events[{i}].event"
+        if flag is not None and (flag is not True or i != len(events) - 1):
+            return f"response.events[{i}].unterminated"
+        text.append(event_text(data, name, flag is None))
+    return "".join(text).encode()
+
+
+@given(_EVENTS)
+def test_a_replayed_stream_is_its_events_wire_text_or_names_the_bad_one(
+    events: list[Any],
+) -> None:
+    record = {"status": 200, "headers": {"content-type": "text/event-stream"}, "events": events}
+    expected = _stream_rule(events)
+    try:
+        body = replayed(record).body
+    except WireFormatError as err:
+        assert err.path == expected
+    else:
+        assert body == expected
