@@ -245,7 +245,7 @@ ONE_CASE = (
         (
             '{"format": "replaygate.eval.baseline", "version": 1, "metrics": {"success": 0.1},'
             ' "metrics": {}}',
-            "duplicate key 'metrics'",
+            "duplicate key metrics: an object names it twice; keep one",
         ),
         ('{"format": "replaygate.eval.baseline", "version": 1, "cases": {"a": null}}', "cases.a"),
         # a baseline whose metrics or cases were emptied would pass every gate unchecked

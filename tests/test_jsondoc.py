@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from replaygate.assertions.kinds import Outcome
 from replaygate.cli import main
 from replaygate.evals import CaseResult, EvalResults
 from replaygate.evals.scorers import CaseCounts
-from replaygate.jsondoc import check_document, read_json
+from replaygate.jsondoc import DuplicateKeyError, check_document, loads, read_json
 from replaygate.sampling import SampledResult, SampleResult
 
 BOM = b"\xef\xbb\xbf"
@@ -88,3 +89,36 @@ def test_a_document_named_with_a_newline_is_named_on_one_line(tmp_path: Path) ->
     with pytest.raises(ValueError) as caught:
         check_document({}, str(path), format="f", version=1, what="a file", error=ValueError)
     assert str(caught.value) == f"{str(path)!r}: not a file (format 'f')"
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ('{"a": 1, "a": 2}', "a"),
+        ('{"a": [{"b": 1}, {"c": {"d": 1, "d": 1}}], "e": {"f": 1, "f": 2}}', "a[1].c.d"),
+        ('[{"x": 1, "y": 2, "x": 3}]', "[0].x"),
+    ],
+)
+def test_a_key_named_twice_is_named_by_its_path_in_one_pass(text: str, path: str) -> None:
+    with pytest.raises(DuplicateKeyError) as caught:
+        loads(text)
+    assert caught.value.path == path
+    assert str(caught.value) == f"duplicate key {path}: an object names it twice; keep one"
+    assert loads(text, unique_keys=False) == json.loads(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("NaN", "NaN is not a number JSON can hold"),
+        ("[-Infinity]", "-Infinity is not a number JSON can hold"),
+        ('{"a": 1e999}', "1e999 is beyond the range of a number"),
+        ("1" * 5000, "an integer of 5,000 digits (at most 4,300 are read)"),
+    ],
+)
+def test_loose_numbers_are_refused_only_when_strict(text: str, reason: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        loads(text)
+    assert str(caught.value) == reason
+    if len(text) < 5000:
+        assert json.dumps(loads(text, strict_numbers=False)) == json.dumps(json.loads(text))

@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import SchemaError
 
-from replaygate.jsondoc import _bounded_int, _finite, _no_constant
+from replaygate import jsondoc
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -139,9 +139,7 @@ def parse_json(text: str | bytes) -> Any:
     deeply or an integer too long to be read.
     """
     try:
-        return json.loads(
-            text, parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded_int
-        )
+        return jsondoc.loads(text, unique_keys=False)
     except json.JSONDecodeError as err:
         raise AssertionError(
             f"output is not valid JSON: {err.msg} at line {err.lineno} column {err.colno}"

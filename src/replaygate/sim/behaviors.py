@@ -10,11 +10,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from replaygate import exact_json
-from replaygate.errors import FixtureFormatError, LocatedError, ScriptExhaustedError
+from replaygate import jsondoc
+from replaygate.errors import LocatedError, ScriptExhaustedError
 from replaygate.exact_json import INT_MAX
-from replaygate.fixtures.store.strict import check_unique_keys
 from replaygate.jsondoc import FieldError, count_field, kind_of, shown
+from replaygate.jsonfields import lone_surrogate
 from replaygate.models.types import (
     STOP_REASONS,
     Message,
@@ -125,22 +125,24 @@ def parse_script_line(obj: Any) -> ModelResponse:
 
 
 def _script_line(raw: bytes) -> ModelResponse:
-    """The response of one script line; :class:`ValueError` says what is wrong with it."""
+    """The response of one script line; :class:`ValueError` says what is wrong with it:
+    a key named twice (it would be read as its last value), NaN, half of a surrogate
+    pair; a count beyond 64 bits stays one, for the fields to refuse."""
     try:
-        raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ValueError(f"not UTF-8 text ({err.reason} at byte {err.start})") from None
     try:
-        obj = exact_json.loads(raw)  # a count beyond 64 bits stays one, to be refused
+        obj = jsondoc.loads(text)
+    except jsondoc.DuplicateKeyError:
+        raise
     except RecursionError:
         raise ValueError("invalid JSON: nested too deeply") from None
     except ValueError as err:
         raise ValueError(f"invalid JSON: {err}") from None
-    try:  # a key named twice would be read as its last value
-        check_unique_keys(raw, obj, "", 0, exact_json.dumps(obj))
-    except FixtureFormatError as err:
-        if err.reason.startswith("duplicate key"):  # a big integer is the fields' to judge
-            raise ValueError(err.reason) from None
+    problem = lone_surrogate(obj)
+    if problem is not None:
+        raise ValueError(problem)
     try:
         return parse_script_line(obj)
     except FieldError as err:
