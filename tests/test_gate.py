@@ -308,93 +308,128 @@ def test_a_results_file_listing_a_case_twice_is_refused_not_counted_twice(
 BASELINE_CASE = {"samples": 5, "floor": 4, "passes": 5, "assertions": {}}
 
 
-@pytest.mark.parametrize(
-    ("edit", "message"),
-    [
-        (
-            lambda doc: doc["cases"][1].update(tags="abc"),
-            r"cases\[1\]\.tags: must be a list of strings, got 'abc'",
+DAMAGED_FIELDS = {
+    "results tags a string": (
+        lambda doc: doc["cases"][1].update(tags="abc"),
+        r"cases\[1\]\.tags: must be a list of strings, got 'abc'",
+    ),
+    "results tags not strings": (
+        lambda doc: doc["cases"][1].update(tags=["rag", 7]),
+        r"cases\[1\]\.tags: must be a list of strings, got \['rag', 7\]",
+    ),
+    "results samples a float": (
+        lambda doc: doc["cases"][2].update(samples=5.7),
+        r"cases\[2\]\.samples: must be an integer, got 5\.7",
+    ),
+    "baseline samples a float": (
+        lambda doc: doc.update(
+            format="replaygate.eval.baseline", cases={"a": {**BASELINE_CASE, "samples": 5.7}}
         ),
-        (
-            lambda doc: doc["cases"][1].update(tags=["rag", 7]),
-            r"cases\[1\]\.tags: must be a list of strings, got \['rag', 7\]",
+        r"cases\.a\.samples: must be an integer, got 5\.7",
+    ),
+    "baseline floor a float": (
+        lambda doc: doc.update(
+            format="replaygate.eval.baseline", cases={"a": {**BASELINE_CASE, "floor": 4.5}}
         ),
-        (
-            lambda doc: doc["cases"][2].update(samples=5.7),
-            r"cases\[2\]\.samples: must be an integer, got 5\.7",
+        r"cases\.a\.floor: must be an integer, got 4\.5",
+    ),
+    "baseline samples absurd": (
+        lambda doc: doc.update(
+            format="replaygate.eval.baseline",
+            cases={"a": {**BASELINE_CASE, "samples": 10**400, "passes": 10**400}},
         ),
-        (
-            lambda doc: doc.update(
-                format="replaygate.eval.baseline", cases={"a": {**BASELINE_CASE, "samples": 5.7}}
-            ),
-            r"cases\.a\.samples: must be an integer, got 5\.7",
+        r"cases\.a\.samples: must be an integer from 1 to 10,000, got an integer of 401 digits",
+    ),
+    "baseline assertion samples a float": (
+        lambda doc: doc.update(
+            format="replaygate.eval.baseline",
+            cases={
+                "a": {
+                    **BASELINE_CASE,
+                    "assertions": {"cites": {"kind": "gate", "passes": 1, "samples": 2.5}},
+                }
+            },
         ),
-        (
-            lambda doc: doc.update(
-                format="replaygate.eval.baseline", cases={"a": {**BASELINE_CASE, "floor": 4.5}}
-            ),
-            r"cases\.a\.floor: must be an integer, got 4\.5",
+        r"cases\.a\.assertions\.cites\.samples: must be an integer, got 2\.5",
+    ),
+    "results count a float": (
+        lambda doc: doc["cases"][0]["counts"].update(cited=5.7),
+        r"cases\[0\]\.counts\.cited: must be an integer, got 5\.7",
+    ),
+    "results count negative": (
+        lambda doc: doc["cases"][0]["counts"].update(samples=-1),
+        r"cases\[0\]\.counts\.samples: must be an integer at least 0, got -1",
+    ),
+    "results flag a string": (
+        lambda doc: doc["cases"][0]["counts"].update(passed="false"),
+        r"cases\[0\]\.counts\.passed: must be true or false, got 'false'",
+    ),
+    "results cost a string": (
+        lambda doc: doc["cases"][0]["counts"].update(cost="0.10"),
+        r"cases\[0\]\.counts\.cost: must be a number at least 0 or null, got '0\.10'",
+    ),
+    "results case null": (
+        lambda doc: doc["cases"].__setitem__(0, None),
+        r"cases\[0\]: must be an object, got null",
+    ),
+    "results case without samples": (
+        lambda doc: doc["cases"][0].pop("samples"),
+        r"cases\[0\]\.samples: is missing; it must be an integer",
+    ),
+    "results sample outcome kind": (
+        lambda doc: doc["cases"][0]["sample_results"][0]["outcomes"][0].update(kind="x"),
+        r"cases\[0\]\.sample_results\[0\]\.outcomes\[0\]\.kind: must be 'gate' or 'signal', "
+        "got 'x'",
+    ),
+    "results assertions a list": (
+        lambda doc: doc["cases"][0].update(assertions=[]),
+        r"cases\[0\]\.assertions: must be an object keyed by assertion name, got a list",
+    ),
+    "results counts null": (
+        lambda doc: doc["cases"][0].update(counts=[]),
+        r"cases\[0\]\.counts: must be an object, got a list",
+    ),
+    "results cost negative": (
+        lambda doc: doc["cases"][0]["counts"].update(cost=-1),
+        r"cases\[0\]\.counts\.cost: must be a number at least 0 or null, got -1",
+    ),
+    "baseline case null": (
+        lambda doc: doc.update(format="replaygate.eval.baseline", cases={"a": None}),
+        r"cases\.a: must be an object, got null",
+    ),
+    "baseline case without samples": (
+        lambda doc: doc.update(format="replaygate.eval.baseline", cases={"a": {"floor": 1}}),
+        r"cases\.a\.samples: is missing; it must be an integer",
+    ),
+    "baseline assertion kind missing": (
+        lambda doc: doc.update(
+            format="replaygate.eval.baseline",
+            cases={"a": {**BASELINE_CASE, "assertions": {"x": {"passes": 1, "samples": 1}}}},
         ),
-        (
-            lambda doc: doc.update(
-                format="replaygate.eval.baseline",
-                cases={"a": {**BASELINE_CASE, "samples": 10**400, "passes": 10**400}},
-            ),
-            r"cases\.a\.samples: must be an integer from 1 to 10,000, got an integer of 401 digits",
-        ),
-        (
-            lambda doc: doc.update(
-                format="replaygate.eval.baseline",
-                cases={
-                    "a": {
-                        **BASELINE_CASE,
-                        "assertions": {"cites": {"kind": "gate", "passes": 1, "samples": 2.5}},
-                    }
-                },
-            ),
-            r"cases\.a\.assertions\.cites\.samples: must be an integer, got 2\.5",
-        ),
-        (
-            lambda doc: doc["cases"][0]["counts"].update(cited=5.7),
-            r"cases\[0\]\.counts\.cited: must be an integer, got 5\.7",
-        ),
-        (
-            lambda doc: doc["cases"][0]["counts"].update(samples=-1),
-            r"cases\[0\]\.counts\.samples: must be an integer at least 0, got -1",
-        ),
-        (
-            lambda doc: doc["cases"][0]["counts"].update(passed="false"),
-            r"cases\[0\]\.counts\.passed: must be true or false, got 'false'",
-        ),
-        (
-            lambda doc: doc["cases"][0]["counts"].update(cost="0.10"),
-            r"cases\[0\]\.counts\.cost: must be a number at least 0 or null, got '0\.10'",
-        ),
-    ],
-    ids=[
-        "results tags a string",
-        "results tags not strings",
-        "results samples a float",
-        "baseline samples a float",
-        "baseline floor a float",
-        "baseline samples absurd",
-        "baseline assertion samples a float",
-        "results count a float",
-        "results count negative",
-        "results flag a string",
-        "results cost a string",
-    ],
-)
-def test_a_tags_string_or_a_samples_count_that_is_not_a_sane_integer_is_refused_by_field(
-    tmp_path: Path, edit: Any, message: str
-) -> None:
-    # Read leniently, "abc" was three tags, 5.7 samples were 5 and "false" passed.
+        r"cases\.a\.assertions\.x\.kind: is missing; it must be 'gate' or 'signal'",
+    ),
+}
+
+
+def _refused(tmp_path: Path, change: Any, message: str, name: str = "doc.json") -> Path:
+    """The results file ``BASE`` gives once ``change`` edited it, checked to be refused
+    by the reader with exactly ``message`` after its name."""
     document = BASE.to_json()
-    edit(document)
-    path = tmp_path / "doc.json"
+    change(document)
+    path = tmp_path / name
     path.write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(ResultsError, match=f"^{re.escape(str(path))}: {message}$"):
         load_reference(path)
+    return path
+
+
+@pytest.mark.parametrize("edit", DAMAGED_FIELDS.values(), ids=DAMAGED_FIELDS.keys())
+def test_a_damaged_field_is_named_by_its_path_not_read_leniently(
+    tmp_path: Path, edit: tuple[Any, str]
+) -> None:
+    # Read leniently, "abc" was three tags, 5.7 samples were 5 and "false" passed; a null
+    # case or a missing field failed with a Python exception's name.
+    path = _refused(tmp_path, *edit)
     result = CliRunner().invoke(gate_cmd, ["--baseline", str(path), "--results", str(path)])
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
     assert str(path) in result.output and "Traceback" not in result.output
@@ -544,12 +579,7 @@ def test_a_hand_edit_of_what_the_cases_give_is_refused_naming_both_values(
     # Read leniently, each of these edits gave "gate: PASS": the top-level metrics and the
     # verdicts were never looked at.
     change, message = edit
-    document = BASE.to_json()
-    change(document)
-    path = tmp_path / "results.json"
-    path.write_text(json.dumps(document), encoding="utf-8")
-    with pytest.raises(ResultsError, match=f"^{re.escape(str(path))}: {message}$"):
-        load_reference(path)
+    path = _refused(tmp_path, change, message, "results.json")
     base = write_results(tmp_path / "base.json", BASE)
     for command, args in (
         (gate_cmd, ["--baseline", str(base), "--results", str(path)]),
@@ -598,63 +628,6 @@ def test_baseline_update_leaves_a_baseline_with_a_damaged_history_as_it_is(
     assert target.read_bytes() == before
     gate = CliRunner().invoke(gate_cmd, ["--baseline", str(target), "--results", str(res)])
     assert gate.exit_code == 2, gate.output
-
-
-SHAPES = {
-    "results case null": (
-        lambda doc: doc["cases"].__setitem__(0, None),
-        r"cases\[0\]: must be an object, got null",
-    ),
-    "results case without samples": (
-        lambda doc: doc["cases"][0].pop("samples"),
-        r"cases\[0\]\.samples: is missing; it must be an integer",
-    ),
-    "results sample outcome kind": (
-        lambda doc: doc["cases"][0]["sample_results"][0]["outcomes"][0].update(kind="x"),
-        r"cases\[0\]\.sample_results\[0\]\.outcomes\[0\]\.kind: must be 'gate' or 'signal', "
-        "got 'x'",
-    ),
-    "results assertions a list": (
-        lambda doc: doc["cases"][0].update(assertions=[]),
-        r"cases\[0\]\.assertions: must be an object keyed by assertion name, got a list",
-    ),
-    "results counts null": (
-        lambda doc: doc["cases"][0].update(counts=[]),
-        r"cases\[0\]\.counts: must be an object, got a list",
-    ),
-    "results cost negative": (
-        lambda doc: doc["cases"][0]["counts"].update(cost=-1),
-        r"cases\[0\]\.counts\.cost: must be a number at least 0 or null, got -1",
-    ),
-    "baseline case null": (
-        lambda doc: doc.update(format="replaygate.eval.baseline", cases={"a": None}),
-        r"cases\.a: must be an object, got null",
-    ),
-    "baseline case without samples": (
-        lambda doc: doc.update(format="replaygate.eval.baseline", cases={"a": {"floor": 1}}),
-        r"cases\.a\.samples: is missing; it must be an integer",
-    ),
-    "baseline assertion kind missing": (
-        lambda doc: doc.update(
-            format="replaygate.eval.baseline",
-            cases={"a": {**BASELINE_CASE, "assertions": {"x": {"passes": 1, "samples": 1}}}},
-        ),
-        r"cases\.a\.assertions\.x\.kind: is missing; it must be 'gate' or 'signal'",
-    ),
-}
-
-
-@pytest.mark.parametrize("edit", SHAPES.values(), ids=SHAPES.keys())
-def test_a_damaged_field_is_named_by_its_path_not_by_a_python_exception(
-    tmp_path: Path, edit: tuple[Any, str]
-) -> None:
-    change, message = edit
-    document = BASE.to_json()
-    change(document)
-    path = tmp_path / "doc.json"
-    path.write_text(json.dumps(document), encoding="utf-8")
-    with pytest.raises(ResultsError, match=f"^{re.escape(str(path))}: {message}$"):
-        load_reference(path)
 
 
 @pytest.mark.parametrize("kind", ["results", "baseline", "history export"])
