@@ -73,28 +73,51 @@ def ended_process(err: SystemExit) -> AgentRunError:
     )
 
 
+AGENT_RAISED = "raised by the agent at "
+"""How the note an exception from the agent is given begins (:func:`raised_by_agent`)."""
+
+
+def raised_by_agent(err: BaseException) -> bool:
+    """Whether ``err`` came from the agent's own code, not from replaygate."""
+    return any(note.startswith(AGENT_RAISED) for note in getattr(err, "__notes__", ()))
+
+
+def call_agent(
+    agent: Agent, model: Model, question: str, passed: tuple[type[BaseException], ...] = ()
+) -> Any:
+    """What one run of ``agent`` returns. replaygate's own errors (a miss, a refused
+    recording) and those of ``passed`` go through as they are; any other exception goes
+    through with a note of where the agent raised it (:func:`raised_by_agent`); an end of
+    the process is an :class:`AgentRunError` (:func:`ended_process`)."""
+    through: tuple[type[BaseException], ...] = (ReplaygateError, *passed)
+    try:
+        return agent(model, question)
+    except through:
+        raise
+    except Exception as err:
+        err.add_note(f"{AGENT_RAISED}{raised_at(err)}")
+        raise
+    except SystemExit as err:
+        raise ended_process(err) from None
+
+
 def run_agent(
     agent: Agent,
     model: Model,
     question: str,
     passed: tuple[type[BaseException], ...] = (),
 ) -> RunLike:
-    """One run of ``agent`` for a command that shows it: replaygate's own errors (a miss, a
-    refused recording) and those of ``passed`` (the live SDK's, which the command words
-    itself) go through as they are; any other exception, an end of the process, or a
-    result that is no run result is an :class:`AgentRunError` naming it and where the
-    agent raised it."""
-    through: tuple[type[BaseException], ...] = (ReplaygateError, *passed)
+    """One run of ``agent`` for a command that shows it (:func:`call_agent`): an exception
+    the agent raised, or a result that is no run result, is an :class:`AgentRunError`
+    naming it and where the agent raised it."""
     try:
-        result = agent(model, question)
-    except through:
-        raise
+        result = call_agent(agent, model, question, passed)
     except Exception as err:
+        if not raised_by_agent(err):
+            raise
         raise AgentRunError(
             f"the agent raised {type(err).__name__}: {err} (at {raised_at(err)})"
         ) from None
-    except SystemExit as err:
-        raise ended_process(err) from None
     return checked_run(result)
 
 

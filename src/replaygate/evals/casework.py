@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from replaygate.errors import ReplaygateError
-from replaygate.evals.agents import AgentEntry, ended_process, raised_at
+from replaygate.evals.agents import AgentEntry, call_agent
+from replaygate.evals.agents import raised_by_agent as raised_by_agent  # the eval command's check
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.expectations import checks_for
 from replaygate.evals.output import failed_output, output_of
@@ -142,30 +142,13 @@ def _recording(
     return model_for
 
 
-AGENT_RAISED = "raised by the agent at "
-"""How the note an exception from the agent is given begins (:func:`raised_by_agent`)."""
-
-
-def raised_by_agent(err: BaseException) -> bool:
-    """Whether ``err`` came from the agent's own code, not from replaygate."""
-    return any(note.startswith(AGENT_RAISED) for note in getattr(err, "__notes__", ()))
-
-
 def _answer(agent: AgentEntry, model: Model, question: str) -> dict[str, Any]:
     """What one run of the agent yields for scoring; a failure it declares is a failed
-    run. Any other exception is let through with a note of where the agent raised it,
-    and an agent that ends the process is stopped with an error instead."""
+    run. Any other exception goes through as :func:`call_agent` lets it."""
     try:
-        run = agent(model, question)
+        run = call_agent(agent, model, question, agent.failures)
     except agent.failures as err:
         return failed_output(err)
-    except ReplaygateError:
-        raise  # a replay miss, a refused recording: replaygate's own, with its own words
-    except Exception as err:
-        err.add_note(f"{AGENT_RAISED}{raised_at(err)}")
-        raise
-    except SystemExit as err:
-        raise ended_process(err) from None
     return output_of(run)
 
 
