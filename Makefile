@@ -21,20 +21,22 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/replaygate demo
 
-# The whole suite, as CI runs it; prints the 15 slowest tests.
+# The whole suite, as CI runs it; prints the 15 slowest tests. The workers share it out
+# module by module, as in test-fast.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q --durations=15
+	$(BIN)/python -m pytest -n 2 -q --durations=15 --dist loadfile
 
 # The inner loop: everything but the end-to-end tests marked slow, property tests drawing
 # 5 examples instead of 25. Each module's tests run in one worker (--dist loadfile): a
 # module's shared recordings and simulators, and the SDK models its tests build on first
-# use, are then made once, not once per worker.
+# use, are then made once, not once per worker. The modules using the provider SDKs run
+# in one worker together, the only one to import them (tests/conftest.py).
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m "not slow" --hypothesis-profile=inner-loop --dist loadfile
 
 # The whole suite with 500 examples per property test instead of 25.
 test-thorough: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q --durations=15 --hypothesis-profile=thorough
+	$(BIN)/python -m pytest -n 2 -q --durations=15 --hypothesis-profile=thorough --dist loadfile
 
 # The built wheel in a new environment with only its declared dependencies, then the
 # "your own project" page done as written in it (tests_newcomer/).

@@ -29,11 +29,14 @@ from __future__ import annotations
 import ast
 import gc
 import os
+import re
 import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+from sdks import SDK_GROUP
 
 pytest_plugins = ("pytester", "shared_tls")  # shared_tls: one TLS context for all clients
 # pytest-recording is not loaded here (pyproject.toml's addopts), but the projects the
@@ -111,6 +114,34 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.enable()
     gc.collect()
     gc.freeze()
+
+
+def uses_sdks(path: Path) -> bool:
+    """Whether a test module takes the provider SDKs (or their mark) from :mod:`sdks`."""
+    return re.search(r"^from sdks import", path.read_text(encoding="utf-8"), re.M) is not None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """Under ``--dist loadfile`` each module's tests run in one worker (its shared
+    recordings and simulators are made once), and the modules using the provider SDKs
+    all in the same one: the only worker to import them (seconds of CPU, see
+    :mod:`sdks`). The biggest work units are handed out first."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    root = config.rootpath
+    known: dict[str, str] = {}
+
+    class SdkModulesTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = super()._split_scope(nodeid)
+            if path not in known:
+                known[path] = SDK_GROUP if uses_sdks(root / path) else path
+            return known[path]
+
+    return SdkModulesTogether(config, log)
 
 
 REPLAYGATE_PLUGINS = ("replaygate.pytest_plugin.recording", "replaygate.pytest_plugin.sampling")

@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-import anthropic
-
 from replaygate.http import httpx2_client
 from replaygate.sim import Simulator
+from sdks import anthropic
 
 
 def record_echoes(store: Path, contents: Sequence[str], url: str | None = None) -> None:

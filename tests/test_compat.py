@@ -11,8 +11,6 @@ import importlib
 import warnings
 from pathlib import Path
 
-import anthropic
-import openai
 import pytest
 
 from replaygate.fixtures.store import FixtureStore
@@ -20,6 +18,7 @@ from replaygate.http import block_network, httpx2_client
 from replaygate.models.providers import from_anthropic_request, from_anthropic_response
 from replaygate.models.replay import ReplayModel
 from replaygate.sanitize import SanitizeConfig
+from sdks import anthropic, openai
 
 STORES = Path(__file__).parent / "data" / "stores_0_1"
 

@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 from click.testing import CliRunner, Result
 
@@ -32,6 +30,7 @@ from replaygate.models.live import AnthropicModel, OpenAIModel
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import Simulator
+from sdks import anthropic, openai
 
 DRIFT = "add-field:usage.foo,drop-field:stop_sequence"
 MODEL = "claude-test-model"

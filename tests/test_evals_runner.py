@@ -13,7 +13,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import pytest
 from click.testing import CliRunner
 
@@ -47,6 +46,7 @@ from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
 from replaygate.sampling import load_results
 from replaygate.sim import Simulator
+from sdks import anthropic
 
 SEED = 7
 AGENT = "replaygate.examples.research_copilot:copilot"

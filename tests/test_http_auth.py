@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import anthropic
-import openai
 import pytest
 
 from replaygate.errors import SecretInFixtureError
 from replaygate.http import httpx2_async_client, httpx2_client
 from replaygate.sim import FaultPlan, Simulator
+from sdks import anthropic, openai
 
 MARKER = "ZqXv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa"
 ANTHROPIC_KEY = "sk-ant-api03-" + MARKER + "Q" * (40 - len(MARKER))

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,6 +20,7 @@ from replaygate.http import block_network, httpx2_client
 from replaygate.http.envelope import body_fields
 from replaygate.http.recorded import replayed
 from replaygate.sim import Simulator
+from sdks import anthropic
 
 BIG = st.one_of(
     st.integers(min_value=2**53, max_value=2**64 + 2**10),

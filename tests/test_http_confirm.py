@@ -7,8 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import orjson
 import pytest
 
@@ -16,6 +14,7 @@ from replaygate.errors import FixtureFormatError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, httpx2_client
 from replaygate.sim import Simulator
+from sdks import anthropic, openai
 
 HI = [{"role": "user", "content": "hi"}]
 

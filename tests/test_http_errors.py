@@ -8,10 +8,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import anthropic._base_client as anthropic_client
 import httpx2
-import openai
 import pytest
 
 from replaygate.errors import FixtureFormatError, FixtureMismatchError
@@ -19,6 +16,7 @@ from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Httpx2Transport, block_network, httpx2_async_client, httpx2_client
 from replaygate.sim import FaultPlan, Simulator
+from sdks import anthropic, openai
 
 CLAUDE = "claude-sim-1"
 GPT = "gpt-sim-1"
@@ -88,7 +86,9 @@ def test_error_replays_as_the_same_exception(
     assert replayed == live
 
 
-NO_AUTH_ANTHROPIC = {"Authorization": anthropic.Omit(), "X-Api-Key": anthropic.Omit()}
+def no_auth_anthropic() -> dict[str, Any]:
+    """Headers leaving out the Anthropic SDK's key (anthropic.Omit())."""
+    return {"Authorization": anthropic.Omit(), "X-Api-Key": anthropic.Omit()}
 
 
 @pytest.mark.parametrize("sdk", ["anthropic", "openai"])
@@ -100,7 +100,7 @@ def test_bad_request_and_auth_errors_replay(tmp_path: Path, sdk: str) -> None:
         if sdk == "anthropic":
             return [
                 outcome(lambda: anthropic_call(client, messages=bogus)),
-                outcome(lambda: anthropic_call(client, extra_headers=NO_AUTH_ANTHROPIC)),
+                outcome(lambda: anthropic_call(client, extra_headers=no_auth_anthropic())),
             ]
         no_auth = client.with_options(default_headers={"Authorization": ""})
         return [
@@ -138,7 +138,7 @@ def test_retries_replay_in_order_without_sleeping(
     faults = FaultPlan.sequence(["429", "529"], retry_after=0.25)
     backoff = SleepsRecorded()
     with Simulator(behavior="echo", faults=faults) as sim, monkeypatch.context() as patch:
-        patch.setattr(anthropic_client, "time", backoff)  # recording: the waits, not slept
+        patch.setattr("anthropic._base_client.time", backoff)  # recording: the waits, not slept
         with claude(store, "record-missing", sim.url) as client:
             live = anthropic_call(client)
         assert len(sim.requests) == 3

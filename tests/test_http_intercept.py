@@ -6,16 +6,15 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import httpx
 import httpx2
-import openai
 import pytest
 
 from replaygate.errors import FixtureMismatchError, LiveCallNotApproved
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, intercept
 from replaygate.sim import Simulator
+from sdks import anthropic, openai
 
 
 def user_code(base_url: str | None) -> dict[str, Any]:

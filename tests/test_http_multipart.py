@@ -14,15 +14,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import httpx2
-import openai
 import pytest
 import requests
 
 from replaygate.errors import FixtureMismatchError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
+from sdks import aiohttp, openai
 
 UPLOADED = {"id": "file-1", "object": "file", "bytes": 3, "created_at": 0}
 UPLOADED.update(filename="notes.txt", purpose="assistants", status="processed")

@@ -13,11 +13,11 @@ import types
 from collections.abc import Callable
 from contextvars import ContextVar
 
-import openai
 import pytest
 
 from replaygate.errors import FixtureMismatchError
 from replaygate.http.passthrough import caused_by_replaygate, passthrough, sdk_bases
+from sdks import openai
 
 
 def miss() -> FixtureMismatchError:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import gc
 
-import anthropic
-import openai
 import pytest
 
 from echo_recording import record_echoes
@@ -14,6 +12,7 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.models.replay import MODES
 from replaygate.sim import Simulator
+from sdks import anthropic, openai
 
 # Each test runs pytest itself on a project of its own (pytester): end to end.
 pytestmark = pytest.mark.slow

@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import httpx
 import httpx2
 import orjson
@@ -30,6 +29,7 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, intercept
 from replaygate.hygiene.verify import verify_store
 from replaygate.sim import Simulator
+from sdks import aiohttp
 
 OFFLINE = "https://api.anthropic.com"
 HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}

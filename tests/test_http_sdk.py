@@ -13,8 +13,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 
 from replaygate.fixtures.store import FixtureStore
@@ -27,6 +25,7 @@ from replaygate.http import (
 )
 from replaygate.models.types import ModelResponse, ToolCall, Usage
 from replaygate.sim import ScriptBehavior, Simulator
+from sdks import anthropic, openai
 from wire_shapes import ANTHROPIC_TOOL, OPENAI_TOOL, QUESTION
 
 FAKE_KEY = "test-key"

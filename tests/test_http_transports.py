@@ -16,11 +16,8 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import aiohttp
-import anthropic
 import httpx
 import httpx2
-import openai
 import pytest
 import requests
 
@@ -28,6 +25,7 @@ from replaygate.errors import FixtureMismatchError, NothingRecordedWarning
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client, intercept
 from replaygate.sim import FaultPlan, Simulator
+from sdks import aiohttp, anthropic, openai
 
 OFFLINE = "https://api.anthropic.com"
 HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
@@ -417,18 +415,17 @@ def test_a_recording_that_sees_no_request_warns(tmp_path: Path, sim: Simulator) 
             raise KeyError("x")
 
 
-SEND_METHODS = [
-    (httpx2.Client, "send"),
-    (httpx2.AsyncClient, "send"),
-    (httpx.Client, "send"),
-    (httpx.AsyncClient, "send"),
-    (aiohttp.ClientSession, "_request"),
-    (requests.Session, "send"),
-]
-
-
 def originals() -> list[Any]:
-    return [cls.__dict__[name] for cls, name in SEND_METHODS]
+    """The send method of each client class intercept patches, as it is now."""
+    send_methods = [
+        (httpx2.Client, "send"),
+        (httpx2.AsyncClient, "send"),
+        (httpx.Client, "send"),
+        (httpx.AsyncClient, "send"),
+        (aiohttp.ClientSession, "_request"),
+        (requests.Session, "send"),
+    ]
+    return [cls.__dict__[name] for cls, name in send_methods]
 
 
 def test_overlapping_intercepts_keep_the_patches_until_the_last_ends(

@@ -21,8 +21,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 import vcr
 import yaml
@@ -36,6 +34,7 @@ from replaygate.http import block_network, httpx2_client
 from replaygate.migrate.cassettes import CassetteError, read_cassette
 from replaygate.models.types import ModelResponse
 from replaygate.sim import ScriptBehavior, Simulator
+from sdks import anthropic, openai
 
 KEY = "test-key"
 CLAUDE = "claude-sim-1"
@@ -44,8 +43,6 @@ QUESTION = [{"role": "user", "content": "Why do agent tests flake in CI?"}]
 CHANGED = [{"role": "user", "content": "Why do agent tests fail in CI?"}]
 SECRET = "sk-ant-admin01-Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7"
 HERE = Path(__file__).resolve().parent
-
-Client = anthropic.Anthropic | openai.OpenAI
 
 
 def answer(text: str) -> ModelResponse:
@@ -93,7 +90,9 @@ SCENARIOS: dict[str, tuple[str, Callable[[Any], Any], list[str]]] = {
 """Cassette path -> SDK, the calls it records, and the simulator's scripted answers."""
 
 
-def client_for(sdk: str, base_url: str | None = None, **options: Any) -> Client:
+def client_for(
+    sdk: str, base_url: str | None = None, **options: Any
+) -> anthropic.Anthropic | openai.OpenAI:
     """An SDK client; ``base_url`` is the simulator's, None for the real API host."""
     if sdk == "anthropic":
         return anthropic.Anthropic(api_key=KEY, base_url=base_url, max_retries=0, **options)

@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 
 from replaygate import Fixture, FixtureStore, Message, ModelResponse, RecordingModel, ReplayModel
@@ -25,6 +23,7 @@ from replaygate.models.fakes import ScriptedModel
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 from replaygate.sanitize import SanitizeConfig
 from replaygate.sim import Simulator
+from sdks import anthropic, openai
 
 SETTINGS: dict[str, Any] = {"model": "claude-x", "max_tokens": 32}
 HI = [Message.user("hi")]

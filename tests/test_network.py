@@ -23,7 +23,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import anthropic
 import pytest
 from click.testing import CliRunner
 from hypothesis import given
@@ -40,6 +39,7 @@ from replaygate.models.replay import ReplayModel
 from replaygate.models.types import Message, Usage
 from replaygate.network import block_network, is_loopback, refusals
 from replaygate.sim import Simulator
+from sdks import anthropic
 from unicode_text import UTF8_CHARACTERS
 
 SHIPPED = Path(__file__).parents[1] / "src/replaygate/examples/research_copilot/data"

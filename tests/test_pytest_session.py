@@ -6,11 +6,10 @@ from __future__ import annotations
 import re
 import shlex
 
-import anthropic
-import openai
 import pytest
 
 from replaygate.fixtures.store import FixtureStore
+from sdks import anthropic, openai
 
 # Each test runs pytest itself on a project of its own (pytester): end to end.
 pytestmark = pytest.mark.slow

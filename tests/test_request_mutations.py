@@ -13,7 +13,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import pytest
 
 from replaygate.errors import FixtureMismatchError
@@ -32,6 +31,7 @@ from replaygate.http import Exchange, block_network, httpx2_client
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RecordingModel, ReplayModel, RequestSettings
 from replaygate.sim import Simulator
+from sdks import anthropic
 
 QUESTION = "What is RAG?"
 SETTINGS = RequestSettings(DEFAULT_MODEL, DEFAULT_MAX_TOKENS)

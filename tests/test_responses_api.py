@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-import openai
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -44,6 +43,7 @@ from replaygate.sanitize import SanitizeConfig
 from replaygate.sim import Simulator
 from replaygate.sim.conversations import Conversations
 from replaygate.sim.research_policy import ResearchPolicy
+from sdks import openai
 from test_providers import conversations, responses, systems, tool_specs
 
 KEY = "test-key"

@@ -13,7 +13,6 @@ import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import anthropic
 import pytest
 from click.testing import CliRunner, Result
 
@@ -24,6 +23,7 @@ from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message
 from replaygate.sim import Simulator
+from sdks import anthropic
 
 MODEL = "claude-test-model"
 SYSTEM = "You are a careful research assistant."

@@ -12,8 +12,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import orjson
 import pytest
 
@@ -23,6 +21,7 @@ from replaygate.http import Exchange, httpx2_client
 from replaygate.sanitize import IdMap, RedactionRule, SanitizeConfig, SanitizeConfigError, Sanitizer
 from replaygate.sanitize.pii import TextRules, luhn_valid
 from replaygate.sim import Simulator
+from sdks import anthropic, openai
 
 EMAIL = "alice.smith@corp-mail.com"
 PHONE = "+44 20 7946 0958"

@@ -19,9 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import httpx2
-import openai
 import pytest
 
 from replaygate import RecordingModel, ReplayModel
@@ -41,6 +39,7 @@ from replaygate.models.live import AnthropicModel
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sanitize import SanitizeConfig
 from replaygate.sim import Simulator
+from sdks import anthropic, openai
 
 QUESTION = "What is RAG?"
 EMAIL = "alice.smith@corp-mail.com"

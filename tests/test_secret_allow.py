@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import pytest
 from click.testing import CliRunner
 
@@ -19,6 +18,7 @@ from replaygate.sanitize import SanitizeConfig
 from replaygate.sanitize.config import SanitizeConfigError, load_config
 from replaygate.sanitize.secret_scan import find_fixture_secrets
 from replaygate.sim import Simulator
+from sdks import anthropic
 
 EXAMPLE_KEY = "AKIAIOSFODNN7EXAMPLE"  # AWS's documented example access key id
 TEST_TOKEN = "acme_test_" + "3f9a0c7e5b1d2e8f4a6c9b0d7e1f2a3c"

@@ -19,8 +19,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import anthropic
-import openai
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -37,6 +35,7 @@ from replaygate.models.live import AnthropicModel
 from replaygate.models.types import Message
 from replaygate.sanitize.secret_scan import find_fixture_secrets
 from replaygate.sim import Simulator
+from sdks import anthropic, openai
 from unicode_text import UTF8_CHARACTERS
 
 # Format-valid, made-up values, built in pieces so no scanner mistakes this file for a leak.

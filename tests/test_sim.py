@@ -14,9 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import httpx2
-import openai
 import pytest
 
 from replaygate.http import httpx2_client
@@ -36,6 +34,7 @@ from replaygate.sim import (
 from replaygate.sim.behaviors import EchoBehavior
 from replaygate.sim.drift import DriftSpecError
 from replaygate.sim.validation import validate_anthropic, validate_openai
+from sdks import anthropic, openai
 from wire_shapes import ANTHROPIC_TOOL as SEARCH_TOOL
 from wire_shapes import OPENAI_TOOL, QUESTION
 

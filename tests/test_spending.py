@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -20,6 +19,7 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.models.live import AnthropicModel
 from replaygate.models.types import Message
 from replaygate.sim import Simulator
+from sdks import anthropic
 
 MODEL = "claude-haiku-4-5"  # $1 / $5 per million tokens in the shipped table
 

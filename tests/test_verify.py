@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import orjson
 import pytest
 from click.testing import CliRunner
@@ -21,6 +20,7 @@ from replaygate.models.fakes import ScriptedModel
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 from replaygate.sanitize import SanitizeConfig
 from replaygate.sim import Simulator
+from sdks import anthropic
 
 SETTINGS: dict[str, Any] = {"model": "claude-x", "max_tokens": 32}
 AWS = "AKIAIOSFODNN7EXAMPLE"

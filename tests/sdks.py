@@ -1,0 +1,67 @@
+"""The provider SDKs (and aiohttp) as the test modules name them, imported on first use.
+
+Importing ``anthropic`` costs a process about 2.8 s of CPU, ``openai`` 0.8 s and
+``aiohttp`` 0.3 s, and every xdist worker imports every test module as it collects.
+``from sdks import anthropic`` gives a stand-in that imports the real module at the first
+attribute asked of it (``anthropic.Anthropic``, ``anthropic.types``): a worker that runs
+none of the tests using it never pays for it. Every test module that imports from here
+runs in one worker (tests/conftest.py), so only that one does; a module whose tests use
+the SDKs through replaygate only (an example agent) says so with
+``pytestmark = with_the_sdks``.
+
+The stand-ins are not put in ``sys.modules``: replaygate, which looks there for the SDKs
+a process has loaded (to derive its passthrough errors from their base errors), sees
+them once a test has used them, as in a user's process.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import sys
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+SDK_GROUP = "sdks"
+"""The xdist work unit of the test modules importing from here."""
+
+with_the_sdks = pytest.mark.xdist_group(SDK_GROUP)
+"""The mark of a test module using the SDKs through replaygate, not by name."""
+
+
+class Sdk:
+    """A module imported when one of its public attributes is first asked for (private
+    names are not looked for in it)."""
+
+    __slots__ = ("_module_name",)
+
+    def __init__(self, module_name: str) -> None:
+        self._module_name = module_name
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("_"):  # what pytest's collection probes for (_mock_name)
+            raise AttributeError(attribute)
+        return getattr(sys.modules.get(self._module_name) or imported(self._module_name), attribute)
+
+    def __repr__(self) -> str:
+        return f"<{self._module_name}, imported on first use>"
+
+
+def imported(name: str) -> ModuleType:
+    """Module ``name`` imported with the garbage collector paused: it builds thousands of
+    model classes and little garbage, which the collector would only walk again and again
+    (as in collection: ``pytest_collection_finish`` in tests/conftest.py)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return importlib.import_module(name)
+    finally:
+        if paused:
+            gc.enable()
+
+
+anthropic = Sdk("anthropic")
+openai = Sdk("openai")
+aiohttp = Sdk("aiohttp")
