@@ -26,7 +26,12 @@ from replaygate.evals.cases import load_eval_cases
 from replaygate.evals.results import load_eval_results
 from replaygate.hygiene.refs import find_references
 from replaygate.migrate.cassettes import read_cassette
-from replaygate.regular import NotRegularFileError, read_regular_bytes, read_regular_text
+from replaygate.regular import (
+    NotRegularFileError,
+    read_regular_bytes,
+    read_regular_text,
+    unreadable,
+)
 from replaygate.sampling.calibration import score_sheet
 from replaygate.sim.behaviors import ScriptBehavior
 
@@ -108,3 +113,30 @@ def test_text_that_is_not_utf8_is_named_as_such(tmp_path: Path) -> None:
     assert f"Error: {latin}: not UTF-8 text (invalid continuation byte at byte 15)" in (
         result.output
     )
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (os.mkfifo, "is a FIFO, where a cassette file is expected"),
+        (os.mkdir, "is a folder, where a cassette file is expected"),
+        (
+            lambda path: path.symlink_to(path.name),
+            "is a symlink loop, where a cassette file is expected",
+        ),
+        (
+            lambda path: path.symlink_to("gone.yaml"),
+            "is a symlink to 'gone.yaml', which does not exist, where a cassette file is expected",
+        ),
+        (lambda path: None, "cannot read this cassette file: No such file or directory"),
+    ],
+    ids=["FIFO", "folder", "symlink loop", "symlink to nothing", "absent"],
+)
+def test_a_file_that_cannot_be_read_is_named_by_what_it_is(
+    tmp_path: Path, make: Callable[[Path], object], reason: str
+) -> None:
+    path = tmp_path / "c.yaml"
+    make(path)
+    err = finishes(lambda: read_regular_bytes(path))
+    assert isinstance(err, OSError)
+    assert unreadable(path, err, "cassette file") == reason

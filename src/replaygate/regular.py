@@ -46,6 +46,21 @@ def not_regular(path: str | os.PathLike[str], mode: int) -> NotRegularFileError:
     return error
 
 
+def unreadable(path: str | os.PathLike[str], err: OSError, what: str) -> str:
+    """Why the ``what`` (``"fixture file"``) at ``path`` could not be read (``err``): what
+    it is where one is expected (a FIFO, a folder, a device, a symlink loop, a symlink to
+    nothing), else ``cannot read this <what>: <the system's reason>``."""
+    if isinstance(err, NotRegularFileError):
+        kind = err.kind
+    elif err.errno == errno.ELOOP:
+        kind = "a symlink loop"
+    elif isinstance(err, FileNotFoundError) and os.path.islink(path):
+        kind = f"a symlink to {os.readlink(path)!r}, which does not exist"
+    else:
+        return f"cannot read this {what}: {err.strerror or err}"
+    return f"is {kind}, where a {what} is expected"
+
+
 def open_regular_fd(path: str | os.PathLike[str]) -> int:
     """A read-only descriptor of the regular file ``path``; anything else is refused."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)

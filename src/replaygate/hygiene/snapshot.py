@@ -6,7 +6,6 @@ files that did not change between two sides are compared by id and never parsed.
 
 from __future__ import annotations
 
-import errno
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from replaygate.fixtures.store.folder import PEEK_BYTES, kind_of
 from replaygate.fixtures.store.jsonl import json_error_reason
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitrev import Repo, blob_id, run_git
-from replaygate.regular import read_regular_bytes
+from replaygate.regular import read_regular_bytes, unreadable
 
 FIXTURE_SUFFIXES = (".jsonl", ".json")
 
@@ -107,20 +106,10 @@ def _read_worktree_file(file: Path, name: str) -> bytes | None:
     not passed over as if its fixtures were removed."""
     try:
         return read_regular_bytes(file)
-    except FileNotFoundError:
-        if os.path.islink(file):
-            target = os.readlink(file)
-            raise HygieneError(
-                f"{name}: is a symlink to {target!r}, which does not exist, where a fixture "
-                "file is expected"
-            ) from None
-        return None
     except OSError as err:
-        if err.errno == errno.ELOOP:
-            raise HygieneError(
-                f"{name}: is a symlink loop, where a fixture file is expected"
-            ) from None
-        raise HygieneError(f"{name}: cannot read this fixture file: {err.strerror}") from None
+        if isinstance(err, FileNotFoundError) and not os.path.islink(file):
+            return None
+        raise HygieneError(f"{name}: {unreadable(file, err, 'fixture file')}") from None
 
 
 def revision(repo: Repo, rev: str, relpath: str) -> Side:

@@ -16,10 +16,8 @@ JSON cassettes are read with the standard library.
 
 from __future__ import annotations
 
-import errno
 import gzip
 import json
-import os
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -29,7 +27,7 @@ from typing import Any
 from replaygate.errors import ReplaygateError
 from replaygate.extras import require
 from replaygate.jsondoc import kind_of
-from replaygate.regular import NotRegularFileError, read_regular_bytes
+from replaygate.regular import read_regular_bytes, unreadable
 
 CASSETTE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")
 """The file names read as cassettes (JSON by ``.json``, YAML otherwise)."""
@@ -120,7 +118,7 @@ def _parse(path: Path) -> Any:
     try:
         raw = read_regular_bytes(path)
     except OSError as err:
-        raise CassetteError(path, _unreadable(path, err)) from None
+        raise CassetteError(path, unreadable(path, err, "cassette file")) from None
     if path.suffix == ".json":
         try:
             return json.loads(raw)
@@ -138,17 +136,6 @@ def _parse(path: Path) -> Any:
         line = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err)
         raise CassetteError(path, f"not valid YAML{line}: {problem}") from None
-
-
-def _unreadable(path: Path, err: OSError) -> str:
-    """Why the cassette at ``path`` could not be read (``err``), said as what it is."""
-    if isinstance(err, NotRegularFileError):
-        return f"is {err.kind}, where a cassette file is expected"
-    if err.errno == errno.ELOOP:
-        return "is a symlink loop, where a cassette file is expected"
-    if isinstance(err, FileNotFoundError) and os.path.islink(path):
-        return f"is a symlink to {os.readlink(path)!r}, which does not exist"
-    return f"cannot read: {err.strerror}"
 
 
 class _Fields:
