@@ -44,6 +44,15 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.fixture
+def elsewhere(project: Path) -> Path:
+    """A project inside ``project`` that lists no known-safe value."""
+    folder = project / "elsewhere"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    return folder
+
+
 def test_the_config_reads_values_and_patterns(project: Path) -> None:
     config = load_config(project / "pyproject.toml")
     assert config.known_safe == (EXAMPLE_KEY,)
@@ -73,11 +82,8 @@ def test_a_bad_entry_names_the_file_and_the_key(
 
 @pytest.mark.parametrize("value", [EXAMPLE_KEY, TEST_TOKEN])
 def test_the_store_writes_a_known_safe_value_only_in_its_project(
-    tmp_path: Path, project: Path, value: str
+    project: Path, elsewhere: Path, value: str
 ) -> None:
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    (elsewhere / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     with pytest.raises(SecretInFixtureError):
         FixtureStore.open(elsewhere / "f.jsonl").put(_fixture(f"api_key={value}"))
     store = FixtureStore.open(project / "f.jsonl")
@@ -86,11 +92,8 @@ def test_the_store_writes_a_known_safe_value_only_in_its_project(
 
 
 def test_a_known_safe_field_name_is_written_and_verified_only_in_its_project(
-    tmp_path: Path, project: Path
+    project: Path, elsewhere: Path
 ) -> None:
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    (elsewhere / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     with pytest.raises(SecretInFixtureError, match=r"request.metadata \(a field name\)"):
         FixtureStore.open(elsewhere / "f.jsonl").put(_fixture("hi", metadata={EXAMPLE_KEY: "x"}))
     store = project / "f.jsonl"
