@@ -20,7 +20,7 @@ from replaygate.config import MAX_TOKENS, find_pyproject, tool_table
 from replaygate.evals.metrics import check_limit_names
 from replaygate.evals.prices import PriceTable, load_price_file, read_prices
 from replaygate.evals.toml_reader import TableReader, load_toml
-from replaygate.fixtures.hits import hits_folder_problem
+from replaygate.fixtures.hits import DEFAULT_DIR, hits_folder_problem
 
 When = Literal["every-commit", "pull-request", "merge-to-main"]
 WHEN: tuple[When, ...] = ("every-commit", "pull-request", "merge-to-main")
@@ -28,7 +28,6 @@ WHEN: tuple[When, ...] = ("every-commit", "pull-request", "merge-to-main")
 
 SECTION = "tool.replaygate"
 DEFAULT_HISTORY = Path(".replaygate") / "history.db"
-DEFAULT_HITS = Path(".replaygate") / "hits"
 DEFAULT_BASELINE = Path("evals") / "baseline.json"
 
 DEFAULT_MAX_DROP: Mapping[str, float] = {
@@ -86,7 +85,7 @@ class CIConfig:
     stages: tuple[Stage, ...] = ()
     changes: tuple[ChangeClass, ...] = ()
     unclassified: tuple[str, ...] | None = None
-    hits: Path = DEFAULT_HITS
+    hits: Path = DEFAULT_DIR
 
     def stage(self, name: str) -> Stage:
         """The stage called ``name``."""
@@ -301,7 +300,7 @@ def _ci(reader: TableReader, root: Path) -> CIConfig:
 def _hits_folder(reader: TableReader, root: Path) -> Path:
     """The ``hits`` folder under ``root``; naming a file there is refused at its line."""
     hits = reader.string("hits")
-    folder = root / (hits or DEFAULT_HITS)
+    folder = root / (hits or DEFAULT_DIR)
     problem = hits_folder_problem(folder)
     if problem is not None:
         raise reader.error("hits", problem)
@@ -310,7 +309,7 @@ def _hits_folder(reader: TableReader, root: Path) -> Path:
             "hits",
             f"{hits!r} is the project folder (or holds it): `ci plan` would take every "
             f"change for the hits log's own files; name a folder of its own (default "
-            f"{DEFAULT_HITS.as_posix()})",
+            f"{DEFAULT_DIR.as_posix()})",
         )
     return folder
 
