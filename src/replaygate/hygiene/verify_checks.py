@@ -129,7 +129,7 @@ def prepare(
         line,
         fixture if line is None else None,
         streamed,
-        all(response is None for response in responses),
+        responses.count(None) == len(responses),
     )
 
 

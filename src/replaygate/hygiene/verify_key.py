@@ -99,8 +99,11 @@ def _spaced_pieces(pieces: list[bytes]) -> list[bytes] | None:
 
 
 def _first_spaced(piece: bytes) -> bytes:
-    """The canonical text of the first piece of a compact text cut at :data:`CUT`."""
-    return _spaced(piece + b'"')[:-1]
+    """The canonical text of the first piece of a compact text cut at :data:`CUT` (it ends
+    inside a string: without a backslash, its quotes alone say what is outside strings)."""
+    if _BACKSLASH in piece:
+        return _spaced(piece + b'"')[:-1]
+    return _spaced(piece)
 
 
 def _learn(table: dict[bytes, bytes], piece: bytes, canonical: bytes) -> bytes:

@@ -151,7 +151,7 @@ def _read_line(
     as the store writes it."""
     complete = raw.endswith(b"\n")
     text = raw[:-1] if complete else raw
-    if not text.strip():
+    if not text or text.isspace():
         return None
     entry, form = read_line(text, name, line, complete=complete)
     return entry, None if form is None else text, form
