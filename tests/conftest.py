@@ -117,7 +117,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def uses_sdks(path: Path) -> bool:
-    """Whether a test module takes the provider SDKs (or their mark) from :mod:`sdks`."""
+    """Whether a test module takes the provider SDKs from :mod:`sdks`."""
     return re.search(r"^from sdks import", path.read_text(encoding="utf-8"), re.M) is not None
 
 

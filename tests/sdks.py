@@ -5,9 +5,10 @@ Importing ``anthropic`` costs a process about 2.8 s of CPU, ``openai`` 0.8 s and
 ``from sdks import anthropic`` gives a stand-in that imports the real module at the first
 attribute asked of it (``anthropic.Anthropic``, ``anthropic.types``): a worker that runs
 none of the tests using it never pays for it. Every test module that imports from here
-runs in one worker (tests/conftest.py), so only that one does; a module whose tests use
-the SDKs through replaygate only (an example agent) says so with
-``pytestmark = with_the_sdks``.
+runs in one worker (tests/conftest.py), so only that one does. (A test that runs the
+example's agent, as ``replaygate record --simulator`` does, imports anthropic through
+replaygate; those modules are left to the other worker, which would otherwise have too
+little to do.)
 
 The stand-ins are not put in ``sys.modules``: replaygate, which looks there for the SDKs
 a process has loaded (to derive its passthrough errors from their base errors), sees
@@ -22,13 +23,8 @@ import sys
 from types import ModuleType
 from typing import Any
 
-import pytest
-
 SDK_GROUP = "sdks"
 """The xdist work unit of the test modules importing from here."""
-
-with_the_sdks = pytest.mark.xdist_group(SDK_GROUP)
-"""The mark of a test module using the SDKs through replaygate, not by name."""
 
 
 class Sdk:

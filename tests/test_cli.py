@@ -32,9 +32,6 @@ from replaygate.models.replay import RequestSettings
 from replaygate.sim import Simulator
 from replaygate.sim.cli import serve
 from run_cli import replaygate
-from sdks import with_the_sdks
-
-pytestmark = with_the_sdks  # record --simulator runs the example's agent on the anthropic SDK
 
 CLI = [sys.executable, "-m", "replaygate"]
 SHIPPED_CASES = shipped_eval_cases()

@@ -19,9 +19,6 @@ from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fix
 from replaygate.fixtures.store import FixtureStore
 from replaygate.sim import Simulator
 from run_cli import replaygate
-from sdks import with_the_sdks
-
-pytestmark = with_the_sdks  # the example's agent, run by record and eval, calls the anthropic SDK
 
 AGENT = ["--agent", "replaygate.examples.research_copilot:copilot"]
 CASES = str(shipped_eval_cases())

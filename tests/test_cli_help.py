@@ -16,9 +16,6 @@ import pytest
 
 from replaygate.cli import COMMANDS, main
 from run_cli import replaygate
-from sdks import with_the_sdks
-
-pytestmark = with_the_sdks  # the record example's agent calls the anthropic SDK
 
 
 def walk(

@@ -14,9 +14,6 @@ from replaygate.examples.research_copilot import shipped_eval_cases
 from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.store.compact import compact_file
 from run_cli import Done, replaygate
-from sdks import with_the_sdks
-
-pytestmark = with_the_sdks  # the example's agent, run by record and eval, calls the anthropic SDK
 
 AGENT = "replaygate.examples.research_copilot:copilot"
 SHIPPED = shipped_eval_cases().read_text(encoding="utf-8").splitlines()[:2]

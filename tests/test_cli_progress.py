@@ -15,9 +15,6 @@ from rich.console import Console
 
 from replaygate.evals import progress
 from run_cli import replaygate
-from sdks import with_the_sdks
-
-pytestmark = with_the_sdks  # the example's agent, run by record and eval, calls the anthropic SDK
 
 AGENT = "replaygate.examples.research_copilot:copilot"
 BAR = "━"

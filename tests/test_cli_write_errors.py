@@ -24,13 +24,9 @@ from replaygate.cli import COMMANDS, main
 from replaygate.cli.options import input_error
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
 from run_cli import Done, replaygate
-from sdks import with_the_sdks
 
 # The shipped cases sample once, as a demo does: the advice to sample more is expected.
-pytestmark = [
-    pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning"),
-    with_the_sdks,  # the example's agent, run by record and eval, calls the anthropic SDK
-]
+pytestmark = pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
 
 AGENT = ["--agent", "replaygate.examples.research_copilot:copilot"]
 AS_ROOT = os.geteuid() == 0

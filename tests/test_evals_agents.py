@@ -24,12 +24,10 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.models.fakes import FunctionModel
 from replaygate.models.replay import RequestSettings
 from replaygate.models.types import ModelResponse
-from sdks import with_the_sdks
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning"),
     pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning"),
-    with_the_sdks,  # the example's agent calls the anthropic SDK
 ]
 
 MODULE = """

@@ -19,9 +19,6 @@ from replaygate.examples.research_copilot import shipped_eval_cases
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
 from run_cli import replaygate
-from sdks import with_the_sdks
-
-pytestmark = with_the_sdks  # the example's agent, run by record and eval, calls the anthropic SDK
 
 CONFIG = """\
 [tool.replaygate]
