@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from replaygate.errors import WireFormatError
+from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import StreamEnd, plain_response, stream_response
 from replaygate.http.sse import SSEEvent, SSEParser
 
@@ -34,9 +38,23 @@ class Recording:
     def feed(self, chunk: bytes) -> None:
         """Take the next decoded body bytes."""
         if self.stream:
-            self._events.extend(self._parser.feed(chunk))
+            with self._refused_unless_text():
+                self._events.extend(self._parser.feed(chunk))
         else:
             self._body.append(chunk)
+
+    @contextmanager
+    def _refused_unless_text(self) -> Iterator[None]:
+        """An event stream is UTF-8 text: one that is not is recorded nowhere (this
+        recording is over), and its :class:`WireFormatError` says so."""
+        try:
+            yield
+        except WireFormatError as err:
+            self.done = True
+            reason = (
+                f"{err.reason}; an event stream is UTF-8 text, so this response was not recorded"
+            )
+            raise passthrough(WireFormatError(err.path, reason)) from None
 
     @property
     def terminal(self) -> bool:
@@ -52,7 +70,8 @@ class Recording:
             return
         self.done = True
         if self.stream:
-            tail = self._parser.tail() if end == "complete" else None
+            with self._refused_unless_text():
+                tail = self._parser.tail() if end == "complete" else None
             if tail is not None:
                 self._events.append(tail)
             if end == "closed" and self.terminal:
