@@ -11,14 +11,15 @@ from typing import Any
 
 import pytest
 
+from extras import needs_matplotlib
 from replaygate.demo import DEMO_SEED, DemoSummary, demo_loop
 from replaygate.evals import History, load_baseline, load_eval_cases
 from replaygate.examples.research_copilot import shipped_baseline, shipped_eval_cases
 from run_cli import replaygate
 
-pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")
 pytestmark = [
     pytest.mark.slow,
+    needs_matplotlib,
     pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning"),
 ]
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from extras import needs_matplotlib
 from read_only_sqlite import make_sqlite_read_only
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.history_cmds import report_cmd
@@ -40,9 +41,7 @@ from replaygate.report.words import assertion_words
 from replaygate.sampling import AssertionStats, SampledResult, SampleResult
 
 # Each test renders the report with matplotlib: end to end.
-pytestmark = pytest.mark.slow
-
-pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")
+pytestmark = [pytest.mark.slow, needs_matplotlib]
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

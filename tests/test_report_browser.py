@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from extras import needs_matplotlib
 from replaygate.assertions.kinds import Outcome
 from replaygate.evals import CaseResult, EvalResults, History
 from replaygate.evals.scorers import CaseCounts
@@ -26,10 +27,10 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.report import write_report
 from replaygate.sampling import SampledResult, SampleResult
 
-pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
     pytest.mark.slow,
+    needs_matplotlib,
     pytest.mark.skipif(
         CHROMIUM is None,
         reason="chromium is not installed (Debian: apt-get install -y chromium)",

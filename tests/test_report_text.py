@@ -7,16 +7,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
+from extras import needs_matplotlib
 from replaygate.cli import main
 from replaygate.evals.history import History, HistoryRun
 from replaygate.evals.reference import CaseSummary
 from replaygate.report import build_report
 from replaygate.report.plots import weekly_plot
 
-pytest.importorskip("matplotlib", reason="the report needs the report extra (matplotlib)")
+pytestmark = needs_matplotlib
 
 IDS = ["<script>alert(1)</script>", "evil\u202etxt.exe", "nul\x00bell\x07", "é" * 3000, "ok"]
 
