@@ -29,8 +29,8 @@ from replaygate.cli.options import (
     simulator_seed_option,
 )
 from replaygate.errors import LiveCallNotApproved
+from replaygate.evals.agents import raised_by_agent
 from replaygate.evals.cases import load_eval_cases
-from replaygate.evals.casework import raised_by_agent
 from replaygate.evals.config import Config, load_config
 from replaygate.evals.git import head_commit
 from replaygate.evals.history import History

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.evals.agents import AgentEntry, call_agent
-from replaygate.evals.agents import raised_by_agent as raised_by_agent  # the eval command's check
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.expectations import checks_for
 from replaygate.evals.output import failed_output, output_of

@@ -10,11 +10,11 @@ from rich import box
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 
+from replaygate.fixtures import hits
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
 
 WIDTH = 160
 DEFAULT_RUNS = 5  # prune's and patrol's --runs
-DEFAULT_HITS = ".replaygate/hits"  # their --hits-dir
 COLUMNS = ("fixture", "key", "recorded", "age", "played", "refs", "flags")
 
 
@@ -61,7 +61,7 @@ def prune_command(result: Patrol) -> str:
         words += ["--runs", str(result.runs_asked)]
     if [shown(p) for p in result.refs] != ["tests"]:
         words += [w for p in result.refs for w in ("--refs", shlex.quote(shown(p)))]
-    if shown(result.hits_dir) != DEFAULT_HITS:
+    if shown(result.hits_dir) != hits.DEFAULT_DIR.as_posix():
         words += ["--hits-dir", shlex.quote(shown(result.hits_dir))]
     return " ".join(words)
 
