@@ -21,9 +21,6 @@ from typing import Any, TypeVar
 
 import httpx2
 import pytest
-from google import genai
-from google.genai import errors as genai_errors
-from google.genai import types
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -46,6 +43,7 @@ from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 from replaygate.sim import Simulator
 from replaygate.sim.research_policy import ResearchPolicy
+from sdks import genai
 from test_providers import conversations, responses, systems, tool_specs
 
 # Through the google-genai SDK over the simulator: end to end.
@@ -57,25 +55,34 @@ REAL_API = "https://generativelanguage.googleapis.com"
 QUESTION = "What is RAG?"
 SYSTEM = "Answer in one sentence and cite the document."
 STABLE = SanitizeConfig(ids=True, times=True)
-TOOLS = [
-    types.Tool(
-        function_declarations=[
-            types.FunctionDeclaration(
-                name="search_corpus",
-                description="Search the corpus.",
-                parameters_json_schema={"type": "object", "properties": {"q": {"type": "string"}}},
-            ),
-            types.FunctionDeclaration(
-                name="fetch_doc",
-                description="Fetch one document.",
-                parameters_json_schema={
-                    "type": "object",
-                    "properties": {"doc_id": {"type": "string"}},
-                },
-            ),
-        ]
-    )
-]
+
+
+def tools() -> list[Any]:
+    """The agent's two tools, as the SDK's types."""
+    return [
+        genai.types.Tool(
+            function_declarations=[
+                genai.types.FunctionDeclaration(
+                    name="search_corpus",
+                    description="Search the corpus.",
+                    parameters_json_schema={
+                        "type": "object",
+                        "properties": {"q": {"type": "string"}},
+                    },
+                ),
+                genai.types.FunctionDeclaration(
+                    name="fetch_doc",
+                    description="Fetch one document.",
+                    parameters_json_schema={
+                        "type": "object",
+                        "properties": {"doc_id": {"type": "string"}},
+                    },
+                ),
+            ]
+        )
+    ]
+
+
 TOOL_OUTPUTS = {
     "search_corpus": {"hits": [{"doc_id": "doc-rag", "title": "RAG"}]},
     "fetch_doc": {
@@ -110,7 +117,9 @@ def _made(
     options["source"] = "sim" if approve else None
     http = httpx2_client(store, mode, **options)
     aio = httpx2_async_client(store, mode, **options)
-    http_options = types.HttpOptions(base_url=base_url, httpx_client=http, httpx_async_client=aio)
+    http_options = genai.types.HttpOptions(
+        base_url=base_url, httpx_client=http, httpx_async_client=aio
+    )
     return genai.Client(api_key=KEY, http_options=http_options), http, aio
 
 
@@ -143,9 +152,9 @@ def through(interact: Callable[[genai.Client], T], store: Path, mode: str, base_
         return interact(made)
 
 
-def _config(**extra: Any) -> types.GenerateContentConfig:
+def _config(**extra: Any) -> genai.types.GenerateContentConfig:
     settings: dict[str, Any] = {"system_instruction": SYSTEM, "max_output_tokens": 200}
-    return types.GenerateContentConfig(**{**settings, **extra})
+    return genai.types.GenerateContentConfig(**{**settings, **extra})
 
 
 # -- interactions ------------------------------------------------------------------------
@@ -166,11 +175,13 @@ def streamed(c: genai.Client) -> Result:
 
 def tool_loop(c: genai.Client) -> Result:
     """Answer every function call until the model answers in text."""
-    contents: list[Any] = [types.Content(role="user", parts=[types.Part(text=QUESTION)])]
+    contents: list[Any] = [
+        genai.types.Content(role="user", parts=[genai.types.Part(text=QUESTION)])
+    ]
     turns = []
     while True:
         response = c.models.generate_content(
-            model=MODEL, contents=contents, config=_config(tools=TOOLS)
+            model=MODEL, contents=contents, config=_config(tools=tools())
         )
         turns.append(dump(response))
         calls = response.function_calls or []
@@ -178,14 +189,14 @@ def tool_loop(c: genai.Client) -> Result:
             return {"turns": turns, "text": response.text}
         contents.append(response.candidates[0].content)  # type: ignore[index]
         answers = [
-            types.Part(
-                function_response=types.FunctionResponse(
+            genai.types.Part(
+                function_response=genai.types.FunctionResponse(
                     id=call.id, name=call.name, response={"output": TOOL_OUTPUTS[str(call.name)]}
                 )
             )
             for call in calls
         ]
-        contents.append(types.Content(role="user", parts=answers))
+        contents.append(genai.types.Content(role="user", parts=answers))
 
 
 INTERACTIONS: dict[str, Callable[[genai.Client], Result]] = {
@@ -260,12 +271,12 @@ def test_async_client_records_and_replays(sim: Simulator, tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("contents", "config", "path"),
     [
-        ("What is RAG exactly?", _config(), "body.contents[0].parts[0].text"),
-        (QUESTION, _config(max_output_tokens=201), "body.generationConfig.maxOutputTokens"),
+        ("What is RAG exactly?", {}, "body.contents[0].parts[0].text"),
+        (QUESTION, {"max_output_tokens": 201}, "body.generationConfig.maxOutputTokens"),
     ],
 )
 def test_a_changed_request_is_a_miss_with_a_diff(
-    sim: Simulator, tmp_path: Path, contents: str, config: Any, path: str
+    sim: Simulator, tmp_path: Path, contents: str, config: dict[str, Any], path: str
 ) -> None:
     store = tmp_path / "g.jsonl"
     through(plain, store, "record-missing", sim.url)
@@ -274,7 +285,7 @@ def test_a_changed_request_is_a_miss_with_a_diff(
         client(store, "replay") as replaying,
         pytest.raises(FixtureMismatchError) as caught,
     ):
-        replaying.models.generate_content(model=MODEL, contents=contents, config=config)
+        replaying.models.generate_content(model=MODEL, contents=contents, config=_config(**config))
     assert any(line.startswith(path) for line in caught.value.differences)
 
 
@@ -357,14 +368,14 @@ def test_an_address_split_across_chunks_never_reaches_disk(tmp_path: Path) -> No
         httpx2_client(store, "record-missing", approve_live=True, sanitize=config) as http,
     ):
         c = genai.Client(
-            api_key=KEY, http_options=types.HttpOptions(base_url=echo.url, httpx_client=http)
+            api_key=KEY, http_options=genai.types.HttpOptions(base_url=echo.url, httpx_client=http)
         )
         chunks = list(c.models.generate_content_stream(model=MODEL, contents=f"mail {email} now"))
     assert email in "".join(ch.text or "" for ch in chunks) and len(chunks) > 3
     assert email.encode() not in store.read_bytes()
     with block_network(), httpx2_client(store, "replay", sanitize=config) as http:
         c = genai.Client(
-            api_key=KEY, http_options=types.HttpOptions(base_url=REAL_API, httpx_client=http)
+            api_key=KEY, http_options=genai.types.HttpOptions(base_url=REAL_API, httpx_client=http)
         )
         text = "".join(
             ch.text or ""
@@ -378,7 +389,7 @@ def test_a_trimmed_fixture_still_replays(sim: Simulator, tmp_path: Path) -> None
     store = tmp_path / "g.jsonl"
     with httpx2_client(store, "record-missing", approve_live=True, sanitize=config) as http:
         c = genai.Client(
-            api_key=KEY, http_options=types.HttpOptions(base_url=sim.url, httpx_client=http)
+            api_key=KEY, http_options=genai.types.HttpOptions(base_url=sim.url, httpx_client=http)
         )
         live = c.models.generate_content_stream(model=MODEL, contents=QUESTION)
         live_text = "".join(ch.text or "" for ch in live)
@@ -387,7 +398,7 @@ def test_a_trimmed_fixture_still_replays(sim: Simulator, tmp_path: Path) -> None
         assert set(json.loads(event["data"])) == {"candidates", "usageMetadata"}
     with block_network(), httpx2_client(store, "replay", sanitize=config) as http:
         c = genai.Client(
-            api_key=KEY, http_options=types.HttpOptions(base_url=REAL_API, httpx_client=http)
+            api_key=KEY, http_options=genai.types.HttpOptions(base_url=REAL_API, httpx_client=http)
         )
         assert (
             "".join(
@@ -499,7 +510,7 @@ def test_simulator_takes_the_key_from_the_header_or_the_query(sim: Simulator) ->
     assert by_query.json()["modelVersion"] == MODEL
     with (
         genai.Client(api_key=KEY, http_options={"base_url": sim.url}) as unserved,
-        pytest.raises(genai_errors.ClientError) as caught,
+        pytest.raises(genai.errors.ClientError) as caught,
     ):
         unserved.models.get(model=MODEL)
     assert (caught.value.code, caught.value.status) == (404, "NOT_FOUND")
@@ -510,12 +521,12 @@ def test_faults_reach_the_gemini_endpoint() -> None:
         Simulator(behavior="echo", faults=["429", "500", "sse-error", "cut-stream"]) as faulty,
         genai.Client(api_key=KEY, http_options={"base_url": faulty.url}) as c,
     ):
-        with pytest.raises(genai_errors.ClientError) as limited:
+        with pytest.raises(genai.errors.ClientError) as limited:
             c.models.generate_content(model=MODEL, contents=QUESTION)
         assert (limited.value.code, limited.value.status) == (429, "RESOURCE_EXHAUSTED")
-        with pytest.raises(genai_errors.ServerError):
+        with pytest.raises(genai.errors.ServerError):
             c.models.generate_content(model=MODEL, contents=QUESTION)
-        with pytest.raises(genai_errors.ServerError):
+        with pytest.raises(genai.errors.ServerError):
             list(c.models.generate_content_stream(model=MODEL, contents=QUESTION))
         with pytest.raises(httpx2.RemoteProtocolError):
             list(c.models.generate_content_stream(model=MODEL, contents="a longer question " * 5))
