@@ -1,7 +1,9 @@
-"""The provider SDKs (and aiohttp) as the test modules name them, imported on first use.
+"""The provider SDKs (and aiohttp, vcrpy) as the test modules name them, imported on first
+use.
 
-Importing ``anthropic`` costs a process about 2.8 s of CPU, ``openai`` 0.8 s, ``google.genai``
-0.7 s and ``aiohttp`` 0.3 s, and every xdist worker imports every test module as it collects.
+Importing ``anthropic`` costs a process about 2.8 s of CPU, ``openai`` 0.8 s,
+``google.genai`` 0.7 s, ``vcr`` 0.9 s and ``aiohttp`` 0.3 s, and every xdist worker
+imports every test module as it collects.
 ``from sdks import anthropic`` gives a stand-in that imports the real module at the first
 attribute asked of it (``anthropic.Anthropic``, ``anthropic.types``): a worker that runs
 none of the tests using it never pays for it. Every test module that imports from here
@@ -62,3 +64,4 @@ anthropic = Sdk("anthropic")
 openai = Sdk("openai")
 aiohttp = Sdk("aiohttp")
 genai = Sdk("google.genai")
+vcr = Sdk("vcr")

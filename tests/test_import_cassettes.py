@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import vcr
 import yaml
 from click.testing import CliRunner, Result
 
@@ -34,7 +33,7 @@ from replaygate.http import block_network, httpx2_client
 from replaygate.migrate.cassettes import CassetteError, read_cassette
 from replaygate.models.types import ModelResponse
 from replaygate.sim import ScriptBehavior, Simulator
-from sdks import anthropic, openai
+from sdks import anthropic, openai, vcr
 
 KEY = "test-key"
 CLAUDE = "claude-sim-1"
