@@ -297,6 +297,22 @@ DAMAGED_RUNS = {
         lambda r: r["cases"]["rag"].update(verdict="maybe"),
         r"runs\[0\]\.cases\.rag\.verdict: says 'maybe', but its passes and floor give 'pass'$",
     ),
+    "success edited": (
+        lambda r: r["metrics"].update(success=0.0),
+        r"runs\[0\]\.metrics\.success: says 0\.0, but its cases give 1\.0$",
+    ),
+    "a run field unknown": (
+        lambda r: r.update(note="kept?"),
+        r"runs\[0\]\.note: is not a field the history keeps \(it keeps id, time, commit, ",
+    ),
+    "a case field unknown": (
+        lambda r: r["cases"]["rag"].update(weight=2),
+        r"runs\[0\]\.cases\.rag\.weight: is not a field the history keeps",
+    ),
+    "an assertion field unknown": (
+        lambda r: r["cases"]["rag"]["assertions"]["contains"].update(weight=2),
+        r"runs\[0\]\.cases\.rag\.assertions\.contains\.weight: is not a field the history",
+    ),
     "info a string": (
         lambda r: r.update(info="x"),
         r"runs\[0\]\.info: must be an object, got 'x'$",
@@ -427,3 +443,40 @@ def test_a_history_another_process_holds_locked_is_said_to_be_locked(
         writer.close()
     with History.open(path, read_only=True) as opened:
         assert len(opened) == 1
+
+
+def test_a_stored_run_whose_success_its_cases_do_not_give_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    with History.open(path) as history:
+        history.append(run("2026-11-01T10:00:00Z", 3), run_id="one")  # observe: success 0
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE metrics SET value = 1.0 WHERE name = 'success'")
+    raw.close()
+    result = CliRunner().invoke(history_group, ["export", "--json", "--history", str(path)])
+    assert result.exit_code == 2, result.output
+    assert f"{path}: run 'one': metrics.success: says 1.0, but its cases give 0.0" in result.output
+    with History.open(path, read_only=True) as history:
+        skipped: list[str] = []
+        assert history.runs(skipped=skipped) == []
+        assert skipped == ["run 'one': metrics.success: says 1.0, but its cases give 0.0"]
+
+
+def test_runs_are_ordered_by_the_instant_their_time_names(tmp_path: Path) -> None:
+    # Sorted by their text, a run written at UTC+05:00 came after a later one written
+    # in UTC, and a time with a fraction of a second before the whole second.
+    times = {
+        "later": "2026-11-01T06:00:00Z",
+        "earliest": "2026-11-01T10:00:00+05:00",  # 05:00 UTC
+        "fraction": "2026-11-01T06:30:00.500Z",
+        "whole": "2026-11-01T06:30:00Z",
+        "west": "2026-10-31T23:45:00-07:00",  # 06:45 UTC
+    }
+    document = exported_run(tmp_path)
+    document["runs"] = [
+        dict(document["runs"][0], id=run_id, time=time) for run_id, time in times.items()
+    ]
+    with History.open(tmp_path / "merged.db") as history:
+        history.merge(read_export_of(document, tmp_path))
+        assert [r.id for r in history.runs()] == ["earliest", "later", "whole", "fraction", "west"]
+        assert [r.id for r in history.runs(last=2)] == ["fraction", "west"]
+        assert history.export()["runs"][0]["time"] == times["earliest"]  # as written

@@ -49,23 +49,29 @@ NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 def run(
     time: str, citations: int, success_cases: int, cost: float, answer: str = ""
 ) -> EvalResults:
-    """An eval run; its answers (hence its recording) differ with ``answer`` or ``time``."""
+    """An eval run; its answers (hence its recording) differ with ``answer`` or ``time``.
+
+    Case 0 passes ``citations`` of 5 samples (it passes with 4), the others 5; the cases
+    past those ``success_cases`` asks to pass are blocked by a ``grounded`` check."""
     cases = []
+    passing_others = success_cases - (citations >= 4)
     for index in range(4):
         passes = citations if index == 0 else 5
+        grounded = (Outcome("grounded", "gate", False, "", None, "custom"),)
         samples = tuple(
             SampleResult(
                 i,
                 (
                     Outcome("contains", "gate", True, "", 1.0, "contains"),
                     Outcome("citations", "gate", i < passes, "", None, "set"),
+                    *(grounded if index > passing_others else ()),
                 ),
                 {"final": answer or f"answer of {time}"},
             )
             for i in range(5)
         )
         sampled = SampledResult(f"case-{index}", 5, 4, samples)
-        ok = index < success_cases
+        ok = sampled.verdict == "pass"
         counts = CaseCounts(5, ok, 5, True, passes, passes, 5, 0, 500, 50, 15, cost)
         cases.append(CaseResult(sampled, counts))
     return EvalResults(tuple(cases), {"time": time, "commit": "0123456789abcdef"})

@@ -27,6 +27,7 @@ from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import now_iso
 from replaygate.jsondoc import FieldError, check_document, strings_field
 from replaygate.jsonfields import (
+    agree,
     described,
     each,
     fields_of,
@@ -34,13 +35,21 @@ from replaygate.jsonfields import (
     listed_once,
     mapping,
     optional_text,
+    parse_time,
     text_field,
     time_field,
+    within,
 )
 from replaygate.outputs import write_text
 from replaygate.regular import file_kind
 from replaygate.sampling import SampledResult
 
+RUN_FIELDS = ("id", "time", "commit", "info", "metrics", "cases")
+CASE_FIELDS = ("samples", "floor", "passes", "verdict", "assertions", "tags", "answers")
+ASSERTION_FIELDS = ("kind", "category", "passes", "samples", "description")
+"""The fields of an exported run, of its cases and of their assertions: the history
+stores these and no other, so a run holding another is refused by its name (a rewrite
+of the history, an export or a merge, would drop it)."""
 EXPORT_FORMAT = "replaygate.history"
 EXPORT_VERSION = 1
 SCHEMA_VERSION = "2"
@@ -153,10 +162,17 @@ class HistoryRun:
     @staticmethod
     def from_json(obj: Any) -> HistoryRun:
         """The inverse of :meth:`to_json`, as strict as the results reader (the same
-        checks of time, commit, metrics and cases; a :class:`FieldError` names the field)."""
-        run_id, time = text_field(mapping(obj), "id"), time_field(obj, "time")
+        checks of time, commit, metrics and cases; a :class:`FieldError` names the field).
+        Its ``success`` must be the share of its cases whose verdict is ``pass``, and a
+        field the history does not keep is refused by its name."""
+        run_id, time = (
+            text_field(known_fields(mapping(obj), RUN_FIELDS), "id"),
+            time_field(obj, "time"),
+        )
         commit, metrics = optional_text(obj, "commit"), check_run_metrics(obj)
         cases = each(obj, "cases", _case, key="case id")
+        with within("metrics"):
+            _check_success(metrics, [summary for summary, _, _ in cases])
         return HistoryRun(
             id=run_id,
             time=time,
@@ -184,13 +200,38 @@ class HistoryRun:
         )
 
 
+def known_fields(obj: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    """``obj``, or :class:`FieldError` naming a field of it that is not one of ``fields``."""
+    for name in obj:
+        if name not in fields:
+            raise FieldError(
+                name, f"is not a field the history keeps (it keeps {', '.join(fields)})"
+            )
+    return obj
+
+
+def _check_success(metrics: Metrics, cases: list[CaseSummary]) -> None:
+    """A run's ``success`` (when given, of a run with cases) is the share of its cases
+    whose verdict is ``pass``: a hand edit cannot show a success its cases do not give."""
+    if cases:
+        passed = sum(case.verdict == "pass" for case in cases)
+        agree(metrics, "success", passed / len(cases), "its cases")
+
+
 def _case(case_id: str, obj: Any) -> tuple[CaseSummary, tuple[str, ...], str | None]:
     """A case of an exported run: its summary, tags and answers digest."""
+    known_fields(mapping(obj), CASE_FIELDS)
+    each(obj, "assertions", _assertion_fields, key="assertion name", required=False)
     return (
         CaseSummary.from_json(case_id, obj),
         strings_field(obj, "tags"),
         optional_text(obj, "answers"),
     )
+
+
+def _assertion_fields(_name: str, obj: Any) -> None:
+    """Refuse an assertion of a case holding a field the history does not keep."""
+    known_fields(mapping(obj), ASSERTION_FIELDS)
 
 
 def _loads(text: Any, field: str) -> Any:
@@ -218,6 +259,18 @@ def _unusable(target: Path, err: sqlite3.DatabaseError, *, writing: bool = False
     if code == sqlite3.SQLITE_CANTOPEN:
         return HistoryError(f"{target}: cannot open the history ({err})")
     return HistoryError(f"{target}: not a replaygate history database ({err})")
+
+
+def _run_order(row: tuple[str, str, Any, Any]) -> tuple[float, str, str]:
+    """Where a stored run (id, time, ...) stands: by the instant its time names (times
+    written with other UTC offsets or fractions of a second compare by the instant, not
+    by their text), then by id; a time that names no instant, first (it is refused)."""
+    run_id, time = row[0], row[1]
+    try:
+        instant = parse_time(time).timestamp()
+    except (TypeError, ValueError, AttributeError):
+        instant = float("-inf")
+    return instant, str(time), str(run_id)
 
 
 class History:
@@ -339,8 +392,8 @@ class History:
         :class:`HistoryError` naming its id and field or, given ``skipped``, is left out
         and described there.
         """
-        query = "SELECT id, time, git_commit, info FROM runs ORDER BY time, id"
-        rows = self._db.execute(query).fetchall()
+        query = "SELECT id, time, git_commit, info FROM runs"
+        rows = sorted(self._db.execute(query).fetchall(), key=_run_order)
         if last is not None:
             rows = rows[-last:] if last > 0 else []
         runs = []

@@ -15,8 +15,8 @@ from replaygate.report.evidence import case_evidence
 
 
 def week_of(text: str) -> str:
-    """The ISO week of a time: ``2026-W03``."""
-    year, week, _ = parse_time(text).isocalendar()
+    """The ISO week of a time in UTC: ``2026-W03`` (whatever UTC offset it was written with)."""
+    year, week, _ = parse_time(text).astimezone(UTC).isocalendar()
     return f"{year}-W{week:02d}"
 
 

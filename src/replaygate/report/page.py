@@ -147,7 +147,7 @@ def build_report(
     ``left_out`` describes the damaged runs of the history it does not show."""
     config = config or ReportConfig()
     moment = now or datetime.now(UTC)
-    labels = [parse_time(run.time).strftime("%m-%d %H:%M") for run in runs]
+    labels = [parse_time(run.time).astimezone(UTC).strftime("%m-%d %H:%M") for run in runs]
     weeks, rates = weekly_pass_rates(runs)
     ages = fixture_ages(stores, now=moment)
     signals, note = find_signals(runs, config)
