@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaygate.errors import ReplaygateError, located
+from replaygate.errors import ReplaygateError, located, not_utf8_text
 from replaygate.regular import read_regular_text
 
 PYPROJECT = "pyproject.toml"
@@ -75,7 +75,7 @@ def read_toml(path: StrPath) -> TomlDocument:
     except OSError as err:
         raise TomlFileError(file, 0, f"cannot read: {err.strerror}") from None
     except UnicodeDecodeError as err:
-        raise TomlFileError(file, 0, f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+        raise TomlFileError(file, 0, not_utf8_text(err)) from None
     if text.startswith(_BOM):
         raise TomlFileError(
             file,

@@ -55,6 +55,18 @@ def shown_file(file: str) -> str:
     return file
 
 
+def not_utf8_text(cause: UnicodeDecodeError | str, *, byte: bool = True, of: str = "") -> str:
+    """The words of every reader refusing bytes that are not UTF-8 text: ``not UTF-8
+    text (<reason> at byte <N><of>)`` for a decoding error (its reason alone without
+    ``byte``, where an offset would tell the reader nothing), else ``not UTF-8 text
+    (<cause>)``, the reader's own words (``it looks like UTF-16: ...``)."""
+    if isinstance(cause, str):
+        detail = cause
+    else:
+        detail = cause.reason + (f" at byte {cause.start}{of}" if byte else "")
+    return f"not UTF-8 text ({detail})"
+
+
 def located(file: str, line: int) -> str:
     """``file:line``, or ``file`` alone for line 0 (a whole-file problem); a file name
     holding a control character is shown escaped (:func:`shown_file`)."""

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import orjson
 
-from replaygate.errors import shown_file
+from replaygate.errors import not_utf8_text, shown_file
 from replaygate.regular import read_regular_bytes
 
 T = TypeVar("T")
@@ -199,7 +199,7 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise error(f"{name}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+        raise error(f"{name}: {not_utf8_text(err)}") from None
     if not text.strip():
         raise error(f"{name}: the file is empty, where {what} should be")
     try:

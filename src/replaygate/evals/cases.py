@@ -30,6 +30,7 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
 from replaygate import jsondoc
+from replaygate.errors import not_utf8_text
 from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
 from replaygate.jsonfields import lone_surrogate
@@ -94,9 +95,7 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
         raise CaseFormatError(name, 0, f"cannot read cases: {err.strerror}") from None
     except UnicodeDecodeError as err:
         line = err.object.count(b"\n", 0, err.start) + 1
-        raise CaseFormatError(
-            name, line, f"not UTF-8 text ({err.reason} at byte {err.start} of the file)"
-        ) from None
+        raise CaseFormatError(name, line, not_utf8_text(err, of=" of the file")) from None
     cases: list[EvalCase] = []
     seen: dict[str, int] = {}
     for number, raw in enumerate(text.splitlines(), start=1):

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from replaygate.errors import WireFormatError
+from replaygate.errors import WireFormatError, not_utf8_text
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class SSEParser:
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError as err:
-            reason = f"not UTF-8 text ({err.reason})"
+            reason = not_utf8_text(err, byte=False)
             raise WireFormatError(f"stream event {self._count}", reason) from None
 
 

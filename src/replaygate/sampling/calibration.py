@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaygate.errors import ReplaygateError
+from replaygate.errors import ReplaygateError, not_utf8_text
 from replaygate.jsonfields import escape_surrogates
 from replaygate.outputs import write_text
 from replaygate.regular import read_regular_text
@@ -228,7 +228,7 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
             "the sidecar is written beside the sheet by `replaygate calibrate export`"
         ) from None
     except UnicodeDecodeError as err:
-        raise CalibrationError(f"{path}: not UTF-8 text ({err.reason})") from None
+        raise CalibrationError(f"{path}: {not_utf8_text(err, byte=False)}") from None
     except json.JSONDecodeError as err:
         raise CalibrationError(f"{path}: not JSON: {err.msg}") from None
     except RecursionError:
@@ -281,8 +281,7 @@ def score_sheet(
         raise CalibrationError(f"{sheet_path}: cannot read the sheet: {err.strerror}") from None
     except UnicodeDecodeError as err:
         raise CalibrationError(
-            f"{sheet_path}: not UTF-8 text ({err.reason} at byte {err.start}): save the sheet "
-            "as CSV UTF-8"
+            f"{sheet_path}: {not_utf8_text(err)}: save the sheet as CSV UTF-8"
         ) from None
     with io.StringIO(text, newline="") as handle:
         reader = csv.DictReader(handle)

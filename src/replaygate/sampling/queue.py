@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from replaygate.errors import not_utf8_text
 from replaygate.jsondoc import FieldError, json_fields
 from replaygate.regular import read_regular_text
 
@@ -88,7 +89,7 @@ def read_queue(path: str | os.PathLike[str]) -> list[Observation]:
     try:
         text = read_regular_text(target)
     except (OSError, UnicodeDecodeError) as err:
-        reason = err.strerror if isinstance(err, OSError) else f"not UTF-8 text ({err.reason})"
+        reason = err.strerror if isinstance(err, OSError) else not_utf8_text(err, byte=False)
         raise ValueError(f"{target}: cannot read the queue: {reason}") from None
     entries = []
     for number, raw in enumerate(text.splitlines(), start=1):

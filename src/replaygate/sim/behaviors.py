@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from replaygate import jsondoc
-from replaygate.errors import LocatedError, ScriptExhaustedError
+from replaygate.errors import LocatedError, ScriptExhaustedError, not_utf8_text
 from replaygate.exact_json import INT_MAX
 from replaygate.jsondoc import FieldError, count_field, kind_of, shown
 from replaygate.jsonfields import lone_surrogate
@@ -131,7 +131,7 @@ def _script_line(raw: bytes) -> ModelResponse:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise ValueError(f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+        raise ValueError(not_utf8_text(err)) from None
     try:
         obj = jsondoc.loads(text)
     except jsondoc.DuplicateKeyError:

@@ -9,6 +9,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, TypeVar
 
+from replaygate.errors import not_utf8_text
 from replaygate.examples.research_copilot.errors import DataFormatError
 
 _PACKAGE = "replaygate.examples.research_copilot"
@@ -28,7 +29,7 @@ def read_source(path: str | os.PathLike[str] | None, default_name: str) -> tuple
     try:
         return str(file), file.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise DataFormatError(str(file), 0, f"not UTF-8 text ({exc.reason})") from exc
+        raise DataFormatError(str(file), 0, not_utf8_text(exc, byte=False)) from exc
 
 
 def records(name: str, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
