@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import errno
 import os
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from replaygate.outputs import write_text
+from replaygate.cli import main
+from replaygate.evals import History
+from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
+from replaygate.outputs import NO_READER, close_fifos, open_fifo, write_text
 
 
 def test_a_write_that_fails_keeps_the_old_file_whole_and_names_it(
@@ -48,3 +54,61 @@ def test_a_fifo_is_written_directly_not_replaced(tmp_path: Path) -> None:
     finally:
         os.close(reader)
     assert fifo.is_fifo()
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Iterator[Path]:
+    """A FIFO no process reads; a test that would wait on it gets a reader after 5 s
+    that leaves at once, so that it fails instead of waiting for ever."""
+    path = tmp_path / "out.fifo"
+    os.mkfifo(path)
+    rescue = threading.Timer(5, lambda: os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK)))
+    rescue.start()
+    yield path
+    rescue.cancel()
+    close_fifos()
+
+
+def test_a_fifo_no_process_reads_is_refused_at_once(fifo: Path) -> None:
+    with pytest.raises(OSError) as caught:
+        open_fifo(fifo)
+    assert (caught.value.errno, caught.value.filename) == (errno.ENXIO, str(fifo))
+    assert caught.value.strerror == NO_READER
+
+
+def test_a_fifo_a_process_reads_gets_the_output_as_a_stream(fifo: Path) -> None:
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        open_fifo(fifo)
+        with pytest.raises(BlockingIOError):  # the writer is there, the output not yet
+            os.read(reader, 100)
+        write_text(fifo, "streamed\n")
+        assert os.read(reader, 100) == b"streamed\n"
+        assert os.read(reader, 100) == b""  # and the end: no writer left
+    finally:
+        os.close(reader)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["history", "export", "--history", "{history}", "--out", "{fifo}"],
+        ["report", "--history", "{history}", "--out", "{fifo}"],
+        ["eval", "--cases", str(shipped_eval_cases()), "--fixtures", str(shipped_fixtures()),
+         "--agent", "replaygate.examples.research_copilot:copilot", "--no-history",
+         "--out", "{fifo}"],
+    ],
+    ids=["history export", "report", "eval"],
+)  # fmt: skip
+def test_an_output_option_naming_a_fifo_no_process_reads_is_refused_first(
+    fifo: Path, tmp_path: Path, args: list[str]
+) -> None:
+    # The command ran to its end, then waited for ever for a reader.
+    history = tmp_path / "history.db"
+    History.open(history).close()
+    given = [arg.format(history=history, fifo=fifo) for arg in args]
+    result = CliRunner().invoke(main, given)
+    assert result.exit_code == 2, result.output
+    assert f"Error: {fifo}: is a FIFO that no process reads: start its reader first" in (
+        result.output
+    )

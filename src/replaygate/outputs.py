@@ -4,11 +4,17 @@ produce (a report, an export, a results file: :func:`write_text`).
 A failed write names the file: an error found when the data is flushed (a full disk)
 carries no file name of its own, so :func:`write_text` gives it the path, and the
 commands print ``Error: <path>: <reason>``.
+
+An output naming a FIFO (``--out >(jq .)``, ``mkfifo``) is opened by :func:`open_fifo`
+as the command starts: one that no process reads is refused before a long run, instead
+of the run waiting for a reader at its end; one a process reads gets the output as a
+stream, its reader waiting until it comes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from collections.abc import Iterable
@@ -41,13 +47,53 @@ def atomic_write(target: Path, data: bytes | Iterable[bytes]) -> None:
             tmp.unlink()
 
 
+_OPEN_FIFOS: dict[str, int] = {}
+"""The write end of each FIFO :func:`open_fifo` opened, by its absolute path."""
+
+NO_READER = "is a FIFO that no process reads: start its reader first (nothing was written)"
+
+
+def open_fifo(path: Path) -> None:
+    """Open the write end of the FIFO at ``path`` now (nothing when ``path`` is no FIFO) and
+    keep it for :func:`write_text`; an :class:`OSError` naming ``path`` when no process
+    reads it (:data:`NO_READER`), at once, where opening it to write would wait."""
+    key = os.path.abspath(path)
+    if key in _OPEN_FIFOS or not _is_fifo(path):
+        return
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as err:
+        reason = NO_READER if err.errno == errno.ENXIO else err.strerror
+        raise OSError(err.errno, reason, str(path)) from None
+    os.set_blocking(fd, True)
+    _OPEN_FIFOS[key] = fd
+
+
+def close_fifos() -> None:
+    """Close the FIFOs :func:`open_fifo` opened and nothing was written to: their
+    readers see the end of the stream."""
+    while _OPEN_FIFOS:
+        os.close(_OPEN_FIFOS.popitem()[1])
+
+
+def _is_fifo(path: Path) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` as UTF-8, in one step where ``path`` is a regular file
     or new (a crash or a full disk leaves the old file whole, never half a new one); a
     FIFO or a device is written directly. An :class:`OSError` names ``path``."""
     data = text.encode("utf-8")
+    fifo = _OPEN_FIFOS.pop(os.path.abspath(path), None)
     try:
-        if _special(path):
+        if fifo is not None:
+            with os.fdopen(fifo, "wb") as stream:
+                stream.write(data)
+        elif _special(path):
             path.write_bytes(data)
         else:
             atomic_write(path, data)

@@ -46,6 +46,7 @@ from replaygate.evals.shards import Shard, merge
 from replaygate.fixtures.modes import RECORDING_MODES, require_approval
 from replaygate.fixtures.spending import spending_cap
 from replaygate.network import block_network
+from replaygate.outputs import open_fifo
 
 
 def _prices(config: Config, given: Path | None) -> PriceTable:
@@ -258,6 +259,7 @@ def _check_outputs(out: Path | None, history: Path | None, inputs: dict[str, Pat
     if out is not None:
         check_not_an_input(out, inputs)
         check_writable(out)
+        open_fifo(out)
     if history is not None:
         check_history(history)
 

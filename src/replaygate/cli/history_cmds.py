@@ -20,6 +20,7 @@ from replaygate.evals.gate import run_gate
 from replaygate.evals.history import History, read_export
 from replaygate.evals.preflight import check_not_an_input, check_writable
 from replaygate.evals.reference import load_reference
+from replaygate.outputs import open_fifo
 
 
 @click.command("report")
@@ -75,6 +76,7 @@ def report_cmd(
     }
     check_not_an_input(out, {**inputs, **{f"the fixture store {s}": s for s in stores}})
     check_writable(out)  # before the charts are drawn, as eval checks before it runs
+    open_fifo(out)
     gate = None
     if results_path is not None:
         baseline = load_reference(baseline_file)
@@ -132,6 +134,8 @@ def history_export(
         raise CommandError(f"no history at {target}: run `replaygate eval` first")
     if out is not None:
         check_not_an_input(out, {"the history": target})
+        check_writable(out)
+        open_fifo(out)
     with History.open(target, read_only=True) as history:
         if out is None:
             echo_json(history.export(last=last))

@@ -38,7 +38,8 @@ def _file_error(err: OSError) -> str:
     """``<path>: <reason>`` of a failed file operation: the path it names (a rename's
     target; an output file, :func:`replaygate.outputs.write_text`)."""
     name = err.filename2 if err.filename2 is not None else err.filename
-    reason = (err.strerror or str(err)).lower()
+    reason = err.strerror or str(err)
+    reason = reason[:1].lower() + reason[1:]  # "No such file" in a sentence; "a FIFO" kept
     if name is None:
         return reason
     if err.errno == errno.EEXIST and not os.path.isdir(name):

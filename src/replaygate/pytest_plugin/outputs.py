@@ -4,9 +4,10 @@
 appended to) after the tests ran. A path that names one of the session's inputs (a
 Python module such as a test module or a conftest, the ini file, the fixture store,
 the simulator's script, another output) is refused, and so are an existing file that
-is not what the option writes (a README given as the results file) and a path that
-could not be written: before any test runs, as a usage error naming the option and the path, with
-nothing created.
+is not what the option writes (a README given as the results file), a path that
+could not be written and a FIFO that no process reads: before any test runs, as a usage
+error naming the option and the path, with nothing created. A FIFO a process reads is
+opened then, and gets the output as a stream when the tests have run.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 
 from replaygate.errors import ReplaygateError
+from replaygate.outputs import close_fifos, open_fifo
 from replaygate.pytest_plugin.options import simulator_behavior
 from replaygate.pytest_plugin.recording import fixtures_dir
 from replaygate.sampling.queue import DEFAULT_QUEUE, read_queue
@@ -130,6 +132,7 @@ def check_outputs(config: pytest.Config) -> None:
     from replaygate.evals.preflight import check_not_an_input, check_writable
 
     written = {**given, QUEUE: given.get(QUEUE, config.rootpath / DEFAULT_QUEUE)}
+    config.add_cleanup(close_fifos)  # a FIFO's reader sees its end when the session ends
     for flag, out in given.items():
         others = {f"the {other} file": path for other, path in written.items() if other != flag}
         try:
@@ -137,5 +140,6 @@ def check_outputs(config: pytest.Config) -> None:
             _check_not_read(out, fixtures_dir(config))
             _check_same_kind(flag, out)
             check_writable(out)
+            open_fifo(out)
         except (ReplaygateError, OSError) as err:
             raise pytest.UsageError(f"{flag}: {err}") from None
