@@ -6,6 +6,7 @@ import json
 import os
 import re
 import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +17,9 @@ from read_only_sqlite import make_sqlite_read_only
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.history_cmds import history_group
 from replaygate.evals import CaseResult, EvalResults, History, HistoryError, read_export
-from replaygate.evals.history import HistoryRun, answers_digest
+from replaygate.evals.history import HistoryRun, answers_digest, check_not_future
 from replaygate.evals.scorers import CaseCounts
+from replaygate.jsondoc import FieldError
 from replaygate.sampling import SampledResult, SampleResult
 
 
@@ -480,3 +482,82 @@ def test_runs_are_ordered_by_the_instant_their_time_names(tmp_path: Path) -> Non
         assert [r.id for r in history.runs()] == ["earliest", "later", "whole", "fraction", "west"]
         assert [r.id for r in history.runs(last=2)] == ["fraction", "west"]
         assert history.export()["runs"][0]["time"] == times["earliest"]  # as written
+
+
+@pytest.mark.parametrize(
+    ("link", "kind"),
+    [("loop.db", "a symlink loop"), ("gone.db", "a symlink to 'gone.db', which does not exist")],
+    ids=["loop", "to nothing"],
+)
+def test_a_history_that_is_a_symlink_loop_or_to_nothing_is_named_as_such(
+    tmp_path: Path, link: str, kind: str
+) -> None:
+    # A loop was "no history at" for export and "cannot open the history (unable to open
+    # database file)" for merge.
+    export = tmp_path / "export.json"
+    with History.open(tmp_path / "h.db") as history:
+        history.append(run("2026-11-01T10:00:00Z", 5))
+        history.export_to(export)
+    path = tmp_path / "history.db"
+    path.symlink_to(link)
+    if link == "loop.db":
+        (tmp_path / link).symlink_to(path.name)
+    commands = [["export", "--json"], *([["merge", str(export)]] if link == "loop.db" else [])]
+    for args in commands:
+        result = CliRunner().invoke(history_group, [*args, "--history", str(path)])
+        assert result.exit_code == 2, result.output
+        assert f"{path}: is {kind}, where a history file is expected" in result.output
+
+
+@pytest.mark.parametrize(
+    ("update", "field"),
+    [
+        ("UPDATE cases SET verdict = CAST(X'70ED' AS TEXT) WHERE run = 'one'", "cases: "),
+        (
+            "UPDATE assertions SET name = CAST(X'70ED' AS TEXT) "
+            "WHERE run = 'one' AND name = 'contains'",
+            "cases: ",
+        ),
+        (
+            "UPDATE metrics SET name = CAST(X'70ED' AS TEXT) WHERE run = 'one' AND name = 'cost'",
+            "metrics: ",
+        ),
+        ("UPDATE runs SET info = CAST(X'7BED7D' AS TEXT) WHERE id = 'one'", ""),
+    ],
+    ids=["case", "assertion", "metric", "run"],
+)
+def test_a_stored_text_that_is_not_utf8_is_named_with_its_run(
+    tmp_path: Path, update: str, field: str
+) -> None:
+    # SQLite's decoding error ended export and report in a traceback.
+    path = tmp_path / "h.db"
+    with History.open(path) as history:
+        history.append(run("2026-11-01T10:00:00Z", 5), run_id="one")
+        history.append(run("2026-11-02T10:00:00Z", 5), run_id="two")
+    with sqlite3.connect(path) as raw:
+        raw.execute(update)
+    raw.close()
+    result = CliRunner().invoke(history_group, ["export", "--json", "--history", str(path)])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert f"{path}: run 'one': {field}not UTF-8 text (" in result.output
+    with History.open(path, read_only=True) as history:
+        skipped: list[str] = []
+        assert [r.id for r in history.runs(skipped=skipped)] == ["two"]
+        assert skipped[0].startswith(f"run 'one': {field}not UTF-8 text (")
+
+
+def test_a_run_dated_after_the_present_is_refused_whole(tmp_path: Path) -> None:
+    # Merged, it stood as the latest run of every later report.
+    document = exported_run(tmp_path)
+    document["runs"].append(dict(document["runs"][0], id="future", time="2099-01-01T00:00:00Z"))
+    with pytest.raises(HistoryError, match=r"runs\[1\]\.time: 2099-01-01T00:00:00Z is later than "):
+        read_export_of(document, tmp_path)
+    with History.open(tmp_path / "h.db") as history:
+        with pytest.raises(HistoryError, match=r"refusing to add run 'x': time: 2099-01-01T00:00"):
+            history.append(run("2099-01-01T00:00:00Z", 5), run_id="x")
+        now = datetime.now(UTC)
+        soon = (now + timedelta(minutes=30)).isoformat()  # a clock a little ahead: kept
+        history.append(run(soon, 5), run_id="soon")
+        assert [r.id for r in history.runs()] == ["soon"]
+    with pytest.raises(FieldError, match=r"the clock was wrong where the run was made"):
+        check_not_future((now + timedelta(hours=2)).isoformat(), now)

@@ -4,13 +4,14 @@ the machine that ran them wrote it with."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
-from replaygate.evals.history import HistoryRun
+from replaygate.evals.history import History, HistoryRun
 from replaygate.evals.reference import CaseSummary
-from replaygate.report import build_report
+from replaygate.report import build_report, write_report
 from replaygate.report.data import week_of
 
 
@@ -45,3 +46,25 @@ def test_the_metrics_plot_labels_each_run_by_its_time_in_utc(
     ]
     build_report(runs, now=datetime(2026, 12, 1, tzinfo=UTC))
     assert drawn == [["11-30 05:00", "11-30 06:00"]]
+
+
+def test_a_stored_run_dated_after_the_report_is_left_out_with_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It stood as the latest run for ever, every new run drawn before it.
+    for plot in ("metrics_plot", "weekly_plot", "ages_plot"):
+        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
+    path = tmp_path / "history.db"
+    cases = (CaseSummary("rag", 5, 4, 5),)
+    with History.open(path) as history:
+        history.add(HistoryRun("now", "2026-11-30T06:00:00Z", None, {"success": 1.0}, cases))
+        history.add(HistoryRun("later", "2026-11-30T06:30:00Z", None, {"success": 1.0}, cases))
+    notes: list[str] = []
+    now = datetime(2026, 11, 30, 6, 15, tzinfo=UTC)
+    monkeypatch.setattr("replaygate.evals.history.FUTURE_MARGIN", timedelta(minutes=10))
+    page = write_report(tmp_path / "r.html", history=path, now=now, left_out=notes).read_text()
+    assert notes == [
+        "run 'later': time: 2026-11-30T06:30:00Z is later than now (2026-11-30T06:15:00Z): "
+        "the clock was wrong where the run was made; correct its time, or leave the run out"
+    ]
+    assert "Run <code>now</code>" in page and "1 damaged run(s)" in page

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -130,7 +131,7 @@ def history_export(
     if (out is None) == (not as_json):
         raise click.UsageError("give --out FILE or --json (one of them)")
     target = history_path or load_config(config_path).history_path
-    if not target.exists():
+    if not os.path.lexists(target):  # a symlink loop, or to nothing: History.open says so
         raise CommandError(f"no history at {target}: run `replaygate eval` first")
     if out is not None:
         check_not_an_input(out, {"the history": target})

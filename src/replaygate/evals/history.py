@@ -15,16 +15,19 @@ import json
 import os
 import secrets
 import sqlite3
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from replaygate.errors import not_utf8_text
 from replaygate.evals.errors import HistoryError
 from replaygate.evals.reference import CaseSummary, check_run_metrics
 from replaygate.evals.results import EvalResults, read_json
 from replaygate.evals.scorers import Metrics
-from replaygate.fixtures.fixture import now_iso
+from replaygate.fixtures.fixture import iso_second, now_iso
 from replaygate.jsondoc import FieldError, check_document, strings_field
 from replaygate.jsonfields import (
     agree,
@@ -41,7 +44,7 @@ from replaygate.jsonfields import (
     within,
 )
 from replaygate.outputs import write_text
-from replaygate.regular import file_kind
+from replaygate.regular import not_regular, unreadable
 from replaygate.sampling import SampledResult
 
 RUN_FIELDS = ("id", "time", "commit", "info", "metrics", "cases")
@@ -53,6 +56,9 @@ of the history, an export or a merge, would drop it)."""
 EXPORT_FORMAT = "replaygate.history"
 EXPORT_VERSION = 1
 SCHEMA_VERSION = "2"
+FUTURE_MARGIN = timedelta(hours=1)
+"""How far past the present a run's time may be (clocks differ a little from machine to
+machine); a later one is refused, as it would stand as the latest run for ever."""
 TIMEOUT = 30.0
 """Seconds a command waits for another process that holds the history locked."""
 
@@ -210,6 +216,18 @@ def known_fields(obj: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]
     return obj
 
 
+def check_not_future(time: str, now: datetime | None = None) -> None:
+    """Refuse (:class:`FieldError` on ``time``) a run's ``time`` that is past ``now`` (the
+    present) by more than :data:`FUTURE_MARGIN`: the clock was wrong where it ran."""
+    moment = now or datetime.now(UTC)
+    if parse_time(time) > moment + FUTURE_MARGIN:
+        raise FieldError(
+            "time",
+            f"{time} is later than now ({iso_second(int(moment.timestamp()))}): the clock was "
+            "wrong where the run was made; correct its time, or leave the run out",
+        )
+
+
 def _check_success(metrics: Metrics, cases: list[CaseSummary]) -> None:
     """A run's ``success`` (when given, of a run with cases) is the share of its cases
     whose verdict is ``pass``: a hand edit cannot show a success its cases do not give."""
@@ -242,6 +260,37 @@ def _loads(text: Any, field: str) -> Any:
         raise FieldError(field, f"must hold JSON, holds {got(text)}") from None
 
 
+def _check_kind(target: Path, *, read_only: bool) -> None:
+    """Refuse a history path that is no regular file (a FIFO, a folder, a symlink loop;
+    read only, a symlink to nothing), naming what it is; a new one passes."""
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError as err:
+        if not (read_only and os.path.islink(target)):
+            return
+        problem = unreadable(target, err, "history file")
+    except OSError as err:
+        problem = unreadable(target, err, "history file")
+    else:
+        if stat.S_ISREG(mode):
+            return
+        problem = unreadable(target, not_regular(target, mode), "history file")
+    raise HistoryError(f"{target}: {problem}")
+
+
+class NotText(ValueError):
+    """A text of the history that holds bytes that are not UTF-8 (a damaged history)."""
+
+
+def _text(data: bytes) -> str:
+    """The text SQLite read, as :attr:`sqlite3.Connection.text_factory` (:class:`NotText`
+    where it is not UTF-8, instead of an error that names neither run nor field)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise NotText(not_utf8_text(err)) from None
+
+
 def _unusable(target: Path, err: sqlite3.DatabaseError, *, writing: bool = False) -> HistoryError:
     """Why the history at ``target`` cannot be used: another process holds it locked, it
     cannot be written (read-only, a full disk, when ``writing``), cannot be opened, or is
@@ -261,16 +310,23 @@ def _unusable(target: Path, err: sqlite3.DatabaseError, *, writing: bool = False
     return HistoryError(f"{target}: not a replaygate history database ({err})")
 
 
-def _run_order(row: tuple[str, str, Any, Any]) -> tuple[float, str, str]:
-    """Where a stored run (id, time, ...) stands: by the instant its time names (times
-    written with other UTC offsets or fractions of a second compare by the instant, not
-    by their text), then by id; a time that names no instant, first (it is refused)."""
-    run_id, time = row[0], row[1]
+def _run_order(row: tuple[int, Any, Any]) -> tuple[float, str, str]:
+    """Where a stored run (rowid, id, time, as stored) stands: by the instant its time
+    names (times written with other UTC offsets or fractions of a second compare by the
+    instant, not by their text), then by id; a time that names no instant, first (it is
+    refused)."""
+    run_id, time = _decoded(row[1]), _decoded(row[2])
     try:
         instant = parse_time(time).timestamp()
     except (TypeError, ValueError, AttributeError):
         instant = float("-inf")
-    return instant, str(time), str(run_id)
+    return instant, time, run_id
+
+
+def _decoded(stored: Any) -> str:
+    """A stored id or time, as bytes, for a message or an order: a byte that is not
+    UTF-8 shown as its escape (``\\xed``)."""
+    return stored.decode("utf-8", "backslashreplace") if isinstance(stored, bytes) else str(stored)
 
 
 class History:
@@ -286,9 +342,7 @@ class History:
         """Open (or create) the history at ``path``; ``read_only`` opens an existing one
         for reading only, so a file or folder that cannot be written is no obstacle."""
         target = Path(path)
-        if target.exists() and not target.is_file():
-            kind = file_kind(target.stat().st_mode)
-            raise HistoryError(f"{target}: is {kind}, where a history file is expected")
+        _check_kind(target, read_only=read_only)
         try:
             if read_only:
                 uri = f"{target.absolute().as_uri()}?mode=ro"
@@ -298,6 +352,7 @@ class History:
                 db = sqlite3.connect(target, timeout=TIMEOUT)
         except sqlite3.DatabaseError as err:
             raise _unusable(target, err) from None
+        db.text_factory = _text
         try:
             other = _other_tables(db)
             if other:
@@ -315,6 +370,9 @@ class History:
         except sqlite3.DatabaseError as err:
             db.close()
             raise _unusable(target, err) from None
+        except NotText as err:
+            db.close()
+            raise HistoryError(f"{target}: not a replaygate history database ({err})") from None
         supported = (SCHEMA_VERSION, "1") if read_only else (SCHEMA_VERSION,)  # 1: no upgrade
         if row is None or row[0] not in supported:
             db.close()
@@ -349,6 +407,7 @@ class History:
         """
         with fields_of(f"{self.path}: refusing to add run {run.id!r}", HistoryError):
             HistoryRun.from_json(run.to_json())
+            check_not_future(run.time)
         try:
             return self._insert(run)
         except sqlite3.DatabaseError as err:  # rolled back: nothing of the run is stored
@@ -388,33 +447,44 @@ class History:
     ) -> list[HistoryRun]:
         """Every run (or the ``last`` ones), oldest first, each checked as an export's.
 
-        A damaged stored run (a time that is no time, a metric out of range) is a
-        :class:`HistoryError` naming its id and field or, given ``skipped``, is left out
-        and described there.
+        A damaged stored run (a time that is no time, a metric out of range, a text that
+        is not UTF-8) is a :class:`HistoryError` naming its id and field or, given
+        ``skipped``, is left out and described there.
         """
-        query = "SELECT id, time, git_commit, info FROM runs"
+        query = "SELECT rowid, CAST(id AS BLOB), CAST(time AS BLOB) FROM runs"
         rows = sorted(self._db.execute(query).fetchall(), key=_run_order)
         if last is not None:
             rows = rows[-last:] if last > 0 else []
         runs = []
-        for row in rows:
+        for rowid, run_id, _ in rows:
             try:
-                runs.append(HistoryRun.from_json(self._run_json(*row)))
+                runs.append(HistoryRun.from_json(self._run_json(rowid)))
             except FieldError as err:
-                note = f"run {row[0]!r}: {described(err)}"
+                note = f"run {_decoded(run_id)!r}: {described(err)}"
                 if skipped is None:
                     raise HistoryError(f"{self.path}: {note}") from None
                 skipped.append(note)
         return runs
 
-    def _run_json(self, run_id: str, time: str, commit: str | None, info: str) -> dict[str, Any]:
-        """A stored run as :meth:`HistoryRun.to_json` exports it."""
-        db = self._db
+    def _rows(self, field: str, query: str, run: object) -> list[Any]:
+        """The rows of ``query`` about ``run``; a text among them that is not UTF-8 is a
+        :class:`FieldError` naming ``field``."""
+        try:
+            return self._db.execute(query, (run,)).fetchall()
+        except NotText as err:
+            raise FieldError(field, str(err)) from None
+
+    def _run_json(self, rowid: int) -> dict[str, Any]:
+        """The stored run of ``rowid`` as :meth:`HistoryRun.to_json` exports it."""
+        ((run_id, time, commit, info),) = self._rows(
+            "", "SELECT id, time, git_commit, info FROM runs WHERE rowid = ?", rowid
+        )
         assertions: dict[str, dict[str, Any]] = {}
-        for case_id, name, kind, category, passes, samples, description in db.execute(
+        for case_id, name, kind, category, passes, samples, description in self._rows(
+            "cases",
             "SELECT case_id, name, kind, category, passes, samples, description FROM assertions "
             "WHERE run = ? ORDER BY rowid",
-            (run_id,),
+            run_id,
         ):
             stats = {"kind": kind, "category": category, "passes": passes, "samples": samples}
             assertions.setdefault(case_id, {})[name] = {**stats, "description": description}
@@ -428,21 +498,22 @@ class History:
                 "tags": _loads(tag_text, "tags"),
                 **({"answers": digest} if digest else {}),
             }
-            for case_id, samples, floor, passes, verdict, tag_text, digest in db.execute(
+            for case_id, samples, floor, passes, verdict, tag_text, digest in self._rows(
+                "cases",
                 f"SELECT case_id, samples, floor, passes, verdict, tags, {self._answers} "
                 "FROM cases WHERE run = ? ORDER BY rowid",
-                (run_id,),
+                run_id,
             )
         }
-        metrics = db.execute(
-            "SELECT name, value FROM metrics WHERE run = ? ORDER BY rowid", (run_id,)
+        metrics = self._rows(
+            "metrics", "SELECT name, value FROM metrics WHERE run = ? ORDER BY rowid", run_id
         )
         return {
             "id": run_id,
             "time": time,
             "commit": commit,
             "info": _loads(info, "info"),
-            "metrics": dict(metrics.fetchall()),
+            "metrics": dict(metrics),
             "cases": cases,
         }
 
@@ -473,6 +544,14 @@ class History:
         return added, skipped
 
 
+def _exported_run(obj: Any) -> HistoryRun:
+    """A run of an export, as :meth:`HistoryRun.from_json` reads it, dated no later than
+    the present (:func:`check_not_future`)."""
+    run = HistoryRun.from_json(obj)
+    check_not_future(run.time)
+    return run
+
+
 def read_export(path: str | os.PathLike[str]) -> list[HistoryRun]:
     """The runs of an exported history file; :class:`HistoryError` names the first field
     that is wrong (``runs[0].time``), so that nothing of a damaged export is merged."""
@@ -486,6 +565,6 @@ def read_export(path: str | os.PathLike[str]) -> list[HistoryRun]:
         error=HistoryError,
     )
     with fields_of(name, HistoryError):
-        runs = each(document, "runs", lambda _i, run: HistoryRun.from_json(run))
+        runs = each(document, "runs", lambda _i, run: _exported_run(run))
         listed_once((run.id for run in runs), "runs", "run", "a run is kept once")
     return runs

@@ -17,9 +17,10 @@ from replaygate.evals.config import ReportConfig
 from replaygate.evals.errors import HistoryError
 from replaygate.evals.gate import HEADER as GATE_HEADER
 from replaygate.evals.gate import GateReport
-from replaygate.evals.history import History, HistoryRun
+from replaygate.evals.history import History, HistoryRun, check_not_future
 from replaygate.evals.metrics import METRICS
-from replaygate.jsonfields import parse_time
+from replaygate.jsondoc import FieldError
+from replaygate.jsonfields import described, parse_time
 from replaygate.outputs import write_text
 from replaygate.report.data import fixture_ages, metric_series, weekly_pass_rates
 from replaygate.report.evidence import distinct_runs, recordings_text
@@ -186,6 +187,17 @@ def build_report(
     return "\n".join(parts) + "\n"
 
 
+def _dated(run: HistoryRun, now: datetime, notes: list[str]) -> bool:
+    """Whether ``run`` is dated no later than ``now`` (:func:`check_not_future`); a later
+    one, which would stand as the latest run for ever, is described in ``notes``."""
+    try:
+        check_not_future(run.time, now)
+    except FieldError as err:
+        notes.append(f"run {run.id!r}: {described(err)}")
+        return False
+    return True
+
+
 def write_report(
     out: str | os.PathLike[str],
     *,
@@ -203,11 +215,13 @@ def write_report(
     if isinstance(history, History):
         runs = history.runs(skipped=notes)
     else:
-        if not Path(history).exists():
+        if not os.path.lexists(history):  # a symlink loop, or to nothing: open says so
             raise HistoryError(f"no history at {history}: run `replaygate eval` first")
         with History.open(history, read_only=True) as opened:
             runs = opened.runs(skipped=notes)
-    page = build_report(runs, stores=stores, config=config, gate=gate, now=now, left_out=notes)
+    moment = now or datetime.now(UTC)
+    runs = [run for run in runs if _dated(run, moment, notes)]
+    page = build_report(runs, stores=stores, config=config, gate=gate, now=moment, left_out=notes)
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     write_text(target, page)
