@@ -175,22 +175,43 @@ def test_another_programs_database_is_refused_and_left_as_it_is(tmp_path: Path) 
     assert path.read_bytes() == before
 
 
-@pytest.mark.parametrize("command", ["export", "merge"])
-def test_a_fifo_or_a_device_given_as_the_history_is_named_as_such(
-    tmp_path: Path, command: str
+def history_path(tmp_path: Path, kind: str) -> Path:
+    """A path given as the history that is no history file, of ``kind``."""
+    path = tmp_path / "history.db"
+    if kind == "a FIFO":
+        os.mkfifo(path)
+    elif kind == "a device":
+        return Path("/dev/null")
+    elif kind == "a symlink loop":
+        path.symlink_to("loop.db")
+        (tmp_path / "loop.db").symlink_to(path.name)
+    else:
+        path.symlink_to("gone.db")
+    return path
+
+
+NO_FILES = ["a FIFO", "a device", "a symlink loop"]
+TO_NOTHING = "a symlink to 'gone.db', which does not exist"  # merge makes the file it names
+
+
+@pytest.mark.parametrize(
+    ("command", "kind"),
+    [*((c, k) for c in ("export", "merge") for k in NO_FILES), ("export", TO_NOTHING)],
+)
+def test_a_history_that_is_no_file_is_named_as_such(
+    tmp_path: Path, command: str, kind: str
 ) -> None:
+    # A symlink loop was "no history at" for export, "cannot open the history (unable to
+    # open database file)" for merge.
     export = tmp_path / "export.json"
     with History.open(tmp_path / "h.db") as history:
         history.append(run("2026-11-01T10:00:00Z", 5))
         history.export_to(export)
-    fifo = tmp_path / "history.db"
-    os.mkfifo(fifo)
-    for path in (fifo, Path("/dev/null")):
-        args = ["export", "--json"] if command == "export" else ["merge", str(export)]
-        result = CliRunner().invoke(history_group, [*args, "--history", str(path)])
-        assert result.exit_code == 2, result.output
-        kind = "a FIFO" if path == fifo else "a device"
-        assert f"{path}: is {kind}, where a history file is expected" in result.output
+    path = history_path(tmp_path, kind)
+    args = ["export", "--json"] if command == "export" else ["merge", str(export)]
+    result = CliRunner().invoke(history_group, [*args, "--history", str(path)])
+    assert result.exit_code == 2, result.output
+    assert f"{path}: is {kind}, where a history file is expected" in result.output
 
 
 def test_a_history_of_another_schema_is_refused(tmp_path: Path) -> None:
@@ -367,23 +388,38 @@ def test_a_run_the_history_could_not_read_back_is_never_added(tmp_path: Path) ->
         assert len(history) == 0
 
 
-def test_a_damaged_stored_run_is_named_by_export(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("passes", "update", "problem"),
+    [
+        (
+            5,
+            "UPDATE runs SET time = 'yesterday'",
+            "time: must be an ISO 8601 time such as 2026-11-30T06:08:09Z, got 'yesterday'",
+        ),
+        (  # an observe verdict: success 0
+            3,
+            "UPDATE metrics SET value = 1.0 WHERE name = 'success'",
+            "metrics.success: says 1.0, but its cases give 0.0",
+        ),
+    ],
+    ids=["time", "success"],
+)
+def test_a_damaged_stored_run_is_named_by_export(
+    tmp_path: Path, passes: int, update: str, problem: str
+) -> None:
     path = tmp_path / "h.db"
     with History.open(path) as history:
-        history.append(run("2026-11-01T10:00:00Z", 5), run_id="one")
+        history.append(run("2026-11-01T10:00:00Z", passes), run_id="one")
     with sqlite3.connect(path) as raw:
-        raw.execute("UPDATE runs SET time = 'yesterday'")
+        raw.execute(update)
     raw.close()
     result = CliRunner().invoke(history_group, ["export", "--json", "--history", str(path)])
     assert result.exit_code == 2, result.output
-    assert f"{path}: run 'one': time: must be an ISO 8601 time" in result.output
-    with History.open(path) as history:
+    assert f"{path}: run 'one': {problem}" in result.output
+    with History.open(path, read_only=True) as history:
         skipped: list[str] = []
         assert history.runs(skipped=skipped) == []
-        assert skipped == [
-            "run 'one': time: must be an ISO 8601 time such as 2026-11-30T06:08:09Z, "
-            "got 'yesterday'"
-        ]
+        assert skipped == [f"run 'one': {problem}"]
 
 
 @pytest.fixture
@@ -447,22 +483,6 @@ def test_a_history_another_process_holds_locked_is_said_to_be_locked(
         assert len(opened) == 1
 
 
-def test_a_stored_run_whose_success_its_cases_do_not_give_is_named(tmp_path: Path) -> None:
-    path = tmp_path / "h.db"
-    with History.open(path) as history:
-        history.append(run("2026-11-01T10:00:00Z", 3), run_id="one")  # observe: success 0
-    with sqlite3.connect(path) as raw:
-        raw.execute("UPDATE metrics SET value = 1.0 WHERE name = 'success'")
-    raw.close()
-    result = CliRunner().invoke(history_group, ["export", "--json", "--history", str(path)])
-    assert result.exit_code == 2, result.output
-    assert f"{path}: run 'one': metrics.success: says 1.0, but its cases give 0.0" in result.output
-    with History.open(path, read_only=True) as history:
-        skipped: list[str] = []
-        assert history.runs(skipped=skipped) == []
-        assert skipped == ["run 'one': metrics.success: says 1.0, but its cases give 0.0"]
-
-
 def test_runs_are_ordered_by_the_instant_their_time_names(tmp_path: Path) -> None:
     # Sorted by their text, a run written at UTC+05:00 came after a later one written
     # in UTC, and a time with a fraction of a second before the whole second.
@@ -482,31 +502,6 @@ def test_runs_are_ordered_by_the_instant_their_time_names(tmp_path: Path) -> Non
         assert [r.id for r in history.runs()] == ["earliest", "later", "whole", "fraction", "west"]
         assert [r.id for r in history.runs(last=2)] == ["fraction", "west"]
         assert history.export()["runs"][0]["time"] == times["earliest"]  # as written
-
-
-@pytest.mark.parametrize(
-    ("link", "kind"),
-    [("loop.db", "a symlink loop"), ("gone.db", "a symlink to 'gone.db', which does not exist")],
-    ids=["loop", "to nothing"],
-)
-def test_a_history_that_is_a_symlink_loop_or_to_nothing_is_named_as_such(
-    tmp_path: Path, link: str, kind: str
-) -> None:
-    # A loop was "no history at" for export and "cannot open the history (unable to open
-    # database file)" for merge.
-    export = tmp_path / "export.json"
-    with History.open(tmp_path / "h.db") as history:
-        history.append(run("2026-11-01T10:00:00Z", 5))
-        history.export_to(export)
-    path = tmp_path / "history.db"
-    path.symlink_to(link)
-    if link == "loop.db":
-        (tmp_path / link).symlink_to(path.name)
-    commands = [["export", "--json"], *([["merge", str(export)]] if link == "loop.db" else [])]
-    for args in commands:
-        result = CliRunner().invoke(history_group, [*args, "--history", str(path)])
-        assert result.exit_code == 2, result.output
-        assert f"{path}: is {kind}, where a history file is expected" in result.output
 
 
 @pytest.mark.parametrize(
