@@ -6,6 +6,7 @@ import json
 import os
 import re
 import sqlite3
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -475,6 +476,8 @@ def test_a_history_another_process_holds_locked_is_said_to_be_locked(
             History.open(path, read_only=True)
         with pytest.raises(HistoryError, match=locked):
             writer.append(run("2026-12-01T00:00:00Z", 4))
+        with pytest.raises(HistoryError, match=locked):  # opened before: a traceback
+            writer.runs()
     finally:
         holder.rollback()
         holder.close()
@@ -556,3 +559,21 @@ def test_a_run_dated_after_the_present_is_refused_whole(tmp_path: Path) -> None:
         assert [r.id for r in history.runs()] == ["soon"]
     with pytest.raises(FieldError, match=r"the clock was wrong where the run was made"):
         check_not_future((now + timedelta(hours=2)).isoformat(), now)
+
+
+def test_a_run_holding_half_of_a_surrogate_pair_is_refused_and_nothing_is_stored(
+    tmp_path: Path,
+) -> None:
+    # SQLite could not store it: UnicodeEncodeError from the middle of the insert.
+    results = run("2026-11-01T10:00:00Z", 5)
+    sampled = replace(first_sampled(results), case="rag\ud800")
+    odd_case = EvalResults((replace(results.cases[0], sampled=sampled),), results.info)
+    odd_commit = EvalResults(results.cases, {**results.info, "commit": "c\udc80"})
+    with History.open(tmp_path / "h.db") as history:
+        for damaged, escape in ((odd_case, r"\\ud800"), (odd_commit, r"\\udc80")):
+            with pytest.raises(
+                HistoryError,
+                match=rf"refusing to add run 'x': holds {escape}, half of a surrogate pair: not ",
+            ):
+                history.append(damaged, run_id="x")
+        assert len(history) == 0

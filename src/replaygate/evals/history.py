@@ -36,6 +36,7 @@ from replaygate.jsonfields import (
     fields_of,
     got,
     listed_once,
+    lone_surrogate,
     mapping,
     optional_text,
     parse_time,
@@ -402,12 +403,17 @@ class History:
     def add(self, run: HistoryRun) -> bool:
         """Insert ``run`` unless a run with its id exists; True when it was added.
 
-        A run that :meth:`HistoryRun.from_json` would refuse is a :class:`HistoryError`,
-        and nothing is written: every stored run can be read back.
+        A run that :meth:`HistoryRun.from_json` would refuse, or that holds a text that
+        is not Unicode (half of a surrogate pair, which SQLite cannot store), is a
+        :class:`HistoryError`, and nothing is written: every stored run can be read back.
         """
         with fields_of(f"{self.path}: refusing to add run {run.id!r}", HistoryError):
-            HistoryRun.from_json(run.to_json())
+            exported = run.to_json()
+            HistoryRun.from_json(exported)
             check_not_future(run.time)
+            problem = lone_surrogate(exported)
+            if problem is not None:
+                raise FieldError("", problem)
         try:
             return self._insert(run)
         except sqlite3.DatabaseError as err:  # rolled back: nothing of the run is stored
@@ -451,6 +457,12 @@ class History:
         is not UTF-8) is a :class:`HistoryError` naming its id and field or, given
         ``skipped``, is left out and described there.
         """
+        try:
+            return self._runs(last, skipped)
+        except sqlite3.DatabaseError as err:  # locked by another process since it was opened
+            raise _unusable(self.path, err) from None
+
+    def _runs(self, last: int | None, skipped: list[str] | None) -> list[HistoryRun]:
         query = "SELECT rowid, CAST(id AS BLOB), CAST(time AS BLOB) FROM runs"
         rows = sorted(self._db.execute(query).fetchall(), key=_run_order)
         if last is not None:
