@@ -24,13 +24,12 @@ from typing import Any
 
 from replaygate.errors import not_utf8_text
 from replaygate.evals.errors import HistoryError
-from replaygate.evals.reference import CaseSummary, check_run_metrics
+from replaygate.evals.reference import CaseSummary, check_run_metrics, check_success
 from replaygate.evals.results import EvalResults, read_json
 from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import iso_second, now_iso
 from replaygate.jsondoc import FieldError, check_document, strings_field
 from replaygate.jsonfields import (
-    agree,
     described,
     each,
     fields_of,
@@ -179,7 +178,7 @@ class HistoryRun:
         commit, metrics = optional_text(obj, "commit"), check_run_metrics(obj)
         cases = each(obj, "cases", _case, key="case id")
         with within("metrics"):
-            _check_success(metrics, [summary for summary, _, _ in cases])
+            check_success(metrics, [summary for summary, _, _ in cases])
         return HistoryRun(
             id=run_id,
             time=time,
@@ -227,14 +226,6 @@ def check_not_future(time: str, now: datetime | None = None) -> None:
             f"{time} is later than now ({iso_second(int(moment.timestamp()))}): the clock was "
             "wrong where the run was made; correct its time, or leave the run out",
         )
-
-
-def _check_success(metrics: Metrics, cases: list[CaseSummary]) -> None:
-    """A run's ``success`` (when given, of a run with cases) is the share of its cases
-    whose verdict is ``pass``: a hand edit cannot show a success its cases do not give."""
-    if cases:
-        passed = sum(case.verdict == "pass" for case in cases)
-        agree(metrics, "success", passed / len(cases), "its cases")
 
 
 def _case(case_id: str, obj: Any) -> tuple[CaseSummary, tuple[str, ...], str | None]:

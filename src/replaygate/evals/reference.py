@@ -168,12 +168,19 @@ def check_run_metrics(obj: Mapping[str, Any]) -> Metrics:
 
 
 def _check_success(metrics: Metrics, cases: Sequence[CaseSummary]) -> None:
-    """A baseline's ``success`` is there and is the share of its (non-empty) ``cases``
-    whose verdict is ``pass``: the one metric its case summaries give on their own, so a
-    hand edit (or a metrics object emptied) cannot pass a gate unchecked."""
+    """A baseline's ``success`` is there and is what its (non-empty) ``cases`` give
+    (:func:`check_success`), so a metrics object emptied cannot pass a gate unchecked."""
     present(metrics, "success", "the share of cases whose verdict is pass")
-    passed = sum(case.verdict == "pass" for case in cases)
-    agree(metrics, "success", passed / len(cases), "its cases")
+    check_success(metrics, cases)
+
+
+def check_success(metrics: Metrics, cases: Sequence[CaseSummary]) -> None:
+    """``success``, when given, of a run with cases, is the share of its ``cases`` whose
+    verdict is ``pass``: the one metric case summaries give on their own, so a hand edit
+    cannot show a success its cases do not give."""
+    if cases:
+        passed = sum(case.verdict == "pass" for case in cases)
+        agree(metrics, "success", passed / len(cases), "its cases")
 
 
 def load_reference(path: str | os.PathLike[str]) -> Reference:
