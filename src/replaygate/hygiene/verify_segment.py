@@ -11,6 +11,8 @@ import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
+
 from replaygate.errors import FixtureFormatError
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.fixture import Fixture
@@ -56,9 +58,11 @@ def check_segment(segment: Segment, require_meta: bool, safe: KnownSafe) -> Segm
     name = segment.file
     if name.endswith(".json"):
         try:
-            batch.add(0, read_json_file(Path(name)), None, None)
+            fixture = read_json_file(Path(name))
         except FixtureFormatError as err:
             batch.problem(StoreProblem(err.file, err.line, err.reason))
+        else:  # written as a line, the secret scan clears it as it clears a JSONL line
+            batch.add(0, fixture, orjson.dumps(fixture.to_json()), None)
         return batch.done()
     result = batch.result
     try:
@@ -96,7 +100,8 @@ class _Batch:
         """A fixture joins the batch; a sample line is checked at once, after the batch.
 
         ``written`` and ``form`` are the fixture's line and its request's match form
-        when the line is exactly as the store writes it (:func:`.prepare`)."""
+        when the line is exactly as the store writes it (a one-fixture file's fixture
+        written as such a line, without a form) (:func:`.prepare`)."""
         if isinstance(entry, SampleLine):
             self.flush()
             result = self.result
