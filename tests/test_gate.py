@@ -260,7 +260,7 @@ ONE_CASE = (
         (
             '{"format": "replaygate.sampling.results", "version": 1,'
             ' "cases": [{"case": "\\udc00"}]}',
-            r"holds \\udc00, half of a surrogate pair: not Unicode text$",
+            r"cases\[0\]\.case: holds \\udc00, half of a surrogate pair: not Unicode text$",
         ),
         (
             ONE_CASE + ' "metrics": {}}',

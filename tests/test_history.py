@@ -137,7 +137,7 @@ def test_a_run_id_is_never_stored_twice(tmp_path: Path) -> None:
         ),
         (  # valid JSON, but SQLite could not store it: a traceback before
             '{"format": "replaygate.history", "version": 1, "runs": [{"id": "r\\ud800"}]}',
-            r"holds \\ud800, half of a surrogate pair: not Unicode text$",
+            r"runs\[0\]\.id: holds \\ud800, half of a surrogate pair: not Unicode text$",
         ),
     ],
 )
@@ -570,10 +570,13 @@ def test_a_run_holding_half_of_a_surrogate_pair_is_refused_and_nothing_is_stored
     odd_case = EvalResults((replace(results.cases[0], sampled=sampled),), results.info)
     odd_commit = EvalResults(results.cases, {**results.info, "commit": "c\udc80"})
     with History.open(tmp_path / "h.db") as history:
-        for damaged, escape in ((odd_case, r"\\ud800"), (odd_commit, r"\\udc80")):
+        for damaged, where in (
+            (odd_case, r"cases: a key holds \\ud800"),
+            (odd_commit, r"commit: holds \\udc80"),
+        ):
             with pytest.raises(
                 HistoryError,
-                match=rf"refusing to add run 'x': holds {escape}, half of a surrogate pair: not ",
+                match=rf"refusing to add run 'x': {where}, half of a surrogate pair: not ",
             ):
                 history.append(damaged, run_id="x")
         assert len(history) == 0

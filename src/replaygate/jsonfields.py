@@ -34,24 +34,30 @@ def escape_surrogates(text: str) -> str:
     return _SURROGATE.sub(_escaped, text)
 
 
-def lone_surrogate(document: Any, *, skip: frozenset[str] = frozenset()) -> str | None:
+def lone_surrogate(
+    document: Any, *, skip: frozenset[str] = frozenset(), at: str = ""
+) -> str | None:
     """Why parsed JSON is no Unicode text, if it is not: a string holding half of a
     surrogate pair (the escape ``\\ud800``, valid JSON), which could be neither printed
-    nor stored; ``None`` when every string is text. The values of keys in ``skip`` (a
-    sample's output, kept as it was given) are not looked at."""
-    stack = [document]
+    nor stored, named by its field path (``runs[0].id: holds ...``; ``at`` is the path of
+    ``document`` itself); ``None`` when every string is text. The values of keys in
+    ``skip`` (a sample's output, kept as it was given) are not looked at."""
+    stack: list[tuple[str, Any]] = [(at, document)]
     while stack:
-        item = stack.pop()
-        texts: list[Any] = [item] if isinstance(item, str) else []
+        path, item = stack.pop()
+        texts: list[tuple[str, Any]] = [("", item)] if isinstance(item, str) else []
         if isinstance(item, dict):
-            texts += list(item)
-            stack += [value for key, value in item.items() if key not in skip]
+            texts += [("a key ", key) for key in item]
+            stack += reversed([(join(path, k), v) for k, v in item.items() if k not in skip])
         elif isinstance(item, list):
-            stack += item
-        for text in texts:
+            stack += reversed([(f"{path}[{i}]", value) for i, value in enumerate(item)])
+        for what, text in texts:
             found = _SURROGATE.search(text) if isinstance(text, str) else None
             if found:
-                return f"holds {_escaped(found)}, half of a surrogate pair: not Unicode text"
+                reason = (
+                    f"{what}holds {_escaped(found)}, half of a surrogate pair: not Unicode text"
+                )
+                return f"{path}: {reason}" if path else reason
     return None
 
 

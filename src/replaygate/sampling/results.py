@@ -266,9 +266,9 @@ def _parse_case(obj: Any, where: str) -> SampledResult:
     could be neither printed nor stored) is refused."""
     if not isinstance(obj, dict):
         raise ResultsFormatError(f"{where}: must be an object, got {got(obj)}")
-    problem = lone_surrogate(obj, skip=RUN_TEXT)
+    problem = lone_surrogate(obj, skip=RUN_TEXT, at=where)
     if problem is not None:
-        raise ResultsFormatError(f"{where}: {problem}")
+        raise ResultsFormatError(problem)
     return sampled_from_json(obj)
 
 
