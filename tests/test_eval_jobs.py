@@ -6,6 +6,7 @@ from the simulator; the processes it starts are real.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -163,14 +164,23 @@ def test_ctrl_c_stops_every_process(suite: tuple[Path, Path], tmp_path: Path) ->
     env = {**os.environ, "PYTHONPATH": str(TESTS)}
     command = [str(Path(sys.executable).parent / "replaygate"), "eval", "--cases", str(cases),
                "--fixtures", str(store), "--agent", TROUBLED, "--jobs", "2"]  # fmt: skip
-    with subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True) as parent:
-        deadline = time.monotonic() + 60
-        while not all(m.exists() and m.read_text() for m in markers):
-            assert parent.poll() is None and time.monotonic() < deadline, parent.stderr
-            time.sleep(0.05)
-        workers = [int(m.read_text()) for m in markers]
-        parent.send_signal(signal.SIGINT)
-        _, stderr = parent.communicate(timeout=60)
+    # In a session of its own: if it does not stop, the test ends it with all its processes
+    # and fails, instead of waiting for it forever as it leaves the with block.
+    with subprocess.Popen(
+        command, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True
+    ) as parent:
+        try:
+            deadline = time.monotonic() + 60
+            while not all(m.exists() and m.read_text() for m in markers):
+                assert parent.poll() is None and time.monotonic() < deadline, parent.stderr
+                time.sleep(0.05)
+            workers = [int(m.read_text()) for m in markers]
+            parent.send_signal(signal.SIGINT)
+            _, stderr = parent.communicate(timeout=60)
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError):  # all of them already gone
+                os.killpg(parent.pid, signal.SIGKILL)
+            raise
     assert parent.returncode == 1 and "Aborted!" in stderr and "Traceback" not in stderr
     for pid in workers:
         with pytest.raises(ProcessLookupError):
