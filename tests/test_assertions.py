@@ -115,9 +115,14 @@ def test_structure_refuses_an_invalid_schema_and_a_non_schema() -> None:
 def test_assert_json_parses_text_first() -> None:
     assert assert_json('{"summary": "s", "items": [], "citations": []}', SCHEMA)["summary"] == "s"
     with pytest.raises(
-        AssertionError, match="output is not valid JSON: Expecting value at line 1 column 1"
+        AssertionError, match="output is not valid JSON: Expecting value at line 1, column 1"
     ):
         assert_json("Sure! Here is the JSON:", SCHEMA)
+    with pytest.raises(  # an answer cut off by max_tokens
+        AssertionError,
+        match=r"output is not valid JSON: Unterminated string starting at line 1, column 13$",
+    ):
+        assert_json('{"summary": "RAG answers', SCHEMA)
 
 
 @pytest.mark.parametrize(

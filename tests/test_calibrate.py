@@ -207,12 +207,23 @@ def test_a_sheet_saved_by_a_spreadsheet_with_a_byte_order_mark_is_scored(
         (b"item,label\n", b'{"format": "\xe9"}', "v.json: not UTF-8 text"),
         (
             b"item,label\n",
+            b'{"format": "repl',
+            "v.json: not JSON: Unterminated string starting at line 1, column 12",
+        ),
+        (
+            b"item,label\n",
             b'{"format": "replaygate.calibration", "items": {"1": 5}}',
             "v.json: items.1: expected an object with assertion, automatic, case, sample",
         ),
         (b"item,label\n1,r\xe9ussi\n", b"{}", "bare.csv: not UTF-8 text"),
     ],
-    ids=["sidecar nested too deeply", "sidecar in Latin-1", "sidecar item", "sheet in Latin-1"],
+    ids=[
+        "sidecar nested too deeply",
+        "sidecar in Latin-1",
+        "sidecar cut off",
+        "sidecar item",
+        "sheet in Latin-1",
+    ],
 )
 def test_a_sheet_or_sidecar_that_cannot_be_read_is_named(
     tmp_path: Path, sheet: bytes, sidecar: bytes, message: str

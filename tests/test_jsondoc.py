@@ -31,8 +31,16 @@ BOM = b"\xef\xbb\xbf"
             "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8)",
         ),
         (b" \n", "the file is empty, where results should be"),
+        (  # cut off by a full disk or a killed writer
+            b'{"format": "x",\n "cases": [{"id": "rag',
+            "not JSON: Unterminated string starting at line 2, column 19",
+        ),
+        (
+            b'{"format": "x",}',
+            "not JSON: Expecting property name enclosed in double quotes at line 1, column 16",
+        ),
     ],
-    ids=["UTF-8 with a BOM", "UTF-16", "empty"],
+    ids=["UTF-8 with a BOM", "UTF-16", "empty", "cut off in a string", "a trailing comma"],
 )
 def test_a_json_file_an_editor_saved_oddly_is_named_with_how_to_fix_it(
     tmp_path: Path, content: bytes, reason: str

@@ -182,6 +182,14 @@ def _encoding_reason(raw: bytes) -> str:
     return "not UTF-8 text"  # pragma: no cover - orjson refuses both
 
 
+def syntax_error(err: json.JSONDecodeError) -> str:
+    """Why Python's reader refused a text, and where: ``Expecting value at line 3, column 7``.
+
+    (Some of its reasons end in "at" themselves: "Unterminated string starting at".)
+    """
+    return f"{err.msg.removesuffix(' at')} at line {err.lineno}, column {err.colno}"
+
+
 def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
     """Parse the JSON file at ``path``; ``error`` says why it cannot be read.
 
@@ -205,7 +213,7 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
     try:
         return loads(text)
     except json.JSONDecodeError as err:
-        raise error(f"{name}: not JSON: {err.msg} at line {err.lineno}") from None
+        raise error(f"{name}: not JSON: {syntax_error(err)}") from None
     except RecursionError:
         raise error(f"{name}: not JSON this reader accepts: nested too deeply") from None
     except ValueError as err:  # a refused value

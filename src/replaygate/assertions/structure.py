@@ -141,9 +141,7 @@ def parse_json(text: str | bytes) -> Any:
     try:
         return jsondoc.loads(text, unique_keys=False)
     except json.JSONDecodeError as err:
-        raise AssertionError(
-            f"output is not valid JSON: {err.msg} at line {err.lineno} column {err.colno}"
-        ) from None
+        raise AssertionError(f"output is not valid JSON: {jsondoc.syntax_error(err)}") from None
     except RecursionError:
         raise AssertionError("output is not JSON that can be checked: nested too deeply") from None
     except ValueError as err:  # NaN, 1e999, an integer of thousands of digits

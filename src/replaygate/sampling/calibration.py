@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.errors import ReplaygateError, not_utf8_text
+from replaygate.jsondoc import syntax_error
 from replaygate.jsonfields import escape_surrogates
 from replaygate.outputs import write_text
 from replaygate.regular import read_regular_text
@@ -230,7 +231,7 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError as err:
         raise CalibrationError(f"{path}: {not_utf8_text(err, byte=False)}") from None
     except json.JSONDecodeError as err:
-        raise CalibrationError(f"{path}: not JSON: {err.msg}") from None
+        raise CalibrationError(f"{path}: not JSON: {syntax_error(err)}") from None
     except RecursionError:
         raise CalibrationError(f"{path}: not JSON this reader accepts: nested too deeply") from None
     except ValueError as err:  # an integer of more digits than Python converts
