@@ -9,19 +9,21 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
 import sys
 import time
 import tracemalloc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from rich.console import Console
 
+from replaygate.cli.eval_cmds import INTERRUPTED
 from replaygate.errors import FixtureMismatchError
 from replaygate.evals import History, RecordPlan, RecordRecipe, load_eval_cases, progress, run_eval
 from replaygate.evals.cases import EvalCase
@@ -138,7 +140,7 @@ def test_jobs_split_a_shard_and_more_jobs_than_cases_start_fewer_processes(
     [
         ("What is a zyzzyva?", ["Error: no fixture"]),
         ("divide", ["Error: ZeroDivisionError: integer division or modulo by zero (raised by "
-                    "the agent at ", "eval_job_agents.py:18 in _go_wrong) (raised in sample 0 "
+                    "the agent at ", "eval_job_agents.py:21 in _go_wrong) (raised in sample 0 "
                     "of 3 of case bad)"]),
         ("exit", ["Error: eval process 2 of 2 ended (exit code 3) before its cases were done"]),
     ],
@@ -156,35 +158,102 @@ def test_a_failing_process_ends_the_run_with_one_error(
     assert "Traceback" not in done.stderr + done.stdout
 
 
-@pytest.mark.slow
-def test_ctrl_c_stops_every_process(suite: tuple[Path, Path], tmp_path: Path) -> None:
-    _, store = suite
-    markers = [tmp_path / "one", tmp_path / "two"]
-    cases = write_cases(tmp_path / "cases.jsonl", [case(m.name, f"wait:{m}") for m in markers])
-    env = {**os.environ, "PYTHONPATH": str(TESTS)}
-    command = [str(Path(sys.executable).parent / "replaygate"), "eval", "--cases", str(cases),
-               "--fixtures", str(store), "--agent", TROUBLED, "--jobs", "2"]  # fmt: skip
-    # In a session of its own: if it does not stop, the test ends it with all its processes
-    # and fails, instead of waiting for it forever as it leaves the with block.
+def ctrl_c(
+    args: list[str], ready: Callable[[], bool], then: Callable[[int], None], env: dict[str, str]
+) -> tuple[int, str]:
+    """Start ``replaygate ARGS`` in a session of its own, wait until ``ready()``, press
+    Ctrl-C as a terminal does (SIGINT to every process of the session), call
+    ``then(session)``, and return its exit status and stderr once every process that
+    holds its stderr (the command, the fork server, the eval processes) has ended.
+
+    A command that does not stop in time is ended with all its processes and fails the
+    test, instead of it waiting forever.
+    """
+    command = [str(Path(sys.executable).parent / "replaygate"), *args]
     with subprocess.Popen(
-        command, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True
-    ) as parent:
+        command, env={**os.environ, "PYTHONPATH": str(TESTS), **env}, stderr=subprocess.PIPE,
+        text=True, start_new_session=True,
+    ) as parent:  # fmt: skip
         try:
             deadline = time.monotonic() + 60
-            while not all(m.exists() and m.read_text() for m in markers):
+            while not ready():
                 assert parent.poll() is None and time.monotonic() < deadline, parent.stderr
-                time.sleep(0.05)
-            workers = [int(m.read_text()) for m in markers]
-            parent.send_signal(signal.SIGINT)
-            _, stderr = parent.communicate(timeout=60)
+                time.sleep(0.02)
+            os.killpg(parent.pid, signal.SIGINT)
+            then(parent.pid)
+            _, stderr = parent.communicate(timeout=30)
         except BaseException:
             with contextlib.suppress(ProcessLookupError):  # all of them already gone
                 os.killpg(parent.pid, signal.SIGKILL)
             raise
-    assert parent.returncode == 1 and "Aborted!" in stderr and "Traceback" not in stderr
-    for pid in workers:
+    return parent.returncode, stderr
+
+
+def ended_on_ctrl_c(status: int, stderr: str) -> bool:
+    """Whether the command ended as Ctrl-C ends it: status 130, one line, no traceback."""
+    last = stderr.splitlines()[-1:]
+    return (
+        status == 130
+        and last == [INTERRUPTED]
+        and stderr.count(INTERRUPTED) == 1
+        and "Traceback" not in stderr
+    )
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_cases_run_stops_every_process_and_writes_nothing(
+    suite: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _, store = suite
+    stored = store.read_bytes()
+    markers = [tmp_path / "waits", tmp_path / "ignores-sigterm"]
+    asked = [case("a", f"wait:{markers[0]}"), case("b", f"stubborn:{markers[1]}")]
+    cases = write_cases(tmp_path / "cases.jsonl", asked)
+    out = tmp_path / "results.json"
+    args = ["eval", "--cases", str(cases), "--fixtures", str(store), "--agent", TROUBLED,
+            "--jobs", "2", "--out", str(out), "--history", str(tmp_path / "h.db")]  # fmt: skip
+
+    def again(session: int) -> None:
+        time.sleep(0.5)  # while the command waits for the process ignoring SIGTERM
+        os.killpg(session, signal.SIGINT)
+
+    status, stderr = ctrl_c(args, lambda: all(m.exists() and m.read_text() for m in markers),
+                            again, {})  # fmt: skip
+    assert ended_on_ctrl_c(status, stderr), stderr
+    for pid in [int(m.read_text()) for m in markers]:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+    assert not out.exists() and not (tmp_path / "h.db").exists()
+    assert store.read_bytes() == stored
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    "forkserver" not in multiprocessing.get_all_start_methods(), reason="starts by spawning"
+)
+def test_ctrl_c_while_the_processes_start_stops_them(
+    suite: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _, store = suite
+    cases = write_cases(tmp_path / "cases.jsonl", [case("a", "What is RAG?"),
+                                                   case("b", "What is a token?")])  # fmt: skip
+    args = ["eval", "--cases", str(cases), "--fixtures", str(store), "--agent",
+            "eval_job_start:troubled", "--jobs", "2", "--no-history"]  # fmt: skip
+    held = tmp_path / "held"  # the fork server, importing the agent before it starts any
+    status, stderr = ctrl_c(
+        args, held.exists, lambda _: (tmp_path / "go").touch(), {"EVAL_JOB_HOLD": str(tmp_path)}
+    )
+    assert ended_on_ctrl_c(status, stderr), stderr
+
+
+def test_ctrl_c_ends_a_serial_run_with_one_line_and_no_results(tmp_path: Path) -> None:
+    store = tmp_path / "fixtures.jsonl"
+    store.touch()
+    cases = write_cases(tmp_path / "cases.jsonl", [case("a", "interrupt")])
+    out, history = tmp_path / "results.json", tmp_path / "h.db"
+    done = eval_cmd(cases, store, "--out", str(out), "--history", str(history), agent=TROUBLED)
+    assert ended_on_ctrl_c(done.returncode, done.stderr), done.stderr
+    assert not out.exists() and not history.exists()
 
 
 def test_shares_keep_a_question_together_and_deal_round_robin() -> None:

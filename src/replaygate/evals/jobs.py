@@ -12,7 +12,16 @@ bar moves, and the results are put back in case order: those of a serial run.
 
 Any error in a process ends the run: the other processes are stopped and
 :class:`WorkerError` says what went wrong, in words (a process that dies says so
-too). Processes ignore Ctrl-C; the parent stops them and lets the interrupt through.
+too).
+
+Ctrl-C is the parent's to act on. A process starts with SIGINT blocked (held back in
+the parent while it starts one, and inherited), so a Ctrl-C sent to the whole terminal
+cannot interrupt it, nor the fork server, half-way through its start; it then ignores
+SIGINT. The parent notes a Ctrl-C instead of raising it inside ``multiprocessing``
+(where it would leave a process started but not yet known, never stopped), and acts on
+it between two steps: it stops every process it started (SIGTERM, then SIGKILL after
+:data:`GRACE` seconds) and raises :class:`KeyboardInterrupt`. A second Ctrl-C while
+it stops them changes nothing.
 """
 
 from __future__ import annotations
@@ -22,11 +31,13 @@ import multiprocessing
 import os
 import queue
 import signal
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from replaygate.errors import ReplaygateError
@@ -42,7 +53,10 @@ from replaygate.models.replay import RequestSettings
 from replaygate.network import block_network
 
 POLL = 0.2
-"""Seconds between looks at the processes while no result comes in."""
+"""Seconds between looks at the processes (and for a Ctrl-C) while no result comes in."""
+
+GRACE = 2.0
+"""Seconds a process is given to end once told to (SIGTERM) before it is killed."""
 
 
 class WorkerError(EvalError):
@@ -73,49 +87,127 @@ def shares(cases: Sequence[EvalCase], jobs: int) -> list[list[int]]:
 def run_in_processes(
     cases: Sequence[EvalCase], work: Work, jobs: int, reporter: Reporter | None
 ) -> list[CaseResult]:
-    """The result of each case, in order, from ``jobs`` processes (fewer for few cases)."""
+    """The result of each case, in order, from ``jobs`` processes (fewer for few cases).
+
+    Ctrl-C stops every process started and raises :class:`KeyboardInterrupt`.
+    """
     context = _context(work.agent.partition(":")[0])
-    inbox: Any = context.Queue()
     split = shares(cases, jobs)
     environ = dict(os.environ)
-    processes: list[BaseProcess] = [
-        context.Process(
-            target=_process_share,
-            args=(index, work, [cases[p] for p in share], len(split), environ, inbox),
-            name=f"replaygate-eval-{index + 1}",
-            daemon=True,
-        )
-        for index, share in enumerate(split)
-    ]
-    results: dict[int, CaseResult] = {}
-    try:
-        for process in processes:
-            process.start()
-        finished: set[int] = set()
-        ended: BaseProcess | None = None
-        while len(finished) < len(processes):
-            try:
-                index, kind, payload = inbox.get(timeout=POLL)
-            except queue.Empty:
-                if ended is not None:  # what it sent before it ended was read by now
-                    raise _ended_early(processes, ended) from None
-                ended = _unfinished_exit(processes, finished)
-                continue
-            if kind == "cases":
-                for at, result in payload:
-                    results[split[index][at]] = result
-                    if reporter is not None:
-                        reporter.case_done(result.id, result.sampled.verdict)
-            elif kind == "failed":
-                raise WorkerError(payload)
-            else:
-                finished.add(index)
-        for process in processes:
-            process.join()  # each has sent all it had: it ends by itself
-    finally:
-        _stop(processes)
-        inbox.close()
+    with _ctrl_c_noted() as ctrl_c:
+        inbox: Any = context.Queue()
+        processes: list[BaseProcess] = [
+            context.Process(
+                target=_process_share,
+                args=(index, work, [cases[p] for p in share], len(split), environ, inbox),
+                name=f"replaygate-eval-{index + 1}",
+                daemon=True,
+            )
+            for index, share in enumerate(split)
+        ]
+        try:
+            _start(processes, ctrl_c)
+            results = _collect(processes, split, inbox, reporter, ctrl_c)
+            _join(processes, ctrl_c)  # each has sent all it had: it ends by itself
+        finally:
+            _stop(processes)
+            inbox.close()
     return [results[i] for i in range(len(cases))]
+
+
+class CtrlC:
+    """Whether Ctrl-C was pressed; raised as :class:`KeyboardInterrupt` by :meth:`check`."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+
+    def note(self, signum: int, frame: FrameType | None) -> None:
+        """The SIGINT handler: note the press, raise nothing."""
+        self.pressed = True
+
+    def check(self) -> None:
+        """Raise :class:`KeyboardInterrupt` if Ctrl-C was pressed."""
+        if self.pressed:
+            raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _ctrl_c_noted() -> Iterator[CtrlC]:
+    """Ctrl-C noted, not raised, inside the block (where SIGINT would raise
+    :class:`KeyboardInterrupt`: Python's default, in the main thread)."""
+    ctrl_c = CtrlC()
+    main = threading.current_thread() is threading.main_thread()
+    if not main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield ctrl_c
+        return
+    previous = signal.signal(signal.SIGINT, ctrl_c.note)
+    try:
+        yield ctrl_c
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT blocked in this thread inside the block (delivered at its end); a process
+    started inside starts with it blocked."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _start(processes: Sequence[BaseProcess], ctrl_c: CtrlC) -> None:
+    """Start the processes, each with SIGINT blocked; stop starting on Ctrl-C."""
+    for process in processes:
+        with _sigint_held():
+            process.start()
+        ctrl_c.check()
+
+
+def _collect(
+    processes: Sequence[BaseProcess],
+    split: Sequence[Sequence[int]],
+    inbox: Any,
+    reporter: Reporter | None,
+    ctrl_c: CtrlC,
+) -> dict[int, CaseResult]:
+    """The result of each case by position, as the processes send them, until each has
+    said it finished; a process that fails or ends early raises :class:`WorkerError`."""
+    results: dict[int, CaseResult] = {}
+    finished: set[int] = set()
+    ended: BaseProcess | None = None
+    while len(finished) < len(processes):
+        ctrl_c.check()
+        try:
+            index, kind, payload = inbox.get(timeout=POLL)
+        except queue.Empty:
+            if ended is not None:  # what it sent before it ended was read by now
+                raise _ended_early(processes, ended) from None
+            ended = _unfinished_exit(processes, finished)
+            continue
+        if kind == "cases":
+            for at, result in payload:
+                results[split[index][at]] = result
+                if reporter is not None:
+                    reporter.case_done(result.id, result.sampled.verdict)
+        elif kind == "failed":
+            raise WorkerError(payload)
+        else:
+            finished.add(index)
+    return results
+
+
+def _join(processes: Sequence[BaseProcess], ctrl_c: CtrlC) -> None:
+    """Wait for the processes to end by themselves, or for Ctrl-C."""
+    for process in processes:
+        while process.exitcode is None:
+            ctrl_c.check()
+            process.join(POLL)
 
 
 def _context(agent_module: str) -> Any:
@@ -144,13 +236,24 @@ def _ended_early(processes: Sequence[BaseProcess], process: BaseProcess) -> Work
 
 
 def _stop(processes: Sequence[BaseProcess]) -> None:
-    """End the processes still running (after an error or an interrupt), and reap them."""
-    for process in processes:
+    """End the processes still running (after an error or an interrupt): SIGTERM, then
+    SIGKILL for those still there after :data:`GRACE` seconds; and reap them."""
+    started = [process for process in processes if process.pid is not None]
+    for process in started:
         if process.is_alive():
             process.terminate()
+    _reap(started, GRACE)
+    for process in started:
+        if process.exitcode is None:
+            process.kill()
+    _reap(started, GRACE)
+
+
+def _reap(processes: Sequence[BaseProcess], within: float) -> None:
+    """Wait at most ``within`` seconds in all for the processes to end."""
+    deadline = time.monotonic() + within
     for process in processes:
-        if process.pid is not None:
-            process.join()
+        process.join(max(0.0, deadline - time.monotonic()))
 
 
 def _process_share(
@@ -162,7 +265,7 @@ def _process_share(
     outbox: Any,
 ) -> None:
     """The body of one process: run ``cases``, sending their results to ``outbox``."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C stops
+    _ignore_ctrl_c()
     os.environ.clear()
     os.environ.update(environ)  # a fork server's children start with its environment
 
@@ -178,6 +281,14 @@ def _process_share(
     else:
         batch.send()
         outbox.put((index, "finished", None))
+
+
+def _ignore_ctrl_c() -> None:
+    """Ignore SIGINT from now on (the parent decides what Ctrl-C stops), and unblock it:
+    a process starts with it blocked (:func:`_sigint_held`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 class Batch:
