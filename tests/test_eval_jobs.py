@@ -256,6 +256,18 @@ def test_ctrl_c_ends_a_serial_run_with_one_line_and_no_results(tmp_path: Path) -
     assert not out.exists() and not history.exists()
 
 
+@pytest.mark.slow
+def test_ctrl_c_while_recording_starts_no_other_case(tmp_path: Path) -> None:
+    store = tmp_path / "fixtures.jsonl"
+    cases = write_cases(
+        tmp_path / "cases.jsonl", [case("a", "interrupt"), case("b", "What is RAG?")]
+    )
+    done = eval_cmd(cases, store, "--record-mode", "record-missing", "--approve-live",
+                    "--simulator", "--no-history", agent=TROUBLED)  # fmt: skip
+    assert ended_on_ctrl_c(done.returncode, done.stderr), done.stderr
+    assert not store.exists() or not store.read_text(encoding="utf-8")  # b was not recorded
+
+
 def test_shares_keep_a_question_together_and_deal_round_robin() -> None:
     cases = [EvalCase(str(i), q, 1, 1) for i, q in enumerate("abacdab")]
     assert chains(cases) == [[0, 2, 5], [1, 6], [3], [4]]

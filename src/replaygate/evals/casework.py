@@ -97,13 +97,24 @@ def run_cases(
         live = wrap_calls(limited(recording.live, limiter), guard.released)
         model_for = _recording(opened, setup.settings, sanitizer, recording, live, guard)
 
+        stop = threading.Event()  # an error or Ctrl-C: the cases under way finish, no other starts
+
         def run_chain(chain: list[int]) -> None:
-            for position in chain:
-                finish(position, _run_case(cases[position], model_for, setup))
+            try:
+                for position in chain:
+                    if stop.is_set():
+                        return
+                    finish(position, _run_case(cases[position], model_for, setup))
+            except BaseException:
+                stop.set()
+                raise
 
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=recording.concurrency))
-        for future in [pool.submit(run_chain, chain) for chain in chains(cases)]:
-            future.result()
+        try:
+            for future in [pool.submit(run_chain, chain) for chain in chains(cases)]:
+                future.result()
+        finally:
+            stop.set()  # before the pool waits for its threads
     return [done[i] for i in range(len(cases))]
 
 

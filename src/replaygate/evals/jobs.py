@@ -162,11 +162,11 @@ def _sigint_held() -> Iterator[None]:
 
 
 def _start(processes: Sequence[BaseProcess], ctrl_c: CtrlC) -> None:
-    """Start the processes, each with SIGINT blocked; stop starting on Ctrl-C."""
+    """Start the processes, each with SIGINT blocked; none more after Ctrl-C."""
     for process in processes:
+        ctrl_c.check()
         with _sigint_held():
             process.start()
-        ctrl_c.check()
 
 
 def _collect(
