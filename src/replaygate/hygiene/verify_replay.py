@@ -1,9 +1,11 @@
 """Whether a recorded response can be replayed: read by the HTTP replay or an interface's converter.
 
 How a fixture's responses are read (its *reader*) is a small number, the same in every
-process: :data:`NO_READER`, :data:`HTTP_READER` (the request is an HTTP envelope), or
-one of the interfaces by name. A sample line is read as the fixture it applies to,
-under the interface of its own ``meta`` when it has one.
+process: :data:`NO_READER`, :data:`HTTP_READER` (the request is an HTTP envelope),
+:data:`MODEL_API_READER` (an HTTP envelope of a model API's path, whose streamed events
+each carry JSON, as the SDKs parse them), or one of the interfaces by name. A sample line
+is read as the fixture it applies to, under the interface of its own ``meta`` when it
+has one.
 """
 
 from __future__ import annotations
@@ -11,14 +13,19 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import orjson
+
 from replaygate.errors import WireFormatError
+from replaygate.http.envelope import interface_of
 from replaygate.http.recorded import replayed
 from replaygate.models.providers import INTERFACES
 from replaygate.models.types import STOP_REASONS
 
-NO_READER, HTTP_READER = 0, 1
+NO_READER, HTTP_READER, MODEL_API_READER = 0, 1, 2
+_HTTP_READERS = (HTTP_READER, MODEL_API_READER)
+_FIRST_INTERFACE = 3
 _NAMES = sorted(INTERFACES)
-_CODES = {name: code for code, name in enumerate(_NAMES, start=2)}
+_CODES = {name: code for code, name in enumerate(_NAMES, start=_FIRST_INTERFACE)}
 ANTHROPIC_READER = _CODES["anthropic.messages"]
 _STOPS = frozenset((*STOP_REASONS, "pause_turn"))
 _TOKENS = ("input_tokens", "output_tokens")
@@ -27,13 +34,14 @@ _TOKENS = ("input_tokens", "output_tokens")
 def reader_of(request: Mapping[str, Any], meta: Mapping[str, Any] | None) -> int:
     """How the responses recorded for ``request`` under ``meta`` are read."""
     if "method" in request and "path" in request:
-        return HTTP_READER
+        served = interface_of(str(request["path"])) != "http"
+        return MODEL_API_READER if served else HTTP_READER
     return _interface_reader(meta)
 
 
 def sample_reader(base: int, meta: Mapping[str, Any] | None) -> int:
     """How a sample line with ``meta`` is read, applied to a fixture read by ``base``."""
-    if base == HTTP_READER or meta is None:
+    if base in _HTTP_READERS or meta is None:
         return base
     return _interface_reader(meta)
 
@@ -46,10 +54,12 @@ def response_problems(response: Any, where: str, reader: int) -> Iterator[str]:
     """Why ``response`` (at ``where``) could not be replayed by ``reader``, if it could not."""
     if replays_plainly(response, reader):
         return
-    interface = None if reader == HTTP_READER else INTERFACES[_NAMES[reader - 2]]
+    interface = None if reader in _HTTP_READERS else INTERFACES[_NAMES[reader - _FIRST_INTERFACE]]
     try:
         if interface is None:
             replayed(response)
+            if reader == MODEL_API_READER:
+                _check_event_data(response.get("events", ()))
         else:
             if not isinstance(response, dict):
                 raise WireFormatError("response", "expected an object")
@@ -58,6 +68,24 @@ def response_problems(response: Any, where: str, reader: int) -> Iterator[str]:
         kind = "an HTTP" if interface is None else f"a valid {interface.name}"
         detail = err.path.replace("response", where, 1)
         yield f"{where} is not {kind} response: {detail}: {err.reason}"
+
+
+def _check_event_data(events: list[dict[str, Any]]) -> None:
+    """Refuse an event of a model API's stream whose data is not JSON (nor OpenAI's
+    ``[DONE]``): the SDK would fail to parse it on replay, naming no fixture. The data is
+    JSON kept as a string, so a hand edit of it easily breaks an escape."""
+    for i, event in enumerate(events):
+        data = event["data"]
+        if data == "[DONE]":
+            continue
+        try:
+            orjson.loads(data)
+        except orjson.JSONDecodeError as err:
+            raise WireFormatError(
+                f"response.events[{i}].data",
+                f"not JSON ({err.msg} at column {err.colno}), where a model API sends JSON "
+                "(an edit broke its escaping?)",
+            ) from None
 
 
 def replays_plainly(response: Any, reader: int) -> bool:
