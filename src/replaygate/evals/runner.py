@@ -63,7 +63,9 @@ def run_eval(
     recording, its own live model) itself; ``agent`` must then be a
     ``module:function`` and ``recording`` a :class:`RecordRecipe`. The results are
     those of a serial run, cases in their order. Each process imports the calling
-    script again: keep a script's work under ``if __name__ == "__main__":``.
+    script again: keep a script's work under ``if __name__ == "__main__":``. Ctrl-C
+    stops every process (:mod:`replaygate.evals.jobs`), then raises
+    :class:`KeyboardInterrupt`.
     """
     entry = as_entry(agent)
     settings = settings or entry.settings
