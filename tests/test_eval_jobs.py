@@ -239,7 +239,7 @@ def test_ctrl_c_while_the_processes_start_stops_them(
                                                    case("b", "What is a token?")])  # fmt: skip
     args = ["eval", "--cases", str(cases), "--fixtures", str(store), "--agent",
             "eval_job_start:troubled", "--jobs", "2", "--no-history"]  # fmt: skip
-    held = tmp_path / "held"  # the fork server, importing the agent before it starts any
+    held = tmp_path / "held"  # by the fork server importing the agent, before any process
     status, stderr = ctrl_c(
         args, held.exists, lambda _: (tmp_path / "go").touch(), {"EVAL_JOB_HOLD": str(tmp_path)}
     )
