@@ -60,7 +60,11 @@ def test_a_full_case_parses_with_input_tags_schema_and_signals(tmp_path: Path) -
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("{not json", "invalid JSON"),
+        (
+            "{not json",
+            "invalid JSON: Expecting property name enclosed in double quotes at column 2",
+        ),
+        ('{"id": "rag', "invalid JSON: Unterminated string starting at column 8"),
         ("[1, 2]", "expected a JSON object, got list"),
         ("[" * 100_000 + "]" * 100_000, "invalid JSON: nested too deeply"),
         ('{"id": ' + "9" * 5000 + "}", "invalid JSON: Exceeds the limit (4300 digits)"),

@@ -182,12 +182,14 @@ def _encoding_reason(raw: bytes) -> str:
     return "not UTF-8 text"  # pragma: no cover - orjson refuses both
 
 
-def syntax_error(err: json.JSONDecodeError) -> str:
-    """Why Python's reader refused a text, and where: ``Expecting value at line 3, column 7``.
+def syntax_error(err: json.JSONDecodeError, *, line: bool = True) -> str:
+    """Why a JSON reader refused a text, and where: ``Expecting value at line 3, column 7``
+    (``at column 7`` alone for one line of a file already named by its number).
 
-    (Some of its reasons end in "at" themselves: "Unterminated string starting at".)
+    (Some of the reasons end in "at" themselves: "Unterminated string starting at".)
     """
-    return f"{err.msg.removesuffix(' at')} at line {err.lineno}, column {err.colno}"
+    where = f"line {err.lineno}, column {err.colno}" if line else f"column {err.colno}"
+    return f"{err.msg.removesuffix(' at')} at {where}"
 
 
 def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:

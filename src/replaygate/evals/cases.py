@@ -124,7 +124,7 @@ def parse_case(raw: str, file: str, line: int) -> EvalCase:
     except jsondoc.DuplicateKeyError as err:
         raise fail(str(err)) from None
     except json.JSONDecodeError as err:
-        raise fail(f"invalid JSON: {err.msg} at column {err.colno}") from None
+        raise fail(f"invalid JSON: {jsondoc.syntax_error(err, line=False)}") from None
     except RecursionError:
         raise fail("invalid JSON: nested too deeply") from None
     except ValueError as err:  # an integer of more digits than Python converts

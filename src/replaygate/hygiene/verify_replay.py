@@ -18,6 +18,7 @@ import orjson
 from replaygate.errors import WireFormatError
 from replaygate.http.envelope import interface_of
 from replaygate.http.recorded import replayed
+from replaygate.jsondoc import syntax_error
 from replaygate.models.providers import INTERFACES
 from replaygate.models.types import STOP_REASONS
 
@@ -83,7 +84,7 @@ def _check_event_data(events: list[dict[str, Any]]) -> None:
         except orjson.JSONDecodeError as err:
             raise WireFormatError(
                 f"response.events[{i}].data",
-                f"not JSON ({err.msg} at column {err.colno}), where a model API sends JSON "
+                f"not JSON ({syntax_error(err, line=False)}), where a model API sends JSON "
                 "(an edit broke its escaping?)",
             ) from None
 
