@@ -61,7 +61,8 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
 
     Checked: each line parses (a partial last line is reported, and --repair cuts
     it); each key matches its request; no request is recorded twice with different
-    responses; each response replays (and a fixture holds one that is not null); no
+    responses; each response replays (a fixture holds one that is not null, and each
+    streamed event of a model API carries the JSON its SDK parses); no
     secret-looking value; meta is complete; a one-file fixture sits in the
     <interface>@<version> folder its meta names; no file in a folder store looks
     meant for it but is never read (a .JSON suffix, notes.txt in an interface folder).
