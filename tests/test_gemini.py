@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import re
+import ssl
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -98,6 +100,18 @@ def dump(response: Any) -> Any:
     """A response as data, without the HTTP headers the SDK keeps beside it (a replay
     serves only the headers a fixture keeps)."""
     return response.model_dump(mode="json", exclude={"sdk_http_response"})
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_tls_context() -> Iterator[None]:
+    """The module's ``genai.Client`` objects share one default TLS context.
+
+    Each client builds one for its websockets (reading the whole CA bundle: about 35 ms
+    of CPU, 44 clients here) even when it is handed its HTTP clients; no test here opens
+    a TLS connection (tests/shared_tls.py does the same for the other SDKs)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ssl, "create_default_context", functools.cache(ssl.create_default_context))
+        yield
 
 
 @pytest.fixture(scope="module")
