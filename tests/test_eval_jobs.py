@@ -158,13 +158,27 @@ def test_a_failing_process_ends_the_run_with_one_error(
     assert "Traceback" not in done.stderr + done.stdout
 
 
+def press_ctrl_c(session: int) -> None:
+    """Ctrl-C as a terminal presses it: SIGINT to every process of the session."""
+    os.killpg(session, signal.SIGINT)
+
+
+def terminate_alone(session: int) -> None:
+    """SIGTERM to the command alone (its process leads its session), as ``timeout`` sends."""
+    os.kill(session, signal.SIGTERM)
+
+
 def ctrl_c(
-    args: list[str], ready: Callable[[], bool], then: Callable[[int], None], env: dict[str, str]
+    args: list[str],
+    ready: Callable[[], bool],
+    then: Callable[[int], None],
+    env: dict[str, str],
+    press: Callable[[int], None] = press_ctrl_c,
 ) -> tuple[int, str]:
-    """Start ``replaygate ARGS`` in a session of its own, wait until ``ready()``, press
-    Ctrl-C as a terminal does (SIGINT to every process of the session), call
-    ``then(session)``, and return its exit status and stderr once every process that
-    holds its stderr (the command, the fork server, the eval processes) has ended.
+    """Start ``replaygate ARGS`` in a session of its own, wait until ``ready()``,
+    ``press(session)`` (Ctrl-C by default), call ``then(session)``, and return its exit
+    status and stderr once every process that holds its stderr (the command, the fork
+    server, the eval processes) has ended.
 
     A command that does not stop in time is ended with all its processes and fails the
     test, instead of it waiting forever.
@@ -179,7 +193,7 @@ def ctrl_c(
             while not ready():
                 assert parent.poll() is None and time.monotonic() < deadline, parent.stderr
                 time.sleep(0.02)
-            os.killpg(parent.pid, signal.SIGINT)
+            press(parent.pid)
             then(parent.pid)
             _, stderr = parent.communicate(timeout=30)
         except BaseException:
@@ -201,8 +215,9 @@ def ended_on_ctrl_c(status: int, stderr: str) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("press", [press_ctrl_c, terminate_alone], ids=["Ctrl-C", "SIGTERM"])
 def test_ctrl_c_while_cases_run_stops_every_process_and_writes_nothing(
-    suite: tuple[Path, Path], tmp_path: Path
+    suite: tuple[Path, Path], tmp_path: Path, press: Callable[[int], None]
 ) -> None:
     _, store = suite
     stored = store.read_bytes()
@@ -215,10 +230,10 @@ def test_ctrl_c_while_cases_run_stops_every_process_and_writes_nothing(
 
     def again(session: int) -> None:
         time.sleep(0.5)  # while the command waits for the process ignoring SIGTERM
-        os.killpg(session, signal.SIGINT)
+        press(session)
 
     status, stderr = ctrl_c(args, lambda: all(m.exists() and m.read_text() for m in markers),
-                            again, {})  # fmt: skip
+                            again, {}, press)  # fmt: skip
     assert ended_on_ctrl_c(status, stderr), stderr
     for pid in [int(m.read_text()) for m in markers]:
         with pytest.raises(ProcessLookupError):

@@ -21,7 +21,9 @@ SIGINT. The parent notes a Ctrl-C instead of raising it inside ``multiprocessing
 (where it would leave a process started but not yet known, never stopped), and acts on
 it between two steps: it stops every process it started (SIGTERM, then SIGKILL after
 :data:`GRACE` seconds) and raises :class:`KeyboardInterrupt`. A second Ctrl-C while
-it stops them changes nothing.
+it stops them changes nothing. A SIGTERM sent to the parent alone (``timeout``, a CI
+job's cancel) is acted on the same way, so no process it started goes on running (and,
+recording, calling the live API) after it.
 """
 
 from __future__ import annotations
@@ -116,13 +118,14 @@ def run_in_processes(
 
 
 class CtrlC:
-    """Whether Ctrl-C was pressed; raised as :class:`KeyboardInterrupt` by :meth:`check`."""
+    """Whether Ctrl-C was pressed (or SIGTERM received); raised as
+    :class:`KeyboardInterrupt` by :meth:`check`."""
 
     def __init__(self) -> None:
         self.pressed = False
 
     def note(self, signum: int, frame: FrameType | None) -> None:
-        """The SIGINT handler: note the press, raise nothing."""
+        """The SIGINT and SIGTERM handler: note the press, raise nothing."""
         self.pressed = True
 
     def check(self) -> None:
@@ -133,18 +136,21 @@ class CtrlC:
 
 @contextlib.contextmanager
 def _ctrl_c_noted() -> Iterator[CtrlC]:
-    """Ctrl-C noted, not raised, inside the block (where SIGINT would raise
-    :class:`KeyboardInterrupt`: Python's default, in the main thread)."""
+    """Ctrl-C and SIGTERM noted, not acted on at once, inside the block, where each has
+    Python's default handling (in the main thread): SIGINT would raise
+    :class:`KeyboardInterrupt` anywhere, SIGTERM would end this process alone."""
     ctrl_c = CtrlC()
-    main = threading.current_thread() is threading.main_thread()
-    if not main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    if threading.current_thread() is not threading.main_thread():
         yield ctrl_c
         return
-    previous = signal.signal(signal.SIGINT, ctrl_c.note)
+    defaults = ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL))
+    taken = [signum for signum, default in defaults if signal.getsignal(signum) is default]
+    previous = {signum: signal.signal(signum, ctrl_c.note) for signum in taken}
     try:
         yield ctrl_c
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 @contextlib.contextmanager
