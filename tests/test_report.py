@@ -105,17 +105,8 @@ def shared_history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_history(tmp_path_factory.mktemp("shared") / "history.db")
 
 
-@pytest.fixture(scope="module")
-def page(shared_history: Path) -> str:
-    """The report of :func:`shared_history`, built once for the tests that only read it
-    (its plots take about a second to draw)."""
-    with History.open(shared_history) as opened:
-        return build_report(opened.runs(), now=NOW)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Path:
-    path = tmp_path / "fixtures.jsonl"
+def write_store(path: Path) -> Path:
+    """A store of three fixtures: recorded 1 and 30 days before :data:`NOW`, and undated."""
     with FixtureStore.open(path) as opened:
         for day, recorded in enumerate(["2026-11-29T12:00:00Z", "2026-10-31T12:00:00Z", None]):
             meta = {"recorded_at": recorded} if recorded else {"source": "hand"}
@@ -128,9 +119,28 @@ def store(tmp_path: Path) -> Path:
     return path
 
 
-def test_the_report_is_one_self_contained_file(history: Path, store: Path, tmp_path: Path) -> None:
-    out = write_report(tmp_path / "out" / "report.html", history=history, stores=[store], now=NOW)
-    page = out.read_text(encoding="utf-8")
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    return write_store(tmp_path / "fixtures.jsonl")
+
+
+@pytest.fixture(scope="module")
+def written(shared_history: Path) -> Path:
+    """The report of :func:`shared_history` and a :func:`write_store` store, written once
+    for the tests that only read it (its plots take about a second to draw)."""
+    folder = shared_history.parent
+    store = write_store(folder / "fixtures.jsonl")
+    return write_report(
+        folder / "out" / "report.html", history=shared_history, stores=[store], now=NOW
+    )
+
+
+@pytest.fixture(scope="module")
+def page(written: Path) -> str:
+    return written.read_text(encoding="utf-8")
+
+
+def test_the_report_is_one_self_contained_file(page: str) -> None:
     assert page.startswith("<!doctype html>")
     assert "<script" not in page
     assert not re.search(r"""(?:src|href)\s*=\s*["']?(?!#|data:)[a-z]+:""", page, re.I)
@@ -187,9 +197,12 @@ def test_fixture_ages_come_from_recorded_at(store: Path, tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-def test_the_same_history_gives_the_same_page(shared_history: Path, page: str) -> None:
-    with History.open(shared_history) as opened:
-        assert build_report(opened.runs(), now=NOW) == page
+def test_the_same_history_gives_the_same_page(
+    shared_history: Path, written: Path, tmp_path: Path
+) -> None:
+    store = written.parent.parent / "fixtures.jsonl"
+    again = write_report(tmp_path / "report.html", history=shared_history, stores=[store], now=NOW)
+    assert again.read_bytes() == written.read_bytes()
 
 
 def test_an_empty_history_still_renders_and_a_missing_one_is_an_error(tmp_path: Path) -> None:
