@@ -58,7 +58,8 @@ class _Uploads(http.server.BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Uploads) as uploads:
-        threading.Thread(target=uploads.serve_forever, daemon=True).start()
+        serving = threading.Thread(target=uploads.serve_forever, args=(0.01,), daemon=True)
+        serving.start()  # polled every 10 ms, not 0.5 s: shutdown() returns at once
         yield f"http://127.0.0.1:{uploads.server_address[1]}"
         uploads.shutdown()
 

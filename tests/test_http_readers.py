@@ -270,7 +270,8 @@ class _SlowStream(http.server.BaseHTTPRequestHandler):
 @pytest.fixture
 def slow_url() -> Iterator[str]:
     with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowStream) as server:
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        serving = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
+        serving.start()  # polled every 10 ms, not 0.5 s: shutdown() returns at once
         yield f"http://127.0.0.1:{server.server_address[1]}"
         server.shutdown()
 
