@@ -14,9 +14,15 @@ from sdks import anthropic, openai
 # Each test runs pytest itself on a project of its own (pytester): end to end.
 pytestmark = pytest.mark.slow
 
-SDKS = (anthropic, openai)
-"""Imported here so that pytester's nested runs find them loaded instead of importing
-them again each run (it forgets the modules a run imported)."""
+
+@pytest.fixture(scope="module", autouse=True)
+def sdks_loaded() -> None:
+    """The SDKs the nested runs use, imported in this process before the first one: a
+    nested run finds them loaded, where it would import them again each time (pytester
+    forgets the modules a run imported: about 2 s of CPU a run, 80 s for the module run
+    on its own). In the whole suite an earlier module of its worker has loaded them."""
+    assert anthropic.Anthropic and openai.OpenAI
+
 
 ASK = """
 import pytest
