@@ -311,6 +311,7 @@ def test_a_miss_names_the_pytest_command_that_records_the_test(pytester: pytest.
             "*body.messages?0?.content: 'hi' != 'hey'*",
             "*re-record: `pytest 'test_miss.py::test_anthropic' "
             "--replaygate-record-mode=record-missing --replaygate-approve-live`*",
+            "*recorded from the simulator*add `--replaygate-simulator=NAME` to record from*",
         ]
     )
     assert "replaygate record" not in result.stdout.str()

@@ -30,7 +30,13 @@ from replaygate import (
     to_openai_request,
 )
 from replaygate.examples.research_copilot import Corpus, Document, build_registry, run
-from replaygate.fixtures.mismatch import mismatch_error
+from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.mismatch import (
+    FROM_SIMULATOR,
+    PYTEST_SIMULATOR_OPTION,
+    SIMULATOR_OPTIONS,
+    mismatch_error,
+)
 
 MODEL = "claude-sonnet-4-5"
 MAX_TOKENS = 1024
@@ -238,6 +244,35 @@ def test_a_request_that_is_not_an_object_has_nothing_to_compare_with(tmp_path: P
     assert "key 0123456789ab not in" in str(err) and "(3 fixtures)" in str(err)
     assert "no recorded request to compare it with" in str(err)
     assert err.differences == ()
+
+
+PYTEST_RERECORD = "`pytest 't.py::t' --replaygate-record-mode=record-missing`"
+
+
+@pytest.mark.parametrize(
+    ("source", "rerecord", "said"),
+    [
+        ("sim", None, FROM_SIMULATOR.format(how=SIMULATOR_OPTIONS)),
+        ("sim", PYTEST_RERECORD, FROM_SIMULATOR.format(how=PYTEST_SIMULATOR_OPTION)),
+        ("live", None, None),
+        ("sim", PYTEST_RERECORD[:-1] + " --replaygate-simulator=echo`", None),  # it names it
+    ],
+)
+def test_a_miss_says_when_its_nearest_came_from_the_simulator(
+    tmp_path: Path, source: str, rerecord: str | None, said: str | None
+) -> None:
+    path = tmp_path / "s.jsonl"
+    request = to_anthropic_request([Message.user("q")], [], model=MODEL, max_tokens=8)
+    meta = make_meta("anthropic.messages", "2023-06-01", source)
+    FixtureStore.open(path).put(Fixture.create(request, [_answer(_text("a"), "end_turn")], meta))
+    changed = {**request, "max_tokens": 9}
+    text = str(mismatch_error(FixtureStore.open(path), changed, "0123456789ab", rerecord=rerecord))
+    assert "max_tokens: 8 != 9" in text
+    last = text.splitlines()[-1]
+    if said is None:
+        assert last.startswith("If the change was meant") and "simulator (meta" not in text
+    else:
+        assert last == said
 
 
 def test_a_long_diff_is_cut_to_its_first_lines(tmp_path: Path) -> None:
