@@ -7,7 +7,8 @@ imports every test module as it collects.
 ``from sdks import anthropic`` gives a stand-in that imports the real module at the first
 attribute asked of it (``anthropic.Anthropic``, ``anthropic.types``): a worker that runs
 none of the tests using it never pays for it. Every test module that imports from here
-runs in one worker (tests/conftest.py), so only that one does. (A test that runs the
+runs in one worker (tests/conftest.py), so only that one does (one taking only
+aiohttp, cheap to import, is left free to run in either). (A test that runs the
 example's agent, as ``replaygate record --simulator`` does, imports anthropic through
 replaygate; those modules are left to the other worker, which would otherwise have too
 little to do.)
