@@ -165,19 +165,21 @@ class ModuleSeconds:
         self.tests[module] = self.tests.get(module, 0) + (report.when == "setup")
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if self.config.cache is None or exitstatus not in (0, 1) or not self.seconds:
+        cache = getattr(self.config, "cache", None)  # None under -p no:cacheprovider
+        if cache is None or exitstatus not in (0, 1) or not self.seconds:
             return  # an interrupted run's figures would be partial
-        kept = self.config.cache.get(self.key, {})
+        kept = cache.get(self.key, {})
         for module, seconds in self.seconds.items():
             kept[module] = [round(seconds, 3), self.tests.get(module, 0)]
-        self.config.cache.set(self.key, kept)
+        cache.set(self.key, kept)
 
 
 def module_seconds(config: pytest.Config) -> dict[str, tuple[float, int]]:
     """What the cache holds of :class:`ModuleSeconds` for this suite (nothing on a clone):
     the seconds and the number of tests of each module."""
     suite = suite_name(config)
-    kept = config.cache.get(f"{SECONDS}/{suite}", {}) if suite and config.cache else {}
+    cache = getattr(config, "cache", None)
+    kept = cache.get(f"{SECONDS}/{suite}", {}) if suite and cache is not None else {}
     if not isinstance(kept, dict):
         return {}
     return {
