@@ -36,7 +36,7 @@ from replaygate.report import (
     write_report,
 )
 from replaygate.report.evidence import distinct_runs
-from replaygate.report.plots import metrics_plot, weekly_plot
+from replaygate.report.plots import ages_plot, metrics_plot, weekly_plot
 from replaygate.report.words import assertion_words
 from replaygate.sampling import AssertionStats, SampledResult, SampleResult
 
@@ -296,6 +296,15 @@ def test_few_runs_are_drawn_as_labelled_points(count: int, labelled: bool) -> No
     assert (texts.count("0.01") == count) is labelled
     weekly = weekly_plot(["2026-W45"], {"citations": [0.8]})
     assert "80%" in re.findall(r"<text[^>]*>([^<]*)</text>", weekly)
+
+
+@pytest.mark.parametrize("days", [[0.1, 0.3], [0.0] * 40, [2.5, 7.0, 180.0]])
+def test_fixture_ages_are_counted_in_whole_days_and_fixtures(days: list[float]) -> None:
+    svg = ages_plot(days, 0)
+    ticks = [
+        t for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg) if t.strip("−-0123456789.") == ""
+    ]
+    assert ticks and all(float(t.replace("−", "-")).is_integer() for t in ticks), ticks
 
 
 @pytest.mark.parametrize(

@@ -222,6 +222,10 @@ def ages_plot(days: Sequence[float], undated: int) -> str:
         top = max(days)
         bins: Any = min(30, max(1, int(top) + 1))
         ax.hist(list(days), bins=bins, range=(0.0, max(1.0, top + 0.5)), color="#4c72b0")
+        from matplotlib.ticker import MaxNLocator  # matplotlib is there: @_styled
+
+        for axis in (ax.xaxis, ax.yaxis):  # whole days and whole fixtures, never 0.2 of one
+            axis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("days")
         ax.set_ylabel("fixtures")
     else:
