@@ -36,6 +36,7 @@ from replaygate.report import (
     write_report,
 )
 from replaygate.report.evidence import distinct_runs
+from replaygate.report.page import run_labels
 from replaygate.report.plots import ages_plot, metrics_plot, weekly_plot
 from replaygate.report.words import assertion_words
 from replaygate.sampling import AssertionStats, SampledResult, SampleResult
@@ -296,6 +297,16 @@ def test_few_runs_are_drawn_as_labelled_points(count: int, labelled: bool) -> No
     assert (texts.count("0.01") == count) is labelled
     weekly = weekly_plot(["2026-W45"], {"citations": [0.8]})
     assert "80%" in re.findall(r"<text[^>]*>([^<]*)</text>", weekly)
+
+
+def test_runs_of_one_minute_are_told_apart_on_the_time_axis() -> None:
+    def at(time: str) -> HistoryRun:
+        return HistoryRun(time, time, None, {}, ())
+
+    apart = [at("2026-12-02T21:44:46Z"), at("2026-12-02T22:45:03+01:00")]
+    assert run_labels(apart) == ["12-02 21:44", "12-02 21:45"]
+    together = [at("2026-12-02T21:44:46Z"), at("2026-12-02T21:44:59Z")]
+    assert run_labels(together) == ["12-02 21:44:46", "12-02 21:44:59"]
 
 
 @pytest.mark.parametrize("days", [[0.1, 0.3], [0.0] * 40, [2.5, 7.0, 180.0]])

@@ -134,6 +134,16 @@ def _figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{_shown(caption)}</figcaption></figure>"
 
 
+def run_labels(runs: Sequence[HistoryRun]) -> list[str]:
+    """Each run's time on the plots' axis, to the minute (UTC), or to the second when two
+    runs share a minute (a run and its merged shards, say), so no two points read alike."""
+    times = [parse_time(run.time).astimezone(UTC) for run in runs]
+    minutes = [t.strftime("%m-%d %H:%M") for t in times]
+    if len(set(minutes)) == len(minutes):
+        return minutes
+    return [t.strftime("%m-%d %H:%M:%S") for t in times]
+
+
 def build_report(
     runs: Sequence[HistoryRun],
     *,
@@ -148,7 +158,7 @@ def build_report(
     ``left_out`` describes the damaged runs of the history it does not show."""
     config = config or ReportConfig()
     moment = now or datetime.now(UTC)
-    labels = [parse_time(run.time).astimezone(UTC).strftime("%m-%d %H:%M") for run in runs]
+    labels = run_labels(runs)
     weeks, rates = weekly_pass_rates(runs)
     ages = fixture_ages(stores, now=moment)
     signals, note = find_signals(runs, config)
