@@ -41,6 +41,11 @@ the least disturbed chunks come nearest to what each costs on its own. The bytes
 request are what a session over a 1,000-fixture store still holds (tracemalloc, after
 a garbage collection) once each request was replayed, divided by 1,000.
 
+``--split`` measures only where replay's time goes, at N = 1,000: the floor, replaygate,
+and replaygate answering every call with the answer it planned for the first (its
+transport and the SDK reading a replayed response, without each request's plan), the
+three taking turns chunk by chunk.
+
 Targets: replaygate within 1.15x of the floor at 1,000 and 100,000 fixtures for every
 interface; at most 2 KB kept per distinct request.
 """
@@ -75,7 +80,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _data
 from replaygate.fixtures.fixture import Fixture, make_meta
 from replaygate.fixtures.store import FixtureStore
-from replaygate.http import httpx2_client, interface_of, request_envelope
+from replaygate.http import Exchange, httpx2_client, interface_of, request_envelope
 from replaygate.http.envelope import interface_version_of
 from replaygate.http.recorded import plain_response, stream_response
 from replaygate.models.providers import (
@@ -419,6 +424,75 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+class PlannedOnce(Exchange):
+    """A replaying session that plans its first request and answers every later one with
+    that answer: the transport and the SDK's reading of a replayed response, without the
+    plan (envelope, match form, lookup, confirmation) of each request."""
+
+    first: Any = None
+
+    def plan(self, request: Any) -> Any:
+        if self.first is None:
+            self.first = super().plan(request)
+        return self.first
+
+
+Split = tuple[float, float, float, float]
+"""Median µs per call: the floor, replaygate, replaygate without its plan, the plan alone."""
+
+
+def split(face: Interface, folder: Path, chunks: int) -> Split:
+    """:data:`Split` over a 1,000-fixture store: the three clients taking turns chunk by
+    chunk, and the plan of the same requests in a loop of its own (no SDK work between)."""
+    path = folder / "split.jsonl"
+    build_store(face, path, MEMORY_N)
+    calls = [face.args(i) for i in range(MEMORY_N)]
+    sent: list[httpx2.Request] = []
+    answer = answering(face)
+    capture = httpx2.MockTransport(lambda request: (sent.append(request), answer(request))[1])
+    capturing = face.client(httpx2.Client(transport=capture))
+    for args in calls:
+        face.call(capturing, args)
+    floor_client = face.client(httpx2.Client(transport=constant(face)))
+    times: tuple[list[float], ...] = ([], [], [], [])
+    by_client, plans = times[:3], times[3]
+    for _ in range(chunks):
+        gc.collect()
+        clients = (
+            floor_client,
+            face.client(httpx2_client(FixtureStore.open(path))),
+            face.client(httpx2_client(PlannedOnce(FixtureStore.open(path)))),
+        )
+        alone = Exchange(FixtureStore.open(path))
+        for start in range(0, MEMORY_N, CHUNK):
+            for column, client in zip(by_client, clients, strict=True):
+                column.append(_timed(face, client, calls[start : start + CHUNK]))
+            started = time.process_time()
+            for request in sent[start : start + CHUNK]:
+                alone.plan(request)
+            plans.append((time.process_time() - started) / CHUNK * 1e6)
+    path.unlink()
+    floor, ours, unplanned, plan = (statistics.median(column) for column in times)
+    return floor, ours, unplanned, plan
+
+
+def split_table(splits: dict[Interface, Split]) -> str:
+    """The markdown table of :func:`split`."""
+    lines = [
+        "| interface | floor µs/call | replaygate | replaygate without its plan "
+        "| replaygate / floor | without its plan / floor | the plan in SDK calls "
+        "| the plan in a loop of its own |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for face, (floor, ours, unplanned, plan) in splits.items():
+        lines.append(
+            f"| {face.name} | {floor:,.0f} | {ours:,.0f} | {unplanned:,.0f} | "
+            f"{ours / floor:.3f}x | {unplanned / floor:.3f}x | {ours - unplanned:,.0f} "
+            f"| {plan:,.0f} |"
+        )
+    return "\n".join(lines)
+
+
 def verdicts(rows: list[Row], kept: dict[Interface, float]) -> list[str]:
     """The targets, met or not."""
     gated = [r for r in rows if r.n >= 1_000]
@@ -444,11 +518,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         choices=("anthropic", "openai"),
         help="measure only this provider's interfaces (default: both)",
     )
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="only where replay's time goes: the floor, replaygate, and replaygate answering "
+        "every call with one planned answer, side by side at N = 1,000",
+    )
     args = parser.parse_args(argv)
     faces = [f for f in INTERFACES if args.provider in (None, f.provider)]
     plan = QUICK if args.quick else FULL
     logging.getLogger("vcr").setLevel(logging.WARNING)
     warnings.simplefilter("ignore", DeprecationWarning)  # the SDK's notice about the model id
+    if args.split:
+        with tempfile.TemporaryDirectory(prefix="replaygate-bench-http-") as tmp:
+            splits = {face: split(face, Path(tmp), plan.repetitions) for face in faces}
+        print(split_table(splits))
+        return 0
     rng = random.Random(0)
     rows: list[Row] = []
     kept: dict[Interface, float] = {}
