@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from nested_pytest import NoClosingCollection
 from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import now_iso
 from replaygate.hygiene.errors import HygieneError
@@ -56,7 +57,7 @@ def pytest_in_process(project: Path, *args: str) -> None:
     saved_path, saved_cwd, saved_modules = list(sys.path), Path.cwd(), set(sys.modules)
     os.chdir(project)
     try:
-        code = pytest.main(["-q", "-p", "no:cacheprovider", *args])
+        code = pytest.main(["-q", "-p", "no:cacheprovider", *args], plugins=[NoClosingCollection()])
     finally:
         os.chdir(saved_cwd)
         sys.path[:] = saved_path

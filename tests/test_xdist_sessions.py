@@ -67,7 +67,7 @@ from typing import Any
 import pytest
 from filelock import FileLock
 
-from nested_pytest import UNUSED_PLUGINS, conftest_sharing_tls
+from nested_pytest import UNUSED_PLUGINS, NoClosingCollection, conftest_sharing_tls
 from replaygate.fixtures.store import FixtureStore
 from replaygate.sim import Simulator
 from run_cli import replaygate
@@ -238,7 +238,8 @@ def run_pytest(project: Path, *args: str, env: dict[str, str]) -> dict[str, Any]
     outcomes, out, err = Outcomes(), io.StringIO(), io.StringIO()
     try:
         with redirect_stdout(out), redirect_stderr(err):
-            code = pytest.main(["-p", "no:cacheprovider", *args], plugins=[outcomes])
+            plugins = [outcomes, NoClosingCollection()]
+            code = pytest.main(["-p", "no:cacheprovider", *args], plugins=plugins)
     finally:
         os.chdir(saved_cwd)
         sys.path[:] = saved_path
