@@ -136,6 +136,19 @@ def uses_sdks(path: Path) -> bool:
     return found is not None and {n.strip() for n in found.group(1).split(",")} != {"aiohttp"}
 
 
+PLOTS_GROUP = "plots"
+"""The xdist work unit of the test modules that draw the report's plots
+(``extras.needs_matplotlib``): importing matplotlib costs a process about 0.7 s of CPU."""
+
+
+def work_group(path: Path) -> str | None:
+    """The xdist work unit a test module shares with others (:data:`sdks.SDK_GROUP`,
+    :data:`PLOTS_GROUP`), if any."""
+    if uses_sdks(path):
+        return SDK_GROUP
+    return PLOTS_GROUP if "needs_matplotlib" in path.read_text(encoding="utf-8") else None
+
+
 SECONDS = "replaygate-tests/seconds-per-module"
 """Where pytest's cache (``.pytest_cache``) keeps what each module's tests took in the
 last runs, per suite (:func:`suite_name`): the order in which the workers get them."""
@@ -192,9 +205,9 @@ def module_seconds(config: pytest.Config) -> dict[str, tuple[float, int]]:
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
     """Under ``--dist loadfile`` each module's tests run in one worker (its shared
-    recordings and simulators are made once), and the modules using the provider SDKs
-    all in the same one: the only worker to import them (seconds of CPU, see
-    :mod:`sdks`).
+    recordings and simulators are made once), the modules using the provider SDKs all in
+    the same one: the only worker to import them (seconds of CPU, see :mod:`sdks`), and
+    those drawing plots in the same one (:data:`PLOTS_GROUP`).
 
     The costliest work unit left goes to the next worker that asks, by the seconds its
     modules took in the last run of the same suite (:class:`ModuleSeconds`); a module
@@ -245,7 +258,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
         def _split_scope(self, nodeid: str) -> str:
             path = super()._split_scope(nodeid)
             if path not in known:
-                known[path] = SDK_GROUP if uses_sdks(root / path) else path
+                known[path] = work_group(root / path) or path
             return known[path]
 
     return SdkModulesTogether(config, log)
