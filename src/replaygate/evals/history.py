@@ -78,7 +78,6 @@ CREATE TABLE IF NOT EXISTS assertions (
     kind TEXT NOT NULL, category TEXT NOT NULL, passes INTEGER NOT NULL,
     samples INTEGER NOT NULL, description TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (run, case_id, name));
-CREATE INDEX IF NOT EXISTS runs_by_time ON runs (time, id);
 """
 
 # One transaction: created statement by statement, a new history cost a disk sync each.
