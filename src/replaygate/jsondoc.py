@@ -148,15 +148,25 @@ def _twice_path(value: Any) -> str:
     raise AssertionError("no key named twice")  # pragma: no cover - found before the walk
 
 
-def loads(text: str | bytes, *, strict_numbers: bool = True, unique_keys: bool = True) -> Any:
+def loads(
+    text: str | bytes,
+    *,
+    strict_numbers: bool = True,
+    unique_keys: bool = True,
+    parse_int: Callable[[str], int] | None = None,
+) -> Any:
     """``text`` parsed as JSON in one pass that refuses, with ``unique_keys``, an object
     naming a key twice (:class:`DuplicateKeyError`, naming its path: ``schema.type``)
     and, with ``strict_numbers``, what JSON allows only loosely: NaN, Infinity, a number
     beyond a float's range, an integer of more digits than are read (a ``ValueError``
-    saying which). ``json.JSONDecodeError`` and ``RecursionError`` pass as they are."""
+    saying which). ``parse_int``, when given, reads each integer instead (a hook that
+    notes one beyond a range, say). ``json.JSONDecodeError`` and ``RecursionError`` pass
+    as they are."""
     hooks: dict[str, Any] = {}
     if strict_numbers:
         hooks.update(parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded_int)
+    if parse_int is not None:
+        hooks["parse_int"] = parse_int
     if not unique_keys:
         return json.loads(text, **hooks)
     pairs = _UniqueKeys()
