@@ -30,7 +30,9 @@ test: $(STAMP)
 # 5 examples instead of 25. Each module's tests run in one worker (--dist loadfile): a
 # module's shared recordings and simulators, and the SDK models its tests build on first
 # use, are then made once, not once per worker. The modules using the provider SDKs run
-# in one worker together, the only one to import them (tests/conftest.py).
+# in one worker together, the only one to import them, and the costliest module left goes
+# to the next worker that asks, by the seconds it took in the last run of the same suite
+# (kept in .pytest_cache: tests/conftest.py).
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m "not slow" --hypothesis-profile=inner-loop --dist loadfile
 
