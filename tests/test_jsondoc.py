@@ -12,8 +12,9 @@ from replaygate.assertions.kinds import Outcome
 from replaygate.cli import main
 from replaygate.evals import CaseResult, EvalResults
 from replaygate.evals.scorers import CaseCounts
-from replaygate.jsondoc import DuplicateKeyError, check_document, loads, read_json
+from replaygate.jsondoc import check_document, read_json
 from replaygate.sampling import SampledResult, SampleResult
+from replaygate.strict_json import DuplicateKeyError, loads
 
 BOM = b"\xef\xbb\xbf"
 

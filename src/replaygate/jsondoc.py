@@ -12,9 +12,7 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import json
-import math
 import os
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
@@ -22,6 +20,7 @@ import orjson
 
 from replaygate.errors import not_utf8_text, shown_file
 from replaygate.regular import read_regular_bytes
+from replaygate.strict_json import loads
 
 T = TypeVar("T")
 ErrorType = Callable[[str], Exception]
@@ -76,104 +75,6 @@ def strings_field(obj: Mapping[str, Any], field: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise FieldError(field, f"must be a list of strings, got {shown(value)}")
     return tuple(value)
-
-
-class _Refused(ValueError):
-    """A value JSON allows only loosely, refused while parsing (its message says which)."""
-
-
-def _no_constant(text: str) -> Any:
-    raise _Refused(f"{text} is not a number JSON can hold")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _Refused(f"{text} is beyond the range of a number")
-    return value
-
-
-def _bounded_int(text: str) -> int:
-    digits = len(text.lstrip("-"))
-    limit = sys.get_int_max_str_digits()
-    if limit and digits > limit:
-        raise _Refused(f"an integer of {digits:,} digits (at most {limit:,} are read)")
-    return int(text)
-
-
-class DuplicateKeyError(ValueError):
-    """A JSON text holding an object that names a key twice: read as the last of its
-    values, it would say what the text does not. ``path`` is the key's field path."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(f"duplicate key {path}: an object names it twice; keep one")
-        self.path = path
-
-
-class _Twice(dict[str, Any]):
-    """A parsed object that names ``key`` twice."""
-
-    key = ""
-
-
-class _UniqueKeys:
-    """The ``object_pairs_hook`` of one parse: it marks an object that names a key twice,
-    so the value is walked for the key's path only when there is one to name."""
-
-    def __init__(self) -> None:
-        self.found = False
-
-    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj = dict(pairs)
-        if len(obj) == len(pairs):
-            return obj
-        self.found = True
-        twice = _Twice(obj)
-        keys = [key for key, _ in pairs]
-        twice.key = next(key for i, key in enumerate(keys) if key in keys[:i])
-        return twice
-
-
-def _twice_path(value: Any) -> str:
-    """The field path of the first key named twice in ``value`` (parsed by :class:`_UniqueKeys`)."""
-    stack: list[tuple[str, Any]] = [("", value)]
-    while stack:
-        path, item = stack.pop()
-        if isinstance(item, _Twice):
-            return f"{path}.{item.key}" if path else item.key
-        if isinstance(item, dict):
-            stack.extend(reversed([(f"{path}.{k}" if path else k, v) for k, v in item.items()]))
-        elif isinstance(item, list):
-            stack.extend(reversed([(f"{path}[{i}]", v) for i, v in enumerate(item)]))
-    raise AssertionError("no key named twice")  # pragma: no cover - found before the walk
-
-
-def loads(
-    text: str | bytes,
-    *,
-    strict_numbers: bool = True,
-    unique_keys: bool = True,
-    parse_int: Callable[[str], int] | None = None,
-) -> Any:
-    """``text`` parsed as JSON in one pass that refuses, with ``unique_keys``, an object
-    naming a key twice (:class:`DuplicateKeyError`, naming its path: ``schema.type``)
-    and, with ``strict_numbers``, what JSON allows only loosely: NaN, Infinity, a number
-    beyond a float's range, an integer of more digits than are read (a ``ValueError``
-    saying which). ``parse_int``, when given, reads each integer instead (a hook that
-    notes one beyond a range, say). ``json.JSONDecodeError`` and ``RecursionError`` pass
-    as they are."""
-    hooks: dict[str, Any] = {}
-    if strict_numbers:
-        hooks.update(parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded_int)
-    if parse_int is not None:
-        hooks["parse_int"] = parse_int
-    if not unique_keys:
-        return json.loads(text, **hooks)
-    pairs = _UniqueKeys()
-    value = json.loads(text, object_pairs_hook=pairs, **hooks)
-    if pairs.found:
-        raise DuplicateKeyError(_twice_path(value))
-    return value
 
 
 _BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)

@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import SchemaError
 
-from replaygate import jsondoc
+from replaygate import jsondoc, strict_json
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -139,7 +139,7 @@ def parse_json(text: str | bytes) -> Any:
     deeply or an integer too long to be read.
     """
     try:
-        return jsondoc.loads(text, unique_keys=False)
+        return strict_json.loads(text, unique_keys=False)
     except json.JSONDecodeError as err:
         raise AssertionError(f"output is not valid JSON: {jsondoc.syntax_error(err)}") from None
     except RecursionError:

@@ -29,7 +29,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
-from replaygate import jsondoc
+from replaygate import jsondoc, strict_json
 from replaygate.errors import not_utf8_text
 from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
@@ -120,8 +120,8 @@ def parse_case(raw: str, file: str, line: int) -> EvalCase:
         return CaseFormatError(file, line, reason)
 
     try:  # as a fixture line is read: a key named twice would be read as its last value
-        record = jsondoc.loads(raw, strict_numbers=False)
-    except jsondoc.DuplicateKeyError as err:
+        record = strict_json.loads(raw, strict_numbers=False)
+    except strict_json.DuplicateKeyError as err:
         raise fail(str(err)) from None
     except json.JSONDecodeError as err:
         raise fail(f"invalid JSON: {jsondoc.syntax_error(err, line=False)}") from None

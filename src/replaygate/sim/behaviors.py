@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from replaygate import jsondoc
+from replaygate import strict_json
 from replaygate.errors import LocatedError, ScriptExhaustedError, not_utf8_text
 from replaygate.exact_json import INT_MAX
 from replaygate.jsondoc import FieldError, count_field, kind_of, shown
@@ -133,8 +133,8 @@ def _script_line(raw: bytes) -> ModelResponse:
     except UnicodeDecodeError as err:
         raise ValueError(not_utf8_text(err)) from None
     try:
-        obj = jsondoc.loads(text)
-    except jsondoc.DuplicateKeyError:
+        obj = strict_json.loads(text)
+    except strict_json.DuplicateKeyError:
         raise
     except RecursionError:
         raise ValueError("invalid JSON: nested too deeply") from None
