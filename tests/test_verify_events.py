@@ -79,3 +79,18 @@ def test_text_data_of_a_stream_that_is_no_model_api_is_not_a_problem(
     response["events"] = [{"event": "note", "data": "plain text, not JSON"}]
     line = Fixture.create(request, [response], fixture["meta"]).sealed().to_line()
     assert _problems(tmp_path / "n.jsonl", line) == []
+
+
+def test_the_unterminated_last_event_of_a_stream_cut_short_may_end_anywhere(
+    tmp_path: Path, recorded: tuple[bytes, bytes]
+) -> None:
+    fixture = orjson.loads(recorded[0])
+    response = fixture["response"]
+    kept = response["events"][:4]
+    kept[-1] = {**kept[-1], "data": kept[-1]["data"][:20], "unterminated": True}
+    response.update(events=kept, stream_end="cut")
+    response["stream_error"] = {"type": "RemoteProtocolError", "message": "peer closed"}
+    assert _problems(tmp_path / "cut.jsonl", orjson.dumps(fixture) + b"\n") == []
+    kept[-1]["unterminated"] = None  # the same event, as if it had ended
+    (problem,) = _problems(tmp_path / "cut.jsonl", orjson.dumps(fixture) + b"\n")
+    assert "response.events[3].data: not JSON (" in problem
