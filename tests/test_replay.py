@@ -249,24 +249,27 @@ def test_a_request_that_is_not_an_object_has_nothing_to_compare_with(tmp_path: P
 PYTEST_RERECORD = "`pytest 't.py::t' --replaygate-record-mode=record-missing`"
 
 
+PYTEST = {"rerecord": PYTEST_RERECORD, "from_simulator": PYTEST_SIMULATOR_OPTION}
+
+
 @pytest.mark.parametrize(
-    ("source", "rerecord", "said"),
+    ("source", "given", "said"),
     [
-        ("sim", None, FROM_SIMULATOR.format(how=SIMULATOR_OPTIONS)),
-        ("sim", PYTEST_RERECORD, FROM_SIMULATOR.format(how=PYTEST_SIMULATOR_OPTION)),
-        ("live", None, None),
-        ("sim", PYTEST_RERECORD[:-1] + " --replaygate-simulator=echo`", None),  # it names it
+        ("sim", {}, FROM_SIMULATOR.format(how=SIMULATOR_OPTIONS)),
+        ("sim", PYTEST, FROM_SIMULATOR.format(how=PYTEST_SIMULATOR_OPTION)),
+        ("live", {}, None),
+        ("sim", {"rerecord": PYTEST_RERECORD[:-1] + " --replaygate-simulator=echo`"}, None),
     ],
 )
 def test_a_miss_says_when_its_nearest_came_from_the_simulator(
-    tmp_path: Path, source: str, rerecord: str | None, said: str | None
+    tmp_path: Path, source: str, given: dict[str, str], said: str | None
 ) -> None:
     path = tmp_path / "s.jsonl"
     request = to_anthropic_request([Message.user("q")], [], model=MODEL, max_tokens=8)
     meta = make_meta("anthropic.messages", "2023-06-01", source)
     FixtureStore.open(path).put(Fixture.create(request, [_answer(_text("a"), "end_turn")], meta))
     changed = {**request, "max_tokens": 9}
-    text = str(mismatch_error(FixtureStore.open(path), changed, "0123456789ab", rerecord=rerecord))
+    text = str(mismatch_error(FixtureStore.open(path), changed, "0123456789ab", **given))
     assert "max_tokens: 8 != 9" in text
     last = text.splitlines()[-1]
     if said is None:

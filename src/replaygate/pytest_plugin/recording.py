@@ -354,6 +354,7 @@ def replaygate_exchange(
 ) -> Iterator[Exchange]:
     """The test's record/replay session over its store (counters shared by its clients);
     recording, it fails a test that sent nothing through it (see the module docstring)."""
+    from replaygate.fixtures.mismatch import PYTEST_SIMULATOR_OPTION
     from replaygate.http import Exchange
     from replaygate.http.intercept import nothing_recorded
     from replaygate.pytest_plugin.settings import config_settings, session_settings
@@ -385,6 +386,7 @@ def replaygate_exchange(
         refuse_setup(request, err)
     exchange.session.rerecord = rerecord_command(request.config, nodeid)
     exchange.session.rerecord_all = rerecord_command(request.config, nodeid, "rerecord")
+    exchange.session.from_simulator = PYTEST_SIMULATOR_OPTION
     checked = not marker.get(ALLOW_FLAG, False)
     if checked:
         request.node.stash[_CHECKED] = exchange
