@@ -63,15 +63,55 @@ def _tool_results(message: Any) -> list[str]:
     return _anthropic_block_ids(message, "tool_result", "tool_use_id")
 
 
+_TEXT = (str, "a valid string")
+_OBJECT = (Mapping, "a valid dictionary")
+_ANTHROPIC_BLOCKS: dict[str, dict[str, tuple[type, str]]] = {
+    "text": {"text": _TEXT},
+    "image": {"source": _OBJECT},
+    "document": {"source": _OBJECT},
+    "search_result": {"source": _TEXT, "title": _TEXT},
+    "tool_use": {"id": _TEXT, "name": _TEXT, "input": _OBJECT},
+    "tool_result": {"tool_use_id": _TEXT},
+    "thinking": {"thinking": _TEXT, "signature": _TEXT},
+    "redacted_thinking": {"data": _TEXT},
+    "server_tool_use": {"id": _TEXT, "name": _TEXT, "input": _OBJECT},
+    "web_search_tool_result": {"tool_use_id": _TEXT},
+    "web_fetch_tool_result": {"tool_use_id": _TEXT},
+    "code_execution_tool_result": {"tool_use_id": _TEXT},
+    "mcp_tool_use": {"id": _TEXT, "name": _TEXT, "input": _OBJECT},
+    "mcp_tool_result": {"tool_use_id": _TEXT},
+    "container_upload": {"file_id": _TEXT},
+}
+"""The content block kinds of the Messages API, each with its required fields (their
+type and how the API names it)."""
+
+
+def _anthropic_block(block: Any, where: str) -> Invalid | None:
+    if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+        return Invalid(f"{where}: Input should be a valid dictionary or object")
+    kind = block["type"]
+    fields = _ANTHROPIC_BLOCKS.get(kind)
+    if fields is None:
+        expected = ", ".join(f"'{k}'" for k in _ANTHROPIC_BLOCKS)
+        return Invalid(
+            f"{where}: Input tag '{kind}' found using 'type' does not match any of the "
+            f"expected tags: {expected}"
+        )
+    for name, (kind_of, word) in fields.items():
+        if name not in block:
+            return Invalid(f"{where}.{kind}.{name}: Field required")
+        if not isinstance(block[name], kind_of):
+            return Invalid(f"{where}.{kind}.{name}: Input should be {word}")
+    return None
+
+
 def _anthropic_content(content: Any, where: str) -> Invalid | None:
     if isinstance(content, str):
         return None
     if not isinstance(content, list):
         return Invalid(f"{where}: Input should be a valid list")
-    for j, block in enumerate(content):
-        if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
-            return Invalid(f"{where}.{j}: Input should be a valid dictionary or object")
-    return None
+    problems = (_anthropic_block(block, f"{where}.{j}") for j, block in enumerate(content))
+    return next((p for p in problems if p is not None), None)
 
 
 def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
