@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from replaygate.sim import Simulator
-from sdks import anthropic
+from sdks import anthropic, openai
 
 ANTHROPIC = {"x-api-key": "test", "content-type": "application/json"}
 OPENAI = {"authorization": "Bearer test", "content-type": "application/json"}
@@ -107,3 +107,170 @@ def test_anthropic_sdk_image_without_source_is_a_bad_request(sim: Simulator) -> 
         )
     assert caught.value.status_code == 400
     assert "messages.0.content.0.image.source: Field required" in str(caught.value)
+
+
+def openai_error(sim: Simulator, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """The status and the ``error`` object of an OpenAI request."""
+    status, answer = post(sim, path, body, OPENAI)
+    return status, answer.get("error", {})
+
+
+def chat(content: Any, **fields: Any) -> dict[str, Any]:
+    return {"model": "gpt", "messages": [{"role": "user", "content": content}], **fields}
+
+
+@pytest.mark.parametrize(
+    ("part", "message", "param"),
+    [
+        (
+            {"type": "image_url"},
+            "Missing required parameter: 'messages[0].content[0].image_url'.",
+            "messages[0].content[0].image_url",
+        ),
+        (
+            {"type": "image_url", "image_url": {"detail": "low"}},
+            "Missing required parameter: 'messages[0].content[0].image_url.url'.",
+            "messages[0].content[0].image_url.url",
+        ),
+        (
+            {"type": "text"},
+            "Missing required parameter: 'messages[0].content[0].text'.",
+            "messages[0].content[0].text",
+        ),
+        (
+            {"type": "text", "text": ["a"]},
+            "Invalid type for 'messages[0].content[0].text': expected a string, but got an "
+            "array instead.",
+            "messages[0].content[0].text",
+        ),
+        (
+            {"type": "hologram"},
+            "Invalid value: 'hologram'. Supported values are: 'text', 'image_url', "
+            "'input_audio', 'file', and 'refusal'.",
+            "messages[0].content[0].type",
+        ),
+        (
+            {"type": {"nested": 1}},
+            'Invalid value: {"nested":1}. Supported values are: ',
+            "messages[0].content[0].type",
+        ),
+        (
+            "hello",
+            "Invalid type for 'messages[0].content[0]': expected an object, but got a string "
+            "instead.",
+            "messages[0].content[0]",
+        ),
+    ],
+)
+def test_chat_content_parts_missing_their_data_are_refused(
+    sim: Simulator, part: Any, message: str, param: str
+) -> None:
+    status, error = openai_error(sim, "/v1/chat/completions", chat([part]))
+    assert status == 400
+    assert error["message"].startswith(message)
+    assert (error["type"], error["param"]) == ("invalid_request_error", param)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message", "code"),
+    [
+        (
+            {"max_tokens": -1},
+            "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got "
+            "-1 instead.",
+            "integer_below_min_value",
+        ),
+        (
+            {"max_tokens": "10"},
+            "Invalid type for 'max_tokens': expected an integer, but got a string instead.",
+            "invalid_type",
+        ),
+        (
+            {"max_completion_tokens": True},
+            "Invalid type for 'max_completion_tokens': expected an integer, but got a boolean "
+            "instead.",
+            "invalid_type",
+        ),
+        (
+            {"max_completion_tokens": 0},
+            "Invalid 'max_completion_tokens': integer below minimum value. Expected a value >= "
+            "1, but got 0 instead.",
+            "integer_below_min_value",
+        ),
+    ],
+)
+def test_chat_token_limits_not_positive_integers_are_refused(
+    sim: Simulator, fields: dict[str, Any], message: str, code: str
+) -> None:
+    status, error = openai_error(sim, "/v1/chat/completions", chat("hi", **fields))
+    assert status == 400
+    assert (error["message"], error["param"], error["code"]) == (message, next(iter(fields)), code)
+
+
+def test_chat_role_not_a_string_is_quoted_as_json(sim: Simulator) -> None:
+    body = {"model": "gpt", "messages": [{"role": None, "content": "hi"}]}
+    status, error = openai_error(sim, "/v1/chat/completions", body)
+    assert status == 400
+    assert error["message"].startswith("Invalid value: null. Supported values are: 'system'")
+    assert error["param"] == "messages[0].role"
+
+
+def responses(part: Any, **fields: Any) -> dict[str, Any]:
+    return {"model": "gpt", "input": [{"role": "user", "content": [part]}], **fields}
+
+
+@pytest.mark.parametrize(
+    ("part", "message", "param"),
+    [
+        (
+            {"type": "input_image"},
+            "Missing required parameter: 'input[0].content[0].image_url' or "
+            "'input[0].content[0].file_id'.",
+            "input[0].content[0].image_url",
+        ),
+        (
+            {"type": "input_image", "image_url": {"url": "x"}},
+            "Invalid type for 'input[0].content[0].image_url': expected a string, but got an "
+            "object instead.",
+            "input[0].content[0].image_url",
+        ),
+        (
+            {"type": "input_text"},
+            "Missing required parameter: 'input[0].content[0].text'.",
+            "input[0].content[0].text",
+        ),
+        (
+            {"type": "image_url", "image_url": {"url": "x"}},
+            "Invalid value: 'image_url'. Supported values are: 'input_text', 'output_text', "
+            "'refusal', 'input_image', and 'input_file'.",
+            "input[0].content[0].type",
+        ),
+    ],
+)
+def test_responses_content_parts_missing_their_data_are_refused(
+    sim: Simulator, part: Any, message: str, param: str
+) -> None:
+    status, error = openai_error(sim, "/v1/responses", responses(part))
+    assert status == 400
+    assert (error["message"], error["param"]) == (message, param)
+
+
+def test_responses_token_limit_not_an_integer_is_refused(sim: Simulator) -> None:
+    body = responses({"type": "input_text", "text": "hi"}, max_output_tokens="64")
+    status, error = openai_error(sim, "/v1/responses", body)
+    assert status == 400
+    assert error["message"] == (
+        "Invalid type for 'max_output_tokens': expected an integer, but got a string instead."
+    )
+
+
+def test_openai_sdk_image_without_url_is_a_bad_request(sim: Simulator) -> None:
+    client = openai.OpenAI(api_key="test", base_url=sim.openai_base_url, max_retries=0)
+    part: Any = {"type": "image_url", "image_url": {}}
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.chat.completions.create(model="gpt", messages=[{"role": "user", "content": [part]}])
+    assert caught.value.status_code == 400
+    assert caught.value.param == "messages[0].content[0].image_url.url"
+    assert "Missing required parameter: 'messages[0].content[0].image_url.url'." in str(
+        caught.value
+    )

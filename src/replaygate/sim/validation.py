@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
+import orjson
+
 
 @dataclass(frozen=True)
 class Invalid:
@@ -228,16 +230,21 @@ def validate_openai(body: Any) -> Invalid | None:
             "stream_options",
         )
     problem = _wrong_type(body, "stream_options", Mapping, "an object", "")
+    problem = problem or _token_limit(body, "max_tokens", 1)
+    problem = problem or _token_limit(body, "max_completion_tokens", 1)
     for i, item in enumerate(messages):
         role = item.get("role") if isinstance(item, Mapping) else None
         if role not in _OPENAI_ROLES:
             return Invalid(
-                f"Invalid value: {role!r}. Supported values are: 'system', 'assistant', "
+                f"Invalid value: {_shown(role)}. Supported values are: 'system', 'assistant', "
                 "'user', 'function', 'tool', and 'developer'.",
                 f"messages[{i}].role",
                 "invalid_value",
             )
         problem = problem or _wrong_type(item, "tool_calls", list, "an array", f"messages[{i}].")
+        problem = problem or _openai_parts(
+            item.get("content"), f"messages[{i}].content", _CHAT_PARTS
+        )
     return problem or _openai_tool_pairs(messages)
 
 
@@ -249,6 +256,11 @@ _JSON_KINDS: tuple[tuple[type, str], ...] = (
     (list, "an array"),
     (dict, "an object"),
 )
+
+
+def _shown(value: Any) -> str:
+    """``value`` as OpenAI's errors quote it: a string in single quotes, else as JSON."""
+    return f"'{value}'" if isinstance(value, str) else orjson.dumps(value).decode()
 
 
 def _json_kind(value: Any) -> str:
@@ -269,6 +281,95 @@ def _wrong_type(
         param,
         "invalid_type",
     )
+
+
+def _token_limit(body: Mapping[str, Any], name: str, minimum: int) -> Invalid | None:
+    """OpenAI's error for ``body[name]`` given and not an integer of at least ``minimum``."""
+    value = body.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        return Invalid(
+            f"Invalid type for '{name}': expected an integer, but got {_json_kind(value)} instead.",
+            name,
+            "invalid_type",
+        )
+    if value < minimum:
+        return Invalid(
+            f"Invalid '{name}': integer below minimum value. Expected a value >= {minimum}, "
+            f"but got {value} instead.",
+            name,
+            "integer_below_min_value",
+        )
+    return None
+
+
+_STRING = (str, "a string")
+_CHAT_PARTS: dict[str, dict[str, tuple[type, str]]] = {
+    "text": {"text": _STRING},
+    "image_url": {"image_url": (Mapping, "an object")},
+    "input_audio": {"input_audio": (Mapping, "an object")},
+    "file": {"file": (Mapping, "an object")},
+    "refusal": {"refusal": _STRING},
+}
+"""The content part kinds of Chat Completions, each with the field holding its data."""
+_RESPONSES_PARTS: dict[str, dict[str, tuple[type, str]]] = {
+    "input_text": {"text": _STRING},
+    "output_text": {"text": _STRING},
+    "refusal": {"refusal": _STRING},
+    "input_image": {"image_url": _STRING, "file_id": _STRING},
+    "input_file": {"file_id": _STRING, "file_data": _STRING, "file_url": _STRING},
+}
+"""The content part kinds of the Responses API, each with the fields one of which holds
+its data."""
+
+
+def _openai_part(
+    part: Any, at: str, kinds: Mapping[str, Mapping[str, tuple[type, str]]]
+) -> Invalid | None:
+    if not isinstance(part, Mapping):
+        return Invalid(
+            f"Invalid type for '{at}': expected an object, but got {_json_kind(part)} instead.",
+            at,
+            "invalid_type",
+        )
+    kind = part.get("type")
+    if kind is None:
+        return _missing(f"{at}.type")
+    if not isinstance(kind, str) or kind not in kinds:
+        supported = [f"'{k}'" for k in kinds]
+        return Invalid(
+            f"Invalid value: {_shown(kind)}. Supported values are: {', '.join(supported[:-1])}, "
+            f"and {supported[-1]}.",
+            f"{at}.type",
+            "invalid_value",
+        )
+    fields = kinds[kind]
+    if all(part.get(name) is None for name in fields):
+        either = " or ".join(f"'{at}.{name}'" for name in fields)
+        return Invalid(
+            f"Missing required parameter: {either}.",
+            f"{at}.{next(iter(fields))}",
+            "missing_required_parameter",
+        )
+    for name, (kind_of, word) in fields.items():
+        problem = _wrong_type(part, name, kind_of, word, f"{at}.")
+        if problem is not None:
+            return problem
+    image = part.get("image_url")
+    if isinstance(image, Mapping) and not isinstance(image.get("url"), str):
+        return _missing(f"{at}.image_url.url")
+    return None
+
+
+def _openai_parts(
+    content: Any, where: str, kinds: Mapping[str, Mapping[str, tuple[type, str]]]
+) -> Invalid | None:
+    """OpenAI's error for the first part of ``content`` (when a list) that is of an unknown
+    kind or without its data."""
+    parts = content if isinstance(content, list) else []
+    problems = (_openai_part(part, f"{where}[{j}]", kinds) for j, part in enumerate(parts))
+    return next((p for p in problems if p is not None), None)
 
 
 def _call_ids(message: Mapping[str, Any]) -> list[str]:
@@ -329,7 +430,7 @@ def _responses_item(item: Any, where: str) -> Invalid | None:
     kind = item.get("type", "message")
     if kind not in _RESPONSES_ITEM_TYPES:
         return Invalid(
-            f"Invalid value: {kind!r}. Supported values are: "
+            f"Invalid value: {_shown(kind)}. Supported values are: "
             + ", ".join(f"'{k}'" for k in _RESPONSES_ITEM_TYPES)
             + ".",
             f"{where}.type",
@@ -337,7 +438,7 @@ def _responses_item(item: Any, where: str) -> Invalid | None:
         )
     if kind == "message" and item.get("role") not in _RESPONSES_ROLES:
         return Invalid(
-            f"Invalid value: {item.get('role')!r}. Supported values are: 'assistant', "
+            f"Invalid value: {_shown(item.get('role'))}. Supported values are: 'assistant', "
             "'system', 'developer', and 'user'.",
             f"{where}.role",
             "invalid_value",
@@ -350,7 +451,8 @@ def _responses_item(item: Any, where: str) -> Invalid | None:
     for name in needed:
         if name not in item:
             return _missing(f"{where}.{name}")
-    return _wrong_type(item, "call_id", str, "a string", f"{where}.")
+    problem = _wrong_type(item, "call_id", str, "a string", f"{where}.")
+    return problem or _openai_parts(item.get("content"), f"{where}.content", _RESPONSES_PARTS)
 
 
 def _responses_tools(tools: Any) -> Invalid | None:
@@ -392,17 +494,8 @@ def validate_responses(body: Any) -> Invalid | None:
     stream = body.get("stream")
     if stream is not None and not isinstance(stream, bool):
         return Invalid("Invalid type for 'stream': expected a boolean.", "stream", "invalid_type")
-    limit = body.get("max_output_tokens")
-    if limit is not None and (
-        not isinstance(limit, int) or isinstance(limit, bool) or limit < MIN_OUTPUT_TOKENS
-    ):
-        return Invalid(
-            "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= "
-            f"{MIN_OUTPUT_TOKENS}, but got {limit!r} instead.",
-            "max_output_tokens",
-            "integer_below_min_value",
-        )
-    return _responses_tools(body.get("tools"))
+    problem = _token_limit(body, "max_output_tokens", MIN_OUTPUT_TOKENS)
+    return problem or _responses_tools(body.get("tools"))
 
 
 def unanswered_outputs(items: Any, offered: set[str]) -> Invalid | None:
