@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,6 +36,20 @@ def post(
         return response.status, json.loads(response.read())
     finally:
         conn.close()
+
+
+def exchange(sim: Simulator, data: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send ``data`` on a raw socket; the status, headers and body of the answer, read to
+    the end of the connection."""
+    with socket.create_connection(("127.0.0.1", sim.port), timeout=5) as sock:
+        sock.sendall(data)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines)
+    return int(status_line.split()[1]), headers, body
 
 
 def anthropic_message(sim: Simulator, content: Any, **fields: Any) -> tuple[int, str]:
@@ -274,3 +289,60 @@ def test_openai_sdk_image_without_url_is_a_bad_request(sim: Simulator) -> None:
     assert "Missing required parameter: 'messages[0].content[0].image_url.url'." in str(
         caught.value
     )
+
+
+@pytest.mark.parametrize(
+    ("data", "status", "text"),
+    [
+        (b"\x00\xffGARBAGE\r\n\r\n", 400, "400 Bad Request: illegal request line\n"),
+        (
+            b"POST /v1/m\xe9ssages HTTP/1.1\r\nHost: x\r\n\r\n",
+            400,
+            "400 Bad Request: illegal request line\n",
+        ),
+        (
+            b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n{}",
+            400,
+            "400 Bad Request: bad Content-Length\n",
+        ),
+        (
+            b"POST /v1/messages HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}",
+            400,
+            "400 Bad Request: Missing mandatory Host: header\n",
+        ),
+        (
+            b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            b"zz\r\n{}\r\n0\r\n\r\n",
+            400,
+            "400 Bad Request: illegal chunk header\n",
+        ),
+        (
+            b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n",
+            431,
+            "431 Request Header Fields Too Large: Receive buffer too long\n",
+        ),
+    ],
+)
+def test_bytes_that_are_not_http_get_a_plain_readable_refusal(
+    sim: Simulator, data: bytes, status: int, text: str
+) -> None:
+    answer = exchange(sim, data)
+    assert answer == (
+        status,
+        {
+            "content-type": "text/plain; charset=utf-8",
+            "connection": "close",
+            "content-length": str(len(text)),
+        },
+        text.encode(),
+    )
+
+
+def test_a_chunked_body_is_read(sim: Simulator) -> None:
+    data = (
+        b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\nTransfer-Encoding: chunked\r\n"
+        b'Connection: close\r\n\r\n5\r\n{"mod\r\n6\r\nel":1}\r\n0\r\n\r\n'
+    )
+    status, _, body = exchange(sim, data)
+    assert status == 400
+    assert json.loads(body)["error"]["message"] == "model: Field required"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import threading
 from collections.abc import Awaitable, Callable
@@ -28,6 +29,8 @@ from replaygate.sim.streaming import DEFAULT_CHUNK
 
 log = logging.getLogger(__name__)
 _READ_SIZE = 65536
+_LINGER = 1.0
+_CLOSE = ("connection", "close")
 
 
 class ReceivedRequest(NamedTuple):
@@ -259,11 +262,7 @@ class Simulator:
                     return False
         except h11.RemoteProtocolError as err:
             if conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
-                text = f"bad request: {err}".encode()
-                fields = [("content-type", "text/plain"), ("content-length", str(len(text)))]
-                writer.write(conn.send(h11.Response(status_code=400, headers=fields)))
-                writer.write(conn.send(h11.Data(data=text)) + conn.send(h11.EndOfMessage()))
-                await writer.drain()
+                await _refuse(conn, reader, writer, _not_http(err))
             return False
         body = b"".join(chunks)
         method = bytes(request.method).decode("ascii")
@@ -308,6 +307,29 @@ async def _next_event(
         if event is not h11.NEED_DATA:
             return event
         conn.receive_data(await reader.read(_READ_SIZE))
+
+
+def _not_http(err: h11.RemoteProtocolError) -> Reply:
+    """The plain-text answer to bytes that are not an HTTP/1.1 request: h11's reason
+    (without the bytes it quotes, which it shows as Python would)."""
+    status = err.error_status_hint
+    reason = str(err).partition(": bytearray(")[0]
+    text = f"{status} {_reason(status).decode()}: {reason}\n".encode()
+    return Reply(status, (("content-type", "text/plain; charset=utf-8"),), text)
+
+
+async def _refuse(
+    conn: h11.Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, reply: Reply
+) -> None:
+    """Send ``reply`` and end the connection, first reading (for a second at most) what the
+    client still sends: closing with it unread would reset the connection, and the client
+    could lose the reply."""
+    await _send(conn, writer, dataclasses.replace(reply, headers=(*reply.headers, _CLOSE)))
+    writer.write_eof()
+    with contextlib.suppress(TimeoutError, ConnectionError):
+        async with asyncio.timeout(_LINGER):
+            while await reader.read(_READ_SIZE):
+                pass
 
 
 async def _send(conn: h11.Connection, writer: asyncio.StreamWriter, reply: Reply) -> bool:
