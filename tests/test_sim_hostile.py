@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from replaygate.sim import Simulator
+from replaygate.sim.replies import MAX_BODY
 from sdks import anthropic, openai
 
 ANTHROPIC = {"x-api-key": "test", "content-type": "application/json"}
@@ -336,6 +337,31 @@ def test_bytes_that_are_not_http_get_a_plain_readable_refusal(
         },
         text.encode(),
     )
+
+
+def test_a_declared_body_over_the_limit_is_refused_unread(sim: Simulator) -> None:
+    """The simulator answers at once instead of waiting for the body, in each provider's
+    words."""
+    expected = {
+        "/v1/messages": (413, "Request exceeds the maximum allowed number of bytes."),
+        "/v1/chat/completions": (413, f"The request body is larger than the {MAX_BODY} bytes"),
+        "/v1beta/models/g:generateContent": (400, "Request payload size exceeds the limit"),
+    }
+    for path, (status, message) in expected.items():
+        head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n"
+        sent, headers, body = exchange(sim, head.encode() + b"{}")
+        assert (sent, headers["connection"]) == (status, "close")
+        assert message in json.loads(body)["error"]["message"]
+
+
+def test_a_chunked_body_over_the_limit_is_refused(sim: Simulator) -> None:
+    piece = b"x" * (1 << 20)
+    chunk = b"%x\r\n%s\r\n" % (len(piece), piece)
+    head = b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    data = head + chunk * (MAX_BODY // len(piece) + 1) + b"0\r\n\r\n"
+    status, _, body = exchange(sim, data)
+    assert status == 413
+    assert json.loads(body)["error"]["type"] == "request_too_large"
 
 
 def test_a_chunked_body_is_read(sim: Simulator) -> None:

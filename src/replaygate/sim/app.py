@@ -81,6 +81,12 @@ def _guess_provider(headers: Mapping[str, str]) -> Provider:
     return "openai" if "authorization" in headers else "anthropic"
 
 
+def _route(path: str) -> tuple[str, str]:
+    """The route (without a trailing slash) and the query of a request target."""
+    route, _, query = path.partition("?")
+    return route.rstrip("/"), query
+
+
 class SimApp:
     """Answers requests with a behaviour, faults and drift; counts the answers (ids)."""
 
@@ -112,8 +118,7 @@ class SimApp:
     def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Reply:
         """The reply to one request; ``headers`` has lower-case names."""
         request_id = self._request_id()
-        route, _, query = path.partition("?")
-        route = route.rstrip("/")
+        route, query = _route(path)
         endpoint = self._endpoint(route)
         if endpoint is None:
             guess = _guess_provider(headers)
@@ -130,6 +135,13 @@ class SimApp:
         if fault == "slow":
             return dataclasses.replace(reply, delay=self.faults.slow_delay)
         return reply
+
+    def too_large(self, path: str, headers: Mapping[str, str]) -> Reply:
+        """The provider's 413 for a request whose body is over
+        :data:`~replaygate.sim.replies.MAX_BODY` bytes (left unread)."""
+        endpoint = self._endpoint(_route(path)[0])
+        provider = endpoint.provider if endpoint is not None else _guess_provider(headers)
+        return status_error(provider, 413, self._request_id())
 
     def _answer(
         self, endpoint: Endpoint, route: str, fault: FaultKind | None, raw: bytes, request_id: str

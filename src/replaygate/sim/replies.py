@@ -15,6 +15,8 @@ Provider = Literal["anthropic", "openai", "google"]
 Headers = tuple[tuple[str, str], ...]
 
 JSON_TYPE = "application/json"
+MAX_BODY = 32 * 1024 * 1024
+"""The largest request body the simulator reads, in bytes (the Messages API's limit)."""
 SSE_TYPE = "text/event-stream; charset=utf-8"
 
 
@@ -96,6 +98,7 @@ _ANTHROPIC_STATUS: dict[int, tuple[str, str]] = {
     401: ("authentication_error", "x-api-key header is required"),
     404: ("not_found_error", "Not Found"),
     405: ("invalid_request_error", "Method Not Allowed"),
+    413: ("request_too_large", "Request exceeds the maximum allowed number of bytes."),
     429: (
         "rate_limit_error",
         "Number of requests has exceeded your rate limit. Please retry later.",
@@ -110,6 +113,11 @@ _OPENAI_STATUS: dict[int, tuple[str, str, str | None]] = {
         "You didn't provide an API key. You need to provide your API key in an "
         "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
         None,
+    ),
+    413: (
+        "invalid_request_error",
+        f"The request body is larger than the {MAX_BODY} bytes allowed.",
+        "request_too_large",
     ),
     429: (
         "requests",
@@ -134,6 +142,7 @@ _GOOGLE_STATUS: dict[int, tuple[int, str, str]] = {
     ),
     404: (404, "NOT_FOUND", "Not Found"),
     405: (404, "NOT_FOUND", "Not Found"),
+    413: (400, "INVALID_ARGUMENT", f"Request payload size exceeds the limit: {MAX_BODY} bytes."),
     429: (
         429,
         "RESOURCE_EXHAUSTED",

@@ -24,7 +24,7 @@ from replaygate.sim.app import SimApp
 from replaygate.sim.behaviors import Behavior, make_behavior
 from replaygate.sim.drift import DriftPlan, DriftSpec
 from replaygate.sim.faults import FaultPlan, FaultSpec
-from replaygate.sim.replies import Reply
+from replaygate.sim.replies import MAX_BODY, Reply
 from replaygate.sim.streaming import DEFAULT_CHUNK
 
 log = logging.getLogger(__name__)
@@ -251,11 +251,14 @@ class Simulator:
             request = await _next_event(conn, reader)
             if not isinstance(request, h11.Request):
                 return False
-            chunks: list[bytes] = []
-            while True:
+            headers = _headers_of(request)
+            body = bytearray()
+            too_large = int(headers.get("content-length", "0")) > MAX_BODY
+            while not too_large:
                 event = await _next_event(conn, reader)
                 if isinstance(event, h11.Data):
-                    chunks.append(bytes(event.data))
+                    body += event.data
+                    too_large = len(body) > MAX_BODY
                 elif isinstance(event, h11.EndOfMessage):
                     break
                 else:
@@ -264,13 +267,15 @@ class Simulator:
             if conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
                 await _refuse(conn, reader, writer, _not_http(err))
             return False
-        body = b"".join(chunks)
         method = bytes(request.method).decode("ascii")
         path = bytes(request.target).decode("latin-1")
-        headers = _headers_of(request)
         with self._lock:
-            self._requests.append(ReceivedRequest(path, headers, _json_or_none(body)))
-        reply = self.app.handle(method, path, headers, body)
+            received = None if too_large else _json_or_none(bytes(body))
+            self._requests.append(ReceivedRequest(path, headers, received))
+        if too_large:
+            await _refuse(conn, reader, writer, self.app.too_large(path, headers))
+            return False
+        reply = self.app.handle(method, path, headers, bytes(body))
         complete = await _send(conn, writer, reply)
         return complete and conn.our_state is h11.DONE and conn.their_state is h11.DONE
 
