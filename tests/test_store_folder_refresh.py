@@ -7,8 +7,6 @@ from pathlib import Path
 
 from replaygate.fixtures.fixture import Fixture, make_meta
 from replaygate.fixtures.store import FixtureStore
-from replaygate.fixtures.store.folder import LINKED_FOLDER
-from replaygate.hygiene.verify import verify_store
 
 
 def _fixture(n: int, answer: str = "a", interface: str = "anthropic.messages") -> Fixture:
@@ -64,18 +62,3 @@ def test_a_folder_removed_while_the_store_is_open_is_forgotten(tmp_path: Path) -
     shutil.rmtree(root / "anthropic.messages@2023-06-01")
     reader.refresh()
     assert len(reader) == 1 and reader.lookup({"model": "m", "n": 1}) is None
-
-
-def test_a_linked_interface_folder_is_reported_by_verify(tmp_path: Path) -> None:
-    # The walk does not follow it: its fixtures are never read, and verify said nothing.
-    shared = tmp_path / "shared"
-    with FixtureStore.open(shared) as store:
-        store.put(_fixture(1))
-    root = tmp_path / "store"
-    root.mkdir()
-    (root / "anthropic.messages@2023-06-01").symlink_to(shared / "anthropic.messages@2023-06-01")
-    count, problems = verify_store(root, require_meta=False)
-    assert count == 0
-    assert [(p.file, p.reason) for p in problems] == [
-        (str(root / "anthropic.messages@2023-06-01"), LINKED_FOLDER)
-    ]
