@@ -372,3 +372,20 @@ def test_a_chunked_body_is_read(sim: Simulator) -> None:
     status, _, body = exchange(sim, data)
     assert status == 400
     assert json.loads(body)["error"]["message"] == "model: Field required"
+
+
+GEMINI = {"x-goog-api-key": "test"}
+ROUTES = [
+    ("/v1/messages", ANTHROPIC),
+    ("/v1/chat/completions", OPENAI),
+    ("/v1beta/models/g:generateContent", GEMINI),
+]
+
+
+@pytest.mark.parametrize(("path", "headers"), ROUTES)
+def test_a_body_not_utf8_is_named_so(sim: Simulator, path: str, headers: dict[str, str]) -> None:
+    status, answer = post(sim, path, b'{"model": "caf\xe9"}', headers)
+    assert status == 400
+    assert answer["error"]["message"] == (
+        "The request body is not valid UTF-8 (at byte 14: invalid continuation byte)."
+    )

@@ -81,6 +81,15 @@ def _guess_provider(headers: Mapping[str, str]) -> Provider:
     return "openai" if "authorization" in headers else "anthropic"
 
 
+def _not_json(raw: bytes, err: orjson.JSONDecodeError) -> str:
+    """Why a request body could not be read as JSON."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return f"The request body is not valid UTF-8 (at byte {bad.start}: {bad.reason})."
+    return f"The request body is not valid JSON: {err}"
+
+
 def _route(path: str) -> tuple[str, str]:
     """The route (without a trailing slash) and the query of a request target."""
     route, _, query = path.partition("?")
@@ -155,8 +164,7 @@ class SimApp:
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError as err:
-            not_json = Invalid(f"The request body is not valid JSON: {err}")
-            return invalid_reply(provider, not_json, request_id)
+            return invalid_reply(provider, Invalid(_not_json(raw, err)), request_id)
         request = endpoint.request(route, body)
         problem = endpoint.validate(request)
         if problem is not None:
