@@ -26,13 +26,13 @@ def sim() -> Iterator[Simulator]:
 
 
 def post(
-    sim: Simulator, path: str, body: Any, headers: dict[str, str] = ANTHROPIC
+    sim: Simulator, path: str, body: Any, headers: dict[str, str] = ANTHROPIC, method: str = "POST"
 ) -> tuple[int, Any]:
-    """POST ``body`` (JSON unless bytes); the status and the JSON body of the answer."""
+    """Send ``body`` (JSON unless bytes); the status and the JSON body of the answer."""
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
     conn = http.client.HTTPConnection("127.0.0.1", sim.port, timeout=5)
     try:
-        conn.request("POST", path, body=data, headers=headers)
+        conn.request(method, path, body=data, headers=headers)
         response = conn.getresponse()
         return response.status, json.loads(response.read())
     finally:
@@ -389,3 +389,70 @@ def test_a_body_not_utf8_is_named_so(sim: Simulator, path: str, headers: dict[st
     assert answer["error"]["message"] == (
         "The request body is not valid UTF-8 (at byte 14: invalid continuation byte)."
     )
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "headers", "status", "error"),
+    [
+        (
+            "GET",
+            "/v1/messages",
+            ANTHROPIC,
+            405,
+            {"type": "invalid_request_error", "message": "Method Not Allowed"},
+        ),
+        (
+            "POST",
+            "/v1/mesages",
+            ANTHROPIC,
+            404,
+            {"type": "not_found_error", "message": "Not Found"},
+        ),
+        (
+            "DELETE",
+            "/v1/chat/completions",
+            OPENAI,
+            405,
+            {
+                "message": "Invalid URL (DELETE /v1/chat/completions)",
+                "type": "invalid_request_error",
+                "param": None,
+                "code": None,
+            },
+        ),
+        (
+            "POST",
+            "/v1/chat/complete",
+            OPENAI,
+            404,
+            {
+                "message": "Invalid URL (POST /v1/chat/complete)",
+                "type": "invalid_request_error",
+                "param": None,
+                "code": None,
+            },
+        ),
+        (
+            "PUT",
+            "/v1beta/models/g:generateContent",
+            GEMINI,
+            404,
+            {"code": 404, "message": "Not Found", "status": "NOT_FOUND"},
+        ),
+    ],
+)
+def test_unknown_paths_and_methods_are_answered_as_the_api_does(
+    sim: Simulator, method: str, path: str, headers: dict[str, str], status: int, error: Any
+) -> None:
+    answered, answer = post(sim, path, {}, headers, method)
+    assert (answered, answer["error"]) == (status, error)
+
+
+def test_head_is_answered_without_a_body(sim: Simulator) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", sim.port, timeout=5)
+    try:
+        conn.request("HEAD", "/v1/messages", headers=ANTHROPIC)
+        response = conn.getresponse()
+        assert (response.status, response.read()) == (405, b"")
+    finally:
+        conn.close()

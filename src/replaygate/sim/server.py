@@ -276,6 +276,8 @@ class Simulator:
             await _refuse(conn, reader, writer, self.app.too_large(path, headers))
             return False
         reply = self.app.handle(method, path, headers, bytes(body))
+        if method == "HEAD":
+            reply = dataclasses.replace(reply, body=b"")
         complete = await _send(conn, writer, reply)
         return complete and conn.our_state is h11.DONE and conn.their_state is h11.DONE
 
