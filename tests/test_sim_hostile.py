@@ -456,3 +456,9 @@ def test_head_is_answered_without_a_body(sim: Simulator) -> None:
         assert (response.status, response.read()) == (405, b"")
     finally:
         conn.close()
+
+
+def test_an_http_version_not_1x_is_refused(sim: Simulator) -> None:
+    data = b"POST /v1/messages HTTP/2.0\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+    status, _, body = exchange(sim, data)
+    assert (status, body) == (505, b"505 HTTP Version Not Supported: HTTP/2.0\n")

@@ -251,6 +251,9 @@ class Simulator:
             request = await _next_event(conn, reader)
             if not isinstance(request, h11.Request):
                 return False
+            if request.http_version not in (b"1.0", b"1.1"):
+                version = request.http_version.decode("ascii")
+                raise h11.RemoteProtocolError(f"HTTP/{version}", error_status_hint=505)
             headers = _headers_of(request)
             body = bytearray()
             too_large = int(headers.get("content-length", "0")) > MAX_BODY
