@@ -6,14 +6,10 @@ from the simulator; the processes it starts are real.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import multiprocessing
 import os
-import signal
-import subprocess
-import sys
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -23,7 +19,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from replaygate.cli.eval_cmds import INTERRUPTED
+from interrupting import ctrl_c, ended_interrupted, press_ctrl_c, terminate_alone
+from replaygate.cli.interrupts import interrupted
 from replaygate.errors import FixtureMismatchError
 from replaygate.evals import History, RecordPlan, RecordRecipe, load_eval_cases, progress, run_eval
 from replaygate.evals.cases import EvalCase
@@ -37,7 +34,7 @@ from run_cli import Done, replaygate
 
 AGENT = "replaygate.examples.research_copilot:copilot"
 TROUBLED = "eval_job_agents:troubled"
-TESTS = Path(__file__).parent
+INTERRUPTED = interrupted("eval")
 
 
 def case(case_id: str, question: str, samples: int = 3) -> dict[str, Any]:
@@ -158,62 +155,6 @@ def test_a_failing_process_ends_the_run_with_one_error(
     assert "Traceback" not in done.stderr + done.stdout
 
 
-def press_ctrl_c(session: int) -> None:
-    """Ctrl-C as a terminal presses it: SIGINT to every process of the session."""
-    os.killpg(session, signal.SIGINT)
-
-
-def terminate_alone(session: int) -> None:
-    """SIGTERM to the command alone (its process leads its session), as ``timeout`` sends."""
-    os.kill(session, signal.SIGTERM)
-
-
-def ctrl_c(
-    args: list[str],
-    ready: Callable[[], bool],
-    then: Callable[[int], None],
-    env: dict[str, str],
-    press: Callable[[int], None] = press_ctrl_c,
-) -> tuple[int, str]:
-    """Start ``replaygate ARGS`` in a session of its own, wait until ``ready()``,
-    ``press(session)`` (Ctrl-C by default), call ``then(session)``, and return its exit
-    status and stderr once every process that holds its stderr (the command, the fork
-    server, the eval processes) has ended.
-
-    A command that does not stop in time is ended with all its processes and fails the
-    test, instead of it waiting forever.
-    """
-    command = [str(Path(sys.executable).parent / "replaygate"), *args]
-    with subprocess.Popen(
-        command, env={**os.environ, "PYTHONPATH": str(TESTS), **env}, stderr=subprocess.PIPE,
-        text=True, start_new_session=True,
-    ) as parent:  # fmt: skip
-        try:
-            deadline = time.monotonic() + 60
-            while not ready():
-                assert parent.poll() is None and time.monotonic() < deadline, parent.stderr
-                time.sleep(0.02)
-            press(parent.pid)
-            then(parent.pid)
-            _, stderr = parent.communicate(timeout=30)
-        except BaseException:
-            with contextlib.suppress(ProcessLookupError):  # all of them already gone
-                os.killpg(parent.pid, signal.SIGKILL)
-            raise
-    return parent.returncode, stderr
-
-
-def ended_on_ctrl_c(status: int, stderr: str) -> bool:
-    """Whether the command ended as Ctrl-C ends it: status 130, one line, no traceback."""
-    last = stderr.splitlines()[-1:]
-    return (
-        status == 130
-        and last == [INTERRUPTED]
-        and stderr.count(INTERRUPTED) == 1
-        and "Traceback" not in stderr
-    )
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("press", [press_ctrl_c, terminate_alone], ids=["Ctrl-C", "SIGTERM"])
 def test_ctrl_c_while_cases_run_stops_every_process_and_writes_nothing(
@@ -234,7 +175,7 @@ def test_ctrl_c_while_cases_run_stops_every_process_and_writes_nothing(
 
     status, stderr = ctrl_c(args, lambda: all(m.exists() and m.read_text() for m in markers),
                             again, {}, press)  # fmt: skip
-    assert ended_on_ctrl_c(status, stderr), stderr
+    assert ended_interrupted(status, stderr, INTERRUPTED), stderr
     for pid in [int(m.read_text()) for m in markers]:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
@@ -258,7 +199,7 @@ def test_ctrl_c_while_the_processes_start_stops_them(
     status, stderr = ctrl_c(
         args, held.exists, lambda _: (tmp_path / "go").touch(), {"EVAL_JOB_HOLD": str(tmp_path)}
     )
-    assert ended_on_ctrl_c(status, stderr), stderr
+    assert ended_interrupted(status, stderr, INTERRUPTED), stderr
 
 
 def test_ctrl_c_ends_a_serial_run_with_one_line_and_no_results(tmp_path: Path) -> None:
@@ -267,7 +208,7 @@ def test_ctrl_c_ends_a_serial_run_with_one_line_and_no_results(tmp_path: Path) -
     cases = write_cases(tmp_path / "cases.jsonl", [case("a", "interrupt")])
     out, history = tmp_path / "results.json", tmp_path / "h.db"
     done = eval_cmd(cases, store, "--out", str(out), "--history", str(history), agent=TROUBLED)
-    assert ended_on_ctrl_c(done.returncode, done.stderr), done.stderr
+    assert ended_interrupted(done.returncode, done.stderr, INTERRUPTED), done.stderr
     assert not out.exists() and not history.exists()
 
 
@@ -279,7 +220,7 @@ def test_ctrl_c_while_recording_starts_no_other_case(tmp_path: Path) -> None:
     )
     done = eval_cmd(cases, store, "--record-mode", "record-missing", "--approve-live",
                     "--simulator", "--no-history", agent=TROUBLED)  # fmt: skip
-    assert ended_on_ctrl_c(done.returncode, done.stderr), done.stderr
+    assert ended_interrupted(done.returncode, done.stderr, INTERRUPTED), done.stderr
     assert not store.exists() or not store.read_text(encoding="utf-8")  # b was not recorded
 
 

@@ -14,6 +14,7 @@ import sys
 import click
 
 from replaygate._version import __version__
+from replaygate.cli.interrupts import end_interrupted, sigterm_as_ctrl_c
 
 COMMANDS: dict[str, str] = {
     "run": "replaygate.cli.replay_cmds:run",
@@ -71,7 +72,8 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; a replaygate error or a failed file operation (a read-only
-        folder, a full disk) it lets through ends it with exit 2.
+        folder, a full disk) it lets through ends it with exit 2, Ctrl-C or SIGTERM with
+        one line and exit 130 (:mod:`replaygate.cli.interrupts`).
 
         Commands handle the errors they expect; this is the net under them, so a
         first mistake gets ``Error: <what, where, what to do>``, never a traceback.
@@ -81,7 +83,10 @@ class LazyGroup(click.Group):
 
         _names_as_on_disk()
         try:
-            return super().invoke(ctx)
+            with sigterm_as_ctrl_c():
+                return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise end_interrupted(ctx.invoked_subcommand) from None
         except ReplaygateError as err:
             raise CommandError(describe(err)) from None
         except OSError as err:

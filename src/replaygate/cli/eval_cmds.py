@@ -1,19 +1,17 @@
 """``replaygate eval``: run the eval cases through an agent, replayed by default.
 
 Exit status: 0 when the run completes, 2 when it cannot run (bad input, a refused
-recording, a fixture mismatch), 130 when Ctrl-C stops it.
+recording, a fixture mismatch), 130 when Ctrl-C or SIGTERM stops it
+(:mod:`replaygate.cli.interrupts`).
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import functools
 import json
-import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import ParamSpec, TypeVar
 
 import click
 
@@ -50,31 +48,6 @@ from replaygate.fixtures.modes import RECORDING_MODES, require_approval
 from replaygate.fixtures.spending import spending_cap
 from replaygate.network import block_network
 from replaygate.outputs import open_fifo
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-INTERRUPTED = "Interrupted: the eval stopped; only a run that finishes writes results and history"
-"""What Ctrl-C ends ``replaygate eval`` with (exit status 130)."""
-
-
-def _ctrl_c_exits_130(fn: Callable[P, R]) -> Callable[P, R]:
-    """Ctrl-C ends the command with :data:`INTERRUPTED` and exit status 130 (128 + SIGINT,
-    as a shell reports a process Ctrl-C ended), never a traceback. A run it stops writes
-    no results file and no history entry (both come after the run); the fixture store
-    keeps what was stored (each write is whole or absent)."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return fn(*args, **kwargs)
-        except KeyboardInterrupt:
-            # a second Ctrl-C while the process ends (in its exit handlers) changes nothing
-            atexit.register(signal.signal, signal.SIGINT, signal.SIG_IGN)
-            click.echo(INTERRUPTED, err=True)
-            raise click.exceptions.Exit(130) from None
-
-    return wrapper
 
 
 def _prices(config: Config, given: Path | None) -> PriceTable:
@@ -162,7 +135,6 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Sha
 @json_option
 @request_settings
 @config_option
-@_ctrl_c_exits_130
 @errors_as_exit_2
 def eval_cmd(
     cases_path: Path | None,

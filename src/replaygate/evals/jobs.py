@@ -137,14 +137,18 @@ class CtrlC:
 @contextlib.contextmanager
 def _ctrl_c_noted() -> Iterator[CtrlC]:
     """Ctrl-C and SIGTERM noted, not acted on at once, inside the block, where each has
-    Python's default handling (in the main thread): SIGINT would raise
-    :class:`KeyboardInterrupt` anywhere, SIGTERM would end this process alone."""
+    Python's default handling (in the main thread), or raises :class:`KeyboardInterrupt`
+    as the command line makes SIGTERM do: SIGINT would raise it anywhere, SIGTERM would
+    raise it anywhere too or end this process alone."""
     ctrl_c = CtrlC()
     if threading.current_thread() is not threading.main_thread():
         yield ctrl_c
         return
-    defaults = ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL))
-    taken = [signum for signum, default in defaults if signal.getsignal(signum) is default]
+    defaults = {
+        signal.SIGINT: (signal.default_int_handler,),
+        signal.SIGTERM: (signal.SIG_DFL, signal.default_int_handler),
+    }
+    taken = [signum for signum, own in defaults.items() if signal.getsignal(signum) in own]
     previous = {signum: signal.signal(signum, ctrl_c.note) for signum in taken}
     try:
         yield ctrl_c

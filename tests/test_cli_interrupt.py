@@ -1,0 +1,116 @@
+"""Ctrl-C and SIGTERM end every command with one line and exit status 130; what a
+command writes is left whole. Real processes, real signals (:mod:`interrupting`)."""
+
+from __future__ import annotations
+
+import signal
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from interrupting import ctrl_c, ended_interrupted, press_ctrl_c, terminate_alone
+from replaygate import FixtureStore
+from replaygate.cli import COMMANDS
+from replaygate.cli.interrupts import interrupted
+from replaygate.fixtures.store import record_response
+from run_cli import replaygate
+from test_store import META, request, response
+
+PRESSES = pytest.mark.parametrize(
+    "press", [press_ctrl_c, terminate_alone], ids=["Ctrl-C", "SIGTERM"]
+)
+
+HOLD_RENAME = """
+import os, pathlib, time
+def _held(src, dst):
+    pathlib.Path(os.environ["HELD"]).touch()
+    time.sleep(600)
+os.replace = _held
+"""
+"""Hold the command at its first rename, a file written whole beside its target."""
+
+
+def nothing_more(session: int) -> None:
+    """Press once only."""
+
+
+@PRESSES
+def test_an_interrupted_compact_leaves_the_store_as_it_was(
+    tmp_path: Path, press: Callable[[int], None]
+) -> None:
+    store = tmp_path / "fixtures.jsonl"
+    answers = tuple(response(text) for text in ("first", "second", "third"))
+    with FixtureStore.open(store) as opened:
+        for sample, answer in enumerate(answers):
+            record_response(opened, request("q"), answer, sample=sample, meta=META)
+    stored = store.read_bytes()
+    held = tmp_path / "held"
+
+    def written_beside() -> bool:  # the compacted file, about to replace the store
+        return held.exists() and any(tmp_path.glob(".fixtures.jsonl.*.tmp"))
+
+    status, stderr = ctrl_c(["compact", str(store)], written_beside, nothing_more,
+                            {"HELD": str(held)}, press, before=HOLD_RENAME)  # fmt: skip
+    assert ended_interrupted(status, stderr, interrupted("compact")), stderr
+    assert store.read_bytes() == stored
+    assert not list(tmp_path.glob(".*.tmp"))
+    found = FixtureStore.open(store).lookup(request("q"))
+    assert found is not None and found.responses == answers
+    compacted = replaygate("compact", str(store))  # its lock was let go
+    assert compacted.returncode == 0 and "folded 2 sample line(s)" in compacted.stdout
+
+
+def test_an_interrupted_command_that_writes_nothing_says_so(tmp_path: Path) -> None:
+    store = tmp_path / "fixtures.jsonl"
+    store.touch()
+    waits = tmp_path / "waits"
+    args = ["run", "--agent", "eval_job_agents:troubled", "--fixtures", str(store),
+            f"wait:{waits}"]  # fmt: skip
+    status, stderr = ctrl_c(args, waits.exists, nothing_more, {})
+    assert ended_interrupted(status, stderr, interrupted("run")), stderr
+    assert interrupted("run") == "Interrupted: replaygate run stopped; nothing was written"
+
+
+@pytest.mark.slow
+def test_an_interrupted_recording_keeps_what_was_recorded(tmp_path: Path) -> None:
+    store = tmp_path / "fixtures.jsonl"
+    waits = tmp_path / "waits"
+    args = ["record", "--agent", "eval_job_agents:troubled", "--fixtures", str(store),
+            "--approve-live", "--simulator", "What is RAG?", f"wait:{waits}"]  # fmt: skip
+    status, stderr = ctrl_c(args, waits.exists, nothing_more, {}, terminate_alone)
+    assert ended_interrupted(status, stderr, interrupted("record")), stderr
+    assert replaygate("verify", str(store)).returncode == 0
+    replayed = replaygate("run", "--agent", "eval_job_agents:troubled", "--fixtures",
+                          str(store), "What is RAG?")  # fmt: skip
+    assert replayed.returncode == 0, replayed.stderr
+
+
+@PRESSES
+def test_sim_serve_stops_on_ctrl_c_or_sigterm_with_exit_0(press: Callable[[int], None]) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    def listening() -> bool:
+        with socket.socket() as client:
+            return client.connect_ex(("127.0.0.1", port)) == 0
+
+    status, stderr = ctrl_c(["sim", "serve", "--port", str(port)], listening, nothing_more, {},
+                            press)  # fmt: skip
+    assert status == 0 and stderr == ""
+    assert not listening()
+
+
+def test_every_command_ends_with_one_interrupted_line(tmp_path: Path) -> None:
+    for name in COMMANDS:
+        line = interrupted(name)
+        assert line.startswith("Interrupted: ") and "\n" not in line
+    store = tmp_path / "fixtures.jsonl"
+    store.touch()
+    before = signal.getsignal(signal.SIGTERM)
+    done = replaygate("run", "--agent", "eval_job_agents:troubled", "--fixtures", str(store),
+                      "interrupt")  # fmt: skip
+    assert ended_interrupted(done.returncode, done.stderr, interrupted("run")), done.stderr
+    assert signal.getsignal(signal.SIGTERM) is before  # in a test process, as it was
