@@ -123,6 +123,8 @@ def test_the_stores_own_folder_is_walked_before_a_link_to_it(tmp_path: Path) -> 
     (root / "a-link").symlink_to(root / INTERFACE)  # sorts before the folder it links to
     (written,) = store_files(root)
     assert written.parent == root / INTERFACE
+    with FixtureStore.open(root) as store:
+        assert [loc.file for loc in store.locations()] == [written]
     assert [file for file, _ in store_tree(root).unread] == [root / "a-link"]
 
 
