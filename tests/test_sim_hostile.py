@@ -87,6 +87,65 @@ def test_anthropic_content_blocks_missing_their_fields_are_refused(
     assert anthropic_message(sim, [block]) == (400, message)
 
 
+def test_anthropic_empty_content_is_refused_but_in_a_final_assistant_message(
+    sim: Simulator,
+) -> None:
+    empty = "messages.0: all messages must have non-empty content except for the optional final"
+    for content in ("", []):
+        status, message = anthropic_message(sim, content)
+        assert (status, message.startswith(empty)) == (400, True)
+    assert anthropic_message(sim, [{"type": "text", "text": ""}]) == (
+        400,
+        "messages: text content blocks must be non-empty",
+    )
+    prefill = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": ""}]
+    body = {"model": "m", "max_tokens": 10, "messages": prefill}
+    assert post(sim, "/v1/messages", body)[0] == 200
+
+
+def test_anthropic_tool_result_content_blocks_are_checked(sim: Simulator) -> None:
+    call = {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "image"}]}
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [result]},
+    ]
+    status, answer = post(
+        sim, "/v1/messages", {"model": "m", "max_tokens": 10, "messages": messages}
+    )
+    assert status == 400
+    assert answer["error"]["message"] == (
+        "messages.2.content.0.tool_result.content.0.image.source: Field required"
+    )
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (
+            {"max_tokens": -1},
+            "max_tokens: Input should be a valid integer greater than or equal to 1",
+        ),
+        (
+            {"max_tokens": "10"},
+            "max_tokens: Input should be a valid integer greater than or equal to 1",
+        ),
+        ({"model": 5}, "model: Input should be a valid string"),
+        ({"temperature": "hot"}, "temperature: Input should be a valid number"),
+        ({"top_k": 1.5}, "top_k: Input should be a valid integer"),
+        ({"tool_choice": "any"}, "tool_choice: Input should be a valid dictionary or object"),
+        ({"system": 5}, "system: Input should be a valid string or list"),
+        ({"messages": []}, "messages: at least one message is required"),
+        ({"messages": {}}, "messages: Input should be a valid list"),
+    ],
+)
+def test_anthropic_parameters_of_the_wrong_type_are_refused(
+    sim: Simulator, fields: dict[str, Any], message: str
+) -> None:
+    assert anthropic_message(sim, "hi", **fields) == (400, message)
+
+
 def test_anthropic_tool_use_without_id_name_or_input_is_refused(sim: Simulator) -> None:
     call = {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {}}
     for missing in ("id", "name", "input"):
@@ -371,7 +430,7 @@ def test_a_chunked_body_is_read(sim: Simulator) -> None:
     )
     status, _, body = exchange(sim, data)
     assert status == 400
-    assert json.loads(body)["error"]["message"] == "model: Field required"
+    assert json.loads(body)["error"]["message"] == "model: Input should be a valid string"
 
 
 GEMINI = {"x-goog-api-key": "test"}

@@ -104,6 +104,10 @@ def _anthropic_block(block: Any, where: str) -> Invalid | None:
             return Invalid(f"{where}.{kind}.{name}: Field required")
         if not isinstance(block[name], kind_of):
             return Invalid(f"{where}.{kind}.{name}: Input should be {word}")
+    if kind == "text" and not block["text"]:
+        return Invalid("messages: text content blocks must be non-empty")
+    if kind == "tool_result" and "content" in block:
+        return _anthropic_content(block["content"], f"{where}.tool_result.content")
     return None
 
 
@@ -116,14 +120,31 @@ def _anthropic_content(content: Any, where: str) -> Invalid | None:
     return next((p for p in problems if p is not None), None)
 
 
+_ANTHROPIC_PARAMS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "system": ((str, list), "a valid string or list"),
+    "temperature": ((int, float), "a valid number"),
+    "top_p": ((int, float), "a valid number"),
+    "top_k": (int, "a valid integer"),
+    "stop_sequences": (list, "a valid list"),
+    "tool_choice": (Mapping, "a valid dictionary or object"),
+    "metadata": (Mapping, "a valid dictionary"),
+}
+"""Optional Messages API parameters, with their type."""
+
+
 def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
     """Check a Messages API request body (``counting``: a ``count_tokens`` body, which
     takes no ``max_tokens``)."""
     if not isinstance(body, Mapping):
         return Invalid("Input should be a valid dictionary or object")
-    if not isinstance(body.get("model"), str) or not body["model"]:
+    if not body.get("model"):
         return Invalid("model: Field required")
+    if not isinstance(body["model"], str):
+        return Invalid("model: Input should be a valid string")
     problem = None if counting else _max_tokens(body)
+    for name, (kind_of, word) in _ANTHROPIC_PARAMS.items():
+        if problem is None and body.get(name) is not None and not isinstance(body[name], kind_of):
+            problem = Invalid(f"{name}: Input should be {word}")
     if problem is not None:
         return problem
     if "stream" in body and not isinstance(body["stream"], bool):
@@ -145,6 +166,11 @@ def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
         problem = _anthropic_content(item["content"], f"messages.{i}.content")
         if problem is not None:
             return problem
+        if not item["content"] and (item["role"] == "user" or i + 1 < len(messages)):
+            return Invalid(
+                f"messages.{i}: all messages must have non-empty content except for the "
+                "optional final assistant message"
+            )
     if messages[0]["role"] != "user":
         return Invalid('messages: first message must use the "user" role')
     return _anthropic_tool_pairs(messages) or _anthropic_tools(body.get("tools"))
