@@ -282,6 +282,40 @@ def test_chat_token_limits_not_positive_integers_are_refused(
     assert (error["message"], error["param"], error["code"]) == (message, next(iter(fields)), code)
 
 
+@pytest.mark.parametrize(
+    ("body", "message", "param"),
+    [
+        (
+            {"model": "gpt", "messages": [{"role": "user"}]},
+            "Missing required parameter: 'messages[0].content'.",
+            "messages[0].content",
+        ),
+        (
+            chat([]),
+            "Invalid 'messages[0].content': empty array. Expected an array with minimum length "
+            "1, but got an empty array instead.",
+            "messages[0].content",
+        ),
+        (
+            {"model": "gpt", "messages": []},
+            "Invalid 'messages': empty array. Expected an array with minimum length 1, but got "
+            "an empty array instead.",
+            "messages",
+        ),
+        (
+            {"model": 4, "messages": [{"role": "user", "content": "hi"}]},
+            "Invalid type for 'model': expected a string, but got an integer instead.",
+            "model",
+        ),
+    ],
+)
+def test_chat_messages_missing_or_empty_are_refused(
+    sim: Simulator, body: dict[str, Any], message: str, param: str
+) -> None:
+    status, error = openai_error(sim, "/v1/chat/completions", body)
+    assert (status, error["message"], error["param"]) == (400, message, param)
+
+
 def test_chat_role_not_a_string_is_quoted_as_json(sim: Simulator) -> None:
     body = {"model": "gpt", "messages": [{"role": None, "content": "hi"}]}
     status, error = openai_error(sim, "/v1/chat/completions", body)

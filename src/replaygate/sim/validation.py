@@ -230,8 +230,11 @@ def validate_openai(body: Any) -> Invalid | None:
         return Invalid(
             "Missing required parameter: 'messages'.", "messages", "missing_required_parameter"
         )
-    if not isinstance(body.get("model"), str) or not body["model"]:
+    if not body.get("model"):
         return Invalid("you must provide a model parameter")
+    problem = _wrong_type(body, "model", str, "a string", "")
+    if problem is not None:
+        return problem
     messages = body["messages"]
     if not isinstance(messages, list):
         return Invalid(
@@ -241,12 +244,7 @@ def validate_openai(body: Any) -> Invalid | None:
             "invalid_type",
         )
     if not messages:
-        return Invalid(
-            "Invalid 'messages': empty array. Expected an array with minimum length 1, "
-            "but got an empty array instead.",
-            "messages",
-            "empty_array",
-        )
+        return _empty_array("messages")
     stream = body.get("stream")
     if stream is not None and not isinstance(stream, bool):
         return Invalid("Invalid type for 'stream': expected a boolean.", "stream", "invalid_type")
@@ -268,9 +266,7 @@ def validate_openai(body: Any) -> Invalid | None:
                 "invalid_value",
             )
         problem = problem or _wrong_type(item, "tool_calls", list, "an array", f"messages[{i}].")
-        problem = problem or _openai_parts(
-            item.get("content"), f"messages[{i}].content", _CHAT_PARTS
-        )
+        problem = problem or _chat_content(item, f"messages[{i}]")
     return problem or _openai_tool_pairs(messages)
 
 
@@ -386,6 +382,26 @@ def _openai_part(
     if isinstance(image, Mapping) and not isinstance(image.get("url"), str):
         return _missing(f"{at}.image_url.url")
     return None
+
+
+def _chat_content(message: Mapping[str, Any], where: str) -> Invalid | None:
+    """OpenAI's error for a message's content missing (but from the assistant), empty or
+    holding a part that is wrong."""
+    content = message.get("content")
+    if content is None and message.get("role") != "assistant":
+        return _missing(f"{where}.content")
+    if content == []:
+        return _empty_array(f"{where}.content")
+    return _openai_parts(content, f"{where}.content", _CHAT_PARTS)
+
+
+def _empty_array(param: str) -> Invalid:
+    return Invalid(
+        f"Invalid '{param}': empty array. Expected an array with minimum length 1, "
+        "but got an empty array instead.",
+        param,
+        "empty_array",
+    )
 
 
 def _openai_parts(
