@@ -555,3 +555,22 @@ def test_an_http_version_not_1x_is_refused(sim: Simulator) -> None:
     data = b"POST /v1/messages HTTP/2.0\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
     status, _, body = exchange(sim, data)
     assert (status, body) == (505, b"505 HTTP Version Not Supported: HTTP/2.0\n")
+
+
+@pytest.mark.parametrize(
+    ("part", "message"),
+    [
+        ({"functionCall": {"args": {}}}, "function_call.name: name cannot be empty."),
+        ({"functionResponse": {"response": {}}}, "function_response.name: name cannot be empty."),
+        ({"inlineData": {"data": "aGk="}}, "inline_data.mime_type: mime_type cannot be empty."),
+        ({"fileData": {"mimeType": "text/plain"}}, "file_data.file_uri: file_uri cannot be empty."),
+        ({"thought": True}, "data: required oneof field 'data' must have one initialized field"),
+    ],
+)
+def test_gemini_parts_without_their_data_are_refused(
+    sim: Simulator, part: dict[str, Any], message: str
+) -> None:
+    body = {"contents": [{"role": "user", "parts": [part]}]}
+    status, answer = post(sim, "/v1beta/models/g:generateContent", body, GEMINI)
+    assert (status, answer["error"]["status"]) == (400, "INVALID_ARGUMENT")
+    assert answer["error"]["message"] == f"* GenerateContentRequest.contents[0].parts[0].{message}"

@@ -6,6 +6,7 @@ problem; the server wraps it in the provider's error body.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -564,7 +565,14 @@ def google_authenticated(headers: Mapping[str, str], query: str) -> bool:
 
 
 _GEMINI_ROLES = ("user", "model", "function", "tool")
-_GEMINI_DATA = ("text", "functionCall", "functionResponse", "inlineData", "fileData")
+_GEMINI_DATA: dict[str, tuple[str, tuple[str, ...]]] = {
+    "text": ("text", ()),
+    "functionCall": ("function_call", ("name",)),
+    "functionResponse": ("function_response", ("name",)),
+    "inlineData": ("inline_data", ("mimeType", "data")),
+    "fileData": ("file_data", ("fileUri",)),
+}
+"""The data a part holds: its field, as errors name it, and the fields it requires."""
 
 
 def _gemini_contents(contents: Any) -> Invalid | None:
@@ -583,13 +591,31 @@ def _gemini_contents(contents: Any) -> Invalid | None:
         parts = content.get("parts")
         if not isinstance(parts, list) or not parts:
             return Invalid(f"* {where}.parts: contents.parts must not be empty.")
-        for j, part in enumerate(parts):
-            if not isinstance(part, Mapping) or not any(k in part for k in _GEMINI_DATA):
-                return Invalid(
-                    f"* {where}.parts[{j}].data: required oneof field 'data' must have one "
-                    "initialized field"
-                )
+        problems = (_gemini_part(part, f"{where}.parts[{j}]") for j, part in enumerate(parts))
+        problem = next((p for p in problems if p is not None), None)
+        if problem is not None:
+            return problem
     return None
+
+
+def _gemini_part(part: Any, where: str) -> Invalid | None:
+    data = next((k for k in _GEMINI_DATA if isinstance(part, Mapping) and k in part), None)
+    if data is None:
+        return Invalid(
+            f"* {where}.data: required oneof field 'data' must have one initialized field"
+        )
+    name, required = _GEMINI_DATA[data]
+    value = part[data]
+    if not isinstance(value, Mapping):
+        return None
+    missing = next((field for field in required if not value.get(field)), None)
+    if missing is None:
+        return None
+    return Invalid(f"* {where}.{name}.{_snake(missing)}: {_snake(missing)} cannot be empty.")
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"[A-Z]", lambda upper: "_" + upper[0].lower(), name)
 
 
 def _gemini_tools(tools: Any) -> Invalid | None:
