@@ -69,6 +69,23 @@ def anthropic_message(sim: Simulator, content: Any, **fields: Any) -> tuple[int,
             "messages.0.content.0.image.source: Input should be a valid dictionary",
         ),
         ({"type": "document"}, "messages.0.content.0.document.source: Field required"),
+        (
+            {"type": "image", "source": {}},
+            "messages.0.content.0.image.source: Input should be a valid dictionary or object",
+        ),
+        (
+            {"type": "image", "source": {"type": "text", "data": "hi"}},
+            "messages.0.content.0.image.source: Input tag 'text' found using 'type' does not "
+            "match any of the expected tags: 'base64', 'url', 'file'",
+        ),
+        (
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png"}},
+            "messages.0.content.0.image.source.base64.data: Field required",
+        ),
+        (
+            {"type": "document", "source": {"type": "url", "url": 5}},
+            "messages.0.content.0.document.source.url.url: Input should be a valid string",
+        ),
         ({"type": "text"}, "messages.0.content.0.text.text: Field required"),
         (
             {"type": "text", "text": 5},
@@ -136,6 +153,11 @@ def test_anthropic_tool_result_content_blocks_are_checked(sim: Simulator) -> Non
         ({"top_k": 1.5}, "top_k: Input should be a valid integer"),
         ({"tool_choice": "any"}, "tool_choice: Input should be a valid dictionary or object"),
         ({"system": 5}, "system: Input should be a valid string or list"),
+        (
+            {"system": [{"type": "", "text": "be brief"}]},
+            "system.0: Input tag '' found using 'type' does not match any of the expected tags: "
+            "'text'",
+        ),
         ({"messages": []}, "messages: at least one message is required"),
         ({"messages": {}}, "messages: Input should be a valid list"),
     ],
@@ -161,6 +183,18 @@ def test_anthropic_tool_use_without_id_name_or_input_is_refused(sim: Simulator) 
             "type": "invalid_request_error",
             "message": f"messages.1.content.0.tool_use.{missing}: Field required",
         }
+
+
+def test_anthropic_image_and_document_sources_of_each_kind_are_read(sim: Simulator) -> None:
+    sources = [
+        ("image", {"type": "base64", "media_type": "image/png", "data": "aGk="}),
+        ("image", {"type": "url", "url": "https://example.com/a.png"}),
+        ("document", {"type": "file", "file_id": "file_1"}),
+        ("document", {"type": "text", "media_type": "text/plain", "data": "hi"}),
+        ("document", {"type": "content", "content": [{"type": "text", "text": "hi"}]}),
+    ]
+    for kind, source in sources:
+        assert anthropic_message(sim, [{"type": kind, "source": source}]) == (200, "")
 
 
 def test_anthropic_unknown_block_kind_is_refused(sim: Simulator) -> None:

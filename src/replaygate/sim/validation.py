@@ -66,9 +66,11 @@ def _tool_results(message: Any) -> list[str]:
     return _anthropic_block_ids(message, "tool_result", "tool_use_id")
 
 
+_Fields = dict[str, tuple[type | tuple[type, ...], str]]
+"""Required fields, each with its type and how the Messages API names that type."""
 _TEXT = (str, "a valid string")
 _OBJECT = (Mapping, "a valid dictionary")
-_ANTHROPIC_BLOCKS: dict[str, dict[str, tuple[type, str]]] = {
+_ANTHROPIC_BLOCKS: dict[str, _Fields] = {
     "text": {"text": _TEXT},
     "image": {"source": _OBJECT},
     "document": {"source": _OBJECT},
@@ -85,26 +87,52 @@ _ANTHROPIC_BLOCKS: dict[str, dict[str, tuple[type, str]]] = {
     "mcp_tool_result": {"tool_use_id": _TEXT},
     "container_upload": {"file_id": _TEXT},
 }
-"""The content block kinds of the Messages API, each with its required fields (their
-type and how the API names it)."""
+"""The content block kinds of the Messages API, each with its required fields."""
+_BASE64: _Fields = {"media_type": _TEXT, "data": _TEXT}
+_IMAGE_SOURCES: dict[str, _Fields] = {
+    "base64": _BASE64,
+    "url": {"url": _TEXT},
+    "file": {"file_id": _TEXT},
+}
+_SOURCES: dict[str, dict[str, _Fields]] = {
+    "image": _IMAGE_SOURCES,
+    "document": {
+        **_IMAGE_SOURCES,
+        "text": _BASE64,
+        "content": {"content": ((str, list), "a valid string or list")},
+    },
+}
+"""The source kinds of an image and of a document, each with its required fields."""
 
 
-def _anthropic_block(block: Any, where: str) -> Invalid | None:
-    if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+def _anthropic_tagged(value: Any, where: str, kinds: Mapping[str, _Fields]) -> Invalid | None:
+    """The Messages API's error for ``value``, an object tagged by its ``type`` as one of
+    ``kinds``, when it is not one or lacks a field its kind requires."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("type"), str):
         return Invalid(f"{where}: Input should be a valid dictionary or object")
-    kind = block["type"]
-    fields = _ANTHROPIC_BLOCKS.get(kind)
+    kind = value["type"]
+    fields = kinds.get(kind)
     if fields is None:
-        expected = ", ".join(f"'{k}'" for k in _ANTHROPIC_BLOCKS)
+        expected = ", ".join(f"'{k}'" for k in kinds)
         return Invalid(
             f"{where}: Input tag '{kind}' found using 'type' does not match any of the "
             f"expected tags: {expected}"
         )
     for name, (kind_of, word) in fields.items():
-        if name not in block:
+        if name not in value:
             return Invalid(f"{where}.{kind}.{name}: Field required")
-        if not isinstance(block[name], kind_of):
+        if not isinstance(value[name], kind_of):
             return Invalid(f"{where}.{kind}.{name}: Input should be {word}")
+    return None
+
+
+def _anthropic_block(block: Any, where: str) -> Invalid | None:
+    problem = _anthropic_tagged(block, where, _ANTHROPIC_BLOCKS)
+    if problem is not None:
+        return problem
+    kind = block["type"]
+    if kind in _SOURCES:
+        return _anthropic_tagged(block["source"], f"{where}.{kind}.source", _SOURCES[kind])
     if kind == "text" and not block["text"]:
         return Invalid("messages: text content blocks must be non-empty")
     if kind == "tool_result" and "content" in block:
@@ -150,6 +178,11 @@ def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
         return problem
     if "stream" in body and not isinstance(body["stream"], bool):
         return Invalid("stream: Input should be a valid boolean")
+    system = body.get("system")
+    for j, block in enumerate(system if isinstance(system, list) else []):
+        problem = problem or _anthropic_tagged(block, f"system.{j}", {"text": {"text": _TEXT}})
+    if problem is not None:
+        return problem
     messages = body.get("messages")
     if messages is None:
         return Invalid("messages: Field required")
