@@ -350,6 +350,43 @@ def test_chat_messages_missing_or_empty_are_refused(
     assert (status, error["message"], error["param"]) == (400, message, param)
 
 
+@pytest.mark.parametrize(
+    ("tool", "message", "code"),
+    [
+        (
+            {"type": "retrieval", "function": {"name": "f"}},
+            "Invalid value: 'retrieval'. Supported values are: 'function' and 'custom'.",
+            "invalid_value",
+        ),
+        (
+            {"function": {"name": "f"}},
+            "Missing required parameter: 'tools[0].type'.",
+            "missing_required_parameter",
+        ),
+    ],
+)
+def test_chat_tools_of_an_unknown_type_are_refused(
+    sim: Simulator, tool: dict[str, Any], message: str, code: str
+) -> None:
+    status, error = openai_error(sim, "/v1/chat/completions", chat("hi", tools=[tool]))
+    assert (status, error["message"], error["param"], error["code"]) == (
+        400,
+        message,
+        "tools[0].type",
+        code,
+    )
+
+
+def test_responses_item_of_an_unknown_type_is_refused(sim: Simulator) -> None:
+    body = {"model": "gpt", "input": [{"type": "hologram"}]}
+    status, error = openai_error(sim, "/v1/responses", body)
+    assert (status, error["param"]) == (400, "input[0].type")
+    assert error["message"] == (
+        "Invalid value: 'hologram'. Supported values are: 'message', 'function_call', "
+        "'function_call_output', and 'reasoning'."
+    )
+
+
 def test_chat_role_not_a_string_is_quoted_as_json(sim: Simulator) -> None:
     body = {"model": "gpt", "messages": [{"role": None, "content": "hi"}]}
     status, error = openai_error(sim, "/v1/chat/completions", body)

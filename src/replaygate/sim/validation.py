@@ -7,7 +7,7 @@ problem; the server wraps it in the provider's error body.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -253,7 +253,8 @@ def _anthropic_tools(tools: Any) -> Invalid | None:
     return None
 
 
-_OPENAI_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+_OPENAI_ROLES = ("system", "assistant", "user", "function", "tool", "developer")
+_OPENAI_TOOL_TYPES = ("function", "custom")
 
 
 def validate_openai(body: Any) -> Invalid | None:
@@ -293,14 +294,10 @@ def validate_openai(body: Any) -> Invalid | None:
     for i, item in enumerate(messages):
         role = item.get("role") if isinstance(item, Mapping) else None
         if role not in _OPENAI_ROLES:
-            return Invalid(
-                f"Invalid value: {_shown(role)}. Supported values are: 'system', 'assistant', "
-                "'user', 'function', 'tool', and 'developer'.",
-                f"messages[{i}].role",
-                "invalid_value",
-            )
+            return _invalid_value(role, _OPENAI_ROLES, f"messages[{i}].role")
         problem = problem or _wrong_type(item, "tool_calls", list, "an array", f"messages[{i}].")
         problem = problem or _chat_content(item, f"messages[{i}]")
+    problem = problem or _tool_types(body.get("tools"))
     return problem or _openai_tool_pairs(messages)
 
 
@@ -317,6 +314,27 @@ _JSON_KINDS: tuple[tuple[type, str], ...] = (
 def _shown(value: Any) -> str:
     """``value`` as OpenAI's errors quote it: a string in single quotes, else as JSON."""
     return f"'{value}'" if isinstance(value, str) else orjson.dumps(value).decode()
+
+
+def _invalid_value(value: Any, supported: Sequence[str], param: str) -> Invalid:
+    """OpenAI's error for ``param`` holding ``value``, not one of ``supported``."""
+    *others, last = [f"'{v}'" for v in supported]
+    listed = f"{', '.join(others)}{',' if len(others) > 1 else ''} and {last}" if others else last
+    message = f"Invalid value: {_shown(value)}. Supported values are: {listed}."
+    return Invalid(message, param, "invalid_value")
+
+
+def _tool_types(tools: Any) -> Invalid | None:
+    """OpenAI's error for the first tool (when ``tools`` is a list) whose ``type`` is
+    missing or not one OpenAI knows."""
+    for i, tool in enumerate(tools if isinstance(tools, list) else []):
+        if not isinstance(tool, Mapping):
+            continue
+        if tool.get("type") is None:
+            return _missing(f"tools[{i}].type")
+        if tool["type"] not in _OPENAI_TOOL_TYPES:
+            return _invalid_value(tool["type"], _OPENAI_TOOL_TYPES, f"tools[{i}].type")
+    return None
 
 
 def _json_kind(value: Any) -> str:
@@ -393,13 +411,7 @@ def _openai_part(
     if kind is None:
         return _missing(f"{at}.type")
     if not isinstance(kind, str) or kind not in kinds:
-        supported = [f"'{k}'" for k in kinds]
-        return Invalid(
-            f"Invalid value: {_shown(kind)}. Supported values are: {', '.join(supported[:-1])}, "
-            f"and {supported[-1]}.",
-            f"{at}.type",
-            "invalid_value",
-        )
+        return _invalid_value(kind, list(kinds), f"{at}.type")
     fields = kinds[kind]
     if all(part.get(name) is None for name in fields):
         either = " or ".join(f"'{at}.{name}'" for name in fields)
@@ -491,7 +503,7 @@ def _openai_tool_pairs(messages: list[Any]) -> Invalid | None:
 
 
 _RESPONSES_ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning")
-_RESPONSES_ROLES = ("user", "assistant", "system", "developer")
+_RESPONSES_ROLES = ("assistant", "system", "developer", "user")
 MIN_OUTPUT_TOKENS = 16
 """The smallest ``max_output_tokens`` the Responses API accepts."""
 
@@ -505,20 +517,9 @@ def _responses_item(item: Any, where: str) -> Invalid | None:
         return Invalid(f"Invalid type for '{where}': expected an object.", where, "invalid_type")
     kind = item.get("type", "message")
     if kind not in _RESPONSES_ITEM_TYPES:
-        return Invalid(
-            f"Invalid value: {_shown(kind)}. Supported values are: "
-            + ", ".join(f"'{k}'" for k in _RESPONSES_ITEM_TYPES)
-            + ".",
-            f"{where}.type",
-            "invalid_value",
-        )
+        return _invalid_value(kind, _RESPONSES_ITEM_TYPES, f"{where}.type")
     if kind == "message" and item.get("role") not in _RESPONSES_ROLES:
-        return Invalid(
-            f"Invalid value: {_shown(item.get('role'))}. Supported values are: 'assistant', "
-            "'system', 'developer', and 'user'.",
-            f"{where}.role",
-            "invalid_value",
-        )
+        return _invalid_value(item.get("role"), _RESPONSES_ROLES, f"{where}.role")
     needed = {
         "message": ("content",),
         "function_call": ("call_id", "name", "arguments"),
