@@ -645,3 +645,16 @@ def test_gemini_parts_without_their_data_are_refused(
     status, answer = post(sim, "/v1beta/models/g:generateContent", body, GEMINI)
     assert (status, answer["error"]["status"]) == (400, "INVALID_ARGUMENT")
     assert answer["error"]["message"] == f"* GenerateContentRequest.contents[0].parts[0].{message}"
+
+
+def test_gemini_system_instruction_parts_without_data_are_refused(sim: Simulator) -> None:
+    body = {
+        "systemInstruction": {"parts": [{"text": "be brief"}, {}]},
+        "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+    }
+    status, answer = post(sim, "/v1beta/models/g:generateContent", body, GEMINI)
+    assert (status, answer["error"]["message"]) == (
+        400,
+        "* GenerateContentRequest.system_instruction.parts[1].data: required oneof field 'data' "
+        "must have one initialized field",
+    )

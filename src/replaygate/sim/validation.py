@@ -625,11 +625,16 @@ def _gemini_contents(contents: Any) -> Invalid | None:
         parts = content.get("parts")
         if not isinstance(parts, list) or not parts:
             return Invalid(f"* {where}.parts: contents.parts must not be empty.")
-        problems = (_gemini_part(part, f"{where}.parts[{j}]") for j, part in enumerate(parts))
-        problem = next((p for p in problems if p is not None), None)
+        problem = _gemini_parts(parts, where)
         if problem is not None:
             return problem
     return None
+
+
+def _gemini_parts(parts: Any, where: str) -> Invalid | None:
+    listed = parts if isinstance(parts, list) else []
+    problems = (_gemini_part(part, f"{where}.parts[{j}]") for j, part in enumerate(listed))
+    return next((p for p in problems if p is not None), None)
 
 
 def _gemini_part(part: Any, where: str) -> Invalid | None:
@@ -693,4 +698,10 @@ def validate_gemini(body: Any) -> Invalid | None:
             "* GenerateContentRequest.generation_config.max_output_tokens: "
             "max_output_tokens must be positive."
         )
+    instruction = body.get("systemInstruction")
+    if isinstance(instruction, Mapping):
+        where = "GenerateContentRequest.system_instruction"
+        problem = _gemini_parts(instruction.get("parts"), where)
+        if problem is not None:
+            return problem
     return _gemini_contents(body["contents"]) or _gemini_tools(body.get("tools"))
