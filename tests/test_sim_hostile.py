@@ -387,6 +387,19 @@ def test_responses_item_of_an_unknown_type_is_refused(sim: Simulator) -> None:
     )
 
 
+def test_chat_tool_call_without_its_function_names_the_param(sim: Simulator) -> None:
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function"}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "done"},
+    ]
+    status, error = openai_error(
+        sim, "/v1/chat/completions", {"model": "gpt", "messages": messages}
+    )
+    assert (status, error["param"]) == (400, "messages[1].tool_calls[0].function")
+    assert error["message"] == "messages[1].tool_calls[0].function: missing field"
+
+
 def test_chat_role_not_a_string_is_quoted_as_json(sim: Simulator) -> None:
     body = {"model": "gpt", "messages": [{"role": None, "content": "hi"}]}
     status, error = openai_error(sim, "/v1/chat/completions", body)

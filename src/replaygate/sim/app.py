@@ -172,7 +172,8 @@ class SimApp:
         try:
             conversation = endpoint.read(request)
         except WireFormatError as err:
-            return invalid_reply(provider, Invalid(str(err), err.path), request_id)
+            path = err.path.removeprefix("request.")  # as the API names a parameter
+            return invalid_reply(provider, Invalid(f"{path}: {err.reason}", path), request_id)
         if endpoint.counts_tokens:
             counted = {"input_tokens": input_tokens(*conversation)}
             return json_reply(200, counted, provider=provider, request_id=request_id)
