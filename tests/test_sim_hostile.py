@@ -671,3 +671,22 @@ def test_gemini_system_instruction_parts_without_data_are_refused(sim: Simulator
         "* GenerateContentRequest.system_instruction.parts[1].data: required oneof field 'data' "
         "must have one initialized field",
     )
+
+
+def test_tool_names_the_apis_refuse_are_refused(sim: Simulator) -> None:
+    tool = {"name": "search corpus", "input_schema": {"type": "object"}}
+    assert anthropic_message(sim, "hi", tools=[tool]) == (
+        400,
+        "tools.0.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
+    )
+    function = {"type": "function", "function": {"name": "get.weather", "parameters": {}}}
+    status, error = openai_error(sim, "/v1/chat/completions", chat("hi", tools=[function]))
+    assert (status, error["param"]) == (400, "tools[0].function.name")
+    assert error["message"] == (
+        "Invalid 'tools[0].function.name': string does not match pattern. Expected a string "
+        "that matches the pattern '^[a-zA-Z0-9_-]+$'."
+    )
+    flat = {"type": "function", "name": "get weather", "parameters": {}}
+    body = responses({"type": "input_text", "text": "hi"}, tools=[flat])
+    status, error = openai_error(sim, "/v1/responses", body)
+    assert (status, error["param"]) == (400, "tools[0].name")

@@ -240,6 +240,10 @@ def _anthropic_tool_pairs(messages: list[Any]) -> Invalid | None:
     return None
 
 
+_ANTHROPIC_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
+_OPENAI_FUNCTION_NAME = re.compile(r"[a-zA-Z0-9_-]+")
+
+
 def _anthropic_tools(tools: Any) -> Invalid | None:
     if tools is None:
         return None
@@ -248,6 +252,10 @@ def _anthropic_tools(tools: Any) -> Invalid | None:
     for i, tool in enumerate(tools):
         if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
             return Invalid(f"tools.{i}.name: Field required")
+        if not _ANTHROPIC_TOOL_NAME.fullmatch(tool["name"]):
+            return Invalid(
+                f"tools.{i}.name: String should match pattern '^{_ANTHROPIC_TOOL_NAME.pattern}$'"
+            )
         if not isinstance(tool.get("input_schema"), Mapping):
             return Invalid(f"tools.{i}.input_schema: Field required")
     return None
@@ -297,7 +305,7 @@ def validate_openai(body: Any) -> Invalid | None:
             return _invalid_value(role, _OPENAI_ROLES, f"messages[{i}].role")
         problem = problem or _wrong_type(item, "tool_calls", list, "an array", f"messages[{i}].")
         problem = problem or _chat_content(item, f"messages[{i}]")
-    problem = problem or _tool_types(body.get("tools"))
+    problem = problem or _chat_tools(body.get("tools"))
     return problem or _openai_tool_pairs(messages)
 
 
@@ -324,9 +332,9 @@ def _invalid_value(value: Any, supported: Sequence[str], param: str) -> Invalid:
     return Invalid(message, param, "invalid_value")
 
 
-def _tool_types(tools: Any) -> Invalid | None:
+def _chat_tools(tools: Any) -> Invalid | None:
     """OpenAI's error for the first tool (when ``tools`` is a list) whose ``type`` is
-    missing or not one OpenAI knows."""
+    missing or not one OpenAI knows, or whose function name it would not take."""
     for i, tool in enumerate(tools if isinstance(tools, list) else []):
         if not isinstance(tool, Mapping):
             continue
@@ -334,7 +342,24 @@ def _tool_types(tools: Any) -> Invalid | None:
             return _missing(f"tools[{i}].type")
         if tool["type"] not in _OPENAI_TOOL_TYPES:
             return _invalid_value(tool["type"], _OPENAI_TOOL_TYPES, f"tools[{i}].type")
+        function = tool.get("function")
+        if isinstance(function, Mapping):
+            problem = _function_name(function.get("name"), f"tools[{i}].function.name")
+            if problem is not None:
+                return problem
     return None
+
+
+def _function_name(name: Any, param: str) -> Invalid | None:
+    """OpenAI's error for a function ``name`` (when a string) it would not take."""
+    if not isinstance(name, str) or _OPENAI_FUNCTION_NAME.fullmatch(name):
+        return None
+    return Invalid(
+        f"Invalid '{param}': string does not match pattern. Expected a string that matches "
+        f"the pattern '^{_OPENAI_FUNCTION_NAME.pattern}$'.",
+        param,
+        "invalid_value",
+    )
 
 
 def _json_kind(value: Any) -> str:
@@ -542,6 +567,9 @@ def _responses_tools(tools: Any) -> Invalid | None:
             return _missing(f"tools[{i}].type")
         if tool["type"] == "function" and not isinstance(tool.get("name"), str):
             return _missing(f"tools[{i}].name")
+        problem = _function_name(tool.get("name"), f"tools[{i}].name")
+        if problem is not None:
+            return problem
     return None
 
 
