@@ -67,7 +67,7 @@ def _tool_results(message: Any) -> list[str]:
 
 
 _Fields = dict[str, tuple[type | tuple[type, ...], str]]
-"""Required fields, each with its type and how the Messages API names that type."""
+"""Fields, each with its type and how the API's errors name that type."""
 _TEXT = (str, "a valid string")
 _OBJECT = (Mapping, "a valid dictionary")
 _ANTHROPIC_BLOCKS: dict[str, _Fields] = {
@@ -149,7 +149,7 @@ def _anthropic_content(content: Any, where: str) -> Invalid | None:
     return next((p for p in problems if p is not None), None)
 
 
-_ANTHROPIC_PARAMS: dict[str, tuple[type | tuple[type, ...], str]] = {
+_ANTHROPIC_PARAMS: _Fields = {
     "system": ((str, list), "a valid string or list"),
     "temperature": ((int, float), "a valid number"),
     "top_p": ((int, float), "a valid number"),
@@ -241,7 +241,6 @@ def _anthropic_tool_pairs(messages: list[Any]) -> Invalid | None:
 
 
 _ANTHROPIC_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
-_OPENAI_FUNCTION_NAME = re.compile(r"[a-zA-Z0-9_-]+")
 
 
 def _anthropic_tools(tools: Any) -> Invalid | None:
@@ -350,6 +349,9 @@ def _chat_tools(tools: Any) -> Invalid | None:
     return None
 
 
+_OPENAI_FUNCTION_NAME = re.compile(r"[a-zA-Z0-9_-]+")
+
+
 def _function_name(name: Any, param: str) -> Invalid | None:
     """OpenAI's error for a function ``name`` (when a string) it would not take."""
     if not isinstance(name, str) or _OPENAI_FUNCTION_NAME.fullmatch(name):
@@ -404,7 +406,7 @@ def _token_limit(body: Mapping[str, Any], name: str, minimum: int) -> Invalid | 
 
 
 _STRING = (str, "a string")
-_CHAT_PARTS: dict[str, dict[str, tuple[type, str]]] = {
+_CHAT_PARTS: dict[str, _Fields] = {
     "text": {"text": _STRING},
     "image_url": {"image_url": (Mapping, "an object")},
     "input_audio": {"input_audio": (Mapping, "an object")},
@@ -412,7 +414,7 @@ _CHAT_PARTS: dict[str, dict[str, tuple[type, str]]] = {
     "refusal": {"refusal": _STRING},
 }
 """The content part kinds of Chat Completions, each with the field holding its data."""
-_RESPONSES_PARTS: dict[str, dict[str, tuple[type, str]]] = {
+_RESPONSES_PARTS: dict[str, _Fields] = {
     "input_text": {"text": _STRING},
     "output_text": {"text": _STRING},
     "refusal": {"refusal": _STRING},
@@ -423,9 +425,7 @@ _RESPONSES_PARTS: dict[str, dict[str, tuple[type, str]]] = {
 its data."""
 
 
-def _openai_part(
-    part: Any, at: str, kinds: Mapping[str, Mapping[str, tuple[type, str]]]
-) -> Invalid | None:
+def _openai_part(part: Any, at: str, kinds: Mapping[str, _Fields]) -> Invalid | None:
     if not isinstance(part, Mapping):
         return Invalid(
             f"Invalid type for '{at}': expected an object, but got {_json_kind(part)} instead.",
@@ -449,8 +449,7 @@ def _openai_part(
         problem = _wrong_type(part, name, kind_of, word, f"{at}.")
         if problem is not None:
             return problem
-    image = part.get("image_url")
-    if isinstance(image, Mapping) and not isinstance(image.get("url"), str):
+    if kind == "image_url" and not isinstance(part["image_url"].get("url"), str):
         return _missing(f"{at}.image_url.url")
     return None
 
@@ -475,9 +474,7 @@ def _empty_array(param: str) -> Invalid:
     )
 
 
-def _openai_parts(
-    content: Any, where: str, kinds: Mapping[str, Mapping[str, tuple[type, str]]]
-) -> Invalid | None:
+def _openai_parts(content: Any, where: str, kinds: Mapping[str, _Fields]) -> Invalid | None:
     """OpenAI's error for the first part of ``content`` (when a list) that is of an unknown
     kind or without its data."""
     parts = content if isinstance(content, list) else []
