@@ -690,3 +690,15 @@ def test_tool_names_the_apis_refuse_are_refused(sim: Simulator) -> None:
     body = responses({"type": "input_text", "text": "hi"}, tools=[flat])
     status, error = openai_error(sim, "/v1/responses", body)
     assert (status, error["param"]) == (400, "tools[0].name")
+
+
+def test_a_client_expecting_100_continue_is_told_to_send_its_body(sim: Simulator) -> None:
+    head = (
+        b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\nExpect: 100-continue\r\n"
+        b"Content-Length: 2\r\nConnection: close\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", sim.port), timeout=5) as sock:
+        sock.sendall(head)
+        assert sock.recv(65536) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(b"{}")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 400 Bad Request\r\n")

@@ -257,6 +257,11 @@ class Simulator:
             headers = _headers_of(request)
             body = bytearray()
             too_large = int(headers.get("content-length", "0")) > MAX_BODY
+            if conn.they_are_waiting_for_100_continue and not too_large:
+                continuing = h11.InformationalResponse(
+                    status_code=100, headers=[], reason=_reason(100)
+                )
+                writer.write(conn.send(continuing))
             while not too_large:
                 event = await _next_event(conn, reader)
                 if isinstance(event, h11.Data):
