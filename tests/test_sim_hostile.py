@@ -17,6 +17,7 @@ from sdks import anthropic, openai
 
 ANTHROPIC = {"x-api-key": "test", "content-type": "application/json"}
 OPENAI = {"authorization": "Bearer test", "content-type": "application/json"}
+GEMINI = {"x-goog-api-key": "test"}
 
 
 @pytest.fixture(scope="module")
@@ -551,7 +552,6 @@ def test_a_chunked_body_is_read(sim: Simulator) -> None:
     assert json.loads(body)["error"]["message"] == "model: Input should be a valid string"
 
 
-GEMINI = {"x-goog-api-key": "test"}
 ROUTES = [
     ("/v1/messages", ANTHROPIC),
     ("/v1/chat/completions", OPENAI),
