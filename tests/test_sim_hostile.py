@@ -6,12 +6,13 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from replaygate.sim import Simulator
+from replaygate.sim import Simulator, server
 from replaygate.sim.replies import MAX_BODY
 from sdks import anthropic, openai
 
@@ -702,3 +703,36 @@ def test_a_client_expecting_100_continue_is_told_to_send_its_body(sim: Simulator
         assert sock.recv(65536) == b"HTTP/1.1 100 Continue\r\n\r\n"
         sock.sendall(b"{}")
         assert sock.recv(65536).startswith(b"HTTP/1.1 400 Bad Request\r\n")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"POST /v1/messages HTTP/1.1\r\nHost: x\r\n",
+        b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{}",
+    ],
+)
+def test_a_request_left_unfinished_gets_a_408(
+    sim: Simulator, monkeypatch: pytest.MonkeyPatch, data: bytes
+) -> None:
+    monkeypatch.setattr(server, "REQUEST_TIMEOUT", 0.1)
+    status, _, body = exchange(sim, data)
+    assert (status, body) == (
+        408,
+        b"408 Request Timeout: the request did not arrive whole within 0.1 s\n",
+    )
+
+
+def test_an_idle_connection_is_kept_open(sim: Simulator, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server, "REQUEST_TIMEOUT", 0.1)
+    conn = http.client.HTTPConnection("127.0.0.1", sim.port, timeout=5)
+    try:
+        sockets = []
+        for _ in range(2):
+            conn.request("GET", "/v1/messages", headers=ANTHROPIC)
+            assert conn.getresponse().read()
+            sockets.append(conn.sock)
+            time.sleep(0.2)
+        assert sockets[0] is sockets[1]
+    finally:
+        conn.close()

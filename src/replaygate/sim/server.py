@@ -30,6 +30,8 @@ from replaygate.sim.streaming import DEFAULT_CHUNK
 log = logging.getLogger(__name__)
 _READ_SIZE = 65536
 _LINGER = 1.0
+REQUEST_TIMEOUT = 30.0
+"""Seconds a request begun has to arrive whole (headers and body) before a 408."""
 _CLOSE = ("connection", "close")
 
 
@@ -246,32 +248,39 @@ class Simulator:
     async def _serve_one(
         self, conn: h11.Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> bool:
-        """Serve one request; whether the connection may carry another."""
+        """Serve one request; whether the connection may carry another.
+
+        An idle connection waits for its next request as long as the client likes; a
+        request begun must arrive whole within :data:`REQUEST_TIMEOUT` seconds.
+        """
         try:
-            request = await _next_event(conn, reader)
-            if not isinstance(request, h11.Request):
-                return False
-            if request.http_version not in (b"1.0", b"1.1"):
-                version = request.http_version.decode("ascii")
-                raise h11.RemoteProtocolError(f"HTTP/{version}", error_status_hint=505)
-            headers = _headers_of(request)
-            body = bytearray()
-            too_large = int(headers.get("content-length", "0")) > MAX_BODY
-            if conn.they_are_waiting_for_100_continue and not too_large:
-                continuing = h11.InformationalResponse(
-                    status_code=100, headers=[], reason=_reason(100)
-                )
-                writer.write(conn.send(continuing))
-            while not too_large:
-                event = await _next_event(conn, reader)
-                if isinstance(event, h11.Data):
-                    body += event.data
-                    too_large = len(body) > MAX_BODY
-                elif isinstance(event, h11.EndOfMessage):
-                    break
-                else:
+            if not conn.trailing_data[0]:
+                conn.receive_data(await reader.read(_READ_SIZE))
+            async with asyncio.timeout(REQUEST_TIMEOUT):
+                request = await _next_event(conn, reader)
+                if not isinstance(request, h11.Request):
                     return False
-        except h11.RemoteProtocolError as err:
+                if request.http_version not in (b"1.0", b"1.1"):
+                    version = request.http_version.decode("ascii")
+                    raise h11.RemoteProtocolError(f"HTTP/{version}", error_status_hint=505)
+                headers = _headers_of(request)
+                body = bytearray()
+                too_large = int(headers.get("content-length", "0")) > MAX_BODY
+                if conn.they_are_waiting_for_100_continue and not too_large:
+                    continuing = h11.InformationalResponse(
+                        status_code=100, headers=[], reason=_reason(100)
+                    )
+                    writer.write(conn.send(continuing))
+                while not too_large:
+                    event = await _next_event(conn, reader)
+                    if isinstance(event, h11.Data):
+                        body += event.data
+                        too_large = len(body) > MAX_BODY
+                    elif isinstance(event, h11.EndOfMessage):
+                        break
+                    else:
+                        return False
+        except (h11.RemoteProtocolError, TimeoutError) as err:
             if conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
                 await _refuse(conn, reader, writer, _not_http(err))
             return False
@@ -324,11 +333,13 @@ async def _next_event(
         conn.receive_data(await reader.read(_READ_SIZE))
 
 
-def _not_http(err: h11.RemoteProtocolError) -> Reply:
-    """The plain-text answer to bytes that are not an HTTP/1.1 request: h11's reason
-    (without the bytes it quotes, which it shows as Python would)."""
-    status = err.error_status_hint
-    reason = str(err).partition(": bytearray(")[0]
+def _not_http(err: h11.RemoteProtocolError | TimeoutError) -> Reply:
+    """The plain-text answer to bytes that are not an HTTP/1.1 request, or not all of one
+    in time: h11's reason (without the bytes it quotes, which it shows as Python would)."""
+    if isinstance(err, TimeoutError):
+        status, reason = 408, f"the request did not arrive whole within {REQUEST_TIMEOUT:g} s"
+    else:
+        status, reason = err.error_status_hint, str(err).partition(": bytearray(")[0]
     text = f"{status} {_reason(status).decode()}: {reason}\n".encode()
     return Reply(status, (("content-type", "text/plain; charset=utf-8"),), text)
 
