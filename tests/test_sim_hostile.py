@@ -570,6 +570,54 @@ def test_a_body_not_utf8_is_named_so(sim: Simulator, path: str, headers: dict[st
 
 
 @pytest.mark.parametrize(
+    ("path", "headers", "message"),
+    [
+        ("/v1/messages", ANTHROPIC, "Input should be a valid dictionary or object"),
+        ("/v1/messages/count_tokens", ANTHROPIC, "Input should be a valid dictionary or object"),
+        ("/v1/chat/completions", OPENAI, "The request body must be a JSON object."),
+        ("/v1/responses", OPENAI, "The request body must be a JSON object."),
+        (
+            "/v1beta/models/g:generateContent",
+            GEMINI,
+            "Invalid JSON payload received. Expected an object.",
+        ),
+    ],
+)
+def test_a_body_that_is_json_but_not_an_object_is_refused(
+    sim: Simulator, path: str, headers: dict[str, str], message: str
+) -> None:
+    for body in ([{"role": "user", "content": "hi"}], "hi", None, 7):
+        status, answer = post(sim, path, body, headers)
+        assert (status, answer["error"]["message"]) == (400, message)
+
+
+@pytest.mark.parametrize(("path", "headers"), ROUTES)
+def test_a_body_that_is_not_json_is_refused(
+    sim: Simulator, path: str, headers: dict[str, str]
+) -> None:
+    status, answer = post(sim, path, b'{"model": ', headers)
+    assert status == 400
+    assert answer["error"]["message"].startswith("The request body is not valid JSON: ")
+
+
+def test_a_body_without_content_length_is_not_read(sim: Simulator) -> None:
+    """HTTP/1.1 gives a request without Content-Length or chunking an empty body: the bytes
+    after it are the next request, which is not HTTP."""
+    head = b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\n\r\n"
+    data = head + b'{"model": "m"}\r\n\r\n'
+    with socket.create_connection(("127.0.0.1", sim.port), timeout=5) as sock:
+        sock.sendall(data)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    first, second = received.split(b"HTTP/1.1 ")[1:]
+    assert first.startswith(b"400 Bad Request\r\n")
+    assert b"The request body is not valid JSON: Input is a zero-length, empty document" in first
+    assert second.startswith(b"400 Bad Request\r\n")
+    assert second.endswith(b"\r\n\r\n400 Bad Request: illegal request line\n")
+
+
+@pytest.mark.parametrize(
     ("method", "path", "headers", "status", "error"),
     [
         (
