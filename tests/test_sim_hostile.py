@@ -41,15 +41,19 @@ def post(
         conn.close()
 
 
-def exchange(sim: Simulator, data: bytes) -> tuple[int, dict[str, str], bytes]:
-    """Send ``data`` on a raw socket; the status, headers and body of the answer, read to
-    the end of the connection."""
+def received(sim: Simulator, data: bytes) -> bytes:
+    """Send ``data`` on a raw socket; what comes back until the connection ends."""
     with socket.create_connection(("127.0.0.1", sim.port), timeout=5) as sock:
         sock.sendall(data)
-        received = b""
+        answer = b""
         while chunk := sock.recv(65536):
-            received += chunk
-    head, _, body = received.partition(b"\r\n\r\n")
+            answer += chunk
+    return answer
+
+
+def exchange(sim: Simulator, data: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send ``data`` on a raw socket; the status, headers and body of the answer."""
+    head, _, body = received(sim, data).partition(b"\r\n\r\n")
     status_line, *lines = head.decode("latin-1").split("\r\n")
     headers = dict(line.lower().split(": ", 1) for line in lines)
     return int(status_line.split()[1]), headers, body
@@ -605,12 +609,7 @@ def test_a_body_without_content_length_is_not_read(sim: Simulator) -> None:
     after it are the next request, which is not HTTP."""
     head = b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\n\r\n"
     data = head + b'{"model": "m"}\r\n\r\n'
-    with socket.create_connection(("127.0.0.1", sim.port), timeout=5) as sock:
-        sock.sendall(data)
-        received = b""
-        while chunk := sock.recv(65536):
-            received += chunk
-    first, second = received.split(b"HTTP/1.1 ")[1:]
+    first, second = received(sim, data).split(b"HTTP/1.1 ")[1:]
     assert first.startswith(b"400 Bad Request\r\n")
     assert b"The request body is not valid JSON: Input is a zero-length, empty document" in first
     assert second.startswith(b"400 Bad Request\r\n")
