@@ -7,13 +7,16 @@ import os
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
 from replaygate.config import MAX_TOKENS
 from replaygate.errors import ReplaygateError
 from replaygate.seed import SIMULATOR_SEED
+
+if TYPE_CHECKING:
+    from replaygate.fixtures.store.folder import StoreTree
 
 F = TypeVar("F", bound=Callable[..., Any])
 P = ParamSpec("P")
@@ -53,18 +56,24 @@ def input_error(err: BaseException) -> bool:
     return isinstance(err, OSError) and err.errno not in (None, errno.EPIPE)
 
 
-def note_other_files(*paths: Path | None) -> None:
+def note_other_files(*paths: Path | None) -> list[StoreTree]:
     """Name on stderr, in one line, the files under the folders ``paths`` passed over as
-    replaygate's other files (eval cases, a baseline...), not fixtures."""
-    from replaygate.fixtures.store.folder import other_files
+    replaygate's other files (eval cases, a baseline...), not fixtures.
+
+    Returns the walks made (:func:`~replaygate.fixtures.store.folder.store_tree`), one
+    for each path not None, for the command to reuse; none when a folder cannot be listed.
+    """
+    from replaygate.fixtures.store.folder import store_tree
 
     try:
-        skipped = [found for path in paths if path is not None for found in other_files(path)]
+        trees = [store_tree(path) for path in paths if path is not None]
     except ReplaygateError:  # a folder that cannot be listed: the command says so
-        return
+        return []
+    skipped = [found for tree in trees for found in tree.others]
     if skipped:
         names = ", ".join(f"{file} ({kind})" for file, kind in skipped)
         click.echo(f"note: not fixture files, passed over: {names}", err=True)
+    return trees
 
 
 def errors_as_exit_2(fn: Callable[P, R]) -> Callable[P, R]:

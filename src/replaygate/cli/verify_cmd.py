@@ -13,11 +13,14 @@ from replaygate.cli.json_docs import echo_json, verify_json
 from replaygate.cli.options import CommandError, json_option, note_other_files
 from replaygate.evals.progress import reporter
 from replaygate.fixtures.store import repair_partial_tail
+from replaygate.fixtures.store.folder import StoreTree
 from replaygate.hygiene.verify import StoreProblem, verify_store
 from replaygate.hygiene.verify_jobs import default_jobs
 
 
-def _verify(path: Path, require_meta: bool, jobs: int) -> tuple[int, list[StoreProblem]]:
+def _verify(
+    path: Path, require_meta: bool, jobs: int, tree: StoreTree | None = None
+) -> tuple[int, list[StoreProblem]]:
     """:func:`verify_store` with a progress bar of the files read (on a terminal)."""
     with contextlib.ExitStack() as stack:
 
@@ -27,7 +30,9 @@ def _verify(path: Path, require_meta: bool, jobs: int) -> tuple[int, list[StoreP
             return bar.advance
 
         try:
-            return verify_store(path, require_meta=require_meta, progress=progress, jobs=jobs)
+            return verify_store(
+                path, require_meta=require_meta, progress=progress, jobs=jobs, tree=tree
+            )
         except BrokenProcessPool:
             raise CommandError(
                 "a verify worker process ended before its work was done (out of memory?); "
@@ -73,8 +78,8 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
         replaygate verify tests/fixtures --repair
     """
     require_meta = not allow_missing_meta
-    note_other_files(path)
-    count, problems = _verify(path, require_meta, jobs)
+    walked = note_other_files(path)
+    count, problems = _verify(path, require_meta, jobs, next(iter(walked), None))
     if repair:
         for problem in [p for p in problems if p.repairable]:
             repaired = repair_partial_tail(Path(problem.file))
