@@ -104,6 +104,25 @@ def test_a_full_disk_is_named(project: Path) -> None:
     assert_named(done, "/dev/full: no space left on device")
 
 
+def test_a_failed_sheet_write_leaves_the_sheet_as_it_was(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project)
+    export = ["calibrate", "export", "results.json", "--out", "kept/sheet.csv"]
+    assert CliRunner().invoke(main, [*export, "--n", "1", "--seed", "1"]).exit_code == 0
+    before = Path("kept/sheet.csv").read_bytes()
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")  # found as the data is flushed
+
+    monkeypatch.setattr(os, "fsync", full)
+    done = CliRunner().invoke(main, [*export, "--n", "5", "--seed", "2"])
+    assert done.exit_code == 2, done.output
+    assert "Error: kept/sheet.csv: no space left on device" in done.output
+    assert Path("kept/sheet.csv").read_bytes() == before
+    assert sorted(p.name for p in Path("kept").iterdir()) == ["sheet.csv", "sheet.verdicts.json"]
+
+
 def damaged(store: Path) -> Path:
     """The shipped fixtures with an interrupted last line (``verify --repair`` cuts it)."""
     store.write_bytes(shipped_fixtures().read_bytes() + b'{"key": "abc')

@@ -40,8 +40,8 @@ INTERRUPTED: dict[str, str] = {
     "baseline": "Interrupted: the baseline update stopped; the baseline is as it was, "
     "or updated whole",
     "report": "Interrupted: the report stopped; the report file is as it was, or written whole",
-    "calibrate": "Interrupted: the calibration stopped; a sheet it was writing may be cut "
-    "short: export it again",
+    "calibrate": "Interrupted: the calibration stopped; the sheet and its verdicts are each "
+    "as they were, or written whole",
     "drift": "Interrupted: the drift check stopped; each report file is as it was, "
     "or written whole",
     "demo": "Interrupted: the demo stopped; what it wrote under --out is kept",

@@ -163,10 +163,11 @@ def export_sheet(
                 "automatic": "pass" if outcome.passed else "fail",
             }
     target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("w", encoding="utf-8", newline="") as handle:
+    with io.StringIO(newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
+        write_text(target, handle.getvalue())  # whole or not at all: never a cut-short sheet
     side = sidecar_path(target)
     document = {
         "format": SIDECAR_FORMAT,
