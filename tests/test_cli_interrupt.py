@@ -3,6 +3,7 @@ command writes is left whole. Real processes, real signals (:mod:`interrupting`)
 
 from __future__ import annotations
 
+import json
 import signal
 import socket
 from collections.abc import Callable
@@ -14,6 +15,8 @@ from interrupting import ctrl_c, ended_interrupted, press_ctrl_c, terminate_alon
 from replaygate import FixtureStore
 from replaygate.cli import COMMANDS
 from replaygate.cli.interrupts import interrupted
+from replaygate.evals import History
+from replaygate.evals.results import load_eval_results
 from replaygate.fixtures.store import record_response
 from run_cli import replaygate
 from test_store import META, request, response
@@ -30,6 +33,21 @@ def _held(src, dst):
 os.replace = _held
 """
 """Hold the command at its first rename, a file written whole beside its target."""
+
+HOLD_BETWEEN_WRITES = """
+import os, pathlib, signal, time
+from replaygate.evals.results import EvalResults
+_write = EvalResults.write
+def _held(self, path):
+    written = _write(self, path)
+    pathlib.Path(os.environ["HELD"]).touch()
+    deadline = time.monotonic() + 60
+    while not {signal.SIGINT, signal.SIGTERM} & signal.sigpending() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return written
+EvalResults.write = _held
+"""
+"""Hold the command once the results file is written, until a Ctrl-C or SIGTERM waits."""
 
 
 def nothing_more(session: int) -> None:
@@ -114,3 +132,32 @@ def test_every_command_ends_with_one_interrupted_line(tmp_path: Path) -> None:
                       "interrupt")  # fmt: skip
     assert ended_interrupted(done.returncode, done.stderr, interrupted("run")), done.stderr
     assert signal.getsignal(signal.SIGTERM) is before  # in a test process, as it was
+
+
+@pytest.mark.parametrize("merged", [False, True], ids=["eval", "eval merge"])
+@PRESSES
+def test_an_interrupt_between_results_and_history_waits_for_both(
+    tmp_path: Path, press: Callable[[int], None], merged: bool
+) -> None:
+    cases, store = tmp_path / "cases.jsonl", tmp_path / "fixtures.jsonl"
+    asked = {"id": "rag", "question": "What is RAG?", "samples": 3, "floor": 1,
+             "must_contain": ["."]}  # fmt: skip
+    cases.write_text(json.dumps(asked) + "\n", encoding="utf-8")
+    agent = "replaygate.examples.research_copilot:copilot"
+    run = ["eval", "--cases", str(cases), "--fixtures", str(store), "--agent", agent]
+    recorded = replaygate(*run, "--record-mode", "record-missing", "--approve-live",
+                          "--simulator", "--no-history")  # fmt: skip
+    assert recorded.returncode == 0, recorded.stderr
+    out, history, held = tmp_path / "results.json", tmp_path / "h.db", tmp_path / "held"
+    if merged:
+        shard = replaygate(*run, "--shard", "1/1", "--out", str(tmp_path / "shard.json"))
+        assert shard.returncode == 0, shard.stderr
+        run = ["eval", "merge", str(tmp_path / "shard.json")]
+    args = [*run, "--out", str(out), "--history", str(history)]
+    status, stderr = ctrl_c(args, held.exists, nothing_more, {"HELD": str(held)}, press,
+                            before=HOLD_BETWEEN_WRITES)  # fmt: skip
+    assert ended_interrupted(status, stderr, interrupted("eval")), stderr
+    results = load_eval_results(out)
+    with History.open(history, read_only=True) as stored:
+        runs = stored.runs()
+    assert len(runs) == 1 and runs[0].metrics == results.metrics

@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.choices import choose_agent, choose_fixtures, choose_settings
+from replaygate.cli.interrupts import held_signals
 from replaygate.cli.live import live_model
 from replaygate.cli.options import (
     CommandError,
@@ -231,15 +232,12 @@ def eval_cmd(
         click.echo(json.dumps(results.to_json(), ensure_ascii=False, indent=2))
     else:
         _print_metrics(results)
-    if out is not None:
-        click.echo(f"results: {results.write(out)}", err=as_json)
+    _write(results, out, history, as_json)
     if shard is not None:
         click.echo(
             f"shard {shard}: {len(cases)} case(s); merge every shard with `replaygate eval merge`",
             err=True,
         )
-    elif history is not None:
-        _append(history, results, as_json)
 
 
 @contextlib.contextmanager
@@ -265,11 +263,16 @@ def _check_outputs(out: Path | None, history: Path | None, inputs: dict[str, Pat
         check_history(history)
 
 
-def _append(target: Path, results: EvalResults, as_json: bool) -> None:
-    """Append the run to the history at ``target`` and say so."""
-    with History.open(target) as history:
-        run = history.append(results)
-    click.echo(f"history: run {run.id} appended to {target}", err=as_json)
+def _write(results: EvalResults, out: Path | None, history: Path | None, as_json: bool) -> None:
+    """Write the results file and append the run to the history, saying so, as one step:
+    a Ctrl-C or SIGTERM arriving between them takes effect once both are written."""
+    with held_signals():
+        if out is not None:
+            click.echo(f"results: {results.write(out)}", err=as_json)
+        if history is not None:
+            with History.open(history) as opened:
+                run = opened.append(results)
+            click.echo(f"history: run {run.id} appended to {history}", err=as_json)
 
 
 @eval_cmd.command("merge")
@@ -315,6 +318,4 @@ def merge_cmd(
         click.echo(json.dumps(results.to_json(), ensure_ascii=False, indent=2))
     else:
         _print_metrics(results)
-    click.echo(f"results: {results.write(out)}", err=as_json)
-    if history is not None:
-        _append(history, results, as_json)
+    _write(results, out, history, as_json)
