@@ -130,6 +130,31 @@ def test_a_store_reads_as_its_lines_read_one_by_one(
     store.close()
 
 
+def test_lines_longer_than_a_read_are_read_whole_first_and_after_an_append(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # reads of 64 bytes, lines of about 200: each read is made larger until a line ends in
+    # it, and the next read starts at the first line not read whole
+    monkeypatch.setattr(scan, "_CHUNK", 64)
+    path = tmp_path / "store.jsonl"
+    lines = [_fixture_line(i) for i in range(5)]
+    assert all(len(line) > 128 for line in lines)
+    path.write_bytes(b"".join(lines[:3]) + lines[3][:50])  # the last append cut short
+    with pytest.raises(PartialTailError) as cut:
+        FixtureStore.open(path)
+    assert (cut.value.line, cut.value.offset) == (4, sum(map(len, lines[:3])))
+    path.write_bytes(b"".join(lines[:3]))
+    store = FixtureStore.open(path)
+    with path.open("ab") as handle:
+        handle.write(lines[3] + lines[4].rstrip(b"\n"))  # the last line without its newline
+    store.refresh()
+    found = {loc.line: store.read(loc) for loc in store.locations()}
+    assert found == {
+        i + 1: read_line(line.rstrip(b"\n"), "", i + 1)[0] for i, line in enumerate(lines)
+    }
+    store.close()
+
+
 def test_a_line_nested_too_deeply_is_refused_naming_it(tmp_path: Path) -> None:
     # orjson reads 1,024 levels but writes 254: such a line ended in a TypeError traceback
     path = tmp_path / "deep.jsonl"
