@@ -23,7 +23,6 @@ from pathlib import Path
 
 import click
 
-from replaygate.cli.options import simulator_seed_option
 from replaygate.cli.replay_cmds import print_run, replay_once
 from replaygate.demo import DEMO_SEED, demo_loop
 from replaygate.errors import FixtureMismatchError
@@ -33,6 +32,7 @@ from replaygate.extras import require
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RecordingModel
+from replaygate.seed import SIMULATOR_SEED
 from replaygate.sim import Simulator
 
 QUESTION = "What is RAG?"
@@ -84,7 +84,13 @@ def _record(store_path: Path, base_url: str | None, api_key: str, source: str) -
 
 @click.command()
 @click.option("--live", is_flag=True, help="Record from the real API (needs ANTHROPIC_API_KEY).")
-@simulator_seed_option
+@click.option(
+    "--seed",
+    default=SIMULATOR_SEED,
+    show_default=True,
+    type=int,
+    help="Seed of the simulator's answers (not used with --live).",
+)
 @click.option(
     "--keep",
     type=click.Path(file_okay=False, path_type=Path),
