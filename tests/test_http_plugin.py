@@ -165,6 +165,44 @@ def test_openai_and_async_factories_replay_from_the_per_test_store(
     pytester.runpytest("--replaygate-strict").assert_outcomes(passed=1)
 
 
+def test_a_miss_is_reported_at_the_call_without_replaygates_frames(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_misses="""
+        import asyncio
+
+        import httpx2
+
+        def ask(client):
+            return client.messages.create(
+                model="m", max_tokens=8, messages=[{"role": "user", "content": "never recorded"}]
+            )
+
+        def test_sync(anthropic_client):
+            ask(anthropic_client())
+
+        def test_async(async_openai_client):
+            asyncio.run(
+                async_openai_client().chat.completions.create(
+                    model="g", messages=[{"role": "user", "content": "never recorded"}]
+                )
+            )
+
+        def test_intercepted(replaygate_intercept):
+            with httpx2.Client() as client:
+                client.post("https://api.anthropic.com/v1/messages", json={"model": "m"})
+        """
+    )
+    result = pytester.runpytest("--tb=long", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=3)
+    report = result.stdout.str()
+    raised = [line for line in report.splitlines() if line.startswith("E ")]
+    assert sum("FixtureMismatchError: no fixture recorded" in line for line in raised) == 3
+    # the last frame shown is the client's sending call; none is replaygate's own
+    assert "replaygate/http/" not in report and "replaygate/fixtures/" not in report
+
+
 ASYNC_RECORDING = """
 import asyncio
 import gc

@@ -84,6 +84,7 @@ class SyncFixtureTransport(FixtureTransportBase[SyncLive[ReqT]], Generic[ReqT, R
 
     def handle_request(self, request: ReqT) -> RespT:
         """The recorded response, or the live one while it is recorded."""
+        __tracebackhide__ = True
         live = self.live
         return self.library.handle(self.exchange, request, live.handle_request if live else None)
 
@@ -100,6 +101,7 @@ class AsyncFixtureTransport(FixtureTransportBase[AsyncLive[ReqT]], Generic[ReqT,
 
     async def handle_async_request(self, request: ReqT) -> RespT:
         """The recorded response, or the live one while it is recorded."""
+        __tracebackhide__ = True
         live = self.live
         send = live.handle_async_request if live else None
         return await self.library.handle_async(self.exchange, request, send)

@@ -204,8 +204,10 @@ class Exchange:
         """The recorded answer to ``request``, or the slot of a live call to record.
 
         Every replaygate error (a miss, a request with no canonical form, a damaged
-        store) is raised so the SDKs pass it through unwrapped.
+        store) is raised so the SDKs pass it through unwrapped; pytest leaves replaygate's
+        frames out of the failure report (``__tracebackhide__``), which ends at the call.
         """
+        __tracebackhide__ = True
         try:
             return self._plan(request)
         except ReplaygateError as err:

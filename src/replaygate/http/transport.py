@@ -89,6 +89,7 @@ class Library(Generic[RespT]):
         self, exchange: Exchange, request: ReqT, send: Callable[[ReqT], LiveResponse] | None
     ) -> RespT:
         """Answer ``request`` from the store, or send it with ``send`` and record it."""
+        __tracebackhide__ = True
         request.read()
         plan = exchange.plan(request)
         if isinstance(plan, Replayed):
@@ -104,6 +105,7 @@ class Library(Generic[RespT]):
         send: Callable[[ReqT], Awaitable[LiveResponse]] | None,
     ) -> RespT:
         """The async form of :meth:`handle`."""
+        __tracebackhide__ = True
         await request.aread()
         plan = exchange.plan(request)
         if isinstance(plan, Replayed):

@@ -73,6 +73,7 @@ def _teed(
 def _sync(library: Library[Any]) -> Callable[[Any], Any]:
     def make(original: Callable[..., Any]) -> Callable[..., Any]:
         def send(client: Any, request: Any, *, stream: bool = False, **options: Any) -> Any:
+            __tracebackhide__ = True
             exchange = _session_for(client, request)
             if exchange is None:
                 return original(client, request, stream=stream, **options)
@@ -106,6 +107,7 @@ def _sync(library: Library[Any]) -> Callable[[Any], Any]:
 def _async(library: Library[Any]) -> Callable[[Any], Any]:
     def make(original: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
         async def send(client: Any, request: Any, *, stream: bool = False, **options: Any) -> Any:
+            __tracebackhide__ = True
             exchange = _session_for(client, request)
             if exchange is None:
                 return await original(client, request, stream=stream, **options)

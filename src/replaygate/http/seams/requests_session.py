@@ -176,6 +176,7 @@ def _make(original: Callable[..., requests.Response]) -> Callable[..., requests.
     def send(
         session: requests.Session, request: requests.PreparedRequest, **options: Any
     ) -> requests.Response:
+        __tracebackhide__ = True
         exchange = answering()
         if exchange is None:
             return original(session, request, **options)
