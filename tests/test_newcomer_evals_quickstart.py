@@ -1,0 +1,53 @@
+"""The quick start of docs/evals.md, done as written in an empty folder.
+
+The page's first shell block copies the example's cases (the test keeps two of the
+eight, to be quick), its ``toml`` block is the ``pyproject.toml``, and every command
+of the next shell block runs in order and succeeds: record from the simulator,
+replay, set the baseline, gate, report.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from run_cli import replaygate
+
+# A whole eval recorded from the simulator and replayed.
+pytestmark = pytest.mark.slow
+
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "evals.md"
+
+
+def quick_start() -> tuple[list[str], str, list[str]]:
+    """The setup commands, the ``pyproject.toml`` and the loop's commands of the page."""
+    section = PAGE.read_text(encoding="utf-8").split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    shell = re.findall(r"```sh\n(.*?)```", section, re.DOTALL)
+    toml = re.findall(r"```toml\n(.*?)```", section, re.DOTALL)
+    assert len(shell) >= 2 and toml, "the quick start lost a block"
+    return shell[0].splitlines(), toml[0], shell[1].splitlines()
+
+
+def test_the_quick_start_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    setup, toml, loop = quick_start()
+    for line in setup:
+        args = shlex.split(line)
+        if args[0] == "python":
+            subprocess.run([sys.executable, *args[1:]], check=True)
+        else:
+            subprocess.run(args, check=True)
+    cases = Path("evals/cases.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    assert len(cases) == 8
+    Path("evals/cases.jsonl").write_text("".join(cases[:2]), encoding="utf-8")  # quicker
+    Path("pyproject.toml").write_text(toml, encoding="utf-8")
+    for line in loop:
+        assert line.startswith("replaygate "), line
+        done = replaygate(*shlex.split(line)[1:], env={"ANTHROPIC_API_KEY": ""})
+        assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
+    assert Path("report.html").exists() and Path("evals/baseline.json").exists()
