@@ -133,6 +133,7 @@ def drift_against(path: Path, other: Path) -> DriftReport:
     """Compare the field sets of the fixtures at ``path`` with those at ``other`` (offline)."""
     old = _fields_by_interface(f for _, f in each_fixture(path))
     new = _fields_by_interface(f for _, f in each_fixture(other))
+    _refuse_nothing_in_common(path, old, other, new)
     unmatched = [
         f"{interface}: only in {path if interface in old else other}, not compared"
         for interface in sorted(set(old) ^ set(new))
@@ -140,6 +141,25 @@ def drift_against(path: Path, other: Path) -> DriftReport:
     return DriftReport(
         "against", str(path), str(other), tuple(_compare(old, new)), unmatched=tuple(unmatched)
     )
+
+
+def _refuse_nothing_in_common(
+    path: Path, old: dict[str, _Fields], other: Path, new: dict[str, _Fields]
+) -> None:
+    """Refuse a comparison with no interface on both sides: it could not run, and "no
+    drift" would read as a pass (an empty store, a wrong path, stores of other APIs)."""
+    if set(old) & set(new):
+        return
+    empty = [str(side) for side, found in ((path, old), (other, new)) if not found]
+    if empty:
+        holds = " and ".join(dict.fromkeys(empty))
+        reason = f"{holds} {'holds' if len(set(empty)) == 1 else 'hold'} no recorded response"
+    else:
+        reason = (
+            f"no interface is in both: {path} holds {', '.join(sorted(old))}; "
+            f"{other} holds {', '.join(sorted(new))}"
+        )
+    raise HygieneError(f"nothing to compare: {reason}")
 
 
 def sample(
