@@ -10,6 +10,8 @@ one of them. ``pytest --help`` says which spellings are active and why.
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from typing import Any
 import pytest
 
 from replaygate.fixtures.modes import MODES
+from replaygate.regular import file_kind
 from replaygate.seed import SIMULATOR_SEED
 
 DEFAULT_DIR = "tests/fixtures"
@@ -180,3 +183,46 @@ def number(config: pytest.Config, name: str, kind: type[int] | type[float]) -> f
         raise pytest.UsageError(
             f"{where}: {name} = {text!r} is not a{'n integer' if kind is int else ' number'}"
         ) from None
+
+
+def spending_cap_option(config: pytest.Config) -> float | None:
+    """The run's spending cap (``--replaygate-max-cost``, else its ini setting), or None.
+
+    A cap that is no amount is a usage error: NaN compares false with every amount, so
+    it would cap nothing, and a negative one would stop the first call as if money had
+    been spent.
+    """
+    given = number(config, MAX_COST, float)
+    if given is None or given >= 0:
+        return given
+    reason = "must be a number >= 0 (an amount to spend)"
+    if config.getoption(MAX_COST, None) is not None:
+        raise pytest.UsageError(f"--replaygate-max-cost: {reason}, got {given:g}")
+    where = config.inipath or "the ini file"
+    text = str(config.getini(MAX_COST)).strip()
+    raise pytest.UsageError(f"{where}: {MAX_COST} = {text!r} {reason}")
+
+
+def check_fixtures_dir(config: pytest.Config) -> None:
+    """Refuse a ``--replaygate-dir`` that names no folder: an empty one (which would be
+    the rootdir itself), or, replaying, one naming a file, a FIFO or a device (each test
+    would fail saying its store is missing and should be recorded; a recording test
+    refuses it itself, naming its store, before anything is sent)."""
+    given = str(config.getoption("replaygate_dir", DEFAULT_DIR))
+    if not given.strip():
+        raise pytest.UsageError(
+            "--replaygate-dir is empty: name the folder of the fixture stores "
+            f"(default {DEFAULT_DIR}, under the rootdir)"
+        )
+    if config.getoption(MODE, "replay") != "replay":
+        return
+    folder = Path(config.rootpath) / given
+    try:
+        mode = folder.stat().st_mode
+    except OSError:  # not there yet (a recording makes it), or unreachable: said on use
+        return
+    if not stat.S_ISDIR(mode):
+        kind = "a file" if stat.S_ISREG(mode) else file_kind(mode)
+        raise pytest.UsageError(
+            f"--replaygate-dir: {os.fspath(folder)} is {kind}, where a folder is expected"
+        )

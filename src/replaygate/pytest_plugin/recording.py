@@ -104,6 +104,7 @@ from replaygate.pytest_plugin.options import (
     MODE,
     SIMULATOR,
     add_options,
+    check_fixtures_dir,
     check_simulator_option,
 )
 from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
@@ -136,6 +137,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "a replay error; they override replaygate_config",
     )
     check_simulator_option(config)
+    check_fixtures_dir(config)
     mode = config.getoption(MODE, "replay")
     approved = config.getoption(APPROVE, False) is True
     how = f"--replaygate-record-mode={mode} needs --replaygate-approve-live"

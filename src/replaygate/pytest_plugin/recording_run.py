@@ -23,11 +23,11 @@ import pytest
 
 from replaygate.errors import ReplaygateError, SpendingCapError
 from replaygate.pytest_plugin.options import (
-    MAX_COST,
     SIM_SEED,
     SIMULATOR,
     number,
     simulator_behavior,
+    spending_cap_option,
 )
 from replaygate.seed import SIMULATOR_SEED
 
@@ -73,7 +73,7 @@ class RecordingRun:
             project = load_config(near=fixtures)
         except ReplaygateError as err:
             raise pytest.UsageError(f"replaygate: {err}") from None
-        given = number(config, MAX_COST, float)
+        given = spending_cap_option(config)
         self.cap_given = given is not None
         """A cap given for the run (option or ini): no test's settings may lift it."""
         prices = with_shipped(project.prices)
