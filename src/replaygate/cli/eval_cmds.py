@@ -171,7 +171,8 @@ def eval_cmd(
     Example:
 
     \b
-        replaygate eval --cases eval_cases.jsonl --fixtures fixtures.jsonl --out results.json
+        replaygate eval --agent replaygate.examples.research_copilot:copilot \\
+          --cases eval_cases.jsonl --fixtures fixtures.jsonl --out results.json
     """
     if click.get_current_context().invoked_subcommand is not None:
         return  # `replaygate eval merge ...`

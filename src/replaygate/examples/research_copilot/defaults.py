@@ -23,7 +23,12 @@ def _data(name: str) -> Path:
 
 
 def shipped_fixtures() -> Path:
-    """The fixtures shipped for the eval cases (recorded from the loopback simulator)."""
+    """One run of each eval case's question, recorded from the loopback simulator.
+
+    Sample 0 only (``make example-fixtures``: ``replaygate record --cases``), for
+    ``replaygate run`` and rule stubs; an eval of the cases' samples records its own
+    (``replaygate eval --record-mode record-missing --approve-live --simulator``).
+    """
     return _data("fixtures.jsonl")
 
 
