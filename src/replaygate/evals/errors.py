@@ -45,6 +45,10 @@ class LimitError(EvalError, ValueError):
     """A gate limit such as ``success=0.02`` cannot be parsed or names no known metric."""
 
 
+class RateLimitError(EvalError, ValueError):
+    """A rate limit that is no rate: NaN, zero or below, or too small to wait for."""
+
+
 class PriceError(EvalError):
     """The price table has no price for the model a run is scored on (``no price for model X``)."""
 

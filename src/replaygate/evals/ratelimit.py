@@ -13,10 +13,28 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
+from replaygate.evals.errors import RateLimitError
 from replaygate.models.replay import WireModel
 from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
 
 Around = Callable[[], AbstractContextManager[object]]
+
+
+def check_rate_limit(per_second: float) -> float:
+    """The wait between two calls at ``per_second`` calls a second;
+    :class:`~replaygate.evals.errors.RateLimitError` for a rate that is no rate (NaN,
+    zero or below) or one whose wait is longer than a thread can sleep."""
+    if not per_second > 0:
+        raise RateLimitError(
+            f"the rate limit must be a positive number of calls per second, got {per_second}"
+        )
+    interval = 1.0 / per_second
+    if interval > threading.TIMEOUT_MAX:
+        raise RateLimitError(
+            f"the rate limit of {per_second:g} calls per second waits {interval:g} seconds "
+            f"between calls, more than can be waited ({threading.TIMEOUT_MAX:g} at most)"
+        )
+    return interval
 
 
 class RateLimiter:
@@ -29,11 +47,7 @@ class RateLimiter:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        if not per_second > 0:
-            raise ValueError(
-                f"the rate limit must be a positive number per second, got {per_second}"
-            )
-        self.interval = 1.0 / per_second
+        self.interval = check_rate_limit(per_second)
         self._clock = clock
         self._sleep = sleep
         self._next = float("-inf")

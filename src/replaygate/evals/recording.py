@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
+from replaygate.evals.ratelimit import check_rate_limit
 from replaygate.fixtures.spending import Prices, SpendingCap
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
@@ -34,6 +35,10 @@ class RecordPlan:
     cap: SpendingCap | None = None
     """What the recording may spend (:class:`~replaygate.fixtures.spending.SpendingCap`)."""
 
+    def __post_init__(self) -> None:
+        if self.rate_limit is not None:
+            check_rate_limit(self.rate_limit)
+
 
 @dataclass(frozen=True)
 class RecordRecipe:
@@ -51,6 +56,10 @@ class RecordRecipe:
     concurrency: int = 1
     rate_limit: float | None = None
     max_cost: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.rate_limit is not None:  # refused before any process starts
+            check_rate_limit(self.rate_limit)
 
     @contextlib.contextmanager
     def plan(self, prices: Prices | None, jobs: int = 1) -> Iterator[RecordPlan]:

@@ -20,7 +20,13 @@ def parse_max_age(text: str) -> timedelta:
             f"bad --max-age {text!r}: expected a positive whole number and a unit, "
             "h (hours), d (days) or w (weeks), like 90d or 12w"
         )
-    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+    try:
+        return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+    except OverflowError:
+        raise HygieneError(
+            f"bad --max-age {text!r}: at most {timedelta.max.days} days (a fixture that old "
+            "cannot exist); leave --max-age out to flag nothing stale"
+        ) from None
 
 
 def recorded_at(meta: dict[str, Any] | None) -> datetime | None:

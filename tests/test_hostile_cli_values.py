@@ -1,0 +1,83 @@
+"""Option values at the edges of their types end a command with ``Error: ...``, exit 2.
+
+``patrol --max-age`` with more days than a time span holds, ``eval --rate-limit nan``
+(which click's range check lets through: NaN compares false with its bound) and a
+rate so small that its wait cannot be slept each ended in a traceback, or in an error
+blamed on the agent after the recording had started.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate import Fixture
+from replaygate.cli import main
+from replaygate.evals.ratelimit import RateLimiter
+from replaygate.evals.recording import RecordRecipe
+from replaygate.fixtures.fixture import make_meta
+
+REQUEST = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+RESPONSE = {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
+META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
+
+
+@pytest.mark.parametrize("age", ["99999999999999999999d", "1000000000d", "999999999999w"])
+def test_a_max_age_beyond_any_time_span_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, age: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.jsonl").write_bytes(Fixture.create(REQUEST, [RESPONSE], META).to_line())
+    done = CliRunner().invoke(main, ["patrol", "s.jsonl", "--max-age", age])
+    assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+    assert f"Error: bad --max-age '{age}': at most 999999999 days" in done.stderr, done.stderr
+
+
+CASE = (
+    '{"id": "c", "question": "What is RAG?", "must_contain": ["rag"], "samples": 1, "floor": 1}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("rate", "says"),
+    [
+        ("nan", "the rate limit must be a positive number of calls per second, got nan"),
+        ("1e-300", "the rate limit of 1e-300 calls per second waits 1e+300 seconds between"),
+    ],
+)
+def test_a_rate_limit_that_is_no_rate_is_refused_before_anything_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rate: str, says: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cases.jsonl").write_text(CASE)
+    args = [
+        "eval",
+        "--cases",
+        "cases.jsonl",
+        "--fixtures",
+        "f.jsonl",
+        "--agent",
+        "replaygate.examples.research_copilot:copilot",
+        "--no-history",
+        "--record-mode",
+        "record-missing",
+        "--approve-live",
+        "--simulator",
+        "--rate-limit",
+        rate,
+    ]
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+    assert f"Error: {says}" in done.stderr, done.stderr
+    assert "raised by the agent" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cases.jsonl"]
+
+
+@pytest.mark.parametrize("rate", [float("nan"), 0.0, -1.0, 1e-300])
+def test_the_library_refuses_the_same_rates_where_the_run_is_planned(rate: float) -> None:
+    with pytest.raises(ValueError, match="the rate limit"):
+        RateLimiter(rate)
+    with pytest.raises(ValueError, match="the rate limit"):
+        RecordRecipe(lambda: None, approve_live=True, rate_limit=rate)  # type: ignore[arg-type,return-value]
