@@ -103,8 +103,12 @@ def test_an_integer_beyond_64_bits_is_refused_by_name_and_nothing_is_written(
     sim: Simulator, tmp_path_factory: pytest.TempPathFactory, n: int
 ) -> None:
     store = tmp_path_factory.mktemp("huge") / "huge.jsonl"
-    with pytest.raises(UnstorableValueError, match=r"beyond 64 bits .* at request\.body\.seed"):
+    before = len(sim.requests)
+    with pytest.raises(
+        UnstorableValueError, match=r"beyond 64 bits .* at request\.body\.seed, .*nothing was sent"
+    ):
         send(store, "record-missing", sim.url, n)
+    assert len(sim.requests) == before  # its answer could never have been recorded
     assert len(FixtureStore.open(store)) == 0
     assert not store.exists() or str(n) not in store.read_text(encoding="utf-8")
 

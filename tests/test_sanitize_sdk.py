@@ -279,9 +279,13 @@ def test_a_planted_secret_is_refused_unwrapped_and_nothing_is_written(
                     stream.get_final_message()
             else:
                 client.messages.create(**args)
-        assert len(sim.requests) == 1  # refused once, not retried by the SDK
+        # a request that holds a secret is refused before it is sent: its answer could
+        # never be recorded; a response holding one is refused once, not retried by the SDK
+        in_request = place.startswith("request")
+        assert len(sim.requests) == (0 if in_request else 1)
     assert not isinstance(caught.value, anthropic.APIConnectionError)
     assert "nothing was written" in str(caught.value)
+    assert ("nothing was sent" in str(caught.value)) == in_request
     assert len(FixtureStore.open(store)) == 0
     assert not [p for p in store.rglob("*.json*")] if store.exists() else True
 
@@ -307,8 +311,10 @@ def test_the_engine_refuses_a_planted_secret_and_writes_nothing(tmp_path: Path) 
         recorder = RecordingModel(live, store, approve_live=True, **SETTINGS)
         with pytest.raises(
             SecretInFixtureError, match=r"request\.messages\[0\]\.content\[0\]\.text"
-        ):
+        ) as caught:
             recorder.complete([Message.user(f"my key is {AWS}")], [])
+        assert sim.requests == []  # refused before it was sent
+    assert "nothing was sent" in str(caught.value)
     assert not store.exists() or store.read_bytes() == b""
 
 

@@ -96,12 +96,23 @@ class StoreWriteError(LocatedError):
 
 
 class UnstorableValueError(ReplaygateError, ValueError):
-    """A fixture holds a value the store cannot keep exactly (an integer beyond 64 bits)."""
+    """A fixture holds a value the store cannot keep exactly (an integer beyond 64 bits).
 
-    def __init__(self, path: str, reason: str) -> None:
+    ``before_send``: the request of a live call holds it, and the call was not made
+    (its answer could never be recorded).
+    """
+
+    def __init__(self, path: str, reason: str, *, before_send: bool = False) -> None:
         self.path = path
         self.reason = reason
-        super().__init__(f"refusing to write fixture: {reason} at {path}; nothing was written")
+        if before_send:
+            message = (
+                f"refusing to send this request: {reason} at {path}, which no fixture can "
+                "hold; nothing was sent and nothing was written"
+            )
+        else:
+            message = f"refusing to write fixture: {reason} at {path}; nothing was written"
+        super().__init__(message)
 
 
 class SpendingCapError(ReplaygateError):
@@ -162,14 +173,21 @@ class LiveCallNotApproved(ReplaygateError):
 
 
 class SecretInFixtureError(ReplaygateError):
-    """A fixture about to be written still holds a secret-looking value (law 4)."""
+    """A fixture about to be written still holds a secret-looking value (law 4);
+    ``before_send``: the request of a live call does, and the call was not made."""
 
-    def __init__(self, path: str, detector: str) -> None:
+    def __init__(self, path: str, detector: str, *, before_send: bool = False) -> None:
         self.path = path
         self.detector = detector
+        refusal = (
+            "refusing to send this request (its fixture could never be written)"
+            if before_send
+            else "refusing to write fixture"
+        )
+        done = "nothing was sent and nothing was written" if before_send else "nothing was written"
         super().__init__(
-            f"refusing to write fixture: {detector} found at {path}; "
-            "nothing was written. Add a sanitize rule or remove the value."
+            f"{refusal}: {detector} found at {path}; {done}. "
+            "Add a sanitize rule or remove the value."
         )
 
 

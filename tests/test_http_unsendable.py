@@ -1,0 +1,70 @@
+"""A request no fixture could hold is refused before it is sent while recording: its
+answer, paid for, could never be recorded (an integer beyond 64 bits and a secret:
+tests/test_http_big_ints.py, tests/test_sanitize_sdk.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.errors import UnstorableValueError
+from replaygate.fixtures.store import FixtureStore, writing
+from replaygate.http import httpx2_client
+from replaygate.sim import Simulator
+from sdks import anthropic
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo") as server:
+        yield server
+
+
+def record(sim: Simulator, store: Path, text: str, **extra: Any) -> str:
+    http = httpx2_client(store, "record-missing", approve_live=True)
+    with anthropic.Anthropic(api_key="t", base_url=sim.url, http_client=http) as client:
+        answer = client.messages.create(
+            model="m",
+            max_tokens=8,
+            messages=[{"role": "user", "content": text}],
+            extra_body=extra or None,
+        )
+    return str(answer.content[0].text)
+
+
+def nested(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {"leaf": 1}
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+def test_a_request_nested_deeper_than_a_line_holds_is_not_sent(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    store = tmp_path / "deep.jsonl"
+    before = len(sim.requests)
+    with pytest.raises(UnstorableValueError, match="nested more than 254 levels") as caught:
+        record(sim, store, "deep", metadata_tree=nested(300))
+    assert len(sim.requests) == before
+    assert caught.value.path.startswith("request.body.metadata_tree.a.a")
+    assert str(caught.value).endswith("nothing was sent and nothing was written")
+    assert record(sim, store, "shallow", metadata_tree=nested(20)) == "echo: shallow"
+    assert len(sim.requests) == before + 1
+    assert len(FixtureStore.open(store)) == 1
+
+
+def test_a_request_longer_than_a_line_holds_is_not_sent(
+    sim: Simulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writing, "MAX_LINE_BYTES", 4096)  # instead of 32 MiB
+    store = tmp_path / "long.jsonl"
+    before = len(sim.requests)
+    with pytest.raises(UnstorableValueError, match=r"more than the maximum of 4,096 bytes"):
+        record(sim, store, "x" * 5000)
+    assert len(sim.requests) == before
+    assert not store.exists()
+    assert record(sim, store, "short") == "echo: short"
