@@ -81,3 +81,31 @@ def test_the_library_refuses_the_same_rates_where_the_run_is_planned(rate: float
         RateLimiter(rate)
     with pytest.raises(ValueError, match="the rate limit"):
         RecordRecipe(lambda: None, approve_live=True, rate_limit=rate)  # type: ignore[arg-type,return-value]
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "command"),
+    [
+        ("", "cases", ["eval", "--no-history"]),
+        ("", "fixtures", ["eval", "--no-history"]),
+        ("", "baseline", ["gate", "--results", "r.json"]),
+        ("", "history", ["report", "--out", "r.html"]),
+        (".ci", "hits", ["gate", "--results", "r.json"]),
+        (".prices", "file", ["eval", "--no-history"]),
+    ],
+)
+def test_a_config_path_holding_a_nul_character_names_its_file_line_and_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: str, key: str, command: list[str]
+) -> None:
+    # No file system takes a NUL: the first use of the path ended in a traceback
+    # ("ValueError: embedded null byte"), naming neither the file nor the key.
+    monkeypatch.chdir(tmp_path)
+    lines = ["[tool.replaygate]", 'agent = "replaygate.examples.research_copilot:copilot"']
+    if table:
+        lines.append(f"[tool.replaygate{table}]")
+    lines.append(f'{key} = "evals/a\\u0000b"')
+    (tmp_path / "pyproject.toml").write_text("\n".join(lines) + "\n")
+    done = CliRunner().invoke(main, command)
+    assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+    where = f"{tmp_path / 'pyproject.toml'}:{len(lines)}: tool.replaygate{table}.{key}"
+    assert f"Error: {where}: a path cannot hold a NUL" in done.stderr, done.stderr

@@ -175,7 +175,7 @@ def load_config(
     )
 
     def path_of(key: str) -> Path | None:
-        value = top.string(key, nonempty=True)
+        value = top.path(key)
         return root / value if value else None
 
     max_tokens = (
@@ -210,7 +210,7 @@ def _owner(near: str | os.PathLike[str] | None) -> Path | None:
 
 def _prices(top: TableReader, root: Path) -> PriceTable:
     reader = top.sub("prices")
-    named = reader.string("file")
+    named = reader.path("file", nonempty=False)
     if named:
         if len(reader.table) > 1:
             raise reader.error("file", "give either a price file or prices inline, not both")
@@ -299,7 +299,7 @@ def _ci(reader: TableReader, root: Path) -> CIConfig:
 
 def _hits_folder(reader: TableReader, root: Path) -> Path:
     """The ``hits`` folder under ``root``; naming a file there is refused at its line."""
-    hits = reader.string("hits")
+    hits = reader.path("hits", nonempty=False)
     folder = root / (hits or DEFAULT_DIR)
     problem = hits_folder_problem(folder)
     if problem is not None:

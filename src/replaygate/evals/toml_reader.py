@@ -72,6 +72,15 @@ class TableReader:
             raise self.error(key, f"expected a non-empty string, got {_type(value)}")
         return value
 
+    def path(self, key: str, *, nonempty: bool = True) -> str | None:
+        """A file or folder name: a string (with ``nonempty``, one that is not blank) that
+        holds no NUL character (no file system takes one: the first use of the path would
+        fail naming neither the file nor the key)."""
+        value = self.string(key, nonempty=nonempty)
+        if value is not None and "\0" in value:
+            raise self.error(key, f"a path cannot hold a NUL character (\\u0000), got {value!r}")
+        return value
+
     def integer(
         self, key: str, default: int, *, minimum: int = 0, maximum: int | None = None
     ) -> int:
