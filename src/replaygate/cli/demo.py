@@ -77,8 +77,10 @@ def _record(store_path: Path, base_url: str | None, api_key: str, source: str) -
     )
     cases = load_cases()
     for case in cases:
+        before = recorder.recorded
         result = copilot(recorder, case.question)
-        click.echo(f"  recorded {case.id}: {len(result.steps)} steps -> {result.final[:70]}")
+        done = "recorded" if recorder.recorded > before else "already recorded"
+        click.echo(f"  {done} {case.id}: {len(result.steps)} steps -> {result.final[:70]}")
     return recorder.recorded
 
 

@@ -1,0 +1,42 @@
+"""``replaygate demo --keep DIR`` run again says what it recorded and what it replayed.
+
+The first run records every case; a second run with the same folder records nothing
+new, and each case's line says so instead of "recorded" above "nothing new to record".
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from run_cli import replaygate
+
+# The whole demo's recording, twice.
+pytestmark = pytest.mark.slow
+
+
+def test_a_second_run_with_the_same_folder_says_each_case_was_already_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    command_module = importlib.import_module("replaygate.cli.demo")
+    monkeypatch.setattr(command_module, "demo_loop", _no_eval_loop)  # only the first part
+    two = command_module.load_cases()[:2]
+    monkeypatch.setattr(command_module, "load_cases", lambda: two)  # quicker
+    keep = tmp_path / "kept"
+    first = replaygate("demo", "--keep", str(keep), "--out", str(tmp_path / "out"))
+    assert first.returncode == 0, first.stderr
+    lines = [line.strip() for line in first.stdout.splitlines() if "steps ->" in line]
+    assert lines and all(line.startswith("recorded ") for line in lines), first.stdout
+    again = replaygate("demo", "--keep", str(keep), "--out", str(tmp_path / "out"))
+    assert again.returncode == 0, again.stderr
+    lines = [line.strip() for line in again.stdout.splitlines() if "steps ->" in line]
+    assert lines and all(line.startswith("already recorded ") for line in lines), again.stdout
+    assert "nothing new to record" in again.stdout
+
+
+def _no_eval_loop(out_dir: Path, **options: Any) -> Any:
+    """Ends the command where the eval loop would start: this test is about the store."""
+    raise SystemExit(0)
