@@ -724,6 +724,12 @@ def test_fault_plan_forms() -> None:
     for bad in ("teapot:0.1", "429:2", "429", "429:0.7,500:0.7"):
         with pytest.raises(FaultSpecError):
             FaultPlan.parse(bad)
+    for seconds in (float("nan"), float("inf"), -0.5, "1", True):
+        with pytest.raises(FaultSpecError, match=r"slow_delay: .*seconds"):
+            FaultPlan(slow_delay=seconds)  # type: ignore[arg-type]
+        with pytest.raises(FaultSpecError, match=r"retry_after: .*seconds"):
+            FaultPlan.parse("429:0.5", retry_after=seconds)  # type: ignore[arg-type]
+    assert FaultPlan(slow_delay=0, retry_after=2).retry_after == 2
     drawer = FaultPlan(rates=(("429", 1.0),), script=(None,)).drawer(0)
     assert [drawer.next("/v1/messages", b"{}") for _ in range(3)] == [None, "429", "429"]
 
@@ -988,6 +994,10 @@ def test_cli_refuses_remote_host_and_bad_specs() -> None:
     for port in ("65536", "-1"):
         bad = runner.invoke(sim_group, ["serve", "--port", port])
         assert bad.exit_code == 2 and f"port {port} is not a TCP port" in bad.output
+    for flag, value in [("--slow-delay", "nan"), ("--slow-delay", "-1"), ("--retry-after", "inf")]:
+        bad = runner.invoke(sim_group, ["serve", flag, value])
+        assert bad.exit_code == 2, bad.output  # NaN and infinity were served, then failed
+        assert f"Invalid value for '{flag}'" in bad.output and "finite, 0 or more" in bad.output
 
 
 def test_count_tokens_answers_the_input_tokens_an_answer_reports(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import click
 
 from replaygate.network import is_loopback
 from replaygate.sim.drift import DriftPlan, DriftSpecError
-from replaygate.sim.faults import FaultPlan, FaultSpecError
+from replaygate.sim.faults import FaultPlan, FaultSpecError, seconds_problem
 from replaygate.sim.server import Simulator
 
 
@@ -34,6 +34,13 @@ def sim_group() -> None:
     """
 
 
+def _seconds(_context: click.Context, _option: click.Parameter, value: float) -> float:
+    problem = seconds_problem(value)
+    if problem is not None:
+        raise click.BadParameter(problem)
+    return value
+
+
 @sim_group.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=0, show_default=True, type=int, help="Port; 0 picks a free one.")
@@ -47,13 +54,19 @@ def sim_group() -> None:
 @click.option("--faults", default="", help='Fault rates, e.g. "429:0.1,500:0.05,slow:0.05".')
 @click.option("--drift", default="", help='Drift rules, e.g. "add-field:usage.foo,drop-field:id".')
 @click.option(
-    "--slow-delay", default=0.2, show_default=True, type=float, help="Seconds of a slow fault."
+    "--slow-delay",
+    default=0.2,
+    show_default=True,
+    type=float,
+    callback=_seconds,
+    help="Seconds of a slow fault.",
 )
 @click.option(
     "--retry-after",
     default=1.0,
     show_default=True,
     type=float,
+    callback=_seconds,
     help="Seconds announced on 429/529.",
 )
 @click.option("--allow-remote", is_flag=True, help="Allow a host that is not loopback.")

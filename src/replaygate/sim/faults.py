@@ -12,6 +12,7 @@ randomness of the behaviour.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,15 @@ def _rate(name: str, value: object) -> float:
     return rate
 
 
+def seconds_problem(value: object) -> str | None:
+    """Why ``value`` is not a pause in seconds (a finite number, 0 or more), or None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"expected a number of seconds, got {value!r}"
+    if not (math.isfinite(value) and value >= 0):
+        return f"{value!r} is not a number of seconds (finite, 0 or more)"
+    return None
+
+
 @dataclass(frozen=True)
 class FaultPlan:
     """Which faults to inject.
@@ -64,8 +74,10 @@ class FaultPlan:
         total = sum(rate for _, rate in self.rates)
         if total > 1.0 + 1e-9:
             raise FaultSpecError(f"fault rates sum to {total:g}, more than 1")
-        if self.slow_delay < 0 or self.retry_after < 0:
-            raise FaultSpecError("slow_delay and retry_after must not be negative")
+        for name, seconds in (("slow_delay", self.slow_delay), ("retry_after", self.retry_after)):
+            problem = seconds_problem(seconds)
+            if problem is not None:
+                raise FaultSpecError(f"{name}: {problem}")
 
     @staticmethod
     def parse(spec: str, *, slow_delay: float = 0.2, retry_after: float = 1.0) -> FaultPlan:
