@@ -6,6 +6,7 @@ framework environments (``make test-frameworks``); this suite only checks the pa
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -47,3 +48,14 @@ def test_rendering_replaces_only_the_table_and_refuses_a_page_without_markers(
     assert redone.split(matrix.BEGIN)[0] == page.split(matrix.BEGIN)[0]
     with pytest.raises(matrix.MatrixError, match="markers"):
         matrix.render("# no table", "| new |", "x.md")
+
+
+def test_a_documented_nox_run_with_k_selects_tests_of_that_framework() -> None:
+    """``nox -s NAME -- -k WORD`` on the page selects tests: a run that selects none ends
+    with pytest's exit status 5 and nox reports the session failed."""
+    runs = re.findall(r"nox -s (\w+) -- -k (\S+)", PAGE.read_text(encoding="utf-8"))
+    assert runs, "the page shows no nox run with -k"
+    for session, word in runs:
+        module = ROOT / "tests_frameworks" / f"test_{session}.py"
+        names = re.findall(r"^(?:async )?def (test_\w+)", module.read_text("utf-8"), re.M)
+        assert any(word.lower() in name.lower() for name in names), (session, word, names)
