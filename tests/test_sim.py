@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -979,6 +980,27 @@ def test_cli_serves_until_terminated() -> None:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=10)
     assert proc.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("settings", "error", "named"),
+    [
+        ({"behavior": 123}, TypeError, "behavior: expected one of research-copilot"),
+        ({"seed": "7"}, TypeError, "seed: expected an integer, got '7'"),
+        ({"seed": 1.5}, TypeError, "seed: expected an integer"),
+        ({"faults": 5}, FaultSpecError, "faults: expected rates"),
+        ({"faults": [429]}, FaultSpecError, "unknown fault 429 (as text: '429')"),
+        ({"drift": 5}, DriftSpecError, "drift: expected a spec"),
+        ({"drift": ["drop-field:id", None]}, DriftSpecError, "a list of such rules"),
+        ({"chunk_size": 0}, ValueError, "chunk_size: expected the characters"),
+    ],
+)
+def test_settings_of_the_wrong_kind_are_refused_before_serving(
+    settings: dict[str, Any], error: type[Exception], named: str
+) -> None:
+    # each was served, to fail on the first request (or never, for a seed of text)
+    with pytest.raises(error, match=re.escape(named)):
+        Simulator(**settings)
 
 
 def test_cli_refuses_remote_host_and_bad_specs() -> None:

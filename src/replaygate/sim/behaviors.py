@@ -221,8 +221,14 @@ def research_copilot(seed: int) -> Behavior:
 
 
 def make_behavior(spec: str | Behavior, *, seed: int = 0) -> Behavior:
-    """A behaviour from its name: ``research-copilot``, ``echo`` or ``script:FILE``."""
+    """A behaviour from its name: ``research-copilot``, ``echo`` or ``script:FILE``; an
+    object with a ``respond`` method as it is."""
     if not isinstance(spec, str):
+        if not isinstance(spec, Behavior):
+            raise TypeError(
+                f"behavior: expected one of {', '.join(BEHAVIOR_NAMES)} or an object with "
+                f"respond(messages, tools), got {type(spec).__name__}"
+            )
         return spec
     if spec == "echo":
         return EchoBehavior()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias, cast
 
@@ -109,7 +109,14 @@ class DriftPlan:
             return value
         if isinstance(value, str):
             return DriftPlan.parse(value)
-        return DriftPlan(tuple(DriftRule.parse(item) for item in value))
+        items = list(value) if isinstance(value, Iterable) else [value]
+        for item in items:
+            if not isinstance(item, str):
+                raise DriftSpecError(
+                    "drift: expected a spec such as 'drop-field:id', a list of such rules "
+                    f"or a DriftPlan, got {type(item).__name__}"
+                )
+        return DriftPlan(tuple(DriftRule.parse(item) for item in items))
 
     def __bool__(self) -> bool:
         return bool(self.rules)

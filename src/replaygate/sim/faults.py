@@ -32,7 +32,9 @@ class FaultSpecError(ValueError):
 
 def _kind(name: str) -> FaultKind:
     if name not in FAULT_KINDS:
-        raise FaultSpecError(f"unknown fault {name!r}; expected one of {', '.join(FAULT_KINDS)}")
+        text = f" (as text: {str(name)!r})" if str(name) in FAULT_KINDS else ""
+        known = ", ".join(FAULT_KINDS)
+        raise FaultSpecError(f"unknown fault {name!r}{text}; expected one of {known}")
     return name
 
 
@@ -126,6 +128,11 @@ class FaultPlan:
             return FaultPlan.parse(value)
         if isinstance(value, Mapping):
             return FaultPlan.from_rates(value)
+        if not isinstance(value, Iterable):
+            raise FaultSpecError(
+                "faults: expected rates such as '429:0.1' (text or a mapping), a list of "
+                f"faults or a FaultPlan, got {type(value).__name__}"
+            )
         return FaultPlan.sequence(value)
 
     def __bool__(self) -> bool:

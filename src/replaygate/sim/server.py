@@ -105,6 +105,13 @@ class Simulator:
             )
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
             raise ValueError(f"port {port!r} is not a TCP port (0 to 65535; 0 picks a free one)")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"seed: expected an integer, got {seed!r}")
+        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+            raise ValueError(
+                "chunk_size: expected the characters of a streamed piece, 1 or more, "
+                f"got {chunk_size!r}"
+            )
         self.host = host
         self.seed = seed
         self.behavior_name = behavior if isinstance(behavior, str) else type(behavior).__name__
