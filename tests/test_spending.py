@@ -153,15 +153,22 @@ def test_the_default_cap_is_read_from_the_project(tmp_path: Path) -> None:
         load_config(path)
 
 
-def test_the_http_layer_stops_at_the_cap_through_the_sdk(sim: Simulator, tmp_path: Path) -> None:
+@pytest.mark.parametrize("given_to", ["Exchange", "httpx2_client"])
+def test_the_http_layer_stops_at_the_cap_through_the_sdk(
+    sim: Simulator, tmp_path: Path, given_to: str
+) -> None:
     from replaygate.http import Exchange, httpx2_client
 
     cap = SpendingCap(0.00025, shipped_prices())  # a few calls, as in the test above
-    exchange = Exchange(tmp_path / "http.jsonl", mode="record-missing", approve_live=True, cap=cap)
+    store = tmp_path / "http.jsonl"
+    if given_to == "Exchange":
+        http = httpx2_client(Exchange(store, mode="record-missing", approve_live=True, cap=cap))
+    else:  # the client factory takes it as the transports and intercept() do
+        http = httpx2_client(store, "record-missing", approve_live=True, cap=cap)
     sent_before = len(sim.requests)
     with (
         anthropic.Anthropic(
-            api_key="k", base_url=sim.url, http_client=httpx2_client(exchange), max_retries=3
+            api_key="k", base_url=sim.url, http_client=http, max_retries=3
         ) as client,
         pytest.raises(SpendingCapError, match="spending cap reached"),
     ):
@@ -169,7 +176,7 @@ def test_the_http_layer_stops_at_the_cap_through_the_sdk(sim: Simulator, tmp_pat
             client.messages.create(
                 model=MODEL, max_tokens=16, messages=[{"role": "user", "content": f"call {i}"}]
             )
-    assert len(sim.requests) - sent_before == cap.calls == exchange.recorded >= 2
+    assert len(sim.requests) - sent_before == cap.calls == len(FixtureStore.open(store)) >= 2
     assert cap.spent <= cap.limit
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar, Unpack
 
+from replaygate.fixtures.spending import SpendingCap
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.streams import LiveResponse
 from replaygate.http.transport import Library, ReadableRequest
@@ -49,8 +50,9 @@ class FixtureTransportBase(Generic[LiveT]):
     transport). ``match_host`` puts the host in the fingerprint; ``source``,
     ``interface`` and ``note`` go into the recorded fixtures' ``meta``; ``sanitize``
     is the pipeline (default: the one configured for the store's project);
-    ``repeat_last=True`` lets a send past the recorded answers get the last one again.
-    The session
+    ``repeat_last=True`` lets a send past the recorded answers get the last one again;
+    ``cap``, a :class:`~replaygate.fixtures.spending.SpendingCap`, refuses a live call that
+    could pass it. The session
     state (counters, ``lookups``, ``replays``, ``recorded``) is :attr:`exchange`;
     pass an :class:`~replaygate.http.transport.Exchange` as ``store`` to share one
     session between transports (its settings then apply, the other arguments are
@@ -136,6 +138,7 @@ class ClientFactory(Generic[ClientT]):
         note: str | None = None,
         sanitize: Sanitizer | SanitizeConfig | None = None,
         repeat_last: bool = False,
+        cap: SpendingCap | None = None,
         transport: Any = None,
         **client_options: Any,
     ) -> ClientT:
@@ -150,6 +153,7 @@ class ClientFactory(Generic[ClientT]):
             "note": note,
             "sanitize": sanitize,
             "repeat_last": repeat_last,
+            "cap": cap,
         }
         fixture_transport = self.transport_class(store, mode=mode, transport=transport, **options)
         return self.client_class(transport=fixture_transport, **client_options)
