@@ -70,3 +70,40 @@ def test_model_protocol_is_structural() -> None:
     assert isinstance(Echo(), Model)
     assert not isinstance(NotAModel(), Model)
     assert Echo().complete([Message.user("ping")], []).text == "ping"
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "named"),
+    [
+        (lambda: ToolCall("t1", "search", '{"q": "RAG"}'), TypeError, "ToolCall.arguments"),
+        (lambda: ToolCall("t1", "search", ["RAG"]), TypeError, "a mapping of the arguments, got"),
+        (lambda: ToolCall(1, "search"), TypeError, "ToolCall.id: expected text (str), got int"),
+        (lambda: ToolSpec("t", "d", [1]), TypeError, "ToolSpec.input_schema"),
+        (lambda: ToolSpec("t", None), TypeError, "ToolSpec.description"),
+        (lambda: Message(role="system", content="x"), ValueError, "Message.role: expected one"),
+        (lambda: Message.user(None), TypeError, "Message.content: expected text"),
+        (lambda: Message.assistant("", ["call"]), TypeError, "Message.tool_calls[0]"),
+        (lambda: Message.tool_result(7, "ok"), TypeError, "Message.tool_call_id"),
+        (lambda: Usage(-1, 2), ValueError, "Usage.input_tokens: expected a count"),
+        (lambda: Usage(1, 2.5), ValueError, "Usage.output_tokens"),
+        (lambda: ModelResponse(stop_reason="stop"), ValueError, "ModelResponse.stop_reason"),
+        (lambda: ModelResponse(text=None), TypeError, "ModelResponse.text"),
+        (lambda: ModelResponse(usage={"input_tokens": 1}), TypeError, "ModelResponse.usage"),
+    ],
+)
+def test_a_value_of_the_wrong_kind_is_refused_naming_its_field(
+    make: typing.Callable[[], object], error: type[Exception], named: str
+) -> None:
+    # each was taken as it came, to fail later far from where it was made (arguments
+    # given as OpenAI's JSON text ended in "dictionary update sequence element #0 ...")
+    with pytest.raises(error) as caught:
+        make()
+    assert named in str(caught.value)
+
+
+def test_tool_calls_given_as_a_list_are_kept_as_a_tuple() -> None:
+    call = ToolCall("t1", "search", {"q": "RAG"})
+    message = Message.assistant("", [call])
+    response = ModelResponse(tool_calls=[call], stop_reason="tool_use")  # type: ignore[arg-type]
+    assert type(response.tool_calls) is tuple and response.tool_calls == (call,)
+    assert message == Message.assistant("", (call,))

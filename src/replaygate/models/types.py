@@ -33,9 +33,33 @@ StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "ref
 STOP_REASONS: tuple[str, ...] = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal")
 
 
+ROLES: tuple[str, ...] = ("user", "assistant", "tool")
+
+
 def as_stop_reason(value: object) -> StopReason | None:
     """``value`` as a :data:`StopReason`, or None when it is not one of :data:`STOP_REASONS`."""
     return cast(StopReason, value) if value in STOP_REASONS else None
+
+
+def _wrong(owner: str, field_name: str, expected: str, value: object) -> TypeError:
+    return TypeError(f"{owner}.{field_name}: expected {expected}, got {type(value).__name__}")
+
+
+def _text(owner: str, field_name: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise _wrong(owner, field_name, "text (str)", value)
+
+
+def _tool_calls(owner: str, value: object) -> tuple[ToolCall, ...]:
+    """``value`` (a tuple or list of :class:`ToolCall`) as a tuple."""
+    if type(value) is not tuple:
+        if not isinstance(value, list | tuple):
+            raise _wrong(owner, "tool_calls", "a tuple of ToolCall", value)
+        value = tuple(value)
+    for i, call in enumerate(value):
+        if not isinstance(call, ToolCall):
+            raise _wrong(owner, f"tool_calls[{i}]", "a ToolCall", call)
+    return value
 
 
 @dataclass(frozen=True)
@@ -45,6 +69,19 @@ class ToolCall:
     id: str
     name: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _text("ToolCall", "id", self.id)
+        _text("ToolCall", "name", self.name)
+        if not isinstance(self.arguments, Mapping):
+            hint = (
+                " (JSON text? parse it first: json.loads)"
+                if isinstance(self.arguments, str)
+                else ""
+            )
+            raise _wrong(
+                "ToolCall", "arguments", f"a mapping of the arguments{hint}", self.arguments
+            )
 
 
 @dataclass(frozen=True)
@@ -56,6 +93,12 @@ class ToolSpec:
     input_schema: Mapping[str, Any] = field(
         default_factory=lambda: {"type": "object", "properties": {}}
     )
+
+    def __post_init__(self) -> None:
+        _text("ToolSpec", "name", self.name)
+        _text("ToolSpec", "description", self.description)
+        if not isinstance(self.input_schema, Mapping):
+            raise _wrong("ToolSpec", "input_schema", "a JSON schema (a mapping)", self.input_schema)
 
 
 @dataclass(frozen=True)
@@ -73,6 +116,15 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     is_error: bool = False
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"Message.role: expected one of {', '.join(ROLES)}, got {self.role!r}")
+        _text("Message", "content", self.content)
+        if self.tool_calls:
+            object.__setattr__(self, "tool_calls", _tool_calls("Message", self.tool_calls))
+        if self.tool_call_id is not None:
+            _text("Message", "tool_call_id", self.tool_call_id)
 
     @staticmethod
     def user(text: str) -> Message:
@@ -97,6 +149,14 @@ class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
 
+    def __post_init__(self) -> None:
+        for name in ("input_tokens", "output_tokens"):
+            count = getattr(self, name)
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise ValueError(
+                    f"Usage.{name}: expected a count of tokens, 0 or more, got {count!r}"
+                )
+
 
 @dataclass(frozen=True)
 class ModelResponse:
@@ -106,6 +166,18 @@ class ModelResponse:
     tool_calls: tuple[ToolCall, ...] = ()
     stop_reason: StopReason = "end_turn"
     usage: Usage = field(default_factory=Usage)
+
+    def __post_init__(self) -> None:
+        _text("ModelResponse", "text", self.text)
+        if self.tool_calls:
+            object.__setattr__(self, "tool_calls", _tool_calls("ModelResponse", self.tool_calls))
+        if self.stop_reason not in STOP_REASONS:
+            raise ValueError(
+                f"ModelResponse.stop_reason: expected one of {', '.join(STOP_REASONS)}, "
+                f"got {self.stop_reason!r}"
+            )
+        if not isinstance(self.usage, Usage):
+            raise _wrong("ModelResponse", "usage", "a Usage", self.usage)
 
     def as_message(self) -> Message:
         """The assistant turn this response adds to the conversation."""
