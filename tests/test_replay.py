@@ -231,6 +231,26 @@ def test_a_missing_store_says_so(tmp_path: Path) -> None:
     assert not (tmp_path / "none.jsonl").exists()
 
 
+@pytest.mark.parametrize(
+    ("messages", "tools", "named"),
+    [
+        ("hi", [], "messages: expected a list of Message, got str"),
+        ([{"role": "user", "content": "hi"}], [], "messages[0]: expected a Message"),
+        ([Message.user("hi"), "more"], [], "messages[1]: expected a Message"),
+        ([Message.user("hi")], [{"name": "search"}], "tools[0]: expected a ToolSpec"),
+    ],
+)
+def test_a_conversation_in_another_shape_is_refused_naming_the_item(
+    tmp_path: Path, messages: Any, tools: Any, named: str
+) -> None:
+    # a provider's wire dicts ended in "'dict' object has no attribute 'role'"
+    model = ReplayModel(tmp_path / "none.jsonl", model=MODEL, max_tokens=8)
+    with pytest.raises(TypeError) as caught:
+        model.complete(messages, tools)
+    assert str(caught.value).startswith(named)
+    assert model.raised == []  # a mistake in the call, not a miss of the store
+
+
 def test_an_empty_store_says_so(tmp_path: Path) -> None:
     (tmp_path / "empty.jsonl").write_bytes(b"")
     model = ReplayModel(tmp_path / "empty.jsonl", model=MODEL, max_tokens=8)

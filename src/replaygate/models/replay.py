@@ -57,6 +57,19 @@ def is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
+def _require_each(items: object, kind: type, name: str, example: str) -> None:
+    """``TypeError`` unless ``items`` is a sequence of ``kind``, naming the first item that
+    is not one."""
+    if not isinstance(items, Sequence) or isinstance(items, str | bytes):
+        raise TypeError(f"{name}: expected a list of {kind.__name__}, got {type(items).__name__}")
+    for i, item in enumerate(items):
+        if not isinstance(item, kind):
+            raise TypeError(
+                f"{name}[{i}]: expected a {kind.__name__} (e.g. {example}), got "
+                f"{type(item).__name__}"
+            )
+
+
 @dataclass(frozen=True)
 class RequestSettings:
     """What turns a conversation into a wire request: interface, model id, limits, system.
@@ -94,7 +107,10 @@ class RequestSettings:
         return self.interface_version or self.wire.version
 
     def build(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
-        """The wire request for this conversation."""
+        """The wire request for this conversation; a ``TypeError`` names a message or tool
+        that is not one (a dict of a provider's wire format, a string)."""
+        _require_each(messages, Message, "messages", "Message.user('...')")
+        _require_each(tools, ToolSpec, "tools", "ToolSpec(name, description, input_schema)")
         return self.wire.build_request(
             messages, tools, model=self.model, max_tokens=self.max_tokens, system=self.system
         )
