@@ -60,3 +60,9 @@ def test_a_command_of_the_docs_parses(
     monkeypatch.chdir(tmp_path)
     make_paths_of(line, tmp_path)
     assert parse(line).command_path.startswith("replaygate ")
+
+
+def test_the_readme_lists_every_page_of_the_docs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pages = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
+    assert [p for p in pages if f"](docs/{p})" not in readme] == []
