@@ -1,12 +1,14 @@
-"""``replaygate demo --keep DIR`` run again says what it recorded and what it replayed.
+"""What ``replaygate demo`` tells a newcomer.
 
-The first run records every case; a second run with the same folder records nothing
-new, and each case's line says so instead of "recorded" above "nothing new to record".
+Run again with ``--keep DIR``, it says which cases it recorded and which were already
+recorded, instead of "recorded" above "nothing new to record". Installed without the
+``report`` extra, it says so before it records anything, not after half its work.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -40,3 +42,13 @@ def test_a_second_run_with_the_same_folder_says_each_case_was_already_recorded(
 def _no_eval_loop(out_dir: Path, **options: Any) -> Any:
     """Ends the command where the eval loop would start: this test is about the store."""
     raise SystemExit(0)
+
+
+def test_without_matplotlib_the_demo_says_so_before_it_records_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
+    done = replaygate("demo", "--out", str(tmp_path / "out"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "pip install 'replaygate[report]'" in done.stderr
+    assert "simulator" not in done.stdout and not (tmp_path / "out").exists()

@@ -117,6 +117,10 @@ def demo(live: bool, seed: int, keep: Path | None, out: Path) -> None:
     \b
         replaygate demo --out .replaygate/demo
     """
+    # What the demo needs beyond the base install, before anything runs: the report is
+    # drawn last, after every recording.
+    require("anthropic", "anthropic", "replaygate demo")
+    require("matplotlib", "report", "replaygate demo (its report.html)")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="replaygate-demo-") as tmp:
         store_path = (keep or Path(tmp)) / "research_copilot.jsonl"
