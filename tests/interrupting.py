@@ -25,6 +25,13 @@ def terminate_alone(session: int) -> None:
     os.kill(session, signal.SIGTERM)
 
 
+def _hears_ctrl_c() -> None:
+    """In the command's process before it starts: SIGINT as a terminal's commands get it,
+    even where the tests run with it ignored (started with ``nohup`` or ``&`` from a
+    script, which a process inherits and Python keeps)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def ctrl_c(
     args: list[str],
     ready: Callable[[], bool],
@@ -49,7 +56,7 @@ def ctrl_c(
         command = [sys.executable, "-c", f"{before}\n{main}", *args]
     with subprocess.Popen(
         command, env={**os.environ, "PYTHONPATH": str(TESTS), **env}, stderr=subprocess.PIPE,
-        text=True, start_new_session=True,
+        text=True, start_new_session=True, preexec_fn=_hears_ctrl_c,
     ) as parent:  # fmt: skip
         try:
             deadline = time.monotonic() + 60
