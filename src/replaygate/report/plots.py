@@ -37,7 +37,7 @@ def _styled(draw: Callable[P, str]) -> Callable[P, str]:
 
     @wraps(draw)
     def styled(*args: P.args, **kwargs: P.kwargs) -> str:
-        matplotlib = require("matplotlib", "report", "the report's charts")
+        matplotlib = require("matplotlib", "report", "drawing the report's charts")
         with matplotlib.rc_context(_RC):
             return draw(*args, **kwargs)
 
