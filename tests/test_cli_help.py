@@ -8,29 +8,14 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
 from pathlib import Path
 
 import click
 import pytest
 
+from cli_commands import EVERY
 from replaygate.cli import COMMANDS, main
 from run_cli import replaygate
-
-
-def walk(
-    group: click.Group, ctx: click.Context, path: tuple[str, ...] = ()
-) -> Iterator[tuple[tuple[str, ...], click.Command]]:
-    for name in group.list_commands(ctx):
-        command = group.get_command(ctx, name)
-        assert command is not None, name
-        yield (*path, name), command
-        if isinstance(command, click.Group):
-            yield from walk(command, ctx, (*path, name))
-
-
-with click.Context(main) as _root:
-    EVERY = dict(walk(main, _root))
 
 
 def example_lines(help_text: str) -> list[str]:

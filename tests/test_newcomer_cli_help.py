@@ -10,32 +10,16 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
 from pathlib import Path
 
 import click
 import pytest
 
-from replaygate.cli import main
+from cli_commands import EVERY
 from replaygate.examples.research_copilot import shipped_eval_cases
 from run_cli import replaygate
 
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
-
-
-def walk(
-    group: click.Group, ctx: click.Context, path: tuple[str, ...] = ()
-) -> Iterator[tuple[tuple[str, ...], click.Command]]:
-    for name in group.list_commands(ctx):
-        command = group.get_command(ctx, name)
-        assert command is not None, name
-        yield (*path, name), command
-        if isinstance(command, click.Group):
-            yield from walk(command, ctx, (*path, name))
-
-
-with click.Context(main) as _root:
-    EVERY = dict(walk(main, _root))
 
 
 @pytest.mark.parametrize("path", sorted(EVERY), ids=" ".join)
