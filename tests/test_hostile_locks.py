@@ -5,7 +5,8 @@ A ``.jsonl`` file in a folder is a store of its own to ``compact``, ``prune`` an
 locked only ``<folder>/.replaygate.lock``. A sample it appended while ``compact`` of the
 folder rewrote the file was lost (recording 10 samples of 40 fixtures while compacting
 lost samples of some), and a re-recording rewrote the file at the places its lines had
-before the compaction moved them. Each lock holder here is another process.
+before the compaction moved them; opening the folder removed the temporary file of a
+compact under way. Each lock holder here is another process.
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from deadline import finishes
 from replaygate import Fixture, FixtureStore
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import record_response
+from replaygate.fixtures.store.leftovers import LeftoverTempWarning
 
 META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
 HOLD = (
@@ -123,3 +127,38 @@ def test_a_rerecord_through_the_folder_finds_its_line_where_a_rewrite_moved_it(
         found = alone.lookup(_request("b"))
         assert found is not None and found.responses == (_answer("b-new"),)
     store.close()
+
+
+def test_opening_a_folder_waits_for_a_rewrite_under_way_of_a_jsonl_file_in_it(
+    tmp_path: Path,
+) -> None:
+    # Opening a folder store removes the temporary files of interrupted writes in it: it
+    # removed that of a compact under way in another process (15 compacts of 15 failed,
+    # "cannot write a fixture: No such file or directory"), which held the file's own
+    # lock, not the folder's.
+    folder, jsonl = _folder_with_jsonl(tmp_path)
+    tmp = jsonl.with_name(f".{jsonl.name}.4242.tmp")
+    rewritten = Fixture.create(_request("a"), [_answer("a1")], META).to_line()
+    with _held(Path(f"{jsonl}.lock")):
+        tmp.write_bytes(rewritten)  # a rewrite half way, by the lock's holder
+        thread, outcome = _in_thread(lambda: FixtureStore.open(folder))
+        time.sleep(0.2)
+        assert thread.is_alive(), outcome
+        assert tmp.exists()
+        tmp.replace(jsonl)  # the rewrite ends
+    finishes(lambda: thread.join(), seconds=5)
+    store = outcome[0]
+    assert isinstance(store, FixtureStore), outcome
+    with store:
+        assert store.lookup(_request("a")) == Fixture.create(_request("a"), [_answer("a1")], META)
+    assert jsonl.read_bytes() == rewritten
+
+
+def test_a_leftover_of_a_jsonl_file_in_a_folder_is_still_removed(tmp_path: Path) -> None:
+    folder, jsonl = _folder_with_jsonl(tmp_path)
+    leftovers = [jsonl.with_name(f".{jsonl.name}.4242.tmp"), folder / ".test_x.jsonl.bak.7.tmp"]
+    for leftover in leftovers:
+        leftover.write_bytes(b"half a rewrite")
+    with pytest.warns(LeftoverTempWarning, match="removed 2 temporary file"):
+        FixtureStore.open(folder).close()
+    assert not any(leftover.exists() for leftover in leftovers)
