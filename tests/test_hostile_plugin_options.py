@@ -65,3 +65,33 @@ def test_a_fixtures_folder_that_is_none_is_a_usage_error(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
     assert pytester.path.joinpath("notes.txt").read_text() == "my notes\n"
+
+
+SAMPLED = """
+import pytest
+
+@pytest.mark.sampled(n=3, floor=2)
+def test_sampled(replaygate_sample):
+    assert replaygate_sample != 1
+"""
+
+
+@pytest.mark.parametrize(
+    ("options", "option"),
+    [
+        (["--sampling-results=/dev/full"], "--sampling-results"),
+        (["--flaky-runs=2", "--flaky-report=/dev/full"], "--flaky-report"),
+    ],
+)
+def test_a_result_file_that_cannot_be_written_fails_the_session_saying_so(
+    pytester: pytest.Pytester, options: list[str], option: str
+) -> None:
+    # A full disk at the end of the session ended pytest in a traceback from the plugin.
+    pytester.makepyfile(SAMPLED)
+    result = pytester.runpytest(*options)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [f"replaygate: {option}: cannot write /dev/full: No space left on device*"]
+    )
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()

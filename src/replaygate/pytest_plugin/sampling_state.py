@@ -33,6 +33,8 @@ class SessionState:
     flaky_outcomes: dict[str, list[str]] = field(default_factory=dict)
     queue_error: str | None = None
     """Why an observation could not be queued (the session then exits 1)."""
+    write_errors: list[str] = field(default_factory=list)
+    """The result files the session could not write, and why (the session then exits 1)."""
 
     def flaky(self) -> list[FlakyTest]:
         """The tests whose outcome differed between runs."""

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from replaygate.outputs import write_text
 from replaygate.pytest_plugin.sampling_state import SessionState
 
 if TYPE_CHECKING:
@@ -59,14 +63,17 @@ class Collector:
         if state.results is not None:
             from replaygate.sampling.results import write_results
 
-            write_results(state.results, state.cases)
+            with _write_error(state, "--sampling-results", state.results):
+                write_results(state.results, state.cases)
         if state.flaky_runs:
             flaky = state.flaky()
             if state.flaky_report is not None:
-                _write_flaky_report(state, flaky)
+                with _write_error(state, "--flaky-report", state.flaky_report):
+                    _write_flaky_report(state, flaky)
             if flaky and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        if state.queue_error is not None and session.exitstatus == pytest.ExitCode.OK:
+        failed = state.queue_error is not None or state.write_errors
+        if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -96,6 +103,21 @@ class Collector:
             lines = report_lines(state.flaky(), len(state.flaky_outcomes), state.flaky_runs)
             for line in lines:
                 terminalreporter.line(line)
+        for error in state.write_errors:
+            terminalreporter.line(f"replaygate: {error}", red=True)
+
+
+@contextlib.contextmanager
+def _write_error(state: SessionState, option: str, path: Path) -> Iterator[None]:
+    """Keep why the file of ``option`` could not be written (a full disk, a read-only
+    folder), for the summary; the session then exits 1 instead of ending in a traceback."""
+    try:
+        yield
+    except OSError as err:
+        reason = err.strerror or str(err)
+        state.write_errors.append(
+            f"{option}: cannot write {path}: {reason} (any earlier file there is as it was)"
+        )
 
 
 def _write_flaky_report(state: SessionState, flaky: list[FlakyTest]) -> None:
@@ -111,4 +133,4 @@ def _write_flaky_report(state: SessionState, flaky: list[FlakyTest]) -> None:
             if all(o != "passed" and o != "skipped" for o in outcomes)
         ),
     }
-    state.flaky_report.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    write_text(state.flaky_report, json.dumps(document, indent=2) + "\n")
