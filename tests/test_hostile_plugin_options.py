@@ -95,3 +95,52 @@ def test_a_result_file_that_cannot_be_written_fails_the_session_saying_so(
     )
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+REPLAYS = """
+from replaygate import ReplayModel
+from replaygate.models.types import Message
+
+
+def test_replays():
+    model = ReplayModel("store.jsonl", model="m", max_tokens=8)
+    assert model.complete([Message.user("hi")], []).stop_reason == "end_turn"
+"""
+
+
+def _replaying_project(pytester: pytest.Pytester) -> None:
+    from replaygate import Fixture
+    from replaygate.fixtures.fixture import make_meta
+    from replaygate.models.replay import RequestSettings
+    from replaygate.models.types import Message
+
+    request = RequestSettings(model="m", max_tokens=8).build([Message.user("hi")], [])
+    response = {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
+    meta = make_meta("anthropic.messages", "2023-06-01", "hand")
+    pytester.path.joinpath("store.jsonl").write_bytes(
+        Fixture.create(request, [response], meta).to_line()
+    )
+    pytester.makepyfile(REPLAYS)
+
+
+@pytest.mark.parametrize("where", [".replaygate", ".replaygate/hits", ".replaygate/hits/proc"])
+def test_a_hits_log_that_cannot_be_written_fails_the_session_saying_so(
+    pytester: pytest.Pytester, where: str
+) -> None:
+    # It ended the session in an INTERNALERROR once the first test that replayed ran.
+    _replaying_project(pytester)
+    blocked = pytester.path / where
+    blocked.parent.mkdir(parents=True, exist_ok=True)
+    if where.endswith("proc"):  # a folder no file can be made in
+        pytester.path.joinpath(".replaygate/hits").rmdir()
+        pytester.path.joinpath(".replaygate/hits").symlink_to("/proc/1")
+    else:
+        blocked.write_text("notes\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["replaygate: cannot write the hits log: *.replaygate*: *; patrol and prune do not see*"]
+    )
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    if not where.endswith("proc"):
+        assert blocked.read_text() == "notes\n"

@@ -207,25 +207,60 @@ def _start_hits(config: pytest.Config) -> None:
     """Log replay hits for this session; a controller gives its workers its run id."""
     from replaygate.fixtures import hits
 
+    root = Path(config.rootpath)
+    folder = root / hits.DEFAULT_DIR
     worker = hasattr(config, "workerinput")
     env_before = os.environ.get(hits.RUN_ENV)
     run = env_before if worker and env_before else hits.new_run_id()
     if not worker:
         os.environ[hits.RUN_ENV] = run
     config.stash[_HITS] = (hits.active(), env_before, worker)
-    root = Path(config.rootpath)
     if not worker:
-        hits.trim(root / hits.DEFAULT_DIR)
-    hits.enable(root / hits.DEFAULT_DIR, run=run, root=root)
+        hits.trim(folder)
+    hits.enable(folder, run=run, root=root)
+    config.pluginmanager.register(HitsWriter(), "replaygate-hits")
 
 
-def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str]) -> None:
-    """Write the hits of the test just finished (a worker may be stopped without notice)."""
-    from replaygate.fixtures import hits
+class HitsWriter:
+    """Writes the session's replay hits after each test (a worker may be stopped without
+    notice). A log it cannot write (a file where its folder goes, a full disk) is said at
+    the end, and fails the session: ``prune`` would take what this run played for
+    unused."""
 
-    log = hits.active()
-    if log is not None:
-        log.flush()
+    def __init__(self) -> None:
+        self.error: str | None = None
+
+    def flush(self) -> None:
+        """Write the hits noted so far; keep the first error."""
+        from replaygate.fixtures import hits
+
+        log = hits.active()
+        if log is None:
+            return
+        try:
+            log.flush()
+        except OSError as err:
+            if self.error is None:
+                self.error = f"{err.filename or log.file}: {err.strerror or err}"
+
+    def pytest_runtest_logfinish(self) -> None:
+        """Write the hits of the test just finished."""
+        self.flush()
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Write what is left; a log that could not be written fails the session."""
+        self.flush()
+        if self.error is not None and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        """Say that the hits log could not be written."""
+        if self.error is not None:
+            terminalreporter.line(
+                f"replaygate: cannot write the hits log: {self.error}; patrol and prune "
+                "do not see the fixtures this run replayed",
+                red=True,
+            )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
