@@ -14,10 +14,16 @@ _TIMEOUT = 120
 
 
 def run_git(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes:
-    """``git ARGS`` in ``cwd``: its stdout, or :class:`HygieneError` with git's message."""
+    """``git ARGS`` in ``cwd``: its stdout, or :class:`HygieneError` with git's message.
+
+    Paths are taken literally (``--literal-pathspecs``): a store folder named ``st*`` or
+    ``:(top)x`` is that folder, never a pattern or pathspec magic that git would match
+    differently in ``ls-files`` and ``ls-tree``.
+    """
+    command = ["git", "--literal-pathspecs", *args]
     try:
         done = subprocess.run(
-            ["git", *args], cwd=cwd, input=stdin, capture_output=True, check=False, timeout=_TIMEOUT
+            command, cwd=cwd, input=stdin, capture_output=True, check=False, timeout=_TIMEOUT
         )
     except FileNotFoundError:
         raise HygieneError(
