@@ -9,6 +9,7 @@ from datetime import timedelta
 from rich import box
 from rich.console import Console, JustifyMethod
 from rich.table import Table
+from rich.text import Text
 
 from replaygate.fixtures import hits
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
@@ -105,7 +106,7 @@ def render_patrol(result: Patrol) -> str:
         table.add_column(name, justify=justify, no_wrap=name in ("key", "recorded"))
     runs = len(result.runs)
     for row in result.rows:
-        table.add_row(
+        cells = (
             row.where,
             row.key,
             row.recorded_at.date().isoformat() if row.recorded_at else "unknown",
@@ -114,6 +115,7 @@ def render_patrol(result: Patrol) -> str:
             str(len(row.refs)),
             flags(row, runs),
         )
+        table.add_row(*(Text(cell) for cell in cells))  # as written: test_x[a].jsonl is no markup
     buffer = io.StringIO()
     console = Console(file=buffer, width=WIDTH, color_system=None, force_terminal=False)
     console.print(title(result), highlight=False, markup=False)

@@ -83,13 +83,20 @@ def find_references(
     """Scan ``folders`` for the store file ``names`` and fixture ``keys``.
 
     ``skip`` holds resolved paths not to read (the store's own files); other fixture
-    files are not read either, so a key shared by two stores is no reference.
+    files are not read either, so a key shared by two stores is no reference. A name
+    with characters a word of code does not hold (brackets, ``+``, a space) is looked
+    for as it is: taken apart, it was never found, and ``prune`` took its store's
+    fixtures for unreferenced.
     """
     refs = References()
+    odd = sorted(name for name in names if not _NAME.fullmatch(name))
     for path, text in _texts(folders, skip):
         for token in set(_NAME.findall(text)):
             if token in names:
                 refs.by_name[token].add(path)
+        for name in odd:  # a name no token is (test_x[a+b].jsonl, "my cases.jsonl")
+            if name in text:
+                refs.by_name[name].add(path)
         for token in set(_HEX.findall(text)):
             if token[:12] in keys:
                 refs.by_key[token[:12]].add(path)
