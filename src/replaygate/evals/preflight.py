@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Callable, Mapping
@@ -19,6 +20,8 @@ from pathlib import Path
 
 from replaygate.evals.errors import EvalError
 from replaygate.evals.history import History
+from replaygate.evals.reference import BASELINE_FORMAT
+from replaygate.fixtures.store.folder import PEEK_BYTES, kind_of
 
 
 def check_writable(path: Path) -> None:
@@ -83,10 +86,49 @@ def _same_file(one: Path, other: Path) -> bool:
 
 def check_not_an_input(out: Path, inputs: Mapping[str, Path | None]) -> None:
     """Refuse ``out`` when it is one of ``inputs`` (what each is, by its path): writing
-    there would replace a store, cases or a history with the command's output."""
+    there would replace a store, cases or a history with the command's output.
+
+    An existing file that holds what no output of these commands replaces is refused
+    too, whatever the inputs (:func:`_stored`): a fixture file, eval cases, a SQLite
+    history, ``pyproject.toml``, and a baseline unless a results file is an input (as
+    for ``baseline update``): ``eval --out evals/baseline.json`` replaced the baseline
+    without a reason or a trace."""
     for what, path in inputs.items():
         if path is not None and _same_file(out, path):
             raise EvalError(
                 f"{out}: is {what}: writing the output there would replace it; choose another "
                 "file (nothing was written)"
             )
+    held = _stored(out, from_results=any("results" in what for what in inputs))
+    if held is not None:
+        raise EvalError(
+            f"{out}: holds {held}: writing the output there would replace it; choose another "
+            "file (nothing was written)"
+        )
+
+
+_FIXTURE = re.compile(rb'\s*\{.*"(key|request)"\s*:', re.DOTALL)
+
+
+def _stored(out: Path, *, from_results: bool) -> str | None:
+    """What the existing file ``out`` holds that a command's output must not replace, or
+    None (not there, empty, unreadable: the write names it, or an output's own kind)."""
+    try:
+        if not out.is_file():
+            return None
+        with out.open("rb") as handle:
+            head = handle.read(PEEK_BYTES)
+    except OSError:
+        return None
+    kind = kind_of(head)
+    if out.name == "pyproject.toml":
+        return "the project's configuration"
+    if head.startswith(b"SQLite format 3\0"):
+        return "a SQLite database (an eval history)"
+    if kind == "eval cases":
+        return "eval cases"
+    if kind == BASELINE_FORMAT and not from_results:
+        return "a baseline (change it with `replaygate baseline update --reason`)"
+    if kind is None and b'"request"' in head and _FIXTURE.match(head[:4096]):
+        return "fixtures"
+    return None
