@@ -183,3 +183,19 @@ def test_import_names_the_cassette_and_field_of_a_body_too_big_to_store(tmp_path
     assert f"{cassette}: interaction 0: response.body: decodes to more than" in done.output
     assert "replaygate-import" not in done.output  # the scratch store is not the user's
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("cassettes", "out"), [("in", "."), ("in", "in"), ("in/c.yaml", "in")])
+def test_cassettes_inside_the_out_folder_are_named_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cassettes: str, out: str
+) -> None:
+    # Every cassette under --out was passed over as one of the stores' files, and the
+    # command said "no cassette under in", with one there.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in").mkdir()
+    _cassette(tmp_path / "in" / "c.yaml", b"{}", "identity")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    done = CliRunner().invoke(main, ["import-cassettes", cassettes, "--out", out])
+    assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+    assert f"Error: {cassettes}: is inside --out {out}," in done.stderr, done.stderr
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before

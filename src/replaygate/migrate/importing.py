@@ -89,9 +89,16 @@ class _Staged:
 def cassette_stores(root: Path, out: Path) -> list[tuple[Path, Path]]:
     """Each cassette under ``root`` (a folder, or one cassette file) and its store under
     ``out``: the same relative path, ending in ``.jsonl`` instead. Files under ``out``
-    (a folder store's ``.json`` files) are not cassettes."""
+    (a folder store's ``.json`` files) are not cassettes; ``root`` inside ``out`` is a
+    :class:`CassetteError` (every cassette would be passed over)."""
     base = root if root.is_dir() else root.parent
     stores = resolved(out)
+    if resolved(root).is_relative_to(stores):
+        raise CassetteError(
+            root,
+            f"is inside --out {out}, whose files are the stores, not cassettes: nothing "
+            "would be imported; name an --out folder outside the cassettes",
+        )
     return [
         (c, out / c.relative_to(base).with_suffix(".jsonl"))
         for c in find_cassettes(root)
