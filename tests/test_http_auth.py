@@ -78,7 +78,7 @@ def test_a_secret_in_a_recorded_body_is_refused_unwrapped(tmp_path: Path) -> Non
                 base_url=sim.url,
                 http_client=httpx2_client(store, "record-missing", approve_live=True),
             ) as client,
-            pytest.raises(SecretInFixtureError, match="Anthropic API key.*nothing was sent"),
+            pytest.raises(SecretInFixtureError, match=r"Anthropic API key.*nothing was sent"),
         ):
             client.messages.create(model="m", max_tokens=8, messages=leak)
         assert sim.requests == []  # its answer could never have been recorded
