@@ -13,6 +13,7 @@ from click.testing import CliRunner, Result
 from replaygate.cli import main
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore, scan, store_files
+from replaygate.hygiene import refs
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import patrol
 from replaygate.hygiene.prune import delete
@@ -109,6 +110,38 @@ def test_never_deletes_a_referenced_or_played_fixture(project: Path) -> None:
     done = prune(str(store), "--unused", "--yes")
     assert "nothing to prune" in done.output
     assert stored_keys(store) == set(keys.values())
+
+
+def test_a_reference_in_a_large_file_is_seen_across_its_pieces(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # files over 4 MiB were passed over, and prune --yes deleted the fixtures they name
+    monkeypatch.setattr(refs, "PIECE_BYTES", 8192)  # a large file, in small pieces
+    monkeypatch.setattr(refs, "OVERLAP_BYTES", 256)
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    keys = setup_store(project, store)
+    filler = "x = 1  # filler\n" * 2000  # about 32 KB
+    for name, at in (("unused one", 8192 - 6), ("unused two", 3 * 8192 + 100)):
+        text = filler[:at] + f'"{keys[name]}"' + filler[at:]  # the first across a cut
+        (project / "tests" / f"test_{name.split()[1]}.py").write_text(text, encoding="utf-8")
+    done = prune(str(store), "--unused", "--yes")
+    assert "nothing to prune" in done.output, done.output
+    assert stored_keys(store) == set(keys.values())
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="no /proc/self/mem")
+def test_a_reference_file_that_cannot_be_read_stops_the_prune(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    keys = setup_store(project, store)
+    # a regular file whose reading fails (EIO), for root too, as a failing disk's would
+    (project / "tests" / "test_broken.py").symlink_to("/proc/self/mem")
+    done = prune(str(store), "--unused", "--yes")
+    assert done.exit_code == 2
+    assert "tests/test_broken.py under --refs could not be read" in done.output
+    assert "Input/output error" in done.output and "nothing deleted" in done.output
+    assert stored_keys(store) == set(keys.values())
+    shown = CliRunner().invoke(main, ["patrol", str(store)])
+    assert "1 file(s) under the reference folders could not be read" in shown.output
 
 
 def test_refuses_without_a_recorded_run(project: Path) -> None:

@@ -93,6 +93,9 @@ class Patrol:
     refs: tuple[Path, ...]
     hits_dir: Path
     now: datetime
+    unread: tuple[tuple[Path, str], ...] = ()
+    """Files under ``refs`` that could not be read, each with why: a reference in one
+    would not be seen."""
 
     @property
     def stale(self) -> list[PatrolRow]:
@@ -128,6 +131,7 @@ class Patrol:
             "runs": list(self.runs),
             "recorded_runs": self.recorded_runs,
             "refs": [shown(p) for p in self.refs],
+            "unread_refs": [{"file": shown(p), "why": why} for p, why in self.unread],
             "hits_dir": shown(self.hits_dir),
             "fixtures": [r.to_json() for r in self.rows],
             "summary": {
@@ -200,4 +204,5 @@ def patrol(
         refs=tuple(refs),
         hits_dir=hits_dir,
         now=moment,
+        unread=tuple(references.unread),
     )

@@ -91,6 +91,12 @@ def summary(result: Patrol) -> list[str]:
             f"{len(result.unused)} neither played nor referenced "
             f"(`{prune_command(result)}` lists them)"
         )
+    if result.unread:
+        file, why = result.unread[0]
+        lines.append(
+            f"{len(result.unread)} file(s) under the reference folders could not be read, "
+            f"so a reference in them is not seen: {shown(file)} ({why})"
+        )
     if result.recorded_runs and result.recorded_runs < result.runs_asked:
         lines.append(
             f"only {result.recorded_runs} run(s) recorded, fewer than --runs {result.runs_asked}"

@@ -37,11 +37,19 @@ class PruneResult:
 
 
 def candidates(result: Patrol) -> list[PatrolRow]:
-    """The unused fixtures of a patrol; refuses when no run was recorded."""
+    """The unused fixtures of a patrol; refuses when no run was recorded, or when a file
+    that may reference one could not be read."""
     if not result.runs:
         raise HygieneError(
             f"no test run in the hits log at {shown(result.hits_dir)}: run the test suite "
             "first (the pytest plugin logs which fixtures each run replays); nothing deleted"
+        )
+    if result.unread:
+        file, why = result.unread[0]
+        raise HygieneError(
+            f"{shown(file)} under --refs could not be read ({why}), so a reference in it "
+            f"would not be seen ({len(result.unread)} such file(s)): make it readable, or "
+            "name folders without it in --refs; nothing deleted"
         )
     return result.unused
 

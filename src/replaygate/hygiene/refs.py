@@ -2,20 +2,25 @@
 
 The reference folders (``--refs tests/``) are read as text; a file names a fixture
 when it holds the fixture's store file name (``rag.jsonl``, ``265288aeb827.json``)
-or its key. Fixture files themselves, binary files and tool folders are not read.
+or its key. Fixture files themselves, binary files, what is not a regular file (a FIFO,
+a socket) and tool folders are not read. A large file is read a piece at a time, the
+pieces overlapping by more than any name or key is long. A file that cannot be read
+(no permission, an I/O error) is noted in :attr:`References.unread`: a reference in it
+would go unseen, so ``prune`` deletes nothing while there is one.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from replaygate.fixtures.store.files import resolved
-from replaygate.regular import read_regular_bytes
+from replaygate.regular import NotRegularFileError, open_regular_fd, unreadable
 
 SKIP_DIRS = frozenset(
     {
@@ -33,7 +38,10 @@ SKIP_DIRS = frozenset(
         ".tox",
     }
 )
-MAX_BYTES = 4 << 20
+PIECE_BYTES = 4 << 20
+"""How much of a reference file is read at once."""
+OVERLAP_BYTES = 4096
+"""How much of a piece is read again with the next: more than a file name or key is long."""
 _NAME = re.compile(r"[\w.\-]+\.jsonl?\b")
 _HEX = re.compile(r"(?<![0-9a-f])[0-9a-f]{12,64}(?![0-9a-f])")
 
@@ -44,13 +52,19 @@ class References:
 
     by_name: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
     by_key: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
+    unread: list[tuple[Path, str]] = field(default_factory=list)
+    """The files that could not be read, each with why."""
 
     def of(self, file: Path, key: str) -> set[Path]:
         """The files that reference the fixture ``key`` stored in ``file``."""
         return set(self.by_name.get(file.name, ())) | set(self.by_key.get(key, ()))
 
 
-def _texts(folders: Iterable[Path], skip: set[Path]) -> Iterable[tuple[Path, str]]:
+def _texts(
+    folders: Iterable[Path], skip: set[Path], unread: list[tuple[Path, str]]
+) -> Iterable[tuple[Path, str]]:
+    """Each readable text file of ``folders`` as pieces of its text; one that could not be
+    read is added to ``unread``."""
     for folder in folders:
         for current, dirs, names in os.walk(folder):
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
@@ -59,17 +73,32 @@ def _texts(folders: Iterable[Path], skip: set[Path]) -> Iterable[tuple[Path, str
                 if resolved(path) in skip:
                     continue
                 try:
-                    if path.stat().st_size > MAX_BYTES:
+                    yield from _pieces(path)
+                except (NotRegularFileError, FileNotFoundError):
+                    continue  # no file: a FIFO, a link to nothing, gone since listed
+                except OSError as err:
+                    if err.errno == errno.ELOOP:  # a symlink loop holds no text either
                         continue
-                    data = read_regular_bytes(path)
-                except OSError:
-                    continue
-                if b"\0" in data[:8192]:
-                    continue
-                text = data.decode("utf-8", "replace")
-                if path.suffix in (".jsonl", ".json") and _looks_like_fixtures(text):
-                    continue
-                yield path, text
+                    unread.append((path, unreadable(path, err, "file")))
+
+
+def _pieces(path: Path) -> Iterator[tuple[Path, str]]:
+    """The text of ``path`` as pieces of :data:`PIECE_BYTES` that overlap by
+    :data:`OVERLAP_BYTES`; nothing for a binary file or a store's fixture file."""
+    with os.fdopen(open_regular_fd(path), "rb") as handle:
+        data = handle.read(PIECE_BYTES)
+        if b"\0" in data[:8192]:
+            return
+        text = data.decode("utf-8", "replace")
+        if path.suffix in (".jsonl", ".json") and _looks_like_fixtures(text):
+            return
+        while True:
+            yield path, text
+            more = handle.read(PIECE_BYTES - OVERLAP_BYTES)
+            if not more:
+                return
+            data = data[-OVERLAP_BYTES:] + more
+            text = data.decode("utf-8", "replace")
 
 
 def _looks_like_fixtures(text: str) -> bool:
@@ -90,7 +119,7 @@ def find_references(
     """
     refs = References()
     odd = sorted(name for name in names if not _NAME.fullmatch(name))
-    for path, text in _texts(folders, skip):
+    for path, text in _texts(folders, skip, refs.unread):
         for token in set(_NAME.findall(text)):
             if token in names:
                 refs.by_name[token].add(path)
