@@ -50,6 +50,25 @@ EvalResults.write = _held
 """Hold the command once the results file is written, until a Ctrl-C or SIGTERM waits."""
 
 
+HOLD_WORKER_START = """
+import os, pathlib, signal, time
+from concurrent.futures import process
+from replaygate.hygiene import verify_jobs, verify_segments
+verify_segments.SEGMENT_BYTES = 512  # a small store, checked by worker processes
+verify_jobs.PARALLEL_SEGMENTS = 1
+_start = process._ExecutorManagerThread.start
+def _held(self):
+    pathlib.Path(os.environ["HELD"]).touch()
+    deadline = time.monotonic() + 60
+    while not {signal.SIGINT, signal.SIGTERM} & signal.sigpending() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return _start(self)
+process._ExecutorManagerThread.start = _held
+"""
+"""Check a small store with worker processes, and hold the start of the pool's thread
+(its first worker started) until a Ctrl-C or SIGTERM waits."""
+
+
 def nothing_more(session: int) -> None:
     """Press once only."""
 
@@ -78,6 +97,22 @@ def test_an_interrupted_compact_leaves_the_store_as_it_was(
     assert found is not None and found.responses == answers
     compacted = replaygate("compact", str(store))  # its lock was let go
     assert compacted.returncode == 0 and "folded 2 sample line(s)" in compacted.stdout
+
+
+@PRESSES
+def test_an_interrupt_while_verify_starts_its_workers_ends_it_in_one_line(
+    tmp_path: Path, press: Callable[[int], None]
+) -> None:
+    # one that cut a worker's start short ended in "RuntimeError: cannot join thread
+    # before it is started" (and a started worker's own traceback)
+    store = tmp_path / "fixtures.jsonl"
+    with FixtureStore.open(store) as opened:
+        for i in range(12):
+            record_response(opened, request(f"q{i}"), response(f"a{i}"), sample=0, meta=META)
+    held = tmp_path / "held"
+    status, stderr = ctrl_c(["verify", "--jobs", "2", str(store)], held.exists, nothing_more,
+                            {"HELD": str(held)}, press, before=HOLD_WORKER_START)  # fmt: skip
+    assert ended_interrupted(status, stderr, interrupted("verify")), stderr
 
 
 def test_an_interrupted_command_that_writes_nothing_says_so(tmp_path: Path) -> None:

@@ -16,7 +16,6 @@ from pathlib import Path
 import click
 
 from replaygate.cli.choices import choose_agent, choose_fixtures, choose_settings
-from replaygate.cli.interrupts import held_signals
 from replaygate.cli.live import live_model
 from replaygate.cli.options import (
     CommandError,
@@ -49,6 +48,7 @@ from replaygate.fixtures.modes import RECORDING_MODES, require_approval
 from replaygate.fixtures.spending import spending_cap
 from replaygate.network import block_network
 from replaygate.outputs import open_fifo
+from replaygate.signals import held
 
 
 def _prices(config: Config, given: Path | None) -> PriceTable:
@@ -267,7 +267,7 @@ def _check_outputs(out: Path | None, history: Path | None, inputs: dict[str, Pat
 def _write(results: EvalResults, out: Path | None, history: Path | None, as_json: bool) -> None:
     """Write the results file and append the run to the history, saying so, as one step:
     a Ctrl-C or SIGTERM arriving between them takes effect once both are written."""
-    with held_signals():
+    with held():
         if out is not None:
             click.echo(f"results: {results.write(out)}", err=as_json)
         if history is not None:

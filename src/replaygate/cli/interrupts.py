@@ -77,24 +77,6 @@ def sigterm_as_ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-@contextlib.contextmanager
-def held_signals() -> Iterator[None]:
-    """Inside the block, Ctrl-C and SIGTERM wait: one that arrives takes effect as the
-    block ends, so what it writes is one step (where signals can be held, in the main
-    thread; elsewhere the block runs as it is)."""
-    if (
-        not hasattr(signal, "pthread_sigmask")
-        or threading.current_thread() is not threading.main_thread()
-    ):
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
 def end_interrupted(command: str | None) -> click.exceptions.Exit:
     """Say that ``command`` was interrupted (:func:`interrupted`) and return the exit to
     raise; another Ctrl-C or SIGTERM while the process ends changes nothing."""

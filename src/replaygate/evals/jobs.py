@@ -53,6 +53,7 @@ from replaygate.evals.recording import RecordRecipe
 from replaygate.evals.results import CaseResult
 from replaygate.models.replay import RequestSettings
 from replaygate.network import block_network
+from replaygate.signals import ctrl_c_left_to_parent, held
 
 POLL = 0.2
 """Seconds between looks at the processes (and for a Ctrl-C) while no result comes in."""
@@ -157,25 +158,12 @@ def _ctrl_c_noted() -> Iterator[CtrlC]:
             signal.signal(signum, handler)
 
 
-@contextlib.contextmanager
-def _sigint_held() -> Iterator[None]:
-    """SIGINT blocked in this thread inside the block (delivered at its end); a process
-    started inside starts with it blocked."""
-    if not hasattr(signal, "pthread_sigmask"):  # Windows
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
 def _start(processes: Sequence[BaseProcess], ctrl_c: CtrlC) -> None:
-    """Start the processes, each with SIGINT blocked; none more after Ctrl-C."""
+    """Start the processes, each with Ctrl-C and SIGTERM held while it starts; none more
+    after Ctrl-C."""
     for process in processes:
         ctrl_c.check()
-        with _sigint_held():
+        with held():
             process.start()
 
 
@@ -275,7 +263,7 @@ def _process_share(
     outbox: Any,
 ) -> None:
     """The body of one process: run ``cases``, sending their results to ``outbox``."""
-    _ignore_ctrl_c()
+    ctrl_c_left_to_parent()
     os.environ.clear()
     os.environ.update(environ)  # a fork server's children start with its environment
 
@@ -291,14 +279,6 @@ def _process_share(
     else:
         batch.send()
         outbox.put((index, "finished", None))
-
-
-def _ignore_ctrl_c() -> None:
-    """Ignore SIGINT from now on (the parent decides what Ctrl-C stops), and unblock it:
-    a process starts with it blocked (:func:`_sigint_held`)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 class Batch:

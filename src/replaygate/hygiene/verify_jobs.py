@@ -7,6 +7,7 @@ task holds back little memory.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 from collections import deque
@@ -19,6 +20,7 @@ from replaygate.hygiene.verify_segment import SegmentResult, check_segment
 from replaygate.hygiene.verify_segments import Segment
 from replaygate.sanitize.secret_allow import KnownSafe
 from replaygate.sanitize.secret_lines import expect_bytes
+from replaygate.signals import ctrl_c_left_to_parent, held
 
 MAX_DEFAULT_JOBS = 8
 """The default number of jobs is the usable CPUs, at most this many (memory stays bounded)."""
@@ -50,21 +52,24 @@ def run_tasks(
     A store under :data:`PARALLEL_SEGMENTS` segments is checked here.
     """
     check = partial(check_task, require_meta=require_meta, safe=safe)
-    held = sum(segment.size for task in tasks for segment in task)
-    workers = min(jobs, len(tasks)) if held >= PARALLEL_SEGMENTS * segments.SEGMENT_BYTES else 1
+    size = sum(segment.size for task in tasks for segment in task)
+    workers = min(jobs, len(tasks)) if size >= PARALLEL_SEGMENTS * segments.SEGMENT_BYTES else 1
     if workers <= 1:
         for task in tasks:
             yield from check(task)
         return
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    starting = ProcessPoolExecutor(workers, mp_context=context, initializer=ctrl_c_left_to_parent)
+    with starting as pool:
         pending: deque[Future[list[SegmentResult]]] = deque()
         remaining = iter(tasks)
         try:
-            for task in remaining:
-                pending.append(pool.submit(check, task))
-                if len(pending) >= 2 * workers:
-                    break
+            # The workers start whole: a Ctrl-C or SIGTERM meanwhile takes effect once they
+            # run (one that cut a start short left the pool unable to shut down), and each
+            # worker leaves Ctrl-C to this process, which stops them.
+            with held():
+                for task in itertools.islice(remaining, 2 * workers):
+                    pending.append(pool.submit(check, task))
             while pending:
                 done = pending.popleft().result()
                 for task in remaining:
