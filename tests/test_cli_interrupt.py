@@ -69,6 +69,19 @@ process._ExecutorManagerThread.start = _held
 (its first worker started) until a Ctrl-C or SIGTERM waits."""
 
 
+HOLD_FIRST_IMPORT = """
+import os, pathlib, sys, time
+class _Holding:
+    def find_spec(self, name, path=None, target=None):
+        if name == "replaygate.cli.options":  # the first module the group itself imports
+            pathlib.Path(os.environ["HELD"]).touch()
+            time.sleep(60)
+        return None
+sys.meta_path.insert(0, _Holding())
+"""
+"""Hold the command line as it starts, importing its first module."""
+
+
 def nothing_more(session: int) -> None:
     """Press once only."""
 
@@ -113,6 +126,14 @@ def test_an_interrupt_while_verify_starts_its_workers_ends_it_in_one_line(
     status, stderr = ctrl_c(["verify", "--jobs", "2", str(store)], held.exists, nothing_more,
                             {"HELD": str(held)}, press, before=HOLD_WORKER_START)  # fmt: skip
     assert ended_interrupted(status, stderr, interrupted("verify")), stderr
+
+
+def test_a_ctrl_c_as_the_command_line_starts_ends_it_in_one_line(tmp_path: Path) -> None:
+    # it printed click's "Aborted!" and exited 1
+    held = tmp_path / "held"
+    status, stderr = ctrl_c(["verify", str(tmp_path)], held.exists, nothing_more,
+                            {"HELD": str(held)}, before=HOLD_FIRST_IMPORT)  # fmt: skip
+    assert ended_interrupted(status, stderr, interrupted(None)), stderr
 
 
 def test_an_interrupted_command_that_writes_nothing_says_so(tmp_path: Path) -> None:

@@ -78,15 +78,20 @@ class LazyGroup(click.Group):
         Commands handle the errors they expect; this is the net under them, so a
         first mistake gets ``Error: <what, where, what to do>``, never a traceback.
         """
+        try:
+            with sigterm_as_ctrl_c():
+                return self._invoke_described(ctx)
+        except KeyboardInterrupt:  # also while the modules below are still being imported
+            raise end_interrupted(ctx.invoked_subcommand) from None
+
+    def _invoke_described(self, ctx: click.Context) -> object:
+        """Run the command, a replaygate error or a failed file operation described."""
         from replaygate.cli.options import CommandError, describe, input_error
         from replaygate.errors import ReplaygateError
 
         _names_as_on_disk()
         try:
-            with sigterm_as_ctrl_c():
-                return super().invoke(ctx)
-        except KeyboardInterrupt:
-            raise end_interrupted(ctx.invoked_subcommand) from None
+            return super().invoke(ctx)
         except ReplaygateError as err:
             raise CommandError(describe(err)) from None
         except OSError as err:
