@@ -152,10 +152,8 @@ class Usage:
     def __post_init__(self) -> None:
         for name in ("input_tokens", "output_tokens"):
             count = getattr(self, name)
-            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-                raise ValueError(
-                    f"Usage.{name}: expected a count of tokens, 0 or more, got {count!r}"
-                )
+            if not isinstance(count, int):  # a recorded count is kept as it was, whatever it is
+                raise _wrong("Usage", name, "a count of tokens (int)", count)
 
 
 @dataclass(frozen=True)
