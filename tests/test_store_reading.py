@@ -46,11 +46,13 @@ def _damaged(line: bytes, kind: str) -> bytes:
         return line[: len(line) // 2] + b"\n"
     if kind == "key twice":
         return line.replace(b'"request":{', b'"request":{"model":"x",', 1)
+    if kind == "short key last":  # named twice, the one read too short to be a key
+        return line.replace(b'","request":', b'","key":"x","request":', 1)
     assert kind == "too deep"
     return line.replace(b'"request":{', b'"request":{"deep":' + _nested(300).encode() + b",", 1)
 
 
-KINDS = ["blank", "spaces", "null", "not json", "key twice", "too deep"]
+KINDS = ["blank", "spaces", "null", "not json", "key twice", "short key last", "too deep"]
 
 
 @pytest.fixture(scope="module")
