@@ -230,3 +230,18 @@ def test_calls_in_flight_at_once_hold_their_bounds() -> None:
     cap.charge(request, {"usage": {"input_tokens": 1, "output_tokens": 1}})
     cap.charge(request, {"usage": {"input_tokens": 1, "output_tokens": 1}})
     assert cap.reserved == 0 and cap.spent < 0.0001
+
+
+@pytest.mark.parametrize("command", ["record", "eval"])
+@pytest.mark.parametrize("amount", ["nan", "-0.5"])
+def test_a_cap_that_is_no_amount_is_a_usage_error(command: str, amount: str) -> None:
+    # NaN passed every comparison: the cap capped nothing ("0.0044 of nan USD spent")
+    from click.testing import CliRunner
+
+    from replaygate.cli import main
+
+    done = CliRunner().invoke(main, [command, "--max-cost", amount, "--simulator"])
+    assert done.exit_code == 2
+    assert f"Invalid value for '--max-cost': {float(amount)!r} is not an amount" in done.output
+    with pytest.raises(ValueError, match=r"spending cap: .* is not an amount"):
+        SpendingCap(float(amount), shipped_prices())

@@ -13,6 +13,7 @@ import click
 
 from replaygate.config import MAX_TOKENS
 from replaygate.errors import ReplaygateError
+from replaygate.fixtures.spending import amount_problem
 from replaygate.seed import SIMULATOR_SEED
 
 if TYPE_CHECKING:
@@ -124,9 +125,26 @@ simulator_seed_option = click.option(
     type=int,
     help="Seed of the simulator's answers (with --simulator).",
 )
+
+
+class _Amount(click.ParamType[float, Any]):
+    """A spending cap: a number, 0 or more (infinity caps nothing), never NaN."""
+
+    name = "amount"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        number = click.FLOAT.convert(value, param, ctx)
+        problem = amount_problem(number)
+        if problem is not None:
+            self.fail(problem, param, ctx)
+        return number
+
+
 max_cost_option = click.option(
     "--max-cost",
-    type=click.FloatRange(min=0.0),
+    type=_Amount(),
     metavar="AMOUNT",
     help="Spending cap of this recording, in the price table's currency (default: max_cost "
     "in [tool.replaygate], else 5.00 for a live API, none for --simulator). A call that "
