@@ -141,3 +141,26 @@ def test_a_max_tokens_the_sdk_would_want_streamed_is_recorded(
     with FixtureStore.open(tmp_path / "new.jsonl") as store:
         requests = [store.read(loc).request for loc in store.locations()]
     assert requests and all(request["max_tokens"] == 64000 for request in requests)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["verify", ""],
+        ["compact", ""],
+        ["prune", "", "--unused"],
+        ["import-cassettes", ".", "--out", ""],
+        ["eval", "--out", ""],
+        ["history", "export", "--out", ""],
+    ],
+    ids=lambda args: " ".join(args[:1]),
+)
+def test_an_empty_path_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    # Path("") is the current folder: each acted on the folder the command ran in
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 2, done.output
+    assert "an empty path: give one (. for the current folder)" in done.output
+    assert list(tmp_path.iterdir()) == []

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from replaygate.cli.options import CommandError, file_option
+from replaygate.cli.options import CommandError, PathParam, file_option
 from replaygate.errors import ReplaygateError
 from replaygate.evals.preflight import check_not_an_input
 from replaygate.sampling.calibration import (
@@ -34,7 +34,7 @@ def calibrate() -> None:
 
 
 @calibrate.command("export")
-@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("results", type=PathParam(exists=True, dir_okay=False, path_type=Path))
 @click.option("--n", "n", default=20, show_default=True, help="How many outputs to draw.")
 @click.option("--seed", required=True, type=int, help="Seed of the random draw.")
 @file_option(
@@ -62,10 +62,10 @@ def export(results: Path, n: int, seed: int, out: Path) -> None:
 
 
 @calibrate.command("score")
-@click.argument("sheet", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("sheet", type=PathParam(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "--verdicts",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=PathParam(exists=True, dir_okay=False, path_type=Path),
     help="The sidecar of automatic verdicts (default: beside the sheet).",
 )
 def score(sheet: Path, verdicts: Path | None) -> None:

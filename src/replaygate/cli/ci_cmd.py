@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from replaygate.cli.options import CommandError, config_option, errors_as_exit_2
+from replaygate.cli.options import CommandError, PathParam, config_option, errors_as_exit_2
 from replaygate.evals.config import WHEN, load_config
 from replaygate.evals.git import changed_files, file_at
 
@@ -24,7 +24,7 @@ def ci_group() -> None:
 
 @ci_group.command("plan")
 @click.option("--base", help="Compare with this revision (its merge base with HEAD).")
-@click.option("--changed", multiple=True, type=click.Path(path_type=Path), help="A changed file.")
+@click.option("--changed", multiple=True, type=PathParam(path_type=Path), help="A changed file.")
 @click.option(
     "--event",
     type=click.Choice(WHEN),

@@ -7,14 +7,14 @@ from pathlib import Path
 import click
 
 from replaygate.cli.json_docs import echo_json
-from replaygate.cli.options import CommandError, describe, json_option, note_other_files
+from replaygate.cli.options import CommandError, PathParam, describe, json_option, note_other_files
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.store.compact import compact
 from replaygate.fixtures.store.files import existing_store
 
 
 @click.command("compact")
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=PathParam(path_type=Path))
 @click.option(
     "--check",
     is_flag=True,

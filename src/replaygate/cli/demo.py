@@ -23,6 +23,7 @@ from pathlib import Path
 
 import click
 
+from replaygate.cli.options import PathParam
 from replaygate.cli.replay_cmds import print_run, replay_once
 from replaygate.demo import DEMO_SEED, demo_loop
 from replaygate.errors import FixtureMismatchError
@@ -95,13 +96,13 @@ def _record(store_path: Path, base_url: str | None, api_key: str, source: str) -
 )
 @click.option(
     "--keep",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=PathParam(file_okay=False, path_type=Path),
     help="Keep the recorded store in this folder, as research_copilot.jsonl (a later run "
     "with the same folder replays what is there and records only what is missing).",
 )
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=PathParam(file_okay=False, path_type=Path),
     default=Path(".replaygate") / "demo",
     show_default=True,
     help="Where the eval loop writes its fixtures, results, history and report.",

@@ -19,6 +19,7 @@ from replaygate.cli.choices import choose_agent, choose_fixtures, choose_setting
 from replaygate.cli.live import live_model
 from replaygate.cli.options import (
     CommandError,
+    PathParam,
     agent_option,
     config_option,
     errors_as_exit_2,
@@ -89,7 +90,7 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Sha
 @click.option(
     "--fixtures",
     "fixtures_path",
-    type=click.Path(path_type=Path),
+    type=PathParam(path_type=Path),
     help="Fixture store (default: [tool.replaygate] fixtures).",
 )
 @agent_option
@@ -277,10 +278,10 @@ def _write(results: EvalResults, out: Path | None, history: Path | None, as_json
 
 
 @eval_cmd.command("merge")
-@click.argument("parts", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("parts", nargs=-1, required=True, type=PathParam(dir_okay=False, path_type=Path))
 @click.option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=PathParam(dir_okay=False, path_type=Path),
     required=True,
     help="The merged results file.",
 )

@@ -10,6 +10,7 @@ import click
 from replaygate.cli.json_docs import echo_json
 from replaygate.cli.options import (
     CommandError,
+    PathParam,
     config_option,
     errors_as_exit_2,
     file_option,
@@ -31,7 +32,7 @@ from replaygate.outputs import open_fifo
     "--fixtures",
     "fixture_paths",
     multiple=True,
-    type=click.Path(path_type=Path),
+    type=PathParam(path_type=Path),
     help="Stores for the fixture age histogram (default: [tool.replaygate] fixtures).",
 )
 @file_option("--results", "results_path", help="Also show the gate of these eval results.")
@@ -146,7 +147,7 @@ def history_export(
 
 
 @history_group.command("merge")
-@click.argument("exports", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("exports", nargs=-1, required=True, type=PathParam(path_type=Path))
 @history_option
 @config_option
 @errors_as_exit_2

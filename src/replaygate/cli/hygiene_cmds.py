@@ -17,6 +17,7 @@ import click
 from replaygate.cli.json_docs import echo_json, review_json
 from replaygate.cli.options import (
     CommandError,
+    PathParam,
     describe,
     file_option,
     json_option,
@@ -47,7 +48,7 @@ def fail(err: Exception) -> NoReturn:
 
 
 @click.command()
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=PathParam(path_type=Path))
 @json_option
 def checksum(path: Path, as_json: bool) -> None:
     """Print a digest of the fixtures under PATH, stable across machines (a CI cache key).
@@ -70,7 +71,7 @@ def checksum(path: Path, as_json: bool) -> None:
 
 
 @click.command("diff")
-@click.argument("path", required=False, default="tests/fixtures", type=click.Path(path_type=Path))
+@click.argument("path", required=False, default="tests/fixtures", type=PathParam(path_type=Path))
 @click.option("--base", default="HEAD", show_default=True, help="The git revision to compare from.")
 @click.option(
     "--head", default=None, help="The git revision to compare to [default: the working tree]."
@@ -137,7 +138,7 @@ def diff(
 
 
 @click.command()
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=PathParam(path_type=Path))
 @click.option(
     "--live-sample",
     type=click.IntRange(min=1),
@@ -162,7 +163,7 @@ def diff(
 )
 @click.option(
     "--against",
-    type=click.Path(path_type=Path),
+    type=PathParam(path_type=Path),
     metavar="OTHER_PATH",
     help="Compare with another fixture set instead (offline).",
 )
@@ -275,7 +276,7 @@ def _usage_options(fn: click.decorators.FC) -> click.decorators.FC:
     """``--runs``, ``--refs`` and ``--hits-dir``: what counts as used."""
     fn = click.option(
         "--hits-dir",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=PathParam(file_okay=False, path_type=Path),
         default=Path(".replaygate") / "hits",
         show_default=True,
         help="The hits log the pytest plugin writes.",
@@ -283,7 +284,7 @@ def _usage_options(fn: click.decorators.FC) -> click.decorators.FC:
     fn = click.option(
         "--refs",
         multiple=True,
-        type=click.Path(path_type=Path),
+        type=PathParam(path_type=Path),
         help="A folder of code to search for references (repeatable) [default: tests].",
     )(fn)
     fn = click.option(
@@ -306,7 +307,7 @@ def _patrol(
 
 
 @click.command("patrol")
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=PathParam(path_type=Path))
 @click.option(
     "--max-age",
     default="90d",
@@ -339,7 +340,7 @@ def patrol_cmd(
 
 
 @click.command()
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=PathParam(path_type=Path))
 @click.option(
     "--unused",
     is_flag=True,

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.json_docs import echo_json
-from replaygate.cli.options import CommandError, json_option
+from replaygate.cli.options import CommandError, PathParam, json_option
 from replaygate.jsondoc import json_fields
 from replaygate.migrate.importing import CassetteImport, import_cassettes
 
@@ -33,10 +33,10 @@ def summary(results: list[CassetteImport]) -> str:
 
 
 @click.command("import-cassettes")
-@click.argument("root", metavar="DIR", type=click.Path(path_type=Path))
+@click.argument("root", metavar="DIR", type=PathParam(path_type=Path))
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=PathParam(file_okay=False, path_type=Path),
     default=Path("tests/fixtures"),
     show_default=True,
     help="Folder of the stores: one <cassette's path under DIR>.jsonl per cassette.",

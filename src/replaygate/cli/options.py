@@ -90,7 +90,22 @@ def errors_as_exit_2(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-FILE = click.Path(dir_okay=False, path_type=Path)
+class PathParam(click.Path):
+    """click's path type, refusing an empty path: ``Path("")`` is the current folder, so
+    ``--out ""`` or ``verify ""`` acted on the folder the command ran in."""
+
+    def convert(
+        self,
+        value: str | os.PathLike[str],
+        param: click.Parameter | None,
+        ctx: click.Context | None,
+    ) -> Any:
+        if os.fspath(value) == "":
+            self.fail("an empty path: give one (. for the current folder)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+FILE = PathParam(dir_okay=False, path_type=Path)
 """The type of an option that names a file (a folder is refused), as a ``Path``."""
 
 
@@ -158,7 +173,7 @@ history_option = file_option(
 fixtures_option = click.option(
     "--fixtures",
     "fixtures_path",
-    type=click.Path(path_type=Path),
+    type=PathParam(path_type=Path),
     help="Fixture store: a .jsonl file or a folder (default: [tool.replaygate] fixtures).",
 )
 agent_option = click.option(
@@ -212,7 +227,7 @@ def questions_source(fn: F) -> F:
     fn = click.option(
         "--cases",
         "cases_path",
-        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        type=PathParam(exists=True, dir_okay=False, path_type=Path),
         help="JSONL eval cases whose questions to ask (default: [tool.replaygate] cases).",
     )(fn)
     fn = click.option(

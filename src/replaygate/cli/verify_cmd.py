@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.json_docs import echo_json, verify_json
-from replaygate.cli.options import CommandError, json_option, note_other_files
+from replaygate.cli.options import CommandError, PathParam, json_option, note_other_files
 from replaygate.evals.progress import reporter
 from replaygate.fixtures.store import repair_partial_tail
 from replaygate.fixtures.store.folder import StoreTree
@@ -41,7 +41,7 @@ def _verify(
 
 
 @click.command()
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=PathParam(path_type=Path))
 @click.option("--repair", is_flag=True, help="Remove a partial last line (after a backup).")
 @click.option(
     "--allow-missing-meta",
