@@ -164,3 +164,17 @@ def test_an_empty_path_is_a_usage_error(
     assert done.exit_code == 2, done.output
     assert "an empty path: give one (. for the current folder)" in done.output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_system_prompt_sends_none_and_an_empty_model_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # both fell back to [tool.replaygate]: --system "" could not turn the prompt off
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.replaygate]\nsystem = "Be terse."\n')
+    done = CliRunner().invoke(main, [*RECORD, "--system", "", "What is RAG?"])
+    assert done.exit_code == 0, done.output
+    requests = [fixture.request for fixture in FixtureStore.open(tmp_path / "new.jsonl")]
+    assert requests and all("system" not in request for request in requests)
+    empty = CliRunner().invoke(main, [*RECORD, "--model", " ", "What is RAG?"])
+    assert empty.exit_code == 2 and "Invalid value for '--model': an empty model id" in empty.output

@@ -50,7 +50,8 @@ def choose_settings(
     max_tokens: int | None = None,
     system: str | None = None,
 ) -> RequestSettings:
-    """The request settings: flags, then ``[tool.replaygate]``, then the agent's own."""
+    """The request settings: flags, then ``[tool.replaygate]``, then the agent's own; an
+    empty ``system`` (``--system ""``) is no system prompt."""
     declared = agent.settings
     chosen_model = model or config.model or (declared.model if declared else None)
     if not chosen_model:
@@ -61,10 +62,14 @@ def choose_settings(
     return RequestSettings(
         model=chosen_model,
         max_tokens=chosen_max_tokens,
-        system=system or config.system or (declared.system if declared else None),
+        system=(system if system is not None else _configured_system(config, declared)) or None,
         interface=declared.interface if declared else "anthropic.messages",
         interface_version=declared.interface_version if declared else None,
     )
+
+
+def _configured_system(config: Config, declared: RequestSettings | None) -> str | None:
+    return config.system or (declared.system if declared else None)
 
 
 def choose_fixtures(given: Path | None, config: Config) -> Path:

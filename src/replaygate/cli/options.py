@@ -187,14 +187,25 @@ def request_settings(fn: F) -> F:
 
     Each defaults to ``[tool.replaygate]``, then to what the agent declares.
     """
-    fn = click.option("--system", help="System prompt (default: [tool.replaygate] system).")(fn)
+    fn = click.option(
+        "--system",
+        help='System prompt (default: [tool.replaygate] system; --system "" sends none).',
+    )(fn)
     fn = click.option(
         "--max-tokens",
         type=click.IntRange(min=1, max=MAX_TOKENS),
         help="Request max_tokens (default: [tool.replaygate] max_tokens).",
     )(fn)
-    fn = click.option("--model", help="Model id (default: [tool.replaygate] model).")(fn)
+    fn = click.option(
+        "--model", callback=_model_id, help="Model id (default: [tool.replaygate] model)."
+    )(fn)
     return fn
+
+
+def _model_id(ctx: click.Context, param: click.Parameter, given: str | None) -> str | None:
+    if given is not None and not given.strip():
+        raise click.BadParameter("an empty model id", ctx, param)
+    return given
 
 
 def _no_short_question(ctx: click.Context, param: click.Parameter, given: bool) -> None:
