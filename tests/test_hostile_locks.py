@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from deadline import finishes
+from deadline import finishes, started
 from replaygate import Fixture, FixtureStore
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import record_response
@@ -58,20 +57,6 @@ def _held(lock: Path) -> Iterator[None]:
         holder.wait(5)
 
 
-def _in_thread(call: Any) -> tuple[threading.Thread, list[Any]]:
-    outcome: list[Any] = []
-
-    def run() -> None:
-        try:
-            outcome.append(call())
-        except BaseException as err:  # handed to the test to check
-            outcome.append(err)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread, outcome
-
-
 def _folder_with_jsonl(tmp_path: Path) -> tuple[Path, Path]:
     folder = tmp_path / "fixtures"
     folder.mkdir()
@@ -90,7 +75,7 @@ def test_a_sample_appended_through_the_folder_waits_for_the_files_own_lock(
     store = FixtureStore.open(folder)
     before = jsonl.read_bytes()
     with _held(Path(f"{jsonl}.lock")):
-        thread, outcome = _in_thread(
+        thread, outcome = started(
             lambda: record_response(store, _request("b"), _answer("b1"), sample=1, meta=META)
         )
         time.sleep(0.2)
@@ -112,7 +97,7 @@ def test_a_rerecord_through_the_folder_finds_its_line_where_a_rewrite_moved_it(
     new = Fixture.create(_request("b"), [_answer("b-new")], META)
     moved = Fixture.create(_request("c"), [_answer("c0")], META).to_line()
     with _held(Path(f"{jsonl}.lock")):
-        thread, outcome = _in_thread(lambda: store.put(new, replace=True))
+        thread, outcome = started(lambda: store.put(new, replace=True))
         time.sleep(0.2)
         assert thread.is_alive(), outcome
         # What the lock's holder does meanwhile (as compact does): the file is written
@@ -141,7 +126,7 @@ def test_opening_a_folder_waits_for_a_rewrite_under_way_of_a_jsonl_file_in_it(
     rewritten = Fixture.create(_request("a"), [_answer("a1")], META).to_line()
     with _held(Path(f"{jsonl}.lock")):
         tmp.write_bytes(rewritten)  # a rewrite half way, by the lock's holder
-        thread, outcome = _in_thread(lambda: FixtureStore.open(folder))
+        thread, outcome = started(lambda: FixtureStore.open(folder))
         time.sleep(0.2)
         assert thread.is_alive(), outcome
         assert tmp.exists()
