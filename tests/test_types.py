@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pytest
 
 from replaygate import Message, Model, ModelResponse, ToolCall, ToolSpec, Usage
-from replaygate.models.types import STOP_REASONS, StopReason
+from replaygate.models.types import ROLES, STOP_REASONS, Role, StopReason
 
 
 def test_message_constructors() -> None:
@@ -107,3 +107,7 @@ def test_tool_calls_given_as_a_list_are_kept_as_a_tuple() -> None:
     response = ModelResponse(tool_calls=[call], stop_reason="tool_use")  # type: ignore[arg-type]
     assert type(response.tool_calls) is tuple and response.tool_calls == (call,)
     assert message == Message.assistant("", (call,))
+
+
+def test_roles_match_the_literal_type() -> None:
+    assert set(ROLES) == set(typing.get_args(Role))

@@ -52,14 +52,12 @@ def _text(owner: str, field_name: str, value: object) -> None:
 
 def _tool_calls(owner: str, value: object) -> tuple[ToolCall, ...]:
     """``value`` (a tuple or list of :class:`ToolCall`) as a tuple."""
-    if type(value) is not tuple:
-        if not isinstance(value, list | tuple):
-            raise _wrong(owner, "tool_calls", "a tuple of ToolCall", value)
-        value = tuple(value)
+    if not isinstance(value, list | tuple):
+        raise _wrong(owner, "tool_calls", "a tuple of ToolCall", value)
     for i, call in enumerate(value):
         if not isinstance(call, ToolCall):
             raise _wrong(owner, f"tool_calls[{i}]", "a ToolCall", call)
-    return value
+    return tuple(value)
 
 
 @dataclass(frozen=True)
