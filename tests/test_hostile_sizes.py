@@ -72,6 +72,7 @@ def test_a_fixture_over_the_line_maximum_is_refused_and_the_store_still_opens(
     assert done.exit_code == 0, done.output
 
 
+@pytest.mark.slow  # lines of 32 MiB, written and read
 def test_a_folder_fixture_whose_pretty_file_would_be_over_the_maximum_is_refused(
     tmp_path: Path,
 ) -> None:
@@ -88,6 +89,7 @@ def test_a_folder_fixture_whose_pretty_file_would_be_over_the_maximum_is_refused
     assert [p.name for p in tmp_path.rglob("*.json")] == []
 
 
+@pytest.mark.slow  # lines of 32 MiB, written and read
 def test_a_sample_that_would_make_its_fixture_too_big_for_a_line_is_refused(
     tmp_path: Path,
 ) -> None:
@@ -105,6 +107,7 @@ def test_a_sample_that_would_make_its_fixture_too_big_for_a_line_is_refused(
         assert found is not None and len(found.responses) == 2
 
 
+@pytest.mark.slow  # lines of 32 MiB, written and read
 def test_compact_leaves_a_file_whose_folded_line_would_be_too_long_as_it_was(
     tmp_path: Path,
 ) -> None:
