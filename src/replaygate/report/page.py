@@ -7,7 +7,6 @@ page holds no script.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from html import escape
@@ -26,7 +25,7 @@ from replaygate.report.data import fixture_ages, metric_series, weekly_pass_rate
 from replaygate.report.evidence import distinct_runs, recordings_text
 from replaygate.report.plots import ages_plot, metrics_plot, weekly_plot
 from replaygate.report.signals import Signal, find_signals
-from replaygate.report.words import case_words, failed_assertions
+from replaygate.report.words import case_words, cut, failed_assertions, visible
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #222;
@@ -43,24 +42,14 @@ figcaption { font-size: .85rem; color: #555; }
 """
 
 
-_UNSEEN = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"  # control characters
-    "\u200e\u200f\u202a-\u202e\u2066-\u2069]"  # direction marks, embeddings, overrides, isolates
-)
-"""Characters a page would hide or act on instead of showing: control characters and
-the marks that turn text around (a case id holding U+202E would read backwards)."""
-
-
 LONGEST = 300
 """Characters of a text shown in full; a longer one (a case id, a note) is cut there."""
 
 
 def _shown(text: str) -> str:
-    """``text`` as HTML, each character of :data:`_UNSEEN` written as its ``\\uXXXX``, cut
-    after :data:`LONGEST` characters (saying how long it is)."""
-    if len(text) > LONGEST:
-        text = f"{text[:LONGEST]}... ({len(text):,} characters)"
-    return escape(_UNSEEN.sub(lambda found: f"\\u{ord(found.group()):04x}", text))
+    """``text`` as HTML, each character of :data:`~replaygate.report.words.UNSEEN` written
+    as its ``\\uXXXX``, cut after :data:`LONGEST` characters (saying how long it is)."""
+    return escape(visible(cut(text, LONGEST)))
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:

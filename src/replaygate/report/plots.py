@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec
 
 from replaygate.evals.metrics import METRICS
 from replaygate.extras import require
+from replaygate.report.words import cut, visible
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -28,7 +29,14 @@ SHARES = ("success", "citation_precision", "citation_recall", "fabricated")
 FEW = 10
 """Fewer points than this are labelled with their values."""
 AMOUNTS = (("cost", "cost per run"), ("steps", "steps per run"))
-_RC: Any = {"svg.fonttype": "none", "svg.hashsalt": "replaygate", "font.size": 9.0}
+_RC: Any = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "replaygate",
+    "font.size": 9.0,
+    "text.parse_math": False,  # a name holding $...$ is drawn as written, never as a formula
+}
+LEGEND_LONGEST = 60
+"""Characters of an assertion's name shown in a legend; a longer one is cut there."""
 P = ParamSpec("P")
 
 
@@ -190,20 +198,45 @@ def metrics_plot(series: Mapping[str, Sequence[float | None]], labels: Sequence[
     return to_svg(figure, title="Metrics over time", prefix="metrics")
 
 
+LEGEND_MOST = 48
+"""Assertions named in the weekly plot's legend; past these it says how many more there are."""
+LEGEND_COLUMNS = 3
+
+
 @_styled
 def weekly_plot(weeks: Sequence[str], rates: Mapping[str, Sequence[float | None]]) -> str:
-    """The pass rate of each assertion, week by week."""
-    figure = _figure(9.0, 3.0)
+    """The pass rate of each assertion, week by week.
+
+    The legend sits under the plot, in columns, and the figure grows with it, so many
+    assertions (or long names, cut at :data:`LEGEND_LONGEST`) never squeeze the plot away.
+    """
+    drawn = [
+        (name, values)
+        for name, values in sorted(rates.items())
+        if any(v is not None for v in values)
+    ]
+    names = [visible(cut(name, LEGEND_LONGEST)) for name, _ in drawn[:LEGEND_MOST]]
+    if len(drawn) > LEGEND_MOST:
+        names.append(f"and {len(drawn) - LEGEND_MOST} more assertions")
+    columns = 1 if len(names) <= 4 else LEGEND_COLUMNS
+    rows = math.ceil(len(names) / columns)
+    figure = _figure(9.0, 3.0 + 0.16 * rows)
     ax = figure.subplots()
     ax.set_title("weekly pass rate per assertion")
-    for index, (name, values) in enumerate(sorted(rates.items())):
-        _draw(ax, values, series=index, label=name)
+    for index, (_, values) in enumerate(drawn):
+        _draw(ax, values, series=index)
     if ax.lines:
         _run_axis(ax, weeks, most=12)
         ax.set_ylim(-0.12, 1.12)
         _label(ax, "{:.0%}".format)
         ax.set_ylabel("passes / samples")
-        ax.legend(fontsize=7, loc="lower left")
+        handles: list[Any] = list(ax.lines[:LEGEND_MOST])
+        if len(drawn) > LEGEND_MOST:
+            from matplotlib.lines import Line2D
+
+            handles.append(Line2D([], [], linestyle="none"))
+        # Labels given with their lines: one that starts with "_" is shown as well.
+        figure.legend(handles, names, fontsize=7, loc="outside lower center", ncols=columns)
     else:
         _empty(ax, "no runs yet")
     return to_svg(figure, title="Weekly pass rate per assertion", prefix="weekly")

@@ -2,8 +2,29 @@
 
 from __future__ import annotations
 
+import re
+
 from replaygate.evals.reference import CaseSummary
 from replaygate.sampling import AssertionStats
+
+UNSEEN = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"  # control characters
+    "\u200e\u200f\u202a-\u202e\u2066-\u2069]"  # direction marks, embeddings, overrides, isolates
+)
+"""Characters a page would hide or act on instead of showing: control characters and
+the marks that turn text around (a case id holding U+202E would read backwards)."""
+
+
+def visible(text: str) -> str:
+    """``text`` with each character of :data:`UNSEEN` written as its ``\\uXXXX``."""
+    return UNSEEN.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def cut(text: str, longest: int) -> str:
+    """``text``, cut after ``longest`` characters (saying how long it is)."""
+    if len(text) > longest:
+        return f"{text[:longest]}... ({len(text):,} characters)"
+    return text
 
 
 def assertion_words(stats: AssertionStats, floor: int) -> str:
