@@ -29,6 +29,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from replaygate.sanitize.patterns import pattern_problem
+
 BUILTIN_CLASSES: tuple[str, ...] = ("email", "phone", "card")
 DEFAULT_REPLACEMENT = "[redacted]"
 
@@ -145,12 +147,11 @@ class RedactionRule:
         source = re.escape(self.literal) if self.literal is not None else str(self.pattern)
         if not source:
             raise ValueError("a rule's literal or pattern must not be empty")
-        try:
-            compiled = re.compile(source, re.IGNORECASE if self.ignore_case else 0)
-        except re.error as err:
-            raise ValueError(f"invalid regular expression {self.pattern!r}: {err}") from None
-        if compiled.fullmatch(""):
-            raise ValueError(f"pattern {self.pattern!r} matches empty text")
+        flags = re.IGNORECASE if self.ignore_case else 0
+        problem = pattern_problem(source, flags) if self.pattern is not None else None
+        if problem is not None:
+            raise ValueError(problem)
+        compiled = re.compile(source, flags)
         object.__setattr__(self, "compiled", compiled)
         if self.apply(self.replace) != self.replace:
             raise ValueError(

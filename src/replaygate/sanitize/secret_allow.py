@@ -22,6 +22,8 @@ import functools
 import re
 from dataclasses import dataclass
 
+from replaygate.sanitize.patterns import pattern_problem
+
 MIN_SAFE_LENGTH = 8
 _TOKEN = r"A-Za-z0-9_\-"
 _EDGE_BEFORE = f"(?<![{_TOKEN}])"
@@ -60,7 +62,7 @@ def safe_pattern_problem(pattern: str) -> str | None:
         return f"invalid regular expression {pattern!r}: {err}"
     if compiled.fullmatch("") is not None:
         return f"{pattern!r} matches the empty string and would hide too much"
-    return None
+    return pattern_problem(pattern)
 
 
 @functools.cache
