@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
+import referencing
+import referencing.jsonschema
 from jsonschema.exceptions import SchemaError
+from referencing.exceptions import Unresolvable
 
 from replaygate import jsondoc, strict_json
 
@@ -84,11 +87,73 @@ def _json_schema_problems(payload: Any, mapping: Mapping[str, Any]) -> list[Stru
         validator_class.check_schema(schema)
     except SchemaError as err:
         raise ValueError(f"invalid JSON Schema at {render_path(err.path)}: {err.message}") from None
+    unresolved = unresolved_ref(schema)
+    if unresolved is not None:
+        where, ref, reason = unresolved
+        raise ValueError(
+            f"invalid JSON Schema: cannot resolve $ref {ref!r} at {where or '$'}: {reason}"
+        )
     validator = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
-    found = [(tuple(e.absolute_path), e.message) for e in validator.iter_errors(payload)]
+    try:
+        found = [(tuple(e.absolute_path), e.message) for e in validator.iter_errors(payload)]
+    except Unresolvable as err:  # a ref the check above could not follow (under a nested $id)
+        raise ValueError(f"invalid JSON Schema: cannot resolve $ref: {err}") from None
     return [
         StructureProblem(render_path(p), m) for p, m in sorted(found, key=lambda e: _sort_key(*e))
     ]
+
+
+_DATA = frozenset({"const", "enum", "default", "examples"})
+"""Keywords whose values are data, not schemas: a ``$ref`` key in them is not a reference."""
+
+
+def unresolved_ref(schema: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    """The first ``$ref`` of ``schema`` that points nowhere: its path (``properties.a.$ref``),
+    the reference and why; None when every one resolves.
+
+    Only references within the schema resolve: replaygate never fetches one. A schema
+    that gives a nested ``$id`` has its references taken relative to it, so there only
+    the ``#...`` ones are checked here (the others when the schema is used).
+    """
+    resource = referencing.Resource.from_contents(
+        dict(schema), default_specification=referencing.jsonschema.DRAFT202012
+    )
+    base = resource.id() or ""
+    resolver = referencing.Registry().with_resource(base, resource).crawl().resolver(base)
+    refs: list[tuple[str, str]] = []
+    nested_ids = _refs(schema, "", refs, top=True)
+    for where, ref in refs:
+        if nested_ids and not ref.startswith("#"):
+            continue
+        try:
+            resolver.lookup(ref)
+        except Unresolvable as err:
+            reason = (
+                "no such place in the schema"
+                if ref.startswith("#")
+                else "only references within the schema resolve (none is fetched)"
+            )
+            return where, ref, f"{reason} ({type(err).__name__})"
+    return None
+
+
+def _refs(value: Any, path: str, found: list[tuple[str, str]], *, top: bool = False) -> bool:
+    """Collect the ``$ref`` strings under ``value`` into ``found``; whether a nested
+    ``$id`` was seen."""
+    nested_id = False
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            if key == "$ref" and isinstance(item, str):
+                found.append((where, item))
+            elif key == "$id" and not top:
+                nested_id = True
+            elif key not in _DATA:
+                nested_id = _refs(item, where, found) or nested_id
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            nested_id = _refs(item, f"{path}[{index}]", found) or nested_id
+    return nested_id
 
 
 def _pydantic_model(schema: Any) -> Any:

@@ -30,6 +30,7 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
 from replaygate import jsondoc, strict_json
+from replaygate.assertions.structure import unresolved_ref
 from replaygate.errors import not_utf8_text
 from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
@@ -255,4 +256,8 @@ def _schema(record: Mapping[str, Any], fail: Fail) -> Mapping[str, Any] | None:
         raise fail(f"schema is not a valid JSON Schema: {err.message}") from None
     except RecursionError:
         raise fail("schema is nested too deeply to be checked") from None
+    unresolved = unresolved_ref(value)
+    if unresolved is not None:
+        where, ref, reason = unresolved
+        raise fail(f"schema.{where}: cannot resolve {ref!r}: {reason}")
     return value

@@ -1,0 +1,80 @@
+"""Hostile eval case files: every bad value is an error naming the file, line and field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate.assertions import assert_structure
+from replaygate.cli.eval_cmds import eval_cmd
+from replaygate.evals import CaseFormatError, checks_for, load_eval_cases
+
+AGENT = "replaygate.examples.research_copilot:copilot"
+GOOD = {"id": "json", "question": "Answer in JSON", "samples": 1, "floor": 1}
+
+
+def write(tmp_path: Path, schema: Any) -> Path:
+    path = tmp_path / "cases.jsonl"
+    lines = [json.dumps(dict(GOOD, id="first", must_contain=["a"]))]
+    lines.append(json.dumps(dict(GOOD, schema=schema)))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("schema", "where", "ref"),
+    [
+        ({"$ref": "#/nope"}, "schema.$ref", "#/nope"),
+        (
+            {"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}},
+            "schema.properties.a.$ref",
+            "#/$defs/missing",
+        ),
+        (
+            {"anyOf": [{"type": "null"}, {"$ref": "http://example.com/s.json"}]},
+            "schema.anyOf[1].$ref",
+            "http://example.com/s.json",
+        ),
+        ({"$ref": "other.json"}, "schema.$ref", "other.json"),
+    ],
+)
+def test_a_schema_ref_that_points_nowhere_is_refused_on_load(
+    tmp_path: Path, schema: dict[str, Any], where: str, ref: str
+) -> None:
+    # It loaded, and every sample of the case ended in a referencing traceback.
+    path = write(tmp_path, schema)
+    with pytest.raises(CaseFormatError) as caught:
+        load_eval_cases(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:2: ")
+    assert where in message and repr(ref) in message
+
+
+def test_a_schema_ref_inside_the_schema_is_accepted(tmp_path: Path) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/word"}, "b": {"$ref": "#/properties/a"}},
+        "$defs": {"word": {"type": "string"}},
+    }
+    (_, case) = load_eval_cases(write(tmp_path, schema))
+    (check,) = checks_for(case)
+    assert check.evaluate({"final": '{"a": "x", "b": "y"}'}).passed
+    assert not check.evaluate({"final": '{"a": 1}'}).passed
+
+
+def test_assert_structure_names_a_ref_it_cannot_resolve() -> None:
+    with pytest.raises(ValueError, match=r"invalid JSON Schema: cannot resolve \$ref '#/nope'"):
+        assert_structure({"a": 1}, {"$ref": "#/nope"})
+
+
+def test_the_eval_command_stops_on_such_a_case_before_any_call(tmp_path: Path) -> None:
+    path = write(tmp_path, {"$ref": "#/nope"})
+    args = ["--fixtures", str(tmp_path / "f.jsonl"), "--cases", str(path), "--no-history"]
+    result = CliRunner().invoke(eval_cmd, [*args, "--agent", AGENT])
+    assert result.exit_code == 2, result.output
+    assert f"{path}:2: " in result.output and "'#/nope'" in result.output
+    assert "Traceback" not in result.output
