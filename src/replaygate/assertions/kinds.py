@@ -7,6 +7,7 @@ the test); a ``signal`` is recorded and never fails anything.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar, get_args
@@ -54,6 +55,12 @@ class Outcome:
     score: float | None = None
     category: Category = "custom"
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.passed, bool):
+            raise TypeError(f"passed must be true or false, got {self.passed!r}")
+        if self.score is not None:
+            finite_score(self.score)
+
     @property
     def blocks(self) -> bool:
         """True for a failed gate: the only outcome that fails a sample."""
@@ -78,6 +85,38 @@ class Outcome:
 
 def _optional_float(value: Any) -> float | None:
     return None if value is None else float(value)
+
+
+def yes_or_no(value: Any) -> bool:
+    """``value`` as a bool: True, False, or a number equal to 1 or 0 (a numpy bool, say);
+    TypeError for anything else (the string ``"false"`` would be true by its truth)."""
+    if isinstance(value, bool):
+        return value
+    numeric = isinstance(value, int | float) or type(value).__module__ == "numpy"
+    if numeric and _zero_or_one(value):
+        return bool(value)
+    raise TypeError(f"passed must be true or false, got {value!r}")
+
+
+def _zero_or_one(value: Any) -> bool:
+    try:
+        return bool(value == 0 or value == 1)
+    except ValueError:  # an array: no single truth
+        return False
+
+
+def finite_score(value: Any) -> float:
+    """``value`` as a float if it is a finite number; ValueError otherwise (NaN or
+    infinity cannot be written to a results file that reads back)."""
+    if isinstance(value, bool | str):
+        raise ValueError(f"score must be a finite number or None, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"score must be a finite number or None, got {value!r}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"score must be a finite number or None, got {value!r}")
+    return number
 
 
 def check_kind(kind: Any) -> Kind:
@@ -133,8 +172,15 @@ class Check(Generic[T]):
             return self._outcome(True, "", None)
         return self._outcome(measured.passed, measured.message, measured.score)
 
-    def _outcome(self, passed: bool, message: str, score: float | None) -> Outcome:
-        return Outcome(self.name, self.kind, passed, message, score, self.category)
+    def _outcome(self, passed: Any, message: str, score: Any) -> Outcome:
+        """The outcome of a measurement; one whose ``passed`` is not a yes or no, or whose
+        score is not a finite number, is an error naming this check."""
+        try:
+            verdict = yes_or_no(passed)
+            number = None if score is None else finite_score(score)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"check {self.name!r}: {err}") from None
+        return Outcome(self.name, self.kind, verdict, message, number, self.category)
 
 
 def require_unique_names(checks: tuple[Check[Any], ...]) -> None:

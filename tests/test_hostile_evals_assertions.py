@@ -1,0 +1,63 @@
+"""Hostile measurements from a user's check: what a check gives is checked where it is made.
+
+A check's measurement says ``passed`` and ``score``. A ``passed`` that is not a yes or
+no (the string ``"false"`` from a parsed reply) was taken by its truth, so it passed;
+a score of NaN or infinity was written to the results file, which replaygate then
+refused to read.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.assertions.kinds import Check, Outcome
+from replaygate.sampling import run_sampled
+from replaygate.sampling.results import load_results, write_results
+
+
+@dataclass(frozen=True)
+class Measured:
+    passed: Any
+    message: str = "measured"
+    score: Any = None
+
+
+def sampled(measured: Measured) -> Any:
+    check = Check("grounded", "gate", lambda _: measured, "custom")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_sampled(lambda i: "answer", 3, 3, [check], case="c1")
+
+
+@pytest.mark.parametrize("passed", ["false", "no", None, [], "", 0.5])
+def test_a_passed_that_is_not_yes_or_no_is_an_error_naming_the_check(passed: Any) -> None:
+    with pytest.raises(TypeError, match=r"check 'grounded': passed must be true or false, got"):
+        sampled(Measured(passed))
+
+
+@pytest.mark.parametrize("score", [math.nan, math.inf, -math.inf, "0.5", True])
+def test_a_score_that_is_not_a_finite_number_is_an_error_naming_the_check(score: Any) -> None:
+    with pytest.raises(ValueError, match=r"check 'grounded': score must be a finite number"):
+        sampled(Measured(True, score=score))
+
+
+def test_numbers_that_mean_yes_or_no_are_taken(tmp_path: Path) -> None:
+    result = sampled(Measured(1, score=0))
+    assert result.verdict == "pass" and result.samples[0].outcomes[0].passed is True
+    assert sampled(Measured(0)).verdict == "block"
+    written = write_results(tmp_path / "results.json", [result])
+    (loaded,) = load_results(written)
+    assert loaded == result
+
+
+def test_an_outcome_is_checked_when_made() -> None:
+    with pytest.raises(TypeError, match="passed must be true or false"):
+        Outcome("x", "gate", "false")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="score must be a finite number"):
+        Outcome("x", "gate", True, "", math.nan)
