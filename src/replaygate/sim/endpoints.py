@@ -38,6 +38,7 @@ from replaygate.sim.streaming import (
     anthropic_error_event,
     anthropic_events,
     openai_chunks,
+    openai_error_chunk,
 )
 from replaygate.sim.validation import (
     Invalid,
@@ -179,12 +180,16 @@ class OpenAIChat(Endpoint):
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
         options = request.body.get("stream_options") or {}
-        return openai_chunks(
+        events = openai_chunks(
             wire,
             include_usage=bool(options.get("include_usage")),
             chunk_size=stream.chunk_size,
             patch=stream.patch,
         )
+        if stream.fault == "sse-error":
+            message = "The server had an error while processing your request."
+            events = [*events[:2], openai_error_chunk(message)]
+        return events
 
 
 _ECHOED = (

@@ -109,6 +109,13 @@ def anthropic_error_event(error_type: str, message: str) -> SSEEvent:
     return json_event("error", {"type": "error", "error": {"type": error_type, "message": message}})
 
 
+def openai_error_chunk(message: str) -> SSEEvent:
+    """A Chat Completions stream's failure midway: a ``data:`` line holding the error
+    object (no event name, no ``[DONE]`` after it), as the API sends one."""
+    error = {"message": message, "type": "server_error", "param": None, "code": None}
+    return json_event(None, {"error": error})
+
+
 def _openai_tool_deltas(index: int, call: Mapping[str, Any], size: int) -> list[dict[str, Any]]:
     function = call.get("function") or {}
     first = {
