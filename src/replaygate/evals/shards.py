@@ -74,7 +74,8 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
     """The results of one run from the results of each of its shards (``names`` name them).
 
     Raises :class:`~replaygate.evals.errors.ResultsError` when a part is not a shard,
-    shards are missing or repeated, or they come from different runs.
+    shards are missing or repeated, they come from different runs, or a shard holds a
+    case its id does not place there (listed in two shards, it would count twice).
     """
     if not parts:
         raise ResultsError("nothing to merge: give the results file of every shard")
@@ -107,6 +108,12 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
     placed: dict[int, CaseResult] = {}
     for name, part, shard in zip(names, parts, shards, strict=True):
         for position, case in zip(shard["positions"], part.cases, strict=True):
+            if not Shard(shard["index"], count).holds(case.id):
+                raise ResultsError(
+                    f"{name}: case {case.id!r} is not in shard {shard['index']}/{count} (a "
+                    "case's id decides its shard): the file was edited, or its shards come "
+                    "from different cases files"
+                )
             if position in placed:
                 raise ResultsError(f"{name}: case {case.id!r} is also in another shard")
             placed[position] = case

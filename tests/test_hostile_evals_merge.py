@@ -1,0 +1,53 @@
+"""``eval merge`` of shards edited by hand: a case in a shard its id does not belong to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replaygate.assertions.kinds import Outcome
+from replaygate.evals import CaseResult, EvalResults
+from replaygate.evals.errors import ResultsError
+from replaygate.evals.scorers import CaseCounts
+from replaygate.evals.shards import Shard, merge
+from replaygate.sampling import SampledResult, SampleResult
+from run_cli import replaygate
+
+
+def case(case_id: str) -> CaseResult:
+    outcome = Outcome("contains", "gate", True, "", 1.0, "contains")
+    sampled = SampledResult(case_id, 1, 1, (SampleResult(0, (outcome,), {"final": "x"}),))
+    return CaseResult(sampled, CaseCounts(1, True, 1, True, 1, 1, 1, 0, 5, 5, 1, 0.1))
+
+
+def part(index: int, ids: list[str], positions: list[int]) -> EvalResults:
+    shard = {"index": index, "count": 2, "cases": 2, "positions": positions}
+    info = {"shard": shard, "time": "2026-11-01T00:00:00Z"}
+    return EvalResults(tuple(case(i) for i in ids), info)
+
+
+FIRST = next(f"c{i}" for i in range(100) if Shard(1, 2).holds(f"c{i}"))
+SECOND = next(f"c{i}" for i in range(100) if Shard(2, 2).holds(f"c{i}"))
+
+
+def test_a_case_listed_in_two_shards_is_refused() -> None:
+    # The merged results listed it twice: a results file eval merge wrote and no
+    # command could read back, and a history run that counted it twice.
+    with pytest.raises(ResultsError, match=rf"s2\.json: case '{FIRST}' is not in shard 2/2"):
+        merge([part(1, [FIRST], [0]), part(2, [FIRST], [1])], ["s1.json", "s2.json"])
+
+
+def test_shards_whose_cases_belong_to_them_merge() -> None:
+    merged = merge([part(1, [FIRST], [1]), part(2, [SECOND], [0])], ["s1.json", "s2.json"])
+    assert [c.id for c in merged.cases] == [SECOND, FIRST]
+
+
+def test_the_merge_command_names_the_file_and_writes_nothing(tmp_path: Path) -> None:
+    one = part(1, [FIRST], [0]).write(tmp_path / "s1.json")
+    two = part(2, [FIRST], [1]).write(tmp_path / "s2.json")
+    out = tmp_path / "merged.json"
+    done = replaygate("eval", "merge", str(one), str(two), "--out", str(out), "--no-history")
+    assert done.returncode == 2, done.stderr
+    assert f"case '{FIRST}' is not in shard 2/2" in done.stderr
+    assert "Traceback" not in done.stderr and not out.exists()
