@@ -32,16 +32,25 @@ _EDGE_AFTER = f"(?![{_TOKEN}])"
 
 @dataclass(frozen=True)
 class KnownSafe:
-    """Compiled known-safe values; :meth:`mask` blanks them out of a text."""
+    """Compiled known-safe values; :meth:`mask` blanks them out of a text.
+
+    The exact values are one expression; each pattern is one of its own, so two
+    patterns may name the same group, and a backreference means what it says.
+    """
 
     pattern: re.Pattern[str] | None
+    patterns: tuple[re.Pattern[str], ...] = ()
 
     def mask(self, text: str) -> str:
         """``text`` with every known-safe value replaced by a space."""
-        return text if self.pattern is None else self.pattern.sub(" ", text)
+        if self.pattern is not None:
+            text = self.pattern.sub(" ", text)
+        for pattern in self.patterns:
+            text = pattern.sub(" ", text)
+        return text
 
     def __bool__(self) -> bool:
-        return self.pattern is not None
+        return self.pattern is not None or bool(self.patterns)
 
 
 NOTHING_SAFE = KnownSafe(None)
@@ -62,16 +71,28 @@ def safe_pattern_problem(pattern: str) -> str | None:
         return f"invalid regular expression {pattern!r}: {err}"
     if compiled.fullmatch("") is not None:
         return f"{pattern!r} matches the empty string and would hide too much"
+    try:
+        _whole_tokens(pattern)
+    except re.error as err:
+        return (
+            f"{pattern!r} cannot stand inside a larger expression ({err}): a flag applies to "
+            "a group, as in (?i:...), not to the whole pattern"
+        )
     return pattern_problem(pattern)
+
+
+def _whole_tokens(pattern: str) -> re.Pattern[str]:
+    """``pattern`` matched only as a whole token: a listed value inside a longer token (the
+    first characters of a real key) must not blank part of it and hide the rest."""
+    return re.compile(f"{_EDGE_BEFORE}(?:{pattern}){_EDGE_AFTER}")
 
 
 @functools.cache
 def compile_known_safe(values: tuple[str, ...], patterns: tuple[str, ...]) -> KnownSafe:
     """The :class:`KnownSafe` of these exact ``values`` and regular expressions ``patterns``."""
-    parts = [re.escape(v) for v in sorted(values, key=len, reverse=True)]
-    parts += [f"(?:{p})" for p in patterns]
-    if not parts:
+    if not values and not patterns:
         return NOTHING_SAFE
-    # Whole tokens only: a listed value inside a longer token (the first characters of
-    # a real key) must not blank part of it and hide the rest from the scan.
-    return KnownSafe(re.compile(f"{_EDGE_BEFORE}(?:{'|'.join(parts)}){_EDGE_AFTER}"))
+    exact = "|".join(re.escape(v) for v in sorted(values, key=len, reverse=True))
+    return KnownSafe(
+        _whole_tokens(exact) if values else None, tuple(_whole_tokens(p) for p in patterns)
+    )
