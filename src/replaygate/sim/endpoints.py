@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +29,7 @@ from replaygate.models.providers.openai_responses import (
     to_responses_response,
 )
 from replaygate.models.types import Message, ModelResponse, ToolSpec
-from replaygate.sim.conversations import Conversations
+from replaygate.sim.conversations import KEPT_CONVERSATIONS, Conversations
 from replaygate.sim.faults import FaultKind
 from replaygate.sim.gemini_events import gemini_error_event, gemini_events
 from replaygate.sim.replies import Provider
@@ -59,11 +60,17 @@ FIRST_CREATED_AT = 1_700_000_000
 
 @dataclass(frozen=True)
 class SimRequest:
-    """A routed request: its JSON body, the model it names, and whether it streams."""
+    """A routed request: its JSON body, the model it names, and whether it streams.
+
+    ``body`` is what the endpoint reads: for an Anthropic thread continued, the request
+    the thread stands for (the held fields and messages, then the new turn's);
+    ``problem`` a refusal found while routing it (a thread the server does not hold).
+    """
 
     body: Any
     model: str
     stream: bool
+    problem: Invalid | None = None
 
 
 @dataclass(frozen=True)
@@ -121,17 +128,91 @@ class Endpoint(ABC):
         """The event stream of the rendered body ``wire``."""
 
 
+class Threads:
+    """The Anthropic conversations the server holds (Threads), by the id of the response
+    that ended each: the request fields it holds (all but ``messages``, ``stream`` and
+    ``thread``), its messages with the answer, and whether a request continued it yet.
+    The most recent :data:`KEPT_CONVERSATIONS` are kept."""
+
+    def __init__(self, limit: int = KEPT_CONVERSATIONS) -> None:
+        self.limit = limit
+        self._held: OrderedDict[str, tuple[dict[str, Any], list[Any]]] = OrderedDict()
+        self._continued: set[str] = set()
+        self._served = itertools.count(1)
+
+    def next_id(self) -> str:
+        """A message id no other response of this server has (the thread is held by it)."""
+        return f"msg_sim_thread_{next(self._served):04d}"
+
+    def resolve(self, body: dict[str, Any]) -> tuple[dict[str, Any], Invalid | None]:
+        """The request ``body`` stands for, and why it is refused if it is."""
+        thread = body.get("thread")
+        if not isinstance(thread, Mapping) or thread.get("type") == "create":
+            return body, _thread_problem(thread)
+        if thread.get("type") != "continue":
+            return body, _thread_problem(thread)
+        previous = thread.get("previous_message_id")
+        if not isinstance(previous, str) or not previous:
+            return body, Invalid("thread.previous_message_id: Field required")
+        held = self._held.get(previous)
+        if held is None:
+            message = f"No thread found for previous_message_id '{previous}'."
+            return body, Invalid(message, code="thread_not_found", status=404)
+        if previous in self._continued:
+            message = (
+                f"The response '{previous}' has already been continued. Continue from the "
+                "thread's most recent response id."
+            )
+            return body, Invalid(message, code="thread_already_continued")
+        fields, messages = held
+        new = body.get("messages")
+        whole = {**fields, **body, "messages": [*messages, *(new if isinstance(new, list) else [])]}
+        return whole, None
+
+    def hold(self, body: Mapping[str, Any], wire: Mapping[str, Any]) -> None:
+        """Keep the conversation of ``body`` (a request that names a thread) and its answer
+        ``wire`` under the answer's id."""
+        thread = body.get("thread")
+        if isinstance(thread, Mapping) and thread.get("type") == "continue":
+            self._continued.add(str(thread.get("previous_message_id")))
+        fields = {k: v for k, v in body.items() if k not in ("messages", "stream", "thread")}
+        answer = {"role": "assistant", "content": wire.get("content") or []}
+        self._held[str(wire["id"])] = (fields, [*body.get("messages", []), answer])
+        self._held.move_to_end(str(wire["id"]))
+        while len(self._held) > self.limit:
+            forgotten, _ = self._held.popitem(last=False)
+            self._continued.discard(forgotten)
+
+
+def _thread_problem(thread: Any) -> Invalid | None:
+    if thread is None or (isinstance(thread, Mapping) and thread.get("type") == "create"):
+        return None
+    if not isinstance(thread, Mapping):
+        return Invalid("thread: Input should be a valid dictionary or object")
+    return Invalid("thread.type: Input should be 'create' or 'continue'")
+
+
 class AnthropicMessages(Endpoint):
-    """``POST /v1/messages``."""
+    """``POST /v1/messages``, with server-held conversations (``thread``)."""
 
     provider: Provider = "anthropic"
     route = "/v1/messages"
+
+    def __init__(self, threads: Threads | None = None) -> None:
+        self.threads = threads or Threads()
+
+    def request(self, route: str, body: Any) -> SimRequest:
+        if not isinstance(body, dict) or "thread" not in body:
+            return super().request(route, body)
+        whole, problem = self.threads.resolve(body)
+        routed = super().request(route, whole)
+        return SimRequest(routed.body, routed.model, routed.stream, problem)
 
     def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
         return anthropic_authenticated(headers)
 
     def validate(self, request: SimRequest) -> Invalid | None:
-        return validate_anthropic(request.body)
+        return request.problem or validate_anthropic(request.body)
 
     def read(self, request: SimRequest) -> Conversation:
         return from_anthropic_request(request.body)
@@ -139,8 +220,12 @@ class AnthropicMessages(Endpoint):
     def render(
         self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
     ) -> dict[str, Any]:
-        message_id = f"msg_sim_{number:04d}"
-        return to_anthropic_response(response, model=request.model, message_id=message_id)
+        threaded = isinstance(request.body, dict) and request.body.get("thread") is not None
+        message_id = self.threads.next_id() if threaded else f"msg_sim_{number:04d}"
+        wire = to_anthropic_response(response, model=request.model, message_id=message_id)
+        if threaded:
+            self.threads.hold(request.body, wire)
+        return wire
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
         events = anthropic_events(wire, chunk_size=stream.chunk_size, patch=stream.patch)

@@ -193,11 +193,15 @@ def status_error(
 
 
 def invalid_reply(provider: Provider, problem: Invalid, request_id: str) -> Reply:
-    """The provider's 400 reply for a request that failed validation."""
+    """The provider's reply (400, or the status the problem names) for a request that failed
+    validation."""
     if provider == "anthropic":
-        body = anthropic_error("invalid_request_error", problem.message, request_id)
+        kind = "not_found_error" if problem.status == 404 else "invalid_request_error"
+        body = anthropic_error(kind, problem.message, request_id)
+        if problem.code is not None:
+            body["error"]["details"] = {"error_code": problem.code}
     elif provider == "google":
         body = google_error(400, "INVALID_ARGUMENT", problem.message)
     else:
         body = openai_error(problem.message, "invalid_request_error", problem.param, problem.code)
-    return json_reply(400, body, provider=provider, request_id=request_id)
+    return json_reply(problem.status, body, provider=provider, request_id=request_id)

@@ -22,6 +22,9 @@ class Invalid:
     message: str
     param: str | None = None
     code: str | None = None
+    status: int = 400
+    """The HTTP status of the refusal (400, or 404 for a resource the request names that
+    the server does not hold)."""
 
 
 _RESULTS_WITHOUT_USE = (
