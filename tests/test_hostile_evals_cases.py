@@ -78,3 +78,50 @@ def test_the_eval_command_stops_on_such_a_case_before_any_call(tmp_path: Path) -
     assert result.exit_code == 2, result.output
     assert f"{path}:2: " in result.output and "'#/nope'" in result.output
     assert "Traceback" not in result.output
+
+
+def lines_file(tmp_path: Path, data: bytes) -> Path:
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(data)
+    return path
+
+
+def case_line(case_id: str, question: str) -> bytes:
+    record = dict(GOOD, id=case_id, question=question, must_contain=["a"])
+    return json.dumps(record, ensure_ascii=False).encode("utf-8")
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_a_question_holding_a_character_python_takes_for_a_line_break_loads(
+    tmp_path: Path, separator: str
+) -> None:
+    # JSON allows these unescaped in a string; the file was split at them, and the
+    # case refused as "Unterminated string".
+    question = f"first{separator}second"
+    data = case_line("one", question) + b"\n" + case_line("two", "q") + b"\n"
+    one, two = load_eval_cases(lines_file(tmp_path, data))
+    assert (one.question, one.line, two.line) == (question, 1, 2)
+
+
+def test_crlf_lines_load_with_their_numbers(tmp_path: Path) -> None:
+    data = case_line("one", "q") + b"\r\n\r\n" + case_line("two", "q") + b"\r\n"
+    one, two = load_eval_cases(lines_file(tmp_path, data))
+    assert (one.line, two.line) == (1, 3)
+    bad = lines_file(tmp_path, case_line("one", "q") + b"\r\n{broken\r\n")
+    with pytest.raises(CaseFormatError, match=r"cases\.jsonl:2: invalid JSON"):
+        load_eval_cases(bad)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "words"), [("utf-8-sig", "byte order mark"), ("utf-16", "UTF-16")]
+)
+def test_a_cases_file_saved_with_a_byte_order_mark_says_how_to_save_it(
+    tmp_path: Path, encoding: str, words: str
+) -> None:
+    text = case_line("one", "q").decode("utf-8") + "\n"
+    path = lines_file(tmp_path, text.encode(encoding))
+    with pytest.raises(CaseFormatError) as caught:
+        load_eval_cases(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:") and words in message
+    assert "utf-8-sig" not in message  # Python's words, not a user's

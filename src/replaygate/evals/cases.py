@@ -17,6 +17,7 @@ case out of the cost metrics (its model need not have a price); the results say 
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import unicodedata
@@ -95,11 +96,27 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
     except OSError as err:
         raise CaseFormatError(name, 0, f"cannot read cases: {err.strerror}") from None
     except UnicodeDecodeError as err:
+        if err.object.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            reason = not_utf8_text(
+                "it looks like UTF-16, re-save the file as UTF-8: "
+                f"{err.reason} at byte {err.start} of the file"
+            )
+            raise CaseFormatError(name, 1, reason) from None
         line = err.object.count(b"\n", 0, err.start) + 1
         raise CaseFormatError(name, line, not_utf8_text(err, of=" of the file")) from None
+    if text.startswith("\ufeff"):
+        raise CaseFormatError(
+            name,
+            1,
+            "starts with a UTF-8 byte order mark (BOM), which JSON does not allow (an "
+            "editor saving as 'UTF-8 with BOM' writes one): re-save the file as UTF-8 without it",
+        )
     cases: list[EvalCase] = []
     seen: dict[str, int] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" (and "\r\n") only: str.splitlines() also breaks at U+2028, U+0085
+    # and others, which JSON allows unescaped inside a string.
+    for number, raw in enumerate(text.split("\n"), start=1):
+        raw = raw.removesuffix("\r")
         if not raw.strip():
             continue
         case = parse_case(raw, name, number)
