@@ -92,7 +92,10 @@ def read_queue(path: str | os.PathLike[str]) -> list[Observation]:
         reason = err.strerror if isinstance(err, OSError) else not_utf8_text(err, byte=False)
         raise ValueError(f"{target}: cannot read the queue: {reason}") from None
     entries = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" (and "\r\n") only: str.splitlines() also breaks at U+2028, U+0085
+    # and others, which an entry holds as they are (a test's name, an assertion's).
+    for number, line in enumerate(text.split("\n"), start=1):
+        raw = line.removesuffix("\r")
         if not raw.strip():
             continue
         try:
