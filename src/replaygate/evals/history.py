@@ -217,8 +217,18 @@ def known_fields(obj: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]
 
 def check_not_future(time: str, now: datetime | None = None) -> None:
     """Refuse (:class:`FieldError` on ``time``) a run's ``time`` that is past ``now`` (the
-    present) by more than :data:`FUTURE_MARGIN`: the clock was wrong where it ran."""
+    present) by more than :data:`FUTURE_MARGIN` (the clock was wrong where it ran), or
+    that names no instant in UTC (``0001-01-01T00:00:00+01:00``, in year 0 there, which
+    the report could not place)."""
     moment = now or datetime.now(UTC)
+    try:
+        parse_time(time).astimezone(UTC)
+    except OverflowError:
+        raise FieldError(
+            "time",
+            f"{time} has no UTC equivalent (it falls before 0001-01-01T00:00:00Z); "
+            "correct its time, or leave the run out",
+        ) from None
     if parse_time(time) > moment + FUTURE_MARGIN:
         raise FieldError(
             "time",
