@@ -18,6 +18,7 @@ from typing import Any
 
 import litellm
 import pytest
+from litellm.exceptions import MidStreamFallbackError
 
 from replaygate.errors import FixtureMismatchError
 from tests_frameworks.harness import (
@@ -229,6 +230,44 @@ def test_a_miss_through_the_gemini_client_says_what_changed(store: Path) -> None
     assert_recipe_replays(store, gemini, ECHO, partial(gemini, question=CHANGED))
 
 
+def gemini_streamed(hosts: Hosts, question: str = QUESTION) -> str:
+    return joined(list(gemini_completion(hosts, question, stream=True)))
+
+
+def gemini_streamed_async(hosts: Hosts, question: str = QUESTION) -> str:
+    async def main() -> str:
+        base = f"{hosts.anthropic}/v1beta" if hosts.anthropic else None
+        messages = [{"role": "user", "content": question}]
+        stream = await litellm.acompletion(
+            model="gemini/gemini-2.0-flash",
+            messages=messages,
+            api_base=base,
+            api_key=FAKE_KEY,
+            num_retries=3,
+            stream=True,
+        )
+        return joined([chunk async for chunk in stream])
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("recipe", [gemini_streamed, gemini_streamed_async])
+def test_a_miss_in_a_gemini_stream_is_litellm_s_mid_stream_error(
+    store: Path, recipe: Callable[..., str]
+) -> None:
+    """Streaming, LiteLLM's Gemini client wraps what its stream raises in its own
+    ``MidStreamFallbackError`` (a ``ServiceUnavailableError``) with the miss's message,
+    raised while handling the miss; it is not retried."""
+    error = assert_recipe_replays(
+        store,
+        recipe,
+        ECHO,
+        partial(recipe, question=CHANGED),
+        raises=MidStreamFallbackError,
+    )
+    assert isinstance(error.__context__, FixtureMismatchError)
+
+
 def test_the_gemini_client_s_tool_calls_record_and_replay(store: Path) -> None:
     """The simulator reads LiteLLM's snake_case Gemini request as Google does: the
     model calls the tool offered, and the call replays."""
@@ -240,6 +279,7 @@ USER_TESTS = """
 import asyncio
 
 import litellm
+from litellm.exceptions import MidStreamFallbackError
 import pytest
 
 pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
@@ -271,6 +311,7 @@ def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path)
 
 FALLBACK_TESTS = """
 import litellm
+from litellm.exceptions import MidStreamFallbackError
 import pytest
 
 pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
