@@ -24,7 +24,12 @@ from typing import Any
 
 from replaygate.errors import not_utf8_text
 from replaygate.evals.errors import HistoryError
-from replaygate.evals.reference import CaseSummary, check_run_metrics, check_success
+from replaygate.evals.reference import (
+    CaseSummary,
+    check_run_metrics,
+    check_success,
+    printed_keys,
+)
 from replaygate.evals.results import EvalResults, read_json
 from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import iso_second, now_iso
@@ -175,6 +180,7 @@ class HistoryRun:
             time_field(obj, "time"),
         )
         commit, metrics = optional_text(obj, "commit"), check_run_metrics(obj)
+        printed_keys(obj, "cases")
         cases = each(obj, "cases", _case, key="case id")
         with within("metrics"):
             check_success(metrics, [summary for summary, _, _ in cases])

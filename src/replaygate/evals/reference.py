@@ -34,6 +34,7 @@ from replaygate.jsonfields import (
 )
 from replaygate.sampling import AssertionStats, SampledResult, verdict_of
 from replaygate.sampling.results import FORMAT as RESULTS_FORMAT
+from replaygate.sampling.results import printed_name
 from replaygate.sampling.verdict import MAX_SAMPLES
 
 BASELINE_FORMAT = "replaygate.eval.baseline"
@@ -75,6 +76,7 @@ class CaseSummary:
         """The inverse of :meth:`to_json`, as strict (a :class:`FieldError` names the
         field); a stated ``verdict`` must be the one its passes and floor give."""
         mapping(obj)
+        printed_name(case, "")
         samples = count(obj, "samples", 1, MAX_SAMPLES)
         summary = CaseSummary(
             case,
@@ -137,6 +139,7 @@ def reference_from_json(obj: Any, name: str) -> Reference:
         version = obj.get("version")
         raise ResultsError(f"{shown_file(name)}: unsupported baseline version {version!r}")
     with fields_of(name, ResultsError):
+        printed_keys(obj, "cases")
         cases = each(obj, "cases", CaseSummary.from_json, key="case id")
         if not cases:
             raise FieldError("cases", NO_CASE)
@@ -146,6 +149,16 @@ def reference_from_json(obj: Any, name: str) -> Reference:
         mapping(obj.get("source", {}), "source")
         each(obj, "history", _change, required=False)
     return Reference(metrics, tuple(cases), name)
+
+
+def printed_keys(obj: Mapping[str, Any], field: str) -> None:
+    """Refuse a key of the object ``obj[field]`` (a case id) holding a control character
+    (:func:`~replaygate.sampling.results.printed_name`), before any error puts the key in
+    a field path and prints it as it is."""
+    keyed = obj.get(field)
+    if isinstance(keyed, Mapping):
+        for key in keyed:
+            printed_name(str(key), field)
 
 
 def _change(_index: str, obj: Any) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -222,7 +223,7 @@ as it was, even half of a surrogate pair; every other string must be Unicode tex
 
 def sampled_from_json(obj: dict[str, Any]) -> SampledResult:
     """A sampling results case, each field checked (a :class:`FieldError` names it)."""
-    text_field(obj, "case")
+    printed_name(text_field(obj, "case"), "case")
     n = count(obj, "samples", 1, MAX_SAMPLES)
     count(obj, "floor", 1, n)
     samples = each(obj, "sample_results", lambda _i, sample: _sample(sample))
@@ -230,6 +231,19 @@ def sampled_from_json(obj: dict[str, Any]) -> SampledResult:
         raise FieldError("sample_results", f"holds {len(samples)} sample(s), but samples is {n}")
     each(obj, "assertions", _description, key="assertion name", required=False)
     return SampledResult.from_json(obj)
+
+
+def printed_name(value: str, field: str) -> str:
+    """``value``, a name printed on terminals and pages (a case id); a :class:`FieldError`
+    on ``field`` when it holds a control character: a newline would write a line of its
+    own into a log, an escape sequence would act on the terminal."""
+    if any(unicodedata.category(char) == "Cc" for char in value):
+        raise FieldError(
+            field,
+            "must hold no control character (a newline, a tab, an escape): it is printed on "
+            f"terminals and pages, got {value!r}",
+        )
+    return value
 
 
 def _description(_name: str, stats: Any) -> str | None:
