@@ -96,3 +96,17 @@ def _loaded(path: Path) -> EvalResults:
     from replaygate.evals.results import load_eval_results
 
     return load_eval_results(path)
+
+
+def test_an_assertion_name_holding_control_characters_is_refused(tmp_path: Path) -> None:
+    from replaygate.sampling.results import ResultsFormatError, load_results
+
+    outcome = Outcome(EVIL, "gate", True, "", 1.0, "custom")
+    sampled = SampledResult("c1", 1, 1, (SampleResult(0, (outcome,), {"final": "x"}),))
+    counts = CaseCounts(1, True, 1, True, 1, 1, 1, 0, 5, 5, 1, 0.1)
+    path = results(tmp_path / "results.json", CaseResult(sampled, counts))
+    with pytest.raises(ResultsFormatError) as caught:
+        load_results(path)
+    assert "must hold no control character" in str(caught.value)
+    assert "cases[0].sample_results[0].outcomes[0].name: " in str(caught.value)
+    assert "\x1b" not in str(caught.value)

@@ -229,6 +229,9 @@ def sampled_from_json(obj: dict[str, Any]) -> SampledResult:
     samples = each(obj, "sample_results", lambda _i, sample: _sample(sample))
     if len(samples) != n:
         raise FieldError("sample_results", f"holds {len(samples)} sample(s), but samples is {n}")
+    if isinstance(obj.get("assertions"), Mapping):  # before a name shows up in a field path
+        for name in obj["assertions"]:
+            printed_name(str(name), "assertions")
     each(obj, "assertions", _description, key="assertion name", required=False)
     return SampledResult.from_json(obj)
 
@@ -264,7 +267,7 @@ def _sample(obj: Any) -> SampleResult:
 
 def _outcome(obj: Any) -> None:
     """Check an outcome of a sample: name, kind, passed, score, category, message."""
-    text_field(mapping(obj), "name")
+    printed_name(text_field(mapping(obj), "name"), "name")
     present(obj, "kind", "'gate' or 'signal'")
     checked(obj, "kind", check_kind, None)
     checked(obj, "category", check_category, "custom")
