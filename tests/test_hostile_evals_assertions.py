@@ -61,3 +61,9 @@ def test_an_outcome_is_checked_when_made() -> None:
         Outcome("x", "gate", "false")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="score must be a finite number"):
         Outcome("x", "gate", True, "", math.nan)
+
+
+def test_a_check_named_with_a_control_character_is_refused_when_made() -> None:
+    # Its results file could not have been read back.
+    with pytest.raises(ValueError, match="must hold no control character"):
+        Check("cites\nsource", "gate", lambda _: None)
