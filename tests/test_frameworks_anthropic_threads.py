@@ -98,3 +98,37 @@ def test_a_thread_is_continued_once_and_an_unknown_one_is_not_found() -> None:
         with pytest.raises(anthropic.NotFoundError) as missing:
             send(unknown, "hello")
         assert missing.value.error_code == "thread_not_found"
+
+
+def converse(base_url: str | None, question: str = QUESTION) -> list[str]:
+    """A conversation on ``client.beta.messages.thread()``: two turns sent, one streamed,
+    then a turn on a fork of the thread."""
+    client = anthropic.Anthropic(api_key="test", base_url=base_url, max_retries=2)
+    thread = client.beta.messages.thread(model="claude-sim-1", max_tokens=64, system="Be brief.")
+    texts = [thread.send({"role": "user", "content": question}).content[0].text]
+    texts.append(thread.send({"role": "user", "content": "And another?"}).content[0].text)
+    with thread.stream({"role": "user", "content": "One more."}) as stream:
+        texts.append(stream.get_final_text())
+    fork = thread.fork()
+    texts.append(fork.send({"role": "user", "content": "On the fork."}).content[0].text)
+    return texts
+
+
+def test_a_thread_s_turns_record_from_the_simulator_and_replay(tmp_path: Path) -> None:
+    store = tmp_path / "fixtures.jsonl"
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True, source="sim"),
+    ):
+        recorded = converse(sim.url)
+    assert recorded == [
+        f"echo: {QUESTION}",
+        "echo: And another?",
+        "echo: One more.",
+        "echo: On the fork.",
+    ]
+    with intercept(store):
+        assert converse(None) == recorded
+    with intercept(store) as exchange, pytest.raises(FixtureMismatchError, match="persistent"):
+        converse(None, CHANGED)
+    assert exchange.sent == 1
