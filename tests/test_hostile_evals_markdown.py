@@ -34,3 +34,15 @@ def test_a_case_id_holding_markup_cannot_hide_the_rest_of_the_comment(tmp_path: 
     assert "case &lt;h1&gt;gate passed&lt;/h1&gt;" in done.stdout
     assert "case a &amp; b" in done.stdout
     assert done.stdout.rstrip().endswith("violation(s))")
+
+
+def test_upgrade_markdown_shows_case_ids_as_text(tmp_path: Path) -> None:
+    info = {"time": "2026-11-01T00:00:00Z"}
+    hostile = "<!-- hidden"
+    old = EvalResults((case(hostile, True),), info).write(tmp_path / "old.json")
+    new = EvalResults((case(hostile, False),), info).write(tmp_path / "new.json")
+    done = replaygate(
+        "upgrade", "--baseline", str(old), "--candidate", str(new), "--format", "markdown"
+    )
+    assert done.returncode == 1, done.stderr
+    assert "<!--" not in done.stdout and "| &lt;!-- hidden | contains |" in done.stdout

@@ -19,7 +19,7 @@ from replaygate.evals.errors import LimitError
 from replaygate.evals.metrics import ALIASES, METRICS, Metric, check_limit_names
 from replaygate.evals.reference import Reference
 from replaygate.evals.rendered import Rendered
-from replaygate.evals.table import markdown_table, text_table
+from replaygate.evals.table import html_text, markdown_table, text_table
 
 RowVerdict = Literal["ok", "FAIL", "n/a", "-"]
 _EPSILON = 1e-9
@@ -120,8 +120,8 @@ class GateReport(Rendered):
         lines.append(markdown_table(HEADER, [r.cells() for r in self.rows]))
         if self.problems or self.notes:
             lines.append("")
-        lines += [f"- **FAIL** {_html_text(p)}" for p in self.problems]
-        lines += [f"- note: {_html_text(n)}" for n in self.notes]
+        lines += [f"- **FAIL** {html_text(p)}" for p in self.problems]
+        lines += [f"- note: {html_text(n)}" for n in self.notes]
         lines += ["", self._verdict_line()]
         return "\n".join(lines)
 
@@ -148,12 +148,6 @@ class GateReport(Rendered):
         if self.passed:
             return "gate: PASS"
         return f"gate: FAIL ({len(self.failures)} violation(s))"
-
-
-def _html_text(text: str) -> str:
-    """``text`` (a problem naming a case id) with ``&``, ``<`` and ``>`` written as
-    entities: a case id holding ``<!--`` would hide the rest of a pull-request comment."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _change(metric: Metric, before: float, after: float) -> float:

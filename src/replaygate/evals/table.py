@@ -24,3 +24,10 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
     return "\n".join([line(header), line(["---"] * len(header)), *(line(r) for r in rows)])
+
+
+def html_text(text: str) -> str:
+    """``text`` for Markdown, with ``&``, ``<`` and ``>`` written as entities: a case id
+    holding ``<!--`` would hide the rest of a pull-request comment, ``<h1>`` write a
+    heading of its own."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

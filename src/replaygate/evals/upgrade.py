@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from replaygate.evals.reference import CaseSummary, Reference
 from replaygate.evals.rendered import Rendered
-from replaygate.evals.table import markdown_table, text_table
+from replaygate.evals.table import html_text, markdown_table, text_table
 from replaygate.sampling import AssertionStats
 
 Classification = Literal["structure changed", "distribution shifted", "broken"]
@@ -106,7 +106,8 @@ class UpgradeReport(Rendered):
         """The same as Markdown."""
         if not self.failures:
             return "upgrade: no failing gate in the candidate"
-        lines = [markdown_table(HEADER, [f.cells() for f in self.failures])]
+        rows = [[html_text(cell) for cell in f.cells()] for f in self.failures]
+        lines = [markdown_table(HEADER, rows)]
         if self.warning:
             lines += ["", f"**Warning:** {self.warning}"]
         lines += ["", "upgrade: " + self._counts()]
