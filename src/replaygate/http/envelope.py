@@ -55,6 +55,10 @@ INTERFACES: tuple[tuple[str, str], ...] = (
 MODEL_API_ENDINGS: tuple[str, ...] = ("/v1/messages/count_tokens",)
 """Path endings of a model API that serve no interface of their own (they record as
 ``http``) and that the simulator answers: a token count before a send, say."""
+MODEL_API_TREES: tuple[str, ...] = ("/v1/conversations",)
+"""Paths of a model API that, with every path below them, serve no interface of their
+own (they record as ``http``) and that the simulator answers: OpenAI's Conversations
+API (``/v1/conversations/{id}/items``, ...)."""
 
 
 class URLLike(Protocol):
@@ -271,10 +275,12 @@ def interface_of(path: str) -> str:
 
 
 def is_model_api(path: str) -> bool:
-    """Whether ``path`` is a model API's: one an interface serves, or one of
-    :data:`MODEL_API_ENDINGS`."""
+    """Whether ``path`` is a model API's: one an interface serves, one of
+    :data:`MODEL_API_ENDINGS`, or one of :data:`MODEL_API_TREES` or below it."""
     bare = path.split("?", 1)[0].rstrip("/")
-    return interface_of(bare) != "http" or bare.endswith(MODEL_API_ENDINGS)
+    if interface_of(bare) != "http" or bare.endswith(MODEL_API_ENDINGS):
+        return True
+    return any(bare.endswith(tree) or f"{tree}/" in bare for tree in MODEL_API_TREES)
 
 
 _PATH_VERSION = re.compile(r"/(v\d+(?:beta\d*|alpha\d*)?)(?=/|$)")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import orjson
 
@@ -21,7 +22,7 @@ from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec, 
 from replaygate.sim.behaviors import Behavior
 from replaygate.sim.draws import Draws
 from replaygate.sim.drift import DriftPlan
-from replaygate.sim.endpoints import Endpoint, Stream, endpoints
+from replaygate.sim.endpoints import Endpoint, OpenAIConversations, Stream, endpoints
 from replaygate.sim.faults import FaultKind, FaultPlan
 from replaygate.sim.replies import (
     Provider,
@@ -134,13 +135,16 @@ class SimApp:
             message = None if guess != "openai" else f"Invalid URL ({method} {route})"
             return status_error(guess, 404, request_id, message=message)
         provider = endpoint.provider
-        if method != "POST":
+        if method not in endpoint.methods:
             message = None if provider != "openai" else f"Invalid URL ({method} {route})"
             return status_error(provider, 405, request_id, message=message)
         fault = self._drawer.next(route, body)
         if not endpoint.authenticated(headers, query):
             return status_error(provider, 401, request_id)
-        reply = self._answer(endpoint, route, fault, body, request_id)
+        if isinstance(endpoint, OpenAIConversations):
+            reply = self._resource(endpoint, method, route, query, fault, body, request_id)
+        else:
+            reply = self._answer(endpoint, route, fault, body, request_id)
         if fault == "slow":
             return dataclasses.replace(reply, delay=self.faults.slow_delay)
         return reply
@@ -151,6 +155,29 @@ class SimApp:
         endpoint = self._endpoint(_route(path)[0])
         provider = endpoint.provider if endpoint is not None else _guess_provider(headers)
         return status_error(provider, 413, self._request_id())
+
+    def _resource(
+        self,
+        endpoint: OpenAIConversations,
+        method: str,
+        route: str,
+        query: str,
+        fault: FaultKind | None,
+        raw: bytes,
+        request_id: str,
+    ) -> Reply:
+        provider = endpoint.provider
+        if fault in ("429", "529", "500"):
+            retry = self.faults.retry_after if fault != "500" else None
+            return status_error(provider, int(fault or 500), request_id, retry_after=retry)
+        body: Any = None
+        if raw.strip():
+            try:
+                body = orjson.loads(raw)
+            except orjson.JSONDecodeError as err:
+                return invalid_reply(provider, Invalid(_not_json(raw, err)), request_id)
+        status, answer = endpoint.answer(method, route, query, body)
+        return json_reply(status, answer, provider=provider, request_id=request_id)
 
     def _answer(
         self, endpoint: Endpoint, route: str, fault: FaultKind | None, raw: bytes, request_id: str

@@ -32,6 +32,7 @@ from replaygate.models.types import Message, ModelResponse, ToolSpec
 from replaygate.sim.conversations import KEPT_CONVERSATIONS, Conversations
 from replaygate.sim.faults import FaultKind
 from replaygate.sim.gemini_events import gemini_error_event, gemini_events
+from replaygate.sim.openai_conversations import ConversationStore
 from replaygate.sim.replies import Provider
 from replaygate.sim.responses_events import responses_error_event, responses_events
 from replaygate.sim.streaming import (
@@ -87,6 +88,8 @@ class Endpoint(ABC):
 
     provider: Provider
     route: str
+    methods: tuple[str, ...] = ("POST",)
+    """The HTTP methods it answers; any other is a 405."""
     counts_tokens = False
     """Whether it answers the conversation's input token count instead of a response."""
 
@@ -298,19 +301,37 @@ class OpenAIResponses(Endpoint):
     provider: Provider = "openai"
     route = "/v1/responses"
 
-    def __init__(self, conversations: Conversations | None = None) -> None:
+    def __init__(
+        self, conversations: Conversations | None = None, kept: ConversationStore | None = None
+    ) -> None:
         self.conversations = conversations or Conversations()
+        self.kept = kept or ConversationStore()
         self._served = itertools.count(1)
 
     def _history(self, request: SimRequest) -> Sequence[Message]:
-        """The conversation the request continues (none without ``previous_response_id``)."""
+        """The conversation the request continues: that of ``previous_response_id``, or
+        the items of the ``conversation`` it names (none without either)."""
         previous = request.body.get("previous_response_id")
-        return (self.conversations.history(previous) or ()) if previous else ()
+        if previous:
+            return self.conversations.history(previous) or ()
+        named = _conversation_id(request.body)
+        if named is None or not self.kept.held(named):
+            return ()
+        return from_responses_request({"input": self.kept.items(named)})[0]
 
     def validate(self, request: SimRequest) -> Invalid | None:
         problem = validate_responses(request.body)
         if problem is not None:
             return problem
+        named = _conversation_id(request.body)
+        if "conversation" in request.body and named is None:
+            return Invalid(
+                "Invalid type for 'conversation': expected a string or an object with an 'id'.",
+                "conversation",
+                "invalid_type",
+            )
+        if named is not None and not self.kept.held(named):
+            return Invalid(f"Conversation with id '{named}' not found.", "conversation", status=404)
         previous = request.body.get("previous_response_id")
         if previous and self.conversations.history(previous) is None:
             return Invalid(
@@ -336,6 +357,12 @@ class OpenAIResponses(Endpoint):
         wire["tools"] = body.get("tools") or []
         wire["created_at"] = wire["completed_at"] = FIRST_CREATED_AT + number
         self.conversations.remember(response_id, [*conversation[0], response.as_message()])
+        named = _conversation_id(body)
+        if named is not None:
+            given = body.get("input")
+            said = [{"role": "user", "content": given}] if isinstance(given, str) else given
+            self.kept.add(named, [*(said or []), *wire["output"]])
+            wire["conversation"] = {"id": named}
         return wire
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
@@ -343,6 +370,48 @@ class OpenAIResponses(Endpoint):
         if stream.fault == "sse-error":
             events = [*events[:3], responses_error_event(3, "The server had an error.")]
         return events
+
+
+def _conversation_id(body: Mapping[str, Any]) -> str | None:
+    """The id of the conversation a Responses request names (``"conv_..."`` or
+    ``{"id": "conv_..."}``), or None."""
+    named = body.get("conversation")
+    if isinstance(named, Mapping):
+        named = named.get("id")
+    return named if isinstance(named, str) and named else None
+
+
+class OpenAIConversations(Endpoint):
+    """``/v1/conversations`` and below (:mod:`replaygate.sim.openai_conversations`):
+    resources, not model calls, answered by :meth:`answer`."""
+
+    provider: Provider = "openai"
+    route = "/v1/conversations"
+    methods = ("GET", "POST", "DELETE")
+
+    def __init__(self, kept: ConversationStore | None = None) -> None:
+        self.kept = kept or ConversationStore()
+
+    def serves(self, route: str) -> bool:
+        return route == self.route or route.startswith(self.route + "/")
+
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
+        """The status and JSON body answering ``method`` on ``route``."""
+        return self.kept.answer(method, route, query, body)
+
+    def validate(self, request: SimRequest) -> Invalid | None:
+        return None
+
+    def read(self, request: SimRequest) -> Conversation:
+        raise NotImplementedError("a conversation resource is not a model call")
+
+    def render(
+        self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
+    ) -> dict[str, Any]:
+        raise NotImplementedError("a conversation resource is not a model call")
+
+    def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
+        raise NotImplementedError("a conversation resource is not a model call")
 
 
 _GEMINI_ROUTE = re.compile(
@@ -388,10 +457,12 @@ class GeminiGenerateContent(Endpoint):
 
 def endpoints() -> tuple[Endpoint, ...]:
     """A fresh set of every endpoint the simulator serves."""
+    kept = ConversationStore()
     return (
         AnthropicMessages(),
         AnthropicCountTokens(),
         OpenAIChat(),
-        OpenAIResponses(),
+        OpenAIResponses(kept=kept),
+        OpenAIConversations(kept),
         GeminiGenerateContent(),
     )

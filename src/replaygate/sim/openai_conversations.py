@@ -1,0 +1,168 @@
+"""The OpenAI Conversations API (``/v1/conversations``): conversations whose items the
+server keeps, which a Responses request continues by naming one (``conversation``).
+
+Routes: ``POST /v1/conversations`` (optional ``items``), ``GET`` and ``DELETE
+/v1/conversations/{id}``, ``POST`` and ``GET /v1/conversations/{id}/items`` (a page:
+``limit`` up to 100, default 20; ``order`` ``desc`` (the default) or ``asc``; ``after``
+an item id), ``GET`` and ``DELETE /v1/conversations/{id}/items/{item_id}``. An id the
+server does not hold is a 404. The most recent :data:`KEPT_CONVERSATIONS` are kept.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import parse_qs
+
+from replaygate.sim.conversations import KEPT_CONVERSATIONS
+
+FIRST_CREATED_AT = 1_700_000_000
+"""The ``created_at`` of the first conversation; each next one is a second later."""
+
+Answer = tuple[int, dict[str, Any]]
+"""An HTTP status and its JSON body."""
+
+
+def _error(status: int, message: str, param: str | None = None) -> Answer:
+    error = {"message": message, "type": "invalid_request_error", "param": param, "code": None}
+    return status, {"error": error}
+
+
+def _text_part(role: str, text: str) -> dict[str, Any]:
+    kind = "output_text" if role == "assistant" else "input_text"
+    part: dict[str, Any] = {"type": kind, "text": text}
+    if kind == "output_text":
+        part["annotations"] = []
+    return part
+
+
+class ConversationStore:
+    """Conversation id -> its items, oldest first."""
+
+    def __init__(self, limit: int = KEPT_CONVERSATIONS) -> None:
+        self.limit = limit
+        self._kept: OrderedDict[str, tuple[int, dict[str, Any], list[dict[str, Any]]]] = (
+            OrderedDict()
+        )
+        self._conversations = itertools.count(1)
+        self._items = itertools.count(1)
+
+    def _item(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """``raw`` (a Responses input or output item) as the conversation keeps it: with
+        an id, a type and a status, a message's text content as a list of parts."""
+        item = dict(raw)
+        item.setdefault("type", "message")
+        if item["type"] == "message":
+            role = str(item.get("role") or "user")
+            content = item.get("content")
+            if isinstance(content, str):
+                item["content"] = [_text_part(role, content)]
+        item.setdefault("id", f"item_sim_{next(self._items):04d}")
+        item.setdefault("status", "completed")
+        return item
+
+    def create(self, items: Sequence[Mapping[str, Any]], metadata: Any) -> dict[str, Any]:
+        number = next(self._conversations)
+        conversation_id = f"conv_sim_{number:04d}"
+        conversation = {
+            "id": conversation_id,
+            "object": "conversation",
+            "created_at": FIRST_CREATED_AT + number,
+            "metadata": metadata if isinstance(metadata, Mapping) else {},
+        }
+        self._kept[conversation_id] = (number, conversation, [self._item(i) for i in items])
+        while len(self._kept) > self.limit:
+            self._kept.popitem(last=False)
+        return conversation
+
+    def held(self, conversation_id: str) -> bool:
+        return conversation_id in self._kept
+
+    def items(self, conversation_id: str) -> list[dict[str, Any]]:
+        """The items of a conversation held (oldest first)."""
+        return self._kept[conversation_id][2]
+
+    def add(self, conversation_id: str, items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Append ``items`` to a conversation held; the items as kept."""
+        added = [self._item(i) for i in items]
+        self._kept[conversation_id][2].extend(added)
+        self._kept.move_to_end(conversation_id)
+        return added
+
+    def answer(self, method: str, route: str, query: str, body: Any) -> Answer:
+        """The status and body answering ``method`` on ``route`` (under ``/v1/conversations``)."""
+        parts = route.removeprefix("/v1/conversations").strip("/").split("/")
+        parts = [p for p in parts if p]
+        if not parts:
+            if method != "POST":
+                return _error(405, f"Invalid URL ({method} {route})")
+            items = body.get("items") if isinstance(body, Mapping) else None
+            if items is not None and not isinstance(items, list):
+                return _error(400, "Invalid type for 'items': expected an array.", "items")
+            metadata = body.get("metadata") if isinstance(body, Mapping) else None
+            return 200, self.create(items or [], metadata)
+        conversation_id = parts[0]
+        if conversation_id not in self._kept:
+            return _error(404, f"Conversation with id '{conversation_id}' not found.")
+        _, conversation, items = self._kept[conversation_id]
+        if len(parts) == 1:
+            if method == "GET":
+                return 200, conversation
+            if method == "DELETE":
+                del self._kept[conversation_id]
+                return 200, {
+                    "id": conversation_id,
+                    "object": "conversation.deleted",
+                    "deleted": True,
+                }
+            return _error(405, f"Invalid URL ({method} {route})")
+        if parts[1] != "items" or len(parts) > 3:
+            return _error(404, f"Invalid URL ({method} {route})")
+        if len(parts) == 3:
+            found = next((i for i in items if i.get("id") == parts[2]), None)
+            if found is None:
+                return _error(404, f"Item with id '{parts[2]}' not found.")
+            if method == "GET":
+                return 200, found
+            if method == "DELETE":
+                items.remove(found)
+                return 200, conversation
+            return _error(405, f"Invalid URL ({method} {route})")
+        if method == "POST":
+            new = body.get("items") if isinstance(body, Mapping) else None
+            if not isinstance(new, list):
+                return _error(400, "Missing required parameter: 'items'.", "items")
+            return 200, _page(self.add(conversation_id, new), has_more=False)
+        if method != "GET":
+            return _error(405, f"Invalid URL ({method} {route})")
+        return _listed(items, parse_qs(query))
+
+
+def _page(data: list[dict[str, Any]], *, has_more: bool) -> dict[str, Any]:
+    return {
+        "object": "list",
+        "data": data,
+        "first_id": data[0]["id"] if data else None,
+        "last_id": data[-1]["id"] if data else None,
+        "has_more": has_more,
+    }
+
+
+def _listed(items: list[dict[str, Any]], query: Mapping[str, list[str]]) -> Answer:
+    order = (query.get("order") or ["desc"])[-1]
+    if order not in ("asc", "desc"):
+        return _error(400, "Invalid value for 'order': expected 'asc' or 'desc'.", "order")
+    try:
+        limit = int((query.get("limit") or ["20"])[-1])
+    except ValueError:
+        return _error(400, "Invalid type for 'limit': expected an integer.", "limit")
+    if not 1 <= limit <= 100:
+        return _error(400, "Invalid 'limit': expected a value from 1 to 100.", "limit")
+    ordered = list(items) if order == "asc" else list(reversed(items))
+    after = (query.get("after") or [""])[-1]
+    if after:
+        ids = [i.get("id") for i in ordered]
+        ordered = ordered[ids.index(after) + 1 :] if after in ids else []
+    return 200, _page(ordered[:limit], has_more=len(ordered) > limit)

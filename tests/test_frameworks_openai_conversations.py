@@ -1,0 +1,111 @@
+"""The OpenAI Conversations API (``/v1/conversations``), as the Agents SDK's
+``OpenAIConversationsSession`` uses it to keep a conversation's items on the server:
+served by the simulator, recorded from it and replayed offline."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.errors import FixtureMismatchError
+from replaygate.http import intercept
+from replaygate.http.envelope import is_model_api
+from replaygate.sim import Simulator
+from sdks import openai
+
+QUESTION = "Name one benefit of keep-alive connections."
+CHANGED = "Name one benefit of persistent connections."
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+def session(base_url: str | None, question: str = QUESTION) -> dict[str, Any]:
+    """What the session does in one run: make a conversation, add the turn's items, read
+    them back (newest first, a page at a time, as the session reads), remove the last,
+    delete the conversation; and a response that continues the conversation by its id."""
+
+    async def main() -> dict[str, Any]:
+        client = openai.AsyncOpenAI(api_key="test", base_url=base_url, max_retries=2)
+        conversation = await client.conversations.create(items=[user(question)])
+        await client.conversations.items.create(
+            conversation.id, items=[user("And another?"), user("One more.")]
+        )
+        texts = [
+            item.content[0].text
+            async for item in client.conversations.items.list(
+                conversation.id, limit=2, order="desc"
+            )
+        ]
+        reply = await client.responses.create(
+            model="gpt-sim-1", input="Go on.", conversation=conversation.id
+        )
+        listed = await client.conversations.items.list(conversation.id, order="asc")
+        kinds = [(item.type, getattr(item, "role", None)) for item in listed.data]
+        last = listed.data[-1].id
+        await client.conversations.items.delete(last, conversation_id=conversation.id)
+        after = await client.conversations.items.list(conversation.id)
+        deleted = await client.conversations.delete(conversation.id)
+        return {
+            "texts": texts,
+            "reply": reply.output_text,
+            "kinds": kinds,
+            "after_delete": len(after.data),
+            "deleted": deleted.deleted,
+        }
+
+    return asyncio.run(main())
+
+
+def test_a_conversation_s_items_record_from_the_simulator_and_replay(tmp_path: Path) -> None:
+    """The simulator answered every ``/v1/conversations`` route 404 (``Invalid URL``),
+    so recording stopped with ``UnservedRouteError``; a response naming a conversation
+    was answered as if it had none."""
+    store = tmp_path / "fixtures.jsonl"
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True, source="sim"),
+    ):
+        recorded = session(sim.openai_base_url)
+    assert recorded == {
+        "texts": ["One more.", "And another?", QUESTION],
+        "reply": "echo: Go on.",
+        "kinds": [("message", "user")] * 4 + [("message", "assistant")],
+        "after_delete": 4,
+        "deleted": True,
+    }
+    with intercept(store):
+        assert session(None) == recorded
+    with intercept(store) as exchange, pytest.raises(FixtureMismatchError, match="persistent"):
+        session(None, CHANGED)
+    assert exchange.sent == 1
+
+
+def test_an_unknown_conversation_is_not_found() -> None:
+    with Simulator(behavior="echo") as sim:
+        client = openai.OpenAI(api_key="test", base_url=sim.openai_base_url, max_retries=0)
+        with pytest.raises(openai.NotFoundError, match="conv_unknown"):
+            client.responses.create(model="gpt-sim-1", input="hi", conversation="conv_unknown")
+        with pytest.raises(openai.NotFoundError, match="conv_unknown"):
+            client.conversations.items.list("conv_unknown")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/conversations",
+        "/v1/conversations/conv_1",
+        "/v1/conversations/conv_1/items?limit=2&order=desc",
+        "/v1/conversations/conv_1/items/item_1",
+    ],
+)
+def test_the_conversations_api_is_a_model_api_the_simulator_answers(path: str) -> None:
+    """Recording with ``--replaygate-simulator``, a client built for api.openai.com sends
+    a model API's paths to the simulator: the Conversations API's went to the real host
+    (refused, the network blocked), so an Agents SDK session could not record."""
+    assert is_model_api(path)
+    assert not is_model_api("/v1/conversationsx")
