@@ -372,3 +372,54 @@ def test_a_miss_hidden_in_a_tool_is_named_by_the_miss_it_causes(tmp_path: Path) 
     assert_marker_alone_records_and_replays(
         tmp_path, CONSEQUENCE_TESTS, fixtures=3, script=EXPERT_THEN_DONE
     )
+
+
+SESSION_TESTS = """
+import pytest
+from agents import (
+    Agent,
+    ModelSettings,
+    OpenAIConversationsSession,
+    Runner,
+    SQLiteSession,
+    set_tracing_disabled,
+)
+
+pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
+set_tracing_disabled(True)
+# With a session the SDK keys the prompt cache "agents-sdk:session:<hash>", which the
+# secret scan refuses to record: name the key.
+SETTINGS = ModelSettings(extra_args={"prompt_cache_key": "session-agent"})
+
+
+def two_turns(session, question):
+    agent = Agent(name="assistant", model="gpt-4o", model_settings=SETTINGS)
+    first = Runner.run_sync(agent, question, session=session).final_output
+    return first, Runner.run_sync(agent, "And another?", session=session).final_output
+
+
+def test_a_sqlite_session():
+    assert two_turns(SQLiteSession("user-1"), QUESTION) == (
+        f"echo: {QUESTION}",
+        "echo: And another?",
+    )
+
+
+def test_a_conversations_session():
+    assert two_turns(OpenAIConversationsSession(), "On the server?") == (
+        "echo: On the server?",
+        "echo: And another?",
+    )
+
+
+def test_changed_question():
+    two_turns(SQLiteSession("user-1"), CHANGED)
+"""
+
+
+def test_sessions_record_from_the_simulator_and_replay(tmp_path: Path) -> None:
+    """A session's turns, kept by the SDK (``SQLiteSession``) or on the server through
+    the Conversations API (``OpenAIConversationsSession``: the conversation made, its
+    items read before each turn and added after it), recorded from the simulator by the
+    marker alone and replayed."""
+    assert_marker_alone_records_and_replays(tmp_path, SESSION_TESTS, fixtures=10)
