@@ -126,7 +126,8 @@ def _scan(text: str, section: str, key: str, occurrence: int) -> int:
     inside = section == ""
     seen = -1
     key_pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*[=.]") if key else None
-    for number, line in enumerate(text.splitlines(), start=1):
+    # lines end at \n (TOML's line ends), not at U+2028 or U+0085 inside a string
+    for number, line in enumerate(text.split("\n"), start=1):
         header = _HEADER.match(line)
         if header:
             inside = _normal(header.group(1)) == section

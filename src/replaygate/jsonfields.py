@@ -112,6 +112,12 @@ def present(obj: Mapping[str, Any], field: str, what: str) -> Any:
     return obj[field]
 
 
+def _shown(key: str) -> str:
+    """``key`` as a field path shows it: as it is, or quoted and escaped when it holds a
+    character a terminal would act on (an escape sequence, a line break)."""
+    return key if key.isprintable() else repr(key)
+
+
 def each(
     obj: Mapping[str, Any],
     field: str,
@@ -134,7 +140,7 @@ def each(
     pairs = value.items() if isinstance(value, dict) else enumerate(value)
     parsed = []
     for name, item in pairs:
-        with within(f"{field}.{name}" if key else f"{field}[{name}]"):
+        with within(f"{field}.{_shown(str(name))}" if key else f"{field}[{name}]"):
             parsed.append(parse(str(name), item))
     return parsed
 
@@ -203,10 +209,24 @@ def optional_number(
     return float(value)
 
 
+class NoUtcTimeError(ValueError):
+    """An ISO 8601 time whose offset puts it before year 1 or after 9999 in UTC."""
+
+
 def parse_time(text: str) -> datetime:
-    """An ISO 8601 time (``Z`` allowed) as an aware datetime (UTC when it names no zone)."""
+    """An ISO 8601 time (``Z`` allowed) as an aware datetime (UTC when it names no zone);
+    :class:`NoUtcTimeError` for one that names no time in UTC."""
     value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if not value.tzinfo:
+        return value.replace(tzinfo=UTC)
+    try:
+        value.astimezone(UTC)  # 0001-01-01T00:00:00+01:00 names no time in UTC
+    except OverflowError:
+        raise NoUtcTimeError(
+            f"{text} has no UTC equivalent (it falls before 0001-01-01T00:00:00Z or after "
+            "9999-12-31T23:59:59Z)"
+        ) from None
+    return value
 
 
 def time_field(obj: Mapping[str, Any], field: str) -> str:
@@ -214,6 +234,8 @@ def time_field(obj: Mapping[str, Any], field: str) -> str:
     value = present(obj, field, "an ISO 8601 time")
     try:
         parse_time(value)
+    except NoUtcTimeError as err:
+        raise FieldError(field, str(err)) from None
     except (TypeError, ValueError, AttributeError):
         raise FieldError(
             field, f"must be an ISO 8601 time such as 2026-11-30T06:08:09Z, got {got(value)}"

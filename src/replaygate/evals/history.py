@@ -35,6 +35,7 @@ from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import iso_second, now_iso
 from replaygate.jsondoc import FieldError, check_document, strings_field
 from replaygate.jsonfields import (
+    NoUtcTimeError,
     described,
     each,
     fields_of,
@@ -228,14 +229,10 @@ def check_not_future(time: str, now: datetime | None = None) -> None:
     the report could not place)."""
     moment = now or datetime.now(UTC)
     try:
-        parse_time(time).astimezone(UTC)
-    except OverflowError:
-        raise FieldError(
-            "time",
-            f"{time} has no UTC equivalent (it falls before 0001-01-01T00:00:00Z); "
-            "correct its time, or leave the run out",
-        ) from None
-    if parse_time(time) > moment + FUTURE_MARGIN:
+        when = parse_time(time)
+    except NoUtcTimeError as err:
+        raise FieldError("time", f"{err}; correct its time, or leave the run out") from None
+    if when > moment + FUTURE_MARGIN:
         raise FieldError(
             "time",
             f"{time} is later than now ({iso_second(int(moment.timestamp()))}): the clock was "

@@ -34,7 +34,8 @@ def read_source(path: str | os.PathLike[str] | None, default_name: str) -> tuple
 
 def records(name: str, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line; raise on a bad line."""
-    for number, line in enumerate(text.splitlines(), start=1):
+    # lines end at \n (JSONL's line ends), not at U+2028 or U+0085 inside a string
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
