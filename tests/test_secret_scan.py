@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from replaygate.sanitize.secret_scan import SecretFinding, detect_in_text, find_secrets
@@ -79,3 +81,21 @@ def test_findings_name_the_path_of_every_leaf() -> None:
 def test_a_custom_detector_can_be_given() -> None:
     found = find_secrets({"a": {"b": "x"}}, lambda text, field: "custom" if text == "x" else None)
     assert found == [SecretFinding("a.b", "custom")]
+
+
+@pytest.mark.parametrize("kind", ["run", "group", "session", "conversation"])
+def test_the_agents_sdk_prompt_cache_keys_are_no_secret(tmp_path: Path, kind: str) -> None:
+    # "agents-sdk:session:<hex>" read as a credential after "session:": no run of the SDK
+    # with a session could be recorded
+    from replaygate import Fixture, FixtureStore
+    from replaygate.hygiene.verify import verify_store
+
+    key = f"agents-sdk:{kind}:8dac46c3be64b694deac5db9409fe778"
+    assert detect_in_text(key, "prompt_cache_key") is None
+    request = {"model": "gpt-4o", "messages": [], "prompt_cache_key": key}
+    store = tmp_path / "agents.jsonl"
+    with FixtureStore.open(store) as opened:
+        opened.put(Fixture.create(request, [{"choices": []}]))  # the writer's own scan
+    assert verify_store(store, require_meta=False)[1] == []
+    # the same value elsewhere in a text, after a credential name of its own, still counts
+    assert detect_in_text(f"{key} session: 8dac46c3be64b694deac5db9409fe778", "note")

@@ -87,6 +87,8 @@ _MODEL_ID = re.compile(
     r"(?i)(?:claude|gpt|chatgpt|o[0-9]|gemini|text-embedding)[-.][A-Za-z0-9.\-]+"
 )
 _HEX = re.compile(r"[0-9a-fA-F\-]+")
+SDK_CACHE_KEY = re.compile(r"agents-sdk:(?:run|group|session|conversation):[0-9a-f]{32}\b")
+"""A ``prompt_cache_key`` the OpenAI Agents SDK makes: no credential."""
 AUTH_LIKE_NAMES: dict[str, bool] = {}
 """Field names already checked by :func:`auth_like`."""
 
@@ -142,9 +144,15 @@ def free_secret(token: str) -> bool:
 
 
 def detect_context(text: str, field_name: str) -> str | None:
-    """The credential-context or entropy finding in ``text`` (under ``field_name``), or None."""
+    """The credential-context or entropy finding in ``text`` (under ``field_name``), or None.
+
+    The OpenAI Agents SDK's prompt cache keys (:data:`SDK_CACHE_KEY`) are passed over: they
+    name a run, group, session or conversation of the SDK's own, and read as a credential
+    after ``session:``."""
     if field_name and auth_like(field_name) and context_secret(text):
         return CONTEXT
+    if "agents-sdk:" in text:
+        text = SDK_CACHE_KEY.sub(" ", text)
     if any(context_secret(m.group(1)) for m in KEYWORD.finditer(text)):
         return CONTEXT
     for match in AUTH_SCHEME.finditer(text):
