@@ -11,24 +11,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
-from extras import needs_matplotlib
 from replaygate.assertions.kinds import Outcome
 from replaygate.evals import CaseResult, EvalResults, History
 from replaygate.evals.scorers import CaseCounts
 from replaygate.report import write_report
 from replaygate.sampling import SampledResult, SampleResult
-from test_report_browser import CHROMIUM, chromium
+from test_report_browser import IN_A_BROWSER, chromium
 
-pytestmark = [
-    pytest.mark.slow,
-    needs_matplotlib,
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="chromium is not installed (Debian: apt-get install -y chromium)",
-    ),
-]
+pytestmark = IN_A_BROWSER
 
 ACT = "document.title='PWNED'"
 HOSTILE = [

@@ -28,7 +28,7 @@ from replaygate.report import write_report
 from replaygate.sampling import SampledResult, SampleResult
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = [
+IN_A_BROWSER = [
     pytest.mark.slow,
     needs_matplotlib,
     pytest.mark.skipif(
@@ -36,6 +36,8 @@ pytestmark = [
         reason="chromium is not installed (Debian: apt-get install -y chromium)",
     ),
 ]
+"""The marks of a test that opens a report in chromium."""
+pytestmark = IN_A_BROWSER
 TITLES = ["Metrics over time", "Weekly pass rate per assertion", "Fixture age histogram"]
 # The page the browser opens: each report in a frame of its own, one under the other,
 # and a probe that writes what the browser laid out in each frame into the DOM.
