@@ -163,3 +163,22 @@ def test_rule_stub_fixture_errors(tmp_path: object) -> None:
     stub = RuleStub([Rule(when="RAG", fixture=key, sample=3)], store=store)
     with pytest.raises(NoRuleMatchedError, match="1 sample"):
         stub.complete([Message.user("RAG")], [])
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        ScriptedModel([ModelResponse(text="hi")]),
+        FunctionModel(lambda messages, tools: ModelResponse(text="hi")),
+        RuleStub([Rule(when="hi", text="hello")]),
+    ],
+    ids=["scripted", "function", "rule stub"],
+)
+def test_a_fake_refuses_a_conversation_in_another_shape_as_a_recording_does(model: Any) -> None:
+    # the scripted and function fakes answered a provider's message dicts, which every
+    # recorded or replayed model refuses: a green test of an agent that could not run
+    with pytest.raises(TypeError, match=r"^messages\[0\]: expected a Message"):
+        model.complete([{"role": "user", "content": "hi"}], [])
+    with pytest.raises(TypeError, match=r"^tools\[0\]: expected a ToolSpec"):
+        model.complete([Message.user("hi")], [{"name": "search"}])
+    assert model.calls == []

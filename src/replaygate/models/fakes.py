@@ -23,7 +23,14 @@ from replaygate.errors import KeyTooShortError, NoRuleMatchedError, ScriptExhaus
 from replaygate.fixtures.fingerprint import short_key_problem
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.providers import get_interface
-from replaygate.models.types import Call, Message, ModelResponse, ToolCall, ToolSpec
+from replaygate.models.types import (
+    Call,
+    Message,
+    ModelResponse,
+    ToolCall,
+    ToolSpec,
+    check_conversation,
+)
 
 __all__ = [
     "Call",
@@ -72,6 +79,7 @@ class ScriptedModel:
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The next scripted response."""
+        check_conversation(messages, tools)
         self.calls.append((tuple(messages), tuple(tools)))
         n = len(self.calls)
         if n > len(self.responses):
@@ -94,6 +102,7 @@ class FunctionModel:
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """Whatever ``fn`` returns for this conversation (refused unless a ModelResponse)."""
+        check_conversation(messages, tools)
         self.calls.append((tuple(messages), tuple(tools)))
         name = getattr(self.fn, "__qualname__", repr(self.fn))
         return _checked(self.fn(messages, tools), f"what FunctionModel's {name} returned")
@@ -173,6 +182,7 @@ class RuleStub:
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The answer of the first matching rule."""
+        check_conversation(messages, tools)
         self.calls.append((tuple(messages), tuple(tools)))
         last = next((m for m in reversed(messages) if m.role in ("user", "tool")), None)
         rule = next((r for r in self.rules if last is not None and r.matches(last)), None)

@@ -25,7 +25,14 @@ from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
 from replaygate.fixtures.session import FixtureSession, Hit, Sample, StoreArg
 from replaygate.fixtures.spending import SpendingCap
 from replaygate.models.providers import Interface, get_interface
-from replaygate.models.types import Call, Message, Model, ModelResponse, ToolSpec
+from replaygate.models.types import (
+    Call,
+    Message,
+    Model,
+    ModelResponse,
+    ToolSpec,
+    check_conversation,
+)
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 
 __all__ = [
@@ -55,19 +62,6 @@ class WireModel(Protocol):
 def is_count(value: object) -> bool:
     """Whether ``value`` is an ``int`` of 0 or more (not a ``bool``)."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _require_each(items: object, kind: type, name: str, example: str) -> None:
-    """``TypeError`` unless ``items`` is a sequence of ``kind``, naming the first item that
-    is not one."""
-    if not isinstance(items, Sequence) or isinstance(items, str | bytes):
-        raise TypeError(f"{name}: expected a list of {kind.__name__}, got {type(items).__name__}")
-    for i, item in enumerate(items):
-        if not isinstance(item, kind):
-            raise TypeError(
-                f"{name}[{i}]: expected a {kind.__name__} (e.g. {example}), got "
-                f"{type(item).__name__}"
-            )
 
 
 @dataclass(frozen=True)
@@ -109,8 +103,7 @@ class RequestSettings:
     def build(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """The wire request for this conversation; a ``TypeError`` names a message or tool
         that is not one (a dict of a provider's wire format, a string)."""
-        _require_each(messages, Message, "messages", "Message.user('...')")
-        _require_each(tools, ToolSpec, "tools", "ToolSpec(name, description, input_schema)")
+        check_conversation(messages, tools)
         return self.wire.build_request(
             messages, tools, model=self.model, max_tokens=self.max_tokens, system=self.system
         )

@@ -26,6 +26,7 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "as_stop_reason",
+    "check_conversation",
 ]
 
 Role = Literal["user", "assistant", "tool"]
@@ -178,6 +179,25 @@ class ModelResponse:
     def as_message(self) -> Message:
         """The assistant turn this response adds to the conversation."""
         return Message.assistant(self.text, self.tool_calls)
+
+
+def check_conversation(messages: object, tools: object) -> None:
+    """``TypeError`` naming the first item of ``messages`` that is not a :class:`Message`,
+    or of ``tools`` that is not a :class:`ToolSpec` (a provider's wire dicts, a string):
+    what every model checks before it answers, so a fake refuses what a recording would."""
+    _each(messages, Message, "messages", "Message.user('...')")
+    _each(tools, ToolSpec, "tools", "ToolSpec(name, description, input_schema)")
+
+
+def _each(items: object, kind: type, name: str, example: str) -> None:
+    if not isinstance(items, Sequence) or isinstance(items, str | bytes):
+        raise TypeError(f"{name}: expected a list of {kind.__name__}, got {type(items).__name__}")
+    for i, item in enumerate(items):
+        if not isinstance(item, kind):
+            raise TypeError(
+                f"{name}[{i}]: expected a {kind.__name__} (e.g. {example}), got "
+                f"{type(item).__name__}"
+            )
 
 
 @runtime_checkable
