@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 from replaygate.errors import FixtureMismatchError
@@ -132,3 +133,32 @@ def test_a_thread_s_turns_record_from_the_simulator_and_replay(tmp_path: Path) -
     with intercept(store) as exchange, pytest.raises(FixtureMismatchError, match="persistent"):
         converse(None, CHANGED)
     assert exchange.sent == 1
+
+
+def test_counting_tokens_reads_the_thread_the_messages_hold() -> None:
+    # count_tokens kept threads of its own: a continued thread counted without its
+    # history, and an unknown one was counted instead of refused
+    headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+    turn = {"model": "claude-sim-1", "messages": [{"role": "user", "content": "And Rome?"}]}
+    with Simulator(behavior="echo") as sim:
+        first = httpx2.post(
+            f"{sim.url}/v1/messages",
+            headers=headers,
+            json={
+                "model": "claude-sim-1",
+                "max_tokens": 64,
+                "messages": [{"role": "user", "content": "x" * 400}],
+                "thread": {"type": "create"},
+            },
+        ).json()
+
+        def count(previous: str) -> httpx2.Response:
+            thread = {"type": "continue", "previous_message_id": previous}
+            url = f"{sim.url}/v1/messages/count_tokens"
+            return httpx2.post(url, headers=headers, json={**turn, "thread": thread})
+
+        alone = httpx2.post(f"{sim.url}/v1/messages/count_tokens", headers=headers, json=turn)
+        threaded = count(first["id"])
+        unknown = count("msg_nowhere")
+    assert threaded.json()["input_tokens"] > alone.json()["input_tokens"] + 50
+    assert unknown.status_code == 404

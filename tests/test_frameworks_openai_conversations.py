@@ -94,6 +94,22 @@ def test_an_unknown_conversation_is_not_found() -> None:
             client.conversations.items.list("conv_unknown")
 
 
+def test_a_conversation_and_a_previous_response_together_are_refused() -> None:
+    # answered, the turn took the previous response's history and was added to the
+    # conversation, two histories the API never lets one request name
+    with Simulator(behavior="echo") as sim:
+        client = openai.OpenAI(api_key="test", base_url=sim.openai_base_url, max_retries=0)
+        conversation = client.conversations.create()
+        first = client.responses.create(model="gpt-sim-1", input="hi")
+        with pytest.raises(openai.BadRequestError, match="Mutually exclusive parameters"):
+            client.responses.create(
+                model="gpt-sim-1",
+                input="again",
+                conversation=conversation.id,
+                previous_response_id=first.id,
+            )
+
+
 @pytest.mark.parametrize(
     "path",
     [

@@ -13,6 +13,10 @@ from collections.abc import Sequence
 
 from replaygate.models.types import Message
 
+FIRST_CREATED_AT = 1_700_000_000
+"""The ``created_at`` of the first response, and of the first conversation, the simulator
+serves (later ones count up a second each)."""
+
 KEPT_CONVERSATIONS = 1024
 """How many served responses are remembered; the oldest is forgotten first."""
 

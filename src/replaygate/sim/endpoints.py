@@ -29,7 +29,7 @@ from replaygate.models.providers.openai_responses import (
     to_responses_response,
 )
 from replaygate.models.types import Message, ModelResponse, ToolSpec
-from replaygate.sim.conversations import KEPT_CONVERSATIONS, Conversations
+from replaygate.sim.conversations import FIRST_CREATED_AT, KEPT_CONVERSATIONS, Conversations
 from replaygate.sim.faults import FaultKind
 from replaygate.sim.gemini_events import gemini_error_event, gemini_events
 from replaygate.sim.openai_conversations import ConversationStore
@@ -55,8 +55,6 @@ from replaygate.sim.validation import (
 )
 
 Conversation = tuple[list[Message], list[ToolSpec], str | None]
-FIRST_CREATED_AT = 1_700_000_000
-"""The ``created_at`` of the first response the simulator serves (later ones count up)."""
 
 
 @dataclass(frozen=True)
@@ -181,7 +179,6 @@ class Threads:
         fields = {k: v for k, v in body.items() if k not in ("messages", "stream", "thread")}
         answer = {"role": "assistant", "content": wire.get("content") or []}
         self._held[str(wire["id"])] = (fields, [*body.get("messages", []), answer])
-        self._held.move_to_end(str(wire["id"]))
         while len(self._held) > self.limit:
             forgotten, _ = self._held.popitem(last=False)
             self._continued.discard(forgotten)
@@ -245,7 +242,7 @@ class AnthropicCountTokens(AnthropicMessages):
     counts_tokens = True
 
     def validate(self, request: SimRequest) -> Invalid | None:
-        return validate_anthropic(request.body, counting=True)
+        return request.problem or validate_anthropic(request.body, counting=True)
 
 
 class OpenAIChat(Endpoint):
@@ -333,6 +330,13 @@ class OpenAIResponses(Endpoint):
         if named is not None and not self.kept.held(named):
             return Invalid(f"Conversation with id '{named}' not found.", "conversation", status=404)
         previous = request.body.get("previous_response_id")
+        if previous and named is not None:
+            return Invalid(
+                "Mutually exclusive parameters: Ensure you are only providing one of: "
+                "'previous_response_id' or 'conversation'.",
+                "previous_response_id",
+                "mutually_exclusive_parameters",
+            )
         if previous and self.conversations.history(previous) is None:
             return Invalid(
                 f"Previous response with id '{previous}' not found.",
@@ -457,10 +461,10 @@ class GeminiGenerateContent(Endpoint):
 
 def endpoints() -> tuple[Endpoint, ...]:
     """A fresh set of every endpoint the simulator serves."""
-    kept = ConversationStore()
+    kept, threads = ConversationStore(), Threads()  # counted as answered: the same threads
     return (
-        AnthropicMessages(),
-        AnthropicCountTokens(),
+        AnthropicMessages(threads),
+        AnthropicCountTokens(threads),
         OpenAIChat(),
         OpenAIResponses(kept=kept),
         OpenAIConversations(kept),

@@ -16,18 +16,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qs
 
-from replaygate.sim.conversations import KEPT_CONVERSATIONS
-
-FIRST_CREATED_AT = 1_700_000_000
-"""The ``created_at`` of the first conversation; each next one is a second later."""
+from replaygate.sim.conversations import FIRST_CREATED_AT, KEPT_CONVERSATIONS
+from replaygate.sim.replies import openai_error
 
 Answer = tuple[int, dict[str, Any]]
 """An HTTP status and its JSON body."""
 
 
 def _error(status: int, message: str, param: str | None = None) -> Answer:
-    error = {"message": message, "type": "invalid_request_error", "param": param, "code": None}
-    return status, {"error": error}
+    return status, openai_error(message, param=param)
 
 
 def _text_part(role: str, text: str) -> dict[str, Any]:

@@ -293,13 +293,14 @@ class Simulator:
             return False
         method = bytes(request.method).decode("ascii")
         path = bytes(request.target).decode("latin-1")
+        data = b"" if too_large else bytes(body)
         with self._lock:
-            received = None if too_large else _json_or_none(bytes(body))
+            received = None if too_large else _json_or_none(data)
             self._requests.append(ReceivedRequest(path, headers, received))
         if too_large:
             await _refuse(conn, reader, writer, self.app.too_large(path, headers))
             return False
-        reply = self.app.handle(method, path, headers, bytes(body))
+        reply = self.app.handle(method, path, headers, data)
         if method == "HEAD":
             reply = dataclasses.replace(reply, body=b"")
         complete = await _send(conn, writer, reply)
