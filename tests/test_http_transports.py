@@ -582,3 +582,14 @@ def test_a_live_stream_is_handed_over_event_by_event_while_recorded(tmp_path: Pa
     assert [e["data"] for e in fixture.responses[0]["events"]] == [
         f'{{"n": {n}}}' for n in range(3)
     ]
+
+
+def test_the_client_factories_take_every_session_setting() -> None:
+    # they list the settings one by one: cap= was missing, passed on to httpx2.Client
+    import inspect
+
+    from replaygate.http.adapter import ClientFactory
+    from replaygate.http.exchange import SessionOptions
+
+    taken = inspect.signature(ClientFactory.__call__).parameters
+    assert set(SessionOptions.__annotations__) <= set(taken)
