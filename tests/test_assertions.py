@@ -332,3 +332,23 @@ def test_structure_check_from_json_fails_on_non_json() -> None:
 def test_outcome_round_trips_through_json() -> None:
     outcome = Outcome("c", "signal", True, "fine", 0.5, "judge")
     assert Outcome.from_json(outcome.to_json()) == outcome
+
+
+def test_a_schema_reference_is_resolved_within_it_never_fetched() -> None:
+    # under a nested $id, jsonschema fetched "other.json" from http://e.example/ (a call
+    # nobody approved), and a "#/..." reference, which points into that resource, was
+    # refused as pointing nowhere
+    from replaygate.assertions.structure import measure_structure
+    from replaygate.network import block_network
+
+    nested = {"$id": "http://e.example/d", "$defs": {"x": {"type": "integer"}}}
+    valid = {"properties": {"b": {**nested, "properties": {"q": {"$ref": "#/$defs/x"}}}}}
+    assert measure_structure({"b": {"q": 1}}, valid).problems == ()
+    assert [p.message for p in measure_structure({"b": {"q": "1"}}, valid).problems] == [
+        "'1' is not of type 'integer'"
+    ]
+    remote = {"properties": {"b": {**nested, "properties": {"q": {"$ref": "other.json"}}}}}
+    with block_network(), pytest.raises(ValueError) as caught:
+        measure_structure({"b": {"q": 1}}, remote)
+    assert "cannot resolve $ref 'other.json'" in str(caught.value)
+    assert "none is fetched" in str(caught.value) and "Unresolvable" not in str(caught.value)

@@ -93,11 +93,18 @@ def _json_schema_problems(payload: Any, mapping: Mapping[str, Any]) -> list[Stru
         raise ValueError(
             f"invalid JSON Schema: cannot resolve $ref {ref!r} at {where or '$'}: {reason}"
         )
-    validator = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
+    # An empty registry: a reference resolves within the schema or not at all (jsonschema
+    # would otherwise fetch one over the network).
+    validator = validator_class(
+        schema, registry=referencing.Registry(), format_checker=validator_class.FORMAT_CHECKER
+    )
     try:
         found = [(tuple(e.absolute_path), e.message) for e in validator.iter_errors(payload)]
     except Unresolvable as err:  # a ref the check above could not follow (under a nested $id)
-        raise ValueError(f"invalid JSON Schema: cannot resolve $ref: {err}") from None
+        raise ValueError(
+            f"invalid JSON Schema: cannot resolve $ref {getattr(err, 'ref', '')!r}: only "
+            "references within the schema resolve (none is fetched)"
+        ) from None
     return [
         StructureProblem(render_path(p), m) for p, m in sorted(found, key=lambda e: _sort_key(*e))
     ]
@@ -112,8 +119,9 @@ def unresolved_ref(schema: Mapping[str, Any]) -> tuple[str, str, str] | None:
     the reference and why; None when every one resolves.
 
     Only references within the schema resolve: replaygate never fetches one. A schema
-    that gives a nested ``$id`` has its references taken relative to it, so there only
-    the ``#...`` ones are checked here (the others when the schema is used).
+    that gives a nested ``$id`` takes its references relative to that resource (``#``
+    is the resource, not the root), so none is checked here: the validator, which knows
+    each resource, refuses one that points nowhere when the schema is used.
     """
     resource = referencing.Resource.from_contents(
         dict(schema), default_specification=referencing.jsonschema.DRAFT202012
@@ -121,19 +129,18 @@ def unresolved_ref(schema: Mapping[str, Any]) -> tuple[str, str, str] | None:
     base = resource.id() or ""
     resolver = referencing.Registry().with_resource(base, resource).crawl().resolver(base)
     refs: list[tuple[str, str]] = []
-    nested_ids = _refs(schema, "", refs, top=True)
+    if _refs(schema, "", refs, top=True):  # a nested $id: resolved where the schema is used
+        return None
     for where, ref in refs:
-        if nested_ids and not ref.startswith("#"):
-            continue
         try:
             resolver.lookup(ref)
-        except Unresolvable as err:
+        except Unresolvable:
             reason = (
                 "no such place in the schema"
                 if ref.startswith("#")
                 else "only references within the schema resolve (none is fetched)"
             )
-            return where, ref, f"{reason} ({type(err).__name__})"
+            return where, ref, reason
     return None
 
 
