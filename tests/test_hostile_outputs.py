@@ -74,3 +74,22 @@ def test_an_earlier_export_is_still_replaced(project: Path) -> None:
     for _ in range(2):
         done = CliRunner().invoke(main, export)
         assert done.exit_code == 0, done.output
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        {"the shard results-0.json": Path("results-0.json")},  # eval merge
+        {"the results file": Path("results.json")},  # report, calibrate export
+        {"the --sampling-results file": Path("sampling.json")},  # the pytest plugin
+    ],
+)
+def test_only_baseline_update_replaces_a_baseline(project: Path, inputs: dict[str, Path]) -> None:
+    # an input whose description held the word "results" let any output replace it
+    from replaygate.evals.errors import EvalError
+    from replaygate.evals.preflight import check_not_an_input
+
+    baseline = project / "evals/baseline.json"
+    with pytest.raises(EvalError, match="holds a baseline"):
+        check_not_an_input(baseline, inputs)
+    check_not_an_input(baseline, inputs, baseline=True)

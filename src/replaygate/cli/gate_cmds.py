@@ -117,7 +117,7 @@ def baseline_update(
             f"refusing to update {target} without --reason: a changed baseline must say why. "
             "Nothing was written."
         )
-    check_not_an_input(target, {"the results file": results_path})
+    check_not_an_input(target, {"the results file": results_path}, baseline=True)
     results = load_eval_results(results_path)
     baseline = update_baseline(target, results, reason=reason, results_name=str(results_path))
     entry = baseline.history[-1]

@@ -84,22 +84,24 @@ def _same_file(one: Path, other: Path) -> bool:
         return False
 
 
-def check_not_an_input(out: Path, inputs: Mapping[str, Path | None]) -> None:
+def check_not_an_input(
+    out: Path, inputs: Mapping[str, Path | None], *, baseline: bool = False
+) -> None:
     """Refuse ``out`` when it is one of ``inputs`` (what each is, by its path): writing
     there would replace a store, cases or a history with the command's output.
 
     An existing file that holds what no output of these commands replaces is refused
     too, whatever the inputs (:func:`_stored`): a fixture file, eval cases, a SQLite
-    history, ``pyproject.toml``, and a baseline unless a results file is an input (as
-    for ``baseline update``): ``eval --out evals/baseline.json`` replaced the baseline
-    without a reason or a trace."""
+    history, ``pyproject.toml``, and a baseline unless ``baseline`` (the output of
+    ``baseline update``, which says why it changes): ``eval --out evals/baseline.json``
+    replaced the baseline without a reason or a trace."""
     for what, path in inputs.items():
         if path is not None and _same_file(out, path):
             raise EvalError(
                 f"{out}: is {what}: writing the output there would replace it; choose another "
                 "file (nothing was written)"
             )
-    held = _stored(out, from_results=any("results" in what for what in inputs))
+    held = _stored(out, baseline=baseline)
     if held is not None:
         raise EvalError(
             f"{out}: holds {held}: writing the output there would replace it; choose another "
@@ -110,7 +112,7 @@ def check_not_an_input(out: Path, inputs: Mapping[str, Path | None]) -> None:
 _FIXTURE = re.compile(rb'\s*\{.*"(key|request)"\s*:', re.DOTALL)
 
 
-def _stored(out: Path, *, from_results: bool) -> str | None:
+def _stored(out: Path, *, baseline: bool) -> str | None:
     """What the existing file ``out`` holds that a command's output must not replace, or
     None (not there, empty, unreadable: the write names it, or an output's own kind)."""
     try:
@@ -127,7 +129,7 @@ def _stored(out: Path, *, from_results: bool) -> str | None:
         return "a SQLite database (an eval history)"
     if kind == "eval cases":
         return "eval cases"
-    if kind == BASELINE_FORMAT and not from_results:
+    if kind == BASELINE_FORMAT and not baseline:
         return "a baseline (change it with `replaygate baseline update --reason`)"
     if kind is None and b'"request"' in head and _FIXTURE.match(head[:4096]):
         return "fixtures"
