@@ -31,9 +31,9 @@ def pattern_problem(pattern: str, flags: int = 0) -> str | None:
         return f"invalid regular expression {pattern!r}: {err}"
     if parsed.getwidth()[0] == 0:
         return (
-            f"pattern {pattern!r} matches empty text (its shortest match is 0 characters), "
-            "so it would rewrite the gaps between characters; make every match hold at least "
-            "one character"
+            f"pattern {pattern!r} matches empty text: it matches the empty string (its "
+            "shortest match is 0 characters), so it would rewrite the gaps between characters "
+            "or hide too much; make every match hold at least one character"
         )
     if _nested_repeat(list(parsed)):
         return (

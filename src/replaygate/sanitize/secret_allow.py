@@ -64,13 +64,11 @@ def safe_value_problem(value: str) -> str | None:
 
 
 def safe_pattern_problem(pattern: str) -> str | None:
-    """Why ``pattern`` cannot be a known-safe pattern, or None."""
-    try:
-        compiled = re.compile(pattern)
-    except re.error as err:
-        return f"invalid regular expression {pattern!r}: {err}"
-    if compiled.fullmatch("") is not None:
-        return f"{pattern!r} matches the empty string and would hide too much"
+    """Why ``pattern`` cannot be a known-safe pattern (:func:`~.patterns.pattern_problem`,
+    or it cannot stand inside a larger expression), or None."""
+    problem = pattern_problem(pattern)
+    if problem is not None:
+        return problem
     try:
         _whole_tokens(pattern)
     except re.error as err:
@@ -78,7 +76,7 @@ def safe_pattern_problem(pattern: str) -> str | None:
             f"{pattern!r} cannot stand inside a larger expression ({err}): a flag applies to "
             "a group, as in (?i:...), not to the whole pattern"
         )
-    return pattern_problem(pattern)
+    return None
 
 
 def _whole_tokens(pattern: str) -> re.Pattern[str]:
