@@ -10,6 +10,13 @@ from __future__ import annotations
 
 import pytest
 
+# Imported here, before any session the tests run in this process: a module a session
+# imports first is dropped after it, and made anew by the next (a second Message class).
+from replaygate import Fixture
+from replaygate.fixtures.fixture import make_meta
+from replaygate.models.replay import RequestSettings
+from replaygate.models.types import Message
+
 RECORD = (
     "--replaygate-record-mode=record-missing",
     "--replaygate-approve-live",
@@ -109,11 +116,6 @@ def test_replays():
 
 
 def _replaying_project(pytester: pytest.Pytester) -> None:
-    from replaygate import Fixture
-    from replaygate.fixtures.fixture import make_meta
-    from replaygate.models.replay import RequestSettings
-    from replaygate.models.types import Message
-
     request = RequestSettings(model="m", max_tokens=8).build([Message.user("hi")], [])
     response = {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
     meta = make_meta("anthropic.messages", "2023-06-01", "hand")
