@@ -146,3 +146,13 @@ def test_a_hits_log_that_cannot_be_written_fails_the_session_saying_so(
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
     if not where.endswith("proc"):
         assert blocked.read_text() == "notes\n"
+
+
+def test_a_hits_log_a_worker_cannot_write_fails_the_run(pytester: pytest.Pytester) -> None:
+    # the worker's failed status and its summary never reached the controller: the run
+    # passed, and prune took what it replayed for unused
+    _replaying_project(pytester)
+    pytester.path.joinpath(".replaygate").write_text("notes\n")
+    result = pytester.runpytest("-p", "xdist", "-n", "1")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["replaygate: cannot write the hits log: *.replaygate*"])

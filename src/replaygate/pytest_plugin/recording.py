@@ -221,6 +221,10 @@ def _start_hits(config: pytest.Config) -> None:
     config.pluginmanager.register(HitsWriter(), "replaygate-hits")
 
 
+_HITS_ERROR = "replaygate-hits-error"
+"""The key a pytest-xdist worker sends a hits log it could not write under."""
+
+
 class HitsWriter:
     """Writes the session's replay hits after each test (a worker may be stopped without
     notice). A log it cannot write (a file where its folder goes, a full disk) is said at
@@ -248,10 +252,21 @@ class HitsWriter:
         self.flush()
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Write what is left; a log that could not be written fails the session."""
+        """Write what is left; a log that could not be written fails the session (on a
+        pytest-xdist worker, it is sent to the controller, which fails the run)."""
         self.flush()
+        output = getattr(session.config, "workeroutput", None)
+        if output is not None and self.error is not None:
+            output[_HITS_ERROR] = self.error
         if self.error is not None and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """On the pytest-xdist controller, keep the first error a worker sent."""
+        sent = getattr(node, "workeroutput", {}).get(_HITS_ERROR)
+        if sent is not None and self.error is None:
+            self.error = str(sent)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """Say that the hits log could not be written."""
