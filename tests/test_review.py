@@ -408,6 +408,18 @@ def test_meta_only_change_is_listed(repo: Path, sim: Simulator) -> None:
     assert done.exit_code == 0 and "meta     tests/fixtures/rc.jsonl:1" in done.output
 
 
+def test_a_meta_field_named_with_markup_stays_text_in_markdown(repo: Path, sim: Simulator) -> None:
+    # its path went into the pull-request comment as written: "<!--" hid the rest
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    commit(repo)
+    obj = json.loads(store.read_text(encoding="utf-8"))
+    obj["meta"]["<!-- x"] = "checked by hand"
+    store.write_text(json.dumps(obj) + "\n", encoding="utf-8")
+    markdown = diff(str(store), "--format", "markdown").output
+    assert "&lt;!-- x" in markdown and "<!--" not in markdown
+
+
 def test_a_new_interface_version_is_paired_not_an_alarm(repo: Path) -> None:
     from replaygate.fixtures.fixture import Fixture
     from replaygate.fixtures.store import FixtureStore

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from replaygate.evals.table import html_text, markdown_table
 from replaygate.fixtures.diff import FieldDifference
 from replaygate.hygiene.review import KeyMismatch, Paired, Review
 from replaygate.hygiene.snapshot import Entry
@@ -128,15 +129,6 @@ def render_text(result: Review, allowed_reason: str | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
-def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A GitHub-flavoured Markdown table (pipes in cells escaped)."""
-
-    def line(cells: Sequence[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-
-    return "\n".join([line(header), line(["---"] * len(header)), *(line(r) for r in rows)])
-
-
 def _code(text: str) -> str:
     return "`" + text.replace("`", "'") + "`"
 
@@ -193,7 +185,7 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
             "meta changed",
             _code(str(m.new)),
             _code(_key(m.new)),
-            ", ".join(d.path for d in m.differences),
+            html_text(", ".join(d.path for d in m.differences)),
         ]
         for m in result.meta_changed
     ]
