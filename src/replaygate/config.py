@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.errors import ReplaygateError, located, not_utf8_text
-from replaygate.regular import read_regular_text
+from replaygate.regular import read_regular_text, text_lines
 
 PYPROJECT = "pyproject.toml"
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
@@ -126,8 +126,7 @@ def _scan(text: str, section: str, key: str, occurrence: int) -> int:
     inside = section == ""
     seen = -1
     key_pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*[=.]") if key else None
-    # lines end at \n (TOML's line ends), not at U+2028 or U+0085 inside a string
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in text_lines(text):
         header = _HEADER.match(line)
         if header:
             inside = _normal(header.group(1)) == section

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator
 
 
 class NotRegularFileError(OSError):
@@ -80,3 +81,14 @@ def read_regular_bytes(path: str | os.PathLike[str]) -> bytes:
 def read_regular_text(path: str | os.PathLike[str]) -> str:
     """The UTF-8 text of the regular file ``path`` (``UnicodeDecodeError`` if it is not)."""
     return read_regular_bytes(path).decode("utf-8")
+
+
+def text_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of ``text``, each line without its ``\n`` or ``\r\n``.
+
+    Lines end there only: ``str.splitlines()`` also breaks at U+2028, U+0085 and others,
+    which JSON and TOML hold unescaped inside a string, and would number every line
+    after one wrong.
+    """
+    for number, line in enumerate(text.split("\n"), start=1):
+        yield number, line.removesuffix("\r")

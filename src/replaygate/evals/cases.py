@@ -36,7 +36,7 @@ from replaygate.errors import not_utf8_text
 from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
 from replaygate.jsonfields import lone_surrogate
-from replaygate.regular import read_regular_text
+from replaygate.regular import read_regular_text, text_lines
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec
 
 EXPECTATIONS = ("contains", "citations", "schema")
@@ -113,10 +113,7 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
         )
     cases: list[EvalCase] = []
     seen: dict[str, int] = {}
-    # Lines end at "\n" (and "\r\n") only: str.splitlines() also breaks at U+2028, U+0085
-    # and others, which JSON allows unescaped inside a string.
-    for number, raw in enumerate(text.split("\n"), start=1):
-        raw = raw.removesuffix("\r")
+    for number, raw in text_lines(text):
         if not raw.strip():
             continue
         case = parse_case(raw, name, number)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from replaygate.errors import not_utf8_text
 from replaygate.jsondoc import FieldError, json_fields
-from replaygate.regular import read_regular_text
+from replaygate.regular import read_regular_text, text_lines
 
 if TYPE_CHECKING:
     from replaygate.sampling.results import SampledResult
@@ -92,10 +92,7 @@ def read_queue(path: str | os.PathLike[str]) -> list[Observation]:
         reason = err.strerror if isinstance(err, OSError) else not_utf8_text(err, byte=False)
         raise ValueError(f"{target}: cannot read the queue: {reason}") from None
     entries = []
-    # Lines end at "\n" (and "\r\n") only: str.splitlines() also breaks at U+2028, U+0085
-    # and others, which an entry holds as they are (a test's name, an assertion's).
-    for number, line in enumerate(text.split("\n"), start=1):
-        raw = line.removesuffix("\r")
+    for number, raw in text_lines(text):
         if not raw.strip():
             continue
         try:

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from replaygate.errors import not_utf8_text
 from replaygate.examples.research_copilot.errors import DataFormatError
+from replaygate.regular import text_lines
 
 _PACKAGE = "replaygate.examples.research_copilot"
 
@@ -34,8 +35,7 @@ def read_source(path: str | os.PathLike[str] | None, default_name: str) -> tuple
 
 def records(name: str, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line; raise on a bad line."""
-    # lines end at \n (JSONL's line ends), not at U+2028 or U+0085 inside a string
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in text_lines(text):
         if not line.strip():
             continue
         try:
