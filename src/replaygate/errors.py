@@ -47,6 +47,13 @@ controls (a newline, a tab, an escape sequence), format controls (a right-to-lef
 override, which reverses the rest of the line) and line and paragraph separators."""
 
 
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (a newline, a tab, an escape): a name
+    printed on terminals and pages must not (a line of its own in a log, an escape
+    sequence acting on the terminal)."""
+    return any(unicodedata.category(char) == "Cc" for char in text)
+
+
 def shown_file(file: str) -> str:
     """``file`` as it is, or as ``repr`` shows it (quoted, ``\\n`` for a newline) when it
     holds a character that would split or garble the line it is printed on."""

@@ -8,11 +8,11 @@ the test); a ``signal`` is recorded and never fails anything.
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar, get_args
 
+from replaygate.errors import has_control
 from replaygate.jsondoc import json_fields
 
 Kind = Literal["gate", "signal"]
@@ -155,7 +155,7 @@ class Check(Generic[T]):
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
             raise ValueError("a check needs a non-empty name")
-        if any(unicodedata.category(char) == "Cc" for char in self.name):
+        if has_control(self.name):
             raise ValueError(
                 f"a check's name must hold no control character (a newline, a tab, an escape): "
                 f"it is printed on terminals and pages, got {self.name!r}"

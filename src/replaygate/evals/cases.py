@@ -20,7 +20,6 @@ from __future__ import annotations
 import codecs
 import json
 import os
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +31,7 @@ from jsonschema.validators import validator_for
 
 from replaygate import jsondoc, strict_json
 from replaygate.assertions.structure import unresolved_ref
-from replaygate.errors import not_utf8_text
+from replaygate.errors import has_control, not_utf8_text
 from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
 from replaygate.jsonfields import lone_surrogate
@@ -211,7 +210,7 @@ def _case_id(record: Mapping[str, Any], fail: Fail) -> str:
     """The case's id: a name printed on terminals and pages, so no control character
     (a newline would split a summary line, an escape would act on the terminal)."""
     value = _text(record, "id", fail)
-    if any(unicodedata.category(char) == "Cc" for char in value):
+    if has_control(value):
         raise fail(
             f"field 'id' must hold no control character (a newline, a tab, an escape), "
             f"got {value!r}"

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from replaygate.assertions.kinds import Category, Kind, Outcome, check_category, check_kind
-from replaygate.errors import ReplaygateError
+from replaygate.errors import ReplaygateError, has_control
 from replaygate.jsondoc import FieldError, count_field, json_fields, read_items
 from replaygate.jsonfields import (
     agree,
@@ -240,7 +239,7 @@ def printed_name(value: str, field: str) -> str:
     """``value``, a name printed on terminals and pages (a case id); a :class:`FieldError`
     on ``field`` when it holds a control character: a newline would write a line of its
     own into a log, an escape sequence would act on the terminal."""
-    if any(unicodedata.category(char) == "Cc" for char in value):
+    if has_control(value):
         raise FieldError(
             field,
             "must hold no control character (a newline, a tab, an escape): it is printed on "
