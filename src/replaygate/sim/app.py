@@ -156,6 +156,18 @@ class SimApp:
         provider = endpoint.provider if endpoint is not None else _guess_provider(headers)
         return status_error(provider, 413, self._request_id())
 
+    def _fault_reply(
+        self, provider: Provider, fault: FaultKind | None, request_id: str
+    ) -> Reply | None:
+        """The error status a drawn fault answers with (429 and 529 with the retry
+        timing), or None for a fault the answer itself carries (or none)."""
+        if fault in ("429", "529"):
+            retry = self.faults.retry_after
+            return status_error(provider, int(fault), request_id, retry_after=retry)
+        if fault == "500":
+            return status_error(provider, 500, request_id)
+        return None
+
     def _resource(
         self,
         endpoint: OpenAIConversations,
@@ -167,9 +179,9 @@ class SimApp:
         request_id: str,
     ) -> Reply:
         provider = endpoint.provider
-        if fault in ("429", "529", "500"):
-            retry = self.faults.retry_after if fault != "500" else None
-            return status_error(provider, int(fault or 500), request_id, retry_after=retry)
+        failed = self._fault_reply(provider, fault, request_id)
+        if failed is not None:
+            return failed
         body: Any = None
         if raw.strip():
             try:
@@ -183,11 +195,9 @@ class SimApp:
         self, endpoint: Endpoint, route: str, fault: FaultKind | None, raw: bytes, request_id: str
     ) -> Reply:
         provider = endpoint.provider
-        if fault in ("429", "529"):
-            retry = self.faults.retry_after
-            return status_error(provider, int(fault), request_id, retry_after=retry)
-        if fault == "500":
-            return status_error(provider, 500, request_id)
+        failed = self._fault_reply(provider, fault, request_id)
+        if failed is not None:
+            return failed
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError as err:
