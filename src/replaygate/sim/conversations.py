@@ -8,37 +8,31 @@ bounded, so a long-running server does not grow without end.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Sequence
 
 from replaygate.models.types import Message
+from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 
 FIRST_CREATED_AT = 1_700_000_000
 """The ``created_at`` of the first response, and of the first conversation, the simulator
 serves (later ones count up a second each)."""
 
-KEPT_CONVERSATIONS = 1024
-"""How many served responses are remembered; the oldest is forgotten first."""
+__all__ = ["FIRST_CREATED_AT", "KEPT_CONVERSATIONS", "Conversations"]
 
 
 class Conversations:
     """Served response id -> the whole conversation up to and including that response."""
 
     def __init__(self, limit: int = KEPT_CONVERSATIONS) -> None:
-        if limit < 1:
-            raise ValueError("limit must be at least 1")
+        self._kept: Bounded[tuple[Message, ...]] = Bounded(limit)
         self.limit = limit
-        self._kept: OrderedDict[str, tuple[Message, ...]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._kept)
 
     def remember(self, response_id: str, messages: Sequence[Message]) -> None:
         """Keep ``messages`` (the request's conversation plus the answer) as ``response_id``."""
-        self._kept[response_id] = tuple(messages)
-        self._kept.move_to_end(response_id)
-        while len(self._kept) > self.limit:
-            self._kept.popitem(last=False)
+        self._kept.put(response_id, tuple(messages))
 
     def history(self, response_id: str) -> tuple[Message, ...] | None:
         """The conversation that ended with ``response_id``, or None if it is not kept."""

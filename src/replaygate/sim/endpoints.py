@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import re
 from abc import ABC, abstractmethod
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +28,8 @@ from replaygate.models.providers.openai_responses import (
     to_responses_response,
 )
 from replaygate.models.types import Message, ModelResponse, ToolSpec
-from replaygate.sim.conversations import FIRST_CREATED_AT, KEPT_CONVERSATIONS, Conversations
+from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
+from replaygate.sim.conversations import FIRST_CREATED_AT, Conversations
 from replaygate.sim.faults import FaultKind
 from replaygate.sim.gemini_events import gemini_error_event, gemini_events
 from replaygate.sim.openai_conversations import ConversationStore
@@ -136,9 +136,11 @@ class Threads:
     The most recent :data:`KEPT_CONVERSATIONS` are kept."""
 
     def __init__(self, limit: int = KEPT_CONVERSATIONS) -> None:
-        self.limit = limit
-        self._held: OrderedDict[str, tuple[dict[str, Any], list[Any]]] = OrderedDict()
         self._continued: set[str] = set()
+        self._held: Bounded[tuple[dict[str, Any], list[Any]]] = Bounded(
+            limit, on_forget=self._continued.discard
+        )
+        self.limit = limit
         self._served = itertools.count(1)
 
     def next_id(self) -> str:
@@ -178,10 +180,7 @@ class Threads:
             self._continued.add(str(thread.get("previous_message_id")))
         fields = {k: v for k, v in body.items() if k not in ("messages", "stream", "thread")}
         answer = {"role": "assistant", "content": wire.get("content") or []}
-        self._held[str(wire["id"])] = (fields, [*body.get("messages", []), answer])
-        while len(self._held) > self.limit:
-            forgotten, _ = self._held.popitem(last=False)
-            self._continued.discard(forgotten)
+        self._held.put(str(wire["id"]), (fields, [*body.get("messages", []), answer]))
 
 
 def _thread_problem(thread: Any) -> Invalid | None:

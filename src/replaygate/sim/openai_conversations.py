@@ -11,12 +11,12 @@ server does not hold is a 404. The most recent :data:`KEPT_CONVERSATIONS` are ke
 from __future__ import annotations
 
 import itertools
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qs
 
-from replaygate.sim.conversations import FIRST_CREATED_AT, KEPT_CONVERSATIONS
+from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
+from replaygate.sim.conversations import FIRST_CREATED_AT
 from replaygate.sim.replies import openai_error
 
 Answer = tuple[int, dict[str, Any]]
@@ -39,10 +39,8 @@ class ConversationStore:
     """Conversation id -> its items, oldest first."""
 
     def __init__(self, limit: int = KEPT_CONVERSATIONS) -> None:
+        self._kept: Bounded[tuple[int, dict[str, Any], list[dict[str, Any]]]] = Bounded(limit)
         self.limit = limit
-        self._kept: OrderedDict[str, tuple[int, dict[str, Any], list[dict[str, Any]]]] = (
-            OrderedDict()
-        )
         self._conversations = itertools.count(1)
         self._items = itertools.count(1)
 
@@ -69,9 +67,7 @@ class ConversationStore:
             "created_at": FIRST_CREATED_AT + number,
             "metadata": metadata if isinstance(metadata, Mapping) else {},
         }
-        self._kept[conversation_id] = (number, conversation, [self._item(i) for i in items])
-        while len(self._kept) > self.limit:
-            self._kept.popitem(last=False)
+        self._kept.put(conversation_id, (number, conversation, [self._item(i) for i in items]))
         return conversation
 
     def held(self, conversation_id: str) -> bool:
@@ -85,7 +81,7 @@ class ConversationStore:
         """Append ``items`` to a conversation held; the items as kept."""
         added = [self._item(i) for i in items]
         self._kept[conversation_id][2].extend(added)
-        self._kept.move_to_end(conversation_id)
+        self._kept.touch(conversation_id)
         return added
 
     def answer(self, method: str, route: str, query: str, body: Any) -> Answer:
