@@ -67,3 +67,27 @@ def test_a_check_named_with_a_control_character_is_refused_when_made() -> None:
     # Its results file could not have been read back.
     with pytest.raises(ValueError, match="must hold no control character"):
         Check("cites\nsource", "gate", lambda _: None)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_numpy_bool_is_one_yes_or_no_to_a_check_and_to_an_outcome(flag: bool) -> None:
+    numpy = pytest.importorskip("numpy")
+    given = numpy.bool_(flag)
+    made = Outcome("x", "gate", given, "", numpy.float64(0.5))  # type: ignore[arg-type]
+    checked = Check("x", "gate", lambda _: Measured(given, "", numpy.float64(0.5))).evaluate(0)
+    assert made == checked
+    assert made.passed is flag and type(made.score) is float
+    assert checked.to_json() == made.to_json()
+
+
+def test_a_results_file_whose_outcome_says_passed_false_as_text_is_refused(
+    tmp_path: Path,
+) -> None:
+    written = write_results(tmp_path / "results.json", [sampled(Measured(False))])
+    text = written.read_text().replace('"passed": false', '"passed": "false"')
+    assert '"passed": "false"' in text
+    written.write_text(text)
+    refused = r"outcomes\[0\]\.passed: must be true or false, got 'false'"
+    with pytest.raises(Exception, match=refused) as caught:
+        load_results(written)  # by its truth, the text "false" passed the gate
+    assert "results.json" in str(caught.value)

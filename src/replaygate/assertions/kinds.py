@@ -57,10 +57,11 @@ class Outcome:
     category: Category = "custom"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.passed, bool):
-            raise TypeError(f"passed must be true or false, got {self.passed!r}")
+        # One conversion for every way an outcome is made (a check's measure, a results
+        # file, a user's own): a numpy bool is a yes or no, the string "false" is not.
+        object.__setattr__(self, "passed", yes_or_no(self.passed))
         if self.score is not None:
-            finite_score(self.score)
+            object.__setattr__(self, "score", finite_score(self.score))
 
     @property
     def blocks(self) -> bool:
@@ -77,15 +78,11 @@ class Outcome:
         return Outcome(
             name=str(obj["name"]),
             kind=check_kind(obj["kind"]),
-            passed=bool(obj["passed"]),
+            passed=obj["passed"],
             message=str(obj.get("message", "")),
-            score=_optional_float(obj.get("score")),
+            score=obj.get("score"),
             category=check_category(obj.get("category", "custom")),
         )
-
-
-def _optional_float(value: Any) -> float | None:
-    return None if value is None else float(value)
 
 
 def yes_or_no(value: Any) -> bool:
@@ -180,13 +177,12 @@ class Check(Generic[T]):
 
     def _outcome(self, passed: Any, message: str, score: Any) -> Outcome:
         """The outcome of a measurement; one whose ``passed`` is not a yes or no, or whose
-        score is not a finite number, is an error naming this check."""
+        score is not a finite number, is an error naming this check (the outcome converts
+        both, as it does for every outcome)."""
         try:
-            verdict = yes_or_no(passed)
-            number = None if score is None else finite_score(score)
+            return Outcome(self.name, self.kind, passed, message, score, self.category)
         except (TypeError, ValueError) as err:
             raise type(err)(f"check {self.name!r}: {err}") from None
-        return Outcome(self.name, self.kind, verdict, message, number, self.category)
 
 
 def require_unique_names(checks: tuple[Check[Any], ...]) -> None:
