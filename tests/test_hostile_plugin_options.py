@@ -13,7 +13,9 @@ import pytest
 # Imported here, before any session the tests run in this process: a module a session
 # imports first is dropped after it, and made anew by the next (a second Message class).
 from replaygate import Fixture
+from replaygate.fixtures import spending
 from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.spending import amount_problem
 from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Message
 
@@ -31,9 +33,9 @@ def test_a_spending_cap_that_is_no_amount_is_a_usage_error(
     pytester.makepyfile("def test_never(): raise AssertionError('ran')")
     result = pytester.runpytest(*RECORD, f"--replaygate-max-cost={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(
-        [f"*--replaygate-max-cost: must be a number >= 0 (an amount to spend), got {value}"]
-    )
+    problem = amount_problem(float(value))  # the one test of an amount, worded once
+    assert problem is not None
+    result.stderr.fnmatch_lines([f"*--replaygate-max-cost: {problem}"])
 
 
 def test_a_spending_cap_in_the_ini_that_is_no_amount_names_the_setting(
@@ -44,8 +46,35 @@ def test_a_spending_cap_in_the_ini_that_is_no_amount_names_the_setting(
     result = pytester.runpytest(*RECORD)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*tox.ini: replaygate_max_cost = 'NaN' must be a number >= 0 (an amount to spend)"]
+        ["*tox.ini: replaygate_max_cost = 'NaN': nan is not an amount (a number, 0 or more)"]
     )
+
+
+class _Options:
+    """The two things ``spending_cap_option`` asks of a pytest config."""
+
+    inipath = None
+
+    def __init__(self, given: str | None) -> None:
+        self.given = given
+
+    def getoption(self, name: str, default: object = None) -> object:
+        return self.given
+
+    def getini(self, name: str) -> str:
+        return ""
+
+
+def test_the_plugin_tests_a_spending_cap_with_the_one_amount_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from replaygate.pytest_plugin.options import spending_cap_option
+
+    config: object = _Options("1e308")
+    assert spending_cap_option(config) == 1e308  # type: ignore[arg-type]
+    monkeypatch.setattr(spending, "amount_problem", lambda value: f"{value!r} refused")
+    with pytest.raises(pytest.UsageError, match=r"--replaygate-max-cost: 1e\+308 refused"):
+        spending_cap_option(config)  # type: ignore[arg-type]
 
 
 EMPTY = "*--replaygate-dir is empty: name the folder of the fixture stores*"

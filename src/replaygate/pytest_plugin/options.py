@@ -188,19 +188,24 @@ def number(config: pytest.Config, name: str, kind: type[int] | type[float]) -> f
 def spending_cap_option(config: pytest.Config) -> float | None:
     """The run's spending cap (``--replaygate-max-cost``, else its ini setting), or None.
 
-    A cap that is no amount is a usage error: NaN compares false with every amount, so
-    it would cap nothing, and a negative one would stop the first call as if money had
-    been spent.
+    A cap that is no amount (:func:`~replaygate.fixtures.spending.amount_problem`, the
+    one test of the CLI, the config and the cap itself) is a usage error: NaN compares
+    false with every amount, so it would cap nothing, and a negative one would stop the
+    first call as if money had been spent.
     """
     given = number(config, MAX_COST, float)
-    if given is None or given >= 0:
+    if given is None:
+        return None
+    from replaygate.fixtures.spending import amount_problem  # only a recording run asks
+
+    problem = amount_problem(given)
+    if problem is None:
         return given
-    reason = "must be a number >= 0 (an amount to spend)"
     if config.getoption(MAX_COST, None) is not None:
-        raise pytest.UsageError(f"--replaygate-max-cost: {reason}, got {given:g}")
+        raise pytest.UsageError(f"--replaygate-max-cost: {problem}")
     where = config.inipath or "the ini file"
     text = str(config.getini(MAX_COST)).strip()
-    raise pytest.UsageError(f"{where}: {MAX_COST} = {text!r} {reason}")
+    raise pytest.UsageError(f"{where}: {MAX_COST} = {text!r}: {problem}")
 
 
 def check_fixtures_dir(config: pytest.Config) -> None:
