@@ -141,6 +141,17 @@ def _scan(text: str, section: str, key: str, occurrence: int) -> int:
     return header_line
 
 
+def described(value: Any) -> str:
+    """A TOML value as an error shows what was found: ``the string 'x'``, ``int 5``."""
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, list):
+        return "an array" + (" of tables ([[...]])" if value and isinstance(value[0], dict) else "")
+    return f"{type(value).__name__} {value!r}"
+
+
 def tool_table(data: Mapping[str, Any]) -> Any:
     """The ``[tool.replaygate]`` value of a parsed ``pyproject.toml`` (``{}`` when absent).
 

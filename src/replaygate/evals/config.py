@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from replaygate.config import MAX_TOKENS, find_pyproject, tool_table
+from replaygate.config import MAX_TOKENS, described, find_pyproject, tool_table
 from replaygate.evals.metrics import check_limit_names
 from replaygate.evals.prices import PriceTable, load_price_file, read_prices
 from replaygate.evals.toml_reader import TableReader, load_toml
@@ -154,7 +154,7 @@ def load_config(
     section = tool_table(data)
     top = TableReader(str(file), text, SECTION, section if isinstance(section, Mapping) else {})
     if not isinstance(section, Mapping):
-        raise top.error("", "expected a table")
+        raise top.error("", f"expected a table, got {described(section)}")
     top.check_known(
         (
             "cases",

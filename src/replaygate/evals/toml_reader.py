@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from replaygate.config import TomlFileError, line_of, read_toml
+from replaygate.config import TomlFileError, described, line_of, read_toml
 from replaygate.evals.errors import ConfigError
 
 
@@ -45,7 +45,7 @@ class TableReader:
         """A :class:`ConfigError` for ``key`` of this table."""
         top = key.split(".", 1)[0]
         here = self.section if self.index is None else f"{self.section}[{self.index}]"
-        dotted = f"{here}.{key}" if here else key
+        dotted = f"{here}.{key}" if here and key else here or key
         line = line_of(self.text, self.section, top, self.index or 0)
         return ConfigError(self.file, line, dotted, reason)
 
@@ -53,7 +53,7 @@ class TableReader:
         """The reader of the sub-table ``key`` (an empty one when absent)."""
         value = self.table.get(key, {})
         if not isinstance(value, Mapping):
-            raise self.error(key, f"expected a table, got {_type(value)}")
+            raise self.error(key, f"expected a table, got {described(value)}")
         section = f"{self.section}.{key}" if self.section else key
         return TableReader(self.file, self.text, section, value)
 
@@ -67,9 +67,9 @@ class TableReader:
         """A string value (with ``nonempty``, one that is not blank)."""
         value = self.table.get(key, default)
         if value is not None and not isinstance(value, str):
-            raise self.error(key, f"expected a string, got {_type(value)}")
+            raise self.error(key, f"expected a string, got {described(value)}")
         if nonempty and value is not None and not value.strip():
-            raise self.error(key, f"expected a non-empty string, got {_type(value)}")
+            raise self.error(key, f"expected a non-empty string, got {described(value)}")
         return value
 
     def path(self, key: str, *, nonempty: bool = True) -> str | None:
@@ -87,7 +87,7 @@ class TableReader:
         """An integer at least ``minimum`` (and at most ``maximum``, when given)."""
         value = self.table.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.error(key, f"expected an integer, got {_type(value)}")
+            raise self.error(key, f"expected an integer, got {described(value)}")
         if value < minimum:
             raise self.error(key, f"must be at least {minimum}, got {value}")
         if maximum is not None and value > maximum:
@@ -102,7 +102,7 @@ class TableReader:
     def check_number(self, key: str, value: Any, *, minimum: float = 0.0) -> float:
         """``value`` as a float; refuses booleans, strings, NaN and values below ``minimum``."""
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.error(key, f"expected a number, got {_type(value)}")
+            raise self.error(key, f"expected a number, got {described(value)}")
         if value != value or value < minimum:
             raise self.error(key, f"must be a number >= {minimum}, got {value!r}")
         return float(value)
@@ -111,28 +111,20 @@ class TableReader:
         """A boolean."""
         value = self.table.get(key, default)
         if not isinstance(value, bool):
-            raise self.error(key, f"expected true or false, got {_type(value)}")
+            raise self.error(key, f"expected true or false, got {described(value)}")
         return value
 
     def strings(self, key: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
         """A list of non-empty strings."""
         value = self.table.get(key, list(default))
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise self.error(key, f"expected a list of non-empty strings, got {_type(value)}")
+            raise self.error(key, f"expected a list of non-empty strings, got {described(value)}")
         return tuple(value)
 
     def tables(self, key: str) -> list[TableReader]:
         """An array of tables (``[[section.key]]``), each as a reader."""
         value = self.table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
-            raise self.error(key, f"expected an array of tables ([[...]]), got {_type(value)}")
+            raise self.error(key, f"expected an array of tables ([[...]]), got {described(value)}")
         section = f"{self.section}.{key}" if self.section else key
         return [TableReader(self.file, self.text, section, v, i) for i, v in enumerate(value)]
-
-
-def _type(value: Any) -> str:
-    if isinstance(value, str):
-        return f"the string {value!r}"
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    return f"{type(value).__name__} {value!r}"

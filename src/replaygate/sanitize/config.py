@@ -33,6 +33,7 @@ from typing import Any
 
 from replaygate.config import (
     TomlFileError,
+    described,
     find_pyproject,
     line_of,
     read_toml,
@@ -249,7 +250,12 @@ def _config_of(path: Path | None) -> SanitizeConfig:
     except TomlFileError as err:
         raise SanitizeConfigError(str(path), SECTION, err.reason, err.line) from None
     tool = tool_table(document.data)
-    table: Any = tool.get("sanitize", {}) if isinstance(tool, dict) else None
+    if not isinstance(tool, Mapping):  # not its sanitize table: the section above it
+        where = line_of(document.text, "tool.replaygate")
+        raise SanitizeConfigError(
+            str(path), "tool.replaygate", f"expected a table, got {described(tool)}", where
+        )
+    table: Any = tool.get("sanitize", {})
     if table == {}:
         return SanitizeConfig()
     try:
