@@ -38,6 +38,7 @@ from replaygate.fixtures.store import (
 )
 from replaygate.fixtures.store import index as store_module
 from replaygate.fixtures.store.writing import append_line as _append_line
+from replaygate.hygiene.verify import verify_store
 from unicode_text import unicode_text
 
 META = {"interface": "anthropic.messages", "recorded_at": "2025-01-01T00:00:00Z", "source": "hand"}
@@ -441,6 +442,18 @@ def test_blank_lines_are_not_fixtures_but_count_as_lines(tmp_path: Path) -> None
     assert [loc.line for loc in store.locations()] == [2, 4]
 
 
+def test_a_line_of_white_space_json_refuses_is_named_not_passed_over(tmp_path: Path) -> None:
+    # bytes.isspace() counts a form feed and a vertical tab as white space; JSON does not
+    path = tmp_path / "feed.jsonl"
+    path.write_bytes(fixture(0).to_line() + b"\x0c\n" + fixture(1).to_line())
+    err = open_error(path)
+    assert err.line == 2
+    assert "white space that JSON does not allow" in err.reason
+    count, problems = verify_store(path, require_meta=False)
+    assert [(p.line, p.reason) for p in problems if p.line == 2] == [(2, err.reason)]
+    assert count == 2
+
+
 def test_a_bad_json_file_in_a_folder_names_the_file(tmp_path: Path) -> None:
     root = tmp_path / "fixtures"
     root.mkdir()
@@ -653,7 +666,7 @@ def _check_fuzzed(path: Path, raw: bytes, expected_if_valid: int) -> None:
         return
     except Exception as err:  # pragma: no cover - the failure this test looks for
         raise AssertionError(f"{type(err).__name__} for line {raw!r}: {err}") from err
-    blank = not raw.strip()
+    blank = not raw.strip(b" \t\r")
     assert len(store) == (expected_if_valid - 1 if blank else expected_if_valid), raw
     store.close()
 

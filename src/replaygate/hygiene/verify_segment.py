@@ -17,7 +17,7 @@ from replaygate.errors import FixtureFormatError
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import PartialTailError, SampleLine, read_json_file
-from replaygate.fixtures.store.jsonl import read_line
+from replaygate.fixtures.store.jsonl import is_blank, read_line
 from replaygate.hygiene.verify_checks import KEY_RANK, Prepared, check_sample, finish, prepare
 from replaygate.hygiene.verify_problem import StoreProblem
 from replaygate.hygiene.verify_segments import Segment, segment_lines
@@ -156,7 +156,7 @@ def _read_line(
     as the store writes it."""
     complete = raw.endswith(b"\n")
     text = raw[:-1] if complete else raw
-    if not text or text.isspace():
+    if is_blank(text):
         return None
     entry, form = read_line(text, name, line, complete=complete)
     return entry, None if form is None else text, form
