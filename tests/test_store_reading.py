@@ -54,7 +54,16 @@ def _damaged(line: bytes, kind: str) -> bytes:
     return line.replace(b'"request":{', b'"request":{"deep":' + _nested(300).encode() + b",", 1)
 
 
-KINDS = ["blank", "spaces", "form feed", "null", "not json", "key twice", "short key last", "too deep"]
+KINDS = [
+    "blank",
+    "spaces",
+    "form feed",
+    "null",
+    "not json",
+    "key twice",
+    "short key last",
+    "too deep",
+]
 
 
 @pytest.fixture(scope="module")
