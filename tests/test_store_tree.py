@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from replaygate.cli import main
+from replaygate.errors import FixtureFormatError
 from replaygate.fixtures.fixture import Fixture, make_meta
 from replaygate.fixtures.store import FixtureStore, store_roots
 
@@ -91,3 +92,25 @@ def test_the_same_request_twice_within_one_store_is_still_a_problem(tree: Path) 
     done = CliRunner().invoke(main, ["verify", str(tree)])
     assert done.exit_code == 1
     assert f"{one}:2: request of key" in done.output and "recorded twice" in done.output
+
+
+def test_the_tree_opened_as_one_store_says_each_file_may_be_a_store_of_its_own(
+    tree: Path,
+) -> None:
+    one, two = tree / "test_a" / "test_one.jsonl", tree / "test_b" / "test_two.jsonl"
+    with pytest.raises(FixtureFormatError) as caught:
+        FixtureStore.open(tree)
+    err = caught.value  # the shared folder store is read first, then test_a's store
+    assert (err.file, err.line) == (str(one), 1)
+    assert f"(also at {tree / 'shared'}" in err.reason
+    assert "open the file rather than the folder holding both" in err.reason
+    for store in (one, two, tree / "shared"):  # each store opens on its own
+        assert len(FixtureStore.open(store)) == 1
+
+
+def test_a_conflict_within_one_file_does_not_speak_of_files(tree: Path) -> None:
+    one = tree / "test_a" / "test_one.jsonl"
+    one.write_bytes(one.read_bytes() + _fixture("other").to_line())
+    with pytest.raises(FixtureFormatError) as caught:
+        FixtureStore.open(one)
+    assert caught.value.reason.endswith("keep one of them")
