@@ -87,7 +87,13 @@ CREATE TABLE IF NOT EXISTS assertions (
 """
 
 # One transaction: created statement by statement, a new history cost a disk sync each.
-_CREATE = f"BEGIN;{_SCHEMA}INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');COMMIT;"
+# IMMEDIATE: it writes from the start, so it waits (TIMEOUT) for another writer. Begun
+# as a read, it held a read lock when its INSERT asked to write, and SQLite refused that
+# at once rather than wait (the other writer waits for the read lock to go).
+_CREATE = (
+    f"BEGIN IMMEDIATE;{_SCHEMA}"
+    f"INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');COMMIT;"
+)
 
 
 def _upgrade(db: sqlite3.Connection) -> tuple[str] | None:

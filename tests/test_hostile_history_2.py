@@ -1,0 +1,40 @@
+"""Two processes writing one eval history: the second waits for the first, never fails at once.
+
+A command opening the history (``eval``, ``history merge``) read its schema in a
+transaction that then wrote: when another process held the history for writing at
+that moment, SQLite refused the write at once, without waiting (it cannot wait for a
+lock while holding a read lock another writer waits on), and the run that had just
+finished was lost with "locked by another process, still after 30 seconds", said
+before a second had passed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from replaygate.evals import History
+from test_history import run
+
+
+def test_opening_a_history_another_process_is_writing_waits_for_it(tmp_path: Path) -> None:
+    path = tmp_path / "history.db"
+    with History.open(path) as history:
+        history.append(run("2026-11-30T00:00:00Z", 5))
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")  # another eval, storing its run
+    holder.execute("INSERT INTO meta VALUES ('other', 'writer')")
+    done = threading.Timer(0.2, holder.execute, ("COMMIT",))
+    done.start()
+    try:
+        started = time.monotonic()
+        with History.open(path) as history:
+            waited = time.monotonic() - started
+            history.append(run("2026-12-01T00:00:00Z", 4))
+            assert len(history) == 2
+    finally:
+        done.join()
+        holder.close()
+    assert waited >= 0.15  # it waited for the other writer, and then stored its run
