@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock
+
 from replaygate.evals.errors import BaselineError
 from replaygate.evals.git import head_commit, is_dirty
 from replaygate.evals.reference import (
@@ -105,25 +107,28 @@ def update_baseline(
         )
     if not results.cases:
         raise BaselineError(f"refusing to update {target}: the results hold no case")
-    previous = load_baseline(target) if target.exists() else None
-    new_reference = Reference.of(results, str(target))
-    before_cases = {c.case for c in previous.reference.cases} if previous else set()
-    after_cases = {c.case for c in new_reference.cases}
-    repo = _existing_dir(target.resolve())
-    entry: dict[str, Any] = {
-        "date": now or now_iso(),
-        "reason": reason.strip(),
-        "commit": head_commit(repo),
-        "dirty": is_dirty(repo),
-        "results": results_name or None,
-        "changes": metric_changes(previous.metrics if previous else {}, new_reference.metrics),
-        "cases_added": sorted(after_cases - before_cases),
-        "cases_removed": sorted(before_cases - after_cases),
-    }
-    source = {k: results.info[k] for k in SOURCE_FIELDS if k in results.info}
-    history = (*(previous.history if previous else ()), entry)
-    baseline = Baseline(new_reference, history, source)
     target.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(baseline.to_json(), ensure_ascii=False, indent=2) + "\n"
-    write_text(target, text)  # in one step: a crash leaves the old baseline, never half
+    # Read, changed and written under one lock: two updates at once would each append
+    # their entry to the history they read, and the one written last would drop the other.
+    with FileLock(str(target) + ".lock"):
+        previous = load_baseline(target) if target.exists() else None
+        new_reference = Reference.of(results, str(target))
+        before_cases = {c.case for c in previous.reference.cases} if previous else set()
+        after_cases = {c.case for c in new_reference.cases}
+        repo = _existing_dir(target.resolve())
+        entry: dict[str, Any] = {
+            "date": now or now_iso(),
+            "reason": reason.strip(),
+            "commit": head_commit(repo),
+            "dirty": is_dirty(repo),
+            "results": results_name or None,
+            "changes": metric_changes(previous.metrics if previous else {}, new_reference.metrics),
+            "cases_added": sorted(after_cases - before_cases),
+            "cases_removed": sorted(before_cases - after_cases),
+        }
+        source = {k: results.info[k] for k in SOURCE_FIELDS if k in results.info}
+        history = (*(previous.history if previous else ()), entry)
+        baseline = Baseline(new_reference, history, source)
+        text = json.dumps(baseline.to_json(), ensure_ascii=False, indent=2) + "\n"
+        write_text(target, text)  # in one step: a crash leaves the old baseline, never half
     return baseline

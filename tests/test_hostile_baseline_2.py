@@ -1,0 +1,48 @@
+"""Two ``baseline update`` at once: the history keeps the reason of each (law 9).
+
+Each update read the baseline, appended its entry to the history it read and replaced
+the file: the update written last dropped the entry of the other, so a change of the
+baseline lost the reason given for it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from replaygate.evals import baseline as baseline_module
+from replaygate.evals import update_baseline
+from test_history import run
+
+
+def test_updates_at_once_keep_every_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def slow_commit(_repo: Path) -> str:
+        time.sleep(0.03)  # between reading the baseline and writing it: git takes a while
+        return "abc123"
+
+    monkeypatch.setattr(baseline_module, "head_commit", slow_commit)
+    monkeypatch.setattr(baseline_module, "is_dirty", lambda _repo: False)
+    target = tmp_path / "evals" / "baseline.json"
+    update_baseline(target, run("2026-11-30T00:00:00Z", 5), reason="first")
+    reasons = [f"update {i}" for i in range(4)]
+    errors: list[BaseException] = []
+
+    def update(reason: str) -> None:
+        try:
+            update_baseline(target, run("2026-12-01T00:00:00Z", 4), reason=reason)
+        except BaseException as err:  # shown by the assertion below
+            errors.append(err)
+
+    threads = [threading.Thread(target=update, args=(reason,)) for reason in reasons]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    history = json.loads(target.read_text())["history"]
+    assert history[0]["reason"] == "first"
+    assert sorted(entry["reason"] for entry in history[1:]) == reasons
