@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import http.server
 import json
+import random
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ import httpx2
 import pytest
 import requests
 
-from replaygate.errors import FixtureMismatchError
+from replaygate.errors import FixtureMismatchError, SecretInFixtureError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
 from sdks import aiohttp, openai
@@ -104,3 +105,42 @@ def test_a_file_upload_replays_and_a_changed_file_misses(
         with pytest.raises(FixtureMismatchError) as caught:
             upload(b"abd")("https://api.openai.com")
     assert "text: at offset" in str(caught.value)
+
+
+BINARY = random.Random(7).randbytes(4096)
+"""A file that is not text (an image, a PDF): its body is kept as base64, which reads as
+one long high-entropy token."""
+
+
+@pytest.mark.parametrize("library", UPLOADS)
+def test_a_binary_file_upload_records_replays_and_a_changed_byte_misses(
+    tmp_path: Path, server: str, library: str
+) -> None:
+    store = tmp_path / "uploads.jsonl"
+    upload = UPLOADS[library]
+    with intercept(store, "record-missing", approve_live=True):
+        assert upload(BINARY)(server) == "file-1"
+    (fixture,) = FixtureStore.open(store)
+    assert "base64" in fixture.request
+    with intercept(store):
+        assert upload(BINARY)("https://api.openai.com") == "file-1"
+        with pytest.raises(FixtureMismatchError):
+            upload(BINARY[:-1] + b"X")("https://api.openai.com")
+
+
+@pytest.mark.parametrize(
+    "content", [BINARY, b"\xa5" * 4096], ids=["random bytes", "one byte repeated"]
+)
+def test_a_secret_inside_a_binary_upload_is_still_refused(
+    tmp_path: Path, server: str, content: bytes
+) -> None:
+    # the base64 of a repeated byte reads as no token at all: only decoded is the key seen
+    key = b"sk-ant-api03-" + b"Xy7Qa9Lm2Pz8Rt4Vn6Bc1Dk5Fg3Hj0Ws" * 2
+    store = tmp_path / "uploads.jsonl"
+    with (
+        intercept(store, "record-missing", approve_live=True),
+        pytest.raises(SecretInFixtureError) as caught,
+    ):
+        UPLOADS["requests"](content[:100] + key + content[100:])(server)
+    assert "in a base64 body" in str(caught.value)
+    assert not store.exists()

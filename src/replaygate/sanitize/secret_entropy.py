@@ -58,8 +58,10 @@ KEYWORD = re.compile(
 """A credential name written in text and its value: ``api_key=...``, ``?key=...``."""
 AUTH_SCHEME = re.compile(r"(?i)\b(bearer|token|basic|digest|api-?key)\s+([A-Za-z0-9_\-.=+/~]{16,})")
 FREE_RUN = re.compile(rf"[A-Za-z0-9+/_\-=.~]{{{FREE_MIN_LENGTH},}}")
-DATA_FIELDS = frozenset({"data", "signature", "encrypted_content"})
-"""Fields holding encoded data (images, documents, thinking signatures): no free-standing check."""
+DATA_FIELDS = frozenset({"data", "signature", "encrypted_content", "base64"})
+"""Fields holding encoded data (images, documents, thinking signatures, an HTTP body that
+is not UTF-8 such as a file upload or an audio answer): no free-standing check. A
+``base64`` body is still searched once decoded (:func:`~.secret_scan.detect_in_text`)."""
 FREE_PART = re.compile(rb"[A-Za-z0-9+/_\-=.~]+")
 """A stretch of the characters a free-standing token is made of."""
 

@@ -1,0 +1,47 @@
+"""An answer that is not text (speech audio) records and replays byte for byte.
+
+Its body is kept as base64, which reads as one long high-entropy token: the secret gate
+searches it decoded instead, so a key inside it is still refused.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from replaygate.errors import SecretInFixtureError
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import httpx2_client
+from sdks import openai
+
+AUDIO = random.Random(11).randbytes(8192)
+
+
+def _speech(store: Path, answer: bytes, mode: str = "replay") -> bytes:
+    live = httpx2.MockTransport(
+        lambda _: httpx2.Response(200, content=answer, headers={"content-type": "audio/mpeg"})
+    )
+    http = httpx2_client(store, mode=mode, approve_live=mode != "replay", transport=live)
+    with openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client:
+        spoken = client.audio.speech.create(model="tts-1", voice="alloy", input="hello")
+        return spoken.read()
+
+
+def test_speech_audio_records_and_replays_byte_for_byte(tmp_path: Path) -> None:
+    store = tmp_path / "speech.jsonl"
+    assert _speech(store, AUDIO, "record-missing") == AUDIO
+    (fixture,) = FixtureStore.open(store)
+    assert "base64" in fixture.responses[0]
+    assert _speech(store, b"never sent") == AUDIO
+
+
+def test_a_key_inside_speech_audio_is_refused(tmp_path: Path) -> None:
+    store = tmp_path / "speech.jsonl"
+    key = b"sk-ant-api03-" + b"Xy7Qa9Lm2Pz8Rt4Vn6Bc1Dk5Fg3Hj0Ws" * 2
+    with pytest.raises(SecretInFixtureError) as caught:
+        _speech(store, AUDIO[:99] + key + AUDIO[99:], "record-missing")
+    assert "in a base64 body" in str(caught.value)
+    assert not store.exists()
