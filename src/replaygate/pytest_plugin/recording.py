@@ -297,10 +297,16 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def _marker_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:
-    """The marker's arguments; an unknown one, or a flag that is not a bool, fails the test."""
+    """The arguments of the test's marks (on the test, its class, its module), the closest
+    first, key by key, as pytest-recording combines its ``vcr`` marks; an unknown one, or
+    a flag that is not a bool, on any of them fails the test."""
     from replaygate.pytest_plugin.settings import marker_arguments
 
-    return marker_arguments(request.node.get_closest_marker("replaygate"), request.node.nodeid)
+    node = request.node
+    combined: dict[str, Any] = {}
+    for marker in reversed(list(node.iter_markers("replaygate"))):  # the farthest first
+        combined.update(marker_arguments(marker, node.nodeid))
+    return combined
 
 
 def _run(config: pytest.Config) -> RecordingRun | None:
