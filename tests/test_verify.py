@@ -216,3 +216,18 @@ def test_a_missing_path_and_an_empty_folder(tmp_path: Path) -> None:
 def test_problems_print_file_and_line() -> None:
     assert str(StoreProblem("a.jsonl", 3, "bad")) == "a.jsonl:3: bad"
     assert str(StoreProblem("a.json", 0, "bad")) == "a.json: bad"
+
+
+def test_a_bad_sanitize_config_is_named_with_its_line(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool]\nreplaygate = 5\n")
+    store = tmp_path / "store.jsonl"
+    store.write_bytes(b"")
+    count, problems = verify_store(store)
+    assert count == 0
+    (problem,) = problems
+    assert (problem.file, problem.line, problem.refused) == (
+        str(tmp_path / "pyproject.toml"),
+        2,
+        True,
+    )
+    assert problem.reason.startswith("tool.replaygate: ")
