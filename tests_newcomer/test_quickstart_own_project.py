@@ -79,7 +79,7 @@ def project_env() -> dict[str, str]:
 
 def test_the_page_marks_its_steps() -> None:
     kinds = [kind for kind, _, _ in steps()]
-    assert kinds.count("file") == 5 and "edit" in kinds and "run, fails" in kinds
+    assert kinds.count("file") == 6 and "edit" in kinds and "run, fails" in kinds
     assert [path for kind, path, _ in steps() if kind == "file"][-1] == CI_FILE
 
 
@@ -107,6 +107,9 @@ def test_the_quickstart_runs_as_written(tmp_path: Path) -> None:
                 assert done.returncode == expected, f"{line}: exit {done.returncode}\n{output}"
                 if done.returncode == 0:
                     since_edit.add(line)
+    committed = run("git ls-files", folder, env).stdout.split()
+    assert "tests/fixtures/test_agent/test_plan.jsonl" in committed, committed
+    assert not [p for p in committed if p.endswith(".lock") or ".replaygate/" in p], committed
     workflow = (folder / CI_FILE).read_text()
     ci_steps = re.findall(r"^ +- run: (.+)$", workflow, re.M)
     assert ci_steps[0] == "pip install 'replaygate[anthropic]' pytest"
