@@ -53,7 +53,7 @@ def export(results: Path, n: int, seed: int, out: Path) -> None:
     """
     try:
         for written in (out, sidecar_path(out)):
-            check_not_an_input(written, {"the results file": results})
+            check_not_an_input(written, {"the results file": results}, page=written == out)
         sheet, sidecar, rows = export_sheet(results, out, n=n, seed=seed)
     except ReplaygateError as err:
         raise CommandError(str(err)) from None

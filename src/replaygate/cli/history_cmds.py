@@ -76,7 +76,8 @@ def report_cmd(
         "the results file": results_path,
         "the baseline": baseline_file,
     }
-    check_not_an_input(out, {**inputs, **{f"the fixture store {s}": s for s in stores}})
+    stored = {f"the fixture store {s}": s for s in stores}
+    check_not_an_input(out, {**inputs, **stored}, page=True)
     check_writable(out)  # before the charts are drawn, as eval checks before it runs
     open_fifo(out)
     gate = None

@@ -206,6 +206,7 @@ def drift(
         raise click.UsageError("--sim-drift goes with --simulator")
     if simulator and base_url:
         raise click.UsageError("give --simulator or --base-url, not both")
+    _check_drift_outputs(path, against, report_path, json_path)
     note_other_files(path, against)
     try:
         if live_sample is not None:
@@ -230,6 +231,21 @@ def drift(
         raise SystemExit(1)
     if report.errors:
         raise SystemExit(2)
+
+
+def _check_drift_outputs(path: Path, against: Path | None, *outputs: Path | None) -> None:
+    """Refuse, before a request is sent, a --report or --json-out that names a fixture
+    set compared, or a file replaygate keeps (the fixtures, a baseline, eval cases,
+    results...), or that cannot be written: it was replaced by the report."""
+    from replaygate.evals.preflight import check_not_an_input, check_writable
+    from replaygate.outputs import open_fifo
+
+    inputs = {"the fixture set compared": path, "the other fixture set": against}
+    for out in outputs:
+        if out is not None:
+            check_not_an_input(out, inputs, page=True)
+            check_writable(out)
+            open_fifo(out)
 
 
 def _drift_live(

@@ -21,7 +21,7 @@ from pathlib import Path
 from replaygate.evals.errors import EvalError
 from replaygate.evals.history import History
 from replaygate.evals.reference import BASELINE_FORMAT
-from replaygate.fixtures.store.folder import PEEK_BYTES, kind_of
+from replaygate.fixtures.store.folder import LINE_KINDS, PEEK_BYTES, kind_of
 
 
 def check_writable(path: Path) -> None:
@@ -85,7 +85,11 @@ def _same_file(one: Path, other: Path) -> bool:
 
 
 def check_not_an_input(
-    out: Path, inputs: Mapping[str, Path | None], *, baseline: bool = False
+    out: Path,
+    inputs: Mapping[str, Path | None],
+    *,
+    baseline: bool = False,
+    page: bool = False,
 ) -> None:
     """Refuse ``out`` when it is one of ``inputs`` (what each is, by its path): writing
     there would replace a store, cases or a history with the command's output.
@@ -94,14 +98,17 @@ def check_not_an_input(
     too, whatever the inputs (:func:`_stored`): a fixture file, eval cases, a SQLite
     history, ``pyproject.toml``, and a baseline unless ``baseline`` (the output of
     ``baseline update``, which says why it changes): ``eval --out evals/baseline.json``
-    replaced the baseline without a reason or a trace."""
+    replaced the baseline without a reason or a trace. An output that is a ``page`` (an
+    HTML report, a sheet, a drift report), none of replaygate's files, refuses every one
+    of them (eval results, a history export, a hits log): ``report --out results.json``,
+    meant as ``--results``, replaced the results."""
     for what, path in inputs.items():
         if path is not None and _same_file(out, path):
             raise EvalError(
                 f"{out}: is {what}: writing the output there would replace it; choose another "
                 "file (nothing was written)"
             )
-    held = _stored(out, baseline=baseline)
+    held = _stored(out, baseline=baseline, page=page)
     if held is not None:
         raise EvalError(
             f"{out}: holds {held}: writing the output there would replace it; choose another "
@@ -109,10 +116,16 @@ def check_not_an_input(
         )
 
 
+_DOCUMENTS = {
+    "replaygate.sampling.results": "eval results",
+    "replaygate.history": "an exported history",
+}
+"""What a page names the replaygate documents it refuses to replace."""
+
 _FIXTURE = re.compile(rb'\s*\{.*"(key|request)"\s*:', re.DOTALL)
 
 
-def _stored(out: Path, *, baseline: bool) -> str | None:
+def _stored(out: Path, *, baseline: bool, page: bool = False) -> str | None:
     """What the existing file ``out`` holds that a command's output must not replace, or
     None (not there, empty, unreadable: the write names it, or an output's own kind)."""
     try:
@@ -131,6 +144,8 @@ def _stored(out: Path, *, baseline: bool) -> str | None:
         return "eval cases"
     if kind == BASELINE_FORMAT and not baseline:
         return "a baseline (change it with `replaygate baseline update --reason`)"
+    if page and kind is not None:  # a document, a hits log, an observation queue
+        return _DOCUMENTS.get(kind, f"a {kind}" if kind in LINE_KINDS else f"a {kind} document")
     if kind is None and b'"request"' in head and _FIXTURE.match(head[:4096]):
         return "fixtures"
     return None
