@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from replaygate.models.types import Message
+from replaygate.models.types import Message, ModelResponse
 from replaygate.sim.conversations import Conversations
 from replaygate.sim.endpoints import Threads
 from replaygate.sim.openai_conversations import ConversationStore
@@ -24,8 +24,12 @@ def _thread_body(previous: str | None = None) -> dict[str, object]:
 
 
 def _hold(threads: Threads, previous: str | None = None) -> str:
-    wire = {"id": threads.next_id(), "content": [{"type": "text", "text": "ok"}]}
-    threads.hold(_thread_body(previous), wire)
+    body = _thread_body(previous)
+    wire = {
+        "id": threads.next_id(body, ModelResponse(text="ok")),
+        "content": [{"type": "text", "text": "ok"}],
+    }
+    threads.hold(body, wire)
     return str(wire["id"])
 
 

@@ -8,6 +8,7 @@ bounded, so a long-running server does not grow without end.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 from replaygate.models.types import Message
@@ -17,7 +18,26 @@ FIRST_CREATED_AT = 1_700_000_000
 """The ``created_at`` of the first response, and of the first conversation, the simulator
 serves (later ones count up a second each)."""
 
-__all__ = ["FIRST_CREATED_AT", "KEPT_CONVERSATIONS", "Conversations"]
+__all__ = ["FIRST_CREATED_AT", "KEPT_CONVERSATIONS", "Conversations", "held_id", "not_served"]
+
+
+def held_id(prefix: str, number: int, held: object) -> str:
+    """The id of something the server holds, ``<prefix>_<number>_<digest>``: ``number``
+    counts what this server served, ``digest`` names ``held`` (by its ``repr``, the same
+    for the same conversation). Another simulator's id (one replayed from fixtures) is
+    then not this one's for another conversation: the same id names the same
+    conversation, served as many answers in."""
+    digest = hashlib.sha256(repr(held).encode("utf-8")).hexdigest()[:12]
+    return f"{prefix}_{number:04d}_{digest}"
+
+
+def not_served(what: str) -> str:
+    """Why the simulator does not hold ``what``, which an id of its own names."""
+    return (
+        f" The simulator holds only the {what} it served since it started; one replayed "
+        "from fixtures is not among them: record the conversation anew from its start "
+        "(record mode rerecord)."
+    )
 
 
 class Conversations:

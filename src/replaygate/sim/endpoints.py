@@ -29,10 +29,10 @@ from replaygate.models.providers.openai_responses import (
 )
 from replaygate.models.types import Message, ModelResponse, ToolSpec
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
-from replaygate.sim.conversations import FIRST_CREATED_AT, Conversations
+from replaygate.sim.conversations import FIRST_CREATED_AT, Conversations, held_id, not_served
 from replaygate.sim.faults import FaultKind
 from replaygate.sim.gemini_events import gemini_error_event, gemini_events
-from replaygate.sim.openai_conversations import ConversationStore
+from replaygate.sim.openai_conversations import ConversationStore, conversation_not_found
 from replaygate.sim.replies import Provider
 from replaygate.sim.responses_events import responses_error_event, responses_events
 from replaygate.sim.streaming import (
@@ -143,9 +143,11 @@ class Threads:
         self.limit = limit
         self._served = itertools.count(1)
 
-    def next_id(self) -> str:
-        """A message id no other response of this server has (the thread is held by it)."""
-        return f"msg_sim_thread_{next(self._served):04d}"
+    def next_id(self, body: Mapping[str, Any], response: ModelResponse) -> str:
+        """A message id no other response of this server has (the thread is held by it),
+        naming the thread: the request ``body`` it continues and its ``response``."""
+        held = ({k: v for k, v in body.items() if k != "stream"}, response)
+        return held_id("msg_sim_thread", next(self._served), held)
 
     def resolve(self, body: dict[str, Any]) -> tuple[dict[str, Any], Invalid | None]:
         """The request ``body`` stands for, and why it is refused if it is."""
@@ -160,6 +162,8 @@ class Threads:
         held = self._held.get(previous)
         if held is None:
             message = f"No thread found for previous_message_id '{previous}'."
+            if previous.startswith("msg_sim_thread_"):
+                message += not_served("threads")
             return body, Invalid(message, code="thread_not_found", status=404)
         if previous in self._continued:
             message = (
@@ -220,7 +224,9 @@ class AnthropicMessages(Endpoint):
         self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
     ) -> dict[str, Any]:
         threaded = isinstance(request.body, dict) and request.body.get("thread") is not None
-        message_id = self.threads.next_id() if threaded else f"msg_sim_{number:04d}"
+        message_id = (
+            self.threads.next_id(request.body, response) if threaded else f"msg_sim_{number:04d}"
+        )
         wire = to_anthropic_response(response, model=request.model, message_id=message_id)
         if threaded:
             self.threads.hold(request.body, wire)
@@ -327,7 +333,7 @@ class OpenAIResponses(Endpoint):
                 "invalid_type",
             )
         if named is not None and not self.kept.held(named):
-            return Invalid(f"Conversation with id '{named}' not found.", "conversation", status=404)
+            return Invalid(conversation_not_found(named), "conversation", status=404)
         previous = request.body.get("previous_response_id")
         if previous and named is not None:
             return Invalid(
@@ -337,8 +343,9 @@ class OpenAIResponses(Endpoint):
                 "mutually_exclusive_parameters",
             )
         if previous and self.conversations.history(previous) is None:
+            served = not_served("responses") if str(previous).startswith("resp_sim_") else ""
             return Invalid(
-                f"Previous response with id '{previous}' not found.",
+                f"Previous response with id '{previous}' not found.{served}",
                 "previous_response_id",
                 "previous_response_not_found",
             )
@@ -353,13 +360,14 @@ class OpenAIResponses(Endpoint):
         self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
     ) -> dict[str, Any]:
         number = next(self._served)  # ids name server-side conversations: unique, in order
-        response_id = f"resp_sim_{number:04d}"
+        held = (*conversation[0], response.as_message())
+        response_id = held_id("resp_sim", number, held)
         wire = to_responses_response(response, model=request.model, response_id=response_id)
         body = request.body
         wire.update({name: body.get(name) for name in _ECHOED if name in body})
         wire["tools"] = body.get("tools") or []
         wire["created_at"] = wire["completed_at"] = FIRST_CREATED_AT + number
-        self.conversations.remember(response_id, [*conversation[0], response.as_message()])
+        self.conversations.remember(response_id, held)
         named = _conversation_id(body)
         if named is not None:
             given = body.get("input")

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
-from replaygate.sim.conversations import FIRST_CREATED_AT
+from replaygate.sim.conversations import FIRST_CREATED_AT, not_served
 from replaygate.sim.replies import openai_error
 
 Answer = tuple[int, dict[str, Any]]
@@ -25,6 +25,12 @@ Answer = tuple[int, dict[str, Any]]
 
 def _error(status: int, message: str, param: str | None = None) -> Answer:
     return status, openai_error(message, param=param)
+
+
+def conversation_not_found(conversation_id: str) -> str:
+    """The 404's message for a conversation the server does not hold."""
+    served = not_served("conversations") if conversation_id.startswith("conv_sim_") else ""
+    return f"Conversation with id '{conversation_id}' not found.{served}"
 
 
 def _text_part(role: str, text: str) -> dict[str, Any]:
@@ -98,7 +104,7 @@ class ConversationStore:
             return 200, self.create(items or [], metadata)
         conversation_id = parts[0]
         if conversation_id not in self._kept:
-            return _error(404, f"Conversation with id '{conversation_id}' not found.")
+            return _error(404, conversation_not_found(conversation_id))
         _, conversation, items = self._kept[conversation_id]
         if len(parts) == 1:
             if method == "GET":
