@@ -15,8 +15,11 @@ import re
 import shlex
 from pathlib import Path
 
+import click
 import pytest
 
+from cli_commands import EVERY
+from replaygate.cli import main
 from run_cli import replaygate
 
 # Every page's commands, end to end.
@@ -83,3 +86,100 @@ def test_doc_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
             done = replaygate(*args, env={"ANTHROPIC_API_KEY": ""})
             assert done.returncode == 0, f"{page.name}: {line}\n{done.stdout}\n{done.stderr}"
             printed += done.stdout + done.stderr
+
+
+# --- Options: the docs and the command line name the same ones ---------------------
+
+OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]*")
+# Options of other tools the pages name: git, nox, pytest-recording, pytest-rerunfailures.
+OTHER_TOOLS = {"--global", "--reuse-venv", "--block-network", "--reruns", "--force-reruns"}
+
+
+def _docs_text() -> str:
+    return "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
+
+
+def _options(command: click.Command) -> set[str]:
+    return {
+        name
+        for param in command.params
+        if isinstance(param, click.Option)
+        for name in (*param.opts, *param.secondary_opts)
+        if name.startswith("--")
+    }
+
+
+def _commands() -> dict[tuple[str, ...], click.Command]:
+    return {(): main, **EVERY}
+
+
+class _Options:
+    """A stand-in for pytest's parser that keeps the names of the options added to it."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def getgroup(self, *args: object, **kwargs: object) -> _Options:
+        return self
+
+    def addoption(self, *names: str, **attrs: object) -> None:
+        self.names.update(names)
+
+    def addini(self, *args: object, **kwargs: object) -> None:
+        pass
+
+
+def _pytest_options() -> set[str]:
+    """The pytest plugins' options, the short spellings among them whoever owns them here."""
+    from replaygate.pytest_plugin import options, sampling
+
+    parser = _Options()
+    options.add_options(parser)  # type: ignore[arg-type]
+    sampling.pytest_addoption(parser)  # type: ignore[arg-type]
+    return parser.names | set(options.SHORT)
+
+
+def test_every_option_of_every_command_is_in_the_docs() -> None:
+    named = set(OPTION.findall(_docs_text()))
+    missing = [
+        f"replaygate {' '.join(path)} {option}".replace("  ", " ")
+        for path, command in _commands().items()
+        for option in sorted(_options(command) - {"--help"})
+        if option not in named
+    ]
+    assert missing == [], f"options no page of docs/ or the README names: {missing}"
+
+
+def test_every_option_the_docs_name_exists() -> None:
+    known = set().union(*map(_options, _commands().values())) | _pytest_options()
+    known |= OTHER_TOOLS | {"--help"}
+    unknown = sorted(
+        f"{page.name}: {option}"
+        for page in PAGES
+        for option in set(OPTION.findall(page.read_text(encoding="utf-8")))
+        if option not in known
+    )
+    assert unknown == [], f"options that no command or pytest plugin of replaygate takes: {unknown}"
+
+
+SPAN = re.compile(r"`((?:replaygate )?[a-z][a-z-]*(?: [a-z-]+)? --[^`]*)`")
+
+
+def test_an_option_named_with_a_command_is_that_commands() -> None:
+    """`eval --jobs N`, `replaygate drift --sample-seed` in the text: the command takes it."""
+    commands, wrong = _commands(), []
+    for page in PAGES:
+        prose = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+        for span in SPAN.findall(prose.replace("\n", " ")):
+            words = span.split()[1:] if span.startswith("replaygate ") else span.split()
+            path: tuple[str, ...] = ()
+            while len(path) < len(words) and (*path, words[len(path)]) in commands:
+                path = (*path, words[len(path)])
+            if not path:
+                continue
+            takes = _options(commands[path]) | {"--help"}
+            for word in words[len(path) :]:
+                for option in OPTION.findall(word.split("=")[0]):
+                    if option not in takes:
+                        wrong.append(f"{page.name}: `{span}`: {option}")
+    assert wrong == [], wrong
