@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import tomllib
 from pathlib import Path
 
 import click
@@ -183,3 +184,42 @@ def test_an_option_named_with_a_command_is_that_commands() -> None:
                     if option not in takes:
                         wrong.append(f"{page.name}: `{span}`: {option}")
     assert wrong == [], wrong
+
+
+# --- Extras: what a page installs covers what its commands import -------------------
+
+EXTRAS = re.compile(r"replaygate\[([\w,]+)\]")
+NEEDS = {  # what a command line needs beyond replaygate's own dependencies
+    "anthropic": re.compile(
+        r"--(replaygate-)?simulator|--approve-live|^replaygate (record|demo)\b"
+    ),
+    "report": re.compile(r"^replaygate report\b"),
+}
+QUICK_STARTS = {"quickstart-own-project.md": "", "evals.md": "## Quick start"}
+
+
+def test_every_extra_the_docs_name_exists() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    offered = set(project["optional-dependencies"])
+    named = {extra for found in EXTRAS.findall(_docs_text()) for extra in found.split(",")}
+    assert named - offered == set(), f"extras pyproject.toml does not offer: {named - offered}"
+
+
+@pytest.mark.parametrize(("name", "heading"), QUICK_STARTS.items())
+def test_a_quick_start_installs_the_extras_its_commands_need(name: str, heading: str) -> None:
+    text = (ROOT / "docs" / name).read_text(encoding="utf-8")
+    if heading:
+        text = text.split(heading, 1)[1].split("\n## ", 1)[0]
+    installs = [
+        m for line in text.splitlines() if "pip install" in line for m in EXTRAS.findall(line)
+    ]
+    assert installs, f"{name}: the quick start does not say what to install"
+    installed = set(installs[0].split(","))
+    commands = [
+        line.strip()
+        for block in re.findall(r"```sh\n(.*?)```", text, re.S)
+        for line in block.splitlines()
+        if line.startswith(("replaygate ", "pytest"))
+    ]
+    needed = {extra for extra, need in NEEDS.items() for line in commands if need.search(line)}
+    assert commands and needed <= installed, (name, needed - installed)
