@@ -125,3 +125,33 @@ def test_the_conversations_api_is_a_model_api_the_simulator_answers(path: str) -
     (refused, the network blocked), so an Agents SDK session could not record."""
     assert is_model_api(path)
     assert not is_model_api("/v1/conversationsx")
+
+
+def test_a_conversation_not_found_records_and_replays(tmp_path: Path) -> None:
+    """The 404 of a conversation the server does not hold is an API error about a
+    resource, as a previous response's is: recording it stopped with
+    ``UnservedRouteError`` (read as the 404 of a route no server serves), so a test of
+    what the code does with a deleted conversation could not record."""
+    store = tmp_path / "fixtures.jsonl"
+
+    def missing(base_url: str | None) -> list[str]:
+        client = openai.OpenAI(api_key="test", base_url=base_url, max_retries=0)
+        said = []
+        for call in (
+            lambda: client.conversations.retrieve("conv_gone"),
+            lambda: client.conversations.items.list("conv_gone"),
+        ):
+            with pytest.raises(openai.NotFoundError) as caught:
+                call()
+            said.append(str(caught.value))
+        return said
+
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True, source="sim"),
+    ):
+        recorded = missing(sim.openai_base_url)
+    assert all("conv_gone" in text for text in recorded), recorded
+    with intercept(store) as exchange:
+        assert missing(None) == recorded
+    assert exchange.replays == 2

@@ -61,6 +61,12 @@ def thread_chain(base: str, second: str) -> httpx2.Response:
     return _messages(base, second, {"type": "continue", "previous_message_id": first["id"]})
 
 
+def conversation_chain(base: str, second: str) -> httpx2.Response:
+    items = [{"type": "message", "role": "user", "content": "My name is Ada."}]
+    made = httpx2.post(f"{base}/conversations", json={"items": items}, headers=OPENAI).json()
+    return _responses(base, {"input": second, "conversation": made["id"]})
+
+
 def _recorded_texts(store: Path) -> list[str]:
     opened = FixtureStore.open(store)
     try:
@@ -110,6 +116,26 @@ def test_a_thread_replayed_from_fixtures_is_not_another_thread_of_a_new_simulato
     assert refused.status_code == 404, refused.text
     message = refused.json()["error"]["message"]
     assert "No thread found" in message and "served" in message, message
+    assert not any("Something else entirely. | Who am I" in t for t in _recorded_texts(store))
+
+
+def test_a_conversation_replayed_from_fixtures_is_not_another_one_of_a_new_simulator(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "fixtures.jsonl"
+    first = _record(store, lambda sim: conversation_chain(sim.openai_base_url, "Who am I?"))
+    assert _text(first) == "My name is Ada. | Who am I?"
+
+    def changed(sim: Simulator) -> httpx2.Response:
+        items = [{"type": "message", "role": "user", "content": "Something else entirely."}]
+        url = f"{sim.openai_base_url}/conversations"
+        httpx2.post(url, json={"items": items}, headers=OPENAI)  # made anew
+        return conversation_chain(sim.openai_base_url, "Who am I, again?")
+
+    refused = _record(store, changed)
+    assert refused.status_code == 404, refused.text
+    message = refused.json()["error"]["message"]
+    assert "not found" in message and "served" in message, message
     assert not any("Something else entirely. | Who am I" in t for t in _recorded_texts(store))
 
 

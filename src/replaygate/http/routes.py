@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from replaygate.http.envelope import interface_of
+from replaygate.http.envelope import is_model_api
 
 ROUTE_PREFIX = "Invalid URL"
 """How OpenAI's error message begins for a route it does not serve (``Invalid URL
@@ -28,12 +28,14 @@ def _error_message(body: Any) -> str | None:
 def unserved_route(path: str, record: Mapping[str, Any]) -> bool:
     """Whether ``record`` (a recorded HTTP response to ``path``) is a 404 for the route.
 
-    It is when the path is no known interface's, when the body is not an API error
-    object, or when that error's message is a provider's unknown-route wording.
+    It is when the path is no model API's (an interface's, or one such as OpenAI's
+    Conversations API, whose 404 for a conversation it does not hold is an API error),
+    when the body is not an API error object, or when that error's message is a
+    provider's unknown-route wording.
     """
     if record.get("status") != 404:
         return False
-    if interface_of(path) == "http":
+    if not is_model_api(path):
         return True
     message = _error_message(record.get("body"))
     return message is None or message.startswith(ROUTE_PREFIX) or message == "Not Found"

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
-from replaygate.sim.conversations import FIRST_CREATED_AT, not_served
+from replaygate.sim.conversations import FIRST_CREATED_AT, held_id, not_served
 from replaygate.sim.replies import openai_error
 
 Answer = tuple[int, dict[str, Any]]
@@ -66,7 +66,7 @@ class ConversationStore:
 
     def create(self, items: Sequence[Mapping[str, Any]], metadata: Any) -> dict[str, Any]:
         number = next(self._conversations)
-        conversation_id = f"conv_sim_{number:04d}"
+        conversation_id = held_id("conv_sim", number, ([dict(i) for i in items], metadata))
         conversation = {
             "id": conversation_id,
             "object": "conversation",
