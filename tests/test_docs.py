@@ -223,3 +223,11 @@ def test_a_quick_start_installs_the_extras_its_commands_need(name: str, heading:
     ]
     needed = {extra for extra, need in NEEDS.items() for line in commands if need.search(line)}
     assert commands and needed <= installed, (name, needed - installed)
+
+
+def test_the_readme_names_every_make_target() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    targets = re.search(r"^\.PHONY: (.*)$", makefile, re.M)
+    assert targets is not None
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert [t for t in targets.group(1).split() if f"make {t}" not in readme] == []
