@@ -18,13 +18,38 @@ class _Refused(Exception):
     """A sampled test declared in a way that cannot give a trustworthy verdict."""
 
 
+def _closest_marker(item: pytest.Item) -> pytest.Mark | None:
+    """The closest ``sampled`` mark; two on the same test, class or module are refused:
+    either count could be the one meant, and the other was silently dropped."""
+    found = [(node, mark) for node, mark in item.iter_markers_with_node(MARKER)]
+    if not found:
+        return None
+    node, marker = found[0]
+    same = [mark for other, mark in found if other is node]
+    if len(same) > 1:
+        where = "test" if node is item else f"{type(node).__name__.lower()} {node.name}"
+        declared = ", ".join(f"{mark.args!r} {mark.kwargs!r}" for mark in same)
+        raise _Refused(
+            f"{item.nodeid}: @pytest.mark.{MARKER} is declared {len(same)} times on the "
+            f"{where} ({declared}): declare the sample count and floor once (law 7)"
+        )
+    return marker
+
+
 def _spec(item: pytest.Item) -> SampleSpec | None:
-    marker = item.get_closest_marker(MARKER)
+    marker = _closest_marker(item)
     if marker is None:
         return None
     from replaygate.sampling.verdict import SampleSpec
 
-    arguments = {**dict(zip(("n", "floor"), marker.args, strict=False)), **marker.kwargs}
+    positional = dict(zip(("n", "floor"), marker.args, strict=False))
+    twice = sorted(set(positional) & set(marker.kwargs))
+    if twice:
+        raise _Refused(
+            f"{item.nodeid}: @pytest.mark.{MARKER} gives {' and '.join(twice)} twice, by "
+            f"position and by name: {marker.args!r} {marker.kwargs!r}; give each once"
+        )
+    arguments = {**positional, **marker.kwargs}
     unknown = len(marker.args) > 2 or set(arguments) - {"n", "floor"}
     if unknown or "n" not in arguments or "floor" not in arguments:
         raise _Refused(
