@@ -16,6 +16,7 @@ import pytest
 
 from replaygate.evals import baseline as baseline_module
 from replaygate.evals import update_baseline
+from run_cli import replaygate
 from test_history import run
 
 
@@ -46,3 +47,18 @@ def test_updates_at_once_keep_every_reason(tmp_path: Path, monkeypatch: pytest.M
     history = json.loads(target.read_text())["history"]
     assert history[0]["reason"] == "first"
     assert sorted(entry["reason"] for entry in history[1:]) == reasons
+
+
+def test_a_baseline_that_is_a_symlink_loop_is_named_not_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "one.json").symlink_to("two.json")
+    (tmp_path / "two.json").symlink_to("one.json")
+    results = run("2026-12-01T00:00:00Z", 4).write(tmp_path / "results.json")
+    done = replaygate(
+        "baseline", "update", "--results", str(results), "--reason", "r",
+        "--baseline", "one.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2, done
+    assert done.stderr == (
+        "Error: one.json: cannot read baseline: Too many levels of symbolic links\n"
+    )
+    assert (tmp_path / "one.json").is_symlink()  # left as it was

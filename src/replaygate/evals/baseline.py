@@ -67,6 +67,19 @@ def load_baseline(path: str | os.PathLike[str]) -> Baseline:
     return Baseline(reference, tuple(obj.get("history", [])), obj.get("source", {}))
 
 
+def _there(path: Path) -> bool:
+    """Whether something is at ``path`` to be read as the baseline: a symlink loop or a
+    file that cannot be looked at is (reading it says why), where ``Path.exists`` took
+    it for no baseline and a new one was begun."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def _existing_dir(path: Path) -> Path:
     for folder in (path.parent, *path.parent.parents):
         if folder.is_dir():
@@ -111,7 +124,7 @@ def update_baseline(
     # Read, changed and written under one lock: two updates at once would each append
     # their entry to the history they read, and the one written last would drop the other.
     with FileLock(str(target) + ".lock"):
-        previous = load_baseline(target) if target.exists() else None
+        previous = load_baseline(target) if _there(target) else None
         new_reference = Reference.of(results, str(target))
         before_cases = {c.case for c in previous.reference.cases} if previous else set()
         after_cases = {c.case for c in new_reference.cases}
