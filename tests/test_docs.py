@@ -231,3 +231,36 @@ def test_the_readme_names_every_make_target() -> None:
     assert targets is not None
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert [t for t in targets.group(1).split() if f"make {t}" not in readme] == []
+
+
+# --- Links: every relative link reaches a file, and its #anchor a heading there ---------
+
+
+def _prose(page: Path) -> str:
+    """The page without its fenced blocks and inline code (where `[text](url)` is text)."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    return re.sub(r"`[^`]*`", "", text)
+
+
+def _anchors(page: Path) -> set[str]:
+    """The ids GitHub gives the page's headings: lower case, punctuation dropped, spaces
+    made hyphens."""
+    headings = re.findall(
+        r"^#+ (.*)$", re.sub(r"```.*?```", "", page.read_text("utf-8"), flags=re.S), re.M
+    )
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+def test_every_link_of_the_docs_reaches_its_page_and_heading() -> None:
+    broken = []
+    for page in PAGES:
+        for link in re.findall(r"\]\(([^)\s]+)\)", _prose(page)):
+            if re.match(r"[a-z]+:", link):
+                continue  # https:, mailto:
+            path, _, anchor = link.partition("#")
+            target = (page.parent / path).resolve() if path else page
+            if not target.exists():
+                broken.append(f"{page.name}: {link}: no such file")
+            elif anchor and target.suffix == ".md" and anchor not in _anchors(target):
+                broken.append(f"{page.name}: {link}: no such heading")
+    assert broken == []
