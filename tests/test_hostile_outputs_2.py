@@ -1,21 +1,29 @@
-"""A report's output named over a file replaygate keeps is refused, before anything is sent.
+"""A report's output named over a file replaygate keeps, or that is a FIFO or a socket,
+is refused before anything is sent.
 
 ``drift --report`` and ``--json-out`` wrote wherever they were told: over the fixture
 store being compared (``drift rc.jsonl --against old.jsonl --report rc.jsonl``), the
 baseline, the eval cases. ``report --out results.json``, a slip for ``--results``,
-replaced the eval results with the HTML page.
+replaced the eval results with the HTML page. ``calibrate export --out`` naming a FIFO
+waited for ever (the sheet is read before it is replaced), and a socket was found only
+when the work was done, as "no such device or address".
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
 
+from deadline import finishes
+from replaygate.evals import History
 from replaygate.examples.research_copilot import shipped_fixtures
 from replaygate.sampling.results import FORMAT
 from run_cli import replaygate
+from test_history import run
 from test_hostile_outputs import BASELINE, CASE
 
 RESULTS = f'{{\n  "format": "{FORMAT}",\n  "version": 1,\n  "cases": []\n}}\n'
@@ -80,3 +88,56 @@ def test_the_html_report_over_eval_results_is_refused(project: Path, name: str, 
         done.stderr
     )
     assert _files(project) == before
+
+
+def _socket_at(path: Path) -> socket.socket:
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(path))
+    return listener
+
+
+@pytest.mark.parametrize("fifo", ["sheet.csv", "sheet.verdicts.json"])
+def test_a_calibration_sheet_or_verdicts_file_that_is_a_fifo_is_refused_at_once(
+    tmp_path: Path, fifo: str
+) -> None:
+    # the sheet is read to see what it holds before it is replaced: that waited for ever
+    results = run("2026-12-01T00:00:00Z", 4).write(tmp_path / "results.json")
+    os.mkfifo(tmp_path / fifo)
+    done = finishes(
+        lambda: replaygate(
+            "calibrate",
+            "export",
+            str(results),
+            "--seed",
+            "1",
+            "--out",
+            "sheet.csv",
+            cwd=tmp_path,
+        )
+    )
+    assert done.returncode == 2, done
+    assert done.stderr == f"Error: {fifo}: is a FIFO, where a file is expected\n"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["report", "--history", "none.db", "--out"],
+        ["drift", "rc.jsonl", "--against", "old.jsonl", "--report"],
+        ["drift", "rc.jsonl", "--against", "old.jsonl", "--json-out"],
+        ["history", "export", "--history", "h.db", "--out"],
+    ],
+    ids=["report", "drift --report", "drift --json-out", "history export"],
+)
+def test_an_output_that_is_a_socket_is_named_as_one_before_the_work(
+    project: Path, command: list[str]
+) -> None:
+    History.open(project / "h.db").close()
+    listener = _socket_at(project / "out.sock")
+    try:
+        done = replaygate(*command, "out.sock", cwd=project)
+    finally:
+        listener.close()
+    assert done.returncode == 2, done
+    assert done.stderr == "Error: out.sock: is a socket, where a file is expected\n"
+    assert done.stdout == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 import subprocess
 import sys
 import tempfile
@@ -12,7 +13,8 @@ import click
 
 from replaygate.cli.options import CommandError, PathParam, file_option
 from replaygate.errors import ReplaygateError
-from replaygate.evals.preflight import check_not_an_input
+from replaygate.evals.preflight import check_not_an_input, check_writable
+from replaygate.regular import not_regular
 from replaygate.sampling.calibration import (
     export_sheet,
     format_agreements,
@@ -31,6 +33,19 @@ def calibrate() -> None:
     \b
         replaygate calibrate export results.json --n 20 --seed 7
     """
+
+
+def _check_kept_file(path: Path) -> None:
+    """Refuse a sheet or verdicts file that cannot be kept and read back: a FIFO (reading
+    it, to see what it holds before it is replaced, waited for a writer for ever), a
+    socket, a folder, a path that cannot be written."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        mode = 0
+    if stat.S_ISFIFO(mode):
+        raise not_regular(path, mode)
+    check_writable(path)
 
 
 @calibrate.command("export")
@@ -54,6 +69,7 @@ def export(results: Path, n: int, seed: int, out: Path) -> None:
     try:
         for written in (out, sidecar_path(out)):
             check_not_an_input(written, {"the results file": results}, page=written == out)
+            _check_kept_file(written)
         sheet, sidecar, rows = export_sheet(results, out, n=n, seed=seed)
     except ReplaygateError as err:
         raise CommandError(str(err)) from None

@@ -22,6 +22,7 @@ from replaygate.evals.errors import EvalError
 from replaygate.evals.history import History
 from replaygate.evals.reference import BASELINE_FORMAT
 from replaygate.fixtures.store.folder import LINE_KINDS, PEEK_BYTES, kind_of
+from replaygate.regular import not_regular
 
 
 def check_writable(path: Path) -> None:
@@ -29,8 +30,9 @@ def check_writable(path: Path) -> None:
     there, a file where a folder is to be made, a file or folder that cannot be written.
 
     An existing regular file is opened for appending (its content is left as it is); a
-    new one must be creatable in the nearest existing folder above it. A FIFO or a
-    device is left to the write itself (opening a FIFO would wait for a reader).
+    new one must be creatable in the nearest existing folder above it. A socket is
+    refused (no file is written to one). A FIFO or a device is left to the write itself
+    (opening a FIFO would wait for a reader).
     """
     try:
         mode = path.stat().st_mode
@@ -39,6 +41,8 @@ def check_writable(path: Path) -> None:
         return
     if stat.S_ISDIR(mode):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if stat.S_ISSOCK(mode):  # opening one fails, after the work, with "no such device"
+        raise not_regular(path, mode)
     if stat.S_ISREG(mode):
         _named(path, lambda: path.open("ab").close())
 
