@@ -11,10 +11,12 @@ and runs of spaces.
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 import tomllib
 from pathlib import Path
+from textwrap import dedent
 
 import click
 import pytest
@@ -264,3 +266,40 @@ def test_every_link_of_the_docs_reaches_its_page_and_heading() -> None:
             elif anchor and target.suffix == ".md" and anchor not in _anchors(target):
                 broken.append(f"{page.name}: {link}: no such heading")
     assert broken == []
+
+
+# --- Blocks the pages show but do not run: they still parse, and a config still loads ---
+
+FENCED = re.compile(r"^ *```(python|toml)\n(.*?)^ *```", re.S | re.M)
+
+
+def _fenced(language: str) -> list[tuple[str, str]]:
+    return [
+        (f"{page.name}:{page.read_text('utf-8')[: m.start()].count(chr(10)) + 1}", dedent(m[2]))
+        for page in PAGES
+        for m in FENCED.finditer(page.read_text(encoding="utf-8"))
+        if m[1] == language
+    ]
+
+
+def test_every_python_block_of_the_docs_parses() -> None:
+    for where, code in _fenced("python"):
+        ast.parse(code, where)
+
+
+def test_every_replaygate_config_of_the_docs_loads(tmp_path: Path) -> None:
+    """Each ``[tool.replaygate...]`` table shown, as a ``pyproject.toml``, is read without
+    an error: no key that replaygate does not know, no value of the wrong kind."""
+    from replaygate.evals.config import load_config
+    from replaygate.sanitize.config import load_config as load_sanitize
+
+    shown = [(where, toml) for where, toml in _fenced("toml") if "[tool.replaygate" in toml]
+    assert len(shown) >= 6
+    for where, toml in shown:
+        pyproject = tmp_path / "pyproject.toml"
+        pyproject.write_text(toml, encoding="utf-8")
+        try:
+            load_config(pyproject)
+            load_sanitize(pyproject)
+        except ValueError as err:
+            raise AssertionError(f"{where}: {err}") from err
