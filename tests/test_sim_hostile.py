@@ -389,7 +389,7 @@ def test_responses_item_of_an_unknown_type_is_refused(sim: Simulator) -> None:
     assert (status, error["param"]) == (400, "input[0].type")
     assert error["message"] == (
         "Invalid value: 'hologram'. Supported values are: 'message', 'function_call', "
-        "'function_call_output', and 'reasoning'."
+        "'function_call_output', 'reasoning', and 'compaction'."
     )
 
 

@@ -30,10 +30,12 @@ from agents import (
     OpenAIResponsesModel,
     RunConfig,
     Runner,
+    SQLiteSession,
     function_tool,
     retry_policies,
     set_tracing_disabled,
 )
+from agents.memory import OpenAIResponsesCompactionSession
 from openai import AsyncOpenAI
 
 from replaygate.errors import FixtureMismatchError
@@ -148,6 +150,36 @@ def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
 @pytest.mark.parametrize("api", retry_cases(APIS))
 def test_replayed_429_is_retried_at_once(store: Path, api: str) -> None:
     assert_retry_replayed_at_once(store, partial(plain, api), UNUSED_LOOPBACK)
+
+
+def compacted(hosts: Hosts, question: str = QUESTION) -> tuple[str, str, list[str]]:
+    """Two turns of a session compacted after each (``OpenAIResponsesCompactionSession``,
+    which calls ``POST /v1/responses/compact``): the answers and the kinds of items kept."""
+
+    async def main() -> tuple[str, str, list[str]]:
+        client = AsyncOpenAI(base_url=hosts.openai, max_retries=3)
+        model = OpenAIResponsesModel(model="gpt-4.1", openai_client=client)
+        assistant = Agent(name="assistant", model=model, model_settings=RETRIES)
+        session = OpenAIResponsesCompactionSession(
+            "user-1",
+            SQLiteSession("user-1"),
+            client=client,
+            should_trigger_compaction=lambda context: True,
+        )
+        first = await Runner.run(assistant, question, session=session)
+        second = await Runner.run(assistant, "And another?", session=session)
+        kinds = [str(item.get("type", "message")) for item in await session.get_items()]
+        return str(first.final_output), str(second.final_output), kinds
+
+    return asyncio.run(main())
+
+
+def test_a_compaction_session_records_from_the_simulator_and_replays(store: Path) -> None:
+    """The simulator answered ``/v1/responses/compact`` 404, and recording stopped with
+    ``UnservedRouteError`` after the session's first turn."""
+    expected = (f"echo: {QUESTION}", "echo: And another?", ["message", "message", "compaction"])
+    miss = partial(compacted, question=CHANGED)
+    assert_recipe_replays(store, compacted, expected, miss, hosts=UNUSED_LOOPBACK)
 
 
 def miss_key(store: Path, run_config: RunConfig | None) -> str:

@@ -18,11 +18,11 @@ from typing import Any
 import orjson
 
 from replaygate.errors import ScriptExhaustedError, WireFormatError
-from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
+from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim.behaviors import Behavior
 from replaygate.sim.draws import Draws
 from replaygate.sim.drift import DriftPlan
-from replaygate.sim.endpoints import Endpoint, OpenAIConversations, Stream, endpoints
+from replaygate.sim.endpoints import Endpoint, ResourceEndpoint, Stream, endpoints
 from replaygate.sim.faults import FaultKind, FaultPlan
 from replaygate.sim.replies import (
     Provider,
@@ -33,17 +33,10 @@ from replaygate.sim.replies import (
     stream_reply,
 )
 from replaygate.sim.streaming import DEFAULT_CHUNK
+from replaygate.sim.tokens import calls_size, input_tokens, tokens
 from replaygate.sim.validation import Invalid
 
 log = logging.getLogger(__name__)
-
-
-def _tokens(chars: int) -> int:
-    return max(1, (chars + 3) // 4)
-
-
-def _calls_size(calls: Sequence[ToolCall]) -> int:
-    return sum(len(c.name) + len(orjson.dumps(dict(c.arguments))) for c in calls)
 
 
 def estimate_usage(
@@ -59,19 +52,9 @@ def estimate_usage(
     """
     if response.usage != Usage():
         return response
-    output = len(response.text) + _calls_size(response.tool_calls)
-    usage = Usage(input_tokens=input_tokens(messages, tools, system), output_tokens=_tokens(output))
+    output = len(response.text) + calls_size(response.tool_calls)
+    usage = Usage(input_tokens=input_tokens(messages, tools, system), output_tokens=tokens(output))
     return ModelResponse(response.text, response.tool_calls, response.stop_reason, usage)
-
-
-def input_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec], system: str | None) -> int:
-    """The rough token count of a conversation (4 characters a token), as
-    :func:`estimate_usage` reports it and ``count_tokens`` answers it."""
-    size = len(system or "") + sum(len(m.content) + _calls_size(m.tool_calls) for m in messages)
-    size += sum(
-        len(t.name) + len(t.description) + len(orjson.dumps(dict(t.input_schema))) for t in tools
-    )
-    return _tokens(size)
 
 
 def _guess_provider(headers: Mapping[str, str]) -> Provider:
@@ -141,7 +124,7 @@ class SimApp:
         fault = self._drawer.next(route, body)
         if not endpoint.authenticated(headers, query):
             return status_error(provider, 401, request_id)
-        if isinstance(endpoint, OpenAIConversations):
+        if isinstance(endpoint, ResourceEndpoint):
             reply = self._resource(endpoint, method, route, query, fault, body, request_id)
         else:
             reply = self._answer(endpoint, route, fault, body, request_id)
@@ -170,7 +153,7 @@ class SimApp:
 
     def _resource(
         self,
-        endpoint: OpenAIConversations,
+        endpoint: ResourceEndpoint,
         method: str,
         route: str,
         query: str,

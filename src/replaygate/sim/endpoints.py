@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from replaygate.errors import WireFormatError
 from replaygate.http.sse import SSEEvent
 from replaygate.models.providers.anthropic import from_anthropic_request, to_anthropic_response
 from replaygate.models.providers.google_gemini import (
@@ -25,15 +26,16 @@ from replaygate.models.providers.google_gemini import (
 from replaygate.models.providers.openai_chat import from_openai_request, to_openai_response
 from replaygate.models.providers.openai_responses import (
     from_responses_request,
+    response_usage,
     to_responses_response,
 )
-from replaygate.models.types import Message, ModelResponse, ToolSpec
+from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.conversations import FIRST_CREATED_AT, Conversations, held_id, not_served
 from replaygate.sim.faults import FaultKind
 from replaygate.sim.gemini_events import gemini_error_event, gemini_events
 from replaygate.sim.openai_conversations import ConversationStore, conversation_not_found
-from replaygate.sim.replies import Provider
+from replaygate.sim.replies import Provider, openai_error
 from replaygate.sim.responses_events import responses_error_event, responses_events
 from replaygate.sim.streaming import (
     Patch,
@@ -42,6 +44,7 @@ from replaygate.sim.streaming import (
     openai_chunks,
     openai_error_chunk,
 )
+from replaygate.sim.tokens import input_tokens, tokens
 from replaygate.sim.validation import (
     Invalid,
     anthropic_authenticated,
@@ -392,7 +395,30 @@ def _conversation_id(body: Mapping[str, Any]) -> str | None:
     return named if isinstance(named, str) and named else None
 
 
-class OpenAIConversations(Endpoint):
+class ResourceEndpoint(Endpoint):
+    """An API answered without the model (resources, compaction): :meth:`answer` gives
+    the status and body of any request; the model-call steps are not used."""
+
+    @abstractmethod
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
+        """The status and JSON body answering ``method`` on ``route``."""
+
+    def validate(self, request: SimRequest) -> Invalid | None:
+        return None
+
+    def read(self, request: SimRequest) -> Conversation:
+        raise NotImplementedError(f"{self.route} answers without the model")
+
+    def render(
+        self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
+    ) -> dict[str, Any]:
+        raise NotImplementedError(f"{self.route} answers without the model")
+
+    def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
+        raise NotImplementedError(f"{self.route} answers without the model")
+
+
+class OpenAIConversations(ResourceEndpoint):
     """``/v1/conversations`` and below (:mod:`replaygate.sim.openai_conversations`):
     resources, not model calls, answered by :meth:`answer`."""
 
@@ -407,22 +433,67 @@ class OpenAIConversations(Endpoint):
         return route == self.route or route.startswith(self.route + "/")
 
     def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
-        """The status and JSON body answering ``method`` on ``route``."""
         return self.kept.answer(method, route, query, body)
 
-    def validate(self, request: SimRequest) -> Invalid | None:
-        return None
 
-    def read(self, request: SimRequest) -> Conversation:
-        raise NotImplementedError("a conversation resource is not a model call")
+class OpenAIResponsesCompact(ResourceEndpoint):
+    """``POST /v1/responses/compact``: the conversation a Responses request stands for
+    (its ``input``, after the ``previous_response_id`` or ``conversation`` it names)
+    compacted into its user messages and one ``compaction`` item standing for the rest,
+    which a later request gives back as input (the simulator reads it as nothing)."""
 
-    def render(
-        self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
-    ) -> dict[str, Any]:
-        raise NotImplementedError("a conversation resource is not a model call")
+    provider: Provider = "openai"
+    route = "/v1/responses/compact"
 
-    def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
-        raise NotImplementedError("a conversation resource is not a model call")
+    def __init__(self, responses: OpenAIResponses) -> None:
+        self.responses = responses
+        self._served = itertools.count(1)
+
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
+        if not isinstance(body, Mapping):
+            return _openai_refusal(Invalid("The request body must be a JSON object."))
+        request = SimRequest({"input": [], **body}, str(body.get("model") or ""), False)
+        problem = self.responses.validate(request)
+        if problem is not None:
+            return _openai_refusal(problem)
+        try:
+            messages, tools, system = self.responses.read(request)
+        except WireFormatError as err:
+            path = err.path.removeprefix("request.")
+            return _openai_refusal(Invalid(f"{path}: {err.reason}", path))
+        number = next(self._served)
+        users = [m for m in messages if m.role == "user"]
+        kept = [
+            {
+                "id": f"msg_sim_compact_{number:04d}_{i}",
+                "type": "message",
+                "status": "completed",
+                "role": "user",
+                "content": [{"type": "input_text", "text": m.content}],
+            }
+            for i, m in enumerate(users, start=1)
+        ]
+        digest = held_id("sim-compaction", number, tuple(messages))
+        compaction = {
+            "id": f"cmp_sim_{number:04d}",
+            "type": "compaction",
+            "encrypted_content": digest,
+        }
+        used = Usage(
+            input_tokens=input_tokens(messages, tools, system), output_tokens=tokens(len(digest))
+        )
+        return 200, {
+            "id": held_id("resp_sim_compact", number, tuple(messages)),
+            "object": "response.compaction",
+            "created_at": FIRST_CREATED_AT + number,
+            "output": [*kept, compaction],
+            "usage": response_usage(used),
+        }
+
+
+def _openai_refusal(problem: Invalid) -> tuple[int, Any]:
+    """The status and OpenAI error body of a refused request."""
+    return problem.status, openai_error(problem.message, param=problem.param, code=problem.code)
 
 
 _GEMINI_ROUTE = re.compile(
@@ -469,11 +540,13 @@ class GeminiGenerateContent(Endpoint):
 def endpoints() -> tuple[Endpoint, ...]:
     """A fresh set of every endpoint the simulator serves."""
     kept, threads = ConversationStore(), Threads()  # counted as answered: the same threads
+    responses = OpenAIResponses(kept=kept)
     return (
         AnthropicMessages(threads),
         AnthropicCountTokens(threads),
         OpenAIChat(),
-        OpenAIResponses(kept=kept),
+        responses,
+        OpenAIResponsesCompact(responses),
         OpenAIConversations(kept),
         GeminiGenerateContent(),
     )

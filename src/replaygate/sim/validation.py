@@ -527,7 +527,13 @@ def _openai_tool_pairs(messages: list[Any]) -> Invalid | None:
     return None
 
 
-_RESPONSES_ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning")
+_RESPONSES_ITEM_TYPES = (
+    "message",
+    "function_call",
+    "function_call_output",
+    "reasoning",
+    "compaction",
+)
 _RESPONSES_ROLES = ("assistant", "system", "developer", "user")
 MIN_OUTPUT_TOKENS = 16
 """The smallest ``max_output_tokens`` the Responses API accepts."""
@@ -549,6 +555,7 @@ def _responses_item(item: Any, where: str) -> Invalid | None:
         "message": ("content",),
         "function_call": ("call_id", "name", "arguments"),
         "function_call_output": ("call_id", "output"),
+        "compaction": ("encrypted_content",),
     }.get(str(kind), ())
     for name in needed:
         if name not in item:

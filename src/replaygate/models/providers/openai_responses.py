@@ -10,7 +10,8 @@ result is a ``function_call_output`` item. Tools are flat:
 
 A response lists its ``output`` items the same way (a ``message`` with
 ``output_text`` parts, ``function_call`` items); ``status`` ``incomplete`` with
-``incomplete_details.reason`` says why it stopped early. ``reasoning`` items are
+``incomplete_details.reason`` says why it stopped early. ``reasoning`` items (and a
+``compaction`` item, which stands for earlier turns the API compacted) are
 passed over. The Responses API has no stop reason: a completed response stopped for
 a tool call when it holds one, else at the end of its turn. It has no error flag on
 a tool result and no stop sequence either, so ``is_error`` and ``stop_sequence`` do
@@ -37,7 +38,7 @@ _INCOMPLETE_TO_STOP: dict[str, StopReason] = {
     "content_filter": "refusal",
 }
 _STOP_TO_INCOMPLETE = {stop: reason for reason, stop in _INCOMPLETE_TO_STOP.items()}
-_SKIPPED_ITEMS = frozenset({"reasoning"})
+_SKIPPED_ITEMS = frozenset({"reasoning", "compaction"})
 """Input and output items that carry nothing the engine contract holds."""
 
 
