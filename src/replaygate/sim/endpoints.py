@@ -30,6 +30,7 @@ from replaygate.models.providers.openai_responses import (
     to_responses_response,
 )
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
+from replaygate.sim import embeddings
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.conversations import FIRST_CREATED_AT, Conversations, held_id, not_served
 from replaygate.sim.faults import FaultKind
@@ -491,6 +492,17 @@ class OpenAIResponsesCompact(ResourceEndpoint):
         }
 
 
+class OpenAIEmbeddings(ResourceEndpoint):
+    """``POST /v1/embeddings`` (:mod:`replaygate.sim.embeddings`): vectors made from the
+    text alone, without the model's behaviour."""
+
+    provider: Provider = "openai"
+    route = "/v1/embeddings"
+
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
+        return embeddings.answer(body)
+
+
 def _openai_refusal(problem: Invalid) -> tuple[int, Any]:
     """The status and OpenAI error body of a refused request."""
     return problem.status, openai_error(problem.message, param=problem.param, code=problem.code)
@@ -548,5 +560,6 @@ def endpoints() -> tuple[Endpoint, ...]:
         responses,
         OpenAIResponsesCompact(responses),
         OpenAIConversations(kept),
+        OpenAIEmbeddings(),
         GeminiGenerateContent(),
     )

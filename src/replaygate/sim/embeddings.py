@@ -1,0 +1,121 @@
+"""OpenAI's embeddings (``POST /v1/embeddings``), answered without the model.
+
+A vector is made from the model and the text alone (a hash seeds it), so the same text
+gets the same vector, and is unit length, as OpenAI's are: ``text-embedding-3-large``'s
+have 3072 numbers, the others' 1536, or ``dimensions`` when the request gives it. The
+input is a string, a list of strings, a list of token ids or a list of those lists; the
+vectors come as numbers or, with ``encoding_format: base64`` (the openai SDK's default),
+as the base64 of their little-endian 32-bit floats.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import math
+import random
+import struct
+from collections.abc import Mapping
+from typing import Any
+
+from replaygate.sim.replies import openai_error
+from replaygate.sim.tokens import tokens
+from replaygate.sim.validation import Invalid
+
+MAX_INPUTS = 2048
+"""The most inputs one request may embed."""
+FORMATS = ("float", "base64")
+
+
+def default_size(model: str) -> int:
+    """How many numbers the model's vectors have when the request does not say."""
+    return 3072 if "large" in model else 1536
+
+
+def vector(model: str, text: str, size: int) -> list[float]:
+    """The unit vector of ``text`` under ``model``, ``size`` numbers long."""
+    seed = hashlib.sha256(f"{model}\0{text}".encode()).digest()
+    rng = random.Random(int.from_bytes(seed, "big"))
+    raw = [rng.uniform(-1.0, 1.0) for _ in range(size)]
+    norm = math.sqrt(sum(x * x for x in raw)) or 1.0
+    return [x / norm for x in raw]
+
+
+def _inputs(given: Any) -> list[str] | Invalid:
+    """Each input as the text its vector is made of, or why the input is refused."""
+    invalid = Invalid(
+        "'$.input' is invalid. Please check the API reference: "
+        "https://platform.openai.com/docs/api-reference.",
+        "input",
+    )
+    if isinstance(given, str):
+        return [given] if given else invalid
+    if not isinstance(given, list) or not given or len(given) > MAX_INPUTS:
+        return invalid
+    if all(isinstance(t, int) and not isinstance(t, bool) for t in given):
+        return [repr(given)]
+    texts = []
+    for item in given:
+        if isinstance(item, str) and item:
+            texts.append(item)
+        elif isinstance(item, list) and item and all(isinstance(t, int) for t in item):
+            texts.append(repr(item))
+        else:
+            return invalid
+    return texts
+
+
+def _problem(body: Mapping[str, Any]) -> Invalid | None:
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        return Invalid(
+            "Missing required parameter: 'model'.", "model", "missing_required_parameter"
+        )
+    if "input" not in body:
+        return Invalid(
+            "Missing required parameter: 'input'.", "input", "missing_required_parameter"
+        )
+    encoding = body.get("encoding_format", "float")
+    if encoding not in FORMATS:
+        return Invalid(
+            f"Invalid value: {encoding!r}. Supported values are: 'float' and 'base64'.",
+            "encoding_format",
+            "invalid_value",
+        )
+    dimensions = body.get("dimensions")
+    if dimensions is not None:
+        if "ada" in model:
+            return Invalid("This model does not support specifying dimensions.", "dimensions")
+        if isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 1:
+            return Invalid(
+                f"Invalid 'dimensions': expected a positive integer, got {dimensions!r}.",
+                "dimensions",
+            )
+    return None
+
+
+def answer(body: Any) -> tuple[int, dict[str, Any]]:
+    """The status and JSON body answering an embeddings request ``body``."""
+    if not isinstance(body, Mapping):
+        body = {}
+    problem = _problem(body)
+    texts = _inputs(body.get("input")) if problem is None else problem
+    if isinstance(texts, Invalid):
+        return texts.status, openai_error(texts.message, param=texts.param, code=texts.code)
+    model = str(body["model"])
+    size = body.get("dimensions") or default_size(model)
+    as_base64 = body.get("encoding_format") == "base64"
+    data = []
+    for index, text in enumerate(texts):
+        numbers = vector(model, text, size)
+        encoded: Any = numbers
+        if as_base64:
+            encoded = base64.b64encode(struct.pack(f"<{size}f", *numbers)).decode("ascii")
+        data.append({"object": "embedding", "index": index, "embedding": encoded})
+    used = sum(tokens(len(text)) for text in texts)
+    return 200, {
+        "object": "list",
+        "data": data,
+        "model": model,
+        "usage": {"prompt_tokens": used, "total_tokens": used},
+    }
