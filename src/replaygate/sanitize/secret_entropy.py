@@ -13,8 +13,8 @@ A credential without a known prefix is found two ways:
   characters that mixes upper case, lower case and digits, with an entropy of at
   least :data:`FREE_BITS` bits per character (random 32-character keys score 4.2 to
   4.8; words joined in camel case or with hyphens stay under 4.0). Values of fields
-  that hold encoded data (``data``, ``signature``, ``encrypted_content``, ``embedding``) and data
-  URLs are left to the token families.
+  that hold encoded data (:data:`DATA_FIELDS`) and data URLs are left to the token
+  families.
 
 Known-safe values are never reported (:func:`known_safe`): the placeholders replaygate
 itself uses, provider ids (``msg_``, ``toolu_``... and their stable forms) and model
@@ -61,8 +61,8 @@ FREE_RUN = re.compile(rf"[A-Za-z0-9+/_\-=.~]{{{FREE_MIN_LENGTH},}}")
 DATA_FIELDS = frozenset({"data", "signature", "encrypted_content", "base64", "embedding"})
 """Fields holding encoded data (images, documents, thinking signatures, an embedding's
 vector in base64, an HTTP body that is not UTF-8 such as a file upload or an audio
-answer): no free-standing check. A
-``base64`` body is still searched once decoded (:func:`~.secret_scan.detect_in_text`)."""
+answer): no free-standing check. A ``base64`` body is still searched once decoded
+(:func:`~.secret_scan.detect_in_text`)."""
 FREE_PART = re.compile(rb"[A-Za-z0-9+/_\-=.~]+")
 """A stretch of the characters a free-standing token is made of."""
 
