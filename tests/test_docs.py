@@ -303,3 +303,20 @@ def test_every_replaygate_config_of_the_docs_loads(tmp_path: Path) -> None:
             load_sanitize(pyproject)
         except ValueError as err:
             raise AssertionError(f"{where}: {err}") from err
+
+
+def test_the_configuration_reference_names_every_key(tmp_path: Path) -> None:
+    """docs/evals.md's reference shows each key ``[tool.replaygate]`` takes, as the
+    error about an unknown key lists them."""
+    from replaygate.evals.config import load_config
+
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("[tool.replaygate]\nno_such_key = 1\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="known keys: ") as raised:
+        load_config(pyproject)
+    known = str(raised.value).split("known keys: ", 1)[1].split(", ")
+    section = (ROOT / "docs" / "evals.md").read_text("utf-8").split("## Configuration reference")[1]
+    reference = re.search(r"```toml\n(.*?)```", section, re.S)
+    assert reference is not None
+    shown = set(re.findall(r"^(\w+) =|^\[tool\.replaygate\.(\w+)\]", reference[1], re.M))
+    assert [key for key in known if (key, "") not in shown and ("", key) not in shown] == []
