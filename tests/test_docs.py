@@ -320,3 +320,14 @@ def test_the_configuration_reference_names_every_key(tmp_path: Path) -> None:
     assert reference is not None
     shown = set(re.findall(r"^(\w+) =|^\[tool\.replaygate\.(\w+)\]", reference[1], re.M))
     assert [key for key in known if (key, "") not in shown and ("", key) not in shown] == []
+
+
+def test_the_cases_table_names_every_field_of_a_case() -> None:
+    from replaygate.evals.cases import FIELDS
+
+    section = (ROOT / "docs" / "evals.md").read_text("utf-8").split("\n## Cases\n")[1]
+    table = section.split("\n\n| field |", 1)[1].split("\n\n", 1)[0]
+    named = {
+        name for row in table.splitlines()[2:] for name in re.findall(r"`(\w+)`", row.split("|")[1])
+    }
+    assert named == set(FIELDS)
