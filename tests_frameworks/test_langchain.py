@@ -21,7 +21,7 @@ from langchain_anthropic import ChatAnthropic
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.tools import tool
-from langchain_openai import ChatOpenAI
+from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 from pydantic import BaseModel
 
 from replaygate.errors import FixtureMismatchError
@@ -125,6 +125,29 @@ def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
 @pytest.mark.parametrize("provider", retry_cases(PROVIDERS))
 def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
     assert_retry_replayed_at_once(store, partial(plain, provider), UNUSED_LOOPBACK)
+
+
+def embedded(hosts: Hosts, question: str = QUESTION) -> tuple[list[int], bool]:
+    """Documents and a query embedded (``OpenAIEmbeddings``, sync and async): the vectors'
+    sizes, and whether the query's is the same text's document's. Texts are sent as they
+    are (``check_embedding_ctx_length=False``): tiktoken, which cuts them into token ids
+    otherwise, fetches its encoding from the network on first use."""
+    embeddings = OpenAIEmbeddings(
+        model="text-embedding-3-small",
+        base_url=hosts.openai,
+        max_retries=3,
+        check_embedding_ctx_length=False,
+    )
+    documents = embeddings.embed_documents([question, "Another document."])
+    query = asyncio.run(embeddings.aembed_query(question))
+    return [len(vector) for vector in documents], documents[0] == query
+
+
+def test_embeddings_record_from_the_simulator_and_replay(store: Path) -> None:
+    """The simulator answered ``/v1/embeddings`` 404 (recording stopped with
+    ``UnservedRouteError``), and the secret scan refused the SDK's base64 vectors."""
+    expected = ([1536, 1536], True)
+    assert_recipe_replays(store, embedded, expected, partial(embedded, question=CHANGED))
 
 
 def test_with_retry_left_to_its_default_resends_a_miss(store: Path) -> None:

@@ -111,6 +111,29 @@ def plain_async(provider: str, hosts: Hosts, question: str = QUESTION) -> str | 
     return asyncio.run(main())
 
 
+def embedded(hosts: Hosts, question: str = QUESTION) -> tuple[list[int], bool, int]:
+    """Two texts embedded (``embedding``), then one (``aembedding``, LiteLLM's async
+    path): the vectors' sizes, whether the same text got the same vector, and the
+    tokens counted."""
+    params = {"model": "openai/text-embedding-3-small", "api_base": hosts.openai, "num_retries": 3}
+    both = litellm.embedding(input=[question, "Another document."], **params)
+    one = asyncio.run(litellm.aembedding(input=question, **params))
+    vectors = [item["embedding"] for item in both.data]
+    return (
+        [len(v) for v in vectors],
+        vectors[0] == one.data[0]["embedding"],
+        both.usage.prompt_tokens,
+    )
+
+
+def test_embeddings_record_from_the_simulator_and_replay(store: Path) -> None:
+    """The simulator answered ``/v1/embeddings`` 404 (recording stopped with
+    ``UnservedRouteError``), and the secret scan refused the SDK's base64 vectors."""
+    run, miss = embedded, partial(embedded, question=CHANGED)
+    expected = ([1536, 1536], True, 16)
+    assert_recipe_replays(store, run, expected, miss, raises=MISS_RAISES)
+
+
 def router(provider: str, hosts: Hosts) -> litellm.Router:
     """A Router with one deployment, ``chat``: the model of ``provider`` at ``hosts``.
 

@@ -8,7 +8,8 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from pydantic_ai import Agent
+from pydantic_ai import Agent, Embedder
+from pydantic_ai.embeddings.openai import OpenAIEmbeddingModel
 from pydantic_ai.models import Model
 from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.models.openai import OpenAIChatModel
@@ -93,6 +94,26 @@ def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
 @pytest.mark.parametrize("provider", retry_cases(PROVIDERS))
 def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
     assert_retry_replayed_at_once(store, partial(plain, provider))
+
+
+def embedded(hosts: Hosts, question: str = QUESTION) -> tuple[list[int], bool]:
+    """Documents embedded, then a query (``Embedder``, sync and async): the vectors'
+    sizes, and whether the same text got the same vector."""
+
+    def embedder() -> Embedder:  # one each: its client's connections belong to one loop
+        provider = OpenAIProvider(base_url=hosts.openai)
+        return Embedder(OpenAIEmbeddingModel("text-embedding-3-small", provider=provider))
+
+    documents = embedder().embed_documents_sync([question, "Another document."]).embeddings
+    query = asyncio.run(embedder().embed_query(question)).embeddings[0]
+    return [len(vector) for vector in documents], list(documents[0]) == list(query)
+
+
+def test_embeddings_record_from_the_simulator_and_replay(store: Path) -> None:
+    """The simulator answered ``/v1/embeddings`` 404 (recording stopped with
+    ``UnservedRouteError``), and the secret scan refused the SDK's base64 vectors."""
+    expected = ([1536, 1536], True)
+    assert_recipe_replays(store, embedded, expected, partial(embedded, question=CHANGED))
 
 
 USER_TESTS = """
