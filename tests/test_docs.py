@@ -331,3 +331,56 @@ def test_the_cases_table_names_every_field_of_a_case() -> None:
         name for row in table.splitlines()[2:] for name in re.findall(r"`(\w+)`", row.split("|")[1])
     }
     assert named == set(FIELDS)
+
+
+# --- Reference tables name exactly what the code takes ----------------------------------
+
+
+def _table(page: str, header: str) -> list[list[str]]:
+    """The rows (cells stripped) of the table of ``docs/page`` whose header starts so."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    lines = text.split("\n" + header, 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    return [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in lines]
+
+
+def _names(cell: str) -> set[str]:
+    """The names in a cell's code spans: `ids`, `fixtures="path"`, `interface=`."""
+    return set(re.findall(r"`(\w+)[^`]*`", cell))
+
+
+def test_the_sanitize_table_names_every_key(tmp_path: Path) -> None:
+    from replaygate.sanitize.config import load_config
+
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("[tool.replaygate.sanitize]\nno_such_key = 1\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="known: ") as raised:
+        load_config(pyproject)
+    known = set(str(raised.value).split("known: ", 1)[1].split(", "))
+    rows = _table("sanitize.md", "| key | type | default | what it does |")
+    assert {name for row in rows for name in _names(row[0])} == known
+
+
+def test_the_trim_table_names_every_interface_and_field() -> None:
+    from replaygate.sanitize.trim import KNOWN_FIELDS, REQUIRED_FIELDS
+
+    rows = _table("sanitize.md", "| interface | fields replaygate knows |")
+    shown = {row[0].strip("`"): (_names(row[1]), _names(row[2])) for row in rows}
+    assert shown == {i: (set(KNOWN_FIELDS[i]), set(REQUIRED_FIELDS[i])) for i in KNOWN_FIELDS}
+
+
+def test_the_marker_table_and_the_config_name_every_setting() -> None:
+    from replaygate.pytest_plugin.settings import CONFIG_KEYS, MARKER_ARGUMENTS
+
+    rows = _table("http.md", "| argument | meaning |")
+    assert {name for row in rows for name in _names(row[0])} == set(MARKER_ARGUMENTS)
+    http = (ROOT / "docs" / "http.md").read_text(encoding="utf-8")
+    config = http.split("takes its settings from the `replaygate_config` fixture", 1)[1]
+    config = config.split("\n\n", 1)[0]
+    assert [key for key in CONFIG_KEYS if f"`{key}`" not in config] == []
+
+
+def test_the_metrics_table_names_every_metric() -> None:
+    from replaygate.evals.metrics import METRICS
+
+    rows = _table("evals.md", "| metric | scale | definition |")
+    assert [row[0].strip("`") for row in rows] == list(METRICS)
