@@ -129,6 +129,7 @@ def check_config(config: SanitizeConfig, source: str) -> None:
             reason = check(value)
             if reason is not None:
                 raise SanitizeConfigError(source, f"{SECTION}.{name}[{i}]", reason)
+    _check_rule_chain(config.rules, source)
     for interface, keep in config.trim.items():
         key = f'{SECTION}.trim."{interface}"'
         known = KNOWN_FIELDS.get(interface)
@@ -145,6 +146,29 @@ def check_config(config: SanitizeConfig, source: str) -> None:
                 f"{interface} (known: {', '.join(sorted(known))}); fields replaygate does "
                 "not know are always kept, so list only known ones",
             )
+
+
+def _check_rule_chain(rules: tuple[RedactionRule, ...], source: str) -> None:
+    """Refuse rules whose replacement the rules after it turn into text a rule redacts:
+    ``Bob -> Carol`` then ``Carol -> Bob`` wrote every "Bob" back to disk, and running
+    the rules again changed nothing, so nothing said so. A chain that ends in text no
+    rule matches (``Bob -> Carol``, ``Carol -> someone``) is kept."""
+    for i, rule in enumerate(rules):
+        after = rule.replace
+        for later in rules[i + 1 :]:
+            after = later.apply(after)
+        for k, other in enumerate(rules):
+            if other.apply(after) != after:  # matched and changed: one left as it is is fine
+                becomes = (
+                    "" if after == rule.replace else f", which the rules after it make {after!r},"
+                )
+                raise SanitizeConfigError(
+                    source,
+                    f"{SECTION}.rules[{i}].replace",
+                    f"the replacement {rule.replace!r}{becomes} is matched by rules[{k}]: the "
+                    "text that rule redacts would be written as it was (rules run in order, "
+                    "once); choose replacements no rule matches",
+                )
 
 
 def _expect(value: Any, kind: type, source: str, key: str, what: str) -> Any:
