@@ -384,3 +384,15 @@ def test_the_metrics_table_names_every_metric() -> None:
 
     rows = _table("evals.md", "| metric | scale | definition |")
     assert [row[0].strip("`") for row in rows] == list(METRICS)
+
+
+def test_the_json_table_names_every_command_with_json() -> None:
+    cli = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    table = cli.split("## `--json`: data for a program", 1)[1].split("\n\n| command |", 1)[1]
+    table = table.split("\n\n", 1)[0]
+    missing = [
+        " ".join(path)
+        for path, command in EVERY.items()
+        if "--json" in _options(command) and f"`{' '.join(path)} --json`" not in table
+    ]
+    assert missing == []
