@@ -396,3 +396,10 @@ def test_the_json_table_names_every_command_with_json() -> None:
         if "--json" in _options(command) and f"`{' '.join(path)} --json`" not in table
     ]
     assert missing == []
+
+
+def test_the_interfaces_table_names_every_interface() -> None:
+    from replaygate.models.providers import INTERFACES
+
+    rows = _table("providers.md", "| interface | version | path |")
+    assert [row[0].strip("`") for row in rows] == list(INTERFACES)
