@@ -238,10 +238,10 @@ def test_set_min_recall_below_one_tolerates_a_miss() -> None:
 
 
 def test_set_edge_cases_and_argument_errors() -> None:
-    assert measure_set([], []).passed
+    assert measure_set([], [], min_precision=1.0).passed  # nothing expected, nothing extra
     assert measure_set([], ["a"]).precision == 1.0
     with pytest.raises(ValueError, match=r"min_recall must be between 0 and 1, got 1.5"):
-        measure_set([], [], min_recall=1.5)
+        measure_set([], ["a"], min_recall=1.5)
     with pytest.raises(TypeError, match="not strings"):
         measure_set("abc", ["a"])
 

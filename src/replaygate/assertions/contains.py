@@ -47,6 +47,26 @@ class ContainsResult:
         return f"{piece!r} (or aliases {', '.join(map(repr, alternatives))})"
 
 
+def _alias_map(aliases: Mapping[str, Sequence[str]] | None) -> dict[str, tuple[str, ...]]:
+    """``aliases`` with each list as a tuple; one string as a list is refused: it was taken
+    letter by letter, so a text holding any of its letters passed."""
+    if aliases is None:
+        return {}
+    if not isinstance(aliases, Mapping):
+        raise TypeError(
+            f"aliases must map a required piece to its other forms, got {type(aliases).__name__}"
+        )
+    for key, values in aliases.items():
+        if isinstance(values, str | bytes) or not isinstance(values, Sequence | set | frozenset):
+            raise TypeError(
+                f"aliases[{key!r}] must be a list of strings, got {values!r}: write "
+                f"[{values!r}] for one alias"
+                if isinstance(values, str)
+                else f"aliases[{key!r}] must be a list of strings, got {type(values).__name__}"
+            )
+    return {key: tuple(values) for key, values in aliases.items()}
+
+
 def measure_contains(
     text: str,
     required: Sequence[str],
@@ -66,7 +86,7 @@ def measure_contains(
         raise TypeError(f"the text to search must be a string, got {type(text).__name__}")
     if not required:
         raise ValueError("required is empty: every text would pass; name at least one piece")
-    alias_map = {key: tuple(values) for key, values in (aliases or {}).items()}
+    alias_map = _alias_map(aliases)
     for piece in (*required, *(form for forms in alias_map.values() for form in forms)):
         if not isinstance(piece, str) or not normalize(piece):
             raise ValueError(

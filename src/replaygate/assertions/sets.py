@@ -85,7 +85,24 @@ def measure_set(
         raise TypeError("got and expected must be collections of items, not strings")
     _fraction("min_recall", min_recall)
     _fraction("min_precision", min_precision)
-    return SetResult(frozenset(got), frozenset(expected), min_recall, min_precision)
+    wanted = _items("expected", expected)
+    if not wanted and not min_precision:
+        raise ValueError(
+            "expected is empty: every set would pass (there is nothing to recall); name at "
+            "least one item, or give min_precision to fail on extra items"
+        )
+    return SetResult(_items("got", got), wanted, min_recall, min_precision)
+
+
+def _items(name: str, items: Iterable[Hashable]) -> frozenset[Hashable]:
+    """``items`` as a set; one that is no collection of hashable items is a TypeError
+    naming ``name``."""
+    try:
+        return frozenset(items)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be a collection of hashable items, got {type(items).__name__}"
+        ) from None
 
 
 def assert_set(

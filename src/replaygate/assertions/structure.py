@@ -7,6 +7,7 @@ checked); a pydantic model class is used when pydantic is installed, never requi
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -100,14 +101,37 @@ def _json_schema_problems(payload: Any, mapping: Mapping[str, Any]) -> list[Stru
     )
     try:
         found = [(tuple(e.absolute_path), e.message) for e in validator.iter_errors(payload)]
+    except RecursionError:
+        raise ValueError(
+            "invalid JSON Schema: it refers to itself without end (a $ref loop such as "
+            '{"$ref": "#"}), or it or the payload is nested too deeply to be checked'
+        ) from None
     except Unresolvable as err:  # a ref the check above could not follow (under a nested $id)
         raise ValueError(
             f"invalid JSON Schema: cannot resolve $ref {getattr(err, 'ref', '')!r}: only "
             "references within the schema resolve (none is fetched)"
         ) from None
+    found += _not_json_numbers(payload)
     return [
         StructureProblem(render_path(p), m) for p, m in sorted(found, key=lambda e: _sort_key(*e))
     ]
+
+
+def _not_json_numbers(payload: Any) -> list[tuple[tuple[Any, ...], str]]:
+    """The paths of NaN and infinities in ``payload`` (parsed by ``json.loads``, which takes
+    them): a schema's ``maximum`` and ``minimum`` compare false with NaN, so NaN passed
+    every bound; JSON holds no such number."""
+    found: list[tuple[tuple[Any, ...], str]] = []
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), payload)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            found.append((path, f"{value!r} is not a number JSON can hold"))
+        elif isinstance(value, Mapping):
+            stack.extend(((*path, key), item) for key, item in value.items())
+        elif isinstance(value, list | tuple):
+            stack.extend(((*path, index), item) for index, item in enumerate(value))
+    return found
 
 
 _DATA = frozenset({"const", "enum", "default", "examples"})

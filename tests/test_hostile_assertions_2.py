@@ -1,0 +1,68 @@
+"""Assertions given values that made them pass vacuously, or end in a traceback.
+
+An alias list written as one string (``aliases={"RAG": "retrieval"}``) was read letter
+by letter, so a text holding an ``r`` passed. A set check expecting nothing passed on
+any set. A payload holding NaN (``json.loads`` takes it) passed every ``maximum`` and
+``minimum`` of its schema, since NaN compares false with every bound. A schema whose
+``$ref`` leads back to itself ended in a RecursionError, and a case file holding one
+loaded as if it were fine.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from replaygate.assertions import (
+    assert_structure,
+    citations_check,
+    measure_contains,
+    measure_set,
+    measure_structure,
+)
+from replaygate.evals import load_eval_cases
+from replaygate.evals.errors import EvalError
+
+
+def test_an_alias_list_written_as_one_string_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"aliases\['RAG'\] must be a list of strings, got 'xyz'"):
+        measure_contains("a text with x in it", ["RAG"], aliases={"RAG": "xyz"})
+    with pytest.raises(TypeError, match="aliases must map a required piece"):
+        measure_contains("text", ["RAG"], aliases=["RAG"])  # type: ignore[arg-type]
+    assert measure_contains("x marks", ["RAG"], aliases={"RAG": ("x",)}).passed
+
+
+def test_a_set_check_that_expects_nothing_is_refused_unless_extras_fail() -> None:
+    with pytest.raises(ValueError, match="expected is empty: every set would pass"):
+        measure_set(["doc-a"], [])
+    with pytest.raises(ValueError, match="expected is empty"):
+        citations_check([], kind="gate")
+    assert not measure_set(["doc-a"], [], min_precision=1.0).passed
+    assert measure_set([], [], min_precision=1.0).passed
+    with pytest.raises(TypeError, match="got must be a collection of hashable items, got NoneType"):
+        measure_set(None, ["doc-a"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("number", [math.nan, math.inf, -math.inf])
+def test_a_number_json_cannot_hold_fails_the_structure_check_at_its_path(number: float) -> None:
+    schema = {"type": "object", "properties": {"score": {"type": "number", "maximum": 1}}}
+    payload = json.loads(json.dumps({"score": number, "items": [number]}))
+    result = measure_structure(payload, schema)
+    assert not result.passed
+    assert [p.path for p in result.problems][:2] == ["$.items[0]", "$.score"]
+    assert f"{number!r} is not a number JSON can hold" in result.message
+
+
+def test_a_schema_that_refers_to_itself_without_end_is_named_not_a_recursion_error(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(ValueError, match=r"refers to itself without end"):
+        assert_structure({"a": 1}, {"$ref": "#"})
+    cases = tmp_path / "cases.jsonl"
+    case = {"id": "c", "question": "q", "schema": {"$ref": "#"}, "samples": 1, "floor": 1}
+    cases.write_text(json.dumps(case) + "\n")
+    with pytest.raises(EvalError, match=r"cases\.jsonl:1: schema: invalid JSON Schema: it refers"):
+        load_eval_cases(cases)
