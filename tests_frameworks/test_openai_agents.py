@@ -287,6 +287,59 @@ def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path)
     assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2)
 
 
+FACTORY_TESTS = """
+import asyncio
+
+import pytest
+from agents import (
+    Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, RunConfig, Runner,
+    set_tracing_disabled,
+)
+
+set_tracing_disabled(True)
+pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
+GROUPED = RunConfig(group_id="assistant")
+
+
+def ask(client, question, model=OpenAIResponsesModel):
+    agent = Agent(name="assistant", model=model(model="gpt-4o", openai_client=client))
+    return Runner.run_sync(agent, question, run_config=GROUPED).final_output
+
+
+def test_responses(async_openai_client):
+    assert ask(async_openai_client(), QUESTION) == f"echo: {QUESTION}"
+
+
+def test_chat_completions_streamed(async_openai_client):
+    agent = Agent(
+        name="assistant",
+        model=OpenAIChatCompletionsModel(model="gpt-4o", openai_client=async_openai_client()),
+    )
+
+    async def main():
+        run = Runner.run_streamed(agent, "And streamed?", run_config=GROUPED)
+        async for _ in run.stream_events():
+            pass
+        return run.final_output
+
+    assert asyncio.run(main()) == "echo: And streamed?"
+
+
+def test_changed_question(async_openai_client):
+    ask(async_openai_client(), CHANGED)
+"""
+
+
+def test_the_plugin_s_client_factory_records_from_the_simulator_and_replays(
+    tmp_path: Path,
+) -> None:
+    """The factory's client (``async_openai_client``) pointed at the simulator while
+    recording, and at the real API when replaying: the SDK shapes requests by host
+    (``prompt_cache_key``, ``store``, ``stream_options`` for the real API only), so
+    every replay missed what was recorded."""
+    assert_marker_alone_records_and_replays(tmp_path, FACTORY_TESTS, fixtures=2)
+
+
 TOOL_TESTS = """
 import pytest
 from agents import Agent, Runner, set_tracing_disabled

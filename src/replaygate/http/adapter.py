@@ -23,6 +23,15 @@ LiveT = TypeVar("LiveT")
 ClientT = TypeVar("ClientT")
 
 
+def move_live(exchange: Exchange, request: Any) -> None:
+    """Point ``request``, going live, at the session's ``live_origin``
+    (:meth:`Exchange.live_url`); its envelope was made from where it was addressed."""
+    url = exchange.live_url(str(request.url))
+    if url is not None:
+        request.url = type(request.url)(url)
+        request.headers["Host"] = request.url.netloc.decode("ascii")
+
+
 class SyncLive(Protocol[ReqT_contra]):
     """A sync transport of the library: what live calls go through."""
 
@@ -87,8 +96,15 @@ class SyncFixtureTransport(FixtureTransportBase[SyncLive[ReqT]], Generic[ReqT, R
     def handle_request(self, request: ReqT) -> RespT:
         """The recorded response, or the live one while it is recorded."""
         __tracebackhide__ = True
-        live = self.live
-        return self.library.handle(self.exchange, request, live.handle_request if live else None)
+        live, exchange = self.live, self.exchange
+        if live is None:
+            return self.library.handle(exchange, request, None)
+
+        def send(request: ReqT) -> LiveResponse:
+            move_live(exchange, request)
+            return live.handle_request(request)
+
+        return self.library.handle(exchange, request, send)
 
     def close(self) -> None:
         """Close the live transport, if any."""
@@ -104,9 +120,15 @@ class AsyncFixtureTransport(FixtureTransportBase[AsyncLive[ReqT]], Generic[ReqT,
     async def handle_async_request(self, request: ReqT) -> RespT:
         """The recorded response, or the live one while it is recorded."""
         __tracebackhide__ = True
-        live = self.live
-        send = live.handle_async_request if live else None
-        return await self.library.handle_async(self.exchange, request, send)
+        live, exchange = self.live, self.exchange
+        if live is None:
+            return await self.library.handle_async(exchange, request, None)
+
+        async def send(request: ReqT) -> LiveResponse:
+            move_live(exchange, request)
+            return await live.handle_async_request(request)
+
+        return await self.library.handle_async(exchange, request, send)
 
     async def aclose(self) -> None:
         """Close the live transport, if any."""

@@ -482,7 +482,8 @@ def _sdk_clients(
     the synchronous clients it made (an asynchronous one's live transport keeps no
     connection open between calls, since its event loop is gone by then).
 
-    Recording from the simulator, a client's ``base_url`` defaults to the simulator's. In
+    Recording from the simulator, a client given no ``base_url`` is built for the real
+    API, as when replaying, and its live sends go to the simulator. In
     replay mode, or from the simulator, a client gets a placeholder API key when none is
     given or set in the environment, since nothing is sent to a real API. Recording, each
     client's live transport uses the session's one TLS context.
@@ -502,10 +503,10 @@ def _sdk_clients(
         if "http_client" not in kwargs:
             live = run.live_transport(is_async=is_async) if run is not None else None
             kwargs["http_client"] = http_client(exchange, transport=live)
-        if simulator is not None:
-            kwargs.setdefault(
-                "base_url", simulator.url if sdk == "anthropic" else simulator.openai_base_url
-            )
+        if simulator is not None and "base_url" not in kwargs:
+            # built for the real API, as when the test replays; its live sends go to the
+            # simulator (a framework shaping requests by host shapes both alike)
+            exchange.live_origin = simulator.url
         if "api_key" not in kwargs and not _has_credentials(sdk, env_key, kwargs):
             if not keyless:  # a test failure with replaygate's words, not a traceback
                 raise pytest.fail.Exception(
