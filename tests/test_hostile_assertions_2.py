@@ -5,7 +5,8 @@ by letter, so a text holding an ``r`` passed. A set check expecting nothing pass
 any set. A payload holding NaN (``json.loads`` takes it) passed every ``maximum`` and
 ``minimum`` of its schema, since NaN compares false with every bound. A schema whose
 ``$ref`` leads back to itself ended in a RecursionError, and a case file holding one
-loaded as if it were fine.
+loaded as if it were fine. A judge spelled ``openai:gpt-4o`` (pydantic-ai, LangChain)
+was not the model under test ``gpt-4o`` under ``exact_only`` (law 8).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from replaygate.assertions import (
     measure_set,
     measure_structure,
 )
+from replaygate.assertions.errors import JudgeIndependenceError
+from replaygate.assertions.independence import check_independence, exact_only, normalize_model_id
 from replaygate.evals import load_eval_cases
 from replaygate.evals.errors import EvalError
 
@@ -66,3 +69,24 @@ def test_a_schema_that_refers_to_itself_without_end_is_named_not_a_recursion_err
     cases.write_text(json.dumps(case) + "\n")
     with pytest.raises(EvalError, match=r"cases\.jsonl:1: schema: invalid JSON Schema: it refers"):
         load_eval_cases(cases)
+
+
+@pytest.mark.parametrize(
+    ("judge", "under_test"),
+    [
+        ("openai:gpt-4o", "gpt-4o"),
+        ("google-gla:gemini-2.0-flash", "models/gemini-2.0-flash"),
+        ("anthropic:claude-sonnet-4-5", "us.anthropic.claude-sonnet-4-5"),
+    ],
+)
+def test_a_provider_prefix_does_not_make_the_model_under_test_a_judge(
+    judge: str, under_test: str
+) -> None:
+    # pydantic-ai's and LangChain's "provider:model" spelling passed exact_only (law 8)
+    with pytest.raises(JudgeIndependenceError, match="is the model under test: "):
+        check_independence(judge, under_test, exact_only)
+
+
+def test_a_tag_after_a_colon_is_not_taken_for_a_provider() -> None:
+    assert normalize_model_id("llama3:8b") == "llama3:8b"
+    check_independence("llama3:70b", "llama3:8b", exact_only)  # two models: accepted

@@ -48,7 +48,10 @@ def test_error_is_a_replaygate_error() -> None:
 def test_a_judge_with_the_model_id_under_test_is_refused(tmp_path: Path) -> None:
     under_test = ReplayModel(tmp_path / "s.jsonl", model=UNDER_TEST, max_tokens=10)
     judge = ReplayModel(tmp_path / "j.jsonl", model="Claude-Sonnet-4-5", max_tokens=10)
-    with pytest.raises(JudgeIndependenceError, match=r"both are 'Claude-Sonnet-4-5'.*law 8"):
+    with pytest.raises(
+        JudgeIndependenceError,
+        match=r"'Claude-Sonnet-4-5' and 'claude-sonnet-4-5' are both 'claude-sonnet-4-5'.*law 8",
+    ):
         Judge(judge, RUBRIC, threshold=4, under_test=under_test)
 
 

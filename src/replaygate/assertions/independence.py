@@ -26,6 +26,13 @@ _BEDROCK = re.compile(
     r"^(?:[a-z]+(?:-[a-z]+)*\.)?"  # a cross-region profile: us., eu., apac., us-gov., global.
     r"(?:anthropic|meta|mistral|cohere|amazon|ai21|deepseek|openai|qwen|writer)\.(.+)$"
 )
+_PROVIDER = re.compile(
+    r"^(?:anthropic|openai|azure(?:[-_]openai)?|google(?:[-_](?:gla|vertex|genai|vertexai))?"
+    r"|vertexai|gemini|bedrock(?:[-_]converse)?|groq|mistral(?:ai)?|cohere|deepseek|xai"
+    r"|openrouter|together|fireworks|ollama|huggingface|grok|heroku|cerebras):"
+)
+"""A ``provider:`` prefix (``openai:gpt-4o``, ``google-gla:gemini-2.0-flash``): the same
+model as the id after it. Only known providers: ``llama3:8b`` is a tag, not a prefix."""
 _O_SERIES = re.compile(r"^o\d")
 _LEADING_LETTERS = re.compile(r"^[a-z]+")
 
@@ -54,8 +61,10 @@ VENDOR_PREFIXES: Mapping[str, str] = {
 
 
 def normalize_model_id(model_id: str) -> str:
-    """Lower case, surrounding space and routing prefixes (``vendor/``, Bedrock's) removed."""
+    """Lower case, surrounding space and routing prefixes (``vendor/``, Bedrock's, and the
+    ``provider:`` of pydantic-ai and LangChain's ``init_chat_model``) removed."""
     plain = model_id.strip().lower().rsplit("/", 1)[-1]
+    plain = _PROVIDER.sub("", plain)
     bedrock = _BEDROCK.match(plain)
     return bedrock.group(1) if bedrock else plain
 
@@ -104,8 +113,13 @@ def check_independence(judge_id: str, under_test_id: str, family_rule: FamilyRul
     """Raise :class:`JudgeIndependenceError` when the ids, or their families, are equal."""
     judge, tested = normalize_model_id(judge_id), normalize_model_id(under_test_id)
     if judge == tested:
+        same = (
+            f"both are {judge_id!r}"
+            if judge_id == under_test_id
+            else f"{judge_id!r} and {under_test_id!r} are both {judge!r}"
+        )
         raise JudgeIndependenceError(
-            f"refusing a judge that is the model under test: both are {judge_id!r}. "
+            f"refusing a judge that is the model under test: {same}. "
             "A model grading its own output is biased towards its own style (law 8); "
             "use a judge from another vendor family."
         )
