@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar, Unpack
+from urllib.parse import urlsplit, urlunsplit
 
 from replaygate.fixtures.spending import SpendingCap
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.streams import LiveResponse
 from replaygate.http.transport import Library, ReadableRequest
+from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 
 ReqT = TypeVar("ReqT", bound=ReadableRequest)
@@ -23,13 +25,47 @@ LiveT = TypeVar("LiveT")
 ClientT = TypeVar("ClientT")
 
 
-def move_live(exchange: Exchange, request: Any) -> None:
-    """Point ``request``, going live, at the session's ``live_origin``
-    (:meth:`Exchange.live_url`); its envelope was made from where it was addressed."""
-    url = exchange.live_url(str(request.url))
-    if url is not None:
-        request.url = type(request.url)(url)
-        request.headers["Host"] = request.url.netloc.decode("ascii")
+def moved_to(origin: str, request: Any) -> None:
+    """Point ``request`` at ``origin`` (``scheme://host:port``, its path and query kept)
+    unless it is addressed to a loopback host."""
+    host = request.url.host
+    if not host or is_loopback(host):
+        return
+    parts = urlsplit(str(request.url))
+    target = urlsplit(origin)
+    request.url = type(request.url)(
+        urlunsplit((target.scheme, target.netloc, parts.path, parts.query, ""))
+    )
+    request.headers["Host"] = request.url.netloc.decode("ascii")
+
+
+class ToOrigin:
+    """A live transport sending every request to ``origin`` instead of its host (the
+    simulator, for a client built for the real API), loopback hosts excepted."""
+
+    def __init__(self, live: Any, origin: str) -> None:
+        self.live = live
+        self.origin = origin
+
+    def handle_request(self, request: Any) -> LiveResponse:
+        """Send ``request`` to the origin through the wrapped transport."""
+        moved_to(self.origin, request)
+        response: LiveResponse = self.live.handle_request(request)
+        return response
+
+    async def handle_async_request(self, request: Any) -> LiveResponse:
+        """The async form of :meth:`handle_request`."""
+        moved_to(self.origin, request)
+        response: LiveResponse = await self.live.handle_async_request(request)
+        return response
+
+    def close(self) -> None:
+        """Close the wrapped transport."""
+        self.live.close()
+
+    async def aclose(self) -> None:
+        """Close the wrapped transport."""
+        await self.live.aclose()
 
 
 class SyncLive(Protocol[ReqT_contra]):
@@ -96,15 +132,8 @@ class SyncFixtureTransport(FixtureTransportBase[SyncLive[ReqT]], Generic[ReqT, R
     def handle_request(self, request: ReqT) -> RespT:
         """The recorded response, or the live one while it is recorded."""
         __tracebackhide__ = True
-        live, exchange = self.live, self.exchange
-        if live is None:
-            return self.library.handle(exchange, request, None)
-
-        def send(request: ReqT) -> LiveResponse:
-            move_live(exchange, request)
-            return live.handle_request(request)
-
-        return self.library.handle(exchange, request, send)
+        live = self.live
+        return self.library.handle(self.exchange, request, live.handle_request if live else None)
 
     def close(self) -> None:
         """Close the live transport, if any."""
@@ -120,15 +149,9 @@ class AsyncFixtureTransport(FixtureTransportBase[AsyncLive[ReqT]], Generic[ReqT,
     async def handle_async_request(self, request: ReqT) -> RespT:
         """The recorded response, or the live one while it is recorded."""
         __tracebackhide__ = True
-        live, exchange = self.live, self.exchange
-        if live is None:
-            return await self.library.handle_async(exchange, request, None)
-
-        async def send(request: ReqT) -> LiveResponse:
-            move_live(exchange, request)
-            return await live.handle_async_request(request)
-
-        return await self.library.handle_async(exchange, request, send)
+        live = self.live
+        send = live.handle_async_request if live else None
+        return await self.library.handle_async(self.exchange, request, send)
 
     async def aclose(self) -> None:
         """Close the live transport, if any."""

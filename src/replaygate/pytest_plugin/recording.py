@@ -489,6 +489,7 @@ def _sdk_clients(
     client's live transport uses the session's one TLS context.
     """
     from replaygate.http import httpx2_async_client, httpx2_client
+    from replaygate.http.adapter import ToOrigin
 
     module = importlib.import_module(sdk)
     cls = getattr(module, client_class)
@@ -502,11 +503,15 @@ def _sdk_clients(
     def make(**kwargs: Any) -> Any:
         if "http_client" not in kwargs:
             live = run.live_transport(is_async=is_async) if run is not None else None
+            if simulator is not None and "base_url" not in kwargs:
+                # built for the real API, as when the test replays, its live sends go to
+                # the simulator (a framework shaping requests by host shapes both alike)
+                live = ToOrigin(live, simulator.url)
             kwargs["http_client"] = http_client(exchange, transport=live)
-        if simulator is not None and "base_url" not in kwargs:
-            # built for the real API, as when the test replays; its live sends go to the
-            # simulator (a framework shaping requests by host shapes both alike)
-            exchange.live_origin = simulator.url
+        elif simulator is not None:  # a client of the test's own: its base_url points it
+            kwargs.setdefault(
+                "base_url", simulator.url if sdk == "anthropic" else simulator.openai_base_url
+            )
         if "api_key" not in kwargs and not _has_credentials(sdk, env_key, kwargs):
             if not keyless:  # a test failure with replaygate's words, not a traceback
                 raise pytest.fail.Exception(

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from replaygate.http.active import answering, live_call
-from replaygate.http.adapter import FixtureTransportBase, move_live
+from replaygate.http.adapter import FixtureTransportBase
 from replaygate.http.bindings import binding
 from replaygate.http.exchange import Exchange, LiveSlot
 from replaygate.http.recorded import Replayed
@@ -46,6 +46,14 @@ def _replayed(library: Library[Any], answer: Replayed, request: Any, start: floa
     response.request = request
     response.elapsed = _since(start)
     return response
+
+
+def _moved(exchange: Exchange, request: Any) -> None:
+    """Point a request going live at the session's ``live_origin`` (:meth:`Exchange.live_url`)."""
+    url = exchange.live_url(str(request.url))
+    if url is not None:
+        request.url = type(request.url)(url)
+        request.headers["Host"] = request.url.netloc.decode("ascii")
 
 
 def _teed(
@@ -79,7 +87,7 @@ def _sync(library: Library[Any]) -> Callable[[Any], Any]:
                 for hook in client.event_hooks["response"]:
                     hook(response)
             else:
-                move_live(exchange, request)
+                _moved(exchange, request)
                 with live_call():
                     live = original(client, request, stream=True, **options)
                 response = _teed(library, exchange, plan, live, start)
@@ -113,7 +121,7 @@ def _async(library: Library[Any]) -> Callable[[Any], Any]:
                 for hook in client.event_hooks["response"]:
                     await hook(response)
             else:
-                move_live(exchange, request)
+                _moved(exchange, request)
                 with live_call():
                     live = await original(client, request, stream=True, **options)
                 response = _teed(library, exchange, plan, live, start)
