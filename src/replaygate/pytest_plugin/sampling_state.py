@@ -35,6 +35,9 @@ class SessionState:
     """Why an observation could not be queued (the session then exits 1)."""
     write_errors: list[str] = field(default_factory=list)
     """The result files the session could not write, and why (the session then exits 1)."""
+    repeated: list[str] = field(default_factory=list)
+    """The cases that ran more than once in the session (pytest-xdist ``--dist each``,
+    ``--keep-duplicates``): kept once, and the session exits 1 saying so."""
 
     def flaky(self) -> list[FlakyTest]:
         """The tests whose outcome differed between runs."""

@@ -41,6 +41,9 @@ class Collector:
             from replaygate.sampling.results import SampledResult
 
             result = SampledResult.from_json(case)
+            if any(kept.case == result.case for kept in self.state.cases):
+                self.state.repeated.append(result.case)  # its samples would count twice
+                return
             self.state.cases.append(result)
             if result.verdict == "observe":
                 observation = Observation.of(result)
@@ -72,6 +75,15 @@ class Collector:
                     _write_flaky_report(state, flaky)
             if flaky and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if state.repeated:
+            state.write_errors.append(
+                f"{len(state.repeated)} case(s) ran more than once in this session "
+                f"({', '.join(sorted(set(state.repeated)))}): pytest-xdist --dist each, or "
+                "--keep-duplicates, runs a test once per worker or per time it is named, so "
+                "its samples would be counted again and a results file cannot hold a case "
+                "twice; each was counted once, from its first run. Run sampled tests with "
+                "--dist load or loadfile, each named once"
+            )
         failed = state.queue_error is not None or state.write_errors
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
