@@ -94,8 +94,12 @@ def test_doc_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
 # --- Options: the docs and the command line name the same ones ---------------------
 
 OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]*")
-# Options of other tools the pages name: git, nox, pytest-recording, pytest-rerunfailures.
-OTHER_TOOLS = {"--global", "--reuse-venv", "--block-network", "--reruns", "--force-reruns"}
+# Options of other tools the pages name: git, nox, pytest, pytest-recording,
+# pytest-rerunfailures, pytest-xdist.
+OTHER_TOOLS = {
+    "--global", "--reuse-venv", "--block-network", "--reruns", "--force-reruns",
+    "--dist", "--keep-duplicates",
+}  # fmt: skip
 
 
 def _docs_text() -> str:
