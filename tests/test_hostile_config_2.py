@@ -4,7 +4,9 @@
 ``[[tool.replaygate]]`` were reported as ``tool.replaygate.: expected a table`` (a key
 path ending in a dot, and not a word of what was found), and by the commands that read
 only its sanitize table as ``tool.replaygate.sanitize: expected a table, got None``,
-naming a table the file does not hold, on no line.
+naming a table the file does not hold, on no line. A CI stage or change class named
+with a newline split the rows of ``ci plan``'s table, two change classes could share a
+name, and a list holding an empty path was shown as "an array", not as what it held.
 """
 
 from __future__ import annotations
@@ -56,3 +58,49 @@ def test_a_command_says_where_the_section_is_not_a_table(tmp_path: Path) -> None
     done = replaygate("run", "--fixtures", "rc.jsonl", "What is RAG?", cwd=tmp_path)
     assert done.returncode == 2, done
     assert done.stderr.endswith("pyproject.toml:2: tool.replaygate: expected a table, got int 5\n")
+
+
+STAGE = '[[tool.replaygate.ci.stages]]\nname = "unit"\nwhen = "every-commit"\n'
+CHANGE = '[[tool.replaygate.ci.changes]]\nname = "code"\npaths = ["src/**"]\nstages = ["unit"]\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "reason"),
+    [
+        (
+            STAGE.replace('"unit"', '"unit\\nhas_stages=false"'),
+            2,
+            "tool.replaygate.ci.stages[0].name",
+            "must hold no control character (a newline, a tab, an escape): it is printed in "
+            "tables and on terminals, got 'unit\\nhas_stages=false'",
+        ),
+        (
+            STAGE + CHANGE.replace('"code"', '"code\\u001b[2J"'),
+            5,
+            "tool.replaygate.ci.changes[0].name",
+            "must hold no control character",
+        ),
+        (
+            STAGE + CHANGE + CHANGE,
+            9,
+            "tool.replaygate.ci.changes[1].name",
+            "two change classes are named 'code'",
+        ),
+        (
+            STAGE + CHANGE.replace('["src/**"]', '[""]'),
+            6,
+            "tool.replaygate.ci.changes[0].paths",
+            "expected a list of non-empty strings, got list ['']",
+        ),
+    ],
+    ids=["stage name", "change name", "change twice", "empty path"],
+)
+def test_ci_names_are_one_line_each_once_and_a_wrong_value_is_shown(
+    tmp_path: Path, text: str, line: int, key: str, reason: str
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path / "pyproject.toml")
+    assert caught.value.key == key
+    assert caught.value.line == line
+    assert caught.value.reason.startswith(reason)

@@ -147,8 +147,8 @@ def described(value: Any) -> str:
         return f"the string {value!r}"
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
-    if isinstance(value, list):
-        return "an array" + (" of tables ([[...]])" if value and isinstance(value[0], dict) else "")
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        return "an array of tables ([[...]])"
     return f"{type(value).__name__} {value!r}"
 
 

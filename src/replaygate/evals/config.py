@@ -245,9 +245,7 @@ def _gate(reader: TableReader) -> GateConfig:
 
 def _stage(reader: TableReader) -> Stage:
     reader.check_known(("name", "when", "targets", "markers", "samples", "mock"))
-    name = reader.string("name")
-    if not name:
-        raise reader.error("name", "every stage needs a name")
+    name = reader.label("name", "every stage needs a name")
     when = reader.string("when")
     if when is None:
         raise reader.error("when", f"every stage needs a when, one of {', '.join(WHEN)}")
@@ -280,9 +278,9 @@ def _ci(reader: TableReader, root: Path) -> CIConfig:
     changes: list[ChangeClass] = []
     for entry in reader.tables("changes"):
         entry.check_known(("name", "paths", "stages"))
-        class_name = entry.string("name")
-        if not class_name:
-            raise entry.error("name", "every change class needs a name")
+        class_name = entry.label("name", "every change class needs a name")
+        if any(change.name == class_name for change in changes):
+            raise entry.error("name", f"two change classes are named {class_name!r}")
         wanted = entry.strings("stages")
         for stage in wanted:
             if stage not in names:

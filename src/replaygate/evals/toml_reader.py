@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.config import TomlFileError, described, line_of, read_toml
+from replaygate.errors import has_control
 from replaygate.evals.errors import ConfigError
 
 
@@ -70,6 +71,21 @@ class TableReader:
             raise self.error(key, f"expected a string, got {described(value)}")
         if nonempty and value is not None and not value.strip():
             raise self.error(key, f"expected a non-empty string, got {described(value)}")
+        return value
+
+    def label(self, key: str, missing: str) -> str:
+        """A name printed in tables and terminals: a non-empty string with no control
+        character (a newline split a table's row in two); ``missing`` says why one is
+        needed."""
+        value = self.string(key)
+        if not value:
+            raise self.error(key, missing)
+        if has_control(value):
+            raise self.error(
+                key,
+                "must hold no control character (a newline, a tab, an escape): it is printed "
+                f"in tables and on terminals, got {value!r}",
+            )
         return value
 
     def path(self, key: str, *, nonempty: bool = True) -> str | None:
