@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from pydantic_ai import Agent, Embedder
+from pydantic_ai.capabilities.web_search import WebSearch
 from pydantic_ai.embeddings.openai import OpenAIEmbeddingModel
 from pydantic_ai.models import Model
 from pydantic_ai.models.anthropic import AnthropicModel
@@ -94,6 +95,22 @@ def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
 @pytest.mark.parametrize("provider", retry_cases(PROVIDERS))
 def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
     assert_retry_replayed_at_once(store, partial(plain, provider))
+
+
+def searching(hosts: Hosts, question: str = QUESTION) -> str:
+    """Claude offered its server-side web search (the ``WebSearch`` capability) beside a
+    tool of the agent's own, which the simulated model calls."""
+    claude = AnthropicModel(
+        "claude-sonnet-4-5", provider=AnthropicProvider(base_url=hosts.anthropic)
+    )
+    return Agent(claude, capabilities=[WebSearch()], tools=[weather]).run_sync(question).output
+
+
+def test_claude_s_web_search_records_from_the_simulator_and_replays(store: Path) -> None:
+    """The simulator refused the server tool (400: ``tools.0.input_schema: Field
+    required``), which the real API runs."""
+    expected = "The tool says: sunny in Paris"
+    assert_recipe_replays(store, searching, expected, partial(searching, question=CHANGED))
 
 
 def embedded(hosts: Hosts, question: str = QUESTION) -> tuple[list[int], bool]:

@@ -1,6 +1,8 @@
 """Anthropic Messages API (``POST /v1/messages``) <-> the engine contract.
 
-Requests carry tools as ``{name, description, input_schema}``; an assistant turn's
+Requests carry tools as ``{name, description, input_schema}`` (tools the server runs,
+``{"type": "web_search_20250305", ...}``, are left out: the engine cannot call them);
+an assistant turn's
 tool calls become ``tool_use`` blocks; consecutive tool results become one ``user``
 message of ``tool_result`` blocks, as the API requires.
 """
@@ -169,6 +171,7 @@ def from_anthropic_request(
             input_schema=field_of(t, "input_schema", dict, f"request.tools[{i}]"),
         )
         for i, t in enumerate(optional_field(request, "tools", list, "request", []))
+        if not isinstance(t, dict) or t.get("type") in (None, "custom")
     ]
     system = request.get("system")
     if system is not None and not isinstance(system, str):

@@ -1,0 +1,88 @@
+"""Anthropic's server tools (web search, web fetch, code execution, ...) offered beside
+the caller's own: ``{"type": "web_search_20250305", "name": "web_search", ...}``, with no
+``input_schema``. The simulator refused them (400 ``tools.N.input_schema: Field
+required``), so an agent offering one (pydantic-ai's ``WebSearch`` capability on Claude,
+LangChain's ``bind_tools`` with a server tool) could not record from it; the real API
+runs them. The simulator's behaviour is offered the caller's tools only, as the
+Responses API's built-in tools are left out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.http import intercept
+from replaygate.models.providers.anthropic import from_anthropic_request
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
+from replaygate.sim import Simulator
+from sdks import anthropic
+
+WEB_SEARCH = {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}
+WEATHER = {
+    "name": "weather",
+    "description": "The weather in a city.",
+    "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+
+
+class CallsTheFirstTool:
+    """Calls the first tool it is offered, naming every tool it was offered."""
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        names = ",".join(t.name for t in tools)
+        call = ToolCall(id="toolu_1", name=tools[0].name, arguments={"offered": names})
+        return ModelResponse(tool_calls=(call,), stop_reason="tool_use")
+
+
+def ask(base_url: str | None, tools: list[dict[str, Any]]) -> Any:
+    client = anthropic.Anthropic(api_key="test", base_url=base_url, max_retries=0)
+    return client.messages.create(
+        model="claude-sonnet-4-5",
+        max_tokens=64,
+        tools=tools,
+        messages=[{"role": "user", "content": "What is the weather in Paris?"}],
+    )
+
+
+def test_a_server_tool_beside_the_caller_s_records_and_replays(tmp_path: Path) -> None:
+    store = tmp_path / "fixtures.jsonl"
+    with (
+        Simulator(behavior=CallsTheFirstTool()) as sim,
+        intercept(store, "record-missing", approve_live=True, source="sim"),
+    ):
+        recorded = ask(sim.url, [WEB_SEARCH, WEATHER])
+    (call,) = recorded.content
+    assert (call.name, call.input) == ("weather", {"offered": "weather"})
+    with intercept(store) as exchange:
+        assert ask(None, [WEB_SEARCH, WEATHER]).content == recorded.content
+    assert exchange.replays == 1
+
+
+def test_server_tools_are_left_out_of_the_conversation_s_tools() -> None:
+    request = {"messages": [{"role": "user", "content": "hi"}], "tools": [WEB_SEARCH, WEATHER]}
+    _, tools, _ = from_anthropic_request(request)
+    assert [t.name for t in tools] == ["weather"]
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo") as running:
+        yield running
+
+
+@pytest.mark.parametrize(
+    ("tool", "message"),
+    [
+        ({"type": "web_search_20250305"}, "tools.0.name: Field required"),
+        ({"type": "custom", "name": "weather"}, "tools.0.input_schema: Field required"),
+        ({"name": "weather"}, "tools.0.input_schema: Field required"),
+    ],
+)
+def test_a_tool_lacking_what_its_kind_needs_is_refused(
+    sim: Simulator, tool: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(anthropic.BadRequestError, match=message):
+        ask(sim.url, [tool])
