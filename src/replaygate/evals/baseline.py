@@ -27,6 +27,7 @@ from replaygate.evals.reference import (
 from replaygate.evals.results import EvalResults, read_json
 from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import now_iso
+from replaygate.jsonfields import escape_surrogates, lone_surrogate
 from replaygate.outputs import write_text
 
 SOURCE_FIELDS = ("time", "mode", "model", "interface", "fixtures", "cases_file", "agent")
@@ -120,6 +121,11 @@ def update_baseline(
         )
     if not results.cases:
         raise BaselineError(f"refusing to update {target}: the results hold no case")
+    if lone_surrogate(reason) is not None:  # a byte that is not UTF-8, from the shell
+        raise BaselineError(
+            f"refusing to update {target}: the reason '{escape_surrogates(reason)}' is not "
+            "UTF-8 text, and the baseline keeps it as text. Nothing was written."
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     # Read, changed and written under one lock: two updates at once would each append
     # their entry to the history they read, and the one written last would drop the other.
@@ -134,7 +140,7 @@ def update_baseline(
             "reason": reason.strip(),
             "commit": head_commit(repo),
             "dirty": is_dirty(repo),
-            "results": results_name or None,
+            "results": escape_surrogates(results_name) or None,  # a name that is not UTF-8
             "changes": metric_changes(previous.metrics if previous else {}, new_reference.metrics),
             "cases_added": sorted(after_cases - before_cases),
             "cases_removed": sorted(before_cases - after_cases),

@@ -9,15 +9,27 @@ from replaygate.sampling import AssertionStats
 
 UNSEEN = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"  # control characters
-    "\u200e\u200f\u202a-\u202e\u2066-\u2069]"  # direction marks, embeddings, overrides, isolates
+    "\u200e\u200f\u202a-\u202e\u2066-\u2069"  # direction marks, embeddings, overrides, isolates
+    "\ud800-\udfff]"  # half of a surrogate pair: a file name's byte that is not UTF-8
 )
-"""Characters a page would hide or act on instead of showing: control characters and
-the marks that turn text around (a case id holding U+202E would read backwards)."""
+"""Characters a page would hide or act on instead of showing: control characters, the
+marks that turn text around (a case id holding U+202E would read backwards), and the
+lone surrogates that stand for the bytes of a file name that is not UTF-8 (no UTF-8 page
+can hold one: writing the report failed)."""
 
 
 def visible(text: str) -> str:
-    """``text`` with each character of :data:`UNSEEN` written as its ``\\uXXXX``."""
-    return UNSEEN.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+    """``text`` with each character of :data:`UNSEEN` written as its escape."""
+    return UNSEEN.sub(_escaped, text)
+
+
+def _escaped(found: re.Match[str]) -> str:
+    """A character of :data:`UNSEEN` as text: ``\\xff`` for a byte of a file name that is
+    not UTF-8 (as the terminal messages show it), else ``\\uXXXX``."""
+    code = ord(found.group())
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"
 
 
 def cut(text: str, longest: int) -> str:

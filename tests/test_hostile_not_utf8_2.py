@@ -1,0 +1,70 @@
+"""File names and arguments holding bytes that are not UTF-8, where a UTF-8 file is written.
+
+``report --fixtures`` naming a store whose file name is not UTF-8 ended in a
+UnicodeEncodeError when the page (which names the stores) was written; ``baseline
+update`` did the same with such a ``--results`` name or ``--reason``, whose text the
+baseline keeps.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from replaygate.evals import History
+from replaygate.examples.research_copilot import shipped_fixtures
+from run_cli import replaygate
+from test_history import run
+
+NAME = os.fsdecode(b"\xff\xfe-store.jsonl")  # how Python gives such a name: as surrogates
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    with History.open(tmp_path / "history.db") as history:
+        history.append(run("2026-12-01T00:00:00Z", 4))
+    run("2026-12-01T00:00:00Z", 4).write(tmp_path / "results.json")
+    return tmp_path
+
+
+def test_the_report_names_a_store_whose_name_is_not_utf8_by_its_bytes(project: Path) -> None:
+    shutil.copy(shipped_fixtures(), project / NAME)
+    done = replaygate(
+        "report", "--history", "history.db", "--fixtures", NAME, "--out", "r.html", cwd=project
+    )
+    assert done.returncode == 0, done
+    page = (project / "r.html").read_text(encoding="utf-8")
+    assert "in: \\xff\\xfe-store.jsonl." in page
+
+
+def test_a_baseline_reason_that_is_not_utf8_is_refused_and_nothing_written(
+    project: Path,
+) -> None:
+    reason = os.fsdecode(b"new corpus \xff")
+    done = replaygate(
+        "baseline", "update", "--results", "results.json", "--reason", reason,
+        "--baseline", "baseline.json", cwd=project,
+    )  # fmt: skip
+    assert done.returncode == 2, done
+    assert "Error: refusing to update baseline.json: the reason 'new corpus \\udcff' is not " in (
+        done.stderr
+    )
+    assert not (project / "baseline.json").exists()
+
+
+def test_a_results_file_named_not_in_utf8_is_kept_in_the_baseline_as_its_escape(
+    project: Path,
+) -> None:
+    name = os.fsdecode(b"results-\xff.json")
+    shutil.copy(project / "results.json", project / name)
+    done = replaygate(
+        "baseline", "update", "--results", name, "--reason", "first",
+        "--baseline", "baseline.json", cwd=project,
+    )  # fmt: skip
+    assert done.returncode == 0, done
+    (entry,) = json.loads((project / "baseline.json").read_text("utf-8"))["history"]
+    assert entry["results"] == "results-\\udcff.json"
