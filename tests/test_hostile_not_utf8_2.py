@@ -68,3 +68,19 @@ def test_a_results_file_named_not_in_utf8_is_kept_in_the_baseline_as_its_escape(
     assert done.returncode == 0, done
     (entry,) = json.loads((project / "baseline.json").read_text("utf-8"))["history"]
     assert entry["results"] == "results-\\udcff.json"
+
+
+def test_calibrate_export_keeps_a_results_name_that_is_not_utf8_as_its_escape(
+    project: Path,
+) -> None:
+    # the sheet was written, then its verdicts file failed: a sheet with no verdicts
+    name = os.fsdecode(b"results-\xff.json")
+    results = run("2026-12-01T00:00:00Z", 4)
+    results.write(project / name)
+    done = replaygate(
+        "calibrate", "export", name, "--seed", "1", "--n", "2", "--out", "sheet.csv",
+        cwd=project,
+    )  # fmt: skip
+    assert done.returncode == 0, done
+    verdicts = json.loads((project / "sheet.verdicts.json").read_text("utf-8"))
+    assert verdicts["results"] == "results-\\udcff.json"

@@ -172,7 +172,7 @@ def export_sheet(
     document = {
         "format": SIDECAR_FORMAT,
         "version": 1,
-        "results": str(results),
+        "results": escape_surrogates(str(results)),  # a name that is not UTF-8: its escape
         "seed": seed,
         "n": n,
         "items": verdicts,
