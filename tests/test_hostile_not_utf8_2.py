@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from replaygate.evals import History
+from replaygate.evals import History, update_baseline
+from replaygate.evals.errors import BaselineError
 from replaygate.examples.research_copilot import shipped_fixtures
 from run_cli import replaygate
 from test_history import run
@@ -45,14 +46,8 @@ def test_a_baseline_reason_that_is_not_utf8_is_refused_and_nothing_written(
     project: Path,
 ) -> None:
     reason = os.fsdecode(b"new corpus \xff")
-    done = replaygate(
-        "baseline", "update", "--results", "results.json", "--reason", reason,
-        "--baseline", "baseline.json", cwd=project,
-    )  # fmt: skip
-    assert done.returncode == 2, done
-    assert "Error: refusing to update baseline.json: the reason 'new corpus \\udcff' is not " in (
-        done.stderr
-    )
+    with pytest.raises(BaselineError, match=r"the reason 'new corpus \\udcff' is not UTF-8"):
+        update_baseline(project / "baseline.json", run("2026-12-01T00:00:00Z", 4), reason=reason)
     assert not (project / "baseline.json").exists()
 
 
@@ -84,3 +79,33 @@ def test_calibrate_export_keeps_a_results_name_that_is_not_utf8_as_its_escape(
     assert done.returncode == 0, done
     verdicts = json.loads((project / "sheet.verdicts.json").read_text("utf-8"))
     assert verdicts["results"] == "results-\\udcff.json"
+
+
+AGENT = ("--agent", "replaygate.examples.research_copilot:copilot")
+NOT_TEXT = os.fsdecode(b"caf\xe9")  # Latin-1 from a shell: half of a surrogate pair
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (("record", *AGENT, "--fixtures", "n.jsonl", "--approve-live", "--simulator",
+          "--note", NOT_TEXT, "q"), "--note"),
+        (("run", *AGENT, "--fixtures", "n.jsonl", NOT_TEXT), "[QUESTION]..."),
+        (("run", *AGENT, "--fixtures", "n.jsonl", "--system", NOT_TEXT, "q"), "--system"),
+        (("run", *AGENT, "--fixtures", "n.jsonl", "--model", NOT_TEXT, "q"), "--model"),
+        (("baseline", "update", "--results", "results.json", "--reason", NOT_TEXT), "--reason"),
+        (("diff", "n.jsonl", "--allow-response-change", "--reason", NOT_TEXT), "--reason"),
+    ],
+    ids=["record --note", "run QUESTION", "--system", "--model", "baseline --reason", "diff"],
+)  # fmt: skip
+def test_text_that_is_not_utf8_is_a_usage_error_naming_the_option(
+    project: Path, args: tuple[str, ...], option: str
+) -> None:
+    # record --note said "cannot fingerprint request" and exited 1
+    done = replaygate(*args, cwd=project)
+    assert done.returncode == 2, done
+    assert done.stderr.endswith(
+        f"Error: Invalid value for '{option}': 'caf\\udce9' is not UTF-8 text (a byte that is "
+        "not UTF-8 is shown as \\udcXX): give it as UTF-8\n"
+    ), done.stderr
+    assert not (project / "n.jsonl").exists()

@@ -12,6 +12,7 @@ import click
 
 from replaygate.cli.json_docs import echo_json
 from replaygate.cli.options import (
+    TEXT,
     CommandError,
     config_option,
     errors_as_exit_2,
@@ -89,7 +90,9 @@ def baseline_group() -> None:
 
 @baseline_group.command("update")
 @file_option("--results", "results_path", required=True, help="The results of `replaygate eval`.")
-@click.option("--reason", help="Why the baseline changes (required; kept in its history).")
+@click.option(
+    "--reason", type=TEXT, help="Why the baseline changes (required; kept in its history)."
+)
 @file_option("--baseline", "baseline_path", help=BASELINE_HELP)
 @json_option
 @config_option

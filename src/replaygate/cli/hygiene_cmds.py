@@ -16,6 +16,7 @@ import click
 
 from replaygate.cli.json_docs import echo_json, review_json
 from replaygate.cli.options import (
+    TEXT,
     CommandError,
     PathParam,
     describe,
@@ -89,7 +90,7 @@ def checksum(path: Path, as_json: bool) -> None:
     is_flag=True,
     help="Accept responses that changed for an unchanged request (needs --reason).",
 )
-@click.option("--reason", help="Why the responses changed; printed in the report.")
+@click.option("--reason", type=TEXT, help="Why the responses changed; printed in the report.")
 @json_option
 def diff(
     path: Path,

@@ -14,6 +14,7 @@ import click
 from replaygate.config import MAX_TOKENS
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.spending import amount_problem
+from replaygate.jsonfields import escape_surrogates, lone_surrogate
 from replaygate.seed import SIMULATOR_SEED
 
 if TYPE_CHECKING:
@@ -182,6 +183,33 @@ agent_option = click.option(
 )
 
 
+class TextParam(click.ParamType[str, Any]):
+    """click's text type, refusing text that is not UTF-8: a byte such as ``\\xff`` in an
+    argument reaches Python as half of a surrogate pair, which no fixture, baseline or
+    request can hold (``record --note`` said "cannot fingerprint request" and exited 1,
+    ``baseline update --reason`` ended in a traceback)."""
+
+    name = "text"
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> str:
+        text = value if isinstance(value, str) else str(value)
+        if lone_surrogate(text) is not None:
+            self.fail(
+                f"'{escape_surrogates(text)}' is not UTF-8 text (a byte that is not UTF-8 is "
+                "shown as \\udcXX): give it as UTF-8",
+                param,
+                ctx,
+            )
+        return text
+
+
+TEXT = TextParam()
+"""The type of every option and argument whose text is stored or sent (a note, a reason,
+a question, a system prompt, a model id)."""
+
+
 def request_settings(fn: F) -> F:
     """``--model``, ``--max-tokens`` and ``--system``: what the requests are built with.
 
@@ -189,6 +217,7 @@ def request_settings(fn: F) -> F:
     """
     fn = click.option(
         "--system",
+        type=TEXT,
         help='System prompt (default: [tool.replaygate] system; --system "" sends none).',
     )(fn)
     fn = click.option(
@@ -197,7 +226,10 @@ def request_settings(fn: F) -> F:
         help="Request max_tokens (default: [tool.replaygate] max_tokens).",
     )(fn)
     fn = click.option(
-        "--model", callback=_model_id, help="Model id (default: [tool.replaygate] model)."
+        "--model",
+        type=TEXT,
+        callback=_model_id,
+        help="Model id (default: [tool.replaygate] model).",
     )(fn)
     return fn
 
@@ -244,6 +276,7 @@ def questions_source(fn: F) -> F:
     fn = click.option(
         "--question",
         "legacy_questions",
+        type=TEXT,
         multiple=True,
         hidden=True,
         callback=_deprecated_question,
@@ -258,5 +291,5 @@ def questions_source(fn: F) -> F:
         callback=_no_short_question,
         help="No longer a question: pass the question as an argument.",
     )(fn)
-    fn = click.argument("questions", nargs=-1, metavar="[QUESTION]...")(fn)
+    fn = click.argument("questions", nargs=-1, type=TEXT, metavar="[QUESTION]...")(fn)
     return fn

@@ -16,6 +16,7 @@ import click
 from replaygate.cli.choices import AgentInputs, agent_inputs, choose_fixtures
 from replaygate.cli.live import live_errors, live_model, spent
 from replaygate.cli.options import (
+    TEXT,
     CommandError,
     config_option,
     describe,
@@ -135,7 +136,7 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
     show_default=True,
     help="What meta.source says: 'sim' when ANTHROPIC_BASE_URL points at the simulator.",
 )
-@click.option("--note", help="A note stored in each new fixture's meta.")
+@click.option("--note", type=TEXT, help="A note stored in each new fixture's meta.")
 @click.option(
     "--simulator",
     is_flag=True,
