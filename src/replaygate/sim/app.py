@@ -197,17 +197,22 @@ class SimApp:
         if endpoint.counts_tokens:
             counted = {"input_tokens": input_tokens(*conversation)}
             return json_reply(200, counted, provider=provider, request_id=request_id)
-        try:
-            response = self.behavior.respond(conversation[0], conversation[1])
-        except ScriptExhaustedError as err:
-            return status_error(provider, 500, request_id, message=str(err))
-        except Exception as err:
-            log.exception("simulator behaviour failed")
-            message = f"simulator behaviour failed: {err}"
-            return status_error(provider, 500, request_id, message=message)
-        response = estimate_usage(response, *conversation)
+        answers: list[ModelResponse] = []
+        for _ in range(endpoint.choices(request)):
+            try:
+                answer = self.behavior.respond(conversation[0], conversation[1])
+            except ScriptExhaustedError as err:
+                return status_error(provider, 500, request_id, message=str(err))
+            except Exception as err:
+                log.exception("simulator behaviour failed")
+                message = f"simulator behaviour failed: {err}"
+                return status_error(provider, 500, request_id, message=message)
+            answers.append(estimate_usage(answer, *conversation))
+        response, more = answers[0], answers[1:]
         number = self._answers.next(conversation[0], conversation[1]).number + 1
         wire = endpoint.render(request, conversation, response, number)
+        if more:
+            wire = endpoint.with_choices(request, wire, more)
         if not request.stream:
             return json_reply(200, self.drift.apply(wire), provider=provider, request_id=request_id)
         stream = Stream(self.chunk_size, self.drift.apply, fault)

@@ -110,6 +110,16 @@ class Endpoint(ABC):
         """Whether the request carries the credentials this API asks for."""
         return openai_authenticated(headers)
 
+    def choices(self, request: SimRequest) -> int:
+        """How many answers the (valid) request asks for, each a draw of its own."""
+        return 1
+
+    def with_choices(
+        self, request: SimRequest, wire: dict[str, Any], more: Sequence[ModelResponse]
+    ) -> dict[str, Any]:
+        """The rendered body ``wire`` with the answers ``more`` after its own."""
+        return wire
+
     @abstractmethod
     def validate(self, request: SimRequest) -> Invalid | None:
         """``None`` for a valid request, else what is wrong with it."""
@@ -271,6 +281,22 @@ class OpenAIChat(Endpoint):
     ) -> dict[str, Any]:
         completion_id = f"chatcmpl-sim-{number:04d}"
         return to_openai_response(response, model=request.model, completion_id=completion_id)
+
+    def choices(self, request: SimRequest) -> int:
+        n = request.body.get("n")
+        return n if isinstance(n, int) and not isinstance(n, bool) and n > 1 else 1
+
+    def with_choices(
+        self, request: SimRequest, wire: dict[str, Any], more: Sequence[ModelResponse]
+    ) -> dict[str, Any]:
+        usage = dict(wire["usage"])
+        choices = list(wire["choices"])
+        for index, response in enumerate(more, start=len(choices)):
+            other = to_openai_response(response, model=request.model)
+            choices.append({**other["choices"][0], "index": index})
+            usage["completion_tokens"] += other["usage"]["completion_tokens"]
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        return {**wire, "choices": choices, "usage": usage}
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
         options = request.body.get("stream_options") or {}

@@ -142,43 +142,47 @@ def openai_chunks(
 
     The first chunk names the role (and opens the first tool call when there is no
     text); then come the text pieces, then each tool call's id and name followed by
-    pieces of its arguments, then a chunk with the finish reason. Only the first
-    choice is streamed. ``include_usage`` adds ``"usage": null`` to every
+    pieces of its arguments, then a chunk with the finish reason; each choice in turn,
+    under its index (``n`` asked for several). ``include_usage`` adds ``"usage": null`` to every
     chunk and a last chunk with no choices and the usage, as ``stream_options`` asks.
     ``patch`` transforms every chunk object (drift injection).
     """
     patch = patch or unpatched
-    choice = (completion.get("choices") or [{}])[0]
-    message = choice.get("message") or {}
     base: dict[str, Any] = {
         "id": completion.get("id"),
         "object": "chat.completion.chunk",
         "created": completion.get("created", 0),
         "model": completion.get("model"),
     }
+    events: list[SSEEvent] = []
+    for number, choice in enumerate(completion.get("choices") or [{}]):
+        index = choice.get("index", number)
 
-    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> SSEEvent:
-        body = dict(base)
-        body["choices"] = [
-            {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+        def chunk(
+            delta: dict[str, Any], finish_reason: str | None = None, index: Any = index
+        ) -> SSEEvent:
+            body = dict(base)
+            body["choices"] = [
+                {"index": index, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+            ]
+            if include_usage:
+                body["usage"] = None
+            return json_event(None, patch(body))
+
+        message = choice.get("message") or {}
+        text = message.get("content") or ""
+        tool_deltas = [
+            _openai_tool_deltas(i, call, chunk_size)
+            for i, call in enumerate(message.get("tool_calls") or [])
         ]
-        if include_usage:
-            body["usage"] = None
-        return json_event(None, patch(body))
-
-    text = message.get("content") or ""
-    tool_deltas = [
-        _openai_tool_deltas(index, call, chunk_size)
-        for index, call in enumerate(message.get("tool_calls") or [])
-    ]
-    first: dict[str, Any] = {"role": "assistant", "content": "" if text else None}
-    if not text and tool_deltas:
-        first["tool_calls"] = [tool_deltas[0].pop(0)]
-    first["refusal"] = None
-    events = [chunk(first)]
-    events.extend(chunk({"content": piece}) for piece in split_pieces(text, chunk_size))
-    events.extend(chunk({"tool_calls": [delta]}) for deltas in tool_deltas for delta in deltas)
-    events.append(chunk({}, choice.get("finish_reason") or "stop"))
+        first: dict[str, Any] = {"role": "assistant", "content": "" if text else None}
+        if not text and tool_deltas:
+            first["tool_calls"] = [tool_deltas[0].pop(0)]
+        first["refusal"] = None
+        events.append(chunk(first))
+        events.extend(chunk({"content": piece}) for piece in split_pieces(text, chunk_size))
+        events.extend(chunk({"tool_calls": [d]}) for deltas in tool_deltas for d in deltas)
+        events.append(chunk({}, choice.get("finish_reason") or "stop"))
     if include_usage:
         last = dict(base)
         last["choices"] = []

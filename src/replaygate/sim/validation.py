@@ -308,6 +308,7 @@ def validate_openai(body: Any) -> Invalid | None:
     problem = _wrong_type(body, "stream_options", Mapping, "an object", "")
     problem = problem or _token_limit(body, "max_tokens", 1)
     problem = problem or _token_limit(body, "max_completion_tokens", 1)
+    problem = problem or _choices(body.get("n"))
     for i, item in enumerate(messages):
         role = item.get("role") if isinstance(item, Mapping) else None
         if role not in _OPENAI_ROLES:
@@ -316,6 +317,33 @@ def validate_openai(body: Any) -> Invalid | None:
         problem = problem or _chat_content(item, f"messages[{i}]")
     problem = problem or _chat_tools(body.get("tools"))
     return problem or _openai_tool_pairs(messages)
+
+
+MAX_CHOICES = 128
+"""The most choices (``n``) one Chat Completions request may ask for."""
+
+
+def _choices(n: Any) -> Invalid | None:
+    """The API's error for an ``n`` that is not a whole number of choices it gives."""
+    if n is None:
+        return None
+    if isinstance(n, bool) or not isinstance(n, int):
+        return Invalid("Invalid type for 'n': expected an integer.", "n", "invalid_type")
+    if n < 1:
+        return Invalid(
+            f"Invalid 'n': integer below minimum value. Expected a value >= 1, but got {n} "
+            "instead.",
+            "n",
+            "integer_below_min_value",
+        )
+    if n > MAX_CHOICES:
+        return Invalid(
+            f"Invalid 'n': integer above maximum value. Expected a value <= {MAX_CHOICES}, "
+            f"but got {n} instead.",
+            "n",
+            "integer_above_max_value",
+        )
+    return None
 
 
 _JSON_KINDS: tuple[tuple[type, str], ...] = (
