@@ -102,7 +102,8 @@ def test_merge_refuses_what_is_not_one_whole_run(store: Path, serial: Path, tmp_
     document = _document(three)
     document["eval"]["shard"]["positions"] = ["x"] * len(document["cases"])
     damaged.write_text(json.dumps(document), encoding="utf-8")
-    cases.append(("damaged", [one, two, damaged], "eval.shard is missing or damaged"))
+    damaged_at = "eval.shard.positions[0] must be an integer from 0 to"
+    cases.append(("damaged", [one, two, damaged], damaged_at))
     for name, parts, message in cases:
         done = replaygate("eval", "merge", *map(str, parts), "--out", str(tmp_path / "m.json"))
         assert done.returncode == 2, name

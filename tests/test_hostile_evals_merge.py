@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,3 +53,23 @@ def test_the_merge_command_names_the_file_and_writes_nothing(tmp_path: Path) -> 
     assert done.returncode == 2, done.stderr
     assert f"case '{FIRST}' is not in shard 2/2" in done.stderr
     assert "Traceback" not in done.stderr and not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (lambda shard: shard.pop("cases"), "eval.shard.cases is missing"),
+        (lambda shard: shard.update(index="2"), "eval.shard.index must be an integer, got '2'"),
+        (lambda shard: shard.update(index=5), "eval.shard says shard 5/"),
+        (lambda shard: shard.update(positions={}), "eval.shard.positions must be a list, got {}"),
+        (lambda shard: shard["positions"].append(0), "eval.shard.positions holds "),
+    ],
+    ids=["no cases", "index as text", "index past count", "positions object", "one too many"],
+)
+def test_a_hand_edited_shard_field_is_named(edit: Any, problem: str) -> None:
+    # each was "eval.shard is missing or damaged", naming no field
+    shard: dict[str, Any] = {"index": 1, "count": 2, "cases": 3, "positions": []}
+    edit(shard)
+    refused = re.escape(f"part.json: not the results of a shard ({problem}")
+    with pytest.raises(ResultsError, match=refused):
+        merge([EvalResults((), {"shard": shard})], ["part.json"])

@@ -134,29 +134,46 @@ def _integer(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _placed(shard: Any, cases: int) -> bool:
-    """Whether ``shard`` (``eval.shard`` of a part holding ``cases`` cases) says which
-    shard it is, of how many, of a run of how many cases, and where each of its stood."""
-    if not isinstance(shard, Mapping) or not all(
-        _integer(shard.get(k)) for k in ("index", "count", "cases")
-    ):
-        return False
+def _shard_problem(shard: Any, cases: int) -> str | None:
+    """What is wrong with ``shard`` (``eval.shard`` of a part holding ``cases`` cases), by
+    its field: it must say which shard it is, of how many, of a run of how many cases,
+    and where each of its cases stood; None when nothing is."""
+    if shard is None:
+        return "eval.shard is missing"
+    if not isinstance(shard, Mapping):
+        return f"eval.shard must be an object, got {shard!r}"
+    for key in ("index", "count", "cases"):
+        if not _integer(shard.get(key)):
+            got = "is missing" if key not in shard else f"must be an integer, got {shard[key]!r}"
+            return f"eval.shard.{key} {got}"
+    if not 1 <= shard["index"] <= shard["count"] <= MAX_SHARDS:
+        return (
+            f"eval.shard says shard {shard['index']}/{shard['count']}: I must be from 1 to N "
+            f"and N at most {MAX_SHARDS:,}"
+        )
+    if shard["cases"] < 0:
+        return f"eval.shard.cases must be 0 or more, got {shard['cases']}"
     positions = shard.get("positions")
-    return (
-        1 <= shard["index"] <= shard["count"] <= MAX_SHARDS
-        and shard["cases"] >= 0
-        and isinstance(positions, list)
-        and len(positions) == cases
-        and all(_integer(p) and 0 <= p < shard["cases"] for p in positions)
-    )
+    if not isinstance(positions, list):
+        return f"eval.shard.positions must be a list, got {positions!r}"
+    if len(positions) != cases:
+        return f"eval.shard.positions holds {len(positions)} position(s) for {cases} case(s)"
+    for i, position in enumerate(positions):
+        if not (_integer(position) and 0 <= position < shard["cases"]):
+            return (
+                f"eval.shard.positions[{i}] must be an integer from 0 to "
+                f"{shard['cases'] - 1}, got {position!r}"
+            )
+    return None
 
 
 def _shard_info(part: EvalResults, name: str) -> Mapping[str, Any]:
     shard = part.info.get("shard")
-    if not _placed(shard, len(part.cases)):
+    problem = _shard_problem(shard, len(part.cases))
+    if problem is not None:
         raise ResultsError(
-            f"{name}: not the results of a shard (eval.shard is missing or damaged): run "
-            "each shard with `replaygate eval --shard I/N --out FILE`"
+            f"{name}: not the results of a shard ({problem}): run each shard with "
+            "`replaygate eval --shard I/N --out FILE`"
         )
     assert isinstance(shard, Mapping)
     return shard
