@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from replaygate.errors import WireFormatError
 from replaygate.fixtures.fingerprint import fixture_key
-from replaygate.http.envelope import canonical_path, envelope, interface_of
+from replaygate.http.envelope import canonical_path, envelope, interface_of, is_model_api
 from replaygate.http.recorded import (
     kept_headers,
     plain_response,
@@ -16,6 +16,7 @@ from replaygate.http.recorded import (
     stream_response,
 )
 from replaygate.http.sse import SSEEvent, parse_events
+from replaygate.sim.endpoints import endpoints
 
 NOISE = [
     ("x-api-key", "sk-ant-api03-secret"),
@@ -177,3 +178,15 @@ def test_bad_recorded_responses_name_the_field(record: object, path: str) -> Non
     with pytest.raises(WireFormatError) as caught:
         replayed(record)
     assert caught.value.path == path
+
+
+def test_every_path_the_simulator_serves_is_a_model_api_path() -> None:
+    # a live send to such a path moves to the simulator a recording runs against, and
+    # its 404 for a resource is an API error, not a route the server lacks
+    served = [e.route for e in endpoints() if isinstance(getattr(e, "route", None), str)]
+    served.append("/v1beta/models/gemini-2.0-flash:generateContent")
+    assert "/v1/responses/compact" in served and "/v1/embeddings" in served
+    for path in served:
+        assert any(e.serves(path) for e in endpoints()), path
+        assert is_model_api(path), path
+    assert not is_model_api("/v1/files") and not is_model_api("/search")

@@ -52,9 +52,14 @@ INTERFACES: tuple[tuple[str, str], ...] = (
 )
 """Path endings and the interface they serve; any other path is ``http``."""
 
-MODEL_API_ENDINGS: tuple[str, ...] = ("/v1/messages/count_tokens",)
+MODEL_API_ENDINGS: tuple[str, ...] = (
+    "/v1/messages/count_tokens",
+    "/v1/responses/compact",
+    "/v1/embeddings",
+)
 """Path endings of a model API that serve no interface of their own (they record as
-``http``) and that the simulator answers: a token count before a send, say."""
+``http``) and that the simulator answers: a token count before a send, a compaction of a
+Responses conversation, embeddings."""
 MODEL_API_TREES: tuple[str, ...] = ("/v1/conversations",)
 """Paths of a model API that, with every path below them, serve no interface of their
 own (they record as ``http``) and that the simulator answers: OpenAI's Conversations
