@@ -8,7 +8,7 @@ import click
 
 from replaygate.cli.json_docs import echo_json
 from replaygate.cli.options import CommandError, PathParam, describe, json_option, note_other_files
-from replaygate.errors import ReplaygateError
+from replaygate.errors import ReplaygateError, shown_file
 from replaygate.fixtures.store.compact import compact
 from replaygate.fixtures.store.files import existing_store
 
@@ -55,9 +55,10 @@ def compact_cmd(path: Path, check: bool, as_json: bool) -> None:
         verb = "would fold" if check else "folded"
         for c in done:
             click.echo(
-                f"{c.file}: {verb} {c.sample_lines} sample line(s) into {c.fixtures} fixture(s)"
+                f"{shown_file(str(c.file))}: {verb} {c.sample_lines} sample line(s) into "
+                f"{c.fixtures} fixture(s)"
             )
         if not done:
-            click.echo(f"nothing to compact under {path}")
+            click.echo(f"nothing to compact under {shown_file(str(path))}")
     if check and done:
         raise SystemExit(1)

@@ -11,6 +11,7 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
+from replaygate.errors import shown_file
 from replaygate.fixtures import hits
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
 
@@ -113,7 +114,7 @@ def render_patrol(result: Patrol) -> str:
     runs = len(result.runs)
     for row in result.rows:
         cells = (
-            row.where,
+            shown_file(row.where),  # a name holding a newline would split its row
             row.key,
             row.recorded_at.date().isoformat() if row.recorded_at else "unknown",
             age_text(row.age),
