@@ -92,7 +92,10 @@ def _record(store_path: Path, base_url: str | None, api_key: str, source: str) -
     default=SIMULATOR_SEED,
     show_default=True,
     type=int,
-    help="Seed of the simulator's answers (not used with --live).",
+    help=(
+        "Seed of the simulator the first recording draws from (not used with --live); the "
+        f"eval loop always records with seed {DEMO_SEED}, the shipped baseline's."
+    ),
 )
 @click.option(
     "--keep",
