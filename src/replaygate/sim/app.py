@@ -57,6 +57,16 @@ def estimate_usage(
     return ModelResponse(response.text, response.tool_calls, response.stop_reason, usage)
 
 
+def cut_at(response: ModelResponse, limit: int | None) -> ModelResponse:
+    """``response`` cut at ``limit`` output tokens, as the APIs cut an answer (its text to
+    the characters of that many tokens, ``stop_reason`` ``max_tokens``), when its text
+    alone is longer; an answer calling tools is left whole."""
+    if limit is None or response.tool_calls or tokens(len(response.text)) <= limit:
+        return response
+    usage = Usage(input_tokens=response.usage.input_tokens, output_tokens=limit)
+    return ModelResponse(response.text[: limit * 4], (), "max_tokens", usage)
+
+
 def _guess_provider(headers: Mapping[str, str]) -> Provider:
     if "x-goog-api-key" in headers:
         return "google"
@@ -198,6 +208,7 @@ class SimApp:
             counted = {"input_tokens": input_tokens(*conversation)}
             return json_reply(200, counted, provider=provider, request_id=request_id)
         answers: list[ModelResponse] = []
+        limit = endpoint.output_limit(request)
         for _ in range(endpoint.choices(request)):
             try:
                 answer = self.behavior.respond(conversation[0], conversation[1])
@@ -207,7 +218,7 @@ class SimApp:
                 log.exception("simulator behaviour failed")
                 message = f"simulator behaviour failed: {err}"
                 return status_error(provider, 500, request_id, message=message)
-            answers.append(estimate_usage(answer, *conversation))
+            answers.append(cut_at(estimate_usage(answer, *conversation), limit))
         response, more = answers[0], answers[1:]
         number = self._answers.next(conversation[0], conversation[1]).number + 1
         wire = endpoint.render(request, conversation, response, number)

@@ -114,6 +114,10 @@ class Endpoint(ABC):
         """How many answers the (valid) request asks for, each a draw of its own."""
         return 1
 
+    def output_limit(self, request: SimRequest) -> int | None:
+        """The most output tokens the (valid) request allows, or None for no limit."""
+        return None
+
     def with_choices(
         self, request: SimRequest, wire: dict[str, Any], more: Sequence[ModelResponse]
     ) -> dict[str, Any]:
@@ -201,6 +205,15 @@ class Threads:
         self._held.put(str(wire["id"]), (fields, [*body.get("messages", []), answer]))
 
 
+def _limit(body: Mapping[str, Any], *names: str) -> int | None:
+    """The first of the fields ``names`` ``body`` gives as a whole number, or None."""
+    for name in names:
+        value = body.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
 def _thread_problem(thread: Any) -> Invalid | None:
     if thread is None or (isinstance(thread, Mapping) and thread.get("type") == "create"):
         return None
@@ -227,6 +240,9 @@ class AnthropicMessages(Endpoint):
 
     def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
         return anthropic_authenticated(headers)
+
+    def output_limit(self, request: SimRequest) -> int | None:
+        return _limit(request.body, "max_tokens")
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return request.problem or validate_anthropic(request.body)
@@ -269,6 +285,9 @@ class OpenAIChat(Endpoint):
 
     provider: Provider = "openai"
     route = "/v1/chat/completions"
+
+    def output_limit(self, request: SimRequest) -> int | None:
+        return _limit(request.body, "max_completion_tokens", "max_tokens")
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return validate_openai(request.body)
@@ -350,6 +369,9 @@ class OpenAIResponses(Endpoint):
         if named is None or not self.kept.held(named):
             return ()
         return from_responses_request({"input": self.kept.items(named)})[0]
+
+    def output_limit(self, request: SimRequest) -> int | None:
+        return _limit(request.body, "max_output_tokens")
 
     def validate(self, request: SimRequest) -> Invalid | None:
         problem = validate_responses(request.body)
@@ -555,6 +577,10 @@ class GeminiGenerateContent(Endpoint):
 
     def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
         return google_authenticated(headers, query)
+
+    def output_limit(self, request: SimRequest) -> int | None:
+        config = request.body.get("generationConfig")
+        return _limit(config, "maxOutputTokens") if isinstance(config, Mapping) else None
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return validate_gemini(request.body)
