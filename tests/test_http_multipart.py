@@ -90,42 +90,32 @@ def _aiohttp_upload(content: bytes) -> Callable[[str], str]:
 UPLOADS = {"openai": _openai_upload, "requests": _requests_upload, "aiohttp": _aiohttp_upload}
 
 
-@pytest.mark.parametrize("library", UPLOADS)
-def test_a_file_upload_replays_and_a_changed_file_misses(
-    tmp_path: Path, server: str, library: str
-) -> None:
-    store = tmp_path / "uploads.jsonl"
-    upload = UPLOADS[library]
-    with intercept(store, "record-missing", approve_live=True):
-        assert upload(b"abc")(server) == "file-1"
-    (fixture,) = FixtureStore.open(store)
-    assert "--replaygate-boundary" in fixture.request["text"]
-    with intercept(store):
-        assert upload(b"abc")("https://api.openai.com") == "file-1"
-        with pytest.raises(FixtureMismatchError) as caught:
-            upload(b"abd")("https://api.openai.com")
-    assert "text: at offset" in str(caught.value)
-
-
 BINARY = random.Random(7).randbytes(4096)
 """A file that is not text (an image, a PDF): its body is kept as base64, which reads as
 one long high-entropy token."""
+FILES = {"text": (b"abc", b"abd", "text"), "binary": (BINARY, BINARY[:-1] + b"X", "base64")}
+"""A file, the same file changed by one byte, and the envelope field its body is kept in."""
 
 
+@pytest.mark.parametrize("kind", FILES)
 @pytest.mark.parametrize("library", UPLOADS)
-def test_a_binary_file_upload_records_replays_and_a_changed_byte_misses(
-    tmp_path: Path, server: str, library: str
+def test_a_file_upload_replays_and_a_changed_file_misses(
+    tmp_path: Path, server: str, library: str, kind: str
 ) -> None:
     store = tmp_path / "uploads.jsonl"
     upload = UPLOADS[library]
+    content, changed, field = FILES[kind]
     with intercept(store, "record-missing", approve_live=True):
-        assert upload(BINARY)(server) == "file-1"
+        assert upload(content)(server) == "file-1"
     (fixture,) = FixtureStore.open(store)
-    assert "base64" in fixture.request
+    assert field in fixture.request
+    if kind == "text":
+        assert "--replaygate-boundary" in fixture.request["text"]
     with intercept(store):
-        assert upload(BINARY)("https://api.openai.com") == "file-1"
-        with pytest.raises(FixtureMismatchError):
-            upload(BINARY[:-1] + b"X")("https://api.openai.com")
+        assert upload(content)("https://api.openai.com") == "file-1"
+        with pytest.raises(FixtureMismatchError) as caught:
+            upload(changed)("https://api.openai.com")
+    assert f"{field}: " in str(caught.value)
 
 
 @pytest.mark.parametrize(
