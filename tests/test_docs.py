@@ -407,3 +407,30 @@ def test_the_interfaces_table_names_every_interface() -> None:
 
     rows = _table("providers.md", "| interface | version | path |")
     assert [row[0].strip("`") for row in rows] == list(INTERFACES)
+
+
+def test_the_pytest_examples_of_http_md_record_and_replay(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plugin's examples, as one test module: recorded from the simulator, then
+    replayed offline, each store where the page says."""
+    text = (ROOT / "docs" / "http.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"<!-- pytester -->\s*\n```python\n(.*?)```", text, re.S)
+    assert len(blocks) == 2
+    from sdks import imported
+
+    for sdk in ("anthropic", "openai"):  # here, so the nested session shares their classes
+        imported(sdk)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    pytester.makepyfile(test_plugin="\n".join(blocks))
+    recording = pytester.runpytest(
+        "--replaygate-record-mode=record-missing",
+        "--replaygate-approve-live",
+        "--replaygate-simulator=echo",
+    )
+    recording.assert_outcomes(passed=2)
+    stores = pytester.path / "tests" / "fixtures"
+    assert (stores / "test_plugin" / "test_answer.jsonl").is_file()
+    assert '"note":"nightly"' in (stores / "shared" / "answers.jsonl").read_text("utf-8")
+    pytester.runpytest().assert_outcomes(passed=2)
