@@ -24,7 +24,7 @@ from replaygate.evals.baseline import update_baseline
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import gate_config, parse_limits, run_gate
 from replaygate.evals.preflight import check_not_an_input
-from replaygate.evals.reference import load_reference
+from replaygate.evals.reference import load_reference, load_run
 from replaygate.evals.results import load_eval_results
 from replaygate.evals.upgrade import classify_upgrade
 
@@ -69,8 +69,9 @@ def gate_cmd(
     limits = gate_config(
         config.gate, _limits(max_drop, "--max-drop"), _limits(max_rise, "--max-rise")
     )
-    baseline = load_reference(baseline_path or config.baseline_path)
-    now = load_reference(results_path)
+    baseline_file = baseline_path or config.baseline_path
+    baseline = load_reference(baseline_file)
+    now = load_run(results_path, baseline_file)
     report = run_gate(baseline, now, limits)
     click.echo(report.render("json" if as_json else fmt))
     if not report.passed:

@@ -21,7 +21,7 @@ from replaygate.evals.config import load_config
 from replaygate.evals.gate import run_gate
 from replaygate.evals.history import History, read_export
 from replaygate.evals.preflight import check_not_an_input, check_writable
-from replaygate.evals.reference import load_reference
+from replaygate.evals.reference import load_reference, load_run
 from replaygate.outputs import open_fifo
 
 
@@ -83,7 +83,7 @@ def report_cmd(
     gate = None
     if results_path is not None:
         baseline = load_reference(baseline_file)
-        gate = run_gate(baseline, load_reference(results_path), config.gate)
+        gate = run_gate(baseline, load_run(results_path, baseline_file), config.gate)
     left_out: list[str] = []
     written = write_report(
         out,

@@ -199,3 +199,30 @@ def check_success(metrics: Metrics, cases: Sequence[CaseSummary]) -> None:
 def load_reference(path: str | os.PathLike[str]) -> Reference:
     """Read a baseline or a results file."""
     return reference_from_json(read_json(path, "baseline or results"), str(path))
+
+
+def load_run(path: str | os.PathLike[str], baseline: str | os.PathLike[str] | None) -> Reference:
+    """Read the results of a run for the gate against ``baseline`` (``gate``, ``report
+    --results``): a baseline given as the results, or the baseline file itself, is
+    refused, as the gate would compare the baseline with itself and pass, whatever the
+    run gave."""
+    document = read_json(path, "results")
+    name = shown_file(str(path))
+    if isinstance(document, dict) and document.get("format") == BASELINE_FORMAT:
+        raise ResultsError(
+            f"{name}: is a baseline, not the results of a run: compare the results "
+            "`replaygate eval --out FILE` writes with it"
+        )
+    if baseline is not None and _same_file(path, baseline):
+        raise ResultsError(
+            f"{name}: is also the baseline: a file compared with itself passes whatever it "
+            "holds; give the results of the run"
+        )
+    return reference_from_json(document, str(path))
+
+
+def _same_file(one: str | os.PathLike[str], other: str | os.PathLike[str]) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
