@@ -7,6 +7,11 @@ the same click command a process would run). A ``text`` block after a
 ``<!-- doctest output -->`` marker is what the shell block before it prints: each of
 its lines (but those with ``...``) is in that output, up to dates, revisions
 and runs of spaces.
+
+The rest hold what the docs name to what the code takes, each a quick check that runs in
+the inner loop too: the options of every command, the extras, the links and their
+headings, the ``[tool.replaygate]`` tables shown, and the reference tables (config keys,
+case fields, sanitize keys, trim fields, marker arguments, metrics, interfaces, --json).
 """
 
 from __future__ import annotations
@@ -24,9 +29,6 @@ import pytest
 from cli_commands import EVERY
 from replaygate.cli import main
 from run_cli import replaygate
-
-# Every page's commands, end to end.
-pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
@@ -69,6 +71,7 @@ def _assert_printed(expected: str, printed: str, where: str) -> None:
 PAGES_WITH_BLOCKS = [p for p in PAGES if _blocks(p)]
 
 
+@pytest.mark.slow  # every page's commands, end to end
 @pytest.mark.parametrize("page", PAGES_WITH_BLOCKS, ids=lambda p: p.name)
 def test_doc_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
@@ -409,6 +412,7 @@ def test_the_interfaces_table_names_every_interface() -> None:
     assert [row[0].strip("`") for row in rows] == list(INTERFACES)
 
 
+@pytest.mark.slow  # two pytest sessions of their own
 def test_the_pytest_examples_of_http_md_record_and_replay(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
