@@ -13,6 +13,7 @@ from typing import Literal
 
 from replaygate.examples.research_copilot.errors import StepLimitExceeded
 from replaygate.examples.research_copilot.tools import ToolRegistry
+from replaygate.fixtures.diff import text_change
 from replaygate.models.replay import settings_of, with_system
 from replaygate.models.types import Message, Model, ToolCall, Usage
 
@@ -56,6 +57,11 @@ def step_detail(call: ToolCall, result: str) -> str:
     return f"{call.name}({arguments!r}) -> {result}"
 
 
+SHOWN_WHOLE = 200
+"""Prompts up to this long (as ``repr``) are shown whole in an error; longer ones as a
+window around where they differ."""
+
+
 def _model_system(model: Model) -> str | None:
     """The system prompt ``model`` sends or declares: its request settings' or its own."""
     settings = settings_of(model)
@@ -74,9 +80,15 @@ def _sending(model: Model, system: str | None) -> tuple[Model, str | None]:
     if system is None or system == own:
         return model, own
     if own is not None:
+        if max(len(repr(system)), len(repr(own))) <= SHOWN_WHOLE:
+            differs = f"run(system={system!r}) differs from the model's system setting {own!r}"
+        else:  # two long prompts: where they part, not both whole
+            differs = (
+                "run(system=...) differs from the model's system setting, "
+                f"{text_change(own, system)} (the model's != run's)"
+            )
         raise ValueError(
-            f"run(system={system!r}) differs from the model's system setting "
-            f"{own!r}; the system prompt is sent by the model, so set it in one place"
+            f"{differs}; the system prompt is sent by the model, so set it in one place"
         )
     return (with_system(model, system) if settings_of(model) else model), system
 
