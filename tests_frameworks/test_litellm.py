@@ -111,6 +111,31 @@ def plain_async(provider: str, hosts: Hosts, question: str = QUESTION) -> str | 
     return asyncio.run(main())
 
 
+def responded(provider: str, hosts: Hosts, question: str = QUESTION) -> tuple[str, str]:
+    """LiteLLM's Responses API (``responses``, then ``aresponses`` streamed), which it
+    sends to OpenAI's ``/v1/responses`` and turns into a Messages request for Anthropic."""
+    params = arguments(provider, hosts, question)
+    given = {key: params[key] for key in ("model", "api_base", "num_retries")}
+    whole = litellm.responses(input=question, max_output_tokens=64, **given)
+
+    async def streamed() -> str:
+        stream = await litellm.aresponses(
+            input=question, max_output_tokens=64, stream=True, **given
+        )
+        return "".join([e.delta async for e in stream if e.type == "response.output_text.delta"])
+
+    return whole.output_text, asyncio.run(streamed())
+
+
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+def test_the_responses_api_records_from_the_simulator_and_replays(
+    store: Path, provider: str
+) -> None:
+    run, miss = partial(responded, provider), partial(responded, provider, question=CHANGED)
+    expected = (f"echo: {QUESTION}", f"echo: {QUESTION}")
+    assert_recipe_replays(store, run, expected, miss, raises=MISS_RAISES)
+
+
 def embedded(hosts: Hosts, question: str = QUESTION) -> tuple[list[int], bool, int]:
     """Two texts embedded (``embedding``), then one (``aembedding``, LiteLLM's async
     path): the vectors' sizes, whether the same text got the same vector, and the
