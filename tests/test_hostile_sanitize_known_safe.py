@@ -1,4 +1,5 @@
-"""Known-safe patterns that are each valid but were combined into one expression.
+"""Known-safe patterns that are each valid but were combined into one expression, or
+that match the shape of real keys.
 
 Each pattern is its own expression: two naming the same group, a backreference, or
 a pattern with a leading flag used to end ``verify`` (and every record) in a
@@ -65,3 +66,32 @@ def test_a_pattern_with_a_leading_flag_is_refused_with_what_to_write(tmp_path: P
 def test_a_scoped_flag_works() -> None:
     config = SanitizeConfig(known_safe_patterns=("(?i:ACME_TEST_)[0-9a-f]{32}",))
     assert config.safe_values().mask(TEST_TOKEN).strip() == ""
+
+
+@pytest.mark.parametrize(
+    "pattern", [".+", r"[A-Za-z0-9_-]{20,}", r"sk-ant-api03-[A-Za-z0-9_-]+", r"[A-Z0-9]{20}"]
+)
+def test_a_known_safe_pattern_that_matches_real_keys_is_refused(
+    tmp_path: Path, pattern: str
+) -> None:
+    # each let every real key of a family through the scan, and so onto disk (law 4)
+    path = tmp_path / "pyproject.toml"
+    path.write_text(
+        f"[tool.replaygate.sanitize]\nknown_safe_patterns = ['{pattern}']\n", encoding="utf-8"
+    )
+    with pytest.raises(SanitizeConfigError) as caught:
+        load_config(path)
+    assert caught.value.key == "tool.replaygate.sanitize.known_safe_patterns[0]"
+    assert caught.value.line == 2
+    assert "matches the shape of a real " in caught.value.reason
+    assert "every such key would be written to disk" in caught.value.reason
+
+
+def test_the_real_shapes_are_secrets_and_a_project_pattern_is_kept() -> None:
+    from replaygate.sanitize.secret_allow import REAL_SHAPES
+    from replaygate.sanitize.secret_scan import find_fixture_secrets
+
+    for family, shape in REAL_SHAPES.items():
+        fixture = {"key": "k" * 16, "request": {"text": f"see {shape} here"}, "response": {}}
+        assert [f.detector for f in find_fixture_secrets(fixture)] == [family]
+    SanitizeConfig(known_safe_patterns=("acme_test_[0-9a-f]{32}", r"(?i:acme_)[0-9]{12}"))

@@ -12,7 +12,8 @@ pattern) that stands as a whole token is blanked out, so the rest of the text is
 scanned, and a listed value never hides the start of a longer key: a real key next to
 an allowed one is still refused. The values apply to the text as written, not to its
 decoded forms (base64, percent-encoding). A value shorter than
-:data:`MIN_SAFE_LENGTH` characters, or a pattern that matches the empty string,
+:data:`MIN_SAFE_LENGTH` characters, a pattern that matches the empty string, or one
+that matches a real key's shape (:data:`REAL_SHAPES`: ``.+``, ``sk-ant-[A-Za-z0-9_-]+``)
 would hide too much and is refused.
 """
 
@@ -55,6 +56,29 @@ class KnownSafe:
 
 NOTHING_SAFE = KnownSafe(None)
 
+_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
+_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+
+def _filler(length: int, alphabet: str = _ALPHABET) -> str:
+    """``length`` characters of ``alphabet`` in a fixed, random-looking order (no key of
+    anyone's: made here, so no key-shaped literal sits in the source)."""
+    return "".join(alphabet[(i * 23 + 5) % len(alphabet)] for i in range(length))
+
+
+REAL_SHAPES: dict[str, str] = {
+    "Anthropic API key": "sk-ant-api03-" + _filler(93) + "AA",
+    "OpenAI API key": "sk-proj-" + _filler(56),
+    "AWS access key id": "AKIA" + _filler(16, _UPPER),
+    "GitHub token": "ghp_" + _filler(36),
+    "Google API key": "AIza" + _filler(35),
+    "Stripe secret key": "sk_live_" + _filler(24),
+    "Hugging Face token": "hf_" + _filler(34),
+    "high-entropy token": _filler(40),
+}
+"""A made-up key of the shape of each common family: a known-safe pattern that matches
+one would let every real key of that family be written (law 4)."""
+
 
 def safe_value_problem(value: str) -> str | None:
     """Why ``value`` cannot be a known-safe value, or None."""
@@ -70,12 +94,19 @@ def safe_pattern_problem(pattern: str) -> str | None:
     if problem is not None:
         return problem
     try:
-        _whole_tokens(pattern)
+        whole = _whole_tokens(pattern)
     except re.error as err:
         return (
             f"{pattern!r} cannot stand inside a larger expression ({err}): a flag applies to "
             "a group, as in (?i:...), not to the whole pattern"
         )
+    for family, shape in REAL_SHAPES.items():
+        if whole.search(shape) is not None:
+            return (
+                f"{pattern!r} matches the shape of a real {family} ({shape[:14]}...), so every "
+                "such key would be written to disk; match only your own test values, as in "
+                "acme_test_[0-9a-f]{32}"
+            )
     return None
 
 
