@@ -185,3 +185,24 @@ def test_a_hits_log_a_worker_cannot_write_fails_the_run(pytester: pytest.Pyteste
     result = pytester.runpytest("-p", "xdist", "-n", "1")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["replaygate: cannot write the hits log: *.replaygate*"])
+
+
+@pytest.mark.parametrize("given", ["yes", {"ids": True}, True])
+def test_a_sanitize_setting_that_is_no_config_fails_the_test_naming_it(given: object) -> None:
+    # a TypeError traceback from deep in the session's set-up, with no word of the fixture
+    from replaygate.pytest_plugin.settings import config_settings
+
+    with pytest.raises(pytest.fail.Exception) as failed:
+        config_settings({"sanitize": given}, "test_a.py::test_a")
+    assert str(failed.value).startswith(
+        "replaygate_config (used by test_a.py::test_a): sanitize must be a SanitizeConfig or a "
+        "Sanitizer (replaygate.sanitize) or None, not "
+    )
+
+
+def test_a_sanitize_config_is_taken() -> None:
+    from replaygate.pytest_plugin.settings import config_settings
+    from replaygate.sanitize import SanitizeConfig, Sanitizer
+
+    for given in (SanitizeConfig(ids=True), Sanitizer(SanitizeConfig()), None):
+        assert config_settings({"sanitize": given}, "t")["sanitize"] is given

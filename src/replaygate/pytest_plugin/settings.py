@@ -73,6 +73,15 @@ def config_settings(config: object, nodeid: str) -> dict[str, Any]:
     problems.extend(_wrong_types(config))
     if config.get("cap") is not None and not isinstance(config["cap"], SpendingCap):
         problems.append("cap must be a SpendingCap (replaygate.fixtures.spending) or None")
+    if config.get("sanitize") is not None:
+        from replaygate.sanitize import SanitizeConfig, Sanitizer
+
+        if not isinstance(config["sanitize"], SanitizeConfig | Sanitizer):
+            problems.append(
+                "sanitize must be a SanitizeConfig or a Sanitizer (replaygate.sanitize) or "
+                f"None, not {kind_of(config['sanitize'])}: a table of [tool.replaygate.sanitize]"
+                " is SanitizeConfig.from_mapping({...})"
+            )
     if problems:
         pytest.fail(f"{where}: " + "; ".join(problems), pytrace=False)
     return dict(config)
