@@ -109,7 +109,8 @@ def test_the_quickstart_runs_as_written(tmp_path: Path) -> None:
                     since_edit.add(line)
     committed = run("git ls-files", folder, env).stdout.split()
     assert "tests/fixtures/test_agent/test_plan.jsonl" in committed, committed
-    assert not [p for p in committed if p.endswith(".lock") or ".replaygate/" in p], committed
+    own = [p for p in committed if p.endswith(".lock") or ".bak" in p or ".replaygate/" in p]
+    assert own == [], committed
     workflow = (folder / CI_FILE).read_text()
     ci_steps = re.findall(r"^ +- run: (.+)$", workflow, re.M)
     assert ci_steps[0] == "pip install 'replaygate[anthropic]' pytest"

@@ -84,6 +84,26 @@ def _not_json(raw: bytes, err: orjson.JSONDecodeError) -> str:
     return f"The request body is not valid JSON: {err}"
 
 
+def _answered(response: Any) -> Mapping[str, Any] | None:
+    """The JSON object a recorded success answered with: its body, or the response a
+    Responses stream completed with; None for an error, or a stream of another kind."""
+    if not isinstance(response, Mapping) or response.get("status") != 200:
+        return None
+    body = response.get("body")
+    if isinstance(body, Mapping):
+        return body
+    events = response.get("events")
+    for event in events if isinstance(events, list) else ():
+        if isinstance(event, Mapping) and event.get("event") == "response.completed":
+            try:
+                completed = orjson.loads(str(event.get("data")))
+            except orjson.JSONDecodeError:
+                return None
+            found = completed.get("response") if isinstance(completed, dict) else None
+            return found if isinstance(found, dict) else None
+    return None
+
+
 def _route(path: str) -> tuple[str, str]:
     """The route (without a trailing slash) and the query of a request target."""
     route, _, query = path.partition("?")
@@ -141,6 +161,16 @@ class SimApp:
         if fault == "slow":
             return dataclasses.replace(reply, delay=self.faults.slow_delay)
         return reply
+
+    def learn(self, method: str, path: str, body: Any, response: Any) -> None:
+        """Take ``response`` (as a fixture records it), replayed to ``method`` on ``path``
+        with the JSON ``body`` by a recording, as answered here (:meth:`Endpoint.learn`):
+        a success's body, or a Responses stream's completed response."""
+        route, _ = _route(path)
+        endpoint = self._endpoint(route)
+        answer = _answered(response)
+        if endpoint is not None and answer is not None and method in endpoint.methods:
+            endpoint.learn(method, route, body, answer)
 
     def too_large(self, path: str, headers: Mapping[str, str]) -> Reply:
         """The provider's 413 for a request whose body is over

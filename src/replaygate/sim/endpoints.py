@@ -26,6 +26,7 @@ from replaygate.models.providers.google_gemini import (
 from replaygate.models.providers.openai_chat import from_openai_request, to_openai_response
 from replaygate.models.providers.openai_responses import (
     from_responses_request,
+    from_responses_response,
     response_usage,
     to_responses_response,
 )
@@ -116,6 +117,12 @@ class Endpoint(ABC):
 
     def output_limit(self, request: SimRequest) -> int | None:
         """The most output tokens the (valid) request allows, or None for no limit."""
+        return None
+
+    def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
+        """Take ``answer`` (a success's body), given to ``method`` on ``route`` with
+        ``body`` by a recording from a fixture, as answered here: keep what answering it
+        would have kept (:mod:`replaygate.http.learners`). Most endpoints keep nothing."""
         return None
 
     def with_choices(
@@ -249,6 +256,13 @@ class AnthropicMessages(Endpoint):
 
     def read(self, request: SimRequest) -> Conversation:
         return from_anthropic_request(request.body)
+
+    def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
+        if not isinstance(body, dict) or body.get("thread") is None:
+            return
+        request = self.request(route, body)
+        if request.problem is None and isinstance(answer.get("id"), str):
+            self.threads.hold(request.body, answer)
 
     def render(
         self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
@@ -419,14 +433,35 @@ class OpenAIResponses(Endpoint):
         wire.update({name: body.get(name) for name in _ECHOED if name in body})
         wire["tools"] = body.get("tools") or []
         wire["created_at"] = wire["completed_at"] = FIRST_CREATED_AT + number
-        self.conversations.remember(response_id, held)
+        named = self._hold(body, held, wire)
+        if named is not None:
+            wire["conversation"] = {"id": named}
+        return wire
+
+    def _hold(
+        self, body: Mapping[str, Any], held: Sequence[Message], wire: Mapping[str, Any]
+    ) -> str | None:
+        """Keep the conversation ``held`` under the id of the response ``wire`` to request
+        ``body``, and add the turn to the conversation ``body`` names; that one's id."""
+        self.conversations.remember(str(wire["id"]), held)
         named = _conversation_id(body)
         if named is not None:
             given = body.get("input")
             said = [{"role": "user", "content": given}] if isinstance(given, str) else given
-            self.kept.add(named, [*(said or []), *wire["output"]])
-            wire["conversation"] = {"id": named}
-        return wire
+            output = wire.get("output")
+            self.kept.add(named, [*(said or []), *(output if isinstance(output, list) else [])])
+        return named
+
+    def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
+        request = self.request(route, body)
+        if not isinstance(answer.get("id"), str) or self.validate(request) is not None:
+            return  # what it continues is not held here either
+        try:
+            messages = self.read(request)[0]
+            said = from_responses_response(answer)
+        except WireFormatError:
+            return
+        self._hold(request.body, (*messages, said.as_message()), answer)
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
         events = responses_events(wire, chunk_size=stream.chunk_size, patch=stream.patch)
@@ -483,6 +518,9 @@ class OpenAIConversations(ResourceEndpoint):
 
     def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
         return self.kept.answer(method, route, query, body)
+
+    def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
+        self.kept.learn(method, route, body, answer)
 
 
 class OpenAIResponsesCompact(ResourceEndpoint):
