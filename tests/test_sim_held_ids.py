@@ -6,8 +6,11 @@ A recording that replays the start of a conversation from its fixtures and sends
 changed later turn to a new simulator names an id that simulator never served. Counted
 from 1 in every simulator, the id named another conversation whenever this simulator had
 served one as many answers in: the follow-up was answered, and recorded, with that
-other conversation's history, silently. The simulator now refuses it as the real API
-refuses an id it does not hold (400 or 404, naming the id), and says why."""
+other conversation's history, silently. Now an id names what it holds, and a simulator
+in the recording's process learns each answer replayed to it
+(:mod:`replaygate.http.learners`): the changed turn goes on from the replayed start, as on
+the real API. One that never saw the start (another process's) refuses the id as the real
+API refuses one it does not hold (400 or 404, naming the id), and says why."""
 
 from __future__ import annotations
 
@@ -83,7 +86,7 @@ def _record(store: Path, run: Any) -> Any:
         return run(sim)
 
 
-def test_a_response_replayed_from_fixtures_is_not_another_conversation_of_a_new_simulator(
+def test_a_response_replayed_from_fixtures_goes_on_not_another_conversation_of_a_new_simulator(
     tmp_path: Path,
 ) -> None:
     store = tmp_path / "fixtures.jsonl"
@@ -94,14 +97,12 @@ def test_a_response_replayed_from_fixtures_is_not_another_conversation_of_a_new_
         _responses(sim.openai_base_url, {"input": "Something else entirely."})  # served anew
         return responses_chain(sim.openai_base_url, "Who am I, again?")
 
-    refused = _record(store, changed)
-    assert refused.status_code == 400, refused.text
-    message = refused.json()["error"]["message"]
-    assert "not found" in message and "served" in message, message
+    went_on = _record(store, changed)  # the simulator learned the replayed first turn
+    assert _text(went_on) == "My name is Ada. | Who am I, again?"
     assert not any("Something else entirely. | Who am I" in t for t in _recorded_texts(store))
 
 
-def test_a_thread_replayed_from_fixtures_is_not_another_thread_of_a_new_simulator(
+def test_a_thread_replayed_from_fixtures_goes_on_not_another_thread_of_a_new_simulator(
     tmp_path: Path,
 ) -> None:
     store = tmp_path / "fixtures.jsonl"
@@ -112,14 +113,12 @@ def test_a_thread_replayed_from_fixtures_is_not_another_thread_of_a_new_simulato
         _messages(sim.url, "Something else entirely.", {"type": "create"})  # served anew
         return thread_chain(sim.url, "Who am I, again?")
 
-    refused = _record(store, changed)
-    assert refused.status_code == 404, refused.text
-    message = refused.json()["error"]["message"]
-    assert "No thread found" in message and "served" in message, message
+    went_on = _record(store, changed)  # the simulator learned the replayed first turn
+    assert went_on.json()["content"][0]["text"] == "My name is Ada. | Who am I, again?"
     assert not any("Something else entirely. | Who am I" in t for t in _recorded_texts(store))
 
 
-def test_a_conversation_replayed_from_fixtures_is_not_another_one_of_a_new_simulator(
+def test_a_conversation_replayed_from_fixtures_goes_on_not_another_one_of_a_new_simulator(
     tmp_path: Path,
 ) -> None:
     store = tmp_path / "fixtures.jsonl"
@@ -132,10 +131,8 @@ def test_a_conversation_replayed_from_fixtures_is_not_another_one_of_a_new_simul
         httpx2.post(url, json={"items": items}, headers=OPENAI)  # made anew
         return conversation_chain(sim.openai_base_url, "Who am I, again?")
 
-    refused = _record(store, changed)
-    assert refused.status_code == 404, refused.text
-    message = refused.json()["error"]["message"]
-    assert "not found" in message and "served" in message, message
+    went_on = _record(store, changed)  # the simulator learned the replayed conversation
+    assert _text(went_on) == "My name is Ada. | Who am I, again?"
     assert not any("Something else entirely. | Who am I" in t for t in _recorded_texts(store))
 
 

@@ -46,6 +46,7 @@ from replaygate.http.envelope import (
     is_model_api,
     request_envelope,
 )
+from replaygate.http.learners import learner_at
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed, replayed
 from replaygate.http.routes import unserved_route
@@ -247,7 +248,20 @@ class Exchange:
             where = (str(location.file), location.line)
             raise FixtureFormatError(*where, f"not an HTTP fixture: {err}") from None
         self.replays += 1
+        if self.mode != "replay":
+            self._teach(request, sent, response)
         return answer
+
+    def _teach(self, request: RequestLike, sent: dict[str, Any], response: Any) -> None:
+        """Tell the server this recording sends its live requests to, when it learns
+        (:mod:`~replaygate.http.learners`), of ``response``, replayed to ``sent``."""
+        if self.live_origin is not None:
+            origin = urlsplit(self.live_origin)
+            learner = learner_at(origin.hostname, origin.port)
+        else:
+            learner = learner_at(request.url.host, request.url.port)
+        if learner is not None:
+            learner(sent, response)
 
     def _miss(self, envelope: dict[str, Any], key: str) -> FixtureMismatchError:
         """The loud error of a miss; it names both versions when only they differ."""

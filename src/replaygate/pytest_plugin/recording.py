@@ -499,6 +499,8 @@ def _sdk_clients(
     run = _run(request.config)
     simulator = run.simulator() if run is not None else None
     keyless = exchange.mode == "replay" or simulator is not None
+    if simulator is not None:  # what the session replays, the simulator learns
+        exchange.live_origin = simulator.url
 
     def make(**kwargs: Any) -> Any:
         if "http_client" not in kwargs:

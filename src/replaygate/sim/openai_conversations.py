@@ -65,8 +65,12 @@ class ConversationStore:
         return item
 
     def create(self, items: Sequence[Mapping[str, Any]], metadata: Any) -> dict[str, Any]:
+        made = ([dict(i) for i in items], metadata)
         number = next(self._conversations)
-        conversation_id = held_id("conv_sim", number, ([dict(i) for i in items], metadata))
+        conversation_id = held_id("conv_sim", number, made)
+        while conversation_id in self._kept:  # one learned from a replayed answer
+            number = next(self._conversations)
+            conversation_id = held_id("conv_sim", number, made)
         conversation = {
             "id": conversation_id,
             "object": "conversation",
@@ -89,6 +93,30 @@ class ConversationStore:
         self._kept[conversation_id][2].extend(added)
         self._kept.touch(conversation_id)
         return added
+
+    def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
+        """Take ``answer``, replayed to ``method`` on ``route`` with ``body`` from a
+        fixture, as given here: the conversation it made under its id, the items it added
+        (as the answer lists them), what it deleted."""
+        parts = [p for p in route.removeprefix("/v1/conversations").strip("/").split("/") if p]
+        if not parts:
+            made = answer.get("id")
+            if method == "POST" and isinstance(made, str) and made not in self._kept:
+                given = body.get("items") if isinstance(body, Mapping) else None
+                items = [self._item(i) for i in given or () if isinstance(i, Mapping)]
+                self._kept.put(made, (next(self._conversations), dict(answer), items))
+            return
+        if parts[0] not in self._kept:
+            return
+        _, _, items = self._kept[parts[0]]
+        if method == "POST" and parts[1:] == ["items"]:
+            added = answer.get("data")
+            items.extend(dict(i) for i in added or () if isinstance(i, Mapping))
+            self._kept.touch(parts[0])
+        elif method == "DELETE" and len(parts) == 1:
+            del self._kept[parts[0]]
+        elif method == "DELETE" and len(parts) == 3 and parts[1] == "items":
+            items[:] = [i for i in items if i.get("id") != parts[2]]
 
     def answer(self, method: str, route: str, query: str, body: Any) -> Answer:
         """The status and body answering ``method`` on ``route`` (under ``/v1/conversations``)."""

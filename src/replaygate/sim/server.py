@@ -8,6 +8,7 @@ clients) and records every request it receives.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import dataclasses
 import logging
@@ -19,6 +20,7 @@ from typing import Any, NamedTuple
 import h11
 import orjson
 
+from replaygate.http import learners
 from replaygate.network import is_loopback
 from replaygate.sim.app import SimApp
 from replaygate.sim.behaviors import Behavior, make_behavior
@@ -178,6 +180,7 @@ class Simulator:
             self._thread.join()
             self._thread = None
             raise self._error
+        learners.register(self.host, self.port, self.learn)
         return self
 
     def stop(self) -> None:
@@ -185,12 +188,42 @@ class Simulator:
         thread, loop, stopping = self._thread, self._loop, self._stopping
         if thread is None:
             return
+        learners.unregister(self.host, self.port)
         if loop is not None and stopping is not None:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(stopping.set)
         thread.join()
         self._thread = None
         self._port = None
+
+    def learn(self, envelope: dict[str, Any], response: Any) -> None:
+        """Take ``response``, which a recording replayed from a fixture to the request
+        ``envelope`` addressed here, as served here (:mod:`replaygate.http.learners`): a
+        later request may go on from the conversation it made, as it may on the real API.
+        It is learned in the server's own thread, between the requests it serves."""
+        loop, body = self._loop, envelope.get("body")
+        method, path = str(envelope.get("method", "")), str(envelope.get("path", ""))
+        if threading.current_thread() is self._thread or loop is None:
+            self._learn(method, path, body, response)
+            return
+        learned: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+        def learn_here() -> None:
+            self._learn(method, path, body, response)
+            learned.set_result(None)
+
+        try:
+            loop.call_soon_threadsafe(learn_here)
+        except RuntimeError:  # stopped meanwhile
+            return
+        with contextlib.suppress(concurrent.futures.TimeoutError):
+            learned.result(timeout=REQUEST_TIMEOUT)
+
+    def _learn(self, method: str, path: str, body: Any, response: Any) -> None:
+        try:
+            self.app.learn(method, path, body, response)
+        except Exception:  # a replayed answer it cannot read: the next request says so
+            log.exception("the simulator could not learn a replayed answer")
 
     def __enter__(self) -> Simulator:
         return self.start()
