@@ -239,9 +239,10 @@ class SimApp:
             return json_reply(200, counted, provider=provider, request_id=request_id)
         answers: list[ModelResponse] = []
         limit = endpoint.output_limit(request)
+        offered = endpoint.offered(request, conversation[1])
         for _ in range(endpoint.choices(request)):
             try:
-                answer = self.behavior.respond(conversation[0], conversation[1])
+                answer = self.behavior.respond(conversation[0], offered)
             except ScriptExhaustedError as err:
                 return status_error(provider, 500, request_id, message=str(err))
             except Exception as err:

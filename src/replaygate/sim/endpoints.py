@@ -119,6 +119,10 @@ class Endpoint(ABC):
         """The most output tokens the (valid) request allows, or None for no limit."""
         return None
 
+    def offered(self, request: SimRequest, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
+        """The tools of ``tools`` the request's tool choice lets the model call."""
+        return list(tools)
+
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         """Take ``answer`` (a success's body), given to ``method`` on ``route`` with
         ``body`` by a recording from a fixture, as answered here: keep what answering it
@@ -212,6 +216,15 @@ class Threads:
         self._held.put(str(wire["id"]), (fields, [*body.get("messages", []), answer]))
 
 
+def _chosen(tools: Sequence[ToolSpec], *, none: bool, name: Any) -> list[ToolSpec]:
+    """``tools`` as a tool choice leaves them: none at all, only the one it names (when
+    the request offers it), or every one."""
+    if none:
+        return []
+    named = [t for t in tools if t.name == name] if isinstance(name, str) else []
+    return named or list(tools)
+
+
 def _limit(body: Mapping[str, Any], *names: str) -> int | None:
     """The first of the fields ``names`` ``body`` gives as a whole number, or None."""
     for name in names:
@@ -250,6 +263,12 @@ class AnthropicMessages(Endpoint):
 
     def output_limit(self, request: SimRequest) -> int | None:
         return _limit(request.body, "max_tokens")
+
+    def offered(self, request: SimRequest, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
+        choice = request.body.get("tool_choice")
+        kind = choice.get("type") if isinstance(choice, Mapping) else None
+        name = choice.get("name") if kind == "tool" and isinstance(choice, Mapping) else None
+        return _chosen(tools, none=kind == "none", name=name)
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return request.problem or validate_anthropic(request.body)
@@ -302,6 +321,12 @@ class OpenAIChat(Endpoint):
 
     def output_limit(self, request: SimRequest) -> int | None:
         return _limit(request.body, "max_completion_tokens", "max_tokens")
+
+    def offered(self, request: SimRequest, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
+        choice = request.body.get("tool_choice")
+        named = choice.get("function") if isinstance(choice, Mapping) else None
+        name = named.get("name") if isinstance(named, Mapping) else None
+        return _chosen(tools, none=choice == "none", name=name)
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return validate_openai(request.body)
@@ -386,6 +411,12 @@ class OpenAIResponses(Endpoint):
 
     def output_limit(self, request: SimRequest) -> int | None:
         return _limit(request.body, "max_output_tokens")
+
+    def offered(self, request: SimRequest, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
+        choice = request.body.get("tool_choice")
+        function = isinstance(choice, Mapping) and choice.get("type") == "function"
+        name = choice.get("name") if function and isinstance(choice, Mapping) else None
+        return _chosen(tools, none=choice == "none", name=name)
 
     def validate(self, request: SimRequest) -> Invalid | None:
         problem = validate_responses(request.body)
@@ -619,6 +650,17 @@ class GeminiGenerateContent(Endpoint):
     def output_limit(self, request: SimRequest) -> int | None:
         config = request.body.get("generationConfig")
         return _limit(config, "maxOutputTokens") if isinstance(config, Mapping) else None
+
+    def offered(self, request: SimRequest, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
+        config = request.body.get("toolConfig")
+        calling = config.get("functionCallingConfig") if isinstance(config, Mapping) else None
+        if not isinstance(calling, Mapping):
+            return list(tools)
+        if calling.get("mode") == "NONE":
+            return []
+        allowed = calling.get("allowedFunctionNames")
+        kept = [t for t in tools if isinstance(allowed, list) and t.name in allowed]
+        return kept or list(tools)
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return validate_gemini(request.body)
