@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 import time
 from collections.abc import Iterator
@@ -23,16 +24,18 @@ from pathlib import Path
 
 import click
 
-from replaygate.cli.options import PathParam
+from replaygate.cli.options import CommandError, PathParam, describe
 from replaygate.cli.replay_cmds import print_run, replay_once
 from replaygate.demo import DEMO_SEED, demo_loop
-from replaygate.errors import FixtureMismatchError
+from replaygate.errors import FixtureMismatchError, shown_file
 from replaygate.evals.output import trace_lines
 from replaygate.examples.research_copilot import SETTINGS, copilot, load_cases
 from replaygate.extras import require
 from replaygate.fixtures.store import FixtureStore
+from replaygate.fixtures.store.folder import PEEK_BYTES, kind_of
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RecordingModel
+from replaygate.sampling.results import FORMAT as RESULTS_FORMAT
 from replaygate.seed import SIMULATOR_SEED
 from replaygate.sim import Simulator
 
@@ -85,6 +88,38 @@ def _record(store_path: Path, base_url: str | None, api_key: str, source: str) -
     return recorder.recorded
 
 
+_DEMO_FILES = re.compile(
+    r"\.?(?:results\.json|report\.html|history\.db(?:-journal|-wal|-shm)?|"
+    r"eval_fixtures\.jsonl(?:\.lock)?)(?:\.\d+\.tmp)?"
+)
+"""What the eval loop writes under --out (and the temporary files of its writes)."""
+
+
+def _check_out(out: Path) -> None:
+    """Refuse, before anything runs, an --out folder holding what the demo did not write:
+    the loop deletes its eval_fixtures.jsonl there and replaces its results.json and
+    report.html, so ``--out .`` in a project replaced the project's own files."""
+    try:
+        names = sorted(os.listdir(out))
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise CommandError(f"--out {shown_file(str(out))}: {describe(err)}") from None
+    others = [name for name in names if not _DEMO_FILES.fullmatch(name)]
+    results = out / "results.json"
+    if not others and results.is_file():
+        with results.open("rb") as handle:
+            if kind_of(handle.read(PEEK_BYTES)) != RESULTS_FORMAT:
+                others = ["results.json (not eval results)"]
+    if others:
+        shown = ", ".join(map(repr, others[:5])) + (", ..." if len(others) > 5 else "")
+        raise CommandError(
+            f"--out {shown_file(str(out))}: holds files the demo did not write ({shown}); it "
+            "replaces its results.json, report.html and eval_fixtures.jsonl there: give a new "
+            "or empty folder, or one an earlier demo wrote (nothing was written)"
+        )
+
+
 @click.command()
 @click.option("--live", is_flag=True, help="Record from the real API (needs ANTHROPIC_API_KEY).")
 @click.option(
@@ -121,6 +156,7 @@ def demo(live: bool, seed: int, keep: Path | None, out: Path) -> None:
     \b
         replaygate demo --out .replaygate/demo
     """
+    _check_out(out)
     # What the demo needs beyond the base install, before anything runs: the report is
     # drawn last, after every recording.
     require("anthropic", "anthropic", "replaygate demo")

@@ -1,0 +1,53 @@
+"""``demo --out`` naming a folder that holds what the demo did not write is refused.
+
+The eval loop deletes ``eval_fixtures.jsonl`` under ``--out`` and replaces its
+``results.json`` and ``report.html``: ``replaygate demo --out .`` in a project replaced
+the project's own results file without a word.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replaygate.cli.demo import _check_out
+from replaygate.cli.options import CommandError
+from replaygate.evals import History
+from run_cli import replaygate
+from test_history import run
+
+
+@pytest.mark.parametrize(
+    ("files", "named"),
+    [
+        ({"pyproject.toml": "[project]\n", "results.json": "{}"}, "'pyproject.toml'"),
+        ({"results.json": '{"mine": 1}\n'}, "'results.json (not eval results)'"),
+    ],
+    ids=["a project", "a results.json of another kind"],
+)
+def test_an_out_folder_holding_other_files_is_refused_before_anything_runs(
+    tmp_path: Path, files: dict[str, str], named: str
+) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    before = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    done = replaygate("demo", "--out", ".", cwd=tmp_path)
+    assert done.returncode == 2, done
+    assert done.stderr.startswith(f"Error: --out .: holds files the demo did not write ({named}")
+    assert "Recording" not in done.stdout
+    assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_a_new_empty_or_earlier_demo_folder_is_taken(tmp_path: Path) -> None:
+    _check_out(tmp_path / "new")
+    _check_out(tmp_path)
+    run("2026-12-01T00:00:00Z", 4).write(tmp_path / "results.json")
+    History.open(tmp_path / "history.db").close()
+    for name in ("report.html", "eval_fixtures.jsonl", "eval_fixtures.jsonl.lock"):
+        (tmp_path / name).write_text("")
+    (tmp_path / ".results.json.123.tmp").write_text("")  # an interrupted write's leftover
+    _check_out(tmp_path)
+    (tmp_path / "notes.md").write_text("mine")
+    with pytest.raises(CommandError, match=r"'notes\.md'"):
+        _check_out(tmp_path)
