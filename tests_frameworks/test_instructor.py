@@ -8,7 +8,8 @@ attempt as ``InstructorRetryException`` with the miss as its cause and its messa
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from instructor.core import InstructorRetryException
 from pydantic import BaseModel
 
 from replaygate.fixtures.store import FixtureStore
-from replaygate.models.types import ModelResponse, ToolCall
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import ScriptBehavior
 from tests_frameworks.harness import (
     CHANGED,
@@ -39,6 +40,7 @@ from tests_frameworks.harness import (
 
 ROW = "OpenAI client"
 PARIS: dict[str, Any] = {"name": "Paris", "population": 2100000}
+LYON: dict[str, Any] = {"name": "Lyon", "population": 520000}
 ANSWERS = ToolThenAnswer({"City": PARIS, "PartialCity": PARIS})
 
 
@@ -107,6 +109,54 @@ def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
         store, recipe, expected, miss, behavior=ANSWERS, raises=InstructorRetryException
     )
     assert isinstance(error.__cause__, openai.OpenAIError)  # the miss, which the SDK let through
+
+
+class TwoCities:
+    """Calls the tool offered twice in one turn (parallel calls), or answers the city in
+    JSON when offered none (Instructor's JSON modes)."""
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        if not tools:
+            return ModelResponse(text=json.dumps(PARIS))
+        calls = tuple(
+            ToolCall(id=f"call_{i}", name=tools[0].name, arguments=city)
+            for i, city in enumerate((PARIS, LYON))
+        )
+        return ModelResponse(tool_calls=calls, stop_reason="tool_use")
+
+
+def in_mode(mode: instructor.Mode, hosts: Hosts, question: str = QUESTION) -> Any:
+    """One extraction in ``mode``: ``PARALLEL_TOOLS`` extracts every city called."""
+    made = instructor.from_openai(openai.OpenAI(base_url=hosts.openai, max_retries=3), mode=mode)
+    many = mode == instructor.Mode.PARALLEL_TOOLS
+    extracted = made.chat.completions.create(
+        model=GPT,
+        response_model=Iterable[City] if many else City,
+        max_retries=2,
+        messages=messages(question),
+    )
+    return [c.model_dump() for c in extracted] if many else extracted.model_dump()
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        (instructor.Mode.PARALLEL_TOOLS, [PARIS, LYON]),
+        (instructor.Mode.JSON_SCHEMA, PARIS),
+        (instructor.Mode.MD_JSON, PARIS),
+        (instructor.Mode.TOOLS_STRICT, PARIS),
+        (instructor.Mode.RESPONSES_TOOLS, PARIS),
+    ],
+    ids=lambda value: value.name if isinstance(value, instructor.Mode) else "",
+)
+def test_other_modes_record_from_the_simulator_and_replay(
+    store: Path, mode: instructor.Mode, expected: Any
+) -> None:
+    """Parallel tool calls, JSON answers and the Responses API's tools."""
+    run, miss = partial(in_mode, mode), partial(in_mode, mode, question=CHANGED)
+    assert_recipe_replays(
+        store, run, expected, miss, behavior=TwoCities(), raises=InstructorRetryException
+    )
 
 
 def invalid_then_valid() -> ScriptBehavior:

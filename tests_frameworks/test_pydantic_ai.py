@@ -3,26 +3,30 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
 import pytest
-from pydantic_ai import Agent, Embedder
+from pydantic import BaseModel
+from pydantic_ai import Agent, Embedder, FunctionToolResultEvent, NativeOutput
 from pydantic_ai.capabilities.web_search import WebSearch
 from pydantic_ai.embeddings.openai import OpenAIEmbeddingModel
 from pydantic_ai.models import Model
 from pydantic_ai.models.anthropic import AnthropicModel
-from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from tests_frameworks.harness import (
     CAUGHT,
     CHANGED,
     CLAUDE,
     GPT,
     QUESTION,
+    WEATHER_ARGS,
     Hosts,
     assert_marker_alone_records_and_replays,
     assert_recipe_replays,
@@ -95,6 +99,98 @@ def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
 @pytest.mark.parametrize("provider", retry_cases(PROVIDERS))
 def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
     assert_retry_replayed_at_once(store, partial(plain, provider))
+
+
+class City(BaseModel):
+    """A structured output."""
+
+    city: str
+    country: str
+
+
+FRANCE = {"city": "Paris", "country": "FR"}
+
+
+class TwoCallsOrJson:
+    """Calls the first tool offered twice in one turn (the output tool with a city), then
+    answers with the results, and a later question with how many came before; offered no
+    tool, answers the city in JSON."""
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        if not tools:
+            return ModelResponse(text=json.dumps(FRANCE))
+        results = [m.content for m in messages if m.role == "tool"]
+        if results and messages[-1].role == "user":  # a later turn, after the tool's
+            return ModelResponse(text=f"echo: {messages[-1].content} ({len(results)} before)")
+        if results:
+            return ModelResponse(text=f"results: {'; '.join(results)}")
+        name = tools[0].name
+        arguments = [FRANCE, FRANCE] if name == "final_result" else [WEATHER_ARGS, ROME]
+        calls = tuple(
+            ToolCall(id=f"call_{i}", name=name, arguments=a) for i, a in enumerate(arguments)
+        )
+        return ModelResponse(tool_calls=calls, stop_reason="tool_use")
+
+
+ROME = {"city": "Rome"}
+
+
+def responses_model(hosts: Hosts) -> Model:
+    return OpenAIResponsesModel(GPT, provider=OpenAIProvider(base_url=hosts.openai))
+
+
+def structured(provider: str, hosts: Hosts, question: str = QUESTION) -> dict[str, str]:
+    """An output type, as pydantic-ai asks for it of each model: an output tool, or the
+    API's own structured output (NativeOutput) for OpenAI's Responses model."""
+    chosen = responses_model(hosts) if provider == "responses" else model(hosts, provider)
+    output = NativeOutput(City) if provider == "responses" else City
+    return Agent(chosen, output_type=output).run_sync(question).output.model_dump()
+
+
+def parallel_events(provider: str, hosts: Hosts, question: str = QUESTION) -> list[str]:
+    """Two tool calls in one streamed turn, run as events (``run_stream_events``)."""
+    chosen = responses_model(hosts) if provider == "responses" else model(hosts, provider)
+
+    async def main() -> list[str]:
+        agent = Agent(chosen, tools=[weather])
+        async with agent.run_stream_events(question) as events:
+            return [
+                str(event.part.content)
+                async for event in events
+                if isinstance(event, FunctionToolResultEvent)
+            ]
+
+    return asyncio.run(main())
+
+
+def two_runs(provider: str, hosts: Hosts, question: str = QUESTION) -> tuple[str, str]:
+    """A second run continuing the first's messages (``message_history``)."""
+    chosen = responses_model(hosts) if provider == "responses" else model(hosts, provider)
+    agent = Agent(chosen, tools=[weather])
+    first = agent.run_sync(question)
+    second = agent.run_sync("And tomorrow?", message_history=first.all_messages())
+    return first.output, second.output
+
+
+MORE = [
+    pytest.param(recipe, provider, expected, id=f"{provider}-{recipe.__name__}")
+    for provider in ("anthropic", "openai", "responses")
+    for recipe, expected in (
+        (structured, FRANCE),
+        (parallel_events, ["sunny in Paris", "sunny in Rome"]),
+        (two_runs, ("results: sunny in Paris; sunny in Rome", "echo: And tomorrow? (2 before)")),
+    )
+]
+
+
+@pytest.mark.parametrize(("recipe", "provider", "expected"), MORE)
+def test_more_usages_record_from_the_simulator_and_replay(
+    store: Path, recipe: Callable[..., object], provider: str, expected: object
+) -> None:
+    """Structured output, parallel tool calls streamed as events, a conversation over two
+    runs; on OpenAI's Responses model too."""
+    run, miss = partial(recipe, provider), partial(recipe, provider, question=CHANGED)
+    assert_recipe_replays(store, run, expected, miss, behavior=TwoCallsOrJson())
 
 
 def searching(hosts: Hosts, question: str = QUESTION) -> str:
