@@ -13,11 +13,12 @@ replaying pytest in a subprocess with tracing left on.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -37,9 +38,11 @@ from agents import (
 )
 from agents.memory import OpenAIResponsesCompactionSession
 from openai import AsyncOpenAI
+from pydantic import BaseModel
 
 from replaygate.errors import FixtureMismatchError
 from replaygate.http import intercept
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from tests_frameworks.harness import (
     CAUGHT,
     CHANGED,
@@ -150,6 +153,120 @@ def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
 @pytest.mark.parametrize("api", retry_cases(APIS))
 def test_replayed_429_is_retried_at_once(store: Path, api: str) -> None:
     assert_retry_replayed_at_once(store, partial(plain, api), UNUSED_LOOPBACK)
+
+
+class Forecast(BaseModel):
+    """A structured output."""
+
+    city: str
+    sky: str
+
+
+class TwoCallsThenJson:
+    """Calls the first tool offered twice in one turn (a handoff's once), then answers a
+    forecast in JSON naming what the tools said; a later question is echoed."""
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        results = [m.content for m in messages if m.role == "tool"]
+        if results and messages[-1].role == "user":
+            return ModelResponse(text=f"echo: {messages[-1].content}")
+        if results:
+            return ModelResponse(text=json.dumps({"city": "Paris", "sky": "; ".join(results)}))
+        if not tools:
+            return ModelResponse(text=f"echo: {messages[-1].content}")
+        name = tools[0].name
+        cities = ["Paris"] if name.startswith("transfer_to_") else ["Paris", "Rome"]
+        calls = tuple(
+            ToolCall(id=f"call_{i}", name=name, arguments={} if len(cities) == 1 else {"city": c})
+            for i, c in enumerate(cities)
+        )
+        return ModelResponse(tool_calls=calls, stop_reason="tool_use")
+
+
+def streamed_forecast(api: str, hosts: Hosts, question: str = QUESTION) -> tuple[list[str], str]:
+    """Parallel tool calls and a structured output, streamed (``run_streamed``)."""
+
+    async def main() -> tuple[list[str], str]:
+        forecaster = agent(hosts, api, tools=True).clone(output_type=Forecast)
+        run = Runner.run_streamed(forecaster, question)
+        items = [
+            event.item.type
+            async for event in run.stream_events()
+            if event.type == "run_item_stream_event"
+        ]
+        return items, run.final_output.model_dump_json()
+
+    return asyncio.run(main())
+
+
+def handed_off(api: str, hosts: Hosts, question: str = QUESTION) -> tuple[str, str]:
+    """A triage agent hands the run off to the forecaster (a handoff is a tool call)."""
+    forecaster = agent(hosts, api, tools=True).clone(name="forecaster", output_type=Forecast)
+    triage = agent(hosts, api).clone(name="triage", handoffs=[forecaster])
+    result = Runner.run_sync(triage, question)
+    return result.last_agent.name, result.final_output.model_dump_json()
+
+
+def continued(api: str, hosts: Hosts, question: str = QUESTION) -> tuple[str, str]:
+    """A second run continuing the first: on the server (``previous_response_id``) for the
+    Responses model, by its items (``to_input_list``) for Chat Completions."""
+
+    async def main() -> tuple[str, str]:
+        forecaster = agent(hosts, api, tools=True).clone(output_type=Forecast)
+        if api == "responses":
+            first = await Runner.run(forecaster, question, auto_previous_response_id=True)
+            stream = Runner.run_streamed(
+                forecaster.clone(output_type=str),
+                "And tomorrow?",
+                previous_response_id=first.last_response_id,
+            )
+        else:
+            first = await Runner.run(forecaster, question)
+            later = [*first.to_input_list(), {"role": "user", "content": "And tomorrow?"}]
+            stream = Runner.run_streamed(forecaster.clone(output_type=str), later)
+        async for _ in stream.stream_events():
+            pass
+        return first.final_output.model_dump_json(), str(stream.final_output)
+
+    return asyncio.run(main())
+
+
+FORECAST = '{"city":"Paris","sky":"sunny in Paris; sunny in Rome"}'
+HANDED = json.dumps({"city": "Paris", "sky": '{"assistant": "forecaster"}'}, separators=(",", ":"))
+"""The forecaster's answer after the handoff, whose output (the agent handed to) it got."""
+MORE = [
+    pytest.param(recipe, api, expected, id=f"{api}-{recipe.__name__}")
+    for api in APIS
+    for recipe, expected in (
+        (
+            streamed_forecast,
+            (
+                [
+                    "tool_call_item",
+                    "tool_call_item",
+                    "tool_call_output_item",
+                    "tool_call_output_item",
+                    "message_output_item",
+                ],
+                FORECAST,
+            ),
+        ),
+        (handed_off, ("forecaster", HANDED)),
+        (continued, (FORECAST, "echo: And tomorrow?")),
+    )
+]
+
+
+@pytest.mark.parametrize(("recipe", "api", "expected"), MORE)
+def test_more_usages_record_from_the_simulator_and_replay(
+    store: Path, recipe: Callable[..., object], api: str, expected: object
+) -> None:
+    """Streamed parallel tool calls with a structured output, a handoff, and a run
+    continuing another (on the server through the Responses model)."""
+    run, miss = partial(recipe, api), partial(recipe, api, question=CHANGED)
+    assert_recipe_replays(
+        store, run, expected, miss, hosts=UNUSED_LOOPBACK, behavior=TwoCallsThenJson()
+    )
 
 
 def compacted(hosts: Hosts, question: str = QUESTION) -> tuple[str, str, list[str]]:
