@@ -9,7 +9,8 @@ what the default does to a miss.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from pydantic import BaseModel
 
 from replaygate.errors import FixtureMismatchError
 from replaygate.http import intercept
-from replaygate.models.types import ModelResponse
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import ScriptBehavior
 from tests_frameworks.harness import (
     CHANGED,
@@ -34,6 +35,7 @@ from tests_frameworks.harness import (
     GPT,
     QUESTION,
     UNUSED_LOOPBACK,
+    WEATHER_ARGS,
     Hosts,
     assert_marker_alone_records_and_replays,
     assert_recipe_replays,
@@ -125,6 +127,80 @@ def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
 @pytest.mark.parametrize("provider", retry_cases(PROVIDERS))
 def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
     assert_retry_replayed_at_once(store, partial(plain, provider), UNUSED_LOOPBACK)
+
+
+class Forecast(BaseModel):
+    """A structured output."""
+
+    city: str
+    sky: str
+
+
+class CallsOrJson:
+    """Calls the first tool offered twice in one turn (the structured output's tool with
+    a forecast), or answers a forecast in JSON when offered none."""
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        sunny = {"city": "Paris", "sky": "sunny"}
+        if not tools:
+            return ModelResponse(text=json.dumps(sunny))
+        name = tools[0].name
+        given = [sunny] if name == "Forecast" else [WEATHER_ARGS, {"city": "Rome"}]
+        calls = tuple(ToolCall(id=f"call_{i}", name=name, arguments=a) for i, a in enumerate(given))
+        return ModelResponse(tool_calls=calls, stop_reason="tool_use")
+
+
+def chat_model(hosts: Hosts, provider: str) -> BaseChatModel:
+    """The provider's model, or OpenAI's on its Responses API (``use_responses_api``)."""
+    if provider != "responses":
+        return model(hosts, provider)
+    return ChatOpenAI(model=GPT, base_url=hosts.openai, max_retries=3, use_responses_api=True)
+
+
+def structured_stream(provider: str, hosts: Hosts, question: str = QUESTION) -> list[Any]:
+    """``with_structured_output``, streamed: by a tool call, and by the API's JSON schema
+    where the provider has one."""
+    methods = ["function_calling"] + (["json_schema"] if provider != "anthropic" else [])
+    return [
+        list(
+            chat_model(hosts, provider).with_structured_output(Forecast, method=m).stream(question)
+        )[-1].model_dump()
+        for m in methods
+    ]
+
+
+def parallel_astream(provider: str, hosts: Hosts, question: str = QUESTION) -> list[Any]:
+    """Two tool calls in one turn, streamed (``astream``) and merged chunk by chunk."""
+
+    async def main() -> list[Any]:
+        merged: Any = None
+        async for chunk in chat_model(hosts, provider).bind_tools([get_weather]).astream(question):
+            merged = chunk if merged is None else merged + chunk
+        return [(call["name"], call["args"]) for call in merged.tool_calls]
+
+    return asyncio.run(main())
+
+
+SUNNY = {"city": "Paris", "sky": "sunny"}
+TWO_CALLS = [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})]
+MORE = [
+    pytest.param(recipe, provider, expected, id=f"{provider}-{recipe.__name__}")
+    for provider in ("anthropic", "openai", "responses")
+    for recipe, expected in (
+        (structured_stream, [SUNNY] if provider == "anthropic" else [SUNNY, SUNNY]),
+        (parallel_astream, TWO_CALLS),
+    )
+]
+
+
+@pytest.mark.parametrize(("recipe", "provider", "expected"), MORE)
+def test_more_usages_record_from_the_simulator_and_replay(
+    store: Path, recipe: Callable[..., object], provider: str, expected: object
+) -> None:
+    """Structured output streamed, parallel tool calls streamed; on OpenAI's Responses API
+    too."""
+    run, miss = partial(recipe, provider), partial(recipe, provider, question=CHANGED)
+    assert_recipe_replays(store, run, expected, miss, hosts=UNUSED_LOOPBACK, behavior=CallsOrJson())
 
 
 def embedded(hosts: Hosts, question: str = QUESTION) -> tuple[list[int], bool]:
