@@ -104,3 +104,16 @@ def test_ci_names_are_one_line_each_once_and_a_wrong_value_is_shown(
     assert caught.value.key == key
     assert caught.value.line == line
     assert caught.value.reason.startswith(reason)
+
+
+@pytest.mark.parametrize("key", ["history", "fixtures", "cases", "baseline"])
+def test_a_config_path_starting_with_a_tilde_is_refused_at_its_line(
+    tmp_path: Path, key: str
+) -> None:
+    # nothing expands it: eval made a folder named ~ in the project and wrote there
+    (tmp_path / "pyproject.toml").write_text(f'[tool.replaygate]\n{key} = "~/{key}.file"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path / "pyproject.toml")
+    assert (caught.value.key, caught.value.line) == (f"tool.replaygate.{key}", 2)
+    assert caught.value.reason.startswith(f"'~/{key}.file': a leading ~ is not a home folder")
+    assert not (tmp_path / "~").exists()

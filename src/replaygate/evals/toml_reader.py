@@ -91,10 +91,17 @@ class TableReader:
     def path(self, key: str, *, nonempty: bool = True) -> str | None:
         """A file or folder name: a string (with ``nonempty``, one that is not blank) that
         holds no NUL character (no file system takes one: the first use of the path would
-        fail naming neither the file nor the key)."""
+        fail naming neither the file nor the key) and does not start with ``~`` (no shell
+        expands it here)."""
         value = self.string(key, nonempty=nonempty)
         if value is not None and "\0" in value:
             raise self.error(key, f"a path cannot hold a NUL character (\\u0000), got {value!r}")
+        if value is not None and value.startswith("~"):
+            raise self.error(
+                key,
+                f"{value!r}: a leading ~ is not a home folder here (it made a folder named ~ in "
+                "the project): give the path relative to the project's folder, or absolute",
+            )
         return value
 
     def integer(
