@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -19,8 +19,10 @@ from typing import Any
 import litellm
 import pytest
 from litellm.exceptions import MidStreamFallbackError
+from pydantic import BaseModel
 
 from replaygate.errors import FixtureMismatchError
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from tests_frameworks.harness import (
     CAUGHT,
     CHANGED,
@@ -34,6 +36,7 @@ from tests_frameworks.harness import (
     assert_retry_replayed_at_once,
     matrix_cases,
     run_replay_errors,
+    weather,
 )
 
 PROVIDERS = {"anthropic": "Anthropic model", "openai": "OpenAI model"}
@@ -109,6 +112,103 @@ def plain_async(provider: str, hosts: Hosts, question: str = QUESTION) -> str | 
         return response.choices[0].message.content
 
     return asyncio.run(main())
+
+
+class CallsOrJson:
+    """Calls the tool offered twice in one turn, answers with what the tools said, or
+    answers a city in JSON when offered no tool."""
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        results = [m.content for m in messages if m.role == "tool"]
+        if results:
+            return ModelResponse(text=f"results: {'; '.join(results)}")
+        if not tools:
+            return ModelResponse(text=json.dumps({"city": "Paris"}))
+        cities = ({"city": "Paris"}, {"city": "Rome"})
+        calls = tuple(
+            ToolCall(id=f"call_{i}", name=tools[0].name, arguments=c) for i, c in enumerate(cities)
+        )
+        return ModelResponse(tool_calls=calls, stop_reason="tool_use")
+
+
+def parallel_async(provider: str, hosts: Hosts, question: str = QUESTION) -> tuple[Any, str]:
+    """Two tool calls streamed in one turn (``acompletion``), their results sent back,
+    the answer streamed."""
+
+    async def main() -> tuple[Any, str]:
+        first = arguments(provider, hosts, question, stream=True, tools=[WEATHER_TOOL])
+        calls: dict[int, dict[str, str]] = {}
+        async for chunk in await litellm.acompletion(**first):
+            for call in (chunk.choices[0].delta.tool_calls or []) if chunk.choices else []:
+                into = calls.setdefault(call.index, {"id": "", "name": "", "arguments": ""})
+                into["id"] = into["id"] or call.id or ""
+                into["name"] += call.function.name or ""
+                into["arguments"] += call.function.arguments or ""
+        said = [
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {"name": c["name"], "arguments": c["arguments"]},
+            }
+            for _, c in sorted(calls.items())
+        ]
+        results = [
+            {
+                "role": "tool",
+                "tool_call_id": c["id"],
+                "content": weather(**json.loads(c["function"]["arguments"])),
+            }
+            for c in said
+        ]
+        history = [*first["messages"], {"role": "assistant", "tool_calls": said}, *results]
+        later = await litellm.acompletion(**{**first, "messages": history})
+        return [json.loads(c["function"]["arguments"]) for c in said], joined(
+            [c async for c in later]
+        )
+
+    return asyncio.run(main())
+
+
+def formatted(provider: str, hosts: Hosts, question: str = QUESTION) -> tuple[Any, list[str]]:
+    """A JSON-schema ``response_format`` (async), then two choices (``n=2``, OpenAI)."""
+
+    class City(BaseModel):
+        city: str
+
+    async def main() -> Any:
+        reply = await litellm.acompletion(
+            **arguments(provider, hosts, question, response_format=City)
+        )
+        return json.loads(reply.choices[0].message.content)
+
+    choices = []
+    if provider == "openai":
+        two = litellm.completion(**arguments(provider, hosts, question, n=2))
+        choices = [choice.message.content for choice in two.choices]
+    return asyncio.run(main()), choices
+
+
+MORE = [
+    pytest.param(recipe, provider, expected, id=f"{provider}-{recipe.__name__}")
+    for provider in PROVIDERS
+    for recipe, expected in (
+        (
+            parallel_async,
+            ([{"city": "Paris"}, {"city": "Rome"}], "results: sunny in Paris; sunny in Rome"),
+        ),
+        (formatted, ({"city": "Paris"}, ['{"city": "Paris"}'] * 2 if provider == "openai" else [])),
+    )
+]
+
+
+@pytest.mark.parametrize(("recipe", "provider", "expected"), MORE)
+def test_more_usages_record_from_the_simulator_and_replay(
+    store: Path, recipe: Callable[..., object], provider: str, expected: object
+) -> None:
+    """LiteLLM's async path with parallel tool calls streamed and their results sent back,
+    a structured output, several choices."""
+    run, miss = partial(recipe, provider), partial(recipe, provider, question=CHANGED)
+    assert_recipe_replays(store, run, expected, miss, behavior=CallsOrJson(), raises=MISS_RAISES)
 
 
 def responded(provider: str, hosts: Hosts, question: str = QUESTION) -> tuple[str, str]:
