@@ -109,3 +109,22 @@ def test_a_config_path_holding_a_nul_character_names_its_file_line_and_key(
     assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
     where = f"{tmp_path / 'pyproject.toml'}:{len(lines)}: tool.replaygate{table}.{key}"
     assert f"Error: {where}: a path cannot hold a NUL" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("given", ["~/report.html", "~"])
+def test_a_path_whose_tilde_no_shell_expanded_is_refused(tmp_path: Path, given: str) -> None:
+    # report --out "~/report.html" made a folder named ~ in the current one
+    from run_cli import replaygate
+
+    done = replaygate("report", "--out", given, cwd=tmp_path)
+    assert done.returncode == 2, done
+    assert f"Invalid value for '--out': {given!r}: the ~ was not expanded" in done.stderr
+    assert not (tmp_path / "~").exists()
+
+
+def test_a_folder_really_named_tilde_is_still_taken(tmp_path: Path) -> None:
+    from run_cli import replaygate
+
+    (tmp_path / "~").mkdir()
+    done = replaygate("checksum", "~", cwd=tmp_path)
+    assert done.returncode == 0, done

@@ -93,7 +93,8 @@ def errors_as_exit_2(fn: Callable[P, R]) -> Callable[P, R]:
 
 class PathParam(click.Path):
     """click's path type, refusing an empty path: ``Path("")`` is the current folder, so
-    ``--out ""`` or ``verify ""`` acted on the folder the command ran in."""
+    ``--out ""`` or ``verify ""`` acted on the folder the command ran in; and a ``~`` no
+    shell expanded (``--out="~/report.html"``), which wrote into a new folder named ``~``."""
 
     def convert(
         self,
@@ -101,8 +102,17 @@ class PathParam(click.Path):
         param: click.Parameter | None,
         ctx: click.Context | None,
     ) -> Any:
-        if os.fspath(value) == "":
+        text = os.fspath(value)
+        if text == "":
             self.fail("an empty path: give one (. for the current folder)", param, ctx)
+        unexpanded = isinstance(text, str) and (text == "~" or text.startswith("~/"))
+        if unexpanded and not os.path.lexists("~"):  # no folder named ~ here
+            self.fail(
+                f"{text!r}: the ~ was not expanded (it was quoted, or followed an =), so it "
+                "would name a new folder called ~ here: write $HOME/... or the path itself",
+                param,
+                ctx,
+            )
         return super().convert(value, param, ctx)
 
 
