@@ -206,3 +206,18 @@ def test_a_sanitize_config_is_taken() -> None:
 
     for given in (SanitizeConfig(ids=True), Sanitizer(SanitizeConfig()), None):
         assert config_settings({"sanitize": given}, "t")["sanitize"] is given
+
+
+@pytest.mark.parametrize(
+    "option", ["--replaygate-dir=~/fixtures", "--sampling-results=~/results.json"]
+)
+def test_a_path_option_whose_tilde_no_shell_expanded_is_a_usage_error(
+    pytester: pytest.Pytester, option: str
+) -> None:
+    # after an = the shell leaves ~ as it is: a folder named ~ was made in the rootdir
+    pytester.makepyfile("def test_never(): raise AssertionError('ran')")
+    result = pytester.runpytest(option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    flag, given = option.split("=")
+    result.stderr.fnmatch_lines([f"*{flag}: '{given}': the ~ was not expanded*"])
+    assert not (pytester.path / "~").exists()

@@ -208,6 +208,17 @@ def spending_cap_option(config: pytest.Config) -> float | None:
     raise pytest.UsageError(f"{where}: {MAX_COST} = {text!r}: {problem}")
 
 
+def refuse_unexpanded_tilde(flag: str, given: str, base: Path) -> None:
+    """A usage error for a path whose ``~`` no shell expanded (``--replaygate-dir=~/f``):
+    it named a new folder called ``~`` under ``base`` (unless one is there)."""
+    if (given == "~" or given.startswith("~/")) and not os.path.lexists(base / "~"):
+        raise pytest.UsageError(
+            f"{flag}: {given!r}: the ~ was not expanded (it was quoted, or followed an =), so "
+            f"it would name a new folder called ~ in {os.fspath(base)}: write $HOME/... or "
+            "the path itself"
+        )
+
+
 def check_fixtures_dir(config: pytest.Config) -> None:
     """Refuse a ``--replaygate-dir`` that names no folder: an empty one (which would be
     the rootdir itself), or, replaying, one naming a file, a FIFO or a device (each test
@@ -219,6 +230,7 @@ def check_fixtures_dir(config: pytest.Config) -> None:
             "--replaygate-dir is empty: name the folder of the fixture stores "
             f"(default {DEFAULT_DIR}, under the rootdir)"
         )
+    refuse_unexpanded_tilde("--replaygate-dir", given, Path(config.rootpath))
     if config.getoption(MODE, "replay") != "replay":
         return
     folder = Path(config.rootpath) / given

@@ -21,7 +21,7 @@ import pytest
 
 from replaygate.errors import ReplaygateError
 from replaygate.outputs import close_fifos, open_fifo
-from replaygate.pytest_plugin.options import simulator_behavior
+from replaygate.pytest_plugin.options import refuse_unexpanded_tilde, simulator_behavior
 from replaygate.pytest_plugin.recording import fixtures_dir
 from replaygate.sampling.queue import DEFAULT_QUEUE, read_queue
 
@@ -134,6 +134,8 @@ def check_outputs(config: pytest.Config) -> None:
     written = {**given, QUEUE: given.get(QUEUE, config.rootpath / DEFAULT_QUEUE)}
     config.add_cleanup(close_fifos)  # a FIFO's reader sees its end when the session ends
     for flag, out in given.items():
+        raw = str(config.getoption(OUTPUTS[flag]))
+        refuse_unexpanded_tilde(flag, raw, config.invocation_params.dir)
         others = {f"the {other} file": path for other, path in written.items() if other != flag}
         try:
             check_not_an_input(out, {**_inputs(config), **others})
