@@ -240,6 +240,7 @@ class SimApp:
         answers: list[ModelResponse] = []
         limit = endpoint.output_limit(request)
         offered = endpoint.offered(request, conversation[1])
+        one_call = endpoint.one_call(request)
         for _ in range(endpoint.choices(request)):
             try:
                 answer = self.behavior.respond(conversation[0], offered)
@@ -249,6 +250,8 @@ class SimApp:
                 log.exception("simulator behaviour failed")
                 message = f"simulator behaviour failed: {err}"
                 return status_error(provider, 500, request_id, message=message)
+            if one_call and len(answer.tool_calls) > 1:
+                answer = dataclasses.replace(answer, tool_calls=answer.tool_calls[:1])
             answers.append(cut_at(estimate_usage(answer, *conversation), limit))
         response, more = answers[0], answers[1:]
         number = self._answers.next(conversation[0], conversation[1]).number + 1

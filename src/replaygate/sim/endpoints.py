@@ -123,6 +123,10 @@ class Endpoint(ABC):
         """The tools of ``tools`` the request's tool choice lets the model call."""
         return list(tools)
 
+    def one_call(self, request: SimRequest) -> bool:
+        """Whether the request turns parallel tool calls off (one call a turn at most)."""
+        return False
+
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         """Take ``answer`` (a success's body), given to ``method`` on ``route`` with
         ``body`` by a recording from a fixture, as answered here: keep what answering it
@@ -270,6 +274,10 @@ class AnthropicMessages(Endpoint):
         name = choice.get("name") if kind == "tool" and isinstance(choice, Mapping) else None
         return _chosen(tools, none=kind == "none", name=name)
 
+    def one_call(self, request: SimRequest) -> bool:
+        choice = request.body.get("tool_choice")
+        return isinstance(choice, Mapping) and choice.get("disable_parallel_tool_use") is True
+
     def validate(self, request: SimRequest) -> Invalid | None:
         return request.problem or validate_anthropic(request.body)
 
@@ -327,6 +335,9 @@ class OpenAIChat(Endpoint):
         named = choice.get("function") if isinstance(choice, Mapping) else None
         name = named.get("name") if isinstance(named, Mapping) else None
         return _chosen(tools, none=choice == "none", name=name)
+
+    def one_call(self, request: SimRequest) -> bool:
+        return request.body.get("parallel_tool_calls") is False
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return validate_openai(request.body)
@@ -417,6 +428,9 @@ class OpenAIResponses(Endpoint):
         function = isinstance(choice, Mapping) and choice.get("type") == "function"
         name = choice.get("name") if function and isinstance(choice, Mapping) else None
         return _chosen(tools, none=choice == "none", name=name)
+
+    def one_call(self, request: SimRequest) -> bool:
+        return request.body.get("parallel_tool_calls") is False
 
     def validate(self, request: SimRequest) -> Invalid | None:
         problem = validate_responses(request.body)
