@@ -62,6 +62,10 @@ def unreadable(path: str | os.PathLike[str], err: OSError, what: str) -> str:
     return f"is {kind}, where a {what} is expected"
 
 
+WAITING = "a file that waits for something to write it (a kernel or device file)"
+"""What a regular file whose read would wait (``/proc/kmsg``) is, refused as no file."""
+
+
 def open_regular_fd(path: str | os.PathLike[str]) -> int:
     """A read-only descriptor of the regular file ``path``; anything else is refused."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -75,7 +79,14 @@ def open_regular_fd(path: str | os.PathLike[str]) -> int:
 def read_regular_bytes(path: str | os.PathLike[str]) -> bytes:
     """The bytes of the regular file ``path`` (:class:`NotRegularFileError` otherwise)."""
     with os.fdopen(open_regular_fd(path), "rb") as handle:
-        return handle.read()
+        data = handle.read()
+    if data is None:  # opened without waiting: a file that waits for data (/proc/kmsg)
+        error = NotRegularFileError(
+            errno.EAGAIN, f"is {WAITING}, where a file is expected", os.fspath(path)
+        )
+        error.kind = WAITING
+        raise error
+    return data
 
 
 def read_regular_text(path: str | os.PathLike[str]) -> str:

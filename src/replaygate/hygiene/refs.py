@@ -87,7 +87,7 @@ def _pieces(path: Path) -> Iterator[tuple[Path, str]]:
     :data:`OVERLAP_BYTES`; nothing for a binary file or a store's fixture file."""
     with os.fdopen(open_regular_fd(path), "rb") as handle:
         data = handle.read(PIECE_BYTES)
-        if b"\0" in data[:8192]:
+        if data is None or b"\0" in data[:8192]:  # None: it waits for data (/proc/kmsg)
             return
         text = data.decode("utf-8", "replace")
         if path.suffix in (".jsonl", ".json") and _looks_like_fixtures(text):
@@ -95,7 +95,7 @@ def _pieces(path: Path) -> Iterator[tuple[Path, str]]:
         while True:
             yield path, text
             more = handle.read(PIECE_BYTES - OVERLAP_BYTES)
-            if not more:
+            if not more:  # None too: no more without waiting
                 return
             data = data[-OVERLAP_BYTES:] + more
             text = data.decode("utf-8", "replace")
