@@ -105,6 +105,8 @@ class PathParam(click.Path):
         text = os.fspath(value)
         if text == "":
             self.fail("an empty path: give one (. for the current folder)", param, ctx)
+        if isinstance(text, str) and "\0" in text:  # only from Python: no argv holds one
+            self.fail(f"a path cannot hold a NUL character (\\u0000), got {text!r}", param, ctx)
         unexpanded = isinstance(text, str) and (text == "~" or text.startswith("~/"))
         if unexpanded and not os.path.lexists("~"):  # no folder named ~ here
             self.fail(
