@@ -128,3 +128,15 @@ def test_a_folder_really_named_tilde_is_still_taken(tmp_path: Path) -> None:
     (tmp_path / "~").mkdir()
     done = replaygate("checksum", "~", cwd=tmp_path)
     assert done.returncode == 0, done
+
+
+@pytest.mark.parametrize(
+    "args", [("gate", "--results", "a\0b"), ("report", "--out", "r\0.html"), ("verify", "x\0")]
+)
+def test_a_path_holding_nul_from_python_is_a_usage_error(tmp_path: Path, args: tuple[str]) -> None:
+    # in process (no argv holds one): a ValueError traceback, "embedded null byte"
+    from run_cli import replaygate
+
+    done = replaygate(*args, cwd=tmp_path)
+    assert done.returncode == 2, done
+    assert "a path cannot hold a NUL character (\\u0000)" in done.stderr
