@@ -19,6 +19,7 @@ import orjson
 
 from replaygate.errors import ScriptExhaustedError, WireFormatError
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
+from replaygate.sim.arguments import forced_call, in_json
 from replaygate.sim.behaviors import Behavior
 from replaygate.sim.draws import Draws
 from replaygate.sim.drift import DriftPlan
@@ -240,7 +241,8 @@ class SimApp:
         answers: list[ModelResponse] = []
         limit = endpoint.output_limit(request)
         offered = endpoint.offered(request, conversation[1])
-        one_call = endpoint.one_call(request)
+        one_call, forced = endpoint.one_call(request), endpoint.forced(request)
+        schema = endpoint.json_schema(request)
         for _ in range(endpoint.choices(request)):
             try:
                 answer = self.behavior.respond(conversation[0], offered)
@@ -250,6 +252,10 @@ class SimApp:
                 log.exception("simulator behaviour failed")
                 message = f"simulator behaviour failed: {err}"
                 return status_error(provider, 500, request_id, message=message)
+            if forced:
+                answer = forced_call(answer, offered)
+            if schema is not None:
+                answer = in_json(answer, schema)
             if one_call and len(answer.tool_calls) > 1:
                 answer = dataclasses.replace(answer, tool_calls=answer.tool_calls[:1])
             answers.append(cut_at(estimate_usage(answer, *conversation), limit))

@@ -127,6 +127,14 @@ class Endpoint(ABC):
         """Whether the request turns parallel tool calls off (one call a turn at most)."""
         return False
 
+    def forced(self, request: SimRequest) -> bool:
+        """Whether the request's tool choice forces a tool call (any, or a named one)."""
+        return False
+
+    def json_schema(self, request: SimRequest) -> Mapping[str, Any] | None:
+        """The JSON schema the request asks the answer's text to follow, or None."""
+        return None
+
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         """Take ``answer`` (a success's body), given to ``method`` on ``route`` with
         ``body`` by a recording from a fixture, as answered here: keep what answering it
@@ -229,6 +237,14 @@ def _chosen(tools: Sequence[ToolSpec], *, none: bool, name: Any) -> list[ToolSpe
     return named or list(tools)
 
 
+def _schema_of(given: Any, field: str) -> Mapping[str, Any] | None:
+    """The schema (``field``) of a ``{"type": "json_schema", ...}`` format, or None."""
+    if not isinstance(given, Mapping) or given.get("type") != "json_schema":
+        return None
+    schema = given.get(field)
+    return schema if isinstance(schema, Mapping) else None
+
+
 def _limit(body: Mapping[str, Any], *names: str) -> int | None:
     """The first of the fields ``names`` ``body`` gives as a whole number, or None."""
     for name in names:
@@ -277,6 +293,15 @@ class AnthropicMessages(Endpoint):
     def one_call(self, request: SimRequest) -> bool:
         choice = request.body.get("tool_choice")
         return isinstance(choice, Mapping) and choice.get("disable_parallel_tool_use") is True
+
+    def forced(self, request: SimRequest) -> bool:
+        choice = request.body.get("tool_choice")
+        return isinstance(choice, Mapping) and choice.get("type") in ("any", "tool")
+
+    def json_schema(self, request: SimRequest) -> Mapping[str, Any] | None:
+        config = request.body.get("output_config")
+        given = config.get("format") if isinstance(config, Mapping) else None
+        return _schema_of(given or request.body.get("output_format"), "schema")
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return request.problem or validate_anthropic(request.body)
@@ -338,6 +363,19 @@ class OpenAIChat(Endpoint):
 
     def one_call(self, request: SimRequest) -> bool:
         return request.body.get("parallel_tool_calls") is False
+
+    def forced(self, request: SimRequest) -> bool:
+        choice = request.body.get("tool_choice")
+        return choice == "required" or (
+            isinstance(choice, Mapping) and choice.get("type") == "function"
+        )
+
+    def json_schema(self, request: SimRequest) -> Mapping[str, Any] | None:
+        given = request.body.get("response_format")
+        named = given.get("json_schema") if isinstance(given, Mapping) else None
+        if not isinstance(given, Mapping) or given.get("type") != "json_schema":
+            return None
+        return _schema_of({"type": "json_schema", **(named or {})}, "schema")
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return validate_openai(request.body)
@@ -431,6 +469,16 @@ class OpenAIResponses(Endpoint):
 
     def one_call(self, request: SimRequest) -> bool:
         return request.body.get("parallel_tool_calls") is False
+
+    def forced(self, request: SimRequest) -> bool:
+        choice = request.body.get("tool_choice")
+        return choice == "required" or (
+            isinstance(choice, Mapping) and choice.get("type") == "function"
+        )
+
+    def json_schema(self, request: SimRequest) -> Mapping[str, Any] | None:
+        text = request.body.get("text")
+        return _schema_of(text.get("format") if isinstance(text, Mapping) else None, "schema")
 
     def validate(self, request: SimRequest) -> Invalid | None:
         problem = validate_responses(request.body)
@@ -675,6 +723,11 @@ class GeminiGenerateContent(Endpoint):
         allowed = calling.get("allowedFunctionNames")
         kept = [t for t in tools if isinstance(allowed, list) and t.name in allowed]
         return kept or list(tools)
+
+    def forced(self, request: SimRequest) -> bool:
+        config = request.body.get("toolConfig")
+        calling = config.get("functionCallingConfig") if isinstance(config, Mapping) else None
+        return isinstance(calling, Mapping) and calling.get("mode") == "ANY"
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return validate_gemini(request.body)

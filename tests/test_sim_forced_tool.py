@@ -1,0 +1,170 @@
+"""A request that forces a tool call (Anthropic's ``tool_choice`` ``any`` or a named
+``tool``, OpenAI's ``required`` or a named function, Gemini's ``ANY``) is answered with a
+call, as the real APIs answer it, whatever the behaviour said: echo's text answer was
+passed on, so Instructor's, pydantic-ai's and LangChain's structured outputs (a forced
+output tool) failed to record from the echo simulator (retried, then refused). The call's
+arguments are made from the tool's JSON schema: what it requires, ``$ref``s resolved,
+the first of an ``enum`` or ``anyOf``, strings echoing the question."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx2
+import pytest
+
+from replaygate.sim import Simulator
+from replaygate.sim.arguments import schema_example
+
+CITY = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "population": {"type": "integer", "minimum": 1},
+        "country": {"$ref": "#/$defs/Country"},
+        "size": {"enum": ["small", "large"]},
+        "nickname": {"anyOf": [{"type": "null"}, {"type": "string"}]},
+        "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+        "capital": {"type": "boolean"},
+        "area": {"type": "number"},
+    },
+    "required": ["name", "population", "country", "size", "nickname", "tags", "capital", "area"],
+    "$defs": {
+        "Country": {
+            "type": "object",
+            "properties": {"code": {"type": "string", "const": "FR"}},
+            "required": ["code"],
+        }
+    },
+}
+
+
+def test_arguments_are_made_from_the_schema() -> None:
+    assert schema_example(CITY, "hi") == {
+        "name": "hi",
+        "population": 1,
+        "country": {"code": "FR"},
+        "size": "small",
+        "nickname": None,
+        "tags": ["hi"],
+        "capital": False,
+        "area": 0.0,
+    }
+    assert schema_example({"type": "object"}, "hi") == {}
+    looping = {"$ref": "#/$defs/A", "$defs": {"A": {"$ref": "#/$defs/A"}}}
+    assert schema_example(looping, "hi") is None
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo") as running:
+        yield running
+
+
+def _anthropic(sim: Simulator, choice: Any) -> Any:
+    body = {
+        "model": "m",
+        "max_tokens": 256,
+        "messages": [{"role": "user", "content": "Paris"}],
+        "tools": [{"name": "City", "input_schema": CITY}],
+        "tool_choice": choice,
+    }
+    headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+    reply = httpx2.post(f"{sim.url}/v1/messages", json=body, headers=headers).json()
+    block = reply["content"][0]
+    return reply["stop_reason"], block.get("input", block.get("text"))
+
+
+def _chat(sim: Simulator, choice: Any) -> Any:
+    body = {
+        "model": "g",
+        "messages": [{"role": "user", "content": "Paris"}],
+        "tools": [{"type": "function", "function": {"name": "City", "parameters": CITY}}],
+        "tool_choice": choice,
+    }
+    headers = {"authorization": "Bearer k"}
+    reply = httpx2.post(f"{sim.openai_base_url}/chat/completions", json=body, headers=headers)
+    choice_ = reply.json()["choices"][0]
+    calls = choice_["message"].get("tool_calls")
+    said = json.loads(calls[0]["function"]["arguments"]) if calls else choice_["message"]["content"]
+    return choice_["finish_reason"], said
+
+
+def _responses(sim: Simulator, choice: Any) -> Any:
+    body = {
+        "model": "g",
+        "input": "Paris",
+        "tools": [{"type": "function", "name": "City", "parameters": CITY}],
+        "tool_choice": choice,
+    }
+    headers = {"authorization": "Bearer k"}
+    item = httpx2.post(f"{sim.openai_base_url}/responses", json=body, headers=headers).json()
+    first = item["output"][0]
+    if first["type"] == "function_call":
+        return "function_call", json.loads(first["arguments"])
+    return "message", first["content"][0]["text"]
+
+
+@pytest.mark.parametrize(
+    ("ask", "forced", "auto", "called"),
+    [
+        (_anthropic, {"type": "tool", "name": "City"}, {"type": "auto"}, "tool_use"),
+        (_anthropic, {"type": "any"}, {"type": "auto"}, "tool_use"),
+        (_chat, "required", "auto", "tool_calls"),
+        (_chat, {"type": "function", "function": {"name": "City"}}, "auto", "tool_calls"),
+        (_responses, "required", "auto", "function_call"),
+    ],
+)
+def test_a_forced_tool_is_called_even_by_echo(
+    sim: Simulator, ask: Any, forced: Any, auto: Any, called: str
+) -> None:
+    stop, arguments = ask(sim, forced)
+    assert stop == called
+    assert arguments["name"] == "echo: Paris" and arguments["country"] == {"code": "FR"}
+    stop, text = ask(sim, auto)
+    assert text == "echo: Paris"
+
+
+def _formatted(sim: Simulator, api: str) -> Any:
+    """The text answering a request that asks for JSON of :data:`CITY`'s schema."""
+    if api == "anthropic":
+        body: dict[str, Any] = {
+            "model": "m",
+            "max_tokens": 256,
+            "messages": [{"role": "user", "content": "Paris"}],
+            "output_config": {"format": {"type": "json_schema", "schema": CITY}},
+        }
+        headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+        return httpx2.post(f"{sim.url}/v1/messages", json=body, headers=headers).json()["content"][
+            0
+        ]["text"]
+    headers = {"authorization": "Bearer k"}
+    if api == "chat":
+        body = {
+            "model": "g",
+            "messages": [{"role": "user", "content": "Paris"}],
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "City", "schema": CITY, "strict": True},
+            },
+        }
+        reply = httpx2.post(f"{sim.openai_base_url}/chat/completions", json=body, headers=headers)
+        return reply.json()["choices"][0]["message"]["content"]
+    body = {
+        "model": "g",
+        "input": "Paris",
+        "text": {"format": {"type": "json_schema", "name": "City", "schema": CITY}},
+    }
+    reply = httpx2.post(f"{sim.openai_base_url}/responses", json=body, headers=headers)
+    return reply.json()["output"][0]["content"][0]["text"]
+
+
+@pytest.mark.parametrize("api", ["anthropic", "chat", "responses"])
+def test_a_json_schema_asked_for_is_answered_in_json_even_by_echo(sim: Simulator, api: str) -> None:
+    """LangChain's ``with_structured_output`` on ChatOpenAI (``json_schema`` by default),
+    pydantic-ai's ``NativeOutput``: the APIs answer JSON of the schema; echo's text was
+    passed on and failed to parse."""
+    answer = json.loads(_formatted(sim, api))
+    assert answer["name"] == "echo: Paris" and answer["size"] == "small"
