@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
-from replaygate.sim import ScriptBehavior
+from replaygate.sim import EchoBehavior, ScriptBehavior
 from tests_frameworks.harness import (
     CHANGED,
     GPT,
@@ -156,6 +156,24 @@ def test_other_modes_record_from_the_simulator_and_replay(
     run, miss = partial(in_mode, mode), partial(in_mode, mode, question=CHANGED)
     assert_recipe_replays(
         store, run, expected, miss, behavior=TwoCities(), raises=InstructorRetryException
+    )
+
+
+ECHOED = {"name": f"echo: {QUESTION}", "population": 0}
+"""What the echo simulator answers a request forcing the City tool, or asking for its JSON."""
+
+
+@pytest.mark.parametrize(
+    "mode", [instructor.Mode.TOOLS, instructor.Mode.JSON_SCHEMA], ids=lambda mode: mode.name
+)
+def test_the_echo_simulator_answers_what_the_request_forces(
+    store: Path, mode: instructor.Mode
+) -> None:
+    """Instructor forces its tool (``tool_choice``) or a JSON schema (``response_format``);
+    the echo simulator answered text, which no retry could parse."""
+    run, miss = partial(in_mode, mode), partial(in_mode, mode, question=CHANGED)
+    assert_recipe_replays(
+        store, run, ECHOED, miss, behavior=EchoBehavior(), raises=InstructorRetryException
     )
 
 
