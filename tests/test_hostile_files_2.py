@@ -50,3 +50,9 @@ def test_patrol_passes_over_such_a_file_among_its_references(tmp_path: Path) -> 
     done = replaygate("patrol", "rc.jsonl", "--refs", "refs", cwd=tmp_path)
     assert done.returncode == 0, done
     assert "unreferenced" not in done.stdout  # the references of the other file are seen
+
+
+def test_checksum_names_such_a_file_instead_of_a_traceback(tmp_path: Path) -> None:
+    done = replaygate("checksum", str(KMSG), cwd=tmp_path)
+    assert done.returncode == 2, done
+    assert done.stderr == f"Error: {KMSG}: {WAITS}, where a file is expected\n"

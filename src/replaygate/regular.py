@@ -81,12 +81,18 @@ def read_regular_bytes(path: str | os.PathLike[str]) -> bytes:
     with os.fdopen(open_regular_fd(path), "rb") as handle:
         data = handle.read()
     if data is None:  # opened without waiting: a file that waits for data (/proc/kmsg)
-        error = NotRegularFileError(
-            errno.EAGAIN, f"is {WAITING}, where a file is expected", os.fspath(path)
-        )
-        error.kind = WAITING
-        raise error
+        raise waiting(path)
     return data
+
+
+def waiting(path: str | os.PathLike[str]) -> NotRegularFileError:
+    """The error for the regular file ``path`` whose read, on a descriptor that does not
+    wait, gave nothing at all (``None``): it waits for data to be written."""
+    error = NotRegularFileError(
+        errno.EAGAIN, f"is {WAITING}, where a file is expected", os.fspath(path)
+    )
+    error.kind = WAITING
+    return error
 
 
 def read_regular_text(path: str | os.PathLike[str]) -> str:

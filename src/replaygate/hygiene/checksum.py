@@ -16,6 +16,7 @@ from pathlib import Path
 
 from replaygate.fixtures.store import store_files
 from replaygate.fixtures.store.files import open_binary
+from replaygate.regular import waiting
 
 
 def store_checksum(path: Path) -> str:
@@ -36,6 +37,8 @@ def store_checksum(path: Path) -> str:
 def _file_digest(file: Path) -> str:
     digest = hashlib.sha256()
     with open_binary(file) as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
+        while chunk := handle.read(1 << 20):
             digest.update(chunk)
+        if chunk is None:  # a file that waits for data (/proc/kmsg): no store file
+            raise waiting(file)
     return digest.hexdigest()
