@@ -168,3 +168,24 @@ def test_a_json_schema_asked_for_is_answered_in_json_even_by_echo(sim: Simulator
     passed on and failed to parse."""
     answer = json.loads(_formatted(sim, api))
     assert answer["name"] == "echo: Paris" and answer["size"] == "small"
+
+
+def test_a_call_forced_again_in_a_conversation_has_an_id_of_its_own(sim: Simulator) -> None:
+    """Instructor asks again after a validation error, the forced call and its error in
+    the history: the second call's id is not the first's."""
+    tools = [{"type": "function", "function": {"name": "City", "parameters": CITY}}]
+    headers = {"authorization": "Bearer k"}
+    url = f"{sim.openai_base_url}/chat/completions"
+    asked: list[dict[str, Any]] = [{"role": "user", "content": "Paris"}]
+    body = {"model": "g", "messages": asked, "tools": tools, "tool_choice": "required"}
+    first = httpx2.post(url, json=body, headers=headers).json()["choices"][0]["message"]
+    (call,) = first["tool_calls"]
+    asked += [
+        {"role": "assistant", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": call["id"], "content": "population: too small"},
+        {"role": "user", "content": "Fix it."},
+    ]
+    second = httpx2.post(url, json=body, headers=headers)
+    assert second.status_code == 200, second.text
+    (again,) = second.json()["choices"][0]["message"]["tool_calls"]
+    assert again["id"] != call["id"]

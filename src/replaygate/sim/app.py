@@ -253,7 +253,7 @@ class SimApp:
                 message = f"simulator behaviour failed: {err}"
                 return status_error(provider, 500, request_id, message=message)
             if forced:
-                answer = forced_call(answer, offered)
+                answer = forced_call(answer, offered, len(conversation[0]))
             if schema is not None:
                 answer = in_json(answer, schema)
             if one_call and len(answer.tool_calls) > 1:

@@ -95,16 +95,17 @@ def schema_example(schema: Mapping[str, Any], text: str) -> Any:
     return _example(schema, schema, text, 0)
 
 
-def forced_call(response: ModelResponse, tools: Sequence[ToolSpec]) -> ModelResponse:
+def forced_call(response: ModelResponse, tools: Sequence[ToolSpec], turn: int) -> ModelResponse:
     """``response`` as a request forcing a tool call gets it: unchanged when it calls one,
     else a call of the first of ``tools`` with arguments made from its schema (its strings
-    the text the behaviour answered)."""
+    the text the behaviour answered), its id told apart by ``turn`` (the conversation's
+    length), so a conversation calling it again holds no id twice."""
     if response.tool_calls or not tools:
         return response
     tool = tools[0]
     arguments = schema_example(tool.input_schema, response.text or tool.name)
     call = ToolCall(
-        id="call_sim_forced",
+        id=f"call_sim_forced_{turn}",
         name=tool.name,
         arguments=arguments if isinstance(arguments, dict) else {},
     )
