@@ -9,8 +9,9 @@ key that would give it; nothing defaults to the shipped example.
 
 from __future__ import annotations
 
+import os
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from functools import wraps
 from pathlib import Path
@@ -23,6 +24,7 @@ from replaygate.cli.options import (
     questions_source,
     request_settings,
 )
+from replaygate.config import read_toml, store_pyproject, tool_table
 from replaygate.evals.agents import AgentEntry, load_agent
 from replaygate.evals.cases import load_eval_cases
 from replaygate.evals.config import Config, load_config
@@ -73,11 +75,39 @@ def _configured_system(config: Config, declared: RequestSettings | None) -> str 
 
 
 def choose_fixtures(given: Path | None, config: Config) -> Path:
-    """The fixture store."""
+    """The fixture store; refused when ``config``'s file has a sanitize table that is not
+    the one the store is written and matched with (:func:`_check_sanitized_with`)."""
     fixtures = given or config.fixtures
     if fixtures is None:
         raise _missing("fixture store", "--fixtures", "fixtures")
+    _check_sanitized_with(fixtures, config)
     return fixtures
+
+
+def _check_sanitized_with(store: Path, config: Config) -> None:
+    """Refuse a store outside the project whose ``[tool.replaygate.sanitize]`` the command
+    was given (``--config other/pyproject.toml``): a store is sanitized and matched with
+    the config of the project it is in, from every command (law 6), so the rules given
+    were silently not applied, and what they redact was written as it was."""
+    if config.file is None:
+        return
+    tool = tool_table(read_toml(config.file).data)
+    if not isinstance(tool, Mapping) or not tool.get("sanitize"):
+        return
+    owner = store_pyproject(store)
+    if owner is not None and os.path.samefile(owner, config.file):
+        return
+    where = (
+        f"is in the project of {owner}"
+        if owner
+        else "is in no project (no pyproject.toml above it)"
+    )
+    raise CommandError(
+        f"{config.file}: its [tool.replaygate.sanitize] does not apply to the store {store}, "
+        f"which {where}: a store is sanitized and matched with its own project's config, "
+        "from every command. Put the store under "
+        f"{config.file.parent}, or the sanitize table in a pyproject.toml above the store"
+    )
 
 
 def choose_questions(questions: tuple[str, ...], cases: Path | None, config: Config) -> list[str]:
