@@ -144,7 +144,6 @@ def in_mode(mode: instructor.Mode, hosts: Hosts, question: str = QUESTION) -> An
         (instructor.Mode.PARALLEL_TOOLS, [PARIS, LYON]),
         (instructor.Mode.JSON_SCHEMA, PARIS),
         (instructor.Mode.MD_JSON, PARIS),
-        (instructor.Mode.TOOLS_STRICT, PARIS),
         (instructor.Mode.RESPONSES_TOOLS, PARIS),
     ],
     ids=lambda value: value.name if isinstance(value, instructor.Mode) else "",
