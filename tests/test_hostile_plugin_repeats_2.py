@@ -9,6 +9,8 @@ replaygate's own commands then refused to read ("a case is listed once").
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -26,19 +28,11 @@ def test_observed(replaygate_sample):
 """
 
 
-@pytest.mark.parametrize(
-    "how",
-    [
-        ("--keep-duplicates", "test_twice.py", "test_twice.py"),
-        ("-p", "xdist", "-n", "2", "--dist", "each"),
-    ],
-)
-def test_a_case_run_twice_is_kept_once_and_fails_the_session(
-    pytester: pytest.Pytester, how: tuple[str, ...]
-) -> None:
+def test_a_case_run_twice_is_kept_once_and_fails_the_session(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_twice=SAMPLED)
-    result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-W", "ignore::UserWarning", *how,
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "-W", "ignore::UserWarning", "--keep-duplicates",
+        "test_twice.py", "test_twice.py",
         "--sampling-results", "results.json", "--observe-queue", "queue.jsonl",
     )  # fmt: skip
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -52,3 +46,19 @@ def test_a_case_run_twice_is_kept_once_and_fails_the_session(
     assert case.case == "test_twice.py::test_observed" and case.verdict == "observe"
     queued = (pytester.path / "queue.jsonl").read_text().splitlines()
     assert [json.loads(line)["case"] for line in queued] == ["test_twice.py::test_observed"]
+
+
+def test_the_controller_keeps_a_case_two_workers_report_once(tmp_path: Path) -> None:
+    # pytest-xdist --dist each: every worker runs every test and reports its case
+    from replaygate.pytest_plugin.sampling_state import SessionState
+    from replaygate.pytest_plugin.sampling_summary import Collector
+    from replaygate.sampling.results import SampledResult, SampleResult
+
+    case = SampledResult("t.py::test_s", 1, 1, (SampleResult(0),)).to_json()
+    report = SimpleNamespace(when="call", replaygate_case=case, nodeid="t.py::test_s")
+    state = SessionState(False, tmp_path / "queue.jsonl", None, 0, None)
+    collector = Collector(state)
+    for _ in range(2):
+        collector.pytest_runtest_logreport(report)  # type: ignore[arg-type]
+    assert [c.case for c in state.cases] == ["t.py::test_s"]
+    assert state.repeated == ["t.py::test_s"]
