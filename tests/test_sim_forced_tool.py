@@ -189,3 +189,21 @@ def test_a_call_forced_again_in_a_conversation_has_an_id_of_its_own(sim: Simulat
     assert second.status_code == 200, second.text
     (again,) = second.json()["choices"][0]["message"]["tool_calls"]
     assert again["id"] != call["id"]
+
+
+@pytest.mark.parametrize("field", ["responseJsonSchema", "responseSchema", "response_schema"])
+def test_gemini_answers_json_of_the_schema_it_is_given(sim: Simulator, field: str) -> None:
+    """Gemini's JSON Schema (``responseJsonSchema``), or its OpenAPI subset whose types are
+    upper case (``responseSchema``, as LiteLLM writes it in snake case)."""
+    schema: dict[str, Any] = {
+        "type": "OBJECT" if field != "responseJsonSchema" else "object",
+        "properties": {"name": {"type": "STRING"}, "rank": {"type": "INTEGER"}},
+        "required": ["name", "rank"],
+    }
+    config = {"responseMimeType": "application/json", field: schema}
+    body: dict[str, Any] = {"contents": [{"role": "user", "parts": [{"text": "Paris"}]}]}
+    body["generation_config" if field == "response_schema" else "generationConfig"] = config
+    path = f"{sim.url}/v1beta/models/gemini-sim:generateContent"
+    reply = httpx2.post(path, json=body, headers={"x-goog-api-key": "k"}).json()
+    text = reply["candidates"][0]["content"]["parts"][0]["text"]
+    assert json.loads(text) == {"name": "echo: Paris", "rank": 0}

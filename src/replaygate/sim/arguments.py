@@ -63,6 +63,8 @@ def _example(schema: Any, root: Mapping[str, Any], text: str, depth: int) -> Any
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "null")
+    if isinstance(kind, str):
+        kind = kind.lower()  # Gemini's OpenAPI schemas spell types in upper case
     if kind == "object" or (kind is None and "properties" in schema):
         properties = schema.get("properties")
         properties = properties if isinstance(properties, Mapping) else {}

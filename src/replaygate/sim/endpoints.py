@@ -729,6 +729,21 @@ class GeminiGenerateContent(Endpoint):
         calling = config.get("functionCallingConfig") if isinstance(config, Mapping) else None
         return isinstance(calling, Mapping) and calling.get("mode") == "ANY"
 
+    def json_schema(self, request: SimRequest) -> Mapping[str, Any] | None:
+        config = request.body.get("generationConfig")
+        if not isinstance(config, Mapping):
+            return None
+        for name in (
+            "responseJsonSchema",
+            "response_json_schema",
+            "responseSchema",
+            "response_schema",
+        ):
+            schema = config.get(name)
+            if isinstance(schema, Mapping):
+                return schema
+        return None
+
     def validate(self, request: SimRequest) -> Invalid | None:
         return validate_gemini(request.body)
 
