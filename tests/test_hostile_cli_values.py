@@ -140,3 +140,21 @@ def test_a_path_holding_nul_from_python_is_a_usage_error(tmp_path: Path, args: t
     done = replaygate(*args, cwd=tmp_path)
     assert done.returncode == 2, done
     assert "a path cannot hold a NUL character (\\u0000)" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("eval", "--seed", "5", "--no-history"),
+        ("record", "--fixtures", "n.jsonl", "--approve-live", "--seed", "3", "What is RAG?"),
+    ],
+    ids=["eval", "record"],
+)
+def test_a_seed_without_the_simulator_is_a_usage_error(tmp_path: Path, args: tuple[str]) -> None:
+    # it was ignored: a replay serves what the store holds, the live API its own answers
+    from run_cli import replaygate
+
+    done = replaygate(*args, cwd=tmp_path)
+    assert done.returncode == 2, done
+    assert "Error: --seed goes with --simulator" in done.stderr
+    assert not (tmp_path / "n.jsonl").exists()

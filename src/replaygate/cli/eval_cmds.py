@@ -21,6 +21,7 @@ from replaygate.cli.options import (
     CommandError,
     PathParam,
     agent_option,
+    check_seed_with_simulator,
     config_option,
     errors_as_exit_2,
     file_option,
@@ -178,6 +179,7 @@ def eval_cmd(
     if click.get_current_context().invoked_subcommand is not None:
         return  # `replaygate eval merge ...`
     _check_flags(record_mode, approve_live, simulator or concurrency > 1 or bool(rate_limit))
+    check_seed_with_simulator(simulator)
     if shard is not None and out is None:
         raise CommandError("--shard needs --out: `replaygate eval merge` reads each shard's file")
     config = load_config(config_path, near=fixtures_path or cases_path)

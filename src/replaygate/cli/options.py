@@ -146,6 +146,21 @@ json_option = click.option(
     is_flag=True,
     help="Print JSON on stdout instead of text, and nothing else (shapes: docs/cli.md).",
 )
+
+
+def check_seed_with_simulator(simulator: bool) -> None:
+    """Refuse a ``--seed`` given without ``--simulator``: nothing takes it (a replay serves
+    what the store holds, the live API draws its own answers), and it was ignored."""
+    ctx = click.get_current_context()
+    given = ctx.get_parameter_source("seed") not in (None, click.core.ParameterSource.DEFAULT)
+    if given and not simulator:
+        raise click.UsageError(
+            "--seed goes with --simulator (the simulator's answers); without it nothing "
+            "takes a seed: a replay serves what the store holds, the live API its own answers",
+            ctx,
+        )
+
+
 simulator_seed_option = click.option(
     "--seed",
     default=SIMULATOR_SEED,

@@ -18,6 +18,7 @@ from replaygate.cli.live import live_errors, live_model, spent
 from replaygate.cli.options import (
     TEXT,
     CommandError,
+    check_seed_with_simulator,
     config_option,
     describe,
     errors_as_exit_2,
@@ -167,6 +168,7 @@ def record(
         replaygate record --agent replaygate.examples.research_copilot:copilot \\
           --fixtures rc.jsonl --approve-live --simulator "What is RAG?"
     """
+    check_seed_with_simulator(simulator)
     try:
         require_live_approval(approve_live, why=RECORD_WHY, how="add --approve-live")
     except LiveCallNotApproved as err:
