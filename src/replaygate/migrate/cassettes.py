@@ -130,12 +130,69 @@ def _parse(path: Path) -> Any:
     yaml = require("yaml", "cassettes", "replaygate import-cassettes (YAML cassettes)")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
+        problem = _alias_problem(yaml.compose(raw, Loader=loader))
+        if problem is not None:
+            raise CassetteError(path, problem)
         return yaml.load(raw, Loader=loader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err)
         raise CassetteError(path, f"not valid YAML{line}: {problem}") from None
+
+
+MAX_EXPANDED_VALUES = 5_000_000
+"""The most values a cassette may hold once its YAML aliases are expanded."""
+MAX_EXPANDED_TEXT = 1 << 28
+"""The most characters its texts may hold once expanded (256 Mi)."""
+
+
+def _alias_problem(root: Any) -> str | None:
+    """Why the composed YAML document ``root`` cannot be imported, or None: an alias that
+    holds itself, or aliases that expand to more values or text than any cassette holds
+    (a "billion laughs": a 700-byte file held 10**9 values, and importing it took
+    gigabytes and never ended). Each node is sized once: an alias is the node it names."""
+    if root is None:
+        return None
+    sizes: dict[int, tuple[int, int]] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            open_nodes.discard(key)
+            values, text = 1, 0
+            for child in _children(node):
+                child_values, child_text = sizes[id(child)]
+                values, text = values + child_values, text + child_text
+            if values > MAX_EXPANDED_VALUES or text > MAX_EXPANDED_TEXT:
+                return (
+                    "its YAML aliases (&name, *name) expand to more than "
+                    f"{MAX_EXPANDED_VALUES:,} values or {MAX_EXPANDED_TEXT:,} characters "
+                    f"(from line {node.start_mark.line + 1}): no cassette holds that much"
+                )
+            sizes[key] = (values, text)
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            return f"a YAML alias holds itself (at line {node.start_mark.line + 1})"
+        if not _children(node):
+            sizes[key] = (1, len(node.value) if isinstance(node.value, str) else 0)
+            continue
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+    return None
+
+
+def _children(node: Any) -> list[Any]:
+    """The nodes a composed YAML node holds (a mapping's keys and values)."""
+    value = node.value
+    if not isinstance(value, list):
+        return []
+    return [part for item in value for part in (item if isinstance(item, tuple) else (item,))]
 
 
 class _Fields:
