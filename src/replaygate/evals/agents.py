@@ -88,7 +88,8 @@ def call_agent(
     """What one run of ``agent`` returns. replaygate's own errors (a miss, a refused
     recording) and those of ``passed`` go through as they are; any other exception goes
     through with a note of where the agent raised it (:func:`raised_by_agent`); an end of
-    the process is an :class:`AgentRunError` (:func:`ended_process`)."""
+    the process, or another BaseException (a cancelled asyncio task), is an
+    :class:`AgentRunError` (:func:`ended_process`); Ctrl-C goes through."""
     through: tuple[type[BaseException], ...] = (ReplaygateError, *passed)
     try:
         return agent(model, question)
@@ -99,6 +100,15 @@ def call_agent(
         raise
     except SystemExit as err:
         raise ended_process(err) from None
+    except KeyboardInterrupt:
+        raise  # Ctrl-C: the command stops, saying what it kept
+    except BaseException as err:  # GeneratorExit, asyncio.CancelledError: not a failure
+        raise AgentRunError(
+            f"the agent raised {type(err).__name__}{f': {err}' if str(err) else ''} at "
+            f"{raised_at(err)}, a BaseException no caller expects (an asyncio task "
+            "cancelled, a generator closed): an agent returns its run, or raises an "
+            "Exception it declares as a failure"
+        ) from None
 
 
 def run_agent(
