@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from replaygate.errors import SecretInFixtureError
 from replaygate.sanitize import refuse_secrets
 from replaygate.sanitize.secret_entropy import CONTEXT as HIGH_ENTROPY
+from replaygate.sanitize.secret_entropy import is_encoded_path
 from replaygate.sanitize.secret_rules import DETECTORS
 from replaygate.sanitize.secret_scan import (
     SecretFinding,
@@ -80,7 +81,7 @@ def _full_walk(value: Any) -> list[SecretFinding]:
     return [
         SecretFinding(path, name)
         for path, field, text in _leaves(value, "", "")
-        if (name := detect_in_text(text, field)) is not None
+        if (name := detect_in_text(text, field, encoded=is_encoded_path(path))) is not None
     ]
 
 
@@ -174,3 +175,22 @@ def test_refuse_secrets_names_the_first_finding_and_lets_clean_fixtures_pass() -
         "refusing to write fixture: high-entropy value in an auth-like field found at "
         "request.headers.x-api-key; nothing was written. Add a sanitize rule or remove the value."
     )
+
+
+TOKEN = "Xy7Qa9Lm2Pz8Rt4Vn6Bc1Dk5Fg3Hj0WsZ"
+"""A free-standing high-entropy token."""
+
+
+def test_encoded_data_is_told_by_where_it_stands_not_by_its_name() -> None:
+    # an envelope's binary body, an embeddings answer's vector: encoded data
+    assert find_secrets({"request": {"base64": TOKEN}}) == []
+    assert find_secrets({"responses": [{"body": {"data": [{"embedding": TOKEN}]}}]}) == []
+    assert find_secrets({"body": {"data": [{"embedding": TOKEN}]}}) == []  # a response alone
+    # fields of those names anywhere else are text
+    user = {"request": {"body": {"metadata": {"base64": TOKEN, "embedding": TOKEN}}}}
+    assert [finding.path for finding in find_secrets(user)] == [
+        "request.body.metadata.base64",
+        "request.body.metadata.embedding",
+    ]
+    sent = {"request": {"body": {"data": [{"embedding": TOKEN}]}}}
+    assert [finding.path for finding in find_secrets(sent)] == ["request.body.data[0].embedding"]

@@ -13,8 +13,8 @@ A credential without a known prefix is found two ways:
   characters that mixes upper case, lower case and digits, with an entropy of at
   least :data:`FREE_BITS` bits per character (random 32-character keys score 4.2 to
   4.8; words joined in camel case or with hyphens stay under 4.0). Values of fields
-  that hold encoded data (:data:`DATA_FIELDS`) and data URLs are left to the token
-  families.
+  that hold encoded data (:data:`DATA_FIELDS`, and by where they stand
+  :func:`is_encoded_path`) and data URLs are left to the token families.
 
 Known-safe values are never reported (:func:`known_safe`): the placeholders replaygate
 itself uses, provider ids (``msg_``, ``toolu_``... and their stable forms) and model
@@ -58,11 +58,25 @@ KEYWORD = re.compile(
 """A credential name written in text and its value: ``api_key=...``, ``?key=...``."""
 AUTH_SCHEME = re.compile(r"(?i)\b(bearer|token|basic|digest|api-?key)\s+([A-Za-z0-9_\-.=+/~]{16,})")
 FREE_RUN = re.compile(rf"[A-Za-z0-9+/_\-=.~]{{{FREE_MIN_LENGTH},}}")
-DATA_FIELDS = frozenset({"data", "signature", "encrypted_content", "base64", "embedding"})
-"""Fields holding encoded data (images, documents, thinking signatures, an embedding's
-vector in base64, an HTTP body that is not UTF-8 such as a file upload or an audio
-answer): no free-standing check. A ``base64`` body is still searched once decoded
-(:func:`~.secret_scan.detect_in_text`)."""
+DATA_FIELDS = frozenset({"data", "signature", "encrypted_content"})
+"""Fields holding encoded data (images, documents, thinking signatures): no free-standing
+check."""
+ENCODED_PATH = re.compile(
+    r"(?:(?:request|response|responses\[\d+\])\.)?"
+    r"(?:base64|(?<!request\.)body\.data\[\d+\]\.embedding)"
+)
+"""Where an envelope holds encoded data, by field path (:func:`is_encoded_path`)."""
+
+
+def is_encoded_path(path: str) -> bool:
+    """Whether the leaf at ``path`` (of a fixture, or of an envelope scanned alone) is
+    encoded data by where it stands: an HTTP body that is not UTF-8, kept as ``base64``
+    (a file upload, speech audio; still searched once decoded), or an embedding of an
+    answer's ``data`` (the openai SDK asks for base64 vectors). A field of those names
+    anywhere else is text like any other."""
+    return ENCODED_PATH.fullmatch(path) is not None
+
+
 FREE_PART = re.compile(rb"[A-Za-z0-9+/_\-=.~]+")
 """A stretch of the characters a free-standing token is made of."""
 
@@ -146,8 +160,10 @@ def free_secret(token: str) -> bool:
     )
 
 
-def detect_context(text: str, field_name: str) -> str | None:
+def detect_context(text: str, field_name: str, encoded: bool = False) -> str | None:
     """The credential-context or entropy finding in ``text`` (under ``field_name``), or None.
+    Encoded data (``encoded``, a :data:`DATA_FIELDS` field, a data URL) gets no
+    free-standing check.
 
     The OpenAI Agents SDK's prompt cache keys (:data:`SDK_CACHE_KEY`) are passed over: they
     name a run, group, session or conversation of the SDK's own, and read as a credential
@@ -162,7 +178,7 @@ def detect_context(text: str, field_name: str) -> str | None:
         scheme, value = match.groups()
         if scheme.lower() == "bearer" or any(c.isdigit() for c in value):
             return "bearer token" if scheme.lower() == "bearer" else SCHEME
-    if field_name in DATA_FIELDS or text.startswith("data:"):
+    if encoded or field_name in DATA_FIELDS or text.startswith("data:"):
         return None
     if any(free_secret(m.group(0)) for m in FREE_RUN.finditer(text)):
         return FREE

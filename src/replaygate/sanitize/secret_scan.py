@@ -21,7 +21,7 @@ from typing import Any
 
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
 from replaygate.sanitize.secret_decode import bytes_text, decode_base64, json_leaves, views
-from replaygate.sanitize.secret_entropy import detect_context
+from replaygate.sanitize.secret_entropy import detect_context, is_encoded_path
 from replaygate.sanitize.secret_gate import clean_together, may_hold_secret
 from replaygate.sanitize.secret_rules import detect_family
 
@@ -46,13 +46,16 @@ class SecretFinding:
     detector: str
 
 
-def detect_in_text(text: str, field_name: str = "", depth: int = 0) -> str | None:
-    """The name of the rule that flags ``text`` (a string under ``field_name``), or None.
+def detect_in_text(
+    text: str, field_name: str = "", depth: int = 0, *, encoded: bool = False
+) -> str | None:
+    """The name of the rule that flags ``text`` (a string under ``field_name``, encoded
+    data when ``encoded``: :func:`~.secret_entropy.is_encoded_path`), or None.
 
     The text is read as it is, then each decoding of it (:mod:`.secret_decode`): a
     finding in a decoded form names the decoding, ``GitHub token (in base64 text)``.
     """
-    name = detect_family(text) or detect_context(text, field_name)
+    name = detect_family(text) or detect_context(text, field_name, encoded)
     if name is not None or depth >= _MAX_DEPTH:
         return name
     if field_name == "base64":
@@ -94,18 +97,25 @@ def _leaves(
 
 def find_secrets(
     value: Any,
-    detect: Callable[[str, str], str | None] = detect_in_text,
+    detect: Callable[[str, str], str | None] | None = None,
     safe: KnownSafe = NOTHING_SAFE,
 ) -> list[SecretFinding]:
-    """Every leaf of ``value`` that a detector flags, by path; the ``safe`` values
-    (:mod:`.secret_allow`) are blanked out of each value and field name first."""
-    if detect is detect_in_text and not may_hold_secret(value):
+    """Every leaf of ``value`` that a detector flags, by path: ``detect(text, field name)``,
+    or :func:`detect_in_text` (told which leaves are encoded data by where they stand);
+    the ``safe`` values (:mod:`.secret_allow`) are blanked out of each value and field
+    name first."""
+    if detect is None and not may_hold_secret(value):
         return []
-    return [
-        SecretFinding(path, name)
-        for path, field_name, text in _leaves(value, "", "", safe)
-        if (name := detect(safe.mask(text), field_name)) is not None
-    ]
+    found = []
+    for path, field_name, text in _leaves(value, "", "", safe):
+        masked = safe.mask(text)
+        if detect is None:
+            name = detect_in_text(masked, field_name, encoded=is_encoded_path(path))
+        else:
+            name = detect(masked, field_name)
+        if name is not None:
+            found.append(SecretFinding(path, name))
+    return found
 
 
 def find_stream_secrets(
