@@ -8,17 +8,19 @@ async agent whose task was cancelled) went past every handler and ended ``eval``
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
 from replaygate.evals.agents import call_agent
 from replaygate.evals.errors import AgentRunError
 from replaygate.models.fakes import ScriptedModel
+from replaygate.models.types import Model
 
 
 @pytest.mark.parametrize("raised", [GeneratorExit(), asyncio.CancelledError()])
 def test_such_an_exception_is_an_agent_error_naming_it(raised: BaseException) -> None:
-    def agent(model: object, question: str) -> None:
+    def agent(model: Model, question: str) -> Any:
         raise raised
 
     with pytest.raises(AgentRunError, match=rf"the agent raised {type(raised).__name__} at "):
@@ -26,7 +28,7 @@ def test_such_an_exception_is_an_agent_error_naming_it(raised: BaseException) ->
 
 
 def test_ctrl_c_in_the_agent_still_stops_the_command() -> None:
-    def agent(model: object, question: str) -> None:
+    def agent(model: Model, question: str) -> Any:
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
