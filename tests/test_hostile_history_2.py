@@ -10,12 +10,14 @@ before a second had passed.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
 from pathlib import Path
 
 from replaygate.evals import History
+from run_cli import replaygate
 from test_history import run
 
 
@@ -38,3 +40,23 @@ def test_opening_a_history_another_process_is_writing_waits_for_it(tmp_path: Pat
         done.join()
         holder.close()
     assert waited >= 0.15  # it waited for the other writer, and then stored its run
+
+
+def test_merging_a_run_that_differs_from_the_one_stored_under_its_id_says_so(
+    tmp_path: Path,
+) -> None:
+    # "1 already there" and nothing more: the export's version was dropped without a word
+    history = tmp_path / "history.db"
+    with History.open(history) as opened:
+        opened.append(run("2026-12-01T00:00:00Z", 4), run_id="r1")
+    exported = replaygate("history", "export", "--history", str(history), "--json")
+    document = json.loads(exported.stdout)
+    (tmp_path / "same.json").write_text(exported.stdout)
+    document["runs"][0]["commit"] = "0123abcd"
+    (tmp_path / "edited.json").write_text(json.dumps(document))
+    same = replaygate("history", "merge", "--history", str(history), "same.json", cwd=tmp_path)
+    assert same.returncode == 0 and same.stderr == "", same
+    done = replaygate("history", "merge", "--history", str(history), "edited.json", cwd=tmp_path)
+    assert done.returncode == 0, done
+    assert done.stdout.endswith("0 run(s) added, 1 already there\n")
+    assert done.stderr.startswith("note: 1 run(s) already there differ from the export's (r1)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -19,7 +20,7 @@ from replaygate.cli.options import (
 )
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import run_gate
-from replaygate.evals.history import History, read_export
+from replaygate.evals.history import History, HistoryRun, read_export
 from replaygate.evals.preflight import check_not_an_input, check_writable
 from replaygate.evals.reference import load_reference, load_run
 from replaygate.outputs import open_fifo
@@ -147,6 +148,18 @@ def history_export(
     click.echo(f"exported {count} run(s) from {target} to {out}")
 
 
+def _differing(stored: dict[str, Any], runs: list[HistoryRun]) -> set[str]:
+    """The ids of ``runs`` whose run differs from the one kept under the id: stored before
+    the merge, or met first among the exports."""
+    kept = dict(stored)
+    found = set()
+    for run in runs:
+        document = run.to_json()
+        if kept.setdefault(run.id, document) != document:
+            found.add(run.id)
+    return found
+
+
 @history_group.command("merge")
 @click.argument("exports", nargs=-1, required=True, type=PathParam(path_type=Path))
 @history_option
@@ -165,5 +178,15 @@ def history_merge(
     target = history_path or load_config(config_path).history_path
     runs = [run for export in exports for run in read_export(export)]
     with History.open(target) as history:
+        before = {run.id: run.to_json() for run in history.runs(skipped=[])}
         added, skipped = history.merge(runs)
     click.echo(f"merged into {target}: {added} run(s) added, {skipped} already there")
+    differing = sorted(_differing(before, runs))
+    if differing:
+        shown = ", ".join(differing[:5]) + (", ..." if len(differing) > 5 else "")
+        click.echo(
+            f"note: {len(differing)} run(s) already there differ from the export's ({shown}): "
+            "a run is merged once, by its id, so the history kept its own; the export's "
+            "were not stored (an edited export, or another history's run under the same id)",
+            err=True,
+        )
