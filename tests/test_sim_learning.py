@@ -187,3 +187,76 @@ def test_a_simulator_that_never_saw_the_start_refuses_the_follow_up_saying_why()
             client.responses.create(model="m", input="Hi", previous_response_id="resp_sim_0001_0")
     message = str(caught.value)
     assert "resp_sim_0001_0' not found" in message and "served" in message
+
+
+def _streamed_thread(second: str) -> Callable[[Simulator], str]:
+    def run(sim: Simulator) -> str:
+        client = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
+        start = {"model": "claude-sim-1", "max_tokens": 64}
+        with client.messages.stream(
+            **start,
+            messages=[{"role": "user", "content": "My name is Ada."}],
+            extra_body={"thread": {"type": "create"}},
+        ) as events:
+            first = events.get_final_message()
+        follow = client.messages.create(
+            **start,
+            messages=[{"role": "user", "content": second}],
+            extra_body={"thread": {"type": "continue", "previous_message_id": first.id}},
+        )
+        return follow.content[0].text
+
+    return run
+
+
+def test_a_thread_started_by_a_replayed_stream_goes_on_live(tmp_path: Path) -> None:
+    store = tmp_path / "streamed-thread.jsonl"
+    said, _ = _record(store, _streamed_thread("Who am I?"))
+    assert said == "My name is Ada. | Who am I?"
+    said, reached = _record(store, _streamed_thread("Who am I, again?"))
+    assert reached == ["/v1/messages"]
+    assert said == "My name is Ada. | Who am I, again?"
+
+
+def _items(third: str) -> Callable[[Simulator], list[tuple[str, str]]]:
+    def run(sim: Simulator) -> list[tuple[str, str]]:
+        client = openai.OpenAI(api_key="k", base_url=sim.openai_base_url, max_retries=0)
+        made = client.conversations.create()
+        added = []
+        for text in ("A", "B", third):
+            page = client.conversations.items.create(
+                made.id, items=[{"type": "message", "role": "user", "content": text}]
+            )
+            added.append(page.data[0].id)
+        found = client.conversations.items.retrieve(added[-1], conversation_id=made.id)
+        return [(added[-1], found.content[0].text)]
+
+    return run
+
+
+def test_an_item_added_live_gets_an_id_no_recorded_item_has(tmp_path: Path) -> None:
+    store = tmp_path / "items.jsonl"
+    [(recorded_id, _)], _ = _record(store, _items("C"))
+    # A and B replay (learned with their ids); the changed third item is added live, and
+    # looking it up by its id is not answered with the recorded third item
+    [(third_id, text)], _ = _record(store, _items("C, changed"))
+    assert text == "C, changed"
+    assert third_id != recorded_id
+
+
+def test_the_server_a_request_is_addressed_to_learns_not_the_live_origin(
+    tmp_path: Path,
+) -> None:
+    # a loopback server of the test's own is sent to where it is addressed, not moved to
+    # the live origin (the plugin's simulator): it is that server which learns
+    store = tmp_path / "own.jsonl"
+    for second in ("Who am I?", "Who am I, again?"):
+        with (
+            Simulator(behavior=SaysWhatItHeard()) as origin,
+            Simulator(behavior=SaysWhatItHeard()) as own,
+            intercept(store, "record-missing", approve_live=True, source="sim") as exchange,
+        ):
+            exchange.live_origin = origin.url
+            said = _responses(False, second)(own)
+            assert origin.requests == []
+        assert said == f"My name is Ada. | {second}"

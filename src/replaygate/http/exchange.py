@@ -24,7 +24,7 @@ import hashlib
 import threading
 from dataclasses import dataclass
 from typing import Any, TypedDict, Unpack
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from replaygate.errors import (
     KEPT_ERRORS,
@@ -253,13 +253,14 @@ class Exchange:
         return answer
 
     def _teach(self, request: RequestLike, sent: dict[str, Any], response: Any) -> None:
-        """Tell the server this recording sends its live requests to, when it learns
+        """Tell the server a live send of ``request`` would reach, when it learns
         (:mod:`~replaygate.http.learners`), of ``response``, replayed to ``sent``."""
-        if self.live_origin is not None:
-            origin = urlsplit(self.live_origin)
+        url = request.url
+        origin = self._origin_for(url.host, url.path)
+        if origin is not None:
             learner = learner_at(origin.hostname, origin.port)
         else:
-            learner = learner_at(request.url.host, request.url.port)
+            learner = learner_at(url.host, url.port)
         if learner is not None:
             learner(sent, response)
 
@@ -298,13 +299,17 @@ class Exchange:
         replay of the same code sends, the real API's host included (a framework that
         shapes its requests by host shapes them alike in both).
         """
-        if self.live_origin is None:
-            return None
         parts = urlsplit(url)
-        if not parts.hostname or is_loopback(parts.hostname) or not is_model_api(parts.path):
+        origin = self._origin_for(parts.hostname, parts.path)
+        if origin is None:
             return None
-        origin = urlsplit(self.live_origin)
         return urlunsplit((origin.scheme, origin.netloc, parts.path, parts.query, ""))
+
+    def _origin_for(self, host: str | None, path: str) -> SplitResult | None:
+        """:attr:`live_origin`, split, when a live send to ``host`` and ``path`` goes there."""
+        if self.live_origin is None or not host or is_loopback(host) or not is_model_api(path):
+            return None
+        return urlsplit(self.live_origin)
 
     def interface_for(self, envelope: dict[str, Any]) -> str:
         """The interface of ``envelope``'s path (or the session's, for a path naming none)."""

@@ -85,24 +85,15 @@ def _not_json(raw: bytes, err: orjson.JSONDecodeError) -> str:
     return f"The request body is not valid JSON: {err}"
 
 
-def _answered(response: Any) -> Mapping[str, Any] | None:
-    """The JSON object a recorded success answered with: its body, or the response a
-    Responses stream completed with; None for an error, or a stream of another kind."""
+def _answered(response: Any, endpoint: Endpoint) -> Mapping[str, Any] | None:
+    """The JSON object a recorded success of ``endpoint`` answered with: its body, or
+    what its stream holds (:meth:`Endpoint.streamed_answer`); None for an error."""
     if not isinstance(response, Mapping) or response.get("status") != 200:
         return None
-    body = response.get("body")
+    body, events = response.get("body"), response.get("events")
     if isinstance(body, Mapping):
         return body
-    events = response.get("events")
-    for event in events if isinstance(events, list) else ():
-        if isinstance(event, Mapping) and event.get("event") == "response.completed":
-            try:
-                completed = orjson.loads(str(event.get("data")))
-            except orjson.JSONDecodeError:
-                return None
-            found = completed.get("response") if isinstance(completed, dict) else None
-            return found if isinstance(found, dict) else None
-    return None
+    return endpoint.streamed_answer(events) if isinstance(events, list) else None
 
 
 def _route(path: str) -> tuple[str, str]:
@@ -165,12 +156,13 @@ class SimApp:
 
     def learn(self, method: str, path: str, body: Any, response: Any) -> None:
         """Take ``response`` (as a fixture records it), replayed to ``method`` on ``path``
-        with the JSON ``body`` by a recording, as answered here (:meth:`Endpoint.learn`):
-        a success's body, or a Responses stream's completed response."""
+        with the JSON ``body`` by a recording, as answered here (:meth:`Endpoint.learn`)."""
         route, _ = _route(path)
         endpoint = self._endpoint(route)
-        answer = _answered(response)
-        if endpoint is not None and answer is not None and method in endpoint.methods:
+        if endpoint is None or method not in endpoint.methods:
+            return
+        answer = _answered(response, endpoint)
+        if answer is not None:
             endpoint.learn(method, route, body, answer)
 
     def too_large(self, path: str, headers: Mapping[str, str]) -> Reply:

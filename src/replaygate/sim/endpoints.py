@@ -32,6 +32,7 @@ from replaygate.models.providers.openai_responses import (
 )
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim import embeddings
+from replaygate.sim.assembled import messages_answer, responses_answer
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.conversations import FIRST_CREATED_AT, Conversations, held_id, not_served
 from replaygate.sim.faults import FaultKind
@@ -139,6 +140,11 @@ class Endpoint(ABC):
         """Take ``answer`` (a success's body), given to ``method`` on ``route`` with
         ``body`` by a recording from a fixture, as answered here: keep what answering it
         would have kept (:mod:`replaygate.http.learners`). Most endpoints keep nothing."""
+        return None
+
+    def streamed_answer(self, events: Sequence[Any]) -> Mapping[str, Any] | None:
+        """The answer a recorded stream of this endpoint holds, for :meth:`learn`; None
+        where nothing is learned from one."""
         return None
 
     def with_choices(
@@ -308,6 +314,9 @@ class AnthropicMessages(Endpoint):
 
     def read(self, request: SimRequest) -> Conversation:
         return from_anthropic_request(request.body)
+
+    def streamed_answer(self, events: Sequence[Any]) -> Mapping[str, Any] | None:
+        return messages_answer(events)
 
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         if not isinstance(body, dict) or body.get("thread") is None:
@@ -544,6 +553,9 @@ class OpenAIResponses(Endpoint):
             output = wire.get("output")
             self.kept.add(named, [*(said or []), *(output if isinstance(output, list) else [])])
         return named
+
+    def streamed_answer(self, events: Sequence[Any]) -> Mapping[str, Any] | None:
+        return responses_answer(events)
 
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         request = self.request(route, body)

@@ -11,6 +11,7 @@ server does not hold is a 404. The most recent :data:`KEPT_CONVERSATIONS` are ke
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qs
@@ -19,6 +20,7 @@ from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.conversations import FIRST_CREATED_AT, held_id, not_served
 from replaygate.sim.replies import openai_error
 
+_ITEM_ID = re.compile(r"item_sim_([0-9]+)_[0-9a-f]+")
 Answer = tuple[int, dict[str, Any]]
 """An HTTP status and its JSON body."""
 
@@ -48,7 +50,8 @@ class ConversationStore:
         self._kept: Bounded[tuple[int, dict[str, Any], list[dict[str, Any]]]] = Bounded(limit)
         self.limit = limit
         self._conversations = itertools.count(1)
-        self._items = itertools.count(1)
+        self._last_item = 0
+        """The number of the last item id given (``item_sim_0001_<digest>``...), or learned."""
 
     def _item(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """``raw`` (a Responses input or output item) as the conversation keeps it: with
@@ -60,7 +63,9 @@ class ConversationStore:
             content = item.get("content")
             if isinstance(content, str):
                 item["content"] = [_text_part(role, content)]
-        item.setdefault("id", f"item_sim_{next(self._items):04d}")
+        if "id" not in item:  # named by what it holds: not an item of another recording
+            self._last_item += 1
+            item["id"] = held_id("item_sim", self._last_item, item)
         item.setdefault("status", "completed")
         return item
 
@@ -111,8 +116,11 @@ class ConversationStore:
         _, _, items = self._kept[parts[0]]
         if method == "POST" and parts[1:] == ["items"]:
             added = answer.get("data")
-            items.extend(dict(i) for i in added or () if isinstance(i, Mapping))
+            learned = [dict(i) for i in added or () if isinstance(i, Mapping)]
+            items.extend(learned)
             self._kept.touch(parts[0])
+            numbers = [int(m[1]) for i in learned if (m := _ITEM_ID.fullmatch(str(i.get("id"))))]
+            self._last_item = max([self._last_item, *numbers])  # ids given later are new
         elif method == "DELETE" and len(parts) == 1:
             del self._kept[parts[0]]
         elif method == "DELETE" and len(parts) == 3 and parts[1] == "items":

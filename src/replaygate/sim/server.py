@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 _READ_SIZE = 65536
 _LINGER = 1.0
 REQUEST_TIMEOUT = 30.0
+LEARN_TIMEOUT = 5.0
+"""Seconds a recording waits for the simulator to learn a replayed answer."""
 """Seconds a request begun has to arrive whole (headers and body) before a 408."""
 _CLOSE = ("connection", "close")
 
@@ -201,29 +203,33 @@ class Simulator:
         ``envelope`` addressed here, as served here (:mod:`replaygate.http.learners`): a
         later request may go on from the conversation it made, as it may on the real API.
         It is learned in the server's own thread, between the requests it serves."""
-        loop, body = self._loop, envelope.get("body")
-        method, path = str(envelope.get("method", "")), str(envelope.get("path", ""))
-        if threading.current_thread() is self._thread or loop is None:
-            self._learn(method, path, body, response)
+        loop, stopping = self._loop, self._stopping
+        if loop is None or stopping is None or stopping.is_set():
             return
+        method, path = str(envelope.get("method", "")), str(envelope.get("path", ""))
         learned: concurrent.futures.Future[None] = concurrent.futures.Future()
 
         def learn_here() -> None:
-            self._learn(method, path, body, response)
+            try:
+                self.app.learn(method, path, envelope.get("body"), response)
+            except Exception:  # a replayed answer it cannot read: the next request says so
+                log.exception("the simulator could not learn a replayed answer")
             learned.set_result(None)
 
         try:
             loop.call_soon_threadsafe(learn_here)
-        except RuntimeError:  # stopped meanwhile
+        except RuntimeError:  # its loop closed meanwhile
             return
-        with contextlib.suppress(concurrent.futures.TimeoutError):
-            learned.result(timeout=REQUEST_TIMEOUT)
-
-    def _learn(self, method: str, path: str, body: Any, response: Any) -> None:
         try:
-            self.app.learn(method, path, body, response)
-        except Exception:  # a replayed answer it cannot read: the next request says so
-            log.exception("the simulator could not learn a replayed answer")
+            learned.result(timeout=LEARN_TIMEOUT)
+        except concurrent.futures.TimeoutError:
+            log.warning(
+                "the simulator did not learn a replayed answer to %s %s within %s s: a "
+                "later request going on from it is refused",
+                method,
+                path,
+                LEARN_TIMEOUT,
+            )
 
     def __enter__(self) -> Simulator:
         return self.start()

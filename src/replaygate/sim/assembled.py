@@ -1,0 +1,78 @@
+"""The answer a recorded stream holds, assembled from its events, for the simulator to learn.
+
+A recording that replays a streamed answer tells the simulator of it
+(:meth:`~replaygate.sim.app.SimApp.learn`); what the simulator keeps is the answer's
+body, as a non-streamed request would have had it. A Responses stream ends with the
+whole response (``response.completed``); a Messages stream is put together from its
+``message_start`` and its content blocks' deltas.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import orjson
+
+
+def _data(events: Sequence[Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each event's name and JSON object (events of another shape are passed over)."""
+    for event in events:
+        if not isinstance(event, Mapping):
+            continue
+        try:
+            data = orjson.loads(str(event.get("data")))
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            yield str(event.get("event") or data.get("type") or ""), data
+
+
+def responses_answer(events: Sequence[Any]) -> dict[str, Any] | None:
+    """The response a Responses stream completed with, or None."""
+    for name, data in _data(events):
+        response = data.get("response")
+        if name == "response.completed" and isinstance(response, dict):
+            return response
+    return None
+
+
+def messages_answer(events: Sequence[Any]) -> dict[str, Any] | None:
+    """The message a Messages stream holds (its id and content blocks), or None when it
+    does not start as one does."""
+    message: dict[str, Any] | None = None
+    blocks: dict[int, dict[str, Any]] = {}
+    partial: dict[int, str] = {}
+    for name, data in _data(events):
+        if name == "message_start" and isinstance(data.get("message"), dict):
+            message = dict(data["message"])
+        index = data.get("index")
+        if not isinstance(index, int):
+            continue
+        if name == "content_block_start" and isinstance(data.get("content_block"), dict):
+            blocks[index] = dict(data["content_block"])
+        elif name == "content_block_delta" and index in blocks:
+            _add(blocks[index], partial, index, data.get("delta"))
+    if message is None:
+        return None
+    for index, text in partial.items():
+        with contextlib.suppress(orjson.JSONDecodeError):  # a stream cut short: left as given
+            blocks[index]["input"] = orjson.loads(text)
+    message["content"] = [blocks[i] for i in sorted(blocks)]
+    return message
+
+
+def _add(block: dict[str, Any], partial: dict[int, str], index: int, delta: Any) -> None:
+    """One delta added to its block: text, thinking, a signature, or a tool call's
+    arguments (JSON in pieces, read at the end)."""
+    if not isinstance(delta, Mapping):
+        return
+    kind = delta.get("type")
+    if kind == "input_json_delta":
+        partial[index] = partial.get(index, "") + str(delta.get("partial_json", ""))
+        return
+    field = {"text_delta": "text", "thinking_delta": "thinking", "signature_delta": "signature"}
+    name = field.get(str(kind))
+    if name is not None:
+        block[name] = str(block.get(name, "")) + str(delta.get(name, ""))
