@@ -87,11 +87,38 @@ def test_a_known_safe_pattern_that_matches_real_keys_is_refused(
     assert "every such key would be written to disk" in caught.value.reason
 
 
-def test_the_real_shapes_are_secrets_and_a_project_pattern_is_kept() -> None:
-    from replaygate.sanitize.secret_allow import REAL_SHAPES
+def test_the_real_shapes_are_secrets_of_every_family_and_a_project_pattern_is_kept() -> None:
+    from replaygate.sanitize.secret_rules import DETECTORS
     from replaygate.sanitize.secret_scan import find_fixture_secrets
+    from replaygate.sanitize.secret_shapes import real_shapes
 
-    for family, shape in REAL_SHAPES.items():
+    for family, shape in real_shapes():
         fixture = {"key": "k" * 16, "request": {"text": f"see {shape} here"}, "response": {}}
         assert [f.detector for f in find_fixture_secrets(fixture)] == [family]
+    families = {family for family, _ in real_shapes()}
+    assert {detector.name for detector in DETECTORS} <= families
+    for detector in DETECTORS:  # each anchor of each family has a shape
+        for anchor in detector.anchors:
+            assert any(
+                anchor in shape for family, shape in real_shapes() if family == detector.name
+            )
     SanitizeConfig(known_safe_patterns=("acme_test_[0-9a-f]{32}", r"(?i:acme_)[0-9]{12}"))
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "sk-[A-Za-z0-9]{48}",
+        "sk-ant-admin01-[A-Za-z0-9_-]+",
+        "xox[bp]-[0-9A-Za-z-]+",
+        "glpat-[A-Za-z0-9_-]{20}",
+        r"eyJ[\w.-]+",
+        "ASIA[0-9A-Z]{16}",
+        r"sk-svcacct-[\w-]+",
+        "[A-Za-z0-9]{32}",
+        "[0-9a-f]{32}-us[0-9]+",
+    ],
+)
+def test_a_pattern_of_any_family_s_shape_is_refused(pattern: str) -> None:
+    with pytest.raises(SanitizeConfigError, match="matches the shape of a real"):
+        SanitizeConfig(known_safe_patterns=(pattern,))

@@ -13,7 +13,8 @@ scanned, and a listed value never hides the start of a longer key: a real key ne
 an allowed one is still refused. The values apply to the text as written, not to its
 decoded forms (base64, percent-encoding). A value shorter than
 :data:`MIN_SAFE_LENGTH` characters, a pattern that matches the empty string, or one
-that matches a real key's shape (:data:`REAL_SHAPES`: ``.+``, ``sk-ant-[A-Za-z0-9_-]+``)
+that matches a real key's shape (:func:`~.secret_shapes.real_shapes`: ``.+``,
+``sk-ant-[A-Za-z0-9_-]+``, ``[A-Za-z0-9]{32}``)
 would hide too much and is refused.
 """
 
@@ -24,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from replaygate.sanitize.patterns import pattern_problem
+from replaygate.sanitize.secret_shapes import real_shapes
 
 MIN_SAFE_LENGTH = 8
 _TOKEN = r"A-Za-z0-9_\-"
@@ -56,29 +58,6 @@ class KnownSafe:
 
 NOTHING_SAFE = KnownSafe(None)
 
-_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
-_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-
-
-def _filler(length: int, alphabet: str = _ALPHABET) -> str:
-    """``length`` characters of ``alphabet`` in a fixed, random-looking order (no key of
-    anyone's: made here, so no key-shaped literal sits in the source)."""
-    return "".join(alphabet[(i * 23 + 5) % len(alphabet)] for i in range(length))
-
-
-REAL_SHAPES: dict[str, str] = {
-    "Anthropic API key": "sk-ant-api03-" + _filler(93) + "AA",
-    "OpenAI API key": "sk-proj-" + _filler(56),
-    "AWS access key id": "AKIA" + _filler(16, _UPPER),
-    "GitHub token": "ghp_" + _filler(36),
-    "Google API key": "AIza" + _filler(35),
-    "Stripe secret key": "sk_live_" + _filler(24),
-    "Hugging Face token": "hf_" + _filler(34),
-    "high-entropy token": _filler(40),
-}
-"""A made-up key of the shape of each common family: a known-safe pattern that matches
-one would let every real key of that family be written (law 4)."""
-
 
 def safe_value_problem(value: str) -> str | None:
     """Why ``value`` cannot be a known-safe value, or None."""
@@ -100,7 +79,7 @@ def safe_pattern_problem(pattern: str) -> str | None:
             f"{pattern!r} cannot stand inside a larger expression ({err}): a flag applies to "
             "a group, as in (?i:...), not to the whole pattern"
         )
-    for family, shape in REAL_SHAPES.items():
+    for family, shape in real_shapes():
         if whole.search(shape) is not None:
             return (
                 f"{pattern!r} matches the shape of a real {family} ({shape[:14]}...), so every "
