@@ -117,3 +117,18 @@ def test_a_config_path_starting_with_a_tilde_is_refused_at_its_line(
     assert (caught.value.key, caught.value.line) == (f"tool.replaygate.{key}", 2)
     assert caught.value.reason.startswith(f"'~/{key}.file': a leading ~ is not a home folder")
     assert not (tmp_path / "~").exists()
+
+
+@pytest.mark.parametrize("price", ["inf", "1e308"])
+def test_a_price_no_cost_could_be_written_with_is_refused_at_its_line(
+    tmp_path: Path, price: str
+) -> None:
+    # every cost came out infinite, and the results file held Infinity, which the gate
+    # (and every JSON reader) refused
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.replaygate.prices]\n"m" = {{ input = {price}, output = 1 }}\n'
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path / "pyproject.toml")
+    assert (caught.value.key, caught.value.line) == ("tool.replaygate.prices.m.input", 2)
+    assert caught.value.reason == f"must be at most 1,000,000, got {float(price)!r}"

@@ -30,6 +30,10 @@ from replaygate.evals.toml_reader import TableReader, load_toml
 PER_TOKENS = 1_000_000
 """Prices are per this many tokens."""
 _METADATA = ("currency", "as_of", "note", "file")
+MAX_PRICE = 1_000_000.0
+"""The most a million tokens may cost in a table: an infinite price (TOML's ``inf``) or
+one near the largest float made every cost infinite, and the results file written with
+it held ``Infinity``, which no JSON reader, replaygate's gate included, takes."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,10 @@ def read_prices(reader: TableReader, source: str) -> PriceTable:
         for field in ("input", "output"):
             if field not in value:
                 raise entry.error(field, "missing: the price of a million tokens")
-        models[key] = Price(entry.number("input", 0.0), entry.number("output", 0.0))
+        models[key] = Price(
+            entry.number("input", 0.0, maximum=MAX_PRICE),
+            entry.number("output", 0.0, maximum=MAX_PRICE),
+        )
     currency = reader.string("currency", "USD") or "USD"
     return PriceTable(models, currency, source, reader.string("as_of"))
 

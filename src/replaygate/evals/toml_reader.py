@@ -117,17 +117,24 @@ class TableReader:
             raise self.error(key, f"must be at most {maximum}, got {value}")
         return value
 
-    def number(self, key: str, default: float, *, minimum: float = 0.0) -> float:
-        """A number (integer or float) at least ``minimum``."""
+    def number(
+        self, key: str, default: float, *, minimum: float = 0.0, maximum: float | None = None
+    ) -> float:
+        """A number (integer or float) at least ``minimum`` (and at most ``maximum``)."""
         value = self.table.get(key, default)
-        return self.check_number(key, value, minimum=minimum)
+        return self.check_number(key, value, minimum=minimum, maximum=maximum)
 
-    def check_number(self, key: str, value: Any, *, minimum: float = 0.0) -> float:
-        """``value`` as a float; refuses booleans, strings, NaN and values below ``minimum``."""
+    def check_number(
+        self, key: str, value: Any, *, minimum: float = 0.0, maximum: float | None = None
+    ) -> float:
+        """``value`` as a float; refuses booleans, strings, NaN and values below ``minimum``
+        (or above ``maximum``, infinity too)."""
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.error(key, f"expected a number, got {described(value)}")
         if value != value or value < minimum:
             raise self.error(key, f"must be a number >= {minimum}, got {value!r}")
+        if maximum is not None and value > maximum:
+            raise self.error(key, f"must be at most {maximum:,.0f}, got {value!r}")
         return float(value)
 
     def boolean(self, key: str, default: bool) -> bool:
