@@ -158,6 +158,12 @@ def test_a_client_built_for_the_real_api():
 @pytest.mark.replaygate(fixtures="factory.jsonl")
 def test_a_client_of_the_plugin_s_factory(openai_client):
     assert chat(openai_client(max_retries=0)).output_text == "echo: " + SECOND
+
+
+@pytest.mark.replaygate(fixtures="based.jsonl")
+def test_a_factory_client_given_the_real_api_s_base_url(openai_client):
+    client = openai_client(base_url="https://api.openai.com/v1", max_retries=0)
+    assert chat(client).output_text == "echo: " + SECOND
 """
 
 
@@ -165,16 +171,19 @@ def test_a_client_of_the_plugin_s_factory(openai_client):
 def test_the_plugin_s_simulator_learns_what_its_recording_replays(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # imported here first: the in-process runs would each import it anew, and the
+    # plugin's factories would then build clients of another run's httpx2 classes
+    assert openai.OpenAI is not None
     pytester.makepyfile(test_agent=FOLLOW_UP)
     record = (
         "--replaygate-record-mode=record-missing",
         "--replaygate-approve-live",
         "--replaygate-simulator=echo",
     )
-    pytester.runpytest(*record).assert_outcomes(passed=2)
+    pytester.runpytest(*record).assert_outcomes(passed=3)
     monkeypatch.setenv("SECOND", "Who am I, again?")  # the follow-up names a replayed response
-    pytester.runpytest(*record).assert_outcomes(passed=2)
-    for name in ("built", "factory"):
+    pytester.runpytest(*record).assert_outcomes(passed=3)
+    for name in ("built", "factory", "based"):
         store = FixtureStore.open(pytester.path / f"tests/fixtures/{name}.jsonl")
         assert len(store) == 3  # the first turn once, both follow-ups
 

@@ -482,8 +482,9 @@ def _sdk_clients(
     the synchronous clients it made (an asynchronous one's live transport keeps no
     connection open between calls, since its event loop is gone by then).
 
-    Recording from the simulator, a client given no ``base_url`` is built for the real
-    API, as when replaying, and its live sends go to the simulator. In
+    Recording from the simulator, a client is built for the real API (or the ``base_url``
+    given), as when replaying, and its live sends go to the simulator, a loopback
+    ``base_url`` excepted. In
     replay mode, or from the simulator, a client gets a placeholder API key when none is
     given or set in the environment, since nothing is sent to a real API. Recording, each
     client's live transport uses the session's one TLS context.
@@ -505,9 +506,10 @@ def _sdk_clients(
     def make(**kwargs: Any) -> Any:
         if "http_client" not in kwargs:
             live = run.live_transport(is_async=is_async) if run is not None else None
-            if simulator is not None and "base_url" not in kwargs:
+            if simulator is not None:
                 # built for the real API, as when the test replays, its live sends go to
-                # the simulator (a framework shaping requests by host shapes both alike)
+                # the simulator (a framework shaping requests by host shapes both alike);
+                # a base_url of a loopback server of the test's own is left where it is
                 live = ToOrigin(live, simulator.url)
             kwargs["http_client"] = http_client(exchange, transport=live)
         elif simulator is not None:  # a client of the test's own: its base_url points it
