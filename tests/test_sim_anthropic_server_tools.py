@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from replaygate.http import intercept
-from replaygate.models.providers.anthropic import from_anthropic_request
+from replaygate.models.providers.anthropic import from_anthropic_request, server_tool
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import Simulator
 from sdks import anthropic
@@ -65,6 +65,8 @@ def test_server_tools_are_left_out_of_the_conversation_s_tools() -> None:
     request = {"messages": [{"role": "user", "content": "hi"}], "tools": [WEB_SEARCH, WEATHER]}
     _, tools, _ = from_anthropic_request(request)
     assert [t.name for t in tools] == ["weather"]
+    # one test of a server tool, shared by the simulator's check of a request
+    assert not server_tool({**WEATHER, "type": 5}) and server_tool(WEB_SEARCH)
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +81,7 @@ def sim() -> Iterator[Simulator]:
         ({"type": "web_search_20250305"}, "tools.0.name: Field required"),
         ({"type": "custom", "name": "weather"}, "tools.0.input_schema: Field required"),
         ({"name": "weather"}, "tools.0.input_schema: Field required"),
+        ({**WEATHER, "type": 5}, "tools.0.type: Input should be a valid string"),
     ],
 )
 def test_a_tool_lacking_what_its_kind_needs_is_refused(

@@ -86,6 +86,7 @@ def sim() -> Iterator[Simulator]:
         ),
         ({"model": "text-embedding-3-small", "input": "x", "dimensions": 0}, "dimensions"),
         ({"model": "text-embedding-ada-002", "input": "x", "dimensions": 8}, "dimensions"),
+        ({"model": "text-embedding-3-small", "input": "x", "dimensions": 2_000_000}, "dimensions"),
     ],
 )
 def test_an_embeddings_request_is_refused_as_the_api_refuses_it(

@@ -91,6 +91,12 @@ def _problem(body: Mapping[str, Any]) -> Invalid | None:
                 f"Invalid 'dimensions': expected a positive integer, got {dimensions!r}.",
                 "dimensions",
             )
+        if dimensions > default_size(model):  # as the API: and a vector made in bounds
+            return Invalid(
+                f"This model does not support more than {default_size(model)} dimensions, "
+                f"got {dimensions}.",
+                "dimensions",
+            )
     return None
 
 

@@ -14,6 +14,8 @@ from urllib.parse import parse_qsl
 
 import orjson
 
+from replaygate.models.providers.anthropic import server_tool
+
 
 @dataclass(frozen=True)
 class Invalid:
@@ -258,16 +260,11 @@ def _anthropic_tools(tools: Any) -> Invalid | None:
             return Invalid(
                 f"tools.{i}.name: String should match pattern '^{_ANTHROPIC_TOOL_NAME.pattern}$'"
             )
+        if "type" in tool and not isinstance(tool["type"], str):
+            return Invalid(f"tools.{i}.type: Input should be a valid string")
         if not server_tool(tool) and not isinstance(tool.get("input_schema"), Mapping):
             return Invalid(f"tools.{i}.input_schema: Field required")
     return None
-
-
-def server_tool(tool: Mapping[str, Any]) -> bool:
-    """Whether a Messages API tool is one the server runs (``web_search_20250305``,
-    ``code_execution_...``: any ``type`` but ``custom``), which takes no ``input_schema``."""
-    kind = tool.get("type")
-    return isinstance(kind, str) and kind != "custom"
 
 
 _OPENAI_ROLES = ("system", "assistant", "user", "function", "tool", "developer")

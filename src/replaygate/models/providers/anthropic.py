@@ -171,12 +171,20 @@ def from_anthropic_request(
             input_schema=field_of(t, "input_schema", dict, f"request.tools[{i}]"),
         )
         for i, t in enumerate(optional_field(request, "tools", list, "request", []))
-        if not isinstance(t, dict) or t.get("type") in (None, "custom")
+        if not isinstance(t, dict) or not server_tool(t)
     ]
     system = request.get("system")
     if system is not None and not isinstance(system, str):
         system = _text_of(system, "request.system")
     return messages, tools, system
+
+
+def server_tool(tool: Mapping[str, Any]) -> bool:
+    """Whether a Messages API tool is one the server runs (``web_search_20250305``,
+    ``code_execution_...``: any ``type`` but ``custom``), which takes no ``input_schema``
+    and is no tool of the model's caller."""
+    kind = tool.get("type")
+    return isinstance(kind, str) and kind != "custom"
 
 
 def to_anthropic_response(
