@@ -29,7 +29,11 @@ def case(case_id: str, passed: bool) -> CaseResult:
 
 
 def results(path: Path, *cases: CaseResult) -> Path:
-    return EvalResults(cases, {"time": "2026-11-01T00:00:00Z"}).write(path)
+    """The results file of ``cases``, written as it is (``EvalResults.write`` refuses one
+    that would not read back, as a hostile one does not)."""
+    document = EvalResults(cases, {"time": "2026-11-01T00:00:00Z"}).to_json()
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    return path
 
 
 def test_gate_refuses_a_results_file_whose_case_id_holds_control_characters(

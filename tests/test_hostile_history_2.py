@@ -60,3 +60,22 @@ def test_merging_a_run_that_differs_from_the_one_stored_under_its_id_says_so(
     assert done.returncode == 0, done
     assert done.stdout.endswith("0 run(s) added, 1 already there\n")
     assert done.stderr.startswith("note: 1 run(s) already there differ from the export's (r1)")
+
+
+def test_results_that_would_not_read_back_are_not_written(tmp_path: Path) -> None:
+    # a fixture's usage of 9e18 tokens made a cost past what a results file holds: eval
+    # wrote the file, and gate then refused to read it
+    from dataclasses import replace
+
+    import pytest
+
+    from replaygate.evals import EvalResults
+    from replaygate.evals.errors import ResultsError
+
+    good = run("2026-12-01T00:00:00Z", 4)
+    (case,) = good.cases
+    huge = replace(case, counts=replace(case.counts, cost=2.7e15))
+    with pytest.raises(ResultsError, match=r"results\.json: not written: the results: cases\[0\]"):
+        EvalResults((huge,), good.info).write(tmp_path / "results.json")
+    assert not (tmp_path / "results.json").exists()
+    good.write(tmp_path / "results.json")  # the same run within bounds is written

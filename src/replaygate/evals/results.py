@@ -121,10 +121,15 @@ class EvalResults:
         }
 
     def write(self, path: str | os.PathLike[str]) -> Path:
-        """Write the document to ``path`` (pretty, UTF-8, non-ASCII kept)."""
+        """Write the document to ``path`` (pretty, UTF-8, non-ASCII kept); one that would
+        not read back (a cost past what a results file holds, from a fixture's usage of
+        billions of billions of tokens) is a :class:`ResultsError` and nothing is written:
+        ``gate`` would refuse the file."""
         target = Path(path)
+        document = self.to_json()
+        results_from_json(document, f"{shown_file(str(target))}: not written: the results")
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_text(target, document_text(self.to_json()))
+        write_text(target, document_text(document))
         return target
 
     def summary(self) -> list[str]:
