@@ -25,18 +25,22 @@ LiveT = TypeVar("LiveT")
 ClientT = TypeVar("ClientT")
 
 
+def point_at(request: Any, url: str) -> None:
+    """Send an ``httpx``/``httpx2`` ``request`` to ``url`` instead, its ``Host`` with it."""
+    request.url = type(request.url)(url)
+    request.headers["Host"] = request.url.netloc.decode("ascii")
+
+
 def moved_to(origin: str, request: Any) -> None:
     """Point ``request`` at ``origin`` (``scheme://host:port``, its path and query kept)
-    unless it is addressed to a loopback host."""
+    unless it is addressed to a loopback host; any path moves (intercepted clients move
+    only a model API's: :meth:`~replaygate.http.exchange.Exchange.live_url`)."""
     host = request.url.host
     if not host or is_loopback(host):
         return
     parts = urlsplit(str(request.url))
     target = urlsplit(origin)
-    request.url = type(request.url)(
-        urlunsplit((target.scheme, target.netloc, parts.path, parts.query, ""))
-    )
-    request.headers["Host"] = request.url.netloc.decode("ascii")
+    point_at(request, urlunsplit((target.scheme, target.netloc, parts.path, parts.query, "")))
 
 
 class ToOrigin:

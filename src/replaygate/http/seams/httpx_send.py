@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from replaygate.http.active import answering, live_call
-from replaygate.http.adapter import FixtureTransportBase
+from replaygate.http.adapter import FixtureTransportBase, point_at
 from replaygate.http.bindings import binding
 from replaygate.http.exchange import Exchange, LiveSlot
 from replaygate.http.recorded import Replayed
@@ -52,8 +52,7 @@ def _moved(exchange: Exchange, request: Any) -> None:
     """Point a request going live at the session's ``live_origin`` (:meth:`Exchange.live_url`)."""
     url = exchange.live_url(str(request.url))
     if url is not None:
-        request.url = type(request.url)(url)
-        request.headers["Host"] = request.url.netloc.decode("ascii")
+        point_at(request, url)
 
 
 def _teed(
