@@ -137,9 +137,13 @@ def test_the_upgrade_command_prints_and_exits_1_on_failures(tmp_path: Path) -> N
     failed = runner.invoke(upgrade_cmd, ["--baseline", str(old_path), "--candidate", str(new_path)])
     assert failed.exit_code == 1
     assert "broken" in failed.output and "never change the assertion" in failed.output
-    same = runner.invoke(upgrade_cmd, ["--baseline", str(old_path), "--candidate", str(old_path)])
+    again = old.write(tmp_path / "again.json")  # the old model's results, run again
+    same = runner.invoke(upgrade_cmd, ["--baseline", str(old_path), "--candidate", str(again)])
     assert same.exit_code == 0
     assert same.output.strip() == "upgrade: no failing gate in the candidate"
+    itself = runner.invoke(upgrade_cmd, ["--baseline", str(old_path), "--candidate", str(old_path)])
+    assert itself.exit_code == 2  # a file compared with itself shows nothing of the candidate
+    assert "is also the baseline" in itself.output
     as_json = runner.invoke(
         upgrade_cmd,
         ["--baseline", str(old_path), "--candidate", str(new_path), "--format", "json"],
@@ -147,8 +151,9 @@ def test_the_upgrade_command_prints_and_exits_1_on_failures(tmp_path: Path) -> N
     document = json.loads(as_json.output)
     assert document["failures"][0]["class"] == "broken"
     assert (document["flipped"], document["suspect_assertions"]) == (1, False)  # 1 of 2
+    new_again = new.write(tmp_path / "new-again.json")
     already = runner.invoke(
-        upgrade_cmd, ["--baseline", str(new_path), "--candidate", str(new_path)]
+        upgrade_cmd, ["--baseline", str(new_path), "--candidate", str(new_again)]
     )
     assert already.exit_code == 0  # failing before the upgrade too: listed, not new
     assert "broken (already failing)" in already.output

@@ -100,6 +100,19 @@ def read_regular_text(path: str | os.PathLike[str]) -> str:
     return read_regular_bytes(path).decode("utf-8")
 
 
+def same_file(one: str | os.PathLike[str], other: str | os.PathLike[str]) -> bool:
+    """Whether two paths name one file (through links too); a path yet to be made is
+    compared by where it resolves to."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        pass
+    try:
+        return os.path.realpath(one, strict=False) == os.path.realpath(other, strict=False)
+    except (OSError, ValueError):  # a link that loops names no file
+        return False
+
+
 def text_lines(text: str) -> Iterator[tuple[int, str]]:
     """``(line number, line)`` of ``text``, each line without its ``\n`` or ``\r\n``.
 

@@ -153,7 +153,9 @@ def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str, as_json: bo
     \b
         replaygate upgrade --baseline results.json --candidate candidate.json
     """
-    report = classify_upgrade(load_reference(baseline_path), load_reference(candidate_path))
+    report = classify_upgrade(
+        load_reference(baseline_path), load_run(candidate_path, baseline_path)
+    )
     click.echo(report.render("json" if as_json else fmt))
     if any(not failure.pre_existing for failure in report.failures):
         raise SystemExit(1)

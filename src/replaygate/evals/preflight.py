@@ -22,7 +22,7 @@ from replaygate.evals.errors import EvalError
 from replaygate.evals.history import History
 from replaygate.evals.reference import BASELINE_FORMAT
 from replaygate.fixtures.store.folder import LINE_KINDS, PEEK_BYTES, kind_of
-from replaygate.regular import not_regular
+from replaygate.regular import not_regular, same_file
 
 
 def check_writable(path: Path) -> None:
@@ -75,19 +75,6 @@ def check_history(path: Path) -> None:
         check_writable(path)
 
 
-def _same_file(one: Path, other: Path) -> bool:
-    """Whether two paths name one file (through links too); a path yet to be made is
-    compared by where it resolves to."""
-    try:
-        return os.path.samefile(one, other)
-    except OSError:
-        pass
-    try:
-        return one.resolve() == other.resolve()
-    except (OSError, RuntimeError):  # a link that loops names no file
-        return False
-
-
 def check_not_an_input(
     out: Path,
     inputs: Mapping[str, Path | None],
@@ -107,7 +94,7 @@ def check_not_an_input(
     of them (eval results, a history export, a hits log): ``report --out results.json``,
     meant as ``--results``, replaced the results."""
     for what, path in inputs.items():
-        if path is not None and _same_file(out, path):
+        if path is not None and same_file(out, path):
             raise EvalError(
                 f"{out}: is {what}: writing the output there would replace it; choose another "
                 "file (nothing was written)"

@@ -32,6 +32,7 @@ from replaygate.jsonfields import (
     time_field,
     within,
 )
+from replaygate.regular import same_file
 from replaygate.sampling import AssertionStats, SampledResult, verdict_of
 from replaygate.sampling.results import FORMAT as RESULTS_FORMAT
 from replaygate.sampling.results import printed_name
@@ -213,16 +214,9 @@ def load_run(path: str | os.PathLike[str], baseline: str | os.PathLike[str] | No
             f"{name}: is a baseline, not the results of a run: compare the results "
             "`replaygate eval --out FILE` writes with it"
         )
-    if baseline is not None and _same_file(path, baseline):
+    if baseline is not None and same_file(path, baseline):
         raise ResultsError(
             f"{name}: is also the baseline: a file compared with itself passes whatever it "
             "holds; give the results of the run"
         )
     return reference_from_json(document, str(path))
-
-
-def _same_file(one: str | os.PathLike[str], other: str | os.PathLike[str]) -> bool:
-    try:
-        return os.path.samefile(one, other)
-    except OSError:
-        return False
