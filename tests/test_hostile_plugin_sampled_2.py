@@ -53,6 +53,24 @@ def test_from_the_module(replaygate_sample):
 class TestClass:
     def test_from_the_class(self, replaygate_sample):
         assert replaygate_sample < 2
+
+
+SEEN = {}
+
+
+@pytest.mark.sampled(n=4, floor=4)
+class TestStricter(TestClass):  # its own mark wins over the one it inherits
+    def test_from_the_class(self, replaygate_sample):
+        SEEN.setdefault("stricter", set()).add(replaygate_sample)
+
+
+class TestInheriting(TestClass):  # the nearest class declaring one
+    def test_from_the_class(self, replaygate_sample):
+        SEEN.setdefault("inheriting", set()).add(replaygate_sample)
+
+
+def test_the_samples_each_class_ran(replaygate_sample):
+    assert SEEN == {"stricter": {0, 1, 2, 3}, "inheriting": {0, 1}}
 """
 
 
@@ -82,4 +100,4 @@ def test_the_closest_of_marks_on_the_test_class_and_module_is_the_declaration(
 ) -> None:
     pytester.makepyfile(test_overrides=OVERRIDES)
     result = pytester.runpytest("-p", "no:recording", "-W", "ignore::UserWarning")
-    result.assert_outcomes(passed=3)  # each on its own count: a larger one would fail it
+    result.assert_outcomes(passed=6)  # each on its own count: a larger one would fail it

@@ -20,12 +20,13 @@ class _Refused(Exception):
 
 def _closest_marker(item: pytest.Item) -> pytest.Mark | None:
     """The closest ``sampled`` mark; two on the same test, class or module are refused:
-    either count could be the one meant, and the other was silently dropped."""
+    either count could be the one meant, and the other was silently dropped. A class's
+    own mark wins over one it inherits."""
     found = [(node, mark) for node, mark in item.iter_markers_with_node(MARKER)]
     if not found:
         return None
-    node, marker = found[0]
-    same = [mark for other, mark in found if other is node]
+    node = found[0][0]
+    same = _declared(node) or [mark for other, mark in found if other is node]
     if len(same) > 1:
         where = "test" if node is item else f"{type(node).__name__.lower()} {node.name}"
         declared = ", ".join(f"{mark.args!r} {mark.kwargs!r}" for mark in same)
@@ -33,7 +34,22 @@ def _closest_marker(item: pytest.Item) -> pytest.Mark | None:
             f"{item.nodeid}: @pytest.mark.{MARKER} is declared {len(same)} times on the "
             f"{where} ({declared}): declare the sample count and floor once (law 7)"
         )
-    return marker
+    return same[0]
+
+
+def _declared(node: Any) -> list[pytest.Mark]:
+    """The ``sampled`` marks a test class declares itself, or else those of the nearest
+    class it inherits from that declares any (pytest gives a class its bases' marks too);
+    none for another node."""
+    if not isinstance(node, pytest.Class):
+        return []
+    for cls in inspect.getmro(node.obj):
+        given = cls.__dict__.get("pytestmark", [])
+        marks = [getattr(m, "mark", m) for m in (given if isinstance(given, list) else [given])]
+        own = [mark for mark in marks if isinstance(mark, pytest.Mark) and mark.name == MARKER]
+        if own:
+            return own
+    return []
 
 
 def _spec(item: pytest.Item) -> SampleSpec | None:
