@@ -141,3 +141,34 @@ def test_an_output_that_is_a_socket_is_named_as_one_before_the_work(
     assert done.returncode == 2, done
     assert done.stderr == "Error: out.sock: is a socket, where a file is expected\n"
     assert done.stdout == ""
+
+
+PRICES = '"claude-sonnet-4-5" = { input = 3.0, output = 15.0 }\n'
+EVAL = ("eval", "--cases", "cases.jsonl", "--fixtures", "f.jsonl", "--agent", "json:dumps",
+        "--model", "m", "--max-tokens", "8", "--no-history")  # fmt: skip
+CONFIG = '[tool.replaygate]\nhistory = "h.db"\n'
+
+
+@pytest.mark.parametrize(
+    ("args", "name", "what"),
+    [
+        ((*EVAL, "--prices", "p.toml", "--out", "p.toml"), "p.toml", "the price table"),
+        ((*EVAL, "--config", "cfg.toml", "--out", "cfg.toml"), "cfg.toml", "the config"),
+        (("report", "--config", "cfg.toml", "--out", "cfg.toml"), "cfg.toml", "the config"),
+        (("history", "export", "--config", "cfg.toml", "--out", "cfg.toml"), "cfg.toml",
+         "the config"),
+    ],
+    ids=["eval --prices", "eval --config", "report --config", "history export --config"],
+)  # fmt: skip
+def test_an_output_over_the_commands_own_toml_input_is_refused(
+    tmp_path: Path, args: tuple[str, ...], name: str, what: str
+) -> None:
+    (tmp_path / "p.toml").write_text(PRICES)
+    (tmp_path / "cfg.toml").write_text(CONFIG)
+    (tmp_path / "cases.jsonl").write_text(CASE)
+    History.open(tmp_path / "h.db").close()
+    before = (tmp_path / name).read_bytes()
+    done = replaygate(*args, cwd=tmp_path)
+    assert done.returncode == 2, done
+    assert done.stderr.startswith(f"Error: {name}: is {what}: writing the output there"), done
+    assert (tmp_path / name).read_bytes() == before

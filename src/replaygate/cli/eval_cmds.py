@@ -28,6 +28,7 @@ from replaygate.cli.options import (
     history_option,
     json_option,
     max_cost_option,
+    other_config,
     request_settings,
     simulator_seed_option,
 )
@@ -200,7 +201,13 @@ def eval_cmd(
     if shard is not None:
         cases, info["shard"] = shard.select(cases)
     history = None if shard is not None or no_history else history_path or config.history_path
-    inputs = {"the cases file": cases_file, "the fixture store": fixtures, "the history": history}
+    inputs = {
+        "the cases file": cases_file,
+        "the fixture store": fixtures,
+        "the history": history,
+        "the price table": prices_path,  # --prices p.toml --out p.toml replaced it
+        "the config": other_config(config.file),  # as did --config cfg.toml --out cfg.toml
+    }
     _check_outputs(out, history, inputs)
     prices = _prices(config, prices_path)
     recipe = None

@@ -17,6 +17,7 @@ from replaygate.cli.options import (
     file_option,
     history_option,
     json_option,
+    other_config,
 )
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import run_gate
@@ -76,6 +77,7 @@ def report_cmd(
         "the history": history,
         "the results file": results_path,
         "the baseline": baseline_file,
+        "the config": other_config(config.file),
     }
     stored = {f"the fixture store {s}": s for s in stores}
     check_not_an_input(out, {**inputs, **stored}, page=True)
@@ -133,11 +135,12 @@ def history_export(
     """
     if (out is None) == (not as_json):
         raise click.UsageError("give --out FILE or --json (one of them)")
-    target = history_path or load_config(config_path).history_path
+    config = load_config(config_path)
+    target = history_path or config.history_path
     if not os.path.lexists(target):  # a symlink loop, or to nothing: History.open says so
         raise CommandError(f"no history at {target}: run `replaygate eval` first")
     if out is not None:
-        check_not_an_input(out, {"the history": target})
+        check_not_an_input(out, {"the history": target, "the config": other_config(config.file)})
         check_writable(out)
         open_fifo(out)
     with History.open(target, read_only=True) as history:

@@ -148,6 +148,13 @@ json_option = click.option(
 )
 
 
+def other_config(file: Path | None) -> Path | None:
+    """The config file a command read, as one of its inputs an output may not replace,
+    when it is not a ``pyproject.toml`` (refused as the project's configuration anyway,
+    by name): ``eval --config cfg.toml --out cfg.toml`` replaced it."""
+    return file if file is not None and file.name != "pyproject.toml" else None
+
+
 def check_seed_with_simulator(simulator: bool) -> None:
     """Refuse a ``--seed`` given without ``--simulator``: nothing takes it (a replay serves
     what the store holds, the live API draws its own answers), and it was ignored."""
