@@ -40,14 +40,20 @@ def test_an_out_folder_holding_other_files_is_refused_before_anything_runs(
 
 
 def test_a_new_empty_or_earlier_demo_folder_is_taken(tmp_path: Path) -> None:
-    _check_out(tmp_path / "new")
-    _check_out(tmp_path)
+    _check_out(tmp_path / "new", None)
+    _check_out(tmp_path, None)
     run("2026-12-01T00:00:00Z", 4).write(tmp_path / "results.json")
     History.open(tmp_path / "history.db").close()
     for name in ("report.html", "eval_fixtures.jsonl", "eval_fixtures.jsonl.lock"):
         (tmp_path / name).write_text("")
     (tmp_path / ".results.json.123.tmp").write_text("")  # an interrupted write's leftover
-    _check_out(tmp_path)
+    _check_out(tmp_path, None)
+    # the store --keep keeps there is the demo's own when it keeps it in the same folder
+    for name in ("research_copilot.jsonl", "research_copilot.jsonl.lock"):
+        (tmp_path / name).write_text("")
+    _check_out(tmp_path, tmp_path)
+    with pytest.raises(CommandError, match=r"'research_copilot\.jsonl'"):
+        _check_out(tmp_path, tmp_path / "elsewhere")
     (tmp_path / "notes.md").write_text("mine")
     with pytest.raises(CommandError, match=r"'notes\.md'"):
-        _check_out(tmp_path)
+        _check_out(tmp_path, tmp_path)

@@ -35,6 +35,7 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.store.folder import PEEK_BYTES, kind_of
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RecordingModel
+from replaygate.regular import same_file
 from replaygate.sampling.results import FORMAT as RESULTS_FORMAT
 from replaygate.seed import SIMULATOR_SEED
 from replaygate.sim import Simulator
@@ -95,17 +96,23 @@ _DEMO_FILES = re.compile(
 """What the eval loop writes under --out (and the temporary files of its writes)."""
 
 
-def _check_out(out: Path) -> None:
+KEPT_STORE = "research_copilot.jsonl"
+"""The name of the store --keep keeps."""
+
+
+def _check_out(out: Path, keep: Path | None) -> None:
     """Refuse, before anything runs, an --out folder holding what the demo did not write:
     the loop deletes its eval_fixtures.jsonl there and replaces its results.json and
-    report.html, so ``--out .`` in a project replaced the project's own files."""
+    report.html, so ``--out .`` in a project replaced the project's own files. The store
+    ``--keep`` keeps there (the same folder) is the demo's too."""
     try:
         names = sorted(os.listdir(out))
     except FileNotFoundError:
         return
     except OSError as err:
         raise CommandError(f"--out {shown_file(str(out))}: {describe(err)}") from None
-    others = [name for name in names if not _DEMO_FILES.fullmatch(name)]
+    kept = {KEPT_STORE, f"{KEPT_STORE}.lock"} if keep and same_file(keep, out) else set()
+    others = [name for name in names if not _DEMO_FILES.fullmatch(name) and name not in kept]
     results = out / "results.json"
     if not others and results.is_file():
         with results.open("rb") as handle:
@@ -156,14 +163,14 @@ def demo(live: bool, seed: int, keep: Path | None, out: Path) -> None:
     \b
         replaygate demo --out .replaygate/demo
     """
-    _check_out(out)
+    _check_out(out, keep)
     # What the demo needs beyond the base install, before anything runs: the report is
     # drawn last, after every recording.
     require("anthropic", "anthropic", "replaygate demo")
     require("matplotlib", "report", "replaygate demo (its report.html)")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="replaygate-demo-") as tmp:
-        store_path = (keep or Path(tmp)) / "research_copilot.jsonl"
+        store_path = (keep or Path(tmp)) / KEPT_STORE
         with _model_endpoint(live, seed) as (base_url, api_key, source):
             _say("Recording the eval cases through the official anthropic SDK (--approve-live)")
             recorded = _record(store_path, base_url, api_key, source)
