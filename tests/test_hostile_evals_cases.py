@@ -125,3 +125,15 @@ def test_a_cases_file_saved_with_a_byte_order_mark_says_how_to_save_it(
     message = str(caught.value)
     assert message.startswith(f"{path}:") and words in message
     assert "utf-8-sig" not in message  # Python's words, not a user's
+
+
+@pytest.mark.parametrize("space", ["\x0c", "\x0b", "\u00a0", "\u2028"])
+def test_a_line_of_white_space_json_refuses_is_named_not_passed_over(
+    tmp_path: Path, space: str
+) -> None:
+    # str.strip() takes each for white space; JSON does not, nor does the store
+    data = case_line("one", "q") + b"\n" + space.encode("utf-8") + b"\n"
+    with pytest.raises(CaseFormatError, match=r"cases\.jsonl:2: "):
+        load_eval_cases(lines_file(tmp_path, data))
+    (one,) = load_eval_cases(lines_file(tmp_path, data.replace(space.encode(), b" \t")))
+    assert one.id == "one"  # a line of JSON's own white space is blank

@@ -33,3 +33,10 @@ def test_a_damaged_line_is_named_by_its_number_with_crlf_lines(tmp_path: Path) -
     queue.write_bytes(b"\r\n{broken\r\n")
     with pytest.raises(ValueError, match=r"observe\.jsonl:2: not an observation"):
         read_queue(queue)
+
+
+def test_a_line_of_a_form_feed_is_named_not_passed_over(tmp_path: Path) -> None:
+    queue = tmp_path / "observe.jsonl"
+    queue.write_bytes(b" \t\n\x0c\n")
+    with pytest.raises(ValueError, match=r"observe\.jsonl:2: not an observation"):
+        read_queue(queue)

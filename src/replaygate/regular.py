@@ -100,6 +100,21 @@ def read_regular_text(path: str | os.PathLike[str]) -> str:
     return read_regular_bytes(path).decode("utf-8")
 
 
+JSON_SPACE = " \t\r\n"
+"""The white space JSON allows between tokens (``str.isspace`` and ``bytes.isspace`` also
+count a vertical tab and a form feed, which JSON refuses, and ``str`` more)."""
+_JSON_SPACE_BYTES = JSON_SPACE.encode("ascii")
+
+
+def is_blank(line: str | bytes) -> bool:
+    """Whether a JSONL line holds nothing but JSON's white space: a blank line, passed
+    over. A line holding a form feed, a vertical tab or another space is not: it is
+    read, and refused as JSON refuses it, naming its line."""
+    if isinstance(line, bytes):
+        return not line.strip(_JSON_SPACE_BYTES)
+    return not line.strip(JSON_SPACE)
+
+
 def same_file(one: str | os.PathLike[str], other: str | os.PathLike[str]) -> bool:
     """Whether two paths name one file (through links too); a path yet to be made is
     compared by where it resolves to."""

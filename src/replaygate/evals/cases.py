@@ -35,7 +35,7 @@ from replaygate.errors import has_control, not_utf8_text
 from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
 from replaygate.jsonfields import lone_surrogate
-from replaygate.regular import read_regular_text, text_lines
+from replaygate.regular import is_blank, read_regular_text, text_lines
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec
 
 EXPECTATIONS = ("contains", "citations", "schema")
@@ -113,7 +113,7 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
     cases: list[EvalCase] = []
     seen: dict[str, int] = {}
     for number, raw in text_lines(text):
-        if not raw.strip():
+        if is_blank(raw):
             continue
         case = parse_case(raw, name, number)
         if case.id in seen:

@@ -17,10 +17,11 @@ from replaygate.errors import FixtureFormatError
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import PartialTailError, SampleLine, read_json_file
-from replaygate.fixtures.store.jsonl import is_blank, read_line
+from replaygate.fixtures.store.jsonl import read_line
 from replaygate.hygiene.verify_checks import KEY_RANK, Prepared, check_sample, finish, prepare
 from replaygate.hygiene.verify_problem import StoreProblem
 from replaygate.hygiene.verify_segments import Segment, segment_lines
+from replaygate.regular import is_blank
 from replaygate.sanitize.secret_allow import KnownSafe
 
 BATCH = 256

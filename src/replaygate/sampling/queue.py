@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from replaygate.errors import not_utf8_text
 from replaygate.jsondoc import FieldError, json_fields
-from replaygate.regular import read_regular_text, text_lines
+from replaygate.regular import is_blank, read_regular_text, text_lines
 
 if TYPE_CHECKING:
     from replaygate.sampling.results import SampledResult
@@ -93,7 +93,7 @@ def read_queue(path: str | os.PathLike[str]) -> list[Observation]:
         raise ValueError(f"{target}: cannot read the queue: {reason}") from None
     entries = []
     for number, raw in text_lines(text):
-        if not raw.strip():
+        if is_blank(raw):
             continue
         try:
             entries.append(_observation(json.loads(raw)))

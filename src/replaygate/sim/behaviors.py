@@ -24,7 +24,7 @@ from replaygate.models.types import (
     Usage,
     as_stop_reason,
 )
-from replaygate.regular import read_regular_bytes
+from replaygate.regular import is_blank, read_regular_bytes
 from replaygate.sim.draws import Draws
 from replaygate.sim.research_policy import ResearchPolicy
 
@@ -168,7 +168,7 @@ class ScriptBehavior:
             raise ScriptFormatError(file, 0, f"cannot read script: {err.strerror}") from None
         responses = []
         for number, raw in enumerate(lines, start=1):
-            if not raw.strip():
+            if is_blank(raw):
                 continue
             try:
                 responses.append(_script_line(raw))

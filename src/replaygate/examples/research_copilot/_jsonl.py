@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from replaygate.errors import not_utf8_text
 from replaygate.examples.research_copilot.errors import DataFormatError
-from replaygate.regular import text_lines
+from replaygate.regular import is_blank, text_lines
 
 _PACKAGE = "replaygate.examples.research_copilot"
 
@@ -36,7 +36,7 @@ def read_source(path: str | os.PathLike[str] | None, default_name: str) -> tuple
 def records(name: str, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line; raise on a bad line."""
     for number, line in text_lines(text):
-        if not line.strip():
+        if is_blank(line):
             continue
         try:
             value = json.loads(line)
