@@ -158,3 +158,14 @@ def test_a_seed_without_the_simulator_is_a_usage_error(tmp_path: Path, args: tup
     assert done.returncode == 2, done
     assert "Error: --seed goes with --simulator" in done.stderr
     assert not (tmp_path / "n.jsonl").exists()
+
+
+def test_one_rule_says_which_tilde_no_shell_expanded(tmp_path: Path) -> None:
+    from replaygate.regular import unexpanded_tilde
+
+    for path in ("~", "~/x", "~root/x"):  # each a shell would make a home folder
+        assert unexpanded_tilde(path, tmp_path) is not None, path
+    for path in ("x/~", "a~b", "~no-such-user-here/x", "/abs/x"):
+        assert unexpanded_tilde(path, tmp_path) is None, path
+    (tmp_path / "~").mkdir()
+    assert unexpanded_tilde("~/x", tmp_path) is None  # a folder really named ~ there

@@ -115,8 +115,10 @@ def test_a_config_path_starting_with_a_tilde_is_refused_at_its_line(
     with pytest.raises(ConfigError) as caught:
         load_config(tmp_path / "pyproject.toml")
     assert (caught.value.key, caught.value.line) == (f"tool.replaygate.{key}", 2)
-    assert caught.value.reason.startswith(f"'~/{key}.file': a leading ~ is not a home folder")
+    assert caught.value.reason.startswith(f"'~/{key}.file': the ~ was not expanded")
     assert not (tmp_path / "~").exists()
+    (tmp_path / "~").mkdir()  # a folder really named ~ in the project is taken, as on the CLI
+    load_config(tmp_path / "pyproject.toml")
 
 
 @pytest.mark.parametrize("price", ["inf", "1e308"])

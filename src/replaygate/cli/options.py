@@ -15,6 +15,7 @@ from replaygate.config import MAX_TOKENS
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.spending import amount_problem
 from replaygate.jsonfields import escape_surrogates, lone_surrogate
+from replaygate.regular import unexpanded_tilde
 from replaygate.seed import SIMULATOR_SEED
 
 if TYPE_CHECKING:
@@ -107,14 +108,9 @@ class PathParam(click.Path):
             self.fail("an empty path: give one (. for the current folder)", param, ctx)
         if isinstance(text, str) and "\0" in text:  # only from Python: no argv holds one
             self.fail(f"a path cannot hold a NUL character (\\u0000), got {text!r}", param, ctx)
-        unexpanded = isinstance(text, str) and (text == "~" or text.startswith("~/"))
-        if unexpanded and not os.path.lexists("~"):  # no folder named ~ here
-            self.fail(
-                f"{text!r}: the ~ was not expanded (it was quoted, or followed an =), so it "
-                "would name a new folder called ~ here: write $HOME/... or the path itself",
-                param,
-                ctx,
-            )
+        problem = unexpanded_tilde(text, ".") if isinstance(text, str) else None
+        if problem is not None:
+            self.fail(problem, param, ctx)
         return super().convert(value, param, ctx)
 
 

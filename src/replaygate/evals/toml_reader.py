@@ -7,6 +7,7 @@ itself), which is what a person needs to fix it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from replaygate.config import TomlFileError, described, line_of, read_toml
 from replaygate.errors import has_control
 from replaygate.evals.errors import ConfigError
+from replaygate.regular import unexpanded_tilde
 
 
 def load_toml(path: Path) -> tuple[Mapping[str, Any], str]:
@@ -91,17 +93,15 @@ class TableReader:
     def path(self, key: str, *, nonempty: bool = True) -> str | None:
         """A file or folder name: a string (with ``nonempty``, one that is not blank) that
         holds no NUL character (no file system takes one: the first use of the path would
-        fail naming neither the file nor the key) and does not start with ``~`` (no shell
-        expands it here)."""
+        fail naming neither the file nor the key) and does not start with a ``~`` a shell
+        would have made a home folder (:func:`~replaygate.regular.unexpanded_tilde`)."""
         value = self.string(key, nonempty=nonempty)
         if value is not None and "\0" in value:
             raise self.error(key, f"a path cannot hold a NUL character (\\u0000), got {value!r}")
-        if value is not None and value.startswith("~"):
-            raise self.error(
-                key,
-                f"{value!r}: a leading ~ is not a home folder here (it made a folder named ~ in "
-                "the project): give the path relative to the project's folder, or absolute",
-            )
+        folder = os.path.dirname(self.file) or "."  # the project's
+        problem = None if value is None else unexpanded_tilde(value, folder)
+        if problem is not None:
+            raise self.error(key, problem)
         return value
 
     def integer(

@@ -211,12 +211,11 @@ def spending_cap_option(config: pytest.Config) -> float | None:
 def refuse_unexpanded_tilde(flag: str, given: str, base: Path) -> None:
     """A usage error for a path whose ``~`` no shell expanded (``--replaygate-dir=~/f``):
     it named a new folder called ``~`` under ``base`` (unless one is there)."""
-    if (given == "~" or given.startswith("~/")) and not os.path.lexists(base / "~"):
-        raise pytest.UsageError(
-            f"{flag}: {given!r}: the ~ was not expanded (it was quoted, or followed an =), so "
-            f"it would name a new folder called ~ in {os.fspath(base)}: write $HOME/... or "
-            "the path itself"
-        )
+    from replaygate.regular import unexpanded_tilde
+
+    problem = unexpanded_tilde(given, base)
+    if problem is not None:
+        raise pytest.UsageError(f"{flag}: {problem}")
 
 
 def check_fixtures_dir(config: pytest.Config) -> None:
