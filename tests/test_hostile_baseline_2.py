@@ -8,6 +8,7 @@ baseline lost the reason given for it.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -62,3 +63,20 @@ def test_a_baseline_that_is_a_symlink_loop_is_named_not_a_traceback(tmp_path: Pa
         "Error: one.json: cannot read baseline: Too many levels of symbolic links\n"
     )
     assert (tmp_path / "one.json").is_symlink()  # left as it was
+
+
+def test_a_baseline_that_is_no_file_is_named_before_a_lock_is_made_beside_it(
+    tmp_path: Path,
+) -> None:
+    os.mkfifo(tmp_path / "baseline.fifo")
+    results = run("2026-12-01T00:00:00Z", 4).write(tmp_path / "results.json")
+    done = replaygate(
+        "baseline", "update", "--results", str(results), "--reason", "r",
+        "--baseline", "baseline.fifo", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2, done
+    assert (
+        done.stderr
+        == "Error: baseline.fifo: cannot read baseline: is a FIFO, where a file is expected\n"
+    )
+    assert not (tmp_path / "baseline.fifo.lock").exists()  # as /dev/null.lock was made

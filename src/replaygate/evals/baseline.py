@@ -126,6 +126,9 @@ def update_baseline(
             f"refusing to update {target}: the reason '{escape_surrogates(reason)}' is not "
             "UTF-8 text, and the baseline keeps it as text. Nothing was written."
         )
+    if _there(target) and not target.is_file():
+        load_baseline(target)  # a folder, a FIFO, a device, a loop: named before a lock
+        # file is made beside it (/dev/null.lock)
     target.parent.mkdir(parents=True, exist_ok=True)
     # Read, changed and written under one lock: two updates at once would each append
     # their entry to the history they read, and the one written last would drop the other.
