@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -59,16 +60,42 @@ def test_a_number_json_cannot_hold_fails_the_structure_check_at_its_path(number:
     assert f"{number!r} is not a number JSON can hold" in result.message
 
 
-def test_a_schema_that_refers_to_itself_without_end_is_named_not_a_recursion_error(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("schema", "where"),
+    [
+        ({"$ref": "#"}, ""),
+        ({"type": "object", "properties": {"a": {"$ref": "#/properties/a"}}}, "properties.a"),
+        ({"allOf": [{"$ref": "#"}]}, ""),
+        ({"$defs": {"x": {"$ref": "#/$defs/y"}, "y": {"$ref": "#/$defs/x"}}}, "$defs.x"),
+    ],
+)
+def test_a_schema_that_refers_to_itself_without_end_is_refused_where_it_loops(
+    tmp_path: Path, schema: dict[str, object], where: str
 ) -> None:
-    with pytest.raises(ValueError, match=r"refers to itself without end"):
-        assert_structure({"a": 1}, {"$ref": "#"})
+    # a loop under properties once loaded, and ended the eval at the first answer holding a
+    with pytest.raises(ValueError, match=r"refers to itself without end") as caught:
+        assert_structure({"b": 1}, schema)
+    assert f"invalid JSON Schema at {where or '$'}: " in str(caught.value)
     cases = tmp_path / "cases.jsonl"
-    case = {"id": "c", "question": "q", "schema": {"$ref": "#"}, "samples": 1, "floor": 1}
+    case = {"id": "c", "question": "q", "schema": schema, "samples": 1, "floor": 1}
     cases.write_text(json.dumps(case) + "\n")
-    with pytest.raises(EvalError, match=r"cases\.jsonl:1: schema: invalid JSON Schema: it refers"):
+    named = f"schema.{where}" if where else "schema"
+    with pytest.raises(EvalError, match=rf"cases\.jsonl:1: {re.escape(named)}: it refers"):
         load_eval_cases(cases)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"child": {"$ref": "#"}}},
+        {
+            "$defs": {"node": {"properties": {"next": {"$ref": "#/$defs/node"}}}},
+            "$ref": "#/$defs/node",
+        },
+    ],
+)
+def test_a_schema_recursing_into_a_part_of_the_value_is_kept(schema: dict[str, object]) -> None:
+    assert_structure({"child": {"child": {}}, "next": {"next": {}}}, schema)
 
 
 @pytest.mark.parametrize(

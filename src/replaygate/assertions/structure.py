@@ -6,10 +6,11 @@ checked); a pydantic model class is used when pydantic is installed, never requi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,6 +95,9 @@ def _json_schema_problems(payload: Any, mapping: Mapping[str, Any]) -> list[Stru
         raise ValueError(
             f"invalid JSON Schema: cannot resolve $ref {ref!r} at {where or '$'}: {reason}"
         )
+    looped = ref_loop(schema)
+    if looped is not None:
+        raise ValueError(f"invalid JSON Schema at {looped or '$'}: {LOOP}")
     # An empty registry: a reference resolves within the schema or not at all (jsonschema
     # would otherwise fetch one over the network).
     validator = validator_class(
@@ -134,6 +138,11 @@ def _not_json_numbers(payload: Any) -> list[tuple[tuple[Any, ...], str]]:
     return found
 
 
+LOOP = (
+    "it refers to itself without end: its $ref leads back to it without looking into "
+    'a part of the value (as {"$ref": "#"} does), so checking any value never ends'
+)
+"""Why a schema of :func:`ref_loop` is refused."""
 _DATA = frozenset({"const", "enum", "default", "examples"})
 """Keywords whose values are data, not schemas: a ``$ref`` key in them is not a reference."""
 
@@ -147,14 +156,10 @@ def unresolved_ref(schema: Mapping[str, Any]) -> tuple[str, str, str] | None:
     is the resource, not the root), so none is checked here: the validator, which knows
     each resource, refuses one that points nowhere when the schema is used.
     """
-    resource = referencing.Resource.from_contents(
-        dict(schema), default_specification=referencing.jsonschema.DRAFT202012
-    )
-    base = resource.id() or ""
-    resolver = referencing.Registry().with_resource(base, resource).crawl().resolver(base)
     refs: list[tuple[str, str]] = []
     if _refs(schema, "", refs, top=True):  # a nested $id: resolved where the schema is used
         return None
+    _, resolver = _resolving(schema)
     for where, ref in refs:
         try:
             resolver.lookup(ref)
@@ -165,6 +170,99 @@ def unresolved_ref(schema: Mapping[str, Any]) -> tuple[str, str, str] | None:
                 else "only references within the schema resolve (none is fetched)"
             )
             return where, ref, reason
+    return None
+
+
+def _resolving(schema: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The schema as a resource's contents, and the resolver of references within it."""
+    resource = referencing.Resource.from_contents(
+        dict(schema), default_specification=referencing.jsonschema.DRAFT202012
+    )
+    base = resource.id() or ""
+    registry = referencing.Registry().with_resource(base, resource).crawl()
+    return resource.contents, registry.resolver(base)
+
+
+_SAME_VALUE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas")
+"""Keywords whose schemas apply to the value their own schema applies to (not to a part
+of it, as ``properties`` and ``items`` do)."""
+
+
+def ref_loop(schema: Mapping[str, Any]) -> str | None:
+    """The path of a part of ``schema`` (``properties.a``) that applies itself to the same
+    value again through ``$ref`` (and ``allOf``... :data:`_SAME_VALUE`) without end, as
+    ``{"$ref": "#"}`` or ``{"properties": {"a": {"$ref": "#/properties/a"}}}`` does: any
+    value reaching it would be checked for ever (``""``: the whole schema); None when
+    there is no such loop (or the schema has a nested ``$id``, whose references the
+    validator resolves)."""
+    if _refs(schema, "", [], top=True):
+        return None
+    contents, resolver = _resolving(schema)
+    parts: dict[int, tuple[str, Mapping[str, Any]]] = {}
+    _schemas(contents, "", parts)
+    done: set[int] = set()
+    for start in list(parts):
+        looped = _loop_from(start, parts, resolver, done)
+        if looped is not None:
+            return looped
+    return None
+
+
+def _schemas(value: Any, path: str, parts: dict[int, tuple[str, Mapping[str, Any]]]) -> None:
+    """Every object of a schema, with its path, by its id."""
+    if isinstance(value, Mapping):
+        parts.setdefault(id(value), (path, value))
+        for key, item in value.items():
+            if key not in _DATA:
+                _schemas(item, f"{path}.{key}" if path else str(key), parts)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _schemas(item, f"{path}[{index}]", parts)
+
+
+def _same_value(part: Mapping[str, Any], resolver: Any) -> Iterator[Any]:
+    """The schemas ``part`` applies to the value it is applied to: its ``$ref``'s, and
+    those of :data:`_SAME_VALUE`."""
+    ref = part.get("$ref")
+    if isinstance(ref, str):
+        with contextlib.suppress(Unresolvable):
+            yield resolver.lookup(ref).contents
+    for key in _SAME_VALUE:
+        given = part.get(key)
+        if key == "dependentSchemas" and isinstance(given, Mapping):
+            yield from given.values()
+        elif isinstance(given, list):
+            yield from given
+        elif isinstance(given, Mapping):
+            yield given
+
+
+def _loop_from(
+    start: int,
+    parts: dict[int, tuple[str, Mapping[str, Any]]],
+    resolver: Any,
+    done: set[int],
+) -> str | None:
+    """The path of a schema on a loop of same-value steps from the part ``start`` (a depth
+    first walk; ``done`` holds the parts no loop passes through)."""
+    if start in done:
+        return None
+    stack = [(start, _same_value(parts[start][1], resolver))]
+    on_path = {start}
+    while stack:
+        node, steps = stack[-1]
+        step = next(steps, None)
+        if step is None:
+            stack.pop()
+            on_path.discard(node)
+            done.add(node)
+        elif isinstance(step, Mapping) and id(step) not in done:
+            key = id(step)
+            if key in on_path:
+                return parts.get(key, ("", step))[0]
+            parts.setdefault(key, ("", step))
+            stack.append((key, _same_value(step, resolver)))
+            on_path.add(key)
     return None
 
 

@@ -30,7 +30,7 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
 from replaygate import jsondoc, strict_json
-from replaygate.assertions.structure import measure_structure, unresolved_ref
+from replaygate.assertions.structure import LOOP, ref_loop, unresolved_ref
 from replaygate.errors import has_control, not_utf8_text
 from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
@@ -273,8 +273,7 @@ def _schema(record: Mapping[str, Any], fail: Fail) -> Mapping[str, Any] | None:
     if unresolved is not None:
         where, ref, reason = unresolved
         raise fail(f"schema.{where}: cannot resolve {ref!r}: {reason}")
-    try:  # a $ref that leads back to itself on any value ({"$ref": "#"}) never ends
-        measure_structure(None, value)
-    except ValueError as err:
-        raise fail(f"schema: {err}") from None
+    looped = ref_loop(value)
+    if looped is not None:
+        raise fail(f"schema{'.' if looped else ''}{looped}: {LOOP}")
     return value
