@@ -74,8 +74,8 @@ def _there(path: Path) -> bool:
     it for no baseline and a new one was begun."""
     try:
         path.stat()
-    except FileNotFoundError:
-        return False
+    except (FileNotFoundError, NotADirectoryError):  # the folder above is a file: the
+        return False  # write names it
     except OSError:
         return True
     return True
