@@ -55,4 +55,14 @@ def test_patrol_passes_over_such_a_file_among_its_references(tmp_path: Path) -> 
 def test_checksum_names_such_a_file_instead_of_a_traceback(tmp_path: Path) -> None:
     done = replaygate("checksum", str(KMSG), cwd=tmp_path)
     assert done.returncode == 2, done
-    assert done.stderr == f"Error: {KMSG}: {WAITS}, where a file is expected\n"
+    assert done.stderr == f"Error: {KMSG}: {WAITS}, where a fixture file is expected\n"
+
+
+def test_as_a_store_such_a_file_is_refused_not_read_as_empty(tmp_path: Path) -> None:
+    # verify found "0 fixture(s) checked, 0 problem(s)"; patrol ended in an AttributeError
+    verified = replaygate("verify", str(KMSG), cwd=tmp_path)
+    assert verified.returncode == 2, verified  # a store that cannot be read
+    assert f"{KMSG}: {WAITS}, where a fixture file is expected" in verified.stdout
+    patrolled = replaygate("patrol", str(KMSG), cwd=tmp_path)
+    assert patrolled.returncode == 2, patrolled
+    assert patrolled.stderr.startswith(f"Error: {KMSG}: {WAITS}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import select
 import stat
 from collections.abc import Iterator
 
@@ -67,12 +68,17 @@ WAITING = "a file that waits for something to write it (a kernel or device file)
 
 
 def open_regular_fd(path: str | os.PathLike[str]) -> int:
-    """A read-only descriptor of the regular file ``path``; anything else is refused."""
+    """A read-only descriptor of the regular file ``path``; anything else is refused, and
+    so is a regular file with nothing to read until something writes it (``/proc/kmsg``:
+    a read that does not wait gives nothing, which a reader would take for an empty file)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
         raise not_regular(path, mode)
+    if not select.select([fd], [], [], 0)[0]:  # a file on disk is always ready
+        os.close(fd)
+        raise waiting(path)
     return fd
 
 
