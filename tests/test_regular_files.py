@@ -140,3 +140,24 @@ def test_a_file_that_cannot_be_read_is_named_by_what_it_is(
     err = finishes(lambda: read_regular_bytes(path))
     assert isinstance(err, OSError)
     assert unreadable(path, err, "cassette file") == reason
+
+
+def test_a_file_opened_past_descriptor_1023_is_read(tmp_path: Path) -> None:
+    # the check that a file is ready to read takes any descriptor number (select takes
+    # none past 1023: a process holding many stores open failed there)
+    import resource
+
+    from replaygate.regular import read_regular_bytes
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1100:
+        pytest.skip("this process may not hold 1,100 descriptors")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1100), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1030)]
+    try:
+        (tmp_path / "a.txt").write_bytes(b"held")
+        assert read_regular_bytes(tmp_path / "a.txt") == b"held"
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

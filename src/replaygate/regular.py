@@ -76,10 +76,18 @@ def open_regular_fd(path: str | os.PathLike[str]) -> int:
     if not stat.S_ISREG(mode):
         os.close(fd)
         raise not_regular(path, mode)
-    if not select.select([fd], [], [], 0)[0]:  # a file on disk is always ready
+    if not _ready(fd):  # a file on disk always is
         os.close(fd)
         raise waiting(path)
     return fd
+
+
+def _ready(fd: int) -> bool:
+    """Whether a read of ``fd`` would give something now (``poll``: any descriptor number,
+    where ``select`` takes none past 1023)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(0))
 
 
 def read_regular_bytes(path: str | os.PathLike[str]) -> bytes:
