@@ -355,7 +355,21 @@ class AnthropicCountTokens(AnthropicMessages):
         return request.problem or validate_anthropic(request.body, counting=True)
 
 
-class OpenAIChat(Endpoint):
+class _OpenAIToolChoice:
+    """What OpenAI's two APIs say alike of the calls a turn may make: ``parallel_tool_calls:
+    false`` (one call at most) and a forced call (``required``, or a named function)."""
+
+    def one_call(self, request: SimRequest) -> bool:
+        return request.body.get("parallel_tool_calls") is False
+
+    def forced(self, request: SimRequest) -> bool:
+        choice = request.body.get("tool_choice")
+        return choice == "required" or (
+            isinstance(choice, Mapping) and choice.get("type") == "function"
+        )
+
+
+class OpenAIChat(_OpenAIToolChoice, Endpoint):
     """``POST /v1/chat/completions``."""
 
     provider: Provider = "openai"
@@ -369,15 +383,6 @@ class OpenAIChat(Endpoint):
         named = choice.get("function") if isinstance(choice, Mapping) else None
         name = named.get("name") if isinstance(named, Mapping) else None
         return _chosen(tools, none=choice == "none", name=name)
-
-    def one_call(self, request: SimRequest) -> bool:
-        return request.body.get("parallel_tool_calls") is False
-
-    def forced(self, request: SimRequest) -> bool:
-        choice = request.body.get("tool_choice")
-        return choice == "required" or (
-            isinstance(choice, Mapping) and choice.get("type") == "function"
-        )
 
     def json_schema(self, request: SimRequest) -> Mapping[str, Any] | None:
         given = request.body.get("response_format")
@@ -443,7 +448,7 @@ _ECHOED = (
 format, which a client streaming structured output reads back from the response)."""
 
 
-class OpenAIResponses(Endpoint):
+class OpenAIResponses(_OpenAIToolChoice, Endpoint):
     """``POST /v1/responses``, with ``previous_response_id`` conversations."""
 
     provider: Provider = "openai"
@@ -475,15 +480,6 @@ class OpenAIResponses(Endpoint):
         function = isinstance(choice, Mapping) and choice.get("type") == "function"
         name = choice.get("name") if function and isinstance(choice, Mapping) else None
         return _chosen(tools, none=choice == "none", name=name)
-
-    def one_call(self, request: SimRequest) -> bool:
-        return request.body.get("parallel_tool_calls") is False
-
-    def forced(self, request: SimRequest) -> bool:
-        choice = request.body.get("tool_choice")
-        return choice == "required" or (
-            isinstance(choice, Mapping) and choice.get("type") == "function"
-        )
 
     def json_schema(self, request: SimRequest) -> Mapping[str, Any] | None:
         text = request.body.get("text")
