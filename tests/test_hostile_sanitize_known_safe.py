@@ -117,6 +117,7 @@ def test_the_real_shapes_are_secrets_of_every_family_and_a_project_pattern_is_ke
         r"sk-svcacct-[\w-]+",
         "[A-Za-z0-9]{32}",
         "[0-9a-f]{32}-us[0-9]+",
+        r"[\w.\-]{120,}",  # long keys: a JWT, an OAuth token, a free-standing token
     ],
 )
 def test_a_pattern_of_any_family_s_shape_is_refused(pattern: str) -> None:

@@ -6,8 +6,9 @@ for each family of :data:`~.secret_rules.DETECTORS`, each of its anchors followe
 filler of each length keys have, kept when the family's own pattern takes it whole;
 the prefixes within a family (``sk-proj-``, ``sk-ant-admin01-``...) and the shapes an
 anchor alone does not give (a webhook, a JWT, a PEM header...) are added by hand; and a
-free-standing high-entropy token of every length from :data:`~.secret_entropy.FREE_MIN_LENGTH`
-to 64. The filler is no key of anyone's: no key-shaped literal sits in the source.
+free-standing high-entropy token of every length from
+:data:`~.secret_entropy.FREE_MIN_LENGTH` to 64, and long ones. The filler is no key of
+anyone's: no key-shaped literal sits in the source.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ _ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
 _UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 _HEX = "0123456789abcdef"
 _DIGITS = "0123456789"
-_LENGTHS = (16, 20, 22, 24, 30, 32, 35, 36, 40, 43, 48, 56, 60, 64, 93)
+_LENGTHS = (16, 20, 22, 24, 30, 32, 35, 36, 40, 43, 48, 56, 60, 64, 93, 128, 512, 4096)
+"""Lengths keys have, and long ones: a family with no upper bound takes a pattern such
+as ``[\\w.-]{120,}`` whole only at a length it allows."""
 
 
 def filler(length: int, alphabet: str = _ALPHABET) -> str:
@@ -50,6 +53,7 @@ def _by_hand() -> list[tuple[str, str]]:
         ("PEM private key", "-----BEGIN RSA PRIVATE KEY-----"),
         ("PEM private key", "PuTTY-User-Key-File-3"),
         ("JSON web token", "eyJ" + f(20) + ".eyJ" + f(30) + "." + f(40)),
+        ("JSON web token", "eyJ" + f(36) + ".eyJ" + f(400) + "." + f(128)),
     ]
 
 
@@ -70,5 +74,6 @@ def _from_anchors() -> list[tuple[str, str]]:
 @functools.cache
 def real_shapes() -> tuple[tuple[str, str], ...]:
     """``(family, made-up key)`` for every shape a known-safe pattern must not match."""
-    free = [(FREE, filler(length)) for length in range(FREE_MIN_LENGTH, 65)]
+    lengths = (*range(FREE_MIN_LENGTH, 65), 128, 512, 4096)
+    free = [(FREE, filler(length)) for length in lengths]
     return (*_from_anchors(), *_by_hand(), *free)
