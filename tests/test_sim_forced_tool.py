@@ -207,3 +207,19 @@ def test_gemini_answers_json_of_the_schema_it_is_given(sim: Simulator, field: st
     reply = httpx2.post(path, json=body, headers={"x-goog-api-key": "k"}).json()
     text = reply["candidates"][0]["content"]["parts"][0]["text"]
     assert json.loads(text) == {"name": "echo: Paris", "rank": 0}
+
+
+@pytest.mark.parametrize("given", ["oops", [1]])
+def test_a_json_schema_field_of_the_wrong_kind_is_answered_not_dropped(
+    sim: Simulator, given: Any
+) -> None:
+    # it raised outside the simulator's error handling: the connection closed unanswered
+    body = {
+        "model": "g",
+        "messages": [{"role": "user", "content": "hello"}],
+        "response_format": {"type": "json_schema", "json_schema": given},
+    }
+    headers = {"authorization": "Bearer k"}
+    reply = httpx2.post(f"{sim.openai_base_url}/chat/completions", json=body, headers=headers)
+    assert reply.status_code == 200
+    assert reply.json()["choices"][0]["message"]["content"] == "echo: hello"

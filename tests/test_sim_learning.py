@@ -269,3 +269,23 @@ def test_the_server_a_request_is_addressed_to_learns_not_the_live_origin(
             said = _responses(False, second)(own)
             assert origin.requests == []
         assert said == f"My name is Ada. | {second}"
+
+
+def test_a_stream_cut_short_teaches_nothing() -> None:
+    from replaygate.sim.assembled import messages_answer, responses_answer
+
+    start = {"event": "message_start", "data": '{"message": {"id": "msg_1", "content": []}}'}
+    block = {
+        "event": "content_block_start",
+        "data": '{"index": 0, "content_block": {"type": "text", "text": ""}}',
+    }
+    delta = {
+        "event": "content_block_delta",
+        "data": '{"index": 0, "delta": {"type": "text_delta", "text": "Hi"}}',
+    }
+    stop = {"event": "message_stop", "data": '{"type": "message_stop"}'}
+    error = {"event": "error", "data": '{"type": "error", "error": {"type": "overloaded_error"}}'}
+    whole = messages_answer([start, block, delta, stop])
+    assert whole is not None and whole["content"] == [{"type": "text", "text": "Hi"}]
+    assert messages_answer([start, block, delta, error]) is None
+    assert responses_answer([{"event": "response.created", "data": '{"response": {}}'}]) is None

@@ -238,16 +238,16 @@ class SimApp:
         for _ in range(endpoint.choices(request)):
             try:
                 answer = self.behavior.respond(conversation[0], offered)
+                if forced:
+                    answer = forced_call(answer, offered, len(conversation[0]))
+                if schema is not None:
+                    answer = in_json(answer, schema)
             except ScriptExhaustedError as err:
                 return status_error(provider, 500, request_id, message=str(err))
             except Exception as err:
                 log.exception("simulator behaviour failed")
                 message = f"simulator behaviour failed: {err}"
                 return status_error(provider, 500, request_id, message=message)
-            if forced:
-                answer = forced_call(answer, offered, len(conversation[0]))
-            if schema is not None:
-                answer = in_json(answer, schema)
             if one_call and len(answer.tool_calls) > 1:
                 answer = dataclasses.replace(answer, tool_calls=answer.tool_calls[:1])
             answers.append(cut_at(estimate_usage(answer, *conversation), limit))

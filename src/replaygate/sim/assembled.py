@@ -40,11 +40,14 @@ def responses_answer(events: Sequence[Any]) -> dict[str, Any] | None:
 
 def messages_answer(events: Sequence[Any]) -> dict[str, Any] | None:
     """The message a Messages stream holds (its id and content blocks), or None when it
-    does not start as one does."""
+    does not start and stop as one does (cut short, or ended by an error event), as a
+    Responses stream is read only when it completed."""
     message: dict[str, Any] | None = None
     blocks: dict[int, dict[str, Any]] = {}
     partial: dict[int, str] = {}
+    stopped = False
     for name, data in _data(events):
+        stopped = stopped or name == "message_stop"
         if name == "message_start" and isinstance(data.get("message"), dict):
             message = dict(data["message"])
         index = data.get("index")
@@ -54,7 +57,7 @@ def messages_answer(events: Sequence[Any]) -> dict[str, Any] | None:
             blocks[index] = dict(data["content_block"])
         elif name == "content_block_delta" and index in blocks:
             _add(blocks[index], partial, index, data.get("delta"))
-    if message is None:
+    if message is None or not stopped:  # a stream cut short holds no whole answer
         return None
     for index, text in partial.items():
         with contextlib.suppress(orjson.JSONDecodeError):  # a stream cut short: left as given

@@ -389,7 +389,9 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
         named = given.get("json_schema") if isinstance(given, Mapping) else None
         if not isinstance(given, Mapping) or given.get("type") != "json_schema":
             return None
-        return _schema_of({"type": "json_schema", **(named or {})}, "schema")
+        return _schema_of(
+            {"type": "json_schema", **(dict(named) if isinstance(named, Mapping) else {})}, "schema"
+        )
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return validate_openai(request.body)

@@ -33,9 +33,9 @@ log = logging.getLogger(__name__)
 _READ_SIZE = 65536
 _LINGER = 1.0
 REQUEST_TIMEOUT = 30.0
+"""Seconds a request begun has to arrive whole (headers and body) before a 408."""
 LEARN_TIMEOUT = 5.0
 """Seconds a recording waits for the simulator to learn a replayed answer."""
-"""Seconds a request begun has to arrive whole (headers and body) before a 408."""
 _CLOSE = ("connection", "close")
 
 
