@@ -67,6 +67,8 @@ def test_a_number_json_cannot_hold_fails_the_structure_check_at_its_path(number:
         ({"type": "object", "properties": {"a": {"$ref": "#/properties/a"}}}, "properties.a"),
         ({"allOf": [{"$ref": "#"}]}, ""),
         ({"$defs": {"x": {"$ref": "#/$defs/y"}, "y": {"$ref": "#/$defs/x"}}}, "$defs.x"),
+        # a property named as a data keyword holds a schema all the same
+        ({"properties": {"default": {"$ref": "#/properties/default"}}}, "properties.default"),
     ],
 )
 def test_a_schema_that_refers_to_itself_without_end_is_refused_where_it_loops(
@@ -117,3 +119,18 @@ def test_a_provider_prefix_does_not_make_the_model_under_test_a_judge(
 def test_a_tag_after_a_colon_is_not_taken_for_a_provider() -> None:
     assert normalize_model_id("llama3:8b") == "llama3:8b"
     check_independence("llama3:70b", "llama3:8b", exact_only)  # two models: accepted
+
+
+def test_a_loop_under_a_nested_id_is_refused_by_the_case_file(tmp_path: Path) -> None:
+    # references under a nested $id are the validator's to resolve: the case file asks it
+    schema = {"$defs": {"x": {"$id": "http://e.test/x", "$ref": "#"}}, "$ref": "#/$defs/x"}
+    cases = tmp_path / "cases.jsonl"
+    case = {"id": "c", "question": "q", "schema": schema, "samples": 1, "floor": 1}
+    cases.write_text(json.dumps(case) + "\n")
+    with pytest.raises(EvalError, match=r"cases\.jsonl:1: schema: invalid JSON Schema: it refers"):
+        load_eval_cases(cases)
+
+
+def test_a_bad_ref_under_a_property_named_as_a_data_keyword_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"cannot resolve \$ref '#/nope' at properties\.enum"):
+        assert_structure({"enum": 1}, {"properties": {"enum": {"$ref": "#/nope"}}})

@@ -144,6 +144,9 @@ LOOP = (
 )
 """Why a schema of :func:`ref_loop` is refused."""
 _DATA = frozenset({"const", "enum", "default", "examples"})
+_NAMED = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+"""Keywords whose values map names to schemas: a name there is no keyword (a property
+called ``default`` holds a schema)."""
 """Keywords whose values are data, not schemas: a ``$ref`` key in them is not a reference."""
 
 
@@ -212,9 +215,8 @@ def _schemas(value: Any, path: str, parts: dict[int, tuple[str, Mapping[str, Any
     """Every object of a schema, with its path, by its id."""
     if isinstance(value, Mapping):
         parts.setdefault(id(value), (path, value))
-        for key, item in value.items():
-            if key not in _DATA:
-                _schemas(item, f"{path}.{key}" if path else str(key), parts)
+        for item, where in _subschemas(value, path):
+            _schemas(item, where, parts)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             _schemas(item, f"{path}[{index}]", parts)
@@ -266,19 +268,30 @@ def _loop_from(
     return None
 
 
+def _subschemas(value: Mapping[str, Any], path: str) -> Iterator[tuple[Any, str]]:
+    """``(value, path)`` of what a schema object holds that may hold schemas: every field
+    but data (:data:`_DATA`) and the ``$ref`` and ``$id`` strings, and every named schema
+    of :data:`_NAMED` (whatever its name)."""
+    for key, item in value.items():
+        where = f"{path}.{key}" if path else str(key)
+        if key in _NAMED and isinstance(item, Mapping):
+            for name, named in item.items():
+                yield named, f"{where}.{name}"
+        elif key not in _DATA and key not in ("$ref", "$id"):
+            yield item, where
+
+
 def _refs(value: Any, path: str, found: list[tuple[str, str]], *, top: bool = False) -> bool:
     """Collect the ``$ref`` strings under ``value`` into ``found``; whether a nested
     ``$id`` was seen."""
     nested_id = False
     if isinstance(value, Mapping):
-        for key, item in value.items():
-            where = f"{path}.{key}" if path else str(key)
-            if key == "$ref" and isinstance(item, str):
-                found.append((where, item))
-            elif key == "$id" and not top:
-                nested_id = True
-            elif key not in _DATA:
-                nested_id = _refs(item, where, found) or nested_id
+        ref, given_id = value.get("$ref"), value.get("$id")
+        if isinstance(ref, str):
+            found.append((f"{path}.$ref" if path else "$ref", ref))
+        nested_id = given_id is not None and not top
+        for item, where in _subschemas(value, path):
+            nested_id = _refs(item, where, found) or nested_id
     elif isinstance(value, list):
         for index, item in enumerate(value):
             nested_id = _refs(item, f"{path}[{index}]", found) or nested_id

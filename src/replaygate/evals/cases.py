@@ -30,7 +30,7 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
 from replaygate import jsondoc, strict_json
-from replaygate.assertions.structure import LOOP, ref_loop, unresolved_ref
+from replaygate.assertions.structure import LOOP, measure_structure, ref_loop, unresolved_ref
 from replaygate.errors import has_control, not_utf8_text
 from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
@@ -276,4 +276,8 @@ def _schema(record: Mapping[str, Any], fail: Fail) -> Mapping[str, Any] | None:
     looped = ref_loop(value)
     if looped is not None:
         raise fail(f"schema{'.' if looped else ''}{looped}: {LOOP}")
+    try:  # what ref_loop leaves to the validator (a schema with a nested $id)
+        measure_structure(None, value)
+    except ValueError as err:
+        raise fail(f"schema: {err}") from None
     return value
