@@ -223,3 +223,30 @@ def test_a_json_schema_field_of_the_wrong_kind_is_answered_not_dropped(
     reply = httpx2.post(f"{sim.openai_base_url}/chat/completions", json=body, headers=headers)
     assert reply.status_code == 200
     assert reply.json()["choices"][0]["message"]["content"] == "echo: hello"
+
+
+def test_arguments_keep_within_the_schema_s_bounds() -> None:
+    import jsonschema
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "code": {"type": "string", "maxLength": 3},
+            "name": {"type": "string", "minLength": 20},
+            "email": {"type": "string", "format": "email"},
+            "n": {"type": "integer", "minimum": 0.5},
+            "k": {"type": "integer", "multipleOf": 7, "minimum": 8},
+            "x": {"type": "number", "maximum": -2},
+        },
+    }
+    made = schema_example(schema, "hello world")
+    jsonschema.validate(made, schema, format_checker=jsonschema.FormatChecker())
+    assert made["k"] == 14 and made["n"] == 1
+
+
+def test_nested_min_items_make_an_answer_of_bounded_size() -> None:
+    # 1,000 x 1,000 x 1,000 strings took the server's one thread for seconds and 126 MB
+    level: dict[str, Any] = {"type": "string"}
+    for _ in range(3):
+        level = {"type": "array", "minItems": 1000, "items": level}
+    assert len(json.dumps(schema_example(level, "x"))) < 200_000
