@@ -53,3 +53,18 @@ def test_a_store_in_the_given_project_is_recorded_with_its_rules(tmp_path: Path)
     )  # fmt: skip
     assert done.returncode == 0, done
     assert "bob@corp.com" not in (tmp_path / "app" / "rc.jsonl").read_text()
+
+
+def test_a_config_file_not_named_pyproject_says_only_a_pyproject_applies(
+    tmp_path: Path,
+) -> None:
+    # it said "put the store under ." where the store already was
+    (tmp_path / "cfg.toml").write_text(CONFIG)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'app'\n")
+    done = replaygate(
+        "record", "--config", "cfg.toml", "--fixtures", "rc.jsonl", "--approve-live",
+        "--simulator", QUESTION, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2, done
+    assert "Put the sanitize table in a pyproject.toml above the store" in done.stderr
+    assert "Put the store under" not in done.stderr

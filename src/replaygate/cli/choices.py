@@ -102,11 +102,14 @@ def _check_sanitized_with(store: Path, config: Config) -> None:
         if owner
         else "is in no project (no pyproject.toml above it)"
     )
+    if config.file.name == "pyproject.toml":
+        way = f"Put the store under {config.file.parent}, or the sanitize table in"
+    else:  # only a pyproject.toml's table applies to a store
+        way = "Put the sanitize table in"
     raise CommandError(
         f"{config.file}: its [tool.replaygate.sanitize] does not apply to the store {store}, "
         f"which {where}: a store is sanitized and matched with its own project's config, "
-        "from every command. Put the store under "
-        f"{config.file.parent}, or the sanitize table in a pyproject.toml above the store"
+        f"from every command. {way} a pyproject.toml above the store"
     )
 
 
