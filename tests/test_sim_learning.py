@@ -17,9 +17,10 @@ import pytest
 
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
-from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
+from replaygate.models.types import Message, ModelResponse, ToolSpec
 from replaygate.sim import Simulator
 from sdks import anthropic, openai
+from test_frameworks_anthropic_threads import WeatherThenAnswer
 
 
 class SaysWhatItHeard:
@@ -97,16 +98,6 @@ def test_a_conversation_made_by_replayed_calls_is_held_and_a_new_one_is_another(
     assert said == "My name is Ada. | Who am I, again?"
 
 
-class CallsTheToolOnce:
-    """Calls the weather tool once, then answers with what it said."""
-
-    def respond(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
-        if tools and not any(m.role == "tool" for m in messages):
-            call = ToolCall(id="toolu_1", name=tools[0].name, arguments={"city": "Paris"})
-            return ModelResponse(tool_calls=(call,), stop_reason="tool_use")
-        return ModelResponse(text=f"The tool says: {messages[-1].content}")
-
-
 def _thread(weather_is: str) -> Callable[[Simulator], str]:
     def run(sim: Simulator) -> str:
         @anthropic.beta_tool
@@ -128,9 +119,9 @@ def _thread(weather_is: str) -> Callable[[Simulator], str]:
 
 def test_a_thread_whose_start_replayed_goes_on_live(tmp_path: Path) -> None:
     store = tmp_path / "threads.jsonl"
-    said, _ = _record(store, _thread("sunny"), CallsTheToolOnce())
+    said, _ = _record(store, _thread("sunny"), WeatherThenAnswer())
     assert said == "The tool says: sunny in Paris"
-    said, reached = _record(store, _thread("rainy"), CallsTheToolOnce())
+    said, reached = _record(store, _thread("rainy"), WeatherThenAnswer())
     assert reached == ["/v1/messages"]  # the thread's first turn replayed
     assert said == "The tool says: rainy in Paris"
 
