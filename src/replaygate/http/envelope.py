@@ -4,7 +4,8 @@ An envelope is a JSON object::
 
     {"method": "POST", "path": "/v1/messages", "headers": {...}, "body": {...}}
 
-- ``path`` keeps the query string, its parameters sorted (``/v1/messages?beta=true``),
+- ``path`` keeps the query string, its parameters sorted (``/v1/messages?beta=true``;
+  a percent-escaped byte that is not UTF-8 kept as itself),
   except an API key sent as ``?key=`` (Google), which is never part of it;
 - ``headers`` holds only the headers that change the meaning of a request:
   :data:`MEANINGFUL_HEADERS` (``anthropic-version``, ``anthropic-beta``,
@@ -14,7 +15,8 @@ An envelope is a JSON object::
   ``accept-encoding`` and ``idempotency-key`` are never part of it, so they are never
   written to disk and never break a match;
 - ``body`` is the parsed JSON body (``null`` when empty; integers kept exact, however
-  large: :mod:`~replaygate.exact_json`); a body that is not JSON is
+  large: :mod:`~replaygate.exact_json`; a body sent with a ``content-encoding`` of gzip,
+  deflate or br is decoded first: :func:`decoded_body`); a body that is not JSON is
   kept as ``"text"`` instead (or ``"base64"`` when it is not UTF-8; a multipart body with
   its boundary replaced by :data:`MULTIPART_BOUNDARY`), so a JSON string
   and a text body never share a fingerprint;
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import base64
 import re
+import zlib
 from collections.abc import Iterable
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode
@@ -117,12 +120,18 @@ def canonical_path(path: str, query: bytes | str) -> str:
     if not query:
         return path
     text = query.decode("utf-8", "surrogateescape") if isinstance(query, bytes) else query
+    # A byte that is not UTF-8 (``%FF``) is kept as itself, not as U+FFFD: two queries
+    # that differ only there are two requests.
     pairs = sorted(
         (name, value)
-        for name, value in parse_qsl(text, keep_blank_values=True)
+        for name, value in parse_qsl(
+            text, keep_blank_values=True, encoding="utf-8", errors="surrogateescape"
+        )
         if name.lower() not in SECRET_QUERY_PARAMS
     )
-    return f"{path}?{urlencode(pairs)}" if pairs else path
+    if not pairs:
+        return path
+    return f"{path}?{urlencode(pairs, encoding='utf-8', errors='surrogateescape')}"
 
 
 def select_headers(
@@ -255,9 +264,64 @@ def stable_body(content: bytes, headers: Iterable[tuple[bytes, bytes]]) -> bytes
     return content.replace(b"--" + boundary, b"--" + MULTIPART_BOUNDARY)
 
 
+MAX_DECODED_BODY = 256 * 1024 * 1024
+"""The most bytes a compressed request body is decoded to; a larger one is kept as sent."""
+
+
+def _content_codings(headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
+    codings: list[str] = []
+    for name, value in headers:
+        if len(name) == 16 and name.lower() == b"content-encoding":
+            codings.extend(c.strip().lower() for c in _text(value).split(",") if c.strip())
+    return [c for c in codings if c != "identity"]
+
+
+def _decode_one(coding: str, data: bytes) -> bytes | None:
+    if coding in ("gzip", "x-gzip", "deflate"):
+        # gzip: a gzip header; deflate: the zlib format, or raw deflate as some clients send.
+        for wbits in (31,) if coding != "deflate" else (15, -15):
+            try:
+                inflater = zlib.decompressobj(wbits)
+                out = inflater.decompress(data, MAX_DECODED_BODY + 1)
+                if inflater.eof and not inflater.unconsumed_tail:
+                    return out if len(out) <= MAX_DECODED_BODY else None
+            except zlib.error:
+                continue
+        return None
+    if coding == "br":
+        try:
+            import brotli  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:
+            return None
+        try:
+            out = brotli.decompress(data)
+        except Exception:  # brotli raises its own error type
+            return None
+        return out if isinstance(out, bytes) and len(out) <= MAX_DECODED_BODY else None
+    return None
+
+
+def decoded_body(content: bytes, headers: Iterable[tuple[bytes, bytes]]) -> bytes:
+    """``content`` with its ``content-encoding`` (gzip, deflate, br) undone, so a compressed
+    body is matched, scanned for secrets and stored as what it says (a gzip body carries
+    the time it was compressed); ``content`` as sent when a coding is unknown or its
+    bytes do not decode."""
+    if not content:
+        return content
+    codings = _content_codings(headers)
+    data = content
+    for coding in reversed(codings):
+        decoded = _decode_one(coding, data)
+        if decoded is None:
+            return content
+        data = decoded
+    return data
+
+
 def request_envelope(request: RequestLike, *, match_host: bool = False) -> dict[str, Any]:
     """The envelope of an ``httpx``/``httpx2`` request whose body has been read (a
-    multipart body with a stable boundary: :func:`stable_body`)."""
+    compressed body decoded: :func:`decoded_body`; a multipart body with a stable
+    boundary: :func:`stable_body`)."""
     url = request.url
     raw = request.headers.raw
     return envelope(
@@ -265,7 +329,7 @@ def request_envelope(request: RequestLike, *, match_host: bool = False) -> dict[
         url.path,
         url.query,
         raw_meaningful_headers(raw),
-        stable_body(request.content, raw),
+        stable_body(decoded_body(request.content, raw), raw),
         host=host_of(url) if match_host else None,
     )
 

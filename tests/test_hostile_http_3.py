@@ -1,0 +1,118 @@
+"""Hostile requests at the HTTP seam: compressed request bodies, query bytes that are not
+UTF-8, floats that differ only in sign. Real HTTP on loopback, through the real clients."""
+
+from __future__ import annotations
+
+import gzip
+import http.server
+import json
+import threading
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+import requests
+
+from replaygate.errors import FixtureMismatchError, SecretInFixtureError
+from replaygate.http import httpx2_client, intercept
+
+
+class _Echo(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        size = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(size)
+        out = json.dumps({"bytes": len(body), "path": self.path}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    do_GET = do_POST
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Echo) as echo:
+        threading.Thread(target=echo.serve_forever, args=(0.01,), daemon=True).start()
+        yield f"http://127.0.0.1:{echo.server_address[1]}"
+        echo.shutdown()
+
+
+BODY = b'{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}'
+JSON = {"content-type": "application/json"}
+
+
+def _record(store: Path, url: str, content: bytes, headers: dict[str, str]) -> None:
+    with httpx2_client(store, mode="record-missing", approve_live=True) as client:
+        assert client.post(url, content=content, headers=headers).status_code == 200
+
+
+def test_a_gzip_body_compressed_again_later_replays(tmp_path: Path, server: str) -> None:
+    store = tmp_path / "gz.jsonl"
+    zipped = {"content-encoding": "gzip", **JSON}
+    _record(store, f"{server}/v1/messages", gzip.compress(BODY, mtime=1), zipped)
+    line = json.loads(store.read_text())
+    assert line["request"]["body"]["messages"] == [{"role": "user", "content": "hi"}]
+    with httpx2_client(store) as client:  # a gzip header holds the time it was made
+        again = client.post(
+            "https://api.example/v1/messages",
+            content=gzip.compress(BODY, mtime=2),
+            headers=zipped,
+        )
+        assert again.json() == {"bytes": len(gzip.compress(BODY, mtime=1)), "path": "/v1/messages"}
+        changed = BODY.replace(b'"hi"', b'"ho"')
+        with pytest.raises(FixtureMismatchError, match=r"messages\[0\]\.content: 'hi' != 'ho'"):
+            client.post(
+                "https://api.example/v1/messages",
+                content=gzip.compress(changed, mtime=1),
+                headers=zipped,
+            )
+
+
+def test_a_deflate_body_through_requests_matches_its_plain_form(
+    tmp_path: Path, server: str
+) -> None:
+    store = tmp_path / "deflate.jsonl"
+    with intercept(store, mode="record-missing", approve_live=True):
+        requests.post(
+            f"{server}/v1/messages",
+            data=zlib.compress(BODY),
+            headers={"content-encoding": "deflate", **JSON},
+            timeout=5,
+        ).raise_for_status()
+    with intercept(store):
+        assert httpx2.post(f"{server}/v1/messages", content=BODY, headers=JSON).status_code == 200
+
+
+def test_a_secret_inside_a_gzip_body_is_refused(tmp_path: Path, server: str) -> None:
+    store = tmp_path / "secret.jsonl"
+    body = b'{"model":"m","api_key":"sk-ant-api03-' + b"A" * 90 + b'"}'
+    with pytest.raises(SecretInFixtureError, match=r"request\.body\.api_key"):
+        _record(store, f"{server}/v1/x", gzip.compress(body), {"content-encoding": "gzip"})
+    assert not store.exists()
+
+
+def test_a_body_that_is_not_gzip_as_it_claims_is_kept_as_sent(tmp_path: Path, server: str) -> None:
+    store = tmp_path / "bad.jsonl"
+    _record(store, f"{server}/v1/x", b"not gzip at all", {"content-encoding": "gzip"})
+    assert json.loads(store.read_text())["request"]["text"] == "not gzip at all"
+
+
+def test_query_bytes_that_are_not_utf8_are_told_apart(tmp_path: Path, server: str) -> None:
+    store = tmp_path / "q.jsonl"
+    with httpx2_client(store, mode="record-missing", approve_live=True) as client:
+        client.get(f"{server}/v1/models?q=%FF&r=%C3%A9").raise_for_status()
+    assert json.loads(store.read_text())["request"]["path"] == "/v1/models?q=%FF&r=%C3%A9"
+    with httpx2_client(store) as client:
+        assert client.get(f"{server}/v1/models?r=%C3%A9&q=%FF").status_code == 200
+        with pytest.raises(FixtureMismatchError):  # both were once read as U+FFFD
+            client.get(f"{server}/v1/models?q=%FE&r=%C3%A9")
