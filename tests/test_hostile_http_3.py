@@ -116,3 +116,12 @@ def test_query_bytes_that_are_not_utf8_are_told_apart(tmp_path: Path, server: st
         assert client.get(f"{server}/v1/models?r=%C3%A9&q=%FF").status_code == 200
         with pytest.raises(FixtureMismatchError):  # both were once read as U+FFFD
             client.get(f"{server}/v1/models?q=%FE&r=%C3%A9")
+
+
+def test_a_miss_on_the_sign_of_zero_names_the_field(tmp_path: Path, server: str) -> None:
+    store = tmp_path / "zero.jsonl"
+    _record(store, f"{server}/v1/x", b'{"temperature": -0.0, "n": [0.0]}', JSON)
+    with httpx2_client(store) as client, pytest.raises(FixtureMismatchError) as caught:
+        client.post(f"{server}/v1/x", content=b'{"temperature": 0.0, "n": [-0.0]}')
+    assert "body.temperature: -0.0 != 0.0" in str(caught.value)
+    assert "body.n[0]: 0.0 != -0.0" in str(caught.value)
