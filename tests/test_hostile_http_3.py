@@ -3,6 +3,7 @@ UTF-8, floats that differ only in sign. Real HTTP on loopback, through the real 
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import http.server
 import json
@@ -26,6 +27,12 @@ class _Echo(http.server.BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         size = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(size)
+        if self.path.startswith("/moved"):
+            self.send_response(307)
+            self.send_header("location", "/v1/target")
+            self.send_header("content-length", "0")
+            self.end_headers()
+            return
         out = json.dumps({"bytes": len(body), "path": self.path}).encode()
         self.send_response(200)
         self.send_header("content-type", "application/json")
@@ -125,3 +132,45 @@ def test_a_miss_on_the_sign_of_zero_names_the_field(tmp_path: Path, server: str)
         client.post(f"{server}/v1/x", content=b'{"temperature": 0.0, "n": [-0.0]}')
     assert "body.temperature: -0.0 != 0.0" in str(caught.value)
     assert "body.n[0]: 0.0 != -0.0" in str(caught.value)
+
+
+def test_a_followed_redirect_is_followed_again_on_replay(tmp_path: Path, server: str) -> None:
+    store = tmp_path / "redirect.jsonl"
+    with intercept(store, mode="record-missing", approve_live=True):
+        live = requests.post(f"{server}/moved", data=BODY, headers=JSON, timeout=5)
+    assert live.json()["path"] == "/v1/target"
+    paths = [json.loads(line)["request"]["path"] for line in store.read_text().splitlines()]
+    assert paths == ["/moved", "/v1/target"]  # one fixture a hop, as through httpx
+    with intercept(store):
+        again = requests.post(f"{server}/moved", data=BODY, headers=JSON, timeout=5)
+        assert (again.status_code, again.json()) == (200, live.json())
+        assert [r.status_code for r in again.history] == [307]
+    with intercept(store), httpx2.Client(follow_redirects=True) as client:
+        assert client.post(f"{server}/moved", content=BODY).json() == live.json()
+    with intercept(store), httpx2.Client() as client:
+        assert client.post(f"{server}/moved", content=BODY).headers["location"] == "/v1/target"
+
+
+def test_a_redirect_recorded_through_an_intercepted_client_replays_through_each(
+    tmp_path: Path, server: str
+) -> None:
+    store = tmp_path / "hops.jsonl"
+    with intercept(store, mode="record-missing", approve_live=True):
+        with httpx2.Client(follow_redirects=True) as client:
+            live = client.post(f"{server}/moved", content=BODY)
+        assert [r.status_code for r in live.history] == [307]
+    assert len(store.read_text().splitlines()) == 2
+
+    async def replayed() -> Any:
+        async with httpx2.AsyncClient(follow_redirects=True) as client:
+            return await client.post(f"{server}/moved", content=BODY)
+
+    with intercept(store):
+        again = asyncio.run(replayed())
+        assert (again.json(), [r.status_code for r in again.history]) == (live.json(), [307])
+    with (
+        intercept(store),
+        httpx2.Client(follow_redirects=True, max_redirects=0) as client,
+        pytest.raises(httpx2.TooManyRedirects),
+    ):
+        client.post(f"{server}/moved", content=BODY)

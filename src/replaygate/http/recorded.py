@@ -6,8 +6,8 @@ A recorded response is a JSON object::
     {"status": 200, "headers": {...}, "events": [...], "stream_end": "complete"}  # SSE
 
 - ``headers`` keeps only :data:`RESPONSE_HEADERS`, the ones the SDKs read
-  (content type, request id, retry timing). Rate-limit counters, cookies, dates and
-  ``content-encoding`` are dropped;
+  (content type, request id, retry timing), and a redirect's ``location``. Rate-limit
+  counters, cookies, dates and ``content-encoding`` are dropped;
 - ``body`` is the decoded body parsed as JSON (``"text"`` or ``"base64"`` when it is
   not JSON, as in the request envelope);
 - ``events`` are the server-sent events in order (:meth:`SSEEvent.to_json`, ``data``
@@ -48,14 +48,20 @@ RESPONSE_HEADERS: frozenset[str] = frozenset(
 )
 """Response headers kept in a fixture."""
 
+REDIRECT_HEADERS: frozenset[str] = RESPONSE_HEADERS | {"location"}
+"""Response headers kept in a fixture of a redirect (3xx): ``location`` too, so a client
+that follows redirects follows the replayed one as it followed the live one."""
+
 StreamEnd = Literal["complete", "cut", "closed"]
 STREAM_ENDS: tuple[str, ...] = ("complete", "cut", "closed")
 REPLAYED_RETRY_AFTER_MS = "1"
 
 
-def kept_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """The :data:`RESPONSE_HEADERS` of a response, lower-case names."""
-    return select_headers(headers, RESPONSE_HEADERS, ", ")
+def kept_headers(headers: Iterable[tuple[str, str]], status: int = 200) -> dict[str, str]:
+    """The :data:`RESPONSE_HEADERS` of a response (:data:`REDIRECT_HEADERS` of a 3xx
+    one), lower-case names."""
+    names = REDIRECT_HEADERS if 300 <= status < 400 else RESPONSE_HEADERS
+    return select_headers(headers, names, ", ")
 
 
 def is_event_stream(headers: Iterable[tuple[str, str]]) -> bool:
@@ -68,7 +74,7 @@ def is_event_stream(headers: Iterable[tuple[str, str]]) -> bool:
 
 def plain_response(status: int, headers: Iterable[tuple[str, str]], body: bytes) -> dict[str, Any]:
     """The recorded form of a whole (decoded) response body."""
-    return {"status": status, "headers": kept_headers(headers), **body_fields(body)}
+    return {"status": status, "headers": kept_headers(headers, status), **body_fields(body)}
 
 
 def stream_response(
@@ -81,7 +87,7 @@ def stream_response(
     """The recorded form of an event stream that ended with ``end``."""
     record: dict[str, Any] = {
         "status": status,
-        "headers": kept_headers(headers),
+        "headers": kept_headers(headers, status),
         "events": [event.to_json() for event in events],
         "stream_end": end,
     }

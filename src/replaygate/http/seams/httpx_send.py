@@ -3,11 +3,13 @@
 Every request of a client passes there, whatever its transport (the library's own, a
 ``MockTransport``, a user's, LiteLLM's), after the client has merged its settings.
 A replayed response is bound as the client binds one (``request``, ``elapsed``, the
-event hooks); a live one is sent by the original ``send`` (auth, redirects, hooks, the
-client's transport), to the session's ``live_origin`` if it has one, and its body
-recorded as the client reads it. A client whose own
-transport is a fixture transport (``httpx2_client(store)``) is left to it: it
-answers once, from its own session.
+event hooks); a live one is sent by the original ``send`` (auth, hooks, the client's
+transport), to the session's ``live_origin`` if it has one, and its body recorded as
+the client reads it. Redirects are followed here, as the client follows them, one
+request a hop: each hop is recorded and replayed as its own fixture, as through a
+fixture transport or ``requests``, so a followed redirect is followed again on
+replay. A client whose own transport is a fixture transport (``httpx2_client(store)``)
+is left to it: it answers once, from its own session.
 """
 
 from __future__ import annotations
@@ -69,13 +71,28 @@ def _teed(
     return response
 
 
+def _follows(client: Any, options: dict[str, Any]) -> bool:
+    """Whether this send follows redirects: its own ``follow_redirects``, else the client's."""
+    follow = options.pop("follow_redirects", None)
+    return follow if isinstance(follow, bool) else bool(client.follow_redirects)
+
+
+def _next_hop(
+    library: Library[Any], client: Any, request: Any, response: Any, hops: int | None
+) -> Any:
+    """The request a redirect leads to; ``TooManyRedirects`` when ``hops`` followed already
+    reach the client's maximum (None: the redirect is not followed)."""
+    if hops is not None and hops >= client.max_redirects:
+        raise library.module.TooManyRedirects(
+            "Exceeded maximum allowed redirects.", request=request
+        )
+    return client._build_redirect_request(request, response)
+
+
 def _sync(library: Library[Any]) -> Callable[[Any], Any]:
     def make(original: Callable[..., Any]) -> Callable[..., Any]:
-        def send(client: Any, request: Any, *, stream: bool = False, **options: Any) -> Any:
+        def hop(client: Any, exchange: Exchange, request: Any, options: dict[str, Any]) -> Any:
             __tracebackhide__ = True
-            exchange = _session_for(client, request)
-            if exchange is None:
-                return original(client, request, stream=stream, **options)
             start = time.perf_counter()
             request.read()
             plan = exchange.plan(request)
@@ -85,11 +102,36 @@ def _sync(library: Library[Any]) -> Callable[[Any], Any]:
                 response = _replayed(library, plan, request, start)
                 for hook in client.event_hooks["response"]:
                     hook(response)
-            else:
-                _moved(exchange, request)
-                with live_call():
-                    live = original(client, request, stream=True, **options)
-                response = _teed(library, exchange, plan, live, start)
+                return response
+            _moved(exchange, request)
+            with live_call():
+                live = original(client, request, stream=True, follow_redirects=False, **options)
+            return _teed(library, exchange, plan, live, start)
+
+        def send(client: Any, request: Any, *, stream: bool = False, **options: Any) -> Any:
+            __tracebackhide__ = True
+            exchange = _session_for(client, request)
+            if exchange is None:
+                return original(client, request, stream=stream, **options)
+            follow = _follows(client, options)
+            history: list[Any] = []
+            while True:  # one request a hop, each recorded and replayed as its own fixture
+                response = hop(client, exchange, request, options)
+                response.history = list(history)
+                if not response.has_redirect_location:
+                    break
+                try:
+                    request = _next_hop(
+                        library, client, request, response, len(history) if follow else None
+                    )
+                    if not follow:
+                        response.next_request = request
+                        break
+                    response.read()
+                finally:
+                    if follow:
+                        response.close()
+                history.append(response)
             if not stream:
                 try:
                     response.read()
@@ -105,11 +147,10 @@ def _sync(library: Library[Any]) -> Callable[[Any], Any]:
 
 def _async(library: Library[Any]) -> Callable[[Any], Any]:
     def make(original: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
-        async def send(client: Any, request: Any, *, stream: bool = False, **options: Any) -> Any:
+        async def hop(
+            client: Any, exchange: Exchange, request: Any, options: dict[str, Any]
+        ) -> Any:
             __tracebackhide__ = True
-            exchange = _session_for(client, request)
-            if exchange is None:
-                return await original(client, request, stream=stream, **options)
             start = time.perf_counter()
             await request.aread()
             plan = exchange.plan(request)
@@ -119,11 +160,38 @@ def _async(library: Library[Any]) -> Callable[[Any], Any]:
                 response = _replayed(library, plan, request, start)
                 for hook in client.event_hooks["response"]:
                     await hook(response)
-            else:
-                _moved(exchange, request)
-                with live_call():
-                    live = await original(client, request, stream=True, **options)
-                response = _teed(library, exchange, plan, live, start)
+                return response
+            _moved(exchange, request)
+            with live_call():
+                live = await original(
+                    client, request, stream=True, follow_redirects=False, **options
+                )
+            return _teed(library, exchange, plan, live, start)
+
+        async def send(client: Any, request: Any, *, stream: bool = False, **options: Any) -> Any:
+            __tracebackhide__ = True
+            exchange = _session_for(client, request)
+            if exchange is None:
+                return await original(client, request, stream=stream, **options)
+            follow = _follows(client, options)
+            history: list[Any] = []
+            while True:  # one request a hop, each recorded and replayed as its own fixture
+                response = await hop(client, exchange, request, options)
+                response.history = list(history)
+                if not response.has_redirect_location:
+                    break
+                try:
+                    request = _next_hop(
+                        library, client, request, response, len(history) if follow else None
+                    )
+                    if not follow:
+                        response.next_request = request
+                        break
+                    await response.aread()
+                finally:
+                    if follow:
+                        await response.aclose()
+                history.append(response)
             if not stream:
                 try:
                     await response.aread()

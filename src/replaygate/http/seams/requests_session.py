@@ -4,8 +4,11 @@ Every request of a ``Session`` (and of ``requests.get`` and its siblings) passes
 there with its body prepared, whatever adapter is mounted. A replayed response is a
 ``requests.Response`` whose body is read from the recorded chunks (a stream cut while
 recording raises ``ChunkedEncodingError`` at the same point); a live one is sent by
-the original ``send`` (adapters, redirects, hooks), to the session's ``live_origin``
-if it has one, and its body recorded as the caller reads it.
+the original ``send`` (adapters, hooks), to the session's ``live_origin`` if it has
+one, and its body recorded as the caller reads it. A redirect is followed here, as
+``send`` follows it, one request per hop: each hop is recorded and replayed as its own
+fixture, as through ``httpx``, so a redirect recorded through one library is followed
+on replay through the other.
 """
 
 from __future__ import annotations
@@ -182,15 +185,23 @@ def _make(original: Callable[..., requests.Response]) -> Callable[..., requests.
             return original(session, request, **options)
         start = time.perf_counter()
         plan = exchange.plan(_request_of(request))
+        follow = options.pop("allow_redirects", True)
         if isinstance(plan, Replayed):
             response = _replayed(plan, request, start)
-            hooked = {k: v for k, v in options.items() if k != "allow_redirects"}  # as send does
-            response = dispatch_hook("response", request.hooks, response, **hooked)  # type: ignore[no-untyped-call]
+            response = dispatch_hook("response", request.hooks, response, **options)  # type: ignore[no-untyped-call]
         else:
             request.url = exchange.live_url(request.url or "") or request.url
-            with live_call():
-                live = original(session, request, **{**options, "stream": True})
+            with live_call():  # one hop: each redirect is a request of its own, as in httpx
+                live = original(
+                    session, request, **{**options, "stream": True, "allow_redirects": False}
+                )
             response = _teed(exchange, plan, live)
+        if follow:  # as send does; each hop comes back through this send
+            history = list(session.resolve_redirects(response, request, **options))
+            if history:
+                history.insert(0, response)
+                response = history.pop()
+                response.history = history
         if not options.get("stream", session.stream):
             response.content  # noqa: B018 - read the body, as a send that does not stream does
         return response
