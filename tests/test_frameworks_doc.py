@@ -6,6 +6,7 @@ framework environments (``make test-frameworks``); this suite only checks the pa
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import Any
@@ -59,3 +60,12 @@ def test_a_documented_nox_run_with_k_selects_tests_of_that_framework() -> None:
         module = ROOT / "tests_frameworks" / f"test_{session}.py"
         names = re.findall(r"^(?:async )?def (test_\w+)", module.read_text("utf-8"), re.M)
         assert any(word.lower() in name.lower() for name in names), (session, word, names)
+
+
+def test_every_python_block_of_the_page_parses() -> None:
+    """A user copies the page's code as it is: each ``python`` block is valid Python (the
+    framework environments check that what they import exists)."""
+    blocks = re.findall(r"^```python\n(.*?)^```", PAGE.read_text(encoding="utf-8"), re.M | re.S)
+    assert len(blocks) >= 8, len(blocks)
+    for code in blocks:
+        ast.parse(code)

@@ -37,6 +37,7 @@ from tests_frameworks.harness import (
     replay_three_times,
     run_replay_errors,
 )
+from tests_frameworks.page import assert_page_imports_resolve
 
 ROW = "OpenAI client"
 PARIS: dict[str, Any] = {"name": "Paris", "population": 2100000}
@@ -316,3 +317,8 @@ def test_a_miss_retried_by_max_retries_fails_the_test_once(tmp_path: Path) -> No
         if name != "test_a_tenacity_retrying":  # its message names tenacity's RetryError
             assert "no fixture recorded for this HTTP request" in reason, output
     assert "test_caught.py::test_the_test_expects_instructor_s_error PASSED" in output, output
+
+
+def test_the_page_recipe_imports_what_exists() -> None:
+    """docs/frameworks.md's code for this framework parses and imports only what exists."""
+    assert_page_imports_resolve("Instructor")

@@ -47,6 +47,7 @@ from tests_frameworks.harness import (
     retry_cases,
     weather,
 )
+from tests_frameworks.page import assert_page_imports_resolve
 
 PROVIDERS = {"anthropic": "Anthropic model", "openai": "OpenAI model"}
 TRANSIENT = (
@@ -332,3 +333,8 @@ def test_a_miss_caught_by_with_fallbacks_still_fails_the_test(tmp_path: Path) ->
     assert "ERROR at teardown of test_fallback_answers" in output, output
     assert "caught a replay error and went on" in output, output
     assert "no fixture recorded for this HTTP request" in output, output
+
+
+def test_the_page_recipe_imports_what_exists() -> None:
+    """docs/frameworks.md's code for this framework parses and imports only what exists."""
+    assert_page_imports_resolve("LangChain")

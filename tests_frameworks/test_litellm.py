@@ -38,6 +38,7 @@ from tests_frameworks.harness import (
     run_replay_errors,
     weather,
 )
+from tests_frameworks.page import assert_page_imports_resolve
 
 PROVIDERS = {"anthropic": "Anthropic model", "openai": "OpenAI model"}
 ROUTED = {"anthropic": "Router, Anthropic model", "openai": "Router, OpenAI model"}
@@ -514,3 +515,8 @@ def test_a_miss_caught_by_fallbacks_still_fails_the_test(tmp_path: Path) -> None
         reason = summary["FAILED", name]
         assert reason.startswith("litellm.exceptions.InternalServerError"), output
         assert "no fixture recorded for this HTTP request" in reason, output
+
+
+def test_the_page_recipe_imports_what_exists() -> None:
+    """docs/frameworks.md's code for this framework parses and imports only what exists."""
+    assert_page_imports_resolve("LiteLLM")

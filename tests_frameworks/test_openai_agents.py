@@ -59,6 +59,7 @@ from tests_frameworks.harness import (
     run_replay_errors,
     weather,
 )
+from tests_frameworks.page import assert_page_imports_resolve
 
 set_tracing_disabled(True)
 
@@ -623,3 +624,8 @@ def test_sessions_record_from_the_simulator_and_replay(tmp_path: Path) -> None:
     items read before each turn and added after it), recorded from the simulator by the
     marker alone and replayed."""
     assert_marker_alone_records_and_replays(tmp_path, SESSION_TESTS, fixtures=10)
+
+
+def test_the_page_recipe_imports_what_exists() -> None:
+    """docs/frameworks.md's code for this framework parses and imports only what exists."""
+    assert_page_imports_resolve("OpenAI Agents SDK")

@@ -36,6 +36,7 @@ from tests_frameworks.harness import (
     run_replay_errors,
     weather,
 )
+from tests_frameworks.page import assert_page_imports_resolve
 
 PROVIDERS = {"anthropic": "Anthropic model", "openai": "OpenAI model"}
 
@@ -319,3 +320,9 @@ def test_a_miss_caught_by_fallback_model_still_fails_the_test(tmp_path: Path) ->
     reason = summary["FAILED", "test_every_model_fails"]
     assert reason.startswith("pydantic_ai.exceptions.FallbackExceptionGroup"), output
     assert summary["ERROR", "test_fallback_answers"].startswith(CAUGHT), output
+
+
+@pytest.mark.parametrize("heading", ["Under pytest: the marker alone", "pydantic-ai"])
+def test_the_page_recipe_imports_what_exists(heading: str) -> None:
+    """docs/frameworks.md's code for this framework parses and imports only what exists."""
+    assert_page_imports_resolve(heading)

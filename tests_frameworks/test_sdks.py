@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -29,6 +30,7 @@ from tests_frameworks.harness import (
     matrix_cases,
     retry_cases,
 )
+from tests_frameworks.page import PAGE, assert_page_imports_resolve
 
 PROVIDERS = {"anthropic": "anthropic SDK", "openai": "openai SDK"}
 SCHEMA: dict[str, Any] = {"type": "object", "properties": {"city": {"type": "string"}}}
@@ -150,3 +152,18 @@ def test_changed_question():
 
 def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
     assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2)
+
+
+def test_the_page_recipe_imports_what_exists() -> None:
+    """docs/frameworks.md's code for this framework parses and imports only what exists."""
+    assert_page_imports_resolve("The official SDKs")
+
+
+def test_the_page_names_no_model_the_anthropic_sdk_calls_deprecated() -> None:
+    """The SDK warns on every call to a deprecated model, and a retired one answers
+    nothing live: the recipes of docs/frameworks.md name current models."""
+    from anthropic._data import DEPRECATED_MODELS
+
+    named = set(re.findall(r"claude-[\w.-]+", PAGE.read_text(encoding="utf-8")))
+    assert named, "docs/frameworks.md names no Claude model"
+    assert not named & set(DEPRECATED_MODELS), sorted(named & set(DEPRECATED_MODELS))
