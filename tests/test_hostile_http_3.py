@@ -119,10 +119,10 @@ def test_query_bytes_that_are_not_utf8_are_told_apart(tmp_path: Path, server: st
     with httpx2_client(store, mode="record-missing", approve_live=True) as client:
         client.get(f"{server}/v1/models?q=%FF&r=%C3%A9").raise_for_status()
     assert json.loads(store.read_text())["request"]["path"] == "/v1/models?q=%FF&r=%C3%A9"
+    with httpx2_client(store) as client, pytest.raises(FixtureMismatchError):
+        client.get(f"{server}/v1/models?q=%FE&r=%C3%A9")  # both were once read as U+FFFD
     with httpx2_client(store) as client:
         assert client.get(f"{server}/v1/models?r=%C3%A9&q=%FF").status_code == 200
-        with pytest.raises(FixtureMismatchError):  # both were once read as U+FFFD
-            client.get(f"{server}/v1/models?q=%FE&r=%C3%A9")
 
 
 def test_a_miss_on_the_sign_of_zero_names_the_field(tmp_path: Path, server: str) -> None:
@@ -174,3 +174,33 @@ def test_a_redirect_recorded_through_an_intercepted_client_replays_through_each(
         pytest.raises(httpx2.TooManyRedirects),
     ):
         client.post(f"{server}/moved", content=BODY)
+
+
+@pytest.mark.parametrize(
+    ("recorded", "sent"),
+    [
+        ("/v1/files/a%2Fb", "/v1/files/a/b"),  # one segment is not two
+        ("/v1/files/x%3Fy=1", "/v1/files/x?y=1"),  # a path is not a query
+        ("/v1/files/%FF", "/v1/files/%FE"),  # bytes that are not UTF-8
+        ("/v1/files/100%25", "/v1/files/100%2525"),
+    ],
+)
+def test_paths_that_decode_alike_are_told_apart(
+    tmp_path: Path, server: str, recorded: str, sent: str
+) -> None:
+    store = tmp_path / "paths.jsonl"
+    _record(store, f"{server}{recorded}", b"{}", JSON)
+    with intercept(store), pytest.raises(FixtureMismatchError):
+        requests.post(f"{server}{sent}", data=b"{}", timeout=5)
+    with httpx2_client(store) as client, pytest.raises(FixtureMismatchError):
+        client.post(f"{server}{sent}", content=b"{}")
+    with intercept(store):
+        assert requests.post(f"{server}{recorded}", data=b"{}", timeout=5).status_code == 200
+
+
+def test_a_path_with_spaces_keeps_its_decoded_form(tmp_path: Path, server: str) -> None:
+    store = tmp_path / "spaces.jsonl"
+    _record(store, f"{server}/v1/files/my%20file%C3%A9", b"{}", JSON)
+    assert json.loads(store.read_text())["request"]["path"] == "/v1/files/my fileé"
+    with intercept(store):
+        assert requests.post(f"{server}/v1/files/my fileé", data=b"{}", timeout=5).ok

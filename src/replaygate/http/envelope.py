@@ -4,8 +4,10 @@ An envelope is a JSON object::
 
     {"method": "POST", "path": "/v1/messages", "headers": {...}, "body": {...}}
 
-- ``path`` keeps the query string, its parameters sorted (``/v1/messages?beta=true``;
-  a percent-escaped byte that is not UTF-8 kept as itself),
+- ``path`` is decoded, except the escapes of ``/``, ``?``, ``#``, ``%`` and of bytes that
+  are not UTF-8 (:func:`decoded_path`); it keeps the query string, its parameters
+  sorted (``/v1/messages?beta=true``; a percent-escaped byte that is not UTF-8 kept as
+  itself),
   except an API key sent as ``?key=`` (Google), which is never part of it;
 - ``headers`` holds only the headers that change the meaning of a request:
   :data:`MEANINGFUL_HEADERS` (``anthropic-version``, ``anthropic-beta``,
@@ -36,7 +38,7 @@ import re
 import zlib
 from collections.abc import Iterable
 from typing import Any, Protocol
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, unquote_to_bytes, urlencode
 
 import orjson
 
@@ -83,6 +85,9 @@ class URLLike(Protocol):
 
     @property
     def query(self) -> bytes: ...
+
+    @property
+    def raw_path(self) -> bytes: ...
 
 
 class HeadersLike(Protocol):
@@ -132,6 +137,35 @@ def canonical_path(path: str, query: bytes | str) -> str:
     if not pairs:
         return path
     return f"{path}?{urlencode(pairs, encoding='utf-8', errors='surrogateescape')}"
+
+
+_KEPT_ESCAPE = re.compile(r"%(2[fF]|3[fF]|23|25)")
+"""Escapes a path keeps: of ``/``, ``?``, ``#`` and ``%``, whose decoded forms mean
+something else (``a%2Fb`` is one segment, ``a/b`` two; ``x%3Fy=1`` has no query)."""
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def _unquoted(segment: str) -> str:
+    """``segment`` percent-decoded; a byte that is not UTF-8 stays escaped (``%FF``)."""
+    text = unquote_to_bytes(segment).decode("utf-8", "surrogateescape")
+    return _SURROGATE.sub(lambda m: f"%{ord(m.group()) - 0xDC00:02X}", text)
+
+
+def decoded_path(raw: str) -> str:
+    """The path of an envelope from a path as sent (percent-encoded): decoded, except the
+    escapes of ``/``, ``?``, ``#`` and ``%`` (kept, in upper case) and of bytes that are
+    not UTF-8, so two paths that name different resources never share a form."""
+    parts = _KEPT_ESCAPE.split(raw)
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        out.append(_unquoted(part) if i % 2 == 0 else f"%{part.upper()}")
+    return "".join(out) or "/"
+
+
+def path_of(url: URLLike) -> str:
+    """The envelope path of ``url``, from its path as sent: :func:`decoded_path`."""
+    raw = url.raw_path.split(b"?", 1)[0]
+    return decoded_path(raw.decode("ascii", "surrogateescape"))
 
 
 def select_headers(
@@ -326,7 +360,7 @@ def request_envelope(request: RequestLike, *, match_host: bool = False) -> dict[
     raw = request.headers.raw
     return envelope(
         request.method,
-        url.path,
+        path_of(url),
         url.query,
         raw_meaningful_headers(raw),
         stable_body(decoded_body(request.content, raw), raw),

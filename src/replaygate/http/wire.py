@@ -17,13 +17,14 @@ from urllib.parse import unquote, urlsplit
 
 @dataclass(frozen=True, slots=True)
 class WireURL:
-    """The URL parts of the envelope: ``path`` decoded, ``query`` as sent, ``port`` only
-    when the URL names one (as ``httpx`` does)."""
+    """The URL parts of the envelope: ``path`` decoded, ``raw_path`` and ``query`` as
+    sent, ``port`` only when the URL names one (as ``httpx`` does)."""
 
     host: str
     port: int | None
     path: str
     query: bytes
+    raw_path: bytes = b"/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +59,16 @@ def wire_request(
 ) -> WireRequest:
     """The :class:`WireRequest` of an absolute ``url`` (percent-encoded, as sent)."""
     parts = urlsplit(url)
+    sent = parts.path or "/"
     return WireRequest(
         method.upper(),
-        WireURL(parts.hostname or "", parts.port, unquote(parts.path) or "/", parts.query.encode()),
+        WireURL(
+            parts.hostname or "",
+            parts.port,
+            unquote(sent),
+            parts.query.encode(),
+            sent.encode("utf-8", "surrogateescape"),
+        ),
         WireHeaders.of(tuple((str(k), str(v)) for k, v in headers)),
         content,
     )
