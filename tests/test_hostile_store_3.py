@@ -5,13 +5,14 @@ from __future__ import annotations
 import http.server
 import json
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from replaygate.errors import FixtureFormatError
+from replaygate.errors import FixtureFormatError, FixtureMismatchError
 from replaygate.http import httpx2_client
 
 
@@ -58,3 +59,58 @@ def test_a_store_removed_while_in_use_is_named(tmp_path: Path, server: str, name
             file.unlink()
         with pytest.raises(FixtureFormatError, match="removed from disk since the store was"):
             client.post(f"{server}/v1/x", content=b'{"j": 1}')
+
+
+class _Counter(http.server.BaseHTTPRequestHandler):
+    """Each answer a new number, some late: the order calls end differs from the order
+    they were sent."""
+
+    protocol_version = "HTTP/1.1"
+    lock = threading.Lock()
+    count = 0
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        with self.lock:
+            _Counter.count += 1
+            n = _Counter.count
+        if n % 3 == 0:
+            time.sleep(0.01)
+        out = json.dumps({"n": n}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_threads_sending_one_request_over_one_recording_client_lose_no_answer(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "same.jsonl"
+    answers: list[int] = []
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Counter) as counter:
+        counter.request_queue_size = 64
+        threading.Thread(target=counter.serve_forever, args=(0.01,), daemon=True).start()
+        url = f"http://127.0.0.1:{counter.server_address[1]}/v1/x"
+        with httpx2_client(store, mode="record-missing", approve_live=True) as client:
+
+            def send() -> None:
+                for _ in range(6):
+                    answers.append(client.post(url, content=b'{"same": 1}').json()["n"])
+
+            threads = [threading.Thread(target=send) for _ in range(5)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        counter.shutdown()
+    assert sorted(answers) == list(range(1, 31))  # each send had its own live answer
+    with httpx2_client(store) as client:
+        replayed = [client.post(url, content=b'{"same": 1}').json()["n"] for _ in range(30)]
+        assert sorted(replayed) == list(range(1, 31))  # every answer was written
+        with pytest.raises(FixtureMismatchError, match="recorded 30 times and sent 31 times"):
+            client.post(url, content=b'{"same": 1}')

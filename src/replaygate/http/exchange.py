@@ -39,6 +39,7 @@ from replaygate.fixtures.fingerprint import fixture_key, match_form, parsed_matc
 from replaygate.fixtures.fixture import Fixture, InterfaceVersionError
 from replaygate.fixtures.session import FixtureSession, Repeat, StoreArg
 from replaygate.fixtures.spending import SpendingCap
+from replaygate.fixtures.store.index import Location
 from replaygate.http.envelope import (
     RequestLike,
     interface_of,
@@ -169,6 +170,8 @@ class Exchange:
         self.lookups = 0
         self.replays = 0
         self._lock = threading.Lock()
+        self._deciding = threading.Lock()
+        self._writing = threading.Lock()
         self._sent: dict[bytes, int] = {}
         self._written: dict[bytes, int] = {}
         self._live: set[bytes] = set()
@@ -222,6 +225,36 @@ class Exchange:
         envelope = self.session.stored_request(sent)
         form = _match_form(envelope, parsed=envelope is sent)
         identity = _identity(form)
+        if self.recording:
+            # A send's count, its lookup and its going live are one step: a send counted
+            # before another went live but looking up after that one's answer was written
+            # would be answered with it (one live answer served twice, one never recorded).
+            with self._deciding:
+                decided = self._decide(envelope, form, identity)
+        else:
+            decided = self._decide(envelope, form, identity)
+        if isinstance(decided, LiveSlot):
+            return decided
+        hit, repeat = decided
+        if hit is None:
+            raise self._miss(envelope, fixture_key(envelope))
+        location, fixture = hit
+        response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat))
+        try:
+            answer = replayed(response, key=fixture.key, rerecord=self.session.rerecord_all)
+        except WireFormatError as err:
+            where = (str(location.file), location.line)
+            raise FixtureFormatError(*where, f"not an HTTP fixture: {err}") from None
+        self.replays += 1
+        if self.mode != "replay":
+            self._teach(request, sent, response)
+        return answer
+
+    def _decide(
+        self, envelope: dict[str, Any], form: bytes, identity: bytes
+    ) -> LiveSlot | tuple[tuple[Location, Fixture] | None, int]:
+        """The live slot of this send, or the stored fixture found for it (None) and its
+        repeat index."""
         with self._lock:
             repeat = self._sent.get(identity, 0)
             self._sent[identity] = repeat + 1
@@ -238,19 +271,7 @@ class Exchange:
             with self._lock:
                 self._live.add(identity)
             return LiveSlot(envelope, identity, samples)
-        if hit is None:
-            raise self._miss(envelope, fixture_key(envelope))
-        location, fixture = hit
-        response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat))
-        try:
-            answer = replayed(response, key=fixture.key, rerecord=self.session.rerecord_all)
-        except WireFormatError as err:
-            where = (str(location.file), location.line)
-            raise FixtureFormatError(*where, f"not an HTTP fixture: {err}") from None
-        self.replays += 1
-        if self.mode != "replay":
-            self._teach(request, sent, response)
-        return answer
+        return hit, repeat
 
     def _teach(self, request: RequestLike, sent: dict[str, Any], response: Any) -> None:
         """Tell the server a live send of ``request`` would reach, when it learns
@@ -327,14 +348,18 @@ class Exchange:
         if unserved_route(path, response):
             method = str(slot.envelope.get("method", ""))
             raise passthrough(UnservedRouteError(method, path, response["status"]))
-        with self._lock:
-            repeat = self._written.get(slot.identity, slot.recorded)
-            self._written[slot.identity] = repeat + 1
         interface = self.interface_for(slot.envelope)
         session = self.session
         meta = session.meta(interface, interface_version_of(slot.envelope), "live")
-        try:
-            at = Repeat(repeat)
-            return session.record(slot.envelope, response, at, interface=interface, meta=meta)
-        except Exception as err:
-            raise passthrough(err) from None
+        # Answers are numbered in the order they are written: numbered when their calls
+        # ended, two written the other way round would both take the lower free place,
+        # and the second, finding it taken, would be lost.
+        with self._writing:
+            with self._lock:
+                repeat = self._written.get(slot.identity, slot.recorded)
+                self._written[slot.identity] = repeat + 1
+            try:
+                at = Repeat(repeat)
+                return session.record(slot.envelope, response, at, interface=interface, meta=meta)
+            except Exception as err:
+                raise passthrough(err) from None
