@@ -714,3 +714,24 @@ def test_live_drift_re_sends_http_and_wire_fixtures(sim: Simulator, tmp_path: Pa
     assert found.interface == "openai.responses"
     assert "usage.foo" in found.only_new
     assert "events[response.completed].response.usage.foo" in found.only_new
+
+
+def test_a_miss_of_a_later_turn_names_that_turn_as_nearest(sim: Simulator, tmp_path: Path) -> None:
+    # a string input held no conversation to compare, and every field but it was one hash:
+    # the store's first fixture was named nearest, with a field that is not what changed
+    store = tmp_path / "turns.jsonl"
+
+    def turns(replaying: openai.OpenAI, second: str) -> None:
+        first = replaying.responses.create(model=MODEL, input="What is RAG?")
+        replaying.responses.create(model=MODEL, input=second, previous_response_id=first.id)
+
+    with client(store, "record-missing", sim.openai_base_url) as recording:
+        turns(recording, "And in one word?")
+    with (
+        block_network(),
+        client(store, "replay", None) as replaying,
+        pytest.raises(FixtureMismatchError) as caught,
+    ):
+        turns(replaying, "And in two words?")
+    assert f"at {store}:2 " in str(caught.value)
+    assert caught.value.differences == ("body.input: 'And in one word?' != 'And in two words?'",)
