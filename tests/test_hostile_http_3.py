@@ -8,10 +8,11 @@ import gzip
 import http.server
 import json
 import threading
+import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx2
 import pytest
@@ -204,3 +205,47 @@ def test_a_path_with_spaces_keeps_its_decoded_form(tmp_path: Path, server: str) 
     assert json.loads(store.read_text())["request"]["path"] == "/v1/files/my fileé"
     with intercept(store):
         assert requests.post(f"{server}/v1/files/my fileé", data=b"{}", timeout=5).ok
+
+
+class _Stream(http.server.BaseHTTPRequestHandler):
+    """An event stream in the chunks its path names (a lone CR ends a line too)."""
+
+    protocol_version = "HTTP/1.1"
+    CHUNKS: ClassVar[dict[str, list[bytes]]] = {
+        "/cr": [b'event: a\rdata: {"x":1}\r\revent: b\rdata: {"y":2}\r\r'],
+        "/split": [b'event: a\r\ndata: {"x":1}\r', b'\n\r\nevent: b\r\ndata: {"y":2}\r\n\r\n'],
+    }
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        chunks = self.CHUNKS[self.path]
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-length", str(sum(map(len, chunks))))
+        self.end_headers()
+        for chunk in chunks:
+            self.wfile.write(chunk)
+            self.wfile.flush()
+            time.sleep(0.02)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("path", ["/cr", "/split"])
+def test_an_event_stream_with_cr_line_ends_replays_its_events(tmp_path: Path, path: str) -> None:
+    store = tmp_path / "sse.jsonl"
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stream) as streams:
+        threading.Thread(target=streams.serve_forever, args=(0.01,), daemon=True).start()
+        url = f"http://127.0.0.1:{streams.server_address[1]}{path}"
+        with (
+            httpx2_client(store, mode="record-missing", approve_live=True) as client,
+            client.stream("POST", url, content=b"{}") as live,
+        ):
+            assert len(list(live.iter_lines())) == 6
+        streams.shutdown()
+    events = json.loads(store.read_text())["response"]["events"]
+    assert events == [{"event": "a", "data": '{"x":1}'}, {"event": "b", "data": '{"y":2}'}]
+    with httpx2_client(store) as client, client.stream("POST", url, content=b"{}") as again:
+        lines = list(again.iter_lines())
+    assert lines == ["event: a", 'data: {"x":1}', "", "event: b", 'data: {"y":2}', ""]

@@ -59,16 +59,22 @@ def encode_events(events: Iterable[SSEEvent]) -> bytes:
 
 
 class SSEParser:
-    """Feeds on bytes as they arrive and yields each complete event."""
+    """Feeds on bytes as they arrive and yields each complete event. A line ends in LF,
+    CRLF or a lone CR (as the event stream format allows), a CRLF split across two
+    chunks included."""
 
     def __init__(self) -> None:
         self._buffer = b""
         self._count = 0
+        self._after_cr = False
 
     def feed(self, chunk: bytes) -> Iterator[SSEEvent]:
         """Events completed by ``chunk``; an event that is not UTF-8 text raises a
         :class:`~replaygate.errors.WireFormatError` naming it (:meth:`_decoded`)."""
-        self._buffer += chunk.replace(b"\r\n", b"\n")
+        if self._after_cr and chunk[:1] == b"\n":
+            chunk = chunk[1:]  # the LF of a CRLF whose CR ended the last chunk
+        self._after_cr = chunk[-1:] == b"\r"
+        self._buffer += chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         while b"\n\n" in self._buffer:
             raw, self._buffer = self._buffer.split(b"\n\n", 1)
             event = _parse_block(self._decoded(raw))
