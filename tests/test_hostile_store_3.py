@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from replaygate.errors import FixtureFormatError, FixtureMismatchError
+from replaygate.fixtures.store.compact import compact
 from replaygate.http import httpx2_client
 
 
@@ -114,3 +115,18 @@ def test_threads_sending_one_request_over_one_recording_client_lose_no_answer(
         assert sorted(replayed) == list(range(1, 31))  # every answer was written
         with pytest.raises(FixtureMismatchError, match="recorded 30 times and sent 31 times"):
             client.post(url, content=b'{"same": 1}')
+
+
+def test_a_replay_opened_before_compact_rewrote_its_file_still_answers(
+    tmp_path: Path, server: str
+) -> None:
+    store = tmp_path / "compacted.jsonl"
+    bodies = [b'{"j": 0}', b'{"j": 0}', b'{"j": 1}', b'{"j": 2}']
+    with httpx2_client(store, mode="record-missing", approve_live=True) as client:
+        recorded = [client.post(f"{server}/v1/x", content=body).json() for body in bodies]
+    assert len(store.read_text().splitlines()) == 4  # the second answer is a sample line
+    with httpx2_client(store) as client:  # indexed now, before the rewrite
+        assert [(c.fixtures, c.sample_lines) for c in compact(store)] == [(1, 1)]
+        assert len(store.read_text().splitlines()) == 3
+        replayed = [client.post(f"{server}/v1/x", content=body).json() for body in bodies[::-1]]
+    assert replayed == recorded[::-1]
