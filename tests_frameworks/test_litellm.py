@@ -21,6 +21,7 @@ import pytest
 from litellm.exceptions import MidStreamFallbackError
 from pydantic import BaseModel
 
+import replaygate.http
 from replaygate.errors import FixtureMismatchError
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from tests_frameworks.harness import (
@@ -520,3 +521,41 @@ def test_a_miss_caught_by_fallbacks_still_fails_the_test(tmp_path: Path) -> None
 def test_the_page_recipe_imports_what_exists() -> None:
     """docs/frameworks.md's code for this framework parses and imports only what exists."""
     assert_page_imports_resolve("LiteLLM")
+
+
+def responses_miss(provider: str, stream: bool, asynchronous: bool) -> None:
+    """One call of LiteLLM's Responses API that is not recorded."""
+    model = f"anthropic/{CLAUDE}" if provider == "anthropic" else f"openai/{GPT}"
+    given: dict[str, Any] = {"model": model, "input": CHANGED, "stream": stream}
+
+    async def later() -> None:
+        answer = await litellm.aresponses(**given)
+        if stream:
+            [event async for event in answer]
+
+    if asynchronous:
+        asyncio.run(later())
+    else:
+        answer = litellm.responses(**given)
+        if stream:
+            list(answer)
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["responses", "aresponses"])
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+def test_a_responses_api_miss_is_raised_once_as_the_page_says(
+    store: Path, provider: str, stream: bool, asynchronous: bool
+) -> None:
+    """docs/frameworks.md: LiteLLM's ``InternalServerError`` carrying the miss's message,
+    streamed or not, but an Anthropic model's stream lets ``FixtureMismatchError`` itself
+    through."""
+    expected = (
+        FixtureMismatchError if provider == "anthropic" and stream else litellm.InternalServerError
+    )
+    with (
+        pytest.raises(expected, match="no fixture recorded"),
+        replaygate.http.intercept(store) as exchange,
+    ):
+        responses_miss(provider, stream, asynchronous)
+    assert exchange.sent == 1
