@@ -18,8 +18,9 @@ import httpx2
 import pytest
 import requests
 
-from replaygate.errors import FixtureMismatchError, SecretInFixtureError
+from replaygate.errors import FixtureFormatError, FixtureMismatchError, SecretInFixtureError
 from replaygate.http import httpx2_client, intercept
+from run_cli import replaygate
 
 
 class _Echo(http.server.BaseHTTPRequestHandler):
@@ -249,3 +250,23 @@ def test_an_event_stream_with_cr_line_ends_replays_its_events(tmp_path: Path, pa
     with httpx2_client(store) as client, client.stream("POST", url, content=b"{}") as again:
         lines = list(again.iter_lines())
     assert lines == ["event: a", 'data: {"x":1}', "", "event: b", 'data: {"y":2}', ""]
+
+
+def test_event_data_edited_to_hold_a_carriage_return_is_refused(tmp_path: Path) -> None:
+    store = tmp_path / "cr.jsonl"
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stream) as streams:
+        threading.Thread(target=streams.serve_forever, args=(0.01,), daemon=True).start()
+        url = f"http://127.0.0.1:{streams.server_address[1]}/cr"
+        with httpx2_client(store, mode="record-missing", approve_live=True) as client:
+            client.post(url, content=b"{}").raise_for_status()
+        streams.shutdown()
+    # a client reads a CR as a line end: "x" and a line "y", not the data stored
+    store.write_text(store.read_text().replace('{\\"x\\":1}', "x\\ry"))
+    done = replaygate("verify", str(store))
+    assert done.returncode == 1
+    assert f"{store}:1: response is not an HTTP response: response.events[0].data" in done.stdout
+    with (
+        httpx2_client(store) as client,
+        pytest.raises(FixtureFormatError, match=r"events\[0\]\.data: holds a carriage return"),
+    ):
+        client.post(url, content=b"{}")

@@ -211,7 +211,7 @@ def _common_stream_text(events: list[Any]) -> str | None:
     except (TypeError, KeyError, AttributeError):
         return None
     named = len(names) - names.count(None)
-    if "\n" in data or sum(map(len, events)) != len(events) + named:
+    if "\n" in data or "\r" in data or sum(map(len, events)) != len(events) + named:
         return None  # a data of several lines, or another field (a name of null included)
     if not named:
         return "".join(map(_UNNAMED_EVENT, datas))
@@ -237,6 +237,11 @@ def _checked_stream_text(events: list[Any]) -> str:
         if type(data) is not str:
             raise WireFormatError(
                 f"response.events[{i}].data", f"expected a string, got {kind_of(data)}"
+            )
+        if "\r" in data:  # a line end on the wire: the client would read other data
+            raise WireFormatError(
+                f"response.events[{i}].data",
+                f"holds a carriage return, which ends a line in an event stream: {shown(data)}",
             )
         if name is not None and (type(name) is not str or "\n" in name or "\r" in name):
             raise WireFormatError(
