@@ -559,3 +559,64 @@ def test_a_responses_api_miss_is_raised_once_as_the_page_says(
     ):
         responses_miss(provider, stream, asynchronous)
     assert exchange.sent == 1
+
+
+def completion_miss(model: str, stream: bool, asynchronous: bool) -> None:
+    """One completion that is not recorded, ``num_retries`` on."""
+    given: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": "user", "content": CHANGED}],
+        "stream": stream,
+        "num_retries": 3,
+    }
+
+    async def later() -> None:
+        answer = await litellm.acompletion(**given)
+        if stream:
+            [chunk async for chunk in answer]
+
+    if asynchronous:
+        asyncio.run(later())
+    else:
+        answer = litellm.completion(**given)
+        if stream:
+            list(answer)
+
+
+WRAPPED = litellm.InternalServerError
+COMPLETION_MISSES = [
+    (f"openai/{GPT}", False, False, FixtureMismatchError),
+    (f"openai/{GPT}", False, True, WRAPPED),
+    (f"openai/{GPT}", True, False, FixtureMismatchError),
+    (f"openai/{GPT}", True, True, FixtureMismatchError),
+    (f"anthropic/{CLAUDE}", False, False, WRAPPED),
+    (f"anthropic/{CLAUDE}", False, True, WRAPPED),
+    (f"anthropic/{CLAUDE}", True, False, FixtureMismatchError),
+    (f"anthropic/{CLAUDE}", True, True, FixtureMismatchError),
+    ("gemini/gemini-2.5-flash", False, False, FixtureMismatchError),
+    ("gemini/gemini-2.5-flash", False, True, FixtureMismatchError),
+    ("gemini/gemini-2.5-flash", True, False, MidStreamFallbackError),
+    ("gemini/gemini-2.5-flash", True, True, MidStreamFallbackError),
+]
+
+
+@pytest.mark.parametrize(("model", "stream", "asynchronous", "expected"), COMPLETION_MISSES)
+def test_a_completion_miss_is_raised_once_as_the_page_says(
+    store: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    model: str,
+    stream: bool,
+    asynchronous: bool,
+    expected: type[Exception],
+) -> None:
+    """docs/frameworks.md: the miss itself through LiteLLM's OpenAI client (and its
+    Gemini client), LiteLLM's ``InternalServerError`` with the miss's message from its
+    Anthropic client and its async OpenAI client when not streaming, and
+    ``MidStreamFallbackError`` from a Gemini stream; sent once, ``num_retries`` on."""
+    monkeypatch.setenv("GEMINI_API_KEY", "test")
+    with (
+        pytest.raises(expected, match="no fixture recorded"),
+        replaygate.http.intercept(store) as exchange,
+    ):
+        completion_miss(model, stream, asynchronous)
+    assert exchange.sent == 1
