@@ -270,3 +270,18 @@ def test_event_data_edited_to_hold_a_carriage_return_is_refused(tmp_path: Path) 
         pytest.raises(FixtureFormatError, match=r"events\[0\]\.data: holds a carriage return"),
     ):
         client.post(url, content=b"{}")
+
+
+def test_a_response_edited_to_hold_two_bodies_is_refused(tmp_path: Path, server: str) -> None:
+    store = tmp_path / "two.jsonl"
+    _record(store, f"{server}/v1/x", BODY, JSON)
+    line = json.loads(store.read_text())
+    line["response"]["text"] = "an edit a reviewer reads, never replayed"
+    store.write_text(json.dumps(line) + "\n")
+    done = replaygate("verify", str(store))
+    assert (done.returncode, "response: holds body and text" in done.stdout) == (1, True)
+    with (
+        httpx2_client(store) as client,
+        pytest.raises(FixtureFormatError, match="holds body and text: a response has one body"),
+    ):
+        client.post(f"{server}/v1/x", content=BODY)

@@ -266,6 +266,9 @@ def _terminated(event: Mapping[str, Any], last: bool, i: int) -> bool:
     return False
 
 
+_BODY_FIELDS = ("body", "text", "base64", "events")
+
+
 def replayed(record: Any, *, key: str = "", rerecord: str | None = None) -> Replayed:
     """The replay form of a recorded response; :class:`WireFormatError` names a bad field.
     ``rerecord`` is the command a stream that cannot be replayed further names."""
@@ -279,6 +282,11 @@ def replayed(record: Any, *, key: str = "", rerecord: str | None = None) -> Repl
     if not _is_mapping(headers):
         raise WireFormatError("response.headers", "expected an object")
     out = replay_headers(headers, status)
+    held = [field for field in _BODY_FIELDS if field in record]
+    if len(held) > 1:  # one would be replayed and the others never seen
+        raise WireFormatError(
+            "response", f"holds {' and '.join(held)}: a response has one body, keep one"
+        )
     if "events" not in record:
         body = _body_bytes(record)
         out.append(("content-length", str(len(body))))
