@@ -215,12 +215,14 @@ class _Stream(http.server.BaseHTTPRequestHandler):
     CHUNKS: ClassVar[dict[str, list[bytes]]] = {
         "/cr": [b'event: a\rdata: {"x":1}\r\revent: b\rdata: {"y":2}\r\r'],
         "/split": [b'event: a\r\ndata: {"x":1}\r', b'\n\r\nevent: b\r\ndata: {"y":2}\r\n\r\n'],
+        "/page": [b"<html><h1>502 Bad Gateway</h1></html>\n"],
+        "/keepalive": [b": ping\n\n", b": ping\n\n"],
     }
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length") or 0))
         chunks = self.CHUNKS[self.path]
-        self.send_response(200)
+        self.send_response(502 if self.path == "/page" else 200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("content-length", str(sum(map(len, chunks))))
         self.end_headers()
@@ -285,3 +287,18 @@ def test_a_response_edited_to_hold_two_bodies_is_refused(tmp_path: Path, server:
         pytest.raises(FixtureFormatError, match="holds body and text: a response has one body"),
     ):
         client.post(f"{server}/v1/x", content=BODY)
+
+
+def test_an_event_stream_that_holds_no_event_keeps_its_body(tmp_path: Path) -> None:
+    store = tmp_path / "page.jsonl"
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stream) as streams:
+        threading.Thread(target=streams.serve_forever, args=(0.01,), daemon=True).start()
+        base = f"http://127.0.0.1:{streams.server_address[1]}"
+        with intercept(store, mode="record-missing", approve_live=True):
+            live = requests.post(f"{base}/page", data=b"{}", timeout=5)
+            assert httpx2.post(f"{base}/keepalive", content=b"{}").text == ": ping\n\n" * 2
+        streams.shutdown()
+    assert live.status_code == 502 and b"Bad Gateway" in live.content
+    with intercept(store):  # a proxy's error page, labelled an event stream
+        assert httpx2.post(f"{base}/page", content=b"{}").content == live.content
+        assert requests.post(f"{base}/keepalive", data=b"{}", timeout=5).content == b""

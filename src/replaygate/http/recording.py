@@ -36,10 +36,15 @@ class Recording:
     _body: list[bytes] = field(default_factory=list, init=False)
 
     def feed(self, chunk: bytes) -> None:
-        """Take the next decoded body bytes."""
+        """Take the next decoded body bytes (of a stream, kept too until an event is read:
+        :meth:`finish` records a body that held none as it came)."""
         if self.stream:
+            if not self._events:
+                self._body.append(chunk)
             with self._refused_unless_text():
                 self._events.extend(self._parser.feed(chunk))
+            if self._events and self._body:
+                self._body.clear()
         else:
             self._body.append(chunk)
 
@@ -76,7 +81,19 @@ class Recording:
                 self._events.append(tail)
             if end == "closed" and self.terminal:
                 end = "complete"
-            record = stream_response(self.status, self.headers, self._events, end, error)
+            body = b"".join(self._body)
+            if end == "complete" and not self._events and _not_events(body):
+                # Labelled an event stream, it held none (a proxy's error page, a JSON
+                # error): kept as it came, not as no events, so a reader gets it again.
+                record = plain_response(self.status, self.headers, body)
+            else:
+                record = stream_response(self.status, self.headers, self._events, end, error)
         else:
             record = plain_response(self.status, self.headers, b"".join(self._body))
         self.exchange.record(self.slot, record)
+
+
+def _not_events(body: bytes) -> bool:
+    """Whether ``body``, in which no event was read, holds more than blank lines and comments."""
+    lines = body.replace(b"\r", b"\n").split(b"\n")
+    return any(line.strip() and not line.startswith(b":") for line in lines)
