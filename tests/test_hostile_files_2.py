@@ -9,6 +9,7 @@ AttributeError traceback (``gate --results``, ``eval --cases``, ``--config``), a
 from __future__ import annotations
 
 import os
+import select
 import shutil
 from pathlib import Path
 
@@ -22,6 +23,20 @@ pytestmark = pytest.mark.skipif(
     not os.access(KMSG, os.R_OK), reason="needs a readable /proc/kmsg (root, on Linux)"
 )
 WAITS = "is a file that waits for something to write it (a kernel or device file)"
+
+
+@pytest.fixture(autouse=True)
+def _nothing_waiting_to_be_read() -> None:
+    """Kernel messages waiting in /proc/kmsg make it a file with something to read: it
+    does not wait then, and reading it would take them from the system's log."""
+    fd = os.open(KMSG, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        if poller.poll(0):
+            pytest.skip("kernel messages are waiting in /proc/kmsg: it does not wait now")
+    finally:
+        os.close(fd)
 
 
 @pytest.mark.parametrize(
