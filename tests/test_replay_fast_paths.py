@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from replaygate.errors import WireFormatError
 from replaygate.fixtures.fingerprint import SEAL_LENGTH
 from replaygate.fixtures.fixture import is_seal
-from replaygate.http.envelope import MEANINGFUL_HEADERS, raw_meaningful_headers
+from replaygate.http.envelope import MEANINGFUL_HEADERS, read_headers
 from replaygate.http.recorded import replay_headers, replayed, retryable
 from replaygate.http.sse import event_text
 
@@ -49,7 +49,7 @@ def test_raw_headers_keep_exactly_the_names_that_lower_to_a_kept_one(
         if lower in MEANINGFUL_HEADERS:
             expected[lower] = f"{expected[lower]},{value}" if lower in expected else value
     raw = [(name.encode(), value.encode()) for name, value in headers]
-    assert raw_meaningful_headers(raw) == expected
+    assert read_headers(raw) == (expected, [])
 
 
 _SEAL_RULE = re.compile(f"[0-9a-f]{{{SEAL_LENGTH}}}")

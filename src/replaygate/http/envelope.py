@@ -155,6 +155,8 @@ def decoded_path(raw: str) -> str:
     """The path of an envelope from a path as sent (percent-encoded): decoded, except the
     escapes of ``/``, ``?``, ``#`` and ``%`` (kept, in upper case) and of bytes that are
     not UTF-8, so two paths that name different resources never share a form."""
+    if "%" not in raw:  # nothing escaped: the path as sent (most are)
+        return raw or "/"
     parts = _KEPT_ESCAPE.split(raw)
     out: list[str] = []
     for i, part in enumerate(parts):
@@ -199,17 +201,26 @@ def _text(raw: bytes) -> str:
         return raw.decode("latin-1")
 
 
-def raw_meaningful_headers(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
-    """:func:`meaningful_headers` of raw header bytes, decoding only the kept ones."""
+_CODING = b"content-encoding"
+_LOOKED_AT_LENGTHS = _MEANINGFUL_LENGTHS | {len(_CODING)}
+_LOOKED_AT_FIRST = _MEANINGFUL_FIRST | {ord("c"), ord("C")}
+
+
+def read_headers(headers: Iterable[tuple[bytes, bytes]]) -> tuple[dict[str, str], list[str]]:
+    """:func:`meaningful_headers` of raw header bytes (decoding only the kept ones), and the
+    body's content codings as sent (``identity`` left out), in one pass over them."""
     kept: dict[str, str] = {}
+    codings: list[str] = []
     for raw_name, raw_value in headers:
-        if len(raw_name) not in _MEANINGFUL_LENGTHS or raw_name[0] not in _MEANINGFUL_FIRST:
+        if len(raw_name) not in _LOOKED_AT_LENGTHS or raw_name[0] not in _LOOKED_AT_FIRST:
             continue  # most headers are told apart by their length and first letter
         lower = raw_name.lower()
         if lower in _MEANINGFUL_RAW:
             name, value = _text(lower), _text(raw_value)
             kept[name] = f"{kept[name]},{value}" if name in kept else value
-    return kept
+        elif lower == _CODING:
+            codings.extend(c.strip().lower() for c in _text(raw_value).split(",") if c.strip())
+    return kept, [c for c in codings if c != "identity"]
 
 
 def body_field(body: bytes) -> tuple[str, Any]:
@@ -302,14 +313,6 @@ MAX_DECODED_BODY = 256 * 1024 * 1024
 """The most bytes a compressed request body is decoded to; a larger one is kept as sent."""
 
 
-def _content_codings(headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
-    codings: list[str] = []
-    for name, value in headers:
-        if len(name) == 16 and name.lower() == b"content-encoding":
-            codings.extend(c.strip().lower() for c in _text(value).split(",") if c.strip())
-    return [c for c in codings if c != "identity"]
-
-
 def _decode_one(coding: str, data: bytes) -> bytes | None:
     if coding in ("gzip", "x-gzip", "deflate"):
         # gzip: a gzip header; deflate: the zlib format, or raw deflate as some clients send.
@@ -335,14 +338,13 @@ def _decode_one(coding: str, data: bytes) -> bytes | None:
     return None
 
 
-def decoded_body(content: bytes, headers: Iterable[tuple[bytes, bytes]]) -> bytes:
-    """``content`` with its ``content-encoding`` (gzip, deflate, br) undone, so a compressed
-    body is matched, scanned for secrets and stored as what it says (a gzip body carries
-    the time it was compressed); ``content`` as sent when a coding is unknown or its
-    bytes do not decode."""
-    if not content:
+def decoded_body(content: bytes, codings: list[str]) -> bytes:
+    """``content`` with its content ``codings`` (gzip, deflate, br: :func:`read_headers`)
+    undone, so a compressed body is matched, scanned for secrets and stored as what it
+    says (a gzip body carries the time it was compressed); ``content`` as sent when a
+    coding is unknown or its bytes do not decode."""
+    if not content or not codings:
         return content
-    codings = _content_codings(headers)
     data = content
     for coding in reversed(codings):
         decoded = _decode_one(coding, data)
@@ -358,12 +360,13 @@ def request_envelope(request: RequestLike, *, match_host: bool = False) -> dict[
     boundary: :func:`stable_body`)."""
     url = request.url
     raw = request.headers.raw
+    kept, codings = read_headers(raw)
     return envelope(
         request.method,
         path_of(url),
         url.query,
-        raw_meaningful_headers(raw),
-        stable_body(decoded_body(request.content, raw), raw),
+        kept,
+        stable_body(decoded_body(request.content, codings), raw),
         host=host_of(url) if match_host else None,
     )
 

@@ -225,7 +225,7 @@ class Exchange:
         envelope = self.session.stored_request(sent)
         form = _match_form(envelope, parsed=envelope is sent)
         identity = _identity(form)
-        if self.recording:
+        if self.session.recording:
             # A send's count, its lookup and its going live are one step: a send counted
             # before another went live but looking up after that one's answer was written
             # would be answered with it (one live answer served twice, one never recorded).

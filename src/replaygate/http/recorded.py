@@ -269,6 +269,11 @@ def _terminated(event: Mapping[str, Any], last: bool, i: int) -> bool:
 _BODY_FIELDS = ("body", "text", "base64", "events")
 
 
+def _bodies(record: Mapping[str, Any]) -> list[str]:
+    """The body fields ``record`` holds (a response has one)."""
+    return [field for field in _BODY_FIELDS if field in record]
+
+
 def replayed(record: Any, *, key: str = "", rerecord: str | None = None) -> Replayed:
     """The replay form of a recorded response; :class:`WireFormatError` names a bad field.
     ``rerecord`` is the command a stream that cannot be replayed further names."""
@@ -282,7 +287,8 @@ def replayed(record: Any, *, key: str = "", rerecord: str | None = None) -> Repl
     if not _is_mapping(headers):
         raise WireFormatError("response.headers", "expected an object")
     out = replay_headers(headers, status)
-    held = [field for field in _BODY_FIELDS if field in record]
+    # status, headers and one body (and a stream's end): no room for a second body
+    held = [] if len(record) <= 3 + ("stream_end" in record) else _bodies(record)
     if len(held) > 1:  # one would be replayed and the others never seen
         raise WireFormatError(
             "response", f"holds {' and '.join(held)}: a response has one body, keep one"
