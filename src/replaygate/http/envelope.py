@@ -320,7 +320,9 @@ def _decode_one(coding: str, data: bytes) -> bytes | None:
             try:
                 inflater = zlib.decompressobj(wbits)
                 out = inflater.decompress(data, MAX_DECODED_BODY + 1)
-                if inflater.eof and not inflater.unconsumed_tail:
+                # bytes after the end (a second gzip member, junk) are not decoded: the
+                # body is kept as sent, never matched on its first part alone
+                if inflater.eof and not inflater.unconsumed_tail and not inflater.unused_data:
                     return out if len(out) <= MAX_DECODED_BODY else None
             except zlib.error:
                 continue

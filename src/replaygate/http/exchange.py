@@ -270,6 +270,9 @@ class Exchange:
             self.session.reserve(envelope)
             with self._lock:
                 self._live.add(identity)
+                # later live sends of it number their answers after the recorded ones,
+                # whichever is written first
+                self._written.setdefault(identity, samples)
             return LiveSlot(envelope, identity, samples)
         return hit, repeat
 

@@ -71,6 +71,8 @@ class SSEParser:
     def feed(self, chunk: bytes) -> Iterator[SSEEvent]:
         """Events completed by ``chunk``; an event that is not UTF-8 text raises a
         :class:`~replaygate.errors.WireFormatError` naming it (:meth:`_decoded`)."""
+        if not chunk:  # nothing arrived: a CR that ended the last chunk may still pair
+            return
         if self._after_cr and chunk[:1] == b"\n":
             chunk = chunk[1:]  # the LF of a CRLF whose CR ended the last chunk
         self._after_cr = chunk[-1:] == b"\r"
