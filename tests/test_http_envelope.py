@@ -190,3 +190,13 @@ def test_every_path_the_simulator_serves_is_a_model_api_path() -> None:
         assert any(e.serves(path) for e in endpoints()), path
         assert is_model_api(path), path
     assert not is_model_api("/v1/files") and not is_model_api("/search")
+
+
+def test_a_path_byte_that_is_not_utf8_has_one_form_escaped_or_not() -> None:
+    # a path read with its bytes as they came (not percent-encoded) ended in a
+    # UnicodeEncodeError when it held an escape too, and in a surrogate otherwise
+    from replaygate.http.envelope import decoded_path
+
+    assert decoded_path("/a/\udcff") == decoded_path("/a/%FF") == "/a/%FF"
+    assert decoded_path("/a%2F\udcff") == "/a%2F%FF"
+    assert decoded_path("/a/café") == decoded_path("/a/caf%C3%A9") == "/a/café"

@@ -147,7 +147,8 @@ _SURROGATE = re.compile("[\udc80-\udcff]")
 
 def _unquoted(segment: str) -> str:
     """``segment`` percent-decoded; a byte that is not UTF-8 stays escaped (``%FF``)."""
-    text = unquote_to_bytes(segment).decode("utf-8", "surrogateescape")
+    raw = unquote_to_bytes(segment.encode("utf-8", "surrogateescape"))
+    text = raw.decode("utf-8", "surrogateescape")
     return _SURROGATE.sub(lambda m: f"%{ord(m.group()) - 0xDC00:02X}", text)
 
 
@@ -155,7 +156,7 @@ def decoded_path(raw: str) -> str:
     """The path of an envelope from a path as sent (percent-encoded): decoded, except the
     escapes of ``/``, ``?``, ``#`` and ``%`` (kept, in upper case) and of bytes that are
     not UTF-8, so two paths that name different resources never share a form."""
-    if "%" not in raw:  # nothing escaped: the path as sent (most are)
+    if "%" not in raw and raw.isascii():  # nothing escaped: the path as sent (most are)
         return raw or "/"
     parts = _KEPT_ESCAPE.split(raw)
     out: list[str] = []
@@ -167,7 +168,7 @@ def decoded_path(raw: str) -> str:
 def path_of(url: URLLike) -> str:
     """The envelope path of ``url``, from its path as sent: :func:`decoded_path`."""
     raw = url.raw_path.split(b"?", 1)[0]
-    return decoded_path(raw.decode("ascii", "surrogateescape"))
+    return decoded_path(raw.decode("utf-8", "surrogateescape"))
 
 
 def select_headers(
