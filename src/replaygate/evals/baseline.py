@@ -76,8 +76,8 @@ def _there(path: Path) -> bool:
         path.stat()
     except (FileNotFoundError, NotADirectoryError):  # the folder above is a file: the
         return False  # write names it
-    except OSError:
-        return True
+    except OSError:  # a loop, a file that cannot be looked at: reading it says why
+        pass
     return True
 
 
