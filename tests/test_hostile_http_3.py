@@ -18,6 +18,7 @@ import httpx2
 import pytest
 import requests
 
+from loopback import serving
 from replaygate.errors import FixtureFormatError, FixtureMismatchError, SecretInFixtureError
 from replaygate.http import httpx2_client, intercept
 from run_cli import replaygate
@@ -50,10 +51,8 @@ class _Echo(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def server() -> Iterator[str]:
-    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Echo) as echo:
-        threading.Thread(target=echo.serve_forever, args=(0.01,), daemon=True).start()
-        yield f"http://127.0.0.1:{echo.server_address[1]}"
-        echo.shutdown()
+    with serving(_Echo) as url:
+        yield url
 
 
 BODY = b'{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}'
@@ -354,9 +353,8 @@ def test_live_answers_written_out_of_order_after_recorded_ones_are_all_kept(
     # when it was written before the first live send's: the answer was dropped
     _Counting.count[0] = 0
     store = tmp_path / "later.jsonl"
-    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Counting) as counting:
-        threading.Thread(target=counting.serve_forever, args=(0.01,), daemon=True).start()
-        url = f"http://127.0.0.1:{counting.server_address[1]}/v1/messages"
+    with serving(_Counting) as base:
+        url = f"{base}/v1/messages"
         with httpx2_client(store, mode="record-missing", approve_live=True) as client:
             assert client.post(url, content=BODY, headers=JSON).json() == {"n": 1}
         got = []
@@ -369,7 +367,6 @@ def test_live_answers_written_out_of_order_after_recorded_ones_are_all_kept(
             time.sleep(0.1)
             got.append(client.post(url, content=BODY, headers=JSON).json()["n"])
             slow.join()
-        counting.shutdown()
     assert sorted(got) == [1, 2, 3]
     with httpx2_client(store) as client:
         replayed = [client.post(url, content=BODY, headers=JSON).json()["n"] for _ in range(3)]

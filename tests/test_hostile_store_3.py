@@ -12,33 +12,17 @@ from typing import Any
 
 import pytest
 
+from loopback import serving
 from replaygate.errors import FixtureFormatError, FixtureMismatchError
 from replaygate.fixtures.store.compact import compact
 from replaygate.http import httpx2_client
-
-
-class _Echo(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("content-length") or 0))
-        out = json.dumps({"bytes": len(body)}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+from test_hostile_http_3 import _Echo
 
 
 @pytest.fixture
 def server() -> Iterator[str]:
-    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Echo) as echo:
-        threading.Thread(target=echo.serve_forever, args=(0.01,), daemon=True).start()
-        yield f"http://127.0.0.1:{echo.server_address[1]}"
-        echo.shutdown()
+    with serving(_Echo) as url:
+        yield url
 
 
 def _recorded(store: Path, url: str, n: int) -> None:
@@ -93,10 +77,8 @@ def test_threads_sending_one_request_over_one_recording_client_lose_no_answer(
 ) -> None:
     store = tmp_path / "same.jsonl"
     answers: list[int] = []
-    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Counter) as counter:
-        counter.request_queue_size = 64
-        threading.Thread(target=counter.serve_forever, args=(0.01,), daemon=True).start()
-        url = f"http://127.0.0.1:{counter.server_address[1]}/v1/x"
+    with serving(_Counter) as base:
+        url = f"{base}/v1/x"
         with httpx2_client(store, mode="record-missing", approve_live=True) as client:
 
             def send() -> None:
@@ -108,7 +90,6 @@ def test_threads_sending_one_request_over_one_recording_client_lose_no_answer(
                 thread.start()
             for thread in threads:
                 thread.join()
-        counter.shutdown()
     assert sorted(answers) == list(range(1, 31))  # each send had its own live answer
     with httpx2_client(store) as client:
         replayed = [client.post(url, content=b'{"same": 1}').json()["n"] for _ in range(30)]
