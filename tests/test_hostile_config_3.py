@@ -14,6 +14,9 @@ import pytest
 
 from run_cli import replaygate
 
+# Each test runs replaygate record in a process of its own, from its simulator: end to end.
+pytestmark = pytest.mark.slow
+
 CONFIG = """\
 [tool.replaygate]
 agent = "replaygate.examples.research_copilot:copilot"

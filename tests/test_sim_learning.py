@@ -22,6 +22,10 @@ from replaygate.sim import Simulator
 from sdks import anthropic, openai
 from test_frameworks_anthropic_threads import WeatherThenAnswer
 
+# Each test records against one simulator and again against another, through the SDKs:
+# end to end, and in the one worker that imports the SDKs.
+pytestmark = pytest.mark.slow
+
 
 class SaysWhatItHeard:
     """Answers with every user turn of the conversation it was given, joined."""
@@ -158,7 +162,6 @@ def test_a_factory_client_given_the_real_api_s_base_url(openai_client):
 """
 
 
-@pytest.mark.slow
 def test_the_plugin_s_simulator_learns_what_its_recording_replays(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
