@@ -1,5 +1,6 @@
 """Ctrl-C and SIGTERM end every command with one line and exit status 130; what a
-command writes is left whole. Real processes, real signals (:mod:`interrupting`)."""
+command writes is left whole. Real processes, real signals (:mod:`interrupting`): end to
+end, so the module runs in ``make test``, not in the inner loop."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from replaygate.evals.results import load_eval_results
 from replaygate.fixtures.store import record_response
 from run_cli import replaygate
 from test_store import META, request, response
+
+pytestmark = pytest.mark.slow
 
 PRESSES = pytest.mark.parametrize(
     "press", [press_ctrl_c, terminate_alone], ids=["Ctrl-C", "SIGTERM"]
@@ -147,7 +150,6 @@ def test_an_interrupted_command_that_writes_nothing_says_so(tmp_path: Path) -> N
     assert interrupted("run") == "Interrupted: replaygate run stopped; nothing was written"
 
 
-@pytest.mark.slow
 def test_an_interrupted_recording_keeps_what_was_recorded(tmp_path: Path) -> None:
     store = tmp_path / "fixtures.jsonl"
     waits = tmp_path / "waits"
@@ -190,20 +192,28 @@ def test_every_command_ends_with_one_interrupted_line(tmp_path: Path) -> None:
     assert signal.getsignal(signal.SIGTERM) is before  # in a test process, as it was
 
 
-@pytest.mark.parametrize("merged", [False, True], ids=["eval", "eval merge"])
-@PRESSES
-def test_an_interrupt_between_results_and_history_waits_for_both(
-    tmp_path: Path, press: Callable[[int], None], merged: bool
-) -> None:
-    cases, store = tmp_path / "cases.jsonl", tmp_path / "fixtures.jsonl"
+@pytest.fixture(scope="module")
+def recorded_eval(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The options of an ``eval`` whose one case (3 samples) is recorded, once for the module."""
+    folder = tmp_path_factory.mktemp("recorded-eval")
+    cases, store = folder / "cases.jsonl", folder / "fixtures.jsonl"
     asked = {"id": "rag", "question": "What is RAG?", "samples": 3, "floor": 1,
              "must_contain": ["."]}  # fmt: skip
     cases.write_text(json.dumps(asked) + "\n", encoding="utf-8")
     agent = "replaygate.examples.research_copilot:copilot"
-    run = ["eval", "--cases", str(cases), "--fixtures", str(store), "--agent", agent]
-    recorded = replaygate(*run, "--record-mode", "record-missing", "--approve-live",
-                          "--simulator", "--no-history")  # fmt: skip
+    options = ["--cases", str(cases), "--fixtures", str(store), "--agent", agent]
+    recorded = replaygate("eval", *options, "--record-mode", "record-missing",
+                          "--approve-live", "--simulator", "--no-history")  # fmt: skip
     assert recorded.returncode == 0, recorded.stderr
+    return options
+
+
+@pytest.mark.parametrize("merged", [False, True], ids=["eval", "eval merge"])
+@PRESSES
+def test_an_interrupt_between_results_and_history_waits_for_both(
+    tmp_path: Path, press: Callable[[int], None], merged: bool, recorded_eval: list[str]
+) -> None:
+    run = ["eval", *recorded_eval]
     out, history, held = tmp_path / "results.json", tmp_path / "h.db", tmp_path / "held"
     if merged:
         shard = replaygate(*run, "--shard", "1/1", "--out", str(tmp_path / "shard.json"))

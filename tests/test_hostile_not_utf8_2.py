@@ -14,7 +14,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from extras import needs_matplotlib
+from replaygate.cli import main
 from replaygate.evals import History, update_baseline
 from replaygate.evals.errors import BaselineError
 from replaygate.examples.research_copilot import shipped_fixtures
@@ -32,12 +35,15 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_the_report_names_a_store_whose_name_is_not_utf8_by_its_bytes(project: Path) -> None:
+@needs_matplotlib
+def test_the_report_names_a_store_whose_name_is_not_utf8_by_its_bytes(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     shutil.copy(shipped_fixtures(), project / NAME)
-    done = replaygate(
-        "report", "--history", "history.db", "--fixtures", NAME, "--out", "r.html", cwd=project
-    )
-    assert done.returncode == 0, done
+    monkeypatch.chdir(project)  # the name as a command line gives it: relative, as surrogates
+    args = ["report", "--history", "history.db", "--fixtures", NAME, "--out", "r.html"]
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 0, done.output
     page = (project / "r.html").read_text(encoding="utf-8")
     assert "in: \\xff\\xfe-store.jsonl." in page
 
