@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from replaygate.errors import WireFormatError
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import StreamEnd, plain_response, stream_response
-from replaygate.http.sse import SSEEvent, SSEParser
+from replaygate.http.sse import BOM, SSEEvent, SSEParser
 
 if TYPE_CHECKING:
     from replaygate.http.exchange import Exchange, LiveSlot
@@ -94,6 +94,7 @@ class Recording:
 
 
 def _not_events(body: bytes) -> bool:
-    """Whether ``body``, in which no event was read, holds more than blank lines and comments."""
-    lines = body.replace(b"\r", b"\n").split(b"\n")
+    """Whether ``body``, in which no event was read, holds more than blank lines and comments
+    (after the byte-order mark it may begin with)."""
+    lines = body.removeprefix(BOM).replace(b"\r", b"\n").split(b"\n")
     return any(line.strip() and not line.startswith(b":") for line in lines)

@@ -3,9 +3,11 @@
 A recorded stream is the list of its events in order. ``data`` is kept as the text
 the server sent (JSON for both providers, ``[DONE]`` for OpenAI's sentinel), so a
 replayed stream carries the events and lines that were recorded (comments, ``id:`` and
-``retry:`` fields are not kept, and line ends are ``\n``). A stream that ended without
-the blank line closing its last event keeps that event as ``unterminated``: a client
-does not dispatch it as an event, but a reader of lines sees it, on replay as live.
+``retry:`` fields are not kept, line ends are ``\n``, and a byte-order mark that began
+the stream is not sent again: a reader ignores it, as the event stream format says). A
+stream that ended without the blank line closing its last event keeps that event as
+``unterminated``: a client does not dispatch it as an event, but a reader of lines sees
+it, on replay as live.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaygate.errors import WireFormatError, not_utf8_text
+
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte-order mark, which a reader ignores at the start of a stream."""
 
 
 @dataclass(frozen=True)
@@ -61,16 +66,20 @@ def encode_events(events: Iterable[SSEEvent]) -> bytes:
 class SSEParser:
     """Feeds on bytes as they arrive and yields each complete event. A line ends in LF,
     CRLF or a lone CR (as the event stream format allows), a CRLF split across two
-    chunks included."""
+    chunks included. A byte-order mark that begins the stream is ignored, split across
+    chunks or not (it would hide the first field's name)."""
 
     def __init__(self) -> None:
         self._buffer = b""
         self._count = 0
         self._after_cr = False
+        self._head: bytes | None = b""  # the stream's first bytes while they may be a BOM
 
     def feed(self, chunk: bytes) -> Iterator[SSEEvent]:
         """Events completed by ``chunk``; an event that is not UTF-8 text raises a
         :class:`~replaygate.errors.WireFormatError` naming it (:meth:`_decoded`)."""
+        if self._head is not None:
+            chunk = self._without_bom(chunk)
         if not chunk:  # nothing arrived: a CR that ended the last chunk may still pair
             return
         if self._after_cr and chunk[:1] == b"\n":
@@ -84,15 +93,25 @@ class SSEParser:
                 self._count += 1
                 yield event
 
+    def _without_bom(self, chunk: bytes) -> bytes:
+        """``chunk`` after the stream's first bytes, a BOM they begin with left out; empty
+        while those bytes are still a part of one."""
+        head = self._head + chunk if self._head else chunk
+        if len(head) < len(BOM) and BOM.startswith(head):
+            self._head = head
+            return b""
+        self._head = None
+        return head.removeprefix(BOM)
+
     @property
     def pending(self) -> bytes:
         """Bytes of an event not yet terminated (a stream cut mid-event leaves some)."""
-        return self._buffer
+        return (self._head or b"") + self._buffer
 
     def tail(self) -> SSEEvent | None:
         """The event the pending bytes hold, not terminated (None when they hold none);
         refused as :meth:`feed` refuses an event that is not UTF-8 text."""
-        event = _parse_block(self._decoded(self._buffer))
+        event = _parse_block(self._decoded(self.pending))
         return None if event is None else SSEEvent(event.data, event.event, terminated=False)
 
     def _decoded(self, raw: bytes) -> str:
