@@ -19,6 +19,10 @@ from run_cli import replaygate
 AGENT = "replaygate.examples.research_copilot:copilot"
 
 HANGING = [r"(a+)+$", r"(\w+\s?)+!", r"(x*)*y", r"((ab)+c?)+z", r"(?:(?:\d+)+)-"]
+AMBIGUOUS = [r"(a|aa)+$", r"(ab|a|b)+$", r"(?:.|\s)+!", r"(?:\w\w|\d)+x", r"x(?:abc|ab|c)*$",
+             r"(?s)x(?:.|\n)+y", r"(?:(?:a|aa)+b)"]  # fmt: skip
+"""Alternatives that can match alike, repeated: 26 to 50 characters of a text that almost
+matches take seconds each (``(ab|a|b)+$`` on ``ab`` x 24 then ``!``: 6 s)."""
 EMPTY = [r"(?=a)", r"\b", r"a|", r"(?<=x)", r"^"]
 FINE = [
     r"order-[0-9]{6}",
@@ -26,6 +30,11 @@ FINE = [
     r"(\d{3}-)+\d{4}",
     r"[a-z]+(?:\.[a-z]+)*@corp",
     r"acme_test_[0-9a-f]{32}",
+    r"(?:foo|foobar)+",
+    r"(?:x|xy)*z",
+    r"(?:ab|ba)+",
+    r"(\w|\d)+@corp",
+    r"(?:a|b){3}",
 ]
 
 
@@ -47,6 +56,17 @@ def test_a_pattern_that_can_backtrack_exponentially_is_refused_on_load(
     message = str(caught.value)
     assert "pyproject.toml:5: tool.replaygate.sanitize.rules[0].pattern: " in message
     assert "exponential time" in message and repr(pattern) in message
+
+
+@pytest.mark.parametrize("pattern", AMBIGUOUS)
+def test_a_repeated_choice_of_alternatives_matching_alike_is_refused_on_load(
+    tmp_path: Path, pattern: str
+) -> None:
+    with pytest.raises(SanitizeConfigError) as caught:
+        load_config(write(tmp_path, pattern))
+    message = str(caught.value)
+    assert "pyproject.toml:5: tool.replaygate.sanitize.rules[0].pattern: " in message
+    assert "alternatives can match the same text" in message and "exponential time" in message
 
 
 @pytest.mark.parametrize("pattern", EMPTY)

@@ -5,15 +5,21 @@ pattern that can match empty text, or that can take exponential time, is refused
 before anything runs, with the reason, instead of rewriting every gap between two
 characters or hanging a CI job without a word.
 
-The time check refuses the common catastrophic form, a repeated group whose only
-required part is itself repeated: ``(a+)+``, ``(\\w+\\s?)*``, ``(x*)+``. A repeated
-group with a fixed separator, ``(?:[a-z]+\\.)+``, is accepted. It is a check of the
-shape of the pattern, not a proof: keep patterns simple, and anchor them on fixed text.
+The time check refuses the two common catastrophic forms: a repeated group whose only
+required part is itself repeated, ``(a+)+``, ``(\\w+\\s?)*``, ``(x*)+``; and a repeated
+group of alternatives that can match the same text, one alternative as another or as
+several others in a row, ``(a|aa)+``, ``(?:.|\\s)*``, ``(ab|a|b)+``. A repeated group
+with a fixed separator, ``(?:[a-z]+\\.)+``, is accepted, and so are alternatives that
+cannot match alike, ``(?:foo|foobar)+``. It is a check of the shape of the pattern, not
+a proof: keep patterns simple, and anchor them on fixed text.
 """
 
 from __future__ import annotations
 
 import re
+import string
+from collections.abc import Callable, Iterator
+from re import _compiler as compiler  # type: ignore[attr-defined]
 from re import _constants as constants  # type: ignore[attr-defined]
 from re import _parser as parser  # type: ignore[attr-defined]
 from typing import Any
@@ -41,6 +47,13 @@ def pattern_problem(pattern: str, flags: int = 0) -> str | None:
             "which can take exponential time on a text that almost matches and hang the run; "
             "repeat the inner part once, or put a fixed character between the repetitions"
         )
+    if _ambiguous_repeat(list(parsed), parsed.state):
+        return (
+            f"pattern {pattern!r} repeats a group whose alternatives can match the same text "
+            "(one alternative as another, or as several others in a row), which can take "
+            "exponential time on a text that almost matches and hang the run; make the "
+            "alternatives match different text"
+        )
     return None
 
 
@@ -64,23 +77,125 @@ def _width(op: Any, av: Any) -> int:
     return int(parser.SubPattern(parser.State(), [(op, av)]).getwidth()[0])
 
 
+def _repeats(items: list[Any]) -> Iterator[Any]:
+    """The arguments of every repeat in ``items``, at any depth (groups, alternatives,
+    lookarounds, other repeats): ``(min, max, body)``."""
+    for op, av in _items(items):
+        if op in _REPEATS:
+            yield av
+            yield from _repeats(list(av[2]))
+        elif op == constants.BRANCH:
+            for branch in av[1]:
+                yield from _repeats(list(branch))
+        elif op in (constants.ASSERT, constants.ASSERT_NOT):
+            yield from _repeats(list(av[1]))
+
+
 def _nested_repeat(items: list[Any]) -> bool:
     """Whether a repeat in ``items`` (at any depth) has a body whose only required parts
     are variable repeats."""
-    for op, av in _items(items):
-        if op in _REPEATS:
-            body = _items(list(av[2]))
-            if av[1] > 1 and any(_variable_repeat(o, a) for o, a in body):
-                required = [
-                    (o, a) for o, a in body if not _variable_repeat(o, a) and _width(o, a) > 0
-                ]
-                if not required:
-                    return True
-            if _nested_repeat(list(av[2])):
-                return True
-        elif op == constants.BRANCH:
-            if any(_nested_repeat(list(branch)) for branch in av[1]):
-                return True
-        elif op in (constants.ASSERT, constants.ASSERT_NOT) and _nested_repeat(list(av[1])):
+    for _, high, body in _repeats(items):
+        opened = _items(list(body))
+        repeated = [_variable_repeat(o, a) for o, a in opened]
+        required = [not r and _width(o, a) > 0 for r, (o, a) in zip(repeated, opened, strict=True)]
+        if high > 1 and any(repeated) and not any(required):
             return True
     return False
+
+
+_SAMPLE = string.printable + "\x00\x85\xa0\xe9\u2028\u4e00"
+"""Characters tried, besides those a pattern names, when asking whether two classes share one."""
+_MOST_SPELLINGS = 64
+"""A group with more spellings than this (or longer ones) is not looked into."""
+_LONGEST_SPELLING = 32
+
+Char = Callable[[str], bool]
+"""Whether a character matches one item of a pattern."""
+
+
+def _ambiguous_repeat(items: list[Any], state: Any) -> bool:
+    """Whether a repeat in ``items`` (at any depth) repeats a body of single characters
+    and alternatives whose spellings can match alike: two of the same length matching a
+    common text, or one matching what several match in a row (:func:`_spellings`)."""
+    for low, high, body in _repeats(items):
+        if high > 1 and low != high:
+            spelled = _spellings(list(body), state)
+            if spelled is not None and _alike(spelled):
+                return True
+    return False
+
+
+def _spellings(items: list[Any], state: Any) -> list[list[tuple[Char, str]]] | None:
+    """Every sequence of single characters ``items`` can match, each character as a test
+    and the characters the pattern names for it; None when ``items`` holds anything else
+    (a repeat, an assertion) or spells too many or too long."""
+    spelled: list[list[tuple[Char, str]]] = [[]]
+    for op, av in _items(items):
+        if op == constants.BRANCH:
+            options: list[list[tuple[Char, str]]] = []
+            for branch in av[1]:
+                inner = _spellings(list(branch), state)
+                if inner is None:
+                    return None
+                options += inner
+        else:
+            char = _char(op, av, state)
+            if char is None:
+                return None
+            options = [[char]]
+        spelled = [head + tail for head in spelled for tail in options]
+        if len(spelled) > _MOST_SPELLINGS or any(len(s) > _LONGEST_SPELLING for s in spelled):
+            return None
+    return spelled
+
+
+def _char(op: Any, av: Any, state: Any) -> tuple[Char, str] | None:
+    """An item matching exactly one character, as a test (compiled under the pattern's
+    flags) and the characters it names; None for any other item."""
+    if op not in (constants.LITERAL, constants.NOT_LITERAL, constants.ANY, constants.IN):
+        return None
+    if op == constants.IN:
+        bounds = [a if o == constants.RANGE else (a,) for o, a in av if o in _NAMING]
+        named = "".join(chr(x) for bound in bounds for x in bound)
+    else:
+        named = "" if av is None else chr(av)
+    compiled = compiler.compile(parser.SubPattern(state, [(op, av)]))
+    return (lambda text: compiled.fullmatch(text) is not None), named
+
+
+_NAMING = (constants.LITERAL, constants.RANGE)
+
+
+def _alike(spelled: list[list[tuple[Char, str]]]) -> bool:
+    """Whether two spellings can match a common text, or one can match what two or more
+    match in a row."""
+    for i, whole in enumerate(spelled):
+        others = spelled[:i] + spelled[i + 1 :]
+        if any(len(o) == len(whole) and _overlap(o, whole) for o in others):
+            return True
+        if _in_pieces(whole, [o for o in others if 0 < len(o) < len(whole)]):
+            return True
+    return False
+
+
+def _in_pieces(whole: list[tuple[Char, str]], pieces: list[list[tuple[Char, str]]]) -> bool:
+    """Whether ``whole`` can match what ``pieces`` (each shorter) match in a row."""
+    reached = [True] + [False] * len(whole)
+    for start in range(len(whole)):
+        if reached[start]:
+            for piece in pieces:
+                end = start + len(piece)
+                if end <= len(whole) and _overlap(piece, whole[start:end]):
+                    reached[end] = True
+    return reached[-1]
+
+
+def _overlap(one: list[tuple[Char, str]], other: list[tuple[Char, str]]) -> bool:
+    """Whether two spellings of one length can match a common text, character by character."""
+    return all(_share(a, b) for a, b in zip(one, other, strict=True))
+
+
+def _share(one: tuple[Char, str], other: tuple[Char, str]) -> bool:
+    """Whether two single-character items match a common character (of those they name,
+    and a sample of others)."""
+    return any(one[0](c) and other[0](c) for c in set(one[1] + other[1] + _SAMPLE))
