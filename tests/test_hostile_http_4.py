@@ -1,23 +1,30 @@
-"""Hostile wire bytes at the HTTP seam: an event stream that begins with a byte-order mark.
-Real HTTP on loopback, through the real clients."""
+"""Hostile wire bytes at the HTTP seam: an event stream that begins with a byte-order mark,
+compressed request bodies that decode past the limit or cannot be decoded. Real HTTP on
+loopback, through the real clients."""
 
 from __future__ import annotations
 
+import gzip
 import http.server
+import importlib
 import json
 import time
+import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx2
 import pytest
+import requests
 
 from loopback import serving
-from replaygate.errors import WireFormatError
-from replaygate.http import httpx2_client, intercept
+from replaygate.errors import SecretInFixtureError, WireFormatError
+from replaygate.http import codings, httpx2_client, intercept
 from replaygate.http.sse import SSEEvent, SSEParser
 
 BOM = b"\xef\xbb\xbf"
+JSON = {"content-type": "application/json"}
 
 
 class _Stream(http.server.BaseHTTPRequestHandler):
@@ -93,3 +100,136 @@ def test_only_a_bom_at_the_start_of_a_stream_is_ignored() -> None:
     parser = SSEParser()
     events = [*parser.feed(b"data: 1\n\n"), *parser.feed(BOM + b"event: a\ndata: 2\n\n")]
     assert events == [SSEEvent("1"), SSEEvent("2")]  # the field named "\ufeffevent" is none
+
+
+class _Counted(http.server.BaseHTTPRequestHandler):
+    """Answers any POST with the size of its body, and counts the requests it gets."""
+
+    protocol_version = "HTTP/1.1"
+    received: ClassVar[list[int]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("content-length") or 0))
+        self.received.append(len(body))
+        out = json.dumps({"bytes": len(body)}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+
+@pytest.fixture
+def counted() -> Iterator[str]:
+    _Counted.received.clear()
+    with serving(_Counted) as base:
+        yield f"{base}/v1/messages"
+
+
+@pytest.fixture
+def one_mib(monkeypatch: pytest.MonkeyPatch) -> int:
+    """A decoding limit a test reaches in milliseconds."""
+    monkeypatch.setattr(codings, "MAX_DECODED_BODY", 1 << 20)
+    return 1 << 20
+
+
+def _compressed(data: bytes, coding: str) -> bytes:
+    wbits = {"gzip": 31, "deflate": 15, "raw-deflate": -15}[coding]
+    packer = zlib.compressobj(1, zlib.DEFLATED, wbits)
+    return packer.compress(data) + packer.flush()
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate", "raw-deflate"])
+def test_a_body_decoding_past_the_limit_is_refused_naming_coding_and_limit(
+    tmp_path: Path, counted: str, one_mib: int, coding: str
+) -> None:
+    store = tmp_path / "bomb.jsonl"
+    bomb = _compressed(b"\0" * (8 * one_mib), coding)  # 8 KiB that decode to 8 MiB
+    sent = coding.removeprefix("raw-")
+    headers = {"content-encoding": sent, **JSON}
+    with (
+        httpx2_client(store, mode="record-missing", approve_live=True) as client,
+        pytest.raises(WireFormatError) as caught,
+    ):
+        client.post(counted, content=bomb, headers=headers)
+    assert str(caught.value) == (
+        f"request.body: content-encoding {sent}: decoding stopped past 1048576 bytes, the "
+        "most a request body is decoded to; refused, as it could be neither matched nor "
+        "searched for secrets whole"
+    )
+    assert (_Counted.received, store.exists()) == ([], False)  # nothing sent, nothing stored
+    with intercept(store), pytest.raises(WireFormatError, match="decoding stopped past"):
+        requests.post(counted, data=bomb, headers=headers, timeout=5)
+
+
+def test_a_body_decoding_to_the_limit_itself_is_decoded(
+    tmp_path: Path, counted: str, one_mib: int
+) -> None:
+    store = tmp_path / "full.jsonl"
+    text = b"x" * one_mib
+    with httpx2_client(store, mode="record-missing", approve_live=True) as client:
+        client.post(
+            counted, content=_compressed(text, "gzip"), headers={"content-encoding": "gzip"}
+        )
+    assert json.loads(store.read_text())["request"]["text"] == text.decode()
+
+
+def test_a_secret_in_a_later_gzip_member_is_refused(tmp_path: Path, counted: str) -> None:
+    # a body of two gzip members, which a server reads whole, was stored as sent: the key
+    # in the second one reached the disk compressed, where no search saw it
+    store = tmp_path / "members.jsonl"
+    key = b'{"api_key":"sk-ant-api03-' + b"A" * 90 + b'"}'
+    two = gzip.compress(b'{"model":"m"}\n', mtime=1) + gzip.compress(key, mtime=1)
+    with (
+        httpx2_client(store, mode="record-missing", approve_live=True) as client,
+        pytest.raises(SecretInFixtureError),
+    ):
+        client.post(counted, content=two, headers={"content-encoding": "gzip"})
+    assert not store.exists()
+
+
+def _has(module: str) -> bool:
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
+UNDECODABLE = [
+    pytest.param(
+        "zstd",
+        "it needs Python 3.14 (compression.zstd)",
+        marks=pytest.mark.skipif(_has("compression.zstd"), reason="zstd decodes here"),
+    ),
+    pytest.param(
+        "br",
+        "it needs the brotli package (1.2 or later)",
+        marks=pytest.mark.skipif(_has("brotli"), reason="brotli is installed"),
+    ),
+    pytest.param("compress", "", id="unknown"),
+]
+
+
+@pytest.mark.parametrize(("coding", "needs"), UNDECODABLE)
+def test_a_body_whose_coding_cannot_be_decoded_is_refused(
+    tmp_path: Path, counted: str, coding: str, needs: str
+) -> None:
+    # it was stored compressed: the secret gate searched the compressed bytes, saw nothing
+    store = tmp_path / "opaque.jsonl"
+    opaque = b"\x28\xb5\x2f\xfd" + bytes(range(256))
+    with (
+        intercept(store, mode="record-missing", approve_live=True),
+        pytest.raises(WireFormatError) as caught,
+    ):
+        requests.post(counted, data=opaque, headers={"content-encoding": coding}, timeout=5)
+    where = f" here: {needs}" if needs else ""
+    assert str(caught.value) == (
+        f"request.body: content-encoding {coding!r} cannot be decoded{where}; refused, as it "
+        "would be stored compressed, unsearched for secrets (replaygate decodes gzip, "
+        "deflate, br (with brotli >= 1.2 installed) and zstd (on Python 3.14))"
+    )
+    assert (_Counted.received, store.exists()) == ([], False)

@@ -17,8 +17,8 @@ An envelope is a JSON object::
   ``accept-encoding`` and ``idempotency-key`` are never part of it, so they are never
   written to disk and never break a match;
 - ``body`` is the parsed JSON body (``null`` when empty; integers kept exact, however
-  large: :mod:`~replaygate.exact_json`; a body sent with a ``content-encoding`` of gzip,
-  deflate or br is decoded first: :func:`decoded_body`); a body that is not JSON is
+  large: :mod:`~replaygate.exact_json`; a body sent with a ``content-encoding`` is
+  decoded first: :func:`~replaygate.http.codings.decoded_body`); a body that is not JSON is
   kept as ``"text"`` instead (or ``"base64"`` when it is not UTF-8; a multipart body with
   its boundary replaced by :data:`MULTIPART_BOUNDARY`), so a JSON string
   and a text body never share a fingerprint;
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import base64
 import re
-import zlib
 from collections.abc import Iterable
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote_to_bytes, urlencode
@@ -43,6 +42,7 @@ from urllib.parse import parse_qsl, unquote_to_bytes, urlencode
 import orjson
 
 from replaygate import exact_json
+from replaygate.http.codings import decoded_body
 
 MEANINGFUL_HEADERS: frozenset[str] = frozenset(
     {"anthropic-version", "anthropic-beta", "openai-beta"}
@@ -310,56 +310,10 @@ def stable_body(content: bytes, headers: Iterable[tuple[bytes, bytes]]) -> bytes
     return content.replace(b"--" + boundary, b"--" + MULTIPART_BOUNDARY)
 
 
-MAX_DECODED_BODY = 256 * 1024 * 1024
-"""The most bytes a compressed request body is decoded to; a larger one is kept as sent."""
-
-
-def _decode_one(coding: str, data: bytes) -> bytes | None:
-    if coding in ("gzip", "x-gzip", "deflate"):
-        # gzip: a gzip header; deflate: the zlib format, or raw deflate as some clients send.
-        for wbits in (31,) if coding != "deflate" else (15, -15):
-            try:
-                inflater = zlib.decompressobj(wbits)
-                out = inflater.decompress(data, MAX_DECODED_BODY + 1)
-                # bytes after the end (a second gzip member, junk) are not decoded: the
-                # body is kept as sent, never matched on its first part alone
-                if inflater.eof and not inflater.unconsumed_tail and not inflater.unused_data:
-                    return out if len(out) <= MAX_DECODED_BODY else None
-            except zlib.error:
-                continue
-        return None
-    if coding == "br":
-        try:
-            import brotli  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            return None
-        try:
-            out = brotli.decompress(data)
-        except Exception:  # brotli raises its own error type
-            return None
-        return out if isinstance(out, bytes) and len(out) <= MAX_DECODED_BODY else None
-    return None
-
-
-def decoded_body(content: bytes, codings: list[str]) -> bytes:
-    """``content`` with its content ``codings`` (gzip, deflate, br: :func:`read_headers`)
-    undone, so a compressed body is matched, scanned for secrets and stored as what it
-    says (a gzip body carries the time it was compressed); ``content`` as sent when a
-    coding is unknown or its bytes do not decode."""
-    if not content or not codings:
-        return content
-    data = content
-    for coding in reversed(codings):
-        decoded = _decode_one(coding, data)
-        if decoded is None:
-            return content
-        data = decoded
-    return data
-
-
 def request_envelope(request: RequestLike, *, match_host: bool = False) -> dict[str, Any]:
     """The envelope of an ``httpx``/``httpx2`` request whose body has been read (a
-    compressed body decoded: :func:`decoded_body`; a multipart body with a stable
+    compressed body decoded: :func:`~replaygate.http.codings.decoded_body`; a multipart
+    body with a stable
     boundary: :func:`stable_body`)."""
     url = request.url
     raw = request.headers.raw

@@ -54,14 +54,16 @@ def intercept(
     without ``approve_live=True`` raises before anything is patched. ``store`` may
     be an :class:`~replaygate.http.exchange.Exchange` to share a session. Yields
     the session's exchange (counters, store). A replaying session blocks the network
-    while inside; a recording one that saw no request warns when the block ends.
+    while inside; a recording one that saw no request (none answered, none refused)
+    warns when the block ends.
     """
     exchange = Exchange.of(store, mode, **options)
-    before = exchange.sent
+    before = (exchange.sent, len(exchange.raised))
     with ExitStack() as stack:
         if not exchange.recording:
             stack.enter_context(block_network())
         stack.enter_context(intercepting(exchange))
         yield exchange
-    if exchange.recording and exchange.sent == before:
+    if exchange.recording and (exchange.sent, len(exchange.raised)) == before:
+        # a request refused before it was counted (a body that cannot be decoded) was seen
         warnings.warn(nothing_recorded(), NothingRecordedWarning, stacklevel=3)

@@ -1,0 +1,162 @@
+"""A request body's content codings undone, each in bounded steps.
+
+A body sent with a ``content-encoding`` is matched, scanned for secrets and stored as
+what it says, so the same body compressed again later still matches and a key inside
+it is found. ``gzip`` (every member), ``deflate`` (zlib or raw), ``br`` (with the
+``brotli`` package, 1.2 or later, installed) and ``zstd`` (Python 3.14's
+``compression.zstd``) are decoded. Each decoder stops as soon as its output passes
+:data:`MAX_DECODED_BODY`: a body that would decode to more is refused, as is a body
+whose coding cannot be decoded here; either would be stored compressed, where no search
+for secrets sees inside. Bytes that are not of the coding they claim (``not gzip at
+all``, a member followed by junk) are kept as sent.
+"""
+
+from __future__ import annotations
+
+import importlib
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+from replaygate.errors import WireFormatError
+
+MAX_DECODED_BODY = 256 * 1024 * 1024
+"""The most bytes a compressed request body is decoded to; one that decodes to more is
+refused (:func:`decoded_body`)."""
+
+DECODED = "gzip, deflate, br (with brotli >= 1.2 installed) and zstd (on Python 3.14)"
+"""The codings :func:`decoded_body` undoes, as its errors name them."""
+
+
+class _Passed(Exception):
+    """A decoder's output passed the limit."""
+
+
+class _NoDecoder(Exception):
+    """No decoder of the coding can be used here; the argument says what it needs."""
+
+
+def _members(data: bytes, make: Callable[[], Any], room: int, padded: bool = False) -> bytes | None:
+    """``data`` decoded by decoders ``make`` makes (``decompress(data, max_length)``,
+    ``eof``, ``unused_data``), one member after another until no byte is left (after the
+    NULs that may pad the last one when ``padded``); None when it is not of that format."""
+    out: list[bytes] = []
+    rest = data
+    while True:
+        decoder = make()
+        try:
+            part = decoder.decompress(rest, room + 1)
+        except Exception:  # zlib.error, ZstdError: not of that format
+            return None
+        room -= len(part)
+        if room < 0:
+            raise _Passed
+        if not decoder.eof:  # cut short
+            return None
+        out.append(part)
+        rest = decoder.unused_data.lstrip(b"\0") if padded else decoder.unused_data
+        if not rest:
+            return b"".join(out)
+
+
+def _deflate(data: bytes, room: int) -> bytes | None:
+    """A ``deflate`` body: zlib-wrapped as the standard says, or raw as some clients send
+    (one stream: a byte after its end is not deflate)."""
+    for wbits in (15, -15):
+        inflater = zlib.decompressobj(wbits)
+        try:
+            out = inflater.decompress(data, room + 1)
+        except zlib.error:
+            continue
+        if len(out) > room:
+            raise _Passed
+        if inflater.eof and not inflater.unused_data:
+            return out
+    return None
+
+
+def _gzip(data: bytes, room: int) -> bytes | None:
+    """A ``gzip`` body, of one member or several (as a server reads it)."""
+    return _members(data, lambda: zlib.decompressobj(31), room, padded=True)
+
+
+def _zstd(data: bytes, room: int) -> bytes | None:
+    """A ``zstd`` body, of one frame or several."""
+    try:
+        zstd = importlib.import_module("compression.zstd")
+    except ImportError:
+        raise _NoDecoder("Python 3.14 (compression.zstd)") from None
+    return _members(data, zstd.ZstdDecompressor, room)
+
+
+def _brotli(data: bytes, room: int) -> bytes | None:
+    """A ``br`` body, its output taken a bounded piece at a time."""
+    try:
+        brotli = importlib.import_module("brotli")
+    except ImportError:
+        raise _NoDecoder("the brotli package (1.2 or later)") from None
+    decoder = brotli.Decompressor()
+    if not hasattr(decoder, "can_accept_more_data"):  # before 1.2: no bound on its output
+        raise _NoDecoder("the brotli package 1.2 or later (an older one decodes unbounded)")
+    size = 0
+    out: list[bytes] = []
+    piece = data
+    while True:
+        try:
+            chunk = decoder.process(piece, output_buffer_limit=room + 1 - size)
+        except Exception:  # brotli.error: not brotli, or bytes after its end
+            return None
+        size += len(chunk)
+        if size > room:
+            raise _Passed
+        out.append(chunk)
+        if decoder.is_finished() or decoder.can_accept_more_data():
+            break
+        piece = b""  # more output is held for the input already given
+    return b"".join(out) if decoder.is_finished() else None
+
+
+_DECODERS: dict[str, Callable[[bytes, int], bytes | None]] = {
+    "gzip": _gzip,
+    "x-gzip": _gzip,
+    "deflate": _deflate,
+    "br": _brotli,
+    "zstd": _zstd,
+}
+
+
+def decoded_body(content: bytes, codings: list[str]) -> bytes:
+    """``content`` with its content ``codings`` (as sent, ``identity`` left out) undone,
+    last applied first; ``content`` as sent when its bytes are not of a coding they claim.
+
+    :class:`~replaygate.errors.WireFormatError` (``request.body``) refuses a body that
+    decodes past :data:`MAX_DECODED_BODY` (decoding stops there) or whose coding cannot be
+    decoded here, naming the coding.
+    """
+    if not content or not codings:
+        return content
+    data = content
+    for coding in reversed(codings):
+        decode = _DECODERS.get(coding)
+        try:
+            if decode is None:
+                raise _NoDecoder("")
+            decoded = decode(data, MAX_DECODED_BODY)
+        except _Passed:
+            raise WireFormatError(
+                "request.body",
+                f"content-encoding {coding}: decoding stopped past {MAX_DECODED_BODY} bytes, "
+                "the most a request body is decoded to; refused, as it could be neither "
+                "matched nor searched for secrets whole",
+            ) from None
+        except _NoDecoder as missing:
+            needs = f" here: it needs {missing}" if str(missing) else ""
+            raise WireFormatError(
+                "request.body",
+                f"content-encoding {coding!r} cannot be decoded{needs}; refused, as it would "
+                f"be stored compressed, unsearched for secrets (replaygate decodes {DECODED})",
+            ) from None
+        if decoded is None:
+            return content
+        data = decoded
+    return data
