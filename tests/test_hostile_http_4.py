@@ -137,12 +137,27 @@ def one_mib(monkeypatch: pytest.MonkeyPatch) -> int:
 
 
 def _compressed(data: bytes, coding: str) -> bytes:
+    if coding == "br":
+        return bytes(importlib.import_module("brotli").compress(data, quality=1))
     wbits = {"gzip": 31, "deflate": 15, "raw-deflate": -15}[coding]
     packer = zlib.compressobj(1, zlib.DEFLATED, wbits)
     return packer.compress(data) + packer.flush()
 
 
-@pytest.mark.parametrize("coding", ["gzip", "deflate", "raw-deflate"])
+def _has(module: str) -> bool:
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
+BROTLI = pytest.param(
+    "br", marks=pytest.mark.skipif(not _has("brotli"), reason="brotli is not installed")
+)
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate", "raw-deflate", BROTLI])
 def test_a_body_decoding_past_the_limit_is_refused_naming_coding_and_limit(
     tmp_path: Path, counted: str, one_mib: int, coding: str
 ) -> None:
@@ -189,14 +204,6 @@ def test_a_secret_in_a_later_gzip_member_is_refused(tmp_path: Path, counted: str
     ):
         client.post(counted, content=two, headers={"content-encoding": "gzip"})
     assert not store.exists()
-
-
-def _has(module: str) -> bool:
-    try:
-        importlib.import_module(module)
-    except ImportError:
-        return False
-    return True
 
 
 UNDECODABLE = [
