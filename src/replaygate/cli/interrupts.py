@@ -32,7 +32,7 @@ INTERRUPTED: dict[str, str] = {
     "prune": "Interrupted: the pruning stopped; each file is as it was, or without its "
     "unused fixtures and backed up",
     "verify": "Interrupted: the verification stopped; with --repair, each file is as it was, "
-    "or cut and backed up",
+    "or cut or moved aside, and backed up",
     "import-cassettes": "Interrupted: the import stopped; each fixture imported is stored "
     "whole (importing again adds the rest)",
     "history": "Interrupted: replaygate history stopped; each run merged is stored whole, "

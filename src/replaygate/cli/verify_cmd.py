@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -12,10 +13,10 @@ import click
 from replaygate.cli.json_docs import echo_json, verify_json
 from replaygate.cli.options import CommandError, PathParam, json_option, note_other_files
 from replaygate.evals.progress import reporter
-from replaygate.fixtures.store import repair_partial_tail
 from replaygate.fixtures.store.folder import StoreTree
 from replaygate.hygiene.verify import StoreProblem, verify_store
 from replaygate.hygiene.verify_jobs import default_jobs
+from replaygate.hygiene.verify_repair import repair as repair_store
 
 
 def _verify(
@@ -42,7 +43,12 @@ def _verify(
 
 @click.command()
 @click.argument("path", type=PathParam(path_type=Path))
-@click.option("--repair", is_flag=True, help="Remove a partial last line (after a backup).")
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="Undo what an interrupted write left: cut a partial last line, move a truncated "
+    "fixture file or a temporary file aside (each kept as a backup).",
+)
 @click.option(
     "--allow-missing-meta",
     is_flag=True,
@@ -65,7 +71,8 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
     nesting too deep, NaN): every such line is listed with its file and line.
 
     Checked: each line parses (a partial last line is reported, and --repair cuts
-    it); each key matches its request; no request is recorded twice with different
+    it; a one-fixture file cut short, or a temporary file of an interrupted write,
+    --repair moves aside); each key matches its request; no request is recorded twice with different
     responses; each response replays (a fixture holds one that is not null, and each
     streamed event of a model API carries the JSON its SDK parses); no
     secret-looking value; meta is complete; a one-file fixture sits in the
@@ -81,15 +88,10 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
     walked = note_other_files(path)
     count, problems = _verify(path, require_meta, jobs, next(iter(walked), None))
     if repair:
-        for problem in [p for p in problems if p.repairable]:
-            repaired = repair_partial_tail(Path(problem.file))
-            if repaired is not None:
-                backup, removed = repaired
-                click.echo(
-                    f"{problem.file}: removed a partial tail of {removed} bytes (backup: {backup})",
-                    err=as_json,
-                )
-        count, problems = _verify(path, require_meta, jobs)
+        for done in repair_store(path, problems):
+            click.echo(done, err=as_json)
+        # a one-fixture file named alone and moved aside leaves nothing to check
+        count, problems = _verify(path, require_meta, jobs) if os.path.lexists(path) else (0, [])
     if as_json:
         echo_json(verify_json(str(path), count, problems))
     else:

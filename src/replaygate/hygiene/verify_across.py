@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from replaygate.errors import located
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.store import SampleLine
 from replaygate.fixtures.store.added import unresolved
@@ -47,7 +48,7 @@ def across_store(
             key = result.keys.get(line) or request.hex()[:KEY_LENGTH]
             reason = (
                 f"request of key {key} recorded twice with different responses "
-                f"(also at {first[0]}:{first[1]}); keep one"
+                f"(also at {located(first[0], first[1])}); keep one"
             )
             yield STORE_RANK, StoreProblem(name, base + line, reason)
     while pending is not None:

@@ -16,7 +16,12 @@ import orjson
 from replaygate.errors import FixtureFormatError
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.fixture import Fixture
-from replaygate.fixtures.store import PartialTailError, SampleLine, read_json_file
+from replaygate.fixtures.store import (
+    PartialTailError,
+    SampleLine,
+    TruncatedFileError,
+    read_json_file,
+)
 from replaygate.fixtures.store.jsonl import read_line
 from replaygate.hygiene.verify_checks import KEY_RANK, Prepared, check_sample, finish, prepare
 from replaygate.hygiene.verify_problem import StoreProblem
@@ -60,6 +65,8 @@ def check_segment(segment: Segment, require_meta: bool, safe: KnownSafe) -> Segm
     if name.endswith(".json"):
         try:
             fixture = read_json_file(Path(name))
+        except TruncatedFileError as err:
+            batch.problem(StoreProblem(err.file, err.line, err.reason, repairable=True))
         except FixtureFormatError as err:
             batch.problem(StoreProblem(err.file, err.line, err.reason))
         else:  # written as a line, the secret scan clears it as it clears a JSONL line

@@ -1,0 +1,75 @@
+"""``verify --repair``: undo what an interrupted write left in a store, saying what was done.
+
+Only the problems :func:`~.verify.verify_store` marks ``repairable`` are touched, each
+by :mod:`replaygate.fixtures.store.repair` under the lock the store's writers take: a
+``.jsonl`` file's partial last line is cut (after a ``.bak`` copy of the file); a
+one-fixture ``.json`` file cut short, and a temporary file of an interrupted write,
+are renamed to a backup name beside them. A hand edit, a conflict or anything else is
+left for a person. A ``.json`` or temporary file reached through a symlink is left too:
+the writers of another store sharing that folder take another lock than this store's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from replaygate.fixtures.store.leftovers import is_leftover
+from replaygate.fixtures.store.repair import (
+    repair_partial_tail,
+    set_aside_leftover,
+    set_aside_truncated,
+)
+from replaygate.hygiene.verify_problem import StoreProblem
+
+LINKED = (
+    "not repaired: it is reached through a symlink, and the writers of another store "
+    "sharing that folder take another lock than this store's; move it aside by hand "
+    "while no recording runs there"
+)
+
+
+def repair(root: Path, problems: Iterable[StoreProblem]) -> list[str]:
+    """Repair the ``repairable`` problems found under ``root``: one line for each file
+    repaired (what was done, and where its backup is) or left although repairable (why)."""
+    done = []
+    for problem in problems:
+        if problem.repairable and (what := _repair(root, Path(problem.file))) is not None:
+            done.append(f"{problem.file}: {what}")
+    return done
+
+
+def _repair(root: Path, file: Path) -> str | None:
+    """What was done to ``file``; None when it was found whole under the lock."""
+    leftover = is_leftover(file.name)
+    if (leftover or file.suffix == ".json") and _through_link(root, file):
+        return LINKED
+    after = ""
+    try:
+        if leftover:
+            backup = set_aside_leftover(file)
+            what = "moved aside a temporary file of an interrupted write"
+        elif file.suffix == ".json":
+            backup = set_aside_truncated(file)
+            what = "moved aside a truncated fixture file"
+            after = "; the fixture it held is lost: re-record it"
+        else:
+            repaired = repair_partial_tail(file)
+            if repaired is None:
+                return None
+            backup, removed = repaired
+            what = f"removed a partial tail of {removed} bytes"
+    except OSError as err:
+        culprit = f" {err.filename}" if err.filename and str(err.filename) != str(file) else ""
+        return f"not repaired:{culprit} {err.strerror or err}"
+    return None if backup is None else f"{what} (backup: {backup}){after}"
+
+
+def _through_link(root: Path, file: Path) -> bool:
+    """Whether ``file``, found under the store path ``root``, is a symlink or is reached
+    through one below ``root``."""
+    if not root.is_dir():
+        return file.is_symlink()
+    below = os.path.relpath(file, root)
+    return os.path.realpath(file) != os.path.join(os.path.realpath(root), below)
