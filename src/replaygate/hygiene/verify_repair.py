@@ -15,6 +15,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from replaygate.fixtures.store.folder import store_of
 from replaygate.fixtures.store.leftovers import is_leftover
 from replaygate.fixtures.store.repair import (
     repair_partial_tail,
@@ -68,8 +69,9 @@ def _repair(root: Path, file: Path) -> str | None:
 
 def _through_link(root: Path, file: Path) -> bool:
     """Whether ``file``, found under the store path ``root``, is a symlink or is reached
-    through one below ``root``."""
-    if not root.is_dir():
-        return file.is_symlink()
-    below = os.path.relpath(file, root)
-    return os.path.realpath(file) != os.path.join(os.path.realpath(root), below)
+    through one below ``root`` (a file named alone: below the folder of its store)."""
+    top = root
+    if not root.is_dir():  # a fixture file named alone, or a temporary file beside a store file
+        top = store_of(file) if file.suffix == ".json" else file.parent
+    below = os.path.relpath(file, top)
+    return os.path.realpath(file) != os.path.join(os.path.realpath(top), below)
