@@ -42,28 +42,25 @@ def repair(root: Path, problems: Iterable[StoreProblem]) -> list[str]:
 
 
 def _repair(root: Path, file: Path) -> str | None:
-    """What was done to ``file``; None when it was found whole under the lock."""
+    """What was done to ``file``; None when it was found whole under the lock. A file or
+    a lock that cannot be written raises its ``OSError``, for the command to name."""
     leftover = is_leftover(file.name)
     if (leftover or file.suffix == ".json") and _through_link(root, file):
         return LINKED
     after = ""
-    try:
-        if leftover:
-            backup = set_aside_leftover(file)
-            what = "moved aside a temporary file of an interrupted write"
-        elif file.suffix == ".json":
-            backup = set_aside_truncated(file)
-            what = "moved aside a truncated fixture file"
-            after = "; the fixture it held is lost: re-record it"
-        else:
-            repaired = repair_partial_tail(file)
-            if repaired is None:
-                return None
-            backup, removed = repaired
-            what = f"removed a partial tail of {removed} bytes"
-    except OSError as err:
-        culprit = f" {err.filename}" if err.filename and str(err.filename) != str(file) else ""
-        return f"not repaired:{culprit} {err.strerror or err}"
+    if leftover:
+        backup = set_aside_leftover(file)
+        what = "moved aside a temporary file of an interrupted write"
+    elif file.suffix == ".json":
+        backup = set_aside_truncated(file)
+        what = "moved aside a truncated fixture file"
+        after = "; the fixture it held is lost: re-record it"
+    else:
+        repaired = repair_partial_tail(file)
+        if repaired is None:
+            return None
+        backup, removed = repaired
+        what = f"removed a partial tail of {removed} bytes"
     return None if backup is None else f"{what} (backup: {backup}){after}"
 
 
