@@ -240,3 +240,116 @@ def test_a_body_whose_coding_cannot_be_decoded_is_refused(
         "deflate, br (with brotli >= 1.2 installed) and zstd (on Python 3.14))"
     )
     assert (_Counted.received, store.exists()) == ([], False)
+
+
+UTF8_E = b"tools-\xc3\xa9"  # "tools-é" in UTF-8
+LATIN1_E = b"tools-\xe9"  # the same text in Latin-1: not UTF-8
+
+
+def test_a_kept_request_header_of_other_bytes_than_recorded_never_matches(
+    tmp_path: Path, counted: str
+) -> None:
+    # bytes that were not UTF-8 were read as Latin-1: "tools-é" sent as Latin-1 replayed
+    # the fixture of "tools-é" sent as UTF-8, other bytes (law 1)
+    store = tmp_path / "beta.jsonl"
+    with httpx2_client(store, mode="record-missing", approve_live=True) as client:
+        client.post(counted, content=b"{}", headers={"anthropic-beta": UTF8_E})
+    assert json.loads(store.read_text())["request"]["headers"] == {"anthropic-beta": "tools-é"}
+    with httpx2_client(store) as client, pytest.raises(WireFormatError) as caught:
+        client.post(counted, content=b"{}", headers={"anthropic-beta": LATIN1_E})
+    assert str(caught.value) == (
+        "request.headers.anthropic-beta: not UTF-8 text (unexpected end of data at byte "
+        "6); a kept header is stored as text, so this request can be neither recorded nor "
+        "matched: send its value as UTF-8"
+    )
+    with intercept(store, mode="record-missing", approve_live=True):
+        with pytest.raises(WireFormatError, match=r"request\.headers\.anthropic-beta: not UTF-8"):
+            requests.post(counted, data=b"{}", headers={"anthropic-beta": LATIN1_E}, timeout=5)
+        # requests sends a header given as text in Latin-1, as http.client does
+        with pytest.raises(WireFormatError, match=r"request\.headers\.anthropic-beta: not UTF-8"):
+            requests.post(counted, data=b"{}", headers={"anthropic-beta": "tools-é"}, timeout=5)
+    assert _Counted.received == [2]  # the recorded send alone
+    with intercept(store):
+        assert requests.post(counted, data=b"{}", headers={"anthropic-beta": UTF8_E}).ok
+
+
+def test_a_header_requests_is_given_as_bytes_is_read_as_its_bytes(
+    tmp_path: Path, counted: str
+) -> None:
+    # it was read as the text of its repr, "b'2023-06-01'"
+    store = tmp_path / "version.jsonl"
+    version = {"anthropic-version": "2023-06-01"}
+    with httpx2_client(store, mode="record-missing", approve_live=True) as client:
+        client.post(counted, content=b"{}", headers=version)
+    with intercept(store):
+        sent = {"anthropic-version": b"2023-06-01"}
+        assert requests.post(counted, data=b"{}", headers=sent, timeout=5).ok
+
+
+def test_a_header_requests_cannot_send_is_named(tmp_path: Path, counted: str) -> None:
+    with (
+        intercept(tmp_path / "euro.jsonl"),
+        pytest.raises(WireFormatError) as caught,
+    ):
+        requests.post(counted, data=b"{}", headers={"anthropic-beta": "€"}, timeout=5)
+    assert str(caught.value) == (
+        "request.headers.anthropic-beta: '€' cannot be sent: its character '€' is not "
+        "latin-1 text, which this client sends a header as"
+    )
+
+
+class _Labelled(http.server.BaseHTTPRequestHandler):
+    """Answers with a header of the bytes its path names, beside the kept content type."""
+
+    protocol_version = "HTTP/1.1"
+    IDS: ClassVar[dict[str, bytes]] = {
+        "/utf8": b"x-request-id: req-\xc3\xa9",
+        "/latin1": b"x-request-id: req-\xe9",
+        "/unkept": b"x-note: caf\xc3\xa9",
+    }
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", "2")
+        self._headers_buffer.append(self.IDS[self.path] + b"\r\n")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+
+@pytest.mark.parametrize(("path", "read"), [("/utf8", "'req-é'"), ("/latin1", "'req-é'")])
+def test_a_kept_response_header_no_replay_could_hand_over_is_not_recorded(
+    tmp_path: Path, path: str, read: str
+) -> None:
+    # it was recorded, and every replay of it refused: "expected one line of ASCII text"
+    store = tmp_path / "id.jsonl"
+    with (
+        serving(_Labelled) as base,
+        httpx2_client(store, mode="record-missing", approve_live=True) as client,
+        pytest.raises(WireFormatError) as caught,
+    ):
+        client.post(f"{base}{path}", content=b"{}")
+    assert str(caught.value) == (
+        f"response.headers.x-request-id: expected one line of ASCII text, got {read}; replay "
+        "hands a client the kept headers as ASCII text, so this response was not recorded"
+    )
+    assert not store.exists()
+
+
+def test_a_response_header_that_is_not_ascii_and_not_kept_is_handed_over_and_recorded(
+    tmp_path: Path,
+) -> None:
+    # the recording client was handed the live headers as text, which httpx refuses when
+    # not ASCII: the call failed with a UnicodeEncodeError
+    store = tmp_path / "note.jsonl"
+    with serving(_Labelled) as base:
+        url = f"{base}/unkept"
+        with httpx2_client(store, mode="record-missing", approve_live=True) as client:
+            live = client.post(url, content=b"{}")
+        assert (live.headers["x-note"], live.json()) == ("café", {})
+        with httpx2_client(store) as client:
+            assert client.post(url, content=b"{}").json() == {}

@@ -11,7 +11,8 @@ An envelope is a JSON object::
   except an API key sent as ``?key=`` (Google), which is never part of it;
 - ``headers`` holds only the headers that change the meaning of a request:
   :data:`MEANINGFUL_HEADERS` (``anthropic-version``, ``anthropic-beta``,
-  ``openai-beta``). Auth (``x-api-key``, ``authorization``, ``api-key``,
+  ``openai-beta``), each value the UTF-8 text of its bytes as sent (bytes that are not
+  UTF-8 are refused: :func:`read_headers`). Auth (``x-api-key``, ``authorization``, ``api-key``,
   ``x-goog-api-key``, cookies),
   ``x-stainless-*`` (retry count, OS, runtime), ``user-agent``, ``content-length``,
   ``accept-encoding`` and ``idempotency-key`` are never part of it, so they are never
@@ -42,6 +43,7 @@ from urllib.parse import parse_qsl, unquote_to_bytes, urlencode
 import orjson
 
 from replaygate import exact_json
+from replaygate.errors import WireFormatError, not_utf8_text
 from replaygate.http.codings import decoded_body
 
 MEANINGFUL_HEADERS: frozenset[str] = frozenset(
@@ -195,11 +197,18 @@ _MEANINGFUL_FIRST = frozenset(
 _MEANINGFUL_LENGTHS = frozenset(len(name) for name in MEANINGFUL_HEADERS)
 
 
-def _text(raw: bytes) -> str:
+def _kept_text(name: str, raw: bytes) -> str:
+    """The text of the kept header ``name``'s value ``raw``; bytes that are not UTF-8 are
+    refused (:class:`~replaygate.errors.WireFormatError` naming the header): the envelope
+    holds text, and no other text would stand for exactly these bytes."""
     try:
         return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")
+    except UnicodeDecodeError as err:
+        raise WireFormatError(
+            f"request.headers.{name}",
+            f"{not_utf8_text(err)}; a kept header is stored as text, so this request can be "
+            "neither recorded nor matched: send its value as UTF-8",
+        ) from None
 
 
 _CODING = b"content-encoding"
@@ -208,8 +217,9 @@ _LOOKED_AT_FIRST = _MEANINGFUL_FIRST | {ord("c"), ord("C")}
 
 
 def read_headers(headers: Iterable[tuple[bytes, bytes]]) -> tuple[dict[str, str], list[str]]:
-    """:func:`meaningful_headers` of raw header bytes (decoding only the kept ones), and the
-    body's content codings as sent (``identity`` left out), in one pass over them."""
+    """:func:`meaningful_headers` of raw header bytes (decoding only the kept ones, which
+    must be UTF-8: :func:`_kept_text`), and the body's content codings as sent
+    (``identity`` left out), in one pass over them."""
     kept: dict[str, str] = {}
     codings: list[str] = []
     for raw_name, raw_value in headers:
@@ -217,10 +227,13 @@ def read_headers(headers: Iterable[tuple[bytes, bytes]]) -> tuple[dict[str, str]
             continue  # most headers are told apart by their length and first letter
         lower = raw_name.lower()
         if lower in _MEANINGFUL_RAW:
-            name, value = _text(lower), _text(raw_value)
+            name = lower.decode("ascii")
+            value = _kept_text(name, raw_value)
             kept[name] = f"{kept[name]},{value}" if name in kept else value
         elif lower == _CODING:
-            codings.extend(c.strip().lower() for c in _text(raw_value).split(",") if c.strip())
+            # a coding's name is ASCII: any other byte makes one no decoder knows
+            named = raw_value.decode("latin-1").split(",")
+            codings.extend(c.strip().lower() for c in named if c.strip())
     return kept, [c for c in codings if c != "identity"]
 
 

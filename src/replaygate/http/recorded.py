@@ -59,9 +59,13 @@ REPLAYED_RETRY_AFTER_MS = "1"
 
 def kept_headers(headers: Iterable[tuple[str, str]], status: int = 200) -> dict[str, str]:
     """The :data:`RESPONSE_HEADERS` of a response (:data:`REDIRECT_HEADERS` of a 3xx
-    one), lower-case names."""
+    one), lower-case names; :class:`WireFormatError` names one that replay could not hand
+    a client (:func:`_check_headers`: a value that is not ASCII text), so no fixture holds
+    a response that cannot be replayed."""
     names = REDIRECT_HEADERS if 300 <= status < 400 else RESPONSE_HEADERS
-    return select_headers(headers, names, ", ")
+    kept = select_headers(headers, names, ", ")
+    _check_headers(kept)
+    return kept
 
 
 def is_event_stream(headers: Iterable[tuple[str, str]]) -> bool:

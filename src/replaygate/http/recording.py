@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from replaygate.errors import WireFormatError
 from replaygate.http.passthrough import passthrough
-from replaygate.http.recorded import StreamEnd, plain_response, stream_response
+from replaygate.http.recorded import StreamEnd, kept_headers, plain_response, stream_response
 from replaygate.http.sse import BOM, SSEEvent, SSEParser
 
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ TERMINAL_EVENTS = frozenset(
     {"message_stop", "error", "response.completed", "response.incomplete", "response.failed"}
 )
 """Event names after which nothing more is sent (with OpenAI's ``[DONE]`` data)."""
+_EVENTS_ARE_TEXT = "an event stream is UTF-8 text"
 
 
 @dataclass(eq=False)
@@ -41,7 +42,7 @@ class Recording:
         if self.stream:
             if not self._events:
                 self._body.append(chunk)
-            with self._refused_unless_text():
+            with self._refused(_EVENTS_ARE_TEXT):
                 self._events.extend(self._parser.feed(chunk))
             if self._events and self._body:
                 self._body.clear()
@@ -49,16 +50,14 @@ class Recording:
             self._body.append(chunk)
 
     @contextmanager
-    def _refused_unless_text(self) -> Iterator[None]:
-        """An event stream is UTF-8 text: one that is not is recorded nowhere (this
-        recording is over), and its :class:`WireFormatError` says so."""
+    def _refused(self, why: str) -> Iterator[None]:
+        """A response the recorder refuses is recorded nowhere (this recording is over):
+        its :class:`WireFormatError` says ``why``, and that it was not recorded."""
         try:
             yield
         except WireFormatError as err:
             self.done = True
-            reason = (
-                f"{err.reason}; an event stream is UTF-8 text, so this response was not recorded"
-            )
+            reason = f"{err.reason}; {why}, so this response was not recorded"
             raise passthrough(WireFormatError(err.path, reason)) from None
 
     @property
@@ -73,9 +72,11 @@ class Recording:
         """Write the fixture (once): the whole body, or the events and how the stream ended."""
         if self.done:
             return
+        with self._refused("replay hands a client the kept headers as ASCII text"):
+            kept_headers(self.headers, self.status)
         self.done = True
         if self.stream:
-            with self._refused_unless_text():
+            with self._refused(_EVENTS_ARE_TEXT):
                 tail = self._parser.tail() if end == "complete" else None
             if tail is not None:
                 self._events.append(tail)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from types import ModuleType
-from typing import Generic, Protocol, TypeVar
+from typing import AnyStr, Generic, Protocol, TypeVar
 
 from replaygate.http.envelope import RequestLike
 from replaygate.http.exchange import Exchange, LiveSlot
@@ -25,17 +25,23 @@ DROPPED_LIVE_HEADERS = frozenset({"content-encoding", "transfer-encoding"})
 """Live response headers the client is not given: it is handed the body decoded."""
 
 
-def handed_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+def _text(value: str | bytes) -> str:
+    return value.decode("latin-1") if isinstance(value, bytes) else value
+
+
+def handed_headers(headers: Iterable[tuple[AnyStr, AnyStr]]) -> list[tuple[AnyStr, AnyStr]]:
     """The headers of a live response whose body the client gets decoded: without
     :data:`DROPPED_LIVE_HEADERS`, and without ``content-length`` when the body was
-    encoded (its decoded length differs), so a plain body's length is still there."""
+    encoded (its decoded length differs), so a plain body's length is still there. Given
+    as bytes (``httpx``'s ``raw``), they are handed over as they came, a value that is not
+    ASCII included (as text, ``httpx`` refuses one)."""
     pairs = list(headers)
     encoded = any(
-        k.lower() == "content-encoding" and v.strip().lower() not in ("", "identity")
+        _text(k).lower() == "content-encoding" and _text(v).strip().lower() not in ("", "identity")
         for k, v in pairs
     )
     dropped = DROPPED_LIVE_HEADERS | {"content-length"} if encoded else DROPPED_LIVE_HEADERS
-    return [(k, v) for k, v in pairs if k.lower() not in dropped]
+    return [(k, v) for k, v in pairs if _text(k).lower() not in dropped]
 
 
 class ReadableRequest(RequestLike, Protocol):
@@ -80,7 +86,7 @@ class Library(Generic[RespT]):
         ``on_close`` runs when ``live`` is closed."""
         return self.response(
             live.status_code,
-            headers=handed_headers(live.headers.multi_items()),
+            headers=handed_headers(live.headers.raw),
             stream=self.tee_stream(live, recording_of(exchange, slot, live), on_close),
             extensions=live.extensions,
         )

@@ -12,7 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from http import HTTPStatus
+from typing import Any
 from urllib.parse import unquote, urlsplit
+
+from replaygate.errors import WireFormatError
+from replaygate.jsondoc import shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,15 +33,36 @@ class WireURL:
 
 @dataclass(frozen=True, slots=True)
 class WireHeaders:
-    """Request headers as (name, value) pairs, in order, and as UTF-8 bytes (``raw``)."""
+    """Request headers as (name, value) pairs, in order, and as the bytes sent (``raw``)."""
 
     items: tuple[tuple[str, str], ...]
     raw: list[tuple[bytes, bytes]]
 
     @staticmethod
-    def of(items: tuple[tuple[str, str], ...]) -> WireHeaders:
-        """The headers ``items``, encoded once."""
-        return WireHeaders(items, [(k.encode("utf-8"), v.encode("utf-8")) for k, v in items])
+    def of(headers: Iterable[tuple[Any, Any]], encoding: str = "utf-8") -> WireHeaders:
+        """The headers as the library sends them: a value given as bytes as it is, any
+        other as its text encoded with ``encoding`` (aiohttp sends UTF-8, ``requests``
+        Latin-1, as ``http.client`` does); :class:`~replaygate.errors.WireFormatError`
+        names a header that text cannot be sent in."""
+        items: list[tuple[str, str]] = []
+        raw: list[tuple[bytes, bytes]] = []
+        for name, value in headers:
+            key = name.decode("latin-1") if isinstance(name, bytes) else str(name)
+            if isinstance(value, bytes):
+                sent, text = value, value.decode("latin-1")
+            else:
+                text = str(value)
+                try:
+                    sent = text.encode(encoding)
+                except UnicodeEncodeError as err:
+                    raise WireFormatError(
+                        f"request.headers.{key.lower()}",
+                        f"{shown(text)} cannot be sent: its character {text[err.start]!r} is "
+                        f"not {encoding} text, which this client sends a header as",
+                    ) from None
+            items.append((key, text))
+            raw.append((key.encode("latin-1", "replace"), sent))
+        return WireHeaders(tuple(items), raw)
 
     def multi_items(self) -> list[tuple[str, str]]:
         """The pairs."""
@@ -55,9 +80,14 @@ class WireRequest:
 
 
 def wire_request(
-    method: str, url: str, headers: Iterable[tuple[str, str]], content: bytes
+    method: str,
+    url: str,
+    headers: Iterable[tuple[Any, Any]],
+    content: bytes,
+    encoding: str = "utf-8",
 ) -> WireRequest:
-    """The :class:`WireRequest` of an absolute ``url`` (percent-encoded, as sent)."""
+    """The :class:`WireRequest` of an absolute ``url`` (percent-encoded, as sent), its
+    headers as sent with text values in ``encoding`` (:meth:`WireHeaders.of`)."""
     parts = urlsplit(url)
     sent = parts.path or "/"
     return WireRequest(
@@ -69,7 +99,7 @@ def wire_request(
             parts.query.encode(),
             sent.encode("utf-8", "surrogateescape"),
         ),
-        WireHeaders.of(tuple((str(k), str(v)) for k, v in headers)),
+        WireHeaders.of(headers, encoding),
         content,
     )
 

@@ -150,7 +150,8 @@ def _request_of(request: requests.PreparedRequest) -> WireRequest:
     if not isinstance(request.body, str | bytes | None):
         request.body = content
     method, url = request.method or "GET", request.url or ""
-    return wire_request(method, url, request.headers.items(), content)
+    # http.client sends a header given as text in Latin-1
+    return wire_request(method, url, request.headers.items(), content, "latin-1")
 
 
 def _replayed(
