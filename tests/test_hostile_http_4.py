@@ -209,13 +209,17 @@ def test_a_secret_in_a_later_gzip_member_is_refused(tmp_path: Path, counted: str
 UNDECODABLE = [
     pytest.param(
         "zstd",
-        "it needs Python 3.14 (compression.zstd)",
-        marks=pytest.mark.skipif(_has("compression.zstd"), reason="zstd decodes here"),
+        "it needs Python 3.14 (compression.zstd) or the backports.zstd package",
+        marks=pytest.mark.skipif(
+            _has("compression.zstd") or _has("backports.zstd"), reason="zstd decodes here"
+        ),
     ),
     pytest.param(
         "br",
         "it needs the brotli package (1.2 or later)",
-        marks=pytest.mark.skipif(_has("brotli"), reason="brotli is installed"),
+        marks=pytest.mark.skipif(
+            _has("brotli") or _has("brotlicffi"), reason="brotli is installed"
+        ),
     ),
     pytest.param("compress", "", id="unknown"),
 ]
@@ -237,7 +241,7 @@ def test_a_body_whose_coding_cannot_be_decoded_is_refused(
     assert str(caught.value) == (
         f"request.body: content-encoding {coding!r} cannot be decoded{where}; refused, as it "
         "would be stored compressed, unsearched for secrets (replaygate decodes gzip, "
-        "deflate, br (with brotli >= 1.2 installed) and zstd (on Python 3.14))"
+        "deflate, br (with brotli >= 1.2) and zstd (on Python 3.14, or with backports.zstd))"
     )
     assert (_Counted.received, store.exists()) == ([], False)
 
@@ -353,3 +357,59 @@ def test_a_response_header_that_is_not_ascii_and_not_kept_is_handed_over_and_rec
         assert (live.headers["x-note"], live.json()) == ("café", {})
         with httpx2_client(store) as client:
             assert client.post(url, content=b"{}").json() == {}
+
+
+class _Encoded(http.server.BaseHTTPRequestHandler):
+    """Answers with a body in the content coding its path names, one no client here undoes."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        body = b"\x28\xb5\x2f\xfd" + bytes(range(64))  # opaque: a zstd frame's magic first
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-encoding", self.path.strip("/"))
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+
+LEFT_ON = [
+    pytest.param(
+        "zstd",
+        marks=pytest.mark.skipif(
+            "zstd" in httpx2._decoders.SUPPORTED_DECODERS, reason="httpx2 decodes zstd here"
+        ),
+    ),
+    "compress",
+]
+
+
+@pytest.mark.parametrize("coding", LEFT_ON)
+def test_a_response_body_the_client_left_compressed_is_not_recorded(
+    tmp_path: Path, coding: str
+) -> None:
+    # it was stored compressed, as base64, where the secret gate saw nothing
+    store = tmp_path / "left.jsonl"
+    with serving(_Encoded) as base:
+        url = f"{base}/{coding}"
+        with (
+            httpx2_client(store, mode="record-missing", approve_live=True) as client,
+            pytest.raises(WireFormatError) as caught,
+        ):
+            client.post(url, content=b"{}")
+        assert str(caught.value) == (
+            f"response.body: content-encoding {coding!r} was left on the body by the client, "
+            "which decodes deflate, gzip; a body kept compressed is not searched for secrets, "
+            "so this response was not recorded"
+        )
+        with (
+            intercept(store, mode="record-missing", approve_live=True),
+            pytest.raises(WireFormatError, match=f"content-encoding {coding!r} was left"),
+        ):
+            requests.post(url, data=b"{}", timeout=5)
+    assert not store.exists()

@@ -3,12 +3,13 @@
 A body sent with a ``content-encoding`` is matched, scanned for secrets and stored as
 what it says, so the same body compressed again later still matches and a key inside
 it is found. ``gzip`` (every member), ``deflate`` (zlib or raw), ``br`` (with the
-``brotli`` package, 1.2 or later, installed) and ``zstd`` (Python 3.14's
-``compression.zstd``) are decoded. Each decoder stops as soon as its output passes
-:data:`MAX_DECODED_BODY`: a body that would decode to more is refused, as is a body
-whose coding cannot be decoded here; either would be stored compressed, where no search
-for secrets sees inside. Bytes that are not of the coding they claim (``not gzip at
-all``, a member followed by junk) are kept as sent.
+``brotli`` package, 1.2 or later, or ``brotlicffi``, installed) and ``zstd`` (Python
+3.14's ``compression.zstd``, or the ``backports.zstd`` package before it) are decoded.
+Each decoder stops as soon as its output passes :data:`MAX_DECODED_BODY`: a body that
+would decode to more is refused, as is a body whose coding cannot be decoded here;
+either would be stored compressed, where no search for secrets sees inside. Bytes that
+are not of the coding they claim (``not gzip at all``, a member followed by junk) are
+kept as sent.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ MAX_DECODED_BODY = 256 * 1024 * 1024
 """The most bytes a compressed request body is decoded to; one that decodes to more is
 refused (:func:`decoded_body`)."""
 
-DECODED = "gzip, deflate, br (with brotli >= 1.2 installed) and zstd (on Python 3.14)"
+DECODED = "gzip, deflate, br (with brotli >= 1.2) and zstd (on Python 3.14, or with backports.zstd)"
+ZSTD_NEEDS = "Python 3.14 (compression.zstd) or the backports.zstd package"
 """The codings :func:`decoded_body` undoes, as its errors name them."""
 
 
@@ -80,21 +82,25 @@ def _gzip(data: bytes, room: int) -> bytes | None:
     return _members(data, lambda: zlib.decompressobj(31), room, padded=True)
 
 
+def _first(modules: tuple[str, ...], needs: str) -> Any:
+    """The first of ``modules`` that imports; :class:`_NoDecoder` saying ``needs`` if none."""
+    for name in modules:
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    raise _NoDecoder(needs)
+
+
 def _zstd(data: bytes, room: int) -> bytes | None:
     """A ``zstd`` body, of one frame or several."""
-    try:
-        zstd = importlib.import_module("compression.zstd")
-    except ImportError:
-        raise _NoDecoder("Python 3.14 (compression.zstd)") from None
+    zstd = _first(("compression.zstd", "backports.zstd"), ZSTD_NEEDS)
     return _members(data, zstd.ZstdDecompressor, room)
 
 
 def _brotli(data: bytes, room: int) -> bytes | None:
     """A ``br`` body, its output taken a bounded piece at a time."""
-    try:
-        brotli = importlib.import_module("brotli")
-    except ImportError:
-        raise _NoDecoder("the brotli package (1.2 or later)") from None
+    brotli = _first(("brotli", "brotlicffi"), "the brotli package (1.2 or later)")
     decoder = brotli.Decompressor()
     if not hasattr(decoder, "can_accept_more_data"):  # before 1.2: no bound on its output
         raise _NoDecoder("the brotli package 1.2 or later (an older one decodes unbounded)")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -24,13 +24,19 @@ _EVENTS_ARE_TEXT = "an event stream is UTF-8 text"
 
 @dataclass(eq=False)
 class Recording:
-    """A live response body being recorded as it is read; written once, when it ends."""
+    """A live response body being recorded as it is read; written once, when it ends.
+
+    ``decoded`` names the content codings the client undoes (None: the body is fed
+    decoded whatever its codings); a body left in another is refused
+    (:func:`_left_encoded`).
+    """
 
     exchange: Exchange
     slot: LiveSlot
     status: int
     headers: list[tuple[str, str]]
     stream: bool
+    decoded: Collection[str] | None = None
     done: bool = field(default=False, init=False)
     _parser: SSEParser = field(default_factory=SSEParser, init=False)
     _events: list[SSEEvent] = field(default_factory=list, init=False)
@@ -74,6 +80,8 @@ class Recording:
             return
         with self._refused("replay hands a client the kept headers as ASCII text"):
             kept_headers(self.headers, self.status)
+        with self._refused("a body kept compressed is not searched for secrets"):
+            _left_encoded(self.headers, self.decoded)
         self.done = True
         if self.stream:
             with self._refused(_EVENTS_ARE_TEXT):
@@ -92,6 +100,25 @@ class Recording:
         else:
             record = plain_response(self.status, self.headers, b"".join(self._body))
         self.exchange.record(self.slot, record)
+
+
+def _left_encoded(headers: list[tuple[str, str]], decoded: Collection[str] | None) -> None:
+    """:class:`WireFormatError` naming a content coding of the response that is not one of
+    ``decoded``, the codings the client undoes (its body would be stored as compressed
+    bytes, which no search for secrets reads)."""
+    if decoded is None:
+        return
+    for name, value in headers:
+        if name.lower() != "content-encoding":
+            continue
+        for coding in (c.strip().lower() for c in value.split(",")):
+            if coding and coding != "identity" and coding not in decoded:
+                undoes = ", ".join(sorted(set(decoded) - {"identity"})) or "none"
+                raise WireFormatError(
+                    "response.body",
+                    f"content-encoding {coding!r} was left on the body by the client, which "
+                    f"decodes {undoes}",
+                )
 
 
 def _not_events(body: bytes) -> bool:

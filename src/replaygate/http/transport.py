@@ -87,8 +87,18 @@ class Library(Generic[RespT]):
         return self.response(
             live.status_code,
             headers=handed_headers(live.headers.raw),
-            stream=self.tee_stream(live, recording_of(exchange, slot, live), on_close),
+            stream=self.tee_stream(live, self.recording(exchange, slot, live), on_close),
             extensions=live.extensions,
+        )
+
+    def recording(self, exchange: Exchange, slot: LiveSlot, live: LiveResponse) -> Recording:
+        """A :class:`Recording` of ``live``'s body, written to the store when it ends; the
+        codings the library undoes are its decoders' (``_decoders.SUPPORTED_DECODERS``:
+        ``br`` and ``zstd`` only where their packages are installed)."""
+        headers = live.headers.multi_items()
+        decoders = getattr(getattr(self.module, "_decoders", None), "SUPPORTED_DECODERS", None)
+        return Recording(
+            exchange, slot, live.status_code, headers, is_event_stream(headers), decoders
         )
 
     def handle(
@@ -119,9 +129,3 @@ class Library(Generic[RespT]):
         if send is None:
             raise RuntimeError("a recording session needs a live transport")
         return self.tee(exchange, plan, await send(request))
-
-
-def recording_of(exchange: Exchange, slot: LiveSlot, live: LiveResponse) -> Recording:
-    """A :class:`Recording` of ``live``'s body, written to the store when it ends."""
-    headers = live.headers.multi_items()
-    return Recording(exchange, slot, live.status_code, headers, is_event_stream(headers))

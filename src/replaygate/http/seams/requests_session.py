@@ -164,7 +164,9 @@ def _replayed(
 
 def _teed(exchange: Exchange, slot: LiveSlot, live: requests.Response) -> requests.Response:
     headers = list(live.headers.items())
-    recording = Recording(exchange, slot, live.status_code, headers, is_event_stream(headers))
+    decoders = getattr(live.raw, "CONTENT_DECODERS", None)  # urllib3's, as it decodes
+    stream = is_event_stream(headers)
+    recording = Recording(exchange, slot, live.status_code, headers, stream, decoders)
     kept = handed_headers(headers)
     tee = _Tee(cast(LiveBody, _LiveBody(live)), recording)
     response = _response(live.request, live.status_code, kept, tee)
