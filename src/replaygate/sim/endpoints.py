@@ -243,8 +243,21 @@ def _chosen(tools: Sequence[ToolSpec], *, none: bool, name: Any) -> list[ToolSpe
     return named or list(tools)
 
 
-def _schema_of(given: Any, field: str) -> Mapping[str, Any] | None:
-    """The schema (``field``) of a ``{"type": "json_schema", ...}`` format, or None."""
+JSON_OBJECT: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {"answer": {"type": "string"}},
+    "required": ["answer"],
+}
+"""The schema of the answer to a request asking for a JSON object without a schema
+(``json_object``, Gemini's ``application/json``): the behaviour's text as ``answer``."""
+
+
+def _schema_of(given: Any, field: str, *, objects: bool = False) -> Mapping[str, Any] | None:
+    """The schema (``field``) of a ``{"type": "json_schema", ...}`` format, that of any
+    JSON object (:data:`JSON_OBJECT`) for a ``{"type": "json_object"}`` one where the API
+    has it (``objects``), or None."""
+    if objects and isinstance(given, Mapping) and given.get("type") == "json_object":
+        return JSON_OBJECT
     if not isinstance(given, Mapping) or given.get("type") != "json_schema":
         return None
     schema = given.get(field)
@@ -387,11 +400,9 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
     def json_schema(self, request: SimRequest) -> Mapping[str, Any] | None:
         given = request.body.get("response_format")
         named = given.get("json_schema") if isinstance(given, Mapping) else None
-        if not isinstance(given, Mapping) or given.get("type") != "json_schema":
-            return None
-        return _schema_of(
-            {"type": "json_schema", **(dict(named) if isinstance(named, Mapping) else {})}, "schema"
-        )
+        if isinstance(given, Mapping) and given.get("type") == "json_schema":
+            given = {"type": "json_schema", **(dict(named) if isinstance(named, Mapping) else {})}
+        return _schema_of(given, "schema", objects=True)
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return validate_openai(request.body)
@@ -485,7 +496,8 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
 
     def json_schema(self, request: SimRequest) -> Mapping[str, Any] | None:
         text = request.body.get("text")
-        return _schema_of(text.get("format") if isinstance(text, Mapping) else None, "schema")
+        given = text.get("format") if isinstance(text, Mapping) else None
+        return _schema_of(given, "schema", objects=True)
 
     def validate(self, request: SimRequest) -> Invalid | None:
         problem = validate_responses(request.body)
@@ -752,7 +764,7 @@ class GeminiGenerateContent(Endpoint):
             schema = config.get(name)
             if isinstance(schema, Mapping):
                 return schema
-        return None
+        return JSON_OBJECT if config.get("responseMimeType") == "application/json" else None
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return validate_gemini(request.body)
