@@ -4,6 +4,7 @@ loopback, through the real clients."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import http.server
 import importlib
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
+import aiohttp
 import httpx2
 import pytest
 import requests
@@ -412,4 +414,30 @@ def test_a_response_body_the_client_left_compressed_is_not_recorded(
             pytest.raises(WireFormatError, match=f"content-encoding {coding!r} was left"),
         ):
             requests.post(url, data=b"{}", timeout=5)
+    assert not store.exists()
+
+
+@pytest.mark.parametrize(
+    ("coding", "decompress"), [("compress", True), ("gzip", False)], ids=["unknown", "raw"]
+)
+def test_an_aiohttp_body_left_compressed_is_not_recorded(
+    tmp_path: Path, coding: str, decompress: bool
+) -> None:
+    store = tmp_path / "left.jsonl"
+
+    async def send(url: str) -> None:
+        async with aiohttp.ClientSession(auto_decompress=decompress) as session:
+            await session.post(url, data=b"{}")
+
+    with (
+        serving(_Encoded) as base,
+        intercept(store, mode="record-missing", approve_live=True),
+        pytest.raises(WireFormatError) as caught,
+    ):
+        asyncio.run(send(f"{base}/{coding}"))
+    assert str(caught.value) == (
+        f"response.body: content-encoding {coding!r} was left on the body by the client, "
+        "which decodes none; a body kept compressed is not searched for secrets, so this "
+        "response was not recorded"
+    )
     assert not store.exists()

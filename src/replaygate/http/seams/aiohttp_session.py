@@ -233,11 +233,23 @@ def _one_per_event(text: bytes) -> tuple[bytes, ...]:
     return (*chunks, events[-1]) if events[-1] else tuple(chunks)
 
 
+_DECOMPRESSED = frozenset({"gzip", "deflate", "br", "zstd"})
+"""The content codings aiohttp undoes, each when it is the only one named (br and zstd
+only with their packages installed, else aiohttp refuses the response itself)."""
+
+
+def _decoded(live: aiohttp.ClientResponse, decompress: bool) -> frozenset[str]:
+    """The content coding of ``live`` that aiohttp undid (none when it does not decompress)."""
+    coding = live.headers.get(hdrs.CONTENT_ENCODING, "").strip().lower()
+    return _DECOMPRESSED & {coding} if decompress else frozenset()
+
+
 async def _teed(
-    exchange: Exchange, slot: LiveSlot, live: aiohttp.ClientResponse
+    exchange: Exchange, slot: LiveSlot, live: aiohttp.ClientResponse, decompress: bool
 ) -> aiohttp.ClientResponse:
     headers = list(live.headers.items())
-    recording = Recording(exchange, slot, live.status, headers, is_event_stream(headers))
+    stream, decoded = is_event_stream(headers), _decoded(live, decompress)
+    recording = Recording(exchange, slot, live.status, headers, stream, decoded)
     chunked = live.headers.get(hdrs.TRANSFER_ENCODING, "").lower() == "chunked"
     tee = _Tee(cast(LiveBody, _LiveBody(live.content, chunked)), recording)
     if recording.stream:
@@ -255,7 +267,7 @@ async def _request_of(request: aiohttp.ClientRequest) -> WireRequest:
     return wire_request(request.method, str(request.url), request.headers.items(), content)
 
 
-def _middleware(exchange: Exchange, session: aiohttp.ClientSession) -> Any:
+def _middleware(exchange: Exchange, session: aiohttp.ClientSession, decompress: bool) -> Any:
     async def answer(request: aiohttp.ClientRequest, handler: Handler) -> aiohttp.ClientResponse:
         __tracebackhide__ = True
         plan = exchange.plan(await _request_of(request))
@@ -267,7 +279,7 @@ def _middleware(exchange: Exchange, session: aiohttp.ClientSession) -> Any:
             request.headers[hdrs.HOST] = request.url.host_port_subcomponent or ""
         with live_call():
             live = await handler(request)
-        return await _teed(exchange, plan, live)
+        return await _teed(exchange, plan, live, decompress)
 
     return answer
 
@@ -279,7 +291,10 @@ def _make(original: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[An
             return await original(session, *args, **options)
         chosen = options.pop("middlewares", None)
         theirs = getattr(session, "_middlewares", ()) if chosen is None else chosen
-        middlewares = (*theirs, _middleware(exchange, session))
+        decompress = options.get("auto_decompress")
+        if decompress is None:
+            decompress = session.auto_decompress
+        middlewares = (*theirs, _middleware(exchange, session, bool(decompress)))
         return await original(session, *args, middlewares=middlewares, **options)
 
     return _request
