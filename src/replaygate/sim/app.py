@@ -19,7 +19,7 @@ import orjson
 
 from replaygate.errors import ScriptExhaustedError, WireFormatError
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
-from replaygate.sim.arguments import forced_call, in_json
+from replaygate.sim.arguments import UnmadeValue, forced_call, in_json
 from replaygate.sim.behaviors import Behavior
 from replaygate.sim.draws import Draws
 from replaygate.sim.drift import DriftPlan
@@ -244,6 +244,9 @@ class SimApp:
                     answer = in_json(answer, schema)
             except ScriptExhaustedError as err:
                 return status_error(provider, 500, request_id, message=str(err))
+            except UnmadeValue as err:
+                problem = Invalid(f"The simulator makes no answer of {err}")
+                return invalid_reply(provider, problem, request_id)
             except Exception as err:
                 log.exception("simulator behaviour failed")
                 message = f"simulator behaviour failed: {err}"

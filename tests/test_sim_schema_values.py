@@ -1,0 +1,310 @@
+"""JSON made from a schema (a forced tool call's arguments, an answer in JSON of a schema)
+validates against it, as ``jsonschema`` checks it: a string matches its ``pattern`` (one
+was the text whatever the pattern said), a ``uniqueItems`` array holds distinct items (its
+``minItems`` items were all alike), a number keeps within its exclusive bounds. A pattern
+the simulator makes no string for (a lookaround, a back-reference it cannot satisfy) is
+refused with a 400 naming where in the schema, not answered with JSON the schema fails."""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replaygate.sim import Simulator
+from replaygate.sim.patterns import matching
+from sdks import anthropic, genai, openai
+
+ASK = "Paris"
+PATTERNS = [
+    r"^[A-Z]{3}$",
+    r"^\d{3}-\d{4}$",
+    r"^[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}$",
+    r"^#[0-9a-fA-F]{6}$",
+    r"^(foo|bar)+$",
+    r"v\d+",
+    r"^\+?[1-9]\d{1,14}$",
+    r"^[^\s,]+$",
+    r"^(\w)-\1$",
+    r"^[A-Z][a-z]*( [A-Z][a-z]*)*$",
+    r"^(?:[01]\d|2[0-3]):[0-5]\d$",
+    r"(?i)^id_[a-f]{2,4}\b",
+    r"Paris",
+]
+"""Patterns of the common subset: literals, classes, ranges, quantifiers, groups,
+alternation, anchors, a back-reference; the last one the text itself matches (a
+pattern is unanchored in JSON Schema)."""
+
+
+@dataclass
+class Clients:
+    """The SDK clients of the module's simulator."""
+
+    openai: Any
+    anthropic: Any
+    gemini: Any
+
+
+@pytest.fixture(scope="module")
+def clients() -> Iterator[Clients]:
+    with Simulator(behavior="echo") as sim:
+        yield Clients(
+            openai.OpenAI(api_key="k", base_url=sim.openai_base_url, max_retries=0),
+            anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0),
+            genai.Client(api_key="k", http_options=genai.types.HttpOptions(base_url=sim.url)),
+        )
+
+
+def _chat(clients: Clients, schema: dict[str, Any]) -> Any:
+    reply = clients.openai.chat.completions.create(
+        model="g",
+        messages=[{"role": "user", "content": ASK}],
+        response_format={"type": "json_schema", "json_schema": {"name": "Out", "schema": schema}},
+    )
+    return json.loads(reply.choices[0].message.content)
+
+
+def _responses(clients: Clients, schema: dict[str, Any]) -> Any:
+    text = {"format": {"type": "json_schema", "name": "Out", "schema": schema}}
+    return json.loads(clients.openai.responses.create(model="g", input=ASK, text=text).output_text)
+
+
+def _anthropic(clients: Clients, schema: dict[str, Any]) -> Any:
+    reply = clients.anthropic.messages.create(
+        model="claude-sim",
+        max_tokens=4096,
+        messages=[{"role": "user", "content": ASK}],
+        output_config={"format": {"type": "json_schema", "schema": schema}},
+    )
+    return json.loads(reply.content[0].text)
+
+
+def _anthropic_tool(clients: Clients, schema: dict[str, Any]) -> Any:
+    reply = clients.anthropic.messages.create(
+        model="claude-sim",
+        max_tokens=4096,
+        messages=[{"role": "user", "content": ASK}],
+        tools=[{"name": "Out", "input_schema": schema}],
+        tool_choice={"type": "tool", "name": "Out"},
+    )
+    return reply.content[0].input
+
+
+def _gemini(clients: Clients, schema: dict[str, Any]) -> Any:
+    config = genai.types.GenerateContentConfig(
+        response_mime_type="application/json", response_json_schema=schema
+    )
+    reply = clients.gemini.models.generate_content(model="gemini-sim", contents=ASK, config=config)
+    return json.loads(reply.text)
+
+
+ASKS = [_chat, _responses, _anthropic, _anthropic_tool, _gemini]
+
+
+def _valid(value: Any, schema: dict[str, Any]) -> None:
+    jsonschema.Draft202012Validator(
+        schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    ).validate(value)
+
+
+def _object(**properties: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+@pytest.mark.parametrize("ask", ASKS)
+def test_strings_match_their_patterns(clients: Clients, ask: Any) -> None:
+    schema = _object(**{f"p{i}": {"type": "string", "pattern": p} for i, p in enumerate(PATTERNS)})
+    made = ask(clients, schema)
+    _valid(made, schema)
+    assert made["p0"] == "AAA" and made["p1"] == "000-0000" and made["p8"] == "a-a"
+    assert made["p12"] == f"echo: {ASK}"
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"type": "string"},
+        {"type": "string", "pattern": r"^[A-Z]{2}$"},
+        {"type": "string", "pattern": r"^x+$"},
+        {"type": "string", "maxLength": 2},
+        {"type": "string", "format": "date"},
+        {"type": "string", "format": "email"},
+        {"type": "string", "format": "uuid"},
+        {"type": "integer", "minimum": 3, "multipleOf": 3},
+        {"type": "integer", "maximum": -10},
+        {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+        {"enum": ["a", "b", "c", "d", "e"]},
+        _object(name={"type": "string"}, rank={"type": "integer"}),
+        {"type": "array", "items": {"type": "integer"}, "minItems": 1},
+    ],
+)
+def test_unique_items_are_distinct(clients: Clients, item: dict[str, Any]) -> None:
+    schema = _object(items={"type": "array", "items": item, "minItems": 5, "uniqueItems": True})
+    made = _chat(clients, schema)
+    _valid(made, schema)
+    assert len(made["items"]) == 5
+
+
+@pytest.mark.parametrize(
+    ("schema", "where", "why"),
+    [
+        (
+            _object(code={"type": "string", "pattern": r"^(?=.*\d)[a-z\d]{8}$"}),
+            "schema.properties.code.pattern",
+            # as docs/frameworks.md shows it
+            "The simulator makes no answer of the JSON asked for: its "
+            "schema.properties.code.pattern: the string made for pattern "
+            "'^(?=.*\\d)[a-z\\d]{8}$', 'aaaaaaaa', does not match it: the simulator follows "
+            "no lookaround or word boundary",
+        ),
+        (
+            _object(code={"type": "string", "pattern": r"^[a-z]{2}$", "minLength": 4}),
+            "schema.properties.code.pattern",
+            "minLength",
+        ),
+        (
+            _object(code={"type": "string", "pattern": r"^\p{L}+$"}),
+            "schema.properties.code.pattern",
+            "is not a regular expression",
+        ),
+        (
+            _object(
+                flags={
+                    "type": "array",
+                    "items": {"type": "boolean"},
+                    "minItems": 3,
+                    "uniqueItems": True,
+                }
+            ),
+            "schema.properties.flags: uniqueItems asks for 3 distinct items",
+            "",
+        ),
+    ],
+)
+def test_a_value_the_simulator_cannot_make_is_refused_naming_where(
+    clients: Clients, schema: dict[str, Any], where: str, why: str
+) -> None:
+    with pytest.raises(openai.BadRequestError) as chat:
+        _chat(clients, schema)
+    assert where in chat.value.message and why in chat.value.message
+    with pytest.raises(anthropic.BadRequestError) as tool:
+        _anthropic_tool(clients, schema)
+    assert "tool 'Out'" in tool.value.message and where in tool.value.message
+    with pytest.raises(genai.errors.ClientError) as gemini:
+        _gemini(clients, schema)
+    assert gemini.value.code == 400 and where in str(gemini.value)
+
+
+def test_pattern_variants_are_distinct_and_match() -> None:
+    for pattern in PATTERNS:
+        made = [matching(pattern, variant) for variant in range(20)]
+        assert len(set(made)) == 20, pattern
+        assert all(re.search(pattern, value) for value in made), pattern
+
+
+def test_a_pattern_string_keeps_within_its_lengths() -> None:
+    assert matching(r"^[a-z]+$", shortest=6) == "aaaaaa"
+    assert matching(r"\d", shortest=3) == "0xx"
+    with pytest.raises(ValueError, match="at most 2 characters"):
+        matching(r"^[a-z]{3,}$", longest=2)
+    with pytest.raises(ValueError, match="longer than 10,000 characters"):
+        matching(r"a{100000}")
+
+
+# A schema's leaves, each one a value exists for (and, in a uniqueItems array, five
+# distinct ones).
+_NAMES = st.sampled_from(["a", "b", "name", "rank", "when", "tags"])
+_STRINGS = st.one_of(
+    st.just({"type": "string"}),
+    st.builds(lambda p: {"type": "string", "pattern": p}, st.sampled_from(PATTERNS[:12])),
+    st.builds(
+        lambda f: {"type": "string", "format": f},
+        st.sampled_from(["date", "date-time", "time", "email", "uuid", "ipv4", "uri"]),
+    ),
+    st.builds(
+        lambda low, more: {"type": "string", "minLength": low, "maxLength": low + more},
+        st.integers(0, 30),
+        st.integers(2, 30),
+    ),
+)
+
+
+@st.composite
+def _numbers(draw: st.DrawFn) -> dict[str, Any]:
+    """An integer or number schema whose bounds leave room for five of its values."""
+    integer = draw(st.booleans())
+    schema: dict[str, Any] = {"type": "integer" if integer else "number"}
+    step = draw(st.sampled_from([None, 2, 5] if integer else [None, 0.5]))
+    low = draw(st.integers(-50, 50))
+    if step:
+        schema["multipleOf"] = step
+    if draw(st.booleans()):
+        schema["exclusiveMinimum" if draw(st.booleans()) else "minimum"] = low
+    if draw(st.booleans()):
+        high = low + 6 * (step or 1) + draw(st.integers(0, 10))
+        schema["exclusiveMaximum" if draw(st.booleans()) else "maximum"] = high
+    return schema
+
+
+_LEAVES = st.one_of(
+    _STRINGS,
+    _numbers(),
+    st.builds(
+        lambda values: {"enum": values},
+        st.lists(st.text(string.ascii_letters, min_size=1, max_size=5), min_size=5, unique=True),
+    ),
+)
+_SCHEMAS = st.recursive(
+    _LEAVES | st.sampled_from([{"type": "boolean"}, {"type": "null"}, {"const": "fixed"}]),
+    lambda inner: st.one_of(
+        st.builds(
+            lambda items, count, unique: {
+                "type": "array",
+                "items": items,
+                "minItems": count,
+                **({"uniqueItems": True} if unique else {}),
+            },
+            inner,
+            st.integers(0, 3),
+            st.just(False),
+        ),
+        st.builds(
+            lambda items, count: {
+                "type": "array",
+                "items": items,
+                "minItems": count,
+                "uniqueItems": True,
+            },
+            _LEAVES,
+            st.integers(0, 5),
+        ),
+        st.builds(
+            lambda properties: _object(**properties),
+            st.dictionaries(_NAMES, inner, max_size=4),
+        ),
+    ),
+    max_leaves=8,
+)
+
+
+@given(
+    schema=st.builds(lambda properties: _object(**properties), st.dictionaries(_NAMES, _SCHEMAS)),
+    ask=st.sampled_from(ASKS),
+)
+def test_json_made_from_a_schema_validates_against_it(
+    clients: Clients, schema: dict[str, Any], ask: Any
+) -> None:
+    _valid(ask(clients, schema), schema)
