@@ -441,3 +441,19 @@ def test_an_aiohttp_body_left_compressed_is_not_recorded(
         "response was not recorded"
     )
     assert not store.exists()
+
+
+def test_a_text_body_labelled_with_a_coding_nothing_decodes_is_kept_as_sent(
+    tmp_path: Path, counted: str
+) -> None:
+    # some clients label a plain body with its charset: text is read as itself
+    store = tmp_path / "label.jsonl"
+    with httpx2_client(store, mode="record-missing", approve_live=True) as client:
+        client.post(counted, content=b'{"a": 1}', headers={"content-encoding": "utf-8"})
+    assert json.loads(store.read_text())["request"]["body"] == {"a": 1}
+    key = b'{"api_key":"sk-ant-api03-' + b"A" * 90 + b'"}'
+    with (
+        httpx2_client(store, mode="record-missing", approve_live=True) as client,
+        pytest.raises(SecretInFixtureError),
+    ):
+        client.post(counted, content=key, headers={"content-encoding": "zstd"})

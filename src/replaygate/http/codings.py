@@ -6,10 +6,11 @@ it is found. ``gzip`` (every member), ``deflate`` (zlib or raw), ``br`` (with th
 ``brotli`` package, 1.2 or later, or ``brotlicffi``, installed) and ``zstd`` (Python
 3.14's ``compression.zstd``, or the ``backports.zstd`` package before it) are decoded.
 Each decoder stops as soon as its output passes :data:`MAX_DECODED_BODY`: a body that
-would decode to more is refused, as is a body whose coding cannot be decoded here;
-either would be stored compressed, where no search for secrets sees inside. Bytes that
-are not of the coding they claim (``not gzip at all``, a member followed by junk) are
-kept as sent.
+would decode to more is refused, as is a body whose coding cannot be decoded here
+unless it is UTF-8 text (which a compressed body almost never is, and which the search
+for secrets reads as it is); either would be stored compressed, where no search sees
+inside. Bytes that are not of the coding they claim (``not gzip at all``, a member
+followed by junk) are kept as sent.
 """
 
 from __future__ import annotations
@@ -122,6 +123,16 @@ def _brotli(data: bytes, room: int) -> bytes | None:
     return b"".join(out) if decoder.is_finished() else None
 
 
+def _is_text(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8 text (a gzip or zstd header never is, nor, but by chance,
+    a br body)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 _DECODERS: dict[str, Callable[[bytes, int], bytes | None]] = {
     "gzip": _gzip,
     "x-gzip": _gzip,
@@ -137,7 +148,8 @@ def decoded_body(content: bytes, codings: list[str]) -> bytes:
 
     :class:`~replaygate.errors.WireFormatError` (``request.body``) refuses a body that
     decodes past :data:`MAX_DECODED_BODY` (decoding stops there) or whose coding cannot be
-    decoded here, naming the coding.
+    decoded here, naming the coding, unless it is UTF-8 text (not compressed, whatever its
+    label says: kept as sent, and read as the text it is).
     """
     if not content or not codings:
         return content
@@ -156,6 +168,8 @@ def decoded_body(content: bytes, codings: list[str]) -> bytes:
                 "matched nor searched for secrets whole",
             ) from None
         except _NoDecoder as missing:
+            if _is_text(data):  # not compressed, whatever it claims (``utf-8``): as sent
+                return content
             needs = f" here: it needs {missing}" if str(missing) else ""
             raise WireFormatError(
                 "request.body",
