@@ -15,6 +15,7 @@ shortest string breaks), one longer than a bound, or a pattern Python cannot rea
 from __future__ import annotations
 
 import importlib
+import itertools
 import math
 import re
 import string
@@ -101,8 +102,13 @@ class _Builder:
 
 
 def _choices(keep: Any) -> str:
-    """The characters of :data:`_ALPHABET` that ``keep`` accepts (a space alone when none)."""
-    return "".join(c for c in _ALPHABET if keep(c)) or " "
+    """The characters of :data:`_ALPHABET` that ``keep`` accepts, else the first few
+    beyond ASCII it accepts (a space alone when none)."""
+    kept = "".join(c for c in _ALPHABET if keep(c))
+    if not kept:
+        wider = (chr(n) for n in range(0xA0, 0x3000))
+        kept = "".join(itertools.islice((c for c in wider if keep(c)), len(_ALPHABET)))
+    return kept or " "
 
 
 def _class_choices(items: Sequence[tuple[Any, Any]]) -> str:
@@ -115,8 +121,8 @@ def _class_choices(items: Sequence[tuple[Any, Any]]) -> str:
             own += chr(av)
         elif op.name == "RANGE":
             own += "".join(chr(n) for n in range(av[0], min(av[1], av[0] + 25) + 1))
-    wider = "".join(c for c in _ALPHABET if _member(items, c))
-    return "".join(dict.fromkeys(own + wider)) or " "
+    own += "".join(c for c in _ALPHABET if _member(items, c))
+    return "".join(dict.fromkeys(own)) or _choices(lambda c: _member(items, c))
 
 
 def _member(items: Sequence[tuple[Any, Any]], char: str) -> bool:
