@@ -457,3 +457,17 @@ def test_a_text_body_labelled_with_a_coding_nothing_decodes_is_kept_as_sent(
         pytest.raises(SecretInFixtureError),
     ):
         client.post(counted, content=key, headers={"content-encoding": "zstd"})
+
+
+def test_a_gzip_body_cut_short_is_refused_not_stored_compressed(
+    tmp_path: Path, counted: str
+) -> None:
+    # it was kept as sent: a key in its first part reached the disk compressed, unread
+    store = tmp_path / "cut.jsonl"
+    key = b'{"api_key":"sk-ant-api03-' + b"A" * 90 + b'"}'
+    with (
+        httpx2_client(store, mode="record-missing", approve_live=True) as client,
+        pytest.raises(WireFormatError, match="its bytes are not gzip"),
+    ):
+        client.post(counted, content=gzip.compress(key)[:-8], headers={"content-encoding": "gzip"})
+    assert (_Counted.received, store.exists()) == ([], False)

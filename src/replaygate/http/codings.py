@@ -6,11 +6,11 @@ it is found. ``gzip`` (every member), ``deflate`` (zlib or raw), ``br`` (with th
 ``brotli`` package, 1.2 or later, or ``brotlicffi``, installed) and ``zstd`` (Python
 3.14's ``compression.zstd``, or the ``backports.zstd`` package before it) are decoded.
 Each decoder stops as soon as its output passes :data:`MAX_DECODED_BODY`: a body that
-would decode to more is refused, as is a body whose coding cannot be decoded here
-unless it is UTF-8 text (which a compressed body almost never is, and which the search
-for secrets reads as it is); either would be stored compressed, where no search sees
-inside. Bytes that are not of the coding they claim (``not gzip at all``, a member
-followed by junk) are kept as sent.
+would decode to more is refused. So is a body whose coding cannot be decoded here, or
+whose bytes are not of the coding they claim (a member cut short, or followed by other
+bytes): it would be stored compressed, where no search for secrets sees inside; unless
+it is UTF-8 text (``not gzip at all``, a plain body labelled ``utf-8``), which a
+compressed body almost never is: that is kept as sent, and read as the text it is.
 """
 
 from __future__ import annotations
@@ -144,12 +144,14 @@ _DECODERS: dict[str, Callable[[bytes, int], bytes | None]] = {
 
 def decoded_body(content: bytes, codings: list[str]) -> bytes:
     """``content`` with its content ``codings`` (as sent, ``identity`` left out) undone,
-    last applied first; ``content`` as sent when its bytes are not of a coding they claim.
+    last applied first.
 
     :class:`~replaygate.errors.WireFormatError` (``request.body``) refuses a body that
-    decodes past :data:`MAX_DECODED_BODY` (decoding stops there) or whose coding cannot be
-    decoded here, naming the coding, unless it is UTF-8 text (not compressed, whatever its
-    label says: kept as sent, and read as the text it is).
+    decodes past :data:`MAX_DECODED_BODY` (decoding stops there), whose coding cannot be
+    decoded here, or whose bytes are not of the coding they claim (cut short, other bytes
+    after its end), naming the coding; but a body that is UTF-8 text, which a compressed
+    one almost never is, is not compressed whatever its label says: it is kept as sent,
+    and read as the text it is.
     """
     if not content or not codings:
         return content
@@ -160,6 +162,7 @@ def decoded_body(content: bytes, codings: list[str]) -> bytes:
             if decode is None:
                 raise _NoDecoder("")
             decoded = decode(data, MAX_DECODED_BODY)
+            why = f": its bytes are not {coding} (cut short, or other bytes after its end)"
         except _Passed:
             raise WireFormatError(
                 "request.body",
@@ -168,15 +171,17 @@ def decoded_body(content: bytes, codings: list[str]) -> bytes:
                 "matched nor searched for secrets whole",
             ) from None
         except _NoDecoder as missing:
+            decoded = None
+            needs = f" here: it needs {missing}" if str(missing) else ""
+            why = f" cannot be decoded{needs}"
+        if decoded is None:
             if _is_text(data):  # not compressed, whatever it claims (``utf-8``): as sent
                 return content
-            needs = f" here: it needs {missing}" if str(missing) else ""
+            decodes = "" if why.startswith(":") else f" (replaygate decodes {DECODED})"
             raise WireFormatError(
                 "request.body",
-                f"content-encoding {coding!r} cannot be decoded{needs}; refused, as it would "
-                f"be stored compressed, unsearched for secrets (replaygate decodes {DECODED})",
-            ) from None
-        if decoded is None:
-            return content
+                f"content-encoding {coding!r}{why}; refused, as it would be stored "
+                f"compressed, unsearched for secrets{decodes}",
+            )
         data = decoded
     return data
