@@ -173,7 +173,7 @@ def test_a_body_decoding_past_the_limit_is_refused_naming_coding_and_limit(
     ):
         client.post(counted, content=bomb, headers=headers)
     assert str(caught.value) == (
-        f"request.body: content-encoding {sent}: decoding stopped past 1048576 bytes, the "
+        f"request.body: content-encoding {sent!r}: decoding stopped past 1048576 bytes, the "
         "most a request body is decoded to; refused, as it could be neither matched nor "
         "searched for secrets whole"
     )

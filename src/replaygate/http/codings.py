@@ -27,8 +27,9 @@ MAX_DECODED_BODY = 256 * 1024 * 1024
 refused (:func:`decoded_body`)."""
 
 DECODED = "gzip, deflate, br (with brotli >= 1.2) and zstd (on Python 3.14, or with backports.zstd)"
-ZSTD_NEEDS = "Python 3.14 (compression.zstd) or the backports.zstd package"
 """The codings :func:`decoded_body` undoes, as its errors name them."""
+ZSTD_NEEDS = "Python 3.14 (compression.zstd) or the backports.zstd package"
+"""What decoding ``zstd`` needs, as the error of a body it cannot decode names it."""
 
 
 class _Passed(Exception):
@@ -166,7 +167,7 @@ def decoded_body(content: bytes, codings: list[str]) -> bytes:
         except _Passed:
             raise WireFormatError(
                 "request.body",
-                f"content-encoding {coding}: decoding stopped past {MAX_DECODED_BODY} bytes, "
+                f"content-encoding {coding!r}: decoding stopped past {MAX_DECODED_BODY} bytes, "
                 "the most a request body is decoded to; refused, as it could be neither "
                 "matched nor searched for secrets whole",
             ) from None
