@@ -335,6 +335,38 @@ def test_a_miss_caught_by_with_fallbacks_still_fails_the_test(tmp_path: Path) ->
     assert "no fixture recorded for this HTTP request" in output, output
 
 
+TRACED_TESTS = """
+import pytest
+from langchain_core.runnables import RunnableLambda
+
+
+@pytest.mark.replaygate(fixtures="agent.jsonl", expect_requests=False)
+def test_replays():
+    pass
+
+
+def test_a_traced_chain():
+    assert RunnableLambda(lambda x: x + 1).invoke(1) == 2
+"""
+
+
+def test_langsmith_tracing_left_on_sends_nothing_after_a_replaying_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LangSmith's client sends the runs it holds from a thread of its own, which the
+    interpreter's exit waits for: it stays offline then too, each attempt named."""
+    monkeypatch.setenv("LANGSMITH_TRACING", "true")
+    monkeypatch.setenv("LANGSMITH_API_KEY", "lsv2-placeholder")
+    monkeypatch.setenv("LANGSMITH_ENDPOINT", "https://langsmith.invalid")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (tmp_path / "test_traced.py").write_text(TRACED_TESTS, encoding="utf-8")
+    done = inner_pytest(tmp_path, "--replaygate-strict")
+    assert done.returncode == 0, done.stdout + done.stderr
+    refused = [line for line in done.stderr.splitlines() if "refused at interpreter exit" in line]
+    assert refused, done.stderr
+    assert all("'langsmith.invalid'" in line and "langsmith" in line for line in refused), refused
+
+
 def test_the_page_recipe_imports_what_exists() -> None:
     """docs/frameworks.md's code for this framework parses and imports only what exists."""
     assert_page_imports_resolve("LangChain")

@@ -4,9 +4,11 @@ When a session in replay mode collects a test that uses replaygate (one of its
 fixtures or the ``replaygate`` marker), :func:`~replaygate.network.block_network`
 holds from the end of collection to the end of the session: fixture setup and
 teardown, every test, background threads. At the end the block is handed to the
-interpreter's exit: handlers registered with :mod:`atexit` during the session (a
-telemetry exporter flushing its spans, for one) run blocked too, and each attempt
-they make is told on stderr, naming the module that tried.
+interpreter's exit, from the moment it starts: the threads it waits for (a tracing
+client's, such as LangSmith's, sending what it holds once the main thread ends) and
+the handlers registered with :mod:`atexit` during the session (a telemetry exporter
+flushing its spans, for one) run blocked too, and each attempt they make is told on
+stderr, naming the module that tried.
 
 Every attempt refused during the session is listed in the terminal summary with the
 module that made it and the test it happened in (or "after the last test"), those of
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import sys
+import threading
 from contextlib import AbstractContextManager, ExitStack
 from typing import Any
 
@@ -48,6 +51,18 @@ def hold_at_exit() -> None:
         hold = block_network(on_refusal=_tell_at_exit)
         hold.__enter__()
         _exit_hold.append(hold)
+
+
+def hold_from_exit() -> None:
+    """Make :func:`hold_at_exit` the first thing the interpreter's exit does: before it
+    waits for the threads still running (CPython's threading exit hooks, called before
+    those threads are joined, the last registered first), and before the other
+    :mod:`atexit` handlers (which run after the threads are joined)."""
+    register = getattr(threading, "_register_atexit", None)
+    if register is not None:
+        register(hold_at_exit)
+    atexit.unregister(hold_at_exit)
+    atexit.register(hold_at_exit)  # last registered, so it runs before the others
 
 
 def uses_replaygate(item: pytest.Item) -> bool:
@@ -130,5 +145,4 @@ class OfflineSession:
         """Hand the block over to the interpreter's exit."""
         self.block.close()
         if self.blocked:
-            atexit.unregister(hold_at_exit)
-            atexit.register(hold_at_exit)  # last registered, so it runs before the others
+            hold_from_exit()
