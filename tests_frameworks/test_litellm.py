@@ -36,6 +36,8 @@ from tests_frameworks.harness import (
     assert_recipe_replays,
     assert_retry_replayed_at_once,
     matrix_cases,
+    record,
+    replay_three_times,
     run_replay_errors,
     weather,
 )
@@ -423,6 +425,32 @@ def test_the_gemini_client_s_tool_calls_record_and_replay(store: Path) -> None:
     model calls the tool offered, and the call replays."""
     expected = [("weather", {"city": "Paris"})]
     assert_recipe_replays(store, gemini_tools, expected, partial(gemini_tools, question=CHANGED))
+
+
+def first_words(hosts: Hosts, question: str = QUESTION) -> tuple[str, Any]:
+    """The first words of a streamed answer, and its stream, which the loop leaves unread
+    and open: LiteLLM's wrapper of it is not closed by the collector before the
+    interpreter exits, so a recording script ends with it open."""
+    stream = litellm.completion(**arguments("openai", hosts, question, stream=True))
+    for chunk in stream:
+        if chunk.choices and chunk.choices[0].delta.content:
+            return chunk.choices[0].delta.content, stream
+    raise AssertionError("the stream held no text")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a stream its reader leaves open is recorded only when the collector closes it, "
+    "after the block ends or never (/tmp/rg6/frameworks_findings.md)",
+)
+def test_a_stream_left_open_is_recorded_by_the_end_of_the_block(store: Path) -> None:
+    """Breaking out of a streamed completion, the usual way to take its first words: what
+    was read before the block ends is in the store then, and replays."""
+    words, stream = record(store, first_words)
+    try:
+        assert replay_three_times(store, lambda hosts: first_words(hosts)[0]) == words
+    finally:
+        stream.close()
 
 
 USER_TESTS = """
