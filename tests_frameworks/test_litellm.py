@@ -19,6 +19,7 @@ from typing import Any
 import litellm
 import pytest
 from litellm.exceptions import MidStreamFallbackError
+from litellm.router import RetryPolicy
 from pydantic import BaseModel
 
 import replaygate.http
@@ -41,7 +42,7 @@ from tests_frameworks.harness import (
     run_replay_errors,
     weather,
 )
-from tests_frameworks.page import assert_page_imports_resolve
+from tests_frameworks.page import assert_page_imports_resolve, section
 
 PROVIDERS = {"anthropic": "Anthropic model", "openai": "OpenAI model"}
 ROUTED = {"anthropic": "Router, Anthropic model", "openai": "Router, OpenAI model"}
@@ -549,6 +550,27 @@ def test_a_miss_caught_by_fallbacks_still_fails_the_test(tmp_path: Path) -> None
 def test_the_page_recipe_imports_what_exists() -> None:
     """docs/frameworks.md's code for this framework parses and imports only what exists."""
     assert_page_imports_resolve("LiteLLM")
+
+
+@pytest.mark.parametrize("policy", ["retry_policy", "model_group_retry_policy"])
+def test_a_router_s_retry_policy_sends_a_miss_again_as_the_page_says(
+    store: Path, policy: str
+) -> None:
+    """docs/frameworks.md: a Router's retry policy gives ``InternalServerError``, which a
+    miss through LiteLLM's Anthropic client is, its own count of retries, whatever
+    ``num_retries`` says; the page tells to leave it out of replayed tests."""
+    retries = RetryPolicy(InternalServerErrorRetries=1)
+    given = {"retry_policy": retries} if policy == "retry_policy" else {policy: {"chat": retries}}
+    deployment = {"model_name": "chat", "litellm_params": {"model": f"anthropic/{CLAUDE}"}}
+    chat = litellm.Router(model_list=[deployment], num_retries=0, **given)
+    messages = [{"role": "user", "content": CHANGED}]
+    with (
+        pytest.raises(litellm.InternalServerError, match="no fixture recorded"),
+        replaygate.http.intercept(store) as exchange,
+    ):
+        chat.completion(model="chat", messages=messages, max_tokens=64)
+    assert exchange.sent == 2
+    assert f"`{policy}`" in section("LiteLLM")
 
 
 def responses_miss(provider: str, stream: bool, asynchronous: bool) -> None:
