@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replaygate.sim import Simulator
+from replaygate.sim.arguments import schema_example
 from replaygate.sim.patterns import matching
 from sdks import anthropic, genai, openai
 
@@ -159,6 +160,19 @@ def test_unique_items_are_distinct(clients: Clients, item: dict[str, Any]) -> No
     assert len(made["items"]) == 5
 
 
+def test_unique_items_take_each_alternative(clients: Clients) -> None:
+    states = {"type": "string", "pattern": r"^(draft|final|review)$"}
+    schema = _object(states={"type": "array", "items": states, "minItems": 3, "uniqueItems": True})
+    assert _chat(clients, schema) == {"states": ["draft", "final", "review"]}
+
+
+def test_a_pattern_string_is_never_the_text_again() -> None:
+    # the text matches the pattern and is the first item; the pattern's own strings follow
+    words = {"type": "array", "items": {"type": "string", "pattern": r"^[a-z]+$"}}
+    made = schema_example({**words, "minItems": 30, "uniqueItems": True}, "t")
+    assert made[0] == "t" and len(set(made)) == 30
+
+
 @pytest.mark.parametrize(
     ("schema", "where", "why"),
     [
@@ -180,6 +194,18 @@ def test_unique_items_are_distinct(clients: Clients, item: dict[str, Any]) -> No
             _object(code={"type": "string", "pattern": r"^\p{L}+$"}),
             "schema.properties.code.pattern",
             "is not a regular expression",
+        ),
+        (
+            _object(
+                codes={
+                    "type": "array",
+                    "items": {"type": "string", "pattern": r"^(ab)+$"},
+                    "minItems": 500,
+                    "uniqueItems": True,
+                }
+            ),
+            "schema.properties.codes.items.pattern",
+            "grow too slowly to make as many distinct ones as asked within 200,000 characters",
         ),
         (
             _object(

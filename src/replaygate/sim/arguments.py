@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from replaygate.models.types import ModelResponse, ToolCall, ToolSpec
-from replaygate.sim.patterns import matching
+from replaygate.sim.patterns import PatternStrings
 
 MAX_DEPTH = 32
 """How deep a schema is followed before its value is None (a ``$ref`` loop)."""
@@ -73,6 +73,8 @@ class _Maker:
     root: Mapping[str, Any]
     text: str
     left: int = MAX_VALUES
+    patterns: dict[tuple[str, int, float], PatternStrings] = dataclasses.field(default_factory=dict)
+    """The strings of each pattern (and lengths) asked for, made once."""
 
     def value(self, schema: Any, where: str, depth: int = 0, variant: int = 0) -> Any:
         """The ``variant``-th value of ``schema`` (found at ``where`` in the root): the
@@ -153,7 +155,28 @@ class _Maker:
     def _string(self, schema: Mapping[str, Any], where: str, variant: int) -> str:
         """The text (numbered after the first), or the value of the schema's
         ``format``, made as long as ``minLength`` and ``maxLength`` allow; one its
-        ``pattern`` makes where that one does not match it."""
+        ``pattern`` makes where that one does not match it (never the first, the text
+        again)."""
+        value = self._plain(schema, variant)
+        pattern = schema.get("pattern")
+        if not isinstance(pattern, str) or _found(pattern, value):
+            return value
+        shortest, longest = _length(schema, "minLength"), _length(schema, "maxLength")
+        bounds = (pattern, shortest or 0, math.inf if longest is None else longest)
+        try:
+            if bounds not in self.patterns:
+                self.patterns[bounds] = PatternStrings(*bounds)
+            made = self.patterns[bounds].nth(variant)
+            first = self._plain(schema, 0)
+            if variant and made == first and _found(pattern, first):
+                made = self.patterns[bounds].nth(0)  # the text took the first's place
+        except ValueError as err:
+            raise UnmadeValue(f"{where}.pattern: {err}") from None
+        return made
+
+    def _plain(self, schema: Mapping[str, Any], variant: int) -> str:
+        """The text (numbered after the first), or the value of the schema's
+        ``format``, made as long as ``minLength`` and ``maxLength`` allow."""
         form = schema.get("format")
         formatted = _FORMATS.get(form) if isinstance(form, str) else None
         value = (
@@ -165,15 +188,7 @@ class _Maker:
             value = value[cut : cut + max(longest, 0)]
         if shortest is not None and len(value) < shortest:
             value += "x" * min(shortest - len(value), 100_000)
-        pattern = schema.get("pattern")
-        if not isinstance(pattern, str) or _found(pattern, value):
-            return value
-        try:
-            return matching(
-                pattern, variant, shortest or 0, math.inf if longest is None else longest
-            )
-        except ValueError as err:
-            raise UnmadeValue(f"{where}.pattern: {err}") from None
+        return value
 
 
 def _length(schema: Mapping[str, Any], name: str) -> int | None:

@@ -5,21 +5,22 @@ checks a pattern in) and a string is built from its parse tree: a literal as it 
 a class or ``.`` its first character (``a``, ``0``, ...), a repeat its least count, the
 first branch of an alternation, a group's text again for a back-reference; anchors,
 word boundaries and lookarounds add nothing. The ``variant``-th string differs from the
-others in its characters, or in its length where it can grow (``a+``), so the items of
-a ``uniqueItems`` array are distinct. The string made is checked as JSON Schema checks
-a pattern (``re.search``: unanchored); one that fails (a lookaround or a boundary the
-shortest string breaks), one longer than a bound, or a pattern Python cannot read is a
-:class:`ValueError` saying why.
+others in its characters, its alternatives, or its length where it can grow (``a+``), so
+the items of a ``uniqueItems`` array are distinct. The string made is checked as JSON
+Schema checks a pattern (``re.search``: unanchored); one that fails (a lookaround or a
+boundary the string breaks), one longer than a bound, too few distinct ones, or a
+pattern Python cannot read is a :class:`ValueError` saying why.
 """
 
 from __future__ import annotations
 
+import bisect
 import importlib
 import itertools
 import math
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 _parser: Any = importlib.import_module("re._parser")  # typeshed has no stubs for it
@@ -36,8 +37,12 @@ _CATEGORIES = {
     "CATEGORY_WORD": r"\w",
     "CATEGORY_NOT_WORD": r"\W",
 }
-_GROWTHS = 64
-"""How many longer strings are tried for a variant the characters alone cannot give."""
+MAX_WORK = 200_000
+"""How many characters the strings of one pattern are built of at most, all lengths
+together (``^(ab)+$`` makes one string of each length: 1,000 distinct ones are a million
+characters)."""
+_BRANCHINGS = 64
+"""How many picks of the alternations' alternatives are tried at each length."""
 
 Slot = str | int
 """One character of the string: the characters it may be (in order), or the index of an
@@ -46,12 +51,16 @@ earlier slot it repeats (a back-reference)."""
 
 class _Builder:
     """The slots of the shortest string a parse tree matches, each repeat that may grow
-    taking ``grow`` more characters in all (from its left)."""
+    taking ``grow`` more characters in all (from its left), each alternation the
+    alternative ``branches`` picks (as digits, the first alternation's first): the first
+    alternatives when it is 0."""
 
-    def __init__(self, grow: int) -> None:
+    def __init__(self, grow: int, branches: int = 0) -> None:
         self.slots: list[Slot] = []
         self.groups: dict[int, tuple[int, int]] = {}
         self.grow = grow
+        self.branches = branches
+        self.branched = False
 
     def walk(self, items: Any) -> None:
         for op, av in items:
@@ -69,7 +78,9 @@ class _Builder:
         elif name == "IN":
             self.slots.append(_class_choices(av))
         elif name == "BRANCH":
-            self.walk(av[1][0])
+            self.branched = True
+            self.branches, pick = divmod(self.branches, len(av[1]))
+            self.walk(av[1][pick])
         elif name == "SUBPATTERN":
             start = len(self.slots)
             self.walk(av[3])
@@ -155,59 +166,101 @@ def _render(slots: Sequence[Slot], variant: int) -> str | None:
     return "".join(chars)
 
 
-def matching(pattern: str, variant: int = 0, shortest: int = 0, longest: float = math.inf) -> str:
-    """The ``variant``-th string (0: the shortest) that ``pattern`` finds a match in, of
-    ``shortest`` to ``longest`` characters; a :class:`ValueError` saying why when none is
-    made."""
-    try:
-        tree = _parser.parse(pattern)
-        re.compile(pattern)
-    except (re.error, OverflowError, RecursionError) as err:
-        raise ValueError(f"pattern '{pattern}' is not a regular expression: {err}") from None
-    try:
-        made = _made(tree, variant, shortest)
-    except ValueError as err:
-        raise ValueError(f"no string is made for pattern '{pattern}': {err}") from None
-    if made is None:  # unanchored at its end, it may go on: the shortest, numbered
-        made = f"{_made(tree, 0, shortest)} {variant + 1}"
+class PatternStrings:
+    """The strings ``pattern`` finds a match in, of ``shortest`` to ``longest``
+    characters, numbered from 0 (the shortest): those of its shortest length first
+    (of the first alternatives, then of the others), then those of each longer length
+    it grows to. They are made as they are asked for, so a ``uniqueItems`` array of many
+    asks each once. A pattern Python cannot read is a :class:`ValueError`."""
+
+    def __init__(self, pattern: str, shortest: int = 0, longest: float = math.inf) -> None:
+        try:
+            tree = _parser.parse(pattern)
+            re.compile(pattern)
+        except (re.error, OverflowError, RecursionError) as err:
+            raise ValueError(f"pattern '{pattern}' is not a regular expression: {err}") from None
+        self.pattern, self.shortest, self.longest = pattern, shortest, longest
+        self._layouts = _layouts(tree, shortest)
+        self._slots: list[list[Slot]] = []
+        self._ends: list[int] = []
+        """How many strings the layouts up to each one make."""
+
+    def nth(self, variant: int) -> str:
+        """The ``variant``-th string; a :class:`ValueError` saying why when none is made."""
+        pattern = self.pattern
+        made = self._rendered(variant)
+        if made is None:  # unanchored at its end, it may go on: the first, numbered
+            made = f"{self._rendered(0)} {variant + 1}"
+            if re.search(pattern, made) is None:
+                raise ValueError(
+                    f"pattern '{pattern}' matches too few strings to make {variant + 1}"
+                )
+        made, natural = made + "x" * (self.shortest - len(made)), len(made)
+        if len(made) > self.longest:
+            raise ValueError(
+                f"no string of at most {self.longest} characters is made for pattern '{pattern}'"
+            )
         if re.search(pattern, made) is None:
-            raise ValueError(f"pattern '{pattern}' matches too few strings to make {variant + 1}")
-    made, natural = made + "x" * (shortest - len(made)), len(made)
-    if len(made) > longest:
-        raise ValueError(
-            f"no string of at most {longest} characters is made for pattern '{pattern}'"
-        )
-    if re.search(pattern, made) is None:
-        why = (
-            f"padded with x to {shortest} characters (minLength)"
-            if natural < shortest
-            else "the simulator follows no lookaround or word boundary"
-        )
-        raise ValueError(
-            f"the string made for pattern '{pattern}', {made!r}, does not match it: {why}"
-        )
-    return made
+            why = (
+                f"padded with x to {self.shortest} characters (minLength)"
+                if natural < self.shortest
+                else "the simulator follows no lookaround or word boundary"
+            )
+            raise ValueError(
+                f"the string made for pattern '{pattern}', {made!r}, does not match it: {why}"
+            )
+        return made
+
+    def _rendered(self, variant: int) -> str | None:
+        """The ``variant``-th string the layouts make, or None when they make fewer."""
+        try:
+            while not self._ends or self._ends[-1] <= variant:
+                slots, count = next(self._layouts)
+                self._slots.append(slots)
+                self._ends.append(count + (self._ends[-1] if self._ends else 0))
+        except StopIteration:
+            return None
+        except ValueError as err:
+            raise ValueError(f"no string is made for pattern '{self.pattern}': {err}") from None
+        index = bisect.bisect_right(self._ends, variant)
+        return _render(self._slots[index], variant - (self._ends[index - 1] if index else 0))
 
 
-def _made(tree: Any, variant: int, shortest: int) -> str | None:
-    """The ``variant``-th string of the parse tree, grown towards ``shortest`` characters
-    where it can: the strings of its shortest length first, then those of each longer
-    length it grows to; None when it makes fewer."""
+def matching(pattern: str, variant: int = 0, shortest: int = 0, longest: float = math.inf) -> str:
+    """The ``variant``-th string that ``pattern`` finds a match in (:class:`PatternStrings`)."""
+    return PatternStrings(pattern, shortest, longest).nth(variant)
+
+
+def _layouts(tree: Any, shortest: int) -> Iterator[tuple[list[Slot], int]]:
+    """The slots of each length and pick of alternatives of the parse tree's strings, grown
+    towards ``shortest`` characters where it can, in order, each with how many strings
+    they make; a :class:`ValueError` once they took :data:`MAX_WORK` characters."""
     if shortest > MAX_LENGTH:
         raise ValueError(f"it would be longer than {MAX_LENGTH:,} characters")
-    base = _Builder(0)
-    base.walk(tree)
-    length, start = -1, max(shortest - len(base.slots), 0)
-    for grow in range(start, start + _GROWTHS):
-        builder = _Builder(grow)
+    built = 0
+
+    def walked(grow: int, branches: int = 0) -> _Builder:
+        nonlocal built
+        builder = _Builder(grow, branches)
         builder.walk(tree)
-        if len(builder.slots) == length:
-            continue  # grown no longer: the same strings again
-        length = len(builder.slots)
-        made = _render(builder.slots, variant)
-        if made is not None:
-            return made
+        built += len(builder.slots) + 1
+        if built > MAX_WORK:
+            raise ValueError(
+                f"its strings grow too slowly to make as many distinct ones as asked "
+                f"within {MAX_WORK:,} characters"
+            )
+        return builder
+
+    least = len(walked(0).slots)
+    grow, seen = max(shortest - least, 0), set()
+    while True:
+        builder = walked(grow)
+        for branches in range(_BRANCHINGS if builder.branched else 1):
+            picked = walked(grow, branches) if branches else builder
+            layout = tuple(picked.slots)
+            if not picked.branches and layout not in seen:  # a pick of its own, anew
+                seen.add(layout)
+                yield picked.slots, math.prod(len(s) for s in layout if isinstance(s, str))
         if builder.grow > 0:  # it cannot grow any further
-            break
-        variant -= math.prod(len(s) for s in builder.slots if isinstance(s, str))
-    return None
+            return
+        grow = max(grow + 1, len(builder.slots) - least + 1)  # the least that grows it again
