@@ -7,17 +7,19 @@ refused with a 400 naming where in the schema, not answered with JSON the schema
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import string
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import BaseModel, Field
 
 from replaygate.sim import Simulator
 from replaygate.sim.arguments import schema_example
@@ -158,6 +160,33 @@ def test_unique_items_are_distinct(clients: Clients, item: dict[str, Any]) -> No
     made = _chat(clients, schema)
     _valid(made, schema)
     assert len(made["items"]) == 5
+
+
+class Address(BaseModel):
+    zip: Annotated[str, Field(pattern=r"^\d{5}(-\d{4})?$")]
+    country: Literal["FR", "DE"]
+
+
+class City(BaseModel):
+    """A structured output as a user declares it: pydantic's schema, made strict by the
+    openai SDK's ``parse``, and its answer validated by pydantic."""
+
+    name: str
+    code: Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
+    population: Annotated[int, Field(gt=0, lt=100)]
+    ratio: Annotated[float, Field(gt=0, lt=1)]
+    founded: datetime.date
+    tags: Annotated[set[str], Field(min_length=3)]
+    address: Address
+
+
+def test_a_pydantic_model_parses_the_answer(clients: Clients) -> None:
+    ask = [{"role": "user", "content": ASK}]
+    chat = clients.openai.chat.completions.parse(model="g", messages=ask, response_format=City)
+    city = chat.choices[0].message.parsed
+    assert city.code == "AAA" and city.address.zip == "00000" and len(city.tags) == 3
+    answer = clients.openai.responses.parse(model="g", input=ASK, text_format=City)
+    assert answer.output_parsed == city
 
 
 def test_unique_items_take_each_alternative(clients: Clients) -> None:
