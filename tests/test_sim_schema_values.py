@@ -47,6 +47,20 @@ PATTERNS = [
 alternation, anchors, a back-reference; the last one the text itself matches (a
 pattern is unanchored in JSON Schema)."""
 
+FORMATS = [
+    "date",
+    "date-time",
+    "time",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+    "uri",
+]
+"""The string formats of OpenAI's structured outputs, and uri."""
+
 
 @dataclass
 class Clients:
@@ -147,6 +161,7 @@ def test_strings_match_their_patterns(clients: Clients, ask: Any) -> None:
         {"type": "string", "format": "date"},
         {"type": "string", "format": "email"},
         {"type": "string", "format": "uuid"},
+        {"type": "string", "format": "ipv6"},
         {"type": "integer", "minimum": 3, "multipleOf": 3},
         {"type": "integer", "maximum": -10},
         {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
@@ -288,7 +303,7 @@ _STRINGS = st.one_of(
     st.builds(lambda p: {"type": "string", "pattern": p}, st.sampled_from(PATTERNS[:-1])),
     st.builds(
         lambda f: {"type": "string", "format": f},
-        st.sampled_from(["date", "date-time", "time", "email", "uuid", "ipv4", "uri"]),
+        st.sampled_from(FORMATS),
     ),
     st.builds(
         lambda low, more: {"type": "string", "minLength": low, "maxLength": low + more},

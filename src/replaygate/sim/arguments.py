@@ -39,6 +39,9 @@ _FORMATS: dict[str, Callable[[int], str]] = {
     "uri": lambda n: f"https://example.com/{n or ''}",
     "uuid": lambda n: f"00000000-0000-0000-0000-{n:012x}",
     "ipv4": lambda n: f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}" if n else "192.0.2.1",
+    "ipv6": lambda n: f"2001:db8::{n + 1:x}",
+    "hostname": lambda n: f"host{n}.example.com" if n else "example.com",
+    "duration": lambda n: f"P{n + 1}D",
 }
 """The ``n``-th value of each common string ``format`` (a string of another takes the
 text)."""
