@@ -204,6 +204,45 @@ def test_a_pydantic_model_parses_the_answer(clients: Clients) -> None:
     assert answer.output_parsed == city
 
 
+SIZE = {"$defs": {"Size": {"enum": ["small", "large"]}}}
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        _object(
+            pair={
+                "type": "array",
+                "prefixItems": [
+                    {"type": "integer", "minimum": 3},
+                    {"type": "string", "format": "date"},
+                ],
+                "minItems": 2,
+                "maxItems": 2,
+                "items": False,
+            }
+        ),
+        {**_object(size={"allOf": [{"$ref": "#/$defs/Size"}], "description": "a size"}), **SIZE},
+        _object(code={"allOf": [{"type": "string"}, {"pattern": r"^[a-z]{2}$"}]}),
+        _object(
+            both={
+                "allOf": [
+                    {"properties": {"a": {"type": "integer", "exclusiveMinimum": 0}}},
+                    {"properties": {"b": {"type": "string", "maxLength": 2}}, "required": ["b"]},
+                ]
+            }
+        ),
+    ],
+    ids=["tuple", "allOf-ref", "allOf-string", "allOf-objects"],
+)
+def test_tuples_and_all_of_are_made_as_they_say(clients: Clients, schema: dict[str, Any]) -> None:
+    """A tuple (pydantic's ``tuple[int, date]``: ``prefixItems``) gets an item of each of its
+    schemas, and ``allOf`` is one schema of all its parts (a reference with a description
+    beside it; a string's type and pattern apart): a value of its own was made of each
+    part and only objects were kept."""
+    _valid(_chat(clients, schema), schema)
+
+
 def test_unique_items_take_each_alternative(clients: Clients) -> None:
     states = {"type": "string", "pattern": r"^(draft|final|review)$"}
     schema = _object(states={"type": "array", "items": states, "minItems": 3, "uniqueItems": True})

@@ -2,13 +2,14 @@
 a request asks for, made from a JSON schema: the smallest value each part accepts.
 
 An object gets its required properties (all of them when it names none); ``$ref`` is
-resolved within the schema (``#/$defs/...``, ``#/definitions/...``); ``const``, the first
-``enum`` value, the first of ``anyOf``/``oneOf``, every one of ``allOf`` merged; a string
-is ``text`` (the answer the behaviour gave instead), a value of its ``format``, or one
-its ``pattern`` matches (:mod:`replaygate.sim.patterns`); a number its least within its
-bounds, or 0; an array its ``minItems`` items, distinct ones where it says
-``uniqueItems``. A schema that refers to itself without end gives None where it loops. A
-value the simulator cannot make is an :class:`UnmadeValue` naming where in the schema.
+resolved within the schema (``#/$defs/...``, ``#/definitions/...``); ``const``, the
+first ``enum`` value, the first of ``anyOf``/``oneOf``, the parts of ``allOf`` as one
+schema; a string is ``text`` (the answer the behaviour gave instead), a value of its
+``format``, or one its ``pattern`` matches (:mod:`replaygate.sim.patterns`); a number
+its least within its bounds, or 0; an array its ``minItems`` items (a tuple's
+``prefixItems`` first), distinct ones where it says ``uniqueItems``. A schema that
+refers to itself without end gives None where it loops. A value the simulator cannot
+make is an :class:`UnmadeValue` naming where in the schema.
 """
 
 from __future__ import annotations
@@ -100,12 +101,11 @@ class _Maker:
                 return self.value(options[0], f"{where}.{key}.0", depth + 1, variant)
         parts = schema.get("allOf")
         if isinstance(parts, list) and parts:
-            merged: dict[str, Any] = {}
-            for index, part in enumerate(parts):
-                value = self.value(part, f"{where}.allOf.{index}", depth + 1, variant)
-                if isinstance(value, dict):
-                    merged.update(value)
-            return merged
+            merged: Mapping[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+            for part in parts:
+                resolved = _resolved(part, self.root) if isinstance(part, Mapping) else None
+                merged = _merged(merged, resolved or {})
+            return self.value(merged, f"{where}.allOf", depth + 1, variant)
         kind = schema.get("type")
         if isinstance(kind, list):
             kind = next((k for k in kind if k != "null"), "null")
@@ -144,8 +144,16 @@ class _Maker:
         count = schema.get("minItems")
         count = min(count, max(self.left, 0)) if isinstance(count, int) and count > 0 else 0
         items, unique = schema.get("items", {}), schema.get("uniqueItems") is True
+        prefix = schema.get("prefixItems", items if isinstance(items, list) else [])
+        prefix = prefix if isinstance(prefix, list) else []
+        rest = schema.get("additionalItems", {}) if isinstance(items, list) else items
         made = [
-            self.value(items, f"{where}.items", depth + 1, variant + index if unique else variant)
+            self.value(
+                prefix[index] if index < len(prefix) else rest,
+                f"{where}.prefixItems.{index}" if index < len(prefix) else f"{where}.items",
+                depth + 1,
+                variant + index if unique else variant,
+            )
             for index in range(count)
         ]
         if unique and len({_key(item) for item in made}) < len(made):
@@ -192,6 +200,26 @@ class _Maker:
         if shortest is not None and len(value) < shortest:
             value += "x" * min(shortest - len(value), 100_000)
         return value
+
+
+def _merged(schema: Mapping[str, Any], part: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``schema`` with the keywords of ``part`` (one of its ``allOf``): their properties
+    and required names together (all of a part's properties where it names none
+    required, as an object alone gives them), its other keywords over the schema's."""
+    merged = {**schema, **part}
+    required: list[Any] = []
+    properties: dict[str, Any] = {}
+    for one in (schema, part):
+        own = one.get("properties")
+        own = own if isinstance(own, Mapping) else {}
+        properties.update(own)
+        names = one.get("required", list(own))
+        required += names if isinstance(names, list) else []
+    if properties:
+        merged["properties"] = properties
+    if required:
+        merged["required"] = list(dict.fromkeys(required))
+    return merged
 
 
 def _length(schema: Mapping[str, Any], name: str) -> int | None:
