@@ -37,7 +37,7 @@ _CATEGORIES = {
     "CATEGORY_WORD": r"\w",
     "CATEGORY_NOT_WORD": r"\W",
 }
-MAX_WORK = 200_000
+MAX_WORK = 100_000
 """How many characters the strings of one pattern are built of at most, all lengths
 together (``^(ab)+$`` makes one string of each length: 1,000 distinct ones are a million
 characters)."""
