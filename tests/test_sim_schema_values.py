@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from replaygate.sim import Simulator
 from replaygate.sim.arguments import schema_example
-from replaygate.sim.patterns import matching
+from replaygate.sim.patterns import PatternStrings
 from sdks import anthropic, genai, openai
 
 ASK = "Paris"
@@ -320,18 +320,19 @@ def test_a_value_the_simulator_cannot_make_is_refused_naming_where(
 
 def test_pattern_variants_are_distinct_and_match() -> None:
     for pattern in PATTERNS:
-        made = [matching(pattern, variant) for variant in range(20)]
+        strings = PatternStrings(pattern)
+        made = [strings.nth(variant) for variant in range(20)]
         assert len(set(made)) == 20, pattern
         assert all(re.search(pattern, value) for value in made), pattern
 
 
 def test_a_pattern_string_keeps_within_its_lengths() -> None:
-    assert matching(r"^[a-z]+$", shortest=6) == "aaaaaa"
-    assert matching(r"\d", shortest=3) == "0xx"
+    assert PatternStrings(r"^[a-z]+$", shortest=6).nth(0) == "aaaaaa"
+    assert PatternStrings(r"\d", shortest=3).nth(0) == "0xx"
     with pytest.raises(ValueError, match="at most 2 characters"):
-        matching(r"^[a-z]{3,}$", longest=2)
+        PatternStrings(r"^[a-z]{3,}$", longest=2).nth(0)
     with pytest.raises(ValueError, match="longer than 10,000 characters"):
-        matching(r"a{100000}")
+        PatternStrings(r"a{100000}").nth(0)
 
 
 # A schema's leaves, each one a value exists for (and, in a uniqueItems array, five

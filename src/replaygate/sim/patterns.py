@@ -1,4 +1,4 @@
-"""A string matching a regular expression: the value of a JSON Schema string's ``pattern``.
+"""Strings matching a regular expression: the values of a JSON Schema string's ``pattern``.
 
 The pattern is read by Python's own parser (``re._parser``, the dialect ``jsonschema``
 checks a pattern in) and a string is built from its parse tree: a literal as it is,
@@ -224,11 +224,6 @@ class PatternStrings:
             raise ValueError(f"no string is made for pattern '{self.pattern}': {err}") from None
         index = bisect.bisect_right(self._ends, variant)
         return _render(self._slots[index], variant - (self._ends[index - 1] if index else 0))
-
-
-def matching(pattern: str, variant: int = 0, shortest: int = 0, longest: float = math.inf) -> str:
-    """The ``variant``-th string that ``pattern`` finds a match in (:class:`PatternStrings`)."""
-    return PatternStrings(pattern, shortest, longest).nth(variant)
 
 
 def _layouts(tree: Any, shortest: int) -> Iterator[tuple[list[Slot], int]]:
