@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 
 from replaygate.sim import Simulator
 from replaygate.sim.arguments import schema_example
+from replaygate.sim.described import described
 from replaygate.sim.patterns import PatternStrings
 from sdks import anthropic, genai, openai
 
@@ -241,6 +242,42 @@ def test_tuples_and_all_of_are_made_as_they_say(clients: Clients, schema: dict[s
     beside it; a string's type and pattern apart): a value of its own was made of each
     part and only objects were kept."""
     _valid(_chat(clients, schema), schema)
+
+
+class Reading(BaseModel):
+    """Constraints Anthropic's structured outputs do not take: the anthropic SDK's
+    ``messages.parse`` moves them into each field's description (``{minItems: 2}``)."""
+
+    values: list[int] = Field(min_length=2)
+    above: int = Field(gt=5)
+    code: str = Field(pattern=r"^[A-Z]{3}$", description="A code")
+    tags: set[str] = Field(min_length=3)
+    span: tuple[int, datetime.date]
+    ratio: float = Field(ge=0.5, le=0.75, multiple_of=0.25)
+    name: str = Field(min_length=20, max_length=30)
+
+
+def test_constraints_the_anthropic_sdk_moved_into_descriptions_are_kept(clients: Clients) -> None:
+    """The simulator built the schema's keywords alone: ``[]``, ``0``, the text, and the
+    SDK's validation of the answer failed."""
+    reply = clients.anthropic.messages.parse(
+        model="claude-sim",
+        max_tokens=1024,
+        messages=[{"role": "user", "content": ASK}],
+        output_format=Reading,
+    )
+    reading = reply.parsed_output
+    assert reading.code == "AAA" and reading.above == 6 and len(reading.values) == 2
+    assert reading.span == (0, datetime.date(2026, 1, 1))
+
+
+def test_a_description_s_constraints_are_read_from_its_last_paragraph_alone() -> None:
+    prose = {"type": "array", "description": "Give {minItems: 2} or more"}
+    assert described(prose) == prose
+    own = {"type": "array", "minItems": 1, "description": "Items\n\n{minItems: 2}"}
+    assert described(own)["minItems"] == 1
+    odd = {"type": "string", "description": "{minLength: two, pattern: ^a, b$, maximum: nan}"}
+    assert described(odd) == {**odd, "pattern": "^a, b$"}
 
 
 def test_unique_items_take_each_alternative(clients: Clients) -> None:

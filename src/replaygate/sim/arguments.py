@@ -9,7 +9,8 @@ schema; a string is ``text`` (the answer the behaviour gave instead), a value of
 its least within its bounds, or 0; an array its ``minItems`` items (a tuple's
 ``prefixItems`` first), distinct ones where it says ``uniqueItems``. A schema that
 refers to itself without end gives None where it loops. A value the simulator cannot
-make is an :class:`UnmadeValue` naming where in the schema.
+make is an :class:`UnmadeValue` naming where in the schema. Constraints an SDK moved
+into a description are read back first (:mod:`replaygate.sim.described`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from replaygate.models.types import ModelResponse, ToolCall, ToolSpec
+from replaygate.sim.described import described
 from replaygate.sim.patterns import PatternStrings
 
 MAX_DEPTH = 32
@@ -90,6 +92,7 @@ class _Maker:
         if resolved is not schema:  # a $ref, followed (None: it points nowhere)
             ref = "schema." + str(schema["$ref"]).removeprefix("#/").replace("/", ".")
             return None if resolved is None else self.value(resolved, ref, depth + 1, variant)
+        schema = described(schema)
         if "const" in schema:
             return schema["const"]
         enum = schema.get("enum")

@@ -1,0 +1,77 @@
+"""Constraints an SDK moved out of a JSON schema into its description, read back.
+
+The anthropic SDK's structured outputs (``messages.parse`` with ``output_format``, and the
+frameworks built on it) send Anthropic a schema of the keywords its structured outputs
+take, and append the others to the field's description for the model to follow:
+``"A code\\n\\n{pattern: ^[A-Z]{3}$}"``, ``"{uniqueItems: True, minItems: 3}"``,
+``"{prefixItems: [{'type': 'integer'}], minItems: 1}"``. The model reads them, and so does
+the simulator: each constraint of such a last paragraph the schema does not give itself
+is taken as its own, so the answer validates as the SDK's model class.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+_PAIR = re.compile(r"(?:^|, )([A-Za-z_$][\w$]*): ")
+"""Where one ``name: value`` pair begins in the paragraph's braces."""
+
+
+def _whole(raw: str) -> int | None:
+    return int(raw) if re.fullmatch(r"-?\d+", raw) else None
+
+
+def _number(raw: str) -> int | float | None:
+    whole = _whole(raw)
+    if whole is not None:
+        return whole
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _schemas(raw: str) -> list[Any] | None:
+    try:
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, list) else None
+
+
+_READERS: dict[str, Callable[[str], Any]] = {
+    **dict.fromkeys(("minItems", "maxItems", "minLength", "maxLength"), _whole),
+    **dict.fromkeys(
+        ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), _number
+    ),
+    "pattern": str,
+    "format": str,
+    "uniqueItems": lambda raw: True if raw == "True" else None,
+    "prefixItems": _schemas,
+}
+"""How the value of each constraint read back is written (Python's ``str`` of it)."""
+
+
+def described(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``schema`` with the constraints of its description's last paragraph (``{name:
+    value, ...}``) it does not give itself; ``schema`` itself when there are none."""
+    description = schema.get("description")
+    if not isinstance(description, str):
+        return schema
+    tail = description.rsplit("\n\n", 1)[-1]
+    pairs = list(_PAIR.finditer(tail[1:-1]))
+    if not (tail.startswith("{") and tail.endswith("}") and pairs and pairs[0].start() == 0):
+        return schema
+    found: dict[str, Any] = {}
+    for pair, after in zip(pairs, [*pairs[1:], None], strict=True):
+        name = pair.group(1)
+        raw = tail[1:-1][pair.end() : after.start() if after else None]
+        value = _READERS[name](raw) if name in _READERS and name not in schema else None
+        if value is not None:
+            found[name] = value
+    return {**schema, **found} if found else schema
