@@ -102,6 +102,26 @@ def test_replay_blocks_the_network_and_strict_flags_unused_fixtures(
     )
 
 
+def test_strict_does_not_fail_again_a_test_that_failed_on_a_miss(
+    pytester: pytest.Pytester,
+) -> None:
+    """A changed prompt fails its test with the miss, once: the fixtures the miss left
+    unused are its consequence, not a second error."""
+    record_echoes(pytester.path / "tests/fixtures/test_changed/test_changed.jsonl", ["one"])
+    pytester.makepyfile(
+        test_changed="""
+        def test_changed(anthropic_client):
+            anthropic_client().messages.create(
+                model="m", max_tokens=8, messages=[{"role": "user", "content": "two"}]
+            )
+        """
+    )
+    strict = pytester.runpytest("--replaygate-strict")
+    strict.assert_outcomes(failed=1)
+    strict.stdout.fnmatch_lines(["*FixtureMismatchError: no fixture recorded*"])
+    assert "unused by this test" not in strict.stdout.str()
+
+
 def test_intercept_fixture_and_marker_folder_store(pytester: pytest.Pytester) -> None:
     store = pytester.path / "tests/fixtures/agent"
     record_echoes(store, ["hello"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -34,6 +35,7 @@ from tests_frameworks.harness import (
     assert_one_miss,
     assert_recipe_replays,
     assert_retry_replayed_at_once,
+    inner_pytest,
     matrix_cases,
     record,
     replay_three_times,
@@ -247,11 +249,6 @@ def spanned(hosts: Hosts, question: str = QUESTION) -> dict[str, Any]:
     return agent.run_sync(question).output.model_dump()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the echo simulator fills an array of prefixItems with values of no item's "
-    "schema (/tmp/rg6/frameworks_findings.md)",
-)
 def test_the_echo_simulator_answers_a_tuple_of_an_output_type(store: Path) -> None:
     """A tuple field's JSON, built by the echo simulator from its schema, validates."""
     expected = record(store, spanned, behavior=EchoBehavior())
@@ -350,6 +347,46 @@ def test_a_miss_caught_by_fallback_model_still_fails_the_test(tmp_path: Path) ->
     reason = summary["FAILED", "test_every_model_fails"]
     assert reason.startswith("pydantic_ai.exceptions.FallbackExceptionGroup"), output
     assert summary["ERROR", "test_fallback_answers"].startswith(CAUGHT), output
+
+
+FACTORY_TEST = """
+import os
+
+from pydantic_ai import Agent
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
+
+
+def weather(city: str) -> str:
+    \"\"\"The weather in a city.\"\"\"
+    return f"sunny in {city}"
+
+
+def test_agent(async_openai_client):
+    provider = OpenAIProvider(openai_client=async_openai_client())
+    agent = Agent(OpenAIChatModel("gpt-4o", provider=provider), tools=[weather])
+    assert agent.run_sync(os.environ["QUESTION"]).output
+"""
+
+
+def test_a_changed_prompt_fails_a_strict_replay_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test with a store of its own (the plugin's client factory, no marker), recorded
+    from the simulator, replayed with ``--replaygate-strict`` after its prompt changed:
+    it fails with the miss, and the fixture the miss left unused adds no error."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (tmp_path / "test_factory.py").write_text(FACTORY_TEST, encoding="utf-8")
+    monkeypatch.setenv("QUESTION", QUESTION)
+    flags = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live")
+    recorded = inner_pytest(tmp_path, *flags, "--replaygate-simulator=echo")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    monkeypatch.setenv("QUESTION", CHANGED)
+    replayed = inner_pytest(tmp_path, "--replaygate-strict", "-rfE")
+    output = replayed.stdout + replayed.stderr
+    assert re.search(r"^=+ 1 failed in [\d.]+s", replayed.stdout, re.M), output
+    assert "no fixture recorded for this HTTP request" in output, output
+    assert "unused by this test" not in output, output
 
 
 @pytest.mark.parametrize("heading", ["Under pytest: the marker alone", "pydantic-ai"])

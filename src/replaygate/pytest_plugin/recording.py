@@ -353,7 +353,8 @@ def replaygate_store(
     """The test's fixture store (one named by the marker is opened once per process,
     :mod:`.stores`). In replay mode, and when recording from the simulator (so that a
     client the plugin did not point at it cannot reach a real API), the network beyond
-    loopback is blocked while the test runs."""
+    loopback is blocked while the test runs. Under ``--replaygate-strict`` a test that
+    left fixtures of its own store unused errors at teardown, unless it failed already."""
     from replaygate.fixtures.store import FixtureStore
     from replaygate.http import block_network, reset_uses, unused
 
@@ -369,10 +370,13 @@ def replaygate_store(
         if replaygate_mode == "replay" or (run is not None and run.source == "sim"):
             stack.enter_context(block_network())
         yield store
+        failed = request.node.stash.get(_RAISED, None) is not None
+        if failed:
+            del request.node.stash[_RAISED]  # a rerun of the item (--flaky-runs) starts clean
         if request.config.getoption("replaygate_strict", False) and not shared:
             lines = unused(store)
             reset_uses(store)
-            if lines:
+            if lines and not failed:  # a test that failed (a miss, say) said why itself
                 pytest.fail(
                     f"--replaygate-strict: {len(lines)} recorded fixture(s) of {store.path} "
                     "unused by this test:\n  " + "\n  ".join(lines),
@@ -449,9 +453,7 @@ def replaygate_exchange(
     if checked:
         request.node.stash[_CHECKED] = exchange
     yield exchange
-    raised = request.node.stash.get(_RAISED, None)
-    if raised is not None:
-        del request.node.stash[_RAISED]  # a rerun of the item (--flaky-runs) starts clean
+    raised = request.node.stash.get(_RAISED, None)  # cleared by the store's teardown, next
     if checked:
         del request.node.stash[_CHECKED]  # the item outlives it: keep no session's errors
     if checked and exchange.raised:
