@@ -116,11 +116,6 @@ def parsed(hosts: Hosts, question: str = QUESTION) -> dict[str, Any]:
     return reply.parsed_output.model_dump()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the echo simulator does not read the constraints the anthropic SDK moves into "
-    "a field's description (/tmp/rg6/frameworks_findings.md)",
-)
 def test_a_parsed_output_with_constraints_records_from_the_echo_simulator(store: Path) -> None:
     """What the echo simulator answers an ``output_format`` validates as the model class."""
     expected = record(store, parsed, behavior=EchoBehavior())
