@@ -439,11 +439,6 @@ def first_words(hosts: Hosts, question: str = QUESTION) -> tuple[str, Any]:
     raise AssertionError("the stream held no text")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a stream its reader leaves open is recorded only when the collector closes it, "
-    "after the block ends or never (/tmp/rg6/frameworks_findings.md)",
-)
 def test_a_stream_left_open_is_recorded_by_the_end_of_the_block(store: Path) -> None:
     """Breaking out of a streamed completion, the usual way to take its first words: what
     was read before the block ends is in the store then, and replays."""

@@ -225,3 +225,8 @@ class ReplaygateWarning(UserWarning):
 
 class NothingRecordedWarning(ReplaygateWarning):
     """A recording ``intercept`` block ended without seeing a single request."""
+
+
+class ResponseLeftOpenWarning(ReplaygateWarning):
+    """A recording block ended while a live response (not an event stream) was neither
+    read to its end nor closed: it could not be recorded."""

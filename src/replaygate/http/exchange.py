@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from dataclasses import dataclass
-from typing import Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from replaygate.errors import (
@@ -53,6 +53,9 @@ from replaygate.http.recorded import Replayed, replayed
 from replaygate.http.routes import unserved_route
 from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
+
+if TYPE_CHECKING:
+    from replaygate.http.recording import Recording
 
 __all__ = ["Exchange", "LiveSlot", "SessionOptions", "StoreArg", "identity_of"]
 
@@ -177,6 +180,7 @@ class Exchange:
         self._live: set[bytes] = set()
         self.live_origin: str | None = None
         self.raised: list[ReplaygateError] = []
+        self.unfinished: set[Recording] = set()
 
     @classmethod
     def of(
@@ -339,6 +343,13 @@ class Exchange:
         """The interface of ``envelope``'s path (or the session's, for a path naming none)."""
         interface = interface_of(str(envelope.get("path", "")))
         return self.interface if interface == "http" and self.interface else interface
+
+    def finish_open(self) -> None:
+        """Finish the live responses whose readers left them open (:attr:`unfinished`), as
+        a block of this session ends and before its store is closed
+        (:meth:`~replaygate.http.recording.Recording.left_open`)."""
+        for recording in list(self.unfinished):
+            recording.left_open()
 
     def record(self, slot: LiveSlot, response: dict[str, Any]) -> Fixture:
         """Store ``response`` as the next answer to ``slot`` in this session.

@@ -63,6 +63,7 @@ def intercept(
         if not exchange.recording:
             stack.enter_context(block_network())
         stack.enter_context(intercepting(exchange))
+        stack.callback(exchange.finish_open)  # a stream its reader left open: what it read
         yield exchange
     if exchange.recording and (exchange.sent, len(exchange.raised)) == before:
         # a request refused before it was counted (a body that cannot be decoded) was seen

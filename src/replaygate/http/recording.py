@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from replaygate.errors import WireFormatError
+from replaygate.errors import ResponseLeftOpenWarning, WireFormatError
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import StreamEnd, kept_headers, plain_response, stream_response
 from replaygate.http.sse import BOM, SSEEvent, SSEParser
@@ -41,6 +42,9 @@ class Recording:
     _parser: SSEParser = field(default_factory=SSEParser, init=False)
     _events: list[SSEEvent] = field(default_factory=list, init=False)
     _body: list[bytes] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        self.exchange.unfinished.add(self)
 
     def feed(self, chunk: bytes) -> None:
         """Take the next decoded body bytes (of a stream, kept too until an event is read:
@@ -78,6 +82,32 @@ class Recording:
         """Write the fixture (once): the whole body, or the events and how the stream ended."""
         if self.done:
             return
+        try:
+            self._write(end, error)
+        finally:
+            self.exchange.unfinished.discard(self)
+
+    def left_open(self) -> None:
+        """End a recording whose reader left it open as its session's block ends: an event
+        stream is recorded ``closed`` where its reader stopped, as if closed there; a body
+        not read to its end cannot be recorded, and
+        :class:`~replaygate.errors.ResponseLeftOpenWarning` names its request. A reader
+        closing it later writes nothing more."""
+        if self.stream:
+            self.finish("closed")
+            return
+        self.done = True
+        self.exchange.unfinished.discard(self)
+        envelope = self.slot.envelope
+        warnings.warn(
+            f"the response to {envelope.get('method')} {envelope.get('path')} was not read to "
+            "its end nor closed when the recording block ended, so it was not recorded: read "
+            "or close it inside the block",
+            ResponseLeftOpenWarning,
+            stacklevel=3,
+        )
+
+    def _write(self, end: StreamEnd, error: BaseException | None) -> None:
         with self._refused("replay hands a client the kept headers as ASCII text"):
             kept_headers(self.headers, self.status)
         with self._refused("a body kept compressed is not searched for secrets"):

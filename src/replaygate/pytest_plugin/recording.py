@@ -453,6 +453,7 @@ def replaygate_exchange(
     if checked:
         request.node.stash[_CHECKED] = exchange
     yield exchange
+    exchange.finish_open()  # a stream its reader left open: what it read, before the store closes
     raised = request.node.stash.get(_RAISED, None)  # cleared by the store's teardown, next
     if checked:
         del request.node.stash[_CHECKED]  # the item outlives it: keep no session's errors

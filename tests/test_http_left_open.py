@@ -1,0 +1,95 @@
+"""A live response its reader leaves open as a recording block ends.
+
+An event stream read in part and left open (breaking out of a loop over it, as a
+framework's "first words" helper does) was recorded only when the garbage collector
+closed it: after the block, after the store was closed, or never (at interpreter exit,
+where the late write also failed on the store's lock). The block's end now records it
+``closed`` where its reader stopped; a plain body neither read nor closed is named in a
+warning, as it cannot be recorded.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from replaygate.errors import ResponseLeftOpenWarning
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import block_network, intercept
+from replaygate.sim import Simulator
+from sdks import openai
+
+ASKED = [{"role": "user", "content": "tell me about replay"}]
+
+
+def first_words(client: openai.OpenAI) -> tuple[openai.Stream[object], str]:
+    """The stream of an answer, left open after its first words, and those words."""
+    stream = client.chat.completions.create(model="gpt-sim-1", messages=ASKED, stream=True)
+    for chunk in stream:
+        if chunk.choices and chunk.choices[0].delta.content:  # type: ignore[attr-defined]
+            return stream, chunk.choices[0].delta.content  # type: ignore[attr-defined]
+    raise AssertionError("no words in the stream")
+
+
+def test_a_stream_left_open_is_recorded_where_its_reader_stopped(tmp_path: Path) -> None:
+    store = tmp_path / "s.jsonl"
+    with Simulator(behavior="echo") as sim:
+        client = openai.OpenAI(api_key="k", base_url=sim.openai_base_url)
+        with intercept(store, "record-missing", approve_live=True, source="sim") as session:
+            stream, live = first_words(client)
+            client.chat.completions.create(model="gpt-sim-1", messages=[*ASKED, *ASKED])
+        assert session.recorded == 2  # before the reader closes it
+        stream.close()  # late: writes nothing more
+    (fixture,) = [f for f in FixtureStore.open(store) if f.request["body"].get("stream")]
+    assert fixture.responses[0]["stream_end"] == "closed"
+    assert len(FixtureStore.open(store)) == 2
+    with block_network(), intercept(store) as replaying:
+        replayed, words = first_words(openai.OpenAI(api_key="k", base_url="http://sim.invalid/v1"))
+        replayed.close()
+    assert (words, replaying.replays) == (live, 1)
+
+
+def test_a_plain_body_left_unread_is_named_and_not_recorded(tmp_path: Path) -> None:
+    store = tmp_path / "s.jsonl"
+    with Simulator(behavior="echo") as sim, httpx2.Client(base_url=sim.url) as client:
+        sent = client.build_request(
+            "POST", "/v1/messages", json={"n": 1}, headers={"x-api-key": "k"}
+        )
+        with (
+            pytest.warns(ResponseLeftOpenWarning, match=r"POST /v1/messages was not read"),
+            intercept(store, "record-missing", approve_live=True, source="sim"),
+        ):
+            response = client.send(sent, stream=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            response.read()  # read after the block: nothing is written then
+            response.close()
+    assert not store.exists() or len(FixtureStore.open(store)) == 0
+
+
+LEFT_OPEN_IN_A_TEST = """
+KEPT = []
+
+
+def test_takes_the_first_words(openai_client):
+    stream = openai_client().chat.completions.create(
+        model="g", stream=True, messages=[{"role": "user", "content": "b"}]
+    )
+    KEPT.append(stream)  # alive past the test: only the test's end can record it
+    assert next(iter(stream)).choices
+"""
+
+
+def test_a_stream_a_test_leaves_open_is_recorded_by_the_test_s_end(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_left=LEFT_OPEN_IN_A_TEST)
+    record = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live")
+    pytester.runpytest(*record, "--replaygate-simulator=echo").assert_outcomes(passed=1)
+    store = pytester.path / "tests/fixtures/test_left/test_takes_the_first_words.jsonl"
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.responses[0]["stream_end"] == "closed"
+    pytester.runpytest().assert_outcomes(passed=1)  # replayed offline
