@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import Any, Protocol, TypedDict, Unpack
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from replaygate.errors import (
@@ -53,9 +53,6 @@ from replaygate.http.recorded import Replayed, replayed
 from replaygate.http.routes import unserved_route
 from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
-
-if TYPE_CHECKING:
-    from replaygate.http.recording import Recording
 
 __all__ = ["Exchange", "LiveSlot", "SessionOptions", "StoreArg", "identity_of"]
 
@@ -128,6 +125,13 @@ def _version_header(envelope: dict[str, Any]) -> str | None:
     return version if isinstance(version, str) else None
 
 
+class Unfinished(Protocol):
+    """A live response being recorded (:class:`~replaygate.http.recording.Recording`)."""
+
+    def left_open(self) -> None:
+        """End it as its session's block ends."""
+
+
 class Exchange:
     """One record/replay session over a store, for HTTP requests.
 
@@ -180,7 +184,7 @@ class Exchange:
         self._live: set[bytes] = set()
         self.live_origin: str | None = None
         self.raised: list[ReplaygateError] = []
-        self.unfinished: set[Recording] = set()
+        self.unfinished: set[Unfinished] = set()
 
     @classmethod
     def of(
