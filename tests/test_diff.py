@@ -121,3 +121,42 @@ def test_a_mismatch_names_the_offset_of_an_edit_in_a_long_prompt() -> None:
     (line,) = rendered({"system": prompt}, {"system": edited})
     assert line.startswith("system: at offset 1700 (lengths 3400, 3404): ")
     assert "NOT" in line.split(" != ")[1] and "NOT" not in line.split(" != ")[0]
+
+
+def test_a_message_inserted_or_removed_is_one_difference_not_a_shift() -> None:
+    asked = [{"role": "user", "content": f"question {i}"} for i in range(4)]
+    system = {"role": "system", "content": "be brief"}
+    assert rendered({"messages": asked}, {"messages": [system, *asked]}) == [
+        "messages[0]: <missing> != {'role': 'system', 'content': 'be brief'}"
+    ]
+    assert rendered({"messages": asked}, {"messages": asked[:1] + asked[2:]}) == [
+        "messages[1]: {'role': 'user', 'content': 'question 1'} != <missing>"
+    ]
+    edited = [*asked[:2], {"role": "user", "content": "Question 2"}, asked[3], asked[0]]
+    assert rendered({"messages": asked}, {"messages": edited}) == [
+        "messages[2].content: 'question 2' != 'Question 2'",
+        "messages[4]: <missing> != {'role': 'user', 'content': 'question 0'}",
+    ]
+
+
+def test_lists_of_different_lengths_align_only_on_the_same_json_values() -> None:
+    # 1, 1.0 and True are three values: none is taken for another when aligning
+    assert rendered([1, 2], [1.0, 2, 3]) == ["[0]: 1 != 1.0", "[2]: <missing> != 3"]
+    assert rendered([True, 0.0], [1, -0.0, 5]) == ["[0]: True != 1", "[1]: 0.0 != -0.0",
+                                                   "[2]: <missing> != 5"]  # fmt: skip
+
+
+@given(
+    items=st.lists(st.text(max_size=3), max_size=30),
+    inserted=st.text(max_size=3),
+    data=st.data(),
+)
+def test_one_item_inserted_anywhere_is_one_difference(
+    items: list[str], inserted: str, data: st.DataObject
+) -> None:
+    at = data.draw(st.integers(0, len(items)))
+    longer = [*items[:at], inserted, *items[at:]]
+    (difference,) = field_diff(items, longer)
+    assert difference.left is MISSING and difference.right == inserted
+    index = int(difference.path.strip("[]"))
+    assert longer[:index] + longer[index + 1 :] == items  # removing it gives the list back
