@@ -471,3 +471,23 @@ def test_a_gzip_body_cut_short_is_refused_not_stored_compressed(
     ):
         client.post(counted, content=gzip.compress(key)[:-8], headers={"content-encoding": "gzip"})
     assert (_Counted.received, store.exists()) == ([], False)
+
+
+@pytest.mark.parametrize("label", ["x-custom, gzip", "utf-8, gzip", "gzip, gzip"])
+def test_a_gzip_body_labelled_with_one_more_coding_is_stored_decoded(
+    tmp_path: Path, counted: str, label: str
+) -> None:
+    # the text the check read was gzip inflated, but the gzip bytes were stored: a key
+    # inside reached the disk compressed, where no search saw it
+    store = tmp_path / "label.jsonl"
+    headers = {"content-encoding": label, **JSON}
+    with httpx2_client(store, mode="record-missing", approve_live=True) as client:
+        client.post(counted, content=gzip.compress(b'{"a": 1}'), headers=headers)
+    assert json.loads(store.read_text())["request"]["body"] == {"a": 1}
+    key = b'{"api_key":"sk-ant-api03-' + b"A" * 90 + b'"}'
+    with (
+        httpx2_client(store, mode="record-missing", approve_live=True) as client,
+        pytest.raises(SecretInFixtureError),
+    ):
+        client.post(counted, content=gzip.compress(key), headers=headers)
+    assert _Counted.received == [len(gzip.compress(b'{"a": 1}'))]

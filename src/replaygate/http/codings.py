@@ -9,8 +9,9 @@ Each decoder stops as soon as its output passes :data:`MAX_DECODED_BODY`: a body
 would decode to more is refused. So is a body whose coding cannot be decoded here, or
 whose bytes are not of the coding they claim (a member cut short, or followed by other
 bytes): it would be stored compressed, where no search for secrets sees inside; unless
-it is UTF-8 text (``not gzip at all``, a plain body labelled ``utf-8``), which a
-compressed body almost never is: that is kept as sent, and read as the text it is.
+it is UTF-8 text (``not gzip at all``, a plain body labelled ``utf-8``, or one named
+``utf-8, gzip`` that gzip alone decodes to text), which a compressed body almost never
+is: that text is kept, as what was decoded up to that coding, and read as the text it is.
 """
 
 from __future__ import annotations
@@ -150,9 +151,10 @@ def decoded_body(content: bytes, codings: list[str]) -> bytes:
     :class:`~replaygate.errors.WireFormatError` (``request.body``) refuses a body that
     decodes past :data:`MAX_DECODED_BODY` (decoding stops there), whose coding cannot be
     decoded here, or whose bytes are not of the coding they claim (cut short, other bytes
-    after its end), naming the coding; but a body that is UTF-8 text, which a compressed
-    one almost never is, is not compressed whatever its label says: it is kept as sent,
-    and read as the text it is.
+    after its end), naming the coding; but a body that is UTF-8 text when a coding
+    fails, which a compressed one almost never is, is not in that coding (nor any named
+    before it) whatever its label says: that text, the codings after it undone, is
+    returned.
     """
     if not content or not codings:
         return content
@@ -176,8 +178,8 @@ def decoded_body(content: bytes, codings: list[str]) -> bytes:
             needs = f" here: it needs {missing}" if str(missing) else ""
             why = f" cannot be decoded{needs}"
         if decoded is None:
-            if _is_text(data):  # not compressed, whatever it claims (``utf-8``): as sent
-                return content
+            if _is_text(data):  # not in this coding, whatever it claims (``utf-8``)
+                return data  # the text read, never the bytes before a coding undone
             decodes = "" if why.startswith(":") else f" (replaygate decodes {DECODED})"
             raise WireFormatError(
                 "request.body",
