@@ -6,9 +6,10 @@ before anything runs, with the reason, instead of rewriting every gap between tw
 characters or hanging a CI job without a word.
 
 The time check refuses the two common catastrophic forms: a repeated group whose only
-required part is itself repeated, ``(a+)+``, ``(\\w+\\s?)*``, ``(x*)+``; and a repeated
-group of alternatives that can match the same text, one alternative as another or as
-several others in a row, ``(a|aa)+``, ``(?:.|\\s)*``, ``(ab|a|b)+``. A repeated group
+required part (or an alternative's) is itself repeated, ``(a+)+``, ``(\\w+\\s?)*``,
+``(x*)+``, ``(?:[a-z]+|\\.)+``; and a repeated group of alternatives that can match the
+same text, one alternative as another or as several others in a row, ``(a|aa)+``,
+``(?:.|\\s)*``, ``(ab|a|b)+``, or two rows of them one text, ``(?:ab|c|a|bc)+``. A repeated group
 with a fixed separator, ``(?:[a-z]+\\.)+``, is accepted, and so are alternatives that
 cannot match alike, ``(?:foo|foobar)+``. It is a check of the shape of the pattern, not
 a proof: keep patterns simple, and anchor them on fixed text.
@@ -41,7 +42,7 @@ def pattern_problem(pattern: str, flags: int = 0) -> str | None:
             "shortest match is 0 characters), so it would rewrite the gaps between characters "
             "or hide too much; make every match hold at least one character"
         )
-    if _nested_repeat(list(parsed)):
+    if _nested_repeat(list(parsed), parsed.state):
         return (
             f"pattern {pattern!r} repeats a group whose only required part is itself repeated, "
             "which can take exponential time on a text that almost matches and hang the run; "
@@ -61,7 +62,9 @@ def _items(items: list[Any]) -> list[Any]:
     """``items`` with groups opened, so a group's parts count as the parts around it."""
     opened: list[Any] = []
     for op, av in items:
-        if op in _GROUPS:
+        if op == constants.ATOMIC_GROUP:  # its argument is the group's pattern itself
+            opened += _items(list(av))
+        elif op == constants.SUBPATTERN:
             opened += _items(list(av[-1]))
         else:
             opened.append((op, av))
@@ -72,9 +75,10 @@ def _variable_repeat(op: Any, av: Any) -> bool:
     return op in _REPEATS and av[1] > 1 and av[0] != av[1]
 
 
-def _width(op: Any, av: Any) -> int:
-    """The fewest characters one parsed item matches."""
-    return int(parser.SubPattern(parser.State(), [(op, av)]).getwidth()[0])
+def _width(op: Any, av: Any, state: Any) -> int:
+    """The fewest characters one parsed item matches (``state``: the pattern's, which
+    knows its groups' widths, for a back-reference)."""
+    return int(parser.SubPattern(state, [(op, av)]).getwidth()[0])
 
 
 def _repeats(items: list[Any]) -> Iterator[Any]:
@@ -91,16 +95,34 @@ def _repeats(items: list[Any]) -> Iterator[Any]:
             yield from _repeats(list(av[1]))
 
 
-def _nested_repeat(items: list[Any]) -> bool:
-    """Whether a repeat in ``items`` (at any depth) has a body whose only required parts
-    are variable repeats."""
+def _nested_repeat(items: list[Any], state: Any) -> bool:
+    """Whether a repeat in ``items`` (at any depth) has a body, or an alternative of a body
+    that is one choice, whose only required parts are variable repeats: ``(a+)+``,
+    ``(?:[a-z]+|\\.)+``."""
     for _, high, body in _repeats(items):
-        opened = _items(list(body))
-        repeated = [_variable_repeat(o, a) for o, a in opened]
-        required = [not r and _width(o, a) > 0 for r, (o, a) in zip(repeated, opened, strict=True)]
-        if high > 1 and any(repeated) and not any(required):
+        if high > 1 and any(_only_repeated(part, state) for part in _choices(list(body), state)):
             return True
     return False
+
+
+def _choices(body: list[Any], state: Any) -> list[list[Any]]:
+    """``body``, and each of its alternatives when it is one choice among them (beside
+    parts that match no character)."""
+    opened = _items(body)
+    wide = [(op, av) for op, av in opened if _width(op, av, state) > 0 or op in _REPEATS]
+    if len(wide) == 1 and wide[0][0] == constants.BRANCH:
+        return [opened, *(list(branch) for branch in wide[0][1][1])]
+    return [opened]
+
+
+def _only_repeated(items: list[Any], state: Any) -> bool:
+    """Whether ``items`` hold a variable repeat and no other part that must match."""
+    opened = _items(items)
+    repeated = [_variable_repeat(op, av) for op, av in opened]
+    required = [
+        not r and _width(op, av, state) > 0 for r, (op, av) in zip(repeated, opened, strict=True)
+    ]
+    return any(repeated) and not any(required)
 
 
 _SAMPLE = string.printable + "\x00\x85\xa0\xe9\u2028\u4e00"
@@ -168,7 +190,10 @@ _NAMING = (constants.LITERAL, constants.RANGE)
 
 def _alike(spelled: list[list[tuple[Char, str]]]) -> bool:
     """Whether two spellings can match a common text, or one can match what two or more
-    match in a row."""
+    match in a row, or (spellings of fixed text) two rows of them spell the same text."""
+    texts = [_text(spelling) for spelling in spelled]
+    if all(text is not None for text in texts) and not _uniquely_read(set(texts)):  # type: ignore[arg-type]
+        return True
     for i, whole in enumerate(spelled):
         others = spelled[:i] + spelled[i + 1 :]
         if any(len(o) == len(whole) and _overlap(o, whole) for o in others):
@@ -199,3 +224,31 @@ def _share(one: tuple[Char, str], other: tuple[Char, str]) -> bool:
     """Whether two single-character items match a common character (of those they name,
     and a sample of others)."""
     return any(one[0](c) and other[0](c) for c in set(one[1] + other[1] + _SAMPLE))
+
+
+def _text(spelling: list[tuple[Char, str]]) -> str | None:
+    """The one text a spelling matches, when each of its characters matches only the one
+    it names (of those tried); else None."""
+    chars = [named for _, named in spelling]
+    if any(len(c) != 1 for c in chars):
+        return None
+    if any(test(c) for (test, named) in spelling for c in _SAMPLE if c != named):
+        return None
+    return "".join(chars)
+
+
+def _uniquely_read(words: set[str]) -> bool:
+    """Whether every text made of ``words`` in a row is made of them in one way only (the
+    Sardinas-Patterson test): ``ab``, ``c``, ``a``, ``bc`` are not (``abc``)."""
+
+    def dangling(left: set[str], right: set[str]) -> set[str]:
+        return {w[len(u) :] for u in left for w in right if w != u and w.startswith(u)}
+
+    seen: set[str] = set()
+    suffixes = dangling(words, words)
+    while suffixes - seen:
+        if "" in suffixes or suffixes & words:
+            return False
+        seen |= suffixes
+        suffixes = dangling(suffixes, words) | dangling(words, suffixes)
+    return True
