@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
-from replaygate.sim import Simulator
+from replaygate.sim import Simulator, patterns
 from replaygate.sim.arguments import schema_example
 from replaygate.sim.described import described
 from replaygate.sim.patterns import PatternStrings
@@ -460,3 +460,20 @@ def test_json_made_from_a_schema_validates_against_it(
     clients: Clients, schema: dict[str, Any], ask: Any
 ) -> None:
     _valid(ask(clients, schema), schema)
+
+
+def test_a_part_matching_no_character_is_walked_once_however_often_it_repeats(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # (?:\b){3000000} walked three million times held the simulator's thread for seconds
+    walks = 0
+    walk = patterns._Builder.walk
+
+    def counted(self: Any, items: Any) -> None:
+        nonlocal walks
+        walks += 1
+        walk(self, items)
+
+    monkeypatch.setattr(patterns._Builder, "walk", counted)
+    made = PatternStrings(r"(?:\b){100}x").nth(0)
+    assert made == "x" and walks < 10

@@ -100,8 +100,11 @@ class _Builder:
             raise ValueError(f"it holds {name}, which the simulator does not follow")
 
     def _repeat(self, least: int, most: int, item: Any) -> None:
-        for _ in range(least):
+        for done in range(least):
+            before = len(self.slots)
             self.walk(item)
+            if len(self.slots) == before and done == 0:
+                return  # it adds no character: once is as many times (\b{3000000})
         count = least
         while self.grow > 0 and count < most:
             before = len(self.slots)
