@@ -124,7 +124,7 @@ def _stream_rule(events: list[Any]) -> bytes | str:
         if not isinstance(event, dict) or "data" not in event:
             return f"response.events[{i}]"
         data, name, flag = event["data"], event.get("event"), event.get("unterminated")
-        if not isinstance(data, str):
+        if not isinstance(data, str) or "\r" in data:  # a carriage return ends a line
             return f"response.events[{i}].data"
         if name is not None and (not isinstance(name, str) or "\n" in name or "\r" in name):
             return f"response.events[{i}].event"
