@@ -239,9 +239,14 @@ only with their packages installed, else aiohttp refuses the response itself).""
 
 
 def _decoded(live: aiohttp.ClientResponse, decompress: bool) -> frozenset[str]:
-    """The content coding of ``live`` that aiohttp undid (none when it does not decompress)."""
-    coding = live.headers.get(hdrs.CONTENT_ENCODING, "").strip().lower()
-    return _DECOMPRESSED & {coding} if decompress else frozenset()
+    """The content coding of ``live`` that aiohttp undid: the one its only
+    ``content-encoding`` line names, when aiohttp decodes it; none when it does not
+    decompress, or when several lines name codings (aiohttp reads one line and undoes one
+    coding at most: the rest are left on the body, and the response is refused)."""
+    lines = live.headers.getall(hdrs.CONTENT_ENCODING, [])
+    if not decompress or len(lines) != 1:
+        return frozenset()
+    return _DECOMPRESSED & {lines[0].strip().lower()}
 
 
 async def _teed(
@@ -261,10 +266,18 @@ async def _teed(
 
 
 async def _request_of(request: aiohttp.ClientRequest) -> WireRequest:
-    """The request as the envelope reads it (a payload keeps what it read for the send)."""
+    """The request as the envelope reads it (a payload keeps what it read for the send).
+
+    A body aiohttp compresses itself (``compress=``) is compressed as it is sent, after
+    this reads it plain under a header naming the coding already: it is read with that
+    coding left out, as the plain payload it is."""
     body = request.body
     content = body if isinstance(body, bytes) else await body.as_bytes()
-    return wire_request(request.method, str(request.url), request.headers.items(), content)
+    headers = list(request.headers.items())
+    if request.compress:
+        added = ("content-encoding", request.compress)
+        headers = [(k, v) for k, v in headers if (k.lower(), v) != added]
+    return wire_request(request.method, str(request.url), headers, content)
 
 
 def _middleware(exchange: Exchange, session: aiohttp.ClientSession, decompress: bool) -> Any:
