@@ -12,16 +12,16 @@ the writers of another store sharing that folder take another lock than this sto
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from replaygate.fixtures.store.folder import store_of
-from replaygate.fixtures.store.leftovers import is_leftover
 from replaygate.fixtures.store.repair import (
     repair_partial_tail,
     set_aside_leftover,
     set_aside_truncated,
 )
+from replaygate.fixtures.store.side_files import is_leftover
 from replaygate.hygiene.verify_problem import StoreProblem
 
 LINKED = (
@@ -31,14 +31,13 @@ LINKED = (
 )
 
 
-def repair(root: Path, problems: Iterable[StoreProblem]) -> list[str]:
+def repair(root: Path, problems: Iterable[StoreProblem]) -> Iterator[str]:
     """Repair the ``repairable`` problems found under ``root``: one line for each file
-    repaired (what was done, and where its backup is) or left although repairable (why)."""
-    done = []
+    repaired (what was done, and where its backup is) or left although repairable (why),
+    each as soon as it is done, so that those done before a file that fails are named."""
     for problem in problems:
         if problem.repairable and (what := _repair(root, Path(problem.file))) is not None:
-            done.append(f"{problem.file}: {what}")
-    return done
+            yield f"{problem.file}: {what}"
 
 
 def _repair(root: Path, file: Path) -> str | None:
