@@ -198,10 +198,6 @@ def _stream_text(events: list[Any]) -> str:
     return _checked_stream_text(events) if text is None else text
 
 
-_NAMED_EVENT = "event: {}\ndata: {}\n\n".format
-_UNNAMED_EVENT = "data: {}\n\n".format
-
-
 def _common_stream_text(events: list[Any]) -> str | None:
     """The wire text of a stream as the SDKs' servers send it, written in a few passes
     over its events rather than a check and a call per event (this runs for every
@@ -218,7 +214,7 @@ def _common_stream_text(events: list[Any]) -> str | None:
     if "\n" in data or "\r" in data or sum(map(len, events)) != len(events) + named:
         return None  # a data of several lines, or another field (a name of null included)
     if not named:
-        return "".join(map(_UNNAMED_EVENT, datas))
+        return "".join([f"data: {data}\n\n" for data in datas])
     if named != len(names):
         return None
     try:
@@ -227,7 +223,8 @@ def _common_stream_text(events: list[Any]) -> str | None:
         return None
     if "\n" in joined or "\r" in joined:
         return None
-    return "".join(map(_NAMED_EVENT, names, datas))
+    pairs = zip(names, datas, strict=True)
+    return "".join([f"event: {name}\ndata: {data}\n\n" for name, data in pairs])
 
 
 def _checked_stream_text(events: list[Any]) -> str:
