@@ -275,6 +275,36 @@ def test_compressed_bodies_are_decoded(
     assert replay(store, "anthropic", anthropic_plain) == recorded[1]["anthropic/plain.yaml"]
 
 
+@pytest.mark.parametrize(
+    ("coding", "compress"),
+    [("deflate", zlib.compress), ("deflate", lambda b: zlib.compress(b)[2:-4])],
+    ids=["deflate", "raw-deflate"],
+)
+def test_a_compressed_body_with_bytes_after_its_end_is_named_not_cut(
+    recorded: tuple[Path, dict[str, Any]],
+    tmp_path: Path,
+    coding: str,
+    compress: Callable[[bytes], bytes],
+) -> None:
+    # the bytes after the compressed stream were dropped without a word
+    folder = cassettes_copy(recorded, tmp_path, "anthropic/plain.yaml")
+
+    def encode(data: dict[str, Any]) -> None:
+        response = data["interactions"][0]["response"]
+        body = response["body"]["string"].encode()
+        response["body"]["string"] = compress(body) + b"more"
+        response["headers"]["content-encoding"] = [coding]
+
+    edit_yaml(folder / "anthropic/plain.yaml", encode)
+    result = import_cassettes(folder, "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{folder / 'anthropic/plain.yaml'}: interaction 0: response.body: not deflate data "
+        "as its content-encoding says (cut short, or other bytes after its end)"
+    ) in result.output
+    assert not store_of(tmp_path / "out", "anthropic/plain.yaml").exists()
+
+
 def test_the_httpx_response_form_of_older_vcrpy_releases_is_read(
     recorded: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:

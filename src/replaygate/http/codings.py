@@ -12,6 +12,8 @@ bytes): it would be stored compressed, where no search for secrets sees inside; 
 it is UTF-8 text (``not gzip at all``, a plain body labelled ``utf-8``, or one named
 ``utf-8, gzip`` that gzip alone decodes to text), which a compressed body almost never
 is: that text is kept, as what was decoded up to that coding, and read as the text it is.
+One coding is undone, within a room of bytes, by :func:`undone` (which cassette import
+uses for a response body).
 """
 
 from __future__ import annotations
@@ -33,11 +35,11 @@ ZSTD_NEEDS = "Python 3.14 (compression.zstd) or the backports.zstd package"
 """What decoding ``zstd`` needs, as the error of a body it cannot decode names it."""
 
 
-class _Passed(Exception):
-    """A decoder's output passed the limit."""
+class PastRoom(Exception):
+    """A decoder's output passed the room it was given (:func:`undone`)."""
 
 
-class _NoDecoder(Exception):
+class NoDecoder(Exception):
     """No decoder of the coding can be used here; the argument says what it needs."""
 
 
@@ -55,7 +57,7 @@ def _members(data: bytes, make: Callable[[], Any], room: int, padded: bool = Fal
             return None
         room -= len(part)
         if room < 0:
-            raise _Passed
+            raise PastRoom
         if not decoder.eof:  # cut short
             return None
         out.append(part)
@@ -74,7 +76,7 @@ def _deflate(data: bytes, room: int) -> bytes | None:
         except zlib.error:
             continue
         if len(out) > room:
-            raise _Passed
+            raise PastRoom
         if inflater.eof and not inflater.unused_data:
             return out
     return None
@@ -86,13 +88,13 @@ def _gzip(data: bytes, room: int) -> bytes | None:
 
 
 def _first(modules: tuple[str, ...], needs: str) -> Any:
-    """The first of ``modules`` that imports; :class:`_NoDecoder` saying ``needs`` if none."""
+    """The first of ``modules`` that imports; :class:`NoDecoder` saying ``needs`` if none."""
     for name in modules:
         try:
             return importlib.import_module(name)
         except ImportError:
             continue
-    raise _NoDecoder(needs)
+    raise NoDecoder(needs)
 
 
 def _zstd(data: bytes, room: int) -> bytes | None:
@@ -106,7 +108,7 @@ def _brotli(data: bytes, room: int) -> bytes | None:
     brotli = _first(("brotli", "brotlicffi"), "the brotli package (1.2 or later)")
     decoder = brotli.Decompressor()
     if not hasattr(decoder, "can_accept_more_data"):  # before 1.2: no bound on its output
-        raise _NoDecoder("the brotli package 1.2 or later (an older one decodes unbounded)")
+        raise NoDecoder("the brotli package 1.2 or later (an older one decodes unbounded)")
     size = 0
     out: list[bytes] = []
     piece = data
@@ -117,7 +119,7 @@ def _brotli(data: bytes, room: int) -> bytes | None:
             return None
         size += len(chunk)
         if size > room:
-            raise _Passed
+            raise PastRoom
         out.append(chunk)
         if decoder.is_finished() or decoder.can_accept_more_data():
             break
@@ -144,6 +146,17 @@ _DECODERS: dict[str, Callable[[bytes, int], bytes | None]] = {
 }
 
 
+def undone(coding: str, data: bytes, room: int) -> bytes | None:
+    """``data`` with one content ``coding`` undone, decoded to ``room`` bytes at most
+    (:class:`PastRoom` as soon as it passes them); None when its bytes are not of that
+    coding (cut short, other bytes after its end); :class:`NoDecoder` when the coding
+    cannot be decoded here."""
+    decode = _DECODERS.get(coding)
+    if decode is None:
+        raise NoDecoder("")
+    return decode(data, room)
+
+
 def decoded_body(content: bytes, codings: list[str]) -> bytes:
     """``content`` with its content ``codings`` (as sent, ``identity`` left out) undone,
     last applied first.
@@ -160,20 +173,17 @@ def decoded_body(content: bytes, codings: list[str]) -> bytes:
         return content
     data = content
     for coding in reversed(codings):
-        decode = _DECODERS.get(coding)
         try:
-            if decode is None:
-                raise _NoDecoder("")
-            decoded = decode(data, MAX_DECODED_BODY)
+            decoded = undone(coding, data, MAX_DECODED_BODY)
             why = f": its bytes are not {coding} (cut short, or other bytes after its end)"
-        except _Passed:
+        except PastRoom:
             raise WireFormatError(
                 "request.body",
                 f"content-encoding {coding!r}: decoding stopped past {MAX_DECODED_BODY} bytes, "
                 "the most a request body is decoded to; refused, as it could be neither "
                 "matched nor searched for secrets whole",
             ) from None
-        except _NoDecoder as missing:
+        except NoDecoder as missing:
             decoded = None
             needs = f" here: it needs {missing}" if str(missing) else ""
             why = f" cannot be decoded{needs}"

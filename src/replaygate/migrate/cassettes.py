@@ -17,8 +17,7 @@ JSON cassettes are read with the standard library.
 from __future__ import annotations
 
 import json
-import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 from replaygate.errors import ReplaygateError
 from replaygate.extras import require
 from replaygate.fixtures.store.files import MAX_LINE_BYTES
+from replaygate.http.codings import PastRoom, undone
 from replaygate.jsondoc import kind_of
 from replaygate.regular import read_regular_bytes, unreadable
 
@@ -290,10 +290,8 @@ class _Fields:
             for coding in value.split(",")
         ]
         for coding in reversed(codings):
-            if coding in ("gzip", "x-gzip"):
-                body = self.undo(coding, body, _gunzip)
-            elif coding == "deflate":
-                body = self.undo(coding, body, _inflate)
+            if coding in ("gzip", "x-gzip", "deflate"):
+                body = self.undo(coding, body)
             elif coding not in ("identity", ""):
                 raise self.fail(
                     "response.headers.content-encoding",
@@ -301,51 +299,24 @@ class _Fields:
                 )
         return body
 
-    def undo(self, coding: str, body: bytes, decode: Callable[[bytes], bytes]) -> bytes:
+    def undo(self, coding: str, body: bytes) -> bytes:
+        """``body`` with ``coding`` undone, decoded to no more than a fixture holds (a
+        compressed body can grow a thousandfold: one that decodes to more is refused, never
+        decoded whole); an empty body (of a ``HEAD``, a 204) is left as it is."""
+        if not body:
+            return body
         try:
-            return decode(body)
-        except _TooLarge:
+            data = undone(coding, body, MAX_LINE_BYTES)
+        except PastRoom:
             reason = (
                 f"decodes to more than {MAX_LINE_BYTES:,} bytes ({coding}), more than a fixture "
                 "can hold; it was not decoded further"
             )
             raise self.fail("response.body", reason) from None
-        except (OSError, EOFError, zlib.error) as err:
-            reason = f"not {coding} data as its content-encoding says: {err}"
-            raise self.fail("response.body", reason) from None
-
-
-class _TooLarge(Exception):
-    """A compressed body decodes to more than a fixture can hold."""
-
-
-def _decompress(body: bytes, wbits: int, limit: int = MAX_LINE_BYTES) -> tuple[bytes, bytes]:
-    """One compressed stream at the start of ``body``, decoded to at most ``limit`` bytes
-    (a compressed body can grow a thousandfold: one that decodes to more than a fixture
-    holds is refused, never decoded whole); and the data after the stream."""
-    stream = zlib.decompressobj(wbits)
-    data = stream.decompress(body, limit + 1)
-    if len(data) > limit or stream.unconsumed_tail:
-        raise _TooLarge
-    if not stream.eof:
-        raise EOFError("Compressed file ended before the end-of-stream marker was reached")
-    return data, stream.unused_data
-
-
-def _gunzip(body: bytes) -> bytes:
-    """A ``gzip`` body, of one member or several (as :func:`gzip.decompress` reads it)."""
-    out = bytearray()
-    rest = body
-    while rest:
-        data, rest = _decompress(rest, 16 + zlib.MAX_WBITS, MAX_LINE_BYTES - len(out))
-        out += data
-        rest = rest.lstrip(b"\0")  # padding after the last member, as gzip allows
-    return bytes(out)
-
-
-def _inflate(body: bytes) -> bytes:
-    """A ``deflate`` body: zlib-wrapped as the standard says, or raw as some servers send."""
-    try:
-        return _decompress(body, zlib.MAX_WBITS)[0]
-    except zlib.error:
-        return _decompress(body, -zlib.MAX_WBITS)[0]
+        if data is None:
+            reason = (
+                f"not {coding} data as its content-encoding says (cut short, or other bytes "
+                "after its end)"
+            )
+            raise self.fail("response.body", reason)
+        return data
