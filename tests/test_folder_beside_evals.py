@@ -4,6 +4,8 @@ The cases, the baseline, results and a history export are replaygate's files but
 fixtures: ``verify``, ``patrol`` and ``compact`` pass over them and name them in one
 note. A damaged fixture file beside them is still reported (by compact too, for a
 ``.jsonl`` file: it folds nothing else), as is an eval file named as the store itself.
+The eval quick start is recorded and run through the command line first: a whole flow,
+so the module runs in ``make test``, not in the inner loop.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from replaygate.examples.research_copilot import shipped_eval_cases
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
 from run_cli import replaygate
+
+pytestmark = pytest.mark.slow
 
 CONFIG = """\
 [tool.replaygate]
