@@ -5,7 +5,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replaygate.fixtures.diff import MISSING, FieldDifference, field_diff, short_repr
+from replaygate.fixtures.diff import (
+    ALIGNED_AT_MOST,
+    MISSING,
+    FieldDifference,
+    field_diff,
+    short_repr,
+)
 from unicode_text import unicode_text
 
 
@@ -160,3 +166,17 @@ def test_one_item_inserted_anywhere_is_one_difference(
     assert difference.left is MISSING and difference.right == inserted
     index = int(difference.path.strip("[]"))
     assert longer[:index] + longer[index + 1 :] == items  # removing it gives the list back
+
+
+def test_a_long_list_aligns_past_its_common_start_and_end() -> None:
+    items = list(range(5000))
+    longer = [*items[:2500], -1, *items[2500:]]
+    assert rendered(items, longer) == ["[2500]: <missing> != -1"]
+
+
+def test_lists_left_different_over_many_items_are_compared_position_by_position() -> None:
+    # aligning is quadratic: past ALIGNED_AT_MOST items left it is not tried
+    left, right = list(range(ALIGNED_AT_MOST + 1)), list(range(1000, 1002 + ALIGNED_AT_MOST))
+    differences = field_diff(left, right)
+    assert [d.path for d in differences] == [f"[{i}]" for i in range(len(right))]
+    assert differences[0] == FieldDifference("[0]", 0, 1000)
