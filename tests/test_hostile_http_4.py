@@ -405,9 +405,10 @@ def test_a_response_body_the_client_left_compressed_is_not_recorded(
             pytest.raises(WireFormatError) as caught,
         ):
             client.post(url, content=b"{}")
+        decoded = ", ".join(sorted(set(httpx2._decoders.SUPPORTED_DECODERS) - {"identity"}))
         assert str(caught.value) == (
             f"response.body: content-encoding {coding!r} was left on the body by the client, "
-            "which decodes deflate, gzip; a body kept compressed is not searched for secrets, "
+            f"which decodes {decoded}; a body kept compressed is not searched for secrets, "
             "so this response was not recorded"
         )
         with (
