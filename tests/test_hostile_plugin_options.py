@@ -4,6 +4,8 @@ A spending cap of NaN compares false with every amount, so it capped nothing; a
 negative one failed the first test with "spending cap reached" as if money had been
 spent. An empty ``--replaygate-dir`` took the rootdir itself for the fixtures folder,
 and one naming a file failed each test with "there is no store ...: record it first".
+Each test runs pytest sessions of its own, so the module runs in ``make test``, not in
+the inner loop.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.spending import amount_problem
 from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Message
+
+pytestmark = pytest.mark.slow
 
 RECORD = (
     "--replaygate-record-mode=record-missing",

@@ -147,14 +147,18 @@ def _cassette(path: Path, body: bytes, encoding: str) -> Path:
 
 
 BOMB = b" " * (MAX_LINE_BYTES + 1) + b"[]"  # a body that decodes past what a line holds
-GZIP_BOMB = gzip.compress(BOMB, 1)
-MEMBERS = gzip.compress(b" " * (MAX_LINE_BYTES // 2), 1) * 8  # decoded one after another
+
+
+def members(data: bytes) -> bytes:
+    """Gzip members decoded one after another past what a line holds (made when a test
+    asks: compressing at import cost every process collecting the module)."""
+    return gzip.compress(b" " * (MAX_LINE_BYTES // 2), 1) * 8
 
 
 @pytest.mark.parametrize(
     ("encoding", "compress"),
     [
-        ("gzip", lambda data: MEMBERS),
+        ("gzip", members),
         ("deflate", lambda data: zlib.compress(data, 1)),
         ("deflate", lambda data: zlib.compress(data, 1)[2:-4]),  # raw, as some servers send
     ],
@@ -180,7 +184,7 @@ def test_a_compressed_cassette_body_is_decoded_only_as_far_as_a_line_holds(
 
 
 def test_import_names_the_cassette_and_field_of_a_body_too_big_to_store(tmp_path: Path) -> None:
-    cassette = _cassette(tmp_path / "c.yaml", GZIP_BOMB, "gzip")
+    cassette = _cassette(tmp_path / "c.yaml", gzip.compress(BOMB, 1), "gzip")
     done = CliRunner().invoke(main, ["import-cassettes", str(cassette), "--out", "out"])
     assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
     assert f"{cassette}: interaction 0: response.body: decodes to more than" in done.output

@@ -251,7 +251,7 @@ SLOW_EVENTS = [b'event: ping\ndata: {"n": %d}\n\n' % n for n in range(3)]
 
 
 class _SlowStream(http.server.BaseHTTPRequestHandler):
-    """Sends :data:`SLOW_EVENTS` a tenth of a second apart, then closes the connection."""
+    """Sends :data:`SLOW_EVENTS` 50 ms apart, then closes the connection."""
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers["content-length"]))
@@ -261,7 +261,7 @@ class _SlowStream(http.server.BaseHTTPRequestHandler):
         for event in SLOW_EVENTS:
             self.wfile.write(event)
             self.wfile.flush()
-            time.sleep(0.1)
+            time.sleep(0.05)  # far longer than the read given up on after 10 ms
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet."""
