@@ -127,12 +127,21 @@ GC_THRESHOLDS = (20_000, 20, 20)
 before an older one (default: 10 each)."""
 
 
+SDKS_THROUGH_REPLAYGATE = "# Its tests import the provider SDKs through replaygate"
+"""The line of a test module whose tests import an SDK through replaygate itself (the
+example agent recording from the simulator), not from :mod:`sdks`."""
+
+
 def uses_sdks(path: Path) -> bool:
-    """Whether a test module takes a provider SDK (or vcrpy) from :mod:`sdks`.
+    """Whether a test module takes a provider SDK (or vcrpy) from :mod:`sdks`, or says
+    that its tests import one through replaygate (:data:`SDKS_THROUGH_REPLAYGATE`).
 
     One that takes only aiohttp (0.2 s to import) is left free to run in either worker,
     as the other modules are: the worker of the SDK modules has the most to do."""
-    found = re.search(r"^from sdks import (.+)$", path.read_text(encoding="utf-8"), re.M)
+    source = path.read_text(encoding="utf-8")
+    if SDKS_THROUGH_REPLAYGATE in source:
+        return True
+    found = re.search(r"^from sdks import (.+)$", source, re.M)
     return found is not None and {n.strip() for n in found.group(1).split(",")} != {"aiohttp"}
 
 

@@ -33,6 +33,8 @@ from replaygate.sim import Simulator
 from replaygate.sim.cli import serve
 from run_cli import replaygate
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 CLI = [sys.executable, "-m", "replaygate"]
 SHIPPED_CASES = shipped_eval_cases()
 AGENT = "replaygate.examples.research_copilot:copilot"

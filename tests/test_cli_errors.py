@@ -20,6 +20,8 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.sim import Simulator
 from run_cli import replaygate
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 AGENT = ["--agent", "replaygate.examples.research_copilot:copilot"]
 CASES = str(shipped_eval_cases())
 CLASS_NAME = re.compile(r"\b[A-Z][A-Za-z]*(Error|Exception)\b")

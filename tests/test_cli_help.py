@@ -17,6 +17,8 @@ from cli_commands import EVERY
 from replaygate.cli import COMMANDS, main
 from run_cli import replaygate
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 
 def example_lines(help_text: str) -> list[str]:
     """The command lines after ``Example:`` (a trailing ``\\`` continues a line)."""

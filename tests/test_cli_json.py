@@ -15,6 +15,8 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.store.compact import compact_file
 from run_cli import Done, replaygate
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 AGENT = "replaygate.examples.research_copilot:copilot"
 SHIPPED = shipped_eval_cases().read_text(encoding="utf-8").splitlines()[:2]
 CASES = [{**json.loads(line), "samples": 3, "floor": 2} for line in SHIPPED]

@@ -16,6 +16,8 @@ from rich.console import Console
 from replaygate.evals import progress
 from run_cli import replaygate
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 AGENT = "replaygate.examples.research_copilot:copilot"
 BAR = "━"
 """What rich draws a bar with."""

@@ -25,6 +25,8 @@ from replaygate.cli.options import input_error
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
 from run_cli import Done, replaygate
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 # The shipped cases sample once, as a demo does: the advice to sample more is expected.
 pytestmark = pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
 

@@ -2,6 +2,9 @@
 
 Nothing defaults to the shipped example: a command without an agent, a model or a
 store stops with exit status 2 naming the flag and the ``[tool.replaygate]`` key.
+
+Agents are recorded from the simulator and replayed through the command line and the
+eval runner, whole flows: the module runs in ``make test``, not in the inner loop.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from replaygate.models.replay import RequestSettings
 from replaygate.models.types import ModelResponse
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning"),
     pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning"),
 ]

@@ -7,6 +7,9 @@ folder rewrote the file was lost (recording 10 samples of 40 fixtures while comp
 lost samples of some), and a re-recording rewrote the file at the places its lines had
 before the compaction moved them; opening the folder removed the temporary file of a
 compact under way. Each lock holder here is another process.
+
+Writers in other processes hold the locks: the module runs in ``make test``, not in
+the inner loop.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from replaygate import Fixture, FixtureStore
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import record_response
 from replaygate.fixtures.store.leftovers import LeftoverTempWarning
+
+pytestmark = pytest.mark.slow
 
 META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
 HOLD = (

@@ -2,6 +2,9 @@
 
 Fixtures are recorded through the anthropic SDK from the loopback simulator, committed
 with git, changed the way a pull request changes them, and reviewed.
+
+Each test works on a real git repository: the module runs in ``make test``, not in
+the inner loop.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message
 from replaygate.sim import Simulator
 from sdks import anthropic
+
+pytestmark = pytest.mark.slow
 
 MODEL = "claude-test-model"
 SYSTEM = "You are a careful research assistant."
