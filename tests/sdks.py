@@ -8,10 +8,10 @@ imports every test module as it collects.
 attribute asked of it (``anthropic.Anthropic``, ``anthropic.types``): a worker that runs
 none of the tests using it never pays for it. Every test module that imports from here
 runs in one worker (tests/conftest.py), so only that one does (one taking only
-aiohttp, cheap to import, is left free to run in either). (A test that runs the
+aiohttp, cheap to import, is left free to run in either). A module whose tests run the
 example's agent, as ``replaygate record --simulator`` does, imports anthropic through
-replaygate; those modules are left to the other worker, which would otherwise have too
-little to do.)
+replaygate: one of the inner loop says so (``conftest.SDKS_THROUGH_REPLAYGATE``) and runs
+in the same worker.
 
 The stand-ins are not put in ``sys.modules``: replaygate, which looks there for the SDKs
 a process has loaded (to derive its passthrough errors from their base errors), sees
