@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import http.server
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any, ClassVar
 
 
 @contextmanager
@@ -20,3 +22,31 @@ def serving(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
             yield f"http://127.0.0.1:{server.server_address[1]}"
         finally:
             server.shutdown()
+
+
+class ChunkedEvents(http.server.BaseHTTPRequestHandler):
+    """An event stream (``text/event-stream``) sent in the chunks its path names in
+    :attr:`CHUNKS`, each flushed and followed by a short pause, with the status
+    :meth:`status` gives it (200)."""
+
+    protocol_version = "HTTP/1.1"
+    CHUNKS: ClassVar[dict[str, list[bytes]]] = {}
+    PAUSE = 0.01
+
+    def status(self) -> int:
+        return 200
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        chunks = self.CHUNKS[self.path]
+        self.send_response(self.status())
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-length", str(sum(map(len, chunks))))
+        self.end_headers()
+        for chunk in chunks:
+            self.wfile.write(chunk)
+            self.wfile.flush()
+            time.sleep(self.PAUSE)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""

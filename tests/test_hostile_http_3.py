@@ -18,7 +18,7 @@ import httpx2
 import pytest
 import requests
 
-from loopback import serving
+from loopback import ChunkedEvents, serving
 from replaygate.errors import (
     FixtureFormatError,
     FixtureMismatchError,
@@ -212,10 +212,9 @@ def test_a_path_with_spaces_keeps_its_decoded_form(tmp_path: Path, server: str) 
         assert requests.post(f"{server}/v1/files/my fileé", data=b"{}", timeout=5).ok
 
 
-class _Stream(http.server.BaseHTTPRequestHandler):
+class _Stream(ChunkedEvents):
     """An event stream in the chunks its path names (a lone CR ends a line too)."""
 
-    protocol_version = "HTTP/1.1"
     CHUNKS: ClassVar[dict[str, list[bytes]]] = {
         "/cr": [b'event: a\rdata: {"x":1}\r\revent: b\rdata: {"y":2}\r\r'],
         "/split": [b'event: a\r\ndata: {"x":1}\r', b'\n\r\nevent: b\r\ndata: {"y":2}\r\n\r\n'],
@@ -223,20 +222,10 @@ class _Stream(http.server.BaseHTTPRequestHandler):
         "/keepalive": [b": ping\n\n", b": ping\n\n"],
     }
 
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("content-length") or 0))
-        chunks = self.CHUNKS[self.path]
-        self.send_response(502 if self.path == "/page" else 200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("content-length", str(sum(map(len, chunks))))
-        self.end_headers()
-        for chunk in chunks:
-            self.wfile.write(chunk)
-            self.wfile.flush()
-            time.sleep(0.02)
+    PAUSE = 0.02
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+    def status(self) -> int:
+        return 502 if self.path == "/page" else 200
 
 
 @pytest.mark.parametrize("path", ["/cr", "/split"])

@@ -10,7 +10,6 @@ import gzip
 import http.server
 import importlib
 import json
-import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +20,7 @@ import httpx2
 import pytest
 import requests
 
-from loopback import serving
+from loopback import ChunkedEvents, serving
 from replaygate.errors import SecretInFixtureError, WireFormatError
 from replaygate.http import codings, httpx2_client, intercept
 from replaygate.http.sse import SSEEvent, SSEParser
@@ -30,10 +29,9 @@ BOM = b"\xef\xbb\xbf"
 JSON = {"content-type": "application/json"}
 
 
-class _Stream(http.server.BaseHTTPRequestHandler):
+class _Stream(ChunkedEvents):
     """An event stream in the chunks its path names."""
 
-    protocol_version = "HTTP/1.1"
     CHUNKS: ClassVar[dict[str, list[bytes]]] = {
         "/bom": [BOM + b'event: a\ndata: {"x":1}\n\nevent: b\ndata: {"y":2}\n\n'],
         "/split-bom": [
@@ -44,21 +42,6 @@ class _Stream(http.server.BaseHTTPRequestHandler):
         ],
         "/bom-comment": [BOM + b": ping\n\n"],
     }
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("content-length") or 0))
-        chunks = self.CHUNKS[self.path]
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("content-length", str(sum(map(len, chunks))))
-        self.end_headers()
-        for chunk in chunks:
-            self.wfile.write(chunk)
-            self.wfile.flush()
-            time.sleep(0.01)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
 
 
 @pytest.mark.parametrize("path", ["/bom", "/split-bom"])
