@@ -4,6 +4,7 @@ the HTTP layer that need answers no simulator gives (a redirect, a late answer).
 from __future__ import annotations
 
 import http.server
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -24,12 +25,29 @@ def serving(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
             server.shutdown()
 
 
-class ChunkedEvents(http.server.BaseHTTPRequestHandler):
+class Handler(http.server.BaseHTTPRequestHandler):
+    """A quiet HTTP/1.1 handler that can answer with JSON."""
+
+    protocol_version = "HTTP/1.1"
+
+    def answer_json(self, value: Any, status: int = 200) -> None:
+        """Answer ``value`` as a JSON body with ``status``."""
+        out = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+
+class ChunkedEvents(Handler):
     """An event stream (``text/event-stream``) sent in the chunks its path names in
     :attr:`CHUNKS`, each flushed and followed by a short pause, with the status
     :meth:`status` gives it (200)."""
 
-    protocol_version = "HTTP/1.1"
     CHUNKS: ClassVar[dict[str, list[bytes]]] = {}
     PAUSE = 0.01
 
@@ -47,6 +65,3 @@ class ChunkedEvents(http.server.BaseHTTPRequestHandler):
             self.wfile.write(chunk)
             self.wfile.flush()
             time.sleep(self.PAUSE)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""

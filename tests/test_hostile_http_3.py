@@ -18,7 +18,7 @@ import httpx2
 import pytest
 import requests
 
-from loopback import ChunkedEvents, serving
+from loopback import ChunkedEvents, Handler, serving
 from replaygate.errors import (
     FixtureFormatError,
     FixtureMismatchError,
@@ -29,9 +29,7 @@ from replaygate.http import httpx2_client, intercept
 from run_cli import replaygate
 
 
-class _Echo(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
+class _Echo(Handler):
     def do_POST(self) -> None:
         size = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(size)
@@ -41,17 +39,9 @@ class _Echo(http.server.BaseHTTPRequestHandler):
             self.send_header("content-length", "0")
             self.end_headers()
             return
-        out = json.dumps({"bytes": len(body), "path": self.path}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
+        self.answer_json({"bytes": len(body), "path": self.path})
 
     do_GET = do_POST
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 @pytest.fixture
@@ -321,10 +311,9 @@ def test_a_gzip_body_with_bytes_after_its_end_is_never_matched_on_its_first_part
     )
 
 
-class _Counting(http.server.BaseHTTPRequestHandler):
+class _Counting(Handler):
     """Answers each POST with its number; the second one answers last."""
 
-    protocol_version = "HTTP/1.1"
     count: ClassVar[list[int]] = [0]
     lock: ClassVar[threading.Lock] = threading.Lock()
 
@@ -335,15 +324,7 @@ class _Counting(http.server.BaseHTTPRequestHandler):
             number = self.count[0]
         if number == 2:
             time.sleep(0.3)
-        out = json.dumps({"n": number}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
+        self.answer_json({"n": number})
 
 
 def test_live_answers_written_out_of_order_after_recorded_ones_are_all_kept(

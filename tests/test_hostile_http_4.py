@@ -20,7 +20,7 @@ import httpx2
 import pytest
 import requests
 
-from loopback import ChunkedEvents, serving
+from loopback import ChunkedEvents, Handler, serving
 from replaygate.errors import SecretInFixtureError, WireFormatError
 from replaygate.http import codings, httpx2_client, intercept
 from replaygate.http.sse import SSEEvent, SSEParser
@@ -88,24 +88,15 @@ def test_only_a_bom_at_the_start_of_a_stream_is_ignored() -> None:
     assert events == [SSEEvent("1"), SSEEvent("2")]  # the field named "\ufeffevent" is none
 
 
-class _Counted(http.server.BaseHTTPRequestHandler):
+class _Counted(Handler):
     """Answers any POST with the size of its body, and counts the requests it gets."""
 
-    protocol_version = "HTTP/1.1"
     received: ClassVar[list[int]] = []
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("content-length") or 0))
         self.received.append(len(body))
-        out = json.dumps({"bytes": len(body)}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
+        self.answer_json({"bytes": len(body)})
 
 
 @pytest.fixture
@@ -524,11 +515,10 @@ def test_an_aiohttp_body_named_gzip_on_two_header_lines_is_not_recorded(tmp_path
     assert not store.exists()
 
 
-class _Inflating(http.server.BaseHTTPRequestHandler):
+class _Inflating(Handler):
     """Answers a POST, chunked or not, with the size of its body decoded, and keeps the
     content coding each came in."""
 
-    protocol_version = "HTTP/1.1"
     received: ClassVar[list[tuple[str | None, bytes]]] = []
 
     def do_POST(self) -> None:
@@ -544,15 +534,7 @@ class _Inflating(http.server.BaseHTTPRequestHandler):
         coding = self.headers.get("content-encoding")
         plain = zlib.decompress(body, 47 if coding == "gzip" else 15) if coding else body
         self.received.append((coding, plain))
-        out = json.dumps({"bytes": len(plain)}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
+        self.answer_json({"bytes": len(plain)})
 
 
 @pytest.mark.parametrize(("compress", "coding"), [(True, "deflate"), ("gzip", "gzip")])

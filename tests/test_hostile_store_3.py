@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import http.server
 import json
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from loopback import serving
+from loopback import Handler, serving
 from replaygate.errors import FixtureFormatError, FixtureMismatchError
 from replaygate.fixtures.store.compact import compact
 from replaygate.http import httpx2_client
@@ -46,11 +44,10 @@ def test_a_store_removed_while_in_use_is_named(tmp_path: Path, server: str, name
             client.post(f"{server}/v1/x", content=b'{"j": 1}')
 
 
-class _Counter(http.server.BaseHTTPRequestHandler):
+class _Counter(Handler):
     """Each answer a new number, some late: the order calls end differs from the order
     they were sent."""
 
-    protocol_version = "HTTP/1.1"
     lock = threading.Lock()
     count = 0
 
@@ -61,15 +58,7 @@ class _Counter(http.server.BaseHTTPRequestHandler):
             n = _Counter.count
         if n % 3 == 0:
             time.sleep(0.01)
-        out = json.dumps({"n": n}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+        self.answer_json({"n": n})
 
 
 def test_threads_sending_one_request_over_one_recording_client_lose_no_answer(
