@@ -244,6 +244,26 @@ def test_auth_headers_never_reach_the_store(
         assert b"test-key" not in text and b"authorization" not in text, store
 
 
+def encoded_plain(
+    recorded: tuple[Path, dict[str, Any]],
+    tmp_path: Path,
+    coding: str,
+    compress: Callable[[bytes], bytes],
+) -> Path:
+    """A copy of the recorded cassettes whose plain Anthropic answer is ``compress``-ed and
+    labelled ``coding``."""
+    folder = cassettes_copy(recorded, tmp_path, "anthropic/plain.yaml")
+
+    def encode(data: dict[str, Any]) -> None:
+        response = data["interactions"][0]["response"]
+        body = response["body"]["string"].encode()
+        response["body"]["string"] = compress(body)
+        response["headers"]["content-encoding"] = [coding]
+
+    edit_yaml(folder / "anthropic/plain.yaml", encode)
+    return folder
+
+
 @pytest.mark.parametrize(
     ("coding", "compress"),
     [
@@ -259,15 +279,7 @@ def test_compressed_bodies_are_decoded(
     coding: str,
     compress: Callable[[bytes], bytes],
 ) -> None:
-    folder = cassettes_copy(recorded, tmp_path, "anthropic/plain.yaml")
-
-    def encode(data: dict[str, Any]) -> None:
-        response = data["interactions"][0]["response"]
-        body = response["body"]["string"].encode()
-        response["body"]["string"] = compress(body)
-        response["headers"]["content-encoding"] = [coding]
-
-    edit_yaml(folder / "anthropic/plain.yaml", encode)
+    folder = encoded_plain(recorded, tmp_path, coding, compress)
     assert b"!!binary" in (folder / "anthropic/plain.yaml").read_bytes()
     result = import_cassettes(folder, "--out", tmp_path / "out")
     assert result.exit_code == 0, result.output
@@ -287,15 +299,7 @@ def test_a_compressed_body_with_bytes_after_its_end_is_named_not_cut(
     compress: Callable[[bytes], bytes],
 ) -> None:
     # the bytes after the compressed stream were dropped without a word
-    folder = cassettes_copy(recorded, tmp_path, "anthropic/plain.yaml")
-
-    def encode(data: dict[str, Any]) -> None:
-        response = data["interactions"][0]["response"]
-        body = response["body"]["string"].encode()
-        response["body"]["string"] = compress(body) + b"more"
-        response["headers"]["content-encoding"] = [coding]
-
-    edit_yaml(folder / "anthropic/plain.yaml", encode)
+    folder = encoded_plain(recorded, tmp_path, coding, lambda body: compress(body) + b"more")
     result = import_cassettes(folder, "--out", tmp_path / "out")
     assert result.exit_code == 2, result.output
     assert (
