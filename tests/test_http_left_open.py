@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import ClassVar
 
 import httpx2
 import pytest
 
-from replaygate.errors import ResponseLeftOpenWarning
+from loopback import ChunkedEvents, serving
+from replaygate.errors import ResponseLeftOpenWarning, WireFormatError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, intercept
 from replaygate.sim import Simulator
@@ -93,3 +95,24 @@ def test_a_stream_a_test_leaves_open_is_recorded_by_the_test_s_end(
     (fixture,) = FixtureStore.open(store)
     assert fixture.responses[0]["stream_end"] == "closed"
     pytester.runpytest().assert_outcomes(passed=1)  # replayed offline
+
+
+class _NotText(ChunkedEvents):
+    CHUNKS: ClassVar[dict[str, list[bytes]]] = {"/v1/messages": [b"data: \xff\n\n"]}
+
+
+def test_a_stream_refused_as_it_is_read_is_over_and_not_held(tmp_path: Path) -> None:
+    store = tmp_path / "s.jsonl"
+    with (
+        serving(_NotText) as base,
+        httpx2.Client(base_url=base) as client,
+        intercept(store, "record-missing", approve_live=True) as session,
+    ):
+        sent = client.build_request("POST", "/v1/messages", json={}, headers={"x-api-key": "k"})
+        response = client.send(sent, stream=True)
+        with pytest.raises(WireFormatError, match="so this response was not recorded"):
+            response.read()
+        response.close()
+        held = set(session.unfinished)
+    assert held == set()  # refused: nothing left for the block's end to finish
+    assert not store.exists() or len(FixtureStore.open(store)) == 0

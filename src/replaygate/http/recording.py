@@ -66,7 +66,7 @@ class Recording:
         try:
             yield
         except WireFormatError as err:
-            self.done = True
+            self._over()
             reason = f"{err.reason}; {why}, so this response was not recorded"
             raise passthrough(WireFormatError(err.path, reason)) from None
 
@@ -80,12 +80,13 @@ class Recording:
 
     def finish(self, end: StreamEnd, error: BaseException | None = None) -> None:
         """Write the fixture (once): the whole body, or the events and how the stream ended."""
-        if self.done:
-            return
-        try:
+        if not self.done:
             self._write(end, error)
-        finally:
-            self.exchange.unfinished.discard(self)
+
+    def _over(self) -> None:
+        """Nothing more is recorded of this response (written, refused or left open)."""
+        self.done = True
+        self.exchange.unfinished.discard(self)
 
     def left_open(self) -> None:
         """End a recording whose reader left it open as its session's block ends: an event
@@ -96,8 +97,7 @@ class Recording:
         if self.stream:
             self.finish("closed")
             return
-        self.done = True
-        self.exchange.unfinished.discard(self)
+        self._over()
         envelope = self.slot.envelope
         warnings.warn(
             f"the response to {envelope.get('method')} {envelope.get('path')} was not read to "
@@ -112,7 +112,7 @@ class Recording:
             kept_headers(self.headers, self.status)
         with self._refused("a body kept compressed is not searched for secrets"):
             _left_encoded(self.headers, self.decoded)
-        self.done = True
+        self._over()
         if self.stream:
             with self._refused(_EVENTS_ARE_TEXT):
                 tail = self._parser.tail() if end == "complete" else None
