@@ -191,8 +191,8 @@ _NAMING = (constants.LITERAL, constants.RANGE)
 def _alike(spelled: list[list[tuple[Char, str]]]) -> bool:
     """Whether two spellings can match a common text, or one can match what two or more
     match in a row, or (spellings of fixed text) two rows of them spell the same text."""
-    texts = [_text(spelling) for spelling in spelled]
-    if all(text is not None for text in texts) and not _uniquely_read(set(texts)):  # type: ignore[arg-type]
+    texts = [text for text in map(_text, spelled) if text is not None]
+    if len(texts) == len(spelled) and not _uniquely_read(set(texts)):
         return True
     for i, whole in enumerate(spelled):
         others = spelled[:i] + spelled[i + 1 :]
