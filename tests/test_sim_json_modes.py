@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from replaygate.sim import Simulator
+from replaygate.sim.json_word import CHAT_MESSAGE, RESPONSES_MESSAGE
 from sdks import genai, openai
 
 ASK = "Give me JSON about Paris"
@@ -46,8 +47,8 @@ def clients(sim: Simulator) -> Clients:
     return _clients(sim)
 
 
-def _chat(clients: Clients, **options: Any) -> str:
-    messages = [{"role": "user", "content": ASK}]
+def _chat(clients: Clients, ask_text: str = ASK, **options: Any) -> str:
+    messages = [{"role": "user", "content": ask_text}]
     create = clients.openai.chat.completions.create
     if options.pop("stream", False):
         chunks = create(model="g", messages=messages, stream=True, **options)
@@ -55,8 +56,8 @@ def _chat(clients: Clients, **options: Any) -> str:
     return create(model="g", messages=messages, **options).choices[0].message.content or ""
 
 
-def _responses(clients: Clients, **options: Any) -> str:
-    return clients.openai.responses.create(model="g", input=ASK, **options).output_text
+def _responses(clients: Clients, ask_text: str = ASK, **options: Any) -> str:
+    return clients.openai.responses.create(model="g", input=ask_text, **options).output_text
 
 
 def _gemini(clients: Clients, **options: Any) -> str:
@@ -103,3 +104,45 @@ def test_a_json_object_answer_is_the_same_from_another_simulator_of_the_seed() -
             answers.append(_chat(_clients(running), response_format={"type": "json_object"}))
     assert answers[0] == answers[1]
     assert isinstance(json.loads(answers[0]), dict)
+
+
+@pytest.mark.parametrize(
+    ("ask", "options", "message", "param"),
+    [
+        (_chat, {"response_format": {"type": "json_object"}}, CHAT_MESSAGE, "messages"),
+        (
+            _responses,
+            {"text": {"format": {"type": "json_object"}}, "instructions": "Reply in JSON."},
+            RESPONSES_MESSAGE,
+            "text.format",
+        ),
+    ],
+    ids=["chat", "responses"],
+)
+def test_json_mode_without_the_word_json_is_refused_as_the_api_refuses_it(
+    clients: Clients, ask: Any, options: dict[str, Any], message: str, param: str
+) -> None:
+    """The API answers JSON mode only where the conversation says "json" (the Responses
+    API's instructions alone do not count): an application that forgets it fails against
+    the simulator, as it would live, not after its fixtures were recorded."""
+    with pytest.raises(openai.BadRequestError) as refused:
+        ask(clients, ask_text="Tell me about Paris", **options)
+    assert refused.value.status_code == 400
+    assert refused.value.body == {
+        "message": message,
+        "type": "invalid_request_error",
+        "param": param,
+        "code": None,
+    }
+
+
+def test_the_word_json_counts_in_any_case_and_in_a_system_message(clients: Clients) -> None:
+    create = clients.openai.chat.completions.create
+    messages = [
+        {"role": "system", "content": "You answer in Json."},
+        {"role": "user", "content": [{"type": "text", "text": "Tell me about Paris"}]},
+    ]
+    reply = create(model="g", messages=messages, response_format={"type": "json_object"})
+    assert json.loads(reply.choices[0].message.content or "") == {
+        "answer": "echo: Tell me about Paris"
+    }

@@ -37,6 +37,7 @@ from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.conversations import FIRST_CREATED_AT, Conversations, held_id, not_served
 from replaygate.sim.faults import FaultKind
 from replaygate.sim.gemini_events import gemini_error_event, gemini_events
+from replaygate.sim.json_word import chat_json_word, responses_json_word
 from replaygate.sim.openai_conversations import ConversationStore, conversation_not_found
 from replaygate.sim.replies import Provider, openai_error
 from replaygate.sim.responses_events import responses_error_event, responses_events
@@ -405,7 +406,7 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
         return _schema_of(given, "schema", objects=True)
 
     def validate(self, request: SimRequest) -> Invalid | None:
-        return validate_openai(request.body)
+        return validate_openai(request.body) or chat_json_word(request.body)
 
     def read(self, request: SimRequest) -> Conversation:
         return from_openai_request(request.body)
@@ -528,7 +529,8 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
                 "previous_response_not_found",
             )
         offered = {c.id for m in self._history(request)[-1:] for c in m.tool_calls}
-        return unanswered_outputs(request.body.get("input"), offered)
+        problem = unanswered_outputs(request.body.get("input"), offered)
+        return problem or responses_json_word(request.body)
 
     def read(self, request: SimRequest) -> Conversation:
         messages, tools, system = from_responses_request(request.body)
