@@ -361,6 +361,36 @@ def test_damage_committed_at_the_base_is_named_as_committed(repo: Path, sim: Sim
     )
 
 
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (
+            lambda text: text.replace('"What is RAG?"', "[" * 300 + '"What is RAG?"' + "]" * 300),
+            "nested too deeply to read",
+        ),
+        (
+            lambda text: text.replace('"request": {', '"request": {\n    "model": "x",', 1),
+            "duplicate key request.model",
+        ),
+    ],
+    ids=["too deep", "key twice"],
+)
+def test_a_damaged_json_fixture_file_is_named_as_the_store_names_it(
+    repo: Path, sim: Simulator, damage: Callable[[str], str], reason: str
+) -> None:
+    # a .json file nested past orjson's writing depth ended in a TypeError traceback, and
+    # one naming a key twice was reviewed as if its first value were not there
+    store = repo / "tests" / "fixtures" / "rc"
+    record(sim, store, [QUESTION])
+    commit(repo)
+    (file,) = store.rglob("*.json")
+    file.write_text(damage(file.read_text(encoding="utf-8")), encoding="utf-8")
+    done = diff(str(store))
+    assert done.exit_code == 2, done.output
+    assert f"{file.relative_to(repo)}: {reason}" in done.output
+    assert "Traceback" not in done.output
+
+
 def test_a_fixture_file_whose_name_is_not_utf8_is_reviewed(repo: Path, sim: Simulator) -> None:
     folder = repo / "tests" / "fixtures"
     store = folder / os.fsdecode(b"caf\xe9.jsonl")  # a name written on a Latin-1 system

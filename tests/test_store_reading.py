@@ -180,6 +180,33 @@ def test_a_line_nested_too_deeply_is_refused_naming_it(tmp_path: Path) -> None:
         read_line(deep.rstrip(b"\n"), str(path), 2)
 
 
+def _pretty_damaged(i: int, kind: str) -> bytes:
+    """The one-fixture ``.json`` form of fixture ``i``, made bad in one way."""
+    request = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": f"q{i}"}]}
+    pretty = Fixture.create(request, [{"content": [{"type": "text", "text": f"a{i}"}]}])
+    text = pretty.to_pretty()
+    if kind == "key twice":
+        return text.replace(b'"request": {', b'"request": {\n    "model": "x",', 1)
+    assert kind == "too deep"
+    return text.replace(b'"request": {', b'"request": {"deep": ' + _nested(300).encode() + b",", 1)
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason"), [("too deep", TOO_DEEP), ("key twice", "duplicate key request.model")]
+)
+def test_a_json_fixture_file_nested_too_deeply_or_naming_a_key_twice_is_refused(
+    tmp_path: Path, kind: str, reason: str
+) -> None:
+    # a folder store's .json file nested past orjson's writing depth ended in a TypeError
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "a.json").write_bytes(_pretty_damaged(0, kind))
+    with pytest.raises(FixtureFormatError) as caught:
+        FixtureStore.open(store)
+    assert caught.value.file == str(store / "a.json")
+    assert reason in caught.value.reason
+
+
 def test_a_line_too_long_is_named_after_the_lines_before_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,13 +11,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
-
 from replaygate.errors import FixtureFormatError, located
-from replaygate.fixtures.fixture import Fixture, from_json
+from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import iter_jsonl
 from replaygate.fixtures.store.folder import PEEK_BYTES, kind_of
-from replaygate.fixtures.store.jsonl import json_error_reason
+from replaygate.fixtures.store.jsonl import json_fixture
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitrev import Repo, blob_id, run_git
 from replaygate.regular import read_regular_bytes, unreadable
@@ -70,11 +68,7 @@ def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
     try:
         if path.endswith(".jsonl"):
             return [Entry(path, loc.line, fx) for loc, fx in iter_jsonl(Path(where), data)]
-        try:
-            obj = orjson.loads(data)
-        except orjson.JSONDecodeError as err:
-            raise FixtureFormatError(where, 0, json_error_reason(data, err)) from None
-        return [Entry(path, 0, from_json(obj, where, 0))]
+        return [Entry(path, 0, json_fixture(data, where))]
     except FixtureFormatError as err:
         if label == "working tree":
             advice = "run `replaygate verify` on the store and fix it"
