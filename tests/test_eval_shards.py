@@ -98,6 +98,12 @@ def test_merge_refuses_what_is_not_one_whole_run(store: Path, serial: Path, tmp_
     document["eval"]["model"] = "claude-haiku-4-5"
     other.write_text(json.dumps(document), encoding="utf-8")
     cases.append(("other run", [one, two, other], "these shards come from different runs"))
+    for key, value in (("prices", {"source": "cheap.toml", "currency": "USD"}), ("fixtures", "b")):
+        foreign = tmp_path / f"other-{key}.json"
+        document = _document(three)
+        document["eval"][key] = value
+        foreign.write_text(json.dumps(document), encoding="utf-8")
+        cases.append((f"other {key}", [one, two, foreign], f"{key} is {value!r}, but "))
     damaged = tmp_path / "damaged.json"
     document = _document(three)
     document["eval"]["shard"]["positions"] = ["x"] * len(document["cases"])

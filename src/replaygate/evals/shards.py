@@ -24,8 +24,18 @@ from replaygate.evals.results import CaseResult, EvalResults
 
 C = TypeVar("C", bound=EvalCase)
 _SPEC = re.compile(r"(\d+)/(\d+)")
-SAME_RUN = ("model", "interface", "mode", "cases_file", "agent", "commit", "replaygate_version")
-"""Run information every shard of one run must agree on."""
+SAME_RUN = (
+    "model",
+    "interface",
+    "mode",
+    "cases_file",
+    "agent",
+    "fixtures",
+    "prices",
+    "commit",
+    "replaygate_version",
+)
+"""Run information every shard of one run must agree on (the merged results state it once)."""
 MAX_SHARDS = 10_000
 """The most shards a run is split into: each is a file `eval merge` must be given."""
 
