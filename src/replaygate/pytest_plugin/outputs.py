@@ -22,7 +22,7 @@ import pytest
 from replaygate.errors import ReplaygateError
 from replaygate.outputs import close_fifos, open_fifo
 from replaygate.pytest_plugin.options import refuse_unexpanded_tilde, simulator_behavior
-from replaygate.pytest_plugin.recording import fixtures_dir
+from replaygate.pytest_plugin.store_paths import fixtures_dir
 from replaygate.sampling.queue import DEFAULT_QUEUE, read_queue
 
 QUEUE = "--observe-queue"

@@ -79,7 +79,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
 import shlex
 from collections.abc import Callable, Generator, Iterator
 from contextlib import ExitStack
@@ -108,6 +107,13 @@ from replaygate.pytest_plugin.options import (
     check_simulator_option,
 )
 from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
+from replaygate.pytest_plugin.store_paths import (
+    chosen_store,
+    default_store,
+    fixtures_dir,
+    note_shared_stores,
+    sharing_problem,
+)
 from replaygate.pytest_plugin.stores import close_shared, shared_store
 
 if TYPE_CHECKING:
@@ -116,7 +122,6 @@ if TYPE_CHECKING:
     from replaygate.http.exchange import Exchange
 
 REPLAY_API_KEY = "replaygate-replay-no-key"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]=,+]")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -154,12 +159,14 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(RecordingRun(config, fixtures_dir(config)), RUN)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(tryfirst=True)  # before -k and -m deselect: tests sharing a store see each other
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test that carries the marker and asks for none of the fixtures over a store gets
     ``replaygate_intercept``, as pytest-recording's ``vcr`` marker does: the clients it
     and the code under test build are answered from its store, and recording it sends
-    through replaygate instead of past it."""
-    from replaygate.pytest_plugin.offline import USES_REPLAYGATE
+    through replaygate instead of past it. Tests that would share a store by accident
+    are noted (:func:`~.store_paths.note_shared_stores`)."""
+    from replaygate.pytest_plugin.offline import USES_REPLAYGATE, uses_replaygate
 
     for item in items:
         if (
@@ -168,6 +175,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             and USES_REPLAYGATE not in item.fixturenames
         ):
             item.fixturenames = [*item.fixturenames, "replaygate_intercept"]
+    note_shared_stores(config, filter(uses_replaygate, items))
 
 
 _RAISED = pytest.StashKey[BaseException]()
@@ -315,20 +323,12 @@ def _run(config: pytest.Config) -> RecordingRun | None:
     return run if isinstance(run, RecordingRun) else None
 
 
-def fixtures_dir(config: pytest.Config) -> Path:
-    """The ``--replaygate-dir`` folder, resolved against the rootdir."""
-    return Path(config.rootpath) / str(config.getoption("replaygate_dir", DEFAULT_DIR))
-
-
 def store_path(request: pytest.FixtureRequest) -> Path:
     """The test's store: the marker's ``fixtures`` or ``<dir>/<module>/<test name>.jsonl``."""
-    base = fixtures_dir(request.config)
     chosen = _marker_kwargs(request).get("fixtures")
     if chosen:
-        return base / Path(os.fspath(chosen))
-    node = request.node
-    name = node.name if node.cls is None else f"{node.cls.__name__}.{node.name}"
-    return base / Path(node.path).stem / f"{_UNSAFE.sub('_', name)}.jsonl"
+        return chosen_store(request.config, chosen)
+    return default_store(request.config, request.node)
 
 
 def refuse_setup(request: pytest.FixtureRequest, err: ReplaygateError) -> NoReturn:
@@ -360,6 +360,9 @@ def replaygate_store(
 
     shared = bool(_marker_kwargs(request).get("fixtures"))
     path = store_path(request)
+    problem = None if shared else sharing_problem(request.node, path)
+    if problem is not None:
+        refuse_setup(request, ReplaygateError(problem))
     try:
         store = shared_store(request.config, path) if shared else FixtureStore.open(path)
     except ReplaygateError as err:

@@ -1,0 +1,84 @@
+"""Where each test's fixture store is, and the tests that would share one by accident.
+
+A test's store is the marker's ``fixtures`` (relative to ``--replaygate-dir``), else
+``<dir>/<module>/<test name>.jsonl``: the module's file name without its folder, and
+the test's name with each character a file name cannot hold written ``_``. Two tests
+can so come to one store (``unit/test_api.py`` and ``integration/test_api.py``; ids
+``a/b`` and ``a_b``), where each would replay what the other recorded: such tests are
+found when they are collected together, and refused when they are set up, naming
+each other, until one is renamed or given a store of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.pytest_plugin.options import DEFAULT_DIR
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]=,+]")
+_SHARING = pytest.StashKey[tuple[str, ...]]()
+"""The other collected tests whose default store is this test's."""
+
+
+def fixtures_dir(config: pytest.Config) -> Path:
+    """The ``--replaygate-dir`` folder, resolved against the rootdir."""
+    return Path(config.rootpath) / str(config.getoption("replaygate_dir", DEFAULT_DIR))
+
+
+def marker_kwargs(node: pytest.Item) -> dict[str, Any]:
+    """The arguments of the test's ``replaygate`` marks (on the test, its class, its module),
+    the closest first, key by key, unchecked."""
+    combined: dict[str, Any] = {}
+    for marker in reversed(list(node.iter_markers("replaygate"))):  # the farthest first
+        combined.update(marker.kwargs)
+    return combined
+
+
+def default_store(config: pytest.Config, node: pytest.Item) -> Path:
+    """``<dir>/<module>/<test name>.jsonl``: the store of a test whose marker names none."""
+    cls = getattr(node, "cls", None)
+    name = node.name if cls is None else f"{cls.__name__}.{node.name}"
+    return fixtures_dir(config) / Path(node.path).stem / f"{_UNSAFE.sub('_', name)}.jsonl"
+
+
+def chosen_store(config: pytest.Config, chosen: Any) -> Path:
+    """The store a marker's ``fixtures`` names."""
+    return fixtures_dir(config) / Path(os.fspath(chosen))
+
+
+def note_shared_stores(config: pytest.Config, items: Iterable[pytest.Item]) -> None:
+    """Note on each of ``items`` whose marker names no store the other items whose default
+    store is its own."""
+    by_store: dict[Path, set[str]] = defaultdict(set)
+    tests: list[tuple[pytest.Item, Path]] = []
+    for item in items:
+        if marker_kwargs(item).get("fixtures"):
+            continue
+        store = default_store(config, item)
+        by_store[store].add(item.nodeid)
+        tests.append((item, store))
+    for item, store in tests:
+        others = by_store[store] - {item.nodeid}
+        if others:
+            item.stash[_SHARING] = tuple(sorted(others))
+
+
+def sharing_problem(node: pytest.Item, store: Path) -> str | None:
+    """Why ``node`` may not use its default store ``store`` (another test has it), or None."""
+    others = node.stash.get(_SHARING, ())
+    if not others:
+        return None
+    return (
+        f"its fixture store {store} is also that of {', '.join(others)}: each would replay "
+        "what the other recorded (a test's store is named after its module's file name and "
+        "its name, each character a file name cannot hold written _). Rename one of them (a "
+        "parametrized case: give it another id), or give each a store of its own: "
+        '@pytest.mark.replaygate(fixtures="<path>.jsonl")'
+    )

@@ -1,0 +1,73 @@
+"""Tests that would share a fixture store by accident (modules of one file name in two
+folders, parametrized ids alike but for characters a file name cannot hold) are refused
+at setup, naming each other: sharing, each replayed what the other recorded, and a
+changed request passed on the other test's fixture."""
+
+from __future__ import annotations
+
+import pytest
+
+# Each test runs pytest itself on a project of its own (pytester).
+
+USES_STORE = """
+import pytest
+
+def test_answer(replaygate_store):
+    pass
+"""
+
+PARAMETRIZED = """
+import pytest
+
+@pytest.mark.parametrize("q", ["a/b", "a_b", "c"])
+def test_case(replaygate_store, q):
+    pass
+"""
+
+
+def _errors(result: pytest.RunResult) -> str:
+    return "\n".join(line for line in result.outlines if "cannot set up" in line)
+
+
+def test_modules_of_one_name_in_two_folders_are_refused_naming_each_other(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        **{
+            "unit/test_api": USES_STORE,
+            "integration/test_api": USES_STORE,
+            "test_other": USES_STORE,
+        }
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--import-mode=importlib")
+    result.assert_outcomes(passed=1, errors=2)
+    errors = _errors(result)
+    store = pytester.path / "tests" / "fixtures" / "test_api" / "test_answer.jsonl"
+    assert f"cannot set up unit/test_api.py::test_answer: its fixture store {store} " in errors
+    assert "is also that of integration/test_api.py::test_answer" in errors
+    assert "is also that of unit/test_api.py::test_answer" in errors
+
+
+def test_parametrized_ids_alike_but_for_unsafe_characters_are_refused_even_one_selected(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_cases=PARAMETRIZED)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=2)
+    assert "test_case[a/b]: its fixture store" in _errors(result)
+    assert "is also that of test_cases.py::test_case[a_b]" in _errors(result)
+    alone = pytester.runpytest("-p", "no:cacheprovider", "-k", "a/b")
+    alone.assert_outcomes(errors=1, deselected=2)
+    assert "give it another id" in _errors(alone)
+
+
+def test_a_store_named_by_the_marker_is_not_shared_by_accident(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_cases=PARAMETRIZED.replace(
+            "def test_case",
+            '@pytest.mark.replaygate(fixtures="cases.jsonl")\ndef test_case',
+        )
+    )
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
