@@ -82,6 +82,58 @@ def test_a_judge_of_the_same_family_is_refused(judge: str, tested: str, family: 
         judge_of(replying("GRADE: 5"), judge_id=judge, under_test=tested)
 
 
+FINE_TUNES = [
+    # (a fine-tuned model id, the base model it is read as)
+    ("ft:gpt-4o-mini-2024-07-18:acme::abc123", "gpt-4o-mini-2024-07-18"),
+    ("openai:ft:gpt-4o-2024-08-06:acme:support:9x8y7z:ckpt-step-285", "gpt-4o-2024-08-06"),
+    ("curie:ft-acme:support-2022-02-15-04-21-04", "curie"),
+    ("gpt-35-turbo-0613.ft-b044a9d3cf9c4228b5d393567f693b83", "gpt-35-turbo-0613"),
+    ("ft:open-mistral-7b:587a6b29:20240514:7e773925", "open-mistral-7b"),
+    (
+        "arn:aws:bedrock:us-east-1:123456789012:custom-model/"
+        "anthropic.claude-3-haiku-20240307-v1:0:200k/a1b2c3d4e5f6",
+        "claude-3-haiku-20240307-v1:0:200k",
+    ),
+]
+"""OpenAI's fine-tune ids (and its older form), Azure OpenAI's, Mistral's, a Bedrock
+custom model's ARN."""
+
+
+@pytest.mark.parametrize(("tuned", "base"), FINE_TUNES)
+def test_a_fine_tune_is_its_base_model_on_either_side(tuned: str, base: str) -> None:
+    assert normalize_model_id(tuned) == base
+    for judge, tested in ((tuned, base), (base, tuned)):
+        with pytest.raises(JudgeIndependenceError, match=f"are both '{re.escape(base)}'"):
+            judge_of(
+                replying("GRADE: 5"), judge_id=judge, under_test=tested, family_rule=exact_only
+            )
+
+
+@pytest.mark.parametrize(
+    ("tuned", "other"),
+    [
+        ("ft:gpt-4o-mini-2024-07-18:acme::abc123", "gpt-4o"),
+        ("babbage:ft-acme-2023-01-01-00-00-00", "o3-mini"),
+        ("ft:open-mistral-7b:587a6b29:20240514:7e773925", "mistral-large-latest"),
+        (
+            "arn:aws:bedrock:eu-west-1:123456789012:custom-model/"
+            "meta.llama3-1-8b-instruct-v1:0:128k/a1b2c3d4e5f6",
+            "llama3.1",
+        ),
+    ],
+)
+def test_a_fine_tune_is_of_its_base_models_family_on_either_side(tuned: str, other: str) -> None:
+    for judge, tested in ((tuned, other), (other, tuned)):
+        with pytest.raises(JudgeIndependenceError, match="both are of family"):
+            judge_of(replying("GRADE: 5"), judge_id=judge, under_test=tested)
+
+
+def test_ids_that_name_no_base_model_keep_their_own_name() -> None:
+    imported = "arn:aws:bedrock:us-east-1:123456789012:custom-model/imported/a1b2c3d4e5f6"
+    assert normalize_model_id(imported) == "a1b2c3d4e5f6"
+    assert normalize_model_id("llama3:8b") == "llama3:8b"
+
+
 def test_other_families_are_accepted_and_ids_are_read_from_settings(tmp_path: Path) -> None:
     judge_model = ReplayModel(tmp_path / "j.jsonl", model="gpt-4o-mini", max_tokens=10)
     under_test = ReplayModel(tmp_path / "s.jsonl", model=UNDER_TEST, max_tokens=10)

@@ -1,14 +1,15 @@
 """Who is the judge, who is under test, and whether they are too close (law 8).
 
 Model ids are compared after :func:`normalize_model_id` (lower case, routing prefixes
-such as ``anthropic/`` or Bedrock's ``us.anthropic.`` removed). A *family rule* maps
-an id to its family; two models of one family may not judge each other. The default,
-:func:`vendor_family`, is the vendor: ``claude-*`` is ``anthropic``; ``gpt-*``,
-``chatgpt-*``, ``o1``/``o3``/``o4...`` are ``openai``; ``gemini-*``/``gemma-*`` are
-``google``; ``llama*`` is ``meta``; ``mistral``/``mixtral``/``codestral``... are
-``mistral``; ``command*`` is ``cohere``; ``deepseek*``, ``qwen*``/``qwq*`` (``alibaba``),
-``grok*`` (``xai``); any other id's family is its leading run of letters
-(``phi-3`` -> ``phi``).
+such as ``anthropic/`` or Bedrock's ``us.anthropic.`` removed, a fine-tune read as its
+base model). A *family rule* maps an id to its family; two models of one family may not
+judge each other. The default, :func:`vendor_family`, is the vendor: ``claude-*`` is
+``anthropic``; ``gpt-*``, ``chatgpt-*``, ``o1``/``o3``/``o4...`` and the GPT-3 names
+(``davinci``, ``curie``, ``babbage``, ``ada``) are ``openai``; ``gemini-*``/``gemma-*``
+are ``google``; ``llama*`` is ``meta``; ``mistral``/``mixtral``/``codestral``... (also
+``open-mistral-*``) are ``mistral``; ``command*`` is ``cohere``; ``deepseek*``,
+``qwen*``/``qwq*`` (``alibaba``), ``grok*`` (``xai``); any other id's family is its
+leading run of letters (``phi-3`` -> ``phi``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,14 @@ _BEDROCK = re.compile(
     r"^(?:[a-z]+(?:-[a-z]+)*\.)?"  # a cross-region profile: us., eu., apac., us-gov., global.
     r"(?:anthropic|meta|mistral|cohere|amazon|ai21|deepseek|openai|qwen|writer)\.(.+)$"
 )
+_BEDROCK_CUSTOM = re.compile(r":custom-model/([^/]+)/[^/]+$")
+"""A Bedrock custom model's ARN, ``...:custom-model/<base model id>/<id>``: its base model
+(an imported model's middle part is ``imported``, which names no base)."""
+_FINE_TUNE = re.compile(r"^ft:([^:]+)(?::|$)|^([^:]+):ft-")
+"""A fine-tune of the model it names: OpenAI's and Mistral's ``ft:<base>:<org>:...`` and
+OpenAI's older ``<base>:ft-<org>-...``."""
+_AZURE_FINE_TUNE = re.compile(r"\.ft-[^.:]*$")
+"""The end of an Azure OpenAI fine-tune, ``<base>.ft-<hex>``."""
 _PROVIDER = re.compile(
     r"^(?:anthropic|openai|azure(?:[-_]openai)?|google(?:[-_](?:gla|vertex|genai|vertexai))?"
     r"|vertexai|gemini|bedrock(?:[-_]converse)?|groq|mistral(?:ai)?|cohere|deepseek|xai"
@@ -41,6 +50,9 @@ VENDOR_PREFIXES: Mapping[str, str] = {
     "gpt": "openai",
     "chatgpt": "openai",
     "davinci": "openai",
+    "curie": "openai",
+    "babbage": "openai",
+    "ada": "openai",
     "gemini": "google",
     "gemma": "google",
     "palm": "google",
@@ -48,6 +60,9 @@ VENDOR_PREFIXES: Mapping[str, str] = {
     "mistral": "mistral",
     "mixtral": "mistral",
     "codestral": "mistral",
+    "open-mistral": "mistral",
+    "open-mixtral": "mistral",
+    "open-codestral": "mistral",
     "ministral": "mistral",
     "magistral": "mistral",
     "pixtral": "mistral",
@@ -62,9 +77,17 @@ VENDOR_PREFIXES: Mapping[str, str] = {
 
 def normalize_model_id(model_id: str) -> str:
     """Lower case, surrounding space and routing prefixes (``vendor/``, Bedrock's, and the
-    ``provider:`` of pydantic-ai and LangChain's ``init_chat_model``) removed."""
-    plain = model_id.strip().lower().rsplit("/", 1)[-1]
-    plain = _PROVIDER.sub("", plain)
+    ``provider:`` of pydantic-ai and LangChain's ``init_chat_model``) removed; a fine-tune
+    (OpenAI's, Mistral's, Azure OpenAI's, a Bedrock custom model) is its base model."""
+    plain = model_id.strip().lower()
+    custom = _BEDROCK_CUSTOM.search(plain)
+    if custom and custom.group(1) != "imported":
+        plain = custom.group(1)
+    plain = _PROVIDER.sub("", plain.rsplit("/", 1)[-1])
+    tuned = _FINE_TUNE.match(plain)
+    if tuned:
+        plain = tuned.group(1) or tuned.group(2)
+    plain = _AZURE_FINE_TUNE.sub("", plain)
     bedrock = _BEDROCK.match(plain)
     return bedrock.group(1) if bedrock else plain
 
