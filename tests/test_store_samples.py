@@ -208,6 +208,28 @@ def test_compact_check_writes_nothing_and_exits_1(tmp_path: Path) -> None:
     assert path.read_bytes() == before
 
 
+def test_compact_check_takes_no_lock_and_creates_no_lock_file(tmp_path: Path) -> None:
+    # It took the write lock: on a read-only checkout (no lock file, as lock files are
+    # git-ignored) it ended with exit 2 "cannot write a fixture", and elsewhere it left
+    # a new lock file behind. A folder where a lock would be stands for a lock that
+    # cannot be made (chmod stops no one when tests run as root).
+    store, blocked = tmp_path / "s.jsonl", tmp_path / "store"
+    write_lines(store, fixture(1))
+    add(store, "question 1", 1, "second")
+    (tmp_path / "s.jsonl.lock").unlink()
+    (blocked / ".replaygate.lock").mkdir(parents=True)
+    write_lines(blocked / "t.jsonl", fixture(2))
+    (blocked / "t.jsonl.lock").mkdir()
+    before = sorted(tmp_path.rglob("*"))
+    done = replaygate("compact", "--check", str(store))
+    assert done.returncode == 1, done.stderr
+    assert f"{store}: would fold 1 sample line(s) into 1 fixture(s)" in done.stdout
+    done = replaygate("compact", "--check", str(blocked))
+    assert done.returncode == 0, done.stderr
+    assert f"nothing to compact under {blocked}" in done.stdout
+    assert sorted(tmp_path.rglob("*")) == before
+
+
 def test_compact_leaves_a_damaged_file_as_it_was(tmp_path: Path) -> None:
     good, bad = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     write_lines(good, fixture(1))

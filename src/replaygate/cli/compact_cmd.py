@@ -18,7 +18,8 @@ from replaygate.fixtures.store.files import existing_store
 @click.option(
     "--check",
     is_flag=True,
-    help="Change nothing; exit 1 when a file holds sample lines to fold.",
+    help="Change nothing (only read: no lock is taken, so a read-only checkout is "
+    "checked); exit 1 when a file holds sample lines to fold.",
 )
 @json_option
 def compact_cmd(path: Path, check: bool, as_json: bool) -> None:
