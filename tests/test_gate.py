@@ -30,6 +30,7 @@ from replaygate.evals import (
     run_gate,
     update_baseline,
 )
+from replaygate.evals.metrics import METRICS
 from replaygate.evals.scorers import CaseCounts
 from replaygate.sampling import SampledResult, SampleResult
 
@@ -202,6 +203,8 @@ ONE_CASE = (
     ' "cases": {"a": {"samples": 1, "floor": 1, "passes": 1}},'
 )
 """The start of a baseline of one passing case, up to its metrics."""
+OTHER_METRICS = ", ".join(f'"{name}": null' for name in METRICS if name != "success")
+"""Every metric but ``success``, each null (nothing measured), as a baseline holds them."""
 
 
 @pytest.mark.parametrize(
@@ -267,8 +270,18 @@ ONE_CASE = (
             "metrics.success: is missing; it must be the share of cases whose verdict is pass$",
         ),
         (
-            ONE_CASE + ' "metrics": {"success": 0.5}}',
+            ONE_CASE + ' "metrics": {"success": 0.5, ' + OTHER_METRICS + "}}",
             "metrics.success: says 0.5, but its cases give 1.0$",
+        ),
+        # a metric deleted by hand would show n/a and pass whatever the run gave
+        (
+            ONE_CASE + ' "metrics": {"success": 1.0}}',
+            "metrics.citation_precision: is missing; it must be a number, or null when the "
+            "run measured none, as in every results file$",
+        ),
+        (
+            ONE_CASE + ' "metrics": {' + OTHER_METRICS.replace('"cost"', '"success"') + "}}",
+            r"bad\.json: metrics\.cost: is missing; it must be a number, or null",
         ),
         (
             '{"format": "replaygate.eval.baseline", "version": 1, "cases": {"a": '

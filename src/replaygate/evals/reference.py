@@ -14,7 +14,7 @@ from typing import Any
 from replaygate.assertions.kinds import check_category, check_kind
 from replaygate.errors import shown_file
 from replaygate.evals.errors import ResultsError
-from replaygate.evals.metrics import check_metrics
+from replaygate.evals.metrics import METRICS, check_metrics
 from replaygate.evals.results import EvalResults, read_json, results_from_json
 from replaygate.evals.scorers import Metrics
 from replaygate.jsondoc import FieldError, json_fields, strings_field
@@ -146,7 +146,7 @@ def reference_from_json(obj: Any, name: str) -> Reference:
             raise FieldError("cases", NO_CASE)
         metrics = check_run_metrics(obj)
         with within("metrics"):
-            _check_success(metrics, cases)
+            _check_baseline_metrics(metrics, cases)
         mapping(obj.get("source", {}), "source")
         each(obj, "history", _change, required=False)
     return Reference(metrics, tuple(cases), name)
@@ -181,10 +181,15 @@ def check_run_metrics(obj: Mapping[str, Any]) -> Metrics:
         return check_metrics(stored)
 
 
-def _check_success(metrics: Metrics, cases: Sequence[CaseSummary]) -> None:
-    """A baseline's ``success`` is there and is what its (non-empty) ``cases`` give
-    (:func:`check_success`), so a metrics object emptied cannot pass a gate unchecked."""
+def _check_baseline_metrics(metrics: Metrics, cases: Sequence[CaseSummary]) -> None:
+    """A baseline holds every metric a results file holds (a number, or null when the run
+    measured none), and its ``success`` is what its (non-empty) ``cases`` give
+    (:func:`check_success`): a metric deleted by hand cannot pass a gate unchecked."""
     present(metrics, "success", "the share of cases whose verdict is pass")
+    for name in METRICS:
+        present(
+            metrics, name, "a number, or null when the run measured none, as in every results file"
+        )
     check_success(metrics, cases)
 
 
