@@ -114,6 +114,31 @@ def test_the_cli_exits_2_on_a_hostile_store_without_a_traceback(
         assert str(path) in done.output and "Traceback" not in done.output
 
 
+UNREAD_JSON: dict[str, Callable[[Path], object]] = {
+    "FIFO": os.mkfifo,
+    "symlink loop": lambda path: path.symlink_to(path),
+    "link to /dev/zero": lambda path: path.symlink_to("/dev/zero"),
+}
+
+
+@pytest.mark.parametrize("make", UNREAD_JSON.values(), ids=list(UNREAD_JSON))
+def test_a_one_fixture_file_refused_unread_is_refused_as_a_jsonl_file_is(
+    tmp_path: Path, make: Callable[[Path], object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # verify reported such a .json file as damaged content it had read (exit 1, refused
+    # false), where the same file named .jsonl is refused unread (exit 2).
+    folder = tmp_path / "store" / "anthropic.messages@2023-06-01"
+    folder.mkdir(parents=True)
+    (folder / f"{GOOD.key}.json").write_bytes(GOOD.to_pretty())
+    make(folder / "aaaaaaaaaaaa.json")
+    _, problems = verify_store(tmp_path / "store")
+    assert [(Path(p.file).name, p.refused) for p in problems] == [("aaaaaaaaaaaa.json", True)]
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(main, ["verify", "store"])
+    assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+    assert done.output.startswith("store/anthropic.messages@2023-06-01/aaaaaaaaaaaa.json: ")
+
+
 def test_show_run_and_checksum_on_a_store_that_is_not_there_say_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

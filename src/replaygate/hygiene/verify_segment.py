@@ -16,13 +16,9 @@ import orjson
 from replaygate.errors import FixtureFormatError
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.fixture import Fixture
-from replaygate.fixtures.store import (
-    PartialTailError,
-    SampleLine,
-    TruncatedFileError,
-    read_json_file,
-)
-from replaygate.fixtures.store.jsonl import read_line
+from replaygate.fixtures.store import PartialTailError, SampleLine, TruncatedFileError
+from replaygate.fixtures.store.files import read_regular
+from replaygate.fixtures.store.jsonl import json_file_fixture, read_line
 from replaygate.hygiene.verify_checks import KEY_RANK, Prepared, check_sample, finish, prepare
 from replaygate.hygiene.verify_problem import StoreProblem
 from replaygate.hygiene.verify_segments import Segment, segment_lines
@@ -63,8 +59,14 @@ def check_segment(segment: Segment, require_meta: bool, safe: KnownSafe) -> Segm
     batch = _Batch(SegmentResult(segment), require_meta, safe)
     name = segment.file
     if name.endswith(".json"):
+        try:  # not a regular file, unreadable, too long: refused unread, as a .jsonl file
+            data = read_regular(Path(name))
+        except FixtureFormatError as err:
+            batch.result.refused = True
+            batch.problem(StoreProblem(err.file, err.line, err.reason, refused=True))
+            return batch.done()
         try:
-            fixture = read_json_file(Path(name))
+            fixture = json_file_fixture(Path(name), data)
         except TruncatedFileError as err:
             batch.problem(StoreProblem(err.file, err.line, err.reason, repairable=True))
         except FixtureFormatError as err:
