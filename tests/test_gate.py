@@ -514,11 +514,40 @@ def test_a_baseline_update_records_reason_date_commit_and_changes(repo: Path) ->
     assert entry["date"].endswith("Z")
     assert entry["results"] == str(res)
     assert entry["cases_removed"] == ["d"]
+    assert "  cases removed: d\n" in result.output and "cases added" not in result.output
     assert "success" not in entry["changes"]
     assert entry["changes"]["citation_recall"] == {"from": 0.95, "to": 1.0}
     assert [c.case for c in saved.reference.cases] == ["a", "b", "c"]
     assert saved.history[0]["reason"] == "first baseline"
     assert load_reference(target).metrics == saved.metrics
+
+
+def test_one_shard_of_a_run_is_refused_as_a_baseline(tmp_path: Path) -> None:
+    target = tmp_path / "baseline.json"
+    update_baseline(target, BASE, reason="first baseline")
+    before = target.read_bytes()
+    shard = {"index": 1, "count": 3, "cases": 4, "positions": [0, 1]}
+    part = EvalResults(BASE.cases[:2], {**BASE.info, "shard": shard})
+    shard_file = write_results(tmp_path / "shard-1.json", part)
+    whole = write_results(tmp_path / "results.json", BASE)
+    refused = (
+        f"{shard_file}: holds the results of shard 1/3 of a run (2 case(s)), not of a whole run"
+    )
+    merge_first = (
+        "Merge the shards first: `replaygate eval merge SHARD.json ... --out results.json`"
+    )
+    update = CliRunner().invoke(
+        baseline_group,
+        ["update", "--results", str(shard_file), "--baseline", str(target), "--reason", "x"],
+    )
+    assert update.exit_code == 2, update.output
+    assert refused in update.output and merge_first in update.output
+    assert "it would drop the cases of the other shards" in update.output
+    assert target.read_bytes() == before
+    gate = CliRunner().invoke(gate_cmd, ["--baseline", str(shard_file), "--results", str(whole)])
+    assert gate.exit_code == 2, gate.output
+    assert refused in gate.output and merge_first in gate.output
+    assert "gate:" not in gate.output
 
 
 def test_a_baseline_outside_git_records_no_commit(tmp_path: Path) -> None:

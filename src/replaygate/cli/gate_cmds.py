@@ -131,6 +131,9 @@ def baseline_update(
     click.echo(f"baseline {target} updated at commit {entry['commit'] or 'unknown'}")
     for name, change in entry["changes"].items():
         click.echo(f"  {name}: {change['from']} -> {change['to']}")
+    for word in ("added", "removed"):
+        if entry[f"cases_{word}"]:
+            click.echo(f"  cases {word}: {', '.join(entry[f'cases_{word}'])}")
 
 
 @click.command("upgrade")

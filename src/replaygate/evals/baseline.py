@@ -16,6 +16,7 @@ from typing import Any
 
 from filelock import FileLock
 
+from replaygate.errors import shown_file
 from replaygate.evals.errors import BaselineError
 from replaygate.evals.git import head_commit, is_dirty
 from replaygate.evals.reference import (
@@ -26,6 +27,7 @@ from replaygate.evals.reference import (
 )
 from replaygate.evals.results import EvalResults, read_json
 from replaygate.evals.scorers import Metrics
+from replaygate.evals.shards import check_whole_run
 from replaygate.fixtures.fixture import now_iso
 from replaygate.jsonfields import escape_surrogates, lone_surrogate
 from replaygate.outputs import write_text
@@ -121,6 +123,8 @@ def update_baseline(
         )
     if not results.cases:
         raise BaselineError(f"refusing to update {target}: the results hold no case")
+    use = f"as the new baseline of {target} it would drop the cases of the other shards"
+    check_whole_run(results, shown_file(results_name or "the results"), use)
     if lone_surrogate(reason) is not None:  # a byte that is not UTF-8, from the shell
         raise BaselineError(
             f"refusing to update {target}: the reason '{escape_surrogates(reason)}' is not "

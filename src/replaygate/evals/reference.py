@@ -17,6 +17,7 @@ from replaygate.evals.errors import ResultsError
 from replaygate.evals.metrics import METRICS, check_metrics
 from replaygate.evals.results import EvalResults, read_json, results_from_json
 from replaygate.evals.scorers import Metrics
+from replaygate.evals.shards import check_whole_run
 from replaygate.jsondoc import FieldError, json_fields, strings_field
 from replaygate.jsonfields import (
     agree,
@@ -112,6 +113,8 @@ class Reference:
     metrics: Metrics
     cases: tuple[CaseSummary, ...]
     source: str
+    run: EvalResults | None = None
+    """The results it was made of, when it is a results file."""
 
     def case(self, case_id: str) -> CaseSummary | None:
         """The summary of ``case_id``, if the reference has it."""
@@ -121,7 +124,7 @@ class Reference:
     def of(results: EvalResults, source: str) -> Reference:
         """The reference an eval run makes."""
         cases = tuple(CaseSummary.of(c.sampled) for c in results.cases)
-        return Reference(results.metrics, cases, source)
+        return Reference(results.metrics, cases, source, results)
 
 
 def reference_from_json(obj: Any, name: str) -> Reference:
@@ -203,8 +206,13 @@ def check_success(metrics: Metrics, cases: Sequence[CaseSummary]) -> None:
 
 
 def load_reference(path: str | os.PathLike[str]) -> Reference:
-    """Read a baseline or a results file."""
-    return reference_from_json(read_json(path, "baseline or results"), str(path))
+    """Read a baseline or a results file, to compare a run with: the results of one shard
+    of a run are refused (:func:`~replaygate.evals.shards.check_whole_run`)."""
+    reference = reference_from_json(read_json(path, "baseline or results"), str(path))
+    if reference.run is not None:
+        use = "as the baseline it would check only its own cases and take the others as new"
+        check_whole_run(reference.run, shown_file(str(path)), use)
+    return reference
 
 
 def load_run(path: str | os.PathLike[str], baseline: str | os.PathLike[str] | None) -> Reference:

@@ -140,6 +140,22 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
     return EvalResults(tuple(placed[i] for i in range(total)), info)
 
 
+def check_whole_run(results: EvalResults, name: str, use: str) -> None:
+    """Refuse (:class:`ResultsError`) ``results`` that say they are one shard of a run
+    where a whole run is meant: ``use`` says what taking the shard for it would do."""
+    shard = results.info.get("shard")
+    if shard is None:
+        return
+    which = "a shard"
+    if isinstance(shard, Mapping) and _integer(shard.get("index")) and _integer(shard.get("count")):
+        which = f"shard {shard['index']}/{shard['count']}"
+    raise ResultsError(
+        f"{name}: holds the results of {which} of a run ({len(results.cases)} case(s)), not of "
+        f"a whole run: {use}. Merge the shards first: `replaygate eval merge SHARD.json ... "
+        "--out results.json`"
+    )
+
+
 def _integer(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
