@@ -276,13 +276,15 @@ def test_the_session_cap_stops_recording_across_tests(pytester: pytest.Pytester)
         [
             "*_ test_b_big _*",
             "spending cap reached: 0.0001 of 0.01 USD spent on 1 recorded call; the next call "
-            "to 'claude-sonnet-4-5' could cost up to 0.06* and was not sent.*",
-            "*--replaygate-max-cost AMOUNT*",
+            "to 'claude-sonnet-4-5' could cost up to 0.06* and was not sent. Everything "
+            "recorded so far is kept. Raise the cap (--replaygate-max-cost, ini "
+            "replaygate_max_cost, or max_cost in [[]tool.replaygate]) to record the rest.",
             "*_ test_c_later _*",
             "spending cap reached: 0.0001 of 0.01 USD spent on 1 recorded call;*",
             "0.0001 of 0.01 USD spent on 1 recorded call (prices: *)",
         ]
     )
+    assert "--max-cost," not in result.stdout.str()  # the command line's option, not pytest's
     assert not stored(pytester, "test_cap", "test_b_big").path.exists()
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from replaygate import RecordingModel
 from replaygate.errors import SpendingCapError
 from replaygate.evals.prices import Price, PriceTable, shipped_prices
-from replaygate.fixtures.spending import CHARS_PER_TOKEN, SpendingCap, usage_of
+from replaygate.fixtures.spending import CHARS_PER_TOKEN, CLI_RAISE_WITH, SpendingCap, usage_of
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.live import AnthropicModel
 from replaygate.models.types import Message
@@ -56,6 +56,18 @@ def test_recording_stops_before_the_call_that_could_pass_the_cap(
     sent = len(sim.requests) - sent_before
     assert sent == cap.calls == len(FixtureStore.open(tmp_path / "f.jsonl")) >= 2
     assert 0 < cap.spent <= cap.limit
+
+
+def test_the_message_says_how_the_cap_is_raised_as_its_maker_says(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    plain = SpendingCap(0.0, shipped_prices())
+    told = SpendingCap(0.0, shipped_prices(), raise_with="cap= of the recorder")
+    for cap, how in ((plain, CLI_RAISE_WITH), (told, "cap= of the recorder")):
+        with pytest.raises(SpendingCapError) as refused:
+            _recorder(sim, tmp_path / "f.jsonl", cap).complete([Message.user("hi")], [])
+        assert str(refused.value).endswith(f"Raise the cap ({how}) to record the rest.")
+    assert CLI_RAISE_WITH == "--max-cost, or max_cost in [tool.replaygate]"
 
 
 def test_a_recorded_call_replays_without_spending(sim: Simulator, tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ import pytest
 
 from replaygate.errors import ReplaygateError, SpendingCapError
 from replaygate.pytest_plugin.options import (
+    MAX_COST,
     SIM_SEED,
     SIMULATOR,
     number,
@@ -41,6 +42,8 @@ RUN = "replaygate-recording-run"
 """The name the run is registered under with pytest's plugin manager."""
 SPENT = "replaygate_spent"
 """Where a pytest-xdist worker hands what it spent to the controller."""
+RAISE_WITH = f"--replaygate-max-cost, ini {MAX_COST}, or max_cost in [tool.replaygate]"
+"""How the session's cap is raised under pytest, as its message says."""
 
 
 def _behavior_spec(behavior: str, root: Path) -> str:
@@ -78,7 +81,7 @@ class RecordingRun:
         """A cap given for the run (option or ini): no test's settings may lift it."""
         prices = with_shipped(project.prices)
         self.cap: SpendingCap | None = spending_cap(
-            given, project.max_cost, prices, self.behavior is not None
+            given, project.max_cost, prices, self.behavior is not None, RAISE_WITH
         )
         self.workers = _worker_count(config)
         if self.cap is not None:
@@ -136,10 +139,7 @@ class RecordingRun:
         try:
             return (yield)
         except SpendingCapError as err:  # its message once, not again as the context
-            raise pytest.fail.Exception(
-                f"{err}\nUnder pytest: --replaygate-max-cost AMOUNT, or ini replaygate_max_cost.",
-                pytrace=False,
-            ) from None
+            raise pytest.fail.Exception(str(err), pytrace=False) from None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
