@@ -3,13 +3,21 @@ be merged from, and a shard file edited by hand, are refused by name (in process
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from replaygate.assertions.kinds import Outcome
+from replaygate.cli.eval_cmds import eval_cmd
 from replaygate.evals.errors import ResultsError
-from replaygate.evals.results import EvalResults
+from replaygate.evals.history import History
+from replaygate.evals.results import CaseResult, EvalResults
+from replaygate.evals.scorers import CaseCounts
 from replaygate.evals.shards import MAX_SHARDS, Shard, merge
+from replaygate.sampling import SampledResult, SampleResult
 
 
 def test_a_shard_count_beyond_the_limit_is_refused() -> None:
@@ -42,3 +50,60 @@ def test_a_damaged_shard_is_refused_by_name(shard: dict[str, Any]) -> None:
 
 def test_a_whole_empty_run_merges() -> None:
     assert merge([part()], ["shard-1.json"]).cases == ()
+
+
+def shard_files(folder: Path, ids: list[str], count: int) -> list[Path]:
+    """The results files of the ``count`` shards of a run of one-sample cases ``ids``."""
+    files = []
+    for index in range(1, count + 1):
+        shard = Shard(index, count)
+        placed = [(i, case_id) for i, case_id in enumerate(ids) if shard.holds(case_id)]
+        cases = tuple(
+            CaseResult(
+                SampledResult(
+                    case_id, 1, 1, (SampleResult(0, (Outcome("ok", "gate", True),), {}),)
+                ),
+                CaseCounts(samples=1, passed=True, runs=1),
+            )
+            for _, case_id in placed
+        )
+        info = {
+            "time": f"2026-11-30T10:00:0{index}Z",
+            "shard": {"index": index, "count": count, "cases": len(ids),
+                      "positions": [i for i, _ in placed]},
+        }  # fmt: skip
+        files.append(EvalResults(cases, info).write(folder / f"shard-{index}.json"))
+    return files
+
+
+def test_the_same_shards_merged_twice_are_one_run_of_the_history(tmp_path: Path) -> None:
+    parts = [str(p) for p in shard_files(tmp_path, ["a", "b", "c", "d", "e"], 2)]
+    history = str(tmp_path / "history.db")
+    first = CliRunner().invoke(
+        eval_cmd, ["merge", *parts, "--out", str(tmp_path / "1.json"), "--history", history]
+    )
+    assert first.exit_code == 0, first.output
+    assert "appended to" in first.output
+    again = CliRunner().invoke(
+        eval_cmd,
+        ["merge", *reversed(parts), "--out", str(tmp_path / "2.json"), "--history", history],
+    )
+    assert again.exit_code == 0, again.output
+    with History.open(history, read_only=True) as opened:
+        (run,) = opened.runs()
+    assert run.id.startswith("20261130T100001Z-") and run.time == "2026-11-30T10:00:01Z"
+    assert f"history: run {run.id} appended to" in first.output
+    assert f"history: run {run.id} is already in {history} " in again.output
+    assert "nothing appended" in again.output
+    one, two = (json.loads((tmp_path / f"{n}.json").read_text("utf-8")) for n in (1, 2))
+    assert one["cases"] == two["cases"]
+    edited = json.loads(Path(parts[1]).read_text("utf-8"))
+    edited["eval"]["time"] = "2026-11-30T11:00:00Z"  # another run of that shard
+    Path(parts[1]).write_text(json.dumps(edited), encoding="utf-8")
+    other = CliRunner().invoke(
+        eval_cmd, ["merge", *parts, "--out", str(tmp_path / "3.json"), "--history", history]
+    )
+    assert other.exit_code == 0, other.output
+    assert "appended to" in other.output
+    with History.open(history, read_only=True) as opened:
+        assert len(opened.runs()) == 2

@@ -37,7 +37,7 @@ from replaygate.evals.agents import raised_by_agent
 from replaygate.evals.cases import load_eval_cases
 from replaygate.evals.config import Config, load_config
 from replaygate.evals.git import head_commit
-from replaygate.evals.history import History
+from replaygate.evals.history import History, HistoryRun, derived_run_id
 from replaygate.evals.jobs import describe_failure
 from replaygate.evals.metrics import METRICS
 from replaygate.evals.preflight import check_history, check_not_an_input, check_writable
@@ -46,7 +46,7 @@ from replaygate.evals.progress import reporter
 from replaygate.evals.recording import RecordRecipe
 from replaygate.evals.results import EvalResults, load_eval_results
 from replaygate.evals.runner import run_eval
-from replaygate.evals.shards import Shard, merge
+from replaygate.evals.shards import Shard, merge, shards_digest
 from replaygate.fixtures.modes import RECORDING_MODES, require_approval
 from replaygate.fixtures.spending import spending_cap
 from replaygate.network import block_network
@@ -274,16 +274,31 @@ def _check_outputs(out: Path | None, history: Path | None, inputs: dict[str, Pat
         check_history(history)
 
 
-def _write(results: EvalResults, out: Path | None, history: Path | None, as_json: bool) -> None:
+def _write(
+    results: EvalResults,
+    out: Path | None,
+    history: Path | None,
+    as_json: bool,
+    run_id: str | None = None,
+) -> None:
     """Write the results file and append the run to the history, saying so, as one step:
-    a Ctrl-C or SIGTERM arriving between them takes effect once both are written."""
+    a Ctrl-C or SIGTERM arriving between them takes effect once both are written. A run
+    whose ``run_id`` the history holds already (shards merged again) is kept once."""
     with held():
         if out is not None:
             click.echo(f"results: {results.write(out)}", err=as_json)
         if history is not None:
+            run = HistoryRun.of(results, run_id)
             with History.open(history) as opened:
-                run = opened.append(results)
-            click.echo(f"history: run {run.id} appended to {history}", err=as_json)
+                added = opened.add(run)
+            if added:
+                click.echo(f"history: run {run.id} appended to {history}", err=as_json)
+            else:
+                click.echo(
+                    f"history: run {run.id} is already in {history} (merged from these "
+                    "shards before): nothing appended",
+                    err=as_json,
+                )
 
 
 @eval_cmd.command("merge")
@@ -311,15 +326,17 @@ def merge_cmd(
 
     Each PART is the --out file of `replaygate eval --shard I/N`; every shard of the run
     must be given once. The merged file holds the cases in their file order, as a
-    serial run writes them, and the run is appended to the history once; gate it as
-    any results file.
+    serial run writes them, and the run is appended to the history once (its id comes
+    from the shards: merging them again appends nothing); gate it as any results file.
 
     Example:
 
     \b
         replaygate eval merge shard-1.json shard-2.json --out results.json
     """
-    results = merge([load_eval_results(p) for p in parts], [str(p) for p in parts])
+    shards = [load_eval_results(p) for p in parts]
+    results = merge(shards, [str(p) for p in parts])
+    run_id = derived_run_id(str(results.info["time"]), shards_digest(shards))
     history = (
         None if no_history else history_path or load_config(config_path, near=out).history_path
     )
@@ -329,4 +346,4 @@ def merge_cmd(
         click.echo(json.dumps(results.to_json(), ensure_ascii=False, indent=2))
     else:
         _print_metrics(results)
-    _write(results, out, history, as_json)
+    _write(results, out, history, as_json, run_id)

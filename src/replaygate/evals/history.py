@@ -139,8 +139,23 @@ def answers_digest(sampled: SampledResult) -> str:
 
 def new_run_id() -> str:
     """A run id that sorts by time and is unique: ``YYYYMMDDTHHMMSSZ-<12 hex>``."""
-    stamp = now_iso().replace("-", "").replace(":", "")
-    return f"{stamp}-{secrets.token_hex(6)}"
+    return f"{_stamp(now_iso())}-{secrets.token_hex(6)}"
+
+
+def derived_run_id(time: str, digest: str) -> str:
+    """The id of a run made from other files (the shards ``eval merge`` combines), in the
+    form of :func:`new_run_id`: the run's ``time`` and the first 12 hex digits of
+    ``digest``, so that the same files give the same id and are kept once."""
+    try:
+        stamp = _stamp(time)
+    except ValueError:  # no time to sort by: the digest alone tells the run
+        stamp = "00000000T000000Z"
+    return f"{stamp}-{digest[:12]}"
+
+
+def _stamp(time: str) -> str:
+    """An ISO 8601 time as ``YYYYMMDDTHHMMSSZ`` (UTC); ValueError when it is none."""
+    return parse_time(time).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ apart: each shard's timing is kept under ``shards``).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -138,6 +139,20 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
         )
     ]
     return EvalResults(tuple(placed[i] for i in range(total)), info)
+
+
+def shards_digest(parts: Sequence[EvalResults]) -> str:
+    """A SHA-256 (hex) of what ``parts`` hold, their run times among it, whatever their
+    order or file names: the same shards merged again give the same digest."""
+    digests = sorted(
+        hashlib.sha256(
+            json.dumps(part.to_json(), sort_keys=True, ensure_ascii=False, default=str).encode(
+                "utf-8", "surrogatepass"
+            )
+        ).hexdigest()
+        for part in parts
+    )
+    return hashlib.sha256("\n".join(digests).encode("ascii")).hexdigest()
 
 
 def check_whole_run(results: EvalResults, name: str, use: str) -> None:
