@@ -90,14 +90,18 @@ def test_the_repairs_done_are_named_when_a_later_file_fails(tmp_path: Path) -> N
 def test_a_dot_file_ending_in_tmp_not_written_by_a_store_is_left_alone(
     tmp_path: Path, layout: str
 ) -> None:
+    # A name ending in .<digits>.tmp was taken for a leftover whatever it replaced, and
+    # removed by the next open (show, run, a replay): a person's .notes.2026.tmp, or the
+    # temporary file of another tool writing draft.txt beside a fixture.
     if layout == "folder":
         root = tmp_path / "fixtures"
-        folder_store(root, "one", "two")
-        notes = [root / ".notes.tmp", root / ".draft.json.tmp"]
+        fixture_file = folder_store(root, "one", "two")[0]
+        notes = [root / ".notes.tmp", root / ".draft.json.tmp", root / ".notes.2026.tmp"]
+        notes += [fixture_file.with_name(".draft.txt.1.tmp"), root / ".a.json.bak.1.tmp"]
     else:
         root = tmp_path / "fixtures.jsonl"
         jsonl_store(root, "one", "two")
-        notes = [tmp_path / ".fixtures.jsonl.notes.tmp"]
+        notes = [tmp_path / ".fixtures.jsonl.notes.tmp", tmp_path / ".fixtures.jsonl.notes.7.tmp"]
     for note in notes:
         note.write_text("my notes\n")
     before = snapshot(tmp_path)
@@ -137,3 +141,22 @@ def test_a_repair_in_a_folder_store_takes_its_writers_lock(
     assert code == (1 if layout == "unversioned" else 0), lines  # its empty version is named
     assert "moved aside" in lines[0]
     assert locks(tmp_path) == [f"{root.name}/.replaygate.lock"]  # the writers' lock, none other
+
+
+def test_a_command_opening_a_store_says_in_a_line_which_leftovers_it_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Shown as Python shows a warning, it named replaygate's source file, a line number
+    # and the code there: "replay_cmds.py:225: LeftoverTempWarning: removed ...".
+    root = tmp_path / "fixtures"
+    (file,) = folder_store(root, "one")
+    tmp = file.with_name(f".{file.name}.4242.tmp")
+    tmp.write_bytes(file.read_bytes()[:40])
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(main, ["show", fixture("one").key, "--fixtures", "fixtures"])
+    assert done.exit_code == 0, done.output
+    assert done.stderr == (
+        "warning: removed 1 temporary file(s) left by an interrupted write: "
+        f"{tmp.relative_to(tmp_path)}\n"
+    )
+    assert not tmp.exists()

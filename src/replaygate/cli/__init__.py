@@ -85,13 +85,16 @@ class LazyGroup(click.Group):
             raise end_interrupted(ctx.invoked_subcommand) from None
 
     def _invoke_described(self, ctx: click.Context) -> object:
-        """Run the command, a replaygate error or a failed file operation described."""
+        """Run the command, a replaygate error or a failed file operation described, a
+        replaygate warning shown as a line (:mod:`replaygate.cli.warning_lines`)."""
         from replaygate.cli.options import CommandError, describe, input_error
+        from replaygate.cli.warning_lines import warnings_as_lines
         from replaygate.errors import ReplaygateError
 
         _names_as_on_disk()
         try:
-            return super().invoke(ctx)
+            with warnings_as_lines():
+                return super().invoke(ctx)
         except ReplaygateError as err:
             raise CommandError(describe(err)) from None
         except OSError as err:
