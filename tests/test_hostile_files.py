@@ -545,3 +545,26 @@ def test_a_store_file_whose_name_is_not_utf8_is_printed_as_on_disk(
     done = CliRunner().invoke(main, ["verify", "store"])
     assert done.exit_code == 1 and isinstance(done.exception, SystemExit), done.exception
     assert done.stdout_bytes.startswith(b"store/caf\xe9.jsonl:2: malformed JSON")
+
+
+def test_an_error_naming_a_store_file_whose_name_is_not_utf8_prints_it_as_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The Error: line of every command but verify named it with Python's escape of the
+    # byte, "store/caf\udce9.jsonl", a name no file has (stderr writes backslash escapes).
+    folder = tmp_path / "store"
+    folder.mkdir()
+    (folder / os.fsdecode(b"caf\xe9.jsonl")).write_bytes(GOOD.to_line() + b"{broken\n")
+    monkeypatch.chdir(tmp_path)
+    for args in (
+        ["show", GOOD.key, "--fixtures", "store"],
+        ["patrol", "store"],
+        ["compact", "store"],
+        ["drift", "store", "--against", "store"],
+    ):
+        done = CliRunner().invoke(main, args)
+        assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.exception
+        assert b"Error: store/caf\xe9.jsonl:2: malformed JSON" in done.stderr_bytes, args
+    # what is not a byte of a name (half of a surrogate pair) stays an escape, no error
+    text = os.fsdecode(b"caf\xe9 ") + "\ud800"
+    assert text.encode("utf-8", "replaygate.as_on_disk") == b"caf\xe9 \\ud800"

@@ -7,6 +7,7 @@ pay for the SDKs, the simulator or the plotting library.
 
 from __future__ import annotations
 
+import codecs
 import importlib
 import io
 import sys
@@ -103,13 +104,36 @@ class LazyGroup(click.Group):
             raise CommandError(describe(err)) from None
 
 
+_AS_ON_DISK = "replaygate.as_on_disk"
+"""The name of the codec error handler :func:`_as_on_disk`."""
+
+
 def _names_as_on_disk() -> None:
     """Let stdout and stderr write a file name that is not UTF-8 as its bytes on disk, as
-    ``ls`` and ``git`` do: Python holds those bytes as surrogates, which a strict stream
-    refuses with a traceback (in a UTF-8 locale other than ``C.UTF-8``)."""
+    ``ls`` and ``git`` do (:func:`_as_on_disk`): Python holds those bytes as surrogates,
+    which a strict stream (stdout in a UTF-8 locale other than ``C.UTF-8``) refuses with
+    a traceback, and stderr writes as ``\\udce9``, a name no file has (every ``Error:``
+    line)."""
+    codecs.register_error(_AS_ON_DISK, _as_on_disk)
     for stream in (sys.stdout, sys.stderr):
-        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
-            stream.reconfigure(errors="surrogateescape")
+        if isinstance(stream, io.TextIOWrapper) and stream.errors in _PYTHONS_ERRORS:
+            stream.reconfigure(errors=_AS_ON_DISK)
+
+
+_PYTHONS_ERRORS = ("strict", "backslashreplace", "surrogateescape")
+"""How Python's own stdout and stderr write what their encoding cannot (a stream set
+otherwise, ``PYTHONIOENCODING=utf-8:replace``, is left as it is)."""
+
+
+def _as_on_disk(err: UnicodeError) -> tuple[str | bytes, int]:
+    """Write a byte that is not UTF-8 (held as a surrogate U+DC80..U+DCFF) as that byte,
+    as ``surrogateescape`` does; any other character the stream cannot write as its
+    backslash escape, never an error."""
+    if isinstance(err, UnicodeEncodeError):
+        char = err.object[err.start]
+        if "\udc80" <= char <= "\udcff":
+            return bytes([ord(char) - 0xDC00]), err.start + 1
+    return codecs.backslashreplace_errors(err)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
