@@ -403,6 +403,12 @@ def test_miss_reaches_the_test_unwrapped_at_once(tmp_path: Path, sdk: str, is_as
     )
     assert diff in err.differences
     assert diff in str(err)
+    sent = (
+        "POST https://api.anthropic.com/v1/messages"
+        if sdk == "anthropic"
+        else "POST https://api.openai.com/v1/chat/completions"
+    )
+    assert str(err).startswith(f"no fixture recorded for this HTTP request ({sent}): key ")
 
 
 def test_miss_through_a_plain_client_names_key_and_store(tmp_path: Path) -> None:
@@ -414,6 +420,41 @@ def test_miss_through_a_plain_client_names_key_and_store(tmp_path: Path) -> None
         client.post("https://api.anthropic.com/v1/messages", json={"model": "m"})
     assert caught.value.key in str(caught.value)
     assert not (tmp_path / "empty.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("url", "named"),
+    [
+        (
+            "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+            "GET https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+        ),
+        # the query as kept: sorted, the API key left out; the port when the URL names one
+        (
+            "http://user:pw@Localhost:8080/v1beta/models/g:generateContent?key=SECRET&b=2&a=1",
+            "GET http://localhost:8080/v1beta/models/g:generateContent?a=1&b=2",
+        ),
+        ("https://[::1]:8443/x", "GET https://[::1]:8443/x"),
+    ],
+)
+@pytest.mark.parametrize("held", ["missing", "empty", "other"])
+def test_a_miss_names_the_request_whatever_the_store_holds(
+    tmp_path: Path, url: str, named: str, held: str
+) -> None:
+    path = tmp_path / "f.jsonl"
+    if held == "empty":
+        path.write_text("")
+    elif held == "other":
+        with Simulator(behavior="echo") as sim, claude(path, "record-missing", sim.url) as client:
+            anthropic_call(client)
+    with (
+        httpx2.Client(transport=Httpx2Transport(path)) as client,
+        pytest.raises(FixtureMismatchError) as caught,
+    ):
+        client.get(url)
+    message = str(caught.value)
+    assert message.startswith(f"no fixture recorded for this HTTP request ({named}): key ")
+    assert "SECRET" not in message and "user:pw" not in message
 
 
 def test_retried_stream_request_records_the_error_body_the_sdk_left_unread(tmp_path: Path) -> None:

@@ -163,6 +163,10 @@ def test_a_miss_is_loud_for_every_library(tmp_path: Path, name: str) -> None:
         ) as caught,
     ):
         DRIVERS[name](OFFLINE, "never recorded", False)
+    first = str(caught.value).splitlines()[0]  # the request that missed, whatever the store holds
+    assert first.startswith(
+        "no fixture recorded for this HTTP request (POST https://api.anthropic.com/v1/messages): "
+    )
     assert 're-record: `mode="record-missing", approve_live=True` on the client factory' in str(
         caught.value
     )

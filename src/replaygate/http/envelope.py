@@ -77,6 +77,9 @@ class URLLike(Protocol):
     """The parts of an ``httpx``/``httpx2`` URL the envelope reads."""
 
     @property
+    def scheme(self) -> str: ...
+
+    @property
     def host(self) -> str: ...
 
     @property
@@ -294,6 +297,13 @@ def envelope(
 def host_of(url: URLLike) -> str:
     """``host`` or ``host:port`` of a URL, for host matching."""
     return f"{url.host}:{url.port}" if url.port is not None else url.host
+
+
+def origin_of(url: URLLike) -> str:
+    """``scheme://host[:port]`` of a URL (no user or password), to name where a request
+    went."""
+    host = f"[{url.host}]" if ":" in url.host else url.host
+    return f"{url.scheme}://{host}" + (f":{url.port}" if url.port is not None else "")
 
 
 MULTIPART_BOUNDARY = b"replaygate-boundary"

@@ -45,6 +45,7 @@ from replaygate.http.envelope import (
     interface_of,
     interface_version_of,
     is_model_api,
+    origin_of,
     request_envelope,
 )
 from replaygate.http.learners import learner_at
@@ -245,7 +246,7 @@ class Exchange:
             return decided
         hit, repeat = decided
         if hit is None:
-            raise self._miss(envelope, fixture_key(envelope))
+            raise self._miss(envelope, fixture_key(envelope), origin_of(request.url))
         location, fixture = hit
         response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat))
         try:
@@ -296,8 +297,9 @@ class Exchange:
         if learner is not None:
             learner(sent, response)
 
-    def _miss(self, envelope: dict[str, Any], key: str) -> FixtureMismatchError:
-        """The loud error of a miss; it names both versions when only they differ."""
+    def _miss(self, envelope: dict[str, Any], key: str, origin: str) -> FixtureMismatchError:
+        """The loud error of a miss, naming the request sent to ``origin``
+        (``scheme://host[:port]``); it names both versions when only they differ."""
         near = self.store.nearest(envelope) if _version_header(envelope) else None
         if near is not None:
             location, fixture = near
@@ -316,7 +318,7 @@ class Exchange:
                     store=str(self.store.path),
                     differences=tuple(d.render() for d in differences),
                 )
-        return self.session.miss(envelope)
+        return self.session.miss(envelope, origin)
 
     # -- recording ---------------------------------------------------------------------
 

@@ -22,8 +22,10 @@ from replaygate.jsondoc import shown
 @dataclass(frozen=True, slots=True)
 class WireURL:
     """The URL parts of the envelope: ``path`` decoded, ``raw_path`` and ``query`` as
-    sent, ``port`` only when the URL names one (as ``httpx`` does)."""
+    sent, ``port`` only when the URL names one (as ``httpx`` does); ``scheme`` names
+    where it went in a miss."""
 
+    scheme: str
     host: str
     port: int | None
     path: str
@@ -93,6 +95,7 @@ def wire_request(
     return WireRequest(
         method.upper(),
         WireURL(
+            parts.scheme,
             parts.hostname or "",
             parts.port,
             unquote(sent),
