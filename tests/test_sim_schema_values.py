@@ -2,8 +2,9 @@
 validates against it, as ``jsonschema`` checks it: a string matches its ``pattern`` (one
 was the text whatever the pattern said), a ``uniqueItems`` array holds distinct items (its
 ``minItems`` items were all alike), a number keeps within its exclusive bounds. A pattern
-the simulator makes no string for (a lookaround, a back-reference it cannot satisfy) is
-refused with a 400 naming where in the schema, not answered with JSON the schema fails."""
+the simulator makes no string for (a lookaround, a back-reference it cannot satisfy), and
+a value made that ``jsonschema`` rejects, is refused with a 400 naming where in the
+schema, not answered with JSON the schema fails."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
 from replaygate.sim import Simulator, patterns
-from replaygate.sim.arguments import schema_example
+from replaygate.sim.arguments import UnmadeValue, schema_example
 from replaygate.sim.described import described
 from replaygate.sim.patterns import PatternStrings
 from sdks import anthropic, genai, openai
@@ -206,6 +207,13 @@ def test_a_pydantic_model_parses_the_answer(clients: Clients) -> None:
 
 
 SIZE = {"$defs": {"Size": {"enum": ["small", "large"]}}}
+PAIR = {
+    "type": "object",
+    "properties": {"a": {"type": "integer"}},
+    "required": ["a"],
+    "dependentSchemas": {"a": {"required": ["b"]}},
+}
+"""An object whose ``dependentSchemas`` asks for ``b`` beside ``a``."""
 
 
 @pytest.mark.parametrize(
@@ -339,6 +347,12 @@ def test_a_pattern_string_is_never_the_text_again() -> None:
             "schema.properties.flags: uniqueItems asks for 3 distinct items",
             "",
         ),
+        (
+            # a keyword the simulator does not follow: the value made is checked
+            {**_object(pair={"$ref": "#/$defs/Pair"}), "$defs": {"Pair": PAIR}},
+            "schema.$defs.Pair.dependentSchemas.a.required",
+            "the value made fails it: 'b' is a required property",
+        ),
     ],
 )
 def test_a_value_the_simulator_cannot_make_is_refused_naming_where(
@@ -370,6 +384,44 @@ def test_a_pattern_string_keeps_within_its_lengths() -> None:
         PatternStrings(r"^[a-z]{3,}$", longest=2).nth(0)
     with pytest.raises(ValueError, match="longer than 10,000 characters"):
         PatternStrings(r"a{100000}").nth(0)
+
+
+@pytest.mark.parametrize(
+    ("schema", "made"),
+    [
+        (_object(a={"type": "text"}), {"a": f"echo: {ASK}"}),
+        (_object(a={"$ref": "https://example.com/a.json"}), {"a": None}),
+    ],
+    ids=["unknown-type", "remote-ref"],
+)
+def test_a_schema_jsonschema_cannot_use_is_answered_unchecked(
+    clients: Clients, schema: dict[str, Any], made: Any
+) -> None:
+    """As before the answer was checked: a string for a type no draft has, None for a
+    ``$ref`` the schema does not hold (fetched from nowhere); no 500."""
+    assert _chat(clients, schema) == made
+    assert _anthropic_tool(clients, schema) == made
+
+
+def test_a_schema_of_an_integer_beyond_64_bits_is_checked() -> None:
+    # the schema's bytes, the key of its validator kept, are not made for such a number
+    big = {"type": "integer", "minimum": 2**64}
+    assert schema_example({"type": "array", "items": big, "minItems": 1}, "t") == [2**64]
+    with pytest.raises(UnmadeValue, match=r"^schema\.dependentSchemas\.a\.required: "):
+        schema_example({**PAIR, "properties": {"a": big}}, "t")
+
+
+def test_gemini_s_upper_case_types_are_answered_unchecked(clients: Clients) -> None:
+    config = genai.types.GenerateContentConfig(
+        response_mime_type="application/json",
+        response_schema={
+            "type": "OBJECT",
+            "properties": {"a": {"type": "STRING"}},
+            "required": ["a"],
+        },
+    )
+    reply = clients.gemini.models.generate_content(model="gemini-sim", contents=ASK, config=config)
+    assert json.loads(reply.text) == {"a": f"echo: {ASK}"}
 
 
 # A schema's leaves, each one a value exists for (and, in a uniqueItems array, five

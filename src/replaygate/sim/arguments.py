@@ -8,9 +8,11 @@ schema; a string is ``text`` (the answer the behaviour gave instead), a value of
 ``format``, or one its ``pattern`` matches (:mod:`replaygate.sim.patterns`); a number
 its least within its bounds, or 0; an array its ``minItems`` items (a tuple's
 ``prefixItems`` first), distinct ones where it says ``uniqueItems``. A schema that
-refers to itself without end gives None where it loops. A value the simulator cannot
-make is an :class:`UnmadeValue` naming where in the schema. Constraints an SDK moved
-into a description are read back first (:mod:`replaygate.sim.described`).
+refers to itself without end gives None where it loops. The value made is checked
+against the whole schema (:mod:`replaygate.sim.checked`): a value the simulator cannot
+make, or one that fails the check, is an :class:`UnmadeValue` naming where in the
+schema. Constraints an SDK moved into a description are read back first
+(:mod:`replaygate.sim.described`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from fractions import Fraction
 from typing import Any
 
 from replaygate.models.types import ModelResponse, ToolCall, ToolSpec
+from replaygate.sim.checked import failure, ref_where, validator
 from replaygate.sim.described import described
 from replaygate.sim.patterns import PatternStrings
 
@@ -90,7 +93,7 @@ class _Maker:
             return None
         resolved = _resolved(schema, self.root)
         if resolved is not schema:  # a $ref, followed (None: it points nowhere)
-            ref = "schema." + str(schema["$ref"]).removeprefix("#/").replace("/", ".")
+            ref = ref_where(str(schema["$ref"]))
             return None if resolved is None else self.value(resolved, ref, depth + 1, variant)
         schema = described(schema)
         if "const" in schema:
@@ -329,8 +332,14 @@ def _bound(schema: Mapping[str, Any], name: str) -> float | None:
 
 def schema_example(schema: Mapping[str, Any], text: str) -> Any:
     """The smallest value ``schema`` accepts, its strings ``text``; an
-    :class:`UnmadeValue` when the simulator cannot make one."""
-    return _Maker(schema, text).value(schema, "schema")
+    :class:`UnmadeValue` when the simulator cannot make one, or the one it made fails
+    the schema (as ``jsonschema`` checks it), naming where and why."""
+    maker = _Maker(schema, text)
+    made = maker.value(schema, "schema")
+    problem = failure(validator(schema), made) if maker.left >= 0 else None  # cut short
+    if problem is not None:
+        raise UnmadeValue(problem)
+    return made
 
 
 def forced_call(response: ModelResponse, tools: Sequence[ToolSpec], turn: int) -> ModelResponse:

@@ -1,0 +1,112 @@
+"""A value made from a JSON schema checked against the schema, as ``jsonschema`` checks it.
+
+The validator is of the draft the schema declares (``$schema``; 2020-12 when it names
+none), formats not asserted, made once per schema (keyed by its JSON bytes, the last
+:data:`MAX_SCHEMAS` kept). A ``$ref`` is followed within the schema only: nothing is
+fetched. A schema ``jsonschema`` cannot use (one its draft's metaschema rejects, such as
+Gemini's upper-case ``"STRING"``, a ``$ref`` to elsewhere, one referring to itself without
+end) has no validator, and a value made from it is not checked.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jsonschema
+import orjson
+import referencing
+import referencing.exceptions
+from jsonschema.exceptions import best_match
+from jsonschema.protocols import Validator
+
+MAX_SCHEMAS = 256
+"""How many schemas' validators are kept."""
+_LOCAL = referencing.Registry()
+"""The registry a validator resolves ``$ref`` with: the schema's own resources alone."""
+_UNUSABLE = (
+    jsonschema.exceptions.SchemaError,
+    jsonschema.exceptions.UnknownType,
+    jsonschema.exceptions.FormatError,
+    referencing.exceptions.Unresolvable,
+    referencing.exceptions.Unretrievable,
+    RecursionError,
+    re.error,
+    ValueError,
+    TypeError,
+)
+"""What ``jsonschema`` raises for a schema it cannot use (a bad regular expression a
+``re.error``)."""
+
+
+def validator(schema: Mapping[str, Any]) -> Validator | None:
+    """The validator of ``schema``, or None where ``jsonschema`` cannot use it."""
+    try:
+        key = orjson.dumps(schema, default=_plain)
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits: made anew each time
+        return _made(schema)
+    return _kept(key)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(type(value).__name__)
+
+
+@functools.lru_cache(maxsize=MAX_SCHEMAS)
+def _kept(key: bytes) -> Validator | None:
+    return _made(orjson.loads(key))
+
+
+def _made(schema: Any) -> Validator | None:
+    try:
+        kind = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        kind.check_schema(schema)
+        return kind(schema, registry=_LOCAL)
+    except _UNUSABLE:
+        return None
+
+
+def failure(check: Validator | None, value: Any) -> str | None:
+    """Where in its schema and why ``value`` fails the schema of ``check`` (``schema.``
+    and the failing keyword's path), or None when it passes or cannot be checked."""
+    if check is None:
+        return None
+    try:
+        error = best_match(check.iter_errors(value))
+    except _UNUSABLE:
+        return None
+    if error is None:
+        return None
+    why = error.message if len(error.message) <= 300 else error.message[:300] + "..."
+    return f"{where(check.schema, error.absolute_schema_path)}: the value made fails it: {why}"
+
+
+def ref_where(ref: str) -> str:
+    """Where a ``$ref`` within the schema points (``#/$defs/A``: ``schema.$defs.A``)."""
+    return "schema." + ref.removeprefix("#/").replace("/", ".")
+
+
+def where(root: Any, path: Sequence[Any]) -> str:
+    """The place ``path`` (keywords and indexes from ``root``) names, as ``schema.`` and
+    the keys, a ``$ref`` within the schema followed to where it points."""
+    named, node = "schema", root
+    for key in path:
+        ref = node.get("$ref") if isinstance(node, Mapping) else None
+        if isinstance(ref, str) and ref.startswith("#/") and (key == "$ref" or key not in node):
+            named, node = ref_where(ref), root
+            for part in ref[2:].split("/"):
+                node = node.get(part) if isinstance(node, Mapping) else None
+            if key == "$ref":
+                continue
+        named += f".{key}"
+        if isinstance(node, Mapping):
+            node = node.get(key)
+        elif isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node):
+            node = node[key]
+        else:
+            node = None
+    return named
