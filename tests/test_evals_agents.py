@@ -64,6 +64,11 @@ def exits(model, question):
     raise SystemExit(0)
 
 
+def responses_as_steps(model, question):
+    response = model.complete([Message.user(question)], [])
+    return Answer(response.text, response.usage, (response,))
+
+
 def forgiving(model, question):
     try:
         return answer(model, question + " Briefly.")
@@ -295,3 +300,29 @@ def test_the_eval_command_names_what_the_agent_raised_and_where(project: Path) -
     exited = invoke(*args, "--agent", "plain_agent:exits")
     assert exited.exit_code == 2, exited.output
     assert "Error: the agent ended the process" in exited.output
+
+
+def test_an_agent_whose_steps_are_no_trace_steps_is_named_with_what_a_step_is(
+    project: Path,
+) -> None:
+    scripted_store(project / "f.jsonl", load_agent(AGENT), RequestSettings("sim-model", 64))
+    unpriced = {**CASE, "cost": False}
+    (project / "cases.jsonl").write_text(json.dumps(unpriced) + "\n", encoding="utf-8")
+    agent = ["--agent", "plain_agent:responses_as_steps", *SETTINGS, "--fixtures", "f.jsonl"]
+    said = (
+        "Error: the agent plain_agent:responses_as_steps returned a run result whose steps[0] "
+        "is a ModelResponse (ModelResponse(text='RAG retrieves first.'"
+    )
+    step = (
+        "not a trace step (it has no kind, no tool_call, no result, no is_error): a trace "
+        "step is an object with kind ('tool' or 'answer'), tool_call (the ToolCall of a tool "
+        "step, else None), result (the tool's result text, else None) and is_error"
+    )
+    for jobs in ("1", "2"):
+        done = invoke("eval", "--cases", "cases.jsonl", "--no-history", "--jobs", jobs, *agent)
+        assert done.exit_code == 2, done.output
+        assert isinstance(done.exception, SystemExit)  # an error message, not a traceback
+        assert said in done.output and step in done.output, done.output
+    ran = invoke("run", *agent, "What is RAG?")
+    assert ran.exit_code == 2, ran.output
+    assert said in ran.output and step in ran.output, ran.output

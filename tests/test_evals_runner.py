@@ -4,6 +4,7 @@ replay them offline, deterministically; recording is refused without approval.""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import sys
 import textwrap
@@ -31,10 +32,14 @@ from replaygate.evals import (
     shipped_prices,
 )
 from replaygate.evals.cases import EvalCase
+from replaygate.evals.errors import AgentRunError
+from replaygate.evals.output import checked_run
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.evals.ratelimit import RateLimiter, WrappedWireModel, limited
 from replaygate.examples.research_copilot import (
     SETTINGS,
+    RunResult,
+    Step,
     StepLimitExceeded,
     copilot,
     shipped_eval_cases,
@@ -43,7 +48,7 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.models.fakes import FunctionModel
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RequestSettings
-from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
+from replaygate.models.types import Message, Model, ModelResponse, ToolSpec, Usage
 from replaygate.sampling import load_results
 from replaygate.sim import Simulator
 from sdks import anthropic
@@ -430,3 +435,28 @@ def test_settings_are_the_recorded_ones(recorded: tuple[Path, EvalResults]) -> N
     other = RequestSettings("another-model", SETTINGS.max_tokens, SETTINGS.system)
     with pytest.raises(FixtureMismatchError):
         run_eval(shipped_cases()[:1], store, agent=copilot, settings=other)
+
+
+@pytest.mark.parametrize(
+    ("step", "problem"),
+    [
+        ({"kind": "thought"}, "its kind is 'thought'"),
+        ({"is_error": "no"}, "its is_error is a str ('no')"),
+        ({"result": {"doc_id": "d"}}, "its result is a dict ({'doc_id': 'd'})"),
+        ({"tool_call": "search"}, "its tool_call is a str ('search')"),
+    ],
+)
+def test_a_step_that_is_no_trace_step_is_named_with_its_index(
+    step: dict[str, Any], problem: str
+) -> None:
+    good = Step("answer", "the answer")
+    run = RunResult("the answer", (good, dataclasses.replace(good, **step)), (), Usage(1, 1))
+    with pytest.raises(AgentRunError) as refused:
+        checked_run(run, "mine:answer")
+    assert str(refused.value).startswith(
+        "the agent mine:answer returned a run result whose steps[1] is a Step (Step("
+    )
+    assert f"not a trace step ({problem}): a trace step is an object with kind" in str(
+        refused.value
+    )
+    assert checked_run(RunResult("the answer", (good,), (), Usage(1, 1)), "mine:answer")

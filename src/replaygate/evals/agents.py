@@ -54,6 +54,14 @@ def as_entry(agent: Agent | AgentEntry | str) -> AgentEntry:
     return agent if isinstance(agent, AgentEntry) else AgentEntry(agent)
 
 
+def agent_name(agent: Agent | AgentEntry) -> str:
+    """How a message names ``agent``: ``module:function`` of its function."""
+    if isinstance(agent, AgentEntry):
+        agent = agent.run
+    module, name = getattr(agent, "__module__", None), getattr(agent, "__qualname__", None)
+    return f"{module}:{name}" if module and name else type(agent).__name__
+
+
 def raised_at(err: BaseException) -> str:
     """Where ``err`` was raised, for a person: ``file:line in function`` of its innermost
     frame (the line of a syntax error)."""
@@ -128,7 +136,7 @@ def run_agent(
         raise AgentRunError(
             f"the agent raised {type(err).__name__}: {err} (at {raised_at(err)})"
         ) from None
-    return checked_run(result)
+    return checked_run(result, agent_name(agent))
 
 
 def _import(module_name: str) -> ModuleType:

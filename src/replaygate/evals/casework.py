@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from replaygate.evals.agents import AgentEntry, call_agent
+from replaygate.evals.agents import AgentEntry, agent_name, call_agent
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.expectations import checks_for
 from replaygate.evals.output import failed_output, output_of
@@ -159,7 +159,7 @@ def _answer(agent: AgentEntry, model: Model, question: str) -> dict[str, Any]:
         run = call_agent(agent, model, question, agent.failures)
     except agent.failures as err:
         return failed_output(err)
-    return output_of(run)
+    return output_of(run, agent_name(agent))
 
 
 def _run_case(case: EvalCase, model_for: ModelFor, setup: Setup) -> CaseResult:

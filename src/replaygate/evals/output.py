@@ -9,7 +9,7 @@ results, never the run; :func:`trace_lines` is the trace a person reads.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from replaygate.assertions import extract_citations
@@ -87,33 +87,71 @@ def trace_lines(result: RunLike) -> list[str]:
     return lines
 
 
-def checked_run(result: Any) -> RunLike:
-    """``result``, or :class:`AgentRunError` when it is not shaped like a run result."""
+STEP = (
+    "a trace step is an object with kind ('tool' or 'answer'), tool_call (the ToolCall of "
+    "a tool step, else None), result (the tool's result text, else None) and is_error "
+    "(True when the tool failed), like ResearchCopilot's Step"
+)
+"""What a step of a run result must be, as an error says it."""
+
+
+def checked_run(result: Any, agent: str = "the agent") -> RunLike:
+    """``result``, or :class:`AgentRunError` when it is not shaped like a run result, or a
+    step of its ``steps`` is no trace step (``agent`` names the agent that returned it)."""
     try:
         tokens = (result.usage.input_tokens, result.usage.output_tokens)
         shaped = (
             isinstance(result.final, str)
             and all(isinstance(t, int) for t in tokens)
             and hasattr(result.steps, "__iter__")
+            and not isinstance(result.steps, Iterator)  # read once, it would be gone
         )
     except AttributeError:
         shaped = False
     if not shaped:
         raise AgentRunError(
             f"the agent returned {_short(result)}: expected a run result, an object with "
-            "final (the answer, a string), steps (the trace) and usage (input_tokens and "
-            "output_tokens), like ResearchCopilot's RunResult"
+            "final (the answer, a string), steps (the trace: a list of its steps) and usage "
+            "(input_tokens and output_tokens), like ResearchCopilot's RunResult"
         )
+    for index, step in enumerate(result.steps):
+        problem = _step_problem(step)
+        if problem is not None:
+            raise AgentRunError(
+                f"the agent {agent} returned a run result whose steps[{index}] is "
+                f"{_short(step)}, not a trace step ({problem}): {STEP}"
+            )
     run: RunLike = result
     return run
 
 
-def output_of(result: RunLike) -> dict[str, Any]:
+_MISSING = object()
+
+
+def _step_problem(step: Any) -> str | None:
+    """What keeps ``step`` from being a trace step (:data:`STEP`); None when nothing does."""
+    fields = {name: getattr(step, name, _MISSING) for name in ("kind", "tool_call", "result")}
+    fields["is_error"] = getattr(step, "is_error", _MISSING)
+    missing = [name for name, value in fields.items() if value is _MISSING]
+    if missing:
+        return f"it has no {', no '.join(missing)}"
+    if fields["kind"] not in ("tool", "answer"):
+        return f"its kind is {fields['kind']!r}"
+    if not (fields["tool_call"] is None or isinstance(fields["tool_call"], ToolCall)):
+        return f"its tool_call is {_short(fields['tool_call'])}"
+    if not (fields["result"] is None or isinstance(fields["result"], str)):
+        return f"its result is {_short(fields['result'])}"
+    if not isinstance(fields["is_error"], bool):
+        return f"its is_error is {_short(fields['is_error'])}"
+    return None
+
+
+def output_of(result: RunLike, agent: str = "the agent") -> dict[str, Any]:
     """The JSON object a sample records: answer, citations, fetched ids, steps, tokens.
 
     :class:`AgentRunError` when ``result`` is not shaped like a run result.
     """
-    steps = list(checked_run(result).steps)
+    steps = list(checked_run(result, agent).steps)
     tokens = (result.usage.input_tokens, result.usage.output_tokens)
     return {
         "final": result.final,
