@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +107,81 @@ def test_nested_intercepts_answer_from_the_innermost_and_unwind(tmp_path: Path) 
     outer = sorted(f.request["body"]["n"] for f in FixtureStore.open(outer_store))
     inner = sorted(f.request["body"]["n"] for f in FixtureStore.open(inner_store))
     assert (inner, outer) == ([2], [1, 3])  # answered once, by the innermost
+
+
+def _recorded_bodies(store: Path) -> list[int]:
+    return sorted(f.request["body"]["n"] for f in FixtureStore.open(store))
+
+
+def test_blocks_open_at_once_in_two_tasks_record_each_into_its_own_store(tmp_path: Path) -> None:
+    """Two agent runs at once (asyncio.gather), each in its own block: the block entered
+    last answered both, and wrote the other's turns into its store."""
+
+    async def case(name: str, url: str, turns: range, both_in: asyncio.Event) -> None:
+        with intercept(tmp_path / f"{name}.jsonl", "record-missing", approve_live=True):
+            if name == "a":  # a waits inside its block until b has entered its own
+                await both_in.wait()
+            else:
+                both_in.set()
+            async with httpx2.AsyncClient(base_url=url) as client:
+                for n in turns:
+                    await client.post("/v1/messages", json={"n": n}, headers={"x-api-key": "k"})
+                    await asyncio.sleep(0)
+
+    async def both(url: str) -> None:
+        both_in = asyncio.Event()
+        await asyncio.gather(
+            case("a", url, range(0, 4), both_in), case("b", url, range(4, 6), both_in)
+        )
+
+    with Simulator(behavior="echo") as sim:
+        asyncio.run(both(sim.url))
+    assert_restored()
+    assert (_recorded_bodies(tmp_path / "a.jsonl"), _recorded_bodies(tmp_path / "b.jsonl")) == (
+        [0, 1, 2, 3],
+        [4, 5],
+    )
+
+
+def test_blocks_open_at_once_in_two_threads_record_each_into_its_own_store(
+    tmp_path: Path,
+) -> None:
+    both_in = threading.Barrier(2)
+
+    def case(name: str, url: str, turns: range) -> None:
+        with intercept(tmp_path / f"{name}.jsonl", "record-missing", approve_live=True):
+            both_in.wait(timeout=10)
+            with httpx2.Client(base_url=url) as client:
+                for n in turns:
+                    client.post("/v1/messages", json={"n": n}, headers={"x-api-key": "k"})
+
+    with Simulator(behavior="echo") as sim:
+        threads = [
+            threading.Thread(target=case, args=("a", sim.url, range(0, 3))),
+            threading.Thread(target=case, args=("b", sim.url, range(3, 5))),
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=30)
+    assert_restored()
+    assert _recorded_bodies(tmp_path / "a.jsonl") == [0, 1, 2]
+    assert _recorded_bodies(tmp_path / "b.jsonl") == [3, 4]
+
+
+def test_a_send_from_a_pool_thread_is_answered_by_the_open_block(tmp_path: Path) -> None:
+    """A thread of a pool started before the block begins with an empty context: the block
+    open in the process answers it (as frameworks run sync work in executors)."""
+    store = tmp_path / "pool.jsonl"
+    with (
+        ThreadPoolExecutor(1) as pool,
+        Simulator(behavior="echo") as sim,
+        httpx2.Client(base_url=sim.url) as client,
+    ):
+        pool.submit(lambda: None).result()  # the thread exists before the block
+        with intercept(store, "record-missing", approve_live=True):
+            sent = pool.submit(
+                client.post, "/v1/messages", json={"n": 7}, headers={"x-api-key": "k"}
+            )
+            sent.result(timeout=30)
+    assert _recorded_bodies(store) == [7]

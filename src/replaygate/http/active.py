@@ -2,17 +2,22 @@
 
 :func:`~replaygate.http.intercept` pushes its session with :func:`answering_with`; the
 patched client methods (:mod:`replaygate.http.seams`) ask :func:`answering` on every
-send. While an intercepted send goes live (:func:`live_call`), the sends it makes
-underneath are not intercepted again: a client whose transport is built on another
-intercepted library (an ``httpx`` client over an ``aiohttp`` transport, as LiteLLM's) is
-recorded once, where it was first seen, and answered there on replay.
+send. A block answers the sends made in its own context (its thread, its asyncio task
+and the tasks started inside it): two blocks open at once in two tasks or threads
+answer each their own sends from their own store. A send made where no block was
+entered (a thread of a pool started elsewhere, which begins with an empty context) is
+answered by the block entered last in the process. While an intercepted send goes live
+(:func:`live_call`), the sends it makes underneath are not intercepted again: a client
+whose transport is built on another intercepted library (an ``httpx`` client over an
+``aiohttp`` transport, as LiteLLM's) is recorded once, where it was first seen, and
+answered there on replay.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
@@ -20,7 +25,10 @@ if TYPE_CHECKING:
     from replaygate.http.exchange import Exchange
 
 _stack: list[Exchange] = []
+"""Every open block's session, in the order they were entered (the process's)."""
 _lock = threading.Lock()
+_own: ContextVar[tuple[Exchange, ...]] = ContextVar("replaygate_answering", default=())
+"""The sessions of the blocks entered in this context, innermost last."""
 _live: ContextVar[bool] = ContextVar("replaygate_live_call", default=False)
 
 
@@ -28,7 +36,11 @@ def answering() -> Exchange | None:
     """The session answering a send made here and now, or None (not intercepted)."""
     if _live.get():
         return None
+    own = _own.get()
     with _lock:
+        for exchange in reversed(own):  # a task may outlive the block it was started in
+            if exchange in _stack:
+                return exchange
         return _stack[-1] if _stack else None
 
 
@@ -44,12 +56,16 @@ def live_call() -> Iterator[None]:
 
 @contextmanager
 def answering_with(exchange: Exchange) -> Iterator[None]:
-    """``exchange`` answers intercepted sends while inside (process-wide, every thread)."""
+    """``exchange`` answers intercepted sends while inside: those made in this context,
+    and those made where no block was entered."""
     with _lock:
         _stack.append(exchange)
+    token = _own.set((*_own.get(), exchange))
     try:
         yield
     finally:
+        with suppress(ValueError):  # left in another context than it was entered in
+            _own.reset(token)
         with _lock:
             for i in range(len(_stack) - 1, -1, -1):
                 if _stack[i] is exchange:
