@@ -161,6 +161,9 @@ def test_an_http_replay_at_another_anthropic_version_says_which(tmp_path: Path) 
                 extra_headers={"anthropic-version": "2023-01-01"},
             )
     message = str(caught.value)
+    assert message.startswith(
+        "no fixture recorded for this HTTP request (POST https://api.anthropic.com/v1/messages): "
+    )
     assert f"recorded for anthropic-version {recorded}, requested 2023-01-01" in message
     assert f"at {store}:1" in message and 'mode="rerecord", approve_live=True' in message
     assert caught.value.differences == (f"headers.anthropic-version: {recorded!r} != '2023-01-01'",)

@@ -37,6 +37,7 @@ from replaygate.errors import (
 from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import fixture_key, match_form, parsed_match_form
 from replaygate.fixtures.fixture import Fixture, InterfaceVersionError
+from replaygate.fixtures.mismatch import requested
 from replaygate.fixtures.session import FixtureSession, Repeat, StoreArg
 from replaygate.fixtures.spending import SpendingCap
 from replaygate.fixtures.store.index import Location
@@ -306,12 +307,12 @@ class Exchange:
             differences = field_diff(fixture.request, envelope)
             if differences and all(d.path == VERSION_PATH for d in differences):
                 recorded = _version_header(fixture.request) or "(none)"
-                requested = _version_header(envelope)
+                asked = _version_header(envelope)
                 return InterfaceVersionError(
-                    f"no fixture recorded for this HTTP request: key {key} not in "
-                    f"{self.store.path}. The nearest, key {fixture.key} at {location}, was "
-                    f"recorded for anthropic-version {recorded}, requested {requested}: the "
-                    "client speaks another API version. Re-record for it "
+                    f"no fixture recorded for this HTTP request ({requested(envelope, origin)}): "
+                    f"key {key} not in {self.store.path}. The nearest, key {fixture.key} at "
+                    f"{location}, was recorded for anthropic-version {recorded}, requested "
+                    f"{asked}: the client speaks another API version. Re-record for it "
                     f"({self.session.replace_hint()}), or pin the client to "
                     f"anthropic-version {recorded}.",
                     key=key,
