@@ -1,10 +1,12 @@
 """JSON made from a schema (a forced tool call's arguments, an answer in JSON of a schema)
 validates against it, as ``jsonschema`` checks it: a string matches its ``pattern`` (one
 was the text whatever the pattern said), a ``uniqueItems`` array holds distinct items (its
-``minItems`` items were all alike), a number keeps within its exclusive bounds. A pattern
-the simulator makes no string for (a lookaround, a back-reference it cannot satisfy), and
-a value made that ``jsonschema`` rejects, is refused with a 400 naming where in the
-schema, not answered with JSON the schema fails."""
+``minItems`` items were all alike), a number keeps within its exclusive bounds, an object
+holds its ``minProperties``, ``dependentRequired`` and ``patternProperties``, an array its
+``contains``, a value passes ``not`` and ``if``/``then``/``else`` (each was ignored). A
+pattern the simulator makes no string for (a lookaround, a back-reference it cannot
+satisfy), and a value made that ``jsonschema`` rejects, is refused with a 400 naming where
+in the schema, not answered with JSON the schema fails."""
 
 from __future__ import annotations
 
@@ -353,6 +355,16 @@ def test_a_pattern_string_is_never_the_text_again() -> None:
             "schema.$defs.Pair.dependentSchemas.a.required",
             "the value made fails it: 'b' is a required property",
         ),
+        (
+            _object(flag={"type": "boolean", "not": {"enum": [True, False]}}),
+            "schema.properties.flag.not",
+            "the 8 values the simulator made of the schema all match it",
+        ),
+        (
+            _object(one={**_object(a={"type": "integer"}), "minProperties": 2}),
+            "schema.properties.one.minProperties",
+            "it asks for 2 properties, and the simulator finds 1 names the schema allows",
+        ),
     ],
 )
 def test_a_value_the_simulator_cannot_make_is_refused_naming_where(
@@ -386,13 +398,120 @@ def test_a_pattern_string_keeps_within_its_lengths() -> None:
         PatternStrings(r"a{100000}").nth(0)
 
 
+KEYWORDS = {
+    "minProperties": (
+        {**_object(a={"type": "integer"}, b={"type": "string"}), "required": ["a"]}
+        | {"minProperties": 2, "additionalProperties": True},
+        {"a": 0, "b": "t"},
+    ),
+    "minProperties-dict": (
+        {"type": "object", "additionalProperties": {"type": "integer"}, "minProperties": 2},
+        {"property_1": 0, "property_2": 0},
+    ),
+    "patternProperties": (
+        {"type": "object", "patternProperties": {"^[A-Z]{2}$": {"type": "number"}}}
+        | {"minProperties": 2, "additionalProperties": False},
+        {"AA": 0.0, "AB": 0.0},
+    ),
+    "patternProperties-required": (
+        {"type": "object", "required": ["n1"], "patternProperties": {r"^n\d$": {"const": 1}}},
+        {"n1": 1},
+    ),
+    "propertyNames": (
+        {"type": "object", "propertyNames": {"enum": ["x", "y"]}, "minProperties": 2}
+        | {"additionalProperties": {"type": "boolean"}},
+        {"x": False, "y": False},
+    ),
+    "propertyNames-pattern": (
+        {"type": "object", "propertyNames": {"pattern": "^[A-Z]+$"}, "minProperties": 1},
+        {"A": "t"},
+    ),
+    "dependentRequired": (
+        {**_object(card={"type": "string"}, billing={"type": "string"}), "required": ["card"]}
+        | {"dependentRequired": {"card": ["billing"]}},
+        {"card": "t", "billing": "t"},
+    ),
+    "contains": (
+        {"type": "array", "items": {"type": "integer"}, "contains": {"minimum": 5}},
+        [5],
+    ),
+    "minContains": (
+        {"type": "array", "items": {"type": "integer"}, "contains": {"minimum": 5}}
+        | {"minContains": 2, "minItems": 3, "uniqueItems": True},
+        [5, 6, 2],
+    ),
+    "not": ({"type": "string", "not": {"const": "t"}}, "t 2"),
+    "not-enum": ({"enum": ["a", "b"], "not": {"const": "a"}}, "b"),
+    "if-then": (
+        {
+            **_object(kind={"enum": ["card", "cash"]}, number={"type": "string"}),
+            "required": ["kind"],
+            "if": {"properties": {"kind": {"const": "card"}}},
+            "then": {"properties": {"number": {"pattern": r"^\d{4}$"}}, "required": ["number"]},
+        },
+        {"kind": "card", "number": "0000"},
+    ),
+    "if-else": (
+        {
+            **_object(country={"type": "string"}),
+            "additionalProperties": True,
+            "if": {"properties": {"country": {"const": "US"}}},
+            "then": {"properties": {"zip": {"pattern": r"^\d{5}$"}}, "required": ["zip"]},
+            "else": {
+                "properties": {"postcode": {"pattern": r"^[A-Z]\d$"}},
+                "required": ["postcode"],
+            },
+        },
+        {"country": "t", "postcode": "A0"},
+    ),
+}
+"""A schema of each keyword the simulator follows beyond types and bounds, and the value
+it makes, its strings ``t``: the keyword was ignored and the value failed it."""
+
+
+@pytest.mark.parametrize(("schema", "made"), KEYWORDS.values(), ids=list(KEYWORDS))
+def test_object_array_and_conditional_keywords_are_followed(
+    schema: dict[str, Any], made: Any
+) -> None:
+    assert schema_example(schema, "t") == made
+    _valid(made, schema)
+
+
+@pytest.mark.parametrize("ask", ASKS)
+def test_each_interface_answers_what_the_keywords_ask(clients: Clients, ask: Any) -> None:
+    schema = _object(**{name.replace("-", "_"): one for name, (one, _) in KEYWORDS.items()})
+    _valid(ask(clients, schema), schema)
+
+
+class Scores(BaseModel):
+    """Dictionaries as pydantic declares them: ``minProperties`` of the values'
+    ``additionalProperties``, keys of a pattern (``patternProperties``) or of a literal
+    (``propertyNames``)."""
+
+    scores: Annotated[dict[str, int], Field(min_length=2)]
+    codes: dict[Annotated[str, Field(pattern=r"^[A-Z]{2}$")], float] = Field(min_length=1)
+    flags: dict[Literal["x", "y"], bool] = Field(min_length=2)
+
+
+def test_a_pydantic_model_of_dictionaries_parses_the_answer(clients: Clients) -> None:
+    ask = [{"role": "user", "content": ASK}]
+    chat = clients.openai.chat.completions.parse(model="g", messages=ask, response_format=Scores)
+    assert chat.choices[0].message.parsed == Scores(
+        scores={"property_1": 0, "property_2": 0}, codes={"AA": 0.0}, flags={"x": False, "y": False}
+    )
+
+
 @pytest.mark.parametrize(
     ("schema", "made"),
     [
         (_object(a={"type": "text"}), {"a": f"echo: {ASK}"}),
         (_object(a={"$ref": "https://example.com/a.json"}), {"a": None}),
+        (
+            {"type": "object", "patternProperties": {"(": {"type": "integer"}}, "minProperties": 1},
+            {"property_1": f"echo: {ASK}"},
+        ),
     ],
-    ids=["unknown-type", "remote-ref"],
+    ids=["unknown-type", "remote-ref", "bad-regex"],
 )
 def test_a_schema_jsonschema_cannot_use_is_answered_unchecked(
     clients: Clients, schema: dict[str, Any], made: Any
@@ -467,8 +586,15 @@ _LEAVES = st.one_of(
         st.lists(st.text(string.ascii_letters, min_size=1, max_size=5), min_size=5, unique=True),
     ),
 )
+_NAME_PATTERNS = st.sampled_from([r"^[A-Z]{2}$", r"^n\d+$", r"^(foo|bar)+$"])
 _SCHEMAS = st.recursive(
-    _LEAVES | st.sampled_from([{"type": "boolean"}, {"type": "null"}, {"const": "fixed"}]),
+    _LEAVES
+    | st.sampled_from([{"type": "boolean"}, {"type": "null"}, {"const": "fixed"}])
+    | st.builds(
+        # the first value of the leaf refused: the next one is made
+        lambda leaf: {**leaf, "not": {"const": schema_example(leaf, f"echo: {ASK}")}},
+        _LEAVES,
+    ),
     lambda inner: st.one_of(
         st.builds(
             lambda items, count: {"type": "array", "items": items, "minItems": count},
@@ -498,6 +624,51 @@ _SCHEMAS = st.recursive(
         st.builds(
             lambda properties: _object(**properties),
             st.dictionaries(_NAMES, inner, max_size=4),
+        ),
+        st.builds(
+            lambda values, count: (
+                {"type": "object", "additionalProperties": values} | {"minProperties": count}
+            ),
+            inner,
+            st.integers(0, 3),
+        ),
+        st.builds(
+            lambda pattern, values, count: (
+                {"type": "object", "patternProperties": {pattern: values}}
+                | {"minProperties": count, "additionalProperties": False}
+            ),
+            _NAME_PATTERNS,
+            inner,
+            st.integers(0, 3),
+        ),
+        st.builds(
+            lambda pattern, values, count: (
+                {"type": "object", "propertyNames": {"pattern": pattern}}
+                | {"additionalProperties": values, "minProperties": count}
+            ),
+            _NAME_PATTERNS,
+            inner,
+            st.integers(0, 3),
+        ),
+        st.builds(
+            lambda properties: (
+                {**_object(**properties), "required": list(properties)[:1]}
+                | {"dependentRequired": {name: list(properties) for name in properties}}
+            ),
+            st.dictionaries(_NAMES, inner, min_size=1, max_size=3),
+        ),
+        st.builds(
+            lambda part, count: {"type": "array", "contains": part, "minContains": count},
+            inner,
+            st.integers(0, 3),
+        ),
+        st.builds(
+            lambda properties: (
+                {**_object(**properties), "required": []}
+                | {"if": {"minProperties": 1}, "then": {"required": list(properties)[:1]}}
+                | {"else": {"required": list(properties)}}
+            ),
+            st.dictionaries(_NAMES, inner, max_size=3),
         ),
     ),
     max_leaves=8,

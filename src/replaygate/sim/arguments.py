@@ -1,24 +1,32 @@
 """Arguments for a tool call the simulator must make (a request forcing one), and JSON
 a request asks for, made from a JSON schema: the smallest value each part accepts.
 
-An object gets its required properties (all of them when it names none); ``$ref`` is
-resolved within the schema (``#/$defs/...``, ``#/definitions/...``); ``const``, the
-first ``enum`` value, the first of ``anyOf``/``oneOf``, the parts of ``allOf`` as one
-schema; a string is ``text`` (the answer the behaviour gave instead), a value of its
-``format``, or one its ``pattern`` matches (:mod:`replaygate.sim.patterns`); a number
-its least within its bounds, or 0; an array its ``minItems`` items (a tuple's
-``prefixItems`` first), distinct ones where it says ``uniqueItems``. A schema that
-refers to itself without end gives None where it loops. The value made is checked
-against the whole schema (:mod:`replaygate.sim.checked`): a value the simulator cannot
-make, or one that fails the check, is an :class:`UnmadeValue` naming where in the
-schema. Constraints an SDK moved into a description are read back first
-(:mod:`replaygate.sim.described`).
+An object gets its required properties (all of them when it names none), those its
+``dependentRequired`` asks for beside them, and as many more as ``minProperties`` asks
+for: its optional properties in order, then names of its ``patternProperties``, of its
+``propertyNames`` or ``property_N`` (the last two unless ``additionalProperties`` is
+false); a property takes the schemas of ``properties`` and of each ``patternProperties``
+its name matches, else ``additionalProperties``. ``$ref`` is resolved within the schema
+(``#/$defs/...``, ``#/definitions/...``); ``const``, the first ``enum`` value, the first
+of ``anyOf``/``oneOf``, the parts of ``allOf`` as one schema; ``not``: the first of a few
+values it does not match; ``if``: the value made again with the branch (``then`` or
+``else``) it picks. A string is ``text`` (the answer the behaviour gave instead), a value
+of its ``format``, or one its ``pattern`` matches (:mod:`replaygate.sim.patterns`); a
+number its least within its bounds, or 0; an array its ``minItems`` items (a tuple's
+``prefixItems`` first, the first ``minContains`` of them also of its ``contains``),
+distinct ones where it says ``uniqueItems``. A schema that refers to itself without end
+gives None where it loops. The value made is checked against the whole schema
+(:mod:`replaygate.sim.checked`). A value the simulator cannot make, or one that fails
+the check, is an :class:`UnmadeValue` naming where in the schema. Constraints an SDK
+moved into a description are read back first (:mod:`replaygate.sim.described`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
+import itertools
 import json
 import math
 import re
@@ -26,8 +34,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from jsonschema.protocols import Validator
+
 from replaygate.models.types import ModelResponse, ToolCall, ToolSpec
-from replaygate.sim.checked import failure, ref_where, validator
+from replaygate.sim.checked import failure, matches, ref_where, validator
 from replaygate.sim.described import described
 from replaygate.sim.patterns import PatternStrings
 
@@ -36,6 +46,10 @@ MAX_DEPTH = 32
 MAX_VALUES = 10_000
 """How many values one answer is made of at most: nested ``minItems`` multiply, and the
 server's one thread would otherwise build an answer of hundreds of megabytes."""
+NOT_TRIES = 8
+"""How many values are made for a schema with ``not`` before it is refused."""
+EXTRA_TRIES = 64
+"""How many names past those ``minProperties`` asks for are tried of each source."""
 _START = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 _FORMATS: dict[str, Callable[[int], str]] = {
     "date": lambda n: (_START + datetime.timedelta(days=n)).strftime("%Y-%m-%d"),
@@ -81,6 +95,9 @@ class _Maker:
 
     root: Mapping[str, Any]
     text: str
+    check: Validator | None = None
+    """The root's validator (:mod:`replaygate.sim.checked`): what tells whether a value
+    made passes ``not``, ``if`` and ``propertyNames``."""
     left: int = MAX_VALUES
     patterns: dict[tuple[str, int, float], PatternStrings] = dataclasses.field(default_factory=dict)
     """The strings of each pattern (and lengths) asked for, made once."""
@@ -96,6 +113,10 @@ class _Maker:
             ref = ref_where(str(schema["$ref"]))
             return None if resolved is None else self.value(resolved, ref, depth + 1, variant)
         schema = described(schema)
+        if "not" in schema:
+            return self._not(schema, where, depth, variant)
+        if "if" in schema:
+            return self._if(schema, where, depth, variant)
         if "const" in schema:
             return schema["const"]
         enum = schema.get("enum")
@@ -107,10 +128,9 @@ class _Maker:
                 return self.value(options[0], f"{where}.{key}.0", depth + 1, variant)
         parts = schema.get("allOf")
         if isinstance(parts, list) and parts:
-            merged: Mapping[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+            merged: Mapping[str, Any] = _without(schema, "allOf")
             for part in parts:
-                resolved = _resolved(part, self.root) if isinstance(part, Mapping) else None
-                merged = _merged(merged, resolved or {})
+                merged = _merged(merged, self._part(part))
             return self.value(merged, f"{where}.allOf", depth + 1, variant)
         kind = schema.get("type")
         if isinstance(kind, list):
@@ -129,39 +149,182 @@ class _Maker:
             return None
         return self._string(schema, where, variant)
 
+    def _part(self, part: Any) -> Mapping[str, Any]:
+        """A part of a schema (of its ``allOf``, its ``contains``...), its ``$ref``
+        followed: nothing to add (``{}``) where it is no schema or points nowhere."""
+        resolved = _resolved(part, self.root) if isinstance(part, Mapping) else None
+        return resolved or {}
+
+    def _not(self, schema: Mapping[str, Any], where: str, depth: int, variant: int) -> Any:
+        """The first of the ``variant``-th value of the schema without its ``not`` and
+        the :data:`NOT_TRIES` after it that its ``not`` rejects."""
+        rest = _without(schema, "not")
+        for tried in range(variant, variant + NOT_TRIES):
+            made = self.value(rest, where, depth + 1, tried)
+            if matches(self.check, made, schema["not"]) is not True:
+                return made
+        raise UnmadeValue(
+            f"{where}.not: the {NOT_TRIES} values the simulator made of the schema all match it"
+        )
+
+    def _if(self, schema: Mapping[str, Any], where: str, depth: int, variant: int) -> Any:
+        """The value of the schema without its ``if``, ``then`` and ``else``, made again
+        with the branch it picks (``then`` where it passes ``if``) merged in."""
+        rest = _without(schema, "if", "then", "else")
+        made = self.value(rest, where, depth + 1, variant)
+        passed = matches(self.check, made, schema["if"])
+        branch = "then" if passed else "else"
+        if passed is None or not isinstance(schema.get(branch), Mapping):
+            return made
+        merged = _merged(rest, self._part(schema[branch]))
+        return self.value(merged, f"{where}.{branch}", depth + 1, variant)
+
     def _object(self, schema: Mapping[str, Any], where: str, depth: int, variant: int) -> Any:
-        """Its required properties (every one when it names none), each the
-        ``variant``-th value of its own."""
+        """Its required properties (every one when it names none), then those its
+        ``dependentRequired`` asks for and as many more as ``minProperties`` asks for
+        (:meth:`_names`), each the ``variant``-th value of its own schema: that of
+        ``properties`` and of each ``patternProperties`` its name matches, else
+        ``additionalProperties``."""
         properties = schema.get("properties")
         properties = properties if isinstance(properties, Mapping) else {}
         required = schema.get("required")
         names = required if isinstance(required, list) else list(properties)
-        return {
-            name: self.value(
-                properties.get(name, {}), f"{where}.properties.{name}", depth + 1, variant
-            )
-            for name in names
-            if isinstance(name, str)
+        names = [name for name in names if isinstance(name, str)]
+        made = {}
+        for name in self._names(schema, properties, names, where, depth, variant):
+            own, place = self._property(schema, properties, name, where)
+            made[name] = self.value(own, place, depth + 1, variant)
+        return made
+
+    def _property(
+        self, schema: Mapping[str, Any], properties: Mapping[str, Any], name: str, where: str
+    ) -> tuple[Any, str]:
+        """The schema of the property ``name`` and where it is: its own in
+        ``properties`` with that of each ``patternProperties`` whose pattern its name
+        matches, as one; else ``additionalProperties`` (any value where that is none)."""
+        parts = [(properties[name], f"{where}.properties.{name}")] if name in properties else []
+        patterned = schema.get("patternProperties")
+        if isinstance(patterned, Mapping):
+            parts += [
+                (part, f"{where}.patternProperties.{pattern}")
+                for pattern, part in patterned.items()
+                if isinstance(pattern, str) and _found(pattern, name)
+            ]
+        if not parts:
+            extra = schema.get("additionalProperties")
+            return extra if isinstance(extra, Mapping) else {}, f"{where}.additionalProperties"
+        if len(parts) == 1:
+            return parts[0]
+        merged: Mapping[str, Any] = {}
+        for part, _ in parts:
+            merged = _merged(merged, self._part(part))
+        return merged, parts[0][1]
+
+    def _names(
+        self,
+        schema: Mapping[str, Any],
+        properties: Mapping[str, Any],
+        names: list[str],
+        where: str,
+        depth: int,
+        variant: int,
+    ) -> list[str]:
+        """``names``, each with the names ``dependentRequired`` (or draft 7's
+        ``dependencies``) asks for beside it, then more until ``minProperties`` is
+        met: the optional properties in order, then names made (:meth:`_extra`)."""
+        depends = {
+            name: needed
+            for key in ("dependencies", "dependentRequired")
+            if isinstance(schema.get(key), Mapping)
+            for name, needed in schema[key].items()
+            if isinstance(needed, list)
         }
+        chosen: dict[str, None] = {}
+
+        def add(name: str) -> None:
+            if name not in chosen:
+                chosen[name] = None
+                for other in depends.get(name, []):
+                    if isinstance(other, str):
+                        add(other)
+
+        for name in names:
+            add(name)
+        least = _length(schema, "minProperties") or 0
+        more = itertools.chain(
+            (name for name in properties if isinstance(name, str)),
+            self._extra(schema, where, depth, variant, min(least, MAX_VALUES) + EXTRA_TRIES),
+        )
+        while len(chosen) < least:
+            extra = next(more, None)
+            if extra is None:
+                raise UnmadeValue(
+                    f"{where}.minProperties: it asks for {least} properties, and the "
+                    f"simulator finds {len(chosen)} names the schema allows"
+                )
+            add(extra)
+        return list(chosen)
+
+    def _extra(
+        self, schema: Mapping[str, Any], where: str, depth: int, variant: int, tries: int
+    ) -> Iterator[str]:
+        """Names for more properties (``tries`` of each source at most), each one
+        ``propertyNames`` accepts: strings of each ``patternProperties`` pattern, then,
+        unless ``additionalProperties`` is false, values of ``propertyNames`` (where it
+        says more than a type) or ``property_N``."""
+        patterned = schema.get("patternProperties")
+        patterned = patterned if isinstance(patterned, Mapping) else {}
+        named = schema.get("propertyNames")
+        given = isinstance(named, Mapping) and not {"type"}.issuperset(named)
+        sources: list[Callable[[int], Any]] = [
+            functools.partial(self._pattern_string, pattern, 0, math.inf)
+            for pattern in patterned
+            if isinstance(pattern, str)
+        ]
+        if schema.get("additionalProperties") is not False:
+            sources.append(
+                (lambda n: self.value(named, f"{where}.propertyNames", depth + 1, variant + n))
+                if given
+                else (lambda n: f"property_{n + 1}")
+            )
+        for source in sources:
+            for n in range(tries):
+                try:
+                    name = source(n)
+                except ValueError:  # an UnmadeValue too: the source has no more
+                    break
+                if isinstance(name, str) and (
+                    named is None or matches(self.check, name, named) is not False
+                ):
+                    yield name
 
     def _array(self, schema: Mapping[str, Any], where: str, depth: int, variant: int) -> Any:
-        """Its ``minItems`` items; distinct ones (the ``variant``-th and those after it)
-        where it says ``uniqueItems``."""
-        count = schema.get("minItems")
-        count = min(count, max(self.left, 0)) if isinstance(count, int) and count > 0 else 0
+        """Its ``minItems`` items, at least ``minContains`` (1 by default) of them where it
+        has ``contains``, those first made of their own schema and ``contains`` as one;
+        distinct ones (the ``variant``-th and those after it) where it says
+        ``uniqueItems``."""
+        count = _length(schema, "minItems") or 0
+        contains = schema.get("contains")
+        containing = 0
+        if isinstance(contains, Mapping):
+            least = _length(schema, "minContains")
+            containing = 1 if least is None else max(least, 0)
+            count = max(count, containing)
+        count = min(count, max(self.left, 0))
         items, unique = schema.get("items", {}), schema.get("uniqueItems") is True
         prefix = schema.get("prefixItems", items if isinstance(items, list) else [])
         prefix = prefix if isinstance(prefix, list) else []
         rest = schema.get("additionalItems", {}) if isinstance(items, list) else items
-        made = [
-            self.value(
-                prefix[index] if index < len(prefix) else rest,
-                f"{where}.prefixItems.{index}" if index < len(prefix) else f"{where}.items",
-                depth + 1,
-                variant + index if unique else variant,
+        made = []
+        for index in range(count):
+            own, place = (
+                (prefix[index], f"{where}.prefixItems.{index}")
+                if index < len(prefix)
+                else (rest, f"{where}.items")
             )
-            for index in range(count)
-        ]
+            if index < containing:
+                own, place = _merged(self._part(own), self._part(contains)), f"{where}.contains"
+            made.append(self.value(own, place, depth + 1, variant + index if unique else variant))
         if unique and len({_key(item) for item in made}) < len(made):
             raise UnmadeValue(
                 f"{where}: uniqueItems asks for {count} distinct items, and the simulator "
@@ -181,15 +344,21 @@ class _Maker:
         shortest, longest = _length(schema, "minLength"), _length(schema, "maxLength")
         bounds = (pattern, shortest or 0, math.inf if longest is None else longest)
         try:
-            if bounds not in self.patterns:
-                self.patterns[bounds] = PatternStrings(*bounds)
-            made = self.patterns[bounds].nth(variant)
+            made = self._pattern_string(*bounds, variant)
             first = self._plain(schema, 0)
             if variant and made == first and _found(pattern, first):
-                made = self.patterns[bounds].nth(0)  # the text took the first's place
+                made = self._pattern_string(*bounds, 0)  # the text took the first's place
         except ValueError as err:
             raise UnmadeValue(f"{where}.pattern: {err}") from None
         return made
+
+    def _pattern_string(self, pattern: str, shortest: int, longest: float, variant: int) -> str:
+        """The ``variant``-th string of ``pattern`` within the lengths; a ValueError
+        saying why there is none."""
+        bounds = (pattern, shortest, longest)
+        if bounds not in self.patterns:
+            self.patterns[bounds] = PatternStrings(*bounds)
+        return self.patterns[bounds].nth(variant)
 
     def _plain(self, schema: Mapping[str, Any], variant: int) -> str:
         """The text (numbered after the first), or the value of the schema's
@@ -226,6 +395,11 @@ def _merged(schema: Mapping[str, Any], part: Mapping[str, Any]) -> Mapping[str, 
     if required:
         merged["required"] = list(dict.fromkeys(required))
     return merged
+
+
+def _without(schema: Mapping[str, Any], *names: str) -> dict[str, Any]:
+    """``schema`` without the keywords ``names``."""
+    return {key: value for key, value in schema.items() if key not in names}
 
 
 def _length(schema: Mapping[str, Any], name: str) -> int | None:
@@ -334,9 +508,10 @@ def schema_example(schema: Mapping[str, Any], text: str) -> Any:
     """The smallest value ``schema`` accepts, its strings ``text``; an
     :class:`UnmadeValue` when the simulator cannot make one, or the one it made fails
     the schema (as ``jsonschema`` checks it), naming where and why."""
-    maker = _Maker(schema, text)
+    check = validator(schema)
+    maker = _Maker(schema, text, check)
     made = maker.value(schema, "schema")
-    problem = failure(validator(schema), made) if maker.left >= 0 else None  # cut short
+    problem = failure(check, made) if maker.left >= 0 else None  # cut short: None past it
     if problem is not None:
         raise UnmadeValue(problem)
     return made

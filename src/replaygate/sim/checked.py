@@ -70,6 +70,17 @@ def _made(schema: Any) -> Validator | None:
         return None
 
 
+def matches(check: Validator | None, value: Any, schema: Any) -> bool | None:
+    """Whether ``value`` is one ``schema`` (a part of the schema of ``check``) accepts;
+    None where that cannot be told."""
+    if check is None:
+        return None
+    try:
+        return bool(check.evolve(schema=schema).is_valid(value))
+    except _UNUSABLE:
+        return None
+
+
 def failure(check: Validator | None, value: Any) -> str | None:
     """Where in its schema and why ``value`` fails the schema of ``check`` (``schema.``
     and the failing keyword's path), or None when it passes or cannot be checked."""
