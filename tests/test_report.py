@@ -353,3 +353,44 @@ def test_a_read_only_history_is_reported(
     assert result.exit_code == 0, result.output
     assert "from 5 distinct recordings" in out.read_text(encoding="utf-8")
     assert history.read_bytes() == before
+
+
+def test_the_gate_names_the_results_it_judged_and_whether_they_are_the_latest_run(
+    history: Path, tmp_path: Path
+) -> None:
+    # The gate of another run than the latest stood under it with nothing saying so.
+    baseline = run(*WEEKS[0]).write(tmp_path / "baseline.json")
+    with History.open(history, read_only=True) as opened:
+        second, latest = opened.runs()[1], opened.runs()[-1]
+    judged = {
+        "latest": run(*WEEKS[-1]).write(tmp_path / "latest.json"),
+        "earlier": run(*WEEKS[1]).write(tmp_path / "earlier.json"),
+        "elsewhere": run("2026-11-25T09:00:00Z", 4, 4, 0.01).write(tmp_path / "other.json"),
+    }
+    pages = {}
+    for name, results in judged.items():
+        out = tmp_path / f"{name}.html"
+        args = ["--out", str(out), "--history", str(history), "--results", str(results)]
+        done = CliRunner().invoke(report_cmd, [*args, "--baseline", str(baseline)])
+        assert done.exit_code == 0, done.output
+        page = out.read_text(encoding="utf-8")
+        pages[name] = page[page.index("<h2>Gate</h2>") : page.index("<h2>Maintenance")]
+    commit = "commit 0123456789ab"
+    assert (
+        f"<p>The gate judges the results file {judged['latest']} (the run at "
+        f"{WEEKS[-1][0]}, {commit}, run {latest.id} of the history): the latest run shown "
+        "above.</p>"
+    ) in pages["latest"]
+    not_latest = (
+        f"<p class='fail'>These results are not the run shown as the latest run above (run "
+        f"{latest.id} at {WEEKS[-1][0]}): the gate and the latest run are two different runs."
+    )
+    assert "class='fail'>These results" not in pages["latest"]
+    assert (
+        f"<p>The gate judges the results file {judged['earlier']} (the run at {WEEKS[1][0]}, "
+        f"{commit}, run {second.id} of the history).</p>{not_latest}"
+    ) in pages["earlier"]
+    assert (
+        f"<p>The gate judges the results file {judged['elsewhere']} (the run at "
+        f"2026-11-25T09:00:00Z, {commit}, not in the history).</p>{not_latest}"
+    ) in pages["elsewhere"]

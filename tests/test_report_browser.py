@@ -20,7 +20,16 @@ import pytest
 
 from extras import needs_matplotlib
 from replaygate.assertions.kinds import Outcome
-from replaygate.evals import CaseResult, EvalResults, History
+from replaygate.evals import (
+    CaseResult,
+    EvalResults,
+    GateConfig,
+    History,
+    load_reference,
+    run_gate,
+)
+from replaygate.evals.gate import GateReport
+from replaygate.evals.reference import load_run
 from replaygate.evals.scorers import CaseCounts
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
@@ -41,7 +50,7 @@ pytestmark = IN_A_BROWSER
 TITLES = ["Metrics over time", "Weekly pass rate per assertion", "Fixture age histogram"]
 # The page the browser opens: each report in a frame of its own, one under the other,
 # and a probe that writes what the browser laid out in each frame into the DOM.
-FRAME = '<iframe id="runs-{runs}" srcdoc="{page}" width="{width}" height="{height}"></iframe>'
+FRAME = '<iframe id="{id}" srcdoc="{page}" width="{width}" height="{height}"></iframe>'
 PROBE = """
 <pre id="render-check" hidden></pre>
 <script>
@@ -79,26 +88,32 @@ PASSES = (5, 4, 3, 4)
 """Citation passes of the distinct recordings, in turn."""
 
 
-def write_history_report(folder: Path, runs: int) -> Path:
+def history_run(index: int) -> EvalResults:
+    """The ``index``-th run of a history: it replays recording ``index % 4`` of
+    :data:`PASSES`, on day ``index + 2`` of November 2026."""
+    recording = index % len(PASSES)
+    passes = PASSES[recording]
+    samples = tuple(
+        SampleResult(
+            i,
+            (Outcome("citations", "gate", i < passes, "", None, "set"),),
+            f"answer {recording}.{i}",
+        )
+        for i in range(5)
+    )
+    sampled = SampledResult("rag", 5, 4, samples)
+    cost = 0.01 + recording / 1000
+    counts = CaseCounts(5, passes >= 4, 5, True, passes, passes, 5, 0, 900, 90, 15, cost)
+    info = {"time": f"2026-11-{index + 2:02d}T10:00:00Z", "commit": "abc"}
+    return EvalResults((CaseResult(sampled, counts),), info)
+
+
+def write_history_report(folder: Path, runs: int, gate: GateReport | None = None) -> Path:
     """A report of ``runs`` runs: the recordings of :data:`PASSES` in turn, so that more
-    than four runs replay recordings already counted."""
+    than four runs replay recordings already counted (and ``gate``, when given)."""
     with History.open(folder / "history.db") as history:
         for index in range(runs):
-            recording = index % len(PASSES)
-            passes = PASSES[recording]
-            samples = tuple(
-                SampleResult(
-                    i,
-                    (Outcome("citations", "gate", i < passes, "", None, "set"),),
-                    f"answer {recording}.{i}",
-                )
-                for i in range(5)
-            )
-            sampled = SampledResult("rag", 5, 4, samples)
-            cost = 0.01 + recording / 1000
-            counts = CaseCounts(5, passes >= 4, 5, True, passes, passes, 5, 0, 900, 90, 15, cost)
-            info = {"time": f"2026-11-{index + 2:02d}T10:00:00Z", "commit": "abc"}
-            history.append(EvalResults((CaseResult(sampled, counts),), info))
+            history.append(history_run(index))
         store = folder / "fixtures.jsonl"
         with FixtureStore.open(store) as opened:
             for age in (1, 3, 3, 20):
@@ -113,8 +128,19 @@ def write_history_report(folder: Path, runs: int) -> Path:
             folder / "report.html",
             history=history,
             stores=[store],
+            gate=gate,
             now=datetime(2026, 11, 30, tzinfo=UTC),
         )
+
+
+def write_gated_report(folder: Path) -> Path:
+    """A report of 3 runs with the gate of a fourth run's results, which the history does
+    not hold, against the first run's."""
+    folder.mkdir()
+    baseline = history_run(0).write(folder / "baseline.json")
+    results = history_run(3).write(folder / "results.json")
+    gate = run_gate(load_reference(baseline), load_run(results, baseline), GateConfig())
+    return write_history_report(folder, 3, gate)
 
 
 RUNS = (1, 3, 12)
@@ -132,25 +158,25 @@ class Rendered:
         plots: list[dict[str, Any]] = self.probe[f"runs-{runs}"]["plots"]
         return plots
 
-    def text(self, runs: int) -> str:
-        """The text of the report of ``runs`` runs, as the browser laid it out."""
-        text: str = self.probe[f"runs-{runs}"]["text"]
+    def text(self, runs: int | str) -> str:
+        """The text of the report of ``runs`` runs (or of the frame so called), as the
+        browser laid it out."""
+        text: str = self.probe[runs if isinstance(runs, str) else f"runs-{runs}"]["text"]
         return text
 
 
 def render(folder: Path) -> Rendered:
-    """The reports of 1, 3 and 12 runs in one page, opened in one browser run that both
-    dumps the probed DOM and takes a screenshot."""
+    """The reports of 1, 3 and 12 runs, and the gated one, in one page, opened in one
+    browser run that both dumps the probed DOM and takes a screenshot."""
+    reports = {
+        f"runs-{runs}": write_history_report(folder / f"report{runs}", runs) for runs in RUNS
+    }
+    reports["gated"] = write_gated_report(folder / "gated")
     frames = [
         FRAME.format(
-            runs=runs,
-            page=html.escape(
-                write_history_report(folder / f"report{runs}", runs).read_text("utf-8")
-            ),
-            width=WIDTH,
-            height=HEIGHT,
+            id=frame, page=html.escape(report.read_text("utf-8")), width=WIDTH, height=HEIGHT
         )
-        for runs in RUNS
+        for frame, report in reports.items()
     ]
     page = folder / "reports.html"
     page.write_text(
@@ -164,7 +190,7 @@ def render(folder: Path) -> Rendered:
         folder,
         "--dump-dom",
         f"--screenshot={shot}",
-        f"--window-size={WIDTH},{HEIGHT * len(RUNS)}",
+        f"--window-size={WIDTH},{HEIGHT * (len(RUNS) + 1)}",
         page.as_uri(),
     )
     assert done.returncode == 0, done.stderr[-2000:]
@@ -195,11 +221,28 @@ def check_the_page_says_what_failed_and_what_counted_in_words(rendered: Rendered
     assert "at its floor or one below in 3 of 4 distinct recordings" in twelve
 
 
+def check_the_gate_says_which_run_it_judged(rendered: Rendered, folder: Path) -> None:
+    with History.open(folder / "gated" / "history.db", read_only=True) as history:
+        shown = history.runs()[-1].id
+    text = rendered.text("gated")
+    latest = text[text.index("Latest run") : text.index("Gate")]
+    assert f"Run {shown} at 2026-11-04T10:00:00Z" in latest
+    gate = text[text.index("Gate") : text.index("Maintenance signals")]
+    assert (
+        f"The gate judges the results file {folder / 'gated' / 'results.json'} (the run at "
+        "2026-11-05T10:00:00Z, commit abc, not in the history)."
+    ) in gate
+    assert (
+        f"These results are not the run shown as the latest run above (run {shown} at "
+        "2026-11-04T10:00:00Z): the gate and the latest run are two different runs."
+    ) in gate
+
+
 def check_the_screenshot_shows_the_plots(rendered: Rendered, runs: int) -> None:
     image_module = pytest.importorskip("PIL.Image", reason="Pillow reads the screenshot")
     top = RUNS.index(runs) * HEIGHT  # this report's frame
     with image_module.open(rendered.screenshot) as image:
-        assert image.size == (WIDTH, HEIGHT * len(RUNS))
+        assert image.size == (WIDTH, HEIGHT * (len(RUNS) + 1))
         gray = image.crop((0, top, WIDTH, top + HEIGHT)).convert("L")
         width, height = gray.size
         lower = gray.crop((0, height // 2, width, height))  # where the plots are
@@ -217,6 +260,8 @@ def test_the_reports_render_in_a_browser(tmp_path: Path, subtests: pytest.Subtes
             check_the_plots_render_with_their_titles_and_a_size(rendered, runs)
     with subtests.test("the page says what failed and what counted in words"):
         check_the_page_says_what_failed_and_what_counted_in_words(rendered)
+    with subtests.test("the gate says which run it judged"):
+        check_the_gate_says_which_run_it_judged(rendered, tmp_path)
     for runs in RUNS:
         with subtests.test("the screenshot shows the plots", runs=runs):
             check_the_screenshot_shows_the_plots(rendered, runs)

@@ -92,6 +92,8 @@ class GateReport(Rendered):
     rows: tuple[Row, ...]
     problems: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    results: Reference | None = None
+    """What was gated: the results (its file and run) compared with the baseline."""
 
     @property
     def failures(self) -> list[str]:
@@ -224,7 +226,7 @@ def run_gate(
                 f"{row.metric}: the results have no value, so its limit ({row.limit}) cannot "
                 "be checked"
             )
-    return GateReport(rows, tuple(problems), tuple(notes))
+    return GateReport(rows, tuple(problems), tuple(notes), now)
 
 
 def gate_config(

@@ -23,6 +23,7 @@ from replaygate.jsonfields import described, parse_time
 from replaygate.outputs import write_text
 from replaygate.report.data import fixture_ages, metric_series, weekly_pass_rates
 from replaygate.report.evidence import distinct_runs, recordings_text
+from replaygate.report.gated import gated_run
 from replaygate.report.plots import ages_plot, metrics_plot, weekly_plot
 from replaygate.report.signals import Signal, find_signals
 from replaygate.report.words import case_words, cut, failed_assertions, visible
@@ -84,7 +85,7 @@ def _latest(run: HistoryRun | None) -> str:
     )
 
 
-def _gate(report: GateReport | None) -> str:
+def _gate(report: GateReport | None, runs: Sequence[HistoryRun]) -> str:
     if report is None:
         return ""
     status = (
@@ -93,10 +94,22 @@ def _gate(report: GateReport | None) -> str:
     items = "".join(f"<li class='fail'>{_shown(p)}</li>" for p in report.problems)
     items += "".join(f"<li>{_shown(n)}</li>" for n in report.notes)
     return (
-        f"<h2>Gate</h2><p>The gate {status}.</p>"
+        f"<h2>Gate</h2>{_gated(report, runs)}<p>The gate {status}.</p>"
         + _table(GATE_HEADER, [r.cells() for r in report.rows])
         + (f"<ul>{items}</ul>" if items else "")
     )
+
+
+def _gated(report: GateReport, runs: Sequence[HistoryRun]) -> str:
+    """Which results the gate judged, and whether they are the latest run shown above."""
+    if report.results is None:
+        return ""
+    gated = gated_run(report.results, runs)
+    mismatch = gated.mismatch()
+    said = f"<p>The gate judges {_shown(gated.about())}"
+    if mismatch is None:
+        return f"{said}: the latest run shown above.</p>"
+    return f"{said}.</p><p class='fail'>{_shown(mismatch)}</p>"
 
 
 def _signals(signals: Sequence[Signal], note: str) -> str:
@@ -162,7 +175,7 @@ def build_report(
         _left_out(left_out),
         "<h2>Latest run</h2>",
         _latest(runs[-1] if runs else None),
-        _gate(gate),
+        _gate(gate, runs),
         _signals(signals, note),
         "<h2>Metrics over time</h2>",
         _figure(
