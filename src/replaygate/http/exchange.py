@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypedDict, Unpack
 from urllib.parse import SplitResult, urlsplit, urlunsplit
@@ -76,12 +78,19 @@ class SessionOptions(TypedDict, total=False):
 
 @dataclass(frozen=True, slots=True)
 class LiveSlot:
-    """A request that goes live and is recorded: its envelope, its identity, and how many
-    answers were already recorded for it (its first new answer follows them)."""
+    """A request that goes live and is recorded: its envelope, its identity, and the place
+    of its answer among the request's answers (taken when it is sent: the sends of one
+    request are answered on replay in the order they were sent, so their answers are
+    stored in that order, whatever order they end in)."""
 
     envelope: dict[str, Any]
     identity: bytes
-    recorded: int = 0
+    place: int = 0
+
+
+_Ended = tuple[dict[str, Any], Any, dict[str, Any]] | None
+"""An answer ready to store (the request, the prepared response, its meta), or None for
+a send that ended without one."""
 
 
 def identity_of(envelope: dict[str, Any]) -> bytes:
@@ -182,7 +191,12 @@ class Exchange:
         self._deciding = threading.Lock()
         self._writing = threading.Lock()
         self._sent: dict[bytes, int] = {}
-        self._written: dict[bytes, int] = {}
+        self._places: dict[bytes, int] = {}
+        """The next place to give a live send of each request."""
+        self._stored: dict[bytes, int] = {}
+        """The place of the next answer of each request to store."""
+        self._ended: dict[bytes, dict[int, _Ended]] = {}
+        """Answers that ended before an earlier send of the same request: stored after it."""
         self._live: set[bytes] = set()
         self.live_origin: str | None = None
         self.raised: list[ReplaygateError] = []
@@ -271,7 +285,7 @@ class Exchange:
             live = self.mode == "rerecord" or identity in self._live
         if live:
             self.session.reserve(envelope)
-            return LiveSlot(envelope, identity)
+            return LiveSlot(envelope, identity, self._place(identity, 0))
         self.lookups += 1
         hit = self.session.lookup(envelope, form)
         samples = hit[1].samples if hit is not None else 0
@@ -280,11 +294,23 @@ class Exchange:
             self.session.reserve(envelope)
             with self._lock:
                 self._live.add(identity)
-                # later live sends of it number their answers after the recorded ones,
-                # whichever is written first
-                self._written.setdefault(identity, samples)
-            return LiveSlot(envelope, identity, samples)
+            return LiveSlot(envelope, identity, self._place(identity, samples))
         return hit, repeat
+
+    def next_slot(self, envelope: dict[str, Any]) -> LiveSlot:
+        """The slot of a send of (stored) ``envelope`` recorded as it is made, not planned:
+        its answer follows those of the same request recorded before it in this session."""
+        identity = identity_of(envelope)
+        return LiveSlot(envelope, identity, self._place(identity, 0))
+
+    def _place(self, identity: bytes, first: int) -> int:
+        """The place of the answer to a live send of ``identity``: the next in the order
+        the sends are made, the first after the ``first`` answers recorded before."""
+        with self._lock:
+            place = self._places.setdefault(identity, first)
+            self._places[identity] = place + 1
+            self._stored.setdefault(identity, place)
+            return place
 
     def _teach(self, request: RequestLike, sent: dict[str, Any], response: Any) -> None:
         """Tell the server a live send of ``request`` would reach, when it learns
@@ -357,30 +383,76 @@ class Exchange:
         (:meth:`~replaygate.http.recording.Recording.left_open`)."""
         for recording in list(self.unfinished):
             recording.left_open()
+        with self._writing:
+            for identity in list(self._ended):
+                self._store_ended(identity, all_ended=True)
 
-    def record(self, slot: LiveSlot, response: dict[str, Any]) -> Fixture:
-        """Store ``response`` as the next answer to ``slot`` in this session.
+    def record(self, slot: LiveSlot, response: dict[str, Any]) -> None:
+        """Store ``response`` as the answer to ``slot`` in this session, once the answers of
+        the same request sent before it are stored (or their sends ended without one).
 
         A 404 for the route itself (:func:`~replaygate.http.routes.unserved_route`) is
         refused with :class:`~replaygate.errors.UnservedRouteError`: it is not a model
         reply, and nothing is written.
         """
+        try:  # refused here, the route, a secret or the cap is this send's error
+            stored, meta = self._prepared(slot, response)
+        except BaseException as err:
+            self.gave_up(slot)
+            if isinstance(err, Exception):
+                raise passthrough(err) from None
+            raise
+        self._ended_at(slot, (slot.envelope, stored, meta))
+
+    def _prepared(self, slot: LiveSlot, response: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """``response`` ready to store as ``slot``'s answer (:meth:`Session.prepared`), and
+        its meta."""
         path = str(slot.envelope.get("path", ""))
         if unserved_route(path, response):
             method = str(slot.envelope.get("method", ""))
-            raise passthrough(UnservedRouteError(method, path, response["status"]))
+            raise UnservedRouteError(method, path, response["status"])
         interface = self.interface_for(slot.envelope)
-        session = self.session
-        meta = session.meta(interface, interface_version_of(slot.envelope), "live")
-        # Answers are numbered in the order they are written: numbered when their calls
-        # ended, two written the other way round would both take the lower free place,
-        # and the second, finding it taken, would be lost.
+        meta = self.session.meta(interface, interface_version_of(slot.envelope), "live")
+        return self.session.prepared(slot.envelope, response, interface), meta
+
+    def gave_up(self, slot: LiveSlot) -> None:
+        """``slot``'s send ended without an answer to store (it failed, or its answer was
+        refused): the answers of the same request sent after it are stored without it."""
+        self._ended_at(slot, None)
+
+    @contextmanager
+    def sending(self, slot: LiveSlot) -> Iterator[None]:
+        """While ``slot``'s live send is made: a send that fails before a response gives
+        its place up (:meth:`gave_up`) and its spending-cap bound back."""
+        try:
+            yield
+        except BaseException:
+            self.session.release(slot.envelope)
+            self.gave_up(slot)
+            raise
+
+    def _ended_at(self, slot: LiveSlot, answer: _Ended) -> None:
         with self._writing:
-            with self._lock:
-                repeat = self._written.get(slot.identity, slot.recorded)
-                self._written[slot.identity] = repeat + 1
-            try:
-                at = Repeat(repeat)
-                return session.record(slot.envelope, response, at, interface=interface, meta=meta)
-            except Exception as err:
-                raise passthrough(err) from None
+            ended = self._ended.setdefault(slot.identity, {})
+            if slot.place < self._stored[slot.identity] or slot.place in ended:
+                return  # ended already (a failed send whose answer was refused as well)
+            ended[slot.place] = answer
+            self._store_ended(slot.identity)
+
+    def _store_ended(self, identity: bytes, *, all_ended: bool = False) -> None:
+        """Store the answers of ``identity`` that ended, in the order their sends were
+        made: each once every send before it ended (``all_ended``: every one that ended,
+        whatever sends before it have not: as the session ends)."""
+        ended = self._ended.get(identity, {})
+        while ended:
+            place = min(ended) if all_ended else self._stored[identity]
+            if place not in ended:
+                return
+            answer = ended.pop(place)
+            self._stored[identity] = place + 1
+            if answer is not None:
+                request, stored, meta = answer
+                try:
+                    self.session.store_prepared(request, stored, Repeat(place), meta)
+                except Exception as err:
+                    raise passthrough(err) from None

@@ -67,6 +67,7 @@ class Recording:
             yield
         except WireFormatError as err:
             self._over()
+            self.exchange.gave_up(self.slot)
             reason = f"{err.reason}; {why}, so this response was not recorded"
             raise passthrough(WireFormatError(err.path, reason)) from None
 
@@ -98,6 +99,7 @@ class Recording:
             self.finish("closed")
             return
         self._over()
+        self.exchange.gave_up(self.slot)
         envelope = self.slot.envelope
         warnings.warn(
             f"the response to {envelope.get('method')} {envelope.get('path')} was not read to "

@@ -112,7 +112,9 @@ class Library(Generic[RespT]):
             return self.replay(plan)
         if send is None:
             raise RuntimeError("a recording session needs a live transport")
-        return self.tee(exchange, plan, send(request))
+        with exchange.sending(plan):
+            live = send(request)
+        return self.tee(exchange, plan, live)
 
     async def handle_async(
         self,
@@ -128,4 +130,6 @@ class Library(Generic[RespT]):
             return self.replay(plan)
         if send is None:
             raise RuntimeError("a recording session needs a live transport")
-        return self.tee(exchange, plan, await send(request))
+        with exchange.sending(plan):
+            live = await send(request)
+        return self.tee(exchange, plan, live)

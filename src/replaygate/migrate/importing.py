@@ -32,7 +32,7 @@ from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.store.files import resolved
 from replaygate.http.envelope import request_envelope
-from replaygate.http.exchange import Exchange, LiveSlot, identity_of
+from replaygate.http.exchange import Exchange
 from replaygate.http.recorded import is_event_stream
 from replaygate.http.recording import Recording
 from replaygate.http.wire import wire_request
@@ -186,7 +186,7 @@ def _record(exchange: Exchange, interaction: Interaction) -> str:
     request, response = interaction.request, interaction.response
     sent = wire_request(request.method, request.uri, request.headers, request.body)
     stored = exchange.session.stored_request(request_envelope(sent))
-    slot = LiveSlot(stored, identity_of(stored))
+    slot = exchange.next_slot(stored)
     headers = list(response.headers)
     recording = Recording(exchange, slot, response.status, headers, is_event_stream(headers))
     recording.feed(response.body)

@@ -290,7 +290,7 @@ def _middleware(exchange: Exchange, session: aiohttp.ClientSession, decompress: 
         if moved is not None:
             request.url = URL(moved)
             request.headers[hdrs.HOST] = request.url.host_port_subcomponent or ""
-        with live_call():
+        with live_call(), exchange.sending(plan):
             live = await handler(request)
         return await _teed(exchange, plan, live, decompress)
 

@@ -104,7 +104,7 @@ def _sync(library: Library[Any]) -> Callable[[Any], Any]:
                     hook(response)
                 return response
             _moved(exchange, request)
-            with live_call():
+            with live_call(), exchange.sending(plan):
                 live = original(client, request, stream=True, follow_redirects=False, **options)
             return _teed(library, exchange, plan, live, start)
 
@@ -162,7 +162,7 @@ def _async(library: Library[Any]) -> Callable[[Any], Any]:
                     await hook(response)
                 return response
             _moved(exchange, request)
-            with live_call():
+            with live_call(), exchange.sending(plan):
                 live = await original(
                     client, request, stream=True, follow_redirects=False, **options
                 )

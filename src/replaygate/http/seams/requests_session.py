@@ -194,7 +194,10 @@ def _make(original: Callable[..., requests.Response]) -> Callable[..., requests.
             response = dispatch_hook("response", request.hooks, response, **options)  # type: ignore[no-untyped-call]
         else:
             request.url = exchange.live_url(request.url or "") or request.url
-            with live_call():  # one hop: each redirect is a request of its own, as in httpx
+            with (
+                live_call(),
+                exchange.sending(plan),
+            ):  # one hop: each redirect is a request of its own, as in httpx
                 live = original(
                     session, request, **{**options, "stream": True, "allow_redirects": False}
                 )

@@ -1,0 +1,120 @@
+"""The same request sent again before its first answer ended: each send is answered on
+replay with the answer it got while recording. Answers were stored in the order they
+ended and handed out on replay in the order the sends were made, so two identical
+requests whose answers ended the other way round (a stream read slowly, a live API
+answering the second first) swapped answers on replay, silently."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import intercept
+from replaygate.models.types import Message, ModelResponse, ToolSpec
+from replaygate.sim import FaultPlan, Simulator
+from sdks import openai
+
+ASK = [{"role": "user", "content": "Pick a number."}]
+
+
+class Counter:
+    """Each arrival gets its own answer, as a sampled model does."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        self.n += 1
+        return ModelResponse(text=f"answer {self.n}")
+
+
+async def _streamed(base_url: str, delays: Sequence[float]) -> list[str]:
+    """Identical streamed requests sent in turn, each read at its own pace."""
+    client = openai.AsyncOpenAI(api_key="k", base_url=base_url, max_retries=0)
+
+    async def ask(order: int, per_chunk: float) -> str:
+        await asyncio.sleep(order * 0.02)  # the order the sends are made
+        stream = await client.chat.completions.create(model="g", messages=ASK, stream=True)
+        text = ""
+        async for chunk in stream:
+            text += chunk.choices[0].delta.content or "" if chunk.choices else ""
+            await asyncio.sleep(per_chunk)
+        return text
+
+    return list(await asyncio.gather(*(ask(i, d) for i, d in enumerate(delays))))
+
+
+async def _plain(base_url: str, count: int) -> list[str]:
+    client = openai.AsyncOpenAI(api_key="k", base_url=base_url, max_retries=0)
+
+    async def ask(order: int) -> str:
+        await asyncio.sleep(order * 0.05)
+        reply = await client.chat.completions.create(model="g", messages=ASK)
+        return reply.choices[0].message.content or ""
+
+    return list(await asyncio.gather(*(ask(i) for i in range(count))))
+
+
+def _recorded_then_replayed(store: Path, run: Any, sim: Simulator) -> tuple[list[str], list[str]]:
+    with intercept(store, "record-missing", approve_live=True):
+        recorded = asyncio.run(run(sim.openai_base_url))
+    with intercept(store):
+        replayed = asyncio.run(run("http://127.0.0.1:9/v1"))
+    return recorded, replayed
+
+
+def test_identical_streams_read_at_their_own_pace_replay_their_own_answers(
+    tmp_path: Path,
+) -> None:
+    def run(url: str) -> Any:
+        return _streamed(url, [0.03, 0.0, 0.01])  # the first sent ends last
+
+    with Simulator(behavior=Counter()) as sim:
+        recorded, replayed = _recorded_then_replayed(tmp_path / "s.jsonl", run, sim)
+    assert sorted(recorded) == ["answer 1", "answer 2", "answer 3"]
+    assert replayed == recorded
+
+
+def test_identical_requests_answered_out_of_order_replay_their_own_answers(
+    tmp_path: Path,
+) -> None:
+    """The live API answers the second send before the first (the first is slow)."""
+    faults = FaultPlan.sequence(["slow", None], slow_delay=0.3)
+    with Simulator(behavior=Counter(), faults=faults) as sim:
+        recorded, replayed = _recorded_then_replayed(
+            tmp_path / "p.jsonl", lambda u: _plain(u, 2), sim
+        )
+    assert recorded == ["answer 1", "answer 2"]
+    assert replayed == recorded
+
+
+def test_a_send_that_fails_does_not_hold_back_the_answers_sent_after_it(tmp_path: Path) -> None:
+    """The first send fails (its server is gone); the second, identical, is stored at once:
+    the store holds it before the block ends."""
+    store = tmp_path / "f.jsonl"
+    with (
+        Simulator(behavior=Counter()) as sim,
+        intercept(store, "record-missing", approve_live=True) as session,
+    ):
+        dead = openai.OpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", max_retries=0)
+        with pytest.raises(openai.APIConnectionError):
+            dead.chat.completions.create(model="g", messages=ASK)
+        alive = openai.OpenAI(api_key="k", base_url=sim.openai_base_url, max_retries=0)
+        assert (
+            alive.chat.completions.create(model="g", messages=ASK).choices[0].message.content
+            == "answer 1"
+        )
+        assert session.recorded == 1
+        (fixture,) = FixtureStore.open(store)
+        assert fixture.samples == 1
+    with intercept(store):
+        replay = openai.OpenAI(api_key="k", max_retries=0)
+        assert (
+            replay.chat.completions.create(model="g", messages=ASK).choices[0].message.content
+            == "answer 1"
+        )
