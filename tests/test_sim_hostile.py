@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
 import socket
 import time
 from collections.abc import Iterator
@@ -783,3 +784,18 @@ def test_an_idle_connection_is_kept_open(sim: Simulator, monkeypatch: pytest.Mon
         assert sockets[0] is sockets[1]
     finally:
         conn.close()
+
+
+def test_a_client_gone_in_the_middle_of_its_body_is_dropped_without_a_traceback(
+    sim: Simulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A client that gives up mid-body (a Ctrl-C, a timeout): ending the connection raised
+    ENOTCONN, which the server printed as a traceback."""
+    head = b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n"
+    with caplog.at_level(logging.ERROR, logger="replaygate"):
+        for _ in range(3):
+            with socket.create_connection(("127.0.0.1", sim.port), timeout=5) as sock:
+                sock.sendall(head + b'{"mod')
+            time.sleep(0.1)
+        assert post(sim, "/v1/messages", {"model": "m"})[0] == 400  # still serving
+    assert [r.getMessage() for r in caplog.records] == []

@@ -398,7 +398,8 @@ async def _refuse(
     client still sends: closing with it unread would reset the connection, and the client
     could lose the reply."""
     await _send(conn, writer, dataclasses.replace(reply, headers=(*reply.headers, _CLOSE)))
-    writer.write_eof()
+    with contextlib.suppress(OSError):  # the client went away (ENOTCONN): nothing to end
+        writer.write_eof()
     with contextlib.suppress(TimeoutError, ConnectionError):
         async with asyncio.timeout(_LINGER):
             while await reader.read(_READ_SIZE):
