@@ -25,6 +25,8 @@ from run_cli import replaygate
 AGENT = ["--agent", "replaygate.examples.research_copilot:copilot"]
 CASES = str(shipped_eval_cases())
 CLASS_NAME = re.compile(r"\b[A-Z][A-Za-z]*(Error|Exception)\b")
+KEY = "sk-ant-api03-" + "Zx9" * 31 + "-AbCdEfGh"
+"""A key of the Anthropic API's shape, made here so that no file holds one."""
 
 
 def _closed_port_url() -> str:
@@ -48,6 +50,12 @@ FIRST_MISTAKES = {
          "--fixtures", "new.jsonl", "--cases", CASES, "--no-history"],
         None,
         ["needs ANTHROPIC_API_KEY", "--simulator"],
+    ),
+    "record-a-secret": (
+        ["record", *AGENT, "--approve-live", "--fixtures", "new.jsonl", "--simulator",
+         f"What is RAG? my key is {KEY}"],
+        None,
+        ["refusing to send this request", "Anthropic API key found at request.messages[0]"],
     ),
     "verify-missing-path": (["verify", "nope.jsonl"], None, ["nope.jsonl", "no such file"]),
     "drift-unreachable": (

@@ -199,8 +199,8 @@ def record(
                 raise  # exit 2: what was spent, or the file or setting to fix, is in the message
             except AgentRunError as err:
                 raise CommandError(str(err)) from None
-            except ReplaygateError as err:
-                raise click.ClickException(str(err)) from None
+            except ReplaygateError as err:  # a request refused unsent, a response unwritten
+                raise CommandError(describe(err)) from None
             bar.advance(question)
     click.echo(f"recorded {recorder.recorded} new response(s) into {fixtures}{spent(cap)}")
 
