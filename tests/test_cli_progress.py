@@ -101,7 +101,6 @@ def test_record_and_drift_draw_their_bars_once_the_work_is_long(
 
 
 @pytest.mark.usefixtures("slow")
-@pytest.mark.filterwarnings("ignore:rag. 1 sample:replaygate.sampling.advice.SamplingWarning")
 def test_eval_draws_its_bar_and_keeps_json_on_stdout(
     store: Path, tmp_path: Path, terminal: io.StringIO
 ) -> None:
@@ -119,6 +118,9 @@ def test_eval_draws_its_bar_and_keeps_json_on_stdout(
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["cases"][0]["case"] == "rag"
     assert BAR in terminal.getvalue() and "rag: pass" in terminal.getvalue()
+    # one line, not Python's form naming replaygate's source file and the code there
+    assert "warning: rag: 1 sample(s) on a semantic assertion" in done.stderr
+    assert "casework.py" not in done.stderr
 
 
 def test_a_bar_is_drawn_at_once_only_for_big_inputs(terminal: io.StringIO) -> None:

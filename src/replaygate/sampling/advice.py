@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from replaygate.assertions.kinds import SEMANTIC_CATEGORIES
+from replaygate.errors import ReplaygateWarning
 
 MIN_SEMANTIC_SAMPLES = 3
 
 
-class SamplingWarning(UserWarning):
+class SamplingWarning(ReplaygateWarning):
     """A sampled case is declared in a way that cannot give a trustworthy verdict."""
 
 
-class ObserveWarning(UserWarning):
+class ObserveWarning(ReplaygateWarning):
     """A sampled case passed fewer samples than its floor: queued for observation."""
 
 
