@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import signal
 import socket
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -227,3 +229,27 @@ def test_an_interrupt_between_results_and_history_waits_for_both(
     with History.open(history, read_only=True) as stored:
         runs = stored.runs()
     assert len(runs) == 1 and runs[0].metrics == results.metrics
+
+
+SIGNALLED_AT_EXIT = """
+import atexit, os, signal, sys, time
+atexit.register(lambda: (os.kill(os.getpid(), signal.{signal}), time.sleep(0.2)))
+sys.argv = ["replaygate", "--version"]
+from replaygate.cli import run
+run()
+"""
+"""The ``replaygate`` program signalled as the interpreter ends, its command done."""
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGINT"])
+def test_a_signal_while_the_process_ends_leaves_the_command_s_exit_status(name: str) -> None:
+    # After its command, the process was killed by the signal: status 143 (or 130 without
+    # the Interrupted: line), where the work was done and its status 0.
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNALLED_AT_EXIT.format(signal=name)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert done.stdout.startswith("replaygate, version")

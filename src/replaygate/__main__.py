@@ -1,5 +1,5 @@
 """``python -m replaygate``."""
 
-from replaygate.cli import main
+from replaygate.cli import run
 
-main()
+run()

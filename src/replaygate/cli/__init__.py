@@ -15,7 +15,7 @@ import sys
 import click
 
 from replaygate._version import __version__
-from replaygate.cli.interrupts import end_interrupted, sigterm_as_ctrl_c
+from replaygate.cli.interrupts import end_interrupted, signals_ignored_from_now, sigterm_as_ctrl_c
 
 COMMANDS: dict[str, str] = {
     "run": "replaygate.cli.replay_cmds:run",
@@ -142,4 +142,13 @@ def main() -> None:
     """Deterministic, offline tests for LLM agents: record once, replay strictly."""
 
 
-__all__ = ["COMMANDS", "main"]
+def run() -> None:
+    """The ``replaygate`` program: :func:`main`, then a Ctrl-C or SIGTERM while the process
+    ends changes its exit status no more (:func:`~.interrupts.signals_ignored_from_now`)."""
+    try:
+        main()
+    finally:
+        signals_ignored_from_now()
+
+
+__all__ = ["COMMANDS", "main", "run"]

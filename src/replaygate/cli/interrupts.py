@@ -77,6 +77,15 @@ def sigterm_as_ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+def signals_ignored_from_now() -> None:
+    """Once a command is over, a Ctrl-C or SIGTERM while the process ends (the interpreter's
+    own clean-up takes a moment) changes nothing: its work is done, and the exit status is
+    the command's, not the signal's."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
+
+
 def end_interrupted(command: str | None) -> click.exceptions.Exit:
     """Say that ``command`` was interrupted (:func:`interrupted`) and return the exit to
     raise; another Ctrl-C or SIGTERM while the process ends changes nothing."""
