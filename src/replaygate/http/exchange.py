@@ -54,7 +54,7 @@ from replaygate.http.envelope import (
 from replaygate.http.learners import learner_at
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed, replayed
-from replaygate.http.routes import unserved_route
+from replaygate.http.routes import SimulatorRefusalError, simulator_refusal, unserved_route
 from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 
@@ -406,11 +406,15 @@ class Exchange:
 
     def _prepared(self, slot: LiveSlot, response: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """``response`` ready to store as ``slot``'s answer (:meth:`Session.prepared`), and
-        its meta."""
+        its meta; an answer that is not a model's (:mod:`~replaygate.http.routes`: a 404 for
+        the route, an error the simulator made of its own accord) is refused."""
         path = str(slot.envelope.get("path", ""))
+        method = str(slot.envelope.get("method", ""))
         if unserved_route(path, response):
-            method = str(slot.envelope.get("method", ""))
             raise UnservedRouteError(method, path, response["status"])
+        refusal = simulator_refusal(response)
+        if refusal is not None:
+            raise SimulatorRefusalError(method, path, response["status"], refusal)
         interface = self.interface_for(slot.envelope)
         meta = self.session.meta(interface, interface_version_of(slot.envelope), "live")
         return self.session.prepared(slot.envelope, response, interface), meta

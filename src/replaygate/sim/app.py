@@ -4,8 +4,11 @@
 :class:`~replaygate.sim.replies.Reply`: route, draw a fault, authenticate, validate,
 ask the behaviour, render the provider's wire shape, stream it if asked, drift it.
 A 429, 500 or 529 fault answers before the behaviour is asked; ``slow``,
-``cut-stream`` and ``sse-error`` change how its answer is delivered. It is not
-thread-safe; the server calls it from its one event loop.
+``cut-stream`` and ``sse-error`` change how its answer is delivered. A behaviour
+that cannot answer (a script run out, a value it cannot make, an exception) gets an
+error marked as the simulator's own (:func:`~replaygate.sim.replies.refusal`), which
+a recording does not keep. It is not thread-safe; the server calls it from its one
+event loop.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from replaygate.sim.replies import (
     Reply,
     invalid_reply,
     json_reply,
+    refusal,
     status_error,
     stream_reply,
 )
@@ -243,14 +247,14 @@ class SimApp:
                 if schema is not None:
                     answer = in_json(answer, schema)
             except ScriptExhaustedError as err:
-                return status_error(provider, 500, request_id, message=str(err))
+                return refusal(status_error(provider, 500, request_id, message=str(err)))
             except UnmadeValue as err:
                 problem = Invalid(f"The simulator makes no answer of {err}")
-                return invalid_reply(provider, problem, request_id)
+                return refusal(invalid_reply(provider, problem, request_id))
             except Exception as err:
                 log.exception("simulator behaviour failed")
                 message = f"simulator behaviour failed: {err}"
-                return status_error(provider, 500, request_id, message=message)
+                return refusal(status_error(provider, 500, request_id, message=message))
             if one_call and len(answer.tool_calls) > 1:
                 answer = dataclasses.replace(answer, tool_calls=answer.tool_calls[:1])
             answers.append(cut_at(estimate_usage(answer, *conversation), limit))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import orjson
 
+from replaygate.http.routes import SIMULATOR_REFUSAL
 from replaygate.http.sse import SSEEvent
 from replaygate.sim.validation import Invalid
 
@@ -190,6 +192,16 @@ def status_error(
         error_type, default, code = _OPENAI_STATUS[status]
         body = openai_error(message or default, error_type, None, code)
     return json_reply(status, body, provider=provider, request_id=request_id, extra=extra)
+
+
+def refusal(reply: Reply) -> Reply:
+    """``reply``, an error the simulator makes of its own accord (a script run out, a
+    behaviour that raised, a value it cannot make), marked so: its body holds
+    :data:`~replaygate.http.routes.SIMULATOR_REFUSAL`, which a recording refuses to keep,
+    and ``x-should-retry: false`` tells the SDKs that asking again changes nothing."""
+    body = {**orjson.loads(reply.body), SIMULATOR_REFUSAL: True}
+    headers = (*reply.headers, ("x-should-retry", "false"))
+    return dataclasses.replace(reply, headers=headers, body=orjson.dumps(body))
 
 
 def invalid_reply(provider: Provider, problem: Invalid, request_id: str) -> Reply:

@@ -1,0 +1,157 @@
+"""Errors the simulator makes of its own accord (a script run out, a behaviour that
+raised, a value it cannot make) are not model answers: a recording keeps none of them,
+and the request fails with the simulator's message. Its scripted faults are recorded."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import httpx2_client
+from replaygate.http.routes import SIMULATOR_REFUSAL, SimulatorRefusalError, simulator_refusal
+from replaygate.models.types import Message, ModelResponse, ToolSpec
+from replaygate.sim import FaultPlan, Simulator
+from sdks import anthropic, openai
+
+QUESTION = [{"role": "user", "content": "first call"}]
+AGAIN = [{"role": "user", "content": "second call"}]
+
+
+class Broken:
+    """A behaviour that raises."""
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        raise RuntimeError("the policy has no answer")
+
+
+def recording_anthropic(store: Path, sim: Simulator, retries: int = 2) -> anthropic.Anthropic:
+    http = httpx2_client(store, "record-missing", approve_live=True, source="sim")
+    return anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=retries, http_client=http)
+
+
+def recording_openai(store: Path, sim: Simulator) -> openai.OpenAI:
+    http = httpx2_client(store, "record-missing", approve_live=True, source="sim")
+    return openai.OpenAI(api_key="k", base_url=sim.openai_base_url, http_client=http)
+
+
+def asked(store: Path) -> list[tuple[Any, list[int]]]:
+    """Each stored request's first message and the statuses of its answers."""
+    return [
+        (f.request["body"]["messages"][0]["content"], [r["status"] for r in f.responses])
+        for f in FixtureStore.open(store)
+    ]
+
+
+def test_an_exhausted_script_is_not_recorded_and_says_so(tmp_path: Path) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"text": "only one"}\n')
+    store = tmp_path / "t.jsonl"
+    with Simulator(behavior=f"script:{script}") as sim:
+        client = recording_anthropic(store, sim)  # the SDK's own retries left on
+        client.messages.create(model="m", max_tokens=8, messages=QUESTION)
+        with pytest.raises(SimulatorRefusalError) as caught:
+            client.messages.create(model="m", max_tokens=8, messages=AGAIN)
+        assert len(sim.requests) == 2  # not retried: asking again changes nothing
+    message = str(caught.value)
+    assert f"simulator script {script} is exhausted" in message
+    assert "add lines to the script" in message and "Nothing was written" in message
+    assert isinstance(caught.value, anthropic.AnthropicError)  # passed through as is
+    assert asked(store) == [("first call", [200])]
+
+    script.write_text('{"text": "only one"}\n{"text": "two"}\n')  # as the message says
+    with Simulator(behavior=f"script:{script}") as sim:
+        client = recording_anthropic(store, sim)
+        client.messages.create(model="m", max_tokens=8, messages=QUESTION)  # replayed
+        reply = client.messages.create(model="m", max_tokens=8, messages=AGAIN)
+    assert reply.content[0].text == "only one"
+    assert asked(store) == [("first call", [200]), ("second call", [200])]
+
+
+def test_a_behaviour_that_raised_is_not_recorded(tmp_path: Path) -> None:
+    store = tmp_path / "t.jsonl"
+    with Simulator(behavior=Broken()) as sim, pytest.raises(SimulatorRefusalError) as caught:
+        recording_openai(store, sim).chat.completions.create(model="g", messages=QUESTION)
+    assert "simulator behaviour failed: the policy has no answer" in str(caught.value)
+    assert "answered 500" in str(caught.value)
+    assert not FixtureStore.open(store)
+
+
+def test_a_value_the_simulator_cannot_make_is_not_recorded(tmp_path: Path) -> None:
+    store = tmp_path / "t.jsonl"
+    schema = {
+        "type": "object",
+        "properties": {"code": {"type": "string", "pattern": r"^(?=.*\d)[a-z\d]{8}$"}},
+        "required": ["code"],
+    }
+    response_format: Any = {"type": "json_schema", "json_schema": {"name": "O", "schema": schema}}
+    with Simulator(behavior="echo") as sim, pytest.raises(SimulatorRefusalError) as caught:
+        recording_openai(store, sim).chat.completions.create(
+            model="g", messages=QUESTION, response_format=response_format
+        )
+    assert "answered 400" in str(caught.value)
+    assert "The simulator makes no answer of the JSON asked for" in str(caught.value)
+    assert not FixtureStore.open(store)
+
+
+def test_a_scripted_fault_is_recorded_as_the_answer_it_plays(tmp_path: Path) -> None:
+    store = tmp_path / "t.jsonl"
+    with Simulator(behavior="echo", faults=FaultPlan.sequence(["500", "529", None])) as sim:
+        reply = recording_anthropic(store, sim).messages.create(
+            model="m", max_tokens=8, messages=QUESTION
+        )
+    assert reply.content[0].text == "echo: first call"
+    assert asked(store) == [("first call", [500, 529, 200])]
+
+
+def test_the_simulator_marks_its_own_errors_only(tmp_path: Path) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"text": "one"}\n')
+    body = {"model": "m", "max_tokens": 8, "messages": QUESTION}
+    with Simulator(behavior=f"script:{script}", faults=FaultPlan.sequence(["500"])) as sim:
+        headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+        # the fault, the script's one answer, the script run out
+        sent = [httpx2.post(f"{sim.url}/v1/messages", json=body, headers=headers) for _ in "abc"]
+    records = [{"status": r.status_code, "body": r.json()} for r in sent]
+    assert [r["status"] for r in records] == [500, 200, 500]
+    assert [SIMULATOR_REFUSAL in r["body"] for r in records] == [False, False, True]
+    assert [r.headers.get("x-should-retry") for r in sent] == [None, None, "false"]
+    assert [simulator_refusal(r) is not None for r in records] == [False, False, True]
+    assert "is exhausted" in str(simulator_refusal(records[2]))
+
+
+@pytest.mark.slow
+def test_under_pytest_an_exhausted_script_fails_the_test_and_records_nothing_of_it(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_calls="""
+        def test_two_calls(anthropic_client):
+            client = anthropic_client()
+            for text in ("first call", "second call"):
+                reply = client.messages.create(
+                    model="m", max_tokens=8, messages=[{"role": "user", "content": text}]
+                )
+            assert reply.content[0].text == "two"
+        """
+    )
+    script = pytester.path / "s.jsonl"
+    script.write_text('{"text": "one"}\n')
+    record = (
+        "--replaygate-record-mode=record-missing",
+        "--replaygate-approve-live",
+        "--replaygate-simulator=script:s.jsonl",
+    )
+    result = pytester.runpytest(*record)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*SimulatorRefusalError*simulator script*s.jsonl is exhausted*"])
+    assert asked(pytester.path / "tests/fixtures/test_calls/test_two_calls.jsonl") == [
+        ("first call", [200])
+    ]
+    script.write_text('{"text": "two"}\n')  # the first call replays; the second gets "two"
+    pytester.runpytest(*record).assert_outcomes(passed=1)
+    pytester.runpytest().assert_outcomes(passed=1)  # replay
