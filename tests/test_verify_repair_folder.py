@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from replaygate import FixtureStore
 from replaygate.cli import main
+from replaygate.fixtures.store.jsonl import TRUNCATED
 from test_store_stray_files import fixture
 
 MOVED = (
@@ -190,11 +191,15 @@ def test_a_truncated_file_in_a_linked_folder_is_left_for_its_own_store(tmp_path:
     root.mkdir()
     (root / crashed.parent.name).symlink_to(crashed.parent)
     linked = root / crashed.parent.name / crashed.name
-    for named in (root, linked):  # the store, or the file as its problem says to
-        code, lines = verify(str(named), "--repair")
-        assert code == 1
-        assert lines[0].startswith(f"{linked}: not repaired: it is reached through a symlink")
-        assert crashed.exists() and not crashed.with_name(crashed.name + ".bak").exists()
+    # verify's line said to run --repair on it, which --repair then refused
+    by_hand = f"{linked}: {TRUNCATED}; it is reached through a symlink, which `verify --repair`"
+    for named in (root, linked):  # the store, or the file alone
+        for repairing in ([], ["--repair"]):
+            code, lines = verify(str(named), *repairing)
+            assert code == 1
+            assert lines[0].startswith(by_hand), lines
+            assert len(lines) == 2 and "Run `replaygate verify --repair" not in lines[0]
+            assert crashed.exists() and not crashed.with_name(crashed.name + ".bak").exists()
 
 
 def test_a_repair_waits_for_a_writer_half_way_through_its_write(tmp_path: Path) -> None:

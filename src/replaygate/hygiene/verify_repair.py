@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from replaygate.fixtures.store.folder import store_of
+from replaygate.fixtures.store.jsonl import TRUNCATED
 from replaygate.fixtures.store.repair import (
     repair_partial_tail,
     set_aside_leftover,
@@ -24,11 +25,13 @@ from replaygate.fixtures.store.repair import (
 from replaygate.fixtures.store.side_files import is_leftover
 from replaygate.hygiene.verify_problem import StoreProblem
 
-LINKED = (
-    "not repaired: it is reached through a symlink, and the writers of another store "
-    "sharing that folder take another lock than this store's; move it aside by hand "
-    "while no recording runs there"
+INTERRUPTED_TEMPORARY = "temporary file left by an interrupted write (nothing stored was lost)"
+BY_HAND = (
+    "it is reached through a symlink, which `verify --repair` leaves (a store's writers "
+    "lock its own folders only, not where a link leads): move it aside by hand while no "
+    "recording runs there"
 )
+LINKED = f"not repaired: {BY_HAND}"
 
 
 def repair(root: Path, problems: Iterable[StoreProblem]) -> Iterator[str]:
@@ -40,12 +43,28 @@ def repair(root: Path, problems: Iterable[StoreProblem]) -> Iterator[str]:
             yield f"{problem.file}: {what}"
 
 
+def as_repair_takes(root: Path, problem: StoreProblem) -> StoreProblem:
+    """``problem``, found under ``root``, as ``--repair`` takes it: a file it leaves alone
+    (:func:`_left_alone`) is not repairable, and its reason says to move it aside by hand."""
+    file = Path(problem.file)
+    if not problem.repairable or not _left_alone(root, file):
+        return problem
+    what = TRUNCATED if file.suffix == ".json" else INTERRUPTED_TEMPORARY
+    return StoreProblem(problem.file, problem.line, f"{what}; {BY_HAND}")
+
+
+def _left_alone(root: Path, file: Path) -> bool:
+    """Whether ``--repair`` leaves ``file`` (a ``.json`` or temporary file) alone: one
+    reached through a symlink is another lock's."""
+    return (is_leftover(file.name) or file.suffix == ".json") and _through_link(root, file)
+
+
 def _repair(root: Path, file: Path) -> str | None:
     """What was done to ``file``; None when it was found whole under the lock. A file or
     a lock that cannot be written raises its ``OSError``, for the command to name."""
-    leftover = is_leftover(file.name)
-    if (leftover or file.suffix == ".json") and _through_link(root, file):
+    if _left_alone(root, file):
         return LINKED
+    leftover = is_leftover(file.name)
     after = ""
     if leftover:
         backup = set_aside_leftover(file)
