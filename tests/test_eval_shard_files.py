@@ -107,3 +107,50 @@ def test_the_same_shards_merged_twice_are_one_run_of_the_history(tmp_path: Path)
     assert "appended to" in other.output
     with History.open(history, read_only=True) as opened:
         assert len(opened.runs()) == 2
+
+
+def edited(path: Path, edit: Any) -> str:
+    """``path`` with ``edit`` applied to its ``eval.shard.positions``, as a copy beside it."""
+    document = json.loads(path.read_text("utf-8"))
+    edit(document["eval"]["shard"]["positions"])
+    copy = path.with_name(f"edited-{path.name}")
+    copy.write_text(json.dumps(document), encoding="utf-8")
+    return str(copy)
+
+
+@pytest.mark.parametrize(
+    ("edit", "refused"),
+    [
+        (
+            lambda positions: positions.reverse(),
+            "eval.shard.positions[1] is 6, before eval.shard.positions[0] (7): a shard's cases "
+            "are in file order, so its positions increase (case 'd' at 7, then case 'g' at 6)",
+        ),
+        (
+            lambda positions: positions.__setitem__(1, positions[0]),
+            "eval.shard.positions[1] is 3, as is eval.shard.positions[0]: position 3 given "
+            "twice (cases 'd' and 'g')",
+        ),
+        (
+            lambda positions: positions.__setitem__(0, 0),
+            "eval.shard.positions[0] is 0, as is eval.shard.positions[0] of {first}: position "
+            "0 given twice (cases 'a' and 'd')",
+        ),
+    ],
+    ids=["reversed", "twice in the shard", "twice in two shards"],
+)
+def test_positions_that_disagree_with_the_cases_are_refused_by_field(
+    tmp_path: Path, edit: Any, refused: str
+) -> None:
+    # a reversed list merged the shard's cases in reverse; a position given twice was
+    # "case 'g' is also in another shard", of the wrong case and the wrong shard
+    files = shard_files(tmp_path, list("abcdefgh"), 2)
+    assert json.loads(files[1].read_text("utf-8"))["eval"]["shard"]["positions"] == [3, 6, 7]
+    parts = [str(files[0]), edited(files[1], edit)]
+    out = tmp_path / "merged.json"
+    done = CliRunner().invoke(eval_cmd, ["merge", *parts, "--out", str(out), "--no-history"])
+    assert done.exit_code == 2, done.output
+    assert f"Error: {parts[1]}: {refused.format(first=parts[0])}; the file was edited" in (
+        done.output
+    )
+    assert not out.exists()

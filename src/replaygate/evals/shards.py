@@ -85,8 +85,9 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
     """The results of one run from the results of each of its shards (``names`` name them).
 
     Raises :class:`~replaygate.evals.errors.ResultsError` when a part is not a shard,
-    shards are missing or repeated, they come from different runs, or a shard holds a
-    case its id does not place there (listed in two shards, it would count twice).
+    shards are missing or repeated, they come from different runs, a shard holds a
+    case its id does not place there (listed in two shards, it would count twice), or
+    its ``eval.shard.positions`` do not agree with its cases (:func:`_place`).
     """
     if not parts:
         raise ResultsError("nothing to merge: give the results file of every shard")
@@ -116,18 +117,7 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
             f"shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing: merge needs the "
             "results of every shard of the run"
         )
-    placed: dict[int, CaseResult] = {}
-    for name, part, shard in zip(names, parts, shards, strict=True):
-        for position, case in zip(shard["positions"], part.cases, strict=True):
-            if not Shard(shard["index"], count).holds(case.id):
-                raise ResultsError(
-                    f"{name}: case {case.id!r} is not in shard {shard['index']}/{count} (a "
-                    "case's id decides its shard): the file was edited, or its shards come "
-                    "from different cases files"
-                )
-            if position in placed:
-                raise ResultsError(f"{name}: case {case.id!r} is also in another shard")
-            placed[position] = case
+    placed = _place(parts, names, shards)
     if sorted(placed) != list(range(total)):
         raise ResultsError(f"the shards hold {len(placed)} of the run's {total} cases")
     info = {k: v for k, v in parts[0].info.items() if k not in ("shard", "time")}
@@ -138,7 +128,53 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
             zip(names, parts, shards, strict=True), key=lambda item: item[2]["index"]
         )
     ]
-    return EvalResults(tuple(placed[i] for i in range(total)), info)
+    return EvalResults(tuple(placed[i].case for i in range(total)), info)
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """A case of a shard at the position its ``eval.shard.positions[index]`` gives."""
+
+    case: CaseResult
+    file: str
+    index: int
+
+
+def _place(
+    parts: Sequence[EvalResults], names: Sequence[str], shards: Sequence[Mapping[str, Any]]
+) -> dict[int, _Placed]:
+    """Each case of the shards by its position in the run, once the positions agree with
+    the cases: a case is in the shard its id decides, a shard's positions increase (its
+    cases are in file order) and no position is given twice."""
+    placed: dict[int, _Placed] = {}
+    for name, part, shard in zip(names, parts, shards, strict=True):
+        count = shard["count"]
+        for i, (position, case) in enumerate(zip(shard["positions"], part.cases, strict=True)):
+            if not Shard(shard["index"], count).holds(case.id):
+                raise ResultsError(
+                    f"{name}: case {case.id!r} is not in shard {shard['index']}/{count} (a "
+                    "case's id decides its shard): the file was edited, or its shards come "
+                    "from different cases files"
+                )
+            field = f"eval.shard.positions[{i}]"
+            if position in placed:
+                other = placed[position]
+                where = "" if other.file == name else f" of {other.file}"
+                raise ResultsError(
+                    f"{name}: {field} is {position}, as is eval.shard.positions[{other.index}]"
+                    f"{where}: position {position} given twice (cases {other.case.id!r} and "
+                    f"{case.id!r}); the file was edited"
+                )
+            if i and position < shard["positions"][i - 1]:
+                before = shard["positions"][i - 1]
+                raise ResultsError(
+                    f"{name}: {field} is {position}, before eval.shard.positions[{i - 1}] "
+                    f"({before}): a shard's cases are in file order, so its positions increase "
+                    f"(case {part.cases[i - 1].id!r} at {before}, then case {case.id!r} at "
+                    f"{position}); the file was edited"
+                )
+            placed[position] = _Placed(case, name, i)
+    return placed
 
 
 def shards_digest(parts: Sequence[EvalResults]) -> str:
