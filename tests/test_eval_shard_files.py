@@ -154,3 +154,19 @@ def test_positions_that_disagree_with_the_cases_are_refused_by_field(
         done.output
     )
     assert not out.exists()
+
+
+def test_merge_json_prints_the_merged_results_without_out(tmp_path: Path) -> None:
+    # as `eval --json` does; it stopped at "Missing option '--out'"
+    parts = [str(p) for p in shard_files(tmp_path, list("abcde"), 2)]
+    out = tmp_path / "merged.json"
+    written = CliRunner().invoke(eval_cmd, ["merge", *parts, "--out", str(out), "--no-history"])
+    assert written.exit_code == 0, written.output
+    printed = CliRunner().invoke(eval_cmd, ["merge", *parts, "--json", "--no-history"])
+    assert printed.exit_code == 0, printed.output
+    assert json.loads(printed.stdout) == json.loads(out.read_text("utf-8"))
+    history = tmp_path / "history.db"
+    shown = CliRunner().invoke(eval_cmd, ["merge", *parts, "--history", str(history)])
+    assert shown.exit_code == 0, shown.output
+    assert "success             1.000" in shown.stdout and "results:" not in shown.output
+    assert f"appended to {history}" in shown.output

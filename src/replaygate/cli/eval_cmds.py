@@ -306,8 +306,7 @@ def _write(
 @click.option(
     "--out",
     type=PathParam(dir_okay=False, path_type=Path),
-    required=True,
-    help="The merged results file.",
+    help="Write the merged results JSON to this file.",
 )
 @history_option
 @click.option("--no-history", is_flag=True, help="Do not append the merged run to the history.")
@@ -316,17 +315,18 @@ def _write(
 @errors_as_exit_2
 def merge_cmd(
     parts: tuple[Path, ...],
-    out: Path,
+    out: Path | None,
     history_path: Path | None,
     no_history: bool,
     as_json: bool,
     config_path: Path | None,
 ) -> None:
-    """Combine the results of every shard of one eval run into one results file.
+    """Combine the results of every shard of one eval run into the results of the run.
 
     Each PART is the --out file of `replaygate eval --shard I/N`; every shard of the run
-    must be given once. The merged file holds the cases in their file order, as a
-    serial run writes them, and the run is appended to the history once (its id comes
+    must be given once. The merged run holds the cases in their file order, as a
+    serial run does; it prints the verdicts and metrics (--json: the results document
+    instead), --out writes it, and it is appended to the history once (its id comes
     from the shards: merging them again appends nothing); gate it as any results file.
 
     Example:
