@@ -687,13 +687,57 @@ def test_two_cassettes_for_one_store_and_an_empty_folder_are_errors(
 ) -> None:
     folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
     shutil.copy(recorded[0] / "openai/json_serializer.json", folder / "openai/plain.json")
+    shutil.copy(recorded[0] / "openai/plain.yaml", folder / "openai/a b.yaml")
+    shutil.copy(recorded[0] / "openai/plain.yaml", folder / "openai/a_b.yaml")
     result = import_cassettes(folder, "--out", tmp_path / "out")
     assert result.exit_code == 2, result.output
-    assert "is imported into the same store; rename one of them" in result.output
+    for first, second in [("plain.json", "plain.yaml"), ("a b.yaml", "a_b.yaml")]:
+        store = tmp_path / "out" / "openai" / f"{Path(first).stem.replace(' ', '_')}.jsonl"
+        assert (
+            f"{folder / 'openai' / second}: {folder / 'openai' / first} is imported into the "
+            f"same store {store}; rename one of them"
+        ) in result.output
     (tmp_path / "empty").mkdir()
     empty = import_cassettes(tmp_path / "empty")
     assert empty.exit_code == 2
     assert "Error: no cassette (*.yaml, *.yml, *.json) under" in empty.output
+
+
+def test_a_store_is_named_as_the_plugin_names_the_store_of_its_test(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pytest-recording names a cassette after the test, each of <>?%*:|"'/\ written -
+    folder = tmp_path / "cassettes"
+    names = {
+        "test_says_hi[hello world].yaml": "test_says_hi[hello_world].jsonl",
+        "test_says_hi[caf\u00e9 #1 (b)].yaml": "test_says_hi[caf___1__b_].jsonl",
+        "test_says_hi[a-b].yaml": "test_says_hi[a-b].jsonl",  # pytest-recording's a/b too
+        "TestChat.test_says_hi[x=1,y+2].yaml": "TestChat.test_says_hi[x=1,y+2].jsonl",
+    }
+    for name in names:
+        (folder / "test_chat").mkdir(parents=True, exist_ok=True)
+        shutil.copy(recorded[0] / "openai/plain.yaml", folder / "test_chat" / name)
+    monkeypatch.chdir(tmp_path)  # the notes name the cassettes by their short paths
+    out = tmp_path / "out"
+    result = import_cassettes("cassettes", "--out", "out")
+    assert result.exit_code == 0, result.output
+    stored = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.jsonl"))
+    assert stored == sorted(f"test_chat/{store}" for store in names.values())
+    renamed = [line for line in result.output.splitlines() if line.startswith("  renamed ")]
+    assert renamed == [
+        f"  renamed {Path(cassette).stem} -> {Path(store).stem}: the name the pytest plugin "
+        "gives the test's store (each character outside A-Z a-z 0-9 _ . - [ ] = , + written _)"
+        for cassette, store in sorted(names.items())
+        if Path(cassette).stem != Path(store).stem
+    ]
+    assert len(renamed) == 2
+
+
+def test_the_importer_names_stores_without_loading_pytest() -> None:
+    # the plugin's name rule is shared with the importer, which runs outside pytest
+    code = "import sys, replaygate.cli.import_cmd; print('pytest' in sys.modules)"
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "False"
 
 
 @pytest.mark.slow
@@ -702,15 +746,27 @@ def test_a_migrated_test_replays_its_imported_store_through_the_plugin(
 ) -> None:
     cassettes = pytester.path / "tests" / "cassettes" / "test_chat"
     cassettes.mkdir(parents=True)
-    shutil.copy(recorded[0] / "openai/plain.yaml", cassettes / "test_answer.yaml")
+    # as pytest-recording names them: a parametrized id with a space, a test of a class
+    for name in ("test_answer.yaml", "test_asked[hello world].yaml", "TestChat.test_answer.yaml"):
+        shutil.copy(recorded[0] / "openai/plain.yaml", cassettes / name)
     assert import_cassettes("tests/cassettes").exit_code == 0  # into tests/fixtures
     test = f"""
+        import pytest
+
         def test_answer(openai_client):
             reply = openai_client().chat.completions.create(model={GPT!r}, messages={QUESTION!r})
             assert reply.choices[0].message.content == "Unpinned model versions."
+
+        @pytest.mark.parametrize("who", ["hello world"])
+        def test_asked(openai_client, who):
+            test_answer(openai_client)
+
+        class TestChat:
+            def test_answer(self, openai_client):
+                test_answer(openai_client)
     """
     pytester.makepyfile(**{"tests/test_chat": test})
-    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
 
 
 @pytest.mark.slow

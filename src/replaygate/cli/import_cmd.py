@@ -11,18 +11,27 @@ from replaygate.cli.json_docs import echo_json
 from replaygate.cli.options import CommandError, PathParam, json_option
 from replaygate.jsondoc import json_fields
 from replaygate.migrate.importing import CassetteImport, import_cassettes
+from replaygate.pytest_plugin.store_names import SAFE_CHARACTERS
 
 EXIT_CODES = {"imported": 0, "unchanged": 0, "refused": 1, "error": 2}
 """The exit status a cassette's outcome asks for; the command exits with the highest."""
 
 
 def render(result: CassetteImport) -> str:
-    """One line per cassette: where it went and its counts, or why nothing was written."""
+    """One line per cassette: where it went and its counts, or why nothing was written;
+    then the old and new name of a store named otherwise than its cassette."""
     if result.outcome in ("refused", "error"):
         return f"{result.outcome.upper()} (nothing written): {result.problem}"
-    return (
+    line = (
         f"{result.cassette} -> {result.store}: {result.imported} imported, "
         f"{result.unchanged} already there, {result.skipped} skipped, {result.refused} refused"
+    )
+    if not result.renamed:
+        return line
+    return (
+        f"{line}\n  renamed {Path(result.cassette).stem} -> {Path(result.store).stem}: the "
+        f"name the pytest plugin gives the test's store (each character outside "
+        f"{SAFE_CHARACTERS} written _)"
     )
 
 
@@ -39,7 +48,8 @@ def summary(results: list[CassetteImport]) -> str:
     type=PathParam(file_okay=False, path_type=Path),
     default=Path("tests/fixtures"),
     show_default=True,
-    help="Folder of the stores: one <cassette's path under DIR>.jsonl per cassette.",
+    help="Folder of the stores: one per cassette, at its path under DIR, named as the pytest "
+    "plugin names the store of its test (<name>.jsonl).",
 )
 @click.option(
     "--force", is_flag=True, help="Replace answers a store holds otherwise for the same request."
@@ -50,7 +60,9 @@ def import_cassettes_cmd(root: Path, out: Path, force: bool, as_json: bool) -> N
 
     Each cassette under DIR (or DIR itself, one cassette file) becomes a store under
     --out, written as a live recording would have stored it: sanitized, auth never
-    kept, repeated requests answered in order, meta.source "vcrpy". A cassette is
+    kept, repeated requests answered in order, meta.source "vcrpy". Each store is
+    named as the pytest plugin names its test's (a space in a parametrized id becomes
+    _), and a store so renamed is printed with its old name. A cassette is
     imported whole or not at all; importing again writes nothing new. Exit 1 when a
     cassette was refused (a secret, or a store holding another answer without
     --force); exit 2 when one could not be read. Example:

@@ -42,6 +42,7 @@ from replaygate.migrate.cassettes import (
     find_cassettes,
     read_cassette,
 )
+from replaygate.pytest_plugin.store_names import store_name
 from replaygate.sanitize import sanitizer_for
 
 IMPORT_SOURCE = "vcrpy"
@@ -61,6 +62,8 @@ class CassetteImport:
     ``imported`` counts the answers written, ``unchanged`` those the store already
     held, ``skipped`` the interactions a recording does not keep (a 404 for a route the
     server does not serve), ``refused`` the interactions of a refused cassette.
+    The store's name is the cassette's unless it holds a character the pytest plugin
+    writes ``_`` in the name of a test's store (:attr:`renamed`).
     """
 
     cassette: str
@@ -71,6 +74,11 @@ class CassetteImport:
     skipped: int = 0
     refused: int = 0
     problem: str | None = None
+
+    @property
+    def renamed(self) -> bool:
+        """Whether the store's name is not the cassette's (``a b.yaml`` -> ``a_b.jsonl``)."""
+        return Path(self.cassette).stem != Path(self.store).stem
 
 
 class CassetteRefused(ReplaygateError):
@@ -88,9 +96,11 @@ class _Staged:
 
 def cassette_stores(root: Path, out: Path) -> list[tuple[Path, Path]]:
     """Each cassette under ``root`` (a folder, or one cassette file) and its store under
-    ``out``: the same relative path, ending in ``.jsonl`` instead. Files under ``out``
-    (a folder store's ``.json`` files) are not cassettes; ``root`` inside ``out`` is a
-    :class:`CassetteError` (every cassette would be passed over)."""
+    ``out``: the same relative folder, and the name the pytest plugin gives the store of
+    the test the cassette is named after
+    (:func:`~replaygate.pytest_plugin.store_names.store_name`), ending in ``.jsonl``.
+    Files under ``out`` (a folder store's ``.json`` files) are not cassettes; ``root``
+    inside ``out`` is a :class:`CassetteError` (every cassette would be passed over)."""
     base = root if root.is_dir() else root.parent
     stores = resolved(out)
     if resolved(root).is_relative_to(stores):
@@ -100,7 +110,7 @@ def cassette_stores(root: Path, out: Path) -> list[tuple[Path, Path]]:
             "would be imported; name an --out folder outside the cassettes",
         )
     return [
-        (c, out / c.relative_to(base).with_suffix(".jsonl"))
+        (c, out / c.relative_to(base).parent / f"{store_name(c.stem)}.jsonl")
         for c in find_cassettes(root)
         if not resolved(c).is_relative_to(stores)
     ]
@@ -117,7 +127,9 @@ def import_cassettes(root: Path, out: Path, *, force: bool = False) -> list[Cass
     for cassette, store in cassette_stores(root, out):
         first = claimed.setdefault(store, cassette)
         if first != cassette:
-            problem = f"{cassette}: {first} is imported into the same store; rename one of them"
+            problem = (
+                f"{cassette}: {first} is imported into the same store {store}; rename one of them"
+            )
             results.append(CassetteImport(str(cassette), str(store), "error", problem=problem))
             continue
         results.append(import_cassette(cassette, store, force=force))

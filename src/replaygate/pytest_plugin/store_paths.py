@@ -2,7 +2,8 @@
 
 A test's store is the marker's ``fixtures`` (relative to ``--replaygate-dir``), else
 ``<dir>/<module>/<test name>.jsonl``: the module's file name without its folder, and
-the test's name with each character a file name cannot hold written ``_``. Two tests
+the test's name with each character a file name cannot hold written ``_``
+(:func:`~replaygate.pytest_plugin.store_names.store_name`). Two tests
 can so come to one store (``unit/test_api.py`` and ``integration/test_api.py``; ids
 ``a/b`` and ``a_b``), where each would replay what the other recorded: such tests are
 found when they are collected together, and refused when they are set up, naming
@@ -12,7 +13,6 @@ each other, until one is renamed or given a store of its own.
 from __future__ import annotations
 
 import os
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from replaygate.pytest_plugin.options import DEFAULT_DIR
+from replaygate.pytest_plugin.store_names import store_name
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]=,+]")
 _SHARING = pytest.StashKey[tuple[str, ...]]()
 """The other collected tests whose default store is this test's."""
 
@@ -45,7 +45,7 @@ def default_store(config: pytest.Config, node: pytest.Item) -> Path:
     """``<dir>/<module>/<test name>.jsonl``: the store of a test whose marker names none."""
     cls = getattr(node, "cls", None)
     name = node.name if cls is None else f"{cls.__name__}.{node.name}"
-    return fixtures_dir(config) / Path(node.path).stem / f"{_UNSAFE.sub('_', name)}.jsonl"
+    return fixtures_dir(config) / Path(node.path).stem / f"{store_name(name)}.jsonl"
 
 
 def chosen_store(config: pytest.Config, chosen: Any) -> Path:
