@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import os
+import posixpath
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +44,57 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
+LINK_MODE = "120000"
+"""The mode git stores a symlink with: its blob is the link's text."""
+_MAX_LINKS = 40
+"""How many symlinks one path may go through, as the system allows (a loop goes on)."""
+_CONVERTING = ("filter", "text", "eol", "working-tree-encoding", "ident")
+"""The attributes by which ``git checkout`` writes a file otherwise than git holds it."""
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One ``git ls-tree`` entry: mode, kind (``blob``, ``tree``, ``commit``) and object id."""
+
+    mode: str
+    kind: str
+    oid: str
+
+    @property
+    def is_link(self) -> bool:
+        """Whether the entry is a symlink."""
+        return self.mode == LINK_MODE
+
+
+@dataclass(frozen=True)
+class Blob:
+    """A file at a revision: the path git holds it at (a symlink's target) and its blob."""
+
+    path: str
+    oid: str
+
+
+def outside(link: str, target: str, where: str) -> HygieneError:
+    """The refusal of a symlink that leads out of the repository: git does not hold what it
+    links to, so no revision of it can be compared; never passed over in silence."""
+    return HygieneError(
+        f"{where}{link} is a symlink to {target!r}, outside the git repository: "
+        "`replaygate diff` reviews the fixtures the repository holds, and cannot review "
+        "those; review them in the repository that holds them, and diff the paths "
+        "beside the link"
+    )
+
+
+def lies_within(path: str, folder: str) -> bool:
+    """Whether repository-relative ``path`` is ``folder`` or inside it (``""``: the root)."""
+    return not folder or path == folder or path.startswith(folder + "/")
+
+
+def relative_to_root(relpath: str) -> str:
+    """A relative path as this module writes it: ``""`` for the root itself (``.``)."""
+    return "" if relpath == "." else relpath
+
+
 def _existing_ancestor(path: Path) -> Path:
     for candidate in (path, *path.parents):
         if candidate.is_dir():
@@ -73,8 +128,7 @@ class Repo:
             rel = absolute.relative_to(self.root)
         except ValueError:
             raise HygieneError(f"{path} is outside the git repository at {self.root}") from None
-        text = rel.as_posix()
-        return "" if text == "." else text
+        return relative_to_root(rel.as_posix())
 
     def commit(self, rev: str) -> str:
         """The commit id ``rev`` names; :class:`HygieneError` for an unknown revision."""
@@ -90,20 +144,27 @@ class Repo:
             raise HygieneError(f"unknown revision {rev!r} in {self.root}{hint}") from None
         return out.decode("ascii").strip()
 
-    def tree(self, commit: str, relpath: str) -> dict[str, str]:
-        """Files under ``relpath`` at ``commit``: repository-relative path -> blob id."""
-        args = ["ls-tree", "-r", "-z", "--full-tree", commit]
+    def listing(self, commit: str, relpath: str, *, trees: bool = False) -> dict[str, TreeEntry]:
+        """What ``git ls-tree -r`` lists under ``relpath`` at ``commit`` (``trees``: the
+        folders too): repository-relative path -> entry, a symlink as its own entry."""
+        args = ["ls-tree", "-r", "-z", "--full-tree", *(["-t"] if trees else []), commit]
         if relpath:
             args += ["--", relpath]
-        files: dict[str, str] = {}
+        found: dict[str, TreeEntry] = {}
         for record in run_git(args, self.root).split(b"\0"):
-            if not record:
-                continue
             info, _, name = record.partition(b"\t")
-            parts = info.split()
-            if len(parts) == 3 and parts[1] == b"blob":
-                files[name.decode("utf-8", "surrogateescape")] = parts[2].decode("ascii")
-        return files
+            parts = info.decode("ascii").split()
+            if len(parts) == 3:
+                found[name.decode("utf-8", "surrogateescape")] = TreeEntry(*parts)
+        return found
+
+    def tree(self, commit: str, relpath: str, label: str) -> dict[str, Blob]:
+        """Files under ``relpath`` at ``commit`` (``label`` in errors), symlinks followed as
+        the store follows them (:class:`CommitTree`): the path they are named by -> blob."""
+        listed = self.listing(commit, relpath)
+        if any(entry.is_link for entry in listed.values()):
+            return CommitTree(self, commit, label).files(relpath)
+        return {p: Blob(p, e.oid) for p, e in listed.items() if e.kind == "blob"}
 
     def blobs(self, ids: list[str]) -> dict[str, bytes]:
         """The content of each blob id, read with one ``git cat-file --batch``."""
@@ -123,4 +184,142 @@ class Repo:
             size = int(header[2])
             found[wanted] = out[end + 1 : end + 1 + size]
             pos = end + 1 + size + 1
+        return found
+
+    def converted(self, paths: Iterable[str]) -> set[str]:
+        """The ``paths`` that ``git checkout`` converts (a filter such as Git LFS, a line
+        end conversion, an encoding: ``.gitattributes``, or ``core.autocrlf``)."""
+        wanted = list(dict.fromkeys(paths))
+        if not wanted:
+            return set()
+        stdin = b"".join(os.fsencode(p) + b"\0" for p in wanted)
+        out = run_git(["check-attr", "-z", "--stdin", *_CONVERTING], self.root, stdin)
+        fields = out.split(b"\0")
+        values: dict[str, dict[str, str]] = {}
+        for i in range(0, len(fields) - 2, 3):
+            path = fields[i].decode("utf-8", "surrogateescape")
+            values.setdefault(path, {})[fields[i + 1].decode()] = fields[i + 2].decode()
+        autocrlf = self._config("core.autocrlf") == "true"
+        return {p for p in wanted if _converts(values.get(p, {}), autocrlf)}
+
+    def _config(self, name: str) -> str | None:
+        try:
+            return run_git(["config", "--get", name], self.root).decode().strip().lower()
+        except HygieneError:  # not set
+            return None
+
+    def checked_out(self, blobs: Iterable[Blob]) -> dict[Blob, bytes]:
+        """Each blob as ``git checkout`` writes it at its path: through its filters (Git
+        LFS), line end conversion and encoding; read with one ``git cat-file --batch`` but
+        for the files that are converted, which are read one by one (the batch gives the
+        size before conversion)."""
+        unique = list(dict.fromkeys(blobs))
+        converted = self.converted(b.path for b in unique)
+        raw = self.blobs([b.oid for b in unique if b.path not in converted])
+        found: dict[Blob, bytes] = {}
+        for blob in unique:
+            if blob.path in converted:
+                args = ["cat-file", "--filters", f"--path={blob.path}", blob.oid]
+                found[blob] = run_git(args, self.root)
+            else:
+                found[blob] = raw[blob.oid]
+        return found
+
+
+def _converts(attributes: dict[str, str], autocrlf: bool) -> bool:
+    """Whether a file with these attributes (``git check-attr`` values) is converted."""
+    if attributes.get("filter", "unspecified") not in ("unspecified", "unset"):
+        return True
+    if attributes.get("text") == "unset":
+        return False
+    return autocrlf or any(value != "unspecified" for value in attributes.values())
+
+
+class CommitTree:
+    """The files of one commit with its symlinks followed inside the repository, as the store
+    follows them on disk: a linked file is its target's blob, a linked folder's files are
+    named through the link. Each real folder is walked once (the store's own first, then
+    the links in path order); a link to nothing or a loop of links is refused, naming it,
+    as is a link out of the repository (:func:`outside`)."""
+
+    def __init__(self, repo: Repo, commit: str, label: str) -> None:
+        self.repo = repo
+        self.label = label
+        self.entries = repo.listing(commit, "", trees=True)
+        self._paths = sorted(self.entries)
+        self._texts: dict[str, str] = {}
+
+    def _where(self) -> str:
+        return f"{self.label}:"
+
+    def _link_target(self, link: str) -> str:
+        """The repository-relative path ``link`` points to (``""``: the root)."""
+        if link not in self._texts:
+            oid = self.entries[link].oid
+            data = self.repo.blobs([oid])[oid]
+            self._texts[link] = data.decode("utf-8", "surrogateescape")
+        text = self._texts[link]
+        root = self.repo.root.as_posix()
+        if posixpath.isabs(text):
+            if not lies_within(text, root):
+                raise outside(link, text, self._where())
+            return relative_to_root(posixpath.relpath(text, root))
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(link), text))
+        if target == ".." or target.startswith("../"):
+            raise outside(link, text, self._where())
+        return relative_to_root(target)
+
+    def real(self, path: str, links: int = 0) -> str | None:
+        """``path`` with its symlinks followed, part by part; None when nothing is there."""
+        done = ""
+        parts = path.split("/") if path else []
+        for i, part in enumerate(parts):
+            here = posixpath.join(done, part) if done else part
+            entry = self.entries.get(here)
+            if entry is None:
+                return None
+            if entry.is_link:
+                if links >= _MAX_LINKS:
+                    raise HygieneError(f"{self._where()}{here} is a symlink loop")
+                rest = "/".join(parts[i + 1 :])
+                target = self._link_target(here)
+                return self.real("/".join(p for p in (target, rest) if p), links + 1)
+            done = here
+        return done
+
+    def _under(self, folder: str) -> list[str]:
+        if not folder:
+            return self._paths
+        start = bisect.bisect_left(self._paths, folder)
+        end = bisect.bisect_left(self._paths, folder + "/\uffff")
+        return [p for p in self._paths[start:end] if lies_within(p, folder)]
+
+    def files(self, relpath: str) -> dict[str, Blob]:
+        """The files under ``relpath``, named through the links that lead to them."""
+        found: dict[str, Blob] = {}
+        walked: list[str] = []
+        pending = [(relpath, relpath)]
+        while pending:
+            real, shown = pending.pop(0)
+            walked.append(real)
+            links: list[tuple[str, str]] = []
+            for path in self._under(real):
+                entry = self.entries[path]
+                name = shown + path[len(real) :]
+                if entry.is_link:
+                    links.append((path, name))
+                elif entry.kind == "blob":
+                    found[name] = Blob(path, entry.oid)
+            for path, name in sorted(links, key=lambda link: link[1]):
+                target = self.real(path)
+                if target is None:
+                    raise HygieneError(
+                        f"{self._where()}{path} is a symlink to "
+                        f"{self._texts.get(path, '')!r}, which does not exist"
+                    )
+                linked = self.entries.get(target)
+                if linked is not None and linked.kind == "blob":
+                    found[name] = Blob(target, linked.oid)
+                elif not any(lies_within(target, w) or lies_within(w, target) for w in walked):
+                    pending.append((target, name))
         return found

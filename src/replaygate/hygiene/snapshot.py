@@ -17,10 +17,19 @@ from replaygate.fixtures.store import iter_jsonl
 from replaygate.fixtures.store.folder import PEEK_BYTES, kind_of
 from replaygate.fixtures.store.jsonl import json_fixture
 from replaygate.hygiene.errors import HygieneError
-from replaygate.hygiene.gitrev import Repo, blob_id, run_git
+from replaygate.hygiene.gitrev import (
+    Repo,
+    blob_id,
+    lies_within,
+    outside,
+    relative_to_root,
+    run_git,
+)
 from replaygate.regular import read_regular_bytes, unreadable
 
 FIXTURE_SUFFIXES = (".jsonl", ".json")
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+"""How the file git holds for a Git LFS file begins (the pointer to its content)."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +74,12 @@ def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
     if kind_of(data[:PEEK_BYTES]) is not None:
         return []
     where = path if label == "working tree" else f"{label}:{path}"
+    if data.startswith(LFS_POINTER):
+        raise HygieneError(
+            f"{where} is a Git LFS pointer, not the fixtures it stands for: git has no Git "
+            "LFS filter to check it out with (install git-lfs, run `git lfs install`, then "
+            "`git lfs pull`)"
+        )
     try:
         if path.endswith(".jsonl"):
             return [Entry(path, loc.line, fx) for loc, fx in iter_jsonl(Path(where), data)]
@@ -78,20 +93,87 @@ def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
 
 
 def worktree(repo: Repo, relpath: str) -> Side:
-    """The working tree: tracked and untracked (not ignored) fixture files under ``relpath``."""
+    """The working tree: tracked and untracked (not ignored) fixture files under ``relpath``,
+    symlinks followed as the store follows them (:func:`_worktree_files`)."""
+    contents: dict[str, tuple[str, bytes]] = {}
+    for name, (real, file) in _worktree_files(repo, relpath).items():
+        data = _read_worktree_file(file, name)
+        if data is not None:
+            contents[name] = (real, data)
+    converted = repo.converted(real for real, _ in contents.values())
+    clean = _clean_index_ids(repo, sorted(converted))
+    files = {name: clean.get(real) or blob_id(data) for name, (real, data) in contents.items()}
+    return Side("working tree", files, lambda paths: {p: contents[p][1] for p in paths})
+
+
+def _listed(repo: Repo, relpath: str) -> list[str]:
     args = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name"]
     if relpath:
         args += ["--", relpath]
     listed = run_git(args, repo.root).decode("utf-8", "surrogateescape")  # names as on disk
-    names = sorted({n for n in listed.split("\0") if n})
-    contents: dict[str, bytes] = {}
-    for name in names:
-        if _is_fixture_file(name):
-            data = _read_worktree_file(repo.root / name, name)
-            if data is not None:
-                contents[name] = data
-    files = {name: blob_id(data) for name, data in contents.items()}
-    return Side("working tree", files, lambda paths: {p: contents[p] for p in paths})
+    return sorted({n for n in listed.split("\0") if n})
+
+
+def _worktree_files(repo: Repo, relpath: str) -> dict[str, tuple[str, Path]]:
+    """The fixture files under ``relpath``: the name they are reviewed by -> where git
+    holds them (repository-relative) and the file to read. A linked file is read through
+    its link; a linked folder's files are named through the link, each real folder walked
+    once (the store's own first, then the links in path order); a link out of the
+    repository is refused (:func:`outside`), as is a link to nothing or a loop."""
+    found: dict[str, tuple[str, Path]] = {}
+    walked: list[str] = []
+    pending = [(relpath, relpath)]
+    while pending:
+        real, shown = pending.pop(0)
+        walked.append(real)
+        links: list[tuple[str, str]] = []
+        for path in _listed(repo, real):
+            name = shown + path[len(real) :]
+            if os.path.islink(repo.root / path):
+                links.append((path, name))
+            elif _is_fixture_file(name):
+                found[name] = (path, repo.root / path)
+        for path, name in sorted(links, key=lambda link: link[1]):
+            target = _link_target(repo, path)
+            if os.path.isdir(repo.root / target):
+                if not any(lies_within(target, w) or lies_within(w, target) for w in walked):
+                    pending.append((target, name))
+            elif _is_fixture_file(name):
+                found[name] = (target, repo.root / path)
+    return found
+
+
+def _link_target(repo: Repo, link: str) -> str:
+    """Where the symlink ``link`` leads, relative to the repository root."""
+    file = repo.root / link
+    real = os.path.realpath(file)
+    if not lies_within(real, repo.root.as_posix()):
+        raise outside(link, os.readlink(file), "")
+    try:
+        os.stat(file)
+    except OSError as err:
+        what = "fixture file" if _is_fixture_file(link) else "folder"
+        raise HygieneError(f"{link}: {unreadable(file, err, what)}") from None
+    return relative_to_root(os.path.relpath(real, repo.root))
+
+
+def _clean_index_ids(repo: Repo, paths: list[str]) -> dict[str, str]:
+    """The blob ids the index holds for those of ``paths`` the working tree has not changed
+    (git compares through the filters that convert a file): what a file converted on
+    checkout (Git LFS, line ends) is, once converted back."""
+    if not paths:
+        return {}
+    staged = run_git(["ls-files", "-z", "-s", "--full-name", "--", *paths], repo.root)
+    changed = run_git(["ls-files", "-z", "-m", "--full-name", "--", *paths], repo.root)
+    modified = {n.decode("utf-8", "surrogateescape") for n in changed.split(b"\0")}
+    ids: dict[str, str] = {}
+    for record in staged.split(b"\0"):
+        info, _, raw = record.partition(b"\t")
+        parts = info.split()
+        name = raw.decode("utf-8", "surrogateescape")
+        if len(parts) == 3 and parts[2] == b"0" and name not in modified:
+            ids[name] = parts[1].decode("ascii")
+    return ids
 
 
 def _read_worktree_file(file: Path, name: str) -> bytes | None:
@@ -107,12 +189,14 @@ def _read_worktree_file(file: Path, name: str) -> bytes | None:
 
 
 def revision(repo: Repo, rev: str, relpath: str) -> Side:
-    """The fixture files under ``relpath`` at revision ``rev``."""
+    """The fixture files under ``relpath`` at revision ``rev``, each read as ``git checkout``
+    writes it (:meth:`Repo.checked_out`)."""
     commit = repo.commit(rev)
-    tree = {p: b for p, b in repo.tree(commit, relpath).items() if _is_fixture_file(p)}
+    label = f"{rev} ({commit[:7]})"
+    tree = {p: b for p, b in repo.tree(commit, relpath, label).items() if _is_fixture_file(p)}
 
     def read(paths: list[str]) -> dict[str, bytes]:
-        blobs = repo.blobs([tree[p] for p in paths])
-        return {p: blobs[tree[p]] for p in paths}
+        contents = repo.checked_out(tree[p] for p in paths)
+        return {p: contents[tree[p]] for p in paths}
 
-    return Side(f"{rev} ({commit[:7]})", tree, read)
+    return Side(label, {p: b.oid for p, b in tree.items()}, read)

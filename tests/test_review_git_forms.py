@@ -1,0 +1,202 @@
+"""`replaygate diff` reads each side as git checks it out and as the store reads it on disk:
+symlinks inside the repository are followed (a linked store file, a linked interface
+folder), a symlink out of it is refused by name, and files git converts on checkout (line
+ends, Git LFS) are compared in their checked-out form."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from replaygate import Fixture, FixtureStore
+from replaygate.cli import main
+from replaygate.fixtures.fixture import make_meta
+from replaygate.hygiene.errors import HygieneError
+from replaygate.hygiene.review import Review, review_store
+
+INTERFACE = "anthropic.messages@2023-06-01"
+META = make_meta("anthropic.messages", "2023-06-01", "hand")
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com",
+         "-c", "commit.gpgsign=false", *args],
+        cwd=repo, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main", "--template=")
+    (root / ".gitignore").write_text("*.lock\n.replaygate.lock\n", encoding="utf-8")
+    monkeypatch.chdir(root)
+    return root
+
+
+def commit(repo: Path) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "fixtures")
+
+
+def put(store: Path, question: str, answer: str) -> None:
+    request = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 64,
+        "messages": [{"role": "user", "content": question}],
+    }
+    response = {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": answer}], "stop_reason": "end_turn",
+        "usage": {"input_tokens": 9, "output_tokens": 1},
+    }  # fmt: skip
+    with FixtureStore.open(store) as opened:
+        opened.put(Fixture.create(request, [response], META))
+
+
+def edit(file: Path, old: str, new: str) -> None:
+    data = file.read_bytes()
+    assert old.encode() in data
+    file.write_bytes(data.replace(old.encode(), new.encode()))
+
+
+def diff(*args: str) -> Result:
+    return CliRunner().invoke(main, ["diff", *args])
+
+
+def only_alarm(result: Review) -> str:
+    [alarm] = result.alarms
+    assert not (result.added or result.removed or result.paired)
+    return alarm.new.file
+
+
+def test_a_hand_edit_in_a_linked_interface_folder_is_an_alarm(repo: Path) -> None:
+    put(repo / "shared", "Name a prime.", "2")
+    (repo / "fx").mkdir()
+    os.symlink(f"../shared/{INTERFACE}", repo / "fx" / INTERFACE)
+    commit(repo)
+    assert review_store(Path("fx")).unchanged
+
+    [fixture_file] = (repo / "shared" / INTERFACE).glob("*.json")
+    edit(fixture_file, '"text": "2"', '"text": "3"')
+    named = f"fx/{INTERFACE}/{fixture_file.name}"
+    assert only_alarm(review_store(Path("fx"))) == named
+    done = diff("fx")
+    assert done.exit_code == 1, done.output
+    assert f"ALARM  {named}" in done.output
+
+
+def test_a_linked_store_file_is_read_as_the_file_it_links_to(repo: Path) -> None:
+    put(repo / "shared" / "rc.jsonl", "Name a prime.", "2")
+    (repo / "fx").mkdir()
+    os.symlink("../shared/rc.jsonl", repo / "fx" / "rc.jsonl")
+    commit(repo)
+    unchanged = diff("fx")
+    assert unchanged.exit_code == 0, unchanged.output
+    assert "no fixture changed (1 file(s) compared)" in unchanged.output
+
+    edit(repo / "shared" / "rc.jsonl", '"text":"2"', '"text":"3"')
+    assert only_alarm(review_store(Path("fx"))) == "fx/rc.jsonl"
+    assert review_store(Path("fx"), base="HEAD", head="HEAD").unchanged
+
+
+def test_a_link_out_of_the_repository_is_refused_by_name(repo: Path, tmp_path: Path) -> None:
+    put(tmp_path / "elsewhere", "Name a prime.", "2")
+    (repo / "fx").mkdir()
+    os.symlink(tmp_path / "elsewhere" / INTERFACE, repo / "fx" / INTERFACE)
+    put(repo / "fx" / "own.jsonl", "Name a prime.", "2")
+    commit(repo)
+    done = diff("fx")
+    assert done.exit_code == 2
+    assert f"fx/{INTERFACE} is a symlink to " in done.output
+    assert "outside the git repository" in done.output
+    with pytest.raises(HygieneError, match=r"^HEAD \([0-9a-f]{7}\):fx/anthropic"):
+        review_store(Path("fx"), base="HEAD", head="HEAD")
+
+
+def test_a_store_checked_out_with_crlf_line_ends_is_unchanged(repo: Path) -> None:
+    (repo / ".gitattributes").write_text("*.jsonl text eol=crlf\n", encoding="utf-8")
+    put(repo / "fx" / "rc.jsonl", "Name a prime.", "2")
+    commit(repo)
+    (repo / "fx" / "rc.jsonl").unlink()
+    git(repo, "checkout", "--", "fx/rc.jsonl")
+    assert b"\r\n" in (repo / "fx" / "rc.jsonl").read_bytes()
+
+    result = review_store(Path("fx"))
+    assert result.unchanged and not result.files_changed
+    edit(repo / "fx" / "rc.jsonl", '"text":"2"', '"text":"3"')
+    assert only_alarm(review_store(Path("fx"))) == "fx/rc.jsonl"
+
+
+_LFS_CLEAN = """\
+import hashlib, pathlib, sys
+data = sys.stdin.buffer.read()
+oid = hashlib.sha256(data).hexdigest()
+pathlib.Path(".git/lfs-objects", oid).write_bytes(data)
+sys.stdout.buffer.write(
+    b"version https://git-lfs.github.com/spec/v1\\noid sha256:%s\\nsize %d\\n"
+    % (oid.encode(), len(data))
+)
+"""
+_LFS_SMUDGE = """\
+import pathlib, sys
+oid = sys.stdin.buffer.read().split(b"oid sha256:")[1].split(b"\\n")[0].decode()
+sys.stdout.buffer.write(pathlib.Path(".git/lfs-objects", oid).read_bytes())
+"""
+
+
+def _lfs_filter(repo: Path) -> None:
+    """A clean and smudge filter pair named ``lfs`` that does what Git LFS does (git-lfs
+    itself where it is installed): git holds a pointer, the working tree the content."""
+    (repo / ".gitattributes").write_text(
+        "*.jsonl filter=lfs diff=lfs merge=lfs -text\n", encoding="utf-8"
+    )
+    if shutil.which("git-lfs"):
+        git(repo, "lfs", "install", "--local")
+        return
+    (repo / ".git" / "lfs-objects").mkdir()
+    for name, code in (("clean", _LFS_CLEAN), ("smudge", _LFS_SMUDGE)):
+        script = repo / ".git" / f"lfs-{name}.py"
+        script.write_text(code, encoding="utf-8")
+        git(repo, "config", f"filter.lfs.{name}", f'"{sys.executable}" "{script}"')
+    git(repo, "config", "filter.lfs.required", "true")
+
+
+def test_a_store_in_git_lfs_is_reviewed_as_checked_out(repo: Path) -> None:
+    _lfs_filter(repo)
+    put(repo / "fx" / "rc.jsonl", "Name a prime.", "2")
+    commit(repo)
+    assert git(repo, "show", "HEAD:fx/rc.jsonl").startswith("version https://git-lfs")
+
+    done = diff("fx")
+    assert done.exit_code == 0, done.output
+    assert "no fixture changed" in done.output
+    edit(repo / "fx" / "rc.jsonl", '"text":"2"', '"text":"3"')
+    assert only_alarm(review_store(Path("fx"))) == "fx/rc.jsonl"
+
+
+def test_a_git_lfs_pointer_git_cannot_check_out_is_named_as_one(repo: Path) -> None:
+    (repo / ".gitattributes").write_text("*.jsonl filter=lfs -text\n", encoding="utf-8")
+    store = repo / "fx" / "rc.jsonl"
+    store.parent.mkdir()
+    store.write_text(
+        "version https://git-lfs.github.com/spec/v1\noid sha256:" + "0" * 64 + "\nsize 9\n",
+        encoding="utf-8",
+    )
+    commit(repo)  # no lfs filter here: git holds and checks out the pointer as it is
+    store.unlink()
+    put(store, "Name a prime.", "2")
+    done = diff("fx")
+    assert done.exit_code == 2
+    assert "fx/rc.jsonl is a Git LFS pointer, not the fixtures it stands for" in done.output
+    assert "git lfs install" in done.output
+    assert "committed so" not in done.output and "malformed" not in done.output
