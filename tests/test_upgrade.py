@@ -162,3 +162,51 @@ def test_the_upgrade_command_prints_and_exits_1_on_failures(tmp_path: Path) -> N
     )
     assert missing.exit_code == 2
     assert "cannot read baseline or results" in missing.output
+
+
+def test_the_cases_a_candidate_lacks_are_listed_and_fail_the_command(tmp_path: Path) -> None:
+    # a candidate of some of the cases passed, exit 0, without a word of the others
+    old = EvalResults(tuple(case(c, 4, semantic(passing(), passing())) for c in "abc"))
+    part = EvalResults(old.cases[1:2])
+    report = classify_upgrade(reference(*old.cases), reference(*part.cases))
+    assert (report.failures, report.missing, report.failed) == ((), ("a", "c"), True)
+    assert report.text().splitlines() == [
+        "MISSING 2 case(s) of the baseline not in the candidate, so not checked: a, c; run the "
+        "candidate model on the baseline's cases file",
+        "upgrade: no failing gate in the candidate; 2 case(s) of the baseline missing",
+    ]
+    assert report.to_json()["missing"] == ["a", "c"]
+    assert "**Missing:** 2 case(s) of the baseline" in report.markdown()
+    old_path, part_path = old.write(tmp_path / "old.json"), part.write(tmp_path / "b.json")
+    runner = CliRunner()
+    done = runner.invoke(upgrade_cmd, ["--baseline", str(old_path), "--candidate", str(part_path)])
+    assert done.exit_code == 1, done.output
+    assert "not checked: a, c;" in done.output
+
+
+def test_a_shard_or_another_suite_is_refused_as_the_candidate(tmp_path: Path) -> None:
+    old = EvalResults(tuple(case(c, 4, semantic(passing(), passing())) for c in "abc"))
+    old_path = old.write(tmp_path / "old.json")
+    shard = {"index": 2, "count": 3, "cases": 3, "positions": [1]}
+    one = EvalResults(old.cases[1:2], {"shard": shard}).write(tmp_path / "shard-2.json")
+    other = EvalResults((case("z", 4, semantic(passing(), some(0))),))
+    other_path = other.write(tmp_path / "other.json")
+    runner = CliRunner()
+    for candidate, refused in [
+        (
+            one,
+            f"Error: {one}: holds the results of shard 2/3 of a run (1 case(s)), not of a "
+            "whole run: as the candidate it would be checked on its own cases only. Merge "
+            "the shards first",
+        ),
+        (
+            other_path,
+            f"Error: {other_path}: no case in common with {old_path}: the results of another "
+            "suite (cases file)",
+        ),
+    ]:
+        done = runner.invoke(
+            upgrade_cmd, ["--baseline", str(old_path), "--candidate", str(candidate)]
+        )
+        assert done.exit_code == 2, done.output
+        assert refused in done.output and "upgrade:" not in done.output

@@ -148,8 +148,10 @@ def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str, as_json: bo
     """Classify each failure of a candidate model's results against the baseline's.
 
     Structure changed, distribution shifted, or broken; warns to suspect the
-    assertions when most semantic assertions flip at once. Exit 1 when the
-    candidate has a failure the baseline did not have. --json is --format json.
+    assertions when most semantic assertions flip at once, and lists the baseline's
+    cases the candidate lacks. Exit 1 when the candidate has a failure the baseline
+    did not have, or lacks a case of the baseline; one shard of a run, or the results
+    of another suite, is refused (exit 2). --json is --format json.
 
     Example:
 
@@ -160,5 +162,5 @@ def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str, as_json: bo
         load_reference(baseline_path), load_run(candidate_path, baseline_path)
     )
     click.echo(report.render("json" if as_json else fmt))
-    if any(not failure.pre_existing for failure in report.failures):
+    if report.failed:
         raise SystemExit(1)

@@ -10,6 +10,10 @@ candidate before touching any assertion:
 
 When most semantic assertions that passed in the baseline fail at once, suspect
 the assertions first: they probably depend on the old model's wording.
+
+The candidate is checked on the baseline's cases: those it lacks are listed (the
+upgrade is not checked on them); one shard of a run, or a run with no case in common
+with the baseline (another suite), is refused.
 """
 
 from __future__ import annotations
@@ -17,8 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from replaygate.errors import shown_file
+from replaygate.evals.errors import ResultsError
 from replaygate.evals.reference import CaseSummary, Reference
 from replaygate.evals.rendered import Rendered
+from replaygate.evals.shards import check_whole_run
 from replaygate.evals.table import html_text, markdown_table, text_table
 from replaygate.sampling import AssertionStats
 
@@ -70,11 +77,18 @@ class Failure:
 
 @dataclass(frozen=True)
 class UpgradeReport(Rendered):
-    """Every classified failure, and whether to suspect the assertions first."""
+    """Every classified failure, whether to suspect the assertions first, and the
+    baseline's cases the candidate lacks (``missing``: the upgrade is not checked on them)."""
 
     failures: tuple[Failure, ...]
     flipped: int
     semantic_passing: int
+    missing: tuple[str, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        """The candidate has a failure the baseline did not have, or lacks a baseline case."""
+        return bool(self.missing) or any(not f.pre_existing for f in self.failures)
 
     @property
     def suspect_assertions(self) -> bool:
@@ -92,25 +106,38 @@ class UpgradeReport(Rendered):
             "model's wording), not the model"
         )
 
+    @property
+    def missing_note(self) -> str | None:
+        """What the candidate lacks, when it lacks a baseline case."""
+        if not self.missing:
+            return None
+        return (
+            f"{len(self.missing)} case(s) of the baseline not in the candidate, so not "
+            f"checked: {', '.join(self.missing)}; run the candidate model on the baseline's "
+            "cases file"
+        )
+
     def text(self) -> str:
-        """A table of failures, the warning, and a count per class."""
-        if not self.failures:
-            return "upgrade: no failing gate in the candidate"
-        lines = [text_table(HEADER, [f.cells() for f in self.failures])]
+        """A table of failures, the warning, the missing cases, and a count per class."""
+        lines = [text_table(HEADER, [f.cells() for f in self.failures])] if self.failures else []
         if self.warning:
             lines.append(f"WARNING {self.warning}")
-        lines.append("upgrade: " + self._counts())
+        if self.missing_note:
+            lines.append(f"MISSING {self.missing_note}")
+        lines.append(self._summary())
         return "\n".join(lines)
 
     def markdown(self) -> str:
         """The same as Markdown."""
-        if not self.failures:
-            return "upgrade: no failing gate in the candidate"
-        rows = [[html_text(cell) for cell in f.cells()] for f in self.failures]
-        lines = [markdown_table(HEADER, rows)]
+        lines: list[str] = []
+        if self.failures:
+            rows = [[html_text(cell) for cell in f.cells()] for f in self.failures]
+            lines += [markdown_table(HEADER, rows), ""]
         if self.warning:
-            lines += ["", f"**Warning:** {self.warning}"]
-        lines += ["", "upgrade: " + self._counts()]
+            lines += [f"**Warning:** {self.warning}", ""]
+        if self.missing_note:
+            lines += [f"**Missing:** {html_text(self.missing_note)}", ""]
+        lines.append(self._summary())
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
@@ -133,7 +160,14 @@ class UpgradeReport(Rendered):
             "semantic_passing": self.semantic_passing,
             "suspect_assertions": self.suspect_assertions,
             "warning": self.warning,
+            "missing": list(self.missing),
         }
+
+    def _summary(self) -> str:
+        counts = self._counts() if self.failures else "no failing gate in the candidate"
+        if self.missing:
+            counts += f"; {len(self.missing)} case(s) of the baseline missing"
+        return f"upgrade: {counts}"
 
     def _counts(self) -> str:
         counts = {name: 0 for name in ADVICE}
@@ -160,7 +194,19 @@ def _stats(case: CaseSummary | None, name: str) -> AssertionStats | None:
 
 
 def classify_upgrade(baseline: Reference, candidate: Reference) -> UpgradeReport:
-    """Classify every failing gate of ``candidate`` against ``baseline``."""
+    """Classify every failing gate of ``candidate`` against ``baseline``, and list the
+    baseline's cases it lacks. :class:`ResultsError` when ``candidate`` is one shard of a
+    run, or has no case in common with ``baseline`` (the results of another suite)."""
+    if candidate.run is not None:
+        use = "as the candidate it would be checked on its own cases only"
+        check_whole_run(candidate.run, shown_file(candidate.source), use)
+    ids = {case.case for case in candidate.cases}
+    if not ids & {case.case for case in baseline.cases}:
+        raise ResultsError(
+            f"{shown_file(candidate.source)}: no case in common with "
+            f"{shown_file(baseline.source)}: the results of another suite (cases file); run "
+            "the candidate model on the baseline's cases"
+        )
     failures: list[Failure] = []
     flipped = semantic_passing = 0
     for case in candidate.cases:
@@ -200,4 +246,5 @@ def classify_upgrade(baseline: Reference, candidate: Reference) -> UpgradeReport
                     classify("custom", case.passes),
                 )
             )
-    return UpgradeReport(tuple(failures), flipped, semantic_passing)
+    missing = tuple(case.case for case in baseline.cases if case.case not in ids)
+    return UpgradeReport(tuple(failures), flipped, semantic_passing, missing)
