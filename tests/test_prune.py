@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
+import sys
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
@@ -142,6 +146,41 @@ def test_a_reference_file_that_cannot_be_read_stops_the_prune(project: Path) -> 
     assert stored_keys(store) == set(keys.values())
     shown = CliRunner().invoke(main, ["patrol", str(store)])
     assert "1 file(s) under the reference folders could not be read" in shown.output
+
+
+def _as_a_user_without_override(*args: str) -> subprocess.CompletedProcess[str]:
+    """``replaygate ARGS`` where permissions apply: root's capability to pass over them
+    is dropped (in a process of its own) with ``setpriv``."""
+    caps = "-dac_override,-dac_read_search"
+    drop = [] if os.geteuid() else ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}"]
+    command = [*drop, sys.executable, "-m", "replaygate", *args]
+    return subprocess.run(command, capture_output=True, text=True, check=False)
+
+
+@pytest.mark.skipif(
+    os.geteuid() == 0 and not shutil.which("setpriv"), reason="root, and no setpriv"
+)
+def test_a_reference_folder_that_cannot_be_listed_stops_the_prune(project: Path) -> None:
+    # the folder was passed over, and prune --yes deleted the fixtures only its files name
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    keys = setup_store(project, store)
+    hidden = project / "tests" / "integration"
+    hidden.mkdir()
+    (hidden / "test_more.py").write_text(f'KEY = "{keys["unused one"]}"\n', encoding="utf-8")
+    hidden.chmod(0)
+    try:
+        shown = _as_a_user_without_override("patrol", str(store), "--json")
+        done = _as_a_user_without_override("prune", "--unused", str(store), "--yes")
+    finally:
+        hidden.chmod(0o755)
+    unread = {"file": "tests/integration", "why": "cannot read this folder: Permission denied"}
+    assert json.loads(shown.stdout)["unread_refs"] == [unread], shown.stderr
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "tests/integration under --refs could not be read (cannot read this folder: " in (
+        done.stderr
+    )
+    assert "nothing deleted" in done.stderr
+    assert stored_keys(store) == set(keys.values())
 
 
 def test_refuses_without_a_recorded_run(project: Path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,13 +96,13 @@ def test_verify_walks_a_folder_store_once(tmp_path: Path, monkeypatch: pytest.Mo
     (root / "notes.JSON").write_text("{}")
     (root / ".fixtures.jsonl.1.tmp").write_text("")
     walked: list[Path] = []
-    walk = os.walk
+    scandir = os.scandir
 
-    def counted(top: str, *args: Any, **kwargs: Any) -> Iterator[tuple[str, list[str], list[str]]]:
-        walked.append(Path(top))
-        return walk(top, *args, **kwargs)
+    def counted(path: Any) -> Any:
+        walked.append(Path(path))
+        return scandir(path)
 
-    monkeypatch.setattr(os, "walk", counted)
+    monkeypatch.setattr(os, "scandir", counted)
     count, problems = verify_store(root)
     assert count == 1
     assert [Path(p.file).name for p in problems] == [".fixtures.jsonl.1.tmp", "notes.JSON"]

@@ -138,3 +138,60 @@ def test_a_leftover_beside_the_real_file_is_removed_through_the_link(
     with pytest.warns(LeftoverTempWarning, match="removed 1 temporary file"):
         FixtureStore.open(link)
     assert not leftover.exists()
+
+
+@pytest.fixture
+def renamed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, str]]:
+    """A store folder holding ``a.jsonl`` and ``b.jsonl``, an old name of it kept as a
+    link, with the fixtures of :func:`~test_prune.setup_store`: (the folder, their keys)."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "tests" / "fixtures" / "st"
+    folder.mkdir(parents=True)
+    keys = setup_store(tmp_path, folder / "a.jsonl")
+    (folder / "b.jsonl").symlink_to("a.jsonl")
+    return folder, keys
+
+
+def test_prune_of_a_file_named_twice_locks_and_rewrites_it_once(
+    renamed: tuple[Path, dict[str, str]],
+) -> None:
+    # the second name's lock object met the first's: filelock refused it (Deadlock)
+    folder, keys = renamed
+    real, link = folder / "a.jsonl", folder / "b.jsonl"
+    original = real.read_bytes()
+    done = prune(str(folder), "--unused", "--yes")
+    assert done.exit_code == 0, done.output
+    assert "deleted 2 fixture(s)" in done.output
+    assert "st/b.jsonl" not in done.output  # listed under the name that is not a link
+    assert stored_keys(real) == {keys["played"], keys["referenced"]}
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert folder.joinpath("a.jsonl.bak").read_bytes() == original
+    assert (
+        not folder.joinpath("b.jsonl.bak").exists() and not folder.joinpath("a.jsonl.bak1").exists()
+    )
+
+
+def test_a_fixture_referenced_under_the_links_name_only_is_kept(
+    renamed: tuple[Path, dict[str, str]],
+) -> None:
+    folder, keys = renamed
+    Path("tests/test_old.py").write_text('STORE = "fixtures/st/b.jsonl"\n', encoding="utf-8")
+    done = prune(str(folder), "--unused", "--yes")
+    assert done.exit_code == 0 and "nothing to prune" in done.output, done.output
+    assert stored_keys(folder / "a.jsonl") == set(keys.values())
+
+
+def test_a_file_named_twice_left_without_fixtures_is_emptied_not_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "tests" / "fixtures"
+    put(folder / "a.jsonl", "unused", "2026-01-01T00:00:00Z")
+    (folder / "b.jsonl").symlink_to("a.jsonl")
+    other = folder / "other.jsonl"
+    put(other, "played", "2026-01-01T00:00:00Z")
+    play(other, "played", tmp_path / ".replaygate" / "hits", "20261130T000000Z-0001", tmp_path)
+    done = prune(str(folder), "--unused", "--yes")
+    assert done.exit_code == 0 and "deleted 1 fixture(s)" in done.output, done.output
+    assert (folder / "a.jsonl").read_bytes() == b""  # the link to it still leads to a store
+    assert replaygate("checksum", str(folder)).returncode == 0

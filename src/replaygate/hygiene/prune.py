@@ -7,7 +7,9 @@ without the pruned lines (their sample lines too) in one atomic replace, both st
 line by line. A ``.jsonl`` file left
 without fixtures is removed (its backup stays); one named through a symlink is emptied
 instead, the link kept (removing the link would leave every fixture in the file it
-links to). A fixture still played or referenced is refused, whoever asks.
+links to). A file the store names twice (an old name kept as a link to it) is one
+file: locked, rewritten and counted once. A fixture still played or referenced is
+refused, whoever asks, under any of its file's names.
 """
 
 from __future__ import annotations
@@ -21,8 +23,14 @@ from pathlib import Path
 from filelock import FileLock
 
 from replaygate.errors import ReplaygateError
-from replaygate.fixtures.store import FixtureStore, atomic_write, backup_of, read_json_file
-from replaygate.fixtures.store.files import jsonl_lines, open_binary
+from replaygate.fixtures.store import (
+    FixtureStore,
+    atomic_write,
+    backup_of,
+    read_json_file,
+    store_files,
+)
+from replaygate.fixtures.store.files import jsonl_lines, open_binary, resolved
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
 
@@ -37,8 +45,12 @@ class PruneResult:
 
 
 def candidates(result: Patrol) -> list[PatrolRow]:
-    """The unused fixtures of a patrol; refuses when no run was recorded, or when a file
-    that may reference one could not be read."""
+    """The unused fixtures of a patrol, each once; refuses when no run was recorded, or
+    when a file or folder that may reference one could not be read.
+
+    A file the store reaches by two names (``b.jsonl`` a symlink to ``a.jsonl``) holds
+    each of its fixtures once: it is listed under the name that is not a link, and kept
+    when played or referenced under either name."""
     if not result.runs:
         raise HygieneError(
             f"no test run in the hits log at {shown(result.hits_dir)}: run the test suite "
@@ -48,10 +60,19 @@ def candidates(result: Patrol) -> list[PatrolRow]:
         file, why = result.unread[0]
         raise HygieneError(
             f"{shown(file)} under --refs could not be read ({why}), so a reference in it "
-            f"would not be seen ({len(result.unread)} such file(s)): make it readable, or "
-            "name folders without it in --refs; nothing deleted"
+            f"would not be seen ({len(result.unread)} such file(s) or folder(s)): make it "
+            "readable, or name folders without it in --refs; nothing deleted"
         )
-    return result.unused
+    used = {(resolved(row.file), row.key) for row in result.rows if not row.unused}
+    picked: dict[tuple[Path, int], PatrolRow] = {}
+    for row in result.unused:
+        real = resolved(row.file)
+        if (real, row.key) in used:  # played or referenced under the file's other name
+            continue
+        held = picked.get((real, row.line))
+        if held is None or (held.file.is_symlink() and not row.file.is_symlink()):
+            picked[real, row.line] = row
+    return list(picked.values())
 
 
 def _chunks(file: Path, size: int = 1 << 20) -> Iterator[bytes]:
@@ -60,9 +81,11 @@ def _chunks(file: Path, size: int = 1 << 20) -> Iterator[bytes]:
             yield chunk
 
 
-def _rewrite_jsonl(file: Path, keys: set[str]) -> Path:
+def _rewrite_jsonl(file: Path, keys: set[str], linked: bool) -> Path:
     """Back ``file`` up, then write it again without the fixtures of ``keys`` and their
-    sample lines; both are streamed, so a file of any size is never held whole."""
+    sample lines; both are streamed, so a file of any size is never held whole. Left
+    without fixtures, it is removed, or emptied when ``linked`` (a symlink of the store
+    names it)."""
     store = FixtureStore(file)
     store.refresh()
     with store:
@@ -72,7 +95,7 @@ def _rewrite_jsonl(file: Path, keys: set[str]) -> Path:
         left = len(store) - len(pruned)
     backup = backup_of(file)
     atomic_write(backup, _chunks(file))
-    if left or file.is_symlink():  # emptied through a link: the link stays, as in a rewrite
+    if left or linked:  # emptied through a link: the link stays, as in a rewrite
         atomic_write(file, (raw for number, raw in jsonl_lines(file) if number not in drop))
     else:
         file.unlink()
@@ -89,11 +112,17 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
             f"refusing to delete {first.where} (key {first.key}): it is still {why}; "
             "nothing deleted"
         )
-    by_file: dict[Path, set[str]] = defaultdict(set)
+    names: dict[Path, set[Path]] = defaultdict(set)  # each real file, by the names given
+    keys: dict[Path, set[str]] = defaultdict(set)
     for row in rows:
-        by_file[row.file].add(row.key)
-    locks = {FixtureStore(path).lock_path}
-    locks |= {FixtureStore(f).lock_path for f in by_file if f.suffix == ".jsonl"}
+        names[resolved(row.file)].add(row.file)
+        keys[resolved(row.file)].add(row.key)
+    # each lock once, however reached: filelock refuses a second lock object on one file
+    locks = {resolved(FixtureStore(path).lock_path)}
+    locks |= {
+        resolved(FixtureStore(row.file).lock_path) for row in rows if row.file.suffix == ".jsonl"
+    }
+    linked = {resolved(file) for file in store_files(path) if file.is_symlink()}
     backups: list[Path] = []
     removed: list[Path] = []
     try:
@@ -101,15 +130,16 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
             for lock in sorted(locks):
                 lock.parent.mkdir(parents=True, exist_ok=True)
                 stack.enter_context(FileLock(str(lock)))
-            for file, keys in sorted(by_file.items()):
+            for real, named in sorted(names.items()):
+                file = min(named, key=lambda name: (name.is_symlink(), name.parts))
                 if not file.exists():
                     continue
                 if file.suffix == ".json":
-                    if read_json_file(file).key in keys:
+                    if read_json_file(file).key in keys[real]:
                         file.unlink()
                         removed.append(file)
                 else:
-                    backup = _rewrite_jsonl(file, keys)
+                    backup = _rewrite_jsonl(file, keys[real], real in linked)
                     backups.append(backup)
                     if not file.exists():
                         removed.append(file)

@@ -5,8 +5,9 @@ when it holds the fixture's store file name (``rag.jsonl``, ``265288aeb827.json`
 or its key. Fixture files themselves, binary files, what is not a regular file (a FIFO,
 a socket) and tool folders are not read. A large file is read a piece at a time, the
 pieces overlapping by more than any name or key is long. A file that cannot be read
-(no permission, an I/O error) is noted in :attr:`References.unread`: a reference in it
-would go unseen, so ``prune`` deletes nothing while there is one.
+(no permission, an I/O error), and a folder that cannot be listed, is noted in
+:attr:`References.unread`: a reference in it would go unseen, so ``prune`` deletes
+nothing while there is one.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replaygate.fixtures.store.files import resolved
+from replaygate.folder_tree import walk
 from replaygate.regular import NotRegularFileError, open_regular_fd, unreadable
 
 SKIP_DIRS = frozenset(
@@ -53,7 +55,8 @@ class References:
     by_name: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
     by_key: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
     unread: list[tuple[Path, str]] = field(default_factory=list)
-    """The files that could not be read, each with why."""
+    """The files that could not be read and the folders that could not be listed, each
+    with why."""
 
     def of(self, file: Path, key: str) -> set[Path]:
         """The files that reference the fixture ``key`` stored in ``file``."""
@@ -64,9 +67,14 @@ def _texts(
     folders: Iterable[Path], skip: set[Path], unread: list[tuple[Path, str]]
 ) -> Iterable[tuple[Path, str]]:
     """Each readable text file of ``folders`` as pieces of its text; one that could not be
-    read is added to ``unread``."""
+    read, and a folder that could not be listed, is added to ``unread``."""
+
+    def unlisted(err: OSError) -> None:
+        if not isinstance(err, FileNotFoundError):  # gone since its folder was listed
+            unread.append((Path(err.filename), unreadable(err.filename, err, "folder")))
+
     for folder in folders:
-        for current, dirs, names in os.walk(folder):
+        for current, dirs, names in walk(os.fspath(folder), onerror=unlisted):
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
             for name in sorted(names):
                 path = Path(current) / name
