@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
 from replaygate.cli.choices import choose_agent, choose_fixtures, choose_settings
+from replaygate.cli.json_out import echo_json
 from replaygate.cli.live import live_model
 from replaygate.cli.options import (
     CommandError,
@@ -240,7 +240,7 @@ def eval_cmd(
             jobs=jobs,
         )
     if as_json:
-        click.echo(json.dumps(results.to_json(), ensure_ascii=False, indent=2))
+        echo_json(results.to_json())
     else:
         _print_metrics(results)
     _write(results, out, history, as_json)
@@ -343,7 +343,7 @@ def merge_cmd(
     inputs: dict[str, Path | None] = {f"the shard {part}": part for part in parts}
     _check_outputs(out, history, {**inputs, "the history": history})
     if as_json:
-        click.echo(json.dumps(results.to_json(), ensure_ascii=False, indent=2))
+        echo_json(results.to_json())
     else:
         _print_metrics(results)
     _write(results, out, history, as_json, run_id)

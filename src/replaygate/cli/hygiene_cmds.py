@@ -7,14 +7,14 @@ drift), 2 for a usage error or when the check could not run (nothing was changed
 from __future__ import annotations
 
 import contextlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
-from replaygate.cli.json_docs import echo_json, review_json
+from replaygate.cli.json_docs import review_json
+from replaygate.cli.json_out import echo_json, json_text
 from replaygate.cli.options import (
     TEXT,
     CommandError,
@@ -227,7 +227,7 @@ def drift(
     if report_path is not None:
         write_text(report_path, text)
     if json_path is not None:
-        write_text(json_path, json.dumps(report.to_json(), indent=2) + "\n")
+        write_text(json_path, json_text(report.to_json()) + "\n")
     if report.drifted:
         raise SystemExit(1)
     if report.errors:
@@ -351,7 +351,7 @@ def patrol_cmd(
     except ReplaygateError as err:
         fail(err)
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2))
+        echo_json(result.to_json())
     else:
         click.echo(render_patrol(result), nl=False)
 

@@ -5,22 +5,17 @@ Every shape is documented in ``docs/cli.md``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
-import click
-
+from replaygate.cli.json_out import echo_json
 from replaygate.fixtures.diff import FieldDifference
 from replaygate.hygiene.review import Review
 from replaygate.hygiene.snapshot import Entry
 from replaygate.hygiene.verify import StoreProblem
 from replaygate.jsondoc import json_fields
 
-
-def echo_json(document: Any) -> None:
-    """Print ``document`` on stdout, indented, non-ASCII kept."""
-    click.echo(json.dumps(document, ensure_ascii=False, indent=2))
+__all__ = ["echo_json", "review_json", "verify_json"]
 
 
 def verify_json(path: str, count: int, problems: Sequence[StoreProblem]) -> dict[str, Any]:

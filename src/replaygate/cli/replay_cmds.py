@@ -7,13 +7,13 @@ see :mod:`replaygate.cli.choices` for where each setting comes from.
 from __future__ import annotations
 
 import contextlib
-import json
 from dataclasses import asdict
 from pathlib import Path
 
 import click
 
 from replaygate.cli.choices import AgentInputs, agent_inputs, choose_fixtures
+from replaygate.cli.json_out import echo_json
 from replaygate.cli.live import live_errors, live_model, spent
 from replaygate.cli.options import (
     TEXT,
@@ -227,4 +227,4 @@ def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None
         raise click.ClickException(f"no fixture with key {key!r} in {fixtures}")
     for loc, fixture in found:
         click.echo(f"# {loc}")
-        click.echo(json.dumps(fixture.to_json(), ensure_ascii=False, indent=2, sort_keys=True))
+        echo_json(fixture.to_json(), sort_keys=True)

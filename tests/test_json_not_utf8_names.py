@@ -1,0 +1,85 @@
+"""Every ``--json`` document is UTF-8 JSON, whatever the file names it holds: a name that
+is not UTF-8 is written as the JSON escape of each byte that is not (``caf\\udce9``), the
+same in every command, and ``os.fsencode`` of the parsed text gives back its bytes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate import Fixture, FixtureStore
+from replaygate.cli import main
+from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.store import record_response
+
+NAME = b"caf\xe9.jsonl"
+META = make_meta("anthropic.messages", "2023-06-01", "hand")
+REQUEST = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 64,
+    "messages": [{"role": "user", "content": "Name a prime."}],
+}
+
+
+def _answer(text: str) -> dict[str, Any]:
+    return {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+        "usage": {"input_tokens": 9, "output_tokens": 1},
+    }  # fmt: skip
+
+
+def _store(folder: Path) -> Path:
+    """A store under a Latin-1 name holding a fixture and a sample line to fold."""
+    path = folder / os.fsdecode(NAME)
+    with FixtureStore.open(path) as store:
+        store.put(Fixture.create(REQUEST, [_answer("2")], META))
+        record_response(store, REQUEST, _answer("3"), sample=1, meta=META)
+    return path
+
+
+def _json(*args: str) -> Any:
+    done = CliRunner().invoke(main, [*args, "--json"])
+    assert isinstance(done.exception, SystemExit | None), done.exception
+    assert b"\\udce9" in done.stdout_bytes, done.stdout_bytes
+    return json.loads(done.stdout_bytes.decode("utf-8"))
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_verify_compact_and_patrol_write_the_name_the_same_way(here: Path) -> None:
+    damaged = _store(here / "fx")
+    with damaged.open("ab") as handle:
+        handle.write(b"{broken\n")
+    _store(here / "ok")
+
+    [problem] = _json("verify", "fx")["problems"]
+    assert os.fsencode(problem["file"]) == b"fx/" + NAME
+    [compacted] = _json("compact", "--check", "ok")["files"]
+    assert os.fsencode(compacted["file"]) == b"ok/" + NAME
+    rows = _json("patrol", "ok")["fixtures"]
+    assert {os.fsencode(row["fixture"]) for row in rows} == {b"ok/" + NAME + b":1"}
+
+
+def test_diff_writes_the_name_as_the_other_commands_do(here: Path) -> None:
+    store = _store(here / "fx")
+    git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com",
+           "-c", "commit.gpgsign=false"]  # fmt: skip
+    subprocess.run([*git, "init", "-q", "--template="], check=True)
+    (here / ".gitignore").write_text("*.lock\n", encoding="utf-8")
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "fixtures"], check=True)
+    store.write_bytes(store.read_bytes().replace(b'"text":"2"', b'"text":"4"'))
+
+    [alarm] = _json("diff", "fx")["alarms"]
+    assert os.fsencode(alarm["file"]) == b"fx/" + NAME
