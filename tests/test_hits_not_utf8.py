@@ -1,0 +1,53 @@
+"""A pytest session replaying a store whose file name is not UTF-8 logs its hits: the name
+is written as ``--json`` writes it (``caf\\udce9.jsonl``) and read back as the same name."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from replaygate.fixtures import hits
+from replaygate.models.live import AnthropicModel
+from replaygate.models.replay import RecordingModel
+from replaygate.models.types import Message
+from replaygate.sim import Simulator
+from sdks import anthropic
+
+MODEL = "claude-test-model"
+NAME = os.fsdecode(b"caf\xe9.jsonl")
+TEST = f"""
+from pathlib import Path
+
+from replaygate.models.replay import ReplayModel
+from replaygate.models.types import Message
+
+STORE = Path(__file__).parent / "fixtures" / {NAME!r}
+
+
+def test_replay():
+    model = ReplayModel(STORE, model={MODEL!r}, max_tokens=64)
+    assert model.complete([Message.user("What is RAG?")], []).text
+"""
+
+
+def test_a_store_named_in_latin_1_is_logged_and_read_back(pytester: pytest.Pytester) -> None:
+    store = pytester.path / "tests" / "fixtures" / NAME
+    with (
+        Simulator(behavior="research-copilot", seed=1) as sim,
+        anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0) as client,
+    ):
+        live = AnthropicModel(client, model=MODEL, max_tokens=64)
+        recorder = RecordingModel(
+            live, store, approve_live=True, model=MODEL, max_tokens=64, source="sim"
+        )
+        recorder.complete([Message.user("What is RAG?")], [])
+    pytester.makepyfile(**{"tests/test_replay": TEST})
+
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK, result.outlines
+    [logged] = hits.read_hits(pytester.path / hits.DEFAULT_DIR)
+    assert logged.store == f"tests/fixtures/{NAME}"
+    assert logged.test == "tests/test_replay.py::test_replay"
+    [file] = (pytester.path / hits.DEFAULT_DIR).glob("*.jsonl")
+    assert b'"store":"tests/fixtures/caf\\udce9.jsonl"' in file.read_bytes()
