@@ -38,11 +38,14 @@ def _missing(what: str, flag: str, key: str) -> CommandError:
 
 
 def choose_agent(given: str | None, config: Config) -> tuple[str, AgentEntry]:
-    """The agent's ``module:function`` spec and the agent it names."""
-    spec = given or config.agent
-    if not spec:
+    """The agent's ``module:function`` spec and the agent it names: one configured is
+    looked for beside the config file, one given on the command line in the working
+    folder (each after the import path)."""
+    if given:
+        return given, load_agent(given)
+    if not config.agent:
         raise _missing("agent to run", "--agent package.module:function", "agent")
-    return spec, load_agent(spec)
+    return config.agent, load_agent(config.agent, config.agent_from, config.root)
 
 
 def choose_settings(

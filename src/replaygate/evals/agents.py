@@ -15,6 +15,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -139,39 +140,51 @@ def run_agent(
     return checked_run(result, agent_name(agent))
 
 
-def _import(module_name: str) -> ModuleType:
-    """The module ``module_name``; one not found on the import path is looked for in the
-    working folder too, as ``python -m`` finds it (the commands' entry point does not)."""
+def _import(module_name: str, folder: str) -> ModuleType:
+    """The module ``module_name``; one not found on the import path is looked for in
+    ``folder`` too (the commands' entry point puts no folder on the import path)."""
     try:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as err:
-        here = os.getcwd()
-        if err.name != module_name.partition(".")[0] or here in sys.path:
+        if err.name != module_name.partition(".")[0] or folder in sys.path:
             raise
-    sys.path.insert(0, here)
+    sys.path.insert(0, folder)
     return importlib.import_module(module_name)
 
 
-def load_agent(spec: str) -> AgentEntry:
-    """The agent named ``module:callable`` (an :class:`AgentEntry` or a plain function)."""
+def load_agent(
+    spec: str, named_by: str | None = None, folder: str | os.PathLike[str] | None = None
+) -> AgentEntry:
+    """The agent named ``module:callable`` (an :class:`AgentEntry` or a plain function).
+
+    A module not on the import path is looked for in ``folder`` (default: the working
+    folder, as ``python -m`` finds it). Errors name the agent as ``named_by`` says where
+    ``spec`` came from (default ``--agent``; ``pyproject.toml:2: tool.replaygate.agent``
+    for a configured one).
+    """
+    named = f"{named_by or '--agent'} {spec!r}"
     module_name, sep, attribute = spec.partition(":")
     dotted = module_name.split(".") + attribute.split(".")
     if not sep or not all(part.isidentifier() for part in dotted):
-        raise AgentLoadError(f"--agent {spec!r}: expected 'package.module:function'")
+        raise AgentLoadError(f"{named}: expected 'package.module:function'")
+    searched = str(Path(folder).resolve()) if folder is not None else os.getcwd()
     try:
-        module = _import(module_name)
+        module = _import(module_name, searched)
     except ImportError as err:
-        raise AgentLoadError(f"--agent {spec!r}: cannot import {module_name!r}: {err}") from None
+        where = ""
+        if isinstance(err, ModuleNotFoundError) and err.name == module_name.partition(".")[0]:
+            where = f" (looked for on the import path and in {searched})"
+        raise AgentLoadError(f"{named}: cannot import {module_name!r}: {err}{where}") from None
     except (Exception, SystemExit) as err:  # the module's own code failed as it was imported
         raise AgentLoadError(
-            f"--agent {spec!r}: importing {module_name!r} raised {type(err).__name__}: {err} "
+            f"{named}: importing {module_name!r} raised {type(err).__name__}: {err} "
             f"(at {raised_at(err)})"
         ) from None
     found: Any = module
     for part in attribute.split("."):
         found = getattr(found, part, None)
         if found is None:
-            raise AgentLoadError(f"--agent {spec!r}: {module_name} has no attribute {attribute!r}")
+            raise AgentLoadError(f"{named}: {module_name} has no attribute {attribute!r}")
     if not callable(found):
-        raise AgentLoadError(f"--agent {spec!r}: {attribute} is not callable")
+        raise AgentLoadError(f"{named}: {attribute} is not callable")
     return as_entry(found)

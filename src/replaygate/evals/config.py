@@ -115,6 +115,9 @@ class Config:
     baseline: Path | None = None
     history: Path | None = None
     agent: str | None = None
+    agent_from: str | None = None
+    """Where ``agent`` was read (``pyproject.toml:2: tool.replaygate.agent``); its module
+    is looked for beside the file too."""
     model: str | None = None
     max_tokens: int | None = None
     system: str | None = None
@@ -191,6 +194,7 @@ def load_config(
         baseline=path_of("baseline"),
         history=path_of("history"),
         agent=top.string("agent", nonempty=True),
+        agent_from=top.where("agent") if "agent" in section else None,
         model=top.string("model", nonempty=True),
         max_tokens=max_tokens,
         system=top.string("system"),

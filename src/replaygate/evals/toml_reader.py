@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.config import TomlFileError, described, line_of, read_toml
-from replaygate.errors import has_control
+from replaygate.errors import has_control, located
 from replaygate.evals.errors import ConfigError
 from replaygate.regular import unexpanded_tilde
 
@@ -46,11 +46,19 @@ class TableReader:
 
     def error(self, key: str, reason: str) -> ConfigError:
         """A :class:`ConfigError` for ``key`` of this table."""
+        return ConfigError(self.file, *self._place(key), reason)
+
+    def where(self, key: str) -> str:
+        """Where ``key`` of this table is: ``file:line: section.key``."""
+        line, dotted = self._place(key)
+        return f"{located(self.file, line)}: {dotted}"
+
+    def _place(self, key: str) -> tuple[int, str]:
+        """The line of ``key`` and its dotted name."""
         top = key.split(".", 1)[0]
         here = self.section if self.index is None else f"{self.section}[{self.index}]"
         dotted = f"{here}.{key}" if here and key else here or key
-        line = line_of(self.text, self.section, top, self.index or 0)
-        return ConfigError(self.file, line, dotted, reason)
+        return line_of(self.text, self.section, top, self.index or 0), dotted
 
     def sub(self, key: str) -> TableReader:
         """The reader of the sub-table ``key`` (an empty one when absent)."""
