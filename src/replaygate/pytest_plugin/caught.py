@@ -1,26 +1,56 @@
-"""Replay errors that the code under test caught before they reached the test (law 2).
+"""Replay errors that did not reach the test (law 2).
 
 A miss must reach the test once. A framework's fallback (LangChain's
 ``with_fallbacks``, an agent's error handler) or an ``except`` clause in the code
 under test can catch it and go on with something else: the test may then pass on an
-answer no fixture gave. The test's session remembers every error its sends raised;
-at teardown, when none of them reached the test function (caught there, by
-``pytest.raises`` or its own ``except``), pytest (a fixture's teardown, ``pytest.raises``
-given the function to call) or what the test's setup or call failed with (the error, its
-cause, or its message), the first fails the test. When one did reach it, the others
-that did not are named in a note on the error the test fails with: the failure may be
-their consequence (a tool whose miss became its output).
+answer no fixture gave. So can the test itself, with a clause meant for the API's
+errors (``pytest.raises(anthropic.AnthropicError)``, ``except Exception``). The test's
+session remembers every error its sends raised; at teardown, when none of them reached
+the test, the first fails the test. One reached it when the test caught it with a clause
+that names it (``pytest.raises(FixtureMismatchError)``, ``except ReplaygateError``, in
+the test function or a function defined in it, or ``pytest.raises`` given the function
+to call), when pytest reported it (a fixture's teardown), or when it is what the test's
+setup or call failed with (the error, its cause, or its message; a skip is no failure).
+A test whose source cannot be read counts any catch of its own as naming the error.
+When one did reach it, the others that did not are named in a note on the error the test
+fails with: the failure may be their consequence (a tool whose miss became its output).
+
+A replay error is never the failure an ``xfail`` mark expects, unless its ``raises=``
+names it: :func:`replay_failure` finds one behind a failure, :func:`xfail_expects` reads
+the marks.
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import functools
 import inspect
-from types import CodeType
+import linecache
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import CodeType, FrameType
+
+import pytest
 
 from replaygate.errors import ReplaygateError, exception_chain
 
 ALLOW_FLAG = "expect_caught_errors"
-"""The marker flag of a test whose code under test is meant to catch a replay error."""
+"""The marker flag of a test whose code under test (or the test itself, with a clause
+that does not name it) is meant to catch a replay error."""
+
+_NO_FAILURE = (pytest.skip.Exception, pytest.xfail.Exception)
+"""What a test that skips, or calls ``pytest.xfail``, ends with: no failure anyone sees."""
+
+_RAISES_CODE = getattr(inspect.unwrap(pytest.raises), "__code__", None)
+"""The code of ``pytest.raises``, whose frame catches what a function given to it raises."""
+
+_RAISES = tuple(m for m in (pytest.raises, getattr(pytest, "RaisesExc", None)) if m is not None)
+"""What ``with`` calls to expect an exception (``pytest.RaisesExc`` from pytest 8.4)."""
+
+_UNKNOWN = object()
+"""What a name the test's code uses stands for, when it cannot be told."""
 
 
 def test_code(function: object) -> frozenset[CodeType]:
@@ -36,32 +66,213 @@ def test_code(function: object) -> frozenset[CodeType]:
     return frozenset(found)
 
 
-def _caught_in(error: BaseException, test: frozenset[CodeType]) -> bool:
-    """Whether ``error`` was caught in a frame running code of ``test``, or by pytest
-    itself (``pytest.raises`` given the function to call, a fixture's teardown, which
-    pytest reports): the outermost frame its traceback reached is where it stopped."""
+@dataclass(frozen=True)
+class _Clause:
+    """An ``except`` clause (``expr`` its type, None when bare) or a ``with`` item's
+    context expression (``expr`` the call) of a test function, where it is written."""
+
+    expr: ast.expr | None
+    handler: bool
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class _Site:
+    """A ``try`` or ``with`` statement: the lines of its body, and its clauses that may
+    catch what the body raises, the first to try first."""
+
+    first: int
+    last: int
+    clauses: tuple[_Clause, ...]
+
+
+def _site(node: ast.AST) -> _Site | None:
+    """``node`` as a :class:`_Site`, when it is a ``try`` with handlers or a ``with``
+    calling something."""
+    clauses: list[_Clause] = []
+    if isinstance(node, (ast.Try, ast.TryStar)):
+        for h in node.handlers:
+            text = "except" if h.type is None else f"except {ast.unparse(h.type)}"
+            clauses.append(_Clause(h.type, True, h.lineno, text))
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        for item in reversed(node.items):  # `with a, b:` is `with a: with b:`
+            if isinstance(item.context_expr, ast.Call):
+                call = item.context_expr
+                clauses.append(_Clause(call, False, call.lineno, ast.unparse(call)))
+    else:
+        return None
+    body = node.body
+    return _Site(body[0].lineno, body[-1].end_lineno or body[-1].lineno, tuple(clauses))
+
+
+def _sites_in(node: ast.AST) -> Iterator[_Site]:
+    """The sites of a function's body, each before those nested in it; functions and
+    classes defined in it have code of their own and are left out."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        site = _site(child)
+        if site is not None and site.clauses:
+            yield site
+        yield from _sites_in(child)
+
+
+@functools.lru_cache(maxsize=256)
+def _sites(code: CodeType) -> tuple[_Site, ...] | None:
+    """The sites of the function whose code is ``code``; None when its source cannot be
+    read or found."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(code.co_filename)))
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.name == code.co_name
+            and min([node.lineno, *(d.lineno for d in node.decorator_list)]) == code.co_firstlineno
+        ):
+            return tuple(_sites_in(node))
+    return None
+
+
+def _value(expr: ast.expr, frame: FrameType) -> object:
+    """What a name, dotted name or tuple of them in the code of ``frame`` stands for there;
+    ``_UNKNOWN`` for any other expression, or a name the frame does not hold."""
+    if isinstance(expr, ast.Name):
+        for scope in (frame.f_locals, frame.f_globals, frame.f_builtins):
+            if expr.id in scope:
+                return scope[expr.id]
+        return _UNKNOWN
+    if isinstance(expr, ast.Attribute):
+        owner = _value(expr.value, frame)
+        return _UNKNOWN if owner is _UNKNOWN else getattr(owner, expr.attr, _UNKNOWN)
+    if isinstance(expr, ast.Tuple):
+        items = tuple(_value(e, frame) for e in expr.elts)
+        return _UNKNOWN if any(i is _UNKNOWN for i in items) else items
+    return _UNKNOWN
+
+
+def _classes(value: object) -> tuple[type, ...] | None:
+    """The exception classes ``value`` names (a class, a tuple of them, nested); None when
+    it is anything else."""
+    if isinstance(value, type):
+        return (value,)
+    if not isinstance(value, tuple):
+        return None
+    found: list[type] = []
+    for item in value:
+        classes = _classes(item)
+        if classes is None:
+            return None
+        found.extend(classes)
+    return tuple(found)
+
+
+def _names(classes: Iterable[type], error: BaseException) -> bool:
+    """Whether one of ``classes`` that ``error`` is an instance of is a replaygate class."""
+    return any(issubclass(c, ReplaygateError) and isinstance(error, c) for c in classes)
+
+
+def _judged(classes: tuple[type, ...] | None, error: BaseException) -> bool | None:
+    """None when no class of ``classes`` catches ``error``; else whether the one that does
+    names it (:func:`_names`). Classes that cannot be told catch it, unnamed."""
+    if classes is None:
+        return False
+    if not any(isinstance(error, c) for c in classes):
+        return None
+    return _names(classes, error)
+
+
+def _catches(clause: _Clause, error: BaseException, frame: FrameType) -> bool | None:
+    """None when ``clause`` does not catch ``error``; else whether it names it. A ``with``
+    item catches only when it is ``pytest.raises(...)`` (``pytest.RaisesExc(...)``) or
+    ``contextlib.suppress(...)``."""
+    if clause.handler:
+        if clause.expr is None:
+            return False
+        return _judged(_classes(_value(clause.expr, frame)), error)
+    if not isinstance(clause.expr, ast.Call):
+        return None
+    call = clause.expr
+    manager = _value(call.func, frame)
+    if manager is contextlib.suppress:
+        return _judged(_classes(_value(ast.Tuple(elts=call.args), frame)), error)
+    if not any(manager is m for m in _RAISES):
+        return None
+    given = call.args[:1] or [k.value for k in call.keywords if k.arg == "expected_exception"]
+    return _judged(_classes(_value(given[0], frame)) if given else None, error)
+
+
+def _shown(filename: str) -> str:
+    """``filename`` relative to the working folder when it is inside it."""
+    path = Path(filename)
+    with contextlib.suppress(ValueError):
+        return str(path.relative_to(Path.cwd()))
+    return filename
+
+
+def _where(error: BaseException, test: frozenset[CodeType]) -> tuple[bool, str | None]:
+    """Whether ``error`` reached the test where it stopped (the outermost frame its
+    traceback reached), and, when the test's own code caught it without naming it, how
+    (said after "the test caught a replay error").
+
+    Caught in the test's code, it reached the test when the clause that caught it names
+    it (or the source cannot be read); caught by pytest, unless by ``pytest.raises``
+    given the function to call and classes that do not name it (a fixture's teardown
+    that raises it, pytest reports)."""
     traceback = error.__traceback__
     if traceback is None:
-        return False
+        return False, None
     frame = traceback.tb_frame
+    if frame.f_code in test:
+        sites = _sites(frame.f_code)
+        if sites is None:
+            return True, None
+        line = traceback.tb_lineno
+        place = _shown(frame.f_code.co_filename)
+        for site in reversed(sites):  # the innermost first
+            if site.first <= line <= site.last:
+                for clause in site.clauses:
+                    named = _catches(clause, error, frame)
+                    if named is not None:
+                        how = (
+                            f"with `{clause.text}` ({place}:{clause.line}), which does not name it"
+                        )
+                        return named, None if named else how
+        return False, f"at {place}:{line} without naming it"
+    if frame.f_code is _RAISES_CODE:
+        classes = _classes(frame.f_locals.get("expected_exception")) or ()
+        if _names(classes, error):
+            return True, None
+        given = ", ".join(c.__name__ for c in classes)
+        return False, f"with `pytest.raises({given}, ...)`, which does not name it"
     module = frame.f_globals.get("__name__")
-    return frame.f_code in test or (isinstance(module, str) and module.startswith("_pytest."))
+    return isinstance(module, str) and module.startswith("_pytest."), None
+
+
+def _carried(failed: BaseException | None) -> tuple[list[BaseException], str]:
+    """The errors ``failed`` carries (itself, its causes and contexts, the members of
+    exception groups among them) and their text; nothing for a skip or ``pytest.xfail``
+    (no failure: a replay error behind one was not seen)."""
+    if failed is None or isinstance(failed, _NO_FAILURE):
+        return [], ""
+    chain = list(exception_chain(failed))
+    return chain, "\n".join(str(e) for e in chain)
+
+
+def _among(error: ReplaygateError, chain: list[BaseException], texts: str) -> bool:
+    """Whether ``error`` is in ``chain``, or named by its ``texts`` (its first line)."""
+    return any(error is e for e in chain) or str(error).split("\n", 1)[0] in texts
 
 
 def _unreached(
     raised: list[ReplaygateError], reached: BaseException | None, test: frozenset[CodeType]
 ) -> list[ReplaygateError]:
     """The errors of ``raised`` that did not reach the test (see :func:`caught_errors`)."""
-    chain = list(exception_chain(reached)) if reached is not None else []
-    texts = "\n".join(str(e) for e in chain)
+    chain, texts = _carried(reached)
     return [
-        error
-        for error in raised
-        if not (
-            _caught_in(error, test)
-            or any(error is e for e in chain)
-            or str(error).split("\n", 1)[0] in texts
-        )
+        error for error in raised if not (_where(error, test)[0] or _among(error, chain, texts))
     ]
 
 
@@ -71,11 +282,12 @@ def caught_errors(
     """``raised`` when none of its errors reached the test, else nothing.
 
     An error reached the test when the test function caught it (``test``, its
-    :func:`test_code`) or pytest did, or when it is what the test's setup or call failed
-    with (``reached``, None when neither failed), that error's cause or context, or named
-    by its message (a framework that re-raises a miss as its own error keeps the miss's
-    text; a retry of the same request raises the same text). Once one reached the test,
-    the others are the same request sent again (a framework's retry) or its consequences.
+    :func:`test_code`) with a clause naming it, or pytest did, or when it is what the
+    test's setup or call failed with (``reached``, None when neither failed; a skip is no
+    failure), that error's cause or context, or named by its message (a framework that
+    re-raises a miss as its own error keeps the miss's text; a retry of the same request
+    raises the same text). Once one reached the test, the others are the same request sent
+    again (a framework's retry) or its consequences.
     """
     unreached = _unreached(raised, reached, test)
     return unreached if len(unreached) == len(raised) else []
@@ -104,9 +316,20 @@ def hidden_note(errors: list[ReplaygateError]) -> str:
     )
 
 
-def caught_message(errors: list[ReplaygateError]) -> str:
-    """Why the test fails: the first caught error, and whether there were more."""
+def caught_message(errors: list[ReplaygateError], test: frozenset[CodeType]) -> str:
+    """Why the test fails: the first caught error (where the test caught it, when it did),
+    and whether there were more."""
     more = " (the first of several)" if len(errors) > 1 else ""
+    how = _where(errors[0], test)[1]
+    if how is not None:
+        return (
+            f"replaygate: the test caught a replay error{more} {how}, so the miss did not "
+            "fail it: a miss must reach the test. The first:\n"
+            f"{errors[0]}\n"
+            "If the miss is what the test checks, catch it by name "
+            "(pytest.raises(FixtureMismatchError), except FixtureMismatchError) or mark it "
+            f"@pytest.mark.replaygate({ALLOW_FLAG}=True)."
+        )
     return (
         f"replaygate: the code under test caught a replay error{more} and went on, so the "
         "test did not see it (a framework's fallback, a retry, an except clause, or a "
@@ -115,4 +338,28 @@ def caught_message(errors: list[ReplaygateError]) -> str:
         f"{errors[0]}\n"
         "Turn a background sender off in tests; if catching the error is what the test "
         f"checks, mark it @pytest.mark.replaygate({ALLOW_FLAG}=True)."
+    )
+
+
+def replay_failure(failed: BaseException, raised: list[ReplaygateError]) -> ReplaygateError | None:
+    """The replay error ``failed`` is or carries (its cause or context, a member of an
+    exception group, or one of ``raised`` its message names); None when there is none,
+    or ``failed`` is a skip or ``pytest.xfail``."""
+    chain, texts = _carried(failed)
+    carried = (e for e in chain if isinstance(e, ReplaygateError))
+    return next(carried, None) or next((e for e in raised if _among(e, chain, texts)), None)
+
+
+def xfail_expects(marks: Iterable[pytest.Mark], error: ReplaygateError) -> bool:
+    """Whether one of the ``xfail`` ``marks`` names ``error`` in its ``raises=``."""
+    return any(_names(_classes(mark.kwargs.get("raises")) or (), error) for mark in marks)
+
+
+def xfail_message(error: ReplaygateError) -> str:
+    """Why a test marked ``xfail`` fails on ``error`` instead of xfailing."""
+    return (
+        "replaygate: the test is marked xfail, but it failed on a replay error, which is "
+        "never the failure an xfail expects: it did not get the recorded answer the known "
+        "failure is about. An xfail about the miss names it: "
+        f"@pytest.mark.xfail(raises={type(error).__name__})."
     )

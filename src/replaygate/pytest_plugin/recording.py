@@ -42,10 +42,10 @@ replaces the test's store (a ``.jsonl`` file or a folder, relative to
 ``--replaygate-dir``); ``interface``, ``source`` and ``note`` go into recorded fixtures'
 meta; ``repeat_last=True`` lets a send past the recorded answers get the last one again;
 ``expect_requests=False`` marks a test that may legitimately send nothing (below);
-``expect_caught_errors=True`` one whose code under test is meant to catch a replay
-error (below). Any other argument is an error. A marked test that asks for none of the
-fixtures over a store gets ``replaygate_intercept``, as pytest-recording's ``vcr`` marker
-does.
+``expect_caught_errors=True`` one whose code under test (or the test, with a clause
+that does not name it) is meant to catch a replay error (below). Any other argument is
+an error. A marked test that asks for none of the fixtures over a store gets
+``replaygate_intercept``, as pytest-recording's ``vcr`` marker does.
 
 Nothing recorded: in a recording mode, a test that asked for the test's session
 (``replaygate_exchange``, a client factory or ``replaygate_intercept``) and ends without
@@ -55,10 +55,13 @@ would be replayed. A test that only asks for ``replaygate_store``, or is marked
 ``expect_requests=False``, is not checked.
 
 Caught errors (law 2): a replay error (a miss, a damaged store) that the code under test
-caught on its way to the test (a framework's fallback, an ``except`` clause) fails the
-test at teardown with that error (:mod:`replaygate.pytest_plugin.caught`), unless the
-test is marked ``expect_caught_errors=True``; a test that fails on another replay error
-after one was caught gets a note on its error naming the caught one.
+caught on its way to the test (a framework's fallback, an ``except`` clause), or that the
+test caught with a clause that does not name it (``pytest.raises(anthropic.AnthropicError)``,
+``except Exception``, then maybe a skip), fails the test at teardown with that error
+(:mod:`replaygate.pytest_plugin.caught`), unless the test is marked
+``expect_caught_errors=True``; a test that fails on another replay error after one was
+caught gets a note on its error naming the caught one. A test marked ``xfail`` that fails
+on a replay error fails, unless the mark's ``raises=`` names it.
 
 Sanitizing: a store is recorded and matched with the ``[tool.replaygate.sanitize]`` of
 the project that owns it (the nearest ``pyproject.toml`` above it, else the rootdir's),
@@ -95,7 +98,10 @@ from replaygate.pytest_plugin.caught import (
     caught_message,
     hidden_errors,
     hidden_note,
+    replay_failure,
     test_code,
+    xfail_expects,
+    xfail_message,
 )
 from replaygate.pytest_plugin.options import (
     APPROVE,
@@ -187,14 +193,16 @@ _CHECKED = pytest.StashKey["Exchange"]()
 """The test's session, when its caught errors are checked (not marked otherwise)."""
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Note what the test's setup (a fixture) or call failed with
     (:mod:`replaygate.pytest_plugin.caught`): read after the other hooks, since a unittest
     ``TestCase`` hands pytest its error there. Before the report is made, a failure that
-    followed a replay error the code under test caught gets a note naming that error."""
+    followed a replay error the code under test caught gets a note naming that error.
+    A replay error an ``xfail`` mark took for the test's expected failure is reported as
+    the failure it is (:func:`_not_expected`)."""
     exchange = item.stash.get(_CHECKED, None)
     if exchange is not None and exchange.raised and call.excinfo is not None:
         failed = call.excinfo.value
@@ -203,9 +211,25 @@ def pytest_runtest_makereport(
         if note is not None and note not in getattr(failed, "__notes__", ()):
             failed.add_note(note)
     report = yield
-    if call.when in ("setup", "call") and call.excinfo is not None:
-        item.stash[_RAISED] = call.excinfo.value
+    if call.excinfo is not None:
+        if call.when in ("setup", "call"):
+            item.stash[_RAISED] = call.excinfo.value
+        if hasattr(report, "wasxfail"):
+            _not_expected(item, report, call.excinfo.value)
     return report
+
+
+def _not_expected(item: pytest.Item, report: pytest.TestReport, failed: BaseException) -> None:
+    """Make ``report``, an expected failure of an ``xfail`` test, the failure it is when
+    ``failed`` is or carries a replay error the mark's ``raises=`` does not name: a miss
+    is never the known failure an xfail is about (law 2)."""
+    exchange = item.stash.get(_CHECKED, None)
+    error = replay_failure(failed, exchange.raised if exchange is not None else [])
+    if error is None or xfail_expects(item.iter_markers("xfail"), error):
+        return
+    report.outcome = "failed"
+    del report.wasxfail
+    report.sections.append(("replaygate", xfail_message(error)))
 
 
 _HITS = pytest.StashKey[tuple["HitLog | None", str | None, bool]]()
@@ -461,11 +485,10 @@ def replaygate_exchange(
     if checked:
         del request.node.stash[_CHECKED]  # the item outlives it: keep no session's errors
     if checked and exchange.raised:
-        caught = caught_errors(
-            exchange.raised, raised, test_code(getattr(request.node, "function", None))
-        )
+        code = test_code(getattr(request.node, "function", None))
+        caught = caught_errors(exchange.raised, raised, code)
         if caught:
-            pytest.fail(caught_message(caught), pytrace=False)
+            pytest.fail(caught_message(caught, code), pytrace=False)
     failed = raised is not None  # it said why itself
     expected = marker.get("expect_requests", True) and not failed
     if exchange.recording and expected and exchange.sent == 0:
