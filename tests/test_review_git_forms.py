@@ -200,3 +200,18 @@ def test_a_git_lfs_pointer_git_cannot_check_out_is_named_as_one(repo: Path) -> N
     assert "fx/rc.jsonl is a Git LFS pointer, not the fixtures it stands for" in done.output
     assert "git lfs install" in done.output
     assert "committed so" not in done.output and "malformed" not in done.output
+
+
+def test_links_to_links_are_followed_and_a_link_back_up_is_not(repo: Path) -> None:
+    put(repo / "shared", "Name a prime.", "2")
+    os.symlink(f"shared/{INTERFACE}", repo / "alias")
+    (repo / "fx").mkdir()
+    os.symlink("../alias", repo / "fx" / INTERFACE)  # a link to a link
+    os.symlink("..", repo / "fx" / "up")  # back up to a folder that holds it: not followed
+    commit(repo)
+    for head in (None, "HEAD"):
+        result = review_store(Path("fx"), head=head)
+        assert result.unchanged and result.files_compared == 1, result
+    [fixture_file] = (repo / "shared" / INTERFACE).glob("*.json")
+    edit(fixture_file, '"text": "2"', '"text": "3"')
+    assert only_alarm(review_store(Path("fx"))) == f"fx/{INTERFACE}/{fixture_file.name}"

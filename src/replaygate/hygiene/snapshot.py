@@ -17,14 +17,8 @@ from replaygate.fixtures.store import iter_jsonl
 from replaygate.fixtures.store.folder import PEEK_BYTES, kind_of
 from replaygate.fixtures.store.jsonl import json_fixture
 from replaygate.hygiene.errors import HygieneError
-from replaygate.hygiene.gitrev import (
-    Repo,
-    blob_id,
-    lies_within,
-    outside,
-    relative_to_root,
-    run_git,
-)
+from replaygate.hygiene.gitlinks import files_at, lies_within, outside, walked_already
+from replaygate.hygiene.gitrev import Repo, blob_id, relative_to_root, run_git
 from replaygate.regular import read_regular_bytes, unreadable
 
 FIXTURE_SUFFIXES = (".jsonl", ".json")
@@ -136,7 +130,7 @@ def _worktree_files(repo: Repo, relpath: str) -> dict[str, tuple[str, Path]]:
         for path, name in sorted(links, key=lambda link: link[1]):
             target = _link_target(repo, path)
             if os.path.isdir(repo.root / target):
-                if not any(lies_within(target, w) or lies_within(w, target) for w in walked):
+                if not walked_already(target, walked):
                     pending.append((target, name))
             elif _is_fixture_file(name):
                 found[name] = (target, repo.root / path)
@@ -193,7 +187,7 @@ def revision(repo: Repo, rev: str, relpath: str) -> Side:
     writes it (:meth:`Repo.checked_out`)."""
     commit = repo.commit(rev)
     label = f"{rev} ({commit[:7]})"
-    tree = {p: b for p, b in repo.tree(commit, relpath, label).items() if _is_fixture_file(p)}
+    tree = {p: b for p, b in files_at(repo, commit, relpath, label).items() if _is_fixture_file(p)}
 
     def read(paths: list[str]) -> dict[str, bytes]:
         contents = repo.checked_out(tree[p] for p in paths)

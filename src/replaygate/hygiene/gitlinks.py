@@ -1,0 +1,134 @@
+"""Symlinks in a git revision, followed inside the repository as the store follows them
+on disk; a link out of the repository is refused by name (:func:`outside`)."""
+
+from __future__ import annotations
+
+import bisect
+import posixpath
+
+from replaygate.hygiene.errors import HygieneError
+from replaygate.hygiene.gitrev import Blob, Repo, relative_to_root
+
+_MAX_LINKS = 40
+"""How many symlinks one path may go through, as the system allows (a loop goes on)."""
+
+
+def outside(link: str, target: str, where: str) -> HygieneError:
+    """The refusal of a symlink that leads out of the repository: git does not hold what it
+    links to, so no revision of it can be compared; never passed over in silence."""
+    return HygieneError(
+        f"{where}{link} is a symlink to {target!r}, outside the git repository: "
+        "`replaygate diff` compares what git holds, and this repository holds nothing "
+        "of what it links to. Review those fixtures in the repository that holds them, "
+        "and here diff the paths beside the link"
+    )
+
+
+def lies_within(path: str, folder: str) -> bool:
+    """Whether repository-relative ``path`` is ``folder`` or inside it (``""``: the root)."""
+    return not folder or path == folder or path.startswith(folder + "/")
+
+
+def walked_already(folder: str, walked: list[str]) -> bool:
+    """Whether the folder a link leads to is, holds or lies in a folder already walked:
+    the store walks each real folder once and follows no link back up (a loop)."""
+    return any(lies_within(folder, w) or lies_within(w, folder) for w in walked)
+
+
+def files_at(repo: Repo, commit: str, relpath: str, label: str) -> dict[str, Blob]:
+    """Files under ``relpath`` at ``commit`` (``label`` in errors), symlinks followed as
+    the store follows them (:class:`CommitTree`): the path they are named by -> blob."""
+    listed = repo.listing(commit, relpath)
+    if any(entry.is_link for entry in listed.values()):
+        return CommitTree(repo, commit, label).files(relpath)
+    return {p: Blob(p, e.oid) for p, e in listed.items() if e.kind == "blob"}
+
+
+class CommitTree:
+    """The files of one commit with its symlinks followed inside the repository, as the store
+    follows them on disk: a linked file is its target's blob, a linked folder's files are
+    named through the link. Each real folder is walked once (the store's own first, then
+    the links in path order); a link to nothing or a loop of links is refused, naming it,
+    as is a link out of the repository (:func:`outside`)."""
+
+    def __init__(self, repo: Repo, commit: str, label: str) -> None:
+        self.repo = repo
+        self.label = label
+        self.entries = repo.listing(commit, "", trees=True)
+        self._paths = sorted(self.entries)
+        self._texts: dict[str, str] = {}
+
+    def _where(self) -> str:
+        return f"{self.label}:"
+
+    def _link_target(self, link: str) -> str:
+        """The repository-relative path ``link`` points to (``""``: the root)."""
+        if link not in self._texts:
+            oid = self.entries[link].oid
+            data = self.repo.blobs([oid])[oid]
+            self._texts[link] = data.decode("utf-8", "surrogateescape")
+        text = self._texts[link]
+        root = self.repo.root.as_posix()
+        if posixpath.isabs(text):
+            if not lies_within(text, root):
+                raise outside(link, text, self._where())
+            return relative_to_root(posixpath.relpath(text, root))
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(link), text))
+        if target == ".." or target.startswith("../"):
+            raise outside(link, text, self._where())
+        return relative_to_root(target)
+
+    def real(self, path: str, links: int = 0) -> str | None:
+        """``path`` with its symlinks followed, part by part; None when nothing is there."""
+        done = ""
+        parts = path.split("/") if path else []
+        for i, part in enumerate(parts):
+            here = posixpath.join(done, part) if done else part
+            entry = self.entries.get(here)
+            if entry is None:
+                return None
+            if entry.is_link:
+                if links >= _MAX_LINKS:
+                    raise HygieneError(f"{self._where()}{here} is a symlink loop")
+                rest = "/".join(parts[i + 1 :])
+                target = self._link_target(here)
+                return self.real("/".join(p for p in (target, rest) if p), links + 1)
+            done = here
+        return done
+
+    def _under(self, folder: str) -> list[str]:
+        if not folder:
+            return self._paths
+        start = bisect.bisect_left(self._paths, folder)
+        end = bisect.bisect_left(self._paths, folder + "0")  # "0" sorts right after "/"
+        return [p for p in self._paths[start:end] if lies_within(p, folder)]
+
+    def files(self, relpath: str) -> dict[str, Blob]:
+        """The files under ``relpath``, named through the links that lead to them."""
+        found: dict[str, Blob] = {}
+        walked: list[str] = []
+        pending = [(relpath, relpath)]
+        while pending:
+            real, shown = pending.pop(0)
+            walked.append(real)
+            links: list[tuple[str, str]] = []
+            for path in self._under(real):
+                entry = self.entries[path]
+                name = shown + path[len(real) :]
+                if entry.is_link:
+                    links.append((path, name))
+                elif entry.kind == "blob":
+                    found[name] = Blob(path, entry.oid)
+            for path, name in sorted(links, key=lambda link: link[1]):
+                target = self.real(path)
+                if target is None:
+                    raise HygieneError(
+                        f"{self._where()}{path} is a symlink to "
+                        f"{self._texts.get(path, '')!r}, which does not exist"
+                    )
+                linked = self.entries.get(target)
+                if linked is not None and linked.kind == "blob":
+                    found[name] = Blob(target, linked.oid)
+                elif not walked_already(target, walked):
+                    pending.append((target, name))
+        return found
