@@ -215,3 +215,13 @@ def test_links_to_links_are_followed_and_a_link_back_up_is_not(repo: Path) -> No
     [fixture_file] = (repo / "shared" / INTERFACE).glob("*.json")
     edit(fixture_file, '"text": "2"', '"text": "3"')
     assert only_alarm(review_store(Path("fx"))) == f"fx/{INTERFACE}/{fixture_file.name}"
+
+
+def test_a_linked_folder_is_listed_whatever_characters_its_file_names_hold(repo: Path) -> None:
+    name = "\U0001f600.jsonl"  # a character beyond U+FFFF sorts after every other
+    put(repo / "shared" / name, "Name a prime.", "2")
+    (repo / "fx").mkdir()
+    os.symlink("../shared", repo / "fx" / "linked")
+    commit(repo)
+    result = review_store(Path("fx"))
+    assert result.unchanged and result.files_compared == 1, result
