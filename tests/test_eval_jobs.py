@@ -10,6 +10,8 @@ import io
 import json
 import multiprocessing
 import os
+import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -294,3 +296,27 @@ def test_a_recipe_shares_the_rate_and_the_cap_among_the_processes() -> None:
     capped = RecordRecipe(Opened, approve_live=True, max_cost=1.0)
     with pytest.raises(ValueError, match="needs a price table"), capped.plan(None):
         pass
+
+
+@pytest.mark.slow
+def test_a_process_shows_replaygate_s_warnings_as_the_command_line_does(
+    suite: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """In the processes of --jobs, a sampling warning was printed in Python's form, naming
+    replaygate's own source file and the code there."""
+    _, store = suite
+    shipped = [json.loads(line) for line in shipped_eval_cases().read_text("utf-8").splitlines()]
+    cases = write_cases(
+        tmp_path / "once.jsonl", [{**c, "samples": 1, "floor": 1} for c in shipped[:2]]
+    )
+    args = ["eval", "--cases", str(cases), "--fixtures", str(store), "--agent", AGENT]
+    done = subprocess.run(  # the processes' stderr is the command's own (fd 2)
+        [sys.executable, "-m", "replaygate", *args, "--jobs", "2", "--no-history"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    warned = [line for line in done.stderr.splitlines() if "1 sample(s)" in line]
+    assert [line.partition(":")[0] for line in warned] == ["warning", "warning"], done.stderr
+    assert ".py:" not in done.stderr

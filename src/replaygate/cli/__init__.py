@@ -87,10 +87,10 @@ class LazyGroup(click.Group):
 
     def _invoke_described(self, ctx: click.Context) -> object:
         """Run the command, a replaygate error or a failed file operation described, a
-        replaygate warning shown as a line (:mod:`replaygate.cli.warning_lines`)."""
+        replaygate warning shown as a line (:mod:`replaygate.warning_lines`)."""
         from replaygate.cli.options import CommandError, describe, input_error
-        from replaygate.cli.warning_lines import warnings_as_lines
         from replaygate.errors import ReplaygateError
+        from replaygate.warning_lines import warnings_as_lines
 
         _names_as_on_disk()
         try:

@@ -54,6 +54,7 @@ from replaygate.evals.results import CaseResult
 from replaygate.models.replay import RequestSettings
 from replaygate.network import block_network
 from replaygate.signals import ctrl_c_left_to_parent, held
+from replaygate.warning_lines import warnings_as_lines
 
 POLL = 0.2
 """Seconds between looks at the processes (and for a Ctrl-C) while no result comes in."""
@@ -270,6 +271,7 @@ def _process_share(
     batch = Batch(index, outbox)
     try:
         with contextlib.ExitStack() as stack:
+            stack.enter_context(warnings_as_lines())  # as the command line shows them
             if work.recording is None:
                 stack.enter_context(block_network())  # replay: nothing leaves (law 3)
             setup = Setup(load_agent(work.agent), work.settings, work.prices)

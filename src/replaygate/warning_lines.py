@@ -1,6 +1,6 @@
-"""replaygate's own warnings on the command line: one ``warning: <message>`` line on
-stderr, as a command's notes are, not Python's form naming a source file, a line number
-and the code there."""
+"""replaygate's own warnings on the command line (and in the processes a command starts):
+one ``warning: <message>`` line on stderr, as a command's notes are, not Python's form
+naming a source file, a line number and the code there."""
 
 from __future__ import annotations
 
