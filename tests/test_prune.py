@@ -133,6 +133,44 @@ def test_a_reference_in_a_large_file_is_seen_across_its_pieces(
     assert stored_keys(store) == set(keys.values())
 
 
+def test_an_earlier_prunes_backup_is_no_reference(project: Path) -> None:
+    # the .bak of the first prune named every fixture it held: none was ever pruned again
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    keys = setup_store(project, store)
+    assert "deleted 2 fixture(s)" in prune(str(store), "--unused", "--yes").output
+    (project / "tests" / "test_pinned.py").unlink()  # the pinned fixture is no longer named
+    done = prune(str(store), "--unused")
+    assert f"rag.jsonl:2  key {keys['referenced']}" in done.output, done.output
+    assert "would delete 1 fixture(s)" in done.output
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["rag.jsonl.bak1", "{key}.json.bak", "{key}.json.bak2", ".rag.jsonl.77.tmp",
+     ".rag.jsonl.77.tmp.bak", ".rag.jsonl.bak.77.tmp"],
+)  # fmt: skip
+def test_the_files_replaygate_writes_beside_a_store_are_no_references(
+    project: Path, name: str
+) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    key = put(store, "unused", "2026-01-01T00:00:00Z")
+    played = project / "tests" / "fixtures" / "played.jsonl"
+    put(played, "played", None)
+    play(played, "played", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+    copy = project / "tests" / "old" / name.format(key=key)
+    copy.parent.mkdir()
+    copy.write_bytes(store.read_bytes())
+    person = project / "tests" / "old" / "notes.txt.bak"  # a person's backup still names it
+    person.write_text(f"rag.jsonl holds {key}\n", encoding="utf-8")
+    rows = patrol(
+        store, runs=1, refs=[project / "tests"], hits_dir=project / ".replaygate" / "hits"
+    ).rows
+    assert [row.refs for row in rows] == [("tests/old/notes.txt.bak",)]
+    person.unlink()
+    done = prune(str(store), "--unused")
+    assert "would delete 1 fixture(s)" in done.output, done.output
+
+
 @pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="no /proc/self/mem")
 def test_a_reference_file_that_cannot_be_read_stops_the_prune(project: Path) -> None:
     store = project / "tests" / "fixtures" / "rag.jsonl"

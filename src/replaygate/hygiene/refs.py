@@ -2,9 +2,11 @@
 
 The reference folders (``--refs tests/``) are read as text; a file names a fixture
 when it holds the fixture's store file name (``rag.jsonl``, ``265288aeb827.json``)
-or its key. Fixture files themselves, binary files, what is not a regular file (a FIFO,
-a socket) and tool folders are not read. A large file is read a piece at a time, the
-pieces overlapping by more than any name or key is long. A file that cannot be read
+or its key. Fixture files themselves, the backups and temporary files replaygate writes
+beside them (``rag.jsonl.bak``, ``<key>.json.bak``: :func:`~.side_files.is_side_file`),
+binary files, what is not a regular file (a FIFO, a socket) and tool folders are not
+read. A large file is read a piece at a time, the pieces overlapping by more than any
+name or key is long. A file that cannot be read
 (no permission, an I/O error), and a folder that cannot be listed, is noted in
 :attr:`References.unread`: a reference in it would go unseen, so ``prune`` deletes
 nothing while there is one.
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replaygate.fixtures.store.files import resolved
+from replaygate.fixtures.store.side_files import is_side_file
 from replaygate.folder_tree import walk
 from replaygate.regular import NotRegularFileError, open_regular_fd, unreadable
 
@@ -66,7 +69,8 @@ class References:
 def _texts(
     folders: Iterable[Path], skip: set[Path], unread: list[tuple[Path, str]]
 ) -> Iterable[tuple[Path, str]]:
-    """Each readable text file of ``folders`` as pieces of its text; one that could not be
+    """Each readable text file of ``folders`` as pieces of its text, but for those of
+    ``skip`` and replaygate's own backups and temporary files; one that could not be
     read, and a folder that could not be listed, is added to ``unread``."""
 
     def unlisted(err: OSError) -> None:
@@ -78,7 +82,7 @@ def _texts(
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
             for name in sorted(names):
                 path = Path(current) / name
-                if resolved(path) in skip:
+                if is_side_file(name) or resolved(path) in skip:
                     continue
                 try:
                     yield from _pieces(path)
