@@ -195,3 +195,30 @@ def test_a_file_named_twice_left_without_fixtures_is_emptied_not_removed(
     assert done.exit_code == 0 and "deleted 1 fixture(s)" in done.output, done.output
     assert (folder / "a.jsonl").read_bytes() == b""  # the link to it still leads to a store
     assert replaygate("checksum", str(folder)).returncode == 0
+
+
+def test_prune_leaves_the_fixtures_of_a_linked_interface_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # another repository's fixtures were deleted, judged by this repository's runs alone
+    monkeypatch.chdir(tmp_path)
+    theirs = put(tmp_path / "other" / "fixtures", "their question", "2026-01-01T00:00:00Z")
+    shared = next((tmp_path / "other" / "fixtures").iterdir())
+    folder = tmp_path / "tests" / "fixtures"
+    folder.mkdir(parents=True)
+    (folder / shared.name).symlink_to(Path("..", "..", "other", "fixtures", shared.name))
+    ours = folder / "own.jsonl"
+    put(ours, "played", "2026-01-01T00:00:00Z")
+    play(ours, "played", tmp_path / ".replaygate" / "hits", "20261130T000000Z-0001", tmp_path)
+    linked = f"tests/fixtures/{shared.name}/{theirs[:12]}.json"
+    dry = prune("tests/fixtures", "--unused")
+    assert f"  {linked}  key {theirs[:12]}" in dry.output, dry.output
+    before = {p.name: p.read_bytes() for p in shared.iterdir()}
+    done = prune("tests/fixtures", "--unused", "--yes")
+    assert done.exit_code == 0, done.output
+    assert "deleted 0 fixture(s)" in done.output
+    assert (
+        f"  {linked}: reached through a symlink: not pruned; prune the store it belongs to"
+        in done.output
+    )
+    assert {p.name: p.read_bytes() for p in shared.iterdir()} == before

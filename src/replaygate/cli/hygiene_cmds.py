@@ -35,7 +35,7 @@ from replaygate.hygiene.drift import LIVE_DRIFT, DriftReport, drift_against, dri
 from replaygate.hygiene.drift_report import render_drift
 from replaygate.hygiene.patrol import Patrol, patrol
 from replaygate.hygiene.patrol_report import age_text, render_patrol
-from replaygate.hygiene.prune import candidates, delete
+from replaygate.hygiene.prune import LINKED, candidates, delete
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.review import review_store
 from replaygate.hygiene.review_report import render_markdown, render_text
@@ -409,6 +409,8 @@ def prune(
         click.echo(f"  removed: {file}")
     for backup in done.backups:
         click.echo(f"  backup: {backup}")
+    for file in done.linked:
+        click.echo(f"  {file}: {LINKED}")
 
 
 COMMANDS: tuple[click.Command, ...] = (checksum, diff, drift, patrol_cmd, prune)

@@ -9,7 +9,11 @@ without fixtures is removed (its backup stays); one named through a symlink is e
 instead, the link kept (removing the link would leave every fixture in the file it
 links to). A file the store names twice (an old name kept as a link to it) is one
 file: locked, rewritten and counted once. A fixture still played or referenced is
-refused, whoever asks, under any of its file's names.
+refused, whoever asks, under any of its file's names. A one-fixture file reached
+through a symlink (a linked interface folder another repository's store shares) is
+listed but left, as ``verify --repair`` leaves it (:func:`~.verify_repair.left_alone`):
+this store's runs do not say what the other store's tests play, and its writers take
+another lock.
 """
 
 from __future__ import annotations
@@ -33,15 +37,21 @@ from replaygate.fixtures.store import (
 from replaygate.fixtures.store.files import jsonl_lines, open_binary, resolved
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
+from replaygate.hygiene.verify_repair import left_alone
+
+LINKED = "reached through a symlink: not pruned; prune the store it belongs to"
+"""Why a fixture file of :attr:`PruneResult.linked` was left."""
 
 
 @dataclass(frozen=True)
 class PruneResult:
-    """What was deleted, and the backups of the rewritten ``.jsonl`` files."""
+    """What was deleted, the backups of the rewritten ``.jsonl`` files, and the files
+    left because they are reached through a symlink (:data:`LINKED`)."""
 
     deleted: tuple[PatrolRow, ...]
     backups: tuple[Path, ...]
     files_removed: tuple[Path, ...]
+    linked: tuple[Path, ...] = ()
 
 
 def candidates(result: Patrol) -> list[PatrolRow]:
@@ -103,7 +113,8 @@ def _rewrite_jsonl(file: Path, keys: set[str], linked: bool) -> Path:
 
 
 def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
-    """Delete the fixtures of ``rows`` from the store at ``path``, under its locks."""
+    """Delete the fixtures of ``rows`` from the store at ``path``, under its locks; a
+    one-fixture file reached through a symlink is left (:func:`~.verify_repair.left_alone`)."""
     refused = [r for r in rows if not r.unused]
     if refused:
         first = refused[0]
@@ -125,6 +136,7 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
     linked = {resolved(file) for file in store_files(path) if file.is_symlink()}
     backups: list[Path] = []
     removed: list[Path] = []
+    elsewhere: list[Path] = []
     try:
         with contextlib.ExitStack() as stack:
             for lock in sorted(locks):
@@ -132,6 +144,9 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
                 stack.enter_context(FileLock(str(lock)))
             for real, named in sorted(names.items()):
                 file = min(named, key=lambda name: (name.is_symlink(), name.parts))
+                if left_alone(path, file):
+                    elsewhere.append(file)
+                    continue
                 if not file.exists():
                     continue
                 if file.suffix == ".json":
@@ -145,4 +160,6 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
                         removed.append(file)
     except ReplaygateError as err:
         raise HygieneError(f"{err}; nothing more deleted") from None
-    return PruneResult(tuple(rows), tuple(backups), tuple(removed))
+    left = {resolved(file) for file in elsewhere}
+    deleted = tuple(row for row in rows if resolved(row.file) not in left)
+    return PruneResult(deleted, tuple(backups), tuple(removed), tuple(elsewhere))

@@ -45,24 +45,25 @@ def repair(root: Path, problems: Iterable[StoreProblem]) -> Iterator[str]:
 
 def as_repair_takes(root: Path, problem: StoreProblem) -> StoreProblem:
     """``problem``, found under ``root``, as ``--repair`` takes it: a file it leaves alone
-    (:func:`_left_alone`) is not repairable, and its reason says to move it aside by hand."""
+    (:func:`left_alone`) is not repairable, and its reason says to move it aside by hand."""
     file = Path(problem.file)
-    if not problem.repairable or not _left_alone(root, file):
+    if not problem.repairable or not left_alone(root, file):
         return problem
     what = TRUNCATED if file.suffix == ".json" else INTERRUPTED_TEMPORARY
     return StoreProblem(problem.file, problem.line, f"{what}; {BY_HAND}")
 
 
-def _left_alone(root: Path, file: Path) -> bool:
-    """Whether ``--repair`` leaves ``file`` (a ``.json`` or temporary file) alone: one
-    reached through a symlink is another lock's."""
+def left_alone(root: Path, file: Path) -> bool:
+    """Whether ``--repair`` and ``prune --yes`` leave ``file`` (a ``.json`` or temporary
+    file of the store path ``root``) alone: one reached through a symlink is another
+    store's, written under another lock."""
     return (is_leftover(file.name) or file.suffix == ".json") and _through_link(root, file)
 
 
 def _repair(root: Path, file: Path) -> str | None:
     """What was done to ``file``; None when it was found whole under the lock. A file or
     a lock that cannot be written raises its ``OSError``, for the command to name."""
-    if _left_alone(root, file):
+    if left_alone(root, file):
         return LINKED
     leftover = is_leftover(file.name)
     after = ""
