@@ -42,12 +42,12 @@ def test_a_store_named_in_latin_1_is_logged_and_read_back(pytester: pytest.Pytes
             live, store, approve_live=True, model=MODEL, max_tokens=64, source="sim"
         )
         recorder.complete([Message.user("What is RAG?")], [])
-    pytester.makepyfile(**{"tests/test_replay": TEST})
+    pytester.makepyfile(**{"tests/test_latin1_named_store": TEST})
 
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.OK, result.outlines
     [logged] = hits.read_hits(pytester.path / hits.DEFAULT_DIR)
     assert logged.store == f"tests/fixtures/{NAME}"
-    assert logged.test == "tests/test_replay.py::test_replay"
+    assert logged.test == "tests/test_latin1_named_store.py::test_replay"
     [file] = (pytester.path / hits.DEFAULT_DIR).glob("*.jsonl")
     assert b'"store":"tests/fixtures/caf\\udce9.jsonl"' in file.read_bytes()
