@@ -95,6 +95,26 @@ def test_yes_removes_files_of_a_folder_store(project: Path) -> None:
     )
 
 
+def test_a_pruned_one_fixture_file_is_kept_as_a_backup_beside_it(project: Path) -> None:
+    # it was unlinked, with no backup, where a .jsonl file's fixtures are kept in one
+    store = project / "tests" / "fixtures" / "research"
+    keys = setup_store(project, store)
+    files = {key: next(f for f in store_files(store) if f.stem == key) for key in keys.values()}
+    one, two = files[keys["unused one"]], files[keys["unused two"]]
+    held = {one: one.read_bytes(), two: two.read_bytes()}
+    taken = one.with_name(one.name + ".bak")
+    taken.write_bytes(b"an earlier backup")
+    done = prune(str(store), "--unused", "--yes")
+    assert done.exit_code == 0, done.output
+    assert not one.exists() and not two.exists()
+    assert one.with_name(one.name + ".bak1").read_bytes() == held[one]
+    assert two.with_name(two.name + ".bak").read_bytes() == held[two]
+    assert taken.read_bytes() == b"an earlier backup"
+    assert f"backup: {one}.bak1" in done.output and f"removed: {two}" in done.output
+    assert stored_keys(store) == {keys["played"], keys["referenced"]}
+    assert "nothing to prune" in prune(str(store), "--unused", "--yes").output
+
+
 def test_never_deletes_a_referenced_or_played_fixture(project: Path) -> None:
     store = project / "tests" / "fixtures" / "rag.jsonl"
     keys = setup_store(project, store)

@@ -371,7 +371,7 @@ def prune(
     """List (dry run) or delete (--yes) the unused fixtures under PATH.
 
     A fixture still played by a recent run or referenced from code is never deleted.
-    A .jsonl file is backed up (<name>.bak) before it is rewritten.
+    Each file is backed up (<name>.bak) before it is rewritten or removed.
 
     Example:
 

@@ -1,12 +1,12 @@
 """``prune --unused``: delete fixtures that no recent run played and no code references.
 
 Deleting takes the store's write lock (and each ``.jsonl`` file's own lock), so it
-never races a recorder (law 5). A one-fixture ``.json`` file is removed; a ``.jsonl``
-file is first copied to a backup (``<name>.bak``, ``.bak1``...), then rewritten
-without the pruned lines (their sample lines too) in one atomic replace, both streamed
-line by line. A ``.jsonl`` file left
-without fixtures is removed (its backup stays); one named through a symlink is emptied
-instead, the link kept (removing the link would leave every fixture in the file it
+never races a recorder (law 5). A one-fixture ``.json`` file is renamed to a backup
+beside it (``<key>.json.bak``, ``.bak1``...); a ``.jsonl`` file is first copied to a
+backup (``<name>.bak``, ``.bak1``...), then rewritten without the pruned lines (their
+sample lines too) in one atomic replace, both streamed line by line. A ``.jsonl`` file
+left without fixtures is removed (its backup stays); one named through a symlink is
+emptied instead, the link kept (removing the link would leave every fixture in the file it
 links to). A file the store names twice (an old name kept as a link to it) is one
 file: locked, rewritten and counted once. A fixture still played or referenced is
 refused, whoever asks, under any of its file's names. A one-fixture file reached
@@ -19,6 +19,7 @@ another lock.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -45,7 +46,7 @@ LINKED = "reached through a symlink: not pruned; prune the store it belongs to"
 
 @dataclass(frozen=True)
 class PruneResult:
-    """What was deleted, the backups of the rewritten ``.jsonl`` files, and the files
+    """What was deleted, the backups of the files removed or rewritten, and the files
     left because they are reached through a symlink (:data:`LINKED`)."""
 
     deleted: tuple[PatrolRow, ...]
@@ -151,7 +152,8 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
                     continue
                 if file.suffix == ".json":
                     if read_json_file(file).key in keys[real]:
-                        file.unlink()
+                        backups.append(backup_of(file))
+                        os.rename(file, backups[-1])
                         removed.append(file)
                 else:
                     backup = _rewrite_jsonl(file, keys[real], real in linked)
