@@ -355,6 +355,9 @@ def test_replaygates_own_working_files_are_not_changes_since_base(project: Path)
     (project / "tests" / "fixtures" / "rag.jsonl.bak1").write_text("{not a store any more\n")
     (project / "tests" / "fixtures" / "folder").mkdir()
     (project / "tests" / "fixtures" / "folder" / ".replaygate.lock").write_bytes(b"")
+    (project / "tests" / "fixtures" / "folder" / "265288aeb827.json.bak").write_text("{}\n")
+    # the temporary file of a write the run is making (or was interrupted in)
+    (project / "tests" / "fixtures" / ".rag.jsonl.4242.tmp").write_text("{}\n")
     args = ["plan", "--base", "HEAD", "--config", str(project / "pyproject.toml")]
     result = CliRunner().invoke(ci_group, args)
     assert result.exit_code == 0, result.output

@@ -12,7 +12,6 @@ replaygate's own working files (:func:`is_own_file`) are never changes.
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from replaygate.evals.config import WHEN, CIConfig, Stage
 from replaygate.evals.errors import EvalError
 from replaygate.evals.table import text_table
 from replaygate.fixtures.store import LOCK_NAME
+from replaygate.fixtures.store.side_files import is_side_file
 
 FIXTURES_CLASS = "fixtures"
 FIXTURE_STAGE = "fixture-users"
@@ -33,8 +33,6 @@ FIXTURE_STAGE = "fixture-users"
 OldText = Callable[[Path], str | None]
 
 OWN_FOLDER = ".replaygate"
-BESIDE_STORE = re.compile(r".+\.jsonl?\.(?:lock|bak\d*)")
-"""A store's lock (``x.jsonl.lock``) or backup (``x.jsonl.bak``, ``.bak1``...)."""
 
 
 @dataclass(frozen=True)
@@ -141,12 +139,14 @@ def _names(files: Sequence[Path], root: Path) -> str:
 def is_own_file(path: Path, ci: CIConfig, root: Path) -> bool:
     """True for a file replaygate writes as it works, never a change to plan for: one in a
     ``.replaygate`` folder of the project, a ``.jsonl`` file of the hits log folder, a
-    store's lock or backup (:data:`BESIDE_STORE`), a folder store's ``.replaygate.lock``."""
+    store file's lock (``x.jsonl.lock``), a folder store's ``.replaygate.lock``, a backup
+    or a temporary file a store writes beside its files (:func:`~.side_files.is_side_file`)."""
     return (
         OWN_FOLDER in Path(_relative(path, root)).parts[:-1]
         or (path.suffix == ".jsonl" and path.resolve().parent == ci.hits.resolve())
         or path.name == LOCK_NAME
-        or BESIDE_STORE.fullmatch(path.name) is not None
+        or (path.suffix == ".lock" and path.stem.endswith((".json", ".jsonl")))
+        or is_side_file(path.name)
     )
 
 
