@@ -11,9 +11,10 @@ from typing import Any
 import httpx2
 import pytest
 
+from replaygate.errors import SimulatorRefusalError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
-from replaygate.http.routes import SIMULATOR_REFUSAL, SimulatorRefusalError, simulator_refusal
+from replaygate.http.routes import SIMULATOR_REFUSAL, simulator_refusal
 from replaygate.models.types import Message, ModelResponse, ToolSpec
 from replaygate.sim import FaultPlan, Simulator
 from sdks import anthropic, openai

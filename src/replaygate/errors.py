@@ -153,6 +153,26 @@ class UnservedRouteError(ReplaygateError):
         )
 
 
+class SimulatorRefusalError(ReplaygateError):
+    """A recording got an error replaygate's simulator made of its own accord (a script
+    run out, a behaviour that raised): not a model reply, so nothing is written.
+
+    ``method``, ``path`` and ``status`` name the request, ``reason`` is the simulator's
+    message.
+    """
+
+    def __init__(self, method: str, path: str, status: int, reason: str) -> None:
+        self.method = method
+        self.path = path
+        self.status = status
+        self.reason = reason
+        super().__init__(
+            f"recording stopped: {method} {path} was answered {status} by replaygate's "
+            f"simulator with an error of its own, not a model's answer: {reason}. Nothing "
+            "was written for this request."
+        )
+
+
 class KeyTooShortError(ReplaygateError, ValueError):
     """A fixture key (or a key prefix asked for) is shorter than ``fingerprint.KEY_LENGTH``."""
 

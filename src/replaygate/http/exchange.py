@@ -33,6 +33,7 @@ from replaygate.errors import (
     FixtureFormatError,
     FixtureMismatchError,
     ReplaygateError,
+    SimulatorRefusalError,
     UnservedRouteError,
     WireFormatError,
 )
@@ -54,7 +55,7 @@ from replaygate.http.envelope import (
 from replaygate.http.learners import learner_at
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed, replayed
-from replaygate.http.routes import SimulatorRefusalError, simulator_refusal, unserved_route
+from replaygate.http.routes import simulator_refusal, unserved_route
 from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from replaygate.errors import ReplaygateError
 from replaygate.http.envelope import is_model_api
 
 ROUTE_PREFIX = "Invalid URL"
@@ -27,26 +26,6 @@ ROUTE_PREFIX = "Invalid URL"
 SIMULATOR_REFUSAL = "replaygate_simulator_refusal"
 """The field (``true``) of an error body with which replaygate's simulator marks an
 error of its own, not a model's answer."""
-
-
-class SimulatorRefusalError(ReplaygateError):
-    """A recording got an error replaygate's simulator made of its own accord (a script
-    run out, a behaviour that raised): not a model reply, so nothing is written.
-
-    ``method``, ``path`` and ``status`` name the request, ``reason`` is the simulator's
-    message.
-    """
-
-    def __init__(self, method: str, path: str, status: int, reason: str) -> None:
-        self.method = method
-        self.path = path
-        self.status = status
-        self.reason = reason
-        super().__init__(
-            f"recording stopped: {method} {path} was answered {status} by replaygate's "
-            f"simulator with an error of its own, not a model's answer: {reason}. Nothing "
-            "was written for this request."
-        )
 
 
 def _error_message(body: Any) -> str | None:
