@@ -37,7 +37,7 @@ from replaygate.evals.agents import raised_by_agent
 from replaygate.evals.cases import load_eval_cases
 from replaygate.evals.config import Config, load_config
 from replaygate.evals.git import head_commit
-from replaygate.evals.history import History, HistoryRun, derived_run_id
+from replaygate.evals.history import History, HistoryRun, check_run, derived_run_id
 from replaygate.evals.jobs import describe_failure
 from replaygate.evals.metrics import METRICS
 from replaygate.evals.preflight import check_history, check_not_an_input, check_writable
@@ -283,12 +283,16 @@ def _write(
 ) -> None:
     """Write the results file and append the run to the history, saying so, as one step:
     a Ctrl-C or SIGTERM arriving between them takes effect once both are written. A run
-    whose ``run_id`` the history holds already (shards merged again) is kept once."""
+    whose ``run_id`` the history holds already (shards merged again) is kept once. A run
+    the history would refuse is refused before the results file is written, so neither
+    is."""
+    run = HistoryRun.of(results, run_id)
+    if history is not None:
+        check_run(run, history)
     with held():
         if out is not None:
             click.echo(f"results: {results.write(out)}", err=as_json)
         if history is not None:
-            run = HistoryRun.of(results, run_id)
             with History.open(history) as opened:
                 added = opened.add(run)
             if added:

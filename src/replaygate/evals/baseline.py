@@ -7,7 +7,6 @@ commit and what changed (law 9). Without a reason it refuses and writes nothing.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from replaygate.evals.shards import check_whole_run
 from replaygate.fixtures.fixture import now_iso
 from replaygate.jsonfields import escape_surrogates, lone_surrogate
 from replaygate.outputs import write_text
+from replaygate.sampling.results import document_text
 
 SOURCE_FIELDS = ("time", "mode", "model", "interface", "fixtures", "cases_file", "agent")
 
@@ -155,6 +155,6 @@ def update_baseline(
         source = {k: results.info[k] for k in SOURCE_FIELDS if k in results.info}
         history = (*(previous.history if previous else ()), entry)
         baseline = Baseline(new_reference, history, source)
-        text = json.dumps(baseline.to_json(), ensure_ascii=False, indent=2) + "\n"
-        write_text(target, text)  # in one step: a crash leaves the old baseline, never half
+        # In one step: a crash leaves the old baseline, never half of a new one
+        write_text(target, document_text(baseline.to_json()))
     return baseline

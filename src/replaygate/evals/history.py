@@ -24,6 +24,7 @@ from typing import Any
 
 from replaygate.errors import not_utf8_text
 from replaygate.evals.errors import HistoryError
+from replaygate.evals.filenames import text_problem
 from replaygate.evals.reference import (
     CaseSummary,
     check_run_metrics,
@@ -38,10 +39,10 @@ from replaygate.jsonfields import (
     NoUtcTimeError,
     described,
     each,
+    escape_surrogates,
     fields_of,
     got,
     listed_once,
-    lone_surrogate,
     mapping,
     optional_text,
     parse_time,
@@ -52,6 +53,7 @@ from replaygate.jsonfields import (
 from replaygate.outputs import write_text
 from replaygate.regular import not_regular, unreadable
 from replaygate.sampling import SampledResult
+from replaygate.sampling.results import document_text
 
 RUN_FIELDS = ("id", "time", "commit", "info", "metrics", "cases")
 CASE_FIELDS = ("samples", "floor", "passes", "verdict", "assertions", "tags", "answers")
@@ -285,6 +287,21 @@ def _loads(text: Any, field: str) -> Any:
         raise FieldError(field, f"must hold JSON, holds {got(text)}") from None
 
 
+def check_run(run: HistoryRun, path: Path) -> None:
+    """Refuse (:class:`HistoryError`, naming the history at ``path``, the run and the
+    field) a run the history would not store: one :meth:`HistoryRun.from_json` refuses,
+    dated later than now (:func:`check_not_future`), or holding a text that is not Unicode
+    (half of a surrogate pair, which SQLite cannot store), but for a file name of its
+    ``info`` that is not UTF-8, kept as its escapes (:mod:`~replaygate.evals.filenames`)."""
+    with fields_of(f"{path}: refusing to add run {run.id!r}", HistoryError):
+        exported = run.to_json()
+        HistoryRun.from_json(exported)
+        check_not_future(run.time)
+        problem = text_problem(exported)
+        if problem is not None:
+            raise FieldError("", problem)
+
+
 def _check_kind(target: Path, *, read_only: bool) -> None:
     """Refuse a history path that is no regular file (a FIFO, a folder, a symlink loop;
     read only, a symlink to nothing), naming what it is; a new one passes."""
@@ -427,27 +444,22 @@ class History:
     def add(self, run: HistoryRun) -> bool:
         """Insert ``run`` unless a run with its id exists; True when it was added.
 
-        A run that :meth:`HistoryRun.from_json` would refuse, or that holds a text that
-        is not Unicode (half of a surrogate pair, which SQLite cannot store), is a
-        :class:`HistoryError`, and nothing is written: every stored run can be read back.
+        A run :func:`check_run` refuses is a :class:`HistoryError`, and nothing is
+        written: every stored run can be read back.
         """
-        with fields_of(f"{self.path}: refusing to add run {run.id!r}", HistoryError):
-            exported = run.to_json()
-            HistoryRun.from_json(exported)
-            check_not_future(run.time)
-            problem = lone_surrogate(exported)
-            if problem is not None:
-                raise FieldError("", problem)
+        check_run(run, self.path)
         try:
             return self._insert(run)
         except sqlite3.DatabaseError as err:  # rolled back: nothing of the run is stored
             raise _unusable(self.path, err, writing=True) from None
 
     def _insert(self, run: HistoryRun) -> bool:
+        # A file name that is not UTF-8 stored as its JSON escapes (caf\udce9), as --out writes it
+        info = escape_surrogates(json.dumps(dict(run.info), ensure_ascii=False))
         with self._db:
             cursor = self._db.execute(
                 "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?)",
-                (run.id, run.time, run.commit, json.dumps(dict(run.info), ensure_ascii=False)),
+                (run.id, run.time, run.commit, info),
             )
             if cursor.rowcount == 0:
                 return False
@@ -566,7 +578,7 @@ class History:
         document = self.export(last=last)
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_text(target, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+        write_text(target, document_text(document))
         return len(document["runs"])
 
     def merge(self, runs: Iterable[HistoryRun]) -> tuple[int, int]:

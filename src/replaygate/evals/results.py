@@ -22,6 +22,7 @@ from typing import Any
 from replaygate import jsondoc
 from replaygate.errors import shown_file
 from replaygate.evals.errors import ResultsError
+from replaygate.evals.filenames import text_problem
 from replaygate.evals.metrics import check_agreement, check_metrics
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
 from replaygate.jsondoc import ErrorType, check_document, strings_field
@@ -30,7 +31,6 @@ from replaygate.jsonfields import (
     each,
     fields_of,
     listed_once,
-    lone_surrogate,
     mapping,
     optional_text,
     present,
@@ -177,9 +177,10 @@ def run_info(obj: Any) -> dict[str, Any]:
 def read_json(path: str | os.PathLike[str], what: str, error: ErrorType = ResultsError) -> Any:
     """Parse the JSON file at ``path``; ``error`` says why it cannot be read (or that a
     string in it is no Unicode text: it could be neither printed nor stored; what a run
-    gave, kept as it was (:data:`~replaygate.sampling.results.RUN_TEXT`), may be anything)."""
+    gave, kept as it was (:data:`~replaygate.sampling.results.RUN_TEXT`), may be anything,
+    and a file name of the run information may be not UTF-8: :mod:`.filenames`)."""
     document = jsondoc.read_json(path, what, error)
-    problem = lone_surrogate(document, skip=RUN_TEXT)
+    problem = text_problem(document, skip=RUN_TEXT)
     if problem is not None:
         raise error(f"{shown_file(str(path))}: {problem}")
     return document
