@@ -449,6 +449,62 @@ def test_a_cassette_that_is_not_a_regular_file_is_named_not_passed_over(
     assert store_of(tmp_path / "out", "openai/plain.yaml").exists()
 
 
+def test_a_linked_folder_of_cassettes_is_followed_once(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    # a linked folder was passed over in silence: "1 imported", exit 0
+    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
+    shared = cassettes_copy(recorded, tmp_path / "shared", "anthropic/plain.yaml")
+    (folder / "anthropic").symlink_to(shared / "anthropic")
+    (folder / "same").symlink_to(shared / "anthropic")  # a second way to one folder
+    (folder / "openai" / "up").symlink_to("..")  # a loop
+    out = tmp_path / "out"
+    result = finishes(partial(import_cassettes, folder, "--out", out), seconds=10)
+    assert result.exit_code == 0, result.output
+    assert "2 cassette(s): 2 imported, 0 unchanged, 0 refused, 0 error" in result.output
+    stored = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.jsonl"))
+    assert stored == ["anthropic/plain.jsonl", "openai/plain.jsonl"]
+
+
+def _as_a_user_without_override(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """``replaygate ARGS`` where permissions apply: root's capability to pass over them
+    is dropped (in a process of its own) with ``setpriv``."""
+    caps = "-dac_override,-dac_read_search"
+    drop = [] if os.geteuid() else ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}"]
+    command = [*drop, sys.executable, "-m", "replaygate", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, check=False)
+
+
+@pytest.mark.skipif(
+    os.geteuid() == 0 and not shutil.which("setpriv"), reason="root, and no setpriv"
+)
+def test_a_folder_that_cannot_be_listed_is_an_error_naming_it(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    # the folder was passed over in silence: "1 imported", exit 0
+    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml", "anthropic/plain.yaml")
+    hidden = folder / "anthropic"
+    hidden.chmod(0)
+    try:
+        done = _as_a_user_without_override("import-cassettes", folder, "--out", tmp_path / "out")
+        as_json = _as_a_user_without_override(
+            "import-cassettes", folder, "--out", tmp_path / "out", "--json"
+        )
+    finally:
+        hidden.chmod(0o755)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert (
+        f"ERROR (nothing written): {hidden}: cannot read this folder: Permission denied; no "
+        "cassette in it was imported"
+    ) in done.stdout
+    assert "2 cassette(s): 1 imported, 0 unchanged, 0 refused, 1 error" in done.stdout
+    assert "Traceback" not in done.stderr
+    assert as_json.returncode == 2
+    [error] = [c for c in json.loads(as_json.stdout)["cassettes"] if c["outcome"] == "error"]
+    assert error["cassette"] == str(hidden) and error["store"] == str(tmp_path / "out/anthropic")
+    assert store_of(tmp_path / "out", "openai/plain.yaml").exists()
+
+
 def test_an_out_folder_that_is_a_symlink_loop_is_refused_without_a_traceback(
     recorded: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:

@@ -65,7 +65,8 @@ def import_cassettes_cmd(root: Path, out: Path, force: bool, as_json: bool) -> N
     _), and a store so renamed is printed with its old name. A cassette is
     imported whole or not at all; importing again writes nothing new. Exit 1 when a
     cassette was refused (a secret, or a store holding another answer without
-    --force); exit 2 when one could not be read. Example:
+    --force); exit 2 when one could not be read, or a folder under DIR could not be
+    listed (a linked folder is followed, each real folder once). Example:
 
         replaygate import-cassettes tests/cassettes --out tests/fixtures
     """

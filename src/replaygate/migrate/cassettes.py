@@ -17,14 +17,17 @@ JSON cassettes are read with the standard library.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from replaygate.errors import ReplaygateError
 from replaygate.extras import require
 from replaygate.fixtures.store.files import MAX_LINE_BYTES
+from replaygate.fixtures.store.folder import FolderWalk
+from replaygate.folder_tree import walk
 from replaygate.http.codings import PastRoom, undone
 from replaygate.jsondoc import kind_of
 from replaygate.regular import read_regular_bytes, unreadable
@@ -81,15 +84,46 @@ class Interaction:
     response: CassetteResponse
 
 
-def find_cassettes(root: Path) -> list[Path]:
+@dataclass(frozen=True, slots=True)
+class FoundCassettes:
+    """The cassette files :func:`find_cassettes` found, and each folder it could not list."""
+
+    files: list[Path]
+    unlisted: list[CassetteError] = field(default_factory=list)
+
+
+def find_cassettes(root: Path) -> FoundCassettes:
     """``root`` itself when it is not a folder, else every cassette file under it, sorted.
 
-    What is not a regular file (a FIFO, a device, a symlink loop or to nothing) is
-    listed too, to be refused by its name when it is read, not passed over.
+    The walk follows a symlink to a folder and lists each real folder once, as a folder
+    store's walk does (:class:`~replaygate.fixtures.store.folder.FolderWalk`): a folder
+    reached again (a link back up, a second link to one folder) is not walked again. A
+    folder that cannot be listed (no permission, past the system's path limit) is named
+    in :attr:`FoundCassettes.unlisted`, never passed over. What is not a regular file (a
+    FIFO, a device, a symlink loop or to nothing) is listed too, to be refused by its
+    name when it is read.
     """
     if not root.is_dir():
-        return [root]
-    return sorted(p for p in root.rglob("*") if p.suffix in CASSETTE_SUFFIXES and not p.is_dir())
+        return FoundCassettes([root])
+    found = FoundCassettes([])
+
+    def unlisted(err: OSError) -> None:
+        if not isinstance(err, FileNotFoundError):  # gone since its folder was listed
+            reason = unreadable(err.filename, err, "folder")
+            found.unlisted.append(CassetteError(Path(err.filename), reason))
+
+    folders = FolderWalk(os.fspath(root))
+    for top in folders.tops():
+        for folder, subfolders, names in walk(top, onerror=unlisted):
+            if not folders.first_time(folder):
+                subfolders.clear()
+                continue
+            folders.own_subfolders(folder, subfolders)  # the walk does not follow the links
+            found.files.extend(
+                Path(folder, name) for name in names if Path(name).suffix in CASSETTE_SUFFIXES
+            )
+    found.files.sort()
+    return found
 
 
 def read_cassette(path: Path) -> tuple[Interaction, ...]:

@@ -94,13 +94,15 @@ class _Staged:
     skipped: int = 0
 
 
-def cassette_stores(root: Path, out: Path) -> list[tuple[Path, Path]]:
+def cassette_stores(root: Path, out: Path) -> tuple[list[tuple[Path, Path]], list[CassetteError]]:
     """Each cassette under ``root`` (a folder, or one cassette file) and its store under
     ``out``: the same relative folder, and the name the pytest plugin gives the store of
     the test the cassette is named after
-    (:func:`~replaygate.pytest_plugin.store_names.store_name`), ending in ``.jsonl``.
-    Files under ``out`` (a folder store's ``.json`` files) are not cassettes; ``root``
-    inside ``out`` is a :class:`CassetteError` (every cassette would be passed over)."""
+    (:func:`~replaygate.pytest_plugin.store_names.store_name`), ending in ``.jsonl``;
+    and each folder under ``root`` that could not be listed
+    (:func:`~replaygate.migrate.cassettes.find_cassettes`). Files under ``out`` (a
+    folder store's ``.json`` files) are not cassettes; ``root`` inside ``out`` is a
+    :class:`CassetteError` (every cassette would be passed over)."""
     base = root if root.is_dir() else root.parent
     stores = resolved(out)
     if resolved(root).is_relative_to(stores):
@@ -109,22 +111,27 @@ def cassette_stores(root: Path, out: Path) -> list[tuple[Path, Path]]:
             f"is inside --out {out}, whose files are the stores, not cassettes: nothing "
             "would be imported; name an --out folder outside the cassettes",
         )
-    return [
+    found = find_cassettes(root)
+    pairs = [
         (c, out / c.relative_to(base).parent / f"{store_name(c.stem)}.jsonl")
-        for c in find_cassettes(root)
+        for c in found.files
         if not resolved(c).is_relative_to(stores)
     ]
+    return pairs, found.unlisted
 
 
 def import_cassettes(root: Path, out: Path, *, force: bool = False) -> list[CassetteImport]:
-    """Import every cassette under ``root`` into its store under ``out``; one result each.
+    """Import every cassette under ``root`` into its store under ``out``; one result each,
+    then an error for each folder under ``root`` that could not be listed (its stores
+    folder under ``out`` as the store: nothing of it is written).
 
     Two cassettes that would share a store (``a.yaml`` and ``a.json``) are an error for
     the second: nothing of it is written.
     """
     results = []
     claimed: dict[Path, Path] = {}
-    for cassette, store in cassette_stores(root, out):
+    pairs, unlisted = cassette_stores(root, out)
+    for cassette, store in pairs:
         first = claimed.setdefault(store, cassette)
         if first != cassette:
             problem = (
@@ -133,6 +140,10 @@ def import_cassettes(root: Path, out: Path, *, force: bool = False) -> list[Cass
             results.append(CassetteImport(str(cassette), str(store), "error", problem=problem))
             continue
         results.append(import_cassette(cassette, store, force=force))
+    for err in unlisted:
+        stores_folder = out / err.file.relative_to(root)
+        problem = f"{err}; no cassette in it was imported"
+        results.append(CassetteImport(str(err.file), str(stores_folder), "error", problem=problem))
     return results
 
 
