@@ -106,7 +106,8 @@ def test_shards_of_the_store_merge_into_the_history(folder: Path) -> None:
 
 def test_a_run_the_history_refuses_writes_no_results(folder: Path) -> None:
     # Shards made where the clock was wrong: the merged run is later than now, which the
-    # history refuses; merged.json was written all the same, a results file with no run.
+    # history refuses; --out was written all the same (a results file with no history
+    # run) and --json printed the results of a run that was refused.
     for index in (1, 2):
         part = folder / f"late{index}.json"
         _run(folder, *_eval_args(), "--shard", f"{index}/2", "--out", part.name)
@@ -114,8 +115,9 @@ def test_a_run_the_history_refuses_writes_no_results(folder: Path) -> None:
         document["eval"]["time"] = "2099-01-01T00:00:00Z"
         part.write_text(json.dumps(document), encoding="utf-8")
     done = replaygate("eval", "merge", "late1.json", "late2.json", "--out", "late.json",
-                      "--history", "late.db", cwd=folder)  # fmt: skip
+                      "--history", "late.db", "--json", cwd=folder)  # fmt: skip
     assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
     assert "time: 2099-01-01T00:00:00Z is later than now" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (folder / "late.json").exists()

@@ -239,11 +239,7 @@ def eval_cmd(
             info=info,
             jobs=jobs,
         )
-    if as_json:
-        echo_json(results.to_json())
-    else:
-        _print_metrics(results)
-    _write(results, out, history, as_json)
+    _show_and_write(results, out, history, as_json)
     if shard is not None:
         click.echo(
             f"shard {shard}: {len(cases)} case(s); merge every shard with `replaygate eval merge`",
@@ -274,21 +270,25 @@ def _check_outputs(out: Path | None, history: Path | None, inputs: dict[str, Pat
         check_history(history)
 
 
-def _write(
+def _show_and_write(
     results: EvalResults,
     out: Path | None,
     history: Path | None,
     as_json: bool,
     run_id: str | None = None,
 ) -> None:
-    """Write the results file and append the run to the history, saying so, as one step:
-    a Ctrl-C or SIGTERM arriving between them takes effect once both are written. A run
-    whose ``run_id`` the history holds already (shards merged again) is kept once. A run
-    the history would refuse is refused before the results file is written, so neither
-    is."""
+    """Print the verdicts and metrics (``as_json``: the results document), then write the
+    results file and append the run to the history, saying so, as one step: a Ctrl-C or
+    SIGTERM arriving between them takes effect once both are written. A run whose
+    ``run_id`` the history holds already (shards merged again) is kept once. A run the
+    history would refuse is refused first: nothing is printed or written."""
     run = HistoryRun.of(results, run_id)
     if history is not None:
         check_run(run, history)
+    if as_json:
+        echo_json(results.to_json())
+    else:
+        _print_metrics(results)
     with held():
         if out is not None:
             click.echo(f"results: {results.write(out)}", err=as_json)
@@ -346,8 +346,4 @@ def merge_cmd(
     )
     inputs: dict[str, Path | None] = {f"the shard {part}": part for part in parts}
     _check_outputs(out, history, {**inputs, "the history": history})
-    if as_json:
-        echo_json(results.to_json())
-    else:
-        _print_metrics(results)
-    _write(results, out, history, as_json, run_id)
+    _show_and_write(results, out, history, as_json, run_id)
