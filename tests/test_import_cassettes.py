@@ -789,6 +789,29 @@ def test_a_store_is_named_as_the_plugin_names_the_store_of_its_test(
     assert len(renamed) == 2
 
 
+def test_a_cassette_whose_name_is_not_utf8_is_imported_and_named_by_its_bytes(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    # the note held the name as Python holds it (caf\udce9), which no store can write:
+    # the cassette was refused, blaming its request ("at meta.note")
+    folder = tmp_path / "cassettes"
+    folder.mkdir()
+    cassette = folder / os.fsdecode(b"caf\xe9.json")
+    shutil.copy(recorded[0] / "openai/json_serializer.json", cassette)
+    out = tmp_path / "out"
+    result = import_cassettes(folder, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "1 cassette(s): 1 imported, 0 unchanged, 0 refused, 0 error" in result.output
+    (fixture,) = FixtureStore.open(out / "caf_.jsonl")  # the plugin's name for the test
+    assert fixture.meta is not None
+    assert fixture.meta["note"] == f"imported from vcrpy cassette {folder}/caf\\xe9.json"
+    again = import_cassettes(folder, "--out", out, "--json")
+    assert again.exit_code == 0, again.output
+    [entry] = json.loads(again.stdout_bytes)["cassettes"]
+    assert os.fsencode(entry["cassette"]) == os.fsencode(cassette)
+    assert entry["outcome"] == "unchanged"
+
+
 def test_the_importer_names_stores_without_loading_pytest() -> None:
     # the plugin's name rule is shared with the importer, which runs outside pytest
     code = "import sys, replaygate.cli.import_cmd; print('pytest' in sys.modules)"

@@ -20,6 +20,7 @@ store (through its locked, atomic writer) unless the store already holds it.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,7 +186,7 @@ def _stage(cassette: Path, interactions: tuple[Interaction, ...], store: Path) -
             mode="record-missing",
             approve_live=True,  # no call goes live: a session writes only in a recording mode
             source=IMPORT_SOURCE,
-            note=f"imported from vcrpy cassette {cassette}",
+            note=f"imported from vcrpy cassette {_note_name(cassette)}",
             sanitize=sanitizer_for(store),
         )
         with exchange.store:
@@ -202,6 +203,13 @@ def _stage(cassette: Path, interactions: tuple[Interaction, ...], store: Path) -
                 positions.setdefault(key, []).append(interaction.index)
             staged.fixtures = [(positions[f.key], f) for f in exchange.store]
     return staged
+
+
+def _note_name(cassette: Path) -> str:
+    """``cassette`` as the note of its fixtures names it: valid text, each byte of its
+    name that is not UTF-8 written as its escape (``caf\\xe9.yaml``), where Python holds
+    it as a character no store can write."""
+    return os.fsencode(cassette).decode("utf-8", "backslashreplace")
 
 
 def _record(exchange: Exchange, interaction: Interaction) -> str:
