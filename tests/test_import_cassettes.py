@@ -760,7 +760,7 @@ def test_two_cassettes_for_one_store_and_an_empty_folder_are_errors(
 
 
 def test_a_store_is_named_as_the_plugin_names_the_store_of_its_test(
-    recorded: tuple[Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
     # pytest-recording names a cassette after the test, each of <>?%*:|"'/\ written -
     folder = tmp_path / "cassettes"
@@ -773,9 +773,8 @@ def test_a_store_is_named_as_the_plugin_names_the_store_of_its_test(
     for name in names:
         (folder / "test_chat").mkdir(parents=True, exist_ok=True)
         shutil.copy(recorded[0] / "openai/plain.yaml", folder / "test_chat" / name)
-    monkeypatch.chdir(tmp_path)  # the notes name the cassettes by their short paths
     out = tmp_path / "out"
-    result = import_cassettes("cassettes", "--out", "out")
+    result = import_cassettes(folder, "--out", out)
     assert result.exit_code == 0, result.output
     stored = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.jsonl"))
     assert stored == sorted(f"test_chat/{store}" for store in names.values())
@@ -787,6 +786,32 @@ def test_a_store_is_named_as_the_plugin_names_the_store_of_its_test(
         if Path(cassette).stem != Path(store).stem
     ]
     assert len(renamed) == 2
+
+
+def test_the_note_names_the_cassette_by_its_path_under_the_folder_given(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the note held the path as given: a long absolute one (under pytest's tmp folder) was
+    # refused as a high-entropy token, and a store's bytes hung on how DIR was named
+    folder = tmp_path / "pytest-of-root" / "pytest-67" / "popen-gw0" / "test_x0"
+    cassette = folder / "test_chat" / "TestChat.test_says_hi[x=1,y+2].yaml"
+    cassette.parent.mkdir(parents=True)
+    shutil.copy(recorded[0] / "openai/plain.yaml", cassette)
+    store = Path("test_chat", "TestChat.test_says_hi[x=1,y+2].jsonl")
+    absolute = import_cassettes(folder, "--out", tmp_path / "a")
+    assert absolute.exit_code == 0, absolute.output
+    monkeypatch.chdir(folder.parent)
+    relative = import_cassettes("test_x0", "--out", tmp_path / "b")
+    assert relative.exit_code == 0, relative.output
+    assert (tmp_path / "a" / store).read_bytes() == (tmp_path / "b" / store).read_bytes()
+    (fixture,) = FixtureStore.open(tmp_path / "a" / store)
+    assert fixture.meta is not None
+    assert fixture.meta["note"] == f"imported from vcrpy cassette {cassette.relative_to(folder)}"
+    alone = import_cassettes(cassette, "--out", tmp_path / "c")
+    assert alone.exit_code == 0, alone.output
+    (fixture,) = FixtureStore.open(tmp_path / "c" / store.name)
+    assert fixture.meta is not None
+    assert fixture.meta["note"] == f"imported from vcrpy cassette {cassette.name}"
 
 
 def test_a_cassette_whose_name_is_not_utf8_is_imported_and_named_by_its_bytes(
@@ -804,7 +829,7 @@ def test_a_cassette_whose_name_is_not_utf8_is_imported_and_named_by_its_bytes(
     assert "1 cassette(s): 1 imported, 0 unchanged, 0 refused, 0 error" in result.output
     (fixture,) = FixtureStore.open(out / "caf_.jsonl")  # the plugin's name for the test
     assert fixture.meta is not None
-    assert fixture.meta["note"] == f"imported from vcrpy cassette {folder}/caf\\xe9.json"
+    assert fixture.meta["note"] == "imported from vcrpy cassette caf\\xe9.json"
     again = import_cassettes(folder, "--out", out, "--json")
     assert again.exit_code == 0, again.output
     [entry] = json.loads(again.stdout_bytes)["cassettes"]

@@ -9,8 +9,8 @@ keyed after the request-side sanitize steps
 fed to a :class:`~replaygate.http.recording.Recording`, which builds the recorded
 response (the whole body, or the server-sent events) and hands it to
 :meth:`~replaygate.http.exchange.Exchange.record`: sanitize, secret refusal, ``meta``
-(``source: vcrpy``, a note naming the cassette), and identical requests answered in
-their recorded order.
+(``source: vcrpy``, a note naming the cassette by its path under the folder given),
+and identical requests answered in their recorded order.
 
 A cassette is imported whole or not at all. It is first recorded into a scratch
 store, so a secret, or a request for which the store already holds another answer,
@@ -95,6 +95,12 @@ class _Staged:
     skipped: int = 0
 
 
+def cassettes_folder(root: Path) -> Path:
+    """The folder the cassettes' paths are taken under: ``root``, or the folder of the
+    one cassette file ``root``."""
+    return root if root.is_dir() else root.parent
+
+
 def cassette_stores(root: Path, out: Path) -> tuple[list[tuple[Path, Path]], list[CassetteError]]:
     """Each cassette under ``root`` (a folder, or one cassette file) and its store under
     ``out``: the same relative folder, and the name the pytest plugin gives the store of
@@ -104,7 +110,7 @@ def cassette_stores(root: Path, out: Path) -> tuple[list[tuple[Path, Path]], lis
     (:func:`~replaygate.migrate.cassettes.find_cassettes`). Files under ``out`` (a
     folder store's ``.json`` files) are not cassettes; ``root`` inside ``out`` is a
     :class:`CassetteError` (every cassette would be passed over)."""
-    base = root if root.is_dir() else root.parent
+    base = cassettes_folder(root)
     stores = resolved(out)
     if resolved(root).is_relative_to(stores):
         raise CassetteError(
@@ -131,6 +137,7 @@ def import_cassettes(root: Path, out: Path, *, force: bool = False) -> list[Cass
     """
     results = []
     claimed: dict[Path, Path] = {}
+    folder = cassettes_folder(root)
     pairs, unlisted = cassette_stores(root, out)
     for cassette, store in pairs:
         first = claimed.setdefault(store, cassette)
@@ -140,7 +147,7 @@ def import_cassettes(root: Path, out: Path, *, force: bool = False) -> list[Cass
             )
             results.append(CassetteImport(str(cassette), str(store), "error", problem=problem))
             continue
-        results.append(import_cassette(cassette, store, force=force))
+        results.append(import_cassette(cassette, store, force=force, base=folder))
     for err in unlisted:
         stores_folder = out / err.file.relative_to(root)
         problem = f"{err}; no cassette in it was imported"
@@ -148,11 +155,15 @@ def import_cassettes(root: Path, out: Path, *, force: bool = False) -> list[Cass
     return results
 
 
-def import_cassette(cassette: Path, store: Path, *, force: bool = False) -> CassetteImport:
+def import_cassette(
+    cassette: Path, store: Path, *, force: bool = False, base: Path | None = None
+) -> CassetteImport:
     """Import the cassette at ``cassette`` into the store at ``store`` (whole, or nothing).
 
     A request the store already answers otherwise is refused unless ``force``, which
-    replaces its answers with the cassette's.
+    replaces its answers with the cassette's. The note of its fixtures names the
+    cassette by its path under ``base`` (the folder of the cassettes; its own folder by
+    default): the same however that folder is named, from any working directory.
     """
     names = (str(cassette), str(store))
     try:
@@ -160,7 +171,8 @@ def import_cassette(cassette: Path, store: Path, *, force: bool = False) -> Cass
     except ReplaygateError as err:
         return CassetteImport(*names, "error", problem=_named(cassette, err))
     try:
-        staged = _stage(cassette, interactions, store)
+        named = cassette.relative_to(cassette.parent if base is None else base)
+        staged = _stage(cassette, named, interactions, store)
         with FixtureStore.open(store) as target:
             imported, unchanged = _write(cassette, staged, target, force)
     except CassetteRefused as err:
@@ -176,8 +188,11 @@ def _named(cassette: Path, err: ReplaygateError) -> str:
     return str(err) if isinstance(err, CassetteError) else f"{cassette}: {err}"
 
 
-def _stage(cassette: Path, interactions: tuple[Interaction, ...], store: Path) -> _Staged:
-    """Record ``interactions`` into a scratch store, sanitized with ``store``'s settings."""
+def _stage(
+    cassette: Path, named: Path, interactions: tuple[Interaction, ...], store: Path
+) -> _Staged:
+    """Record ``interactions`` into a scratch store, sanitized with ``store``'s settings,
+    each fixture's note naming the cassette as ``named``."""
     staged = _Staged()
     positions: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory(prefix="replaygate-import-") as scratch:
@@ -186,7 +201,7 @@ def _stage(cassette: Path, interactions: tuple[Interaction, ...], store: Path) -
             mode="record-missing",
             approve_live=True,  # no call goes live: a session writes only in a recording mode
             source=IMPORT_SOURCE,
-            note=f"imported from vcrpy cassette {_note_name(cassette)}",
+            note=f"imported from vcrpy cassette {_note_name(named)}",
             sanitize=sanitizer_for(store),
         )
         with exchange.store:
