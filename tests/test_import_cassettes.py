@@ -34,6 +34,7 @@ from replaygate.migrate.cassettes import CassetteError, read_cassette
 from replaygate.models.types import ModelResponse
 from replaygate.sim import ScriptBehavior, Simulator
 from sdks import anthropic, openai, vcr
+from test_prune import _as_a_user_without_override
 
 KEY = "test-key"
 CLAUDE = "claude-sim-1"
@@ -466,15 +467,6 @@ def test_a_linked_folder_of_cassettes_is_followed_once(
     assert stored == ["anthropic/plain.jsonl", "openai/plain.jsonl"]
 
 
-def _as_a_user_without_override(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    """``replaygate ARGS`` where permissions apply: root's capability to pass over them
-    is dropped (in a process of its own) with ``setpriv``."""
-    caps = "-dac_override,-dac_read_search"
-    drop = [] if os.geteuid() else ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}"]
-    command = [*drop, sys.executable, "-m", "replaygate", *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, check=False)
-
-
 @pytest.mark.skipif(
     os.geteuid() == 0 and not shutil.which("setpriv"), reason="root, and no setpriv"
 )
@@ -486,10 +478,9 @@ def test_a_folder_that_cannot_be_listed_is_an_error_naming_it(
     hidden = folder / "anthropic"
     hidden.chmod(0)
     try:
-        done = _as_a_user_without_override("import-cassettes", folder, "--out", tmp_path / "out")
-        as_json = _as_a_user_without_override(
-            "import-cassettes", folder, "--out", tmp_path / "out", "--json"
-        )
+        args = ("import-cassettes", str(folder), "--out", str(tmp_path / "out"))
+        done = _as_a_user_without_override(*args)
+        as_json = _as_a_user_without_override(*args, "--json")
     finally:
         hidden.chmod(0o755)
     assert done.returncode == 2, done.stdout + done.stderr
