@@ -156,17 +156,20 @@ def structured(provider: str, hosts: Hosts, question: str = QUESTION) -> dict[st
 
 
 def parallel_events(provider: str, hosts: Hosts, question: str = QUESTION) -> list[str]:
-    """Two tool calls in one streamed turn, run as events (``run_stream_events``)."""
+    """Two tool calls in one streamed turn, run as events (``run_stream_events``); their
+    results sorted: pydantic-ai runs the two sync tool calls at once in threads, and their
+    events come in the order the threads finish, replayed or live."""
     chosen = responses_model(hosts) if provider == "responses" else model(hosts, provider)
 
     async def main() -> list[str]:
         agent = Agent(chosen, tools=[weather])
         async with agent.run_stream_events(question) as events:
-            return [
+            results = [
                 str(event.part.content)
                 async for event in events
                 if isinstance(event, FunctionToolResultEvent)
             ]
+        return sorted(results)
 
     return asyncio.run(main())
 
