@@ -163,6 +163,26 @@ def test_a_judge_or_model_under_test_without_an_id_is_refused() -> None:
         Judge(replying("x"), RUBRIC, threshold=4, under_test=ScriptedModel([]), judge_id="gpt-4o")
 
 
+@pytest.mark.parametrize("blank", ["", " ", "\n", "openai/", "anthropic:", "us."])
+def test_an_id_that_names_no_model_is_refused_on_either_side(blank: str) -> None:
+    # under_test=os.environ.get("MODEL_UNDER_TEST", "") with the variable unset
+    with pytest.raises(
+        JudgeIndependenceError,
+        match=rf"model under test is from the id {re.escape(repr(blank))}: it names no model.*"
+        "law 8.*under_test='<model id>'",
+    ):
+        judge_of(replying("GRADE: 5"), under_test=blank)
+    with pytest.raises(
+        JudgeIndependenceError,
+        match=rf"the judge is from the id {re.escape(repr(blank))}.*judge_id='<model id>'",
+    ):
+        judge_of(replying("GRADE: 5"), judge_id=blank)
+    model = replying("GRADE: 5")
+    model.model_id = blank  # type: ignore[attr-defined]
+    with pytest.raises(JudgeIndependenceError, match="cannot tell which model the model under"):
+        Judge(replying("x"), RUBRIC, threshold=4, under_test=model, judge_id="gpt-4o")
+
+
 def test_model_ids_and_families() -> None:
     assert normalize_model_id(" Anthropic/Claude-3 ") == "claude-3"
     assert normalize_model_id("anthropic.claude-v2") == "claude-v2"

@@ -132,6 +132,25 @@ def model_id_of(model: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+_ONLY_PREFIX = re.compile(r"[./:]$|^[^a-z0-9]*$")
+"""A normalized id that names no model: empty, no letter or digit, or ending in a routing
+separator (``us.``, ``openai/`` and ``openai:`` normalize to nothing or to a prefix)."""
+
+
+def told_id(model_id: str, who: str, argument: str) -> str:
+    """``model_id`` if it names a model; :class:`JudgeIndependenceError` naming the id
+    otherwise (an empty or blank id, or only a routing prefix, as an unset environment
+    variable gives), since independence from it cannot be checked."""
+    if _ONLY_PREFIX.search(normalize_model_id(model_id)):
+        raise JudgeIndependenceError(
+            f"cannot tell which model {who} is from the id {model_id!r}: it names no model "
+            "(empty, blank or only a routing prefix), so the judge's independence cannot be "
+            f"checked (law 8); pass {argument}='<model id>' (an unset environment variable "
+            "gives an empty id)"
+        )
+    return model_id
+
+
 def check_independence(judge_id: str, under_test_id: str, family_rule: FamilyRule) -> None:
     """Raise :class:`JudgeIndependenceError` when the ids, or their families, are equal."""
     judge, tested = normalize_model_id(judge_id), normalize_model_id(under_test_id)

@@ -15,6 +15,7 @@ from replaygate.assertions.independence import (
     FamilyRule,
     check_independence,
     model_id_of,
+    told_id,
     vendor_family,
 )
 from replaygate.assertions.judge_prompt import build_prompt, parse_grade, reasoning
@@ -48,18 +49,18 @@ class Grade:
 
 
 def _judge_id(model: Model, judge_id: str | None) -> str:
-    found = judge_id or model_id_of(model)
-    if not found:
+    found = model_id_of(model) if judge_id is None else judge_id
+    if found is None:
         raise JudgeIndependenceError(
             f"cannot tell which model the judge {type(model).__name__} is, so its independence "
             "from the model under test cannot be checked (law 8); pass judge_id='<model id>'"
         )
-    return found
+    return told_id(found, "the judge", "judge_id")
 
 
 def _under_test_id(model: Model, under_test: Model | str) -> str:
     if isinstance(under_test, str):
-        return under_test
+        return told_id(under_test, "the model under test", "under_test")
     if under_test is model:
         raise JudgeIndependenceError(
             "refusing a judge that is the model under test: the same model object was given "
@@ -71,7 +72,7 @@ def _under_test_id(model: Model, under_test: Model | str) -> str:
             f"cannot tell which model the model under test {type(under_test).__name__} is, so "
             "the judge's independence cannot be checked (law 8); pass under_test='<model id>'"
         )
-    return found
+    return told_id(found, "the model under test", "under_test")
 
 
 class Judge:
