@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from nested_pytest import UNUSED_PLUGINS
 from replaygate.cli.assert_cmds import flaky
-from replaygate.sampling.flaky import ADVICE, FlakyTest, find_flaky
+from replaygate.sampling.flaky import ADVICE, FlakyTest, failed_every_run, find_flaky
 
 # fails on its first run, passes on its second: its outcome depends on a counter file
 FLAKY = """
@@ -73,7 +73,8 @@ def test_stable_tests_are_not_flaky(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--flaky-runs=3", *UNUSED_PLUGINS)
     assert result.ret == pytest.ExitCode.OK
     assert (
-        "no flaky tests: 2 unsampled test(s) gave the same outcome 3 times" in result.stdout.lines
+        "no flaky tests: none of 2 unsampled test(s) passed in one of 3 runs and failed in another"
+        in result.stdout.lines
     )
 
 
@@ -96,6 +97,54 @@ def test_find_flaky() -> None:
     found = find_flaky({"a": ["passed", "passed"], "b": ["passed", "error in setup"]})
     assert found == [FlakyTest("b", ("passed", "error in setup"))]
     assert str(found[0]) == "b: passed, error in setup"
+
+
+def test_a_test_that_never_passed_is_a_real_failure_not_flaky() -> None:
+    runs = {
+        "broken": ["failed", "error in setup"],  # its outcomes differ, but it never passed
+        "skipped_or_passed": ["passed", "skipped"],  # never red: nothing to sample
+        "flaky": ["skipped", "error in call", "passed"],
+    }
+    assert find_flaky(runs) == [FlakyTest("flaky", ("skipped", "error in call", "passed"))]
+    assert failed_every_run(runs) == ["broken"]
+
+
+# never passes: its fixture breaks every other run, and the test fails when it does not
+NEVER_PASSES = """
+from pathlib import Path
+
+import pytest
+
+@pytest.fixture
+def alternating():
+    counter = Path(__file__).with_name("setups.txt")
+    runs = int(counter.read_text()) if counter.exists() else 0
+    counter.write_text(str(runs + 1))
+    if runs % 2:
+        raise RuntimeError("setup broken")
+
+def test_always_broken(alternating):
+    assert False
+"""
+
+
+def test_a_failure_and_a_setup_error_are_no_flakiness(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_broken=NEVER_PASSES)
+    result = pytester.runpytest(
+        "--flaky-runs=2", "--flaky-report=flaky.json", "--tb=no", "-p", "no:randomly",
+        *UNUSED_PLUGINS,
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert json.loads((pytester.path / "flaky.json").read_text()) == {
+        "runs": 2,
+        "tests": 1,
+        "flaky": [],
+        "failed_every_run": ["test_broken.py::test_always_broken"],
+    }
+    assert (
+        "no flaky tests: none of 1 unsampled test(s) passed in one of 2 runs and failed in another"
+        in result.stdout.lines
+    )
 
 
 @pytest.mark.slow

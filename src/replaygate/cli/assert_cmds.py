@@ -104,7 +104,7 @@ def score(sheet: Path, verdicts: Path | None) -> None:
 @click.option("--runs", default=2, show_default=True, help="How many times to run each test.")
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
 def flaky(runs: int, pytest_args: tuple[str, ...]) -> None:
-    """Run each unsampled test RUNS times and list those whose outcome differed.
+    """Run each unsampled test RUNS times and list those that passed and failed.
 
     Pass pytest's arguments after --. Exit 1 when a test is flaky; otherwise
     pytest's exit code (1 when a test failed every run).

@@ -40,7 +40,7 @@ class SessionState:
     ``--keep-duplicates``): kept once, and the session exits 1 saying so."""
 
     def flaky(self) -> list[FlakyTest]:
-        """The tests whose outcome differed between runs."""
+        """The tests that passed in one run and failed in another."""
         from replaygate.sampling.flaky import find_flaky
 
         return find_flaky(self.flaky_outcomes)

@@ -133,16 +133,14 @@ def _write_error(state: SessionState, option: str, path: Path) -> Iterator[None]
 
 
 def _write_flaky_report(state: SessionState, flaky: list[FlakyTest]) -> None:
+    from replaygate.sampling.flaky import failed_every_run
+
     assert state.flaky_report is not None
     state.flaky_report.parent.mkdir(parents=True, exist_ok=True)
     document = {
         "runs": state.flaky_runs,
         "tests": len(state.flaky_outcomes),
         "flaky": [{"nodeid": t.nodeid, "outcomes": list(t.outcomes)} for t in flaky],
-        "failed_every_run": sorted(
-            node
-            for node, outcomes in state.flaky_outcomes.items()
-            if all(o != "passed" and o != "skipped" for o in outcomes)
-        ),
+        "failed_every_run": failed_every_run(state.flaky_outcomes),
     }
     write_text(state.flaky_report, json.dumps(document, indent=2) + "\n")
