@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pydantic
@@ -101,6 +102,26 @@ def test_structure_with_pydantic_returns_the_model_and_lists_every_loc() -> None
         "  $.items[1].entity: Field required",
         "  $.summary: Field required",
     ]
+
+
+class Scores(pydantic.BaseModel):
+    score: float
+    scores: list[float]
+    bounded: float = pydantic.Field(default=1.0, le=5)
+
+
+def test_structure_with_pydantic_fails_nan_and_infinities_at_their_path() -> None:
+    payload = json.loads('{"score": NaN, "scores": [Infinity, 1.5, -Infinity], "bounded": NaN}')
+    with pytest.raises(AssertionError) as err:
+        assert_structure(payload, Scores)
+    assert str(err.value).splitlines()[1:] == [
+        "  $.bounded: Input should be less than or equal to 5",
+        "  $.score: nan is not a number JSON can hold",
+        "  $.scores[0]: inf is not a number JSON can hold",
+        "  $.scores[2]: -inf is not a number JSON can hold",
+    ]
+    result = structure_check(Scores, kind="gate").evaluate(payload)
+    assert (result.passed, result.score) == (False, 0.0)
 
 
 def test_structure_refuses_an_invalid_schema_and_a_non_schema() -> None:

@@ -82,7 +82,9 @@ def _sort_key(parts: tuple[Any, ...], message: str) -> tuple[tuple[tuple[int, An
     return tuple((0, p) if isinstance(p, int) else (1, str(p)) for p in parts), message
 
 
-def _json_schema_problems(payload: Any, mapping: Mapping[str, Any]) -> list[StructureProblem]:
+def _json_schema_problems(
+    payload: Any, mapping: Mapping[str, Any], not_numbers: list[tuple[tuple[Any, ...], str]]
+) -> list[StructureProblem]:
     schema = dict(mapping)
     validator_class = jsonschema.validators.validator_for(schema)
     try:
@@ -115,7 +117,11 @@ def _json_schema_problems(payload: Any, mapping: Mapping[str, Any]) -> list[Stru
             f"invalid JSON Schema: cannot resolve $ref {getattr(err, 'ref', '')!r}: only "
             "references within the schema resolve (none is fetched)"
         ) from None
-    found += _not_json_numbers(payload)
+    return _problems(found + not_numbers)
+
+
+def _problems(found: list[tuple[tuple[Any, ...], str]]) -> list[StructureProblem]:
+    """``(path, message)`` pairs as problems, sorted by path."""
     return [
         StructureProblem(render_path(p), m) for p, m in sorted(found, key=lambda e: _sort_key(*e))
     ]
@@ -309,21 +315,25 @@ def _pydantic_model(schema: Any) -> Any:
 
 
 def measure_structure(payload: Any, schema: Schema) -> StructureResult:
-    """Validate ``payload`` against ``schema``; collect every failing path."""
-    if isinstance(schema, Mapping):
-        return StructureResult(tuple(_json_schema_problems(payload, schema)), payload)
-    pydantic = _pydantic_model(schema)
-    if pydantic is None:
+    """Validate ``payload`` against ``schema``; collect every failing path. NaN and the
+    infinities fail at their path under either kind of schema."""
+    if not isinstance(schema, Mapping) and _pydantic_model(schema) is None:
         raise TypeError(
             f"schema must be a JSON Schema mapping or a pydantic model class, got {schema!r}"
         )
+    not_numbers = _not_json_numbers(payload)
+    if isinstance(schema, Mapping):
+        return StructureResult(tuple(_json_schema_problems(payload, schema, not_numbers)), payload)
+    pydantic = _pydantic_model(schema)
     model: Any = schema
     try:
-        return StructureResult((), model.model_validate(payload))
+        value = model.model_validate(payload)
+        found: list[tuple[tuple[Any, ...], str]] = []
     except pydantic.ValidationError as err:
-        found = [(tuple(e["loc"]), str(e["msg"])) for e in err.errors()]
-        ordered = sorted(found, key=lambda e: _sort_key(*e))
-        return StructureResult(tuple(StructureProblem(render_path(p), m) for p, m in ordered))
+        value, found = None, [(tuple(e["loc"]), str(e["msg"])) for e in err.errors()]
+    failing = {path for path, _ in found}
+    found += [(path, message) for path, message in not_numbers if path not in failing]
+    return StructureResult(tuple(_problems(found)), None if found else value)
 
 
 def assert_structure(payload: Any, schema: Schema) -> Any:
