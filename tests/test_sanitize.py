@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -324,6 +325,17 @@ def test_builtin_classes(kind: str, text: str, changed: bool) -> None:
     assert TextRules(["email", "phone", "card"]).apply(out) == TextRules(
         ["email", "phone", "card"]
     ).apply(TextRules(["email", "phone", "card"]).apply(out))
+
+
+@pytest.mark.parametrize(
+    "address", ["jörg@corp-mail.com", "müller.hans@corp.de", "alice@corp-mäil.com", "李@公司.中国"]
+)
+def test_an_address_with_letters_beyond_ascii_is_replaced_whole(address: str) -> None:
+    sanitizer = Sanitizer(SanitizeConfig(personal_data=("email",)))
+    request = {"model": "m", "messages": [{"role": "user", "content": f"write to {address}."}]}
+    text = sanitizer.request(request)["messages"][0]["content"]
+    assert re.fullmatch(r"write to user-[0-9a-f]{8}@example\.com\.", text), text
+    assert TextRules(["email"]).apply("see jörg@mail.test") == "see jörg@mail.test"
 
 
 def test_replacements_are_deterministic_and_distinct() -> None:

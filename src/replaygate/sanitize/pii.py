@@ -2,7 +2,8 @@
 
 Built-in classes (``personal_data = [...]``):
 
-- ``email``: an address becomes ``user-<8 hex>@example.com``. Addresses at reserved
+- ``email``: an address (its local part and domain in any script) becomes
+  ``user-<8 hex>@example.com``. Addresses at reserved
   domains (``example.com``/``.net``/``.org``, ``*.example``, ``*.invalid``,
   ``*.test``, ``*.localhost``) are not personal and are kept;
 - ``phone``: a number of 10 to 15 ASCII digits written with a leading ``+``, an area code
@@ -42,9 +43,10 @@ def _digest(text: str) -> int:
 # -- e-mail -------------------------------------------------------------------------------
 
 _EMAIL = re.compile(
-    r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?\.)+"
-    r"[A-Za-z]{2,}(?![A-Za-z0-9\-])"
+    r"(?<![\w.%+\-])[\w.%+\-]+@(?:[^\W_](?:(?:[^\W_]|-)*[^\W_])?\.)+[^\W\d_]{2,}(?![\w\-])"
 )
+"""An address whose parts may hold any letter or digit, not only ASCII ones (``jörg@``,
+``@corp-mäil.com``), so a match never starts or ends inside a word."""
 _RESERVED_DOMAIN = re.compile(
     r"(?i)(?:^|\.)(?:example\.(?:com|net|org)|example|invalid|test|localhost)$"
 )
