@@ -19,7 +19,11 @@ from run_cli import replaygate
 AGENT = "replaygate.examples.research_copilot:copilot"
 
 HANGING = [r"(a+)+$", r"(\w+\s?)+!", r"(x*)*y", r"((ab)+c?)+z", r"(?:(?:\d+)+)-",
-           r"(?:[a-z]+|\.)+@corp", r"(?:\w+|-)+$"]  # fmt: skip
+           r"(?:[a-z]+|\.)+@corp", r"(?:\w+|-)+$",
+           # the inner repeat made optional (?, {0,1}, an empty alternative), and a body
+           # that can match empty text: 24 characters of a near miss took 4 to 9 s
+           r"(?:(?:\w+)?\s?)+:", r"(?:(?:a+){0,1})+x", r"(?:a+|)+x", r"(?:(?:a+)?b?)+x",
+           r"(a?){28}a{28}"]  # fmt: skip
 AMBIGUOUS = [r"(a|aa)+$", r"(ab|a|b)+$", r"(?:.|\s)+!", r"(?:\w\w|\d)+x", r"x(?:abc|ab|c)*$",
              r"(?s)x(?:.|\n)+y", r"(?:(?:a|aa)+b)", r"(?:ab|c|a|bc)+$"]  # fmt: skip
 """Alternatives that can match alike, repeated: 26 to 50 characters of a text that almost
@@ -40,6 +44,8 @@ FINE = [
     r"(?>ab)+x",  # an atomic group
     r"(?:a|ab|bb)+x",  # read one way only, though not from the left
     r"(?:GET|POST|PUT)+ ",
+    r"(?:(?:[a-z]+\.)?x)+",  # an optional part holding a repeat and a fixed character
+    r"(?:ab?){3}",
 ]
 
 

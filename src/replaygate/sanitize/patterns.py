@@ -7,9 +7,11 @@ characters or hanging a CI job without a word.
 
 The time check refuses the two common catastrophic forms: a repeated group whose only
 required part (or an alternative's) is itself repeated, ``(a+)+``, ``(\\w+\\s?)*``,
-``(x*)+``, ``(?:[a-z]+|\\.)+``; and a repeated group of alternatives that can match the
-same text, one alternative as another or as several others in a row, ``(a|aa)+``,
-``(?:.|\\s)*``, ``(ab|a|b)+``, or two rows of them one text, ``(?:ab|c|a|bc)+``. A repeated group
+``(x*)+``, ``(?:[a-z]+|\\.)+``, also inside an optional part, ``(?:(?:\\w+)?\\s?)+``,
+``(?:a+|)+``, or whose body can match empty text, ``(a?){28}``; and a repeated group of
+alternatives that can match the same text, one alternative as another or as several
+others in a row, ``(a|aa)+``, ``(?:.|\\s)*``, ``(ab|a|b)+``, or two rows of them one text,
+``(?:ab|c|a|bc)+``. A repeated group
 with a fixed separator, ``(?:[a-z]+\\.)+``, is accepted, and so are alternatives that
 cannot match alike, ``(?:foo|foobar)+``. It is a check of the shape of the pattern, not
 a proof: keep patterns simple, and anchor them on fixed text.
@@ -44,9 +46,10 @@ def pattern_problem(pattern: str, flags: int = 0) -> str | None:
         )
     if _nested_repeat(list(parsed), parsed.state):
         return (
-            f"pattern {pattern!r} repeats a group whose only required part is itself repeated, "
-            "which can take exponential time on a text that almost matches and hang the run; "
-            "repeat the inner part once, or put a fixed character between the repetitions"
+            f"pattern {pattern!r} repeats a group whose only required part is itself repeated "
+            "(or made optional, or that can match empty text), which can take exponential time "
+            "on a text that almost matches and hang the run; repeat the inner part once, or put "
+            "a fixed character between the repetitions"
         )
     if _ambiguous_repeat(list(parsed), parsed.state):
         return (
@@ -97,10 +100,14 @@ def _repeats(items: list[Any]) -> Iterator[Any]:
 
 def _nested_repeat(items: list[Any], state: Any) -> bool:
     """Whether a repeat in ``items`` (at any depth) has a body, or an alternative of a body
-    that is one choice, whose only required parts are variable repeats: ``(a+)+``,
-    ``(?:[a-z]+|\\.)+``."""
+    that is one choice, whose only required parts are variable repeats, ``(a+)+``,
+    ``(?:[a-z]+|\\.)+``, or a body that can match empty text, ``(a?){28}``: each repetition
+    may then take any share of the text, and a near miss tries them all."""
     for _, high, body in _repeats(items):
-        if high > 1 and any(_only_repeated(part, state) for part in _choices(list(body), state)):
+        if high > 1 and (
+            body.getwidth()[0] == 0
+            or any(_only_repeated(part, state) for part in _choices(list(body), state))
+        ):
             return True
     return False
 
@@ -115,10 +122,25 @@ def _choices(body: list[Any], state: Any) -> list[list[Any]]:
     return [opened]
 
 
+def _repeat_like(op: Any, av: Any, state: Any) -> bool:
+    """Whether one parsed item is a variable repeat, or an optional part holding one alone:
+    ``\\w+``, ``(?:\\w+)?``, ``(?:\\w+){0,1}``, ``(?:\\w+|)``."""
+    if _variable_repeat(op, av):
+        return True
+    if op in _REPEATS and av[0] == 0 and av[1] == 1:
+        inner = [list(av[2])]
+    elif op == constants.BRANCH and _width(op, av, state) == 0:
+        inner = [list(branch) for branch in av[1]]
+    else:
+        return False
+    return any(_only_repeated(part, state) for part in inner)
+
+
 def _only_repeated(items: list[Any], state: Any) -> bool:
-    """Whether ``items`` hold a variable repeat and no other part that must match."""
+    """Whether ``items`` hold a variable repeat (:func:`_repeat_like`) and no other part
+    that must match."""
     opened = _items(items)
-    repeated = [_variable_repeat(op, av) for op, av in opened]
+    repeated = [_repeat_like(op, av, state) for op, av in opened]
     required = [
         not r and _width(op, av, state) > 0 for r, (op, av) in zip(repeated, opened, strict=True)
     ]
