@@ -124,6 +124,21 @@ def test_structure_with_pydantic_fails_nan_and_infinities_at_their_path() -> Non
     assert (result.passed, result.score) == (False, 0.0)
 
 
+def test_structure_refuses_a_payload_that_holds_itself_naming_where() -> None:
+    looped: dict[str, object] = {"items": []}
+    looped["items"].append({"parent": looped})  # type: ignore[attr-defined]
+    for schema in ({"type": "object"}, Report):
+        with pytest.raises(
+            ValueError, match=r"the payload refers to itself: \$\.items\[0\]\.parent is \$,"
+        ):
+            assert_structure(looped, schema)
+    shared = [1.0]  # one list held twice is no loop
+    assert assert_structure({"a": shared, "b": shared}, {"type": "object"}) == {
+        "a": shared,
+        "b": shared,
+    }
+
+
 def test_structure_refuses_an_invalid_schema_and_a_non_schema() -> None:
     with pytest.raises(ValueError, match=r"invalid JSON Schema at \$.type: 'strin' is not valid"):
         assert_structure({}, {"type": "strin"})

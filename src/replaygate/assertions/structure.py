@@ -130,17 +130,28 @@ def _problems(found: list[tuple[tuple[Any, ...], str]]) -> list[StructureProblem
 def _not_json_numbers(payload: Any) -> list[tuple[tuple[Any, ...], str]]:
     """The paths of NaN and infinities in ``payload`` (parsed by ``json.loads``, which takes
     them): a schema's ``maximum`` and ``minimum`` compare false with NaN, so NaN passed
-    every bound; JSON holds no such number."""
+    every bound; JSON holds no such number. A payload that holds itself (built in code) is
+    a ValueError naming where: no check of it would end."""
     found: list[tuple[tuple[Any, ...], str]] = []
-    stack: list[tuple[tuple[Any, ...], Any]] = [((), payload)]
+    holding: dict[int, tuple[Any, ...]] = {}  # the containers on the current path
+    stack: list[tuple[tuple[Any, ...], Any, bool]] = [((), payload, False)]
     while stack:
-        path, value = stack.pop()
-        if isinstance(value, float) and not math.isfinite(value):
+        path, value, leaving = stack.pop()
+        if leaving:
+            del holding[id(value)]
+        elif isinstance(value, float) and not math.isfinite(value):
             found.append((path, f"{value!r} is not a number JSON can hold"))
-        elif isinstance(value, Mapping):
-            stack.extend(((*path, key), item) for key, item in value.items())
-        elif isinstance(value, list | tuple):
-            stack.extend(((*path, index), item) for index, item in enumerate(value))
+        elif isinstance(value, Mapping | list | tuple):
+            if id(value) in holding:
+                raise ValueError(
+                    f"the payload refers to itself: {render_path(path)} is "
+                    f"{render_path(holding[id(value)])}, so checking it would never end "
+                    "(JSON holds no such value)"
+                )
+            holding[id(value)] = path
+            stack.append((path, value, True))
+            items = value.items() if isinstance(value, Mapping) else enumerate(value)
+            stack.extend(((*path, key), item, False) for key, item in items)
     return found
 
 
