@@ -394,3 +394,14 @@ def test_the_gate_names_the_results_it_judged_and_whether_they_are_the_latest_ru
         f"<p>The gate judges the results file {judged['elsewhere']} (the run at "
         f"2026-11-25T09:00:00Z, {commit}, not in the history).</p>{not_latest}"
     ) in pages["elsewhere"]
+
+
+def test_a_baseline_without_results_is_refused_not_ignored(history: Path, tmp_path: Path) -> None:
+    # The report was written without any gate, and nothing said the baseline went unused.
+    baseline = run(*WEEKS[0]).write(tmp_path / "baseline.json")
+    out = tmp_path / "report.html"
+    args = ["--out", str(out), "--history", str(history), "--baseline", str(baseline)]
+    result = CliRunner().invoke(report_cmd, args)
+    assert result.exit_code == 2, result.output
+    assert "--baseline needs --results" in result.output
+    assert not out.exists()

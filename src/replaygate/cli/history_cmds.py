@@ -66,6 +66,11 @@ def report_cmd(
     """
     from replaygate.report import write_report
 
+    if baseline_path is not None and results_path is None:
+        raise CommandError(
+            "--baseline needs --results: the report's gate compares a results file with "
+            "the baseline (replaygate report --results results.json --baseline BASELINE)"
+        )
     config = load_config(config_path)
     missing = [str(path) for path in fixture_paths if not path.exists()]
     if missing:
