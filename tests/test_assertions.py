@@ -303,6 +303,16 @@ def test_extract_citations(text: str, ids: tuple[str, ...]) -> None:
     assert extract_citations(text) == ids
 
 
+@pytest.mark.parametrize("doc_id", ["doc-cafe\u0301", "\uff44\uff4f\uff43-a", "doc-\ufb01le"])
+def test_an_expected_id_is_normalized_as_the_cited_ones(doc_id: str) -> None:
+    # NFD (as macOS file names are written), full width, a ligature: cited byte for byte
+    outcome = citations_check({doc_id}, kind="gate", min_precision=1.0).evaluate(f"see [{doc_id}]")
+    assert (outcome.passed, outcome.message) == (
+        True,
+        "set matches (recall 1.00, precision 1.00); missing: []; extra: []",
+    )
+
+
 # -- checks: gates and signals --------------------------------------------------------
 
 

@@ -62,6 +62,14 @@ def test_citations_are_scored_against_expected_and_fetched_ids() -> None:
     assert metrics["cost_total"] == pytest.approx(4 * 300 / 1_000_000)
 
 
+def test_an_expected_id_not_in_nfkc_form_is_scored_as_the_cited_one() -> None:
+    nfd = "doc-cafe\u0301"  # cited ids are read after NFKC: "doc-caf\u00e9"
+    case = EvalCase("a", "q", 1, 1, expected_doc_ids=(nfd,))
+    cited = output(["doc-caf\u00e9"], ["doc-caf\u00e9"])
+    counts = score_case(case, sampled("a", [cited], [True], 1), PRICES, "m")
+    assert (counts.cited, counts.correct, counts.expected) == (1, 1, 1)
+
+
 def test_success_is_the_share_of_cases_whose_verdict_is_pass() -> None:
     passing = CaseCounts(samples=5, passed=True)
     observing = CaseCounts(samples=5, passed=False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
-from replaygate.assertions.citations import extract_citations
+from replaygate.assertions.citations import citation_id, extract_citations
 from replaygate.assertions.contains import measure_contains
 from replaygate.assertions.kinds import Check, Kind, Measure
 from replaygate.assertions.sets import measure_set
@@ -69,6 +69,10 @@ def set_check(
     return Check(name, kind, measure, "set", f"the extracted set covers {{{items}}}")
 
 
+def _cited_form(doc_id: Any) -> Any:
+    return citation_id(doc_id) if isinstance(doc_id, str) else doc_id
+
+
 def citations_check(
     expected: Iterable[str],
     *,
@@ -77,9 +81,11 @@ def citations_check(
     min_recall: float = 1.0,
     min_precision: float | None = None,
 ) -> Check[str]:
-    """A :func:`set_check` on the ``[doc-id]`` citations of a text."""
+    """A :func:`set_check` on the ``[doc-id]`` citations of a text; the expected ids are
+    NFKC-normalized as the cited ones are."""
+    wanted = expected if isinstance(expected, str) else [_cited_form(i) for i in expected]
     return set_check(
-        expected,
+        wanted,
         kind=kind,
         extract=extract_citations,
         name=name,

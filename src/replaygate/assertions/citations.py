@@ -21,10 +21,16 @@ CITATION = re.compile(rf"\[({_ID}(?:\s*[,;]\s*{_ID})*)\](?!\()")
 _SEPARATOR = re.compile(r"\s*[,;]\s*")
 
 
+def citation_id(doc_id: str) -> str:
+    """``doc_id`` as :func:`extract_citations` gives it (NFKC): an expected id compared with
+    the cited ones is normalized the same way, so ``doc-cafe\u0301`` matches itself."""
+    return unicodedata.normalize("NFKC", doc_id)
+
+
 def extract_citations(text: str) -> tuple[str, ...]:
     """The ids cited in ``text``, each once, in order of first appearance."""
     seen: dict[str, None] = {}
-    for match in CITATION.finditer(unicodedata.normalize("NFKC", text)):
+    for match in CITATION.finditer(citation_id(text)):
         for doc_id in _SEPARATOR.split(match.group(1)):
             seen.setdefault(doc_id, None)
     return tuple(seen)

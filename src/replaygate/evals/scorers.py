@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from replaygate.assertions.citations import citation_id
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.metrics import METRICS
 from replaygate.evals.prices import PriceTable
@@ -92,7 +93,7 @@ def score_case(
     Raises :class:`~replaygate.evals.errors.PriceError` when ``prices`` has no price
     for ``model`` and the case did not opt out of cost.
     """
-    expected = set(case.expected_doc_ids)
+    expected = set(map(citation_id, case.expected_doc_ids))
     runs = cited = correct = fabricated = tokens_in = tokens_out = steps = 0
     for sample in sampled.samples:
         output = sample.output
