@@ -14,11 +14,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from click.testing import CliRunner, Result
 
+from loopback import Handler, serving
 from replaygate.cli import main
 from replaygate.errors import LiveCallNotApproved
 from replaygate.http import httpx2_client
@@ -320,6 +321,40 @@ def test_a_sampled_fixture_is_compared_by_its_first_answer(tmp_path: Path) -> No
     with Simulator(behavior=f"script:{script}", drift=DRIFT) as sim:  # a real drift still shows
         drifted = resend(store, 1, sim.url)
     assert drifted.interfaces[0].only_new == ("usage.foo",)
+
+
+def test_each_live_answer_is_compared_with_its_own_recorded_answer(
+    stores: dict[str, Path], tmp_path: Path
+) -> None:
+    """A server answers the first request as recorded and the others ``200 {}``.
+
+    Pooled over the requests, the first answer's fields hid the empty ones: "same fields".
+    """
+    from replaygate.fixtures.store import FixtureStore
+
+    store = tmp_path / "anthropic.jsonl"
+    with FixtureStore.open(store) as out:
+        for _, fixture in load_fixtures(stores["wire"]):
+            if (fixture.meta or {}).get("interface") == "anthropic.messages":
+                out.put(fixture)
+    recorded = load_fixtures(store)[0][1].response
+
+    class FirstThenEmpty(Handler):
+        answered: ClassVar[int] = 0
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            FirstThenEmpty.answered += 1
+            self.answer_json(recorded if FirstThenEmpty.answered == 1 else {})
+
+    with serving(FirstThenEmpty) as url:
+        done = drift(str(store), "--live-sample", "3", "--approve-live", "--base-url", url)
+    assert FirstThenEmpty.answered == 3
+    assert done.exit_code == 1, done.output
+    assert "same fields" not in done.output
+    for field in ("content", "id", "usage", "usage.output_tokens"):
+        assert f"    - {field}\n" in done.output
+    assert "DRIFT: 1 interface(s) drifted" in done.output
 
 
 @dataclass

@@ -5,7 +5,8 @@ interface, both ways: fields in live responses but in no fixture (the parser may
 read a field the fixtures never give it), and fields in fixtures but in no live
 response (the fixtures feed data that no longer exists). Live mode re-sends a seeded
 sample of recorded requests once each and compares each live answer with the first
-recorded answer of its fixture.
+recorded answer of its own fixture: an interface drifted when any request's answer
+has a field its recorded answer lacks, or lacks one it has.
 """
 
 from __future__ import annotations
@@ -106,6 +107,31 @@ def _compare(old: dict[str, _Fields], new: dict[str, _Fields]) -> list[Interface
     return out
 
 
+@dataclass
+class _Pairs:
+    """Per-request differences of one interface: each live answer against its own
+    recorded answer, the fields either side lacks gathered over the requests."""
+
+    only_new: set[str]
+    only_old: set[str]
+    responses: int = 0
+
+    def add(self, old: set[str], new: set[str]) -> None:
+        self.only_new |= new - old
+        self.only_old |= old - new
+        self.responses += 1
+
+    def drift(self, interface: str) -> InterfaceDrift:
+        """The interface's drift; each request was compared with one answer each side."""
+        return InterfaceDrift(
+            interface,
+            tuple(sorted(self.only_new)),
+            tuple(sorted(self.only_old)),
+            self.responses,
+            self.responses,
+        )
+
+
 def _fields_by_interface(fixtures: Iterable[Fixture]) -> dict[str, _Fields]:
     found: dict[str, _Fields] = defaultdict(lambda: _Fields(set()))
     for fixture in fixtures:
@@ -185,7 +211,8 @@ def sample(
 def drift_live(
     path: Path, n: int, sender: LiveSender, seed: int = 0, *, approve_live: bool = False
 ) -> DriftReport:
-    """Re-send ``n`` sampled requests with ``sender``; compare their responses' field sets.
+    """Re-send ``n`` sampled requests with ``sender``; compare each answer's field set
+    with that of its own recorded answer (one good answer does not hide an empty one).
 
     Re-sending is a live call: it needs ``approve_live=True`` for this run (law 3).
     """
@@ -198,8 +225,7 @@ def drift_live(
             f"no fixture at {path} can be re-sent: "
             + ("; ".join(skipped[:3]) if skipped else "the store is empty")
         )
-    old: dict[str, _Fields] = defaultdict(lambda: _Fields(set()))
-    new: dict[str, _Fields] = defaultdict(lambda: _Fields(set()))
+    pairs: dict[str, _Pairs] = defaultdict(lambda: _Pairs(set(), set()))
     sent, errors = [], []
     for loc, fixture in chosen:
         try:
@@ -210,16 +236,17 @@ def drift_live(
             cause = f" ({err.__cause__})" if err.__cause__ is not None else ""
             errors.append(f"{where(loc)} (key {fixture.key}): {err}{cause}")
             continue
-        interface = interface_of_fixture(fixture)
         envelope = is_envelope(fixture.request)
-        old[interface].add(response_fields(_first_answer(fixture), envelope=envelope))
-        new[interface].add(response_fields(live, envelope=envelope))
+        pairs[interface_of_fixture(fixture)].add(
+            response_fields(_first_answer(fixture), envelope=envelope),
+            response_fields(live, envelope=envelope),
+        )
         sent.append(f"{where(loc)} (key {fixture.key})")
     return DriftReport(
         "live",
         str(path),
         sender.base_url or "the live API",
-        tuple(_compare(old, new)),
+        tuple(pairs[interface].drift(interface) for interface in sorted(pairs)),
         sampled=tuple(sent),
         skipped=tuple(skipped),
         errors=tuple(errors),
