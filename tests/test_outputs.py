@@ -43,6 +43,34 @@ def test_a_write_through_a_link_replaces_the_file_it_links_to(tmp_path: Path) ->
     assert link.is_symlink() and real.read_text() == "new\n"
 
 
+def test_a_file_written_again_keeps_its_permissions(tmp_path: Path) -> None:
+    # A private report came out world-readable (0644): the file written beside it and
+    # renamed over it took the process's defaults.
+    out = tmp_path / "report.html"
+    out.write_text("old\n")
+    out.chmod(0o600)
+    write_text(out, "new\n")
+    assert (out.read_text(), oct(out.stat().st_mode & 0o777)) == ("new\n", oct(0o600))
+
+
+def test_a_read_only_file_is_refused_not_replaced(tmp_path: Path) -> None:
+    # Renamed over, a 0444 file was replaced (and came out 0644) where writing it in
+    # place is refused; a command now says permission denied and leaves it.
+    out = tmp_path / "report.html"
+    out.write_text("kept\n")
+    out.chmod(0o444)
+    with pytest.raises(PermissionError) as caught:
+        write_text(out, "new\n")
+    assert caught.value.filename == str(out)
+    assert out.read_text() == "kept\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html"]
+    history = tmp_path / "history.db"
+    History.open(history).close()
+    done = CliRunner().invoke(main, ["report", "--history", str(history), "--out", str(out)])
+    assert done.exit_code == 2, done.output
+    assert f"{out}: permission denied" in done.output and out.read_text() == "kept\n"
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_a_fifo_is_written_directly_not_replaced(tmp_path: Path) -> None:
     fifo = tmp_path / "out.fifo"

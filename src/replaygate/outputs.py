@@ -30,11 +30,19 @@ def real_file(path: Path) -> Path:
 
 def atomic_write(target: Path, data: bytes | Iterable[bytes]) -> None:
     """Replace ``target`` (the file it links to, if it is a symlink: :func:`real_file`)
-    with ``data`` (bytes, or its parts in order) in one step (temporary file, fsync, rename)."""
+    with ``data`` (bytes, or its parts in order) in one step (temporary file, fsync, rename).
+
+    A file replaced keeps its permissions (a private ``0600`` report stays private), and
+    one nobody may write (``0444``) is refused with :class:`PermissionError`, as writing
+    it in place would be, even where its folder could take the rename.
+    """
     target = real_file(target)
+    mode = _kept_mode(target)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         with tmp.open("wb") as handle:
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
             if isinstance(data, bytes):
                 handle.write(data)
             else:
@@ -45,6 +53,21 @@ def atomic_write(target: Path, data: bytes | Iterable[bytes]) -> None:
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+
+
+def _kept_mode(target: Path) -> int | None:
+    """The permissions of the file ``target`` replaces (None: there is none yet);
+    :class:`PermissionError` when they let nobody write it."""
+    try:
+        found = os.stat(target)
+    except FileNotFoundError:
+        return None
+    mode = stat.S_IMODE(found.st_mode)
+    if stat.S_ISREG(found.st_mode) and not mode & 0o222:
+        raise PermissionError(
+            errno.EACCES, "Permission denied (the file is read-only)", str(target)
+        )
+    return mode
 
 
 _OPEN_FIFOS: dict[str, int] = {}
