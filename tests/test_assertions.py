@@ -245,6 +245,20 @@ def test_contains_and_sets_name_a_wrong_type_of_argument() -> None:
         citations_check("doc-rag", kind="gate")
 
 
+@pytest.mark.parametrize("output", [None, 5, {"text": "[doc-a]"}])
+def test_citations_and_json_name_an_output_that_is_no_text(output: object) -> None:
+    # a model turn holding only tool calls has no text: None
+    kind = type(output).__name__
+    with pytest.raises(
+        TypeError, match=f"text to search for citations must be a string, got {kind}"
+    ):
+        extract_citations(output)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=f"for citations must be a string, got {kind}"):
+        citations_check({"doc-a"}, kind="gate").evaluate(output)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=f"the output to parse as JSON must be text, got {kind}"):
+        assert_json(output, {"type": "object"})  # type: ignore[arg-type]
+
+
 def test_contains_previews_a_long_text() -> None:
     with pytest.raises(AssertionError, match=r"text: 'aaaa.*\.\.\.'$"):
         assert_contains("a" * 500, ["b"])
@@ -354,6 +368,17 @@ def test_a_broken_check_propagates() -> None:
 
     with pytest.raises(KeyError):
         Check("broken", "gate", broken).evaluate("x")
+
+
+@pytest.mark.parametrize("returned", [True, False, 0, "ok"])
+def test_a_check_returning_no_measure_is_an_error_naming_it(returned: object) -> None:
+    # a predicate's bool is the usual slip: it must raise AssertionError or return a measure
+    with pytest.raises(
+        TypeError,
+        match=rf"check 'short': fn must return a measure .* or raise AssertionError to fail; "
+        rf"got {type(returned).__name__}",
+    ):
+        Check("short", "gate", lambda text: returned).evaluate("x")
 
 
 def test_check_declarations_are_validated() -> None:

@@ -207,6 +207,22 @@ def test_arguments_are_validated() -> None:
         judge_of(replying("x"), scale=(5, 1))
 
 
+@pytest.mark.parametrize("output", [None, {"a": 1}, b"GRADE: 5"])
+def test_grading_what_is_no_text_names_its_type(output: object) -> None:
+    judge = judge_of(replying("GRADE: 5"))
+    message = f"the text the judge grades must be a string, got {type(output).__name__}"
+    with pytest.raises(TypeError, match=message):
+        judge.grade(output)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=message):
+        judge.check(kind="gate").evaluate(output)  # type: ignore[arg-type]
+
+
+def test_a_threshold_that_is_no_number_is_named() -> None:
+    for threshold in ("4", None, True):
+        with pytest.raises(TypeError, match=f"threshold must be a number, got {threshold!r}"):
+            judge_of(replying("x"), threshold=threshold)
+
+
 # -- prompt and grade ---------------------------------------------------------------------
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from replaygate.assertions.text import require_text
+
 _ID = r"[^\W_](?:[\w.:/-]*\w)?"
 CITATION = re.compile(rf"\[({_ID}(?:\s*[,;]\s*{_ID})*)\](?!\()")
 """A citation bracket; group 1 holds its ids and separators."""
@@ -30,7 +32,8 @@ def citation_id(doc_id: str) -> str:
 def extract_citations(text: str) -> tuple[str, ...]:
     """The ids cited in ``text``, each once, in order of first appearance."""
     seen: dict[str, None] = {}
-    for match in CITATION.finditer(citation_id(text)):
+    cited = require_text(text, "the text to search for citations")
+    for match in CITATION.finditer(citation_id(cited)):
         for doc_id in _SEPARATOR.split(match.group(1)):
             seen.setdefault(doc_id, None)
     return tuple(seen)

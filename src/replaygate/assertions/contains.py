@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from replaygate.assertions.text import normalize, preview
+from replaygate.assertions.text import normalize, preview, require_text
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,7 @@ def measure_contains(
     """
     if isinstance(required, str):
         raise TypeError("required must be a sequence of strings, not one string")
-    if not isinstance(text, str):
-        raise TypeError(f"the text to search must be a string, got {type(text).__name__}")
+    require_text(text, "the text to search")
     if not required:
         raise ValueError("required is empty: every text would pass; name at least one piece")
     alias_map = _alias_map(aliases)

@@ -20,7 +20,7 @@ from replaygate.assertions.independence import (
 )
 from replaygate.assertions.judge_prompt import build_prompt, parse_grade, reasoning
 from replaygate.assertions.kinds import Check, Kind
-from replaygate.assertions.text import preview
+from replaygate.assertions.text import preview, require_text
 from replaygate.models.types import Message, Model
 
 
@@ -97,6 +97,8 @@ class Judge:
     ) -> None:
         if not rubric.strip():
             raise ValueError("a judge needs a rubric: say what a good output does")
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+            raise TypeError(f"threshold must be a number, got {threshold!r}")
         low, high = scale
         if low >= high:
             raise ValueError(f"scale must be (low, high) with low < high, got {scale!r}")
@@ -112,7 +114,9 @@ class Judge:
 
     def prompt(self, text: str) -> str:
         """The prompt sent to the judge for ``text``."""
-        return build_prompt(self.rubric, text, self.scale)
+        return build_prompt(
+            self.rubric, require_text(text, "the text the judge grades"), self.scale
+        )
 
     def grade(self, text: str) -> Grade:
         """Ask the judge; the last ``GRADE: n`` line of its reply is the grade."""

@@ -173,6 +173,12 @@ class Check(Generic[T]):
             return self._outcome(False, str(err) or "assertion failed", None)
         if measured is None:
             return self._outcome(True, "", None)
+        if not all(hasattr(measured, part) for part in ("passed", "message", "score")):
+            raise TypeError(
+                f"check {self.name!r}: fn must return a measure (with passed, message and "
+                f"score) or None, or raise AssertionError to fail; got "
+                f"{type(measured).__name__} {measured!r:.60}"
+            )
         return self._outcome(measured.passed, measured.message, measured.score)
 
     def _outcome(self, passed: Any, message: str, score: Any) -> Outcome:

@@ -364,8 +364,11 @@ def parse_json(text: str | bytes) -> Any:
 
     Only JSON passes: ``NaN``, ``Infinity`` and ``1e999`` (which Python's reader takes as
     numbers) fail, as the results readers refuse them, and so does a text nested too
-    deeply or an integer too long to be read.
+    deeply or an integer too long to be read. Anything but text (``None``, a dict) is a
+    TypeError naming its type.
     """
+    if not isinstance(text, str | bytes | bytearray):
+        raise TypeError(f"the output to parse as JSON must be text, got {type(text).__name__}")
     try:
         return strict_json.loads(text, unique_keys=False)
     except json.JSONDecodeError as err:
