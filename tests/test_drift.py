@@ -244,6 +244,16 @@ def test_usage_errors(stores: dict[str, Path], tmp_path: Path) -> None:
     assert bad.exit_code == 2 and f"{damaged}:1: malformed JSON" in bad.output
 
 
+def test_one_file_for_both_reports_is_refused(stores: dict[str, Path], tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    out, same = tmp_path / "out.txt", tmp_path / "sub" / ".." / "out.txt"
+    done = drift(str(stores["wire"]), "--against", str(stores["wire"]),
+                 "--report", str(out), "--json-out", str(same))  # fmt: skip
+    assert done.exit_code == 2
+    assert f"{same}: named by both --report and --json-out" in done.output
+    assert not out.exists()
+
+
 @pytest.mark.slow
 def test_unreachable_server_is_an_error_not_a_pass(stores: dict[str, Path]) -> None:
     with Simulator(behavior="echo") as sim:

@@ -234,15 +234,24 @@ def drift(
         raise SystemExit(2)
 
 
-def _check_drift_outputs(path: Path, against: Path | None, *outputs: Path | None) -> None:
+def _check_drift_outputs(
+    path: Path, against: Path | None, report_path: Path | None, json_path: Path | None
+) -> None:
     """Refuse, before a request is sent, a --report or --json-out that names a fixture
     set compared, or a file replaygate keeps (the fixtures, a baseline, eval cases,
-    results...), or that cannot be written: it was replaced by the report."""
+    results...), or that cannot be written: it was replaced by the report. Both naming
+    one file are refused too: the second written replaced the first."""
     from replaygate.evals.preflight import check_not_an_input, check_writable
     from replaygate.outputs import open_fifo
+    from replaygate.regular import same_file
 
+    if report_path is not None and json_path is not None and same_file(report_path, json_path):
+        raise click.UsageError(
+            f"{json_path}: named by both --report and --json-out: the JSON would replace "
+            "the text report; give each its own file (nothing was sent)"
+        )
     inputs = {"the fixture set compared": path, "the other fixture set": against}
-    for out in outputs:
+    for out in (report_path, json_path):
         if out is not None:
             check_not_an_input(out, inputs, page=True)
             check_writable(out)
