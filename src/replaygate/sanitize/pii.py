@@ -20,7 +20,8 @@ constructed values of replayed responses. Someone who guesses an original value 
 check the guess against its replacement; the original itself is not stored.
 
 User rules (:class:`RedactionRule`) replace a literal text or a regular expression's matches
-with a fixed replacement, and run before the built-in classes.
+with a fixed replacement, and run before the built-in classes. All of them read text
+written with ``\\u`` escapes decoded (:mod:`~replaygate.sanitize.encoded`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from replaygate.sanitize.encoded import unescaped
 from replaygate.sanitize.patterns import pattern_problem
 
 BUILTIN_CLASSES: tuple[str, ...] = ("email", "phone", "card")
@@ -184,7 +186,11 @@ class TextRules:
         return bool(self.rules or self.builtins)
 
     def apply(self, text: str) -> str:
-        """``text`` with every rule applied, in order."""
+        """``text`` with every rule applied, in order, to what it says once its ``\\u``
+        escapes are decoded (:func:`~replaygate.sanitize.encoded.unescaped`)."""
+        return unescaped(text, self._apply)
+
+    def _apply(self, text: str) -> str:
         for rule in self.rules:
             text = rule.apply(text)
         digits: bool | None = None

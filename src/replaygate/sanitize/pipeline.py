@@ -23,6 +23,7 @@ from replaygate.sanitize.config import (
     load_config,
     store_config,
 )
+from replaygate.sanitize.encoded import form_values, is_form
 from replaygate.sanitize.ids import IdMap, IdRewriter
 from replaygate.sanitize.pii import TextRules
 from replaygate.sanitize.stream import apply_in_place, event_data, redact_fragments
@@ -114,13 +115,18 @@ class Sanitizer:
     # -- HTTP shapes ---------------------------------------------------------------------
 
     def envelope(self, envelope: dict[str, Any], ids: IdMap | None = None) -> dict[str, Any]:
-        """The stored form of an HTTP request envelope (its ``body`` or ``text``)."""
+        """The stored form of an HTTP request envelope (its ``body`` or ``text``; the
+        values of a form body percent-decoded)."""
         out = envelope
         for name in ("body", "text"):
             if name in envelope:
-                value = self.request(envelope[name], ids)
-                if value is not envelope[name]:
-                    out = {**out, name: value}
+                value = envelope[name]
+                if name == "text" and isinstance(value, str) and is_form(value):
+                    changed = form_values(value, lambda part: self.request(part, ids))
+                else:
+                    changed = self.request(value, ids)
+                if changed != value:
+                    out = {**out, name: changed}
         return out
 
     def recorded(

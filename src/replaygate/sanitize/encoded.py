@@ -1,0 +1,95 @@
+"""Text rules run on what encoded text says: ``\\u`` escapes and percent-encoded forms.
+
+A Python client builds tool results and arguments with ``json.dumps``, which writes
+every letter beyond ASCII as a ``\\u`` escape (``Jos\\u00e9``), and a form body or a
+query string percent-encodes its values (``alice%40corp-mail.com``). The secret scan
+reads these decoded (:mod:`~replaygate.sanitize.secret_decode`); the text rules do too:
+the rules run on the decoded text, and a text they change is written back encoded
+the way it came, so it still parses, and the same request redacted again at replay
+gives the same stored form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from urllib.parse import quote_plus, unquote_plus
+
+TextFn = Callable[[str], str]
+
+_TOKEN = re.compile(
+    r"\\\\|\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})"
+)
+"""An escaped backslash (kept as written, so ``\\\\u00e9`` is no escape), a surrogate
+pair, or one ``\\u`` escape."""
+
+_FORM = re.compile(r"[^\s&=]+=[^\s&]*(?:&[^\s&=]+=[^\s&]*)*")
+"""A body that is only ``name=value`` pairs joined by ``&`` (a form), no blank."""
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if code > 0xFFFF:
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def _decoded(match: re.Match[str]) -> str:
+    high, low, single = match.groups()
+    if single is not None:
+        return chr(int(single, 16))
+    pair = (int(high, 16) - 0xD800) * 0x400 + (int(low, 16) - 0xDC00)
+    return chr(0x10000 + pair)
+
+
+def unescaped(text: str, fn: TextFn) -> str:
+    """``fn`` run on ``text`` with its ``\\u`` escapes decoded; what it changed is written
+    back escaped: each character as it was escaped in ``text``, and, in a text written
+    in ASCII only, any new character beyond ASCII as a ``\\u`` escape."""
+    if "\\u" not in text:
+        return fn(text)
+    escaped: dict[str, str] = {}
+    parts: list[str] = []
+    start = 0
+    for match in _TOKEN.finditer(text):
+        written = match.group(0)
+        char = written if written == "\\\\" else _decoded(match)
+        if char is not written:
+            escaped.setdefault(char, written)
+        parts.append(text[start : match.start()])
+        parts.append(char)
+        start = match.end()
+    if not escaped:
+        return fn(text)
+    parts.append(text[start:])
+    decoded = "".join(parts)
+    out = fn(decoded)
+    if out == decoded:
+        return text
+    ascii_only = text.isascii()
+    return "".join(
+        escaped.get(c) or (_escape(c) if ascii_only and not c.isascii() else c) for c in out
+    )
+
+
+def form_values(text: str, fn: TextFn) -> str:
+    """``fn`` run on each value of a query string or form body, percent-decoded; a value
+    it changes is written back encoded (as ``urlencode`` does), the rest as they were."""
+    pairs = text.split("&")
+    changed = False
+    for i, pair in enumerate(pairs):
+        name, equals, value = pair.partition("=")
+        if not equals:
+            name, value = "", pair
+        plain = unquote_plus(value, errors="surrogateescape")
+        out = fn(plain)
+        if out != plain:
+            pairs[i] = name + equals + quote_plus(out, safe="", errors="surrogateescape")
+            changed = True
+    return "&".join(pairs) if changed else text
+
+
+def is_form(text: str) -> bool:
+    """Whether a text body is a form: ``name=value`` pairs joined by ``&``, no blank."""
+    return _FORM.fullmatch(text) is not None
