@@ -18,7 +18,7 @@ from read_only_sqlite import make_sqlite_read_only
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.history_cmds import history_group
 from replaygate.evals import CaseResult, EvalResults, History, HistoryError, read_export
-from replaygate.evals.history import HistoryRun, answers_digest, check_not_future
+from replaygate.evals.history import NO_CASE, HistoryRun, answers_digest, check_not_future
 from replaygate.evals.scorers import CaseCounts
 from replaygate.jsondoc import FieldError
 from replaygate.sampling import SampledResult, SampleResult
@@ -278,6 +278,9 @@ def test_a_history_of_schema_1_gains_the_answers_column(tmp_path: Path) -> None:
                 description TEXT NOT NULL DEFAULT '', PRIMARY KEY (run, case_id, name));
             INSERT INTO runs VALUES ('old', '2026-10-01T10:00:00Z', 'abc', '{}');
             INSERT INTO cases VALUES ('old', 'rag', 5, 4, 5, 'pass', '[]');
+            INSERT INTO metrics SELECT 'old', column1, column2 FROM (VALUES ('success', 1.0),
+                ('citation_precision', NULL), ('citation_recall', NULL), ('fabricated', NULL),
+                ('cost', NULL), ('cost_total', NULL), ('tokens', 0.0), ('steps', 0.0));
             """
         )
     raw.close()
@@ -311,6 +314,15 @@ DAMAGED_RUNS = {
         r"runs\[0\]\.metrics\.success: must be null or a number from 0 to 1, got -100$",
     ),
     "no metrics": (lambda r: r.pop("metrics"), r"runs\[0\]\.metrics: is missing"),
+    "metrics empty": (
+        lambda r: r.update(metrics={}),
+        r"runs\[0\]\.metrics\.success: is missing; it must be a number, or null when the run",
+    ),
+    "a metric missing": (
+        lambda r: r["metrics"].pop("cost"),
+        r"runs\[0\]\.metrics\.cost: is missing; it must be a number, or null when the run",
+    ),
+    "no case": (lambda r: r.update(cases={}), r"runs\[0\]\.cases: holds no case: a run's metrics"),
     "empty id": (lambda r: r.update(id=""), r"runs\[0\]\.id: must be a non-empty string, got ''"),
     "commit a number": (lambda r: r.update(commit=5), r"runs\[0\]\.commit: .*, got 5$"),
     "tags a string": (
@@ -402,8 +414,15 @@ def test_a_run_the_history_could_not_read_back_is_never_added(tmp_path: Path) ->
             "UPDATE metrics SET value = 1.0 WHERE name = 'success'",
             "metrics.success: says 1.0, but its cases give 0.0",
         ),
+        (5, "DELETE FROM cases", f"cases: {NO_CASE}"),
+        (
+            5,
+            "DELETE FROM metrics",
+            "metrics.success: is missing; it must be a number, or null when the run measured "
+            "none, as in every run",
+        ),
     ],
-    ids=["time", "success"],
+    ids=["time", "success", "no case", "no metric"],
 )
 def test_a_damaged_stored_run_is_named_by_export(
     tmp_path: Path, passes: int, update: str, problem: str

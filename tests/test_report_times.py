@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from replaygate.evals.history import History, HistoryRun
+from replaygate.evals.metrics import METRICS
 from replaygate.evals.reference import CaseSummary
 from replaygate.report import build_report, write_report
 from replaygate.report.data import week_of
@@ -56,9 +57,10 @@ def test_a_stored_run_dated_after_the_report_is_left_out_with_a_note(
         monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
     path = tmp_path / "history.db"
     cases = (CaseSummary("rag", 5, 4, 5),)
+    metrics = {name: None for name in METRICS} | {"success": 1.0}  # every run holds each
     with History.open(path) as history:
-        history.add(HistoryRun("now", "2026-11-30T06:00:00Z", None, {"success": 1.0}, cases))
-        history.add(HistoryRun("later", "2026-11-30T06:30:00Z", None, {"success": 1.0}, cases))
+        history.add(HistoryRun("now", "2026-11-30T06:00:00Z", None, metrics, cases))
+        history.add(HistoryRun("later", "2026-11-30T06:30:00Z", None, metrics, cases))
     notes: list[str] = []
     now = datetime(2026, 11, 30, 6, 15, tzinfo=UTC)
     monkeypatch.setattr("replaygate.evals.history.FUTURE_MARGIN", timedelta(minutes=10))

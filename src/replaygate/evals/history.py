@@ -25,6 +25,7 @@ from typing import Any
 from replaygate.errors import not_utf8_text
 from replaygate.evals.errors import HistoryError
 from replaygate.evals.filenames import text_problem
+from replaygate.evals.metrics import METRICS
 from replaygate.evals.reference import (
     CaseSummary,
     check_run_metrics,
@@ -46,6 +47,7 @@ from replaygate.jsonfields import (
     mapping,
     optional_text,
     parse_time,
+    present,
     text_field,
     time_field,
     within,
@@ -55,6 +57,10 @@ from replaygate.regular import not_regular, unreadable
 from replaygate.sampling import SampledResult
 from replaygate.sampling.results import document_text
 
+NO_CASE = (
+    "holds no case: a run's metrics are those of its cases, so a run without one shows "
+    "numbers nothing supports"
+)
 RUN_FIELDS = ("id", "time", "commit", "info", "metrics", "cases")
 CASE_FIELDS = ("samples", "floor", "passes", "verdict", "assertions", "tags", "answers")
 ASSERTION_FIELDS = ("kind", "category", "passes", "samples", "description")
@@ -197,8 +203,9 @@ class HistoryRun:
     def from_json(obj: Any) -> HistoryRun:
         """The inverse of :meth:`to_json`, as strict as the results reader (the same
         checks of time, commit, metrics and cases; a :class:`FieldError` names the field).
-        Its ``success`` must be the share of its cases whose verdict is ``pass``, and a
-        field the history does not keep is refused by its name."""
+        It holds at least one case and every metric, its ``success`` the share of its
+        cases whose verdict is ``pass``, and a field the history does not keep is refused
+        by its name."""
         run_id, time = (
             text_field(known_fields(mapping(obj), RUN_FIELDS), "id"),
             time_field(obj, "time"),
@@ -206,7 +213,10 @@ class HistoryRun:
         commit, metrics = optional_text(obj, "commit"), check_run_metrics(obj)
         printed_keys(obj, "cases")
         cases = each(obj, "cases", _case, key="case id")
+        if not cases:
+            raise FieldError("cases", NO_CASE)
         with within("metrics"):
+            every_metric(metrics)
             check_success(metrics, [summary for summary, _, _ in cases])
         return HistoryRun(
             id=run_id,
@@ -243,6 +253,14 @@ def known_fields(obj: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]
                 name, f"is not a field the history keeps (it keeps {', '.join(fields)})"
             )
     return obj
+
+
+def every_metric(metrics: Metrics) -> None:
+    """Refuse (:class:`FieldError` naming it) a metric of :data:`METRICS` that ``metrics``
+    lacks: an eval run measures each (null when it measured none), so a run without one
+    was emptied by hand and its numbers are not all there."""
+    for name in METRICS:
+        present(metrics, name, "a number, or null when the run measured none, as in every run")
 
 
 def check_not_future(time: str, now: datetime | None = None) -> None:
@@ -295,11 +313,11 @@ def check_run(run: HistoryRun, path: Path) -> None:
     ``info`` that is not UTF-8, kept as its escapes (:mod:`~replaygate.evals.filenames`)."""
     with fields_of(f"{path}: refusing to add run {run.id!r}", HistoryError):
         exported = run.to_json()
-        HistoryRun.from_json(exported)
-        check_not_future(run.time)
         problem = text_problem(exported)
         if problem is not None:
             raise FieldError("", problem)
+        HistoryRun.from_json(exported)
+        check_not_future(run.time)
 
 
 def _check_kind(target: Path, *, read_only: bool) -> None:
