@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from replaygate.assertions import citations_check, contains_check
 from replaygate.cli.assert_cmds import calibrate
-from replaygate.sampling import run_sampled, write_results
+from replaygate.sampling import SampledResult, SampleResult, run_sampled, write_results
 from replaygate.sampling.calibration import (
     Agreement,
     CalibrationError,
@@ -101,7 +101,8 @@ def test_export_hides_the_verdicts_in_a_sidecar(results: Path, tmp_path: Path) -
 def test_export_errors(results: Path, tmp_path: Path) -> None:
     with pytest.raises(CalibrationError, match="--n must be at least 1, got 0"):
         export_sheet(results, tmp_path / "s.csv", n=0, seed=1)
-    empty = write_results(tmp_path / "empty.json", [run_sampled(lambda i: "x", 3, 2, [])])
+    bare = SampledResult("plain", 3, 2, tuple(SampleResult(i, output="x") for i in range(3)))
+    empty = write_results(tmp_path / "empty.json", [bare])
     with pytest.raises(CalibrationError, match="no sample with evaluated assertions to label"):
         export_sheet(empty, tmp_path / "s.csv", n=5, seed=1)
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from replaygate.assertions import citations_check, contains_check, structure_check
+from replaygate.assertions import Check, citations_check, contains_check, structure_check
 from replaygate.cli.assert_cmds import calibrate
 from replaygate.errors import FixtureMismatchError
 from replaygate.evals.results import load_eval_results
@@ -140,6 +140,30 @@ def test_an_assertion_error_in_fn_fails_only_that_sample() -> None:
     assert result.assertions()[-1].name == "assert"
 
 
+def test_no_checks_is_refused_as_a_pass_that_checked_nothing() -> None:
+    with pytest.raises(ValueError, match="case rag: no checks given, so every sample would pass"):
+        run_sampled(lambda i: CITED, 3, 2, [], case="rag")
+    checks = SampleChecks(1)
+    with pytest.raises(
+        ValueError, match="evaluate got no check in sample 1: the sample would pass"
+    ):
+        checks.evaluate(CITED)
+    assert checks.result().outcomes == ()
+
+
+def test_a_check_that_raises_is_named_with_its_case_and_sample() -> None:
+    # a model turn holding only tool calls gives no text: sample 2's output is None
+    outputs = ["context", "Context", None]
+    seen = Check("seen", "signal", lambda output: None)
+    broken = contains_check(["context"], kind="gate", name="mentions")
+    with pytest.raises(TypeError, match="the text to search must be a string") as err:
+        run_sampled(lambda i: outputs[i], 3, 2, [seen, broken], case="rag")
+    assert err.value.__notes__ == [
+        "raised by check 'mentions'",
+        "raised in sample 2 of 3 of case rag",
+    ]
+
+
 def test_duplicate_check_names_are_refused() -> None:
     with pytest.raises(ValueError, match="two checks are named 'citations'"):
         run_sampled(lambda i: CITED, 3, 2, [CITES, citations_check(["doc-b"], kind="signal")])
@@ -244,7 +268,7 @@ def test_what_a_run_gave_as_broken_text_is_read_back_by_the_eval_reader(tmp_path
 
 
 def test_non_json_outputs_are_stored_as_repr(tmp_path: Path) -> None:
-    result = run_sampled(lambda i: {1, 2}, 3, 2, [])
+    result = run_sampled(lambda i: {1, 2}, 3, 2, [Check("seen", "signal", lambda output: None)])
     assert result.samples[0].output == "{1, 2}"
 
 

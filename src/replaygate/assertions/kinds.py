@@ -140,7 +140,7 @@ class Check(Generic[T]):
 
     ``fn(value)`` returns a :class:`Measure` (its ``passed`` decides), ``None`` (passed)
     or raises :class:`AssertionError` (failed, with the error's text as the message).
-    Any other exception is a broken check and propagates.
+    Any other exception is a broken check and propagates, noted with the check's name.
     """
 
     name: str
@@ -171,6 +171,9 @@ class Check(Generic[T]):
             measured = self.fn(value)
         except AssertionError as err:
             return self._outcome(False, str(err) or "assertion failed", None)
+        except Exception as err:  # a broken check: an error, named
+            err.add_note(f"raised by check {self.name!r}")
+            raise
         if measured is None:
             return self._outcome(True, "", None)
         if not all(hasattr(measured, part) for part in ("passed", "message", "score")):

@@ -27,6 +27,11 @@ class SampleChecks:
 
     def evaluate(self, value: T, *checks: Check[T]) -> tuple[Outcome, ...]:
         """Evaluate ``checks`` on ``value``; raise if a gate failed."""
+        if not checks:
+            raise ValueError(
+                f"evaluate got no check in sample {self.index}: the sample would pass having "
+                "checked nothing; pass at least one gate or signal"
+            )
         seen = {o.name for o in self.outcomes}
         for check in checks:
             if check.name in seen:

@@ -26,27 +26,39 @@ def run_sampled(
 
     ``fn`` builds its model for sample ``i`` (``ReplayModel(..., sample=i)``) and
     returns the output the checks look at. An :class:`AssertionError` from ``fn``
-    fails that sample; any other exception propagates (a broken sample is an error,
-    not a failed one). No sample is ever retried. Warns (:class:`SamplingWarning`)
-    when ``n`` does not suit the checks.
+    fails that sample; any other exception, from ``fn`` or a check, propagates with a
+    note naming the case, the sample (and the check): a broken sample is an error, not
+    a failed one. No sample is ever retried. No checks at all is a ValueError (every
+    sample would pass). Warns (:class:`SamplingWarning`) when ``n`` does not suit the
+    checks.
     """
     SampleSpec(n, floor)
     checks = tuple(checks)
+    if not checks:
+        raise ValueError(
+            f"case {case}: no checks given, so every sample would pass having checked "
+            "nothing; give at least one gate or signal"
+        )
     require_unique_names(checks)
-    advice = sample_count_advice(case, n, [c.category for c in checks] if checks else None)
+    advice = sample_count_advice(case, n, [c.category for c in checks])
     if advice:
         warnings.warn(advice, SamplingWarning, stacklevel=2)
     samples: list[SampleResult] = []
     for index in range(n):
         try:
-            value = fn(index)
-        except AssertionError as err:
-            samples.append(SampleResult(index, failure=str(err) or "assertion failed"))
-            continue
-        except Exception as err:
+            samples.append(_sample(fn, index, checks))
+        except Exception as err:  # from fn or a check (which names itself): say where
             err.add_note(f"raised in sample {index} of {n} of case {case}")
             raise
-        outcomes = tuple(check.evaluate(value) for check in checks)
-        samples.append(SampleResult(index, outcomes, jsonable(value)))
     descriptions: dict[str, Any] = {c.name: c.description for c in checks}
     return SampledResult(case, n, floor, tuple(samples), descriptions)
+
+
+def _sample(fn: Callable[[int], T], index: int, checks: tuple[Check[T], ...]) -> SampleResult:
+    """Sample ``index``: ``fn``'s output and the checks' outcomes on it; an
+    :class:`AssertionError` from ``fn`` fails the sample."""
+    try:
+        value = fn(index)
+    except AssertionError as err:
+        return SampleResult(index, failure=str(err) or "assertion failed")
+    return SampleResult(index, tuple(check.evaluate(value) for check in checks), jsonable(value))
