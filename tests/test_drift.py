@@ -227,6 +227,41 @@ def test_the_built_in_simulator(stores: dict[str, Path]) -> None:
     assert "expected add-field:PATH[=VALUE] or drop-field:PATH" in bad.output
 
 
+def test_a_simulator_drift_rule_that_matches_nothing_is_named(stores: dict[str, Path]) -> None:
+    misspelt = drift(str(stores["wire"]), "--live-sample", "2", "--approve-live", "--simulator",
+                     "--sim-drift", "drop-field:stop_sequnce,add-field:usage.foo")  # fmt: skip
+    assert misspelt.exit_code == 1, misspelt.output
+    assert (
+        "note: --sim-drift rule 'drop-field:stop_sequnce' matched nothing: no answer has that "
+        "path, so it injected no drift\n"
+    ) in misspelt.output
+    assert "'add-field:usage.foo'" not in misspelt.output  # it applied
+    listed = drift(str(stores["wire"]), "--live-sample", "2", "--approve-live", "--simulator",
+                   "--sim-drift", "drop-field:content[].type")  # fmt: skip
+    assert listed.exit_code == 2
+    assert "a list item is named by its index (content.0.type), not by []" in listed.output
+
+
+class Fails(Handler):
+    """Answers every request ``500``: nothing can be compared."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        self.answer_json({"type": "error", "error": {"type": "api_error", "message": "x"}}, 500)
+
+
+def test_json_says_nothing_was_checked_when_no_request_could_be_re_sent(
+    stores: dict[str, Path],
+) -> None:
+    with serving(Fails) as url:
+        done = drift(str(stores["wire"]), "--live-sample", "2", "--approve-live",
+                     "--base-url", url, "--json")  # fmt: skip
+    assert done.exit_code == 2, done.output
+    report = json.loads(done.output)
+    assert report["drift"] is None
+    assert report["sampled"] == [] and len(report["errors"]) == 2
+
+
 def test_usage_errors(stores: dict[str, Path], tmp_path: Path) -> None:
     neither = drift(str(stores["wire"]))
     assert neither.exit_code == 2 and "give --live-sample N" in neither.output

@@ -267,21 +267,29 @@ def _drift_live(
     sample_seed: int,
 ) -> DriftReport:
     from replaygate.sanitize import sanitizer_for
-    from replaygate.sim import DriftSpecError, Simulator
+    from replaygate.sim import DriftPlan, DriftSpecError, Simulator
 
     sanitizer = sanitizer_for(path)
+    try:
+        plan = DriftPlan.parse(sim_drift or "")
+    except DriftSpecError as err:
+        raise click.BadParameter(str(err), param_hint="--sim-drift") from None
     with contextlib.ExitStack() as stack:
         if simulator:
-            try:
-                sim = Simulator(behavior="research-copilot", seed=SIMULATOR_SEED, drift=sim_drift)
-            except DriftSpecError as err:
-                raise click.BadParameter(str(err), param_hint="--sim-drift") from None
+            sim = Simulator(behavior="research-copilot", seed=SIMULATOR_SEED, drift=plan)
             base_url = stack.enter_context(sim).url
         bar = reporter(n, label="drift")
         stack.enter_context(bar)
         sender = CountingSender(base_url, sanitizer=sanitizer, bar=bar)
         stack.callback(sender.close)
-        return drift_live(path, n, sender, sample_seed, approve_live=True)
+        report = drift_live(path, n, sender, sample_seed, approve_live=True)
+    for rule in plan.unmatched() if report.sampled else ():
+        click.echo(
+            f"note: --sim-drift rule '{rule}' matched nothing: no answer has that path, "
+            "so it injected no drift",
+            err=True,
+        )
+    return report
 
 
 @dataclass

@@ -71,11 +71,19 @@ class DriftReport:
         """Whether any interface drifted."""
         return any(i.drifted for i in self.interfaces)
 
+    @property
+    def verdict(self) -> bool | None:
+        """True on drift, False on none; None when a request could not be re-sent and
+        nothing drifted: the check did not run whole, which is no pass."""
+        if self.drifted:
+            return True
+        return None if self.errors else False
+
     def to_json(self) -> dict[str, Any]:
         """The JSON report."""
         return {
             **json_fields(self, ("mode", "path", "other", "seed")),
-            "drift": self.drifted,
+            "drift": self.verdict,
             "interfaces": [json_fields(i) for i in self.interfaces],
             **json_fields(self, ("sampled", "skipped", "errors", "unmatched")),
         }

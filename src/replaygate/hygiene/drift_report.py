@@ -41,7 +41,7 @@ def render_drift(report: DriftReport) -> str:
             out.append(f"{title}:")
             out.extend(f"  {line}" for line in lines)
     drifted = sum(i.drifted for i in report.interfaces)
-    if report.errors and not report.drifted:
+    if report.verdict is None:
         out.append(
             f"NOT CHECKED: {len(report.errors)} request(s) could not be re-sent (errors above); "
             "check the server address, the network and the API key, then run drift again"

@@ -2,8 +2,11 @@
 
 ``add-field:PATH`` sets a dotted path to a placeholder (``"drift"``, or the JSON value
 after ``=``, as in ``add-field:usage.foo=0``); ``drop-field:PATH`` removes it. A path
-segment that is a number indexes a list (``choices.0.message.refusal``). A rule whose
-path runs through something that is not an object or a list leaves the body alone.
+segment that is a number indexes a list (``choices.0.message.refusal``); drift's own
+``content[].type`` notation is refused, naming the index form. A rule whose path runs
+through something that is not an object or a list leaves the body alone; a plan keeps
+which rules changed a body (:meth:`DriftPlan.unmatched`), so a rule that never applied
+(a misspelt field) can be named rather than pass as a drift injected.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, cast
 
 DriftOp = Literal["add-field", "drop-field"]
@@ -50,32 +53,43 @@ class DriftRule:
         path = tuple(p for p in path_text.strip().split(".") if p)
         if not path:
             raise DriftSpecError(f"drift rule {item!r}: empty path")
+        if "[]" in path_text:
+            raise DriftSpecError(
+                f"drift rule {item!r}: a list item is named by its index "
+                f"({path_text.replace('[]', '.0').strip()}), not by []"
+            )
         if op == "drop-field" and eq:
             raise DriftSpecError(f"drift rule {item!r}: drop-field takes no value")
         value = _value(raw.strip()) if eq else PLACEHOLDER
         return DriftRule(op=cast(DriftOp, op), path=path, value=value)
 
-    def apply(self, body: Any) -> None:
-        """Apply the rule to ``body`` in place."""
+    def __str__(self) -> str:
+        text = f"{self.op}:{'.'.join(self.path)}"
+        return text if self.value == PLACEHOLDER else f"{text}={json.dumps(self.value)}"
+
+    def apply(self, body: Any) -> bool:
+        """Apply the rule to ``body`` in place; whether it changed anything."""
         *parents, last = self.path
         node = body
         for segment in parents:
             child = _child(node, segment)
             if child is _MISSING:
                 if self.op == "drop-field" or not isinstance(node, dict):
-                    return
+                    return False
                 child = node[segment] = {}
             node = child
         if isinstance(node, dict):
             if self.op == "add-field":
                 node[last] = copy.deepcopy(self.value)
-            else:
-                node.pop(last, None)
-        elif isinstance(node, list) and last.isdigit() and int(last) < len(node):
+                return True
+            return node.pop(last, _MISSING) is not _MISSING
+        if isinstance(node, list) and last.isdigit() and int(last) < len(node):
             if self.op == "add-field":
                 node[int(last)] = copy.deepcopy(self.value)
             else:
                 del node[int(last)]
+            return True
+        return False
 
 
 _MISSING: Any = object()
@@ -94,6 +108,8 @@ class DriftPlan:
     """The drift rules applied, in order, to every response body."""
 
     rules: tuple[DriftRule, ...] = ()
+    matched: set[int] = field(default_factory=set, compare=False, repr=False)
+    """The indexes of the rules that changed a body so far."""
 
     @staticmethod
     def parse(spec: str) -> DriftPlan:
@@ -126,6 +142,11 @@ class DriftPlan:
         if not self.rules:
             return body
         drifted = copy.deepcopy(body)
-        for rule in self.rules:
-            rule.apply(drifted)
+        for index, rule in enumerate(self.rules):
+            if rule.apply(drifted):
+                self.matched.add(index)
         return drifted
+
+    def unmatched(self) -> tuple[DriftRule, ...]:
+        """The rules that have changed no body so far (their path was in none)."""
+        return tuple(rule for i, rule in enumerate(self.rules) if i not in self.matched)
