@@ -2,7 +2,8 @@
 
 A Python client builds tool results and arguments with ``json.dumps``, which writes
 every letter beyond ASCII as a ``\\u`` escape (``Jos\\u00e9``), and a form body or a
-query string percent-encodes its values (``alice%40corp-mail.com``). The secret scan
+query string percent-encodes its values (``alice%40corp-mail.com``); a request's path
+names what it asks for (``/v1/customers/alice@corp-mail.com``). The secret scan
 reads these decoded (:mod:`~replaygate.sanitize.secret_decode`); the text rules do too:
 the rules run on the decoded text, and a text they change is written back encoded
 the way it came, so it still parses, and the same request redacted again at replay
@@ -22,6 +23,9 @@ _TOKEN = re.compile(
 )
 """An escaped backslash (kept as written, so ``\\\\u00e9`` is no escape), a surrogate
 pair, or one ``\\u`` escape."""
+
+_STRUCTURE = re.compile(r"[/?#]")
+"""What a path segment written back escapes, so a replacement cannot split it."""
 
 _FORM = re.compile(r"[^\s&=]+=[^\s&]*(?:&[^\s&=]+=[^\s&]*)*")
 """A body that is only ``name=value`` pairs joined by ``&`` (a form), no blank."""
@@ -93,3 +97,21 @@ def form_values(text: str, fn: TextFn) -> str:
 def is_form(text: str) -> bool:
     """Whether a text body is a form: ``name=value`` pairs joined by ``&``, no blank."""
     return _FORM.fullmatch(text) is not None
+
+
+def path_parts(path: str, fn: TextFn) -> str:
+    """``fn`` run on each segment of an envelope's path (kept decoded) and each value of
+    its query string (:func:`form_values`); a segment it changes is written back with
+    ``/``, ``?`` and ``#`` escaped, so the path keeps its segments."""
+    bare, question, query = path.partition("?")
+    segments = bare.split("/")
+    changed = False
+    for i, segment in enumerate(segments):
+        out = fn(segment) if segment else segment
+        if out != segment:
+            segments[i] = _STRUCTURE.sub(lambda m: f"%{ord(m.group()):02X}", out)
+            changed = True
+    done = form_values(query, fn) if query else query
+    if not changed and done is query:
+        return path
+    return "/".join(segments) + question + done

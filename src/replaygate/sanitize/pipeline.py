@@ -23,7 +23,7 @@ from replaygate.sanitize.config import (
     load_config,
     store_config,
 )
-from replaygate.sanitize.encoded import form_values, is_form
+from replaygate.sanitize.encoded import form_values, is_form, path_parts
 from replaygate.sanitize.ids import IdMap, IdRewriter
 from replaygate.sanitize.pii import TextRules
 from replaygate.sanitize.stream import apply_in_place, event_data, redact_fragments
@@ -115,8 +115,9 @@ class Sanitizer:
     # -- HTTP shapes ---------------------------------------------------------------------
 
     def envelope(self, envelope: dict[str, Any], ids: IdMap | None = None) -> dict[str, Any]:
-        """The stored form of an HTTP request envelope (its ``body`` or ``text``; the
-        values of a form body percent-decoded)."""
+        """The stored form of an HTTP request envelope: its ``body`` or ``text`` (the
+        values of a form body percent-decoded), the segments of its ``path`` and the
+        values of its query string."""
         out = envelope
         for name in ("body", "text"):
             if name in envelope:
@@ -127,6 +128,11 @@ class Sanitizer:
                     changed = self.request(value, ids)
                 if changed != value:
                     out = {**out, name: changed}
+        path = envelope.get("path")
+        if isinstance(path, str):
+            changed = path_parts(path, self.request)
+            if changed != path:
+                out = {**out, "path": changed}
         return out
 
     def recorded(
