@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from extras import needs_matplotlib
-from replaygate.demo import DEMO_SEED, DemoSummary, demo_loop
+from replaygate.demo import DEMO_SEED, DemoSummary, demo_loop, foreign_files
 from replaygate.evals import History, load_baseline, load_eval_cases
 from replaygate.examples.research_copilot import shipped_baseline, shipped_eval_cases
 from run_cli import replaygate
@@ -49,6 +49,7 @@ def test_the_demo_command_runs_offline_and_its_loop_records_replays_gates_logs_a
     assert "gate: PASS" in done.stdout
     report = tmp_path / "demo" / "report.html"
     assert f"report: {report}" in done.stdout and report.stat().st_size > 10_000
+    assert foreign_files(tmp_path / "demo") == []  # its mark vouches for what it wrote
     # what the eval loop did
     (summary,) = summaries
     assert summary.seed == DEMO_SEED

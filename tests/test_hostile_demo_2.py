@@ -7,12 +7,14 @@ the project's own results file without a word.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
 
-from replaygate.cli.demo import _check_out
+from replaygate.cli.demo import _claim
 from replaygate.cli.options import CommandError
+from replaygate.demo import mark
 from replaygate.evals import History
 from run_cli import replaygate
 from test_history import run
@@ -22,7 +24,7 @@ from test_history import run
     ("files", "named"),
     [
         ({"pyproject.toml": "[project]\n", "results.json": "{}"}, "'pyproject.toml'"),
-        ({"results.json": '{"mine": 1}\n'}, "'results.json (not eval results)'"),
+        ({"results.json": '{"mine": 1}\n'}, "'results.json'"),
     ],
     ids=["a project", "a results.json of another kind"],
 )
@@ -40,20 +42,28 @@ def test_an_out_folder_holding_other_files_is_refused_before_anything_runs(
 
 
 def test_a_new_empty_or_earlier_demo_folder_is_taken(tmp_path: Path) -> None:
-    _check_out(tmp_path / "new", None)
-    _check_out(tmp_path, None)
-    run("2026-12-01T00:00:00Z", 4).write(tmp_path / "results.json")
-    History.open(tmp_path / "history.db").close()
+    _claims(tmp_path, None)  # empty
+    out = tmp_path / "new"
+    _claims(out, None)
+    run("2026-12-01T00:00:00Z", 4).write(out / "results.json")
+    History.open(out / "history.db").close()
     for name in ("report.html", "eval_fixtures.jsonl", "eval_fixtures.jsonl.lock"):
-        (tmp_path / name).write_text("")
-    (tmp_path / ".results.json.123.tmp").write_text("")  # an interrupted write's leftover
-    _check_out(tmp_path, None)
+        (out / name).write_text("")
+    mark(out, written=True)
+    (out / ".results.json.123.tmp").write_text("")  # an interrupted write's leftover
+    _claims(out, None)
     # the store --keep keeps there is the demo's own when it keeps it in the same folder
     for name in ("research_copilot.jsonl", "research_copilot.jsonl.lock"):
-        (tmp_path / name).write_text("")
-    _check_out(tmp_path, tmp_path)
+        (out / name).write_text("")
+    _claims(out, out)
     with pytest.raises(CommandError, match=r"'research_copilot\.jsonl'"):
-        _check_out(tmp_path, tmp_path / "elsewhere")
-    (tmp_path / "notes.md").write_text("mine")
+        _claims(out, tmp_path / "elsewhere")
+    (out / "notes.md").write_text("mine")
     with pytest.raises(CommandError, match=r"'notes\.md'"):
-        _check_out(tmp_path, tmp_path)
+        _claims(out, out)
+
+
+def _claims(out: Path, keep: Path | None) -> None:
+    """The demo command holds ``out`` for a run, with ``--keep keep``."""
+    with contextlib.ExitStack() as stack:
+        _claim(stack, out, keep)

@@ -5,15 +5,32 @@ Record the shipped ResearchCopilot eval cases (5 samples each) through the offic
 replay them offline; score; gate against the shipped baseline; append to a history;
 write the report. It sits above what it drives (the example agent, the simulator,
 evals, the report); only the demo command imports it.
+
+The ``--out`` folder is the demo's only where it wrote the files: each run leaves a mark
+(:data:`MARK`) with a digest of each file it wrote, and a file there under one of its
+names that the mark does not vouch for is refused before anything is written
+(:func:`claim_out`). A run holds the folder's lock (:data:`LOCK`) from that check to its
+end: a second demo on the same folder is refused at once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
+import re
+import stat
 import time
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
+from filelock import FileLock, Timeout
+
+from replaygate.errors import ReplaygateError, shown_file
 from replaygate.evals.cases import load_eval_cases
 from replaygate.evals.config import GateConfig
 from replaygate.evals.gate import GateReport, run_gate
@@ -33,6 +50,7 @@ from replaygate.examples.research_copilot import (
 from replaygate.extras import require
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.live import AnthropicModel
+from replaygate.outputs import atomic_write
 from replaygate.report import write_report
 from replaygate.sim import Simulator
 
@@ -40,6 +58,122 @@ SHOWN = ("success", "citation_precision", "citation_recall", "fabricated", "cost
 """The metrics the demo prints."""
 DEMO_SEED = 7
 """The simulator seed the shipped baseline was recorded with."""
+
+STORE, RESULTS, HISTORY, REPORT = "eval_fixtures.jsonl", "results.json", "history.db", "report.html"
+WRITTEN = (STORE, RESULTS, HISTORY, REPORT)
+"""What the eval loop writes in its folder: it deletes and records its store, replaces
+its results and report, and adds a run to its history."""
+MARK = ".replaygate-demo.json"
+"""The demo's mark in its folder: the digest of each file of :data:`WRITTEN` it wrote
+(none while a run writes them)."""
+MARK_FORMAT = "replaygate.demo"
+LOCK = ".replaygate-demo.lock"
+"""The lock a demo holds on its folder for its whole run."""
+_BESIDE = re.compile(
+    r"history\.db-(?:journal|wal|shm)|eval_fixtures\.jsonl\.lock|\.replaygate-demo\.lock|"
+    r"\.(?:results\.json|report\.html|replaygate-demo\.json)\.\d+\.tmp"
+)
+"""What the demo's writes leave beside its files: locks, the history's journal, the
+temporary file of a write that was stopped."""
+
+
+class DemoOutError(ReplaygateError):
+    """The demo's ``--out`` folder cannot be written: it holds files the demo did not
+    write, or another demo is writing there. Nothing was written."""
+
+
+def foreign_files(out: Path, kept: Collection[str] = ()) -> list[str]:
+    """The entries of ``out`` the demo must neither remove nor replace, each shown with
+    why: a name of :data:`WRITTEN` its mark does not vouch for (no mark, not in it, or
+    changed since), and any other name but those its writes leave (and ``kept``). An
+    ``out`` not yet there holds none; an unreadable one is an :class:`OSError`."""
+    try:
+        names = sorted(os.listdir(out))
+    except FileNotFoundError:
+        return []
+    marked = _read_mark(out)
+    found = [] if marked is not None or MARK not in names else [repr(MARK)]
+    for name in names:
+        if name in WRITTEN:
+            digest = (marked or {}).get(name, "")
+            if digest == "" or not _regular(out / name):
+                found.append(repr(name))
+            elif digest is not None and digest != _digest(out / name):
+                found.append(f"{name!r} (changed since the demo wrote it)")
+        elif name != MARK and name not in kept and not _BESIDE.fullmatch(name):
+            found.append(repr(name))
+    return found
+
+
+@contextlib.contextmanager
+def claim_out(out: Path, kept: Collection[str] = ()) -> Iterator[None]:
+    """Hold ``out`` for one demo run: refuse it (:class:`DemoOutError`), before anything
+    is written, when it holds :func:`foreign_files` or another demo holds its lock;
+    then create it and keep its lock until the run ends. The same process may claim it
+    again (the command, then its eval loop)."""
+    _refuse_foreign(out, kept)
+    out.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(out / LOCK), is_singleton=True)
+    try:
+        lock.acquire(blocking=False)
+    except Timeout:
+        raise DemoOutError(
+            f"{shown_file(str(out))}: another replaygate demo is writing there (it holds "
+            f"{LOCK}); wait for it to end, or give another folder (nothing was written)"
+        ) from None
+    try:
+        _refuse_foreign(out, kept)  # as it is now that no other demo writes there
+        yield
+    finally:
+        lock.release()
+
+
+def _refuse_foreign(out: Path, kept: Collection[str]) -> None:
+    found = foreign_files(out, kept)
+    if found:
+        shown = ", ".join(found[:5]) + (", ..." if len(found) > 5 else "")
+        raise DemoOutError(
+            f"{shown_file(str(out))}: holds files the demo did not write ({shown}); it deletes its "
+            f"{STORE} there, replaces its {RESULTS} and {REPORT} and adds a run to its "
+            f"{HISTORY}: give a new or empty folder, or one an earlier demo wrote and "
+            f"marked ({MARK}) (nothing was written)"
+        )
+
+
+def _read_mark(out: Path) -> dict[str, str | None] | None:
+    """The digests the demo's mark in ``out`` holds by file name, or None when there is
+    no mark there, or not one the demo wrote."""
+    try:
+        document = json.loads((out / MARK).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(document, dict) or document.get("format") != MARK_FORMAT:
+        return None
+    files = document.get("files")
+    if not isinstance(files, dict):
+        return None
+    return {str(k): v if isinstance(v, str) else None for k, v in files.items()}
+
+
+def mark(out: Path, *, written: bool) -> None:
+    """Leave the demo's mark in ``out``: the digest of each file of :data:`WRITTEN` when
+    the run has ``written`` them, else each one named as being written (a run stopped
+    midway leaves a folder the next demo takes)."""
+    files = {name: _digest(out / name) if written else None for name in WRITTEN}
+    document = {"format": MARK_FORMAT, "files": files}
+    atomic_write(out / MARK, json.dumps(document, indent=2).encode() + b"\n")
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _digest(path: Path) -> str:
+    with path.open("rb") as handle:
+        return "sha256:" + hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 @dataclass(frozen=True)
@@ -84,18 +218,29 @@ def demo_loop(
     seed: int = DEMO_SEED,
     baseline: Path | None = None,
     now: datetime | None = None,
+    kept: Collection[str] = (),
 ) -> DemoSummary:
     """Record, replay, score, gate, log and report the shipped eval cases in ``out_dir``.
 
     Recording goes to the loopback simulator only (never a paid API); it is approved
     here, for this call. ``out_dir``'s previous eval fixtures are replaced; its
-    history grows by one run.
+    history grows by one run. ``out_dir`` is claimed for the run (:func:`claim_out`:
+    a :class:`DemoOutError` when it holds files the demo did not write but ``kept``,
+    or another demo writes there).
     """
     anthropic = require("anthropic", "anthropic", "the demo's recording")
+    with claim_out(out_dir, kept):
+        mark(out_dir, written=False)
+        summary = _loop(out_dir, anthropic, seed=seed, baseline=baseline, now=now)
+        mark(out_dir, written=True)
+    return summary
 
+
+def _loop(
+    out_dir: Path, anthropic: Any, *, seed: int, baseline: Path | None, now: datetime | None
+) -> DemoSummary:
     started = time.perf_counter()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    store = out_dir / "eval_fixtures.jsonl"
+    store = out_dir / STORE
     store.unlink(missing_ok=True)
     cases_file = shipped_eval_cases()
     cases = load_eval_cases(cases_file)
@@ -110,15 +255,13 @@ def demo_loop(
     info = {"commit": head_commit(Path.cwd()), "cases_file": str(cases_file)}
     replayed = run_eval(cases, store, agent=copilot, prices=prices, info=info)
     identical = recorded.to_json()["cases"] == replayed.to_json()["cases"]
-    results = replayed.write(out_dir / "results.json")
+    results = replayed.write(out_dir / RESULTS)
     reference = load_reference(baseline or shipped_baseline())
     gate = run_gate(reference, Reference.of(replayed, str(results)), GateConfig())
-    history_path = out_dir / "history.db"
+    history_path = out_dir / HISTORY
     with History.open(history_path) as history:
         history.append(replayed)
-        report = write_report(
-            out_dir / "report.html", history=history, stores=[store], gate=gate, now=now
-        )
+        report = write_report(out_dir / REPORT, history=history, stores=[store], gate=gate, now=now)
         history_runs = len(history)
     with FixtureStore.open(store) as opened:
         fixture_count = len(opened)

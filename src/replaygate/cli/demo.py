@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import tempfile
 import time
 from collections.abc import Iterator
@@ -26,17 +25,15 @@ import click
 
 from replaygate.cli.options import CommandError, PathParam, describe
 from replaygate.cli.replay_cmds import print_run, replay_once
-from replaygate.demo import DEMO_SEED, demo_loop
+from replaygate.demo import DEMO_SEED, DemoOutError, claim_out, demo_loop
 from replaygate.errors import FixtureMismatchError, shown_file
 from replaygate.evals.output import trace_lines
 from replaygate.examples.research_copilot import SETTINGS, copilot, load_cases
 from replaygate.extras import require
 from replaygate.fixtures.store import FixtureStore
-from replaygate.fixtures.store.folder import PEEK_BYTES, kind_of
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RecordingModel
 from replaygate.regular import same_file
-from replaygate.sampling.results import FORMAT as RESULTS_FORMAT
 from replaygate.seed import SIMULATOR_SEED
 from replaygate.sim import Simulator
 
@@ -89,42 +86,26 @@ def _record(store_path: Path, base_url: str | None, api_key: str, source: str) -
     return recorder.recorded
 
 
-_DEMO_FILES = re.compile(
-    r"\.?(?:results\.json|report\.html|history\.db(?:-journal|-wal|-shm)?|"
-    r"eval_fixtures\.jsonl(?:\.lock)?)(?:\.\d+\.tmp)?"
-)
-"""What the eval loop writes under --out (and the temporary files of its writes)."""
-
-
 KEPT_STORE = "research_copilot.jsonl"
 """The name of the store --keep keeps."""
 
 
-def _check_out(out: Path, keep: Path | None) -> None:
-    """Refuse, before anything runs, an --out folder holding what the demo did not write:
-    the loop deletes its eval_fixtures.jsonl there and replaces its results.json and
-    report.html, so ``--out .`` in a project replaced the project's own files. The store
-    ``--keep`` keeps there (the same folder) is the demo's too."""
+def _claim(
+    stack: contextlib.ExitStack[bool | None], out: Path, keep: Path | None
+) -> frozenset[str]:
+    """Hold --out for the demo's whole run (:func:`~replaygate.demo.claim_out`), refused
+    before anything runs when it holds what the demo did not write (the loop deletes
+    its store there and replaces its results and report: ``--out .`` in a project
+    replaced the project's own files) or another demo writes there. The store ``--keep``
+    keeps there (the same folder) is the demo's too: the names returned."""
+    kept = frozenset({KEPT_STORE, f"{KEPT_STORE}.lock"} if keep and same_file(keep, out) else ())
     try:
-        names = sorted(os.listdir(out))
-    except FileNotFoundError:
-        return
+        stack.enter_context(claim_out(out, kept))
+    except DemoOutError as err:
+        raise CommandError(f"--out {err}") from None
     except OSError as err:
         raise CommandError(f"--out {shown_file(str(out))}: {describe(err)}") from None
-    kept = {KEPT_STORE, f"{KEPT_STORE}.lock"} if keep and same_file(keep, out) else set()
-    others = [name for name in names if not _DEMO_FILES.fullmatch(name) and name not in kept]
-    results = out / "results.json"
-    if not others and results.is_file():
-        with results.open("rb") as handle:
-            if kind_of(handle.read(PEEK_BYTES)) != RESULTS_FORMAT:
-                others = ["results.json (not eval results)"]
-    if others:
-        shown = ", ".join(map(repr, others[:5])) + (", ..." if len(others) > 5 else "")
-        raise CommandError(
-            f"--out {shown_file(str(out))}: holds files the demo did not write ({shown}); it "
-            "replaces its results.json, report.html and eval_fixtures.jsonl there: give a new "
-            "or empty folder, or one an earlier demo wrote (nothing was written)"
-        )
+    return kept
 
 
 @click.command()
@@ -163,11 +144,17 @@ def demo(live: bool, seed: int, keep: Path | None, out: Path) -> None:
     \b
         replaygate demo --out .replaygate/demo
     """
-    _check_out(out, keep)
     # What the demo needs beyond the base install, before anything runs: the report is
     # drawn last, after every recording.
     require("anthropic", "anthropic", "replaygate demo")
     require("matplotlib", "report", "replaygate demo (its report.html)")
+    with contextlib.ExitStack() as stack:
+        kept = _claim(stack, out, keep)
+        _run(live, seed, keep, out, kept)
+
+
+def _run(live: bool, seed: int, keep: Path | None, out: Path, kept: frozenset[str]) -> None:
+    """The demo, in the --out folder it holds."""
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="replaygate-demo-") as tmp:
         store_path = (keep or Path(tmp)) / KEPT_STORE
@@ -199,7 +186,10 @@ def demo(live: bool, seed: int, keep: Path | None, out: Path) -> None:
             raise click.ClickException("the reworded question replayed: fixtures matched loosely")
 
     _say("The eval loop: record 5 samples per case, replay, score, gate, history, report")
-    summary = demo_loop(out, seed=DEMO_SEED)
+    try:
+        summary = demo_loop(out, seed=DEMO_SEED, kept=kept)
+    except DemoOutError as err:
+        raise CommandError(f"--out {err}") from None
     for line in summary.lines():
         click.echo(f"  {line}")
 

@@ -1,0 +1,129 @@
+"""The folder ``replaygate demo --out`` writes in is the demo's own, and one demo's at a time.
+
+The eval loop deletes its ``eval_fixtures.jsonl`` there, replaces its ``results.json``
+and ``report.html`` and adds a run to its ``history.db``: a folder holding a user's
+store, page or history under those names lost them with exit status 0. Each run leaves
+a mark with the digest of each file it wrote, and a file under those names that the
+mark does not vouch for is refused. Two demos on one folder deleted each other's store
+midway (a traceback, replay misses, wrong scores in the history): a demo holds the
+folder's lock for its whole run and a second one is refused.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from replaygate.demo import LOCK, MARK, WRITTEN, claim_out, foreign_files, mark
+from replaygate.evals import History
+from replaygate.examples.research_copilot import shipped_eval_cases
+from run_cli import replaygate
+from test_history import run
+
+
+def _a_store(file: Path) -> None:
+    shutil.copyfile(shipped_eval_cases().with_name("fixtures.jsonl"), file)
+
+
+def _a_page(file: Path) -> None:
+    file.write_text("<html>my own page</html>\n")
+
+
+def _a_history(file: Path) -> None:
+    with History.open(file) as history:
+        for day in range(1, 6):
+            history.append(run(f"2026-11-0{day}T00:00:00Z", 4))
+
+
+@pytest.mark.parametrize(
+    ("name", "write"),
+    [("eval_fixtures.jsonl", _a_store), ("report.html", _a_page), ("history.db", _a_history)],
+    ids=["a fixture store", "a page", "a history of another suite"],
+)
+def test_a_file_of_the_users_under_a_name_the_demo_writes_is_refused_and_kept(
+    tmp_path: Path, name: str, write: Callable[[Path], None]
+) -> None:
+    out = tmp_path / "proj"
+    out.mkdir()
+    write(out / name)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    done = replaygate("demo", "--out", str(out))
+    assert done.returncode == 2, done
+    assert done.stderr.startswith(
+        f"Error: --out {out}: holds files the demo did not write ({name!r}); it deletes its "
+        "eval_fixtures.jsonl there"
+    ), done.stderr
+    assert "(nothing was written)" in done.stderr and "Recording" not in done.stdout
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_folder_an_earlier_demo_marked_is_the_demos_until_a_file_changes(
+    tmp_path: Path,
+) -> None:
+    for name in WRITTEN:
+        (tmp_path / name).write_text(f"what the demo wrote in {name}\n")
+    assert foreign_files(tmp_path) == [repr(name) for name in sorted(WRITTEN)]
+    mark(tmp_path, written=True)
+    assert foreign_files(tmp_path) == []
+    (tmp_path / "history.db").write_text("runs of another suite\n")
+    (tmp_path / "report.html").unlink()
+    (tmp_path / "report.html").mkdir()
+    assert foreign_files(tmp_path) == [
+        "'history.db' (changed since the demo wrote it)",
+        "'report.html'",
+    ]
+    # a run stopped midway leaves its files named as being written: the next run takes them
+    (tmp_path / "report.html").rmdir()
+    mark(tmp_path, written=False)
+    assert foreign_files(tmp_path) == []
+    (tmp_path / MARK).write_text('{"format": "mine"}\n')
+    assert foreign_files(tmp_path)[0] == repr(MARK)
+
+
+def test_a_second_demo_on_a_folder_another_demo_holds_is_refused_before_it_runs(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "cc"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(out)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        before = {p.name: p.read_bytes() for p in out.iterdir()}
+        done = replaygate("demo", "--out", str(out))
+        assert done.returncode == 2, done
+        assert done.stderr == (
+            f"Error: --out {out}: another replaygate demo is writing there (it holds {LOCK}); "
+            "wait for it to end, or give another folder (nothing was written)\n"
+        )
+        assert "Recording" not in done.stdout
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    finally:
+        holder.communicate("")
+    assert holder.returncode == 0
+    with claim_out(out):  # the first demo has ended: the folder is free
+        pass
+
+
+_HOLD = """
+import sys
+from pathlib import Path
+
+from replaygate.demo import claim_out, mark
+
+out = Path(sys.argv[1])
+with claim_out(out):
+    mark(out, written=False)
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+"""A demo midway through its run in another process: it holds the folder and has marked
+it as being written until its stdin closes."""
