@@ -13,6 +13,7 @@ from pathlib import Path
 from loopback import Handler, serving
 from replaygate.http import Exchange, block_network, httpx2_client
 from replaygate.sanitize import RedactionRule, SanitizeConfig, Sanitizer
+from sdks import openai
 
 CONFIG = SanitizeConfig(
     personal_data=("email",), rules=(RedactionRule(literal="Alice Liddell", replace="Jane Doe"),)
@@ -52,3 +53,58 @@ def test_a_replacement_never_splits_a_path_segment() -> None:
     stored = sanitizer.envelope(envelope)
     assert stored["path"] == "/v1/users/a%2Fb%3Fc%23d/x"
     assert sanitizer.envelope(stored) == stored
+
+
+LIVE_ID = "resp_68af0c1e2d3b4a5f"
+RESPONSE = {
+    "id": LIVE_ID,
+    "object": "response",
+    "created_at": 1700000000,
+    "status": "completed",
+    "model": "gpt-4o",
+    "output": [
+        {
+            "type": "message",
+            "id": "msg_68af0c1e9",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "hello", "annotations": []}],
+        }
+    ],
+    "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2},
+}
+
+
+class Background(Handler):
+    """The Responses API's background mode: a create answered ``queued``, then the
+    response retrieved by its id."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["content-length"]))
+        self.answer_json({**RESPONSE, "status": "queued"})
+
+    def do_GET(self) -> None:
+        if self.path == f"/v1/responses/{LIVE_ID}":
+            self.answer_json(RESPONSE)
+        else:
+            self.answer_json({"error": {"message": f"no response at {self.path}"}}, 404)
+
+
+def poll(client: openai.OpenAI) -> str:
+    created = client.responses.create(model="gpt-4o", input="hi", background=True)
+    return client.responses.retrieve(created.id).output_text
+
+
+def test_an_id_the_client_puts_in_the_path_is_stored_stable_and_replays(tmp_path: Path) -> None:
+    store = tmp_path / "fx"
+    config = SanitizeConfig(ids=True)
+    with serving(Background) as base:
+        exchange = Exchange(store, mode="record-missing", approve_live=True, sanitize=config)
+        http = httpx2_client(exchange)
+        with openai.OpenAI(api_key="k", base_url=base + "/v1", http_client=http) as client:
+            assert poll(client) == "hello"
+    data = b"".join(path.read_bytes() for path in store.rglob("*.json"))
+    assert LIVE_ID.encode() not in data
+    http = httpx2_client(Exchange(store, sanitize=config))
+    with block_network(), openai.OpenAI(api_key="k", base_url=base + "/v1", http_client=http) as c:
+        assert poll(c) == "hello"

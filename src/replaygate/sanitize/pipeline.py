@@ -130,7 +130,7 @@ class Sanitizer:
                     out = {**out, name: changed}
         path = envelope.get("path")
         if isinstance(path, str):
-            changed = path_parts(path, self.request)
+            changed = path_parts(path, lambda part: self.request(part, ids))
             if changed != path:
                 out = {**out, "path": changed}
         return out
