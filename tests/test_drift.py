@@ -262,6 +262,31 @@ def test_json_says_nothing_was_checked_when_no_request_could_be_re_sent(
     assert report["sampled"] == [] and len(report["errors"]) == 2
 
 
+class LoginPage(Handler):
+    """A proxy that answers every request ``200`` with an HTML login page."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        page = b"<html>proxy login</html>"
+        self.send_response(200)
+        self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(page)))
+        self.end_headers()
+        self.wfile.write(page)
+
+
+def test_an_answer_that_is_not_json_is_named_by_what_came_back(stores: dict[str, Path]) -> None:
+    with serving(LoginPage) as url:
+        done = drift(str(stores["wire"]), "--live-sample", "1", "--approve-live", "--base-url", url)
+    assert done.exit_code == 2, done.output
+    [line] = [line for line in done.output.splitlines() if "answered" in line]
+    assert line.endswith(
+        f"POST {url}/v1/chat/completions answered 200 text/html, not a JSON object: "
+        "'<html>proxy login</html>'"
+    ), line
+    assert "expected a JSON value" not in done.output
+
+
 def test_usage_errors(stores: dict[str, Path], tmp_path: Path) -> None:
     neither = drift(str(stores["wire"]))
     assert neither.exit_code == 2 and "give --live-sample N" in neither.output

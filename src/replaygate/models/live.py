@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from replaygate import exact_json
+from replaygate.errors import LiveAPIError
+from replaygate.jsondoc import shown
 from replaygate.models.providers.google_gemini import API_VERSION as GEMINI_VERSION
 from replaygate.models.providers.google_gemini import wire_body
 from replaygate.models.replay import RequestSettings
@@ -24,6 +26,24 @@ __all__ = [
     "OpenAIModel",
     "OpenAIResponsesModel",
 ]
+
+
+def json_body(response: Any) -> dict[str, Any]:
+    """The JSON object an SDK's raw HTTP ``response`` holds; else a
+    :class:`~replaygate.errors.LiveAPIError` naming the request, the status, the content
+    type and the start of the body (a proxy's login page answered 200, say)."""
+    try:
+        body = exact_json.loads(response.content)
+    except ValueError:  # orjson's JSONDecodeError is one
+        body = None
+    if isinstance(body, dict):
+        return body
+    kind = response.headers.get("content-type") or "with no content type"
+    start = response.content[:200].decode("utf-8", errors="replace")
+    raise LiveAPIError(
+        f"{response.request.method} {response.request.url} answered {response.status_code} "
+        f"{kind}, not a JSON object: {shown(start)}"
+    )
 
 
 class _SDKModel:
@@ -40,9 +60,7 @@ class _SDKModel:
 
     def complete_wire(self, request: dict[str, Any]) -> dict[str, Any]:
         """The API's response body for ``request``, as sent over the wire."""
-        raw = self._create(request)
-        body: dict[str, Any] = exact_json.loads(raw.http_response.content)
-        return body
+        return json_body(self._create(request).http_response)
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """Send the conversation to the live API."""
