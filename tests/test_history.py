@@ -18,7 +18,9 @@ from read_only_sqlite import make_sqlite_read_only
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.history_cmds import history_group
 from replaygate.evals import CaseResult, EvalResults, History, HistoryError, read_export
+from replaygate.evals.errors import ResultsError
 from replaygate.evals.history import NO_CASE, HistoryRun, answers_digest, check_not_future
+from replaygate.evals.results import load_eval_results
 from replaygate.evals.scorers import CaseCounts
 from replaygate.jsondoc import FieldError
 from replaygate.sampling import SampledResult, SampleResult
@@ -333,6 +335,19 @@ DAMAGED_RUNS = {
         lambda r: r["cases"]["rag"].update(verdict="maybe"),
         r"runs\[0\]\.cases\.rag\.verdict: says 'maybe', but its passes and floor give 'pass'$",
     ),
+    "passes below every gate": (
+        lambda r: r["cases"]["rag"].update(passes=3, verdict="observe"),
+        r"runs\[0\]\.cases\.rag\.passes: says 3 of 5, but its gates passed contains 5 of 5, "
+        r"citations 5 of 5: a sample fails only when one of its gates fails$",
+    ),
+    "a gate failing more than the case": (
+        lambda r: r["cases"]["rag"]["assertions"]["citations"].update(passes=3),
+        r"runs\[0\]\.cases\.rag\.passes: says 5 of 5, but its gate citations failed in 2 ",
+    ),
+    "assertion samples none": (
+        lambda r: r["cases"]["rag"]["assertions"]["contains"].update(samples=0, passes=0),
+        r"runs\[0\]\.cases\.rag\.assertions\.contains\.samples: says 0, but the case has 5 ",
+    ),
     "success edited": (
         lambda r: r["metrics"].update(success=0.0),
         r"runs\[0\]\.metrics\.success: says 0\.0, but its cases give 1\.0$",
@@ -416,13 +431,19 @@ def test_a_run_the_history_could_not_read_back_is_never_added(tmp_path: Path) ->
         ),
         (5, "DELETE FROM cases", f"cases: {NO_CASE}"),
         (
+            3,
+            "UPDATE assertions SET passes = samples",
+            "cases.rag.passes: says 3 of 5, but its gates passed contains 5 of 5, citations 5 "
+            "of 5: a sample fails only when one of its gates fails",
+        ),
+        (
             5,
             "DELETE FROM metrics",
             "metrics.success: is missing; it must be a number, or null when the run measured "
             "none, as in every run",
         ),
     ],
-    ids=["time", "success", "no case", "no metric"],
+    ids=["time", "success", "no case", "counts", "no metric"],
 )
 def test_a_damaged_stored_run_is_named_by_export(
     tmp_path: Path, passes: int, update: str, problem: str
@@ -599,3 +620,19 @@ def test_a_run_holding_half_of_a_surrogate_pair_is_refused_and_nothing_is_stored
             ):
                 history.append(damaged, run_id="x")
         assert len(history) == 0
+
+
+def test_a_results_file_whose_assertion_counts_contradict_its_samples_is_refused(
+    tmp_path: Path,
+) -> None:
+    # The counts stated were taken as they were; the report printed both.
+    document = run("2026-11-01T10:00:00Z", 3).to_json()
+    document["cases"][0]["assertions"]["citations"]["passes"] = 5
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(
+        ResultsError,
+        match=r"cases\[0\]\.assertions\.citations\.passes: says 5, but its sample_results "
+        r"give 3$",
+    ):
+        load_eval_results(path)

@@ -285,11 +285,43 @@ def _case(case_id: str, obj: Any) -> tuple[CaseSummary, tuple[str, ...], str | N
     """A case of an exported run: its summary, tags and answers digest."""
     known_fields(mapping(obj), CASE_FIELDS)
     each(obj, "assertions", _assertion_fields, key="assertion name", required=False)
-    return (
-        CaseSummary.from_json(case_id, obj),
-        strings_field(obj, "tags"),
-        optional_text(obj, "answers"),
-    )
+    summary = CaseSummary.from_json(case_id, obj)
+    check_counts(summary)
+    return summary, strings_field(obj, "tags"), optional_text(obj, "answers")
+
+
+def check_counts(case: CaseSummary) -> None:
+    """Refuse (:class:`FieldError` naming the field) a case whose counts contradict each
+    other: an assertion counted over no sample or more than the case has, or ``passes``
+    its gates cannot give (a sample fails when, and only when, one of its gates fails, a
+    plain ``assert`` included). A case that keeps no assertion is not checked."""
+    if not case.assertions:
+        return
+    for stats in case.assertions:
+        if not 1 <= stats.samples <= case.samples:
+            with within(f"assertions.{stats.name}"):
+                raise FieldError(
+                    "samples",
+                    f"says {stats.samples}, but the case has {case.samples} samples (an "
+                    "assertion is counted over the samples that evaluated it: 1 or more)",
+                )
+    gates = [a for a in case.assertions if a.kind == "gate"]
+    failed = case.samples - case.passes
+    failures = {a.name: a.samples - a.passes for a in gates}
+    worst = max(failures, key=failures.__getitem__, default=None)
+    if worst is not None and failures[worst] > failed:
+        raise FieldError(
+            "passes",
+            f"says {case.passes} of {case.samples}, but its gate {worst} failed in "
+            f"{failures[worst]} samples: a sample that fails a gate fails",
+        )
+    if failed > sum(failures.values()):
+        told = ", ".join(f"{a.name} {a.passes} of {a.samples}" for a in gates) or "none"
+        raise FieldError(
+            "passes",
+            f"says {case.passes} of {case.samples}, but its gates passed {told}: a sample "
+            "fails only when one of its gates fails",
+        )
 
 
 def _assertion_fields(_name: str, obj: Any) -> None:

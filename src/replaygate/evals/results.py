@@ -79,6 +79,7 @@ class CaseResult:
         sampled = sampled_from_json(mapping(obj))
         agree(obj, "passes", sampled.passes, "its sample_results")
         agree(obj, "verdict", sampled.verdict, "its sample_results")
+        _agreeing_assertions(obj, sampled)
         counts = CaseCounts(samples=sampled.n, passed=sampled.verdict == "pass")
         if obj.get("counts") is not None:
             counts = CaseCounts.from_json(obj["counts"])
@@ -89,6 +90,21 @@ class CaseResult:
             with within("metrics"):
                 check_agreement(check_metrics(obj["metrics"]), metrics_of([counts]), "its counts")
         return CaseResult(sampled, counts, strings_field(obj, "tags"))
+
+
+def _agreeing_assertions(obj: Mapping[str, Any], sampled: SampledResult) -> None:
+    """Refuse an assertion of ``obj`` whose stated ``passes`` or ``samples`` are not what
+    the case's ``sample_results`` give (the report would print both, contradicting
+    each other)."""
+    stated = obj.get("assertions")
+    if not isinstance(stated, Mapping):
+        return
+    for stats in sampled.assertions():
+        given = stated.get(stats.name)
+        if isinstance(given, Mapping):
+            with within(f"assertions.{stats.name}"):
+                agree(given, "samples", stats.samples, "its sample_results")
+                agree(given, "passes", stats.passes, "its sample_results")
 
 
 @dataclass(frozen=True)
