@@ -74,6 +74,10 @@ def test_text_written_with_json_escapes_is_redacted_and_replays(tmp_path: Path) 
     [
         ('{"a": "\\\\u00e9 Jos\\u00e9 Garc\\u00eda"}', '{"a": "\\\\u00e9 Jane Doe"}'),
         ("Grüße {\\u0022x\\u0022: 1}", "Grüße {\\u0022x\\u0022: 1}"),
+        (
+            '{"a": "\\u0022Jos\\u00e9 Garc\\u00eda\\u0022 \\u003c1\\u0020", "b": 1}',
+            '{"a": "\\u0022Jane Doe\\u0022 \\u003c1\\u0020", "b": 1}',
+        ),
         ('{"e": "x\\u00e9@corp-mail.com", "n": "ä"}', None),
     ],
 )

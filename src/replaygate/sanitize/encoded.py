@@ -47,6 +47,13 @@ def _decoded(match: re.Match[str]) -> str:
     return chr(0x10000 + pair)
 
 
+_DECODED_ASCII = frozenset("@<>&'=")
+"""The ASCII characters whose escapes are decoded: those serializers escape to keep
+JSON safe in HTML (``\\u003c``), and ``@``. Any other stays escaped as written, so
+writing every decoded one back escaped cannot change what the JSON held as text means
+(a quote, a bracket, a space or a digit written escaped would)."""
+
+
 def unescaped(text: str, fn: TextFn) -> str:
     """``fn`` run on ``text`` with its ``\\u`` escapes decoded; what it changed is written
     back escaped: each character as it was escaped in ``text``, and, in a text written
@@ -59,6 +66,8 @@ def unescaped(text: str, fn: TextFn) -> str:
     for match in _TOKEN.finditer(text):
         written = match.group(0)
         char = written if written == "\\\\" else _decoded(match)
+        if char.isascii() and char not in _DECODED_ASCII:
+            char = written
         if char is not written:
             escaped.setdefault(char, written)
         parts.append(text[start : match.start()])
