@@ -12,9 +12,11 @@ A credential without a known prefix is found two ways:
 - **free-standing**: a run of token characters of at least :data:`FREE_MIN_LENGTH`
   characters that mixes upper case, lower case and digits, with an entropy of at
   least :data:`FREE_BITS` bits per character (random 32-character keys score 4.2 to
-  4.8; words joined in camel case or with hyphens stay under 4.0). Values of fields
-  that hold encoded data (:data:`DATA_FIELDS`, and by where they stand
-  :func:`is_encoded_path`) and data URLs are left to the token families.
+  4.8; words joined in camel case or with hyphens stay under 4.0), and that does not
+  read as a name in code (:func:`identifier`: ``TestOpenAI.test_chat_completion_v1``,
+  ``src/app/OAuth2Handler.refresh_token_v3``). Values of fields that hold encoded data
+  (:data:`DATA_FIELDS`, and by where they stand :func:`is_encoded_path`) and data URLs
+  are left to the token families.
 
 Known-safe values are never reported (:func:`known_safe`): the placeholders replaygate
 itself uses, provider ids (``msg_``, ``toolu_``... and their stable forms) and model
@@ -104,6 +106,56 @@ _MODEL_ID = re.compile(
     r"(?i)(?:claude|gpt|chatgpt|o[0-9]|gemini|text-embedding)[-.][A-Za-z0-9.\-]+"
 )
 _HEX = re.compile(r"[0-9a-fA-F\-]+")
+_SEGMENT = re.compile(r"[^._/\-]+")
+_PIECE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^A-Za-z0-9]")
+"""A piece of a segment of a name: an acronym before a word, a word, an acronym, a
+number, a sign."""
+_ONE_PIECE = re.compile(r"[0-9]+|[a-z]+|[A-Z][A-Z0-9]*")
+"""A segment that is one piece: a number, a lower-case word, a constant (``MAX``, ``HTTP2``)."""
+_VOWELS = frozenset("aeiouyAEIOUY")
+ACRONYM_MAX = 5
+"""The longest acronym within a segment (``HTTPSConnection``)."""
+WORD_MEAN = 3.5
+"""The least mean length of the words of a name."""
+RARE_PAIRS_MAX = 1
+"""The most pairs of letters outside :data:`PAIRS` in the words of a name (``mtls``)."""
+SHOUTED_SHARE = 0.25
+"""The largest share of a name's letters in acronyms."""
+PAIRS = frozenset(
+    first + second
+    for first, seconds in {
+        "a": "bcdfgiklmnoprstuvwxyz",
+        "b": "aceghijlorstuy",
+        "c": "acefhiklmoprstuy",
+        "d": "adefgilmorstu",
+        "e": "abcdefgilmnopqrstuvwxy",
+        "f": "acefilorstu",
+        "g": "aeghilmnorstuy",
+        "h": "aeiorstuy",
+        "i": "abcdefgklmnoprstvxz",
+        "j": "aeos",
+        "k": "adegils",
+        "l": "abdegiklopstuvy",
+        "m": "abcdeilmopstuy",
+        "n": "acdefgijklmnopstuvy",
+        "o": "abcdfghijklmnoprstuvwx",
+        "p": "acdehikloprstuxy",
+        "q": "u",
+        "r": "abcdefgiklmnoprstuvy",
+        "s": "acdefhiklnopstuvy",
+        "t": "acdefhiklmoprstuwyz",
+        "u": "abcdefgilmnprst",
+        "v": "aceio",
+        "w": "aehinors",
+        "x": "ceipty",
+        "y": "acdgilmnopstz",
+        "z": "aeim",
+    }.items()
+    for second in seconds
+)
+"""The pairs of letters that make up 99.5% of those in the lower-case words of names in
+code (measured over the qualified names and file paths of common Python packages): about
+half of all pairs, so two random letters make one about every other time."""
 SDK_CACHE_KEY = re.compile(r"agents-sdk:(?:run|group|session|conversation):[0-9a-f]{32}\b")
 """A ``prompt_cache_key`` the OpenAI Agents SDK makes: no credential."""
 AUTH_LIKE_NAMES: dict[str, bool] = {}
@@ -147,6 +199,76 @@ def context_secret(value: str) -> bool:
     )
 
 
+def _odd(pieces: list[str], i: int, lower: bool) -> bool:
+    """Whether ``pieces[i]`` of a segment (``lower``: in lower case) is unlike a piece of a
+    name. A sign is; a word is not; an acronym is when longer than :data:`ACRONYM_MAX`.
+    A single letter is but before a number at the start of the segment or as ``v``
+    (``x509``, ``T2``, ``v1``), after a number at its end (``3d``, ``2D``), or in upper case
+    before a word or after one at the end (``OAuth``, ``getX``). A number is when it
+    follows a single letter not at the start (``ab1c2``), or comes before a lower-case word
+    in a segment with upper case (``Ab2cd``; ``f2py`` is a name)."""
+    piece = pieces[i]
+    before = pieces[i - 1] if i else ""
+    after = pieces[i + 1] if i + 1 < len(pieces) else ""
+    if piece.isdigit():
+        last_letter = len(after) == 1 and i + 2 == len(pieces)
+        if after[:1].islower() and not (lower or last_letter):
+            return True
+        after_word = i >= 2 and before.isupper() and len(pieces[i - 2]) >= 2
+        return not (i <= 1 or len(before) >= 2 or before in "vV" or after_word)
+    if not piece.isalpha():
+        return True
+    if len(piece) == 1:
+        if after.isdigit() and (i == 0 or piece in "vV" or piece.isupper()):
+            return False
+        if not after and before.isdigit():
+            return False
+        return piece.islower() or not (after[1:2].islower() or (not after and len(before) >= 2))
+    return piece.isupper() and len(piece) > ACRONYM_MAX
+
+
+def identifier(token: str) -> bool:
+    """Whether a run of token characters reads as a name in code: a qualified name, a test
+    id, a file path (``tests/test_llm/TestOpenAI.test_chat_completion_v1.yaml``).
+
+    The run is split at ``.``, ``_``, ``/`` and ``-`` into segments, and each segment at
+    letter case and digits into pieces. It is a name when no piece is odd (:func:`_odd`),
+    its words (pieces of two letters or more, and single-letter segments) average at least
+    :data:`WORD_MEAN` letters, at most :data:`SHOUTED_SHARE` of its letters are in
+    acronyms, at most one distinct word lacks a vowel (``src``, ``http``), and its
+    lower-case words hold at most :data:`RARE_PAIRS_MAX` pairs of letters outside
+    :data:`PAIRS`. A random key's pieces are short and mixed (``x9kL2m``)."""
+    letters = words = shouted = rare = 0
+    unsounded: set[str] = set()
+    for segment in _SEGMENT.findall(token):
+        if _ONE_PIECE.fullmatch(segment):
+            pieces = [segment]
+        else:
+            pieces = _PIECE.findall(segment)
+            lower = segment.islower()
+            if any(_odd(pieces, i, lower) for i in range(len(pieces))):
+                return False
+        for piece in pieces:
+            if not piece.isalpha() or (len(piece) == 1 and len(pieces) > 1):
+                continue
+            letters += len(piece)
+            words += 1
+            if piece.isupper():
+                shouted += len(piece)
+                continue
+            word = piece.lower()
+            rare += sum(word[j : j + 2] not in PAIRS for j in range(len(word) - 1))
+            if _VOWELS.isdisjoint(word):
+                unsounded.add(word)
+    return (
+        words > 0
+        and letters >= WORD_MEAN * words
+        and shouted <= SHOUTED_SHARE * letters
+        and len(unsounded) <= 1
+        and rare <= RARE_PAIRS_MAX
+    )
+
+
 def free_secret(token: str) -> bool:
     """Whether a free-standing run of token characters is secret-looking."""
     chars = set(token)
@@ -157,6 +279,7 @@ def free_secret(token: str) -> bool:
         and _HEX.fullmatch(token) is None
         and not known_safe(token)
         and entropy(token) >= FREE_BITS
+        and not identifier(token)
     )
 
 
