@@ -636,3 +636,44 @@ def test_a_results_file_whose_assertion_counts_contradict_its_samples_is_refused
         r"give 3$",
     ):
         load_eval_results(path)
+
+
+def killed_mid_write(tmp_path: Path) -> Path:
+    """A history of one run left as a writer killed mid-write leaves it: the file with
+    part of the write in it, and the journal SQLite needs to roll it back."""
+    source = tmp_path / "writer" / "history.db"
+    with History.open(source) as history:
+        history.append(run("2026-11-01T10:00:00Z", 5), run_id="one")
+    path = tmp_path / "history.db"
+    writer = sqlite3.connect(source, isolation_level=None)
+    writer.execute("PRAGMA cache_size = 1")  # the write reaches the file before its commit
+    writer.execute("BEGIN")
+    writer.execute("DELETE FROM cases")
+    writer.executemany("INSERT INTO meta VALUES (?, ?)", [(f"k{i}", "v" * 2000) for i in range(50)])
+    path.write_bytes(source.read_bytes())
+    Path(f"{path}-journal").write_bytes(Path(f"{source}-journal").read_bytes())
+    writer.execute("ROLLBACK")
+    writer.close()
+    return path
+
+
+def test_a_history_a_killed_writer_left_is_rolled_back_by_reading_it(tmp_path: Path) -> None:
+    # It said "cannot write the history: it is read-only" on a writable file.
+    path = killed_mid_write(tmp_path)
+    exported = CliRunner().invoke(history_group, ["export", "--json", "--history", str(path)])
+    assert exported.exit_code == 0, exported.output
+    assert [r["id"] for r in json.loads(exported.stdout)["runs"]] == ["one"]
+    assert not Path(f"{path}-journal").exists() or Path(f"{path}-journal").stat().st_size == 0
+
+
+def test_a_history_a_killed_writer_left_that_cannot_be_written_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = killed_mid_write(tmp_path)
+    make_sqlite_read_only(monkeypatch)
+    result = CliRunner().invoke(history_group, ["export", "--json", "--history", str(path)])
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{path}: an interrupted write left history.db-journal beside it, which SQLite must "
+        "roll back before the history can be read, and the history cannot be written here"
+    ) in result.output

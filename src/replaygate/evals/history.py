@@ -383,11 +383,31 @@ def _text(data: bytes) -> str:
         raise NotText(not_utf8_text(err)) from None
 
 
+def _code(err: sqlite3.DatabaseError) -> int:
+    """The primary SQLite result code of ``err`` (``SQLITE_READONLY``, ``SQLITE_BUSY``)."""
+    return int(getattr(err, "sqlite_errorcode", 0)) & 0xFF
+
+
+def _hot_journal(target: Path) -> Path | None:
+    """The rollback journal a writer killed mid-write left beside ``target``, if any: an
+    interrupted transaction SQLite rolls back when it next opens the history to write."""
+    journal = target.with_name(f"{target.name}-journal")
+    try:
+        return journal if journal.stat().st_size > 0 else None
+    except OSError:
+        return None
+
+
+def _writable(target: Path) -> bool:
+    """Whether the history file and its folder (where the journal is) can be written."""
+    return os.access(target, os.W_OK) and os.access(target.parent, os.W_OK)
+
+
 def _unusable(target: Path, err: sqlite3.DatabaseError, *, writing: bool = False) -> HistoryError:
     """Why the history at ``target`` cannot be used: another process holds it locked, it
     cannot be written (read-only, a full disk, when ``writing``), cannot be opened, or is
     not a history."""
-    code = getattr(err, "sqlite_errorcode", 0) & 0xFF
+    code = _code(err)
     if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return HistoryError(
             f"{target}: the history is locked by another process, still after {TIMEOUT:g} "
@@ -432,14 +452,17 @@ class History:
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, read_only: bool = False) -> History:
         """Open (or create) the history at ``path``; ``read_only`` opens an existing one
-        for reading only, so a file or folder that cannot be written is no obstacle."""
+        for reading only, so a file or folder that cannot be written is no obstacle; but
+        for a history a writer killed mid-write left with its journal: opened to write
+        when it can be, so that SQLite rolls the interrupted write back."""
         target = Path(path)
         _check_kind(target, read_only=read_only)
+        journal = _hot_journal(target)
         try:
-            if read_only:
+            if read_only and not (journal and _writable(target)):
                 uri = f"{target.absolute().as_uri()}?mode=ro"
                 db = sqlite3.connect(uri, uri=True, timeout=TIMEOUT)
-            else:
+            else:  # reading a history a killed writer left rolls its journal back: a write
                 target.parent.mkdir(parents=True, exist_ok=True)
                 db = sqlite3.connect(target, timeout=TIMEOUT)
         except sqlite3.DatabaseError as err:
@@ -461,6 +484,13 @@ class History:
                 row = _upgrade(db)
         except sqlite3.DatabaseError as err:
             db.close()
+            if read_only and journal and _code(err) == sqlite3.SQLITE_READONLY:
+                raise HistoryError(
+                    f"{target}: an interrupted write left {journal.name} beside it, which "
+                    "SQLite must roll back before the history can be read, and the history "
+                    "cannot be written here: run this where the history and its folder can "
+                    "be written, or a command that writes it (replaygate history merge)"
+                ) from None
             raise _unusable(target, err) from None
         except NotText as err:
             db.close()
