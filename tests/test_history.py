@@ -677,3 +677,30 @@ def test_a_history_a_killed_writer_left_that_cannot_be_written_says_so(
         f"{path}: an interrupted write left history.db-journal beside it, which SQLite must "
         "roll back before the history can be read, and the history cannot be written here"
     ) in result.output
+
+
+def test_an_export_holding_runs_the_history_lacks_is_not_replaced(tmp_path: Path) -> None:
+    # An export of another history (a CI artifact, to merge) was replaced in silence.
+    ci, local, out = tmp_path / "ci.db", tmp_path / "local.db", tmp_path / "runs.json"
+    with History.open(ci) as history:
+        history.append(run("2026-11-01T10:00:00Z", 5), run_id="ci-run")
+        history.export_to(out)
+    with History.open(local) as history:
+        history.append(run("2026-11-02T10:00:00Z", 5), run_id="local-run")
+    before = out.read_bytes()
+    runner = CliRunner()
+    result = runner.invoke(history_group, ["export", "--out", str(out), "--history", str(local)])
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{out}: holds an exported history with 1 run(s) that {local} does not hold (ci-run): "
+        f"writing the export there would replace them; merge it first (replaygate history "
+        f"merge {out})"
+    ) in result.output
+    assert out.read_bytes() == before
+    merged = runner.invoke(history_group, ["merge", str(out), "--history", str(local)])
+    assert merged.exit_code == 0, merged.output
+    again = runner.invoke(history_group, ["export", "--out", str(out), "--history", str(local)])
+    assert again.exit_code == 0, again.output
+    assert [r["id"] for r in json.loads(out.read_text(encoding="utf-8"))["runs"]] == [
+        "ci-run", "local-run",
+    ]  # fmt: skip

@@ -654,12 +654,28 @@ class History:
         }
 
     def export_to(self, path: str | os.PathLike[str], *, last: int | None = None) -> int:
-        """Write :meth:`export` to ``path``; returns the number of runs written."""
-        document = self.export(last=last)
+        """Write :meth:`export` to ``path``; returns the number of runs written. An export
+        at ``path`` holding runs this history lacks is a :class:`HistoryError`, and
+        nothing is written: they would be lost (an export of another history, to merge)."""
         target = Path(path)
+        self._check_kept(target)
+        document = self.export(last=last)
         target.parent.mkdir(parents=True, exist_ok=True)
         write_text(target, document_text(document))
         return len(document["runs"])
+
+    def _check_kept(self, out: Path) -> None:
+        """Refuse to replace the export ``out`` when it holds runs this history lacks."""
+        stored = {_decoded(row[0]) for row in self._db.execute("SELECT CAST(id AS BLOB) FROM runs")}
+        lost = [run_id for run_id in exported_ids(out) if run_id not in stored]
+        if lost:
+            shown = ", ".join(lost[:3]) + (", ..." if len(lost) > 3 else "")
+            raise HistoryError(
+                f"{out}: holds an exported history with {len(lost)} run(s) that {self.path} "
+                f"does not hold ({shown}): writing the export there would replace them; "
+                f"merge it first (replaygate history merge {out}) or choose another file "
+                "(nothing was written)"
+            )
 
     def merge(self, runs: Iterable[HistoryRun]) -> tuple[int, int]:
         """Add the runs this history lacks; returns (added, already there)."""
@@ -678,6 +694,23 @@ def _exported_run(obj: Any) -> HistoryRun:
     run = HistoryRun.from_json(obj)
     check_not_future(run.time)
     return run
+
+
+def exported_ids(path: Path) -> list[str]:
+    """The run ids of the exported history at ``path``, as far as it can be read (none
+    when it is not there, or no export)."""
+    try:
+        document = json.loads(path.read_bytes()) if path.is_file() else None
+    except (OSError, ValueError, RecursionError):
+        return []
+    if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
+        return []
+    runs = document.get("runs")
+    return [
+        str(run["id"])
+        for run in (runs if isinstance(runs, list) else [])
+        if isinstance(run, dict) and "id" in run
+    ]
 
 
 def read_export(path: str | os.PathLike[str]) -> list[HistoryRun]:
