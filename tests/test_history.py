@@ -125,7 +125,10 @@ def test_a_run_id_is_never_stored_twice(tmp_path: Path) -> None:
     [
         ("{", "not JSON"),
         ('{"format": "x"}', "not an exported replaygate history"),
-        ('{"format": "replaygate.history", "version": 2}', "unsupported version 2"),
+        (
+            '{"format": "replaygate.history", "version": 2}',
+            "export version 2 was written by a newer replaygate",
+        ),
         (
             '{"format": "replaygate.history", "version": 1, "runs": {}}',
             "runs: must be a list, got an object$",
@@ -704,3 +707,29 @@ def test_an_export_holding_runs_the_history_lacks_is_not_replaced(tmp_path: Path
     assert [r["id"] for r in json.loads(out.read_text(encoding="utf-8"))["runs"]] == [
         "ci-run", "local-run",
     ]  # fmt: skip
+
+
+def test_merging_a_history_database_says_to_export_it_first(tmp_path: Path) -> None:
+    # It said "not UTF-8 text (invalid start byte at byte 102)".
+    other = tmp_path / "other.db"
+    with History.open(other) as history:
+        history.append(run("2026-11-01T10:00:00Z", 5))
+    result = CliRunner().invoke(
+        history_group, ["merge", str(other), "--history", str(tmp_path / "h.db")]
+    )
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{other}: is a history database, not an export: export its runs first (replaygate "
+        f"history export --history {other} --out runs.json), then merge runs.json"
+    ) in result.output
+
+
+def test_an_export_of_a_newer_version_says_a_newer_replaygate_wrote_it(tmp_path: Path) -> None:
+    path = tmp_path / "runs.json"
+    path.write_text('{"format": "replaygate.history", "version": 2, "runs": []}', encoding="utf-8")
+    with pytest.raises(
+        HistoryError,
+        match=r"runs\.json: export version 2 was written by a newer replaygate; this one reads "
+        r"version 1: upgrade replaygate to merge it$",
+    ):
+        read_export(path)

@@ -75,6 +75,8 @@ FUTURE_MARGIN = timedelta(hours=1)
 machine); a later one is refused, as it would stand as the latest run for ever."""
 TIMEOUT = 30.0
 """Seconds a command waits for another process that holds the history locked."""
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first bytes of a SQLite file: a history database, given where an export is."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -696,6 +698,22 @@ def _exported_run(obj: Any) -> HistoryRun:
     return run
 
 
+def _is_database(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a SQLite file (a history database), by its first bytes."""
+    try:
+        if not os.path.isfile(path):  # a FIFO is not opened here: the reader names it
+            return False
+        with open(path, "rb") as handle:
+            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:  # the reader names why it cannot be read
+        return False
+
+
+def _newer(version: Any, known: int) -> bool:
+    """Whether ``version`` is a format version after ``known`` (a later replaygate's)."""
+    return isinstance(version, int) and not isinstance(version, bool) and version > known
+
+
 def exported_ids(path: Path) -> list[str]:
     """The run ids of the exported history at ``path``, as far as it can be read (none
     when it is not there, or no export)."""
@@ -717,8 +735,22 @@ def read_export(path: str | os.PathLike[str]) -> list[HistoryRun]:
     """The runs of an exported history file; :class:`HistoryError` names the first field
     that is wrong (``runs[0].time``), so that nothing of a damaged export is merged."""
     name = str(path)
+    if _is_database(path):
+        raise HistoryError(
+            f"{name}: is a history database, not an export: export its runs first "
+            f"(replaygate history export --history {name} --out runs.json), then merge "
+            "runs.json"
+        )
+    parsed = read_json(path, "history export", HistoryError)
+    ours = isinstance(parsed, dict) and parsed.get("format") == EXPORT_FORMAT
+    version = parsed.get("version") if ours else None
+    if _newer(version, EXPORT_VERSION):
+        raise HistoryError(
+            f"{name}: export version {version} was written by a newer replaygate; this one "
+            f"reads version {EXPORT_VERSION}: upgrade replaygate to merge it"
+        )
     document = check_document(
-        read_json(path, "history export", HistoryError),
+        parsed,
         name,
         format=EXPORT_FORMAT,
         version=EXPORT_VERSION,
