@@ -225,8 +225,40 @@ def test_a_history_of_another_schema_is_refused(tmp_path: Path) -> None:
     History.open(path).close()
     with sqlite3.connect(path) as raw:
         raw.execute("UPDATE meta SET value = '9' WHERE key = 'schema'")
-    with pytest.raises(HistoryError, match="unsupported history schema '9'"):
+    with pytest.raises(
+        HistoryError,
+        match=r"history schema 9 was written by a newer replaygate; this one reads schema 1 "
+        r"and 2: upgrade replaygate to use it$",
+    ):
         History.open(path)
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE meta SET value = 'two' WHERE key = 'schema'")
+    raw.close()
+    with pytest.raises(HistoryError, match=r"unsupported history schema 'two'$"):
+        History.open(path, read_only=True)
+
+
+def test_a_history_whose_schema_row_is_gone_is_named_so_and_left_as_it_is(
+    tmp_path: Path,
+) -> None:
+    # It was "not a replaygate history database (it holds other tables: assertions, ...)".
+    path = tmp_path / "h.db"
+    with History.open(path) as history:
+        history.append(run("2026-11-01T10:00:00Z", 5))
+    with sqlite3.connect(path) as raw:
+        raw.execute("DELETE FROM meta")
+    raw.close()
+    before = path.read_bytes()
+    for read_only in (True, False):
+        with pytest.raises(HistoryError) as err:
+            History.open(path, read_only=read_only)
+        assert str(err.value) == (
+            f"{path}: the history's schema version (table meta, key 'schema') is missing, "
+            "though it holds the history's tables (assertions, cases, meta, metrics, runs); "
+            "it was left as it is: if it is a replaygate history, restore the row: sqlite3 "
+            f"{path} \"INSERT INTO meta VALUES ('schema', '2')\""
+        )
+    assert path.read_bytes() == before
 
 
 def test_each_case_keeps_a_digest_of_what_its_samples_answered(tmp_path: Path) -> None:

@@ -132,6 +132,33 @@ def _other_tables(db: sqlite3.Connection) -> list[str]:
     return tables
 
 
+HISTORY_TABLES = ("assertions", "cases", "meta", "metrics", "runs")
+
+
+def _no_schema_row(target: Path, db: sqlite3.Connection, tables: list[str]) -> HistoryError:
+    """Why a database holding the history's tables but no schema row is not opened, and
+    the row that makes it a history again (schema 2 when its cases keep ``answers``)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(cases)")}
+    schema = SCHEMA_VERSION if "answers" in columns else "1"
+    return HistoryError(
+        f"{target}: the history's schema version (table meta, key 'schema') is missing, "
+        f"though it holds the history's tables ({', '.join(tables)}); it was left as it is: "
+        f"if it is a replaygate history, restore the row: sqlite3 {target} "
+        f"\"INSERT INTO meta VALUES ('schema', '{schema}')\""
+    )
+
+
+def _unsupported(target: Path, schema: str | None) -> HistoryError:
+    """Why a history of ``schema`` is not opened: a later replaygate wrote it, or it is
+    no schema replaygate ever wrote."""
+    if schema is not None and schema.isdigit() and int(schema) > int(SCHEMA_VERSION):
+        return HistoryError(
+            f"{target}: history schema {schema} was written by a newer replaygate; this one "
+            f"reads schema 1 and {SCHEMA_VERSION}: upgrade replaygate to use it"
+        )
+    return HistoryError(f"{target}: unsupported history schema {schema!r}")
+
+
 def _schema_row(db: sqlite3.Connection) -> tuple[str] | None:
     row: tuple[str] | None = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
     return row
@@ -472,6 +499,10 @@ class History:
         db.text_factory = _text
         try:
             other = _other_tables(db)
+            if set(HISTORY_TABLES) <= set(other):
+                error = _no_schema_row(target, db, other)
+                db.close()
+                raise error
             if other:
                 db.close()
                 raise HistoryError(
@@ -500,7 +531,7 @@ class History:
         supported = (SCHEMA_VERSION, "1") if read_only else (SCHEMA_VERSION,)  # 1: no upgrade
         if row is None or row[0] not in supported:
             db.close()
-            raise HistoryError(f"{target}: unsupported history schema {row and row[0]!r}")
+            raise _unsupported(target, row[0] if row else None)
         return cls(target, db, answers=row[0] == SCHEMA_VERSION)
 
     def close(self) -> None:
