@@ -636,6 +636,24 @@ def test_a_run_dated_after_the_present_is_refused_whole(tmp_path: Path) -> None:
         check_not_future((now + timedelta(hours=2)).isoformat(), now)
 
 
+def test_a_stored_run_dated_after_the_present_is_named_by_export(tmp_path: Path) -> None:
+    # It was exported (exit 0), and history merge then refused the whole export.
+    path = tmp_path / "h.db"
+    with History.open(path) as history:
+        history.append(run("2026-11-01T10:00:00Z", 5), run_id="one")
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE runs SET time = '2099-01-01T00:00:00Z'")
+    raw.close()
+    out = tmp_path / "runs.json"
+    result = CliRunner().invoke(
+        history_group, ["export", "--out", str(out), "--history", str(path)]
+    )
+    assert result.exit_code == 2, result.output
+    assert f"{path}: run 'one': time: 2099-01-01T00:00:00Z is later than now (" in result.output
+    assert "the clock was wrong where the run was made; correct its time" in result.output
+    assert not out.exists()
+
+
 def test_a_run_holding_half_of_a_surrogate_pair_is_refused_and_nothing_is_stored(
     tmp_path: Path,
 ) -> None:

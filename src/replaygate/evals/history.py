@@ -679,11 +679,17 @@ class History:
         }
 
     def export(self, *, last: int | None = None) -> dict[str, Any]:
-        """The runs as a JSON document (``last`` limits it to the newest runs)."""
+        """The runs as a JSON document (``last`` limits it to the newest runs). A run
+        ``history merge`` would refuse is a :class:`HistoryError` naming it, one dated
+        later than now (:func:`check_not_future`) included: what is exported merges."""
+        runs = self.runs(last=last)
+        for run in runs:
+            with fields_of(f"{self.path}: run {run.id!r}", HistoryError):
+                check_not_future(run.time)
         return {
             "format": EXPORT_FORMAT,
             "version": EXPORT_VERSION,
-            "runs": [run.to_json() for run in self.runs(last=last)],
+            "runs": [run.to_json() for run in runs],
         }
 
     def export_to(self, path: str | os.PathLike[str], *, last: int | None = None) -> int:
