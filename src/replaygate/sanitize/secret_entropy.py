@@ -115,7 +115,7 @@ _ONE_PIECE = re.compile(r"[0-9]+|[a-z]+|[A-Z][A-Z0-9]*")
 _VOWELS = frozenset("aeiouyAEIOUY")
 ACRONYM_MAX = 5
 """The longest acronym within a segment (``HTTPSConnection``)."""
-WORD_MEAN = 3.5
+WORD_MEAN = 3.75
 """The least mean length of the words of a name."""
 RARE_PAIRS_MAX = 1
 """The most pairs of letters outside :data:`PAIRS` in the words of a name (``mtls``)."""
