@@ -270,7 +270,8 @@ def identifier(token: str) -> bool:
 
 
 def free_secret(token: str) -> bool:
-    """Whether a free-standing run of token characters is secret-looking."""
+    """Whether a free-standing run of token characters is secret-looking. The cheap checks
+    come first: :func:`identifier` (about 20 µs a run) reads only a run that passes them."""
     chars = set(token)
     return (
         not chars.isdisjoint(string.digits)
