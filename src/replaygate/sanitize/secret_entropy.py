@@ -51,6 +51,27 @@ AUTH_WORDS = (
     r"session|cookie"
 )
 AUTH_LIKE_FIELD = re.compile(rf"(?i)(^|[-_.])({AUTH_WORDS})s?($|[-_.])")
+KEY_NAME = re.compile(r"(?i:(?:^|[-_.])key)|(?<=[a-z0-9])Key")
+"""A name that is ``key`` or ends in it as a word: ``private_key``, ``access-key``,
+``encryptionKey`` (not ``keys``, ``keyboard``, ``monkey``)."""
+NOT_CREDENTIAL_KEYS = frozenset(
+    {
+        "cache",
+        "dedup",
+        "dedupe",
+        "foreign",
+        "group",
+        "idempotency",
+        "lookup",
+        "object",
+        "partition",
+        "primary",
+        "routing",
+        "sort",
+    }
+)
+"""The words before ``key`` that name no credential (``idempotency_key``,
+``prompt_cache_key``, ``sort_key``)."""
 _QUERY_WORDS = r"key|sig|signature|code"
 _VALUE = r"[!#-%*+\--:=?-Z^-z|~]"  # printable ASCII but quotes, brackets, & ; , \
 KEYWORD = re.compile(
@@ -58,6 +79,12 @@ KEYWORD = re.compile(
     rf"[\"']?\s*[=:]\s*[\"']?({_VALUE}{{{CONTEXT_MIN_LENGTH},}})"
 )
 """A credential name written in text and its value: ``api_key=...``, ``?key=...``."""
+KEY_KEYWORD = re.compile(
+    rf"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*?(?:[Kk]ey|KEY))"
+    rf"[\"']?\s*[=:]\s*[\"']?({_VALUE}{{{CONTEXT_MIN_LENGTH},}})"
+)
+"""A name ending in ``key`` written in text and its value (:func:`key_name` tells which
+count): ``private_key=...``, ``"subscription-key": "..."``."""
 AUTH_SCHEME = re.compile(r"(?i)\b(bearer|token|basic|digest|api-?key)\s+([A-Za-z0-9_\-.=+/~]{16,})")
 FREE_RUN = re.compile(rf"[A-Za-z0-9+/_\-=.~]{{{FREE_MIN_LENGTH},}}")
 DATA_FIELDS = frozenset({"data", "signature", "encrypted_content"})
@@ -178,11 +205,22 @@ def known_safe(value: str) -> bool:
     )
 
 
+def key_name(name: str) -> bool:
+    """Whether ``name`` is ``key`` or ends in it as a word (``private_key``, ``access-key``,
+    ``encryptionKey``), but for a key that names no credential (:data:`NOT_CREDENTIAL_KEYS`)."""
+    match = KEY_NAME.search(name)
+    if match is None or match.end() != len(name):
+        return False
+    before = name[: match.start()].strip("-_.").lower().replace("-", "_")
+    return not any(before.endswith(word) for word in NOT_CREDENTIAL_KEYS)
+
+
 def auth_like(field_name: str) -> bool:
-    """Whether a field of this name holds credentials (``x-api-key``, ``session_token``...)."""
+    """Whether a field of this name holds credentials (``x-api-key``, ``session_token``,
+    ``private_key``...)."""
     known = AUTH_LIKE_NAMES.get(field_name)
     if known is None:
-        known = AUTH_LIKE_FIELD.search(field_name) is not None
+        known = AUTH_LIKE_FIELD.search(field_name) is not None or key_name(field_name)
         if len(AUTH_LIKE_NAMES) < 4096:
             AUTH_LIKE_NAMES[field_name] = known
     return known
@@ -297,6 +335,8 @@ def detect_context(text: str, field_name: str, encoded: bool = False) -> str | N
     if "agents-sdk:" in text:
         text = SDK_CACHE_KEY.sub(" ", text)
     if any(context_secret(m.group(1)) for m in KEYWORD.finditer(text)):
+        return CONTEXT
+    if any(key_name(m.group(1)) and context_secret(m.group(2)) for m in KEY_KEYWORD.finditer(text)):
         return CONTEXT
     for match in AUTH_SCHEME.finditer(text):
         scheme, value = match.groups()

@@ -27,6 +27,7 @@ import orjson
 from replaygate.sanitize.secret_decode import may_have_views
 from replaygate.sanitize.secret_entropy import (
     AUTH_LIKE_NAMES,
+    CONTEXT_MIN_LENGTH,
     auth_like,
     may_detect_context,
     may_have_auth_like_field,
@@ -62,8 +63,9 @@ def _auth_like_name(key: Any) -> bool:
 def _flags_a_name(mapping: dict[Any, Any], top: bool) -> bool:
     """Whether a field of ``mapping`` holds text under an auth-like name.
 
-    A container's own name does not count at the top, where the parts are cut below it.
-    Names seen not to be auth-like are passed over together.
+    A container's own name does not count at the top, where the parts are cut below it,
+    nor a string too short to be a credential (a fixture's own ``key``). Names seen not
+    to be auth-like are passed over together.
     """
     for name in mapping.keys() - _PLAIN_NAMES:
         item = mapping[name]
@@ -73,7 +75,10 @@ def _flags_a_name(mapping: dict[Any, Any], top: bool) -> bool:
             if len(_PLAIN_NAMES) < _PLAIN_MAX:
                 _PLAIN_NAMES.add(name)
             continue
-        if isinstance(item, str) or _holds_text(item):
+        if isinstance(item, str):
+            if len(item) >= CONTEXT_MIN_LENGTH:
+                return True
+        elif _holds_text(item):
             return True
     return False
 
