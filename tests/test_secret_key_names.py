@@ -13,7 +13,7 @@ from replaygate import Fixture
 from replaygate.fixtures.fixture import make_meta
 from replaygate.hygiene.verify import verify_store
 from replaygate.sanitize.secret_lines import clean_lines
-from replaygate.sanitize.secret_scan import find_secrets
+from replaygate.sanitize.secret_scan import find_fixture_secrets, find_secrets
 
 PRIVATE = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
 ACCESS = "9f1c2b7e4a6d8035b1e2c4f6a8d0e2b4"
@@ -76,4 +76,13 @@ def test_verify_reports_a_private_key_in_tool_arguments(tmp_path: Path) -> None:
     where = "request.messages[0].content[0].input.a"
     assert [str(p) for p in problems] == [
         f"{store}:1: high-entropy value in an auth-like field at {where}"
+    ]
+
+
+def test_a_fixtures_own_long_key_is_no_credential() -> None:
+    digest = "265288aeb827cfc9dec2c314a1ec0f5a0bcc2bd3a294c18da183" + "0a1b2c3d4e5f"
+    assert find_fixture_secrets({"key": digest, "request": {"model": "m"}}) == []
+    found = find_fixture_secrets({"key": digest, "request": {"key": digest}})
+    assert [(f.path, f.detector) for f in found] == [
+        ("request.key", "high-entropy value in an auth-like field")
     ]

@@ -35,6 +35,8 @@ from replaygate.sanitize.secret_entropy import (
 from replaygate.sanitize.secret_prefilter import Runs
 from replaygate.sanitize.secret_rules import may_match_family
 
+FIXTURE_KEY = "key"
+"""The field of a fixture holding its own key (hex digits): no credential context."""
 _CLEAN_MIN_SIZE = 32
 """Smaller parts are searched again rather than looked up."""
 _CLEAN_MAX_ENTRIES = 8192
@@ -64,12 +66,14 @@ def _flags_a_name(mapping: dict[Any, Any], top: bool) -> bool:
     """Whether a field of ``mapping`` holds text under an auth-like name.
 
     A container's own name does not count at the top, where the parts are cut below it,
-    nor a string too short to be a credential (a fixture's own ``key``). Names seen not
-    to be auth-like are passed over together.
+    nor a fixture's own key (:data:`FIXTURE_KEY`) or a string too short to be a
+    credential. Names seen not to be auth-like are passed over together.
     """
     for name in mapping.keys() - _PLAIN_NAMES:
         item = mapping[name]
-        if isinstance(item, dict) or (top and not isinstance(item, str | list)):
+        if isinstance(item, dict) or (
+            top and (name == FIXTURE_KEY or not isinstance(item, str | list))
+        ):
             continue
         if not _auth_like_name(name):
             if len(_PLAIN_NAMES) < _PLAIN_MAX:

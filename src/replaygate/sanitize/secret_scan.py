@@ -22,7 +22,7 @@ from typing import Any
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
 from replaygate.sanitize.secret_decode import bytes_text, decode_base64, json_leaves, views
 from replaygate.sanitize.secret_entropy import detect_context, is_encoded_path
-from replaygate.sanitize.secret_gate import clean_together, may_hold_secret
+from replaygate.sanitize.secret_gate import FIXTURE_KEY, clean_together, may_hold_secret
 from replaygate.sanitize.secret_rules import detect_family
 
 __all__ = [
@@ -78,16 +78,19 @@ def _bare(name: str) -> str:
 def _leaves(
     value: Any, path: str, field_name: str, safe: KnownSafe = NOTHING_SAFE
 ) -> Iterator[tuple[str, str, str]]:
-    """``(path, field name, text)`` of each string of ``value``: its values, and a field
-    name that a token family flags once its ``safe`` values are blanked out (named by the
-    path of its object, never shown)."""
+    """``(path, field name, text)`` of each string of ``value``: its values (a fixture's
+    own key under no field name, :data:`~.secret_gate.FIXTURE_KEY`), and a field name
+    that a token family flags once its ``safe`` values are blanked out (named by the path
+    of its object, never shown)."""
     if isinstance(value, Mapping):
         for key, item in value.items():
             name = str(key)
             if detect_family(safe.mask(name)) is not None:
                 yield f"{path or '(the top level)'} (a field name)", "", name
                 name = "<a secret-looking field name>"
-            yield from _leaves(item, f"{path}.{name}" if path else name, name, safe)
+            inner = f"{path}.{name}" if path else name
+            field = "" if inner == FIXTURE_KEY else name
+            yield from _leaves(item, inner, field, safe)
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _leaves(item, f"{path}[{i}]", field_name, safe)
