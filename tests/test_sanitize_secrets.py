@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 from replaygate.errors import SecretInFixtureError
 from replaygate.sanitize import refuse_secrets
 from replaygate.sanitize.secret_entropy import CONTEXT as HIGH_ENTROPY
-from replaygate.sanitize.secret_entropy import is_encoded_path
 from replaygate.sanitize.secret_rules import DETECTORS
 from replaygate.sanitize.secret_scan import (
     SecretFinding,
     _leaves,
     detect_in_text,
+    encoded_leaf,
     find_fixture_secrets,
     find_secrets,
     find_stream_secrets,
@@ -80,8 +80,8 @@ def _full_walk(value: Any) -> list[SecretFinding]:
     """The scan without its fast path: every leaf through every detector."""
     return [
         SecretFinding(path, name)
-        for path, field, text in _leaves(value, "", "")
-        if (name := detect_in_text(text, field, encoded=is_encoded_path(path))) is not None
+        for path, field, text, encoded in _leaves(value, "", "")
+        if (name := detect_in_text(text, field, encoded=encoded_leaf(path, encoded))) is not None
     ]
 
 

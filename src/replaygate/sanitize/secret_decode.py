@@ -17,6 +17,7 @@ from urllib.parse import unquote_plus
 
 import orjson
 
+from replaygate.sanitize.secret_entropy import encoded_field
 from replaygate.sanitize.secret_prefilter import Runs
 
 BASE64_MIN_LENGTH = 24
@@ -106,8 +107,9 @@ def may_have_views(runs: Runs) -> bool:
     return any(any(base64_texts(run.decode("ascii"))) for run in runs.texts(BASE64_MIN_LENGTH))
 
 
-def json_leaves(text: str) -> Iterator[tuple[str, str]]:
-    """(field name, string) of every string in ``text`` when it is a JSON object or array."""
+def json_leaves(text: str) -> Iterator[tuple[str, str, bool]]:
+    """(field name, string, whether it is encoded data) of every string in ``text`` when
+    it is a JSON object or array (:func:`~.secret_entropy.encoded_field`)."""
     start = text.lstrip()[:1]
     if start not in ("{", "["):
         return
@@ -115,12 +117,12 @@ def json_leaves(text: str) -> Iterator[tuple[str, str]]:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return
-    stack: list[tuple[str, object]] = [("", value)]
+    stack: list[tuple[str, object, bool]] = [("", value, False)]
     while stack:
-        name, item = stack.pop()
+        name, item, encoded = stack.pop()
         if isinstance(item, str):
-            yield name, item
+            yield name, item, encoded
         elif isinstance(item, dict):
-            stack.extend((str(k), v) for k, v in item.items())
+            stack.extend((str(k), v, encoded_field(str(k), item)) for k, v in item.items())
         elif isinstance(item, list):
-            stack.extend((name, v) for v in item)
+            stack.extend((name, v, encoded) for v in item)

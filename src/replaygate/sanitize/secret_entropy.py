@@ -15,8 +15,9 @@ A credential without a known prefix is found two ways:
   4.8; words joined in camel case or with hyphens stay under 4.0), and that does not
   read as a name in code (:func:`identifier`: ``TestOpenAI.test_chat_completion_v1``,
   ``src/app/OAuth2Handler.refresh_token_v3``). Values of fields that hold encoded data
-  (:data:`DATA_FIELDS`, and by where they stand :func:`is_encoded_path`) and data URLs
-  are left to the token families.
+  (by the object they stand in, :func:`encoded_field`, and by where they stand,
+  :func:`is_encoded_path`) and data URLs (:data:`DATA_URL`) are left to the token
+  families and the credential contexts.
 
 Known-safe values are never reported (:func:`known_safe`): the placeholders replaygate
 itself uses, provider ids (``msg_``, ``toolu_``... and their stable forms) and model
@@ -30,6 +31,8 @@ import math
 import re
 import string
 from collections import Counter
+from collections.abc import Mapping
+from typing import Any
 
 from replaygate.sanitize.ids import STABLE_ID, VOLATILE_PREFIXES
 from replaygate.sanitize.secret_prefilter import Runs, at_string_start
@@ -87,14 +90,30 @@ KEY_KEYWORD = re.compile(
 count): ``private_key=...``, ``"subscription-key": "..."``."""
 AUTH_SCHEME = re.compile(r"(?i)\b(bearer|token|basic|digest|api-?key)\s+([A-Za-z0-9_\-.=+/~]{16,})")
 FREE_RUN = re.compile(rf"[A-Za-z0-9+/_\-=.~]{{{FREE_MIN_LENGTH},}}")
-DATA_FIELDS = frozenset({"data", "signature", "encrypted_content"})
-"""Fields holding encoded data (images, documents, thinking signatures): no free-standing
-check."""
+MEDIA_FIELDS = frozenset({"media_type", "mime_type", "mimeType", "format", "transcript"})
+"""Fields next to a ``data`` that say it is an image, a document or audio."""
+_DATA_TYPES = frozenset({"base64", "redacted_thinking"})
+_SIGNED_TYPES = frozenset({"thinking", "signature_delta"})
+DATA_URL = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[^;,\s]*)*;base64,")
+"""The start of a data URL of base64 content: ``data:image/png;base64,``."""
 ENCODED_PATH = re.compile(
     r"(?:(?:request|response|responses\[\d+\])\.)?"
     r"(?:base64|(?<!request\.)body\.data\[\d+\]\.embedding)"
 )
 """Where an envelope holds encoded data, by field path (:func:`is_encoded_path`)."""
+
+
+def encoded_field(name: str, siblings: Mapping[str, Any]) -> bool:
+    """Whether the string under ``name`` of an object holding ``siblings`` is encoded data:
+    ``encrypted_content``; the ``data`` of an image, a document or audio (next to a
+    ``media_type``, ``mime_type``, ``format`` or ``transcript``, or under a ``type`` of
+    ``base64``) or of a redacted thinking block; the ``signature`` of a thinking block."""
+    if name == "encrypted_content":
+        return True
+    kind = siblings.get("type")
+    if name == "data":
+        return kind in _DATA_TYPES or not MEDIA_FIELDS.isdisjoint(siblings)
+    return name == "signature" and kind in _SIGNED_TYPES
 
 
 def is_encoded_path(path: str) -> bool:
@@ -324,8 +343,8 @@ def free_secret(token: str) -> bool:
 
 def detect_context(text: str, field_name: str, encoded: bool = False) -> str | None:
     """The credential-context or entropy finding in ``text`` (under ``field_name``), or None.
-    Encoded data (``encoded``, a :data:`DATA_FIELDS` field, a data URL) gets no
-    free-standing check.
+    Encoded data (``encoded``: :func:`encoded_field`, :func:`is_encoded_path`; a data URL)
+    gets no free-standing check.
 
     The OpenAI Agents SDK's prompt cache keys (:data:`SDK_CACHE_KEY`) are passed over: they
     name a run, group, session or conversation of the SDK's own, and read as a credential
@@ -342,7 +361,7 @@ def detect_context(text: str, field_name: str, encoded: bool = False) -> str | N
         scheme, value = match.groups()
         if scheme.lower() == "bearer" or any(c.isdigit() for c in value):
             return "bearer token" if scheme.lower() == "bearer" else SCHEME
-    if encoded or field_name in DATA_FIELDS or text.startswith("data:"):
+    if encoded or DATA_URL.match(text):
         return None
     if any(free_secret(m.group(0)) for m in FREE_RUN.finditer(text)):
         return FREE

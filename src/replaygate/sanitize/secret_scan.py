@@ -15,19 +15,21 @@ the lines of a store are first searched together in one pass (:mod:`.secret_line
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
 from replaygate.sanitize.secret_decode import bytes_text, decode_base64, json_leaves, views
-from replaygate.sanitize.secret_entropy import detect_context, is_encoded_path
+from replaygate.sanitize.secret_entropy import detect_context, encoded_field, is_encoded_path
 from replaygate.sanitize.secret_gate import FIXTURE_KEY, clean_together, may_hold_secret
 from replaygate.sanitize.secret_rules import detect_family
 
 __all__ = [
     "SecretFinding",
     "detect_in_text",
+    "encoded_leaf",
     "find_each_fixture_secrets",
     "find_fixture_secrets",
     "find_secrets",
@@ -36,6 +38,9 @@ __all__ = [
 ]
 
 _MAX_DEPTH = 3
+EVENT_DATA = re.compile(r"(?:response|responses\[\d+\])\.events\[\d+\]\.data")
+"""The ``data`` of a recorded stream's event: its free-standing tokens are looked for in
+the text joined across events (:func:`find_stream_secrets`) and in the JSON it holds."""
 
 
 @dataclass(frozen=True)
@@ -65,8 +70,8 @@ def detect_in_text(
     for label, decoded in views(text):
         if (name := detect_in_text(decoded, field_name, depth + 1)) is not None:
             return f"{_bare(name)} (in {label} text)"
-    for inner_field, inner in json_leaves(text):
-        if (name := detect_in_text(inner, inner_field, depth + 1)) is not None:
+    for inner_field, inner, inner_encoded in json_leaves(text):
+        if name := detect_in_text(inner, inner_field, depth + 1, encoded=inner_encoded):
             return name
     return None
 
@@ -76,26 +81,34 @@ def _bare(name: str) -> str:
 
 
 def _leaves(
-    value: Any, path: str, field_name: str, safe: KnownSafe = NOTHING_SAFE
-) -> Iterator[tuple[str, str, str]]:
-    """``(path, field name, text)`` of each string of ``value``: its values (a fixture's
-    own key under no field name, :data:`~.secret_gate.FIXTURE_KEY`), and a field name
-    that a token family flags once its ``safe`` values are blanked out (named by the path
-    of its object, never shown)."""
+    value: Any, path: str, field_name: str, safe: KnownSafe = NOTHING_SAFE, encoded: bool = False
+) -> Iterator[tuple[str, str, str, bool]]:
+    """``(path, field name, text, whether it is encoded data)`` of each string of ``value``:
+    its values (:func:`~.secret_entropy.encoded_field`; a fixture's own key under no field
+    name, :data:`~.secret_gate.FIXTURE_KEY`), and a field name that a token
+    family flags once its ``safe`` values are blanked out (named by the path of its
+    object, never shown)."""
     if isinstance(value, Mapping):
         for key, item in value.items():
             name = str(key)
             if detect_family(safe.mask(name)) is not None:
-                yield f"{path or '(the top level)'} (a field name)", "", name
+                yield f"{path or '(the top level)'} (a field name)", "", name, False
                 name = "<a secret-looking field name>"
             inner = f"{path}.{name}" if path else name
             field = "" if inner == FIXTURE_KEY else name
-            yield from _leaves(item, inner, field, safe)
+            yield from _leaves(item, inner, field, safe, encoded_field(name, value))
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            yield from _leaves(item, f"{path}[{i}]", field_name, safe)
+            yield from _leaves(item, f"{path}[{i}]", field_name, safe, encoded)
     elif isinstance(value, str):
-        yield path, field_name, value
+        yield path, field_name, value, encoded
+
+
+def encoded_leaf(path: str, by_object: bool) -> bool:
+    """Whether the leaf at ``path`` gets no free-standing check: encoded data by the
+    object it stands in (``by_object``) or by where it stands, or a stream event's
+    ``data`` (:data:`EVENT_DATA`)."""
+    return by_object or is_encoded_path(path) or EVENT_DATA.fullmatch(path) is not None
 
 
 def find_secrets(
@@ -110,10 +123,10 @@ def find_secrets(
     if detect is None and not may_hold_secret(value):
         return []
     found = []
-    for path, field_name, text in _leaves(value, "", "", safe):
+    for path, field_name, text, encoded in _leaves(value, "", "", safe):
         masked = safe.mask(text)
         if detect is None:
-            name = detect_in_text(masked, field_name, encoded=is_encoded_path(path))
+            name = detect_in_text(masked, field_name, encoded=encoded_leaf(path, encoded))
         else:
             name = detect(masked, field_name)
         if name is not None:
@@ -150,7 +163,7 @@ def find_stream_secrets(
         for parts in fragments([event for event in parsed if event is not _PLAIN]).values()
     ]
     plain = [(i, text) for i, event in enumerate(parsed) if (text := _text(event, events[i]))]
-    if len(plain) > 1:
+    if plain:
         joined.append(([i for i, _ in plain], "".join(text for _, text in plain)))
     findings = []
     for spots, whole in joined:

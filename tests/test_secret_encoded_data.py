@@ -1,0 +1,98 @@
+"""Only what is really encoded data skips the free-standing check (law 4): a random key
+in a plain ``data:`` stream of one event, in any field named ``data`` or ``signature``,
+or in text that merely starts with ``data:`` is refused."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from typing import Any
+
+import pytest
+
+from replaygate.sanitize.secret_scan import find_fixture_secrets
+
+KEY = "q8Zr2LxV9mT4wK7pB1nC6dH3Yw5Ej0Fs"
+FREE = "high-entropy token"
+BLOB = base64.b64encode(os.urandom(96)).decode()
+
+
+def _found(request: dict[str, Any], response: dict[str, Any]) -> list[tuple[str, str]]:
+    fixture = {"request": request, "response": response}
+    return [(f.path, f.detector) for f in find_fixture_secrets(fixture)]
+
+
+def _events(*data: str) -> dict[str, Any]:
+    return {"status": 200, "events": [{"event": "message", "data": d} for d in data]}
+
+
+@pytest.mark.parametrize(
+    ("events", "where"),
+    [
+        ((f"your new key is {KEY}",), "[0]"),
+        ((f"your new key is {KEY}", "[DONE]"), "[0]"),
+        ((f"your new key is {KEY}", "done"), "[0..1]"),
+        ((json.dumps(KEY),), "[0]"),
+    ],
+)
+def test_a_plain_stream_of_one_event_is_refused_as_one_of_two(
+    events: tuple[str, ...], where: str
+) -> None:
+    assert _found({}, _events(*events)) == [(f"response.events{where}.data", FREE)]
+
+
+@pytest.mark.parametrize(
+    ("sent", "path"),
+    [
+        ({"metadata": {"data": KEY}}, "request.metadata.data"),
+        ({"payload": {"signature": KEY}}, "request.payload.signature"),
+        (
+            {"messages": [{"role": "user", "content": f"data: {KEY}"}]},
+            "request.messages[0].content",
+        ),
+        (
+            {"messages": [{"role": "user", "content": f"data:{KEY} is it"}]},
+            "request.messages[0].content",
+        ),
+        ({"args": json.dumps({"data": KEY})}, "request.args"),
+    ],
+)
+def test_data_and_signature_fields_elsewhere_are_text(sent: dict[str, Any], path: str) -> None:
+    assert _found(sent, {"status": 200}) == [(path, FREE)]
+
+
+def test_images_audio_signatures_and_data_urls_stay_unreported() -> None:
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": BLOB}}
+    thinking = {"type": "thinking", "thinking": "Let me see.", "signature": BLOB}
+    request = {
+        "messages": [
+            {"role": "user", "content": [image, {"type": "text", "text": "what is it?"}]},
+            {
+                "role": "assistant",
+                "content": [thinking, {"type": "redacted_thinking", "data": BLOB}],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "input_audio", "input_audio": {"data": BLOB, "format": "wav"}}
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{BLOB}"}}
+                ],
+            },
+        ],
+        "contents": [{"parts": [{"inline_data": {"mime_type": "image/png", "data": BLOB}}]}],
+    }
+    delta = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "signature_delta", "signature": BLOB},
+    }
+    stream = _events(json.dumps({"type": "message_start"}), json.dumps(delta))
+    assert _found(request, stream) == []
+    audio = {"message": {"audio": {"id": "audio_1", "data": BLOB, "transcript": "Hello."}}}
+    assert _found(request, {"status": 200, "body": {"choices": [audio]}}) == []
