@@ -152,6 +152,9 @@ def test_an_explicit_sanitize_config_carries_its_own_known_safe_values(tmp_path:
                 messages=[{"role": "user", "content": f"use {EXAMPLE_KEY}"}],
             )
     assert EXAMPLE_KEY in store.read_text()
+    # verify reads known-safe values only from pyproject.toml (docs/security.md)
+    _, problems = verify_store(store)
+    assert "AWS access key id at request.body.messages[0].content" in [p.reason for p in problems]
 
 
 def test_verify_lets_known_safe_values_through_and_reports_a_broken_config(project: Path) -> None:
