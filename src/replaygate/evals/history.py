@@ -737,8 +737,8 @@ def _exported_run(obj: Any) -> HistoryRun:
 
 def _is_database(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a SQLite file (a history database), by its first bytes."""
-    try:
-        if not os.path.isfile(path):  # a FIFO is not opened here: the reader names it
+    try:  # a file that says it is empty (/proc/kmsg) may wait for ever: not opened
+        if os.stat(path).st_size < len(SQLITE_HEADER):
             return False
         with open(path, "rb") as handle:
             return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
@@ -772,13 +772,16 @@ def read_export(path: str | os.PathLike[str]) -> list[HistoryRun]:
     """The runs of an exported history file; :class:`HistoryError` names the first field
     that is wrong (``runs[0].time``), so that nothing of a damaged export is merged."""
     name = str(path)
-    if _is_database(path):
+    try:
+        parsed = read_json(path, "history export", HistoryError)
+    except HistoryError:
+        if not _is_database(path):  # looked at once the file was read: it can be
+            raise
         raise HistoryError(
             f"{name}: is a history database, not an export: export its runs first "
             f"(replaygate history export --history {name} --out runs.json), then merge "
             "runs.json"
-        )
-    parsed = read_json(path, "history export", HistoryError)
+        ) from None
     ours = isinstance(parsed, dict) and parsed.get("format") == EXPORT_FORMAT
     version = parsed.get("version") if ours else None
     if _newer(version, EXPORT_VERSION):
