@@ -23,6 +23,9 @@ from run_cli import replaygate
 from test_prune import setup_store, stored_keys
 from test_store import fixture
 
+# Each test builds folders nested a thousand levels and more: end to end.
+pytestmark = pytest.mark.slow
+
 DEEP = 1_100
 """Deeper than Python's recursion limit, within the path limit."""
 

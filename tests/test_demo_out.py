@@ -25,6 +25,9 @@ from replaygate.examples.research_copilot import shipped_eval_cases
 from run_cli import replaygate
 from test_history import run
 
+# Each runs the demo, or a second process holding its folder's lock: end to end.
+pytestmark = pytest.mark.slow
+
 
 def _a_store(file: Path) -> None:
     shutil.copyfile(shipped_eval_cases().with_name("fixtures.jsonl"), file)

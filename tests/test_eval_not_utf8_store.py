@@ -17,6 +17,9 @@ from replaygate.evals.history import History
 from replaygate.examples.research_copilot import shipped_eval_cases
 from run_cli import Done, replaygate
 
+# Records an eval from the simulator into a store named in Latin-1, and runs it: end to end.
+pytestmark = pytest.mark.slow
+
 NAME = os.fsdecode(b"caf\xe9.jsonl")
 CASES = os.fsdecode(b"cas\xe9s.jsonl")
 ESCAPED = b'"fixtures": "caf\\udce9.jsonl"'

@@ -14,6 +14,9 @@ from replaygate.models.types import Message
 from replaygate.sim import Simulator
 from sdks import anthropic
 
+# Records and replays in a pytest session of its own (pytester): end to end.
+pytestmark = pytest.mark.slow
+
 MODEL = "claude-test-model"
 NAME = os.fsdecode(b"caf\xe9.jsonl")
 TEST = f"""

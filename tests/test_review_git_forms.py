@@ -20,6 +20,9 @@ from replaygate.fixtures.fixture import make_meta
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.review import Review, review_store
 
+# Each test makes a real git repository: end to end.
+pytestmark = pytest.mark.slow
+
 INTERFACE = "anthropic.messages@2023-06-01"
 META = make_meta("anthropic.messages", "2023-06-01", "hand")
 
