@@ -30,7 +30,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from replaygate.errors import ReplaygateError, shown_file
+from replaygate.errors import ReplaygateError, first_few, shown_file
 from replaygate.evals.cases import load_eval_cases
 from replaygate.evals.config import GateConfig
 from replaygate.evals.gate import GateReport, run_gate
@@ -131,7 +131,7 @@ def claim_out(out: Path, kept: Collection[str] = ()) -> Iterator[None]:
 def _refuse_foreign(out: Path, kept: Collection[str]) -> None:
     found = foreign_files(out, kept)
     if found:
-        shown = ", ".join(found[:5]) + (", ..." if len(found) > 5 else "")
+        shown = first_few(found, 5)
         raise DemoOutError(
             f"{shown_file(str(out))}: holds files the demo did not write ({shown}); it deletes its "
             f"{STORE} there, replaces its {RESULTS} and {REPORT} and adds a run to its "

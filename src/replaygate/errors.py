@@ -6,7 +6,7 @@ Each one says what happened, where, and what to do next.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 KEPT_ERRORS = 16
 """How many of the replay errors it raised a session or a replay model keeps, for the
@@ -79,6 +79,12 @@ def located(file: str, line: int) -> str:
     holding a control character is shown escaped (:func:`shown_file`)."""
     name = shown_file(file)
     return f"{name}:{line}" if line else name
+
+
+def first_few(names: Sequence[str], most: int) -> str:
+    """``names`` joined by commas, the first ``most`` of them and ``...`` after, for a
+    message naming what may be many."""
+    return ", ".join(names[:most]) + (", ..." if len(names) > most else "")
 
 
 class LocatedError(ReplaygateError):

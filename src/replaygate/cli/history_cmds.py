@@ -19,6 +19,7 @@ from replaygate.cli.options import (
     json_option,
     other_config,
 )
+from replaygate.errors import first_few
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import run_gate
 from replaygate.evals.history import History, HistoryRun, read_export
@@ -191,7 +192,7 @@ def history_merge(
     click.echo(f"merged into {target}: {added} run(s) added, {skipped} already there")
     differing = sorted(_differing(before, runs))
     if differing:
-        shown = ", ".join(differing[:5]) + (", ..." if len(differing) > 5 else "")
+        shown = first_few(differing, 5)
         click.echo(
             f"note: {len(differing)} run(s) already there differ from the export's ({shown}): "
             "a run is merged once, by its id, so the history kept its own; the export's "

@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from replaygate.errors import not_utf8_text
+from replaygate.errors import first_few, not_utf8_text
 from replaygate.evals.errors import HistoryError
 from replaygate.evals.filenames import text_problem
 from replaygate.evals.metrics import METRICS
@@ -708,7 +708,7 @@ class History:
         stored = {_decoded(row[0]) for row in self._db.execute("SELECT CAST(id AS BLOB) FROM runs")}
         lost = [run_id for run_id in exported_ids(out) if run_id not in stored]
         if lost:
-            shown = ", ".join(lost[:3]) + (", ..." if len(lost) > 3 else "")
+            shown = first_few(lost, 3)
             raise HistoryError(
                 f"{out}: holds an exported history with {len(lost)} run(s) that {self.path} "
                 f"does not hold ({shown}): writing the export there would replace them; "
