@@ -328,14 +328,15 @@ def _pydantic_model(schema: Any) -> Any:
 def measure_structure(payload: Any, schema: Schema) -> StructureResult:
     """Validate ``payload`` against ``schema``; collect every failing path. NaN and the
     infinities fail at their path under either kind of schema."""
-    if not isinstance(schema, Mapping) and _pydantic_model(schema) is None:
+    pydantic = None if isinstance(schema, Mapping) else _pydantic_model(schema)
+    if pydantic is None and not isinstance(schema, Mapping):
         raise TypeError(
             f"schema must be a JSON Schema mapping or a pydantic model class, got {schema!r}"
         )
     not_numbers = _not_json_numbers(payload)
     if isinstance(schema, Mapping):
         return StructureResult(tuple(_json_schema_problems(payload, schema, not_numbers)), payload)
-    pydantic = _pydantic_model(schema)
+    assert pydantic is not None  # a pydantic model class, checked above
     model: Any = schema
     try:
         value = model.model_validate(payload)

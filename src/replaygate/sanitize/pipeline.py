@@ -124,9 +124,11 @@ class Sanitizer:
                 value = envelope[name]
                 if name == "text" and isinstance(value, str) and is_form(value):
                     changed = form_values(value, lambda part: self.request(part, ids))
-                else:
+                    differs = changed != value  # text: one comparison of two strings
+                else:  # the same object back when nothing changed: no walk to compare it
                     changed = self.request(value, ids)
-                if changed != value:
+                    differs = changed is not value
+                if differs:
                     out = {**out, name: changed}
         path = envelope.get("path")
         if isinstance(path, str):
