@@ -11,6 +11,7 @@ folder's lock for its whole run and a second one is refused.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -130,3 +131,13 @@ with claim_out(out):
 """
 """A demo midway through its run in another process: it holds the folder and has marked
 it as being written until its stdin closes."""
+
+
+def test_a_mark_file_that_is_a_fifo_is_refused_without_waiting(tmp_path: Path) -> None:
+    # Read with a plain read, the demo waited for ever for a writer of the FIFO.
+    out = tmp_path / "proj"
+    out.mkdir()
+    os.mkfifo(out / ".replaygate-demo.json")
+    done = replaygate("demo", "--out", str(out))
+    assert done.returncode == 2, done
+    assert "holds files the demo did not write ('.replaygate-demo.json')" in done.stderr

@@ -51,6 +51,7 @@ from replaygate.extras import require
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.live import AnthropicModel
 from replaygate.outputs import atomic_write
+from replaygate.regular import read_regular_bytes
 from replaygate.report import write_report
 from replaygate.sim import Simulator
 
@@ -144,8 +145,8 @@ def _read_mark(out: Path) -> dict[str, str | None] | None:
     """The digests the demo's mark in ``out`` holds by file name, or None when there is
     no mark there, or not one the demo wrote."""
     try:
-        document = json.loads((out / MARK).read_bytes())
-    except (OSError, ValueError):
+        document = json.loads(read_regular_bytes(out / MARK))
+    except (OSError, ValueError):  # not a regular file (a FIFO would wait for ever) too
         return None
     if not isinstance(document, dict) or document.get("format") != MARK_FORMAT:
         return None
