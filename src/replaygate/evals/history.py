@@ -25,7 +25,7 @@ from typing import Any
 from replaygate.errors import first_few, not_utf8_text
 from replaygate.evals.errors import HistoryError
 from replaygate.evals.filenames import text_problem
-from replaygate.evals.metrics import METRICS
+from replaygate.evals.metrics import every_metric
 from replaygate.evals.reference import (
     CaseSummary,
     check_run_metrics,
@@ -47,7 +47,6 @@ from replaygate.jsonfields import (
     mapping,
     optional_text,
     parse_time,
-    present,
     text_field,
     time_field,
     within,
@@ -245,7 +244,7 @@ class HistoryRun:
         if not cases:
             raise FieldError("cases", NO_CASE)
         with within("metrics"):
-            every_metric(metrics)
+            every_metric(metrics, "every run")
             check_success(metrics, [summary for summary, _, _ in cases])
         return HistoryRun(
             id=run_id,
@@ -282,14 +281,6 @@ def known_fields(obj: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]
                 name, f"is not a field the history keeps (it keeps {', '.join(fields)})"
             )
     return obj
-
-
-def every_metric(metrics: Metrics) -> None:
-    """Refuse (:class:`FieldError` naming it) a metric of :data:`METRICS` that ``metrics``
-    lacks: an eval run measures each (null when it measured none), so a run without one
-    was emptied by hand and its numbers are not all there."""
-    for name in METRICS:
-        present(metrics, name, "a number, or null when the run measured none, as in every run")
 
 
 def check_not_future(time: str, now: datetime | None = None) -> None:

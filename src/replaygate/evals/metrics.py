@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from replaygate.jsondoc import FieldError
-from replaygate.jsonfields import agree, got, mapping
+from replaygate.jsonfields import agree, got, mapping, present
 
 Scale = Literal["share", "amount"]
 Direction = Literal["higher", "lower"]
@@ -75,6 +75,14 @@ ALIASES: dict[str, tuple[str, ...]] = {"citation": ("citation_precision", "citat
 MAX_AMOUNT = 1e15
 """The largest amount a metric may hold: beyond any real cost, token or step count, and
 within what the report can plot."""
+
+
+def every_metric(metrics: Mapping[str, Any], held_by: str) -> None:
+    """Refuse (:class:`FieldError` naming it) a metric of :data:`METRICS` that ``metrics``
+    lacks: an eval measures each (null when it measured none), so ``held_by`` (every run,
+    every results file) holds each, and one without was emptied by hand."""
+    for name in METRICS:
+        present(metrics, name, f"a number, or null when the run measured none, as in {held_by}")
 
 
 def check_metrics(value: Any) -> dict[str, float | None]:

@@ -14,7 +14,7 @@ from typing import Any
 from replaygate.assertions.kinds import check_category, check_kind
 from replaygate.errors import shown_file
 from replaygate.evals.errors import ResultsError
-from replaygate.evals.metrics import METRICS, check_metrics
+from replaygate.evals.metrics import check_metrics, every_metric
 from replaygate.evals.results import EvalResults, read_json, results_from_json
 from replaygate.evals.scorers import Metrics
 from replaygate.evals.shards import check_whole_run
@@ -189,10 +189,7 @@ def _check_baseline_metrics(metrics: Metrics, cases: Sequence[CaseSummary]) -> N
     measured none), and its ``success`` is what its (non-empty) ``cases`` give
     (:func:`check_success`): a metric deleted by hand cannot pass a gate unchecked."""
     present(metrics, "success", "the share of cases whose verdict is pass")
-    for name in METRICS:
-        present(
-            metrics, name, "a number, or null when the run measured none, as in every results file"
-        )
+    every_metric(metrics, "every results file")
     check_success(metrics, cases)
 
 
