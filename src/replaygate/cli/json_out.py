@@ -6,14 +6,11 @@ Documented in ``docs/cli.md`` ("JSON output").
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import click
 
-_NOT_UTF8 = re.compile("[\ud800-\udfff]")
-"""A character UTF-8 cannot write: how Python holds a byte of a file name that is not
-UTF-8 (``caf\\xe9.jsonl`` read as ``caf\\udce9.jsonl``)."""
+from replaygate.jsonfields import escape_surrogates
 
 
 def json_text(document: Any, *, sort_keys: bool = False) -> str:
@@ -22,7 +19,7 @@ def json_text(document: Any, *, sort_keys: bool = False) -> str:
     ``\\udcXX`` (``"caf\\udce9.jsonl"``; Python's ``os.fsencode`` of the parsed text gives
     back the name's bytes), never as the raw byte, which would make it no JSON."""
     text = json.dumps(document, ensure_ascii=False, indent=2, sort_keys=sort_keys)
-    return _NOT_UTF8.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+    return escape_surrogates(text)
 
 
 def echo_json(document: Any, *, sort_keys: bool = False) -> None:
