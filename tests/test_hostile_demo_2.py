@@ -20,6 +20,7 @@ from run_cli import replaygate
 from test_history import run
 
 
+@pytest.mark.slow  # the demo command itself: the SDK and matplotlib imported
 @pytest.mark.parametrize(
     ("files", "named"),
     [

@@ -763,16 +763,16 @@ def test_a_client_expecting_100_continue_is_told_to_send_its_body(sim: Simulator
 def test_a_request_left_unfinished_gets_a_408(
     sim: Simulator, monkeypatch: pytest.MonkeyPatch, data: bytes
 ) -> None:
-    monkeypatch.setattr(server, "REQUEST_TIMEOUT", 0.1)
+    monkeypatch.setattr(server, "REQUEST_TIMEOUT", 0.05)
     status, _, body = exchange(sim, data)
     assert (status, body) == (
         408,
-        b"408 Request Timeout: the request did not arrive whole within 0.1 s\n",
+        b"408 Request Timeout: the request did not arrive whole within 0.05 s\n",
     )
 
 
 def test_an_idle_connection_is_kept_open(sim: Simulator, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(server, "REQUEST_TIMEOUT", 0.1)
+    monkeypatch.setattr(server, "REQUEST_TIMEOUT", 0.05)
     conn = http.client.HTTPConnection("127.0.0.1", sim.port, timeout=5)
     try:
         sockets = []
@@ -780,7 +780,7 @@ def test_an_idle_connection_is_kept_open(sim: Simulator, monkeypatch: pytest.Mon
             conn.request("GET", "/v1/messages", headers=ANTHROPIC)
             assert conn.getresponse().read()
             sockets.append(conn.sock)
-            time.sleep(0.2)
+            time.sleep(0.1)
         assert sockets[0] is sockets[1]
     finally:
         conn.close()

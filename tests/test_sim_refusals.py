@@ -101,12 +101,14 @@ def test_a_value_the_simulator_cannot_make_is_not_recorded(tmp_path: Path) -> No
 
 def test_a_scripted_fault_is_recorded_as_the_answer_it_plays(tmp_path: Path) -> None:
     store = tmp_path / "t.jsonl"
-    with Simulator(behavior="echo", faults=FaultPlan.sequence(["500", "529", None])) as sim:
+    # 429 and 529 announce when to retry, which the SDK honours: 10 ms, not its backoff.
+    faults = FaultPlan.sequence(["429", "529", None], retry_after=0.01)
+    with Simulator(behavior="echo", faults=faults) as sim:
         reply = recording_anthropic(store, sim).messages.create(
             model="m", max_tokens=8, messages=QUESTION
         )
     assert reply.content[0].text == "echo: first call"
-    assert asked(store) == [("first call", [500, 529, 200])]
+    assert asked(store) == [("first call", [429, 529, 200])]
 
 
 def test_the_simulator_marks_its_own_errors_only(tmp_path: Path) -> None:
