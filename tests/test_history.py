@@ -783,3 +783,35 @@ def test_an_export_of_a_newer_version_says_a_newer_replaygate_wrote_it(tmp_path:
         r"version 1: upgrade replaygate to merge it$",
     ):
         read_export(path)
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"{broken", "not JSON: Expecting property name enclosed in double quotes"),
+        (b'{"format": "replaygate.sampling.results", "version": 1, "cases": []}',
+         "it holds a 'replaygate.sampling.results' document"),
+        (b"[1, 2]", "it holds JSON of another kind"),
+    ],
+)  # fmt: skip
+def test_export_refuses_a_file_it_cannot_read_as_its_own_export(
+    tmp_path: Path, content: bytes, reason: str
+) -> None:
+    # A file that is not an export was read as one holding no run, and replaced.
+    history, out = tmp_path / "h.db", tmp_path / "runs.json"
+    with History.open(history) as opened:
+        opened.append(run("2026-11-01T10:00:00Z", 5))
+    out.write_bytes(content)
+    result = CliRunner().invoke(
+        history_group, ["export", "--out", str(out), "--history", str(history)]
+    )
+    assert result.exit_code == 2, result.output
+    assert f"{out}: is not an exported history ({reason}" in result.output
+    assert "remove the file or choose another path (nothing was written)" in result.output
+    assert out.read_bytes() == content
+    out.write_bytes(b"")  # an empty file holds nothing to lose
+    done = CliRunner().invoke(
+        history_group, ["export", "--out", str(out), "--history", str(history)]
+    )
+    assert done.exit_code == 0, done.output
+    assert len(read_export(out)) == 1

@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from replaygate import jsondoc
 from replaygate.errors import first_few, not_utf8_text
 from replaygate.evals.errors import HistoryError
 from replaygate.evals.filenames import text_problem
@@ -743,20 +744,34 @@ def _newer(version: Any, known: int) -> bool:
 
 
 def exported_ids(path: Path) -> list[str]:
-    """The run ids of the exported history at ``path``, as far as it can be read (none
-    when it is not there, or no export)."""
+    """The run ids of the exported history at ``path`` (none when no file is there, or an
+    empty one). A file holding anything else (text that is not JSON, eval results, an
+    export damaged past reading) is a :class:`HistoryError`: an export written there would
+    replace what it holds."""
     try:
-        document = json.loads(path.read_bytes()) if path.is_file() else None
-    except (OSError, ValueError, RecursionError):
-        return []
+        if not path.is_file() or path.stat().st_size == 0:
+            return []
+        document = jsondoc.read_json(path, "an exported history", HistoryError)
+    except (OSError, HistoryError) as err:
+        raise _not_an_export(path, str(err).removeprefix(f"{path}: ")) from None
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
-        return []
+        kind = document.get("format") if isinstance(document, dict) else None
+        held = f"a {kind!r} document" if isinstance(kind, str) else "JSON of another kind"
+        raise _not_an_export(path, f"it holds {held}")
     runs = document.get("runs")
     return [
         str(run["id"])
         for run in (runs if isinstance(runs, list) else [])
         if isinstance(run, dict) and "id" in run
     ]
+
+
+def _not_an_export(path: Path, reason: str) -> HistoryError:
+    """Why an export is not written over the file at ``path``: it is not one."""
+    return HistoryError(
+        f"{path}: is not an exported history ({reason}): writing the export there would "
+        "replace it; remove the file or choose another path (nothing was written)"
+    )
 
 
 def read_export(path: str | os.PathLike[str]) -> list[HistoryRun]:
