@@ -1,10 +1,14 @@
-"""Symlinks in a git revision, followed inside the repository as the store follows them
-on disk; a link out of the repository is refused by name (:func:`outside`)."""
+"""Symlinks in a git revision or the working tree, followed inside the repository as the
+store follows them on disk (:func:`linked_files`); a link out of the repository is refused
+by name (:func:`outside`)."""
 
 from __future__ import annotations
 
 import bisect
 import posixpath
+from collections.abc import Iterable, Iterator
+from operator import itemgetter
+from typing import Protocol
 
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitrev import Blob, Repo, relative_to_root
@@ -33,6 +37,59 @@ def walked_already(folder: str, walked: list[str]) -> bool:
     """Whether the folder a link leads to is, holds or lies in a folder already walked:
     the store walks each real folder once and follows no link back up (a loop)."""
     return any(lies_within(folder, w) or lies_within(w, folder) for w in walked)
+
+
+def paths_under(paths: list[str], folder: str) -> Iterator[str]:
+    """The sorted repository-relative ``paths`` that lie within ``folder`` (``""``: all)."""
+    if not folder:
+        yield from paths
+        return
+    start = bisect.bisect_left(paths, folder)
+    end = bisect.bisect_left(paths, folder + "0")  # "0" sorts right after "/"
+    yield from (p for p in paths[start:end] if lies_within(p, folder))
+
+
+class LinkedTree(Protocol):
+    """A repository's files, as :func:`linked_files` walks them: a revision or the working tree."""
+
+    def under(self, folder: str) -> Iterable[tuple[str, bool]]:
+        """The files and symlinks within ``folder`` (repository-relative), each with whether
+        it is a symlink."""
+        ...
+
+    def target(self, link: str) -> tuple[str, bool]:
+        """Where the symlink ``link`` leads (repository-relative) and whether that is a
+        folder; a link out of the repository (:func:`outside`), to nothing, or in a loop
+        is refused, naming it."""
+        ...
+
+
+def linked_files(tree: LinkedTree, relpath: str) -> dict[str, tuple[str, str]]:
+    """The files under ``relpath`` with the symlinks of ``tree`` followed, as the store
+    follows them on disk: the name each is reached by (a linked folder's files are named
+    through the link) -> its real path and the path listed (the link, for a linked file).
+    Each real folder is walked once: the store's own first, then the links in path order;
+    a link to a folder walked already (one holding it, or in it) is not followed."""
+    found: dict[str, tuple[str, str]] = {}
+    walked: list[str] = []
+    pending = [(relpath, relpath)]
+    while pending:
+        real, shown = pending.pop(0)
+        walked.append(real)
+        links: list[tuple[str, str]] = []
+        for path, is_link in tree.under(real):
+            name = shown + path[len(real) :]
+            if is_link:
+                links.append((path, name))
+            else:
+                found[name] = (path, path)
+        for path, name in sorted(links, key=itemgetter(1)):
+            target, is_folder = tree.target(path)
+            if not is_folder:
+                found[name] = (target, path)
+            elif not walked_already(target, walked):
+                pending.append((target, name))
+    return found
 
 
 def files_at(repo: Repo, commit: str, relpath: str, label: str) -> dict[str, Blob]:
@@ -96,39 +153,27 @@ class CommitTree:
             done = here
         return done
 
-    def _under(self, folder: str) -> list[str]:
-        if not folder:
-            return self._paths
-        start = bisect.bisect_left(self._paths, folder)
-        end = bisect.bisect_left(self._paths, folder + "0")  # "0" sorts right after "/"
-        return [p for p in self._paths[start:end] if lies_within(p, folder)]
+    def under(self, folder: str) -> Iterator[tuple[str, bool]]:
+        """The files and symlinks within ``folder`` (:class:`LinkedTree`)."""
+        for path in paths_under(self._paths, folder):
+            entry = self.entries[path]
+            if entry.is_link or entry.kind == "blob":
+                yield path, entry.is_link
+
+    def target(self, link: str) -> tuple[str, bool]:
+        """Where ``link`` leads and whether that is a folder (:class:`LinkedTree`)."""
+        target = self.real(link)
+        if target is None:
+            raise HygieneError(
+                f"{self._where()}{link} is a symlink to "
+                f"{self._texts.get(link, '')!r}, which does not exist"
+            )
+        linked = self.entries.get(target)
+        return target, linked is None or linked.kind != "blob"
 
     def files(self, relpath: str) -> dict[str, Blob]:
         """The files under ``relpath``, named through the links that lead to them."""
-        found: dict[str, Blob] = {}
-        walked: list[str] = []
-        pending = [(relpath, relpath)]
-        while pending:
-            real, shown = pending.pop(0)
-            walked.append(real)
-            links: list[tuple[str, str]] = []
-            for path in self._under(real):
-                entry = self.entries[path]
-                name = shown + path[len(real) :]
-                if entry.is_link:
-                    links.append((path, name))
-                elif entry.kind == "blob":
-                    found[name] = Blob(path, entry.oid)
-            for path, name in sorted(links, key=lambda link: link[1]):
-                target = self.real(path)
-                if target is None:
-                    raise HygieneError(
-                        f"{self._where()}{path} is a symlink to "
-                        f"{self._texts.get(path, '')!r}, which does not exist"
-                    )
-                linked = self.entries.get(target)
-                if linked is not None and linked.kind == "blob":
-                    found[name] = Blob(target, linked.oid)
-                elif not walked_already(target, walked):
-                    pending.append((target, name))
-        return found
+        return {
+            name: Blob(real, self.entries[real].oid)
+            for name, (real, _) in linked_files(self, relpath).items()
+        }

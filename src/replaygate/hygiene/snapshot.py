@@ -17,7 +17,13 @@ from replaygate.fixtures.store import iter_jsonl
 from replaygate.fixtures.store.folder import PEEK_BYTES, kind_of
 from replaygate.fixtures.store.jsonl import json_fixture
 from replaygate.hygiene.errors import HygieneError
-from replaygate.hygiene.gitlinks import files_at, lies_within, outside, walked_already
+from replaygate.hygiene.gitlinks import (
+    files_at,
+    lies_within,
+    linked_files,
+    outside,
+    paths_under,
+)
 from replaygate.hygiene.gitrev import Repo, blob_id, relative_to_root, run_git
 from replaygate.regular import read_regular_bytes, unreadable
 
@@ -108,33 +114,40 @@ def _listed(repo: Repo, relpath: str) -> list[str]:
     return sorted({n for n in listed.split("\0") if n})
 
 
+class _WorkingTree:
+    """The working tree's tracked and untracked (not ignored) files, as :func:`linked_files`
+    walks them. One ``git ls-files`` lists the store's folder; a link to a folder out of it
+    makes one more list the whole repository, which serves every other linked folder."""
+
+    def __init__(self, repo: Repo, relpath: str) -> None:
+        self.repo = repo
+        self._scope = relpath
+        self._paths = _listed(repo, relpath)
+
+    def under(self, folder: str) -> list[tuple[str, bool]]:
+        """The files and symlinks within ``folder`` (:class:`~.gitlinks.LinkedTree`)."""
+        if not lies_within(folder, self._scope):
+            self._scope, self._paths = "", _listed(self.repo, "")
+        root = self.repo.root
+        return [(path, os.path.islink(root / path)) for path in paths_under(self._paths, folder)]
+
+    def target(self, link: str) -> tuple[str, bool]:
+        """Where ``link`` leads and whether that is a folder (:class:`~.gitlinks.LinkedTree`)."""
+        target = _link_target(self.repo, link)
+        return target, os.path.isdir(self.repo.root / target)
+
+
 def _worktree_files(repo: Repo, relpath: str) -> dict[str, tuple[str, Path]]:
     """The fixture files under ``relpath``: the name they are reviewed by -> where git
     holds them (repository-relative) and the file to read. A linked file is read through
     its link; a linked folder's files are named through the link, each real folder walked
-    once (the store's own first, then the links in path order); a link out of the
-    repository is refused (:func:`outside`), as is a link to nothing or a loop."""
-    found: dict[str, tuple[str, Path]] = {}
-    walked: list[str] = []
-    pending = [(relpath, relpath)]
-    while pending:
-        real, shown = pending.pop(0)
-        walked.append(real)
-        links: list[tuple[str, str]] = []
-        for path in _listed(repo, real):
-            name = shown + path[len(real) :]
-            if os.path.islink(repo.root / path):
-                links.append((path, name))
-            elif _is_fixture_file(name):
-                found[name] = (path, repo.root / path)
-        for path, name in sorted(links, key=lambda link: link[1]):
-            target = _link_target(repo, path)
-            if os.path.isdir(repo.root / target):
-                if not walked_already(target, walked):
-                    pending.append((target, name))
-            elif _is_fixture_file(name):
-                found[name] = (target, repo.root / path)
-    return found
+    once (:func:`~.gitlinks.linked_files`); a link out of the repository is refused
+    (:func:`outside`), as is a link to nothing or a loop."""
+    return {
+        name: (real, repo.root / listed)
+        for name, (real, listed) in linked_files(_WorkingTree(repo, relpath), relpath).items()
+        if _is_fixture_file(name)
+    }
 
 
 def _link_target(repo: Repo, link: str) -> str:
