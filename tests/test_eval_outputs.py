@@ -116,3 +116,29 @@ def test_an_output_that_is_an_input_is_refused_and_the_input_kept(project: Path)
         assert f"Error: {message}" in result.output or message in result.output
         assert "writing the output there would replace it" in result.output
     assert {p: p.read_bytes() for p in kept} == kept
+
+
+def test_an_out_that_holds_a_history_export_is_refused_and_the_export_kept(
+    project: Path,
+) -> None:
+    # eval --out runs.json replaced an export (a CI artifact, to merge) with results.
+    assert run("--history", "h.db").exit_code == 0
+    exported = CliRunner().invoke(
+        main, ["history", "export", "--history", "h.db", "--out", "runs.json"]
+    )
+    assert exported.exit_code == 0, exported.output
+    kept = (project / "runs.json").read_bytes()
+    for args in (
+        ["--no-history", "--out", "runs.json"],
+        ["--history", "h.db", "--out", "runs.json"],
+    ):
+        assert_refused_before_running(
+            run(*args),
+            "runs.json: holds an exported history (merge it with `replaygate history merge`): "
+            "writing the output there would replace it; choose another file (nothing was written)",
+        )
+    assert (project / "runs.json").read_bytes() == kept
+    again = CliRunner().invoke(
+        main, ["history", "export", "--history", "h.db", "--out", "runs.json"]
+    )
+    assert again.exit_code == 0, again.output  # its own export, it replaces

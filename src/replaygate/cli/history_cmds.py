@@ -146,7 +146,8 @@ def history_export(
     if not os.path.lexists(target):  # a symlink loop, or to nothing: History.open says so
         raise CommandError(f"no history at {target}: run `replaygate eval` first")
     if out is not None:
-        check_not_an_input(out, {"the history": target, "the config": other_config(config.file)})
+        inputs = {"the history": target, "the config": other_config(config.file)}
+        check_not_an_input(out, inputs, export=True)
         check_writable(out)
         open_fifo(out)
     with History.open(target, read_only=True) as history:

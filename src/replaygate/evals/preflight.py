@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from replaygate.evals.errors import EvalError
-from replaygate.evals.history import History
+from replaygate.evals.history import EXPORT_FORMAT, History
 from replaygate.evals.reference import BASELINE_FORMAT
 from replaygate.fixtures.store.folder import LINE_KINDS, PEEK_BYTES, kind_of
 from replaygate.regular import not_regular, same_file
@@ -80,6 +80,7 @@ def check_not_an_input(
     inputs: Mapping[str, Path | None],
     *,
     baseline: bool = False,
+    export: bool = False,
     page: bool = False,
 ) -> None:
     """Refuse ``out`` when it is one of ``inputs`` (what each is, by its path): writing
@@ -87,11 +88,12 @@ def check_not_an_input(
 
     An existing file that holds what no output of these commands replaces is refused
     too, whatever the inputs (:func:`_stored`): a fixture file, eval cases, a SQLite
-    history, ``pyproject.toml``, and a baseline unless ``baseline`` (the output of
+    history, ``pyproject.toml``, a baseline unless ``baseline`` (the output of
     ``baseline update``, which says why it changes): ``eval --out evals/baseline.json``
-    replaced the baseline without a reason or a trace. An output that is a ``page`` (an
-    HTML report, a sheet, a drift report), none of replaygate's files, refuses every one
-    of them (eval results, a history export, a hits log): ``report --out results.json``,
+    replaced the baseline without a reason or a trace, and a history export unless
+    ``export`` (the output of ``history export``, which keeps the runs it holds). An
+    output that is a ``page`` (an HTML report, a sheet, a drift report), none of
+    replaygate's files, refuses every one of them (eval results, a history export, a hits log): ``report --out results.json``,
     meant as ``--results``, replaced the results."""
     for what, path in inputs.items():
         if path is not None and same_file(out, path):
@@ -99,7 +101,7 @@ def check_not_an_input(
                 f"{out}: is {what}: writing the output there would replace it; choose another "
                 "file (nothing was written)"
             )
-    held = _stored(out, baseline=baseline, page=page)
+    held = _stored(out, baseline=baseline, export=export, page=page)
     if held is not None:
         raise EvalError(
             f"{out}: holds {held}: writing the output there would replace it; choose another "
@@ -116,7 +118,7 @@ _DOCUMENTS = {
 _FIXTURE = re.compile(rb'\s*\{.*"(key|request)"\s*:', re.DOTALL)
 
 
-def _stored(out: Path, *, baseline: bool, page: bool = False) -> str | None:
+def _stored(out: Path, *, baseline: bool, export: bool, page: bool) -> str | None:
     """What the existing file ``out`` holds that a command's output must not replace, or
     None (not there, empty, unreadable: the write names it, or an output's own kind)."""
     try:
@@ -137,6 +139,8 @@ def _stored(out: Path, *, baseline: bool, page: bool = False) -> str | None:
         return "a baseline (change it with `replaygate baseline update --reason`)"
     if page and kind is not None:  # a document, a hits log, an observation queue
         return _DOCUMENTS.get(kind, f"a {kind}" if kind in LINE_KINDS else f"a {kind} document")
+    if kind == EXPORT_FORMAT and not export:
+        return "an exported history (merge it with `replaygate history merge`)"
     if kind is None and b'"request"' in head and _FIXTURE.match(head[:4096]):
         return "fixtures"
     return None
