@@ -93,8 +93,9 @@ def check_not_an_input(
     replaced the baseline without a reason or a trace, and a history export unless
     ``export`` (the output of ``history export``, which keeps the runs it holds). An
     output that is a ``page`` (an HTML report, a sheet, a drift report), none of
-    replaygate's files, refuses every one of them (eval results, a history export, a hits log): ``report --out results.json``,
-    meant as ``--results``, replaced the results."""
+    replaygate's files, refuses every one of them (eval results, a history export, a
+    hits log): ``report --out results.json``, meant as ``--results``, replaced the
+    results."""
     for what, path in inputs.items():
         if path is not None and same_file(out, path):
             raise EvalError(
