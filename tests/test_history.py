@@ -477,8 +477,15 @@ def test_a_run_the_history_could_not_read_back_is_never_added(tmp_path: Path) ->
             "metrics.success: is missing; it must be a number, or null when the run measured "
             "none, as in every run",
         ),
+        (  # dropped in silence, with its counts
+            5,
+            "UPDATE assertions SET case_id = 'ghost' WHERE name = 'citations'",
+            "assertions: row 2 of table assertions names case 'ghost', which the run does not "
+            "hold (no row of table cases): restore the case's row, or delete the assertion "
+            "rows of that case",
+        ),
     ],
-    ids=["time", "success", "no case", "counts", "no metric"],
+    ids=["time", "success", "no case", "counts", "no metric", "assertions of no case"],
 )
 def test_a_damaged_stored_run_is_named_by_export(
     tmp_path: Path, passes: int, update: str, problem: str

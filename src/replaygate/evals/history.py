@@ -373,6 +373,21 @@ def check_run(run: HistoryRun, path: Path) -> None:
         check_not_future(run.time)
 
 
+def _check_assertion_cases(first_row: Mapping[str, int], cases: Mapping[str, Any]) -> None:
+    """Refuse (:class:`FieldError` on ``assertions``) assertion rows of a case the run does
+    not hold, naming the case and the first such row of table ``assertions``: dropped,
+    they were counts of the run that no export or report showed. A run holding no case
+    is left to :meth:`HistoryRun.from_json`, which refuses it as such."""
+    for case_id, row in first_row.items():
+        if cases and case_id not in cases:
+            raise FieldError(
+                "assertions",
+                f"row {row} of table assertions names case {case_id!r}, which the run does "
+                "not hold (no row of table cases): restore the case's row, or delete the "
+                "assertion rows of that case",
+            )
+
+
 def _check_kind(target: Path, *, read_only: bool) -> None:
     """Refuse a history path that is no regular file (a FIFO, a folder, a symlink loop;
     read only, a symlink to nothing), naming what it is; a new one passes."""
@@ -633,14 +648,16 @@ class History:
             "", "SELECT id, time, git_commit, info FROM runs WHERE rowid = ?", rowid
         )
         assertions: dict[str, dict[str, Any]] = {}
-        for case_id, name, kind, category, passes, samples, description in self._rows(
+        first_row: dict[str, int] = {}
+        for row, case_id, name, kind, category, passes, samples, description in self._rows(
             "cases",
-            "SELECT case_id, name, kind, category, passes, samples, description FROM assertions "
-            "WHERE run = ? ORDER BY rowid",
+            "SELECT rowid, case_id, name, kind, category, passes, samples, description "
+            "FROM assertions WHERE run = ? ORDER BY rowid",
             run_id,
         ):
             stats = {"kind": kind, "category": category, "passes": passes, "samples": samples}
             assertions.setdefault(case_id, {})[name] = {**stats, "description": description}
+            first_row.setdefault(case_id, row)
         cases = {
             case_id: {
                 "samples": samples,
@@ -658,6 +675,7 @@ class History:
                 run_id,
             )
         }
+        _check_assertion_cases(first_row, cases)
         metrics = self._rows(
             "metrics", "SELECT name, value FROM metrics WHERE run = ? ORDER BY rowid", run_id
         )
