@@ -149,7 +149,7 @@ def deep_schema(levels: int) -> dict[str, object]:
         ),
         (
             json.dumps({**GOOD, "schema": deep_schema(150)}),
-            "schema is nested too deeply to be checked",
+            "schema: nested too deeply to be checked",
         ),
     ],
     ids=["key twice", "schema key twice", "schema 150 deep"],

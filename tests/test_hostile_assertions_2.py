@@ -127,10 +127,28 @@ def test_a_loop_under_a_nested_id_is_refused_by_the_case_file(tmp_path: Path) ->
     cases = tmp_path / "cases.jsonl"
     case = {"id": "c", "question": "q", "schema": schema, "samples": 1, "floor": 1}
     cases.write_text(json.dumps(case) + "\n")
-    with pytest.raises(EvalError, match=r"cases\.jsonl:1: schema: invalid JSON Schema: it refers"):
+    with pytest.raises(EvalError, match=r"cases\.jsonl:1: schema: it refers"):
         load_eval_cases(cases)
 
 
 def test_a_bad_ref_under_a_property_named_as_a_data_keyword_is_refused() -> None:
     with pytest.raises(ValueError, match=r"cannot resolve \$ref '#/nope' at properties\.enum"):
         assert_structure({"enum": 1}, {"properties": {"enum": {"$ref": "#/nope"}}})
+
+
+def test_a_schema_nested_too_deeply_is_refused_not_a_traceback() -> None:
+    schema: dict[str, object] = {"type": "string"}
+    for _ in range(150):
+        schema = {"type": "array", "items": schema}
+    with pytest.raises(ValueError, match=r"^invalid JSON Schema: nested too deeply to be checked$"):
+        assert_structure([], schema)
+
+
+def test_a_case_schema_its_metaschema_rejects_is_named_at_its_field(tmp_path: Path) -> None:
+    cases = tmp_path / "cases.jsonl"
+    schema = {"properties": {"a": {"type": "strin"}}}
+    case = {"id": "c", "question": "q", "schema": schema, "samples": 1, "floor": 1}
+    cases.write_text(json.dumps(case) + "\n")
+    named = r"cases\.jsonl:1: schema\.properties\.a\.type: not a valid JSON Schema: 'strin'"
+    with pytest.raises(EvalError, match=named):
+        load_eval_cases(cases)

@@ -1,28 +1,20 @@
 """Structure: a payload against a JSON Schema or a pydantic model, every failing path listed.
 
-JSON Schema goes through ``jsonschema`` (the draft the schema declares, formats
-checked); a pydantic model class is used when pydantic is installed, never required.
+JSON Schema goes through :func:`replaygate.json_schema.validator` (the draft the schema
+declares, formats checked, a ``$ref`` resolved within the schema); a pydantic model class
+is used when pydantic is installed, never required.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema
-import referencing
-import referencing.jsonschema
-from jsonschema.exceptions import SchemaError
-from referencing.exceptions import Unresolvable
-
-from replaygate import jsondoc, strict_json
-
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+from replaygate import json_schema, jsondoc, strict_json
+from replaygate.json_schema import render_path
 
 Schema = Mapping[str, Any] | type
 """A JSON Schema (a mapping) or a pydantic model class."""
@@ -65,58 +57,15 @@ class StructureResult:
         return f"payload does not match the schema: {len(self.problems)} failing path(s):\n{lines}"
 
 
-def render_path(parts: Iterable[Any]) -> str:
-    """``$``, then ``.name`` / ``['odd name']`` for keys and ``[i]`` for indexes."""
-    out = "$"
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif isinstance(part, str) and _IDENTIFIER.match(part):
-            out += f".{part}"
-        else:
-            out += f"[{str(part)!r}]"
-    return out
-
-
 def _sort_key(parts: tuple[Any, ...], message: str) -> tuple[tuple[tuple[int, Any], ...], str]:
     return tuple((0, p) if isinstance(p, int) else (1, str(p)) for p in parts), message
 
 
 def _json_schema_problems(
-    payload: Any, mapping: Mapping[str, Any], not_numbers: list[tuple[tuple[Any, ...], str]]
+    payload: Any, schema: Mapping[str, Any], not_numbers: list[tuple[tuple[Any, ...], str]]
 ) -> list[StructureProblem]:
-    schema = dict(mapping)
-    validator_class = jsonschema.validators.validator_for(schema)
-    try:
-        validator_class.check_schema(schema)
-    except SchemaError as err:
-        raise ValueError(f"invalid JSON Schema at {render_path(err.path)}: {err.message}") from None
-    unresolved = unresolved_ref(schema)
-    if unresolved is not None:
-        where, ref, reason = unresolved
-        raise ValueError(
-            f"invalid JSON Schema: cannot resolve $ref {ref!r} at {where or '$'}: {reason}"
-        )
-    looped = ref_loop(schema)
-    if looped is not None:
-        raise ValueError(f"invalid JSON Schema at {looped or '$'}: {LOOP}")
-    # An empty registry: a reference resolves within the schema or not at all (jsonschema
-    # would otherwise fetch one over the network).
-    validator = validator_class(
-        schema, registry=referencing.Registry(), format_checker=validator_class.FORMAT_CHECKER
-    )
-    try:
-        found = [(tuple(e.absolute_path), e.message) for e in validator.iter_errors(payload)]
-    except RecursionError:
-        raise ValueError(
-            "invalid JSON Schema: it refers to itself without end (a $ref loop such as "
-            '{"$ref": "#"}), or it or the payload is nested too deeply to be checked'
-        ) from None
-    except Unresolvable as err:  # a ref the check above could not follow (under a nested $id)
-        raise ValueError(
-            f"invalid JSON Schema: cannot resolve $ref {getattr(err, 'ref', '')!r}: only "
-            "references within the schema resolve (none is fetched)"
-        ) from None
+    check = json_schema.validator(schema)
+    found = [(tuple(e.absolute_path), e.message) for e in json_schema.errors(check, payload)]
     return _problems(found + not_numbers)
 
 
@@ -153,166 +102,6 @@ def _not_json_numbers(payload: Any) -> list[tuple[tuple[Any, ...], str]]:
             items = value.items() if isinstance(value, Mapping) else enumerate(value)
             stack.extend(((*path, key), item, False) for key, item in items)
     return found
-
-
-LOOP = (
-    "it refers to itself without end: its $ref leads back to it without looking into "
-    'a part of the value (as {"$ref": "#"} does), so checking any value never ends'
-)
-"""Why a schema of :func:`ref_loop` is refused."""
-_DATA = frozenset({"const", "enum", "default", "examples"})
-_NAMED = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
-"""Keywords whose values map names to schemas: a name there is no keyword (a property
-called ``default`` holds a schema)."""
-"""Keywords whose values are data, not schemas: a ``$ref`` key in them is not a reference."""
-
-
-def unresolved_ref(schema: Mapping[str, Any]) -> tuple[str, str, str] | None:
-    """The first ``$ref`` of ``schema`` that points nowhere: its path (``properties.a.$ref``),
-    the reference and why; None when every one resolves.
-
-    Only references within the schema resolve: replaygate never fetches one. A schema
-    that gives a nested ``$id`` takes its references relative to that resource (``#``
-    is the resource, not the root), so none is checked here: the validator, which knows
-    each resource, refuses one that points nowhere when the schema is used.
-    """
-    refs: list[tuple[str, str]] = []
-    if _refs(schema, "", refs, top=True):  # a nested $id: resolved where the schema is used
-        return None
-    _, resolver = _resolving(schema)
-    for where, ref in refs:
-        try:
-            resolver.lookup(ref)
-        except Unresolvable:
-            reason = (
-                "no such place in the schema"
-                if ref.startswith("#")
-                else "only references within the schema resolve (none is fetched)"
-            )
-            return where, ref, reason
-    return None
-
-
-def _resolving(schema: Mapping[str, Any]) -> tuple[Any, Any]:
-    """The schema as a resource's contents, and the resolver of references within it."""
-    resource = referencing.Resource.from_contents(
-        dict(schema), default_specification=referencing.jsonschema.DRAFT202012
-    )
-    base = resource.id() or ""
-    registry = referencing.Registry().with_resource(base, resource).crawl()
-    return resource.contents, registry.resolver(base)
-
-
-_SAME_VALUE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas")
-"""Keywords whose schemas apply to the value their own schema applies to (not to a part
-of it, as ``properties`` and ``items`` do)."""
-
-
-def ref_loop(schema: Mapping[str, Any]) -> str | None:
-    """The path of a part of ``schema`` (``properties.a``) that applies itself to the same
-    value again through ``$ref`` (and ``allOf``... :data:`_SAME_VALUE`) without end, as
-    ``{"$ref": "#"}`` or ``{"properties": {"a": {"$ref": "#/properties/a"}}}`` does: any
-    value reaching it would be checked for ever (``""``: the whole schema); None when
-    there is no such loop (or the schema has a nested ``$id``, whose references the
-    validator resolves)."""
-    if _refs(schema, "", [], top=True):
-        return None
-    contents, resolver = _resolving(schema)
-    parts: dict[int, tuple[str, Mapping[str, Any]]] = {}
-    _schemas(contents, "", parts)
-    done: set[int] = set()
-    for start in list(parts):
-        looped = _loop_from(start, parts, resolver, done)
-        if looped is not None:
-            return looped
-    return None
-
-
-def _schemas(value: Any, path: str, parts: dict[int, tuple[str, Mapping[str, Any]]]) -> None:
-    """Every object of a schema, with its path, by its id."""
-    if isinstance(value, Mapping):
-        parts.setdefault(id(value), (path, value))
-        for item, where in _subschemas(value, path):
-            _schemas(item, where, parts)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _schemas(item, f"{path}[{index}]", parts)
-
-
-def _same_value(part: Mapping[str, Any], resolver: Any) -> Iterator[Any]:
-    """The schemas ``part`` applies to the value it is applied to: its ``$ref``'s, and
-    those of :data:`_SAME_VALUE`."""
-    ref = part.get("$ref")
-    if isinstance(ref, str):
-        with contextlib.suppress(Unresolvable):
-            yield resolver.lookup(ref).contents
-    for key in _SAME_VALUE:
-        given = part.get(key)
-        if key == "dependentSchemas" and isinstance(given, Mapping):
-            yield from given.values()
-        elif isinstance(given, list):
-            yield from given
-        elif isinstance(given, Mapping):
-            yield given
-
-
-def _loop_from(
-    start: int,
-    parts: dict[int, tuple[str, Mapping[str, Any]]],
-    resolver: Any,
-    done: set[int],
-) -> str | None:
-    """The path of a schema on a loop of same-value steps from the part ``start`` (a depth
-    first walk; ``done`` holds the parts no loop passes through)."""
-    if start in done:
-        return None
-    stack = [(start, _same_value(parts[start][1], resolver))]
-    on_path = {start}
-    while stack:
-        node, steps = stack[-1]
-        step = next(steps, None)
-        if step is None:
-            stack.pop()
-            on_path.discard(node)
-            done.add(node)
-        elif isinstance(step, Mapping) and id(step) not in done:
-            key = id(step)
-            if key in on_path:
-                return parts.get(key, ("", step))[0]
-            parts.setdefault(key, ("", step))
-            stack.append((key, _same_value(step, resolver)))
-            on_path.add(key)
-    return None
-
-
-def _subschemas(value: Mapping[str, Any], path: str) -> Iterator[tuple[Any, str]]:
-    """``(value, path)`` of what a schema object holds that may hold schemas: every field
-    but data (:data:`_DATA`) and the ``$ref`` and ``$id`` strings, and every named schema
-    of :data:`_NAMED` (whatever its name)."""
-    for key, item in value.items():
-        where = f"{path}.{key}" if path else str(key)
-        if key in _NAMED and isinstance(item, Mapping):
-            for name, named in item.items():
-                yield named, f"{where}.{name}"
-        elif key not in _DATA and key not in ("$ref", "$id"):
-            yield item, where
-
-
-def _refs(value: Any, path: str, found: list[tuple[str, str]], *, top: bool = False) -> bool:
-    """Collect the ``$ref`` strings under ``value`` into ``found``; whether a nested
-    ``$id`` was seen."""
-    nested_id = False
-    if isinstance(value, Mapping):
-        ref, given_id = value.get("$ref"), value.get("$id")
-        if isinstance(ref, str):
-            found.append((f"{path}.$ref" if path else "$ref", ref))
-        nested_id = given_id is not None and not top
-        for item, where in _subschemas(value, path):
-            nested_id = _refs(item, where, found) or nested_id
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            nested_id = _refs(item, f"{path}[{index}]", found) or nested_id
-    return nested_id
 
 
 def _pydantic_model(schema: Any) -> Any:

@@ -25,12 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-from jsonschema.validators import validator_for
-
-from replaygate import jsondoc, strict_json
-from replaygate.assertions.structure import LOOP, measure_structure, ref_loop, unresolved_ref
+from replaygate import json_schema, jsondoc, strict_json
 from replaygate.errors import has_control, not_utf8_text
 from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
@@ -264,20 +259,8 @@ def _schema(record: Mapping[str, Any], fail: Fail) -> Mapping[str, Any] | None:
     if not isinstance(value, dict):
         raise fail(f"field 'schema' must be a JSON Schema object, got {value!r}")
     try:
-        validator_for(value, default=Draft202012Validator).check_schema(value)
-    except SchemaError as err:
-        raise fail(f"schema is not a valid JSON Schema: {err.message}") from None
-    except RecursionError:
-        raise fail("schema is nested too deeply to be checked") from None
-    unresolved = unresolved_ref(value)
-    if unresolved is not None:
-        where, ref, reason = unresolved
-        raise fail(f"schema.{where}: cannot resolve {ref!r}: {reason}")
-    looped = ref_loop(value)
-    if looped is not None:
-        raise fail(f"schema{'.' if looped else ''}{looped}: {LOOP}")
-    try:  # what ref_loop leaves to the validator (a schema with a nested $id)
-        measure_structure(None, value)
-    except ValueError as err:
-        raise fail(f"schema: {err}") from None
+        # a value checked: what the validator alone finds (a loop under a nested $id)
+        any(json_schema.errors(json_schema.validator(value), None))
+    except json_schema.InvalidSchema as err:
+        raise fail(f"schema{'.' if err.where else ''}{err.where}: {err.why}") from None
     return value

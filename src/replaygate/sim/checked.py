@@ -1,44 +1,29 @@
 """A value made from a JSON schema checked against the schema, as ``jsonschema`` checks it.
 
-The validator is of the draft the schema declares (``$schema``; 2020-12 when it names
-none), formats not asserted, made once per schema (keyed by its JSON bytes, the last
-:data:`MAX_SCHEMAS` kept). A ``$ref`` is followed within the schema only: nothing is
-fetched. A schema ``jsonschema`` cannot use (one its draft's metaschema rejects, such as
-Gemini's upper-case ``"STRING"``, a ``$ref`` to elsewhere, one referring to itself without
-end) has no validator, and a value made from it is not checked.
+The validator is :func:`replaygate.json_schema.validator`'s (the draft the schema
+declares, a ``$ref`` followed within the schema only: nothing is fetched), formats not
+asserted (a value the simulator makes of a format it does not know is its text), made
+once per schema (keyed by its JSON bytes, the last :data:`MAX_SCHEMAS` kept). A schema
+that cannot be used (one its draft's metaschema rejects, such as Gemini's upper-case
+``"STRING"``, a ``$ref`` to elsewhere, one referring to itself without end) has no
+validator, and a value made from it is not checked.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import jsonschema
 import orjson
-import referencing
-import referencing.exceptions
 from jsonschema.exceptions import best_match
 from jsonschema.protocols import Validator
 
+from replaygate.json_schema import InvalidSchema, errors
+from replaygate.json_schema import validator as schema_validator
+
 MAX_SCHEMAS = 256
 """How many schemas' validators are kept."""
-_LOCAL = referencing.Registry()
-"""The registry a validator resolves ``$ref`` with: the schema's own resources alone."""
-_UNUSABLE = (
-    jsonschema.exceptions.SchemaError,
-    jsonschema.exceptions.UnknownType,
-    jsonschema.exceptions.FormatError,
-    referencing.exceptions.Unresolvable,
-    referencing.exceptions.Unretrievable,
-    RecursionError,
-    re.error,
-    ValueError,
-    TypeError,
-)
-"""What ``jsonschema`` raises for a schema it cannot use (a bad regular expression a
-``re.error``)."""
 
 
 def validator(schema: Mapping[str, Any]) -> Validator | None:
@@ -63,10 +48,8 @@ def _kept(key: bytes) -> Validator | None:
 
 def _made(schema: Any) -> Validator | None:
     try:
-        kind = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        kind.check_schema(schema)
-        return kind(schema, registry=_LOCAL)
-    except _UNUSABLE:
+        return schema_validator(schema, formats=False)
+    except InvalidSchema:
         return None
 
 
@@ -76,8 +59,8 @@ def matches(check: Validator | None, value: Any, schema: Any) -> bool | None:
     if check is None:
         return None
     try:
-        return bool(check.evolve(schema=schema).is_valid(value))
-    except _UNUSABLE:
+        return next(errors(check.evolve(schema=schema), value), None) is None
+    except InvalidSchema:
         return None
 
 
@@ -87,8 +70,8 @@ def failure(check: Validator | None, value: Any) -> str | None:
     if check is None:
         return None
     try:
-        error = best_match(check.iter_errors(value))
-    except _UNUSABLE:
+        error = best_match(errors(check, value))
+    except InvalidSchema:
         return None
     if error is None:
         return None
