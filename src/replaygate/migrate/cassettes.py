@@ -27,7 +27,6 @@ from replaygate.errors import ReplaygateError
 from replaygate.extras import require
 from replaygate.fixtures.store.files import MAX_LINE_BYTES
 from replaygate.fixtures.store.folder import FolderWalk
-from replaygate.folder_tree import walk
 from replaygate.http.codings import PastRoom, undone
 from replaygate.jsondoc import kind_of
 from replaygate.regular import read_regular_bytes, unreadable
@@ -112,16 +111,10 @@ def find_cassettes(root: Path) -> FoundCassettes:
             reason = unreadable(err.filename, err, "folder")
             found.unlisted.append(CassetteError(Path(err.filename), reason))
 
-    folders = FolderWalk(os.fspath(root))
-    for top in folders.tops():
-        for folder, subfolders, names in walk(top, onerror=unlisted):
-            if not folders.first_time(folder):
-                subfolders.clear()
-                continue
-            folders.own_subfolders(folder, subfolders)  # the walk does not follow the links
-            found.files.extend(
-                Path(folder, name) for name in names if Path(name).suffix in CASSETTE_SUFFIXES
-            )
+    for folder, _, names in FolderWalk(os.fspath(root)).folders(unlisted):
+        found.files.extend(
+            Path(folder, name) for name in names if Path(name).suffix in CASSETTE_SUFFIXES
+        )
     found.files.sort()
     return found
 
