@@ -112,6 +112,7 @@ def test_no_name_of_this_repository_is_a_secret() -> None:
     assert [run for run in dense if detect_in_text(run)] == []
 
 
+@pytest.mark.slow  # some 20,000 names read from five packages' sources
 @pytest.mark.skipif(SITE is None, reason="no virtual environment beside the repository")
 def test_the_names_of_installed_packages_are_no_secrets() -> None:
     assert SITE is not None
