@@ -4,12 +4,15 @@ not write before anything runs, with the error the write would give, creating no
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+from types import FrameType
 
 import pytest
 from click.testing import CliRunner, Result
 
 from replaygate.cli import main
+from replaygate.evals.history import check_run
 from replaygate.evals.preflight import check_history, check_writable
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
 
@@ -142,3 +145,21 @@ def test_an_out_that_holds_a_history_export_is_refused_and_the_export_kept(
         main, ["history", "export", "--history", "h.db", "--out", "runs.json"]
     )
     assert again.exit_code == 0, again.output  # its own export, it replaces
+
+
+def test_each_run_written_to_the_history_is_checked_once(project: Path) -> None:
+    # The command checked the run before printing it, and the history checked it again.
+    calls = []
+
+    def profile(frame: FrameType, event: str, _arg: object) -> None:
+        if event == "call" and frame.f_code is check_run.__code__:
+            calls.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        result = run("--history", "h.db")
+    finally:
+        sys.setprofile(None)
+    assert result.exit_code == 0, result.output
+    assert "appended to h.db" in result.output
+    assert calls == ["check_run"]

@@ -294,7 +294,7 @@ def _show_and_write(
             click.echo(f"results: {results.write(out)}", err=as_json)
         if history is not None:
             with History.open(history) as opened:
-                added = opened.add(run)
+                added = opened.add(run, checked=True)
             if added:
                 click.echo(f"history: run {run.id} appended to {history}", err=as_json)
             else:

@@ -561,13 +561,16 @@ class History:
             raise HistoryError(f"{self.path}: a run with id {run.id!r} is already there")
         return run
 
-    def add(self, run: HistoryRun) -> bool:
+    def add(self, run: HistoryRun, *, checked: bool = False) -> bool:
         """Insert ``run`` unless a run with its id exists; True when it was added.
 
         A run :func:`check_run` refuses is a :class:`HistoryError`, and nothing is
-        written: every stored run can be read back.
+        written: every stored run can be read back. ``checked`` says the caller has
+        passed ``run`` through :func:`check_run` for this history already (to refuse it
+        before printing anything), so it is not checked twice.
         """
-        check_run(run, self.path)
+        if not checked:
+            check_run(run, self.path)
         try:
             return self._insert(run)
         except sqlite3.DatabaseError as err:  # rolled back: nothing of the run is stored
