@@ -30,7 +30,7 @@ from replaygate.hygiene.stored import load_fixtures
 from replaygate.models.live import AnthropicModel, OpenAIModel
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
-from replaygate.sim import Simulator
+from replaygate.sim import DriftPlan, Simulator
 from sdks import anthropic, openai
 
 DRIFT = "add-field:usage.foo,drop-field:stop_sequence"
@@ -240,6 +240,35 @@ def test_a_simulator_drift_rule_that_matches_nothing_is_named(stores: dict[str, 
                    "--sim-drift", "drop-field:content[].type")  # fmt: skip
     assert listed.exit_code == 2
     assert "a list item is named by its index (content.0.type), not by []" in listed.output
+
+
+def only(store: Path, interface: str, out: Path) -> Path:
+    """The fixtures of ``store`` of one ``interface``, in a store of their own at ``out``."""
+    from replaygate.fixtures.store import FixtureStore
+
+    with FixtureStore.open(out) as kept:
+        for _, fixture in load_fixtures(store):
+            if (fixture.meta or {}).get("interface") == interface:
+                kept.put(fixture)
+    return out
+
+
+def test_a_drift_plan_used_again_starts_each_check_with_no_match(
+    stores: dict[str, Path], tmp_path: Path
+) -> None:
+    # The plan kept the rules matched in the first check, so the second, where no answer
+    # had the field, named none of them.
+    plan = DriftPlan.parse("drop-field:stop_sequence")
+    openai_only = only(stores["wire"], "openai.chat.completions", tmp_path / "openai.jsonl")
+    with Simulator(behavior="echo", drift=plan) as sim:
+        resend(only(stores["wire"], "anthropic.messages", tmp_path / "a.jsonl"), 1, sim.url)
+        assert sim.unmatched_drift() == ()
+    with Simulator(behavior="echo", drift=plan) as sim:
+        assert sim.unmatched_drift() == plan.rules
+        resend(openai_only, 1, sim.url)
+        assert sim.unmatched_drift() == plan.rules  # no chat completion has stop_sequence
+    assert plan == DriftPlan.parse("drop-field:stop_sequence")
+    assert not hasattr(plan, "matched")
 
 
 class Fails(Handler):

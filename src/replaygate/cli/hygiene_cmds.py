@@ -274,16 +274,17 @@ def _drift_live(
         plan = DriftPlan.parse(sim_drift or "")
     except DriftSpecError as err:
         raise click.BadParameter(str(err), param_hint="--sim-drift") from None
+    sim = Simulator("research-copilot", seed=SIMULATOR_SEED, drift=plan) if simulator else None
     with contextlib.ExitStack() as stack:
-        if simulator:
-            sim = Simulator(behavior="research-copilot", seed=SIMULATOR_SEED, drift=plan)
+        if sim is not None:
             base_url = stack.enter_context(sim).url
         bar = reporter(n, label="drift")
         stack.enter_context(bar)
         sender = CountingSender(base_url, sanitizer=sanitizer, bar=bar)
         stack.callback(sender.close)
         report = drift_live(path, n, sender, sample_seed, approve_live=True)
-    for rule in plan.unmatched() if report.sampled else ():
+        unmatched = sim.unmatched_drift() if sim is not None and report.sampled else ()
+    for rule in unmatched:
         click.echo(
             f"note: --sim-drift rule '{rule}' matched nothing: no answer has that path, "
             "so it injected no drift",

@@ -25,7 +25,7 @@ from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim.arguments import UnmadeValue, forced_call, in_json
 from replaygate.sim.behaviors import Behavior
 from replaygate.sim.draws import Draws
-from replaygate.sim.drift import DriftPlan
+from replaygate.sim.drift import DriftInjection, DriftPlan
 from replaygate.sim.endpoints import Endpoint, ResourceEndpoint, Stream, endpoints
 from replaygate.sim.faults import FaultKind, FaultPlan
 from replaygate.sim.replies import (
@@ -120,7 +120,7 @@ class SimApp:
     ) -> None:
         self.behavior = behavior
         self.faults = faults or FaultPlan()
-        self.drift = drift or DriftPlan()
+        self.drift = DriftInjection(drift or DriftPlan())
         self.chunk_size = chunk_size
         self.endpoints = endpoints()
         self._drawer = self.faults.drawer(seed)

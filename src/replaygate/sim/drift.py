@@ -4,16 +4,17 @@
 after ``=``, as in ``add-field:usage.foo=0``); ``drop-field:PATH`` removes it. A path
 segment that is a number indexes a list (``choices.0.message.refusal``); drift's own
 ``content[].type`` notation is refused, naming the index form. A rule whose path runs
-through something that is not an object or a list leaves the body alone; a plan keeps
-which rules changed a body (:meth:`DriftPlan.unmatched`), so a rule that never applied
-(a misspelt field) can be named rather than pass as a drift injected.
+through something that is not an object or a list leaves the body alone. A plan is
+immutable; each check applies it through its own :class:`DriftInjection`, which keeps
+which rules changed a body in that check (:meth:`DriftInjection.unmatched`), so a rule
+that never applied (a misspelt field) can be named rather than pass as a drift injected.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, cast
 
@@ -105,11 +106,10 @@ def _child(node: Any, segment: str) -> Any:
 
 @dataclass(frozen=True)
 class DriftPlan:
-    """The drift rules applied, in order, to every response body."""
+    """The drift rules applied, in order, to every response body; immutable, so one plan
+    may serve several checks (:class:`DriftInjection` keeps what each one matched)."""
 
     rules: tuple[DriftRule, ...] = ()
-    matched: set[int] = field(default_factory=set, compare=False, repr=False)
-    """The indexes of the rules that changed a body so far."""
 
     @staticmethod
     def parse(spec: str) -> DriftPlan:
@@ -137,16 +137,38 @@ class DriftPlan:
     def __bool__(self) -> bool:
         return bool(self.rules)
 
+    def changes(self, body: dict[str, Any]) -> tuple[dict[str, Any], frozenset[int]]:
+        """A drifted copy of ``body`` (``body`` itself when there are no rules), and the
+        indexes of the rules that changed it."""
+        if not self.rules:
+            return body, frozenset()
+        drifted = copy.deepcopy(body)
+        matched = frozenset(i for i, rule in enumerate(self.rules) if rule.apply(drifted))
+        return drifted, matched
+
     def apply(self, body: dict[str, Any]) -> dict[str, Any]:
         """A drifted copy of ``body`` (``body`` itself when there are no rules)."""
-        if not self.rules:
-            return body
-        drifted = copy.deepcopy(body)
-        for index, rule in enumerate(self.rules):
-            if rule.apply(drifted):
-                self.matched.add(index)
+        return self.changes(body)[0]
+
+    def unmatched(self, matched: Collection[int]) -> tuple[DriftRule, ...]:
+        """The rules whose index is not in ``matched``, in order."""
+        return tuple(rule for i, rule in enumerate(self.rules) if i not in matched)
+
+
+@dataclass
+class DriftInjection:
+    """One check's use of a plan (a simulator's run): the plan, and which of its rules
+    changed a body so far, so that a rule that never applied can be named."""
+
+    plan: DriftPlan = field(default_factory=DriftPlan)
+    matched: set[int] = field(default_factory=set)
+
+    def apply(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A drifted copy of ``body``; the rules that changed it are counted as matched."""
+        drifted, matched = self.plan.changes(body)
+        self.matched |= matched
         return drifted
 
     def unmatched(self) -> tuple[DriftRule, ...]:
-        """The rules that have changed no body so far (their path was in none)."""
-        return tuple(rule for i, rule in enumerate(self.rules) if i not in self.matched)
+        """The rules that have changed no body in this check (their path was in none)."""
+        return self.plan.unmatched(self.matched)

@@ -24,7 +24,7 @@ from replaygate.http import learners
 from replaygate.network import is_loopback
 from replaygate.sim.app import SimApp
 from replaygate.sim.behaviors import Behavior, make_behavior
-from replaygate.sim.drift import DriftPlan, DriftSpec
+from replaygate.sim.drift import DriftPlan, DriftRule, DriftSpec
 from replaygate.sim.faults import FaultPlan, FaultSpec
 from replaygate.sim.replies import MAX_BODY, Reply
 from replaygate.sim.streaming import DEFAULT_CHUNK
@@ -163,6 +163,11 @@ class Simulator:
         """A snapshot of the requests received so far, in order of arrival."""
         with self._lock:
             return list(self._requests)
+
+    def unmatched_drift(self) -> tuple[DriftRule, ...]:
+        """The rules of its ``drift`` that have changed no answer this simulator sent (a
+        misspelt field): a drift check that injected nothing proves nothing."""
+        return self.app.drift.unmatched()
 
     def clear_requests(self) -> None:
         """Forget the requests received so far."""
