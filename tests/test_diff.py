@@ -59,6 +59,11 @@ def test_a_changed_type_is_one_difference_at_that_path() -> None:
     assert rendered({"a": 1}, {"a": True}) == ["a: 1 != True"]
 
 
+def test_an_empty_object_that_became_an_empty_list_in_a_longer_list_is_named() -> None:
+    # lists of two lengths are aligned on their equal items: {} and [] were taken as equal
+    assert rendered({"m": [{}]}, {"m": [[], "x"]}) == ["m[0]: {} != []", "m[1]: <missing> != 'x'"]
+
+
 def test_root_difference_is_named_root() -> None:
     assert rendered("x", "y") == ["<root>: 'x' != 'y'"]
 
