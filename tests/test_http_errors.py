@@ -457,6 +457,25 @@ def test_a_miss_names_the_request_whatever_the_store_holds(
     assert "SECRET" not in message and "user:pw" not in message
 
 
+def test_a_miss_on_an_ipv6_host_names_it_in_brackets_in_the_host_it_matches(
+    tmp_path: Path,
+) -> None:
+    # the matched host was "::1:PORT", which is also how the address ::1:PORT reads
+    path = tmp_path / "f.jsonl"
+    with Simulator(behavior="echo") as sim:
+        http = httpx2_client(path, "record-missing", approve_live=True, match_host=True)
+        anthropic_call(anthropic.Anthropic(api_key="test", base_url=sim.url, http_client=http))
+        port = sim.port
+    ipv6 = f"http://[::1]:{port}"
+    http = httpx2_client(path, match_host=True)
+    client = anthropic.Anthropic(api_key="test", base_url=ipv6, http_client=http, max_retries=0)
+    with pytest.raises(FixtureMismatchError) as caught:
+        anthropic_call(client)
+    message = str(caught.value)
+    assert f"(POST {ipv6}/v1/messages)" in message
+    assert f"host: '127.0.0.1:{port}' != '[::1]:{port}'" in message
+
+
 def test_retried_stream_request_records_the_error_body_the_sdk_left_unread(tmp_path: Path) -> None:
     store = tmp_path / "retried-stream.jsonl"
     faults = FaultPlan.sequence(["429"], retry_after=0.01)

@@ -295,15 +295,16 @@ def envelope(
 
 
 def host_of(url: URLLike) -> str:
-    """``host`` or ``host:port`` of a URL, for host matching."""
-    return f"{url.host}:{url.port}" if url.port is not None else url.host
+    """``host`` or ``host:port`` of a URL, an IPv6 address in brackets (``[::1]:8080``,
+    never the ``::1:8080`` of another address), for host matching."""
+    host = f"[{url.host}]" if ":" in url.host else url.host
+    return f"{host}:{url.port}" if url.port is not None else host
 
 
 def origin_of(url: URLLike) -> str:
     """``scheme://host[:port]`` of a URL (no user or password), to name where a request
     went."""
-    host = f"[{url.host}]" if ":" in url.host else url.host
-    return f"{url.scheme}://{host}" + (f":{url.port}" if url.port is not None else "")
+    return f"{url.scheme}://{host_of(url)}"
 
 
 MULTIPART_BOUNDARY = b"replaygate-boundary"
