@@ -20,10 +20,13 @@ import pytest
 from click.testing import CliRunner, Result
 
 from loopback import Handler, serving
+from replaygate import Fixture
 from replaygate.cli import main
 from replaygate.errors import LiveCallNotApproved
+from replaygate.fixtures.fixture import make_meta
 from replaygate.http import httpx2_client
 from replaygate.hygiene.drift import DriftReport, drift_against, drift_live, sample
+from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import field_paths
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.stored import load_fixtures
@@ -200,9 +203,42 @@ def test_offline_against_another_fixture_set(stores: dict[str, Path], tmp_path: 
     assert json.loads(json_file.read_text(encoding="utf-8"))["mode"] == "against"
     same = drift(str(stores["wire"]), "--against", str(stores["wire"]))
     assert same.exit_code == 0 and "no drift" in same.output
-    # an interface only one side has is named, not compared
-    mixed = drift_against(stores["wire"], stores["http"])
-    assert mixed.unmatched == (f"openai.chat.completions: only in {stores['wire']}, not compared",)
+    # HTTP fixtures recorded other requests than the wire fixtures: none is compared
+    with pytest.raises(HygieneError, match="nothing to compare: no request is in both: "):
+        drift_against(stores["wire"], stores["http"])
+
+
+def hand_store(path: Path, *fixtures: tuple[dict[str, Any], list[Any]]) -> Path:
+    """A store of ``(request, responses)`` fixtures of ``anthropic.messages``, by hand."""
+    meta = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
+    path.write_bytes(b"".join(Fixture.create(r, a, meta).to_line() for r, a in fixtures))
+    return path
+
+
+ASKED = {"model": MODEL, "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+ANSWER = {
+    "id": "msg_1", "type": "message", "role": "assistant", "stop_reason": "end_turn",
+    "content": [{"type": "text", "text": "hello"}], "usage": {"input_tokens": 1},
+}  # fmt: skip
+
+
+def test_against_compares_each_answer_with_the_same_request_and_sample(tmp_path: Path) -> None:
+    # Pooled by interface, sample 0's fields hid the empty answer of sample 1: "same fields".
+    other_request = {**ASKED, "max_tokens": 9}
+    old = hand_store(tmp_path / "old.jsonl", (ASKED, [ANSWER, ANSWER]))
+    new = hand_store(tmp_path / "new.jsonl", (ASKED, [ANSWER, {}]), (other_request, [ANSWER]))
+    done = drift(str(old), "--against", str(new))
+    assert done.exit_code == 1, done.output
+    assert "anthropic.messages: 2 response(s) from" in done.output
+    assert "same fields" not in done.output
+    for gone in ("content", "id", "usage.input_tokens"):
+        assert f"    - {gone}\n" in done.output
+    key = Fixture.create(other_request, []).key
+    assert (
+        f"anthropic.messages: 1 request(s) only in {new}, not compared: {new}:2 (key {key})"
+    ) in done.output
+    same = drift(str(new), "--against", str(new))
+    assert same.exit_code == 0 and "same fields" in same.output, same.output
 
 
 def test_the_sample_is_seeded(stores: dict[str, Path]) -> None:

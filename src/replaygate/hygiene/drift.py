@@ -1,23 +1,26 @@
 """Drift between fixtures and the live API, or between two fixture sets (seed 003, 4.3).
 
-The field sets of responses (:mod:`replaygate.hygiene.fieldset`) are compared per
-interface, both ways: fields in live responses but in no fixture (the parser may
-read a field the fixtures never give it), and fields in fixtures but in no live
-response (the fixtures feed data that no longer exists). Live mode re-sends a seeded
-sample of recorded requests once each and compares each live answer with the first
-recorded answer of its own fixture: an interface drifted when any request's answer
-has a field its recorded answer lacks, or lacks one it has.
+The field sets of responses (:mod:`replaygate.hygiene.fieldset`) are compared answer by
+answer and gathered per interface, both ways: fields in live responses but in no
+fixture (the parser may read a field the fixtures never give it), and fields in
+fixtures but in no live response (the fixtures feed data that no longer exists). Live
+mode re-sends a seeded sample of recorded requests once each and compares each live
+answer with the first recorded answer of its own fixture; ``--against`` compares each
+recorded answer with the answer the other fixture set holds for the same request and
+sample index. An interface drifted when any answer has a field its counterpart lacks,
+or lacks one it has.
 """
 
 from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from replaygate.errors import first_few
+from replaygate.fixtures.fingerprint import match_form
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.modes import require_live_approval
 from replaygate.fixtures.store import Location
@@ -90,32 +93,6 @@ class DriftReport:
 
 
 @dataclass
-class _Fields:
-    fields: set[str]
-    responses: int = 0
-
-    def add(self, more: Iterable[str]) -> None:
-        self.fields |= set(more)
-        self.responses += 1
-
-
-def _compare(old: dict[str, _Fields], new: dict[str, _Fields]) -> list[InterfaceDrift]:
-    out = []
-    for interface in sorted(set(old) & set(new)):
-        a, b = old[interface], new[interface]
-        out.append(
-            InterfaceDrift(
-                interface,
-                tuple(sorted(b.fields - a.fields)),
-                tuple(sorted(a.fields - b.fields)),
-                a.responses,
-                b.responses,
-            )
-        )
-    return out
-
-
-@dataclass
 class _Pairs:
     """Per-request differences of one interface: each live answer against its own
     recorded answer, the fields either side lacks gathered over the requests."""
@@ -140,16 +117,6 @@ class _Pairs:
         )
 
 
-def _fields_by_interface(fixtures: Iterable[Fixture]) -> dict[str, _Fields]:
-    found: dict[str, _Fields] = defaultdict(lambda: _Fields(set()))
-    for fixture in fixtures:
-        for response in fixture.responses:
-            if response is not None:
-                fields = response_fields(response, envelope=is_envelope(fixture.request))
-                found[interface_of_fixture(fixture)].add(fields)
-    return dict(found)
-
-
 LIVE_DRIFT = "drift re-sends recorded requests to the live API, which costs money,"
 
 
@@ -163,35 +130,97 @@ def _first_answer(fixture: Fixture) -> Any:
     return next(response for response in fixture.responses if response is not None)
 
 
+@dataclass
+class _Side:
+    """What one fixture set holds for the comparison: per request (its match form), where
+    it is and its interface and each sample's field set (None: that sample never sent
+    it); and the interfaces of its recorded answers."""
+
+    path: Path
+    requests: dict[bytes, tuple[str, str, tuple[set[str] | None, ...]]] = field(
+        default_factory=dict
+    )
+    interfaces: set[str] = field(default_factory=set)
+
+    @staticmethod
+    def read(path: Path) -> _Side:
+        """The fixtures at ``path``, read one at a time; a request met twice, its first."""
+        side = _Side(path)
+        for loc, fixture in each_fixture(path):
+            envelope = is_envelope(fixture.request)
+            answers = tuple(
+                None if response is None else response_fields(response, envelope=envelope)
+                for response in fixture.responses
+            )
+            if all(answer is None for answer in answers):
+                continue
+            interface = interface_of_fixture(fixture)
+            side.interfaces.add(interface)
+            side.requests.setdefault(
+                match_form(fixture.request),
+                (f"{where(loc)} (key {fixture.key})", interface, answers),
+            )
+        return side
+
+
 def drift_against(path: Path, other: Path) -> DriftReport:
-    """Compare the field sets of the fixtures at ``path`` with those at ``other`` (offline)."""
-    old = _fields_by_interface(f for _, f in each_fixture(path))
-    new = _fields_by_interface(f for _, f in each_fixture(other))
-    _refuse_nothing_in_common(path, old, other, new)
+    """Compare the fixtures at ``path`` with those at ``other`` (offline), request by
+    request and sample by sample: each answer's field set with that of the same request's
+    answer of the same sample index in ``other`` (one good answer does not hide an empty
+    one). Requests and samples only one side recorded are named, not compared."""
+    old, new = _Side.read(path), _Side.read(other)
+    _refuse_nothing_in_common(old, new)
+    pairs: dict[str, _Pairs] = defaultdict(lambda: _Pairs(set(), set()))
+    alone: dict[tuple[str, Path], list[str]] = defaultdict(list)
+    for form, (place, interface, answers) in old.requests.items():
+        if form not in new.requests:
+            alone[interface, path].append(place)
+            continue
+        for before, after in zip(answers, new.requests[form][2], strict=False):
+            if before is not None and after is not None:
+                pairs[interface].add(before, after)
+    for form, (place, interface, _) in new.requests.items():
+        if form not in old.requests:
+            alone[interface, other].append(place)
     unmatched = [
-        f"{interface}: only in {path if interface in old else other}, not compared"
-        for interface in sorted(set(old) ^ set(new))
+        f"{interface}: only in {path if interface in old.interfaces else other}, not compared"
+        for interface in sorted(old.interfaces ^ new.interfaces)
+    ]
+    unmatched += [
+        f"{interface}: {len(places)} request(s) only in {side}, not compared: "
+        + first_few(places, 3)
+        for (interface, side), places in sorted(alone.items(), key=lambda item: item[0][0])
+        if interface in old.interfaces & new.interfaces
     ]
     return DriftReport(
-        "against", str(path), str(other), tuple(_compare(old, new)), unmatched=tuple(unmatched)
+        "against",
+        str(path),
+        str(other),
+        tuple(pairs[interface].drift(interface) for interface in sorted(pairs)),
+        unmatched=tuple(unmatched),
     )
 
 
-def _refuse_nothing_in_common(
-    path: Path, old: dict[str, _Fields], other: Path, new: dict[str, _Fields]
-) -> None:
-    """Refuse a comparison with no interface on both sides: it could not run, and "no
-    drift" would read as a pass (an empty store, a wrong path, stores of other APIs)."""
-    if set(old) & set(new):
+def _refuse_nothing_in_common(old: _Side, new: _Side) -> None:
+    """Refuse a comparison with no request on both sides: it could not run, and "no
+    drift" would read as a pass (an empty store, a wrong path, stores of other APIs or of
+    other requests)."""
+    if old.requests.keys() & new.requests.keys():
         return
-    empty = [str(side) for side, found in ((path, old), (other, new)) if not found]
+    path, other = old.path, new.path
+    empty = [str(side.path) for side in (old, new) if not side.requests]
     if empty:
         holds = " and ".join(dict.fromkeys(empty))
         reason = f"{holds} {'holds' if len(set(empty)) == 1 else 'hold'} no recorded response"
+    elif not old.interfaces & new.interfaces:
+        reason = (
+            f"no interface is in both: {path} holds {', '.join(sorted(old.interfaces))}; "
+            f"{other} holds {', '.join(sorted(new.interfaces))}"
+        )
     else:
         reason = (
-            f"no interface is in both: {path} holds {', '.join(sorted(old))}; "
-            f"{other} holds {', '.join(sorted(new))}"
+            f"no request is in both: {path} and {other} hold recordings of other requests "
+            "(an answer is compared with the answer of the same request)"
         )
     raise HygieneError(f"nothing to compare: {reason}")
 
