@@ -71,3 +71,28 @@ def test_a_store_named_by_the_marker_is_not_shared_by_accident(
         )
     )
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
+
+
+@pytest.mark.parametrize(
+    ("mark", "outcomes", "named"),
+    [
+        # a store given by position was taken for the test's own, shared with a_b's
+        ('pytest.mark.replaygate("own.jsonl")', {"passed": 3}, None),
+        # a wrong argument is named on its test alone, and blames no other test
+        ("pytest.mark.replaygate(fixtures=0)", {"passed": 2, "errors": 1}, "fixtures must be"),
+    ],
+    ids=["by-position", "wrong-type"],
+)
+def test_the_marks_of_a_test_are_read_alike_for_its_store_and_for_sharing(
+    pytester: pytest.Pytester, mark: str, outcomes: dict[str, int], named: str | None
+) -> None:
+    pytester.makepyfile(
+        test_cases=PARAMETRIZED.replace('"a/b"', f'pytest.param("a/b", marks={mark})')
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(**outcomes)
+    assert "INTERNALERROR" not in result.stdout.str()
+    if named is not None:
+        result.stdout.fnmatch_lines(
+            [f"*@pytest.mark.replaygate on test_cases.py::test_case[[]a/b[]]: {named}*"]
+        )

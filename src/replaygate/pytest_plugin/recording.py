@@ -117,6 +117,7 @@ from replaygate.pytest_plugin.store_paths import (
     chosen_store,
     default_store,
     fixtures_dir,
+    marker_kwargs,
     note_shared_stores,
     sharing_problem,
 )
@@ -328,19 +329,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             os.environ[hits.RUN_ENV] = env_before
 
 
-def _marker_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:
-    """The arguments of the test's marks (on the test, its class, its module), the closest
-    first, key by key, as pytest-recording combines its ``vcr`` marks; an unknown one, or
-    a flag that is not a bool, on any of them fails the test."""
-    from replaygate.pytest_plugin.settings import marker_arguments
-
-    node = request.node
-    combined: dict[str, Any] = {}
-    for marker in reversed(list(node.iter_markers("replaygate"))):  # the farthest first
-        combined.update(marker_arguments(marker, node.nodeid))
-    return combined
-
-
 def _run(config: pytest.Config) -> RecordingRun | None:
     """The recording session's simulator and cap (None when replaying)."""
     run = config.pluginmanager.get_plugin(RUN)
@@ -349,7 +337,7 @@ def _run(config: pytest.Config) -> RecordingRun | None:
 
 def store_path(request: pytest.FixtureRequest) -> Path:
     """The test's store: the marker's ``fixtures`` or ``<dir>/<module>/<test name>.jsonl``."""
-    chosen = _marker_kwargs(request).get("fixtures")
+    chosen = marker_kwargs(request.node).get("fixtures")
     if chosen:
         return chosen_store(request.config, chosen)
     return default_store(request.config, request.node)
@@ -382,7 +370,7 @@ def replaygate_store(
     from replaygate.fixtures.store import FixtureStore
     from replaygate.http import block_network, reset_uses, unused
 
-    shared = bool(_marker_kwargs(request).get("fixtures"))
+    shared = bool(marker_kwargs(request.node).get("fixtures"))
     path = store_path(request)
     problem = None if shared else sharing_problem(request.node, path)
     if problem is not None:
@@ -450,7 +438,7 @@ def replaygate_exchange(
     from replaygate.sanitize import sanitizer_for
 
     nodeid = request.node.nodeid
-    marker = _marker_kwargs(request)
+    marker = marker_kwargs(request.node)
     run = _run(request.config)
     try:
         sanitizer = sanitizer_for(replaygate_store.path, root=request.config.rootpath)

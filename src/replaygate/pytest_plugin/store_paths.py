@@ -34,10 +34,14 @@ def fixtures_dir(config: pytest.Config) -> Path:
 
 def marker_kwargs(node: pytest.Item) -> dict[str, Any]:
     """The arguments of the test's ``replaygate`` marks (on the test, its class, its module),
-    the closest first, key by key, unchecked."""
+    the closest first, key by key, as pytest-recording combines its ``vcr`` marks (a store
+    given by position is ``fixtures``); an unknown one, or one of a wrong type, on any of
+    them fails the test, naming it."""
+    from replaygate.pytest_plugin.settings import marker_arguments
+
     combined: dict[str, Any] = {}
     for marker in reversed(list(node.iter_markers("replaygate"))):  # the farthest first
-        combined.update(marker.kwargs)
+        combined.update(marker_arguments(marker, node.nodeid))
     return combined
 
 
@@ -59,7 +63,10 @@ def note_shared_stores(config: pytest.Config, items: Iterable[pytest.Item]) -> N
     by_store: dict[Path, set[str]] = defaultdict(set)
     tests: list[tuple[pytest.Item, Path]] = []
     for item in items:
-        if marker_kwargs(item).get("fixtures"):
+        try:
+            if marker_kwargs(item).get("fixtures"):
+                continue
+        except pytest.fail.Exception:  # a wrong mark: the test fails at its setup, named
             continue
         store = default_store(config, item)
         by_store[store].add(item.nodeid)
