@@ -352,6 +352,57 @@ def test_an_answer_that_is_not_json_is_named_by_what_came_back(stores: dict[str,
     assert "expected a JSON value" not in done.output
 
 
+def test_a_live_answer_to_an_http_fixture_that_is_html_is_named_not_drift(
+    stores: dict[str, Path],
+) -> None:
+    # Kept as text, the page had no field, and every recorded field showed as gone.
+    with serving(LoginPage) as url:
+        done = drift(str(stores["http"]), "--live-sample", "2", "--approve-live", "--base-url", url)
+    assert done.exit_code == 2, done.output
+    lines = [line for line in done.output.splitlines() if "answered" in line]
+    assert len(lines) == 2, done.output
+    for line in lines:
+        assert line.endswith(
+            f"POST {url}/v1/messages answered 200 text/html, not a JSON object: "
+            "'<html>proxy login</html>'"
+        ), line
+    assert "    - " not in done.output and "DRIFT" not in done.output
+    assert "NOT CHECKED: 2 request(s) could not be re-sent" in done.output
+
+
+def http_store(path: Path, answer: dict[str, Any]) -> Path:
+    """A store of one HTTP fixture of Anthropic's Messages API answered ``answer``."""
+    envelope = {
+        "method": "POST", "path": "/v1/messages", "body": ASKED,
+        "headers": {"anthropic-version": "2023-06-01", "content-type": "application/json"},
+    }  # fmt: skip
+    meta = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
+    path.write_bytes(Fixture.create(envelope, [answer], meta).to_line())
+    return path
+
+
+def test_a_recorded_html_answer_is_named_not_drift(tmp_path: Path) -> None:
+    # --against showed every field of the other set's answer as gone.
+    json_type = {"content-type": "application/json"}
+    good = http_store(
+        tmp_path / "good.jsonl", {"status": 200, "headers": json_type, "body": ANSWER}
+    )
+    page = {"status": 200, "headers": {"content-type": "text/html"}, "text": "<html>login</html>"}
+    html = http_store(tmp_path / "html.jsonl", page)
+    key = load_fixtures(html)[0][1].key
+    said = "POST /v1/messages answered 200 text/html, not a JSON object: '<html>login</html>'"
+    for old, new in ((good, html), (html, good)):
+        done = drift(str(old), "--against", str(new))
+        assert done.exit_code == 2, done.output
+        assert f"  {html}:1 (key {key}), sample 0: {said}\n" in done.output
+        assert "    - " not in done.output and "DRIFT" not in done.output
+        assert "NOT CHECKED: 1 recorded answer(s) are not JSON (errors above)" in done.output
+        assert json.loads(drift(str(old), "--against", str(new), "--json").output)["drift"] is None
+    live = drift(str(html), "--live-sample", "1", "--approve-live", "--simulator")
+    assert live.exit_code == 2, live.output
+    assert f"{html}:1: its recorded answer: {said}" in live.output
+
+
 def test_usage_errors(stores: dict[str, Path], tmp_path: Path) -> None:
     neither = drift(str(stores["wire"]))
     assert neither.exit_code == 2 and "give --live-sample N" in neither.output

@@ -17,7 +17,7 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple, TypeAlias
 
 from replaygate.errors import first_few
 from replaygate.fixtures.fingerprint import match_form
@@ -30,6 +30,7 @@ from replaygate.hygiene.fieldset import (
     fixture_fields,
     interface_of_fixture,
     is_envelope,
+    not_json_answer,
     response_fields,
 )
 from replaygate.hygiene.resend import LiveSender, unsendable
@@ -130,16 +131,26 @@ def _first_answer(fixture: Fixture) -> Any:
     return next(response for response in fixture.responses if response is not None)
 
 
+Answer: TypeAlias = "set[str] | str | None"
+"""A recorded answer as compared: its field set, why it is not a JSON object (an HTML
+page), or None when that sample never sent the request."""
+
+
+class _Recorded(NamedTuple):
+    """A request of one fixture set: where it is, its interface and its answers."""
+
+    place: str
+    interface: str
+    answers: tuple[Answer, ...]
+
+
 @dataclass
 class _Side:
-    """What one fixture set holds for the comparison: per request (its match form), where
-    it is and its interface and each sample's field set (None: that sample never sent
-    it); and the interfaces of its recorded answers."""
+    """What one fixture set holds for the comparison: its requests (by their match form)
+    and the interfaces of its recorded answers."""
 
     path: Path
-    requests: dict[bytes, tuple[str, str, tuple[set[str] | None, ...]]] = field(
-        default_factory=dict
-    )
+    requests: dict[bytes, _Recorded] = field(default_factory=dict)
     interfaces: set[str] = field(default_factory=set)
 
     @staticmethod
@@ -147,41 +158,61 @@ class _Side:
         """The fixtures at ``path``, read one at a time; a request met twice, its first."""
         side = _Side(path)
         for loc, fixture in each_fixture(path):
-            envelope = is_envelope(fixture.request)
-            answers = tuple(
-                None if response is None else response_fields(response, envelope=envelope)
-                for response in fixture.responses
-            )
-            if all(answer is None for answer in answers):
+            if all(response is None for response in fixture.responses):
                 continue
             interface = interface_of_fixture(fixture)
             side.interfaces.add(interface)
             side.requests.setdefault(
                 match_form(fixture.request),
-                (f"{where(loc)} (key {fixture.key})", interface, answers),
+                _Recorded(
+                    f"{where(loc)} (key {fixture.key})",
+                    interface,
+                    tuple(_answer(fixture.request, r) for r in fixture.responses),
+                ),
             )
         return side
+
+
+def _answer(request: dict[str, Any], response: Any) -> Answer:
+    """A recorded ``response`` to ``request`` as compared (:data:`Answer`)."""
+    if response is None:
+        return None
+    problem = not_json_answer(request, response)
+    if problem is not None:
+        return problem
+    return response_fields(response, envelope=is_envelope(request))
 
 
 def drift_against(path: Path, other: Path) -> DriftReport:
     """Compare the fixtures at ``path`` with those at ``other`` (offline), request by
     request and sample by sample: each answer's field set with that of the same request's
     answer of the same sample index in ``other`` (one good answer does not hide an empty
-    one). Requests and samples only one side recorded are named, not compared."""
+    one). Requests only one side recorded are named, not compared; so is an answer that
+    is not a JSON object (a proxy's HTML page), under ``errors``: the check did not run
+    whole."""
     old, new = _Side.read(path), _Side.read(other)
     _refuse_nothing_in_common(old, new)
     pairs: dict[str, _Pairs] = defaultdict(lambda: _Pairs(set(), set()))
     alone: dict[tuple[str, Path], list[str]] = defaultdict(list)
-    for form, (place, interface, answers) in old.requests.items():
-        if form not in new.requests:
-            alone[interface, path].append(place)
+    errors: list[str] = []
+    for form, before in old.requests.items():
+        after = new.requests.get(form)
+        if after is None:
+            alone[before.interface, path].append(before.place)
             continue
-        for before, after in zip(answers, new.requests[form][2], strict=False):
-            if before is not None and after is not None:
-                pairs[interface].add(before, after)
-    for form, (place, interface, _) in new.requests.items():
+        for index, answers in enumerate(zip(before.answers, after.answers, strict=False)):
+            problems = [
+                f"{side.place}, sample {index}: {answer}"
+                for side, answer in zip((before, after), answers, strict=True)
+                if isinstance(answer, str)
+            ]
+            errors += problems
+            a, b = answers
+            if isinstance(a, set) and isinstance(b, set):
+                pairs[before.interface].add(a, b)
+    for form, recorded in new.requests.items():
         if form not in old.requests:
-            alone[interface, other].append(place)
+            alone[recorded.interface, other].append(recorded.place)
     unmatched = [
         f"{interface}: only in {path if interface in old.interfaces else other}, not compared"
         for interface in sorted(old.interfaces ^ new.interfaces)
@@ -197,6 +228,7 @@ def drift_against(path: Path, other: Path) -> DriftReport:
         str(path),
         str(other),
         tuple(pairs[interface].drift(interface) for interface in sorted(pairs)),
+        errors=tuple(errors),
         unmatched=tuple(unmatched),
     )
 
@@ -235,8 +267,14 @@ def sample(
         status = error_status(fixture)
         if reason is None and status is not None:
             reason = f"recorded an error response (status {status})"
-        if reason is None and not fixture_fields(fixture):
-            reason = "no recorded response"
+        if reason is None and fixture_fields(fixture):
+            problem = not_json_answer(fixture.request, _first_answer(fixture))
+            reason = None if problem is None else f"its recorded answer: {problem}"
+        elif reason is None:
+            problems = (not_json_answer(fixture.request, r) for r in fixture.responses if r)
+            reason = next(
+                (f"its recorded answer: {p}" for p in problems if p), "no recorded response"
+            )
         if reason is None:
             eligible.append((loc, fixture))
         else:

@@ -41,7 +41,12 @@ def render_drift(report: DriftReport) -> str:
             out.append(f"{title}:")
             out.extend(f"  {line}" for line in lines)
     drifted = sum(i.drifted for i in report.interfaces)
-    if report.verdict is None:
+    if report.verdict is None and report.mode == "against":
+        out.append(
+            f"NOT CHECKED: {len(report.errors)} recorded answer(s) are not JSON (errors "
+            "above), so their requests were not compared; re-record them, then run drift again"
+        )
+    elif report.verdict is None:
         out.append(
             f"NOT CHECKED: {len(report.errors)} request(s) could not be re-sent (errors above); "
             "check the server address, the network and the API key, then run drift again"

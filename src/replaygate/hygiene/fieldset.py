@@ -18,8 +18,10 @@ from typing import Any
 
 import orjson
 
+from replaygate.errors import WireFormatError
 from replaygate.fixtures.fixture import Fixture
 from replaygate.http.envelope import INTERFACES, interface_of
+from replaygate.http.recorded import replayed
 
 TOOL_USE_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 """Anthropic content block types whose ``input`` holds a tool call's arguments."""
@@ -110,6 +112,25 @@ def response_fields(response: Any, *, envelope: bool) -> set[str]:
     if isinstance(response.get("events"), list):
         return _event_fields(response["events"])
     return field_paths(response.get("body"))
+
+
+def not_json_answer(request: dict[str, Any], response: Any) -> str | None:
+    """Why the recorded answer ``response`` to the HTTP request ``request`` is not a JSON
+    object (a proxy's HTML page, kept as text), said as the live check says it of a live
+    answer; None when it is one, is a stream, or is a wire fixture's answer."""
+    if not is_envelope(request) or not isinstance(response, dict) or "events" in response:
+        return None
+    if isinstance(response.get("body"), dict):
+        return None
+    from replaygate.models.live import not_json_object
+
+    try:
+        answer = replayed(response)
+    except WireFormatError as err:
+        return f"the recorded answer is no HTTP response ({err})"
+    url = f"{request.get('host') or ''}{request['path']}"
+    content_type = dict(answer.headers).get("content-type")
+    return not_json_object(str(request["method"]), url, answer.status, content_type, answer.body)
 
 
 def fixture_fields(fixture: Fixture) -> set[str]:

@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from replaygate.errors import LiveAPIError
 from replaygate.extras import require
 from replaygate.fixtures.fixture import Fixture
 from replaygate.http.envelope import interface_of
@@ -146,6 +147,7 @@ class LiveSender:
 
         from replaygate.http.recorded import plain_response, stream_response
         from replaygate.http.sse import parse_events
+        from replaygate.models.live import not_json_object
 
         path = str(envelope["path"])
         interface = interface_of(path)
@@ -173,7 +175,18 @@ class LiveSender:
         if stream and response.headers.get("content-type", "").startswith("text/event-stream"):
             events = parse_events(data + b"\n\n")
             return stream_response(response.status_code, received, events, "complete")
-        return plain_response(response.status_code, received, data)
+        record = plain_response(response.status_code, received, data)
+        if not isinstance(record.get("body"), dict):  # a proxy's login page, say
+            raise LiveAPIError(
+                not_json_object(
+                    response.request.method,
+                    str(response.request.url),
+                    response.status_code,
+                    response.headers.get("content-type"),
+                    data,
+                )
+            )
+        return record
 
     def close(self) -> None:
         """Close the SDK clients."""

@@ -38,12 +38,27 @@ def json_body(response: Any) -> dict[str, Any]:
         body = None
     if isinstance(body, dict):
         return body
-    kind = response.headers.get("content-type") or "with no content type"
-    start = response.content[:200].decode("utf-8", errors="replace")
+    request = response.request
     raise LiveAPIError(
-        f"{response.request.method} {response.request.url} answered {response.status_code} "
-        f"{kind}, not a JSON object: {shown(start)}"
+        not_json_object(
+            request.method,
+            str(request.url),
+            response.status_code,
+            response.headers.get("content-type"),
+            response.content,
+        )
     )
+
+
+def not_json_object(
+    method: str, url: str, status: int, content_type: str | None, body: bytes
+) -> str:
+    """What an answer that is not a JSON object is said to be: the request, the status,
+    the content type and the start of the body (``POST .../v1/messages answered 200
+    text/html, not a JSON object: '<html>proxy login</html>'``)."""
+    kind = content_type or "with no content type"
+    start = body[:200].decode("utf-8", errors="replace")
+    return f"{method} {url} answered {status} {kind}, not a JSON object: {shown(start)}"
 
 
 class _SDKModel:
