@@ -35,6 +35,11 @@ def _closed_port_url() -> str:
 
 
 FIRST_MISTAKES = {
+    "record-without-approval": (
+        ["record", *AGENT, "--fixtures", "new.jsonl", "hi"],
+        None,
+        ["Error: recording calls a live model", "add --approve-live", "Nothing was called"],
+    ),
     "record-without-key": (
         ["record", *AGENT, "--approve-live", "--fixtures", "new.jsonl", "hi"],
         None,

@@ -172,8 +172,7 @@ def record(
     try:
         require_live_approval(approve_live, why=RECORD_WHY, how="add --approve-live")
     except LiveCallNotApproved as err:
-        click.echo(f"refusing to call a live model: {err}", err=True)
-        raise SystemExit(2) from None
+        raise CommandError(str(err)) from None
     entry, settings, fixtures, to_ask = inputs.resolve()
     config = load_config(inputs.config_path, near=fixtures)
     cap = spending_cap(max_cost, config.max_cost, with_shipped(config.prices), simulator)
