@@ -225,7 +225,7 @@ ANSWER = {
 def test_against_compares_each_answer_with_the_same_request_and_sample(tmp_path: Path) -> None:
     # Pooled by interface, sample 0's fields hid the empty answer of sample 1: "same fields".
     other_request = {**ASKED, "max_tokens": 9}
-    old = hand_store(tmp_path / "old.jsonl", (ASKED, [ANSWER, ANSWER]))
+    old = hand_store(tmp_path / "old.jsonl", (ASKED, [ANSWER, ANSWER, ANSWER]))
     new = hand_store(tmp_path / "new.jsonl", (ASKED, [ANSWER, {}]), (other_request, [ANSWER]))
     done = drift(str(old), "--against", str(new))
     assert done.exit_code == 1, done.output
@@ -236,6 +236,11 @@ def test_against_compares_each_answer_with_the_same_request_and_sample(tmp_path:
     key = Fixture.create(other_request, []).key
     assert (
         f"anthropic.messages: 1 request(s) only in {new}, not compared: {new}:2 (key {key})"
+    ) in done.output
+    asked = Fixture.create(ASKED, []).key
+    assert (
+        f"anthropic.messages: 1 answer(s) only in {old}, not compared: {old}:1 (key {asked}), "
+        "sample 2\n"
     ) in done.output
     same = drift(str(new), "--against", str(new))
     assert same.exit_code == 0 and "same fields" in same.output, same.output

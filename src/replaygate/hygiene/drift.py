@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, TypeAlias
 
@@ -187,40 +188,40 @@ def drift_against(path: Path, other: Path) -> DriftReport:
     """Compare the fixtures at ``path`` with those at ``other`` (offline), request by
     request and sample by sample: each answer's field set with that of the same request's
     answer of the same sample index in ``other`` (one good answer does not hide an empty
-    one). Requests only one side recorded are named, not compared; so is an answer that
-    is not a JSON object (a proxy's HTML page), under ``errors``: the check did not run
-    whole."""
+    one). Requests, and answers of sample indexes, only one side recorded are named, not
+    compared; so is an answer that is not a JSON object (a proxy's HTML page), under
+    ``errors``: the check did not run whole."""
     old, new = _Side.read(path), _Side.read(other)
     _refuse_nothing_in_common(old, new)
     pairs: dict[str, _Pairs] = defaultdict(lambda: _Pairs(set(), set()))
-    alone: dict[tuple[str, Path], list[str]] = defaultdict(list)
+    alone: dict[tuple[str, str, Path], list[str]] = defaultdict(list)
     errors: list[str] = []
     for form, before in old.requests.items():
         after = new.requests.get(form)
         if after is None:
-            alone[before.interface, path].append(before.place)
+            alone[before.interface, "request(s)", path].append(before.place)
             continue
-        for index, answers in enumerate(zip(before.answers, after.answers, strict=False)):
-            problems = [
-                f"{side.place}, sample {index}: {answer}"
-                for side, answer in zip((before, after), answers, strict=True)
-                if isinstance(answer, str)
-            ]
-            errors += problems
-            a, b = answers
+        for index, (a, b) in enumerate(zip_longest(before.answers, after.answers)):
+            for recorded, answer, unpaired, side in ((before, a, b, path), (after, b, a, other)):
+                if isinstance(answer, str):
+                    errors.append(f"{recorded.place}, sample {index}: {answer}")
+                elif answer is not None and unpaired is None:
+                    place = f"{recorded.place}, sample {index}"
+                    alone[before.interface, "answer(s)", side].append(place)
             if isinstance(a, set) and isinstance(b, set):
                 pairs[before.interface].add(a, b)
     for form, recorded in new.requests.items():
         if form not in old.requests:
-            alone[recorded.interface, other].append(recorded.place)
+            alone[recorded.interface, "request(s)", other].append(recorded.place)
     unmatched = [
         f"{interface}: only in {path if interface in old.interfaces else other}, not compared"
         for interface in sorted(old.interfaces ^ new.interfaces)
     ]
     unmatched += [
-        f"{interface}: {len(places)} request(s) only in {side}, not compared: "
-        + first_few(places, 3)
-        for (interface, side), places in sorted(alone.items(), key=lambda item: item[0][0])
+        f"{interface}: {len(places)} {what} only in {side}, not compared: " + first_few(places, 3)
+        for (interface, what, side), places in sorted(
+            alone.items(), key=lambda item: (item[0][0], item[0][1] == "answer(s)")
+        )
         if interface in old.interfaces & new.interfaces
     ]
     return DriftReport(
