@@ -19,7 +19,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import stat
 import time
 from collections.abc import Collection, Iterator
@@ -49,6 +48,7 @@ from replaygate.examples.research_copilot import (
 )
 from replaygate.extras import require
 from replaygate.fixtures.store import FixtureStore
+from replaygate.fixtures.store.side_files import is_written_beside
 from replaygate.models.live import AnthropicModel
 from replaygate.outputs import atomic_write
 from replaygate.regular import read_regular_bytes
@@ -70,12 +70,14 @@ MARK = ".replaygate-demo.json"
 MARK_FORMAT = "replaygate.demo"
 LOCK = ".replaygate-demo.lock"
 """The lock a demo holds on its folder for its whole run."""
-_BESIDE = re.compile(
-    r"history\.db-(?:journal|wal|shm)|eval_fixtures\.jsonl\.lock|\.replaygate-demo\.lock|"
-    r"\.(?:results\.json|report\.html|replaygate-demo\.json)\.\d+\.tmp"
-)
-"""What the demo's writes leave beside its files: locks, the history's journal, the
-temporary file of a write that was stopped."""
+
+
+def _beside(name: str) -> bool:
+    """Whether ``name`` is what the demo's writes leave beside its files: its lock, the
+    store's, the history's journal, the temporary file of a write that was stopped."""
+    return name == LOCK or is_written_beside(
+        name, temporaries=(RESULTS, REPORT, MARK), locks=(STORE,), databases=(HISTORY,)
+    )
 
 
 class DemoOutError(ReplaygateError):
@@ -101,7 +103,7 @@ def foreign_files(out: Path, kept: Collection[str] = ()) -> list[str]:
                 found.append(repr(name))
             elif digest is not None and digest != _digest(out / name):
                 found.append(f"{name!r} (changed since the demo wrote it)")
-        elif name != MARK and name not in kept and not _BESIDE.fullmatch(name):
+        elif name != MARK and name not in kept and not _beside(name):
             found.append(repr(name))
     return found
 
