@@ -199,6 +199,9 @@ class Exchange:
         self._ended: dict[bytes, dict[int, _Ended]] = {}
         """Answers that ended before an earlier send of the same request: stored after it."""
         self._live: set[bytes] = set()
+        self._held: set[tuple[bytes, int]] = set()
+        """The live sends (identity, place) whose spending-cap bound is held: neither
+        charged with their answer nor given back."""
         self.live_origin: str | None = None
         self.raised: list[ReplaygateError] = []
         self.unfinished: set[Unfinished] = set()
@@ -286,7 +289,7 @@ class Exchange:
             live = self.mode == "rerecord" or identity in self._live
         if live:
             self.session.reserve(envelope)
-            return LiveSlot(envelope, identity, self._place(identity, 0))
+            return self._held_slot(envelope, identity, 0)
         self.lookups += 1
         hit = self.session.lookup(envelope, form)
         samples = hit[1].samples if hit is not None else 0
@@ -295,8 +298,22 @@ class Exchange:
             self.session.reserve(envelope)
             with self._lock:
                 self._live.add(identity)
-            return LiveSlot(envelope, identity, self._place(identity, samples))
+            return self._held_slot(envelope, identity, samples)
         return hit, repeat
+
+    def _held_slot(self, envelope: dict[str, Any], identity: bytes, first: int) -> LiveSlot:
+        """The slot of a live send whose spending-cap bound was just held (:meth:`_place`)."""
+        slot = LiveSlot(envelope, identity, self._place(identity, first))
+        with self._lock:
+            self._held.add((identity, slot.place))
+        return slot
+
+    def _unheld(self, slot: LiveSlot) -> bool:
+        """Whether ``slot``'s spending-cap bound was held; it is held no more."""
+        with self._lock:
+            held = (slot.identity, slot.place) in self._held
+            self._held.discard((slot.identity, slot.place))
+        return held
 
     def next_slot(self, envelope: dict[str, Any]) -> LiveSlot:
         """The slot of a send of (stored) ``envelope`` recorded as it is made, not planned:
@@ -418,30 +435,34 @@ class Exchange:
             raise SimulatorRefusalError(method, path, response["status"], refusal)
         interface = self.interface_for(slot.envelope)
         meta = self.session.meta(interface, interface_version_of(slot.envelope), "live")
+        self._unheld(slot)  # charged now, whether or not a secret refuses the answer
         return self.session.prepared(slot.envelope, response, interface), meta
 
     def gave_up(self, slot: LiveSlot) -> None:
         """``slot``'s send ended without an answer to store (it failed, or its answer was
-        refused): the answers of the same request sent after it are stored without it."""
+        refused: a simulator's refusal, a 404 for the route, a response no fixture can
+        keep): its spending-cap bound is given back unless its answer was charged, and the
+        answers of the same request sent after it are stored without it."""
+        if self._unheld(slot):
+            self.session.release(slot.envelope)
         self._ended_at(slot, None)
 
     @contextmanager
     def sending(self, slot: LiveSlot) -> Iterator[None]:
         """While ``slot``'s live send is made: a send that fails before a response gives
-        its place up (:meth:`gave_up`) and its spending-cap bound back."""
+        its place and its spending-cap bound up (:meth:`gave_up`)."""
         try:
             yield
         except BaseException:
-            self.session.release(slot.envelope)
             self.gave_up(slot)
             raise
 
     def _ended_at(self, slot: LiveSlot, answer: _Ended) -> None:
         with self._writing:
-            ended = self._ended.setdefault(slot.identity, {})
+            ended = self._ended.get(slot.identity, {})
             if slot.place < self._stored[slot.identity] or slot.place in ended:
                 return  # ended already (a failed send whose answer was refused as well)
-            ended[slot.place] = answer
+            self._ended.setdefault(slot.identity, {})[slot.place] = answer
             self._store_ended(slot.identity)
 
     def _store_ended(self, identity: bytes, *, all_ended: bool = False) -> None:
@@ -449,15 +470,19 @@ class Exchange:
         made: each once every send before it ended (``all_ended``: every one that ended,
         whatever sends before it have not: as the session ends)."""
         ended = self._ended.get(identity, {})
-        while ended:
-            place = min(ended) if all_ended else self._stored[identity]
-            if place not in ended:
-                return
-            answer = ended.pop(place)
-            self._stored[identity] = place + 1
-            if answer is not None:
-                request, stored, meta = answer
-                try:
-                    self.session.store_prepared(request, stored, Repeat(place), meta)
-                except Exception as err:
-                    raise passthrough(err) from None
+        try:
+            while ended:
+                place = min(ended) if all_ended else self._stored[identity]
+                if place not in ended:
+                    return
+                answer = ended.pop(place)
+                self._stored[identity] = place + 1
+                if answer is not None:
+                    request, stored, meta = answer
+                    try:
+                        self.session.store_prepared(request, stored, Repeat(place), meta)
+                    except Exception as err:
+                        raise passthrough(err) from None
+        finally:
+            if not ended:  # every send of it ended: nothing kept per request
+                self._ended.pop(identity, None)

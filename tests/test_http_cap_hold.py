@@ -1,0 +1,79 @@
+"""A live send holds its spending-cap bound until its answer is charged: a send answered
+but not stored (the simulator refused it, its answer held a secret, its body was left
+unread) holds it no more, so answers never recorded do not use the cap up. A session
+keeps nothing per request once every send of it ended."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from replaygate.errors import ResponseLeftOpenWarning, SecretInFixtureError, SimulatorRefusalError
+from replaygate.evals.prices import shipped_prices
+from replaygate.fixtures.spending import SpendingCap
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import Exchange, httpx2_client, intercept
+from replaygate.sim import Simulator
+from sdks import anthropic
+
+MODEL = "claude-haiku-4-5"  # priced in the shipped table
+AWS = "AKIAIOSFODNN7SECRETX"
+
+
+def _ask(exchange: Exchange, base_url: str, text: str) -> None:
+    http = httpx2_client(exchange)
+    with anthropic.Anthropic(
+        api_key="k", base_url=base_url, http_client=http, max_retries=0
+    ) as client:
+        client.messages.create(
+            model=MODEL, max_tokens=16, messages=[{"role": "user", "content": text}]
+        )
+
+
+@pytest.mark.parametrize(
+    ("answers", "refused"),
+    [
+        ('{"text": "only one"}\n', SimulatorRefusalError),  # the second call: script run out
+        (f'{{"text": "fine"}}\n{{"text": "the key is {AWS}"}}\n', SecretInFixtureError),
+    ],
+    ids=["simulator-refusal", "secret-in-answer"],
+)
+def test_a_send_answered_but_not_stored_holds_no_bound(
+    tmp_path: Path, answers: str, refused: type[Exception]
+) -> None:
+    script = tmp_path / "script.jsonl"
+    script.write_text(answers)
+    cap = SpendingCap(1.0, shipped_prices())
+    store = tmp_path / "f.jsonl"
+    exchange = Exchange(store, mode="record-missing", approve_live=True, cap=cap)
+    with Simulator(behavior=f"script:{script}") as sim:
+        _ask(exchange, sim.url, "first")
+        with pytest.raises(refused):
+            _ask(exchange, sim.url, "second")
+    assert cap.reserved == 0
+    assert len(FixtureStore.open(store)) == 1
+
+
+def test_a_body_left_unread_holds_no_bound(tmp_path: Path) -> None:
+    cap = SpendingCap(1.0, shipped_prices())
+    body = {"model": MODEL, "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}
+    with Simulator(behavior="echo") as sim, httpx2.Client(base_url=sim.url) as client:
+        sent = client.build_request("POST", "/v1/messages", json=body, headers={"x-api-key": "k"})
+        with (
+            pytest.warns(ResponseLeftOpenWarning),
+            intercept(tmp_path / "f.jsonl", "record-missing", approve_live=True, cap=cap),
+        ):
+            response = client.send(sent, stream=True)
+        response.close()
+    assert (cap.reserved, cap.calls) == (0, 0)
+
+
+def test_a_session_keeps_nothing_per_request_once_its_sends_ended(tmp_path: Path) -> None:
+    exchange = Exchange(tmp_path / "f.jsonl", mode="record-missing", approve_live=True)
+    with Simulator(behavior="echo") as sim:
+        for text in ("a", "b", "a", "c"):
+            _ask(exchange, sim.url, text)
+    assert exchange.recorded == 4
+    assert exchange._ended == {}
