@@ -1,7 +1,7 @@
 """A large JSONL store: open and verify against a bare parse of the same file.
 
-Run: ``.venv/bin/python bench/bench_store_scale.py [--n 100000] [--jobs N]`` (prints a
-markdown table).
+Run: ``.venv/bin/python bench/bench_store_scale.py [--n 100000] [--jobs N] [--folder]``
+(prints a markdown table).
 
 Writes N fixtures of about 2.3 KB each (ResearchCopilot-like requests and answers,
 each with its own question) into one ``.jsonl`` file, then measures, each in a fresh
@@ -20,6 +20,10 @@ question, answer, message id, recording time, key and seal filled in: every line
 its response and its meta are distinct, as in a recorded store (a cache of what
 repeats gains only what a real store repeats: tools, system prompt, earlier turns),
 and a million fixtures take seconds to write, not minutes.
+
+``--folder`` writes the same fixtures in the folder layout instead, one pretty ``.json``
+file each under ``anthropic.messages@2023-06-01/``, as a recording writes them; the
+bare parse is then an ``orjson.loads`` of each file.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from replaygate.fixtures.fingerprint import (
     match_form,
     seal_of,
 )
-from replaygate.fixtures.fixture import Fixture, make_meta
+from replaygate.fixtures.fixture import Fixture, from_json, make_meta
 from replaygate.fixtures.store.jsonl import read_line
 from replaygate.hygiene.verify import verify_store
 from replaygate.hygiene.verify_checks import Prepared, finish, prepare
@@ -72,7 +76,7 @@ _SEAL = "5" * SEAL_LENGTH
 _START = datetime(2026, 1, 1, tzinfo=UTC)
 
 MEASURE = """
-import json, resource, sys, time
+import json, os, resource, sys, time
 from pathlib import Path
 
 
@@ -92,7 +96,12 @@ def main() -> None:
     path, what, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
     before = status("VmRSS")
     wall, cpu = time.perf_counter(), time.process_time()
-    if what == "parse":
+    if what == "parse" and os.path.isdir(path):
+        for folder, _, names in os.walk(path):
+            for name in names:
+                with open(os.path.join(folder, name), "rb") as handle:
+                    orjson.loads(handle.read())
+    elif what == "parse":
         with open(path, "rb") as handle:
             for line in handle:
                 orjson.loads(line)
@@ -155,6 +164,24 @@ def write_store(path: Path, n: int) -> None:
                 .replace(_WHEN.encode(), when.encode(), 1)
                 .replace(_SEAL.encode(), seal.encode(), 1)
             )
+
+
+FOLDER = "anthropic.messages@2023-06-01"
+"""The interface folder of the ``--folder`` layout."""
+
+
+def write_folder(root: Path, n: int) -> None:
+    """:func:`write_store`'s fixtures in the folder layout: one pretty ``.json`` file each."""
+    lines = root / "lines.jsonl"
+    root.mkdir()
+    write_store(lines, n)
+    folder = root / FOLDER
+    folder.mkdir()
+    with lines.open("rb") as handle:
+        for number, line in enumerate(handle, 1):
+            fixture = from_json(orjson.loads(line), str(lines), number)
+            (folder / f"{fixture.key}.json").write_bytes(fixture.to_pretty())
+    lines.unlink()
 
 
 def measure(path: Path, what: str, jobs: int = 1) -> dict[str, float]:
@@ -267,29 +294,40 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--jobs", type=int, default=default_jobs())
     parser.add_argument("--stages", action="store_true", help="also verify's stages")
+    parser.add_argument(
+        "--folder", action="store_true", help="the folder layout: one .json file a fixture"
+    )
     parser.add_argument("--stages-of", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.stages_of:
         print(json.dumps(stages(args.stages_of)))
         return
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "store.jsonl"
-        write_store(path, args.n)
-        with path.open("rb") as handle:
-            assert orjson.loads(handle.readline())["key"] != _KEY
-        size = path.stat().st_size / 2**20
+        if args.folder:
+            path = Path(tmp) / "store"
+            write_folder(path, args.n)
+            files = list((path / FOLDER).iterdir())
+            size = sum(file.stat().st_size for file in files) / 2**20
+            where = f"{len(files):,} one-fixture .json files ({size:.0f} MiB in all)"
+        else:
+            path = Path(tmp) / "store.jsonl"
+            write_store(path, args.n)
+            with path.open("rb") as handle:
+                assert orjson.loads(handle.readline())["key"] != _KEY
+            size = path.stat().st_size / 2**20
+            where = f"one JSONL file of {size:.0f} MiB"
         steps = {
             "parse": measure(path, "parse"),
             "open": measure(path, "open"),
             "verify": measure(path, "verify", 1),
             "parallel": measure(path, "verify", args.jobs),
         }
-        spent = measure_stages(path) if args.stages else None
-    print(f"{args.n:,} fixtures in one JSONL file of {size:.0f} MiB\n")
+        spent = measure_stages(path) if args.stages and not args.folder else None
+    print(f"{args.n:,} fixtures in {where}\n")
     print("| step | wall time | CPU time | peak memory | held after | peak / file size |")
     print("| --- | --- | --- | --- | --- | --- |")
     labels = {
-        "parse": "bare `orjson.loads` of each line",
+        "parse": f"bare `orjson.loads` of each {'file' if args.folder else 'line'}",
         "open": "`FixtureStore.open`",
         "verify": "`verify_store`, one process",
         "parallel": f"`verify_store`, {args.jobs} jobs",
