@@ -690,3 +690,52 @@ def test_an_integer_of_thousands_of_digits_is_named_by_its_length(
     with pytest.raises((ResultsError, HistoryError)) as caught:
         read(path)
     assert str(caught.value).startswith(message) and "sys." not in str(caught.value)
+
+
+def test_a_case_weakened_below_the_baseline_fails_the_gate_until_the_baseline_is_updated(
+    tmp_path: Path,
+) -> None:
+    base = results(case("a", 5), case("b", 3))  # b: 3 of 5 with floor 4, observe
+    fewer = results(case("a", 5), case("b", 2, n=2, floor=1))  # b now passes
+    lower = results(case("a", 5), case("b", 3, floor=3))
+    limits = GateConfig()
+    report = run_gate(reference(base), reference(fewer), limits)
+    assert report.problems == (
+        "case b expects less than in the baseline (samples 5 -> 2, floor 4 -> 1): a weakened "
+        "case is a baseline change, made with `replaygate baseline update --reason ...`",
+    )
+    assert not report.passed
+    assert (
+        run_gate(reference(base), reference(lower), limits)
+        .problems[0]
+        .startswith("case b expects less than in the baseline (floor 4 -> 3)")
+    )
+    stricter = results(case("a", 5), case("b", 3, n=6, floor=5))
+    assert run_gate(reference(base), reference(stricter), limits).notes == (
+        "case b expects otherwise than in the baseline (samples 5 -> 6, floor 4 -> 5)",
+    )
+    more = results(case("a", 5), case("b", 3, n=6))  # 4 of 6 is a lower share than 4 of 5
+    assert not run_gate(reference(base), reference(more), limits).passed
+    target = tmp_path / "baseline.json"
+    update_baseline(target, base, reason="first")
+    res = write_results(tmp_path / "fewer.json", fewer)
+    gate = CliRunner().invoke(gate_cmd, ["--baseline", str(target), "--results", str(res)])
+    assert gate.exit_code == 1 and "FAIL case b expects less" in gate.output
+    updated = CliRunner().invoke(
+        baseline_group,
+        ["update", "--results", str(res), "--baseline", str(target), "--reason", "b is cheaper"],
+    )
+    assert updated.exit_code == 0, updated.output
+    assert "  case b: samples 5 -> 2, floor 4 -> 1 (expects less than before)\n" in updated.output
+    entry = load_baseline(target).history[-1]
+    assert entry["cases_changed"] == {
+        "b": {
+            "summary": "samples 5 -> 2, floor 4 -> 1",
+            "samples": {"from": 5, "to": 2},
+            "floor": {"from": 4, "to": 1},
+            "assertions": {},
+            "weakened": True,
+        }
+    }
+    again = CliRunner().invoke(gate_cmd, ["--baseline", str(target), "--results", str(res)])
+    assert again.exit_code == 0, again.output

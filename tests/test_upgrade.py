@@ -210,3 +210,22 @@ def test_a_shard_or_another_suite_is_refused_as_the_candidate(tmp_path: Path) ->
         )
         assert done.exit_code == 2, done.output
         assert refused in done.output and "upgrade:" not in done.output
+
+
+def test_a_failure_of_a_changed_assertion_is_not_called_broken() -> None:
+    def described(text: str) -> CaseResult:
+        result = case("rag", 4, {"contains": ("contains", some(0) if text else passing())})
+        sampled = SampledResult("rag", 5, 4, result.sampled.samples, {"contains": text})
+        return CaseResult(sampled, result.counts)
+
+    report = classify_upgrade(
+        reference(described("")), reference(described("the text mentions 'a', 'b'"))
+    )
+    assert [(f.assertion, f.classification) for f in report.failures] == [
+        ("contains", "expectation changed")
+    ]
+    assert "run both models on one cases file" in report.text()
+    fewer = case("rag", 1, semantic(some(0, 2), some(0, 2)))
+    report = classify_upgrade(reference(case("rag", 4, semantic(passing(), passing()))),
+                              reference(fewer))  # fmt: skip
+    assert {f.classification for f in report.failures} == {"expectation changed"}

@@ -107,8 +107,9 @@ def baseline_update(
 ) -> None:
     """Make RESULTS the new baseline; refused without --reason.
 
-    The baseline's history gets the reason, the date, the git commit and the
-    metrics that changed.
+    The baseline's history gets the reason, the date, the git commit, the
+    metrics that changed and the cases added, removed or expecting otherwise
+    (samples, floor, assertions).
 
     Example:
 
@@ -134,6 +135,9 @@ def baseline_update(
     for word in ("added", "removed"):
         if entry[f"cases_{word}"]:
             click.echo(f"  cases {word}: {', '.join(entry[f'cases_{word}'])}")
+    for case, change in entry["cases_changed"].items():
+        weaker = " (expects less than before)" if change["weakened"] else ""
+        click.echo(f"  case {case}: {change['summary']}{weaker}")
 
 
 @click.command("upgrade")
@@ -147,7 +151,8 @@ def baseline_update(
 def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str, as_json: bool) -> None:
     """Classify each failure of a candidate model's results against the baseline's.
 
-    Structure changed, distribution shifted, or broken; warns to suspect the
+    Structure changed, distribution shifted, broken, or expectation changed (the
+    case's samples, floor or assertion differ from the baseline's); warns to suspect the
     assertions when most semantic assertions flip at once, and lists the baseline's
     cases the candidate lacks. Exit 1 when the candidate has a failure the baseline
     did not have, or lacks a case of the baseline; one shard of a run, or the results

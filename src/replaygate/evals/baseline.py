@@ -16,6 +16,7 @@ from typing import Any
 from filelock import FileLock
 
 from replaygate.errors import shown_file
+from replaygate.evals.case_changes import case_changes
 from replaygate.evals.errors import BaselineError
 from replaygate.evals.git import head_commit, is_dirty
 from replaygate.evals.reference import (
@@ -113,7 +114,8 @@ def update_baseline(
     Refuses (:class:`BaselineError`, nothing written) without a non-blank ``reason``
     or with results holding no case. The history entry holds the reason, the date,
     the git commit of the baseline's repository (and whether the tree was dirty),
-    the results file and the metrics and cases that changed.
+    the results file, the metrics that changed, the cases added and removed, and the cases
+    whose samples, floor or assertions changed (``cases_changed``).
     """
     target = Path(path)
     if reason is None or not reason.strip():
@@ -151,6 +153,10 @@ def update_baseline(
             "changes": metric_changes(previous.metrics if previous else {}, new_reference.metrics),
             "cases_added": sorted(after_cases - before_cases),
             "cases_removed": sorted(before_cases - after_cases),
+            "cases_changed": {
+                change.case: change.to_json()
+                for change in (case_changes(previous.reference, new_reference) if previous else ())
+            },
         }
         source = {k: results.info[k] for k in SOURCE_FIELDS if k in results.info}
         history = (*(previous.history if previous else ()), entry)

@@ -3,9 +3,11 @@
 For each metric with a limit, the change from the baseline is checked: a share
 (success, citation precision and recall, fabricated) in absolute points, an amount
 (cost, tokens, steps) relative to the baseline. Beyond that, a case whose every
-sample failed (``block``), a baseline case missing from the run, and a limited metric
-the baseline has but the run does not (a cost with no price, say) fail the gate: what
-cannot be checked is never passed.
+sample failed (``block``), a baseline case missing from the run, a case that expects
+less than in the baseline (fewer samples, a lower floor, a gate gone:
+:mod:`~replaygate.evals.case_changes`), and a limited metric the baseline has but the
+run does not (a cost with no price, say) fail the gate: what cannot be checked is never
+passed.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from replaygate.evals.case_changes import case_changes
 from replaygate.evals.config import GateConfig
 from replaygate.evals.errors import LimitError
 from replaygate.evals.metrics import ALIASES, METRICS, Metric, check_limit_names
@@ -220,6 +223,17 @@ def run_gate(
         (problems if config.fail_on_missing else notes).append(text)
     for new in sorted(now_ids - base_ids):
         notes.append(f"case {new} is new (not in the baseline)")
+    for change in case_changes(baseline, now):
+        if change.weakened:
+            problems.append(
+                f"case {change.case} expects less than in the baseline ({change.text()}): "
+                "a weakened case is a baseline change, made with `replaygate baseline update "
+                "--reason ...`"
+            )
+        else:
+            notes.append(
+                f"case {change.case} expects otherwise than in the baseline ({change.text()})"
+            )
     for row in rows:
         if row.verdict == "n/a" and row.baseline is not None:
             problems.append(

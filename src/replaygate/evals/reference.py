@@ -175,6 +175,7 @@ def _change(_index: str, obj: Any) -> None:
     mapping(obj.get("changes", {}), "changes")
     strings_field(obj, "cases_added")
     strings_field(obj, "cases_removed")
+    mapping(obj.get("cases_changed", {}), "cases_changed")
 
 
 def check_run_metrics(obj: Mapping[str, Any]) -> Metrics:

@@ -6,7 +6,10 @@ candidate before touching any assertion:
 - ``structure changed``: a structure assertion fails: fix the fixtures or the parser;
 - ``distribution shifted``: a semantic assertion passes less often, but not never:
   revisit its threshold (measure the new distribution first);
-- ``broken``: every sample fails: fix the implementation, never the assertion.
+- ``broken``: every sample fails: fix the implementation, never the assertion;
+- ``expectation changed``: the case's samples or floor, or this assertion (its kind or
+  description), differ from the baseline's: the failure is not the model's alone, so
+  run both models on one cases file.
 
 When most semantic assertions that passed in the baseline fail at once, suspect
 the assertions first: they probably depend on the old model's wording.
@@ -22,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from replaygate.errors import shown_file
+from replaygate.evals.case_changes import CaseChange, case_changes
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.reference import CaseSummary, Reference
 from replaygate.evals.rendered import Rendered
@@ -29,12 +33,16 @@ from replaygate.evals.shards import check_whole_run
 from replaygate.evals.table import html_text, markdown_table, text_table
 from replaygate.sampling import AssertionStats
 
-Classification = Literal["structure changed", "distribution shifted", "broken"]
+Classification = Literal[
+    "structure changed", "distribution shifted", "broken", "expectation changed"
+]
 ADVICE: dict[str, str] = {
     "structure changed": "fix the fixtures or the parser",
     "distribution shifted": "revisit the threshold: measure the new distribution, then set "
     "the floor on its low side",
     "broken": "fix the implementation; never change the assertion",
+    "expectation changed": "the case expects otherwise than in the baseline: run both "
+    "models on one cases file",
 }
 SUSPECT_SHARE = 0.5
 """More than this share of semantic assertions flipping at once means: suspect them."""
@@ -173,6 +181,8 @@ class UpgradeReport(Rendered):
         counts = {name: 0 for name in ADVICE}
         for failure in self.failures:
             counts[failure.classification] += 1
+        if not counts["expectation changed"]:  # a class apart, named only when it happened
+            del counts["expectation changed"]
         return ", ".join(f"{n} {name}" for name, n in counts.items())
 
 
@@ -181,6 +191,18 @@ def classify(category: str, passes: int) -> Classification:
     if category == "structure":
         return "structure changed"
     return "broken" if passes == 0 else "distribution shifted"
+
+
+def _changed(change: CaseChange | None, assertion: str) -> bool:
+    """Whether the case's samples or floor, or the assertion, differ from the baseline's."""
+    if change is None:
+        return False
+    changed = {a.name for a in change.assertions}
+    return (
+        change.samples[0] != change.samples[1]
+        or change.floor[0] != change.floor[1]
+        or (assertion == COMBINED or assertion in changed)
+    )
 
 
 def _failing(case: CaseSummary, stats: AssertionStats) -> bool:
@@ -209,8 +231,10 @@ def classify_upgrade(baseline: Reference, candidate: Reference) -> UpgradeReport
         )
     failures: list[Failure] = []
     flipped = semantic_passing = 0
+    changes = {change.case: change for change in case_changes(baseline, candidate)}
     for case in candidate.cases:
         old_case = baseline.case(case.case)
+        change = changes.get(case.case)
         failing_here = False
         for stats in case.assertions:
             old = _stats(old_case, stats.name)
@@ -231,7 +255,9 @@ def classify_upgrade(baseline: Reference, candidate: Reference) -> UpgradeReport
                     stats.category,
                     before,
                     (stats.passes, stats.samples),
-                    classify(stats.category, stats.passes),
+                    "expectation changed"
+                    if _changed(change, stats.name)
+                    else classify(stats.category, stats.passes),
                 )
             )
         if case.verdict != "pass" and not failing_here:
@@ -243,7 +269,9 @@ def classify_upgrade(baseline: Reference, candidate: Reference) -> UpgradeReport
                     "custom",
                     before,
                     (case.passes, case.samples),
-                    classify("custom", case.passes),
+                    "expectation changed"
+                    if _changed(change, COMBINED)
+                    else classify("custom", case.passes),
                 )
             )
     missing = tuple(case.case for case in baseline.cases if case.case not in ids)
