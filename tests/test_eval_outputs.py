@@ -4,6 +4,8 @@ not write before anything runs, with the error the write would give, creating no
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from types import FrameType
@@ -12,7 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from replaygate.cli import main
-from replaygate.evals.history import check_run
+from replaygate.evals.history import History, check_run
 from replaygate.evals.preflight import check_history, check_writable
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
 
@@ -163,3 +165,28 @@ def test_each_run_written_to_the_history_is_checked_once(project: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "appended to h.db" in result.output
     assert calls == ["check_run"]
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_reader_of_stdout_that_leaves_early_loses_neither_results_nor_history(
+    project: Path, as_json: bool
+) -> None:
+    """``replaygate eval --out r.json | head -n 1``: the pipe is closed before the first
+    line, yet the results file and the history run are both written, nothing more is
+    said, and the run's exit status is 0."""
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone: every write to stdout is a broken pipe
+    args = ["--agent", AGENT, "--cases", "cases.jsonl", "--fixtures", str(shipped_fixtures())]
+    command = [sys.executable, "-m", "replaygate", "eval", *args, "--out", "r.json"]
+    with os.fdopen(write, "wb") as stdout:
+        done = subprocess.run(
+            [*command, "--history", "h.db", *(["--json"] if as_json else [])],
+            stdout=stdout, stderr=subprocess.PIPE, cwd=project, timeout=60, check=False,
+        )  # fmt: skip
+    said = done.stderr.decode()  # the sampling warning (and with --json what was written)
+    assert done.returncode == 0, said
+    assert "rror" not in said and "Exception" not in said
+    assert ("results: r.json" in said) is as_json
+    assert json.loads((project / "r.json").read_text(encoding="utf-8"))["cases"]
+    with History.open(project / "h.db") as history:
+        assert len(history) == 1

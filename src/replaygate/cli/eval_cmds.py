@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.choices import choose_agent, choose_fixtures, choose_settings
+from replaygate.cli.closed_stdout import printing
 from replaygate.cli.json_out import echo_json
 from replaygate.cli.live import live_model
 from replaygate.cli.options import (
@@ -278,31 +279,37 @@ def _show_and_write(
     run_id: str | None = None,
 ) -> None:
     """Print the verdicts and metrics (``as_json``: the results document), then write the
-    results file and append the run to the history, saying so, as one step: a Ctrl-C or
-    SIGTERM arriving between them takes effect once both are written. A run whose
-    ``run_id`` the history holds already (shards merged again) is kept once. A run the
-    history would refuse is refused first: nothing is printed or written."""
+    results file and append the run to the history as one step, then say so: a Ctrl-C or
+    SIGTERM arriving between them takes effect once both are written, and a reader of
+    stdout that went away (``| head``) stops the printing, never the writing
+    (:mod:`~replaygate.cli.closed_stdout`). A run whose ``run_id`` the history holds
+    already (shards merged again) is kept once. A run the history would refuse is refused
+    first: nothing is printed or written."""
     run = HistoryRun.of(results, run_id)
     if history is not None:
         check_run(run, history)
-    if as_json:
-        echo_json(results.to_json())
-    else:
-        _print_metrics(results)
+    with printing():
+        if as_json:
+            echo_json(results.to_json())
+        else:
+            _print_metrics(results)
+    said: list[str] = []
     with held():
         if out is not None:
-            click.echo(f"results: {results.write(out)}", err=as_json)
+            said.append(f"results: {results.write(out)}")
         if history is not None:
             with History.open(history) as opened:
                 added = opened.add(run, checked=True)
             if added:
-                click.echo(f"history: run {run.id} appended to {history}", err=as_json)
+                said.append(f"history: run {run.id} appended to {history}")
             else:
-                click.echo(
+                said.append(
                     f"history: run {run.id} is already in {history} (merged from these "
-                    "shards before): nothing appended",
-                    err=as_json,
+                    "shards before): nothing appended"
                 )
+    with printing():
+        for line in said:
+            click.echo(line, err=as_json)
 
 
 @eval_cmd.command("merge")
