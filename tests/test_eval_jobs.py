@@ -137,7 +137,7 @@ def test_jobs_split_a_shard_and_more_jobs_than_cases_start_fewer_processes(
 @pytest.mark.parametrize(
     ("question", "message"),
     [
-        ("What is a zyzzyva?", ["Error: no fixture"]),
+        ("What is a zyzzyva?", ["Error: no fixture", "\nraised in sample 0 of 3 of case bad\n"]),
         ("divide", ["Error: ZeroDivisionError: integer division or modulo by zero (raised by "
                     "the agent at ", "eval_job_agents.py:21 in _go_wrong) (raised in sample 0 "
                     "of 3 of case bad)"]),
@@ -250,6 +250,8 @@ def test_no_cases_start_no_process(tmp_path: Path) -> None:
 def test_a_failure_is_described_in_words() -> None:
     miss = FixtureMismatchError("no fixture for this request", key="k", store="s")
     assert describe_failure(miss) == str(miss)
+    miss.add_note("raised in sample 0 of 5 of case llm-judge")  # as a serial run says it
+    assert describe_failure(miss) == f"{miss}\nraised in sample 0 of 5 of case llm-judge"
     missing = FileNotFoundError(2, "No such file or directory", "corpus.jsonl")
     assert describe_failure(missing) == (
         "FileNotFoundError: [Errno 2] No such file or directory: 'corpus.jsonl'"

@@ -312,8 +312,11 @@ class Batch:
 
 def describe_failure(err: Exception) -> str:
     """What went wrong in a process, for a person: the message, with the kind of an
-    unexpected exception and where it was raised (its notes), never a traceback."""
+    unexpected exception and where it was raised (its notes), never a traceback; a
+    replaygate error (a miss) as a serial run says it, its notes on lines of their own
+    (``raised in sample i of n of case c``)."""
+    notes = getattr(err, "__notes__", ())
     if isinstance(err, ReplaygateError):
-        return str(err)
-    notes = "".join(f" ({note})" for note in getattr(err, "__notes__", ()))
+        return "\n".join([str(err), *notes])
+    notes = "".join(f" ({note})" for note in notes)
     return f"{type(err).__name__}: {err}{notes}"
