@@ -17,6 +17,7 @@ from replaygate.evals.history import History
 from replaygate.evals.results import CaseResult, EvalResults
 from replaygate.evals.scorers import CaseCounts
 from replaygate.evals.shards import MAX_SHARDS, Shard, merge
+from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
 from replaygate.sampling import SampledResult, SampleResult
 
 
@@ -170,3 +171,36 @@ def test_merge_json_prints_the_merged_results_without_out(tmp_path: Path) -> Non
     assert shown.exit_code == 0, shown.output
     assert "success             1.000" in shown.stdout and "results:" not in shown.output
     assert f"appended to {history}" in shown.output
+
+
+@pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
+def test_shards_run_on_other_contents_of_the_cases_file_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cases file changed between shards (each case's tags): the same path and count
+    of cases, other cases; results without a digest still merge."""
+    monkeypatch.chdir(tmp_path)
+    shipped = [json.loads(line) for line in shipped_eval_cases().read_text("utf-8").splitlines()]
+    cases = [{**case, "samples": 1, "floor": 1} for case in shipped[:4]]
+    path = tmp_path / "cases.jsonl"
+    store = str(shipped_fixtures())
+    parts = []
+    for index, tag in ((1, "first"), (2, "edited")):  # the cases file edited before shard 2
+        path.write_text("".join(json.dumps({**c, "tags": [tag]}) + "\n" for c in cases), "utf-8")
+        part = str(tmp_path / f"shard-{index}.json")
+        args = ["--agent", "replaygate.examples.research_copilot:copilot", "--cases", str(path),
+                "--fixtures", store, "--shard", f"{index}/2", "--out", part]  # fmt: skip
+        ran = CliRunner().invoke(eval_cmd, args)
+        assert ran.exit_code == 0, ran.output
+        parts.append(part)
+    assert all(json.loads(Path(p).read_text("utf-8"))["cases"] for p in parts)
+    refused = CliRunner().invoke(eval_cmd, ["merge", *parts, "--no-history"])
+    assert refused.exit_code == 2
+    assert f"{parts[1]}: ran other cases than {parts[0]} (eval.cases_digest " in refused.output
+    assert "changed between these shards; run every shard on one version of it" in refused.output
+    for part in parts:  # as a replaygate that stored no digest wrote them
+        document = json.loads(Path(part).read_text("utf-8"))
+        del document["eval"]["cases_digest"]
+        Path(part).write_text(json.dumps(document), "utf-8")
+    old = CliRunner().invoke(eval_cmd, ["merge", *parts, "--no-history"])
+    assert old.exit_code == 0, old.output

@@ -35,7 +35,7 @@ from replaygate.cli.options import (
 )
 from replaygate.errors import LiveCallNotApproved
 from replaygate.evals.agents import raised_by_agent
-from replaygate.evals.cases import load_eval_cases
+from replaygate.evals.cases import cases_digest, load_eval_cases
 from replaygate.evals.config import Config, load_config
 from replaygate.evals.git import head_commit
 from replaygate.evals.history import History, HistoryRun, check_run, derived_run_id
@@ -197,6 +197,7 @@ def eval_cmd(
     info: dict[str, object] = {
         "commit": head_commit(config.root),
         "cases_file": str(cases_file),
+        "cases_digest": cases_digest(cases),
         "agent": agent_spec,
     }
     if shard is not None:

@@ -18,9 +18,11 @@ case out of the cost metrics (its model need not have a price); the results say 
 from __future__ import annotations
 
 import codecs
+import dataclasses
+import hashlib
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -264,3 +266,16 @@ def _schema(record: Mapping[str, Any], fail: Fail) -> Mapping[str, Any] | None:
     except json_schema.InvalidSchema as err:
         raise fail(f"schema{'.' if err.where else ''}{err.where}: {err.why}") from None
     return value
+
+
+def cases_digest(cases: Sequence[EvalCase]) -> str:
+    """A SHA-256 (hex) of what ``cases`` ask and expect, in order (not where they were
+    read from): two shards of one run read cases with one digest
+    (:func:`~replaygate.evals.shards.merge` refuses others)."""
+    where = {"file", "line"}
+    stated = [
+        {f.name: getattr(case, f.name) for f in dataclasses.fields(case) if f.name not in where}
+        for case in cases
+    ]
+    text = json.dumps(stated, sort_keys=True, ensure_ascii=False, default=dict)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

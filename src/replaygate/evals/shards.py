@@ -30,6 +30,7 @@ SAME_RUN = (
     "interface",
     "mode",
     "cases_file",
+    "cases_digest",
     "agent",
     "fixtures",
     "prices",
@@ -100,11 +101,19 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
                 f"{shard['cases']} cases, but {names[0]} is of {count} shards and {total} cases"
             )
         for key in SAME_RUN:
-            if part.info.get(key) != parts[0].info.get(key):
+            mine, first = part.info.get(key), parts[0].info.get(key)
+            if mine == first:
+                continue
+            if key == "cases_digest":
                 raise ResultsError(
-                    f"{name}: {key} is {part.info.get(key)!r}, but {parts[0].info.get(key)!r} "
-                    f"in {names[0]}: these shards come from different runs"
+                    f"{name}: ran other cases than {names[0]} (eval.cases_digest {mine!r}, "
+                    f"not {first!r}): the cases file {part.info.get('cases_file')!r} changed "
+                    "between these shards; run every shard on one version of it"
                 )
+            raise ResultsError(
+                f"{name}: {key} is {mine!r}, but {first!r} in {names[0]}: these shards come "
+                "from different runs"
+            )
     seen: dict[int, str] = {}
     for name, shard in zip(names, shards, strict=True):
         if shard["index"] in seen:
