@@ -1,8 +1,9 @@
 """The pytest plugin's network block: a replaying session stays offline to its end.
 
-When a session in replay mode collects a test that uses replaygate (one of its
-fixtures or the ``replaygate`` marker), :func:`~replaygate.network.block_network`
-holds from the end of collection to the end of the session: fixture setup and
+When a session in replay mode, or recording from the simulator, collects a test that
+uses replaygate (one of its fixtures or the ``replaygate`` marker),
+:func:`~replaygate.network.block_network` holds from the end of collection to the end
+of the session: fixture setup and
 teardown, every test, background threads. At the end the block is handed to the
 interpreter's exit, from the moment it starts: the threads it waits for (a tracing
 client's, such as LangSmith's, sending what it holds once the main thread ends) and
@@ -41,7 +42,7 @@ _exit_hold: list[AbstractContextManager[None]] = []
 def _tell_at_exit(refusal: Refusal) -> None:
     sys.stderr.write(
         f"replaygate: {refusal.what} {refusal.target} refused at interpreter exit "
-        f"(from {refusal.caller}): replay keeps the network blocked after the session\n"
+        f"(from {refusal.caller}): replaygate keeps the network blocked after the session\n"
     )
 
 
@@ -72,9 +73,11 @@ def uses_replaygate(item: pytest.Item) -> bool:
 
 
 class OfflineSession:
-    """The session-wide block of a replaying session, and its report."""
+    """The session-wide block of a session that replays (``why`` ``"in replay"``) or
+    records from the simulator, and its report."""
 
-    def __init__(self) -> None:
+    def __init__(self, why: str = "in replay") -> None:
+        self.why = why
         self.block = ExitStack()
         self.blocked = False
         self.first = 0
@@ -133,12 +136,12 @@ class OfflineSession:
         lines = self.lines() + self.from_workers
         if not lines:
             return
-        terminalreporter.section("replaygate: network attempts refused in replay")
+        terminalreporter.section(f"replaygate: network attempts refused {self.why}")
         for line in lines:
             terminalreporter.line(line)
         terminalreporter.line(
-            f"{len(lines)} attempt(s) refused: replay is offline; wire the client to "
-            "replaygate, or turn the sender off in tests"
+            f"{len(lines)} attempt(s) refused: the session is offline {self.why}; wire the "
+            "client to replaygate, or turn the sender off in tests"
         )
 
     def pytest_unconfigure(self) -> None:

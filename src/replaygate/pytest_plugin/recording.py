@@ -67,10 +67,10 @@ Sanitizing: a store is recorded and matched with the ``[tool.replaygate.sanitize
 the project that owns it (the nearest ``pyproject.toml`` above it, else the rootdir's),
 whatever folder pytest runs from.
 
-In replay mode a session that collects a test using replaygate is offline from the
-end of collection to interpreter exit, and lists the attempts it refused
-(:mod:`replaygate.pytest_plugin.offline`); a test that asks for ``replaygate_store``
-at run time is offline from its setup to its teardown.
+In replay mode, and recording from the simulator, a session that collects a test using
+replaygate is offline from the end of collection to interpreter exit, and lists the
+attempts it refused (:mod:`replaygate.pytest_plugin.offline`); a test that asks for
+``replaygate_store`` at run time is offline from its setup to its teardown.
 
 Hits: every test session logs which fixtures its tests replay to
 ``.replaygate/hits/`` under the rootdir (:mod:`replaygate.fixtures.hits`), one file per
@@ -138,7 +138,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the marker; refuse a recording mode without approval; start the hits log;
-    keep a replaying session offline."""
+    keep a session that replays or records from the simulator offline."""
     config.addinivalue_line(
         "markers",
         "replaygate(fixtures=None, interface=None, source=None, repeat_last=False, "
@@ -158,12 +158,16 @@ def pytest_configure(config: pytest.Config) -> None:
     except LiveCallNotApproved as err:
         raise pytest.UsageError(str(err)) from None
     _start_hits(config)
-    if mode == "replay":
-        from replaygate.pytest_plugin.offline import OfflineSession
+    from replaygate.pytest_plugin.offline import OfflineSession
 
+    if mode == "replay":
         config.pluginmanager.register(OfflineSession(), "replaygate-offline")
-    else:
-        config.pluginmanager.register(RecordingRun(config, fixtures_dir(config)), RUN)
+        return
+    run = RecordingRun(config, fixtures_dir(config))
+    config.pluginmanager.register(run, RUN)
+    if run.source == "sim":  # nothing beyond loopback, from collection on, as in replay
+        offline = OfflineSession("while recording from the simulator")
+        config.pluginmanager.register(offline, "replaygate-offline")
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k and -m deselect: tests sharing a store see each other
@@ -171,8 +175,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """A test that carries the marker and asks for none of the fixtures over a store gets
     ``replaygate_intercept``, as pytest-recording's ``vcr`` marker does: the clients it
     and the code under test build are answered from its store, and recording it sends
-    through replaygate instead of past it. Tests that would share a store by accident
-    are noted (:func:`~.store_paths.note_shared_stores`)."""
+    through replaygate instead of past it. It is set up before the test's other fixtures
+    of its scope (and torn down after them), so what they send is answered too. Tests
+    that would share a store by accident are noted
+    (:func:`~.store_paths.note_shared_stores`)."""
     from replaygate.pytest_plugin.offline import USES_REPLAYGATE, uses_replaygate
 
     for item in items:
@@ -181,8 +187,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             and item.get_closest_marker("replaygate") is not None
             and USES_REPLAYGATE not in item.fixturenames
         ):
-            item.fixturenames = [*item.fixturenames, "replaygate_intercept"]
+            names = list(item.fixturenames)
+            names.insert(_first_per_test(item, names), "replaygate_intercept")
+            item.fixturenames = names
     note_shared_stores(config, filter(uses_replaygate, items))
+
+
+def _first_per_test(item: pytest.Function, names: list[str]) -> int:
+    """Where the first function-scoped fixture of ``names`` is (pytest sets fixtures up in
+    the order of ``names``, the broader scopes first): where an autouse fixture of the
+    test's own would be."""
+    defs = item._fixtureinfo.name2fixturedefs
+    for index, name in enumerate(names):
+        found = defs.get(name)
+        if not found or found[-1].scope == "function":
+            return index
+    return len(names)
 
 
 _RAISED = pytest.StashKey[BaseException]()
@@ -365,7 +385,8 @@ def replaygate_store(
     """The test's fixture store (one named by the marker is opened once per process,
     :mod:`.stores`). In replay mode, and when recording from the simulator (so that a
     client the plugin did not point at it cannot reach a real API), the network beyond
-    loopback is blocked while the test runs. Under ``--replaygate-strict`` a test that
+    loopback is blocked while the test runs (for the whole session, when it collected
+    the test: :mod:`.offline`). Under ``--replaygate-strict`` a test that
     left fixtures of its own store unused errors at teardown, unless it failed already."""
     from replaygate.fixtures.store import FixtureStore
     from replaygate.http import block_network, reset_uses, unused

@@ -1,0 +1,151 @@
+"""Recording from the plugin's simulator keeps the whole session within loopback, as
+replay does: what a module- or session-scoped fixture, or a fixture set up before the
+test's store, sends is refused instead of reaching a real host. A marked test's
+intercept is set up before the test's own fixtures, so what they send (in setup and
+in teardown) is recorded and replayed. A test whose name is longer than a file name
+can be gets a store of a bounded name."""
+
+from __future__ import annotations
+
+import pytest
+
+from replaygate.fixtures.store import FixtureStore
+from sdks import anthropic
+
+# Each test runs pytest itself on a project of its own (pytester): end to end.
+pytestmark = pytest.mark.slow
+
+RECORD = (
+    "-p",
+    "no:cacheprovider",
+    "--replaygate-record-mode=record-missing",
+    "--replaygate-approve-live",
+    "--replaygate-simulator=echo",
+)
+
+# Each probe looks a name up only when the network is blocked: never a real lookup.
+PROBES = """
+import anthropic
+import pytest
+
+from replaygate.errors import NetworkBlockedError
+from replaygate.network import network_blocked
+
+
+def probe():
+    if not network_blocked():
+        return "open"
+    client = anthropic.Anthropic(api_key="k", max_retries=0)
+    try:
+        client.messages.create(model="m", max_tokens=8, messages=[{"role": "user", "content": "x"}])
+    except anthropic.APIConnectionError as err:
+        cause = err.__cause__
+        while cause is not None and not isinstance(cause, NetworkBlockedError):
+            cause = cause.__cause__ or cause.__context__
+        return "refused" if cause is not None else repr(err)
+    return "answered"
+
+
+@pytest.fixture(scope="session")
+def session_probe():
+    return probe()
+
+
+@pytest.fixture(scope="module")
+def module_probe():
+    return probe()
+
+
+@pytest.fixture
+def early_probe():
+    return probe()
+
+
+def test_fixtures_before_the_store(session_probe, module_probe, early_probe, anthropic_client):
+    assert (session_probe, module_probe, early_probe) == ("refused",) * 3
+    reply = anthropic_client().messages.create(
+        model="m", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
+    )
+    assert reply.content[0].text == "echo: hi"
+"""
+
+
+def test_recording_from_the_simulator_blocks_what_is_set_up_before_the_store(
+    pytester: pytest.Pytester,
+) -> None:
+    assert anthropic.Anthropic  # loaded here, not again by each nested run
+    pytester.makepyfile(test_probes=PROBES)
+    result = pytester.runpytest(*RECORD)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*replaygate: network attempts refused while recording from the simulator*",
+            "*lookup of 'api.anthropic.com' (from anthropic._base_client) during "
+            "test_probes.py::test_fixtures_before_the_store",
+        ]
+    )
+
+
+FIXTURE_CALLS = """
+import anthropic
+import pytest
+
+from replaygate.http.active import answering
+
+pytestmark = pytest.mark.replaygate
+
+
+def ask(words):
+    assert answering() is not None, f"{words!r} asked outside the intercept"
+    client = anthropic.Anthropic(api_key="k", max_retries=0)
+    reply = client.messages.create(
+        model="m", max_tokens=8, messages=[{"role": "user", "content": words}]
+    )
+    return reply.content[0].text
+
+
+@pytest.fixture(scope="module")
+def shared():
+    return "shared"
+
+
+@pytest.fixture
+def warm():
+    yield ask("warm")
+    assert ask("cleanup") == "echo: cleanup"
+
+
+def test_agent(shared, warm):
+    assert warm == "echo: warm"
+    assert ask("turn") == "echo: turn"
+"""
+
+
+def test_the_marker_intercepts_what_the_test_s_fixtures_send(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_calls=FIXTURE_CALLS)
+    pytester.runpytest(*RECORD).assert_outcomes(passed=1)
+    store = FixtureStore.open(pytester.path / "tests/fixtures/test_calls/test_agent.jsonl")
+    asked = [f.request["body"]["messages"][0]["content"] for f in store]
+    assert asked == ["warm", "turn", "cleanup"]
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+LONG_ID = """
+import pytest
+
+
+@pytest.mark.parametrize("city", ["x" * 300], ids=["x" * 300])
+def test_city(anthropic_client, city):
+    reply = anthropic_client().messages.create(
+        model="m", max_tokens=8, messages=[{"role": "user", "content": city[:5]}]
+    )
+    assert reply.content[0].text == "echo: xxxxx"
+"""
+
+
+def test_a_test_id_longer_than_a_file_name_records_and_replays(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_long=LONG_ID)
+    pytester.runpytest(*RECORD).assert_outcomes(passed=1)
+    (store,) = (pytester.path / "tests/fixtures/test_long").glob("*.jsonl")
+    assert len(store.name) < 255 and store.name.startswith("test_city[xxx")
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)

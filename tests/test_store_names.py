@@ -1,0 +1,22 @@
+"""A test's store name: unsafe characters written ``_``, a long name cut with a digest."""
+
+from __future__ import annotations
+
+from replaygate.pytest_plugin.store_names import MAX_NAME, store_name
+
+
+def test_a_short_name_keeps_its_safe_characters() -> None:
+    assert store_name("test_says_hi[hello world/é]") == "test_says_hi[hello_world__]"
+
+
+def test_a_long_name_is_cut_with_a_digest_of_the_whole_name() -> None:
+    one = store_name("test_city[" + "x" * 300 + "]")
+    other = store_name("test_city[" + "x" * 301 + "]")
+    assert len(one) == len(other) == MAX_NAME
+    assert one.startswith("test_city[xxx") and one != other
+    assert len(f".{one}.jsonl.bak12.4194304.tmp") <= 255  # the longest file written beside it
+
+
+def test_a_name_of_the_longest_length_is_kept_as_it_is() -> None:
+    name = "t" * MAX_NAME
+    assert store_name(name) == name
