@@ -204,3 +204,21 @@ def test_shards_run_on_other_contents_of_the_cases_file_are_refused(
         Path(part).write_text(json.dumps(document), "utf-8")
     old = CliRunner().invoke(eval_cmd, ["merge", *parts, "--no-history"])
     assert old.exit_code == 0, old.output
+
+
+def test_options_of_eval_given_before_merge_are_refused_not_ignored(tmp_path: Path) -> None:
+    parts = [str(p) for p in shard_files(tmp_path, list("abcde"), 2)]
+    history, out = tmp_path / "mine.db", tmp_path / "merged.json"
+    before = ["--no-history", "--history", str(history), "--out", str(out), "--json"]
+    refused = CliRunner().invoke(eval_cmd, [*before, "merge", *parts])
+    assert refused.exit_code == 2
+    assert refused.output.startswith(
+        "Error: --out, --history, --no-history, --json given before `merge` would not be used: "
+        "give merge's options after it (`replaygate eval merge [--out FILE]"
+    )
+    assert not out.exists() and not history.exists()
+    cases = CliRunner().invoke(eval_cmd, ["--cases", "none.jsonl", "merge", *parts])
+    assert cases.exit_code == 2 and "--cases given before `merge`" in cases.output
+    after = CliRunner().invoke(eval_cmd, ["merge", "--history", str(history), *parts])
+    assert after.exit_code == 0, after.output
+    assert history.exists()

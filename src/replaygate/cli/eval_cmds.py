@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from replaygate.cli.choices import choose_agent, choose_fixtures, choose_settings
 from replaygate.cli.closed_stdout import printing
@@ -179,7 +180,8 @@ def eval_cmd(
           --cases eval_cases.jsonl --fixtures fixtures.jsonl --out results.json
     """
     if click.get_current_context().invoked_subcommand is not None:
-        return  # `replaygate eval merge ...`
+        _refuse_options_before(click.get_current_context())  # `replaygate eval merge ...`
+        return
     _check_flags(record_mode, approve_live, simulator or concurrency > 1 or bool(rate_limit))
     check_seed_with_simulator(simulator)
     if shard is not None and out is None:
@@ -246,6 +248,25 @@ def eval_cmd(
         click.echo(
             f"shard {shard}: {len(cases)} case(s); merge every shard with `replaygate eval merge`",
             err=True,
+        )
+
+
+def _refuse_options_before(ctx: click.Context) -> None:
+    """Refuse options of ``eval`` given before ``merge`` (``replaygate eval --out m.json
+    merge ...``): merge would not use them, and a history the user told
+    it not to write, or an output asked for, would be passed over in silence."""
+    given = [
+        param.opts[0]
+        for param in ctx.command.params
+        if param.name is not None
+        and ctx.get_parameter_source(param.name)
+        not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+    ]
+    if given:
+        raise CommandError(
+            f"{', '.join(given)} given before `merge` would not be used: give merge's "
+            "options after it (`replaygate eval merge [--out FILE] [--history FILE] "
+            "[--no-history] [--json] [--config FILE] PARTS...`). Nothing was run or written."
         )
 
 
