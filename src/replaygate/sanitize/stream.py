@@ -2,13 +2,26 @@
 
 A streamed answer arrives in fragments (``alice@corp.co`` + ``m, thanks``), so a
 rule run on each event alone would miss what straddles two of them. The fragments
-of one block (an Anthropic content block's ``text``, ``partial_json`` or
-``thinking`` deltas; an OpenAI choice's ``content`` or ``refusal``, or one tool
-call's ``arguments``; a Responses API output item's text, refusal or function-call
-argument deltas; a Gemini candidate's text parts) are joined and the rules run on
-the whole; when that changes it, the first fragment carries the whole redacted text
-and the others become empty, so a client that accumulates the deltas gets the
-redacted text. The events are the parsed ``data`` of each event, changed in place.
+of one block are joined as a client joins them, and the rules run on the whole:
+
+- an Anthropic ``content_block_delta``: each string field of its ``delta`` (``text``,
+  ``partial_json``, ``thinking``...) per content block;
+- an OpenAI Chat Completions chunk: each string field of a choice's ``delta``, at any
+  depth, per choice and field (``content``, ``refusal``, ``reasoning_content``,
+  ``reasoning``, ``audio.transcript``, a tool call's ``function.arguments``, the
+  entries of a list by their ``index``), as the openai SDK accumulates them;
+- a Responses API ``*.delta`` event: its ``delta`` text per event type, item and
+  part (``output_text``, ``refusal``, ``reasoning_summary_text``, ``reasoning_text``,
+  ``function_call_arguments``, ``custom_tool_call_input``, ``mcp_call_arguments``,
+  ``code_interpreter_call_code``, ``audio.transcript``...);
+- a Gemini candidate's text parts.
+
+Field ``type`` and ``index`` values, and encoded data (audio bytes, a thinking block's
+signature: :func:`~.secret_entropy.encoded_field`, ``response.audio.delta``), are no
+text and are read event by event. When the rules change a block's text, the first
+fragment carries the whole redacted text and the others become empty, so a client
+that accumulates the deltas gets the redacted text. The events are the parsed
+``data`` of each event, changed in place.
 """
 
 from __future__ import annotations
@@ -19,10 +32,15 @@ from typing import Any
 import orjson
 
 from replaygate import exact_json
+from replaygate.sanitize.secret_entropy import encoded_field
 
 Fragment = tuple[dict[str, Any], str]
-_ANTHROPIC_DELTA_FIELDS = ("text", "partial_json", "thinking")
-_OPENAI_DELTA_FIELDS = ("content", "refusal")
+Group = tuple[Any, ...]
+_NOT_TEXT = frozenset({"index", "type"})
+"""Delta fields a client replaces rather than joins (the openai SDK's accumulation)."""
+_AUDIO_DELTAS = frozenset({"response.audio.delta", "response.output_audio.delta"})
+"""Responses API deltas of base64 audio, not text."""
+_WHERE = ("item_id", "output_index", "content_index", "summary_index")
 
 
 def event_data(event: Any, unparsed: Any = None) -> Any:
@@ -36,66 +54,75 @@ def event_data(event: Any, unparsed: Any = None) -> Any:
         return unparsed
 
 
-def _anthropic(event: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], Fragment]]:
+def _place(value: Any, default: Any) -> Any:
+    """``value`` when it can name a place in a group (an integer or a string), else ``default``."""
+    return value if isinstance(value, int | str) else default
+
+
+def _text_fields(delta: dict[str, Any]) -> Iterator[tuple[str, Fragment]]:
+    """The text fields of one delta object: strings but ``type``, ``index`` and encoded data."""
+    for name, value in delta.items():
+        if isinstance(value, str) and name not in _NOT_TEXT and not encoded_field(name, delta):
+            yield name, (delta, name)
+
+
+def _anthropic(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
     delta = event.get("delta")
     if event.get("type") != "content_block_delta" or not isinstance(delta, dict):
         return
-    for name in _ANTHROPIC_DELTA_FIELDS:
-        if isinstance(delta.get(name), str):
-            yield ("block", event.get("index"), name), (delta, name)
+    for name, fragment in _text_fields(delta):
+        yield ("block", _place(event.get("index"), None), name), fragment
 
 
-def _openai(event: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], Fragment]]:
+def _accumulated(delta: dict[str, Any], group: Group) -> Iterator[tuple[Group, Fragment]]:
+    """Each text field of ``delta`` at any depth, by its path: an object in a list by its
+    ``index`` (else its position), as the openai SDK joins a stream's deltas."""
+    for name, fragment in _text_fields(delta):
+        yield (*group, name), fragment
+    for name, value in delta.items():
+        if isinstance(value, dict):
+            yield from _accumulated(value, (*group, name))
+        elif isinstance(value, list):
+            for n, entry in enumerate(value):
+                if isinstance(entry, dict):
+                    yield from _accumulated(entry, (*group, name, _place(entry.get("index"), n)))
+
+
+def _openai(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
     choices = event.get("choices")
     if not isinstance(choices, list):
         return
     for position, choice in enumerate(choices):
         delta = choice.get("delta") if isinstance(choice, dict) else None
-        if not isinstance(delta, dict):
-            continue
-        index = choice.get("index", position)
-        for name in _OPENAI_DELTA_FIELDS:
-            if isinstance(delta.get(name), str):
-                yield ("choice", index, name), (delta, name)
-        calls = delta.get("tool_calls")
-        for n, call in enumerate(calls if isinstance(calls, list) else []):
-            function = call.get("function") if isinstance(call, dict) else None
-            if isinstance(function, dict) and isinstance(function.get("arguments"), str):
-                yield ("call", index, call.get("index", n)), (function, "arguments")
+        if isinstance(delta, dict):
+            yield from _accumulated(delta, ("choice", _place(choice.get("index"), position)))
 
 
-_RESPONSES_DELTAS = frozenset(
-    {
-        "response.output_text.delta",
-        "response.refusal.delta",
-        "response.function_call_arguments.delta",
-    }
-)
-
-
-def _openai_responses(event: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], Fragment]]:
+def _openai_responses(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
     kind = event.get("type")
-    if kind in _RESPONSES_DELTAS and isinstance(event.get("delta"), str):
-        yield (
-            ("item", kind, event.get("output_index"), event.get("content_index")),
-            (event, "delta"),
-        )
+    if (
+        isinstance(kind, str)
+        and kind.endswith(".delta")
+        and kind not in _AUDIO_DELTAS
+        and isinstance(event.get("delta"), str)
+    ):
+        yield ("item", kind, *(_place(event.get(name), None) for name in _WHERE)), (event, "delta")
 
 
-def _gemini(event: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], Fragment]]:
+def _gemini(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
     candidates = event.get("candidates")
     for position, candidate in enumerate(candidates if isinstance(candidates, list) else []):
         content = candidate.get("content") if isinstance(candidate, dict) else None
         parts = content.get("parts") if isinstance(content, dict) else None
-        index = candidate.get("index", position)
+        index = _place(candidate.get("index"), position)
         for part in parts if isinstance(parts, list) else []:
             if isinstance(part, dict) and isinstance(part.get("text"), str):
                 yield ("candidate", index, bool(part.get("thought"))), (part, "text")
 
 
-def fragments(events: list[Any]) -> dict[tuple[Any, ...], list[Fragment]]:
+def fragments(events: list[Any]) -> dict[Group, list[Fragment]]:
     """The text fragments of each block, in stream order."""
-    groups: dict[tuple[Any, ...], list[Fragment]] = {}
+    groups: dict[Group, list[Fragment]] = {}
     for event in events:
         if isinstance(event, dict):
             for source in (_anthropic, _openai, _openai_responses, _gemini):
