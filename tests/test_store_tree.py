@@ -114,3 +114,28 @@ def test_a_conflict_within_one_file_does_not_speak_of_files(tree: Path) -> None:
     with pytest.raises(FixtureFormatError) as caught:
         FixtureStore.open(one)
     assert caught.value.reason.endswith("keep one of them")
+
+
+@pytest.mark.parametrize("inside", ["a.jsonl", "zzz/a.jsonl"])
+def test_a_jsonl_file_inside_a_folder_store_is_checked_with_it(tree: Path, inside: str) -> None:
+    shared = tree / "shared"
+    [recorded] = shared.glob("*@*/*.json")
+    FixtureStore.open(shared / inside).put(_fixture("another"))
+    with pytest.raises(FixtureFormatError):  # what --fixtures shared opens
+        FixtureStore.open(shared)
+    done = CliRunner().invoke(main, ["verify", str(tree)])
+    assert done.exit_code == 1, done.output
+    key = _fixture("x").key[:12]
+    assert f"request of key {key} recorded twice with different responses" in done.output
+    assert str(recorded) in done.output and str(shared / inside) in done.output
+    assert "1 problem(s)" in done.output
+
+
+def test_a_jsonl_file_inside_a_folder_store_repeating_its_answer_is_no_problem(
+    tree: Path,
+) -> None:
+    shared = tree / "shared"
+    FixtureStore.open(shared / "a.jsonl").put(_fixture("three"))
+    FixtureStore.open(shared)  # read as one fixture recorded twice
+    done = CliRunner().invoke(main, ["verify", str(tree)])
+    assert done.exit_code == 0, done.output
