@@ -140,9 +140,11 @@ class SyncFixtureTransport(FixtureTransportBase[SyncLive[ReqT]], Generic[ReqT, R
         return self.library.handle(self.exchange, request, live.handle_request if live else None)
 
     def close(self) -> None:
-        """Close the live transport, if any."""
+        """Close the live transport, if any; then raise a refusal the session kept
+        (:meth:`~replaygate.http.exchange.Exchange.raise_kept`)."""
         if self.live is not None:
             self.live.close()
+        self.exchange.raise_kept()
 
 
 class AsyncFixtureTransport(FixtureTransportBase[AsyncLive[ReqT]], Generic[ReqT, RespT]):
@@ -158,9 +160,11 @@ class AsyncFixtureTransport(FixtureTransportBase[AsyncLive[ReqT]], Generic[ReqT,
         return await self.library.handle_async(self.exchange, request, send)
 
     async def aclose(self) -> None:
-        """Close the live transport, if any."""
+        """Close the live transport, if any; then raise a refusal the session kept
+        (:meth:`~replaygate.http.exchange.Exchange.raise_kept`)."""
         if self.live is not None:
             await self.live.aclose()
+        self.exchange.raise_kept()
 
 
 class ClientFactory(Generic[ClientT]):

@@ -19,7 +19,7 @@ from typing import Any
 
 from replaygate.http.adapter import AsyncFixtureTransport, ClientFactory, SyncFixtureTransport
 from replaygate.http.streams import ReplayByteStream, TeeByteStream
-from replaygate.http.transport import Library
+from replaygate.http.transport import Library, RecordedResponse
 
 LIBRARIES: dict[str, str] = {"httpx2": "Httpx2", "httpx": "Httpx"}
 """The libraries bound, and the prefix of their transport names."""
@@ -57,6 +57,7 @@ def binding(name: str) -> Binding:
         lib.Response,
         _subclass("ReplayStream", (ReplayByteStream, *streams), "A replayed body.", library=lib),
         _subclass("TeeStream", (TeeByteStream, *streams), "A live body, recorded.", library=lib),
+        _subclass("Response", (RecordedResponse, lib.Response), "A live response, recorded."),
     )
     transport = _transport(
         f"{prefix}Transport", SyncFixtureTransport, lib.BaseTransport, lib.HTTPTransport, library

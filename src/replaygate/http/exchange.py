@@ -21,6 +21,7 @@ versions. A recording never keeps the server's 404 for a route it does not serve
 from __future__ import annotations
 
 import hashlib
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -205,6 +206,8 @@ class Exchange:
         self.live_origin: str | None = None
         self.raised: list[ReplaygateError] = []
         self.unfinished: set[Unfinished] = set()
+        self._kept: list[Exception] = []
+        """Refusals made where raising them would lose them (:meth:`keeping_refusal`)."""
 
     @classmethod
     def of(
@@ -240,6 +243,7 @@ class Exchange:
         frames out of the failure report (``__tracebackhide__``), which ends at the call.
         """
         __tracebackhide__ = True
+        self.raise_kept()
         try:
             return self._plan(request)
         except ReplaygateError as err:
@@ -398,12 +402,37 @@ class Exchange:
     def finish_open(self) -> None:
         """Finish the live responses whose readers left them open (:attr:`unfinished`), as
         a block of this session ends and before its store is closed
-        (:meth:`~replaygate.http.recording.Recording.left_open`)."""
+        (:meth:`~replaygate.http.recording.Recording.left_open`); then a refusal kept
+        (:meth:`raise_kept`) is raised."""
         for recording in list(self.unfinished):
             recording.left_open()
         with self._writing:
             for identity in list(self._ended):
                 self._store_ended(identity, all_ended=True)
+        self.raise_kept()
+
+    @contextmanager
+    def keeping_refusal(self) -> Iterator[None]:
+        """Keep an error raised inside instead of raising it: where Python drops it (a
+        recording finished as its dropped reader is closed, "Exception ignored in
+        generator"). :meth:`raise_kept` raises it where it reaches the caller."""
+        try:
+            yield
+        except Exception as err:
+            with self._lock:
+                self._kept.append(err)
+
+    def raise_kept(self) -> None:
+        """Raise the first refusal :meth:`keeping_refusal` kept, once: as a response is
+        closed, at the next send, as the client is closed or the block ends; not while an
+        iterator is being closed (``httpx2`` closes a response as its dropped ``iter_raw``
+        ends), where Python would drop it too."""
+        if isinstance(sys.exc_info()[1], GeneratorExit):
+            return
+        with self._lock:
+            kept = self._kept.pop(0) if self._kept else None
+        if kept is not None:
+            raise kept
 
     def record(self, slot: LiveSlot, response: dict[str, Any]) -> None:
         """Store ``response`` as the answer to ``slot`` in this session, once the answers of

@@ -114,7 +114,10 @@ class TeeByteStream:
     is drained and recorded whole when it is not an event stream (an SDK closes a
     retried error response unread); an event stream is recorded up to where the
     client stopped. ``on_close`` runs once the live response is closed (a client-level
-    response takes its ``elapsed`` then).
+    response takes its ``elapsed`` then). A recording refused as its reader is dropped
+    (a ``break`` out of ``iter_lines()``, where Python closes the iterators and no error
+    reaches the caller) is kept by the session and raised when the response is closed
+    (:meth:`~replaygate.http.exchange.Exchange.raise_kept`).
     """
 
     library: StreamErrors
@@ -150,7 +153,8 @@ class TeeByteStream:
             raise
         except (GeneratorExit, asyncio.CancelledError):
             if self._recording.stream:
-                self._recording.finish("closed")
+                with self._recording.exchange.keeping_refusal():
+                    self._recording.finish("closed")
             raise
         self._recording.finish("complete")
 
@@ -177,6 +181,7 @@ class TeeByteStream:
         finally:
             self._live.close()
             self._closed()
+        self._recording.exchange.raise_kept()
 
     async def aclose(self) -> None:
         """Record what is still unrecorded, then close the live response."""
@@ -189,6 +194,7 @@ class TeeByteStream:
         finally:
             await self._live.aclose()
             self._closed()
+        self._recording.exchange.raise_kept()
 
     def _closed(self) -> None:
         if self._on_close is not None:

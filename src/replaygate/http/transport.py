@@ -52,8 +52,26 @@ class ReadableRequest(RequestLike, Protocol):
     async def aread(self) -> bytes: ...
 
 
+class RecordedResponse:
+    """Mixin of a library's response whose live body is recorded: closing it raises a
+    refusal its session kept (:meth:`~replaygate.http.exchange.Exchange.raise_kept`),
+    also when the library closed it already (``httpx2`` does as a dropped ``iter_raw``
+    ends, where no error reaches the caller), so the ``with client.stream(...)`` around
+    a ``break`` out of ``iter_lines()`` raises it."""
+
+    exchange: Exchange | None = None
+
+    def close(self) -> None:
+        """Close the response, then raise a refusal its session kept."""
+        super().close()  # type: ignore[misc]
+        if self.exchange is not None:
+            self.exchange.raise_kept()
+
+
 class Library(Generic[RespT]):
-    """One HTTP library's types, and the record/replay steps written with them."""
+    """One HTTP library's types, and the record/replay steps written with them:
+    ``response`` the library's response, ``tee_response`` it with
+    :class:`RecordedResponse`."""
 
     def __init__(
         self,
@@ -61,11 +79,13 @@ class Library(Generic[RespT]):
         response: Callable[..., RespT],
         replay_stream: type[ReplayByteStream],
         tee_stream: type[TeeByteStream],
+        tee_response: Callable[..., RespT],
     ) -> None:
         self.module = module
         self.response = response
         self.replay_stream = replay_stream
         self.tee_stream = tee_stream
+        self.tee_response = tee_response
 
     def replay(self, answer: Replayed) -> RespT:
         """The library response replaying ``answer``, its body unread as a live one's: the
@@ -84,12 +104,15 @@ class Library(Generic[RespT]):
     ) -> RespT:
         """The library response that hands ``live``'s body over while recording it;
         ``on_close`` runs when ``live`` is closed."""
-        return self.response(
+        response = self.tee_response(
             live.status_code,
             headers=handed_headers(live.headers.raw),
             stream=self.tee_stream(live, self.recording(exchange, slot, live), on_close),
             extensions=live.extensions,
         )
+        if isinstance(response, RecordedResponse):
+            response.exchange = exchange
+        return response
 
     def recording(self, exchange: Exchange, slot: LiveSlot, live: LiveResponse) -> Recording:
         """A :class:`Recording` of ``live``'s body, written to the store when it ends; the
