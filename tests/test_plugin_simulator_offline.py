@@ -149,3 +149,40 @@ def test_a_test_id_longer_than_a_file_name_records_and_replays(pytester: pytest.
     (store,) = (pytester.path / "tests/fixtures/test_long").glob("*.jsonl")
     assert len(store.name) < 255 and store.name.startswith("test_city[xxx")
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+FACTORY_AND_OWN = """
+import anthropic
+import pytest
+
+judge = anthropic.Anthropic(api_key="k", max_retries=0)
+
+
+@pytest.mark.replaygate
+def test_agent_and_judge(openai_client):
+    answer = openai_client().chat.completions.create(
+        model="g", messages=[{"role": "user", "content": "hi"}]
+    )
+    judge.messages.create(
+        model="m", max_tokens=8, messages=[{"role": "user", "content": "grade"}]
+    )
+"""
+
+
+def test_a_refused_client_of_a_marked_test_asking_for_a_factory_is_told_the_cause(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_mix=FACTORY_AND_OWN)
+    cause = (
+        "*replaygate: the marker intercepts no client of test_mix.py::test_agent_and_judge, "
+        "since it asks for openai_client: *Add replaygate_intercept to the test's arguments*"
+    )
+    recorded = pytester.runpytest(*RECORD)
+    recorded.assert_outcomes(failed=1)
+    recorded.stdout.fnmatch_lines(
+        ["*this run records from the simulator, with approval: recording again does not*", cause]
+    )
+    replayed = pytester.runpytest("-p", "no:cacheprovider")
+    replayed.assert_outcomes(failed=1)
+    replayed.stdout.fnmatch_lines([cause])
+    assert "this run records" not in replayed.stdout.str()

@@ -92,6 +92,7 @@ import pytest
 
 from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.fixtures.modes import require_approval
+from replaygate.pytest_plugin.blocked import blocked_note
 from replaygate.pytest_plugin.caught import (
     ALLOW_FLAG,
     caught_errors,
@@ -223,14 +224,17 @@ def pytest_runtest_makereport(
     ``TestCase`` hands pytest its error there. Before the report is made, a failure that
     followed a replay error the code under test caught gets a note naming that error.
     A replay error an ``xfail`` mark took for the test's expected failure is reported as
-    the failure it is (:func:`_not_expected`)."""
+    the failure it is (:func:`_not_expected`). A refusal of the network block gets a note
+    naming its cause where the plugin knows it (:mod:`.blocked`)."""
     exchange = item.stash.get(_CHECKED, None)
     if exchange is not None and exchange.raised and call.excinfo is not None:
         failed = call.excinfo.value
         hidden = hidden_errors(exchange.raised, failed, test_code(getattr(item, "function", None)))
-        note = hidden_note(hidden) if hidden else None
-        if note is not None and note not in getattr(failed, "__notes__", ()):
-            failed.add_note(note)
+        _note(failed, hidden_note(hidden) if hidden else None)
+    if call.excinfo is not None:
+        run = _run(item.config)
+        recording = run is not None and run.source == "sim"
+        _note(call.excinfo.value, blocked_note(item, call.excinfo.value, recording=recording))
     report = yield
     if call.excinfo is not None:
         if call.when in ("setup", "call"):
@@ -238,6 +242,12 @@ def pytest_runtest_makereport(
         if hasattr(report, "wasxfail"):
             _not_expected(item, report, call.excinfo.value)
     return report
+
+
+def _note(failed: BaseException, note: str | None) -> None:
+    """Add ``note`` to ``failed`` unless it is None or there already."""
+    if note is not None and note not in getattr(failed, "__notes__", ()):
+        failed.add_note(note)
 
 
 def _not_expected(item: pytest.Item, report: pytest.TestReport, failed: BaseException) -> None:

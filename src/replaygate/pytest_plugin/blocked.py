@@ -1,0 +1,55 @@
+"""What a test refused by the network block is told about its cause under the plugin.
+
+The block's own message (:data:`replaygate.network.HOW_TO_FIX`) lists every remedy,
+recording with approval among them. Under the plugin the cause is often known: a marked
+test that asks for a fixture over its store (a client factory) is given no
+``replaygate_intercept``, so the clients it and the code under test build themselves
+are not answered; and a run that records from the simulator is recording already.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from replaygate.errors import NetworkBlockedError, exception_chain
+
+STORE_FIXTURES = (
+    "anthropic_client",
+    "async_anthropic_client",
+    "openai_client",
+    "async_openai_client",
+    "replaygate_exchange",
+    "replaygate_store",
+)
+"""The fixtures over a test's store, the most specific first."""
+INTERCEPT = "replaygate_intercept"
+
+
+def blocked_note(item: pytest.Item, failed: BaseException, *, recording: bool) -> str | None:
+    """The note for ``item``'s failure ``failed`` when it carries a refusal of the network
+    block, naming what the plugin knows of its cause; None otherwise."""
+    if not any(isinstance(error, NetworkBlockedError) for error in exception_chain(failed)):
+        return None
+    names = getattr(item, "fixturenames", ())
+    lines = []
+    if recording:
+        lines.append(
+            "replaygate: this run records from the simulator, with approval: recording "
+            "again does not reach a client replaygate does not see."
+        )
+    asked = next((name for name in STORE_FIXTURES if name in names), None)
+    if item.get_closest_marker("replaygate") is not None and asked and INTERCEPT not in names:
+        lines.append(
+            f"replaygate: the marker intercepts no client of {item.nodeid}, since it asks "
+            f"for {asked}: only the clients wired to its store (those the factories make) "
+            f"are answered. Add {INTERCEPT} to the test's arguments to answer the clients "
+            "the test and the code under test build too."
+        )
+    elif recording:
+        lines.append(
+            "replaygate: the client that sent it was built outside the test's intercept (a "
+            f"module- or session-scoped fixture, a setUpClass, a test without {INTERCEPT} or "
+            "the replaygate marker): build it in the test, or in a function-scoped fixture "
+            "of a marked test."
+        )
+    return "\n".join(lines) or None
