@@ -140,6 +140,14 @@ ESCAPES: list[tuple[str, str, Callable[[], object]]] = [
         lambda: socket.getaddrinfo("127.0.0.1.example.com", 80),
     ),
     ("look-alike", "foo.localhost", lambda: socket.getaddrinfo("foo.localhost", 80)),
+    ("look-alike", "localhost.", lambda: socket.getaddrinfo("localhost.", 80)),
+    ("look-alike", "LOCALHOST", lambda: socket.getaddrinfo("LOCALHOST", 80)),
+    ("look-alike", "localhost. connect", lambda: _on(_tcp(), "connect", ("localhost.", 80))),
+    (
+        "look-alike",
+        "localhost.localdomain",
+        lambda: socket.getaddrinfo("localhost.localdomain", 80),
+    ),
     (
         "look-alike",
         "localhost.invalid connect",

@@ -281,7 +281,9 @@ def test_allow_lets_a_named_address_through() -> None:
         ("[::1]", True),
         ("::ffff:127.0.0.1", True),
         ("localhost", True),
-        ("LocalHost.", True),
+        ("localhost.", False),  # asked of DNS, not found in /etc/hosts
+        ("LocalHost", False),
+        ("localhost.localdomain", False),
         ("::ffff:8.8.8.8", False),
         ("0.0.0.0", False),
         ("::", False),
@@ -293,6 +295,14 @@ def test_allow_lets_a_named_address_through() -> None:
 )
 def test_loopback_is_decided_by_the_address(host: str, loopback: bool) -> None:
     assert is_loopback(host) is loopback
+
+
+@pytest.mark.parametrize("name", ["localhost.", "LOCALHOST", "localhost.localdomain"])
+def test_a_spelling_of_localhost_is_refused_before_the_resolver_sees_it(name: str) -> None:
+    # glibc finds "localhost" in /etc/hosts but sends "localhost." to the name server
+    with block_network():
+        assert network.allowed((name, 80)) is False
+        assert network.allowed(("localhost", 80)) is True
 
 
 @given(st.ip_addresses(v=4))

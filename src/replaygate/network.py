@@ -16,8 +16,10 @@ sent, in every thread:
 
 "Loopback" is decided by :func:`is_loopback` from the address, never the spelling
 of a name: ``127.0.0.0/8``, ``::1`` and IPv4-mapped loopback (``::ffff:127.0.0.1``).
-``localhost`` is the one name that resolves, and every address it resolves to must
-be loopback. Names that merely look local (``localhost.example.com``,
+``localhost`` is the one name that resolves, spelt so (lower case, no trailing dot: a
+system resolver finds that one in ``/etc/hosts``, but asks DNS for ``localhost.``), and
+every address it resolves to must be loopback. Names that merely look local
+(``localhost.``, ``LOCALHOST``, ``localhost.localdomain``, ``localhost.example.com``,
 ``127.0.0.1.nip.io``) and the RFC 6761 ``*.localhost`` names are refused: a system
 resolver may forward them to DNS. ``0.0.0.0`` and ``::`` are refused although a
 Linux connect to them reaches the local host: they are not loopback addresses, and
@@ -126,13 +128,13 @@ def is_loopback(host: str) -> bool:
     """Whether ``host`` is on the loopback interface, decided by its address.
 
     An address is loopback when it is in ``127.0.0.0/8``, is ``::1``, or maps one of
-    those into IPv6. ``localhost`` is looked up and every address found must be
-    loopback; any other name is not loopback, whatever it looks like.
+    those into IPv6. ``localhost`` (spelt so) is looked up and every address found must
+    be loopback; any other name is not loopback, whatever it looks like.
     """
     ip = _address(host)
     if ip is not None:
         return ip.is_loopback
-    if host.lower().rstrip(".") != LOCALHOST:
+    if host != LOCALHOST:
         return False
     try:
         found = socket.getaddrinfo(LOCALHOST, None)
@@ -157,13 +159,14 @@ def _may_reach(host: str) -> bool:
 
 
 def _may_look_up(host: str | None) -> bool:
-    """Whether a name may be looked up: ``localhost``, an address that may be reached,
-    an allowed host, or no name at all (a local, passive lookup)."""
+    """Whether a name may be looked up: ``localhost`` as spelt (another spelling may be
+    sent to DNS), an address that may be reached, an allowed host, or no name at all (a
+    local, passive lookup)."""
     if not host:
         return True
     if _address(host) is not None:
         return _may_reach(host)
-    return host.lower().rstrip(".") == LOCALHOST or _allowed_host(host)
+    return host == LOCALHOST or _allowed_host(host)
 
 
 def allowed(address: Any, family: int = socket.AF_INET) -> bool:
