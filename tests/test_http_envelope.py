@@ -200,3 +200,24 @@ def test_a_path_byte_that_is_not_utf8_has_one_form_escaped_or_not() -> None:
     assert decoded_path("/a/\udcff") == decoded_path("/a/%FF") == "/a/%FF"
     assert decoded_path("/a%2F\udcff") == "/a%2F%FF"
     assert decoded_path("/a/café") == decoded_path("/a/caf%C3%A9") == "/a/café"
+
+
+GEMINI_CALL = "/v1beta/models/gemini-2.0-flash:generateContent"
+
+
+@pytest.mark.parametrize(
+    ("host", "path", "dropped"),
+    [
+        ("generativelanguage.googleapis.com", "/v1beta/files", True),
+        ("127.0.0.1", GEMINI_CALL, True),
+        ("127.0.0.1", "/v1beta/tunedModels/mine:countTokens", True),
+        ("kv.internal.example", "/v1/get", False),
+        ("127.0.0.1", "/v1beta/files", False),
+        ("googleapis.com.evil.example", "/v1/get", False),
+    ],
+)
+def test_key_is_left_out_only_where_it_is_google_s_api_key(
+    host: str, path: str, dropped: bool
+) -> None:
+    kept = canonical_path(path, b"pageSize=5&key=AIza-k", host=host)
+    assert kept == (f"{path}?pageSize=5" if dropped else f"{path}?key=AIza-k&pageSize=5")

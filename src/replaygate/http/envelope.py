@@ -8,7 +8,8 @@ An envelope is a JSON object::
   are not UTF-8 (:func:`decoded_path`); it keeps the query string, its parameters
   sorted (``/v1/messages?beta=true``; a percent-escaped byte that is not UTF-8 kept as
   itself),
-  except an API key sent as ``?key=`` (Google), which is never part of it;
+  except Google's API key sent as ``?key=`` (:func:`key_is_credential`), which is never
+  part of it; elsewhere ``key`` is a parameter like any other;
 - ``headers`` holds only the headers that change the meaning of a request:
   :data:`MEANINGFUL_HEADERS` (``anthropic-version``, ``anthropic-beta``,
   ``openai-beta``), each value the UTF-8 text of its bytes as sent (bytes that are not
@@ -120,16 +121,33 @@ class RequestLike(Protocol):
     def content(self) -> bytes: ...
 
 
-SECRET_QUERY_PARAMS: frozenset[str] = frozenset({"key"})
-"""Query parameters that carry an API key (Google's ``?key=``): never part of a path."""
+GOOGLE_KEY_PARAM = "key"
+"""The query parameter that carries a Google API key (``?key=``), where
+:func:`key_is_credential`."""
+
+GOOGLE_API_HOST = re.compile(r"(?:^|\.)googleapis\.com\.?$", re.IGNORECASE)
+"""Google's API hosts (``generativelanguage.googleapis.com``, ...)."""
+
+GEMINI_METHOD = re.compile(r"/(?:models|tunedModels)/[^/]+:[A-Za-z]+/?$")
+"""A Gemini API call on a model, whatever host serves it (a proxy, the simulator):
+``/v1beta/models/gemini-2.0-flash:generateContent``, ``...:countTokens``."""
 
 
-def canonical_path(path: str, query: bytes | str) -> str:
-    """``path`` with its query parameters sorted, those of :data:`SECRET_QUERY_PARAMS`
-    left out (and no ``?`` when none is left)."""
+def key_is_credential(host: str | None, path: str) -> bool:
+    """Whether a ``key`` query parameter of a request to ``host`` and ``path`` is an API
+    key: on a Google API host, or on a Gemini model call (:data:`GEMINI_METHOD`). Anywhere
+    else ``key`` is data (a key-value store's, a cache's) and is matched like any other
+    parameter; a secret-looking value there is refused by the secret scan."""
+    return bool(host and GOOGLE_API_HOST.search(host)) or GEMINI_METHOD.search(path) is not None
+
+
+def canonical_path(path: str, query: bytes | str, *, host: str | None = None) -> str:
+    """``path`` with its query parameters sorted, Google's API key left out where
+    :func:`key_is_credential` for ``host`` (and no ``?`` when nothing is left)."""
     if not query:
         return path
     text = query.decode("utf-8", "surrogateescape") if isinstance(query, bytes) else query
+    dropped = GOOGLE_KEY_PARAM if key_is_credential(host, path) else None
     # A byte that is not UTF-8 (``%FF``) is kept as itself, not as U+FFFD: two queries
     # that differ only there are two requests.
     pairs = sorted(
@@ -137,7 +155,7 @@ def canonical_path(path: str, query: bytes | str) -> str:
         for name, value in parse_qsl(
             text, keep_blank_values=True, encoding="utf-8", errors="surrogateescape"
         )
-        if name.lower() not in SECRET_QUERY_PARAMS
+        if name.lower() != dropped
     )
     if not pairs:
         return path
@@ -276,16 +294,18 @@ def envelope(
     body: bytes,
     *,
     host: str | None = None,
+    sent_to: str | None = None,
 ) -> dict[str, Any]:
     """The envelope of one HTTP request; ``host`` is included only when given.
 
     ``headers`` are all the request's headers (name, value), or a dict already
-    reduced by :func:`meaningful_headers`.
+    reduced by :func:`meaningful_headers`. ``sent_to`` is the host the request goes to,
+    which tells whether its ``key`` parameter is an API key (:func:`key_is_credential`).
     """
     field, value = body_field(body)
     env: dict[str, Any] = {
         "method": method.upper(),
-        "path": canonical_path(path, query),
+        "path": canonical_path(path, query, host=sent_to),
         "headers": headers if isinstance(headers, dict) else meaningful_headers(headers),
         field: value,
     }
@@ -349,6 +369,7 @@ def request_envelope(request: RequestLike, *, match_host: bool = False) -> dict[
         kept,
         stable_body(decoded_body(request.content, codings), raw),
         host=host_of(url) if match_host else None,
+        sent_to=url.host,
     )
 
 
