@@ -38,6 +38,15 @@ class SessionState:
     repeated: list[str] = field(default_factory=list)
     """The cases that ran more than once in the session (pytest-xdist ``--dist each``,
     ``--keep-duplicates``): kept once, and the session exits 1 saying so."""
+    collected: list[str] = field(default_factory=list)
+    """The node ids of the session's tests, in collection order."""
+
+    def in_order(self) -> list[SampledResult]:
+        """The cases in collection order (one not collected here last, by node id): the
+        same whatever order they finished in (the workers of pytest-xdist report each as
+        it finishes), so the same tests and fixtures give the same results file."""
+        position = {nodeid: i for i, nodeid in enumerate(self.collected)}
+        return sorted(self.cases, key=lambda c: (position.get(c.case, len(position)), c.case))
 
     def flaky(self) -> list[FlakyTest]:
         """The tests that passed in one run and failed in another."""

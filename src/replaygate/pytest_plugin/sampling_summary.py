@@ -33,6 +33,17 @@ class Collector:
     def __init__(self, state: SessionState) -> None:
         self.state = state
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Keep the collection order, which the results file follows."""
+        self.state.collected = [item.nodeid for item in session.items]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """Under pytest-xdist the workers collect (each the same tests, in one order):
+        keep the order the first gives."""
+        if not self.state.collected:
+            self.state.collected = list(ids)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep a case's result, queue an observation, keep flaky outcomes."""
         case = getattr(report, "replaygate_case", None)
@@ -67,7 +78,7 @@ class Collector:
             from replaygate.sampling.results import write_results
 
             with _write_error(state, "--sampling-results", state.results):
-                write_results(state.results, state.cases)
+                write_results(state.results, state.in_order())
         if state.flaky_runs:
             flaky = state.flaky()
             if state.flaky_report is not None:

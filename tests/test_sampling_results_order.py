@@ -1,0 +1,44 @@
+"""``--sampling-results`` lists the cases in collection order whatever order they
+finished in: pytest-xdist workers report them as each finishes, so the same tests and
+fixtures gave another file (and ``calibrate export --seed`` another draw) from run to
+run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from replaygate.pytest_plugin.sampling_state import SessionState
+from replaygate.pytest_plugin.sampling_summary import Collector
+from replaygate.sampling.results import SampledResult, SampleResult, load_results
+
+CASES = ["tests/test_b.py::test_z", "tests/test_a.py::test_y[2]", "tests/test_a.py::test_y[1]"]
+
+
+def results_file(folder: Path, finished: list[str]) -> Path:
+    """The results file of a session whose cases finished in the order ``finished``, as
+    the controlling process gets them from the workers' reports."""
+    path = folder / "results.json"
+    collector = Collector(SessionState(False, folder / "queue.jsonl", path, 0, None))
+    collector.pytest_xdist_node_collection_finished(None, CASES)  # as the workers collected
+    for case in finished:
+        samples = (SampleResult(0), SampleResult(1, failure="assert False"))
+        result = SampledResult(case, 2, 1, samples)
+        report = SimpleNamespace(when="call", replaygate_case=result.to_json(), nodeid=case)
+        collector.pytest_runtest_logreport(report)  # type: ignore[arg-type]
+    collector.pytest_sessionfinish(SimpleNamespace(exitstatus=pytest.ExitCode.OK))  # type: ignore[arg-type]
+    return path
+
+
+def test_the_results_file_is_the_same_whatever_order_the_cases_finished_in(
+    tmp_path: Path,
+) -> None:
+    one, other = tmp_path / "one", tmp_path / "other"
+    one.mkdir()
+    other.mkdir()
+    first = results_file(one, list(reversed(CASES)))
+    second = results_file(other, [CASES[1], CASES[2], CASES[0]])
+    assert first.read_bytes() == second.read_bytes()
+    assert [case.case for case in load_results(first)] == CASES
