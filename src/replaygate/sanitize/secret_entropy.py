@@ -93,12 +93,40 @@ FREE_RUN = re.compile(rf"[A-Za-z0-9+/_\-=.~]{{{FREE_MIN_LENGTH},}}")
 MEDIA_FIELDS = frozenset({"media_type", "mime_type", "mimeType", "format", "transcript"})
 """Fields next to a ``data`` that say it is an image, a document or audio."""
 _DATA_TYPES = frozenset({"base64", "redacted_thinking"})
-_SIGNED_TYPES = frozenset({"thinking", "signature_delta"})
+ENCODED_BY_TYPE = frozenset(
+    {
+        ("signature", "thinking"),
+        ("signature", "signature_delta"),
+        ("encrypted_index", "web_search_result_location"),
+        ("result", "image_generation_call"),
+        ("partial_image_b64", "response.image_generation_call.partial_image"),
+        ("b64_json", "image_generation.partial_image"),
+        ("b64_json", "image_generation.completed"),
+        ("b64_json", "image_edit.partial_image"),
+        ("b64_json", "image_edit.completed"),
+    }
+)
+"""``(field, type)``: the field of an object of that ``type`` that holds encoded data: a
+thinking block's signature, an Anthropic web search citation's ``encrypted_index``, an
+image of the Responses API's image generation tool, of a streamed image generation."""
+GEMINI_PART_FIELDS = frozenset(
+    {
+        "text",
+        "thought",
+        "functionCall",
+        "functionResponse",
+        "inlineData",
+        "fileData",
+        "executableCode",
+        "codeExecutionResult",
+    }
+)
+"""The fields of a Gemini content part, beside which a ``thoughtSignature`` is encoded data."""
 DATA_URL = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[^;,\s]*)*;base64,")
 """The start of a data URL of base64 content: ``data:image/png;base64,``."""
 ENCODED_PATH = re.compile(
     r"(?:(?:request|response|responses\[\d+\])\.)?"
-    r"(?:base64|(?<!request\.)body\.data\[\d+\]\.embedding)"
+    r"(?:base64|(?<!request\.)body\.data\[\d+\]\.(?:embedding|b64_json))"
 )
 """Where an envelope holds encoded data, by field path (:func:`is_encoded_path`)."""
 
@@ -107,21 +135,27 @@ def encoded_field(name: str, siblings: Mapping[str, Any]) -> bool:
     """Whether the string under ``name`` of an object holding ``siblings`` is encoded data:
     ``encrypted_content``; the ``data`` of an image, a document or audio (next to a
     ``media_type``, ``mime_type``, ``format`` or ``transcript``, or under a ``type`` of
-    ``base64``) or of a redacted thinking block; the ``signature`` of a thinking block."""
+    ``base64``) or of a redacted thinking block; the ``thoughtSignature`` of a Gemini
+    content part; a field named with the object's ``type`` in :data:`ENCODED_BY_TYPE`
+    (the ``signature`` of a thinking block, ...)."""
     if name == "encrypted_content":
         return True
     kind = siblings.get("type")
+    if not isinstance(kind, str):
+        kind = None
     if name == "data":
         return kind in _DATA_TYPES or not MEDIA_FIELDS.isdisjoint(siblings)
-    return name == "signature" and kind in _SIGNED_TYPES
+    if name == "thoughtSignature":
+        return not GEMINI_PART_FIELDS.isdisjoint(siblings)
+    return (name, kind) in ENCODED_BY_TYPE
 
 
 def is_encoded_path(path: str) -> bool:
     """Whether the leaf at ``path`` (of a fixture, or of an envelope scanned alone) is
     encoded data by where it stands: an HTTP body that is not UTF-8, kept as ``base64``
-    (a file upload, speech audio; still searched once decoded), or an embedding of an
-    answer's ``data`` (the openai SDK asks for base64 vectors). A field of those names
-    anywhere else is text like any other."""
+    (a file upload, speech audio; still searched once decoded), or an embedding or an
+    image (``b64_json``) of an answer's ``data`` (the openai SDK asks for base64 vectors;
+    ``images.generate``). A field of those names anywhere else is text like any other."""
     return ENCODED_PATH.fullmatch(path) is not None
 
 

@@ -1,0 +1,189 @@
+"""Opaque values a provider sends, and expects back, record, replay and pass ``verify``:
+a Gemini part's ``thoughtSignature``, an Anthropic web search citation's
+``encrypted_index``, images of the Responses API's image generation tool and of
+``images.generate``. A known key shape in them is still refused, and a field of those
+names anywhere else is text like any other (law 4)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from click.testing import CliRunner
+
+from replaygate.cli import main
+from replaygate.http import httpx2_client
+from replaygate.sanitize.secret_scan import find_fixture_secrets
+from sdks import anthropic, genai, openai
+
+OPAQUE = base64.b64encode(random.Random(5).randbytes(300)).decode()
+IMAGE = base64.b64encode(random.Random(6).randbytes(3000)).decode()
+FREE_KEY = "q8Zr2LxV9mT4wK7pB1nC6dH3Yw5Ej0Fs"
+PREFIXED_KEY = "sk-ant-api03-" + "Xy7Qa9Lm2Pz8Rt4Vn6Bc1Dk5Fg3Hj0Ws" * 2
+Answer = Callable[[httpx2.Request], httpx2.Response]
+
+
+def _client(store: Path, mode: str, answer: Answer) -> httpx2.Client:
+    live = httpx2.MockTransport(answer)
+    return httpx2_client(store, mode, approve_live=mode != "replay", transport=live)
+
+
+def _verified(store: Path) -> None:
+    done = CliRunner().invoke(main, ["verify", str(store)])
+    assert done.exit_code == 0, done.output
+    assert "0 problem(s)" in done.output
+
+
+def _gemini_answer(request: httpx2.Request) -> httpx2.Response:
+    if b"functionResponse" in request.content:
+        part: dict[str, Any] = {"text": "It is 21 degrees in Paris."}
+    else:
+        part = {"functionCall": {"name": "weather", "args": {"city": "Paris"}}}
+    part["thoughtSignature"] = OPAQUE
+    candidate = {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP"}
+    return httpx2.Response(200, json={"candidates": [candidate]})
+
+
+def _gemini_turns(store: Path, mode: str) -> tuple[bytes | None, str | None]:
+    types = genai.types
+    with _client(store, mode, _gemini_answer) as http:
+        client = genai.Client(api_key="k", http_options=types.HttpOptions(httpx_client=http))
+        asked = types.Content(role="user", parts=[types.Part(text="Weather in Paris?")])
+        first = client.models.generate_content(model="gemini-2.5-flash", contents=[asked])
+        called = first.candidates[0].content
+        result = types.Part.from_function_response(name="weather", response={"celsius": 21})
+        answered = types.Content(role="user", parts=[result])
+        second = client.models.generate_content(
+            model="gemini-2.5-flash", contents=[asked, called, answered]
+        )
+        return called.parts[0].thought_signature, second.text
+
+
+def test_a_gemini_thought_signature_records_is_sent_back_and_replays(tmp_path: Path) -> None:
+    store = tmp_path / "gemini.jsonl"
+    recorded = _gemini_turns(store, "record-missing")
+    assert recorded == (base64.b64decode(OPAQUE), "It is 21 degrees in Paris.")
+    stored = store.read_text()
+    assert stored.count(OPAQUE) == 2  # the two answers
+    sent_back = base64.urlsafe_b64encode(base64.b64decode(OPAQUE)).decode()
+    assert stored.count(sent_back) == 1  # the call in the next request (base64url)
+    assert _gemini_turns(store, "replay") == recorded
+    _verified(store)
+
+
+def _claude_answer(request: httpx2.Request) -> httpx2.Response:
+    cited = {"type": "web_search_result_location", "url": "https://en.example/paris"}
+    cited.update(title="Paris", encrypted_index=OPAQUE[:190], cited_text="Paris is...")
+    text = {"type": "text", "text": "Paris is the capital of France.", "citations": [cited]}
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "content": [text]}
+    message.update(model="claude-sonnet-4-5", stop_reason="end_turn", stop_sequence=None)
+    message["usage"] = {"input_tokens": 5, "output_tokens": 7}
+    return httpx2.Response(200, json=message)
+
+
+def _claude_turns(store: Path, mode: str) -> list[str | None]:
+    search = {"type": "web_search_20250305", "name": "web_search"}
+    asked = {"role": "user", "content": "Capital of France?"}
+    with (
+        _client(store, mode, _claude_answer) as http,
+        anthropic.Anthropic(api_key="k", http_client=http, max_retries=0) as client,
+    ):
+        first = client.messages.create(
+            model="claude-sonnet-4-5", max_tokens=99, tools=[search], messages=[asked]
+        )
+        again = {"role": "user", "content": "And its population?"}
+        turns = [asked, {"role": "assistant", "content": first.content}, again]
+        client.messages.create(
+            model="claude-sonnet-4-5", max_tokens=99, tools=[search], messages=turns
+        )
+        return [c.encrypted_index for c in first.content[0].citations]
+
+
+def test_an_anthropic_web_search_citation_records_is_sent_back_and_replays(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "claude.jsonl"
+    assert _claude_turns(store, "record-missing") == [OPAQUE[:190]]
+    assert store.read_text().count(OPAQUE[:190]) == 3
+    assert _claude_turns(store, "replay") == [OPAQUE[:190]]
+    _verified(store)
+
+
+def _image_answer(request: httpx2.Request) -> httpx2.Response:
+    if request.url.path.endswith("/images/generations"):
+        return httpx2.Response(200, json={"created": 1, "data": [{"b64_json": IMAGE}]})
+    made = {"type": "image_generation_call", "id": "ig_1", "status": "completed"}
+    made["result"] = IMAGE
+    if not json.loads(request.content).get("stream"):
+        return httpx2.Response(200, json={"id": "resp_1", "object": "response", "output": [made]})
+    partial = {"type": "response.image_generation_call.partial_image", "item_id": "ig_1"}
+    partial.update(output_index=0, partial_image_index=0, partial_image_b64=IMAGE[:2000])
+    done = {"type": "response.output_item.done", "output_index": 0, "item": made}
+    events = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in (partial, done))
+    headers = {"content-type": "text/event-stream"}
+    return httpx2.Response(200, content=events.encode(), headers=headers)
+
+
+def _images(store: Path, mode: str) -> list[str | None]:
+    tool: Any = {"type": "image_generation"}
+    with (
+        _client(store, mode, _image_answer) as http,
+        openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client,
+    ):
+        generated = client.images.generate(model="gpt-image-1", prompt="a cat")
+        assert generated.data is not None
+        made = client.responses.create(model="gpt-5", input="Draw a cat", tools=[tool])
+        streamed = client.responses.create(
+            model="gpt-5", input="Draw a cat", tools=[tool], stream=True
+        )
+        partial = [getattr(event, "partial_image_b64", None) for event in streamed]
+        return [generated.data[0].b64_json, getattr(made.output[0], "result", None), *partial]
+
+
+def test_generated_images_record_and_replay(tmp_path: Path) -> None:
+    store = tmp_path / "images.jsonl"
+    expected = [IMAGE, IMAGE, IMAGE[:2000], None]
+    assert _images(store, "record-missing") == expected
+    assert _images(store, "replay") == expected
+    _verified(store)
+
+
+_IMAGE_CALL = {"type": "image_generation_call", "id": "ig_1"}
+_CITED = {"type": "web_search_result_location", "url": "https://en.example/"}
+
+
+@pytest.mark.parametrize(
+    ("body", "path"),
+    [
+        ({"parts": [{"text": "Hi", "thoughtSignature": "{}"}]}, "body.parts[0].thoughtSignature"),
+        ({"citations": [{**_CITED, "encrypted_index": "{}"}]}, "body.citations[0].encrypted_index"),
+        ({"output": [{**_IMAGE_CALL, "result": "{}"}]}, "body.output[0].result"),
+        ({"data": [{"b64_json": "{}"}]}, "body.data[0].b64_json"),
+    ],
+)
+def test_a_prefixed_key_in_an_opaque_field_is_refused(body: dict[str, Any], path: str) -> None:
+    answer = json.loads(json.dumps(body).replace("{}", PREFIXED_KEY))
+    fixture = {"request": {}, "response": {"status": 200, "body": answer}}
+    assert [f.path for f in find_fixture_secrets(fixture)] == [f"response.{path}"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"metadata": {"thoughtSignature": "{}"}},
+        {"metadata": {"encrypted_index": "{}"}},
+        {"citations": [{"type": "char_location", "encrypted_index": "{}"}]},
+        {"output": [{"type": "function_call_output", "result": "{}"}]},
+        {"data": [{"b64_json": "{}"}]},
+    ],
+)
+def test_fields_of_those_names_elsewhere_are_text(body: dict[str, Any]) -> None:
+    sent = json.loads(json.dumps(body).replace("{}", FREE_KEY))
+    fixture = {"request": {"body": sent}, "response": {"status": 200}}
+    assert [f.detector for f in find_fixture_secrets(fixture)] == ["high-entropy token"]
