@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replaygate import strict_json
 from replaygate.errors import ReplaygateError
 from replaygate.extras import require
 from replaygate.fixtures.store.files import MAX_LINE_BYTES
@@ -148,7 +149,9 @@ def _parse(path: Path) -> Any:
         raise CassetteError(path, unreadable(path, err, "cassette file")) from None
     if path.suffix == ".json":
         try:
-            return json.loads(raw)
+            return strict_json.loads(raw, strict_numbers=False)
+        except strict_json.DuplicateKeyError as err:
+            raise _named_twice(path, err.path) from None
         except RecursionError:
             raise CassetteError(path, "not valid JSON: nested too deeply") from None
         except ValueError as err:  # not UTF-8, a syntax error, an integer of too many digits
@@ -157,9 +160,13 @@ def _parse(path: Path) -> Any:
     yaml = require("yaml", "cassettes", "replaygate import-cassettes (YAML cassettes)")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        problem = _alias_problem(yaml.compose(raw, Loader=loader))
+        root = yaml.compose(raw, Loader=loader)
+        problem = _alias_problem(root)
         if problem is not None:
             raise CassetteError(path, problem)
+        twice = _key_named_twice(root)
+        if twice is not None:
+            raise _named_twice(path, *twice)
         return yaml.load(raw, Loader=loader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
@@ -214,6 +221,48 @@ def _alias_problem(root: Any) -> str | None:
     return None
 
 
+def _key_named_twice(root: Any) -> tuple[str, int] | None:
+    """The field path and line of the first key a mapping of the composed YAML document
+    ``root`` names twice (YAML keeps the last value, as if the first were not there), or
+    None. Each node is looked at once: an alias is the node it names."""
+    seen: set[int] = set()
+    stack: list[tuple[str, Any]] = [("", root)] if root is not None else []
+    while stack:
+        path, node = stack.pop()
+        if id(node) in seen or not isinstance(node.value, list):
+            continue
+        seen.add(id(node))
+        if not node.value or not isinstance(node.value[0], tuple):  # a sequence
+            stack.extend(reversed([(f"{path}[{i}]", item) for i, item in enumerate(node.value)]))
+            continue
+        named: set[tuple[str, str]] = set()
+        inside: list[tuple[str, Any]] = []
+        for key, value in node.value:
+            field = f"{path}.{key.value}" if path else str(key.value)
+            if isinstance(key.value, str):  # a scalar key (its text, whatever its type)
+                if (key.tag, key.value) in named:
+                    return field, key.start_mark.line + 1
+                named.add((key.tag, key.value))
+            inside.append((field, value))
+        stack.extend(reversed(inside))
+    return None
+
+
+def _named_twice(file: Path, path: str, line: int | None = None) -> CassetteError:
+    """The error for a key named twice at field ``path`` (``interactions[0].request.method``),
+    naming the interaction and the field apart, and the line when known."""
+    at = f" (line {line})" if line is not None else ""
+    reason = (
+        f"duplicate key{at}: an object names it twice, and only its last value would be "
+        "read; keep one"
+    )
+    head, dot, rest = path.partition(".")
+    if head.startswith("interactions[") and head.endswith("]") and dot:
+        index = int(head[len("interactions[") : -1])
+        return CassetteError(file, reason, index=index, field=rest)
+    return CassetteError(file, reason, field=path)
+
+
 def _children(node: Any) -> list[Any]:
     """The nodes a composed YAML node holds (a mapping's keys and values)."""
     value = node.value
@@ -261,7 +310,9 @@ class _Fields:
         if not isinstance(uri, str) or not uri.startswith(("http://", "https://")):
             raise self.fail("request.uri", f"expected an absolute http(s) URI, got {uri!r}")
         headers = self.headers(self.get(obj, "request.headers"), "request.headers")
-        body = self.body(self.get(obj, "request.body"), "request.body")
+        body = self.json_body(
+            self.body(self.get(obj, "request.body"), "request.body"), "request.body"
+        )
         return CassetteRequest(method, uri, headers, body)
 
     def response(self, obj: Any) -> CassetteResponse:
@@ -277,7 +328,9 @@ class _Fields:
             raise self.fail(code_field, f"expected an HTTP status, got {code!r}")
         headers = self.headers(self.get(obj, "response.headers"), "response.headers")
         body = self.body(self.get(obj, body_field), body_field)
-        return CassetteResponse(code, headers, self.decoded(body, headers))
+        return CassetteResponse(
+            code, headers, self.json_body(self.decoded(body, headers), body_field)
+        )
 
     def headers(self, obj: Any, field: str) -> Headers:
         """Headers as (name, value) pairs; a value is a string or a list of strings."""
@@ -307,6 +360,17 @@ class _Fields:
             except UnicodeEncodeError as err:
                 raise self.fail(field, f"text that is not UTF-8: {err.reason}") from None
         raise self.fail(field, f"expected text or bytes, got {kind_of(obj)}")
+
+    def json_body(self, body: bytes, field: str) -> bytes:
+        """``body``, refused when it is JSON whose object names a key twice: the fixture
+        would hold only the last value, a request or an answer nobody sent."""
+        try:
+            strict_json.loads(body, strict_numbers=False)
+        except strict_json.DuplicateKeyError as err:
+            raise self.fail(field, f"its JSON has a {err}") from None
+        except (ValueError, RecursionError):  # not JSON (text, events): stored as it is
+            pass
+        return body
 
     def decoded(self, body: bytes, headers: Headers) -> bytes:
         """``body`` with its ``content-encoding`` (gzip, deflate) undone, last applied first."""
