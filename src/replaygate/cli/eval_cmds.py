@@ -301,8 +301,8 @@ def _show_and_write(
     run_id: str | None = None,
 ) -> None:
     """Print the verdicts and metrics (``as_json``: the results document), then write the
-    results file and append the run to the history as one step, then say so: a Ctrl-C or
-    SIGTERM arriving between them takes effect once both are written, and a reader of
+    results file and append the run to the history, then say so, as one step: a Ctrl-C or
+    SIGTERM arriving between them takes effect once both are written and said; a reader of
     stdout that went away (``| head``) stops the printing, never the writing
     (:mod:`~replaygate.cli.closed_stdout`). A run whose ``run_id`` the history holds
     already (shards merged again) is kept once. A run the history would refuse is refused
@@ -329,9 +329,9 @@ def _show_and_write(
                     f"history: run {run.id} is already in {history} (merged from these "
                     "shards before): nothing appended"
                 )
-    with printing():
-        for line in said:
-            click.echo(line, err=as_json)
+        with printing():
+            for line in said:
+                click.echo(line, err=as_json)
 
 
 @eval_cmd.command("merge")
