@@ -258,7 +258,8 @@ def test_personal_data_is_replaced_everywhere(recorded: Any, case: str) -> None:
     dumped = text_of(out)
     for value in (EMAIL, "7946", "4111"):
         assert value not in dumped, (case, value)
-    assert "@example.com" in dumped and "555-01" in dumped and "0000-0000-0000-" in dumped
+    assert "@example.com" in dumped and "555-01" in dumped
+    assert re.search(r"0000-[0-9]{4}-[0-9]{4}-[0-9]{4}", dumped)
 
 
 def test_a_value_split_across_stream_events_is_redacted_whole(recorded: Any) -> None:
@@ -344,7 +345,7 @@ def test_replacements_are_deterministic_and_distinct() -> None:
     assert a == rules.apply("a@corp.com") and a != b
     assert rules.apply("A@Corp.com") == a  # addresses are case-insensitive
     card = rules.apply(CARD)
-    assert card.startswith("0000-0000-0000-") and rules.apply(card) == card
+    assert re.fullmatch(r"0000(?:-[0-9]{4}){3}", card) and rules.apply(card) == card
     assert luhn_valid(CARD.replace(" ", "")) and not luhn_valid("4111111111111112")
 
 

@@ -8,13 +8,17 @@ Built-in classes (``personal_data = [...]``):
   ``*.test``, ``*.localhost``) are not personal and are kept;
 - ``phone``: a number of 10 to 15 ASCII digits written with a leading ``+``, an area code
   in parentheses, or in at least three groups (not a list of years) becomes
-  ``+1-<area>-555-01<nn>`` (the range reserved for fiction);
+  ``+1-<area>-555-01<nn> ext. <8 digits>`` (the range reserved for fiction, with an
+  extension that keeps the replacements of different numbers apart);
 - ``card``: 13 to 19 ASCII digits (spaces or hyphens allowed) starting with 2 to 6 and
-  passing the Luhn check become ``0000-0000-0000-<4 digits>``.
+  passing the Luhn check become ``0000-<11 digits and a Luhn check digit>``, in groups
+  of four.
 
 A constructed value depends only on the original text (a SHA-256 of it), so the same
-address gets the same replacement in every fixture and at replay, and it is a fixed
-point: running the rules on it again leaves it as it is. That is what keeps a
+address gets the same replacement in every fixture and at replay; and it has enough
+digits (10^11 cards, about 10^13 phones, 16^8 addresses) that two different originals
+do not share one, since a request about one would then match the fixture of the other.
+It is a fixed point: running the rules on it again leaves it as it is. That is what keeps a
 redacted fixture matching the live-shaped request, whose later turns carry the
 constructed values of replayed responses. Someone who guesses an original value can
 check the guess against its replacement; the original itself is not stored.
@@ -81,7 +85,9 @@ def _phone(match: re.Match[str]) -> str:
     if not prefixed and (len(groups) < 3 or all(_YEAR.fullmatch(g) for g in groups)):
         return text
     n = _digest(digits)
-    return f"+1-{200 + n % 800}-555-01{n // 800 % 100:02d}"
+    area, n = 200 + n % 800, n // 800
+    line, n = n % 100, n // 100
+    return f"+1-{area}-555-01{line:02d} ext. {n % 10**8:08d}"
 
 
 # -- card ---------------------------------------------------------------------------------
@@ -89,15 +95,19 @@ def _phone(match: re.Match[str]) -> str:
 _CARD = re.compile(r"(?<![0-9\-])[2-6](?:[ \-]?[0-9]){12,18}(?![0-9\-])")
 
 
-def luhn_valid(digits: str) -> bool:
-    """Whether a digit string passes the Luhn check (as card numbers do)."""
+def _luhn_sum(digits: str) -> int:
     total = 0
     for i, ch in enumerate(reversed(digits)):
         d = int(ch)
         if i % 2:
             d = d * 2 - 9 if d > 4 else d * 2
         total += d
-    return total % 10 == 0
+    return total
+
+
+def luhn_valid(digits: str) -> bool:
+    """Whether a digit string passes the Luhn check (as card numbers do)."""
+    return _luhn_sum(digits) % 10 == 0
 
 
 def _card(match: re.Match[str]) -> str:
@@ -105,7 +115,14 @@ def _card(match: re.Match[str]) -> str:
     digits = re.sub(r"[^0-9]", "", text)
     if not luhn_valid(digits):
         return text
-    return f"0000-0000-0000-{_digest(digits) % 10000:04d}"
+    body = f"0000{_digest(digits) % 10**11:011d}"
+    number = body + _luhn_digit(body)
+    return "-".join(number[i : i + 4] for i in range(0, 16, 4))
+
+
+def _luhn_digit(digits: str) -> str:
+    """The check digit that makes ``digits`` followed by it pass the Luhn check."""
+    return str(-_luhn_sum(digits + "0") % 10)
 
 
 @dataclass(frozen=True)
