@@ -34,6 +34,7 @@ from replaygate.models.live import AnthropicModel, OpenAIModel
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import DriftPlan, Simulator
+from replaygate.sim.drift import DriftRule
 from sdks import anthropic, openai
 
 DRIFT = "add-field:usage.foo,drop-field:stop_sequence"
@@ -266,6 +267,27 @@ def test_the_built_in_simulator(stores: dict[str, Path]) -> None:
                 "--sim-drift", "rename:x")  # fmt: skip
     assert bad.exit_code == 2
     assert "expected add-field:PATH[=VALUE] or drop-field:PATH" in bad.output
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "add-field:" + ".".join(["a"] * 300),
+        "add-field:a=" + "[" * 200 + "]" * 200,
+        "add-field:a=" + "[" * 5000 + "]" * 5000,
+    ],
+    ids=["path", "value", "value past the parser"],
+)
+def test_a_drift_rule_nested_deeper_than_an_answer_holds_is_refused_before_anything_runs(
+    stores: dict[str, Path], rule: str
+) -> None:
+    # it was taken, and every answer then broke the simulator (a traceback, no answer)
+    done = drift(str(stores["wire"]), "--live-sample", "1", "--approve-live", "--simulator",
+                 "--sim-drift", rule)  # fmt: skip
+    assert done.exit_code == 2, done.output
+    assert "more than 200 levels deep" in done.output
+    assert "Traceback" not in done.output and "re-sent" not in done.output
+    assert DriftRule.parse("add-field:" + ".".join(["a"] * 199) + "=[]").value == []
 
 
 def test_a_simulator_drift_rule_that_matches_nothing_is_named(stores: dict[str, Path]) -> None:

@@ -27,11 +27,38 @@ class DriftSpecError(ValueError):
     """A drift specification names an unknown operation or an empty path."""
 
 
-def _value(text: str) -> Any:
+MAX_RULE_DEPTH = 200
+"""How deep a rule may reach, its path and its value's nesting together: an answer that
+carries it must still be a JSON document a fixture line can hold (254 levels)."""
+
+
+def _value(item: str, text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError:
         return text
+    except RecursionError:
+        raise DriftSpecError(_too_deep(item, "its value nests")) from None
+
+
+def _nesting(value: Any) -> int:
+    """How many levels of objects and lists ``value`` holds (0 for a scalar)."""
+    deepest, pending = 0, [(value, 0)]
+    while pending:
+        node, level = pending.pop()
+        if isinstance(node, dict | list):
+            pending.extend((child, level + 1) for child in _children(node))
+            deepest = max(deepest, level + 1)
+    return deepest
+
+
+def _children(node: dict[str, Any] | list[Any]) -> Any:
+    return node.values() if isinstance(node, dict) else node
+
+
+def _too_deep(item: str, what: str) -> str:
+    shown = item if len(item) <= 60 else f"{item[:57]}..."
+    return f"drift rule {shown!r}: {what} more than {MAX_RULE_DEPTH} levels deep"
 
 
 @dataclass(frozen=True)
@@ -61,7 +88,9 @@ class DriftRule:
             )
         if op == "drop-field" and eq:
             raise DriftSpecError(f"drift rule {item!r}: drop-field takes no value")
-        value = _value(raw.strip()) if eq else PLACEHOLDER
+        value = _value(item, raw.strip()) if eq else PLACEHOLDER
+        if len(path) + _nesting(value) > MAX_RULE_DEPTH:
+            raise DriftSpecError(_too_deep(item, "its path and value reach"))
         return DriftRule(op=cast(DriftOp, op), path=path, value=value)
 
     def __str__(self) -> str:
