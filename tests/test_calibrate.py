@@ -176,7 +176,7 @@ def test_a_row_cut_short_shifted_or_repeated_is_refused(results: Path, tmp_path:
     lines = labelled.splitlines(keepends=True)
     header, first, second = lines[0], lines[1], lines[2]
     cut = header + first + second[: second.index(",", second.index(",") + 1)] + "\r\n"
-    padded = header + first.replace(",pass\r\n", ",pass,,\r\n")  # a spreadsheet's padding
+    padded = labelled.replace(",pass\r\n", ",pass,,\r\n")  # a spreadsheet's padding
     for text, message in [
         (cut, r"sheet\.csv:3: the row has 2 cells, the header 8: was it cut short"),
         (header + first.replace(",pass", ",fail,pass"), r"sheet\.csv:2: the row has 9 cells"),
@@ -186,7 +186,30 @@ def test_a_row_cut_short_shifted_or_repeated_is_refused(results: Path, tmp_path:
         with pytest.raises(CalibrationError, match=message):
             score_sheet(sheet)
     sheet.write_text(padded, encoding="utf-8")
-    assert sum(a.labelled for a in score_sheet(sheet)) == 1
+    assert sum(a.labelled for a in score_sheet(sheet)) == len(rows)
+
+
+def test_rows_deleted_from_the_sheet_are_named(results: Path, tmp_path: Path) -> None:
+    sheet, side, written = export_sheet(results, tmp_path / "sheet.csv", n=5, seed=7)
+    rows = read_rows(sheet)
+    for row in rows:
+        row["label"] = "pass"
+    write_rows(sheet, rows[:1] + rows[2:3])  # items 2 and 4.. deleted
+    spans = f"2, 4..{written}"
+    with pytest.raises(CalibrationError) as caught:
+        score_sheet(sheet)
+    assert str(caught.value) == (
+        f"{sheet}: no row for items {spans} of {side}: the agreement would be over fewer "
+        "rows than were drawn; restore the rows (one with an empty label counts as unlabelled)"
+    )
+    write_rows(sheet, rows[:-1])
+    with pytest.raises(CalibrationError, match=f"no row for item {written} of "):
+        score_sheet(sheet)
+    done = CliRunner().invoke(calibrate, ["score", str(sheet)])
+    assert done.exit_code == 2 and f"no row for item {written}" in done.output, done.output
+    rows[-1]["label"] = ""  # a row kept with an empty label is counted unlabelled
+    write_rows(sheet, rows)
+    assert sum(a.unlabelled for a in score_sheet(sheet)) == 1
 
 
 def test_a_sheet_saved_by_a_spreadsheet_with_a_byte_order_mark_is_scored(

@@ -273,7 +273,8 @@ def score_sheet(
 ) -> list[Agreement]:
     """Per assertion (first-seen order): the human labels against the automatic verdicts."""
     sheet_path = Path(sheet)
-    items = _read_sidecar(Path(sidecar) if sidecar else sidecar_path(sheet_path))
+    sidecar_file = Path(sidecar) if sidecar else sidecar_path(sheet_path)
+    items = _read_sidecar(sidecar_file)
     pairs: dict[str, list[tuple[bool, bool]]] = {}
     unlabelled: dict[str, int] = {}
     try:
@@ -316,7 +317,28 @@ def score_sheet(
                 unlabelled[name] += 1
             else:
                 pairs[name].append((human, expected["automatic"] == "pass"))
+    rowless = [item for item in items if item not in seen]
+    if rowless:
+        raise CalibrationError(
+            f"{sheet_path}: no row for {_spans(rowless)} of {sidecar_file}: the agreement "
+            "would be over fewer rows than were drawn; restore the rows (one with an empty "
+            "label counts as unlabelled)"
+        )
     return [Agreement(name, tuple(p), unlabelled[name]) for name, p in pairs.items()]
+
+
+def _spans(items: Sequence[str]) -> str:
+    """``item 4`` or ``items 2, 4..10``: the sidecar's items (numbered as export numbers
+    them, in its order), runs of consecutive numbers written as one span."""
+    spans: list[list[str]] = []
+    for item in items:
+        last = spans[-1][-1] if spans else ""
+        if item.isdigit() and last.isdigit() and int(item) == int(last) + 1:
+            spans[-1][1:] = [item]
+        else:
+            spans.append([item])
+    named = ", ".join("..".join(span) for span in spans)
+    return f"item {named}" if len(items) == 1 else f"items {named}"
 
 
 def format_agreements(agreements: Sequence[Agreement]) -> list[str]:
