@@ -22,6 +22,9 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlsplit
+
+from replaygate.network import is_loopback
 
 SEAMS: dict[str, str] = {
     "httpx2": "httpx_send",
@@ -33,6 +36,14 @@ SEAMS: dict[str, str] = {
 
 Patch = tuple[type, str, Callable[[Any], Any]]
 """A class, the name of one of its methods, and what makes the replacement from the original."""
+
+
+def unproxied(url: str) -> bool:
+    """Whether a request moved to ``url`` (a session's ``live_origin``) goes there past any
+    proxy the client has from the environment: a loopback one, the simulator in this
+    process, which a proxy could not reach (``NO_PROXY`` semantics)."""
+    host = urlsplit(url).hostname
+    return bool(host) and is_loopback(host or "")
 
 
 def installed() -> tuple[str, ...]:

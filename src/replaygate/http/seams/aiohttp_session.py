@@ -10,7 +10,7 @@ for line in resp.content``, ``resp.json()``); a stream cut while recording raise
 ``ClientPayloadError`` at the same point. A live event stream is recorded as the caller
 reads it (up to where it releases the response); any other live body is read whole
 first, then handed over the same way. A live request goes to the session's
-``live_origin`` if it has one.
+``live_origin`` if it has one (a loopback one past the session's proxies).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from replaygate.http.active import answering, live_call
 from replaygate.http.exchange import Exchange, LiveSlot
 from replaygate.http.recorded import Replayed, is_event_stream
 from replaygate.http.recording import Recording
-from replaygate.http.seams import Patch
+from replaygate.http.seams import Patch, unproxied
 from replaygate.http.streams import LiveBody, ReplayByteStream, TeeByteStream
 from replaygate.http.wire import WireRequest, reason_phrase, wire_request
 
@@ -290,6 +290,8 @@ def _middleware(exchange: Exchange, session: aiohttp.ClientSession, decompress: 
         if moved is not None:
             request.url = URL(moved)
             request.headers[hdrs.HOST] = request.url.host_port_subcomponent or ""
+            if unproxied(moved):  # the simulator: past HTTP_PROXY, as NO_PROXY sends it
+                request.update_proxy(None, None, None)
         with live_call(), exchange.sending(plan):
             live = await handler(request)
         return await _teed(exchange, plan, live, decompress)

@@ -4,19 +4,22 @@ Every request of a client passes there, whatever its transport (the library's ow
 ``MockTransport``, a user's, LiteLLM's), after the client has merged its settings.
 A replayed response is bound as the client binds one (``request``, ``elapsed``, the
 event hooks); a live one is sent by the original ``send`` (auth, hooks, the client's
-transport), to the session's ``live_origin`` if it has one, and its body recorded as
-the client reads it. Redirects are followed here, as the client follows them, one
-request a hop: each hop is recorded and replayed as its own fixture, as through a
-fixture transport or ``requests``, so a followed redirect is followed again on
-replay. A client whose own transport is a fixture transport (``httpx2_client(store)``)
-is left to it: it answers once, from its own session.
+transport), to the session's ``live_origin`` if it has one (a loopback one past the
+client's proxies), and its body recorded as the client reads it. Redirects are
+followed here, as the client follows them, one request a hop: each hop is recorded
+and replayed as its own fixture, as through a fixture transport or ``requests``, so a
+followed redirect is followed again on replay. A client whose own transport is a
+fixture transport (``httpx2_client(store)``) is left to it: it answers once, from its
+own session.
 """
 
 from __future__ import annotations
 
 import datetime
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from replaygate.http.active import answering, live_call
@@ -24,7 +27,7 @@ from replaygate.http.adapter import FixtureTransportBase, point_at
 from replaygate.http.bindings import binding
 from replaygate.http.exchange import Exchange, LiveSlot
 from replaygate.http.recorded import Replayed
-from replaygate.http.seams import Patch
+from replaygate.http.seams import Patch, unproxied
 from replaygate.http.transport import Library
 
 
@@ -50,11 +53,30 @@ def _replayed(library: Library[Any], answer: Replayed, request: Any, start: floa
     return response
 
 
-def _moved(exchange: Exchange, request: Any) -> None:
-    """Point a request going live at the session's ``live_origin`` (:meth:`Exchange.live_url`)."""
+_UNPROXIED: ContextVar[bool] = ContextVar("replaygate_unproxied", default=False)
+"""Set while a request moved to a loopback ``live_origin`` is sent: no proxy mount applies."""
+
+
+@contextmanager
+def _moved(exchange: Exchange, request: Any) -> Iterator[None]:
+    """Point a request going live at the session's ``live_origin`` (:meth:`Exchange.live_url`)
+    while inside; moved to a loopback origin (the simulator), it goes there past the
+    client's proxies (``HTTP_PROXY`` and the like), as ``NO_PROXY`` would send it."""
     url = exchange.live_url(str(request.url))
     if url is not None:
         point_at(request, url)
+    token = _UNPROXIED.set(url is not None and unproxied(url))
+    try:
+        yield
+    finally:
+        _UNPROXIED.reset(token)
+
+
+def _pick(original: Callable[..., Any]) -> Callable[..., Any]:
+    def _transport_for_url(client: Any, url: Any) -> Any:
+        return client._transport if _UNPROXIED.get() else original(client, url)
+
+    return _transport_for_url
 
 
 def _teed(
@@ -103,8 +125,7 @@ def _sync(library: Library[Any]) -> Callable[[Any], Any]:
                 for hook in client.event_hooks["response"]:
                     hook(response)
                 return response
-            _moved(exchange, request)
-            with live_call(), exchange.sending(plan):
+            with _moved(exchange, request), live_call(), exchange.sending(plan):
                 live = original(client, request, stream=True, follow_redirects=False, **options)
             return _teed(library, exchange, plan, live, start)
 
@@ -161,8 +182,7 @@ def _async(library: Library[Any]) -> Callable[[Any], Any]:
                 for hook in client.event_hooks["response"]:
                     await hook(response)
                 return response
-            _moved(exchange, request)
-            with live_call(), exchange.sending(plan):
+            with _moved(exchange, request), live_call(), exchange.sending(plan):
                 live = await original(
                     client, request, stream=True, follow_redirects=False, **options
                 )
@@ -206,7 +226,13 @@ def _async(library: Library[Any]) -> Callable[[Any], Any]:
 
 
 def patches(name: str) -> list[Patch]:
-    """``send`` of the sync and async client of ``name`` (``httpx2`` or ``httpx``)."""
+    """``send`` of the sync and async client of ``name`` (``httpx2`` or ``httpx``), and the
+    choice of a transport for a URL (:func:`_pick`)."""
     library = binding(name).library
     module = library.module
-    return [(module.Client, "send", _sync(library)), (module.AsyncClient, "send", _async(library))]
+    picks = next(c for c in module.Client.__mro__ if "_transport_for_url" in c.__dict__)
+    return [
+        (module.Client, "send", _sync(library)),
+        (module.AsyncClient, "send", _async(library)),
+        (picks, "_transport_for_url", _pick),
+    ]

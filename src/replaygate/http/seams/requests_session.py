@@ -1,14 +1,14 @@
 """``requests.Session.send``, answered by the session.
 
-Every request of a ``Session`` (and of ``requests.get`` and its siblings) passes
-there with its body prepared, whatever adapter is mounted. A replayed response is a
+Every request of a ``Session`` (and of ``requests.get`` and its siblings) passes there
+with its body prepared, whatever adapter is mounted. A replayed response is a
 ``requests.Response`` whose body is read from the recorded chunks (a stream cut while
-recording raises ``ChunkedEncodingError`` at the same point); a live one is sent by
-the original ``send`` (adapters, hooks), to the session's ``live_origin`` if it has
-one, and its body recorded as the caller reads it. A redirect is followed here, as
-``send`` follows it, one request per hop: each hop is recorded and replayed as its own
-fixture, as through ``httpx``, so a redirect recorded through one library is followed
-on replay through the other.
+recording raises ``ChunkedEncodingError`` at the same point); a live one is sent by the
+original ``send`` (adapters, hooks), to the session's ``live_origin`` if it has one (a
+loopback one past the session's proxies), and its body recorded as the caller reads it.
+A redirect is followed here, as ``send`` follows it, one request per hop: each hop is
+recorded and replayed as its own fixture, as through ``httpx``, so a redirect recorded
+through one library is followed on replay through the other.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from replaygate.http.active import answering, live_call
 from replaygate.http.exchange import Exchange, LiveSlot
 from replaygate.http.recorded import Replayed, is_event_stream
 from replaygate.http.recording import Recording
-from replaygate.http.seams import Patch
+from replaygate.http.seams import Patch, unproxied
 from replaygate.http.streams import LiveBody, ReplayByteStream, TeeByteStream
 from replaygate.http.transport import handed_headers
 from replaygate.http.wire import WireRequest, reason_phrase, wire_request
@@ -193,14 +193,17 @@ def _make(original: Callable[..., requests.Response]) -> Callable[..., requests.
             response = _replayed(plan, request, start)
             response = dispatch_hook("response", request.hooks, response, **options)  # type: ignore[no-untyped-call]
         else:
-            request.url = exchange.live_url(request.url or "") or request.url
+            moved = exchange.live_url(request.url or "")
+            hop = {**options, "stream": True, "allow_redirects": False}
+            if moved is not None:
+                request.url = moved
+                if unproxied(moved):  # the simulator: past HTTP_PROXY, as NO_PROXY sends it
+                    hop["proxies"] = {}
             with (
                 live_call(),
                 exchange.sending(plan),
             ):  # one hop: each redirect is a request of its own, as in httpx
-                live = original(
-                    session, request, **{**options, "stream": True, "allow_redirects": False}
-                )
+                live = original(session, request, **hop)
             response = _teed(exchange, plan, live)
         if follow:  # as send does; each hop comes back through this send
             history = list(session.resolve_redirects(response, request, **options))

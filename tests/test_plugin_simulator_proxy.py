@@ -1,0 +1,69 @@
+"""Recording from the plugin's simulator with ``HTTP_PROXY``/``HTTPS_PROXY`` set: what
+is moved to the loopback simulator goes there past the proxy, as ``NO_PROXY`` would
+send it, through every intercepted library (the proxy is a closed loopback port, which
+any request sent to it would fail on)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sdks import anthropic, openai
+
+# Each test runs pytest itself on a project of its own (pytester): end to end.
+pytestmark = pytest.mark.slow
+
+THROUGH_EVERY_LIBRARY = """
+import asyncio
+
+import aiohttp
+import httpx
+import openai
+import pytest
+import requests
+
+pytestmark = pytest.mark.replaygate
+URL = "https://api.anthropic.com/v1/messages"
+HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+
+
+def ask(words):
+    return {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": words}]}
+
+
+def test_sdk_requests_httpx_and_aiohttp():
+    gpt = openai.OpenAI(api_key="k", max_retries=0)
+    reply = gpt.chat.completions.create(model="g", messages=[{"role": "user", "content": "sdk"}])
+    assert reply.choices[0].message.content == "echo: sdk"
+    sent = requests.post(URL, json=ask("rq"), headers=HEADERS)
+    assert sent.json()["content"][0]["text"] == "echo: rq"
+    with httpx.Client() as client:
+        sent = client.post(URL, json=ask("hx"), headers=HEADERS)
+    assert sent.json()["content"][0]["text"] == "echo: hx"
+
+    async def post():
+        async with aiohttp.ClientSession(trust_env=True) as session:
+            async with session.post(URL, json=ask("aio"), headers=HEADERS) as resp:
+                return (await resp.json())["content"][0]["text"]
+
+    assert asyncio.run(post()) == "echo: aio"
+"""
+
+
+def test_recording_from_the_simulator_goes_past_the_environment_s_proxy(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert anthropic.Anthropic and openai.OpenAI  # loaded here, not again by the nested run
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    pytester.makepyfile(test_proxied=THROUGH_EVERY_LIBRARY)
+    recorded = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "--replaygate-record-mode=record-missing",
+        "--replaygate-approve-live",
+        "--replaygate-simulator=echo",
+    )
+    recorded.assert_outcomes(passed=1)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
