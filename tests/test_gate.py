@@ -739,3 +739,29 @@ def test_a_case_weakened_below_the_baseline_fails_the_gate_until_the_baseline_is
     }
     again = CliRunner().invoke(gate_cmd, ["--baseline", str(target), "--results", str(res)])
     assert again.exit_code == 0, again.output
+
+
+def test_a_gate_made_a_signal_fails_and_an_assertion_of_one_side_only_is_not_compared() -> None:
+    def described(kind: str, description: str, failure: str | None = None) -> CaseResult:
+        samples = tuple(
+            SampleResult(i, (Outcome("contains", kind, True, "", None, "contains"),), {}, failure)
+            for i in range(5)
+        )  # a failure of a plain assert lists the assertion `assert` (all samples failed)
+        sampled = SampledResult("a", 5, 1, samples, {"contains": description})
+        return CaseResult(sampled, CaseCounts(samples=5, passed=sampled.verdict == "pass"))
+
+    base = reference(results(described("gate", "mentions 'x'")))
+    signal = run_gate(base, reference(results(described("signal", "mentions 'x'"))), GateConfig())
+    assert signal.problems == (
+        "case a expects less than in the baseline (assertion contains gate -> signal): a "
+        "weakened case is a baseline change, made with `replaygate baseline update --reason ...`",
+    )
+    wording = run_gate(base, reference(results(described("gate", "mentions 'y'"))), GateConfig())
+    assert wording.passed and wording.notes == (
+        "case a expects otherwise than in the baseline (assertion contains changed: "
+        "\"mentions 'x'\" -> \"mentions 'y'\")",
+    )
+    failing = reference(results(described("gate", "mentions 'x'", failure="assert False")))
+    assert [a.name for a in failing.cases[0].assertions] == ["contains", "assert"]
+    fixed = run_gate(failing, base, GateConfig(max_drop={}, max_rise={}))
+    assert fixed.passed and not fixed.notes  # the plain assert passed: not an assertion gone

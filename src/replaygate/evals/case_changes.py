@@ -2,7 +2,7 @@
 
 A case's ``samples`` and ``floor`` and its assertions (kind and description) are its
 expectation. A run whose case expects less than the baseline's (fewer samples, a
-lower floor or pass share, a gate removed or made a signal) is *weakened*: its score
+lower floor or pass share, a gate made a signal) is *weakened*: its score
 would rise with no change to the agent, so the gate fails on it until the baseline
 is updated with a reason. Any other change is named, never passed over in silence.
 """
@@ -18,36 +18,30 @@ from replaygate.sampling import AssertionStats
 
 @dataclass(frozen=True)
 class AssertionChange:
-    """One assertion of a case, added, removed, or with another kind or description."""
+    """One assertion of a case, of both runs, with another kind or description."""
 
     name: str
-    before: AssertionStats | None
-    after: AssertionStats | None
+    before: AssertionStats
+    after: AssertionStats
 
     @property
     def weakened(self) -> bool:
-        """A gate of the baseline is gone or is now a signal."""
-        was_gate = self.before is not None and self.before.kind == "gate"
-        return was_gate and (self.after is None or self.after.kind != "gate")
+        """A gate of the baseline is now a signal."""
+        return self.before.kind == "gate" and self.after.kind != "gate"
 
     def text(self) -> str:
         """E.g. ``assertion contains changed: 'the text mentions ...' -> '...'``."""
         before, after = self.before, self.after
-        if before is None:
-            return f"assertion {self.name} added"
-        if after is None:
-            return f"assertion {self.name} removed"
         if before.kind != after.kind:
             return f"assertion {self.name} {before.kind} -> {after.kind}"
         return f"assertion {self.name} changed: {before.description!r} -> {after.description!r}"
 
     def to_json(self) -> dict[str, Any]:
-        """``{"from": {"kind", "description"} | null, "to": ...}``."""
-
-        def side(stats: AssertionStats | None) -> dict[str, str] | None:
-            return None if stats is None else {"kind": stats.kind, "description": stats.description}
-
-        return {"from": side(self.before), "to": side(self.after)}
+        """``{"from": {"kind", "description"}, "to": {...}}``."""
+        return {
+            side: {"kind": stats.kind, "description": stats.description}
+            for side, stats in (("from", self.before), ("to", self.after))
+        }
 
 
 @dataclass(frozen=True)
@@ -62,7 +56,7 @@ class CaseChange:
     @property
     def weakened(self) -> bool:
         """The run's case expects less than the baseline's: fewer samples, a lower floor
-        or pass share, or a gate gone."""
+        or pass share, or a gate made a signal."""
         (old_n, new_n), (old_floor, new_floor) = self.samples, self.floor
         return (
             new_n < old_n
@@ -92,23 +86,17 @@ class CaseChange:
 
 
 def _assertion_changes(before: CaseSummary, after: CaseSummary) -> list[AssertionChange]:
-    """The assertions that differ; none when either side lists none (a baseline written
-    before assertions were kept)."""
-    if not before.assertions or not after.assertions:
-        return []
+    """The assertions of both whose kind or description differ. One that only one side
+    lists is not compared: a run lists only the assertions its samples evaluated (the
+    body's plain ``assert`` only when one failed), so its absence says nothing of the
+    case."""
     old = {a.name: a for a in before.assertions}
-    new = {a.name: a for a in after.assertions}
-    changes: list[AssertionChange] = []
-    for name in dict.fromkeys([*old, *new]):
-        was, now = old.get(name), new.get(name)
-        same = (
-            was is not None
-            and now is not None
-            and (was.kind, was.description) == (now.kind, now.description)
-        )
-        if not same:
-            changes.append(AssertionChange(name, was, now))
-    return changes
+    return [
+        AssertionChange(now.name, old[now.name], now)
+        for now in after.assertions
+        if now.name in old
+        and (old[now.name].kind, old[now.name].description) != (now.kind, now.description)
+    ]
 
 
 def case_change(before: CaseSummary, after: CaseSummary) -> CaseChange | None:
