@@ -88,6 +88,13 @@ class LiveSlot:
     envelope: dict[str, Any]
     identity: bytes
     place: int = 0
+    sent_path: str | None = None
+    """The path as sent, where it differs from the stored one (a live id made stable)."""
+
+    @property
+    def path(self) -> str:
+        """The path that names this request in an error: as it was sent."""
+        return self.sent_path or str(self.envelope.get("path", ""))
 
 
 _Ended = tuple[dict[str, Any], Any, dict[str, Any]] | None
@@ -262,9 +269,9 @@ class Exchange:
             # before another went live but looking up after that one's answer was written
             # would be answered with it (one live answer served twice, one never recorded).
             with self._deciding:
-                decided = self._decide(envelope, form, identity)
+                decided = self._decide(envelope, form, identity, sent)
         else:
-            decided = self._decide(envelope, form, identity)
+            decided = self._decide(envelope, form, identity, sent)
         if isinstance(decided, LiveSlot):
             return decided
         hit, repeat = decided
@@ -283,17 +290,17 @@ class Exchange:
         return answer
 
     def _decide(
-        self, envelope: dict[str, Any], form: bytes, identity: bytes
+        self, envelope: dict[str, Any], form: bytes, identity: bytes, sent: dict[str, Any]
     ) -> LiveSlot | tuple[tuple[Location, Fixture] | None, int]:
-        """The live slot of this send, or the stored fixture found for it (None) and its
-        repeat index."""
+        """The live slot of this send (``sent``: its envelope before sanitizing), or the
+        stored fixture found for it (None) and its repeat index."""
         with self._lock:
             repeat = self._sent.get(identity, 0)
             self._sent[identity] = repeat + 1
             live = self.mode == "rerecord" or identity in self._live
         if live:
             self.session.reserve(envelope)
-            return self._held_slot(envelope, identity, 0)
+            return self._held_slot(envelope, identity, 0, sent)
         self.lookups += 1
         hit = self.session.lookup(envelope, form)
         samples = hit[1].samples if hit is not None else 0
@@ -302,12 +309,15 @@ class Exchange:
             self.session.reserve(envelope)
             with self._lock:
                 self._live.add(identity)
-            return self._held_slot(envelope, identity, samples)
+            return self._held_slot(envelope, identity, samples, sent)
         return hit, repeat
 
-    def _held_slot(self, envelope: dict[str, Any], identity: bytes, first: int) -> LiveSlot:
+    def _held_slot(
+        self, envelope: dict[str, Any], identity: bytes, first: int, sent: dict[str, Any]
+    ) -> LiveSlot:
         """The slot of a live send whose spending-cap bound was just held (:meth:`_place`)."""
-        slot = LiveSlot(envelope, identity, self._place(identity, first))
+        sent_path = sent.get("path") if sent is not envelope else None
+        slot = LiveSlot(envelope, identity, self._place(identity, first), sent_path)
         with self._lock:
             self._held.add((identity, slot.place))
         return slot
@@ -455,17 +465,16 @@ class Exchange:
         """``response`` ready to store as ``slot``'s answer (:meth:`Session.prepared`), and
         its meta; an answer that is not a model's (:mod:`~replaygate.http.routes`: a 404 for
         the route, an error the simulator made of its own accord) is refused."""
-        path = str(slot.envelope.get("path", ""))
         method = str(slot.envelope.get("method", ""))
-        if unserved_route(path, response):
-            raise UnservedRouteError(method, path, response["status"])
+        if unserved_route(str(slot.envelope.get("path", "")), response):
+            raise UnservedRouteError(method, slot.path, response["status"])
         refusal = simulator_refusal(response)
         if refusal is not None:
-            raise SimulatorRefusalError(method, path, response["status"], refusal)
+            raise SimulatorRefusalError(method, slot.path, response["status"], refusal)
         interface = self.interface_for(slot.envelope)
         meta = self.session.meta(interface, interface_version_of(slot.envelope), "live")
         self._unheld(slot)  # charged now, whether or not a secret refuses the answer
-        return self.session.prepared(slot.envelope, response, interface), meta
+        return self.session.prepared(slot.envelope, response, interface, slot.place), meta
 
     def gave_up(self, slot: LiveSlot) -> None:
         """``slot``'s send ended without an answer to store (it failed, or its answer was

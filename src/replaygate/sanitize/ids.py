@@ -3,15 +3,20 @@
 An id is volatile when it sits in a field named ``id`` or ``*_id`` (or in a
 ``request-id`` header) and starts with one of :data:`VOLATILE_PREFIXES`, or when it
 is the value of a :data:`VOLATILE_FIELDS` field. Its stable replacement keeps the
-prefix and reads ``<prefix>rg_<fixture key>_<n>``: ``n``
-counts the distinct ids of that prefix in one response, in the order they appear.
-The same response recorded again gets the same ids, and every turn of a
-conversation has its own key, so ids stay unique within it.
+prefix and reads ``<prefix>rg_<fixture key>_<n>`` for the first answer to a request
+and ``<prefix>rg_<fixture key>_s<i>_<n>`` for its answer ``i`` (a sample, a repeated
+send): ``n`` counts the distinct ids of that prefix in one response, in the order
+they appear. The same response recorded again gets the same ids; every turn of a
+conversation has its own key and every answer to one request its own index, so ids
+stay unique within a store: a request continuing one answer never matches the
+continuation of another.
 
 A response's tool-use id is echoed by the next request. Where the client reads the
 live response (the HTTP layer), an :class:`IdMap` kept for the session remembers
-``real -> stable`` and the next request is rewritten with it before it is keyed, so
-the recorded request carries the stable id the replayed response will hand out.
+``real -> stable`` and the next request is rewritten with it before it is keyed
+(:meth:`IdMap.rewrite`: a string that is an id, and an id standing as a whole token
+inside a longer string, such as a tool result that names its call), so the recorded
+request carries the stable id the replayed response will hand out.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import re
 import threading
 from typing import Any
 
-from replaygate.sanitize.walk import map_fields
+from replaygate.sanitize.walk import map_fields, map_strings
 
 VOLATILE_PREFIXES: tuple[str, ...] = (
     "msg_",
@@ -41,8 +46,14 @@ VOLATILE_FIELDS = frozenset({"responseId"})
 
 _PREFIX = "|".join(re.escape(p) for p in VOLATILE_PREFIXES)
 _VOLATILE = re.compile(rf"({_PREFIX})[A-Za-z0-9_\-]+")
-STABLE_ID = re.compile(rf"({_PREFIX})?rg_[0-9a-f]{{6,64}}_[0-9]+")
+STABLE_ID = re.compile(rf"({_PREFIX})?rg_[0-9a-f]{{6,64}}(?:_s[0-9]+)?_[0-9]+")
 """The form of a stable id: never rewritten again."""
+
+_TOKEN = re.compile(r"[A-Za-z0-9_\-]+")
+"""A run of the characters of an id: an id inside a longer text is one whole such run."""
+_SHORTEST_BARE_TOKEN = 8
+"""The shortest id without a known prefix (Gemini's ``responseId``) that is replaced
+inside a longer text: a shorter one could be an ordinary word or number there."""
 
 REQUEST_ID_HEADERS = frozenset({"request-id", "x-request-id"})
 
@@ -80,17 +91,38 @@ class IdMap:
             self._ids.setdefault(real, stable)
 
     def snapshot(self) -> dict[str, str]:
-        """A copy of the map, for rewriting a request."""
+        """A copy of the map."""
         with self._lock:
             return dict(self._ids)
 
+    def rewrite(self, value: Any) -> Any:
+        """``value`` with each id this map replaced given its stable form: a string that is
+        the id, and the id standing as a whole token (no id character either side) in a
+        longer string (copy-on-write)."""
+        ids = self.snapshot()
+        if not ids:
+            return value
+        get = ids.get
+
+        def token(match: re.Match[str]) -> str:
+            text = match.group()
+            stable = get(text)
+            if stable is None or (len(text) < _SHORTEST_BARE_TOKEN and not volatile_prefix(text)):
+                return text
+            return stable
+
+        return map_strings(value, lambda text: get(text) or _TOKEN.sub(token, text))
+
 
 class IdRewriter:
-    """Gives the volatile ids of one recorded response their stable replacements."""
+    """Gives the volatile ids of one recorded response, the ``answer``-th to the request of
+    fixture ``key``, their stable replacements."""
 
-    def __init__(self, key: str, session: IdMap | None = None) -> None:
+    def __init__(self, key: str, session: IdMap | None = None, answer: int = 0) -> None:
         self.key = key
         self.session = session
+        self.tag = f"{key}_s{answer}" if answer else key
+        """What the stable ids of this answer (the ``answer``-th to the request) carry."""
         self._local: dict[str, str] = {}
         self._counts: dict[str, int] = {}
 
@@ -109,7 +141,7 @@ class IdRewriter:
         if earlier is None:
             n = self._counts.get(prefix, 0) + 1
             self._counts[prefix] = n
-            earlier = f"{prefix}rg_{self.key}_{n}"
+            earlier = f"{prefix}rg_{self.tag}_{n}"
             if self.session is not None:
                 self.session.add(value, earlier)
         self._local[value] = earlier

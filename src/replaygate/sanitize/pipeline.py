@@ -30,7 +30,7 @@ from replaygate.sanitize.stream import apply_in_place, event_data, redact_fragme
 from replaygate.sanitize.times import fix_times
 from replaygate.sanitize.trim import dropped_fields, trim_event, trim_object
 from replaygate.sanitize.usage import normalize_usage
-from replaygate.sanitize.walk import map_strings, replace_values
+from replaygate.sanitize.walk import map_strings
 
 _UNPARSED = object()
 
@@ -64,14 +64,24 @@ class Sanitizer:
     def request(self, request: Any, ids: IdMap | None = None) -> Any:
         """The form of ``request`` that is stored and keyed (``request`` itself if unchanged)."""
         if ids is not None and len(ids):
-            request = replace_values(request, ids.snapshot())
+            request = ids.rewrite(request)
         if self.text:
             request = map_strings(request, self.text.apply)
         return request
 
-    def response(self, response: Any, *, key: str, interface: str, ids: IdMap | None = None) -> Any:
-        """The stored form of a wire response recorded for the request of ``key``."""
-        return self._json(response, self._dropped.get(interface), IdRewriter(key, ids))
+    def response(
+        self,
+        response: Any,
+        *,
+        key: str,
+        interface: str,
+        ids: IdMap | None = None,
+        answer: int = 0,
+    ) -> Any:
+        """The stored form of a wire response recorded as the ``answer``-th (a sample index)
+        to the request of ``key``."""
+        rewriter = IdRewriter(key, ids, answer)
+        return self._json(response, self._dropped.get(interface), rewriter)
 
     def _json(
         self,
@@ -138,10 +148,17 @@ class Sanitizer:
         return out
 
     def recorded(
-        self, record: dict[str, Any], *, key: str, interface: str, ids: IdMap | None = None
+        self,
+        record: dict[str, Any],
+        *,
+        key: str,
+        interface: str,
+        ids: IdMap | None = None,
+        answer: int = 0,
     ) -> dict[str, Any]:
-        """The stored form of a recorded HTTP response (plain body or events)."""
-        rewriter = IdRewriter(key, ids)
+        """The stored form of a recorded HTTP response (plain body or events), the
+        ``answer``-th to the request of ``key`` (the place of a repeated send)."""
+        rewriter = IdRewriter(key, ids, answer)
         status = record.get("status")
         dropped = self._dropped.get(interface) if isinstance(status, int) and status < 300 else None
         out = dict(record)

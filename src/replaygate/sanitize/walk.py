@@ -50,11 +50,3 @@ def map_members(value: Any, fn: MemberFn) -> Any:
 def map_strings(value: Any, fn: TextFn) -> Any:
     """``value`` with ``fn`` applied to every string leaf (copy-on-write, as :func:`map_fields`)."""
     return map_fields(value, lambda text, _field: fn(text))
-
-
-def replace_values(value: Any, mapping: dict[str, str]) -> Any:
-    """``value`` with every string leaf equal to a key of ``mapping`` replaced by its value."""
-    if not mapping:
-        return value
-    get = mapping.get
-    return map_strings(value, lambda text: get(text, text))

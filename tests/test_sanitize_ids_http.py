@@ -1,0 +1,133 @@
+"""``ids = true`` over HTTP: stable ids are unique per answer and follow the id wherever a
+later request names it.
+
+Recorded through the official SDKs against the simulator, replayed with the network
+blocked.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.errors import FixtureMismatchError, UnservedRouteError
+from replaygate.http import Exchange, block_network, httpx2_client
+from replaygate.sanitize import IdMap, SanitizeConfig, Sanitizer
+from replaygate.sim import Simulator
+from sdks import anthropic, openai
+
+IDS = Sanitizer(SanitizeConfig(ids=True))
+TOOLS = [
+    {
+        "name": "search_corpus",
+        "description": "Search",
+        "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}},
+    }
+]
+
+
+def recording(store: Path) -> Exchange:
+    return Exchange(store, mode="record-missing", approve_live=True, sanitize=IDS)
+
+
+ECHOES = {
+    "json": lambda call_id: json.dumps({"call": call_id, "hits": [{"doc_id": "doc-rag"}]}),
+    "sentence": lambda call_id: f"results for call {call_id}: doc-rag",
+}
+"""Tool results that name their call's id inside a longer string."""
+
+
+def tool_loop(client: anthropic.Anthropic, echo: str) -> str:
+    """Ask, run the tool, and answer with a result that names the call's id in its text."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "What is RAG?"}]
+    first = client.messages.create(model="m", max_tokens=300, tools=TOOLS, messages=messages)
+    use = next(block for block in first.content if block.type == "tool_use")
+    messages.append({"role": "assistant", "content": [b.to_dict() for b in first.content]})
+    result = ECHOES[echo](use.id)
+    answer = {"type": "tool_result", "tool_use_id": use.id, "content": result}
+    messages.append({"role": "user", "content": [answer]})
+    second = client.messages.create(model="m", max_tokens=300, tools=TOOLS, messages=messages)
+    return str(second.content[0].type)
+
+
+@pytest.mark.parametrize("echo", sorted(ECHOES))
+def test_an_id_named_inside_a_later_string_replays(tmp_path: Path, echo: str) -> None:
+    store = tmp_path / "loop.jsonl"
+    with Simulator(behavior="research-copilot", seed=7) as sim:
+        http = httpx2_client(recording(store))
+        with anthropic.Anthropic(api_key="sk", base_url=sim.url, http_client=http) as client:
+            recorded = tool_loop(client, echo)
+    assert "toolu_01" not in store.read_text()
+    replay = httpx2_client(Exchange(store, sanitize=IDS))
+    with block_network(), anthropic.Anthropic(api_key="t", http_client=replay) as client:
+        assert tool_loop(client, echo) == recorded
+
+
+def test_an_id_is_replaced_only_as_a_whole_token() -> None:
+    ids = IdMap()
+    ids.add("toolu_01", "toolu_rg_abcdef123456_1")
+    ids.add("g7Hq2LmN", "rg_abcdef123456_1")
+    ids.add("b4", "rg_abcdef123456_2")
+    out = ids.rewrite(
+        {
+            "a": "toolu_01",
+            "b": "(toolu_01) and toolu_012, xtoolu_01",
+            "c": "g7Hq2LmN!",
+            "d": "b4 b4",
+            "e": "b4",
+        }
+    )
+    assert out == {
+        "a": "toolu_rg_abcdef123456_1",
+        "b": "(toolu_rg_abcdef123456_1) and toolu_012, xtoolu_01",
+        "c": "rg_abcdef123456_1!",
+        "d": "b4 b4",  # a short id with no prefix of its own is replaced only as a whole value
+        "e": "rg_abcdef123456_2",
+    }
+
+
+def best_of_two(client: openai.OpenAI, pick: int) -> tuple[str, str, str]:
+    """Ask twice, then continue the ``pick``-th answer."""
+    answers = [client.responses.create(model="gpt-4o-mini", input="Tell me a joke") for _ in "ab"]
+    chosen = answers[pick].id
+    follow = client.responses.create(
+        model="gpt-4o-mini", input="Explain it", previous_response_id=chosen
+    )
+    return answers[0].id, answers[1].id, follow.output_text
+
+
+def test_two_answers_to_one_request_get_their_own_ids(tmp_path: Path) -> None:
+    store = tmp_path / "best.jsonl"
+    with Simulator(behavior="research-copilot") as sim:
+        http = httpx2_client(recording(store))
+        with openai.OpenAI(api_key="sk", base_url=sim.openai_base_url, http_client=http) as c:
+            best_of_two(c, 0)
+    with block_network():
+        replay = httpx2_client(Exchange(store, sanitize=IDS))
+        with openai.OpenAI(api_key="t", http_client=replay) as client:
+            first, second, _ = best_of_two(client, 0)
+        assert first != second
+        replay = httpx2_client(Exchange(store, sanitize=IDS))
+        with (
+            openai.OpenAI(api_key="t", http_client=replay) as client,
+            pytest.raises(FixtureMismatchError) as caught,
+        ):
+            best_of_two(client, 1)  # the continuation of the other answer was never recorded
+    assert any(line.startswith("body.previous_response_id") for line in caught.value.differences)
+
+
+def test_a_recording_error_names_the_path_as_sent(tmp_path: Path) -> None:
+    store = tmp_path / "named.jsonl"
+    with Simulator(behavior="echo") as sim:
+        http = httpx2_client(recording(store))
+        with openai.OpenAI(
+            api_key="sk", base_url=sim.openai_base_url, http_client=http, max_retries=0
+        ) as client:
+            created = client.responses.create(model="gpt-4o", input="hello")
+            with pytest.raises(UnservedRouteError) as caught:
+                client.responses.retrieve(created.id)  # a route the simulator does not serve
+    assert caught.value.path == f"/v1/responses/{created.id}"
+    assert f"GET /v1/responses/{created.id} was answered 404" in str(caught.value)
