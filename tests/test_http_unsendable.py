@@ -68,3 +68,23 @@ def test_a_request_longer_than_a_line_holds_is_not_sent(
     assert len(sim.requests) == before
     assert not store.exists()
     assert record(sim, store, "short") == "echo: short"
+
+
+def test_an_anthropic_version_that_cannot_name_a_folder_is_not_sent(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    store = tmp_path / "folder"
+    before = len(sim.requests)
+    http = httpx2_client(store, "record-missing", approve_live=True)
+    headers = {"anthropic-version": "2023-06-01/beta"}
+    with (
+        anthropic.Anthropic(
+            api_key="t", base_url=sim.url, http_client=http, default_headers=headers
+        ) as client,
+        pytest.raises(UnstorableValueError, match=r"anthropic-version '2023-06-01/beta'") as caught,
+    ):
+        client.messages.create(model="m", max_tokens=8, messages=[{"role": "user", "content": "x"}])
+    assert caught.value.path == "request.headers.anthropic-version"
+    assert str(caught.value).endswith("nothing was sent and nothing was written")
+    assert len(sim.requests) == before
+    assert record(sim, store, "pinned") == "echo: pinned"  # the SDK's own version names one

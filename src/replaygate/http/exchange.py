@@ -36,11 +36,12 @@ from replaygate.errors import (
     ReplaygateError,
     SimulatorRefusalError,
     UnservedRouteError,
+    UnstorableValueError,
     WireFormatError,
 )
 from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import fixture_key, match_form, parsed_match_form
-from replaygate.fixtures.fixture import Fixture, InterfaceVersionError
+from replaygate.fixtures.fixture import Fixture, InterfaceVersionError, folder_name_problem
 from replaygate.fixtures.mismatch import requested
 from replaygate.fixtures.session import FixtureSession, Repeat, StoreArg
 from replaygate.fixtures.spending import SpendingCap
@@ -299,18 +300,37 @@ class Exchange:
             self._sent[identity] = repeat + 1
             live = self.mode == "rerecord" or identity in self._live
         if live:
-            self.session.reserve(envelope)
+            self._reserve(envelope)
             return self._held_slot(envelope, identity, 0, sent)
         self.lookups += 1
         hit = self.session.lookup(envelope, form)
         samples = hit[1].samples if hit is not None else 0
         used_up = hit is not None and repeat >= samples and not self.session.repeat_last
         if (hit is None or used_up) and self.recording:
-            self.session.reserve(envelope)
+            self._reserve(envelope)
             with self._lock:
                 self._live.add(identity)
             return self._held_slot(envelope, identity, samples, sent)
         return hit, repeat
+
+    def _reserve(self, envelope: dict[str, Any]) -> None:
+        """Before a live send of (stored) ``envelope``: refuse it when its fixture could not
+        be written (:meth:`FixtureSession.reserve`, and an ``anthropic-version`` that cannot
+        name the folder of a folder store), else hold its spending-cap bound."""
+        version = _version_header(envelope)
+        if (
+            version is not None
+            and self.store.is_folder
+            and interface_version_of(envelope) == version
+            and folder_name_problem({"interface_version": version}) is not None
+        ):
+            raise UnstorableValueError(
+                f"request.{VERSION_PATH}",
+                f"anthropic-version {version!r} cannot name the folder a folder store keeps "
+                "its fixture in (letters, digits and . _ + - only, not first a dot)",
+                before_send=True,
+            )
+        self.session.reserve(envelope)
 
     def _held_slot(
         self, envelope: dict[str, Any], identity: bytes, first: int, sent: dict[str, Any]
