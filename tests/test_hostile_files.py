@@ -405,6 +405,22 @@ def test_text_that_is_not_utf8_and_a_number_too_large_are_named_as_such(
         assert "orjson" not in done.output and "double" not in done.output
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_a_store_saved_as_utf16_is_one_problem_with_no_crash_advice(
+    tmp_path: Path, encoding: str
+) -> None:
+    path = tmp_path / "store.jsonl"
+    text = (GOOD.to_line() + CAFE.to_line()).decode()
+    path.write_bytes(text.encode(encoding))
+    count, problems = verify_store(path, require_meta=False)
+    assert (count, [(p.line, p.reason) for p in problems]) == (0, [(1, UTF16)])
+    path.write_bytes(GOOD.to_line() + CAFE.to_line().decode().encode(encoding))  # appended
+    count, problems = verify_store(path, require_meta=False)
+    assert (count, [(p.line, p.reason) for p in problems]) == (1, [(2, UTF16)])
+    done = CliRunner().invoke(main, ["verify", str(path)])
+    assert done.exit_code == 1 and "NUL" not in done.output, done.output
+
+
 def test_a_one_fixture_file_that_is_not_utf8_names_the_line_and_column(tmp_path: Path) -> None:
     folder = tmp_path / "store"
     folder.mkdir()

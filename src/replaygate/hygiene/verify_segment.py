@@ -18,7 +18,7 @@ from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import PartialTailError, SampleLine, TruncatedFileError
 from replaygate.fixtures.store.files import read_regular
-from replaygate.fixtures.store.jsonl import json_file_fixture, read_line
+from replaygate.fixtures.store.jsonl import UTF16_TEXT, json_file_fixture, read_line
 from replaygate.hygiene.verify_checks import KEY_RANK, Prepared, check_sample, finish, prepare
 from replaygate.hygiene.verify_problem import StoreProblem
 from replaygate.hygiene.verify_segments import Segment, segment_lines
@@ -84,6 +84,9 @@ def check_segment(segment: Segment, require_meta: bool, safe: KnownSafe) -> Segm
                 batch.problem(StoreProblem(err.file, err.line, err.reason, repairable=True))
             except FixtureFormatError as err:
                 batch.problem(StoreProblem(err.file, err.line, err.reason))
+                if err.reason == UTF16_TEXT:  # one problem for the file: re-save it
+                    result.refused = True
+                    break
             else:
                 if read is not None:
                     batch.add(line, *read)
