@@ -15,9 +15,8 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote_plus
 
-import orjson
-
 from replaygate.sanitize.secret_entropy import encoded_field
+from replaygate.sanitize.secret_held import held_json
 from replaygate.sanitize.secret_prefilter import Runs
 
 BASE64_MIN_LENGTH = 24
@@ -108,16 +107,10 @@ def may_have_views(runs: Runs) -> bool:
 
 
 def json_leaves(text: str) -> Iterator[tuple[str, str, bool]]:
-    """(field name, string, whether it is encoded data) of every string in ``text`` when
-    it is a JSON object or array (:func:`~.secret_entropy.encoded_field`)."""
-    start = text.lstrip()[:1]
-    if start not in ("{", "["):
-        return
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return
-    stack: list[tuple[str, object, bool]] = [("", value, False)]
+    """(field name, string, whether it is encoded data) of every string of the JSON held in
+    ``text``: the text when it is a JSON object or array, else each of its lines that is
+    one (:func:`~.secret_held.held_json`; :func:`~.secret_entropy.encoded_field`)."""
+    stack: list[tuple[str, object, bool]] = [("", value, False) for *_, value in held_json(text)]
     while stack:
         name, item, encoded = stack.pop()
         if isinstance(item, str):

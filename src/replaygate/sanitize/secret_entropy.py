@@ -16,8 +16,9 @@ A credential without a known prefix is found two ways:
   read as a name in code (:func:`identifier`: ``TestOpenAI.test_chat_completion_v1``,
   ``src/app/OAuth2Handler.refresh_token_v3``). Values of fields that hold encoded data
   (by the object they stand in, :func:`encoded_field`, and by where they stand,
-  :func:`is_encoded_path`) and data URLs (:data:`DATA_URL`) are left to the token
-  families and the credential contexts.
+  :func:`is_encoded_path`), data URLs (:data:`DATA_URL`) wherever they stand, and JSON
+  held as text (read string by string with its field names, :mod:`.secret_held`) are
+  left to the token families and the credential contexts.
 
 Known-safe values are never reported (:func:`known_safe`): the placeholders replaygate
 itself uses, provider ids (``msg_``, ``toolu_``... and their stable forms) and model
@@ -35,6 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from replaygate.sanitize.ids import STABLE_ID, VOLATILE_PREFIXES
+from replaygate.sanitize.secret_held import outside_held_json
 from replaygate.sanitize.secret_prefilter import Runs, at_string_start
 
 CONTEXT_MIN_LENGTH = 20
@@ -124,6 +126,8 @@ GEMINI_PART_FIELDS = frozenset(
 """The fields of a Gemini content part, beside which a ``thoughtSignature`` is encoded data."""
 DATA_URL = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[^;,\s]*)*;base64,")
 """The start of a data URL of base64 content: ``data:image/png;base64,``."""
+DATA_URL_BASE64 = re.compile(DATA_URL.pattern + r"[A-Za-z0-9+/_\-]*={0,2}")
+"""A data URL of base64 content, whole."""
 ENCODED_PATH = re.compile(
     r"(?:(?:request|response|responses\[\d+\])\.)?"
     r"(?:base64|(?<!request\.)body\.data\[\d+\]\.(?:embedding|b64_json))"
@@ -375,10 +379,14 @@ def free_secret(token: str) -> bool:
     )
 
 
-def detect_context(text: str, field_name: str, encoded: bool = False) -> str | None:
+def detect_context(
+    text: str, field_name: str, encoded: bool = False, held: bool = False
+) -> str | None:
     """The credential-context or entropy finding in ``text`` (under ``field_name``), or None.
-    Encoded data (``encoded``: :func:`encoded_field`, :func:`is_encoded_path`; a data URL)
-    gets no free-standing check.
+    Encoded data (``encoded``: :func:`encoded_field`, :func:`is_encoded_path`) gets no
+    free-standing check, nor does the base64 of a data URL (:data:`DATA_URL`) anywhere in
+    the text, nor, when ``held`` (the caller reads its strings with their field names),
+    the JSON held in it (:func:`~.secret_held.outside_held_json`).
 
     The OpenAI Agents SDK's prompt cache keys (:data:`SDK_CACHE_KEY`) are passed over: they
     name a run, group, session or conversation of the SDK's own, and read as a credential
@@ -395,11 +403,16 @@ def detect_context(text: str, field_name: str, encoded: bool = False) -> str | N
         scheme, value = match.groups()
         if scheme.lower() == "bearer" or any(c.isdigit() for c in value):
             return "bearer token" if scheme.lower() == "bearer" else SCHEME
-    if encoded or DATA_URL.match(text):
+    if encoded or not _free_token(text):
         return None
-    if any(free_secret(m.group(0)) for m in FREE_RUN.finditer(text)):
-        return FREE
-    return None
+    free = outside_held_json(text) if held else text
+    if "base64," in free:
+        free = DATA_URL_BASE64.sub(" ", free)
+    return FREE if _free_token(free) else None
+
+
+def _free_token(text: str) -> bool:
+    return any(free_secret(m.group(0)) for m in FREE_RUN.finditer(text))
 
 
 def may_have_auth_like_field(data: bytes) -> bool:

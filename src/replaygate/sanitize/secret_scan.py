@@ -60,7 +60,8 @@ def detect_in_text(
     The text is read as it is, then each decoding of it (:mod:`.secret_decode`): a
     finding in a decoded form names the decoding, ``GitHub token (in base64 text)``.
     """
-    name = detect_family(text) or detect_context(text, field_name, encoded)
+    held = depth < _MAX_DEPTH  # the JSON held in the text is read below, string by string
+    name = detect_family(text) or detect_context(text, field_name, encoded, held)
     if name is not None or depth >= _MAX_DEPTH:
         return name
     if field_name == "base64":

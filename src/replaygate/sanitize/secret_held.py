@@ -1,0 +1,74 @@
+"""JSON held as text: a string that is one JSON object or array (tool-call arguments, an
+event's ``data``), or that holds such lines (a JSONL file sent as a body, or uploaded in
+a multipart form for a batch or a fine-tuning job).
+
+The secret rules read the strings of such JSON with their own field names
+(:func:`~.secret_decode.json_leaves`), as they read a JSON body, so the field rules of
+encoded data (:func:`~.secret_entropy.encoded_field`: ``encrypted_content``, an image's
+``data``) hold there too; the free-standing check of the text itself leaves that JSON
+out (:func:`outside_held_json`) but for its field names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+_LINE = re.compile(r"[^\n]+")
+_STARTS = ("{", "[")
+
+
+def _parsed(text: str) -> Any:
+    """The JSON object or array ``text`` is, or None."""
+    if text.lstrip()[:1] not in _STARTS:
+        return None
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict | list) else None
+
+
+def held_json(text: str) -> Iterator[tuple[int, int, Any]]:
+    """``(start, end, value)`` of the JSON held in ``text``: the whole text when it is one
+    JSON object or array, else each of its lines that is one."""
+    whole = _parsed(text)
+    if whole is not None:
+        yield 0, len(text), whole
+        return
+    if "\n{" not in text and "\n[" not in text and text[:1] not in _STARTS:
+        return
+    for line in _LINE.finditer(text):
+        value = _parsed(line.group())
+        if value is not None:
+            yield line.start(), line.end(), value
+
+
+def _names(value: Any) -> Iterator[str]:
+    """The field names of every object in ``value``."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            yield from map(str, item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def outside_held_json(text: str) -> str:
+    """``text`` with the JSON it holds (:func:`held_json`) left out but for its field
+    names: what the free-standing check reads of it when the strings of that JSON are
+    read with their field names."""
+    kept: list[str] = []
+    at = 0
+    for start, end, value in held_json(text):
+        kept.extend((text[at:start], " ", " ".join(_names(value)), " "))
+        at = end
+    if not at:
+        return text
+    kept.append(text[at:])
+    return "".join(kept)

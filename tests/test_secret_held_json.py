@@ -1,0 +1,103 @@
+"""JSON held as text is read with its own field rules, as a JSON body is: a batch or
+fine-tuning JSONL uploaded through ``client.files.create`` holding an image data URL or
+a reasoning item's ``encrypted_content`` records, replays and passes ``verify``, and so
+does a data URL inside prose; a key in such a file or next to such a data URL is still
+refused before it is sent (law 4)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from click.testing import CliRunner
+
+from replaygate.cli import main
+from replaygate.errors import SecretInFixtureError
+from replaygate.http import httpx2_client
+from replaygate.sanitize.secret_scan import find_fixture_secrets
+from sdks import openai
+
+BLOB = base64.b64encode(random.Random(9).randbytes(600)).decode()
+IMAGE = f"data:image/png;base64,{BLOB}"
+FREE_KEY = "q8Zr2LxV9mT4wK7pB1nC6dH3Yw5Ej0Fs"
+PREFIXED_KEY = "sk-ant-api03-" + "Xy7Qa9Lm2Pz8Rt4Vn6Bc1Dk5Fg3Hj0Ws" * 2
+UPLOADED = {"id": "file-1", "object": "file", "bytes": 1, "created_at": 1}
+UPLOADED.update(filename="batch.jsonl", purpose="batch")
+
+
+def _line(body: dict[str, Any]) -> str:
+    return json.dumps({"custom_id": "r0", "method": "POST", "url": "/v1/responses", "body": body})
+
+
+def _asking(content: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"model": "gpt-5", "input": [{"role": "user", "content": content}]}
+
+
+SEEN = {"type": "input_image", "image_url": IMAGE}
+REASONED = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": BLOB}
+BATCH = "\n".join(
+    [
+        _line(_asking([{"type": "input_text", "text": "What is in it?"}, SEEN])),
+        _line({"model": "gpt-5", "input": [REASONED, {"role": "user", "content": "Go on."}]}),
+    ]
+)
+
+
+def _upload(store: Path, mode: str, content: str) -> str:
+    live = httpx2.MockTransport(lambda _: httpx2.Response(200, json=UPLOADED))
+    http = httpx2_client(store, mode, approve_live=mode != "replay", transport=live)
+    with openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client:
+        batch = ("batch.jsonl", f"{content}\n".encode())
+        return client.files.create(file=batch, purpose="batch").id
+
+
+def _verified(store: Path) -> None:
+    done = CliRunner().invoke(main, ["verify", str(store)])
+    assert done.exit_code == 0, done.output
+    assert "0 problem(s)" in done.output
+
+
+def test_a_batch_file_holding_an_image_and_encrypted_reasoning_records(tmp_path: Path) -> None:
+    store = tmp_path / "batch.jsonl"
+    assert _upload(store, "record-missing", BATCH) == "file-1"
+    assert _upload(store, "replay", BATCH) == "file-1"
+    _verified(store)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        _line(_asking([{"type": "input_text", "text": f"my key is {FREE_KEY}"}, SEEN])),
+        _line(_asking([{"type": "input_text", "text": "What is in it?", FREE_KEY: 1}])),
+        _line({"model": "gpt-5", "input": [{**REASONED, "encrypted_content": PREFIXED_KEY}]}),
+    ],
+)
+def test_a_key_in_a_batch_file_is_refused_before_it_is_sent(tmp_path: Path, line: str) -> None:
+    store = tmp_path / "batch.jsonl"
+    with pytest.raises(SecretInFixtureError, match=r"found at request\.text; nothing was sent"):
+        _upload(store, "record-missing", f"{BATCH}\n{line}")
+    assert not store.exists()
+
+
+def _found(text: str) -> list[str]:
+    fixture = {"request": {"body": {"content": text}}, "response": {"status": 200}}
+    return [finding.detector for finding in find_fixture_secrets(fixture)]
+
+
+def test_a_data_url_in_prose_is_encoded_data_but_what_stands_beside_it_is_not() -> None:
+    assert _found(f"Here: {IMAGE} is the chart.") == []
+    assert _found(f"Here: {IMAGE} {FREE_KEY}") == ["high-entropy token"]
+    assert _found(f"Here: {IMAGE}\n{FREE_KEY}") == ["high-entropy token"]
+
+
+def test_json_held_as_text_is_read_with_its_field_rules() -> None:
+    arguments = json.dumps({"image": {"mime_type": "image/png", "data": BLOB}, "n": 2})
+    assert _found(arguments) == []
+    assert _found(json.dumps({"data": BLOB})) == ["high-entropy token"]
+    assert _found(json.dumps({"image": {"mime_type": "image/png", "data": BLOB}, "x": FREE_KEY}))
+    assert _found("\n".join([arguments, "{not json", FREE_KEY])) == ["high-entropy token"]
