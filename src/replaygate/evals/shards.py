@@ -104,7 +104,7 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
             mine, first = part.info.get(key), parts[0].info.get(key)
             if mine == first:
                 continue
-            if key == "cases_digest":
+            if key == "cases_digest" and mine is not None and first is not None:
                 raise ResultsError(
                     f"{name}: ran other cases than {names[0]} (eval.cases_digest {mine!r}, "
                     f"not {first!r}): the cases file {part.info.get('cases_file')!r} changed "
