@@ -269,6 +269,39 @@ def test_the_built_in_simulator(stores: dict[str, Path]) -> None:
     assert "expected add-field:PATH[=VALUE] or drop-field:PATH" in bad.output
 
 
+def test_the_built_in_simulator_answers_as_the_fixtures_were_recorded(
+    stores: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wire = str(stores["wire"])  # recorded from the echo behaviour
+    args = ("--live-sample", "6", "--approve-live", "--simulator")
+    same = drift(wire, *args, "--behavior", "echo")
+    assert same.exit_code == 0 and "no drift" in same.output, same.output
+    monkeypatch.chdir(tmp_path)
+    Path("answers.jsonl").write_text(
+        '{"tool_calls": [{"id": "toolu_1", "name": "get_weather", '
+        '"arguments": {"city": "Oslo"}}]}\n'
+    )
+    with (
+        Simulator(behavior="script:answers.jsonl") as sim,
+        anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0) as claude,
+    ):
+        recorder = RecordingModel(
+            AnthropicModel(claude, model=MODEL, max_tokens=50), "scripted.jsonl",
+            approve_live=True, model=MODEL, max_tokens=50, source="sim",
+        )  # fmt: skip
+        recorder.complete([Message.user("Weather in Oslo?")], [])
+    scripted = ("scripted.jsonl", "--live-sample", "1", "--approve-live", "--simulator")
+    assert drift(*scripted, "--behavior", "echo").exit_code == 1
+    done = drift(*scripted, "--behavior", "script:answers.jsonl")
+    assert done.exit_code == 0 and "no drift" in done.output, done.output
+    for bad, said in (("parrot", "unknown behavior 'parrot'"), ("script:none.jsonl", "none.jsonl")):
+        refused = drift(*scripted, "--behavior", bad)
+        assert refused.exit_code == 2 and "Invalid value for '--behavior'" in refused.output
+        assert said in refused.output and "re-sent" not in refused.output
+    alone = drift("scripted.jsonl", "--live-sample", "1", "--behavior", "echo")
+    assert alone.exit_code == 2 and "--behavior goes with --simulator" in alone.output
+
+
 @pytest.mark.parametrize(
     "rule",
     [

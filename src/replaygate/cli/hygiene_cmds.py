@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
+from click.core import ParameterSource
 
 from replaygate.cli.json_docs import review_json
 from replaygate.cli.json_out import echo_json, json_text
@@ -24,6 +25,7 @@ from replaygate.cli.options import (
     json_option,
     note_other_files,
 )
+from replaygate.cli.sim_behavior import behavior_option
 from replaygate.errors import ReplaygateError
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.fixtures.fixture import Fixture
@@ -149,6 +151,12 @@ def diff(
 @click.option("--approve-live", is_flag=True, help="Approve live (paid) API calls for this run.")
 @click.option("--base-url", help="Send to this server instead of the providers' API URLs.")
 @click.option("--simulator", is_flag=True, help="Send to the built-in loopback simulator instead.")
+@behavior_option(
+    "With --simulator: how it answers, as the fixtures were recorded: research-copilot "
+    "(record, eval or demo with --simulator), echo, or script:FILE (the script they were "
+    "recorded from, e.g. with --replaygate-simulator=script:FILE). Another behaviour "
+    "answers in another form, which shows as drift."
+)
 @click.option(
     "--sim-drift",
     metavar="SPEC",
@@ -177,6 +185,7 @@ def drift(
     approve_live: bool,
     base_url: str | None,
     simulator: bool,
+    behavior: str,
     sim_drift: str | None,
     sample_seed: int,
     against: Path | None,
@@ -205,6 +214,9 @@ def drift(
         )
     if sim_drift is not None and not simulator:
         raise click.UsageError("--sim-drift goes with --simulator")
+    given = click.get_current_context().get_parameter_source("behavior")
+    if given is ParameterSource.COMMANDLINE and not simulator:
+        raise click.UsageError("--behavior goes with --simulator")
     if simulator and base_url:
         raise click.UsageError("give --simulator or --base-url, not both")
     _check_drift_outputs(path, against, report_path, json_path)
@@ -216,7 +228,8 @@ def drift(
             report = drift_against(path, against)
         else:
             assert live_sample is not None
-            report = _drift_live(path, live_sample, base_url, simulator, sim_drift, sample_seed)
+            sim = behavior if simulator else None
+            report = _drift_live(path, live_sample, base_url, sim, sim_drift, sample_seed)
     except ReplaygateError as err:
         fail(err)
     text = render_drift(report)
@@ -262,10 +275,12 @@ def _drift_live(
     path: Path,
     n: int,
     base_url: str | None,
-    simulator: bool,
+    behavior: str | None,
     sim_drift: str | None,
     sample_seed: int,
 ) -> DriftReport:
+    """Re-send ``n`` sampled requests to ``base_url``, or to the simulator answering as
+    ``behavior`` when one is given."""
     from replaygate.sanitize import sanitizer_for
     from replaygate.sim import DriftPlan, DriftSpecError, Simulator
 
@@ -274,7 +289,7 @@ def _drift_live(
         plan = DriftPlan.parse(sim_drift or "")
     except DriftSpecError as err:
         raise click.BadParameter(str(err), param_hint="--sim-drift") from None
-    sim = Simulator("research-copilot", seed=SIMULATOR_SEED, drift=plan) if simulator else None
+    sim = Simulator(behavior, seed=SIMULATOR_SEED, drift=plan) if behavior is not None else None
     with contextlib.ExitStack() as stack:
         if sim is not None:
             base_url = stack.enter_context(sim).url

@@ -14,6 +14,7 @@ from types import FrameType
 
 import click
 
+from replaygate.cli.sim_behavior import behavior_option
 from replaygate.network import is_loopback
 from replaygate.sim.drift import DriftPlan, DriftSpecError
 from replaygate.sim.faults import FaultPlan, FaultSpecError, seconds_problem
@@ -44,12 +45,7 @@ def _seconds(_context: click.Context, _option: click.Parameter, value: float) ->
 @sim_group.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=0, show_default=True, type=int, help="Port; 0 picks a free one.")
-@click.option(
-    "--behavior",
-    default="research-copilot",
-    show_default=True,
-    help="research-copilot, echo or script:FILE (a JSONL file of responses).",
-)
+@behavior_option()
 @click.option("--seed", default=7, show_default=True, type=int, help="Seed of all randomness.")
 @click.option("--faults", default="", help='Fault rates, e.g. "429:0.1,500:0.05,slow:0.05".')
 @click.option("--drift", default="", help='Drift rules, e.g. "add-field:usage.foo,drop-field:id".')

@@ -1,0 +1,42 @@
+"""The simulator's ``--behavior`` option, shared by ``sim serve`` and ``drift --simulator``.
+
+The behaviour is checked when the option is read (a script file that does not read as
+one is a usage error before anything is served or sent); the simulator is imported only
+then, so a command taking the option starts as fast as one without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from replaygate.errors import ReplaygateError
+
+BEHAVIOR_HELP = "research-copilot, echo or script:FILE (a JSONL file of responses)."
+"""What ``--behavior`` takes, as ``sim serve`` says it."""
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _behavior(_context: click.Context, _option: click.Parameter, value: str) -> str:
+    """``value`` when it names a behaviour, else a usage error saying why."""
+    from replaygate.sim.behaviors import make_behavior
+
+    try:
+        make_behavior(value)
+    except (ReplaygateError, ValueError) as err:
+        raise click.BadParameter(str(err)) from None
+    return value
+
+
+def behavior_option(help_text: str = BEHAVIOR_HELP) -> Callable[[_F], _F]:
+    """The simulator's ``--behavior`` option (default research-copilot)."""
+    return click.option(
+        "--behavior",
+        default="research-copilot",
+        show_default=True,
+        callback=_behavior,
+        help=help_text,
+    )
