@@ -57,8 +57,9 @@ def gate_cmd(
     """Compare RESULTS with the baseline; exit 1 when a metric drops beyond its limit.
 
     Limits come from [tool.replaygate.gate] and --max-drop / --max-rise (flags win,
-    per metric). A case whose every sample failed, or a baseline case missing from
-    the results, fails the gate too. --json is --format json.
+    per metric). A case whose every sample failed, a baseline case missing from
+    the results, or a case expecting less than in the baseline (fewer samples, a
+    lower floor, a gate made a signal) fails the gate too. --json is --format json.
 
     Example:
 
