@@ -5,6 +5,8 @@ UTF-8), a base64 run inside text, ``\\u`` escapes in JSON held as text (tool-cal
 arguments, a stream event's ``data``), percent-encoding in a path or a form body.
 :func:`views` yields each decoding that changes the text, with a label for the error
 message; :func:`json_leaves` the strings of JSON held as text, with their field names.
+Compressed data in the bytes of a base64 run (a gzip file, the zip of a ``.docx``) is
+read decompressed (:mod:`.secret_compressed`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote_plus
 
+from replaygate.sanitize.secret_compressed import Budget, expanded, holds_compressed
 from replaygate.sanitize.secret_entropy import encoded_field
 from replaygate.sanitize.secret_held import held_json
 from replaygate.sanitize.secret_prefilter import Runs
@@ -67,30 +70,35 @@ def _mostly_printable(raw: bytes) -> bool:
     return bool(sample) and printable >= 0.9 * len(sample)
 
 
-def base64_text(run: str) -> str | None:
-    """The text base64 ``run`` decodes to, when it decodes to printable bytes."""
-    raw = decode_base64(run)
-    return bytes_text(raw) if raw is not None and _mostly_printable(raw) else None
-
-
-def base64_texts(text: str) -> Iterator[str]:
-    """The text of each base64 run of ``text`` that decodes to printable bytes."""
+def _base64_runs(text: str) -> Iterator[bytes]:
+    """The bytes of each base64 run of ``text``."""
     for match in _BASE64_RUN.finditer(text):
-        decoded = base64_text(match.group(0))
-        if decoded is not None:
-            yield decoded
+        raw = decode_base64(match.group(0))
+        if raw is not None:
+            yield raw
 
 
-def views(text: str) -> Iterator[tuple[str, str]]:
-    """(label, decoded text) for each decoding of ``text`` that changes it."""
+def base64_may_hide(text: str) -> bool:
+    """Whether a base64 run of ``text`` decodes to printable bytes or holds compressed data."""
+    return any(_mostly_printable(raw) or holds_compressed(raw) for raw in _base64_runs(text))
+
+
+def views(text: str, budget: Budget) -> Iterator[tuple[str, str]]:
+    """(label, decoded text) for each decoding of ``text`` that changes it; compressed data
+    in a base64 run is read within ``budget`` (it raises
+    :class:`~.secret_compressed.Unsearchable` for what it cannot read whole)."""
     if "\\" in text:
         unescaped = _ESCAPE.sub(_unescape, text)
         if unescaped != text:
             yield "\\u-escaped", unescaped
     if "%" in text and _PERCENT.search(text):
         yield "percent-encoded", unquote_plus(text)
-    for decoded in base64_texts(text):
-        yield "base64", decoded
+    for raw in _base64_runs(text):
+        if _mostly_printable(raw):
+            yield "base64", bytes_text(raw)
+        if holds_compressed(raw):
+            for label, inner in expanded(raw, budget):
+                yield f"{label} in base64", bytes_text(inner)
 
 
 def may_have_views(runs: Runs) -> bool:
@@ -103,7 +111,7 @@ def may_have_views(runs: Runs) -> bool:
     if data.find(b"%") >= 0 and PERCENT_BYTES.search(data):
         return True
     # A run holds the same base64 stretches as its base64 parts of that length.
-    return any(any(base64_texts(run.decode("ascii"))) for run in runs.texts(BASE64_MIN_LENGTH))
+    return any(base64_may_hide(run.decode("ascii")) for run in runs.texts(BASE64_MIN_LENGTH))
 
 
 def json_leaves(text: str) -> Iterator[tuple[str, str, bool]]:

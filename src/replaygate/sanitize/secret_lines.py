@@ -30,7 +30,8 @@ flags lies within a piece, that is within the line. It flags a text holding:
   orjson line holds no control character, so white space is only a space there);
 - ``"base64":``, an escape written as text, or a percent escape
   (:func:`~.secret_decode.may_have_views`): the same patterns;
-- in a run, a free-standing token or a base64 run that decodes to text: both lie in a
+- in a run, a free-standing token or a base64 run that decodes to text or holds
+  compressed data: both lie in a
   stretch of free-token characters (base64's among them) of at least
   :data:`~.secret_decode.BASE64_MIN_LENGTH`, and every such stretch of the line is
   checked as the gate checks a run's (:func:`_may_hide`).
@@ -53,8 +54,7 @@ from replaygate.sanitize.secret_decode import (
     BASE64_MIN_LENGTH,
     ESCAPE_BYTES,
     PERCENT_BYTES,
-    base64_text,
-    base64_texts,
+    base64_may_hide,
 )
 from replaygate.sanitize.secret_entropy import (
     BEFORE_SOURCE,
@@ -164,13 +164,10 @@ def quiet_lines(lines: Sequence[bytes]) -> list[bool] | None:
 
 def _may_hide(stretch: str) -> bool:
     """Whether the gate flags a run for this stretch: a free-standing token (it mixes
-    letter cases), or base64 that decodes to text (a stretch of letters and digits is one
-    base64 run)."""
+    letter cases), or base64 that decodes to text or holds compressed data."""
     if len(stretch) >= FREE_MIN_LENGTH and not stretch.islower() and free_secret(stretch):
         return True
-    if stretch.isalnum():
-        return base64_text(stretch) is not None
-    return any(base64_texts(stretch))
+    return base64_may_hide(stretch)
 
 
 def expect_bytes(size: int) -> None:

@@ -4,8 +4,9 @@
 a rule flags, so the error can name the field; :func:`find_fixture_secrets` adds the
 text of each stream block joined across its events. A string is read as it is and
 in each decoded form (:mod:`.secret_decode`: base64, ``\\u`` escapes, percent-encoding,
-JSON held as text), against the token families (:mod:`.secret_rules`) and the
-context and entropy rules (:mod:`.secret_entropy`).
+JSON held as text, compressed data in base64: :mod:`.secret_compressed`), against the
+token families (:mod:`.secret_rules`) and the context and entropy rules
+(:mod:`.secret_entropy`).
 
 It is fast on the common, clean fixture: a gate (:mod:`.secret_gate`) searches the
 serialized value once for what any rule needs, and when nothing is there no leaf is
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
+from replaygate.sanitize.secret_compressed import Budget, Unsearchable, expanded
 from replaygate.sanitize.secret_decode import bytes_text, decode_base64, json_leaves, views
 from replaygate.sanitize.secret_entropy import detect_context, encoded_field, is_encoded_path
 from replaygate.sanitize.secret_gate import FIXTURE_KEY, clean_together, may_hold_secret
@@ -52,28 +54,44 @@ class SecretFinding:
 
 
 def detect_in_text(
-    text: str, field_name: str = "", depth: int = 0, *, encoded: bool = False
+    text: str,
+    field_name: str = "",
+    depth: int = 0,
+    *,
+    encoded: bool = False,
+    budget: Budget | None = None,
 ) -> str | None:
     """The name of the rule that flags ``text`` (a string under ``field_name``, encoded
     data when ``encoded``: :func:`~.secret_entropy.is_encoded_path`), or None.
 
     The text is read as it is, then each decoding of it (:mod:`.secret_decode`): a
     finding in a decoded form names the decoding, ``GitHub token (in base64 text)``.
+    Compressed data is read decompressed within ``budget`` (one per fixture; a new one
+    when not given), and what cannot be read whole is named as the finding.
     """
     held = depth < _MAX_DEPTH  # the JSON held in the text is read below, string by string
     name = detect_family(text) or detect_context(text, field_name, encoded, held)
     if name is not None or depth >= _MAX_DEPTH:
         return name
-    if field_name == "base64":
-        raw = decode_base64(text)
-        if raw is not None and (name := detect_in_text(bytes_text(raw), "", depth + 1)):
-            return f"{_bare(name)} (in a base64 body)"
-    for label, decoded in views(text):
-        if (name := detect_in_text(decoded, field_name, depth + 1)) is not None:
-            return f"{_bare(name)} (in {label} text)"
+    budget = Budget() if budget is None else budget
+    try:
+        if field_name == "base64":
+            raw = decode_base64(text)
+            if raw is not None:
+                if name := detect_in_text(bytes_text(raw), "", depth + 1, budget=budget):
+                    return f"{_bare(name)} (in a base64 body)"
+                for label, member in expanded(raw, budget):
+                    if name := detect_in_text(bytes_text(member), "", depth + 1, budget=budget):
+                        return f"{_bare(name)} (in {label} in a base64 body)"
+        for label, decoded in views(text, budget):
+            if (name := detect_in_text(decoded, field_name, depth + 1, budget=budget)) is not None:
+                return f"{_bare(name)} (in {label} text)"
+    except Unsearchable as problem:
+        return str(problem)
     for inner_field, inner, inner_encoded in json_leaves(text):
-        if name := detect_in_text(inner, inner_field, depth + 1, encoded=inner_encoded):
-            return name
+        found = detect_in_text(inner, inner_field, depth + 1, encoded=inner_encoded, budget=budget)
+        if found:
+            return found
     return None
 
 
@@ -124,10 +142,12 @@ def find_secrets(
     if detect is None and not may_hold_secret(value):
         return []
     found = []
+    budget = Budget()
     for path, field_name, text, encoded in _leaves(value, "", "", safe):
         masked = safe.mask(text)
         if detect is None:
-            name = detect_in_text(masked, field_name, encoded=encoded_leaf(path, encoded))
+            encoded = encoded_leaf(path, encoded)
+            name = detect_in_text(masked, field_name, encoded=encoded, budget=budget)
         else:
             name = detect(masked, field_name)
         if name is not None:
@@ -167,8 +187,9 @@ def find_stream_secrets(
     if plain:
         joined.append(([i for i, _ in plain], "".join(text for _, text in plain)))
     findings = []
+    budget = Budget()
     for spots, whole in joined:
-        name = detect_in_text(safe.mask(whole))
+        name = detect_in_text(safe.mask(whole), budget=budget)
         if name is not None:
             first, last = spots[0], spots[-1]
             where = f"[{first}]" if first == last else f"[{first}..{last}]"

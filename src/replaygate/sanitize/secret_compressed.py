@@ -1,0 +1,199 @@
+"""Compressed data inside a fixture's bytes, decompressed for the secret scan (law 4).
+
+A file uploaded through an SDK (``files.create`` with a ``.gz`` or a ``.zip``), or a
+document sent as base64 (a ``.docx`` or ``.xlsx`` is a zip), is stored as its compressed
+bytes, where no rule sees the text. :func:`expanded` finds each gzip, bzip2 and xz stream
+and each deflated zip member in a run of bytes, wherever it starts (a multipart body holds
+the file between part headers), and gives its bytes decompressed, the compressed data
+inside them too (a zip inside a gzip), to :data:`MAX_NESTING` levels.
+
+All of it is bounded by one :class:`Budget` per fixture: :data:`MAX_EXPANDED` bytes of
+output, each stream tried costing :data:`TRY_COST` of it, so a zip bomb, or a body made
+of compressed headers, costs no more. What cannot be read to its end (more than the
+budget, or a zip member compressed by a method the standard library cannot read) raises
+:class:`Unsearchable`, and the scan refuses the fixture: it may hold anything. An
+encrypted zip member is passed over, as encrypted text is. A zip member stored without
+compression, and the bzip2 or xz data of a zip member, are read where they stand.
+"""
+
+from __future__ import annotations
+
+import bz2
+import lzma
+import re
+import struct
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from replaygate.sanitize.secret_rules import detect_family
+
+MAX_EXPANDED = 64 * 2**20
+"""Bytes of decompressed data read for one fixture."""
+TRY_COST = 1024
+"""What each compressed stream tried costs of the budget, whatever it gives."""
+MAX_NESTING = 3
+"""Levels of compressed data read inside one another."""
+_CHUNK = 1 << 16
+_GZIP = b"\x1f\x8b\x08"
+_ZIP = b"PK\x03\x04"
+_XZ = b"\xfd7zXZ\x00"
+_BZIP2 = re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)")
+_LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
+"""A zip member's local header: signature, version, flags, method, time, date, CRC,
+compressed and uncompressed size, name and extra field lengths."""
+_DEFLATED, _ENCRYPTED, _SIZES_AFTER = 8, 0x1, 0x8
+_UNREADABLE_METHODS = {9: "Deflate64", 14: "LZMA", 93: "Zstandard", 98: "PPMd"}
+"""Zip compression methods the standard library cannot read (bzip2 and xz members start
+with their own signature and are read as such)."""
+_DISPOSITION = re.compile(
+    rb'(?i)content-disposition:[^\r\n]*?\bname="([^"\r\n]*)"(?:[^\r\n]*?\bfilename="([^"\r\n]*)")?'
+)
+_SHOWN_NAME = re.compile(r"[\w.\-/ \[\]]{1,31}")
+"""A name short and plain enough to show in an error (too short for a free-standing token)."""
+
+
+class Unsearchable(Exception):
+    """Compressed data the scan cannot read to its end; the message says what, why, and
+    what to do."""
+
+
+@dataclass
+class Budget:
+    """The bytes of decompressed data still to be read for one fixture."""
+
+    left: int = MAX_EXPANDED
+
+
+class _Decompressor(Protocol):
+    @property
+    def eof(self) -> bool: ...
+
+    def decompress(self, data: bytes, max_length: int = ..., /) -> bytes: ...
+
+
+def holds_compressed(raw: bytes) -> bool:
+    """Whether ``raw`` holds the signature of compressed data :func:`expanded` reads."""
+    return (
+        _GZIP in raw
+        or _ZIP in raw
+        or _XZ in raw
+        or (b"BZh" in raw and _BZIP2.search(raw) is not None)
+    )
+
+
+def expanded(raw: bytes, budget: Budget, depth: int = 0) -> Iterator[tuple[str, bytes]]:
+    """``(label, decompressed bytes)`` of each compressed stream or zip member in ``raw``,
+    then those inside it; raises :class:`Unsearchable` for one it cannot read whole."""
+    for start, kind in _starts(raw):
+        found = _expand(raw, start, kind, _part(raw, start), budget)
+        if found is None:
+            continue
+        label, data = found
+        yield label, data
+        if depth + 1 < MAX_NESTING and holds_compressed(data):
+            for inner, nested in expanded(data, budget, depth + 1):
+                yield f"{inner} in {label}", nested
+
+
+def _starts(raw: bytes) -> list[tuple[int, str]]:
+    starts = [(m.start(), "bzip2") for m in _BZIP2.finditer(raw)] if b"BZh" in raw else []
+    for signature, kind in ((_GZIP, "gzip"), (_ZIP, "zip"), (_XZ, "xz")):
+        at = raw.find(signature)
+        while at >= 0:
+            starts.append((at, kind))
+            at = raw.find(signature, at + 1)
+    return sorted(starts)
+
+
+def _expand(
+    raw: bytes, start: int, kind: str, where: str, budget: Budget
+) -> tuple[str, bytes] | None:
+    """The label and output of the stream of ``kind`` at ``start`` (``where``: the multipart
+    part it stands in); None when there is none."""
+    if kind == "zip":
+        return _zip_member(raw, start, where, budget)
+    label = f"{kind} data{where}"
+    decompressor: _Decompressor
+    if kind == "gzip":
+        decompressor = zlib.decompressobj(31)
+    elif kind == "bzip2":
+        decompressor = bz2.BZ2Decompressor()
+    else:
+        decompressor = lzma.LZMADecompressor(lzma.FORMAT_XZ)
+    return label, _inflate(decompressor, raw, start, label, budget)
+
+
+def _zip_member(raw: bytes, start: int, where: str, budget: Budget) -> tuple[str, bytes] | None:
+    end = start + _LOCAL_HEADER.size
+    if len(raw) < end:
+        return None
+    _, _, flags, method, _, _, _, size, _, name_size, extra_size = _LOCAL_HEADER.unpack_from(
+        raw, start
+    )
+    name = raw[end : end + name_size].decode("utf-8", "replace")
+    shown = (
+        f"zip member {name!r}"
+        if _SHOWN_NAME.fullmatch(name) and not detect_family(name)
+        else "a zip member"
+    )
+    label = shown + where
+    if flags & _ENCRYPTED or method != _DEFLATED:
+        if method in _UNREADABLE_METHODS and not flags & _ENCRYPTED:
+            raise Unsearchable(
+                f"{label} compressed with {_UNREADABLE_METHODS[method]}, which the search for "
+                "secrets cannot read (zip it with deflate, or send the file uncompressed)"
+            )
+        return None
+    data_start = end + name_size + extra_size
+    known_size = not flags & _SIZES_AFTER and size != 0xFFFFFFFF
+    data = raw[data_start : data_start + size] if known_size else raw[data_start:]
+    return label, _inflate(zlib.decompressobj(-15), data, 0, label, budget)
+
+
+def _inflate(
+    decompressor: _Decompressor, raw: bytes, start: int, label: str, budget: Budget
+) -> bytes:
+    """What ``decompressor`` makes of ``raw`` from ``start`` until its stream ends or breaks
+    (the output up to a damaged or cut part is kept); :class:`Unsearchable` beyond the budget.
+    Each stream tried costs :data:`TRY_COST` of it."""
+    if budget.left < TRY_COST:
+        raise _over(label)
+    budget.left -= TRY_COST
+    out = bytearray()
+    for at in range(start, len(raw), _CHUNK):
+        try:
+            out += decompressor.decompress(raw[at : at + _CHUNK], budget.left - len(out) + 1)
+        except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError):
+            break
+        if len(out) > budget.left:
+            raise _over(label)
+        if decompressor.eof:
+            break
+    budget.left -= len(out)
+    return bytes(out)
+
+
+def _over(label: str) -> Unsearchable:
+    return Unsearchable(
+        f"{label} over {MAX_EXPANDED // 2**20} MiB once decompressed, more than the search for "
+        "secrets reads (record a smaller file, or send it uncompressed)"
+    )
+
+
+def _part(raw: bytes, start: int) -> str:
+    """`` of multipart part 'file' (config.gz)`` when a multipart part's headers stand just
+    before ``start``; names are shown only when short and plain."""
+    found = list(_DISPOSITION.finditer(raw, max(0, start - 2048), start))
+    if not found:
+        return ""
+    name, filename = ((value or b"").decode("utf-8", "replace") for value in found[-1].groups())
+    shown = [
+        text for text in (name, filename) if _SHOWN_NAME.fullmatch(text) and not detect_family(text)
+    ]
+    if not shown:
+        return " of a multipart part"
+    if len(shown) == 2:
+        return f" of multipart part {shown[0]!r} ({shown[1]})"
+    return f" of multipart part {shown[0]!r}"

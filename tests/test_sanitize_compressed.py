@@ -1,0 +1,194 @@
+"""A key inside compressed data (a gzip or zip upload, a base64 ``.docx``) is refused.
+
+A file uploaded through the openai SDK is a multipart body kept as base64 (its bytes are
+not UTF-8); a document sent inline is base64 in a JSON field. The scan reads the gzip,
+bzip2 and xz streams and the zip members in them decompressed, within a bound, and
+refuses what it cannot read whole. The uploads go to a loopback server of the test's own
+(the simulator has no files endpoint), the documents to the simulator.
+"""
+
+from __future__ import annotations
+
+import base64
+import bz2
+import gzip
+import io
+import json
+import lzma
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from loopback import Handler, serving
+from replaygate.errors import SecretInFixtureError
+from replaygate.http import block_network, httpx2_client
+from replaygate.hygiene.verify import verify_store
+from replaygate.sanitize.secret_compressed import MAX_EXPANDED
+from replaygate.sim import Simulator
+from sdks import anthropic, openai
+
+KEY = (
+    "sk-ant-api03-" + "Q7xk2LmN9pRt4VwYz8Ab3Cd6Ef1Gh5Ij0Kl2Mn4Op6Qr8St0Uv2Wx4Yz6Ab8Cd0" + "-ghIJAA"
+)
+ENV = b"region=eu-west-1\n" * 20 + f"ANTHROPIC_API_KEY={KEY}\n".encode()
+CLEAN = b"region=eu-west-1\nretries=3\n" * 20
+UPLOADED = {"id": "file-1", "object": "file", "bytes": 1, "created_at": 1, "purpose": "assistants"}
+
+
+def _zip(members: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", method) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+PACKED: dict[str, Callable[[bytes], bytes]] = {
+    "gzip": gzip.compress,
+    "bzip2": bz2.compress,
+    "xz": lzma.compress,
+    "zip": lambda data: _zip({"config/.env": data}),
+    "zip in gzip": lambda data: gzip.compress(_zip({"config/.env": data})),
+    "docx": lambda data: _zip({"word/document.xml": b"<w:t>" + data + b"</w:t>"}),
+}
+
+
+class _Files(Handler):
+    """The files endpoint: an upload answers :data:`UPLOADED`, a download :attr:`CONTENT`."""
+
+    CONTENT: ClassVar[bytes] = b""
+    seen: ClassVar[list[str]] = []
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["content-length"]))
+        self.seen.append(self.path)
+        self.answer_json(UPLOADED)
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "application/zip")
+        self.send_header("content-length", str(len(self.CONTENT)))
+        self.end_headers()
+        self.wfile.write(self.CONTENT)
+
+
+@pytest.fixture
+def files() -> Iterator[str]:
+    _Files.seen.clear()
+    with serving(_Files) as base:
+        yield base
+
+
+def _openai(base: str, store: Path, **options: Any) -> Any:
+    http = httpx2_client(store, **options)
+    return openai.OpenAI(api_key="sk-test", base_url=f"{base}/v1", max_retries=0, http_client=http)
+
+
+def _upload(client: Any, name: str, content: bytes) -> str:
+    return str(client.files.create(file=(name, content), purpose="assistants").id)
+
+
+@pytest.mark.parametrize("packing", list(PACKED))
+def test_a_key_in_a_compressed_upload_is_refused_before_it_is_sent(
+    tmp_path: Path, files: str, packing: str
+) -> None:
+    store = tmp_path / "up.jsonl"
+    with (
+        _openai(files, store, mode="record-missing", approve_live=True) as client,
+        pytest.raises(SecretInFixtureError) as caught,
+    ):
+        _upload(client, "config.bin", PACKED[packing](ENV))
+    message = str(caught.value)
+    assert "Anthropic API key (in " in message and "found at request.base64" in message
+    assert "multipart part 'file' (config.bin)" in message
+    assert _Files.seen == [] and not store.exists()
+
+
+def test_a_clean_compressed_upload_records_replays_and_verifies(tmp_path: Path, files: str) -> None:
+    store = tmp_path / "up.jsonl"
+    content = gzip.compress(_zip({"a.txt": CLEAN, "b.txt": CLEAN}))
+    with _openai(files, store, mode="record-missing", approve_live=True) as client:
+        assert _upload(client, "config.gz", content) == "file-1"
+    assert verify_store(store) == (1, [])
+    with block_network(), _openai("http://127.0.0.1:9", store) as client:
+        assert _upload(client, "config.gz", content) == "file-1"
+
+
+def test_a_compressed_download_holding_a_key_is_refused_and_verify_finds_one_stored(
+    tmp_path: Path, files: str
+) -> None:
+    store = tmp_path / "down.jsonl"
+    _Files.CONTENT = _zip({"config/.env": ENV})
+    with (
+        _openai(files, store, mode="record-missing", approve_live=True) as client,
+        pytest.raises(SecretInFixtureError, match=r"zip member 'config/\.env'.*response\.base64"),
+    ):
+        client.files.content("file-1").read()
+    assert not store.exists()
+    _Files.CONTENT = _zip({"config/.env": CLEAN})
+    with _openai(files, store, mode="record-missing", approve_live=True) as client:
+        client.files.content("file-1").read()
+    assert verify_store(store) == (1, [])
+    fixture = json.loads(store.read_text())  # a hand edit, or a store written before
+    fixture["response"]["base64"] = base64.b64encode(_zip({"config/.env": ENV})).decode()
+    store.write_text(json.dumps(fixture) + "\n")
+    problems = [str(problem) for problem in verify_store(store)[1]]
+    assert len(problems) == 1
+    assert "Anthropic API key (in zip member 'config/.env' in a base64 body)" in problems[0]
+    assert "response.base64" in problems[0]
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (
+            lzma.compress(b"\0" * (MAX_EXPANDED + 1)),
+            "xz data of multipart part 'file' (data.bin) over 64 MiB",
+        ),
+        (_zip({"data.csv": CLEAN}, zipfile.ZIP_LZMA), "compressed with LZMA"),
+    ],
+    ids=["bomb", "lzma member"],
+)
+def test_compressed_data_the_scan_cannot_read_whole_is_refused_naming_it(
+    tmp_path: Path, files: str, content: bytes, said: str
+) -> None:
+    store = tmp_path / "up.jsonl"
+    with (
+        _openai(files, store, mode="record-missing", approve_live=True) as client,
+        pytest.raises(SecretInFixtureError) as caught,
+    ):
+        _upload(client, "data.bin", content)
+    assert said in str(caught.value) and "request.base64" in str(caught.value)
+    assert _Files.seen == [] and not store.exists()
+
+
+def _document(data: bytes) -> dict[str, Any]:
+    source = {
+        "type": "base64",
+        "media_type": "application/pdf",
+        "data": base64.b64encode(data).decode(),
+    }
+    return {"role": "user", "content": [{"type": "document", "source": source}]}
+
+
+def test_a_key_in_a_base64_docx_document_is_refused_and_a_clean_one_recorded(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "docs.jsonl"
+    with Simulator(behavior="echo") as sim:
+        http = httpx2_client(store, mode="record-missing", approve_live=True)
+        with anthropic.Anthropic(api_key="sk-sim", base_url=sim.url, http_client=http) as client:
+            with pytest.raises(SecretInFixtureError) as caught:
+                client.messages.create(
+                    model="m", max_tokens=16, messages=[_document(PACKED["docx"](ENV))]
+                )
+            clean = _document(PACKED["docx"](CLEAN))
+            client.messages.create(model="m", max_tokens=16, messages=[clean])
+    assert "Anthropic API key (in zip member 'word/document.xml' in base64 text)" in str(
+        caught.value
+    )
+    assert "request.body.messages[0].content[0].source.data" in str(caught.value)
+    assert verify_store(store) == (1, [])
