@@ -1,13 +1,14 @@
-"""A live send holds its spending-cap bound until its answer is charged: a send answered
-but not stored (the simulator refused it, its answer held a secret, its body was left
-unread) holds it no more, so answers never recorded do not use the cap up. A session
-keeps nothing per request once every send of it ended."""
+"""A live send holds its spending-cap bound until its answer is charged: a send the
+simulator refused of its own accord holds it no more and counts nothing, so answers
+never recorded do not use the cap up; a provider's answer not stored (it held a secret,
+its body was left unread) was billed, and is charged. A session keeps nothing per request
+once every send of it ended."""
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 
-import httpx2
 import pytest
 
 from replaygate.errors import ResponseLeftOpenWarning, SecretInFixtureError, SimulatorRefusalError
@@ -33,15 +34,15 @@ def _ask(exchange: Exchange, base_url: str, text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("answers", "refused"),
+    ("answers", "refused", "charged"),
     [
-        ('{"text": "only one"}\n', SimulatorRefusalError),  # the second call: script run out
-        (f'{{"text": "fine"}}\n{{"text": "the key is {AWS}"}}\n', SecretInFixtureError),
+        ('{"text": "only one"}\n', SimulatorRefusalError, 1),  # the second: script run out
+        (f'{{"text": "fine"}}\n{{"text": "the key is {AWS}"}}\n', SecretInFixtureError, 2),
     ],
     ids=["simulator-refusal", "secret-in-answer"],
 )
 def test_a_send_answered_but_not_stored_holds_no_bound(
-    tmp_path: Path, answers: str, refused: type[Exception]
+    tmp_path: Path, answers: str, refused: type[Exception], charged: int
 ) -> None:
     script = tmp_path / "script.jsonl"
     script.write_text(answers)
@@ -52,22 +53,27 @@ def test_a_send_answered_but_not_stored_holds_no_bound(
         _ask(exchange, sim.url, "first")
         with pytest.raises(refused):
             _ask(exchange, sim.url, "second")
-    assert cap.reserved == 0
+    assert (cap.reserved, cap.calls) == (0, charged)  # a simulator's refusal is not billed
     assert len(FixtureStore.open(store)) == 1
 
 
-def test_a_body_left_unread_holds_no_bound(tmp_path: Path) -> None:
+def test_an_answer_left_unread_is_charged_its_bound(tmp_path: Path) -> None:
     cap = SpendingCap(1.0, shipped_prices())
-    body = {"model": MODEL, "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}
-    with Simulator(behavior="echo") as sim, httpx2.Client(base_url=sim.url) as client:
-        sent = client.build_request("POST", "/v1/messages", json=body, headers={"x-api-key": "k"})
+    asked = {"model": MODEL, "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}
+    with (
+        Simulator(behavior="echo") as sim,
+        anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0) as client,
+        ExitStack() as held,
+    ):
         with (
             pytest.warns(ResponseLeftOpenWarning),
             intercept(tmp_path / "f.jsonl", "record-missing", approve_live=True, cap=cap),
-        ):
-            response = client.send(sent, stream=True)
-        response.close()
-    assert (cap.reserved, cap.calls) == (0, 0)
+        ):  # the response is held past the block, its body unread: the call was billed
+            held.enter_context(client.messages.with_streaming_response.create(**asked))
+        assert (cap.reserved, cap.calls) == (0, 1)
+    bound = SpendingCap(1.0, shipped_prices())
+    bound.reserve(asked)
+    assert cap.spent == pytest.approx(bound.reserved)
 
 
 def test_a_session_keeps_nothing_per_request_once_its_sends_ended(tmp_path: Path) -> None:

@@ -139,6 +139,10 @@ early); the pytest plugin names its own command."""
 
 VERSION_PATH = "headers.anthropic-version"
 
+NOT_ANSWERS = (UnservedRouteError, SimulatorRefusalError)
+"""The refusals of a response that is no provider's answer, which no provider billed: a
+404 for the route, an error the simulator made of its own accord."""
+
 
 def _version_header(envelope: dict[str, Any]) -> str | None:
     headers = envelope.get("headers")
@@ -475,7 +479,7 @@ class Exchange:
         try:  # refused here, the route, a secret or the cap is this send's error
             stored, meta = self._prepared(slot, response)
         except BaseException as err:
-            self.gave_up(slot)
+            self.gave_up(slot, answered=not isinstance(err, NOT_ANSWERS))
             if isinstance(err, Exception):
                 raise passthrough(err) from None
             raise
@@ -496,13 +500,18 @@ class Exchange:
         self._unheld(slot)  # charged now, whether or not a secret refuses the answer
         return self.session.prepared(slot.envelope, response, interface, slot.place), meta
 
-    def gave_up(self, slot: LiveSlot) -> None:
-        """``slot``'s send ended without an answer to store (it failed, or its answer was
-        refused: a simulator's refusal, a 404 for the route, a response no fixture can
-        keep): its spending-cap bound is given back unless its answer was charged, and the
-        answers of the same request sent after it are stored without it."""
+    def gave_up(self, slot: LiveSlot, *, answered: bool = False) -> None:
+        """``slot``'s send ended without an answer to store, and the answers of the same
+        request sent after it are stored without it. Unless its answer was charged, its
+        spending-cap bound is charged when a provider ``answered`` (the call was billed,
+        though its answer is not stored: a body left unread, a response no fixture can
+        keep), else given back (the send failed before an answer, or the answer was none
+        of a provider's: :data:`NOT_ANSWERS`)."""
         if self._unheld(slot):
-            self.session.release(slot.envelope)
+            if answered:
+                self.session.charge_bound(slot.envelope)
+            else:
+                self.session.release(slot.envelope)
         self._ended_at(slot, None)
 
     @contextmanager

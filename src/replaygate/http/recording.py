@@ -67,7 +67,7 @@ class Recording:
             yield
         except WireFormatError as err:
             self._over()
-            self.exchange.gave_up(self.slot)
+            self.exchange.gave_up(self.slot, answered=True)
             reason = f"{err.reason}; {why}, so this response was not recorded"
             raise passthrough(WireFormatError(err.path, reason)) from None
 
@@ -99,7 +99,7 @@ class Recording:
             self.finish("closed")
             return
         self._over()
-        self.exchange.gave_up(self.slot)
+        self.exchange.gave_up(self.slot, answered=True)
         envelope = self.slot.envelope
         warnings.warn(
             f"the response to {envelope.get('method')} {envelope.get('path')} was not read to "
