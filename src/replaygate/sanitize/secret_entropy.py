@@ -403,11 +403,11 @@ def detect_context(
         scheme, value = match.groups()
         if scheme.lower() == "bearer" or any(c.isdigit() for c in value):
             return "bearer token" if scheme.lower() == "bearer" else SCHEME
-    if encoded or not _free_token(text):
+    if encoded:
         return None
-    free = outside_held_json(text) if held else text
-    if "base64," in free:
-        free = DATA_URL_BASE64.sub(" ", free)
+    free = DATA_URL_BASE64.sub(" ", text) if "base64," in text else text
+    if held and _free_token(free):
+        free = outside_held_json(free)
     return FREE if _free_token(free) else None
 
 
