@@ -46,6 +46,7 @@ from replaygate.fixtures.mismatch import requested
 from replaygate.fixtures.session import FixtureSession, Repeat, StoreArg
 from replaygate.fixtures.spending import SpendingCap
 from replaygate.fixtures.store.index import Location
+from replaygate.http.base_path import api_route
 from replaygate.http.envelope import (
     RequestLike,
     interface_of,
@@ -407,7 +408,9 @@ class Exchange:
 
     def live_url(self, url: str) -> str | None:
         """Where a live send of ``url`` goes when it is not where it is addressed: ``url``
-        with :attr:`live_origin`'s scheme, host and port (path and query kept), or None.
+        with :attr:`live_origin`'s scheme, host and port, its path from the provider's
+        route on (a client's base path taken off: :func:`~.base_path.api_route`), its
+        query kept; or None.
 
         Only a model API's path moves (:func:`~replaygate.http.envelope.is_model_api`);
         a request to a loopback host, or to any other path (a tool fetching a
@@ -420,7 +423,7 @@ class Exchange:
         origin = self._origin_for(parts.hostname, parts.path)
         if origin is None:
             return None
-        return urlunsplit((origin.scheme, origin.netloc, parts.path, parts.query, ""))
+        return urlunsplit((origin.scheme, origin.netloc, api_route(parts.path), parts.query, ""))
 
     def _origin_for(self, host: str | None, path: str) -> SplitResult | None:
         """:attr:`live_origin`, split, when a live send to ``host`` and ``path`` goes there."""

@@ -1,0 +1,80 @@
+"""Recording from the simulator, a client whose base URL has a path of its own (an API
+gateway's prefix, Azure OpenAI's deployment) is sent to the simulator's route, its
+base path taken off, and recorded as it sent the request, base path included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import intercept
+from replaygate.http.adapter import ToOrigin
+from replaygate.http.base_path import api_route
+from replaygate.sim import Simulator
+from sdks import anthropic, openai
+
+
+@pytest.mark.parametrize(
+    ("sent", "route"),
+    [
+        ("/openai/v1/chat/completions", "/v1/chat/completions"),
+        ("/anthropic/v1/messages", "/v1/messages"),
+        ("/v2/team/openai/v1/responses", "/v1/responses"),
+        ("/gw/v1beta/models/g:generateContent?alt=sse", "/v1beta/models/g:generateContent?alt=sse"),
+        ("/openai/deployments/my-deploy/chat/completions", "/v1/chat/completions"),
+        ("/v1/conversations/conv_1/items", "/v1/conversations/conv_1/items"),
+        ("/page", "/page"),
+    ],
+)
+def test_the_route_of_a_path_after_a_base_path(sent: str, route: str) -> None:
+    assert api_route(sent) == route
+
+
+def _ask_all(gateway: str) -> list[str]:
+    gpt = openai.OpenAI(api_key="k", base_url=f"{gateway}/openai/v1", max_retries=0)
+    claude = anthropic.Anthropic(api_key="k", base_url=f"{gateway}/anthropic", max_retries=0)
+    azure = openai.AzureOpenAI(
+        azure_endpoint="https://res.openai.azure.com",
+        api_version="2024-10-21",
+        azure_ad_token="t",
+        max_retries=0,
+    )
+    chat = [{"role": "user", "content": "hi"}]
+    return [
+        str(gpt.chat.completions.create(model="g", messages=chat).choices[0].message.content),
+        str(azure.chat.completions.create(model="dep", messages=chat).choices[0].message.content),
+        claude.messages.create(model="m", max_tokens=8, messages=chat).content[0].text,
+    ]
+
+
+def test_clients_with_a_base_path_record_from_the_simulator_as_sent(tmp_path: Path) -> None:
+    store = tmp_path / "gw.jsonl"
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True) as exchange,
+    ):
+        exchange.live_origin = sim.url
+        assert _ask_all("https://gw.example.com") == ["echo: hi"] * 3
+    paths = [fixture.request["path"] for fixture in FixtureStore.open(store)]
+    assert paths == [
+        "/openai/v1/chat/completions",
+        "/openai/deployments/dep/chat/completions?api-version=2024-10-21",
+        "/anthropic/v1/messages",
+    ]
+    with intercept(store):
+        assert _ask_all("https://gw.example.com") == ["echo: hi"] * 3
+
+
+def test_a_factory_client_s_base_path_is_taken_off_on_its_way_to_the_origin() -> None:
+    seen: list[str] = []
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        seen.append(str(request.url))
+        return httpx2.Response(200, json={})
+
+    moving = ToOrigin(httpx2.MockTransport(answer), "http://127.0.0.1:4010")
+    moving.handle_request(httpx2.Request("POST", "https://gw.example.com/anthropic/v1/messages"))
+    assert seen == ["http://127.0.0.1:4010/v1/messages"]
