@@ -192,3 +192,8 @@ def test_a_key_in_a_base64_docx_document_is_refused_and_a_clean_one_recorded(
     )
     assert "request.body.messages[0].content[0].source.data" in str(caught.value)
     assert verify_store(store) == (1, [])
+    clean_data = clean["content"][0]["source"]["data"]
+    secret_data = _document(PACKED["docx"](ENV))["content"][0]["source"]["data"]
+    store.write_text(store.read_text().replace(clean_data, secret_data))  # a hand edit
+    problems = [str(problem) for problem in verify_store(store)[1]]
+    assert any("zip member 'word/document.xml'" in problem for problem in problems), problems
