@@ -41,6 +41,12 @@ def _verified(store: Path) -> None:
 
 
 def _gemini_answer(request: httpx2.Request) -> httpx2.Response:
+    if request.url.path.endswith(":streamGenerateContent"):
+        parts: list[dict[str, Any]] = [{"text": "Hello."}, {"thoughtSignature": OPAQUE}]
+        chunks = [{"candidates": [{"content": {"role": "model", "parts": [p]}}]} for p in parts]
+        events = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks)
+        headers = {"content-type": "text/event-stream"}
+        return httpx2.Response(200, content=events.encode(), headers=headers)
     if b"functionResponse" in request.content:
         part: dict[str, Any] = {"text": "It is 21 degrees in Paris."}
     else:
@@ -74,6 +80,22 @@ def test_a_gemini_thought_signature_records_is_sent_back_and_replays(tmp_path: P
     sent_back = base64.urlsafe_b64encode(base64.b64decode(OPAQUE)).decode()
     assert stored.count(sent_back) == 1  # the call in the next request (base64url)
     assert _gemini_turns(store, "replay") == recorded
+    _verified(store)
+
+
+def _gemini_stream(store: Path, mode: str) -> list[bytes | None]:
+    types = genai.types
+    with _client(store, mode, _gemini_answer) as http:
+        client = genai.Client(api_key="k", http_options=types.HttpOptions(httpx_client=http))
+        chunks = client.models.generate_content_stream(model="gemini-3-pro", contents="Hi")
+        return [chunk.candidates[0].content.parts[0].thought_signature for chunk in chunks]
+
+
+def test_a_streamed_gemini_part_holding_only_its_signature_records(tmp_path: Path) -> None:
+    store = tmp_path / "gemini.jsonl"
+    recorded = _gemini_stream(store, "record-missing")
+    assert recorded == [None, base64.b64decode(OPAQUE)]
+    assert _gemini_stream(store, "replay") == recorded
     _verified(store)
 
 
@@ -176,7 +198,8 @@ def test_a_prefixed_key_in_an_opaque_field_is_refused(body: dict[str, Any], path
 @pytest.mark.parametrize(
     "body",
     [
-        {"metadata": {"thoughtSignature": "{}"}},
+        {"metadata": {"thoughtSignature": "{}", "user": "u"}},
+        {"parts": [{"text": "Hi", "thoughtSignature": "{}", "user": "u"}]},
         {"metadata": {"encrypted_index": "{}"}},
         {"citations": [{"type": "char_location", "encrypted_index": "{}"}]},
         {"output": [{"type": "function_call_output", "result": "{}"}]},

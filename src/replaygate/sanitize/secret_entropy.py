@@ -115,15 +115,20 @@ GEMINI_PART_FIELDS = frozenset(
     {
         "text",
         "thought",
+        "thoughtSignature",
         "functionCall",
         "functionResponse",
         "inlineData",
         "fileData",
         "executableCode",
         "codeExecutionResult",
+        "videoMetadata",
+        "partMetadata",
+        "mediaResolution",
     }
 )
-"""The fields of a Gemini content part, beside which a ``thoughtSignature`` is encoded data."""
+"""The fields of a Gemini content part: a ``thoughtSignature`` in an object of no other
+fields is encoded data (a streamed answer's last part may hold nothing else)."""
 DATA_URL = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[^;,\s]*)*;base64,")
 """The start of a data URL of base64 content: ``data:image/png;base64,``."""
 DATA_URL_BASE64 = re.compile(DATA_URL.pattern + r"[A-Za-z0-9+/_\-]*={0,2}")
@@ -140,8 +145,8 @@ def encoded_field(name: str, siblings: Mapping[str, Any]) -> bool:
     ``encrypted_content``; the ``data`` of an image, a document or audio (next to a
     ``media_type``, ``mime_type``, ``format`` or ``transcript``, or under a ``type`` of
     ``base64``) or of a redacted thinking block; the ``thoughtSignature`` of a Gemini
-    content part; a field named with the object's ``type`` in :data:`ENCODED_BY_TYPE`
-    (the ``signature`` of a thinking block, ...)."""
+    content part (:data:`GEMINI_PART_FIELDS`); a field named with the object's ``type``
+    in :data:`ENCODED_BY_TYPE` (the ``signature`` of a thinking block, ...)."""
     if name == "encrypted_content":
         return True
     kind = siblings.get("type")
@@ -150,7 +155,7 @@ def encoded_field(name: str, siblings: Mapping[str, Any]) -> bool:
     if name == "data":
         return kind in _DATA_TYPES or not MEDIA_FIELDS.isdisjoint(siblings)
     if name == "thoughtSignature":
-        return not GEMINI_PART_FIELDS.isdisjoint(siblings)
+        return GEMINI_PART_FIELDS.issuperset(siblings)
     return (name, kind) in ENCODED_BY_TYPE
 
 
