@@ -8,11 +8,14 @@ blocked.
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+import httpx2
 import pytest
 
+from loopback import Handler, serving
 from replaygate.errors import FixtureMismatchError, UnservedRouteError
 from replaygate.http import Exchange, block_network, httpx2_client
 from replaygate.sanitize import IdMap, SanitizeConfig, Sanitizer
@@ -20,6 +23,7 @@ from replaygate.sim import Simulator
 from sdks import anthropic, openai
 
 IDS = Sanitizer(SanitizeConfig(ids=True))
+URL = "https://api.openai.com"
 TOOLS = [
     {
         "name": "search_corpus",
@@ -131,3 +135,36 @@ def test_a_recording_error_names_the_path_as_sent(tmp_path: Path) -> None:
                 client.responses.retrieve(created.id)  # a route the simulator does not serve
     assert caught.value.path == f"/v1/responses/{created.id}"
     assert f"GET /v1/responses/{created.id} was answered 404" in str(caught.value)
+
+
+class DropsFirst(Handler):
+    """A Responses API that drops the connection of its first request unanswered and
+    answers every other with a fresh id."""
+
+    served: ClassVar[list[int]] = [0]
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        DropsFirst.served[0] += 1
+        if DropsFirst.served[0] == 1:
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        self.answer_json({"id": f"resp_live{DropsFirst.served[0]}", "object": "response"})
+
+
+def test_an_answer_stored_before_its_place_leaves_its_ids_to_no_later_answer(
+    tmp_path: Path,
+) -> None:
+    store, joke = tmp_path / "retried.jsonl", {"model": "m", "input": "Tell me a joke"}
+    DropsFirst.served[0] = 0
+    with serving(DropsFirst) as base, httpx2_client(recording(store)) as client:
+        with pytest.raises(httpx2.TransportError):  # the first send gets no answer
+            client.post(f"{base}/v1/responses", json=joke)
+        client.post(f"{base}/v1/responses", json=joke)  # sent again: stored as answer 0
+    with serving(DropsFirst) as base, httpx2_client(recording(store)) as client:
+        for _ in "ab":  # answer 0 replayed, then a second answer recorded
+            client.post(f"{base}/v1/responses", json=joke)
+    with block_network(), httpx2_client(Exchange(store, sanitize=IDS)) as client:
+        ids = [client.post(f"{URL}/v1/responses", json=joke).json()["id"] for _ in "ab"]
+    assert ids[0] != ids[1]

@@ -61,6 +61,7 @@ from replaygate.http.recorded import Replayed, replayed
 from replaygate.http.routes import simulator_refusal, unserved_route
 from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
+from replaygate.sanitize.ids import free_answer
 
 __all__ = ["Exchange", "LiveSlot", "SessionOptions", "StoreArg", "identity_of"]
 
@@ -315,7 +316,10 @@ class Exchange:
             self._reserve(envelope)
             with self._lock:
                 self._live.add(identity)
-            return self._held_slot(envelope, identity, samples, sent)
+            first = samples  # the place of the first answer recorded now
+            if hit is not None and self.session.sanitizer.config.ids:
+                first = free_answer(hit[1].key, hit[1].responses)  # its stable ids its own
+            return self._held_slot(envelope, identity, first, sent)
         return hit, repeat
 
     def _reserve(self, envelope: dict[str, Any]) -> None:

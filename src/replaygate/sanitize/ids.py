@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Sequence
 from typing import Any
 
+from replaygate import exact_json
 from replaygate.sanitize.walk import map_fields, map_strings
 
 VOLATILE_PREFIXES: tuple[str, ...] = (
@@ -69,6 +71,15 @@ def volatile_prefix(value: str) -> str | None:
     if match is None or STABLE_ID.fullmatch(value):
         return None
     return match.group(1)
+
+
+def free_answer(key: str, responses: Sequence[Any]) -> int:
+    """The first answer index whose stable ids none of ``responses``, the answers recorded
+    for fixture ``key``, carries: past them, and past every answer index their ids name
+    (an answer stored before the place it was sent at, when a send before it got none)."""
+    text = exact_json.dumps(list(responses)).decode("utf-8")
+    named = re.findall(rf"rg_{re.escape(key)}_s([0-9]+)_", text)
+    return max([len(responses), *(int(index) + 1 for index in named)])
 
 
 class IdMap:
