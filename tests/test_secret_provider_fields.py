@@ -176,6 +176,31 @@ def test_generated_images_record_and_replay(tmp_path: Path) -> None:
     _verified(store)
 
 
+def _audio(store: Path, mode: str) -> list[str | None]:
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        deltas = [{"type": kind, "delta": IMAGE[:1500]} for kind in AUDIO_DELTAS]
+        events = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in deltas)
+        return httpx2.Response(200, content=events.encode(), headers=SSE)
+
+    with (
+        _client(store, mode, answer) as http,
+        openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client,
+    ):
+        spoken = client.responses.create(model="gpt-audio", input="Say hi", stream=True)
+        return [getattr(event, "delta", None) for event in spoken]
+
+
+AUDIO_DELTAS = ("response.audio.delta", "response.output_audio.delta")
+SSE = {"content-type": "text/event-stream"}
+
+
+def test_streamed_audio_of_the_responses_api_records_and_replays(tmp_path: Path) -> None:
+    store = tmp_path / "audio.jsonl"
+    assert _audio(store, "record-missing") == [IMAGE[:1500]] * 2
+    assert _audio(store, "replay") == [IMAGE[:1500]] * 2
+    _verified(store)
+
+
 _IMAGE_CALL = {"type": "image_generation_call", "id": "ig_1"}
 _CITED = {"type": "web_search_result_location", "url": "https://en.example/"}
 
@@ -187,6 +212,7 @@ _CITED = {"type": "web_search_result_location", "url": "https://en.example/"}
         ({"citations": [{**_CITED, "encrypted_index": "{}"}]}, "body.citations[0].encrypted_index"),
         ({"output": [{**_IMAGE_CALL, "result": "{}"}]}, "body.output[0].result"),
         ({"data": [{"b64_json": "{}"}]}, "body.data[0].b64_json"),
+        ({"type": "response.output_audio.delta", "delta": "{}"}, "body.delta"),
     ],
 )
 def test_a_prefixed_key_in_an_opaque_field_is_refused(body: dict[str, Any], path: str) -> None:
@@ -204,6 +230,7 @@ def test_a_prefixed_key_in_an_opaque_field_is_refused(body: dict[str, Any], path
         {"citations": [{"type": "char_location", "encrypted_index": "{}"}]},
         {"output": [{"type": "function_call_output", "result": "{}"}]},
         {"data": [{"b64_json": "{}"}]},
+        {"type": "response.output_text.delta", "delta": "{}"},
     ],
 )
 def test_fields_of_those_names_elsewhere_are_text(body: dict[str, Any]) -> None:

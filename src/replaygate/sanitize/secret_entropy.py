@@ -106,11 +106,14 @@ ENCODED_BY_TYPE = frozenset(
         ("b64_json", "image_generation.completed"),
         ("b64_json", "image_edit.partial_image"),
         ("b64_json", "image_edit.completed"),
+        ("delta", "response.audio.delta"),
+        ("delta", "response.output_audio.delta"),
     }
 )
 """``(field, type)``: the field of an object of that ``type`` that holds encoded data: a
 thinking block's signature, an Anthropic web search citation's ``encrypted_index``, an
-image of the Responses API's image generation tool, of a streamed image generation."""
+image of the Responses API's image generation tool, of a streamed image generation, the
+audio of a Responses API stream."""
 GEMINI_PART_FIELDS = frozenset(
     {
         "text",
