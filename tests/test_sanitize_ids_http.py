@@ -16,8 +16,8 @@ import httpx2
 import pytest
 
 from loopback import Handler, serving
-from replaygate.errors import FixtureMismatchError, UnservedRouteError
-from replaygate.http import Exchange, block_network, httpx2_client
+from replaygate.errors import FixtureMismatchError, ResponseLeftOpenWarning, UnservedRouteError
+from replaygate.http import Exchange, block_network, httpx2_client, intercept
 from replaygate.sanitize import IdMap, SanitizeConfig, Sanitizer
 from replaygate.sim import Simulator
 from sdks import anthropic, openai
@@ -168,3 +168,17 @@ def test_an_answer_stored_before_its_place_leaves_its_ids_to_no_later_answer(
     with block_network(), httpx2_client(Exchange(store, sanitize=IDS)) as client:
         ids = [client.post(f"{URL}/v1/responses", json=joke).json()["id"] for _ in "ab"]
     assert ids[0] != ids[1]
+
+
+def test_a_response_left_unread_is_named_by_the_path_as_sent(tmp_path: Path) -> None:
+    store, auth = tmp_path / "left.jsonl", {"authorization": "Bearer sk"}
+    with (
+        Simulator(behavior="echo") as sim,
+        httpx2.Client(base_url=sim.openai_base_url, headers=auth) as http,
+        pytest.warns(ResponseLeftOpenWarning) as caught,
+    ):
+        with intercept(store, "record-missing", approve_live=True, sanitize=IDS):
+            live = http.post("/responses", json={"model": "gpt-4o", "input": "hi"}).json()["id"]
+            left = http.send(http.build_request("GET", f"/responses/{live}"), stream=True)
+        left.close()
+    assert f"GET /v1/responses/{live} was not read" in str(caught[0].message)

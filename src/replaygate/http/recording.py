@@ -100,9 +100,8 @@ class Recording:
             return
         self._over()
         self.exchange.gave_up(self.slot, answered=True)
-        envelope = self.slot.envelope
         warnings.warn(
-            f"the response to {envelope.get('method')} {envelope.get('path')} was not read to "
+            f"the response to {self.slot.envelope.get('method')} {self.slot.path} was not read to "
             "its end nor closed when the recording block ended, so it was not recorded: read "
             "or close it inside the block",
             ResponseLeftOpenWarning,
