@@ -270,7 +270,14 @@ def test_the_pytest_plugins_load_no_store_converter_or_schema_library() -> None:
 
 
 @pytest.mark.parametrize(
-    "package", ["replaygate", "replaygate.assertions", "replaygate.evals", "replaygate.sampling"]
+    "package",
+    [
+        "replaygate",
+        "replaygate.assertions",
+        "replaygate.evals",
+        "replaygate.sampling",
+        "replaygate.sim",
+    ],
 )
 def test_a_lazy_package_names_every_public_name_it_exports(package: str) -> None:
     module = importlib.import_module(package)

@@ -25,7 +25,6 @@ from replaygate.cli.options import (
     json_option,
     note_other_files,
 )
-from replaygate.cli.sim_behavior import behavior_option
 from replaygate.errors import ReplaygateError
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.fixtures.fixture import Fixture
@@ -43,6 +42,7 @@ from replaygate.hygiene.review import review_store
 from replaygate.hygiene.review_report import render_markdown, render_text
 from replaygate.outputs import write_text
 from replaygate.seed import SIMULATOR_SEED
+from replaygate.sim.behavior_option import behavior_option
 
 
 def fail(err: Exception) -> NoReturn:
@@ -154,8 +154,8 @@ def diff(
 @behavior_option(
     "With --simulator: how it answers, as the fixtures were recorded: research-copilot "
     "(record, eval or demo with --simulator), echo, or script:FILE (the script they were "
-    "recorded from, e.g. with --replaygate-simulator=script:FILE). Another behaviour "
-    "answers in another form, which shows as drift."
+    "recorded from, as the pytest plugin takes it). Another behaviour answers in another "
+    "form, which shows as drift."
 )
 @click.option(
     "--sim-drift",

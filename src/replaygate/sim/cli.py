@@ -14,8 +14,8 @@ from types import FrameType
 
 import click
 
-from replaygate.cli.sim_behavior import behavior_option
 from replaygate.network import is_loopback
+from replaygate.sim.behavior_option import behavior_option
 from replaygate.sim.drift import DriftPlan, DriftSpecError
 from replaygate.sim.faults import FaultPlan, FaultSpecError, seconds_problem
 from replaygate.sim.server import Simulator

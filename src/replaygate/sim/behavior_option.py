@@ -1,8 +1,8 @@
 """The simulator's ``--behavior`` option, shared by ``sim serve`` and ``drift --simulator``.
 
 The behaviour is checked when the option is read (a script file that does not read as
-one is a usage error before anything is served or sent); the simulator is imported only
-then, so a command taking the option starts as fast as one without it.
+one is a usage error before anything is served or sent); the behaviours are imported
+only then, so a command taking the option starts as fast as one without it.
 """
 
 from __future__ import annotations
