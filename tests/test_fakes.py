@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -56,6 +57,20 @@ def test_function_model_sees_the_conversation() -> None:
 def test_function_model_with_the_policy_answers_with_a_citation() -> None:
     result = run(FunctionModel(ResearchPolicy().respond), build_registry(), "What is RAG?")
     assert result.final.endswith("[doc-rag].")
+
+
+@pytest.mark.parametrize("hits", [["doc-rag"], [None], "doc-rag", [[{"doc_id": "doc-rag"}]]])
+def test_the_policy_answers_search_hits_of_another_shape_as_found_nothing(hits: Any) -> None:
+    # a list of strings broke it: 'str' object has no attribute 'get'
+    search = ToolCall("toolu_01", "search_corpus", {"q": "RAG"})
+    conversation = [
+        Message.user("What is RAG?"),
+        Message(role="assistant", tool_calls=(search,)),
+        Message(role="tool", content=json.dumps({"hits": hits}), tool_call_id="toolu_01"),
+    ]
+    answer = ResearchPolicy().respond(conversation, build_registry().specs)
+    assert answer.tool_calls == ()
+    assert answer.text is not None and "[doc-rag]" not in answer.text
 
 
 def test_rule_stub_covers_a_branch_by_rules() -> None:

@@ -175,7 +175,8 @@ class ResearchPolicy:
         offered: set[str],
     ) -> ModelResponse:
         hits = result.get("hits")
-        top = hits[0].get("doc_id") if isinstance(hits, list) and hits else None
+        first = hits[0] if isinstance(hits, list) and hits else None
+        top = first.get("doc_id") if isinstance(first, Mapping) else None
         if not isinstance(top, str) or FETCH_TOOL not in offered:
             return self._reply(messages, tools, text=self._not_found(query))
         searches = sum(1 for exchange in exchanges if exchange.call.name == SEARCH_TOOL)
