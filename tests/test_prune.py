@@ -261,6 +261,21 @@ def test_a_time_at_the_edge_of_the_calendar_is_pruned_like_any_other(project: Pa
     assert stored_keys(store) == {keys["played"], keys["referenced"]}
 
 
+def test_a_lock_that_is_a_symlink_is_refused_not_followed(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    setup_store(project, store)
+    before = store.read_bytes()
+    lock = Path(f"{store}.lock")
+    lock.unlink(missing_ok=True)
+    lock.symlink_to(project / "elsewhere" / "x.lock")
+    done = prune(str(store), "--unused", "--yes")
+    assert done.exit_code != 0, done.output
+    assert f"its lock {lock} is a symlink to " in done.output
+    assert "nothing deleted" in done.output
+    assert not (project / "elsewhere").exists()  # no lock made where the link points
+    assert store.read_bytes() == before
+
+
 @pytest.mark.parametrize("blocked", ["lock", "folder"])
 def test_a_store_that_cannot_be_rewritten_is_named(project: Path, blocked: str) -> None:
     store = project / "tests" / "fixtures" / "rag.jsonl"

@@ -36,6 +36,7 @@ from replaygate.fixtures.store import (
     store_files,
 )
 from replaygate.fixtures.store.files import jsonl_lines, open_binary, resolved
+from replaygate.fixtures.store.writing import lock_problem
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
 from replaygate.hygiene.verify_repair import left_alone
@@ -129,11 +130,15 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
     for row in rows:
         names[resolved(row.file)].add(row.file)
         keys[resolved(row.file)].add(row.key)
-    # each lock once, however reached: filelock refuses a second lock object on one file
-    locks = {resolved(FixtureStore(path).lock_path)}
-    locks |= {
-        resolved(FixtureStore(row.file).lock_path) for row in rows if row.file.suffix == ".jsonl"
-    }
+    # each lock once, however reached (filelock refuses a second lock object on one file),
+    # the lock itself never followed: one that is a symlink is refused
+    lock_files = [FixtureStore(path).lock_path]
+    lock_files += [FixtureStore(r.file).lock_path for r in rows if r.file.suffix == ".jsonl"]
+    for lock_file in lock_files:
+        problem = lock_problem(str(lock_file))
+        if problem is not None:
+            raise HygieneError(f"cannot prune {path}: its lock {problem}; nothing deleted")
+    locks = {resolved(lock_file.parent) / lock_file.name for lock_file in lock_files}
     linked = {resolved(file) for file in store_files(path) if file.is_symlink()}
     backups: list[Path] = []
     removed: list[Path] = []
