@@ -201,6 +201,37 @@ def test_streamed_audio_of_the_responses_api_records_and_replays(tmp_path: Path)
     _verified(store)
 
 
+def _chat_audio(store: Path, mode: str) -> str:
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        audio = [{"id": "audio_1", "transcript": "Hi"}, {"data": IMAGE[:900]}]
+        audio += [{"data": IMAGE[900:1800]}, {"expires_at": 1}]
+        chunks = [{"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}]
+        chunks = [{**chunks[0], "choices": [{"index": 0, "delta": {"audio": a}}]} for a in audio]
+        events = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks)
+        return httpx2.Response(200, content=f"{events}data: [DONE]\n\n".encode(), headers=SSE)
+
+    with (
+        _client(store, mode, answer) as http,
+        openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client,
+    ):
+        spoken = client.chat.completions.create(
+            model="gpt-4o-audio-preview",
+            modalities=["text", "audio"],
+            audio={"voice": "alloy", "format": "pcm16"},
+            messages=[{"role": "user", "content": "Say hi"}],
+            stream=True,
+        )
+        pieces = [getattr(chunk.choices[0].delta, "audio", None) for chunk in spoken]
+        return "".join(getattr(piece, "data", None) or "" for piece in pieces)
+
+
+def test_streamed_audio_of_a_chat_completion_records_and_replays(tmp_path: Path) -> None:
+    store = tmp_path / "chat_audio.jsonl"
+    assert _chat_audio(store, "record-missing") == IMAGE[:1800]
+    assert _chat_audio(store, "replay") == IMAGE[:1800]
+    _verified(store)
+
+
 _IMAGE_CALL = {"type": "image_generation_call", "id": "ig_1"}
 _CITED = {"type": "web_search_result_location", "url": "https://en.example/"}
 
@@ -213,6 +244,7 @@ _CITED = {"type": "web_search_result_location", "url": "https://en.example/"}
         ({"output": [{**_IMAGE_CALL, "result": "{}"}]}, "body.output[0].result"),
         ({"data": [{"b64_json": "{}"}]}, "body.data[0].b64_json"),
         ({"type": "response.output_audio.delta", "delta": "{}"}, "body.delta"),
+        ({"audio": {"data": "{}"}}, "body.audio.data"),
     ],
 )
 def test_a_prefixed_key_in_an_opaque_field_is_refused(body: dict[str, Any], path: str) -> None:
@@ -231,6 +263,8 @@ def test_a_prefixed_key_in_an_opaque_field_is_refused(body: dict[str, Any], path
         {"output": [{"type": "function_call_output", "result": "{}"}]},
         {"data": [{"b64_json": "{}"}]},
         {"type": "response.output_text.delta", "delta": "{}"},
+        {"audio": {"data": "{}", "user": "u"}},
+        {"sound": {"data": "{}"}},
     ],
 )
 def test_fields_of_those_names_elsewhere_are_text(body: dict[str, Any]) -> None:

@@ -124,6 +124,6 @@ def json_leaves(text: str) -> Iterator[tuple[str, str, bool]]:
         if isinstance(item, str):
             yield name, item, encoded
         elif isinstance(item, dict):
-            stack.extend((str(k), v, encoded_field(str(k), item)) for k, v in item.items())
+            stack.extend((str(k), v, encoded_field(str(k), item, name)) for k, v in item.items())
         elif isinstance(item, list):
             stack.extend((name, v, encoded) for v in item)

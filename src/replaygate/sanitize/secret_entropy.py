@@ -95,6 +95,8 @@ FREE_RUN = re.compile(rf"[A-Za-z0-9+/_\-=.~]{{{FREE_MIN_LENGTH},}}")
 MEDIA_FIELDS = frozenset({"media_type", "mime_type", "mimeType", "format", "transcript"})
 """Fields next to a ``data`` that say it is an image, a document or audio."""
 _DATA_TYPES = frozenset({"base64", "redacted_thinking"})
+AUDIO_FIELDS = frozenset({"id", "data", "expires_at", "transcript"})
+"""The fields of a Chat Completions answer's ``audio``, each chunk of a stream holding some."""
 ENCODED_BY_TYPE = frozenset(
     {
         ("signature", "thinking"),
@@ -143,11 +145,13 @@ ENCODED_PATH = re.compile(
 """Where an envelope holds encoded data, by field path (:func:`is_encoded_path`)."""
 
 
-def encoded_field(name: str, siblings: Mapping[str, Any]) -> bool:
-    """Whether the string under ``name`` of an object holding ``siblings`` is encoded data:
-    ``encrypted_content``; the ``data`` of an image, a document or audio (next to a
-    ``media_type``, ``mime_type``, ``format`` or ``transcript``, or under a ``type`` of
-    ``base64``) or of a redacted thinking block; the ``thoughtSignature`` of a Gemini
+def encoded_field(name: str, siblings: Mapping[str, Any], holder: str = "") -> bool:
+    """Whether the string under ``name`` of an object holding ``siblings`` (itself under
+    the field ``holder``) is encoded data: ``encrypted_content``; the ``data`` of an
+    image, a document or audio (next to a ``media_type``, ``mime_type``, ``format`` or
+    ``transcript``, under a ``type`` of ``base64``, or of an ``audio`` object of no other
+    fields than :data:`AUDIO_FIELDS`: a Chat Completions stream's audio) or of a redacted
+    thinking block; the ``thoughtSignature`` of a Gemini
     content part (:data:`GEMINI_PART_FIELDS`); a field named with the object's ``type``
     in :data:`ENCODED_BY_TYPE` (the ``signature`` of a thinking block, ...)."""
     if name == "encrypted_content":
@@ -156,7 +160,11 @@ def encoded_field(name: str, siblings: Mapping[str, Any]) -> bool:
     if not isinstance(kind, str):
         kind = None
     if name == "data":
-        return kind in _DATA_TYPES or not MEDIA_FIELDS.isdisjoint(siblings)
+        return (
+            kind in _DATA_TYPES
+            or not MEDIA_FIELDS.isdisjoint(siblings)
+            or (holder == "audio" and AUDIO_FIELDS.issuperset(siblings))
+        )
     if name == "thoughtSignature":
         return GEMINI_PART_FIELDS.issuperset(siblings)
     return (name, kind) in ENCODED_BY_TYPE

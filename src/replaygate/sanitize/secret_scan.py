@@ -115,7 +115,7 @@ def _leaves(
                 name = "<a secret-looking field name>"
             inner = f"{path}.{name}" if path else name
             field = "" if inner == FIXTURE_KEY else name
-            yield from _leaves(item, inner, field, safe, encoded_field(name, value))
+            yield from _leaves(item, inner, field, safe, encoded_field(name, value, field_name))
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _leaves(item, f"{path}[{i}]", field_name, safe, encoded)

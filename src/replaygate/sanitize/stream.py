@@ -59,10 +59,16 @@ def _place(value: Any, default: Any) -> Any:
     return value if isinstance(value, int | str) else default
 
 
-def _text_fields(delta: dict[str, Any]) -> Iterator[tuple[str, Fragment]]:
-    """The text fields of one delta object: strings but ``type``, ``index`` and encoded data."""
+def _text_fields(delta: dict[str, Any], holder: Any = "") -> Iterator[tuple[str, Fragment]]:
+    """The text fields of one delta object (under the field ``holder``): strings but
+    ``type``, ``index`` and encoded data."""
+    holder = holder if isinstance(holder, str) else ""
     for name, value in delta.items():
-        if isinstance(value, str) and name not in _NOT_TEXT and not encoded_field(name, delta):
+        if (
+            isinstance(value, str)
+            and name not in _NOT_TEXT
+            and not encoded_field(name, delta, holder)
+        ):
             yield name, (delta, name)
 
 
@@ -77,7 +83,7 @@ def _anthropic(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
 def _accumulated(delta: dict[str, Any], group: Group) -> Iterator[tuple[Group, Fragment]]:
     """Each text field of ``delta`` at any depth, by its path: an object in a list by its
     ``index`` (else its position), as the openai SDK joins a stream's deltas."""
-    for name, fragment in _text_fields(delta):
+    for name, fragment in _text_fields(delta, group[-1]):
         yield (*group, name), fragment
     for name, value in delta.items():
         if isinstance(value, dict):
