@@ -232,6 +232,41 @@ def test_streamed_audio_of_a_chat_completion_records_and_replays(tmp_path: Path)
     _verified(store)
 
 
+def _reasoning_details(store: Path, mode: str) -> list[dict[str, Any]]:
+    details = [{"type": "reasoning.text", "text": "Think.", "signature": OPAQUE, "index": 0}]
+    details.append({"type": "reasoning.encrypted", "data": OPAQUE[::-1], "index": 1})
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        said = {"role": "assistant", "content": "Hi.", "reasoning_details": details}
+        choice = {"index": 0, "message": said, "finish_reason": "stop"}
+        made = {"id": "gen-1", "object": "chat.completion", "created": 1, "model": "m"}
+        return httpx2.Response(200, json={**made, "choices": [choice]})
+
+    with (
+        _client(store, mode, answer) as http,
+        openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client,
+    ):
+        asked: Any = {"role": "user", "content": "Hi"}
+        first = client.chat.completions.create(model="m", messages=[asked])
+        said: Any = first.choices[0].message.model_dump(exclude_none=True)
+        client.chat.completions.create(model="m", messages=[asked, said, asked])
+        return list(said["reasoning_details"])
+
+
+def test_reasoning_details_of_openrouter_record_are_sent_back_and_replay(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "openrouter.jsonl"
+    recorded = _reasoning_details(store, "record-missing")
+    assert [detail.get("signature") or detail.get("data") for detail in recorded] == [
+        OPAQUE,
+        OPAQUE[::-1],
+    ]
+    assert store.read_text().count(OPAQUE[::-1]) == 3
+    assert _reasoning_details(store, "replay") == recorded
+    _verified(store)
+
+
 _IMAGE_CALL = {"type": "image_generation_call", "id": "ig_1"}
 _CITED = {"type": "web_search_result_location", "url": "https://en.example/"}
 
@@ -245,6 +280,7 @@ _CITED = {"type": "web_search_result_location", "url": "https://en.example/"}
         ({"data": [{"b64_json": "{}"}]}, "body.data[0].b64_json"),
         ({"type": "response.output_audio.delta", "delta": "{}"}, "body.delta"),
         ({"audio": {"data": "{}"}}, "body.audio.data"),
+        ({"type": "reasoning.encrypted", "data": "{}"}, "body.data"),
     ],
 )
 def test_a_prefixed_key_in_an_opaque_field_is_refused(body: dict[str, Any], path: str) -> None:
@@ -265,6 +301,7 @@ def test_a_prefixed_key_in_an_opaque_field_is_refused(body: dict[str, Any], path
         {"type": "response.output_text.delta", "delta": "{}"},
         {"audio": {"data": "{}", "user": "u"}},
         {"sound": {"data": "{}"}},
+        {"type": "reasoning.summary", "signature": "{}"},
     ],
 )
 def test_fields_of_those_names_elsewhere_are_text(body: dict[str, Any]) -> None:

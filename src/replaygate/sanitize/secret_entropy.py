@@ -110,12 +110,15 @@ ENCODED_BY_TYPE = frozenset(
         ("b64_json", "image_edit.completed"),
         ("delta", "response.audio.delta"),
         ("delta", "response.output_audio.delta"),
+        ("data", "reasoning.encrypted"),
+        ("signature", "reasoning.text"),
     }
 )
 """``(field, type)``: the field of an object of that ``type`` that holds encoded data: a
 thinking block's signature, an Anthropic web search citation's ``encrypted_index``, an
 image of the Responses API's image generation tool, of a streamed image generation, the
-audio of a Responses API stream."""
+audio of a Responses API stream, the encrypted or signed ``reasoning_details`` of
+OpenAI-compatible servers (OpenRouter)."""
 GEMINI_PART_FIELDS = frozenset(
     {
         "text",
@@ -151,20 +154,20 @@ def encoded_field(name: str, siblings: Mapping[str, Any], holder: str = "") -> b
     image, a document or audio (next to a ``media_type``, ``mime_type``, ``format`` or
     ``transcript``, under a ``type`` of ``base64``, or of an ``audio`` object of no other
     fields than :data:`AUDIO_FIELDS`: a Chat Completions stream's audio) or of a redacted
-    thinking block; the ``thoughtSignature`` of a Gemini
-    content part (:data:`GEMINI_PART_FIELDS`); a field named with the object's ``type``
-    in :data:`ENCODED_BY_TYPE` (the ``signature`` of a thinking block, ...)."""
+    thinking block; the ``thoughtSignature`` of a Gemini content part
+    (:data:`GEMINI_PART_FIELDS`); a field named with the object's ``type`` in
+    :data:`ENCODED_BY_TYPE` (the ``signature`` of a thinking block, ...)."""
     if name == "encrypted_content":
         return True
     kind = siblings.get("type")
     if not isinstance(kind, str):
         kind = None
-    if name == "data":
-        return (
-            kind in _DATA_TYPES
-            or not MEDIA_FIELDS.isdisjoint(siblings)
-            or (holder == "audio" and AUDIO_FIELDS.issuperset(siblings))
-        )
+    if name == "data" and (
+        kind in _DATA_TYPES
+        or not MEDIA_FIELDS.isdisjoint(siblings)
+        or (holder == "audio" and AUDIO_FIELDS.issuperset(siblings))
+    ):
+        return True
     if name == "thoughtSignature":
         return GEMINI_PART_FIELDS.issuperset(siblings)
     return (name, kind) in ENCODED_BY_TYPE
