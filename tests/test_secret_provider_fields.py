@@ -1,7 +1,8 @@
 """Opaque values a provider sends, and expects back, record, replay and pass ``verify``:
 a Gemini part's ``thoughtSignature``, an Anthropic web search citation's
 ``encrypted_index``, images of the Responses API's image generation tool and of
-``images.generate``. A known key shape in them is still refused, and a field of those
+``images.generate``, streamed audio (Responses API, Chat Completions), OpenRouter's
+``reasoning_details``. A known key shape in them is still refused, and a field of those
 names anywhere else is text like any other (law 4)."""
 
 from __future__ import annotations
