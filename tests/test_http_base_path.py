@@ -1,6 +1,8 @@
 """Recording from the simulator, a client whose base URL has a path of its own (an API
 gateway's prefix, Azure OpenAI's deployment) is sent to the simulator's route, its
-base path taken off, and recorded as it sent the request, base path included."""
+base path taken off, and recorded as it sent the request, base path included. The
+client's own steps see the request as addressed: Azure OpenAI's keeps its ``api-key``,
+which it drops from a request to another host."""
 
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ def _ask_all(gateway: str) -> list[str]:
     azure = openai.AzureOpenAI(
         azure_endpoint="https://res.openai.azure.com",
         api_version="2024-10-21",
-        azure_ad_token="t",
+        api_key="k",
         max_retries=0,
     )
     chat = [{"role": "user", "content": "hi"}]

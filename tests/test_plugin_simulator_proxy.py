@@ -46,6 +46,15 @@ def test_sdk_requests_httpx_and_aiohttp():
                 return (await resp.json())["content"][0]["text"]
 
     assert asyncio.run(post()) == "echo: aio"
+
+    async def chat():
+        gpt = openai.AsyncOpenAI(api_key="k", max_retries=0)
+        reply = await gpt.chat.completions.create(
+            model="g", messages=[{"role": "user", "content": "async"}]
+        )
+        return reply.choices[0].message.content
+
+    assert asyncio.run(chat()) == "echo: async"
 """
 
 

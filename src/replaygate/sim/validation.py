@@ -49,9 +49,11 @@ def anthropic_authenticated(headers: Mapping[str, str]) -> bool:
 
 
 def openai_authenticated(headers: Mapping[str, str]) -> bool:
-    """Whether the request carries ``Authorization: Bearer <key>``."""
+    """Whether the request carries ``Authorization: Bearer <key>``, or Azure OpenAI's
+    ``api-key: <key>``."""
     scheme, _, token = headers.get("authorization", "").partition(" ")
-    return scheme.lower() == "bearer" and bool(token.strip())
+    bearer = scheme.lower() == "bearer" and bool(token.strip())
+    return bearer or bool(headers.get("api-key", "").strip())
 
 
 def _anthropic_block_ids(message: Any, kind: str, id_field: str) -> list[str]:

@@ -4,8 +4,9 @@ Every request of a client passes there, whatever its transport (the library's ow
 ``MockTransport``, a user's, LiteLLM's), after the client has merged its settings.
 A replayed response is bound as the client binds one (``request``, ``elapsed``, the
 event hooks); a live one is sent by the original ``send`` (auth, hooks, the client's
-transport), to the session's ``live_origin`` if it has one (a loopback one past the
-client's proxies), and its body recorded as the client reads it. Redirects are
+transport), to the session's ``live_origin`` if it has one (moved by the transport the
+client picks, so its auth and hooks see the request as addressed; a loopback origin
+past the client's proxies), and its body recorded as the client reads it. Redirects are
 followed here, as the client follows them, one request a hop: each hop is recorded
 and replayed as its own fixture, as through a fixture transport or ``requests``, so a
 followed redirect is followed again on replay. A client whose own transport is a
@@ -53,28 +54,50 @@ def _replayed(library: Library[Any], answer: Replayed, request: Any, start: floa
     return response
 
 
-_UNPROXIED: ContextVar[bool] = ContextVar("replaygate_unproxied", default=False)
-"""Set while a request moved to a loopback ``live_origin`` is sent: no proxy mount applies."""
+_MOVED: ContextVar[tuple[str, str] | None] = ContextVar("replaygate_moved", default=None)
+"""While a request going live is sent: its URL, and where it goes instead."""
 
 
 @contextmanager
 def _moved(exchange: Exchange, request: Any) -> Iterator[None]:
-    """Point a request going live at the session's ``live_origin`` (:meth:`Exchange.live_url`)
-    while inside; moved to a loopback origin (the simulator), it goes there past the
-    client's proxies (``HTTP_PROXY`` and the like), as ``NO_PROXY`` would send it."""
-    url = exchange.live_url(str(request.url))
-    if url is not None:
-        point_at(request, url)
-    token = _UNPROXIED.set(url is not None and unproxied(url))
+    """While inside, the client's send of ``request`` takes it to the session's
+    ``live_origin`` (:meth:`Exchange.live_url`). The client's own steps (auth, event
+    hooks: Azure OpenAI's drops its key from a request to another host) see it as it is
+    addressed; the transport the client picks for it moves it (:func:`_pick`)."""
+    moved = exchange.live_url(str(request.url))
+    token = _MOVED.set(None if moved is None else (str(request.url), moved))
     try:
         yield
     finally:
-        _UNPROXIED.reset(token)
+        _MOVED.reset(token)
+
+
+class _Moving:
+    """A client's transport, sending each request to ``url`` instead."""
+
+    def __init__(self, transport: Any, url: str) -> None:
+        self.transport = transport
+        self.url = url
+
+    def handle_request(self, request: Any) -> Any:
+        point_at(request, self.url)
+        return self.transport.handle_request(request)
+
+    async def handle_async_request(self, request: Any) -> Any:
+        point_at(request, self.url)
+        return await self.transport.handle_async_request(request)
 
 
 def _pick(original: Callable[..., Any]) -> Callable[..., Any]:
     def _transport_for_url(client: Any, url: Any) -> Any:
-        return client._transport if _UNPROXIED.get() else original(client, url)
+        moving = _MOVED.get()
+        if moving is None or str(url) != moving[0]:
+            return original(client, url)
+        target = moving[1]
+        # to the simulator, a loopback origin, past the client's proxies (HTTP_PROXY and
+        # the like), as NO_PROXY would send it; elsewhere, as the client sends there
+        chosen = client._transport if unproxied(target) else original(client, type(url)(target))
+        return _Moving(chosen, target)
 
     return _transport_for_url
 
@@ -230,9 +253,9 @@ def patches(name: str) -> list[Patch]:
     choice of a transport for a URL (:func:`_pick`)."""
     library = binding(name).library
     module = library.module
-    picks = next(c for c in module.Client.__mro__ if "_transport_for_url" in c.__dict__)
     return [
         (module.Client, "send", _sync(library)),
         (module.AsyncClient, "send", _async(library)),
-        (picks, "_transport_for_url", _pick),
+        (module.Client, "_transport_for_url", _pick),
+        (module.AsyncClient, "_transport_for_url", _pick),
     ]
