@@ -14,6 +14,7 @@ import base64
 import itertools
 import json
 import random
+import string
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ from replaygate.http import httpx2_client
 from replaygate.hygiene.verify import verify_store
 from replaygate.models.live import AnthropicModel
 from replaygate.models.types import Message
-from replaygate.sanitize.secret_scan import find_fixture_secrets
+from replaygate.sanitize.secret_scan import detect_in_text, find_fixture_secrets
 from replaygate.sim import Simulator
 from sdks import anthropic, openai
 from unicode_text import UTF8_CHARACTERS
@@ -337,6 +338,19 @@ def test_encoded_data_ids_and_prose_about_credentials_are_accepted() -> None:
         "response": {"output": [{"type": "reasoning", "encrypted_content": "gAAAAB" + signature}]},
     }
     assert find_fixture_secrets(openai_fixture) == []
+
+
+def test_an_image_holding_akc_by_chance_is_no_artifactory_token() -> None:
+    # "+AKC" and 60 letters or digits turn up about once in 4 MB of random base64: a large
+    # image was refused as an Artifactory token
+    rnd = random.Random(2)
+    chance = "+AKCx" + "".join(rnd.choice(string.ascii_letters + string.digits) for _ in range(63))
+    image = base64.b64encode(rnd.randbytes(300)).decode() + chance
+    base64.b64decode(image, validate=True)  # still base64 through and through
+    source = {"type": "base64", "media_type": "image/png", "data": image}
+    request = {"messages": [{"role": "user", "content": [{"type": "image", "source": source}]}]}
+    assert find_fixture_secrets({"request": request}) == []
+    assert detect_in_text("artifactory: AKCp8" + chance[5:]) is not None
 
 
 def test_a_hex_value_counts_in_a_credential_context_only() -> None:
