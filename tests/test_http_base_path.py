@@ -12,7 +12,7 @@ import httpx2
 import pytest
 
 from replaygate.fixtures.store import FixtureStore
-from replaygate.http import intercept
+from replaygate.http import block_network, intercept
 from replaygate.http.adapter import ToOrigin
 from replaygate.http.base_path import api_route
 from replaygate.sim import Simulator
@@ -80,3 +80,21 @@ def test_a_factory_client_s_base_path_is_taken_off_on_its_way_to_the_origin() ->
     moving = ToOrigin(httpx2.MockTransport(answer), "http://127.0.0.1:4010")
     moving.handle_request(httpx2.Request("POST", "https://gw.example.com/anthropic/v1/messages"))
     assert seen == ["http://127.0.0.1:4010/v1/messages"]
+
+
+def test_a_request_a_client_s_hook_readdresses_is_moved_as_readdressed(tmp_path: Path) -> None:
+    def sign(request: httpx2.Request) -> None:
+        request.url = request.url.copy_add_param("sig", "1")
+
+    body = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+    headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+    with (
+        Simulator(behavior="echo") as sim,
+        block_network(),
+        intercept(tmp_path / "s.jsonl", "record-missing", approve_live=True) as exchange,
+        httpx2.Client(event_hooks={"request": [sign]}) as client,
+    ):
+        exchange.live_origin = origin = sim.url
+        sent = client.post("https://api.anthropic.com/v1/messages", json=body, headers=headers)
+    assert sent.json()["content"][0]["text"] == "echo: hi"
+    assert str(sent.request.url) == f"{origin}/v1/messages?sig=1"

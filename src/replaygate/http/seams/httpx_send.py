@@ -54,22 +54,21 @@ def _replayed(library: Library[Any], answer: Replayed, request: Any, start: floa
     return response
 
 
-_MOVED: ContextVar[tuple[str, str] | None] = ContextVar("replaygate_moved", default=None)
-"""While a request going live is sent: its URL, and where it goes instead."""
+_MOVING: ContextVar[Exchange | None] = ContextVar("replaygate_moving", default=None)
+"""The session whose live request the client is sending, while it sends it."""
 
 
 @contextmanager
-def _moved(exchange: Exchange, request: Any) -> Iterator[None]:
-    """While inside, the client's send of ``request`` takes it to the session's
+def _moved(exchange: Exchange) -> Iterator[None]:
+    """While inside, the client's send of a request going live takes it to the session's
     ``live_origin`` (:meth:`Exchange.live_url`). The client's own steps (auth, event
     hooks: Azure OpenAI's drops its key from a request to another host) see it as it is
     addressed; the transport the client picks for it moves it (:func:`_pick`)."""
-    moved = exchange.live_url(str(request.url))
-    token = _MOVED.set(None if moved is None else (str(request.url), moved))
+    token = _MOVING.set(exchange)
     try:
         yield
     finally:
-        _MOVED.reset(token)
+        _MOVING.reset(token)
 
 
 class _Moving:
@@ -90,10 +89,10 @@ class _Moving:
 
 def _pick(original: Callable[..., Any]) -> Callable[..., Any]:
     def _transport_for_url(client: Any, url: Any) -> Any:
-        moving = _MOVED.get()
-        if moving is None or str(url) != moving[0]:
+        exchange = _MOVING.get()
+        target = None if exchange is None else exchange.live_url(str(url))
+        if target is None:
             return original(client, url)
-        target = moving[1]
         # to the simulator, a loopback origin, past the client's proxies (HTTP_PROXY and
         # the like), as NO_PROXY would send it; elsewhere, as the client sends there
         chosen = client._transport if unproxied(target) else original(client, type(url)(target))
@@ -148,7 +147,7 @@ def _sync(library: Library[Any]) -> Callable[[Any], Any]:
                 for hook in client.event_hooks["response"]:
                     hook(response)
                 return response
-            with _moved(exchange, request), live_call(), exchange.sending(plan):
+            with _moved(exchange), live_call(), exchange.sending(plan):
                 live = original(client, request, stream=True, follow_redirects=False, **options)
             return _teed(library, exchange, plan, live, start)
 
@@ -205,7 +204,7 @@ def _async(library: Library[Any]) -> Callable[[Any], Any]:
                 for hook in client.event_hooks["response"]:
                     await hook(response)
                 return response
-            with _moved(exchange, request), live_call(), exchange.sending(plan):
+            with _moved(exchange), live_call(), exchange.sending(plan):
                 live = await original(
                     client, request, stream=True, follow_redirects=False, **options
                 )
