@@ -885,3 +885,20 @@ def test_yaml_needs_the_cassettes_extra_and_json_does_not(
     json_run = run("openai/json_serializer.json")
     assert json_run.returncode == 0, json_run.stdout + json_run.stderr
     assert (tmp_path / "json_serializer.jsonl").exists()
+
+
+@pytest.mark.parametrize("target", ["nowhere/x", os.devnull], ids=["dangling", "devnull"])
+def test_a_store_whose_lock_is_a_symlink_is_an_error_naming_the_lock(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path, target: str
+) -> None:
+    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
+    store = store_of(tmp_path / "out", "openai/plain.yaml")
+    lock = store.with_name(store.name + ".lock")
+    lock.parent.mkdir(parents=True)
+    lock.symlink_to(target)
+    result = import_cassettes(folder, "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert f"ERROR (nothing written): {folder / 'openai/plain.yaml'}: {store}: " in result.output
+    assert f"its lock {lock} is a symlink to {target!r}" in result.output
+    assert "symbolic links" not in result.output and "Traceback" not in result.output
+    assert not store.exists() and lock.is_symlink()

@@ -32,6 +32,7 @@ from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.store.files import resolved
+from replaygate.fixtures.store.writing import write_errors
 from replaygate.http.envelope import request_envelope
 from replaygate.http.exchange import Exchange
 from replaygate.http.recorded import is_event_stream
@@ -246,7 +247,10 @@ def _write(cassette: Path, staged: _Staged, store: FixtureStore, force: bool) ->
     Without ``force``, a request the store answers otherwise refuses the whole cassette
     before anything is written.
     """
-    with store.lock():  # no other writer between what is compared and what is written
+    lock = store.lock()  # its folder made: one --out cannot hold (a link loop) ends the command
+    # no other writer between what is compared and what is written; a lock file that
+    # cannot be taken (a symlink) is this store's error, named as every writer names it
+    with write_errors(store.path), lock:
         store.refresh()
         writes: list[tuple[Fixture, bool]] = []
         imported = unchanged = 0
