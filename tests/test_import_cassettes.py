@@ -32,6 +32,7 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, httpx2_client
 from replaygate.migrate.cassettes import CassetteError, read_cassette
 from replaygate.models.types import ModelResponse
+from replaygate.pytest_plugin.store_names import MAX_NAME, store_name
 from replaygate.sim import ScriptBehavior, Simulator
 from sdks import anthropic, openai, vcr
 from test_prune import _as_a_user_without_override
@@ -777,6 +778,22 @@ def test_a_store_is_named_as_the_plugin_names_the_store_of_its_test(
         if Path(cassette).stem != Path(store).stem
     ]
     assert len(renamed) == 2
+
+
+def test_a_cassette_name_longer_than_a_store_name_is_cut_as_the_plugin_cuts_it(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder = tmp_path / "cassettes" / "test_chat"
+    folder.mkdir(parents=True)
+    stem = "test_says_hi[" + "x" * 235 + "]"
+    shutil.copy(recorded[0] / "openai/plain.yaml", folder / f"{stem}.yaml")
+    out = tmp_path / "out"
+    result = import_cassettes(folder.parent, "--out", out)
+    assert result.exit_code == 0, result.output
+    (store,) = out.rglob("*.jsonl")
+    assert store.stem == store_name(stem) and len(store.stem) == MAX_NAME
+    assert f"  renamed {stem} -> {store.stem}: " in result.output
+    assert "written _; cut at 230 characters, ending in a digest)" in result.output
 
 
 def test_the_note_names_the_cassette_by_its_path_under_the_folder_given(

@@ -11,7 +11,7 @@ from replaygate.cli.json_docs import echo_json
 from replaygate.cli.options import CommandError, PathParam, json_option
 from replaygate.jsondoc import json_fields
 from replaygate.migrate.importing import CassetteImport, import_cassettes
-from replaygate.pytest_plugin.store_names import SAFE_CHARACTERS
+from replaygate.pytest_plugin.store_names import MAX_NAME, SAFE_CHARACTERS
 
 EXIT_CODES = {"imported": 0, "unchanged": 0, "refused": 1, "error": 2}
 """The exit status a cassette's outcome asks for; the command exits with the highest."""
@@ -28,10 +28,11 @@ def render(result: CassetteImport) -> str:
     )
     if not result.renamed:
         return line
+    old, new = Path(result.cassette).stem, Path(result.store).stem
+    cut = f"; cut at {MAX_NAME} characters, ending in a digest" if len(old) > MAX_NAME else ""
     return (
-        f"{line}\n  renamed {Path(result.cassette).stem} -> {Path(result.store).stem}: the "
-        f"name the pytest plugin gives the test's store (each character outside "
-        f"{SAFE_CHARACTERS} written _)"
+        f"{line}\n  renamed {old} -> {new}: the name the pytest plugin gives the test's "
+        f"store (each character outside {SAFE_CHARACTERS} written _{cut})"
     )
 
 
