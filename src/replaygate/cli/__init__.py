@@ -15,6 +15,7 @@ import sys
 import click
 
 from replaygate._version import __version__
+from replaygate.cli.closed_stdout import reader_may_leave
 from replaygate.cli.interrupts import end_interrupted, signals_ignored_from_now, sigterm_as_ctrl_c
 
 COMMANDS: dict[str, str] = {
@@ -143,8 +144,11 @@ def main() -> None:
 
 
 def run() -> None:
-    """The ``replaygate`` program: :func:`main`, then a Ctrl-C or SIGTERM while the process
-    ends changes its exit status no more (:func:`~.interrupts.signals_ignored_from_now`)."""
+    """The ``replaygate`` program: :func:`main`, a reader of its output that goes away
+    (``| head``) ending only the printing (:mod:`~.closed_stdout`), then a Ctrl-C or
+    SIGTERM while the process ends changes its exit status no more
+    (:func:`~.interrupts.signals_ignored_from_now`)."""
+    reader_may_leave()
     try:
         main()
     finally:

@@ -1,36 +1,68 @@
-"""Printing to a stdout whose reader went away (``replaygate eval | head -n 1``).
+"""Printing to a stdout whose reader went away (``replaygate verify --json | head -c 10``).
 
-Such a write fails with a broken pipe (``EPIPE``). Where a command still has files to
-write after its printing, :func:`printing` lets it go on: the rest of what it prints
-goes nowhere, the files are written, and the command ends with its own exit status.
+Such a write fails with a broken pipe (``EPIPE``), which ended a command where it printed:
+with exit status 1, a traceback or an "Exception ignored" line, and the files it was still
+to write unwritten. :func:`reader_may_leave` makes stdout and stderr take such a write as
+done: the command goes on, what it still prints goes nowhere, its files are written, and
+it ends with its own exit status.
 """
 
 from __future__ import annotations
 
-import contextlib
-import errno
+import io
 import os
 import sys
-from collections.abc import Iterator
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 
-def _discard_stdout() -> None:
-    """Send what is still to be printed on stdout (and what its buffer holds) nowhere, so
-    no later write or the flush at exit fails again."""
+def _discard(fd: int) -> None:
+    """Send what is still to be written on ``fd`` nowhere, so no later write or the flush
+    at exit fails again."""
     null = os.open(os.devnull, os.O_WRONLY)
     try:
-        os.dup2(null, sys.stdout.fileno())
+        os.dup2(null, fd)
     finally:
         os.close(null)
 
 
-@contextlib.contextmanager
-def printing() -> Iterator[None]:
-    """Inside the block, a write to a stdout whose reader has gone ends the block (not the
-    command), and stdout prints nothing from then on."""
-    try:
-        yield
-    except OSError as err:
-        if err.errno != errno.EPIPE:
-            raise
-        _discard_stdout()
+class _ReaderMayLeave(io.FileIO):
+    """A stream's file descriptor, written as is until its reader has gone, then
+    nowhere."""
+
+    def write(self, data: ReadableBuffer, /) -> int:
+        """Write ``data``; to nowhere once the reader has gone."""
+        try:
+            return super().write(data)
+        except BrokenPipeError:
+            _discard(self.fileno())
+            return super().write(data)
+
+
+def _leaving_allowed(stream: TextIO | None) -> TextIO | None:
+    """``stream`` written through :class:`_ReaderMayLeave`, as it was set otherwise (its
+    encoding, errors and buffering, unbuffered under ``python -u``); a stream that is no
+    file descriptor as it is."""
+    if not isinstance(stream, io.TextIOWrapper):
+        return stream
+    buffered = not isinstance(stream.buffer, io.FileIO)
+    if not isinstance(stream.buffer.raw if buffered else stream.buffer, io.FileIO):
+        return stream
+    stream.flush()
+    raw = _ReaderMayLeave(stream.fileno(), "wb", closefd=False)
+    return io.TextIOWrapper(
+        io.BufferedWriter(raw) if buffered else raw,
+        encoding=stream.encoding,
+        errors=stream.errors,
+        line_buffering=stream.line_buffering,
+        write_through=stream.write_through,
+    )
+
+
+def reader_may_leave() -> None:
+    """From now on, a write to a stdout or stderr whose reader has gone ends neither the
+    write nor the command: that stream prints nothing from then on."""
+    sys.stdout = _leaving_allowed(sys.stdout)
+    sys.stderr = _leaving_allowed(sys.stderr)

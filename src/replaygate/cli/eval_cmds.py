@@ -16,7 +16,6 @@ import click
 from click.core import ParameterSource
 
 from replaygate.cli.choices import choose_agent, choose_fixtures, choose_settings
-from replaygate.cli.closed_stdout import printing
 from replaygate.cli.json_out import echo_json
 from replaygate.cli.live import live_model
 from replaygate.cli.options import (
@@ -303,18 +302,17 @@ def _show_and_write(
     """Print the verdicts and metrics (``as_json``: the results document), then write the
     results file and append the run to the history, then say so, as one step: a Ctrl-C or
     SIGTERM arriving between them takes effect once both are written and said; a reader of
-    stdout that went away (``| head``) stops the printing, never the writing
-    (:mod:`~replaygate.cli.closed_stdout`). A run whose ``run_id`` the history holds
+    stdout that went away (``| head``) stops the printing, never the writing, as for every
+    command (:mod:`~replaygate.cli.closed_stdout`). A run whose ``run_id`` the history holds
     already (shards merged again) is kept once. A run the history would refuse is refused
     first: nothing is printed or written."""
     run = HistoryRun.of(results, run_id)
     if history is not None:
         check_run(run, history)
-    with printing():
-        if as_json:
-            echo_json(results.to_json())
-        else:
-            _print_metrics(results)
+    if as_json:
+        echo_json(results.to_json())
+    else:
+        _print_metrics(results)
     said: list[str] = []
     with held():
         if out is not None:
@@ -329,9 +327,8 @@ def _show_and_write(
                     f"history: run {run.id} is already in {history} (merged from these "
                     "shards before): nothing appended"
                 )
-        with printing():
-            for line in said:
-                click.echo(line, err=as_json)
+        for line in said:
+            click.echo(line, err=as_json)
 
 
 @eval_cmd.command("merge")
