@@ -1,7 +1,8 @@
 """Recording from the plugin's simulator with ``HTTP_PROXY``/``HTTPS_PROXY`` set: what
 is moved to the loopback simulator goes there past the proxy, as ``NO_PROXY`` would
-send it, through every intercepted library (the proxy is a closed loopback port, which
-any request sent to it would fail on)."""
+send it, through every intercepted library, and through aiohttp under an httpx client's
+transport, as LiteLLM sends (the proxy is a closed loopback port, which any request sent
+to it would fail on)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ pytestmark = pytest.mark.slow
 
 THROUGH_EVERY_LIBRARY = """
 import asyncio
+import json
 
 import aiohttp
 import httpx
+import httpx2
 import openai
 import pytest
 import requests
@@ -24,6 +27,16 @@ import requests
 pytestmark = pytest.mark.replaygate
 URL = "https://api.anthropic.com/v1/messages"
 HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+
+
+class AiohttpTransport(httpx2.AsyncBaseTransport):  # as LiteLLM's sends with aiohttp
+    async def handle_async_request(self, request):
+        async with aiohttp.ClientSession(trust_env=True) as session:
+            async with session.post(
+                str(request.url), data=await request.aread(), headers=dict(request.headers)
+            ) as resp:
+                body = await resp.read()
+        return httpx2.Response(resp.status, json=json.loads(body))
 
 
 def ask(words):
@@ -55,6 +68,13 @@ def test_sdk_requests_httpx_and_aiohttp():
         return reply.choices[0].message.content
 
     assert asyncio.run(chat()) == "echo: async"
+
+    async def through_aiohttp():
+        async with httpx2.AsyncClient(transport=AiohttpTransport()) as client:
+            sent = await client.post(URL, json=ask("lite"), headers=HEADERS)
+        return sent.json()["content"][0]["text"]
+
+    assert asyncio.run(through_aiohttp()) == "echo: lite"
 """
 
 

@@ -21,10 +21,14 @@ import importlib.util
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from replaygate.network import is_loopback
+
+if TYPE_CHECKING:
+    from replaygate.http.exchange import Exchange
 
 SEAMS: dict[str, str] = {
     "httpx2": "httpx_send",
@@ -36,6 +40,26 @@ SEAMS: dict[str, str] = {
 
 Patch = tuple[type, str, Callable[[Any], Any]]
 """A class, the name of one of its methods, and what makes the replacement from the original."""
+
+
+_MOVING: ContextVar[Exchange | None] = ContextVar("replaygate_moving", default=None)
+"""The session whose live request a client is sending, while it sends it."""
+
+
+@contextmanager
+def moving(exchange: Exchange) -> Iterator[None]:
+    """While inside, a live request of ``exchange`` is being sent (:func:`moving_for`)."""
+    token = _MOVING.set(exchange)
+    try:
+        yield
+    finally:
+        _MOVING.reset(token)
+
+
+def moving_for() -> Exchange | None:
+    """The session whose live request is being sent in this context (a client's send of
+    it, down to the library its transport sends with), or None."""
+    return _MOVING.get()
 
 
 def unproxied(url: str) -> bool:

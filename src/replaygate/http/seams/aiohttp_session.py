@@ -32,7 +32,7 @@ from replaygate.http.active import answering, live_call
 from replaygate.http.exchange import Exchange, LiveSlot
 from replaygate.http.recorded import Replayed, is_event_stream
 from replaygate.http.recording import Recording
-from replaygate.http.seams import Patch, unproxied
+from replaygate.http.seams import Patch, moving_for, unproxied
 from replaygate.http.streams import LiveBody, ReplayByteStream, TeeByteStream
 from replaygate.http.wire import WireRequest, reason_phrase, wire_request
 
@@ -299,13 +299,25 @@ def _middleware(exchange: Exchange, session: aiohttp.ClientSession, decompress: 
     return answer
 
 
+async def _to_loopback_unproxied(
+    request: aiohttp.ClientRequest, handler: Handler
+) -> aiohttp.ClientResponse:
+    """A request to a loopback host goes there past the session's proxy (``NO_PROXY``)."""
+    if unproxied(str(request.url)):
+        request.update_proxy(None, None, None)
+    return await handler(request)
+
+
 def _make(original: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
     async def _request(session: aiohttp.ClientSession, *args: Any, **options: Any) -> Any:
         exchange = answering()
-        if exchange is None:
+        if exchange is None and moving_for() is None:
             return await original(session, *args, **options)
         chosen = options.pop("middlewares", None)
         theirs = getattr(session, "_middlewares", ()) if chosen is None else chosen
+        if exchange is None:  # the library of a moved send's transport (LiteLLM's)
+            middlewares = (*theirs, _to_loopback_unproxied)
+            return await original(session, *args, middlewares=middlewares, **options)
         decompress = options.get("auto_decompress")
         if decompress is None:
             decompress = session.auto_decompress

@@ -20,7 +20,6 @@ import datetime
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any
 
 from replaygate.http.active import answering, live_call
@@ -28,7 +27,7 @@ from replaygate.http.adapter import FixtureTransportBase, point_at
 from replaygate.http.bindings import binding
 from replaygate.http.exchange import Exchange, LiveSlot
 from replaygate.http.recorded import Replayed
-from replaygate.http.seams import Patch, unproxied
+from replaygate.http.seams import Patch, moving, moving_for, unproxied
 from replaygate.http.transport import Library
 
 
@@ -54,21 +53,14 @@ def _replayed(library: Library[Any], answer: Replayed, request: Any, start: floa
     return response
 
 
-_MOVING: ContextVar[Exchange | None] = ContextVar("replaygate_moving", default=None)
-"""The session whose live request the client is sending, while it sends it."""
-
-
 @contextmanager
 def _moved(exchange: Exchange) -> Iterator[None]:
     """While inside, the client's send of a request going live takes it to the session's
     ``live_origin`` (:meth:`Exchange.live_url`). The client's own steps (auth, event
     hooks: Azure OpenAI's drops its key from a request to another host) see it as it is
     addressed; the transport the client picks for it moves it (:func:`_pick`)."""
-    token = _MOVING.set(exchange)
-    try:
+    with moving(exchange):
         yield
-    finally:
-        _MOVING.reset(token)
 
 
 class _Moving:
@@ -89,7 +81,7 @@ class _Moving:
 
 def _pick(original: Callable[..., Any]) -> Callable[..., Any]:
     def _transport_for_url(client: Any, url: Any) -> Any:
-        exchange = _MOVING.get()
+        exchange = moving_for()
         target = None if exchange is None else exchange.live_url(str(url))
         if target is None:
             return original(client, url)
