@@ -151,8 +151,12 @@ def deep_schema(levels: int) -> dict[str, object]:
             json.dumps({**GOOD, "schema": deep_schema(150)}),
             "schema: nested too deeply to be checked",
         ),
+        (
+            json.dumps({**GOOD, "schema": {"$schema": 5, "type": "object"}}),
+            "schema.$schema: $schema names a draft by its URI, a string, not int",
+        ),
     ],
-    ids=["key twice", "schema key twice", "schema 150 deep"],
+    ids=["key twice", "schema key twice", "schema 150 deep", "$schema not a URI"],
 )
 def test_a_key_named_twice_or_a_schema_too_deep_is_named_at_its_line(
     tmp_path: Path, line: str, message: str

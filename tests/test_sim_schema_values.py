@@ -510,8 +510,18 @@ def test_a_pydantic_model_of_dictionaries_parses_the_answer(clients: Clients) ->
             {"type": "object", "patternProperties": {"(": {"type": "integer"}}, "minProperties": 1},
             {"property_1": f"echo: {ASK}"},
         ),
+        ({"$schema": [], **_object(a={"type": "string"})}, {"a": f"echo: {ASK}"}),
+        (
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "object",
+                "patternProperties": {"(": {"type": "integer"}},
+                "minProperties": 1,
+            },
+            {"property_1": f"echo: {ASK}"},
+        ),
     ],
-    ids=["unknown-type", "remote-ref", "bad-regex"],
+    ids=["unknown-type", "remote-ref", "bad-regex", "$schema-not-a-uri", "draft-04-bad-regex"],
 )
 def test_a_schema_jsonschema_cannot_use_is_answered_unchecked(
     clients: Clients, schema: dict[str, Any], made: Any

@@ -18,9 +18,9 @@ from typing import Any
 import jsonschema
 import referencing
 import referencing.jsonschema
-from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.exceptions import FormatError, SchemaError, UnknownType, ValidationError
 from jsonschema.protocols import Validator
-from referencing.exceptions import Unresolvable
+from referencing.exceptions import Unresolvable, Unretrievable
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -35,6 +35,9 @@ _ENDLESS = (
 )
 """Why a schema whose check of a value did not end is refused."""
 _UNFETCHED = "only references within the schema resolve (none is fetched)"
+_UNUSABLE = (UnknownType, FormatError, Unretrievable, re.error, TypeError)
+"""What ``jsonschema`` raises on a schema its metaschema lets through but it cannot use
+(a draft-04 ``patternProperties`` key that is no regex, a type it does not know)."""
 
 
 class InvalidSchema(ValueError):
@@ -72,6 +75,10 @@ def validator(schema: Mapping[str, Any], *, formats: bool = True) -> Validator:
     """The validator of ``schema``, formats checked unless ``formats`` is false; an
     :class:`InvalidSchema` where the schema cannot be used."""
     schema = dict(schema)
+    declared = schema.get("$schema")
+    if declared is not None and not isinstance(declared, str):
+        why = f"$schema names a draft by its URI, a string, not {type(declared).__name__}"
+        raise InvalidSchema(f"invalid JSON Schema at $['$schema']: {why}", "$schema", why)
     kind = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         kind.check_schema(schema)
@@ -84,6 +91,8 @@ def validator(schema: Mapping[str, Any], *, formats: bool = True) -> Validator:
     except RecursionError:
         why = "nested too deeply to be checked"
         raise InvalidSchema(f"invalid JSON Schema: {why}", "", why) from None
+    except _UNUSABLE as err:
+        raise _unusable(err) from None
     unresolved = unresolved_ref(schema)
     if unresolved is not None:
         where, ref, reason = unresolved
@@ -112,6 +121,14 @@ def errors(check: Validator, value: Any) -> Iterator[ValidationError]:
     except Unresolvable as err:
         why = f"cannot resolve $ref {getattr(err, 'ref', '')!r}: {_UNFETCHED}"
         raise InvalidSchema(f"invalid JSON Schema: {why}", "", why) from None
+    except _UNUSABLE as err:
+        raise _unusable(err) from None
+
+
+def _unusable(err: Exception) -> InvalidSchema:
+    """:data:`_UNUSABLE` ``err`` as an :class:`InvalidSchema` of the whole schema."""
+    why = f"jsonschema cannot use it: {err}"
+    return InvalidSchema(f"invalid JSON Schema: {why}", "", why)
 
 
 _DATA = frozenset({"const", "enum", "default", "examples"})
