@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from replaygate.assertions.kinds import check_category, check_kind
@@ -116,9 +117,14 @@ class Reference:
     run: EvalResults | None = None
     """The results it was made of, when it is a results file."""
 
+    @cached_property
+    def _by_id(self) -> dict[str, CaseSummary]:
+        """Each case by its id, built once: a gate looks up every case of a run."""
+        return {c.case: c for c in self.cases}
+
     def case(self, case_id: str) -> CaseSummary | None:
         """The summary of ``case_id``, if the reference has it."""
-        return next((c for c in self.cases if c.case == case_id), None)
+        return self._by_id.get(case_id)
 
     @staticmethod
     def of(results: EvalResults, source: str) -> Reference:
