@@ -26,7 +26,6 @@ from replaygate.errors import LiveCallNotApproved
 from replaygate.fixtures.fixture import make_meta
 from replaygate.http import httpx2_client
 from replaygate.hygiene.drift import DriftReport, drift_against, drift_live, sample
-from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import field_paths
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.stored import load_fixtures
@@ -204,9 +203,12 @@ def test_offline_against_another_fixture_set(stores: dict[str, Path], tmp_path: 
     assert json.loads(json_file.read_text(encoding="utf-8"))["mode"] == "against"
     same = drift(str(stores["wire"]), "--against", str(stores["wire"]))
     assert same.exit_code == 0 and "no drift" in same.output
-    # HTTP fixtures recorded other requests than the wire fixtures: none is compared
-    with pytest.raises(HygieneError, match="nothing to compare: no request is in both: "):
-        drift_against(stores["wire"], stores["http"])
+    # HTTP fixtures recorded other requests than the wire fixtures: their answers pooled
+    pooled = drift_against(stores["wire"], stores["http"])
+    [anthropic_pooled] = pooled.interfaces
+    assert anthropic_pooled.compared == "pooled"
+    assert (anthropic_pooled.old_responses, anthropic_pooled.new_responses) == (3, 2)
+    assert "events[message_start].message.usage" in anthropic_pooled.only_new
 
 
 def hand_store(path: Path, *fixtures: tuple[dict[str, Any], list[Any]]) -> Path:
@@ -245,6 +247,93 @@ def test_against_compares_each_answer_with_the_same_request_and_sample(tmp_path:
     ) in done.output
     same = drift(str(new), "--against", str(new))
     assert same.exit_code == 0 and "same fields" in same.output, same.output
+
+
+SEARCH = ToolSpec("search", "Search the notes.", {"type": "object", "properties": {}})
+
+
+@dataclass
+class SearchesThenAnswers:
+    """A model that calls ``search`` with its own tool id, then answers in text."""
+
+    tool_id: str
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        """A tool call for the question, the answer once the tool's result came back."""
+        if messages[-1].role == "tool":
+            return ModelResponse(text="RAG retrieves, then generates.")
+        return ModelResponse(tool_calls=(ToolCall(self.tool_id, "search", {"q": "RAG"}),))
+
+
+def recorder(client: anthropic.Anthropic, store: Path, model: str) -> RecordingModel:
+    """A recording model of ``model`` through ``client`` into ``store``."""
+    live = AnthropicModel(client, model=model, max_tokens=200)
+    return RecordingModel(live, store, approve_live=True, model=model, max_tokens=200, source="sim")
+
+
+def record_conversations(store: Path, first: Simulator, final: Simulator) -> None:
+    """Two conversations of two turns each through the SDK, each turn a fixture: the
+    tool call from ``first``, the final answer (the request carries the call) from
+    ``final``."""
+    with (
+        anthropic.Anthropic(api_key="sim-key", base_url=first.url, max_retries=0) as one,
+        anthropic.Anthropic(api_key="sim-key", base_url=final.url, max_retries=0) as two,
+    ):
+        calls, answers = recorder(one, store, MODEL), recorder(two, store, MODEL)
+        for question in QUESTIONS[:2]:
+            messages = [Message.user(question)]
+            [call] = calls.complete(messages, [SEARCH]).tool_calls
+            messages += [Message.assistant(tool_calls=[call]), Message.tool_result(call.id, "hit")]
+            answers.complete(messages, [SEARCH])
+
+
+def test_against_a_set_recorded_again_compares_the_later_turns_pooled(tmp_path: Path) -> None:
+    """Recorded again, a model gives new tool ids, so only each conversation's first
+    request is in both sets; the final answers, which drifted, are compared pooled.
+
+    Paired by request only, they were listed as not compared and the verdict was
+    "no drift", exit 0.
+    """
+    before, again = tmp_path / "before.jsonl", tmp_path / "again.jsonl"
+    with Simulator(behavior=SearchesThenAnswers("toolu_01")) as sim:
+        record_conversations(before, sim, sim)
+    live = SearchesThenAnswers("toolu_LIVE01")
+    with Simulator(behavior=live) as first, Simulator(behavior=live, drift=DRIFT) as final:
+        record_conversations(again, first, final)
+    done = drift(str(before), "--against", str(again))
+    assert done.exit_code == 1, done.output
+    paired_line = f"anthropic.messages: 2 response(s) from {before}, 2 from {again}"
+    assert f"{paired_line}, paired by request\n  same fields\n" in done.output
+    assert f"{paired_line}, pooled (the requests only one side holds)\n" in done.output
+    assert "    + usage.foo\n" in done.output and "    - stop_sequence\n" in done.output
+    assert "compared pooled:\n" in done.output and "not compared:" not in done.output
+    for side in (before, again):
+        assert f"anthropic.messages: 2 request(s) only in {side}, compared pooled: " in done.output
+    assert "DRIFT: 1 interface(s) drifted" in done.output
+    report = drift_against(before, again).to_json()
+    assert report["drift"] is True
+    assert [i["compared"] for i in report["interfaces"]] == ["by request", "pooled"]
+    assert len(report["pooled"]) == 2 and report["unmatched"] == []
+
+
+def test_against_sets_of_two_models_are_compared_pooled(tmp_path: Path) -> None:
+    """``model`` is part of the request: sets recorded for two models share no request,
+    and their answers are compared pooled rather than refused."""
+    with Simulator(behavior="echo") as clean, Simulator(behavior="echo", drift=DRIFT) as moved:
+        for sim, name in ((clean, "old"), (clean, "same"), (moved, "new")):
+            model = MODEL if name == "old" else "claude-next-model"
+            store = tmp_path / f"{name}.jsonl"
+            with anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0) as c:
+                recorder(c, store, model).complete([Message.user("What is RAG?")], [])
+    old = tmp_path / "old.jsonl"
+    same = drift(str(old), "--against", str(tmp_path / "same.jsonl"))
+    assert same.exit_code == 0, same.output
+    assert "1 from" in same.output and "pooled (the requests only one side holds)\n" in same.output
+    assert "same fields" in same.output and "no drift: 0 interface(s) drifted" in same.output
+    moved_report = drift_against(old, tmp_path / "new.jsonl")
+    [pooled] = moved_report.interfaces
+    assert pooled.compared == "pooled" and moved_report.drifted
+    assert (pooled.only_new, pooled.only_old) == (("usage.foo",), ("stop_sequence",))
 
 
 def test_the_sample_is_seeded(stores: dict[str, Path]) -> None:

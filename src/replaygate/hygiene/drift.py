@@ -7,8 +7,11 @@ fixtures but in no live response (the fixtures feed data that no longer exists).
 mode re-sends a seeded sample of recorded requests once each and compares each live
 answer with the first recorded answer of its own fixture; ``--against`` compares each
 recorded answer with the answer the other fixture set holds for the same request and
-sample index. An interface drifted when any answer has a field its counterpart lacks,
-or lacks one it has.
+sample index, and the answers of the requests only one side holds pooled per interface
+(a set recorded again carries new tool ids and words past the first turn, a set of
+another model a new ``model``). An interface drifted when any answer has a field its
+counterpart lacks, or lacks one it has (pooled: the answers of one side have a field
+none of the other side's has).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from replaygate.hygiene.stored import each_fixture, load_fixtures, where
 from replaygate.jsondoc import json_fields
 
 Mode = Literal["live", "against"]
+Compared = Literal["by request", "pooled"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,7 @@ class InterfaceDrift:
     only_old: tuple[str, ...]
     old_responses: int
     new_responses: int
+    compared: Compared = "by request"
 
     @property
     def drifted(self) -> bool:
@@ -69,12 +74,18 @@ class DriftReport:
     skipped: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     unmatched: tuple[str, ...] = ()
+    pooled: tuple[str, ...] = ()
     seed: int | None = None
 
     @property
     def drifted(self) -> bool:
         """Whether any interface drifted."""
         return any(i.drifted for i in self.interfaces)
+
+    @property
+    def drifted_interfaces(self) -> int:
+        """How many interfaces drifted, by request or pooled."""
+        return len({i.interface for i in self.interfaces if i.drifted})
 
     @property
     def verdict(self) -> bool | None:
@@ -90,7 +101,7 @@ class DriftReport:
             **json_fields(self, ("mode", "path", "other", "seed")),
             "drift": self.verdict,
             "interfaces": [json_fields(i) for i in self.interfaces],
-            **json_fields(self, ("sampled", "skipped", "errors", "unmatched")),
+            **json_fields(self, ("sampled", "skipped", "errors", "unmatched", "pooled")),
         }
 
 
@@ -173,6 +184,14 @@ class _Side:
             )
         return side
 
+    def unpaired(self, other: _Side) -> dict[str, list[_Recorded]]:
+        """The requests of this side that ``other`` does not hold, by interface."""
+        found: dict[str, list[_Recorded]] = defaultdict(list)
+        for form, recorded in self.requests.items():
+            if form not in other.requests:
+                found[recorded.interface].append(recorded)
+        return dict(found)
+
 
 def _answer(request: dict[str, Any], response: Any) -> Answer:
     """A recorded ``response`` to ``request`` as compared (:data:`Answer`)."""
@@ -185,12 +204,17 @@ def _answer(request: dict[str, Any], response: Any) -> Answer:
 
 
 def drift_against(path: Path, other: Path) -> DriftReport:
-    """Compare the fixtures at ``path`` with those at ``other`` (offline), request by
-    request and sample by sample: each answer's field set with that of the same request's
-    answer of the same sample index in ``other`` (one good answer does not hide an empty
-    one). Requests, and answers of sample indexes, only one side recorded are named, not
-    compared; so is an answer that is not a JSON object (a proxy's HTML page), under
-    ``errors``: the check did not run whole."""
+    """Compare the fixtures at ``path`` with those at ``other`` (offline).
+
+    A request both sides hold is compared sample by sample: each answer's field set with
+    that of the same request's answer of the same sample index in ``other`` (one good
+    answer does not hide an empty one); an answer of a sample index only one side
+    recorded is named, not compared. The answers of the requests only one side holds are
+    compared pooled per interface, the fields of all of them in ``path`` against those of
+    all of them in ``other`` (a set recorded again, or for another model, shares few
+    requests or none); where only one side holds such requests of an interface, they
+    are named, not compared. An answer that is not a JSON object (a proxy's HTML page) is
+    named under ``errors``: the check did not run whole."""
     old, new = _Side.read(path), _Side.read(other)
     _refuse_nothing_in_common(old, new)
     pairs: dict[str, _Pairs] = defaultdict(lambda: _Pairs(set(), set()))
@@ -199,7 +223,6 @@ def drift_against(path: Path, other: Path) -> DriftReport:
     for form, before in old.requests.items():
         after = new.requests.get(form)
         if after is None:
-            alone[before.interface, "request(s)", path].append(before.place)
             continue
         for index, (a, b) in enumerate(zip_longest(before.answers, after.answers)):
             for recorded, answer, unpaired, side in ((before, a, b, path), (after, b, a, other)):
@@ -210,9 +233,22 @@ def drift_against(path: Path, other: Path) -> DriftReport:
                     alone[before.interface, "answer(s)", side].append(place)
             if isinstance(a, set) and isinstance(b, set):
                 pairs[before.interface].add(a, b)
-    for form, recorded in new.requests.items():
-        if form not in old.requests:
-            alone[recorded.interface, "request(s)", other].append(recorded.place)
+    only_old, only_new = old.unpaired(new), new.unpaired(old)
+    pooled: dict[str, InterfaceDrift] = {}
+    pooled_places: list[str] = []
+    for interface in sorted(only_old.keys() & only_new.keys()):
+        mine, theirs = only_old.pop(interface), only_new.pop(interface)
+        found = _pooled(interface, _gathered(mine, errors), _gathered(theirs, errors))
+        if found is not None:
+            pooled[interface] = found
+        pooled_places += [
+            f"{interface}: {len(requests)} request(s) only in {side}, compared pooled: "
+            + first_few([r.place for r in requests], 3)
+            for side, requests in ((path, mine), (other, theirs))
+        ]
+    for side, unpaired in ((path, only_old), (other, only_new)):
+        for interface, requests in unpaired.items():
+            alone[interface, "request(s)", side] += [r.place for r in requests]
     unmatched = [
         f"{interface}: only in {path if interface in old.interfaces else other}, not compared"
         for interface in sorted(old.interfaces ^ new.interfaces)
@@ -224,36 +260,69 @@ def drift_against(path: Path, other: Path) -> DriftReport:
         )
         if interface in old.interfaces & new.interfaces
     ]
+    compared = [pairs[i].drift(i) for i in sorted(pairs)] + list(pooled.values())
     return DriftReport(
         "against",
         str(path),
         str(other),
-        tuple(pairs[interface].drift(interface) for interface in sorted(pairs)),
+        tuple(sorted(compared, key=lambda found: found.interface)),
         errors=tuple(errors),
         unmatched=tuple(unmatched),
+        pooled=tuple(pooled_places),
+    )
+
+
+class _Pool(NamedTuple):
+    """The answers of one side's unpaired requests of an interface, gathered."""
+
+    fields: set[str]
+    answers: int
+
+
+def _gathered(requests: list[_Recorded], errors: list[str]) -> _Pool:
+    """The union of the field sets of every answer of ``requests``; an answer that is
+    not a JSON object goes to ``errors``."""
+    fields: set[str] = set()
+    answers = 0
+    for recorded in requests:
+        for index, answer in enumerate(recorded.answers):
+            if isinstance(answer, str):
+                errors.append(f"{recorded.place}, sample {index}: {answer}")
+            elif answer is not None:
+                fields |= answer
+                answers += 1
+    return _Pool(fields, answers)
+
+
+def _pooled(interface: str, old: _Pool, new: _Pool) -> InterfaceDrift | None:
+    """The pooled drift of ``interface``; None when a side has no JSON answer to pool
+    (its answers are under ``errors``: empty, it would read as every field dropped)."""
+    if not (old.answers and new.answers):
+        return None
+    return InterfaceDrift(
+        interface,
+        tuple(sorted(new.fields - old.fields)),
+        tuple(sorted(old.fields - new.fields)),
+        old.answers,
+        new.answers,
+        "pooled",
     )
 
 
 def _refuse_nothing_in_common(old: _Side, new: _Side) -> None:
-    """Refuse a comparison with no request on both sides: it could not run, and "no
-    drift" would read as a pass (an empty store, a wrong path, stores of other APIs or of
-    other requests)."""
-    if old.requests.keys() & new.requests.keys():
+    """Refuse a comparison with no interface on both sides: it could not run, and "no
+    drift" would read as a pass (an empty store, a wrong path, stores of other APIs)."""
+    if old.interfaces & new.interfaces:
         return
     path, other = old.path, new.path
     empty = [str(side.path) for side in (old, new) if not side.requests]
     if empty:
         holds = " and ".join(dict.fromkeys(empty))
         reason = f"{holds} {'holds' if len(set(empty)) == 1 else 'hold'} no recorded response"
-    elif not old.interfaces & new.interfaces:
+    else:
         reason = (
             f"no interface is in both: {path} holds {', '.join(sorted(old.interfaces))}; "
             f"{other} holds {', '.join(sorted(new.interfaces))}"
-        )
-    else:
-        reason = (
-            f"no request is in both: {path} and {other} hold recordings of other requests "
-            "(an answer is compared with the answer of the same request)"
         )
     raise HygieneError(f"nothing to compare: {reason}")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from replaygate.hygiene.drift import DriftReport
+from replaygate.hygiene.drift import DriftReport, InterfaceDrift
 
 
 def render_drift(report: DriftReport) -> str:
@@ -20,7 +20,7 @@ def render_drift(report: DriftReport) -> str:
     for item in report.interfaces:
         out.append(
             f"{item.interface}: {item.old_responses} response(s) from {old}, "
-            f"{item.new_responses} from {new}"
+            f"{item.new_responses} from {new}{_how(report, item)}"
         )
         if not item.drifted:
             out.append("  same fields")
@@ -34,13 +34,14 @@ def render_drift(report: DriftReport) -> str:
     for title, lines in (
         ("re-sent", report.sampled),
         ("errors", report.errors),
+        ("compared pooled", report.pooled),
         ("not compared", report.unmatched),
         ("skipped", report.skipped),
     ):
         if lines:
             out.append(f"{title}:")
             out.extend(f"  {line}" for line in lines)
-    drifted = sum(i.drifted for i in report.interfaces)
+    drifted = report.drifted_interfaces
     if report.verdict is None and report.mode == "against":
         out.append(
             f"NOT CHECKED: {len(report.errors)} recorded answer(s) are not JSON (errors "
@@ -55,3 +56,12 @@ def render_drift(report: DriftReport) -> str:
         verdict = "DRIFT" if report.drifted else "no drift"
         out.append(f"{verdict}: {drifted} interface(s) drifted")
     return "\n".join(out) + "\n"
+
+
+def _how(report: DriftReport, item: InterfaceDrift) -> str:
+    """How ``--against`` compared the answers counted: paired by request, or pooled."""
+    if report.mode == "live":
+        return ""
+    if item.compared == "pooled":
+        return ", pooled (the requests only one side holds)"
+    return ", paired by request"
