@@ -24,6 +24,7 @@ from replaygate.evals import (
     Reference,
     ResultsError,
     load_baseline,
+    load_eval_results,
     load_reference,
     parse_limits,
     read_export,
@@ -406,6 +407,17 @@ DAMAGED_FIELDS = {
         lambda doc: doc["cases"][0]["counts"].update(cost=-1),
         r"cases\[0\]\.counts\.cost: must be a number at least 0 or null, got -1",
     ),
+    "results declared check twice": (
+        lambda doc: doc["cases"][0].update(declared=["citations", "citations"]),
+        r"cases\[0\]\.declared\[1\]: check 'citations' is already at declared\[0\]; a case "
+        "declares each check once",
+    ),
+    "baseline declared a string": (
+        lambda doc: doc.update(
+            format="replaygate.eval.baseline", cases={"a": {**BASELINE_CASE, "declared": "x"}}
+        ),
+        r"cases\.a\.declared: must be a list of strings, got 'x'",
+    ),
     "baseline case null": (
         lambda doc: doc.update(format="replaygate.eval.baseline", cases={"a": None}),
         r"cases\.a: must be an object, got null",
@@ -765,3 +777,87 @@ def test_a_gate_made_a_signal_fails_and_an_assertion_of_one_side_only_is_not_com
     assert [a.name for a in failing.cases[0].assertions] == ["contains", "assert"]
     fixed = run_gate(failing, base, GateConfig(max_drop={}, max_rise={}))
     assert fixed.passed and not fixed.notes  # the plain assert passed: not an assertion gone
+
+
+def _declaring(
+    *gates: str, signals: tuple[str, ...] = ("tone",), failing: str = "", failure: str | None = None
+) -> EvalResults:
+    """Case ``a`` declaring ``gates`` and ``signals``, every sample failing the gate
+    ``failing`` (and its plain ``assert`` when ``failure`` is given)."""
+    names = (*gates, *signals)
+    samples = tuple(
+        SampleResult(
+            i,
+            tuple(
+                Outcome(name, "signal" if name in signals else "gate", name != failing, "", None)
+                for name in names
+            ),
+            {"final": "x"},
+            failure,
+        )
+        for i in range(5)
+    )
+    sampled = SampledResult("a", 5, 4, samples, {name: f"checks {name}" for name in names})
+    return results(CaseResult(sampled, CaseCounts(samples=5, passed=sampled.verdict == "pass")))
+
+
+def test_a_gate_removed_from_a_case_fails_the_gate_until_the_baseline_is_updated(
+    tmp_path: Path,
+) -> None:
+    # The schema gate failed every sample (block); without it the case passes.
+    base = write_results(tmp_path / "base.json", _declaring("contains", "schema", failing="schema"))
+    now = write_results(tmp_path / "now.json", _declaring("contains"))
+    target = tmp_path / "baseline.json"
+    update_baseline(target, load_eval_results(base), reason="first")
+    assert json.loads(target.read_text())["cases"]["a"]["declared"] == [
+        "contains",
+        "schema",
+        "tone",
+    ]
+    for baseline in (base, target):
+        gate = CliRunner().invoke(gate_cmd, ["--baseline", str(baseline), "--results", str(now)])
+        assert gate.exit_code == 1, gate.output
+        assert (
+            "FAIL case a expects less than in the baseline (assertion schema [gate] removed)"
+            in gate.output
+        )
+    updated = CliRunner().invoke(
+        baseline_group,
+        ["update", "--results", str(now), "--baseline", str(target), "--reason", "no schema"],
+    )
+    assert updated.exit_code == 0, updated.output
+    assert load_baseline(target).history[-1]["cases_changed"] == {
+        "a": {
+            "summary": "assertion schema [gate] removed",
+            "samples": {"from": 5, "to": 5},
+            "floor": {"from": 4, "to": 4},
+            "assertions": {
+                "schema": {"from": {"kind": "gate", "description": "checks schema"}, "to": None}
+            },
+            "weakened": True,
+        }
+    }
+    again = CliRunner().invoke(gate_cmd, ["--baseline", str(target), "--results", str(now)])
+    assert again.exit_code == 0, again.output
+
+
+def test_a_signal_removed_is_noted_and_a_plain_assert_or_an_old_file_is_not_compared(
+    tmp_path: Path,
+) -> None:
+    base = reference(_declaring("contains"))
+    noted = run_gate(base, reference(_declaring("contains", signals=())), GateConfig())
+    assert noted.passed and noted.notes == (
+        "case a expects otherwise than in the baseline (assertion tone [signal] removed)",
+    )
+    # A plain assert that failed is listed in the file, yet is no declared check.
+    failed = write_results(tmp_path / "failed.json", _declaring("contains", failure="no"))
+    assert load_reference(failed).cases[0].declared == ("contains", "tone")
+    assert run_gate(load_reference(failed), base, GateConfig(max_drop={})).passed
+    # Files written before results kept `declared` compare as before, either side.
+    removed = _declaring("contains", "schema", failing="schema").to_json()
+    for case_json in removed["cases"]:
+        del case_json["declared"]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(removed), encoding="utf-8")
+    assert load_reference(old).cases[0].declared is None
+    assert run_gate(load_reference(old), base, GateConfig()).passed

@@ -2,7 +2,7 @@
 
 A case's ``samples`` and ``floor`` and its assertions (kind and description) are its
 expectation. A run whose case expects less than the baseline's (fewer samples, a
-lower floor or pass share, a gate made a signal) is *weakened*: its score
+lower floor or pass share, a gate made a signal or removed) is *weakened*: its score
 would rise with no change to the agent, so the gate fails on it until the baseline
 is updated with a reason. Any other change is named, never passed over in silence.
 """
@@ -14,32 +14,36 @@ from typing import Any
 
 from replaygate.evals.reference import CaseSummary, Reference
 from replaygate.sampling import AssertionStats
+from replaygate.sampling.results import PLAIN_ASSERT
 
 
 @dataclass(frozen=True)
 class AssertionChange:
-    """One assertion of a case, of both runs, with another kind or description."""
+    """One assertion of a case with another kind or description in the run, or removed
+    from the case (``after`` None)."""
 
     name: str
     before: AssertionStats
-    after: AssertionStats
+    after: AssertionStats | None
 
     @property
     def weakened(self) -> bool:
-        """A gate of the baseline is now a signal."""
-        return self.before.kind == "gate" and self.after.kind != "gate"
+        """A gate of the baseline is now a signal, or no longer declared."""
+        return self.before.kind == "gate" and (self.after is None or self.after.kind != "gate")
 
     def text(self) -> str:
         """E.g. ``assertion contains changed: 'the text mentions ...' -> '...'``."""
         before, after = self.before, self.after
+        if after is None:
+            return f"assertion {self.name} [{before.kind}] removed"
         if before.kind != after.kind:
             return f"assertion {self.name} {before.kind} -> {after.kind}"
         return f"assertion {self.name} changed: {before.description!r} -> {after.description!r}"
 
     def to_json(self) -> dict[str, Any]:
-        """``{"from": {"kind", "description"}, "to": {...}}``."""
+        """``{"from": {"kind", "description"}, "to": {...}}``, ``"to"`` null when removed."""
         return {
-            side: {"kind": stats.kind, "description": stats.description}
+            side: None if stats is None else {"kind": stats.kind, "description": stats.description}
             for side, stats in (("from", self.before), ("to", self.after))
         }
 
@@ -56,7 +60,7 @@ class CaseChange:
     @property
     def weakened(self) -> bool:
         """The run's case expects less than the baseline's: fewer samples, a lower floor
-        or pass share, or a gate made a signal."""
+        or pass share, or a gate made a signal or removed."""
         (old_n, new_n), (old_floor, new_floor) = self.samples, self.floor
         return (
             new_n < old_n
@@ -86,16 +90,34 @@ class CaseChange:
 
 
 def _assertion_changes(before: CaseSummary, after: CaseSummary) -> list[AssertionChange]:
-    """The assertions of both whose kind or description differ. One that only one side
-    lists is not compared: a run lists only the assertions its samples evaluated (the
-    body's plain ``assert`` only when one failed), so its absence says nothing of the
-    case."""
+    """The assertions of both whose kind or description differ, then the checks ``before``
+    declares that ``after`` does not (:func:`_removed`). An assertion only the run lists
+    is not compared: the run lists the assertions its samples evaluated, the body's
+    plain ``assert`` only when one failed."""
     old = {a.name: a for a in before.assertions}
-    return [
+    changed = [
         AssertionChange(now.name, old[now.name], now)
         for now in after.assertions
         if now.name in old
         and (old[now.name].kind, old[now.name].description) != (now.kind, now.description)
+    ]
+    return [*changed, *_removed(before, after, old)]
+
+
+def _removed(
+    before: CaseSummary, after: CaseSummary, old: dict[str, AssertionStats]
+) -> list[AssertionChange]:
+    """The checks ``before`` declares and ``after`` does not, when both say what they
+    declare (a file written before results kept ``declared`` says nothing). One whose
+    kind ``before`` does not show (no sample evaluated it) counts as a gate: what cannot
+    be told is not passed as a signal."""
+    if before.declared is None or after.declared is None:
+        return []
+    kept = set(after.declared)
+    return [
+        AssertionChange(name, old.get(name) or AssertionStats(name, "gate", "custom", 0, 0), None)
+        for name in before.declared
+        if name not in kept and name != PLAIN_ASSERT
     ]
 
 

@@ -16,7 +16,7 @@ from replaygate.assertions.kinds import check_category, check_kind
 from replaygate.errors import shown_file
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.metrics import check_metrics, every_metric
-from replaygate.evals.results import EvalResults, read_json, results_from_json
+from replaygate.evals.results import EvalResults, declared_field, read_json, results_from_json
 from replaygate.evals.scorers import Metrics
 from replaygate.evals.shards import check_whole_run
 from replaygate.jsondoc import FieldError, json_fields, strings_field
@@ -47,13 +47,16 @@ NO_CASE = "holds no case: a gate needs at least one on each side"
 
 @dataclass(frozen=True)
 class CaseSummary:
-    """A case's declared samples and floor, its passes, verdict and per-assertion counts."""
+    """A case's declared samples and floor, its passes, verdict and per-assertion counts,
+    and the name of every check it declares (None when not known: a file written
+    without them)."""
 
     case: str
     samples: int
     floor: int
     passes: int
     assertions: tuple[AssertionStats, ...] = ()
+    declared: tuple[str, ...] | None = None
 
     @property
     def verdict(self) -> str:
@@ -61,10 +64,15 @@ class CaseSummary:
         return verdict_of(self.passes, self.samples, self.floor)
 
     @staticmethod
-    def of(sampled: SampledResult) -> CaseSummary:
-        """The summary of a sampled result."""
+    def of(sampled: SampledResult, declared: tuple[str, ...] | None = None) -> CaseSummary:
+        """The summary of a sampled result, declaring the checks ``declared``."""
         return CaseSummary(
-            sampled.case, sampled.n, sampled.floor, sampled.passes, tuple(sampled.assertions())
+            sampled.case,
+            sampled.n,
+            sampled.floor,
+            sampled.passes,
+            tuple(sampled.assertions()),
+            declared,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -72,6 +80,7 @@ class CaseSummary:
         return {
             **json_fields(self, ("samples", "floor", "passes", "verdict")),
             "assertions": {a.name: a.to_json() for a in self.assertions},
+            **({"declared": list(self.declared)} if self.declared is not None else {}),
         }
 
     @staticmethod
@@ -87,6 +96,7 @@ class CaseSummary:
             count(obj, "floor", 1, samples),
             count(obj, "passes", 0, samples),
             tuple(each(obj, "assertions", _assertion, key="assertion name", required=False)),
+            declared_field(obj),
         )
         agree(obj, "verdict", summary.verdict, "its passes and floor")
         return summary
@@ -129,7 +139,7 @@ class Reference:
     @staticmethod
     def of(results: EvalResults, source: str) -> Reference:
         """The reference an eval run makes."""
-        cases = tuple(CaseSummary.of(c.sampled) for c in results.cases)
+        cases = tuple(CaseSummary.of(c.sampled, c.declared) for c in results.cases)
         return Reference(results.metrics, cases, source, results)
 
 

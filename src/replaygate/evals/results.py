@@ -6,7 +6,8 @@ The file is a :mod:`replaygate.sampling.results` document (so ``load_results`` a
     {"format": "replaygate.sampling.results", "version": 1,
      "eval": {"time": ..., "commit": ..., "mode": "replay", "model": ..., ...},
      "metrics": {"success": 0.75, "citation_precision": 1.0, ...},
-     "cases": [{...sampled case..., "tags": [...], "counts": {...}, "metrics": {...}}]}
+     "cases": [{...sampled case..., "declared": [...], "tags": [...], "counts": {...},
+                "metrics": {...}}]}
 
 See ``docs/evals.md`` for every field.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +42,11 @@ from replaygate.outputs import write_text
 from replaygate.sampling import SampledResult
 from replaygate.sampling.results import (
     FORMAT,
+    PLAIN_ASSERT,
     RUN_TEXT,
     VERSION,
     document_text,
+    printed_name,
     sampled_from_json,
 )
 
@@ -55,16 +58,29 @@ class CaseResult:
     sampled: SampledResult
     counts: CaseCounts
     tags: tuple[str, ...] = ()
+    declared_known: bool = True
+    """Whether ``sampled.descriptions`` names every check the case declares; false for a
+    case read from a results file written without ``declared``."""
 
     @property
     def id(self) -> str:
         """The case id."""
         return self.sampled.case
 
+    @property
+    def declared(self) -> tuple[str, ...] | None:
+        """The name of every check the case declares, evaluated or not (None: not known);
+        the test body's plain ``assert`` is no declared check."""
+        if not self.declared_known:
+            return None
+        return tuple(name for name in self.sampled.descriptions if name != PLAIN_ASSERT)
+
     def to_json(self) -> dict[str, Any]:
-        """The case object: the sampling case plus ``tags``, ``counts`` and ``metrics``."""
+        """The case object: the sampling case plus ``declared``, ``tags``, ``counts`` and
+        ``metrics``."""
         return {
             **self.sampled.to_json(),
+            **({"declared": list(self.declared)} if self.declared is not None else {}),
             "tags": list(self.tags),
             "counts": self.counts.to_json(),
             "metrics": metrics_of([self.counts]),
@@ -89,7 +105,23 @@ class CaseResult:
         if "metrics" in obj:
             with within("metrics"):
                 check_agreement(check_metrics(obj["metrics"]), metrics_of([counts]), "its counts")
+        if "declared" not in obj:
+            return CaseResult(sampled, counts, strings_field(obj, "tags"), declared_known=False)
+        declared = dict.fromkeys(declared_field(obj) or (), "")
+        sampled = replace(sampled, descriptions={**declared, **sampled.descriptions})
         return CaseResult(sampled, counts, strings_field(obj, "tags"))
+
+
+def declared_field(obj: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The ``declared`` check names of a case, each printable and listed once; None when
+    the case has no ``declared`` (written before results kept it)."""
+    if "declared" not in obj:
+        return None
+    names = strings_field(obj, "declared")
+    for i, name in enumerate(names):
+        printed_name(name, f"declared[{i}]")
+    listed_once(names, "declared", "check", "a case declares each check once")
+    return names
 
 
 def _agreeing_assertions(obj: Mapping[str, Any], sampled: SampledResult) -> None:
