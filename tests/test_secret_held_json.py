@@ -75,6 +75,7 @@ def test_a_batch_file_holding_an_image_and_encrypted_reasoning_records(tmp_path:
         _line(_asking([{"type": "input_text", "text": f"my key is {FREE_KEY}"}, SEEN])),
         _line(_asking([{"type": "input_text", "text": "What is in it?", FREE_KEY: 1}])),
         _line({"model": "gpt-5", "input": [{**REASONED, "encrypted_content": PREFIXED_KEY}]}),
+        f'{{"custom_id": "r1", "body": {{"note": "{FREE_KEY}", "note": "ok"}}}}',
     ],
 )
 def test_a_key_in_a_batch_file_is_refused_before_it_is_sent(tmp_path: Path, line: str) -> None:
@@ -101,3 +102,9 @@ def test_json_held_as_text_is_read_with_its_field_rules() -> None:
     assert _found(json.dumps({"data": BLOB})) == ["high-entropy token"]
     assert _found(json.dumps({"image": {"mime_type": "image/png", "data": BLOB}, "x": FREE_KEY}))
     assert _found("\n".join([arguments, "{not json", FREE_KEY])) == ["high-entropy token"]
+
+
+def test_every_value_of_a_repeated_field_name_is_read() -> None:
+    arguments = f'{{"city": "Paris", "note": "{FREE_KEY}", "note": "ok"}}'
+    assert _found(arguments) == ["high-entropy token"]
+    assert _found(f'{{"image": {{"data": "{BLOB}", "data": "{FREE_KEY}"}}}}') != []

@@ -6,28 +6,41 @@ The secret rules read the strings of such JSON with their own field names
 (:func:`~.secret_decode.json_leaves`), as they read a JSON body, so the field rules of
 encoded data (:func:`~.secret_entropy.encoded_field`: ``encrypted_content``, an image's
 ``data``) hold there too; the free-standing check of the text itself leaves that JSON
-out (:func:`outside_held_json`) but for its field names.
+out (:func:`outside_held_json`) but for its field names. JSON in which an object repeats
+a field name is not held JSON: a parser keeps one value of the name, so the text is read
+as plain text, every value with it.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
-
-import orjson
 
 _LINE = re.compile(r"[^\n]+")
 _STARTS = ("{", "[")
 
 
+class _RepeatedName(ValueError):
+    """An object of the JSON repeats a field name."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise _RepeatedName
+    return value
+
+
 def _parsed(text: str) -> Any:
-    """The JSON object or array ``text`` is, or None."""
+    """The JSON object or array ``text`` is, or None (also when an object in it repeats a
+    field name: the values a parser drops would be read by nothing)."""
     if text.lstrip()[:1] not in _STARTS:
         return None
     try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
+        value = json.loads(text, object_pairs_hook=_unique)
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict | list) else None
 
