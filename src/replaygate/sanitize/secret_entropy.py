@@ -79,11 +79,18 @@ NOT_CREDENTIAL_KEYS = frozenset(
 ``prompt_cache_key``, ``sort_key``)."""
 _QUERY_WORDS = r"key|sig|signature|code"
 _VALUE = r"[!#-%*+\--:=?-Z^-z|~]"  # printable ASCII but quotes, brackets, & ; , \
+_NAME = "[A-Za-z0-9_.-]"
 KEYWORD = re.compile(
-    rf"(?i)(?:(?<=[?&;])(?:{_QUERY_WORDS})|(?<![A-Za-z])[A-Za-z0-9_.-]*?(?:{AUTH_WORDS})[A-Za-z0-9_.-]*?)"
+    rf"(?i)(?:(?<=[?&;])(?:{_QUERY_WORDS})|(?<!{_NAME})(?>{_NAME}*?(?:{AUTH_WORDS})){_NAME}*+)"
     rf"[\"']?\s*[=:]\s*[\"']?({_VALUE}{{{CONTEXT_MIN_LENGTH},}})"
 )
-"""A credential name written in text and its value: ``api_key=...``, ``?key=...``."""
+"""A credential name written in text and its value: ``api_key=...``, ``?key=...``.
+
+A name is a whole run of name characters holding a key word: a match starting inside a
+run would end where one starting at the run's start ends, so a search tries each run
+once, from its start, and takes the first key word it holds without trying the others
+(the value after the run is the same whichever it takes). Time grows with the text, not
+with its square: a megabyte of digits or of base64 is read in milliseconds."""
 KEY_KEYWORD = re.compile(
     rf"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*?(?:[Kk]ey|KEY))"
     rf"[\"']?\s*[=:]\s*[\"']?({_VALUE}{{{CONTEXT_MIN_LENGTH},}})"
@@ -91,6 +98,10 @@ KEY_KEYWORD = re.compile(
 """A name ending in ``key`` written in text and its value (:func:`key_name` tells which
 count): ``private_key=...``, ``"subscription-key": "..."``."""
 AUTH_SCHEME = re.compile(r"(?i)\b(bearer|token|basic|digest|api-?key)\s+([A-Za-z0-9_\-.=+/~]{16,})")
+BASE64_TEXT = re.compile(r"[A-Za-z0-9+/_\-]*={0,2}")
+"""A text of base64's letters alone, ``=`` only at its end (an image, a document, audio):
+none of :data:`KEYWORD`, :data:`KEY_KEYWORD` and :data:`AUTH_SCHEME` can match in it (each
+needs ``=`` or ``:`` before a value, or white space after a scheme), so they are not run."""
 FREE_RUN = re.compile(rf"[A-Za-z0-9+/_\-=.~]{{{FREE_MIN_LENGTH},}}")
 MEDIA_FIELDS = frozenset({"media_type", "mime_type", "mimeType", "format", "transcript"})
 """Fields next to a ``data`` that say it is an image, a document or audio."""
@@ -414,6 +425,19 @@ def detect_context(
         return CONTEXT
     if "agents-sdk:" in text:
         text = SDK_CACHE_KEY.sub(" ", text)
+    if BASE64_TEXT.fullmatch(text) is None and (written := _written_context(text)) is not None:
+        return written
+    if encoded:
+        return None
+    free = DATA_URL_BASE64.sub(" ", text) if "base64," in text else text
+    if held and _free_token(free):
+        free = outside_held_json(free)
+    return FREE if _free_token(free) else None
+
+
+def _written_context(text: str) -> str | None:
+    """The finding of a credential name and its value (:data:`KEYWORD`, :data:`KEY_KEYWORD`)
+    or of an auth scheme and a credential (:data:`AUTH_SCHEME`) written in ``text``, or None."""
     if any(context_secret(m.group(1)) for m in KEYWORD.finditer(text)):
         return CONTEXT
     if any(key_name(m.group(1)) and context_secret(m.group(2)) for m in KEY_KEYWORD.finditer(text)):
@@ -422,12 +446,7 @@ def detect_context(
         scheme, value = match.groups()
         if scheme.lower() == "bearer" or any(c.isdigit() for c in value):
             return "bearer token" if scheme.lower() == "bearer" else SCHEME
-    if encoded:
-        return None
-    free = DATA_URL_BASE64.sub(" ", text) if "base64," in text else text
-    if held and _free_token(free):
-        free = outside_held_json(free)
-    return FREE if _free_token(free) else None
+    return None
 
 
 def _free_token(text: str) -> bool:

@@ -122,7 +122,10 @@ DETECTORS: tuple[Detector, ...] = (
     _rule("Artifactory token", _START + r"AKCp[A-Za-z0-9]{60,}", "AKCp"),
     _rule(
         "password in URL",
-        r"[A-Za-z][A-Za-z0-9+.\-]*://[!#-.0-9;-?A-~]+:[!#-.0-9;-?A-~]{3,}@[!#-.0-9;-?A-~]+",
+        # The scheme is read from the start of its run of scheme characters, once: a
+        # search starting at each letter of a long run would read the rest of it again.
+        r"(?<![A-Za-z0-9+.\-])[0-9+.\-]*+[A-Za-z][A-Za-z0-9+.\-]*+"
+        r"://[!#-.0-9;-?A-~]+:[!#-.0-9;-?A-~]{3,}@[!#-.0-9;-?A-~]+",
         "://",
     ),
     _rule(
