@@ -197,3 +197,32 @@ def test_a_key_in_a_base64_docx_document_is_refused_and_a_clean_one_recorded(
     store.write_text(store.read_text().replace(clean_data, secret_data))  # a hand edit
     problems = [str(problem) for problem in verify_store(store)[1]]
     assert any("zip member 'word/document.xml'" in problem for problem in problems), problems
+
+
+SHAPELESS = b"SECRET_TOKEN=q8Zr2LxV9mT4wK7pB1nC6dH3Yw5Ej0Fs\n"
+PICTURE = bytes(range(256)) * 8
+
+
+@pytest.mark.parametrize(
+    ("data", "named"),
+    [
+        (
+            _zip({"logo.png": PICTURE, "config/.env": SHAPELESS}, zipfile.ZIP_STORED),
+            "(in zip member 'config/.env' in base64 text)",
+        ),
+        (PICTURE + b" " + KEY.encode() + b" " + PICTURE, "Anthropic API key (in binary base64"),
+    ],
+    ids=["stored zip member", "binary file"],
+)
+def test_a_key_in_a_stored_zip_member_or_a_binary_document_is_refused(
+    tmp_path: Path, data: bytes, named: str
+) -> None:
+    store = tmp_path / "docs.jsonl"
+    with Simulator(behavior="echo") as sim:
+        http = httpx2_client(store, mode="record-missing", approve_live=True)
+        with anthropic.Anthropic(api_key="sk-sim", base_url=sim.url, http_client=http) as client:
+            with pytest.raises(SecretInFixtureError, match=r"source\.data") as caught:
+                client.messages.create(model="m", max_tokens=16, messages=[_document(data)])
+            client.messages.create(model="m", max_tokens=16, messages=[_document(PICTURE)])
+    assert named in str(caught.value)
+    assert verify_store(store) == (1, [])

@@ -13,7 +13,8 @@ of compressed headers, costs no more. What cannot be read to its end (more than 
 budget, or a zip member compressed by a method the standard library cannot read) raises
 :class:`Unsearchable`, and the scan refuses the fixture: it may hold anything. An
 encrypted zip member is passed over, as encrypted text is. A zip member stored without
-compression, and the bzip2 or xz data of a zip member, are read where they stand.
+compression is given as it stands (the compressed data inside it is found where it
+stands, not again), and the bzip2 or xz data of a zip member is read as such.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ _BZIP2 = re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)")
 _LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
 """A zip member's local header: signature, version, flags, method, time, date, CRC,
 compressed and uncompressed size, name and extra field lengths."""
-_DEFLATED, _ENCRYPTED, _SIZES_AFTER = 8, 0x1, 0x8
+_STORED, _DEFLATED, _ENCRYPTED, _SIZES_AFTER = 0, 8, 0x1, 0x8
 _UNREADABLE_METHODS = {9: "Deflate64", 14: "LZMA", 93: "Zstandard", 98: "PPMd"}
 """Zip compression methods the standard library cannot read (bzip2 and xz members start
 with their own signature and are read as such)."""
@@ -90,9 +91,9 @@ def expanded(raw: bytes, budget: Budget, depth: int = 0) -> Iterator[tuple[str, 
         found = _expand(raw, start, kind, _part(raw, start), budget)
         if found is None:
             continue
-        label, data = found
+        label, data, stored = found
         yield label, data
-        if depth + 1 < MAX_NESTING and holds_compressed(data):
+        if not stored and depth + 1 < MAX_NESTING and holds_compressed(data):
             for inner, nested in expanded(data, budget, depth + 1):
                 yield f"{inner} in {label}", nested
 
@@ -109,9 +110,10 @@ def _starts(raw: bytes) -> list[tuple[int, str]]:
 
 def _expand(
     raw: bytes, start: int, kind: str, where: str, budget: Budget
-) -> tuple[str, bytes] | None:
+) -> tuple[str, bytes, bool] | None:
     """The label and output of the stream of ``kind`` at ``start`` (``where``: the multipart
-    part it stands in); None when there is none."""
+    part it stands in), and whether it is a zip member stored as it stands in ``raw``;
+    None when there is none."""
     if kind == "zip":
         return _zip_member(raw, start, where, budget)
     label = f"{kind} data{where}"
@@ -122,10 +124,12 @@ def _expand(
         decompressor = bz2.BZ2Decompressor()
     else:
         decompressor = lzma.LZMADecompressor(lzma.FORMAT_XZ)
-    return label, _inflate(decompressor, raw, start, label, budget)
+    return label, _inflate(decompressor, raw, start, label, budget), False
 
 
-def _zip_member(raw: bytes, start: int, where: str, budget: Budget) -> tuple[str, bytes] | None:
+def _zip_member(
+    raw: bytes, start: int, where: str, budget: Budget
+) -> tuple[str, bytes, bool] | None:
     end = start + _LOCAL_HEADER.size
     if len(raw) < end:
         return None
@@ -139,7 +143,7 @@ def _zip_member(raw: bytes, start: int, where: str, budget: Budget) -> tuple[str
         else "a zip member"
     )
     label = shown + where
-    if flags & _ENCRYPTED or method != _DEFLATED:
+    if flags & _ENCRYPTED or method not in (_STORED, _DEFLATED):
         if method in _UNREADABLE_METHODS and not flags & _ENCRYPTED:
             raise Unsearchable(
                 f"{label} compressed with {_UNREADABLE_METHODS[method]}, which the search for "
@@ -149,7 +153,17 @@ def _zip_member(raw: bytes, start: int, where: str, budget: Budget) -> tuple[str
     data_start = end + name_size + extra_size
     known_size = not flags & _SIZES_AFTER and size != 0xFFFFFFFF
     data = raw[data_start : data_start + size] if known_size else raw[data_start:]
-    return label, _inflate(zlib.decompressobj(-15), data, 0, label, budget)
+    if method == _STORED:
+        _charge(budget, TRY_COST, label)
+        return label, data, True
+    return label, _inflate(zlib.decompressobj(-15), data, 0, label, budget), False
+
+
+def _charge(budget: Budget, cost: int, label: str) -> None:
+    """Take ``cost`` from ``budget``; :class:`Unsearchable` when it has not that much left."""
+    if budget.left < cost:
+        raise _over(label)
+    budget.left -= cost
 
 
 def _inflate(
@@ -158,9 +172,7 @@ def _inflate(
     """What ``decompressor`` makes of ``raw`` from ``start`` until its stream ends or breaks
     (the output up to a damaged or cut part is kept); :class:`Unsearchable` beyond the budget.
     Each stream tried costs :data:`TRY_COST` of it."""
-    if budget.left < TRY_COST:
-        raise _over(label)
-    budget.left -= TRY_COST
+    _charge(budget, TRY_COST, label)
     out = bytearray()
     for at in range(start, len(raw), _CHUNK):
         try:

@@ -6,7 +6,8 @@ arguments, a stream event's ``data``), percent-encoding in a path or a form body
 :func:`views` yields each decoding that changes the text, with a label for the error
 message; :func:`json_leaves` the strings of JSON held as text, with their field names.
 Compressed data in the bytes of a base64 run (a gzip file, the zip of a ``.docx``) is
-read decompressed (:mod:`.secret_compressed`).
+read decompressed (:mod:`.secret_compressed`); the printable stretches of the bytes of
+a binary run (an image, a file) are read for the token families only.
 """
 
 from __future__ import annotations
@@ -15,18 +16,21 @@ import base64
 import binascii
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from urllib.parse import unquote_plus
 
 from replaygate.sanitize.secret_compressed import Budget, expanded, holds_compressed
 from replaygate.sanitize.secret_entropy import encoded_field
 from replaygate.sanitize.secret_held import held_json
-from replaygate.sanitize.secret_prefilter import Runs
+from replaygate.sanitize.secret_prefilter import MIN_RUN, Runs, stretches, table_of
+from replaygate.sanitize.secret_rules import detect_family
 
 BASE64_MIN_LENGTH = 24
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\/")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _BASE64_RUN = re.compile(rf"[A-Za-z0-9+/_\-]{{{BASE64_MIN_LENGTH},}}={{0,2}}")
 _PRINTABLE = bytes([*range(0x20, 0x7F), 0x09, 0x0A, 0x0D])
+_PRINTABLE_TABLE = table_of(_PRINTABLE)
 
 BASE64_BODY = b'"base64":'
 """A body kept as base64 (its field name as written)."""
@@ -78,27 +82,51 @@ def _base64_runs(text: str) -> Iterator[bytes]:
             yield raw
 
 
+def printable_stretches(raw: bytes) -> str:
+    """The stretches of printable ASCII in binary ``raw`` long enough to hold a token, one
+    a line: what a token family can match in it."""
+    return "\n".join(raw[s:e].decode("ascii") for s, e in stretches(raw, _PRINTABLE_TABLE, MIN_RUN))
+
+
 def base64_may_hide(text: str) -> bool:
-    """Whether a base64 run of ``text`` decodes to printable bytes or holds compressed data."""
-    return any(_mostly_printable(raw) or holds_compressed(raw) for raw in _base64_runs(text))
+    """Whether a base64 run of ``text`` decodes to printable bytes, holds compressed data, or
+    holds a token of a family among its binary bytes."""
+    return any(
+        _mostly_printable(raw)
+        or holds_compressed(raw)
+        or detect_family(printable_stretches(raw)) is not None
+        for raw in _base64_runs(text)
+    )
 
 
-def views(text: str, budget: Budget) -> Iterator[tuple[str, str]]:
-    """(label, decoded text) for each decoding of ``text`` that changes it; compressed data
-    in a base64 run is read within ``budget`` (it raises
+@dataclass(frozen=True)
+class View:
+    """A decoding of a text: its label, its text, and whether only the token families
+    read it (the printable stretches of binary bytes, where other rules see noise)."""
+
+    label: str
+    text: str
+    families_only: bool = False
+
+
+def views(text: str, budget: Budget) -> Iterator[View]:
+    """Each decoding of ``text`` that changes it;
+    compressed data in a base64 run is read within ``budget`` (it raises
     :class:`~.secret_compressed.Unsearchable` for what it cannot read whole)."""
     if "\\" in text:
         unescaped = _ESCAPE.sub(_unescape, text)
         if unescaped != text:
-            yield "\\u-escaped", unescaped
+            yield View("\\u-escaped", unescaped)
     if "%" in text and _PERCENT.search(text):
-        yield "percent-encoded", unquote_plus(text)
+        yield View("percent-encoded", unquote_plus(text))
     for raw in _base64_runs(text):
         if _mostly_printable(raw):
-            yield "base64", bytes_text(raw)
+            yield View("base64", bytes_text(raw))
+        else:
+            yield View("binary base64", printable_stretches(raw), families_only=True)
         if holds_compressed(raw):
             for label, inner in expanded(raw, budget):
-                yield f"{label} in base64", bytes_text(inner)
+                yield View(f"{label} in base64", bytes_text(inner))
 
 
 def may_have_views(runs: Runs) -> bool:

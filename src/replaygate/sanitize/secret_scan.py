@@ -83,9 +83,13 @@ def detect_in_text(
                 for label, member in expanded(raw, budget):
                     if name := detect_in_text(bytes_text(member), "", depth + 1, budget=budget):
                         return f"{_bare(name)} (in {label} in a base64 body)"
-        for label, decoded in views(text, budget):
-            if (name := detect_in_text(decoded, field_name, depth + 1, budget=budget)) is not None:
-                return f"{_bare(name)} (in {label} text)"
+        for view in views(text, budget):
+            if view.families_only:
+                name = detect_family(view.text)
+            else:
+                name = detect_in_text(view.text, field_name, depth + 1, budget=budget)
+            if name is not None:
+                return f"{_bare(name)} (in {view.label} text)"
     except Unsearchable as problem:
         return str(problem)
     for inner_field, inner, inner_encoded in json_leaves(text):
