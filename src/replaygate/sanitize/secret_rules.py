@@ -188,8 +188,17 @@ def may_match_family(runs: Runs) -> bool:
 
 
 def detect_family(text: str) -> str | None:
-    """The name of the first rule of :data:`DETECTORS` that matches ``text``, or None."""
+    """The name of the first rule of :data:`DETECTORS` that matches ``text``, or None.
+
+    A rule whose anchors are matched in their case is run only when one of them occurs
+    in ``text``: a substring search costs a fraction of a pattern's on a long text (a
+    megabyte of base64)."""
     for detector in DETECTORS:
+        if not (
+            detector.pattern.flags & re.IGNORECASE
+            or any(anchor in text for anchor in detector.anchors)
+        ):
+            continue
         if detector.pattern.search(text):
             return detector.name
     return None
