@@ -26,7 +26,8 @@ from loopback import Handler, serving
 from replaygate.errors import SecretInFixtureError
 from replaygate.http import block_network, httpx2_client
 from replaygate.hygiene.verify import verify_store
-from replaygate.sanitize.secret_compressed import MAX_EXPANDED
+from replaygate.sanitize.secret_compressed import MAX_EXPANDED, TRY_COST, Budget
+from replaygate.sanitize.secret_scan import detect_in_text
 from replaygate.sim import Simulator
 from sdks import anthropic, openai
 
@@ -226,3 +227,13 @@ def test_a_key_in_a_stored_zip_member_or_a_binary_document_is_refused(
             client.messages.create(model="m", max_tokens=16, messages=[_document(PICTURE)])
     assert named in str(caught.value)
     assert verify_store(store) == (1, [])
+
+
+def test_an_upload_kept_as_a_base64_body_is_decompressed_once() -> None:
+    bound = 1 << 16  # a bound of 64 KiB reads as 64 MiB does, a thousand times faster
+    clean = (CLEAN * bound)[: bound * 3 // 4]
+    part = b'--b\r\ncontent-disposition: form-data; name="file"; filename="x.gz"\r\n\r\n'
+    body = base64.b64encode(part + gzip.compress(clean) + b"\r\n--b--\r\n").decode()
+    budget = Budget(bound)
+    assert detect_in_text(body, "base64", encoded=True, budget=budget) is None
+    assert budget.left == bound - len(clean) - TRY_COST

@@ -109,8 +109,8 @@ class View:
     families_only: bool = False
 
 
-def views(text: str, budget: Budget) -> Iterator[View]:
-    """Each decoding of ``text`` that changes it;
+def views(text: str, budget: Budget, *, base64: bool = True) -> Iterator[View]:
+    """Each decoding of ``text`` that changes it (of its base64 runs only when ``base64``);
     compressed data in a base64 run is read within ``budget`` (it raises
     :class:`~.secret_compressed.Unsearchable` for what it cannot read whole)."""
     if "\\" in text:
@@ -119,7 +119,7 @@ def views(text: str, budget: Budget) -> Iterator[View]:
             yield View("\\u-escaped", unescaped)
     if "%" in text and _PERCENT.search(text):
         yield View("percent-encoded", unquote_plus(text))
-    for raw in _base64_runs(text):
+    for raw in _base64_runs(text) if base64 else ():
         if _mostly_printable(raw):
             yield View("base64", bytes_text(raw))
         else:

@@ -75,15 +75,14 @@ def detect_in_text(
         return name
     budget = Budget() if budget is None else budget
     try:
-        if field_name == "base64":
-            raw = decode_base64(text)
-            if raw is not None:
-                if name := detect_in_text(bytes_text(raw), "", depth + 1, budget=budget):
-                    return f"{_bare(name)} (in a base64 body)"
-                for label, member in expanded(raw, budget):
-                    if name := detect_in_text(bytes_text(member), "", depth + 1, budget=budget):
-                        return f"{_bare(name)} (in {label} in a base64 body)"
-        for view in views(text, budget):
+        raw = decode_base64(text) if field_name == "base64" else None
+        if raw is not None:  # a body kept as base64: read here once, not again as a base64 run
+            if name := detect_in_text(bytes_text(raw), "", depth + 1, budget=budget):
+                return f"{_bare(name)} (in a base64 body)"
+            for label, member in expanded(raw, budget):
+                if name := detect_in_text(bytes_text(member), "", depth + 1, budget=budget):
+                    return f"{_bare(name)} (in {label} in a base64 body)"
+        for view in views(text, budget, base64=raw is None):
             if view.families_only:
                 name = detect_family(view.text)
             else:
