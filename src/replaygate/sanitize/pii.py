@@ -15,9 +15,10 @@ Built-in classes (``personal_data = [...]``):
   of four.
 
 A constructed value depends only on the original text (a SHA-256 of it), so the same
-address gets the same replacement in every fixture and at replay; and it has enough
-digits (10^11 cards, about 10^13 phones, 16^8 addresses) that two different originals
-do not share one, since a request about one would then match the fixture of the other.
+address gets the same replacement in every fixture and at replay; cards and phones have
+enough digits (10^11 cards, about 10^13 phones) that two different numbers do not share
+one, since a request about one would then match the fixture of the other. An address
+gets a 32-bit digest: two share one with odds of about 1 in 4 billion per pair.
 It is a fixed point: running the rules on it again leaves it as it is. That is what keeps a
 redacted fixture matching the live-shaped request, whose later turns carry the
 constructed values of replayed responses. Someone who guesses an original value can
