@@ -294,6 +294,10 @@ def test_a_prefixed_key_in_an_opaque_field_is_refused(body: dict[str, Any], path
     "body",
     [
         {"metadata": {"thoughtSignature": "{}", "user": "u"}},
+        {"metadata": {"thoughtSignature": "{}"}},
+        {"metadata": {"note": {"text": "Hi", "thoughtSignature": "{}"}}},
+        {"settings": {"audio": {"data": "{}"}}},
+        {"arguments": '{"user": {"thoughtSignature": "{}"}}'},
         {"parts": [{"text": "Hi", "thoughtSignature": "{}", "user": "u"}]},
         {"metadata": {"encrypted_index": "{}"}},
         {"citations": [{"type": "char_location", "encrypted_index": "{}"}]},

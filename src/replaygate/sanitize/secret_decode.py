@@ -146,12 +146,14 @@ def json_leaves(text: str) -> Iterator[tuple[str, str, bool]]:
     """(field name, string, whether it is encoded data) of every string of the JSON held in
     ``text``: the text when it is a JSON object or array, else each of its lines that is
     one (:func:`~.secret_held.held_json`; :func:`~.secret_entropy.encoded_field`)."""
-    stack: list[tuple[str, object, bool]] = [("", value, False) for *_, value in held_json(text)]
+    stack = [("", value, False, "") for *_, value in held_json(text)]
     while stack:
-        name, item, encoded = stack.pop()
+        name, item, encoded, outer = stack.pop()
         if isinstance(item, str):
             yield name, item, encoded
         elif isinstance(item, dict):
-            stack.extend((str(k), v, encoded_field(str(k), item, name)) for k, v in item.items())
+            stack.extend(
+                (str(k), v, encoded_field(str(k), item, name, outer), name) for k, v in item.items()
+            )
         elif isinstance(item, list):
-            stack.extend((name, v, encoded) for v in item)
+            stack.extend((name, v, encoded, outer) for v in item)

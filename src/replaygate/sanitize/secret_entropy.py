@@ -108,6 +108,8 @@ MEDIA_FIELDS = frozenset({"media_type", "mime_type", "mimeType", "format", "tran
 _DATA_TYPES = frozenset({"base64", "redacted_thinking"})
 AUDIO_FIELDS = frozenset({"id", "data", "expires_at", "transcript"})
 """The fields of a Chat Completions answer's ``audio``, each chunk of a stream holding some."""
+AUDIO_HOLDERS = frozenset({"message", "delta"})
+"""What holds a Chat Completions answer's ``audio``: a choice's message, a stream chunk's delta."""
 ENCODED_BY_TYPE = frozenset(
     {
         ("signature", "thinking"),
@@ -146,8 +148,8 @@ GEMINI_PART_FIELDS = frozenset(
         "mediaResolution",
     }
 )
-"""The fields of a Gemini content part: a ``thoughtSignature`` in an object of no other
-fields is encoded data (a streamed answer's last part may hold nothing else)."""
+"""The fields of a Gemini content part: a ``thoughtSignature`` in an entry of ``parts`` of no
+other fields is encoded data (a streamed answer's last part may hold nothing else)."""
 DATA_URL = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[^;,\s]*)*;base64,")
 """The start of a data URL of base64 content: ``data:image/png;base64,``."""
 DATA_URL_BASE64 = re.compile(DATA_URL.pattern + r"[A-Za-z0-9+/_\-]*={0,2}")
@@ -159,13 +161,16 @@ ENCODED_PATH = re.compile(
 """Where an envelope holds encoded data, by field path (:func:`is_encoded_path`)."""
 
 
-def encoded_field(name: str, siblings: Mapping[str, Any], holder: str = "") -> bool:
+def encoded_field(
+    name: str, siblings: Mapping[str, Any], holder: str = "", outer: str = ""
+) -> bool:
     """Whether the string under ``name`` of an object holding ``siblings`` (itself under
-    the field ``holder``) is encoded data: ``encrypted_content``; the ``data`` of an
-    image, a document or audio (next to a ``media_type``, ``mime_type``, ``format`` or
-    ``transcript``, under a ``type`` of ``base64``, or of an ``audio`` object of no other
-    fields than :data:`AUDIO_FIELDS`: a Chat Completions stream's audio) or of a redacted
-    thinking block; the ``thoughtSignature`` of a Gemini content part
+    the field ``holder`` of an object under ``outer``) is encoded data:
+    ``encrypted_content``; the ``data`` of an image, a document or audio (next to a
+    ``media_type``, ``mime_type``, ``format`` or ``transcript``, under a ``type`` of
+    ``base64``, or of an ``audio`` object of no other fields than :data:`AUDIO_FIELDS` in
+    a message or a delta: a Chat Completions answer's audio) or of a redacted thinking
+    block; the ``thoughtSignature`` of a Gemini content part, an entry of ``parts``
     (:data:`GEMINI_PART_FIELDS`); a field named with the object's ``type`` in
     :data:`ENCODED_BY_TYPE` (the ``signature`` of a thinking block, ...)."""
     if name == "encrypted_content":
@@ -176,11 +181,11 @@ def encoded_field(name: str, siblings: Mapping[str, Any], holder: str = "") -> b
     if name == "data" and (
         kind in _DATA_TYPES
         or not MEDIA_FIELDS.isdisjoint(siblings)
-        or (holder == "audio" and AUDIO_FIELDS.issuperset(siblings))
+        or (holder == "audio" and outer in AUDIO_HOLDERS and AUDIO_FIELDS.issuperset(siblings))
     ):
         return True
     if name == "thoughtSignature":
-        return GEMINI_PART_FIELDS.issuperset(siblings)
+        return holder == "parts" and GEMINI_PART_FIELDS.issuperset(siblings)
     return (name, kind) in ENCODED_BY_TYPE
 
 

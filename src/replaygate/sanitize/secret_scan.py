@@ -103,9 +103,15 @@ def _bare(name: str) -> str:
 
 
 def _leaves(
-    value: Any, path: str, field_name: str, safe: KnownSafe = NOTHING_SAFE, encoded: bool = False
+    value: Any,
+    path: str,
+    field_name: str,
+    safe: KnownSafe = NOTHING_SAFE,
+    encoded: bool = False,
+    outer: str = "",
 ) -> Iterator[tuple[str, str, str, bool]]:
-    """``(path, field name, text, whether it is encoded data)`` of each string of ``value``:
+    """``(path, field name, text, whether it is encoded data)`` of each string of ``value``
+    (under ``field_name`` of an object under ``outer``):
     its values (:func:`~.secret_entropy.encoded_field`; a fixture's own key under no field
     name, :data:`~.secret_gate.FIXTURE_KEY`), and a field name that a token
     family flags once its ``safe`` values are blanked out (named by the path of its
@@ -118,10 +124,11 @@ def _leaves(
                 name = "<a secret-looking field name>"
             inner = f"{path}.{name}" if path else name
             field = "" if inner == FIXTURE_KEY else name
-            yield from _leaves(item, inner, field, safe, encoded_field(name, value, field_name))
+            encoded = encoded_field(name, value, field_name, outer)
+            yield from _leaves(item, inner, field, safe, encoded, field_name)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            yield from _leaves(item, f"{path}[{i}]", field_name, safe, encoded)
+            yield from _leaves(item, f"{path}[{i}]", field_name, safe, encoded, outer)
     elif isinstance(value, str):
         yield path, field_name, value, encoded
 

@@ -59,15 +59,16 @@ def _place(value: Any, default: Any) -> Any:
     return value if isinstance(value, int | str) else default
 
 
-def _text_fields(delta: dict[str, Any], holder: Any = "") -> Iterator[tuple[str, Fragment]]:
-    """The text fields of one delta object (under the field ``holder``): strings but
-    ``type``, ``index`` and encoded data."""
-    holder = holder if isinstance(holder, str) else ""
+def _text_fields(
+    delta: dict[str, Any], holder: str = "", outer: str = ""
+) -> Iterator[tuple[str, Fragment]]:
+    """The text fields of one delta object (under the field ``holder`` of an object under
+    ``outer``): strings but ``type``, ``index`` and encoded data."""
     for name, value in delta.items():
         if (
             isinstance(value, str)
             and name not in _NOT_TEXT
-            and not encoded_field(name, delta, holder)
+            and not encoded_field(name, delta, holder, outer)
         ):
             yield name, (delta, name)
 
@@ -80,18 +81,22 @@ def _anthropic(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
         yield ("block", _place(event.get("index"), None), name), fragment
 
 
-def _accumulated(delta: dict[str, Any], group: Group) -> Iterator[tuple[Group, Fragment]]:
-    """Each text field of ``delta`` at any depth, by its path: an object in a list by its
-    ``index`` (else its position), as the openai SDK joins a stream's deltas."""
-    for name, fragment in _text_fields(delta, group[-1]):
+def _accumulated(
+    delta: dict[str, Any], group: Group, holder: str = "delta", outer: str = ""
+) -> Iterator[tuple[Group, Fragment]]:
+    """Each text field of ``delta`` (under the field ``holder`` of an object under
+    ``outer``) at any depth, by its path: an object in a list by its ``index`` (else its
+    position), as the openai SDK joins a stream's deltas."""
+    for name, fragment in _text_fields(delta, holder, outer):
         yield (*group, name), fragment
     for name, value in delta.items():
         if isinstance(value, dict):
-            yield from _accumulated(value, (*group, name))
+            yield from _accumulated(value, (*group, name), name, holder)
         elif isinstance(value, list):
             for n, entry in enumerate(value):
                 if isinstance(entry, dict):
-                    yield from _accumulated(entry, (*group, name, _place(entry.get("index"), n)))
+                    place = (*group, name, _place(entry.get("index"), n))
+                    yield from _accumulated(entry, place, name, holder)
 
 
 def _openai(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
