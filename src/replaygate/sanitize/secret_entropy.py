@@ -90,7 +90,7 @@ A name is a whole run of name characters holding a key word: a match starting in
 run would end where one starting at the run's start ends, so a search tries each run
 once, from its start, and takes the first key word it holds without trying the others
 (the value after the run is the same whichever it takes). Time grows with the text, not
-with its square: a megabyte of digits or of base64 is read in milliseconds."""
+with its square: a megabyte of digits or of base64 is read in a fraction of a second."""
 KEY_KEYWORD = re.compile(
     rf"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*?(?:[Kk]ey|KEY))"
     rf"[\"']?\s*[=:]\s*[\"']?({_VALUE}{{{CONTEXT_MIN_LENGTH},}})"
