@@ -94,6 +94,10 @@ def test_a_data_url_in_prose_is_encoded_data_but_what_stands_beside_it_is_not() 
     assert _found(f"Here: {IMAGE} is the chart.") == []
     assert _found(f"Here: {IMAGE} {FREE_KEY}") == ["high-entropy token"]
     assert _found(f"Here: {IMAGE}\n{FREE_KEY}") == ["high-entropy token"]
+    named = IMAGE.replace(";base64,", f";name={FREE_KEY};base64,")
+    assert _found(f"Here: {named} is the chart.") == ["high-entropy token"]
+    assert _found(f"Here: {IMAGE.replace('image', FREE_KEY)}") == ["high-entropy token"]
+    assert _found(f"Here: {IMAGE}-{FREE_KEY}") == ["high-entropy token"]
 
 
 def test_json_held_as_text_is_read_with_its_field_rules() -> None:

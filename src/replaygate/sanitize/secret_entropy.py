@@ -152,8 +152,9 @@ GEMINI_PART_FIELDS = frozenset(
 other fields is encoded data (a streamed answer's last part may hold nothing else)."""
 DATA_URL = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[^;,\s]*)*;base64,")
 """The start of a data URL of base64 content: ``data:image/png;base64,``."""
-DATA_URL_BASE64 = re.compile(DATA_URL.pattern + r"[A-Za-z0-9+/_\-]*={0,2}")
-"""A data URL of base64 content, whole."""
+DATA_URL_BASE64 = re.compile(f"({DATA_URL.pattern})" + r"[A-Za-z0-9+/]*={0,2}")
+"""A data URL of base64 content: its start (group 1, read as text) and its content (in
+the standard alphabet, as a data URL holds it)."""
 ENCODED_PATH = re.compile(
     r"(?:(?:request|response|responses\[\d+\])\.)?"
     r"(?:base64|(?<!request\.)body\.data\[\d+\]\.(?:embedding|b64_json))"
@@ -434,7 +435,7 @@ def detect_context(
         return written
     if encoded:
         return None
-    free = DATA_URL_BASE64.sub(" ", text) if "base64," in text else text
+    free = DATA_URL_BASE64.sub(r"\1 ", text) if "base64," in text else text
     if held and _free_token(free):
         free = outside_held_json(free)
     return FREE if _free_token(free) else None
