@@ -179,27 +179,30 @@ def find_stream_secrets(
     """
     if not isinstance(events, list):
         return []
-    from replaygate.sanitize.stream import event_data, fragments
+    from replaygate.sanitize.stream import encoded_fragments, event_data, fragments
 
     parsed = [event_data(event, _PLAIN) for event in events]
     owner: dict[int, int] = {}
     for i, event in enumerate(parsed):
         for container in _containers(event):
             owner[id(container)] = i
+    structured = [event for event in parsed if event is not _PLAIN]
     joined = [
         (
             sorted(owner.get(id(container), -1) for container, _ in parts),
             "".join(container[name] for container, name in parts),
+            encoded,
         )
-        for parts in fragments([event for event in parsed if event is not _PLAIN]).values()
+        for encoded, groups in ((False, fragments), (True, encoded_fragments))
+        for parts in groups(structured).values()
     ]
     plain = [(i, text) for i, event in enumerate(parsed) if (text := _text(event, events[i]))]
     if plain:
-        joined.append(([i for i, _ in plain], "".join(text for _, text in plain)))
+        joined.append(([i for i, _ in plain], "".join(text for _, text in plain), False))
     findings = []
     budget = Budget()
-    for spots, whole in joined:
-        name = detect_in_text(safe.mask(whole), budget=budget)
+    for spots, whole, encoded in joined:
+        name = detect_in_text(safe.mask(whole), encoded=encoded, budget=budget)
         if name is not None:
             first, last = spots[0], spots[-1]
             where = f"[{first}]" if first == last else f"[{first}..{last}]"

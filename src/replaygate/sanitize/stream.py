@@ -18,7 +18,8 @@ of one block are joined as a client joins them, and the rules run on the whole:
 
 Field ``type`` and ``index`` values, and encoded data (audio bytes, a thinking block's
 signature: :func:`~.secret_entropy.encoded_field`, ``response.audio.delta``), are no
-text and are read event by event. When the rules change a block's text, the first
+text and are not redacted; the audio a client joins (:func:`encoded_fragments`) is
+joined for the secret scan too. When the rules change a block's text, the first
 fragment carries the whole redacted text and the others become empty, so a client
 that accumulates the deltas gets the redacted text. The events are the parsed
 ``data`` of each event, changed in place.
@@ -131,15 +132,41 @@ def _gemini(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
                 yield ("candidate", index, bool(part.get("thought"))), (part, "text")
 
 
-def fragments(events: list[Any]) -> dict[Group, list[Fragment]]:
-    """The text fragments of each block, in stream order."""
+def _audio(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
+    kind = event.get("type")
+    if kind in _AUDIO_DELTAS and isinstance(event.get("delta"), str):
+        yield ("item", kind, *(_place(event.get(name), None) for name in _WHERE)), (event, "delta")
+    choices = event.get("choices")
+    for position, choice in enumerate(choices if isinstance(choices, list) else []):
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        audio = delta.get("audio") if isinstance(delta, dict) else None
+        if isinstance(audio, dict) and isinstance(audio.get("data"), str):
+            yield ("choice", _place(choice.get("index"), position), "audio"), (audio, "data")
+
+
+_Source = Callable[[dict[str, Any]], Iterator[tuple[Group, Fragment]]]
+
+
+def _grouped(events: list[Any], sources: tuple[_Source, ...]) -> dict[Group, list[Fragment]]:
     groups: dict[Group, list[Fragment]] = {}
     for event in events:
         if isinstance(event, dict):
-            for source in (_anthropic, _openai, _openai_responses, _gemini):
+            for source in sources:
                 for group, fragment in source(event):
                     groups.setdefault(group, []).append(fragment)
     return groups
+
+
+def fragments(events: list[Any]) -> dict[Group, list[Fragment]]:
+    """The text fragments of each block, in stream order."""
+    return _grouped(events, (_anthropic, _openai, _openai_responses, _gemini))
+
+
+def encoded_fragments(events: list[Any]) -> dict[Group, list[Fragment]]:
+    """The fragments of the encoded data a client joins, per block, in stream order: the
+    base64 audio of a Responses API ``response.audio.delta`` or
+    ``response.output_audio.delta``, and of a Chat Completions choice's ``audio.data``."""
+    return _grouped(events, (_audio,))
 
 
 def redact_fragments(events: list[Any], apply: Callable[[str], str]) -> set[tuple[int, str]]:
