@@ -21,24 +21,24 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/replaygate demo
 
-# The whole suite, as CI runs it; prints the 15 slowest tests. The workers share it out
-# module by module, as in test-fast.
+# The whole suite, as CI runs it; prints the 15 slowest tests of each share. Two pytest
+# processes each run a share of the modules, as in test-fast.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q --durations=15 --dist loadfile
+	$(BIN)/python tools/run_shares.py -q --durations=15
 
 # The inner loop: everything but the end-to-end tests marked slow, property tests drawing
-# 5 examples instead of 25. Each module's tests run in one worker (--dist loadfile): a
-# module's shared recordings and simulators, and the SDK models its tests build on first
-# use, are then made once, not once per worker. The modules using the provider SDKs run
-# in one worker together, the only one to import them, and the costliest module left goes
-# to the next worker that asks, by the seconds it took in the last run of the same suite
-# (kept in .pytest_cache: tests/conftest.py).
+# 5 examples instead of 25. Two pytest processes, one per core, each collect and run a
+# share of the test modules (tools/run_shares.py, tests/shares.py): a module's shared
+# recordings and simulators, and the SDK models its tests build on first use, are made
+# once; the modules using the provider SDKs are all in one share, the only process to
+# import them; the shares are balanced by the seconds each module took in the last run of
+# the same suite (kept in .pytest_cache).
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q -m "not slow" --hypothesis-profile=inner-loop --dist loadfile
+	$(BIN)/python tools/run_shares.py -q -m "not slow" --hypothesis-profile=inner-loop
 
 # The whole suite with 500 examples per property test instead of 25.
 test-thorough: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q --durations=15 --hypothesis-profile=thorough --dist loadfile
+	$(BIN)/python tools/run_shares.py -q --durations=15 --hypothesis-profile=thorough
 
 # The built wheel in a new environment with only its declared dependencies, then the
 # "your own project" page done as written in it (tests_newcomer/).

@@ -29,14 +29,13 @@ from __future__ import annotations
 import ast
 import gc
 import os
-import re
 import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-from sdks import SDK_GROUP
+from shares import ModuleSeconds, assign, module_seconds, share_option, suite_name
 
 pytest_plugins = ("pytester", "shared_tls")  # shared_tls: one TLS context for all clients
 # pytest-recording is not loaded here (pyproject.toml's addopts), but the projects the
@@ -64,12 +63,59 @@ def marked_slow_as_a_whole(source: str) -> bool:
     return False
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--share",
+        metavar="I/N",
+        type=share_option,
+        help="run only the modules of the I-th of N shares of the suite, from 0 "
+        "(tools/run_shares.py runs one process per share: tests/shares.py)",
+    )
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    if config.option.markexpr.strip() != "not slow" or collection_path.suffix != ".py":
+    if collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
         return None
-    if not collection_path.name.startswith("test_"):
-        return None
-    return True if marked_slow_as_a_whole(collection_path.read_text(encoding="utf-8")) else None
+    if not_this_run(config).get(collection_path, False):
+        return True
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A module named on the command line is collected whatever its share: its tests
+    run in its own share only."""
+    if config.getoption("share") is None:
+        return
+    left = not_this_run(config)
+    dropped = [item for item in items if left.get(item.path, False)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if not left.get(item.path, False)]
+
+
+def not_this_run(config: pytest.Config) -> dict[Path, bool]:
+    """Each test module under ``tests/``, and whether this run leaves it uncollected:
+    marked slow as a whole under ``-m "not slow"``, or in another share than this
+    process's (``--share``). Worked out once per run."""
+    known: dict[Path, bool] | None = getattr(config, "_replaygate_not_this_run", None)
+    if known is not None:
+        return known
+    fast = config.option.markexpr.strip() == "not slow"
+    every = [(path, path.read_text(encoding="utf-8")) for path in sorted(TESTS.rglob("test_*.py"))]
+    modules = [(path, text) for path, text in every if not (fast and marked_slow_as_a_whole(text))]
+    known = {path: True for path, _ in every}
+    share = config.getoption("share")
+    if share is None:
+        known.update((path, False) for path, _ in modules)
+    else:
+        index, count = share
+        shares = assign(config.rootpath, modules, module_seconds(config), count)
+        known.update((path, shares[path] != index) for path, _ in modules)
+    config._replaygate_not_this_run = known  # type: ignore[attr-defined]
+    return known
+
+
+TESTS = Path(__file__).resolve().parent
 
 
 MEMORY = Path("/dev/shm")
@@ -89,15 +135,20 @@ def scratch_in_memory() -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Temporary files in memory where there is room (:func:`scratch_in_memory`), and no
-    garbage collection while a process collects (see ``pytest_collection_finish``).
+    """Temporary files in memory where there is room (:func:`scratch_in_memory`), no
+    garbage collection while a process collects (see ``pytest_collection_finish``), and
+    the seconds each module took kept for the next run's shares (:mod:`shares`).
 
     An xdist controller collects nothing (it never reaches that hook), so it keeps its
     collector.
     """
     scratch_in_memory()
-    if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", 0):
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker or not getattr(config.option, "numprocesses", 0):
         gc.disable()
+    suite = suite_name(config)
+    if suite is not None and not worker:
+        config.pluginmanager.register(ModuleSeconds(config, suite), "replaygate-module-seconds")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -125,152 +176,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 GC_THRESHOLDS = (20_000, 20, 20)
 """Allocations before a young collection (Python's default: 700), and young collections
 before an older one (default: 10 each)."""
-
-
-SDKS_THROUGH_REPLAYGATE = "# Its tests import the provider SDKs through replaygate"
-"""The line of a test module whose tests import an SDK through replaygate itself (the
-example agent recording from the simulator), not from :mod:`sdks`."""
-
-
-def uses_sdks(path: Path) -> bool:
-    """Whether a test module takes a provider SDK (or vcrpy) from :mod:`sdks`, or says
-    that its tests import one through replaygate (:data:`SDKS_THROUGH_REPLAYGATE`).
-
-    One that takes only aiohttp (0.2 s to import) is left free to run in either worker,
-    as the other modules are: the worker of the SDK modules has the most to do."""
-    source = path.read_text(encoding="utf-8")
-    if SDKS_THROUGH_REPLAYGATE in source:
-        return True
-    found = re.search(r"^from sdks import (.+)$", source, re.M)
-    return found is not None and {n.strip() for n in found.group(1).split(",")} != {"aiohttp"}
-
-
-PLOTS_GROUP = "plots"
-"""The xdist work unit of the test modules that draw the report's plots
-(``extras.needs_matplotlib``): importing matplotlib costs a process about 0.7 s of CPU."""
-
-
-def work_group(path: Path) -> str | None:
-    """The xdist work unit a test module shares with others (:data:`sdks.SDK_GROUP`,
-    :data:`PLOTS_GROUP`), if any."""
-    if uses_sdks(path):
-        return SDK_GROUP
-    return PLOTS_GROUP if "needs_matplotlib" in path.read_text(encoding="utf-8") else None
-
-
-SECONDS = "replaygate-tests/seconds-per-module"
-"""Where pytest's cache (``.pytest_cache``) keeps what each module's tests took in the
-last runs, per suite (:func:`suite_name`): the order in which the workers get them."""
-
-
-def suite_name(config: pytest.Config) -> str | None:
-    """``all`` for ``make test``, ``not-slow`` for ``make test-fast``; None for a run of
-    other marks, or of chosen paths or tests."""
-    if config.args_source != pytest.Config.ArgsSource.TESTPATHS or config.option.keyword:
-        return None
-    return {"": "all", "not slow": "not-slow"}.get(config.option.markexpr.strip())
-
-
-class ModuleSeconds:
-    """The xdist controller's plugin that adds up the seconds each module's tests took
-    (setup, call and teardown, as the workers timed them) and keeps them in the cache
-    with the module's number of tests, beside those of the modules this run did not run."""
-
-    def __init__(self, config: pytest.Config, suite: str) -> None:
-        self.config, self.key = config, f"{SECONDS}/{suite}"
-        self.seconds: dict[str, float] = {}
-        self.tests: dict[str, int] = {}
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        module = report.nodeid.split("::")[0]
-        self.seconds[module] = self.seconds.get(module, 0.0) + report.duration
-        self.tests[module] = self.tests.get(module, 0) + (report.when == "setup")
-
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        cache = getattr(self.config, "cache", None)  # None under -p no:cacheprovider
-        if cache is None or exitstatus not in (0, 1) or not self.seconds:
-            return  # an interrupted run's figures would be partial
-        kept = cache.get(self.key, {})
-        for module, seconds in self.seconds.items():
-            kept[module] = [round(seconds, 3), self.tests.get(module, 0)]
-        cache.set(self.key, kept)
-
-
-def module_seconds(config: pytest.Config) -> dict[str, tuple[float, int]]:
-    """What the cache holds of :class:`ModuleSeconds` for this suite (nothing on a clone):
-    the seconds and the number of tests of each module."""
-    suite = suite_name(config)
-    cache = getattr(config, "cache", None)
-    kept = cache.get(f"{SECONDS}/{suite}", {}) if suite and cache is not None else {}
-    if not isinstance(kept, dict):
-        return {}
-    return {
-        str(module): (float(value[0]), int(value[1]))
-        for module, value in kept.items()
-        if isinstance(value, list) and len(value) == 2
-    }
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
-    """Under ``--dist loadfile`` each module's tests run in one worker (its shared
-    recordings and simulators are made once), the modules using the provider SDKs all in
-    the same one: the only worker to import them (seconds of CPU, see :mod:`sdks`), and
-    those drawing plots in the same one (:data:`PLOTS_GROUP`).
-
-    The costliest work unit left goes to the next worker that asks, by the seconds its
-    modules took in the last run of the same suite (:class:`ModuleSeconds`); a module
-    not timed yet counts its tests at the mean seconds per test of those timed. The
-    modules that take seconds with few tests (a nested xdist session, a browser) then
-    start early instead of last, when one worker would run them while the other waits.
-    Without any figure (a fresh clone) the units go by their number of tests, as
-    pytest-xdist hands them out.
-    """
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from collections import OrderedDict
-
-    from xdist.scheduler import LoadFileScheduling
-
-    root = config.rootpath
-    known: dict[str, str] = {}
-    seconds = module_seconds(config)
-    suite = suite_name(config)
-    if suite is not None:
-        config.pluginmanager.register(ModuleSeconds(config, suite), "replaygate-module-seconds")
-
-    timed_tests = sum(tests for _, tests in seconds.values())
-    per_test = sum(spent for spent, _ in seconds.values()) / max(timed_tests, 1)
-
-    def cost(scope: str, tests: dict[str, bool]) -> float:
-        """The seconds a work unit is expected to take (its number of tests, untimed)."""
-        if not seconds:
-            return len(tests)
-        modules = [path for path, unit in known.items() if unit == scope]
-        untimed = sum(1 for test in tests if test.split("::")[0] not in seconds)
-        return sum(seconds[path][0] for path in modules if path in seconds) + untimed * per_test
-
-    class CostliestFirst(OrderedDict[str, dict[str, bool]]):
-        """pytest-xdist's queue of work units, giving out the costliest first."""
-
-        def popitem(self, last: bool = True) -> tuple[str, dict[str, bool]]:
-            if last:
-                return super().popitem(last)
-            scope = max(self, key=lambda scope: cost(scope, self[scope]))
-            return scope, self.pop(scope)
-
-    class SdkModulesTogether(LoadFileScheduling):
-        def __init__(self, config: pytest.Config, log: object) -> None:
-            super().__init__(config, log)
-            self.workqueue = CostliestFirst()
-
-        def _split_scope(self, nodeid: str) -> str:
-            path = super()._split_scope(nodeid)
-            if path not in known:
-                known[path] = work_group(root / path) or path
-            return known[path]
-
-    return SdkModulesTogether(config, log)
 
 
 REPLAYGATE_PLUGINS = ("replaygate.pytest_plugin.recording", "replaygate.pytest_plugin.sampling")

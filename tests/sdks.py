@@ -2,16 +2,16 @@
 use.
 
 Importing ``anthropic`` costs a process about 2.8 s of CPU, ``openai`` 0.8 s,
-``google.genai`` 0.7 s, ``vcr`` 0.9 s and ``aiohttp`` 0.3 s, and every xdist worker
-imports every test module as it collects.
+``google.genai`` 0.7 s, ``vcr`` 0.9 s and ``aiohttp`` 0.3 s, and a pytest process
+imports every test module it collects.
 ``from sdks import anthropic`` gives a stand-in that imports the real module at the first
-attribute asked of it (``anthropic.Anthropic``, ``anthropic.types``): a worker that runs
+attribute asked of it (``anthropic.Anthropic``, ``anthropic.types``): a process that runs
 none of the tests using it never pays for it. Every test module that imports from here
-runs in one worker (tests/conftest.py), so only that one does (one taking only
-aiohttp, cheap to import, is left free to run in either). A module whose tests run the
+runs in one share of the suite (tests/shares.py), so only that process does (one taking
+only aiohttp, cheap to import, is left free to go in any). A module whose tests run the
 example's agent, as ``replaygate record --simulator`` does, imports anthropic through
-replaygate: one of the inner loop says so (``conftest.SDKS_THROUGH_REPLAYGATE``) and runs
-in the same worker.
+replaygate: one of the inner loop says so (``shares.SDKS_THROUGH_REPLAYGATE``) and goes
+in the same share.
 
 The stand-ins are not put in ``sys.modules``: replaygate, which looks there for the SDKs
 a process has loaded (to derive its passthrough errors from their base errors), sees
@@ -27,7 +27,7 @@ from types import ModuleType
 from typing import Any
 
 SDK_GROUP = "sdks"
-"""The xdist work unit of the test modules importing from here."""
+"""The unit of the test modules importing from here, all in one share (tests/shares.py)."""
 
 
 class Sdk:

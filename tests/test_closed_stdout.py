@@ -18,6 +18,8 @@ import pytest
 
 from replaygate.examples.research_copilot import shipped_fixtures
 
+pytestmark = pytest.mark.slow  # each test starts replaygate in a process of its own
+
 
 def replaygate(*args: str | Path, cwd: Path, stderr_too: bool = False) -> tuple[int, str]:
     """Run ``replaygate ARGS`` with its stdout (and with ``stderr_too`` its stderr, as

@@ -167,6 +167,7 @@ def test_each_run_written_to_the_history_is_checked_once(project: Path) -> None:
     assert calls == ["check_run"]
 
 
+@pytest.mark.slow  # replaygate eval in a process of its own
 @pytest.mark.parametrize("as_json", [False, True])
 def test_a_reader_of_stdout_that_leaves_early_loses_neither_results_nor_history(
     project: Path, as_json: bool

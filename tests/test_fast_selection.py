@@ -1,4 +1,5 @@
-"""``make test-fast`` leaves out whole modules marked slow without losing a fast test."""
+"""``make test-fast`` leaves out whole modules marked slow without losing a fast test, and
+the suite's shares (tests/shares.py) hold every module once, the SDK modules together."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import marked_slow_as_a_whole
+from sdks import SDK_GROUP
+from shares import SDKS_THROUGH_REPLAYGATE, assign, work_unit
 
 HERE = Path(__file__).resolve().parent
 
@@ -36,3 +39,29 @@ def test_every_test_of_a_module_left_out_is_slow(request: pytest.FixtureRequest)
     if request.config.option.markexpr.strip() == "not slow":
         assert items == [], "a module marked slow as a whole was collected by test-fast"
     assert all(item.get_closest_marker("slow") for item in items)
+
+
+def test_the_shares_hold_each_module_once_the_sdk_modules_together_balanced() -> None:
+    modules = [(path, path.read_text(encoding="utf-8")) for path in HERE.rglob("test_*.py")]
+    seconds = {str(path.relative_to(HERE.parent)): 1.0 for path, _ in modules}
+    shares = assign(HERE.parent, modules, seconds, 2)
+    assert set(shares) == {path for path, _ in modules}
+    sdk = {shares[path] for path, source in modules if work_unit(path, source) == SDK_GROUP}
+    assert len(sdk) == 1
+    loads = [sum(1 for share in shares.values() if share == index) for index in (0, 1)]
+    assert abs(loads[0] - loads[1]) <= 1  # modules of one second each, the costliest first
+
+
+def test_a_unit_goes_to_the_share_with_least_whatever_its_size(tmp_path: Path) -> None:
+    sources = {
+        "test_a.py": f"{SDKS_THROUGH_REPLAYGATE}\n",
+        "test_b.py": "from sdks import anthropic\n",
+        "test_c.py": "x = 1\n",
+        "test_d.py": "x = 1\n",
+    }
+    modules = [(tmp_path / name, source) for name, source in sources.items()]
+    timed = {"test_a.py": 3.0, "test_b.py": 3.0, "test_c.py": 5.0}  # test_d: by its size
+    shares = assign(tmp_path, modules, timed, 2)
+    assert shares[tmp_path / "test_a.py"] == shares[tmp_path / "test_b.py"]
+    assert shares[tmp_path / "test_c.py"] != shares[tmp_path / "test_a.py"]
+    assert shares[tmp_path / "test_d.py"] == shares[tmp_path / "test_c.py"]

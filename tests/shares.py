@@ -1,0 +1,136 @@
+"""The suite split into shares of test modules, one pytest process each (``--share I/N``).
+
+``make test`` and ``make test-fast`` run ``tools/run_shares.py``: one pytest process per
+core, each collecting and running only the modules of its share. Each module's tests
+run in one process, so its shared recordings and simulators are made once; the modules
+using the provider SDKs are all in one share, the only process to import them (seconds
+of CPU, see :mod:`sdks`), and those drawing plots in one share too (:data:`PLOTS_GROUP`).
+
+The shares are balanced by what each module's tests took in the last run of the same
+suite (:class:`ModuleSeconds`, kept in ``.pytest_cache``); a module not timed yet counts
+its size at the mean seconds per byte of those timed, and on a fresh clone the modules
+go by their size alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+from filelock import FileLock
+
+from sdks import SDK_GROUP
+
+SDKS_THROUGH_REPLAYGATE = "# Its tests import the provider SDKs through replaygate"
+"""The line of a test module whose tests import an SDK through replaygate itself (the
+example agent recording from the simulator), not from :mod:`sdks`."""
+
+PLOTS_GROUP = "plots"
+"""The unit of the test modules that draw the report's plots (``extras.needs_matplotlib``):
+importing matplotlib costs a process about 0.7 s of CPU."""
+
+SECONDS = "replaygate-tests/seconds-per-module"
+"""Where pytest's cache keeps what each module's tests took in the last runs, per suite
+(:func:`suite_name`)."""
+
+
+def share_option(text: str) -> tuple[int, int]:
+    """``I/N`` (the I-th of N shares, from 0) as ``(I, N)``."""
+    index, sep, count = text.partition("/")
+    if sep and index.isdigit() and count.isdigit() and int(index) < int(count):
+        return int(index), int(count)
+    raise argparse.ArgumentTypeError(f"{text!r}: expected I/N with 0 <= I < N, e.g. 0/2")
+
+
+def uses_sdks(source: str) -> bool:
+    """Whether a test module takes a provider SDK (or vcrpy) from :mod:`sdks`, or says
+    that its tests import one through replaygate (:data:`SDKS_THROUGH_REPLAYGATE`).
+
+    One that takes only aiohttp (0.2 s to import) is left free to go in any share, as
+    the other modules are: the share of the SDK modules has the most to do."""
+    if SDKS_THROUGH_REPLAYGATE in source:
+        return True
+    found = re.search(r"^from sdks import (.+)$", source, re.M)
+    return found is not None and {n.strip() for n in found.group(1).split(",")} != {"aiohttp"}
+
+
+def work_unit(path: Path, source: str) -> str:
+    """The unit a test module goes with into a share: :data:`sdks.SDK_GROUP`,
+    :data:`PLOTS_GROUP`, or the module alone."""
+    if uses_sdks(source):
+        return SDK_GROUP
+    return PLOTS_GROUP if "needs_matplotlib" in source else str(path)
+
+
+def suite_name(config: pytest.Config) -> str | None:
+    """``all`` for ``make test``, ``not-slow`` for ``make test-fast``; None for a run of
+    other marks, or of chosen paths or tests."""
+    if config.args_source != pytest.Config.ArgsSource.TESTPATHS or config.option.keyword:
+        return None
+    return {"": "all", "not slow": "not-slow"}.get(config.option.markexpr.strip())
+
+
+class ModuleSeconds:
+    """The plugin that adds up the seconds each module's tests took (setup, call and
+    teardown) and keeps them in the cache beside those of the modules other shares ran."""
+
+    def __init__(self, config: pytest.Config, suite: str) -> None:
+        self.config, self.key = config, f"{SECONDS}/{suite}"
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        module = report.nodeid.split("::")[0]
+        self.seconds[module] = self.seconds.get(module, 0.0) + report.duration
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        cache = getattr(self.config, "cache", None)  # None under -p no:cacheprovider
+        if cache is None or exitstatus not in (0, 1) or not self.seconds:
+            return  # an interrupted run's figures would be partial
+        with FileLock(cache.mkdir("replaygate-tests") / "seconds.lock"):  # the other shares
+            kept = cache.get(self.key, {})
+            kept = kept if isinstance(kept, dict) else {}
+            kept.update((module, round(spent, 3)) for module, spent in self.seconds.items())
+            cache.set(self.key, kept)
+
+
+def module_seconds(config: pytest.Config) -> dict[str, float]:
+    """What the cache holds of :class:`ModuleSeconds` for this suite (nothing on a clone)."""
+    suite = suite_name(config)
+    cache = getattr(config, "cache", None)
+    kept = cache.get(f"{SECONDS}/{suite}", {}) if suite and cache is not None else {}
+    if not isinstance(kept, dict):
+        return {}
+    return {str(module): float(spent) for module, spent in kept.items() if _number(spent)}
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def assign(
+    root: Path, modules: Iterable[tuple[Path, str]], seconds: dict[str, float], count: int
+) -> dict[Path, int]:
+    """The share of each module (its path and source): the costliest unit first, each to
+    the share with the least so far."""
+    units: dict[str, list[Path]] = {}
+    sizes: dict[Path, int] = {}
+    for path, source in modules:
+        units.setdefault(work_unit(path, source), []).append(path)
+        sizes[path] = len(source)
+    names = {path: str(path.relative_to(root)) for path in sizes}
+    timed = {path: seconds[name] for path, name in names.items() if name in seconds}
+    per_byte = sum(timed.values()) / max(sum(sizes[path] for path in timed), 1) if timed else 1.0
+
+    def cost(unit: str) -> float:
+        return sum(timed.get(path, sizes[path] * per_byte) for path in units[unit])
+
+    loads = [0.0] * count
+    shares: dict[Path, int] = {}
+    for unit in sorted(units, key=lambda unit: (-cost(unit), unit)):
+        least = loads.index(min(loads))
+        loads[least] += cost(unit)
+        shares.update((path, least) for path in units[unit])
+    return shares
