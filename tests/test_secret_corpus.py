@@ -353,6 +353,27 @@ def test_an_image_holding_akc_by_chance_is_no_artifactory_token() -> None:
     assert detect_in_text("artifactory: AKCp8" + chance[5:]) is not None
 
 
+def test_a_key_shape_glued_inside_encoded_data_is_chance_one_apart_is_a_key() -> None:
+    # "-sk-" and 32 letters or digits turn up by chance about once in 8 MB of base64url,
+    # the alphabet of an encrypted_content: a recording of reasoning items was refused
+    rnd = random.Random(3)
+    letters = string.ascii_letters + string.digits
+    chance = "-sk-" + "".join(rnd.choice(letters) for _ in range(40))
+    blob = base64.urlsafe_b64encode(rnd.randbytes(300)).decode().rstrip("=")
+    key = "sk-proj-" + "".join(rnd.choice(letters) for _ in range(48))
+
+    def reasoning(content: str) -> dict[str, Any]:
+        item = {"type": "reasoning", "encrypted_content": content}
+        return {"response": {"output": [item]}}
+
+    assert find_fixture_secrets(reasoning("gAAAAB" + blob + chance + blob)) == []
+    assert find_fixture_secrets(reasoning(f"gAAAAB{blob}.{key}.{blob}")) != []
+    assert find_fixture_secrets(reasoning(key)) != []
+    # outside encoded data the same text is read as before
+    prose = {"request": {"body": {"messages": [{"role": "user", "content": f"x{chance}"}]}}}
+    assert find_fixture_secrets(prose) != []
+
+
 def test_a_hex_value_counts_in_a_credential_context_only() -> None:
     digest = SAFE_VALUES[5]
     assert find_fixture_secrets({"request": {"body": digest}}) == []

@@ -70,7 +70,7 @@ def detect_in_text(
     when not given), and what cannot be read whole is named as the finding.
     """
     held = depth < _MAX_DEPTH  # the JSON held in the text is read below, string by string
-    name = detect_family(text) or detect_context(text, field_name, encoded, held)
+    name = detect_family(text, encoded=encoded) or detect_context(text, field_name, encoded, held)
     if name is not None or depth >= _MAX_DEPTH:
         return name
     budget = Budget() if budget is None else budget
