@@ -1051,3 +1051,27 @@ def test_a_wrong_type_is_named_in_json_s_words(echo: Simulator) -> None:
         reply = http.post("/v1/chat/completions", headers={"authorization": "Bearer k"}, json=body)
     message = reply.json()["error"]["message"]
     assert reply.status_code == 400 and "but got an array instead" in message, message
+
+
+def test_anthropic_sdk_image_without_source_is_a_bad_request(echo: Simulator) -> None:
+    client = anthropic.Anthropic(api_key="test", base_url=echo.url, max_retries=0)
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.messages.create(
+            model="m",
+            max_tokens=10,
+            messages=[{"role": "user", "content": [{"type": "image"}]}],  # type: ignore[typeddict-item]
+        )
+    assert caught.value.status_code == 400
+    assert "messages.0.content.0.image.source: Field required" in str(caught.value)
+
+
+def test_openai_sdk_image_without_url_is_a_bad_request(echo: Simulator) -> None:
+    client = openai.OpenAI(api_key="test", base_url=echo.openai_base_url, max_retries=0)
+    part: Any = {"type": "image_url", "image_url": {}}
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.chat.completions.create(model="gpt", messages=[{"role": "user", "content": [part]}])
+    assert caught.value.status_code == 400
+    assert caught.value.param == "messages[0].content[0].image_url.url"
+    assert "Missing required parameter: 'messages[0].content[0].image_url.url'." in str(
+        caught.value
+    )
