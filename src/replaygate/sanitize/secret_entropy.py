@@ -436,9 +436,11 @@ def detect_context(
     if encoded:
         return None
     free = DATA_URL_BASE64.sub(r"\1 ", text) if "base64," in text else text
-    if held and _free_token(free):
-        free = outside_held_json(free)
-    return FREE if _free_token(free) else None
+    if not _free_token(free):
+        return None
+    if held:  # a token that stands in held JSON is read there, with its field's rules
+        return FREE if _free_token(outside_held_json(free)) else None
+    return FREE
 
 
 def _written_context(text: str) -> str | None:

@@ -13,24 +13,14 @@ as plain text, every value with it.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
 
+from replaygate import strict_json
+
 _LINE = re.compile(r"[^\n]+")
 _STARTS = ("{", "[")
-
-
-class _RepeatedName(ValueError):
-    """An object of the JSON repeats a field name."""
-
-
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    value = dict(pairs)
-    if len(value) != len(pairs):
-        raise _RepeatedName
-    return value
 
 
 def _parsed(text: str) -> Any:
@@ -39,8 +29,8 @@ def _parsed(text: str) -> Any:
     if text.lstrip()[:1] not in _STARTS:
         return None
     try:
-        value = json.loads(text, object_pairs_hook=_unique)
-    except (ValueError, RecursionError):
+        value = strict_json.loads(text, strict_numbers=False)
+    except (ValueError, RecursionError):  # DuplicateKeyError is a ValueError
         return None
     return value if isinstance(value, dict | list) else None
 
