@@ -76,7 +76,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     if collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
         return None
-    if not_this_run(config).get(collection_path, False):
+    if not_this_run(config).get(collection_path.resolve(), False):
         return True
     return None
 
@@ -87,10 +87,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if config.getoption("share") is None:
         return
     left = not_this_run(config)
-    dropped = [item for item in items if left.get(item.path, False)]
+    dropped = [item for item in items if left.get(item.path.resolve(), False)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-        items[:] = [item for item in items if not left.get(item.path, False)]
+        gone = set(dropped)
+        items[:] = [item for item in items if item not in gone]
 
 
 def not_this_run(config: pytest.Config) -> dict[Path, bool]:
@@ -101,10 +102,13 @@ def not_this_run(config: pytest.Config) -> dict[Path, bool]:
     if known is not None:
         return known
     fast = config.option.markexpr.strip() == "not slow"
+    share = config.getoption("share")
+    if not fast and share is None:
+        config._replaygate_not_this_run = {}  # type: ignore[attr-defined]
+        return {}
     every = [(path, path.read_text(encoding="utf-8")) for path in sorted(TESTS.rglob("test_*.py"))]
     modules = [(path, text) for path, text in every if not (fast and marked_slow_as_a_whole(text))]
     known = {path: True for path, _ in every}
-    share = config.getoption("share")
     if share is None:
         known.update((path, False) for path, _ in modules)
     else:

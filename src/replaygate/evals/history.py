@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate import jsondoc
-from replaygate.errors import first_few, not_utf8_text
+from replaygate.errors import first_few, not_utf8_text, shown_file
 from replaygate.evals.errors import HistoryError
 from replaygate.evals.filenames import text_problem
 from replaygate.evals.metrics import every_metric
@@ -774,7 +774,7 @@ def exported_ids(path: Path) -> list[str]:
             return []
         document = jsondoc.read_json(path, "an exported history", HistoryError)
     except (OSError, HistoryError) as err:
-        raise _not_an_export(path, str(err).removeprefix(f"{path}: ")) from None
+        raise _not_an_export(path, str(err).removeprefix(f"{shown_file(str(path))}: ")) from None
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
         kind = document.get("format") if isinstance(document, dict) else None
         held = f"a {kind!r} document" if isinstance(kind, str) else "JSON of another kind"
