@@ -30,8 +30,8 @@ test: $(STAMP)
 # 5 examples instead of 25. Two pytest processes, one per core, each collect and run a
 # share of the test modules (tools/run_shares.py, tests/shares.py): a module's shared
 # recordings and simulators, and the SDK models its tests build on first use, are made
-# once; the modules using the provider SDKs are all in one share, the only process to
-# import them; the shares are balanced by the seconds each module took in the last run of
+# once; the modules using the provider SDKs are in two groups (openai alone; anthropic
+# and the others), each in one share, so that few processes import them; the shares are balanced by the seconds each module took in the last run of
 # the same suite (kept in .pytest_cache).
 test-fast: $(STAMP)
 	$(BIN)/python tools/run_shares.py -q -m "not slow" --hypothesis-profile=inner-loop

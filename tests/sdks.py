@@ -6,12 +6,13 @@ Importing ``anthropic`` costs a process about 2.8 s of CPU, ``openai`` 0.8 s,
 imports every test module it collects.
 ``from sdks import anthropic`` gives a stand-in that imports the real module at the first
 attribute asked of it (``anthropic.Anthropic``, ``anthropic.types``): a process that runs
-none of the tests using it never pays for it. Every test module that imports from here
-runs in one share of the suite (tests/shares.py), so only that process does (one taking
-only aiohttp, cheap to import, is left free to go in any). A module whose tests run the
-example's agent, as ``replaygate record --simulator`` does, imports anthropic through
-replaygate: one of the inner loop says so (``shares.SDKS_THROUGH_REPLAYGATE``) and goes
-in the same share.
+none of the tests using it never pays for it. The test modules importing from here
+go in two groups, each run in one share of the suite (tests/shares.py), so that few
+processes import the SDKs: those taking only openai, and those taking anthropic or
+another SDK. One taking only aiohttp, cheap to import, is left free to go in any share.
+A module whose tests run the example's agent, as ``replaygate record --simulator`` does,
+imports anthropic through replaygate: one of the inner loop says so
+(``shares.SDKS_THROUGH_REPLAYGATE``) and goes with those taking anthropic.
 
 The stand-ins are not put in ``sys.modules``: replaygate, which looks there for the SDKs
 a process has loaded (to derive its passthrough errors from their base errors), sees
@@ -27,7 +28,8 @@ from types import ModuleType
 from typing import Any
 
 SDK_GROUP = "sdks"
-"""The unit of the test modules importing from here, all in one share (tests/shares.py)."""
+"""The unit of the test modules taking anthropic, google.genai or vcrpy from here (with
+openai or not), all in one share (tests/shares.py)."""
 
 
 class Sdk:

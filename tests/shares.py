@@ -2,9 +2,11 @@
 
 ``make test`` and ``make test-fast`` run ``tools/run_shares.py``: one pytest process per
 core, each collecting and running only the modules of its share. Each module's tests
-run in one process, so its shared recordings and simulators are made once; the modules
-using the provider SDKs are all in one share, the only process to import them (seconds
-of CPU, see :mod:`sdks`), and those drawing plots in one share too (:data:`PLOTS_GROUP`).
+run in one process, so its shared recordings and simulators are made once. The modules
+using the provider SDKs go in two units, each in one share, so that few processes
+import them (seconds of CPU, see :mod:`sdks`): those taking only openai
+(:data:`OPENAI_GROUP`) and the others (:data:`sdks.SDK_GROUP`); those drawing plots go
+in one share too (:data:`PLOTS_GROUP`).
 
 The shares are balanced by what each module's tests took in the last run of the same
 suite (:class:`ModuleSeconds`, kept in ``.pytest_cache``); a module not timed yet counts
@@ -28,6 +30,9 @@ SDKS_THROUGH_REPLAYGATE = "# Its tests import the provider SDKs through replayga
 """The line of a test module whose tests import an SDK through replaygate itself (the
 example agent recording from the simulator), not from :mod:`sdks`."""
 
+OPENAI_GROUP = "openai"
+"""The unit of the test modules taking only openai from :mod:`sdks` (see :func:`work_unit`)."""
+
 PLOTS_GROUP = "plots"
 """The unit of the test modules that draw the report's plots (``extras.needs_matplotlib``):
 importing matplotlib costs a process about 0.7 s of CPU."""
@@ -45,24 +50,29 @@ def share_option(text: str) -> tuple[int, int]:
     raise argparse.ArgumentTypeError(f"{text!r}: expected I/N with 0 <= I < N, e.g. 0/2")
 
 
-def uses_sdks(source: str) -> bool:
-    """Whether a test module takes a provider SDK (or vcrpy) from :mod:`sdks`, or says
-    that its tests import one through replaygate (:data:`SDKS_THROUGH_REPLAYGATE`).
-
-    One that takes only aiohttp (0.2 s to import) is left free to go in any share, as
-    the other modules are: the share of the SDK modules has the most to do."""
-    if SDKS_THROUGH_REPLAYGATE in source:
-        return True
+def sdks_taken(source: str) -> frozenset[str]:
+    """The SDKs a test module takes from :mod:`sdks`, with ``anthropic`` for one whose
+    tests import it through replaygate (:data:`SDKS_THROUGH_REPLAYGATE`)."""
     found = re.search(r"^from sdks import (.+)$", source, re.M)
-    return found is not None and {n.strip() for n in found.group(1).split(",")} != {"aiohttp"}
+    taken = {name.strip() for name in found.group(1).split(",")} if found else set()
+    if SDKS_THROUGH_REPLAYGATE in source:
+        taken.add("anthropic")
+    return frozenset(taken)
 
 
 def work_unit(path: Path, source: str) -> str:
-    """The unit a test module goes with into a share: :data:`sdks.SDK_GROUP`,
-    :data:`PLOTS_GROUP`, or the module alone."""
-    if uses_sdks(source):
-        return SDK_GROUP
-    return PLOTS_GROUP if "needs_matplotlib" in source else str(path)
+    """The unit a test module goes with into a share: :data:`OPENAI_GROUP` for one taking
+    only openai (and aiohttp), :data:`sdks.SDK_GROUP` for one taking any other SDK (or
+    vcrpy), :data:`PLOTS_GROUP`, or the module alone.
+
+    The SDK modules go in groups so that few processes pay for importing them; those
+    taking only openai (0.8 s) make a unit of their own, so that the share of the others
+    (anthropic: 2.8 s) is not the one every other share waits for. One taking only
+    aiohttp (0.2 s) is left free to go in any share."""
+    taken = sdks_taken(source) - {"aiohttp"}
+    if not taken:
+        return PLOTS_GROUP if "needs_matplotlib" in source else str(path)
+    return OPENAI_GROUP if taken == {"openai"} else SDK_GROUP
 
 
 def suite_name(config: pytest.Config) -> str | None:

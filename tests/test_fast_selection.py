@@ -9,7 +9,7 @@ import pytest
 
 from conftest import marked_slow_as_a_whole
 from sdks import SDK_GROUP
-from shares import SDKS_THROUGH_REPLAYGATE, assign, work_unit
+from shares import OPENAI_GROUP, PLOTS_GROUP, SDKS_THROUGH_REPLAYGATE, assign, work_unit
 
 HERE = Path(__file__).resolve().parent
 
@@ -41,15 +41,33 @@ def test_every_test_of_a_module_left_out_is_slow(request: pytest.FixtureRequest)
     assert all(item.get_closest_marker("slow") for item in items)
 
 
-def test_the_shares_hold_each_module_once_the_sdk_modules_together_balanced() -> None:
+def test_the_shares_hold_each_module_once_each_sdk_group_together_balanced() -> None:
     modules = [(path, path.read_text(encoding="utf-8")) for path in HERE.rglob("test_*.py")]
     seconds = {str(path.relative_to(HERE.parent)): 1.0 for path, _ in modules}
     shares = assign(HERE.parent, modules, seconds, 2)
     assert set(shares) == {path for path, _ in modules}
-    sdk = {shares[path] for path, source in modules if work_unit(path, source) == SDK_GROUP}
-    assert len(sdk) == 1
+    for group in (SDK_GROUP, OPENAI_GROUP):
+        held = {shares[path] for path, source in modules if work_unit(path, source) == group}
+        assert len(held) == 1, group
     loads = [sum(1 for share in shares.values() if share == index) for index in (0, 1)]
     assert abs(loads[0] - loads[1]) <= 1  # modules of one second each, the costliest first
+
+
+@pytest.mark.parametrize(
+    ("source", "unit"),
+    [
+        ("from sdks import openai\n", OPENAI_GROUP),
+        ("from sdks import aiohttp, openai\n", OPENAI_GROUP),
+        ("from sdks import anthropic, openai\n", SDK_GROUP),
+        ("from sdks import genai, openai\n", SDK_GROUP),
+        ("from sdks import vcr\n", SDK_GROUP),
+        (f"{SDKS_THROUGH_REPLAYGATE}\nfrom sdks import openai\n", SDK_GROUP),
+        ("from sdks import aiohttp\n", "test_x.py"),
+        ("needs_matplotlib()\n", PLOTS_GROUP),
+    ],
+)
+def test_a_module_goes_with_the_modules_importing_the_same_sdks(source: str, unit: str) -> None:
+    assert work_unit(Path("test_x.py"), source) == unit
 
 
 def test_a_unit_goes_to_the_share_with_least_whatever_its_size(tmp_path: Path) -> None:
