@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from replaygate.sanitize.secret_prefilter import Runs, contains_any
@@ -23,25 +24,50 @@ _START = r"(?<![A-Za-z0-9])"
 
 @dataclass(frozen=True)
 class Detector:
-    """A named pattern, and literal texts of which every match contains at least one."""
+    """A named pattern, literal texts of which every match contains at least one, and what
+    a match must also hold (``valid``, read on the text matched), if anything."""
 
     name: str
     pattern: re.Pattern[str]
     anchors: tuple[str, ...]
+    valid: Callable[[str], bool] | None = None
+
+    def starts(self, text: str) -> Iterator[int]:
+        """Where each match of this rule in ``text`` starts (matches do not overlap)."""
+        for match in self.pattern.finditer(text):
+            if self.valid is None or self.valid(match.group()):
+                yield match.start()
+
+    def takes_whole(self, text: str) -> bool:
+        """Whether ``text`` is one match of this rule, end to end."""
+        return self.pattern.fullmatch(text) is not None and (self.valid is None or self.valid(text))
 
 
-def _rule(name: str, pattern: str, *anchors: str, flags: int = 0) -> Detector:
-    return Detector(name, re.compile(pattern, flags), anchors)
+def _rule(
+    name: str,
+    pattern: str,
+    *anchors: str,
+    flags: int = 0,
+    valid: Callable[[str], bool] | None = None,
+) -> Detector:
+    return Detector(name, re.compile(pattern, flags), anchors, valid)
+
+
+_DIGIT = re.compile("[0-9]")
+
+
+def _random_key(match: str) -> bool:
+    """Whether an ``sk-`` run (:data:`DETECTORS`' OpenAI rule) is a key: 32 characters or
+    more after ``sk-``, a digit among them (a hyphenated phrase, ``sk-task-...``, has none)."""
+    return len(match) >= 35 and _DIGIT.search(match, 3) is not None
 
 
 DETECTORS: tuple[Detector, ...] = (
     _rule("Anthropic API key", _START + r"sk-ant-[A-Za-z0-9_\-]{20,}", "sk-ant-"),
-    # A key is random: it has a digit, which a hyphenated phrase ("task-...") has not.
-    _rule(
-        "OpenAI API key",
-        _START + r"sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z_\-]*[0-9])[A-Za-z0-9_\-]{32,}",
-        "sk-",
-    ),
+    # The whole run after sk- is taken at once and then checked (_random_key): a search
+    # for its digit from each sk- of a run would read the rest of the run each time (a run
+    # of "sk-" repeated took seconds). A key of a kind (sk-proj-...) is in that run.
+    _rule("OpenAI API key", _START + r"sk-[A-Za-z0-9_\-]*+", "sk-", valid=_random_key),
     _rule(
         "AWS access key id",
         _START + r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}(?![0-9A-Z])",
@@ -210,9 +236,9 @@ def detect_family(text: str, *, encoded: bool = False) -> str | None:
         ):
             continue
         if not encoded:
-            if detector.pattern.search(text):
+            if next(detector.starts(text), None) is not None:
                 return detector.name
-        elif any(_apart(text, match.start()) for match in detector.pattern.finditer(text)):
+        elif any(_apart(text, start) for start in detector.starts(text)):
             return detector.name
     return None
 

@@ -65,7 +65,7 @@ def _from_anchors() -> list[tuple[str, str]]:
         for anchor in detector.anchors:
             for length in _LENGTHS:
                 candidates = (anchor + filler(length, a) for a in (_ALPHABET, _UPPER, _HEX))
-                shape = next((c for c in candidates if detector.pattern.fullmatch(c)), None)
+                shape = next((c for c in candidates if detector.takes_whole(c)), None)
                 if shape is not None:
                     made.append((detector.name, shape))
     return made
