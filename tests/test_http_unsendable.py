@@ -70,10 +70,12 @@ def test_a_request_longer_than_a_line_holds_is_not_sent(
     assert record(sim, store, "short") == "echo: short"
 
 
+@pytest.mark.parametrize("name", ["folder", "f.jsonl"])
 def test_an_anthropic_version_that_cannot_name_a_folder_is_not_sent(
-    sim: Simulator, tmp_path: Path
+    sim: Simulator, tmp_path: Path, name: str
 ) -> None:
-    store = tmp_path / "folder"
+    # every store refuses to write such a fixture, a JSONL file as well as a folder
+    store = tmp_path / name
     before = len(sim.requests)
     http = httpx2_client(store, "record-missing", approve_live=True)
     headers = {"anthropic-version": "2023-06-01/beta"}

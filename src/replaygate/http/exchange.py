@@ -36,14 +36,13 @@ from replaygate.errors import (
     ReplaygateError,
     SimulatorRefusalError,
     UnservedRouteError,
-    UnstorableValueError,
     WireFormatError,
 )
 from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import fixture_key, match_form, parsed_match_form
-from replaygate.fixtures.fixture import Fixture, InterfaceVersionError, folder_name_problem
+from replaygate.fixtures.fixture import Fixture, InterfaceVersionError
 from replaygate.fixtures.mismatch import requested
-from replaygate.fixtures.session import FixtureSession, Repeat, StoreArg
+from replaygate.fixtures.session import VERSION_META, FixtureSession, Repeat, StoreArg
 from replaygate.fixtures.spending import SpendingCap
 from replaygate.fixtures.store.index import Location
 from replaygate.http.base_path import api_route
@@ -324,22 +323,11 @@ class Exchange:
 
     def _reserve(self, envelope: dict[str, Any]) -> None:
         """Before a live send of (stored) ``envelope``: refuse it when its fixture could not
-        be written (:meth:`FixtureSession.reserve`, and an ``anthropic-version`` that cannot
-        name the folder of a folder store), else hold its spending-cap bound."""
-        version = _version_header(envelope)
-        if (
-            version is not None
-            and self.store.is_folder
-            and interface_version_of(envelope) == version
-            and folder_name_problem({"interface_version": version}) is not None
-        ):
-            raise UnstorableValueError(
-                f"request.{VERSION_PATH}",
-                f"anthropic-version {version!r} cannot name the folder a folder store keeps "
-                "its fixture in (letters, digits and . _ + - only, not first a dot)",
-                before_send=True,
-            )
-        self.session.reserve(envelope)
+        be written (:meth:`FixtureSession.reserve`: an ``anthropic-version`` that cannot
+        name a folder is named at its header), else hold its spending-cap bound."""
+        version = interface_version_of(envelope)
+        at = f"request.{VERSION_PATH}" if version == _version_header(envelope) else VERSION_META
+        self.session.reserve(envelope, self.interface_for(envelope), version, version_at=at)
 
     def _held_slot(
         self, envelope: dict[str, Any], identity: bytes, first: int, sent: dict[str, Any]

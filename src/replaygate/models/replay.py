@@ -303,7 +303,7 @@ class RecordingModel(_FixtureModel):
             if hit is not None:
                 return self._replayed(hit)
         wire = self.settings.wire
-        self.session.reserve(request)
+        self.session.reserve(request, wire.name, self.settings.version)
         try:
             if isinstance(self.live, WireModel):
                 response, source = self.live.complete_wire(sent), "live"
