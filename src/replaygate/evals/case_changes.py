@@ -2,9 +2,12 @@
 
 A case's ``samples`` and ``floor`` and its assertions (kind and description) are its
 expectation. A run whose case expects less than the baseline's (fewer samples, a
-lower floor or pass share, a gate made a signal or removed) is *weakened*: its score
-would rise with no change to the agent, so the gate fails on it until the baseline
-is updated with a reason. Any other change is named, never passed over in silence.
+lower pass rate demanded by its floor, a gate made a signal or removed) is
+*weakened*: its score would rise with no change to the agent, so the gate fails on it
+until the baseline is updated with a reason. The rate a floor demands weighs the
+samples (:mod:`~replaygate.evals.demanded_rate`): 1 of 1 moved to 4 of 5 asks a lower
+share but demands more, so it is not weakened. Any other change is named, never
+passed over in silence.
 """
 
 from __future__ import annotations
@@ -12,9 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from replaygate.evals.demanded_rate import demanded_rate
 from replaygate.evals.reference import CaseSummary, Reference
 from replaygate.sampling import AssertionStats
 from replaygate.sampling.results import PLAIN_ASSERT
+
+_SAME_RATE = 1e-9
+"""Demanded rates closer than this are one rate (1 of 1 and 2 of 3 both demand 0.5)."""
 
 
 @dataclass(frozen=True)
@@ -59,13 +66,13 @@ class CaseChange:
 
     @property
     def weakened(self) -> bool:
-        """The run's case expects less than the baseline's: fewer samples, a lower floor
-        or pass share, or a gate made a signal or removed."""
+        """The run's case expects less than the baseline's: fewer samples, a lower pass
+        rate demanded (:func:`~replaygate.evals.demanded_rate.demanded_rate`: a lower
+        floor of as many samples or more is one), or a gate made a signal or removed."""
         (old_n, new_n), (old_floor, new_floor) = self.samples, self.floor
         return (
             new_n < old_n
-            or new_floor < old_floor
-            or new_floor * old_n < old_floor * new_n
+            or demanded_rate(new_n, new_floor) < demanded_rate(old_n, old_floor) - _SAME_RATE
             or any(a.weakened for a in self.assertions)
         )
 
