@@ -18,11 +18,13 @@ from urllib.parse import quote_plus, unquote_plus
 
 TextFn = Callable[[str], str]
 
-_TOKEN = re.compile(
-    r"\\\\|\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})"
+ESCAPE = re.compile(
+    r"\\\\|\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\/"
 )
-"""An escaped backslash (kept as written, so ``\\\\u00e9`` is no escape), a surrogate
-pair, or one ``\\u`` escape."""
+"""An escape: an escaped backslash (so ``\\\\u00e9`` is a backslash and ``u00e9``), a
+surrogate pair (one character beyond the Basic Multilingual Plane), one ``\\u`` escape,
+a ``\\x`` escape or an escaped ``/``."""
 
 _STRUCTURE = re.compile(r"[/?#]")
 """What a path segment written back escapes, so a replacement cannot split it."""
@@ -39,12 +41,18 @@ def _escape(char: str) -> str:
     return f"\\u{code:04x}"
 
 
-def _decoded(match: re.Match[str]) -> str:
-    high, low, single = match.groups()
-    if single is not None:
-        return chr(int(single, 16))
-    pair = (int(high, 16) - 0xD800) * 0x400 + (int(low, 16) - 0xDC00)
-    return chr(0x10000 + pair)
+def escaped_char(match: re.Match[str]) -> str:
+    """The character an escape of :data:`ESCAPE` stands for."""
+    high, low, single, byte = match.groups()
+    if high is not None:
+        return chr(0x10000 + (int(high, 16) - 0xD800) * 0x400 + (int(low, 16) - 0xDC00))
+    code = single or byte
+    return chr(int(code, 16)) if code else match.group(0)[1]
+
+
+def decode_escapes(text: str) -> str:
+    """``text`` with every escape of :data:`ESCAPE` decoded."""
+    return ESCAPE.sub(escaped_char, text)
 
 
 _DECODED_ASCII = frozenset("@<>&'=")
@@ -63,9 +71,9 @@ def unescaped(text: str, fn: TextFn) -> str:
     escaped: dict[str, str] = {}
     parts: list[str] = []
     start = 0
-    for match in _TOKEN.finditer(text):
+    for match in ESCAPE.finditer(text):
         written = match.group(0)
-        char = written if written == "\\\\" else _decoded(match)
+        char = escaped_char(match)
         if char.isascii() and char not in _DECODED_ASCII:
             char = written
         if char is not written:

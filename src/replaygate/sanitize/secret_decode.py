@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote_plus
 
+from replaygate.sanitize.encoded import decode_escapes
 from replaygate.sanitize.secret_compressed import Budget, expanded, holds_compressed
 from replaygate.sanitize.secret_entropy import encoded_field
 from replaygate.sanitize.secret_held import held_json
@@ -26,7 +27,7 @@ from replaygate.sanitize.secret_prefilter import MIN_RUN, Runs, stretches, table
 from replaygate.sanitize.secret_rules import detect_family
 
 BASE64_MIN_LENGTH = 24
-_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\/")
+_ESCAPED = re.compile(r"\\[ux/]")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _BASE64_RUN = re.compile(rf"[A-Za-z0-9+/_\-]{{{BASE64_MIN_LENGTH},}}={{0,2}}")
 _PRINTABLE = bytes([*range(0x20, 0x7F), 0x09, 0x0A, 0x0D])
@@ -40,11 +41,6 @@ pairs (:func:`~.secret_gate.may_hold_secret`: an envelope's own fields)."""
 ESCAPE_BYTES = re.compile(rb"\\\\[ux/]")
 """An escape written in text (a \\u, \\x or \\/ as JSON writes it)."""
 PERCENT_BYTES = re.compile(rb"%[0-9A-Fa-f]{2}")
-
-
-def _unescape(match: re.Match[str]) -> str:
-    code = match.group(1) or match.group(2)
-    return chr(int(code, 16)) if code else "/"
 
 
 def bytes_text(raw: bytes) -> str:
@@ -113,10 +109,10 @@ def views(text: str, budget: Budget, *, base64: bool = True) -> Iterator[View]:
     """Each decoding of ``text`` that changes it (of its base64 runs only when ``base64``);
     compressed data in a base64 run is read within ``budget`` (it raises
     :class:`~.secret_compressed.Unsearchable` for what it cannot read whole)."""
-    if "\\" in text:
-        unescaped = _ESCAPE.sub(_unescape, text)
-        if unescaped != text:
-            yield View("\\u-escaped", unescaped)
+    if "\\" in text and _ESCAPED.search(text):
+        decoded = decode_escapes(text)  # the decoder the text rules use (:mod:`.encoded`)
+        if decoded != text:
+            yield View("\\u-escaped", decoded)
     if "%" in text and _PERCENT.search(text):
         yield View("percent-encoded", unquote_plus(text))
     for raw in _base64_runs(text) if base64 else ():
