@@ -117,7 +117,7 @@ class TeeByteStream:
     response takes its ``elapsed`` then). A recording refused as its reader is dropped
     (a ``break`` out of ``iter_lines()``, where Python closes the iterators and no error
     reaches the caller) is kept by the session and raised when the response is closed
-    (:meth:`~replaygate.http.exchange.Exchange.raise_kept`).
+    (:class:`~replaygate.http.transport.RecordedResponse`), not by this stream.
     """
 
     library: StreamErrors
@@ -181,7 +181,6 @@ class TeeByteStream:
         finally:
             self._live.close()
             self._closed()
-        self._recording.exchange.raise_kept()
 
     async def aclose(self) -> None:
         """Record what is still unrecorded, then close the live response."""
@@ -194,7 +193,6 @@ class TeeByteStream:
         finally:
             await self._live.aclose()
             self._closed()
-        self._recording.exchange.raise_kept()
 
     def _closed(self) -> None:
         if self._on_close is not None:

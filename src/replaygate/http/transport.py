@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from types import ModuleType
-from typing import AnyStr, Generic, Protocol, TypeVar
+from typing import Any, AnyStr, Generic, Protocol, TypeVar
 
 from replaygate.http.envelope import RequestLike
 from replaygate.http.exchange import Exchange, LiveSlot
@@ -53,25 +53,32 @@ class ReadableRequest(RequestLike, Protocol):
 
 
 class RecordedResponse:
-    """Mixin of a library's response whose live body is recorded: closing it raises a
-    refusal its session kept (:meth:`~replaygate.http.exchange.Exchange.raise_kept`),
-    also when the library closed it already (``httpx2`` does as a dropped ``iter_raw``
-    ends, where no error reaches the caller), so the ``with client.stream(...)`` around
-    a ``break`` out of ``iter_lines()`` raises it."""
+    """Mixin of a library's response whose live body is recorded by ``exchange``: closing
+    it raises a refusal its session kept
+    (:meth:`~replaygate.http.exchange.Exchange.raise_kept`), also when the library closed
+    it already (``httpx2`` does as a dropped ``iter_raw`` ends, where no error reaches the
+    caller), so the ``with client.stream(...)`` around a ``break`` out of ``iter_lines()``
+    raises it."""
 
-    exchange: Exchange | None = None
+    def __init__(self, *args: Any, exchange: Exchange, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.exchange = exchange
 
     def close(self) -> None:
         """Close the response, then raise a refusal its session kept."""
         super().close()  # type: ignore[misc]
-        if self.exchange is not None:
-            self.exchange.raise_kept()
+        self.exchange.raise_kept()
+
+    async def aclose(self) -> None:
+        """Close the response, then raise a refusal its session kept."""
+        await super().aclose()  # type: ignore[misc]
+        self.exchange.raise_kept()
 
 
 class Library(Generic[RespT]):
     """One HTTP library's types, and the record/replay steps written with them:
     ``response`` the library's response, ``tee_response`` it with
-    :class:`RecordedResponse`."""
+    :class:`RecordedResponse` (made with the ``exchange`` that records it)."""
 
     def __init__(
         self,
@@ -104,15 +111,13 @@ class Library(Generic[RespT]):
     ) -> RespT:
         """The library response that hands ``live``'s body over while recording it;
         ``on_close`` runs when ``live`` is closed."""
-        response = self.tee_response(
+        return self.tee_response(
             live.status_code,
             headers=handed_headers(live.headers.raw),
             stream=self.tee_stream(live, self.recording(exchange, slot, live), on_close),
             extensions=live.extensions,
+            exchange=exchange,
         )
-        if isinstance(response, RecordedResponse):
-            response.exchange = exchange
-        return response
 
     def recording(self, exchange: Exchange, slot: LiveSlot, live: LiveResponse) -> Recording:
         """A :class:`Recording` of ``live``'s body, written to the store when it ends; the
