@@ -6,21 +6,32 @@ none), the schema first checked against that draft's metaschema, formats checked
 used (its metaschema rejects it, a ``$ref`` points nowhere, a ``$ref`` leads back to
 where it stands without end, it is nested too deeply) is an :class:`InvalidSchema`
 naming where in the schema and why.
+
+:func:`cached_validator` makes each validator once per schema, keyed by the schema's
+canonical form (:func:`~replaygate.fixtures.fingerprint.match_form`: the order of its
+keys does not count), the last :data:`MAX_SCHEMAS` kept: the simulator checking what
+it makes and ``assert_structure`` checking a payload share it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import jsonschema
+import orjson
 import referencing
 import referencing.jsonschema
 from jsonschema.exceptions import FormatError, SchemaError, UnknownType, ValidationError
 from jsonschema.protocols import Validator
 from referencing.exceptions import Unresolvable, Unretrievable
+
+from replaygate.errors import CanonicalFormError
+from replaygate.fixtures.fingerprint import match_form
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -108,6 +119,36 @@ def validator(schema: Mapping[str, Any], *, formats: bool = True) -> Validator:
     # would otherwise fetch one over the network).
     checker = kind.FORMAT_CHECKER if formats else None
     return kind(schema, registry=referencing.Registry(), format_checker=checker)
+
+
+MAX_SCHEMAS = 256
+"""How many schemas' validators :func:`cached_validator` keeps."""
+
+
+def cached_validator(schema: Mapping[str, Any], *, formats: bool = True) -> Validator:
+    """:func:`validator` of ``schema``, made once per canonical form of the schema (and
+    ``formats``): equal schemas share one, whatever the order of their keys. The
+    validator holds a copy of the schema, untouched by later changes to ``schema``. A
+    schema without a canonical form (a NaN in it) gets a validator of its own."""
+    try:
+        key = match_form(schema)
+    except CanonicalFormError:
+        return validator(schema, formats=formats)
+    made = _kept(key, formats)
+    if isinstance(made, InvalidSchema):
+        raise InvalidSchema(str(made), made.where, made.why)
+    return made
+
+
+@functools.lru_cache(maxsize=MAX_SCHEMAS)
+def _kept(key: bytes, formats: bool) -> Validator | InvalidSchema:
+    """The validator of the schema of canonical form ``key``, or why there is none."""
+    # the canonical text itself (a 0 byte first) where orjson cannot write the schema
+    schema = json.loads(key[1:]) if key.startswith(b"\x00") else orjson.loads(key)
+    try:
+        return validator(schema, formats=formats)
+    except InvalidSchema as err:
+        return err
 
 
 def errors(check: Validator, value: Any) -> Iterator[ValidationError]:

@@ -1,6 +1,6 @@
 """Structure: a payload against a JSON Schema or a pydantic model, every failing path listed.
 
-JSON Schema goes through :func:`replaygate.json_schema.validator` (the draft the schema
+JSON Schema goes through :func:`replaygate.json_schema.cached_validator` (the draft the schema
 declares, formats checked, a ``$ref`` resolved within the schema); a pydantic model class
 is used when pydantic is installed, never required.
 """
@@ -64,7 +64,7 @@ def _sort_key(parts: tuple[Any, ...], message: str) -> tuple[tuple[tuple[int, An
 def _json_schema_problems(
     payload: Any, schema: Mapping[str, Any], not_numbers: list[tuple[tuple[Any, ...], str]]
 ) -> list[StructureProblem]:
-    check = json_schema.validator(schema)
+    check = json_schema.cached_validator(schema)
     found = [(tuple(e.absolute_path), e.message) for e in json_schema.errors(check, payload)]
     return _problems(found + not_numbers)
 

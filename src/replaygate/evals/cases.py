@@ -262,7 +262,7 @@ def _schema(record: Mapping[str, Any], fail: Fail) -> Mapping[str, Any] | None:
         raise fail(f"field 'schema' must be a JSON Schema object, got {value!r}")
     try:
         # a value checked: what the validator alone finds (a loop under a nested $id)
-        any(json_schema.errors(json_schema.validator(value), None))
+        any(json_schema.errors(json_schema.cached_validator(value), None))
     except json_schema.InvalidSchema as err:
         raise fail(f"schema{'.' if err.where else ''}{err.where}: {err.why}") from None
     return value

@@ -1,9 +1,9 @@
 """A value made from a JSON schema checked against the schema, as ``jsonschema`` checks it.
 
-The validator is :func:`replaygate.json_schema.validator`'s (the draft the schema
-declares, a ``$ref`` followed within the schema only: nothing is fetched), formats not
-asserted (a value the simulator makes of a format it does not know is its text), made
-once per schema (keyed by its JSON bytes, the last :data:`MAX_SCHEMAS` kept). A schema
+The validator is :func:`replaygate.json_schema.cached_validator`'s (the draft the
+schema declares, a ``$ref`` followed within the schema only: nothing is fetched), formats
+not asserted (a value the simulator makes of a format it does not know is its text),
+made once per schema and shared with ``assert_structure``. A schema
 that cannot be used (one its draft's metaschema rejects, such as Gemini's upper-case
 ``"STRING"``, a ``$ref`` to elsewhere, one referring to itself without end) has no
 validator, and a value made from it is not checked.
@@ -11,44 +11,19 @@ validator, and a value made from it is not checked.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import orjson
 from jsonschema.exceptions import best_match
 from jsonschema.protocols import Validator
 
-from replaygate.json_schema import InvalidSchema, errors
-from replaygate.json_schema import validator as schema_validator
-
-MAX_SCHEMAS = 256
-"""How many schemas' validators are kept."""
+from replaygate.json_schema import InvalidSchema, cached_validator, errors
 
 
 def validator(schema: Mapping[str, Any]) -> Validator | None:
     """The validator of ``schema``, or None where ``jsonschema`` cannot use it."""
     try:
-        key = orjson.dumps(schema, default=_plain)
-    except orjson.JSONEncodeError:  # an integer beyond 64 bits: made anew each time
-        return _made(schema)
-    return _kept(key)
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return dict(value)
-    raise TypeError(type(value).__name__)
-
-
-@functools.lru_cache(maxsize=MAX_SCHEMAS)
-def _kept(key: bytes) -> Validator | None:
-    return _made(orjson.loads(key))
-
-
-def _made(schema: Any) -> Validator | None:
-    try:
-        return schema_validator(schema, formats=False)
+        return cached_validator(schema, formats=False)
     except InvalidSchema:
         return None
 
