@@ -21,7 +21,7 @@ from pathlib import Path
 from replaygate.evals.errors import EvalError
 from replaygate.evals.history import EXPORT_FORMAT, History
 from replaygate.evals.reference import BASELINE_FORMAT
-from replaygate.fixtures.store.folder import LINE_KINDS, PEEK_BYTES, kind_of
+from replaygate.fixtures.store.folder import PEEK_BYTES, kind_of
 from replaygate.regular import not_regular, same_file
 
 
@@ -82,27 +82,30 @@ def check_not_an_input(
     baseline: bool = False,
     export: bool = False,
     page: bool = False,
+    queue: bool = False,
 ) -> None:
     """Refuse ``out`` when it is one of ``inputs`` (what each is, by its path): writing
     there would replace a store, cases or a history with the command's output.
 
     An existing file that holds what no output of these commands replaces is refused
     too, whatever the inputs (:func:`_stored`): a fixture file, eval cases, a SQLite
-    history, ``pyproject.toml``, a baseline unless ``baseline`` (the output of
-    ``baseline update``, which says why it changes): ``eval --out evals/baseline.json``
-    replaced the baseline without a reason or a trace, and a history export unless
-    ``export`` (the output of ``history export``, which keeps the runs it holds). An
-    output that is a ``page`` (an HTML report, a sheet, a drift report), none of
-    replaygate's files, refuses every one of them (eval results, a history export, a
-    hits log): ``report --out results.json``, meant as ``--results``, replaced the
-    results."""
+    history, ``pyproject.toml``, a hits log, an observation queue unless ``queue`` (the
+    output of ``--observe-queue``, which adds to it): ``eval --out`` naming the queue
+    replaced the cases waiting for review with results. A baseline is refused unless
+    ``baseline`` (the output of ``baseline update``, which says why it changes): ``eval
+    --out evals/baseline.json`` replaced the baseline without a reason or a trace, and
+    a history export unless ``export`` (the output of ``history export``, which keeps
+    the runs it holds). An output that is a ``page`` (an HTML report, a sheet, a drift
+    report), none of replaygate's files, refuses every one of them (eval results, a
+    history export): ``report --out results.json``, meant as ``--results``, replaced
+    the results."""
     for what, path in inputs.items():
         if path is not None and same_file(out, path):
             raise EvalError(
                 f"{out}: is {what}: writing the output there would replace it; choose another "
                 "file (nothing was written)"
             )
-    held = _stored(out, baseline=baseline, export=export, page=page)
+    held = _stored(out, baseline=baseline, export=export, page=page, queue=queue)
     if held is not None:
         raise EvalError(
             f"{out}: holds {held}: writing the output there would replace it; choose another "
@@ -115,11 +118,17 @@ _DOCUMENTS = {
     "replaygate.history": "an exported history",
 }
 """What a page names the replaygate documents it refuses to replace."""
+_LINES = {
+    "hits log": "a hits log (the fixtures the pytest plugin replayed, which patrol reads)",
+    "observation queue": "an observation queue (the sampled cases waiting for review)",
+}
+"""What every output names the line files it refuses to replace (the kinds of
+:data:`~replaygate.fixtures.store.folder.LINE_KINDS` but eval cases)."""
 
 _FIXTURE = re.compile(rb'\s*\{.*"(key|request)"\s*:', re.DOTALL)
 
 
-def _stored(out: Path, *, baseline: bool, export: bool, page: bool) -> str | None:
+def _stored(out: Path, *, baseline: bool, export: bool, page: bool, queue: bool) -> str | None:
     """What the existing file ``out`` holds that a command's output must not replace, or
     None (not there, empty, unreadable: the write names it, or an output's own kind)."""
     try:
@@ -138,8 +147,10 @@ def _stored(out: Path, *, baseline: bool, export: bool, page: bool) -> str | Non
         return "eval cases"
     if kind == BASELINE_FORMAT and not baseline:
         return "a baseline (change it with `replaygate baseline update --reason`)"
-    if page and kind is not None:  # a document, a hits log, an observation queue
-        return _DOCUMENTS.get(kind, f"a {kind}" if kind in LINE_KINDS else f"a {kind} document")
+    if kind in _LINES and not (queue and kind == "observation queue"):
+        return _LINES[kind]
+    if page and kind is not None:  # a document
+        return _DOCUMENTS.get(kind, f"a {kind} document")
     if kind == EXPORT_FORMAT and not export:
         return "an exported history (merge it with `replaygate history merge`)"
     if kind is None and b'"request"' in head and _FIXTURE.match(head[:4096]):

@@ -138,7 +138,7 @@ def check_outputs(config: pytest.Config) -> None:
         refuse_unexpanded_tilde(flag, raw, config.invocation_params.dir)
         others = {f"the {other} file": path for other, path in written.items() if other != flag}
         try:
-            check_not_an_input(out, {**_inputs(config), **others})
+            check_not_an_input(out, {**_inputs(config), **others}, queue=flag == QUEUE)
             _check_not_read(out, fixtures_dir(config))
             _check_same_kind(flag, out)
             check_writable(out)
