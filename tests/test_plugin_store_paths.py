@@ -96,3 +96,23 @@ def test_the_marks_of_a_test_are_read_alike_for_its_store_and_for_sharing(
         result.stdout.fnmatch_lines(
             [f"*@pytest.mark.replaygate on test_cases.py::test_case[[]a/b[]]: {named}*"]
         )
+
+
+ADDED_AT_SETUP = """
+import pytest
+
+@pytest.fixture(autouse=True)
+def own_store(request):
+    request.applymarker(pytest.mark.replaygate(fixtures="added.jsonl"))
+
+@pytest.mark.replaygate(note="collected")
+def test_answer(replaygate_store):
+    assert replaygate_store.path.name == "added.jsonl"
+"""
+
+
+def test_a_mark_a_fixture_adds_before_the_store_is_set_up_names_the_store(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_added=ADDED_AT_SETUP)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)

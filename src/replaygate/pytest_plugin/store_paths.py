@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -32,17 +33,27 @@ def fixtures_dir(config: pytest.Config) -> Path:
     return Path(config.rootpath) / str(config.getoption("replaygate_dir", DEFAULT_DIR))
 
 
-def marker_kwargs(node: pytest.Item) -> dict[str, Any]:
+_MARKER = pytest.StashKey[tuple[tuple[pytest.Mark, ...], Mapping[str, Any]]]()
+"""A test's ``replaygate`` marks, and their arguments combined (:func:`marker_kwargs`)."""
+
+
+def marker_kwargs(node: pytest.Item) -> Mapping[str, Any]:
     """The arguments of the test's ``replaygate`` marks (on the test, its class, its module),
     the closest first, key by key, as pytest-recording combines its ``vcr`` marks (a store
     given by position is ``fixtures``); an unknown one, or one of a wrong type, on any of
-    them fails the test, naming it."""
+    them fails the test, naming it. Combined once per test, again only if a mark was
+    added since (by a fixture, ``request.applymarker``)."""
     from replaygate.pytest_plugin.settings import marker_arguments
 
+    marks = tuple(node.iter_markers("replaygate"))
+    cached = node.stash.get(_MARKER, None)
+    if cached is not None and [*map(id, cached[0])] == [*map(id, marks)]:  # the same marks
+        return cached[1]
     combined: dict[str, Any] = {}
-    for marker in reversed(list(node.iter_markers("replaygate"))):  # the farthest first
+    for marker in reversed(marks):  # the farthest first
         combined.update(marker_arguments(marker, node.nodeid))
-    return combined
+    node.stash[_MARKER] = (marks, MappingProxyType(combined))
+    return node.stash[_MARKER][1]
 
 
 def default_store(config: pytest.Config, node: pytest.Item) -> Path:
