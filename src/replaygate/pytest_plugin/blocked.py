@@ -12,16 +12,8 @@ from __future__ import annotations
 import pytest
 
 from replaygate.errors import NetworkBlockedError, exception_chain
+from replaygate.pytest_plugin.fixture_info import needing
 
-STORE_FIXTURES = (
-    "anthropic_client",
-    "async_anthropic_client",
-    "openai_client",
-    "async_openai_client",
-    "replaygate_exchange",
-    "replaygate_store",
-)
-"""The fixtures over a test's store, the most specific first."""
 INTERCEPT = "replaygate_intercept"
 
 
@@ -30,6 +22,8 @@ def blocked_note(item: pytest.Item, failed: BaseException, *, recording: bool) -
     block, naming what the plugin knows of its cause; None otherwise."""
     if not any(isinstance(error, NetworkBlockedError) for error in exception_chain(failed)):
         return None
+    from replaygate.pytest_plugin.offline import USES_REPLAYGATE
+
     names = getattr(item, "fixturenames", ())
     lines = []
     if recording:
@@ -37,7 +31,7 @@ def blocked_note(item: pytest.Item, failed: BaseException, *, recording: bool) -
             "replaygate: this run records from the simulator, with approval: recording "
             "again does not reach a client replaygate does not see."
         )
-    asked = next((name for name in STORE_FIXTURES if name in names), None)
+    asked = next(iter(needing(item, USES_REPLAYGATE)), None)  # the test's own, say a factory
     if item.get_closest_marker("replaygate") is not None and asked and INTERCEPT not in names:
         lines.append(
             f"replaygate: the marker intercepts no client of {item.nodeid}, since it asks "

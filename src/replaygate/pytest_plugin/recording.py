@@ -104,6 +104,7 @@ from replaygate.pytest_plugin.caught import (
     xfail_expects,
     xfail_message,
 )
+from replaygate.pytest_plugin.fixture_info import fixture_defs, scope_of
 from replaygate.pytest_plugin.options import (
     APPROVE,
     DEFAULT_DIR,
@@ -198,10 +199,9 @@ def _first_per_test(item: pytest.Function, names: list[str]) -> int:
     """Where the first function-scoped fixture of ``names`` is (pytest sets fixtures up in
     the order of ``names``, the broader scopes first): where an autouse fixture of the
     test's own would be."""
-    defs = item._fixtureinfo.name2fixturedefs
+    defs = fixture_defs(item)
     for index, name in enumerate(names):
-        found = defs.get(name)
-        if not found or found[-1].scope == "function":
+        if scope_of(defs, name) in (None, "function"):
             return index
     return len(names)
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from replaygate.pytest_plugin.fixture_info import argnames, fixture_defs, requested_by
 from replaygate.pytest_plugin.reruns import RERUNS_REFUSED, item_reruns
 from replaygate.pytest_plugin.sampling_state import MARKER, SAMPLE_FIXTURE, SPEC
 
@@ -78,21 +79,12 @@ def _spec(item: pytest.Item) -> SampleSpec | None:
         raise _Refused(f"{item.nodeid}: @pytest.mark.{MARKER}: {err}") from None
 
 
-def argnames(item: pytest.Item) -> tuple[str, ...]:
-    """The names of the fixtures the test function requests."""
-    info = getattr(item, "_fixtureinfo", None)
-    return tuple(getattr(info, "argnames", ()))
-
-
 def _fixtures_needing_sample(item: pytest.Item) -> list[str]:
-    info = getattr(item, "_fixtureinfo", None)
-    defs: dict[str, Any] = getattr(info, "name2fixturedefs", {})
+    defs = fixture_defs(item)
     return sorted(
         name
-        for name, fixturedefs in defs.items()
-        if name != SAMPLE_FIXTURE
-        and fixturedefs
-        and SAMPLE_FIXTURE in getattr(fixturedefs[-1], "argnames", ())
+        for name in defs
+        if name != SAMPLE_FIXTURE and SAMPLE_FIXTURE in requested_by(defs, name)
     )
 
 

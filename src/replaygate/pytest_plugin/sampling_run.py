@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from _pytest.runner import runtestprotocol
 
-from replaygate.pytest_plugin.sampling_collect import argnames
+from replaygate.pytest_plugin.fixture_info import argnames
 from replaygate.pytest_plugin.sampling_state import (
     CASE,
     CHECKS_FIXTURE,
