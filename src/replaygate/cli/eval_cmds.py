@@ -44,7 +44,7 @@ from replaygate.evals.metrics import METRICS
 from replaygate.evals.preflight import check_history, check_not_an_input, check_writable
 from replaygate.evals.prices import PriceTable, load_price_file, with_shipped
 from replaygate.evals.progress import reporter
-from replaygate.evals.recording import RecordRecipe
+from replaygate.evals.recording import RecordRecipe, offline
 from replaygate.evals.results import EvalResults, load_eval_results
 from replaygate.evals.runner import run_eval
 from replaygate.evals.shards import Shard, merge, shards_digest
@@ -226,8 +226,8 @@ def eval_cmd(
             cap.limit if cap is not None else None,
         )
     with contextlib.ExitStack() as stack:
-        if not record_mode:
-            stack.enter_context(block_network())  # replay: nothing leaves the process (law 3)
+        if offline(recipe):  # replay, or the loopback simulator: nothing leaves (law 3)
+            stack.enter_context(block_network())
         bar = reporter(len(cases), progress)
         stack.enter_context(bar)
         stack.enter_context(_agent_errors())

@@ -177,6 +177,8 @@ def record(
     config = load_config(inputs.config_path, near=fixtures)
     cap = spending_cap(max_cost, config.max_cost, with_shipped(config.prices), simulator)
     with contextlib.ExitStack() as stack:
+        if simulator:  # the loopback simulator: nothing else leaves the process (law 3)
+            stack.enter_context(block_network())
         # opened first: a store that cannot be one is refused before the SDK is loaded
         store = stack.enter_context(FixtureStore.open(fixtures))
         recorder = RecordingModel(

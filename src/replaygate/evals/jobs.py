@@ -5,7 +5,8 @@ the same question stay together, in file order), round robin, one share per proc
 Each process starts clean (forked by a fork server that has loaded this module and
 the agent's, or spawned where there is none) with this run's environment, opens the
 store itself, loads the agent by its ``module:function`` name, blocks the network
-when replaying (law 3) or opens its own live model when recording, and runs its share
+beyond loopback when replaying or recording from the simulator (law 3), opens its own
+live model when recording, and runs its share
 with :func:`~replaygate.evals.casework.run_cases`. It sends the results back as the
 cases finish (what finished in the last :data:`POLL` seconds at once), so a progress
 bar moves, and the results are put back in case order: those of a serial run.
@@ -49,7 +50,7 @@ from replaygate.evals.casework import Setup, chains, run_cases
 from replaygate.evals.errors import EvalError
 from replaygate.evals.prices import PriceTable
 from replaygate.evals.progress import Reporter
-from replaygate.evals.recording import RecordRecipe
+from replaygate.evals.recording import RecordRecipe, offline
 from replaygate.evals.results import CaseResult
 from replaygate.models.replay import RequestSettings
 from replaygate.network import block_network
@@ -272,8 +273,8 @@ def _process_share(
     try:
         with contextlib.ExitStack() as stack:
             stack.enter_context(warnings_as_lines())  # as the command line shows them
-            if work.recording is None:
-                stack.enter_context(block_network())  # replay: nothing leaves (law 3)
+            if offline(work.recording):
+                stack.enter_context(block_network())  # nothing leaves (law 3)
             setup = Setup(load_agent(work.agent), work.settings, work.prices)
             run_cases(cases, work.store, setup, work.recording, batch.add, jobs=jobs)
     except Exception as err:  # every failure reaches the parent as words

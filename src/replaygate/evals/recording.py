@@ -76,6 +76,13 @@ class RecordRecipe:
             )
 
 
+def offline(recording: RecordRecipe | None) -> bool:
+    """Whether a run keeps every way out beyond loopback closed, as the pytest plugin
+    does (law 3): it replays (no ``recording``), or records from the loopback simulator
+    (source ``sim``)."""
+    return recording is None or recording.source == "sim"
+
+
 class StoreGuard:
     """Held around each recorder call; :meth:`released` lets it go for a live call."""
 
