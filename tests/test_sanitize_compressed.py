@@ -26,8 +26,8 @@ from loopback import Handler, serving
 from replaygate.errors import SecretInFixtureError
 from replaygate.http import block_network, httpx2_client
 from replaygate.hygiene.verify import verify_store
-from replaygate.sanitize.secret_compressed import MAX_EXPANDED, TRY_COST, Budget
-from replaygate.sanitize.secret_scan import detect_in_text
+from replaygate.sanitize.secret_compressed import FREE_READS, MAX_EXPANDED, TRY_COST, Budget
+from replaygate.sanitize.secret_scan import detect_in_text, find_fixture_secrets
 from replaygate.sim import Simulator
 from sdks import anthropic, openai
 
@@ -237,3 +237,58 @@ def test_an_upload_kept_as_a_base64_body_is_decompressed_once() -> None:
     budget = Budget(bound)
     assert detect_in_text(body, "base64", encoded=True, budget=budget) is None
     assert budget.left == bound - len(clean) - TRY_COST
+
+
+BOUND = 1 << 16
+"""A bound of 64 KiB reads as 64 MiB does, a thousand times faster."""
+
+
+def _gzip_base64(size: int) -> str:
+    return base64.b64encode(gzip.compress((CLEAN * size)[:size])).decode()
+
+
+def _stream(*data: str) -> dict[str, Any]:
+    """A Responses API stream of audio deltas (base64 a client joins) holding ``data``."""
+    events = [{"type": "response.audio.delta", "item_id": "a", "delta": d} for d in data]
+    return {"status": 200, "events": [{"data": json.dumps(event)} for event in events]}
+
+
+def _split(size: int) -> dict[str, Any]:
+    """A stream of the gzip of ``size`` clean bytes, cut just after its header: no event
+    holds the data alone."""
+    text = _gzip_base64(size)
+    return _stream(text[:64], text[64:])
+
+
+def _findings(fixture: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(f.path, f.detector) for f in find_fixture_secrets(fixture, budget=Budget(BOUND))]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "where"),
+    [
+        ({"request": {"base64": _gzip_base64(40_000)}, "response": _split(41_000)}, "response"),
+        ({"request": {}, "responses": [_split(40_000), _split(41_000)]}, "responses[1]"),
+    ],
+    ids=["a request and a stream", "two streams"],
+)
+def test_the_bound_holds_for_a_fixture_whatever_holds_its_data(
+    fixture: dict[str, Any], where: str
+) -> None:
+    [(path, detector)] = _findings(fixture)
+    assert path == f"{where}.events[0..1].data"
+    assert detector.startswith("gzip data over 64 MiB once decompressed")
+
+
+def test_a_stream_event_read_alone_and_joined_costs_the_bound_once() -> None:
+    assert _findings({"request": {}, "response": _stream(_gzip_base64(40_000))}) == []
+
+
+def test_data_repeated_in_a_fixture_is_read_a_few_times_within_the_bound() -> None:
+    source = {"type": "base64", "media_type": "application/gzip", "data": _gzip_base64(40_000)}
+    copies = [{"type": "document", "source": source}] * (FREE_READS + 2)
+    for count in range(1, FREE_READS + 2):
+        assert _findings({"request": {"content": copies[:count]}, "response": {}}) == []
+    [(path, detector)] = _findings({"request": {"content": copies}, "response": {}})
+    assert path == f"request.content[{FREE_READS + 1}].source.data"
+    assert detector.startswith("gzip data over 64 MiB once decompressed")

@@ -9,7 +9,12 @@ inside them too (a zip inside a gzip), to :data:`MAX_NESTING` levels.
 
 All of it is bounded by one :class:`Budget` per fixture: :data:`MAX_EXPANDED` bytes of
 output, each stream tried costing :data:`TRY_COST` of it, so a zip bomb, or a body made
-of compressed headers, costs no more. What cannot be read to its end (more than the
+of compressed headers, costs no more, nor does compressed data spread over many fields
+or streams. Bytes read whole are given again as they were read, at no further cost, up
+to :data:`FREE_READS` times: the scan reads the same bytes in a few places (a stream
+event's data as text, as the JSON it holds, and joined with the other events), and a
+read beyond those is charged again, so the text given stays within a few times the bound
+however often a fixture repeats its data. What cannot be read to its end (more than the
 budget, or a zip member compressed by a method the standard library cannot read) raises
 :class:`Unsearchable`, and the scan refuses the fixture: it may hold anything. An
 encrypted zip member is passed over, as encrypted text is. A zip member stored without
@@ -20,12 +25,13 @@ stands, not again), and the bzip2 or xz data of a zip member is read as such.
 from __future__ import annotations
 
 import bz2
+import hashlib
 import lzma
 import re
 import struct
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from replaygate.sanitize.secret_rules import detect_family
@@ -35,6 +41,8 @@ MAX_EXPANDED = 64 * 2**20
 TRY_COST = 1024
 """What each compressed stream tried costs of the budget, whatever it gives."""
 MAX_NESTING = 3
+FREE_READS = 3
+"""Times the output of bytes read whole is given again at no cost (:func:`expanded`)."""
 """Levels of compressed data read inside one another."""
 _CHUNK = 1 << 16
 _GZIP = b"\x1f\x8b\x08"
@@ -62,9 +70,12 @@ class Unsearchable(Exception):
 
 @dataclass
 class Budget:
-    """The bytes of decompressed data still to be read for one fixture."""
+    """The bytes of decompressed data still to be read for one fixture, and what
+    :func:`expanded` gave for the bytes it read whole (by their digest), with the times it
+    may give it again at no cost."""
 
     left: int = MAX_EXPANDED
+    read: dict[bytes, tuple[list[tuple[str, bytes]], int]] = field(default_factory=dict)
 
 
 class _Decompressor(Protocol):
@@ -84,9 +95,24 @@ def holds_compressed(raw: bytes) -> bool:
     )
 
 
-def expanded(raw: bytes, budget: Budget, depth: int = 0) -> Iterator[tuple[str, bytes]]:
+def expanded(raw: bytes, budget: Budget) -> Iterator[tuple[str, bytes]]:
     """``(label, decompressed bytes)`` of each compressed stream or zip member in ``raw``,
-    then those inside it; raises :class:`Unsearchable` for one it cannot read whole."""
+    then those inside it; raises :class:`Unsearchable` for one it cannot read whole. Bytes
+    read whole within ``budget`` are given again at no cost :data:`FREE_READS` times."""
+    digest = hashlib.blake2b(raw, digest_size=16).digest()
+    found, free = budget.read.pop(digest, ([], 0))
+    if free:
+        budget.read[digest] = found, free - 1
+        yield from found
+        return
+    found = []
+    for item in _expanded(raw, budget, 0):
+        found.append(item)
+        yield item
+    budget.read[digest] = found, FREE_READS
+
+
+def _expanded(raw: bytes, budget: Budget, depth: int) -> Iterator[tuple[str, bytes]]:
     for start, kind in _starts(raw):
         found = _expand(raw, start, kind, _part(raw, start), budget)
         if found is None:
@@ -94,7 +120,7 @@ def expanded(raw: bytes, budget: Budget, depth: int = 0) -> Iterator[tuple[str, 
         label, data, stored = found
         yield label, data
         if not stored and depth + 1 < MAX_NESTING and holds_compressed(data):
-            for inner, nested in expanded(data, budget, depth + 1):
+            for inner, nested in _expanded(data, budget, depth + 1):
                 yield f"{inner} in {label}", nested
 
 

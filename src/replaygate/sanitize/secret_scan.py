@@ -144,15 +144,17 @@ def find_secrets(
     value: Any,
     detect: Callable[[str, str], str | None] | None = None,
     safe: KnownSafe = NOTHING_SAFE,
+    budget: Budget | None = None,
 ) -> list[SecretFinding]:
     """Every leaf of ``value`` that a detector flags, by path: ``detect(text, field name)``,
-    or :func:`detect_in_text` (told which leaves are encoded data by where they stand);
+    or :func:`detect_in_text` (told which leaves are encoded data by where they stand,
+    compressed data read within ``budget``, the fixture's: a new one when not given);
     the ``safe`` values (:mod:`.secret_allow`) are blanked out of each value and field
     name first."""
     if detect is None and not may_hold_secret(value):
         return []
     found = []
-    budget = Budget()
+    budget = Budget() if budget is None else budget
     for path, field_name, text, encoded in _leaves(value, "", "", safe):
         masked = safe.mask(text)
         if detect is None:
@@ -166,7 +168,7 @@ def find_secrets(
 
 
 def find_stream_secrets(
-    events: Any, path: str, safe: KnownSafe = NOTHING_SAFE
+    events: Any, path: str, safe: KnownSafe = NOTHING_SAFE, budget: Budget | None = None
 ) -> list[SecretFinding]:
     """Secrets split across the events of a recorded stream, by the events' path.
 
@@ -175,7 +177,8 @@ def find_stream_secrets(
     stream are joined and scanned whole (see :mod:`replaygate.sanitize.stream`), and
     so is the text of the events whose ``data`` is not JSON (a plain ``data:``
     stream), in order. A finding's path names the first and last event joined:
-    ``response.events[3..7].data``. ``safe`` values are blanked out before the scan.
+    ``response.events[3..7].data``. ``safe`` values are blanked out before the scan;
+    compressed data is read within ``budget``, the fixture's (a new one when not given).
     """
     if not isinstance(events, list):
         return []
@@ -200,7 +203,7 @@ def find_stream_secrets(
     if plain:
         joined.append(([i for i, _ in plain], "".join(text for _, text in plain), False))
     findings = []
-    budget = Budget()
+    budget = Budget() if budget is None else budget
     for spots, whole, encoded in joined:
         name = detect_in_text(safe.mask(whole), encoded=encoded, budget=budget)
         if name is not None:
@@ -238,13 +241,14 @@ def _containers(value: Any) -> Iterator[Any]:
 
 
 def find_fixture_secrets(
-    fixture: Mapping[str, Any], safe: KnownSafe = NOTHING_SAFE
+    fixture: Mapping[str, Any], safe: KnownSafe = NOTHING_SAFE, budget: Budget | None = None
 ) -> list[SecretFinding]:
     """:func:`find_secrets` of a fixture's JSON, plus secrets split across stream events.
 
-    ``safe`` holds the project's known-safe values (:mod:`.secret_allow`).
+    ``safe`` holds the project's known-safe values (:mod:`.secret_allow`); compressed data
+    anywhere in the fixture is read within one ``budget`` (a new one when not given).
     """
-    return _fixture_secrets(fixture, safe, known_clean=False)
+    return _fixture_secrets(fixture, safe, known_clean=False, budget=budget)
 
 
 def find_each_fixture_secrets(
@@ -272,9 +276,11 @@ def find_each_fixture_secrets(
 
 
 def _fixture_secrets(
-    fixture: Mapping[str, Any], safe: KnownSafe, known_clean: bool
+    fixture: Mapping[str, Any], safe: KnownSafe, known_clean: bool, budget: Budget | None = None
 ) -> list[SecretFinding]:
-    findings = [] if known_clean else find_secrets(fixture, safe=safe)
+    # One budget for the fixture, however its data is spread over fields and streams.
+    budget = Budget() if budget is None else budget
+    findings = [] if known_clean else find_secrets(fixture, safe=safe, budget=budget)
     if "response" in fixture:
         recorded = [("response", fixture["response"])]
     else:
@@ -283,5 +289,6 @@ def _fixture_secrets(
         recorded = [(f"responses[{i}]", r) for i, r in enumerate(items)]
     for path, response in recorded:
         if isinstance(response, dict) and "events" in response:
-            findings.extend(find_stream_secrets(response["events"], f"{path}.events", safe))
+            events = response["events"]
+            findings.extend(find_stream_secrets(events, f"{path}.events", safe, budget))
     return findings
