@@ -109,6 +109,12 @@ class Recording:
         )
 
     def _write(self, end: StreamEnd, error: BaseException | None) -> None:
+        if end == "cut" and not self.stream:
+            # the client got the library's error; a replay would hand it the part read
+            # as the whole answer: the send is one that ended without an answer to store
+            self._over()
+            self.exchange.gave_up(self.slot, answered=True)
+            return
         with self._refused("replay hands a client the kept headers as ASCII text"):
             kept_headers(self.headers, self.status)
         with self._refused("a body kept compressed is not searched for secrets"):
