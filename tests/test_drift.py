@@ -10,6 +10,7 @@ over plain HTTP, the path drift re-sends it by, without loading its SDK).
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
@@ -782,3 +783,56 @@ def test_the_field_holding_tool_call_arguments_is_a_field_its_keys_are_not() -> 
     assert not any(p.startswith("candidates[].content.parts[].functionCall.args.") for p in gemini)
     # an object that is no tool call is read to the end
     assert "usage.input.q" in field_paths({"usage": {"input": {"q": 1}}})
+
+
+_OPENED: list[str] = []
+"""The files opened since :func:`_note_opens` was installed (cleared by each test using it)."""
+_AUDITING: list[Any] = []
+"""The audit hook, once it is installed."""
+
+
+def _note_opens(event: str, args: tuple[Any, ...]) -> None:
+    if event == "open" and isinstance(args[0], str | Path):
+        _OPENED.append(str(args[0]))
+
+
+def test_drift_builds_its_simulators_behaviour_once(
+    stores: dict[str, Path], tmp_path: Path
+) -> None:
+    # The option checked the script by building the behaviour, then the simulator built it
+    # again from its name: the script was read twice.
+    script = tmp_path / "answers.jsonl"
+    script.write_text('{"text": "Sunny."}\n')
+    if _note_opens not in _AUDITING:
+        sys.addaudithook(_note_opens)  # a hook stays for the process: added once
+        _AUDITING.append(_note_opens)
+    _OPENED.clear()
+    args = ("--live-sample", "1", "--approve-live", "--simulator", "--behavior")
+    done = drift(str(stores["wire"]), *args, f"script:{script}")
+    assert done.exit_code in (0, 1), done.output
+    assert _OPENED.count(str(script)) == 1
+
+
+def test_requests_only_one_side_holds_with_nothing_to_pool_with_are_no_pass(
+    tmp_path: Path,
+) -> None:
+    # The request only NEW holds could be compared with nothing: "not compared:", then
+    # "no drift" and exit 0, though an answer never looked at may have drifted.
+    other_request = {**ASKED, "max_tokens": 9}
+    old = hand_store(tmp_path / "old.jsonl", (ASKED, [ANSWER]))
+    new = hand_store(tmp_path / "new.jsonl", (ASKED, [ANSWER]), (other_request, [{}]))
+    json_file = tmp_path / "drift.json"
+    done = drift(str(old), "--against", str(new), "--json-out", str(json_file))
+    assert done.exit_code == 2, done.output
+    assert "  same fields\n" in done.output and "no drift" not in done.output
+    key = Fixture.create(other_request, []).key
+    assert done.output.endswith(
+        f"not compared:\n  anthropic.messages: 1 request(s) only in {new}, not compared: "
+        f"{new}:2 (key {key})\nNOT CHECKED: 1 request(s) only one side holds have nothing on "
+        "the other side to be compared with (not compared above); record them in both sets, "
+        "or compare sets that both hold them, then run drift again\n"
+    )
+    assert json.loads(json_file.read_text(encoding="utf-8"))["drift"] is None
+    report = drift_against(new, old)
+    assert (report.not_compared, report.verdict) == (1, None)
+    assert drift_against(old, old).verdict is False

@@ -60,5 +60,9 @@ def test_drift_against_with_one_interface_in_common_still_compares_it(
     _store(tmp_path / "o.jsonl", "openai.chat.completions")
     both.write_bytes((tmp_path / "a.jsonl").read_bytes() + (tmp_path / "o.jsonl").read_bytes())
     done = CliRunner().invoke(main, ["drift", "both.jsonl", "--against", "a.jsonl"])
-    assert done.exit_code == 0, done.output
+    assert "paired by request\n  same fields\n" in done.output
     assert "openai.chat.completions: only in both.jsonl, not compared" in done.output
+    # the interface only one side has was compared with nothing: no pass
+    assert done.exit_code == 2, done.output
+    assert "no drift" not in done.output
+    assert "NOT CHECKED: 1 request(s) only one side holds have nothing" in done.output

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from click.core import ParameterSource
@@ -43,6 +43,9 @@ from replaygate.hygiene.review_report import render_markdown, render_text
 from replaygate.outputs import write_text
 from replaygate.seed import SIMULATOR_SEED
 from replaygate.sim.behavior_option import behavior_option
+
+if TYPE_CHECKING:
+    from replaygate.sim.behaviors import Behavior
 
 
 def fail(err: Exception) -> NoReturn:
@@ -155,7 +158,8 @@ def diff(
     "With --simulator: how it answers, as the fixtures were recorded: research-copilot "
     "(record, eval or demo with --simulator), echo, or script:FILE (the script they were "
     "recorded from, as the pytest plugin takes it). Another behaviour answers in another "
-    "form, which shows as drift."
+    "form, which shows as drift.",
+    seed=SIMULATOR_SEED,
 )
 @click.option(
     "--sim-drift",
@@ -185,7 +189,7 @@ def drift(
     approve_live: bool,
     base_url: str | None,
     simulator: bool,
-    behavior: str,
+    behavior: Behavior,
     sim_drift: str | None,
     sample_seed: int,
     against: Path | None,
@@ -243,7 +247,7 @@ def drift(
         write_text(json_path, json_text(report.to_json()) + "\n")
     if report.drifted:
         raise SystemExit(1)
-    if report.errors:
+    if report.verdict is None:  # not checked whole: no pass
         raise SystemExit(2)
 
 
@@ -275,7 +279,7 @@ def _drift_live(
     path: Path,
     n: int,
     base_url: str | None,
-    behavior: str | None,
+    behavior: Behavior | None,
     sim_drift: str | None,
     sample_seed: int,
 ) -> DriftReport:

@@ -76,6 +76,9 @@ class DriftReport:
     unmatched: tuple[str, ...] = ()
     pooled: tuple[str, ...] = ()
     seed: int | None = None
+    not_compared: int = 0
+    """How many requests only one side holds had nothing on the other side to be
+    compared with (``--against``): named under :attr:`unmatched`."""
 
     @property
     def drifted(self) -> bool:
@@ -89,11 +92,12 @@ class DriftReport:
 
     @property
     def verdict(self) -> bool | None:
-        """True on drift, False on none; None when a request could not be re-sent and
-        nothing drifted: the check did not run whole, which is no pass."""
+        """True on drift, False on none; None when nothing drifted but a request could
+        not be re-sent, or a recorded request was compared with nothing: the check did
+        not run whole, which is no pass."""
         if self.drifted:
             return True
-        return None if self.errors else False
+        return None if self.errors or self.not_compared else False
 
     def to_json(self) -> dict[str, Any]:
         """The JSON report."""
@@ -212,9 +216,10 @@ def drift_against(path: Path, other: Path) -> DriftReport:
     recorded is named, not compared. The answers of the requests only one side holds are
     compared pooled per interface, the fields of all of them in ``path`` against those of
     all of them in ``other`` (a set recorded again, or for another model, shares few
-    requests or none); where only one side holds such requests of an interface, they
-    are named, not compared. An answer that is not a JSON object (a proxy's HTML page) is
-    named under ``errors``: the check did not run whole."""
+    requests or none); where only one side holds such requests of an interface (or the
+    interface), they are named and counted, not compared, and so is an answer that is
+    not a JSON object (a proxy's HTML page), named under ``errors``: either way, with no
+    drift found, the check did not run whole."""
     old, new = _Side.read(path), _Side.read(other)
     _refuse_nothing_in_common(old, new)
     pairs: dict[str, _Pairs] = defaultdict(lambda: _Pairs(set(), set()))
@@ -246,9 +251,11 @@ def drift_against(path: Path, other: Path) -> DriftReport:
             + first_few([r.place for r in requests], 3)
             for side, requests in ((path, mine), (other, theirs))
         ]
+    not_compared = 0
     for side, unpaired in ((path, only_old), (other, only_new)):
         for interface, requests in unpaired.items():
             alone[interface, "request(s)", side] += [r.place for r in requests]
+            not_compared += len(requests)
     unmatched = [
         f"{interface}: only in {path if interface in old.interfaces else other}, not compared"
         for interface in sorted(old.interfaces ^ new.interfaces)
@@ -269,6 +276,7 @@ def drift_against(path: Path, other: Path) -> DriftReport:
         errors=tuple(errors),
         unmatched=tuple(unmatched),
         pooled=tuple(pooled_places),
+        not_compared=not_compared,
     )
 
 

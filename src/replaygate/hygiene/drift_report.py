@@ -43,10 +43,7 @@ def render_drift(report: DriftReport) -> str:
             out.extend(f"  {line}" for line in lines)
     drifted = report.drifted_interfaces
     if report.verdict is None and report.mode == "against":
-        out.append(
-            f"NOT CHECKED: {len(report.errors)} recorded answer(s) are not JSON (errors "
-            "above), so their requests were not compared; re-record them, then run drift again"
-        )
+        out.append(f"NOT CHECKED: {'; '.join(_not_checked(report))}, then run drift again")
     elif report.verdict is None:
         out.append(
             f"NOT CHECKED: {len(report.errors)} request(s) could not be re-sent (errors above); "
@@ -65,3 +62,20 @@ def _how(report: DriftReport, item: InterfaceDrift) -> str:
     if item.compared == "pooled":
         return ", pooled (the requests only one side holds)"
     return ", paired by request"
+
+
+def _not_checked(report: DriftReport) -> list[str]:
+    """Why ``--against`` did not compare every request, and what to do about it."""
+    why = []
+    if report.errors:
+        why.append(
+            f"{len(report.errors)} recorded answer(s) are not JSON (errors above), so their "
+            "requests were not compared; re-record them"
+        )
+    if report.not_compared:
+        why.append(
+            f"{report.not_compared} request(s) only one side holds have nothing on the other "
+            "side to be compared with (not compared above); record them in both sets, or "
+            "compare sets that both hold them"
+        )
+    return why

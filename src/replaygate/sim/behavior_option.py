@@ -20,23 +20,32 @@ BEHAVIOR_HELP = "research-copilot, echo or script:FILE (a JSONL file of response
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def _behavior(_context: click.Context, _option: click.Parameter, value: str) -> str:
-    """``value`` when it names a behaviour, else a usage error saying why."""
-    from replaygate.sim.behaviors import make_behavior
+def _behavior(seed: int | None) -> Callable[[click.Context, click.Parameter, str], Any]:
+    """The option's callback: ``value`` when it names a behaviour (the behaviour itself,
+    built with ``seed``, when one is given), else a usage error saying why."""
 
-    try:
-        make_behavior(value)
-    except (ReplaygateError, ValueError) as err:
-        raise click.BadParameter(str(err)) from None
-    return value
+    def check(_context: click.Context, _option: click.Parameter, value: str) -> Any:
+        from replaygate.sim.behaviors import make_behavior
+
+        try:
+            built = make_behavior(value, seed=0 if seed is None else seed)
+        except (ReplaygateError, ValueError) as err:
+            raise click.BadParameter(str(err)) from None
+        return value if seed is None else built
+
+    return check
 
 
-def behavior_option(help_text: str = BEHAVIOR_HELP) -> Callable[[_F], _F]:
-    """The simulator's ``--behavior`` option (default research-copilot)."""
+def behavior_option(
+    help_text: str = BEHAVIOR_HELP, *, seed: int | None = None
+) -> Callable[[_F], _F]:
+    """The simulator's ``--behavior`` option (default research-copilot): its name, or with
+    ``seed`` the behaviour built with that seed, once, as the option is read (a
+    :class:`~replaygate.sim.Simulator` takes it as it is)."""
     return click.option(
         "--behavior",
         default="research-copilot",
         show_default=True,
-        callback=_behavior,
+        callback=_behavior(seed),
         help=help_text,
     )
