@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from replaygate import FixtureStore, Message, ModelResponse, RecordingModel, ToolCall, ToolSpec
-from replaygate.errors import NoRuleMatchedError, ScriptExhaustedError
+from replaygate.errors import FixtureFormatError, NoRuleMatchedError, ScriptExhaustedError
 from replaygate.examples.research_copilot import ResearchPolicy, build_registry, run
+from replaygate.fixtures.fingerprint import fixture_key
+from replaygate.fixtures.fixture import Fixture
 from replaygate.models.fakes import FunctionModel, Rule, RuleStub, ScriptedModel
 
 SEARCH = ModelResponse(
@@ -197,3 +200,41 @@ def test_a_fake_refuses_a_conversation_in_another_shape_as_a_recording_does(mode
     with pytest.raises(TypeError, match=r"^tools\[0\]: expected a ToolSpec"):
         model.complete([Message.user("hi")], [{"name": "search"}])
     assert model.calls == []
+
+
+@pytest.mark.parametrize("sample", [-1, True, 1.0])
+def test_a_rule_sample_that_is_no_index_is_refused_when_made(sample: object) -> None:
+    # -1 replayed the last recorded sample, as a list index does
+    with pytest.raises(ValueError, match=r"rule 'x': sample must be an integer of 0 or more"):
+        Rule(when="x", fixture="a" * 12, sample=sample)  # type: ignore[arg-type]
+
+
+def test_a_rule_naming_a_sample_that_never_sent_the_request_names_the_recorded_ones(
+    tmp_path: object,
+) -> None:
+    path = f"{tmp_path}/samples.jsonl"
+    for sample in (0, 2):
+        recorder = RecordingModel(
+            FunctionModel(lambda m, t, n=sample: ModelResponse(text=f"sample {n}")),
+            path,
+            approve_live=True,
+            model="m",
+            max_tokens=8,
+            sample=sample,
+        )
+        recorder.complete([Message.user("What is RAG?")], [])
+    store = FixtureStore.open(path)
+    stub = RuleStub([Rule(when="RAG", fixture=store.keys()[0], sample=1)], store=store)
+    with pytest.raises(
+        NoRuleMatchedError, match=r"sample 1 was asked for \(recorded samples: \[0, 2\]\)"
+    ):
+        stub.complete([Message.user("RAG")], [])
+
+
+def test_a_rule_naming_a_response_that_cannot_be_served_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    request = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "q"}]}
+    FixtureStore.open(path).put(Fixture.create(request, [{"content": 5}]))
+    stub = RuleStub([Rule(when="RAG", fixture=fixture_key(request))], store=FixtureStore.open(path))
+    with pytest.raises(FixtureFormatError, match=r"bad\.jsonl:1: the recorded response cannot be"):
+        stub.complete([Message.user("RAG")], [])

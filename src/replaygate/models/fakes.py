@@ -19,10 +19,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaygate.errors import KeyTooShortError, NoRuleMatchedError, ScriptExhaustedError
+from replaygate.errors import (
+    FixtureFormatError,
+    KeyTooShortError,
+    NoRuleMatchedError,
+    ScriptExhaustedError,
+    WireFormatError,
+)
 from replaygate.fixtures.fingerprint import short_key_problem
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.providers import get_interface
+from replaygate.models.replay import is_count
 from replaygate.models.types import (
     Call,
     Message,
@@ -136,6 +143,10 @@ class Rule:
                 raise KeyTooShortError(f"rule {self.when!r}: {short}")
         if self.role not in (None, "user", "tool"):
             raise ValueError(f"rule {self.when!r}: role must be 'user', 'tool' or None")
+        if not is_count(self.sample):
+            raise ValueError(
+                f"rule {self.when!r}: sample must be an integer of 0 or more, got {self.sample!r}"
+            )
         if self.call is not None and not _is_call(self.call):
             raise ValueError(
                 f"rule {self.when!r}: call must be (tool name, arguments mapping), "
@@ -207,10 +218,16 @@ class RuleStub:
                 f"rule {rule.when!r} names fixture {rule.fixture!r}, but {self.store.path} "
                 f"holds {what} with that key"
             )
-        fixture = found[0][1]
-        if rule.sample >= fixture.samples:
+        location, fixture = found[0]
+        response = fixture.sample(rule.sample)
+        if response is None:
+            recorded = [i for i, r in enumerate(fixture.responses) if r is not None]
             raise NoRuleMatchedError(
                 f"rule {rule.when!r}: fixture {fixture.key} has {fixture.samples} sample(s), "
-                f"sample {rule.sample} was asked for"
+                f"sample {rule.sample} was asked for (recorded samples: {recorded})"
             )
-        return self.interface.from_response(fixture.responses[rule.sample])
+        try:
+            return self.interface.from_response(response)
+        except WireFormatError as err:
+            reason = f"the recorded response cannot be served: {err}"
+            raise FixtureFormatError(str(location.file), location.line, reason) from None
