@@ -43,7 +43,12 @@ CHAT_SHAPES: dict[str, Callable[[str], dict[str, Any]]] = {
     "reasoning_details": lambda part: {
         "reasoning_details": [{"type": "reasoning.text", "index": 0, "text": part}]
     },
+    "reasoning_encrypted": lambda part: {
+        "reasoning_details": [{"type": "reasoning.encrypted", "index": 0, "data": part}]
+    },
 }
+ENCODED_SHAPES = ("audio_data", "reasoning_encrypted")
+"""Shapes of encoded data: searched joined, never redacted."""
 RESPONSES_KINDS = [
     "reasoning_summary_text",
     "reasoning_text",
@@ -94,6 +99,19 @@ def _responses(kind: str, parts: list[str]) -> list[bytes]:
     return _sse(events)
 
 
+def _gemini(parts: list[str]) -> list[bytes]:
+    """A Gemini stream whose last parts hold a ``thoughtSignature`` alone, cut in ``parts``."""
+    first = {"text": "Thinking done.", "thought": True}
+
+    def chunk(part: dict[str, Any]) -> dict[str, Any]:
+        return {"candidates": [{"index": 0, "content": {"role": "model", "parts": [part]}}]}
+
+    return _sse([chunk(first), *(chunk({"thoughtSignature": p}) for p in parts)])
+
+
+GEMINI = "v1beta/models/m:streamGenerateContent?alt=sse"
+
+
 class _Streams(ChunkedEvents):
     """Each shape's stream, with the key, an address or clean fragments, by path."""
 
@@ -107,6 +125,10 @@ class _Streams(ChunkedEvents):
                 ("clean", [CLEAN] * len(KEY_PARTS)),
                 ("email", EMAIL_PARTS),
             )
+        },
+        **{
+            f"/{text}-gemini/{GEMINI}": _gemini(parts)
+            for text, parts in (("key", KEY_PARTS), ("clean", [CLEAN] * len(KEY_PARTS)))
         },
         **{
             f"/{text}-responses-{k}/v1/responses": _responses(k, parts)
@@ -169,7 +191,7 @@ def test_verify_finds_a_key_split_over_a_text_delta_of_a_stored_stream(
     )
 
 
-@pytest.mark.parametrize("shape", [s for s in CHAT_SHAPES if s != "audio_data"])  # text only
+@pytest.mark.parametrize("shape", [s for s in CHAT_SHAPES if s not in ENCODED_SHAPES])
 def test_an_address_split_over_a_chat_delta_field_is_redacted_whole(
     tmp_path: Path, shape: str
 ) -> None:
@@ -204,3 +226,25 @@ def _joined(shape: str, delta: dict[str, Any]) -> str:
     if shape == "reasoning_details":
         return "".join(d.get("text") or "" for d in delta.get("reasoning_details") or [])
     return delta.get(shape) or ""
+
+
+def test_a_key_split_over_a_gemini_thought_signature_is_refused_and_verify_finds_one(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "g.jsonl"
+    body = {"contents": [{"role": "user", "parts": [{"text": "x"}]}]}
+    with serving(_Streams) as base:
+        http = httpx2_client(store, mode="record-missing", approve_live=True)
+        with pytest.raises(
+            SecretInFixtureError, match=r"GitHub token found at response\.events\[1\.\.\d+\]\.data"
+        ):
+            http.post(f"{base}/key-gemini/{GEMINI}", json=body).read()
+        assert not store.exists() or store.read_bytes() == b""
+        http.post(f"{base}/clean-gemini/{GEMINI}", json=body).read()
+    assert verify_store(store)[1] == []
+    line = store.read_text()
+    for part in KEY_PARTS:  # a hand edit
+        line = line.replace(CLEAN, part, 1)
+    store.write_text(line)
+    problems = [str(problem) for problem in verify_store(store)[1]]
+    assert len(problems) == 1 and "GitHub token at response.events[1.." in problems[0]

@@ -18,11 +18,13 @@ of one block are joined as a client joins them, and the rules run on the whole:
 
 Field ``type`` and ``index`` values, and encoded data (audio bytes, a thinking block's
 signature: :func:`~.secret_entropy.encoded_field`, ``response.audio.delta``), are no
-text and are not redacted; the audio a client joins (:func:`encoded_fragments`) is
-joined for the secret scan too. When the rules change a block's text, the first
-fragment carries the whole redacted text and the others become empty, so a client
-that accumulates the deltas gets the redacted text. The events are the parsed
-``data`` of each event, changed in place.
+text and are not redacted; the encoded data split across events
+(:func:`encoded_fragments`: audio, the encrypted or signed ``reasoning_details`` of
+OpenAI-compatible servers, a Gemini candidate's ``thoughtSignature``) is joined for the
+secret scan too. When the rules change a block's text, the first fragment carries the
+whole redacted text and the others become empty, so a client that accumulates the deltas
+gets the redacted text. The events are the parsed ``data`` of each event, changed in
+place.
 """
 
 from __future__ import annotations
@@ -61,15 +63,16 @@ def _place(value: Any, default: Any) -> Any:
 
 
 def _text_fields(
-    delta: dict[str, Any], holder: str = "", outer: str = ""
+    delta: dict[str, Any], holder: str = "", outer: str = "", encoded: bool = False
 ) -> Iterator[tuple[str, Fragment]]:
     """The text fields of one delta object (under the field ``holder`` of an object under
-    ``outer``): strings but ``type``, ``index`` and encoded data."""
+    ``outer``): strings but ``type``, ``index`` and encoded data; its fields of encoded
+    data instead when ``encoded``."""
     for name, value in delta.items():
         if (
             isinstance(value, str)
             and name not in _NOT_TEXT
-            and not encoded_field(name, delta, holder, outer)
+            and encoded_field(name, delta, holder, outer) == encoded
         ):
             yield name, (delta, name)
 
@@ -83,31 +86,36 @@ def _anthropic(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
 
 
 def _accumulated(
-    delta: dict[str, Any], group: Group, holder: str = "delta", outer: str = ""
+    delta: dict[str, Any], group: Group, holder: str, outer: str, encoded: bool
 ) -> Iterator[tuple[Group, Fragment]]:
     """Each text field of ``delta`` (under the field ``holder`` of an object under
-    ``outer``) at any depth, by its path: an object in a list by its ``index`` (else its
-    position), as the openai SDK joins a stream's deltas."""
-    for name, fragment in _text_fields(delta, holder, outer):
+    ``outer``; each field of encoded data when ``encoded``) at any depth, by its path: an
+    object in a list by its ``index`` (else its position), as the openai SDK joins a
+    stream's deltas."""
+    for name, fragment in _text_fields(delta, holder, outer, encoded):
         yield (*group, name), fragment
     for name, value in delta.items():
         if isinstance(value, dict):
-            yield from _accumulated(value, (*group, name), name, holder)
+            yield from _accumulated(value, (*group, name), name, holder, encoded)
         elif isinstance(value, list):
             for n, entry in enumerate(value):
                 if isinstance(entry, dict):
                     place = (*group, name, _place(entry.get("index"), n))
-                    yield from _accumulated(entry, place, name, holder)
+                    yield from _accumulated(entry, place, name, holder, encoded)
+
+
+def _choices(event: dict[str, Any], encoded: bool) -> Iterator[tuple[Group, Fragment]]:
+    """The fields of each Chat Completions choice's delta: its text, or its encoded data."""
+    choices = event.get("choices")
+    for position, choice in enumerate(choices if isinstance(choices, list) else []):
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        if isinstance(delta, dict):
+            group = ("choice", _place(choice.get("index"), position))
+            yield from _accumulated(delta, group, "delta", "", encoded)
 
 
 def _openai(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
-    choices = event.get("choices")
-    if not isinstance(choices, list):
-        return
-    for position, choice in enumerate(choices):
-        delta = choice.get("delta") if isinstance(choice, dict) else None
-        if isinstance(delta, dict):
-            yield from _accumulated(delta, ("choice", _place(choice.get("index"), position)))
+    return _choices(event, encoded=False)
 
 
 def _openai_responses(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
@@ -121,27 +129,34 @@ def _openai_responses(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]
         yield ("item", kind, *(_place(event.get(name), None) for name in _WHERE)), (event, "delta")
 
 
-def _gemini(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
+def _gemini_parts(event: dict[str, Any]) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """``(candidate index, part)`` of each part of each Gemini candidate."""
     candidates = event.get("candidates")
     for position, candidate in enumerate(candidates if isinstance(candidates, list) else []):
         content = candidate.get("content") if isinstance(candidate, dict) else None
         parts = content.get("parts") if isinstance(content, dict) else None
         index = _place(candidate.get("index"), position)
         for part in parts if isinstance(parts, list) else []:
-            if isinstance(part, dict) and isinstance(part.get("text"), str):
-                yield ("candidate", index, bool(part.get("thought"))), (part, "text")
+            if isinstance(part, dict):
+                yield index, part
 
 
-def _audio(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
+def _gemini(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
+    for index, part in _gemini_parts(event):
+        if isinstance(part.get("text"), str):
+            yield ("candidate", index, bool(part.get("thought"))), (part, "text")
+
+
+def _encoded(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
     kind = event.get("type")
     if kind in _AUDIO_DELTAS and isinstance(event.get("delta"), str):
         yield ("item", kind, *(_place(event.get(name), None) for name in _WHERE)), (event, "delta")
-    choices = event.get("choices")
-    for position, choice in enumerate(choices if isinstance(choices, list) else []):
-        delta = choice.get("delta") if isinstance(choice, dict) else None
-        audio = delta.get("audio") if isinstance(delta, dict) else None
-        if isinstance(audio, dict) and isinstance(audio.get("data"), str):
-            yield ("choice", _place(choice.get("index"), position), "audio"), (audio, "data")
+    yield from _choices(event, encoded=True)
+    for index, part in _gemini_parts(event):
+        if isinstance(part.get("thoughtSignature"), str) and encoded_field(
+            "thoughtSignature", part, "parts"
+        ):
+            yield ("candidate", index, "thoughtSignature"), (part, "thoughtSignature")
 
 
 _Source = Callable[[dict[str, Any]], Iterator[tuple[Group, Fragment]]]
@@ -163,10 +178,13 @@ def fragments(events: list[Any]) -> dict[Group, list[Fragment]]:
 
 
 def encoded_fragments(events: list[Any]) -> dict[Group, list[Fragment]]:
-    """The fragments of the encoded data a client joins, per block, in stream order: the
+    """The fragments of encoded data split across events, per block, in stream order: the
     base64 audio of a Responses API ``response.audio.delta`` or
-    ``response.output_audio.delta``, and of a Chat Completions choice's ``audio.data``."""
-    return _grouped(events, (_audio,))
+    ``response.output_audio.delta``; each field of encoded data of a Chat Completions
+    choice's delta, as the openai SDK joins it (``audio.data``, the ``data`` of a
+    ``reasoning.encrypted`` and the ``signature`` of a ``reasoning.text`` entry of
+    ``reasoning_details``, by its ``index``); a Gemini candidate's ``thoughtSignature``."""
+    return _grouped(events, (_encoded,))
 
 
 def redact_fragments(events: list[Any], apply: Callable[[str], str]) -> set[tuple[int, str]]:
