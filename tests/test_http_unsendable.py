@@ -1,10 +1,10 @@
-"""A request no fixture could hold is refused before it is sent while recording: its
-answer, paid for, could never be recorded (an integer beyond 64 bits and a secret:
-tests/test_http_big_ints.py, tests/test_sanitize_sdk.py)."""
+"""A request no fixture could hold is refused before it is sent while recording, over HTTP
+and by a recording model: its answer, paid for, could never be recorded (an integer
+beyond 64 bits and a secret: tests/test_http_big_ints.py, tests/test_sanitize_sdk.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,9 @@ import pytest
 from replaygate.errors import UnstorableValueError
 from replaygate.fixtures.store import FixtureStore, writing
 from replaygate.http import httpx2_client
+from replaygate.models.live import AnthropicModel
+from replaygate.models.replay import RecordingModel
+from replaygate.models.types import Message
 from replaygate.sim import Simulator
 from sdks import anthropic
 
@@ -70,23 +73,50 @@ def test_a_request_longer_than_a_line_holds_is_not_sent(
     assert record(sim, store, "short") == "echo: short"
 
 
+def through_http(sim: Simulator, store: Path, text: str, version: str) -> str:
+    """An answer recorded through the SDK over HTTP, sent with ``anthropic-version``."""
+    http = httpx2_client(store, "record-missing", approve_live=True)
+    headers = {"anthropic-version": version}
+    with anthropic.Anthropic(
+        api_key="t", base_url=sim.url, http_client=http, default_headers=headers
+    ) as client:
+        answer = client.messages.create(
+            model="m", max_tokens=8, messages=[{"role": "user", "content": text}]
+        )
+    return str(answer.content[0].text)
+
+
+def through_the_engine(sim: Simulator, store: Path, text: str, version: str) -> str:
+    """An answer recorded by a recording model for ``interface_version``."""
+    live = AnthropicModel(
+        anthropic.Anthropic(api_key="t", base_url=sim.url), model="m", max_tokens=8
+    )
+    recorder = RecordingModel(
+        live, store, approve_live=True, model="m", max_tokens=8, interface_version=version
+    )
+    return recorder.complete([Message.user(text)], []).text
+
+
+@pytest.mark.parametrize(
+    ("send", "named"),
+    [
+        (through_http, "request.headers.anthropic-version"),
+        (through_the_engine, "meta.interface_version"),
+    ],
+    ids=["http", "engine"],
+)
 @pytest.mark.parametrize("name", ["folder", "f.jsonl"])
-def test_an_anthropic_version_that_cannot_name_a_folder_is_not_sent(
-    sim: Simulator, tmp_path: Path, name: str
+def test_an_interface_version_that_cannot_name_a_folder_is_not_sent(
+    sim: Simulator, tmp_path: Path, name: str, send: Callable[..., str], named: str
 ) -> None:
     # every store refuses to write such a fixture, a JSONL file as well as a folder
     store = tmp_path / name
     before = len(sim.requests)
-    http = httpx2_client(store, "record-missing", approve_live=True)
-    headers = {"anthropic-version": "2023-06-01/beta"}
-    with (
-        anthropic.Anthropic(
-            api_key="t", base_url=sim.url, http_client=http, default_headers=headers
-        ) as client,
-        pytest.raises(UnstorableValueError, match=r"anthropic-version '2023-06-01/beta'") as caught,
-    ):
-        client.messages.create(model="m", max_tokens=8, messages=[{"role": "user", "content": "x"}])
-    assert caught.value.path == "request.headers.anthropic-version"
+    with pytest.raises(UnstorableValueError, match=r"'2023-06-01/beta' cannot name") as caught:
+        send(sim, store, "x", "2023-06-01/beta")
+    assert caught.value.path == named
     assert str(caught.value).endswith("nothing was sent and nothing was written")
     assert len(sim.requests) == before
-    assert record(sim, store, "pinned") == "echo: pinned"  # the SDK's own version names one
+    assert not store.exists()
+    assert send(sim, store, "pinned", "2023-06-01") == "echo: pinned"
+    assert len(FixtureStore.open(store)) == 1
