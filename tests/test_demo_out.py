@@ -11,6 +11,7 @@ folder's lock for its whole run and a second one is refused.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -24,6 +25,7 @@ from replaygate.demo import LOCK, MARK, WRITTEN, claim_out, foreign_files, mark
 from replaygate.evals import History
 from replaygate.examples.research_copilot import shipped_eval_cases
 from run_cli import replaygate
+from test_demo_mark import STOPPED, vouch
 from test_history import run
 
 # Each runs the demo, or a second process holding its folder's lock: end to end.
@@ -72,7 +74,7 @@ def test_a_folder_an_earlier_demo_marked_is_the_demos_until_a_file_changes(
     for name in WRITTEN:
         (tmp_path / name).write_text(f"what the demo wrote in {name}\n")
     assert foreign_files(tmp_path) == [repr(name) for name in sorted(WRITTEN)]
-    mark(tmp_path, written=True)
+    vouch(tmp_path)
     assert foreign_files(tmp_path) == []
     (tmp_path / "history.db").write_text("runs of another suite\n")
     (tmp_path / "report.html").unlink()
@@ -81,10 +83,11 @@ def test_a_folder_an_earlier_demo_marked_is_the_demos_until_a_file_changes(
         "'history.db' (changed since the demo wrote it)",
         "'report.html'",
     ]
-    # a run stopped midway leaves its files named as being written: the next run takes them
+    # a file a stopped run was writing is vouched for by no digest: it may be one put there
     (tmp_path / "report.html").rmdir()
-    mark(tmp_path, written=False)
-    assert foreign_files(tmp_path) == []
+    vouch(tmp_path)
+    mark(tmp_path, {**_read(tmp_path), "history.db": None})
+    assert foreign_files(tmp_path) == [f"'history.db' {STOPPED}"]
     (tmp_path / MARK).write_text('{"format": "mine"}\n')
     assert foreign_files(tmp_path)[0] == repr(MARK)
 
@@ -121,16 +124,16 @@ _HOLD = """
 import sys
 from pathlib import Path
 
-from replaygate.demo import claim_out, mark
+from replaygate.demo import RESULTS, claim_out
 
 out = Path(sys.argv[1])
-with claim_out(out):
-    mark(out, written=False)
+with claim_out(out) as claim, claim.writing(RESULTS) as results:
+    results.write_text("{}")
     print("held", flush=True)
     sys.stdin.read()
 """
-"""A demo midway through its run in another process: it holds the folder and has marked
-it as being written until its stdin closes."""
+"""A demo midway through its run in another process: it holds the folder and writes its
+results (marked as being written) until its stdin closes."""
 
 
 def test_a_mark_file_that_is_a_fifo_is_refused_without_waiting(tmp_path: Path) -> None:
@@ -141,3 +144,9 @@ def test_a_mark_file_that_is_a_fifo_is_refused_without_waiting(tmp_path: Path) -
     done = replaygate("demo", "--out", str(out))
     assert done.returncode == 2, done
     assert "holds files the demo did not write ('.replaygate-demo.json')" in done.stderr
+
+
+def _read(out: Path) -> dict[str, str | None]:
+    """The digests the demo's mark in ``out`` holds, by file name."""
+    files: dict[str, str | None] = json.loads((out / MARK).read_text())["files"]
+    return files

@@ -10,7 +10,6 @@ over plain HTTP, the path drift re-sends it by, without loading its SDK).
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from loopback import Handler, serving
+from opened_files import opened
 from replaygate import Fixture
 from replaygate.cli import main
 from replaygate.errors import LiveCallNotApproved
@@ -785,17 +785,6 @@ def test_the_field_holding_tool_call_arguments_is_a_field_its_keys_are_not() -> 
     assert "usage.input.q" in field_paths({"usage": {"input": {"q": 1}}})
 
 
-_OPENED: list[str] = []
-"""The files opened since :func:`_note_opens` was installed (cleared by each test using it)."""
-_AUDITING: list[Any] = []
-"""The audit hook, once it is installed."""
-
-
-def _note_opens(event: str, args: tuple[Any, ...]) -> None:
-    if event == "open" and isinstance(args[0], str | Path):
-        _OPENED.append(str(args[0]))
-
-
 def test_drift_builds_its_simulators_behaviour_once(
     stores: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -803,14 +792,11 @@ def test_drift_builds_its_simulators_behaviour_once(
     # again from its name: the script was read twice.
     script = tmp_path / "answers.jsonl"
     script.write_text('{"text": "Sunny."}\n')
-    if _note_opens not in _AUDITING:
-        sys.addaudithook(_note_opens)  # a hook stays for the process: added once
-        _AUDITING.append(_note_opens)
-    _OPENED.clear()
     args = ("--live-sample", "1", "--approve-live", "--simulator", "--behavior")
-    done = drift(str(stores["wire"]), *args, f"script:{script}")
+    with opened() as files:
+        done = drift(str(stores["wire"]), *args, f"script:{script}")
     assert done.exit_code in (0, 1), done.output
-    assert _OPENED.count(str(script)) == 1
+    assert files.count(str(script)) == 1
 
 
 def test_requests_only_one_side_holds_with_nothing_to_pool_with_are_no_pass(

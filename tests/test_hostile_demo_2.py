@@ -14,9 +14,9 @@ import pytest
 
 from replaygate.cli.demo import _claim
 from replaygate.cli.options import CommandError
-from replaygate.demo import mark
 from replaygate.evals import History
 from run_cli import replaygate
+from test_demo_mark import vouch
 from test_history import run
 
 
@@ -50,7 +50,7 @@ def test_a_new_empty_or_earlier_demo_folder_is_taken(tmp_path: Path) -> None:
     History.open(out / "history.db").close()
     for name in ("report.html", "eval_fixtures.jsonl", "eval_fixtures.jsonl.lock"):
         (out / name).write_text("")
-    mark(out, written=True)
+    vouch(out)
     (out / ".results.json.123.tmp").write_text("")  # an interrupted write's leftover
     _claims(out, None)
     # the store --keep keeps there is the demo's own when it keeps it in the same folder

@@ -7,21 +7,22 @@ write the report. It sits above what it drives (the example agent, the simulator
 evals, the report); only the demo command imports it.
 
 The ``--out`` folder is the demo's only where it wrote the files: each run leaves a mark
-(:data:`MARK`) with a digest of each file it wrote, and a file there under one of its
-names that the mark does not vouch for is refused before anything is written
-(:func:`claim_out`). A run holds the folder's lock (:data:`LOCK`) from that check to its
-end: a second demo on the same folder is refused at once.
+(:data:`MARK`) with a digest of each file it wrote, kept up to date as it writes them
+one by one, and a file there under one of its names whose digest the mark does not
+hold is refused before anything is written (:func:`claim_out`): one being written when
+a run stopped too, as a file put there since could not be told from it. The folder is
+looked at once, each file hashed once; a run then holds the folder's lock (:data:`LOCK`)
+to its end: a second demo on the same folder is refused at once.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import stat
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -49,6 +50,7 @@ from replaygate.examples.research_copilot import (
 from replaygate.extras import require
 from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.store.side_files import is_written_beside
+from replaygate.hygiene.checksum import file_digest
 from replaygate.models.live import AnthropicModel
 from replaygate.outputs import atomic_write
 from replaygate.regular import read_regular_bytes
@@ -66,7 +68,7 @@ WRITTEN = (STORE, RESULTS, HISTORY, REPORT)
 its results and report, and adds a run to its history."""
 MARK = ".replaygate-demo.json"
 """The demo's mark in its folder: the digest of each file of :data:`WRITTEN` it wrote
-(none while a run writes them)."""
+(null for the one a run is writing)."""
 MARK_FORMAT = "replaygate.demo"
 LOCK = ".replaygate-demo.lock"
 """The lock a demo holds on its folder for its whole run."""
@@ -85,67 +87,135 @@ class DemoOutError(ReplaygateError):
     write, or another demo is writing there. Nothing was written."""
 
 
-def foreign_files(out: Path, kept: Collection[str] = ()) -> list[str]:
-    """The entries of ``out`` the demo must neither remove nor replace, each shown with
-    why: a name of :data:`WRITTEN` its mark does not vouch for (no mark, not in it, or
-    changed since), and any other name but those its writes leave (and ``kept``). An
-    ``out`` not yet there holds none; an unreadable one is an :class:`OSError`."""
+@dataclass(frozen=True)
+class _Survey:
+    """What one look at the demo's folder found: the entries the demo must neither remove
+    nor replace (each shown with why), and the digest of each file of :data:`WRITTEN`
+    there that its mark vouches for."""
+
+    foreign: list[str]
+    vouched: dict[str, str]
+
+
+def _survey(out: Path, kept: Collection[str]) -> _Survey:
+    """Look at ``out`` once, hashing each file of :data:`WRITTEN` there once. An ``out``
+    not yet there holds nothing; an unreadable one is an :class:`OSError`."""
     try:
         names = sorted(os.listdir(out))
     except FileNotFoundError:
-        return []
+        return _Survey([], {})
     marked = _read_mark(out)
     found = [] if marked is not None or MARK not in names else [repr(MARK)]
+    vouched: dict[str, str] = {}
     for name in names:
         if name in WRITTEN:
-            digest = (marked or {}).get(name, "")
-            if digest == "" or not _regular(out / name):
-                found.append(repr(name))
-            elif digest is not None and digest != _digest(out / name):
-                found.append(f"{name!r} (changed since the demo wrote it)")
+            held = (marked or {}).get(name, "")
+            why = _unvouched(out / name, held)
+            if why is None and held:
+                vouched[name] = held
+            else:
+                found.append(f"{name!r}{why or ''}")
         elif name != MARK and name not in kept and not _beside(name):
             found.append(repr(name))
-    return found
+    return _Survey(found, vouched)
+
+
+def _unvouched(path: Path, marked: str | None) -> str | None:
+    """Why the digest the mark holds, ``marked``, does not vouch for the file at ``path``
+    (``""``: the mark names none), shown after its name; None when it does."""
+    if marked == "" or not _regular(path):
+        return ""
+    if marked is None:
+        return " (a demo stopped while writing it, or a file put there since: remove it)"
+    try:
+        now = digest(path)
+    except (OSError, ReplaygateError):
+        return " (cannot be read)"
+    return None if now == marked else " (changed since the demo wrote it)"
+
+
+def foreign_files(out: Path, kept: Collection[str] = ()) -> list[str]:
+    """The entries of ``out`` the demo must neither remove nor replace, each shown with
+    why: a name of :data:`WRITTEN` whose digest its mark does not hold (no mark, not in
+    it, being written when a run stopped, or changed since), and any other name but
+    those its writes leave (and ``kept``). An ``out`` not yet there holds none; an
+    unreadable one is an :class:`OSError`."""
+    return _survey(out, kept).foreign
+
+
+@dataclass
+class Claim:
+    """A demo run's hold on its folder (:func:`claim_out`): what the mark vouches for, kept
+    up to date as the run writes each file (:meth:`writing`)."""
+
+    out: Path
+    files: dict[str, str | None]
+
+    @contextlib.contextmanager
+    def writing(self, name: str) -> Iterator[Path]:
+        """Write the file ``name`` of :data:`WRITTEN` in the block: marked as being
+        written (vouched for by no digest) until the block ends, then by its digest. A
+        run stopped in the block leaves it unvouched: the next demo refuses it rather
+        than take a file put there since for its own."""
+        self.files[name] = None
+        mark(self.out, self.files)
+        yield self.out / name
+        self.files[name] = digest(self.out / name)
+        mark(self.out, self.files)
 
 
 @contextlib.contextmanager
-def claim_out(out: Path, kept: Collection[str] = ()) -> Iterator[None]:
+def claim_out(out: Path, kept: Collection[str] = ()) -> Iterator[Claim]:
     """Hold ``out`` for one demo run: refuse it (:class:`DemoOutError`), before anything
     is written, when it holds :func:`foreign_files` or another demo holds its lock;
-    then create it and keep its lock until the run ends. The same process may claim it
-    again (the command, then its eval loop)."""
-    _refuse_foreign(out, kept)
-    out.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(out / LOCK), is_singleton=True)
-    try:
-        lock.acquire(blocking=False)
-    except Timeout:
-        raise DemoOutError(
-            f"{shown_file(str(out))}: another replaygate demo is writing there (it holds "
-            f"{LOCK}); wait for it to end, or give another folder (nothing was written)"
-        ) from None
-    try:
-        _refuse_foreign(out, kept)  # as it is now that no other demo writes there
-        yield
-    finally:
-        lock.release()
-
-
-def _refuse_foreign(out: Path, kept: Collection[str]) -> None:
-    found = foreign_files(out, kept)
-    if found:
-        shown = first_few(found, 5)
+    then create it and keep its lock until the run ends. The folder is looked at once:
+    another demo writing there holds the lock, and is named as such."""
+    survey = _survey(out, kept)
+    if survey.foreign:
+        if _held(out):
+            raise _held_error(out)
+        shown = first_few(survey.foreign, 5)
         raise DemoOutError(
             f"{shown_file(str(out))}: holds files the demo did not write ({shown}); it deletes its "
             f"{STORE} there, replaces its {RESULTS} and {REPORT} and adds a run to its "
             f"{HISTORY}: give a new or empty folder, or one an earlier demo wrote and "
             f"marked ({MARK}) (nothing was written)"
         )
+    out.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(out / LOCK), is_singleton=True)
+    try:
+        lock.acquire(blocking=False)
+    except Timeout:
+        raise _held_error(out) from None
+    try:
+        yield Claim(out, dict(survey.vouched))
+    finally:
+        lock.release()
+
+
+def _held(out: Path) -> bool:
+    """Whether another demo holds ``out``'s lock (no lock file is made to tell)."""
+    if not (out / LOCK).is_file():
+        return False
+    lock = FileLock(str(out / LOCK), is_singleton=True)
+    try:
+        lock.acquire(blocking=False)
+    except Timeout:
+        return True
+    lock.release()
+    return False
+
+
+def _held_error(out: Path) -> DemoOutError:
+    return DemoOutError(
+        f"{shown_file(str(out))}: another replaygate demo is writing there (it holds "
+        f"{LOCK}); wait for it to end, or give another folder (nothing was written)"
+    )
 
 
 def _read_mark(out: Path) -> dict[str, str | None] | None:
-    """The digests the demo's mark in ``out`` holds by file name, or None when there is
-    no mark there, or not one the demo wrote."""
+    """The digests the demo's mark in ``out`` holds by file name (None: being written),
+    or None when there is no mark there, or not one the demo wrote."""
     try:
         document = json.loads(read_regular_bytes(out / MARK))
     except (OSError, ValueError):  # not a regular file (a FIFO would wait for ever) too
@@ -155,15 +225,13 @@ def _read_mark(out: Path) -> dict[str, str | None] | None:
     files = document.get("files")
     if not isinstance(files, dict):
         return None
-    return {str(k): v if isinstance(v, str) else None for k, v in files.items()}
+    return {str(k): v if isinstance(v, str) and v else None for k, v in files.items()}
 
 
-def mark(out: Path, *, written: bool) -> None:
-    """Leave the demo's mark in ``out``: the digest of each file of :data:`WRITTEN` when
-    the run has ``written`` them, else each one named as being written (a run stopped
-    midway leaves a folder the next demo takes)."""
-    files = {name: _digest(out / name) if written else None for name in WRITTEN}
-    document = {"format": MARK_FORMAT, "files": files}
+def mark(out: Path, files: Mapping[str, str | None]) -> None:
+    """Leave the demo's mark in ``out``: the digest of each file of :data:`WRITTEN` it
+    wrote (:func:`digest`), None for one being written."""
+    document = {"format": MARK_FORMAT, "files": dict(files)}
     atomic_write(out / MARK, json.dumps(document, indent=2).encode() + b"\n")
 
 
@@ -174,9 +242,9 @@ def _regular(path: Path) -> bool:
         return False
 
 
-def _digest(path: Path) -> str:
-    with path.open("rb") as handle:
-        return "sha256:" + hashlib.file_digest(handle, "sha256").hexdigest()
+def digest(path: Path) -> str:
+    """The digest the mark holds for the file at ``path`` (``sha256:`` and its hex)."""
+    return "sha256:" + file_digest(path)
 
 
 @dataclass(frozen=True)
@@ -221,51 +289,52 @@ def demo_loop(
     seed: int = DEMO_SEED,
     baseline: Path | None = None,
     now: datetime | None = None,
-    kept: Collection[str] = (),
+    claim: Claim | None = None,
 ) -> DemoSummary:
     """Record, replay, score, gate, log and report the shipped eval cases in ``out_dir``.
 
     Recording goes to the loopback simulator only (never a paid API); it is approved
     here, for this call. ``out_dir``'s previous eval fixtures are replaced; its
-    history grows by one run. ``out_dir`` is claimed for the run (:func:`claim_out`:
-    a :class:`DemoOutError` when it holds files the demo did not write but ``kept``,
-    or another demo writes there).
+    history grows by one run. ``out_dir`` is held for the run: by ``claim``, made by
+    the caller's :func:`claim_out`, else claimed here (a :class:`DemoOutError` when it
+    holds files the demo did not write, or another demo writes there).
     """
     anthropic = require("anthropic", "anthropic", "the demo's recording")
-    with claim_out(out_dir, kept):
-        mark(out_dir, written=False)
-        summary = _loop(out_dir, anthropic, seed=seed, baseline=baseline, now=now)
-        mark(out_dir, written=True)
-    return summary
+    if claim is not None:
+        return _loop(claim, anthropic, seed=seed, baseline=baseline, now=now)
+    with claim_out(out_dir) as claimed:
+        return _loop(claimed, anthropic, seed=seed, baseline=baseline, now=now)
 
 
 def _loop(
-    out_dir: Path, anthropic: Any, *, seed: int, baseline: Path | None, now: datetime | None
+    claim: Claim, anthropic: Any, *, seed: int, baseline: Path | None, now: datetime | None
 ) -> DemoSummary:
     started = time.perf_counter()
-    store = out_dir / STORE
-    store.unlink(missing_ok=True)
+    out_dir = claim.out
     cases_file = shipped_eval_cases()
     cases = load_eval_cases(cases_file)
     prices = shipped_prices()
-    with Simulator(behavior="research-copilot", seed=seed) as sim:
-        client = anthropic.Anthropic(api_key="sim-demo-key", base_url=sim.url, max_retries=0)
-        live = AnthropicModel(
-            client, model=SETTINGS.model, max_tokens=SETTINGS.max_tokens, system=SETTINGS.system
-        )
-        plan = RecordPlan(live, approve_live=True, source="sim")
-        recorded = run_eval(cases, store, agent=copilot, recording=plan, prices=prices)
+    with claim.writing(STORE) as store:
+        store.unlink(missing_ok=True)
+        with Simulator(behavior="research-copilot", seed=seed) as sim:
+            client = anthropic.Anthropic(api_key="sim-demo-key", base_url=sim.url, max_retries=0)
+            live = AnthropicModel(
+                client, model=SETTINGS.model, max_tokens=SETTINGS.max_tokens, system=SETTINGS.system
+            )
+            plan = RecordPlan(live, approve_live=True, source="sim")
+            recorded = run_eval(cases, store, agent=copilot, recording=plan, prices=prices)
     info = {"commit": head_commit(Path.cwd()), "cases_file": str(cases_file)}
     replayed = run_eval(cases, store, agent=copilot, prices=prices, info=info)
     identical = recorded.to_json()["cases"] == replayed.to_json()["cases"]
-    results = replayed.write(out_dir / RESULTS)
+    with claim.writing(RESULTS) as results_path:
+        results = replayed.write(results_path)
     reference = load_reference(baseline or shipped_baseline())
     gate = run_gate(reference, Reference.of(replayed, str(results)), GateConfig())
-    history_path = out_dir / HISTORY
-    with History.open(history_path) as history:
+    with claim.writing(HISTORY) as history_path, History.open(history_path) as history:
         history.append(replayed)
-        report = write_report(out_dir / REPORT, history=history, stores=[store], gate=gate, now=now)
         history_runs = len(history)
+        with claim.writing(REPORT) as report_path:
+            report = write_report(report_path, history=history, stores=[store], gate=gate, now=now)
     with FixtureStore.open(store) as opened:
         fixture_count = len(opened)
     return DemoSummary(

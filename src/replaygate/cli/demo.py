@@ -25,7 +25,7 @@ import click
 
 from replaygate.cli.options import CommandError, PathParam, describe
 from replaygate.cli.replay_cmds import print_run, replay_once
-from replaygate.demo import DEMO_SEED, DemoOutError, claim_out, demo_loop
+from replaygate.demo import DEMO_SEED, Claim, DemoOutError, claim_out, demo_loop
 from replaygate.errors import FixtureMismatchError, shown_file
 from replaygate.evals.output import trace_lines
 from replaygate.examples.research_copilot import SETTINGS, copilot, load_cases
@@ -90,22 +90,19 @@ KEPT_STORE = "research_copilot.jsonl"
 """The name of the store --keep keeps."""
 
 
-def _claim(
-    stack: contextlib.ExitStack[bool | None], out: Path, keep: Path | None
-) -> frozenset[str]:
+def _claim(stack: contextlib.ExitStack[bool | None], out: Path, keep: Path | None) -> Claim:
     """Hold --out for the demo's whole run (:func:`~replaygate.demo.claim_out`), refused
     before anything runs when it holds what the demo did not write (the loop deletes
     its store there and replaces its results and report: ``--out .`` in a project
     replaced the project's own files) or another demo writes there. The store ``--keep``
-    keeps there (the same folder) is the demo's too: the names returned."""
+    keeps there (the same folder) is the demo's too."""
     kept = frozenset({KEPT_STORE, f"{KEPT_STORE}.lock"} if keep and same_file(keep, out) else ())
     try:
-        stack.enter_context(claim_out(out, kept))
+        return stack.enter_context(claim_out(out, kept))
     except DemoOutError as err:
         raise CommandError(f"--out {err}") from None
     except OSError as err:
         raise CommandError(f"--out {shown_file(str(out))}: {describe(err)}") from None
-    return kept
 
 
 @click.command()
@@ -149,11 +146,11 @@ def demo(live: bool, seed: int, keep: Path | None, out: Path) -> None:
     require("anthropic", "anthropic", "replaygate demo")
     require("matplotlib", "report", "replaygate demo (its report.html)")
     with contextlib.ExitStack() as stack:
-        kept = _claim(stack, out, keep)
-        _run(live, seed, keep, out, kept)
+        claim = _claim(stack, out, keep)
+        _run(live, seed, keep, claim)
 
 
-def _run(live: bool, seed: int, keep: Path | None, out: Path, kept: frozenset[str]) -> None:
+def _run(live: bool, seed: int, keep: Path | None, claim: Claim) -> None:
     """The demo, in the --out folder it holds."""
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="replaygate-demo-") as tmp:
@@ -186,10 +183,7 @@ def _run(live: bool, seed: int, keep: Path | None, out: Path, kept: frozenset[st
             raise click.ClickException("the reworded question replayed: fixtures matched loosely")
 
     _say("The eval loop: record 5 samples per case, replay, score, gate, history, report")
-    try:
-        summary = demo_loop(out, seed=DEMO_SEED, kept=kept)
-    except DemoOutError as err:
-        raise CommandError(f"--out {err}") from None
+    summary = demo_loop(claim.out, seed=DEMO_SEED, claim=claim)
     for line in summary.lines():
         click.echo(f"  {line}")
 

@@ -30,11 +30,13 @@ def store_checksum(path: Path) -> str:
     named = sorted((file.relative_to(root).as_posix(), file) for file in store_files(path))
     for name, file in named:
         # a name that is not UTF-8 keeps its bytes (os.fsencode), as on disk
-        total.update(os.fsencode(name) + b"\0" + f"{_file_digest(file)}\n".encode())
+        total.update(os.fsencode(name) + b"\0" + f"{file_digest(file)}\n".encode())
     return total.hexdigest()
 
 
-def _file_digest(file: Path) -> str:
+def file_digest(file: Path) -> str:
+    """The SHA-256 hex digest of the regular file ``file``, read as it streams by;
+    :class:`~replaygate.errors.FixtureFormatError` for a path that is no regular file."""
     digest = hashlib.sha256()
     with open_binary(file) as handle:
         while chunk := handle.read(1 << 20):
