@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from replaygate import exact_json
@@ -109,11 +109,13 @@ class IdMap:
     def rewrite(self, value: Any) -> Any:
         """``value`` with each id this map replaced given its stable form: a string that is
         the id, and the id standing as a whole token (no id character either side) in a
-        longer string (copy-on-write)."""
+        longer string (copy-on-write). A string holding none of :func:`anchors` of the ids
+        (a megabyte of base64, most text) is passed over in one search per anchor."""
         ids = self.snapshot()
         if not ids:
             return value
         get = ids.get
+        found = anchors(ids)
 
         def token(match: re.Match[str]) -> str:
             text = match.group()
@@ -122,7 +124,39 @@ class IdMap:
                 return text
             return stable
 
-        return map_strings(value, lambda text: get(text) or _TOKEN.sub(token, text))
+        def rewritten(text: str) -> str:
+            whole = get(text)
+            if whole is not None:
+                return whole
+            if not any(anchor in text for anchor in found):
+                return text
+            return _TOKEN.sub(token, text)
+
+        return map_strings(value, rewritten)
+
+
+def anchors(ids: Collection[str]) -> set[str]:
+    """Texts of which every id of ``ids`` replaced inside a longer string holds one: the
+    common start of the ids of each volatile prefix (``toolu_01``), and each id without
+    one long enough to be replaced there (:data:`_SHORTEST_BARE_TOKEN`)."""
+    by_prefix: dict[str, list[str]] = {}
+    bare = set()
+    for real in ids:
+        prefix = volatile_prefix(real)
+        if prefix is not None:
+            by_prefix.setdefault(prefix, []).append(real)
+        elif len(real) >= _SHORTEST_BARE_TOKEN:
+            bare.add(real)
+    return bare | {_common_start(group) for group in by_prefix.values()}
+
+
+def _common_start(texts: list[str]) -> str:
+    """The longest start ``texts`` share (that of the first and last in sorted order)."""
+    first, last = min(texts), max(texts)
+    size = 0
+    while size < len(first) and first[size] == last[size]:
+        size += 1
+    return first[:size]
 
 
 class IdRewriter:
