@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from opened_files import opened
+from audited import opened
 from replaygate.demo import (
     HISTORY,
     REPORT,

@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 import pytest
 from click.testing import CliRunner, Result
 
+from audited import opened
 from loopback import Handler, serving
-from opened_files import opened
 from replaygate import Fixture
 from replaygate.cli import main
 from replaygate.errors import LiveCallNotApproved

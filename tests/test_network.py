@@ -29,6 +29,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import network_escapes
+from audited import socket_events
 from nested_pytest import UNUSED_PLUGINS
 from network_escapes import RAW_SOCKET
 from replaygate import network
@@ -346,28 +347,6 @@ def test_a_name_that_looks_local_is_not_loopback_and_is_not_looked_up(
         socket.getaddrinfo(name, 80)
 
 
-@contextmanager
-def socket_spy() -> Iterator[list[str]]:
-    """The socket events raised while inside (sockets made, connects, lookups)."""
-    seen: list[str] = []
-    _SPIES.append(seen)
-    try:
-        yield seen
-    finally:
-        _SPIES.remove(seen)
-
-
-_SPIES: list[list[str]] = []
-
-
-def _spy(event: str, args: tuple[object, ...]) -> None:
-    if _SPIES and event.startswith("socket."):
-        _SPIES[-1].append(event)
-
-
-sys.addaudithook(_spy)
-
-
 def _record(store: Path) -> None:
     with (
         Simulator(behavior="echo") as sim,
@@ -387,7 +366,7 @@ def test_a_bare_replay_object_opens_no_socket_and_patches_nothing(tmp_path: Path
     _record(store)
     outside = depth()
     with (
-        socket_spy() as seen,
+        socket_events() as seen,
         anthropic.Anthropic(api_key="k", http_client=httpx2_client(store)) as client,
     ):
         reply = client.messages.create(
@@ -397,6 +376,6 @@ def test_a_bare_replay_object_opens_no_socket_and_patches_nothing(tmp_path: Path
     assert reply.content[0].text == "echo: hi"  # type: ignore[union-attr]
     assert seen == []
     replay = ReplayModel(tmp_path / "empty.jsonl", model="m", max_tokens=8)
-    with socket_spy() as seen, pytest.raises(FixtureMismatchError):
+    with socket_events() as seen, pytest.raises(FixtureMismatchError):
         replay.complete([Message(role="user", content="hi")], [])
     assert seen == [] and depth() == outside
