@@ -112,3 +112,95 @@ def test_every_value_of_a_repeated_field_name_is_read() -> None:
     arguments = f'{{"city": "Paris", "note": "{FREE_KEY}", "note": "ok"}}'
     assert _found(arguments) == ["high-entropy token"]
     assert _found(f'{{"image": {{"data": "{BLOB}", "data": "{FREE_KEY}"}}}}') != []
+
+
+PRETTY = json.dumps({"messages": [{"role": "user", "content": [SEEN]}, REASONED]}, indent=2)
+"""A JSON file as an editor saves it: pretty-printed over many lines."""
+
+
+def _upload_json(store: Path, mode: str, content: str) -> str:
+    live = httpx2.MockTransport(lambda _: httpx2.Response(200, json=UPLOADED))
+    http = httpx2_client(store, mode, approve_live=mode != "replay", transport=live)
+    with openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client:
+        sent = ("notes.json", content.encode(), "application/json")
+        return client.files.create(file=sent, purpose="user_data").id
+
+
+def test_a_pretty_printed_json_file_uploaded_is_read_with_its_field_rules(tmp_path: Path) -> None:
+    store = tmp_path / "upload.jsonl"
+    assert _upload_json(store, "record-missing", PRETTY) == "file-1"
+    assert _upload_json(store, "replay", PRETTY) == "file-1"
+    _verified(store)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        PRETTY.replace('"summary": []', f'"summary": ["{FREE_KEY}"]'),
+        PRETTY.replace('"summary"', f'"{FREE_KEY}"'),
+        PRETTY.replace(BLOB, PREFIXED_KEY, 1),
+        PRETTY + f"\n{FREE_KEY}",
+    ],
+    ids=["value", "field name", "encoded data", "after the JSON"],
+)
+def test_a_key_in_a_pretty_printed_json_file_is_refused(tmp_path: Path, content: str) -> None:
+    store = tmp_path / "upload.jsonl"
+    with pytest.raises(SecretInFixtureError, match=r"found at request\.text; nothing was sent"):
+        _upload_json(store, "record-missing", content)
+    assert not store.exists()
+
+
+EMBEDDING = base64.b64encode(random.Random(4).randbytes(1024)).decode()
+"""256 vectors' floats in base64, as the openai SDK asks for them."""
+
+
+def _result(n: int, body: dict[str, Any]) -> str:
+    answer = {"status_code": 200, "request_id": f"req_{n}", "body": body}
+    return json.dumps({"id": f"batch_req_{n}", "custom_id": f"r{n}", "response": answer})
+
+
+RESULTS = "\n".join(
+    [
+        _result(0, {"object": "list", "data": [{"object": "embedding", "embedding": EMBEDDING}]}),
+        _result(1, {"created": 1, "data": [{"b64_json": BLOB}, {"b64_json": BLOB[::-1]}]}),
+    ]
+)
+"""A batch's results: an embeddings answer and an images answer, one a line."""
+
+
+def _download(store: Path, mode: str, content: str) -> str:
+    live = httpx2.MockTransport(lambda _: httpx2.Response(200, text=content))
+    http = httpx2_client(store, mode, approve_live=mode != "replay", transport=live)
+    with openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client:
+        return client.files.content("file-1").text
+
+
+def test_batch_results_holding_embeddings_and_images_download_and_record(tmp_path: Path) -> None:
+    store = tmp_path / "results.jsonl"
+    assert _download(store, "record-missing", RESULTS) == RESULTS
+    assert _download(store, "replay", RESULTS) == RESULTS
+    _verified(store)
+
+
+def test_a_key_in_batch_results_is_refused(tmp_path: Path) -> None:
+    store = tmp_path / "results.jsonl"
+    with pytest.raises(SecretInFixtureError, match=r"found at response\.text"):
+        _download(store, "record-missing", RESULTS.replace('"r1"', f'"{FREE_KEY}"'))
+    assert not store.exists() or store.read_bytes() == b""
+
+
+@pytest.mark.parametrize(
+    "held",
+    [
+        {"base64": FREE_KEY},
+        {"response": {"base64": FREE_KEY}},
+        {"body": {"data": [{"embedding": FREE_KEY}]}},
+        {"request": {"body": {"data": [{"b64_json": FREE_KEY}]}}},
+        {"answer": {"response": {"body": {"data": [{"b64_json": FREE_KEY}]}}}},
+    ],
+)
+def test_only_an_answer_of_a_batch_result_holds_encoded_data_by_its_path(
+    held: dict[str, Any],
+) -> None:
+    assert _found(json.dumps({"response": {"body": {"data": [{"embedding": BLOB}]}}})) == []
+    assert _found(json.dumps(held)) == ["high-entropy token"]

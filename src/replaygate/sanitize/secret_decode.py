@@ -17,11 +17,12 @@ import binascii
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import unquote_plus
 
 from replaygate.sanitize.encoded import decode_escapes
 from replaygate.sanitize.secret_compressed import Budget, expanded, holds_compressed
-from replaygate.sanitize.secret_entropy import encoded_field
+from replaygate.sanitize.secret_entropy import HELD_ENCODED_NAMES, encoded_field, is_encoded_path
 from replaygate.sanitize.secret_held import held_json
 from replaygate.sanitize.secret_prefilter import MIN_RUN, Runs, stretches, table_of
 from replaygate.sanitize.secret_rules import detect_family
@@ -140,16 +141,36 @@ def may_have_views(runs: Runs) -> bool:
 
 def json_leaves(text: str) -> Iterator[tuple[str, str, bool]]:
     """(field name, string, whether it is encoded data) of every string of the JSON held in
-    ``text``: the text when it is a JSON object or array, else each of its lines that is
-    one (:func:`~.secret_held.held_json`; :func:`~.secret_entropy.encoded_field`)."""
-    stack = [("", value, False, "") for *_, value in held_json(text)]
+    ``text`` (:func:`~.secret_held.held_json`): encoded data by the object it stands in
+    (:func:`~.secret_entropy.encoded_field`) or by its path from where that JSON starts
+    (:func:`~.secret_entropy.is_encoded_path`, ``held``: read for the names it ends with)."""
+    stack: list[tuple[_Place, str, Any, bool, str]] = [
+        (None, "", value, False, "") for *_, value in held_json(text)
+    ]
     while stack:
-        name, item, encoded, outer = stack.pop()
+        place, name, item, encoded, outer = stack.pop()
         if isinstance(item, str):
+            if not encoded and name in HELD_ENCODED_NAMES:
+                encoded = is_encoded_path(_path(place), held=True)
             yield name, item, encoded
         elif isinstance(item, dict):
             stack.extend(
-                (str(k), v, encoded_field(str(k), item, name, outer), name) for k, v in item.items()
+                ((place, str(k)), str(k), v, encoded_field(str(k), item, name, outer), name)
+                for k, v in item.items()
             )
         elif isinstance(item, list):
-            stack.extend((name, v, encoded, outer) for v in item)
+            stack.extend(((place, i), name, v, encoded, outer) for i, v in enumerate(item))
+
+
+_Place = tuple[Any, str | int] | None
+"""Where a value of held JSON stands: the place of what holds it and its field name or
+index (None at the top), kept as pairs and written out only when read."""
+
+
+def _path(place: _Place) -> str:
+    """The field path of ``place``: ``response.body.data[0].embedding``."""
+    steps: list[str] = []
+    while place is not None:
+        place, step = place
+        steps.append(f"[{step}]" if isinstance(step, int) else f".{step}")
+    return "".join(reversed(steps)).lstrip(".")

@@ -155,11 +155,19 @@ DATA_URL = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[^;,\s]*)*;base64,")
 DATA_URL_BASE64 = re.compile(f"({DATA_URL.pattern})" + r"[A-Za-z0-9+/]*={0,2}")
 """A data URL of base64 content: its start (group 1, read as text) and its content (in
 the standard alphabet, as a data URL holds it)."""
+HELD_ENCODED_NAMES = frozenset({"embedding", "b64_json"})
+"""The field names :data:`HELD_ENCODED_PATH` ends with."""
+_ANSWER_DATA = rf"body\.data\[\d+\]\.(?:{'|'.join(sorted(HELD_ENCODED_NAMES))})"
+"""The embeddings and images of an answer's ``data``, by field path from its envelope."""
 ENCODED_PATH = re.compile(
     r"(?:(?:request|response|responses\[\d+\])\.)?"
-    r"(?:base64|(?<!request\.)body\.data\[\d+\]\.(?:embedding|b64_json))"
+    rf"(?:base64|(?<!request\.){_ANSWER_DATA})"
 )
 """Where an envelope holds encoded data, by field path (:func:`is_encoded_path`)."""
+HELD_ENCODED_PATH = re.compile(rf"response\.{_ANSWER_DATA}")
+"""Where JSON held as text holds encoded data, by field path from where it starts: an
+answer's embeddings and images in a line of a batch's results (``{"custom_id": ...,
+"response": {"status_code": 200, "body": ...}}``)."""
 
 
 def encoded_field(
@@ -190,13 +198,18 @@ def encoded_field(
     return (name, kind) in ENCODED_BY_TYPE
 
 
-def is_encoded_path(path: str) -> bool:
+def is_encoded_path(path: str, held: bool = False) -> bool:
     """Whether the leaf at ``path`` (of a fixture, or of an envelope scanned alone) is
     encoded data by where it stands: an HTTP body that is not UTF-8, kept as ``base64``
     (a file upload, speech audio; still searched once decoded), or an embedding or an
     image (``b64_json``) of an answer's ``data`` (the openai SDK asks for base64 vectors;
-    ``images.generate``). A field of those names anywhere else is text like any other."""
-    return ENCODED_PATH.fullmatch(path) is not None
+    ``images.generate``). A field of those names anywhere else is text like any other.
+
+    In JSON held as text (``held``: ``path`` from where that JSON starts) only an answer's
+    embeddings and images count (:data:`HELD_ENCODED_PATH`): a ``base64`` is an
+    envelope's own field, never one of the JSON it holds."""
+    pattern = HELD_ENCODED_PATH if held else ENCODED_PATH
+    return pattern.fullmatch(path) is not None
 
 
 FREE_PART = re.compile(rb"[A-Za-z0-9+/_\-=.~]+")

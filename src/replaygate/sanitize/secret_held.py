@@ -1,6 +1,7 @@
 """JSON held as text: a string that is one JSON object or array (tool-call arguments, an
 event's ``data``), or that holds such lines (a JSONL file sent as a body, or uploaded in
-a multipart form for a batch or a fine-tuning job).
+a multipart form for a batch or a fine-tuning job), or a multipart body with a part that
+is one (a JSON file uploaded, pretty-printed over many lines).
 
 The secret rules read the strings of such JSON with their own field names
 (:func:`~.secret_decode.json_leaves`), as they read a JSON body, so the field rules of
@@ -21,6 +22,9 @@ from replaygate import strict_json
 
 _LINE = re.compile(r"[^\n]+")
 _STARTS = ("{", "[")
+_DELIMITER = re.compile(r"--([0-9A-Za-z'()+_,./:=? -]{1,70})\r?\n")
+"""The first line of a multipart body: ``--`` and the boundary (RFC 2046)."""
+_HEADERS_END = re.compile(r"\r?\n\r?\n")
 
 
 def _parsed(text: str) -> Any:
@@ -35,19 +39,63 @@ def _parsed(text: str) -> Any:
     return value if isinstance(value, dict | list) else None
 
 
+def _part_contents(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of the content of each part of ``text`` when it is a multipart body
+    (it starts with a boundary's delimiter line): after the part's headers and the blank
+    line, up to the line break before the next delimiter (or the end of a cut body)."""
+    first = _DELIMITER.match(text)
+    if first is None:
+        return
+    delimiter = "\n--" + first.group(1)
+    at = first.end()
+    while at < len(text):
+        blank = _HEADERS_END.search(text, at - 1)
+        if blank is None:
+            return
+        start = blank.end()
+        found = text.find(delimiter, start - 1)
+        end = len(text) if found < 0 else found - (text[found - 1 : found] == "\r")
+        yield start, end
+        if found < 0:
+            return
+        after = found + len(delimiter)
+        line_end = text.find("\n", after)
+        if text.startswith("--", after) or line_end < 0:
+            return
+        at = line_end + 1
+
+
 def held_json(text: str) -> Iterator[tuple[int, int, Any]]:
     """``(start, end, value)`` of the JSON held in ``text``: the whole text when it is one
-    JSON object or array, else each of its lines that is one."""
+    JSON object or array, else the content of each part of a multipart body that is one,
+    and each other line that is one."""
     whole = _parsed(text)
     if whole is not None:
         yield 0, len(text), whole
         return
+    blocks = []
+    if text.startswith("--"):
+        for start, end in _part_contents(text):
+            value = _parsed(text[start:end])
+            if value is not None:
+                blocks.append((start, end, value))
     if "\n{" not in text and "\n[" not in text and text[:1] not in _STARTS:
+        yield from blocks
         return
+    ahead = iter(blocks)
+    block = next(ahead, None)
     for line in _LINE.finditer(text):
+        while block is not None and block[1] <= line.start():
+            yield block
+            block = next(ahead, None)
+        if block is not None and line.end() > block[0]:
+            continue  # within a part read whole
         value = _parsed(line.group())
         if value is not None:
             yield line.start(), line.end(), value
+    if block is not None:
+        yield block
+        yield from ahead
 
 
 def _names(value: Any) -> Iterator[str]:
