@@ -142,8 +142,11 @@ def key_is_credential(host: str | None, path: str) -> bool:
 
 
 def canonical_path(path: str, query: bytes | str, *, host: str | None = None) -> str:
-    """``path`` with its query parameters sorted, Google's API key left out where
-    :func:`key_is_credential` for ``host`` (and no ``?`` when nothing is left)."""
+    """``path`` with its query parameters sorted by name, Google's API key left out
+    where :func:`key_is_credential` for ``host`` (and no ``?`` when nothing is left).
+
+    The sort is stable: the values of a repeated name keep the order they were sent
+    in (``?sort=name&sort=date`` and ``?sort=date&sort=name`` are two requests)."""
     if not query:
         return path
     text = query.decode("utf-8", "surrogateescape") if isinstance(query, bytes) else query
@@ -151,11 +154,14 @@ def canonical_path(path: str, query: bytes | str, *, host: str | None = None) ->
     # A byte that is not UTF-8 (``%FF``) is kept as itself, not as U+FFFD: two queries
     # that differ only there are two requests.
     pairs = sorted(
-        (name, value)
-        for name, value in parse_qsl(
-            text, keep_blank_values=True, encoding="utf-8", errors="surrogateescape"
-        )
-        if name.lower() != dropped
+        (
+            (name, value)
+            for name, value in parse_qsl(
+                text, keep_blank_values=True, encoding="utf-8", errors="surrogateescape"
+            )
+            if name.lower() != dropped
+        ),
+        key=lambda pair: pair[0],
     )
     if not pairs:
         return path
