@@ -20,10 +20,9 @@ import argparse
 import base64
 import random
 import re
-import time
-from collections.abc import Callable
 from typing import Any
 
+from bench_secret_base64 import best
 from replaygate.sanitize.ids import _TOKEN, IdMap
 from replaygate.sanitize.secret_rules import DETECTORS
 from replaygate.sanitize.walk import map_strings
@@ -54,16 +53,6 @@ def old_rewrite(ids: IdMap, value: Any) -> Any:
 
 def request(content: str) -> dict[str, Any]:
     return {"model": "m", "messages": [{"role": "user", "content": content}]}
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    """The best wall time of ``repeat`` runs of ``fn``, in seconds."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,25 +49,30 @@ BATCH = "\n".join(
 )
 
 
-def _upload(store: Path, mode: str, content: str) -> str:
-    live = httpx2.MockTransport(lambda _: httpx2.Response(200, json=UPLOADED))
+def _openai(store: Path, mode: str, **answer: Any) -> Any:
+    """An openai client recording into ``store`` a server's answer of ``answer``."""
+    live = httpx2.MockTransport(lambda _: httpx2.Response(200, **answer))
     http = httpx2_client(store, mode, approve_live=mode != "replay", transport=live)
-    with openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client:
+    return openai.OpenAI(api_key="k", http_client=http, max_retries=0)
+
+
+def _upload(store: Path, mode: str, content: str) -> str:
+    with _openai(store, mode, json=UPLOADED) as client:
         batch = ("batch.jsonl", f"{content}\n".encode())
-        return client.files.create(file=batch, purpose="batch").id
+        return str(client.files.create(file=batch, purpose="batch").id)
 
 
-def _verified(store: Path) -> None:
+def _records(store: Path, send: Callable[[Path, str, str], str], content: str) -> None:
+    """``send`` of ``content`` records, replays the answer it got, and the store verifies."""
+    answer = send(store, "record-missing", content)
+    assert send(store, "replay", content) == answer
     done = CliRunner().invoke(main, ["verify", str(store)])
     assert done.exit_code == 0, done.output
     assert "0 problem(s)" in done.output
 
 
 def test_a_batch_file_holding_an_image_and_encrypted_reasoning_records(tmp_path: Path) -> None:
-    store = tmp_path / "batch.jsonl"
-    assert _upload(store, "record-missing", BATCH) == "file-1"
-    assert _upload(store, "replay", BATCH) == "file-1"
-    _verified(store)
+    _records(tmp_path / "batch.jsonl", _upload, BATCH)
 
 
 @pytest.mark.parametrize(
@@ -119,18 +125,13 @@ PRETTY = json.dumps({"messages": [{"role": "user", "content": [SEEN]}, REASONED]
 
 
 def _upload_json(store: Path, mode: str, content: str) -> str:
-    live = httpx2.MockTransport(lambda _: httpx2.Response(200, json=UPLOADED))
-    http = httpx2_client(store, mode, approve_live=mode != "replay", transport=live)
-    with openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client:
+    with _openai(store, mode, json=UPLOADED) as client:
         sent = ("notes.json", content.encode(), "application/json")
-        return client.files.create(file=sent, purpose="user_data").id
+        return str(client.files.create(file=sent, purpose="user_data").id)
 
 
 def test_a_pretty_printed_json_file_uploaded_is_read_with_its_field_rules(tmp_path: Path) -> None:
-    store = tmp_path / "upload.jsonl"
-    assert _upload_json(store, "record-missing", PRETTY) == "file-1"
-    assert _upload_json(store, "replay", PRETTY) == "file-1"
-    _verified(store)
+    _records(tmp_path / "upload.jsonl", _upload_json, PRETTY)
 
 
 @pytest.mark.parametrize(
@@ -169,17 +170,12 @@ RESULTS = "\n".join(
 
 
 def _download(store: Path, mode: str, content: str) -> str:
-    live = httpx2.MockTransport(lambda _: httpx2.Response(200, text=content))
-    http = httpx2_client(store, mode, approve_live=mode != "replay", transport=live)
-    with openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client:
-        return client.files.content("file-1").text
+    with _openai(store, mode, text=content) as client:
+        return str(client.files.content("file-1").text)
 
 
 def test_batch_results_holding_embeddings_and_images_download_and_record(tmp_path: Path) -> None:
-    store = tmp_path / "results.jsonl"
-    assert _download(store, "record-missing", RESULTS) == RESULTS
-    assert _download(store, "replay", RESULTS) == RESULTS
-    _verified(store)
+    _records(tmp_path / "results.jsonl", _download, RESULTS)
 
 
 def test_a_key_in_batch_results_is_refused(tmp_path: Path) -> None:
