@@ -310,7 +310,7 @@ class Exchange:
         self.lookups += 1
         hit = self.session.lookup(envelope, form)
         samples = hit[1].samples if hit is not None else 0
-        used_up = hit is not None and repeat >= samples and not self.session.repeat_last
+        used_up = hit is not None and repeat >= samples and not self.session.repeats_last
         if (hit is None or used_up) and self.recording:
             self._reserve(envelope)
             with self._lock:

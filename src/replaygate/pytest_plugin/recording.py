@@ -40,7 +40,8 @@ repeat_last=False, expect_requests=True, expect_caught_errors=False, match_host=
 note=None)``: ``fixtures``
 replaces the test's store (a ``.jsonl`` file or a folder, relative to
 ``--replaygate-dir``); ``interface``, ``source`` and ``note`` go into recorded fixtures'
-meta; ``repeat_last=True`` lets a send past the recorded answers get the last one again;
+meta; ``repeat_last=True`` lets a send past the recorded answers get the last one again
+(not in a sampled test: each sample gets its own recorded answer or a miss);
 ``expect_requests=False`` marks a test that may legitimately send nothing (below);
 ``expect_caught_errors=True`` one whose code under test (or the test, with a clause
 that does not name it) is meant to catch a replay error (below). Any other argument is
@@ -115,6 +116,7 @@ from replaygate.pytest_plugin.options import (
     check_simulator_option,
 )
 from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
+from replaygate.pytest_plugin.sampling_state import SPEC
 from replaygate.pytest_plugin.store_paths import (
     chosen_store,
     default_store,
@@ -495,6 +497,9 @@ def replaygate_exchange(
     exchange.session.rerecord = rerecord_command(request.config, nodeid)
     exchange.session.rerecord_all = rerecord_command(request.config, nodeid, "rerecord")
     exchange.session.from_simulator = PYTEST_SIMULATOR_OPTION
+    spec = request.node.stash.get(SPEC, None)
+    if spec is not None:  # each sample its own recorded answer, whatever repeat_last says
+        exchange.session.sampled = spec.n
     checked = not marker.get(ALLOW_FLAG, False)
     if checked:
         request.node.stash[_CHECKED] = exchange
