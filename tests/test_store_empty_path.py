@@ -1,0 +1,41 @@
+"""An empty store path is refused by the Python API, as the CLI and the config refuse it.
+
+``Path("")`` is the current folder: ``httpx2_client("")`` (a config read that came back
+empty) recorded into the working directory as a folder store, and a replay opened the
+whole working tree as one store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import httpx2_client, intercept
+from replaygate.models.fakes import ScriptedModel
+from replaygate.models.replay import RecordingModel, ReplayModel
+
+REFUSED = r'store: an empty path: give one \("\." for the current folder\)'
+
+OPENERS: dict[str, Callable[[Any], object]] = {
+    "FixtureStore.open": FixtureStore.open,
+    "httpx2_client": lambda path: httpx2_client(path, "record-missing", approve_live=True),
+    "intercept": lambda path: intercept(path, mode="record-missing", approve_live=True).__enter__(),
+    "ReplayModel": lambda path: ReplayModel(path, model="m", max_tokens=8),
+    "RecordingModel": lambda path: RecordingModel(
+        ScriptedModel([]), path, approve_live=True, model="m", max_tokens=8
+    ),
+}
+
+
+@pytest.mark.parametrize("opener", sorted(OPENERS))
+def test_an_empty_store_path_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opener: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=REFUSED):
+        OPENERS[opener]("")
+    assert list(tmp_path.iterdir()) == []
