@@ -87,10 +87,10 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
     require_meta = not allow_missing_meta
     walked = note_other_files(path)
     count, problems = _verify(path, require_meta, jobs, next(iter(walked), None))
-    if repair:
+    if repair and any(problem.repairable for problem in problems):
         for done in repair_store(path, problems):
             click.echo(done, err=as_json)
-        # a one-fixture file named alone and moved aside leaves nothing to check
+        # checked again; a one-fixture file named alone and moved aside leaves nothing
         count, problems = _verify(path, require_meta, jobs) if os.path.lexists(path) else (0, [])
     if as_json:
         echo_json(verify_json(str(path), count, problems))

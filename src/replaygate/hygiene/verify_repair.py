@@ -23,6 +23,7 @@ from replaygate.fixtures.store.repair import (
     set_aside_truncated,
 )
 from replaygate.fixtures.store.side_files import is_leftover
+from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.verify_problem import StoreProblem
 
 INTERRUPTED_TEMPORARY = "temporary file left by an interrupted write (nothing stored was lost)"
@@ -39,8 +40,21 @@ def repair(root: Path, problems: Iterable[StoreProblem]) -> Iterator[str]:
     repaired (what was done, and where its backup is) or left although repairable (why),
     each as soon as it is done, so that those done before a file that fails are named."""
     for problem in problems:
-        if problem.repairable and (what := _repair(root, Path(problem.file))) is not None:
+        if problem.repairable and (what := _repaired(root, Path(problem.file))) is not None:
             yield f"{problem.file}: {what}"
+
+
+def _repaired(root: Path, file: Path) -> str | None:
+    """:func:`_repair`; a failed file operation that names no file (a full disk, found as
+    the data is flushed) raised as a :class:`HygieneError` naming ``file``, left unchanged."""
+    try:
+        return _repair(root, file)
+    except OSError as err:
+        if err.errno is None or err.filename is not None:
+            raise
+        reason = err.strerror or str(err)
+        reason = reason[:1].lower() + reason[1:]
+        raise HygieneError(f"{file}: cannot repair it: {reason}; the file is unchanged") from None
 
 
 def as_repair_takes(root: Path, problem: StoreProblem) -> StoreProblem:
@@ -62,7 +76,7 @@ def left_alone(root: Path, file: Path) -> bool:
 
 def _repair(root: Path, file: Path) -> str | None:
     """What was done to ``file``; None when it was found whole under the lock. A file or
-    a lock that cannot be written raises its ``OSError``, for the command to name."""
+    a lock that cannot be written raises its ``OSError``."""
     if left_alone(root, file):
         return LINKED
     leftover = is_leftover(file.name)

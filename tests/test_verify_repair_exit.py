@@ -1,0 +1,53 @@
+"""``verify --repair`` keeps what the check found when it repaired nothing (a missing
+path stays exit 2), and a repair that cannot be written names the file it left as it was."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate.cli import main
+from replaygate.examples.research_copilot import shipped_fixtures
+
+
+def verify(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["verify", *args])
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("name", ["fixtrues", "nosuch.jsonl"])
+def test_a_missing_path_fails_with_repair_as_without(tmp_path: Path, name: str) -> None:
+    missing = tmp_path / name
+    for extra in ([], ["--repair"]):
+        code, output = verify(str(missing), *extra)
+        assert code == 2, output
+        assert output.splitlines() == [
+            f"{missing}: no such file or folder",
+            "0 fixture(s) checked, 1 problem(s)",
+        ]
+    code, output = verify(str(missing), "--repair", "--json")
+    assert code == 2 and json.loads(output)["problems"][0]["file"] == str(missing)
+
+
+def test_a_repair_on_a_full_disk_names_the_file_and_leaves_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "t.jsonl"
+    store.write_bytes(shipped_fixtures().read_bytes() + b'{"key": "abc')
+    before = store.read_bytes()
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")  # found as the data is flushed
+
+    monkeypatch.setattr(os, "fsync", full)
+    code, output = verify(str(store), "--repair")
+    assert code == 2, output
+    assert output.splitlines()[-1] == (
+        f"Error: {store}: cannot repair it: no space left on device; the file is unchanged"
+    )
+    assert store.read_bytes() == before
