@@ -2,7 +2,8 @@
 
 ``python tests/only_declared.py ARGS...`` runs ``replaygate ARGS...`` in a process whose
 import system refuses every top-level module that is neither in the standard library
-nor part of a distribution ``replaygate`` requires (without extras), directly or
+nor part of a distribution ``replaygate`` requires (without its own extras, with those a
+requirement names: ``jsonschema[format-nongpl]``), directly or
 through them: pytest, the SDKs, httpx and matplotlib are then as absent as after a
 plain ``pip install replaygate``. At exit it prints, on stderr, the third-party top-level
 modules that were imported, after the line ``IMPORTED:``.
@@ -16,33 +17,46 @@ import re
 import sys
 from importlib import metadata
 
+_REQUIREMENT = re.compile(r"([A-Za-z0-9._-]+)\s*(?:\[([^\]]*)\])?")
+_EXTRA = re.compile(r"extra\s*==\s*['\"]([^'\"]+)['\"]")
 
-def _name(requirement: str) -> str | None:
-    """The distribution a requirement names, or None when it needs an extra."""
-    if "extra ==" in requirement:
+
+def _wanted(requirement: str, extras: frozenset[str]) -> tuple[str, frozenset[str]] | None:
+    """The distribution a requirement names and the extras it asks of it; None when the
+    requirement belongs to an extra not in ``extras`` (those asked of its distribution)."""
+    needs = _EXTRA.search(requirement)
+    if needs is not None and needs.group(1) not in extras:
         return None
-    match = re.match(r"[A-Za-z0-9._-]+", requirement)
-    return match.group(0) if match else None
+    match = _REQUIREMENT.match(requirement)
+    if match is None:
+        return None
+    asked = frozenset(e.strip() for e in (match.group(2) or "").split(",") if e.strip())
+    return match.group(1), asked
 
 
 def declared_modules(root: str = "replaygate") -> set[str]:
-    """Top-level modules of ``root`` and of every distribution it needs without extras."""
+    """Top-level modules of ``root`` and of every distribution it needs without extras of
+    its own, directly or through the others (with the extras each requirement names, as
+    ``jsonschema[format-nongpl]``)."""
     by_module = metadata.packages_distributions()
-    wanted, seen = [root], set()
+    wanted: list[tuple[str, frozenset[str]]] = [(root, frozenset())]
+    seen: set[tuple[str, frozenset[str]]] = set()
     while wanted:
-        dist = wanted.pop().lower().replace("_", "-")
-        if dist in seen:
+        name, extras = wanted.pop()
+        dist = name.lower().replace("_", "-")
+        if (dist, extras) in seen:
             continue
-        seen.add(dist)
+        seen.add((dist, extras))
         try:
             requires = metadata.requires(dist) or []
         except metadata.PackageNotFoundError:
             continue
-        wanted.extend(name for r in requires if (name := _name(r)) is not None)
+        wanted.extend(w for r in requires if (w := _wanted(r, extras)) is not None)
+    names = {dist for dist, _ in seen}
     return {
         module
         for module, dists in by_module.items()
-        if any(d.lower().replace("_", "-") in seen for d in dists)
+        if any(d.lower().replace("_", "-") in names for d in dists)
     } | {root}
 
 

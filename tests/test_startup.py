@@ -2,8 +2,10 @@
 
 Each check runs in a fresh interpreter. The commands run under ``tests/only_declared.py``,
 whose import system refuses what a plain ``pip install replaygate`` does not install:
-pytest, the SDKs, httpx and matplotlib. The pytest plugin, loaded by every pytest
-process of a user who installed replaygate, imports only what the hooks that run need.
+pytest, the SDKs, httpx and matplotlib; the light commands (``--help``, ``checksum``,
+``verify``, ``diff``) import none of them, nor the JSON Schema library. The pytest
+plugin, loaded by every pytest process of a user who installed replaygate, imports only
+what the hooks that run need.
 """
 
 from __future__ import annotations
@@ -23,7 +25,12 @@ from replaygate.cli import COMMANDS
 pytestmark = pytest.mark.slow
 
 HERE = Path(__file__).resolve().parent
-HEAVY = {"pytest", "_pytest", "matplotlib", "anthropic", "openai", "httpx", "httpx2"}
+HEAVY = {
+    "pytest", "_pytest", "matplotlib", "anthropic", "openai", "httpx", "httpx2",
+    # the schema library and the format checkers it loads with it (rfc3987_syntax builds
+    # its grammar's parser as it is imported: about a second)
+    "jsonschema", "rfc3987_syntax", "lark", "arrow", "isoduration", "rfc3339_validator",
+}  # fmt: skip
 
 
 def _python(code: str, cwd: Path) -> Any:

@@ -1,7 +1,10 @@
 """The validator of a JSON Schema, made one way wherever a schema is used.
 
 The validator is of the draft the schema declares (``$schema``; 2020-12 when it names
-none), the schema first checked against that draft's metaschema, formats checked. A
+none), the schema first checked against that draft's metaschema, formats checked (each
+format the draft defines, with the libraries of ``jsonschema``'s ``format-nongpl``
+extra, a dependency; ``jsonschema`` imports them all, so it is imported only where a
+validator is made: a command that checks no schema does not load them). A
 ``$ref`` resolves within the schema only: nothing is fetched. A schema that cannot be
 used (its metaschema rejects it, a ``$ref`` points nowhere, a ``$ref`` leads back to
 where it stands without end, it is nested too deeply) is an :class:`InvalidSchema`
@@ -20,18 +23,19 @@ import functools
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import orjson
 import referencing
 import referencing.jsonschema
-from jsonschema.exceptions import FormatError, SchemaError, UnknownType, ValidationError
-from jsonschema.protocols import Validator
 from referencing.exceptions import Unresolvable, Unretrievable
 
 from replaygate.errors import CanonicalFormError
 from replaygate.fixtures.fingerprint import match_form
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -46,9 +50,14 @@ _ENDLESS = (
 )
 """Why a schema whose check of a value did not end is refused."""
 _UNFETCHED = "only references within the schema resolve (none is fetched)"
-_UNUSABLE = (UnknownType, FormatError, Unretrievable, re.error, TypeError)
-"""What ``jsonschema`` raises on a schema its metaschema lets through but it cannot use
-(a draft-04 ``patternProperties`` key that is no regex, a type it does not know)."""
+
+
+def _unusable_errors() -> tuple[type[Exception], ...]:
+    """What ``jsonschema`` raises on a schema its metaschema lets through but it cannot use
+    (a draft-04 ``patternProperties`` key that is no regex, a type it does not know)."""
+    from jsonschema.exceptions import FormatError, UnknownType
+
+    return (UnknownType, FormatError, Unretrievable, re.error, TypeError)
 
 
 class InvalidSchema(ValueError):
@@ -85,6 +94,9 @@ def _dotted(parts: Iterable[Any]) -> str:
 def validator(schema: Mapping[str, Any], *, formats: bool = True) -> Validator:
     """The validator of ``schema``, formats checked unless ``formats`` is false; an
     :class:`InvalidSchema` where the schema cannot be used."""
+    import jsonschema
+    from jsonschema.exceptions import SchemaError
+
     schema = dict(schema)
     declared = schema.get("$schema")
     if declared is not None and not isinstance(declared, str):
@@ -102,7 +114,7 @@ def validator(schema: Mapping[str, Any], *, formats: bool = True) -> Validator:
     except RecursionError:
         why = "nested too deeply to be checked"
         raise InvalidSchema(f"invalid JSON Schema: {why}", "", why) from None
-    except _UNUSABLE as err:
+    except _unusable_errors() as err:
         raise _unusable(err) from None
     unresolved = unresolved_ref(schema)
     if unresolved is not None:
@@ -162,12 +174,13 @@ def errors(check: Validator, value: Any) -> Iterator[ValidationError]:
     except Unresolvable as err:
         why = f"cannot resolve $ref {getattr(err, 'ref', '')!r}: {_UNFETCHED}"
         raise InvalidSchema(f"invalid JSON Schema: {why}", "", why) from None
-    except _UNUSABLE as err:
+    except _unusable_errors() as err:
         raise _unusable(err) from None
 
 
 def _unusable(err: Exception) -> InvalidSchema:
-    """:data:`_UNUSABLE` ``err`` as an :class:`InvalidSchema` of the whole schema."""
+    """``err`` (one of :func:`_unusable_errors`) as an :class:`InvalidSchema` of the whole
+    schema."""
     why = f"jsonschema cannot use it: {err}"
     return InvalidSchema(f"invalid JSON Schema: {why}", "", why)
 

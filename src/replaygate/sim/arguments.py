@@ -32,14 +32,15 @@ import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
-
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any
 
 from replaygate.models.types import ModelResponse, ToolCall, ToolSpec
 from replaygate.sim.checked import failure, matches, ref_where, validator
 from replaygate.sim.described import described
 from replaygate.sim.patterns import PatternStrings
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 MAX_DEPTH = 32
 """How deep a schema is followed before its value is None (a ``$ref`` loop)."""

@@ -12,12 +12,12 @@ validator, and a value made from it is not checked.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from jsonschema.exceptions import best_match
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any
 
 from replaygate.json_schema import InvalidSchema, cached_validator, errors
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 
 def validator(schema: Mapping[str, Any]) -> Validator | None:
@@ -44,6 +44,8 @@ def failure(check: Validator | None, value: Any) -> str | None:
     and the failing keyword's path), or None when it passes or cannot be checked."""
     if check is None:
         return None
+    from jsonschema.exceptions import best_match  # loaded with the validator ``check``
+
     try:
         error = best_match(errors(check, value))
     except InvalidSchema:
