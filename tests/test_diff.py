@@ -99,7 +99,8 @@ def test_a_long_string_shows_its_first_difference_and_offset(
     )
     line = FieldDifference("system", text, edited).render(limit)
     assert line.startswith(f"system: at offset {offset} (lengths {len(text)}, {len(edited)}): ")
-    recorded, requested = line.split(": ", 2)[2].split(" != ")
+    shown = line.split(": ", 2)[2].split(" (escaped from offset ")[0]  # and escaped, if alike
+    recorded, requested = shown.split(" != ")
     assert recorded != requested  # the windows show the change
     assert repr(edited[offset])[1:-1] in requested
     assert len(recorded) <= 10 * limit + 10  # a window, not the whole text
