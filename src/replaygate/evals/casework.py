@@ -4,7 +4,9 @@
 under each process of a parallel run (:mod:`replaygate.evals.jobs`). Recording, it
 runs :func:`chains` of cases on ``concurrency`` threads: cases that ask the same
 question form one chain, run in file order, so their identical requests reach the
-live model one after another, as in a serial run.
+live model one after another, as in a serial run. Each sample's model counts what its
+calls spend (:class:`Spent`): a run the agent gave up on is scored with the tokens and
+steps of the calls it made.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +30,14 @@ from replaygate.evals.results import CaseResult
 from replaygate.evals.scorers import score_case
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.replay import RecordingModel, ReplayModel, RequestSettings
-from replaygate.models.types import Model
+from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
 from replaygate.sampling import run_sampled
 from replaygate.sanitize import Sanitizer, sanitizer_for
 
-ModelFor = Callable[[int], Model]
-"""The model sample ``i`` of a case is answered by."""
+Answered = Callable[[ModelResponse], None]
+"""Told each response a sample's model hands the agent."""
+ModelFor = Callable[[int, Answered], Model]
+"""The model sample ``i`` of a case is answered by, telling ``answered`` each response."""
 Done = Callable[[int, CaseResult], None]
 """Told the position and the result of each case as it finishes."""
 EVAL_RERECORD = (
@@ -41,6 +45,49 @@ EVAL_RERECORD = (
     "fixtures), or run_eval(..., recording=RecordPlan(...))"
 )
 """How a miss of an eval says to record it."""
+
+
+@dataclass
+class Spent:
+    """What one run's model calls spent, added up as each response reaches the agent: its
+    tokens, and its steps (each tool call a response asks for, or the response as the
+    answer), as a run result counts them. A run the agent gives up on returns no result,
+    so it is scored with these."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    steps: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, response: ModelResponse) -> None:
+        """Count ``response``."""
+        with self._lock:  # an agent may call its model from several threads
+            self.input_tokens += response.usage.input_tokens
+            self.output_tokens += response.usage.output_tokens
+            self.steps += len(response.tool_calls) or 1
+
+    def counts(self) -> dict[str, int]:
+        """The output fields these set: ``input_tokens``, ``output_tokens``, ``steps``."""
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "steps": self.steps,
+        }
+
+
+class _ToldReplayModel(ReplayModel):
+    """A :class:`ReplayModel` that tells ``answered`` each response it serves (copies made
+    with another system prompt tell it too)."""
+
+    def __init__(self, store: FixtureStore, answered: Answered, **given: Any) -> None:
+        super().__init__(store, **given)
+        self.answered = answered
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        """The recorded response, counted."""
+        response = super().complete(messages, tools)
+        self.answered(response)
+        return response
 
 
 @dataclass(frozen=True)
@@ -119,8 +166,10 @@ def run_cases(
 
 
 def _replaying(store: FixtureStore, settings: RequestSettings, sanitizer: Sanitizer) -> ModelFor:
-    def model_for(sample: int) -> Model:
-        model = ReplayModel(store, sample=sample, sanitize=sanitizer, **asdict(settings))
+    def model_for(sample: int, answered: Answered) -> Model:
+        model = _ToldReplayModel(
+            store, answered, sample=sample, sanitize=sanitizer, **asdict(settings)
+        )
         model.session.rerecord = EVAL_RERECORD
         return model
 
@@ -135,7 +184,7 @@ def _recording(
     live: Model,
     guard: StoreGuard,
 ) -> ModelFor:
-    def model_for(sample: int) -> Model:
+    def model_for(sample: int, answered: Answered) -> Model:
         recorder = RecordingModel(
             live,
             store,
@@ -147,25 +196,27 @@ def _recording(
             sanitize=sanitizer,
             **asdict(settings),
         )
-        return SampleRecorder(recorder, guard)
+        return SampleRecorder(recorder, guard, answered)
 
     return model_for
 
 
-def _answer(agent: AgentEntry, model: Model, question: str) -> dict[str, Any]:
+def _answer(agent: AgentEntry, model: Model, question: str, spent: Spent) -> dict[str, Any]:
     """What one run of the agent yields for scoring; a failure it declares is a failed
-    run. Any other exception goes through as :func:`call_agent` lets it."""
+    run, with what its calls ``spent``. Any other exception goes through as
+    :func:`call_agent` lets it."""
     try:
         run = call_agent(agent, model, question, agent.failures)
     except agent.failures as err:
-        return failed_output(err)
+        return {**failed_output(err), **spent.counts()}
     return output_of(run, agent_name(agent))
 
 
 def _run_case(case: EvalCase, model_for: ModelFor, setup: Setup) -> CaseResult:
     def sample(index: int) -> dict[str, Any]:
-        model = model_for(index)
-        output = _answer(setup.agent, model, case.question)
+        spent = Spent()
+        model = model_for(index, spent.add)
+        output = _answer(setup.agent, model, case.question, spent)
         if isinstance(model, ReplayModel):
             model.raise_caught()
         return output

@@ -107,13 +107,22 @@ class StoreGuard:
 
 
 class SampleRecorder:
-    """A :class:`~replaygate.models.replay.RecordingModel` whose store calls hold ``guard``."""
+    """A :class:`~replaygate.models.replay.RecordingModel` whose store calls hold ``guard``;
+    ``answered`` is told each response it hands the agent."""
 
-    def __init__(self, recorder: RecordingModel, guard: StoreGuard) -> None:
+    def __init__(
+        self,
+        recorder: RecordingModel,
+        guard: StoreGuard,
+        answered: Callable[[ModelResponse], None],
+    ) -> None:
         self.recorder = recorder
         self.guard = guard
+        self.answered = answered
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """Record (or, in ``record-missing``, replay) this sample's response."""
         with self.guard:
-            return self.recorder.complete(messages, tools)
+            response = self.recorder.complete(messages, tools)
+        self.answered(response)
+        return response

@@ -8,7 +8,8 @@ samples weighs more in the citation metrics, and cost and steps are per run:
 - ``citation_precision``: cited ids that were expected / all cited ids, and
   ``citation_recall``: expected ids cited / all expected ids (cases with
   ``expected_doc_ids`` only; a sample that raised cited nothing);
-- ``fabricated``: citations of documents the run never fetched / all citations;
+- ``fabricated``: citations of documents the run never fetched / all citations (every
+  id compared in NFKC form, the fetched ones too);
 - ``cost``: tokens times the price table, per run (``cost_total`` for all runs), over
   the cases that did not opt out (``"cost": false``, kept as ``cost_skipped``); a
   model without a price is a :class:`~replaygate.evals.errors.PriceError`;
@@ -100,8 +101,10 @@ def score_case(
         if not isinstance(output, Mapping):
             continue
         runs += 1
-        citations = set(output.get("citations", ()))
-        fetched = set(output.get("fetched", ()))
+        # ids compared in one form (NFKC), as cited ids are read and expected ones taken:
+        # a fetched "doc-cafe\u0301" is the "doc-caf\u00e9" its answer cites
+        citations = set(map(citation_id, output.get("citations", ())))
+        fetched = set(map(citation_id, output.get("fetched", ())))
         cited += len(citations)
         correct += len(citations & expected)
         fabricated += len(citations - fetched)
