@@ -1,12 +1,13 @@
 """Who is the judge, who is under test, and whether they are too close (law 8).
 
 Model ids are compared after :func:`normalize_model_id` (lower case, routing prefixes
-such as ``anthropic/`` or Bedrock's ``us.anthropic.`` removed, a fine-tune read as its
-base model). A *family rule* maps an id to its family; two models of one family may not
-judge each other. The default, :func:`vendor_family`, is the vendor: ``claude-*`` is
-``anthropic``; ``gpt-*``, ``chatgpt-*``, ``o1``/``o3``/``o4...`` and the GPT-3 names
-(``davinci``, ``curie``, ``babbage``, ``ada``) are ``openai``; ``gemini-*``/``gemma-*``
-are ``google``; ``llama*`` is ``meta``; ``mistral``/``mixtral``/``codestral``... (also
+such as ``anthropic/``, Bedrock's ``us.anthropic.`` or Databricks' ``databricks-``
+removed, a fine-tune read as its base model). A *family rule* maps an id to its family;
+two models of one family may not judge each other. The default, :func:`vendor_family`,
+is the vendor: ``claude-*`` is ``anthropic``; ``gpt-*``, ``chatgpt-*``,
+``o1``/``o3``/``o4...`` and the GPT-3 names (``davinci``, ``curie``, ``babbage``,
+``ada``) are ``openai``; ``gemini-*``/``gemma-*`` are ``google``; ``llama*`` and
+``meta-llama*`` are ``meta``; ``mistral``/``mixtral``/``codestral``... (also
 ``open-mistral-*``) are ``mistral``; ``command*`` is ``cohere``; ``deepseek*``,
 ``qwen*``/``qwq*`` (``alibaba``), ``grok*`` (``xai``); any other id's family is its
 leading run of letters (``phi-3`` -> ``phi``).
@@ -42,6 +43,10 @@ _PROVIDER = re.compile(
 )
 """A ``provider:`` prefix (``openai:gpt-4o``, ``google-gla:gemini-2.0-flash``): the same
 model as the id after it. Only known providers: ``llama3:8b`` is a tag, not a prefix."""
+_DATABRICKS = re.compile(r"^databricks-")
+"""The start of a Databricks Foundation Model endpoint's name, the base model's id after
+it (``databricks-claude-3-7-sonnet``, ``databricks-meta-llama-3-3-70b-instruct``; LiteLLM's
+``databricks/databricks-...``)."""
 _O_SERIES = re.compile(r"^o\d")
 _LEADING_LETTERS = re.compile(r"^[a-z]+")
 
@@ -57,6 +62,7 @@ VENDOR_PREFIXES: Mapping[str, str] = {
     "gemma": "google",
     "palm": "google",
     "llama": "meta",
+    "meta-llama": "meta",
     "mistral": "mistral",
     "mixtral": "mistral",
     "codestral": "mistral",
@@ -76,14 +82,15 @@ VENDOR_PREFIXES: Mapping[str, str] = {
 
 
 def normalize_model_id(model_id: str) -> str:
-    """Lower case, surrounding space and routing prefixes (``vendor/``, Bedrock's, and the
-    ``provider:`` of pydantic-ai and LangChain's ``init_chat_model``) removed; a fine-tune
-    (OpenAI's, Mistral's, Azure OpenAI's, a Bedrock custom model) is its base model."""
+    """Lower case, surrounding space and routing prefixes (``vendor/``, Bedrock's,
+    Databricks' ``databricks-``, and the ``provider:`` of pydantic-ai and LangChain's
+    ``init_chat_model``) removed; a fine-tune (OpenAI's, Mistral's, Azure OpenAI's, a
+    Bedrock custom model) is its base model."""
     plain = model_id.strip().lower()
     custom = _BEDROCK_CUSTOM.search(plain)
     if custom and custom.group(1) != "imported":
         plain = custom.group(1)
-    plain = _PROVIDER.sub("", plain.rsplit("/", 1)[-1])
+    plain = _DATABRICKS.sub("", _PROVIDER.sub("", plain.rsplit("/", 1)[-1]))
     tuned = _FINE_TUNE.match(plain)
     if tuned:
         plain = tuned.group(1) or tuned.group(2)
