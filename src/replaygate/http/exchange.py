@@ -285,11 +285,14 @@ class Exchange:
             raise self._miss(envelope, fixture_key(envelope), origin_of(request.url))
         location, fixture = hit
         response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat))
+        model_api = is_model_api(str(envelope.get("path", "")))
         try:
-            answer = replayed(response, key=fixture.key, rerecord=self.session.rerecord_all)
+            answer = replayed(
+                response, key=fixture.key, rerecord=self.session.rerecord_all, model_api=model_api
+            )
         except WireFormatError as err:
             where = (str(location.file), location.line)
-            raise FixtureFormatError(*where, f"not an HTTP fixture: {err}") from None
+            raise FixtureFormatError(*where, f"its response cannot be replayed: {err}") from None
         self.replays += 1
         if self.mode != "replay":
             self._teach(request, sent, response)

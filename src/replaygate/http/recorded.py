@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, NamedTuple
 
@@ -34,7 +35,7 @@ from replaygate import exact_json
 from replaygate.errors import WireFormatError
 from replaygate.http.envelope import body_fields, select_headers
 from replaygate.http.sse import SSEEvent, event_text
-from replaygate.jsondoc import kind_of, shown
+from replaygate.jsondoc import kind_of, shown, syntax_error
 
 RESPONSE_HEADERS: frozenset[str] = frozenset(
     {
@@ -267,6 +268,25 @@ def _terminated(event: Mapping[str, Any], last: bool, i: int) -> bool:
     return False
 
 
+def _check_json_text(text: str, headers: Iterable[tuple[str, str]]) -> None:
+    """Refuse ``text``, the body of a success whose (lower-case) ``headers`` label it JSON
+    (``application/json``, ``...+json``), when it is not JSON. A body recorded as JSON is
+    kept as ``body``; one kept as ``text`` under that label is one that an edit broke (a
+    cassette's answer, a quote lost) or that a server sent broken, which no SDK reads."""
+    media = next((v for k, v in headers if k == "content-type"), "")
+    kind = media.partition(";")[0].strip().lower()
+    if kind != "application/json" and not kind.endswith("+json"):
+        return
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as err:
+        raise WireFormatError(
+            "response.text",
+            f"labelled {kind}, but not JSON ({syntax_error(err)}), where the SDK of a model "
+            "API parses a success as JSON (an edit broke it?)",
+        ) from None
+
+
 _BODY_FIELDS = ("body", "text", "base64", "events")
 
 
@@ -275,9 +295,14 @@ def _bodies(record: Mapping[str, Any]) -> list[str]:
     return [field for field in _BODY_FIELDS if field in record]
 
 
-def replayed(record: Any, *, key: str = "", rerecord: str | None = None) -> Replayed:
+def replayed(
+    record: Any, *, key: str = "", rerecord: str | None = None, model_api: bool = False
+) -> Replayed:
     """The replay form of a recorded response; :class:`WireFormatError` names a bad field.
-    ``rerecord`` is the command a stream that cannot be replayed further names."""
+    ``rerecord`` is the command a stream that cannot be replayed further names.
+    ``model_api`` says the response answers a model API's path, whose SDK parses a
+    success labelled JSON: a ``text`` body that is not JSON is refused
+    (:func:`_check_json_text`), where the SDK would fail on it naming no fixture."""
     if not _is_mapping(record):
         raise WireFormatError("response", "expected an object with status, headers and a body")
     status = record.get("status")
@@ -296,6 +321,8 @@ def replayed(record: Any, *, key: str = "", rerecord: str | None = None) -> Repl
         )
     if "events" not in record:
         body = _body_bytes(record)
+        if model_api and "text" in record and 200 <= status < 300:
+            _check_json_text(record["text"], out)
         out.append(("content-length", str(len(body))))
         return Replayed(status, tuple(out), (body,) if body else (), key=key)
     events = record["events"]

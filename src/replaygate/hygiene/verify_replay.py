@@ -51,6 +51,21 @@ def _interface_reader(meta: Mapping[str, Any] | None) -> int:
     return _CODES.get(str((meta or {}).get("interface")), NO_READER)
 
 
+def unknown_interface(reader: int, meta: Mapping[str, Any] | None) -> str | None:
+    """Why ``meta.interface`` of a fixture read by ``reader`` names no interface it replays
+    under, or None: a request in the engine's form replays only under a known interface,
+    so a misspelt name is refused by every replay. A name that is missing or no string
+    is a problem of the meta itself."""
+    name = (meta or {}).get("interface")
+    if reader != NO_READER or type(name) is not str or not name:
+        return None
+    return (
+        f"meta.interface {name!r} is not a known interface (known: {', '.join(_NAMES)}); "
+        "a request in the engine's form replays only under one of them: correct the name, "
+        "or re-record the fixture"
+    )
+
+
 def response_problems(response: Any, where: str, reader: int) -> Iterator[str]:
     """Why ``response`` (at ``where``) could not be replayed by ``reader``, if it could not."""
     if replays_plainly(response, reader):
@@ -58,7 +73,7 @@ def response_problems(response: Any, where: str, reader: int) -> Iterator[str]:
     interface = None if reader in _HTTP_READERS else INTERFACES[_NAMES[reader - _FIRST_INTERFACE]]
     try:
         if interface is None:
-            replayed(response)
+            replayed(response, model_api=reader == MODEL_API_READER)
             if reader == MODEL_API_READER:
                 _check_event_data(response.get("events", ()))
         else:
@@ -102,9 +117,10 @@ def replays_plainly(response: Any, reader: int) -> bool:
 
 def plain_anthropic(response: dict[str, Any]) -> bool:
     """Whether ``response`` is plainly a Messages API response the converter reads: a list
-    of content blocks, each an object with a string ``type`` (a text block with its
-    text, a tool call with its id, name and input), a known ``stop_reason`` and integer
-    token counts, or none. False means "not known": the converter decides, and says why.
+    of content blocks, each a text block with its text or a tool call with its id, name
+    and input, a known ``stop_reason`` (``tool_use`` with a tool call) and integer token
+    counts, or none. False means "not known": the converter decides, and says why (a
+    block of another type may be a newer API's, or a misspelt one).
     """
     blocks, usage, stop = (
         response.get("content"),
@@ -122,19 +138,27 @@ def plain_anthropic(response: dict[str, Any]) -> bool:
             count = usage.get(name)
             if count is not None and type(count) is not int:
                 return False
-    return all(map(_plain_block, blocks))
+    calls = 0
+    for block in blocks:
+        plain = _plain_block(block)
+        if plain is None:
+            return False
+        calls += plain
+    return calls > 0 or stop != "tool_use"
 
 
-def _plain_block(block: Any) -> bool:
+def _plain_block(block: Any) -> bool | None:
+    """Whether ``block`` is plainly a tool call (True) or a text block (False); None when
+    it is neither."""
     if type(block) is not dict:
-        return False
+        return None
     kind = block.get("type")
     if kind == "text":
-        return type(block.get("text")) is str
-    if kind == "tool_use":
-        return (
-            type(block.get("id")) is str
-            and type(block.get("name")) is str
-            and type(block.get("input")) is dict
-        )
-    return type(kind) is str
+        return False if type(block.get("text")) is str else None
+    if kind == "tool_use" and (
+        type(block.get("id")) is str
+        and type(block.get("name")) is str
+        and type(block.get("input")) is dict
+    ):
+        return True
+    return None

@@ -1,0 +1,108 @@
+"""A model API's answer labelled JSON whose stored body is not JSON names its fixture.
+
+A cassette's answer broken by a hand edit (a closing quote lost) is stored as ``text``
+under ``content-type: application/json``: the replay handed it to the SDK, which died in
+``json.loads`` naming no fixture, and ``verify`` passed it. Replay now fails with the
+fixture's file and line, and ``verify`` names it; what a server sends that way on any
+other path, or with an error status, is still replayed as it was recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopback import Handler, serving
+from replaygate.errors import FixtureFormatError
+from replaygate.http import block_network, httpx2_client
+from replaygate.hygiene.verify import verify_store
+from replaygate.sim import Simulator
+from sdks import openai
+
+BROKEN = '{"id":"chatcmpl-1","object":"chat.completion","choices":[{"message":{"content":"Hi!}}]}'
+HI = [{"role": "user", "content": "Say hi"}]
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo") as simulator:
+        yield simulator
+
+
+def recorded(path: Path, sim: Simulator, **response: Any) -> Path:
+    """A chat completion recorded into ``path``, its response then edited to ``response``."""
+    http = httpx2_client(path, "record-missing", approve_live=True)
+    with openai.OpenAI(api_key="k", base_url=f"{sim.url}/v1", http_client=http) as client:
+        client.chat.completions.create(model="gpt-sim-1", messages=HI)
+    fixture = json.loads(path.read_text())
+    fixture["response"] = response
+    path.write_text(json.dumps(fixture) + "\n")
+    return path
+
+
+def replay(path: Path, sim: Simulator) -> Any:
+    http = httpx2_client(path)
+    with (
+        block_network(),
+        openai.OpenAI(
+            api_key="k", base_url=f"{sim.url}/v1", http_client=http, max_retries=0
+        ) as client,
+    ):
+        return client.chat.completions.create(model="gpt-sim-1", messages=HI)
+
+
+@pytest.mark.parametrize("label", ["application/json", "application/json; charset=utf-8"])
+def test_a_success_labelled_json_whose_text_is_not_json_names_its_fixture(
+    tmp_path: Path, sim: Simulator, label: str
+) -> None:
+    store = recorded(
+        tmp_path / "hi.jsonl", sim, status=200, headers={"content-type": label}, text=BROKEN
+    )
+    reason = (
+        "response.text: labelled application/json, but not JSON (Unterminated string starting "
+        "at line 1, column 80), where the SDK of a model API parses a success as JSON (an edit "
+        "broke it?)"
+    )
+    with pytest.raises(FixtureFormatError) as caught:
+        replay(store, sim)
+    assert str(caught.value) == f"{store}:1: its response cannot be replayed: {reason}"
+    count, problems = verify_store(store)
+    assert count == 1
+    assert [(p.file, p.line) for p in problems] == [(str(store), 1)]
+    assert reason in problems[0].reason
+
+
+def test_an_error_labelled_json_whose_text_is_not_json_replays_as_recorded(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    # a gateway's 502 page under the API's content type: the SDK reads it as it did live
+    headers = {"content-type": "application/json"}
+    store = recorded(tmp_path / "hi.jsonl", sim, status=502, headers=headers, text="Bad gateway")
+    with pytest.raises(openai.APIStatusError) as caught:
+        replay(store, sim)
+    assert caught.value.status_code == 502 and caught.value.response.text == "Bad gateway"
+    assert verify_store(store) == (1, [])
+
+
+class Broken(Handler):
+    """A service of the agent's own that answers a body labelled JSON that is not JSON."""
+
+    def do_GET(self) -> None:
+        out = b'{"rows": [1, 2'
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+
+def test_another_service_answering_broken_json_replays_it_as_sent(tmp_path: Path) -> None:
+    store = tmp_path / "rows.jsonl"
+    with serving(Broken) as base, httpx2_client(store, "record-missing", approve_live=True) as c:
+        assert c.get(f"{base}/rows").text == '{"rows": [1, 2'
+    with block_network(), httpx2_client(store) as replayed:
+        assert replayed.get(f"{base}/rows").text == '{"rows": [1, 2'
