@@ -33,6 +33,7 @@ from replaygate.hygiene.verify_replay import (
     reader_of,
     replays_plainly,
     response_problems,
+    unknown_interface,
 )
 from replaygate.sanitize.secret_allow import KnownSafe
 from replaygate.sanitize.secret_lines import clean_lines
@@ -116,6 +117,9 @@ def prepare(
     if not key_matches:
         before = ((KEY_RANK, _key_problem(key, full)), *before)
     after = _other(_meta_problems(fixture, file, require_meta))
+    unknown = unknown_interface(reader, fixture.meta)
+    if unknown is not None:
+        after = (*after, (OTHER_RANK, unknown))
     responses = fixture.responses
     streamed = _streamed(responses[0]) or (len(responses) > 1 and any(map(_streamed, responses)))
     return Prepared(

@@ -118,9 +118,9 @@ def replays_plainly(response: Any, reader: int) -> bool:
 def plain_anthropic(response: dict[str, Any]) -> bool:
     """Whether ``response`` is plainly a Messages API response the converter reads: a list
     of content blocks, each a text block with its text or a tool call with its id, name
-    and input, a known ``stop_reason`` (``tool_use`` with a tool call) and integer token
-    counts, or none. False means "not known": the converter decides, and says why (a
-    block of another type may be a newer API's, or a misspelt one).
+    and input, a known ``stop_reason`` and integer token counts, or none. False means
+    "not known": the converter decides, and says why (a block of another type may be a
+    newer API's, or a misspelt one).
     """
     blocks, usage, stop = (
         response.get("content"),
@@ -138,27 +138,18 @@ def plain_anthropic(response: dict[str, Any]) -> bool:
             count = usage.get(name)
             if count is not None and type(count) is not int:
                 return False
-    calls = 0
-    for block in blocks:
-        plain = _plain_block(block)
-        if plain is None:
-            return False
-        calls += plain
-    return calls > 0 or stop != "tool_use"
+    return all(map(_plain_block, blocks))
 
 
-def _plain_block(block: Any) -> bool | None:
-    """Whether ``block`` is plainly a tool call (True) or a text block (False); None when
-    it is neither."""
+def _plain_block(block: Any) -> bool:
     if type(block) is not dict:
-        return None
+        return False
     kind = block.get("type")
     if kind == "text":
-        return False if type(block.get("text")) is str else None
-    if kind == "tool_use" and (
-        type(block.get("id")) is str
+        return type(block.get("text")) is str
+    return (
+        kind == "tool_use"
+        and type(block.get("id")) is str
         and type(block.get("name")) is str
         and type(block.get("input")) is dict
-    ):
-        return True
-    return None
+    )

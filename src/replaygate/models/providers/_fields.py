@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from difflib import get_close_matches
 from typing import Any, TypeVar
 
 from replaygate.errors import WireFormatError
@@ -29,3 +30,19 @@ def optional_field(obj: Mapping[str, Any], name: str, kind: type[T], path: str, 
     if isinstance(obj, Mapping) and obj.get(name) is None:
         return default
     return field_of(obj, name, kind, path)
+
+
+def kind_of(item: Mapping[str, Any], read: tuple[str, ...], path: str) -> str:
+    """``item["type"]``, a string; a :class:`WireFormatError` naming the field when it is
+    not one of the types ``read`` but a misspelling of one (``tool_usee``, ``Text``): the
+    item would be passed over as of a type the engine does not read. Any other type (a
+    newer API's) is returned as it is."""
+    kind = field_of(item, "type", str, path)
+    if kind not in read:
+        near = get_close_matches(kind.lower(), read, n=1, cutoff=0.85)
+        if near:
+            raise WireFormatError(
+                f"{path}.type",
+                f"unknown type {kind!r} ({near[0]!r} misspelt?): it would be passed over",
+            )
+    return kind

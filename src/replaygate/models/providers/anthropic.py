@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replaygate.errors import WireFormatError
-from replaygate.models.providers._fields import field_of, optional_field
+from replaygate.models.providers._fields import field_of, kind_of, optional_field
 from replaygate.models.providers._turns import ResultTurns
 from replaygate.models.types import (
     Message,
@@ -215,9 +215,16 @@ def _stop_reason(value: str, path: str) -> StopReason:
     return reason
 
 
+_READ_BLOCKS = ("text", "tool_use")
+"""The types of a response's content blocks the engine reads (others are passed over)."""
+
+
 def from_anthropic_response(response: Mapping[str, Any]) -> ModelResponse:
-    """The engine's view of a Messages API response body."""
+    """The engine's view of a Messages API response body; a block whose type misspells
+    one the engine reads is refused (it would replay as an answer without it)."""
     blocks = field_of(response, "content", list, "response")
+    for i, block in enumerate(blocks):
+        kind_of(block, _READ_BLOCKS, f"response.content[{i}]")
     usage = optional_field(response, "usage", dict, "response", {})
     stop = optional_field(response, "stop_reason", str, "response", "end_turn")
     return ModelResponse(

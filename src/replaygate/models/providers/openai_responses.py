@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replaygate.errors import WireFormatError
-from replaygate.models.providers._fields import field_of, optional_field
+from replaygate.models.providers._fields import field_of, kind_of, optional_field
 from replaygate.models.providers.openai_chat import encode_arguments, parse_arguments
 from replaygate.models.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec, Usage
 
@@ -272,6 +272,10 @@ def _stop_reason(response: Mapping[str, Any], calls: tuple[ToolCall, ...]) -> St
     return "tool_use" if calls else "end_turn"
 
 
+_READ_ITEMS = ("message", "function_call")
+"""The types of a response's output items the engine reads (others are passed over)."""
+
+
 def from_responses_response(response: Mapping[str, Any]) -> ModelResponse:
     """The engine's view of a Responses API response body."""
     texts: list[str] = []
@@ -279,7 +283,7 @@ def from_responses_response(response: Mapping[str, Any]) -> ModelResponse:
     refused = False
     for i, item in enumerate(field_of(response, "output", list, "response")):
         where = f"response.output[{i}]"
-        kind = field_of(item, "type", str, where)
+        kind = kind_of(item, _READ_ITEMS, where)
         if kind == "message":
             content = field_of(item, "content", list, where)
             texts.append(content_text(content, f"{where}.content"))

@@ -1,0 +1,87 @@
+"""verify names a fixture no replay can serve: a misspelt interface, a misspelt block type."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from replaygate import Fixture, Message, ModelResponse, ReplayModel, ToolCall
+from replaygate.cli import main
+from replaygate.errors import FixtureFormatError, WireFormatError
+from replaygate.fixtures.fixture import make_meta
+from replaygate.models.providers import (
+    INTERFACES,
+    to_anthropic_request,
+    to_anthropic_response,
+    to_responses_response,
+)
+
+SETTINGS: dict[str, Any] = {"model": "claude-x", "max_tokens": 32}
+CALL = ModelResponse(
+    tool_calls=(ToolCall("toolu_1", "search", {"q": "x"}),), stop_reason="tool_use"
+)
+
+
+def _store(tmp_path: Path, request: dict[str, Any], response: Any, interface: str) -> Path:
+    fixture = Fixture.create(request, [response], make_meta(interface, "2023-06-01", "hand"))
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(fixture.to_json()) + b"\n")
+    return store
+
+
+def _verify(store: Path) -> tuple[int, list[str]]:
+    result = CliRunner().invoke(main, ["verify", str(store)])
+    return result.exit_code, result.output.splitlines()
+
+
+def _question() -> dict[str, Any]:
+    return to_anthropic_request([Message.user("q")], [], **SETTINGS)
+
+
+def test_a_misspelt_interface_of_an_engine_request_is_reported(tmp_path: Path) -> None:
+    answer = to_anthropic_response(ModelResponse(text="a"), model="claude-x")
+    store = _store(tmp_path, _question(), answer, "anthropic.mesages")
+    code, lines = _verify(store)
+    assert code == 1
+    assert lines == [
+        f"{store}:1: meta.interface 'anthropic.mesages' is not a known interface (known: "
+        "anthropic.messages, google.generate_content, openai.chat.completions, "
+        "openai.responses); a request in the engine's form replays only under one of them: "
+        "correct the name, or re-record the fixture",
+        "1 fixture(s) checked, 1 problem(s)",
+    ]
+
+
+@pytest.mark.parametrize("kind", ["tool_usee", "Tool_use", "tool-use"])
+def test_a_misspelt_block_type_is_reported_and_refused_at_replay(tmp_path: Path, kind: str) -> None:
+    answer = to_anthropic_response(CALL, model="claude-x")
+    answer["content"][0]["type"] = kind
+    store = _store(tmp_path, _question(), answer, "anthropic.messages")
+    reason = (
+        f"response.content[0].type: unknown type {kind!r} ('tool_use' misspelt?): "
+        "it would be passed over"
+    )
+    code, lines = _verify(store)
+    assert code == 1
+    assert lines[0] == f"{store}:1: response is not a valid anthropic.messages response: {reason}"
+    with pytest.raises(FixtureFormatError, match=r"cannot be served: .*misspelt"):
+        ReplayModel(store, **SETTINGS).complete([Message.user("q")], [])
+
+
+def test_a_block_of_another_type_is_passed_over(tmp_path: Path) -> None:
+    answer = to_anthropic_response(CALL, model="claude-x")
+    answer["content"].insert(0, {"type": "thinking", "thinking": "...", "signature": "s"})
+    store = _store(tmp_path, _question(), answer, "anthropic.messages")
+    assert _verify(store)[0] == 0
+    assert ReplayModel(store, **SETTINGS).complete([Message.user("q")], []).tool_calls
+
+
+def test_a_misspelt_output_item_of_the_responses_api_is_refused() -> None:
+    answer = to_responses_response(CALL, model="gpt-x")
+    answer["output"][-1]["type"] = "function_cal"
+    with pytest.raises(WireFormatError, match=r"output\[\d\]\.type: unknown type 'function_cal'"):
+        INTERFACES["openai.responses"].from_response(answer)
