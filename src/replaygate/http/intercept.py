@@ -8,9 +8,11 @@ installed; :mod:`replaygate.http.seams`) is answered by one shared
 process-wide (every thread), removed when the last block exits; nested intercepts
 stack, the innermost one answering. In replay mode the network is blocked too
 (:func:`~replaygate.network.block_network`): nothing else leaves the process while
-inside, whatever library or socket it tries. A recording block that sees no request
-at all warns (:class:`~replaygate.errors.NothingRecordedWarning`): the client may send
-through a library that is not intercepted.
+inside, whatever library or socket it tries; so it is in a recording block given a
+simulator's ``live_origin``, which records what the code sends to the real API from the
+simulator. A recording block that sees no request at all warns
+(:class:`~replaygate.errors.NothingRecordedWarning`): the client may send through a
+library that is not intercepted.
 """
 
 from __future__ import annotations
@@ -19,12 +21,31 @@ import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Unpack
+from urllib.parse import urlsplit
 
 from replaygate.errors import NothingRecordedWarning
 from replaygate.http.active import answering_with
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.seams import installed, patched
-from replaygate.network import block_network
+from replaygate.network import block_network, is_loopback
+
+
+def loopback_origin(url: str) -> str:
+    """``scheme://host:port`` of ``url``, a loopback HTTP URL (its path left out, so
+    ``sim.openai_base_url`` names the simulator as ``sim.url`` does); a ``ValueError``
+    names any other."""
+    try:
+        parts = urlsplit(url)
+        host, _ = parts.hostname, parts.port
+    except (TypeError, ValueError, AttributeError):
+        host = None
+    if host is None or parts.scheme not in ("http", "https") or not is_loopback(host):
+        raise ValueError(
+            f"live_origin: expected a loopback URL (a simulator's sim.url, "
+            f"http://127.0.0.1:PORT), got {url!r}: live sends go there instead of the "
+            "real API, and nowhere else"
+        )
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
 
 
 def nothing_recorded() -> str:
@@ -45,7 +66,11 @@ def intercepting(exchange: Exchange) -> Iterator[None]:
 
 @contextmanager
 def intercept(
-    store: StoreArg | Exchange, mode: str = "replay", **options: Unpack[SessionOptions]
+    store: StoreArg | Exchange,
+    mode: str = "replay",
+    *,
+    live_origin: str | None = None,
+    **options: Unpack[SessionOptions],
 ) -> Iterator[Exchange]:
     """Answer every request of the intercepted HTTP clients from ``store`` while inside.
 
@@ -56,12 +81,23 @@ def intercept(
     the session's exchange (counters, store). A replaying session blocks the network
     while inside; a recording one that saw no request (none answered, none refused)
     warns when the block ends.
+
+    ``live_origin``, a loopback URL (a simulator's ``sim.url``), is where a live send to
+    a model API goes instead of the host it names, recorded as addressed
+    (:meth:`~replaygate.http.exchange.Exchange.live_url`): the code records with the
+    clients it replays with, built for the real API, so a framework that shapes its
+    requests by host sends the same ones both times. The network beyond loopback is
+    then blocked while inside, as in replay.
     """
+    origin = None if live_origin is None else loopback_origin(live_origin)
     exchange = Exchange.of(store, mode, **options)
     before = (exchange.sent, len(exchange.raised))
     with ExitStack() as stack:
-        if not exchange.recording:
+        if not exchange.recording or origin is not None:
             stack.enter_context(block_network())
+        if origin is not None:
+            stack.callback(setattr, exchange, "live_origin", exchange.live_origin)
+            exchange.live_origin = origin
         stack.enter_context(intercepting(exchange))
         stack.callback(exchange.finish_open)  # a stream its reader left open: what it read
         yield exchange

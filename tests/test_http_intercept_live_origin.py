@@ -1,0 +1,62 @@
+"""``intercept(..., live_origin=sim.url)`` records from the simulator what code built
+for the real API sends, so it replays with the same clients.
+
+Recorded with its client pointed at the simulator (``base_url=sim.openai_base_url``), a
+framework that shapes its requests by host (the Agents SDK adds ``prompt_cache_key``
+for ``api.openai.com`` only) sent another request than when replaying with its client
+for the real API: every replay missed. With ``live_origin``, the code keeps its own
+clients; what it sends to a model API goes to the simulator and is recorded as
+addressed, and the block is offline beyond loopback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.http import intercept
+from replaygate.network import network_blocked
+from replaygate.sim import Simulator
+from sdks import openai
+
+HI = [{"role": "user", "content": "hi"}]
+
+
+def user_code() -> Any:
+    """Code as written for production: a client for the real API, shaping its request by
+    host as a framework does."""
+    client = openai.OpenAI(api_key="test", max_retries=0)
+    extra = {"prompt_cache_key": "group-1"} if client.base_url.host == "api.openai.com" else {}
+    with client:
+        reply = client.chat.completions.create(model="gpt-sim-1", messages=HI, extra_body=extra)
+    return reply.choices[0].message.content
+
+
+@pytest.mark.parametrize("given", ["url", "openai_base_url"])
+def test_code_built_for_the_real_api_records_from_the_simulator_and_replays(
+    tmp_path: Path, given: str
+) -> None:
+    store = tmp_path / "hi.jsonl"
+    with Simulator(behavior="echo") as sim:
+        origin = getattr(sim, given)
+        with intercept(store, "record-missing", approve_live=True, live_origin=origin) as ex:
+            assert network_blocked()
+            assert user_code() == "echo: hi"
+        assert ex.live_origin is None and len(sim.requests) == 1
+    assert '"prompt_cache_key":"group-1"' in store.read_text()
+    with intercept(store):
+        assert user_code() == "echo: hi"
+
+
+@pytest.mark.parametrize(
+    "origin", ["https://api.openai.com", "http://10.0.0.1:8080", "127.0.0.1:8080", ""]
+)
+def test_a_live_origin_beyond_loopback_is_refused(tmp_path: Path, origin: str) -> None:
+    with (
+        pytest.raises(ValueError, match=r"live_origin: expected a loopback URL .*got '"),
+        intercept(tmp_path / "x.jsonl", "record-missing", approve_live=True, live_origin=origin),
+    ):
+        pass
+    assert not (tmp_path / "x.jsonl").exists()
