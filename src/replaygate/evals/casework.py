@@ -6,7 +6,7 @@ runs :func:`chains` of cases on ``concurrency`` threads: cases that ask the same
 question form one chain, run in file order, so their identical requests reach the
 live model one after another, as in a serial run. Each sample's model counts what its
 calls spend (:class:`Spent`): a run the agent gave up on is scored with the tokens and
-steps of the calls it made.
+steps of the calls it made. :func:`check_case` refuses a case that could never fail.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 
 from replaygate.evals.agents import AgentEntry, agent_name, call_agent
 from replaygate.evals.cases import EvalCase
+from replaygate.evals.errors import CaseFormatError
 from replaygate.evals.expectations import checks_for
 from replaygate.evals.output import failed_output, output_of
 from replaygate.evals.prices import PriceTable
@@ -88,6 +89,36 @@ class _ToldReplayModel(ReplayModel):
         response = super().complete(messages, tools)
         self.answered(response)
         return response
+
+
+_FIELD_OF = {"contains": "must_contain", "citations": "expected_doc_ids", "schema": "schema"}
+"""The case field each expectation (a name ``signals`` may hold) comes from."""
+
+
+def check_case(case: EvalCase) -> None:
+    """Refuse ``case`` when it could pass having checked nothing: ``signals`` names an
+    expectation the case does not give, or every expectation it gives is a signal (no
+    sample could fail). A :class:`CaseFormatError` naming its file and line (a
+    ``ValueError`` naming the case when it was made in code)."""
+    checks = checks_for(case)
+    given = [check.name for check in checks]
+    absent = [name for name in case.signals if name not in given]
+    if absent:
+        reason = (
+            f"signals names {absent[0]!r}, but the case gives no {_FIELD_OF[absent[0]]}: "
+            "a signal of an expectation it does not have observes nothing"
+        )
+    elif all(check.kind == "signal" for check in checks):
+        reason = (
+            f"every expectation is a signal ({', '.join(given)}), so no sample can fail and "
+            "the case would pass having checked nothing; make one a gate (leave it out of "
+            "signals)"
+        )
+    else:
+        return
+    if case.file:
+        raise CaseFormatError(case.file, case.line, f"case {case.id!r}: {reason}")
+    raise ValueError(f"case {case.id!r}: {reason}")
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import Any
 from replaygate._version import __version__
 from replaygate.evals.agents import Agent, AgentEntry, as_entry
 from replaygate.evals.cases import EvalCase
-from replaygate.evals.casework import Setup, run_cases
+from replaygate.evals.casework import Setup, check_case, run_cases
 from replaygate.evals.jobs import Work, run_in_processes
 from replaygate.evals.prices import PriceTable
 from replaygate.evals.progress import Reporter
@@ -57,7 +57,9 @@ def run_eval(
     recorded into ``store``. ``info`` is added to the run information. A ``prices``
     table without a price for the model raises
     :class:`~replaygate.evals.errors.PriceError` before any call, unless every case
-    opts out of cost (``"cost": false``).
+    opts out of cost (``"cost": false``). A case whose every expectation is a signal, or
+    whose ``signals`` names one it does not give, is refused before any call
+    (:func:`~replaygate.evals.casework.check_case`).
 
     ``jobs`` > 1 runs the cases in that many processes, each opening the store (and,
     recording, its own live model) itself; ``agent`` must then be a
@@ -76,6 +78,8 @@ def run_eval(
         )
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
+    for case in cases:
+        check_case(case)  # one that could never fail, before any call
     if prices is not None and any(case.cost for case in cases):
         prices.require(settings.model)  # before any call: no price is an error, not a gap
     if recording is not None:
