@@ -48,6 +48,7 @@ from replaygate.evals.recording import RecordRecipe, offline
 from replaygate.evals.results import EvalResults, load_eval_results
 from replaygate.evals.runner import run_eval
 from replaygate.evals.shards import Shard, merge, shards_digest
+from replaygate.fixtures import hits
 from replaygate.fixtures.modes import RECORDING_MODES, require_approval
 from replaygate.fixtures.spending import spending_cap
 from replaygate.network import block_network
@@ -226,6 +227,7 @@ def eval_cmd(
             cap.limit if cap is not None else None,
         )
     with contextlib.ExitStack() as stack:
+        stack.enter_context(hits.logging_run(config.root, "eval"))  # played: not unused
         if offline(recipe):  # replay, or the loopback simulator: nothing leaves (law 3)
             stack.enter_context(block_network())
         bar = reporter(len(cases), progress)

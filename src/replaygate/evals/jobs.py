@@ -52,6 +52,8 @@ from replaygate.evals.prices import PriceTable
 from replaygate.evals.progress import Reporter
 from replaygate.evals.recording import RecordRecipe, offline
 from replaygate.evals.results import CaseResult
+from replaygate.fixtures import hits
+from replaygate.fixtures.hits import HitLog
 from replaygate.models.replay import RequestSettings
 from replaygate.network import block_network
 from replaygate.signals import ctrl_c_left_to_parent, held
@@ -77,6 +79,8 @@ class Work:
     settings: RequestSettings
     prices: PriceTable | None
     recording: RecordRecipe | None
+    hits: HitLog | None = None
+    """The hits log of the run, each process writing its own file."""
 
 
 def shares(cases: Sequence[EvalCase], jobs: int) -> list[list[int]]:
@@ -273,6 +277,7 @@ def _process_share(
     try:
         with contextlib.ExitStack() as stack:
             stack.enter_context(warnings_as_lines())  # as the command line shows them
+            stack.enter_context(hits.used(work.hits))
             if offline(work.recording):
                 stack.enter_context(block_network())  # nothing leaves (law 3)
             setup = Setup(load_agent(work.agent), work.settings, work.prices)

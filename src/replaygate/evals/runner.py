@@ -27,6 +27,7 @@ from replaygate.evals.prices import PriceTable
 from replaygate.evals.progress import Reporter
 from replaygate.evals.recording import RecordPlan, RecordRecipe
 from replaygate.evals.results import CaseResult, EvalResults
+from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import now_iso
 from replaygate.fixtures.modes import require_approval
 from replaygate.models.replay import RequestSettings
@@ -99,7 +100,7 @@ def run_eval(
                 "jobs > 1 needs the agent as 'module:function' and recording as a "
                 "RecordRecipe: each process loads the agent and opens its live model itself"
             )
-        work = Work(path, agent, settings, prices, recording)
+        work = Work(path, agent, settings, prices, recording, hits.active())
         results = run_in_processes(cases, work, jobs, reporter)
     else:
         results = run_cases(cases, path, Setup(entry, settings, prices), recording, _told(reporter))

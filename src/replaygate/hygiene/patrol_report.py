@@ -84,7 +84,8 @@ def summary(result: Patrol) -> list[str]:
     if not result.runs:
         lines.append(
             f"no test run in the hits log at {shown(result.hits_dir)}: run the tests "
-            "(the pytest plugin logs which fixtures they replay) to see use"
+            "(the pytest plugin logs which fixtures they replay), or `replaygate eval` "
+            "for an eval's store, to see use"
         )
     else:
         lines.append(

@@ -66,7 +66,8 @@ def candidates(result: Patrol) -> list[PatrolRow]:
     if not result.runs:
         raise HygieneError(
             f"no test run in the hits log at {shown(result.hits_dir)}: run the test suite "
-            "first (the pytest plugin logs which fixtures each run replays); nothing deleted"
+            "first (the pytest plugin logs which fixtures each run replays; `replaygate "
+            "eval` does for an eval's store); nothing deleted"
         )
     if result.unread:
         file, why = result.unread[0]

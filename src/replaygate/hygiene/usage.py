@@ -1,4 +1,6 @@
-"""Which fixtures the last N recorded test runs played, from the hits log."""
+"""Which fixtures the last N recorded runs played, from the hits log: the last N test
+sessions and the last N runs of ``replaygate eval``, each counted apart (a store only
+the eval plays is not left unplayed by the test sessions run since, nor the other way)."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ class Play:
 
 @dataclass
 class FixtureUsage:
-    """The plays of the last ``runs`` recorded runs (oldest first), by fixture key."""
+    """The plays of the runs counted (oldest first), by fixture key."""
 
     runs: tuple[str, ...] = ()
     recorded_runs: int = 0
@@ -53,7 +55,8 @@ def project_root(hits_dir: Path) -> Path:
 
 
 def read_usage(hits_dir: Path, last: int) -> FixtureUsage:
-    """The plays of the last ``last`` runs logged under ``hits_dir`` (runs sort by time)."""
+    """The plays of the last ``last`` runs of each runner (test sessions, ``eval``)
+    logged under ``hits_dir`` (runs sort by time)."""
     if last < 1:
         raise HygieneError(f"--runs must be at least 1, got {last}")
     problem = hits_folder_problem(hits_dir)
@@ -64,9 +67,11 @@ def read_usage(hits_dir: Path, last: int) -> FixtureUsage:
         hits = list(read_hits(hits_dir))
     except ValueError as err:
         raise HygieneError(f"damaged hits log: {err}") from None
-    all_runs = sorted({hit.run for hit in hits})
-    kept = set(all_runs[-last:])
-    usage = FixtureUsage(tuple(all_runs[-last:]), len(all_runs))
+    by_runner: dict[str, set[str]] = defaultdict(set)
+    for hit in hits:
+        by_runner[hit.runner].add(hit.run)
+    kept = {run for runs in by_runner.values() for run in sorted(runs)[-last:]}
+    usage = FixtureUsage(tuple(sorted(kept)), len({hit.run for hit in hits}))
     stores: dict[str, Path] = {}
     for hit in hits:
         if hit.run not in kept:

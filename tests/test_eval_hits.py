@@ -1,0 +1,77 @@
+"""``replaygate eval`` logs the fixtures it replays, as a test session does: patrol counts
+them played, and ``prune --unused`` leaves the eval's store, with ``--jobs`` too, and
+however many test sessions ran since."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from replaygate.examples.research_copilot import shipped_eval_cases
+from replaygate.fixtures import hits
+from run_cli import replaygate
+
+PYPROJECT = """\
+[tool.replaygate]
+agent = "replaygate.examples.research_copilot:copilot"
+cases = "evals/cases.jsonl"
+fixtures = "evals/fixtures.jsonl"
+"""
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The quick start's project: the shipped cases, one sample each, recorded."""
+    root = tmp_path_factory.mktemp("evalhits")
+    (root / "evals").mkdir()
+    (root / "tests").mkdir()
+    shipped = shipped_eval_cases().read_text("utf-8").splitlines()[:2]
+    cases = [{**json.loads(line), "samples": 1, "floor": 1} for line in shipped]
+    (root / "evals" / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    done = replaygate("eval", "--record-mode", "record-missing", "--approve-live", "--simulator",
+                      "--no-history", cwd=root)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not (root / hits.DEFAULT_DIR).exists()  # nothing was replayed
+    return root
+
+
+@pytest.fixture
+def project(recorded: Path, tmp_path: Path) -> Path:
+    shutil.copytree(recorded, tmp_path / "project")
+    return tmp_path / "project"
+
+
+def later_test_sessions(project: Path, count: int) -> None:
+    """``count`` test sessions that each replay one fixture of another store."""
+    for n in range(count):
+        log = hits.HitLog(project / hits.DEFAULT_DIR, f"29991231T00000{n}Z-aaaa", project)
+        log.note(project / "tests" / "fixtures" / "other.jsonl", "0123456789ab")
+        log.flush()
+
+
+def unplayed(project: Path) -> int:
+    done = replaygate("patrol", "evals", "--json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    return int(json.loads(done.stdout)["summary"]["unplayed"])
+
+
+@pytest.mark.parametrize("jobs", ["1", pytest.param("2", marks=pytest.mark.slow)])
+def test_what_an_eval_replays_is_played_and_never_pruned(project: Path, jobs: str) -> None:
+    store = project / "evals" / "fixtures.jsonl"
+    before = store.read_bytes()
+    done = replaygate("eval", "--no-history", "--jobs", jobs, cwd=project)
+    assert done.returncode == 0, done.stderr
+    logged = list(hits.read_hits(project / hits.DEFAULT_DIR))
+    assert {h.runner for h in logged} == {"eval"} and len({h.run for h in logged}) == 1
+    assert {h.store for h in logged} == {"evals/fixtures.jsonl"}
+    assert unplayed(project) == 0
+    later_test_sessions(project, 5)  # newer than the eval: the last 5 runs are all test sessions
+    assert unplayed(project) == 0
+    done = replaygate("prune", "--unused", "evals", "--yes", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert store.read_bytes() == before
+    assert not (project / "evals" / "fixtures.jsonl.bak").exists()
