@@ -2,9 +2,12 @@
 
 The reference folders (``--refs tests/``) are read as text; a file names a fixture
 when it holds the fixture's store file name (``rag.jsonl``, ``265288aeb827.json``)
-or its key. Fixture files themselves, the backups and temporary files replaygate writes
+or its key. Text is read as UTF-8, or as UTF-16 or UTF-32 when a byte order mark or its
+NUL bytes say so (:func:`encoding_of`: a Windows editor's "Unicode"); any other file
+with NUL bytes, binary, is searched for the names and keys its ASCII bytes spell.
+Fixture files themselves, the backups and temporary files replaygate writes
 beside them (``rag.jsonl.bak``, ``<key>.json.bak``: :func:`~.side_files.is_side_file`),
-binary files, what is not a regular file (a FIFO, a socket) and tool folders are not
+what is not a regular file (a FIFO, a socket) and tool folders are not
 read. A large file is read a piece at a time, the pieces overlapping by more than any
 name or key is long. A file that cannot be read
 (no permission, an I/O error), and a folder that cannot be listed, is noted in
@@ -14,6 +17,7 @@ nothing while there is one.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import re
@@ -96,12 +100,14 @@ def _texts(
 
 def _pieces(path: Path) -> Iterator[tuple[Path, str]]:
     """The text of ``path`` as pieces of :data:`PIECE_BYTES` that overlap by
-    :data:`OVERLAP_BYTES`; nothing for a binary file or a store's fixture file."""
+    :data:`OVERLAP_BYTES` (both a multiple of 4 bytes, so a piece of UTF-16 or UTF-32
+    text starts on a character); nothing for a store's fixture file."""
     with os.fdopen(open_regular_fd(path), "rb") as handle:
         data = handle.read(PIECE_BYTES)
-        if data is None or b"\0" in data[:8192]:  # None: it waits for data (/proc/kmsg)
+        if data is None:  # it waits for data (/proc/kmsg)
             return
-        text = data.decode("utf-8", "replace")
+        encoding = encoding_of(data[:_HEAD])
+        text = data.decode(encoding, "replace")
         if path.suffix in (".jsonl", ".json") and _looks_like_fixtures(text):
             return
         while True:
@@ -110,7 +116,43 @@ def _pieces(path: Path) -> Iterator[tuple[Path, str]]:
             if not more:  # None too: no more without waiting
                 return
             data = data[-OVERLAP_BYTES:] + more
-            text = data.decode("utf-8", "replace")
+            text = data.decode(encoding, "replace")
+
+
+_HEAD = 8192
+"""How much of a file's start says how its text is encoded."""
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),  # before UTF-16's, which starts it
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_WIDE = (  # (bytes a character, the places in it of the NUL bytes of ASCII text)
+    ("utf-32-le", 4, frozenset({1, 2, 3})),
+    ("utf-32-be", 4, frozenset({0, 1, 2})),
+    ("utf-16-le", 2, frozenset({1})),
+    ("utf-16-be", 2, frozenset({0})),
+)
+
+
+def encoding_of(head: bytes) -> str:
+    """How the text that starts with ``head`` is encoded: UTF-16 or UTF-32 when it
+    starts with their byte order mark, or when its NUL bytes fall where those of ASCII
+    text in them do (at least half of those places, almost none elsewhere); else UTF-8
+    (binary data too, whose ASCII bytes are read as they are). The mark itself, read as
+    a character, names nothing."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name
+    if b"\0" in head:
+        for name, width, places in _WIDE:
+            size = len(head) - len(head) % width
+            if size == 0:
+                continue
+            nul = [head[at:size:width].count(0) * width / size for at in range(width)]
+            if all(nul[at] >= 0.5 if at in places else nul[at] <= 0.05 for at in range(width)):
+                return name
+    return "utf-8"
 
 
 def _looks_like_fixtures(text: str) -> bool:
