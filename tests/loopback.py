@@ -32,9 +32,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def answer_json(self, value: Any, status: int = 200) -> None:
         """Answer ``value`` as a JSON body with ``status``."""
-        out = json.dumps(value).encode()
+        self.answer_bytes(json.dumps(value).encode(), "application/json", status)
+
+    def answer_bytes(self, out: bytes, content_type: str, status: int = 200) -> None:
+        """Answer ``out`` as the body, labelled ``content_type``, with ``status``."""
         self.send_response(status)
-        self.send_header("content-type", "application/json")
+        self.send_header("content-type", content_type)
         self.send_header("content-length", str(len(out)))
         self.end_headers()
         self.wfile.write(out)

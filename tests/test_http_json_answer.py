@@ -92,12 +92,7 @@ class Broken(Handler):
     """A service of the agent's own that answers a body labelled JSON that is not JSON."""
 
     def do_GET(self) -> None:
-        out = b'{"rows": [1, 2'
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
+        self.answer_bytes(b'{"rows": [1, 2', "application/json")
 
 
 def test_another_service_answering_broken_json_replays_it_as_sent(tmp_path: Path) -> None:
