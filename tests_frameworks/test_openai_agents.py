@@ -43,6 +43,7 @@ from pydantic import BaseModel
 from replaygate.errors import FixtureMismatchError
 from replaygate.http import intercept
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
+from replaygate.sim import Simulator
 from tests_frameworks.harness import (
     CAUGHT,
     CHANGED,
@@ -311,6 +312,30 @@ def test_a_run_group_makes_requests_to_the_real_api_repeatable(store: Path) -> N
     assert miss_key(store, None) != miss_key(store, None)  # a new prompt_cache_key each run
     grouped = RunConfig(group_id="weather-agent")
     assert miss_key(store, grouped) == miss_key(store, grouped)
+
+
+def test_recorded_for_the_real_api_from_the_simulator_it_replays_with_the_same_client(
+    store: Path,
+) -> None:
+    """Recorded with the simulator as ``live_origin``, the client for the real API sends
+    what it sends there (``prompt_cache_key`` included), so its replay matches; pointed
+    at the simulator by ``base_url``, it would not (docs/frameworks.md)."""
+    grouped = RunConfig(group_id="weather-agent")
+
+    def run() -> str:
+        return str(
+            Runner.run_sync(agent(Hosts(), "responses"), QUESTION, run_config=grouped).final_output
+        )
+
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+    ):
+        recorded = run()
+    assert "prompt_cache_key" in store.read_text(encoding="utf-8")
+    with intercept(store) as exchange:
+        assert run() == recorded == f"echo: {QUESTION}"
+    assert exchange.replays == 1
 
 
 INNER_TEST = """
