@@ -171,9 +171,9 @@ def patrol(
     seen = [(loc, f.key, recorded_at(f.meta)) for loc, f in each_fixture(path)]
     usage = read_usage(hits_dir, runs)
     own = {resolved(f) for f in store_files(path)}
-    names = {loc.file.name for loc, _, _ in seen}
+    files = {loc.file for loc, _, _ in seen}
     keys = {key[:12] for _, key, _ in seen}
-    references = find_references(refs, names, keys, own)
+    references = find_references(refs, {f.name for f in files}, keys, own, tests=files)
     rows = []
     for loc, key, when in seen:
         age = moment - when if when is not None else None

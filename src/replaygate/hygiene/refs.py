@@ -2,7 +2,10 @@
 
 The reference folders (``--refs tests/``) are read as text; a file names a fixture
 when it holds the fixture's store file name (``rag.jsonl``, ``265288aeb827.json``)
-or its key. Text is read as UTF-8, or as UTF-16 or UTF-32 when a byte order mark or its
+or its key; and a store file the pytest plugin names after a test
+(``<dir>/<module>/<test>.jsonl``) is named by that test's module, ``<module>.py``, while
+it still defines the test (a test skipped or deselected in the runs counted still uses
+its store). Text is read as UTF-8, or as UTF-16 or UTF-32 when a byte order mark or its
 NUL bytes say so (:func:`encoding_of`: a Windows editor's "Unicode"); any other file
 with NUL bytes, binary, is searched for the names and keys its ASCII bytes spell.
 Fixture files themselves, the backups and temporary files replaygate writes
@@ -61,13 +64,16 @@ class References:
 
     by_name: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
     by_key: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
+    by_test: dict[Path, set[Path]] = field(default_factory=lambda: defaultdict(set))
+    """The modules that define the test a store file is named after, by store file."""
     unread: list[tuple[Path, str]] = field(default_factory=list)
     """The files that could not be read and the folders that could not be listed, each
     with why."""
 
     def of(self, file: Path, key: str) -> set[Path]:
         """The files that reference the fixture ``key`` stored in ``file``."""
-        return set(self.by_name.get(file.name, ())) | set(self.by_key.get(key, ()))
+        found = set(self.by_name.get(file.name, ())) | set(self.by_key.get(key, ()))
+        return found | set(self.by_test.get(file, ()))
 
 
 def _texts(
@@ -160,10 +166,33 @@ def _looks_like_fixtures(text: str) -> bool:
     return '"key"' in head and '"request"' in head
 
 
+_TEST = re.compile(r"(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)(?:\[.*\])?")
+"""A store name the plugin gives a test: ``[Class.]test[param id]``."""
+
+
+def _test_patterns(files: Iterable[Path]) -> dict[str, list[tuple[Path, re.Pattern[str]]]]:
+    """By module name, each of ``files`` named as the plugin names a test's store, with
+    what a module that defines that test holds (``def test_x(``; in ``class C``)."""
+    found: dict[str, list[tuple[Path, re.Pattern[str]]]] = defaultdict(list)
+    for file in files:
+        named = _TEST.fullmatch(file.stem) if file.suffix == ".jsonl" else None
+        if named is None or not file.parent.name.isidentifier():
+            continue
+        cls, test = named.groups()
+        where = rf"\bclass\s+{cls}\b[\s\S]*" if cls else ""
+        found[file.parent.name].append((file, re.compile(rf"{where}\bdef\s+{test}\s*\(")))
+    return found
+
+
 def find_references(
-    folders: Iterable[Path], names: set[str], keys: set[str], skip: set[Path]
+    folders: Iterable[Path],
+    names: set[str],
+    keys: set[str],
+    skip: set[Path],
+    tests: Iterable[Path] = (),
 ) -> References:
-    """Scan ``folders`` for the store file ``names`` and fixture ``keys``.
+    """Scan ``folders`` for the store file ``names`` and fixture ``keys``, and for the
+    tests the store files ``tests`` may be named after (:func:`_test_patterns`).
 
     ``skip`` holds resolved paths not to read (the store's own files); other fixture
     files are not read either, so a key shared by two stores is no reference. A name
@@ -173,7 +202,12 @@ def find_references(
     """
     refs = References()
     odd = sorted(name for name in names if not _NAME.fullmatch(name))
+    by_module = _test_patterns(tests)
     for path, text in _texts(folders, skip, refs.unread):
+        if path.suffix == ".py":
+            for file, defined in by_module.get(path.stem, ()):
+                if defined.search(text):
+                    refs.by_test[file].add(path)
         for token in set(_NAME.findall(text)):
             if token in names:
                 refs.by_name[token].add(path)

@@ -1,0 +1,59 @@
+"""A store the pytest plugin names after a test (``<dir>/<module>/<test>.jsonl``) is in use
+while the test's module still defines it: ``prune --unused`` does not offer the store of
+a test skipped (or deselected) in every run counted, and offers that of a test removed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate.cli import main
+from test_patrol import play, put
+
+SKIPPED_TEST = """\
+import os, pytest
+
+@pytest.mark.skipif(os.environ.get("SKIP_AZ") == "1", reason="no Azure on this runner")
+@pytest.mark.replaygate
+def test_az(openai_client):
+    ...
+
+class TestChat:
+    @pytest.mark.parametrize("model", ["a", "b"])
+    async def test_turn(self, model):
+        ...
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tests" / "fixtures").mkdir(parents=True)
+    yield tmp_path
+
+
+def test_the_store_of_a_test_that_still_exists_is_kept(project: Path) -> None:
+    fixtures = project / "tests" / "fixtures"
+    (project / "tests" / "test_az.py").write_text(SKIPPED_TEST)
+    kept = [
+        fixtures / "test_az" / "test_az.jsonl",
+        fixtures / "test_az" / "TestChat.test_turn[b].jsonl",
+    ]
+    offered = [
+        fixtures / "test_az" / "test_removed.jsonl",  # no longer defined by its module
+        fixtures / "test_gone" / "test_az.jsonl",  # its module is gone
+        fixtures / "test_az" / "TestOther.test_turn[b].jsonl",  # not in that class
+    ]
+    for store in [*kept, *offered]:
+        put(store, store.stem, "2026-01-01T00:00:00Z")
+    played = fixtures / "played.jsonl"
+    put(played, "played", "2026-01-01T00:00:00Z")
+    play(played, "played", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+    done = CliRunner().invoke(main, ["prune", "--unused", "tests/fixtures", "--refs", "tests"])
+    assert done.exit_code == 0, done.output
+    listed = [line.split(":")[0].strip() for line in done.output.splitlines()[1:-1]]
+    assert sorted(listed) == sorted(str(p.relative_to(project)) for p in offered)
+    assert "kept: 1 played, 2 referenced only" in done.output
