@@ -9,7 +9,8 @@ of one block are joined as a client joins them, and the rules run on the whole:
 - an OpenAI Chat Completions chunk: each string field of a choice's ``delta``, at any
   depth, per choice and field (``content``, ``refusal``, ``reasoning_content``,
   ``reasoning``, ``audio.transcript``, a tool call's ``function.arguments``, the
-  entries of a list by their ``index``), as the openai SDK accumulates them;
+  entries of a list by their ``index``), as the openai SDK accumulates them; the
+  ``text`` of a choice of a legacy Completions chunk (``/v1/completions``), per choice;
 - a Responses API ``*.delta`` event: its ``delta`` text per event type, item and
   part (``output_text``, ``refusal``, ``reasoning_summary_text``, ``reasoning_text``,
   ``function_call_arguments``, ``custom_tool_call_input``, ``mcp_call_arguments``,
@@ -105,13 +106,18 @@ def _accumulated(
 
 
 def _choices(event: dict[str, Any], encoded: bool) -> Iterator[tuple[Group, Fragment]]:
-    """The fields of each Chat Completions choice's delta: its text, or its encoded data."""
+    """The fields of each Chat Completions choice's delta: its text, or its encoded data;
+    the ``text`` of a legacy Completions choice (text)."""
     choices = event.get("choices")
     for position, choice in enumerate(choices if isinstance(choices, list) else []):
-        delta = choice.get("delta") if isinstance(choice, dict) else None
+        if not isinstance(choice, dict):
+            continue
+        group = ("choice", _place(choice.get("index"), position))
+        delta = choice.get("delta")
         if isinstance(delta, dict):
-            group = ("choice", _place(choice.get("index"), position))
             yield from _accumulated(delta, group, "delta", "", encoded)
+        elif not encoded and isinstance(choice.get("text"), str):
+            yield (*group, "completion text"), (choice, "text")
 
 
 def _openai(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
