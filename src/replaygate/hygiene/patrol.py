@@ -1,6 +1,7 @@
 """Fixture patrol (seed 003, 7.3): age, use and references of every fixture of a store.
 
-- age: ``meta.recorded_at``, oldest first; older than ``max_age`` is *stale*; a
+- age: ``meta.recorded_at`` of its oldest answer (a sample line added later carries
+  its own), oldest first; older than ``max_age`` is *stale*; a
   fixture without it has an unknown age; one recorded after the patrol's ``now`` is
   *future* (a wrong clock or an edited date: its age cannot be trusted, so it is
   reported, never taken as fresh);
@@ -24,7 +25,7 @@ from replaygate.fixtures.store.files import resolved
 from replaygate.hygiene.age import recorded_at
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.refs import find_references
-from replaygate.hygiene.stored import each_fixture
+from replaygate.hygiene.stored import each_fixture_metas
 from replaygate.hygiene.usage import read_usage
 
 
@@ -150,6 +151,12 @@ def _sort_key(row: PatrolRow) -> tuple[int, datetime, str, int]:
     return (row.recorded_at is None, when, str(row.file), row.line)
 
 
+def _oldest(metas: Sequence[Any]) -> datetime | None:
+    """When the oldest answer of a fixture was recorded: the earliest ``recorded_at`` of
+    the lines that store its answers (None when none has one)."""
+    return min(filter(None, map(recorded_at, metas)), default=None)
+
+
 def patrol(
     path: Path,
     *,
@@ -168,7 +175,7 @@ def patrol(
         if not folder.is_dir():
             raise HygieneError(f"--refs {folder}: no such directory")
     moment = now or datetime.now(UTC)
-    seen = [(loc, f.key, recorded_at(f.meta)) for loc, f in each_fixture(path)]
+    seen = [(loc, f.key, _oldest(metas)) for loc, f, metas in each_fixture_metas(path)]
     usage = read_usage(hits_dir, runs)
     own = {resolved(f) for f in store_files(path)}
     files = {loc.file for loc, _, _ in seen}

@@ -6,11 +6,14 @@ import os
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 from replaygate.errors import FixtureFormatError, ReplaygateError
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore, Location, store_roots
-from replaygate.fixtures.store.files import existing_store
+from replaygate.fixtures.store.files import existing_store, open_binary
 from replaygate.hygiene.errors import HygieneError
 
 
@@ -21,6 +24,39 @@ def each_fixture(path: Path) -> Iterator[tuple[Location, Fixture]]:
     ``path`` is one store or a tree of them (:func:`~replaygate.fixtures.store.store_roots`);
     a path that is not there, or is a symlink loop, a FIFO... is refused saying which.
     """
+    for store, loc in _each_location(path):
+        yield loc, store.read(loc)
+
+
+def each_fixture_metas(
+    path: Path,
+) -> Iterator[tuple[Location, Fixture, list[dict[str, Any] | None]]]:
+    """:func:`each_fixture`, each fixture with the ``meta`` of each line that stores its
+    answers: its own line's, then its sample lines' in file order (the fixture's ``meta``
+    is the last of them, so a sample added today hides when the first answer was)."""
+    grown: dict[Location, list[Location]] = {}
+    held: FixtureStore | None = None
+    for store, loc in _each_location(path):
+        if store is not held:
+            held, grown = store, store.sample_lines()
+        fixture = store.read(loc)
+        lines = grown.get(loc)
+        metas = [fixture.meta] if not lines else [_meta_at(at) for at in (loc, *lines)]
+        yield loc, fixture, metas
+
+
+def _meta_at(loc: Location) -> dict[str, Any] | None:
+    """The ``meta`` of the JSONL line at ``loc`` (None when it has none)."""
+    with open_binary(loc.file) as handle:
+        handle.seek(loc.offset)
+        obj = orjson.loads(handle.read(loc.length))
+    meta = obj.get("meta") if type(obj) is dict else None
+    return meta if type(meta) is dict else None
+
+
+def _each_location(path: Path) -> Iterator[tuple[FixtureStore, Location]]:
+    """The location of each fixture of the stores under ``path`` (:func:`each_fixture`),
+    with its open store."""
     if not os.path.lexists(path):
         raise HygieneError(f"no fixture store at {path}")
     try:
@@ -32,7 +68,7 @@ def each_fixture(path: Path) -> Iterator[tuple[Location, Fixture]]:
             with FixtureStore.open(root) as store:
                 for loc in store.locations():
                     if loc.file in files:
-                        yield loc, store.read(loc)
+                        yield store, loc
     except ReplaygateError as err:
         raise HygieneError(f"{err} (run `replaygate verify {shlex.quote(str(path))}`)") from None
 

@@ -1,0 +1,41 @@
+"""patrol takes a fixture's age from its oldest answer: a sample line appended today (a
+request sent once more than recorded, under record-missing) does not hide that the first
+answer, the one replay serves first, is two years old."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from replaygate.http import Exchange, httpx2_client
+from replaygate.hygiene.patrol import patrol
+from replaygate.sim import Simulator
+from sdks import anthropic
+
+HI = [{"role": "user", "content": "hi"}]
+
+
+def ask(sim: Simulator, store: Path, times: int) -> None:
+    """A session that sends the same request ``times`` times, recording what is missing."""
+    exchange = Exchange(store, mode="record-missing", approve_live=True, source="sim")
+    with anthropic.Anthropic(
+        api_key="k", base_url=sim.url, http_client=httpx2_client(exchange)
+    ) as client:
+        for _ in range(times):
+            client.messages.create(model="m", max_tokens=16, messages=HI)
+
+
+def test_a_sample_added_today_does_not_make_an_old_fixture_fresh(tmp_path: Path) -> None:
+    store = tmp_path / "s.jsonl"
+    with Simulator(behavior="echo") as sim:
+        ask(sim, store, 1)
+        line = json.loads(store.read_text())
+        line["meta"]["recorded_at"] = "2025-01-01T00:00:00Z"  # recorded two years ago
+        store.write_text(json.dumps(line, separators=(",", ":")) + "\n")
+        ask(sim, store, 2)  # the second send is recorded as sample 1, on a line of its own
+    assert len(store.read_text().splitlines()) == 2
+    result = patrol(store, max_age=timedelta(days=90), runs=5, refs=[], hits_dir=tmp_path / "h")
+    (row,) = result.rows
+    assert row.recorded_at == datetime(2025, 1, 1, tzinfo=UTC)
+    assert row.stale
