@@ -34,9 +34,21 @@ class Detector:
 
     def starts(self, text: str) -> Iterator[int]:
         """Where each match of this rule in ``text`` starts (matches do not overlap)."""
+        return (start for start, _ in self.spans(text))
+
+    def spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """``(start, end)`` of each match of this rule in ``text`` (they do not overlap)."""
         for match in self.pattern.finditer(text):
             if self.valid is None or self.valid(match.group()):
-                yield match.start()
+                yield match.span()
+
+    def may_match(self, text: str) -> bool:
+        """False only when no match can be in ``text``: a rule matched in its case is run
+        only where one of its anchors occurs (a substring search costs a fraction of a
+        pattern's on a long text)."""
+        return bool(self.pattern.flags & re.IGNORECASE) or any(
+            anchor in text for anchor in self.anchors
+        )
 
     def takes_whole(self, text: str) -> bool:
         """Whether ``text`` is one match of this rule, end to end."""
@@ -230,10 +242,7 @@ def detect_family(text: str, *, encoded: bool = False) -> str | None:
     in ``text``: a substring search costs a fraction of a pattern's on a long text (a
     megabyte of base64)."""
     for detector in DETECTORS:
-        if not (
-            detector.pattern.flags & re.IGNORECASE
-            or any(anchor in text for anchor in detector.anchors)
-        ):
+        if not detector.may_match(text):
             continue
         if not encoded:
             if next(detector.starts(text), None) is not None:

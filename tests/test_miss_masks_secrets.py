@@ -1,0 +1,69 @@
+"""A replay miss does not print a key the request carries: its diff shows the key's family,
+a number and its length where the key stands (one key one number), so the change is still
+seen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replaygate.errors import FixtureMismatchError
+from replaygate.http import Exchange, block_network, httpx2_client
+from replaygate.sanitize.secret_mask import masked_pair
+from replaygate.sim import Simulator
+from sdks import anthropic
+
+GITHUB = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
+OTHER = "ghp_" + "Zz9yX8wV7uT6sR5qP4oN3mL2kJ1iH0gF9eD8c"
+ANTHROPIC = (
+    "sk-ant-api03-" + "Q7xk2LmN9pRt4VwYz8Ab3Cd6Ef1Gh5Ij0Kl2Mn4Op6Qr8St0Uv2Wx4Yz6Ab8Cd0Ef2Gh4"
+)
+
+
+def _ask(client: anthropic.Anthropic, config: str) -> None:
+    client.messages.create(
+        model="m",
+        max_tokens=16,
+        messages=[{"role": "user", "content": f"Summarise the config: {config}"}],
+    )
+
+
+def _miss(tmp_path: Path, recorded: str, asked: str) -> str:
+    store = tmp_path / "s.jsonl"
+    with Simulator(behavior="echo") as sim:
+        exchange = Exchange(store, mode="record-missing", approve_live=True, source="sim")
+        with anthropic.Anthropic(
+            api_key="sk-test", base_url=sim.url, http_client=httpx2_client(exchange)
+        ) as client:
+            _ask(client, recorded)
+    with (
+        block_network(),
+        anthropic.Anthropic(
+            api_key="sk-test", base_url="http://127.0.0.1:9", http_client=httpx2_client(store)
+        ) as client,
+        pytest.raises(FixtureMismatchError) as missed,
+    ):
+        _ask(client, asked)
+    return str(missed.value)
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [(GITHUB, "<GitHub token #1, 41 characters>"), (ANTHROPIC, "<Anthropic API key #1, ")],
+)
+def test_a_miss_masks_a_key_the_request_carries(tmp_path: Path, key: str, shown: str) -> None:
+    message = _miss(tmp_path, "region=eu", f"region=eu key={key}")
+    assert key[:16] not in message
+    assert "body.messages[0].content: 'Summarise the config: region=eu' != " in message
+    assert f"key={shown}" in message
+
+
+def test_two_keys_read_apart_and_one_key_the_same_on_both_sides() -> None:
+    recorded = {"content": [f"key={GITHUB}", "region=eu"]}
+    requested = {"content": [f"key={OTHER}", f"again={GITHUB}"], "n": 1}
+    left, right = masked_pair(recorded, requested)
+    first, second = "<GitHub token #1, 41 characters>", "<GitHub token #2, 41 characters>"
+    assert left == {"content": [f"key={first}", "region=eu"]}
+    assert right == {"content": [f"key={second}", f"again={first}"], "n": 1}
+    assert masked_pair("no key", [1]) == ("no key", [1])
