@@ -259,6 +259,7 @@ def _check_drift_outputs(
     results...), or that cannot be written: it was replaced by the report. Both naming
     one file are refused too: the second written replaced the first."""
     from replaygate.evals.preflight import check_not_an_input, check_writable
+    from replaygate.hygiene.drift_outputs import output_problem
     from replaygate.outputs import open_fifo
     from replaygate.regular import same_file
 
@@ -272,6 +273,9 @@ def _check_drift_outputs(
         if out is not None:
             check_not_an_input(out, inputs, page=True)
             check_writable(out)
+            problem = output_problem(out, inputs)
+            if problem is not None:
+                raise CommandError(problem)
             open_fifo(out)
 
 
@@ -285,12 +289,13 @@ def _drift_live(
 ) -> DriftReport:
     """Re-send ``n`` sampled requests to ``base_url``, or to the simulator answering as
     ``behavior`` when one is given."""
+    from replaygate.hygiene.drift_script import script_lines
     from replaygate.sanitize import sanitizer_for
     from replaygate.sim import DriftPlan, DriftSpecError, Simulator
 
     sanitizer = sanitizer_for(path)
     try:
-        plan = DriftPlan.parse(sim_drift or "")
+        plan = DriftPlan() if sim_drift is None else DriftPlan.parse(sim_drift, allow_empty=False)
     except DriftSpecError as err:
         raise click.BadParameter(str(err), param_hint="--sim-drift") from None
     sim = Simulator(behavior, seed=SIMULATOR_SEED, drift=plan) if behavior is not None else None
@@ -301,7 +306,8 @@ def _drift_live(
         stack.enter_context(bar)
         sender = CountingSender(base_url, sanitizer=sanitizer, bar=bar)
         stack.callback(sender.close)
-        report = drift_live(path, n, sender, sample_seed, approve_live=True)
+        script = script_lines(behavior)
+        report = drift_live(path, n, sender, sample_seed, approve_live=True, script=script)
         unmatched = sim.unmatched_drift() if sim is not None and report.sampled else ()
     for rule in unmatched:
         click.echo(

@@ -28,10 +28,10 @@ from replaygate.fixtures.fingerprint import match_form
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.modes import require_live_approval
 from replaygate.fixtures.store import Location
+from replaygate.hygiene.drift_answers import compared_answer, live_fields, no_answer
+from replaygate.hygiene.drift_script import ScriptLines
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import (
-    error_status,
-    fixture_fields,
     interface_of_fixture,
     is_envelope,
     not_json_answer,
@@ -135,16 +135,6 @@ class _Pairs:
 
 
 LIVE_DRIFT = "drift re-sends recorded requests to the live API, which costs money,"
-
-
-def _first_answer(fixture: Fixture) -> Any:
-    """The answer a request's first send got: a sampled fixture's first recorded response.
-
-    A request is re-sent once, so its one live answer is compared with one recorded
-    answer; the union of every sample's fields would call a model that answered in text
-    once and with a tool call another time a drift of the API.
-    """
-    return next(response for response in fixture.responses if response is not None)
 
 
 Answer: TypeAlias = "set[str] | str | None"
@@ -336,23 +326,28 @@ def _refuse_nothing_in_common(old: _Side, new: _Side) -> None:
 
 
 def sample(
-    fixtures: list[tuple[Location, Fixture]], n: int, seed: int
+    fixtures: list[tuple[Location, Fixture]],
+    n: int,
+    seed: int,
+    script: ScriptLines | None = None,
 ) -> tuple[list[tuple[Location, Fixture]], list[str]]:
-    """``n`` re-sendable fixtures drawn with ``seed`` (in store order), and why others were not."""
+    """``n`` re-sendable fixtures drawn with ``seed`` (in store order), and why others were
+    not; with ``script``, only those a line of it answers as recorded."""
     eligible, skipped = [], []
     for loc, fixture in fixtures:
         reason = unsendable(fixture)
-        status = error_status(fixture)
-        if reason is None and status is not None:
-            reason = f"recorded an error response (status {status})"
-        if reason is None and fixture_fields(fixture):
-            problem = not_json_answer(fixture.request, _first_answer(fixture))
-            reason = None if problem is None else f"its recorded answer: {problem}"
+        if reason is None and script is not None:
+            reason = script.unanswered(fixture)
+        answer = compared_answer(fixture)
+        if reason is None and answer is None:
+            reason = no_answer(fixture)
         elif reason is None:
-            problems = (not_json_answer(fixture.request, r) for r in fixture.responses if r)
-            reason = next(
-                (f"its recorded answer: {p}" for p in problems if p), "no recorded response"
-            )
+            problem = not_json_answer(fixture.request, answer)
+            reason = None if problem is None else f"its recorded answer: {problem}"
+            if reason is None and not response_fields(
+                answer, envelope=is_envelope(fixture.request)
+            ):
+                reason = "its recorded answer holds no field"
         if reason is None:
             eligible.append((loc, fixture))
         else:
@@ -362,17 +357,25 @@ def sample(
 
 
 def drift_live(
-    path: Path, n: int, sender: LiveSender, seed: int = 0, *, approve_live: bool = False
+    path: Path,
+    n: int,
+    sender: LiveSender,
+    seed: int = 0,
+    *,
+    approve_live: bool = False,
+    script: ScriptLines | None = None,
 ) -> DriftReport:
     """Re-send ``n`` sampled requests with ``sender``; compare each answer's field set
     with that of its own recorded answer (one good answer does not hide an empty one).
+    With ``script`` (a simulator answering from one), each request is answered with the
+    line it was recorded from.
 
     Re-sending is a live call: it needs ``approve_live=True`` for this run (law 3).
     """
     require_live_approval(approve_live, why=LIVE_DRIFT)
     if n < 1:
         raise HygieneError(f"--live-sample must be at least 1, got {n}")
-    chosen, skipped = sample(load_fixtures(path), n, seed)
+    chosen, skipped = sample(load_fixtures(path), n, seed, script)
     if not chosen:
         raise HygieneError(
             f"no fixture at {path} can be re-sent: "
@@ -381,6 +384,8 @@ def drift_live(
     pairs: dict[str, _Pairs] = defaultdict(lambda: _Pairs(set(), set()))
     sent, errors = [], []
     for loc, fixture in chosen:
+        if script is not None:
+            script.before(fixture)
         try:
             live = sender.send(fixture)
         except HygieneError:
@@ -390,15 +395,16 @@ def drift_live(
             errors.append(f"{where(loc)} (key {fixture.key}): {err}{cause}")
             continue
         envelope = is_envelope(fixture.request)
+        recorded = compared_answer(fixture)
         pairs[interface_of_fixture(fixture)].add(
-            response_fields(_first_answer(fixture), envelope=envelope),
-            response_fields(live, envelope=envelope),
+            response_fields(recorded, envelope=envelope),
+            live_fields(recorded, live, envelope=envelope),
         )
         sent.append(f"{where(loc)} (key {fixture.key})")
     return DriftReport(
         "live",
         str(path),
-        sender.base_url or "the live API",
+        sender.target,
         tuple(pairs[interface].drift(interface) for interface in sorted(pairs)),
         sampled=tuple(sent),
         skipped=tuple(skipped),

@@ -141,14 +141,3 @@ def fixture_fields(fixture: Fixture) -> set[str]:
         if response is not None:
             found |= response_fields(response, envelope=envelope)
     return found
-
-
-def error_status(fixture: Fixture) -> int | None:
-    """The HTTP status of an HTTP fixture that recorded an error response (>= 400)."""
-    if not is_envelope(fixture.request):
-        return None
-    for response in fixture.responses:
-        status = response.get("status") if isinstance(response, dict) else None
-        if isinstance(status, int) and status >= 400:
-            return status
-    return None

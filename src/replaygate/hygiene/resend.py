@@ -4,7 +4,9 @@ A wire fixture (the request is the API body) goes through the live model of its
 ``meta.interface`` (:data:`~replaygate.models.live.LIVE_MODELS`: Anthropic Messages,
 OpenAI Chat Completions or Responses, Gemini). An HTTP fixture's envelope body is
 posted to the envelope path with the SDK of that path (Gemini's with its API key
-header), and the answer is kept in the recorded
+header), the base path a client sent it after taken off (a gateway's
+``/openai/v1/chat/completions`` or an Azure deployment's path goes to the provider's
+``/v1/chat/completions``, as the simulator routes it), and the answer is kept in the recorded
 form (status, headers, body or events), so both sides compare alike. Callers must
 hold an explicit approval for live calls (law 3): this module only sends.
 
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from replaygate.errors import LiveAPIError
 from replaygate.extras import require
 from replaygate.fixtures.fixture import Fixture
+from replaygate.http.base_path import api_route
 from replaygate.http.envelope import interface_of
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import interface_of_fixture, is_envelope
@@ -52,24 +55,40 @@ _ENV = {
 }
 
 
+SESSION_STATE = ("previous_response_id", "conversation")
+"""Request fields of the Responses API that name what the server kept of the recording
+session: a re-send names a response or conversation the server no longer holds."""
+
+
 def unsendable(fixture: Fixture) -> str | None:
     """Why ``fixture`` cannot be re-sent, or None when it can."""
     interface = interface_of_fixture(fixture)
+    body: Any = fixture.request
     if is_envelope(fixture.request):
         interface = interface_of(str(fixture.request["path"]))
+        body = fixture.request.get("body")
         if interface not in SENDABLE:
             return f"path {fixture.request['path']} is not a known model API endpoint"
-        if not isinstance(fixture.request.get("body"), dict):
+        if not isinstance(body, dict):
             return "the request body is not JSON"
-        return None
-    if interface not in SENDABLE:
+    elif interface not in SENDABLE:
         return f"interface {interface!r} cannot be re-sent (meta.interface names none known)"
+    if interface == "openai.responses":
+        for name in SESSION_STATE:
+            if body.get(name):
+                return (
+                    f"its {name} {body[name]!r} names what the server kept of the recording "
+                    "session, which no server holds now: a later turn is not re-sent (the "
+                    "turns that start a conversation are)"
+                )
     return None
 
 
 def _join(base: str, path: str) -> str:
+    """``path`` (a provider's route, ``/v1/...``) after ``base``, a ``/v1`` both end and
+    start with taken once."""
     base = base.rstrip("/")
-    if base.endswith("/v1") and path.startswith("/v1/"):
+    if base.endswith("/v1") and (path == "/v1" or path.startswith("/v1/")):
         base = base[:-3]
     return base + path
 
@@ -83,14 +102,25 @@ class LiveSender:
     """Each request is sent once: a 429 or 5xx is reported, never retried (law 7)."""
     sanitizer: Sanitizer | None = None
     _clients: dict[str, Any] = field(default_factory=dict)
+    _targets: dict[str, str] = field(default_factory=dict)
 
     def url_of(self, interface: str) -> str:
-        """The base URL requests of ``interface`` go to."""
+        """The base URL requests of ``interface`` go to (kept for :attr:`target`)."""
         provider = PROVIDER_OF[interface]
         _, url_env, default = _ENV[provider]
         if self.base_url:
             return self.base_url if provider != OPENAI else _join(self.base_url, "/v1")
-        return os.environ.get(url_env) or default
+        url = os.environ.get(url_env)
+        self._targets[provider] = f"{url} (from {url_env})" if url else default
+        return url or default
+
+    @property
+    def target(self) -> str:
+        """Where the requests went: ``base_url``, else each provider's URL, naming the
+        environment variable that set it."""
+        if self.base_url:
+            return self.base_url
+        return ", ".join(self._targets[p] for p in sorted(self._targets)) or "the live API"
 
     def key(self, provider: str) -> str:
         """The API key of ``provider`` (a placeholder for a ``base_url`` server)."""
@@ -149,7 +179,7 @@ class LiveSender:
         from replaygate.http.sse import parse_events
         from replaygate.models.live import not_json_object
 
-        path = str(envelope["path"])
+        path = api_route(str(envelope["path"]))
         interface = interface_of(path)
         body = envelope["body"]
         headers = dict(envelope.get("headers") or {})

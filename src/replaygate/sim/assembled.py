@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 
-def _data(events: Sequence[Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+def event_objects(events: Sequence[Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """Each event's name and JSON object (events of another shape are passed over)."""
     for event in events:
         if not isinstance(event, Mapping):
@@ -31,7 +31,7 @@ def _data(events: Sequence[Any]) -> Iterator[tuple[str, dict[str, Any]]]:
 
 def responses_answer(events: Sequence[Any]) -> dict[str, Any] | None:
     """The response a Responses stream completed with, or None."""
-    for name, data in _data(events):
+    for name, data in event_objects(events):
         response = data.get("response")
         if name == "response.completed" and isinstance(response, dict):
             return response
@@ -46,7 +46,7 @@ def messages_answer(events: Sequence[Any]) -> dict[str, Any] | None:
     blocks: dict[int, dict[str, Any]] = {}
     partial: dict[int, str] = {}
     stopped = False
-    for name, data in _data(events):
+    for name, data in event_objects(events):
         stopped = stopped or name == "message_stop"
         if name == "message_start" and isinstance(data.get("message"), dict):
             message = dict(data["message"])

@@ -178,6 +178,12 @@ class ScriptBehavior:
             raise ScriptFormatError(file, 0, "no responses: the script holds no JSON line")
         return ScriptBehavior(responses, file)
 
+    def seek(self, index: int) -> None:
+        """Answer the next request with response ``index`` (from 0), and go on from there."""
+        if not 0 <= index < len(self.responses):
+            raise IndexError(f"simulator script {self.source} has no response {index}")
+        self._next = index
+
     @property
     def remaining(self) -> int:
         """How many scripted responses are left."""

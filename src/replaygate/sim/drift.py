@@ -78,9 +78,14 @@ class DriftRule:
                 f"drift rule {item!r}: expected add-field:PATH[=VALUE] or drop-field:PATH"
             )
         path_text, eq, raw = rest.partition("=")
-        path = tuple(p for p in path_text.strip().split(".") if p)
-        if not path:
+        path = tuple(path_text.strip().split("."))
+        if path == ("",):
             raise DriftSpecError(f"drift rule {item!r}: empty path")
+        if "" in path:
+            raise DriftSpecError(
+                f"drift rule {item!r}: the path {path_text.strip()!r} has an empty segment "
+                "(two dots, or a dot at an end)"
+            )
         if "[]" in path_text:
             raise DriftSpecError(
                 f"drift rule {item!r}: a list item is named by its index "
@@ -141,9 +146,17 @@ class DriftPlan:
     rules: tuple[DriftRule, ...] = ()
 
     @staticmethod
-    def parse(spec: str) -> DriftPlan:
-        """Rules from ``"add-field:usage.foo,drop-field:stop_sequence"``."""
-        return DriftPlan(tuple(DriftRule.parse(i) for i in spec.split(",") if i.strip()))
+    def parse(spec: str, *, allow_empty: bool = True) -> DriftPlan:
+        """Rules from ``"add-field:usage.foo,drop-field:stop_sequence"``; a spec with no
+        rule (blank) is the plan of none, or refused unless ``allow_empty`` (a spec given
+        on purpose that injects nothing proves nothing: an unset variable, say)."""
+        plan = DriftPlan(tuple(DriftRule.parse(i) for i in spec.split(",") if i.strip()))
+        if not plan and not allow_empty:
+            raise DriftSpecError(
+                f"drift spec {spec!r} names no rule: give add-field:PATH[=VALUE] or "
+                "drop-field:PATH, comma-separated"
+            )
+        return plan
 
     @staticmethod
     def coerce(value: DriftSpec) -> DriftPlan:

@@ -1,0 +1,267 @@
+"""``replaygate drift`` re-sends what was recorded and compares only what can be compared.
+
+Fixtures are recorded through the official SDKs over the HTTP layer from the loopback
+simulator (through a gateway's or Azure's base path, streams closed early or cut, SSE
+error events and SDK retries, Responses conversations, a script), then drift re-sends
+them to a simulator that answers as they were recorded: each check must say no drift,
+and still find a drift injected into what the fixtures hold.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from replaygate.cli import main
+from replaygate.http import Exchange, httpx2_client, intercept
+from replaygate.sanitize import SanitizeConfig, Sanitizer
+from replaygate.sim import FaultPlan, Simulator
+from sdks import anthropic, openai
+
+MODEL = "claude-test-model"
+ECHO = ("--approve-live", "--simulator", "--behavior", "echo")
+
+
+def drift(*args: str) -> Result:
+    return CliRunner().invoke(main, ["drift", *args])
+
+
+def recording(store: Path, sim: Simulator, **options: Any) -> Any:
+    """An httpx2 client recording ``store`` from ``sim``, whatever host a client names."""
+    exchange = Exchange(store, mode="record-missing", approve_live=True, source="sim", **options)
+    exchange.live_origin = sim.url
+    return httpx2_client(exchange)
+
+
+def ask(client: Any, text: str) -> Any:
+    return client.messages.create(
+        model=MODEL, max_tokens=64, messages=[{"role": "user", "content": text}]
+    )
+
+
+def test_fixtures_recorded_through_a_base_path_are_re_sent_to_the_providers_route(
+    tmp_path: Path,
+) -> None:
+    # The path became /v1/openai/v1/chat/completions: a 404 for each, NOT CHECKED.
+    store = tmp_path / "gw.jsonl"
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True, source="sim", live_origin=sim.url),
+    ):
+        gw = openai.OpenAI(api_key="k", base_url="https://gw.example.com/openai/v1", max_retries=0)
+        gw.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
+        azure = openai.AzureOpenAI(
+            api_key="k", azure_endpoint="https://res.openai.azure.com", api_version="2024-10-21",
+            azure_deployment="gpt4o-prod", max_retries=0,
+        )  # fmt: skip
+        azure.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "az"}])
+        anthropic_gw = "https://gw.example.com/anthropic"
+        ask(anthropic.Anthropic(api_key="k", base_url=anthropic_gw, max_retries=0), "hi a")
+    paths = [json.loads(line)["request"]["path"] for line in store.read_text().splitlines()]
+    assert paths[0] == "/openai/v1/chat/completions" and paths[2] == "/anthropic/v1/messages"
+    done = drift(str(store), "--live-sample", "3", *ECHO)
+    assert done.exit_code == 0, done.output
+    assert "errors:" not in done.output and "3 request(s) re-sent" in done.output
+    drifted = drift(str(store), "--live-sample", "3", *ECHO, "--sim-drift", "add-field:usage.foo")
+    assert drifted.exit_code == 1 and "+ usage.foo" in drifted.output, drifted.output
+
+
+def test_a_stream_the_code_closed_early_or_that_was_cut_is_compared_as_far_as_it_was_read(
+    tmp_path: Path,
+) -> None:
+    # The events nobody read showed as "in live, not in fixtures": a false DRIFT.
+    store = tmp_path / "streams.jsonl"
+    with Simulator(behavior="echo", faults=FaultPlan.sequence([None, None, "cut-stream"])) as sim:
+        http = recording(store, sim)
+        claude = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http,
+                                     max_retries=0)  # fmt: skip
+        with claude.messages.stream(
+            model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "first words"}]
+        ) as stream:
+            next(iter(stream.text_stream))
+        gpt = openai.OpenAI(api_key="k", base_url=sim.openai_base_url, http_client=http,
+                            max_retries=0)  # fmt: skip
+        chunks = gpt.chat.completions.create(
+            model="gpt-4o", stream=True, messages=[{"role": "user", "content": "one chunk"}]
+        )
+        next(iter(chunks))
+        chunks.close()
+        with (
+            pytest.raises(Exception, match="incomplete"),
+            claude.messages.stream(
+                model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "cut"}]
+            ) as stream,
+        ):
+            stream.until_done()
+    ends = [json.loads(line)["response"]["stream_end"] for line in store.read_text().splitlines()]
+    assert ends == ["closed", "closed", "cut"]
+    done = drift(str(store), "--live-sample", "3", *ECHO)
+    assert done.exit_code == 0, done.output
+    assert "3 request(s) re-sent" in done.output
+    drifted = drift(str(store), "--live-sample", "3", *ECHO, "--sim-drift", "drop-field:model")
+    assert drifted.exit_code == 1, drifted.output
+    assert "- events[message_start].message.model" in drifted.output
+
+
+def test_error_answers_are_not_compared_and_a_retried_request_is_compared_by_its_answer(
+    tmp_path: Path,
+) -> None:
+    # An SSE error event was compared as an answer (false DRIFT); a request recorded
+    # through a retry (529, then 200) was skipped though its 200 could be compared.
+    store = tmp_path / "errors.jsonl"
+    with Simulator(behavior="echo", faults=FaultPlan.sequence(["sse-error", "529"])) as sim:
+        http = recording(store, sim)
+        claude = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http,
+                                     max_retries=0)  # fmt: skip
+        with (
+            pytest.raises(anthropic.APIStatusError, match="overloaded_error"),
+            claude.messages.stream(
+                model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "stream"}]
+            ) as stream,
+        ):
+            stream.until_done()
+        ask(claude.with_options(max_retries=2), "retried")
+    done = drift(str(store), "--live-sample", "5", *ECHO)
+    assert done.exit_code == 0, done.output
+    assert f"  {store}:1: recorded only error answers: an error event (overloaded_error)\n" in (
+        done.output
+    )
+    assert f"  {store}:2 (key " in done.output and "1 request(s) re-sent" in done.output
+    drifted = drift(str(store), "--live-sample", "5", *ECHO, "--sim-drift", "add-field:usage.foo")
+    assert drifted.exit_code == 1 and "+ usage.foo" in drifted.output, drifted.output
+
+
+def test_a_later_turn_of_a_responses_conversation_is_named_not_re_sent(tmp_path: Path) -> None:
+    # Re-sent with a previous_response_id no server holds: a 400, so NOT CHECKED.
+    store = tmp_path / "turns.jsonl"
+    with Simulator(behavior="echo") as sim:
+        http = recording(store, sim, sanitize=Sanitizer(SanitizeConfig(ids=True)))
+        gpt = openai.OpenAI(api_key="k", base_url=sim.openai_base_url, http_client=http,
+                            max_retries=0)  # fmt: skip
+        first = gpt.responses.create(model="gpt-4o", input="first")
+        gpt.responses.create(model="gpt-4o", input="second", previous_response_id=first.id)
+    done = drift(str(store), "--live-sample", "5", *ECHO, "--json")
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.output)
+    assert report["drift"] is False and report["errors"] == [] and len(report["sampled"]) == 1
+    [skipped] = report["skipped"]
+    assert skipped.startswith(f"{store}:2: its previous_response_id 'resp_rg_")
+    assert "no server holds now" in skipped
+
+
+SCRIPT = (
+    '{"tool_calls": [{"id": "toolu_1", "name": "lookup", "arguments": {"q": "it"}}]}\n'
+    '{"text": "It is 42."}\n'
+)
+LOOKUP = {"name": "lookup", "description": "Look up.", "input_schema": {"type": "object"}}
+
+
+def record_script_session(store: Path, script: Path, question: str) -> None:
+    """One conversation answered by the script: a tool call, then the text."""
+    with Simulator(behavior=f"script:{script}") as sim:
+        claude = anthropic.Anthropic(api_key="k", base_url=sim.url,
+                                     http_client=recording(store, sim), max_retries=0)  # fmt: skip
+        asked: list[Any] = [{"role": "user", "content": question}]
+        call = claude.messages.create(model=MODEL, max_tokens=64, messages=asked, tools=[LOOKUP])
+        asked += [
+            {"role": "assistant", "content": [block.model_dump() for block in call.content]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": call.content[0].id, "content": "42"}
+            ]},
+        ]  # fmt: skip
+        claude.messages.create(model=MODEL, max_tokens=64, messages=asked, tools=[LOOKUP])
+
+
+def test_a_script_answers_each_re_sent_request_with_the_line_it_was_recorded_from(
+    tmp_path: Path,
+) -> None:
+    # The n-th request drawn got line n: the text answer got the tool call, a false DRIFT
+    # that depended on the seed, and a store of two sessions used the script up.
+    script = tmp_path / "script.jsonl"
+    script.write_text(SCRIPT)
+    store = tmp_path / "scripted.jsonl"
+    record_script_session(store, script, "What is it?")
+    record_script_session(store, script, "What is it, again?")
+    by_script = ("--approve-live", "--simulator", "--behavior", f"script:{script}")
+    for seed in ("0", "1", "2", "3"):
+        done = drift(str(store), "--live-sample", "1", "--sample-seed", seed, *by_script)
+        assert done.exit_code == 0, (seed, done.output)
+    done = drift(str(store), "--live-sample", "4", *by_script)
+    assert done.exit_code == 0 and "4 request(s) re-sent" in done.output, done.output
+    drifted = drift(str(store), "--live-sample", "4", *by_script, "--sim-drift", "drop-field:id")
+    assert drifted.exit_code == 1 and "    - id\n" in drifted.output, drifted.output
+    script.write_text('{"text": "Another answer."}\n')
+    changed = drift(str(store), "--live-sample", "4", *by_script)
+    assert changed.exit_code == 2, changed.output
+    assert f"no fixture at {store} can be re-sent" in changed.output
+    assert f"no line of the script {script} says what its recorded answer says" in changed.output
+
+
+def test_the_report_names_the_url_the_requests_went_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "vs the live API" though ANTHROPIC_BASE_URL sent every request elsewhere.
+    store = tmp_path / "one.jsonl"
+    with Simulator(behavior="echo") as sim:
+        ask(anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=recording(store, sim),
+                                max_retries=0), "hi")  # fmt: skip
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", sim.url)
+        report = tmp_path / "drift.txt"
+        done = drift(str(store), "--live-sample", "1", "--approve-live", "--report", str(report))
+        url = sim.url
+    head = f"drift: {store} vs {url} (from ANTHROPIC_BASE_URL) (1 request(s) re-sent, seed 0)"
+    assert done.exit_code == 0 and done.output.startswith(head + "\n"), done.output
+    assert report.read_text().startswith(head + "\n")
+
+
+def test_an_output_inside_the_store_compared_or_in_no_folder_is_refused(tmp_path: Path) -> None:
+    # Written into the folder compared, the report was read as a damaged fixture; a
+    # missing folder was named by a temporary file's name.
+    folder = tmp_path / "fixtures"
+    folder.mkdir()
+    with Simulator(behavior="echo") as sim:
+        ask(anthropic.Anthropic(api_key="k", base_url=sim.url,
+                                http_client=recording(folder / "one.jsonl", sim),
+                                max_retries=0), "hi")  # fmt: skip
+    before = sorted(p.name for p in folder.iterdir())
+    for option in ("--report", "--json-out"):
+        inside = folder / "drift.json"
+        done = drift(str(folder), "--live-sample", "1", *ECHO, option, str(inside))
+        assert done.exit_code == 2, done.output
+        assert f"{inside}: is inside the fixture set compared ({folder})" in done.output
+        assert "re-sent" not in done.output
+        missing = tmp_path / "nodir" / "x.json"
+        done = drift(str(folder), "--live-sample", "1", *ECHO, option, str(missing))
+        assert done.exit_code == 2, done.output
+        assert f"{missing}: the folder {missing.parent} does not exist" in done.output
+    assert sorted(p.name for p in folder.iterdir()) == before
+    ok = tmp_path / "drift.json"
+    assert drift(str(folder), "--live-sample", "1", *ECHO, "--json-out", str(ok)).exit_code == 0
+    assert drift(str(folder), "--live-sample", "1", *ECHO).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        ("", "drift spec '' names no rule"),
+        (" , ", "drift spec ' , ' names no rule"),
+        ("drop-field:usage..x", "the path 'usage..x' has an empty segment"),
+        ("add-field:.usage", "the path '.usage' has an empty segment"),
+    ],
+)
+def test_a_sim_drift_that_injects_nothing_or_names_a_path_with_a_gap_is_refused(
+    tmp_path: Path, spec: str, said: str
+) -> None:
+    # "" injected nothing without a word; usage..x was read as usage.x.
+    store = tmp_path / "one.jsonl"
+    with Simulator(behavior="echo") as sim:
+        ask(anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=recording(store, sim),
+                                max_retries=0), "hi")  # fmt: skip
+    done = drift(str(store), "--live-sample", "1", *ECHO, "--sim-drift", spec)
+    assert done.exit_code == 2, done.output
+    assert "Invalid value for --sim-drift" in done.output and said in done.output
