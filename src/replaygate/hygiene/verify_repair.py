@@ -23,6 +23,7 @@ from replaygate.fixtures.store.repair import (
     set_aside_truncated,
 )
 from replaygate.fixtures.store.side_files import is_leftover
+from replaygate.fixtures.store.writing import lock_error
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.verify_problem import StoreProblem
 
@@ -45,15 +46,18 @@ def repair(root: Path, problems: Iterable[StoreProblem]) -> Iterator[str]:
 
 
 def _repaired(root: Path, file: Path) -> str | None:
-    """:func:`_repair`; a failed file operation that names no file (a full disk, found as
-    the data is flushed) raised as a :class:`HygieneError` naming ``file``, left unchanged."""
+    """:func:`_repair`; a lock that cannot be taken (a symlink, a folder) or a failed file
+    operation that names no file (a full disk, found as the data is flushed) raised as a
+    :class:`HygieneError` naming ``file``, left unchanged."""
     try:
         return _repair(root, file)
     except OSError as err:
-        if err.errno is None or err.filename is not None:
-            raise
-        reason = err.strerror or str(err)
-        reason = reason[:1].lower() + reason[1:]
+        reason = lock_error(err)
+        if reason is None:
+            if err.errno is None or err.filename is not None:
+                raise
+            reason = err.strerror or str(err)
+            reason = reason[:1].lower() + reason[1:]
         raise HygieneError(f"{file}: cannot repair it: {reason}; the file is unchanged") from None
 
 
