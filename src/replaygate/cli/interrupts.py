@@ -77,6 +77,34 @@ def sigterm_as_ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Inside the block, a Ctrl-C (or a SIGTERM taken as one: :func:`sigterm_as_ctrl_c`) is
+    noted and raised as :class:`KeyboardInterrupt` once the block is done, so what it
+    builds is whole and known to the command's clean-up (an SDK's client, whose finalizer
+    fails on one built in part). A handler runs in the main thread whichever thread got
+    the signal, so this holds where blocking the signals in one thread does not (a
+    simulator serving in another)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    raising = [
+        signum
+        for signum in (signal.SIGINT, signal.SIGTERM)
+        if signal.getsignal(signum) is signal.default_int_handler
+    ]
+    noted: list[int] = []
+    for signum in raising:
+        signal.signal(signum, lambda signum, frame: noted.append(signum))
+    try:
+        yield
+    finally:
+        for signum in raising:
+            signal.signal(signum, signal.default_int_handler)
+    if noted:
+        raise KeyboardInterrupt
+
+
 def signals_ignored_from_now() -> None:
     """Once a command is over, a Ctrl-C or SIGTERM while the process ends (the interpreter's
     own clean-up takes a moment) changes nothing: its work is done, and the exit status is

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from replaygate.cli.interrupts import interrupts_deferred
 from replaygate.errors import LiveAPIError
 from replaygate.extras import require
 from replaygate.fixtures.spending import SpendingCap, spending_status
@@ -63,18 +64,16 @@ def live_model(settings: RequestSettings, simulator: bool, seed: int) -> Iterato
         if simulator:
             sim = stack.enter_context(Simulator(behavior="research-copilot", seed=seed))
             click.echo(f"recording from the simulator at {sim.url} (seed {seed})", err=True)
-            client = anthropic.Anthropic(
-                base_url=sim.url, api_key="sim-key", max_retries=0, timeout=timeout
-            )
+            options: dict[str, Any] = {"base_url": sim.url, "api_key": "sim-key", "max_retries": 0}
         else:
             if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
                 raise LiveAPIError(
                     f"recording from the live API needs ANTHROPIC_API_KEY; {_INSTEAD}"
                 )
-            client = anthropic.Anthropic(
-                base_url=os.environ.get("ANTHROPIC_BASE_URL"), timeout=timeout
-            )
-        stack.enter_context(client)  # its connections closed before the simulator stops
+            options = {"base_url": os.environ.get("ANTHROPIC_BASE_URL")}
+        with interrupts_deferred():  # a Ctrl-C waits until the client is whole, to be closed
+            client = anthropic.Anthropic(**options, timeout=timeout)
+            stack.enter_context(client)  # its connections closed before the simulator stops
         try:
             yield AnthropicModel(
                 client, model=settings.model, max_tokens=settings.max_tokens, system=settings.system
