@@ -86,7 +86,8 @@ def test_the_page_marks_its_steps() -> None:
 @pytest.mark.slow
 def test_the_quickstart_runs_as_written(tmp_path: Path) -> None:
     folder, env = tmp_path / "trip-agent", project_env()
-    folder.mkdir()
+    (folder / ".venv").mkdir(parents=True)  # the page's install step, made outside the test
+    (folder / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     output, since_edit = "", set[str]()  # commands that passed since the last edit
     for kind, path, text in steps():
         if kind == "file":
@@ -111,6 +112,8 @@ def test_the_quickstart_runs_as_written(tmp_path: Path) -> None:
     assert "tests/fixtures/test_agent/test_plan.jsonl" in committed, committed
     own = [p for p in committed if p.endswith(".lock") or ".bak" in p or ".replaygate/" in p]
     assert own == [], committed
+    assert CI_FILE in committed, committed
+    assert run("git status --porcelain", folder, env).stdout == ""  # nothing left out of git
     workflow = (folder / CI_FILE).read_text()
     ci_steps = re.findall(r"^ +- run: (.+)$", workflow, re.M)
     assert ci_steps[0] == "pip install 'replaygate[anthropic]' pytest"
