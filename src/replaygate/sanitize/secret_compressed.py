@@ -2,9 +2,11 @@
 
 A file uploaded through an SDK (``files.create`` with a ``.gz`` or a ``.zip``), or a
 document sent as base64 (a ``.docx`` or ``.xlsx`` is a zip), is stored as its compressed
-bytes, where no rule sees the text. :func:`expanded` finds each gzip, bzip2 and xz stream
-and each deflated zip member in a run of bytes, wherever it starts (a multipart body holds
-the file between part headers), and gives its bytes decompressed, the compressed data
+bytes, where no rule sees the text. :func:`expanded` finds each gzip, bzip2 and xz stream,
+each deflated zip member, each PDF stream compressed with ``FlateDecode`` (zlib: page text,
+forms, object streams; not an image's pixels) and the compressed text chunks of a PNG
+(``zTXt``, a compressed ``iTXt``) in a run of bytes, wherever it starts (a multipart body
+holds the file between part headers), and gives its bytes decompressed, the compressed data
 inside them too (a zip inside a gzip), to :data:`MAX_NESTING` levels.
 
 All of it is bounded by one :class:`Budget` per fixture: :data:`MAX_EXPANDED` bytes of
@@ -49,6 +51,15 @@ _GZIP = b"\x1f\x8b\x08"
 _ZIP = b"PK\x03\x04"
 _XZ = b"\xfd7zXZ\x00"
 _BZIP2 = re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)")
+_PDF_STREAM = re.compile(rb"\bstream\r?\n")
+"""Where the data of a PDF stream starts: after the ``stream`` keyword and its end of line."""
+_PDF_IMAGE = re.compile(rb"/Subtype\s*/Image\b")
+_PDF_DICTIONARY = 4096
+"""How far before ``stream`` its dictionary is looked for (``/Filter /FlateDecode``)."""
+_PNG = b"\x89PNG\r\n\x1a\n"
+_PNG_CHUNK = struct.Struct(">I4s")
+_PNG_TEXT = {b"zTXt": "zTXt", b"iTXt": "iTXt"}
+"""The PNG chunks of zlib-compressed text (an ``iTXt`` one when its flag says so)."""
 _LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
 """A zip member's local header: signature, version, flags, method, time, date, CRC,
 compressed and uncompressed size, name and extra field lengths."""
@@ -92,6 +103,8 @@ def holds_compressed(raw: bytes) -> bool:
         or _ZIP in raw
         or _XZ in raw
         or (b"BZh" in raw and _BZIP2.search(raw) is not None)
+        or (b"FlateDecode" in raw and b"stream" in raw)
+        or (_PNG in raw and (b"zTXt" in raw or b"iTXt" in raw))
     )
 
 
@@ -131,7 +144,47 @@ def _starts(raw: bytes) -> list[tuple[int, str]]:
         while at >= 0:
             starts.append((at, kind))
             at = raw.find(signature, at + 1)
+    if b"FlateDecode" in raw:
+        starts += ((at, "FlateDecode") for at in _pdf_streams(raw))
+    at = raw.find(_PNG)
+    while at >= 0:
+        starts += _png_texts(raw, at + len(_PNG))
+        at = raw.find(_PNG, at + 1)
     return sorted(starts)
+
+
+def _pdf_streams(raw: bytes) -> Iterator[int]:
+    """Where the data of each PDF stream of ``raw`` compressed with ``FlateDecode`` (zlib)
+    starts: page text, forms, object streams; an image's pixels (``/Subtype /Image``) are
+    passed over."""
+    for match in _PDF_STREAM.finditer(raw):
+        before = raw[max(0, match.start() - _PDF_DICTIONARY) : match.start()]
+        dictionary = before[before.rfind(b" obj") + 1 :]
+        if b"/FlateDecode" in dictionary and _PDF_IMAGE.search(dictionary) is None:
+            yield match.end()
+
+
+def _png_texts(raw: bytes, at: int) -> list[tuple[int, str]]:
+    """``(start, chunk type)`` of the compressed text of each ``zTXt`` and ``iTXt`` chunk of
+    the PNG whose chunks start at ``at`` (up to its ``IEND`` or where its chunks stop)."""
+    found = []
+    while at + _PNG_CHUNK.size <= len(raw):
+        size, kind = _PNG_CHUNK.unpack_from(raw, at)
+        data = at + _PNG_CHUNK.size
+        end = data + size
+        if kind == b"IEND" or end > len(raw):
+            break
+        name_end = raw.find(b"\0", data, end)
+        if kind in _PNG_TEXT and name_end >= 0:
+            if kind == b"zTXt":
+                found.append((name_end + 2, _PNG_TEXT[kind]))
+            elif raw[name_end + 1 : name_end + 2] == b"\1":  # iTXt, compressed
+                language = raw.find(b"\0", name_end + 3, end)
+                translated = raw.find(b"\0", language + 1, end) if language >= 0 else -1
+                if translated >= 0:
+                    found.append((translated + 1, _PNG_TEXT[kind]))
+        at = end + 4  # the chunk's CRC
+    return found
 
 
 def _expand(
@@ -144,7 +197,13 @@ def _expand(
         return _zip_member(raw, start, where, budget)
     label = f"{kind} data{where}"
     decompressor: _Decompressor
-    if kind == "gzip":
+    if kind == "FlateDecode":
+        label = f"a PDF's FlateDecode stream{where}"
+        decompressor = zlib.decompressobj()
+    elif kind in _PNG_TEXT.values():
+        label = f"a PNG's {kind} text{where}"
+        decompressor = zlib.decompressobj()
+    elif kind == "gzip":
         decompressor = zlib.decompressobj(31)
     elif kind == "bzip2":
         decompressor = bz2.BZ2Decompressor()

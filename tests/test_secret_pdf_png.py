@@ -1,0 +1,146 @@
+"""A key in the text of a PDF (a FlateDecode stream: zlib, as every PDF writer stores page
+text) or in the compressed text chunk of a PNG (``zTXt``, a compressed ``iTXt``) is found:
+refused when uploaded with ``files.create`` or sent as a base64 document or image, and
+found by verify in a stored one. An image's pixels in a PDF are not read."""
+
+from __future__ import annotations
+
+import base64
+import struct
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopback import Handler, serving
+from replaygate.errors import SecretInFixtureError
+from replaygate.http import httpx2_client
+from replaygate.hygiene.verify import verify_store
+from replaygate.sim import Simulator
+from sdks import anthropic, openai
+
+KEY = "sk-ant-api03-" + "Q7xk2LmN9pRt4VwYz8Ab3Cd6Ef1Gh5Ij0Kl2Mn4Op6Qr8St0Uv2Wx4Yz6Ab8Cd0Ef2Gh4"
+LINE = f"ANTHROPIC_API_KEY={KEY}"
+CLEAN = "ANTHROPIC_API_KEY is read from the environment"
+UPLOADED = {"id": "file-1", "object": "file", "bytes": 1, "created_at": 1, "purpose": "user_data"}
+
+
+def pdf(text: str, image: bytes = b"") -> bytes:
+    """A one-page PDF showing ``text``, its content stream FlateDecode; with an image
+    XObject of ``image`` (FlateDecode pixels) when given."""
+    content = zlib.compress(f"BT /F1 12 Tf 72 712 Td ({text}) Tj ET".encode())
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> /ProcSet [/PDF /Text /ImageC] >> >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(content), content),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    if image:
+        pixels = zlib.compress(image)
+        objects.append(
+            b"<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /BitsPerComponent 8"
+            b" /ColorSpace /DeviceRGB /Length %d /Filter /FlateDecode >>\nstream\r\n%s\nendstream"
+            % (len(pixels), pixels)
+        )
+    out = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n"
+    for number, body in enumerate(objects, 1):
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    return out + b"trailer\n<< /Size %d /Root 1 0 R >>\n%%%%EOF\n" % (len(objects) + 1)
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def png(kind: str, text: str) -> bytes:
+    """A 1x1 PNG whose ``Comment`` holds ``text`` in a compressed chunk of ``kind``."""
+    packed = zlib.compress(text.encode())
+    chunk = (
+        _chunk(b"zTXt", b"Comment\0\0" + packed)
+        if kind == "zTXt"
+        else _chunk(b"iTXt", b"Comment\0\1\0en\0\0" + packed)
+    )
+    header = _chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+    pixels = _chunk(b"IDAT", zlib.compress(b"\0\0\0\0"))
+    return b"\x89PNG\r\n\x1a\n" + header + chunk + pixels + _chunk(b"IEND", b"")
+
+
+class _Files(Handler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["content-length"]))
+        self.answer_json(UPLOADED)
+
+
+FILES = {
+    "pdf": (pdf, "a PDF's FlateDecode stream", "report.pdf"),
+    "png zTXt": (lambda text: png("zTXt", text), "a PNG's zTXt text", "logo.png"),
+    "png iTXt": (lambda text: png("iTXt", text), "a PNG's iTXt text", "logo.png"),
+}
+
+
+@pytest.mark.parametrize("kind", list(FILES))
+def test_a_key_in_an_uploaded_pdf_or_png_is_refused_and_a_clean_one_recorded(
+    tmp_path: Path, kind: str
+) -> None:
+    make, named, name = FILES[kind]
+    store = tmp_path / "up.jsonl"
+    with serving(_Files) as base:
+        http = httpx2_client(store, mode="record-missing", approve_live=True)
+        with openai.OpenAI(
+            api_key="sk-test", base_url=f"{base}/v1", max_retries=0, http_client=http
+        ) as client:
+            with pytest.raises(SecretInFixtureError) as caught:
+                client.files.create(file=(name, make(LINE)), purpose="user_data")
+            client.files.create(file=(name, make(CLEAN)), purpose="user_data")
+    assert f"Anthropic API key (in {named} of multipart part 'file' ({name})" in str(caught.value)
+    assert "request.base64" in str(caught.value)
+    assert verify_store(store) == (1, [])
+
+
+def _message(data: bytes, media_type: str) -> dict[str, Any]:
+    kind = "document" if media_type == "application/pdf" else "image"
+    source = {"type": "base64", "media_type": media_type, "data": base64.b64encode(data).decode()}
+    return {"role": "user", "content": [{"type": kind, "source": source}]}
+
+
+@pytest.mark.parametrize(
+    ("kind", "media_type"),
+    [("pdf", "application/pdf"), ("png zTXt", "image/png"), ("png iTXt", "image/png")],
+)
+def test_a_key_in_a_base64_pdf_or_png_is_refused_and_verify_finds_one_stored(
+    tmp_path: Path, kind: str, media_type: str
+) -> None:
+    make, named, _ = FILES[kind]
+    store = tmp_path / "docs.jsonl"
+    with Simulator(behavior="echo") as sim:
+        http = httpx2_client(store, mode="record-missing", approve_live=True)
+        with anthropic.Anthropic(api_key="sk-sim", base_url=sim.url, http_client=http) as client:
+            with pytest.raises(SecretInFixtureError) as caught:
+                client.messages.create(
+                    model="m", max_tokens=16, messages=[_message(make(LINE), media_type)]
+                )
+            clean = _message(make(CLEAN), media_type)
+            client.messages.create(model="m", max_tokens=16, messages=[clean])
+    assert f"Anthropic API key (in {named} in base64 text)" in str(caught.value)
+    assert "request.body.messages[0].content[0].source.data" in str(caught.value)
+    assert verify_store(store) == (1, [])
+    secret = _message(make(LINE), media_type)["content"][0]["source"]["data"]
+    store.write_text(store.read_text().replace(clean["content"][0]["source"]["data"], secret))
+    problems = [str(problem) for problem in verify_store(store)[1]]
+    assert any(f"in {named} in base64 text" in problem for problem in problems), problems
+
+
+def test_the_pixels_of_an_image_in_a_pdf_are_not_read(tmp_path: Path) -> None:
+    """64 MiB of pixels would be over the bound of decompressed data read: an image holds
+    no text, and the PDF records."""
+    document = pdf(CLEAN, image=bytes(64 * 2**20 + 1))
+    store = tmp_path / "docs.jsonl"
+    with Simulator(behavior="echo") as sim:
+        http = httpx2_client(store, mode="record-missing", approve_live=True)
+        with anthropic.Anthropic(api_key="sk-sim", base_url=sim.url, http_client=http) as client:
+            message = _message(document, "application/pdf")
+            client.messages.create(model="m", max_tokens=16, messages=[message])
+    assert verify_store(store) == (1, [])
