@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from replaygate import Fixture
 from replaygate.cli import main
 from replaygate.http import Exchange, httpx2_client, intercept
 from replaygate.sanitize import SanitizeConfig, Sanitizer
@@ -265,3 +266,20 @@ def test_a_sim_drift_that_injects_nothing_or_names_a_path_with_a_gap_is_refused(
     done = drift(str(store), "--live-sample", "1", *ECHO, "--sim-drift", spec)
     assert done.exit_code == 2, done.output
     assert "Invalid value for --sim-drift" in done.output and said in done.output
+
+
+def test_with_a_script_a_recorded_answer_that_is_no_object_is_named_by_what_it_is(
+    tmp_path: Path,
+) -> None:
+    # Read for its script line before its answer was checked: a traceback.
+    envelope = {"method": "POST", "path": "/v1/messages", "headers": {},
+                "body": {"model": MODEL, "max_tokens": 8, "messages": []}}  # fmt: skip
+    store = tmp_path / "odd.jsonl"
+    store.write_bytes(Fixture.create(envelope, ["not an answer"]).to_line())
+    script = tmp_path / "script.jsonl"
+    script.write_text(SCRIPT)
+    done = drift(str(store), "--live-sample", "1", "--approve-live", "--simulator",
+                 "--behavior", f"script:{script}")  # fmt: skip
+    assert done.exit_code == 2 and done.exception is not None, done.output
+    assert isinstance(done.exception, SystemExit), done.exception
+    assert f"{store}:1: its recorded answer holds no field" in done.output

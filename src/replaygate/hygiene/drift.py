@@ -325,6 +325,19 @@ def _refuse_nothing_in_common(old: _Side, new: _Side) -> None:
     raise HygieneError(f"nothing to compare: {reason}")
 
 
+def _unanswered(fixture: Fixture) -> str | None:
+    """Why ``fixture`` holds no recorded answer a live one can be compared with, or None."""
+    answer = compared_answer(fixture)
+    if answer is None:
+        return no_answer(fixture)
+    problem = not_json_answer(fixture.request, answer)
+    if problem is not None:
+        return f"its recorded answer: {problem}"
+    if not response_fields(answer, envelope=is_envelope(fixture.request)):
+        return "its recorded answer holds no field"
+    return None
+
+
 def sample(
     fixtures: list[tuple[Location, Fixture]],
     n: int,
@@ -335,19 +348,9 @@ def sample(
     not; with ``script``, only those a line of it answers as recorded."""
     eligible, skipped = [], []
     for loc, fixture in fixtures:
-        reason = unsendable(fixture)
+        reason = unsendable(fixture) or _unanswered(fixture)
         if reason is None and script is not None:
             reason = script.unanswered(fixture)
-        answer = compared_answer(fixture)
-        if reason is None and answer is None:
-            reason = no_answer(fixture)
-        elif reason is None:
-            problem = not_json_answer(fixture.request, answer)
-            reason = None if problem is None else f"its recorded answer: {problem}"
-            if reason is None and not response_fields(
-                answer, envelope=is_envelope(fixture.request)
-            ):
-                reason = "its recorded answer holds no field"
         if reason is None:
             eligible.append((loc, fixture))
         else:

@@ -71,7 +71,7 @@ def recorded_said(fixture: Fixture) -> Said | None:
     interface = interface_of_fixture(fixture)
     known = INTERFACES.get(interface)
     answer = compared_answer(fixture)
-    if known is None or answer is None:
+    if known is None or not isinstance(answer, dict):
         return None
     body = answer.get("body") if is_envelope(fixture.request) else answer
     events = answer.get("events") if is_envelope(fixture.request) else None
@@ -86,7 +86,7 @@ def recorded_said(fixture: Fixture) -> Said | None:
             assemble = messages_answer if interface == "anthropic.messages" else responses_answer
             body = assemble(events)
         return None if not isinstance(body, dict) else _of_response(known.from_response(body))
-    except (ValueError, TypeError, AttributeError, KeyError):
+    except (ValueError, TypeError, AttributeError, KeyError, RecursionError):
         return None
 
 
