@@ -1,6 +1,7 @@
 """A store the pytest plugin names after a test (``<dir>/<module>/<test>.jsonl``) is in use
 while the test's module still defines it: ``prune --unused`` does not offer the store of
-a test skipped (or deselected) in every run counted, and offers that of a test removed."""
+a test skipped (or deselected) in every run counted, and offers that of a test removed.
+The store of a test that ran keeps only what it played."""
 
 from __future__ import annotations
 
@@ -57,3 +58,18 @@ def test_the_store_of_a_test_that_still_exists_is_kept(project: Path) -> None:
     listed = [line.split(":")[0].strip() for line in done.output.splitlines()[1:-1]]
     assert sorted(listed) == sorted(str(p.relative_to(project)) for p in offered)
     assert "kept: 1 played, 2 referenced only" in done.output
+
+
+def test_what_a_test_that_ran_no_longer_plays_in_its_store_is_offered(project: Path) -> None:
+    """A changed prompt re-recorded beside the old fixtures (docs/quickstart-own-project.md):
+    the test's module still defines it, but the fixtures of the old prompt go."""
+    (project / "tests" / "test_az.py").write_text(SKIPPED_TEST)
+    store = project / "tests" / "fixtures" / "test_az" / "test_az.jsonl"
+    put(store, "old prompt", "2026-01-01T00:00:00Z")
+    put(store, "new prompt", "2026-01-02T00:00:00Z")
+    play(store, "new prompt", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+    done = CliRunner().invoke(main, ["prune", "--unused", "tests/fixtures", "--refs", "tests"])
+    assert done.exit_code == 0, done.output
+    assert "tests/fixtures/test_az/test_az.jsonl:1" in done.output
+    assert "test_az.jsonl:2" not in done.output
+    assert "kept: 1 played, 0 referenced only" in done.output

@@ -180,7 +180,10 @@ def patrol(
     own = {resolved(f) for f in store_files(path)}
     files = {loc.file for loc, _, _ in seen}
     keys = {key[:12] for _, key, _ in seen}
-    references = find_references(refs, {f.name for f in files}, keys, own, tests=files)
+    played = {loc.file for loc, key, _ in seen if usage.of(loc.file, key)}
+    # the store of a test that ran keeps only what it played; of one not run, everything
+    unrun = files - played
+    references = find_references(refs, {f.name for f in files}, keys, own, tests=unrun)
     rows = []
     for loc, key, when in seen:
         age = moment - when if when is not None else None
