@@ -1,0 +1,74 @@
+"""A recording refuses, before anything is sent, a store whose lock cannot be taken or
+that cannot be written: the answer of a live call would be paid for and then lost."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.errors import StoreWriteError
+from replaygate.http import httpx2_client
+
+FILE = "a lock is a regular file replaygate makes and takes only as such"
+
+
+def _refusal(store: Path) -> str:
+    with pytest.raises(StoreWriteError) as caught:
+        httpx2_client(store, "record-missing", approve_live=True)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("store_name", "lock_name"),
+    [("f.jsonl", "f.jsonl.lock"), ("folder", "folder/.replaygate.lock")],
+    ids=["jsonl", "folder"],
+)
+def test_a_lock_that_is_a_folder_is_refused_before_anything_is_sent(
+    tmp_path: Path, store_name: str, lock_name: str
+) -> None:
+    store, lock = tmp_path / store_name, tmp_path / lock_name
+    lock.mkdir(parents=True)
+    assert _refusal(store) == (
+        f"{store}: cannot record here: its lock {lock} is a folder; {FILE}: remove it "
+        "(nothing was sent)"
+    )
+
+
+def _read_only(monkeypatch: pytest.MonkeyPatch, below: Path) -> None:
+    """Make every file and folder under ``below`` read-only, as a read-only mount is."""
+    real_open, real_access = os.open, os.access
+
+    def opened(file: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT) and str(file).startswith(str(below)):
+            raise OSError(errno.EROFS, "Read-only file system", str(file))
+        return real_open(file, flags, *args, **kwargs)
+
+    def access(path: Any, mode: int, **kwargs: Any) -> bool:
+        if mode & os.W_OK and str(path).startswith(str(below)):
+            return False
+        return real_access(path, mode, **kwargs)
+
+    monkeypatch.setattr(os, "open", opened)
+    monkeypatch.setattr(os, "access", access)
+
+
+def test_a_store_on_a_read_only_file_system_is_refused_before_anything_is_sent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorded = tmp_path / "s.jsonl"
+    recorded.write_bytes(b"")
+    lock = tmp_path / "s.jsonl.lock"
+    lock.write_bytes(b"")
+    _read_only(monkeypatch, tmp_path)
+    assert _refusal(recorded) == (
+        f"{recorded}: cannot record here: its lock {lock}: Read-only file system (nothing was sent)"
+    )
+    for new in (tmp_path / "new.jsonl", tmp_path / "folder"):
+        assert _refusal(new) == (
+            f"{new}: cannot record here: {tmp_path} cannot be written (no permission) "
+            "(nothing was sent)"
+        )
