@@ -2,7 +2,9 @@
 
 ``jsonschema`` checks a format only where the library that reads it is installed; with
 plain ``jsonschema`` a ``date-time``, ``uri`` or ``hostname`` passed whatever the value.
-replaygate depends on its ``format-nongpl`` extra, so each one is checked.
+replaygate depends on the libraries of its ``format-nongpl`` extra, so each one is
+checked; ``iri`` and ``iri-reference`` only where ``rfc3987-syntax`` is installed, which
+replaygate leaves out (its import takes most of a second).
 """
 
 from __future__ import annotations
@@ -24,8 +26,6 @@ FORMATS = [
     ("ipv6", "2001:db8::1", "zz::1"),
     ("uri", "https://example.com/a?b=c", "not a uri"),
     ("uri-reference", "../a/b", "\\\\bad"),
-    ("iri", "https://例え.jp/ä", "not an iri"),
-    ("iri-reference", "../ä", "\\\\bad"),
     ("uri-template", "https://example.com/{id}", "{bad"),
     ("uuid", "00000000-0000-0000-0000-000000000001", "nope"),
     ("json-pointer", "/a/0", "no-slash"),
