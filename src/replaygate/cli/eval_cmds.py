@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Iterator
+import shlex
+import stat
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import click
@@ -24,6 +26,7 @@ from replaygate.cli.options import (
     agent_option,
     check_seed_with_simulator,
     config_option,
+    describe,
     errors_as_exit_2,
     file_option,
     history_option,
@@ -33,10 +36,12 @@ from replaygate.cli.options import (
     request_settings,
     simulator_seed_option,
 )
-from replaygate.errors import LiveCallNotApproved
+from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.evals.agents import raised_by_agent
 from replaygate.evals.cases import cases_digest, load_eval_cases
+from replaygate.evals.casework import EVAL_RERECORD
 from replaygate.evals.config import Config, load_config
+from replaygate.evals.errors import HistoryError
 from replaygate.evals.git import head_commit
 from replaygate.evals.history import History, HistoryRun, check_run, derived_run_id
 from replaygate.evals.jobs import describe_failure
@@ -51,8 +56,9 @@ from replaygate.evals.shards import Shard, merge, shards_digest
 from replaygate.fixtures import hits
 from replaygate.fixtures.modes import RECORDING_MODES, require_approval
 from replaygate.fixtures.spending import spending_cap
+from replaygate.hygiene.checksum import store_checksum
 from replaygate.network import block_network
-from replaygate.outputs import open_fifo
+from replaygate.outputs import atomic_write, open_fifo
 from replaygate.signals import held
 
 
@@ -204,6 +210,8 @@ def eval_cmd(
     }
     if shard is not None:
         cases, info["shard"] = shard.select(cases)
+        if record_mode is None and fixtures.exists():  # what each shard replays: one store
+            info["fixtures_digest"] = store_checksum(fixtures)
     history = None if shard is not None or no_history else history_path or config.history_path
     inputs = {
         "the cases file": cases_file,
@@ -233,6 +241,16 @@ def eval_cmd(
         bar = reporter(len(cases), progress)
         stack.enter_context(bar)
         stack.enter_context(_agent_errors())
+        given = {
+            "--agent": agent,
+            "--cases": cases_path,
+            "--fixtures": fixtures_path,
+            "--model": model,
+            "--max-tokens": max_tokens,
+            "--system": system,
+            "--config": config_path,
+        }
+        stack.enter_context(_rerecord_hint(given))
         results = run_eval(
             cases,
             fixtures,
@@ -283,6 +301,24 @@ def _agent_errors() -> Iterator[None]:
         raise CommandError(describe_failure(err)) from None
 
 
+@contextlib.contextmanager
+def _rerecord_hint(given: Mapping[str, object]) -> Iterator[None]:
+    """A miss says to re-record with the inputs and request settings this run was
+    ``given`` (``--system``, ``--model``...): a command that records other requests than
+    those that missed would record nothing new, and the eval would miss again."""
+    try:
+        yield
+    except (ReplaygateError, CommandError) as err:
+        text = err.message if isinstance(err, CommandError) else describe(err)
+        if EVAL_RERECORD not in text:
+            raise
+        words = ["replaygate", "eval", "--record-mode", "record-missing", "--approve-live"]
+        words += [
+            w for flag, value in given.items() if value is not None for w in (flag, str(value))
+        ]
+        raise CommandError(text.replace(EVAL_RERECORD, f"`{shlex.join(words)}`")) from None
+
+
 def _check_outputs(out: Path | None, history: Path | None, inputs: dict[str, Path | None]) -> None:
     """Refuse, before anything runs, a results file or history that cannot be written, and
     a results file that is one of the ``inputs``."""
@@ -317,11 +353,15 @@ def _show_and_write(
         _print_metrics(results)
     said: list[str] = []
     with held():
-        if out is not None:
-            said.append(f"results: {results.write(out)}")
+        if out is not None and _regular_or_absent(out):
+            with _put_back(out):
+                said.append(f"results: {results.write(out)}")
+                added = _append(run, history)
+        else:  # a FIFO or a device, whose bytes cannot be taken back, once the history took it
+            added = _append(run, history)
+            if out is not None:
+                said.append(f"results: {results.write(out)}")
         if history is not None:
-            with History.open(history) as opened:
-                added = opened.add(run, checked=True)
             if added:
                 said.append(f"history: run {run.id} appended to {history}")
             else:
@@ -331,6 +371,48 @@ def _show_and_write(
                 )
         for line in said:
             click.echo(line, err=as_json)
+
+
+def _append(run: HistoryRun, history: Path | None) -> bool:
+    """Append ``run`` to ``history`` (when one is kept); False when it holds it already."""
+    if history is None:
+        return False
+    with History.open(history) as opened:
+        return opened.add(run, checked=True)
+
+
+@contextlib.contextmanager
+def _put_back(out: Path) -> Iterator[None]:
+    """Put the regular file ``out`` back as it was (its old bytes, or no file) when the
+    block raises a :class:`HistoryError` (the history cannot take the run written into
+    ``out``): the results file and the history run are written both or neither."""
+    old = out.read_bytes() if out.is_file() else None
+    try:
+        yield
+    except HistoryError as err:
+        try:
+            if old is None:
+                out.unlink(missing_ok=True)
+            else:
+                atomic_write(out, old)
+        except OSError as undo:
+            raise HistoryError(
+                f"{err}; the results file {out} was written but cannot be put back "
+                f"({undo.strerror}): it holds a run the history lacks"
+            ) from None
+        kept = "left as it was" if old is not None else "not written"
+        raise HistoryError(
+            f"{err}; the results file {out} was {kept} (the results and the history run "
+            "are written both or neither)"
+        ) from None
+
+
+def _regular_or_absent(path: Path) -> bool:
+    """Whether ``path`` is a regular file (or nothing): one whose bytes can be put back."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except FileNotFoundError:
+        return True
 
 
 @eval_cmd.command("merge")

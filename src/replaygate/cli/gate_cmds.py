@@ -20,11 +20,11 @@ from replaygate.cli.options import (
     format_option,
     json_option,
 )
-from replaygate.evals.baseline import update_baseline
+from replaygate.evals.baseline import load_compared, load_gated, update_baseline
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import gate_config, parse_limits, run_gate
 from replaygate.evals.preflight import check_not_an_input
-from replaygate.evals.reference import load_reference, load_run
+from replaygate.evals.reference import load_run
 from replaygate.evals.results import load_eval_results
 from replaygate.evals.upgrade import classify_upgrade
 
@@ -57,9 +57,11 @@ def gate_cmd(
     """Compare RESULTS with the baseline; exit 1 when a metric drops beyond its limit.
 
     Limits come from [tool.replaygate.gate] and --max-drop / --max-rise (flags win,
-    per metric). A case whose every sample failed, a baseline case missing from
-    the results, or a case expecting less than in the baseline (fewer samples, a
-    lower floor, a gate made a signal) fails the gate too. --json is --format json.
+    per metric), over the cases both files hold. A case whose every sample failed,
+    a baseline case missing from the results, a case expecting less than in the
+    baseline (fewer samples, a lower floor, a gate made a signal or easier, its cost
+    no longer counted), or costs of two price tables fail the gate too. The results
+    of one shard are refused: merge the shards first. --json is --format json.
 
     Example:
 
@@ -71,8 +73,7 @@ def gate_cmd(
         config.gate, _limits(max_drop, "--max-drop"), _limits(max_rise, "--max-rise")
     )
     baseline_file = baseline_path or config.baseline_path
-    baseline = load_reference(baseline_file)
-    now = load_run(results_path, baseline_file)
+    baseline, now = load_gated(baseline_file, results_path)
     report = run_gate(baseline, now, limits)
     click.echo(report.render("json" if as_json else fmt))
     if not report.passed:
@@ -164,9 +165,7 @@ def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str, as_json: bo
     \b
         replaygate upgrade --baseline results.json --candidate candidate.json
     """
-    report = classify_upgrade(
-        load_reference(baseline_path), load_run(candidate_path, baseline_path)
-    )
+    report = classify_upgrade(load_compared(baseline_path), load_run(candidate_path, baseline_path))
     click.echo(report.render("json" if as_json else fmt))
     if report.failed:
         raise SystemExit(1)

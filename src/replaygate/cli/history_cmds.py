@@ -20,11 +20,11 @@ from replaygate.cli.options import (
     other_config,
 )
 from replaygate.errors import first_few
+from replaygate.evals.baseline import load_gated
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import run_gate
 from replaygate.evals.history import History, HistoryRun, read_export
 from replaygate.evals.preflight import check_not_an_input, check_writable
-from replaygate.evals.reference import load_reference, load_run
 from replaygate.outputs import open_fifo
 
 
@@ -91,8 +91,7 @@ def report_cmd(
     open_fifo(out)
     gate = None
     if results_path is not None:
-        baseline = load_reference(baseline_file)
-        gate = run_gate(baseline, load_run(results_path, baseline_file), config.gate)
+        gate = run_gate(*load_gated(baseline_file, results_path), config.gate)
     left_out: list[str] = []
     written = write_report(
         out,

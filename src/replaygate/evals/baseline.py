@@ -17,23 +17,26 @@ from filelock import FileLock
 
 from replaygate.errors import shown_file
 from replaygate.evals.case_changes import case_changes
-from replaygate.evals.errors import BaselineError
+from replaygate.evals.errors import BaselineError, ResultsError
 from replaygate.evals.git import head_commit, is_dirty
+from replaygate.evals.kept import KeptReference, kept_counts
 from replaygate.evals.reference import (
     BASELINE_FORMAT,
     BASELINE_VERSION,
     Reference,
+    load_reference,
+    load_run,
     reference_from_json,
 )
 from replaygate.evals.results import EvalResults, read_json
 from replaygate.evals.scorers import Metrics
 from replaygate.evals.shards import check_whole_run
 from replaygate.fixtures.fixture import now_iso
-from replaygate.jsonfields import escape_surrogates, lone_surrogate
+from replaygate.jsonfields import escape_surrogates, fields_of, lone_surrogate
 from replaygate.outputs import write_text
 from replaygate.sampling.results import document_text
 
-SOURCE_FIELDS = ("time", "mode", "model", "interface", "fixtures", "cases_file", "agent")
+SOURCE_FIELDS = ("time", "mode", "model", "interface", "fixtures", "cases_file", "agent", "prices")
 
 
 @dataclass(frozen=True)
@@ -50,25 +53,65 @@ class Baseline:
         return self.reference.metrics
 
     def to_json(self) -> dict[str, Any]:
-        """The stored document."""
+        """The stored document: each case's summary with its ``counts`` (when kept)."""
+        counts = self.reference.counts if isinstance(self.reference, KeptReference) else {}
         return {
             "format": BASELINE_FORMAT,
             "version": BASELINE_VERSION,
             "metrics": dict(self.reference.metrics),
-            "cases": {c.case: c.to_json() for c in self.reference.cases},
+            "cases": {
+                c.case: {
+                    **c.to_json(),
+                    **({"counts": counts[c.case].to_json()} if c.case in counts else {}),
+                }
+                for c in self.reference.cases
+            },
             "source": dict(self.source),
             "history": [dict(entry) for entry in self.history],
         }
 
 
+def _baseline_of(obj: Any, name: str) -> Baseline:
+    """A parsed baseline or results document as a :class:`Baseline` (a results file's
+    reference holds its run, and it has no history)."""
+    reference = reference_from_json(obj, name)
+    if obj.get("format") != BASELINE_FORMAT:
+        return Baseline(reference, (), {})
+    source = obj.get("source", {})
+    with fields_of(name, ResultsError):
+        counts = kept_counts(obj["cases"], reference.cases, reference.metrics)
+    kept = KeptReference(reference.metrics, reference.cases, name, None, counts, source)
+    return Baseline(kept, tuple(obj.get("history", [])), source)
+
+
 def load_baseline(path: str | os.PathLike[str]) -> Baseline:
     """Read a baseline file (its history too); a damaged one is a ResultsError naming the
     field, so that ``update_baseline`` leaves it as it is."""
-    obj = read_json(path, "baseline")
-    reference = reference_from_json(obj, str(path))
-    if obj.get("format") != BASELINE_FORMAT:
-        return Baseline(reference, (), {})
-    return Baseline(reference, tuple(obj.get("history", [])), obj.get("source", {}))
+    return _baseline_of(read_json(path, "baseline"), str(path))
+
+
+def load_compared(path: str | os.PathLike[str]) -> Reference:
+    """The baseline (or results) file ``path`` to compare a run with: a baseline with
+    the counts and prices it keeps (:mod:`~replaygate.evals.kept`), a results file as
+    :func:`~replaygate.evals.reference.load_reference` reads it."""
+    obj = read_json(path, "baseline or results")
+    if isinstance(obj, dict) and obj.get("format") == BASELINE_FORMAT:
+        return _baseline_of(obj, str(path)).reference
+    return load_reference(path)
+
+
+def load_gated(
+    baseline: str | os.PathLike[str], results: str | os.PathLike[str]
+) -> tuple[Reference, Reference]:
+    """The baseline (:func:`load_compared`) and the results of a run to gate against it
+    (:func:`~replaygate.evals.reference.load_run`): the results of one shard of a run
+    are refused, as the other shards' cases would read as dropped from the baseline."""
+    compared = load_compared(baseline)
+    run = load_run(results, baseline)
+    if run.run is not None:
+        use = "gated alone, the other shards' cases would read as missing from the baseline"
+        check_whole_run(run.run, shown_file(str(results)), use)
+    return compared, run
 
 
 def _there(path: Path) -> bool:
@@ -140,7 +183,17 @@ def update_baseline(
     # their entry to the history they read, and the one written last would drop the other.
     with FileLock(str(target) + ".lock"):
         previous = load_baseline(target) if _there(target) else None
-        new_reference = Reference.of(results, str(target))
+        if previous is not None and previous.reference.run is not None:
+            raise BaselineError(
+                f"refusing to update {shown_file(str(target))}: it holds the results of a "
+                "run (replaygate.sampling.results), not a baseline: writing the baseline "
+                "there would replace every output of that run. Give another --baseline "
+                "file. Nothing was written."
+            )
+        source = {k: results.info[k] for k in SOURCE_FIELDS if k in results.info}
+        plain = Reference.of(results, str(target))
+        counts = {case.id: case.counts for case in results.cases}
+        new_reference = KeptReference(plain.metrics, plain.cases, str(target), None, counts, source)
         before_cases = {c.case for c in previous.reference.cases} if previous else set()
         after_cases = {c.case for c in new_reference.cases}
         repo = _existing_dir(target.resolve())
@@ -158,7 +211,6 @@ def update_baseline(
                 for change in (case_changes(previous.reference, new_reference) if previous else ())
             },
         }
-        source = {k: results.info[k] for k in SOURCE_FIELDS if k in results.info}
         history = (*(previous.history if previous else ()), entry)
         baseline = Baseline(new_reference, history, source)
         # In one step: a crash leaves the old baseline, never half of a new one

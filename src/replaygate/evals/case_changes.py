@@ -1,13 +1,15 @@
 """What a case expects, compared between a baseline and a run (law 9).
 
-A case's ``samples`` and ``floor`` and its assertions (kind and description) are its
-expectation. A run whose case expects less than the baseline's (fewer samples, a
-lower pass rate demanded by its floor, a gate made a signal or removed) is
-*weakened*: its score would rise with no change to the agent, so the gate fails on it
-until the baseline is updated with a reason. The rate a floor demands weighs the
-samples (:mod:`~replaygate.evals.demanded_rate`): 1 of 1 moved to 4 of 5 asks a lower
-share but demands more, so it is not weakened. Any other change is named, never
-passed over in silence.
+A case's ``samples`` and ``floor``, its assertions (kind and description) and whether
+its cost is counted are its expectation. A run whose case expects less than the
+baseline's (fewer samples, a lower pass rate demanded by its floor, a gate made a
+signal or removed, a containment gate that accepts more forms or asks fewer terms, a
+case newly opted out of cost) is *weakened*: its score would rise with no change to
+the agent, so the gate fails on it until the baseline is updated with a reason. The
+rate a floor demands weighs the samples (:mod:`~replaygate.evals.demanded_rate`): 1 of
+1 moved to 4 of 5 asks a lower share but demands more, so it is not weakened. Any
+other change (a schema edited, a term added) is named, never passed over in silence,
+and is weakened when the changed gate passes more often than it did.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaygate.evals.demanded_rate import demanded_rate
+from replaygate.evals.expectations import contains_weaker
+from replaygate.evals.kept import case_counts
 from replaygate.evals.reference import CaseSummary, Reference
 from replaygate.sampling import AssertionStats
 from replaygate.sampling.results import PLAIN_ASSERT
 
 _SAME_RATE = 1e-9
+_COUNTED = {True: "counted", False: 'opted out ("cost": false)'}
 """Demanded rates closer than this are one rate (1 of 1 and 2 of 3 both demand 0.5)."""
 
 
@@ -35,8 +40,28 @@ class AssertionChange:
 
     @property
     def weakened(self) -> bool:
-        """A gate of the baseline is now a signal, or no longer declared."""
-        return self.before.kind == "gate" and (self.after is None or self.after.kind != "gate")
+        """A gate of the baseline is now a signal, no longer declared, a containment check
+        that accepts more (:func:`~replaygate.evals.expectations.contains_weaker`), or a
+        gate changed otherwise (a schema edited) that passes more often than it did: what
+        the change did cannot be told from what the agent did, so it is not passed."""
+        after = self.after
+        return self.before.kind == "gate" and (
+            after is None
+            or after.kind != "gate"
+            or contains_weaker(self.before.description, after.description)
+            or self.passes_more
+        )
+
+    @property
+    def passes_more(self) -> bool:
+        """The changed assertion passes a larger share of its samples than it did."""
+        before, after = self.before, self.after
+        return (
+            after is not None
+            and before.samples > 0
+            and after.samples > 0
+            and after.passes * before.samples > before.passes * after.samples
+        )
 
     def text(self) -> str:
         """E.g. ``assertion contains changed: 'the text mentions ...' -> '...'``."""
@@ -45,7 +70,13 @@ class AssertionChange:
             return f"assertion {self.name} [{before.kind}] removed"
         if before.kind != after.kind:
             return f"assertion {self.name} {before.kind} -> {after.kind}"
-        return f"assertion {self.name} changed: {before.description!r} -> {after.description!r}"
+        text = f"assertion {self.name} changed: {before.description!r} -> {after.description!r}"
+        if self.passes_more:
+            text += (
+                f" and passes more often ({before.passes}/{before.samples} -> "
+                f"{after.passes}/{after.samples})"
+            )
+        return text
 
     def to_json(self) -> dict[str, Any]:
         """``{"from": {"kind", "description"}, "to": {...}}``, ``"to"`` null when removed."""
@@ -63,17 +94,22 @@ class CaseChange:
     samples: tuple[int, int]
     floor: tuple[int, int]
     assertions: tuple[AssertionChange, ...]
+    cost: tuple[bool, bool] = (True, True)
+    """Whether the case's cost is counted, in the baseline and in the run (a case with
+    ``"cost": false`` opts out)."""
 
     @property
     def weakened(self) -> bool:
         """The run's case expects less than the baseline's: fewer samples, a lower pass
         rate demanded (:func:`~replaygate.evals.demanded_rate.demanded_rate`: a lower
-        floor of as many samples or more is one), or a gate made a signal or removed."""
+        floor of as many samples or more is one), a gate weakened
+        (:attr:`AssertionChange.weakened`), or its cost no longer counted."""
         (old_n, new_n), (old_floor, new_floor) = self.samples, self.floor
         return (
             new_n < old_n
             or demanded_rate(new_n, new_floor) < demanded_rate(old_n, old_floor) - _SAME_RATE
             or any(a.weakened for a in self.assertions)
+            or self.cost == (True, False)
         )
 
     def text(self) -> str:
@@ -83,6 +119,8 @@ class CaseChange:
             for name, (old, new) in (("samples", self.samples), ("floor", self.floor))
             if old != new
         ]
+        if self.cost[0] != self.cost[1]:
+            parts.append(f"cost {_COUNTED[self.cost[0]]} -> {_COUNTED[self.cost[1]]}")
         return ", ".join([*parts, *(a.text() for a in self.assertions)])
 
     def to_json(self) -> dict[str, Any]:
@@ -91,6 +129,11 @@ class CaseChange:
             "summary": self.text(),
             "samples": {"from": self.samples[0], "to": self.samples[1]},
             "floor": {"from": self.floor[0], "to": self.floor[1]},
+            **(
+                {"cost": {"from": self.cost[0], "to": self.cost[1]}}
+                if self.cost[0] != self.cost[1]
+                else {}
+            ),
             "assertions": {a.name: a.to_json() for a in self.assertions},
             "weakened": self.weakened,
         }
@@ -128,24 +171,36 @@ def _removed(
     ]
 
 
-def case_change(before: CaseSummary, after: CaseSummary) -> CaseChange | None:
-    """How ``after`` expects differently from ``before`` (the same case), or None."""
+def case_change(
+    before: CaseSummary, after: CaseSummary, cost: tuple[bool, bool] = (True, True)
+) -> CaseChange | None:
+    """How ``after`` expects differently from ``before`` (the same case), or None;
+    ``cost`` says whether each counts its cost."""
     change = CaseChange(
         after.case,
         (before.samples, after.samples),
         (before.floor, after.floor),
         tuple(_assertion_changes(before, after)),
+        cost,
     )
-    unchanged = before.samples == after.samples and before.floor == after.floor
+    unchanged = (before.samples, before.floor, cost[0]) == (after.samples, after.floor, cost[1])
     return None if unchanged and not change.assertions else change
 
 
 def case_changes(baseline: Reference, now: Reference) -> list[CaseChange]:
-    """Every case of both whose expectation changed, in the order of ``now``."""
+    """Every case of both whose expectation changed, in the order of ``now``. Whether a
+    case counts its cost is compared where both sides keep its counts."""
     changes: list[CaseChange] = []
+    old_counts, new_counts = case_counts(baseline), case_counts(now)
     for case in now.cases:
         old = baseline.case(case.case)
-        change = None if old is None else case_change(old, case)
+        if old is None:
+            continue
+        before, after = old_counts.get(case.case), new_counts.get(case.case)
+        cost = (True, True)
+        if before is not None and after is not None:
+            cost = (not before.cost_skipped, not after.cost_skipped)
+        change = case_change(old, case, cost)
         if change is not None:
             changes.append(change)
     return changes

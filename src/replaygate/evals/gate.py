@@ -2,11 +2,14 @@
 
 For each metric with a limit, the change from the baseline is checked: a share
 (success, citation precision and recall, fabricated) in absolute points, an amount
-(cost, tokens, steps) relative to the baseline. Beyond that, a case whose every
-sample failed (``block``), a baseline case missing from the run, a case that expects
-less than in the baseline (fewer samples, a lower floor, a gate gone:
-:mod:`~replaygate.evals.case_changes`), and a limited metric the baseline has but the
-run does not (a cost with no price, say) fail the gate: what cannot be checked is never
+(cost, tokens, steps) relative to the baseline. The metrics are compared over the cases
+both hold (:func:`compared_metrics`): a case new in the run is shown apart, never mixed
+into the run's side. Beyond that, a case whose every sample failed (``block``), a
+baseline case missing from the run, a case that expects less than in the baseline
+(fewer samples, a lower floor, a gate gone or made easier, its cost no longer counted:
+:mod:`~replaygate.evals.case_changes`), a limited metric the baseline has but the run
+does not (a cost with no price, say), and costs priced at two different price tables
+(:mod:`~replaygate.evals.price_check`) fail the gate: what cannot be checked is never
 passed.
 """
 
@@ -19,9 +22,12 @@ from typing import Any, Literal
 from replaygate.evals.case_changes import case_changes
 from replaygate.evals.config import GateConfig
 from replaygate.evals.errors import LimitError
+from replaygate.evals.kept import case_counts
 from replaygate.evals.metrics import ALIASES, METRICS, Metric, check_limit_names
+from replaygate.evals.price_check import price_difference
 from replaygate.evals.reference import Reference
 from replaygate.evals.rendered import Rendered
+from replaygate.evals.scorers import Metrics, metrics_of
 from replaygate.evals.table import html_text, markdown_table, text_table
 
 RowVerdict = Literal["ok", "FAIL", "n/a", "-"]
@@ -194,6 +200,45 @@ def _row(
     return Row(name, before, after, shown, limit, "FAIL" if failed else "ok")
 
 
+def compared_metrics(baseline: Reference, now: Reference) -> tuple[Metrics, Metrics, list[str]]:
+    """The metrics of each side over the cases both hold, and notes saying so. Cases the
+    run adds (or drops) would move every share and mean of its side: ten new easy cases
+    would hide a regression of the old ones. Each side's counts give its metrics over
+    the shared cases; a baseline that keeps no counts (written before it kept them) is
+    compared as it is, and a note says the sets differ."""
+    both = [c.case for c in now.cases if baseline.case(c.case) is not None]
+    if len(both) == len(now.cases) == len(baseline.cases):
+        return baseline.metrics, now.metrics, []
+    old, new = case_counts(baseline), case_counts(now)
+    whole = (
+        f"the metrics compare the {len(baseline.cases)} case(s) of the baseline with the "
+        f"{len(now.cases)} of the results"
+    )
+    if not both:
+        return baseline.metrics, now.metrics, [f"{whole}: no case is in both"]
+    if not all(i in old and i in new for i in both):
+        why = (
+            "the baseline keeps no counts of its cases to compare them over the cases both "
+            "hold (`replaygate baseline update` keeps them)"
+        )
+        return baseline.metrics, now.metrics, [f"{whole}: {why}"]
+    added = [new[c.case] for c in now.cases if baseline.case(c.case) is None and c.case in new]
+    note = f"the metrics are compared over the {len(both)} case(s) both hold"
+    if added:
+        apart = metrics_of(added)
+        shown = ", ".join(
+            f"{name} {METRICS[name].format(apart[name])}"
+            for name in ("success", "citation_recall", "cost")
+            if apart.get(name) is not None
+        )
+        note += f"; the {len(added)} new case(s) alone: {shown}"
+    return (
+        metrics_of([old[i] for i in both]),
+        metrics_of([new[i] for i in both]),
+        [note],
+    )
+
+
 def run_gate(
     baseline: Reference,
     now: Reference,
@@ -201,14 +246,14 @@ def run_gate(
 ) -> GateReport:
     """Compare ``now`` with ``baseline`` under ``config``'s limits and case rules."""
     drops, rises = expand_limits(config.max_drop), expand_limits(config.max_rise)
-    names = list(dict.fromkeys([*METRICS, *baseline.metrics, *now.metrics]))
+    before, after, notes = compared_metrics(baseline, now)
+    names = list(dict.fromkeys([*METRICS, *before, *after]))
     rows = tuple(
-        _row(n, baseline.metrics.get(n), now.metrics.get(n), drops.get(n), rises.get(n))
+        _row(n, before.get(n), after.get(n), drops.get(n), rises.get(n))
         for n in names
-        if n in baseline.metrics or n in now.metrics
+        if n in before or n in after
     )
     problems: list[str] = []
-    notes: list[str] = []
     for case in now.cases:
         if case.verdict == "block":
             text = f"case {case.case}: every sample failed ({case.passes}/{case.samples}, block)"
@@ -234,6 +279,12 @@ def run_gate(
             notes.append(
                 f"case {change.case} expects otherwise than in the baseline ({change.text()})"
             )
+    cost = next((r for r in rows if r.metric == "cost"), None)
+    if cost is not None and cost.baseline is not None and cost.now is not None:
+        difference = price_difference(baseline, now)
+        if difference is not None:
+            failed = difference.differ and cost.limit != "-"
+            (problems if failed else notes).append(difference.text)
     for row in rows:
         if row.verdict == "n/a" and row.baseline is not None:
             problems.append(

@@ -77,8 +77,17 @@ class PriceTable:
         return (input_tokens * price.input + output_tokens * price.output) / PER_TOKENS
 
     def to_json(self) -> dict[str, Any]:
-        """What a results file records about the table."""
-        return {"source": self.source, "currency": self.currency, "as_of": self.as_of}
+        """What a results file records about the table: where it came from, and its
+        prices (the gate compares costs of one table only)."""
+        return {
+            "source": self.source,
+            "currency": self.currency,
+            "as_of": self.as_of,
+            "models": {
+                model: {"input": price.input, "output": price.output}
+                for model, price in sorted(self.models.items())
+            },
+        }
 
 
 def read_prices(reader: TableReader, source: str) -> PriceTable:

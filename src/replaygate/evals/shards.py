@@ -33,11 +33,18 @@ SAME_RUN = (
     "cases_digest",
     "agent",
     "fixtures",
+    "fixtures_digest",
     "prices",
     "commit",
     "replaygate_version",
 )
 """Run information every shard of one run must agree on (the merged results state it once)."""
+_DIGESTS = {
+    "cases_digest": ("ran other cases", "cases file", "cases_file"),
+    "fixtures_digest": ("replayed other fixtures", "fixture store", "fixtures"),
+}
+"""The digests of what a shard read: what differs, what it is, and the run information
+naming it."""
 MAX_SHARDS = 10_000
 """The most shards a run is split into: each is a file `eval merge` must be given."""
 
@@ -104,11 +111,12 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
             mine, first = part.info.get(key), parts[0].info.get(key)
             if mine == first:
                 continue
-            if key == "cases_digest" and mine is not None and first is not None:
+            if key in _DIGESTS and mine is not None and first is not None:
+                what, noun, named = _DIGESTS[key]
                 raise ResultsError(
-                    f"{name}: ran other cases than {names[0]} (eval.cases_digest {mine!r}, "
-                    f"not {first!r}): the cases file {part.info.get('cases_file')!r} changed "
-                    "between these shards; run every shard on one version of it"
+                    f"{name}: {what} than {names[0]} (eval.{key} {mine!r}, not {first!r}): "
+                    f"the {noun} {part.info.get(named)!r} changed between these shards; run "
+                    "every shard on one version of it"
                 )
             raise ResultsError(
                 f"{name}: {key} is {mine!r}, but {first!r} in {names[0]}: these shards come "
