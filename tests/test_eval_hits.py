@@ -75,3 +75,20 @@ def test_what_an_eval_replays_is_played_and_never_pruned(project: Path, jobs: st
     assert done.returncode == 0, done.stderr
     assert store.read_bytes() == before
     assert not (project / "evals" / "fixtures.jsonl.bak").exists()
+
+
+def test_many_evals_leave_the_test_sessions_runs(tmp_path: Path) -> None:
+    folder = tmp_path / hits.DEFAULT_DIR
+    later_test_sessions(tmp_path, 3)
+    for n in range(4):  # newer than the test sessions
+        log = hits.HitLog(folder, f"29991231T00001{n}Z-bbbb", tmp_path, runner="eval")
+        log.note(tmp_path / "evals" / "fixtures.jsonl", "0123456789ab")
+        log.flush()
+    assert hits.trim(folder, keep_runs=2) == 3
+    kept = {(h.runner, h.run) for h in hits.read_hits(folder)}
+    assert sorted(kept) == [
+        ("eval", "29991231T000012Z-bbbb"),
+        ("eval", "29991231T000013Z-bbbb"),
+        ("pytest", "29991231T000001Z-aaaa"),
+        ("pytest", "29991231T000002Z-aaaa"),
+    ]
