@@ -203,7 +203,13 @@ def record(
             except ReplaygateError as err:  # a request refused unsent, a response unwritten
                 raise CommandError(describe(err)) from None
             bar.advance(question)
-    click.echo(f"recorded {recorder.recorded} new response(s) into {fixtures}{spent(cap)}")
+    line = f"recorded {recorder.recorded} new response(s) into {fixtures}{spent(cap)}"
+    if recorder.not_kept:
+        line += (
+            f"; {recorder.not_kept} answer(s) fetched were not kept: another recording "
+            "stored those requests first (its answers were used)"
+        )
+    click.echo(line)
 
 
 @click.command()

@@ -295,6 +295,12 @@ class RecordingModel(_FixtureModel):
         """How many responses this model has written."""
         return self.session.recorded
 
+    @property
+    def not_kept(self) -> int:
+        """How many responses this model fetched but did not write: another recording
+        stored an answer to the same request first, and that one was used."""
+        return self.session.not_kept
+
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """Replay if recorded (``record-missing``), else call live and record."""
         sent, request = self._request(messages, tools)

@@ -1,0 +1,39 @@
+"""A recording counts only the answers it stored: one another recording stored first
+for the same request is used, and counted as fetched but not kept."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from replaygate import Message, ModelResponse, RecordingModel
+from replaygate.models.fakes import ScriptedModel
+from replaygate.models.types import ToolSpec
+from replaygate.sanitize import SanitizeConfig
+
+SETTINGS: dict[str, Any] = {"model": "claude-x", "max_tokens": 32, "sanitize": SanitizeConfig()}
+QUESTION = [Message.user("What is RAG?")]
+
+
+class _Overtaken:
+    """A live model whose answer comes after another recording stored its own."""
+
+    def __init__(self, store: Path) -> None:
+        self.store = store
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        other = RecordingModel(
+            ScriptedModel([ModelResponse(text="first")]), self.store, approve_live=True, **SETTINGS
+        )
+        other.complete(messages, tools)
+        assert (other.recorded, other.not_kept) == (1, 0)
+        return ModelResponse(text="second")
+
+
+def test_an_answer_stored_first_by_another_recording_is_not_counted(tmp_path: Path) -> None:
+    store = tmp_path / "s.jsonl"
+    recorder = RecordingModel(_Overtaken(store), store, approve_live=True, **SETTINGS)
+    assert recorder.complete(QUESTION, []).text == "first"
+    assert (recorder.recorded, recorder.not_kept) == (0, 1)
+    assert len(store.read_bytes().splitlines()) == 1
