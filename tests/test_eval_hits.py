@@ -92,3 +92,18 @@ def test_many_evals_leave_the_test_sessions_runs(tmp_path: Path) -> None:
         ("pytest", "29991231T000001Z-aaaa"),
         ("pytest", "29991231T000002Z-aaaa"),
     ]
+
+
+def test_a_file_where_the_hits_log_goes_is_named_before_the_eval_runs(project: Path) -> None:
+    (project / "pyproject.toml").unlink()  # whose [tool.replaygate] would refuse it as read
+    (project / hits.DEFAULT_DIR).parent.mkdir()
+    (project / hits.DEFAULT_DIR).write_text("")
+    done = replaygate("eval", "--agent", "replaygate.examples.research_copilot:copilot",
+                      "--cases", "evals/cases.jsonl", "--fixtures", "evals/fixtures.jsonl",
+                      "--no-history", "--out", "results.json", cwd=project)  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"Error: {project / hits.DEFAULT_DIR}: is not a folder, where replaygate logs the "
+        "fixtures each run replays (patrol and prune read them): move it aside\n"
+    )
+    assert not (project / "results.json").exists()
