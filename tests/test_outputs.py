@@ -34,6 +34,13 @@ def test_a_write_that_fails_keeps_the_old_file_whole_and_names_it(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
 
 
+def test_a_write_into_a_folder_that_is_not_there_names_the_path_given(tmp_path: Path) -> None:
+    out = tmp_path / "missing" / "results.json"
+    with pytest.raises(FileNotFoundError) as caught:
+        write_text(out, "{}\n")
+    assert caught.value.filename == str(out)  # not the temporary file it would have moved
+
+
 def test_a_write_through_a_link_replaces_the_file_it_links_to(tmp_path: Path) -> None:
     real = tmp_path / "real.json"
     real.write_text("old\n")

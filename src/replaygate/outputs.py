@@ -121,9 +121,9 @@ def write_text(path: Path, text: str) -> None:
         else:
             atomic_write(path, data)
     except OSError as err:
-        if err.filename is not None or err.errno is None:
+        if err.errno is None or err.filename == str(path):
             raise
-        raise type(err)(err.errno, err.strerror, str(path)) from None
+        raise type(err)(err.errno, err.strerror, str(path)) from None  # not its temporary file
 
 
 def _special(path: Path) -> bool:
