@@ -4,7 +4,6 @@ bytes of a binary file. ``prune --unused --yes`` deletes none of the fixtures th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,14 +22,11 @@ SAVED = {
 }
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "tests" / "fixtures").mkdir(parents=True)
-    yield tmp_path
-
-
-def test_references_in_any_encoding_are_kept(project: Path) -> None:
+def test_references_in_any_encoding_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path
+    monkeypatch.chdir(project)
     store = project / "tests" / "fixtures" / "a.jsonl"
     keys = {name: put(store, name, "2026-01-01T00:00:00Z") for name in [*SAVED, "played"]}
     play(store, "played", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
