@@ -32,12 +32,12 @@ import math
 import re
 import string
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from replaygate.sanitize.ids import STABLE_ID, VOLATILE_PREFIXES
 from replaygate.sanitize.secret_held import outside_held_json
-from replaygate.sanitize.secret_prefilter import Runs, at_string_start
+from replaygate.sanitize.secret_prefilter import Runs, at_string_start, folded
 
 CONTEXT_MIN_LENGTH = 20
 CONTEXT_BITS = 3.5
@@ -458,16 +458,82 @@ def detect_context(
 
 def _written_context(text: str) -> str | None:
     """The finding of a credential name and its value (:data:`KEYWORD`, :data:`KEY_KEYWORD`)
-    or of an auth scheme and a credential (:data:`AUTH_SCHEME`) written in ``text``, or None."""
-    if any(context_secret(m.group(1)) for m in KEYWORD.finditer(text)):
+    or of an auth scheme and a credential (:data:`AUTH_SCHEME`) written in ``text``, or None.
+
+    The patterns are not run over the whole text, where Python's regular expressions try
+    each character (seconds for megabytes of text): each is run only where a match of it
+    would start (:func:`_matches`), the same matches as a search of the whole text."""
+    keyword, key_keyword = _matches(KEYWORD, text), _matches(KEY_KEYWORD, text)
+    if any(context_secret(m.group(1)) for m in keyword):
         return CONTEXT
-    if any(key_name(m.group(1)) and context_secret(m.group(2)) for m in KEY_KEYWORD.finditer(text)):
+    if any(key_name(m.group(1)) and context_secret(m.group(2)) for m in key_keyword):
         return CONTEXT
-    for match in AUTH_SCHEME.finditer(text):
+    for match in _matches(AUTH_SCHEME, text):
         scheme, value = match.groups()
         if scheme.lower() == "bearer" or any(c.isdigit() for c in value):
             return "bearer token" if scheme.lower() == "bearer" else SCHEME
     return None
+
+
+_SEPARATORS = tuple(
+    re.compile(rf"(?i){sign}(?=\s*[\"']?{_VALUE}{{{CONTEXT_MIN_LENGTH}}})") for sign in "=:"
+)
+"""The ``=`` or ``:`` of each match of :data:`KEYWORD` and :data:`KEY_KEYWORD`: followed by
+a value long enough (a pattern starting with a literal is searched for at C speed)."""
+_NAME_CHARS = string.ascii_letters + string.digits + "_.-"
+_FOLDED_NAME_CHARS = _NAME_CHARS + "\u0130\u0131\u017f\u212a"
+"""The name characters of a pattern ignoring case: letters it takes for ASCII ones too."""
+_QUOTES = "\"'"
+_SCHEMES = re.compile(r"(?:bearer|token|basic|digest|api-?key)(?=\s+[a-z0-9_\-.=+/~]{16})")
+"""Where a match of :data:`AUTH_SCHEME` starts, in the text in lower case
+(:func:`~.secret_prefilter.folded`)."""
+
+
+def _matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``pattern`` (:data:`KEYWORD`, :data:`KEY_KEYWORD` or
+    :data:`AUTH_SCHEME`) in ``text``, as ``pattern.finditer(text)`` gives them, tried only
+    where one may start: the run of name characters before each separator
+    (:data:`_SEPARATORS`), a quote and white space between (a match starts at a run's
+    start, ends after its value, and the next is looked for from there); each scheme
+    word followed by a credential (:data:`_SCHEMES`)."""
+    if pattern is AUTH_SCHEME:
+        lowered = folded(text)
+        if lowered is None:
+            yield from pattern.finditer(text)
+            return
+        starts: Iterable[int] = (m.start() for m in _SCHEMES.finditer(lowered))
+    else:
+        ignoring_case = bool(pattern.flags & re.IGNORECASE)
+        starts = _name_starts(text, _FOLDED_NAME_CHARS if ignoring_case else _NAME_CHARS)
+    end = 0
+    for start in starts:
+        if start >= end and (match := pattern.match(text, start)) is not None:
+            end = match.end()
+            yield match
+
+
+def _name_starts(text: str, name_chars: str) -> Iterator[int]:
+    """In order, the start of the run of ``name_chars`` before each separator with a long
+    enough value after it (the quote and white space between passed over)."""
+    found = [m.start() for separator in _SEPARATORS for m in separator.finditer(text)]
+    for at in sorted(found):
+        name_end = _run_start(text, at, None)
+        if name_end > 0 and text[name_end - 1] in _QUOTES:
+            name_end -= 1
+        start = _run_start(text, name_end, name_chars)
+        if start < name_end:
+            yield start
+
+
+def _run_start(text: str, end: int, chars: str | None) -> int:
+    """Where the run of ``chars`` (white space when None) ending at ``end`` starts."""
+    width = 64
+    while True:
+        start = max(0, end - width)
+        kept = len(text[start:end].rstrip(chars))
+        if kept or start == 0:
+            return start + kept
+        width *= 8
 
 
 def _free_token(text: str) -> bool:

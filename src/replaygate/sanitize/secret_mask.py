@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replaygate.sanitize.secret_rules import DETECTORS
+from replaygate.sanitize.secret_rules import candidates
 from replaygate.sanitize.walk import map_strings
 
 
@@ -24,8 +24,7 @@ def masked_pair(left: Any, right: Any) -> tuple[Any, Any]:
     def mask(text: str) -> str:
         spans = sorted(
             (start, end, detector.name)
-            for detector in DETECTORS
-            if detector.may_match(text)
+            for detector in candidates(text)
             for start, end in detector.spans(text)
         )
         if not spans:

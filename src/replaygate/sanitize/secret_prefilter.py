@@ -76,6 +76,20 @@ class Runs:
         return self._lowered
 
 
+_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+"""The letters beyond ASCII that a pattern ignoring case matches to an ASCII letter."""
+
+
+def folded(text: str) -> str | None:
+    """``text`` in lower case, each letter a pattern ignoring case takes for an ASCII letter
+    made that letter, character for character (an index in it is one in ``text``); None
+    where lower case changes the length."""
+    if not text.isascii():
+        text = text.translate(_FOLDS)
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else None
+
+
 def at_string_start(data: bytes, start: int) -> bool:
     """Whether ``start`` is the first character of a JSON string (after an unescaped quote)."""
     return start > 0 and data[start - 1] == ord('"') and (start < 2 or data[start - 2] != ord("\\"))
