@@ -13,12 +13,16 @@ from replaygate import Fixture, Message, ModelResponse, ReplayModel, ToolCall
 from replaygate.cli import main
 from replaygate.errors import FixtureFormatError, WireFormatError
 from replaygate.fixtures.fixture import make_meta
+from replaygate.http import Exchange, httpx2_client
+from replaygate.hygiene.verify_blocks import check_blocks
 from replaygate.models.providers import (
     INTERFACES,
     to_anthropic_request,
     to_anthropic_response,
     to_responses_response,
 )
+from replaygate.sim import Simulator
+from sdks import anthropic
 
 SETTINGS: dict[str, Any] = {"model": "claude-x", "max_tokens": 32}
 CALL = ModelResponse(
@@ -85,3 +89,54 @@ def test_a_misspelt_output_item_of_the_responses_api_is_refused() -> None:
     answer["output"][-1]["type"] = "function_cal"
     with pytest.raises(WireFormatError, match=r"output\[\d\]\.type: unknown type 'function_cal'"):
         INTERFACES["openai.responses"].from_response(answer)
+
+
+@pytest.fixture(scope="module")
+def http_store(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """The lines of a store of a Messages API answer recorded at the HTTP layer, and of
+    its stream."""
+    store = tmp_path_factory.mktemp("http") / "h.jsonl"
+    hi = [{"role": "user", "content": "hi"}]
+    with Simulator(behavior="echo") as sim:
+        exchange = Exchange(store, mode="record-missing", approve_live=True, source="sim")
+        with anthropic.Anthropic(
+            api_key="k", base_url=sim.url, http_client=httpx2_client(exchange)
+        ) as client:
+            client.messages.create(model="m", max_tokens=8, messages=hi)
+            with client.messages.stream(model="m", max_tokens=8, messages=hi) as stream:
+                stream.get_final_message()
+    return [orjson.loads(line) for line in store.read_bytes().splitlines()]
+
+
+def test_a_misspelt_block_type_recorded_at_the_http_layer_is_reported(
+    tmp_path: Path, http_store: list[dict[str, Any]]
+) -> None:
+    plain, streamed = (orjson.loads(orjson.dumps(line)) for line in http_store)
+    plain["response"]["body"]["content"][0]["type"] = "txt"
+    events = streamed["response"]["events"]
+    start = next(i for i, e in enumerate(events) if e.get("event") == "content_block_start")
+    data = orjson.loads(events[start]["data"])
+    data["content_block"]["type"] = "Text"
+    events[start]["data"] = orjson.dumps(data).decode()
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in (plain, streamed)))
+    code, lines = _verify(store)
+    assert code == 1
+    assert lines == [
+        f"{store}:1: response is not an HTTP response: response.body.content[0].type: "
+        "unknown type 'txt' ('text' misspelt?): it would be passed over",
+        f"{store}:2: response is not an HTTP response: response.events[{start}].data."
+        "content_block.type: unknown type 'Text' ('text' misspelt?): it would be passed over",
+        "2 fixture(s) checked, 2 problem(s)",
+    ]
+    store.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in http_store))
+    assert _verify(store)[0] == 0
+
+
+def test_a_misspelt_item_of_a_responses_api_stream_is_named() -> None:
+    added = {"type": "response.output_item.added", "item": {"type": "function_cal"}}
+    events = [None, {"type": "response.created"}, added]
+    with pytest.raises(WireFormatError) as caught:
+        check_blocks("openai.responses", {"status": 200, "events": []}, events)
+    assert caught.value.path == "response.events[2].data.item.type"
+    check_blocks("openai.responses", {}, [{**added, "item": {"type": "web_search_call"}}])

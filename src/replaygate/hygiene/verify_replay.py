@@ -3,9 +3,10 @@
 How a fixture's responses are read (its *reader*) is a small number, the same in every
 process: :data:`NO_READER`, :data:`HTTP_READER` (the request is an HTTP envelope),
 :data:`MODEL_API_READER` (an HTTP envelope of a model API's path, whose streamed events
-each carry JSON, as the SDKs parse them), or one of the interfaces by name. A sample line
-is read as the fixture it applies to, under the interface of its own ``meta`` when it
-has one.
+each carry JSON, as the SDKs parse them; one of an interface whose answers hold typed
+blocks has a reader of its own, :mod:`.verify_blocks`), or one of the interfaces by
+name. A sample line is read as the fixture it applies to, under the interface of its
+own ``meta`` when it has one.
 """
 
 from __future__ import annotations
@@ -18,15 +19,20 @@ import orjson
 from replaygate.errors import WireFormatError
 from replaygate.http.envelope import interface_of
 from replaygate.http.recorded import replayed
+from replaygate.hygiene.verify_blocks import BLOCKS, check_blocks
 from replaygate.jsondoc import syntax_error
 from replaygate.models.providers import INTERFACES
 from replaygate.models.types import STOP_REASONS
 
 NO_READER, HTTP_READER, MODEL_API_READER = 0, 1, 2
-_HTTP_READERS = (HTTP_READER, MODEL_API_READER)
 _FIRST_INTERFACE = 3
 _NAMES = sorted(INTERFACES)
 _CODES = {name: code for code, name in enumerate(_NAMES, start=_FIRST_INTERFACE)}
+_BLOCKED = sorted(BLOCKS)
+_FIRST_BLOCKED = _FIRST_INTERFACE + len(_NAMES)
+_BLOCKED_CODES = {name: code for code, name in enumerate(_BLOCKED, start=_FIRST_BLOCKED)}
+"""The readers of a model API's HTTP answers that hold typed blocks, by interface."""
+_HTTP_READERS = frozenset((HTTP_READER, MODEL_API_READER, *_BLOCKED_CODES.values()))
 ANTHROPIC_READER = _CODES["anthropic.messages"]
 _STOPS = frozenset((*STOP_REASONS, "pause_turn"))
 _TOKENS = ("input_tokens", "output_tokens")
@@ -35,8 +41,10 @@ _TOKENS = ("input_tokens", "output_tokens")
 def reader_of(request: Mapping[str, Any], meta: Mapping[str, Any] | None) -> int:
     """How the responses recorded for ``request`` under ``meta`` are read."""
     if "method" in request and "path" in request:
-        served = interface_of(str(request["path"])) != "http"
-        return MODEL_API_READER if served else HTTP_READER
+        interface = interface_of(str(request["path"]))
+        if interface == "http":
+            return HTTP_READER
+        return _BLOCKED_CODES.get(interface, MODEL_API_READER)
     return _interface_reader(meta)
 
 
@@ -73,9 +81,11 @@ def response_problems(response: Any, where: str, reader: int) -> Iterator[str]:
     interface = None if reader in _HTTP_READERS else INTERFACES[_NAMES[reader - _FIRST_INTERFACE]]
     try:
         if interface is None:
-            replayed(response, model_api=reader == MODEL_API_READER)
-            if reader == MODEL_API_READER:
-                _check_event_data(response.get("events", ()))
+            replayed(response, model_api=reader != HTTP_READER)
+            if reader != HTTP_READER:
+                events = _event_data(response.get("events", ()))
+                if reader >= _FIRST_BLOCKED:
+                    check_blocks(_BLOCKED[reader - _FIRST_BLOCKED], response, events)
         else:
             if not isinstance(response, dict):
                 raise WireFormatError("response", "expected an object")
@@ -86,23 +96,27 @@ def response_problems(response: Any, where: str, reader: int) -> Iterator[str]:
         yield f"{where} is not {kind} response: {detail}: {err.reason}"
 
 
-def _check_event_data(events: list[dict[str, Any]]) -> None:
-    """Refuse an event of a model API's stream whose data is not JSON (nor OpenAI's
-    ``[DONE]``): the SDK would fail to parse it on replay, naming no fixture. The data is
-    JSON kept as a string, so a hand edit of it easily breaks an escape. The last event
-    of a stream cut short, kept ``unterminated``, may end anywhere in its JSON."""
+def _event_data(events: list[dict[str, Any]]) -> list[Any]:
+    """The data of each event of a model API's stream, read as JSON (None for OpenAI's
+    ``[DONE]`` and for the last event of a stream cut short, kept ``unterminated``, which
+    may end anywhere in its JSON). An event whose data is not JSON is refused: the SDK
+    would fail to parse it on replay, naming no fixture. The data is JSON kept as a
+    string, so a hand edit of it easily breaks an escape."""
+    read: list[Any] = []
     for i, event in enumerate(events):
         data = event["data"]
         if data == "[DONE]" or event.get("unterminated"):
+            read.append(None)
             continue
         try:
-            orjson.loads(data)
+            read.append(orjson.loads(data))
         except orjson.JSONDecodeError as err:
             raise WireFormatError(
                 f"response.events[{i}].data",
                 f"not JSON ({syntax_error(err, line=False)}), where a model API sends JSON "
                 "(an edit broke its escaping?)",
             ) from None
+    return read
 
 
 def replays_plainly(response: Any, reader: int) -> bool:

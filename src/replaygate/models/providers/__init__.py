@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaygate.models.providers import anthropic, google_gemini, openai_chat, openai_responses
+from replaygate.models.providers._fields import kind_of
 from replaygate.models.providers.anthropic import (
     from_anthropic_request,
     from_anthropic_response,
@@ -131,6 +132,7 @@ __all__ = [
     "from_responses_request",
     "from_responses_response",
     "get_interface",
+    "kind_of",
     "to_anthropic_request",
     "to_anthropic_response",
     "to_gemini_request",

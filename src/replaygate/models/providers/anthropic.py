@@ -215,7 +215,7 @@ def _stop_reason(value: str, path: str) -> StopReason:
     return reason
 
 
-_READ_BLOCKS = ("text", "tool_use")
+READ_BLOCKS = ("text", "tool_use")
 """The types of a response's content blocks the engine reads (others are passed over)."""
 
 
@@ -224,7 +224,7 @@ def from_anthropic_response(response: Mapping[str, Any]) -> ModelResponse:
     one the engine reads is refused (it would replay as an answer without it)."""
     blocks = field_of(response, "content", list, "response")
     for i, block in enumerate(blocks):
-        kind_of(block, _READ_BLOCKS, f"response.content[{i}]")
+        kind_of(block, READ_BLOCKS, f"response.content[{i}]")
     usage = optional_field(response, "usage", dict, "response", {})
     stop = optional_field(response, "stop_reason", str, "response", "end_turn")
     return ModelResponse(

@@ -272,7 +272,7 @@ def _stop_reason(response: Mapping[str, Any], calls: tuple[ToolCall, ...]) -> St
     return "tool_use" if calls else "end_turn"
 
 
-_READ_ITEMS = ("message", "function_call")
+READ_ITEMS = ("message", "function_call")
 """The types of a response's output items the engine reads (others are passed over)."""
 
 
@@ -283,7 +283,7 @@ def from_responses_response(response: Mapping[str, Any]) -> ModelResponse:
     refused = False
     for i, item in enumerate(field_of(response, "output", list, "response")):
         where = f"response.output[{i}]"
-        kind = kind_of(item, _READ_ITEMS, where)
+        kind = kind_of(item, READ_ITEMS, where)
         if kind == "message":
             content = field_of(item, "content", list, where)
             texts.append(content_text(content, f"{where}.content"))
