@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from replaygate import Fixture, Message, ModelResponse, ReplayModel, ToolCall
 from replaygate.cli import main
 from replaygate.errors import FixtureFormatError, WireFormatError
-from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.fixture import InterfaceVersionError, make_meta
 from replaygate.http import Exchange, httpx2_client
 from replaygate.hygiene.verify_blocks import check_blocks
 from replaygate.models.providers import (
@@ -140,3 +140,16 @@ def test_a_misspelt_item_of_a_responses_api_stream_is_named() -> None:
         check_blocks("openai.responses", {"status": 200, "events": []}, events)
     assert caught.value.path == "response.events[2].data.item.type"
     check_blocks("openai.responses", {}, [{**added, "item": {"type": "web_search_call"}}])
+
+
+def test_a_replay_of_a_misspelt_interface_says_to_correct_it(tmp_path: Path) -> None:
+    answer = to_anthropic_response(ModelResponse(text="a"), model="claude-x")
+    store = _store(tmp_path, _question(), answer, "anthropic.mesages")
+    with pytest.raises(InterfaceVersionError) as caught:
+        ReplayModel(store, **SETTINGS).complete([Message.user("q")], [])
+    message = str(caught.value)
+    assert message.endswith(
+        "this run asks for anthropic.messages version 2023-06-01. Re-record it "
+        "(--record-mode=rerecord --approve-live), or correct its meta.interface if it was "
+        "recorded for anthropic.messages."
+    )
