@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from replaygate.examples.research_copilot import shipped_eval_cases
+from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
 from replaygate.fixtures import hits
 from run_cli import replaygate
 
@@ -22,27 +22,16 @@ fixtures = "evals/fixtures.jsonl"
 """
 
 
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The quick start's project: the shipped cases, one sample each, recorded."""
-    root = tmp_path_factory.mktemp("evalhits")
-    (root / "evals").mkdir()
-    (root / "tests").mkdir()
-    shipped = shipped_eval_cases().read_text("utf-8").splitlines()[:2]
-    cases = [{**json.loads(line), "samples": 1, "floor": 1} for line in shipped]
-    (root / "evals" / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
-    (root / "pyproject.toml").write_text(PYPROJECT)
-    done = replaygate("eval", "--record-mode", "record-missing", "--approve-live", "--simulator",
-                      "--no-history", cwd=root)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert not (root / hits.DEFAULT_DIR).exists()  # nothing was replayed
-    return root
-
-
 @pytest.fixture
-def project(recorded: Path, tmp_path: Path) -> Path:
-    shutil.copytree(recorded, tmp_path / "project")
-    return tmp_path / "project"
+def project(tmp_path: Path) -> Path:
+    """The quick start's project: the shipped cases, one sample each, and their fixtures."""
+    (tmp_path / "evals").mkdir()
+    shipped = shipped_eval_cases().read_text("utf-8").splitlines()
+    cases = [{**json.loads(line), "samples": 1, "floor": 1} for line in shipped]
+    (tmp_path / "evals" / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    shutil.copy(shipped_fixtures(), tmp_path / "evals" / "fixtures.jsonl")
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    return tmp_path
 
 
 def later_test_sessions(project: Path, count: int) -> None:
