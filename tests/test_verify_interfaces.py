@@ -9,11 +9,11 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
+from echo_recording import record_echoes
 from replaygate import Fixture, Message, ModelResponse, ReplayModel, ToolCall
 from replaygate.cli import main
 from replaygate.errors import FixtureFormatError, WireFormatError
 from replaygate.fixtures.fixture import InterfaceVersionError, make_meta
-from replaygate.http import Exchange, httpx2_client
 from replaygate.hygiene.verify_blocks import check_blocks
 from replaygate.models.providers import (
     INTERFACES,
@@ -21,8 +21,6 @@ from replaygate.models.providers import (
     to_anthropic_response,
     to_responses_response,
 )
-from replaygate.sim import Simulator
-from sdks import anthropic
 
 SETTINGS: dict[str, Any] = {"model": "claude-x", "max_tokens": 32}
 CALL = ModelResponse(
@@ -96,15 +94,7 @@ def http_store(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]
     """The lines of a store of a Messages API answer recorded at the HTTP layer, and of
     its stream."""
     store = tmp_path_factory.mktemp("http") / "h.jsonl"
-    hi = [{"role": "user", "content": "hi"}]
-    with Simulator(behavior="echo") as sim:
-        exchange = Exchange(store, mode="record-missing", approve_live=True, source="sim")
-        with anthropic.Anthropic(
-            api_key="k", base_url=sim.url, http_client=httpx2_client(exchange)
-        ) as client:
-            client.messages.create(model="m", max_tokens=8, messages=hi)
-            with client.messages.stream(model="m", max_tokens=8, messages=hi) as stream:
-                stream.get_final_message()
+    record_echoes(store, ["hi"], streamed=True)
     return [orjson.loads(line) for line in store.read_bytes().splitlines()]
 
 
