@@ -13,6 +13,7 @@ from echo_recording import record_echoes
 from replaygate import Fixture, Message, ModelResponse, ReplayModel, ToolCall
 from replaygate.cli import main
 from replaygate.errors import FixtureFormatError, WireFormatError
+from replaygate.fixtures.fingerprint import digest
 from replaygate.fixtures.fixture import InterfaceVersionError, make_meta
 from replaygate.hygiene.verify_blocks import check_blocks
 from replaygate.models.providers import (
@@ -143,3 +144,18 @@ def test_a_replay_of_a_misspelt_interface_says_to_correct_it(tmp_path: Path) -> 
         "(--record-mode=rerecord --approve-live), or correct its meta.interface if it was "
         "recorded for anthropic.messages."
     )
+
+
+def test_a_misspelt_interface_in_the_meta_of_a_sample_line_is_reported(tmp_path: Path) -> None:
+    answer = to_anthropic_response(ModelResponse(text="a"), model="claude-x")
+    store = _store(tmp_path, _question(), answer, "anthropic.messages")
+    meta = make_meta("anthropic.mesages", "2023-06-01", "hand")
+    sample = {"key": digest(_question()), "sample": 1, "response": answer, "meta": meta}
+    with store.open("ab") as lines:
+        lines.write(orjson.dumps(sample) + b"\n")
+    code, lines_out = _verify(store)
+    assert code == 1
+    assert lines_out[0].startswith(
+        f"{store}:2: meta.interface 'anthropic.mesages' is not a known interface (known: "
+    )
+    assert lines_out[1:] == ["1 fixture(s) checked, 1 problem(s)"]

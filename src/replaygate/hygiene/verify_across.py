@@ -19,7 +19,7 @@ from replaygate.fixtures.store import SampleLine
 from replaygate.fixtures.store.added import unresolved
 from replaygate.hygiene.verify_checks import NOTHING_RECORDED, STORE_RANK
 from replaygate.hygiene.verify_problem import StoreProblem
-from replaygate.hygiene.verify_replay import response_problems, sample_reader
+from replaygate.hygiene.verify_replay import response_problems, sample_reader, unknown_interface
 from replaygate.hygiene.verify_requests import StoreRequests
 from replaygate.hygiene.verify_segment import RECORD, SegmentResult
 
@@ -73,7 +73,9 @@ def _sample_problems(
         return
     if sample.response is not None:
         requests.filled(request)
-    for reason in response_problems(
-        sample.response, "response", sample_reader(reader, sample.meta)
-    ):
+    reader = sample_reader(reader, sample.meta)
+    unknown = unknown_interface(reader, sample.meta)  # its meta replaces the fixture's
+    if unknown is not None:
+        yield STORE_RANK, StoreProblem(name, line, unknown)
+    for reason in response_problems(sample.response, "response", reader):
         yield STORE_RANK, StoreProblem(name, line, reason)
