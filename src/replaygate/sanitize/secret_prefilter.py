@@ -84,7 +84,7 @@ def folded(text: str) -> str | None:
     """``text`` in lower case, each letter a pattern ignoring case takes for an ASCII letter
     made that letter, character for character (an index in it is one in ``text``); None
     where lower case changes the length."""
-    if not text.isascii():
+    if not text.isascii() and any(chr(special) in text for special in _FOLDS):
         text = text.translate(_FOLDS)
     lowered = text.lower()
     return lowered if len(lowered) == len(text) else None

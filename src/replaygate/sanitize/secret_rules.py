@@ -174,12 +174,23 @@ DETECTORS: tuple[Detector, ...] = (
 """Every token family replaygate refuses, in the order they are tried."""
 
 
+LONG_TEXT = 1 << 20
+"""Characters from which a text's anchors are looked for in its runs (:func:`candidates`)."""
+_ANYWHERE = frozenset({"password in URL", "PEM private key"})
+"""The rules a match of which may stand outside a run: a quote in a URL's password, a space
+in a PEM header."""
+
+
 def candidates(text: str) -> Iterator[Detector]:
     """The rules of :data:`DETECTORS`, in order, of which an anchor occurs in ``text``: the
     others cannot match. Substring searches cost a fraction of a pattern's on a long text
     (a megabyte of base64); the anchors are looked for by their first two characters first
     (those of the ten GitLab anchors are one search), and those of a rule ignoring case in
-    ``text`` in lower case (:func:`~.secret_prefilter.folded`), once."""
+    ``text`` in lower case (:func:`~.secret_prefilter.folded`), once. In a text of
+    :data:`LONG_TEXT` characters or more they are looked for in its runs
+    (:class:`~.secret_prefilter.Runs`: every match of a rule but those of :data:`_ANYWHERE`
+    lies in one, its characters all in a run's), a fraction of the text but in a log or
+    base64."""
     starts: dict[str, bool] = {}
 
     def occurs(anchor: str) -> bool:
@@ -189,12 +200,18 @@ def candidates(text: str) -> Iterator[Detector]:
             found = starts[start] = start in text
         return found and anchor in text
 
+    runs = (
+        Runs.of(text.encode("utf-8", "surrogatepass")).joined() if len(text) >= LONG_TEXT else None
+    )
     lowered: str | None = None
     for detector in DETECTORS:
         if detector.pattern.flags & re.IGNORECASE:
             if lowered is None:
                 lowered = folded(text) or ""  # "": no lower case of the same length
             if lowered and not any(anchor.lower() in lowered for anchor in detector.anchors):
+                continue
+        elif runs is not None and detector.name not in _ANYWHERE:
+            if not contains_any(runs, (anchor.encode() for anchor in detector.anchors)):
                 continue
         elif not any(occurs(anchor) for anchor in detector.anchors):
             continue
