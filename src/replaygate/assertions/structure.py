@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from replaygate import json_schema, jsondoc, strict_json
+from replaygate import json_schema, json_where, jsondoc, strict_json
 from replaygate.json_schema import render_path
 
 Schema = Mapping[str, Any] | type
@@ -154,8 +154,8 @@ def parse_json(text: str | bytes) -> Any:
 
     Only JSON passes: ``NaN``, ``Infinity`` and ``1e999`` (which Python's reader takes as
     numbers) fail, as the results readers refuse them, and so does a text nested too
-    deeply or an integer too long to be read. Anything but text (``None``, a dict) is a
-    TypeError naming its type.
+    deeply or an integer too long to be read, each naming where it is. Anything but text
+    (``None``, a dict) is a TypeError naming its type.
     """
     if not isinstance(text, str | bytes | bytearray):
         raise TypeError(f"the output to parse as JSON must be text, got {type(text).__name__}")
@@ -164,9 +164,10 @@ def parse_json(text: str | bytes) -> Any:
     except json.JSONDecodeError as err:
         raise AssertionError(f"output is not valid JSON: {jsondoc.syntax_error(err)}") from None
     except RecursionError:
-        raise AssertionError("output is not JSON that can be checked: nested too deeply") from None
+        why = f"nested too deeply ({json_where.deepest(text)})"
     except ValueError as err:  # NaN, 1e999, an integer of thousands of digits
-        raise AssertionError(f"output is not JSON that can be checked: {err}") from None
+        why = json_where.refused_value(text) or str(err)
+    raise AssertionError(f"output is not JSON that can be checked: {why}")
 
 
 def assert_json(text: str | bytes, schema: Schema) -> Any:
