@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
+from replaygate.evals.cap_share import process_cap
 from replaygate.evals.ratelimit import check_rate_limit
 from replaygate.fixtures.spending import Prices, SpendingCap
 from replaygate.models.replay import RecordingModel
@@ -68,7 +69,7 @@ class RecordRecipe:
         if self.max_cost is not None:
             if prices is None:
                 raise ValueError("a spending cap needs a price table")
-            cap = SpendingCap(self.max_cost / jobs, prices)
+            cap = process_cap(self.max_cost, prices, jobs)
         rate = self.rate_limit / jobs if self.rate_limit else None
         with self.open_live() as live:
             yield RecordPlan(
