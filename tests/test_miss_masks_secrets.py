@@ -59,6 +59,38 @@ def test_a_miss_masks_a_key_the_request_carries(tmp_path: Path, key: str, shown:
     assert f"key={shown}" in message
 
 
+def test_a_miss_masks_a_key_in_the_query_in_its_url_as_in_its_diff(tmp_path: Path) -> None:
+    store = tmp_path / "s.jsonl"
+
+    def ask(client: anthropic.Anthropic, token: str) -> None:
+        client.messages.create(
+            model="m",
+            max_tokens=16,
+            messages=[{"role": "user", "content": "hi"}],
+            extra_query={"access_token": token},
+        )
+
+    with Simulator(behavior="echo") as sim:
+        exchange = Exchange(store, mode="record-missing", approve_live=True, source="sim")
+        with anthropic.Anthropic(
+            api_key="sk-test", base_url=sim.url, http_client=httpx2_client(exchange)
+        ) as client:
+            ask(client, "x")
+    with (
+        block_network(),
+        anthropic.Anthropic(
+            api_key="sk-test", base_url="http://127.0.0.1:9", http_client=httpx2_client(store)
+        ) as client,
+        pytest.raises(FixtureMismatchError) as missed,
+    ):
+        ask(client, GITHUB)
+    message = str(missed.value)
+    shown = "access_token=<GitHub token #1, 41 characters>"
+    assert GITHUB[:16] not in message
+    assert f"(POST http://127.0.0.1:9/v1/messages?{shown}): key " in message
+    assert f"path: '/v1/messages?access_token=x' != '/v1/messages?{shown}'" in message
+
+
 def test_two_keys_read_apart_and_one_key_the_same_on_both_sides() -> None:
     recorded = {"content": [f"key={GITHUB}", "region=eu"]}
     requested = {"content": [f"key={OTHER}", f"again={GITHUB}"], "n": 1}

@@ -61,6 +61,7 @@ from replaygate.http.routes import simulator_refusal, unserved_route
 from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 from replaygate.sanitize.ids import free_answer
+from replaygate.sanitize.secret_mask import masked_pair
 
 __all__ = ["Exchange", "LiveSlot", "SessionOptions", "StoreArg", "identity_of"]
 
@@ -386,8 +387,9 @@ class Exchange:
             if differences and all(d.path == VERSION_PATH for d in differences):
                 recorded = _version_header(fixture.request) or "(none)"
                 asked = _version_header(envelope)
+                line = requested(masked_pair(fixture.request, envelope)[1], origin)
                 return InterfaceVersionError(
-                    f"no fixture recorded for this HTTP request ({requested(envelope, origin)}): "
+                    f"no fixture recorded for this HTTP request ({line}): "
                     f"key {key} not in {self.store.path}. The nearest, key {fixture.key} at "
                     f"{location}, was recorded for anthropic-version {recorded}, requested "
                     f"{asked}: the client speaks another API version. Re-record for it "
