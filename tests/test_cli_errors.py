@@ -95,8 +95,8 @@ FIRST_MISTAKES = {
 }  # fmt: skip
 
 
-SLOW = {"record-without-network", "drift-unreachable"}
-"""Rows that wait for a client's retries against a closed port."""
+SLOW = {"drift-unreachable"}
+"""A row that waits for a client's retries against a closed port."""
 
 
 @pytest.mark.parametrize(

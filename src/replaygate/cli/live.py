@@ -64,7 +64,7 @@ def live_model(settings: RequestSettings, simulator: bool, seed: int) -> Iterato
         if simulator:
             sim = stack.enter_context(Simulator(behavior="research-copilot", seed=seed))
             click.echo(f"recording from the simulator at {sim.url} (seed {seed})", err=True)
-            options: dict[str, Any] = {"base_url": sim.url, "api_key": "sim-key", "max_retries": 0}
+            options: dict[str, Any] = {"base_url": sim.url, "api_key": "sim-key"}
         else:
             if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
                 raise LiveAPIError(
@@ -72,7 +72,8 @@ def live_model(settings: RequestSettings, simulator: bool, seed: int) -> Iterato
                 )
             options = {"base_url": os.environ.get("ANTHROPIC_BASE_URL")}
         with interrupts_deferred():  # a Ctrl-C waits until the client is whole, to be closed
-            client = anthropic.Anthropic(**options, timeout=timeout)
+            # No retries (law 7): a paid call that fails is reported, never sent again.
+            client = anthropic.Anthropic(**options, timeout=timeout, max_retries=0)
             stack.enter_context(client)  # its connections closed before the simulator stops
         try:
             yield AnthropicModel(
