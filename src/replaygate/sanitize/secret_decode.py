@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote_plus
+from urllib.parse import unquote_to_bytes
 
 from replaygate.sanitize.encoded import decode_escapes
 from replaygate.sanitize.secret_compressed import Budget, expanded, holds_compressed
@@ -30,6 +30,7 @@ from replaygate.sanitize.secret_rules import detect_family
 BASE64_MIN_LENGTH = 24
 _ESCAPED = re.compile(r"\\[ux/]")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _BASE64_RUN = re.compile(rf"[A-Za-z0-9+/_\-]{{{BASE64_MIN_LENGTH},}}={{0,2}}")
 _PRINTABLE = bytes([*range(0x20, 0x7F), 0x09, 0x0A, 0x0D])
 _PRINTABLE_TABLE = table_of(_PRINTABLE)
@@ -63,6 +64,17 @@ def decode_base64(text: str) -> bytes | None:
         return base64.b64decode(padded, validate=True)
     except (binascii.Error, ValueError):
         return None
+
+
+def unquote_plus(text: str) -> str:
+    """``text`` with ``+`` as a space and each run of ``%XX`` escapes decoded as UTF-8 (an
+    invalid byte as U+FFFD), as :func:`urllib.parse.unquote_plus` decodes it, in a fraction
+    of its time on a long text of few escapes (the bytes of a compressed file read as text,
+    where it decodes each stretch of ASCII alone)."""
+    return _PERCENT_RUN.sub(
+        lambda run: unquote_to_bytes(run.group()).decode("utf-8", "replace"),
+        text.replace("+", " "),
+    )
 
 
 def _mostly_printable(raw: bytes) -> bool:
