@@ -20,11 +20,11 @@ from replaygate.cli.options import (
     format_option,
     json_option,
 )
-from replaygate.evals.baseline import load_compared, load_gated, update_baseline
+from replaygate.evals.baseline import load_gated, update_baseline
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import gate_config, parse_limits, run_gate
 from replaygate.evals.preflight import check_not_an_input
-from replaygate.evals.reference import load_run
+from replaygate.evals.reference import load_reference, load_run
 from replaygate.evals.results import load_eval_results
 from replaygate.evals.upgrade import classify_upgrade
 
@@ -165,7 +165,9 @@ def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str, as_json: bo
     \b
         replaygate upgrade --baseline results.json --candidate candidate.json
     """
-    report = classify_upgrade(load_compared(baseline_path), load_run(candidate_path, baseline_path))
+    report = classify_upgrade(
+        load_reference(baseline_path), load_run(candidate_path, baseline_path)
+    )
     click.echo(report.render("json" if as_json else fmt))
     if report.failed:
         raise SystemExit(1)

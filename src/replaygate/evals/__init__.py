@@ -5,12 +5,12 @@ case ``samples`` times through the agent (replayed from fixtures by default), sc
 success, citations, cost and steps, gate the scores against a committed baseline,
 keep a history, and classify the failures of a model upgrade::
 
-    from replaygate.evals import (GateConfig, Reference, load_agent, load_compared,
-                                  load_eval_cases, run_eval, run_gate)
+    from replaygate.evals import (GateConfig, Reference, load_agent, load_eval_cases,
+                                  load_reference, run_eval, run_gate)
 
     results = run_eval(load_eval_cases("evals/cases.jsonl"), "evals/fixtures.jsonl",
                        agent=load_agent("my_project.agent:answer"))
-    report = run_gate(load_compared("evals/baseline.json"), Reference.of(results, "now"),
+    report = run_gate(load_reference("evals/baseline.json"), Reference.of(results, "now"),
                       GateConfig())
     print(report.text())
 """
@@ -23,7 +23,7 @@ from replaygate._lazy import lazy_names
 
 if TYPE_CHECKING:
     from replaygate.evals.agents import Agent, AgentEntry, load_agent
-    from replaygate.evals.baseline import Baseline, load_baseline, load_compared, update_baseline
+    from replaygate.evals.baseline import Baseline, load_baseline, update_baseline
     from replaygate.evals.cases import EvalCase, load_eval_cases
     from replaygate.evals.config import (
         ChangeClass,
@@ -92,7 +92,6 @@ _EXPORTS = {
     "LimitError": "replaygate.evals.errors",
     "load_agent": "replaygate.evals.agents",
     "load_baseline": "replaygate.evals.baseline",
-    "load_compared": "replaygate.evals.baseline",
     "load_config": "replaygate.evals.config",
     "load_eval_cases": "replaygate.evals.cases",
     "load_eval_results": "replaygate.evals.results",
@@ -162,7 +161,6 @@ __all__ = [
     "classify_upgrade",
     "load_agent",
     "load_baseline",
-    "load_compared",
     "load_config",
     "load_eval_cases",
     "load_eval_results",

@@ -17,9 +17,8 @@ from filelock import FileLock
 
 from replaygate.errors import shown_file
 from replaygate.evals.case_changes import case_changes
-from replaygate.evals.errors import BaselineError, ResultsError
+from replaygate.evals.errors import BaselineError
 from replaygate.evals.git import head_commit, is_dirty
-from replaygate.evals.kept import KeptReference, kept_counts
 from replaygate.evals.reference import (
     BASELINE_FORMAT,
     BASELINE_VERSION,
@@ -32,7 +31,7 @@ from replaygate.evals.results import EvalResults, read_json
 from replaygate.evals.scorers import Metrics
 from replaygate.evals.shards import check_whole_run
 from replaygate.fixtures.fixture import now_iso
-from replaygate.jsonfields import escape_surrogates, fields_of, lone_surrogate
+from replaygate.jsonfields import escape_surrogates, lone_surrogate
 from replaygate.outputs import write_text
 from replaygate.sampling.results import document_text
 
@@ -54,7 +53,7 @@ class Baseline:
 
     def to_json(self) -> dict[str, Any]:
         """The stored document: each case's summary with its ``counts`` (when kept)."""
-        counts = self.reference.counts if isinstance(self.reference, KeptReference) else {}
+        counts = self.reference.counts
         return {
             "format": BASELINE_FORMAT,
             "version": BASELINE_VERSION,
@@ -77,11 +76,7 @@ def _baseline_of(obj: Any, name: str) -> Baseline:
     reference = reference_from_json(obj, name)
     if obj.get("format") != BASELINE_FORMAT:
         return Baseline(reference, (), {})
-    source = obj.get("source", {})
-    with fields_of(name, ResultsError):
-        counts = kept_counts(obj["cases"], reference.cases, reference.metrics)
-    kept = KeptReference(reference.metrics, reference.cases, name, None, counts, source)
-    return Baseline(kept, tuple(obj.get("history", [])), source)
+    return Baseline(reference, tuple(obj.get("history", [])), reference.about)
 
 
 def load_baseline(path: str | os.PathLike[str]) -> Baseline:
@@ -90,23 +85,14 @@ def load_baseline(path: str | os.PathLike[str]) -> Baseline:
     return _baseline_of(read_json(path, "baseline"), str(path))
 
 
-def load_compared(path: str | os.PathLike[str]) -> Reference:
-    """The baseline (or results) file ``path`` to compare a run with: a baseline with
-    the counts and prices it keeps (:mod:`~replaygate.evals.kept`), a results file as
-    :func:`~replaygate.evals.reference.load_reference` reads it."""
-    obj = read_json(path, "baseline or results")
-    if isinstance(obj, dict) and obj.get("format") == BASELINE_FORMAT:
-        return _baseline_of(obj, str(path)).reference
-    return load_reference(path)
-
-
 def load_gated(
     baseline: str | os.PathLike[str], results: str | os.PathLike[str]
 ) -> tuple[Reference, Reference]:
-    """The baseline (:func:`load_compared`) and the results of a run to gate against it
+    """The baseline (:func:`~replaygate.evals.reference.load_reference`) and the results
+    of a run to gate against it
     (:func:`~replaygate.evals.reference.load_run`): the results of one shard of a run
     are refused, as the other shards' cases would read as dropped from the baseline."""
-    compared = load_compared(baseline)
+    compared = load_reference(baseline)
     run = load_run(results, baseline)
     if run.run is not None:
         use = "gated alone, the other shards' cases would read as missing from the baseline"
@@ -193,7 +179,9 @@ def update_baseline(
         source = {k: results.info[k] for k in SOURCE_FIELDS if k in results.info}
         plain = Reference.of(results, str(target))
         counts = {case.id: case.counts for case in results.cases}
-        new_reference = KeptReference(plain.metrics, plain.cases, str(target), None, counts, source)
+        new_reference = Reference(
+            plain.metrics, plain.cases, str(target), counts=counts, about=source
+        )
         before_cases = {c.case for c in previous.reference.cases} if previous else set()
         after_cases = {c.case for c in new_reference.cases}
         repo = _existing_dir(target.resolve())

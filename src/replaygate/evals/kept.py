@@ -2,31 +2,23 @@
 
 A baseline written by ``baseline update`` keeps each case's counts (the sums its
 metrics come from, and whether the case opted out of cost) and, in ``source``, the
-run's model and the prices that priced it. A results file holds both already. The gate
-reads them through :func:`case_counts` and :func:`run_about`, so it can compare the
-metrics over the cases both sides hold, see a case newly opted out of cost, and refuse
-to compare costs of two price tables.
+run's model and the prices that priced it (a reference's ``counts`` and ``about``). A
+results file holds both already. The gate reads them through :func:`case_counts` and
+:func:`run_about`, so it can compare the metrics over the cases both sides hold, see a
+case newly opted out of cost, and refuse to compare costs of two price tables.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaygate.evals.metrics import check_agreement
-from replaygate.evals.reference import CaseSummary, Reference
 from replaygate.evals.scorers import CaseCounts, metrics_of
 from replaygate.jsonfields import agree, within
 
-
-@dataclass(frozen=True)
-class KeptReference(Reference):
-    """A baseline's reference with the counts of its cases (those it keeps) and the
-    ``source`` object it keeps (``about``: model, prices, ...)."""
-
-    counts: Mapping[str, CaseCounts] = field(default_factory=dict)
-    about: Mapping[str, Any] = field(default_factory=dict)
+if TYPE_CHECKING:
+    from replaygate.evals.reference import CaseSummary, Reference
 
 
 def case_counts(reference: Reference) -> Mapping[str, CaseCounts]:
@@ -34,18 +26,14 @@ def case_counts(reference: Reference) -> Mapping[str, CaseCounts]:
     file; those a baseline keeps)."""
     if reference.run is not None:
         return {case.id: case.counts for case in reference.run.cases}
-    if isinstance(reference, KeptReference):
-        return reference.counts
-    return {}
+    return reference.counts
 
 
 def run_about(reference: Reference) -> Mapping[str, Any]:
     """What ``reference`` says of the run it was made of (model, prices, ...)."""
     if reference.run is not None:
         return reference.run.info
-    if isinstance(reference, KeptReference):
-        return reference.about
-    return {}
+    return reference.about
 
 
 def kept_counts(

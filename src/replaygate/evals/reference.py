@@ -1,4 +1,5 @@
-"""What a run is compared against: metrics and per-case pass counts.
+"""What a run is compared against: metrics, per-case pass counts, each case's counts and
+the prices that priced them.
 
 Both a baseline file and a results file give one (:func:`load_reference`), so
 ``gate`` and ``upgrade`` accept either.
@@ -8,16 +9,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from replaygate.assertions.kinds import check_category, check_kind
 from replaygate.errors import shown_file
 from replaygate.evals.errors import ResultsError
+from replaygate.evals.kept import kept_counts
 from replaygate.evals.metrics import check_metrics, every_metric
 from replaygate.evals.results import EvalResults, declared_field, read_json, results_from_json
-from replaygate.evals.scorers import Metrics
+from replaygate.evals.scorers import CaseCounts, Metrics
 from replaygate.evals.shards import check_whole_run
 from replaygate.jsondoc import FieldError, json_fields, strings_field
 from replaygate.jsonfields import (
@@ -126,6 +128,10 @@ class Reference:
     source: str
     run: EvalResults | None = None
     """The results it was made of, when it is a results file."""
+    counts: Mapping[str, CaseCounts] = field(default_factory=dict)
+    """The counts a baseline keeps of its cases (a results file's are in ``run``)."""
+    about: Mapping[str, Any] = field(default_factory=dict)
+    """What a baseline keeps of the run it was made of (``source``: model, prices...)."""
 
     @cached_property
     def _by_id(self) -> dict[str, CaseSummary]:
@@ -144,7 +150,8 @@ class Reference:
 
 
 def reference_from_json(obj: Any, name: str) -> Reference:
-    """A parsed baseline or results document as a :class:`Reference`."""
+    """A parsed baseline or results document as a :class:`Reference`: a baseline's with
+    the counts of its cases and its ``source``, where it keeps them."""
     if isinstance(obj, dict) and obj.get("format") == RESULTS_FORMAT:
         results = results_from_json(obj, name)
         if not results.cases:
@@ -166,9 +173,10 @@ def reference_from_json(obj: Any, name: str) -> Reference:
         metrics = check_run_metrics(obj)
         with within("metrics"):
             _check_baseline_metrics(metrics, cases)
-        mapping(obj.get("source", {}), "source")
+        about = mapping(obj.get("source", {}), "source")
         each(obj, "history", _change, required=False)
-    return Reference(metrics, tuple(cases), name)
+        counts = kept_counts(obj["cases"], cases, metrics)
+    return Reference(metrics, tuple(cases), name, counts=counts, about=about)
 
 
 def printed_keys(obj: Mapping[str, Any], field: str) -> None:
@@ -220,8 +228,11 @@ def check_success(metrics: Metrics, cases: Sequence[CaseSummary]) -> None:
 
 
 def load_reference(path: str | os.PathLike[str]) -> Reference:
-    """Read a baseline or a results file, to compare a run with: the results of one shard
-    of a run are refused (:func:`~replaygate.evals.shards.check_whole_run`)."""
+    """Read a baseline or a results file, to compare a run with: a baseline with the
+    counts and prices it keeps, so that the gate compares the metrics over the cases both
+    hold and refuses costs of two price tables (:mod:`~replaygate.evals.kept`); the
+    results of one shard of a run are refused
+    (:func:`~replaygate.evals.shards.check_whole_run`)."""
     reference = reference_from_json(read_json(path, "baseline or results"), str(path))
     if reference.run is not None:
         use = "as the baseline it would check only its own cases and take the others as new"
