@@ -51,13 +51,20 @@ def _contains_terms(description: str) -> dict[str, set[str]] | None:
             aliases = ast.literal_eval(rest[at + len(_ALSO) :]) if at < len(rest) else None
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue
-        try:
-            if contains_description(required, aliases) != description:
-                continue
-        except (AttributeError, TypeError):  # not a term list and an alias mapping
+        if not _texts(required) or not (
+            aliases is None
+            or (isinstance(aliases, dict) and all(map(_texts, (aliases, *aliases.values()))))
+        ):
+            continue  # not terms and an alias mapping: a hand-edited baseline's ['x']
+        if contains_description(required, aliases) != description:
             continue
         return {term: {term, *(aliases or {}).get(term, ())} for term in required}
     return None
+
+
+def _texts(items: Any) -> bool:
+    """Whether ``items`` is a collection of strings (as terms, forms and alias keys are)."""
+    return isinstance(items, tuple | list | dict) and all(isinstance(i, str) for i in items)
 
 
 def contains_weaker(before: str, after: str) -> bool:
