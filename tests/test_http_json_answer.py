@@ -88,6 +88,58 @@ def test_an_error_labelled_json_whose_text_is_not_json_replays_as_recorded(
     assert verify_store(store) == (1, [])
 
 
+class ByteOrderMark(Handler):
+    """A gateway that answers a chat completion with a byte-order mark before its JSON."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        answer = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "gpt-sim-1",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": "Hi!"},
+                }
+            ],
+        }
+        self.answer_bytes(b"\xef\xbb\xbf" + json.dumps(answer).encode(), "application/json")
+
+
+def test_a_success_the_sdk_reads_after_a_byte_order_mark_replays(tmp_path: Path) -> None:
+    store = tmp_path / "hi.jsonl"
+
+    def ask(http: Any, base: str) -> Any:
+        with openai.OpenAI(api_key="k", base_url=f"{base}/v1", http_client=http) as client:
+            return client.chat.completions.create(model="gpt-sim-1", messages=HI)
+
+    with serving(ByteOrderMark) as base:
+        live = ask(httpx2_client(store, "record-missing", approve_live=True), base)
+        assert "text" in json.loads(store.read_text())["response"]
+        with block_network():
+            again = ask(httpx2_client(store), base)
+    assert again.choices[0].message.content == live.choices[0].message.content == "Hi!"
+    assert verify_store(store) == (1, [])
+
+
+def test_a_success_nested_too_deeply_for_the_sdk_names_its_fixture(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    headers = {"content-type": "application/json"}
+    store = recorded(tmp_path / "hi.jsonl", sim, status=200, headers=headers, text=deep)
+    with pytest.raises(FixtureFormatError) as caught:
+        replay(store, sim)
+    assert str(caught.value) == (
+        f"{store}:1: its response cannot be replayed: response.text: labelled "
+        "application/json, but nested too deeply for the SDK's JSON reader, where the SDK of "
+        "a model API parses a success as JSON (an edit broke it?)"
+    )
+
+
 class Broken(Handler):
     """A service of the agent's own that answers a body labelled JSON that is not JSON."""
 

@@ -268,23 +268,32 @@ def _terminated(event: Mapping[str, Any], last: bool, i: int) -> bool:
     return False
 
 
-def _check_json_text(text: str, headers: Iterable[tuple[str, str]]) -> None:
-    """Refuse ``text``, the body of a success whose (lower-case) ``headers`` label it JSON
-    (``application/json``, ``...+json``), when it is not JSON. A body recorded as JSON is
-    kept as ``body``; one kept as ``text`` under that label is one that an edit broke (a
-    cassette's answer, a quote lost) or that a server sent broken, which no SDK reads."""
+def _check_json_text(body: bytes, headers: Iterable[tuple[str, str]]) -> None:
+    """Refuse ``body``, the replayed text of a success whose (lower-case) ``headers`` label
+    it JSON (``application/json``, ``...+json``), when the SDK's JSON reader cannot read it.
+    A body recorded as JSON is kept as ``body``; one kept as ``text`` under that label is
+    one that an edit broke (a cassette's answer, a quote lost) or that a server sent
+    broken, which no SDK reads. It is read as the SDKs read it (httpx's ``json.loads`` of
+    the bytes), so a byte-order mark before the JSON is accepted."""
     media = next((v for k, v in headers if k == "content-type"), "")
     kind = media.partition(";")[0].strip().lower()
     if kind != "application/json" and not kind.endswith("+json"):
         return
     try:
-        json.loads(text)
+        json.loads(body)
     except json.JSONDecodeError as err:
-        raise WireFormatError(
-            "response.text",
-            f"labelled {kind}, but not JSON ({syntax_error(err)}), where the SDK of a model "
-            "API parses a success as JSON (an edit broke it?)",
-        ) from None
+        problem = f"not JSON ({syntax_error(err)})"
+    except RecursionError:
+        problem = "nested too deeply for the SDK's JSON reader"
+    except ValueError as err:  # bytes in no encoding JSON is read in
+        problem = f"not JSON ({err})"
+    else:
+        return
+    raise WireFormatError(
+        "response.text",
+        f"labelled {kind}, but {problem}, where the SDK of a model API parses a success as "
+        "JSON (an edit broke it?)",
+    )
 
 
 _BODY_FIELDS = ("body", "text", "base64", "events")
@@ -322,7 +331,7 @@ def replayed(
     if "events" not in record:
         body = _body_bytes(record)
         if model_api and "text" in record and 200 <= status < 300:
-            _check_json_text(record["text"], out)
+            _check_json_text(body, out)
         out.append(("content-length", str(len(body))))
         return Replayed(status, tuple(out), (body,) if body else (), key=key)
     events = record["events"]
