@@ -9,7 +9,7 @@ from pathlib import Path
 
 from replaygate.evals import GateConfig, Reference, load_reference, run_gate, update_baseline
 from replaygate.sampling import AssertionStats
-from test_load_reference_kept import OLD, results
+from test_gate_compared_cases import OLD, results
 
 CONTAINS = "the text mentions each of 'RAG'"
 """A containment gate's description, as a case's must_contain gives it."""

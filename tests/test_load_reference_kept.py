@@ -6,52 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replaygate.assertions.kinds import Outcome
-from replaygate.evals import (
-    CaseResult,
-    EvalResults,
-    GateConfig,
-    Reference,
-    load_reference,
-    run_gate,
-    update_baseline,
-)
-from replaygate.evals.prices import Price, PriceTable
-from replaygate.evals.scorers import CaseCounts
-from replaygate.sampling import SampledResult, SampleResult
-
-SHIPPED = PriceTable({"m": Price(3.0, 15.0)}, "USD", "shipped")
-CHEAP = PriceTable({"m": Price(0.5, 2.5)}, "USD", "cheap.toml", "2026-12-01")
-
-
-def case(case_id: str, passes: int, *, tokens: int = 100) -> CaseResult:
-    samples = tuple(
-        SampleResult(i, (Outcome("citations", "gate", i < passes, "", None, "set"),), {})
-        for i in range(5)
-    )
-    sampled = SampledResult(case_id, 5, 4, samples)
-    counts = CaseCounts(
-        samples=5,
-        passed=sampled.verdict == "pass",
-        runs=5,
-        scored=True,
-        cited=passes,
-        correct=passes,
-        expected=5,
-        input_tokens=tokens * 5,
-        output_tokens=0,
-        steps=15,
-        cost=tokens * 5 * 3.0 / 1_000_000,
-    )
-    return CaseResult(sampled, counts)
-
-
-def results(*cases: CaseResult, prices: PriceTable = SHIPPED) -> EvalResults:
-    info = {"time": "2026-12-01T00:00:00Z", "mode": "replay", "model": "m"}
-    return EvalResults(cases, {**info, "prices": prices.to_json()})
-
-
-OLD = (case("a", 5), case("b", 5), case("c", 4))
+from replaygate.evals import GateConfig, Reference, load_reference, run_gate, update_baseline
+from test_gate_compared_cases import CHEAP, OLD, case, results
 
 
 def test_the_python_gate_refuses_costs_of_two_price_tables(tmp_path: Path) -> None:
