@@ -2,14 +2,13 @@
 
 A case's ``samples`` and ``floor``, its assertions (kind and description) and whether
 its cost is counted are its expectation. A run whose case expects less than the
-baseline's (fewer samples, a lower pass rate demanded by its floor, a gate made a
-signal or removed, a containment gate that accepts more forms or asks fewer terms, a
-case newly opted out of cost) is *weakened*: its score would rise with no change to
-the agent, so the gate fails on it until the baseline is updated with a reason. The
-rate a floor demands weighs the samples (:mod:`~replaygate.evals.demanded_rate`): 1 of
-1 moved to 4 of 5 asks a lower share but demands more, so it is not weakened. Any
-other change (a schema edited, a term added) is named, never passed over in silence,
-and is weakened when the changed gate passes more often than it did.
+baseline's (fewer samples, a samples and floor met more often at some pass rate, a
+gate made a signal or removed, a containment gate that accepts more forms or asks
+fewer terms, a case newly opted out of cost) is *weakened*: its score would rise with
+no change to the agent, so the gate fails on it until the baseline is updated with a
+reason. Any other change (a higher floor, a schema edited, a term added) is named,
+never passed over in silence, and is weakened when the changed gate passes more often
+than it did.
 """
 
 from __future__ import annotations
@@ -17,16 +16,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from replaygate.evals.demanded_rate import demanded_rate
 from replaygate.evals.expectations import contains_weaker
 from replaygate.evals.kept import case_counts
 from replaygate.evals.reference import CaseSummary, Reference
 from replaygate.sampling import AssertionStats
 from replaygate.sampling.results import PLAIN_ASSERT
 
-_SAME_RATE = 1e-9
 _COUNTED = {True: "counted", False: 'opted out ("cost": false)'}
-"""Demanded rates closer than this are one rate (1 of 1 and 2 of 3 both demand 0.5)."""
+
+
+def as_strict(old: tuple[int, int], new: tuple[int, int]) -> bool:
+    """Whether a case of ``new`` (samples, floor) meets its floor no more often than one
+    of ``old`` at every pass rate per sample ``p``: ``P(Binomial(n_new, p) >= floor_new)
+    <= P(Binomial(n_old, p) >= floor_old)`` for all ``p`` in [0, 1].
+
+    Exactly when it asks at least as many passes and allows no more failures: then
+    samples that meet the new floor meet the old one too (the first ``n_old`` of them,
+    or those with more drawn up to ``n_old``); else it is met more often as ``p`` nears
+    0 (fewer passes asked) or 1 (more failures allowed). 1 of 1 moved to 4 of 5 or 50
+    of 99 is not as strict (an agent passing 90% of its samples meets 4 of 5 more
+    often); 3 of 5 moved to 4 of 5 or 4 of 6 is.
+    """
+    (old_n, old_floor), (new_n, new_floor) = old, new
+    return new_floor >= old_floor and new_n - new_floor <= old_n - old_floor
 
 
 @dataclass(frozen=True)
@@ -100,14 +112,13 @@ class CaseChange:
 
     @property
     def weakened(self) -> bool:
-        """The run's case expects less than the baseline's: fewer samples, a lower pass
-        rate demanded (:func:`~replaygate.evals.demanded_rate.demanded_rate`: a lower
-        floor of as many samples or more is one), a gate weakened
+        """The run's case expects less than the baseline's: fewer samples, a samples and
+        floor not as strict at every pass rate (:func:`as_strict`), a gate weakened
         (:attr:`AssertionChange.weakened`), or its cost no longer counted."""
         (old_n, new_n), (old_floor, new_floor) = self.samples, self.floor
         return (
             new_n < old_n
-            or demanded_rate(new_n, new_floor) < demanded_rate(old_n, old_floor) - _SAME_RATE
+            or not as_strict((old_n, old_floor), (new_n, new_floor))
             or any(a.weakened for a in self.assertions)
             or self.cost == (True, False)
         )
