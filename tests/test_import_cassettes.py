@@ -392,6 +392,25 @@ def test_a_secret_in_a_later_interaction_leaves_the_earlier_ones_unwritten(
     assert not (tmp_path / "out").exists()
 
 
+def test_an_answer_labelled_json_that_an_edit_broke_is_refused_naming_the_interaction(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    # it was imported, and the replay died in the SDK's json.loads naming no fixture
+    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
+
+    def lose_a_quote(data: dict[str, Any]) -> None:
+        body = data["interactions"][0]["response"]["body"]
+        body["string"] = body["string"].replace('",', ",", 1)
+
+    edit_yaml(folder / "openai/plain.yaml", lose_a_quote)
+    result = import_cassettes(folder, "--out", tmp_path / "out")
+    assert result.exit_code == 1, result.output
+    refusal = next(line for line in result.output.splitlines() if "REFUSED" in line)
+    assert f"{folder / 'openai/plain.yaml'}: interaction 0: response.text: " in refusal
+    assert "labelled application/json, but not JSON" in refusal
+    assert not store_of(tmp_path / "out", "openai/plain.yaml").exists()
+
+
 BAD_INPUT = {
     "malformed YAML": ("interactions:\n- request: {method: POST\n", "not valid YAML at line 3"),
     "unknown version": ("version: 2\ninteractions: []\n", "unknown cassette version 2"),

@@ -26,16 +26,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from replaygate.errors import ReplaygateError, UnservedRouteError
+from replaygate.errors import ReplaygateError, UnservedRouteError, WireFormatError
 from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.store.files import resolved
 from replaygate.fixtures.store.writing import write_errors
-from replaygate.http.envelope import request_envelope
+from replaygate.http.envelope import is_model_api, request_envelope
 from replaygate.http.exchange import Exchange
-from replaygate.http.recorded import is_event_stream
+from replaygate.http.recorded import is_event_stream, replayed
 from replaygate.http.recording import Recording
 from replaygate.http.wire import wire_request
 from replaygate.migrate.cassettes import (
@@ -218,7 +218,20 @@ def _stage(
                     ) from None
                 positions.setdefault(key, []).append(interaction.index)
             staged.fixtures = [(positions[f.key], f) for f in exchange.store]
+    for indexes, fixture in staged.fixtures:
+        _check_replayable(cassette, indexes, fixture)
     return staged
+
+
+def _check_replayable(cassette: Path, indexes: list[int], fixture: Fixture) -> None:
+    """Refuse a fixture no replay could serve, as replay and verify do: a model API's
+    success labelled JSON whose body (a hand edit broke it) is no JSON."""
+    model_api = is_model_api(str(fixture.request.get("path", "")))
+    for index, response in zip(indexes, fixture.responses, strict=False):
+        try:
+            replayed(response, model_api=model_api)
+        except WireFormatError as err:
+            raise CassetteRefused(f"{cassette}: interaction {index}: {err}") from None
 
 
 def _note_name(cassette: Path) -> str:
