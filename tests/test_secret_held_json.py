@@ -174,8 +174,11 @@ def _download(store: Path, mode: str, content: str) -> str:
         return str(client.files.content("file-1").text)
 
 
-def test_batch_results_holding_embeddings_and_images_download_and_record(tmp_path: Path) -> None:
+def test_batch_results_holding_embeddings_and_images_download_upload_and_record(
+    tmp_path: Path,
+) -> None:
     _records(tmp_path / "results.jsonl", _download, RESULTS)
+    _records(tmp_path / "uploaded.jsonl", _upload, RESULTS)
 
 
 def test_a_key_in_batch_results_is_refused(tmp_path: Path) -> None:
@@ -198,5 +201,20 @@ def test_a_key_in_batch_results_is_refused(tmp_path: Path) -> None:
 def test_only_an_answer_of_a_batch_result_holds_encoded_data_by_its_path(
     held: dict[str, Any],
 ) -> None:
-    assert _found(json.dumps({"response": {"body": {"data": [{"embedding": BLOB}]}}})) == []
-    assert _found(json.dumps(held)) == ["high-entropy token"]
+    assert _downloaded(json.dumps({"response": {"body": {"data": [{"embedding": BLOB}]}}})) == []
+    assert _downloaded(json.dumps(held)) == ["high-entropy token"]
+
+
+def _downloaded(text: str) -> list[str]:
+    """What the scan finds in ``text`` downloaded as a file (``client.files.content``)."""
+    fixture = {"request": {"method": "GET", "path": "/v1/files/file-1/content"}}
+    fixture["response"] = {"status": 200, "text": text}
+    return [finding.detector for finding in find_fixture_secrets(fixture)]
+
+
+@pytest.mark.parametrize("name", ["embedding", "b64_json"])
+def test_a_batch_result_written_in_a_message_holds_no_encoded_data(name: str) -> None:
+    held = json.dumps({"custom_id": "a", "response": {"body": {"data": [{name: FREE_KEY}]}}})
+    assert _downloaded(held) == []
+    assert _found(held) == ["high-entropy token"]
+    assert _found(f"Is this right?\n{held}") == ["high-entropy token"]

@@ -151,18 +151,20 @@ def may_have_views(runs: Runs) -> bool:
     return any(base64_may_hide(run.decode("ascii")) for run in runs.texts(BASE64_MIN_LENGTH))
 
 
-def json_leaves(text: str) -> Iterator[tuple[str, str, bool]]:
+def json_leaves(text: str, results: bool = False) -> Iterator[tuple[str, str, bool]]:
     """(field name, string, whether it is encoded data) of every string of the JSON held in
     ``text`` (:func:`~.secret_held.held_json`): encoded data by the object it stands in
-    (:func:`~.secret_entropy.encoded_field`) or by its path from where that JSON starts
-    (:func:`~.secret_entropy.is_encoded_path`, ``held``: read for the names it ends with)."""
+    (:func:`~.secret_entropy.encoded_field`) or, when ``text`` may hold lines of a batch's
+    results (``results``: it is an HTTP body of its own), by its path from where that JSON
+    starts (:func:`~.secret_entropy.is_encoded_path`, ``held``: read for the names it ends
+    with)."""
     stack: list[tuple[_Place, str, Any, bool, str]] = [
         (None, "", value, False, "") for *_, value in held_json(text)
     ]
     while stack:
         place, name, item, encoded, outer = stack.pop()
         if isinstance(item, str):
-            if not encoded and name in HELD_ENCODED_NAMES:
+            if results and not encoded and name in HELD_ENCODED_NAMES:
                 encoded = is_encoded_path(_path(place), held=True)
             yield name, item, encoded
         elif isinstance(item, dict):

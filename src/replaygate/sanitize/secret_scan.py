@@ -40,6 +40,9 @@ __all__ = [
 ]
 
 _MAX_DEPTH = 3
+BODY_TEXT = re.compile(r"(?:request|response|responses\[\d+\])\.text")
+"""An HTTP body kept as text: a file uploaded or downloaded, whose JSON lines may be a
+batch's results (:func:`~.secret_decode.json_leaves`), never a message's text."""
 EVENT_DATA = re.compile(r"(?:response|responses\[\d+\])\.events\[\d+\]\.data")
 """The ``data`` of a recorded stream's event: its free-standing tokens are looked for in
 the text joined across events (:func:`find_stream_secrets`) and in the JSON it holds."""
@@ -60,9 +63,11 @@ def detect_in_text(
     *,
     encoded: bool = False,
     budget: Budget | None = None,
+    results: bool = False,
 ) -> str | None:
     """The name of the rule that flags ``text`` (a string under ``field_name``, encoded
-    data when ``encoded``: :func:`~.secret_entropy.is_encoded_path`), or None.
+    data when ``encoded``: :func:`~.secret_entropy.is_encoded_path`; an HTTP body of its
+    own when ``results``, :data:`BODY_TEXT`), or None.
 
     The text is read as it is, then each decoding of it (:mod:`.secret_decode`): a
     finding in a decoded form names the decoding, ``GitHub token (in base64 text)``.
@@ -91,7 +96,7 @@ def detect_in_text(
                 return f"{_bare(name)} (in {view.label} text)"
     except Unsearchable as problem:
         return str(problem)
-    for inner_field, inner, inner_encoded in json_leaves(text):
+    for inner_field, inner, inner_encoded in json_leaves(text, results):
         found = detect_in_text(inner, inner_field, depth + 1, encoded=inner_encoded, budget=budget)
         if found:
             return found
@@ -159,7 +164,10 @@ def find_secrets(
         masked = safe.mask(text)
         if detect is None:
             encoded = encoded_leaf(path, encoded)
-            name = detect_in_text(masked, field_name, encoded=encoded, budget=budget)
+            results = BODY_TEXT.fullmatch(path) is not None
+            name = detect_in_text(
+                masked, field_name, encoded=encoded, budget=budget, results=results
+            )
         else:
             name = detect(masked, field_name)
         if name is not None:
