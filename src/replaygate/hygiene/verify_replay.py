@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from replaygate.errors import WireFormatError
-from replaygate.http.envelope import interface_of
+from replaygate.http.envelope import interface_of, is_model_api
 from replaygate.http.recorded import replayed
 from replaygate.hygiene.verify_blocks import BLOCKS, check_blocks
 from replaygate.jsondoc import syntax_error
@@ -41,9 +41,10 @@ _TOKENS = ("input_tokens", "output_tokens")
 def reader_of(request: Mapping[str, Any], meta: Mapping[str, Any] | None) -> int:
     """How the responses recorded for ``request`` under ``meta`` are read."""
     if "method" in request and "path" in request:
-        interface = interface_of(str(request["path"]))
-        if interface == "http":
-            return HTTP_READER
+        path = str(request["path"])
+        interface = interface_of(path)
+        if interface == "http":  # a model API's other paths: embeddings, count_tokens, ...
+            return MODEL_API_READER if is_model_api(path) else HTTP_READER
         return _BLOCKED_CODES.get(interface, MODEL_API_READER)
     return _interface_reader(meta)
 

@@ -1,0 +1,55 @@
+"""verify reads the answers of a model API's paths that no interface serves (embeddings,
+token counts, conversations) as replay does: a success labelled JSON whose stored body
+an edit broke is named by verify, not first by the replay that refuses it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from replaygate.fixtures.fingerprint import fixture_key
+from replaygate.http import httpx2_client
+from replaygate.hygiene.verify import verify_store
+from replaygate.sim import Simulator
+from sdks import openai
+
+
+def recorded_embeddings(store: Path) -> Path:
+    """An embeddings call recorded from the simulator into ``store``."""
+    http = httpx2_client(store, "record-missing", approve_live=True)
+    with (
+        Simulator(behavior="echo") as sim,
+        openai.OpenAI(api_key="k", base_url=f"{sim.url}/v1", http_client=http) as client,
+    ):
+        client.embeddings.create(model="text-embedding-3-small", input="hello")
+    assert verify_store(store) == (1, [])
+    return store
+
+
+def test_a_broken_embeddings_answer_is_named_by_verify(tmp_path: Path) -> None:
+    store = recorded_embeddings(tmp_path / "embed.jsonl")
+    fixture = json.loads(store.read_text())
+    fixture["response"] = {
+        "status": 200,
+        "headers": {"content-type": "application/json"},
+        "text": '{"object": "list", "data": [{"embedding": [0.1, }]}',
+    }
+    store.write_text(json.dumps(fixture) + "\n")
+    count, problems = verify_store(store)
+    assert count == 1 and [(p.file, p.line) for p in problems] == [(str(store), 1)]
+    assert "labelled application/json, but not JSON" in problems[0].reason
+
+
+def test_a_path_of_no_model_api_keeps_its_text_as_recorded(tmp_path: Path) -> None:
+    store = recorded_embeddings(tmp_path / "other.jsonl")
+    fixture = json.loads(store.read_text())
+    fixture["request"]["path"] = "/v1/status"  # a service beside the API, answering as it likes
+    fixture.pop("seal", None)
+    fixture["key"] = fixture_key(fixture["request"])
+    fixture["response"] = {
+        "status": 200,
+        "headers": {"content-type": "application/json"},
+        "text": "ok",
+    }
+    store.write_text(json.dumps(fixture) + "\n")
+    assert verify_store(store) == (1, [])
