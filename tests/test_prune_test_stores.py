@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from replaygate.cli import main
+from replaygate.fixtures import hits
 from test_patrol import play, put
 
 SKIPPED_TEST = """\
@@ -73,3 +74,31 @@ def test_what_a_test_that_ran_no_longer_plays_in_its_store_is_offered(project: P
     assert "tests/fixtures/test_az/test_az.jsonl:1" in done.output
     assert "test_az.jsonl:2" not in done.output
     assert "kept: 1 played, 0 referenced only" in done.output
+
+
+def eval_run(project: Path, store: Path, key: str) -> None:
+    """An eval run in the hits log that played ``key`` of ``store``."""
+    log = hits.HitLog(project / hits.DEFAULT_DIR, "20261130T000000Z-eval", project, runner="eval")
+    log.note(store, key[:12])
+    log.flush()
+
+
+def test_an_eval_run_alone_does_not_let_a_test_store_be_pruned(project: Path) -> None:
+    """The tests' stores are played by test sessions, which the log does not hold; the
+    eval's store, which an eval run counted played, is judged by it."""
+    test_store = project / "tests" / "fixtures" / "test_api" / "test_chat.jsonl"
+    put(test_store, "a test's question", "2026-01-01T00:00:00Z")
+    eval_store = project / "evals" / "fixtures.jsonl"
+    eval_run(project, eval_store, put(eval_store, "played", "2026-01-01T00:00:00Z"))
+    put(eval_store, "no longer asked", "2026-01-01T00:00:00Z")
+    before = test_store.read_bytes()
+    for path in ("tests/fixtures", "."):
+        done = CliRunner().invoke(main, ["prune", "--unused", path, "--yes"])
+        assert done.exit_code == 2, done.output
+        assert "no test session in the hits log at .replaygate/hits" in done.output
+        assert "tests/fixtures/test_api/test_chat.jsonl" in done.output
+        assert test_store.read_bytes() == before
+    done = CliRunner().invoke(main, ["prune", "--unused", "evals"])
+    assert done.exit_code == 0, done.output
+    assert "last 0 test session(s), 1 eval run(s)" in done.output
+    assert "evals/fixtures.jsonl:2" in done.output

@@ -432,7 +432,8 @@ def prune(
         kept_played = sum(1 for r in result.rows if r.plays)
         kept_refs = sum(1 for r in result.rows if r.refs and not r.plays)
         click.echo(
-            f"{len(result.rows)} fixture(s) under {path}; last {len(result.runs)} run(s); "
+            f"{len(result.rows)} fixture(s) under {path}; last {result.test_sessions} test "
+            f"session(s), {len(result.runs) - result.test_sessions} eval run(s); "
             f"kept: {kept_played} played, {kept_refs} referenced only"
         )
         for row in doomed:

@@ -52,6 +52,9 @@ class PatrolRow:
     tests: tuple[str, ...]
     last_played: str | None
     refs: tuple[str, ...]
+    eval_store: bool = False
+    """Whether its store is one an eval run counted played (judged by eval runs, not by
+    test sessions)."""
 
     @property
     def where(self) -> str:
@@ -97,6 +100,8 @@ class Patrol:
     unread: tuple[tuple[Path, str], ...] = ()
     """Files under ``refs`` that could not be read, each with why: a reference in one
     would not be seen."""
+    test_sessions: int = 0
+    """How many of ``runs`` are test sessions (the others are eval runs)."""
 
     @property
     def stale(self) -> list[PatrolRow]:
@@ -201,6 +206,7 @@ def patrol(
                 tests=tuple(sorted({p.test for p in plays if p.test})),
                 last_played=max((p.time for p in plays), default=None),
                 refs=tuple(sorted(shown(p) for p in references.of(loc.file, key[:12]))),
+                eval_store=usage.in_eval_store(loc.file),
             )
         )
     rows.sort(key=_sort_key)
@@ -215,4 +221,5 @@ def patrol(
         hits_dir=hits_dir,
         now=moment,
         unread=tuple(references.unread),
+        test_sessions=usage.test_sessions,
     )

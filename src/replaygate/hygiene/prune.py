@@ -57,8 +57,10 @@ class PruneResult:
 
 
 def candidates(result: Patrol) -> list[PatrolRow]:
-    """The unused fixtures of a patrol, each once; refuses when no run was recorded, or
-    when a file or folder that may reference one could not be read.
+    """The unused fixtures of a patrol, each once; refuses when no run was recorded, when
+    no test session was and one lies outside the stores the eval runs played (what the
+    tests play only a test session says), or when a file or folder that may reference
+    one could not be read.
 
     A file the store reaches by two names (``b.jsonl`` a symlink to ``a.jsonl``) holds
     each of its fixtures once: it is listed under the name that is not a link, and kept
@@ -85,7 +87,17 @@ def candidates(result: Patrol) -> list[PatrolRow]:
         held = picked.get((real, row.line))
         if held is None or (held.file.is_symlink() and not row.file.is_symlink()):
             picked[real, row.line] = row
-    return list(picked.values())
+    doomed = list(picked.values())
+    unjudged = [row for row in doomed if not row.eval_store]
+    if not result.test_sessions and unjudged:
+        others = f" and {len(unjudged) - 1} more" if len(unjudged) > 1 else ""
+        raise HygieneError(
+            f"no test session in the hits log at {shown(result.hits_dir)}, only "
+            f"{len(result.runs)} eval run(s), which do not play {unjudged[0].where}{others}: "
+            "run the test suite first (the pytest plugin logs which fixtures each run "
+            "replays), or prune only the eval's store; nothing deleted"
+        )
+    return doomed
 
 
 def _chunks(file: Path, size: int = 1 << 20) -> Iterator[bytes]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replaygate.fixtures.fingerprint import KEY_LENGTH
-from replaygate.fixtures.hits import DEFAULT_DIR, hits_folder_problem, read_hits
+from replaygate.fixtures.hits import DEFAULT_DIR, TESTS, hits_folder_problem, read_hits
 from replaygate.fixtures.store.files import resolved
 from replaygate.hygiene.errors import HygieneError
 
@@ -30,6 +30,11 @@ class FixtureUsage:
     runs: tuple[str, ...] = ()
     recorded_runs: int = 0
     plays: dict[str, list[Play]] = field(default_factory=lambda: defaultdict(list))
+    test_sessions: int = 0
+    """How many of ``runs`` are test sessions (the others are eval runs)."""
+    eval_stores: set[Path] = field(default_factory=set)
+    """The stores (resolved) the eval runs counted played: judged by eval runs, not by
+    test sessions."""
     _resolved: dict[Path, Path] = field(default_factory=dict, repr=False, compare=False)
 
     def of(self, file: Path, key: str) -> list[Play]:
@@ -41,6 +46,11 @@ class FixtureUsage:
         if target is None:  # resolved once per store file, not once per fixture
             target = self._resolved[file] = resolved(file)
         return [p for p in plays if p.store == target or p.store in target.parents]
+
+    def in_eval_store(self, file: Path) -> bool:
+        """Whether ``file`` is, or lies in, a store an eval run counted played."""
+        target = resolved(file)
+        return any(store == target or store in target.parents for store in self.eval_stores)
 
 
 def project_root(hits_dir: Path) -> Path:
@@ -72,6 +82,7 @@ def read_usage(hits_dir: Path, last: int) -> FixtureUsage:
         by_runner[hit.runner].add(hit.run)
     kept = {run for runs in by_runner.values() for run in sorted(runs)[-last:]}
     usage = FixtureUsage(tuple(sorted(kept)), len({hit.run for hit in hits}))
+    usage.test_sessions = len(kept & by_runner.get(TESTS, set()))
     stores: dict[str, Path] = {}
     for hit in hits:
         if hit.run not in kept:
@@ -80,4 +91,6 @@ def read_usage(hits_dir: Path, last: int) -> FixtureUsage:
         if store is None:
             store = stores[hit.store] = resolved(root / hit.store)
         usage.plays[hit.key[:KEY_LENGTH]].append(Play(store, hit.test, hit.time))
+        if hit.runner != TESTS:
+            usage.eval_stores.add(store)
     return usage
