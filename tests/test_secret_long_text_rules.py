@@ -13,8 +13,17 @@ import urllib.parse
 
 import pytest
 
-from replaygate.sanitize.secret_decode import unquote_plus
-from replaygate.sanitize.secret_entropy import AUTH_SCHEME, KEY_KEYWORD, KEYWORD, _matches
+from replaygate.sanitize.secret_decode import _base64_runs, decode_base64, unquote_plus
+from replaygate.sanitize.secret_entropy import (
+    _FREE_TABLE,
+    AUTH_SCHEME,
+    FREE_MIN_LENGTH,
+    FREE_RUN,
+    KEY_KEYWORD,
+    KEYWORD,
+    _matches,
+)
+from replaygate.sanitize.secret_prefilter import BYTES_FROM, text_spans
 from replaygate.sanitize.secret_rules import DETECTORS, LONG_TEXT, candidates
 from replaygate.sanitize.secret_shapes import real_shapes
 
@@ -171,3 +180,21 @@ def test_a_long_binary_text_is_percent_decoded_in_a_fraction_of_the_time() -> No
     text = random.Random(4).randbytes(1_000_000).decode("latin-1")
     assert unquote_plus(text) == urllib.parse.unquote_plus(text)
     assert _best(unquote_plus, text) < _best(urllib.parse.unquote_plus, text) / 2
+
+
+def _long_texts() -> list[str]:
+    rng = random.Random(5)
+    pieces = [*PIECES, "=", "==", "===", "Zm9vYmFyYmF6cXV4", "a" * 40, "\udcff", "A1b2" * 9]
+    return ["".join(rng.choice(pieces) for _ in range(rng.randint(900, 1400))) for _ in range(60)]
+
+
+def test_a_long_text_has_the_free_standing_runs_and_base64_runs_a_search_gives() -> None:
+    base64_run = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
+    for text in _long_texts():
+        assert len(text) >= BYTES_FROM
+        assert list(text_spans(text, FREE_RUN, _FREE_TABLE, FREE_MIN_LENGTH)) == [
+            m.span() for m in FREE_RUN.finditer(text)
+        ]
+        assert list(_base64_runs(text)) == [
+            raw for m in base64_run.finditer(text) if (raw := decode_base64(m.group())) is not None
+        ]

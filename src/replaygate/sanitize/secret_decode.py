@@ -24,14 +24,15 @@ from replaygate.sanitize.encoded import decode_escapes
 from replaygate.sanitize.secret_compressed import Budget, expanded, holds_compressed
 from replaygate.sanitize.secret_entropy import HELD_ENCODED_NAMES, encoded_field, is_encoded_path
 from replaygate.sanitize.secret_held import held_json
-from replaygate.sanitize.secret_prefilter import MIN_RUN, Runs, stretches, table_of
+from replaygate.sanitize.secret_prefilter import MIN_RUN, Runs, stretches, table_of, text_spans
 from replaygate.sanitize.secret_rules import detect_family
 
 BASE64_MIN_LENGTH = 24
 _ESCAPED = re.compile(r"\\[ux/]")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
-_BASE64_RUN = re.compile(rf"[A-Za-z0-9+/_\-]{{{BASE64_MIN_LENGTH},}}={{0,2}}")
+_BASE64_LETTERS = re.compile(rf"[A-Za-z0-9+/_\-]{{{BASE64_MIN_LENGTH},}}")
+_BASE64_TABLE = table_of(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
 _PRINTABLE = bytes([*range(0x20, 0x7F), 0x09, 0x0A, 0x0D])
 _PRINTABLE_TABLE = table_of(_PRINTABLE)
 
@@ -84,9 +85,11 @@ def _mostly_printable(raw: bytes) -> bool:
 
 
 def _base64_runs(text: str) -> Iterator[bytes]:
-    """The bytes of each base64 run of ``text``."""
-    for match in _BASE64_RUN.finditer(text):
-        raw = decode_base64(match.group(0))
+    """The bytes of each base64 run of ``text`` (a run of its letters, and up to two ``=``)."""
+    for start, end in text_spans(text, _BASE64_LETTERS, _BASE64_TABLE, BASE64_MIN_LENGTH):
+        while end < len(text) and text[end] == "=" and text[end - 2 : end] != "==":
+            end += 1
+        raw = decode_base64(text[start:end])
         if raw is not None:
             yield raw
 

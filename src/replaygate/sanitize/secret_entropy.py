@@ -37,7 +37,13 @@ from typing import Any
 
 from replaygate.sanitize.ids import STABLE_ID, VOLATILE_PREFIXES
 from replaygate.sanitize.secret_held import outside_held_json
-from replaygate.sanitize.secret_prefilter import Runs, at_string_start, folded
+from replaygate.sanitize.secret_prefilter import (
+    Runs,
+    at_string_start,
+    folded,
+    table_of,
+    text_spans,
+)
 
 CONTEXT_MIN_LENGTH = 20
 CONTEXT_BITS = 3.5
@@ -103,6 +109,8 @@ BASE64_TEXT = re.compile(r"[A-Za-z0-9+/_\-]*={0,2}")
 none of :data:`KEYWORD`, :data:`KEY_KEYWORD` and :data:`AUTH_SCHEME` can match in it (each
 needs ``=`` or ``:`` before a value, or white space after a scheme), so they are not run."""
 FREE_RUN = re.compile(rf"[A-Za-z0-9+/_\-=.~]{{{FREE_MIN_LENGTH},}}")
+_FREE_TABLE = table_of((string.ascii_letters + string.digits + "+/_-=.~").encode())
+"""The characters of :data:`FREE_RUN`, for :func:`~.secret_prefilter.text_spans`."""
 MEDIA_FIELDS = frozenset({"media_type", "mime_type", "mimeType", "format", "transcript"})
 """Fields next to a ``data`` that say it is an image, a document or audio."""
 _DATA_TYPES = frozenset({"base64", "redacted_thinking"})
@@ -537,7 +545,8 @@ def _run_start(text: str, end: int, chars: str | None) -> int:
 
 
 def _free_token(text: str) -> bool:
-    return any(free_secret(m.group(0)) for m in FREE_RUN.finditer(text))
+    spans = text_spans(text, FREE_RUN, _FREE_TABLE, FREE_MIN_LENGTH)
+    return any(free_secret(text[start:end]) for start, end in spans)
 
 
 def may_have_auth_like_field(data: bytes) -> bool:

@@ -11,6 +11,7 @@ the text just before them (``api_key = "..."``, ``Bearer ...``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 MIN_RUN = 16
@@ -40,6 +41,22 @@ def stretches(data: bytes, table: bytes, size: int) -> list[tuple[int, int]]:
         spans.append((start, end))
         start = marks.find(marker, end)
     return spans
+
+
+BYTES_FROM = 4096
+"""Characters from which :func:`text_spans` finds a text's spans with :func:`stretches`."""
+
+
+def text_spans(
+    text: str, pattern: re.Pattern[str], table: bytes, size: int
+) -> Iterator[tuple[int, int]]:
+    """The spans of the matches of ``pattern`` in ``text``: of each stretch of at least
+    ``size`` characters of one class, the ASCII characters ``table`` marks (``?`` not among
+    them). A long text is searched as bytes (:func:`stretches`), where the pattern would
+    try each character."""
+    if len(text) < BYTES_FROM:
+        return (match.span() for match in pattern.finditer(text))
+    return iter(stretches(text.encode("ascii", "replace"), table, size))
 
 
 class Runs:
