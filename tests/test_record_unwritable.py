@@ -12,6 +12,8 @@ import pytest
 
 from replaygate.errors import StoreWriteError
 from replaygate.http import httpx2_client
+from replaygate.sim import Simulator
+from sdks import anthropic
 
 FILE = "a lock is a regular file replaygate makes and takes only as such"
 
@@ -56,6 +58,28 @@ def _read_only(monkeypatch: pytest.MonkeyPatch, below: Path) -> None:
     monkeypatch.setattr(os, "access", access)
 
 
+def _ask(store: Path, sim: Simulator, text: str = "hi") -> str:
+    """The answer to a Messages call of ``text`` through a record-missing session."""
+    http = httpx2_client(store, "record-missing", approve_live=True)
+    with anthropic.Anthropic(
+        api_key="k", base_url=sim.url, http_client=http, max_retries=0
+    ) as client:
+        reply = client.messages.create(
+            model="m", max_tokens=8, messages=[{"role": "user", "content": text}]
+        )
+    block = reply.content[0]
+    assert block.type == "text"
+    return block.text
+
+
+def _refused_send(store: Path, sim: Simulator) -> str:
+    sent = len(sim.requests)
+    with pytest.raises(StoreWriteError) as caught:
+        _ask(store, sim, "new")
+    assert len(sim.requests) == sent
+    return str(caught.value)
+
+
 def test_a_store_on_a_read_only_file_system_is_refused_before_anything_is_sent(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -64,11 +88,25 @@ def test_a_store_on_a_read_only_file_system_is_refused_before_anything_is_sent(
     lock = tmp_path / "s.jsonl.lock"
     lock.write_bytes(b"")
     _read_only(monkeypatch, tmp_path)
-    assert _refusal(recorded) == (
-        f"{recorded}: cannot record here: its lock {lock}: Read-only file system (nothing was sent)"
-    )
-    for new in (tmp_path / "new.jsonl", tmp_path / "folder"):
-        assert _refusal(new) == (
-            f"{new}: cannot record here: {tmp_path} cannot be written (no permission) "
+    with Simulator(behavior="echo") as sim:
+        assert _refused_send(recorded, sim) == (
+            f"{recorded}: cannot record here: its lock {lock}: Read-only file system "
             "(nothing was sent)"
         )
+        for new in (tmp_path / "new.jsonl", tmp_path / "folder"):
+            assert _refused_send(new, sim) == (
+                f"{new}: cannot record here: {tmp_path} cannot be written (no permission) "
+                "(nothing was sent)"
+            )
+
+
+def test_record_missing_over_a_complete_store_on_a_read_only_file_system_replays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "s.jsonl"
+    with Simulator(behavior="echo") as sim:
+        assert _ask(store, sim) == "echo: hi"
+        _read_only(monkeypatch, tmp_path)
+        assert _ask(store, sim) == "echo: hi"
+        assert len(sim.requests) == 1  # replayed: nothing sent, nothing written
+        assert _refused_send(store, sim).startswith(f"{store}: cannot record here: its lock ")

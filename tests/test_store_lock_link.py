@@ -56,12 +56,15 @@ def test_a_lock_made_a_symlink_while_recording_is_named_as_one(
 ) -> None:
     store, lock = tmp_path / "f.jsonl", tmp_path / "f.jsonl.lock"
     http = httpx2_client(store, "record-missing", approve_live=True)
-    lock.symlink_to(os.devnull)
-    with (
-        anthropic.Anthropic(api_key="t", base_url=sim.url, http_client=http) as client,
-        pytest.raises(StoreWriteError, match="cannot write a fixture: its lock") as caught,
-    ):
+    with anthropic.Anthropic(api_key="t", base_url=sim.url, http_client=http) as client:
         client.messages.create(model="m", max_tokens=8, messages=[{"role": "user", "content": "x"}])
+        kept = store.read_bytes()
+        lock.unlink()
+        lock.symlink_to(os.devnull)
+        with pytest.raises(StoreWriteError, match="cannot write a fixture: its lock") as caught:
+            client.messages.create(
+                model="m", max_tokens=8, messages=[{"role": "user", "content": "y"}]
+            )
     assert f"{lock} is a symlink to {os.devnull!r}; a lock is" in str(caught.value)
     assert "symbolic links" not in str(caught.value)
-    assert not store.is_file()
+    assert store.read_bytes() == kept
