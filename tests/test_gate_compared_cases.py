@@ -6,6 +6,7 @@ results of a run."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from click.testing import CliRunner, Result
@@ -148,3 +149,59 @@ def test_results_of_one_shard_are_refused_by_the_gate(tmp_path: Path) -> None:
     assert "s1.json: holds the results of shard 1/2 of a run (2 case(s))" in result.output
     assert "Merge the shards first: `replaygate eval merge" in result.output
     assert "remove it with" not in result.output
+
+
+def countless_baseline(path: Path, *cases: CaseResult) -> Path:
+    """A baseline as a replaygate that kept no counts of its cases wrote it."""
+    update_baseline(path, results(*cases), reason="first")
+    document = json.loads(path.read_text())
+    for kept in document["cases"].values():
+        kept.pop("counts")
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_new_easy_cases_do_not_hide_a_regression_against_a_baseline_without_counts(
+    tmp_path: Path,
+) -> None:
+    baseline = countless_baseline(tmp_path / "b.json", *OLD)
+    easy = [case(f"new-{i}", 5) for i in range(120)]
+    results(case("a", 3, cited=3), case("b", 3, cited=3), case("c", 4), *easy).write(
+        tmp_path / "now.json"
+    )
+    result = cli("gate", "--baseline", str(baseline), "--results", str(tmp_path / "now.json"))
+    assert result.exit_code == 1, result.output
+    success = next(line for line in result.output.splitlines() if line.startswith("success "))
+    assert success.split()[1:4] == ["1.000", "0.333", "-0.667"]
+    assert "note the metrics are compared over the 3 case(s) both hold; the 120 new " in (
+        result.output
+    )
+
+
+def test_a_baseline_without_counts_and_a_case_the_results_lack_is_not_compared() -> None:
+    from replaygate.evals import Reference
+
+    made = Reference.of(results(*OLD), "b")
+    base = Reference(made.metrics, made.cases, "b")  # a baseline that keeps no counts
+    now = Reference.of(results(case("a", 5), case("b", 5), case("d", 5)), "now")
+    report = run_gate(base, now, GateConfig(fail_on_missing=False))
+    assert not report.passed
+    assert report.problems[0] == (
+        "the metrics compare the 3 case(s) of the baseline with the 3 of the results: the "
+        "baseline keeps no counts of its cases to compare them over the 2 case(s) both hold: "
+        "run `replaygate baseline update --reason ...` to keep them"
+    )
+
+
+def test_a_case_not_counting_its_cost_against_a_baseline_without_counts_is_noted(
+    tmp_path: Path,
+) -> None:
+    baseline = countless_baseline(tmp_path / "b.json", *OLD)
+    opted_out = case("c", 4)
+    opted_out = CaseResult(opted_out.sampled, replace(opted_out.counts, cost_skipped=True))
+    results(case("a", 5), case("b", 5), opted_out).write(tmp_path / "now.json")
+    result = cli("gate", "--baseline", str(baseline), "--results", str(tmp_path / "now.json"))
+    assert (
+        'note case c does not count its cost ("cost": false); the baseline keeps no counts '
+        "to say whether it did (`replaygate baseline update --reason ...` keeps them)"
+    ) in result.output

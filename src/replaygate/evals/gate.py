@@ -200,28 +200,39 @@ def _row(
     return Row(name, before, after, shown, limit, "FAIL" if failed else "ok")
 
 
-def compared_metrics(baseline: Reference, now: Reference) -> tuple[Metrics, Metrics, list[str]]:
-    """The metrics of each side over the cases both hold, and notes saying so. Cases the
-    run adds (or drops) would move every share and mean of its side: ten new easy cases
-    would hide a regression of the old ones. Each side's counts give its metrics over
-    the shared cases; a baseline that keeps no counts (written before it kept them) is
-    compared as it is, and a note says the sets differ."""
+def compared_metrics(
+    baseline: Reference, now: Reference
+) -> tuple[Metrics, Metrics, list[str], list[str]]:
+    """The metrics of each side over the cases both hold, notes saying so, and problems.
+    Cases the run adds (or drops) would move every share and mean of its side: ten new
+    easy cases would hide a regression of the old ones. Each side's counts give its
+    metrics over the shared cases; a baseline that keeps no counts (written before it
+    kept them) gives its own metrics when the results hold all its cases, and when
+    they do not, what cannot be compared is a problem, never passed."""
     both = [c.case for c in now.cases if baseline.case(c.case) is not None]
     if len(both) == len(now.cases) == len(baseline.cases):
-        return baseline.metrics, now.metrics, []
+        return baseline.metrics, now.metrics, [], []
     old, new = case_counts(baseline), case_counts(now)
     whole = (
         f"the metrics compare the {len(baseline.cases)} case(s) of the baseline with the "
         f"{len(now.cases)} of the results"
     )
     if not both:
-        return baseline.metrics, now.metrics, [f"{whole}: no case is in both"]
-    if not all(i in old and i in new for i in both):
+        return baseline.metrics, now.metrics, [f"{whole}: no case is in both"], []
+    if all(i in old for i in both):
+        before = metrics_of([old[i] for i in both])
+    elif len(both) == len(baseline.cases):  # its metrics are those of the cases both hold
+        before = baseline.metrics
+    else:
         why = (
-            "the baseline keeps no counts of its cases to compare them over the cases both "
-            "hold (`replaygate baseline update` keeps them)"
+            "the baseline keeps no counts of its cases to compare them over the "
+            f"{len(both)} case(s) both hold: run `replaygate baseline update --reason ...` "
+            "to keep them"
         )
-        return baseline.metrics, now.metrics, [f"{whole}: {why}"]
+        return baseline.metrics, now.metrics, [], [f"{whole}: {why}"]
+    if not all(i in new for i in both):
+        why = f"the results keep no counts of their cases to compare them over the {len(both)}"
+        return baseline.metrics, now.metrics, [], [f"{whole}: {why} case(s) both hold"]
     added = [new[c.case] for c in now.cases if baseline.case(c.case) is None and c.case in new]
     note = f"the metrics are compared over the {len(both)} case(s) both hold"
     if added:
@@ -232,11 +243,23 @@ def compared_metrics(baseline: Reference, now: Reference) -> tuple[Metrics, Metr
             if apart.get(name) is not None
         )
         note += f"; the {len(added)} new case(s) alone: {shown}"
-    return (
-        metrics_of([old[i] for i in both]),
-        metrics_of([new[i] for i in both]),
-        [note],
-    )
+    return before, metrics_of([new[i] for i in both]), [note], []
+
+
+def unseen_cost_opt_outs(baseline: Reference, now: Reference) -> list[str]:
+    """Notes for the cases of both that do not count their cost (``"cost": false``) where
+    the baseline keeps no counts to say whether they did: a case newly opted out would
+    leave the cost metrics unseen."""
+    old, new = case_counts(baseline), case_counts(now)
+    return [
+        f'case {c.case} does not count its cost ("cost": false); the baseline keeps no '
+        "counts to say whether it did (`replaygate baseline update --reason ...` keeps them)"
+        for c in now.cases
+        if baseline.case(c.case) is not None
+        and c.case not in old
+        and c.case in new
+        and new[c.case].cost_skipped
+    ]
 
 
 def run_gate(
@@ -246,14 +269,14 @@ def run_gate(
 ) -> GateReport:
     """Compare ``now`` with ``baseline`` under ``config``'s limits and case rules."""
     drops, rises = expand_limits(config.max_drop), expand_limits(config.max_rise)
-    before, after, notes = compared_metrics(baseline, now)
+    before, after, notes, problems = compared_metrics(baseline, now)
+    notes += unseen_cost_opt_outs(baseline, now)
     names = list(dict.fromkeys([*METRICS, *before, *after]))
     rows = tuple(
         _row(n, before.get(n), after.get(n), drops.get(n), rises.get(n))
         for n in names
         if n in before or n in after
     )
-    problems: list[str] = []
     for case in now.cases:
         if case.verdict == "block":
             text = f"case {case.case}: every sample failed ({case.passes}/{case.samples}, block)"
