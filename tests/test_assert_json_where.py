@@ -49,3 +49,16 @@ def test_a_text_nested_too_deeply_names_its_depth_and_where_the_deepest_level_op
         "output is not JSON that can be checked: nested too deeply (100,001 levels, the "
         "deepest opening at line 2, column 100000)"
     )
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        (b'{"a": "\xff"}', "not UTF-8 text (invalid start byte at byte 7)"),
+        (b"\xff\xfe{", "not UTF-16-LE text (truncated data at byte 2)"),
+    ],
+)
+def test_bytes_that_are_not_text_fail_saying_where(raw: bytes, why: str) -> None:
+    with pytest.raises(AssertionError) as raised:
+        assert_json(raw, {})
+    assert str(raised.value) == f"output is not JSON that can be checked: {why}"

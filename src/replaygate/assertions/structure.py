@@ -165,6 +165,8 @@ def parse_json(text: str | bytes) -> Any:
         raise AssertionError(f"output is not valid JSON: {jsondoc.syntax_error(err)}") from None
     except RecursionError:
         why = f"nested too deeply ({json_where.deepest(text)})"
+    except UnicodeDecodeError as err:  # bytes: UTF-8, or UTF-16 or -32 by their first bytes
+        why = f"not {err.encoding.upper()} text ({err.reason} at byte {err.start:,})"
     except ValueError as err:  # NaN, 1e999, an integer of thousands of digits
         why = json_where.refused_value(text) or str(err)
     raise AssertionError(f"output is not JSON that can be checked: {why}")
