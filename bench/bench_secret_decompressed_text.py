@@ -33,33 +33,11 @@ from replaygate.sanitize.secret_entropy import (
 from replaygate.sanitize.secret_rules import DETECTORS, detect_family
 
 WORDS = tuple(
-    [
-        "the",
-        "a",
-        "session",
-        "token",
-        "of",
-        "user",
-        "keys",
-        "was",
-        "code",
-        "sig",
-        "monkey",
-        "secret",
-        "author",
-        "request",
-        "value",
-        "sent",
-        "retry",
-        "region",
-        "cache",
-        "passed",
-        "failed",
-        "with",
-        "status",
-        "for",
-        "after",
-    ]
+    re.findall(
+        r"\S+",
+        "the a session token of user keys was code sig monkey secret author request value "
+        "sent retry region cache passed failed with status for after",
+    )
 )
 
 

@@ -4,6 +4,7 @@ seen."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,22 +22,33 @@ ANTHROPIC = (
 )
 
 
-def _ask(client: anthropic.Anthropic, config: str) -> None:
-    client.messages.create(
-        model="m",
-        max_tokens=16,
-        messages=[{"role": "user", "content": f"Summarise the config: {config}"}],
+Ask = Callable[["anthropic.Anthropic"], object]
+
+
+def _config(config: str) -> Ask:
+    """A message asking to summarise ``config``."""
+    content = f"Summarise the config: {config}"
+    messages = [{"role": "user", "content": content}]
+    return lambda client: client.messages.create(model="m", max_tokens=16, messages=messages)
+
+
+def _query(token: str) -> Ask:
+    """A message sent with ``token`` as the ``access_token`` of its query."""
+    messages = [{"role": "user", "content": "hi"}]
+    return lambda client: client.messages.create(
+        model="m", max_tokens=16, messages=messages, extra_query={"access_token": token}
     )
 
 
-def _miss(tmp_path: Path, recorded: str, asked: str) -> str:
+def _miss(tmp_path: Path, recorded: Ask, asked: Ask) -> str:
+    """The message of the miss of ``asked`` replayed from a store where ``recorded`` is."""
     store = tmp_path / "s.jsonl"
     with Simulator(behavior="echo") as sim:
         exchange = Exchange(store, mode="record-missing", approve_live=True, source="sim")
         with anthropic.Anthropic(
             api_key="sk-test", base_url=sim.url, http_client=httpx2_client(exchange)
         ) as client:
-            _ask(client, recorded)
+            recorded(client)
     with (
         block_network(),
         anthropic.Anthropic(
@@ -44,7 +56,7 @@ def _miss(tmp_path: Path, recorded: str, asked: str) -> str:
         ) as client,
         pytest.raises(FixtureMismatchError) as missed,
     ):
-        _ask(client, asked)
+        asked(client)
     return str(missed.value)
 
 
@@ -53,38 +65,14 @@ def _miss(tmp_path: Path, recorded: str, asked: str) -> str:
     [(GITHUB, "<GitHub token #1, 41 characters>"), (ANTHROPIC, "<Anthropic API key #1, ")],
 )
 def test_a_miss_masks_a_key_the_request_carries(tmp_path: Path, key: str, shown: str) -> None:
-    message = _miss(tmp_path, "region=eu", f"region=eu key={key}")
+    message = _miss(tmp_path, _config("region=eu"), _config(f"region=eu key={key}"))
     assert key[:16] not in message
     assert "body.messages[0].content: 'Summarise the config: region=eu' != " in message
     assert f"key={shown}" in message
 
 
 def test_a_miss_masks_a_key_in_the_query_in_its_url_as_in_its_diff(tmp_path: Path) -> None:
-    store = tmp_path / "s.jsonl"
-
-    def ask(client: anthropic.Anthropic, token: str) -> None:
-        client.messages.create(
-            model="m",
-            max_tokens=16,
-            messages=[{"role": "user", "content": "hi"}],
-            extra_query={"access_token": token},
-        )
-
-    with Simulator(behavior="echo") as sim:
-        exchange = Exchange(store, mode="record-missing", approve_live=True, source="sim")
-        with anthropic.Anthropic(
-            api_key="sk-test", base_url=sim.url, http_client=httpx2_client(exchange)
-        ) as client:
-            ask(client, "x")
-    with (
-        block_network(),
-        anthropic.Anthropic(
-            api_key="sk-test", base_url="http://127.0.0.1:9", http_client=httpx2_client(store)
-        ) as client,
-        pytest.raises(FixtureMismatchError) as missed,
-    ):
-        ask(client, GITHUB)
-    message = str(missed.value)
+    message = _miss(tmp_path, _query("x"), _query(GITHUB))
     shown = "access_token=<GitHub token #1, 41 characters>"
     assert GITHUB[:16] not in message
     assert f"(POST http://127.0.0.1:9/v1/messages?{shown}): key " in message
