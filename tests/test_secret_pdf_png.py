@@ -1,11 +1,13 @@
-"""A key in the text of a PDF (a FlateDecode stream: zlib, as every PDF writer stores page
-text) or in the compressed text chunk of a PNG (``zTXt``, a compressed ``iTXt``) is found:
-refused when uploaded with ``files.create`` or sent as a base64 document or image, and
-found by verify in a stored one. An image's pixels in a PDF are not read."""
+"""A key written as one string in a PDF's page text (a FlateDecode stream: zlib) or in the
+compressed text chunk of a PNG (``zTXt``, a compressed ``iTXt``) is found: refused when
+uploaded with ``files.create`` or sent as a base64 document or image, and found by verify
+in a stored one. An image's pixels in a PDF are not read, and a PDF is read up to the bound
+of decompressed data, not refused past it."""
 
 from __future__ import annotations
 
 import base64
+import gzip
 import struct
 import zlib
 from pathlib import Path
@@ -17,6 +19,8 @@ from loopback import Handler, serving
 from replaygate.errors import SecretInFixtureError
 from replaygate.http import httpx2_client
 from replaygate.hygiene.verify import verify_store
+from replaygate.sanitize.secret_compressed import PDF_RESERVE, Budget
+from replaygate.sanitize.secret_scan import find_fixture_secrets
 from replaygate.sim import Simulator
 from sdks import anthropic, openai
 
@@ -26,10 +30,10 @@ CLEAN = "ANTHROPIC_API_KEY is read from the environment"
 UPLOADED = {"id": "file-1", "object": "file", "bytes": 1, "created_at": 1, "purpose": "user_data"}
 
 
-def pdf(text: str, image: bytes = b"") -> bytes:
-    """A one-page PDF showing ``text``, its content stream FlateDecode; with an image
-    XObject of ``image`` (FlateDecode pixels) when given."""
-    content = zlib.compress(f"BT /F1 12 Tf 72 712 Td ({text}) Tj ET".encode())
+def pdf(text: str, image: bytes = b"", drawing: str = "") -> bytes:
+    """A one-page PDF showing ``text`` then ``drawing`` (path operators), its content stream
+    FlateDecode; with an image XObject of ``image`` (FlateDecode pixels) when given."""
+    content = zlib.compress(f"BT /F1 12 Tf 72 712 Td ({text}) Tj ET\n{drawing}".encode())
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -136,7 +140,7 @@ def test_a_key_in_a_base64_pdf_or_png_is_refused_and_verify_finds_one_stored(
 def test_the_pixels_of_an_image_in_a_pdf_are_not_read(tmp_path: Path) -> None:
     """64 MiB of pixels would be over the bound of decompressed data read: an image holds
     no text, and the PDF records."""
-    document = pdf(CLEAN, image=bytes(64 * 2**20 + 1))
+    document = pdf(CLEAN, image=bytes(64 * 2**16 + 1))
     store = tmp_path / "docs.jsonl"
     with Simulator(behavior="echo") as sim:
         http = httpx2_client(store, mode="record-missing", approve_live=True)
@@ -144,3 +148,31 @@ def test_the_pixels_of_an_image_in_a_pdf_are_not_read(tmp_path: Path) -> None:
             message = _message(document, "application/pdf")
             client.messages.create(model="m", max_tokens=16, messages=[message])
     assert verify_store(store) == (1, [])
+
+
+DRAWING = "".join(f"{i % 612} {i % 792} l\n" for i in range(20_000))
+"""A vector drawing's path: about 190 KiB, inflated from a few KiB."""
+
+
+def _found(document: bytes, budget: Budget, media_type: str = "application/pdf") -> list[str]:
+    fixture = {"request": {"body": {"messages": [_message(document, media_type)]}}}
+    return [finding.detector for finding in find_fixture_secrets(fixture, budget=budget)]
+
+
+def test_a_pdf_inflating_past_the_budget_is_read_up_to_it_and_recorded() -> None:
+    """A PDF is read up to the bound of decompressed data but a reserve, not refused past
+    it: a key the part read holds is found, one past it is not; the signature of compressed
+    data met by chance in its bytes is still tried, and gzip data past the bound refused."""
+    assert len(DRAWING) > 2**16
+
+    def cut() -> Budget:
+        return Budget(left=PDF_RESERVE + 2**16)
+
+    assert _found(pdf(CLEAN, drawing=DRAWING), cut()) == []
+    assert _found(pdf(CLEAN, drawing=DRAWING) + b"\x1f\x8b\x08\0" * 64, cut()) == []
+    found = _found(pdf(LINE, drawing=DRAWING), cut())
+    assert found == ["Anthropic API key (in a PDF's FlateDecode stream in base64 text)"]
+    assert _found(pdf(CLEAN, drawing=DRAWING + LINE), cut()) == []
+    assert _found(pdf(CLEAN, drawing=DRAWING + LINE), Budget()) != []
+    (refused,) = _found(gzip.compress(DRAWING.encode() * 8), cut(), "application/gzip")
+    assert refused.startswith("gzip data over")

@@ -18,7 +18,10 @@ event's data as text, as the JSON it holds, and joined with the other events), a
 read beyond those is charged again, so the text given stays within a few times the bound
 however often a fixture repeats its data. What cannot be read to its end (more than the
 budget, or a zip member compressed by a method the standard library cannot read) raises
-:class:`Unsearchable`, and the scan refuses the fixture: it may hold anything. An
+:class:`Unsearchable`, and the scan refuses the fixture: it may hold anything; but a PDF's
+streams are read up to the budget and no further (a vector drawing inflates to many times
+its size, and a PDF cannot be sent uncompressed) but :data:`PDF_RESERVE`, the rest of them
+unread. An
 encrypted zip member is passed over, as encrypted text is. A zip member stored without
 compression is given as it stands (the compressed data inside it is found where it
 stands, not again), and the bzip2 or xz data of a zip member is read as such.
@@ -42,6 +45,9 @@ MAX_EXPANDED = 64 * 2**20
 """Bytes of decompressed data read for one fixture."""
 TRY_COST = 1024
 """What each compressed stream tried costs of the budget, whatever it gives."""
+PDF_RESERVE = 2**20
+"""Bytes of the budget a PDF's streams leave unread for the rest of the fixture (the
+compressed data it holds, each signature met in its bytes tried)."""
 MAX_NESTING = 3
 FREE_READS = 3
 """Times the output of bytes read whole is given again at no cost (:func:`expanded`)."""
@@ -198,6 +204,8 @@ def _expand(
     label = f"{kind} data{where}"
     decompressor: _Decompressor
     if kind == "FlateDecode":
+        if budget.left < PDF_RESERVE + TRY_COST:
+            return None  # the budget a PDF may take is spent: the rest of it is not read
         label = f"a PDF's FlateDecode stream{where}"
         decompressor = zlib.decompressobj()
     elif kind in _PNG_TEXT.values():
@@ -209,7 +217,8 @@ def _expand(
         decompressor = bz2.BZ2Decompressor()
     else:
         decompressor = lzma.LZMADecompressor(lzma.FORMAT_XZ)
-    return label, _inflate(decompressor, raw, start, label, budget), False
+    cut = kind == "FlateDecode"
+    return label, _inflate(decompressor, raw, start, label, budget, cut), False
 
 
 def _zip_member(
@@ -252,20 +261,30 @@ def _charge(budget: Budget, cost: int, label: str) -> None:
 
 
 def _inflate(
-    decompressor: _Decompressor, raw: bytes, start: int, label: str, budget: Budget
+    decompressor: _Decompressor,
+    raw: bytes,
+    start: int,
+    label: str,
+    budget: Budget,
+    cut: bool = False,
 ) -> bytes:
     """What ``decompressor`` makes of ``raw`` from ``start`` until its stream ends or breaks
-    (the output up to a damaged or cut part is kept); :class:`Unsearchable` beyond the budget.
+    (the output up to a damaged or cut part is kept); :class:`Unsearchable` beyond the budget,
+    or when ``cut`` (a PDF's stream) the output up to the budget but :data:`PDF_RESERVE`.
     Each stream tried costs :data:`TRY_COST` of it."""
     _charge(budget, TRY_COST, label)
+    limit = budget.left - PDF_RESERVE if cut else budget.left
     out = bytearray()
     for at in range(start, len(raw), _CHUNK):
         try:
-            out += decompressor.decompress(raw[at : at + _CHUNK], budget.left - len(out) + 1)
+            out += decompressor.decompress(raw[at : at + _CHUNK], limit - len(out) + 1)
         except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError):
             break
-        if len(out) > budget.left:
-            raise _over(label)
+        if len(out) > limit:
+            if not cut:
+                raise _over(label)
+            del out[limit:]
+            break
         if decompressor.eof:
             break
     budget.left -= len(out)
