@@ -96,3 +96,19 @@ def test_a_file_where_the_hits_log_goes_is_named_before_the_eval_runs(project: P
         "fixtures each run replays (patrol and prune read them): move it aside\n"
     )
     assert not (project / "results.json").exists()
+
+
+def test_a_hits_log_that_cannot_be_written_leaves_the_run_s_results(project: Path) -> None:
+    (project / "pyproject.toml").unlink()  # whose [tool.replaygate] would refuse it as read
+    (project / hits.DEFAULT_DIR).parent.write_text("")  # .replaygate: a file, no folder in it
+    done = replaygate("eval", "--agent", "replaygate.examples.research_copilot:copilot",
+                      "--cases", "evals/cases.jsonl", "--fixtures", "evals/fixtures.jsonl",
+                      "--out", "results.json", "--history", "history.db", cwd=project)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert json.loads((project / "results.json").read_text())["cases"]
+    assert "history: run " in done.stdout
+    assert "results: results.json" in done.stdout
+    assert done.stderr.endswith(
+        f"Error: cannot write the hits log ({project / hits.DEFAULT_DIR}: not a directory): "
+        "the run's results stand; patrol and prune would take what it played for unused\n"
+    ), done.stderr

@@ -234,8 +234,9 @@ def eval_cmd(
             rate_limit,
             cap.limit if cap is not None else None,
         )
+    unlogged: list[str] = []
     with contextlib.ExitStack() as stack:
-        stack.enter_context(hits.logging_run(config.root, "eval"))  # played: not unused
+        stack.enter_context(_hits_logged(config.root, unlogged))  # played: not unused
         if offline(recipe):  # replay, or the loopback simulator: nothing leaves (law 3)
             stack.enter_context(block_network())
         bar = reporter(len(cases), progress)
@@ -267,6 +268,27 @@ def eval_cmd(
         click.echo(
             f"shard {shard}: {len(cases)} case(s); merge every shard with `replaygate eval merge`",
             err=True,
+        )
+    if unlogged:
+        raise CommandError(unlogged[0])
+
+
+@contextlib.contextmanager
+def _hits_logged(root: Path, unlogged: list[str]) -> Iterator[None]:
+    """Log the run's hits (:func:`~replaygate.fixtures.hits.logging_run`). A log that
+    cannot be written once the run is done is said in ``unlogged``, for the command to
+    report after it showed and wrote the results, which stand."""
+    ran = False
+    try:
+        with hits.logging_run(root, "eval"):
+            yield
+            ran = True
+    except OSError as err:
+        if not ran:
+            raise
+        unlogged.append(
+            f"cannot write the hits log ({describe(err)}): the run's results stand; patrol "
+            "and prune would take what it played for unused"
         )
 
 
