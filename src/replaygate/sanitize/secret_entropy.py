@@ -483,14 +483,18 @@ def _written_context(text: str) -> str | None:
     return None
 
 
+_FOLDED_LETTERS = "\u0130\u0131\u017f\u212a"
+"""The letters beyond ASCII a pattern ignoring case takes for ASCII ones."""
 _SEPARATORS = tuple(
-    re.compile(rf"(?i){sign}(?=\s*[\"']?{_VALUE}{{{CONTEXT_MIN_LENGTH}}})") for sign in "=:"
+    re.compile(rf"{sign}(?=\s*[\"']?{_VALUE[:-1]}{_FOLDED_LETTERS}]{{{CONTEXT_MIN_LENGTH}}})")
+    for sign in "=:"
 )
 """The ``=`` or ``:`` of each match of :data:`KEYWORD` and :data:`KEY_KEYWORD`: followed by
-a value long enough (a pattern starting with a literal is searched for at C speed)."""
+a value long enough, in their letters ignoring case too (a pattern starting with a literal
+and not ignoring case is searched for at C speed)."""
 _NAME_CHARS = string.ascii_letters + string.digits + "_.-"
-_FOLDED_NAME_CHARS = _NAME_CHARS + "\u0130\u0131\u017f\u212a"
-"""The name characters of a pattern ignoring case: letters it takes for ASCII ones too."""
+_FOLDED_NAME_CHARS = _NAME_CHARS + _FOLDED_LETTERS
+"""The name characters of a pattern ignoring case."""
 _QUOTES = "\"'"
 _SCHEMES = re.compile(r"(?:bearer|token|basic|digest|api-?key)(?=\s+[a-z0-9_\-.=+/~]{16})")
 """Where a match of :data:`AUTH_SCHEME` starts, in the text in lower case
