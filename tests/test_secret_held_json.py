@@ -130,8 +130,28 @@ def _upload_json(store: Path, mode: str, content: str) -> str:
         return str(client.files.create(file=sent, purpose="user_data").id)
 
 
-def test_a_pretty_printed_json_file_uploaded_is_read_with_its_field_rules(tmp_path: Path) -> None:
-    _records(tmp_path / "upload.jsonl", _upload_json, PRETTY)
+def test_a_pretty_printed_json_file_uploaded_is_read_with_its_field_names(tmp_path: Path) -> None:
+    shown = json.dumps({"messages": [{"role": "user", "content": [SEEN]}]}, indent=2)
+    _records(tmp_path / "upload.jsonl", _upload_json, shown)
+
+
+@pytest.mark.parametrize(
+    "held",
+    [
+        REASONED,
+        {"notes": [{"encrypted_content": FREE_KEY}]},
+        {"type": "thinking", "thinking": "x", "signature": FREE_KEY},
+    ],
+    ids=["reasoning item", "encrypted_content", "thinking block"],
+)
+def test_a_json_file_uploaded_holds_no_encoded_data_by_its_field_names(
+    tmp_path: Path, held: dict[str, Any]
+) -> None:
+    """The fields a provider's answer holds encoded data in are text in a user's file."""
+    store = tmp_path / "upload.jsonl"
+    with pytest.raises(SecretInFixtureError, match=r"high-entropy token found at request\.text"):
+        _upload_json(store, "record-missing", json.dumps(held, indent=2))
+    assert not store.exists()
 
 
 @pytest.mark.parametrize(

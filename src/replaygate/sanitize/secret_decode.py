@@ -160,23 +160,31 @@ def json_leaves(text: str, results: bool = False) -> Iterator[tuple[str, str, bo
     (:func:`~.secret_entropy.encoded_field`) or, when ``text`` may hold lines of a batch's
     results (``results``: it is an HTTP body of its own), by its path from where that JSON
     starts (:func:`~.secret_entropy.is_encoded_path`, ``held``: read for the names it ends
-    with)."""
-    stack: list[tuple[_Place, str, Any, bool, str]] = [
-        (None, "", value, False, "") for *_, value in held_json(text)
+    with). A file uploaded whole in a multipart body holds no encoded data: its strings
+    are read as text, with their field names."""
+    stack: list[tuple[_Place, str, Any, bool, str, bool]] = [
+        (None, "", value, False, "", not file) for *_, value, file in held_json(text)
     ]
     while stack:
-        place, name, item, encoded, outer = stack.pop()
+        place, name, item, encoded, outer, answer = stack.pop()
         if isinstance(item, str):
-            if results and not encoded and name in HELD_ENCODED_NAMES:
+            if results and answer and not encoded and name in HELD_ENCODED_NAMES:
                 encoded = is_encoded_path(_path(place), held=True)
             yield name, item, encoded
         elif isinstance(item, dict):
             stack.extend(
-                ((place, str(k)), str(k), v, encoded_field(str(k), item, name, outer), name)
+                (
+                    (place, str(k)),
+                    str(k),
+                    v,
+                    answer and encoded_field(str(k), item, name, outer),
+                    name,
+                    answer,
+                )
                 for k, v in item.items()
             )
         elif isinstance(item, list):
-            stack.extend(((place, i), name, v, encoded, outer) for i, v in enumerate(item))
+            stack.extend(((place, i), name, v, encoded, outer, answer) for i, v in enumerate(item))
 
 
 _Place = tuple[Any, str | int] | None

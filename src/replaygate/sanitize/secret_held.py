@@ -6,10 +6,12 @@ is one (a JSON file uploaded, pretty-printed over many lines).
 The secret rules read the strings of such JSON with their own field names
 (:func:`~.secret_decode.json_leaves`), as they read a JSON body, so the field rules of
 encoded data (:func:`~.secret_entropy.encoded_field`: ``encrypted_content``, an image's
-``data``) hold there too; the free-standing check of the text itself leaves that JSON
-out (:func:`outside_held_json`) but for its field names. JSON in which an object repeats
-a field name is not held JSON: a parser keeps one value of the name, so the text is read
-as plain text, every value with it.
+``data``) hold there too, but for a file uploaded whole (a part of a multipart body read as
+one JSON value over many lines): those rules describe what a provider sends, not a user's
+file, whose field names are read for credentials only. The free-standing check of the text
+itself leaves that JSON out (:func:`outside_held_json`) but for its field names. JSON in
+which an object repeats a field name is not held JSON: a parser keeps one value of the
+name, so the text is read as plain text, every value with it.
 """
 
 from __future__ import annotations
@@ -65,20 +67,20 @@ def _part_contents(text: str) -> Iterator[tuple[int, int]]:
         at = line_end + 1
 
 
-def held_json(text: str) -> Iterator[tuple[int, int, Any]]:
-    """``(start, end, value)`` of the JSON held in ``text``: the whole text when it is one
-    JSON object or array, else the content of each part of a multipart body that is one,
-    and each other line that is one."""
+def held_json(text: str) -> Iterator[tuple[int, int, Any, bool]]:
+    """``(start, end, value, whether it is a file)`` of the JSON held in ``text``: the whole
+    text when it is one JSON object or array, else the content of each part of a multipart
+    body that is one over many lines (a file), and each other line that is one."""
     whole = _parsed(text)
     if whole is not None:
-        yield 0, len(text), whole
+        yield 0, len(text), whole, False
         return
     blocks = []
     if text.startswith("--"):
         for start, end in _part_contents(text):
-            value = _parsed(text[start:end])
+            value = _parsed(text[start:end]) if "\n" in text[start:end] else None
             if value is not None:
-                blocks.append((start, end, value))
+                blocks.append((start, end, value, True))
     if "\n{" not in text and "\n[" not in text and text[:1] not in _STARTS:
         yield from blocks
         return
@@ -92,7 +94,7 @@ def held_json(text: str) -> Iterator[tuple[int, int, Any]]:
             continue  # within a part read whole
         value = _parsed(line.group())
         if value is not None:
-            yield line.start(), line.end(), value
+            yield line.start(), line.end(), value, False
     if block is not None:
         yield block
         yield from ahead
@@ -116,7 +118,7 @@ def outside_held_json(text: str) -> str:
     read with their field names."""
     kept: list[str] = []
     at = 0
-    for start, end, value in held_json(text):
+    for start, end, value, _ in held_json(text):
         kept.extend((text[at:start], " ", " ".join(_names(value)), " "))
         at = end
     if not at:
