@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from replaygate.cli import main
 from replaygate.fixtures import hits
+from replaygate.pytest_plugin.store_names import store_name
 from test_patrol import play, put
 
 SKIPPED_TEST = """\
@@ -102,3 +103,47 @@ def test_an_eval_run_alone_does_not_let_a_test_store_be_pruned(project: Path) ->
     assert done.exit_code == 0, done.output
     assert "last 0 test session(s), 1 eval run(s)" in done.output
     assert "evals/fixtures.jsonl:2" in done.output
+
+
+SHARED_SUITE = """\
+class SharedSuite:
+    def test_inherited(self, client):
+        ...
+"""
+PROVIDER_SUITE = """\
+import pytest
+from tests.shared import SharedSuite
+
+class TestChild(SharedSuite):
+    pass
+
+@pytest.mark.parametrize("prompt", ["x" * 300])
+def test_long(prompt):
+    ...
+"""
+
+
+def test_the_store_of_an_inherited_test_or_a_long_id_is_kept(project: Path) -> None:
+    """A test a class inherits from a suite in another module, and a test whose long
+    parametrized id the store's name cuts (``test_long[xxx...-<digest>``), still run."""
+    (project / "tests" / "shared.py").write_text(SHARED_SUITE)
+    (project / "tests" / "test_provider.py").write_text(PROVIDER_SUITE)
+    folder = project / "tests" / "fixtures" / "test_provider"
+    kept = [
+        folder / "TestChild.test_inherited.jsonl",
+        folder / f"{store_name('test_long[' + 'x' * 300 + ']')}.jsonl",
+    ]
+    offered = [
+        folder / "TestChild.test_removed.jsonl",  # defined in no module
+        folder / f"{store_name('test_gone[' + 'x' * 300 + ']')}.jsonl",
+    ]
+    for store in [*kept, *offered]:
+        put(store, store.stem, "2026-01-01T00:00:00Z")
+    played = project / "tests" / "fixtures" / "played.jsonl"
+    put(played, "played", "2026-01-01T00:00:00Z")
+    play(played, "played", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+    done = CliRunner().invoke(main, ["prune", "--unused", "tests/fixtures", "--refs", "tests"])
+    assert done.exit_code == 0, done.output
+    listed = [line.split(".jsonl:")[0].strip() for line in done.output.splitlines()[1:-1]]
+    assert sorted(listed) == sorted(str(p.relative_to(project))[:-6] for p in offered)
+    assert "kept: 1 played, 2 referenced only" in done.output

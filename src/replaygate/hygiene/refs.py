@@ -5,9 +5,12 @@ when it holds the fixture's store file name (``rag.jsonl``, ``265288aeb827.json`
 or its key; and a store file the pytest plugin names after a test
 (``<dir>/<module>/<test>.jsonl``) is named by that test's module, ``<module>.py``, while
 it still defines the test (a test skipped or deselected in the runs counted still uses
-its store). Text is read as UTF-8, or as UTF-16 or UTF-32 when a byte order mark or its
-NUL bytes say so (:func:`encoding_of`: a Windows editor's "Unicode"); any other file
-with NUL bytes, binary, is searched for the names and keys its ASCII bytes spell.
+its store): a store of ``Class.test`` while the module defines the class and a module
+defines the test (a class may inherit it), and a store whose name a long parametrized
+id cut to a digest by its kept start. Text is read as UTF-8, or as UTF-16 or UTF-32
+when a byte order mark or its NUL bytes say so (:func:`encoding_of`: a Windows
+editor's "Unicode"); any other file with NUL bytes, binary, is searched for the names
+and keys its ASCII bytes spell.
 Fixture files themselves, the backups and temporary files replaygate writes
 beside them (``rag.jsonl.bak``, ``<key>.json.bak``: :func:`~.side_files.is_side_file`),
 what is not a regular file (a FIFO, a socket) and tool folders are not
@@ -166,22 +169,31 @@ def _looks_like_fixtures(text: str) -> bool:
     return '"key"' in head and '"request"' in head
 
 
-_TEST = re.compile(r"(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)(?:\[.*\])?")
-"""A store name the plugin gives a test: ``[Class.]test[param id]``."""
+_TEST = re.compile(r"(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)(?:\[.*\]|\[.*-[0-9a-f]{12})?")
+"""A store name the plugin gives a test: ``[Class.]test[param id]``, a long id cut to a
+digest (``test[xxx...-<12 hex digits>``: :mod:`~replaygate.pytest_plugin.store_names`)."""
+_DEF = re.compile(r"\bdef\s+([A-Za-z_]\w*)\s*\(")
 
 
-def _test_patterns(files: Iterable[Path]) -> dict[str, list[tuple[Path, re.Pattern[str]]]]:
+def _test_patterns(
+    files: Iterable[Path],
+) -> tuple[dict[str, list[tuple[Path, re.Pattern[str]]]], dict[Path, str]]:
     """By module name, each of ``files`` named as the plugin names a test's store, with
-    what a module that defines that test holds (``def test_x(``; in ``class C``)."""
+    what a module that still runs that test holds: ``def test_x(``, or for a test of a
+    class, ``class C``; and the test each store of a class test is named after, which
+    the class may inherit from a class of any module."""
     found: dict[str, list[tuple[Path, re.Pattern[str]]]] = defaultdict(list)
+    methods: dict[Path, str] = {}
     for file in files:
         named = _TEST.fullmatch(file.stem) if file.suffix == ".jsonl" else None
         if named is None or not file.parent.name.isidentifier():
             continue
         cls, test = named.groups()
-        where = rf"\bclass\s+{cls}\b[\s\S]*" if cls else ""
-        found[file.parent.name].append((file, re.compile(rf"{where}\bdef\s+{test}\s*\(")))
-    return found
+        if cls:
+            methods[file] = test
+        defined = rf"\bclass\s+{cls}\b" if cls else rf"\bdef\s+{test}\s*\("
+        found[file.parent.name].append((file, re.compile(defined)))
+    return found, methods
 
 
 def find_references(
@@ -202,12 +214,16 @@ def find_references(
     """
     refs = References()
     odd = sorted(name for name in names if not _NAME.fullmatch(name))
-    by_module = _test_patterns(tests)
+    by_module, methods = _test_patterns(tests)
+    classes: dict[Path, set[Path]] = defaultdict(set)  # class tests' modules holding the class
+    defs: set[str] = set()  # the class tests defined in any module
     for path, text in _texts(folders, skip, refs.unread):
         if path.suffix == ".py":
             for file, defined in by_module.get(path.stem, ()):
                 if defined.search(text):
-                    refs.by_test[file].add(path)
+                    (classes[file] if file in methods else refs.by_test[file]).add(path)
+            if methods:
+                defs.update(set(_DEF.findall(text)) & set(methods.values()))
         for token in set(_NAME.findall(text)):
             if token in names:
                 refs.by_name[token].add(path)
@@ -217,4 +233,7 @@ def find_references(
         for token in set(_HEX.findall(text)):
             if token[:12] in keys:
                 refs.by_key[token[:12]].add(path)
+    for file, modules in classes.items():
+        if methods[file] in defs:
+            refs.by_test[file] |= modules
     return refs
