@@ -283,3 +283,21 @@ def test_with_a_script_a_recorded_answer_that_is_no_object_is_named_by_what_it_i
     assert done.exit_code == 2 and done.exception is not None, done.output
     assert isinstance(done.exception, SystemExit), done.exception
     assert f"{store}:1: its recorded answer holds no field" in done.output
+
+
+def test_a_live_answer_ending_in_an_error_event_is_not_checked_not_drift(tmp_path: Path) -> None:
+    # The fields of a live stream an overloaded_error cut short were compared: false DRIFT.
+    store = tmp_path / "stream.jsonl"
+    with Simulator(behavior="echo") as sim:
+        claude = anthropic.Anthropic(api_key="k", base_url=sim.url,
+                                     http_client=recording(store, sim), max_retries=0)  # fmt: skip
+        with claude.messages.stream(
+            model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "hi"}]
+        ) as stream:
+            stream.until_done()
+    with Simulator(behavior="echo", faults=FaultPlan.sequence(["sse-error"])) as live:
+        done = drift(str(store), "--live-sample", "1", "--approve-live", "--base-url", live.url)
+    assert done.exit_code == 2, done.output
+    assert "DRIFT" not in done.output and "NOT CHECKED" in done.output, done.output
+    assert f"{store}:1 (key " in done.output
+    assert "live answer: an error event (overloaded_error)" in done.output

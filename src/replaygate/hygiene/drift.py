@@ -28,7 +28,12 @@ from replaygate.fixtures.fingerprint import match_form
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.modes import require_live_approval
 from replaygate.fixtures.store import Location
-from replaygate.hygiene.drift_answers import compared_answer, live_fields, no_answer
+from replaygate.hygiene.drift_answers import (
+    compared_answer,
+    error_answer,
+    live_fields,
+    no_answer,
+)
 from replaygate.hygiene.drift_script import ScriptLines
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import (
@@ -396,6 +401,10 @@ def drift_live(
         except Exception as err:  # an SDK or network error: reported, the rest still run
             cause = f" ({err.__cause__})" if err.__cause__ is not None else ""
             errors.append(f"{where(loc)} (key {fixture.key}): {err}{cause}")
+            continue
+        problem = error_answer(fixture.request, live)
+        if problem is not None:  # an error is no answer, streamed or not: not compared
+            errors.append(f"{where(loc)} (key {fixture.key}): live answer: {problem}")
             continue
         envelope = is_envelope(fixture.request)
         recorded = compared_answer(fixture)
