@@ -69,6 +69,18 @@ def test_a_case_made_in_code_is_refused_by_its_id(tmp_path: Path) -> None:
         run_eval([case], shipped_fixtures(), agent=copilot)
 
 
+def test_a_case_made_in_code_with_an_unknown_signal_name_is_refused_by_its_id() -> None:
+    case = EvalCase("typo", "What is RAG?", 1, 1, must_contain=("a",), signals=("contain",))
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "case 'typo': signals names 'contain', which is no expectation (contains, "
+            "citations, schema)"
+        ),
+    ):
+        run_eval([case], shipped_fixtures(), agent=copilot)
+
+
 def test_a_case_with_a_gate_beside_its_signals_runs(tmp_path: Path) -> None:
     case = EvalCase(
         "mixed", "What is RAG?", 1, 1, must_contain=("zzz",), expected_doc_ids=("doc-rag",),
