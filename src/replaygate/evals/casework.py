@@ -104,9 +104,7 @@ def check_case(case: EvalCase) -> None:
     given = [check.name for check in checks]
     absent = [name for name in case.signals if name not in given]
     if absent and absent[0] not in _FIELD_OF:  # a case made in code; a file's are checked
-        reason = (
-            f"signals names {absent[0]!r}, which is no expectation ({', '.join(_FIELD_OF)})"
-        )
+        reason = f"signals names {absent[0]!r}, which is no expectation ({', '.join(_FIELD_OF)})"
     elif absent:
         reason = (
             f"signals names {absent[0]!r}, but the case gives no {_FIELD_OF[absent[0]]}: "
