@@ -5,7 +5,8 @@ rule run on each event alone would miss what straddles two of them. The fragment
 of one block are joined as a client joins them, and the rules run on the whole:
 
 - an Anthropic ``content_block_delta``: each string field of its ``delta`` (``text``,
-  ``partial_json``, ``thinking``...) per content block;
+  ``partial_json``, ``thinking``...) per content block; the ``completion`` of the events
+  of the legacy Text Completions API (``/v1/complete``);
 - an OpenAI Chat Completions chunk: each string field of a choice's ``delta``, at any
   depth, per choice and field (``content``, ``refusal``, ``reasoning_content``,
   ``reasoning``, ``audio.transcript``, a tool call's ``function.arguments``, the
@@ -24,8 +25,9 @@ text and are not redacted; the encoded data split across events
 OpenAI-compatible servers, a Gemini candidate's ``thoughtSignature``) is joined for the
 secret scan too. When the rules change a block's text, the first fragment carries the
 whole redacted text and the others become empty, so a client that accumulates the deltas
-gets the redacted text. The events are the parsed ``data`` of each event, changed in
-place.
+gets the redacted text, and the ``logprobs`` of a legacy Completions choice, whose tokens
+hold the text as it was in pieces no rule matches, become null. The events are the parsed
+``data`` of each event, changed in place.
 """
 
 from __future__ import annotations
@@ -79,6 +81,8 @@ def _text_fields(
 
 
 def _anthropic(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
+    if event.get("type") == "completion" and isinstance(event.get("completion"), str):
+        yield ("completion",), (event, "completion")  # the legacy Text Completions API
     delta = event.get("delta")
     if event.get("type") != "content_block_delta" or not isinstance(delta, dict):
         return
@@ -205,6 +209,8 @@ def redact_fragments(events: list[Any], apply: Callable[[str], str]) -> set[tupl
         if redacted != whole:
             for i, (container, name) in enumerate(parts):
                 container[name] = redacted if i == 0 else ""
+                if container.get("logprobs") is not None:  # its tokens: the text as it was
+                    container["logprobs"] = None
         seen.update((id(container), name) for container, name in parts)
     return seen
 
