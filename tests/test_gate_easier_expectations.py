@@ -128,7 +128,12 @@ def test_a_case_newly_opted_out_of_cost_fails_the_gate(project: Path) -> None:
         ((["a", "b"], None), (["a", "b"], {"b": ["B"]}), True),  # a form added
         ((["a", "b"], None), (["a"], None), True),  # a term dropped
         ((["a", "b"], {"b": ["B"]}), (["a", "b"], {"b": ["B", "C"]}), True),
-        ((["a", "b"], {"b": ["B"]}), (["a", "b"], None), False),  # a form dropped: more
+        ((["a", "retrieval"], {"retrieval": ["RAG"]}), (["a", "retrieval"], None), False),
+        ((["external corpus", "retrieval"], None), (["corpus", "retrieval"], None), True),
+        ((["Paris, France"], None), (["paris"], None), True),  # a part of it, any case
+        ((["Paris"], None), (["Paris, France"], None), False),  # more of it: stricter
+        ((["a"], {"a": ["the  Eiffel tower"]}), (["a"], {"a": ["eiffel"]}), True),
+        ((["Paris", "Lyon"], None), (["Par"], None), True),
         ((["a"], None), (["a", "b"], {"b": ["B"]}), False),  # a term added
         ((["a"], None), (["c"], None), False),  # another term: otherwise, not less
         (

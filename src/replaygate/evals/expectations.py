@@ -20,6 +20,7 @@ from typing import Any
 
 from replaygate.assertions import citations_check, contains_check, structure_check
 from replaygate.assertions.kinds import Check, Kind, Measure
+from replaygate.assertions.text import normalize
 from replaygate.evals.cases import EvalCase
 
 Output = Mapping[str, Any]
@@ -69,12 +70,19 @@ def _texts(items: Any) -> bool:
 
 def contains_weaker(before: str, after: str) -> bool:
     """Whether the containment check described by ``after`` accepts every text that of
-    ``before`` accepts, and more: no term added, a term dropped or a form (an alias)
-    added to one. False when either is no :func:`contains_description`."""
+    ``before`` accepts, and more: each term it asks for stands for a term of ``before``
+    each of whose forms holds one of its own (after the check's normalising: case, width,
+    whitespace runs), so a term dropped, a form (an alias) added, or a term cut to a part
+    of itself (``'Paris, France'`` to ``'Paris'``). False when either is no
+    :func:`contains_description`."""
     old, new = _contains_terms(before), _contains_terms(after)
     if old is None or new is None or old == new:
         return False
-    return all(term in old and old[term] <= forms for term, forms in new.items())
+    was = [{normalize(form) for form in forms} for forms in old.values()]
+    return all(
+        any(all(any(part in form for part in now) for form in forms) for forms in was)
+        for now in ({normalize(form) for form in forms} for forms in new.values())
+    )
 
 
 def schema_description(schema: Mapping[str, Any]) -> str:
