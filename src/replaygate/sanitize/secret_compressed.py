@@ -49,9 +49,9 @@ PDF_RESERVE = 2**20
 """Bytes of the budget a PDF's streams leave unread for the rest of the fixture (the
 compressed data it holds, each signature met in its bytes tried)."""
 MAX_NESTING = 3
+"""Levels of compressed data read inside one another."""
 FREE_READS = 3
 """Times the output of bytes read whole is given again at no cost (:func:`expanded`)."""
-"""Levels of compressed data read inside one another."""
 _CHUNK = 1 << 16
 _GZIP = b"\x1f\x8b\x08"
 _ZIP = b"PK\x03\x04"
