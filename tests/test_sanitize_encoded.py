@@ -91,6 +91,17 @@ def test_escapes_are_written_back_as_they_came(text: str, kept: str | None) -> N
         assert out.startswith('{"e": "user-') and '"n": "ä"' in out
 
 
+@pytest.mark.parametrize("beside", ["", " \\u00e9"])
+def test_an_address_written_with_x_escapes_is_redacted_whatever_stands_beside_it(
+    beside: str,
+) -> None:
+    """``\\x40`` reads as ``@`` whether or not the text also holds a ``\\u`` escape."""
+    rules = Sanitizer(CONFIG).text
+    out = rules.apply(f"mail alice.martin\\x40corp-mail.com now{beside}")
+    assert out.startswith("mail user-") and out.endswith(f"\\x40example.com now{beside}"), out
+    assert rules.apply(out) == out
+
+
 class Form(Handler):
     """Answers a form post with the names of the fields it was sent."""
 

@@ -63,10 +63,10 @@ writing every decoded one back escaped cannot change what the JSON held as text 
 
 
 def unescaped(text: str, fn: TextFn) -> str:
-    """``fn`` run on ``text`` with its ``\\u`` escapes decoded; what it changed is written
-    back escaped: each character as it was escaped in ``text``, and, in a text written
-    in ASCII only, any new character beyond ASCII as a ``\\u`` escape."""
-    if "\\u" not in text:
+    """``fn`` run on ``text`` with its ``\\u`` and ``\\x`` escapes decoded; what it changed
+    is written back escaped: each character as it was escaped in ``text``, and, in a text
+    written in ASCII only, any new character beyond ASCII as a ``\\u`` escape."""
+    if "\\u" not in text and "\\x" not in text:
         return fn(text)
     escaped: dict[str, str] = {}
     parts: list[str] = []
