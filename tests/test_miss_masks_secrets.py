@@ -4,6 +4,7 @@ seen."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from pathlib import Path
 
@@ -87,3 +88,32 @@ def test_two_keys_read_apart_and_one_key_the_same_on_both_sides() -> None:
     assert left == {"content": [f"key={first}", "region=eu"]}
     assert right == {"content": [f"key={second}", f"again={first}"], "n": 1}
     assert masked_pair("no key", [1]) == ("no key", [1])
+
+
+BEARER = "q8Zr3xN1vB7pLk2mW9tY4hC6dF0sJ5gAe1Ru"
+
+
+@pytest.mark.parametrize(
+    ("config", "shown"),
+    [
+        (f"Authorization: Bearer {BEARER}", "Bearer <credential after an auth "),
+        ('{"key": "\\u0067' + GITHUB[1:] + '"}', "'<GitHub token (in \\\\u-escaped text) #1, "),
+        (base64.b64encode(f"key={GITHUB}".encode()).decode(), "<GitHub token (in base64 text) #1"),
+    ],
+    ids=["bearer", "escaped", "base64"],
+)
+def test_a_miss_masks_a_credential_and_a_key_written_encoded(
+    tmp_path: Path, config: str, shown: str
+) -> None:
+    message = _miss(tmp_path, _config("region=eu"), _config(config))
+    assert BEARER[:16] not in message and GITHUB[6:22] not in message
+    assert config[:40] not in message
+    assert shown in message, message
+
+
+def test_a_key_used_as_a_field_name_is_masked_as_its_value_would_be() -> None:
+    recorded = {"metadata": {"a": 1, GITHUB: 2}}
+    left, right = masked_pair(recorded, {"metadata": {GITHUB: 1}})
+    first = "<GitHub token #1, 41 characters>"
+    assert left == {"metadata": {"a": 1, first: 2}}
+    assert right == {"metadata": {first: 1}}
