@@ -16,10 +16,9 @@ from typing import Any
 from replaygate.assertions.kinds import check_category, check_kind
 from replaygate.errors import shown_file
 from replaygate.evals.errors import ResultsError
-from replaygate.evals.kept import kept_counts
-from replaygate.evals.metrics import check_metrics, every_metric
+from replaygate.evals.metrics import check_agreement, check_metrics, every_metric
 from replaygate.evals.results import EvalResults, declared_field, read_json, results_from_json
-from replaygate.evals.scorers import CaseCounts, Metrics
+from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
 from replaygate.evals.shards import check_whole_run
 from replaygate.jsondoc import FieldError, json_fields, strings_field
 from replaygate.jsonfields import (
@@ -175,8 +174,31 @@ def reference_from_json(obj: Any, name: str) -> Reference:
             _check_baseline_metrics(metrics, cases)
         about = mapping(obj.get("source", {}), "source")
         each(obj, "history", _change, required=False)
-        counts = kept_counts(obj["cases"], cases, metrics)
+        counts = _kept_counts(obj["cases"], cases, metrics)
     return Reference(metrics, tuple(cases), name, counts=counts, about=about)
+
+
+def _kept_counts(
+    cases_obj: Mapping[str, Any], cases: Sequence[CaseSummary], metrics: Mapping[str, Any]
+) -> dict[str, CaseCounts]:
+    """The ``counts`` of each case of a baseline's ``cases`` object that has them, each
+    agreeing with its case (samples, verdict); when every case has them, the baseline's
+    ``metrics`` must be theirs. A :class:`~replaygate.jsondoc.FieldError` names the field."""
+    counts: dict[str, CaseCounts] = {}
+    for summary in cases:
+        obj = cases_obj[summary.case]
+        if "counts" not in obj:
+            continue
+        with within(f"cases.{summary.case}"):
+            kept = CaseCounts.from_json(obj["counts"])
+            with within("counts"):
+                agree(obj["counts"], "samples", summary.samples, "its samples")
+                agree(obj["counts"], "passed", summary.verdict == "pass", "its verdict")
+        counts[summary.case] = kept
+    if counts and len(counts) == len(cases):
+        with within("metrics"):
+            check_agreement(metrics, metrics_of(list(counts.values())), "its cases' counts")
+    return counts
 
 
 def printed_keys(obj: Mapping[str, Any], field: str) -> None:
