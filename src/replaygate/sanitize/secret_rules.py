@@ -174,6 +174,11 @@ DETECTORS: tuple[Detector, ...] = (
 """Every token family replaygate refuses, in the order they are tried."""
 
 
+_CASES = tuple((detector, bool(detector.pattern.flags & re.IGNORECASE)) for detector in DETECTORS)
+"""Each rule, and whether it ignores case (read once: a flag test costs an enum operation)."""
+_SHORTEST_ANCHOR = min(len(anchor) for detector in DETECTORS for anchor in detector.anchors)
+"""The length of the shortest anchor: every match holds one, so no shorter text matches."""
+
 LONG_TEXT = 1 << 20
 """Characters from which a text's anchors are looked for in its runs (:func:`candidates`)."""
 _ANYWHERE = frozenset({"password in URL", "PEM private key"})
@@ -191,6 +196,8 @@ def candidates(text: str) -> Iterator[Detector]:
     (:class:`~.secret_prefilter.Runs`: every match of a rule but those of :data:`_ANYWHERE`
     lies in one, its characters all in a run's), a fraction of the text but in a log or
     base64."""
+    if len(text) < _SHORTEST_ANCHOR:  # no anchor fits (the printable stretches of most binary)
+        return
     starts: dict[str, bool] = {}
 
     def occurs(anchor: str) -> bool:
@@ -204,8 +211,8 @@ def candidates(text: str) -> Iterator[Detector]:
         Runs.of(text.encode("utf-8", "surrogatepass")).joined() if len(text) >= LONG_TEXT else None
     )
     lowered: str | None = None
-    for detector in DETECTORS:
-        if detector.pattern.flags & re.IGNORECASE:
+    for detector, ignores_case in _CASES:
+        if ignores_case:
             if lowered is None:
                 lowered = folded(text) or ""  # "": no lower case of the same length
             if lowered and not any(anchor.lower() in lowered for anchor in detector.anchors):
