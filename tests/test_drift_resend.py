@@ -114,7 +114,8 @@ def test_error_answers_are_not_compared_and_a_retried_request_is_compared_by_its
     # An SSE error event was compared as an answer (false DRIFT); a request recorded
     # through a retry (529, then 200) was skipped though its 200 could be compared.
     store = tmp_path / "errors.jsonl"
-    with Simulator(behavior="echo", faults=FaultPlan.sequence(["sse-error", "529"])) as sim:
+    faults = FaultPlan.sequence(["sse-error", "529"], retry_after=0.01)  # the retry at once
+    with Simulator(behavior="echo", faults=faults) as sim:
         http = recording(store, sim)
         claude = anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http,
                                      max_retries=0)  # fmt: skip
