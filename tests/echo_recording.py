@@ -1,12 +1,17 @@
 """Anthropic messages recorded into a store through the SDK, from an echo simulator:
-the fixtures a test of replay needs before it runs."""
+the fixtures a test of replay needs before it runs, and a secret refused beside them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from replaygate.errors import SecretInFixtureError
 from replaygate.http import httpx2_client
+from replaygate.hygiene.verify import verify_store
 from replaygate.sim import Simulator
 from sdks import anthropic
 
@@ -31,3 +36,23 @@ def record_echoes(
             if streamed:
                 with client.messages.stream(model="m", max_tokens=8, messages=messages) as stream:
                     stream.get_final_message()
+
+
+def refused_then_stored_by_hand(
+    store: Path, secret: dict[str, Any], clean: dict[str, Any], data: Callable[[Any], str]
+) -> tuple[str, list[str]]:
+    """Send the user message ``secret`` (refused: its text) and then ``clean`` (recorded)
+    through the SDK from an echo simulator into ``store``; then put ``secret``'s data
+    (``data`` of a message) where ``clean``'s is stored, as a hand edit would: the refusal
+    and what verify says of the store after the edit (the store was clean before)."""
+    with (
+        Simulator(behavior="echo") as sim,
+        httpx2_client(store, mode="record-missing", approve_live=True) as http,
+        anthropic.Anthropic(api_key="sk-sim", base_url=sim.url, http_client=http) as client,
+    ):
+        with pytest.raises(SecretInFixtureError) as caught:
+            client.messages.create(model="m", max_tokens=16, messages=[secret])
+        client.messages.create(model="m", max_tokens=16, messages=[clean])
+    assert verify_store(store) == (1, [])
+    store.write_text(store.read_text().replace(data(clean), data(secret)))
+    return str(caught.value), [str(problem) for problem in verify_store(store)[1]]

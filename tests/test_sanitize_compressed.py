@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from echo_recording import refused_then_stored_by_hand
 from loopback import Handler, serving
 from replaygate.errors import SecretInFixtureError
 from replaygate.http import block_network, httpx2_client
@@ -178,25 +179,14 @@ def _document(data: bytes) -> dict[str, Any]:
 def test_a_key_in_a_base64_docx_document_is_refused_and_a_clean_one_recorded(
     tmp_path: Path,
 ) -> None:
-    store = tmp_path / "docs.jsonl"
-    with Simulator(behavior="echo") as sim:
-        http = httpx2_client(store, mode="record-missing", approve_live=True)
-        with anthropic.Anthropic(api_key="sk-sim", base_url=sim.url, http_client=http) as client:
-            with pytest.raises(SecretInFixtureError) as caught:
-                client.messages.create(
-                    model="m", max_tokens=16, messages=[_document(PACKED["docx"](ENV))]
-                )
-            clean = _document(PACKED["docx"](CLEAN))
-            client.messages.create(model="m", max_tokens=16, messages=[clean])
-    assert "Anthropic API key (in zip member 'word/document.xml' in base64 text)" in str(
-        caught.value
+    refusal, problems = refused_then_stored_by_hand(
+        tmp_path / "docs.jsonl",
+        _document(PACKED["docx"](ENV)),
+        _document(PACKED["docx"](CLEAN)),
+        lambda message: message["content"][0]["source"]["data"],
     )
-    assert "request.body.messages[0].content[0].source.data" in str(caught.value)
-    assert verify_store(store) == (1, [])
-    clean_data = clean["content"][0]["source"]["data"]
-    secret_data = _document(PACKED["docx"](ENV))["content"][0]["source"]["data"]
-    store.write_text(store.read_text().replace(clean_data, secret_data))  # a hand edit
-    problems = [str(problem) for problem in verify_store(store)[1]]
+    assert "Anthropic API key (in zip member 'word/document.xml' in base64 text)" in refusal
+    assert "request.body.messages[0].content[0].source.data" in refusal
     assert any("zip member 'word/document.xml'" in problem for problem in problems), problems
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from echo_recording import refused_then_stored_by_hand
 from loopback import Handler, serving
 from replaygate.errors import SecretInFixtureError
 from replaygate.http import httpx2_client
@@ -118,22 +119,14 @@ def test_a_key_in_a_base64_pdf_or_png_is_refused_and_verify_finds_one_stored(
     tmp_path: Path, kind: str, media_type: str
 ) -> None:
     make, named, _ = FILES[kind]
-    store = tmp_path / "docs.jsonl"
-    with Simulator(behavior="echo") as sim:
-        http = httpx2_client(store, mode="record-missing", approve_live=True)
-        with anthropic.Anthropic(api_key="sk-sim", base_url=sim.url, http_client=http) as client:
-            with pytest.raises(SecretInFixtureError) as caught:
-                client.messages.create(
-                    model="m", max_tokens=16, messages=[_message(make(LINE), media_type)]
-                )
-            clean = _message(make(CLEAN), media_type)
-            client.messages.create(model="m", max_tokens=16, messages=[clean])
-    assert f"Anthropic API key (in {named} in base64 text)" in str(caught.value)
-    assert "request.body.messages[0].content[0].source.data" in str(caught.value)
-    assert verify_store(store) == (1, [])
-    secret = _message(make(LINE), media_type)["content"][0]["source"]["data"]
-    store.write_text(store.read_text().replace(clean["content"][0]["source"]["data"], secret))
-    problems = [str(problem) for problem in verify_store(store)[1]]
+    refusal, problems = refused_then_stored_by_hand(
+        tmp_path / "docs.jsonl",
+        _message(make(LINE), media_type),
+        _message(make(CLEAN), media_type),
+        lambda message: message["content"][0]["source"]["data"],
+    )
+    assert f"Anthropic API key (in {named} in base64 text)" in refusal
+    assert "request.body.messages[0].content[0].source.data" in refusal
     assert any(f"in {named} in base64 text" in problem for problem in problems), problems
 
 
