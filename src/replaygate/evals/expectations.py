@@ -79,10 +79,18 @@ def contains_weaker(before: str, after: str) -> bool:
     if old is None or new is None or old == new:
         return False
     was = [{normalize(form) for form in forms} for forms in old.values()]
-    return all(
-        any(all(any(part in form for part in now) for form in forms) for forms in was)
-        for now in ({normalize(form) for form in forms} for forms in new.values())
-    )
+    now = [{normalize(form) for form in forms} for forms in new.values()]
+    return _implied(now, was) and not _implied(was, now)  # not: accepts the same texts
+
+
+def _implied(terms: list[set[str]], by: list[set[str]]) -> bool:
+    """Whether every text holding a form of each term of ``by`` holds a form of each of
+    ``terms``: each of ``terms`` has a term of ``by`` each of whose forms holds one of its."""
+
+    def holds(forms: set[str], term: set[str]) -> bool:
+        return all(any(part in form for part in term) for form in forms)
+
+    return all(any(holds(forms, term) for forms in by) for term in terms)
 
 
 def schema_description(schema: Mapping[str, Any]) -> str:
