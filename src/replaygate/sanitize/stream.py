@@ -109,6 +109,10 @@ def _accumulated(
                     yield from _accumulated(entry, place, name, holder, encoded)
 
 
+_COMPLETION_TEXT = "completion text"
+"""The last place of a legacy Completions choice's group, whose ``logprobs`` hold its tokens."""
+
+
 def _choices(event: dict[str, Any], encoded: bool) -> Iterator[tuple[Group, Fragment]]:
     """The fields of each Chat Completions choice's delta: its text, or its encoded data;
     the ``text`` of a legacy Completions choice (text)."""
@@ -121,7 +125,7 @@ def _choices(event: dict[str, Any], encoded: bool) -> Iterator[tuple[Group, Frag
         if isinstance(delta, dict):
             yield from _accumulated(delta, group, "delta", "", encoded)
         elif not encoded and isinstance(choice.get("text"), str):
-            yield (*group, "completion text"), (choice, "text")
+            yield (*group, _COMPLETION_TEXT), (choice, "text")
 
 
 def _openai(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
@@ -203,14 +207,14 @@ def redact_fragments(events: list[Any], apply: Callable[[str], str]) -> set[tupl
     The returned locations are those a per-event pass must leave alone.
     """
     seen: set[tuple[int, str]] = set()
-    for parts in fragments(events).values():
+    for group, parts in fragments(events).items():
         whole = "".join(container[name] for container, name in parts)
         redacted = apply(whole)
         if redacted != whole:
             for i, (container, name) in enumerate(parts):
                 container[name] = redacted if i == 0 else ""
-                if container.get("logprobs") is not None:  # its tokens: the text as it was
-                    container["logprobs"] = None
+                if group[-1] == _COMPLETION_TEXT and container.get("logprobs") is not None:
+                    container["logprobs"] = None  # its tokens: the text as it was
         seen.update((id(container), name) for container, name in parts)
     return seen
 
