@@ -160,8 +160,8 @@ def json_leaves(text: str, results: bool = False) -> Iterator[tuple[str, str, bo
     (:func:`~.secret_entropy.encoded_field`) or, when ``text`` may hold lines of a batch's
     results (``results``: it is an HTTP body of its own), by its path from where that JSON
     starts (:func:`~.secret_entropy.is_encoded_path`, ``held``: read for the names it ends
-    with). A file uploaded whole in a multipart body holds no encoded data: its strings
-    are read as text, with their field names."""
+    with). A user's file or form field in a multipart body (all but a file of requests)
+    holds no encoded data: its strings are read as text, with their field names."""
     stack: list[tuple[_Place, str, Any, bool, str, bool]] = [
         (None, "", value, False, "", not file) for *_, value, file in held_json(text)
     ]
