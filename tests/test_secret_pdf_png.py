@@ -1,13 +1,12 @@
 """A key written as one string in a PDF's page text (a FlateDecode stream: zlib) or in the
 compressed text chunk of a PNG (``zTXt``, a compressed ``iTXt``) is found: refused when
 uploaded with ``files.create`` or sent as a base64 document or image, and found by verify
-in a stored one. An image's pixels in a PDF are not read, and a PDF is read up to the bound
-of decompressed data, not refused past it."""
+in a stored one. An image's pixels in a PDF are not read; a PDF whose other streams pass
+the bound of decompressed data is refused, as other compressed data is."""
 
 from __future__ import annotations
 
 import base64
-import gzip
 import struct
 import zlib
 from pathlib import Path
@@ -20,7 +19,7 @@ from loopback import Handler, serving
 from replaygate.errors import SecretInFixtureError
 from replaygate.http import httpx2_client
 from replaygate.hygiene.verify import verify_store
-from replaygate.sanitize.secret_compressed import PDF_RESERVE, Budget
+from replaygate.sanitize.secret_compressed import Budget
 from replaygate.sanitize.secret_scan import find_fixture_secrets
 from replaygate.sim import Simulator
 from sdks import anthropic, openai
@@ -152,20 +151,50 @@ def _found(document: bytes, budget: Budget, media_type: str = "application/pdf")
     return [finding.detector for finding in find_fixture_secrets(fixture, budget=budget)]
 
 
-def test_a_pdf_inflating_past_the_budget_is_read_up_to_it_and_recorded() -> None:
-    """A PDF is read up to the bound of decompressed data but a reserve, not refused past
-    it: a key the part read holds is found, one past it is not; the signature of compressed
-    data met by chance in its bytes is still tried, and gzip data past the bound refused."""
-    assert len(DRAWING) > 2**16
+def _streams(
+    *contents: bytes, images: tuple[int, ...] = (), header: bytes = b"%PDF-1.4\n"
+) -> bytes:
+    """A PDF (data after ``header``) of ``contents``, each a FlateDecode stream, those at
+    ``images`` marked as an image's pixels."""
+    out = header
+    for number, content in enumerate(contents):
+        packed = zlib.compress(content)
+        marked = b" /Subtype /Image" if number in images else b""
+        dictionary = b"<< /Length %d%s /Filter /FlateDecode >>" % (len(packed), marked)
+        out += b"%d 0 obj\n%s\nstream\n%s\nendstream\nendobj\n" % (number, dictionary, packed)
+    return out + b"trailer\n<< /Root 1 0 R >>\n%%EOF\n"
 
-    def cut() -> Budget:
-        return Budget(left=PDF_RESERVE + 2**16)
 
-    assert _found(pdf(CLEAN, drawing=DRAWING), cut()) == []
-    assert _found(pdf(CLEAN, drawing=DRAWING) + b"\x1f\x8b\x08\0" * 64, cut()) == []
-    found = _found(pdf(LINE, drawing=DRAWING), cut())
-    assert found == ["Anthropic API key (in a PDF's FlateDecode stream in base64 text)"]
-    assert _found(pdf(CLEAN, drawing=DRAWING + LINE), cut()) == []
-    assert _found(pdf(CLEAN, drawing=DRAWING + LINE), Budget()) != []
-    (refused,) = _found(gzip.compress(DRAWING.encode() * 8), cut(), "application/gzip")
-    assert refused.startswith("gzip data over")
+TEXT = f"BT ({LINE}) Tj ET".encode()
+BLANK = b" " * 2**17
+"""A stream of blanks the budget of these tests (:func:`_small`) does not hold."""
+
+
+def _small() -> Budget:
+    return Budget(left=2**16)
+
+
+def test_a_pdf_inflating_past_the_budget_is_refused_but_for_its_images() -> None:
+    """A PDF whose text streams are not all read within the bound of decompressed data is
+    refused, saying what and what to do, as other compressed data is: a blank first stream
+    hides no key in a later one; a stream marked as an image may stay unread."""
+    over = "a PDF's FlateDecode stream over 64 MiB once decompressed"
+    (refused,) = _found(pdf(CLEAN, drawing=DRAWING), _small())
+    assert refused.startswith(over) and "record a smaller file" in refused, refused
+    (refused,) = _found(_streams(BLANK, TEXT), _small())
+    assert refused.startswith(over), refused
+    assert _found(_streams(BLANK, TEXT), Budget()) == [
+        "Anthropic API key (in a PDF's FlateDecode stream in base64 text)"
+    ]
+    assert _found(_streams(BLANK, CLEAN.encode(), images=(0,)), _small()) == []
+
+
+def test_flate_data_in_what_is_no_pdf_is_read_whole_or_refused() -> None:
+    """Only a PDF's streams marked as images are passed over: zlib data behind a
+    FlateDecode marker in other data is read, an image's mark or not, and refused past the
+    bound, as gzip is."""
+    log = b"INFO ok\n" * 2**14 + LINE.encode()
+    (refused,) = _found(_streams(log, header=b""), _small(), "text/plain")
+    assert refused.startswith("FlateDecode data over 64 MiB"), refused
+    found = _found(_streams(TEXT, images=(0,), header=b"%PDF?\n"), _small(), "text/plain")
+    assert found == ["Anthropic API key (in FlateDecode data in base64 text)"]

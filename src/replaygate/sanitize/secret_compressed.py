@@ -3,28 +3,27 @@
 A file uploaded through an SDK (``files.create`` with a ``.gz`` or a ``.zip``), or a
 document sent as base64 (a ``.docx`` or ``.xlsx`` is a zip), is stored as its compressed
 bytes, where no rule sees the text. :func:`expanded` finds each gzip, bzip2 and xz stream,
-each deflated zip member, each PDF stream compressed with ``FlateDecode`` (zlib: page text,
-forms, object streams; not an image's pixels) and the compressed text chunks of a PNG
+each deflated zip member, each stream compressed with ``FlateDecode`` (zlib: in a PDF, page
+text, forms, object streams; not an image's pixels) and the compressed text chunks of a PNG
 (``zTXt``, a compressed ``iTXt``) in a run of bytes, wherever it starts (a multipart body
 holds the file between part headers), and gives its bytes decompressed, the compressed data
 inside them too (a zip inside a gzip), to :data:`MAX_NESTING` levels.
 
 All of it is bounded by one :class:`Budget` per fixture: :data:`MAX_EXPANDED` bytes of
-output, each stream tried costing :data:`TRY_COST` of it, so a zip bomb, or a body made
-of compressed headers, costs no more, nor does compressed data spread over many fields
-or streams. Bytes read whole are given again as they were read, at no further cost, up
-to :data:`FREE_READS` times: the scan reads the same bytes in a few places (a stream
-event's data as text, as the JSON it holds, and joined with the other events), and a
-read beyond those is charged again, so the text given stays within a few times the bound
-however often a fixture repeats its data. What cannot be read to its end (more than the
-budget, or a zip member compressed by a method the standard library cannot read) raises
-:class:`Unsearchable`, and the scan refuses the fixture: it may hold anything; but a PDF's
-streams are read up to the budget and no further (a vector drawing inflates to many times
-its size, and a PDF cannot be sent uncompressed) but :data:`PDF_RESERVE`, the rest of them
-unread. An
-encrypted zip member is passed over, as encrypted text is. A zip member stored without
-compression is given as it stands (the compressed data inside it is found where it
-stands, not again), and the bzip2 or xz data of a zip member is read as such.
+output, each stream tried costing :data:`TRY_COST` of it, so a zip bomb, or a body made of
+compressed headers, costs no more, nor does compressed data spread over many fields or
+streams. Bytes read whole are given again as they were read, at no further cost, up to
+:data:`FREE_READS` times: the scan reads the same bytes in a few places (a stream event's
+data as text, as the JSON it holds, and joined with the other events), and a read beyond
+those is charged again, so the text given stays within a few times the bound however often
+a fixture repeats its data. What cannot be read to its end (more than the budget, or a zip
+member compressed by a method the standard library cannot read) raises
+:class:`Unsearchable`, and the scan refuses the fixture: it may hold anything, a PDF too;
+only the streams a PDF marks as images (``/Subtype /Image``, pixels, no text) are passed
+over, in data that is a PDF (it starts with ``%PDF-``). An encrypted zip member is passed
+over, as encrypted text is. A zip member stored without compression is given as it stands
+(the compressed data inside it is found where it stands, not again), and the bzip2 or xz
+data of a zip member is read as such.
 """
 
 from __future__ import annotations
@@ -45,9 +44,6 @@ MAX_EXPANDED = 64 * 2**20
 """Bytes of decompressed data read for one fixture."""
 TRY_COST = 1024
 """What each compressed stream tried costs of the budget, whatever it gives."""
-PDF_RESERVE = 2**20
-"""Bytes of the budget a PDF's streams leave unread for the rest of the fixture (the
-compressed data it holds, each signature met in its bytes tried)."""
 MAX_NESTING = 3
 """Levels of compressed data read inside one another."""
 FREE_READS = 3
@@ -60,6 +56,8 @@ _BZIP2 = re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)")
 _PDF_STREAM = re.compile(rb"\bstream\r?\n")
 """Where the data of a PDF stream starts: after the ``stream`` keyword and its end of line."""
 _PDF_IMAGE = re.compile(rb"/Subtype\s*/Image\b")
+_PDF_START = re.compile(rb"(?:\A|\n\r?\n)%PDF-")
+"""Where a PDF starts: at the start of the data or of a multipart part's content."""
 _PDF_DICTIONARY = 4096
 """How far before ``stream`` its dictionary is looked for (``/Filter /FlateDecode``)."""
 _PNG = b"\x89PNG\r\n\x1a\n"
@@ -151,7 +149,7 @@ def _starts(raw: bytes) -> list[tuple[int, str]]:
             starts.append((at, kind))
             at = raw.find(signature, at + 1)
     if b"FlateDecode" in raw:
-        starts += ((at, "FlateDecode") for at in _pdf_streams(raw))
+        starts += _flate_streams(raw)
     at = raw.find(_PNG)
     while at >= 0:
         starts += _png_texts(raw, at + len(_PNG))
@@ -159,15 +157,28 @@ def _starts(raw: bytes) -> list[tuple[int, str]]:
     return sorted(starts)
 
 
-def _pdf_streams(raw: bytes) -> Iterator[int]:
-    """Where the data of each PDF stream of ``raw`` compressed with ``FlateDecode`` (zlib)
-    starts: page text, forms, object streams; an image's pixels (``/Subtype /Image``) are
-    passed over."""
+def _flate_streams(raw: bytes) -> Iterator[tuple[int, str]]:
+    """``(start, kind)`` of the data of each stream of ``raw`` compressed with
+    ``FlateDecode`` (zlib): ``"PDF"`` in data that is a PDF (page text, forms, object
+    streams; an image's pixels, ``/Subtype /Image``, are passed over), else
+    ``"FlateDecode"``, every one read."""
+    pdfs = [match.end() for match in _PDF_START.finditer(raw)] if b"%PDF-" in raw else []
     for match in _PDF_STREAM.finditer(raw):
         before = raw[max(0, match.start() - _PDF_DICTIONARY) : match.start()]
         dictionary = before[before.rfind(b" obj") + 1 :]
-        if b"/FlateDecode" in dictionary and _PDF_IMAGE.search(dictionary) is None:
-            yield match.end()
+        if b"/FlateDecode" not in dictionary:
+            continue
+        if not _in_pdf(raw, pdfs, match.start()):
+            yield match.end(), "FlateDecode"
+        elif _PDF_IMAGE.search(dictionary) is None:
+            yield match.end(), "PDF"
+
+
+def _in_pdf(raw: bytes, pdfs: list[int], at: int) -> bool:
+    """Whether ``at`` stands in a PDF starting at one of ``pdfs``: after one, and after the
+    headers of no multipart part that follows it."""
+    start = max((pdf for pdf in pdfs if pdf <= at), default=-1)
+    return start >= 0 and _DISPOSITION.search(raw, start, at) is None
 
 
 def _png_texts(raw: bytes, at: int) -> list[tuple[int, str]]:
@@ -203,10 +214,9 @@ def _expand(
         return _zip_member(raw, start, where, budget)
     label = f"{kind} data{where}"
     decompressor: _Decompressor
-    if kind == "FlateDecode":
-        if budget.left < PDF_RESERVE + TRY_COST:
-            return None  # the budget a PDF may take is spent: the rest of it is not read
-        label = f"a PDF's FlateDecode stream{where}"
+    if kind in ("PDF", "FlateDecode"):
+        if kind == "PDF":
+            label = f"a PDF's FlateDecode stream{where}"
         decompressor = zlib.decompressobj()
     elif kind in _PNG_TEXT.values():
         label = f"a PNG's {kind} text{where}"
@@ -217,8 +227,7 @@ def _expand(
         decompressor = bz2.BZ2Decompressor()
     else:
         decompressor = lzma.LZMADecompressor(lzma.FORMAT_XZ)
-    cut = kind == "FlateDecode"
-    return label, _inflate(decompressor, raw, start, label, budget, cut), False
+    return label, _inflate(decompressor, raw, start, label, budget), False
 
 
 def _zip_member(
@@ -266,14 +275,12 @@ def _inflate(
     start: int,
     label: str,
     budget: Budget,
-    cut: bool = False,
 ) -> bytes:
     """What ``decompressor`` makes of ``raw`` from ``start`` until its stream ends or breaks
-    (the output up to a damaged or cut part is kept); :class:`Unsearchable` beyond the budget,
-    or when ``cut`` (a PDF's stream) the output up to the budget but :data:`PDF_RESERVE`.
-    Each stream tried costs :data:`TRY_COST` of it."""
+    (the output up to a damaged or cut part is kept); :class:`Unsearchable` beyond the
+    budget. Each stream tried costs :data:`TRY_COST` of it."""
     _charge(budget, TRY_COST, label)
-    limit = budget.left - PDF_RESERVE if cut else budget.left
+    limit = budget.left
     out = bytearray()
     for at in range(start, len(raw), _CHUNK):
         try:
@@ -281,10 +288,7 @@ def _inflate(
         except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError):
             break
         if len(out) > limit:
-            if not cut:
-                raise _over(label)
-            del out[limit:]
-            break
+            raise _over(label)
         if decompressor.eof:
             break
     budget.left -= len(out)
