@@ -5,6 +5,8 @@ seen."""
 from __future__ import annotations
 
 import base64
+import gzip
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -117,3 +119,72 @@ def test_a_key_used_as_a_field_name_is_masked_as_its_value_would_be() -> None:
     first = "<GitHub token #1, 41 characters>"
     assert left == {"metadata": {"a": 1, first: 2}}
     assert right == {"metadata": {first: 1}}
+
+
+RANDOM = "9f8Zq2LmX7pR4tVw6YbN3cK1"
+CONTEXT = "<high-entropy value in an auth-like field #1, "
+
+
+def _asked(content: str = "hi", **options: object) -> Ask:
+    """A message of ``content``, sent with the SDK's ``options`` (``extra_query``...)."""
+    messages = [{"role": "user", "content": content}]
+    return lambda client: client.messages.create(
+        model="m",
+        max_tokens=16,
+        messages=messages,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        _asked(f"connect api_key: {RANDOM}"),
+        _asked(json.dumps({"api_key": RANDOM})),
+        _asked("access_token=ghp%5F" + GITHUB[4:]),
+        _asked(extra_body={"metadata": {"api_key": RANDOM}}),
+    ],
+    ids=["written", "held-json", "percent-encoded", "credential-field"],
+)
+def test_a_miss_masks_a_value_the_scan_refuses_by_its_context(tmp_path: Path, asked: Ask) -> None:
+    message = _miss(tmp_path, _asked(), asked)
+    assert RANDOM not in message and GITHUB[4:20] not in message
+    assert CONTEXT in message, message
+
+
+def test_a_miss_masks_a_credential_in_its_query_and_keeps_its_path(tmp_path: Path) -> None:
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    asked = _asked(extra_query={"aws_secret_access_key": secret})
+    message = _miss(tmp_path, _asked(extra_query={"sig": "x"}), asked)
+    assert "wJalrXUtnFEMI" not in message
+    assert f"(POST http://127.0.0.1:9/v1/messages?{CONTEXT}" in message
+    assert f"'/v1/messages?sig=x' != '/v1/messages?{CONTEXT}" in message
+
+
+def test_a_value_masked_by_its_context_reads_the_same_on_both_sides() -> None:
+    nonce = "Q9xT4vL7mK2pW8rZ5nB3cY6hJ1sD0fGa"
+    recorded = {"metadata": {"api_key": RANDOM}, "content": "hi"}
+    requested = {"metadata": {"api_key": RANDOM, "session_token": RANDOM[::-1]}, "content": nonce}
+    left, right = masked_pair(recorded, requested)
+    first = f"{CONTEXT}24 characters>"
+    assert left == {"metadata": {"api_key": first}, "content": "hi"}
+    second = first.replace("#1", "#2")
+    assert right == {"metadata": {"api_key": first, "session_token": second}, "content": nonce}
+
+
+def _document(data: bytes) -> dict[str, object]:
+    """A document block of ``data`` gzipped, in base64."""
+    encoded = base64.b64encode(gzip.compress(data)).decode()
+    return {"type": "document", "source": {"type": "base64", "media_type": "x", "data": encoded}}
+
+
+def test_a_miss_reads_the_compressed_documents_of_a_request_within_one_budget(
+    tmp_path: Path,
+) -> None:
+    """Four documents of 22 MiB each once decompressed: a request's documents are read
+    within the 64 MiB its recording would be, and the others are masked unread."""
+    documents = [_document(b"\0" * (22 << 20) + bytes([65 + i])) for i in range(4)]
+    message = _miss(tmp_path, _asked([_document(b"small")] * 4), _asked(documents))  # type: ignore[arg-type]
+    read, unread = (f"content[{i}].source.data: at offset " for i in (1, 3))
+    assert read in message and unread in message
+    assert message.count(" != '<gzip data over 64 MiB once decompressed") == 2

@@ -6,14 +6,23 @@ values with each match of a token family (:data:`~.secret_rules.DETECTORS`) in t
 strings and field names, and each credential after an auth scheme (``Bearer ...``),
 replaced by its rule, a number and its length (``<GitHub token #1, 40 characters>``): one
 key reads the same on both sides and two keys read apart, so the diff still shows where
-the change is. A string the secret scan flags in a decoded form (a key ``\\u``-escaped,
-in base64) is masked whole.
+the change is. A string the recording's secret scan would still refuse once those are
+masked (:func:`~.secret_scan.detect_in_text`, under its field's name) is masked whole: a
+key in a decoded form (``\\u``-escaped, in base64), a high-entropy value in a
+credential-named field (``metadata.api_key``) or after a credential name written in text
+(``api_key: ...``; of a request's ``path``, its query alone:
+``?aws_secret_access_key=...``).
+The free-standing rule is left out, so that a nonce that makes a request miss still shows.
+
+Compressed data is read within one :class:`~.secret_compressed.Budget` for each value, as
+for the fixture it would be, and a string both hold is read once.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from replaygate.sanitize.secret_compressed import Budget
 from replaygate.sanitize.secret_entropy import AUTH_SCHEME, SCHEME
 from replaygate.sanitize.secret_rules import candidates
 from replaygate.sanitize.secret_scan import detect_in_text
@@ -37,12 +46,15 @@ def masked_pair(left: Any, right: Any) -> tuple[Any, Any]:
     """``left`` and ``right`` (JSON values) with the secrets of their strings and field
     names masked, numbered over both."""
     numbers: dict[str, int] = {}
+    done: dict[tuple[str, str], str] = {}
 
     def shown(secret: str, name: str) -> str:
         number = numbers.setdefault(secret, len(numbers) + 1)
         return f"<{name} #{number}, {len(secret)} characters>"
 
-    def mask(text: str) -> str:
+    def mask(text: str, field_name: str, budget: Budget) -> str:
+        if (text, field_name) in done:
+            return done[text, field_name]
         pieces, at = [], 0
         for start, end, name in _spans(text):
             if start < at:  # inside a match already masked (two rules overlap)
@@ -50,18 +62,32 @@ def masked_pair(left: Any, right: Any) -> tuple[Any, Any]:
             pieces += [text[at:start], shown(text[start:end], name)]
             at = end
         masked = "".join([*pieces, text[at:]])
-        found = detect_in_text(masked, encoded=True)  # the free-standing rule left out
-        if found is not None and " (in " in found:
-            return shown(text, found)
-        return masked
+        # what the recording would refuse, but the free-standing rule (encoded=True)
+        found = detect_in_text(masked, field_name, encoded=True, budget=budget)
+        if found is None:
+            result = masked
+        elif (
+            field_name == "path"
+            and (parts := text.partition("?"))[1]
+            and mask(parts[0], "", budget) == parts[0]
+        ):
+            result = f"{parts[0]}?{shown(parts[2], found)}"  # a URL's query, its path kept
+        else:
+            result = shown(text, found)
+        done[text, field_name] = result
+        return result
 
-    def masked(value: Any) -> Any:
+    def masked(value: Any, budget: Budget, field_name: str = "") -> Any:
         if isinstance(value, str):
-            return mask(value)
+            return mask(value, field_name, budget)
         if isinstance(value, dict):
-            return {mask(k) if isinstance(k, str) else k: masked(v) for k, v in value.items()}
+            return {
+                mask(k, "", budget) if isinstance(k, str) else k: masked(v, budget, str(k))
+                for k, v in value.items()
+            }
         if isinstance(value, list):
-            return [masked(item) for item in value]
+            return [masked(item, budget, field_name) for item in value]
         return value
 
-    return masked(left), masked(right)
+    # one budget for each request, as the scan of its fixture has one
+    return masked(left, Budget()), masked(right, Budget())
