@@ -121,6 +121,15 @@ def test_a_key_used_as_a_field_name_is_masked_as_its_value_would_be() -> None:
     assert right == {"metadata": {first: 1}}
 
 
+def test_a_private_key_is_masked_with_its_body() -> None:
+    body = "MIIEpAIBAAKCAQEA7bq98wK1Lk2m3N4o5P6q7R8s9T0u1V2w3X4y5Z6a7B8c9D0e"
+    key = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
+    left, right = masked_pair({"content": f"use {key} then"}, {"content": f"use {key[:60]}"})
+    assert left == {"content": f"use <PEM private key #1, {len(key)} characters> then"}
+    assert right == {"content": "use <PEM private key #2, 60 characters>"}  # cut: to the end
+    assert body[:20] not in str((left, right))
+
+
 RANDOM = "9f8Zq2LmX7pR4tVw6YbN3cK1"
 CONTEXT = "<high-entropy value in an auth-like field #1, "
 

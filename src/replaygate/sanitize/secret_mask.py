@@ -20,6 +20,7 @@ for the fixture it would be, and a string both hold is read once.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from replaygate.sanitize.secret_compressed import Budget
@@ -27,11 +28,23 @@ from replaygate.sanitize.secret_entropy import AUTH_SCHEME, SCHEME
 from replaygate.sanitize.secret_rules import candidates
 from replaygate.sanitize.secret_scan import detect_in_text
 
+_PEM = "PEM private key"
+"""The rule whose match is a private key's first line: the key is the block it opens."""
+_PEM_END = re.compile(r"-----END [^\n-]*-----")
+
+
+def _key_end(text: str, end: int) -> int:
+    """Where the private key whose header ends at ``end`` ends: after its END line, or
+    with the text."""
+    found = _PEM_END.search(text, end)
+    return found.end() if found else len(text)
+
 
 def _spans(text: str) -> list[tuple[int, int, str]]:
-    """``(start, end, rule)`` of each token-family match and credential after a scheme."""
+    """``(start, end, rule)`` of each token-family match and credential after a scheme; a
+    private key's header with its body, to its ``-----END ...-----`` line or the text's end."""
     spans = [
-        (start, end, detector.name)
+        (start, _key_end(text, end) if detector.name == _PEM else end, detector.name)
         for detector in candidates(text)
         for start, end in detector.spans(text)
     ]
