@@ -13,8 +13,12 @@ gives the same stored form.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable
+from itertools import accumulate
 from urllib.parse import quote_plus, unquote_plus
+
+from replaygate.sanitize.aligned import stretches
 
 TextFn = Callable[[str], str]
 
@@ -64,34 +68,59 @@ writing every decoded one back escaped cannot change what the JSON held as text 
 
 def unescaped(text: str, fn: TextFn) -> str:
     """``fn`` run on ``text`` with its ``\\u`` and ``\\x`` escapes decoded; what it changed
-    is written back escaped: each character as it was escaped in ``text``, and, in a text
-    written in ASCII only, any new character beyond ASCII as a ``\\u`` escape."""
+    (:func:`~.aligned.stretches`) is written back escaped: each character as it was escaped
+    in what it replaced, and, in a text written in ASCII only, any new character beyond
+    ASCII as a ``\\u`` escape. What it did not change is written back as it was."""
     if "\\u" not in text and "\\x" not in text:
         return fn(text)
-    escaped: dict[str, str] = {}
+    places: list[int] = []  # the decoded text's places of decoded escapes
+    writings: list[str] = []  # and the escapes written there
     parts: list[str] = []
-    start = 0
+    start = decoded_length = 0
     for match in ESCAPE.finditer(text):
         written = match.group(0)
         char = escaped_char(match)
         if char.isascii() and char not in _DECODED_ASCII:
             char = written
-        if char is not written:
-            escaped.setdefault(char, written)
         parts.append(text[start : match.start()])
+        decoded_length += match.start() - start
+        if char is not written:
+            places.append(decoded_length)
+            writings.append(written)
         parts.append(char)
+        decoded_length += len(char)
         start = match.end()
-    if not escaped:
+    if not places:
         return fn(text)
     parts.append(text[start:])
     decoded = "".join(parts)
     out = fn(decoded)
     if out == decoded:
         return text
+    longer = list(accumulate((len(w) - 1 for w in writings), initial=0))
+
+    def origin(at: int) -> int:
+        """Where the decoded text's place ``at`` stands in ``text``."""
+        return at + longer[bisect_left(places, at)]
+
+    def first_writings(first: int, last: int) -> dict[str, str]:
+        """The escape first written for each character decoded at ``places[first:last]``."""
+        return {decoded[places[k]]: writings[k] for k in reversed(range(first, last))}
+
+    everywhere = first_writings(0, len(places))
     ascii_only = text.isascii()
-    return "".join(
-        escaped.get(c) or (_escape(c) if ascii_only and not c.isascii() else c) for c in out
-    )
+    written_back: list[str] = []
+    for i1, i2, j1, j2, same in stretches(decoded, out):
+        if same:
+            written_back.append(text[origin(i1) : origin(i2)])
+            continue
+        here = first_writings(bisect_left(places, i1), bisect_left(places, i2))
+        written_back.extend(
+            here.get(c)
+            or (everywhere.get(c) or _escape(c) if ascii_only and not c.isascii() else c)
+            for c in out[j1:j2]
+        )
+    return "".join(written_back)
 
 
 def form_values(text: str, fn: TextFn) -> str:
