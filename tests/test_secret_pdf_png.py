@@ -198,3 +198,25 @@ def test_flate_data_in_what_is_no_pdf_is_read_whole_or_refused() -> None:
     assert refused.startswith("FlateDecode data over 64 MiB"), refused
     found = _found(_streams(TEXT, images=(0,), header=b"%PDF?\n"), _small(), "text/plain")
     assert found == ["Anthropic API key (in FlateDecode data in base64 text)"]
+
+
+def _multipart(*files: tuple[str, bytes]) -> list[str]:
+    """What the scan finds in a multipart upload of ``files`` (name, content) kept as base64."""
+    body = b"".join(
+        b'--b\r\nContent-Disposition: form-data; name="file"; filename="%s"\r\n\r\n%s\r\n'
+        % (name.encode(), content)
+        for name, content in files
+    )
+    request = {"method": "POST", "path": "/v1/files"}
+    request["base64"] = base64.b64encode(body + b"--b--\r\n").decode()
+    fixture = {"request": request, "response": {"status": 200}}
+    return [finding.detector for finding in find_fixture_secrets(fixture, budget=_small())]
+
+
+def test_a_pdf_uploaded_beside_other_files_passes_over_its_own_images_only() -> None:
+    image_of_text = _streams(TEXT, images=(0,), header=b"")
+    assert _multipart(("a.pdf", _streams(BLANK, CLEAN.encode(), images=(0,)))) == []
+    found = _multipart(("a.pdf", _streams(CLEAN.encode())), ("b.txt", image_of_text))
+    assert found == [
+        "Anthropic API key (in FlateDecode data of multipart part 'file' (b.txt) in a base64 body)"
+    ]

@@ -34,6 +34,7 @@ import lzma
 import re
 import struct
 import zlib
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -163,22 +164,26 @@ def _flate_streams(raw: bytes) -> Iterator[tuple[int, str]]:
     streams; an image's pixels, ``/Subtype /Image``, are passed over), else
     ``"FlateDecode"``, every one read."""
     pdfs = [match.end() for match in _PDF_START.finditer(raw)] if b"%PDF-" in raw else []
+    parts = [match.start() for match in _DISPOSITION.finditer(raw)] if pdfs else []
     for match in _PDF_STREAM.finditer(raw):
         before = raw[max(0, match.start() - _PDF_DICTIONARY) : match.start()]
         dictionary = before[before.rfind(b" obj") + 1 :]
         if b"/FlateDecode" not in dictionary:
             continue
-        if not _in_pdf(raw, pdfs, match.start()):
+        if not _in_pdf(pdfs, parts, match.start()):
             yield match.end(), "FlateDecode"
         elif _PDF_IMAGE.search(dictionary) is None:
             yield match.end(), "PDF"
 
 
-def _in_pdf(raw: bytes, pdfs: list[int], at: int) -> bool:
+def _in_pdf(pdfs: list[int], parts: list[int], at: int) -> bool:
     """Whether ``at`` stands in a PDF starting at one of ``pdfs``: after one, and after the
-    headers of no multipart part that follows it."""
-    start = max((pdf for pdf in pdfs if pdf <= at), default=-1)
-    return start >= 0 and _DISPOSITION.search(raw, start, at) is None
+    headers of none of the multipart ``parts`` that follow it."""
+    last = bisect_right(pdfs, at) - 1
+    if last < 0:
+        return False
+    part = bisect_right(parts, pdfs[last])
+    return part == len(parts) or parts[part] >= at
 
 
 def _png_texts(raw: bytes, at: int) -> list[tuple[int, str]]:
