@@ -144,13 +144,15 @@ def test_a_pretty_printed_json_file_uploaded_is_read_with_its_field_names(tmp_pa
     ],
     ids=["reasoning item", "encrypted_content", "thinking block"],
 )
+@pytest.mark.parametrize("indent", [2, None], ids=["pretty-printed", "one line"])
 def test_a_json_file_uploaded_holds_no_encoded_data_by_its_field_names(
-    tmp_path: Path, held: dict[str, Any]
+    tmp_path: Path, held: dict[str, Any], indent: int | None
 ) -> None:
-    """The fields a provider's answer holds encoded data in are text in a user's file."""
+    """The fields a provider's answer holds encoded data in are text in a user's file,
+    whatever its layout (one line is what ``json.dumps`` writes)."""
     store = tmp_path / "upload.jsonl"
     with pytest.raises(SecretInFixtureError, match=r"high-entropy token found at request\.text"):
-        _upload_json(store, "record-missing", json.dumps(held, indent=2))
+        _upload_json(store, "record-missing", json.dumps(held, indent=indent))
     assert not store.exists()
 
 

@@ -1,37 +1,16 @@
-"""A file uploaded in a multipart form is read by the same rules whatever its layout: a
-JSON file written on one line (as ``json.dumps`` writes it) holds no encoded data by its
-field names, as the same file pretty-printed does not; a form field beside it is text,
-whatever JSON it holds (law 4)."""
+"""A form field of a multipart upload is text, whatever JSON it holds: shaped like a line of
+a batch's results, it gets none of their exemptions (law 4). A JSON file uploaded, on one
+line or many: tests/test_secret_held_json.py."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from replaygate.errors import SecretInFixtureError
 from replaygate.sanitize.secret_scan import find_fixture_secrets
-from test_secret_held_json import FREE_KEY, REASONED, _upload_json
-
-
-@pytest.mark.parametrize(
-    "held",
-    [
-        REASONED,
-        {"notes": [{"encrypted_content": FREE_KEY}]},
-        {"type": "thinking", "thinking": "x", "signature": FREE_KEY},
-    ],
-    ids=["reasoning item", "encrypted_content", "thinking block"],
-)
-def test_a_json_file_uploaded_on_one_line_holds_no_encoded_data_by_its_field_names(
-    tmp_path: Path, held: dict[str, Any]
-) -> None:
-    store = tmp_path / "upload.jsonl"
-    with pytest.raises(SecretInFixtureError, match=r"high-entropy token found at request\.text"):
-        _upload_json(store, "record-missing", json.dumps(held))
-    assert not store.exists()
+from test_secret_held_json import FREE_KEY
 
 
 def _transcription(prompt: str) -> dict[str, Any]:
