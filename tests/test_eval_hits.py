@@ -112,3 +112,19 @@ def test_a_hits_log_that_cannot_be_written_leaves_the_run_s_results(project: Pat
         f"Error: cannot write the hits log ({project / hits.DEFAULT_DIR}: not a directory): "
         "the run's results stand; patrol and prune would take what it played for unused\n"
     ), done.stderr
+
+
+def test_the_eval_s_store_is_not_pruned_while_no_eval_run_is_logged(project: Path) -> None:
+    # test sessions only: the eval's store was offered whole, and --yes deleted it
+    store = project / "evals" / "fixtures.jsonl"
+    before = store.read_bytes()
+    later_test_sessions(project, 2)
+    done = replaygate("prune", "--unused", "evals", "--yes", cwd=project)
+    assert done.returncode == 2, done.stdout
+    assert "no eval run in the hits log at .replaygate/hits, only 2 test session(s)" in (
+        done.stderr
+    )
+    assert "of the eval's store evals/fixtures.jsonl ([tool.replaygate] fixtures)" in done.stderr
+    assert store.read_bytes() == before
+    assert replaygate("eval", "--no-history", cwd=project).returncode == 0
+    assert replaygate("prune", "--unused", "evals", cwd=project).returncode == 0

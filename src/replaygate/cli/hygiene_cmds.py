@@ -399,6 +399,14 @@ def patrol_cmd(
         click.echo(render_patrol(result), nl=False)
 
 
+def _eval_store(path: Path) -> Path | None:
+    """The store the project owning ``path`` gives its evals (``[tool.replaygate]
+    fixtures``), if any."""
+    from replaygate.evals.config import load_config  # the eval commands' own, read here only
+
+    return load_config(near=path).fixtures
+
+
 @click.command()
 @click.argument("path", type=PathParam(path_type=Path))
 @click.option(
@@ -428,7 +436,7 @@ def prune(
         )
     try:
         result = _patrol(path, None, runs, refs, hits_dir)
-        doomed = candidates(result)
+        doomed = candidates(result, _eval_store(path))
         kept_played = sum(1 for r in result.rows if r.plays)
         kept_refs = sum(1 for r in result.rows if r.refs and not r.plays)
         click.echo(
