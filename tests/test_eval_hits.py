@@ -128,3 +128,13 @@ def test_the_eval_s_store_is_not_pruned_while_no_eval_run_is_logged(project: Pat
     assert store.read_bytes() == before
     assert replaygate("eval", "--no-history", cwd=project).returncode == 0
     assert replaygate("prune", "--unused", "evals", cwd=project).returncode == 0
+
+
+def test_prune_reads_the_eval_settings_only_while_no_eval_run_is_logged(project: Path) -> None:
+    # an eval setting prune has no use for (a cap that is no number) failed every prune
+    assert replaygate("eval", "--no-history", cwd=project).returncode == 0
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + 'max_cost = "lots"\n')
+    done = replaygate("prune", "--unused", "evals", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "nothing to prune" in done.stdout

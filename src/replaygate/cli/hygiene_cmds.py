@@ -436,7 +436,7 @@ def prune(
         )
     try:
         result = _patrol(path, None, runs, refs, hits_dir)
-        doomed = candidates(result, _eval_store(path))
+        doomed = candidates(result, lambda: _eval_store(path))
         kept_played = sum(1 for r in result.rows if r.plays)
         kept_refs = sum(1 for r in result.rows if r.refs and not r.plays)
         click.echo(

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +39,7 @@ from replaygate.fixtures.store.files import jsonl_lines, open_binary, resolved
 from replaygate.fixtures.store.writing import lock_problem
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
+from replaygate.hygiene.usage import within
 from replaygate.hygiene.verify_repair import left_alone
 
 LINKED = "reached through a symlink: not pruned; prune the store it belongs to"
@@ -56,12 +57,14 @@ class PruneResult:
     linked: tuple[Path, ...] = ()
 
 
-def candidates(result: Patrol, eval_store: Path | None = None) -> list[PatrolRow]:
+def candidates(
+    result: Patrol, eval_store: Callable[[], Path | None] = lambda: None
+) -> list[PatrolRow]:
     """The unused fixtures of a patrol, each once; refuses when no run was recorded, when
     no test session was and one lies outside the stores the eval runs played (what the
-    tests play only a test session says), when no eval run was and one lies in
-    ``eval_store`` (the store ``[tool.replaygate] fixtures`` names, which only an eval
-    plays), or when a file or folder that may reference one could not be read.
+    tests play only a test session says), when no eval run was and one lies in the store
+    ``eval_store()`` gives (``[tool.replaygate] fixtures``, which only an eval plays; read
+    only then), or when a file or folder that may reference one could not be read.
 
     A file the store reaches by two names (``b.jsonl`` a symlink to ``a.jsonl``) holds
     each of its fixtures once: it is listed under the name that is not a link, and kept
@@ -98,24 +101,20 @@ def candidates(result: Patrol, eval_store: Path | None = None) -> list[PatrolRow
             "run the test suite first (the pytest plugin logs which fixtures each run "
             "replays), or prune only the eval's store; nothing deleted"
         )
-    no_eval_run = len(result.runs) == result.test_sessions
-    in_store = [row for row in doomed if eval_store and _under(row.file, eval_store)]
-    if no_eval_run and eval_store is not None and in_store:
-        others = f" and {len(in_store) - 1} more" if len(in_store) > 1 else ""
-        raise HygieneError(
-            f"no eval run in the hits log at {shown(result.hits_dir)}, only "
-            f"{result.test_sessions} test session(s), which do not play "
-            f"{in_store[0].where}{others} of the eval's store {shown(eval_store)} "
-            "([tool.replaygate] fixtures): run `replaygate eval` first (it logs which "
-            "fixtures it replays), or prune other stores; nothing deleted"
-        )
+    configured = eval_store() if len(result.runs) == result.test_sessions else None
+    if configured is not None:  # no eval run counted: read the eval's store only then
+        store = resolved(configured)
+        in_store = [row for row in doomed if within(resolved(row.file), store)]
+        if in_store:
+            others = f" and {len(in_store) - 1} more" if len(in_store) > 1 else ""
+            raise HygieneError(
+                f"no eval run in the hits log at {shown(result.hits_dir)}, only "
+                f"{result.test_sessions} test session(s), which do not play "
+                f"{in_store[0].where}{others} of the eval's store {shown(configured)} "
+                "([tool.replaygate] fixtures): run `replaygate eval` first (it logs which "
+                "fixtures it replays), or prune other stores; nothing deleted"
+            )
     return doomed
-
-
-def _under(file: Path, store: Path) -> bool:
-    """Whether ``file`` is ``store`` (a ``.jsonl`` file) or lies in it (a folder store)."""
-    real, top = resolved(file), resolved(store)
-    return real == top or top in real.parents
 
 
 def _chunks(file: Path, size: int = 1 << 20) -> Iterator[bytes]:

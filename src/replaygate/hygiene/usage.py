@@ -45,12 +45,18 @@ class FixtureUsage:
         target = self._resolved.get(file)
         if target is None:  # resolved once per store file, not once per fixture
             target = self._resolved[file] = resolved(file)
-        return [p for p in plays if p.store == target or p.store in target.parents]
+        return [p for p in plays if within(target, p.store)]
 
     def in_eval_store(self, file: Path) -> bool:
         """Whether ``file`` is, or lies in, a store an eval run counted played."""
         target = resolved(file)
-        return any(store == target or store in target.parents for store in self.eval_stores)
+        return any(within(target, store) for store in self.eval_stores)
+
+
+def within(file: Path, store: Path) -> bool:
+    """Whether ``file`` is ``store`` (a ``.jsonl`` file) or lies in it (a folder store),
+    both resolved."""
+    return store == file or store in file.parents
 
 
 def project_root(hits_dir: Path) -> Path:
