@@ -25,11 +25,9 @@ from typing import Any
 
 from replaygate.sanitize.secret_compressed import Budget
 from replaygate.sanitize.secret_entropy import AUTH_SCHEME, SCHEME
-from replaygate.sanitize.secret_rules import candidates
+from replaygate.sanitize.secret_rules import PEM_KEY, candidates
 from replaygate.sanitize.secret_scan import detect_in_text
 
-_PEM = "PEM private key"
-"""The rule whose match is a private key's first line: the key is the block it opens."""
 _PEM_END = re.compile(r"-----END [^\n-]*-----")
 
 
@@ -44,7 +42,7 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, rule)`` of each token-family match and credential after a scheme; a
     private key's header with its body, to its ``-----END ...-----`` line or the text's end."""
     spans = [
-        (start, _key_end(text, end) if detector.name == _PEM else end, detector.name)
+        (start, _key_end(text, end) if detector.name == PEM_KEY else end, detector.name)
         for detector in candidates(text)
         for start, end in detector.spans(text)
     ]

@@ -66,6 +66,9 @@ def _random_key(match: str) -> bool:
     return len(match) >= 35 and _DIGIT.search(match, 3) is not None
 
 
+PEM_KEY = "PEM private key"
+"""The rule whose match is a private key's first line (the key is the block it opens)."""
+
 DETECTORS: tuple[Detector, ...] = (
     _rule("Anthropic API key", _START + r"sk-ant-[A-Za-z0-9_\-]{20,}", "sk-ant-"),
     # The whole run after sk- is taken at once and then checked (_random_key): a search
@@ -160,7 +163,7 @@ DETECTORS: tuple[Detector, ...] = (
         "://",
     ),
     _rule(
-        "PEM private key",
+        PEM_KEY,
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-",
         "PRIVATE KEY",
         "PuTTY-User-Key-File-",
@@ -191,7 +194,7 @@ can match."""
 
 LONG_TEXT = 1 << 20
 """Characters from which a text's anchors are looked for in its runs (:func:`candidates`)."""
-_ANYWHERE = frozenset({"password in URL", "PEM private key"})
+_ANYWHERE = frozenset({"password in URL", PEM_KEY})
 """The rules a match of which may stand outside a run: a quote in a URL's password, a space
 in a PEM header."""
 
