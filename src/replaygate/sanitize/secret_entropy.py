@@ -476,11 +476,16 @@ def _written_context(text: str) -> str | None:
         return CONTEXT
     if any(key_name(m.group(1)) and context_secret(m.group(2)) for m in key_keyword):
         return CONTEXT
+    return next((name for _, name in scheme_credentials(text)), None)
+
+
+def scheme_credentials(text: str) -> Iterator[tuple[re.Match[str], str]]:
+    """Each auth scheme and credential written in ``text`` that counts as a secret (any
+    after ``Bearer``; after another scheme, one holding a digit), with its finding."""
     for match in _matches(AUTH_SCHEME, text):
         scheme, value = match.groups()
         if scheme.lower() == "bearer" or any(c.isdigit() for c in value):
-            return "bearer token" if scheme.lower() == "bearer" else SCHEME
-    return None
+            yield match, "bearer token" if scheme.lower() == "bearer" else SCHEME
 
 
 _FOLDED_LETTERS = "\u0130\u0131\u017f\u212a"

@@ -24,7 +24,7 @@ import re
 from typing import Any
 
 from replaygate.sanitize.secret_compressed import Budget
-from replaygate.sanitize.secret_entropy import AUTH_SCHEME, SCHEME
+from replaygate.sanitize.secret_entropy import SCHEME, scheme_credentials
 from replaygate.sanitize.secret_rules import PEM_KEY, candidates
 from replaygate.sanitize.secret_scan import detect_in_text
 
@@ -46,10 +46,7 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
         for detector in candidates(text)
         for start, end in detector.spans(text)
     ]
-    for match in AUTH_SCHEME.finditer(text):
-        credential = match.group(2)
-        if match.group(1).lower() == "bearer" or any(c.isdigit() for c in credential):
-            spans.append((match.start(2), match.end(2), SCHEME))
+    spans += [(m.start(2), m.end(2), SCHEME) for m, _ in scheme_credentials(text)]
     return sorted(spans)
 
 
