@@ -113,8 +113,9 @@ def _claim(stack: contextlib.ExitStack[bool | None], out: Path, keep: Path | Non
     show_default=True,
     type=int,
     help=(
-        "Seed of the simulator the first recording draws from (not used with --live); the "
-        f"eval loop always records with seed {DEMO_SEED}, the shipped baseline's."
+        "Seed of the simulator the first recording draws from (refused with --live: the real "
+        f"API takes no seed); the eval loop always records with seed {DEMO_SEED}, the shipped "
+        "baseline's."
     ),
 )
 @click.option(
@@ -141,6 +142,7 @@ def demo(live: bool, seed: int, keep: Path | None, out: Path) -> None:
     \b
         replaygate demo --out .replaygate/demo
     """
+    _check_seed(live)
     # What the demo needs beyond the base install, before anything runs: the report is
     # drawn last, after every recording.
     require("anthropic", "anthropic", "replaygate demo")
@@ -148,6 +150,23 @@ def demo(live: bool, seed: int, keep: Path | None, out: Path) -> None:
     with contextlib.ExitStack() as stack:
         claim = _claim(stack, out, keep)
         _run(live, seed, keep, claim)
+
+
+def _check_seed(live: bool) -> None:
+    """Refuse ``--seed`` with ``--live``, before anything runs: the first recording then
+    comes from the real API, which takes no seed, and the eval loop records with
+    :data:`~replaygate.demo.DEMO_SEED` either way, so the seed was ignored and a run
+    the user took for seeded was not."""
+    ctx = click.get_current_context()
+    given = ctx.get_parameter_source("seed") not in (None, click.core.ParameterSource.DEFAULT)
+    if live and given:
+        raise click.UsageError(
+            "--seed goes without --live: it seeds the simulator the first recording draws "
+            "from, and with --live that recording comes from the real API, which takes no "
+            f"seed (the eval loop records from the simulator with seed {DEMO_SEED} either "
+            "way): drop --seed, or --live to record from the simulator",
+            ctx,
+        )
 
 
 def _run(live: bool, seed: int, keep: Path | None, claim: Claim) -> None:
