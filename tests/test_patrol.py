@@ -303,7 +303,7 @@ def test_cli_table_and_json(project: Path) -> None:
     as_json = invoke("tests/fixtures", "--json")
     report = json.loads(as_json.output)
     assert report["summary"] == {"fixtures": 3, "stale": 1, "future": 0, "unknown_age": 1,
-                                 "unplayed": 2, "unused": 2}  # fmt: skip
+                                 "unplayed": 2, "unused": 2, "use_unknown": 0}  # fmt: skip
     assert report["fixtures"][0]["fixture"] == "tests/fixtures/rag.jsonl:1"
     assert report["refs"] == ["tests"]
 
@@ -327,3 +327,51 @@ def test_errors(project: Path) -> None:
     no_runs = invoke(str(store), "--hits-dir", "elsewhere")
     assert no_runs.exit_code == 0
     assert "no test run in the hits log at elsewhere" in no_runs.output
+
+
+def test_the_tests_stores_are_of_unknown_use_while_only_eval_runs_are_logged(
+    project: Path,
+) -> None:
+    """The hits log holds an eval run and no test session: the tests' stores are not
+    UNUSED (no run counted plays them), and the summary names no prune that refuses."""
+    test_store = project / "tests" / "fixtures" / "test_api" / "test_chat.jsonl"
+    put(test_store, "a test's question", "2026-11-01T00:00:00Z")
+    eval_store = project / "evals" / "fixtures.jsonl"
+    played = put(eval_store, "played", "2026-11-01T00:00:00Z")
+    put(eval_store, "no longer asked", "2026-11-01T00:00:00Z")
+    log = hits.HitLog(project / hits.DEFAULT_DIR, "20261130T000000Z-eval", project, runner="eval")
+    log.note(eval_store, played)
+    log.flush()
+
+    done = invoke(".", "--refs", "tests")
+    assert done.exit_code == 0, done.output
+    rows = {
+        line.split()[0]: line.split()[4:]
+        for line in done.output.splitlines()
+        if line.startswith(("tests/", "evals/"))
+    }
+    assert rows["tests/fixtures/test_api/test_chat.jsonl:1"] == ["-", "0", "unreferenced"]
+    assert rows["evals/fixtures.jsonl:2"] == ["0", "0", "UNUSED"]
+    assert (
+        "no test session in the hits log at .replaygate/hits, only 1 eval run(s): the use of "
+        "the 1 fixture(s) outside the eval's stores is unknown (played: -);\n"
+        "run the test suite (the pytest plugin logs which fixtures each session replays), "
+        "then patrol again\n"
+    ) in done.output
+    assert "1 not played in the last 1 run(s), 1 neither played nor referenced" in done.output
+    assert "`replaygate prune" not in done.output  # it would refuse: no test session
+
+    report = json.loads(invoke(".", "--refs", "tests", "--json").stdout)
+    by_name = {f["fixture"]: f for f in report["fixtures"]}
+    assert by_name["tests/fixtures/test_api/test_chat.jsonl:1"]["unused"] is None
+    assert by_name["evals/fixtures.jsonl:2"]["unused"] is True
+    assert report["summary"]["unused"] == 1 and report["summary"]["use_unknown"] == 1
+
+    # the eval's store alone is judged by the eval run: its prune is named, and runs
+    done = invoke("evals")
+    assert "is unknown" not in done.output
+    hint = done.output.split("(`", 1)[1].split("`", 1)[0]
+    assert hint == "replaygate prune evals --unused"
+    listed = CliRunner().invoke(main, shlex.split(hint)[1:])
+    assert listed.exit_code == 0, listed.output
+    assert "dry run: would delete 1 fixture(s)" in listed.output

@@ -5,7 +5,9 @@
   fixture without it has an unknown age; one recorded after the patrol's ``now`` is
   *future* (a wrong clock or an edited date: its age cannot be trusted, so it is
   reported, never taken as fresh);
-- use: how often the last N recorded test runs played it (the hits log);
+- use: how often the last N recorded test runs played it (the hits log); while the runs
+  counted hold no test session, only eval runs, the use of a fixture outside the stores
+  they played is *unknown* (no run counted would play it), never taken as unused;
 - references: the files of the reference folders that name its store file or key.
 
 A fixture neither played nor referenced is *unused*: what ``prune --unused`` removes.
@@ -55,6 +57,9 @@ class PatrolRow:
     eval_store: bool = False
     """Whether its store is one an eval run counted played (judged by eval runs, not by
     test sessions)."""
+    use_known: bool = True
+    """False while the runs counted hold eval runs and no test session and its store is
+    none they played: no run counted would play it, so whether it is used is unknown."""
 
     @property
     def where(self) -> str:
@@ -80,7 +85,7 @@ class PatrolRow:
             "tests": list(self.tests),
             "last_played": self.last_played,
             "refs": list(self.refs),
-            "unused": self.unused,
+            "unused": self.unused if self.use_known else None,
         }
 
 
@@ -120,13 +125,18 @@ class Patrol:
 
     @property
     def unplayed(self) -> list[PatrolRow]:
-        """Fixtures no considered run played."""
-        return [r for r in self.rows if r.plays == 0]
+        """Fixtures no considered run played, of those whose use is known."""
+        return [r for r in self.rows if r.plays == 0 and r.use_known]
 
     @property
     def unused(self) -> list[PatrolRow]:
-        """Fixtures neither played nor referenced."""
-        return [r for r in self.rows if r.unused]
+        """Fixtures neither played nor referenced, of those whose use is known."""
+        return [r for r in self.rows if r.unused and r.use_known]
+
+    @property
+    def use_unknown(self) -> list[PatrolRow]:
+        """Fixtures whose use no run counted tells (:attr:`PatrolRow.use_known`)."""
+        return [r for r in self.rows if not r.use_known]
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
@@ -147,6 +157,7 @@ class Patrol:
                 "unknown_age": len(self.unknown_age),
                 "unplayed": len(self.unplayed),
                 "unused": len(self.unused),
+                "use_unknown": len(self.use_unknown),
             },
         }
 
@@ -193,6 +204,7 @@ def patrol(
     for loc, key, when in seen:
         age = moment - when if when is not None else None
         plays = usage.of(loc.file, key)
+        in_eval_store = usage.in_eval_store(loc.file)
         rows.append(
             PatrolRow(
                 file=loc.file,
@@ -206,7 +218,8 @@ def patrol(
                 tests=tuple(sorted({p.test for p in plays if p.test})),
                 last_played=max((p.time for p in plays), default=None),
                 refs=tuple(sorted(shown(p) for p in references.of(loc.file, key[:12]))),
-                eval_store=usage.in_eval_store(loc.file),
+                eval_store=in_eval_store,
+                use_known=in_eval_store or bool(usage.test_sessions) or not usage.runs,
             )
         )
     rows.sort(key=_sort_key)

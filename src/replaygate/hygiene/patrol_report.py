@@ -32,14 +32,16 @@ def age_text(age: timedelta | None) -> str:
 
 
 def flags(row: PatrolRow, runs: int) -> str:
-    """FUTURE, STALE, UNUSED (or unplayed / unreferenced)."""
+    """FUTURE, STALE, UNUSED (or unplayed / unreferenced); a fixture whose use no run
+    counted tells is never UNUSED nor unplayed."""
     out = ["FUTURE"] if row.future else []
     if row.stale:
         out.append("STALE")
-    if row.unused and runs:
+    judged = runs and row.use_known
+    if row.unused and judged:
         out.append("UNUSED")
     else:
-        if runs and row.plays == 0:
+        if judged and row.plays == 0:
             out.append("unplayed")
         if not row.refs:
             out.append("unreferenced")
@@ -88,10 +90,21 @@ def summary(result: Patrol) -> list[str]:
             "for an eval's store, to see use"
         )
     else:
+        unknown = result.use_unknown
+        if unknown:
+            lines += [
+                f"no test session in the hits log at {shown(result.hits_dir)}, only "
+                f"{len(result.runs)} eval run(s): the use of the {len(unknown)} fixture(s) "
+                "outside the eval's stores is unknown (played: -);",
+                "run the test suite (the pytest plugin logs which fixtures each session "
+                "replays), then patrol again",
+            ]
+        # prune refuses while a fixture of unknown use is referenced by nothing
+        refused = any(not row.refs for row in unknown)
         lines.append(
             f"{len(result.unplayed)} not played in the last {len(result.runs)} run(s), "
-            f"{len(result.unused)} neither played nor referenced "
-            f"(`{prune_command(result)}` lists them)"
+            f"{len(result.unused)} neither played nor referenced"
+            + ("" if refused else f" (`{prune_command(result)}` lists them)")
         )
     if result.unread:
         file, why = result.unread[0]
@@ -119,7 +132,7 @@ def render_patrol(result: Patrol) -> str:
             row.key,
             row.recorded_at.date().isoformat() if row.recorded_at else "unknown",
             age_text(row.age),
-            str(row.plays) if runs else "-",
+            str(row.plays) if runs and row.use_known else "-",
             str(len(row.refs)),
             flags(row, runs),
         )

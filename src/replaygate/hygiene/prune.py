@@ -84,7 +84,7 @@ def candidates(
         )
     used = {(resolved(row.file), row.key) for row in result.rows if not row.unused}
     picked: dict[tuple[Path, int], PatrolRow] = {}
-    for row in result.unused:
+    for row in (r for r in result.rows if r.unused):  # those of unknown use too: refused below
         real = resolved(row.file)
         if (real, row.key) in used:  # played or referenced under the file's other name
             continue
