@@ -15,7 +15,7 @@ from types import FrameType
 import click
 
 from replaygate.network import is_loopback
-from replaygate.sim.behavior_option import behavior_option
+from replaygate.sim.behavior_option import ChosenBehavior, behavior_option
 from replaygate.sim.drift import DriftPlan, DriftSpecError
 from replaygate.sim.faults import FaultPlan, FaultSpecError, seconds_problem
 from replaygate.sim.server import Simulator
@@ -69,7 +69,7 @@ def _seconds(_context: click.Context, _option: click.Parameter, value: float) ->
 def serve(
     host: str,
     port: int,
-    behavior: str,
+    behavior: ChosenBehavior,
     seed: int,
     faults: str,
     drift: str,
@@ -96,7 +96,7 @@ def serve(
         fault_plan = FaultPlan.parse(faults, slow_delay=slow_delay, retry_after=retry_after)
         drift_plan = DriftPlan.parse(drift)
         sim = Simulator(
-            behavior,
+            behavior.build(seed),
             seed=seed,
             faults=fault_plan,
             drift=drift_plan,
@@ -114,9 +114,8 @@ def serve(
     previous = {s: signal.signal(s, _stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         with sim:
-            click.echo(
-                f"replaygate simulator listening on {sim.url} (behavior={behavior}, seed={seed})"
-            )
+            said = f"(behavior={behavior.name}, seed={seed})"
+            click.echo(f"replaygate simulator listening on {sim.url} {said}")
             sys.stdout.flush()
             while not done.wait(0.5):
                 pass

@@ -1,0 +1,88 @@
+"""``replaygate sim serve`` in a process of its own, as a user runs it, over loopback.
+
+It builds the behaviour ``--behavior`` names once (a script is read once, as the option
+is read: it was read again by the server), answers as that behaviour with its ``--seed``,
+and, holding only what it served, refuses a follow-up naming a response it never served
+(one a recording replayed in another process: nothing tells it, docs/frameworks.md).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+OPENS = """
+import os, sys
+script = os.environ["RG_TEST_SCRIPT"]
+def note(event, args):
+    if event == "open" and args and args[0] == script:
+        os.write(2, b"opened the script\\n")
+sys.addaudithook(note)
+from replaygate.cli import run
+run()
+"""
+"""``replaygate ARGS`` (the console script's ``run``), saying on stderr each time it opens
+the script file."""
+
+
+def _post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """POST ``body`` to the Responses API at ``url`` (the simulator's): status and JSON."""
+    where = urlsplit(url)
+    connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=10)
+    try:
+        headers = {"content-type": "application/json", "authorization": "Bearer k"}
+        connection.request("POST", "/v1/responses", json.dumps(body), headers)
+        answer = connection.getresponse()
+        return answer.status, json.loads(answer.read())
+    finally:
+        connection.close()
+
+
+def _said(answer: dict[str, Any]) -> str:
+    return str(answer["output"][0]["content"][0]["text"])
+
+
+@pytest.mark.slow  # starts replaygate in a process of its own
+def test_sim_serve_reads_its_script_once_and_holds_only_what_it_served(tmp_path: Path) -> None:
+    script = tmp_path / "answers.jsonl"
+    script.write_text('{"text": "Hello, Ada."}\n{"text": "You are Ada."}\n', encoding="utf-8")
+    command = [sys.executable, "-c", OPENS, "sim", "serve", "--port", "0"]
+    command += ["--behavior", f"script:{script}", "--seed", "4"]
+    env = {**os.environ, "RG_TEST_SCRIPT": str(script), "PYTHONUNBUFFERED": "1"}
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    ) as proc:
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            assert line.startswith("replaygate simulator listening on http://127.0.0.1:"), line
+            assert line.rstrip().endswith(f"(behavior=script:{script}, seed=4)"), line
+            url = line.split(" on ", 1)[1].split(" ", 1)[0]
+            status, first = _post(url, {"model": "m", "input": "My name is Ada."})
+            assert (status, _said(first)) == (200, "Hello, Ada."), first
+            status, then = _post(
+                url, {"model": "m", "input": "Who am I?", "previous_response_id": first["id"]}
+            )
+            assert (status, _said(then)) == (200, "You are Ada."), then
+            never = first["id"].replace("_0001_", "_0009_")  # its form, not one it served
+            status, refused = _post(
+                url, {"model": "m", "input": "Who am I?", "previous_response_id": never}
+            )
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            _, stderr = proc.communicate(timeout=10)
+    assert status == 400, refused
+    assert refused["error"]["message"].startswith(
+        f"Previous response with id '{never}' not found. The simulator holds only the "
+        "responses it served since it started"
+    ), refused
+    assert (proc.returncode, stderr) == (0, "opened the script\n")
