@@ -29,12 +29,13 @@ from replaygate.errors import ReplaygateError
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.modes import require_live_approval
-from replaygate.fixtures.store.files import existing_store
+from replaygate.fixtures.store.files import existing_store, resolved
 from replaygate.hygiene.age import parse_max_age
 from replaygate.hygiene.checksum import store_checksum
 from replaygate.hygiene.drift import LIVE_DRIFT, DriftReport, drift_against, drift_live
 from replaygate.hygiene.drift_report import render_drift
-from replaygate.hygiene.patrol import Patrol, patrol
+from replaygate.hygiene.errors import HygieneError
+from replaygate.hygiene.patrol import Patrol, patrol, shown
 from replaygate.hygiene.patrol_report import age_text, render_patrol
 from replaygate.hygiene.prune import LINKED, candidates, delete
 from replaygate.hygiene.resend import LiveSender
@@ -399,12 +400,65 @@ def patrol_cmd(
         click.echo(render_patrol(result), nl=False)
 
 
-def _eval_store(path: Path) -> Path | None:
-    """The store the project owning ``path`` gives its evals (``[tool.replaygate]
-    fixtures``), if any."""
+_READ_FOR_PRUNE = (
+    " (prune reads it to tell the eval's stores, which no test session plays): make it "
+    "readable, or move it aside; nothing deleted"
+)
+
+
+def _eval_stores(path: Path) -> list[tuple[Path, str]]:
+    """The stores the project owning ``path`` knows an eval plays, each with where it is
+    named: ``[tool.replaygate] fixtures``, the ``source.fixtures`` of its baseline (the
+    store of the run it was made of) and the ``fixtures`` of each run of its history (a
+    store given as ``eval --fixtures PATH`` only). A relative name is the project's, as
+    ``eval`` run from the project's folder gives it; a baseline or history that cannot
+    be read is an error, as what it names would be offered."""
     from replaygate.evals.config import load_config  # the eval commands' own, read here only
 
-    return load_config(near=path).fixtures
+    config = load_config(near=path)
+    stores = [(config.fixtures, "[tool.replaygate] fixtures")] if config.fixtures else []
+    baseline = Path(shown(config.baseline_path))  # named as the user would
+    if baseline.exists():
+        where = f"source.fixtures of the baseline {shown(baseline)}"
+        stores += [(config.root / name, where) for name in _baseline_fixtures(baseline)]
+    history = Path(shown(config.history_path))
+    if history.exists():
+        where = f"an eval run of the history {shown(history)}"
+        stores += [(config.root / name, where) for name in _history_fixtures(history)]
+    seen: set[Path] = set()
+    known = []
+    for store, where in stores:
+        real = resolved(store)
+        if real not in seen:
+            seen.add(real)
+            known.append((store, where))
+    return known
+
+
+def _baseline_fixtures(baseline: Path) -> list[str]:
+    """The store the run a baseline was made of played (its ``source.fixtures``)."""
+    from replaygate.evals.results import read_json
+
+    try:
+        document = read_json(baseline, "the baseline")
+    except ReplaygateError as err:
+        raise HygieneError(f"{err}{_READ_FOR_PRUNE}") from None
+    source = document.get("source") if isinstance(document, dict) else None
+    name = source.get("fixtures") if isinstance(source, dict) else None
+    return [name] if isinstance(name, str) and name else []
+
+
+def _history_fixtures(history: Path) -> list[str]:
+    """The stores the runs of a history played (each run's ``info.fixtures``)."""
+    from replaygate.evals.history import History
+
+    try:  # a damaged run is an error too: the store it names would be offered
+        with History.open(history, read_only=True) as opened:
+            runs = opened.runs()
+    except ReplaygateError as err:
+        raise HygieneError(f"{err}{_READ_FOR_PRUNE}") from None
+    names = (run.info.get("fixtures") for run in runs)
+    return list(dict.fromkeys(n for n in names if isinstance(n, str) and n))
 
 
 @click.command()
@@ -436,7 +490,7 @@ def prune(
         )
     try:
         result = _patrol(path, None, runs, refs, hits_dir)
-        doomed = candidates(result, lambda: _eval_store(path))
+        doomed = candidates(result, lambda: _eval_stores(path))
         kept_played = sum(1 for r in result.rows if r.plays)
         kept_refs = sum(1 for r in result.rows if r.refs and not r.plays)
         click.echo(

@@ -58,13 +58,14 @@ class PruneResult:
 
 
 def candidates(
-    result: Patrol, eval_store: Callable[[], Path | None] = lambda: None
+    result: Patrol, eval_stores: Callable[[], Sequence[tuple[Path, str]]] = lambda: ()
 ) -> list[PatrolRow]:
     """The unused fixtures of a patrol, each once; refuses when no run was recorded, when
     no test session was and one lies outside the stores the eval runs played (what the
-    tests play only a test session says), when no eval run was and one lies in the store
-    ``eval_store()`` gives (``[tool.replaygate] fixtures``, which only an eval plays; read
-    only then), or when a file or folder that may reference one could not be read.
+    tests play only a test session says), when no eval run was and one lies in a store
+    ``eval_stores()`` gives, each with where it is named (``[tool.replaygate] fixtures``,
+    the baseline's or the history's runs: only an eval plays them; read only then), or
+    when a file or folder that may reference one could not be read.
 
     A file the store reaches by two names (``b.jsonl`` a symlink to ``a.jsonl``) holds
     each of its fixtures once: it is listed under the name that is not a link, and kept
@@ -101,8 +102,9 @@ def candidates(
             "run the test suite first (the pytest plugin logs which fixtures each run "
             "replays), or prune only the eval's store; nothing deleted"
         )
-    configured = eval_store() if len(result.runs) == result.test_sessions else None
-    if configured is not None:  # no eval run counted: read the eval's store only then
+    if not doomed or len(result.runs) != result.test_sessions:
+        return doomed  # an eval run counted judges its stores: read the eval's only if none
+    for configured, named in eval_stores():
         store = resolved(configured)
         in_store = [row for row in doomed if within(resolved(row.file), store)]
         if in_store:
@@ -111,8 +113,8 @@ def candidates(
                 f"no eval run in the hits log at {shown(result.hits_dir)}, only "
                 f"{result.test_sessions} test session(s), which do not play "
                 f"{in_store[0].where}{others} of the eval's store {shown(configured)} "
-                "([tool.replaygate] fixtures): run `replaygate eval` first (it logs which "
-                "fixtures it replays), or prune other stores; nothing deleted"
+                f"({named}): run `replaygate eval` first (it logs which fixtures it "
+                "replays), or prune other stores; nothing deleted"
             )
     return doomed
 
