@@ -1,4 +1,5 @@
-"""``python -m replaygate``."""
+"""``python -m replaygate``: the one program the console script ``replaygate`` runs too
+(:func:`replaygate.cli.run`)."""
 
 from replaygate.cli import run
 

@@ -2,7 +2,8 @@
 
     replaygate sim serve --port 8765 --behavior echo --seed 0 --faults 429:0.1
 
-Also runnable as ``python -m replaygate.sim.cli serve ...``.
+Also runnable as ``python -m replaygate.sim.cli serve ...``, which runs ``replaygate sim
+serve ...`` the one way every command runs (:func:`replaygate.cli.run`).
 """
 
 from __future__ import annotations
@@ -125,4 +126,9 @@ def serve(
 
 
 if __name__ == "__main__":
-    sim_group()
+    # ``replaygate sim ...`` itself, as the console script runs it: a reader of its output
+    # that goes away ends only the printing (sim serve keeps serving), and an error or a
+    # Ctrl-C ends it as it ends every command.
+    from replaygate.cli import run
+
+    run(["sim", *sys.argv[1:]], prog_name="python -m replaygate")
