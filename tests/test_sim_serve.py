@@ -18,7 +18,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import click
 import pytest
+from click.testing import CliRunner
+
+from replaygate.sim.behavior_option import ChosenBehavior, behavior_option
+from replaygate.sim.behaviors import ScriptBehavior, SeededResearch
+from replaygate.sim.cli import sim_group
 
 OPENS = """
 import os, sys
@@ -86,3 +92,51 @@ def test_sim_serve_reads_its_script_once_and_holds_only_what_it_served(tmp_path:
         "responses it served since it started"
     ), refused
     assert (proc.returncode, stderr) == (0, "opened the script\n")
+
+
+def _built(*args: str) -> Any:
+    """The behaviour a command taking ``--behavior`` and ``--seed`` as ``sim serve`` does
+    builds from ``args``."""
+    built: list[Any] = []
+
+    @click.command()
+    @behavior_option()
+    @click.option("--seed", default=7, type=int)
+    def command(behavior: ChosenBehavior, seed: int) -> None:
+        built.append(behavior.build(seed))
+
+    done = CliRunner().invoke(command, list(args))
+    assert done.exit_code == 0, done.output
+    return built[0]
+
+
+def test_the_behaviour_is_built_with_the_seed_given_in_either_order(tmp_path: Path) -> None:
+    first = _built("--behavior", "research-copilot", "--seed", "4")
+    assert isinstance(first, SeededResearch) and first.seed == 4
+    then = _built("--seed", "5", "--behavior", "research-copilot")
+    assert isinstance(then, SeededResearch) and then.seed == 5
+    assert _built().seed == 7
+    script = tmp_path / "answers.jsonl"
+    script.write_text('{"text": "Sunny."}\n', encoding="utf-8")
+    scripted = _built("--behavior", f"script:{script}")
+    assert isinstance(scripted, ScriptBehavior) and scripted.source == str(script)
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("nope", "unknown behavior 'nope'; expected one of research-copilot, echo, script:FILE"),
+        ("script:", "unknown behavior 'script:'"),
+        ("script:missing.jsonl", "missing.jsonl: cannot read script"),
+        ("script:bad.jsonl", "bad.jsonl:2: "),
+    ],
+)
+def test_sim_serve_refuses_a_behaviour_it_cannot_build_before_serving(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str, said: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.jsonl").write_text('{"text": "ok"}\n{"text": 1}\n', encoding="utf-8")
+    done = CliRunner().invoke(sim_group, ["serve", "--behavior", given])
+    assert done.exit_code == 2, done.output
+    assert "Invalid value for '--behavior'" in done.output and said in done.output, done.output
+    assert "listening" not in done.output
