@@ -178,7 +178,8 @@ def update_baseline(
             )
         source = {k: results.info[k] for k in SOURCE_FIELDS if k in results.info}
         plain = Reference.of(results, str(target))
-        counts = {case.id: case.counts for case in results.cases}
+        # a case read without counts (a plain sampling results file) has none to keep
+        counts = {case.id: case.counts for case in results.cases if case.counts_known}
         new_reference = Reference(
             plain.metrics, plain.cases, str(target), counts=counts, about=source
         )

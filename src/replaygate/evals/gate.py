@@ -27,10 +27,16 @@ from replaygate.evals.metrics import ALIASES, METRICS, Metric, check_limit_names
 from replaygate.evals.price_check import price_difference
 from replaygate.evals.reference import Reference
 from replaygate.evals.rendered import Rendered
-from replaygate.evals.scorers import Metrics, metrics_of
+from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
 from replaygate.evals.table import html_text, markdown_table, text_table
 
 RowVerdict = Literal["ok", "FAIL", "n/a", "-"]
+NO_COUNTS = (
+    "the results keep no counts of their cases (a plain sampling results file, or one "
+    "written without them): gate the results file `replaygate eval --out FILE` writes, "
+    "which keeps them"
+)
+"""Why a limited metric of results read without counts has no value, and what to do."""
 _EPSILON = 1e-9
 HEADER = ("metric", "baseline", "now", "delta", "limit", "verdict")
 
@@ -207,8 +213,10 @@ def compared_metrics(
     Cases the run adds (or drops) would move every share and mean of its side: ten new
     easy cases would hide a regression of the old ones. Each side's counts give its
     metrics over the shared cases; a baseline that keeps no counts (written before it
-    kept them) gives its own metrics when the results hold all its cases, and when
-    they do not, what cannot be compared is a problem, never passed."""
+    kept them, or a plain sampling results file) gives its own metrics when the results
+    hold all its cases, and when they do not, what cannot be compared is a problem,
+    never passed. Results read without counts give the success of the shared cases (from
+    their verdicts) and no other metric."""
     both = [c.case for c in now.cases if baseline.case(c.case) is not None]
     if len(both) == len(now.cases) == len(baseline.cases):
         return baseline.metrics, now.metrics, [], []
@@ -231,8 +239,18 @@ def compared_metrics(
         )
         return baseline.metrics, now.metrics, [], [f"{whole}: {why}"]
     if not all(i in new for i in both):
-        why = f"the results keep no counts of their cases to compare them over the {len(both)}"
-        return baseline.metrics, now.metrics, [], [f"{whole}: {why} case(s) both hold"]
+        if now.run is None:
+            why = f"the results keep no counts of their cases to compare them over the {len(both)}"
+            return baseline.metrics, now.metrics, [], [f"{whole}: {why} case(s) both hold"]
+        # read without counts: their verdicts give the success of the cases both hold, and
+        # nothing gives the other metrics, whose limits then fail (run_gate says why)
+        shared = set(both)
+        verdicts = [
+            CaseCounts(c.samples, c.verdict == "pass") for c in now.cases if c.case in shared
+        ]
+        after = metrics_of(verdicts)
+    else:
+        after = metrics_of([new[i] for i in both])
     added = [new[c.case] for c in now.cases if baseline.case(c.case) is None and c.case in new]
     note = f"the metrics are compared over the {len(both)} case(s) both hold"
     if added:
@@ -243,7 +261,14 @@ def compared_metrics(
             if apart.get(name) is not None
         )
         note += f"; the {len(added)} new case(s) alone: {shown}"
-    return before, metrics_of([new[i] for i in both]), [note], []
+    return before, after, [note], []
+
+
+def without_counts(results: Reference) -> bool:
+    """Whether a case of the results file ``results`` was read without its counts (a plain
+    sampling results file): it gives its verdict, never the sums the other metrics are
+    computed from."""
+    return results.run is not None and not all(c.counts_known for c in results.run.cases)
 
 
 def unseen_cost_opt_outs(baseline: Reference, now: Reference) -> list[str]:
@@ -308,11 +333,12 @@ def run_gate(
         if difference is not None:
             failed = difference.differ and cost.limit != "-"
             (problems if failed else notes).append(difference.text)
+    why = f": {NO_COUNTS}" if without_counts(now) else ""
     for row in rows:
         if row.verdict == "n/a" and row.baseline is not None:
             problems.append(
                 f"{row.metric}: the results have no value, so its limit ({row.limit}) cannot "
-                "be checked"
+                f"be checked{why}"
             )
     return GateReport(rows, tuple(problems), tuple(notes), now)
 

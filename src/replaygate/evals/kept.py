@@ -20,9 +20,10 @@ from replaygate.evals.scorers import CaseCounts
 
 def case_counts(reference: Reference) -> Mapping[str, CaseCounts]:
     """The counts of each case of ``reference`` that it holds (every case of a results
-    file; those a baseline keeps)."""
+    file but one read without them, as in a plain sampling results file; those a
+    baseline keeps)."""
     if reference.run is not None:
-        return {case.id: case.counts for case in reference.run.cases}
+        return {case.id: case.counts for case in reference.run.cases if case.counts_known}
     return reference.counts
 
 

@@ -61,6 +61,9 @@ class CaseResult:
     declared_known: bool = True
     """Whether ``sampled.descriptions`` names every check the case declares; false for a
     case read from a results file written without ``declared``."""
+    counts_known: bool = True
+    """Whether ``counts`` are the case's own; false for a case read without ``counts`` (a
+    plain sampling results file), whose counts hold its samples and verdict only."""
 
     @property
     def id(self) -> str:
@@ -105,11 +108,13 @@ class CaseResult:
         if "metrics" in obj:
             with within("metrics"):
                 check_agreement(check_metrics(obj["metrics"]), metrics_of([counts]), "its counts")
+        known = obj.get("counts") is not None
         if "declared" not in obj:
-            return CaseResult(sampled, counts, strings_field(obj, "tags"), declared_known=False)
+            tags = strings_field(obj, "tags")
+            return CaseResult(sampled, counts, tags, declared_known=False, counts_known=known)
         declared = dict.fromkeys(declared_field(obj) or (), "")
         sampled = replace(sampled, descriptions={**declared, **sampled.descriptions})
-        return CaseResult(sampled, counts, strings_field(obj, "tags"))
+        return CaseResult(sampled, counts, strings_field(obj, "tags"), counts_known=known)
 
 
 def declared_field(obj: Mapping[str, Any]) -> tuple[str, ...] | None:
