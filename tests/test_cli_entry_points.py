@@ -2,9 +2,10 @@
 script ``replaygate``, ``python -m replaygate`` and ``python -m replaygate.sim.cli``.
 
 Each is started with its stdout a pipe whose reader has gone (``| head`` after its
-fill): ``sim serve`` keeps serving, as docs/cli.md says, and a SIGTERM ends it with exit
-status 0 and nothing on stderr. ``python -m replaygate.sim.cli`` ran the ``sim`` group
-by itself, without that handling, and ended with exit status 1 at its first line.
+fill), or closed (``>&-``): ``sim serve`` keeps serving, as docs/cli.md says, and a
+SIGTERM ends it with exit status 0 and nothing on stderr. ``python -m replaygate.sim.cli``
+ran the ``sim`` group by itself, without that handling, and ended with exit status 1 at
+its first line.
 """
 
 from __future__ import annotations
@@ -48,6 +49,19 @@ def _answers(proc: subprocess.Popen[bytes], port: int, within: float) -> bool:
     return False
 
 
+def _serves_and_stops(proc: subprocess.Popen[bytes], port: int) -> None:
+    """``proc`` serves on ``port`` until a SIGTERM ends it with exit status 0, saying
+    nothing."""
+    try:
+        serving = _answers(proc, port, within=30)
+        ended = proc.poll()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=10)
+    assert (serving, ended) == (True, None), (proc.returncode, stderr)
+    assert (proc.returncode, stderr) == (0, b"")
+
+
 @pytest.mark.parametrize("entry", list(ENTRY_POINTS))
 def test_sim_serve_keeps_serving_when_its_reader_leaves_however_started(entry: str) -> None:
     port = _free_port()
@@ -59,11 +73,16 @@ def test_sim_serve_keeps_serving_when_its_reader_leaves_however_started(entry: s
             stdout=closed,
             stderr=subprocess.PIPE,
         )
-    try:
-        serving = _answers(proc, port, within=30)
-        ended = proc.poll()
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        _, stderr = proc.communicate(timeout=10)
-    assert (serving, ended) == (True, None), (proc.returncode, stderr)
-    assert (proc.returncode, stderr) == (0, b"")
+    _serves_and_stops(proc, port)
+
+
+def test_sim_serve_started_with_its_stdout_closed_serves() -> None:
+    # ``replaygate sim serve >&-``: Python's sys.stdout is None, and serve ended in a
+    # traceback (AttributeError) as it flushed it
+    port = _free_port()
+    serve = [*ENTRY_POINTS["python -m replaygate"], "serve", "--port", str(port)]
+    proc = subprocess.Popen(
+        ["sh", "-c", 'exec "$0" "$@" >&-', *serve, "--behavior", "echo"],
+        stderr=subprocess.PIPE,
+    )
+    _serves_and_stops(proc, port)

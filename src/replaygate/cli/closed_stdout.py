@@ -1,10 +1,12 @@
-"""Printing to a stdout whose reader went away (``replaygate verify --json | head -c 10``).
+"""Printing to a stdout whose reader went away (``replaygate verify --json | head -c 10``),
+or that is closed (``replaygate verify store >&-``).
 
 Such a write fails with a broken pipe (``EPIPE``), which ended a command where it printed:
 with exit status 1, a traceback or an "Exception ignored" line, and the files it was still
 to write unwritten. :func:`reader_may_leave` makes stdout and stderr take such a write as
 done: the command goes on, what it still prints goes nowhere, its files are written, and
-it ends with its own exit status.
+it ends with its own exit status. A stdout or stderr the process was started without
+(closed: Python's ``None``) is one that writes nowhere, from the start.
 """
 
 from __future__ import annotations
@@ -61,8 +63,31 @@ def _leaving_allowed(stream: TextIO | None) -> TextIO | None:
     )
 
 
+def _closed(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return True
+    return False
+
+
+def _nowhere(fd: int) -> TextIO:
+    """A stream in place of a stdout or stderr the process was started without (``>&-``,
+    Python's ``None``): it writes nowhere, so a command printing to it goes on (one that
+    wrote to it directly ended in a traceback). A closed ``fd`` takes it, so no file the
+    command opens gets that number, and with it what a process it starts prints."""
+    if _closed(fd):
+        null = os.open(os.devnull, os.O_WRONLY)  # the lowest number free: ``fd`` itself
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        return open(fd, "w", encoding="utf-8", closefd=False)
+    return open(os.devnull, "w", encoding="utf-8")
+
+
 def reader_may_leave() -> None:
     """From now on, a write to a stdout or stderr whose reader has gone ends neither the
-    write nor the command: that stream prints nothing from then on."""
-    sys.stdout = _leaving_allowed(sys.stdout)
-    sys.stderr = _leaving_allowed(sys.stderr)
+    write nor the command: that stream prints nothing from then on; one the process was
+    started without (closed) prints nothing from the start."""
+    sys.stdout = _leaving_allowed(sys.stdout) if sys.stdout is not None else _nowhere(1)
+    sys.stderr = _leaving_allowed(sys.stderr) if sys.stderr is not None else _nowhere(2)

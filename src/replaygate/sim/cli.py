@@ -116,8 +116,7 @@ def serve(
     try:
         with sim:
             said = f"(behavior={behavior.name}, seed={seed})"
-            click.echo(f"replaygate simulator listening on {sim.url} {said}")
-            sys.stdout.flush()
+            click.echo(f"replaygate simulator listening on {sim.url} {said}")  # flushed
             while not done.wait(0.5):
                 pass
     finally:

@@ -1,0 +1,31 @@
+"""A stdout or stderr the process was started without (``replaygate ... >&-``: Python's
+``None``) is, once :func:`~replaygate.cli.closed_stdout.reader_may_leave` runs, a stream
+that writes nowhere: code that writes to it, flushes it or asks whether it is a terminal
+goes on (it ended in a traceback, ``'NoneType' object has no attribute 'flush'``).
+The closed file descriptor itself is tested in a process of its own
+(test_cli_entry_points.py)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from replaygate.cli.closed_stdout import reader_may_leave
+
+
+def test_a_stream_the_process_was_started_without_writes_nowhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "stdout", None)
+    monkeypatch.setattr(sys, "stderr", None)
+    reader_may_leave()
+    stdout, stderr = sys.stdout, sys.stderr
+    try:
+        assert stdout is not None and stderr is not None
+        print("listening", flush=True)
+        print("Error: nowhere", file=sys.stderr, flush=True)
+        assert (stdout.isatty(), stderr.isatty()) == (False, False)
+    finally:
+        stdout.close()
+        stderr.close()
