@@ -40,7 +40,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield tmp_path
 
 
-def eval_results(fixtures: str) -> EvalResults:
+def eval_results(fixtures: object) -> EvalResults:
     """The results of an eval run that played ``fixtures`` (as ``eval --fixtures`` names it)."""
     return EvalResults(OLD, {"time": "2026-11-30T00:00:00Z", "mode": "replay", "model": "m",
                              "fixtures": fixtures})  # fmt: skip
@@ -115,3 +115,16 @@ def test_a_history_prune_cannot_read_is_named_and_nothing_deleted(project: Path)
     assert done.output.startswith("Error: .replaygate/history.db: ")
     assert "(prune reads it to tell the eval's stores" in done.output
     assert (project / "evals" / "alt.jsonl").exists()
+
+
+def test_a_name_no_file_can_have_names_no_store(project: Path) -> None:
+    """A baseline edited by hand whose source.fixtures holds a NUL, or is no text."""
+    baseline = project / "evals" / "baseline.json"
+    update_baseline(baseline, eval_results("evals/alt.jsonl\x00"), reason="first")
+    assert "\\u0000" in baseline.read_text()
+    for fixtures in ("evals/alt.jsonl\x00", 5):
+        with History.open(project / ".replaygate" / "history.db") as history:
+            history.append(eval_results(fixtures))
+    done = prune("evals")
+    assert done.exit_code == 0, done.output
+    assert "dry run: would delete 2 fixture(s)" in done.output

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
 
 import click
 from click.core import ParameterSource
@@ -445,7 +445,7 @@ def _baseline_fixtures(baseline: Path) -> list[str]:
         raise HygieneError(f"{err}{_READ_FOR_PRUNE}") from None
     source = document.get("source") if isinstance(document, dict) else None
     name = source.get("fixtures") if isinstance(source, dict) else None
-    return [name] if isinstance(name, str) and name else []
+    return [name] if _file_name(name) else []
 
 
 def _history_fixtures(history: Path) -> list[str]:
@@ -458,7 +458,13 @@ def _history_fixtures(history: Path) -> list[str]:
     except ReplaygateError as err:
         raise HygieneError(f"{err}{_READ_FOR_PRUNE}") from None
     names = (run.info.get("fixtures") for run in runs)
-    return list(dict.fromkeys(n for n in names if isinstance(n, str) and n))
+    return list(dict.fromkeys(n for n in names if _file_name(n)))
+
+
+def _file_name(name: object) -> TypeGuard[str]:
+    """Whether ``name`` may name a file: a text, not empty, without a NUL (no file name
+    holds one; a baseline edited by hand may)."""
+    return isinstance(name, str) and bool(name) and "\x00" not in name
 
 
 @click.command()
