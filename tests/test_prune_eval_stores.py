@@ -102,8 +102,8 @@ def test_a_baseline_prune_cannot_read_is_named_and_nothing_deleted(project: Path
     assert done.exit_code == 2, done.output
     assert done.output.startswith("Error: gate/baseline.json: ")
     assert done.output.rstrip().endswith(
-        "(prune reads it to tell the eval's stores, which no test session plays): make it "
-        "readable, or move it aside; nothing deleted"
+        "(patrol and prune read it to tell the eval's stores, which no test session "
+        "plays): make it readable, or move it aside; nothing deleted"
     )
     assert (project / "evals" / "alt.jsonl").read_bytes() == before
 
@@ -113,7 +113,7 @@ def test_a_history_prune_cannot_read_is_named_and_nothing_deleted(project: Path)
     done = prune("evals", "--yes")
     assert done.exit_code == 2, done.output
     assert done.output.startswith("Error: .replaygate/history.db: ")
-    assert "(prune reads it to tell the eval's stores" in done.output
+    assert "(patrol and prune read it to tell the eval's stores" in done.output
     assert (project / "evals" / "alt.jsonl").exists()
 
 
@@ -128,3 +128,30 @@ def test_a_name_no_file_can_have_names_no_store(project: Path) -> None:
     done = prune("evals")
     assert done.exit_code == 0, done.output
     assert "dry run: would delete 2 fixture(s)" in done.output
+
+
+def test_patrol_calls_the_eval_s_store_of_unknown_use_while_no_eval_run_is_logged(
+    project: Path,
+) -> None:
+    update_baseline(project / "evals" / "baseline.json", eval_results("evals/alt.jsonl"),
+                    reason="first")  # fmt: skip
+    done = CliRunner().invoke(main, ["patrol", "evals"])
+    assert done.exit_code == 0, done.output
+    rows = [line.split() for line in done.output.splitlines() if line.startswith("evals/")]
+    assert [row[4:] for row in rows] == [["-", "0", "unreferenced"]] * 2
+    assert (
+        "no eval run in the hits log at .replaygate/hits, only 2 test session(s): the use of "
+        "the 2 fixture(s) of the eval's store evals/alt.jsonl is unknown (played: -),\n"
+        "as source.fixtures of the baseline evals/baseline.json names it: run `replaygate "
+        "eval` (it logs which fixtures it replays), then patrol again\n"
+    ) in done.output
+    assert "0 not played in the last 2 run(s), 0 neither played nor referenced\n" in done.output
+    assert "UNUSED" not in done.output and "`replaygate prune" not in done.output
+
+
+def test_patrol_names_a_history_it_cannot_read(project: Path) -> None:
+    (project / ".replaygate" / "history.db").write_text("not a database")
+    done = CliRunner().invoke(main, ["patrol", "evals"])
+    assert done.exit_code == 2, done.output
+    assert done.output.startswith("Error: .replaygate/history.db: ")
+    assert done.output.endswith("make it readable, or move it aside\n")

@@ -35,7 +35,7 @@ from replaygate.hygiene.checksum import store_checksum
 from replaygate.hygiene.drift import LIVE_DRIFT, DriftReport, drift_against, drift_live
 from replaygate.hygiene.drift_report import render_drift
 from replaygate.hygiene.errors import HygieneError
-from replaygate.hygiene.patrol import Patrol, patrol, shown
+from replaygate.hygiene.patrol import Patrol, patrol, shown, with_eval_stores
 from replaygate.hygiene.patrol_report import age_text, render_patrol
 from replaygate.hygiene.prune import LINKED, candidates, delete
 from replaygate.hygiene.resend import LiveSender
@@ -392,6 +392,9 @@ def patrol_cmd(
     """
     try:
         result = _patrol(path, max_age, runs, refs, hits_dir)
+        no_eval_run = result.runs and len(result.runs) == result.test_sessions
+        if no_eval_run and any(row.unused for row in result.rows):  # read only then
+            result = with_eval_stores(result, _eval_stores(path, then=""))
     except ReplaygateError as err:
         fail(err)
     if as_json:
@@ -400,19 +403,20 @@ def patrol_cmd(
         click.echo(render_patrol(result), nl=False)
 
 
-_READ_FOR_PRUNE = (
-    " (prune reads it to tell the eval's stores, which no test session plays): make it "
-    "readable, or move it aside; nothing deleted"
+_READ_TO_TELL = (
+    " (patrol and prune read it to tell the eval's stores, which no test session plays): "
+    "make it readable, or move it aside"
 )
 
 
-def _eval_stores(path: Path) -> list[tuple[Path, str]]:
+def _eval_stores(path: Path, then: str = "; nothing deleted") -> list[tuple[Path, str]]:
     """The stores the project owning ``path`` knows an eval plays, each with where it is
     named: ``[tool.replaygate] fixtures``, the ``source.fixtures`` of its baseline (the
     store of the run it was made of) and the ``fixtures`` of each run of its history (a
     store given as ``eval --fixtures PATH`` only). A relative name is the project's, as
     ``eval`` run from the project's folder gives it; a baseline or history that cannot
-    be read is an error, as what it names would be offered."""
+    be read is an error (its message ends with ``then``), as what it names would be
+    offered."""
     from replaygate.evals.config import load_config  # the eval commands' own, read here only
 
     config = load_config(near=path)
@@ -420,11 +424,11 @@ def _eval_stores(path: Path) -> list[tuple[Path, str]]:
     baseline = Path(shown(config.baseline_path))  # named as the user would
     if baseline.exists():
         where = f"source.fixtures of the baseline {shown(baseline)}"
-        stores += [(config.root / name, where) for name in _baseline_fixtures(baseline)]
+        stores += [(config.root / name, where) for name in _baseline_fixtures(baseline, then)]
     history = Path(shown(config.history_path))
     if history.exists():
         where = f"an eval run of the history {shown(history)}"
-        stores += [(config.root / name, where) for name in _history_fixtures(history)]
+        stores += [(config.root / name, where) for name in _history_fixtures(history, then)]
     seen: set[Path] = set()
     known = []
     for store, where in stores:
@@ -435,20 +439,20 @@ def _eval_stores(path: Path) -> list[tuple[Path, str]]:
     return known
 
 
-def _baseline_fixtures(baseline: Path) -> list[str]:
+def _baseline_fixtures(baseline: Path, then: str) -> list[str]:
     """The store the run a baseline was made of played (its ``source.fixtures``)."""
     from replaygate.evals.results import read_json
 
     try:
         document = read_json(baseline, "the baseline")
     except ReplaygateError as err:
-        raise HygieneError(f"{err}{_READ_FOR_PRUNE}") from None
+        raise HygieneError(f"{err}{_READ_TO_TELL}{then}") from None
     source = document.get("source") if isinstance(document, dict) else None
     name = source.get("fixtures") if isinstance(source, dict) else None
     return [name] if _file_name(name) else []
 
 
-def _history_fixtures(history: Path) -> list[str]:
+def _history_fixtures(history: Path, then: str) -> list[str]:
     """The stores the runs of a history played (each run's ``info.fixtures``)."""
     from replaygate.evals.history import History
 
@@ -456,7 +460,7 @@ def _history_fixtures(history: Path) -> list[str]:
         with History.open(history, read_only=True) as opened:
             runs = opened.runs()
     except ReplaygateError as err:
-        raise HygieneError(f"{err}{_READ_FOR_PRUNE}") from None
+        raise HygieneError(f"{err}{_READ_TO_TELL}{then}") from None
     names = (run.info.get("fixtures") for run in runs)
     return list(dict.fromkeys(n for n in names if _file_name(n)))
 

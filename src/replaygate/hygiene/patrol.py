@@ -7,7 +7,9 @@
   reported, never taken as fresh);
 - use: how often the last N recorded test runs played it (the hits log); while the runs
   counted hold no test session, only eval runs, the use of a fixture outside the stores
-  they played is *unknown* (no run counted would play it), never taken as unused;
+  they played is *unknown* (no run counted would play it), never taken as unused; so is
+  that of a fixture of the project's eval store while they hold no eval run
+  (:func:`with_eval_stores`);
 - references: the files of the reference folders that name its store file or key.
 
 A fixture neither played nor referenced is *unused*: what ``prune --unused`` removes.
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,7 @@ from replaygate.hygiene.age import recorded_at
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.refs import find_references
 from replaygate.hygiene.stored import each_fixture_metas
-from replaygate.hygiene.usage import read_usage
+from replaygate.hygiene.usage import read_usage, within
 
 
 def shown(path: Path) -> str:
@@ -107,6 +109,9 @@ class Patrol:
     would not be seen."""
     test_sessions: int = 0
     """How many of ``runs`` are test sessions (the others are eval runs)."""
+    unplayed_eval_stores: tuple[tuple[Path, str], ...] = ()
+    """The project's eval stores, each with where it is named, whose fixtures are of
+    unknown use as the runs counted hold no eval run (:func:`with_eval_stores`)."""
 
     @property
     def stale(self) -> list[PatrolRow]:
@@ -236,3 +241,23 @@ def patrol(
         unread=tuple(references.unread),
         test_sessions=usage.test_sessions,
     )
+
+
+def with_eval_stores(result: Patrol, stores: Sequence[tuple[Path, str]]) -> Patrol:
+    """``result`` with the fixtures of ``stores`` (the project's eval stores, each with
+    where it is named) of unknown use when the runs counted hold test sessions and no
+    eval run: a test session never plays an eval's store, so its fixtures are not
+    unused for that."""
+    if not result.runs or len(result.runs) != result.test_sessions:
+        return result
+    real = [(resolved(store), store, named) for store, named in stores]
+    rows = []
+    unplayed: dict[Path, tuple[Path, str]] = {}
+    for row in result.rows:
+        target = resolved(row.file)
+        found = next(((r, s, n) for r, s, n in real if within(target, r)), None)
+        if found is not None:
+            unplayed.setdefault(found[0], (found[1], found[2]))
+            row = replace(row, use_known=False)
+        rows.append(row)
+    return replace(result, rows=tuple(rows), unplayed_eval_stores=tuple(unplayed.values()))

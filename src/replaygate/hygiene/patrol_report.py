@@ -91,7 +91,17 @@ def summary(result: Patrol) -> list[str]:
         )
     else:
         unknown = result.use_unknown
-        if unknown:
+        if unknown and result.unplayed_eval_stores:
+            (store, named), *more = result.unplayed_eval_stores
+            others = f" and {len(more)} more" if more else ""
+            lines += [
+                f"no eval run in the hits log at {shown(result.hits_dir)}, only "
+                f"{result.test_sessions} test session(s): the use of the {len(unknown)} "
+                f"fixture(s) of the eval's store {shown(store)}{others} is unknown (played: -),",
+                f"as {named} names it: run `replaygate eval` (it logs which fixtures it "
+                "replays), then patrol again",
+            ]
+        elif unknown:
             lines += [
                 f"no test session in the hits log at {shown(result.hits_dir)}, only "
                 f"{len(result.runs)} eval run(s): the use of the {len(unknown)} fixture(s) "
