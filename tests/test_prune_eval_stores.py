@@ -17,7 +17,7 @@ from replaygate.evals import EvalResults, update_baseline
 from replaygate.evals.history import History
 from replaygate.fixtures import hits
 from test_gate_compared_cases import OLD
-from test_patrol import put
+from test_patrol import play, put
 
 PYPROJECT = """\
 [tool.replaygate]
@@ -155,3 +155,18 @@ def test_patrol_names_a_history_it_cannot_read(project: Path) -> None:
     assert done.exit_code == 2, done.output
     assert done.output.startswith("Error: .replaygate/history.db: ")
     assert done.output.endswith("make it readable, or move it aside\n")
+
+
+def test_patrol_shows_what_a_test_session_played_of_the_eval_s_store(project: Path) -> None:
+    store = project / "evals" / "alt.jsonl"
+    update_baseline(project / "evals" / "baseline.json", eval_results("evals/alt.jsonl"),
+                    reason="first")  # fmt: skip
+    play(store, "another", project / hits.DEFAULT_DIR, "20261130T000009Z-test", project)
+    done = CliRunner().invoke(main, ["patrol", "evals"])
+    assert done.exit_code == 0, done.output
+    played = {line.split()[0]: line.split()[4] for line in done.output.splitlines()
+              if line.startswith("evals/")}  # fmt: skip
+    assert played == {"evals/alt.jsonl:1": "-", "evals/alt.jsonl:2": "1"}
+    assert "the use of the 1 fixture(s) of the eval's store evals/alt.jsonl is unknown" in (
+        done.output
+    )

@@ -245,9 +245,9 @@ def patrol(
 
 def with_eval_stores(result: Patrol, stores: Sequence[tuple[Path, str]]) -> Patrol:
     """``result`` with the fixtures of ``stores`` (the project's eval stores, each with
-    where it is named) of unknown use when the runs counted hold test sessions and no
-    eval run: a test session never plays an eval's store, so its fixtures are not
-    unused for that."""
+    where it is named) that no run counted played of unknown use when the runs counted
+    hold test sessions and no eval run: a test session seldom plays an eval's store, so
+    its fixtures are not unused for that."""
     if not result.runs or len(result.runs) != result.test_sessions:
         return result
     real = [(resolved(store), store, named) for store, named in stores]
@@ -256,7 +256,7 @@ def with_eval_stores(result: Patrol, stores: Sequence[tuple[Path, str]]) -> Patr
     for row in result.rows:
         target = resolved(row.file)
         found = next(((r, s, n) for r, s, n in real if within(target, r)), None)
-        if found is not None:
+        if found is not None and not row.plays:  # one a test played is known to be used
             unplayed.setdefault(found[0], (found[1], found[2]))
             row = replace(row, use_known=False)
         rows.append(row)
