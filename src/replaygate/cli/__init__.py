@@ -11,7 +11,6 @@ import codecs
 import importlib
 import io
 import sys
-from collections.abc import Sequence
 
 import click
 
@@ -144,16 +143,15 @@ def main() -> None:
     """Deterministic, offline tests for LLM agents: record once, replay strictly."""
 
 
-def run(args: Sequence[str] | None = None, prog_name: str | None = None) -> None:
+def run() -> None:
     """The ``replaygate`` program, however it is started (the console script, ``python -m
-    replaygate``, ``python -m replaygate.sim.cli``): :func:`main` with ``args`` (by
-    default the command line's) under ``prog_name``, a reader of its output that goes
-    away (``| head``) ending only the printing (:mod:`~.closed_stdout`), then a Ctrl-C
-    or SIGTERM while the process ends changes its exit status no more
-    (:func:`~.interrupts.signals_ignored_from_now`)."""
+    replaygate``; ``python -m replaygate.sim.cli`` runs ``python -m replaygate sim``):
+    :func:`main`, a reader of its output that goes away (``| head``) ending only the
+    printing (:mod:`~.closed_stdout`), then a Ctrl-C or SIGTERM while the process ends
+    changes its exit status no more (:func:`~.interrupts.signals_ignored_from_now`)."""
     reader_may_leave()
     try:
-        main(args, prog_name)
+        main()
     finally:
         signals_ignored_from_now()
 

@@ -2,13 +2,15 @@
 
     replaygate sim serve --port 8765 --behavior echo --seed 0 --faults 429:0.1
 
-Also runnable as ``python -m replaygate.sim.cli serve ...``, which runs ``replaygate sim
-serve ...`` the one way every command runs (:func:`replaygate.cli.run`).
+Also runnable as ``python -m replaygate.sim.cli serve ...``, which runs ``python -m
+replaygate sim serve ...`` in its place: the one program every command runs.
 """
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
 import sys
 import threading
 from types import FrameType
@@ -19,7 +21,6 @@ from replaygate.network import is_loopback
 from replaygate.sim.behavior_option import ChosenBehavior, behavior_option
 from replaygate.sim.drift import DriftPlan, DriftSpecError
 from replaygate.sim.faults import FaultPlan, FaultSpecError, seconds_problem
-from replaygate.sim.server import Simulator
 
 
 @click.group(name="sim")
@@ -93,6 +94,8 @@ def serve(
         raise click.UsageError(
             f"refusing to serve on {host!r}: not a loopback address (pass --allow-remote)"
         )
+    from replaygate.sim.server import Simulator  # loaded when serving, not for --help
+
     try:
         fault_plan = FaultPlan.parse(faults, slow_delay=slow_delay, retry_after=retry_after)
         drift_plan = DriftPlan.parse(drift)
@@ -124,10 +127,18 @@ def serve(
             signal.signal(sig, handler)
 
 
-if __name__ == "__main__":
-    # ``replaygate sim ...`` itself, as the console script runs it: a reader of its output
-    # that goes away ends only the printing (sim serve keeps serving), and an error or a
-    # Ctrl-C ends it as it ends every command.
-    from replaygate.cli import run
+def _as_replaygate_sim() -> None:
+    """Run ``python -m replaygate sim ARGS`` in place of this process, started as ``python
+    -m replaygate.sim.cli ARGS``: the one program every command runs
+    (:func:`replaygate.cli.run`), so a reader of its output that goes away ends only the
+    printing (``sim serve`` keeps serving), and an error or a Ctrl-C ends it as every
+    command. The process is replaced (same process id, its signals its own) where the
+    system can; elsewhere it runs as a child, whose exit status it ends with."""
+    program = [sys.executable, "-m", "replaygate", "sim", *sys.argv[1:]]
+    if os.name == "posix":
+        os.execv(sys.executable, program)
+    raise SystemExit(subprocess.call(program))
 
-    run(["sim", *sys.argv[1:]], prog_name="python -m replaygate")
+
+if __name__ == "__main__":
+    _as_replaygate_sim()
