@@ -33,11 +33,17 @@ def note(event, args):
     if event == "open" and args and args[0] == script:
         os.write(2, b"opened the script\\n")
 sys.addaudithook(note)
+def loaded():
+    if "referencing" in sys.modules:
+        os.write(2, b"loaded the schema libraries\\n")
+import atexit
+atexit.register(loaded)
 from replaygate.cli import run
 run()
 """
 """``replaygate ARGS`` (the console script's ``run``), saying on stderr each time it opens
-the script file."""
+the script file, and as it ends whether it loaded the schema libraries (``referencing``,
+``jsonschema``): sent no schema, the simulator has no use for them, and starts without."""
 
 
 def _post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:

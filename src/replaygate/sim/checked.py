@@ -6,7 +6,8 @@ not asserted (a value the simulator makes of a format it does not know is its te
 made once per schema and shared with ``assert_structure``. A schema
 that cannot be used (one its draft's metaschema rejects, such as Gemini's upper-case
 ``"STRING"``, a ``$ref`` to elsewhere, one referring to itself without end) has no
-validator, and a value made from it is not checked.
+validator, and a value made from it is not checked. ``jsonschema`` is loaded with the
+first schema: a simulator that is never sent one starts without it.
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from replaygate.json_schema import InvalidSchema, cached_validator, errors
-
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
 
 def validator(schema: Mapping[str, Any]) -> Validator | None:
     """The validator of ``schema``, or None where ``jsonschema`` cannot use it."""
+    from replaygate.json_schema import InvalidSchema, cached_validator
+
     try:
         return cached_validator(schema, formats=False)
     except InvalidSchema:
@@ -33,6 +34,8 @@ def matches(check: Validator | None, value: Any, schema: Any) -> bool | None:
     None where that cannot be told."""
     if check is None:
         return None
+    from replaygate.json_schema import InvalidSchema, errors  # loaded with ``check``
+
     try:
         return next(errors(check.evolve(schema=schema), value), None) is None
     except InvalidSchema:
@@ -45,6 +48,8 @@ def failure(check: Validator | None, value: Any) -> str | None:
     if check is None:
         return None
     from jsonschema.exceptions import best_match  # loaded with the validator ``check``
+
+    from replaygate.json_schema import InvalidSchema, errors
 
     try:
         error = best_match(errors(check, value))
