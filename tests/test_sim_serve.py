@@ -85,7 +85,10 @@ def test_sim_serve_reads_its_script_once_and_holds_only_what_it_served(tmp_path:
                 url, {"model": "m", "input": "Who am I?", "previous_response_id": first["id"]}
             )
             assert (status, _said(then)) == (200, "You are Ada."), then
-            never = first["id"].replace("_0001_", "_0009_")  # its form, not one it served
+            # the id of another simulator's first response (replayed from fixtures): its
+            # number, another conversation's digest
+            never = first["id"].rsplit("_", 1)[0] + "_000000000000"
+            assert never != first["id"]
             status, refused = _post(
                 url, {"model": "m", "input": "Who am I?", "previous_response_id": never}
             )
