@@ -40,9 +40,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield tmp_path
 
 
-def eval_results(fixtures: object) -> EvalResults:
+def eval_results(fixtures: object, time: str = "2026-11-30T00:00:00Z") -> EvalResults:
     """The results of an eval run that played ``fixtures`` (as ``eval --fixtures`` names it)."""
-    return EvalResults(OLD, {"time": "2026-11-30T00:00:00Z", "mode": "replay", "model": "m",
+    return EvalResults(OLD, {"time": time, "mode": "replay", "model": "m",
                              "fixtures": fixtures})  # fmt: skip
 
 
@@ -170,3 +170,45 @@ def test_patrol_shows_what_a_test_session_played_of_the_eval_s_store(project: Pa
     assert "the use of the 1 fixture(s) of the eval's store evals/alt.jsonl is unknown" in (
         done.output
     )
+
+
+def test_an_eval_run_of_another_store_does_not_let_the_eval_s_store_be_pruned(
+    project: Path,
+) -> None:
+    """An eval run of an experiment's store is counted; the eval's store the baseline
+    names, which no counted run played, is not offered, and patrol says so."""
+    update_baseline(project / "evals" / "baseline.json", eval_results("evals/alt.jsonl"),
+                    reason="first")  # fmt: skip
+    experiment = project / "experiments" / "fixtures.jsonl"
+    key = put(experiment, "tried once", "2026-11-01T00:00:00Z")
+    log = hits.HitLog(project / hits.DEFAULT_DIR, "20261130T000009Z-eval", project,
+                      runner="eval")  # fmt: skip
+    log.note(experiment, key)
+    log.flush()
+    before = (project / "evals" / "alt.jsonl").read_bytes()
+    done = prune("evals", "--yes")
+    assert done.exit_code == 2, done.output
+    assert (
+        "none of the 1 eval run(s) in the hits log at .replaygate/hits plays "
+        "evals/alt.jsonl:1 and 1 more of the eval's store evals/alt.jsonl (source.fixtures "
+        "of the baseline evals/baseline.json): run `replaygate eval` first"
+    ) in done.output
+    assert (project / "evals" / "alt.jsonl").read_bytes() == before
+    done = CliRunner().invoke(main, ["patrol", "evals"])
+    assert done.exit_code == 0, done.output
+    assert (
+        "none of the 1 eval run(s) in the hits log at .replaygate/hits plays it: the use of "
+        "the 2 fixture(s) of the eval's store evals/alt.jsonl is unknown (played: -),\n"
+    ) in done.output
+    assert "UNUSED" not in done.output
+
+
+def test_only_the_last_runs_of_the_history_name_the_eval_s_stores(project: Path) -> None:
+    """A store the eval left (its runs since play another) goes, as --runs counts."""
+    with History.open(project / ".replaygate" / "history.db") as history:
+        history.append(eval_results("evals/alt.jsonl", "2026-11-01T00:00:00Z"))
+        history.append(eval_results("evals/new.jsonl", "2026-11-02T00:00:00Z"))
+    assert prune("evals", "--runs", "2").exit_code == 2
+    done = prune("evals", "--runs", "1")
+    assert done.exit_code == 0, done.output
+    assert "dry run: would delete 2 fixture(s)" in done.output

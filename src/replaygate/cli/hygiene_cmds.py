@@ -392,9 +392,9 @@ def patrol_cmd(
     """
     try:
         result = _patrol(path, max_age, runs, refs, hits_dir)
-        no_eval_run = result.runs and len(result.runs) == result.test_sessions
-        if no_eval_run and any(row.unused for row in result.rows):  # read only then
-            result = with_eval_stores(result, _eval_stores(path, then=""))
+        judged = [row for row in result.rows if row.unused and not row.eval_store]
+        if result.test_sessions and judged:  # by test sessions: the eval's read only then
+            result = with_eval_stores(result, _eval_stores(path, runs, then=""))
     except ReplaygateError as err:
         fail(err)
     if as_json:
@@ -409,14 +409,14 @@ _READ_TO_TELL = (
 )
 
 
-def _eval_stores(path: Path, then: str = "; nothing deleted") -> list[tuple[Path, str]]:
+def _eval_stores(path: Path, runs: int, then: str = "; nothing deleted") -> list[tuple[Path, str]]:
     """The stores the project owning ``path`` knows an eval plays, each with where it is
     named: ``[tool.replaygate] fixtures``, the ``source.fixtures`` of its baseline (the
-    store of the run it was made of) and the ``fixtures`` of each run of its history (a
-    store given as ``eval --fixtures PATH`` only). A relative name is the project's, as
-    ``eval`` run from the project's folder gives it; a baseline or history that cannot
-    be read is an error (its message ends with ``then``), as what it names would be
-    offered."""
+    store of the run it was made of) and the ``fixtures`` of each of the last ``runs``
+    runs of its history (a store given as ``eval --fixtures PATH`` only). A relative
+    name is the project's, as ``eval`` run from the project's folder gives it; a baseline
+    or history that cannot be read is an error (its message ends with ``then``), as what
+    it names would be offered."""
     from replaygate.evals.config import load_config  # the eval commands' own, read here only
 
     config = load_config(near=path)
@@ -428,7 +428,7 @@ def _eval_stores(path: Path, then: str = "; nothing deleted") -> list[tuple[Path
     history = Path(shown(config.history_path))
     if history.exists():
         where = f"an eval run of the history {shown(history)}"
-        stores += [(config.root / name, where) for name in _history_fixtures(history, then)]
+        stores += [(config.root / name, where) for name in _history_fixtures(history, runs, then)]
     seen: set[Path] = set()
     known = []
     for store, where in stores:
@@ -452,16 +452,16 @@ def _baseline_fixtures(baseline: Path, then: str) -> list[str]:
     return [name] if _file_name(name) else []
 
 
-def _history_fixtures(history: Path, then: str) -> list[str]:
-    """The stores the runs of a history played (each run's ``info.fixtures``)."""
+def _history_fixtures(history: Path, runs: int, then: str) -> list[str]:
+    """The stores the last ``runs`` runs of a history played (each one's ``info.fixtures``)."""
     from replaygate.evals.history import History
 
     try:  # a damaged run is an error too: the store it names would be offered
         with History.open(history, read_only=True) as opened:
-            runs = opened.runs()
+            played = opened.runs(last=runs)
     except ReplaygateError as err:
         raise HygieneError(f"{err}{_READ_TO_TELL}{then}") from None
-    names = (run.info.get("fixtures") for run in runs)
+    names = (run.info.get("fixtures") for run in played)
     return list(dict.fromkeys(n for n in names if _file_name(n)))
 
 
@@ -500,7 +500,7 @@ def prune(
         )
     try:
         result = _patrol(path, None, runs, refs, hits_dir)
-        doomed = candidates(result, lambda: _eval_stores(path))
+        doomed = candidates(result, lambda: _eval_stores(path, runs))
         kept_played = sum(1 for r in result.rows if r.plays)
         kept_refs = sum(1 for r in result.rows if r.refs and not r.plays)
         click.echo(

@@ -8,7 +8,7 @@
 - use: how often the last N recorded test runs played it (the hits log); while the runs
   counted hold no test session, only eval runs, the use of a fixture outside the stores
   they played is *unknown* (no run counted would play it), never taken as unused; so is
-  that of a fixture of the project's eval store while they hold no eval run
+  that of a fixture of the project's eval store while no eval run counted played it
   (:func:`with_eval_stores`);
 - references: the files of the reference folders that name its store file or key.
 
@@ -111,7 +111,7 @@ class Patrol:
     """How many of ``runs`` are test sessions (the others are eval runs)."""
     unplayed_eval_stores: tuple[tuple[Path, str], ...] = ()
     """The project's eval stores, each with where it is named, whose fixtures are of
-    unknown use as the runs counted hold no eval run (:func:`with_eval_stores`)."""
+    unknown use as no eval run counted played them (:func:`with_eval_stores`)."""
 
     @property
     def stale(self) -> list[PatrolRow]:
@@ -245,10 +245,10 @@ def patrol(
 
 def with_eval_stores(result: Patrol, stores: Sequence[tuple[Path, str]]) -> Patrol:
     """``result`` with the fixtures of ``stores`` (the project's eval stores, each with
-    where it is named) that no run counted played of unknown use when the runs counted
-    hold test sessions and no eval run: a test session seldom plays an eval's store, so
-    its fixtures are not unused for that."""
-    if not result.runs or len(result.runs) != result.test_sessions:
+    where it is named) that no run counted played of unknown use, in a store no eval run
+    counted played, while the runs counted hold test sessions: a test session seldom
+    plays an eval's store, so its fixtures are not unused for that."""
+    if not result.test_sessions:  # then every store no eval run played is of unknown use
         return result
     real = [(resolved(store), store, named) for store, named in stores]
     rows = []
@@ -256,7 +256,7 @@ def with_eval_stores(result: Patrol, stores: Sequence[tuple[Path, str]]) -> Patr
     for row in result.rows:
         target = resolved(row.file)
         found = next(((r, s, n) for r, s, n in real if within(target, r)), None)
-        if found is not None and not row.plays:  # one a test played is known to be used
+        if found is not None and not row.plays and not row.eval_store:  # played: used
             unplayed.setdefault(found[0], (found[1], found[2]))
             row = replace(row, use_known=False)
         rows.append(row)

@@ -94,10 +94,17 @@ def summary(result: Patrol) -> list[str]:
         if unknown and result.unplayed_eval_stores:
             (store, named), *more = result.unplayed_eval_stores
             others = f" and {len(more)} more" if more else ""
+            evals = len(result.runs) - result.test_sessions
+            counted = (
+                f"none of the {evals} eval run(s) in the hits log at {shown(result.hits_dir)}"
+                " plays it"
+                if evals
+                else f"no eval run in the hits log at {shown(result.hits_dir)}, only "
+                f"{result.test_sessions} test session(s)"
+            )
             lines += [
-                f"no eval run in the hits log at {shown(result.hits_dir)}, only "
-                f"{result.test_sessions} test session(s): the use of the {len(unknown)} "
-                f"fixture(s) of the eval's store {shown(store)}{others} is unknown (played: -),",
+                f"{counted}: the use of the {len(unknown)} fixture(s) of the eval's store "
+                f"{shown(store)}{others} is unknown (played: -),",
                 f"as {named} names it: run `replaygate eval` (it logs which fixtures it "
                 "replays), then patrol again",
             ]

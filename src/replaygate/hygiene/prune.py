@@ -62,10 +62,11 @@ def candidates(
 ) -> list[PatrolRow]:
     """The unused fixtures of a patrol, each once; refuses when no run was recorded, when
     no test session was and one lies outside the stores the eval runs played (what the
-    tests play only a test session says), when no eval run was and one lies in a store
-    ``eval_stores()`` gives, each with where it is named (``[tool.replaygate] fixtures``,
-    the baseline's or the history's runs: only an eval plays them; read only then), or
-    when a file or folder that may reference one could not be read.
+    tests play only a test session says), when one lies in a store ``eval_stores()``
+    gives, each with where it is named (``[tool.replaygate] fixtures``, the baseline's or
+    the history's runs), that no eval run counted played (only an eval plays it; read
+    only when a fixture outside the stores they played is offered), or when a file or
+    folder that may reference one could not be read.
 
     A file the store reaches by two names (``b.jsonl`` a symlink to ``a.jsonl``) holds
     each of its fixtures once: it is listed under the name that is not a link, and kept
@@ -102,19 +103,25 @@ def candidates(
             "run the test suite first (the pytest plugin logs which fixtures each run "
             "replays), or prune only the eval's store; nothing deleted"
         )
-    if not doomed or len(result.runs) != result.test_sessions:
-        return doomed  # an eval run counted judges its stores: read the eval's only if none
+    outside = [row for row in doomed if not row.eval_store]  # judged by test sessions
+    if not outside:
+        return doomed  # the eval runs counted judge their stores: nothing more to read
+    evals = len(result.runs) - result.test_sessions
     for configured, named in eval_stores():
         store = resolved(configured)
-        in_store = [row for row in doomed if within(resolved(row.file), store)]
+        in_store = [row for row in outside if within(resolved(row.file), store)]
         if in_store:
             others = f" and {len(in_store) - 1} more" if len(in_store) > 1 else ""
+            counted = (
+                f"none of the {evals} eval run(s) in the hits log at {shown(result.hits_dir)} plays"
+                if evals
+                else f"no eval run in the hits log at {shown(result.hits_dir)}, only "
+                f"{result.test_sessions} test session(s), which do not play"
+            )
             raise HygieneError(
-                f"no eval run in the hits log at {shown(result.hits_dir)}, only "
-                f"{result.test_sessions} test session(s), which do not play "
-                f"{in_store[0].where}{others} of the eval's store {shown(configured)} "
-                f"({named}): run `replaygate eval` first (it logs which fixtures it "
-                "replays), or prune other stores; nothing deleted"
+                f"{counted} {in_store[0].where}{others} of the eval's store "
+                f"{shown(configured)} ({named}): run `replaygate eval` first (it logs which "
+                "fixtures it replays), or prune other stores; nothing deleted"
             )
     return doomed
 
