@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from replaygate.errors import CanonicalFormError
-from replaygate.fixtures.fingerprint import KEY_LENGTH
+from replaygate.fixtures.fingerprint import KEY_LENGTH, SEAL_LENGTH, seal_of
 from replaygate.fixtures.fixture import (
     Fixture,
     folder_name_problem,
@@ -86,7 +86,8 @@ class Prepared(NamedTuple):
     after: Ranked
     """Its problems ranked after a secret finding: the meta."""
     line: bytes | None
-    """The line it was read from, when that is exactly what ``orjson.dumps`` writes for it."""
+    """The line it was read from, when that is exactly what ``orjson.dumps`` writes for it
+    (without its seal when the seal is the one the store's writer stamps: :func:`unsealed`)."""
     fixture: Fixture | None
     streamed: bool
     """A response is a stream (its events are joined and scanned, clean or not)."""
@@ -130,11 +131,40 @@ def prepare(
         key_matches,
         before,
         after,
-        line,
+        line if form is None else unsealed(line, key, fixture.seal, form),
         fixture if line is None else None,
         streamed,
         responses.count(None) == len(responses),
     )
+
+
+_SEAL_FIELD = b',"seal":"'
+_SEALED_END = len(_SEAL_FIELD) + SEAL_LENGTH + len(b'"}')
+"""How many bytes a written line ends with when its seal ends it: the field, the seal, ``"}``
+(the line's last field, the seal written whole: no object in the line ends so)."""
+
+
+def unsealed(line: bytes | None, key: str, seal: str | None, form: bytes) -> bytes | None:
+    """``line``, a fixture of key ``key`` and seal ``seal`` as ``orjson.dumps`` writes it,
+    its request of match form ``form``, for the secret scan: without its seal when that
+    is the one the store's writer stamps (:func:`~replaygate.fixtures.fingerprint.seal_of`),
+    what ``orjson.dumps`` writes for the fixture unsealed.
+
+    Such a seal is a digest of the key and the request, which the scan reads; the writer's
+    own check for secrets reads the fixture before it stamps the seal
+    (:func:`~replaygate.fixtures.store.writing.check_writable`). Any other seal (a hand
+    edit) is scanned with the rest of the line. The scan would otherwise decode each seal's
+    32 hex digits as base64 and look for text, compressed data or a token among the bytes,
+    which takes it longer than the rest of a recorded fixture's line together.
+    """
+    if (
+        line is None
+        or seal is None
+        or not line.endswith(b'%s%s"}' % (_SEAL_FIELD, seal.encode()))
+        or seal != seal_of(key, form)
+    ):
+        return line
+    return line[:-_SEALED_END] + b"}"
 
 
 def _key_problem(key: str, full: str) -> str:
