@@ -1,7 +1,7 @@
 """A large JSONL store: open and verify against a bare parse of the same file.
 
-Run: ``.venv/bin/python bench/bench_store_scale.py [--n 100000] [--jobs N] [--folder]``
-(prints a markdown table).
+Run: ``.venv/bin/python bench/bench_store_scale.py [--n 100000] [--jobs N] [--folder]
+[--repeat K]`` (prints a markdown table).
 
 Writes N fixtures of about 2.3 KB each (ResearchCopilot-like requests and answers,
 each with its own question) into one ``.jsonl`` file, then measures, each in a fresh
@@ -10,7 +10,9 @@ reading the file), ``FixtureStore.open`` (index built, ready for lookups) and
 ``verify_store`` (every check of ``replaygate verify``), in one process and with
 ``--jobs`` processes (default: what ``replaygate verify`` uses). Wall and CPU time
 (worker processes included), peak resident memory (of the process, and of the largest
-worker), and the memory an open store holds; then the ratios side by side. Linux only
+worker), and the memory an open store holds; then the ratios side by side. ``--repeat``
+measures each step K times, the steps in turns, and prints the medians (and verify's
+ratio to open run by run): on shared cores one run moves by a fifth. Linux only
 (memory is read from ``/proc/self/status``). ``--stages`` adds what verify spends a
 fixture on in each of its stages (CPU, best of three, in one process: each stage is
 what taking the fixtures one step further costs).
@@ -34,6 +36,7 @@ import gc
 import hashlib
 import itertools
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -195,6 +198,11 @@ def measure(path: Path, what: str, jobs: int = 1) -> dict[str, float]:
     return result
 
 
+def _median_row(rows: list[dict[str, float]]) -> dict[str, float]:
+    """Each figure of ``rows`` (one step measured several times): its median."""
+    return {name: statistics.median(row[name] for row in rows) for name in rows[0]}
+
+
 def _best(step: Callable[[], object], times: int = 3) -> float:
     """The least CPU time of ``times`` runs of ``step`` (the cycle collector paused, as
     verify pauses it)."""
@@ -230,8 +238,23 @@ def _through(name: str, upto: str) -> None:
 def _batch_step(batch: list[Prepared], name: str, upto: str) -> None:
     if upto == "secret":
         clean_lines([item.line for item in batch])
+    elif upto == "unsealed":
+        clean_lines([_unsealed(item.line) for item in batch])
     elif upto == "finish":
         finish(batch, name, NOTHING_SAFE)
+
+
+_SEAL_FIELD = b',"seal":"'
+_SEALED_END = len(_SEAL_FIELD) + SEAL_LENGTH + 2
+"""The bytes a line ends with when it ends with its seal: the field, the seal, ``"}``."""
+
+
+def _unsealed(line: bytes | None) -> bytes | None:
+    """``line`` without its seal, as it would be written for the fixture unsealed (the
+    writer's own secret check reads the fixture so, before it stamps the seal)."""
+    if line is None or not line.startswith(_SEAL_FIELD, len(line) - _SEALED_END):
+        return line
+    return line[:-_SEALED_END] + b"}"
 
 
 def stages(path: str) -> dict[str, float]:
@@ -252,19 +275,22 @@ def stages(path: str) -> dict[str, float]:
         "key": micros["key"] - micros["read"],
         "prepare": micros["prepare"] - micros["read"],
         "secret": micros["secret"] - micros["prepare"],
+        "seal": micros["secret"] - micros["unsealed"],
         "finish": micros["finish"] - micros["prepare"],
         "rest": micros["verify"] - micros["finish"],
         "verify": micros["verify"],
+        "lines": lines,
     }
 
 
-STEPS = ("read", "key", "prepare", "secret", "finish")
+STEPS = ("read", "key", "prepare", "secret", "unsealed", "finish")
 STAGE_ROWS = {
     "read": "reading the lines (`jsonl.read_line`, segments)",
     "prepare": "the key, responses and meta (`prepare`)",
     "key": "of which the key (canonical text, SHA-256)",
     "finish": "the batch's checks (`finish`)",
     "secret": "of which the secret scan (`clean_lines`)",
+    "seal": "of which each line's seal (the scan less the scan of the lines unsealed)",
     "rest": "the rest (problems, records, merging)",
 }
 
@@ -282,7 +308,7 @@ def measure_stages(path: Path) -> dict[str, float]:
 
 def print_stages(spent: dict[str, float]) -> None:
     """The stages as a markdown table."""
-    print(f"\nverify's stages on the first {STAGE_LINES:,} fixtures, CPU, best of three:\n")
+    print(f"\nverify's stages on the first {spent['lines']:,.0f} fixtures, CPU, best of three:\n")
     print("| stage | µs a fixture |\n| --- | ---: |")
     for step, label in STAGE_ROWS.items():
         print(f"| {label} | {spent[step]:.1f} |")
@@ -294,6 +320,9 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--jobs", type=int, default=default_jobs())
     parser.add_argument("--stages", action="store_true", help="also verify's stages")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="measure each step this many times, in turns"
+    )
     parser.add_argument(
         "--folder", action="store_true", help="the folder layout: one .json file a fixture"
     )
@@ -316,14 +345,22 @@ def main() -> None:
                 assert orjson.loads(handle.readline())["key"] != _KEY
             size = path.stat().st_size / 2**20
             where = f"one JSONL file of {size:.0f} MiB"
-        steps = {
-            "parse": measure(path, "parse"),
-            "open": measure(path, "open"),
-            "verify": measure(path, "verify", 1),
-            "parallel": measure(path, "verify", args.jobs),
-        }
+        runs = [
+            {
+                "parse": measure(path, "parse"),
+                "open": measure(path, "open"),
+                "verify": measure(path, "verify", 1),
+                "parallel": measure(path, "verify", args.jobs),
+            }
+            for _ in range(args.repeat)
+        ]
+        steps = {what: _median_row([run[what] for run in runs]) for what in runs[0]}
         spent = measure_stages(path) if args.stages and not args.folder else None
-    print(f"{args.n:,} fixtures in {where}\n")
+    print(
+        f"{args.n:,} fixtures in {where}"
+        + (f", median of {args.repeat} runs" if args.repeat > 1 else "")
+        + "\n"
+    )
     print("| step | wall time | CPU time | peak memory | held after | peak / file size |")
     print("| --- | --- | --- | --- | --- | --- |")
     labels = {
@@ -354,6 +391,13 @@ def main() -> None:
         print(
             f"{labels[what]} / open: {row['wall'] / opened['wall']:.2f}x wall, "
             f"{row['cpu'] / opened['cpu']:.2f}x CPU"
+        )
+    if args.repeat > 1:
+        ratios = [run["verify"]["cpu"] / run["open"]["cpu"] for run in runs]
+        each = ", ".join(f"{ratio:.2f}x" for ratio in ratios)
+        print(
+            f"`verify_store`, one process / open, CPU, run by run: {each} "
+            f"(median {statistics.median(ratios):.2f}x)"
         )
     if spent is not None:
         print_stages(spent)
