@@ -14,7 +14,7 @@ from replaygate.evals import (
     shipped_prices,
     with_shipped,
 )
-from replaygate.evals.config import DEFAULT_MAX_DROP, find_pyproject
+from replaygate.evals.config import DEFAULT_MAX_DROP, DEFAULT_MAX_RISE, find_pyproject
 from replaygate.evals.prices import shipped_prices_path
 
 FULL = """\
@@ -82,8 +82,12 @@ def test_a_full_configuration_is_read_with_paths_from_its_directory(tmp_path: Pa
     assert config.prices.currency == "EUR"
     assert config.prices.cost("claude-sonnet-4-5", 1_000_000, 2_000_000) == 2.5 + 25.0
     assert config.prices.cost("other-model", 10, 10) is None
-    assert dict(config.gate.max_drop) == {"success": 0.05, "citation": 0.1}
-    assert dict(config.gate.max_rise) == {"cost": 0.2}
+    assert dict(config.gate.max_drop) == {
+        "success": 0.05,
+        "citation_precision": 0.1,
+        "citation_recall": 0.1,
+    }
+    assert dict(config.gate.max_rise) == {**DEFAULT_MAX_RISE, "cost": 0.2}
     assert config.gate.fail_on_block is False
     assert (config.report.window, config.report.min_runs) == (10, 4)
     assert [s.name for s in config.ci.stages] == ["unit", "semantic"]
@@ -98,6 +102,21 @@ def test_without_a_section_every_setting_has_its_default(tmp_path: Path) -> None
     assert dict(config.gate.max_drop) == dict(DEFAULT_MAX_DROP)
     assert config.ci.stages == ()
     assert config.history_path == tmp_path.resolve() / ".replaygate" / "history.db"
+
+
+def test_a_gate_table_naming_one_limit_keeps_every_other_default(tmp_path: Path) -> None:
+    # loosening the cost limit alone must not lift the success, citation and
+    # fabricated limits: a table overrides the defaults metric by metric, as flags do
+    config = load_config(write(tmp_path, "[tool.replaygate.gate]\nmax_rise = { cost = 0.2 }\n"))
+    assert dict(config.gate.max_drop) == dict(DEFAULT_MAX_DROP)
+    assert dict(config.gate.max_rise) == {**DEFAULT_MAX_RISE, "cost": 0.2}
+    config = load_config(write(tmp_path, "[tool.replaygate.gate]\nmax_drop = { citation = 1.0 }\n"))
+    assert dict(config.gate.max_drop) == {
+        "success": DEFAULT_MAX_DROP["success"],
+        "citation_precision": 1.0,
+        "citation_recall": 1.0,
+    }
+    assert dict(config.gate.max_rise) == dict(DEFAULT_MAX_RISE)
 
 
 def test_the_nearest_pyproject_is_found_upwards(tmp_path: Path) -> None:

@@ -199,6 +199,24 @@ def test_the_gate_command_prints_the_table_and_exits_1_on_a_violation(tmp_path: 
     assert json.loads(as_json.output)["passed"] is True
 
 
+def test_a_configured_limit_keeps_the_default_limits_of_the_other_metrics(
+    tmp_path: Path,
+) -> None:
+    # allowing costs to rise 20% must not lift the limit on success
+    base = write_results(tmp_path / "base.json", BASE)
+    now = results(case("a", 5), case("b", 3), case("c", 5), case("d", 5))
+    worse = write_results(tmp_path / "worse.json", now)
+    config = tmp_path / "pyproject.toml"
+    config.write_text("[tool.replaygate.gate]\nmax_rise = { cost = 0.2 }\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        gate_cmd, ["--baseline", str(base), "--results", str(worse), "--config", str(config)]
+    )
+    assert result.exit_code == 1, result.output
+    assert re.search(r"^success .* drop <= 0\.020 +FAIL$", result.output, re.MULTILINE)
+    assert re.search(r"^cost .* rise <= 20\.0% +ok$", result.output, re.MULTILINE)
+    assert re.search(r"^fabricated .* rise <= 0\.000 +ok$", result.output, re.MULTILINE)
+
+
 ONE_CASE = (
     '{"format": "replaygate.eval.baseline", "version": 1,'
     ' "cases": {"a": {"samples": 1, "floor": 1, "passes": 1}},'

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from replaygate.config import MAX_TOKENS, described, find_pyproject, tool_table
-from replaygate.evals.metrics import check_limit_names
+from replaygate.evals.metrics import check_limit_names, expand_limits
 from replaygate.evals.prices import PriceTable, load_price_file, read_prices
 from replaygate.evals.toml_reader import TableReader, load_toml
 from replaygate.fixtures.hits import DEFAULT_DIR, hits_folder_problem
@@ -226,6 +226,9 @@ def _prices(top: TableReader, root: Path) -> PriceTable:
 
 
 def _limits(reader: TableReader, key: str, default: Mapping[str, float]) -> Mapping[str, float]:
+    """The limits of table ``key`` over ``default``, metric by metric (an alias standing
+    for each of its metrics): a table naming one metric keeps every other default, as
+    ``--max-drop`` and ``--max-rise`` do."""
     if key not in reader.table:
         return dict(default)
     table = reader.sub(key)
@@ -233,15 +236,14 @@ def _limits(reader: TableReader, key: str, default: Mapping[str, float]) -> Mapp
     unknown = check_limit_names(limits)
     if unknown:
         raise table.error(unknown[0], "names no metric (see docs/evals.md for the metric names)")
-    return limits
+    return {**expand_limits(default), **expand_limits(limits)}
 
 
 def _gate(reader: TableReader) -> GateConfig:
     reader.check_known(("max_drop", "max_rise", "fail_on_block", "fail_on_missing"))
-    configured = "max_drop" in reader.table or "max_rise" in reader.table
     return GateConfig(
-        max_drop=_limits(reader, "max_drop", {} if configured else DEFAULT_MAX_DROP),
-        max_rise=_limits(reader, "max_rise", {} if configured else DEFAULT_MAX_RISE),
+        max_drop=_limits(reader, "max_drop", DEFAULT_MAX_DROP),
+        max_rise=_limits(reader, "max_rise", DEFAULT_MAX_RISE),
         fail_on_block=reader.boolean("fail_on_block", True),
         fail_on_missing=reader.boolean("fail_on_missing", True),
     )

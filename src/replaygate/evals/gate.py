@@ -23,7 +23,13 @@ from replaygate.evals.case_changes import case_changes
 from replaygate.evals.config import GateConfig
 from replaygate.evals.errors import LimitError
 from replaygate.evals.kept import case_counts
-from replaygate.evals.metrics import ALIASES, METRICS, Metric, check_limit_names
+from replaygate.evals.metrics import (
+    ALIASES,
+    METRICS,
+    Metric,
+    check_limit_names,
+    expand_limits,
+)
 from replaygate.evals.price_check import price_difference
 from replaygate.evals.reference import Reference
 from replaygate.evals.rendered import Rendered
@@ -39,16 +45,6 @@ NO_COUNTS = (
 """Why a limited metric of results read without counts has no value, and what to do."""
 _EPSILON = 1e-9
 HEADER = ("metric", "baseline", "now", "delta", "limit", "verdict")
-
-
-def expand_limits(limits: Mapping[str, float]) -> dict[str, float]:
-    """Limits by metric name, aliases expanded (an explicit metric wins over its alias)."""
-    expanded: dict[str, float] = {}
-    for name, value in limits.items():
-        for target in ALIASES.get(name, ()):
-            expanded.setdefault(target, value)
-    expanded.update((name, value) for name, value in limits.items() if name in METRICS)
-    return expanded
 
 
 def parse_limits(text: str, flag: str) -> dict[str, float]:

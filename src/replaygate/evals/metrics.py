@@ -123,3 +123,13 @@ def metric(name: str) -> Metric:
 def check_limit_names(limits: Mapping[str, float]) -> list[str]:
     """The names in ``limits`` that are neither a metric nor an alias."""
     return [name for name in limits if name not in METRICS and name not in ALIASES]
+
+
+def expand_limits(limits: Mapping[str, float]) -> dict[str, float]:
+    """Limits by metric name, aliases expanded (an explicit metric wins over its alias)."""
+    expanded: dict[str, float] = {}
+    for name, value in limits.items():
+        for target in ALIASES.get(name, ()):
+            expanded.setdefault(target, value)
+    expanded.update((name, value) for name, value in limits.items() if name in METRICS)
+    return expanded
