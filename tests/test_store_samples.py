@@ -271,3 +271,60 @@ def test_compact_stops_at_a_partial_last_line_and_changes_nothing(tmp_path: Path
     assert done.returncode == 2
     assert "s.jsonl:3: truncated last line" in done.stderr and "verify --repair" in done.stderr
     assert path.read_bytes() == before
+
+
+def test_a_sample_line_below_two_copies_of_a_fixture_goes_to_both(tmp_path: Path) -> None:
+    # A merge=union of two branches keeps a fixture line twice; a sample line after both
+    # went to the last copy only, so the store served the first copy without the sample
+    # and compact wrote two lines that disagree, which every replay then refused.
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(1))
+    add(path, "question 1", 1, "second")
+    first, added = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(first + first + added)
+    both = (response("answer 1"), response("second"))
+    with FixtureStore.open(path) as store:
+        assert [store.read(loc).responses for loc in store.locations()] == [both, both]
+        found = store.lookup(request("question 1"))
+        assert found is not None and found.responses == both
+    done = replaygate("compact", str(path))
+    assert done.returncode == 0, done.stderr
+    assert f"{path}: folded 1 sample line(s) into 2 fixture(s)" in done.stdout
+    assert len(path.read_bytes().splitlines()) == 2
+    checked = replaygate("verify", str(path))  # META here lacks versions: those are all
+    assert "recorded twice" not in checked.stdout and "2 fixture(s) checked" in checked.stdout
+    with FixtureStore.open(path) as store:
+        found = store.lookup(request("question 1"))
+        assert found is not None and found.responses == both
+
+
+def _compact_writing(monkeypatch: pytest.MonkeyPatch, lines: list[bytes]) -> None:
+    from replaygate.fixtures.store import compact as compacting
+
+    monkeypatch.setattr(compacting, "_folded_lines", lambda *_: iter(lines))
+
+
+@pytest.mark.parametrize(
+    ("written", "why"),
+    [
+        ([b"{not json\n"], "line 1 of the result: malformed JSON"),
+        ([fixture(2).to_line()], "would be lost"),  # the fixture of question 1 is gone
+        ([fixture(1).to_line()], "with other responses"),  # its sample is gone
+    ],
+    ids=["unreadable", "lost", "changed"],
+)
+def test_compact_refuses_to_replace_a_file_with_one_that_replays_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written: list[bytes], why: str
+) -> None:
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(1))
+    add(path, "question 1", 1, "second")
+    before = path.read_bytes()
+    _compact_writing(monkeypatch, written)
+    with pytest.raises(FixtureFormatError) as refused:
+        compact(path)
+    assert refused.value.file == str(path)
+    assert "compacting it would write a file that does not replay as it does" in str(refused.value)
+    assert why in str(refused.value) and "the file is left as it is" in str(refused.value)
+    assert path.read_bytes() == before
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]

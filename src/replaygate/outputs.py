@@ -17,7 +17,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 
@@ -28,9 +28,16 @@ def real_file(path: Path) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
-def atomic_write(target: Path, data: bytes | Iterable[bytes]) -> None:
+def atomic_write(
+    target: Path,
+    data: bytes | Iterable[bytes],
+    *,
+    check: Callable[[Path], None] | None = None,
+) -> None:
     """Replace ``target`` (the file it links to, if it is a symlink: :func:`real_file`)
     with ``data`` (bytes, or its parts in order) in one step (temporary file, fsync, rename).
+    ``check``, when given, is called with the temporary file once it is written; what it
+    raises leaves ``target`` as it was.
 
     A file replaced keeps its permissions (a private ``0600`` report stays private), and
     one nobody may write (``0444``) is refused with :class:`PermissionError`, as writing
@@ -49,6 +56,8 @@ def atomic_write(target: Path, data: bytes | Iterable[bytes]) -> None:
                 handle.writelines(data)
             handle.flush()
             os.fsync(handle.fileno())
+        if check is not None:
+            check(tmp)
         os.replace(tmp, target)
     finally:
         with contextlib.suppress(FileNotFoundError):
