@@ -217,6 +217,25 @@ def test_a_configured_limit_keeps_the_default_limits_of_the_other_metrics(
     assert re.search(r"^fabricated .* rise <= 0\.000 +ok$", result.output, re.MULTILINE)
 
 
+def test_results_sharing_no_case_with_the_baseline_are_refused_even_with_missing_allowed(
+    tmp_path: Path,
+) -> None:
+    # every case renamed: with fail_on_missing off the gate compared nothing and passed
+    base = write_results(tmp_path / "base.json", BASE)
+    other = write_results(tmp_path / "other.json", results(case("v2-a", 5), case("v2-b", 5)))
+    config = tmp_path / "pyproject.toml"
+    config.write_text("[tool.replaygate.gate]\nfail_on_missing = false\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        gate_cmd, ["--baseline", str(base), "--results", str(other), "--config", str(config)]
+    )
+    assert result.exit_code == 2, result.output
+    assert "other.json: no case in common with " in result.output
+    assert "base.json: there is nothing to compare" in result.output
+    lenient = GateConfig(fail_on_missing=False)
+    with pytest.raises(ResultsError, match="no case in common"):
+        run_gate(reference(BASE), reference(results(case("v2-a", 5))), lenient)
+
+
 ONE_CASE = (
     '{"format": "replaygate.eval.baseline", "version": 1,'
     ' "cases": {"a": {"samples": 1, "floor": 1, "passes": 1}},'

@@ -19,9 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from replaygate.errors import shown_file
 from replaygate.evals.case_changes import case_changes
 from replaygate.evals.config import GateConfig
-from replaygate.evals.errors import LimitError
+from replaygate.evals.errors import LimitError, ResultsError
 from replaygate.evals.kept import case_counts
 from replaygate.evals.metrics import (
     ALIASES,
@@ -221,7 +222,7 @@ def compared_metrics(
         f"the metrics compare the {len(baseline.cases)} case(s) of the baseline with the "
         f"{len(now.cases)} of the results"
     )
-    if not both:
+    if not both:  # run_gate refuses it: nothing would be compared
         return baseline.metrics, now.metrics, [f"{whole}: no case is in both"], []
     if all(i in old for i in both):
         before = metrics_of([old[i] for i in both])
@@ -288,7 +289,17 @@ def run_gate(
     now: Reference,
     config: GateConfig,
 ) -> GateReport:
-    """Compare ``now`` with ``baseline`` under ``config``'s limits and case rules."""
+    """Compare ``now`` with ``baseline`` under ``config``'s limits and case rules.
+    :class:`ResultsError` when the two hold no case in common (the results of another
+    suite, or a cases file whose ids were all renamed): nothing would be compared, and
+    with ``fail_on_missing`` off the gate would pass whatever the scores."""
+    if not {c.case for c in now.cases} & {c.case for c in baseline.cases}:
+        raise ResultsError(
+            f"{shown_file(now.source)}: no case in common with {shown_file(baseline.source)}: "
+            "there is nothing to compare (the results of another suite, or cases whose ids "
+            "all changed); run the baseline's cases, or make these results the baseline with "
+            "`replaygate baseline update --reason ...`"
+        )
     drops, rises = expand_limits(config.max_drop), expand_limits(config.max_rise)
     before, after, notes, problems = compared_metrics(baseline, now)
     notes += unseen_cost_opt_outs(baseline, now)
