@@ -119,6 +119,11 @@ def test_a_gate_table_naming_one_limit_keeps_every_other_default(tmp_path: Path)
     assert dict(config.gate.max_rise) == dict(DEFAULT_MAX_RISE)
 
 
+def test_an_amount_limit_may_be_configured_as_a_percentage(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, '[tool.replaygate.gate]\nmax_rise = { cost = "10%" }\n'))
+    assert config.gate.max_rise["cost"] == pytest.approx(0.10)
+
+
 def test_the_nearest_pyproject_is_found_upwards(tmp_path: Path) -> None:
     write(tmp_path, FULL)
     nested = tmp_path / "a" / "b"
@@ -201,6 +206,18 @@ def test_a_table_in_another_currency_replaces_the_shipped_one(tmp_path: Path) ->
             2,
             "tool.replaygate.gate.max_rise.speed",
             "names no metric",
+        ),
+        (
+            "[tool.replaygate.gate]\nmax_drop = { success = '2%' }\n",
+            2,
+            "tool.replaygate.gate.max_drop.success",
+            "success is a share, whose limit is in points",
+        ),
+        (
+            "[tool.replaygate.gate]\nmax_rise = { cost = 'ten%' }\n",
+            2,
+            "tool.replaygate.gate.max_rise.cost",
+            "'ten%' is not a number nor a percentage",
         ),
         (
             "[tool.replaygate.gate]\nmax_drop = { success = -1 }\n",

@@ -159,9 +159,16 @@ def test_limits_parse_with_aliases_and_explain_mistakes() -> None:
         ("success=-1", "a limit must be a number >= 0"),
         ("speed=0.1", "unknown metric 'speed'"),
         ("success=0.02,success=0.5", "success is given twice"),  # not the last one silently
+        ("success=2%", "success is a share, whose limit is in points, written as a fraction"),
+        ("citation=5%", "citation is a share"),
+        ("cost=lots%", "'lots%' is not a number nor a percentage"),
     ]:
         with pytest.raises(LimitError, match=message):
             parse_limits(text, "--max-drop")
+
+
+def test_an_amount_limit_may_be_a_percentage_as_the_table_prints_it() -> None:
+    assert parse_limits("cost=10%, steps = 25 %", "--max-rise") == {"cost": 0.1, "steps": 0.25}
 
 
 def write_results(path: Path, res: EvalResults) -> Path:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from replaygate.config import MAX_TOKENS, described, find_pyproject, tool_table
-from replaygate.evals.metrics import check_limit_names, expand_limits
+from replaygate.evals.metrics import check_limit_names, expand_limits, percent_limit
 from replaygate.evals.prices import PriceTable, load_price_file, read_prices
 from replaygate.evals.toml_reader import TableReader, load_toml
 from replaygate.fixtures.hits import DEFAULT_DIR, hits_folder_problem
@@ -232,11 +232,21 @@ def _limits(reader: TableReader, key: str, default: Mapping[str, float]) -> Mapp
     if key not in reader.table:
         return dict(default)
     table = reader.sub(key)
-    limits = {name: table.check_number(name, value) for name, value in table.table.items()}
-    unknown = check_limit_names(limits)
+    unknown = check_limit_names(table.table)
     if unknown:
         raise table.error(unknown[0], "names no metric (see docs/evals.md for the metric names)")
+    limits = {name: _limit(table, name, value) for name, value in table.table.items()}
     return {**expand_limits(default), **expand_limits(limits)}
+
+
+def _limit(table: TableReader, name: str, value: object) -> float:
+    """A limit: a number, or a percentage string (``"10%"``) for an amount."""
+    if isinstance(value, str) and value.strip().endswith("%"):
+        try:
+            value = percent_limit(name, value)
+        except ValueError as error:
+            raise table.error(name, str(error)) from None
+    return table.check_number(name, value)
 
 
 def _gate(reader: TableReader) -> GateConfig:

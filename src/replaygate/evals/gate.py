@@ -30,6 +30,7 @@ from replaygate.evals.metrics import (
     Metric,
     check_limit_names,
     expand_limits,
+    percent_limit,
 )
 from replaygate.evals.price_check import price_difference
 from replaygate.evals.reference import Reference
@@ -49,7 +50,8 @@ HEADER = ("metric", "baseline", "now", "delta", "limit", "verdict")
 
 
 def parse_limits(text: str, flag: str) -> dict[str, float]:
-    """``success=0.02,citation=0.05`` as a mapping; :class:`LimitError` says what is wrong."""
+    """``success=0.02,citation=0.05,cost=10%`` as a mapping (a percentage, for an amount, as
+    a fraction); :class:`LimitError` says what is wrong."""
     limits: dict[str, float] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         name, sep, raw = item.partition("=")
@@ -57,9 +59,10 @@ def parse_limits(text: str, flag: str) -> dict[str, float]:
         if not sep or not name:
             raise LimitError(f"{flag} {text!r}: expected METRIC=LIMIT items, got {item!r}")
         try:
-            value = float(raw)
-        except ValueError:
-            raise LimitError(f"{flag} {item!r}: {raw.strip()!r} is not a number") from None
+            value = percent_limit(name, raw) if raw.strip().endswith("%") else float(raw)
+        except ValueError as error:
+            reason = str(error) if raw.strip().endswith("%") else f"{raw.strip()!r} is not a number"
+            raise LimitError(f"{flag} {item!r}: {reason}") from None
         if not value >= 0:
             raise LimitError(f"{flag} {item!r}: a limit must be a number >= 0")
         if name in limits:

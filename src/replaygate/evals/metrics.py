@@ -125,6 +125,26 @@ def check_limit_names(limits: Mapping[str, float]) -> list[str]:
     return [name for name in limits if name not in METRICS and name not in ALIASES]
 
 
+def percent_limit(name: str, text: str) -> float:
+    """The limit ``text`` (``10%``, the form the gate's table prints an amount's limit in)
+    of the metric (or alias) ``name`` as a fraction: 0.10. A share's limit is in points,
+    so ``2%`` given for one is refused: it could mean two points or two percent of the
+    baseline. ValueError says what is wrong."""
+    number = text.strip().removesuffix("%").strip()
+    targets = ALIASES.get(name, (name,))
+    if any(t in METRICS and METRICS[t].scale == "share" for t in targets):
+        raise ValueError(
+            f"{text.strip()!r}: {name} is a share, whose limit is in points, written as a "
+            f"fraction ({name}=0.02 allows two points); a percentage is for an amount "
+            "(cost=10%)"
+        )
+    try:
+        value = float(number)
+    except ValueError:
+        raise ValueError(f"{text.strip()!r} is not a number nor a percentage") from None
+    return value / 100
+
+
 def expand_limits(limits: Mapping[str, float]) -> dict[str, float]:
     """Limits by metric name, aliases expanded (an explicit metric wins over its alias)."""
     expanded: dict[str, float] = {}
