@@ -16,6 +16,7 @@ from replaygate.assertions import (
     model_id_of,
     normalize_model_id,
     prefix_family,
+    split_snapshot,
     vendor_family,
 )
 from replaygate.assertions.judge_prompt import build_prompt, nonce, parse_grade
@@ -92,7 +93,7 @@ FINE_TUNES = [
     (
         "arn:aws:bedrock:us-east-1:123456789012:custom-model/"
         "anthropic.claude-3-haiku-20240307-v1:0:200k/a1b2c3d4e5f6",
-        "claude-3-haiku-20240307-v1:0:200k",
+        "claude-3-haiku-20240307",
     ),
 ]
 """OpenAI's fine-tune ids (and its older form), Azure OpenAI's, Mistral's, a Bedrock
@@ -126,6 +127,81 @@ def test_a_fine_tune_is_of_its_base_models_family_on_either_side(tuned: str, oth
     for judge, tested in ((tuned, other), (other, tuned)):
         with pytest.raises(JudgeIndependenceError, match="both are of family"):
             judge_of(replying("GRADE: 5"), judge_id=judge, under_test=tested)
+
+
+ONE_MODEL = [
+    # (judge, model under test): one model spelt two ways, refused under exact_only
+    ("claude-sonnet-4-5", "claude-sonnet-4-5-20250929"),  # an alias and its snapshot
+    ("gpt-4o", "gpt-4o-2024-08-06"),
+    ("gpt-4", "gpt-4-0613"),
+    ("mistral-large-latest", "mistral-large-2411"),
+    ("claude-3-5-sonnet-latest", "claude-3-5-sonnet-20241022"),
+    ("gemini-1.5-pro", "gemini-1.5-pro-002"),
+    ("command-r", "command-r-08-2024"),
+    ("claude-sonnet-4-5@20250929", "claude-sonnet-4-5-20250929"),  # Vertex AI's spelling
+    ("anthropic.claude-3-haiku-20240307-v1:0", "claude-3-haiku-20240307"),  # Bedrock's
+    ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5"),
+    ("anthropic.claude-3-haiku-20240307-v1:0:200k", "claude-3-haiku-20240307"),
+    ("openai.gpt-oss-120b-1:0", "gpt-oss-120b"),
+    ("gpt-4o", "openai/gpt-4o:free"),  # OpenRouter's variants and vendor/ form
+    ("openrouter/anthropic/claude-sonnet-4.5:beta", "claude-sonnet-4-5-20250929"),
+    ("anthropic/claude-3.5-sonnet", "claude-3-5-sonnet-latest"),
+]
+
+
+@pytest.mark.parametrize(("judge", "tested"), ONE_MODEL)
+def test_an_alias_snapshot_or_provider_spelling_of_one_model_is_refused_under_exact_only(
+    judge: str, tested: str
+) -> None:
+    for one, other in ((judge, tested), (tested, judge)):
+        with pytest.raises(JudgeIndependenceError, match="refusing a judge that is the model"):
+            judge_of(replying("GRADE: 5"), judge_id=one, under_test=other, family_rule=exact_only)
+
+
+def test_an_alias_is_named_as_what_may_serve_the_snapshot() -> None:
+    with pytest.raises(
+        JudgeIndependenceError,
+        match=r"'gpt-4o' and 'gpt-4o-2024-08-06' name one model, 'gpt-4o' "
+        r"\('gpt-4o' names no snapshot: it may serve 'gpt-4o-2024-08-06'\)",
+    ):
+        judge_of(
+            replying("GRADE: 5"),
+            judge_id="gpt-4o",
+            under_test="gpt-4o-2024-08-06",
+            family_rule=exact_only,
+        )
+
+
+@pytest.mark.parametrize(
+    ("judge", "tested"),
+    [
+        ("claude-3-5-sonnet-20240620", "claude-3-5-sonnet-20241022"),  # two snapshots
+        ("gpt-4o-2024-05-13", "gpt-4o-2024-08-06"),
+        ("gpt-4o", "gpt-4o-mini"),
+        ("anthropic.claude-v2:1", "anthropic.claude-v2"),  # Claude 2.1 and 2.0 on Bedrock
+        ("llama3:70b", "llama3:8b"),
+        ("claude-opus-4-1", "claude-sonnet-4-5-20250929"),
+    ],
+)
+def test_two_models_or_two_snapshots_are_accepted_under_exact_only(judge: str, tested: str) -> None:
+    for one, other in ((judge, tested), (tested, judge)):
+        grader = judge_of(
+            replying("GRADE: 5"), judge_id=one, under_test=other, family_rule=exact_only
+        )
+        assert grader.judge_id == one
+
+
+def test_split_snapshot_reads_the_model_and_its_snapshot() -> None:
+    assert split_snapshot("claude-sonnet-4-5-20250929") == ("claude-sonnet-4-5", "20250929")
+    assert split_snapshot("gpt-4o-2024-08-06") == ("gpt-4o", "20240806")
+    assert split_snapshot("us.anthropic.claude-3-haiku-20240307-v1:0") == (
+        "claude-3-haiku",
+        "20240307",
+    )
+    assert split_snapshot("GPT-4o-latest") == ("gpt-4o", None)
+    assert split_snapshot("openai/gpt-4o:free") == ("gpt-4o", None)
+    assert split_snapshot("anthropic.claude-v2:1") == ("claude-v2:1", None)
+    assert split_snapshot("2024") == ("2024", None)
 
 
 def test_ids_that_name_no_base_model_keep_their_own_name() -> None:

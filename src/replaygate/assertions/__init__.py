@@ -39,6 +39,8 @@ if TYPE_CHECKING:
         model_id_of,
         normalize_model_id,
         prefix_family,
+        same_model,
+        split_snapshot,
         vendor_family,
     )
     from replaygate.assertions.judge import Grade, Judge
@@ -78,8 +80,10 @@ _EXPORTS = {
     "normalize_model_id": "replaygate.assertions.independence",
     "Outcome": "replaygate.assertions.kinds",
     "prefix_family": "replaygate.assertions.independence",
+    "same_model": "replaygate.assertions.independence",
     "set_check": "replaygate.assertions.checks",
     "SetResult": "replaygate.assertions.sets",
+    "split_snapshot": "replaygate.assertions.independence",
     "structure_check": "replaygate.assertions.checks",
     "StructureProblem": "replaygate.assertions.structure",
     "StructureResult": "replaygate.assertions.structure",
@@ -116,7 +120,9 @@ __all__ = [
     "model_id_of",
     "normalize_model_id",
     "prefix_family",
+    "same_model",
     "set_check",
+    "split_snapshot",
     "structure_check",
     "vendor_family",
 ]

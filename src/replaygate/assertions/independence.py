@@ -2,10 +2,15 @@
 
 Model ids are compared after :func:`normalize_model_id` (lower case, routing prefixes
 such as ``anthropic/``, Bedrock's ``us.anthropic.`` or Databricks' ``databricks-``
-removed, a fine-tune read as its base model). A *family rule* maps an id to its family;
-two models of one family may not judge each other. The default, :func:`vendor_family`,
-is the vendor: ``claude-*`` is ``anthropic``; ``gpt-*``, ``chatgpt-*``,
-``o1``/``o3``/``o4...`` and the GPT-3 names (``davinci``, ``curie``, ``babbage``,
+removed, a fine-tune read as its base model), then as a model and its snapshot
+(:func:`split_snapshot`): a date or version suffix (``-20250929``, ``-2024-08-06``,
+``@20250929``, ``-0613``, ``-002``) names a snapshot, ``-latest`` and an undated id name
+an alias, which may serve any snapshot of its model; OpenRouter's variants (``:free``,
+``:beta``, ...) are the model they vary. Two ids are one model (:func:`same_model`) when
+their models are equal and their snapshots are, or one of them is an alias. A *family
+rule* maps an id to its family; two models of one family may not judge each other. The
+default, :func:`vendor_family`, is the vendor: ``claude-*`` is ``anthropic``; ``gpt-*``,
+``chatgpt-*``, ``o1``/``o3``/``o4...`` and the GPT-3 names (``davinci``, ``curie``, ``babbage``,
 ``ada``) are ``openai``; ``gemini-*``/``gemma-*`` are ``google``; ``llama*`` and
 ``meta-llama*`` are ``meta``; ``mistral``/``mixtral``/``codestral``... (also
 ``open-mistral-*``) are ``mistral``; ``command*`` is ``cohere``; ``deepseek*``,
@@ -47,6 +52,22 @@ _DATABRICKS = re.compile(r"^databricks-")
 """The start of a Databricks Foundation Model endpoint's name, the base model's id after
 it (``databricks-claude-3-7-sonnet``, ``databricks-meta-llama-3-3-70b-instruct``; LiteLLM's
 ``databricks/databricks-...``)."""
+_BEDROCK_VERSION = re.compile(r"-v?\d+:\d+(?::\d+k)?$")
+"""The version Bedrock appends to a model's id, ``-v1:0`` (and a context window,
+``-v1:0:200k``; ``openai.gpt-oss-120b-1:0``)."""
+_BEDROCK_VERSIONED_NAME = re.compile(r"^claude(?:-instant)?$")
+"""Bedrock's old Claude ids, ``claude-v2:1`` (Claude 2.1), ``claude-instant-v1``, whose
+version is the model's own name."""
+_OPENROUTER_VARIANT = re.compile(r":(?:free|beta|extended|nitro|floor|online|thinking|exacto)$")
+"""An OpenRouter variant of a model (``openai/gpt-4o:free``): the same model."""
+_LATEST = re.compile(r"-latest$")
+_SNAPSHOT = re.compile(r"[-@](\d{4}-\d{2}-\d{2}|\d{8}|\d{2}-\d{4}|\d{4}|00\d)$")
+"""A snapshot suffix: a date (Anthropic's ``-20250929``, OpenAI's ``-2024-08-06``, Vertex
+AI's ``@20250929``, Cohere's ``-08-2024``), an older ``-MMDD``/``-YYMM`` (``gpt-4-0613``,
+``mistral-large-2407``) or a Gemini version (``-002``)."""
+_CLAUDE_DOTTED_VERSION = re.compile(r"(?<=\d)\.(?=\d)")
+"""OpenRouter spells Claude's versions with a dot (``claude-sonnet-4.5``), Anthropic with
+a hyphen (``claude-sonnet-4-5``)."""
 _O_SERIES = re.compile(r"^o\d")
 _LEADING_LETTERS = re.compile(r"^[a-z]+")
 
@@ -96,7 +117,41 @@ def normalize_model_id(model_id: str) -> str:
         plain = tuned.group(1) or tuned.group(2)
     plain = _AZURE_FINE_TUNE.sub("", plain)
     bedrock = _BEDROCK.match(plain)
-    return bedrock.group(1) if bedrock else plain
+    if not bedrock:
+        return plain
+    model = bedrock.group(1)
+    unversioned = _BEDROCK_VERSION.sub("", model)
+    return model if _BEDROCK_VERSIONED_NAME.match(unversioned) else unversioned
+
+
+def split_snapshot(model_id: str) -> tuple[str, str | None]:
+    """The model ``model_id`` names and its snapshot: ``("claude-sonnet-4-5", "20250929")``
+    for ``claude-sonnet-4-5-20250929``, ``("gpt-4o", None)`` for ``gpt-4o``,
+    ``gpt-4o-latest`` or ``openai/gpt-4o:free`` (an alias: no snapshot named). The id is
+    normalized first (:func:`normalize_model_id`); a snapshot date is given without
+    separators."""
+    plain = _OPENROUTER_VARIANT.sub("", normalize_model_id(model_id))
+    if plain.startswith("claude"):
+        plain = _CLAUDE_DOTTED_VERSION.sub("-", plain)
+    plain = _LATEST.sub("", plain)
+    snapshot = _SNAPSHOT.search(plain)
+    if snapshot is None or snapshot.start() == 0:
+        return plain, None
+    return plain[: snapshot.start()], snapshot.group(1).replace("-", "")
+
+
+def same_model(first: str, second: str) -> bool:
+    """Whether two model ids may name one model: their models are equal
+    (:func:`split_snapshot`) and so are their snapshots, or one of them names none (an
+    alias such as ``gpt-4o`` or ``claude-3-5-sonnet-latest`` serves one of its model's
+    snapshots, perhaps the other one)."""
+    (model, snapshot), (other_model, other_snapshot) = (
+        split_snapshot(first),
+        split_snapshot(second),
+    )
+    if model != other_model:
+        return False
+    return snapshot is None or other_snapshot is None or snapshot == other_snapshot
 
 
 def prefix_family(prefixes: Mapping[str, str]) -> FamilyRule:
@@ -158,14 +213,26 @@ def told_id(model_id: str, who: str, argument: str) -> str:
     return model_id
 
 
+def _alias_note(judge: str, tested: str) -> str:
+    """Why two ids with different models or snapshots named are one model."""
+    aliases = [model_id for model_id in (judge, tested) if split_snapshot(model_id)[1] is None]
+    if len(aliases) != 1:
+        return ""
+    other = tested if aliases[0] == judge else judge
+    return f" ({aliases[0]!r} names no snapshot: it may serve {other!r})"
+
+
 def check_independence(judge_id: str, under_test_id: str, family_rule: FamilyRule) -> None:
     """Raise :class:`JudgeIndependenceError` when the ids, or their families, are equal."""
     judge, tested = normalize_model_id(judge_id), normalize_model_id(under_test_id)
-    if judge == tested:
+    if judge == tested or same_model(judge, tested):
         same = (
             f"both are {judge_id!r}"
             if judge_id == under_test_id
             else f"{judge_id!r} and {under_test_id!r} are both {judge!r}"
+            if judge == tested
+            else f"{judge_id!r} and {under_test_id!r} name one model, "
+            f"{split_snapshot(judge)[0]!r}{_alias_note(judge_id, under_test_id)}"
         )
         raise JudgeIndependenceError(
             f"refusing a judge that is the model under test: {same}. "

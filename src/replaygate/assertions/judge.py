@@ -78,8 +78,10 @@ def _under_test_id(model: Model, under_test: Model | str) -> str:
 class Judge:
     """Grades a text with ``model`` against ``rubric``; passes at ``grade >= threshold``.
 
-    Refuses (:class:`JudgeIndependenceError`) a judge whose model id equals that of
-    ``under_test`` (a model or its id), or whose family does under ``family_rule``
+    Refuses (:class:`JudgeIndependenceError`) a judge whose model id names the model of
+    ``under_test`` (a model or its id; an alias, snapshot or provider's spelling of it, see
+    :func:`~replaygate.assertions.independence.same_model`), or whose family is its
+    family under ``family_rule``
     (default: :func:`~replaygate.assertions.independence.vendor_family`). The judge's
     id is read from ``model.settings.model`` unless ``judge_id`` is given.
     """
