@@ -104,6 +104,19 @@ def test_a_cost_of_another_price_table_is_not_compared(tmp_path: Path) -> None:
         "(shipped), the results at USD 0.5 in, 2.5 out per million tokens for m (cheap.toml, "
         "as of 2026-12-01): costs of two price tables are not compared" in result.output
     )
+    # the table agrees with the verdict: the cost row fails and shows no change, since
+    # costs of two tables are not comparable; the failure is counted once
+    cost = next(line for line in result.output.splitlines() if line.startswith("cost "))
+    assert cost.split()[3:] == ["n/a", "rise", "<=", "10.0%", "FAIL"]
+    total = next(line for line in result.output.splitlines() if line.startswith("cost_total "))
+    assert total.split()[3:] == ["n/a", "-", "-"]
+    assert result.output.rstrip().endswith("gate: FAIL (1 violation(s))")
+    markdown = cli(
+        "gate", "--baseline", str(tmp_path / "b.json"), "--results", str(tmp_path / "now.json"),
+        "--format", "markdown",
+    )  # fmt: skip
+    assert "| rise <= 10.0% | FAIL |" in markdown.output
+    assert "| ok |" not in next(x for x in markdown.output.splitlines() if x.startswith("| cost |"))
 
 
 def test_one_price_table_on_both_sides_says_nothing_of_prices(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ passed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from replaygate.errors import shown_file
@@ -85,6 +85,9 @@ class Row:
     delta: str
     limit: str
     verdict: RowVerdict
+    explained: bool = False
+    """A FAIL whose reason is one of the report's problems (costs of two price tables),
+    counted there once."""
 
     def cells(self) -> list[str]:
         """The row's table cells."""
@@ -114,7 +117,9 @@ class GateReport(Rendered):
     def failures(self) -> list[str]:
         """What failed: metric rows, then case problems."""
         failed = [
-            f"{r.metric}: {r.delta} exceeds {r.limit}" for r in self.rows if r.verdict == "FAIL"
+            f"{r.metric}: {r.delta} exceeds {r.limit}"
+            for r in self.rows
+            if r.verdict == "FAIL" and not r.explained
         ]
         return [*failed, *self.problems]
 
@@ -337,12 +342,7 @@ def run_gate(
             notes.append(
                 f"case {change.case} expects otherwise than in the baseline ({change.text()})"
             )
-    cost = next((r for r in rows if r.metric == "cost"), None)
-    if cost is not None and cost.baseline is not None and cost.now is not None:
-        difference = price_difference(baseline, now)
-        if difference is not None:
-            failed = difference.differ and cost.limit != "-"
-            (problems if failed else notes).append(difference.text)
+    rows = _priced(rows, baseline, now, problems, notes)
     why = f": {NO_COUNTS}" if without_counts(now) else ""
     for row in rows:
         if row.verdict == "n/a" and row.baseline is not None:
@@ -351,6 +351,40 @@ def run_gate(
                 f"be checked{why}"
             )
     return GateReport(rows, tuple(problems), tuple(notes), now)
+
+
+PRICED = ("cost", "cost_total")
+"""The metrics a price table gives."""
+
+
+def _priced(
+    rows: tuple[Row, ...],
+    baseline: Reference,
+    now: Reference,
+    problems: list[str],
+    notes: list[str],
+) -> tuple[Row, ...]:
+    """``rows`` with the cost rows of two price tables made incomparable: no change is
+    shown, and a limited one fails (its reason added to ``problems``, else to ``notes``)."""
+    priced = [r for r in rows if r.metric in PRICED and None not in (r.baseline, r.now)]
+    difference = price_difference(baseline, now) if priced else None
+    if difference is None:
+        return rows
+    limited = difference.differ and any(r.limit != "-" for r in priced)
+    (problems if limited else notes).append(difference.text)
+    if not difference.differ:
+        return rows
+    return tuple(
+        replace(
+            r,
+            delta="n/a",
+            verdict="FAIL" if r.limit != "-" else "-",
+            explained=r.limit != "-",
+        )
+        if r in priced
+        else r
+        for r in rows
+    )
 
 
 def gate_config(
