@@ -1,0 +1,100 @@
+"""One rule for which files under a folder are a store's: the store that replays and the
+commands that check it (verify, checksum, compact) walk a folder the same way."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from replaygate import Fixture, FixtureFormatError, FixtureStore, Message, ModelResponse
+from replaygate.fixtures.fixture import make_meta
+from replaygate.models.providers import to_anthropic_request, to_anthropic_response
+from run_cli import replaygate
+
+
+def fixture(question: str) -> Fixture:
+    request = to_anthropic_request([Message.user(question)], [], model="m", max_tokens=8)
+    response = to_anthropic_response(ModelResponse(text="a"), model="m")
+    return Fixture.create(request, [response], make_meta("anthropic.messages", "1", "hand"))
+
+
+def folder_store(root: Path, *questions: str) -> Path:
+    with FixtureStore.open(root) as store:
+        for question in questions:
+            store.put(fixture(question))
+    return root
+
+
+@pytest.mark.parametrize("name", ["notes.jsonl", "anthropic.messages@1/deadbeefdead.json"])
+def test_a_folder_named_as_a_fixture_file_is_refused_by_every_command(
+    tmp_path: Path, name: str
+) -> None:
+    # verify, checksum and compact walked into it and passed; the store refused it.
+    root = folder_store(tmp_path / "fold", "one")
+    inside = root / name
+    inside.mkdir()
+    (inside / "inner.json").write_bytes(fixture("two").to_line())
+    expected = f"{inside}: is a folder, where a fixture file is expected"
+    with pytest.raises(FixtureFormatError, match="is a folder, where a fixture file"):
+        FixtureStore.open(root)
+    checked = replaygate("verify", str(root))
+    assert checked.returncode == 2 and expected in checked.stdout
+    assert "2 fixture(s)" not in checked.stdout  # inner.json is no fixture of the store
+    for command in (["checksum"], ["compact", "--check"], ["compact"]):
+        done = replaygate(*command, str(root))
+        assert done.returncode == 2, command
+        assert f"Error: {expected}" in done.stderr, command
+
+
+def test_dot_files_are_passed_over_by_the_store_and_every_command(tmp_path: Path) -> None:
+    # An editor's lock, a Mac's AppleDouble file and a file set aside with a dot: the
+    # store never read them, while verify, checksum and compact read them as fixtures.
+    root = folder_store(tmp_path / "fold", "one")
+    plain = replaygate("checksum", str(root))
+    (root / ".#rc.jsonl").symlink_to("root@host.12345:1700000000")
+    (root / "._rc.jsonl").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ")
+    (root / ".extra.jsonl").write_bytes(fixture("two").to_line())
+    with FixtureStore.open(root) as store:
+        assert len(store) == 1
+    checked = replaygate("verify", str(root))
+    assert checked.returncode == 0, checked.stdout
+    assert "1 fixture(s) checked, 0 problem(s)" in checked.stdout
+    assert f"{root / '.extra.jsonl'} (a dot file, which no store reads)" in checked.stderr
+    summed = replaygate("checksum", str(root))
+    assert summed.returncode == 0 and summed.stdout == plain.stdout
+    for command in (["compact", "--check"], ["compact"]):
+        assert replaygate(*command, str(root)).returncode == 0, command
+
+
+def test_a_project_folder_walk_leaves_out_virtualenvs_vcs_and_tool_folders(
+    tmp_path: Path,
+) -> None:
+    # `replaygate verify .` read site-packages' .json files as fixtures.
+    folder_store(tmp_path / "tests" / "fixtures", "one")
+    junk = {
+        ".venv/lib/python3.11/site-packages/pkg/data.json",
+        "venv/lib/python3.11/site-packages/pkg/data.json",  # a virtualenv by its pyvenv.cfg
+        ".git/info/x.json",
+        ".tox/py311/x.json",
+        ".nox/tests/x.json",
+        ".mypy_cache/3.11/x.meta.json",
+        "node_modules/pkg/package.json",
+        "src/__pycache__/x.json",
+    }
+    for name in junk:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text('{"not": "a fixture"}\n')
+    (tmp_path / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    for command in (["verify"], ["checksum"], ["compact", "--check"]):
+        done = replaygate(*command, str(tmp_path))
+        assert done.returncode == 0, (command, done.stdout, done.stderr)
+    assert "1 fixture(s) checked, 0 problem(s)" in replaygate("verify", str(tmp_path)).stdout
+    with FixtureStore.open(tmp_path) as store:
+        assert len(store) == 1
+    # the rule is for folders below the one named: a store named directly is read
+    shutil.move(tmp_path / "tests" / "fixtures", tmp_path / ".fixtures")
+    with FixtureStore.open(tmp_path / ".fixtures") as store:
+        assert len(store) == 1
+    assert "1 fixture(s) checked" in replaygate("verify", str(tmp_path / ".fixtures")).stdout
