@@ -10,17 +10,20 @@ warning, as it cannot be recorded.
 
 from __future__ import annotations
 
+import asyncio
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
 import httpx2
 import pytest
 
+import replaygate.http
 from loopback import ChunkedEvents, serving
 from replaygate.errors import ResponseLeftOpenWarning, WireFormatError
 from replaygate.fixtures.store import FixtureStore
-from replaygate.http import block_network, intercept
+from replaygate.http import Exchange, block_network, intercept
 from replaygate.sim import Simulator
 from sdks import openai
 
@@ -116,3 +119,82 @@ def test_a_stream_refused_as_it_is_read_is_over_and_not_held(tmp_path: Path) -> 
         held = set(session.unfinished)
     assert held == set()  # refused: nothing left for the block's end to finish
     assert not store.exists() or len(FixtureStore.open(store)) == 0
+
+
+@pytest.fixture(scope="module")
+def echo_sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo") as sim:
+        yield sim
+
+
+async def first_words_async(
+    client: openai.AsyncOpenAI,
+) -> tuple[openai.AsyncStream[object], str]:
+    """:func:`first_words` through the async client."""
+    stream = await client.chat.completions.create(model="gpt-sim-1", messages=ASKED, stream=True)
+    async for chunk in stream:
+        if chunk.choices and chunk.choices[0].delta.content:  # type: ignore[attr-defined]
+            return stream, chunk.choices[0].delta.content  # type: ignore[attr-defined]
+    raise AssertionError("no words in the stream")
+
+
+def closed_where_read(store: Path) -> None:
+    """Assert ``store`` holds one fixture: a stream recorded ``closed``."""
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.responses[0]["stream_end"] == "closed"
+
+
+@pytest.mark.parametrize("library", ["httpx2", "httpx"])
+def test_a_stream_broken_off_is_recorded_as_the_factory_s_client_closes(
+    tmp_path: Path, echo_sim: Simulator, library: str
+) -> None:
+    store = tmp_path / "s.jsonl"
+    factory = getattr(replaygate.http, f"{library}_client")
+    recording = factory(store, "record-missing", approve_live=True, source="sim")
+    url = echo_sim.openai_base_url
+    with openai.OpenAI(api_key="k", base_url=url, max_retries=0, http_client=recording) as client:
+        stream, live = first_words(client)  # kept alive: only closing the client ends it
+    closed_where_read(store)
+    stream.close()  # late: writes nothing more
+    closed_where_read(store)
+    with block_network():
+        replaying = openai.OpenAI(api_key="k", max_retries=0, http_client=factory(store))
+        assert first_words(replaying)[1] == live
+
+
+@pytest.mark.parametrize("library", ["httpx2", "httpx"])
+def test_an_async_stream_broken_off_is_recorded_as_the_factory_s_client_closes(
+    tmp_path: Path, echo_sim: Simulator, library: str
+) -> None:
+    store = tmp_path / "s.jsonl"
+    factory = getattr(replaygate.http, f"{library}_async_client")
+
+    async def record() -> None:
+        recording = factory(store, "record-missing", approve_live=True, source="sim")
+        url = echo_sim.openai_base_url
+        client = openai.AsyncOpenAI(api_key="k", base_url=url, max_retries=0, http_client=recording)
+        async with client:
+            stream, _ = await first_words_async(client)
+        closed_where_read(store)  # while the loop still runs, the stream not closed
+        await stream.close()
+
+    asyncio.run(record())
+    closed_where_read(store)
+
+
+def test_closing_one_client_of_a_shared_session_leaves_the_other_s_stream(
+    tmp_path: Path, echo_sim: Simulator
+) -> None:
+    store = tmp_path / "s.jsonl"
+    session = Exchange(store, mode="record-missing", approve_live=True, source="sim")
+    url = echo_sim.openai_base_url
+    reading = openai.OpenAI(
+        api_key="k", base_url=url, max_retries=0, http_client=replaygate.http.httpx2_client(session)
+    )
+    stream, _ = first_words(reading)
+    replaygate.http.httpx2_client(session).close()  # another client of the session
+    assert not store.exists() or len(FixtureStore.open(store)) == 0
+    assert len(list(stream)) > 1  # read on to its end
+    reading.close()
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.responses[0]["stream_end"] == "complete"

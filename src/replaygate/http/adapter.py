@@ -140,14 +140,19 @@ class SyncFixtureTransport(FixtureTransportBase[SyncLive[ReqT]], Generic[ReqT, R
         """The recorded response, or the live one while it is recorded."""
         __tracebackhide__ = True
         live = self.live
-        return self.library.handle(self.exchange, request, live.handle_request if live else None)
+        send = live.handle_request if live else None
+        return self.library.handle(self.exchange, request, send, owner=self)
 
     def close(self) -> None:
-        """Close the live transport, if any; then raise a refusal the session kept
-        (:meth:`~replaygate.http.exchange.Exchange.raise_kept`)."""
-        if self.live is not None:
-            self.live.close()
-        self.exchange.raise_kept()
+        """Record the live responses of this transport its client left open (an event
+        stream ``closed`` where its reader stopped, as when its response is closed:
+        :meth:`~replaygate.http.exchange.Exchange.finish_open`), close the live transport,
+        if any; then raise a refusal the session kept."""
+        try:
+            self.exchange.finish_open(owner=self)
+        finally:
+            if self.live is not None:
+                self.live.close()
 
 
 class AsyncFixtureTransport(FixtureTransportBase[AsyncLive[ReqT]], Generic[ReqT, RespT]):
@@ -160,14 +165,15 @@ class AsyncFixtureTransport(FixtureTransportBase[AsyncLive[ReqT]], Generic[ReqT,
         __tracebackhide__ = True
         live = self.live
         send = live.handle_async_request if live else None
-        return await self.library.handle_async(self.exchange, request, send)
+        return await self.library.handle_async(self.exchange, request, send, owner=self)
 
     async def aclose(self) -> None:
-        """Close the live transport, if any; then raise a refusal the session kept
-        (:meth:`~replaygate.http.exchange.Exchange.raise_kept`)."""
-        if self.live is not None:
-            await self.live.aclose()
-        self.exchange.raise_kept()
+        """The async form of :meth:`SyncFixtureTransport.close`."""
+        try:
+            self.exchange.finish_open(owner=self)
+        finally:
+            if self.live is not None:
+                await self.live.aclose()
 
 
 class ClientFactory(Generic[ClientT]):

@@ -155,6 +155,9 @@ def _version_header(envelope: dict[str, Any]) -> str | None:
 class Unfinished(Protocol):
     """A live response being recorded (:class:`~replaygate.http.recording.Recording`)."""
 
+    owner: object | None
+    """The transport it was handed by, if any."""
+
     def left_open(self) -> None:
         """End it as its session's block ends."""
 
@@ -438,16 +441,20 @@ class Exchange:
         interface = interface_of(str(envelope.get("path", "")))
         return self.interface if interface == "http" and self.interface else interface
 
-    def finish_open(self) -> None:
+    def finish_open(self, owner: object | None = None) -> None:
         """Finish the live responses whose readers left them open (:attr:`unfinished`), as
         a block of this session ends and before its store is closed
         (:meth:`~replaygate.http.recording.Recording.left_open`); then a refusal kept
-        (:meth:`raise_kept`) is raised."""
+        (:meth:`raise_kept`) is raised. Given an ``owner`` (a transport whose client is
+        being closed), only the responses it handed out are finished: a session shared
+        with other clients goes on."""
         for recording in list(self.unfinished):
-            recording.left_open()
-        with self._writing:
-            for identity in list(self._ended):
-                self._store_ended(identity, all_ended=True)
+            if owner is None or recording.owner is owner:
+                recording.left_open()
+        if owner is None:
+            with self._writing:
+                for identity in list(self._ended):
+                    self._store_ended(identity, all_ended=True)
         self.raise_kept()
 
     @contextmanager

@@ -29,7 +29,8 @@ class Recording:
 
     ``decoded`` names the content codings the client undoes (None: the body is fed
     decoded whatever its codings); a body left in another is refused
-    (:func:`_left_encoded`).
+    (:func:`_left_encoded`). ``owner`` is the transport whose client it was handed by
+    (closing that client ends it: :meth:`Exchange.finish_open`), or None.
     """
 
     exchange: Exchange
@@ -38,6 +39,7 @@ class Recording:
     headers: list[tuple[str, str]]
     stream: bool
     decoded: Collection[str] | None = None
+    owner: object | None = None
     done: bool = field(default=False, init=False)
     _parser: SSEParser = field(default_factory=SSEParser, init=False)
     _events: list[SSEEvent] = field(default_factory=list, init=False)

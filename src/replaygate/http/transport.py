@@ -108,31 +108,39 @@ class Library(Generic[RespT]):
         slot: LiveSlot,
         live: LiveResponse,
         on_close: Callable[[], None] | None = None,
+        owner: object | None = None,
     ) -> RespT:
         """The library response that hands ``live``'s body over while recording it;
-        ``on_close`` runs when ``live`` is closed."""
+        ``on_close`` runs when ``live`` is closed; ``owner`` is the transport handing it."""
+        recording = self.recording(exchange, slot, live, owner)
         return self.tee_response(
             live.status_code,
             headers=handed_headers(live.headers.raw),
-            stream=self.tee_stream(live, self.recording(exchange, slot, live), on_close),
+            stream=self.tee_stream(live, recording, on_close),
             extensions=live.extensions,
             exchange=exchange,
         )
 
-    def recording(self, exchange: Exchange, slot: LiveSlot, live: LiveResponse) -> Recording:
+    def recording(
+        self, exchange: Exchange, slot: LiveSlot, live: LiveResponse, owner: object | None = None
+    ) -> Recording:
         """A :class:`Recording` of ``live``'s body, written to the store when it ends; the
         codings the library undoes are its decoders' (``_decoders.SUPPORTED_DECODERS``:
         ``br`` and ``zstd`` only where their packages are installed)."""
         headers = live.headers.multi_items()
         decoders = getattr(getattr(self.module, "_decoders", None), "SUPPORTED_DECODERS", None)
-        return Recording(
-            exchange, slot, live.status_code, headers, is_event_stream(headers), decoders
-        )
+        stream = is_event_stream(headers)
+        return Recording(exchange, slot, live.status_code, headers, stream, decoders, owner)
 
     def handle(
-        self, exchange: Exchange, request: ReqT, send: Callable[[ReqT], LiveResponse] | None
+        self,
+        exchange: Exchange,
+        request: ReqT,
+        send: Callable[[ReqT], LiveResponse] | None,
+        owner: object | None = None,
     ) -> RespT:
-        """Answer ``request`` from the store, or send it with ``send`` and record it."""
+        """Answer ``request`` from the store, or send it with ``send`` and record it (its
+        response handed by transport ``owner``: :meth:`tee`)."""
         __tracebackhide__ = True
         request.read()
         plan = exchange.plan(request)
@@ -142,13 +150,14 @@ class Library(Generic[RespT]):
             raise RuntimeError("a recording session needs a live transport")
         with exchange.sending(plan):
             live = send(request)
-        return self.tee(exchange, plan, live)
+        return self.tee(exchange, plan, live, owner=owner)
 
     async def handle_async(
         self,
         exchange: Exchange,
         request: ReqT,
         send: Callable[[ReqT], Awaitable[LiveResponse]] | None,
+        owner: object | None = None,
     ) -> RespT:
         """The async form of :meth:`handle`."""
         __tracebackhide__ = True
@@ -160,4 +169,4 @@ class Library(Generic[RespT]):
             raise RuntimeError("a recording session needs a live transport")
         with exchange.sending(plan):
             live = await send(request)
-        return self.tee(exchange, plan, live)
+        return self.tee(exchange, plan, live, owner=owner)
