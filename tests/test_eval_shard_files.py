@@ -14,8 +14,8 @@ from replaygate.assertions.kinds import Outcome
 from replaygate.cli.eval_cmds import eval_cmd
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.history import History
-from replaygate.evals.results import CaseResult, EvalResults
-from replaygate.evals.scorers import CaseCounts
+from replaygate.evals.results import CaseResult, EvalResults, load_eval_results
+from replaygate.evals.scorers import CaseCounts, metrics_of
 from replaygate.evals.shards import MAX_SHARDS, Shard, merge
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
 from replaygate.sampling import SampledResult, SampleResult
@@ -227,3 +227,24 @@ def test_options_of_eval_given_before_merge_are_refused_not_ignored(tmp_path: Pa
     after = CliRunner().invoke(eval_cmd, ["merge", "--history", str(history), *parts])
     assert after.exit_code == 0, after.output
     assert history.exists()
+
+
+def test_shards_whose_cases_keep_no_counts_merge_without_made_up_counts(tmp_path: Path) -> None:
+    # cases written without counts (a plain sampling results file's) stay without: zero
+    # counts written for them would read back as the cases' own
+    parts = []
+    for path in shard_files(tmp_path, list("abcde"), 2):
+        document = json.loads(path.read_text("utf-8"))
+        for case in document["cases"]:
+            del case["counts"], case["metrics"]
+        document["metrics"] = metrics_of([CaseCounts(1, True)] * len(document["cases"]))
+        path.write_text(json.dumps(document), "utf-8")
+        parts.append(str(path))
+    out = tmp_path / "merged.json"
+    done = CliRunner().invoke(eval_cmd, ["merge", *parts, "--out", str(out), "--no-history"])
+    assert done.exit_code == 0, done.output
+    merged = json.loads(out.read_text("utf-8"))
+    assert [case["case"] for case in merged["cases"]] == list("abcde")
+    assert all("counts" not in case and "metrics" not in case for case in merged["cases"])
+    assert merged["metrics"]["success"] == 1.0 and merged["metrics"]["steps"] is None
+    assert not any(case.counts_known for case in load_eval_results(out).cases)

@@ -80,13 +80,18 @@ class CaseResult:
 
     def to_json(self) -> dict[str, Any]:
         """The case object: the sampling case plus ``declared``, ``tags``, ``counts`` and
-        ``metrics``."""
+        ``metrics``; a case read without counts is written without them (and its
+        metrics), as it was read: made-up zero counts would read back as its own."""
+        counted = (
+            {"counts": self.counts.to_json(), "metrics": metrics_of([self.counts])}
+            if self.counts_known
+            else {}
+        )
         return {
             **self.sampled.to_json(),
             **({"declared": list(self.declared)} if self.declared is not None else {}),
             "tags": list(self.tags),
-            "counts": self.counts.to_json(),
-            "metrics": metrics_of([self.counts]),
+            **counted,
         }
 
     @staticmethod
