@@ -83,6 +83,13 @@ class WrappedModel:
         with self.around():
             return self.live.complete(messages, tools)
 
+    def replayed(self, request: dict[str, Any], response: Any) -> None:
+        """Tell the live model of an answer a recording replayed instead of sending
+        ``request`` (no call: not inside ``around()``), if it listens."""
+        told = getattr(self.live, "replayed", None)
+        if callable(told):
+            told(request, response)
+
 
 class WrappedWireModel(WrappedModel):
     """A :class:`WrappedModel` over a live model that sends wire requests as they are."""

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from replaygate import exact_json
 from replaygate.errors import LiveAPIError
+from replaygate.http.learners import learner_at
 from replaygate.jsondoc import shown
 from replaygate.models.providers.google_gemini import API_VERSION as GEMINI_VERSION
 from replaygate.models.providers.google_gemini import wire_body
@@ -63,6 +65,8 @@ def not_json_object(
 
 class _SDKModel:
     interface = ""
+    path = ""
+    """Where ``complete_wire`` sends a request, from the client's base URL."""
 
     def __init__(
         self, client: Any, *, model: str, max_tokens: int, system: str | None = None
@@ -77,6 +81,21 @@ class _SDKModel:
         """The API's response body for ``request``, as sent over the wire."""
         return json_body(self._create(request).http_response)
 
+    def replayed(self, request: dict[str, Any], response: Any) -> None:
+        """Tell the server this model calls, when it is one in this process that learns
+        of replayed answers (the simulator, :mod:`replaygate.http.learners`), that a
+        recording answered ``request`` with the recorded ``response`` instead of sending
+        it: it takes the answer as its own, as it does for an HTTP recording."""
+        if not self.path:
+            return
+        url = urlsplit(str(self.client.base_url))
+        learner = learner_at(url.hostname, url.port)
+        if learner is not None:
+            path = f"{url.path.rstrip('/')}/{self.path}"
+            learner(
+                {"method": "POST", "path": path, "body": request}, {"status": 200, "body": response}
+            )
+
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """Send the conversation to the live API."""
         request = self.settings.build(messages, tools)
@@ -87,6 +106,7 @@ class AnthropicModel(_SDKModel):
     """The live Anthropic Messages API through ``anthropic.Anthropic`` (``messages.create``)."""
 
     interface = "anthropic.messages"
+    path = "v1/messages"
 
     def _create(self, request: dict[str, Any]) -> Any:
         return self.client.messages.with_raw_response.create(**request)
@@ -96,6 +116,7 @@ class OpenAIModel(_SDKModel):
     """The live OpenAI Chat Completions API through ``openai.OpenAI``."""
 
     interface = "openai.chat.completions"
+    path = "chat/completions"
 
     def _create(self, request: dict[str, Any]) -> Any:
         return self.client.chat.completions.with_raw_response.create(**request)
@@ -105,6 +126,7 @@ class OpenAIResponsesModel(_SDKModel):
     """The live OpenAI Responses API through ``openai.OpenAI`` (``responses.create``)."""
 
     interface = "openai.responses"
+    path = "responses"
 
     def _create(self, request: dict[str, Any]) -> Any:
         return self.client.responses.with_raw_response.create(**request)

@@ -253,7 +253,10 @@ class RecordingModel(_FixtureModel):
     ``live`` model with ``complete_wire`` (:class:`WireModel`, e.g. the SDK-backed
     :class:`~replaygate.models.live.AnthropicModel`) is sent the exact request and its
     real response dict is stored; any other :class:`Model` has its response rendered in
-    the interface's wire shape (``meta.source`` says ``scripted`` unless told).
+    the interface's wire shape (``meta.source`` says ``scripted`` unless told). A
+    ``live`` model with ``replayed(request, response)`` is told of each answer
+    ``record-missing`` replays instead of sending (the simulator counts it as its own,
+    so the samples recorded after it are new draws).
 
     The live model is sent the request as built; the fixture holds the sanitized
     request and response (``sanitize``, default: the one configured for the store's
@@ -315,7 +318,11 @@ class RecordingModel(_FixtureModel):
         if self.mode == "record-missing":
             hit = self._recorded(request)
             if hit is not None:
-                return self._replayed(hit)
+                answer = self._replayed(hit)
+                told = getattr(self.live, "replayed", None)
+                if callable(told):  # the simulator counts it, as if it had answered
+                    told(sent, hit[1].sample(self.sample))
+                return answer
         wire = self.settings.wire
         self.session.reserve(request, wire.name, self.settings.version)
         try:

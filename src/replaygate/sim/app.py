@@ -167,7 +167,30 @@ class SimApp:
             return
         answer = _answered(response, endpoint)
         if answer is not None:
+            self._requests += 1  # its request id taken, as a request served here
+            self._count(endpoint, route, body)
             endpoint.learn(method, route, body, answer)
+
+    def _count(self, endpoint: Endpoint, route: str, body: Any) -> None:
+        """Count a replayed answer to ``body`` as one given here: the next answer to the
+        same conversation is drawn (and numbered) as it is in a recording that sent the
+        replayed turn too, so a recording of the samples a store is missing draws new
+        answers, the ones a recording of every sample in one go would draw."""
+        if isinstance(endpoint, ResourceEndpoint) or endpoint.counts_tokens:
+            return
+        request = endpoint.request(route, body)
+        if endpoint.validate(request) is not None:
+            return
+        try:
+            messages, tools, _ = endpoint.read(request)
+        except WireFormatError:
+            return
+        replayed = getattr(self.behavior, "replayed", None)
+        if callable(replayed):
+            offered = endpoint.offered(request, tools)
+            for _ in range(endpoint.choices(request)):
+                replayed(messages, offered)
+        self._answers.next(messages, tools)
 
     def too_large(self, path: str, headers: Mapping[str, str]) -> Reply:
         """The provider's 413 for a request whose body is over

@@ -208,7 +208,8 @@ class SeededResearch:
     Each answer draws from a random stream of its own, derived from the seed, the
     conversation and how often that conversation was answered before
     (:mod:`replaygate.sim.draws`), so the answers do not depend on the order in which
-    concurrent requests arrive.
+    concurrent requests arrive. An answer a recording replayed from a fixture counts
+    (:meth:`replayed`).
     """
 
     def __init__(self, seed: int) -> None:
@@ -219,6 +220,12 @@ class SeededResearch:
         """The policy's next turn, drawn for this conversation."""
         rng = self._draws.next(messages, tools).rng(self.seed)
         return ResearchPolicy(rng=rng).respond(messages, tools)
+
+    def replayed(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> None:
+        """Count an answer to this conversation that a recording replayed from a fixture
+        (:meth:`~replaygate.sim.app.SimApp.learn`) as drawn here: the next answer to it
+        is the one that follows the replayed one, not a repeat of the first."""
+        self._draws.next(messages, tools)
 
 
 def research_copilot(seed: int) -> Behavior:

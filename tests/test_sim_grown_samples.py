@@ -1,0 +1,112 @@
+"""Recording the samples a store is missing from a seeded simulator draws new answers.
+
+A recording that replays the samples already recorded and sends the rest tells the
+simulator of each replayed answer (:mod:`replaygate.http.learners`); the simulator
+counts it as an answer it gave, so the first new sample gets the draw that follows
+the replayed ones, not a copy of sample 0, and a store grown from 3 samples to 6 holds
+what a recording of the 6 at once holds. Both recorders: HTTP (``intercept``, as the
+pytest plugin records) and the model-level :class:`RecordingModel` (as ``eval``
+records, through an SDK model whose client points at the simulator).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import httpx
+
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import intercept
+from replaygate.models.live import AnthropicModel
+from replaygate.models.replay import RecordingModel, RequestSettings
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
+from replaygate.sim import Simulator
+
+HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+DOC = {"doc_id": "rag", "title": "RAG", "text": "RAG retrieves documents before answering."}
+MESSAGES = (
+    Message.user("What is RAG?"),
+    Message("assistant", tool_calls=(ToolCall("toolu_1", "fetch_doc", {"doc_id": "rag"}),)),
+    Message("tool", json.dumps(DOC), tool_call_id="toolu_1"),
+)
+TOOLS = (ToolSpec("fetch_doc", "Fetch a document."),)
+SETTINGS = RequestSettings("m", 256, None)
+BODY = SETTINGS.build(MESSAGES, TOOLS)
+"""A conversation the research-copilot answers differently from draw to draw."""
+
+
+def _answered(response: httpx.Response) -> tuple[str, str, str]:
+    """What a sample got: its request id, message id and text."""
+    body = response.json()
+    return response.headers["request-id"], body["id"], body["content"][0]["text"]
+
+
+def _record_http(store: Path, samples: int) -> list[tuple[str, str, str]]:
+    """``samples`` sends of the conversation, recorded from a new seeded simulator."""
+    with (
+        Simulator(behavior="research-copilot", seed=7) as sim,
+        intercept(store, "record-missing", approve_live=True, source="sim", live_origin=sim.url),
+        httpx.Client() as client,
+    ):
+        url = "https://api.anthropic.com/v1/messages"
+        return [_answered(client.post(url, headers=HEADERS, json=BODY)) for _ in range(samples)]
+
+
+def _stored(store: Path) -> list[Any]:
+    with FixtureStore.open(store) as opened:
+        return sorted(
+            (json.dumps(f.request, sort_keys=True), json.dumps(f.responses, sort_keys=True))
+            for f in opened
+        )
+
+
+def test_a_grown_http_recording_draws_new_samples_as_one_made_at_once(tmp_path: Path) -> None:
+    grown, fresh = tmp_path / "grown.jsonl", tmp_path / "fresh.jsonl"
+    _record_http(grown, 3)
+    more = _record_http(grown, 6)  # samples 0-2 replayed, 3-5 recorded
+    at_once = _record_http(fresh, 6)
+    assert more == at_once
+    texts = {text for _, _, text in at_once}
+    assert len(texts) > 1  # the conversation is one whose draws differ
+    assert len({message_id for _, message_id, _ in more}) == 6  # no answer repeated
+    assert _stored(grown) == _stored(fresh)
+
+
+class _NoCalls:
+    """A live model's client that is never called: every sample is replayed."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = httpx.URL(base_url)
+        self.messages = SimpleNamespace(with_raw_response=self)
+
+    def create(self, **request: Any) -> Any:
+        raise AssertionError("a replayed sample was sent")
+
+
+class _Says:
+    def complete(self, messages: Any, tools: Any) -> ModelResponse:
+        return ModelResponse(text="recorded before")
+
+
+def test_a_model_recording_tells_the_simulator_of_each_replayed_sample(tmp_path: Path) -> None:
+    store = tmp_path / "fixtures.jsonl"
+    for sample in range(3):  # three samples recorded, by another model
+        RecordingModel(
+            _Says(), store, approve_live=True, model="m", max_tokens=256, sample=sample
+        ).complete(MESSAGES, TOOLS)
+    with Simulator(behavior="research-copilot", seed=7) as sim, httpx.Client() as client:
+        live = AnthropicModel(_NoCalls(sim.url), model="m", max_tokens=256)
+        for sample in range(3):
+            replayed = RecordingModel(
+                live, store, approve_live=True, model="m", max_tokens=256, sample=sample
+            ).complete(MESSAGES, TOOLS)
+            assert replayed.text == "recorded before"
+        fourth = _answered(client.post(f"{sim.url}/v1/messages", headers=HEADERS, json=BODY))
+    with Simulator(behavior="research-copilot", seed=7) as sim, httpx.Client() as client:
+        url = f"{sim.url}/v1/messages"
+        at_once = [_answered(client.post(url, headers=HEADERS, json=BODY)) for _ in range(4)]
+    assert fourth == at_once[3]
+    assert fourth[1].startswith("msg_sim_0004")
