@@ -248,3 +248,39 @@ def test_shards_whose_cases_keep_no_counts_merge_without_made_up_counts(tmp_path
     assert all("counts" not in case and "metrics" not in case for case in merged["cases"])
     assert merged["metrics"]["success"] == 1.0 and merged["metrics"]["steps"] is None
     assert not any(case.counts_known for case in load_eval_results(out).cases)
+
+
+@pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
+def test_merged_shards_hold_the_run_information_of_a_serial_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # timing apart (eval.time, eval.shards), the merged results are the serial run's
+    monkeypatch.chdir(tmp_path)
+    shipped = [json.loads(line) for line in shipped_eval_cases().read_text("utf-8").splitlines()]
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(
+        "".join(json.dumps({**c, "samples": 1, "floor": 1}) + "\n" for c in shipped[:4]), "utf-8"
+    )
+    run = ["--agent", "replaygate.examples.research_copilot:copilot", "--cases", str(cases),
+           "--fixtures", str(shipped_fixtures()), "--no-history"]  # fmt: skip
+    outputs = {}
+    for name, extra in (
+        ("serial", []),
+        ("shard-1", ["--shard", "1/2"]),
+        ("shard-2", ["--shard", "2/2"]),
+    ):
+        outputs[name] = str(tmp_path / f"{name}.json")
+        ran = CliRunner().invoke(eval_cmd, [*run, *extra, "--out", outputs[name]])
+        assert ran.exit_code == 0, ran.output
+    assert "fixtures_digest" in json.loads(Path(outputs["shard-1"]).read_text("utf-8"))["eval"]
+    merged = tmp_path / "merged.json"
+    done = CliRunner().invoke(
+        eval_cmd, ["merge", outputs["shard-1"], outputs["shard-2"], "--out", str(merged),
+                   "--no-history"]
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    serial, ours = (json.loads(Path(p).read_text("utf-8")) for p in (outputs["serial"], merged))
+    for document in (serial, ours):
+        del document["eval"]["time"]
+    assert [s["shard"] for s in ours["eval"].pop("shards")] == ["1/2", "2/2"]
+    assert ours == serial

@@ -45,6 +45,10 @@ _DIGESTS = {
 }
 """The digests of what a shard read: what differs, what it is, and the run information
 naming it."""
+SHARD_ONLY = ("shard", "time", "fixtures_digest")
+"""Run information of a shard that the merged results do not keep, as a serial run
+writes none of it: where the shard stood, its time (kept under ``shards``) and the
+digest of the store it replayed (checked to agree across the shards)."""
 MAX_SHARDS = 10_000
 """The most shards a run is split into: each is a file `eval merge` must be given."""
 
@@ -137,7 +141,7 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
     placed = _place(parts, names, shards)
     if sorted(placed) != list(range(total)):
         raise ResultsError(f"the shards hold {len(placed)} of the run's {total} cases")
-    info = {k: v for k, v in parts[0].info.items() if k not in ("shard", "time")}
+    info = {k: v for k, v in parts[0].info.items() if k not in SHARD_ONLY}
     info["time"] = min(str(p.info.get("time", "")) for p in parts)
     info["shards"] = [
         {"shard": f"{s['index']}/{count}", "time": p.info.get("time"), "file": name}
