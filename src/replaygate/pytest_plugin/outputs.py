@@ -4,7 +4,8 @@
 appended to) after the tests ran. A path that names one of the session's inputs (a
 Python module such as a test module or a conftest, the ini file, the fixture store,
 the simulator's script, another output) is refused, and so are an existing file that
-is not what the option writes (a README given as the results file), a path that
+is not what the option writes (a README given as the results file, an eval run's
+results, which ``gate`` and ``report`` read, given as the sampling results), a path that
 could not be written and a FIFO that no process reads: before any test runs, as a usage
 error naming the option and the path, with nothing created. A FIFO a process reads is
 opened then, and gets the output as a stream when the tests have run.
@@ -76,9 +77,22 @@ def _json_object(path: Path) -> dict[str, Any] | None:
 
 
 def _is_results(path: Path) -> bool:
+    """Whether ``path`` holds a sampling results file; one of an eval run (the same
+    format, with the run's ``eval`` and ``metrics``) is refused, saying so."""
     from replaygate.sampling.results import FORMAT
 
-    return (_json_object(path) or {}).get("format") == FORMAT
+    document = _json_object(path) or {}
+    if document.get("format") == FORMAT and _EVAL_BLOCKS & document.keys():
+        raise ReplaygateError(
+            f"{path}: holds eval results (its `eval` and `metrics` are what `replaygate "
+            f"gate`, `report`, `upgrade` and `eval merge` read), not a sampling results "
+            f"file of a pytest session: {_REFUSED}"
+        )
+    return document.get("format") == FORMAT
+
+
+_EVAL_BLOCKS = frozenset({"eval", "metrics"})
+"""What an eval run's results add to a sampling results document."""
 
 
 def _is_flaky_report(path: Path) -> bool:

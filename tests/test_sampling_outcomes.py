@@ -1,0 +1,55 @@
+"""What the sampling plugin reports agrees with pytest's outcome: no silent green.
+
+A sampled test's verdict, its results file and pytest's outcome of the test say the
+same, whatever the body does (checks nothing, skips, catches its gate's failure, runs
+under ``filterwarnings = ["error"]``), and ``--sampling-results`` replaces no file it
+did not write. Each test runs pytest on a project of its own (pytester).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+HEADER = """
+import pytest
+from replaygate.assertions import contains_check
+
+GATE = contains_check(["rag"], kind="gate")
+"""
+
+
+def _cases(pytester: pytest.Pytester, name: str = "r.json") -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = json.loads((pytester.path / name).read_text())["cases"]
+    return cases
+
+
+def test_an_eval_results_file_is_not_replaced_by_sampling_results(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_m="def test_a():\n    open('ran.txt', 'w').close()\n")
+    evaluated = pytester.path / "results.json"
+    text = json.dumps(
+        {
+            "format": "replaygate.sampling.results",
+            "version": 1,
+            "eval": {"time": "2026-12-01T00:00:00Z", "commit": None, "mode": "replay"},
+            "metrics": {"success": 1.0},
+            "cases": [],
+        }
+    )
+    evaluated.write_text(text)
+    result = pytester.runpytest("--sampling-results=results.json", "-p", "no:recording")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        f"--sampling-results: {evaluated}: holds eval results (its `eval` and `metrics` are "
+        "what `replaygate gate`, `report`, `upgrade` and `eval merge` read), not a sampling "
+        "results file of a pytest session: writing the output there would replace it"
+    ) in result.stderr.str()
+    assert evaluated.read_text() == text
+    assert not (pytester.path / "ran.txt").exists()
+    evaluated.write_text('{"format": "replaygate.sampling.results", "version": 1, "cases": []}')
+    replaced = pytester.runpytest("--sampling-results=results.json", "-p", "no:recording")
+    replaced.assert_outcomes(passed=1)  # a sampling results file is the option's own
