@@ -126,3 +126,35 @@ def test_a_utf16_file_ending_in_a_newline_is_not_repaired(tmp_path: Path) -> Non
     path = tmp_path / "s.jsonl"
     path.write_bytes(STORE.decode().encode("utf-16-le"))  # its last line: one NUL byte
     assert "UTF-16" in repair_keeps(path)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "named"),
+    [("utf-16", "UTF-16"), ("utf-16-le", "UTF-16LE"), ("utf-16-be", "UTF-16BE")],
+)
+def test_a_utf16_file_with_crlf_line_ends_is_one_utf16_problem(
+    tmp_path: Path, encoding: str, named: str
+) -> None:
+    # Windows PowerShell's Out-File: its CR and the NUL after each newline byte were taken
+    # for lone CR line ends (`tr` advised) and for a crash's NUL bytes.
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(STORE.decode().replace("\n", "\r\n").encode(encoding))
+    convert = f"iconv -f {named} -t UTF-8 {path} > NEW.jsonl"
+    err = open_error(path)
+    assert err.line == 1 and "it looks like UTF-16" in err.reason and convert in err.reason
+    done = replaygate("verify", str(path))
+    assert done.stdout.splitlines() == [
+        f"{path}:1: {err.reason}",
+        "0 fixture(s) checked, 1 problem(s)",
+    ]
+    assert "carriage return" not in done.stdout and "NUL" not in done.stdout
+
+
+def test_lines_appended_in_utf16_are_named_at_the_first(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(STORE + b'{"key": "x"}\r\n'.decode().encode("utf-16-le"))
+    done = replaygate("verify", str(path))
+    assert done.returncode == 1
+    assert f"{path}:4: not UTF-8 text (it looks like UTF-16" in done.stdout
+    assert "lines from here on were added in UTF-16" in done.stdout
+    assert done.stdout.count("UTF-16") == 2 and "NUL" not in done.stdout

@@ -84,7 +84,7 @@ def check_segment(segment: Segment, require_meta: bool, safe: KnownSafe) -> Segm
                 batch.problem(StoreProblem(err.file, err.line, err.reason, repairable=True))
             except FixtureFormatError as err:
                 batch.problem(StoreProblem(err.file, err.line, err.reason))
-                if err.reason == UTF16_TEXT:  # one problem for the file: re-save it
+                if err.reason.startswith(UTF16_TEXT):  # one problem for the file: re-save it
                     result.refused = True
                     break
             else:
