@@ -26,6 +26,45 @@ def _cases(pytester: pytest.Pytester, name: str = "r.json") -> list[dict[str, An
     return cases
 
 
+ADVISED = (
+    HEADER
+    + """
+ANSWERS = ["rag", "rag", "no", "rag", "no"]
+
+
+@pytest.mark.sampled(n=2, floor=1)
+def test_two(replaygate_sample, replaygate_checks):
+    replaygate_checks.evaluate("rag", GATE)
+
+
+@pytest.mark.sampled(n=5, floor=4)
+def test_observe(replaygate_sample, replaygate_checks):
+    replaygate_checks.evaluate(ANSWERS[replaygate_sample], GATE)
+"""
+)
+
+
+def test_advice_under_filterwarnings_error_is_a_warning_not_a_failure(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeini("[pytest]\nfilterwarnings = error\n")
+    pytester.makepyfile(test_advised=ADVISED)
+    result = pytester.runpytest("--sampling-results=r.json", "-p", "no:recording")
+    assert result.parseoutcomes() == {"passed": 1, "observed": 1, "warnings": 2}
+    out = result.stdout.str()
+    assert "SamplingWarning: test_advised.py::test_two: 2 sample(s) on a semantic" in out
+    assert "ObserveWarning: observe: test_advised.py::test_observe: 3/5 samples passed" in out
+    assert "Traceback" not in out
+    assert "1 pass, 1 observe, 0 block" in out
+    assert [c["verdict"] for c in _cases(pytester)] == ["pass", "observe"]
+    ignored = pytester.runpytest(
+        "-p", "no:recording", "-W", "ignore::replaygate.sampling.advice.SamplingWarning"
+    )
+    assert ignored.parseoutcomes() == {"passed": 1, "observed": 1, "warnings": 1}  # filtered
+    strict = pytester.runpytest("-p", "no:recording", "--observe-fails")
+    strict.assert_outcomes(passed=1, failed=1, warnings=1)  # the switch for observe
+
+
 def test_an_eval_results_file_is_not_replaced_by_sampling_results(
     pytester: pytest.Pytester,
 ) -> None:

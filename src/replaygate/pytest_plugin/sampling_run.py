@@ -76,10 +76,30 @@ def _failure_report(result: SampledResult) -> str:
     return "\n".join(lines)
 
 
-def _warn_at(item: pytest.Function, message: str, category: type[Warning]) -> None:
-    """Warn with the test's own file and line as the place."""
+def _advise(item: pytest.Function, message: str, category: type[Warning]) -> None:
+    """Show ``message`` in pytest's warnings summary, at the test's own file and line.
+
+    Advice (too few samples, an ``observe`` verdict) never decides a test's outcome: the
+    verdict does, and ``--observe-fails``. The warning filters still apply (``ignore``
+    hides it), but one that turns warnings into errors (``filterwarnings = ["error"]``)
+    shows it as a warning rather than failing a test whose verdict passed.
+    """
     path, line, _ = item.location
-    warnings.warn_explicit(message, category, str(item.config.rootpath / path), (line or 0) + 1)
+    filename, lineno = str(item.config.rootpath / path), (line or 0) + 1
+    with warnings.catch_warnings(record=True) as shown:
+        try:
+            warnings.warn_explicit(message, category, filename, lineno)
+        except category as err:  # an "error" filter
+            shown.append(warnings.WarningMessage(err, category, filename, lineno))
+    for warning in shown:
+        item.config.hook.pytest_warning_recorded.call_historic(
+            kwargs={
+                "warning_message": warning,
+                "when": "runtest",
+                "nodeid": item.nodeid,
+                "location": None,
+            }
+        )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -96,11 +116,11 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     categories = {o.category for s in result.samples for o in s.outcomes}
     advice = sample_count_advice(result.case, spec.n, categories or None)
     if advice:
-        _warn_at(pyfuncitem, advice, SamplingWarning)
+        _advise(pyfuncitem, advice, SamplingWarning)
     if result.verdict == "pass":
         return True
     if result.verdict == "observe" and not state.observe_fails:
-        _warn_at(pyfuncitem, f"observe: {result.summary()}", ObserveWarning)
+        _advise(pyfuncitem, f"observe: {result.summary()}", ObserveWarning)
         return True
     pytest.fail(_failure_report(result), pytrace=False)
 
