@@ -8,6 +8,7 @@ message must name: what is wrong, where, and what to do.
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 from pathlib import Path
 
@@ -78,6 +79,13 @@ FIRST_MISTAKES = {
         "[tool.replaygate]\nfixturez = 'f.jsonl'\n",
         ["pyproject.toml:2", "tool.replaygate.fixturez", "unknown key", "known keys"],
     ),
+    "run-never-recorded": (
+        ["run", *AGENT, "--fixtures", "rc.jsonl", "What is RAG?"],
+        None,
+        ["Error: no fixtures at rc.jsonl: record them first (`replaygate record --agent "
+         "replaygate.examples.research_copilot:copilot --fixtures rc.jsonl --approve-live "
+         "'What is RAG?'`; add --simulator", "or point --fixtures at a recorded store"],
+    ),
     "no-agent": (["run", "hi"], None, ["no agent to run", "--agent"]),
     "bad-agent": (
         ["run", "--agent", "no_such_mod:f", "--fixtures", "f.jsonl", "hi"],
@@ -125,6 +133,31 @@ def test_a_first_mistake_gets_a_message_exit_2_and_the_next_step(
 
 
 RECORD = ["record", *AGENT, "--fixtures", "new.jsonl", "--approve-live", "--simulator"]
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [["What is RAG?"], ["What is RAG?", "-x"], ["--cases", CASES]],
+    ids=["one", "a dash", "cases"],
+)
+def test_run_on_a_store_never_recorded_names_the_record_command_that_makes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, asked: list[str]
+) -> None:
+    # it said only "rc.jsonl: no such file or folder"
+    monkeypatch.chdir(tmp_path)
+    questions = ["--", *asked] if "-x" in asked else asked
+    run = ["run", *AGENT, "--fixtures", "rc.jsonl", *questions]
+    missed = CliRunner().invoke(main, run)
+    assert missed.exit_code == 2, missed.output
+    hint = re.search(r"record them first \(`([^`]+)`; add --simulator", missed.output)
+    assert hint and missed.output.startswith("Error: no fixtures at rc.jsonl: "), missed.output
+    assert "or point --fixtures at a recorded store" in missed.output
+    assert not (tmp_path / "rc.jsonl").exists()
+    words = shlex.split(hint.group(1))
+    assert words[:2] == ["replaygate", "record"] and "--approve-live" in words
+    recorded = CliRunner().invoke(main, ["record", "--simulator", *words[2:]])
+    assert recorded.exit_code == 0, recorded.output
+    assert CliRunner().invoke(main, run).exit_code == 0
 
 
 def test_an_api_error_status_while_recording_is_a_message_not_a_traceback(

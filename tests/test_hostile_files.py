@@ -153,7 +153,12 @@ def test_show_run_and_checksum_on_a_store_that_is_not_there_say_so(
         ):
             done = CliRunner().invoke(main, args)
             assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
-            assert f"Error: {name}: no such file or folder" in done.output
+            said = (
+                f"Error: no fixtures at {name}: record them first (`replaygate record"
+                if args[0] == "run"
+                else f"Error: {name}: no such file or folder"
+            )
+            assert said in done.output
             assert "no fixture with key" not in done.output
     (tmp_path / "loop").symlink_to(tmp_path / "loop")  # click's own check said "does not exist"
     for command in ("checksum", "compact"):

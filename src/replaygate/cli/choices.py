@@ -149,12 +149,13 @@ class AgentInputs:
         fixtures = choose_fixtures(self.fixtures_path, config)
         return entry, settings, fixtures, choose_questions(self.questions, self.cases_path, config)
 
-    def record_command(self, question: str) -> str:
-        """The ``replaygate record`` command line that records ``question`` with these
-        inputs, quoted for a shell."""
+    def record_command(self, *questions: str) -> str:
+        """The ``replaygate record`` command line that records ``questions`` (given none,
+        those of ``--cases`` or of the config) with these inputs, quoted for a shell."""
         given = (
             ("--agent", self.agent),
             ("--fixtures", self.fixtures_path),
+            ("--cases", None if questions else self.cases_path),
             ("--model", self.model),
             ("--max-tokens", self.max_tokens),
             ("--system", self.system),
@@ -162,7 +163,8 @@ class AgentInputs:
         )
         words = ["replaygate", "record"]
         words += [word for flag, value in given if value is not None for word in (flag, str(value))]
-        words += ["--approve-live", *(["--"] if question.startswith("-") else []), question]
+        dash = ["--"] if any(question.startswith("-") for question in questions) else []
+        words += ["--approve-live", *dash, *questions]
         return shlex.join(words)
 
 

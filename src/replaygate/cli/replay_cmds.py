@@ -7,6 +7,7 @@ see :mod:`replaygate.cli.choices` for where each setting comes from.
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import asdict
 from pathlib import Path
 
@@ -41,7 +42,7 @@ from replaygate.evals.progress import reporter
 from replaygate.fixtures.modes import require_live_approval
 from replaygate.fixtures.spending import spending_cap
 from replaygate.fixtures.store import FixtureStore
-from replaygate.fixtures.store.files import existing_store
+from replaygate.fixtures.store.files import existing_store, refuse_cassette
 from replaygate.models.replay import RECORDING_MODES, RecordingModel, ReplayModel, RequestSettings
 from replaygate.network import block_network
 
@@ -78,6 +79,16 @@ def replay_once(
     return result
 
 
+def never_recorded(fixtures: Path, inputs: AgentInputs) -> str:
+    """What to do about a store that is not there: record it, or name a recorded one."""
+    command = inputs.record_command(*inputs.questions)
+    return (
+        f"no fixtures at {fixtures}: record them first (`{command}`"
+        "; add --simulator to record from the built-in simulator, with no key and no cost), "
+        "or point --fixtures at a recorded store"
+    )
+
+
 @click.command()
 @agent_inputs
 @click.option("--check-determinism", is_flag=True, help="Run twice and compare the traces.")
@@ -96,7 +107,10 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
           --fixtures rc.jsonl --check-determinism "What is RAG?"
     """
     entry, settings, fixtures, to_ask = inputs.resolve()
-    existing_store(fixtures)  # never recorded: each question would miss in an empty store
+    refuse_cassette(fixtures)  # a typo in the suffix, a cassette: named as such first
+    if not os.path.lexists(fixtures):  # never recorded: each question would miss
+        raise CommandError(never_recorded(fixtures, inputs))
+    existing_store(fixtures)  # a symlink to nothing, a FIFO...: named as what it is
     store = FixtureStore.open(fixtures)
     all_identical = True
     for question in to_ask:
