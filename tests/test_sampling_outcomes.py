@@ -26,6 +26,38 @@ def _cases(pytester: pytest.Pytester, name: str = "r.json") -> list[dict[str, An
     return cases
 
 
+def test_an_unsampled_test_that_catches_its_failed_gate_fails(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_caught=HEADER
+        + """
+SIGNAL = contains_check(["rag"], kind="signal", name="mentions")
+
+
+def test_swallowed(replaygate_checks):
+    try:
+        replaygate_checks.evaluate("nothing here", GATE)
+    except AssertionError:
+        pass
+
+
+def test_failed_signal(replaygate_checks):
+    replaygate_checks.evaluate("nothing here", SIGNAL)
+"""
+    )
+    result = pytester.runpytest("--sampling-results=r.json", "-p", "no:recording")
+    result.assert_outcomes(passed=1, failed=1)
+    assert (
+        "test_caught.py::test_swallowed: gate 'contains' failed: text is missing 1 of 1 "
+        "required piece(s): 'rag'; text: 'nothing here'. The test went on after "
+        "replaygate_checks.evaluate raised (the AssertionError was caught), but a failed gate "
+        "fails the test: its one-sample case (n=1, floor=1) is a block"
+    ) in result.stdout.str()
+    assert [(c["case"], c["verdict"]) for c in _cases(pytester)] == [
+        ("test_caught.py::test_swallowed", "block"),
+        ("test_caught.py::test_failed_signal", "pass"),
+    ]
+
+
 ADVISED = (
     HEADER
     + """

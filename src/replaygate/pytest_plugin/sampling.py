@@ -9,7 +9,8 @@ Inert unless a test is marked ``sampled``, requests ``replaygate_checks``, or
   in ``.replaygate/observe.jsonl``, listed in the session summary) or ``block`` (every
   sample failed: the test fails). ``--observe-fails`` makes ``observe`` fail too.
 - ``replaygate_checks``: ``replaygate_checks.evaluate(output, *checks)`` records gates
-  and signals; only failed gates fail the sample.
+  and signals; only failed gates fail the sample (or the unsampled test, even when it
+  catches the ``AssertionError``).
 - ``--sampling-results PATH`` writes every case's passes and samples per assertion.
 - ``--flaky-runs N`` runs each unsampled test N times and lists those whose outcome
   differed; the session then exits 1.
@@ -32,6 +33,7 @@ from replaygate.pytest_plugin.reruns import session_reruns
 from replaygate.pytest_plugin.sampling_collect import pytest_collection_modifyitems
 from replaygate.pytest_plugin.sampling_run import (
     pytest_pyfunc_call,
+    pytest_runtest_call,
     pytest_runtest_makereport,
     pytest_runtest_protocol,
 )
@@ -48,6 +50,7 @@ __all__ = [
     "pytest_configure",
     "pytest_pyfunc_call",
     "pytest_report_teststatus",
+    "pytest_runtest_call",
     "pytest_runtest_makereport",
     "pytest_runtest_protocol",
     "replaygate_checks",

@@ -125,6 +125,30 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     pytest.fail(_failure_report(result), pytrace=False)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """Fail an unsampled test whose ``replaygate_checks`` saw a gate fail, when the test
+    went on and passed (it caught the :class:`AssertionError`): its one-sample case is a
+    ``block``, and the results file and the test's outcome must agree."""
+    yield
+    funcargs: dict[str, Any] = getattr(item, "funcargs", None) or {}
+    if SPEC in item.stash or CHECKS_FIXTURE not in funcargs:  # sampled: the verdict decides
+        return
+    from replaygate.sampling.recorder import SampleChecks
+
+    recorder = funcargs[CHECKS_FIXTURE]
+    if not isinstance(recorder, SampleChecks):
+        return
+    failed = [f"gate {o.name!r} failed: {o.message}" for o in recorder.outcomes if o.blocks]
+    if failed:
+        pytest.fail(
+            f"{item.nodeid}: " + "; ".join(failed) + ". The test went on after "
+            "replaygate_checks.evaluate raised (the AssertionError was caught), but a failed "
+            "gate fails the test: its one-sample case (n=1, floor=1) is a block",
+            pytrace=False,
+        )
+
+
 def _unsampled_case(item: pytest.Item, call: pytest.CallInfo[None]) -> SampledResult | None:
     funcargs: dict[str, Any] = getattr(item, "funcargs", None) or {}
     if CHECKS_FIXTURE not in funcargs:
