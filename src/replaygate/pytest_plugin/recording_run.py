@@ -8,9 +8,10 @@ first test that needs it and stopped at the end; fixtures recorded from it say
 the live calls of every test: ``--replaygate-max-cost``, else ini ``replaygate_max_cost``,
 else ``max_cost`` of ``[tool.replaygate]``, else
 :data:`~replaygate.fixtures.spending.DEFAULT_MAX_COST` without the simulator (none with
-it). Under pytest-xdist each worker has its own simulator (a script plays from its
-first line in each) and an equal share of the cap; the controller's summary adds up what
-the workers spent.
+it). Under pytest-xdist each worker has its own simulator and an equal share of the cap;
+the controller's summary adds up what the workers spent. A script (``script:FILE``) is
+refused there: it answers the session's requests with its lines in order, and workers
+would each play it from its first line, in the order their tests happen to be given.
 """
 
 from __future__ import annotations
@@ -54,6 +55,34 @@ def _behavior_spec(behavior: str, root: Path) -> str:
     return behavior
 
 
+def _distributed(config: pytest.Config) -> str | None:
+    """How the session's tests are spread over pytest-xdist workers (``-n 2``), or None
+    when they run in this process."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        return f"-n {workerinput.get('workercount', '?')}"
+    if config.getoption("dist", "no") != "no" and config.getoption("tx", None):
+        return f"-n {len(config.getoption('tx'))}"
+    return None
+
+
+def _refuse_script_when_distributed(behavior: str, config: pytest.Config) -> None:
+    """A usage error for a script under pytest-xdist: each worker would play it from its
+    first line, in the order the tests happen to reach it, and record each test with
+    answers written for another."""
+    spread = _distributed(config)
+    if spread is None or not behavior.startswith("script:"):
+        return
+    raise pytest.UsageError(
+        f"--replaygate-simulator / ini {SIMULATOR}: {behavior} cannot record under "
+        f"pytest-xdist ({spread}): a "
+        "script answers the session's requests with its lines in order, and the workers "
+        "would each play it from its first line, in whatever order their tests come; "
+        "record it without -n (echo and research-copilot answer by the request, and "
+        "record under -n)"
+    )
+
+
 def _worker_count(config: pytest.Config) -> int:
     """How many pytest-xdist workers share the session's cap (1 outside a worker)."""
     workerinput = getattr(config, "workerinput", None)
@@ -71,6 +100,8 @@ class RecordingRun:
         self.behavior = simulator_behavior(config)
         seed = number(config, SIM_SEED, int)
         self.seed = int(seed) if seed is not None else SIMULATOR_SEED
+        if self.behavior is not None:
+            _refuse_script_when_distributed(self.behavior, config)
         self._simulator = self._build_simulator(Path(config.rootpath))
         try:
             project = load_config(near=fixtures)
