@@ -266,7 +266,7 @@ class SimApp:
             try:
                 answer = self.behavior.respond(conversation[0], offered)
                 if forced:
-                    answer = forced_call(answer, offered, len(conversation[0]))
+                    answer = forced_call(answer, offered, conversation[0])
                 if schema is not None:
                     answer = in_json(answer, schema)
             except ScriptExhaustedError as err:

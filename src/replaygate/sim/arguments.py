@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from replaygate.models.types import ModelResponse, ToolCall, ToolSpec
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim.checked import failure, matches, ref_where, validator
 from replaygate.sim.described import described
 from replaygate.sim.patterns import PatternStrings
@@ -518,14 +518,17 @@ def schema_example(schema: Mapping[str, Any], text: str) -> Any:
     return made
 
 
-def forced_call(response: ModelResponse, tools: Sequence[ToolSpec], turn: int) -> ModelResponse:
+def forced_call(
+    response: ModelResponse, tools: Sequence[ToolSpec], messages: Sequence[Message]
+) -> ModelResponse:
     """``response`` as a request forcing a tool call gets it: unchanged when it calls one,
-    else a call of the first of ``tools`` with arguments made from its schema (its strings
-    the text the behaviour answered), its id told apart by ``turn`` (the conversation's
-    length), so a conversation calling it again holds no id twice."""
+    else a call of :func:`forced_tool` with arguments made from its schema (its strings
+    the text the behaviour answered), its id told apart by the conversation's length, so
+    a conversation calling it again holds no id twice."""
     if response.tool_calls or not tools:
         return response
-    tool = tools[0]
+    tool = forced_tool(tools, messages)
+    turn = len(messages)
     try:
         arguments = schema_example(tool.input_schema, response.text or tool.name)
     except UnmadeValue as err:
@@ -536,6 +539,20 @@ def forced_call(response: ModelResponse, tools: Sequence[ToolSpec], turn: int) -
         arguments=arguments if isinstance(arguments, dict) else {},
     )
     return ModelResponse(tool_calls=(call,), stop_reason="tool_use")
+
+
+def forced_tool(tools: Sequence[ToolSpec], messages: Sequence[Message]) -> ToolSpec:
+    """The tool a forced call takes: the first of ``tools`` not called since the last user
+    turn, else (every one was called) the last. So an agent that must call a tool each
+    turn and ends on one of them, as a framework's structured output does (pydantic-ai's
+    ``final_result`` after its function tools), calls each tool once, then the last one
+    again and again, instead of its first tool for ever."""
+    called: set[str] = set()
+    for message in reversed(messages):
+        if message.role == "user":
+            break
+        called.update(call.name for call in message.tool_calls)
+    return next((tool for tool in tools if tool.name not in called), tools[-1])
 
 
 def in_json(response: ModelResponse, schema: Mapping[str, Any]) -> ModelResponse:
