@@ -45,3 +45,39 @@ def test_a_key_inside_speech_audio_is_refused(tmp_path: Path) -> None:
         _speech(store, AUDIO[:99] + key + AUDIO[99:], "record-missing")
     assert "in a base64 body" in str(caught.value)
     assert not store.exists()
+
+
+def _download(store: Path, answer: bytes, mode: str = "replay") -> bytes:
+    live = httpx2.MockTransport(
+        lambda _: httpx2.Response(
+            200, content=answer, headers={"content-type": "application/octet-stream"}
+        )
+    )
+    http = httpx2_client(store, mode=mode, approve_live=mode != "replay", transport=live)
+    with openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client:
+        return client.files.content("file-abc").content
+
+
+@pytest.mark.parametrize(
+    "file",
+    [
+        b'{\n  "custom_id": "r1",\n  "score": 1.50\n}\n',  # indented, a decimal, a line end
+        b'{"custom_id":"r1","response":{"status_code":200}}\n',  # a batch output line
+        b'{"score": 1e2, "name": "caf\\u00e9"}',
+    ],
+)
+def test_a_downloaded_file_that_is_json_replays_byte_for_byte(tmp_path: Path, file: bytes) -> None:
+    store = tmp_path / "files.jsonl"
+    assert _download(store, file, "record-missing") == file
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.responses[0]["text"] == file.decode()
+    assert _download(store, b"never sent") == file
+
+
+def test_a_download_whose_compact_json_is_its_bytes_keeps_its_structure(tmp_path: Path) -> None:
+    store = tmp_path / "files.jsonl"
+    file = b'{"custom_id":"r1","score":1.5}'
+    assert _download(store, file, "record-missing") == file
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.responses[0]["body"] == {"custom_id": "r1", "score": 1.5}
+    assert _download(store, b"never sent") == file

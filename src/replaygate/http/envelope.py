@@ -279,6 +279,12 @@ def body_field(body: bytes) -> tuple[str, Any]:
     else:
         if value is not None:
             return "body", value
+    return raw_body_field(body)
+
+
+def raw_body_field(body: bytes) -> tuple[str, str]:
+    """``("text", ...)`` for UTF-8 body bytes, else ``("base64", ...)``: the bytes as they
+    are, whatever they hold."""
     try:
         return "text", body.decode("utf-8")
     except UnicodeDecodeError:

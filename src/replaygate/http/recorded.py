@@ -8,8 +8,11 @@ A recorded response is a JSON object::
 - ``headers`` keeps only :data:`RESPONSE_HEADERS`, the ones the SDKs read
   (content type, request id, retry timing), and a redirect's ``location``. Rate-limit
   counters, cookies, dates and ``content-encoding`` are dropped;
-- ``body`` is the decoded body parsed as JSON (``"text"`` or ``"base64"`` when it is
-  not JSON, as in the request envelope);
+- ``body`` is the decoded body parsed as JSON, when it is labelled JSON
+  (``application/json``, ``...+json``: an API's answer, replayed in compact form) or
+  its compact form is the body as sent; any other body (not JSON, or a file download
+  that happens to be JSON, an indented one or a JSON line and its line end) is kept as
+  ``"text"`` or ``"base64"``, replayed byte for byte;
 - ``events`` are the server-sent events in order (:meth:`SSEEvent.to_json`, ``data``
   kept as the text sent, ``[DONE]`` included; a last event the server did not end with
   a blank line is ``unterminated``) and ``stream_end`` says how the stream
@@ -33,7 +36,7 @@ from typing import Any, Literal, NamedTuple
 
 from replaygate import exact_json
 from replaygate.errors import WireFormatError
-from replaygate.http.envelope import body_fields, select_headers
+from replaygate.http.envelope import body_field, raw_body_field, select_headers
 from replaygate.http.sse import SSEEvent, event_text
 from replaygate.jsondoc import kind_of, shown, syntax_error
 
@@ -78,8 +81,22 @@ def is_event_stream(headers: Iterable[tuple[str, str]]) -> bool:
 
 
 def plain_response(status: int, headers: Iterable[tuple[str, str]], body: bytes) -> dict[str, Any]:
-    """The recorded form of a whole (decoded) response body."""
-    return {"status": status, "headers": kept_headers(headers, status), **body_fields(body)}
+    """The recorded form of a whole (decoded) response body: parsed as JSON where it is
+    labelled JSON or its compact form is ``body`` itself, else as it came (see the module
+    docstring), so a file download replays byte for byte."""
+    kept = kept_headers(headers, status)
+    field, value = body_field(body)
+    unlabelled = field == "body" and value is not None and not labelled_json(kept)
+    if unlabelled and exact_json.dumps(value) != body:
+        field, value = raw_body_field(body)
+    return {"status": status, "headers": kept, field: value}
+
+
+def labelled_json(headers: Mapping[str, str]) -> bool:
+    """Whether kept (lower-case) ``headers`` label the body JSON: ``application/json`` or a
+    ``...+json`` media type."""
+    kind = str(headers.get("content-type", "")).partition(";")[0].strip().lower()
+    return kind == "application/json" or kind.endswith("+json")
 
 
 def stream_response(
