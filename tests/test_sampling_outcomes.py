@@ -26,6 +26,57 @@ def _cases(pytester: pytest.Pytester, name: str = "r.json") -> list[dict[str, An
     return cases
 
 
+SKIPS = (
+    HEADER
+    + """
+WRONG = ["wrong answer", "wrong", "", "wrong", "wrong"]
+MOSTLY_RIGHT = ["rag", "rag", "", "rag", "rag"]
+
+
+@pytest.mark.sampled(n=5, floor=4)
+def test_skip_after_failures(replaygate_sample, replaygate_checks):
+    text = WRONG[replaygate_sample]
+    if not text:
+        pytest.skip("model returned nothing")
+    replaygate_checks.evaluate(text, GATE)
+
+
+@pytest.mark.sampled(n=5, floor=4)
+def test_one_skip(replaygate_sample, replaygate_checks):
+    text = MOSTLY_RIGHT[replaygate_sample]
+    if not text:
+        pytest.skip("model returned nothing")
+    replaygate_checks.evaluate(text, GATE)
+
+
+@pytest.mark.sampled(n=5, floor=5)
+def test_every_sample_skips(replaygate_sample, replaygate_checks):
+    pytest.skip("needs the staging index")
+"""
+)
+
+
+def test_a_skip_in_one_sample_counts_as_a_failed_sample_and_keeps_the_others(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_skips=SKIPS)
+    result = pytester.runpytest("--sampling-results=r.json", "-rs", "-p", "no:recording")
+    result.assert_outcomes(passed=1, failed=1, skipped=1)
+    out = result.stdout.str()
+    assert "test_skips.py::test_skip_after_failures: 0/5 samples passed (floor 4) -> block" in out
+    assert (
+        "  sample 2: skipped: model returned nothing (a sample that skips is counted as "
+        "failed: it cannot skip the samples of its test that ran, and left out it would "
+        "raise the pass rate)"
+    ) in out
+    assert "needs the staging index (every one of the 5 samples skipped)" in out
+    after_failures, one_skip = _cases(pytester)  # the test that skipped has no verdict
+    assert (after_failures["passes"], after_failures["verdict"]) == (0, "block")
+    assert after_failures["assertions"]["contains"]["samples"] == 4
+    assert (one_skip["passes"], one_skip["verdict"]) == (4, "pass")
+    assert one_skip["sample_results"][2]["failure"].startswith("skipped: model returned nothing")
+
+
 def test_an_unsampled_test_that_catches_its_failed_gate_fails(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_caught=HEADER

@@ -40,6 +40,7 @@ def _run_samples(item: pytest.Function, spec: SampleSpec) -> SampledResult:
     kwargs = {name: item.funcargs[name] for name in argnames(item)}
     samples: list[SampleResult] = []
     descriptions: dict[str, str] = {}
+    skips: list[str] = []
     for index in range(spec.n):
         recorder = SampleChecks(index)
         kwargs[SAMPLE_FIXTURE] = index
@@ -49,13 +50,33 @@ def _run_samples(item: pytest.Function, spec: SampleSpec) -> SampledResult:
             item.obj(**kwargs)
         except (AssertionError, pytest.fail.Exception) as err:
             samples.append(recorder.result(_failure_text(err)))
+        except _skip_exceptions() as err:
+            skips.append(_failure_text(err))
+            samples.append(recorder.result(_skipped(skips[-1])))
         except BaseException as err:
             err.add_note(f"raised in sample {index} of {spec.n}; no sample is retried")
             raise
         else:
             samples.append(recorder.result())
         descriptions.update(recorder.descriptions)
+    if len(skips) == spec.n:  # the test's condition, not a sample's (a missing resource)
+        pytest.skip(f"{skips[0]} (every one of the {spec.n} samples skipped)")
     return SampledResult(item.nodeid, spec.n, spec.floor, tuple(samples), descriptions)
+
+
+def _skip_exceptions() -> tuple[type[BaseException], ...]:
+    """What pytest reports as a skip: ``pytest.skip`` and unittest's ``SkipTest``."""
+    import unittest
+
+    return (pytest.skip.Exception, unittest.SkipTest)
+
+
+def _skipped(reason: str) -> str:
+    """The failure of a sample that skipped while others of its test did not."""
+    return (
+        f"skipped: {reason} (a sample that skips is counted as failed: it cannot skip the "
+        "samples of its test that ran, and left out it would raise the pass rate)"
+    )
 
 
 def _failure_report(result: SampledResult) -> str:

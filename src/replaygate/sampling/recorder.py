@@ -51,7 +51,8 @@ class SampleChecks:
         return outcomes
 
     def result(self, failure: str | None = None) -> SampleResult:
-        """This sample's result; ``failure`` is a plain assertion failure's message."""
+        """This sample's result; ``failure`` is why it failed outside its checks (a
+        plain assertion's message, a skip)."""
         gate_failed = any(o.blocks for o in self.outcomes)
         output = None if self.output is _UNSET else self.output
         # a failed gate already raised: its AssertionError is not a separate failure
