@@ -26,6 +26,54 @@ def _cases(pytester: pytest.Pytester, name: str = "r.json") -> list[dict[str, An
     return cases
 
 
+def test_a_sample_that_evaluates_no_check_is_failed_naming_the_test_and_sample(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_unchecked=HEADER
+        + """
+ANSWERS = ["rag one", "", "", "", "rag five"]
+
+
+@pytest.mark.sampled(n=5, floor=4)
+def test_guarded(replaygate_sample, replaygate_checks):
+    text = ANSWERS[replaygate_sample]
+    if text:
+        replaygate_checks.evaluate(text, GATE)
+
+
+@pytest.mark.sampled(n=3, floor=1)
+def test_never(replaygate_sample, replaygate_checks):
+    pass
+
+
+@pytest.mark.sampled(n=3, floor=3)
+def test_plain_asserts_only(replaygate_sample):
+    assert replaygate_sample < 3
+"""
+    )
+    result = pytester.runpytest(
+        "--observe-fails", "--sampling-results=r.json", "-p", "no:recording", "-W", "ignore"
+    )
+    result.assert_outcomes(passed=1, failed=2)
+    out = result.stdout.str()
+    assert "test_unchecked.py::test_guarded: 2/5 samples passed (floor 4) -> observe" in out
+    assert (
+        "  sample 1: checked nothing: sample 1 of test_unchecked.py::test_guarded evaluated no "
+        "check (replaygate_checks.evaluate was not called) and failed no assertion, so it is "
+        "not counted as passed; evaluate a gate or signal in every sample"
+    ) in out
+    assert "test_unchecked.py::test_never: 0/3 samples passed (floor 1) -> block" in out
+    guarded, never, plain = _cases(pytester)
+    assert (guarded["passes"], guarded["verdict"]) == (2, "observe")
+    assert [s["passed"] for s in guarded["sample_results"]] == [True, False, False, False, True]
+    assert guarded["sample_results"][3]["failure"].startswith(
+        "checked nothing: sample 3 of test_unchecked.py::test_guarded "
+    )
+    assert (never["passes"], never["verdict"]) == (0, "block")
+    assert (plain["passes"], plain["verdict"]) == (3, "pass")  # asked for no checks
+
+
 SKIPS = (
     HEADER
     + """

@@ -38,13 +38,14 @@ def _run_samples(item: pytest.Function, spec: SampleSpec) -> SampledResult:
     from replaygate.sampling.results import SampledResult
 
     kwargs = {name: item.funcargs[name] for name in argnames(item)}
+    checked = CHECKS_FIXTURE in kwargs
     samples: list[SampleResult] = []
     descriptions: dict[str, str] = {}
     skips: list[str] = []
     for index in range(spec.n):
         recorder = SampleChecks(index)
         kwargs[SAMPLE_FIXTURE] = index
-        if CHECKS_FIXTURE in kwargs:
+        if checked:
             kwargs[CHECKS_FIXTURE] = recorder
         try:
             item.obj(**kwargs)
@@ -57,7 +58,7 @@ def _run_samples(item: pytest.Function, spec: SampleSpec) -> SampledResult:
             err.add_note(f"raised in sample {index} of {spec.n}; no sample is retried")
             raise
         else:
-            samples.append(recorder.result())
+            samples.append(recorder.result(recorder.unchecked(item.nodeid) if checked else None))
         descriptions.update(recorder.descriptions)
     if len(skips) == spec.n:  # the test's condition, not a sample's (a missing resource)
         pytest.skip(f"{skips[0]} (every one of the {spec.n} samples skipped)")

@@ -50,9 +50,25 @@ class SampleChecks:
             raise AssertionError("\n".join(f"gate {o.name!r} failed: {o.message}" for o in failed))
         return outcomes
 
+    def unchecked(self, case: str) -> str | None:
+        """Why this sample of ``case`` checked nothing (it evaluated no check), or None.
+
+        The failure of a sample of a test that asks for ``replaygate_checks`` and ended
+        without evaluating one and without a failed assertion: counted as passed, it
+        would meet the floor having looked at nothing (a guard such as ``if answer:``
+        around ``evaluate``).
+        """
+        if self.outcomes:
+            return None
+        return (
+            f"checked nothing: sample {self.index} of {case} evaluated no check "
+            "(replaygate_checks.evaluate was not called) and failed no assertion, so it "
+            "is not counted as passed; evaluate a gate or signal in every sample"
+        )
+
     def result(self, failure: str | None = None) -> SampleResult:
         """This sample's result; ``failure`` is why it failed outside its checks (a
-        plain assertion's message, a skip)."""
+        plain assertion's message, a skip, a sample that checked nothing)."""
         gate_failed = any(o.blocks for o in self.outcomes)
         output = None if self.output is _UNSET else self.output
         # a failed gate already raised: its AssertionError is not a separate failure
