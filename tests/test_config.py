@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -140,6 +141,38 @@ def test_fixtures_shipped_in_an_installed_package_use_the_defaults(project: Path
     (installed / "data").mkdir(parents=True)
     assert store_pyproject(installed / "data" / "fixtures.jsonl") is None
     assert store_config(installed / "data" / "fixtures.jsonl") == SanitizeConfig()
+
+
+@pytest.mark.parametrize("kind", ["symlink to nothing", "FIFO", "folder"])
+def test_a_project_file_that_is_no_regular_file_is_refused_not_passed_over(
+    project: Path, kind: str
+) -> None:
+    # The lookup walked on to the folder above, whose settings and store were used.
+    package = project / "packages" / "tool"
+    package.mkdir(parents=True)
+    own = package / "pyproject.toml"
+    if kind == "FIFO":
+        os.mkfifo(own)
+        expected = "is a FIFO, where a file is expected"
+    elif kind == "folder":
+        own.mkdir()
+        expected = "is a folder, where a file is expected"
+    else:
+        own.symlink_to("../shared/pyproject.toml")
+        expected = "is a symlink to '../shared/pyproject.toml', which does not exist"
+    for lookup in (
+        lambda: find_pyproject(package),
+        lambda: store_pyproject(package / "fixtures" / "rc.jsonl"),
+        lambda: store_pyproject(project.parent / "bare" / "rc.jsonl", root=package),
+        lambda: store_config(package / "rc.jsonl"),
+    ):
+        with pytest.raises(TomlFileError) as refused:
+            lookup()
+        assert refused.value.file == own
+        assert expected in refused.value.reason and "folder above" in refused.value.reason
+    (package / "rc.jsonl").write_bytes(b"")
+    done = CliRunner().invoke(main, ["verify", str(package / "rc.jsonl")])
+    assert done.exit_code == 2 and f"{own}: {expected}" in done.output, done.output
 
 
 def test_the_pytest_rootdir_is_used_when_no_project_is_above_the_store(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.errors import ReplaygateError, located, not_utf8_text
-from replaygate.regular import read_regular_text, text_lines
+from replaygate.regular import file_kind, read_regular_text, text_lines, unreadable
 
 PYPROJECT = "pyproject.toml"
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
@@ -65,8 +66,8 @@ def read_toml(path: StrPath) -> TomlDocument:
     """``path`` parsed, from the cache while the file is unchanged."""
     file = Path(path)
     try:
-        stat = file.stat()
-        stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        info = file.stat()
+        stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
         key = file.resolve()
         cached = _cache.get(key)
         if cached is not None and cached[0] == stamp:
@@ -167,17 +168,41 @@ def find_pyproject(start: StrPath | None = None) -> Path | None:
     ``start`` may be a file or a folder, and may not exist yet; symbolic links in it are
     followed (a loop is left as it is: the store reports it when opened). The walk stops
     at an installed-packages folder (``site-packages``). Written on path strings: a
-    session looks its project up each time one is made.
+    session looks its project up each time one is made. A ``pyproject.toml`` that is
+    there but is no regular file (a symlink to nothing, a FIFO, a folder) is the
+    project's all the same: it is refused (:class:`TomlFileError`), never passed over
+    for a folder above's, whose settings and store are another project's.
     """
     folder = os.path.realpath(start if start is not None else ".")
     while True:
-        candidate = os.path.join(folder, PYPROJECT)
-        if os.path.isfile(candidate):
-            return Path(candidate)
+        found = _project_file(os.path.join(folder, PYPROJECT))
+        if found is not None:
+            return found
         parent, name = os.path.split(folder)
         if name in _INSTALLED or parent == folder:
             return None
         folder = parent
+
+
+def _project_file(candidate: str) -> Path | None:
+    """``candidate``, a ``pyproject.toml`` path, when it is a regular file; None when
+    nothing is there; refused when something else is (:func:`find_pyproject`)."""
+    try:
+        found = os.stat(candidate)
+    except OSError as err:
+        if not os.path.lexists(candidate):
+            return None
+        reason = unreadable(candidate, err, "file")
+    else:
+        if stat.S_ISREG(found.st_mode):
+            return Path(candidate)
+        reason = f"is {file_kind(found.st_mode)}, where a file is expected"
+    raise TomlFileError(
+        Path(candidate),
+        0,
+        f"{reason} (the project's {PYPROJECT}: the settings of a folder above are not "
+        "used in its place)",
+    )
 
 
 def store_pyproject(store: StrPath | None, root: StrPath | None = None) -> Path | None:
@@ -190,6 +215,6 @@ def store_pyproject(store: StrPath | None, root: StrPath | None = None) -> Path 
         return find_pyproject()
     found = find_pyproject(store) if store is not None else None
     if found is None and root is not None:
-        candidate = Path(root) / PYPROJECT
-        found = candidate.resolve() if candidate.is_file() else None
+        candidate = _project_file(os.path.join(root, PYPROJECT))
+        found = candidate.resolve() if candidate is not None else None
     return found
