@@ -797,6 +797,31 @@ def test_drift_plan_rules() -> None:
             DriftPlan.parse(bad)
 
 
+def test_an_index_names_only_an_item_of_a_list_the_answer_has() -> None:
+    """A rule for Chat Completions' ``choices.0...`` left an Anthropic answer, which has
+    no ``choices``, with an object keyed ``"0"``: it drifted every interface."""
+    rule = "add-field:choices.0.message.annotations=[]"
+    plan = DriftPlan.parse(rule)
+    anthropic_answer = {"content": [{"type": "text", "text": "hi"}]}
+    assert plan.changes(anthropic_answer) == (anthropic_answer, frozenset())
+    chat = plan.apply({"choices": [{"message": {}}]})
+    assert chat == {"choices": [{"message": {"annotations": []}}]}
+    assert DriftPlan.parse("add-field:meta.0=1").changes({}) == ({}, frozenset())
+    assert DriftPlan.parse("add-field:usage.0=1").changes({"usage": {}})[1] == frozenset()
+    keyed = DriftPlan.parse("add-field:bias.0.x=1").apply({"bias": {"0": {}}})
+    assert keyed == {"bias": {"0": {"x": 1}}}, "a key of digits an object has is walked"
+    with Simulator(behavior="echo", drift=rule) as sim, httpx2.Client() as http:
+        body = {"model": MODEL, "max_tokens": 16, "messages": QUESTION}
+        said = http.post(f"{sim.url}/v1/messages", headers={"x-api-key": "k"}, json=body)
+        assert "choices" not in said.json()
+        assert [str(r) for r in sim.unmatched_drift()] == [rule]
+        asked = {"model": GPT, "messages": QUESTION}
+        headers = {"authorization": "Bearer k"}
+        chat = http.post(f"{sim.openai_base_url}/chat/completions", headers=headers, json=asked)
+        assert chat.json()["choices"][0]["message"]["annotations"] == []
+        assert sim.unmatched_drift() == ()
+
+
 # -- streaming synthesis (pure) ------------------------------------------------------------
 
 

@@ -4,7 +4,10 @@
 after ``=``, as in ``add-field:usage.foo=0``); ``drop-field:PATH`` removes it. A path
 segment that is a number indexes a list (``choices.0.message.refusal``); drift's own
 ``content[].type`` notation is refused, naming the index form. A rule whose path runs
-through something that is not an object or a list leaves the body alone. A plan is
+through something that is not an object or a list leaves the body alone, and so does one
+whose index names an item of a list the body does not have (``choices.0...`` on an
+Anthropic answer): objects are made for the missing fields of a path, never an object
+keyed ``"0"`` for a list. A plan is
 immutable; each check applies it through its own :class:`DriftInjection`, which keeps
 which rules changed a body in that check (:meth:`DriftInjection.unmatched`), so a rule
 that never applied (a misspelt field) can be named rather than pass as a drift injected.
@@ -106,15 +109,19 @@ class DriftRule:
         """Apply the rule to ``body`` in place; whether it changed anything."""
         *parents, last = self.path
         node = body
-        for segment in parents:
+        for depth, segment in enumerate(parents):
             child = _child(node, segment)
             if child is _MISSING:
                 if self.op == "drop-field" or not isinstance(node, dict):
                     return False
+                if any(part.isdigit() for part in self.path[depth:]):
+                    return False  # an index names an item of a list this body lacks
                 child = node[segment] = {}
             node = child
         if isinstance(node, dict):
             if self.op == "add-field":
+                if last.isdigit() and last not in node:
+                    return False  # an index, not an object's new key
                 node[last] = copy.deepcopy(self.value)
                 return True
             return node.pop(last, _MISSING) is not _MISSING
