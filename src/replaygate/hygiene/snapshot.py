@@ -14,7 +14,7 @@ from pathlib import Path
 from replaygate.errors import FixtureFormatError, located
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import iter_jsonl
-from replaygate.fixtures.store.folder import PEEK_BYTES, kind_of
+from replaygate.fixtures.store.folder import kind_of
 from replaygate.fixtures.store.jsonl import json_fixture
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitlinks import (
@@ -71,7 +71,7 @@ def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
 
     No fixtures for one of replaygate's other files (eval cases, a baseline...: :func:`kind_of`).
     """
-    if kind_of(data[:PEEK_BYTES]) is not None:
+    if kind_of(data) is not None:
         return []
     where = path if label == "working tree" else f"{label}:{path}"
     if data.startswith(LFS_POINTER):
