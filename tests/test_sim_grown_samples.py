@@ -17,6 +17,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import httpx
+import pytest
 
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
@@ -38,21 +39,43 @@ BODY = SETTINGS.build(MESSAGES, TOOLS)
 """A conversation the research-copilot answers differently from draw to draw."""
 
 
+RESPONSES_BODY = {
+    "model": "m",
+    "input": [
+        {"role": "user", "content": "What is RAG?"},
+        {"type": "function_call", "call_id": "c1", "name": "fetch_doc", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": json.dumps(DOC)},
+    ],
+    "tools": [{"type": "function", "name": "fetch_doc", "parameters": {"type": "object"}}],
+}
+SENT = {
+    "anthropic": ("https://api.anthropic.com/v1/messages", HEADERS, BODY),
+    "responses": (
+        "https://api.openai.com/v1/responses",
+        {"authorization": "Bearer k"},
+        RESPONSES_BODY,
+    ),
+}
+
+
 def _answered(response: httpx.Response) -> tuple[str, str, str]:
-    """What a sample got: its request id, message id and text."""
+    """What a sample got: its request id, message id (and time) and text."""
     body = response.json()
+    if "output" in body:  # the Responses API's
+        said = body["output"][0]["content"][0]["text"]
+        return response.headers["x-request-id"], f"{body['id']} {body['created_at']}", said
     return response.headers["request-id"], body["id"], body["content"][0]["text"]
 
 
-def _record_http(store: Path, samples: int) -> list[tuple[str, str, str]]:
+def _record_http(store: Path, samples: int, api: str = "anthropic") -> list[tuple[str, str, str]]:
     """``samples`` sends of the conversation, recorded from a new seeded simulator."""
+    url, headers, body = SENT[api]
     with (
         Simulator(behavior="research-copilot", seed=7) as sim,
         intercept(store, "record-missing", approve_live=True, source="sim", live_origin=sim.url),
         httpx.Client() as client,
     ):
-        url = "https://api.anthropic.com/v1/messages"
-        return [_answered(client.post(url, headers=HEADERS, json=BODY)) for _ in range(samples)]
+        return [_answered(client.post(url, headers=headers, json=body)) for _ in range(samples)]
 
 
 def _stored(store: Path) -> list[Any]:
@@ -63,11 +86,14 @@ def _stored(store: Path) -> list[Any]:
         )
 
 
-def test_a_grown_http_recording_draws_new_samples_as_one_made_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("api", ["anthropic", "responses"])
+def test_a_grown_http_recording_draws_new_samples_as_one_made_at_once(
+    tmp_path: Path, api: str
+) -> None:
     grown, fresh = tmp_path / "grown.jsonl", tmp_path / "fresh.jsonl"
-    _record_http(grown, 3)
-    more = _record_http(grown, 6)  # samples 0-2 replayed, 3-5 recorded
-    at_once = _record_http(fresh, 6)
+    _record_http(grown, 3, api)
+    more = _record_http(grown, 6, api)  # samples 0-2 replayed, 3-5 recorded
+    at_once = _record_http(fresh, 6, api)
     assert more == at_once
     texts = {text for _, _, text in at_once}
     assert len(texts) > 1  # the conversation is one whose draws differ

@@ -579,6 +579,7 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         except WireFormatError:
             return
         self._hold(request.body, (*messages, said.as_message()), answer)
+        next(self._served)  # the next served response numbered as after this one
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
         events = responses_events(wire, chunk_size=stream.chunk_size, patch=stream.patch)
