@@ -283,3 +283,79 @@ def test_a_replayed_raw_response_through_the_sdk_has_its_elapsed_time(tmp_path: 
         replayed = raw_response("https://api.anthropic.com", "replay")
     assert replayed.elapsed.total_seconds() >= 0
     assert replayed.parse().model_dump() == live.parse().model_dump()
+
+
+WORKSPACE = "wrkspc_01AbCdEf"
+ORGANIZATION = "5c2f1a3e-0000-4000-8000-000000000001"
+
+
+def _answered_with_ids(request: Any) -> Any:
+    import httpx2
+
+    forbidden = b'"forbidden"' in request.content
+    headers = {
+        "request-id": "req_01",
+        "anthropic-workspace-id": WORKSPACE,
+        "anthropic-organization-id": ORGANIZATION,
+    }
+    if forbidden:
+        error = {"type": "permission_error", "message": "no access to this model"}
+        body: dict[str, Any] = {"type": "error", "error": error}
+        return httpx2.Response(403, json=body, headers=headers)
+    return httpx2.Response(200, json=_message(), headers=headers)
+
+
+def _message() -> dict[str, Any]:
+    return {
+        "id": "msg_01",
+        "type": "message",
+        "role": "assistant",
+        "model": CLAUDE,
+        "content": [{"type": "text", "text": "hi"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+
+
+def _workspace_ids(http: Any) -> tuple[Any, ...]:
+    with anthropic.Anthropic(api_key=FAKE_KEY, max_retries=0, http_client=http) as client:
+        hello = [{"role": "user", "content": "hello"}]
+        raw = client.messages.with_raw_response.create(model=CLAUDE, max_tokens=8, messages=hello)
+        message = raw.parse()
+        with pytest.raises(anthropic.PermissionDeniedError) as denied:
+            forbidden = [{"role": "user", "content": "forbidden"}]
+            client.messages.create(model=CLAUDE, max_tokens=8, messages=forbidden)
+        org = raw.headers.get("anthropic-organization-id")
+        return message._workspace_id, denied.value.workspace_id, org
+
+
+def test_the_workspace_and_organization_ids_the_anthropic_sdk_reads_are_replayed(
+    tmp_path: Path,
+) -> None:
+    import httpx2
+
+    store = tmp_path / "ws.jsonl"
+    live = httpx2.MockTransport(_answered_with_ids)
+    recording = httpx2_client(store, "record-missing", approve_live=True, transport=live)
+    expected = (WORKSPACE, WORKSPACE, ORGANIZATION)
+    assert _workspace_ids(recording) == expected
+    with block_network():
+        assert _workspace_ids(httpx2_client(store)) == expected
+
+
+def test_openai_s_polling_interval_is_kept_and_replayed_without_the_wait(tmp_path: Path) -> None:
+    import httpx2
+
+    store = tmp_path / "poll.jsonl"
+    answer = {"id": "vs_1", "status": "in_progress"}
+    hint = {"openai-poll-after-ms": "5000"}
+    live = httpx2.MockTransport(lambda _: httpx2.Response(200, json=answer, headers=hint))
+    with httpx2_client(store, "record-missing", approve_live=True, transport=live) as client:
+        live_answer = client.get("https://api.openai.com/v1/vector_stores/vs_1")
+        assert live_answer.headers["openai-poll-after-ms"] == "5000"
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.responses[0]["headers"]["openai-poll-after-ms"] == "5000"
+    with block_network(), httpx2_client(store) as client:
+        replayed = client.get("https://api.openai.com/v1/vector_stores/vs_1")
+    assert replayed.headers["openai-poll-after-ms"] == "1"

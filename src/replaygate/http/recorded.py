@@ -6,8 +6,9 @@ A recorded response is a JSON object::
     {"status": 200, "headers": {...}, "events": [...], "stream_end": "complete"}  # SSE
 
 - ``headers`` keeps only :data:`RESPONSE_HEADERS`, the ones the SDKs read
-  (content type, request id, retry timing), and a redirect's ``location``. Rate-limit
-  counters, cookies, dates and ``content-encoding`` are dropped;
+  (content type, request id, retry timing, Anthropic's workspace and organization ids,
+  OpenAI's polling interval), and a redirect's ``location``. Rate-limit counters,
+  cookies, dates and ``content-encoding`` are dropped;
 - ``body`` is the decoded body parsed as JSON, when it is labelled JSON
   (``application/json``, ``...+json``: an API's answer, replayed in compact form) or
   its compact form is the body as sent; any other body (not JSON, or a file download
@@ -23,7 +24,8 @@ A recorded response is a JSON object::
 
 On replay a response the SDKs would retry (408, 409, 429, 5xx) carries
 ``retry-after-ms: 1`` (and a recorded ``retry-after`` becomes ``0``), so a replayed
-retry waits a millisecond instead of the recorded delay or the SDK's backoff.
+retry waits a millisecond instead of the recorded delay or the SDK's backoff; a
+recorded ``openai-poll-after-ms`` becomes ``1`` too, so a replayed poll does not wait.
 """
 
 from __future__ import annotations
@@ -48,9 +50,14 @@ RESPONSE_HEADERS: frozenset[str] = frozenset(
         "retry-after",
         "retry-after-ms",
         "x-should-retry",
+        "anthropic-workspace-id",
+        "anthropic-organization-id",
+        "openai-poll-after-ms",
     }
 )
-"""Response headers kept in a fixture."""
+"""Response headers kept in a fixture: those the installed ``anthropic`` and ``openai``
+SDKs read from a response (``_workspace_id``, ``APIStatusError.workspace_id``, the
+tracing spans' organization and workspace ids, the polling helpers' interval)."""
 
 REDIRECT_HEADERS: frozenset[str] = RESPONSE_HEADERS | {"location"}
 """Response headers kept in a fixture of a redirect (3xx): ``location`` too, so a client
@@ -59,6 +66,7 @@ that follows redirects follows the replayed one as it followed the live one."""
 StreamEnd = Literal["complete", "cut", "closed"]
 STREAM_ENDS: tuple[str, ...] = ("complete", "cut", "closed")
 REPLAYED_RETRY_AFTER_MS = "1"
+_POLL_AFTER = "openai-poll-after-ms"
 
 
 def kept_headers(headers: Iterable[tuple[str, str]], status: int = 200) -> dict[str, str]:
@@ -195,6 +203,8 @@ def replay_headers(headers: Mapping[str, Any], status: int) -> list[tuple[str, s
     :class:`WireFormatError` names one that no client could be handed."""
     _check_headers(headers)
     out = [(k.lower(), v) for k, v in headers.items()]
+    if _POLL_AFTER in headers:
+        out = [(k, REPLAYED_RETRY_AFTER_MS if k == _POLL_AFTER else v) for k, v in out]
     if retryable(status) or not _RETRY_TIMING.isdisjoint([k for k, _ in out]):
         out = [(k, "0" if k == "retry-after" else v) for k, v in out if k != "retry-after-ms"]
         out.append(("retry-after-ms", REPLAYED_RETRY_AFTER_MS))
