@@ -19,7 +19,7 @@ from click.core import ParameterSource
 
 from replaygate.cli.choices import choose_agent, choose_fixtures, choose_settings
 from replaygate.cli.json_out import echo_json
-from replaygate.cli.live import live_model
+from replaygate.cli.live import live_model, recorded_source, source_option
 from replaygate.cli.options import (
     CommandError,
     PathParam,
@@ -85,7 +85,9 @@ def _check_flags(record_mode: str | None, approve_live: bool, recording_options:
     if approve_live and not record_mode:
         raise CommandError("--approve-live only applies with --record-mode")
     if recording_options and not record_mode:
-        raise CommandError("--simulator, --concurrency and --rate-limit apply to --record-mode")
+        raise CommandError(
+            "--simulator, --source, --concurrency and --rate-limit apply to --record-mode"
+        )
 
 
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Shard | None:
@@ -109,6 +111,7 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Sha
 @click.option("--approve-live", is_flag=True, help="Approve live (paid) model calls for this run.")
 @click.option("--simulator", is_flag=True, help="Record from the embedded loopback simulator.")
 @simulator_seed_option
+@source_option
 @click.option(
     "--concurrency",
     default=1,
@@ -157,6 +160,7 @@ def eval_cmd(
     approve_live: bool,
     simulator: bool,
     seed: int,
+    source: str | None,
     concurrency: int,
     rate_limit: float | None,
     prices_path: Path | None,
@@ -188,8 +192,13 @@ def eval_cmd(
     if click.get_current_context().invoked_subcommand is not None:
         _refuse_options_before(click.get_current_context())  # `replaygate eval merge ...`
         return
-    _check_flags(record_mode, approve_live, simulator or concurrency > 1 or bool(rate_limit))
+    _check_flags(
+        record_mode,
+        approve_live,
+        simulator or source is not None or concurrency > 1 or bool(rate_limit),
+    )
     check_seed_with_simulator(simulator)
+    meta_source = recorded_source(source, simulator)
     if shard is not None and out is None:
         raise CommandError("--shard needs --out: `replaygate eval merge` reads each shard's file")
     config = load_config(config_path, near=fixtures_path or cases_path)
@@ -229,15 +238,16 @@ def eval_cmd(
             functools.partial(live_model, settings, simulator, seed),
             approve_live,
             record_mode,
-            "sim" if simulator else "live",
+            meta_source,
             concurrency,
             rate_limit,
             cap.limit if cap is not None else None,
+            simulator,
         )
     unlogged: list[str] = []
     with contextlib.ExitStack() as stack:
         stack.enter_context(_hits_logged(config.root, unlogged))  # played: not unused
-        if offline(recipe):  # replay, or the loopback simulator: nothing leaves (law 3)
+        if offline(recipe):  # replay, or the embedded simulator: nothing leaves (law 3)
             stack.enter_context(block_network())
         bar = reporter(len(cases), progress)
         stack.enter_context(bar)

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import click
 
 from replaygate.cli.interrupts import interrupts_deferred
+from replaygate.cli.options import CommandError
 from replaygate.errors import LiveAPIError
 from replaygate.extras import require
 from replaygate.fixtures.spending import SpendingCap, spending_status
@@ -20,6 +21,33 @@ from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RequestSettings
 
 _INSTEAD = "record from the loopback simulator instead with --simulator"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def source_option(fn: F) -> F:
+    """``--source live|sim``: what ``meta.source`` of the fixtures recorded says."""
+    return click.option(
+        "--source",
+        type=click.Choice(["live", "sim"]),
+        default=None,
+        help="What meta.source says (default: live; sim with --simulator): 'sim' when "
+        "ANTHROPIC_BASE_URL points at a simulator of your own (replaygate sim serve).",
+    )(fn)
+
+
+def recorded_source(source: str | None, simulator: bool) -> str:
+    """The ``meta.source`` of what a recording command writes: ``sim`` from the embedded
+    simulator, else ``--source`` (default ``live``). ``--source live`` with
+    ``--simulator`` is refused: the fixtures would say a real API answered them."""
+    if not simulator:
+        return source or "live"
+    if source == "live":
+        raise CommandError(
+            "--source live with --simulator: what the embedded simulator answers is recorded "
+            "as 'sim'; drop --source, or drop --simulator to record from ANTHROPIC_BASE_URL"
+        )
+    return "sim"
 
 
 def spent(cap: SpendingCap | None) -> str:

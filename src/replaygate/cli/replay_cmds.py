@@ -15,7 +15,13 @@ import click
 
 from replaygate.cli.choices import AgentInputs, agent_inputs, choose_fixtures
 from replaygate.cli.json_out import echo_json
-from replaygate.cli.live import live_errors, live_model, spent
+from replaygate.cli.live import (
+    live_errors,
+    live_model,
+    recorded_source,
+    source_option,
+    spent,
+)
 from replaygate.cli.options import (
     TEXT,
     CommandError,
@@ -144,13 +150,7 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
     show_default=True,
     help="record-missing keeps what is recorded; rerecord replaces it.",
 )
-@click.option(
-    "--source",
-    type=click.Choice(["live", "sim"]),
-    default="live",
-    show_default=True,
-    help="What meta.source says: 'sim' when ANTHROPIC_BASE_URL points at the simulator.",
-)
+@source_option
 @click.option("--note", type=TEXT, help="A note stored in each new fixture's meta.")
 @click.option(
     "--simulator",
@@ -165,7 +165,7 @@ def record(
     inputs: AgentInputs,
     approve_live: bool,
     mode: str,
-    source: str,
+    source: str | None,
     note: str | None,
     simulator: bool,
     seed: int,
@@ -183,6 +183,7 @@ def record(
           --fixtures rc.jsonl --approve-live --simulator "What is RAG?"
     """
     check_seed_with_simulator(simulator)
+    meta_source = recorded_source(source, simulator)
     try:
         require_live_approval(approve_live, why=RECORD_WHY, how="add --approve-live")
     except LiveCallNotApproved as err:
@@ -200,7 +201,7 @@ def record(
             store,
             approve_live=True,
             mode=mode,  # type: ignore[arg-type]
-            source="sim" if simulator else source,
+            source=meta_source,
             note=note,
             cap=cap,
             **asdict(settings),

@@ -57,6 +57,10 @@ class RecordRecipe:
     concurrency: int = 1
     rate_limit: float | None = None
     max_cost: float | None = None
+    simulator: bool = False
+    """``open_live`` opens the embedded loopback simulator: the run is :func:`offline`.
+    ``source="sim"`` alone says only what the fixtures' ``meta.source`` is (a simulator
+    of the user's own, anywhere)."""
 
     def __post_init__(self) -> None:
         if self.rate_limit is not None:  # refused before any process starts
@@ -79,9 +83,9 @@ class RecordRecipe:
 
 def offline(recording: RecordRecipe | None) -> bool:
     """Whether a run keeps every way out beyond loopback closed, as the pytest plugin
-    does (law 3): it replays (no ``recording``), or records from the loopback simulator
-    (source ``sim``)."""
-    return recording is None or recording.source == "sim"
+    does (law 3): it replays (no ``recording``), or records from the embedded loopback
+    simulator (``recording.simulator``)."""
+    return recording is None or recording.simulator
 
 
 class StoreGuard:

@@ -1,0 +1,84 @@
+"""``eval --source``: what ``meta.source`` of an eval's recorded fixtures says, as for
+``record``: ``sim`` from a simulator of the user's own, named by ``ANTHROPIC_BASE_URL``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replaygate.evals.recording import RecordRecipe, offline
+from replaygate.examples.research_copilot import shipped_eval_cases
+from replaygate.fixtures.store import FixtureStore
+from replaygate.sim import Simulator
+from run_cli import replaygate
+
+# Its tests import the provider SDKs through replaygate (the example agent).
+
+AGENT = ["--agent", "replaygate.examples.research_copilot:copilot"]
+RECORD = ["--record-mode", "record-missing", "--approve-live", "--no-history"]
+
+
+@pytest.fixture
+def one_case(tmp_path: Path) -> Path:
+    cases = tmp_path / "one.jsonl"
+    first = shipped_eval_cases().read_text(encoding="utf-8").splitlines()[0]
+    cases.write_text(first + "\n", encoding="utf-8")
+    return cases
+
+
+def _sources(store: Path) -> set[str]:
+    with FixtureStore.open(store) as opened:
+        return {str((fixture.meta or {}).get("source")) for fixture in opened}
+
+
+@pytest.mark.parametrize(("given", "said"), [(["--source", "sim"], "sim"), ([], "live")])
+def test_eval_records_what_source_says_from_a_simulator_named_by_the_base_url(
+    tmp_path: Path, one_case: Path, given: list[str], said: str
+) -> None:
+    # eval had no --source: fixtures from the user's own `sim serve` said "live"
+    store = tmp_path / "f.jsonl"
+    with Simulator(behavior="research-copilot", seed=3) as sim:
+        done = replaygate(
+            "eval", *AGENT, "--cases", str(one_case), "--fixtures", str(store), *RECORD, *given,
+            env={"ANTHROPIC_BASE_URL": str(sim.url), "ANTHROPIC_API_KEY": "sk-test-eval"},
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _sources(store) == {said}
+
+
+@pytest.mark.parametrize("command", ["eval", "record"])
+def test_source_live_with_the_embedded_simulator_is_refused(
+    tmp_path: Path, one_case: Path, command: str
+) -> None:
+    store = tmp_path / "f.jsonl"
+    args = (
+        ["eval", *AGENT, "--cases", str(one_case), "--fixtures", str(store), *RECORD]
+        if command == "eval"
+        else ["record", *AGENT, "--fixtures", str(store), "--approve-live", "What is RAG?"]
+    )
+    done = replaygate(*args, "--simulator", "--source", "live")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert (
+        "Error: --source live with --simulator: what the embedded simulator answers is "
+        "recorded as 'sim'; drop --source, or drop --simulator" in done.stderr
+    )
+    assert not store.exists()
+
+
+def test_source_without_record_mode_is_refused(tmp_path: Path, one_case: Path) -> None:
+    done = replaygate(
+        "eval", *AGENT, "--cases", str(one_case), "--fixtures", str(tmp_path / "f.jsonl"),
+        "--no-history", "--source", "sim",
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--simulator, --source, --concurrency and --rate-limit apply to --record-mode" in (
+        done.stderr
+    )
+
+
+def test_the_embedded_simulator_makes_a_run_offline_a_source_alone_does_not() -> None:
+    # a simulator of the user's own may be anywhere: --source sim only labels the fixtures
+    assert offline(None)
+    assert offline(RecordRecipe(lambda: None, approve_live=True, simulator=True))  # type: ignore[arg-type,return-value]
+    assert not offline(RecordRecipe(lambda: None, approve_live=True, source="sim"))  # type: ignore[arg-type,return-value]
