@@ -14,7 +14,6 @@ from urllib.parse import urlsplit
 
 from replaygate import exact_json
 from replaygate.errors import LiveAPIError
-from replaygate.http.learners import learner_at
 from replaygate.jsondoc import shown
 from replaygate.models.providers.google_gemini import API_VERSION as GEMINI_VERSION
 from replaygate.models.providers.google_gemini import wire_body
@@ -88,6 +87,8 @@ class _SDKModel:
         it: it takes the answer as its own, as it does for an HTTP recording."""
         if not self.path:
             return
+        from replaygate.http.learners import learner_at  # a recording's import, not replay's
+
         url = urlsplit(str(self.client.base_url))
         learner = learner_at(url.hostname, url.port)
         if learner is not None:
