@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.eval_cmds import eval_cmd
+from replaygate.evals.baseline import update_baseline
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.history import History
 from replaygate.evals.results import CaseResult, EvalResults, load_eval_results
@@ -284,3 +285,69 @@ def test_merged_shards_hold_the_run_information_of_a_serial_run(
         del document["eval"]["time"]
     assert [s["shard"] for s in ours["eval"].pop("shards")] == ["1/2", "2/2"]
     assert ours == serial
+
+
+def _project(folder: Path) -> Path:
+    """A project whose [tool.replaygate] names its cases and fixtures (the shipped ones,
+    four cases of one sample), as a CI job checks it out."""
+    (folder / "evals").mkdir(parents=True)
+    shipped = [json.loads(line) for line in shipped_eval_cases().read_text("utf-8").splitlines()]
+    (folder / "evals" / "cases.jsonl").write_text(
+        "".join(json.dumps({**c, "samples": 1, "floor": 1}) + "\n" for c in shipped[:4]), "utf-8"
+    )
+    (folder / "evals" / "fixtures.jsonl").write_bytes(shipped_fixtures().read_bytes())
+    (folder / "pyproject.toml").write_text(
+        '[tool.replaygate]\nagent = "replaygate.examples.research_copilot:copilot"\n'
+        'cases = "evals/cases.jsonl"\nfixtures = "evals/fixtures.jsonl"\n',
+        "utf-8",
+    )
+    return folder
+
+
+@pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
+def test_results_name_the_files_from_the_project_folder_so_checkouts_merge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two jobs of one CI matrix, the same commit checked out at two paths
+    one, two = _project(tmp_path / "one"), _project(tmp_path / "two")
+    parts = []
+    for index, (checkout, flags) in enumerate(
+        [(one, []), (two, ["--cases", str(two / "evals" / "cases.jsonl")])], start=1
+    ):
+        monkeypatch.chdir(checkout / "evals")  # from a subfolder, named absolute: the same
+        part = str(tmp_path / f"shard-{index}.json")
+        ran = CliRunner().invoke(eval_cmd, [*flags, "--shard", f"{index}/2", "--out", part])
+        assert ran.exit_code == 0, ran.output
+        parts.append(part)
+    info = json.loads(Path(parts[1]).read_text("utf-8"))["eval"]
+    assert (info["fixtures"], info["cases_file"]) == ("evals/fixtures.jsonl", "evals/cases.jsonl")
+    assert info["prices"]["source"] == "replaygate/evals/data/prices.toml"
+    assert str(tmp_path) not in json.dumps(info)
+    merged = tmp_path / "merged.json"
+    done = CliRunner().invoke(eval_cmd, ["merge", *parts, "--out", str(merged), "--no-history"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(merged.read_text("utf-8"))["eval"]["fixtures"] == "evals/fixtures.jsonl"
+    baseline = update_baseline(tmp_path / "baseline.json", load_eval_results(merged), reason="x")
+    assert baseline.reference.source == str(tmp_path / "baseline.json")
+    source = json.loads((tmp_path / "baseline.json").read_text("utf-8"))["source"]
+    assert (source["fixtures"], source["cases_file"]) == (
+        "evals/fixtures.jsonl",
+        "evals/cases.jsonl",
+    )
+    for index, checkout in enumerate((one, two)):  # as a replaygate that named them absolute
+        document = json.loads(Path(parts[index]).read_text("utf-8"))
+        for key, name in (
+            ("fixtures", "evals/fixtures.jsonl"),
+            ("cases_file", "evals/cases.jsonl"),
+        ):
+            document["eval"][key] = str(checkout / name)
+        document["eval"]["prices"]["source"] = str(checkout / "venv" / "prices.toml")
+        Path(parts[index]).write_text(json.dumps(document), "utf-8")
+    old = CliRunner().invoke(eval_cmd, ["merge", *parts, "--no-history"])
+    assert old.exit_code == 0, old.output
+    document = json.loads(Path(parts[1]).read_text("utf-8"))
+    document["eval"]["fixtures_digest"] = "0" * 64  # another store: refused, as before
+    Path(parts[1]).write_text(json.dumps(document), "utf-8")
+    other = CliRunner().invoke(eval_cmd, ["merge", *parts, "--no-history"])
+    assert other.exit_code == 2
+    assert "replayed other fixtures than" in other.output

@@ -50,7 +50,7 @@ from replaygate.evals.preflight import check_history, check_not_an_input, check_
 from replaygate.evals.prices import PriceTable, load_price_file, with_shipped
 from replaygate.evals.progress import reporter
 from replaygate.evals.recording import RecordRecipe, offline
-from replaygate.evals.results import EvalResults, load_eval_results
+from replaygate.evals.results import EvalResults, load_eval_results, project_path
 from replaygate.evals.runner import run_eval
 from replaygate.evals.shards import Shard, merge, shards_digest
 from replaygate.fixtures import hits
@@ -213,7 +213,8 @@ def eval_cmd(
     settings = choose_settings(entry, config, model, max_tokens, system)
     info: dict[str, object] = {
         "commit": head_commit(config.root),
-        "cases_file": str(cases_file),
+        "fixtures": project_path(fixtures, config.root),  # alike in every checkout
+        "cases_file": project_path(cases_file, config.root),
         "cases_digest": cases_digest(cases),
         "agent": agent_spec,
     }

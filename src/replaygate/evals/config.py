@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -221,8 +221,9 @@ def _prices(top: TableReader, root: Path) -> PriceTable:
         target = root / named
         if not target.is_file():
             raise reader.error("file", f"no such file: {target}")
-        return load_price_file(target)
-    return read_prices(reader, f"{reader.file} [{reader.section}]")
+        # named from the project folder, as results keep it: alike in every checkout
+        return replace(load_price_file(target), source=Path(named).as_posix())
+    return read_prices(reader, f"{Path(reader.file).name} [{reader.section}]")
 
 
 def _limits(reader: TableReader, key: str, default: Mapping[str, float]) -> Mapping[str, float]:

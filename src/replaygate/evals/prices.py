@@ -19,7 +19,7 @@ left out; a case opts out of cost with ``"cost": false``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -125,9 +125,15 @@ def shipped_prices_path() -> Path:
     return Path(str(files("replaygate.evals").joinpath("data", "prices.toml")))
 
 
+SHIPPED_SOURCE = "replaygate/evals/data/prices.toml"
+"""How results name the shipped price table: by its place in the package, never by the
+path of an installation (which differs from machine to machine)."""
+
+
 def shipped_prices() -> PriceTable:
-    """The shipped price table, read from its file."""
-    return load_price_file(shipped_prices_path())
+    """The shipped price table, read from its file (its ``source``:
+    :data:`SHIPPED_SOURCE`)."""
+    return replace(load_price_file(shipped_prices_path()), source=SHIPPED_SOURCE)
 
 
 def with_shipped(own: PriceTable | None) -> PriceTable:

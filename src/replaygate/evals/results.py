@@ -249,6 +249,19 @@ def load_eval_results(path: str | os.PathLike[str]) -> EvalResults:
     return results_from_json(read_json(path, "results"), str(path))
 
 
+def project_path(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> str:
+    """How a run's information names the file ``path`` (relative to the working directory,
+    or absolute): relative to the project folder ``root``, in ``/`` form, where it is under
+    it, so results and baselines name it alike on every machine and checkout (the shards
+    of one run checked out at two paths merge); else its absolute path."""
+    absolute = Path(os.path.abspath(path))
+    top = Path(os.path.abspath(root))
+    for candidate, folder in ((absolute, top), (absolute.resolve(), top.resolve())):
+        if candidate.is_relative_to(folder):
+            return candidate.relative_to(folder).as_posix()
+    return str(absolute)
+
+
 def case_ids(results: Sequence[CaseResult]) -> list[str]:
     """The ids of ``results``, in order."""
     return [c.id for c in results]

@@ -111,9 +111,9 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
                 f"{name}: shard {shard['index']}/{shard['count']} of a run of "
                 f"{shard['cases']} cases, but {names[0]} is of {count} shards and {total} cases"
             )
-        for key in SAME_RUN:
+        for key in sorted(SAME_RUN, key=lambda k: k not in _DIGESTS):  # contents first
             mine, first = part.info.get(key), parts[0].info.get(key)
-            if mine == first:
+            if mine == first or _same_contents(key, part.info, parts[0].info):
                 continue
             if key in _DIGESTS and mine is not None and first is not None:
                 what, noun, named = _DIGESTS[key]
@@ -150,6 +150,21 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
         )
     ]
     return EvalResults(tuple(placed[i].case for i in range(total)), info)
+
+
+def _same_contents(key: str, mine: Mapping[str, Any], first: Mapping[str, Any]) -> bool:
+    """Whether the run information ``key`` of two shards names one input read at two
+    places (two checkouts, two installations): a file whose digest both keep and agree
+    on, or a price table of the same prices. Results written before they named files
+    from the project folder hold absolute paths, which differ from checkout to checkout."""
+    digest = next((d for d, (_, _, named) in _DIGESTS.items() if named == key), None)
+    if digest is not None:
+        return mine.get(digest) is not None and mine.get(digest) == first.get(digest)
+    if key == "prices":
+        ours, theirs = mine.get(key), first.get(key)
+        if isinstance(ours, Mapping) and isinstance(theirs, Mapping):
+            return {**ours, "source": None} == {**theirs, "source": None}
+    return False
 
 
 @dataclass(frozen=True)
