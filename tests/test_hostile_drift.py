@@ -66,3 +66,23 @@ def test_drift_against_with_one_interface_in_common_still_compares_it(
     assert done.exit_code == 2, done.output
     assert "no drift" not in done.output
     assert "NOT CHECKED: 1 request(s) only one side holds have nothing" in done.output
+
+
+@pytest.mark.parametrize("which", ["old", "new"])
+def test_a_fixture_without_meta_is_compared_as_the_interface_it_pairs_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    # It was said to be "paired by request, same fields" under `unknown` and "only in
+    # nometa.jsonl, not compared" in one report.
+    monkeypatch.chdir(tmp_path)
+    _store(tmp_path / "a.jsonl", "anthropic.messages")
+    request = {**REQUEST, "model": "anthropic.messages"}
+    (tmp_path / "nometa.jsonl").write_bytes(Fixture.create(request, [RESPONSE], None).to_line())
+    old, new = ("nometa.jsonl", "a.jsonl") if which == "old" else ("a.jsonl", "nometa.jsonl")
+    done = CliRunner().invoke(main, ["drift", old, "--against", new])
+    assert done.exit_code == 0, done.output
+    assert f"anthropic.messages: 1 response(s) from {old}, 1 from {new}, paired by request" in (
+        done.output
+    )
+    assert "unknown" not in done.output and "not compared" not in done.output
+    assert "no drift: 0 interface(s) drifted" in done.output

@@ -37,6 +37,7 @@ from replaygate.hygiene.drift_answers import (
 from replaygate.hygiene.drift_script import ScriptLines
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import (
+    UNKNOWN,
     interface_of_fixture,
     is_envelope,
     not_json_answer,
@@ -220,20 +221,27 @@ def drift_against(path: Path, other: Path) -> DriftReport:
     pairs: dict[str, _Pairs] = defaultdict(lambda: _Pairs(set(), set()))
     alone: dict[tuple[str, str, Path], list[str]] = defaultdict(list)
     errors: list[str] = []
+    seen: tuple[set[str], set[str]] = (set(), set())  # the interfaces compared, by side
     for form, before in old.requests.items():
         after = new.requests.get(form)
         if after is None:
             continue
+        # a fixture without meta (interface unknown) is compared as the other side's
+        interface = after.interface if before.interface == UNKNOWN else before.interface
+        seen[0].add(interface)
+        seen[1].add(interface)
         for index, (a, b) in enumerate(zip_longest(before.answers, after.answers)):
             for recorded, answer, unpaired, side in ((before, a, b, path), (after, b, a, other)):
                 if isinstance(answer, str):
                     errors.append(f"{recorded.place}, sample {index}: {answer}")
                 elif answer is not None and unpaired is None:
                     place = f"{recorded.place}, sample {index}"
-                    alone[before.interface, "answer(s)", side].append(place)
+                    alone[interface, "answer(s)", side].append(place)
             if isinstance(a, set) and isinstance(b, set):
-                pairs[before.interface].add(a, b)
+                pairs[interface].add(a, b)
     only_old, only_new = old.unpaired(new), new.unpaired(old)
+    seen[0].update(only_old)
+    seen[1].update(only_new)
     pooled: dict[str, InterfaceDrift] = {}
     pooled_places: list[str] = []
     for interface in sorted(only_old.keys() & only_new.keys()):
@@ -252,15 +260,15 @@ def drift_against(path: Path, other: Path) -> DriftReport:
             alone[interface, "request(s)", side] += [r.place for r in requests]
             not_compared += len(requests)
     unmatched = [
-        f"{interface}: only in {path if interface in old.interfaces else other}, not compared"
-        for interface in sorted(old.interfaces ^ new.interfaces)
+        f"{interface}: only in {path if interface in seen[0] else other}, not compared"
+        for interface in sorted(seen[0] ^ seen[1])
     ]
     unmatched += [
         f"{interface}: {len(places)} {what} only in {side}, not compared: " + first_few(places, 3)
         for (interface, what, side), places in sorted(
             alone.items(), key=lambda item: (item[0][0], item[0][1] == "answer(s)")
         )
-        if interface in old.interfaces & new.interfaces
+        if interface in seen[0] & seen[1]
     ]
     compared = [pairs[i].drift(i) for i in sorted(pairs)] + list(pooled.values())
     return DriftReport(
@@ -314,8 +322,9 @@ def _pooled(interface: str, old: _Pool, new: _Pool) -> InterfaceDrift | None:
 
 def _refuse_nothing_in_common(old: _Side, new: _Side) -> None:
     """Refuse a comparison with no interface on both sides: it could not run, and "no
-    drift" would read as a pass (an empty store, a wrong path, stores of other APIs)."""
-    if old.interfaces & new.interfaces:
+    drift" would read as a pass (an empty store, a wrong path, stores of other APIs). A
+    request both sides hold is compared whatever the interfaces their meta name."""
+    if old.interfaces & new.interfaces or old.requests.keys() & new.requests.keys():
         return
     path, other = old.path, new.path
     empty = [str(side.path) for side in (old, new) if not side.requests]

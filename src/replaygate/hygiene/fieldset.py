@@ -80,6 +80,10 @@ def base_interface(name: str) -> str:
     return name
 
 
+UNKNOWN = "unknown"
+"""The interface of a fixture that names none (no ``meta``) and is no HTTP envelope."""
+
+
 def interface_of_fixture(fixture: Fixture) -> str:
     """``meta.interface`` (see :func:`base_interface`), else the envelope path's, else unknown."""
     interface = (fixture.meta or {}).get("interface")
@@ -87,7 +91,7 @@ def interface_of_fixture(fixture: Fixture) -> str:
         return base_interface(interface)
     if is_envelope(fixture.request):
         return interface_of(str(fixture.request["path"]))
-    return "unknown"
+    return UNKNOWN
 
 
 def _event_fields(events: list[Any]) -> set[str]:
