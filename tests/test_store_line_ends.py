@@ -158,3 +158,31 @@ def test_lines_appended_in_utf16_are_named_at_the_first(tmp_path: Path) -> None:
     assert f"{path}:4: not UTF-8 text (it looks like UTF-16" in done.stdout
     assert "lines from here on were added in UTF-16" in done.stdout
     assert done.stdout.count("UTF-16") == 2 and "NUL" not in done.stdout
+
+
+def test_a_bom_in_the_middle_of_a_file_is_named_with_its_line_to_delete(tmp_path: Path) -> None:
+    # "re-save the file as UTF-8 without it" kept the U+FEFF: the file starts with none.
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(STORE + b"\xef\xbb\xbf" + fixture(3).to_line())
+    err = open_error(path)
+    assert err.line == 4 and "in the middle of the file" in err.reason
+    assert f"sed -i '4s/^\\xef\\xbb\\xbf//' {path}" in err.reason
+    assert "re-save the file" not in err.reason
+    start = tmp_path / "t.jsonl"
+    start.write_bytes(b"\xef\xbb\xbf" + STORE)
+    assert "re-save the file as UTF-8 without it" in open_error(start).reason
+
+
+def test_two_fixtures_joined_on_one_line_are_named_with_the_column(tmp_path: Path) -> None:
+    # A store without a final newline concatenated with another.
+    path = tmp_path / "s.jsonl"
+    first = fixture(0).to_line().rstrip(b"\n")
+    path.write_bytes(first + fixture(1).to_line())
+    err = open_error(path)
+    assert err.line == 1
+    assert err.reason == (
+        f"two fixtures on one line: a newline is missing at column {len(first) + 1} (a file "
+        "without a newline at its end joined to another): put one there"
+    )
+    path.write_bytes(first + b' "x"\n')  # something else after a fixture: malformed JSON
+    assert open_error(path).reason.startswith("malformed JSON: ")
