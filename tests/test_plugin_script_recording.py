@@ -6,9 +6,18 @@ from __future__ import annotations
 
 import pytest
 
+from sdks import anthropic
+
 RECORD = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live")
 SCRIPT = "--replaygate-simulator=script:answers.jsonl"
 XDIST = ("-p", "xdist")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sdks_loaded() -> None:
+    """The SDK the nested runs use, imported in this process first: each nested run would
+    import it again (pytester forgets the modules a run imported)."""
+    assert anthropic.Anthropic
 
 
 def test_a_script_under_xdist_is_a_usage_error(pytester: pytest.Pytester) -> None:
@@ -29,6 +38,76 @@ def test_a_script_under_xdist_is_a_usage_error(pytester: pytest.Pytester) -> Non
     result = pytester.runpytest(*XDIST, *RECORD, "-n", "1")  # the ini's script alike
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*script:answers.jsonl cannot record under pytest-xdist (-n 1)*"])
-    # without workers the script plays in order, one session
-    pytester.makepyfile("def test_passes(): pass")
-    pytester.runpytest(*XDIST, *RECORD, "-n", "0").assert_outcomes(passed=1)
+
+
+AGENT = """
+WEATHER = {weather!r}
+TOOL = {{"name": "get_weather", "description": "Today's weather.",
+        "input_schema": {{"type": "object", "properties": {{"city": {{"type": "string"}}}}}}}}
+
+
+def test_plan(anthropic_client):
+    client = anthropic_client()
+    messages = [{{"role": "user", "content": "Lisbon today?"}}]
+    for _ in range(4):
+        reply = client.messages.create(
+            model="claude-sonnet-4-5", max_tokens=50, tools=[TOOL], messages=messages
+        )
+        if reply.stop_reason != "tool_use":
+            assert reply.content[0].text == "Walk the Alfama."
+            return
+        messages.append({{"role": "assistant", "content": reply.content}})
+        messages.append({{"role": "user", "content": [
+            {{"type": "tool_result", "tool_use_id": reply.content[0].id, "content": WEATHER}}
+        ]}})
+    raise AssertionError("the agent kept calling its tool")
+"""
+ANSWERS = (
+    '{"tool_calls": [{"id": "toolu_01", "name": "get_weather", "arguments": {"city": "Lisbon"}}]}\n'
+    '{"text": "Walk the Alfama."}\n'
+)
+
+
+def recorded_turns(pytester: pytest.Pytester) -> list[tuple[int, str]]:
+    """Each fixture of the test's store: how many messages its request held, and the kind
+    of the answer's first block."""
+    from replaygate.fixtures.store import FixtureStore
+
+    store = FixtureStore.open(pytester.path / "tests/fixtures/test_agent/test_plan.jsonl")
+    return [
+        (len(f.request["body"]["messages"]), f.responses[0]["body"]["content"][0]["type"])
+        for f in store
+    ]
+
+
+@pytest.mark.slow  # four pytest sessions of the plugin, recording and replaying
+def test_recording_what_is_missing_from_a_script_gives_each_request_its_own_line(
+    pytester: pytest.Pytester,
+) -> None:
+    # the tool's output changed: the first request is unchanged (replayed), the second is
+    # new; it got the script's first line (a tool call again) and the third its second
+    pytester.path.joinpath("answers.jsonl").write_text(ANSWERS)
+    pytester.makepyfile(test_agent=AGENT.format(weather="Sunny, 21 C"))
+    pytester.runpytest(*RECORD, SCRIPT).assert_outcomes(passed=1)
+    assert recorded_turns(pytester) == [(1, "tool_use"), (3, "text")]
+    pytester.makepyfile(test_agent=AGENT.format(weather="Sunny, 23 C"))
+    pytester.runpytest().assert_outcomes(failed=1)  # the second request misses
+    pytester.runpytest(*RECORD, SCRIPT).assert_outcomes(passed=1)
+    assert recorded_turns(pytester) == [(1, "tool_use"), (3, "text"), (3, "text")]
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+@pytest.mark.slow
+def test_a_script_run_out_then_grown_records_the_next_line(pytester: pytest.Pytester) -> None:
+    # recorded with one line, the second request was refused; the line added for it went
+    # to the first line's place (a tool call again), where it is the second request's
+    script = pytester.path.joinpath("answers.jsonl")
+    script.write_text(ANSWERS.splitlines(keepends=True)[0])
+    pytester.makepyfile(test_agent=AGENT.format(weather="Sunny, 21 C"))
+    result = pytester.runpytest(*RECORD, SCRIPT)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*simulator script*answers.jsonl is exhausted*"])
+    assert recorded_turns(pytester) == [(1, "tool_use")]
+    script.write_text(ANSWERS)
+    pytester.runpytest(*RECORD, SCRIPT).assert_outcomes(passed=1)
+    assert recorded_turns(pytester) == [(1, "tool_use"), (3, "text")]

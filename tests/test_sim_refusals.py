@@ -69,7 +69,7 @@ def test_an_exhausted_script_is_not_recorded_and_says_so(tmp_path: Path) -> None
         client = recording_anthropic(store, sim)
         client.messages.create(model="m", max_tokens=8, messages=QUESTION)  # replayed
         reply = client.messages.create(model="m", max_tokens=8, messages=AGAIN)
-    assert reply.content[0].text == "only one"
+    assert reply.content[0].text == "two"  # the replayed first call took the first line
     assert asked(store) == [("first call", [200]), ("second call", [200])]
 
 
@@ -155,6 +155,6 @@ def test_under_pytest_an_exhausted_script_fails_the_test_and_records_nothing_of_
     assert asked(pytester.path / "tests/fixtures/test_calls/test_two_calls.jsonl") == [
         ("first call", [200])
     ]
-    script.write_text('{"text": "two"}\n')  # the first call replays; the second gets "two"
+    script.write_text('{"text": "one"}\n{"text": "two"}\n')  # the first call replays (line 1)
     pytester.runpytest(*record).assert_outcomes(passed=1)
     pytester.runpytest().assert_outcomes(passed=1)  # replay

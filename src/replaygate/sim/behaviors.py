@@ -150,7 +150,12 @@ def _script_line(raw: bytes) -> ModelResponse:
 
 
 class ScriptBehavior:
-    """Plays scripted responses in order, whatever the request; raises when they run out."""
+    """Plays scripted responses in order, whatever the request; raises when they run out.
+
+    A request a recording answered from a fixture takes its line too (:meth:`replayed`):
+    the n-th request gets the n-th line whether the requests before it were sent here or
+    replayed, so recording only what a store is missing answers it as recording it all
+    would."""
 
     def __init__(self, responses: Sequence[ModelResponse], source: str = "<script>") -> None:
         self.responses = tuple(responses)
@@ -187,7 +192,13 @@ class ScriptBehavior:
     @property
     def remaining(self) -> int:
         """How many scripted responses are left."""
-        return len(self.responses) - self._next
+        return max(0, len(self.responses) - self._next)
+
+    def replayed(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> None:
+        """Count an answer a recording replayed from a fixture
+        (:meth:`~replaygate.sim.app.SimApp.learn`) as one played here: its line is taken,
+        and the next request gets the line after it."""
+        self._next += 1
 
     def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The next scripted response."""
