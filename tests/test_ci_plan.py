@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from replaygate.ci import FixtureUsers, changed_keys, glob_match, make_plan
+from replaygate.ci.fixture_users import gone_test
 from replaygate.cli.ci_cmd import ci_group
 from replaygate.evals import load_config
 from replaygate.evals.errors import EvalError
@@ -120,6 +121,9 @@ def project(tmp_path: Path) -> Path:
         encoding="utf-8",
     )
     (fixtures / "unused.jsonl").write_text(fixture_line("k9", "?", "!") + "\n", encoding="utf-8")
+    (tmp_path / "tests" / "test_rag.py").write_text("def test_answer(): ...\n", "utf-8")
+    floor = "@pytest.mark.parametrize('n', [5])\ndef test_floor(n): ...\n"
+    (tmp_path / "tests" / "test_floor.py").write_text(f"import pytest\n{floor}", "utf-8")
     hits = tmp_path / ".replaygate" / "hits"
     hits.mkdir(parents=True)
     (hits / "r1-1.jsonl").write_text(
@@ -200,6 +204,56 @@ def test_a_fixture_no_test_played_falls_back_to_the_class_stages(project: Path) 
         "fixtures: no test in the hits log played the changed fixtures of "
         "tests/fixtures/unused.jsonl",
     )
+
+
+def test_a_test_the_hits_log_names_that_is_gone_is_left_out_and_said(project: Path) -> None:
+    # renamed or removed since it played the fixture: pytest would stop at it (exit 4)
+    (project / "tests" / "test_rag.py").write_text("def test_answer_renamed(): ...\n", "utf-8")
+    plan = plan_for(project, "tests/fixtures/rag.jsonl")
+    (stage,) = plan.stages
+    assert stage.pytest_args == ("tests/test_floor.py::test_floor[5]",)
+    assert stage.reasons == ("fixtures: tests/fixtures/rag.jsonl is played by 1 test(s)",)
+    note = (
+        "left out 1 test(s) the hits log names that are no longer in the project (renamed "
+        "or removed; pytest would stop at them): tests/test_rag.py::test_answer"
+    )
+    assert plan.notes == (note,)
+    assert f"note {note}" in plan.text()
+    assert plan.to_json()["notes"] == [note]
+    assert "note" not in plan.github_output()
+    (project / "tests" / "test_floor.py").unlink()  # every test that played it is gone:
+    plan = plan_for(project, "tests/fixtures/rag.jsonl")  # the class's own stages run
+    assert [s.name for s in plan.stages] == ["model"]
+    assert plan.stages[0].reasons == (
+        "fixtures: every test in the hits log that played the changed fixtures of "
+        "tests/fixtures/rag.jsonl is gone",
+    )
+    assert "2 test(s)" in plan.notes[0] and "tests/test_floor.py::test_floor[5]" in plan.notes[0]
+
+
+@pytest.mark.parametrize(
+    ("test", "source", "gone"),
+    [
+        ("tests/test_x.py::test_a", "def test_a(): ...", False),
+        ("tests/test_x.py::test_a", "def test_a_renamed(): ...", True),
+        ("tests/test_x.py::test_a", "def test_b(): ...\n# was test_a_old", True),
+        ("tests/test_x.py::test_a[one-two]", "def test_a(case): ...", False),
+        ("tests/test_x.py::TestA::test_inherited", "class TestA(Base): ...", False),
+        ("tests/test_x.py::TestA::test_b", "class TestB: ...", True),
+        ("tests/test_x.py::test_made", "test_made = build_test()", False),
+        ("tests/test_x.py::test_x.helper", "def helper(): ...", False),  # a doctest
+        ("tests/test_x.py", "", False),
+        ("tests/test_gone.py::test_a", None, True),
+        ("tests/data.yaml::case", None, True),
+    ],
+)
+def test_a_test_is_gone_when_its_file_or_its_name_is(
+    tmp_path: Path, test: str, source: str | None, gone: bool
+) -> None:
+    (tmp_path / "tests").mkdir()
+    if source is not None:
+        (tmp_path / "tests" / "test_x.py").write_text(source, "utf-8")
+    assert gone_test(test, tmp_path) is gone
 
 
 def test_a_removed_fixture_store_named_with_changed_runs_the_tests_that_played_it(

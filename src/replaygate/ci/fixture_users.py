@@ -8,6 +8,7 @@ are compared with the log; the tests that played one of them must run again.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,3 +99,26 @@ class FixtureUsers:
             if in_store and (wanted is None or key in wanted):
                 found |= tests
         return found
+
+
+def gone_test(test: str, root: Path) -> bool:
+    """Whether the test ``test`` (a pytest node id, relative to the rootdir ``root``, as the
+    hits log keeps it) is no longer there, so pytest would stop at it (``ERROR: not
+    found``, exit status 4): its file is gone, or, in a Python file, the name it is
+    collected under (the function or class the node id starts with) is nowhere in the
+    file, as after a rename. A file that cannot be read, or a name that is no Python
+    name (a doctest's), counts as there."""
+    file, sep, rest = test.partition("::")
+    path = root / file
+    try:
+        if not path.exists():
+            return True
+        if not sep or path.suffix != ".py" or not path.is_file():
+            return False
+        text = read_regular_bytes(path).decode("utf-8", "replace")
+    except (OSError, ValueError):  # cannot tell: run it, and let pytest say
+        return False
+    name = re.split(r"::|\[", rest, maxsplit=1)[0]
+    if not name.isidentifier():
+        return False
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is None

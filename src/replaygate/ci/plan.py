@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaygate.ci.fixture_users import FixtureUsers, changed_keys
+from replaygate.ci.fixture_users import FixtureUsers, changed_keys, gone_test
 from replaygate.ci.globs import glob_match
 from replaygate.evals.config import WHEN, CIConfig, Stage
 from replaygate.evals.errors import EvalError
@@ -72,6 +72,7 @@ class Plan:
     changes: tuple[Change, ...]
     stages: tuple[PlannedStage, ...]
     skipped: tuple[tuple[str, str], ...]
+    notes: tuple[str, ...] = ()
 
     def text(self) -> str:
         """The stages as a table, the skipped stages, and the changes by class."""
@@ -85,6 +86,7 @@ class Plan:
         lines = [f"event: {self.event}; {len(self.changes)} changed file(s)"]
         lines.append(text_table(("stage", "when", "runs", "samples", "mock", "why"), rows))
         lines += [f"skip {name}: {why}" for name, why in self.skipped]
+        lines += [f"note {note}" for note in self.notes]
         if not self.stages:
             lines.append("nothing to run")
         return "\n".join(lines)
@@ -99,6 +101,7 @@ class Plan:
                 for s in self.stages
             ],
             "skipped": [{"stage": n, "why": w} for n, w in self.skipped],
+            "notes": list(self.notes),
             "matrix": {"include": [s.matrix_entry() for s in self.stages]},
         }
 
@@ -198,6 +201,7 @@ def make_plan(
         by_class.setdefault(change.change_class, []).append(file)
     fixture_tests: set[str] = set()
     fixture_reasons: list[str] = []
+    gone: set[str] = set()
     for change_class in ci.changes:
         claimed = by_class.get(change_class.name, [])
         if not claimed:
@@ -212,13 +216,21 @@ def make_plan(
                 raise EvalError(f"damaged hits log: {err}") from None
         for file in claimed:
             keys = changed_keys(file, old_text(file) if old_text else None)
-            tests = users.tests_for(file, keys)
             label = _label(file, root)
             if keys is not None and not keys:
                 continue
+            played = users.tests_for(file, keys)
+            gone |= {test for test in played if gone_test(test, root)}
+            tests = played - gone
             if tests:
                 fixture_tests |= tests
                 fixture_reasons.append(f"fixtures: {label} is played by {len(tests)} test(s)")
+            elif played:
+                need(
+                    change_class.stages,
+                    f"fixtures: every test in the hits log that played the changed fixtures "
+                    f"of {label} is gone",
+                )
             else:
                 need(
                     change_class.stages,
@@ -250,4 +262,13 @@ def make_plan(
                 tuple(fixture_reasons),
             )
         )  # fmt: skip
-    return Plan(event, changes, tuple(planned), tuple(skipped))
+    notes: tuple[str, ...] = ()
+    if gone:
+        shown = ", ".join(sorted(gone)[:3]) + (
+            f" and {len(gone) - 3} more" if len(gone) > 3 else ""
+        )
+        notes = (
+            f"left out {len(gone)} test(s) the hits log names that are no longer in the "
+            f"project (renamed or removed; pytest would stop at them): {shown}",
+        )
+    return Plan(event, changes, tuple(planned), tuple(skipped), notes)
