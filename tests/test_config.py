@@ -261,7 +261,15 @@ def test_a_config_that_is_not_utf8_is_named_without_a_traceback(
     with pytest.raises(TomlFileError) as caught:
         read_toml(owner)
     assert (caught.value.file, caught.value.line) == (owner, 0)
-    assert caught.value.reason == "not UTF-8 text (invalid start byte at byte 0)"
+    utf16 = "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8)"
+    assert caught.value.reason == utf16
+    owner.write_text('[tool.replaygate]\nfixtures = "f.jsonl"\n', encoding="utf-16-le")
+    with pytest.raises(TomlFileError, match=re.escape(utf16)):
+        read_toml(owner)
+    owner.write_bytes(b'[tool.replaygate]\nfixtures = "caf\xe9.jsonl"\n')  # Latin-1
+    with pytest.raises(TomlFileError, match=re.escape("not UTF-8 text (invalid continuation")):
+        read_toml(owner)
+    owner.write_bytes(b'\xff\xfe[tool.replaygate]\nfixtures = "f.jsonl"\n')
     monkeypatch.chdir(project)
     result = CliRunner().invoke(main, ["eval"])
     assert result.exit_code == 2 and "Traceback" not in result.output

@@ -26,7 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaygate.errors import ReplaygateError, located, not_utf8_text
+from replaygate.errors import (
+    UTF16_REASON,
+    ReplaygateError,
+    located,
+    looks_like_utf16,
+    not_utf8_text,
+)
 from replaygate.regular import file_kind, read_regular_text, text_lines, unreadable
 
 PYPROJECT = "pyproject.toml"
@@ -76,7 +82,10 @@ def read_toml(path: StrPath) -> TomlDocument:
     except OSError as err:
         raise TomlFileError(file, 0, f"cannot read: {err.strerror}") from None
     except UnicodeDecodeError as err:
-        raise TomlFileError(file, 0, not_utf8_text(err)) from None
+        reason = UTF16_REASON if looks_like_utf16(err.object[:4096]) else err
+        raise TomlFileError(file, 0, not_utf8_text(reason)) from None
+    if "\0" in text and looks_like_utf16(text[:4096].encode("utf-8")):  # without a BOM
+        raise TomlFileError(file, 0, not_utf8_text(UTF16_REASON))
     if text.startswith(_BOM):
         raise TomlFileError(
             file,

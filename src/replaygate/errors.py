@@ -74,6 +74,16 @@ def not_utf8_text(cause: UnicodeDecodeError | str, *, byte: bool = True, of: str
     return f"not UTF-8 text ({detail})"
 
 
+UTF16_REASON = "it looks like UTF-16: re-save the file as UTF-8"
+"""What every reader says of UTF-16 text (:func:`looks_like_utf16`), in :func:`not_utf8_text`."""
+
+
+def looks_like_utf16(raw: bytes) -> bool:
+    """True for bytes of UTF-16 text: a byte order mark, or a NUL beside every ASCII byte
+    (as Windows PowerShell 5 writes a file with ``>`` or ``Out-File``)."""
+    return raw.startswith((b"\xff\xfe", b"\xfe\xff")) or 0 < len(raw) <= raw.count(0) * 3
+
+
 def located(file: str, line: int) -> str:
     """``file:line``, or ``file`` alone for line 0 (a whole-file problem); a file name
     holding a control character is shown escaped (:func:`shown_file`)."""
