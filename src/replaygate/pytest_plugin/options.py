@@ -96,7 +96,8 @@ def add_options(parser: pytest.Parser) -> None:
         dest="replaygate_dir",
         default=DEFAULT_DIR,
         metavar="DIR",
-        help=f"folder of the per-test fixture stores (default {DEFAULT_DIR}, under the rootdir)",
+        help=f"folder of the fixture stores, relative to the rootdir from whatever folder "
+        f"pytest runs (default {DEFAULT_DIR})",
     )
     group.addoption(
         "--replaygate-strict",
@@ -218,11 +219,30 @@ def refuse_unexpanded_tilde(flag: str, given: str, base: Path) -> None:
         raise pytest.UsageError(f"{flag}: {problem}")
 
 
+def _refuse_folder_meant_from_here(given: str, root: Path, here: Path) -> None:
+    """A usage error for a relative ``--replaygate-dir`` that is nothing under the rootdir
+    ``root`` but a folder under ``here``, the folder pytest runs from (``cd tests; pytest
+    --replaygate-dir fixtures``): every test would miss, or record into a new folder
+    beside the stores it meant."""
+    meant = here / given
+    if Path(given).is_absolute() or os.path.lexists(root / given) or not meant.is_dir():
+        return
+    try:
+        spelled = os.fspath(meant.resolve().relative_to(root.resolve()))
+    except ValueError:  # outside the rootdir: its whole path
+        spelled = os.fspath(meant.resolve())
+    raise pytest.UsageError(
+        f"--replaygate-dir {given} is taken from the rootdir ({os.fspath(root)}), where there "
+        f"is no {given}; the folder {given} where pytest runs is --replaygate-dir={spelled}"
+    )
+
+
 def check_fixtures_dir(config: pytest.Config) -> None:
     """Refuse a ``--replaygate-dir`` that names no folder: an empty one (which would be
-    the rootdir itself), or, replaying, one naming a file, a FIFO or a device (each test
-    would fail saying its store is missing and should be recorded; a recording test
-    refuses it itself, naming its store, before anything is sent)."""
+    the rootdir itself), a relative one found only under the folder pytest runs from
+    (it is taken from the rootdir), or, replaying, one naming a file, a FIFO or a device
+    (each test would fail saying its store is missing and should be recorded; a
+    recording test refuses it itself, naming its store, before anything is sent)."""
     given = str(config.getoption("replaygate_dir", DEFAULT_DIR))
     if not given.strip():
         raise pytest.UsageError(
@@ -230,9 +250,11 @@ def check_fixtures_dir(config: pytest.Config) -> None:
             f"(default {DEFAULT_DIR}, under the rootdir)"
         )
     refuse_unexpanded_tilde("--replaygate-dir", given, Path(config.rootpath))
+    root = Path(config.rootpath)
+    _refuse_folder_meant_from_here(given, root, Path(config.invocation_params.dir))
     if config.getoption(MODE, "replay") != "replay":
         return
-    folder = Path(config.rootpath) / given
+    folder = root / given
     try:
         mode = folder.stat().st_mode
     except OSError:  # not there yet (a recording makes it), or unreachable: said on use
