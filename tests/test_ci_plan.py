@@ -544,7 +544,7 @@ def test_the_documented_workflow_is_well_formed_as_text() -> None:
     for needed in (
         "replaygate ci plan --base",
         "fromJSON(needs.plan.outputs.matrix)",
-        "replaygate checksum",
+        "replaygate eval --out .replaygate/results.json",
         "replaygate gate --baseline",
         "replaygate report --out report.html",
         "actions/upload-artifact@",
@@ -566,12 +566,18 @@ def test_the_documented_workflow_parses_and_wires_the_loop() -> None:
     assert test["strategy"]["matrix"] == "${{ fromJSON(needs.plan.outputs.matrix) }}"
     assert test["if"] == "needs.plan.outputs.has_stages == 'true'"
     assert "${{ matrix.pytest_args }}" in test["steps"][-2]["run"]
+    # a branch's first push (github.event.before all zeros) or a force-push plans every
+    # stage, where ci plan failed on a base git does not know
+    assert 'git cat-file -e "$BASE^{commit}"' in plan_run
+    assert "BASE=" + "0" * 40 in plan_run
     steps = jobs["eval"]["steps"]
     runs = "\n".join(s.get("run", "") for s in steps)
-    assert "replaygate checksum evals/fixtures.jsonl" in runs
-    cache = next(s for s in steps if s.get("id") == "results")
-    assert cache["uses"].startswith("actions/cache@")
-    assert "${{ steps.fixtures.outputs.sum }}" in cache["with"]["key"]
+    # the eval replays on every run: results restored from a cache whose key missed the
+    # agent's code (outside src/, say) were gated in place of the change's own
+    (replay,) = [s for s in steps if "replaygate eval " in s.get("run", "")]
+    assert "if" not in replay
+    cached = [str(s["with"]["path"]) for s in steps if "actions/cache" in s.get("uses", "")]
+    assert cached and not any("results" in path for path in cached), cached
     assert "replaygate gate --baseline evals/baseline.json" in runs
     assert "replaygate report --out report.html" in runs
     upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@"))
@@ -583,6 +589,29 @@ def test_docs_ci_shows_the_same_workflow() -> None:
     page = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)
     assert WORKFLOW.read_text(encoding="utf-8") in blocks
+
+
+def test_a_base_of_zeros_plans_every_stage_of_the_event_with_a_note(project: Path) -> None:
+    # github.event.before on a branch's first push: no commit, where git failed (exit 2)
+    config = ["--config", str(project / "pyproject.toml")]
+    zeros = "0" * 40
+    result = CliRunner().invoke(
+        ci_group, ["plan", "--base", zeros, "--event", "pull-request", "--format", "json", *config]
+    )
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.output)
+    names = [s["stage"] for s in plan["stages"]]
+    assert names == ["parse", "orchestration", "semantic", "model", "full"]
+    assert plan["skipped"] == [{"stage": "e2e-smoke", "why": "runs on merge-to-main, not on "
+                                "pull-request"}]  # fmt: skip
+    why = "no base: --base is zeros only (a branch's first push)"
+    assert all(s["reasons"] == [why] for s in plan["stages"])
+    assert plan["notes"] == [f"{why}: every stage runs"]
+    table = CliRunner().invoke(ci_group, ["plan", "--base", "0" * 64, *config])
+    assert table.exit_code == 0, table.output
+    assert f"note {why}: every stage runs" in table.output
+    github = CliRunner().invoke(ci_group, ["plan", "--base", zeros, "--format", "github", *config])
+    assert github.output.endswith("has_stages=true\n") and "note" not in github.output
 
 
 def test_without_git_the_error_says_so(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

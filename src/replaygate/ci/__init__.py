@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from replaygate.ci.fixture_users import FixtureUsers, changed_keys
 from replaygate.ci.globs import glob_match
-from replaygate.ci.plan import Plan, PlannedStage, make_plan
+from replaygate.ci.plan import Plan, PlannedStage, every_stage, make_plan
 
 __all__ = [
     "FixtureUsers",
     "Plan",
     "PlannedStage",
     "changed_keys",
+    "every_stage",
     "glob_match",
     "make_plan",
 ]

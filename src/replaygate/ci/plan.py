@@ -12,6 +12,7 @@ replaygate's own working files (:func:`is_own_file`) are never changes.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -76,20 +77,26 @@ class Plan:
 
     def text(self) -> str:
         """The stages as a table, the skipped stages, and the changes by class."""
-        if not self.changes:
-            return f"no changed files: nothing to run ({self.event})"
+        if not self.changes and not self.stages:
+            return "\n".join(
+                [f"no changed files: nothing to run ({self.event})", *self._note_lines()]
+            )
         rows = [
             [s.name, s.when, shlex.join(s.pytest_args) or "(all)", str(s.samples), s.mock,
              "; ".join(s.reasons)]
             for s in self.stages
         ]  # fmt: skip
-        lines = [f"event: {self.event}; {len(self.changes)} changed file(s)"]
+        changed = f"{len(self.changes)} changed file(s)" if self.changes else "no base"
+        lines = [f"event: {self.event}; {changed}"]
         lines.append(text_table(("stage", "when", "runs", "samples", "mock", "why"), rows))
         lines += [f"skip {name}: {why}" for name, why in self.skipped]
-        lines += [f"note {note}" for note in self.notes]
+        lines += self._note_lines()
         if not self.stages:
             lines.append("nothing to run")
         return "\n".join(lines)
+
+    def _note_lines(self) -> list[str]:
+        return [f"note {note}" for note in self.notes]
 
     def to_json(self) -> dict[str, Any]:
         """The plan, with a ready GitHub Actions ``matrix``."""
@@ -165,6 +172,40 @@ def _eligible(stage: Stage, event: str) -> bool:
     return WHEN.index(stage.when) <= [str(w) for w in WHEN].index(event)
 
 
+NO_BASE = re.compile(r"0{40}|0{64}")
+"""A revision of zeros only: what GitHub gives as the commit before a branch's first push
+(``github.event.before``), and git as the old value of a ref that did not exist."""
+
+
+def every_stage(ci: CIConfig, *, event: str, why: str) -> Plan:
+    """The plan when there is no base to compare with: every stage that runs on
+    ``event``, each for ``why``, which a note repeats."""
+    _check(ci, event)
+    planned: list[PlannedStage] = []
+    skipped: list[tuple[str, str]] = []
+    for stage in ci.stages:
+        if not _eligible(stage, event):
+            skipped.append((stage.name, f"runs on {stage.when}, not on {event}"))
+            continue
+        planned.append(
+            PlannedStage(
+                stage.name, stage.when, tuple(stage.pytest_args()), stage.samples, stage.mock,
+                (why,),
+            )
+        )  # fmt: skip
+    return Plan(event, (), tuple(planned), tuple(skipped), (f"{why}: every stage runs",))
+
+
+def _check(ci: CIConfig, event: str) -> None:
+    if event not in WHEN:
+        raise EvalError(f"unknown event {event!r}; expected one of {', '.join(WHEN)}")
+    if not ci.stages:
+        raise EvalError(
+            "no CI stages configured: add [[tool.replaygate.ci.stages]] to pyproject.toml "
+            "(see docs/ci.md)"
+        )
+
+
 def make_plan(
     changed: Sequence[Path],
     ci: CIConfig,
@@ -180,13 +221,7 @@ def make_plan(
     gives a file's content at the base revision, so only the fixtures whose lines
     changed count (without it, every fixture of a changed file does).
     """
-    if event not in WHEN:
-        raise EvalError(f"unknown event {event!r}; expected one of {', '.join(WHEN)}")
-    if not ci.stages:
-        raise EvalError(
-            "no CI stages configured: add [[tool.replaygate.ci.stages]] to pyproject.toml "
-            "(see docs/ci.md)"
-        )
+    _check(ci, event)
     files = [p if p.is_absolute() else root / p for p in changed]
     files = [p for p in files if not is_own_file(p, ci, root)]
     changes = tuple(Change(_relative(p, root), classify(_relative(p, root), ci)) for p in files)

@@ -51,17 +51,25 @@ def ci_plan(
 ) -> None:
     """Print the stages this change must run and why (table, JSON, or GitHub outputs).
 
+    A --base of zeros only (GitHub's github.event.before on a branch's first push)
+    names no commit: every stage that runs on the event is planned, with a note.
+
     Example:
 
     \b
         replaygate ci plan --changed src/agent.py --format json
     """
-    from replaygate.ci import make_plan
+    from replaygate.ci import every_stage, make_plan
+    from replaygate.ci.plan import NO_BASE
 
     if (base is None) == (not changed):
         raise CommandError("give --base REV or --changed FILE (one of them)")
     config = load_config(config_path)
     root = config.root
+    if base is not None and NO_BASE.fullmatch(base):
+        why = "no base: --base is zeros only (a branch's first push)"
+        click.echo(every_stage(config.ci, event=event, why=why).render(fmt))
+        return
     old_text = None
     if base is not None:
         files = changed_files(base, root)
