@@ -54,6 +54,7 @@ def review_json(result: Review, allowed_reason: str | None) -> dict[str, Any]:
         ],
         "added": [_entry(e) for e in result.added],
         "removed": [_entry(e) for e in result.removed],
+        "copied": [{**_entry(c.new), "of": _entry(c.old)} for c in result.copied],
         "samples_added": [{**_entry(s.new), "added": s.added} for s in result.samples_added],
         "meta_changed": [
             {**_entry(m.new), "differences": _differences(m.differences)}

@@ -1,6 +1,7 @@
 """Fixture review between two sides (seed 000, 12.2.6): what changed, and the alarm.
 
-- fixtures whose request is on one side only are *added* or *removed*;
+- fixtures whose request is on one side only are *added* or *removed*; a line added
+  that repeats a fixture above it (request, key and responses) is a *copy*;
 - an added and a removed fixture that belong together (same ``meta`` test or case,
   else the same ``.jsonl`` file or the same folder of ``.json`` files, and sharing a
   part of the request) are *paired*, nearest request first, and their request
@@ -95,6 +96,13 @@ class SamplesAdded(_Change):
 
 
 @dataclass(frozen=True)
+class Copied(_Change):
+    """A fixture line added that repeats another of the same side (``old``): the same
+    request and responses, as a ``merge=union`` of two branches that recorded it gives.
+    The store takes such copies; they add nothing to review."""
+
+
+@dataclass(frozen=True)
 class MetaChanged(_FieldsChange):
     """The same request and responses; only ``meta`` changed."""
 
@@ -114,6 +122,7 @@ class Review:
     alarms: tuple[Alarm, ...] = ()
     samples_added: tuple[SamplesAdded, ...] = ()
     meta_changed: tuple[MetaChanged, ...] = ()
+    copied: tuple[Copied, ...] = ()
 
     @property
     def response_alarms(self) -> tuple[ResponseChanged, ...]:
@@ -135,6 +144,7 @@ class Review:
             or self.alarms
             or self.samples_added
             or self.meta_changed
+            or self.copied
         )
 
 
@@ -145,6 +155,7 @@ def review(base: Side, head: Side, path: str) -> Review:
     old = base.entries(n for n in changed if n in base.files)
     new = head.entries(n for n in changed if n in head.files)
     removed, added, same = _match_requests(old, new)
+    added, copied = _copies(added, [b for _, b in same])
     rekeyed = [b for a, b in same if a.fixture.key != b.fixture.key]
     keys = _key_mismatches([*rekeyed, *added])
     alarms, samples, metas = _classify_same(same)
@@ -161,6 +172,7 @@ def review(base: Side, head: Side, path: str) -> Review:
         alarms=tuple(sorted([*alarms, *keys], key=lambda a: (a.new.file, a.new.line))),
         samples_added=tuple(samples),
         meta_changed=tuple(metas),
+        copied=tuple(copied),
     )
 
 
@@ -195,6 +207,35 @@ def _match_requests(
     taken = {id(pair[0]) for pair in same}
     removed = [entry for entry in old if id(entry) not in taken]
     return removed, added, same
+
+
+def _copies(added: list[Entry], kept: list[Entry]) -> tuple[list[Entry], list[Copied]]:
+    """Split ``added`` into the fixtures really added and the copies of another fixture of
+    the head side: one of ``kept`` (there on both sides), else the first of ``added``, of
+    the same request in the same store (file, or folder) with the same key and responses."""
+    first: dict[tuple[str, tuple[bytes, str | None]], Entry] = {}
+    for entry in [*kept, *sorted(added, key=lambda e: (e.file, e.line))]:
+        first.setdefault((_store_of(entry), _identity(entry.fixture)), entry)
+    really: list[Entry] = []
+    copies: list[Copied] = []
+    for entry in added:
+        original = first.get((_store_of(entry), _identity(entry.fixture)))
+        if (
+            original is not None
+            and original is not entry
+            and original.fixture.key == entry.fixture.key
+            and original.fixture.responses == entry.fixture.responses
+        ):
+            copies.append(Copied(original, entry))
+        else:
+            really.append(entry)
+    return really, copies
+
+
+def _store_of(entry: Entry) -> str:
+    """The store ``entry`` belongs to, for copies: its ``.jsonl`` file, or the folder of
+    its ``.json`` file."""
+    return entry.file if entry.file.endswith(".jsonl") else posixpath.dirname(entry.file)
 
 
 def _key_mismatches(entries: Sequence[Entry]) -> list[KeyMismatch]:

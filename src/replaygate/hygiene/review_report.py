@@ -48,6 +48,8 @@ def counts(result: Review) -> str:
         parts.append(f"{len(result.samples_added)} with samples added")
     if result.meta_changed:
         parts.append(f"{len(result.meta_changed)} with meta changed")
+    if result.copied:
+        parts.append(f"{len(result.copied)} copied (a line repeated)")
     return ", ".join(parts)
 
 
@@ -113,10 +115,14 @@ def render_text(result: Review, allowed_reason: str | None = None) -> str:
             )
         out.append("  request difference (old != new):")
         out.extend(f"    {line}" for line in lines)
-    if result.added or result.removed:
+    if result.added or result.removed or result.copied:
         out.append("")
     out.extend(f"added    {e}  key {_key(e)}" for e in result.added)
     out.extend(f"removed  {e}  key {_key(e)}" for e in result.removed)
+    out.extend(
+        f"copy     {c.new}  key {_key(c.new)}: a copy of {c.old} (same request and responses)"
+        for c in result.copied
+    )
     if result.samples_added or result.meta_changed:
         out.append("")
     out.extend(
@@ -176,6 +182,10 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
         )
     rows += [["added", _code(str(e)), _code(_key(e)), ""] for e in result.added]
     rows += [["removed", _code(str(e)), _code(_key(e)), ""] for e in result.removed]
+    rows += [
+        ["copy", _code(str(c.new)), _code(_key(c.new)), f"a copy of {_code(str(c.old))}"]
+        for c in result.copied
+    ]
     rows += [
         ["samples added", _code(str(s.new)), _code(_key(s.new)), f"+{s.added}"]
         for s in result.samples_added
