@@ -39,6 +39,13 @@ from replaygate.outputs import open_fifo
     help="Stores for the fixture age histogram (default: [tool.replaygate] fixtures).",
 )
 @file_option("--results", "results_path", help="Also show the gate of these eval results.")
+@click.option(
+    "--cases",
+    "cases_path",
+    type=PathParam(path_type=Path),
+    help="Report on the runs of this cases file (default: [tool.replaygate] cases when "
+    "the history has runs of it, else the latest run's).",
+)
 @file_option(
     "--baseline",
     "baseline_path",
@@ -51,6 +58,7 @@ def report_cmd(
     history_path: Path | None,
     fixture_paths: tuple[Path, ...],
     results_path: Path | None,
+    cases_path: Path | None,
     baseline_path: Path | None,
     config_path: Path | None,
 ) -> None:
@@ -58,7 +66,8 @@ def report_cmd(
 
     The report shows the latest run, the maintenance signals (replays of the same
     recorded answers count once), the metrics over time, the weekly pass rate of
-    each assertion and the age of the fixtures.
+    each assertion and the age of the fixtures, from the runs of one cases file (runs
+    of other cases files are named as left out).
 
     Example:
 
@@ -93,6 +102,7 @@ def report_cmd(
     if results_path is not None:
         gate = run_gate(*load_gated(baseline_file, results_path), config.gate)
     left_out: list[str] = []
+    other_cases: list[str] = []
     written = write_report(
         out,
         history=history,
@@ -100,9 +110,18 @@ def report_cmd(
         config=config.report,
         gate=gate,
         left_out=left_out,
+        cases=Path.cwd() / cases_path if cases_path is not None else None,
+        prefer=config.cases,
+        other_cases=other_cases,
     )
     for note in left_out:
         click.echo(f"note: left out of the report, damaged: {note}", err=True)
+    for note in other_cases:
+        click.echo(
+            f"note: left out of the report, runs of another cases file: {note} "
+            "(--cases FILE reports on them)",
+            err=True,
+        )
     click.echo(f"report: {written}")
 
 

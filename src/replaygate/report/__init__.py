@@ -17,13 +17,16 @@ from __future__ import annotations
 from replaygate.report.data import fixture_ages, metric_series, weekly_pass_rates
 from replaygate.report.page import build_report, write_report
 from replaygate.report.signals import Signal, find_signals
+from replaygate.report.suites import Suite, suite_runs
 
 __all__ = [
     "Signal",
+    "Suite",
     "build_report",
     "find_signals",
     "fixture_ages",
     "metric_series",
+    "suite_runs",
     "weekly_pass_rates",
     "write_report",
 ]

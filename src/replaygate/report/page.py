@@ -26,6 +26,7 @@ from replaygate.report.evidence import distinct_runs, recordings_text
 from replaygate.report.gated import gated_run
 from replaygate.report.plots import ages_plot, metrics_plot, weekly_plot
 from replaygate.report.signals import Signal, find_signals
+from replaygate.report.suites import Suite, suite_runs
 from replaygate.report.words import case_words, cut, failed_assertions, visible
 
 _STYLE = """
@@ -132,6 +133,22 @@ def _left_out(notes: Sequence[str]) -> str:
     )
 
 
+def _suite(suite: Suite) -> str:
+    """Which cases file the runs shown ran, and the runs of other cases files left out."""
+    if not suite.others:
+        if suite.cases_file is None:
+            return ""
+        return f"<p class='muted'>Runs of the cases file {_shown(suite.cases_file)}.</p>"
+    items = "".join(f"<li>{_shown(note)}</li>" for note in suite.left_out())
+    shown = suite.cases_file or "no cases file named"
+    return (
+        f"<p class='fail'>Runs of the cases file {_shown(shown)} only: the runs of other "
+        "cases files measure other cases, so they are left out of the latest run, the "
+        "signals and the plots (<code>replaygate report --cases FILE</code> reports on "
+        f"one of them):</p><ul>{items}</ul>"
+    )
+
+
 def _figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{_shown(caption)}</figcaption></figure>"
 
@@ -155,11 +172,20 @@ def build_report(
     title: str = "replaygate eval report",
     now: datetime | None = None,
     left_out: Sequence[str] = (),
+    cases: str | os.PathLike[str] | None = None,
+    prefer: str | os.PathLike[str] | None = None,
 ) -> str:
     """The report page for ``runs`` (oldest first) and the fixtures of ``stores``;
-    ``left_out`` describes the damaged runs of the history it does not show."""
+    ``left_out`` describes the damaged runs of the history it does not show.
+
+    Only the runs of one cases file are shown (:func:`~replaygate.report.suites.suite_runs`):
+    of ``cases``, else of ``prefer`` when some run ran it, else of the latest run's; the
+    runs of other cases files are named as left out.
+    """
     config = config or ReportConfig()
     moment = now or datetime.now(UTC)
+    suite = suite_runs(runs, cases, prefer=prefer)
+    runs = suite.runs
     labels = run_labels(runs)
     weeks, rates = weekly_pass_rates(runs)
     ages = fixture_ages(stores, now=moment)
@@ -173,6 +199,7 @@ def build_report(
         f"<p class='muted'>Generated {moment.strftime('%Y-%m-%d %H:%M UTC')} from "
         f"{_shown(recordings_text(len(distinct_runs(runs)), len(runs)))}.</p>",
         _left_out(left_out),
+        _suite(suite),
         "<h2>Latest run</h2>",
         _latest(runs[-1] if runs else None),
         _gate(gate, runs),
@@ -219,10 +246,15 @@ def write_report(
     gate: GateReport | None = None,
     now: datetime | None = None,
     left_out: list[str] | None = None,
+    cases: str | os.PathLike[str] | None = None,
+    prefer: str | os.PathLike[str] | None = None,
+    other_cases: list[str] | None = None,
 ) -> Path:
     """Write the report of ``history`` (a path or an open history) to ``out``; the age of
     the fixtures in ``stores`` is shown beside the trends. A damaged run of the history
-    is left out, said so on the page and described in ``left_out`` when given."""
+    is left out, said so on the page and described in ``left_out`` when given. Runs of
+    a cases file other than ``cases`` (see :func:`build_report`, and ``prefer``) are left
+    out too, said so on the page and described in ``other_cases`` when given."""
     notes: list[str] = [] if left_out is None else left_out
     if isinstance(history, History):
         runs = history.runs(skipped=notes)
@@ -233,7 +265,18 @@ def write_report(
             runs = opened.runs(skipped=notes)
     moment = now or datetime.now(UTC)
     runs = [run for run in runs if _dated(run, moment, notes)]
-    page = build_report(runs, stores=stores, config=config, gate=gate, now=moment, left_out=notes)
+    if other_cases is not None:
+        other_cases.extend(suite_runs(runs, cases, prefer=prefer).left_out())
+    page = build_report(
+        runs,
+        stores=stores,
+        config=config,
+        gate=gate,
+        now=moment,
+        left_out=notes,
+        cases=cases,
+        prefer=prefer,
+    )
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     write_text(target, page)

@@ -1,0 +1,146 @@
+"""The report compares the runs of one cases file: a one-case smoke run appended to the
+history of the full suite is neither "the latest run" nor a point of its trends."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from extras import needs_matplotlib
+from replaygate.assertions.kinds import Outcome
+from replaygate.cli.history_cmds import report_cmd
+from replaygate.evals import CaseResult, EvalResults, History, HistoryError
+from replaygate.evals.scorers import CaseCounts
+from replaygate.report.suites import same_cases_file, suite_runs
+from replaygate.sampling import SampledResult, SampleResult
+
+FULL = "evals/cases.jsonl"
+
+
+def results(time: str, cases_file: str | None, cases: int, answer: str) -> EvalResults:
+    """A run of ``cases`` cases, each passing 5 of 5 samples, answering ``answer``."""
+    made = []
+    for index in range(cases):
+        samples = tuple(
+            SampleResult(
+                i,
+                (Outcome("contains", "gate", True, "", 1.0, "contains"),),
+                {"final": f"{answer} {index}"},
+            )
+            for i in range(5)
+        )
+        counts = CaseCounts(5, True, 5, True, 5, 5, 5, 0, 500, 50, 15, 0.01 * cases)
+        made.append(CaseResult(SampledResult(f"case-{index}", 5, 4, samples), counts))
+    info = {"time": time, "commit": "0123456789abcdef"}
+    if cases_file is not None:
+        info["cases_file"] = cases_file
+    return EvalResults(tuple(made), info)
+
+
+def write_history(path: Path) -> Path:
+    """The full suite run three times (the first named by an older absolute path, the
+    third replaying the second's recording), then a one-case smoke run, the latest."""
+    with History.open(path) as opened:
+        opened.append(results("2026-11-02T09:00:00Z", "/ci/proj/evals/cases.jsonl", 4, "a"))
+        opened.append(results("2026-11-09T09:00:00Z", FULL, 4, "b"))
+        opened.append(results("2026-11-10T09:00:00Z", FULL, 4, "b"))
+        opened.append(results("2026-11-11T09:00:00Z", "smoke.jsonl", 1, "b"))
+    return path
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> Path:
+    return write_history(tmp_path / "history.db")
+
+
+def test_the_runs_of_the_latest_runs_cases_file_are_compared_the_others_named(
+    history: Path,
+) -> None:
+    with History.open(history, read_only=True) as opened:
+        runs = opened.runs()
+    smoke = suite_runs(runs)
+    assert smoke.cases_file == "smoke.jsonl"
+    assert [run.time for run in smoke.runs] == ["2026-11-11T09:00:00Z"]
+    assert smoke.left_out() == [f"3 runs of {FULL}, the latest at 2026-11-10T09:00:00Z"]
+    full = suite_runs(runs, prefer="/ci/proj/evals/cases.jsonl")  # the configured file
+    assert full.cases_file == FULL and len(full.runs) == 3
+    assert full.left_out() == ["1 run of smoke.jsonl, the latest at 2026-11-11T09:00:00Z"]
+    assert suite_runs(runs, "/elsewhere/smoke.jsonl").runs == smoke.runs
+    assert suite_runs(runs, prefer="/ci/proj/other.jsonl").cases_file == "smoke.jsonl"
+    with pytest.raises(
+        HistoryError,
+        match=f"no run of the cases file nope.jsonl in the history: its runs ran {FULL}, "
+        "smoke.jsonl",
+    ):
+        suite_runs(runs, "nope.jsonl")
+
+
+def test_runs_naming_no_cases_file_are_a_suite_of_their_own(tmp_path: Path) -> None:
+    with History.open(tmp_path / "h.db") as opened:
+        opened.append(results("2026-11-02T09:00:00Z", None, 2, "a"))
+        opened.append(results("2026-11-03T09:00:00Z", FULL, 2, "a"))
+        runs = opened.runs()
+    assert suite_runs(runs).left_out() == [
+        "1 run of no cases file named, the latest at 2026-11-02T09:00:00Z"
+    ]
+    assert suite_runs([]).runs == ()
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "same"),
+    [
+        (FULL, FULL, True),
+        (FULL, "./evals/cases.jsonl", True),
+        (FULL, "/ci/proj/evals/cases.jsonl", True),
+        ("cases.jsonl", "/ci/proj/evals/cases.jsonl", True),
+        (FULL, "C:\\ci\\proj\\evals\\cases.jsonl", True),
+        ("/a/evals/cases.jsonl", "/b/evals/cases.jsonl", False),
+        (FULL, "smoke.jsonl", False),
+        (FULL, "/ci/proj/other/cases.jsonl", False),
+        (FULL, None, False),
+        (None, None, True),
+    ],
+)
+def test_two_names_of_a_cases_file(first: str | None, second: str | None, same: bool) -> None:
+    assert same_cases_file(first, second) is same
+    assert same_cases_file(second, first) is same
+
+
+def _text(page: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+
+
+@pytest.mark.slow
+@needs_matplotlib
+def test_report_shows_the_configured_suite_and_names_the_smoke_run_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a 1-case smoke run was "the latest run", a new recording and a point of the trends
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(f'[tool.replaygate]\ncases = "{FULL}"\n')
+    write_history(tmp_path / ".replaygate" / "history.db")
+    done = CliRunner().invoke(report_cmd, ["--out", "rep.html"])
+    assert done.exit_code == 0, done.output
+    assert (
+        "note: left out of the report, runs of another cases file: 1 run of smoke.jsonl, the "
+        "latest at 2026-11-11T09:00:00Z (--cases FILE reports on them)" in done.output
+    )
+    page = _text((tmp_path / "rep.html").read_text(encoding="utf-8"))
+    assert "from 2 distinct recordings (3 runs: replays of the same answers count once)" in page
+    assert f"Runs of the cases file {FULL} only" in page
+    latest = page[page.index("Latest run") :]
+    assert "2026-11-10T09:00:00Z" in latest[:200] and "case-3" in latest
+
+    smoke = CliRunner().invoke(report_cmd, ["--out", "smoke.html", "--cases", "smoke.jsonl"])
+    assert smoke.exit_code == 0, smoke.output
+    page = _text((tmp_path / "smoke.html").read_text(encoding="utf-8"))
+    assert "Runs of the cases file smoke.jsonl only" in page
+    assert f"3 runs of {FULL}, the latest at 2026-11-10T09:00:00Z" in page
+
+    missing = CliRunner().invoke(report_cmd, ["--out", "x.html", "--cases", "nope.jsonl"])
+    assert missing.exit_code == 2
+    assert f"no run of the cases file {tmp_path / 'nope.jsonl'} in the history" in missing.output
+    assert not (tmp_path / "x.html").exists()
