@@ -21,7 +21,7 @@ import requests
 
 from replaygate.errors import FixtureMismatchError, SecretInFixtureError
 from replaygate.fixtures.store import FixtureStore
-from replaygate.http import intercept
+from replaygate.http import httpx2_client, intercept
 from sdks import aiohttp, openai
 
 UPLOADED = {"id": "file-1", "object": "file", "bytes": 3, "created_at": 0}
@@ -115,7 +115,9 @@ def test_a_file_upload_replays_and_a_changed_file_misses(
         assert upload(content)("https://api.openai.com") == "file-1"
         with pytest.raises(FixtureMismatchError) as caught:
             upload(changed)("https://api.openai.com")
-    assert f"{field}: " in str(caught.value)
+    assert f"{field} (multipart file, notes.txt): " in str(caught.value)
+    if kind == "binary":  # the file's bytes, shown where they differ
+        assert "at byte 4095 (lengths 4096, 4096): " in str(caught.value)
 
 
 @pytest.mark.parametrize(
@@ -134,3 +136,46 @@ def test_a_secret_inside_a_binary_upload_is_still_refused(
         UPLOADS["requests"](content[:100] + key + content[100:])(server)
     assert "in a base64 body" in str(caught.value)
     assert not store.exists()
+
+
+def _transcribe(store: Path, name: str, audio: bytes, language: str, mode: str) -> None:
+    live = httpx2.MockTransport(lambda _: httpx2.Response(200, json={"text": "hello"}))
+    http = httpx2_client(store, mode, approve_live=mode != "replay", transport=live)
+    with openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client:
+        file = (name, audio, "audio/mpeg")
+        client.audio.transcriptions.create(model="whisper-1", language=language, file=file)
+
+
+@pytest.fixture
+def two_meetings(tmp_path: Path) -> Path:
+    store = tmp_path / "near.jsonl"
+    for day in ("monday", "tuesday"):
+        name = f"meeting-{day}.mp3"
+        _transcribe(store, name, f"audio of {name}".encode(), "en", "record-missing")
+    return store
+
+
+@pytest.mark.parametrize(
+    ("audio", "language", "differences"),
+    [
+        (
+            b"audio of meeting-tuesday.mp4",
+            "en",
+            [
+                "text (multipart file, meeting-tuesday.mp3): 'audio of meeting-tuesday.mp3' != "
+                "'audio of meeting-tuesday.mp4'"
+            ],
+        ),
+        (b"audio of meeting-tuesday.mp3", "fr", ["text (multipart language): 'en' != 'fr'"]),
+    ],
+    ids=["audio", "language"],
+)
+def test_an_upload_s_miss_is_compared_with_the_nearest_upload_part_by_part(
+    two_meetings: Path, audio: bytes, language: str, differences: list[str]
+) -> None:
+    with pytest.raises(FixtureMismatchError) as caught:
+        _transcribe(two_meetings, "meeting-tuesday.mp3", audio, language, "replay")
+    assert f"at {two_meetings}:2 (recorded != requested)" in str(caught.value)
+    assert len(caught.value.differences) == len(differences)
+    for shown, wanted in zip(caught.value.differences, differences, strict=True):
+        assert shown.startswith(wanted)

@@ -675,3 +675,27 @@ def test_nearest_request_in_a_10000_fixture_store(tmp_path: Path) -> None:
     assert caught.value.differences == (
         "messages[0].content[0].text: 'What does note 7512 say?' != 'Note 7512: what does it say?'",
     )
+
+
+EVAL_QUESTIONS = ("What is RAG?", "How can we detect fixture drift?", "Why pin a model version?")
+
+
+def test_a_reworded_question_is_compared_with_the_closest_recorded_one(tmp_path: Path) -> None:
+    path = tmp_path / "evals.jsonl"
+    fixtures = [
+        Fixture.create(
+            to_anthropic_request([Message.user(q)], [], model=MODEL, max_tokens=64),
+            [_answer(_text(f"answer {i}"), "end_turn")],
+            {"source": "hand"},
+        )
+        for i, q in enumerate(EVAL_QUESTIONS)
+    ]
+    path.write_bytes(b"".join(f.to_line() for f in fixtures))
+    model = ReplayModel(path, model=MODEL, max_tokens=64)
+    with pytest.raises(FixtureMismatchError) as caught:  # every fixture differs in one part
+        model.complete([Message.user("How do fixtures drift, really?")], [])
+    assert f"key {fixtures[1].key} at {path}:2 (recorded != requested)" in str(caught.value)
+    assert caught.value.differences == (
+        "messages[0].content[0].text: 'How can we detect fixture drift?' != "
+        "'How do fixtures drift, really?'",
+    )
