@@ -72,3 +72,22 @@ def test_a_pretty_fixture_file_or_a_damaged_document_is_still_a_fixture_file(
     assert other_kind(root / "broken.json") is None
     done = replaygate("verify", str(root))
     assert f"{root / 'broken.json'}: malformed JSON" in done.stdout
+
+
+def test_a_simulator_script_beside_a_store_is_passed_over(tmp_path: Path) -> None:
+    from replaygate.fixtures.store.folder import SCRIPT_FIELDS
+    from replaygate.sim.behaviors import SCRIPT_FIELDS as READ
+
+    assert frozenset(READ) == SCRIPT_FIELDS
+    with FixtureStore.open(tmp_path / "rc.jsonl") as store:
+        store.put(fixture("one"))
+    script = tmp_path / "answers.jsonl"
+    script.write_text(
+        '{"tool_calls": [{"id": "t1", "name": "search", "arguments": {"q": "rag"}}]}\n'
+        '{"text": "RAG is retrieval-augmented generation.", "stop_reason": "end_turn"}\n'
+    )
+    assert other_kind(script) == "simulator script"
+    done = replaygate("verify", str(tmp_path))
+    assert done.returncode == 0, done.stdout
+    assert f"{script} (simulator script)" in done.stderr
+    assert "1 fixture(s) checked, 0 problem(s)" in done.stdout
