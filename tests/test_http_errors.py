@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -491,3 +492,40 @@ def test_retried_stream_request_records_the_error_body_the_sdk_left_unread(tmp_p
     assert second["stream_end"] == "complete"
     with block_network(), claude(store, "replay") as client:
         assert anthropic_call(client, stream=True) == live
+
+
+def _sent_twice(store: Path, answers: list[Any]) -> None:
+    """A store whose request was sent twice, its two answers then made ``answers`` (its
+    first line holding them all)."""
+    live = httpx2.MockTransport(lambda _: httpx2.Response(200, json={"id": "msg_1"}))
+    with httpx2_client(store, "record-missing", approve_live=True, transport=live) as client:
+        for _ in range(2):
+            client.post("https://api.anthropic.com/v1/messages", json={"n": 1})
+    (fixture,) = FixtureStore.open(store)
+    line = {"key": fixture.key, "request": fixture.request, "responses": answers}
+    store.write_text(json.dumps(line) + "\n")
+
+
+@pytest.mark.parametrize(
+    ("answers", "message"),
+    [
+        (
+            [None, {"status": 200, "headers": {}, "body": {"id": "msg_2"}}],
+            r"s\.jsonl:1: fixture \w+ has no answer for send 1 of this request: its answer 0 "
+            r"\(responses\[0\], .*\) is null, .* \(answers recorded: \[1\]\)\. Re-record it",
+        ),
+        ([None, None], r"holds no response at all .* `replaygate verify "),
+    ],
+    ids=["one", "all"],
+)
+def test_a_null_answer_is_named_with_its_line_and_field(
+    tmp_path: Path, answers: list[Any], message: str
+) -> None:
+    store = tmp_path / "s.jsonl"
+    _sent_twice(store, answers)
+    with (
+        block_network(),
+        httpx2_client(store) as client,
+        pytest.raises(FixtureMismatchError, match=message),
+    ):
+        client.post("https://api.anthropic.com/v1/messages", json={"n": 1})

@@ -289,6 +289,8 @@ class Exchange:
             raise self._miss(envelope, fixture_key(envelope), origin_of(request.url))
         location, fixture = hit
         response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat))
+        if response is None:
+            raise self._null_answer(location, fixture, repeat)
         # read only for a body kept as text (the path is not looked at for the usual JSON)
         model_api = (
             isinstance(response, dict)
@@ -306,6 +308,23 @@ class Exchange:
         if self.mode != "replay":
             self._teach(request, sent, response)
         return answer
+
+    def _null_answer(self, location: Location, fixture: Fixture, repeat: int) -> ReplaygateError:
+        """The error of a send whose recorded answer is ``null`` (a sample that did not send
+        the request when it was recorded), naming the fixture's line and answer."""
+        index = min(repeat, len(fixture.responses) - 1)
+        recorded = [i for i, r in enumerate(fixture.responses) if r is not None]
+        if not recorded:
+            return self.session.nothing_recorded(fixture.key)
+        return FixtureMismatchError(
+            f"{location}: fixture {fixture.key} has no answer for send {repeat + 1} of this "
+            f"request: its answer {index} (responses[{index}], its sample lines counted in) "
+            f"is null, as a recording leaves the answer of a sample that did not send this "
+            f"request (answers recorded: {recorded}). Re-record it "
+            f"({self.session.replace_hint()}).",
+            key=fixture.key,
+            store=str(self.store.path),
+        )
 
     def _decide(
         self, envelope: dict[str, Any], form: bytes, identity: bytes, sent: dict[str, Any]
