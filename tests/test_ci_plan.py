@@ -366,12 +366,12 @@ def test_plan_with_base_on_a_real_git_repository(project: Path) -> None:
         ci_group, ["plan", "--base", "no-such-rev", "--config", str(project / "pyproject.toml")]
     )
     assert bad.exit_code == 2
-    assert "git merge-base --end-of-options no-such-rev HEAD" in bad.output
+    assert "--base 'no-such-rev': no such commit in the repository" in bad.output
     as_option = runner.invoke(
         ci_group, ["plan", "--base=--all", "--config", str(project / "pyproject.toml")]
     )
     assert as_option.exit_code == 2  # a revision, never an option of git
-    assert "Not a valid object name --all" in as_option.output
+    assert "--base '--all': no such commit in the repository" in as_option.output
 
 
 def test_plan_with_base_takes_file_names_as_they_are(project: Path) -> None:
@@ -612,6 +612,20 @@ def test_a_base_of_zeros_plans_every_stage_of_the_event_with_a_note(project: Pat
     assert f"note {why}: every stage runs" in table.output
     github = CliRunner().invoke(ci_group, ["plan", "--base", zeros, "--format", "github", *config])
     assert github.output.endswith("has_stages=true\n") and "note" not in github.output
+
+
+def test_a_base_that_names_no_commit_says_what_to_do(project: Path) -> None:
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "first")
+    args = ["plan", "--config", str(project / "pyproject.toml"), "--base"]
+    result = CliRunner().invoke(ci_group, [*args, "1234567890abcdef1234567890abcdef12345678"])
+    assert result.exit_code == 2
+    assert "--base '1234567890abcdef1234567890abcdef12345678': no such commit in the " in (
+        result.output
+    )
+    assert "To plan every stage instead, pass --base with zeros only" in result.output
+    assert CliRunner().invoke(ci_group, [*args, "main"]).exit_code == 0
 
 
 def test_without_git_the_error_says_so(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,7 +8,7 @@ import click
 
 from replaygate.cli.options import CommandError, PathParam, config_option, errors_as_exit_2
 from replaygate.evals.config import WHEN, load_config
-from replaygate.evals.git import changed_files, file_at
+from replaygate.evals.git import GitError, changed_files, file_at, git, repo_root
 
 
 @click.group("ci")
@@ -72,6 +72,7 @@ def ci_plan(
         return
     old_text = None
     if base is not None:
+        _check_base(base, root)
         files = changed_files(base, root)
 
         def old_text(path: Path) -> str | None:
@@ -81,3 +82,18 @@ def ci_plan(
         files = [Path(p) if Path(p).is_absolute() else Path.cwd() / p for p in changed]
     plan = make_plan(files, config.ci, root=root, event=event, old_text=old_text)
     click.echo(plan.render(fmt))
+
+
+def _check_base(base: str, root: Path) -> None:
+    """Refuse a ``--base`` that names no commit of the repository, saying what to do: git
+    alone says ``Not a valid commit name``."""
+    top = repo_root(root)  # not a repository, no git: git's own error says so
+    try:
+        git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{base}^{{commit}}"], top)
+    except GitError:
+        raise CommandError(
+            f"--base {base!r}: no such commit in the repository at {top} (a typo, a branch "
+            "not fetched, a shallow clone: fetch the history, e.g. fetch-depth: 0; or a "
+            "commit gone after a force-push). To plan every stage instead, pass --base with "
+            "zeros only, as GitHub gives for a branch's first push"
+        ) from None
