@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from replaygate import Fixture, FixtureStore, Message, ModelResponse
 from replaygate.examples.research_copilot import shipped_eval_cases
@@ -91,3 +94,31 @@ def test_a_simulator_script_beside_a_store_is_passed_over(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stdout
     assert f"{script} (simulator script)" in done.stderr
     assert "1 fixture(s) checked, 0 problem(s)" in done.stdout
+
+
+def test_a_store_with_a_long_first_line_is_told_from_its_first_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from replaygate.fixtures.store import folder
+
+    store = tmp_path / "rc.jsonl"
+    store.write_bytes(fixture("x" * 200_000).to_line() * 3)
+    read: list[int] = []
+    opened = folder.open_binary
+
+    def counting(path: Path) -> Any:
+        handle = opened(path)
+        for name in ("read", "readline"):
+            method = getattr(handle, name)
+
+            def counted(*args: Any, _method: Any = method) -> bytes:
+                data: bytes = _method(*args)
+                read.append(len(data))
+                return data
+
+            setattr(handle, name, counted)
+        return handle
+
+    monkeypatch.setattr(folder, "open_binary", counting)
+    assert other_kind(store) is None
+    assert sum(read) == PEEK_BYTES
