@@ -13,7 +13,7 @@ SCRIPT = "--replaygate-simulator=script:answers.jsonl"
 XDIST = ("-p", "xdist")
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(scope="module")
 def sdks_loaded() -> None:
     """The SDK the nested runs use, imported in this process first: each nested run would
     import it again (pytester forgets the modules a run imported)."""
@@ -83,6 +83,7 @@ def recorded_turns(pytester: pytest.Pytester) -> list[tuple[int, str]]:
 @pytest.mark.slow  # four pytest sessions of the plugin, recording and replaying
 def test_recording_what_is_missing_from_a_script_gives_each_request_its_own_line(
     pytester: pytest.Pytester,
+    sdks_loaded: None,
 ) -> None:
     # the tool's output changed: the first request is unchanged (replayed), the second is
     # new; it got the script's first line (a tool call again) and the third its second
@@ -98,7 +99,9 @@ def test_recording_what_is_missing_from_a_script_gives_each_request_its_own_line
 
 
 @pytest.mark.slow
-def test_a_script_run_out_then_grown_records_the_next_line(pytester: pytest.Pytester) -> None:
+def test_a_script_run_out_then_grown_records_the_next_line(
+    pytester: pytest.Pytester, sdks_loaded: None
+) -> None:
     # recorded with one line, the second request was refused; the line added for it went
     # to the first line's place (a tool call again), where it is the second request's
     script = pytester.path.joinpath("answers.jsonl")

@@ -104,7 +104,8 @@ def add_options(parser: pytest.Parser) -> None:
         dest="replaygate_strict",
         action="store_true",
         default=False,
-        help="fail a test that leaves recorded HTTP fixtures of its store unused",
+        help="fail a test that leaves recorded HTTP fixtures of its store unused, and a run "
+        "that leaves fixtures of a shared store (fixtures=) unused by all its tests",
     )
     group.addoption(
         "--replaygate-simulator",

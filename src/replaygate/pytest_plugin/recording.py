@@ -13,7 +13,8 @@ where no other plugin owns them):
 - ``--replaygate-dir`` (default ``tests/fixtures``, relative to the rootdir);
 - ``--replaygate-strict``: a test that leaves HTTP fixtures of its own store unused
   (never requested, or requested fewer times than responses were recorded) fails at
-  teardown. A store named by the marker may be shared between tests and is not checked.
+  teardown. A store named by the marker may be shared between tests: it is checked at
+  the end of a run that ran every test naming it (:mod:`.strict_shared`).
 - ``--replaygate-simulator[=BEHAVIOR]``, ``--replaygate-sim-seed``,
   ``--replaygate-max-cost``: the recording session's simulator and spending cap
   (:mod:`.recording_run`).
@@ -131,6 +132,7 @@ if TYPE_CHECKING:
     from replaygate.fixtures.hits import HitLog
     from replaygate.fixtures.store import FixtureStore
     from replaygate.http.exchange import Exchange
+    from replaygate.pytest_plugin.strict_shared import SharedStrict
 
 REPLAY_API_KEY = "replaygate-replay-no-key"
 
@@ -154,6 +156,10 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     check_simulator_option(config)
     check_fixtures_dir(config)
+    if config.getoption("replaygate_strict", False):
+        from replaygate.pytest_plugin.strict_shared import PLUGIN, SharedStrict
+
+        config.pluginmanager.register(SharedStrict(), PLUGIN)
     mode = config.getoption(MODE, "replay")
     approved = config.getoption(APPROVE, False) is True
     how = f"--replaygate-record-mode={mode} needs --replaygate-approve-live"
@@ -195,6 +201,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             names.insert(_first_per_test(item, names), "replaygate_intercept")
             item.fixturenames = names
     note_shared_stores(config, filter(uses_replaygate, items))
+    strict = _strict_shared(config)
+    if strict is not None:
+        strict.collected(_named_stores(config, items))
+
+
+def _named_stores(
+    config: pytest.Config, items: list[pytest.Item]
+) -> Iterator[tuple[pytest.Item, Path]]:
+    """Each test whose marker names a store (``fixtures=``), and that store."""
+    for item in items:
+        if item.get_closest_marker("replaygate") is None:
+            continue
+        try:
+            chosen = marker_kwargs(item).get("fixtures")
+        except pytest.fail.Exception:  # a wrong mark: the test fails at its setup, named
+            continue
+        if chosen:
+            yield item, chosen_store(config, chosen)
+
+
+def _strict_shared(config: pytest.Config) -> SharedStrict | None:
+    """The end-of-run check of the shared stores (None without ``--replaygate-strict``)."""
+    from replaygate.pytest_plugin.strict_shared import PLUGIN, SharedStrict
+
+    plugin = config.pluginmanager.get_plugin(PLUGIN)
+    return plugin if isinstance(plugin, SharedStrict) else None
 
 
 def _first_per_test(item: pytest.Function, names: list[str]) -> int:
@@ -399,9 +431,10 @@ def replaygate_store(
     client the plugin did not point at it cannot reach a real API), the network beyond
     loopback is blocked while the test runs (for the whole session, when it collected
     the test: :mod:`.offline`). Under ``--replaygate-strict`` a test that
-    left fixtures of its own store unused errors at teardown, unless it failed already."""
+    left fixtures of its own store unused errors at teardown, unless it failed already;
+    what a test took from a shared store is noted for the end of the run."""
     from replaygate.fixtures.store import FixtureStore
-    from replaygate.http import block_network, reset_uses, unused
+    from replaygate.http import block_network, reset_uses, unused, uses
 
     shared = bool(marker_kwargs(request.node).get("fixtures"))
     path = store_path(request)
@@ -412,12 +445,16 @@ def replaygate_store(
         store = shared_store(request.config, path) if shared else FixtureStore.open(path)
     except ReplaygateError as err:
         refuse_setup(request, err)
+    strict = _strict_shared(request.config) if shared else None
+    before = uses(store) if strict is not None else {}
     with ExitStack() as stack:
         stack.callback(store.close)
         run = _run(request.config)
         if replaygate_mode == "replay" or (run is not None and run.source == "sim"):
             stack.enter_context(block_network())
         yield store
+        if strict is not None:  # checked at the end of the run, with the other tests
+            strict.used_by_test(path, before, uses(store))
         failed = request.node.stash.get(_RAISED, None) is not None
         if failed:
             del request.node.stash[_RAISED]  # a rerun of the item (--flaky-runs) starts clean

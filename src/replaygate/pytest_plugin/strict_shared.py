@@ -1,0 +1,173 @@
+"""``--replaygate-strict`` for a store the marker names (``fixtures=``), shared by tests.
+
+A test's own store is checked at its teardown: every fixture it holds is that test's.
+A shared store's fixtures belong to all the tests naming it, so it is checked once, at
+the end of the run: a fixture that none of them replayed (or that none of them
+requested as many times as it has responses) fails the run, named in the summary.
+
+That verdict needs every test naming the store, so a store is checked only when the run
+collected them all and each passed: one of them failed, was skipped or deselected
+(``-k``, ``-m``, ``--deselect``), and the store is not checked (a line of the summary
+says so). A run given particular files or tests (``pytest tests/test_a.py``,
+``tests/test_a.py::test_x``) or ``--last-failed`` does not collect the tests of the
+other files, which may name the store too: it checks no shared store. Nor can a run
+given folders see tests outside them: a test naming the store from another folder is
+not counted (run the whole suite). Under pytest-xdist each worker sends the tests it
+collected and the uses it counted, and the controller decides.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+PLUGIN = "replaygate-strict-shared"
+"""The name the check is registered under with pytest's plugin manager."""
+_SENT = "replaygate_strict_shared"
+"""Where a pytest-xdist worker hands its tests and uses to the controller."""
+
+
+def particular_tests(config: pytest.Config) -> str | None:
+    """Why the run may not have collected every test of the suite (it was given files or
+    tests, or ``--last-failed``), or None."""
+    here = Path(config.invocation_params.dir)
+    given = [
+        arg
+        for arg in config.args
+        if "::" in arg or (here / arg).is_file()  # a folder collects what it holds
+    ]
+    if given:
+        return f"the run was given particular tests ({', '.join(given)})"
+    if config.getoption("lf", False):
+        return "the run reran the last failures"
+    return None
+
+
+class SharedStrict:
+    """Which tests name each shared store, what each of them used, and how they ended."""
+
+    def __init__(self) -> None:
+        self.naming: dict[str, set[str]] = {}
+        """Store path -> the node ids of the collected tests naming it."""
+        self.used: dict[str, Counter[str]] = {}
+        """Store path -> fixture key -> the most answers one test took from it."""
+        self.passed: set[str] = set()
+        self.failed: set[str] = set()
+        self.problems: list[str] = []
+        self.unchecked: list[str] = []
+
+    def collected(self, stores: Iterable[tuple[pytest.Item, Path]]) -> None:
+        """Note the tests of the run (before any deselection) and the store each names."""
+        for item, path in stores:
+            self.naming.setdefault(os.fspath(path), set()).add(item.nodeid)
+
+    def used_by_test(self, path: Path, before: Mapping[str, int], after: Mapping[str, int]) -> None:
+        """Note what one test took from the shared store at ``path`` (its use counts before
+        the test and after)."""
+        most = self.used.setdefault(os.fspath(path), Counter())
+        for key, count in after.items():
+            took = count - before.get(key, 0)
+            if took > most.get(key, 0):
+                most[key] = took
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep how each test ended (on the pytest-xdist controller, its workers' tests)."""
+        if report.failed:
+            self.failed.add(report.nodeid)
+        elif report.when == "call" and report.passed:
+            self.passed.add(report.nodeid)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """On the pytest-xdist controller, add what a finished worker collected and used."""
+        sent = getattr(node, "workeroutput", {}).get(_SENT)
+        if not sent:
+            return
+        for path, tests in sent["naming"].items():
+            self.naming.setdefault(path, set()).update(tests)
+        for path, counts in sent["used"].items():
+            most = self.used.setdefault(path, Counter())
+            for key, count in counts.items():
+                most[key] = max(most.get(key, 0), int(count))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """A worker sends what it saw; the controller (or a run without workers) checks
+        each shared store and fails the run when one holds fixtures no test used."""
+        output = getattr(session.config, "workeroutput", None)
+        if output is not None:
+            output[_SENT] = {
+                "naming": {path: sorted(tests) for path, tests in self.naming.items()},
+                "used": {path: dict(counts) for path, counts in self.used.items()},
+            }
+            return
+        why_not = particular_tests(session.config)
+        for path in sorted(self.naming):
+            self._check(path, why_not)
+        if self.problems and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _check(self, path: str, why_not: str | None) -> None:
+        tests = sorted(self.naming[path])
+        if why_not is None:
+            left = [test for test in tests if test not in self.passed or test in self.failed]
+            if left:
+                why_not = (
+                    f"{len(left)} of the {len(tests)} test(s) naming it did not run and pass "
+                    f"({', '.join(left[:3])}{', ...' if len(left) > 3 else ''})"
+                )
+        if why_not is not None:
+            self.unchecked.append(f"{path}: {why_not}")
+            return
+        lines = unused_lines(path, self.used.get(path, Counter()))
+        if lines:
+            self.problems.append(
+                f"--replaygate-strict: {len(lines)} recorded fixture(s) of the shared store "
+                f"{path} unused by all {len(tests)} test(s) naming it "
+                f"({', '.join(tests)}):\n  " + "\n  ".join(lines)
+            )
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        """Name the shared stores that hold fixtures no test used, and those not checked."""
+        if not self.problems and not self.unchecked:
+            return
+        terminalreporter.section("replaygate strict: shared stores")
+        for problem in self.problems:
+            terminalreporter.line(problem, red=True)
+        for line in self.unchecked:
+            terminalreporter.line(f"not checked: {line}")
+
+
+def unused_lines(path: str, most: Mapping[str, int]) -> list[str]:
+    """One line per HTTP fixture of the store at ``path`` that no test requested, or none
+    as many times as it has responses (``most``: the most one test took of each)."""
+    from replaygate.errors import ReplaygateError
+    from replaygate.fixtures.store import FixtureStore
+
+    try:
+        store = FixtureStore.open(Path(path))
+    except ReplaygateError as err:  # its tests passed: it changed on disk since
+        return [f"cannot be read: {err}"]
+    lines = []
+    try:
+        for fixture in store:
+            request = fixture.request
+            if "method" not in request or "path" not in request:
+                continue  # not an HTTP fixture: its uses are not counted here
+            took = most.get(fixture.key, 0)
+            where = f"{fixture.key} ({request['method']} {request['path']})"
+            if took == 0:
+                lines.append(f"{where}: never requested")
+            elif took < fixture.samples:
+                lines.append(
+                    f"{where}: requested at most {took} time(s) by one test, "
+                    f"{fixture.samples} responses recorded"
+                )
+    finally:
+        store.close()
+    return lines

@@ -1,0 +1,133 @@
+"""``--replaygate-strict`` covers a store the marker names and tests share: a fixture that
+none of them replayed, in a run that ran them all, fails the run, named in the summary.
+It was not checked at all: a test that stopped sending its request passed in silence."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import httpx2_client
+from replaygate.pytest_plugin.strict_shared import _SENT, SharedStrict, unused_lines
+from replaygate.sim import Simulator
+from sdks import anthropic
+
+SHARED = """
+import os
+
+import pytest
+
+pytestmark = pytest.mark.replaygate(fixtures="shared.jsonl")
+
+
+def ask(client, text):
+    return client.messages.create(
+        model="claude-sonnet-4-5", max_tokens=16, messages=[{"role": "user", "content": text}]
+    ).content[0].text
+
+
+def test_first(anthropic_client):
+    assert ask(anthropic_client(), "first") == "echo: first"
+
+
+def test_second(anthropic_client):
+    if os.environ.get("DROP"):
+        return  # the code under test no longer sends its request
+    assert ask(anthropic_client(), "second") == "echo: second"
+"""
+OTHER = """
+import pytest
+
+
+@pytest.mark.replaygate(fixtures="shared.jsonl")
+def test_third(anthropic_client):
+    reply = anthropic_client().messages.create(
+        model="claude-sonnet-4-5", max_tokens=16, messages=[{"role": "user", "content": "first"}]
+    )
+    assert reply.content[0].text == "echo: first"
+"""
+RECORD = (
+    "--replaygate-record-mode=record-missing",
+    "--replaygate-approve-live",
+    "--replaygate-simulator=echo",
+)
+STRICT = "--replaygate-strict"
+
+
+@pytest.fixture(scope="module")
+def sdks_loaded() -> None:
+    """The SDK the nested runs use, imported in this process first: each nested run would
+    import it again (pytester forgets the modules a run imported)."""
+    assert anthropic.Anthropic
+
+
+@pytest.mark.slow  # pytest sessions of the plugin, recording and replaying
+def test_a_shared_fixture_no_test_of_a_whole_run_replayed_fails_the_run(
+    pytester: pytest.Pytester, sdks_loaded: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_shared=SHARED, test_other=OTHER)
+    pytester.runpytest(*RECORD).assert_outcomes(passed=3)
+    store = pytester.path / "tests/fixtures/shared.jsonl"
+    clean = pytester.runpytest(STRICT)
+    clean.assert_outcomes(passed=3)
+    assert clean.ret == pytest.ExitCode.OK and "shared stores" not in clean.stdout.str()
+
+    monkeypatch.setenv("DROP", "1")
+    result = pytester.runpytest(STRICT)
+    result.assert_outcomes(passed=3)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "*replaygate strict: shared stores*",
+            f"--replaygate-strict: 1 recorded fixture(s) of the shared store {store} unused by "
+            "all 3 test(s) naming it (test_other.py::test_third, test_shared.py::test_first, "
+            "test_shared.py::test_second):",
+            "  * (POST /v1/messages): never requested",
+        ]
+    )
+    assert "echo: second" not in result.stdout.str()
+    # without --replaygate-strict nothing is said
+    assert pytester.runpytest().ret == pytest.ExitCode.OK
+
+    # a run that did not run every test naming the store cannot tell: it says so
+    for args, why in [
+        (("-k", "not third"), "1 of the 3 test(s) naming it did not run and pass"),
+        (("test_shared.py",), "the run was given particular tests (test_shared.py)"),
+    ]:
+        partial = pytester.runpytest(STRICT, *args)
+        assert partial.ret == pytest.ExitCode.OK, args
+        partial.stdout.fnmatch_lines([f"not checked: {store}: {why}*"])
+
+
+def test_a_shared_fixture_counts_the_most_one_test_took_and_workers_add_up(
+    tmp_path: Path,
+) -> None:
+    # the same request sent twice in one test holds two responses; two tests that send
+    # it once each use one of them (each test's n-th identical request gets the n-th)
+    store = tmp_path / "shared.jsonl"
+    with Simulator(behavior="echo") as sim:
+        http = httpx2_client(store, "record-missing", approve_live=True, source="sim")
+        body = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+        for _ in range(2):
+            http.post(f"{sim.url}/v1/messages", json=body, headers={"x-api-key": "k"})
+        http.close()
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.samples == 2
+    worker = SharedStrict()
+    worker.used_by_test(store, {}, {fixture.key: 1})  # one test: once
+    worker.used_by_test(store, {fixture.key: 1}, {fixture.key: 2})  # another: once
+    assert unused_lines(os.fspath(store), worker.used[os.fspath(store)]) == [
+        f"{fixture.key} (POST /v1/messages): requested at most 1 time(s) by one test, "
+        "2 responses recorded"
+    ]
+    # the controller takes the most any worker's test took
+    controller = SharedStrict()
+    for counts in ({fixture.key: 1}, {fixture.key: 2}, {}):
+        sent = {"naming": {os.fspath(store): ["t.py::a"]}, "used": {os.fspath(store): counts}}
+        controller.pytest_testnodedown(SimpleNamespace(workeroutput={_SENT: sent}), None)
+    assert unused_lines(os.fspath(store), controller.used[os.fspath(store)]) == []
+    assert controller.naming == {os.fspath(store): {"t.py::a"}}
