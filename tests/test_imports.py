@@ -283,3 +283,28 @@ def test_a_lazy_package_names_every_public_name_it_exports(package: str) -> None
     module = importlib.import_module(package)
     assert set(module.__all__) - {"__version__"} == set(module._EXPORTS)
     assert all(getattr(module, name) is not None for name in module.__all__)
+
+
+@pytest.mark.slow  # a fresh interpreter
+def test_importing_replaygate_http_loads_its_public_names_on_first_use() -> None:
+    run_probe(
+        "import replaygate.http",
+        ("replaygate.fixtures.store", "replaygate.http.exchange", "replaygate.sanitize",
+         "replaygate.network", "orjson", "httpx2", "httpx"),
+        "assert replaygate.http.intercept.__name__ == 'intercept'\n"
+        "assert 'replaygate.http.exchange' in sys.modules and 'httpx2' not in sys.modules\n"
+        "assert replaygate.http.httpx2_client and 'httpx2' in sys.modules\n",
+    )  # fmt: skip
+
+
+def test_replaygate_http_names_every_public_name_and_keeps_its_functions() -> None:
+    package = importlib.import_module("replaygate.http")
+    assert set(package.__all__) == set(package._EXPORTS) | set(package._BOUND)
+    assert set(package.__all__) <= set(dir(package))
+    for name in ("envelope", "intercept", "passthrough"):  # each a submodule's name too
+        importlib.import_module(f"replaygate.http.{name}")  # as the package's modules do
+        assert callable(getattr(package, name)), name
+        assert getattr(package, name).__module__ == f"replaygate.http.{name}"
+    assert all(getattr(package, name) is not None for name in package.__all__)
+    with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
+        _ = package.nothing_here

@@ -17,33 +17,37 @@ A fixture's request is the :mod:`~replaygate.http.envelope` of the HTTP request
 described in :mod:`~replaygate.http.recorded`. Replay mode never goes live: a miss
 raises :class:`~replaygate.errors.FixtureMismatchError` (which the SDKs neither
 wrap nor retry), and :func:`block_network` refuses any non-loopback connection.
-The library names resolve lazily, so ``httpx`` and ``httpx2`` are imported only
-when their adapters are used.
+Every public name is imported on first use (``import replaygate.http`` loads none of
+the stores, the sanitizer or an HTTP library), so ``httpx`` and ``httpx2`` are imported
+only when their adapters are used.
 """
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from replaygate.errors import NetworkBlockedError
-from replaygate.fixtures.uses import reset_uses, unused, uses
-from replaygate.http.envelope import (
-    MEANINGFUL_HEADERS,
-    envelope,
-    interface_of,
-    request_envelope,
-)
-from replaygate.http.exchange import Exchange
-from replaygate.http.intercept import intercept
-from replaygate.http.passthrough import passthrough
-from replaygate.http.recorded import RESPONSE_HEADERS
-from replaygate.network import block_network, network_blocked
+from replaygate._lazy import lazy_names
 
 if TYPE_CHECKING:
     import httpx
     import httpx2
 
+    from replaygate.errors import NetworkBlockedError
+    from replaygate.fixtures.uses import reset_uses, unused, uses
     from replaygate.http.adapter import AsyncFixtureTransport, ClientFactory, SyncFixtureTransport
+    from replaygate.http.envelope import (
+        MEANINGFUL_HEADERS,
+        envelope,
+        interface_of,
+        request_envelope,
+    )
+    from replaygate.http.exchange import Exchange
+    from replaygate.http.intercept import intercept
+    from replaygate.http.passthrough import passthrough
+    from replaygate.http.recorded import RESPONSE_HEADERS
+    from replaygate.network import block_network, network_blocked
 
     Httpx2Transport: type[SyncFixtureTransport[httpx2.Request, httpx2.Response]]
     AsyncHttpx2Transport: type[AsyncFixtureTransport[httpx2.Request, httpx2.Response]]
@@ -53,6 +57,25 @@ if TYPE_CHECKING:
     AsyncHttpxTransport: type[AsyncFixtureTransport[httpx.Request, httpx.Response]]
     httpx_client: ClientFactory[httpx.Client]
     httpx_async_client: ClientFactory[httpx.AsyncClient]
+
+_EXPORTS = {
+    "MEANINGFUL_HEADERS": "replaygate.http.envelope",
+    "envelope": "replaygate.http.envelope",
+    "interface_of": "replaygate.http.envelope",
+    "request_envelope": "replaygate.http.envelope",
+    "Exchange": "replaygate.http.exchange",
+    "intercept": "replaygate.http.intercept",
+    "passthrough": "replaygate.http.passthrough",
+    "RESPONSE_HEADERS": "replaygate.http.recorded",
+    "NetworkBlockedError": "replaygate.errors",
+    "reset_uses": "replaygate.fixtures.uses",
+    "unused": "replaygate.fixtures.uses",
+    "uses": "replaygate.fixtures.uses",
+    "block_network": "replaygate.network",
+    "network_blocked": "replaygate.network",
+}
+"""Each public name (but the bound ones, :data:`_BOUND`) and the module it is imported
+from on first use."""
 
 _BOUND: dict[str, tuple[str, str]] = {
     "Httpx2Transport": ("httpx2", "transport"),
@@ -67,15 +90,39 @@ _BOUND: dict[str, tuple[str, str]] = {
 """Public name -> (library, field of its :class:`~replaygate.http.bindings.Binding`)."""
 
 
+_exported, _names = lazy_names(__name__, _EXPORTS)
+
+
 def __getattr__(name: str) -> Any:
     bound = _BOUND.get(name)
     if bound is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return _exported(name)
     from replaygate.http.bindings import binding
 
     value = getattr(binding(bound[0]), bound[1])
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*_names(), *_BOUND})
+
+
+_SHADOWED = frozenset({"envelope", "intercept", "passthrough"})
+"""Public functions named as the submodule that defines them."""
+
+
+class _Package(ModuleType):
+    """This package: importing a submodule of :data:`_SHADOWED` (as the package's own
+    modules do) does not put it where its function is found."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _SHADOWED and isinstance(value, ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 __all__ = [
