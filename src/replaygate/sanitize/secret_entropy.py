@@ -239,8 +239,15 @@ _BEFORE = re.compile(BEFORE_SOURCE + rb"\Z")
 NAMED_SOURCE = rb"(?:%s)[a-z0-9_.\-]*[=:]" % b"|".join(_WORDS)
 """A credential name and its ``=`` or ``:`` in a run (lower case): ``api_key=``."""
 _NAMED = re.compile(NAMED_SOURCE)
+TAG_SOURCE = rb"<[^<>]*(?:%s)" % b"|".join(FIELD_WORDS)
+"""The start of a tag holding a credential word (lower case): ``<password``, ``<add key=``,
+read by :mod:`.secret_tables` (a table's header needs no pattern of its own: in serialized
+JSON the line break after it is written ``\\n``, a backslash after the word)."""
+_TAG = re.compile(TAG_SOURCE)
+_LESS_THAN = ord("<")
 _WINDOW = 64
 _BACKSLASH, _EQUALS, _COLON = b"\\=:"
+_COMMA, _SEMICOLON, _PIPE = b",;|"
 """Single bytes, looked for as integers (``b"x" in data`` raises and catches a TypeError first)."""
 _ID = re.compile("(?:" + "|".join(re.escape(p) for p in VOLATILE_PREFIXES) + r")[A-Za-z0-9_\-]+")
 _MODEL_ID = re.compile(
@@ -560,15 +567,28 @@ def _free_token(text: str) -> bool:
 
 def may_have_auth_like_field(data: bytes) -> bool:
     """False only when no object of serialized JSON ``data`` has a string or a list under an
-    auth-like name (a superset: any name holding one of the words, any list counts)."""
+    auth-like name (a superset: any name holding one of the words, any list counts), and no
+    string holds a credential named by a table or markup (:mod:`.secret_tables`): a word
+    followed in its string by a delimiter of cells (a table's last row, ``password,...``;
+    a line break, written ``\\n``, counts as a backslash) or a tag holding a word
+    (:data:`TAG_SOURCE`)."""
     lowered = data.lower()
+    if _LESS_THAN in data and _TAG.search(lowered):
+        return True
     for word in FIELD_WORDS:
         at = lowered.find(word)
         while at >= 0:
             end = lowered.find(b'"', at)
             if end < 0:
                 break
-            if _BACKSLASH in lowered[at:end] or lowered[end : end + 3] in (b'":"', b'":['):
+            after = lowered[at:end]
+            if (
+                _BACKSLASH in after
+                or lowered[end : end + 3] in (b'":"', b'":[')
+                or _COMMA in after
+                or _SEMICOLON in after
+                or _PIPE in after
+            ):
                 return True
             at = lowered.find(word, end)
     return False

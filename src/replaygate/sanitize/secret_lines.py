@@ -17,9 +17,10 @@ Why a quiet line is one the gate clears. The gate searches the line's pieces (cu
 with a quote before and after it, wrapped in ``CUT``), and by its own argument what it
 flags lies within a piece, that is within the line. It flags a text holding:
 
-- a field word followed, before the next quote, by a backslash, or that quote by ``:"``
-  or ``:[`` (:func:`~.secret_entropy.may_have_auth_like_field`): the first pattern is
-  that search, in any letter case;
+- a field word followed, before the next quote, by a backslash, ``,``, ``;`` or ``|``, or
+  that quote by ``:"`` or ``:[``, or a tag holding a field word
+  (:func:`~.secret_entropy.may_have_auth_like_field`): the first two patterns are those
+  searches, in any letter case;
 - an anchor of a rule (:func:`~.secret_rules.may_match_family`), one holding a space
   anywhere, the others in a run: each is a pattern, anywhere (a rule that ignores case,
   in any case);
@@ -62,6 +63,7 @@ from replaygate.sanitize.secret_entropy import (
     FREE_MIN_LENGTH,
     FREE_PART,
     NAMED_SOURCE,
+    TAG_SOURCE,
     free_secret,
 )
 from replaygate.sanitize.secret_gate import KEY_FIRST, clean_written, cut_written
@@ -92,7 +94,8 @@ def _patterns() -> list[tuple[bytes, bool]]:
     """The patterns searched, each with whether it ignores letter case."""
     run = b"[" + b"".join(b"\\x%02x" % b for b in RUN_BYTES) + b"]"
     return [
-        (_one_of(FIELD_WORDS) + rb'[^"\\]*(?:\\|":["\[])', True),
+        (_one_of(FIELD_WORDS) + rb'[^"\\]*(?:[\\,;|]|":["\[])', True),
+        (TAG_SOURCE, True),
         *((_literal(anchor), False) for anchor in SPACED_ANCHORS),
         (_one_of(EXACT_ANCHORS), False),
         (_one_of(FOLDED_ANCHORS), True),

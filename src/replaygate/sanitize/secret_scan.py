@@ -27,6 +27,7 @@ from replaygate.sanitize.secret_decode import bytes_text, decode_base64, json_le
 from replaygate.sanitize.secret_entropy import detect_context, encoded_field, is_encoded_path
 from replaygate.sanitize.secret_gate import FIXTURE_KEY, clean_together, may_hold_secret
 from replaygate.sanitize.secret_rules import detect_family
+from replaygate.sanitize.secret_tables import named_credential
 
 __all__ = [
     "SecretFinding",
@@ -75,7 +76,11 @@ def detect_in_text(
     when not given), and what cannot be read whole is named as the finding.
     """
     held = depth < _MAX_DEPTH  # the JSON held in the text is read below, string by string
-    name = detect_family(text, encoded=encoded) or detect_context(text, field_name, encoded, held)
+    name = (
+        detect_family(text, encoded=encoded)
+        or detect_context(text, field_name, encoded, held)
+        or named_credential(text)
+    )
     if name is not None or depth >= _MAX_DEPTH:
         return name
     budget = Budget() if budget is None else budget
