@@ -101,6 +101,11 @@ def test_a_shared_fixture_no_test_of_a_whole_run_replayed_fails_the_run(
         partial = pytester.runpytest(STRICT, *args)
         assert partial.ret == pytest.ExitCode.OK, args
         partial.stdout.fnmatch_lines([f"not checked: {store}: {why}*"])
+    # the files the suite's testpaths name are its whole: checked
+    pytester.makeini("[pytest]\ntestpaths = test_other.py test_shared.py\n")
+    whole = pytester.runpytest(STRICT)
+    assert whole.ret == pytest.ExitCode.TESTS_FAILED
+    whole.stdout.fnmatch_lines(["*1 recorded fixture(s) of the shared store*"])
 
 
 def test_a_shared_fixture_counts_the_most_one_test_took_and_workers_add_up(

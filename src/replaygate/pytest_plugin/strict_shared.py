@@ -34,11 +34,13 @@ _SENT = "replaygate_strict_shared"
 
 def particular_tests(config: pytest.Config) -> str | None:
     """Why the run may not have collected every test of the suite (it was given files or
-    tests, or ``--last-failed``), or None."""
+    tests on its command line, or ``--last-failed``), or None. The suite's ``testpaths``
+    are its whole, even when they name files."""
     here = Path(config.invocation_params.dir)
+    from_command_line = config.args_source == pytest.Config.ArgsSource.ARGS  # not testpaths
     given = [
         arg
-        for arg in config.args
+        for arg in (config.args if from_command_line else ())
         if "::" in arg or (here / arg).is_file()  # a folder collects what it holds
     ]
     if given:
