@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -221,6 +222,48 @@ def test_invalid_toml_and_a_missing_file_are_named(tmp_path: Path) -> None:
     write(tmp_path, "[tool.replaygate]\nsanitize = 3\n")
     with pytest.raises(SanitizeConfigError, match=r"tool\.replaygate\.sanitize: expected a table"):
         load_config(tmp_path / "pyproject.toml")
+
+
+def test_a_config_built_in_python_takes_the_toml_shapes() -> None:
+    """A rule's table and lists, as ``[tool.replaygate.sanitize]`` gives them, in code."""
+    config = SanitizeConfig(
+        rules=[{"literal": "ACME Corp", "replace": "Example Corp"}],  # type: ignore[arg-type]
+        personal_data=["email"],  # type: ignore[arg-type]
+        known_safe=["AKIAIOSFODNN7EXAMPLE"],  # type: ignore[arg-type]
+        trim={"anthropic.messages": ["content"]},  # type: ignore[dict-item]
+    )
+    assert config == SanitizeConfig(
+        rules=(RedactionRule(literal="ACME Corp", replace="Example Corp"),),
+        personal_data=("email",),
+        known_safe=("AKIAIOSFODNN7EXAMPLE",),
+        trim={"anthropic.messages": ("content",)},
+    )
+    assert config.rules[0].apply("ACME Corp Inc") == "Example Corp Inc"
+
+
+@pytest.mark.parametrize(
+    ("given", "key", "reason"),
+    [
+        ({"rules": ["ACME"]}, "rules[0]", "expected a list of RedactionRule or of tables"),
+        ({"rules": [{"literal": "A", "with": "B"}]}, "rules[0].with", "unknown key"),
+        ({"rules": [{"pattern": "("}]}, "rules[0].pattern", "regular expression"),
+        ({"rules": RedactionRule(literal="A")}, "rules", "got RedactionRule"),
+        ({"personal_data": "email"}, "personal_data", "got the string 'email'"),
+        ({"personal_data": ["email", 3]}, "personal_data[1]", "got int 3"),
+        ({"known_safe": "AKIAIOSFODNN7EXAMPLE"}, "known_safe", "expected a list of strings"),
+        ({"known_safe_patterns": "acme_.*"}, "known_safe_patterns", "got the string"),
+        ({"trim": {"anthropic.messages": "content"}}, 'trim."anthropic.messages"', "string"),
+        ({"trim": ["content"]}, "trim", "expected a mapping of interface to fields"),
+    ],
+)
+def test_a_config_built_in_python_of_another_shape_names_the_field(
+    given: dict[str, Any], key: str, reason: str
+) -> None:
+    with pytest.raises(SanitizeConfigError) as caught:
+        SanitizeConfig(**given)
+    assert caught.value.source == "SanitizeConfig"
+    assert caught.value.key == f"tool.replaygate.sanitize.{key}"
+    assert reason in caught.value.reason
 
 
 def test_a_config_built_in_python_is_checked_too() -> None:

@@ -100,12 +100,61 @@ class SanitizeConfig:
         return compile_known_safe(self.known_safe, self.known_safe_patterns)
 
     def __post_init__(self) -> None:
+        _coerce(self, "SanitizeConfig")
         check_config(self, "SanitizeConfig")
 
     @staticmethod
     def from_mapping(data: Mapping[str, Any], source: str = "<config>") -> SanitizeConfig:
         """A config from the ``[tool.replaygate.sanitize]`` table (parsed TOML)."""
         return _from_mapping(data, source)
+
+
+def _coerce(config: SanitizeConfig, source: str) -> None:
+    """Take the shapes of the TOML table in code too: lists for tuples, a rule's table
+    (``{"literal": "ACME Corp", "replace": "Example Corp"}``) for a :class:`RedactionRule`;
+    raise :class:`SanitizeConfigError` naming the field for any other shape (a string where a
+    list of strings is meant is not read letter by letter)."""
+    for name in ("personal_data", "known_safe", "known_safe_patterns"):
+        value = _sequence(getattr(config, name), source, f"{SECTION}.{name}", str, "strings")
+        object.__setattr__(config, name, value)
+    rules_key = f"{SECTION}.rules"
+    rules = _sequence(config.rules, source, rules_key, (RedactionRule, dict), "rules")
+    rules = tuple(
+        _rule(rule, source, f"{rules_key}[{i}]") if isinstance(rule, dict) else rule
+        for i, rule in enumerate(rules)
+    )
+    object.__setattr__(config, "rules", rules)
+    trim_key = f"{SECTION}.trim"
+    if not isinstance(config.trim, Mapping):
+        raise SanitizeConfigError(
+            source,
+            trim_key,
+            f"expected a mapping of interface to fields, got {described(config.trim)}",
+        )
+    trim = {
+        name: _sequence(keep, source, f'{trim_key}."{name}"', str, "strings")
+        for name, keep in config.trim.items()
+    }
+    object.__setattr__(config, "trim", trim)
+
+
+def _sequence(
+    value: Any, source: str, key: str, kind: type | tuple[type, ...], what: str
+) -> tuple[Any, ...]:
+    """``value``, a list or tuple of ``kind``, as a tuple."""
+    expected = (
+        "a list of RedactionRule or of tables with literal or pattern, and replace"
+        if what == "rules"
+        else "a list of strings"
+    )
+    if not isinstance(value, list | tuple):
+        raise SanitizeConfigError(source, key, f"expected {expected}, got {described(value)}")
+    for i, item in enumerate(value):
+        if not isinstance(item, kind):
+            raise SanitizeConfigError(
+                source, f"{key}[{i}]", f"expected {expected}, got {described(item)}"
+            )
+    return tuple(value)
 
 
 def check_config(config: SanitizeConfig, source: str) -> None:
