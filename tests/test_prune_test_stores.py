@@ -5,6 +5,7 @@ The store of a test that ran keeps only what it played."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,6 +76,33 @@ def test_what_a_test_that_ran_no_longer_plays_in_its_store_is_offered(project: P
     assert "tests/fixtures/test_az/test_az.jsonl:1" in done.output
     assert "test_az.jsonl:2" not in done.output
     assert "kept: 1 played, 0 referenced only" in done.output
+
+
+def test_patrol_counts_the_module_of_a_test_that_ran_as_the_reference_of_what_it_played(
+    project: Path,
+) -> None:
+    """Not every played fixture of the plugin's stores flagged ``unreferenced``: the test's
+    module references what its test plays; what the test no longer plays has no reference."""
+    (project / "tests" / "test_az.py").write_text(SKIPPED_TEST)
+    store = project / "tests" / "fixtures" / "test_az" / "test_az.jsonl"
+    put(store, "old prompt", "2026-01-01T00:00:00Z")
+    put(store, "new prompt", "2026-01-02T00:00:00Z")
+    play(store, "new prompt", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+    done = CliRunner().invoke(main, ["patrol", "tests/fixtures", "--refs", "tests", "--json"])
+    assert done.exit_code == 0, done.output
+    rows = {row["fixture"]: row for row in json.loads(done.output)["fixtures"]}
+    played, old = (
+        rows["tests/fixtures/test_az/test_az.jsonl:2"],
+        rows["tests/fixtures/test_az/test_az.jsonl:1"],
+    )
+    assert (played["plays"], played["refs"], played["unused"]) == (1, ["tests/test_az.py"], False)
+    assert (old["plays"], old["refs"], old["unused"]) == (0, [], True)
+    table = CliRunner().invoke(main, ["patrol", "tests/fixtures", "--max-age", "3650d"]).output
+    shown = {line.split()[0]: line.split()[4:] for line in table.splitlines() if ".jsonl:" in line}
+    assert shown == {  # played, refs, flags
+        "tests/fixtures/test_az/test_az.jsonl:1": ["0", "0", "UNUSED"],
+        "tests/fixtures/test_az/test_az.jsonl:2": ["1", "1"],
+    }
 
 
 def eval_run(project: Path, store: Path, key: str) -> None:

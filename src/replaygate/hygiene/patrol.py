@@ -202,13 +202,13 @@ def patrol(
     files = {loc.file for loc, _, _ in seen}
     keys = {key[:12] for _, key, _ in seen}
     played = {loc.file for loc, key, _ in seen if usage.of(loc.file, key)}
-    # the store of a test that ran keeps only what it played; of one not run, everything
-    unrun = files - played
-    references = find_references(refs, {f.name for f in files}, keys, own, tests=unrun)
+    references = find_references(refs, {f.name for f in files}, keys, own, tests=files)
     rows = []
     for loc, key, when in seen:
         age = moment - when if when is not None else None
         plays = usage.of(loc.file, key)
+        # the store of a test that ran keeps only what it played; of one not run, everything
+        by_test = bool(plays) or loc.file not in played
         in_eval_store = usage.in_eval_store(loc.file)
         rows.append(
             PatrolRow(
@@ -222,7 +222,7 @@ def patrol(
                 plays=len(plays),
                 tests=tuple(sorted({p.test for p in plays if p.test})),
                 last_played=max((p.time for p in plays), default=None),
-                refs=tuple(sorted(shown(p) for p in references.of(loc.file, key[:12]))),
+                refs=tuple(sorted(shown(p) for p in references.of(loc.file, key[:12], by_test))),
                 eval_store=in_eval_store,
                 use_known=in_eval_store or bool(usage.test_sessions) or not usage.runs,
             )

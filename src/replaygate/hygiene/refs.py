@@ -73,10 +73,11 @@ class References:
     """The files that could not be read and the folders that could not be listed, each
     with why."""
 
-    def of(self, file: Path, key: str) -> set[Path]:
-        """The files that reference the fixture ``key`` stored in ``file``."""
+    def of(self, file: Path, key: str, by_test: bool = True) -> set[Path]:
+        """The files that reference the fixture ``key`` stored in ``file``; with ``by_test``,
+        the modules that define the test ``file`` is named after too."""
         found = set(self.by_name.get(file.name, ())) | set(self.by_key.get(key, ()))
-        return found | set(self.by_test.get(file, ()))
+        return found | set(self.by_test.get(file, ())) if by_test else found
 
 
 def _texts(
