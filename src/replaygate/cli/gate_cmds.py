@@ -27,6 +27,7 @@ from replaygate.evals.preflight import check_not_an_input
 from replaygate.evals.reference import load_reference, load_run
 from replaygate.evals.results import load_eval_results
 from replaygate.evals.upgrade import classify_upgrade
+from replaygate.reasons import reason_problem
 
 
 def _limits(text: str | None, flag: str) -> dict[str, float] | None:
@@ -123,6 +124,11 @@ def baseline_update(
         raise CommandError(
             f"refusing to update {target} without --reason: a changed baseline must say why. "
             "Nothing was written."
+        )
+    if (problem := reason_problem(reason)) is not None:
+        raise CommandError(
+            f"refusing to update {target}: --reason: {problem}; a changed baseline must say "
+            "why in text a reviewer can read. Nothing was written."
         )
     check_not_an_input(target, {"the results file": results_path}, baseline=True)
     results = load_eval_results(results_path)

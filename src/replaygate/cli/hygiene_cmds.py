@@ -42,6 +42,7 @@ from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.review import review_store
 from replaygate.hygiene.review_report import render_markdown, render_text
 from replaygate.outputs import write_text
+from replaygate.reasons import reason_problem
 from replaygate.seed import SIMULATOR_SEED
 from replaygate.sim.behavior_option import behavior_option
 
@@ -128,6 +129,11 @@ def diff(
         )
     if reason is not None and not allow_response_change:
         raise click.UsageError("--reason goes with --allow-response-change")
+    if allow_response_change and (problem := reason_problem(reason)) is not None:
+        raise click.UsageError(
+            f"--reason: {problem}; the report shows it to the reviewer as why the recorded "
+            "responses changed"
+        )
     try:
         result = review_store(path, base, head)
     except ReplaygateError as err:

@@ -33,6 +33,7 @@ from replaygate.evals.shards import check_whole_run
 from replaygate.fixtures.fixture import now_iso
 from replaygate.jsonfields import escape_surrogates, lone_surrogate
 from replaygate.outputs import write_text
+from replaygate.reasons import reason_problem
 from replaygate.sampling.results import document_text
 
 SOURCE_FIELDS = ("time", "mode", "model", "interface", "fixtures", "cases_file", "agent", "prices")
@@ -151,6 +152,11 @@ def update_baseline(
         raise BaselineError(
             f"refusing to update {target} without a reason: a changed baseline must say why "
             '(law 9). Pass --reason "...". Nothing was written.'
+        )
+    if (problem := reason_problem(reason)) is not None:
+        raise BaselineError(
+            f"refusing to update {target}: {problem}; a changed baseline must say why in text "
+            "a reviewer can read (law 9). Nothing was written."
         )
     if not results.cases:
         raise BaselineError(f"refusing to update {target}: the results hold no case")
