@@ -101,6 +101,7 @@ def test_a_shared_fixture_no_test_of_a_whole_run_replayed_fails_the_run(
         partial = pytester.runpytest(STRICT, *args)
         assert partial.ret == pytest.ExitCode.OK, args
         partial.stdout.fnmatch_lines([f"not checked: {store}: {why}*"])
+    assert "shared stores" not in pytester.runpytest(STRICT, "--collect-only").stdout.str()
     # the files the suite's testpaths name are its whole: checked
     pytester.makeini("[pytest]\ntestpaths = test_other.py test_shared.py\n")
     whole = pytester.runpytest(STRICT)

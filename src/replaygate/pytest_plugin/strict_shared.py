@@ -108,6 +108,8 @@ class SharedStrict:
                 "used": {path: dict(counts) for path, counts in self.used.items()},
             }
             return
+        if session.config.getoption("collectonly", False):
+            return  # nothing ran: nothing to say
         why_not = particular_tests(session.config)
         for path in sorted(self.naming):
             self._check(path, why_not)
