@@ -130,8 +130,12 @@ def test_the_eval_s_store_is_not_pruned_while_no_eval_run_is_logged(project: Pat
     assert replaygate("prune", "--unused", "evals", cwd=project).returncode == 0
 
 
-def test_prune_reads_the_eval_settings_only_while_no_eval_run_is_logged(project: Path) -> None:
-    # an eval setting prune has no use for (a cap that is no number) failed every prune
+def test_prune_reads_the_eval_settings_only_for_a_store_no_logged_eval_run_played(
+    project: Path,
+) -> None:
+    # an eval setting prune has no use for (a cap that is no number) failed every prune;
+    # prune reads the settings to find the eval's stores, which it protects only while no
+    # logged eval run played them: here the logged eval played its store, so none are read
     assert replaygate("eval", "--no-history", cwd=project).returncode == 0
     pyproject = project / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + 'max_cost = "lots"\n')
