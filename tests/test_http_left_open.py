@@ -11,10 +11,13 @@ warning, as it cannot be recorded.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+import threading
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import httpx2
 import pytest
@@ -198,3 +201,62 @@ def test_closing_one_client_of_a_shared_session_leaves_the_other_s_stream(
     reading.close()
     (fixture,) = FixtureStore.open(store)
     assert fixture.responses[0]["stream_end"] == "complete"
+
+
+def test_a_stream_closed_in_the_middle_of_a_write_is_stored_after_it(
+    tmp_path: Path, echo_sim: Simulator
+) -> None:
+    # the garbage collector closes a dropped stream whenever it runs: in the middle of the
+    # write of another answer of the same session too, in the same thread
+    store = tmp_path / "s.jsonl"
+    session = Exchange(store, mode="record-missing", approve_live=True, source="sim")
+    http = replaygate.http.httpx2_client(session)
+    client = openai.OpenAI(api_key="k", base_url=echo_sim.openai_base_url, http_client=http)
+    stream, _ = first_words(client)
+    store_prepared = session.session.store_prepared
+
+    def collected_while_writing(*args: Any, **kwargs: Any) -> None:
+        stream.response.close()  # as the collector would
+        store_prepared(*args, **kwargs)
+
+    session.session.store_prepared = collected_while_writing  # type: ignore[method-assign]
+    done = threading.Event()
+
+    def send() -> None:
+        client.chat.completions.create(model="gpt-sim-1", messages=[*ASKED, *ASKED])
+        done.set()
+
+    threading.Thread(target=send, daemon=True).start()
+    assert done.wait(10), "the write waited for itself"
+    ends = sorted(f.responses[0].get("stream_end", "-") for f in FixtureStore.open(store))
+    assert ends == ["-", "closed"]
+
+
+NEVER_CLOSED = """
+import openai, replaygate.http
+from replaygate.sim import Simulator
+
+with Simulator(behavior="echo", chunk_size=3) as sim:
+    http = replaygate.http.httpx2_client("s.jsonl", "record-missing", approve_live=True)
+    client = openai.OpenAI(api_key="k", base_url=sim.openai_base_url, http_client=http)
+    with client.responses.stream(model="gpt-sim-1", input="first") as events:
+        for event in events:
+            pass
+    asked = [{"role": "user", "content": "stop me after the first words"}]
+    stream = client.chat.completions.create(model="gpt-sim-1", messages=asked, stream=True)
+    for i, chunk in enumerate(stream):
+        if i == 1:
+            break  # the stream left open till the interpreter exits, the client never closed
+"""
+
+
+@pytest.mark.slow  # a fresh interpreter
+def test_a_stream_of_a_client_never_closed_is_recorded_as_the_interpreter_exits(
+    tmp_path: Path,
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", NEVER_CLOSED], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    ends = [f.responses[0]["stream_end"] for f in FixtureStore.open(tmp_path / "s.jsonl")]
+    assert sorted(ends) == ["closed", "complete"]

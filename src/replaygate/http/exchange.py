@@ -20,9 +20,11 @@ versions. A recording never keeps the server's 404 for a route it does not serve
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import sys
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -162,6 +164,26 @@ class Unfinished(Protocol):
         """End it as its session's block ends."""
 
 
+_LEFT_OPEN: weakref.WeakSet[Exchange] = weakref.WeakSet()
+"""The sessions that handed out a live response being recorded (:meth:`Exchange.opened`)."""
+
+
+@atexit.register
+def _finish_at_exit() -> None:
+    """Record what the readers of every session left open as the interpreter exits
+    (:meth:`Exchange.finish_open`): a client never closed, whose dropped stream only the
+    garbage collector would close, too late to write. The first refusal is raised last."""
+    refused: list[Exception] = []
+    for exchange in list(_LEFT_OPEN):
+        if exchange.unfinished:
+            try:
+                exchange.finish_open()
+            except Exception as err:
+                refused.append(err)
+    if refused:
+        raise refused[0]
+
+
 class Exchange:
     """One record/replay session over a store, for HTTP requests.
 
@@ -209,6 +231,10 @@ class Exchange:
         self._lock = threading.Lock()
         self._deciding = threading.Lock()
         self._writing = threading.Lock()
+        self._writer = threading.local()
+        """Whether this thread is storing answers (:meth:`_ended_at`)."""
+        self._parked: list[tuple[LiveSlot, _Ended]] = []
+        """Answers that ended in the middle of a write of the same thread: stored after it."""
         self._sent: dict[bytes, int] = {}
         self._places: dict[bytes, int] = {}
         """The next place to give a live send of each request."""
@@ -460,6 +486,12 @@ class Exchange:
         interface = interface_of(str(envelope.get("path", "")))
         return self.interface if interface == "http" and self.interface else interface
 
+    def opened(self, recording: Unfinished) -> None:
+        """``recording`` is being recorded: it is finished as its client is closed, the
+        block ends (:meth:`finish_open`) or, at the latest, as the interpreter exits."""
+        self.unfinished.add(recording)
+        _LEFT_OPEN.add(self)
+
     def finish_open(self, owner: object | None = None) -> None:
         """Finish the live responses whose readers left them open (:attr:`unfinished`), as
         a block of this session ends and before its store is closed
@@ -471,7 +503,7 @@ class Exchange:
             if owner is None or recording.owner is owner:
                 recording.left_open()
         if owner is None:
-            with self._writing:
+            with self._storing():
                 for identity in list(self._ended):
                     self._store_ended(identity, all_ended=True)
         self.raise_kept()
@@ -555,13 +587,36 @@ class Exchange:
             self.gave_up(slot)
             raise
 
-    def _ended_at(self, slot: LiveSlot, answer: _Ended) -> None:
+    @contextmanager
+    def _storing(self) -> Iterator[None]:
+        """While this thread stores answers; then those parked meanwhile
+        (:meth:`_ended_at`) are stored."""
         with self._writing:
-            ended = self._ended.get(slot.identity, {})
-            if slot.place < self._stored[slot.identity] or slot.place in ended:
-                return  # ended already (a failed send whose answer was refused as well)
-            self._ended.setdefault(slot.identity, {})[slot.place] = answer
-            self._store_ended(slot.identity)
+            self._writer.active = True
+            try:
+                yield
+                while self._parked:
+                    slot, answer = self._parked.pop(0)
+                    self._end(slot, answer)
+            finally:
+                self._writer.active = False
+
+    def _ended_at(self, slot: LiveSlot, answer: _Ended) -> None:
+        if getattr(self._writer, "active", False):
+            # A reader closed in the middle of this thread's write (the garbage collector
+            # closing a dropped stream): stored once that write is done, never inside it,
+            # where the session's lock and the store's are held.
+            self._parked.append((slot, answer))
+            return
+        with self._storing():
+            self._end(slot, answer)
+
+    def _end(self, slot: LiveSlot, answer: _Ended) -> None:
+        ended = self._ended.get(slot.identity, {})
+        if slot.place < self._stored[slot.identity] or slot.place in ended:
+            return  # ended already (a failed send whose answer was refused as well)
+        self._ended.setdefault(slot.identity, {})[slot.place] = answer
+        self._store_ended(slot.identity)
 
     def _store_ended(self, identity: bytes, *, all_ended: bool = False) -> None:
         """Store the answers of ``identity`` that ended, in the order their sends were

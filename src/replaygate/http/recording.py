@@ -46,7 +46,7 @@ class Recording:
     _body: list[bytes] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
-        self.exchange.unfinished.add(self)
+        self.exchange.opened(self)
 
     def feed(self, chunk: bytes) -> None:
         """Take the next decoded body bytes (of a stream, kept too until an event is read:
