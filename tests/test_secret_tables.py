@@ -29,6 +29,7 @@ NAMED = {
     "markdown, spaced header, code": f"| Service | API Key |\n| :-- | --: |\n| x | `{SECRET}` |",
     "name and value row": f"setting,value\npassword,{SECRET}\n",
     "markdown name and value": f"| setting | value |\n|---|---|\n| client_secret | {SECRET} |",
+    "name, value, note": f"name,value,note\nregion,eu,x\napi_token,{SECRET},rotated monthly\n",
     "xml element": f"<creds><password>{SECRET}</password></creds>",
     "xml element, camel case": f"<config><apiKey>{SECRET}</apiKey></config>",
     "xml element, namespace, spaces": f"<cfg:apiKey>\n  {SECRET}\n</cfg:apiKey>",
@@ -58,6 +59,7 @@ PLAIN = {
         "| model | input tokens | output tokens |\n|---|---|---|\n| claude-sonnet-4-5 | 1234 | 56 |"
     ),
     "a random id in a column of no credential": f"id,name,session_count\n{SECRET},alice,3\n",
+    "names under key beside value": "key,value\nanthropic_default_model_identifier,x\n",
     "a row of another width": f"service,password\nbilling,admin,{SECRET}\n",
     "a line between": f"service,password\n\nbilling,{SECRET}\n",
     "a sentence as header": f"we rotate the secret token, then\nagain,{SECRET}\n",

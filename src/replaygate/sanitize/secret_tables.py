@@ -5,9 +5,10 @@ The credential-context rule (:mod:`.secret_entropy`) reads a name written beside
 and :func:`named_credential` reads those shapes:
 
 - a delimited table (CSV, TSV, ``;`` or ``|`` separated, a Markdown table): each cell under a
-  column whose header is a credential name (``password``, ``api_key``, ``API Key``), in the
-  rows that follow the header with as many cells; and the second cell of a row of two whose
-  first is such a name (``password,...``, ``| api_key | ... |``);
+  column whose header is a credential name (``password``, ``api_key``, ``API Key``; not a
+  ``key`` beside a ``value``, which holds names), in the rows that follow the header with as
+  many cells; and the second cell of a row whose first is such a name (``password,...``,
+  ``| api_key | ... | ... |``);
 - XML or HTML: the text of an element named like a credential (``<password>...</password>``,
   ``<cfg:apiKey><![CDATA[...]]></cfg:apiKey>``); the ``value`` (or the text) of an element
   that names a credential in its ``name``, ``key``, ``id`` or ``property`` attribute, or is
@@ -48,6 +49,9 @@ __all__ = ["named_credential"]
 
 DELIMITERS = ",;|\t"
 """What separates the cells of a table's line."""
+VALUE_HEADERS = frozenset({"value", "values", "val"})
+"""The headers of a column of values: beside one, a column headed ``key`` holds the names
+(``key,value``), not keys."""
 HEADER_WORDS = 3
 """The most words of a header cell (``Access token``, ``DB password hash``)."""
 _HEADER_MAX = 48
@@ -184,14 +188,20 @@ def _table_below(text: str, start: int, end: int, read: dict[str, tuple[int, int
         width = len(names)
         if width < 2:
             continue
-        if width == 2 and _credential_name(names[0]) and context_secret(_cell(names[1])):
-            return True
+        if _credential_name(names[0]) and context_secret(_cell(names[1])):
+            return True  # a row of a name and its value: password,..., | api_key | ... |
         if not all(len(_cell(name)) <= _HEADER_MAX for name in names):
             continue
         rows_end, rows_width = read.get(delimiter, (0, 0))
         if start < rows_end and width == rows_width:
             continue
-        columns = [i for i, name in enumerate(names) if _credential_name(name)]
+        headers = {_cell(name).lower() for name in names}
+        pairs = "key" in headers and not VALUE_HEADERS.isdisjoint(headers)
+        columns = [
+            i
+            for i, name in enumerate(names)
+            if _credential_name(name) and not (pairs and _cell(name).lower() == "key")
+        ]
         if columns:
             found, stop = _rows_hold(text, end, delimiter, width, columns)
             if found:
@@ -220,7 +230,7 @@ def _rows_hold(
         for i in columns:  # a cell too short to be a secret is passed over at once
             if len(cells[i]) >= CONTEXT_MIN_LENGTH and context_secret(_cell(cells[i])):
                 return True, at
-        if width == 2 and _credential_name(cells[0]) and context_secret(_cell(cells[1])):
+        if _credential_name(cells[0]) and context_secret(_cell(cells[1])):
             return True, at
     return False, at
 
