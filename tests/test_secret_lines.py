@@ -42,6 +42,12 @@ _PIECES = [
     "aGVsbG8gd29ybGQgdGhpcyBpcyB0ZXh0",
     "msg_01XFDUDYJgAACzvnptvVoYEL",
     "abcdefghijklmnopqrstuvwxyz",
+    "<",
+    ">",
+    ",",
+    "|",
+    "<cfg:apiKey>",
+    "<add name=",
 ]
 _text = st.lists(st.sampled_from(_PIECES), max_size=6).map("".join)
 _name = st.one_of(st.sampled_from(["x-api-key", "max_tokens", "base64", "data", "note"]), _text)
