@@ -126,7 +126,9 @@ def test_record_missing_keeps_repeats_and_rerecord_replaces_them(tmp_path: Path)
             again.post("/v1/messages", json=BODY, headers=HEADERS)
         assert len(sim.requests) == 3
     (fixture,) = FixtureStore.open(store)
-    assert [r["body"]["id"] for r in fixture.responses] == ["msg_sim_0003"]
+    # The answer replayed in between counts as the simulator's third; the rerecorded one
+    # is its fourth.
+    assert [r["body"]["id"] for r in fixture.responses] == ["msg_sim_0004"]
 
 
 def test_compressed_bodies_are_stored_decoded(tmp_path: Path) -> None:
