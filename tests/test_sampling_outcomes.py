@@ -157,6 +157,53 @@ def test_failed_signal(replaygate_checks):
     ]
 
 
+CAUGHT_THEN_SKIPPED = (
+    HEADER
+    + """
+def test_skips_its_failure(replaygate_checks):
+    try:
+        replaygate_checks.evaluate("nothing here", GATE)
+    except AssertionError:
+        pytest.skip("the model is off today")
+
+
+@pytest.mark.sampled(n=3, floor=3)
+def test_every_sample_skips_its_failure(replaygate_sample, replaygate_checks):
+    try:
+        replaygate_checks.evaluate("nothing here", GATE)
+    except AssertionError:
+        pytest.skip("the model is off today")
+
+
+def test_checked_then_skipped(replaygate_checks):
+    replaygate_checks.evaluate("rag", GATE)
+    pytest.skip("the index is not there")
+"""
+)
+
+
+def test_a_skip_after_a_caught_gate_failure_does_not_hide_it(pytester: pytest.Pytester) -> None:
+    # the failed gates were caught and the test skipped: pytest said skipped, the results
+    # file said block (or, sampled, held no case at all)
+    pytester.makepyfile(test_hidden=CAUGHT_THEN_SKIPPED)
+    result = pytester.runpytest("--sampling-results=r.json", "-p", "no:recording")
+    result.assert_outcomes(failed=2, skipped=1)
+    out = result.stdout.str()
+    assert (
+        "test_hidden.py::test_skips_its_failure: gate 'contains' failed: text is missing 1 of "
+        "1 required piece(s): 'rag'; text: 'nothing here'. The test skipped (the model is off "
+        "today) after replaygate_checks.evaluate raised (the AssertionError was caught), but "
+        "a failed gate fails the test: its one-sample case (n=1, floor=1) is a block. To test "
+        "that a check fails, call check.evaluate(output) and look at the outcome it returns"
+    ) in out
+    assert "test_every_sample_skips_its_failure: 0/3 samples passed (floor 3) -> block" in out
+    # a test that skipped with no gate failed has no verdict, as a sampled one has none
+    assert [(c["case"], c["verdict"]) for c in _cases(pytester)] == [
+        ("test_hidden.py::test_skips_its_failure", "block"),
+        ("test_hidden.py::test_every_sample_skips_its_failure", "block"),
+    ]
+
+
 ADVISED = (
     HEADER
     + """

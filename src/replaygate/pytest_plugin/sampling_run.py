@@ -21,6 +21,7 @@ from replaygate.pytest_plugin.sampling_state import (
 )
 
 if TYPE_CHECKING:
+    from replaygate.sampling.recorder import SampleChecks
     from replaygate.sampling.results import SampledResult, SampleResult
     from replaygate.sampling.verdict import SampleSpec
 
@@ -52,8 +53,10 @@ def _run_samples(item: pytest.Function, spec: SampleSpec) -> SampledResult:
         except (AssertionError, pytest.fail.Exception) as err:
             samples.append(recorder.result(_failure_text(err)))
         except _skip_exceptions() as err:
-            skips.append(_failure_text(err))
-            samples.append(recorder.result(_skipped(skips[-1])))
+            reason = _failure_text(err)
+            if not _failed_gates(recorder):  # a sample whose gate failed is no mere skip
+                skips.append(reason)
+            samples.append(recorder.result(_skipped(reason)))
         except BaseException as err:
             err.add_note(f"raised in sample {index} of {spec.n}; no sample is retried")
             raise
@@ -63,6 +66,11 @@ def _run_samples(item: pytest.Function, spec: SampleSpec) -> SampledResult:
     if len(skips) == spec.n:  # the test's condition, not a sample's (a missing resource)
         pytest.skip(f"{skips[0]} (every one of the {spec.n} samples skipped)")
     return SampledResult(item.nodeid, spec.n, spec.floor, tuple(samples), descriptions)
+
+
+def _failed_gates(recorder: SampleChecks) -> list[str]:
+    """Each gate that failed in ``recorder``'s sample, with its message."""
+    return [f"gate {o.name!r} failed: {o.message}" for o in recorder.outcomes if o.blocks]
 
 
 def _skip_exceptions() -> tuple[type[BaseException], ...]:
@@ -150,25 +158,31 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     """Fail an unsampled test whose ``replaygate_checks`` saw a gate fail, when the test
-    went on and passed (it caught the :class:`AssertionError`): its one-sample case is a
-    ``block``, and the results file and the test's outcome must agree."""
-    yield
+    went on and passed or skipped (it caught the :class:`AssertionError`): its one-sample
+    case is a ``block``, and the results file and the test's outcome must agree."""
+    skipped = None
+    try:
+        yield
+    except _skip_exceptions() as err:
+        skipped = err
     funcargs: dict[str, Any] = getattr(item, "funcargs", None) or {}
-    if SPEC in item.stash or CHECKS_FIXTURE not in funcargs:  # sampled: the verdict decides
-        return
+    recorder = funcargs.get(CHECKS_FIXTURE)
     from replaygate.sampling.recorder import SampleChecks
 
-    recorder = funcargs[CHECKS_FIXTURE]
-    if not isinstance(recorder, SampleChecks):
+    # sampled: the verdict decides
+    failed = _failed_gates(recorder) if isinstance(recorder, SampleChecks) else []
+    if SPEC in item.stash or not failed:
+        if skipped is not None:
+            raise skipped
         return
-    failed = [f"gate {o.name!r} failed: {o.message}" for o in recorder.outcomes if o.blocks]
-    if failed:
-        pytest.fail(
-            f"{item.nodeid}: " + "; ".join(failed) + ". The test went on after "
-            "replaygate_checks.evaluate raised (the AssertionError was caught), but a failed "
-            "gate fails the test: its one-sample case (n=1, floor=1) is a block",
-            pytrace=False,
-        )
+    went_on = "went on" if skipped is None else f"skipped ({_failure_text(skipped)})"
+    pytest.fail(
+        f"{item.nodeid}: " + "; ".join(failed) + f". The test {went_on} after "
+        "replaygate_checks.evaluate raised (the AssertionError was caught), but a failed "
+        "gate fails the test: its one-sample case (n=1, floor=1) is a block. To test that "
+        "a check fails, call check.evaluate(output) and look at the outcome it returns",
+        pytrace=False,
+    )
 
 
 def _unsampled_case(item: pytest.Item, call: pytest.CallInfo[None]) -> SampledResult | None:
@@ -182,7 +196,9 @@ def _unsampled_case(item: pytest.Item, call: pytest.CallInfo[None]) -> SampledRe
     if not isinstance(recorder, SampleChecks) or not recorder.outcomes:
         return None
     failure = None
-    if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
+    if call.excinfo is not None:
+        if call.excinfo.errisinstance(_skip_exceptions()):
+            return None  # skipped with no gate failed: no verdict, as a sampled test's
         failure = _failure_text(call.excinfo.value)
     return SampledResult(item.nodeid, 1, 1, (recorder.result(failure),), recorder.descriptions)
 
