@@ -23,6 +23,7 @@ import httpx2
 import pytest
 
 import replaygate.http
+import replaygate.http.exchange as exchange_module
 from loopback import ChunkedEvents, serving
 from replaygate.errors import ResponseLeftOpenWarning, WireFormatError
 from replaygate.fixtures.store import FixtureStore
@@ -260,3 +261,20 @@ def test_a_stream_of_a_client_never_closed_is_recorded_as_the_interpreter_exits(
     assert (done.returncode, done.stderr) == (0, "")
     ends = [f.responses[0]["stream_end"] for f in FixtureStore.open(tmp_path / "s.jsonl")]
     assert sorted(ends) == ["closed", "complete"]
+
+
+def test_a_stream_that_cannot_be_written_at_exit_is_told_in_one_line(
+    tmp_path: Path, echo_sim: Simulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "fixtures"
+    folder.mkdir()
+    http = replaygate.http.httpx2_client(folder / "s.jsonl", "record-missing", approve_live=True)
+    client = openai.OpenAI(api_key="k", base_url=echo_sim.openai_base_url, http_client=http)
+    stream, _ = first_words(client)  # the client never closed
+    folder.rmdir()
+    folder.write_text("")  # the store's folder gone: a file in its place
+    exchange_module._finish_at_exit()  # as the interpreter exits: no traceback
+    told = capsys.readouterr().err
+    assert told.startswith("replaygate: a stream left open was not recorded at interpreter exit: ")
+    assert "cannot write a fixture" in told and told.count("\n") == 1
+    stream.close()  # late: writes nothing, raises nothing

@@ -172,16 +172,18 @@ _LEFT_OPEN: weakref.WeakSet[Exchange] = weakref.WeakSet()
 def _finish_at_exit() -> None:
     """Record what the readers of every session left open as the interpreter exits
     (:meth:`Exchange.finish_open`): a client never closed, whose dropped stream only the
-    garbage collector would close, too late to write. The first refusal is raised last."""
-    refused: list[Exception] = []
+    garbage collector would close, too late to write. A recording refused or that cannot be
+    written then (a secret in it, its store's folder gone) is told on stderr, one line
+    each: a traceback at exit would say no more."""
     for exchange in list(_LEFT_OPEN):
         if exchange.unfinished:
             try:
                 exchange.finish_open()
             except Exception as err:
-                refused.append(err)
-    if refused:
-        raise refused[0]
+                print(
+                    f"replaygate: a stream left open was not recorded at interpreter exit: {err}",
+                    file=sys.stderr,
+                )
 
 
 class Exchange:
