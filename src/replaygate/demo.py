@@ -61,6 +61,9 @@ SHOWN = ("success", "citation_precision", "citation_recall", "fabricated", "cost
 """The metrics the demo prints."""
 DEMO_SEED = 7
 """The simulator seed the shipped baseline was recorded with."""
+SHIPPED_CASES = "replaygate/examples/research_copilot/data/eval_cases.jsonl"
+"""How the demo's results and history name the shipped eval cases: by their place in the
+package, never by the path of an installation (which differs from machine to machine)."""
 
 STORE, RESULTS, HISTORY, REPORT = "eval_fixtures.jsonl", "results.json", "history.db", "report.html"
 WRITTEN = (STORE, RESULTS, HISTORY, REPORT)
@@ -323,7 +326,7 @@ def _loop(
             )
             plan = RecordPlan(live, approve_live=True, source="sim")
             recorded = run_eval(cases, store, agent=copilot, recording=plan, prices=prices)
-    info = {"commit": head_commit(Path.cwd()), "cases_file": str(cases_file)}
+    info = {"commit": head_commit(Path.cwd()), "cases_file": SHIPPED_CASES}
     replayed = run_eval(cases, store, agent=copilot, prices=prices, info=info)
     identical = recorded.to_json()["cases"] == replayed.to_json()["cases"]
     with claim.writing(RESULTS) as results_path:
