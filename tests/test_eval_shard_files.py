@@ -351,3 +351,19 @@ def test_results_name_the_files_from_the_project_folder_so_checkouts_merge(
     other = CliRunner().invoke(eval_cmd, ["merge", *parts, "--no-history"])
     assert other.exit_code == 2
     assert "replayed other fixtures than" in other.output
+
+
+@pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
+def test_a_price_table_given_by_prices_is_named_from_the_project_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path / "project")
+    (project / "evals" / "prices.toml").write_text(
+        '"claude-sonnet-4-5" = { input = 3.0, output = 15.0 }\n', "utf-8"
+    )
+    monkeypatch.chdir(project / "evals")  # given from a subfolder, relative to it
+    out = tmp_path / "results.json"
+    ran = CliRunner().invoke(eval_cmd, ["--prices", "prices.toml", "--out", str(out)])
+    assert ran.exit_code == 0, ran.output
+    source = json.loads(out.read_text("utf-8"))["eval"]["prices"]["source"]
+    assert source == "evals/prices.toml over replaygate/evals/data/prices.toml"

@@ -12,6 +12,7 @@ import functools
 import shlex
 import stat
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -63,8 +64,12 @@ from replaygate.signals import held
 
 
 def _prices(config: Config, given: Path | None) -> PriceTable:
-    """The shipped prices with the given (or configured) table laid over them."""
-    return with_shipped(load_price_file(given) if given is not None else config.prices)
+    """The shipped prices with the given (or configured) table laid over them; the given
+    one named from the project folder, as the results name the cases and the store."""
+    if given is None:
+        return with_shipped(config.prices)
+    own = load_price_file(given)
+    return with_shipped(replace(own, source=project_path(given, config.root)))
 
 
 def _print_metrics(results: EvalResults) -> None:
