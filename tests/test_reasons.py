@@ -22,7 +22,13 @@ INVISIBLE = {
     "combining marks alone": "\u0301\u0308",
     "direction marks": "\u200e\u200f\u202e",
 }
-CONTROLS = {"escape sequence": "\x1b[8mhidden", "backspaces": "ok\b\b", "NUL": "why\x00"}
+CONTROLS = {
+    "escape sequence": "\x1b[8mhidden",
+    "backspaces": "ok\b\b",
+    "NUL": "why\x00",
+    "carriage return that rewrites the line": "approved by alice\rREFUSED",
+    "carriage return at the end": "fine\r",
+}
 
 
 @pytest.mark.parametrize("reason", INVISIBLE.values(), ids=INVISIBLE.keys())
@@ -44,6 +50,9 @@ def test_a_reason_holding_a_control_character_is_refused(reason: str) -> None:
         "👩\u200d💻 fix",
         "line one\nline two\twith a tab\r\n",
         "x\u200b",
+        "\u200fإصلاح الاستعلام",
+        "🎉",
+        "\U0001face",  # an emoji newer than the Unicode data of some Pythons
     ],
 )
 def test_a_reason_that_shows_something_is_taken(reason: str) -> None:

@@ -4,22 +4,26 @@ A reason is refused when it shows nothing: empty, white space, or only character
 terminal or a browser draws as nothing (a zero-width space, a byte order mark, a
 combining mark with nothing to combine with, a Hangul filler). It is refused too when it
 holds a control character other than a line break or a tab: printed in a report, an
-escape sequence (``\\x1b[8m``) hides what follows it or rewrites what a terminal shows.
+escape sequence (``\\x1b[8m``) hides what follows it or rewrites what a terminal shows,
+as does a carriage return not followed by a line feed (``approved\\rrefused`` prints
+``refused``). A character the Unicode data of this Python does not know yet (an emoji
+newer than it) is taken as drawn, not refused on an older Python only.
 """
 
 from __future__ import annotations
 
 import unicodedata
 
-INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cn", "Co", "Cs", "Me", "Mn", "Zl", "Zp", "Zs"})
+INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Me", "Mn", "Zl", "Zp", "Zs"})
 """Unicode categories of characters drawn as nothing (or as a box for a character the font
-lacks): controls, formats (zero-width space, joiners, direction marks), unassigned and
-private use, surrogates, combining marks, separators and spaces."""
+lacks): controls, formats (zero-width space, joiners, direction marks), private use,
+surrogates, combining marks, separators and spaces."""
 FILLERS = frozenset("\u115f\u1160\u180e\u2800\u3164\uffa0")
 """Letters and symbols drawn blank: the Hangul fillers, the Mongolian vowel separator, the
 blank Braille pattern."""
-ALLOWED_CONTROLS = frozenset("\n\t\r")
-"""Control characters a reason may hold: a reason of several lines, from a file."""
+ALLOWED_CONTROLS = frozenset("\n\t")
+"""Control characters a reason may hold: a reason of several lines, from a file (and a
+carriage return before a line feed, the line end of a file written on Windows)."""
 
 
 def visible(char: str) -> bool:
@@ -29,17 +33,23 @@ def visible(char: str) -> bool:
     )
 
 
+def _loose_control(reason: str, at: int) -> bool:
+    """Whether the character of ``reason`` at ``at`` is a control character a reason may
+    not hold: not a line feed or a tab, nor a carriage return that ends a line."""
+    char = reason[at]
+    if char == "\r":
+        return not reason.startswith("\n", at + 1)
+    return unicodedata.category(char) == "Cc" and char not in ALLOWED_CONTROLS
+
+
 def reason_problem(reason: str | None) -> str | None:
     """Why ``reason`` is not one a reviewer can read, or None when it is."""
     if reason is None or not reason.strip():
         return "no reason was given"
-    control = next(
-        (c for c in reason if unicodedata.category(c) == "Cc" and c not in ALLOWED_CONTROLS),
-        None,
-    )
-    if control is not None:
+    at = next((i for i, c in enumerate(reason) if _loose_control(reason, i)), None)
+    if at is not None:
         return (
-            f"the reason holds the control character {control!r} (at {reason.index(control)}), "
+            f"the reason holds the control character {reason[at]!r} (at {at}), "
             "which a terminal does not print as text"
         )
     if not any(visible(c) for c in reason):
