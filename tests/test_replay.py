@@ -699,3 +699,22 @@ def test_a_reworded_question_is_compared_with_the_closest_recorded_one(tmp_path:
         "messages[0].content[0].text: 'How can we detect fixture drift?' != "
         "'How do fixtures drift, really?'",
     )
+
+
+def test_a_reworded_chinese_question_is_compared_with_the_one_it_rewords(tmp_path: Path) -> None:
+    # Chinese is written without spaces: a whole sentence is one \w+ run
+    questions = ("什么是检索增强生成？", "怎样发现夹具的漂移？", "为什么要固定模型版本？")
+    path = tmp_path / "evals.jsonl"
+    fixtures = [
+        Fixture.create(
+            to_anthropic_request([Message.user(q)], [], model=MODEL, max_tokens=64),
+            [_answer(_text(f"answer {i}"), "end_turn")],
+            {"source": "hand"},
+        )
+        for i, q in enumerate(questions)
+    ]
+    path.write_bytes(b"".join(f.to_line() for f in fixtures))
+    model = ReplayModel(path, model=MODEL, max_tokens=64)
+    with pytest.raises(FixtureMismatchError) as caught:  # every fixture differs in one part
+        model.complete([Message.user("夹具的漂移怎样发现呢？")], [])
+    assert f"key {fixtures[1].key} at {path}:2 (recorded != requested)" in str(caught.value)
