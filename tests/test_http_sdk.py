@@ -359,3 +359,10 @@ def test_openai_s_polling_interval_is_kept_and_replayed_without_the_wait(tmp_pat
     with block_network(), httpx2_client(store) as client:
         replayed = client.get("https://api.openai.com/v1/vector_stores/vs_1")
     assert replayed.headers["openai-poll-after-ms"] == "1"
+
+
+def test_a_polling_interval_written_in_capitals_is_replayed_without_the_wait() -> None:
+    from replaygate.http.recorded import replay_headers
+
+    written = {"content-type": "application/json", "OpenAI-Poll-After-Ms": "5000"}  # by hand
+    assert dict(replay_headers(written, 200))["openai-poll-after-ms"] == "1"

@@ -203,8 +203,7 @@ def replay_headers(headers: Mapping[str, Any], status: int) -> list[tuple[str, s
     :class:`WireFormatError` names one that no client could be handed."""
     _check_headers(headers)
     out = [(k.lower(), v) for k, v in headers.items()]
-    if _POLL_AFTER in headers:
-        out = [(k, REPLAYED_RETRY_AFTER_MS if k == _POLL_AFTER else v) for k, v in out]
+    out = [(k, REPLAYED_RETRY_AFTER_MS if k == _POLL_AFTER else v) for k, v in out]
     if retryable(status) or not _RETRY_TIMING.isdisjoint([k for k, _ in out]):
         out = [(k, "0" if k == "retry-after" else v) for k, v in out if k != "retry-after-ms"]
         out.append(("retry-after-ms", REPLAYED_RETRY_AFTER_MS))
