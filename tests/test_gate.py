@@ -4,6 +4,7 @@ Markdown); the baseline is updated only with a reason, recorded with date and co
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -14,11 +15,13 @@ from click.testing import CliRunner
 
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.gate_cmds import baseline_group, gate_cmd, upgrade_cmd
+from replaygate.cli.history_cmds import report_cmd
 from replaygate.evals import (
     BaselineError,
     CaseResult,
     EvalResults,
     GateConfig,
+    History,
     HistoryError,
     LimitError,
     Reference,
@@ -241,6 +244,24 @@ def test_results_sharing_no_case_with_the_baseline_are_refused_even_with_missing
     lenient = GateConfig(fail_on_missing=False)
     with pytest.raises(ResultsError, match="no case in common"):
         run_gate(reference(BASE), reference(results(case("v2-a", 5))), lenient)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_report_refuses_results_sharing_no_case_before_it_opens_its_output(
+    tmp_path: Path,
+) -> None:
+    # a FIFO no process reads: opening it first said so, and hid what is wrong
+    base = write_results(tmp_path / "base.json", BASE)
+    other = write_results(tmp_path / "other.json", results(case("v2-a", 5)))
+    os.mkfifo(tmp_path / "page.fifo")
+    History.open(tmp_path / "history.db").close()
+    history, page = str(tmp_path / "history.db"), str(tmp_path / "page.fifo")
+    done = CliRunner().invoke(
+        report_cmd,
+        ["--history", history, "--out", page, "--results", str(other), "--baseline", str(base)],
+    )
+    assert done.exit_code == 2, done.output
+    assert "other.json: no case in common with " in done.output
 
 
 ONE_CASE = (

@@ -97,10 +97,10 @@ def report_cmd(
     stored = {f"the fixture store {s}": s for s in stores}
     check_not_an_input(out, {**inputs, **stored}, page=True)
     check_writable(out)  # before the charts are drawn, as eval checks before it runs
-    open_fifo(out)
     gate = None
-    if results_path is not None:
+    if results_path is not None:  # refused (no case in common) before the output is opened
         gate = run_gate(*load_gated(baseline_file, results_path), config.gate)
+    open_fifo(out)
     left_out: list[str] = []
     other_cases: list[str] = []
     written = write_report(
