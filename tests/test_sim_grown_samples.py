@@ -48,8 +48,36 @@ RESPONSES_BODY = {
     ],
     "tools": [{"type": "function", "name": "fetch_doc", "parameters": {"type": "object"}}],
 }
+CHAT_BODY = {
+    "model": "m",
+    "messages": [
+        {"role": "user", "content": "What is RAG?"},
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "fetch_doc", "arguments": "{}"},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": json.dumps(DOC)},
+    ],
+    "tools": [{"type": "function", "function": {"name": "fetch_doc", "parameters": {}}}],
+}
 SENT = {
     "anthropic": ("https://api.anthropic.com/v1/messages", HEADERS, BODY),
+    "anthropic thread": (  # ids msg_sim_thread_<n> number the threads served
+        "https://api.anthropic.com/v1/messages",
+        HEADERS,
+        {**BODY, "thread": {"type": "create"}},
+    ),
+    "chat": (
+        "https://api.openai.com/v1/chat/completions",
+        {"authorization": "Bearer k"},
+        CHAT_BODY,
+    ),
     "responses": (
         "https://api.openai.com/v1/responses",
         {"authorization": "Bearer k"},
@@ -61,6 +89,9 @@ SENT = {
 def _answered(response: httpx.Response) -> tuple[str, str, str]:
     """What a sample got: its request id, message id (and time) and text."""
     body = response.json()
+    if "choices" in body:  # Chat Completions'
+        said = body["choices"][0]["message"]["content"] or ""
+        return response.headers["x-request-id"], f"{body['id']} {body['created']}", said
     if "output" in body:  # the Responses API's
         said = body["output"][0]["content"][0]["text"]
         return response.headers["x-request-id"], f"{body['id']} {body['created_at']}", said
@@ -86,7 +117,7 @@ def _stored(store: Path) -> list[Any]:
         )
 
 
-@pytest.mark.parametrize("api", ["anthropic", "responses"])
+@pytest.mark.parametrize("api", sorted(SENT))
 def test_a_grown_http_recording_draws_new_samples_as_one_made_at_once(
     tmp_path: Path, api: str
 ) -> None:

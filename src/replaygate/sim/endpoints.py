@@ -224,6 +224,12 @@ class Threads:
         whole = {**fields, **body, "messages": [*messages, *(new if isinstance(new, list) else [])]}
         return whole, None
 
+    def learn(self, body: Mapping[str, Any], answer: Mapping[str, Any]) -> None:
+        """Hold ``answer``, replayed from a fixture to ``body``, as a response served here
+        (:meth:`hold`): the next id is numbered after it, as in a recording that sent it."""
+        self.hold(body, answer)
+        next(self._served)
+
     def hold(self, body: Mapping[str, Any], wire: Mapping[str, Any]) -> None:
         """Keep the conversation of ``body`` (a request that names a thread) and its answer
         ``wire`` under the answer's id."""
@@ -337,7 +343,7 @@ class AnthropicMessages(Endpoint):
             return
         request = self.request(route, body)
         if request.problem is None and isinstance(answer.get("id"), str):
-            self.threads.hold(request.body, answer)
+            self.threads.learn(request.body, answer)
 
     def render(
         self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
