@@ -137,3 +137,45 @@ def test_a_line_of_white_space_json_refuses_is_named_not_passed_over(
         load_eval_cases(lines_file(tmp_path, data))
     (one,) = load_eval_cases(lines_file(tmp_path, data.replace(space.encode(), b" \t")))
     assert one.id == "one"  # a line of JSON's own white space is blank
+
+
+ONE = case_line("one", "Café?").decode("utf-8") + "\n"
+TWO = ONE + ONE.replace('"one"', '"two"')
+UTF16_FILE = "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8), e.g. `iconv "
+UTF16_ADDED = "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8): lines from here on"
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "reason"),
+    [
+        (TWO.replace("\n", "\r").encode(), 1, "lines end in a lone carriage return (CR) where"),
+        (TWO.replace("\n", "\r").encode("latin-1"), 1, "lines end in a lone carriage return"),
+        (TWO.encode("utf-16"), 1, f"{UTF16_FILE}-f UTF-16 -t UTF-8 "),
+        (TWO.replace("é", "e").encode("utf-16-le"), 1, f"{UTF16_FILE}-f UTF-16LE -t UTF-8 "),
+        (TWO.replace("é", "e").encode("utf-16-be"), 1, f"{UTF16_FILE}-f UTF-16BE -t UTF-8 "),
+        (TWO.encode() + TWO.replace("é", "e").encode("utf-16-le"), 3, UTF16_ADDED),
+        (TWO.encode() + TWO.encode("utf-16-le"), 3, UTF16_ADDED),  # é: not UTF-8 at line 4
+        (ONE.encode() + TWO.encode("utf-8-sig"), 2, "starts with a UTF-8 byte order mark"),
+        (ONE.replace("é", "e").encode() + TWO.encode("latin-1"), 2, "not UTF-8 text (byte 0xe9 "),
+    ],
+    ids=["cr", "cr-latin-1", "utf-16", "utf-16le", "utf-16be", "added", "added-e", "bom", "latin"],
+)
+def test_a_cases_file_in_another_encoding_is_named_as_the_store_names_it(
+    tmp_path: Path, data: bytes, line: int, reason: str
+) -> None:
+    # CR line ends were "invalid JSON: Extra data", UTF-16 without a byte order mark
+    # "invalid JSON", a UTF-8 byte order mark on line 2 "Expecting value"
+    path = lines_file(tmp_path, data)
+    with pytest.raises(CaseFormatError) as caught:
+        load_eval_cases(path)
+    assert str(caught.value).startswith(f"{path}:{line}: {reason}")
+    assert caught.value.line == line
+    if "iconv" in reason or "CR" in reason:
+        assert str(caught.value).endswith(f" {path} > NEW.jsonl`")
+
+
+def test_a_bom_inside_the_cases_file_says_how_to_delete_it(tmp_path: Path) -> None:
+    path = lines_file(tmp_path, ONE.encode() + TWO.encode("utf-8-sig"))
+    with pytest.raises(CaseFormatError, match=r"in the middle of the file") as caught:
+        load_eval_cases(path)
+    assert str(caught.value).endswith(f"e.g. `sed -i '2s/^\\xef\\xbb\\xbf//' {path}`")

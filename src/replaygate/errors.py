@@ -5,6 +5,8 @@ Each one says what happened, where, and what to do next.
 
 from __future__ import annotations
 
+import codecs
+import shlex
 import unicodedata
 from collections.abc import Iterator, Sequence
 
@@ -62,15 +64,15 @@ def shown_file(file: str) -> str:
     return file
 
 
-def not_utf8_text(cause: UnicodeDecodeError | str, *, byte: bool = True, of: str = "") -> str:
+def not_utf8_text(cause: UnicodeDecodeError | str, *, byte: bool = True) -> str:
     """The words of every reader refusing bytes that are not UTF-8 text: ``not UTF-8
-    text (<reason> at byte <N><of>)`` for a decoding error (its reason alone without
+    text (<reason> at byte <N>)`` for a decoding error (its reason alone without
     ``byte``, where an offset would tell the reader nothing), else ``not UTF-8 text
     (<cause>)``, the reader's own words (``it looks like UTF-16: ...``)."""
     if isinstance(cause, str):
         detail = cause
     else:
-        detail = cause.reason + (f" at byte {cause.start}{of}" if byte else "")
+        detail = cause.reason + (f" at byte {cause.start}" if byte else "")
     return f"not UTF-8 text ({detail})"
 
 
@@ -80,8 +82,95 @@ UTF16_REASON = "it looks like UTF-16: re-save the file as UTF-8"
 
 def looks_like_utf16(raw: bytes) -> bool:
     """True for bytes of UTF-16 text: a byte order mark, or a NUL beside every ASCII byte
-    (as Windows PowerShell 5 writes a file with ``>`` or ``Out-File``)."""
-    return raw.startswith((b"\xff\xfe", b"\xfe\xff")) or 0 < len(raw) <= raw.count(0) * 3
+    (as Windows PowerShell 5 writes a file with ``>`` or ``Out-File``): NULs in every
+    other byte, at least a third of the bytes, and few in the bytes between. NULs on both
+    sides (the zeros a crash leaves before a line, a binary file) are not UTF-16."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    even, odd = raw[::2].count(0), raw[1::2].count(0)
+    return 0 < len(raw) <= (even + odd) * 3 and min(even, odd) * 4 <= max(even, odd)
+
+
+UTF16_TEXT = not_utf8_text(UTF16_REASON)
+"""Why a line or file of UTF-16 text is refused (:func:`utf16_reason` adds what to do)."""
+
+
+def utf16_reason(
+    file: str, raw: bytes, line: int, offset: int = 0, *, new: str = "NEW.jsonl"
+) -> str:
+    """Why line ``line`` of ``file``, ``raw`` (UTF-16 text from byte ``offset`` of the
+    line), is refused: :data:`UTF16_TEXT`, with the command that converts a file saved as
+    UTF-16 (into ``new``), or, further down a file, what appended lines in UTF-16."""
+    if line > 1:
+        return (
+            f"{UTF16_TEXT}: lines from here on were added in UTF-16 (as Windows PowerShell's "
+            "`>>` or `Out-File` writes them); convert them to UTF-8, or delete them and "
+            "record them again"
+        )
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "UTF-16"  # iconv reads the byte order mark
+    else:  # ASCII text: the NUL is the byte after each character in little-endian order
+        odd = raw[(offset + 1) % 2 :: 2].count(0)
+        encoding = "UTF-16LE" if odd >= raw[offset % 2 :: 2].count(0) else "UTF-16BE"
+    convert = f"iconv -f {encoding} -t UTF-8 {shlex.quote(file)} > {new}"
+    return f"{UTF16_TEXT}, e.g. `{convert}`"
+
+
+def lone_cr(raw: bytes) -> bool:
+    """True when a line holds a carriage return before its end: line ends of CR alone."""
+    return b"\r" in raw.rstrip()
+
+
+def lone_cr_reason(file: str, *, new: str = "NEW.jsonl") -> str:
+    """Why a line of ``file`` with lone CR line ends (:func:`lone_cr`) is refused, with
+    the command that converts them (into ``new``)."""
+    convert = f"tr '\\r' '\\n' < {shlex.quote(file)} > {new}"
+    return (
+        "lines end in a lone carriage return (CR) where a newline (LF) is expected, so "
+        f"they run together: convert the line ends first, e.g. `{convert}`"
+    )
+
+
+BOM_REASON = (
+    "starts with a UTF-8 byte order mark (BOM), which JSON does not allow (an "
+    "editor saving as 'UTF-8 with BOM' writes one): re-save the file as UTF-8 without it"
+)
+"""Why a JSON file or a JSONL file's first line starting with a UTF-8 byte order mark is refused."""
+
+
+def inner_bom_reason(file: str, line: int) -> str:
+    """Why line ``line`` (after the first) of JSONL ``file`` starting with a UTF-8 byte
+    order mark is refused, with the command that deletes it."""
+    strip = f"sed -i '{line}s/^\\xef\\xbb\\xbf//' {shlex.quote(file)}"
+    return (
+        "starts with a UTF-8 byte order mark (BOM), which JSON does not allow, in the "
+        "middle of the file (a file saved as 'UTF-8 with BOM' joined to another): "
+        f"delete it from this line, e.g. `{strip}`"
+    )
+
+
+def undecodable_byte(raw: bytes, start: int) -> tuple[int, str]:
+    """The line (from 1) of the byte at ``start`` of ``raw`` that is not UTF-8, and why,
+    naming the byte and its column: ``not UTF-8 text (byte 0xe9 at column 12)``, as a
+    Latin-1 or Windows-1252 file's é is."""
+    head = raw[:start]
+    line_start = head.rfind(b"\n") + 1
+    column = len(head[line_start:].decode("utf-8", "replace")) + 1
+    return head.count(b"\n") + 1, not_utf8_text(f"byte 0x{raw[start]:02x} at column {column}")
+
+
+def line_encoding_reason(raw: bytes, file: str, line: int) -> str | None:
+    """Why line ``line`` of JSONL ``file``, ``raw``, that a reader refused, cannot be read
+    as written, in the fixture store's words: UTF-16 text (:func:`utf16_reason`), a UTF-8
+    byte order mark (:data:`BOM_REASON`, :func:`inner_bom_reason`) or lone CR line ends
+    (:func:`lone_cr_reason`), each with what to do; None when it is none of these."""
+    if looks_like_utf16(raw):
+        return utf16_reason(file, raw, line)
+    if raw.startswith(codecs.BOM_UTF8):
+        return BOM_REASON if line == 1 else inner_bom_reason(file, line)
+    if lone_cr(raw):
+        return lone_cr_reason(file)
+    return None
 
 
 def located(file: str, line: int) -> str:

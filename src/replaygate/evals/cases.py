@@ -17,7 +17,6 @@ case out of the cost metrics (its model need not have a price); the results say 
 
 from __future__ import annotations
 
-import codecs
 import dataclasses
 import hashlib
 import json
@@ -28,11 +27,16 @@ from pathlib import Path
 from typing import Any
 
 from replaygate import json_schema, jsondoc, strict_json
-from replaygate.errors import has_control, not_utf8_text
+from replaygate.errors import (
+    has_control,
+    line_encoding_reason,
+    looks_like_utf16,
+    undecodable_byte,
+)
 from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
 from replaygate.jsonfields import lone_surrogate
-from replaygate.regular import is_blank, read_regular_text, text_lines
+from replaygate.regular import is_blank, read_regular_bytes, text_lines
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec
 
 EXPECTATIONS = ("contains", "citations", "schema")
@@ -88,31 +92,25 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
     file = Path(path)
     name = str(file)
     try:
-        text = read_regular_text(file)
+        data = read_regular_bytes(file)
     except OSError as err:
         raise CaseFormatError(name, 0, f"cannot read cases: {err.strerror}") from None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        if err.object.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-            reason = not_utf8_text(
-                "it looks like UTF-16, re-save the file as UTF-8: "
-                f"{err.reason} at byte {err.start} of the file"
-            )
-            raise CaseFormatError(name, 1, reason) from None
-        line = err.object.count(b"\n", 0, err.start) + 1
-        raise CaseFormatError(name, line, not_utf8_text(err, of=" of the file")) from None
-    if text.startswith("\ufeff"):
-        raise CaseFormatError(
-            name,
-            1,
-            "starts with a UTF-8 byte order mark (BOM), which JSON does not allow (an "
-            "editor saving as 'UTF-8 with BOM' writes one): re-save the file as UTF-8 without it",
-        )
+        raise _undecodable(data, err.start, name) from None
     cases: list[EvalCase] = []
     seen: dict[str, int] = {}
     for number, raw in text_lines(text):
         if is_blank(raw):
             continue
-        case = parse_case(raw, name, number)
+        try:
+            case = parse_case(raw, name, number)
+        except CaseFormatError:  # named as the store names it, if it is the encoding
+            encoding = line_encoding_reason(raw.encode("utf-8", "surrogatepass"), name, number)
+            if encoding is None:
+                raise
+            raise CaseFormatError(name, number, encoding) from None
         if case.id in seen:
             raise CaseFormatError(
                 name, number, f"duplicate case id {case.id!r} (first at line {seen[case.id]})"
@@ -122,6 +120,19 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
     if not cases:
         raise CaseFormatError(name, 0, "no cases: the file holds no JSON line")
     return cases
+
+
+def _undecodable(data: bytes, start: int, file: str) -> CaseFormatError:
+    """The error for cases ``data`` that stop being UTF-8 at byte ``start``: the first
+    line of UTF-16 text (a file saved so, or lines appended so), else the bad byte."""
+    end = data.find(b"\n", start)
+    lines = data[: end if end >= 0 else len(data)].split(b"\n")
+    for number, line in enumerate(lines, start=1):
+        if number == len(lines) or looks_like_utf16(line):
+            reason = line_encoding_reason(line, file, number)
+            if reason is not None:
+                return CaseFormatError(file, number, reason)
+    return CaseFormatError(file, *undecodable_byte(data, start))
 
 
 def parse_case(raw: str, file: str, line: int) -> EvalCase:

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import orjson
 
-from replaygate.errors import FixtureFormatError
+from replaygate.errors import UTF16_TEXT, FixtureFormatError
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import PartialTailError, SampleLine, TruncatedFileError
 from replaygate.fixtures.store.files import read_regular
-from replaygate.fixtures.store.jsonl import UTF16_TEXT, json_file_fixture, read_line
+from replaygate.fixtures.store.jsonl import json_file_fixture, read_line
 from replaygate.hygiene.verify_checks import KEY_RANK, Prepared, check_sample, finish, prepare
 from replaygate.hygiene.verify_problem import StoreProblem
 from replaygate.hygiene.verify_segments import Segment, segment_lines
