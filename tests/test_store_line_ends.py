@@ -122,6 +122,22 @@ def test_nul_bytes_inside_the_file_are_named_not_taken_for_utf16(tmp_path: Path)
     assert "UTF-16" not in out
 
 
+@pytest.mark.parametrize(
+    "data",
+    [ZEROS + fixture(0).to_line(), b"SQLite format 3\0\x10\0\x01\x01" + bytes(96)],
+    ids=["NUL bytes before a line", "a binary file"],
+)
+def test_nul_bytes_on_both_sides_of_each_byte_are_not_taken_for_utf16(
+    tmp_path: Path, data: bytes
+) -> None:
+    # UTF-16 text holds its NULs in every other byte; `iconv -f UTF-16LE` was advised
+    # for the zeros a crash leaves before the next append, and for a database file.
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    err = open_error(path)
+    assert err.line == 1 and "UTF-16" not in err.reason and "iconv" not in err.reason
+
+
 def test_a_utf16_file_ending_in_a_newline_is_not_repaired(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(STORE.decode().encode("utf-16-le"))  # its last line: one NUL byte
