@@ -137,3 +137,59 @@ def test_a_shared_fixture_counts_the_most_one_test_took_and_workers_add_up(
         controller.pytest_testnodedown(SimpleNamespace(workeroutput={_SENT: sent}), None)
     assert unused_lines(os.fspath(store), controller.used[os.fspath(store)]) == []
     assert controller.naming == {os.fspath(store): {"t.py::a"}}
+
+
+BORROWED = """
+import os
+
+import pytest
+
+
+def ask(client, text):
+    return client.messages.create(
+        model="claude-sonnet-4-5", max_tokens=16, messages=[{"role": "user", "content": text}]
+    ).content[0].text
+
+
+def test_own(anthropic_client):
+    if os.environ.get("DROP"):
+        return  # the code under test no longer sends its request
+    assert ask(anthropic_client(), "own") == "echo: own"
+
+
+@pytest.mark.replaygate(fixtures="test_borrowed/test_own.jsonl")
+def test_borrows(anthropic_client):
+    assert ask(anthropic_client(), "borrowed") == "echo: borrowed"
+"""
+
+
+@pytest.mark.slow  # pytest sessions of the plugin, recording and replaying
+def test_a_tests_own_store_named_by_another_tests_marker_is_checked_as_shared(
+    pytester: pytest.Pytester, sdks_loaded: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each test's fixture was reported unused: the one test_borrows recorded at
+    # test_own's teardown, and test_own's by the end-of-run check of test_borrows' store
+    pytester.makepyfile(test_borrowed=BORROWED)
+    pytester.runpytest(*RECORD).assert_outcomes(passed=2)
+    store = pytester.path / "tests/fixtures/test_borrowed/test_own.jsonl"
+    clean = pytester.runpytest(STRICT)
+    clean.assert_outcomes(passed=2)
+    assert clean.ret == pytest.ExitCode.OK and "shared stores" not in clean.stdout.str()
+
+    monkeypatch.setenv("DROP", "1")
+    result = pytester.runpytest(STRICT)
+    result.assert_outcomes(passed=2)  # no error at test_own's teardown: checked with both
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            f"--replaygate-strict: 1 recorded fixture(s) of the shared store {store} unused by "
+            "all 2 test(s) naming it (test_borrowed.py::test_borrows, "
+            "test_borrowed.py::test_own):",
+            "  * (POST /v1/messages): never requested",
+        ]
+    )
+    partial = pytester.runpytest(STRICT, "-k", "borrows")
+    assert partial.ret == pytest.ExitCode.OK
+    partial.stdout.fnmatch_lines(
+        [f"not checked: {store}: 1 of the 2 test(s) naming it did not run and pass*"]
+    )

@@ -209,16 +209,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _named_stores(
     config: pytest.Config, items: list[pytest.Item]
 ) -> Iterator[tuple[pytest.Item, Path]]:
-    """Each test whose marker names a store (``fixtures=``), and that store."""
-    for item in items:
-        if item.get_closest_marker("replaygate") is None:
-            continue
+    """Each test whose marker names a store (``fixtures=``), and that store; and each test
+    whose own store is one of those (it shares it with the tests naming it)."""
+    from replaygate.pytest_plugin.offline import uses_replaygate
+
+    named: dict[Path, None] = {}
+    own: list[tuple[pytest.Item, Path]] = []
+    for item in filter(uses_replaygate, items):
         try:
             chosen = marker_kwargs(item).get("fixtures")
         except pytest.fail.Exception:  # a wrong mark: the test fails at its setup, named
             continue
         if chosen:
+            named[chosen_store(config, chosen)] = None
             yield item, chosen_store(config, chosen)
+        else:
+            own.append((item, default_store(config, item)))
+    yield from ((item, path) for item, path in own if path in named)
 
 
 def _strict_shared(config: pytest.Config) -> SharedStrict | None:
@@ -445,7 +452,11 @@ def replaygate_store(
         store = shared_store(request.config, path) if shared else FixtureStore.open(path)
     except ReplaygateError as err:
         refuse_setup(request, err)
-    strict = _strict_shared(request.config) if shared else None
+    strict = _strict_shared(request.config)
+    if strict is not None and not shared:
+        # its own store, also named by another test's marker: checked with theirs
+        shared = strict.names(request.node.nodeid, path)
+    strict = strict if shared else None
     before = uses(store) if strict is not None else {}
     with ExitStack() as stack:
         stack.callback(store.close)

@@ -1,8 +1,9 @@
 """``--replaygate-strict`` for a store the marker names (``fixtures=``), shared by tests.
 
-A test's own store is checked at its teardown: every fixture it holds is that test's.
-A shared store's fixtures belong to all the tests naming it, so it is checked once, at
-the end of the run: a fixture that none of them replayed (or that none of them
+A test's own store is checked at its teardown: every fixture it holds is that test's,
+unless another test's marker names it too (then it is shared by them). A shared
+store's fixtures belong to all the tests naming it, so it is checked once, at the end
+of the run: a fixture that none of them replayed (or that none of them
 requested as many times as it has responses) fails the run, named in the summary.
 
 That verdict needs every test naming the store, so a store is checked only when the run
@@ -64,9 +65,16 @@ class SharedStrict:
         self.unchecked: list[str] = []
 
     def collected(self, stores: Iterable[tuple[pytest.Item, Path]]) -> None:
-        """Note the tests of the run (before any deselection) and the store each names."""
+        """Note the tests of the run (before any deselection) and the shared store each
+        names (or has as its own)."""
         for item, path in stores:
             self.naming.setdefault(os.fspath(path), set()).add(item.nodeid)
+
+    def names(self, test: str, path: Path) -> bool:
+        """Whether the collected test ``test`` counts among those sharing the store at
+        ``path`` (its marker names it, or it is its own store and another's marker names
+        it)."""
+        return test in self.naming.get(os.fspath(path), ())
 
     def used_by_test(self, path: Path, before: Mapping[str, int], after: Mapping[str, int]) -> None:
         """Note what one test took from the shared store at ``path`` (its use counts before
