@@ -37,3 +37,21 @@ def test_a_folder_under_where_pytest_runs_but_not_the_rootdir_is_a_usage_error(
     # a folder of that name under the rootdir is the one taken, as ever
     pytester.mkdir("fixtures")
     pytester.runpytest("test_x.py", "--replaygate-dir", "fixtures").assert_outcomes(passed=1)
+
+
+def test_a_folder_where_pytest_runs_outside_the_rootdir_is_named_by_its_whole_path(
+    pytester: pytest.Pytester,
+) -> None:
+    project = pytester.mkdir("project")
+    project.joinpath("pytest.ini").write_text("[pytest]\n")  # the rootdir, below the cwd
+    project.joinpath("test_x.py").write_text(TEST)
+    pytester.mkdir("fixtures")
+    result = pytester.runpytest("project/test_x.py", "--replaygate-dir", "fixtures")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            f"*--replaygate-dir fixtures is taken from the rootdir ({project}), where there is "
+            "no fixtures; the folder fixtures where pytest runs is "
+            f"--replaygate-dir={pytester.path / 'fixtures'}"
+        ]
+    )
