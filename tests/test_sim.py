@@ -929,7 +929,7 @@ SCRIPT_ERRORS = [
     (b'{"usage": {"input_tokens": 12345678901234567890123}}', "got an integer of 23 digits"),
     (b'{"usage": {"cache_read_input_tokens": 3}}', "usage: unknown field(s)"),
     (b'{"text": "a", "text": "b"}', "duplicate key text: an object names it twice"),
-    (b'\xff\xfe{"text": "a"}', "not UTF-8 text (invalid start byte at byte 0)"),
+    (b'\xff\xfe{"text": "a"}', "not UTF-8 text (it looks like UTF-16: re-save the file"),
     (b"[1]", "expected an object, got a list"),
 ]
 

@@ -11,7 +11,12 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from replaygate import strict_json
-from replaygate.errors import LocatedError, ScriptExhaustedError, not_utf8_text
+from replaygate.errors import (
+    LocatedError,
+    ScriptExhaustedError,
+    line_encoding_reason,
+    undecodable_byte,
+)
 from replaygate.exact_json import INT_MAX
 from replaygate.jsondoc import FieldError, count_field, kind_of, shown
 from replaygate.jsonfields import lone_surrogate
@@ -131,7 +136,7 @@ def _script_line(raw: bytes) -> ModelResponse:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise ValueError(not_utf8_text(err)) from None
+        raise ValueError(undecodable_byte(raw, err.start)[1]) from None
     try:
         obj = strict_json.loads(text)
     except strict_json.DuplicateKeyError:
@@ -177,8 +182,9 @@ class ScriptBehavior:
                 continue
             try:
                 responses.append(_script_line(raw))
-            except ValueError as err:
-                raise ScriptFormatError(file, number, str(err)) from None
+            except ValueError as err:  # UTF-16, a byte order mark: named as the store does
+                reason = line_encoding_reason(raw, file, number) or str(err)
+                raise ScriptFormatError(file, number, reason) from None
         if not responses:
             raise ScriptFormatError(file, 0, "no responses: the script holds no JSON line")
         return ScriptBehavior(responses, file)
