@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from replaygate.ci import FixtureUsers, changed_keys, glob_match, make_plan
-from replaygate.ci.fixture_users import gone_test
+from replaygate.ci.fixture_users import node_to_run
 from replaygate.cli.ci_cmd import ci_group
 from replaygate.evals import load_config
 from replaygate.evals.errors import EvalError
@@ -231,29 +231,71 @@ def test_a_test_the_hits_log_names_that_is_gone_is_left_out_and_said(project: Pa
     assert "2 test(s)" in plan.notes[0] and "tests/test_floor.py::test_floor[5]" in plan.notes[0]
 
 
+X = "tests/test_x.py"
+
+
 @pytest.mark.parametrize(
-    ("test", "source", "gone"),
+    ("test", "source", "run"),
     [
-        ("tests/test_x.py::test_a", "def test_a(): ...", False),
-        ("tests/test_x.py::test_a", "def test_a_renamed(): ...", True),
-        ("tests/test_x.py::test_a", "def test_b(): ...\n# was test_a_old", True),
-        ("tests/test_x.py::test_a[one-two]", "def test_a(case): ...", False),
-        ("tests/test_x.py::TestA::test_inherited", "class TestA(Base): ...", False),
-        ("tests/test_x.py::TestA::test_b", "class TestB: ...", True),
-        ("tests/test_x.py::test_made", "test_made = build_test()", False),
-        ("tests/test_x.py::test_x.helper", "def helper(): ...", False),  # a doctest
-        ("tests/test_x.py", "", False),
-        ("tests/test_gone.py::test_a", None, True),
-        ("tests/data.yaml::case", None, True),
+        (f"{X}::test_a", "def test_a(): ...", f"{X}::test_a"),
+        (f"{X}::test_a", "def test_a_renamed(): ...", None),
+        (f"{X}::test_a", "def test_b(): ...\n# was test_a_old", None),
+        (f"{X}::test_a[one-two]", "def test_a(case): ...", f"{X}::test_a[one-two]"),
+        (f"{X}::test_a[x::y]", "def test_a(case): ...", f"{X}::test_a[x::y]"),
+        # a method nowhere in its file: inherited, or renamed; its class runs
+        (f"{X}::TestA::test_inherited", "class TestA(Base): ...", f"{X}::TestA"),
+        (f"{X}::TestA::test_b", "class TestA:\n    def test_c(self): ...", f"{X}::TestA"),
+        (
+            f"{X}::TestA::test_b[1]",
+            "class TestA:\n    def test_b(self, n): ...",
+            f"{X}::TestA::test_b[1]",
+        ),
+        (
+            f"{X}::TestA::TestIn::test_b",
+            "class TestA:\n    class TestIn: ...",
+            f"{X}::TestA::TestIn",
+        ),
+        (f"{X}::TestA::test_b", "class TestB: ...", None),
+        (f"{X}::test_made", "test_made = build_test()", f"{X}::test_made"),
+        (f"{X}::test_x.helper", "def helper(): ...", f"{X}::test_x.helper"),  # a doctest
+        (X, "", X),
+        ("tests/test_gone.py::test_a", None, None),
+        ("tests/data.yaml::case", None, None),
     ],
 )
-def test_a_test_is_gone_when_its_file_or_its_name_is(
-    tmp_path: Path, test: str, source: str | None, gone: bool
+def test_a_test_runs_as_named_through_its_class_or_not_when_gone(
+    tmp_path: Path, test: str, source: str | None, run: str | None
 ) -> None:
     (tmp_path / "tests").mkdir()
     if source is not None:
         (tmp_path / "tests" / "test_x.py").write_text(source, "utf-8")
-    assert gone_test(test, tmp_path) is gone
+    assert node_to_run(test, tmp_path) == run
+
+
+def test_a_method_nowhere_in_its_file_runs_through_its_class_once_and_is_said(
+    project: Path,
+) -> None:
+    # test_answer moved to a base class of another file (or renamed): pytest would stop
+    # at TestRag::test_answer, and running TestRag runs what it collects now
+    users = FixtureUsers(project)
+    for test in ("TestRag::test_answer", "TestRag::test_cite", "test_plain"):
+        users.add(Path("tests/fixtures/rag.jsonl"), "k1", f"tests/test_rag.py::{test}")
+    (project / "tests" / "test_rag.py").write_text(
+        "class TestRag(Base):\n    def test_cite(self): ...\ndef test_plain(): ...\n", "utf-8"
+    )
+    config = load_config(project / "pyproject.toml")
+    plan = make_plan(
+        [Path("tests/fixtures/rag.jsonl")], config.ci, root=config.root,
+        event="pull-request", users=users,
+    )  # fmt: skip
+    (stage,) = plan.stages
+    assert stage.pytest_args == ("tests/test_rag.py::TestRag", "tests/test_rag.py::test_plain")
+    assert stage.reasons == ("fixtures: tests/fixtures/rag.jsonl is played by 3 test(s)",)
+    assert plan.notes == (
+        "ran 1 test(s) the hits log names through their class, their own name being nowhere "
+        "in their file (inherited, or renamed; pytest would stop at them): "
+        "tests/test_rag.py::TestRag::test_answer as tests/test_rag.py::TestRag",
+    )
 
 
 def test_a_removed_fixture_store_named_with_changed_runs_the_tests_that_played_it(

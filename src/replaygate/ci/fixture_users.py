@@ -101,24 +101,29 @@ class FixtureUsers:
         return found
 
 
-def gone_test(test: str, root: Path) -> bool:
-    """Whether the test ``test`` (a pytest node id, relative to the rootdir ``root``, as the
-    hits log keeps it) is no longer there, so pytest would stop at it (``ERROR: not
-    found``, exit status 4): its file is gone, or, in a Python file, the name it is
-    collected under (the function or class the node id starts with) is nowhere in the
-    file, as after a rename. A file that cannot be read, or a name that is no Python
-    name (a doctest's), counts as there."""
+def node_to_run(test: str, root: Path) -> str | None:
+    """The node id pytest is to run for the test ``test`` (a pytest node id, relative to
+    the rootdir ``root``, as the hits log keeps it), or None when it is no longer there,
+    so pytest would stop at it (``ERROR: not found``, exit status 4): its file is gone,
+    or, in a Python file, the name it is collected under (the function or class the node
+    id starts with) is nowhere in the file, as after a rename. A method (or inner class)
+    whose name is nowhere in its file runs through its class, the deepest one whose name
+    is there: it may be inherited from a class of another file, or renamed. A file that
+    cannot be read, or a name that is no Python name (a doctest's), counts as there."""
     file, sep, rest = test.partition("::")
     path = root / file
     try:
         if not path.exists():
-            return True
+            return None
         if not sep or path.suffix != ".py" or not path.is_file():
-            return False
+            return test
         text = read_regular_bytes(path).decode("utf-8", "replace")
     except (OSError, ValueError):  # cannot tell: run it, and let pytest say
-        return False
-    name = re.split(r"::|\[", rest, maxsplit=1)[0]
-    if not name.isidentifier():
-        return False
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is None
+        return test
+    names = rest.split("[", 1)[0].split("::")
+    for depth, name in enumerate(names):
+        if not name.isidentifier():
+            return test
+        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is None:
+            return "::".join([file, *names[:depth]]) if depth else None
+    return test

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaygate.ci.fixture_users import FixtureUsers, changed_keys, gone_test
+from replaygate.ci.fixture_users import FixtureUsers, changed_keys, node_to_run
 from replaygate.ci.globs import glob_match
+from replaygate.errors import first_few
 from replaygate.evals.config import WHEN, CIConfig, Stage
 from replaygate.evals.errors import EvalError
 from replaygate.evals.table import text_table
@@ -237,6 +238,7 @@ def make_plan(
     fixture_tests: set[str] = set()
     fixture_reasons: list[str] = []
     gone: set[str] = set()
+    widened: dict[str, str] = {}
     for change_class in ci.changes:
         claimed = by_class.get(change_class.name, [])
         if not claimed:
@@ -255,11 +257,14 @@ def make_plan(
             if keys is not None and not keys:
                 continue
             played = users.tests_for(file, keys)
-            gone |= {test for test in played if gone_test(test, root)}
-            tests = played - gone
+            runs = {test: node_to_run(test, root) for test in played}
+            gone |= {test for test, run in runs.items() if run is None}
+            widened |= {t: run for t, run in runs.items() if run is not None and run != t}
+            tests = {run for run in runs.values() if run is not None}
             if tests:
                 fixture_tests |= tests
-                fixture_reasons.append(f"fixtures: {label} is played by {len(tests)} test(s)")
+                kept = sum(run is not None for run in runs.values())
+                fixture_reasons.append(f"fixtures: {label} is played by {kept} test(s)")
             elif played:
                 need(
                     change_class.stages,
@@ -290,6 +295,8 @@ def make_plan(
                 tuple(why),
             )
         )  # fmt: skip
+    classes = {run for run in widened.values() if run is not None}
+    fixture_tests = {t for t in fixture_tests if not any(t.startswith(f"{c}::") for c in classes)}
     if fixture_tests:
         planned.append(
             PlannedStage(
@@ -297,13 +304,16 @@ def make_plan(
                 tuple(fixture_reasons),
             )
         )  # fmt: skip
-    notes: tuple[str, ...] = ()
+    notes: list[str] = []
     if gone:
-        shown = ", ".join(sorted(gone)[:3]) + (
-            f" and {len(gone) - 3} more" if len(gone) > 3 else ""
-        )
-        notes = (
+        notes.append(
             f"left out {len(gone)} test(s) the hits log names that are no longer in the "
-            f"project (renamed or removed; pytest would stop at them): {shown}",
+            f"project (renamed or removed; pytest would stop at them): {first_few(sorted(gone), 3)}"
         )
-    return Plan(event, changes, tuple(planned), tuple(skipped), notes)
+    if widened:
+        notes.append(
+            f"ran {len(widened)} test(s) the hits log names through their class, their own "
+            "name being nowhere in their file (inherited, or renamed; pytest would stop at "
+            f"them): {first_few([f'{t} as {run}' for t, run in sorted(widened.items())], 3)}"
+        )
+    return Plan(event, changes, tuple(planned), tuple(skipped), tuple(notes))
