@@ -204,23 +204,42 @@ def test_closing_one_client_of_a_shared_session_leaves_the_other_s_stream(
     assert fixture.responses[0]["stream_end"] == "complete"
 
 
-def test_a_stream_closed_in_the_middle_of_a_write_is_stored_after_it(
-    tmp_path: Path, echo_sim: Simulator
+class _ClosingOnAdd(set[Any]):
+    """The session's set of held sends, whose next ``add`` (made under the session's own
+    lock) first closes ``stream``: where the collector may close a dropped stream."""
+
+    def __init__(self, held: set[Any], stream: Any) -> None:
+        super().__init__(held)
+        self.stream = stream
+
+    def add(self, item: Any) -> None:
+        if not self.stream.response.is_closed:
+            self.stream.response.close()
+        super().add(item)
+
+
+@pytest.mark.parametrize("where", ["a write", "the session's count of its sends"])
+def test_a_stream_closed_in_the_middle_of_the_session_s_work_is_stored_after_it(
+    tmp_path: Path, echo_sim: Simulator, where: str
 ) -> None:
     # the garbage collector closes a dropped stream whenever it runs: in the middle of the
-    # write of another answer of the same session too, in the same thread
+    # write of another answer of the same session too, or as the session counts a send
+    # under its lock, in the same thread
     store = tmp_path / "s.jsonl"
     session = Exchange(store, mode="record-missing", approve_live=True, source="sim")
     http = replaygate.http.httpx2_client(session)
     client = openai.OpenAI(api_key="k", base_url=echo_sim.openai_base_url, http_client=http)
     stream, _ = first_words(client)
-    store_prepared = session.session.store_prepared
+    if where == "a write":
+        store_prepared = session.session.store_prepared
 
-    def collected_while_writing(*args: Any, **kwargs: Any) -> None:
-        stream.response.close()  # as the collector would
-        store_prepared(*args, **kwargs)
+        def collected_while_writing(*args: Any, **kwargs: Any) -> None:
+            stream.response.close()  # as the collector would
+            store_prepared(*args, **kwargs)
 
-    session.session.store_prepared = collected_while_writing  # type: ignore[method-assign]
+        session.session.store_prepared = collected_while_writing  # type: ignore[method-assign]
+    else:
+        session._held = _ClosingOnAdd(session._held, stream)
     done = threading.Event()
 
     def send() -> None:
@@ -228,7 +247,7 @@ def test_a_stream_closed_in_the_middle_of_a_write_is_stored_after_it(
         done.set()
 
     threading.Thread(target=send, daemon=True).start()
-    assert done.wait(10), "the write waited for itself"
+    assert done.wait(10), "the session waited for itself"
     ends = sorted(f.responses[0].get("stream_end", "-") for f in FixtureStore.open(store))
     assert ends == ["-", "closed"]
 

@@ -230,7 +230,9 @@ class Exchange:
         self.interface = options.get("interface")
         self.lookups = 0
         self.replays = 0
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        """Reentrant: the garbage collector may close a dropped stream of this session (and
+        so record it) while this thread holds it."""
         self._deciding = threading.Lock()
         self._writing = threading.Lock()
         self._writer = threading.local()
