@@ -165,13 +165,9 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
         yield
     except _skip_exceptions() as err:
         skipped = err
-    funcargs: dict[str, Any] = getattr(item, "funcargs", None) or {}
-    recorder = funcargs.get(CHECKS_FIXTURE)
-    from replaygate.sampling.recorder import SampleChecks
-
-    # sampled: the verdict decides
-    failed = _failed_gates(recorder) if isinstance(recorder, SampleChecks) else []
-    if SPEC in item.stash or not failed:
+    recorder = _unsampled_checks(item)
+    failed = _failed_gates(recorder) if recorder is not None else []
+    if not failed:
         if skipped is not None:
             raise skipped
         return
@@ -185,15 +181,24 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     )
 
 
-def _unsampled_case(item: pytest.Item, call: pytest.CallInfo[None]) -> SampledResult | None:
-    funcargs: dict[str, Any] = getattr(item, "funcargs", None) or {}
-    if CHECKS_FIXTURE not in funcargs:
+def _unsampled_checks(item: pytest.Item) -> SampleChecks | None:
+    """The ``replaygate_checks`` of an unsampled test, or None (a sampled test's verdict
+    decides its outcome and makes its case)."""
+    if SPEC in item.stash:
         return None
     from replaygate.sampling.recorder import SampleChecks
+
+    funcargs: dict[str, Any] = getattr(item, "funcargs", None) or {}
+    recorder = funcargs.get(CHECKS_FIXTURE)
+    return recorder if isinstance(recorder, SampleChecks) else None
+
+
+def _unsampled_case(item: pytest.Item, call: pytest.CallInfo[None]) -> SampledResult | None:
+    """The one-sample case (n=1, floor=1) of an unsampled test that evaluated checks."""
     from replaygate.sampling.results import SampledResult
 
-    recorder = funcargs[CHECKS_FIXTURE]
-    if not isinstance(recorder, SampleChecks) or not recorder.outcomes:
+    recorder = _unsampled_checks(item)
+    if recorder is None or not recorder.outcomes:
         return None
     failure = None
     if call.excinfo is not None:
