@@ -10,6 +10,7 @@ import pytest
 
 from replaygate import Fixture, FixtureFormatError, FixtureStore, Message, ModelResponse
 from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.store.leftovers import LeftoverTempWarning
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 from run_cli import replaygate
 
@@ -98,3 +99,19 @@ def test_a_project_folder_walk_leaves_out_virtualenvs_vcs_and_tool_folders(
     with FixtureStore.open(tmp_path / ".fixtures") as store:
         assert len(store) == 1
     assert "1 fixture(s) checked" in replaygate("verify", str(tmp_path / ".fixtures")).stdout
+
+
+def test_opening_a_store_removes_leftovers_only_where_its_walk_goes(tmp_path: Path) -> None:
+    # The store's scan found the leftover of its own write, then a second walk, into dot
+    # folders and node_modules, removed files named as one there too.
+    root = folder_store(tmp_path / "fold", "one")
+    own = root / ".rc.jsonl.123.tmp"
+    own.write_bytes(b"{")
+    kept = [root / ".cache" / ".notes.json.7.tmp", root / "node_modules" / ".p.jsonl.8.tmp"]
+    for path in kept:
+        path.parent.mkdir()
+        path.write_bytes(b"{")
+    with pytest.warns(LeftoverTempWarning, match="removed 1 temporary file"):
+        FixtureStore.open(root).close()
+    assert not own.exists()
+    assert all(path.exists() for path in kept)
