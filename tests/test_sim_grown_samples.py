@@ -21,7 +21,7 @@ import pytest
 
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
-from replaygate.models.live import AnthropicModel
+from replaygate.models.live import AnthropicModel, GeminiModel
 from replaygate.models.replay import RecordingModel, RequestSettings
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import Simulator
@@ -167,3 +167,32 @@ def test_a_model_recording_tells_the_simulator_of_each_replayed_sample(tmp_path:
         at_once = [_answered(client.post(url, headers=HEADERS, json=BODY)) for _ in range(4)]
     assert fourth == at_once[3]
     assert fourth[1].startswith("msg_sim_0004")
+
+
+def test_a_gemini_model_recording_tells_the_simulator_of_each_replayed_sample(
+    tmp_path: Path,
+) -> None:
+    genai = pytest.importorskip("google.genai")
+    store = tmp_path / "fixtures.jsonl"
+    settings: dict[str, Any] = {"model": "m", "max_tokens": 256, "interface": "gemini"}
+    for sample in range(3):  # three samples recorded, by another model
+        RecordingModel(_Says(), store, approve_live=True, sample=sample, **settings).complete(
+            MESSAGES, TOOLS
+        )
+    request = RequestSettings("m", 256, None, "google.generate_content").build(MESSAGES, TOOLS)
+
+    def fourth(replayed: int) -> Any:
+        """The answer to the 4th sample, after ``replayed`` samples a recording replayed."""
+        with (
+            Simulator(behavior="research-copilot", seed=7) as sim,
+            genai.Client(api_key="k", http_options={"base_url": sim.url}) as client,
+        ):
+            live = GeminiModel(client, model="m", max_tokens=256)
+            for sample in range(replayed):
+                recording = RecordingModel(
+                    live, store, approve_live=True, sample=sample, **settings
+                )
+                assert recording.complete(MESSAGES, TOOLS).text == "recorded before"
+            return [live.complete_wire(request) for _ in range(4 - replayed)][-1]
+
+    assert fourth(replayed=3) == fourth(replayed=0)

@@ -85,17 +85,24 @@ class _SDKModel:
         of replayed answers (the simulator, :mod:`replaygate.http.learners`), that a
         recording answered ``request`` with the recorded ``response`` instead of sending
         it: it takes the answer as its own, as it does for an HTTP recording."""
-        if not self.path:
+        sent = self._sent(request)
+        if sent is None:
             return
         from replaygate.http.learners import learner_at  # a recording's import, not replay's
 
-        url = urlsplit(str(self.client.base_url))
+        url = urlsplit(sent[0])
         learner = learner_at(url.hostname, url.port)
         if learner is not None:
-            path = f"{url.path.rstrip('/')}/{self.path}"
             learner(
-                {"method": "POST", "path": path, "body": request}, {"status": 200, "body": response}
+                {"method": "POST", "path": url.path, "body": sent[1]},
+                {"status": 200, "body": response},
             )
+
+    def _sent(self, request: dict[str, Any]) -> tuple[str, Any] | None:
+        """The URL ``complete_wire`` sends ``request`` to and the body it sends, if known."""
+        if not self.path:
+            return None
+        return f"{str(self.client.base_url).rstrip('/')}/{self.path}", request
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """Send the conversation to the live API."""
@@ -150,6 +157,11 @@ class GeminiModel(_SDKModel):
         answer = self.client._api_client.request("post", path, body, options)
         parsed: dict[str, Any] = exact_json.loads(str(answer.body).encode("utf-8"))
         return parsed
+
+    def _sent(self, request: dict[str, Any]) -> tuple[str, Any] | None:
+        model, body = wire_body(request)
+        base = str(self.client._api_client._http_options.base_url).rstrip("/")
+        return f"{base}/{GEMINI_VERSION}/models/{model}:generateContent", body
 
 
 LIVE_MODELS: dict[str, type[_SDKModel]] = {
