@@ -136,23 +136,35 @@ RECORD = ["record", *AGENT, "--fixtures", "new.jsonl", "--approve-live", "--simu
 
 
 @pytest.mark.parametrize(
-    "asked",
-    [["What is RAG?"], ["What is RAG?", "-x"], ["--cases", CASES]],
-    ids=["one", "a dash", "cases"],
+    ("asked", "there"),
+    [
+        (["What is RAG?"], None),
+        (["What is RAG?", "-x"], None),
+        (["--cases", CASES], None),
+        (["--cases", CASES], "an empty file"),
+        (["--cases", CASES], "an empty folder"),
+    ],
+    ids=["one", "a dash", "cases", "cases, an empty file", "cases, an empty folder"],
 )
 def test_run_on_a_store_never_recorded_names_the_record_command_that_makes_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, asked: list[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, asked: list[str], there: str | None
 ) -> None:
-    # it said only "rc.jsonl: no such file or folder"
+    # it said only "rc.jsonl: no such file or folder"; on an empty store, a miss whose
+    # command recorded the first case's question only
     monkeypatch.chdir(tmp_path)
+    store = "rc" if there == "an empty folder" else "rc.jsonl"
+    if there == "an empty file":
+        (tmp_path / store).touch()
+    elif there == "an empty folder":
+        (tmp_path / store).mkdir()
     questions = ["--", *asked] if "-x" in asked else asked
-    run = ["run", *AGENT, "--fixtures", "rc.jsonl", *questions]
+    run = ["run", *AGENT, "--fixtures", store, *questions]
     missed = CliRunner().invoke(main, run)
     assert missed.exit_code == 2, missed.output
     hint = re.search(r"record them first \(`([^`]+)`; add --simulator", missed.output)
-    assert hint and missed.output.startswith("Error: no fixtures at rc.jsonl: "), missed.output
+    assert hint and missed.output.startswith(f"Error: no fixtures at {store}: "), missed.output
     assert "or point --fixtures at a recorded store" in missed.output
-    assert not (tmp_path / "rc.jsonl").exists()
+    assert (tmp_path / store).exists() is (there is not None)  # left as it was
     words = shlex.split(hint.group(1))
     assert words[:2] == ["replaygate", "record"] and "--approve-live" in words
     recorded = CliRunner().invoke(main, ["record", "--simulator", *words[2:]])

@@ -86,7 +86,8 @@ def replay_once(
 
 
 def never_recorded(fixtures: Path, inputs: AgentInputs) -> str:
-    """What to do about a store that is not there: record it, or name a recorded one."""
+    """What to do about a store that is not there, or holds no fixture: record it, or
+    name a recorded one."""
     command = inputs.record_command(*inputs.questions)
     return (
         f"no fixtures at {fixtures}: record them first (`{command}`"
@@ -118,6 +119,8 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
         raise CommandError(never_recorded(fixtures, inputs))
     existing_store(fixtures)  # a symlink to nothing, a FIFO...: named as what it is
     store = FixtureStore.open(fixtures)
+    if len(store) == 0:  # an empty file or folder: as never recorded
+        raise CommandError(never_recorded(fixtures, inputs))
     all_identical = True
     for question in to_ask:
         rerecord = inputs.record_command(question)
