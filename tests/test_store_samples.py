@@ -328,3 +328,19 @@ def test_compact_refuses_to_replace_a_file_with_one_that_replays_otherwise(
     assert why in str(refused.value) and "the file is left as it is" in str(refused.value)
     assert path.read_bytes() == before
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def test_compact_refuses_a_result_holding_a_fixture_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(1))
+    add(path, "question 1", 1, "second")
+    before = path.read_bytes()
+    with FixtureStore.open(path) as store:
+        folded = store.lookup(request("question 1"))
+    assert folded is not None
+    _compact_writing(monkeypatch, [folded.to_line(), fixture(2).to_line()])
+    with pytest.raises(FixtureFormatError, match=r"\(2 fixture\(s\) where it holds 1\)"):
+        compact(path)
+    assert path.read_bytes() == before
