@@ -612,7 +612,10 @@ def test_stores_inside_the_cassettes_folder_are_not_read_as_cassettes(
     ("content", "expected"),
     [
         (b'{"version": 1,\n "interactions": [}\n', "not valid JSON at line 2"),
-        (b'{"version": 1, "interactions": ["\xff"]}', "not valid JSON: 'utf-8' codec"),
+        (
+            b'{"version": 1, "interactions": ["\xff"]}',
+            "not UTF-8 text (byte 0xff at line 1, column 34)",
+        ),
         (b"[]", "not a vcrpy cassette: a list"),
         (b"7", "not a vcrpy cassette: no object"),
         (

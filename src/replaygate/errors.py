@@ -149,14 +149,16 @@ def inner_bom_reason(file: str, line: int) -> str:
     )
 
 
-def undecodable_byte(raw: bytes, start: int) -> tuple[int, str]:
+def undecodable_byte(raw: bytes, start: int, *, whole: bool = False) -> tuple[int, str]:
     """The line (from 1) of the byte at ``start`` of ``raw`` that is not UTF-8, and why,
     naming the byte and its column: ``not UTF-8 text (byte 0xe9 at column 12)``, as a
-    Latin-1 or Windows-1252 file's é is."""
+    Latin-1 or Windows-1252 file's é is; with its line too for a ``whole`` document
+    that is read at once (``at line 3, column 12``)."""
     head = raw[:start]
-    line_start = head.rfind(b"\n") + 1
-    column = len(head[line_start:].decode("utf-8", "replace")) + 1
-    return head.count(b"\n") + 1, not_utf8_text(f"byte 0x{raw[start]:02x} at column {column}")
+    line = head.count(b"\n") + 1
+    column = len(head[head.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
+    where = f"line {line}, column {column}" if whole else f"column {column}"
+    return line, not_utf8_text(f"byte 0x{raw[start]:02x} at {where}")
 
 
 def line_encoding_reason(raw: bytes, file: str, line: int) -> str | None:

@@ -16,6 +16,7 @@ JSON cassettes are read with the standard library.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 from collections.abc import Mapping
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate import strict_json
-from replaygate.errors import ReplaygateError
+from replaygate.errors import ReplaygateError, looks_like_utf16, undecodable_byte, utf16_reason
 from replaygate.extras import require
 from replaygate.fixtures.store.files import MAX_LINE_BYTES
 from replaygate.fixtures.store.folder import FolderWalk
@@ -97,9 +98,11 @@ def find_cassettes(root: Path) -> FoundCassettes:
 
     The walk follows a symlink to a folder and lists each real folder once, as a folder
     store's walk does (:class:`~replaygate.fixtures.store.folder.FolderWalk`): a folder
-    reached again (a link back up, a second link to one folder) is not walked again. A
-    folder that cannot be listed (no permission, past the system's path limit) is named
-    in :attr:`FoundCassettes.unlisted`, never passed over. What is not a regular file (a
+    reached again (a link back up, a second link to one folder) is not walked again, nor
+    is a tool's folder (``.venv``, ``node_modules``, a virtualenv: its
+    :meth:`~replaygate.fixtures.store.folder.FolderWalk.project_folders`). A folder that
+    cannot be listed (no permission, past the system's path limit) is named in
+    :attr:`FoundCassettes.unlisted`, never passed over. What is not a regular file (a
     FIFO, a device, a symlink loop or to nothing) is listed too, to be refused by its
     name when it is read.
     """
@@ -112,7 +115,7 @@ def find_cassettes(root: Path) -> FoundCassettes:
             reason = unreadable(err.filename, err, "folder")
             found.unlisted.append(CassetteError(Path(err.filename), reason))
 
-    for folder, _, names in FolderWalk(os.fspath(root)).folders(unlisted):
+    for folder, _, names in FolderWalk(os.fspath(root)).project_folders(unlisted):
         found.files.extend(
             Path(folder, name) for name in names if Path(name).suffix in CASSETTE_SUFFIXES
         )
@@ -154,11 +157,16 @@ def _parse(path: Path) -> Any:
             raise _named_twice(path, err.path) from None
         except RecursionError:
             raise CassetteError(path, "not valid JSON: nested too deeply") from None
-        except ValueError as err:  # not UTF-8, a syntax error, an integer of too many digits
+        except UnicodeDecodeError as err:  # UTF-8, or UTF-16 or -32 as its bytes say
+            raise CassetteError(path, _undecodable(path, raw, err.start)) from None
+        except ValueError as err:  # a syntax error, an integer of too many digits
             line = f" at line {err.lineno}" if isinstance(err, json.JSONDecodeError) else ""
             raise CassetteError(path, f"not valid JSON{line}: {err}") from None
     yaml = require("yaml", "cassettes", "replaygate import-cassettes (YAML cassettes)")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    problem = _not_yaml_text(path, raw)
+    if problem is not None:
+        raise CassetteError(path, problem)
     try:
         root = yaml.compose(raw, Loader=loader)
         problem = _alias_problem(root)
@@ -173,6 +181,31 @@ def _parse(path: Path) -> Any:
         line = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err)
         raise CassetteError(path, f"not valid YAML{line}: {problem}") from None
+
+
+def _not_yaml_text(path: Path, raw: bytes) -> str | None:
+    """Why YAML cassette ``raw`` is no text, in the fixture store's words, or None: a
+    byte that is not UTF-8 by its line and column (PyYAML named a position in the file),
+    UTF-16 without a byte order mark with the command that converts it. UTF-16 with its
+    byte order mark is read, as PyYAML reads it."""
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return _undecodable(path, raw, err.start)
+    if "\0" in text and looks_like_utf16(raw):
+        return utf16_reason(str(path), raw, 1, new=f"NEW{path.suffix}")
+    return None
+
+
+def _undecodable(path: Path, raw: bytes, start: int) -> str:
+    """Why cassette ``raw``, not UTF-8 from byte ``start``, cannot be read: UTF-16 (cut
+    short, or without a byte order mark) with the command that converts it, else the
+    byte by its line and column."""
+    if looks_like_utf16(raw):
+        return utf16_reason(str(path), raw, 1, new=f"NEW{path.suffix}")
+    return undecodable_byte(raw, start, whole=True)[1]
 
 
 MAX_EXPANDED_VALUES = 5_000_000
