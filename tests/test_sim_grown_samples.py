@@ -73,6 +73,11 @@ SENT = {
         HEADERS,
         {**BODY, "thread": {"type": "create"}},
     ),
+    "compact": (  # a compaction numbers the compactions served: not a draw
+        "https://api.openai.com/v1/responses/compact",
+        {"authorization": "Bearer k"},
+        {"model": "m", "input": RESPONSES_BODY["input"]},
+    ),
     "chat": (
         "https://api.openai.com/v1/chat/completions",
         {"authorization": "Bearer k"},
@@ -89,6 +94,9 @@ SENT = {
 def _answered(response: httpx.Response) -> tuple[str, str, str]:
     """What a sample got: its request id, message id (and time) and text."""
     body = response.json()
+    if body.get("object") == "response.compaction":
+        (compaction,) = [item for item in body["output"] if item["type"] == "compaction"]
+        return response.headers["x-request-id"], body["id"], compaction["id"]
     if "choices" in body:  # Chat Completions'
         said = body["choices"][0]["message"]["content"] or ""
         return response.headers["x-request-id"], f"{body['id']} {body['created']}", said
@@ -117,7 +125,7 @@ def _stored(store: Path) -> list[Any]:
         )
 
 
-@pytest.mark.parametrize("api", sorted(SENT))
+@pytest.mark.parametrize("api", sorted(set(SENT) - {"compact"}))
 def test_a_grown_http_recording_draws_new_samples_as_one_made_at_once(
     tmp_path: Path, api: str
 ) -> None:
@@ -129,6 +137,17 @@ def test_a_grown_http_recording_draws_new_samples_as_one_made_at_once(
     texts = {text for _, _, text in at_once}
     assert len(texts) > 1  # the conversation is one whose draws differ
     assert len({message_id for _, message_id, _ in more}) == 6  # no answer repeated
+    assert _stored(grown) == _stored(fresh)
+
+
+def test_a_grown_recording_of_compactions_numbers_them_as_one_made_at_once(
+    tmp_path: Path,
+) -> None:
+    grown, fresh = tmp_path / "grown.jsonl", tmp_path / "fresh.jsonl"
+    _record_http(grown, 2, "compact")
+    more = _record_http(grown, 4, "compact")  # 0-1 replayed, 2-3 recorded
+    assert more == _record_http(fresh, 4, "compact")
+    assert len({compaction for _, _, compaction in more}) == 4  # cmp_sim_0001 to 0004
     assert _stored(grown) == _stored(fresh)
 
 

@@ -660,6 +660,12 @@ class OpenAIResponsesCompact(ResourceEndpoint):
         self.responses = responses
         self._served = itertools.count(1)
 
+    def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
+        """Count a compaction a recording replayed as one served here: the next is numbered
+        after it, as in a recording that sent it."""
+        if route == self.route and answer.get("object") == "response.compaction":
+            next(self._served)
+
     def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
         if not isinstance(body, Mapping):
             return _openai_refusal(Invalid("The request body must be a JSON object."))
