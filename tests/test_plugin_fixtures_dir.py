@@ -55,3 +55,20 @@ def test_a_folder_where_pytest_runs_outside_the_rootdir_is_named_by_its_whole_pa
             f"--replaygate-dir={pytester.path / 'fixtures'}"
         ]
     )
+
+
+def test_the_default_folder_is_not_refused_where_pytest_runs(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a package's own tests/fixtures (data of its own, the commonest name) under the folder
+    # pytest ran from stopped every run, even one using no store: the option was not given
+    pytester.makeini("[pytest]\n")  # the rootdir, with no tests/fixtures
+    package = pytester.mkdir("package")
+    package.joinpath("tests/fixtures").mkdir(parents=True)
+    package.joinpath("tests/fixtures/data.json").write_text("{}")
+    package.joinpath("tests/test_plain.py").write_text("def test_plain():\n    pass\n")
+    monkeypatch.chdir(package)
+    pytester.runpytest().assert_outcomes(passed=1)
+    given = pytester.runpytest("--replaygate-dir", "tests/fixtures")  # given: refused
+    assert given.ret == pytest.ExitCode.USAGE_ERROR
+    given.stderr.fnmatch_lines(["*the folder tests/fixtures where pytest runs is *"])

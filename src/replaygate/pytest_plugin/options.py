@@ -94,7 +94,7 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--replaygate-dir",
         dest="replaygate_dir",
-        default=DEFAULT_DIR,
+        default=None,  # DEFAULT_DIR (stores_dir): None tells that the option was not given
         metavar="DIR",
         help=f"folder of the fixture stores, relative to the rootdir from whatever folder "
         f"pytest runs (default {DEFAULT_DIR})",
@@ -238,13 +238,21 @@ def _refuse_folder_meant_from_here(given: str, root: Path, here: Path) -> None:
     )
 
 
+def stores_dir(config: pytest.Config) -> str:
+    """``--replaygate-dir`` as given, else :data:`DEFAULT_DIR` (relative to the rootdir)."""
+    given = config.getoption("replaygate_dir", None)
+    return DEFAULT_DIR if given is None else str(given)
+
+
 def check_fixtures_dir(config: pytest.Config) -> None:
     """Refuse a ``--replaygate-dir`` that names no folder: an empty one (which would be
     the rootdir itself), a relative one found only under the folder pytest runs from
-    (it is taken from the rootdir), or, replaying, one naming a file, a FIFO or a device
-    (each test would fail saying its store is missing and should be recorded; a
-    recording test refuses it itself, naming its store, before anything is sent)."""
-    given = str(config.getoption("replaygate_dir", DEFAULT_DIR))
+    (it is taken from the rootdir; the default is not refused so: a folder of that name
+    where pytest runs may hold anything, and the run may use no store), or, replaying,
+    one naming a file, a FIFO or a device (each test would fail saying its store is
+    missing and should be recorded; a recording test refuses it itself, naming its
+    store, before anything is sent)."""
+    given = stores_dir(config)
     if not given.strip():
         raise pytest.UsageError(
             "--replaygate-dir is empty: name the folder of the fixture stores "
@@ -252,7 +260,8 @@ def check_fixtures_dir(config: pytest.Config) -> None:
         )
     refuse_unexpanded_tilde("--replaygate-dir", given, Path(config.rootpath))
     root = Path(config.rootpath)
-    _refuse_folder_meant_from_here(given, root, Path(config.invocation_params.dir))
+    if config.getoption("replaygate_dir", None) is not None:
+        _refuse_folder_meant_from_here(given, root, Path(config.invocation_params.dir))
     if config.getoption(MODE, "replay") != "replay":
         return
     folder = root / given

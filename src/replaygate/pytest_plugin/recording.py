@@ -115,6 +115,7 @@ from replaygate.pytest_plugin.options import (
     add_options,
     check_fixtures_dir,
     check_simulator_option,
+    stores_dir,
 )
 from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
 from replaygate.pytest_plugin.sampling_state import SPEC
@@ -494,7 +495,7 @@ def rerecord_command(config: pytest.Config, nodeid: str, mode: str = "record-mis
     ``--replaygate-simulator``."""
     quoted = "'" + nodeid.replace("'", "'\\''") + "'"
     words = [f"pytest {quoted} --replaygate-record-mode={mode} --replaygate-approve-live"]
-    folder = config.getoption("replaygate_dir", DEFAULT_DIR)
+    folder = stores_dir(config)
     if folder != DEFAULT_DIR:
         words.append(f"--replaygate-dir={shlex.quote(str(folder))}")
     behavior = config.getoption(SIMULATOR, None)

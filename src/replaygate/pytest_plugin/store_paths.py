@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from replaygate.pytest_plugin.options import DEFAULT_DIR
+from replaygate.pytest_plugin.options import stores_dir
 from replaygate.pytest_plugin.store_names import store_name
 
 _SHARING = pytest.StashKey[tuple[str, ...]]()
@@ -30,7 +30,7 @@ _SHARING = pytest.StashKey[tuple[str, ...]]()
 
 def fixtures_dir(config: pytest.Config) -> Path:
     """The ``--replaygate-dir`` folder, resolved against the rootdir."""
-    return Path(config.rootpath) / str(config.getoption("replaygate_dir", DEFAULT_DIR))
+    return Path(config.rootpath) / stores_dir(config)
 
 
 _MARKER = pytest.StashKey[tuple[tuple[pytest.Mark, ...], Mapping[str, Any]]]()
