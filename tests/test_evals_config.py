@@ -221,6 +221,12 @@ def test_a_table_in_another_currency_replaces_the_shipped_one(tmp_path: Path) ->
             "'ten%' is not a number nor a percentage",
         ),
         (
+            "[tool.replaygate.gate]\nmax_rise = { cost = '-5%' }\n",
+            2,
+            "tool.replaygate.gate.max_rise.cost",
+            "'-5%': a limit must be a number >= 0",
+        ),
+        (
             "[tool.replaygate.gate]\nmax_drop = { success = -1 }\n",
             2,
             "tool.replaygate.gate.max_drop.success",

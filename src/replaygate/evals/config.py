@@ -244,9 +244,12 @@ def _limit(table: TableReader, name: str, value: object) -> float:
     """A limit: a number, or a percentage string (``"10%"``) for an amount."""
     if isinstance(value, str) and value.strip().endswith("%"):
         try:
-            value = percent_limit(name, value)
+            limit = percent_limit(name, value)
         except ValueError as error:
             raise table.error(name, str(error)) from None
+        if not limit >= 0:  # named as written: -5%, not -0.05
+            raise table.error(name, f"{value.strip()!r}: a limit must be a number >= 0")
+        return limit
     return table.check_number(name, value)
 
 
