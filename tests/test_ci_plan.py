@@ -666,8 +666,14 @@ def test_a_base_that_names_no_commit_says_what_to_do(project: Path) -> None:
     assert "--base '1234567890abcdef1234567890abcdef12345678': no such commit in the " in (
         result.output
     )
-    assert "To plan every stage instead, pass --base with zeros only" in result.output
     assert CliRunner().invoke(ci_group, [*args, "main"]).exit_code == 0
+    # zeros that are not 40 are no base: the base the message names plans every stage
+    short = CliRunner().invoke(ci_group, [*args, "0000000"])
+    assert short.exit_code == 2
+    named = re.search(r"To plan every stage instead, pass --base (\S+) \(40 zeros", short.output)
+    assert named, short.output
+    every = CliRunner().invoke(ci_group, [*args, named.group(1)])
+    assert every.exit_code == 0 and "every stage runs" in every.output
 
 
 def test_without_git_the_error_says_so(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

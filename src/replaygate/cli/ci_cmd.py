@@ -51,7 +51,7 @@ def ci_plan(
 ) -> None:
     """Print the stages this change must run and why (table, JSON, or GitHub outputs).
 
-    A --base of zeros only (GitHub's github.event.before on a branch's first push)
+    A --base of 40 zeros (GitHub's github.event.before on a branch's first push; or 64)
     names no commit: every stage that runs on the event is planned, with a note.
 
     Example:
@@ -94,6 +94,6 @@ def _check_base(base: str, root: Path) -> None:
         raise CommandError(
             f"--base {base!r}: no such commit in the repository at {top} (a typo, a branch "
             "not fetched, a shallow clone: fetch the history, e.g. fetch-depth: 0; or a "
-            "commit gone after a force-push). To plan every stage instead, pass --base with "
-            "zeros only, as GitHub gives for a branch's first push"
+            "commit gone after a force-push). To plan every stage instead, pass --base "
+            f"{'0' * 40} (40 zeros, as GitHub gives for a branch's first push)"
         ) from None
