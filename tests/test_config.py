@@ -260,20 +260,31 @@ def test_a_config_that_is_not_utf8_is_named_without_a_traceback(
     owner.write_bytes(b'\xff\xfe[tool.replaygate]\nfixtures = "f.jsonl"\n')  # UTF-16 mark
     with pytest.raises(TomlFileError) as caught:
         read_toml(owner)
-    assert (caught.value.file, caught.value.line) == (owner, 0)
-    utf16 = "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8)"
-    assert caught.value.reason == utf16
+    assert (caught.value.file, caught.value.line) == (owner, 1)
+    utf16 = "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8), e.g. `iconv -f"
+    assert caught.value.reason == f"{utf16} UTF-16 -t UTF-8 {owner} > NEW.toml`"
     owner.write_text('[tool.replaygate]\nfixtures = "f.jsonl"\n', encoding="utf-16-le")
-    with pytest.raises(TomlFileError, match=re.escape(utf16)):
+    with pytest.raises(TomlFileError) as caught:
         read_toml(owner)
+    assert caught.value.reason == f"{utf16} UTF-16LE -t UTF-8 {owner} > NEW.toml`"
     owner.write_bytes(b'[tool.replaygate]\nfixtures = "caf\xe9.jsonl"\n')  # Latin-1
-    with pytest.raises(TomlFileError, match=re.escape("not UTF-8 text (invalid continuation")):
+    with pytest.raises(TomlFileError) as caught:
         read_toml(owner)
+    assert (caught.value.line, caught.value.reason) == (
+        2,
+        "not UTF-8 text (byte 0xe9 at column 16)",
+    )
+    owner.write_bytes(b'[tool.replaygate]\rfixtures = "f.jsonl"\r')  # an old Mac's line ends
+    with pytest.raises(TomlFileError) as caught:
+        read_toml(owner)
+    assert caught.value.line == 1
+    assert caught.value.reason.startswith("lines end in a lone carriage return (CR) where")
+    assert caught.value.reason.endswith(f"e.g. `tr '\\r' '\\n' < {owner} > NEW.toml`")
     owner.write_bytes(b'\xff\xfe[tool.replaygate]\nfixtures = "f.jsonl"\n')
     monkeypatch.chdir(project)
     result = CliRunner().invoke(main, ["eval"])
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert f"Error: {owner.resolve()}: not UTF-8 text" in result.output
+    assert f"Error: {owner.resolve()}:1: not UTF-8 text (it looks like UTF-16" in result.output
 
 
 def test_the_eval_config_of_a_store_names_file_line_and_key(

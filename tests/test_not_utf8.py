@@ -46,7 +46,7 @@ def test_the_readers_word_it_alike(tmp_path: Path) -> None:
         read_queue(path)
     with pytest.raises(WireFormatError) as stream:
         list(SSEParser().feed(b"data: caf\xe9\n\n"))
-    assert str(toml.value).endswith(f": {at_byte}")
+    assert str(toml.value) == f"{path}:1: not UTF-8 text (byte 0xe9 at column 18)"
     assert str(document.value) == f"{path}: {at_byte}"
     assert str(cases.value) == f"{path}:1: not UTF-8 text (byte 0xe9 at column 18)"
     assert str(queue.value).endswith(f": {not_utf8_text(decode_error(), byte=False)}")

@@ -27,11 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.errors import (
-    UTF16_REASON,
     ReplaygateError,
     located,
+    lone_cr,
+    lone_cr_reason,
     looks_like_utf16,
-    not_utf8_text,
+    undecodable_byte,
+    utf16_reason,
 )
 from replaygate.regular import file_kind, read_regular_text, text_lines, unreadable
 
@@ -81,11 +83,12 @@ def read_toml(path: StrPath) -> TomlDocument:
         text = read_regular_text(file)
     except OSError as err:
         raise TomlFileError(file, 0, f"cannot read: {err.strerror}") from None
-    except UnicodeDecodeError as err:
-        reason = UTF16_REASON if looks_like_utf16(err.object[:4096]) else err
-        raise TomlFileError(file, 0, not_utf8_text(reason)) from None
+    except UnicodeDecodeError as err:  # named as the fixture store names it
+        if looks_like_utf16(err.object[:4096]):
+            raise TomlFileError(file, 1, _utf16(file, err.object)) from None
+        raise TomlFileError(file, *undecodable_byte(err.object, err.start)) from None
     if "\0" in text and looks_like_utf16(text[:4096].encode("utf-8")):  # without a BOM
-        raise TomlFileError(file, 0, not_utf8_text(UTF16_REASON))
+        raise TomlFileError(file, 1, _utf16(file, text.encode("utf-8")))
     if text.startswith(_BOM):
         raise TomlFileError(
             file,
@@ -97,9 +100,10 @@ def read_toml(path: StrPath) -> TomlDocument:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         found = re.search(r"at line (\d+)", str(err))
-        raise TomlFileError(
-            file, int(found.group(1)) if found else 0, f"not valid TOML: {err}"
-        ) from None
+        line = int(found.group(1)) if found else 0
+        if line and lone_cr(text.split("\n")[line - 1].encode("utf-8", "surrogatepass")):
+            raise TomlFileError(file, line, lone_cr_reason(str(file), new="NEW.toml")) from None
+        raise TomlFileError(file, line, f"not valid TOML: {err}") from None
     except RecursionError:
         raise TomlFileError(
             file, 0, "cannot read: arrays or inline tables nested too deeply"
@@ -107,6 +111,11 @@ def read_toml(path: StrPath) -> TomlDocument:
     document = TomlDocument(file, text, data)
     _cache[key] = (stamp, document)
     return document
+
+
+def _utf16(file: Path, raw: bytes) -> str:
+    """Why ``file``, UTF-16 text ``raw``, is refused, with the command that converts it."""
+    return utf16_reason(str(file), raw[:4096], 1, new="NEW.toml")
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
