@@ -11,8 +11,10 @@ import pytest
 from replaygate import Fixture, FixtureFormatError, FixtureStore, Message, ModelResponse
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store.leftovers import LeftoverTempWarning
+from replaygate.hygiene.review import review_store
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 from run_cli import replaygate
+from test_review import git
 
 
 def fixture(question: str) -> Fixture:
@@ -115,3 +117,25 @@ def test_opening_a_store_removes_leftovers_only_where_its_walk_goes(tmp_path: Pa
         FixtureStore.open(root).close()
     assert not own.exists()
     assert all(path.exists() for path in kept)
+
+
+def test_diff_reviews_the_files_the_store_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # diff reviewed a dot file, and the files of a dot folder and of node_modules below the
+    # store's folder, which the store never reads, as changed fixtures.
+    git(tmp_path, "init", "-q", "-b", "main", "--template=")
+    monkeypatch.chdir(tmp_path)
+    root = folder_store(Path(".replaygate", "fixtures"), "one")  # named inside a dot folder
+    aside = [root / ".extra.jsonl", root / ".cache" / "c.jsonl", root / "node_modules" / "n.jsonl"]
+    for path in aside:
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(fixture("two").to_line())
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "fixtures")
+    for path in aside:
+        path.write_bytes(fixture("changed").to_line())
+    folder_store(root, "three")
+    result = review_store(root)
+    assert len(result.added) == 1 and result.added[0].fixture.request == fixture("three").request
+    assert not result.paired and not result.removed and not result.alarms

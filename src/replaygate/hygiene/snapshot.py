@@ -14,7 +14,7 @@ from pathlib import Path
 from replaygate.errors import FixtureFormatError, located
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import iter_jsonl
-from replaygate.fixtures.store.folder import kind_of
+from replaygate.fixtures.store.folder import is_store_file, kind_of, passed_over
 from replaygate.fixtures.store.jsonl import json_fixture
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitlinks import (
@@ -62,8 +62,18 @@ class Side:
         return found
 
 
-def _is_fixture_file(path: str) -> bool:
-    return path.endswith(FIXTURE_SUFFIXES)
+def _is_fixture_file(path: str, relpath: str | None = None) -> bool:
+    """Whether ``path`` (repository-relative) is named as a fixture file; given ``relpath``,
+    the store's path, whether it is one the store reads, by the rule of its walk: below
+    the store's folder, not a dot file (:func:`~.folder.is_store_file`) nor in a dot
+    folder, ``node_modules`` or ``__pycache__`` (:func:`~.folder.passed_over`)."""
+    if not path.endswith(FIXTURE_SUFFIXES):
+        return False
+    if relpath is None or path == relpath:
+        return True
+    below = path[len(relpath) + 1 :] if relpath and path.startswith(relpath + "/") else path
+    *folders, name = below.split("/")
+    return is_store_file(name) and not any(passed_over(folder) for folder in folders)
 
 
 def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
@@ -146,7 +156,7 @@ def _worktree_files(repo: Repo, relpath: str) -> dict[str, tuple[str, Path]]:
     return {
         name: (real, repo.root / listed)
         for name, (real, listed) in linked_files(_WorkingTree(repo, relpath), relpath).items()
-        if _is_fixture_file(name)
+        if _is_fixture_file(name, relpath)
     }
 
 
@@ -200,7 +210,11 @@ def revision(repo: Repo, rev: str, relpath: str) -> Side:
     writes it (:meth:`Repo.checked_out`)."""
     commit = repo.commit(rev)
     label = f"{rev} ({commit[:7]})"
-    tree = {p: b for p, b in files_at(repo, commit, relpath, label).items() if _is_fixture_file(p)}
+    tree = {
+        p: b
+        for p, b in files_at(repo, commit, relpath, label).items()
+        if _is_fixture_file(p, relpath)
+    }
 
     def read(paths: list[str]) -> dict[str, bytes]:
         contents = repo.checked_out(tree[p] for p in paths)
