@@ -9,7 +9,6 @@ import json
 import sys
 import textwrap
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -338,23 +337,26 @@ def test_the_rate_limiter_spaces_calls() -> None:
 
 
 def test_the_rate_limiter_is_shared_across_threads() -> None:
-    limiter = RateLimiter(200.0)
-    started: list[float] = []
+    # a clock that stands still: each of the 20 calls of 4 threads gets a slot of its own,
+    # 5 ms after the one before, whatever order the threads take them in
+    slept: list[float] = []
+    limiter = RateLimiter(200.0, clock=lambda: 0.0, sleep=slept.append)
+    waits: list[float] = []
     lock = threading.Lock()
 
     def work() -> None:
         for _ in range(5):
-            limiter.acquire()
+            wait = limiter.acquire()
             with lock:
-                started.append(time.monotonic())
+                waits.append(wait)
 
     threads = [threading.Thread(target=work) for _ in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(started) == 20
-    assert max(started) - min(started) >= 19 * 0.005 * 0.9  # 20 calls, 5 ms apart
+    assert sorted(waits) == pytest.approx([i * 0.005 for i in range(20)])
+    assert sorted(slept) == pytest.approx([i * 0.005 for i in range(1, 20)])
 
 
 def test_a_limited_model_keeps_its_wire_method() -> None:
