@@ -204,6 +204,37 @@ def test_a_skip_after_a_caught_gate_failure_does_not_hide_it(pytester: pytest.Py
     ]
 
 
+def test_a_fixture_that_evaluates_checks_for_a_sampled_test_is_refused(
+    pytester: pytest.Pytester,
+) -> None:
+    # the fixture got one recorder for the whole test: the second sample failed with
+    # "check 'contains' was evaluated twice in sample 0", and a test that also asked for
+    # replaygate_checks had samples that "checked nothing"
+    pytester.makepyfile(
+        test_helper=HEADER
+        + """
+@pytest.fixture
+def check(replaygate_checks):
+    return lambda text: replaygate_checks.evaluate(text, GATE)
+
+
+@pytest.mark.sampled(n=3, floor=3)
+def test_x(replaygate_sample, check):
+    check("rag")
+"""
+    )
+    result = pytester.runpytest("-p", "no:recording")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "*test_helper.py::test_x (sampled n=3, floor=3): fixture(s) check request "
+            "replaygate_checks, but fixtures are set up once per test, not once per sample: "
+            "what they evaluate would count in no sample; request replaygate_checks in the "
+            "test function and pass it on"
+        ]
+    )
+
+
 ADVISED = (
     HEADER
     + """

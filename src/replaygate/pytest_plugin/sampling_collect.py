@@ -9,7 +9,7 @@ import pytest
 
 from replaygate.pytest_plugin.fixture_info import argnames, fixture_defs, requested_by
 from replaygate.pytest_plugin.reruns import RERUNS_REFUSED, item_reruns
-from replaygate.pytest_plugin.sampling_state import MARKER, SAMPLE_FIXTURE, SPEC
+from replaygate.pytest_plugin.sampling_state import CHECKS_FIXTURE, MARKER, SAMPLE_FIXTURE, SPEC
 
 if TYPE_CHECKING:
     from replaygate.sampling.verdict import SampleSpec
@@ -79,13 +79,10 @@ def _spec(item: pytest.Item) -> SampleSpec | None:
         raise _Refused(f"{item.nodeid}: @pytest.mark.{MARKER}: {err}") from None
 
 
-def _fixtures_needing_sample(item: pytest.Item) -> list[str]:
+def _fixtures_requesting(item: pytest.Item, fixture: str) -> list[str]:
+    """The fixtures of ``item`` that request ``fixture`` (directly or through others)."""
     defs = fixture_defs(item)
-    return sorted(
-        name
-        for name in defs
-        if name != SAMPLE_FIXTURE and SAMPLE_FIXTURE in requested_by(defs, name)
-    )
+    return sorted(name for name in defs if name != fixture and fixture in requested_by(defs, name))
 
 
 def _check_sampled(item: pytest.Item, spec: SampleSpec) -> None:
@@ -94,12 +91,19 @@ def _check_sampled(item: pytest.Item, spec: SampleSpec) -> None:
         raise _Refused(f"{where}: only test functions can be sampled")
     if inspect.iscoroutinefunction(item.obj):
         raise _Refused(f"{where}: async tests cannot be sampled; sample a sync wrapper")
-    needing = _fixtures_needing_sample(item)
+    needing = _fixtures_requesting(item, SAMPLE_FIXTURE)
     if needing:
         raise _Refused(
             f"{where}: fixture(s) {', '.join(needing)} request {SAMPLE_FIXTURE}, but fixtures "
             f"are set up once per test, not once per sample; request {SAMPLE_FIXTURE} in the "
             "test function and build per-sample objects there"
+        )
+    checking = _fixtures_requesting(item, CHECKS_FIXTURE)
+    if checking:
+        raise _Refused(
+            f"{where}: fixture(s) {', '.join(checking)} request {CHECKS_FIXTURE}, but fixtures "
+            "are set up once per test, not once per sample: what they evaluate would count "
+            f"in no sample; request {CHECKS_FIXTURE} in the test function and pass it on"
         )
     if SAMPLE_FIXTURE not in argnames(item):
         raise _Refused(
