@@ -29,7 +29,17 @@ BOM = b"\xef\xbb\xbf"
         ),
         (
             '{"format": "x"}'.encode("utf-16"),
-            "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8)",
+            "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8), "
+            "e.g. `iconv -f UTF-16 -t UTF-8 {path} > NEW.json`",
+        ),
+        (  # no byte order mark: read as UTF-8, it was "not JSON: Expecting value"
+            '{"format": "x"}'.encode("utf-16-be"),
+            "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8), "
+            "e.g. `iconv -f UTF-16BE -t UTF-8 {path} > NEW.json`",
+        ),
+        (  # it was "(invalid continuation byte at byte 28)"
+            '{"format": "x",\n "note": "café"}'.encode("latin-1"),
+            "not UTF-8 text (byte 0xe9 at line 2, column 14)",
         ),
         (b" \n", "the file is empty, where results should be"),
         (  # cut off by a full disk or a killed writer
@@ -41,7 +51,15 @@ BOM = b"\xef\xbb\xbf"
             "not JSON: Expecting property name enclosed in double quotes at line 1, column 16",
         ),
     ],
-    ids=["UTF-8 with a BOM", "UTF-16", "empty", "cut off in a string", "a trailing comma"],
+    ids=[
+        "UTF-8 with a BOM",
+        "UTF-16",
+        "UTF-16 without a BOM",
+        "Latin-1",
+        "empty",
+        "cut off in a string",
+        "a trailing comma",
+    ],
 )
 def test_a_json_file_an_editor_saved_oddly_is_named_with_how_to_fix_it(
     tmp_path: Path, content: bytes, reason: str
@@ -50,7 +68,7 @@ def test_a_json_file_an_editor_saved_oddly_is_named_with_how_to_fix_it(
     path.write_bytes(content)
     with pytest.raises(ValueError) as caught:
         read_json(path, "results", ValueError)
-    assert str(caught.value).startswith(f"{path}: {reason}")
+    assert str(caught.value).startswith(f"{path}: {reason.format(path=path)}")
 
 
 def _one_case_results(path: Path) -> Path:

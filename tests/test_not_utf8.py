@@ -1,5 +1,6 @@
 """Bytes that are not UTF-8 text are worded alike by every reader: ``not UTF-8 text
-(<reason> at byte <N>)``, its reason alone where an offset means nothing to the reader."""
+(<reason> at byte <N>)``, its reason alone where an offset means nothing to the reader,
+and a file a person edits as the fixture store words it: ``(byte 0xe9 at column <N>)``."""
 
 from __future__ import annotations
 
@@ -35,7 +36,6 @@ def test_the_wording_names_the_reason_and_where() -> None:
 def test_the_readers_word_it_alike(tmp_path: Path) -> None:
     path = tmp_path / "latin1.txt"
     path.write_bytes(LATIN1)
-    at_byte = not_utf8_text(decode_error())
     with pytest.raises(ReplaygateError) as toml:
         read_toml(path)
     with pytest.raises(ValueError) as document:
@@ -46,8 +46,9 @@ def test_the_readers_word_it_alike(tmp_path: Path) -> None:
         read_queue(path)
     with pytest.raises(WireFormatError) as stream:
         list(SSEParser().feed(b"data: caf\xe9\n\n"))
-    assert str(toml.value) == f"{path}:1: not UTF-8 text (byte 0xe9 at column 18)"
-    assert str(document.value) == f"{path}: {at_byte}"
-    assert str(cases.value) == f"{path}:1: not UTF-8 text (byte 0xe9 at column 18)"
+    at_column = "not UTF-8 text (byte 0xe9 at column 18)"
+    assert str(toml.value) == f"{path}:1: {at_column}"
+    assert str(document.value) == f"{path}: {at_column}"
+    assert str(cases.value) == f"{path}:1: {at_column}"
     assert str(queue.value).endswith(f": {not_utf8_text(decode_error(), byte=False)}")
     assert str(stream.value) == "stream event 0: not UTF-8 text (unexpected end of data)"

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import orjson
 
-from replaygate.errors import not_utf8_text, shown_file
+from replaygate.errors import looks_like_utf16, shown_file, utf16_reason
 from replaygate.regular import read_regular_bytes
 from replaygate.strict_json import loads
 
@@ -81,11 +81,15 @@ _BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 """Byte order marks: of UTF-8 (an editor's 'UTF-8 with BOM'), of UTF-16 (PowerShell's ``>``)."""
 
 
-def _encoding_reason(raw: bytes) -> str:
-    """Why ``raw``, starting with a byte order mark, is refused, in the words of the
-    fixture store's reader: UTF-8 with a BOM or UTF-16, and how to re-save it."""
+def _encoding_reason(raw: bytes, name: str) -> str:
+    """Why ``raw``, the JSON file ``name`` that is not UTF-8 text or starts with a byte
+    order mark, is refused, in the words of the fixture store's reader: UTF-16 with the
+    command that converts it, UTF-8 with a BOM, or the first byte that is not UTF-8 by
+    its column (and line)."""
     from replaygate.fixtures.store.jsonl import json_error_reason
 
+    if looks_like_utf16(raw):
+        return utf16_reason(name, raw, 1, new="NEW.json")
     try:
         orjson.loads(raw)
     except orjson.JSONDecodeError as err:
@@ -116,11 +120,13 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
     except OSError as err:
         raise error(f"{name}: cannot read {what}: {err.strerror}") from None
     if raw.startswith(_BOMS):
-        raise error(f"{name}: {_encoding_reason(raw)}")
+        raise error(f"{name}: {_encoding_reason(raw, name)}")
     try:
         text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise error(f"{name}: {not_utf8_text(err)}") from None
+    except UnicodeDecodeError:
+        raise error(f"{name}: {_encoding_reason(raw, name)}") from None
+    if "\0" in text and looks_like_utf16(raw):  # UTF-16 without a byte order mark
+        raise error(f"{name}: {_encoding_reason(raw, name)}")
     if not text.strip():
         raise error(f"{name}: the file is empty, where {what} should be")
     try:
