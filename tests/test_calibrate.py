@@ -239,7 +239,17 @@ def test_a_sheet_saved_by_a_spreadsheet_with_a_byte_order_mark_is_scored(
             b'{"format": "replaygate.calibration", "items": {"1": 5}}',
             "v.json: items.1: expected an object with assertion, automatic, case, sample",
         ),
-        (b"item,label\n1,r\xe9ussi\n", b"{}", "bare.csv: not UTF-8 text"),
+        (  # it was "(invalid continuation byte at byte 14)"
+            b"item,label\n1,r\xe9ussi\n",
+            b"{}",
+            r"bare\.csv:2: not UTF-8 text \(byte 0xe9 at column 4\): save the sheet as CSV UTF-8$",
+        ),
+        (  # a spreadsheet's "Unicode Text"; it was "(invalid start byte at byte 0)"
+            "item\tlabel\n1\tpass\n".encode("utf-16"),
+            b"{}",
+            r"bare\.csv: not UTF-8 text \(it looks like UTF-16: re-save the file as UTF-8\): "
+            r"save the sheet as CSV UTF-8$",
+        ),
     ],
     ids=[
         "sidecar nested too deeply",
@@ -247,6 +257,7 @@ def test_a_sheet_saved_by_a_spreadsheet_with_a_byte_order_mark_is_scored(
         "sidecar cut off",
         "sidecar item",
         "sheet in Latin-1",
+        "sheet in UTF-16",
     ],
 )
 def test_a_sheet_or_sidecar_that_cannot_be_read_is_named(

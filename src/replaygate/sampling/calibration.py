@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaygate.errors import ReplaygateError, not_utf8_text
+from replaygate.errors import (
+    UTF16_TEXT,
+    ReplaygateError,
+    located,
+    looks_like_utf16,
+    not_utf8_text,
+    undecodable_byte,
+)
 from replaygate.jsondoc import syntax_error
 from replaygate.jsonfields import escape_surrogates
 from replaygate.outputs import write_text
@@ -221,6 +228,15 @@ _ITEM_FIELDS = frozenset({"case", "sample", "assertion", "automatic"})
 """What the sidecar keeps of each row of the sheet."""
 
 
+def _not_utf8(sheet: Path, err: UnicodeDecodeError) -> str:
+    """Where and why ``sheet`` is not UTF-8 text, as the fixture store says it: UTF-16, or
+    the line and column of the first byte that is not UTF-8."""
+    if looks_like_utf16(err.object[:4096]):
+        return f"{sheet}: {UTF16_TEXT}"
+    line, reason = undecodable_byte(err.object, err.start)
+    return f"{located(str(sheet), line)}: {reason}"
+
+
 def _read_sidecar(path: Path) -> dict[str, Any]:
     try:
         document = json.loads(read_regular_text(path))
@@ -282,9 +298,9 @@ def score_sheet(
         text = read_regular_text(sheet_path).removeprefix("\ufeff")
     except OSError as err:
         raise CalibrationError(f"{sheet_path}: cannot read the sheet: {err.strerror}") from None
-    except UnicodeDecodeError as err:
+    except UnicodeDecodeError as err:  # a spreadsheet's "CSV" (Windows-1252) or "Unicode Text"
         raise CalibrationError(
-            f"{sheet_path}: {not_utf8_text(err)}: save the sheet as CSV UTF-8"
+            f"{_not_utf8(sheet_path, err)}: save the sheet as CSV UTF-8"
         ) from None
     with io.StringIO(text, newline="") as handle:
         reader = csv.DictReader(handle)
