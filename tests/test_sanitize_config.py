@@ -267,7 +267,10 @@ def test_a_config_built_in_python_of_another_shape_names_the_field(
 
 
 def test_a_config_built_in_python_is_checked_too() -> None:
-    with pytest.raises(SanitizeConfigError, match=r"SanitizeConfig: tool.replaygate.sanitize.ids"):
-        SanitizeConfig(ids="yes")  # type: ignore[arg-type]
+    with pytest.raises(
+        SanitizeConfigError,
+        match=r"SanitizeConfig: tool.replaygate.sanitize.ids: expected true or false, got 'no'",
+    ):  # a string is true in Python: "no" would have turned ids on
+        SanitizeConfig(ids="no")  # type: ignore[arg-type]
     with pytest.raises(SanitizeConfigError, match="not a known response field"):
         SanitizeConfig(trim={"openai.chat.completions": ("choice",)})

@@ -160,8 +160,11 @@ def _sequence(
 def check_config(config: SanitizeConfig, source: str) -> None:
     """Raise :class:`SanitizeConfigError` for a value no TOML table could fix silently."""
     for name in ("ids", "times", "normalize_usage"):
-        if not isinstance(getattr(config, name), bool):
-            raise SanitizeConfigError(source, f"{SECTION}.{name}", "expected true or false")
+        value = getattr(config, name)
+        if not isinstance(value, bool):
+            raise SanitizeConfigError(
+                source, f"{SECTION}.{name}", f"expected true or false, got {value!r}"
+            )
     unknown = [c for c in config.personal_data if c not in BUILTIN_CLASSES]
     if unknown:
         raise SanitizeConfigError(
