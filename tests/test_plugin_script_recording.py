@@ -40,6 +40,14 @@ def test_a_script_under_xdist_is_a_usage_error(pytester: pytest.Pytester) -> Non
     result.stderr.fnmatch_lines(["*script:answers.jsonl cannot record under pytest-xdist (-n 1)*"])
 
 
+def test_a_script_with_xdist_loaded_but_no_workers_records(pytester: pytest.Pytester) -> None:
+    # only workers are refused: -n 0 and a --dist with no -n run the tests in this process
+    pytester.path.joinpath("answers.jsonl").write_text('{"text": "one"}\n')
+    pytester.makepyfile("def test_here(): pass")
+    for no_workers in (("-n", "0"), ("--dist", "load")):
+        pytester.runpytest(*XDIST, *RECORD, SCRIPT, *no_workers).assert_outcomes(passed=1)
+
+
 AGENT = """
 WEATHER = {weather!r}
 TOOL = {{"name": "get_weather", "description": "Today's weather.",
