@@ -83,6 +83,16 @@ SENT = {
         {"authorization": "Bearer k"},
         CHAT_BODY,
     ),
+    "chat streamed": (
+        "https://api.openai.com/v1/chat/completions",
+        {"authorization": "Bearer k"},
+        {**CHAT_BODY, "stream": True},
+    ),
+    "anthropic streamed": (
+        "https://api.anthropic.com/v1/messages",
+        HEADERS,
+        {**BODY, "stream": True},
+    ),
     "responses": (
         "https://api.openai.com/v1/responses",
         {"authorization": "Bearer k"},
@@ -92,7 +102,13 @@ SENT = {
 
 
 def _answered(response: httpx.Response) -> tuple[str, str, str]:
-    """What a sample got: its request id, message id (and time) and text."""
+    """What a sample got: its request id, message id (and time) and text (of a stream: its
+    first event's id and the events)."""
+    if response.headers["content-type"].startswith("text/event-stream"):
+        request_id = response.headers.get("x-request-id") or response.headers["request-id"]
+        first = json.loads(response.text.split("data: ", 1)[1].split("\n", 1)[0])
+        held = first.get("message") or first.get("response") or first
+        return request_id, held["id"], response.text
     body = response.json()
     if body.get("object") == "response.compaction":
         (compaction,) = [item for item in body["output"] if item["type"] == "compaction"]

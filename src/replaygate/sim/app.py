@@ -89,11 +89,9 @@ def _not_json(raw: bytes, err: orjson.JSONDecodeError) -> str:
     return f"The request body is not valid JSON: {err}"
 
 
-def _answered(response: Any, endpoint: Endpoint) -> Mapping[str, Any] | None:
+def _answered(response: Mapping[str, Any], endpoint: Endpoint) -> Mapping[str, Any] | None:
     """The JSON object a recorded success of ``endpoint`` answered with: its body, or
-    what its stream holds (:meth:`Endpoint.streamed_answer`); None for an error."""
-    if not isinstance(response, Mapping) or response.get("status") != 200:
-        return None
+    what its stream holds (:meth:`Endpoint.streamed_answer`), if any."""
     body, events = response.get("body"), response.get("events")
     if isinstance(body, Mapping):
         return body
@@ -165,10 +163,12 @@ class SimApp:
         endpoint = self._endpoint(route)
         if endpoint is None or method not in endpoint.methods:
             return
+        if not isinstance(response, Mapping) or response.get("status") != 200:
+            return
+        self._requests += 1  # its request id taken, as a request served here
+        self._count(endpoint, route, body)  # a stream counts, read to its end or not
         answer = _answered(response, endpoint)
         if answer is not None:
-            self._requests += 1  # its request id taken, as a request served here
-            self._count(endpoint, route, body)
             endpoint.learn(method, route, body, answer)
 
     def _count(self, endpoint: Endpoint, route: str, body: Any) -> None:
