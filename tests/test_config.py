@@ -383,7 +383,7 @@ def test_a_byte_order_mark_is_named(tmp_path: Path) -> None:
         ("[tool.replaygate.sanitize]\nids = true\n\npersonal_data = ['ssn']\n", 4,
          "tool.replaygate.sanitize.personal_data"),
         ("[tool.replaygate.sanitize]\nknown_safe = ['a', 3]\n", 2,
-         "tool.replaygate.sanitize.known_safe"),
+         "tool.replaygate.sanitize.known_safe[1]"),
         ("[tool.replaygate]\nmodel = 'm'\nsanitize = 3\n", 3, "tool.replaygate.sanitize"),
         ("[tool.replaygate.sanitize]\nidz = true\n", 2, "tool.replaygate.sanitize.idz"),
         ("[[tool.replaygate.sanitize.rules]]\nliteral = 'ACME'\nreplace = 'X'\n\n"

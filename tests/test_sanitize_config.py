@@ -136,9 +136,9 @@ def test_recording_picks_up_the_config_of_the_project_that_owns_the_store(
         ("times = 1", "tool.replaygate.sanitize.times", "expected true or false, got 1"),
         ('personal_data = "email"', "tool.replaygate.sanitize.personal_data", "expected a list"),
         (
-            "personal_data = [1]",
-            "tool.replaygate.sanitize.personal_data",
-            "expected a list of strings",
+            'personal_data = ["email", 1]',
+            "tool.replaygate.sanitize.personal_data[1]",
+            "expected a list of strings, got int 1",
         ),
         (
             'personal_data = ["email", "ssn"]',

@@ -230,10 +230,9 @@ def _expect(value: Any, kind: type, source: str, key: str, what: str) -> Any:
 
 
 def _strings(value: Any, source: str, key: str) -> tuple[str, ...]:
-    _expect(value, list, source, key, "a list of strings")
-    for item in value:
-        _expect(item, str, source, key, "a list of strings")
-    return tuple(value)
+    """A TOML array of strings, as :class:`SanitizeConfig` takes one in code (:func:`_sequence`):
+    an item of another type is named by its index (``personal_data[1]``)."""
+    return _sequence(value, source, key, str, "strings")
 
 
 def _rule(table: Any, source: str, key: str) -> RedactionRule:
