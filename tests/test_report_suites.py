@@ -3,6 +3,7 @@ history of the full suite is neither "the latest run" nor a point of its trends.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -144,3 +145,25 @@ def test_report_shows_the_configured_suite_and_names_the_smoke_run_left_out(
     assert missing.exit_code == 2
     assert f"no run of the cases file {tmp_path / 'nope.jsonl'} in the history" in missing.output
     assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (["--cases", "nope.jsonl"], "no run of the cases file "),
+        (["--history", "none.db"], "no history at none.db"),
+    ],
+    ids=["cases no run ran", "no history"],
+)
+def test_report_says_what_is_wrong_with_its_inputs_before_it_opens_its_output(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: list[str], said: str
+) -> None:
+    # an --out FIFO was opened first: one no process read hid the error behind
+    # 'no process reads it', and a reader got an empty page
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "page.fifo")
+    args = ["--history", str(history), "--out", "page.fifo"]
+    done = CliRunner().invoke(report_cmd, [*args, *given])
+    assert done.exit_code == 2, done.output
+    assert said in done.output

@@ -100,7 +100,6 @@ def report_cmd(
     gate = None
     if results_path is not None:  # refused (no case in common) before the output is opened
         gate = run_gate(*load_gated(baseline_file, results_path), config.gate)
-    open_fifo(out)
     left_out: list[str] = []
     other_cases: list[str] = []
     written = write_report(

@@ -20,7 +20,7 @@ from replaygate.evals.history import History, HistoryRun, check_not_future
 from replaygate.evals.metrics import METRICS
 from replaygate.jsondoc import FieldError
 from replaygate.jsonfields import described, parse_time
-from replaygate.outputs import write_text
+from replaygate.outputs import open_fifo, write_text
 from replaygate.report.data import fixture_ages, metric_series, weekly_pass_rates
 from replaygate.report.evidence import distinct_runs, recordings_text
 from replaygate.report.gated import gated_run
@@ -254,7 +254,8 @@ def write_report(
     the fixtures in ``stores`` is shown beside the trends. A damaged run of the history
     is left out, said so on the page and described in ``left_out`` when given. Runs of
     a cases file other than ``cases`` (see :func:`build_report`, and ``prefer``) are left
-    out too, said so on the page and described in ``other_cases`` when given."""
+    out too, said so on the page and described in ``other_cases`` when given. An ``out``
+    that is a FIFO is opened once the history is read, before the charts are drawn."""
     notes: list[str] = [] if left_out is None else left_out
     if isinstance(history, History):
         runs = history.runs(skipped=notes)
@@ -265,8 +266,11 @@ def write_report(
             runs = opened.runs(skipped=notes)
     moment = now or datetime.now(UTC)
     runs = [run for run in runs if _dated(run, moment, notes)]
+    left_out_cases = suite_runs(runs, cases, prefer=prefer).left_out()  # --cases no run ran
     if other_cases is not None:
-        other_cases.extend(suite_runs(runs, cases, prefer=prefer).left_out())
+        other_cases.extend(left_out_cases)
+    target = Path(out)
+    open_fifo(target)  # once the inputs are read, before the charts are drawn
     page = build_report(
         runs,
         stores=stores,
@@ -277,7 +281,6 @@ def write_report(
         cases=cases,
         prefer=prefer,
     )
-    target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     write_text(target, page)
     return target
