@@ -193,3 +193,10 @@ def test_a_tests_own_store_named_by_another_tests_marker_is_checked_as_shared(
     partial.stdout.fnmatch_lines(
         [f"not checked: {store}: 1 of the 2 test(s) naming it did not run and pass*"]
     )
+
+
+def test_a_shared_store_damaged_after_its_tests_ran_is_named_not_skipped(tmp_path: Path) -> None:
+    store = tmp_path / "shared.jsonl"
+    store.write_text('{"key": "cut short"\n')
+    (line,) = unused_lines(os.fspath(store), {})
+    assert line.startswith(f"cannot be read: {store}:1: ")
