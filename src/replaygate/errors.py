@@ -175,6 +175,21 @@ def line_encoding_reason(raw: bytes, file: str, line: int) -> str | None:
     return None
 
 
+def jsonl_not_utf8(data: bytes, start: int, file: str) -> tuple[int, str]:
+    """The line (from 1) and the reason of JSONL ``file``, ``data``, that stops being
+    UTF-8 text at byte ``start``: its first line of UTF-16 text (a file saved so, or
+    lines appended so; :func:`line_encoding_reason`), else the byte by its column
+    (:func:`undecodable_byte`)."""
+    end = data.find(b"\n", start)
+    lines = data[: end if end >= 0 else len(data)].split(b"\n")
+    for number, line in enumerate(lines, start=1):
+        if number == len(lines) or looks_like_utf16(line):
+            reason = line_encoding_reason(line, file, number)
+            if reason is not None:
+                return number, reason
+    return undecodable_byte(data, start)
+
+
 def located(file: str, line: int) -> str:
     """``file:line``, or ``file`` alone for line 0 (a whole-file problem); a file name
     holding a control character is shown escaped (:func:`shown_file`)."""

@@ -27,12 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate import json_schema, jsondoc, strict_json
-from replaygate.errors import (
-    has_control,
-    line_encoding_reason,
-    looks_like_utf16,
-    undecodable_byte,
-)
+from replaygate.errors import has_control, jsonl_not_utf8, line_encoding_reason
 from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
 from replaygate.jsonfields import lone_surrogate
@@ -98,7 +93,7 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise _undecodable(data, err.start, name) from None
+        raise CaseFormatError(name, *jsonl_not_utf8(data, err.start, name)) from None
     cases: list[EvalCase] = []
     seen: dict[str, int] = {}
     for number, raw in text_lines(text):
@@ -120,19 +115,6 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
     if not cases:
         raise CaseFormatError(name, 0, "no cases: the file holds no JSON line")
     return cases
-
-
-def _undecodable(data: bytes, start: int, file: str) -> CaseFormatError:
-    """The error for cases ``data`` that stop being UTF-8 at byte ``start``: the first
-    line of UTF-16 text (a file saved so, or lines appended so), else the bad byte."""
-    end = data.find(b"\n", start)
-    lines = data[: end if end >= 0 else len(data)].split(b"\n")
-    for number, line in enumerate(lines, start=1):
-        if number == len(lines) or looks_like_utf16(line):
-            reason = line_encoding_reason(line, file, number)
-            if reason is not None:
-                return CaseFormatError(file, number, reason)
-    return CaseFormatError(file, *undecodable_byte(data, start))
 
 
 def parse_case(raw: str, file: str, line: int) -> EvalCase:

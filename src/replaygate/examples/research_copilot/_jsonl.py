@@ -9,7 +9,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, TypeVar
 
-from replaygate.errors import not_utf8_text
+from replaygate.errors import jsonl_not_utf8, line_encoding_reason
 from replaygate.examples.research_copilot.errors import DataFormatError
 from replaygate.regular import is_blank, text_lines
 
@@ -26,11 +26,12 @@ def read_source(path: str | os.PathLike[str] | None, default_name: str) -> tuple
     if path is None:
         resource = files(_PACKAGE).joinpath("data", default_name)
         return str(resource), resource.read_text(encoding="utf-8")
-    file = Path(path)
+    name = str(path)
+    data = Path(path).read_bytes()
     try:
-        return str(file), file.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataFormatError(str(file), 0, not_utf8_text(exc, byte=False)) from exc
+        return name, data.decode("utf-8")
+    except UnicodeDecodeError as exc:  # named as the fixture store names it
+        raise DataFormatError(name, *jsonl_not_utf8(data, exc.start, name)) from None
 
 
 def records(name: str, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -40,8 +41,9 @@ def records(name: str, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
             continue
         try:
             value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(name, number, f"invalid JSON: {exc.msg}") from exc
+        except json.JSONDecodeError as exc:  # UTF-16, a byte order mark, lone CR line ends
+            reason = line_encoding_reason(line.encode("utf-8", "surrogatepass"), name, number)
+            raise DataFormatError(name, number, reason or f"invalid JSON: {exc.msg}") from exc
         if not isinstance(value, dict):
             raise DataFormatError(
                 name, number, f"expected a JSON object, got {type(value).__name__}"
