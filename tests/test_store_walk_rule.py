@@ -10,6 +10,7 @@ import pytest
 
 from replaygate import Fixture, FixtureFormatError, FixtureStore, Message, ModelResponse
 from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.store.folder import store_files
 from replaygate.fixtures.store.leftovers import LeftoverTempWarning
 from replaygate.hygiene.review import review_store
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
@@ -139,3 +140,21 @@ def test_diff_reviews_the_files_the_store_reads(
     result = review_store(root)
     assert len(result.added) == 1 and result.added[0].fixture.request == fixture("three").request
     assert not result.paired and not result.removed and not result.alarms
+
+
+def test_a_project_folder_walk_leaves_out_conda_environments_and_site_packages(
+    tmp_path: Path,
+) -> None:
+    # `conda create -p ./env` and `pip install --prefix ./local` make no pyvenv.cfg: the
+    # .json files of conda-meta and site-packages were read as fixtures of the store.
+    folder_store(tmp_path / "tests" / "fixtures", "one")
+    for name in (
+        "env/conda-meta/numpy-1.26.json",
+        "env/lib/python3.11/site-packages/p/d.json",
+        "local/lib/python3.11/site-packages/p/d.json",
+    ):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text('{"not": "a fixture"}\n')
+    assert [f.name for f in store_files(tmp_path)] == [fixture("one").key + ".json"]
+    with FixtureStore.open(tmp_path) as store:
+        assert len(store) == 1
