@@ -119,6 +119,23 @@ def test_a_cost_of_another_price_table_is_not_compared(tmp_path: Path) -> None:
     assert "| ok |" not in next(x for x in markdown.output.splitlines() if x.startswith("| cost |"))
 
 
+def test_a_cost_limit_lifted_with_inf_is_no_limit_of_another_price_table(
+    tmp_path: Path,
+) -> None:
+    # docs: to lift a default limit, give one no change reaches (inf); a change of price
+    # table failed the gate all the same, as a limited cost would
+    six_times = tuple(case(c.id, c.sampled.passes, tokens=600) for c in OLD)
+    gate(tmp_path, results(*OLD), results(*six_times, prices=CHEAP))
+    lifted = cli(
+        "gate", "--baseline", str(tmp_path / "b.json"), "--results", str(tmp_path / "now.json"),
+        "--max-rise", "cost=inf",
+    )  # fmt: skip
+    assert lifted.exit_code == 0, lifted.output
+    cost = next(line for line in lifted.output.splitlines() if line.startswith("cost "))
+    assert cost.split()[3:] == ["n/a", "-", "-"]
+    assert "note cost: the baseline was priced at USD 3.0 in" in lifted.output
+
+
 def test_one_price_table_on_both_sides_says_nothing_of_prices(tmp_path: Path) -> None:
     result = gate(tmp_path, results(*OLD), results(*OLD))
     assert result.exit_code == 0, result.output

@@ -15,6 +15,7 @@ passed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -195,6 +196,7 @@ def _row(
     name: str, before: float | None, after: float | None, drop: float | None, rise: float | None
 ) -> Row:
     metric = METRICS.get(name) or Metric(name, "", "amount", "higher")
+    drop, rise = (None if v == math.inf else v for v in (drop, rise))  # inf: a limit lifted
     limits = [
         _show_limit(metric, w, v) for w, v in (("drop", drop), ("rise", rise)) if v is not None
     ]
