@@ -141,8 +141,10 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
     placed = _place(parts, names, shards)
     if sorted(placed) != list(range(total)):
         raise ResultsError(f"the shards hold {len(placed)} of the run's {total} cases")
-    info = {k: v for k, v in parts[0].info.items() if k not in SHARD_ONLY}
-    info["time"] = min(str(p.info.get("time", "")) for p in parts)
+    info = {  # the run's time first, where a serial run writes it
+        "time": min(str(p.info.get("time", "")) for p in parts),
+        **{k: v for k, v in parts[0].info.items() if k not in SHARD_ONLY},
+    }
     info["shards"] = [
         {"shard": f"{s['index']}/{count}", "time": p.info.get("time"), "file": name}
         for name, p, s in sorted(
