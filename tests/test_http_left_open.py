@@ -297,3 +297,51 @@ def test_a_stream_that_cannot_be_written_at_exit_is_told_in_one_line(
     assert told.startswith("replaygate: a stream left open was not recorded at interpreter exit: ")
     assert "cannot write a fixture" in told and told.count("\n") == 1
     stream.close()  # late: writes nothing, raises nothing
+
+
+def test_a_stream_closed_in_a_lookup_while_another_thread_writes_is_stored_after_it(
+    tmp_path: Path, echo_sim: Simulator
+) -> None:
+    # thread A writes an answer and waits for the store, which thread B holds as it looks
+    # up a request; the collector closes a dropped stream in B's lookup: B must not wait
+    # for A's write, which waits for B
+    store = tmp_path / "s.jsonl"
+    session = Exchange(store, mode="record-missing", approve_live=True, source="sim")
+    http = replaygate.http.httpx2_client(session)
+    client = openai.OpenAI(api_key="k", base_url=echo_sim.openai_base_url, http_client=http)
+    stream, _ = first_words(client)
+    writing, looking = threading.Event(), threading.Event()
+    store_prepared, lookup = session.session.store_prepared, session.session.lookup
+
+    def write_once_b_looks(*args: Any, **kwargs: Any) -> Any:
+        writing.set()
+        looking.wait(5)
+        return store_prepared(*args, **kwargs)
+
+    def look_while_a_writes(*args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread().name != "B":
+            return lookup(*args, **kwargs)
+        with session.store._mutex:  # as the store holds it while it finds a request
+            looking.set()
+            writing.wait(5)  # A holds the session's write and goes for the store's lock
+            stream.response.close()  # the collector closes the dropped stream here
+            return lookup(*args, **kwargs)
+
+    session.session.store_prepared = write_once_b_looks  # type: ignore[method-assign]
+    session.session.lookup = look_while_a_writes  # type: ignore[method-assign]
+    done: list[str] = []
+
+    def send(name: str, asked: list[dict[str, str]]) -> None:
+        client.chat.completions.create(model="gpt-sim-1", messages=asked)
+        done.append(name)
+
+    a = threading.Thread(target=send, args=("A", [*ASKED, *ASKED]), daemon=True)
+    b = threading.Thread(target=send, args=("B", ASKED * 3), name="B", daemon=True)
+    a.start()
+    writing.wait(5)
+    b.start()
+    a.join(10)
+    b.join(10)
+    assert sorted(done) == ["A", "B"], "the threads waited for each other"
+    ends = sorted(f.responses[0].get("stream_end", "-") for f in FixtureStore.open(store))
+    assert ends == ["-", "-", "closed"]

@@ -292,7 +292,8 @@ class Exchange:
         __tracebackhide__ = True
         self.raise_kept()
         try:
-            return self._plan(request)
+            with self._busy():
+                return self._plan(request)
         except ReplaygateError as err:
             error = passthrough(err)
             if len(self.raised) < KEPT_ERRORS:  # each holds its traceback's frames
@@ -544,7 +545,8 @@ class Exchange:
         reply, and nothing is written.
         """
         try:  # refused here, the route, a secret or the cap is this send's error
-            stored, meta = self._prepared(slot, response)
+            with self._busy():
+                stored, meta = self._prepared(slot, response)
         except BaseException as err:
             self.gave_up(slot, answered=not isinstance(err, NOT_ANSWERS))
             if isinstance(err, Exception):
@@ -592,6 +594,25 @@ class Exchange:
             raise
 
     @contextmanager
+    def _busy(self) -> Iterator[None]:
+        """While this thread works in this session (deciding a send, preparing an answer),
+        holding its locks or its store's: an answer that ends meanwhile in this thread
+        (the garbage collector closing a dropped stream) is parked (:meth:`_ended_at`),
+        never stored inside that work, where it would wait for a write of another thread
+        that waits for this one; it is stored once the work is done."""
+        if getattr(self._writer, "active", False):
+            yield
+            return
+        self._writer.active = True
+        try:
+            yield
+        finally:
+            self._writer.active = False
+        if self._parked:
+            with self._storing():
+                pass
+
+    @contextmanager
     def _storing(self) -> Iterator[None]:
         """While this thread stores answers; then those parked meanwhile
         (:meth:`_ended_at`) are stored."""
@@ -607,9 +628,9 @@ class Exchange:
 
     def _ended_at(self, slot: LiveSlot, answer: _Ended) -> None:
         if getattr(self._writer, "active", False):
-            # A reader closed in the middle of this thread's write (the garbage collector
-            # closing a dropped stream): stored once that write is done, never inside it,
-            # where the session's lock and the store's are held.
+            # A reader closed in the middle of this thread's work or write (the garbage
+            # collector closing a dropped stream): stored once that is done, never inside
+            # it, where the session's locks and the store's are held (:meth:`_busy`).
             self._parked.append((slot, answer))
             return
         with self._storing():
