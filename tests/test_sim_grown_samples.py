@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from replaygate.evals.ratelimit import RateLimiter, limited
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
 from replaygate.models.live import AnthropicModel, GeminiModel
@@ -183,14 +184,18 @@ class _Says:
         return ModelResponse(text="recorded before")
 
 
-def test_a_model_recording_tells_the_simulator_of_each_replayed_sample(tmp_path: Path) -> None:
+@pytest.mark.parametrize("limiter", [None, RateLimiter(1000.0)], ids=["bare", "rate-limited"])
+def test_a_model_recording_tells_the_simulator_of_each_replayed_sample(
+    tmp_path: Path, limiter: RateLimiter | None
+) -> None:
     store = tmp_path / "fixtures.jsonl"
     for sample in range(3):  # three samples recorded, by another model
         RecordingModel(
             _Says(), store, approve_live=True, model="m", max_tokens=256, sample=sample
         ).complete(MESSAGES, TOOLS)
     with Simulator(behavior="research-copilot", seed=7) as sim, httpx.Client() as client:
-        live = AnthropicModel(_NoCalls(sim.url), model="m", max_tokens=256)
+        # eval's --rate-limit wraps the live model: the wrapper passes the word on
+        live = limited(AnthropicModel(_NoCalls(sim.url), model="m", max_tokens=256), limiter)
         for sample in range(3):
             replayed = RecordingModel(
                 live, store, approve_live=True, model="m", max_tokens=256, sample=sample
