@@ -246,6 +246,29 @@ def test_results_sharing_no_case_with_the_baseline_are_refused_even_with_missing
         run_gate(reference(BASE), reference(results(case("v2-a", 5))), lenient)
 
 
+def test_baseline_update_names_the_results_from_the_project_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the history entry kept the path as typed: a checkout's absolute path, committed
+    project = tmp_path / "project"
+    (project / "evals").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[tool.replaygate]\n", encoding="utf-8")
+    monkeypatch.chdir(project / "evals")
+    kept = project / "evals" / "baseline.json"
+    for results_path, named in (
+        (project / "out" / "results.json", "out/results.json"),
+        (tmp_path / "elsewhere.json", str(tmp_path / "elsewhere.json")),  # as it is
+    ):
+        write_results(results_path, BASE)
+        done = CliRunner().invoke(
+            baseline_group,
+            ["update", "--results", str(results_path), "--reason", "why", "--json"],
+        )
+        assert done.exit_code == 0, done.output
+        assert json.loads(done.output)["results"] == named
+        assert json.loads(kept.read_text("utf-8"))["history"][-1]["results"] == named
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_report_refuses_results_sharing_no_case_before_it_opens_its_output(
     tmp_path: Path,

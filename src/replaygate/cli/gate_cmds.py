@@ -25,7 +25,7 @@ from replaygate.evals.config import load_config
 from replaygate.evals.gate import gate_config, parse_limits, run_gate
 from replaygate.evals.preflight import check_not_an_input
 from replaygate.evals.reference import load_reference, load_run
-from replaygate.evals.results import load_eval_results
+from replaygate.evals.results import load_eval_results, project_path
 from replaygate.evals.upgrade import classify_upgrade
 from replaygate.reasons import reason_problem
 
@@ -119,7 +119,8 @@ def baseline_update(
     \b
         replaygate baseline update --results results.json --reason "new prompt"
     """
-    target = baseline_path or load_config(config_path).baseline_path
+    config = load_config(config_path, near=baseline_path)
+    target = baseline_path or config.baseline_path
     if reason is None or not reason.strip():
         raise CommandError(
             f"refusing to update {target} without --reason: a changed baseline must say why. "
@@ -132,7 +133,9 @@ def baseline_update(
         )
     check_not_an_input(target, {"the results file": results_path}, baseline=True)
     results = load_eval_results(results_path)
-    baseline = update_baseline(target, results, reason=reason, results_name=str(results_path))
+    # named from the project folder, as the results name their files: alike in every checkout
+    named = project_path(results_path, config.root)
+    baseline = update_baseline(target, results, reason=reason, results_name=named)
     entry = baseline.history[-1]
     if as_json:
         echo_json({"baseline": str(target), **entry})
