@@ -25,7 +25,7 @@ import pytest
 import replaygate.http
 import replaygate.http.exchange as exchange_module
 from loopback import ChunkedEvents, serving
-from replaygate.errors import ResponseLeftOpenWarning, WireFormatError
+from replaygate.errors import ResponseLeftOpenWarning, StoreWriteError, WireFormatError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Exchange, block_network, intercept
 from replaygate.sim import Simulator
@@ -34,9 +34,11 @@ from sdks import openai
 ASKED = [{"role": "user", "content": "tell me about replay"}]
 
 
-def first_words(client: openai.OpenAI) -> tuple[openai.Stream[object], str]:
-    """The stream of an answer, left open after its first words, and those words."""
-    stream = client.chat.completions.create(model="gpt-sim-1", messages=ASKED, stream=True)
+def first_words(
+    client: openai.OpenAI, asked: list[dict[str, str]] = ASKED
+) -> tuple[openai.Stream[object], str]:
+    """The stream of an answer to ``asked``, left open after its first words, and those words."""
+    stream = client.chat.completions.create(model="gpt-sim-1", messages=asked, stream=True)
     for chunk in stream:
         if chunk.choices and chunk.choices[0].delta.content:  # type: ignore[attr-defined]
             return stream, chunk.choices[0].delta.content  # type: ignore[attr-defined]
@@ -345,3 +347,28 @@ def test_a_stream_closed_in_a_lookup_while_another_thread_writes_is_stored_after
     assert sorted(done) == ["A", "B"], "the threads waited for each other"
     ends = sorted(f.responses[0].get("stream_end", "-") for f in FixtureStore.open(store))
     assert ends == ["-", "-", "closed"]
+
+
+def test_every_stream_left_open_is_recorded_when_one_of_them_cannot_be(
+    tmp_path: Path, echo_sim: Simulator
+) -> None:
+    store = tmp_path / "s.jsonl"
+    session = Exchange(store, mode="record-missing", approve_live=True, source="sim")
+    http = replaygate.http.httpx2_client(session)
+    client = openai.OpenAI(api_key="k", base_url=echo_sim.openai_base_url, http_client=http)
+    kept = [first_words(client, [{"role": "user", "content": f"ask {n}"}])[0] for n in (1, 2)]
+    store_prepared = session.session.store_prepared
+    failed: list[object] = []
+
+    def fails_once(*args: Any, **kwargs: Any) -> Any:
+        if not failed:
+            failed.append(args)
+            raise StoreWriteError(str(store), 0, "cannot write a fixture: disk full")
+        return store_prepared(*args, **kwargs)
+
+    session.session.store_prepared = fails_once  # type: ignore[method-assign]
+    with pytest.raises(StoreWriteError, match="disk full"):
+        client.close()  # the first refused: the other one is recorded all the same
+    assert session.unfinished == set()
+    closed_where_read(store)
+    assert len(kept) == 2

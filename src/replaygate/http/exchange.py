@@ -500,17 +500,24 @@ class Exchange:
     def finish_open(self, owner: object | None = None) -> None:
         """Finish the live responses whose readers left them open (:attr:`unfinished`), as
         a block of this session ends and before its store is closed
-        (:meth:`~replaygate.http.recording.Recording.left_open`); then a refusal kept
-        (:meth:`raise_kept`) is raised. Given an ``owner`` (a transport whose client is
-        being closed), only the responses it handed out are finished: a session shared
-        with other clients goes on."""
+        (:meth:`~replaygate.http.recording.Recording.left_open`), every one of them though
+        one is refused or cannot be written (the first such error is raised after); then a
+        refusal kept (:meth:`raise_kept`) is raised. Given an ``owner`` (a transport whose
+        client is being closed), only the responses it handed out are finished: a session
+        shared with other clients goes on."""
+        refused: Exception | None = None
         for recording in list(self.unfinished):
             if owner is None or recording.owner is owner:
-                recording.left_open()
+                try:
+                    recording.left_open()
+                except Exception as err:
+                    refused = refused or err
         if owner is None:
             with self._storing():
                 for identity in list(self._ended):
                     self._store_ended(identity, all_ended=True)
+        if refused is not None:
+            raise refused
         self.raise_kept()
 
     @contextmanager
