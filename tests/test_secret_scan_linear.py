@@ -34,6 +34,7 @@ from replaygate.sanitize.secret_entropy import (
     detect_context,
 )
 from replaygate.sanitize.secret_rules import DETECTORS
+from replaygate.sanitize.secret_tables import _HEADER_CELLS, _NAMED_ELEMENT, _NAMING, _WORD
 
 SCAN_PATTERNS = {
     **{detector.name: detector.pattern for detector in DETECTORS},
@@ -41,6 +42,11 @@ SCAN_PATTERNS = {
     "KEY_KEYWORD": KEY_KEYWORD,
     "AUTH_SCHEME": AUTH_SCHEME,
     "FREE_RUN": FREE_RUN,
+    # a table's header and markup (secret_tables): the patterns it searches a text with
+    **{f"header cell {i}": pattern for i, pattern in enumerate(_HEADER_CELLS)},
+    **{f"naming attribute {name}": pattern for name, pattern in _NAMING},
+    "named element": _NAMED_ELEMENT,
+    "credential word": _WORD,
 }
 _ASCII = [chr(i) for i in range(128)]
 _UNBOUNDED = (constants.MAX_REPEAT, constants.MIN_REPEAT, constants.POSSESSIVE_REPEAT)

@@ -69,11 +69,14 @@ _ONE_WORD = "(?:" + "|".join(_WORDS) + ")"
 _NAMED_ELEMENT = re.compile(rf"<(?=[a-z_])[\w.:-]*?{_ONE_WORD}")
 """An opening tag whose name holds a credential word, in the text in lower case."""
 _NAMING = tuple(
-    (name, re.compile(rf"{name}\s*=\s*[\"']?([^\"'<>\s]*?{_ONE_WORD}[^\"'<>\s]*)"))
+    (name, re.compile(rf"{name}\s*=\s*[\"']?([^\"'<>\s]*+)"))
     for name in (*NAMING_ATTRIBUTES, "type")
 )
-"""A naming attribute whose value holds a credential word, in the text in lower case: each
-starts with the attribute's name, so a search finds it at C speed."""
+"""A naming attribute and its value, in the text in lower case: each starts with the
+attribute's name, so a search finds it at C speed, and reads the value once (a possessive
+repeat: ``name=name=...`` is not read again from each ``name=``); whether the value names
+a credential is asked of it whole, when it holds a credential word (:data:`_WORD`)."""
+_WORD = re.compile(_ONE_WORD)
 TAG_MAX = 4096
 """The longest opening tag read for the naming attributes."""
 _VALUE = re.compile(r"\b(?:value|content)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'=<>`]+))")
@@ -247,6 +250,8 @@ def _in_markup(text: str, lowered: str) -> bool:
     for attribute, pattern in _NAMING:
         for match in pattern.finditer(lowered):
             at = match.start()
+            if _WORD.search(lowered, match.start(1), match.end(1)) is None:
+                continue
             naming = text[match.start(1) : match.end(1)]
             if not (auth_like(naming) or (attribute == "type" and naming.lower() == "password")):
                 continue
