@@ -12,6 +12,7 @@ from replaygate import Fixture, FixtureFormatError, FixtureStore, Message, Model
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store.folder import store_files
 from replaygate.fixtures.store.leftovers import LeftoverTempWarning
+from replaygate.hygiene.refs import find_references
 from replaygate.hygiene.review import review_store
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 from run_cli import replaygate
@@ -158,3 +159,21 @@ def test_a_project_folder_walk_leaves_out_conda_environments_and_site_packages(
     assert [f.name for f in store_files(tmp_path)] == [fixture("one").key + ".json"]
     with FixtureStore.open(tmp_path) as store:
         assert len(store) == 1
+
+
+def test_references_are_not_read_in_python_environments(tmp_path: Path) -> None:
+    # An installed package naming a store's file (replaygate's own examples name
+    # fixtures.jsonl) was a reference of it in a virtualenv or conda environment named
+    # without a dot, so prune --unused never offered its fixtures.
+    for name in (
+        "env/lib/python3.11/site-packages/replaygate/examples/agent.py",
+        "conda/lib/python3.11/site-packages/pkg/x.py",
+        "local/lib/python3.11/site-packages/pkg/x.py",
+        "tests/test_agent.py",
+    ):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text('STORE = "fixtures.jsonl"\n')
+    (tmp_path / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (tmp_path / "conda" / "conda-meta").mkdir()
+    found = find_references([tmp_path], {"fixtures.jsonl"}, set(), set())
+    assert found.by_name["fixtures.jsonl"] == {tmp_path / "tests" / "test_agent.py"}

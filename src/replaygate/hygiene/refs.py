@@ -13,7 +13,9 @@ editor's "Unicode"); any other file with NUL bytes, binary, is searched for the 
 and keys its ASCII bytes spell.
 Fixture files themselves, the backups and temporary files replaygate writes
 beside them (``rag.jsonl.bak``, ``<key>.json.bak``: :func:`~.side_files.is_side_file`),
-what is not a regular file (a FIFO, a socket) and tool folders are not
+what is not a regular file (a FIFO, a socket), tool folders and Python environments
+(a virtualenv or conda environment of any name, ``site-packages``: an installed
+package's files, replaygate's own among them, name its stores' files) are not
 read. A large file is read a piece at a time, the pieces overlapping by more than any
 name or key is long. A file that cannot be read
 (no permission, an I/O error), and a folder that cannot be listed, is noted in
@@ -33,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replaygate.fixtures.store.files import resolved
+from replaygate.fixtures.store.folder import is_environment
 from replaygate.fixtures.store.side_files import is_side_file
 from replaygate.folder_tree import walk
 from replaygate.regular import NotRegularFileError, open_regular_fd, unreadable
@@ -46,6 +49,8 @@ SKIP_DIRS = frozenset(
         "venv",
         "node_modules",
         "__pycache__",
+        "site-packages",
+        "dist-packages",
         ".mypy_cache",
         ".pytest_cache",
         ".ruff_cache",
@@ -92,7 +97,11 @@ def _texts(
             unread.append((Path(err.filename), unreadable(err.filename, err, "folder")))
 
     for folder in folders:
-        for current, dirs, names in walk(os.fspath(folder), onerror=unlisted):
+        top = os.fspath(folder)
+        for current, dirs, names in walk(top, onerror=unlisted):
+            if current != top and is_environment(names, dirs):
+                dirs.clear()  # a virtualenv or conda environment: installed packages' files
+                continue
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
             for name in sorted(names):
                 path = Path(current) / name
