@@ -3,6 +3,7 @@ beside its name (``password = ...``), and ordinary prose, tables and markup are 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -120,3 +121,24 @@ def test_a_miss_masks_the_value() -> None:
     assert SECRET not in str(left)
     assert left["content"].startswith(f"<{CONTEXT} #1")
     assert right == {"content": "other"}
+
+
+def test_a_tag_is_read_once_whatever_number_of_naming_attributes_it_holds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each naming attribute read its tag again to its end: a tag of 300 of them before
+    a megabyte without ``>`` took 8 seconds."""
+    from replaygate.sanitize import secret_tables
+
+    read: list[int] = []
+    opened = secret_tables._OPENED
+
+    class Counted:
+        def match(self, text: str, at: int) -> re.Match[str] | None:
+            read.append(at)
+            return opened.match(text, at)
+
+    monkeypatch.setattr(secret_tables, "_OPENED", Counted())
+    assert named_credential("<a token " + "name=password " * 300 + "x" * 1000) is None
+    assert read == [0]
+    assert named_credential(f'<add key="ApiKey" name="password" value="{SECRET}"/>') == CONTEXT

@@ -247,6 +247,7 @@ def _in_markup(text: str, lowered: str) -> bool:
         tag = _OPENED.match(text, match.start())
         if tag is not None and _secret(_element_value(text, tag)):
             return True
+    tags: dict[int, re.Match[str] | None] = {}  # each tag read once, whatever it names
     for attribute, pattern in _NAMING:
         for match in pattern.finditer(lowered):
             at = match.start()
@@ -258,7 +259,9 @@ def _in_markup(text: str, lowered: str) -> bool:
             start = lowered.rfind("<", max(0, at - TAG_MAX), at)
             if start < 0 or not lowered[at - 1].isspace() or lowered.find(">", start, at) >= 0:
                 continue  # not an attribute of a tag
-            tag = _OPENED.match(text, start)
+            if start in tags:
+                continue  # its value was read for the first naming attribute of the tag
+            tag = tags[start] = _OPENED.match(text, start)
             if tag is not None and _secret(_attribute_value(text, lowered, tag)):
                 return True
     return False
