@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from replaygate.fixtures.store import FixtureStore
+from replaygate.fixtures.uses import unused_http_lines
 from replaygate.http import httpx2_client
 from replaygate.pytest_plugin.strict_shared import _SENT, SharedStrict, unused_lines
 from replaygate.sim import Simulator
@@ -65,21 +66,29 @@ def sdks_loaded() -> None:
     assert anthropic.Anthropic
 
 
+def record_then_drop(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, passed: int
+) -> pytest.RunResult:
+    """Record the tests, see a strict replay of them pass in silence, then replay them
+    strictly with the request of the test reading DROP no longer sent: that run's result."""
+    pytester.runpytest(*RECORD).assert_outcomes(passed=passed)
+    clean = pytester.runpytest(STRICT)
+    clean.assert_outcomes(passed=passed)
+    assert clean.ret == pytest.ExitCode.OK and "shared stores" not in clean.stdout.str()
+    monkeypatch.setenv("DROP", "1")
+    result = pytester.runpytest(STRICT)
+    result.assert_outcomes(passed=passed)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    return result
+
+
 @pytest.mark.slow  # pytest sessions of the plugin, recording and replaying
 def test_a_shared_fixture_no_test_of_a_whole_run_replayed_fails_the_run(
     pytester: pytest.Pytester, sdks_loaded: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytester.makepyfile(test_shared=SHARED, test_other=OTHER)
-    pytester.runpytest(*RECORD).assert_outcomes(passed=3)
     store = pytester.path / "tests/fixtures/shared.jsonl"
-    clean = pytester.runpytest(STRICT)
-    clean.assert_outcomes(passed=3)
-    assert clean.ret == pytest.ExitCode.OK and "shared stores" not in clean.stdout.str()
-
-    monkeypatch.setenv("DROP", "1")
-    result = pytester.runpytest(STRICT)
-    result.assert_outcomes(passed=3)
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result = record_then_drop(pytester, monkeypatch, passed=3)
     result.stdout.fnmatch_lines(
         [
             "*replaygate strict: shared stores*",
@@ -137,6 +146,10 @@ def test_a_shared_fixture_counts_the_most_one_test_took_and_workers_add_up(
         controller.pytest_testnodedown(SimpleNamespace(workeroutput={_SENT: sent}), None)
     assert unused_lines(os.fspath(store), controller.used[os.fspath(store)]) == []
     assert controller.naming == {os.fspath(store): {"t.py::a"}}
+    # a test's own store counts every request of the test: the same words without "at most"
+    assert unused_http_lines(FixtureStore.open(store), {fixture.key: 1}) == [
+        f"{fixture.key} (POST /v1/messages): requested 1 time(s), 2 responses recorded"
+    ]
 
 
 BORROWED = """
@@ -170,16 +183,9 @@ def test_a_tests_own_store_named_by_another_tests_marker_is_checked_as_shared(
     # each test's fixture was reported unused: the one test_borrows recorded at
     # test_own's teardown, and test_own's by the end-of-run check of test_borrows' store
     pytester.makepyfile(test_borrowed=BORROWED)
-    pytester.runpytest(*RECORD).assert_outcomes(passed=2)
     store = pytester.path / "tests/fixtures/test_borrowed/test_own.jsonl"
-    clean = pytester.runpytest(STRICT)
-    clean.assert_outcomes(passed=2)
-    assert clean.ret == pytest.ExitCode.OK and "shared stores" not in clean.stdout.str()
-
-    monkeypatch.setenv("DROP", "1")
-    result = pytester.runpytest(STRICT)
-    result.assert_outcomes(passed=2)  # no error at test_own's teardown: checked with both
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    # no error at test_own's teardown (all passed): checked with both, at the end
+    result = record_then_drop(pytester, monkeypatch, passed=2)
     result.stdout.fnmatch_lines(
         [
             f"--replaygate-strict: 1 recorded fixture(s) of the shared store {store} unused by "

@@ -160,26 +160,13 @@ def unused_lines(path: str, most: Mapping[str, int]) -> list[str]:
     as many times as it has responses (``most``: the most one test took of each)."""
     from replaygate.errors import ReplaygateError
     from replaygate.fixtures.store import FixtureStore
+    from replaygate.fixtures.uses import unused_http_lines
 
     try:
         store = FixtureStore.open(Path(path))
     except ReplaygateError as err:  # its tests passed: it changed on disk since
         return [f"cannot be read: {err}"]
-    lines = []
     try:
-        for fixture in store:
-            request = fixture.request
-            if "method" not in request or "path" not in request:
-                continue  # not an HTTP fixture: its uses are not counted here
-            took = most.get(fixture.key, 0)
-            where = f"{fixture.key} ({request['method']} {request['path']})"
-            if took == 0:
-                lines.append(f"{where}: never requested")
-            elif took < fixture.samples:
-                lines.append(
-                    f"{where}: requested at most {took} time(s) by one test, "
-                    f"{fixture.samples} responses recorded"
-                )
+        return unused_http_lines(store, most, by_one_test=True)
     finally:
         store.close()
-    return lines
