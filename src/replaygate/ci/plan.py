@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -182,19 +182,31 @@ def every_stage(ci: CIConfig, *, event: str, why: str) -> Plan:
     """The plan when there is no base to compare with: every stage that runs on
     ``event``, each for ``why``, which a note repeats."""
     _check(ci, event)
+    planned, skipped = _planned(ci, event, {stage.name: [why] for stage in ci.stages})
+    return Plan(event, (), tuple(planned), tuple(skipped), (f"{why}: every stage runs",))
+
+
+def _planned(
+    ci: CIConfig, event: str, reasons: Mapping[str, Sequence[str]]
+) -> tuple[list[PlannedStage], list[tuple[str, str]]]:
+    """The stages of ``ci`` that ``reasons`` gives a reason to run (stage name -> why), in
+    their order: those that run on ``event``, and (name, why not) for those that do not."""
     planned: list[PlannedStage] = []
     skipped: list[tuple[str, str]] = []
     for stage in ci.stages:
+        why = reasons.get(stage.name)
+        if not why:
+            continue
         if not _eligible(stage, event):
             skipped.append((stage.name, f"runs on {stage.when}, not on {event}"))
             continue
         planned.append(
             PlannedStage(
                 stage.name, stage.when, tuple(stage.pytest_args()), stage.samples, stage.mock,
-                (why,),
+                tuple(why),
             )
         )  # fmt: skip
-    return Plan(event, (), tuple(planned), tuple(skipped), (f"{why}: every stage runs",))
+    return planned, skipped
 
 
 def _check(ci: CIConfig, event: str) -> None:
@@ -280,21 +292,7 @@ def make_plan(
     if unclassified:
         stages = ci.unclassified if ci.unclassified is not None else [s.name for s in ci.stages]
         need(stages, f"unclassified: {_names(unclassified, root)}")
-    planned: list[PlannedStage] = []
-    skipped: list[tuple[str, str]] = []
-    for stage in ci.stages:
-        why = reasons.get(stage.name)
-        if not why:
-            continue
-        if not _eligible(stage, event):
-            skipped.append((stage.name, f"runs on {stage.when}, not on {event}"))
-            continue
-        planned.append(
-            PlannedStage(
-                stage.name, stage.when, tuple(stage.pytest_args()), stage.samples, stage.mock,
-                tuple(why),
-            )
-        )  # fmt: skip
+    planned, skipped = _planned(ci, event, reasons)
     classes = {run for run in widened.values() if run is not None}
     fixture_tests = {t for t in fixture_tests if not any(t.startswith(f"{c}::") for c in classes)}
     if fixture_tests:
