@@ -10,8 +10,9 @@ import pytest
 
 from replaygate import Fixture, FixtureFormatError, FixtureStore, Message, ModelResponse
 from replaygate.fixtures.fixture import make_meta
-from replaygate.fixtures.store.folder import store_files
+from replaygate.fixtures.store.folder import store_files, store_tree
 from replaygate.fixtures.store.leftovers import LeftoverTempWarning
+from replaygate.hygiene import verify_passed
 from replaygate.hygiene.refs import find_references
 from replaygate.hygiene.review import review_store
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
@@ -177,3 +178,56 @@ def test_references_are_not_read_in_python_environments(tmp_path: Path) -> None:
     (tmp_path / "conda" / "conda-meta").mkdir()
     found = find_references([tmp_path], {"fixtures.jsonl"}, set(), set())
     assert found.by_name["fixtures.jsonl"] == {tmp_path / "tests" / "test_agent.py"}
+
+
+def test_verify_names_the_passed_over_folders_holding_fixture_files(tmp_path: Path) -> None:
+    # A symlinked fixtures/.shared, served before dot folders were passed over, was then
+    # passed over in silence: verify green, the replay missing.
+    shared = folder_store(tmp_path / "shared", "x", "y")
+    root = folder_store(tmp_path / "fixtures", "one")
+    (root / ".shared").symlink_to(shared)
+    for name in (
+        "node_modules/rc.jsonl",
+        "env/anthropic.messages@1/k.json",  # an interface folder's files are counted
+        "__pycache__/x.json",  # Python's own: not looked into
+        ".cache/deep/x.json",  # below a folder's own files: not looked for
+        ".git/.x.json",  # a dot file is no fixture file
+    ):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("{}\n")
+    (root / "env" / "conda-meta").mkdir()
+    done = replaygate("verify", str(root))
+    assert done.returncode == 0 and "1 fixture(s) checked, 0 problem(s)" in done.stdout
+    notes = [line for line in done.stderr.splitlines() if "is passed over" in line]
+    assert notes == [
+        f"note: {root / '.shared'} is passed over (a dot folder): its 2 .json/.jsonl file(s) "
+        "are not read as fixtures; rename it without the dot, or name it as a store of its own",
+        f"note: {root / 'env'} is passed over (a Python environment): its 1 .json/.jsonl "
+        "file(s) are not read as fixtures; move them out of it, or name it as a store of its "
+        "own",
+        f"note: {root / 'node_modules'} is passed over (no node_modules folder is entered): "
+        "its 1 .json/.jsonl file(s) are not read as fixtures; move them out of it, or name it "
+        "as a store of its own",
+    ]
+    (root / ".shared").rename(root / "shared")  # as the note says: served again
+    done = replaygate("verify", str(root))
+    assert "3 fixture(s) checked" in done.stdout and ".shared" not in done.stderr
+
+
+def test_a_passed_over_folder_is_looked_into_within_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = folder_store(tmp_path / "fixtures", "one")
+    venv = root / ".venv"
+    (venv / "lib").mkdir(parents=True)
+    for n in range(5):
+        (venv / f"{n}.json").write_text("{}")
+    monkeypatch.setattr(verify_passed, "LOOK_LIMIT", 3)
+    tree = store_tree(root)
+    assert verify_passed.passed_over_notes(tree)[0].startswith(
+        f"note: {venv} is passed over (a dot folder): its 3+ .json/.jsonl file(s)"
+    )
+    monkeypatch.setattr(verify_passed, "FOLDER_LIMIT", 0)
+    assert verify_passed.passed_over_notes(tree) == []
+    shutil.rmtree(venv)  # gone since the walk (another process): holds none
+    assert verify_passed.fixture_named(venv) == (0, False)

@@ -16,6 +16,7 @@ from replaygate.evals.progress import reporter
 from replaygate.fixtures.store.folder import StoreTree
 from replaygate.hygiene.verify import StoreProblem, verify_store
 from replaygate.hygiene.verify_jobs import default_jobs
+from replaygate.hygiene.verify_passed import passed_over_notes
 from replaygate.hygiene.verify_repair import repair as repair_store
 
 
@@ -86,6 +87,9 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
     """
     require_meta = not allow_missing_meta
     walked = note_other_files(path)
+    for tree in walked:
+        for note in passed_over_notes(tree):
+            click.echo(note, err=True)
     count, problems = _verify(path, require_meta, jobs, next(iter(walked), None))
     if repair and any(problem.repairable for problem in problems):
         for done in repair_store(path, problems):
