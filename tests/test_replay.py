@@ -677,33 +677,31 @@ def test_nearest_request_in_a_10000_fixture_store(tmp_path: Path) -> None:
     )
 
 
-EVAL_QUESTIONS = ("What is RAG?", "How can we detect fixture drift?", "Why pin a model version?")
-
-
-def test_a_reworded_question_is_compared_with_the_closest_recorded_one(tmp_path: Path) -> None:
-    path = tmp_path / "evals.jsonl"
-    fixtures = [
-        Fixture.create(
-            to_anthropic_request([Message.user(q)], [], model=MODEL, max_tokens=64),
-            [_answer(_text(f"answer {i}"), "end_turn")],
-            {"source": "hand"},
-        )
-        for i, q in enumerate(EVAL_QUESTIONS)
-    ]
-    path.write_bytes(b"".join(f.to_line() for f in fixtures))
-    model = ReplayModel(path, model=MODEL, max_tokens=64)
-    with pytest.raises(FixtureMismatchError) as caught:  # every fixture differs in one part
-        model.complete([Message.user("How do fixtures drift, really?")], [])
-    assert f"key {fixtures[1].key} at {path}:2 (recorded != requested)" in str(caught.value)
-    assert caught.value.differences == (
-        "messages[0].content[0].text: 'How can we detect fixture drift?' != "
-        "'How do fixtures drift, really?'",
-    )
-
-
-def test_a_reworded_chinese_question_is_compared_with_the_one_it_rewords(tmp_path: Path) -> None:
+REWORDED = {
+    "english": (
+        ("What is RAG?", "How can we detect fixture drift?", "Why pin a model version?"),
+        "How do fixtures drift, really?",
+    ),
     # Chinese is written without spaces: a whole sentence is one \w+ run
-    questions = ("什么是检索增强生成？", "怎样发现夹具的漂移？", "为什么要固定模型版本？")
+    "chinese": (
+        ("什么是检索增强生成？", "怎样发现夹具的漂移？", "为什么要固定模型版本？"),
+        "夹具的漂移怎样发现呢？",
+    ),
+    "japanese": (
+        (
+            "検索拡張生成とは何ですか？",
+            "フィクスチャのドリフトはどう見つけますか？",
+            "なぜモデルのバージョンを固定するのですか？",
+        ),
+        "ドリフトしたフィクスチャはどう見つけますか？",
+    ),
+}
+
+
+@pytest.mark.parametrize(("questions", "reworded"), REWORDED.values(), ids=REWORDED.keys())
+def test_a_reworded_question_is_compared_with_the_one_it_rewords(
+    tmp_path: Path, questions: tuple[str, ...], reworded: str
+) -> None:
     path = tmp_path / "evals.jsonl"
     fixtures = [
         Fixture.create(
@@ -716,5 +714,8 @@ def test_a_reworded_chinese_question_is_compared_with_the_one_it_rewords(tmp_pat
     path.write_bytes(b"".join(f.to_line() for f in fixtures))
     model = ReplayModel(path, model=MODEL, max_tokens=64)
     with pytest.raises(FixtureMismatchError) as caught:  # every fixture differs in one part
-        model.complete([Message.user("夹具的漂移怎样发现呢？")], [])
+        model.complete([Message.user(reworded)], [])
     assert f"key {fixtures[1].key} at {path}:2 (recorded != requested)" in str(caught.value)
+    assert caught.value.differences == (
+        f"messages[0].content[0].text: {questions[1]!r} != {reworded!r}",
+    )
