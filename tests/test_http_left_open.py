@@ -144,6 +144,13 @@ async def first_words_async(
     raise AssertionError("no words in the stream")
 
 
+def recording_session(store: Path, sim: Simulator) -> tuple[Exchange, openai.OpenAI]:
+    """A session recording ``sim``'s answers into ``store``, and an OpenAI client of it."""
+    session = Exchange(store, mode="record-missing", approve_live=True, source="sim")
+    http = replaygate.http.httpx2_client(session)
+    return session, openai.OpenAI(api_key="k", base_url=sim.openai_base_url, http_client=http)
+
+
 def closed_where_read(store: Path) -> None:
     """Assert ``store`` holds one fixture: a stream recorded ``closed``."""
     (fixture,) = FixtureStore.open(store)
@@ -228,9 +235,7 @@ def test_a_stream_closed_in_the_middle_of_the_session_s_work_is_stored_after_it(
     # write of another answer of the same session too, or as the session counts a send
     # under its lock, in the same thread
     store = tmp_path / "s.jsonl"
-    session = Exchange(store, mode="record-missing", approve_live=True, source="sim")
-    http = replaygate.http.httpx2_client(session)
-    client = openai.OpenAI(api_key="k", base_url=echo_sim.openai_base_url, http_client=http)
+    session, client = recording_session(store, echo_sim)
     stream, _ = first_words(client)
     if where == "a write":
         store_prepared = session.session.store_prepared
@@ -308,9 +313,7 @@ def test_a_stream_closed_in_a_lookup_while_another_thread_writes_is_stored_after
     # up a request; the collector closes a dropped stream in B's lookup: B must not wait
     # for A's write, which waits for B
     store = tmp_path / "s.jsonl"
-    session = Exchange(store, mode="record-missing", approve_live=True, source="sim")
-    http = replaygate.http.httpx2_client(session)
-    client = openai.OpenAI(api_key="k", base_url=echo_sim.openai_base_url, http_client=http)
+    session, client = recording_session(store, echo_sim)
     stream, _ = first_words(client)
     writing, looking = threading.Event(), threading.Event()
     store_prepared, lookup = session.session.store_prepared, session.session.lookup
@@ -353,9 +356,7 @@ def test_every_stream_left_open_is_recorded_when_one_of_them_cannot_be(
     tmp_path: Path, echo_sim: Simulator
 ) -> None:
     store = tmp_path / "s.jsonl"
-    session = Exchange(store, mode="record-missing", approve_live=True, source="sim")
-    http = replaygate.http.httpx2_client(session)
-    client = openai.OpenAI(api_key="k", base_url=echo_sim.openai_base_url, http_client=http)
+    session, client = recording_session(store, echo_sim)
     kept = [first_words(client, [{"role": "user", "content": f"ask {n}"}])[0] for n in (1, 2)]
     store_prepared = session.session.store_prepared
     failed: list[object] = []
