@@ -81,20 +81,20 @@ WRONG = ["wrong answer", "wrong", "", "wrong", "wrong"]
 MOSTLY_RIGHT = ["rag", "rag", "", "rag", "rag"]
 
 
-@pytest.mark.sampled(n=5, floor=4)
-def test_skip_after_failures(replaygate_sample, replaygate_checks):
-    text = WRONG[replaygate_sample]
+def check_or_skip(text, checks):
     if not text:
         pytest.skip("model returned nothing")
-    replaygate_checks.evaluate(text, GATE)
+    checks.evaluate(text, GATE)
+
+
+@pytest.mark.sampled(n=5, floor=4)
+def test_skip_after_failures(replaygate_sample, replaygate_checks):
+    check_or_skip(WRONG[replaygate_sample], replaygate_checks)
 
 
 @pytest.mark.sampled(n=5, floor=4)
 def test_one_skip(replaygate_sample, replaygate_checks):
-    text = MOSTLY_RIGHT[replaygate_sample]
-    if not text:
-        pytest.skip("model returned nothing")
-    replaygate_checks.evaluate(text, GATE)
+    check_or_skip(MOSTLY_RIGHT[replaygate_sample], replaygate_checks)
 
 
 @pytest.mark.sampled(n=5, floor=5)
