@@ -41,6 +41,33 @@ def test_a_reason_holding_a_control_character_is_refused(reason: str) -> None:
     assert "control character" in (reason_problem(reason) or "")
 
 
+BIDI = [*map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A))]
+
+
+@pytest.mark.parametrize("char", BIDI, ids=[f"U+{ord(c):04X}" for c in BIDI])
+def test_a_reason_holding_a_bidirectional_control_is_refused(char: str) -> None:
+    # "approved" after U+202E shows "devorppa": balanced or not, the text a terminal shows
+    # is not the text given; the message names the character and where it is.
+    for reason in (f"fine {char}approved", f"fine {char}approved\u202c\u2069 ok"):
+        problem = reason_problem(reason) or ""
+        assert problem.startswith(f"the reason holds U+{ord(char):04X} "), reason
+        assert "(at 5)" in problem and "U+200E or U+200F" in problem
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "תיקון השאילתה (v2)",
+        "إصلاح الاستعلام: 3 من 5",
+        "fix for עברית\u200e (Hebrew) users",
+        "عربي\u061c 2.0\u200f!",
+    ],
+    ids=["Hebrew", "Arabic", "LRM", "ALM and RLM"],
+)
+def test_right_to_left_text_and_its_direction_marks_are_taken(reason: str) -> None:
+    assert reason_problem(reason) is None
+
+
 @pytest.mark.parametrize(
     "reason",
     [
@@ -64,7 +91,9 @@ def test_baseline_update_refuses_an_invisible_reason(repo: Path) -> None:  # noq
     with pytest.raises(BaselineError, match=r"shows nothing.*U\+200B.*Nothing was written"):
         update_baseline(target, BASE, reason="\u200b")
     res = write_results(repo / "r.json", BASE)
-    for reason, why in (("\u200b \u200b", "shows nothing"), ("\x1b[8m", "control character")):
+    refused = {"\u200b \u200b": "shows nothing", "\x1b[8m": "control character"}
+    refused["ok \u202eapproved"] = "U+202E RIGHT-TO-LEFT OVERRIDE (at 3)"
+    for reason, why in refused.items():
         args = ["update", "--results", str(res), "--baseline", str(target), "--reason", reason]
         done = CliRunner().invoke(baseline_group, args)
         assert done.exit_code != 0

@@ -8,6 +8,14 @@ escape sequence (``\\x1b[8m``) hides what follows it or rewrites what a terminal
 as does a carriage return not followed by a line feed (``approved\\rrefused`` prints
 ``refused``). A character the Unicode data of this Python does not know yet (an emoji
 newer than it) is taken as drawn, not refused on an older Python only.
+
+A reason holding a bidirectional embedding, override or isolate (U+202A to U+202E,
+U+2066 to U+2069) is refused as well, balanced or not: a terminal or a review page shows
+the text between them in another order than it is stored (``approved`` stored after
+U+202E shows ``devorppa``), the reordering of "Trojan Source" code. Arabic or Hebrew
+text never needs them: the Unicode bidirectional algorithm orders it, and the marks
+U+200E, U+200F and U+061C (left-to-right, right-to-left and Arabic letter marks) that
+place a neutral character among it are taken.
 """
 
 from __future__ import annotations
@@ -21,6 +29,13 @@ surrogates, combining marks, separators and spaces."""
 FILLERS = frozenset("\u115f\u1160\u180e\u2800\u3164\uffa0")
 """Letters and symbols drawn blank: the Hangul fillers, the Mongolian vowel separator, the
 blank Braille pattern."""
+BIDI_CONTROLS = {
+    **{chr(c): unicodedata.name(chr(c)) for c in range(0x202A, 0x202F)},
+    **{chr(c): unicodedata.name(chr(c)) for c in range(0x2066, 0x206A)},
+}
+"""The characters that reorder the text shown after them, with their Unicode names: the
+embeddings and overrides (LRE, RLE, PDF, LRO, RLO) and the isolates (LRI, RLI, FSI,
+PDI)."""
 ALLOWED_CONTROLS = frozenset("\n\t")
 """Control characters a reason may hold: a reason of several lines, from a file (and a
 carriage return before a line feed, the line end of a file written on Windows)."""
@@ -55,4 +70,12 @@ def reason_problem(reason: str | None) -> str | None:
     if not any(visible(c) for c in reason):
         shown = ", ".join(f"U+{ord(c):04X}" for c in dict.fromkeys(reason))
         return f"the reason shows nothing: it holds only invisible characters ({shown})"
+    at = next((i for i, c in enumerate(reason) if c in BIDI_CONTROLS), None)
+    if at is not None:
+        char = reason[at]
+        return (
+            f"the reason holds U+{ord(char):04X} {BIDI_CONTROLS[char]} (at {at}), which "
+            "changes the order a terminal shows text in; write the reason without it (a U+200E or "
+            "U+200F mark is enough to place a neutral character in right-to-left text)"
+        )
     return None
