@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -308,3 +309,45 @@ def test_replaygate_http_names_every_public_name_and_keeps_its_functions() -> No
     assert all(getattr(package, name) is not None for name in package.__all__)
     with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
         _ = package.nothing_here
+
+
+@pytest.mark.parametrize("missing", ["httpx", "httpx2"])
+def test_a_star_import_of_replaygate_http_gives_the_adapters_of_the_libraries_installed(
+    missing: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Neither library is a dependency: with one of them not installed, every name of
+    # __all__ was taken and the star import failed with "No module named 'httpx'".
+    import replaygate.http as installed
+
+    monkeypatch.setitem(sys.modules, missing, None)  # as if not installed
+    monkeypatch.delitem(sys.modules, "replaygate.http")  # a fresh package module
+    monkeypatch.setattr(replaygate, "http", installed)
+    names: dict[str, object] = {}
+    exec("from replaygate.http import *", names)
+    package = sys.modules["replaygate.http"]
+    assert package is not installed
+    prefix = "Httpx2" if missing == "httpx2" else "Httpx"
+    gone = {f"{prefix}Transport", f"Async{prefix}Transport"}
+    gone |= {f"{missing}_client", f"{missing}_async_client"}
+    assert set(package.__all__) == set(installed.__all__) - gone
+    assert set(package.__all__) <= names.keys() and not gone & names.keys()
+    assert not gone & set(dir(package))
+    with pytest.raises(ModuleNotFoundError) as raised:
+        getattr(package, f"{missing}_client")
+    assert str(raised.value) == (
+        f"replaygate.http.{missing}_client needs {missing}, which is not installed: "
+        f"pip install {missing}"
+    )
+    assert raised.value.name == missing
+
+
+def test_a_library_imported_without_a_spec_counts_as_installed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # find_spec refuses a module in sys.modules whose __spec__ is None (one made in code)
+    import replaygate.http
+
+    monkeypatch.setitem(sys.modules, "httpx", ModuleType("httpx"))
+    assert replaygate.http._installed("httpx")
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    assert not replaygate.http._installed("httpx")

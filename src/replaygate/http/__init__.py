@@ -19,11 +19,15 @@ raises :class:`~replaygate.errors.FixtureMismatchError` (which the SDKs neither
 wrap nor retry), and :func:`block_network` refuses any non-loopback connection.
 Every public name is imported on first use (``import replaygate.http`` loads none of
 the stores, the sanitizer or an HTTP library), so ``httpx`` and ``httpx2`` are imported
-only when their adapters are used.
+only when their adapters are used. Neither is a dependency: ``from replaygate.http import *``
+gives the adapters of those installed, and naming one of a library not installed
+(``replaygate.http.httpx_client``) raises :class:`ModuleNotFoundError` saying what to
+install.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -97,6 +101,12 @@ def __getattr__(name: str) -> Any:
     bound = _BOUND.get(name)
     if bound is None:
         return _exported(name)
+    if not _installed(bound[0]):
+        raise ModuleNotFoundError(
+            f"replaygate.http.{name} needs {bound[0]}, which is not installed: "
+            f"pip install {bound[0]}",
+            name=bound[0],
+        )
     from replaygate.http.bindings import binding
 
     value = getattr(binding(bound[0]), bound[1])
@@ -105,7 +115,15 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*_names(), *_BOUND})
+    return sorted({*_names(), *__all__})
+
+
+def _installed(library: str) -> bool:
+    """Whether ``library`` can be imported, found without importing it."""
+    try:
+        return importlib.util.find_spec(library) is not None
+    except ValueError:  # imported already, by a module with no spec
+        return sys.modules.get(library) is not None
 
 
 _SHADOWED = frozenset({"envelope", "intercept", "passthrough"})
@@ -149,3 +167,6 @@ __all__ = [
     "unused",
     "uses",
 ]
+__all__ = [name for name in __all__ if name not in _BOUND or _installed(_BOUND[name][0])]
+"""The public names, the adapters of ``httpx`` or ``httpx2`` when it is installed only: a
+star import takes each of them."""
