@@ -37,7 +37,7 @@ from replaygate.sim.drift import DriftSpecError
 from replaygate.sim.validation import validate_anthropic, validate_openai
 from sdks import anthropic, openai
 from wire_shapes import ANTHROPIC_TOOL as SEARCH_TOOL
-from wire_shapes import OPENAI_TOOL, QUESTION
+from wire_shapes import OPENAI_TOOL, QUESTION, chat_tool_call_turn
 
 SCRIPTS = Path(__file__).parent / "sim_scripts"
 TOOL_SCRIPT = SCRIPTS / "tool_then_answer.jsonl"
@@ -475,16 +475,7 @@ def test_openai_validation_errors(echo: Simulator) -> None:
 
     wrong_id = [
         {"role": "user", "content": "hi"},
-        {
-            "role": "assistant",
-            "tool_calls": [
-                {
-                    "id": "call_1",
-                    "type": "function",
-                    "function": {"name": "search_corpus", "arguments": "{}"},
-                }
-            ],
-        },
+        chat_tool_call_turn("call_1", "search_corpus"),
         {"role": "tool", "tool_call_id": "call_2", "content": "x"},
     ]
     with pytest.raises(openai.BadRequestError, match="call_2"):

@@ -26,6 +26,7 @@ from replaygate.models.live import AnthropicModel, GeminiModel
 from replaygate.models.replay import RecordingModel, RequestSettings
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import Simulator
+from wire_shapes import chat_tool_call_turn
 
 HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
 DOC = {"doc_id": "rag", "title": "RAG", "text": "RAG retrieves documents before answering."}
@@ -53,16 +54,7 @@ CHAT_BODY = {
     "model": "m",
     "messages": [
         {"role": "user", "content": "What is RAG?"},
-        {
-            "role": "assistant",
-            "tool_calls": [
-                {
-                    "id": "c1",
-                    "type": "function",
-                    "function": {"name": "fetch_doc", "arguments": "{}"},
-                }
-            ],
-        },
+        chat_tool_call_turn("c1", "fetch_doc"),
         {"role": "tool", "tool_call_id": "c1", "content": json.dumps(DOC)},
     ],
     "tools": [{"type": "function", "function": {"name": "fetch_doc", "parameters": {}}}],

@@ -21,3 +21,13 @@ OPENAI_TOOL: dict[str, Any] = {
         "parameters": SEARCH_SCHEMA,
     },
 }
+
+
+def chat_tool_call_turn(call_id: str, name: str) -> dict[str, Any]:
+    """A Chat Completions assistant message calling the function ``name`` (no arguments)."""
+    return {
+        "role": "assistant",
+        "tool_calls": [
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
+        ],
+    }
