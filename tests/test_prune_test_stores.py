@@ -63,14 +63,20 @@ def test_the_store_of_a_test_that_still_exists_is_kept(project: Path) -> None:
     assert "kept: 1 played, 2 referenced only" in done.output
 
 
-def test_what_a_test_that_ran_no_longer_plays_in_its_store_is_offered(project: Path) -> None:
-    """A changed prompt re-recorded beside the old fixtures (docs/quickstart-own-project.md):
-    the test's module still defines it, but the fixtures of the old prompt go."""
+def rerecorded_prompt(project: Path) -> None:
+    """test_az's store holds the fixture of its old prompt (line 1) and of its new one
+    (line 2), which the test played in the last run."""
     (project / "tests" / "test_az.py").write_text(SKIPPED_TEST)
     store = project / "tests" / "fixtures" / "test_az" / "test_az.jsonl"
     put(store, "old prompt", "2026-01-01T00:00:00Z")
     put(store, "new prompt", "2026-01-02T00:00:00Z")
     play(store, "new prompt", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+
+
+def test_what_a_test_that_ran_no_longer_plays_in_its_store_is_offered(project: Path) -> None:
+    """A changed prompt re-recorded beside the old fixtures (docs/quickstart-own-project.md):
+    the test's module still defines it, but the fixtures of the old prompt go."""
+    rerecorded_prompt(project)
     done = CliRunner().invoke(main, ["prune", "--unused", "tests/fixtures", "--refs", "tests"])
     assert done.exit_code == 0, done.output
     assert "tests/fixtures/test_az/test_az.jsonl:1" in done.output
@@ -83,11 +89,7 @@ def test_patrol_counts_the_module_of_a_test_that_ran_as_the_reference_of_what_it
 ) -> None:
     """Not every played fixture of the plugin's stores flagged ``unreferenced``: the test's
     module references what its test plays; what the test no longer plays has no reference."""
-    (project / "tests" / "test_az.py").write_text(SKIPPED_TEST)
-    store = project / "tests" / "fixtures" / "test_az" / "test_az.jsonl"
-    put(store, "old prompt", "2026-01-01T00:00:00Z")
-    put(store, "new prompt", "2026-01-02T00:00:00Z")
-    play(store, "new prompt", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+    rerecorded_prompt(project)
     done = CliRunner().invoke(main, ["patrol", "tests/fixtures", "--refs", "tests", "--json"])
     assert done.exit_code == 0, done.output
     rows = {row["fixture"]: row for row in json.loads(done.output)["fixtures"]}
