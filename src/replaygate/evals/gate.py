@@ -223,7 +223,8 @@ def compared_metrics(
     kept them, or a plain sampling results file) gives its own metrics when the results
     hold all its cases, and when they do not, what cannot be compared is a problem,
     never passed. Results read without counts give the success of the shared cases (from
-    their verdicts) and no other metric."""
+    their verdicts) and no other metric. The two hold a case in common: :func:`run_gate`
+    refuses them first when they do not."""
     both = [c.case for c in now.cases if baseline.case(c.case) is not None]
     if len(both) == len(now.cases) == len(baseline.cases):
         return baseline.metrics, now.metrics, [], []
@@ -232,8 +233,6 @@ def compared_metrics(
         f"the metrics compare the {len(baseline.cases)} case(s) of the baseline with the "
         f"{len(now.cases)} of the results"
     )
-    if not both:  # run_gate refuses it: nothing would be compared
-        return baseline.metrics, now.metrics, [f"{whole}: no case is in both"], []
     if all(i in old for i in both):
         before = metrics_of([old[i] for i in both])
     elif len(both) == len(baseline.cases):  # its metrics are those of the cases both hold
