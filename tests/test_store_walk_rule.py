@@ -188,6 +188,9 @@ def test_verify_names_the_passed_over_folders_holding_fixture_files(tmp_path: Pa
     (root / ".shared").symlink_to(shared)
     for name in (
         "node_modules/rc.jsonl",
+        "node_modules/package.json",  # a tool's .json file, not named as a fixture's
+        ".vscode/settings.json",
+        ".cache/0123456789ab.json",  # named as a store names a fixture file
         "env/anthropic.messages@1/k.json",  # an interface folder's files are counted
         "__pycache__/x.json",  # Python's own: not looked into
         ".cache/deep/x.json",  # below a folder's own files: not looked for
@@ -200,6 +203,8 @@ def test_verify_names_the_passed_over_folders_holding_fixture_files(tmp_path: Pa
     assert done.returncode == 0 and "1 fixture(s) checked, 0 problem(s)" in done.stdout
     notes = [line for line in done.stderr.splitlines() if "is passed over" in line]
     assert notes == [
+        f"note: {root / '.cache'} is passed over (a dot folder): its 1 .json/.jsonl file(s) "
+        "are not read as fixtures; rename it without the dot, or name it as a store of its own",
         f"note: {root / '.shared'} is passed over (a dot folder): its 2 .json/.jsonl file(s) "
         "are not read as fixtures; rename it without the dot, or name it as a store of its own",
         f"note: {root / 'env'} is passed over (a Python environment): its 1 .json/.jsonl "
@@ -221,7 +226,7 @@ def test_a_passed_over_folder_is_looked_into_within_limits(
     venv = root / ".venv"
     (venv / "lib").mkdir(parents=True)
     for n in range(5):
-        (venv / f"{n}.json").write_text("{}")
+        (venv / f"{n}.jsonl").write_text("{}")
     monkeypatch.setattr(verify_passed, "LOOK_LIMIT", 3)
     tree = store_tree(root)
     assert verify_passed.passed_over_notes(tree)[0].startswith(

@@ -5,7 +5,9 @@ passed over in silence.
 
 A passed-over folder is looked into cheaply, never walked: its own files and those of its
 ``<interface>@<version>`` folders, at most :data:`LOOK_LIMIT` entries, and no more than
-:data:`FOLDER_LIMIT` folders in all.
+:data:`FOLDER_LIMIT` folders in all. Its own ``.json`` files count when named as a store
+names a one-fixture file (``<key>.json``), so a tool's ``settings.json`` or
+``package.json`` is not taken for a fixture.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 from pathlib import Path
 
 from replaygate.fixtures.store.folder import PASSED_OVER, StoreTree, is_store_file
+from replaygate.fixtures.store.jsonl import is_fixture_name
 from replaygate.folder_tree import listings
 
 LOOK_LIMIT = 1000
@@ -53,9 +56,11 @@ def _why(name: str) -> tuple[str, str]:
 
 
 def fixture_named(folder: Path) -> tuple[int, bool]:
-    """How many files named as fixture files (:func:`is_store_file`) ``folder`` holds, in
-    itself and in its ``<interface>@<version>`` folders, and whether :data:`LOOK_LIMIT`
-    stopped the count. A folder that cannot be listed holds none."""
+    """How many files named as fixture files ``folder`` holds, and whether
+    :data:`LOOK_LIMIT` stopped the count: in an ``<interface>@<version>`` folder of it,
+    any (:func:`is_store_file`); in itself, a ``.jsonl`` file or a ``<key>.json`` one
+    (:func:`~replaygate.fixtures.store.jsonl.is_fixture_name`). A folder that cannot be
+    listed holds none."""
     count, seen = 0, 0
     for listing in listings(os.fspath(folder)):
         inner = listing.folder != os.fspath(folder)
@@ -64,8 +69,14 @@ def fixture_named(folder: Path) -> tuple[int, bool]:
             seen += 1
             if seen > LOOK_LIMIT:
                 return count, True
-            count += is_store_file(name)
+            count += is_store_file(name) and (inner or _own_fixture_name(name))
     return count, False
+
+
+def _own_fixture_name(name: str) -> bool:
+    """Whether ``name``, a file of a passed-over folder itself, is named as a fixture file
+    is: a ``.jsonl`` store or a one-fixture ``<key>.json``."""
+    return name.endswith(".jsonl") or is_fixture_name(name)
 
 
 def _interface(name: str) -> bool:
