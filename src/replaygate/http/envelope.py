@@ -291,13 +291,6 @@ def raw_body_field(body: bytes) -> tuple[str, str]:
         return "base64", base64.b64encode(body).decode("ascii")
 
 
-def body_fields(body: bytes) -> dict[str, Any]:
-    """:func:`body_field` as a dict: ``{"body": <JSON>}``, ``{"text": ...}`` or
-    ``{"base64": ...}``."""
-    name, value = body_field(body)
-    return {name: value}
-
-
 def envelope(
     method: str,
     path: str,
