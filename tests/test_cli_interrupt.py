@@ -141,12 +141,17 @@ def test_a_ctrl_c_as_the_command_line_starts_ends_it_in_one_line(tmp_path: Path)
     assert ended_interrupted(status, stderr, interrupted(None)), stderr
 
 
-def test_an_interrupted_command_that_writes_nothing_says_so(tmp_path: Path) -> None:
-    store = tmp_path / "fixtures.jsonl"
-    store.touch()
+def _recorded_store(options: list[str]) -> str:
+    """The store of ``recorded_eval``: ``run`` refuses an empty one before its agent runs."""
+    return options[options.index("--fixtures") + 1]
+
+
+def test_an_interrupted_command_that_writes_nothing_says_so(
+    tmp_path: Path, recorded_eval: list[str]
+) -> None:
     waits = tmp_path / "waits"
-    args = ["run", "--agent", "eval_job_agents:troubled", "--fixtures", str(store),
-            f"wait:{waits}"]  # fmt: skip
+    args = ["run", "--agent", "eval_job_agents:troubled", "--fixtures",
+            _recorded_store(recorded_eval), f"wait:{waits}"]  # fmt: skip
     status, stderr = ctrl_c(args, waits.exists, nothing_more, {})
     assert ended_interrupted(status, stderr, interrupted("run")), stderr
     assert interrupted("run") == "Interrupted: replaygate run stopped; nothing was written"
@@ -181,15 +186,13 @@ def test_sim_serve_stops_on_ctrl_c_or_sigterm_with_exit_0(press: Callable[[int],
     assert not listening()
 
 
-def test_every_command_ends_with_one_interrupted_line(tmp_path: Path) -> None:
+def test_every_command_ends_with_one_interrupted_line(recorded_eval: list[str]) -> None:
     for name in COMMANDS:
         line = interrupted(name)
         assert line.startswith("Interrupted: ") and "\n" not in line
-    store = tmp_path / "fixtures.jsonl"
-    store.touch()
     before = signal.getsignal(signal.SIGTERM)
-    done = replaygate("run", "--agent", "eval_job_agents:troubled", "--fixtures", str(store),
-                      "interrupt")  # fmt: skip
+    done = replaygate("run", "--agent", "eval_job_agents:troubled", "--fixtures",
+                      _recorded_store(recorded_eval), "interrupt")  # fmt: skip
     assert ended_interrupted(done.returncode, done.stderr, interrupted("run")), done.stderr
     assert signal.getsignal(signal.SIGTERM) is before  # in a test process, as it was
 

@@ -124,6 +124,8 @@ def _installed(library: str) -> bool:
         return importlib.util.find_spec(library) is not None
     except ValueError:  # imported already, by a module with no spec
         return sys.modules.get(library) is not None
+    except ImportError:  # a finder that refuses the name outright
+        return False
 
 
 _SHADOWED = frozenset({"envelope", "intercept", "passthrough"})

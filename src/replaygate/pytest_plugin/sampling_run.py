@@ -186,20 +186,22 @@ def _unsampled_checks(item: pytest.Item) -> SampleChecks | None:
     decides its outcome and makes its case)."""
     if SPEC in item.stash:
         return None
-    from replaygate.sampling.recorder import SampleChecks
-
     funcargs: dict[str, Any] = getattr(item, "funcargs", None) or {}
     recorder = funcargs.get(CHECKS_FIXTURE)
+    if recorder is None:
+        return None  # most tests: the recorder's module stays unimported
+    from replaygate.sampling.recorder import SampleChecks
+
     return recorder if isinstance(recorder, SampleChecks) else None
 
 
 def _unsampled_case(item: pytest.Item, call: pytest.CallInfo[None]) -> SampledResult | None:
     """The one-sample case (n=1, floor=1) of an unsampled test that evaluated checks."""
-    from replaygate.sampling.results import SampledResult
-
     recorder = _unsampled_checks(item)
     if recorder is None or not recorder.outcomes:
         return None
+    from replaygate.sampling.results import SampledResult
+
     failure = None
     if call.excinfo is not None:
         if call.excinfo.errisinstance(_skip_exceptions()):
