@@ -438,3 +438,17 @@ def test_the_pytest_examples_of_http_md_record_and_replay(
     assert (stores / "test_plugin" / "test_answer.jsonl").is_file()
     assert '"note":"nightly"' in (stores / "shared" / "answers.jsonl").read_text("utf-8")
     pytester.runpytest().assert_outcomes(passed=2)
+
+
+def test_the_inline_asserts_of_a_page_hold_with_its_examples_names() -> None:
+    """An ``assert`` quoted in a page's text runs with the names the page's examples
+    define (sampling.md tests a check with the gate its pytest example declares)."""
+    page = ROOT / "docs" / "sampling.md"
+    text = page.read_text(encoding="utf-8")
+    namespace: dict[str, object] = {"__name__": "doc_sampling_inline"}
+    for block in re.findall(r"<!-- pytester -->\s*\n```python\n(.*?)```", text, re.S):
+        exec(compile(block, f"{page.name} block", "exec"), namespace)
+    asserts = re.findall(r"`(assert [^`]*)`", text)
+    assert asserts
+    for line in asserts:
+        exec(compile(line, f"{page.name}: {line}", "exec"), namespace)
