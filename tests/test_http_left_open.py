@@ -306,6 +306,22 @@ def test_a_stream_that_cannot_be_written_at_exit_is_told_in_one_line(
     stream.close()  # late: writes nothing, raises nothing
 
 
+def test_a_stream_whose_store_folder_was_removed_is_stored_at_exit_in_it_made_again(
+    tmp_path: Path, echo_sim: Simulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "fixtures"
+    folder.mkdir()
+    http = replaygate.http.httpx2_client(folder / "s.jsonl", "record-missing", approve_live=True)
+    client = openai.OpenAI(api_key="k", base_url=echo_sim.openai_base_url, http_client=http)
+    stream, _ = first_words(client)  # the client never closed
+    folder.rmdir()  # the store's folder gone, nothing in its place
+    exchange_module._finish_at_exit()  # as the interpreter exits
+    assert capsys.readouterr().err == ""
+    [fixture] = FixtureStore.open(folder / "s.jsonl")
+    assert fixture.responses[0]["stream_end"] == "closed"
+    stream.close()
+
+
 def test_a_stream_closed_in_a_lookup_while_another_thread_writes_is_stored_after_it(
     tmp_path: Path, echo_sim: Simulator
 ) -> None:
