@@ -15,7 +15,13 @@ import pytest
 from replaygate.errors import FixtureFormatError, FixtureMismatchError
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
-from replaygate.http import Httpx2Transport, block_network, httpx2_async_client, httpx2_client
+from replaygate.http import (
+    Httpx2Transport,
+    block_network,
+    httpx2_async_client,
+    httpx2_client,
+    intercept,
+)
 from replaygate.sim import FaultPlan, Simulator
 from sdks import anthropic, openai
 
@@ -319,6 +325,36 @@ def test_stream_closed_early_replays_up_to_where_the_client_stopped(tmp_path: Pa
             client.post("/v1/messages", json=body, headers=headers)
     # the way to record it anew through a client factory, not the CLI's flags
     assert 'Re-record it (`mode="rerecord", approve_live=True` on the client' in str(caught.value)
+    assert "simulator" not in str(caught.value)  # recorded without source="sim"
+
+
+def test_a_stream_closed_early_from_the_simulator_says_how_to_record_it_from_there(
+    tmp_path: Path,
+) -> None:
+    """The command a stream closed early names records from the live API: a stream
+    recorded from the simulator says so and how to record it from the simulator again,
+    as a miss whose nearest fixture came from it does."""
+    store = tmp_path / "closed.jsonl"
+    body = {"model": "m", "max_tokens": 8, "stream": True, "messages": HI}
+    key = {"x-api-key": "k"}
+
+    def first_line(client: httpx2.Client) -> str:
+        with client, client.stream("POST", "/v1/messages", json=body, headers=key) as response:
+            return next(response.iter_lines())
+
+    with Simulator(behavior="echo") as sim:
+        url = sim.url
+        with intercept(store, "record-missing", approve_live=True, source="sim"):
+            first_line(httpx2.Client(base_url=url))
+    with (
+        intercept(store),
+        httpx2.Client(base_url=url) as client,
+        pytest.raises(FixtureMismatchError, match="closed this stream") as caught,
+    ):
+        client.post("/v1/messages", json=body, headers=key)
+    message = str(caught.value)
+    assert 'It was recorded from the simulator (meta.source "sim")' in message, message
+    assert "pytest `--replaygate-simulator=NAME`" in message, message
 
 
 def test_a_malformed_http_fixture_is_reported_with_file_and_line(tmp_path: Path) -> None:

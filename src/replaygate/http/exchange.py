@@ -43,7 +43,7 @@ from replaygate.errors import (
 from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import fixture_key, match_form, parsed_match_form
 from replaygate.fixtures.fixture import Fixture, InterfaceVersionError
-from replaygate.fixtures.mismatch import requested
+from replaygate.fixtures.mismatch import recorded_from_simulator, requested
 from replaygate.fixtures.session import VERSION_META, FixtureSession, Repeat, StoreArg
 from replaygate.fixtures.spending import SpendingCap
 from replaygate.fixtures.store.index import Location
@@ -328,9 +328,19 @@ class Exchange:
             and "text" in response
             and is_model_api(str(envelope.get("path", "")))
         )
+        rerecord = self.session.replace_hint()
+        simulator = (
+            self.session.from_simulator
+            if recorded_from_simulator(fixture.meta) and "simulator" not in rerecord
+            else ""
+        )
         try:
             answer = replayed(
-                response, key=fixture.key, rerecord=self.session.rerecord_all, model_api=model_api
+                response,
+                key=fixture.key,
+                rerecord=rerecord,
+                from_simulator=simulator,
+                model_api=model_api,
             )
         except WireFormatError as err:
             where = (str(location.file), location.line)

@@ -138,7 +138,9 @@ class Replayed(NamedTuple):
     or (``streamed`` true) the ``events`` recorded events, handed over at once, as a
     client may read them from one network read. ``end`` and ``error`` (exception class
     name and message) say how a stream ends; ``key`` is the fixture's and ``rerecord``
-    the command that records it anew (empty: the generic flags), for error messages. A
+    the command that records it anew (empty: the generic flags), ``from_simulator`` how
+    to record it from the simulator again (empty: it was not recorded from it, or the
+    command names it), for error messages. A
     named tuple: one is made per replayed send, and a tuple is made several times faster
     than a frozen dataclass.
     """
@@ -152,6 +154,7 @@ class Replayed(NamedTuple):
     streamed: bool = False
     events: int = 0
     rerecord: str = ""
+    from_simulator: str = ""
 
     @property
     def body(self) -> bytes:
@@ -331,10 +334,16 @@ def _bodies(record: Mapping[str, Any]) -> list[str]:
 
 
 def replayed(
-    record: Any, *, key: str = "", rerecord: str | None = None, model_api: bool = False
+    record: Any,
+    *,
+    key: str = "",
+    rerecord: str | None = None,
+    from_simulator: str = "",
+    model_api: bool = False,
 ) -> Replayed:
     """The replay form of a recorded response; :class:`WireFormatError` names a bad field.
-    ``rerecord`` is the command a stream that cannot be replayed further names.
+    ``rerecord`` is the command a stream that cannot be replayed further names, and
+    ``from_simulator`` how to record it from the simulator again, said beside it.
     ``model_api`` says the response answers a model API's path, whose SDK parses a
     success labelled JSON: a ``text`` body that is not JSON is refused
     (:func:`_check_json_text`), where the SDK would fail on it naming no fixture."""
@@ -374,4 +383,15 @@ def replayed(
         raise WireFormatError("response.stream_error", "expected an object with type and message")
     pair = (error["type"], error["message"]) if error is not None else None
     chunks = (body,) if body else ()
-    return Replayed(status, tuple(out), chunks, end, pair, key, True, len(events), rerecord or "")
+    return Replayed(
+        status,
+        tuple(out),
+        chunks,
+        end,
+        pair,
+        key,
+        True,
+        len(events),
+        rerecord or "",
+        from_simulator,
+    )

@@ -21,6 +21,13 @@ from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed
 from replaygate.http.recording import Recording
 
+RECORDED_FROM_SIMULATOR = (
+    'It was recorded from the simulator (meta.source "sim"), and that command records '
+    "from the live API: {how}"
+)
+"""Said of a stream that cannot be replayed further when it came from the simulator and
+the command to record it anew does not name it."""
+
 
 class StreamErrors(Protocol):
     """Where a library's stream errors are found: its base transport error, the error of a
@@ -91,14 +98,14 @@ class ReplayByteStream:
         count = self._replayed.events
         key = self._replayed.key
         if self._replayed.end == "closed":
-            return passthrough(
-                FixtureMismatchError(
-                    f"fixture {key}: the client closed this stream after {count} event(s) "
-                    "while it was recorded, and this run reads further. Re-record it "
-                    f"({self._replayed.rerecord or RERECORD_FLAGS}).",
-                    key=key,
-                )
+            message = (
+                f"fixture {key}: the client closed this stream after {count} event(s) "
+                "while it was recorded, and this run reads further. Re-record it "
+                f"({self._replayed.rerecord or RERECORD_FLAGS})."
             )
+            if self._replayed.from_simulator:
+                message += f" {RECORDED_FROM_SIMULATOR.format(how=self._replayed.from_simulator)}."
+            return passthrough(FixtureMismatchError(message, key=key))
         name, message = self._replayed.error or ("RemoteProtocolError", "")
         base: type[BaseException] = self.library.TransportError
         cls = getattr(self.library, name, None)
