@@ -252,6 +252,38 @@ def spanned(hosts: Hosts, question: str = QUESTION) -> dict[str, Any]:
     return agent.run_sync(question).output.model_dump()
 
 
+def population(city: str) -> str:
+    """The population of a city."""
+    return f"2M in {city}"
+
+
+def looked_up(provider: str, hosts: Hosts, question: str = QUESTION) -> list[str]:
+    """An output type beside function tools, as pydantic-ai runs it with no text allowed
+    (each request forces a tool call): the tools the model called, in order."""
+    chosen = responses_model(hosts) if provider == "responses" else model(hosts, provider)
+    result = Agent(chosen, output_type=City, tools=[weather, population]).run_sync(question)
+    return [
+        part.tool_name
+        for message in result.all_messages()
+        for part in message.parts
+        if part.part_kind == "tool-call"
+    ]
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "responses"])
+def test_the_echo_simulator_ends_an_output_type_beside_function_tools(
+    store: Path, provider: str
+) -> None:
+    """Each forced call takes the next tool not called since the question, then the output
+    tool: the run ends in three requests, where it called the first tool till pydantic-ai's
+    request limit stopped it."""
+    run = partial(looked_up, provider)
+    assert record(store, run, behavior=EchoBehavior()) == ["weather", "population", "final_result"]
+    assert len(store.read_text(encoding="utf-8").splitlines()) == 3  # one per request
+    assert replay_three_times(store, run) == ["weather", "population", "final_result"]
+    assert_one_miss(store, partial(looked_up, provider, question=CHANGED))
+
+
 def test_the_echo_simulator_answers_a_tuple_of_an_output_type(store: Path) -> None:
     """A tuple field's JSON, built by the echo simulator from its schema, validates."""
     expected = record(store, spanned, behavior=EchoBehavior())
