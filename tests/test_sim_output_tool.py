@@ -142,3 +142,46 @@ def test_the_forced_tool_is_the_first_not_called_since_the_user_spoke() -> None:
     )
     assert forced_tool(tools, [asked, *looked, *ended]).name == "final_result"  # the last
     assert forced_tool(tools, [asked, *looked, Message.user("And Spain?")]).name == "lookup"
+
+
+def _allowed_chat(sim: Simulator, mode: str) -> list[str]:
+    client = openai.OpenAI(api_key="k", base_url=sim.openai_base_url, max_retries=0)
+    tools = [
+        {"type": "function", "function": {"name": n, "parameters": LOOKUP}}
+        for n in ("lookup", "fetch")
+    ]
+    allowed = {"mode": mode, "tools": [{"type": "function", "function": {"name": "fetch"}}]}
+    reply = client.chat.completions.create(
+        model="gpt-4o-mini",
+        messages=[{"role": "user", "content": QUESTION}],
+        tools=tools,
+        tool_choice={"type": "allowed_tools", "allowed_tools": allowed},
+    )
+    return [call.function.name for call in reply.choices[0].message.tool_calls or []]
+
+
+def _allowed_responses(sim: Simulator, mode: str) -> list[str]:
+    client = openai.OpenAI(api_key="k", base_url=sim.openai_base_url, max_retries=0)
+    tools = [{"type": "function", "name": n, "parameters": LOOKUP} for n in ("lookup", "fetch")]
+    reply = client.responses.create(
+        model="gpt-4o-mini",
+        input=QUESTION,
+        tools=tools,
+        tool_choice={
+            "type": "allowed_tools",
+            "mode": mode,
+            "tools": [{"type": "function", "name": "fetch"}],
+        },
+    )
+    return [item.name for item in reply.output if item.type == "function_call"]
+
+
+@pytest.mark.parametrize("run", [_allowed_chat, _allowed_responses])
+def test_an_allowed_tools_choice_forces_a_call_of_a_tool_it_allows(
+    sim: Simulator, run: Any
+) -> None:
+    """OpenAI's ``allowed_tools`` tool choice (pydantic-ai sends it for a ``tool_choice``
+    naming some of the tools): in mode ``required`` a call of one it names, where the
+    simulator answered ``echo``'s text; in mode ``auto`` a call is not forced."""
+    assert run(sim, "required") == ["fetch"]
+    assert run(sim, "auto") == []

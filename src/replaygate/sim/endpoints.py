@@ -241,13 +241,35 @@ class Threads:
         self._held.put(str(wire["id"]), (fields, [*body.get("messages", []), answer]))
 
 
-def _chosen(tools: Sequence[ToolSpec], *, none: bool, name: Any) -> list[ToolSpec]:
-    """``tools`` as a tool choice leaves them: none at all, only the one it names (when
-    the request offers it), or every one."""
+def _chosen(
+    tools: Sequence[ToolSpec], *, none: bool, name: Any, allowed: Sequence[str] = ()
+) -> list[ToolSpec]:
+    """``tools`` as a tool choice leaves them: none at all, only the one it names or those
+    it allows (when the request offers them), or every one."""
     if none:
         return []
-    named = [t for t in tools if t.name == name] if isinstance(name, str) else []
+    named = [t for t in tools if t.name == name or t.name in allowed]
     return named or list(tools)
+
+
+def _allowed_tools(choice: Any) -> tuple[str, list[str]]:
+    """The mode (``auto`` or ``required``) and tool names of an OpenAI ``allowed_tools``
+    tool choice, else ``("", [])``: Chat Completions nests them under ``allowed_tools`` (each tool
+    ``{"type": "function", "function": {"name": ...}}``), the Responses API holds them in
+    the choice itself (``{"type": "function", "name": ...}``)."""
+    if not isinstance(choice, Mapping) or choice.get("type") != "allowed_tools":
+        return "", []
+    held = choice.get("allowed_tools", choice)
+    if not isinstance(held, Mapping):
+        return "", []
+    names: list[str] = []
+    listed = held.get("tools")
+    for tool in listed if isinstance(listed, list) else []:
+        function = tool.get("function", tool) if isinstance(tool, Mapping) else None
+        name = function.get("name") if isinstance(function, Mapping) else None
+        if isinstance(name, str):
+            names.append(name)
+    return str(held.get("mode")), names
 
 
 JSON_OBJECT: Mapping[str, Any] = {
@@ -377,15 +399,18 @@ class AnthropicCountTokens(AnthropicMessages):
 
 class _OpenAIToolChoice:
     """What OpenAI's two APIs say alike of the calls a turn may make: ``parallel_tool_calls:
-    false`` (one call at most) and a forced call (``required``, or a named function)."""
+    false`` (one call at most) and a forced call (``required``, a named function, or
+    ``allowed_tools`` in mode ``required``: a call of one of the tools it names)."""
 
     def one_call(self, request: SimRequest) -> bool:
         return request.body.get("parallel_tool_calls") is False
 
     def forced(self, request: SimRequest) -> bool:
         choice = request.body.get("tool_choice")
-        return choice == "required" or (
-            isinstance(choice, Mapping) and choice.get("type") == "function"
+        return (
+            choice == "required"
+            or (isinstance(choice, Mapping) and choice.get("type") == "function")
+            or _allowed_tools(choice)[0] == "required"
         )
 
 
@@ -402,7 +427,8 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
         choice = request.body.get("tool_choice")
         named = choice.get("function") if isinstance(choice, Mapping) else None
         name = named.get("name") if isinstance(named, Mapping) else None
-        return _chosen(tools, none=choice == "none", name=name)
+        allowed = _allowed_tools(choice)[1]
+        return _chosen(tools, none=choice == "none", name=name, allowed=allowed)
 
     def json_schema(self, request: SimRequest) -> Mapping[str, Any] | None:
         given = request.body.get("response_format")
@@ -499,7 +525,8 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         choice = request.body.get("tool_choice")
         function = isinstance(choice, Mapping) and choice.get("type") == "function"
         name = choice.get("name") if function and isinstance(choice, Mapping) else None
-        return _chosen(tools, none=choice == "none", name=name)
+        allowed = _allowed_tools(choice)[1]
+        return _chosen(tools, none=choice == "none", name=name, allowed=allowed)
 
     def json_schema(self, request: SimRequest) -> Mapping[str, Any] | None:
         text = request.body.get("text")
