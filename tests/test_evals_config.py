@@ -9,12 +9,14 @@ import pytest
 
 from replaygate.evals import (
     ConfigError,
+    GateConfig,
     load_config,
     load_price_file,
     shipped_prices,
     with_shipped,
 )
 from replaygate.evals.config import DEFAULT_MAX_DROP, DEFAULT_MAX_RISE, find_pyproject
+from replaygate.evals.gate import gate_config
 from replaygate.evals.prices import shipped_prices_path
 
 FULL = """\
@@ -117,6 +119,63 @@ def test_a_gate_table_naming_one_limit_keeps_every_other_default(tmp_path: Path)
         "citation_recall": 1.0,
     }
     assert dict(config.gate.max_rise) == dict(DEFAULT_MAX_RISE)
+
+
+@pytest.mark.parametrize(
+    ("table", "given"),
+    [
+        ("max_rise = { cost = 0.2 }", {"max_rise": {"cost": 0.2}}),
+        ("max_drop = { citation = 1.0 }", {"max_drop": {"citation": 1.0}}),
+        (
+            "max_drop = { success = 0.1 }\nfail_on_block = false",
+            {"max_drop": {"success": 0.1}, "fail_on_block": False},
+        ),
+    ],
+)
+def test_a_gate_config_made_in_python_keeps_the_defaults_as_the_file_does(
+    tmp_path: Path, table: str, given: dict[str, object]
+) -> None:
+    # GateConfig(max_rise={"cost": 0.2}) loosening one limit must not lift the others
+    read = load_config(write(tmp_path, f"[tool.replaygate.gate]\n{table}\n")).gate
+    assert GateConfig(**given) == read  # type: ignore[arg-type]
+    assert GateConfig().max_drop == dict(DEFAULT_MAX_DROP)
+    assert GateConfig().max_rise == dict(DEFAULT_MAX_RISE)
+
+
+def test_a_gate_config_without_the_defaults_is_asked_for_by_name() -> None:
+    only = GateConfig(max_drop={"citation": 0.1}, keep_defaults=False)
+    assert dict(only.max_drop) == {"citation_precision": 0.1, "citation_recall": 0.1}
+    assert dict(only.max_rise) == {}
+    flagged = gate_config(only, max_rise={"cost": 0.1})  # --max-rise keeps it so
+    assert dict(flagged.max_drop) == dict(only.max_drop)
+    assert dict(flagged.max_rise) == {"cost": 0.1}
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"max_drop": {"sucess": 0.02}}, "GateConfig max_drop['sucess']: names no metric"),
+        (
+            {"max_rise": {"cost": -0.1}},
+            "GateConfig max_rise['cost']: a limit must be a number >= 0, got -0.1",
+        ),
+        (
+            {"max_rise": {"cost": "10%"}},
+            "GateConfig max_rise['cost']: a limit must be a number >= 0, got '10%'",
+        ),
+        (
+            {"max_drop": {"success": float("nan")}},
+            "GateConfig max_drop['success']: a limit must be",
+        ),
+        ({"max_drop": ["success"]}, "GateConfig max_drop: expected a mapping of metric to limit"),
+    ],
+)
+def test_a_gate_config_made_in_python_refuses_a_limit_the_file_refuses(
+    given: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ValueError) as raised:
+        GateConfig(**given)  # type: ignore[arg-type]
+    assert str(raised.value).startswith(message)
 
 
 def test_an_amount_limit_may_be_configured_as_a_percentage(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ from replaygate.evals import (
     run_gate,
     update_baseline,
 )
+from replaygate.evals.config import DEFAULT_MAX_RISE
 from replaygate.evals.metrics import METRICS
 from replaygate.evals.scorers import CaseCounts
 from replaygate.sampling import SampledResult, SampleResult
@@ -113,16 +114,16 @@ def test_the_gate_fails_on_a_success_drop_and_a_cost_rise() -> None:
 
 
 def test_a_drop_exactly_at_the_limit_passes() -> None:
-    config = GateConfig(max_drop={"success": 0.25}, max_rise={})
+    config = GateConfig(max_drop={"success": 0.25}, keep_defaults=False)
     now = results(case("a", 5), case("b", 3), case("c", 5), case("d", 5))
     assert run_gate(reference(BASE), reference(now), config).passed
-    tighter = GateConfig(max_drop={"success": 0.24}, max_rise={})
+    tighter = GateConfig(max_drop={"success": 0.24}, keep_defaults=False)
     assert not run_gate(reference(BASE), reference(now), tighter).passed
 
 
 def test_a_blocked_case_and_a_missing_case_fail_the_gate() -> None:
     now = results(case("a", 5), case("b", 0), case("c", 5), case("e", 5))
-    limits = GateConfig(max_drop={}, max_rise={})
+    limits = GateConfig(keep_defaults=False)
     report = run_gate(reference(BASE), reference(now), limits)
     assert report.problems == (
         "case b: every sample failed (0/5, block)",
@@ -131,7 +132,7 @@ def test_a_blocked_case_and_a_missing_case_fail_the_gate() -> None:
     )
     assert "case e is new (not in the baseline)" in report.notes
     assert "FAIL case b: every sample failed (0/5, block)" in report.text()
-    lenient = GateConfig(max_drop={}, max_rise={}, fail_on_block=False, fail_on_missing=False)
+    lenient = GateConfig(fail_on_block=False, fail_on_missing=False, keep_defaults=False)
     assert run_gate(reference(BASE), reference(now), lenient).passed
 
 
@@ -863,7 +864,7 @@ def test_a_gate_made_a_signal_fails_and_an_assertion_of_one_side_only_is_not_com
     )
     failing = reference(results(described("gate", "mentions 'x'", failure="assert False")))
     assert [a.name for a in failing.cases[0].assertions] == ["contains", "assert"]
-    fixed = run_gate(failing, base, GateConfig(max_drop={}, max_rise={}))
+    fixed = run_gate(failing, base, GateConfig(keep_defaults=False))
     assert fixed.passed and not fixed.notes  # the plain assert passed: not an assertion gone
 
 
@@ -940,7 +941,9 @@ def test_a_signal_removed_is_noted_and_a_plain_assert_or_an_old_file_is_not_comp
     # A plain assert that failed is listed in the file, yet is no declared check.
     failed = write_results(tmp_path / "failed.json", _declaring("contains", failure="no"))
     assert load_reference(failed).cases[0].declared == ("contains", "tone")
-    assert run_gate(load_reference(failed), base, GateConfig(max_drop={})).passed
+    assert run_gate(
+        load_reference(failed), base, GateConfig(max_rise=DEFAULT_MAX_RISE, keep_defaults=False)
+    ).passed
     # Files written before results kept `declared` compare as before, either side.
     removed = _declaring("contains", "schema", failing="schema").to_json()
     for case_json in removed["cases"]:

@@ -52,7 +52,7 @@ def test_results_without_counts_pass_a_gate_on_success_alone_with_new_cases(
 ) -> None:
     base = load_reference(results(*OLD).write(tmp_path / "base.json"))
     now = load_reference(countless(tmp_path / "now.json", *OLD, case("added", 5)))
-    report = run_gate(base, now, GateConfig(max_drop={"success": 0.02}, max_rise={}))
+    report = run_gate(base, now, GateConfig(max_drop={"success": 0.02}, keep_defaults=False))
     assert report.passed, report.text()
     assert "case added is new (not in the baseline)" in report.notes
 

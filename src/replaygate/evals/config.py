@@ -42,12 +42,45 @@ DEFAULT_MAX_RISE: Mapping[str, float] = {"fabricated": 0.0, "cost": 0.10, "steps
 
 @dataclass(frozen=True)
 class GateConfig:
-    """Limits of the gate, by metric name (or alias), and the case rules."""
+    """Limits of the gate, by metric name (or alias), and the case rules.
 
-    max_drop: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_MAX_DROP))
-    max_rise: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_MAX_RISE))
+    The limits given are taken over :data:`DEFAULT_MAX_DROP` and
+    :data:`DEFAULT_MAX_RISE` metric by metric, as ``[tool.replaygate.gate]`` is:
+    ``GateConfig(max_rise={"cost": 0.2})`` keeps every other default limit. With
+    ``keep_defaults=False`` the limits given are the only ones (``max_drop={}`` then
+    limits no drop). Aliases are expanded; a name of no metric, or a limit that is not
+    a number >= 0, is a ValueError naming it."""
+
+    max_drop: Mapping[str, float] = field(default_factory=dict)
+    max_rise: Mapping[str, float] = field(default_factory=dict)
     fail_on_block: bool = True
     fail_on_missing: bool = True
+    keep_defaults: bool = True
+
+    def __post_init__(self) -> None:
+        for key, default in (("max_drop", DEFAULT_MAX_DROP), ("max_rise", DEFAULT_MAX_RISE)):
+            limits: Mapping[str, float] = getattr(self, key)
+            _check_limits(key, limits)
+            base = expand_limits(default) if self.keep_defaults else {}
+            object.__setattr__(self, key, {**base, **expand_limits(limits)})
+
+
+def _check_limits(key: str, limits: object) -> None:
+    """ValueError naming the first limit of ``limits`` (``max_drop`` or ``max_rise``)
+    that names no metric or is no number >= 0."""
+    if not isinstance(limits, Mapping):
+        raise ValueError(f"GateConfig {key}: expected a mapping of metric to limit, got {limits!r}")
+    unknown = check_limit_names(limits)
+    if unknown:
+        raise ValueError(
+            f"GateConfig {key}[{unknown[0]!r}]: names no metric (see docs/evals.md for the "
+            "metric names)"
+        )
+    for name, value in limits.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+            raise ValueError(
+                f"GateConfig {key}[{name!r}]: a limit must be a number >= 0, got {value!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -226,18 +259,17 @@ def _prices(top: TableReader, root: Path) -> PriceTable:
     return read_prices(reader, f"{Path(reader.file).name} [{reader.section}]")
 
 
-def _limits(reader: TableReader, key: str, default: Mapping[str, float]) -> Mapping[str, float]:
-    """The limits of table ``key`` over ``default``, metric by metric (an alias standing
-    for each of its metrics): a table naming one metric keeps every other default, as
+def _limits(reader: TableReader, key: str) -> Mapping[str, float]:
+    """The limits of table ``key``; :class:`GateConfig` takes them over the defaults,
+    metric by metric: a table naming one metric keeps every other default, as
     ``--max-drop`` and ``--max-rise`` do."""
     if key not in reader.table:
-        return dict(default)
+        return {}
     table = reader.sub(key)
     unknown = check_limit_names(table.table)
     if unknown:
         raise table.error(unknown[0], "names no metric (see docs/evals.md for the metric names)")
-    limits = {name: _limit(table, name, value) for name, value in table.table.items()}
-    return {**expand_limits(default), **expand_limits(limits)}
+    return {name: _limit(table, name, value) for name, value in table.table.items()}
 
 
 def _limit(table: TableReader, name: str, value: object) -> float:
@@ -256,8 +288,8 @@ def _limit(table: TableReader, name: str, value: object) -> float:
 def _gate(reader: TableReader) -> GateConfig:
     reader.check_known(("max_drop", "max_rise", "fail_on_block", "fail_on_missing"))
     return GateConfig(
-        max_drop=_limits(reader, "max_drop", DEFAULT_MAX_DROP),
-        max_rise=_limits(reader, "max_rise", DEFAULT_MAX_RISE),
+        max_drop=_limits(reader, "max_drop"),
+        max_rise=_limits(reader, "max_rise"),
         fail_on_block=reader.boolean("fail_on_block", True),
         fail_on_missing=reader.boolean("fail_on_missing", True),
     )

@@ -394,9 +394,8 @@ def gate_config(
     max_rise: Mapping[str, float] | None = None,
 ) -> GateConfig:
     """``base`` with the limits given on the command line taking precedence, per metric."""
-    return GateConfig(
-        max_drop={**expand_limits(base.max_drop), **expand_limits(max_drop or {})},
-        max_rise={**expand_limits(base.max_rise), **expand_limits(max_rise or {})},
-        fail_on_block=base.fail_on_block,
-        fail_on_missing=base.fail_on_missing,
+    return replace(
+        base,
+        max_drop={**base.max_drop, **expand_limits(max_drop or {})},
+        max_rise={**base.max_rise, **expand_limits(max_rise or {})},
     )
