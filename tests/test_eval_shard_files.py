@@ -111,6 +111,25 @@ def test_the_same_shards_merged_twice_are_one_run_of_the_history(tmp_path: Path)
         assert len(opened.runs()) == 2
 
 
+def test_shards_named_two_ways_merge_into_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # eval.shards kept each file as typed: `./shards/shard-1.json` and its absolute
+    # path gave two results files of one run
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n", encoding="utf-8")
+    (tmp_path / "shards").mkdir()
+    files = shard_files(tmp_path / "shards", list("abcde"), 2)
+    monkeypatch.chdir(tmp_path)
+    typed = [["./shards/shard-1.json", "shards//shard-2.json"], [str(f) for f in files]]
+    for n, parts in enumerate(typed):
+        done = CliRunner().invoke(eval_cmd, ["merge", *parts, "--out", f"{n}.json", "--no-history"])
+        assert done.exit_code == 0, done.output
+    one, two = ((tmp_path / f"{n}.json").read_bytes() for n in (0, 1))
+    assert one == two
+    shards = json.loads(one)["eval"]["shards"]
+    assert [s["file"] for s in shards] == ["shards/shard-1.json", "shards/shard-2.json"]
+
+
 def edited(path: Path, edit: Any) -> str:
     """``path`` with ``edit`` applied to its ``eval.shard.positions``, as a copy beside it."""
     document = json.loads(path.read_text("utf-8"))

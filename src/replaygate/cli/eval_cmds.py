@@ -487,11 +487,11 @@ def merge_cmd(
         replaygate eval merge shard-1.json shard-2.json --out results.json
     """
     shards = [load_eval_results(p) for p in parts]
-    results = merge(shards, [str(p) for p in parts])
+    config = load_config(config_path, near=out)
+    files = [project_path(p, config.root) for p in parts]  # as the run names its files
+    results = merge(shards, [str(p) for p in parts], files)
     run_id = derived_run_id(str(results.info["time"]), shards_digest(shards))
-    history = (
-        None if no_history else history_path or load_config(config_path, near=out).history_path
-    )
+    history = None if no_history else history_path or config.history_path
     inputs: dict[str, Path | None] = {f"the shard {part}": part for part in parts}
     _check_outputs(out, history, {**inputs, "the history": history})
     _show_and_write(results, out, history, as_json, run_id)

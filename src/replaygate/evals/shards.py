@@ -93,8 +93,13 @@ class Shard:
         return f"{self.index}/{self.count}"
 
 
-def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
-    """The results of one run from the results of each of its shards (``names`` name them).
+def merge(
+    parts: Sequence[EvalResults], names: Sequence[str], files: Sequence[str] | None = None
+) -> EvalResults:
+    """The results of one run from the results of each of its shards (``names`` name them
+    in errors; ``files``, default ``names``, in the merged run's ``eval.shards``: give
+    them as :func:`~replaygate.evals.results.project_path` does, so the same shards named
+    two ways merge alike).
 
     Raises :class:`~replaygate.evals.errors.ResultsError` when a part is not a shard,
     shards are missing or repeated, they come from different runs, a shard holds a
@@ -146,9 +151,10 @@ def merge(parts: Sequence[EvalResults], names: Sequence[str]) -> EvalResults:
         **{k: v for k, v in parts[0].info.items() if k not in SHARD_ONLY},
     }
     info["shards"] = [
-        {"shard": f"{s['index']}/{count}", "time": p.info.get("time"), "file": name}
-        for name, p, s in sorted(
-            zip(names, parts, shards, strict=True), key=lambda item: item[2]["index"]
+        {"shard": f"{s['index']}/{count}", "time": p.info.get("time"), "file": file}
+        for file, p, s in sorted(
+            zip(names if files is None else files, parts, shards, strict=True),
+            key=lambda item: item[2]["index"],
         )
     ]
     return EvalResults(tuple(placed[i].case for i in range(total)), info)
