@@ -301,3 +301,77 @@ def test_an_eval_results_file_is_not_replaced_by_sampling_results(
     evaluated.write_text('{"format": "replaygate.sampling.results", "version": 1, "cases": []}')
     replaced = pytester.runpytest("--sampling-results=results.json", "-p", "no:recording")
     replaced.assert_outcomes(passed=1)  # a sampling results file is the option's own
+
+
+XFAILS = (
+    HEADER
+    + """
+MOSTLY_RIGHT = ["rag", "rag", "", "rag", "rag"]
+
+
+def check_or_xfail(text, checks):
+    if not text:
+        pytest.xfail("the model returns nothing on this one (known)")
+    checks.evaluate(text, GATE)
+
+
+@pytest.mark.sampled(n=5, floor=4)
+def test_one_xfail(replaygate_sample, replaygate_checks):
+    check_or_xfail(MOSTLY_RIGHT[replaygate_sample], replaygate_checks)
+
+
+@pytest.mark.sampled(n=5, floor=5)
+def test_one_xfail_below_the_floor(replaygate_sample, replaygate_checks):
+    check_or_xfail(MOSTLY_RIGHT[replaygate_sample], replaygate_checks)
+
+
+@pytest.mark.sampled(n=3, floor=2)
+def test_every_sample_xfails(replaygate_sample, replaygate_checks):
+    pytest.xfail("the planner is not written yet")
+
+
+@pytest.mark.xfail(strict=True, reason="strict marker")
+@pytest.mark.sampled(n=3, floor=3)
+def test_strict_marker_passes(replaygate_sample, replaygate_checks):
+    replaygate_checks.evaluate("rag", GATE)
+
+
+@pytest.mark.xfail(strict=True, reason="strict marker")
+@pytest.mark.sampled(n=3, floor=3)
+def test_strict_marker_blocks(replaygate_sample, replaygate_checks):
+    replaygate_checks.evaluate("nothing", GATE)
+"""
+)
+
+
+def test_an_xfail_in_one_sample_is_a_failed_sample_that_says_so(
+    pytester: pytest.Pytester,
+) -> None:
+    # pytest.xfail raises pytest.fail's exception: the sample was counted as a plain
+    # failure with the bare reason, and a test whose every sample xfailed failed
+    pytester.makepyfile(test_xfails=XFAILS)
+    result = pytester.runpytest(
+        "--sampling-results=r.json", "--observe-fails", "-rxXf", "-p", "no:recording"
+    )
+    result.assert_outcomes(passed=1, failed=2, xfailed=2)
+    out = result.stdout.str()
+    assert "test_one_xfail_below_the_floor: 4/5 samples passed (floor 5) -> observe" in out
+    assert (
+        "  sample 2: xfailed: the model returns nothing on this one (known) (a sample that "
+        "xfails is counted as failed: an expected failure is no pass, and left out it would "
+        "raise the pass rate; the test is xfailed only when every sample xfails)"
+    ) in out
+    assert (
+        "XFAIL test_xfails.py::test_every_sample_xfails - the planner is not written yet "
+        "(every one of the 3 samples xfailed)"
+    ) in out
+    assert "XFAIL test_xfails.py::test_strict_marker_blocks - strict marker" in out
+    assert "FAILED test_xfails.py::test_strict_marker_passes" in out  # XPASS(strict)
+    cases = {c["case"].split("::")[1]: c for c in _cases(pytester)}
+    assert "test_every_sample_xfails" not in cases  # xfailed, as a test: no verdict
+    one = cases["test_one_xfail"]
+    assert (one["passes"], one["verdict"]) == (4, "pass")
+    assert one["sample_results"][2]["failure"].startswith("xfailed: the model returns nothing")
+    assert one["assertions"]["assert"]["passes"] == 4
+    assert cases["test_strict_marker_blocks"]["verdict"] == "block"
+

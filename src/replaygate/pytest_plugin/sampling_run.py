@@ -43,6 +43,7 @@ def _run_samples(item: pytest.Function, spec: SampleSpec) -> SampledResult:
     samples: list[SampleResult] = []
     descriptions: dict[str, str] = {}
     skips: list[str] = []
+    xfails: list[str] = []
     for index in range(spec.n):
         recorder = SampleChecks(index)
         kwargs[SAMPLE_FIXTURE] = index
@@ -50,6 +51,11 @@ def _run_samples(item: pytest.Function, spec: SampleSpec) -> SampledResult:
             kwargs[CHECKS_FIXTURE] = recorder
         try:
             item.obj(**kwargs)
+        except pytest.xfail.Exception as err:  # before pytest.fail's: it is one
+            reason = _failure_text(err)
+            if not _failed_gates(recorder):  # a sample whose gate failed did not just xfail
+                xfails.append(reason)
+            samples.append(recorder.result(_xfailed(reason)))
         except (AssertionError, pytest.fail.Exception) as err:
             samples.append(recorder.result(_failure_text(err)))
         except _skip_exceptions() as err:
@@ -65,6 +71,8 @@ def _run_samples(item: pytest.Function, spec: SampleSpec) -> SampledResult:
         descriptions.update(recorder.descriptions)
     if len(skips) == spec.n:  # the test's condition, not a sample's (a missing resource)
         pytest.skip(f"{skips[0]} (every one of the {spec.n} samples skipped)")
+    if len(xfails) == spec.n:  # the test's expected failure, as pytest.xfail says of a test
+        pytest.xfail(f"{xfails[0]} (every one of the {spec.n} samples xfailed)")
     return SampledResult(item.nodeid, spec.n, spec.floor, tuple(samples), descriptions)
 
 
@@ -85,6 +93,16 @@ def _skipped(reason: str) -> str:
     return (
         f"skipped: {reason} (a sample that skips is counted as failed: it cannot skip the "
         "samples of its test that ran, and left out it would raise the pass rate)"
+    )
+
+
+def _xfailed(reason: str) -> str:
+    """The failure of a sample that called ``pytest.xfail`` while others of its test did
+    not."""
+    return (
+        f"xfailed: {reason} (a sample that xfails is counted as failed: an expected failure "
+        "is no pass, and left out it would raise the pass rate; the test is xfailed only "
+        "when every sample xfails)"
     )
 
 
