@@ -375,3 +375,54 @@ def test_an_xfail_in_one_sample_is_a_failed_sample_that_says_so(
     assert one["assertions"]["assert"]["passes"] == 4
     assert cases["test_strict_marker_blocks"]["verdict"] == "block"
 
+
+def test_an_unsampled_test_that_asks_for_checks_and_evaluates_none_fails(
+    pytester: pytest.Pytester,
+) -> None:
+    # a sampled test's sample that checked nothing failed, the same test unsampled passed
+    pytester.makepyfile(
+        test_unchecked=HEADER
+        + """
+def test_guarded(replaygate_checks):
+    answer = ""
+    if answer:
+        replaygate_checks.evaluate(answer, GATE)
+
+
+def test_checked(replaygate_checks):
+    replaygate_checks.evaluate("rag", GATE)
+
+
+def test_plain_assert_fails_first(replaygate_checks):
+    assert 1 == 2
+
+
+def test_skips(replaygate_checks):
+    pytest.skip("no index today")
+
+
+@pytest.fixture
+def helper(replaygate_checks):
+    return replaygate_checks
+
+
+def test_through_a_fixture_only(helper):
+    pass
+"""
+    )
+    result = pytester.runpytest("--sampling-results=r.json", "-p", "no:recording")
+    result.assert_outcomes(passed=2, failed=2, skipped=1)
+    out = result.stdout.str()
+    assert (
+        "checked nothing: test_unchecked.py::test_guarded asks for replaygate_checks but "
+        "evaluated no check (replaygate_checks.evaluate was not called) and failed no "
+        "assertion, so it does not pass; evaluate a gate or signal, or take replaygate_checks "
+        "out of the test's arguments"
+    ) in out
+    assert "assert 1 == 2" in out  # its own failure, not the checks'
+    assert [(c["case"], c["verdict"]) for c in _cases(pytester)] == [
+        ("test_unchecked.py::test_guarded", "block"),
+        ("test_unchecked.py::test_checked", "pass"),
+    ]
+    guarded = _cases(pytester)[0]["sample_results"][0]
+    assert guarded["failure"].startswith("checked nothing: test_unchecked.py::test_guarded ")

@@ -11,7 +11,8 @@ Inert unless a test is marked ``sampled``, requests ``replaygate_checks``, or
 - ``replaygate_checks``: ``replaygate_checks.evaluate(output, *checks)`` records gates
   and signals; only failed gates fail the sample (or the unsampled test, even when it
   catches the ``AssertionError`` and goes on or skips); a sample of a test that asks
-  for it and evaluates no check fails too (it checked nothing). A fixture of a sampled
+  for it and evaluates no check fails too (it checked nothing), and so does such an
+  unsampled test. A fixture of a sampled
   test may not request it (it is set up once per test).
 - ``--sampling-results PATH`` writes every case's passes and samples per assertion.
 - ``--flaky-runs N`` runs each unsampled test N times and lists those whose outcome

@@ -18,6 +18,7 @@ from replaygate.pytest_plugin.sampling_state import (
     SAMPLE_FIXTURE,
     SPEC,
     STATE,
+    UNCHECKED,
 )
 
 if TYPE_CHECKING:
@@ -177,7 +178,11 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     """Fail an unsampled test whose ``replaygate_checks`` saw a gate fail, when the test
     went on and passed or skipped (it caught the :class:`AssertionError`): its one-sample
-    case is a ``block``, and the results file and the test's outcome must agree."""
+    case is a ``block``, and the results file and the test's outcome must agree. Fail one
+    that asks for ``replaygate_checks`` and passed having evaluated none, as a sample that
+    checked nothing fails."""
+    if UNCHECKED in item.stash:  # from an earlier run of the test (--flaky-runs)
+        del item.stash[UNCHECKED]
     skipped = None
     try:
         yield
@@ -188,6 +193,11 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     if not failed:
         if skipped is not None:
             raise skipped
+        if recorder is not None and CHECKS_FIXTURE in argnames(item):
+            unchecked = recorder.unchecked(item.nodeid, sampled=False)
+            if unchecked is not None:  # it asked for the checks, ran none, and passed
+                item.stash[UNCHECKED] = unchecked
+                pytest.fail(unchecked, pytrace=False)
         return
     went_on = "went on" if skipped is None else f"skipped ({_failure_text(skipped)})"
     pytest.fail(
@@ -216,7 +226,7 @@ def _unsampled_checks(item: pytest.Item) -> SampleChecks | None:
 def _unsampled_case(item: pytest.Item, call: pytest.CallInfo[None]) -> SampledResult | None:
     """The one-sample case (n=1, floor=1) of an unsampled test that evaluated checks."""
     recorder = _unsampled_checks(item)
-    if recorder is None or not recorder.outcomes:
+    if recorder is None or not (recorder.outcomes or UNCHECKED in item.stash):
         return None
     from replaygate.sampling.results import SampledResult
 

@@ -58,5 +58,7 @@ class SessionState:
 STATE = pytest.StashKey[SessionState]()
 SPEC: pytest.StashKey[SampleSpec] = pytest.StashKey()
 CASE: pytest.StashKey[SampledResult] = pytest.StashKey()
+UNCHECKED = pytest.StashKey[str]()
+"""Why an unsampled test that asked for ``replaygate_checks`` failed: it evaluated none."""
 FLAKY_PRIOR = pytest.StashKey[list[str]]()
 FLAKY_PHASES = pytest.StashKey[list[pytest.TestReport]]()

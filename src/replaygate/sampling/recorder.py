@@ -50,16 +50,24 @@ class SampleChecks:
             raise AssertionError("\n".join(f"gate {o.name!r} failed: {o.message}" for o in failed))
         return outcomes
 
-    def unchecked(self, case: str) -> str | None:
+    def unchecked(self, case: str, *, sampled: bool = True) -> str | None:
         """Why this sample of ``case`` checked nothing (it evaluated no check), or None.
 
         The failure of a sample of a test that asks for ``replaygate_checks`` and ended
         without evaluating one and without a failed assertion: counted as passed, it
         would meet the floor having looked at nothing (a guard such as ``if answer:``
-        around ``evaluate``).
+        around ``evaluate``). An unsampled test (``sampled=False``) fails alike: it
+        asked for the checks and ran none, and would pass green.
         """
         if self.outcomes:
             return None
+        if not sampled:
+            return (
+                f"checked nothing: {case} asks for replaygate_checks but evaluated no check "
+                "(replaygate_checks.evaluate was not called) and failed no assertion, so it "
+                "does not pass; evaluate a gate or signal, or take replaygate_checks out of "
+                "the test's arguments"
+            )
         return (
             f"checked nothing: sample {self.index} of {case} evaluated no check "
             "(replaygate_checks.evaluate was not called) and failed no assertion, so it "
