@@ -54,6 +54,16 @@ def test_a_reason_holding_a_bidirectional_control_is_refused(char: str) -> None:
         assert "(at 5)" in problem and "U+200E or U+200F" in problem
 
 
+@pytest.mark.parametrize("char", ["\u2028", "\u2029"], ids=["U+2028", "U+2029"])
+def test_a_reason_holding_a_line_or_paragraph_separator_is_refused(char: str) -> None:
+    # "approved\u2028by nobody": a log read line by line showed two reasons, a terminal one
+    problem = reason_problem(f"fine {char}approved") or ""
+    name = "LINE SEPARATOR" if char == "\u2028" else "PARAGRAPH SEPARATOR"
+    assert problem.startswith(f"the reason holds U+{ord(char):04X} {name} (at 5), which "), problem
+    assert "a line feed starts a new line" in problem
+    assert reason_problem(char) == "no reason was given"  # alone it is white space
+
+
 @pytest.mark.parametrize(
     "reason",
     [
@@ -93,6 +103,7 @@ def test_baseline_update_refuses_an_invisible_reason(repo: Path) -> None:  # noq
     res = write_results(repo / "r.json", BASE)
     refused = {"\u200b \u200b": "shows nothing", "\x1b[8m": "control character"}
     refused["ok \u202eapproved"] = "U+202E RIGHT-TO-LEFT OVERRIDE (at 3)"
+    refused["ok\u2028approved"] = "U+2028 LINE SEPARATOR (at 2)"
     for reason, why in refused.items():
         args = ["update", "--results", str(res), "--baseline", str(target), "--reason", reason]
         done = CliRunner().invoke(baseline_group, args)

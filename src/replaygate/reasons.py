@@ -15,7 +15,9 @@ the text between them in another order than it is stored (``approved`` stored af
 U+202E shows ``devorppa``), the reordering of "Trojan Source" code. Arabic or Hebrew
 text never needs them: the Unicode bidirectional algorithm orders it, and the marks
 U+200E, U+200F and U+061C (left-to-right, right-to-left and Arabic letter marks) that
-place a neutral character among it are taken.
+place a neutral character among it are taken. So is one holding U+2028 LINE SEPARATOR
+or U+2029 PARAGRAPH SEPARATOR: a report or a log read line by line breaks the reason
+there, a terminal does not; a line feed is the line break a reason may hold.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ BIDI_CONTROLS = {
 """The characters that reorder the text shown after them, with their Unicode names: the
 embeddings and overrides (LRE, RLE, PDF, LRO, RLO) and the isolates (LRI, RLI, FSI,
 PDI)."""
+LINE_SEPARATORS = {c: unicodedata.name(c) for c in "\u2028\u2029"}
+"""The Unicode line and paragraph separators, with their names: a log or a report read
+line by line (``str.splitlines``, JavaScript) breaks the reason there, a terminal or a
+``grep`` does not, so one reason reads as two lines in one place and one in another."""
 ALLOWED_CONTROLS = frozenset("\n\t")
 """Control characters a reason may hold: a reason of several lines, from a file (and a
 carriage return before a line feed, the line end of a file written on Windows)."""
@@ -77,5 +83,13 @@ def reason_problem(reason: str | None) -> str | None:
             f"the reason holds U+{ord(char):04X} {BIDI_CONTROLS[char]} (at {at}), which "
             "changes the order a terminal shows text in; write the reason without it (a U+200E or "
             "U+200F mark is enough to place a neutral character in right-to-left text)"
+        )
+    at = next((i for i, c in enumerate(reason) if c in LINE_SEPARATORS), None)
+    if at is not None:
+        char = reason[at]
+        return (
+            f"the reason holds U+{ord(char):04X} {LINE_SEPARATORS[char]} (at {at}), which "
+            "some readers of a report or a log break a line at and others do not; write the "
+            "reason without it (a line feed starts a new line)"
         )
     return None
