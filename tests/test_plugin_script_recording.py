@@ -122,3 +122,58 @@ def test_a_script_run_out_then_grown_records_the_next_line(
     script.write_text(ANSWERS)
     pytester.runpytest(*RECORD, SCRIPT).assert_outcomes(passed=1)
     assert recorded_turns(pytester) == [(1, "tool_use"), (3, "text")]
+
+
+TWO_TESTS = """
+def ask(client, words):
+    reply = client.messages.create(
+        model="claude-sonnet-4-5", max_tokens=20, messages=[{{"role": "user", "content": words}}]
+    )
+    return reply.content[0].text
+
+
+def test_a(anthropic_client):
+    assert ask(anthropic_client(), "question A") == "answer A"
+
+
+def test_b(anthropic_client):
+    assert ask(anthropic_client(), {question_b!r}) == "answer B"
+"""
+
+
+@pytest.mark.slow  # three pytest sessions of the plugin, recording and replaying
+def test_a_miss_of_a_test_recorded_from_a_script_names_a_run_of_the_tests_it_answers(
+    pytester: pytest.Pytester, sdks_loaded: None
+) -> None:
+    # the hint named `pytest 'test_two.py::test_b' ...`: a run of test_b alone plays the
+    # script from its first line and records test_a's answer for it; with the script in
+    # the ini it even said that command recorded from the live API
+    pytester.path.joinpath("answers.jsonl").write_text(
+        '{"text": "answer A"}\n{"text": "answer B"}\n'
+    )
+    ini = pytester.makeini("[pytest]\nreplaygate_simulator = script:answers.jsonl\n")
+    pytester.makepyfile(test_two=TWO_TESTS.format(question_b="question B"))
+    pytester.runpytest(*RECORD).assert_outcomes(passed=2)
+    pytester.makepyfile(test_two=TWO_TESTS.format(question_b="question B, said again"))
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    assert (
+        "If the change was meant, re-record: `pytest --replaygate-record-mode=record-missing "
+        "--replaygate-approve-live --replaygate-simulator=script:answers.jsonl` (run it as the "
+        "script was recorded, with every test it answers: its lines answer the run's requests "
+        "in order from its first, so a run of 'test_two.py::test_b' alone would get the lines "
+        "written for the tests before it). Otherwise revert the change."
+    ) in out
+    assert "records from the live API" not in out
+    ini.unlink()  # a replay that names no simulator: how to record from it again
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, failed=1)
+    assert (
+        "add `--replaygate-simulator=NAME` to record from the simulator again (with "
+        "script:FILE, run every test it answers: its lines answer the run's requests in order "
+        "from its first, so a run of 'test_two.py::test_b' alone would get the lines written "
+        "for the tests before it)"
+    ) in result.stdout.str()
+    pytester.runpytest(*RECORD, SCRIPT).assert_outcomes(passed=2)  # the command named works
+    pytester.runpytest().assert_outcomes(passed=2)

@@ -111,10 +111,10 @@ from replaygate.pytest_plugin.options import (
     APPROVE,
     DEFAULT_DIR,
     MODE,
-    SIMULATOR,
     add_options,
     check_fixtures_dir,
     check_simulator_option,
+    simulator_behavior,
     stores_dir,
 )
 from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
@@ -489,19 +489,49 @@ def replaygate_config() -> dict[str, Any]:
     return {}
 
 
+SCRIPT_PLAYED = (
+    "its lines answer the run's requests in order from its first, so a run of {test} "
+    "alone would get the lines written for the tests before it"
+)
+"""Why a test recorded from a simulator script is re-recorded with the others it answers."""
+
+
+def _quoted(nodeid: str) -> str:
+    """``nodeid`` quoted for a POSIX shell, always (a node id holds ``::``, ``[``)."""
+    return "'" + nodeid.replace("'", "'\\''") + "'"
+
+
 def rerecord_command(config: pytest.Config, nodeid: str, mode: str = "record-missing") -> str:
     """The pytest command (run from the rootdir) that records what test ``nodeid`` misses
     (``mode`` ``rerecord``: records it all anew), with this run's ``--replaygate-dir`` and
-    ``--replaygate-simulator``."""
-    quoted = "'" + nodeid.replace("'", "'\\''") + "'"
-    words = [f"pytest {quoted} --replaygate-record-mode={mode} --replaygate-approve-live"]
+    simulator (option, else ini). With a simulator script it names no test, and says
+    why: the script answers the session's requests in order, so it re-records the tests
+    it was recorded for together, in one run."""
+    quoted = _quoted(nodeid)
+    behavior = simulator_behavior(config)
+    script = behavior is not None and behavior.startswith("script:")
+    words = ["pytest" if script else f"pytest {quoted}"]
+    words.append(f"--replaygate-record-mode={mode} --replaygate-approve-live")
     folder = stores_dir(config)
     if folder != DEFAULT_DIR:
         words.append(f"--replaygate-dir={shlex.quote(str(folder))}")
-    behavior = config.getoption(SIMULATOR, None)
     if behavior:
-        words.append(f"--replaygate-simulator={shlex.quote(str(behavior))}")
-    return f"`{' '.join(words)}`"
+        words.append(f"--replaygate-simulator={shlex.quote(behavior)}")
+    command = f"`{' '.join(words)}`"
+    if script:
+        played = SCRIPT_PLAYED.format(test=quoted)
+        command += f" (run it as the script was recorded, with every test it answers: {played})"
+    return command
+
+
+def from_simulator_hint(nodeid: str) -> str:
+    """How to record test ``nodeid`` from the simulator again, said of a fixture that came
+    from it when the run names no simulator: a script among the behaviours is played for
+    the tests it answers together, not for this one alone."""
+    from replaygate.fixtures.mismatch import PYTEST_SIMULATOR_OPTION
+
+    played = SCRIPT_PLAYED.format(test=_quoted(nodeid))
+    return f"{PYTEST_SIMULATOR_OPTION} (with script:FILE, run every test it answers: {played})"
 
 
 @pytest.fixture
@@ -513,7 +543,6 @@ def replaygate_exchange(
 ) -> Iterator[Exchange]:
     """The test's record/replay session over its store (counters shared by its clients);
     recording, it fails a test that sent nothing through it (see the module docstring)."""
-    from replaygate.fixtures.mismatch import PYTEST_SIMULATOR_OPTION
     from replaygate.http import Exchange
     from replaygate.http.intercept import nothing_recorded
     from replaygate.pytest_plugin.settings import config_settings, session_settings
@@ -545,7 +574,7 @@ def replaygate_exchange(
         refuse_setup(request, err)
     exchange.session.rerecord = rerecord_command(request.config, nodeid)
     exchange.session.rerecord_all = rerecord_command(request.config, nodeid, "rerecord")
-    exchange.session.from_simulator = PYTEST_SIMULATOR_OPTION
+    exchange.session.from_simulator = from_simulator_hint(nodeid)
     spec = request.node.stash.get(SPEC, None)
     if spec is not None:  # each sample its own recorded answer, whatever repeat_last says
         exchange.session.sampled = spec.n
