@@ -52,3 +52,13 @@ def test_a_year_of_weeks_is_labelled_readably() -> None:
     shown = [week for week in weeks if week in svg]
     assert 6 <= len(shown) <= 12  # 52 labels side by side would overlap into a smear
     assert shown[0] == "2026-W01"
+
+
+def test_run_information_of_another_shape_is_left_out_of_the_cost_meaning() -> None:
+    # a merged export keeps its run's info as it came: prices as a string ended the
+    # report in a traceback
+    cases = (CaseSummary("case", 5, 4, 5),)
+    for info in ({"prices": "usd"}, {"prices": {"currency": ["USD"]}}):
+        run = HistoryRun("r", "2026-11-30T06:00:00Z", None, {"cost": 0.1}, cases, info=info)
+        html = build_report([run], now=datetime(2026, 12, 1, tzinfo=UTC))
+        assert "Run <code>r</code>" in html and "USD" not in html

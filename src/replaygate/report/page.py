@@ -7,7 +7,7 @@ page holds no script.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
@@ -65,8 +65,9 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
 def _latest(run: HistoryRun | None) -> str:
     if run is None:
         return "<p class='muted'>No run in the history yet: run <code>replaygate eval</code>.</p>"
-    prices = run.info.get("prices") or {}
-    currency = f" ({prices['currency']})" if prices.get("currency") else ""
+    prices = run.info.get("prices")  # a merged export's info is kept as it came
+    named = prices.get("currency") if isinstance(prices, Mapping) else None
+    currency = f" ({named})" if isinstance(named, str) and named else ""
     metrics = [
         (
             name,
