@@ -234,6 +234,8 @@ def _unsampled_case(item: pytest.Item, call: pytest.CallInfo[None]) -> SampledRe
     if call.excinfo is not None:
         if call.excinfo.errisinstance(_skip_exceptions()):
             return None  # skipped with no gate failed: no verdict, as a sampled test's
+        if call.excinfo.errisinstance(pytest.xfail.Exception) and not _failed_gates(recorder):
+            return None  # xfailed with no gate failed: as a sampled test whose samples all did
         failure = _failure_text(call.excinfo.value)
     return SampledResult(item.nodeid, 1, 1, (recorder.result(failure),), recorder.descriptions)
 
