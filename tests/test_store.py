@@ -347,8 +347,9 @@ def test_a_line_changed_in_place_after_indexing_is_never_served(tmp_path: Path) 
     ("bad", "reason"),
     [
         (b"{not json\n", "malformed JSON"),
-        (b"[1, 2]\n", "expected a JSON object, got list"),
-        (b'"text"\n', "expected a JSON object, got str"),
+        (b"[1, 2]\n", "expected a JSON object, got a list"),
+        (b'"text"\n', "expected a JSON object, got text"),
+        (b"null\n", "expected a JSON object, got null"),
         (line({"request": {}, "response": {}}), "field 'key' is missing"),
         (line({"key": "", "request": {}, "response": {}}), "field 'key' is missing"),
         (line({"key": "k" * 12, "response": {}}), "field 'request' is missing or not an object"),
