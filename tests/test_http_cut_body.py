@@ -4,7 +4,9 @@ answer of status 200."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import warnings
 from pathlib import Path
 from typing import ClassVar
 
@@ -14,7 +16,14 @@ import pytest
 
 from loopback import Handler, serving
 from replaygate.fixtures.store import FixtureStore
-from replaygate.http import Exchange, block_network, httpx2_client, intercept
+from replaygate.http import (
+    Exchange,
+    block_network,
+    httpx2_async_client,
+    httpx2_client,
+    intercept,
+)
+from sdks import anthropic
 
 ANSWER = json.dumps({"id": "msg_1", "text": "a whole answer " * 20}).encode()
 
@@ -62,3 +71,44 @@ def test_a_cut_body_read_through_intercept_is_not_recorded(tmp_path: Path) -> No
     ):
         client.post(f"{base}/v1/messages", json={"model": "m"})
     assert not store.exists()
+
+
+QUESTION = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.mark.parametrize("client", ["sync", "async"])
+def test_a_body_closed_unread_and_cut_while_drained_is_not_recorded(
+    tmp_path: Path, client: str
+) -> None:
+    """The SDK's streaming response left unread: the recorder drains it to record it, the
+    server cuts it, and the client gets no error (live, closing it reads nothing), no
+    warning that it was left open, and the next send is the one recorded."""
+    store = tmp_path / "cut.jsonl"
+    CutsFirst.served[0] = 0
+    with serving(CutsFirst) as base, warnings.catch_warnings():
+        warnings.simplefilter("error")
+        if client == "sync":
+            http = httpx2_client(store, "record-missing", approve_live=True)
+            with anthropic.Anthropic(api_key="k", base_url=base, http_client=http) as sdk:
+                with sdk.messages.with_streaming_response.create(**QUESTION) as response:
+                    assert response.status_code == 200  # closed unread
+                assert not store.exists()
+                answer = sdk.messages.with_raw_response.create(**QUESTION).http_response
+        else:
+
+            async def run() -> httpx2.Response:
+                http = httpx2_async_client(store, "record-missing", approve_live=True)
+                async with anthropic.AsyncAnthropic(
+                    api_key="k", base_url=base, http_client=http
+                ) as sdk:
+                    create = sdk.messages.with_streaming_response.create
+                    async with create(**QUESTION) as response:
+                        assert response.status_code == 200
+                    assert not store.exists()
+                    raw = await sdk.messages.with_raw_response.create(**QUESTION)
+                    return raw.http_response
+
+            answer = asyncio.run(run())
+    assert answer.content == ANSWER
+    (fixture,) = FixtureStore.open(store)
+    assert [r["body"]["text"] for r in fixture.responses] == [json.loads(ANSWER)["text"]]

@@ -165,6 +165,16 @@ class TeeByteStream:
             raise
         self._recording.finish("complete")
 
+    @contextmanager
+    def _drained(self) -> Iterator[None]:
+        """While a body the client closes unread is drained to be recorded: one cut
+        meanwhile is not recorded (as one cut while read), and the client, which asked for
+        none of it, gets no error, as it would live, where closing it reads nothing."""
+        try:
+            yield
+        except self.library.TransportError as err:
+            self._recording.finish("cut", err)
+
     def __iter__(self) -> Iterator[bytes]:
         with self._recorded():
             for chunk in self._chunks():
@@ -182,8 +192,9 @@ class TeeByteStream:
         recording = self._recording
         try:
             if not recording.done and not recording.stream:
-                for chunk in self._chunks():
-                    recording.feed(chunk)
+                with self._drained():
+                    for chunk in self._chunks():
+                        recording.feed(chunk)
             recording.finish("complete" if not recording.stream else "closed")
         finally:
             self._live.close()
@@ -194,8 +205,9 @@ class TeeByteStream:
         recording = self._recording
         try:
             if not recording.done and not recording.stream:
-                async for chunk in self._achunks():
-                    recording.feed(chunk)
+                with self._drained():
+                    async for chunk in self._achunks():
+                        recording.feed(chunk)
             recording.finish("complete" if not recording.stream else "closed")
         finally:
             await self._live.aclose()
