@@ -458,3 +458,35 @@ def test_marked(replaygate_checks):
         ("test_xfail.py::test_caught_then_xfailed", "block"),  # its gate failed
         ("test_xfail.py::test_marked", "block"),
     ]
+
+
+def test_an_xfail_marker_raising_assertion_error_takes_a_blocked_sampled_test(
+    pytester: pytest.Pytester,
+) -> None:
+    # the verdict failed the test with pytest.fail's exception alone: raises=AssertionError
+    # did not match it, and the test whose every sample failed its gate was FAILED
+    pytester.makepyfile(
+        test_raises=HEADER
+        + """
+@pytest.mark.xfail(raises=AssertionError, reason="known")
+@pytest.mark.sampled(n=3, floor=2)
+def test_blocked(replaygate_sample, replaygate_checks):
+    replaygate_checks.evaluate("nothing here", GATE)
+
+
+@pytest.mark.xfail(raises=KeyError, reason="another failure")
+@pytest.mark.sampled(n=3, floor=2)
+def test_blocked_other(replaygate_sample, replaygate_checks):
+    replaygate_checks.evaluate("nothing here", GATE)
+
+
+@pytest.mark.sampled(n=3, floor=2)
+def test_blocked_unmarked(replaygate_sample, replaygate_checks):
+    replaygate_checks.evaluate("nothing here", GATE)
+"""
+    )
+    result = pytester.runpytest("-p", "no:recording", "-W", "ignore")
+    result.assert_outcomes(failed=2, xfailed=1)
+    out = result.stdout.str()
+    assert "Traceback" not in out and "raise VerdictFailed" not in out  # the message alone
+    assert "test_raises.py::test_blocked_unmarked: 0/3 samples passed (floor 2) -> block" in out

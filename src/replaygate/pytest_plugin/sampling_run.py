@@ -7,6 +7,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from _pytest.outcomes import Failed
 from _pytest.runner import runtestprotocol
 
 from replaygate.pytest_plugin.fixture_info import argnames
@@ -27,6 +28,15 @@ if TYPE_CHECKING:
     from replaygate.sampling.verdict import SampleSpec
 
 _FAILURE_LINES = 6
+
+
+class VerdictFailed(Failed, AssertionError):
+    """A sampled test failed by its verdict (a ``block``, or an ``observe`` under
+    ``--observe-fails``): ``pytest.fail``'s exception, shown as its message alone, and an
+    :class:`AssertionError`, as what failed its samples was, so that an ``xfail`` marker
+    with ``raises=AssertionError`` takes it as pytest takes a failed ``assert``."""
+
+    __module__ = "builtins"  # named alone in pytest's summary, as pytest names its Failed
 
 
 def _failure_text(err: BaseException) -> str:
@@ -171,7 +181,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     if result.verdict == "observe" and not state.observe_fails:
         _advise(pyfuncitem, f"observe: {result.summary()}", ObserveWarning)
         return True
-    pytest.fail(_failure_report(result), pytrace=False)
+    raise VerdictFailed(_failure_report(result), pytrace=False)
 
 
 @pytest.hookimpl(wrapper=True)
