@@ -37,6 +37,7 @@ from replaygate.cli.options import (
     request_settings,
     simulator_seed_option,
 )
+from replaygate.cli.replay_cmds import recorded_store
 from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.evals.agents import raised_by_agent
 from replaygate.evals.cases import cases_digest, load_eval_cases
@@ -216,6 +217,17 @@ def eval_cmd(
     cases = load_eval_cases(cases_file)
     agent_spec, entry = choose_agent(agent, config)
     settings = choose_settings(entry, config, model, max_tokens, system)
+    given = {
+        "--agent": agent,
+        "--cases": cases_path,
+        "--fixtures": fixtures_path,
+        "--model": model,
+        "--max-tokens": max_tokens,
+        "--system": system,
+        "--config": config_path,
+    }
+    if record_mode is None:  # each case would miss a store never recorded
+        recorded_store(fixtures, _record_command(given)).close()
     info: dict[str, object] = {
         "commit": head_commit(config.root),
         "fixtures": project_path(fixtures, config.root),  # alike in every checkout
@@ -258,15 +270,6 @@ def eval_cmd(
         bar = reporter(len(cases), progress)
         stack.enter_context(bar)
         stack.enter_context(_agent_errors())
-        given = {
-            "--agent": agent,
-            "--cases": cases_path,
-            "--fixtures": fixtures_path,
-            "--model": model,
-            "--max-tokens": max_tokens,
-            "--system": system,
-            "--config": config_path,
-        }
         stack.enter_context(_rerecord_hint(given))
         results = run_eval(
             cases,
@@ -350,11 +353,15 @@ def _rerecord_hint(given: Mapping[str, object]) -> Iterator[None]:
         text = err.message if isinstance(err, CommandError) else describe(err)
         if EVAL_RERECORD not in text:
             raise
-        words = ["replaygate", "eval", "--record-mode", "record-missing", "--approve-live"]
-        words += [
-            w for flag, value in given.items() if value is not None for w in (flag, str(value))
-        ]
-        raise CommandError(text.replace(EVAL_RERECORD, f"`{shlex.join(words)}`")) from None
+        raise CommandError(text.replace(EVAL_RERECORD, f"`{_record_command(given)}`")) from None
+
+
+def _record_command(given: Mapping[str, object]) -> str:
+    """The ``replaygate eval`` command line that records what a run ``given`` these inputs
+    and request settings replays, quoted for a shell."""
+    words = ["replaygate", "eval", "--record-mode", "record-missing", "--approve-live"]
+    words += [w for flag, value in given.items() if value is not None for w in (flag, str(value))]
+    return shlex.join(words)
 
 
 def _check_outputs(out: Path | None, history: Path | None, inputs: dict[str, Path | None]) -> None:

@@ -85,15 +85,29 @@ def replay_once(
     return result
 
 
-def never_recorded(fixtures: Path, inputs: AgentInputs) -> str:
-    """What to do about a store that is not there, or holds no fixture: record it, or
-    name a recorded one."""
-    command = inputs.record_command(*inputs.questions)
+def never_recorded(fixtures: Path, command: str) -> str:
+    """What to do about a store that is not there, or holds no fixture: record it
+    (``command``, which records it from a live API), or name a recorded one."""
     return (
         f"no fixtures at {fixtures}: record them first (`{command}`"
         "; add --simulator to record from the built-in simulator, with no key and no cost), "
         "or point --fixtures at a recorded store"
     )
+
+
+def recorded_store(fixtures: Path, command: str) -> FixtureStore:
+    """The store at ``fixtures``, opened to be replayed; a :class:`CommandError` saying to
+    record it (:func:`never_recorded`, with ``command``) where it is not there or holds no
+    fixture, as each question would miss."""
+    refuse_cassette(fixtures)  # a typo in the suffix, a cassette: named as such first
+    if not os.path.lexists(fixtures):  # never recorded
+        raise CommandError(never_recorded(fixtures, command))
+    existing_store(fixtures)  # a symlink to nothing, a FIFO...: named as what it is
+    store = FixtureStore.open(fixtures)
+    if len(store) == 0:  # an empty file or folder: as never recorded
+        store.close()
+        raise CommandError(never_recorded(fixtures, command))
+    return store
 
 
 @click.command()
@@ -114,13 +128,7 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
           --fixtures rc.jsonl --check-determinism "What is RAG?"
     """
     entry, settings, fixtures, to_ask = inputs.resolve()
-    refuse_cassette(fixtures)  # a typo in the suffix, a cassette: named as such first
-    if not os.path.lexists(fixtures):  # never recorded: each question would miss
-        raise CommandError(never_recorded(fixtures, inputs))
-    existing_store(fixtures)  # a symlink to nothing, a FIFO...: named as what it is
-    store = FixtureStore.open(fixtures)
-    if len(store) == 0:  # an empty file or folder: as never recorded
-        raise CommandError(never_recorded(fixtures, inputs))
+    store = recorded_store(fixtures, inputs.record_command(*inputs.questions))
     all_identical = True
     for question in to_ask:
         rerecord = inputs.record_command(question)

@@ -43,7 +43,7 @@ from replaygate.errors import (
 from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import fixture_key, match_form, parsed_match_form
 from replaygate.fixtures.fixture import Fixture, InterfaceVersionError
-from replaygate.fixtures.mismatch import recorded_from_simulator, requested
+from replaygate.fixtures.mismatch import requested, simulator_note
 from replaygate.fixtures.session import VERSION_META, FixtureSession, Repeat, StoreArg
 from replaygate.fixtures.spending import SpendingCap
 from replaygate.fixtures.store.index import Location
@@ -319,7 +319,7 @@ class Exchange:
         if hit is None:
             raise self._miss(envelope, fixture_key(envelope), origin_of(request.url))
         location, fixture = hit
-        response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat))
+        response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat), fixture.meta)
         if response is None:
             raise self._null_answer(location, fixture, repeat)
         # read only for a body kept as text (the path is not looked at for the usual JSON)
@@ -329,11 +329,8 @@ class Exchange:
             and is_model_api(str(envelope.get("path", "")))
         )
         rerecord = self.session.replace_hint()
-        simulator = (
-            self.session.from_simulator
-            if recorded_from_simulator(fixture.meta) and "simulator" not in rerecord
-            else ""
-        )
+        told = simulator_note(fixture.meta, rerecord, self.session.from_simulator)
+        simulator = self.session.from_simulator if told else ""
         try:
             answer = replayed(
                 response,
@@ -452,7 +449,9 @@ class Exchange:
         if near is not None:
             location, fixture = near
             differences = field_diff(fixture.request, envelope)
-            if differences and all(d.path == VERSION_PATH for d in differences):
+            # the nearest stored under this very key was edited by hand: said as such
+            edited = fixture.key == key
+            if differences and not edited and all(d.path == VERSION_PATH for d in differences):
                 recorded = _version_header(fixture.request) or "(none)"
                 asked = _version_header(envelope)
                 line = requested(masked_pair(fixture.request, envelope)[1], origin)

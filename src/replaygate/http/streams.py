@@ -15,18 +15,12 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from replaygate.errors import FixtureMismatchError
+from replaygate.fixtures.mismatch import RECORDED_FROM_SIMULATOR
 from replaygate.fixtures.modes import RERECORD_FLAGS
 from replaygate.http.envelope import HeadersLike
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed
 from replaygate.http.recording import Recording
-
-RECORDED_FROM_SIMULATOR = (
-    'It was recorded from the simulator (meta.source "sim"), and that command records '
-    "from the live API: {how}"
-)
-"""Said of a stream that cannot be replayed further when it came from the simulator and
-the command to record it anew does not name it."""
 
 
 class StreamErrors(Protocol):
@@ -104,7 +98,8 @@ class ReplayByteStream:
                 f"({self._replayed.rerecord or RERECORD_FLAGS})."
             )
             if self._replayed.from_simulator:
-                message += f" {RECORDED_FROM_SIMULATOR.format(how=self._replayed.from_simulator)}."
+                how = self._replayed.from_simulator
+                message += f" {RECORDED_FROM_SIMULATOR.format(which='It', how=how)}"
             return passthrough(FixtureMismatchError(message, key=key))
         name, message = self._replayed.error or ("RemoteProtocolError", "")
         base: type[BaseException] = self.library.TransportError

@@ -180,7 +180,7 @@ class _FixtureModel:
         """This model's sample of a recorded fixture, in engine types."""
         check_version(self.session, hit, self.settings)
         location, fixture = hit
-        answer = self.session.answer(fixture.key, fixture.responses, self._at)
+        answer = self.session.answer(fixture.key, fixture.responses, self._at, fixture.meta)
         try:
             return self.settings.wire.from_response(answer)
         except WireFormatError as err:

@@ -1,0 +1,281 @@
+"""What a replay miss and its neighbours say, through the SDK, the CLI and the plugin.
+
+Each says what happened and names a command that does what it says: a fixture whose
+request was edited by hand (its key left as it was) is named as such, not as the
+"nearest" of a key the message says is not there; ``replaygate eval`` over a store never
+recorded says how to record it, as ``replaygate run`` does; and a request sent more often
+than recorded, or a sample never recorded, says how to record from the simulator again
+when its fixture came from there, as a miss does.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate.cli import main
+from replaygate.errors import FixtureFormatError, FixtureMismatchError
+from replaygate.fixtures.mismatch import FROM_SIMULATOR, SIMULATOR_OPTIONS
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import httpx2_client
+from replaygate.network import block_network
+from replaygate.sim import Simulator
+from sdks import anthropic
+
+ASKED = [{"role": "user", "content": "What is RAG?"}]
+EDITED = [{"role": "user", "content": "What is RAG, really?"}]
+AGENT = ["--agent", "replaygate.examples.research_copilot:copilot"]
+SIM_NOTE = (
+    'It was recorded from the simulator (meta.source "sim"), and that command records from '
+    f"the live API: {SIMULATOR_OPTIONS}."
+)
+
+
+def ask(store: Path, messages: list[dict[str, Any]], mode: str = "replay", **kw: Any) -> Any:
+    """Send ``messages`` through the anthropic SDK over ``store`` (``mode``; a recording
+    one from ``base_url`` of ``kw``)."""
+    base_url = kw.pop("base_url", None)
+    http = httpx2_client(store, mode, approve_live=mode != "replay", **kw)
+    with anthropic.Anthropic(
+        api_key="test", base_url=base_url, http_client=http, max_retries=0
+    ) as client:
+        return client.messages.create(model="m", max_tokens=8, messages=messages)
+
+
+@pytest.fixture(scope="module")
+def from_sim(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store of one message recorded from the echo simulator (meta.source "sim")."""
+    store = tmp_path_factory.mktemp("sim") / "s.jsonl"
+    with Simulator(behavior="echo") as sim:
+        ask(store, ASKED, "record-missing", base_url=sim.url, source="sim")
+    return store
+
+
+def edited_copy(store: Path, to: Path) -> Path:
+    """``store`` with its one request's question edited by hand, its key left as it was."""
+    to.write_text(store.read_text().replace("What is RAG?", "What is RAG, really?"))
+    return to
+
+
+def test_a_request_whose_fixture_was_edited_is_told_so(from_sim: Path, tmp_path: Path) -> None:
+    # it said "key K not in s.jsonl", then "nearest recorded request: key K": the key it
+    # had just said was not there
+    store = edited_copy(from_sim, tmp_path / "s.jsonl")
+    (fixture,) = FixtureStore.open(store)
+    with block_network(), pytest.raises(FixtureMismatchError) as missed:
+        ask(store, ASKED)
+    lines = str(missed.value).splitlines()
+    assert lines[0] == (
+        f"no fixture recorded for this HTTP request (POST https://api.anthropic.com/v1/messages)"
+        f": key {fixture.key} in {store} (1 fixture) is held by the fixture at {store}:1, but "
+        "its request was edited after recording (its key no longer matches it), so it answers "
+        "neither this HTTP request nor the edited one"
+    )
+    assert lines[1:3] == [
+        "the fields that differ (stored != requested):",
+        "  body.messages[0].content: 'What is RAG, really?' != 'What is RAG?'",
+    ]
+    assert lines[3].startswith("Revert the edit, or remove that fixture and re-record: ")
+    assert lines[4:] == [SIM_NOTE]
+    assert "nearest" not in str(missed.value) and " not in " not in lines[0]
+    assert missed.value.key == fixture.key
+    assert missed.value.differences == (
+        "body.messages[0].content: 'What is RAG, really?' != 'What is RAG?'",
+    )
+    # the edited request itself is refused as its first serve says, and what that says works
+    with block_network(), pytest.raises(FixtureFormatError) as served:
+        ask(store, EDITED)
+    assert "the request was edited after recording. Revert the edit, or record it anew in " in (
+        str(served.value)
+    )
+    assert "mode rerecord, which replaces it" in str(served.value)
+    with Simulator(behavior="echo") as sim:
+        with pytest.raises(FixtureFormatError, match="edited after recording"):
+            ask(store, EDITED, "record-missing", base_url=sim.url)  # "stops here too"
+        ask(store, EDITED, "rerecord", base_url=sim.url)
+    (replaced,) = FixtureStore.open(store)
+    assert replaced.request["body"]["messages"] == EDITED
+    with block_network():
+        assert ask(store, EDITED).content[0].text == "echo: What is RAG, really?"
+
+
+def test_an_edit_of_the_api_version_alone_is_told_as_an_edit(
+    from_sim: Path, tmp_path: Path
+) -> None:
+    # it said the client speaks another API version than the one recorded
+    store = tmp_path / "s.jsonl"
+    line = json.loads(from_sim.read_text())
+    line["request"]["headers"]["anthropic-version"] = "2023-01-01"
+    store.write_text(json.dumps(line) + "\n")
+    with block_network(), pytest.raises(FixtureMismatchError) as missed:
+        ask(store, ASKED)
+    assert "its request was edited after recording" in str(missed.value)
+    assert "speaks another API version" not in str(missed.value)
+
+
+def test_a_miss_of_a_fixture_not_edited_still_names_the_nearest(from_sim: Path) -> None:
+    with block_network(), pytest.raises(FixtureMismatchError) as missed:
+        ask(from_sim, EDITED)
+    text = str(missed.value)
+    assert " not in " in text.splitlines()[0] and "nearest recorded request: key" in text
+    assert "edited after recording" not in text
+    assert text.splitlines()[-1] == FROM_SIMULATOR.format(how=SIMULATOR_OPTIONS)
+
+
+def test_one_send_more_than_recorded_from_the_simulator_says_how_to_record_from_it(
+    from_sim: Path,
+) -> None:
+    # it named only the re-record command, which records from the live API
+    http = httpx2_client(from_sim)
+    with (
+        block_network(),
+        anthropic.Anthropic(api_key="t", http_client=http, max_retries=0) as client,
+    ):
+        client.messages.create(model="m", max_tokens=8, messages=ASKED)
+        with pytest.raises(FixtureMismatchError) as missed:
+            client.messages.create(model="m", max_tokens=8, messages=ASKED)
+    text = str(missed.value)
+    assert "recorded 1 time and sent 2 times in this session" in text
+    assert "opt in with repeat_last=True. " + SIM_NOTE in text
+    assert text.endswith(SIM_NOTE)
+
+
+def test_one_send_more_than_recorded_live_says_nothing_of_the_simulator(tmp_path: Path) -> None:
+    store = tmp_path / "live.jsonl"
+    with Simulator(behavior="echo") as sim:
+        ask(store, ASKED, "record-missing", base_url=sim.url)  # labelled live
+    http = httpx2_client(store)
+    with (
+        block_network(),
+        anthropic.Anthropic(api_key="t", http_client=http, max_retries=0) as client,
+    ):
+        client.messages.create(model="m", max_tokens=8, messages=ASKED)
+        with pytest.raises(FixtureMismatchError) as missed:
+            client.messages.create(model="m", max_tokens=8, messages=ASKED)
+    assert "simulator" not in str(missed.value)
+
+
+@pytest.fixture
+def one_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cases file of one case asked once, in the working folder ``tmp_path``."""
+    monkeypatch.chdir(tmp_path)
+    case = {
+        "id": "rag",
+        "question": "What is RAG?",
+        "must_contain": ["RAG"],
+        "samples": 1,
+        "floor": 1,
+    }
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps(case) + "\n")
+    return cases
+
+
+@pytest.mark.parametrize("there", [None, "an empty file", "an empty folder"])
+def test_eval_over_a_store_never_recorded_says_how_to_record_it(
+    one_case: Path, there: str | None
+) -> None:
+    # an empty store gave a miss: "If the change was meant, re-record..."; a missing one
+    # named the recording flags only
+    store = "ev" if there == "an empty folder" else "ev.jsonl"
+    if there == "an empty file":
+        Path(store).touch()
+    elif there == "an empty folder":
+        Path(store).mkdir()
+    replay = ["eval", *AGENT, "--cases", "cases.jsonl", "--fixtures", store, "--no-history"]
+    missed = CliRunner().invoke(main, replay)
+    assert missed.exit_code == 2, missed.output
+    assert missed.output.startswith(f"Error: no fixtures at {store}: record them first (`")
+    assert "`; add --simulator to record from the built-in simulator, with no key and no" in (
+        missed.output
+    )
+    assert "If the change was meant" not in missed.output
+    assert Path(store).exists() is (there is not None)  # left as it was
+    command = missed.output.split("(`", 1)[1].split("`", 1)[0]
+    words = shlex.split(command)
+    assert words[:5] == ["replaygate", "eval", "--record-mode", "record-missing", "--approve-live"]
+    recorded = CliRunner().invoke(main, [*words[1:], "--simulator", "--no-history"])
+    assert recorded.exit_code == 0, recorded.output
+    replayed = CliRunner().invoke(main, replay)
+    assert replayed.exit_code == 0, replayed.output
+
+
+def test_eval_of_a_sample_never_recorded_names_the_eval_command_and_the_simulator(
+    one_case: Path,
+) -> None:
+    # it named `--record-mode=record-missing --approve-live` alone, and not the simulator
+    run = ["eval", *AGENT, "--cases", "cases.jsonl", "--fixtures", "ev.jsonl", "--no-history"]
+    recorded = CliRunner().invoke(
+        main, [*run, "--record-mode", "record-missing", "--approve-live", "--simulator"]
+    )
+    assert recorded.exit_code == 0, recorded.output
+    one_case.write_text(one_case.read_text().replace('"samples": 1', '"samples": 2'))
+    missed = CliRunner().invoke(main, run)
+    assert missed.exit_code == 2, missed.output
+    text = " ".join(missed.output.split())
+    assert "has no response for sample 1 (recorded samples: [0])" in text
+    record = shlex.join(
+        [
+            "replaygate",
+            "eval",
+            "--record-mode",
+            "record-missing",
+            "--approve-live",
+            *AGENT,
+            "--cases",
+            "cases.jsonl",
+            "--fixtures",
+            "ev.jsonl",
+        ]
+    )
+    assert f"Record the samples again (`{record}`) or lower the sample count." in text
+    assert " ".join(SIM_NOTE.split()) in text
+
+
+SAMPLED = """
+import pytest
+
+from replaygate.assertions import contains_check
+
+
+@pytest.mark.sampled(n={n}, floor=1)
+@pytest.mark.replaygate(fixtures="once.jsonl")
+def test_sampled(replaygate_sample, replaygate_checks, anthropic_client):
+    answer = anthropic_client(max_retries=0).messages.create(
+        model="m", max_tokens=8, messages=[{{"role": "user", "content": "again"}}]
+    )
+    replaygate_checks.evaluate(answer.content[0].text, contains_check(["again"], kind="gate"))
+"""
+
+
+@pytest.mark.slow  # runs pytest on a project of its own
+def test_a_sample_missing_from_a_simulator_recording_says_how_to_record_from_it(
+    pytester: pytest.Pytester,
+) -> None:
+    # it named the pytest command alone, which records from the live API
+    pytester.makepyfile(test_sampled=SAMPLED.format(n=1))
+    recorded = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "--replaygate-record-mode=record-missing",
+        "--replaygate-approve-live",
+        "--replaygate-simulator=echo",
+    )
+    recorded.assert_outcomes(passed=1)
+    pytester.makepyfile(test_sampled=SAMPLED.format(n=2))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*recorded 1 time and sent 2 times in this session*Record the missing samples "
+            "(`pytest *--replaygate-record-mode=record-missing --replaygate-approve-live`)*"
+            'sampled test). It was recorded from the simulator (meta.source "sim"), and that '
+            "command records from the live API: add `--replaygate-simulator=NAME` to record "
+            "from the simulator again*",
+        ]
+    )
