@@ -168,3 +168,35 @@ def test_an_existing_file_of_another_kind_is_refused(
     err = _refused(pytester, "--flaky-runs=2", f"{option}=README.md", "test_m.py")
     assert f"{option}: {readme}: is not {what}" in err
     assert readme.read_text() == "# the project\n"
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+def test_an_output_given_no_path_is_refused_saying_so(
+    pytester: pytest.Pytester, option: str
+) -> None:
+    # an empty value was the directory pytest ran from: "[Errno 21] Is a directory: '/...'"
+    pytester.makepyfile(test_m=MODULE)
+    err = _refused(pytester, "--flaky-runs=2", f"{option}=", "test_m.py")
+    assert f"{option}: no path given ({option}=''); name the file to write, as in " in err
+    assert "Is a directory" not in err
+
+
+@pytest.mark.parametrize("runs_none", ["--collect-only", "--setup-only", "--setup-plan"])
+def test_a_session_that_runs_no_test_keeps_the_files_of_the_last_run(
+    pytester: pytest.Pytester, runs_none: str
+) -> None:
+    # --collect-only wrote `"cases": []` over the results of the last run
+    pytester.makepyfile(test_m=MODULE)
+    last = {  # "last": what the last run wrote, not what an empty run writes
+        "results.json": '{"format": "replaygate.sampling.results", "version": 1, "cases": [], '
+        '"last": 1}',
+        "flaky.json": '{"runs": 2, "tests": 0, "flaky": [], "failed_every_run": [], "last": 1}',
+    }
+    for name, text in last.items():
+        (pytester.path / name).write_text(text)
+    args = ("--sampling-results=results.json", "--flaky-runs=2", "--flaky-report=flaky.json")
+    result = pytester.runpytest(*args, runs_none, *UNUSED_PLUGINS)
+    assert result.ret == pytest.ExitCode.OK
+    for name, text in last.items():
+        assert (pytester.path / name).read_text() == text
+    assert not (pytester.path / "ran.txt").exists()

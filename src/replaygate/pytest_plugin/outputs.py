@@ -149,6 +149,11 @@ def check_outputs(config: pytest.Config) -> None:
     config.add_cleanup(close_fifos)  # a FIFO's reader sees its end when the session ends
     for flag, out in given.items():
         raw = str(config.getoption(OUTPUTS[flag]))
+        if not raw.strip():  # read as the directory pytest runs from: "Is a directory"
+            raise pytest.UsageError(
+                f"{flag}: no path given ({flag}={raw!r}); name the file to write, as in "
+                f"{flag}=out.json"
+            )
         refuse_unexpanded_tilde(flag, raw, config.invocation_params.dir)
         others = {f"the {other} file": path for other, path in written.items() if other != flag}
         try:

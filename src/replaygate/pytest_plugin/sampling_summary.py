@@ -70,9 +70,10 @@ class Collector:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Write the results file and flaky report, unless a usage error stopped the
-        session before any test ran; exit 1 when a test was flaky."""
+        session before any test ran, or it runs none (``--collect-only``, ``--setup-only``,
+        ``--setup-plan``); exit 1 when a test was flaky."""
         state = self.state
-        if session.exitstatus == pytest.ExitCode.USAGE_ERROR:
+        if session.exitstatus == pytest.ExitCode.USAGE_ERROR or _runs_no_test(session.config):
             return  # no test ran: the files of the last run are kept
         if state.results is not None:
             from replaygate.sampling.results import write_results
@@ -128,6 +129,13 @@ class Collector:
                 terminalreporter.line(line)
         for error in state.write_errors:
             terminalreporter.line(f"replaygate: {error}", red=True)
+
+
+def _runs_no_test(config: pytest.Config) -> bool:
+    """Whether the session only collects (``--collect-only``) or sets up (``--setup-only``,
+    ``--setup-plan``) the tests, and runs none: its empty results would replace the last
+    run's."""
+    return any(config.getoption(name, False) for name in ("collectonly", "setuponly", "setupplan"))
 
 
 @contextlib.contextmanager
