@@ -101,7 +101,7 @@ OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]*")
 # pytest-rerunfailures, pytest-xdist.
 OTHER_TOOLS = {
     "--global", "--reuse-venv", "--block-network", "--reruns", "--force-reruns",
-    "--dist", "--keep-duplicates",
+    "--dist", "--keep-duplicates", "--collect-only", "--setup-only", "--setup-plan",
 }  # fmt: skip
 
 
