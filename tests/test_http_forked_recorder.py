@@ -1,0 +1,68 @@
+"""A recording session made before a fork (multiprocessing's ``fork`` start method: a
+pool of workers, a server that forks its workers) records in the forked process too:
+its store takes a write lock of that process's own, and nothing recorded is lost."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from loopback import Handler, serving
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import Exchange, block_network, httpx2_client
+from sdks import anthropic
+
+pytestmark = pytest.mark.slow  # forks a process
+
+
+class Echoes(Handler):
+    """Answers a Messages request with its last user message."""
+
+    def do_POST(self) -> None:
+        asked = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
+        text = asked["messages"][-1]["content"]
+        self.answer_json(
+            {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": asked["model"],
+                "content": [{"type": "text", "text": f"echo: {text}"}],
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": 1, "output_tokens": 2},
+            }
+        )
+
+
+def ask(exchange: Exchange, base: str, question: str) -> str:
+    """``question`` asked through the anthropic SDK over a client of ``exchange``."""
+    http = httpx2_client(exchange)
+    with anthropic.Anthropic(api_key="k", base_url=base, http_client=http) as client:
+        reply = client.messages.create(
+            model="m", max_tokens=8, messages=[{"role": "user", "content": question}]
+        )
+    return str(reply.content[0].text)
+
+
+@pytest.mark.parametrize("layout", ["store.jsonl", "folder"])
+def test_a_session_forked_after_a_write_records_in_the_child(tmp_path: Path, layout: str) -> None:
+    store = tmp_path / layout
+    exchange = Exchange(store, mode="record-missing", approve_live=True)
+    with serving(Echoes) as base:
+        assert ask(exchange, base, "before") == "echo: before"  # the store's lock is made
+        child = multiprocessing.get_context("fork").Process(
+            target=ask, args=(exchange, base, "in the child")
+        )
+        child.start()
+        child.join()
+        assert child.exitcode == 0
+        assert ask(exchange, base, "after") == "echo: after"
+    asked = sorted(f.request["body"]["messages"][0]["content"] for f in FixtureStore.open(store))
+    assert asked == ["after", "before", "in the child"]
+    with block_network():
+        replay = Exchange(store)
+        assert [ask(replay, base, q) for q in asked] == [f"echo: {q}" for q in asked]
