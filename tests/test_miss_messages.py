@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import json
 import shlex
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from replaygate import ReplayModel
 from replaygate.cli import main
 from replaygate.errors import FixtureFormatError, FixtureMismatchError
+from replaygate.examples.research_copilot import SETTINGS, answer
+from replaygate.fixtures.fixture import InterfaceVersionError
 from replaygate.fixtures.mismatch import FROM_SIMULATOR, SIMULATOR_OPTIONS
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
@@ -279,3 +283,52 @@ def test_a_sample_missing_from_a_simulator_recording_says_how_to_record_from_it(
             "from the simulator again*",
         ]
     )
+
+
+def test_a_fixture_answering_nothing_says_how_to_record_from_the_simulator(
+    from_sim: Path, tmp_path: Path
+) -> None:
+    # "re-record it (...)" named a live recording alone
+    store = tmp_path / "s.jsonl"
+    line = json.loads(from_sim.read_text())
+    line["response"] = None  # a hand edit
+    store.write_text(json.dumps(line) + "\n")
+    with block_network(), pytest.raises(FixtureMismatchError) as missed:
+        ask(store, ASKED)
+    assert "holds no response at all (its response is null: edited by hand?)" in str(missed.value)
+    assert str(missed.value).endswith(f"names its line. {SIM_NOTE}")
+
+
+def test_another_api_version_than_a_simulator_recording_says_how_to_record_from_it(
+    from_sim: Path,
+) -> None:
+    http = httpx2_client(from_sim)
+    with (
+        block_network(),
+        anthropic.Anthropic(
+            api_key="t",
+            http_client=http,
+            max_retries=0,
+            default_headers={"anthropic-version": "2023-01-01"},
+        ) as client,
+        pytest.raises(FixtureMismatchError) as missed,
+    ):
+        client.messages.create(model="m", max_tokens=8, messages=ASKED)
+    text = str(missed.value)
+    version = json.loads(from_sim.read_text())["request"]["headers"]["anthropic-version"]
+    assert "requested 2023-01-01: the client speaks another API version" in text
+    assert text.endswith(f"or pin the client to anthropic-version {version}. {SIM_NOTE}")
+
+
+def test_a_model_replaying_another_version_than_recorded_from_the_simulator_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    record = ["record", *AGENT, "--fixtures", "rc.jsonl", "--approve-live", "--simulator", "Hi"]
+    assert CliRunner().invoke(main, record).exit_code == 0
+    settings = replace(SETTINGS, interface_version="2023-01-01")
+    model = ReplayModel("rc.jsonl", **asdict(settings))
+    with pytest.raises(InterfaceVersionError) as refused:
+        answer(model, "Hi")
+    assert "this run asks for anthropic.messages version 2023-01-01" in str(refused.value)
+    assert str(refused.value).endswith(SIM_NOTE)

@@ -353,13 +353,14 @@ class Exchange:
         index = min(repeat, len(fixture.responses) - 1)
         recorded = [i for i, r in enumerate(fixture.responses) if r is not None]
         if not recorded:
-            return self.session.nothing_recorded(fixture.key)
+            return self.session.nothing_recorded(fixture.key, fixture.meta)
+        command = self.session.replace_hint()
         return FixtureMismatchError(
             f"{location}: fixture {fixture.key} has no answer for send {repeat + 1} of this "
             f"request: its answer {index} (responses[{index}], its sample lines counted in) "
             f"is null, as a recording leaves the answer of a sample that did not send this "
-            f"request (answers recorded: {recorded}). Re-record it "
-            f"({self.session.replace_hint()}).",
+            f"request (answers recorded: {recorded}). Re-record it ({command})."
+            f"{self.session.simulator_told(fixture.meta, command)}",
             key=fixture.key,
             store=str(self.store.path),
         )
@@ -455,13 +456,14 @@ class Exchange:
                 recorded = _version_header(fixture.request) or "(none)"
                 asked = _version_header(envelope)
                 line = requested(masked_pair(fixture.request, envelope)[1], origin)
+                command = self.session.replace_hint()
                 return InterfaceVersionError(
                     f"no fixture recorded for this HTTP request ({line}): "
                     f"key {key} not in {self.store.path}. The nearest, key {fixture.key} at "
                     f"{location}, was recorded for anthropic-version {recorded}, requested "
                     f"{asked}: the client speaks another API version. Re-record for it "
-                    f"({self.session.replace_hint()}), or pin the client to "
-                    f"anthropic-version {recorded}.",
+                    f"({command}), or pin the client to anthropic-version {recorded}."
+                    f"{self.session.simulator_told(fixture.meta, command)}",
                     key=key,
                     store=str(self.store.path),
                     differences=tuple(d.render() for d in differences),

@@ -137,19 +137,21 @@ def check_version(session: FixtureSession, hit: Hit, settings: RequestSettings) 
     found = version_mismatch(fixture.meta, *wanted)
     if found is None:
         return
+    command = session.replace_hint()
     if found[0] != wanted[0]:  # the version is no help: replay asks for this interface
         hint = (
-            f"Re-record it ({session.replace_hint()}), or correct its meta.interface if it "
+            f"Re-record it ({command}), or correct its meta.interface if it "
             f"was recorded for {wanted[0]}."
         )
     else:
         hint = (
-            f"Re-record it for {wanted[1]} ({session.replace_hint()}), or replay with "
+            f"Re-record it for {wanted[1]} ({command}), or replay with "
             f"interface_version={found[1]!r} if that is the version in use."
         )
     raise InterfaceVersionError(
         f"fixture {fixture.key} at {location} was recorded for {found[0]} version {found[1]}; "
-        f"this run asks for {wanted[0]} version {wanted[1]}. {hint}",
+        f"this run asks for {wanted[0]} version {wanted[1]}. {hint}"
+        f"{session.simulator_told(fixture.meta, command)}",
         key=fixture.key,
         store=str(session.store.path),
     )
