@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from agents import (
     Agent,
+    GuardrailFunctionOutput,
     ModelRetrySettings,
     ModelSettings,
     OpenAIChatCompletionsModel,
@@ -33,6 +34,7 @@ from agents import (
     Runner,
     SQLiteSession,
     function_tool,
+    input_guardrail,
     retry_policies,
     set_tracing_disabled,
 )
@@ -336,6 +338,43 @@ def test_recorded_for_the_real_api_from_the_simulator_it_replays_with_the_same_c
     with intercept(store) as exchange:
         assert run() == recorded == f"echo: {QUESTION}"
     assert exchange.replays == 1
+
+
+def guarded(hosts: Hosts, inner: RunConfig | None) -> str:
+    """A grouped run whose input guardrail runs an agent of its own with ``inner``."""
+    checker = agent(hosts, "responses")
+
+    @input_guardrail
+    async def checked(ctx: object, _agent: object, given: object) -> GuardrailFunctionOutput:
+        verdict = await Runner.run(checker, str(given), run_config=inner)
+        return GuardrailFunctionOutput(output_info=verdict.final_output, tripwire_triggered=False)
+
+    guarded_agent = agent(hosts, "responses").clone(input_guardrails=[checked])
+    grouped = RunConfig(group_id="weather-agent")
+    return str(Runner.run_sync(guarded_agent, QUESTION, run_config=grouped).final_output)
+
+
+def test_a_guardrail_s_ungrouped_run_misses_naming_the_group_it_needs(store: Path) -> None:
+    """A guardrail's own run, not grouped, sends a new ``prompt_cache_key`` on every run:
+    its miss says so, where it only said to re-record, which records a key no run sends
+    again; grouped, it replays."""
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+    ):
+        guarded(Hosts(), None)
+    with intercept(store), pytest.raises(FixtureMismatchError) as caught:
+        guarded(Hosts(), None)
+    assert [d.split(":")[0] for d in caught.value.differences] == ["body.prompt_cache_key"]
+    assert "`run_config=RunConfig(group_id=...)`" in str(caught.value)
+    inner = RunConfig(group_id="guardrail")
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+    ):
+        recorded = guarded(Hosts(), inner)
+    with intercept(store):
+        assert guarded(Hosts(), inner) == recorded == f"echo: {QUESTION}"
 
 
 INNER_TEST = """
