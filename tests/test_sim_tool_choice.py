@@ -15,6 +15,7 @@ import pytest
 
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import Simulator
+from sdks import anthropic, openai
 
 
 class CallsTheFirstTool:
@@ -112,3 +113,252 @@ def test_the_tool_choice_decides_what_the_model_may_call(
     assert name == "second" and "1" in str(arguments)
     name, arguments = ask(sim, auto)
     assert name == "first" and "2" in str(arguments)
+
+
+# -- a tool choice the request cannot satisfy is refused as the APIs refuse it ---------
+
+
+def _anthropic_client(sim: Simulator) -> Any:
+    return anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
+
+
+def _openai_client(sim: Simulator) -> Any:
+    return openai.OpenAI(api_key="k", base_url=sim.openai_base_url, max_retries=0)
+
+
+ANTHROPIC_TOOLS = [{"name": n, "input_schema": _schema()} for n in ("first", "second")]
+CHAT_TOOLS = [
+    {"type": "function", "function": {"name": n, "parameters": _schema()}}
+    for n in ("first", "second")
+]
+RESPONSES_TOOLS = [
+    {"type": "function", "name": n, "parameters": _schema()} for n in ("first", "second")
+]
+HI = [{"role": "user", "content": "hi"}]
+
+
+def test_the_anthropic_sdk_gets_a_400_for_a_tool_choice_naming_no_tool(sim: Simulator) -> None:
+    # the simulator called one of the tools the request defined: a recording made
+    # against it passed, and failed live on its first request
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        _anthropic_client(sim).messages.create(
+            model="m",
+            max_tokens=64,
+            messages=HI,
+            tools=ANTHROPIC_TOOLS,
+            tool_choice={"type": "tool", "name": "missing"},
+        )
+    assert refused.value.status_code == 400
+    assert refused.value.body["error"] == {
+        "type": "invalid_request_error",
+        "message": "Tool 'missing' not found in provided tools",
+    }
+
+
+@pytest.mark.parametrize(
+    "choice",
+    [
+        {"type": "function", "function": {"name": "missing"}},
+        {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": [
+            {"type": "function", "function": {"name": "first"}},
+            {"type": "function", "function": {"name": "missing"}},
+        ]}},
+    ],
+    ids=["named", "allowed_tools"],
+)  # fmt: skip
+def test_the_openai_sdk_gets_a_400_for_a_chat_tool_choice_naming_no_tool(
+    sim: Simulator, choice: Any
+) -> None:
+    with pytest.raises(openai.BadRequestError) as refused:
+        _openai_client(sim).chat.completions.create(
+            model="g", messages=HI, tools=CHAT_TOOLS, tool_choice=choice
+        )
+    error = refused.value
+    assert (error.status_code, error.type, error.param) == (
+        400,
+        "invalid_request_error",
+        "tool_choice",
+    )
+    assert error.body["message"] == (
+        "Invalid value for 'tool_choice': no function named 'missing' was specified in the "
+        "'tools' parameter."
+    )
+
+
+@pytest.mark.parametrize(
+    ("choice", "message"),
+    [
+        (
+            {"type": "function", "name": "missing"},
+            "Tool choice 'function' named 'missing' not found in 'tools' parameter.",
+        ),
+        (
+            {"type": "allowed_tools", "mode": "auto", "tools": [
+                {"type": "function", "name": "missing"},
+            ]},
+            "Tool choice 'missing' not found in 'tools' parameter.",
+        ),
+    ],
+    ids=["named", "allowed_tools"],
+)  # fmt: skip
+def test_the_openai_sdk_gets_a_400_for_a_responses_tool_choice_naming_no_tool(
+    sim: Simulator, choice: Any, message: str
+) -> None:
+    with pytest.raises(openai.BadRequestError) as refused:
+        _openai_client(sim).responses.create(
+            model="g", input="hi", tools=RESPONSES_TOOLS, tool_choice=choice
+        )
+    error = refused.value
+    assert (error.status_code, error.type, error.param) == (
+        400,
+        "invalid_request_error",
+        "tool_choice",
+    )
+    assert error.body["message"] == message
+
+
+def _error(sim: Simulator, path: str, body: dict[str, Any]) -> Any:
+    """The ``error`` object of a refused request (an Anthropic one on ``/v1/messages``)."""
+    anthropic_path = path == "/v1/messages"
+    headers = (
+        {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+        if anthropic_path
+        else {"authorization": "Bearer k"}
+    )
+    url = sim.url + path if anthropic_path else sim.openai_base_url + path
+    reply = httpx2.post(url, json=body, headers=headers)
+    assert reply.status_code == 400, reply.text
+    return reply.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (
+            {"tool_choice": {"type": "tools"}},
+            "tool_choice: Input tag 'tools' found using 'type' does not match any of the "
+            "expected tags: 'auto', 'any', 'tool', 'none'",
+        ),
+        ({"tool_choice": {"type": "tool"}}, "tool_choice.tool.name: Field required"),
+        (
+            {"tools": [], "tool_choice": {"type": "any"}},
+            "tool_choice.any may only be specified while providing tools",
+        ),
+        (
+            {"tool_choice": {"type": "tool", "name": "first"}},
+            "tool_choice.tool may only be specified while providing tools",
+        ),
+        (
+            {"tools": [*ANTHROPIC_TOOLS, ANTHROPIC_TOOLS[0]]},
+            "tools: Tool names must be unique.",
+        ),
+    ],
+    ids=["unknown kind", "no name", "any without tools", "tool without tools", "same name"],
+)
+def test_anthropic_refuses_a_tool_choice_or_tools_it_cannot_take(
+    sim: Simulator, fields: dict[str, Any], message: str
+) -> None:
+    body = {"model": "m", "max_tokens": 64, "messages": HI, **fields}
+    assert _error(sim, "/v1/messages", body) == {
+        "type": "invalid_request_error",
+        "message": message,
+    }
+
+
+LONG = "f" * 65
+
+
+@pytest.mark.parametrize(
+    ("path", "fields", "message", "param", "code"),
+    [
+        (
+            "/chat/completions",
+            {"tools": [{"type": "function"}]},
+            "Missing required parameter: 'tools[0].function'.",
+            "tools[0].function",
+            "missing_required_parameter",
+        ),
+        (
+            "/chat/completions",
+            {"tools": [{"type": "function", "function": {"parameters": {}}}]},
+            "Missing required parameter: 'tools[0].function.name'.",
+            "tools[0].function.name",
+            "missing_required_parameter",
+        ),
+        (
+            "/chat/completions",
+            {"tool_choice": "none"},
+            "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are "
+            "specified.",
+            "tool_choice",
+            None,
+        ),
+        (
+            "/chat/completions",
+            {"tools": CHAT_TOOLS, "tool_choice": "requried"},
+            "Invalid value: 'requried'. Supported values are: 'none', 'auto', and 'required'.",
+            "tool_choice",
+            "invalid_value",
+        ),
+        (
+            "/responses",
+            {"tools": RESPONSES_TOOLS, "tool_choice": "any"},
+            "Invalid value: 'any'. Supported values are: 'none', 'auto', and 'required'.",
+            "tool_choice",
+            "invalid_value",
+        ),
+        (
+            "/responses",
+            {"tool_choice": {"type": "function", "name": "first"}},
+            "Tool choice 'function' named 'first' not found in 'tools' parameter.",
+            "tool_choice",
+            None,
+        ),
+        (
+            "/chat/completions",
+            {"tools": [{"type": "function", "function": {"name": LONG, "parameters": {}}}]},
+            "Invalid 'tools[0].function.name': string too long. Expected a string with maximum "
+            "length 64, but got a string with length 65 instead.",
+            "tools[0].function.name",
+            "string_above_max_length",
+        ),
+        (
+            "/responses",
+            {"tools": [{"type": "function", "name": LONG, "parameters": {}}]},
+            "Invalid 'tools[0].name': string too long. Expected a string with maximum length "
+            "64, but got a string with length 65 instead.",
+            "tools[0].name",
+            "string_above_max_length",
+        ),
+    ],
+    ids=[
+        "chat function missing",
+        "chat function name missing",
+        "chat choice without tools",
+        "chat unknown mode",
+        "responses unknown mode",
+        "responses choice without tools",
+        "chat name too long",
+        "responses name too long",
+    ],
+)
+def test_openai_refuses_a_tool_choice_or_tool_name_it_cannot_take(
+    sim: Simulator, path: str, fields: dict[str, Any], message: str, param: str, code: Any
+) -> None:
+    asked = {"messages": HI} if path == "/chat/completions" else {"input": "hi"}
+    assert _error(sim, path, {"model": "g", **asked, **fields}) == {
+        "message": message,
+        "type": "invalid_request_error",
+        "param": param,
+        "code": code,
+    }
+
+
+def test_a_tool_choice_naming_a_defined_tool_of_each_form_is_served(sim: Simulator) -> None:
+    allowed = [{"type": "function", "function": {"name": "second"}}]
+    chat = {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": allowed}}
+    assert _chat(sim, chat)[0] == "second"
+    responses = {"type": "allowed_tools", "mode": "required", "tools": [
+        {"type": "function", "name": "second"}]}  # fmt: skip
+    assert _responses(sim, responses)[0] == "second"
+    assert _anthropic(sim, {"type": "any"})[0] == "first"

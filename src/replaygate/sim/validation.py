@@ -214,7 +214,11 @@ def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
             )
     if messages[0]["role"] != "user":
         return Invalid('messages: first message must use the "user" role')
-    return _anthropic_tool_pairs(messages) or _anthropic_tools(body.get("tools"))
+    return (
+        _anthropic_tool_pairs(messages)
+        or _anthropic_tools(body.get("tools"))
+        or _anthropic_tool_choice(body.get("tool_choice"), body.get("tools"))
+    )
 
 
 def _max_tokens(body: Mapping[str, Any]) -> Invalid | None:
@@ -266,6 +270,35 @@ def _anthropic_tools(tools: Any) -> Invalid | None:
             return Invalid(f"tools.{i}.type: Input should be a valid string")
         if not server_tool(tool) and not isinstance(tool.get("input_schema"), Mapping):
             return Invalid(f"tools.{i}.input_schema: Field required")
+    names = [tool["name"] for tool in tools]
+    if len(set(names)) < len(names):
+        return Invalid("tools: Tool names must be unique.")
+    return None
+
+
+_ANTHROPIC_TOOL_CHOICES: dict[str, _Fields] = {
+    "auto": {},
+    "any": {},
+    "tool": {"name": _TEXT},
+    "none": {},
+}
+"""The kinds of the Messages API's ``tool_choice``, each with its required fields."""
+
+
+def _anthropic_tool_choice(choice: Any, tools: Any) -> Invalid | None:
+    """The Messages API's error for a ``tool_choice`` of no known kind, or one forcing a
+    call (``any``, a named ``tool``) of a tool the request does not define (``tools``
+    already checked: a list of tools with names, or None)."""
+    if choice is None:
+        return None
+    problem = _anthropic_tagged(choice, "tool_choice", _ANTHROPIC_TOOL_CHOICES)
+    if problem is not None:
+        return problem
+    kind = choice["type"]
+    if kind in ("any", "tool") and not tools:
+        return Invalid(f"tool_choice.{kind} may only be specified while providing tools")
+    if kind == "tool" and choice["name"] not in [tool["name"] for tool in tools]:
+        return Invalid(f"Tool '{choice['name']}' not found in provided tools")
     return None
 
 
@@ -315,6 +348,7 @@ def validate_openai(body: Any) -> Invalid | None:
         problem = problem or _wrong_type(item, "tool_calls", list, "an array", f"messages[{i}].")
         problem = problem or _chat_content(item, f"messages[{i}]")
     problem = problem or _chat_tools(body.get("tools"))
+    problem = problem or _chat_tool_choice(body.get("tool_choice"), body.get("tools"))
     return problem or _openai_tool_pairs(messages)
 
 
@@ -370,7 +404,8 @@ def _invalid_value(value: Any, supported: Sequence[str], param: str) -> Invalid:
 
 def _chat_tools(tools: Any) -> Invalid | None:
     """OpenAI's error for the first tool (when ``tools`` is a list) whose ``type`` is
-    missing or not one OpenAI knows, or whose function name it would not take."""
+    missing or not one OpenAI knows, or whose function or its name is missing or a name
+    it would not take."""
     for i, tool in enumerate(tools if isinstance(tools, list) else []):
         if not isinstance(tool, Mapping):
             continue
@@ -379,6 +414,13 @@ def _chat_tools(tools: Any) -> Invalid | None:
         if tool["type"] not in _OPENAI_TOOL_TYPES:
             return _invalid_value(tool["type"], _OPENAI_TOOL_TYPES, f"tools[{i}].type")
         function = tool.get("function")
+        if tool["type"] == "function" and function is None:
+            return _missing(f"tools[{i}].function")
+        problem = _wrong_type(tool, "function", Mapping, "an object", f"tools[{i}].")
+        if problem is not None:
+            return problem
+        if isinstance(function, Mapping) and function.get("name") is None:
+            return _missing(f"tools[{i}].function.name")
         if isinstance(function, Mapping):
             problem = _function_name(function.get("name"), f"tools[{i}].function.name")
             if problem is not None:
@@ -386,11 +428,96 @@ def _chat_tools(tools: Any) -> Invalid | None:
     return None
 
 
+_TOOL_CHOICE_MODES = ("none", "auto", "required")
+"""The tool choices OpenAI's two APIs take as a string."""
+
+
+def _tool_choice_mode(choice: Any) -> Invalid | None:
+    """OpenAI's error for a string ``tool_choice`` that is none of its modes."""
+    if isinstance(choice, str) and choice not in _TOOL_CHOICE_MODES:
+        return _invalid_value(choice, _TOOL_CHOICE_MODES, "tool_choice")
+    return None
+
+
+def _named(entry: Any, nested: bool) -> str | None:
+    """The name of a function or custom tool (or tool choice) ``entry``: nested under its
+    kind in Chat Completions (``{"type": "function", "function": {"name": ...}}``), held by
+    the entry itself in the Responses API; None for another kind or no name."""
+    if not isinstance(entry, Mapping) or entry.get("type") not in _OPENAI_TOOL_TYPES:
+        return None
+    held = entry.get(entry["type"]) if nested else entry
+    name = held.get("name") if isinstance(held, Mapping) else None
+    return name if isinstance(name, str) else None
+
+
+def _chosen_names(choice: Any, nested: bool) -> list[str]:
+    """The tool names a ``tool_choice`` forces or allows: a named function or custom
+    tool, or the tools of ``allowed_tools`` (under ``allowed_tools`` in Chat Completions,
+    in the choice itself in the Responses API)."""
+    if not isinstance(choice, Mapping):
+        return []
+    if choice.get("type") != "allowed_tools":
+        name = _named(choice, nested)
+        return [] if name is None else [name]
+    held = choice.get("allowed_tools") if nested else choice
+    listed = held.get("tools") if isinstance(held, Mapping) else None
+    names = (_named(tool, nested) for tool in (listed if isinstance(listed, list) else []))
+    return [name for name in names if name is not None]
+
+
+def _defined_names(tools: Any, nested: bool) -> set[str]:
+    listed = tools if isinstance(tools, list) else []
+    return {name for name in (_named(tool, nested) for tool in listed) if name is not None}
+
+
+def _chat_tool_choice(choice: Any, tools: Any) -> Invalid | None:
+    """Chat Completions' error for a ``tool_choice`` given without tools, of no known
+    mode, or naming a function the tools do not define."""
+    if choice is None:
+        return None
+    if not tools:
+        return Invalid(
+            "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are "
+            "specified.",
+            "tool_choice",
+        )
+    defined = _defined_names(tools, nested=True)
+    for name in _chosen_names(choice, nested=True):
+        if name not in defined:
+            return Invalid(
+                f"Invalid value for 'tool_choice': no function named '{name}' was specified "
+                "in the 'tools' parameter.",
+                "tool_choice",
+            )
+    return _tool_choice_mode(choice)
+
+
+def _responses_tool_choice(choice: Any, tools: Any) -> Invalid | None:
+    """The Responses API's error for a ``tool_choice`` of no known mode, or one naming a
+    tool (a function, or one ``allowed_tools`` lists) the tools do not define."""
+    named = isinstance(choice, Mapping) and choice.get("type") in _OPENAI_TOOL_TYPES
+    defined = _defined_names(tools, nested=False)
+    for name in _chosen_names(choice, nested=False):
+        if name not in defined:  # the API names the kind of a named choice, not its name
+            which = f"{choice['type']}' named '{name}" if named else name
+            return Invalid(f"Tool choice '{which}' not found in 'tools' parameter.", "tool_choice")
+    return _tool_choice_mode(choice)
+
+
 _OPENAI_FUNCTION_NAME = re.compile(r"[a-zA-Z0-9_-]+")
+MAX_FUNCTION_NAME = 64
+"""The longest function name OpenAI's APIs take."""
 
 
 def _function_name(name: Any, param: str) -> Invalid | None:
     """OpenAI's error for a function ``name`` (when a string) it would not take."""
+    if isinstance(name, str) and len(name) > MAX_FUNCTION_NAME:
+        return Invalid(
+            f"Invalid '{param}': string too long. Expected a string with maximum length "
+            f"{MAX_FUNCTION_NAME}, but got a string with length {len(name)} instead.",
+            param,
+            "string_above_max_length",
+        )
     if not isinstance(name, str) or _OPENAI_FUNCTION_NAME.fullmatch(name):
         return None
     return Invalid(
@@ -641,7 +768,8 @@ def validate_responses(body: Any) -> Invalid | None:
     if stream is not None and not isinstance(stream, bool):
         return Invalid("Invalid type for 'stream': expected a boolean.", "stream", "invalid_type")
     problem = _token_limit(body, "max_output_tokens", MIN_OUTPUT_TOKENS)
-    return problem or _responses_tools(body.get("tools"))
+    problem = problem or _responses_tools(body.get("tools"))
+    return problem or _responses_tool_choice(body.get("tool_choice"), body.get("tools"))
 
 
 def unanswered_outputs(items: Any, offered: set[str]) -> Invalid | None:
