@@ -255,8 +255,12 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Attach the case result and flaky outcomes to the reports (they travel to xdist's
-    controller with the report)."""
+    controller with the report). A test failed for checking nothing stays failed under an
+    ``xfail`` marker: it is a broken test, not the failure the marker expects."""
     report: pytest.TestReport = yield
+    if report.when == "call" and UNCHECKED in item.stash and hasattr(report, "wasxfail"):
+        del report.wasxfail  # pytest's xfail marker took the failure for the expected one
+        report.outcome = "failed"
     if report.when == "call":
         case = item.stash.get(CASE, None) or _unsampled_case(item, call)
         if case is not None:
