@@ -161,3 +161,28 @@ def test_a_null_response_is_filled_by_a_sample_line_segments_later(
     assert count == 300
     assert [text.split(": ", 1)[0] for text in problems] == [f"{path}:200"]
     assert "no response recorded" in problems[0]
+
+
+def test_a_file_replaced_between_its_segments_is_refused_not_reported_damaged(
+    small_segments: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # compact renaming the file compacted over it while verify read it: the segments cut
+    # from the old file were read from the new one, at offsets that are no line ends
+    # there, and sound fixtures were reported as malformed JSON and recorded twice
+    path = tmp_path / "store.jsonl"
+    path.write_bytes(b"".join(line(i) for i in range(200)))
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(b"".join(fixture(i, answer="b" * (i % 7)).to_line() for i in range(200)))
+    cut = verify_segments.file_segments
+
+    def cut_then_replaced(name: str) -> list[Segment]:
+        segments = cut(name)
+        other.replace(path)
+        return segments
+
+    monkeypatch.setattr("replaygate.hygiene.verify.file_segments", cut_then_replaced)
+    count, problems = verify_store(path)
+    assert count == 0
+    assert [(p.file, p.line, p.refused) for p in problems] == [(str(path), 0, True)]
+    assert "was replaced or cut shorter while verify read it" in problems[0].reason
+    assert "run verify again" in problems[0].reason

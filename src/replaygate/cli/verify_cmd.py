@@ -67,9 +67,10 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
     """Check every fixture under PATH; one line per problem, exit 1 if any.
 
     Exit 2 when PATH does not exist or a file was refused unread: not a regular file
-    (a folder, a FIFO, a device, a symlink loop), unreadable, or holding a line over
-    the maximum size. Exit 1 for damaged content a file was read for (a malformed line,
-    nesting too deep, NaN): every such line is listed with its file and line.
+    (a folder, a FIFO, a device, a symlink loop), unreadable, holding a line over
+    the maximum size, or replaced while it was read (run verify again). Exit 1 for
+    damaged content a file was read for (a malformed line, nesting too deep, NaN):
+    every such line is listed with its file and line.
 
     Checked: each line parses (a partial last line is reported, and --repair cuts
     it; a one-fixture file cut short, or a temporary file of an interrupted write,

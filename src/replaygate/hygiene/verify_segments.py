@@ -35,6 +35,15 @@ class Segment:
     end: int | None = None
     size: int = 0
     """How many bytes it holds, as far as known when it was cut (for grouping only)."""
+    cut_from: tuple[int, int, int] | None = None
+    """The device, inode and size of the file it was cut from, when it is one of several
+    segments: the cuts are line ends of that file only."""
+
+
+REPLACED = (
+    "was replaced or cut shorter while verify read it (compact, a recording or a checkout "
+    "wrote it meanwhile): part of it was not checked; run verify again"
+)
 
 
 def file_segments(name: str) -> list[Segment]:
@@ -47,12 +56,15 @@ def file_segments(name: str) -> list[Segment]:
         return [Segment(name, size=size)]
     try:
         with open_binary(Path(name)) as handle:
+            held = os.fstat(handle.fileno())
+            size = held.st_size
             cuts = [0, *_line_starts(handle, size), size]
     except (OSError, FixtureFormatError):
         return [Segment(name, size=size)]
     last = len(cuts) - 2
+    cut_from = (held.st_dev, held.st_ino, size)
     return [
-        Segment(name, start, None if i == last else end, end - start)
+        Segment(name, start, None if i == last else end, end - start, cut_from)
         for i, (start, end) in enumerate(itertools.pairwise(cuts))
     ]
 
@@ -92,9 +104,16 @@ def tasks(segments: Sequence[Segment]) -> list[list[Segment]]:
 
 
 def segment_lines(segment: Segment) -> Iterator[tuple[int, bytes]]:
-    """``(line number in the segment, bytes)`` of each line; a line over the maximum is refused."""
+    """``(line number in the segment, bytes)`` of each line; a line over the maximum is
+    refused, and so is a segment of a file that is no longer the one it was cut from
+    (another file renamed over it, or cut shorter): its offsets are no line ends there."""
     path = Path(segment.file)
     with os.fdopen(open_regular(path), "rb", buffering=_READ_BUFFER) as handle:
+        if segment.cut_from is not None:
+            now = os.fstat(handle.fileno())
+            device, inode, size = segment.cut_from
+            if (now.st_dev, now.st_ino) != (device, inode) or now.st_size < size:
+                raise FixtureFormatError(str(path), 0, REPLACED)
         handle.seek(segment.start)
         number, pos = 1, segment.start
         while segment.end is None or pos < segment.end:
