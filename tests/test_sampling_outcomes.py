@@ -510,8 +510,32 @@ def test_guarded(replaygate_checks):
 @pytest.mark.xfail(reason="the planner is not written yet")
 def test_expected(replaygate_checks):
     replaygate_checks.evaluate("nothing here", GATE)
+
+
+@pytest.mark.xfail(strict=True, reason="the planner is not written yet")
+@pytest.mark.sampled(n=3, floor=3)
+def test_sampled_guarded(replaygate_sample, replaygate_checks):
+    if replaygate_sample == 1:
+        replaygate_checks.evaluate("nothing here", GATE)
+
+
+@pytest.mark.xfail(strict=True, reason="the planner is not written yet")
+@pytest.mark.sampled(n=3, floor=3)
+def test_sampled_expected(replaygate_sample, replaygate_checks):
+    replaygate_checks.evaluate("nothing here", GATE)
+
+
+@pytest.mark.xfail(reason="the planner is not written yet")
+@pytest.mark.sampled(n=3, floor=1)
+def test_sampled_xpass(replaygate_sample, replaygate_checks):
+    if replaygate_sample:
+        replaygate_checks.evaluate("rag", GATE)
 """
     )
-    result = pytester.runpytest("-p", "no:recording", "-rf")
-    result.assert_outcomes(failed=1, xfailed=1)
+    result = pytester.runpytest("-p", "no:recording", "-rfX", "-W", "ignore")
+    result.assert_outcomes(failed=2, xfailed=2, xpassed=1)
     result.stdout.fnmatch_lines(["FAILED test_marked.py::test_guarded - *checked nothing: *"])
+    result.stdout.fnmatch_lines(["FAILED test_marked.py::test_sampled_guarded - VerdictFailed: *"])
+    assert "  sample 0: checked nothing: sample 0 of test_marked.py::test_sampled_guarded" in (
+        result.stdout.str()
+    )

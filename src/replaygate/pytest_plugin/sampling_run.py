@@ -78,7 +78,10 @@ def _run_samples(item: pytest.Function, spec: SampleSpec) -> SampledResult:
             err.add_note(f"raised in sample {index} of {spec.n}; no sample is retried")
             raise
         else:
-            samples.append(recorder.result(recorder.unchecked(item.nodeid) if checked else None))
+            unchecked = recorder.unchecked(item.nodeid) if checked else None
+            if unchecked is not None:
+                item.stash[UNCHECKED] = unchecked
+            samples.append(recorder.result(unchecked))
         descriptions.update(recorder.descriptions)
     if len(skips) == spec.n:  # the test's condition, not a sample's (a missing resource)
         pytest.skip(f"{skips[0]} (every one of the {spec.n} samples skipped)")
@@ -256,9 +259,11 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Attach the case result and flaky outcomes to the reports (they travel to xdist's
     controller with the report). A test failed for checking nothing stays failed under an
-    ``xfail`` marker: it is a broken test, not the failure the marker expects."""
+    ``xfail`` marker, and so does a sampled test that failed with a sample that checked
+    nothing: it is a broken test, not the failure the marker expects."""
     report: pytest.TestReport = yield
-    if report.when == "call" and UNCHECKED in item.stash and hasattr(report, "wasxfail"):
+    xfailed = report.skipped and hasattr(report, "wasxfail")
+    if report.when == "call" and xfailed and UNCHECKED in item.stash:
         del report.wasxfail  # pytest's xfail marker took the failure for the expected one
         report.outcome = "failed"
     if report.when == "call":
