@@ -194,13 +194,15 @@ def test_eval_over_a_store_never_recorded_says_how_to_record_it(
     replay = ["eval", *AGENT, "--cases", "cases.jsonl", "--fixtures", store, "--no-history"]
     missed = CliRunner().invoke(main, replay)
     assert missed.exit_code == 2, missed.output
-    assert missed.output.startswith(f"Error: no fixtures at {store}: record them first (`")
+    error = missed.output[missed.output.index("Error: ") :]
+    assert error.startswith(f"Error: no fixtures at {store}: record them first (`")
+    assert error.endswith("or point --fixtures at a recorded store\n")  # that alone
     assert "`; add --simulator to record from the built-in simulator, with no key and no" in (
         missed.output
     )
     assert "If the change was meant" not in missed.output
     assert Path(store).exists() is (there is not None)  # left as it was
-    command = missed.output.split("(`", 1)[1].split("`", 1)[0]
+    command = error.split("(`", 1)[1].split("`", 1)[0]
     words = shlex.split(command)
     assert words[:5] == ["replaygate", "eval", "--record-mode", "record-missing", "--approve-live"]
     recorded = CliRunner().invoke(main, [*words[1:], "--simulator", "--no-history"])

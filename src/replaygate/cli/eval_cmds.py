@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import shlex
 import stat
 from collections.abc import Iterator, Mapping
@@ -37,7 +38,7 @@ from replaygate.cli.options import (
     request_settings,
     simulator_seed_option,
 )
-from replaygate.cli.replay_cmds import recorded_store
+from replaygate.cli.replay_cmds import never_recorded, recorded_store
 from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.evals.agents import raised_by_agent
 from replaygate.evals.cases import cases_digest, load_eval_cases
@@ -226,8 +227,8 @@ def eval_cmd(
         "--system": system,
         "--config": config_path,
     }
-    if record_mode is None:  # each case would miss a store never recorded
-        recorded_store(fixtures, _record_command(given)).close()
+    if record_mode is None and not os.path.lexists(fixtures):  # each case would miss
+        raise CommandError(never_recorded(fixtures, _record_command(given)))
     info: dict[str, object] = {
         "commit": head_commit(config.root),
         "fixtures": project_path(fixtures, config.root),  # alike in every checkout
@@ -270,7 +271,7 @@ def eval_cmd(
         bar = reporter(len(cases), progress)
         stack.enter_context(bar)
         stack.enter_context(_agent_errors())
-        stack.enter_context(_rerecord_hint(given))
+        stack.enter_context(_rerecord_hint(given, fixtures))
         results = run_eval(
             cases,
             fixtures,
@@ -343,17 +344,21 @@ def _agent_errors() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _rerecord_hint(given: Mapping[str, object]) -> Iterator[None]:
+def _rerecord_hint(given: Mapping[str, object], fixtures: Path) -> Iterator[None]:
     """A miss says to re-record with the inputs and request settings this run was
     ``given`` (``--system``, ``--model``...): a command that records other requests than
-    those that missed would record nothing new, and the eval would miss again."""
+    those that missed would record nothing new, and the eval would miss again. A miss of
+    a store that holds no fixture (an empty file or folder, which an agent that never
+    calls its model replays) says it was never recorded, as ``replaygate run`` does."""
     try:
         yield
     except (ReplaygateError, CommandError) as err:
         text = err.message if isinstance(err, CommandError) else describe(err)
         if EVAL_RERECORD not in text:
             raise
-        raise CommandError(text.replace(EVAL_RERECORD, f"`{_record_command(given)}`")) from None
+        command = _record_command(given)
+        recorded_store(fixtures, command).close()  # never recorded: said so
+        raise CommandError(text.replace(EVAL_RERECORD, f"`{command}`")) from None
 
 
 def _record_command(given: Mapping[str, object]) -> str:
