@@ -187,8 +187,28 @@ def test_a_miss_the_agent_catches_still_stops_the_eval(
 
 
 def test_replay_of_a_missing_store_says_how_to_record(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match=r"no fixtures at .*--approve-live"):
+    # it named the flags of `replaygate eval` alone, and its --fixtures, to a caller of
+    # run_eval
+    with pytest.raises(FileNotFoundError) as caught:
         run_eval(shipped_cases(), tmp_path / "none.jsonl", agent=copilot)
+    assert str(caught.value) == (
+        f"no fixtures at {tmp_path / 'none.jsonl'}: record them first (`replaygate eval "
+        "--record-mode record-missing --approve-live` (with the same cases and fixtures), "
+        "or run_eval(..., recording=RecordPlan(...))), or give a recorded store"
+    )
+
+
+def test_replay_of_an_empty_store_says_how_to_record(tmp_path: Path) -> None:
+    # it ended "If the change was meant, re-record: ... Otherwise revert the change."
+    store = tmp_path / "empty.jsonl"
+    store.touch()
+    with pytest.raises(FixtureMismatchError) as caught:
+        run_eval(shipped_cases()[:1], store, agent=copilot)
+    assert str(caught.value).endswith(
+        "the store is empty: record it first (`replaygate eval --record-mode record-missing "
+        "--approve-live` (with the same cases and fixtures), or "
+        "run_eval(..., recording=RecordPlan(...)))"
+    )
 
 
 class Spy:

@@ -21,7 +21,7 @@ from typing import Any
 from replaygate._version import __version__
 from replaygate.evals.agents import Agent, AgentEntry, as_entry
 from replaygate.evals.cases import EvalCase
-from replaygate.evals.casework import Setup, check_case, run_cases
+from replaygate.evals.casework import EVAL_RERECORD, Setup, check_case, run_cases
 from replaygate.evals.jobs import Work, run_in_processes
 from replaygate.evals.prices import PriceTable
 from replaygate.evals.progress import Reporter
@@ -90,8 +90,7 @@ def run_eval(
     path = Path(store)
     if recording is None and not path.exists():
         raise FileNotFoundError(
-            f"no fixtures at {path}: record them first (--record-mode record-missing "
-            "--approve-live), or point --fixtures at a recorded store"
+            f"no fixtures at {path}: record them first ({EVAL_RERECORD}), or give a recorded store"
         )
     started = now_iso()
     if jobs > 1:
