@@ -68,3 +68,27 @@ class ChunkedEvents(Handler):
             self.wfile.write(chunk)
             self.wfile.flush()
             time.sleep(self.PAUSE)
+
+
+class EchoesMessages(Handler):
+    """Answers an Anthropic Messages request with its last user message (``echo: ...``);
+    keeps the request target of each request in :attr:`targets` (the whole URL when it
+    came through as a proxy's)."""
+
+    targets: ClassVar[list[str]] = []
+
+    def do_POST(self) -> None:
+        asked = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
+        EchoesMessages.targets.append(self.path)
+        self.answer_json(
+            {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": asked["model"],
+                "content": [{"type": "text", "text": f"echo: {asked['messages'][-1]['content']}"}],
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": 1, "output_tokens": 2},
+            }
+        )

@@ -4,38 +4,17 @@ its store takes a write lock of that process's own, and nothing recorded is lost
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 from pathlib import Path
 
 import pytest
 
-from loopback import Handler, serving
+from loopback import EchoesMessages, serving
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Exchange, block_network, httpx2_client
 from sdks import anthropic
 
 pytestmark = pytest.mark.slow  # forks a process
-
-
-class Echoes(Handler):
-    """Answers a Messages request with its last user message."""
-
-    def do_POST(self) -> None:
-        asked = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
-        text = asked["messages"][-1]["content"]
-        self.answer_json(
-            {
-                "id": "msg_1",
-                "type": "message",
-                "role": "assistant",
-                "model": asked["model"],
-                "content": [{"type": "text", "text": f"echo: {text}"}],
-                "stop_reason": "end_turn",
-                "stop_sequence": None,
-                "usage": {"input_tokens": 1, "output_tokens": 2},
-            }
-        )
 
 
 def ask(exchange: Exchange, base: str, question: str) -> str:
@@ -52,7 +31,7 @@ def ask(exchange: Exchange, base: str, question: str) -> str:
 def test_a_session_forked_after_a_write_records_in_the_child(tmp_path: Path, layout: str) -> None:
     store = tmp_path / layout
     exchange = Exchange(store, mode="record-missing", approve_live=True)
-    with serving(Echoes) as base:
+    with serving(EchoesMessages) as base:
         assert ask(exchange, base, "before") == "echo: before"  # the store's lock is made
         child = multiprocessing.get_context("fork").Process(
             target=ask, args=(exchange, base, "in the child")

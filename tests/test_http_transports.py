@@ -21,9 +21,16 @@ import httpx2
 import pytest
 import requests
 
+from loopback import EchoesMessages, serving
 from replaygate.errors import FixtureMismatchError, NothingRecordedWarning
 from replaygate.fixtures.store import FixtureStore
-from replaygate.http import httpx2_client, intercept
+from replaygate.http import (
+    block_network,
+    httpx2_async_client,
+    httpx2_client,
+    httpx_client,
+    intercept,
+)
 from replaygate.sim import FaultPlan, Simulator
 from sdks import aiohttp, anthropic, openai
 
@@ -597,3 +604,36 @@ def test_the_client_factories_take_every_session_setting() -> None:
 
     taken = inspect.signature(ClientFactory.__call__).parameters
     assert set(SessionOptions.__annotations__) <= set(taken)
+
+
+def test_a_factory_client_records_through_its_proxy_and_replays_with_no_connection(
+    tmp_path: Path,
+) -> None:
+    # proxy= went to the client, whose proxy transport answered in place of the fixtures':
+    # a replaying client connected to the proxy
+    store, question = tmp_path / "proxied.jsonl", [{"role": "user", "content": "hi"}]
+    api = "http://api.example.test"  # reached through the proxy only
+    EchoesMessages.targets.clear()
+    with serving(EchoesMessages) as proxy:
+        http = httpx2_client(store, "record-missing", approve_live=True, proxy=proxy)
+        with anthropic.Anthropic(api_key="k", base_url=api, http_client=http) as client:
+            live = client.messages.create(model="m", max_tokens=8, messages=question)
+    assert EchoesMessages.targets == [f"{api}/v1/messages"]
+    with block_network():
+        http = httpx2_client(store, proxy=proxy, http2=True, verify=False)
+        with anthropic.Anthropic(api_key="k", base_url=api, http_client=http) as client:
+            again = client.messages.create(model="m", max_tokens=8, messages=question)
+    assert again.content[0].text == live.content[0].text == "echo: hi"
+    assert len(EchoesMessages.targets) == 1
+
+
+def test_a_factory_refuses_mounts_and_connection_options_beside_a_transport() -> None:
+    with pytest.raises(ValueError, match=r"httpx2_async_client\(mounts=\.\.\.\): a mounted"):
+        httpx2_async_client("s.jsonl", mounts={"all://": httpx2.AsyncHTTPTransport()})
+    with pytest.raises(
+        ValueError,
+        match=r"\(proxy=\.\.\., verify=\.\.\., transport=\.\.\.\): give proxy, verify to",
+    ):
+        httpx_client(
+            "s.jsonl", transport=httpx.HTTPTransport(), proxy="http://127.0.0.1:9", verify=False
+        )

@@ -176,6 +176,12 @@ class AsyncFixtureTransport(FixtureTransportBase[AsyncLive[ReqT]], Generic[ReqT,
                 await self.live.aclose()
 
 
+LIVE_OPTIONS = ("proxy", "verify", "cert", "http1", "http2", "limits")
+"""The client options that shape its connections. A client given a transport, as the
+factories' are, ignores them, but for ``proxy``, whose transport would answer every
+request in place of the fixtures': they go to the live transport a recording sends through."""
+
+
 class ClientFactory(Generic[ClientT]):
     """``httpx2_client`` and its siblings: a client whose transport answers from fixtures."""
 
@@ -206,7 +212,23 @@ class ClientFactory(Generic[ClientT]):
     ) -> ClientT:
         """A client over the fixture transport: the session's settings as
         :class:`FixtureTransportBase` takes them, ``transport`` the live one a recording
-        mode sends through, ``client_options`` for the client itself."""
+        mode sends through, ``client_options`` for the client itself, but for those of
+        :data:`LIVE_OPTIONS`, which make the live transport (none is made to replay); a
+        ``mounts`` option, whose transports would answer past the fixtures, and those
+        options beside a ``transport`` are refused (``ValueError``)."""
+        live_options = {k: client_options.pop(k) for k in LIVE_OPTIONS if k in client_options}
+        if "mounts" in client_options:
+            raise ValueError(
+                f"{self._name}(mounts=...): a mounted transport answers its requests in place "
+                "of the fixtures, so a replay would reach the network; give the transport "
+                "that sends the live calls as transport="
+            )
+        if live_options and transport is not None:
+            given = ", ".join(f"{k}=..." for k in live_options)
+            raise ValueError(
+                f"{self._name}({given}, transport=...): give {', '.join(live_options)} to "
+                "the transport passed, which sends the live calls"
+            )
         options: SessionOptions = {
             "approve_live": approve_live,
             "match_host": match_host,
@@ -217,5 +239,15 @@ class ClientFactory(Generic[ClientT]):
             "repeat_last": repeat_last,
             "cap": cap,
         }
-        fixture_transport = self.transport_class(store, mode=mode, transport=transport, **options)
+        exchange = Exchange.of(store, mode, **options)
+        if live_options and exchange.recording:
+            transport = self.transport_class.live_class(**live_options)
+        fixture_transport = self.transport_class(exchange, mode=mode, transport=transport)
         return self.client_class(transport=fixture_transport, **client_options)
+
+    @property
+    def _name(self) -> str:
+        """This factory's name in :mod:`replaygate.http` (``httpx2_async_client``)."""
+        library = getattr(self.client_class, "__module__", "httpx").partition(".")[0]
+        kind = "async_" if "Async" in getattr(self.client_class, "__name__", "") else ""
+        return f"{library}_{kind}client"

@@ -43,7 +43,9 @@ def _subclass(name: str, bases: tuple[type, ...], doc: str, **members: Any) -> A
 def _transport(name: str, ours: type, theirs: type, live: type, library: Library[Any]) -> Any:
     """A fixture transport class that is also one of the library's own transports."""
     doc = f"A transport answering from fixtures, sending through ``{live.__name__}`` to record."
-    return _subclass(name, (ours, theirs), doc, library=library, default_live=lambda _: live())
+    return _subclass(
+        name, (ours, theirs), doc, library=library, live_class=live, default_live=lambda _: live()
+    )
 
 
 @functools.cache
