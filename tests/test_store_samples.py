@@ -15,6 +15,7 @@ from replaygate.fixtures import fingerprint
 from replaygate.fixtures.store import iter_jsonl, record_response
 from replaygate.fixtures.store.added import MAX_SAMPLE
 from replaygate.fixtures.store.compact import compact
+from replaygate.hygiene import stored
 from run_cli import replaygate
 from test_store import META, fixture, request, response, write_lines
 
@@ -344,3 +345,27 @@ def test_compact_refuses_a_result_holding_a_fixture_more(
     with pytest.raises(FixtureFormatError, match=r"\(2 fixture\(s\) where it holds 1\)"):
         compact(path)
     assert path.read_bytes() == before
+
+
+def test_a_file_compacted_after_a_hygiene_command_indexed_it_is_read_compacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # patrol, drift and prune (patrol's reading) ended "rewritten on disk since the store
+    # was indexed; open the store again" when compact ran meanwhile
+    path, compacted = tmp_path / "s.jsonl", tmp_path / "compacted.jsonl"
+    write_lines(path, fixture(0), fixture(1))
+    add(path, "question 1", 1, "second")
+    compacted.write_bytes(path.read_bytes())
+    compact(compacted)
+    real = FixtureStore.open
+
+    class IndexedThenCompacted:
+        @staticmethod
+        def open(root: Path) -> FixtureStore:
+            store = real(root)
+            compacted.replace(path)
+            return store
+
+    monkeypatch.setattr(stored, "FixtureStore", IndexedThenCompacted)
+    read = {fixture.key: len(fixture.responses) for _, fixture in stored.each_fixture(path)}
+    assert read == {fixture(0).key: 1, fixture(1).key: 2}
