@@ -25,9 +25,10 @@ def store(tmp_path: Path) -> Path:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Quiet the frameworks' own import-time warnings, which say nothing about the recipes;
-    LiteLLM reads its bundled model cost map instead of fetching one in a background
-    thread, which under ``intercept()`` would be one more request of the test's own."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    LiteLLM reads its bundled model cost map and Anthropic beta headers instead of fetching
+    them (the map in a background thread), which under ``intercept()`` would be requests
+    of the test's own."""
+    os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
     config.addinivalue_line("filterwarnings", "ignore:.*ReadOnly. qualifier:UserWarning")
     config.addinivalue_line(
         "filterwarnings", "ignore:Accessing the 'model_.*' attribute on the instance is deprecated"
