@@ -38,6 +38,13 @@ SIM_NOTE = (
     'It was recorded from the simulator (meta.source "sim"), and that command records from '
     f"the live API: {SIMULATOR_OPTIONS}."
 )
+HTTP_HOW = (
+    "to record from the simulator again, send to a `replaygate.sim.Simulator` (its url as the "
+    'client\'s base_url) with `source="sim"` on the client factory or intercept(), or give '
+    "pytest `--replaygate-simulator=NAME`"
+)
+"""How an HTTP client factory's errors say to record from the simulator (as ``from_sim`` does)."""
+HTTP_SIM_NOTE = SIM_NOTE.replace(SIMULATOR_OPTIONS, HTTP_HOW)
 
 
 def ask(store: Path, messages: list[dict[str, Any]], mode: str = "replay", **kw: Any) -> Any:
@@ -85,7 +92,7 @@ def test_a_request_whose_fixture_was_edited_is_told_so(from_sim: Path, tmp_path:
         "  body.messages[0].content: 'What is RAG, really?' != 'What is RAG?'",
     ]
     assert lines[3].startswith("Revert the edit, or remove that fixture and re-record: ")
-    assert lines[4:] == [SIM_NOTE]
+    assert lines[4:] == [HTTP_SIM_NOTE]
     assert "nearest" not in str(missed.value) and " not in " not in lines[0]
     assert missed.value.key == fixture.key
     assert missed.value.differences == (
@@ -128,7 +135,7 @@ def test_a_miss_of_a_fixture_not_edited_still_names_the_nearest(from_sim: Path) 
     text = str(missed.value)
     assert " not in " in text.splitlines()[0] and "nearest recorded request: key" in text
     assert "edited after recording" not in text
-    assert text.splitlines()[-1] == FROM_SIMULATOR.format(how=SIMULATOR_OPTIONS)
+    assert text.splitlines()[-1] == FROM_SIMULATOR.format(how=HTTP_HOW)
 
 
 def test_one_send_more_than_recorded_from_the_simulator_says_how_to_record_from_it(
@@ -145,8 +152,8 @@ def test_one_send_more_than_recorded_from_the_simulator_says_how_to_record_from_
             client.messages.create(model="m", max_tokens=8, messages=ASKED)
     text = str(missed.value)
     assert "recorded 1 time and sent 2 times in this session" in text
-    assert "opt in with repeat_last=True. " + SIM_NOTE in text
-    assert text.endswith(SIM_NOTE)
+    assert "opt in with repeat_last=True. " + HTTP_SIM_NOTE in text
+    assert text.endswith(HTTP_SIM_NOTE)
 
 
 def test_one_send_more_than_recorded_live_says_nothing_of_the_simulator(tmp_path: Path) -> None:
@@ -298,7 +305,7 @@ def test_a_fixture_answering_nothing_says_how_to_record_from_the_simulator(
     with block_network(), pytest.raises(FixtureMismatchError) as missed:
         ask(store, ASKED)
     assert "holds no response at all (its response is null: edited by hand?)" in str(missed.value)
-    assert str(missed.value).endswith(f"names its line. {SIM_NOTE}")
+    assert str(missed.value).endswith(f"names its line. {HTTP_SIM_NOTE}")
 
 
 def test_another_api_version_than_a_simulator_recording_says_how_to_record_from_it(
@@ -319,7 +326,7 @@ def test_another_api_version_than_a_simulator_recording_says_how_to_record_from_
     text = str(missed.value)
     version = json.loads(from_sim.read_text())["request"]["headers"]["anthropic-version"]
     assert "requested 2023-01-01: the client speaks another API version" in text
-    assert text.endswith(f"or pin the client to anthropic-version {version}. {SIM_NOTE}")
+    assert text.endswith(f"or pin the client to anthropic-version {version}. {HTTP_SIM_NOTE}")
 
 
 def test_a_model_replaying_another_version_than_recorded_from_the_simulator_says_so(

@@ -140,6 +140,13 @@ HTTP_RERECORD = (
 HTTP_REPLACE = HTTP_RERECORD.replace("record-missing", "rerecord")
 """How an HTTP session says to record anew what it recorded (a stream the client closed
 early); the pytest plugin names its own command."""
+HTTP_SIMULATOR = (
+    "to record from the simulator again, send to a `replaygate.sim.Simulator` (its url as "
+    'the client\'s base_url) with `source="sim"` on the client factory or intercept(), or '
+    "give pytest `--replaygate-simulator=NAME`"
+)
+"""How an HTTP session says to record from the simulator again, said of a fixture that
+came from it; the pytest plugin names its own option."""
 
 VERSION_PATH = "headers.anthropic-version"
 
@@ -224,6 +231,7 @@ class Exchange:
         )
         self.session.rerecord = HTTP_RERECORD
         self.session.rerecord_all = HTTP_REPLACE
+        self.session.from_simulator = HTTP_SIMULATOR
         self.store = self.session.store
         self.mode = mode
         self.match_host = options.get("match_host", False)
