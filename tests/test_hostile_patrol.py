@@ -64,3 +64,16 @@ def test_a_store_named_with_brackets_and_referenced_by_nothing_is_still_listed(
     prune = CliRunner().invoke(main, ["prune", "--unused", "tests/fixtures"])
     assert prune.exit_code == 0, prune.output
     assert "tests/fixtures/test_plan[city0].jsonl:1" in prune.output
+
+
+def test_prune_names_a_store_with_a_newline_on_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "  removed: tests/fixtures/a\nb.jsonl" and its backup took two lines each
+    _project(tmp_path, "a\nb.jsonl")
+    monkeypatch.chdir(tmp_path)
+    prune = CliRunner().invoke(main, ["prune", "--unused", "--yes", "tests/fixtures"])
+    assert prune.exit_code == 0, prune.output
+    shown = repr("tests/fixtures/a\nb.jsonl")
+    assert f"  removed: {shown}" in prune.output.splitlines()
+    assert f"  backup: {shown[:-1]}.bak'" in prune.output.splitlines()

@@ -51,3 +51,16 @@ def test_a_repair_on_a_full_disk_names_the_file_and_leaves_it(
         f"Error: {store}: cannot repair it: no space left on device; the file is unchanged"
     )
     assert store.read_bytes() == before
+
+
+def test_a_repair_names_a_file_with_a_newline_on_one_line(tmp_path: Path) -> None:
+    # "tr\nunc.jsonl: removed a partial tail ... (backup: tr\nunc.jsonl.bak)" took three
+    # lines, where every problem line names such a file quoted
+    store = tmp_path / "tr\nunc.jsonl"
+    data = shipped_fixtures().read_bytes()
+    store.write_bytes(data + data[:40])
+    code, output = verify(str(store), "--repair")
+    assert code == 0, output
+    done = output.splitlines()[0]
+    assert done.startswith(f"{str(store)!r}: removed a partial tail of 40 bytes"), done
+    assert done.endswith(f"(backup: {str(store) + '.bak'!r})"), done

@@ -25,7 +25,7 @@ from replaygate.cli.options import (
     json_option,
     note_other_files,
 )
-from replaygate.errors import ReplaygateError
+from replaygate.errors import ReplaygateError, shown_file
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.modes import require_live_approval
@@ -528,11 +528,11 @@ def prune(
         fail(err)
     click.echo(f"deleted {len(done.deleted)} fixture(s)")
     for file in done.files_removed:
-        click.echo(f"  removed: {file}")
+        click.echo(f"  removed: {shown_file(str(file))}")
     for backup in done.backups:
-        click.echo(f"  backup: {backup}")
+        click.echo(f"  backup: {shown_file(str(backup))}")
     for file in done.linked:
-        click.echo(f"  {file}: {LINKED}")
+        click.echo(f"  {shown_file(str(file))}: {LINKED}")
 
 
 COMMANDS: tuple[click.Command, ...] = (checksum, diff, drift, patrol_cmd, prune)

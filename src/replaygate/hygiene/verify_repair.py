@@ -15,6 +15,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from replaygate.errors import shown_file
 from replaygate.fixtures.store.folder import store_of
 from replaygate.fixtures.store.jsonl import TRUNCATED
 from replaygate.fixtures.store.repair import (
@@ -42,7 +43,7 @@ def repair(root: Path, problems: Iterable[StoreProblem]) -> Iterator[str]:
     each as soon as it is done, so that those done before a file that fails are named."""
     for problem in problems:
         if problem.repairable and (what := _repaired(root, Path(problem.file))) is not None:
-            yield f"{problem.file}: {what}"
+            yield f"{shown_file(problem.file)}: {what}"
 
 
 def _repaired(root: Path, file: Path) -> str | None:
@@ -98,7 +99,7 @@ def _repair(root: Path, file: Path) -> str | None:
             return None
         backup, removed = repaired
         what = f"removed a partial tail of {removed} bytes"
-    return None if backup is None else f"{what} (backup: {backup}){after}"
+    return None if backup is None else f"{what} (backup: {shown_file(str(backup))}){after}"
 
 
 def _through_link(root: Path, file: Path) -> bool:
