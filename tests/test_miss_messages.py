@@ -341,3 +341,43 @@ def test_a_model_replaying_another_version_than_recorded_from_the_simulator_says
         answer(model, "Hi")
     assert "this run asks for anthropic.messages version 2023-01-01" in str(refused.value)
     assert str(refused.value).endswith(SIM_NOTE)
+
+
+def test_run_and_eval_name_their_own_command_to_record_a_fixture_anew(
+    one_case: Path,
+) -> None:
+    # they said "re-record it (--record-mode=rerecord --approve-live)": no option of
+    # `replaygate record`, and half of the `replaygate eval` command
+    inputs = [*AGENT, "--fixtures", "rc.jsonl"]
+    recorded = CliRunner().invoke(
+        main, ["record", *inputs, "--approve-live", "--simulator", "What is RAG?"]
+    )
+    assert recorded.exit_code == 0, recorded.output
+    store = Path("rc.jsonl")
+    lines = store.read_text().splitlines()
+    fixture = json.loads(lines[0])
+    fixture["response"] = None  # a hand edit
+    broken = "\n".join([json.dumps(fixture), *lines[1:]]) + "\n"
+    cases = ["--cases", "cases.jsonl"]
+    for replay, anew, more in [
+        (
+            ["run", *inputs, "What is RAG?"],
+            ["record", *inputs, "--mode", "rerecord", "--approve-live", "What is RAG?"],
+            [],
+        ),
+        (
+            ["eval", *AGENT, *cases, "--fixtures", "rc.jsonl", "--no-history"],
+            ["eval", "--record-mode", "rerecord", "--approve-live", *AGENT, *cases, *inputs[2:]],
+            ["--no-history"],
+        ),
+    ]:
+        store.write_text(broken)
+        failed = CliRunner().invoke(main, replay)
+        assert failed.exit_code != 0
+        said = " ".join(failed.output.split())
+        assert "holds no response at all" in said, said
+        assert f"re-record it (`{shlex.join(['replaygate', *anew])}`)" in said
+        assert " ".join(SIM_NOTE.split()) in said
+        assert CliRunner().invoke(main, [*anew, "--simulator", *more]).exit_code == 0
+        replayed = CliRunner().invoke(main, replay)
+        assert replayed.exit_code == 0, replayed.output

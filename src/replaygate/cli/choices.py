@@ -149,9 +149,10 @@ class AgentInputs:
         fixtures = choose_fixtures(self.fixtures_path, config)
         return entry, settings, fixtures, choose_questions(self.questions, self.cases_path, config)
 
-    def record_command(self, *questions: str) -> str:
+    def record_command(self, *questions: str, mode: str = "record-missing") -> str:
         """The ``replaygate record`` command line that records ``questions`` (given none,
-        those of ``--cases`` or of the config) with these inputs, quoted for a shell."""
+        those of ``--cases`` or of the config) with these inputs in ``mode``, quoted for a
+        shell."""
         given = (
             ("--agent", self.agent),
             ("--fixtures", self.fixtures_path),
@@ -163,6 +164,8 @@ class AgentInputs:
         )
         words = ["replaygate", "record"]
         words += [word for flag, value in given if value is not None for word in (flag, str(value))]
+        if mode != "record-missing":  # the default
+            words += ["--mode", mode]
         dash = ["--"] if any(question.startswith("-") for question in questions) else []
         words += ["--approve-live", *dash, *questions]
         return shlex.join(words)

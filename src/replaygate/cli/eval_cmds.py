@@ -42,7 +42,7 @@ from replaygate.cli.replay_cmds import never_recorded, recorded_store
 from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.evals.agents import raised_by_agent
 from replaygate.evals.cases import cases_digest, load_eval_cases
-from replaygate.evals.casework import EVAL_RERECORD
+from replaygate.evals.casework import EVAL_REPLACE, EVAL_RERECORD
 from replaygate.evals.config import Config, load_config
 from replaygate.evals.errors import HistoryError
 from replaygate.evals.git import head_commit
@@ -354,17 +354,18 @@ def _rerecord_hint(given: Mapping[str, object], fixtures: Path) -> Iterator[None
         yield
     except (ReplaygateError, CommandError) as err:
         text = err.message if isinstance(err, CommandError) else describe(err)
-        if EVAL_RERECORD not in text:
+        if EVAL_RERECORD not in text and EVAL_REPLACE not in text:
             raise
         command = _record_command(given)
         recorded_store(fixtures, command).close()  # never recorded: said so
+        text = text.replace(EVAL_REPLACE, f"`{_record_command(given, 'rerecord')}`")
         raise CommandError(text.replace(EVAL_RERECORD, f"`{command}`")) from None
 
 
-def _record_command(given: Mapping[str, object]) -> str:
-    """The ``replaygate eval`` command line that records what a run ``given`` these inputs
-    and request settings replays, quoted for a shell."""
-    words = ["replaygate", "eval", "--record-mode", "record-missing", "--approve-live"]
+def _record_command(given: Mapping[str, object], mode: str = "record-missing") -> str:
+    """The ``replaygate eval`` command line that records (in ``mode``) what a run ``given``
+    these inputs and request settings replays, quoted for a shell."""
+    words = ["replaygate", "eval", "--record-mode", mode, "--approve-live"]
     words += [w for flag, value in given.items() if value is not None for w in (flag, str(value))]
     return shlex.join(words)
 

@@ -69,12 +69,17 @@ def replay_once(
     agent: Agent,
     settings: RequestSettings,
     rerecord: str | None = None,
+    rerecord_all: str | None = None,
 ) -> RunLike:
     """One run of ``agent`` answered from ``store``, with the network blocked (law 3); a
-    miss names ``rerecord``, the command that records the question, where it is known."""
+    miss names ``rerecord``, the command that records the question, and an answer that
+    cannot be replayed as it is ``rerecord_all``, the one that records it anew, where
+    they are known."""
     replay = ReplayModel(store, **asdict(settings))
     if rerecord:
         replay.session.rerecord = f"`{rerecord}`"
+    if rerecord_all:
+        replay.session.rerecord_all = f"`{rerecord_all}`"
     with block_network():
         try:
             result = run_agent(agent, replay, question)
@@ -131,12 +136,12 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
     store = recorded_store(fixtures, inputs.record_command(*inputs.questions))
     all_identical = True
     for question in to_ask:
-        rerecord = inputs.record_command(question)
+        commands = inputs.record_command(question), inputs.record_command(question, mode="rerecord")
         try:
-            first = replay_once(store, question, entry, settings, rerecord)
+            first = replay_once(store, question, entry, settings, *commands)
             print_run(question, first)
             if check_determinism:
-                second = replay_once(store, question, entry, settings, rerecord)
+                second = replay_once(store, question, entry, settings, *commands)
                 same_final = first.final == second.final
                 same_trace = trace_lines(first) == trace_lines(second)
                 click.echo(f"identical final: {same_final}; identical trace: {same_trace}")

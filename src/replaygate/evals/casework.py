@@ -46,6 +46,11 @@ EVAL_RERECORD = (
     "fixtures), or run_eval(..., recording=RecordPlan(...))"
 )
 """How a miss of an eval says to record it."""
+EVAL_REPLACE = (
+    "`replaygate eval --record-mode rerecord --approve-live` (with the same cases and "
+    'fixtures), or run_eval(..., recording=RecordPlan(..., mode="rerecord"))'
+)
+"""How an eval says to record anew an answer that cannot be replayed as it is."""
 
 
 @dataclass
@@ -204,6 +209,7 @@ def _replaying(store: FixtureStore, settings: RequestSettings, sanitizer: Saniti
             store, answered, sample=sample, sanitize=sanitizer, **asdict(settings)
         )
         model.session.rerecord = EVAL_RERECORD
+        model.session.rerecord_all = EVAL_REPLACE
         return model
 
     return model_for
