@@ -637,3 +637,20 @@ def test_a_factory_refuses_mounts_and_connection_options_beside_a_transport() ->
         httpx_client(
             "s.jsonl", transport=httpx.HTTPTransport(), proxy="http://127.0.0.1:9", verify=False
         )
+
+
+def test_a_factory_client_records_through_the_environments_proxy_but_to_loopback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # its live transport was the library's own, which reads no proxy from the environment:
+    # recording behind one failed to connect where the SDK's own client went through it
+    question = [{"role": "user", "content": "hi"}]
+    EchoesMessages.targets.clear()
+    with serving(EchoesMessages) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy)
+        for n, base in enumerate(("http://api.example.test", proxy)):  # loopback: direct
+            http = httpx2_client(tmp_path / f"{n}.jsonl", "record-missing", approve_live=True)
+            with anthropic.Anthropic(api_key="k", base_url=base, http_client=http) as client:
+                reply = client.messages.create(model="m", max_tokens=8, messages=question)
+            assert reply.content[0].text == "echo: hi"
+    assert EchoesMessages.targets == ["http://api.example.test/v1/messages", "/v1/messages"]

@@ -75,6 +75,44 @@ class ToOrigin:
         await self.live.aclose()
 
 
+class ByEnvironment:
+    """The live transport made when none is given: each request goes through the
+    transport a client of the library made without one picks for its URL, the library's
+    own or that of the proxy the environment names for it (``HTTPS_PROXY``,
+    ``HTTP_PROXY``, ``ALL_PROXY``, ``NO_PROXY``), as the SDKs' own clients send it; but a
+    request to a loopback host (a simulator) goes to it directly, as ``NO_PROXY`` would
+    send it (a proxy cannot reach this machine's loopback), unless the client was given
+    a proxy of its own (``proxied``)."""
+
+    def __init__(self, client: Any, *, proxied: bool = False) -> None:
+        self.client = client
+        self.proxied = proxied
+
+    def _transport(self, request: Any) -> Any:
+        host = request.url.host
+        if not self.proxied and host and is_loopback(host):
+            return self.client._transport
+        return self.client._transport_for_url(request.url)
+
+    def handle_request(self, request: Any) -> LiveResponse:
+        """Send ``request`` through the transport picked for its URL."""
+        response: LiveResponse = self._transport(request).handle_request(request)
+        return response
+
+    async def handle_async_request(self, request: Any) -> LiveResponse:
+        """The async form of :meth:`handle_request`."""
+        response: LiveResponse = await self._transport(request).handle_async_request(request)
+        return response
+
+    def close(self) -> None:
+        """Close the client's transports."""
+        self.client.close()
+
+    async def aclose(self) -> None:
+        """Close the client's transports."""
+        await self.client.aclose()
+
+
 class SyncLive(Protocol[ReqT_contra]):
     """A sync transport of the library: what live calls go through."""
 
@@ -126,8 +164,10 @@ class FixtureTransportBase(Generic[LiveT]):
         if transport is None and self.exchange.recording:
             self.live = self.default_live()
 
-    def default_live(self) -> LiveT:
-        """The library's own HTTP transport."""
+    @staticmethod
+    def default_live(**options: Any) -> LiveT:
+        """The live transport a recording sends through when none is given
+        (:class:`ByEnvironment`), made with the client ``options`` of :data:`LIVE_OPTIONS`."""
         raise NotImplementedError
 
 
@@ -241,7 +281,7 @@ class ClientFactory(Generic[ClientT]):
         }
         exchange = Exchange.of(store, mode, **options)
         if live_options and exchange.recording:
-            transport = self.transport_class.live_class(**live_options)
+            transport = self.transport_class.default_live(**live_options)
         fixture_transport = self.transport_class(exchange, mode=mode, transport=transport)
         return self.client_class(transport=fixture_transport, **client_options)
 

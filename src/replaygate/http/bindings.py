@@ -17,7 +17,12 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
-from replaygate.http.adapter import AsyncFixtureTransport, ClientFactory, SyncFixtureTransport
+from replaygate.http.adapter import (
+    AsyncFixtureTransport,
+    ByEnvironment,
+    ClientFactory,
+    SyncFixtureTransport,
+)
 from replaygate.http.streams import ReplayByteStream, TeeByteStream
 from replaygate.http.transport import Library, RecordedResponse
 
@@ -40,11 +45,16 @@ def _subclass(name: str, bases: tuple[type, ...], doc: str, **members: Any) -> A
     return type(name, bases, {"__doc__": doc, "__module__": "replaygate.http", **members})
 
 
-def _transport(name: str, ours: type, theirs: type, live: type, library: Library[Any]) -> Any:
-    """A fixture transport class that is also one of the library's own transports."""
-    doc = f"A transport answering from fixtures, sending through ``{live.__name__}`` to record."
+def _transport(name: str, ours: type, theirs: type, client: type, library: Library[Any]) -> Any:
+    """A fixture transport class that is also one of the library's own transports; it
+    records through the transports a ``client`` made without one picks (:class:`ByEnvironment`)."""
+    doc = f"A transport answering from fixtures, sending through ``{client.__name__}``'s to record."
+
+    def default_live(**options: Any) -> ByEnvironment:
+        return ByEnvironment(client(**options), proxied="proxy" in options)
+
     return _subclass(
-        name, (ours, theirs), doc, library=library, live_class=live, default_live=lambda _: live()
+        name, (ours, theirs), doc, library=library, default_live=staticmethod(default_live)
     )
 
 
@@ -62,13 +72,13 @@ def binding(name: str) -> Binding:
         _subclass("Response", (RecordedResponse, lib.Response), "A live response, recorded."),
     )
     transport = _transport(
-        f"{prefix}Transport", SyncFixtureTransport, lib.BaseTransport, lib.HTTPTransport, library
+        f"{prefix}Transport", SyncFixtureTransport, lib.BaseTransport, lib.Client, library
     )
     async_transport = _transport(
         f"Async{prefix}Transport",
         AsyncFixtureTransport,
         lib.AsyncBaseTransport,
-        lib.AsyncHTTPTransport,
+        lib.AsyncClient,
         library,
     )
     return Binding(
