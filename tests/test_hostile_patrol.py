@@ -77,3 +77,16 @@ def test_prune_names_a_store_with_a_newline_on_one_line(
     shown = repr("tests/fixtures/a\nb.jsonl")
     assert f"  removed: {shown}" in prune.output.splitlines()
     assert f"  backup: {shown[:-1]}.bak'" in prune.output.splitlines()
+
+
+def test_patrol_names_a_store_with_a_newline_on_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # its title printed the name as it is, over two lines, where its rows quote it
+    _project(tmp_path, "a\nb.jsonl")
+    monkeypatch.chdir(tmp_path)
+    store = "tests/fixtures/a\nb.jsonl"
+    patrol = CliRunner().invoke(main, ["patrol", store])
+    assert patrol.exit_code == 0, patrol.output
+    title = patrol.output.splitlines()[0]
+    assert title.startswith(f"patrol of {store!r}: 1 fixture(s)"), title

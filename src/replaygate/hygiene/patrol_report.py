@@ -50,10 +50,11 @@ def flags(row: PatrolRow, runs: int) -> str:
 
 def title(result: Patrol) -> str:
     """What was patrolled and against what."""
-    refs = ", ".join(shown(p) for p in result.refs) or "none"
+    refs = ", ".join(shown_file(shown(p)) for p in result.refs) or "none"
     max_age = age_text(result.max_age) if result.max_age else "none"
     return (
-        f"patrol of {shown(result.path)}: {len(result.rows)} fixture(s), max age {max_age}, "
+        f"patrol of {shown_file(shown(result.path))}: {len(result.rows)} fixture(s), "
+        f"max age {max_age}, "
         f"last {len(result.runs)} of {result.recorded_runs} recorded run(s), references in {refs}"
     )
 
