@@ -101,7 +101,7 @@ def test_a_request_whose_fixture_was_edited_is_told_so(from_sim: Path, tmp_path:
     # the edited request itself is refused as its first serve says, and what that says works
     with block_network(), pytest.raises(FixtureFormatError) as served:
         ask(store, EDITED)
-    assert "the request was edited after recording. Revert the edit, or record it anew in " in (
+    assert "the request or its key was edited after recording. Revert the edit, or record it " in (
         str(served.value)
     )
     assert "mode rerecord, which replaces it" in str(served.value)
@@ -113,6 +113,24 @@ def test_a_request_whose_fixture_was_edited_is_told_so(from_sim: Path, tmp_path:
     assert replaced.request["body"]["messages"] == EDITED
     with block_network():
         assert ask(store, EDITED).content[0].text == "echo: What is RAG, really?"
+
+
+def test_a_fixture_whose_key_alone_was_edited_is_not_said_to_have_an_edited_request(
+    from_sim: Path, tmp_path: Path
+) -> None:
+    # it said "the request was edited after recording", the request being as recorded
+    store = tmp_path / "s.jsonl"
+    line = json.loads(from_sim.read_text())
+    line["key"] = ("0" if line["key"][0] != "0" else "1") + line["key"][1:]
+    store.write_text(json.dumps(line) + "\n")
+    with block_network(), pytest.raises(FixtureFormatError) as served:
+        ask(store, ASKED)
+    assert f"{store}:1: key {line['key']} does not match its request (expected " in str(
+        served.value
+    )
+    assert "the request or its key was edited after recording. Revert the edit" in str(served.value)
+    verified = CliRunner().invoke(main, ["verify", str(store)])
+    assert "the request or its key was edited after recording: revert the edit" in (verified.output)
 
 
 def test_an_edit_of_the_api_version_alone_is_told_as_an_edit(

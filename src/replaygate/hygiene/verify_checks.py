@@ -170,8 +170,8 @@ def unsealed(line: bytes | None, key: str, seal: str | None, form: bytes) -> byt
 def _key_problem(key: str, full: str) -> str:
     return (
         f"key {key} does not match its request (expected {full[:KEY_LENGTH]}); "
-        "the request was edited after recording: revert the edit, record it anew in mode "
-        "rerecord (which replaces it), or remove it"
+        "the request or its key was edited after recording: revert the edit, record it anew "
+        "in mode rerecord (which replaces it), or remove it"
     )
 
 
