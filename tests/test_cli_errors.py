@@ -51,6 +51,11 @@ FIRST_MISTAKES = {
         "unreachable",
         ["cannot reach the model API at", "--simulator"],
     ),
+    "demo-live-without-network": (
+        ["demo", "--live", "--out", "out"],
+        "unreachable",
+        ["cannot reach the model API at", "drop --live to record from the loopback simulator"],
+    ),
     "eval-record-without-key": (
         ["eval", *AGENT, "--record-mode", "record-missing", "--approve-live",
          "--fixtures", "new.jsonl", "--cases", CASES, "--no-history"],

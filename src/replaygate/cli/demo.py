@@ -23,6 +23,7 @@ from pathlib import Path
 
 import click
 
+from replaygate.cli.live import live_model
 from replaygate.cli.options import CommandError, PathParam, describe
 from replaygate.cli.replay_cmds import print_run, replay_once
 from replaygate.demo import DEMO_SEED, Claim, DemoOutError, claim_out, demo_loop
@@ -46,28 +47,33 @@ def _say(text: str) -> None:
 
 
 @contextlib.contextmanager
-def _model_endpoint(live: bool, seed: int) -> Iterator[tuple[str | None, str, str]]:
-    """(base_url, api_key, source) of the model to record from, for the demo's duration."""
+def _model_endpoint(live: bool, seed: int) -> Iterator[tuple[AnthropicModel, str]]:
+    """The model to record from and the ``meta.source`` it records, for the demo's
+    duration. With ``--live``, the real API's, through the recording commands' own
+    :func:`~replaygate.cli.live.live_model`: an API that cannot be reached, refuses the
+    key or answers an error status ends the demo with one ``Error:`` line, exit 2."""
     if live:
-        key = os.environ.get("ANTHROPIC_API_KEY")
-        if not key:
+        if not os.environ.get("ANTHROPIC_API_KEY"):
             raise click.UsageError("--live needs ANTHROPIC_API_KEY in the environment")
         _say("Recording from the real Anthropic API (approved by --live)")
-        yield os.environ.get("ANTHROPIC_BASE_URL"), key, "live"
+        with live_model(SETTINGS, simulator=False, seed=seed, instead=_INSTEAD) as model:
+            yield model, "live"
         return
+    anthropic = require("anthropic", "anthropic", "replaygate demo")
     with Simulator(behavior="research-copilot", seed=seed) as sim:
         _say(f"Started the API simulator on {sim.url} (seed {seed})")
-        yield sim.url, "sim-demo-key", "sim"
+        with anthropic.Anthropic(api_key="sim-demo-key", base_url=sim.url, max_retries=0) as client:
+            model = AnthropicModel(
+                client, model=SETTINGS.model, max_tokens=SETTINGS.max_tokens, system=SETTINGS.system
+            )
+            yield model, "sim"
     click.echo("Stopped the simulator: everything below runs with no model server at all.")
 
 
-def _record(store_path: Path, base_url: str | None, api_key: str, source: str) -> int:
-    anthropic = require("anthropic", "anthropic", "replaygate demo")
+_INSTEAD = "drop --live to record from the loopback simulator instead"
 
-    client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0)
-    live = AnthropicModel(
-        client, model=SETTINGS.model, max_tokens=SETTINGS.max_tokens, system=SETTINGS.system
-    )
+
+def _record(store_path: Path, live: AnthropicModel, source: str) -> int:
     recorder = RecordingModel(
         live,
         store_path,
@@ -174,9 +180,9 @@ def _run(live: bool, seed: int, keep: Path | None, claim: Claim) -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="replaygate-demo-") as tmp:
         store_path = (keep or Path(tmp)) / KEPT_STORE
-        with _model_endpoint(live, seed) as (base_url, api_key, source):
+        with _model_endpoint(live, seed) as (model, source):
             _say("Recording the eval cases through the official anthropic SDK (--approve-live)")
-            recorded = _record(store_path, base_url, api_key, source)
+            recorded = _record(store_path, model, source)
             if recorded:
                 click.echo(f"  {recorded} model responses recorded as fixtures in {store_path}")
             else:

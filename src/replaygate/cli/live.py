@@ -72,13 +72,16 @@ def live_errors() -> tuple[type[BaseException], ...]:
 
 
 @contextlib.contextmanager
-def live_model(settings: RequestSettings, simulator: bool, seed: int) -> Iterator[AnthropicModel]:
+def live_model(
+    settings: RequestSettings, simulator: bool, seed: int, instead: str = _INSTEAD
+) -> Iterator[AnthropicModel]:
     """An ``anthropic`` SDK model with ``settings``, for the duration of the block.
 
     With ``simulator``, of a simulator started here (seed ``seed``) and stopped on exit;
     otherwise of ``ANTHROPIC_BASE_URL`` (the SDK reads ``ANTHROPIC_API_KEY``). No key,
     an API that cannot be reached, refuses the key or answers an error status ends the
-    command with :class:`~replaygate.errors.LiveAPIError`, which says what to do.
+    command with :class:`~replaygate.errors.LiveAPIError`, which says what to do, ending
+    with ``instead``: how the command records from the simulator.
     """
     from replaygate.sim import Simulator
 
@@ -96,7 +99,7 @@ def live_model(settings: RequestSettings, simulator: bool, seed: int) -> Iterato
         else:
             if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
                 raise LiveAPIError(
-                    f"recording from the live API needs ANTHROPIC_API_KEY; {_INSTEAD}"
+                    f"recording from the live API needs ANTHROPIC_API_KEY; {instead}"
                 )
             options = {"base_url": os.environ.get("ANTHROPIC_BASE_URL")}
         with interrupts_deferred():  # a Ctrl-C waits until the client is whole, to be closed
@@ -110,12 +113,12 @@ def live_model(settings: RequestSettings, simulator: bool, seed: int) -> Iterato
         except anthropic.APIConnectionError as err:
             raise LiveAPIError(
                 f"cannot reach the model API at {client.base_url}: {err.__cause__ or err}; check "
-                f"the network and ANTHROPIC_BASE_URL, or {_INSTEAD}"
+                f"the network and ANTHROPIC_BASE_URL, or {instead}"
             ) from None
         except anthropic.AuthenticationError as err:
             raise LiveAPIError(
                 f"the model API at {client.base_url} refused the key "
-                f"({err.status_code}): check ANTHROPIC_API_KEY, or {_INSTEAD}"
+                f"({err.status_code}): check ANTHROPIC_API_KEY, or {instead}"
             ) from None
         except anthropic.APIStatusError as err:
             raise LiveAPIError(
