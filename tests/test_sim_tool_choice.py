@@ -295,6 +295,14 @@ LONG = "f" * 65
         ),
         (
             "/chat/completions",
+            {"tools": [], "parallel_tool_calls": False},
+            "Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed "
+            "when 'tools' are specified.",
+            "parallel_tool_calls",
+            None,
+        ),
+        (
+            "/chat/completions",
             {"tools": CHAT_TOOLS, "tool_choice": "requried"},
             "Invalid value: 'requried'. Supported values are: 'none', 'auto', and 'required'.",
             "tool_choice",
@@ -335,6 +343,7 @@ LONG = "f" * 65
         "chat function missing",
         "chat function name missing",
         "chat choice without tools",
+        "chat parallel_tool_calls without tools",
         "chat unknown mode",
         "responses unknown mode",
         "responses choice without tools",

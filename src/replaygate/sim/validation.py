@@ -349,6 +349,7 @@ def validate_openai(body: Any) -> Invalid | None:
         problem = problem or _chat_content(item, f"messages[{i}]")
     problem = problem or _chat_tools(body.get("tools"))
     problem = problem or _chat_tool_choice(body.get("tool_choice"), body.get("tools"))
+    problem = problem or _only_with_tools(body, "parallel_tool_calls")
     return problem or _openai_tool_pairs(messages)
 
 
@@ -470,17 +471,23 @@ def _defined_names(tools: Any, nested: bool) -> set[str]:
     return {name for name in (_named(tool, nested) for tool in listed) if name is not None}
 
 
+def _only_with_tools(body: Mapping[str, Any], name: str) -> Invalid | None:
+    """Chat Completions' error for ``body[name]`` given (not null) without tools."""
+    if body.get(name) is None or body.get("tools"):
+        return None
+    return Invalid(
+        f"Invalid value for '{name}': '{name}' is only allowed when 'tools' are specified.",
+        name,
+    )
+
+
 def _chat_tool_choice(choice: Any, tools: Any) -> Invalid | None:
     """Chat Completions' error for a ``tool_choice`` given without tools, of no known
     mode, or naming a function the tools do not define."""
     if choice is None:
         return None
     if not tools:
-        return Invalid(
-            "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are "
-            "specified.",
-            "tool_choice",
-        )
+        return _only_with_tools({"tool_choice": choice}, "tool_choice")
     defined = _defined_names(tools, nested=True)
     for name in _chosen_names(choice, nested=True):
         if name not in defined:
