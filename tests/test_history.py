@@ -113,6 +113,23 @@ def test_the_history_commands_export_and_merge(tmp_path: Path) -> None:
     assert "no history at" in missing.output
 
 
+def test_the_history_commands_name_a_file_with_a_newline_on_one_line(tmp_path: Path) -> None:
+    # "merged into h\nh.db: ..." took two lines, where an error names such a file quoted
+    source, out, none = tmp_path / "h\nh.db", tmp_path / "r\nr.json", tmp_path / "n\nn.db"
+    with History.open(source) as history:
+        history.append(run("2026-11-01T10:00:00Z", 5))
+    runner = CliRunner()
+    commands = [
+        ["export", "--out", str(out), "--history", str(source)],
+        ["merge", str(out), "--history", str(source)],
+        ["export", "--json", "--history", str(none)],
+    ]
+    said = [runner.invoke(history_group, args).output for args in commands]
+    assert said[0] == f"exported 1 run(s) from {str(source)!r} to {str(out)!r}\n"
+    assert said[1] == f"merged into {str(source)!r}: 0 run(s) added, 1 already there\n"
+    assert said[2].startswith(f"Error: no history at {str(none)!r}: run"), said[2]
+
+
 def test_a_run_id_is_never_stored_twice(tmp_path: Path) -> None:
     with History.open(tmp_path / "h.db") as history:
         history.append(run("2026-11-01T10:00:00Z", 5), run_id="one")

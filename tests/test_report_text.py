@@ -62,3 +62,16 @@ def test_run_information_of_another_shape_is_left_out_of_the_cost_meaning() -> N
         run = HistoryRun("r", "2026-11-30T06:00:00Z", None, {"cost": 0.1}, cases, info=info)
         html = build_report([run], now=datetime(2026, 12, 1, tzinfo=UTC))
         assert "Run <code>r</code>" in html and "USD" not in html
+
+
+def test_the_report_command_names_a_file_with_a_newline_on_one_line(tmp_path: Path) -> None:
+    # "report: r\nr.html" took two lines, as did a --fixtures store not there
+    History.open(tmp_path / "h.db").close()
+    out, typo = tmp_path / "r\nr.html", tmp_path / "f\nf.jsonl"
+    args = ["report", "--history", str(tmp_path / "h.db"), "--out", str(out)]
+    written = CliRunner().invoke(main, args)
+    assert written.exit_code == 0, written.output
+    assert written.output == f"report: {str(out)!r}\n"
+    missing = CliRunner().invoke(main, [*args, "--fixtures", str(typo)])
+    assert missing.exit_code == 2, missing.output
+    assert f"Error: --fixtures {str(typo)!r}: no such store" in missing.output

@@ -19,7 +19,7 @@ from replaygate.cli.options import (
     json_option,
     other_config,
 )
-from replaygate.errors import first_few
+from replaygate.errors import first_few, shown_file
 from replaygate.evals.baseline import load_gated
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import run_gate
@@ -82,7 +82,7 @@ def report_cmd(
             "the baseline (replaygate report --results results.json --baseline BASELINE)"
         )
     config = load_config(config_path)
-    missing = [str(path) for path in fixture_paths if not path.exists()]
+    missing = [shown_file(str(path)) for path in fixture_paths if not path.exists()]
     if missing:
         raise CommandError(f"--fixtures {', '.join(missing)}: no such store (a typo?)")
     stores = list(fixture_paths) or ([config.fixtures] if config.fixtures else [])
@@ -121,7 +121,7 @@ def report_cmd(
             "(--cases FILE reports on them)",
             err=True,
         )
-    click.echo(f"report: {written}")
+    click.echo(f"report: {shown_file(str(written))}")
 
 
 @click.group("history")
@@ -161,7 +161,7 @@ def history_export(
     config = load_config(config_path)
     target = history_path or config.history_path
     if not os.path.lexists(target):  # a symlink loop, or to nothing: History.open says so
-        raise CommandError(f"no history at {target}: run `replaygate eval` first")
+        raise CommandError(f"no history at {shown_file(str(target))}: run `replaygate eval` first")
     if out is not None:
         inputs = {"the history": target, "the config": other_config(config.file)}
         check_not_an_input(out, inputs, export=True)
@@ -172,7 +172,7 @@ def history_export(
             echo_json(history.export(last=last))
             return
         count = history.export_to(out, last=last)
-    click.echo(f"exported {count} run(s) from {target} to {out}")
+    click.echo(f"exported {count} run(s) from {shown_file(str(target))} to {shown_file(str(out))}")
 
 
 def _differing(stored: dict[str, Any], runs: list[HistoryRun]) -> set[str]:
@@ -207,7 +207,9 @@ def history_merge(
     with History.open(target) as history:
         before = {run.id: run.to_json() for run in history.runs(skipped=[])}
         added, skipped = history.merge(runs)
-    click.echo(f"merged into {target}: {added} run(s) added, {skipped} already there")
+    click.echo(
+        f"merged into {shown_file(str(target))}: {added} run(s) added, {skipped} already there"
+    )
     differing = sorted(_differing(before, runs))
     if differing:
         shown = first_few(differing, 5)
