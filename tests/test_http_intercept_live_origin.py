@@ -11,6 +11,7 @@ addressed, and the block is offline beyond loopback.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,24 @@ def test_code_built_for_the_real_api_records_from_the_simulator_and_replays(
     assert '"prompt_cache_key":"group-1"' in store.read_text()
     with intercept(store):
         assert user_code() == "echo: hi"
+
+
+def sources(store: Path) -> list[str]:
+    return [json.loads(line)["meta"]["source"] for line in store.read_text().splitlines()]
+
+
+def test_what_the_simulator_answers_is_recorded_as_its_unless_told(tmp_path: Path) -> None:
+    """An answer of the simulator the block sends to was labelled ``live``, as if a paid
+    model had given it; a ``source`` given still wins."""
+    with Simulator(behavior="echo") as sim:
+        for name, given in (("sim.jsonl", {}), ("hand.jsonl", {"source": "hand"})):
+            with intercept(
+                tmp_path / name, "record-missing", approve_live=True, live_origin=sim.url, **given
+            ) as exchange:
+                user_code()
+            assert exchange.session.source == given.get("source")
+    assert sources(tmp_path / "sim.jsonl") == ["sim"]
+    assert sources(tmp_path / "hand.jsonl") == ["hand"]
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 from replaygate.errors import NothingRecordedWarning
 from replaygate.http.active import answering_with
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
+from replaygate.http.learners import learner_at
 from replaygate.http.seams import installed, patched
 from replaygate.network import block_network, is_loopback
 
@@ -46,6 +47,13 @@ def loopback_origin(url: str) -> str:
             "real API, and nowhere else"
         )
     return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
+
+
+def simulator_at(origin: str) -> bool:
+    """Whether a simulator of this process listens at ``origin`` (``scheme://host:port``):
+    one registered to learn what a recording replays (:mod:`~replaygate.http.learners`)."""
+    parts = urlsplit(origin)
+    return learner_at(parts.hostname, parts.port) is not None
 
 
 def nothing_recorded() -> str:
@@ -87,7 +95,8 @@ def intercept(
     (:meth:`~replaygate.http.exchange.Exchange.live_url`): the code records with the
     clients it replays with, built for the real API, so a framework that shapes its
     requests by host sends the same ones both times. The network beyond loopback is
-    then blocked while inside, as in replay.
+    then blocked while inside, as in replay. What a simulator of this process answers
+    there is recorded as its (``meta.source: "sim"``) unless ``source`` says otherwise.
     """
     origin = None if live_origin is None else loopback_origin(live_origin)
     exchange = Exchange.of(store, mode, **options)
@@ -98,6 +107,9 @@ def intercept(
         if origin is not None:
             stack.callback(setattr, exchange, "live_origin", exchange.live_origin)
             exchange.live_origin = origin
+            if exchange.session.source is None and simulator_at(origin):
+                stack.callback(setattr, exchange.session, "source", None)
+                exchange.session.source = "sim"
         stack.enter_context(intercepting(exchange))
         stack.callback(exchange.finish_open)  # a stream its reader left open: what it read
         yield exchange
