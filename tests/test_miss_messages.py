@@ -39,9 +39,10 @@ SIM_NOTE = (
     f"the live API: {SIMULATOR_OPTIONS}."
 )
 HTTP_HOW = (
-    "to record from the simulator again, send to a `replaygate.sim.Simulator` (its url as the "
-    'client\'s base_url) with `source="sim"` on the client factory or intercept(), or give '
-    "pytest `--replaygate-simulator=NAME`"
+    "to record from the simulator again, record inside intercept() given `live_origin=sim.url` "
+    "of a `replaygate.sim.Simulator`, or send to its url as the client's base_url with "
+    '`source="sim"` on the client factory or intercept(), or give pytest '
+    "`--replaygate-simulator=NAME`"
 )
 """How an HTTP client factory's errors say to record from the simulator (as ``from_sim`` does)."""
 HTTP_SIM_NOTE = SIM_NOTE.replace(SIMULATOR_OPTIONS, HTTP_HOW)

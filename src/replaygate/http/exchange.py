@@ -141,9 +141,10 @@ HTTP_REPLACE = HTTP_RERECORD.replace("record-missing", "rerecord")
 """How an HTTP session says to record anew what it recorded (a stream the client closed
 early); the pytest plugin names its own command."""
 HTTP_SIMULATOR = (
-    "to record from the simulator again, send to a `replaygate.sim.Simulator` (its url as "
-    'the client\'s base_url) with `source="sim"` on the client factory or intercept(), or '
-    "give pytest `--replaygate-simulator=NAME`"
+    "to record from the simulator again, record inside intercept() given "
+    "`live_origin=sim.url` of a `replaygate.sim.Simulator`, or send to its url as the "
+    'client\'s base_url with `source="sim"` on the client factory or intercept(), or give '
+    "pytest `--replaygate-simulator=NAME`"
 )
 """How an HTTP session says to record from the simulator again, said of a fixture that
 came from it; the pytest plugin names its own option."""
