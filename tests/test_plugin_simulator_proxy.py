@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from loopback import EchoesMessages, serving
 from sdks import anthropic, openai
 
 # Each test runs pytest itself on a project of its own (pytester): end to end.
@@ -95,4 +96,47 @@ def test_recording_from_the_simulator_goes_past_the_environment_s_proxy(
         "--replaygate-simulator=echo",
     )
     recorded.assert_outcomes(passed=1)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+THROUGH_THE_PROXY = """
+import asyncio
+
+API = "http://api.example.test"  # reached through the proxy only
+ASK = {"model": "claude-sonnet-4-5", "max_tokens": 8}
+
+
+def test_sync_and_async(anthropic_client, async_anthropic_client):
+    client = anthropic_client(api_key="k", base_url=API, max_retries=0)
+    reply = client.messages.create(**ASK, messages=[{"role": "user", "content": "sync"}])
+    assert reply.content[0].text == "echo: sync"
+
+    async def ask():
+        client = async_anthropic_client(api_key="k", base_url=API, max_retries=0)
+        return await client.messages.create(**ASK, messages=[{"role": "user", "content": "a"}])
+
+    assert asyncio.run(ask()).content[0].text == "echo: a"
+"""
+
+
+def test_recording_from_the_live_api_goes_through_the_environment_s_proxy(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the client factories' live transport read no proxy: recording behind one failed to
+    # connect, where the SDK's own client went through it
+    assert anthropic.Anthropic  # loaded here, not again by the nested run
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    pytester.makepyfile(test_live=THROUGH_THE_PROXY)
+    EchoesMessages.targets.clear()
+    with serving(EchoesMessages) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy)
+        recorded = pytester.runpytest(
+            "-p",
+            "no:cacheprovider",
+            "--replaygate-record-mode=record-missing",
+            "--replaygate-approve-live",
+        )
+    recorded.assert_outcomes(passed=1)
+    assert EchoesMessages.targets == ["http://api.example.test/v1/messages"] * 2
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)

@@ -154,15 +154,20 @@ class RecordingRun:
         belong to the test's event loop, which is gone when the fixture's teardown could
         close them, so a kept one would be left for the garbage collector (an unclosed
         socket warning in a later test). A recorded call is slow anyway.
+
+        It sends through the proxy the environment names, as the SDK's own client does
+        (:class:`~replaygate.http.adapter.ByEnvironment`).
         """
         import httpx2
+
+        from replaygate.http.bindings import binding
 
         if self._tls is None:
             self._tls = httpx2.create_ssl_context()
         if is_async:
             limits = httpx2.Limits(max_connections=100, max_keepalive_connections=0)
-            return httpx2.AsyncHTTPTransport(verify=self._tls, limits=limits)
-        return httpx2.HTTPTransport(verify=self._tls)
+            return binding("httpx2").async_transport.default_live(verify=self._tls, limits=limits)
+        return binding("httpx2").transport.default_live(verify=self._tls)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
