@@ -27,7 +27,7 @@ from replaygate.errors import LiveCallNotApproved
 from replaygate.fixtures.fixture import make_meta
 from replaygate.http import httpx2_client
 from replaygate.hygiene.drift import DriftReport, drift_against, drift_live, sample
-from replaygate.hygiene.fieldset import field_paths
+from replaygate.hygiene.fieldset import field_paths, response_fields
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.stored import load_fixtures
 from replaygate.models.live import AnthropicModel, OpenAIModel
@@ -129,6 +129,24 @@ def test_field_paths_take_arrays_by_the_union_of_their_items() -> None:
         "content", "content[].type", "content[].text", "content[].id", "content[].input",
         "usage", "usage.input_tokens", "stop_sequence",
     }  # fmt: skip
+
+
+def test_a_key_that_is_no_plain_name_is_one_quoted_step() -> None:
+    # "a.b" read as two steps, "[0]" as a list's items, and a control character went to
+    # the terminal as it is (an escape sequence, a NUL) in the drift report
+    body = {"usage": {"a.b": 1, "[0]": 2, "": 3, "\x1b[2J": 4, "x\ny": {"k": 5}}}
+    assert field_paths(body) == {
+        "usage", 'usage["a.b"]', 'usage["[0]"]', 'usage[""]', 'usage["\\u001b[2J"]',
+        'usage["x\\ny"]', 'usage["x\\ny"].k',
+    }  # fmt: skip
+    events = [
+        {"event": "a\x07", "data": '{"t": 1}'},
+        {"event": "response.output_text.delta", "data": '{"delta": "x"}'},
+    ]
+    assert response_fields({"events": events}, envelope=True) == {
+        'events["a\\u0007"].t',
+        "events[response.output_text.delta].delta",
+    }
 
 
 def test_live_drift_finds_added_and_dropped_fields(

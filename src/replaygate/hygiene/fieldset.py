@@ -3,7 +3,9 @@
 ``{"content": [{"type": "text", "text": "hi"}], "usage": {"input_tokens": 3}}`` has the
 fields ``content``, ``content[].type``, ``content[].text``, ``usage`` and
 ``usage.input_tokens``. A streamed HTTP response contributes the fields of each
-event's JSON data under ``events[<event name>]``.
+event's JSON data under ``events[<event name>]``. A key that is no plain name (a dot,
+a bracket, a space, a control character) is one step, a JSON string in brackets:
+``usage["a.b"]``.
 
 A tool call's arguments are model output, not API shape: the object an Anthropic
 ``tool_use`` block holds as ``input`` and Gemini's ``functionCall.args`` are opaque
@@ -14,6 +16,8 @@ JSON string, opaque already.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import orjson
@@ -40,11 +44,29 @@ def arguments_key(node: dict[Any, Any], name: str | None) -> str | None:
     return None
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9_$@:/-]+")
+"""A key shown as it is in a path; any other (a dot, a bracket, a control character, an
+empty key) is shown as a JSON string in brackets, ``usage["a.b"]``: no key reads as two
+steps, or writes a control character to the terminal a drift report is read on."""
+
+
+_EVENT = re.compile(r"[A-Za-z0-9_.$@:/-]*")
+"""An event name shown as it is in its brackets (``events[response.output_text.delta]``)."""
+
+
+def _quoted(name: str, plain: re.Pattern[str] = _PLAIN) -> str:
+    return name if plain.fullmatch(name) else json.dumps(name)
+
+
 def _collect(value: Any, prefix: str, name: str | None, found: set[str]) -> None:
     if isinstance(value, dict):
         opaque = arguments_key(value, name)
         for key, child in value.items():
-            path = f"{prefix}.{key}" if prefix else str(key)
+            step = _quoted(str(key))
+            if step != str(key):
+                path = f"{prefix}[{step}]"
+            else:
+                path = f"{prefix}.{step}" if prefix else step
             found.add(path)
             if key != opaque:
                 _collect(child, path, str(key), found)
@@ -103,7 +125,8 @@ def _event_fields(events: list[Any]) -> set[str]:
             data = orjson.loads(str(event.get("data", "")))
         except orjson.JSONDecodeError:
             continue
-        found |= field_paths(data, f"events[{event.get('event') or ''}]")
+        name = str(event.get("event") or "")
+        found |= field_paths(data, f"events[{_quoted(name, _EVENT)}]")
     return found
 
 
