@@ -232,6 +232,15 @@ def test_repeat_last_is_an_explicit_opt_in(repeats: tuple[Path, list[tuple[str, 
             assert [openai_call(repeated) for _ in range(3)] == [recorded] * 3
 
 
+def test_repeat_last_given_as_text_is_refused(
+    repeats: tuple[Path, list[tuple[str, Any]]],
+) -> None:
+    # "false" from a config or an environment variable, truthy: it turned repeats on, and a
+    # send past the recording got the last answer again instead of a miss
+    with pytest.raises(TypeError, match="repeat_last must be True or False, got 'false'"):
+        httpx2_client(repeats[0], repeat_last="false")  # type: ignore[arg-type]
+
+
 def test_record_missing_records_a_send_past_the_recorded_ones(
     repeats: tuple[Path, list[tuple[str, Any]]], tmp_path: Path
 ) -> None:
