@@ -127,6 +127,8 @@ def _openai_client(sim: Simulator) -> Any:
 
 
 ANTHROPIC_TOOLS = [{"name": n, "input_schema": _schema()} for n in ("first", "second")]
+EXTENDED = {"type": "enabled", "budget_tokens": 1024}
+"""Extended thinking, which the Messages API refuses beside a forced tool call."""
 CHAT_TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": _schema()}}
     for n in ("first", "second")
@@ -252,8 +254,23 @@ def _error(sim: Simulator, path: str, body: dict[str, Any]) -> Any:
             {"tools": [*ANTHROPIC_TOOLS, ANTHROPIC_TOOLS[0]]},
             "tools: Tool names must be unique.",
         ),
+        *(
+            (
+                {"tools": ANTHROPIC_TOOLS, "tool_choice": choice, "thinking": EXTENDED},
+                "Thinking may not be enabled when tool_choice forces tool use.",
+            )
+            for choice in ({"type": "any"}, {"type": "tool", "name": "first"})
+        ),
     ],
-    ids=["unknown kind", "no name", "any without tools", "tool without tools", "same name"],
+    ids=[
+        "unknown kind",
+        "no name",
+        "any without tools",
+        "tool without tools",
+        "same name",
+        "any while thinking",
+        "a tool while thinking",
+    ],
 )
 def test_anthropic_refuses_a_tool_choice_or_tools_it_cannot_take(
     sim: Simulator, fields: dict[str, Any], message: str
@@ -263,6 +280,27 @@ def test_anthropic_refuses_a_tool_choice_or_tools_it_cannot_take(
         "type": "invalid_request_error",
         "message": message,
     }
+
+
+@pytest.mark.parametrize(
+    ("thinking", "choice"),
+    [
+        (EXTENDED, {"type": "auto"}),
+        (EXTENDED, {"type": "none"}),
+        ({"type": "adaptive"}, {"type": "any"}),
+        ({"type": "disabled"}, {"type": "tool", "name": "first"}),
+    ],
+    ids=["extended, auto", "extended, none", "adaptive, any", "disabled, a tool"],
+)
+def test_anthropic_serves_thinking_beside_a_tool_choice_it_takes(
+    sim: Simulator, thinking: dict[str, Any], choice: dict[str, Any]
+) -> None:
+    """Extended thinking refuses only a forced call, as the API does: a recording that
+    forced one passed against the simulator and failed live."""
+    body = {"model": "m", "max_tokens": 64, "messages": HI, "tools": ANTHROPIC_TOOLS}
+    body |= {"tool_choice": choice, "thinking": thinking}
+    headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+    assert httpx2.post(f"{sim.url}/v1/messages", json=body, headers=headers).status_code == 200
 
 
 LONG = "f" * 65

@@ -218,6 +218,7 @@ def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
         _anthropic_tool_pairs(messages)
         or _anthropic_tools(body.get("tools"))
         or _anthropic_tool_choice(body.get("tool_choice"), body.get("tools"))
+        or _thinking_with_forced_tool(body)
     )
 
 
@@ -299,6 +300,18 @@ def _anthropic_tool_choice(choice: Any, tools: Any) -> Invalid | None:
         return Invalid(f"tool_choice.{kind} may only be specified while providing tools")
     if kind == "tool" and choice["name"] not in [tool["name"] for tool in tools]:
         return Invalid(f"Tool '{choice['name']}' not found in provided tools")
+    return None
+
+
+def _thinking_with_forced_tool(body: Mapping[str, Any]) -> Invalid | None:
+    """The Messages API's error for extended thinking (``thinking.type`` ``enabled``) beside
+    a ``tool_choice`` forcing a call (``any``, a named ``tool``); adaptive thinking takes
+    one (and does not think)."""
+    thinking, choice = body.get("thinking"), body.get("tool_choice")
+    if not (isinstance(thinking, Mapping) and thinking.get("type") == "enabled"):
+        return None
+    if isinstance(choice, Mapping) and choice.get("type") in ("any", "tool"):
+        return Invalid("Thinking may not be enabled when tool_choice forces tool use.")
     return None
 
 
