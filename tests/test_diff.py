@@ -32,6 +32,20 @@ def test_nested_paths_name_keys_and_indexes() -> None:
     ]
 
 
+def test_a_key_that_is_no_plain_name_is_one_quoted_step() -> None:
+    # "a.b" read as two steps, and a newline in a key split the line of its difference
+    # (an ALARM of `replaygate diff`, a row of its markdown table)
+    left = {"p": {"a.b": 1, "x\ny": 1, "": 1, "城市": 1, "content-type": 1}}
+    right = {"p": {"a.b": 2, "x\ny": 2, "": 2, "城市": 2, "content-type": 2}}
+    assert [d.path for d in field_diff(left, right)] == [
+        'p["a.b"]',
+        'p["x\\ny"]',
+        'p[""]',
+        "p.城市",
+        "p.content-type",
+    ]
+
+
 def test_non_ascii_values_are_shown_as_they_are() -> None:
     assert rendered({"t": "什么是 RAG？"}, {"t": "RAG 是什么？"}) == [
         "t: '什么是 RAG？' != 'RAG 是什么？'"

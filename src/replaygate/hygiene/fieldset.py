@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from replaygate.errors import WireFormatError
+from replaygate.fixtures.diff import path_step
 from replaygate.fixtures.fixture import Fixture
 from replaygate.http.envelope import INTERFACES, interface_of
 from replaygate.http.recorded import replayed
@@ -44,29 +45,16 @@ def arguments_key(node: dict[Any, Any], name: str | None) -> str | None:
     return None
 
 
-_PLAIN = re.compile(r"[A-Za-z0-9_$@:/-]+")
-"""A key shown as it is in a path; any other (a dot, a bracket, a control character, an
-empty key) is shown as a JSON string in brackets, ``usage["a.b"]``: no key reads as two
-steps, or writes a control character to the terminal a drift report is read on."""
-
-
 _EVENT = re.compile(r"[A-Za-z0-9_.$@:/-]*")
-"""An event name shown as it is in its brackets (``events[response.output_text.delta]``)."""
-
-
-def _quoted(name: str, plain: re.Pattern[str] = _PLAIN) -> str:
-    return name if plain.fullmatch(name) else json.dumps(name)
+"""An event name shown as it is in its brackets (``events[response.output_text.delta]``);
+any other is shown as a JSON string."""
 
 
 def _collect(value: Any, prefix: str, name: str | None, found: set[str]) -> None:
     if isinstance(value, dict):
         opaque = arguments_key(value, name)
         for key, child in value.items():
-            step = _quoted(str(key))
-            if step != str(key):
-                path = f"{prefix}[{step}]"
-            else:
-                path = f"{prefix}.{step}" if prefix else step
+            path = path_step(prefix, str(key))
             found.add(path)
             if key != opaque:
                 _collect(child, path, str(key), found)
@@ -126,7 +114,8 @@ def _event_fields(events: list[Any]) -> set[str]:
         except orjson.JSONDecodeError:
             continue
         name = str(event.get("event") or "")
-        found |= field_paths(data, f"events[{_quoted(name, _EVENT)}]")
+        shown = name if _EVENT.fullmatch(name) else json.dumps(name)
+        found |= field_paths(data, f"events[{shown}]")
     return found
 
 
