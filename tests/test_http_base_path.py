@@ -27,6 +27,11 @@ from sdks import anthropic, openai
         ("/v2/team/openai/v1/responses", "/v1/responses"),
         ("/gw/v1beta/models/g:generateContent?alt=sse", "/v1beta/models/g:generateContent?alt=sse"),
         ("/openai/deployments/my-deploy/chat/completions", "/v1/chat/completions"),
+        (
+            "/openai/responses?api-version=2025-03-01-preview",
+            "/v1/responses?api-version=2025-03-01-preview",
+        ),
+        ("/openai/v1/responses", "/v1/responses"),
         ("/v1/conversations/conv_1/items", "/v1/conversations/conv_1/items"),
         ("/page", "/page"),
     ],
@@ -48,6 +53,7 @@ def _ask_all(gateway: str) -> list[str]:
     return [
         str(gpt.chat.completions.create(model="g", messages=chat).choices[0].message.content),
         str(azure.chat.completions.create(model="dep", messages=chat).choices[0].message.content),
+        azure.responses.create(model="dep", input="hi").output_text,  # outside a deployment
         claude.messages.create(model="m", max_tokens=8, messages=chat).content[0].text,
     ]
 
@@ -59,15 +65,16 @@ def test_clients_with_a_base_path_record_from_the_simulator_as_sent(tmp_path: Pa
         intercept(store, "record-missing", approve_live=True) as exchange,
     ):
         exchange.live_origin = sim.url
-        assert _ask_all("https://gw.example.com") == ["echo: hi"] * 3
+        assert _ask_all("https://gw.example.com") == ["echo: hi"] * 4
     paths = [fixture.request["path"] for fixture in FixtureStore.open(store)]
     assert paths == [
         "/openai/v1/chat/completions",
         "/openai/deployments/dep/chat/completions?api-version=2024-10-21",
+        "/openai/responses?api-version=2024-10-21",
         "/anthropic/v1/messages",
     ]
     with intercept(store):
-        assert _ask_all("https://gw.example.com") == ["echo: hi"] * 3
+        assert _ask_all("https://gw.example.com") == ["echo: hi"] * 4
 
 
 def test_a_factory_client_s_base_path_is_taken_off_on_its_way_to_the_origin() -> None:
