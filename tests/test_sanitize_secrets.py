@@ -177,6 +177,20 @@ def test_refuse_secrets_names_the_first_finding_and_lets_clean_fixtures_pass() -
     )
 
 
+def test_a_secret_under_a_key_that_is_no_plain_name_is_named_on_one_line() -> None:
+    # "AWS access key id at response.x\ny": the problem of `replaygate verify` took two
+    # lines, and "a.b" named a field c of b of a
+    fixture = {
+        "key": "k",
+        "request": {},
+        "response": {"x\ny": "AKIAIOSFODNN7EXAMPL1", "a.b": {"c": "AKIAIOSFODNN7EXAMPL2"}},
+    }
+    assert [f.path for f in find_fixture_secrets(fixture)] == [
+        'response["x\\ny"]',
+        'response["a.b"].c',
+    ]
+
+
 TOKEN = "Xy7Qa9Lm2Pz8Rt4Vn6Bc1Dk5Fg3Hj0WsZ"
 """A free-standing high-entropy token."""
 

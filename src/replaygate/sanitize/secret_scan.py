@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from replaygate.fixtures.diff import path_step
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
 from replaygate.sanitize.secret_compressed import Budget, Unsearchable, expanded
 from replaygate.sanitize.secret_decode import bytes_text, decode_base64, json_leaves, views
@@ -132,7 +133,7 @@ def _leaves(
             if detect_family(safe.mask(name)) is not None:
                 yield f"{path or '(the top level)'} (a field name)", "", name, False
                 name = "<a secret-looking field name>"
-            inner = f"{path}.{name}" if path else name
+            inner = path_step(path, name)
             field = "" if inner == FIXTURE_KEY else name
             encoded = encoded_field(name, value, field_name, outer)
             yield from _leaves(item, inner, field, safe, encoded, field_name)
