@@ -174,8 +174,8 @@ def test_a_miss_is_loud_for_every_library(tmp_path: Path, name: str) -> None:
     assert first.startswith(
         "no fixture recorded for this HTTP request (POST https://api.anthropic.com/v1/messages): "
     )
-    assert 're-record: `mode="record-missing", approve_live=True` on the client factory' in str(
-        caught.value
+    assert 'record it first (`mode="record-missing", approve_live=True` on the client factory' in (
+        str(caught.value)
     )
 
 
