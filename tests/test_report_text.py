@@ -75,3 +75,16 @@ def test_the_report_command_names_a_file_with_a_newline_on_one_line(tmp_path: Pa
     missing = CliRunner().invoke(main, [*args, "--fixtures", str(typo)])
     assert missing.exit_code == 2, missing.output
     assert f"Error: --fixtures {str(typo)!r}: no such store" in missing.output
+
+
+def test_a_fixture_store_that_is_a_symlink_loop_or_to_nothing_is_named_so(tmp_path: Path) -> None:
+    # both were "no such store (a typo?)", the name of a file that is there
+    History.open(tmp_path / "h.db").close()
+    (tmp_path / "loop.jsonl").symlink_to("loop.jsonl")
+    (tmp_path / "gone.jsonl").symlink_to("nowhere.jsonl")
+    args = ["report", "--history", str(tmp_path / "h.db"), "--out", str(tmp_path / "r.html")]
+    for name, what in [("loop.jsonl", "a symlink loop"), ("gone.jsonl", "a symlink to")]:
+        result = CliRunner().invoke(main, [*args, "--fixtures", str(tmp_path / name)])
+        assert result.exit_code == 2, result.output
+        assert f"Error: {tmp_path / name}: is {what}" in result.output
+    assert not (tmp_path / "r.html").exists()

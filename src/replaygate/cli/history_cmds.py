@@ -25,6 +25,7 @@ from replaygate.evals.config import load_config
 from replaygate.evals.gate import run_gate
 from replaygate.evals.history import History, HistoryRun, read_export
 from replaygate.evals.preflight import check_not_an_input, check_writable
+from replaygate.fixtures.store.files import existing_store
 from replaygate.outputs import open_fifo
 
 
@@ -82,9 +83,11 @@ def report_cmd(
             "the baseline (replaygate report --results results.json --baseline BASELINE)"
         )
     config = load_config(config_path)
-    missing = [shown_file(str(path)) for path in fixture_paths if not path.exists()]
+    missing = [shown_file(str(path)) for path in fixture_paths if not os.path.lexists(path)]
     if missing:
         raise CommandError(f"--fixtures {', '.join(missing)}: no such store (a typo?)")
+    for path in fixture_paths:
+        existing_store(path)  # a symlink loop or to nothing, a FIFO: named as what it is
     stores = list(fixture_paths) or ([config.fixtures] if config.fixtures else [])
     history = history_path or config.history_path
     baseline_file = baseline_path or config.baseline_path
