@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from replaygate.errors import FixtureMismatchError, UnservedRouteError, WireFormatError
 from replaygate.fixtures.store import FixtureStore
-from replaygate.http import block_network, httpx2_async_client, httpx2_client
+from replaygate.http import block_network, httpx2_async_client, httpx2_client, intercept
 from replaygate.http.routes import unserved_route
 from replaygate.hygiene.drift import drift_live
 from replaygate.hygiene.resend import LiveSender
@@ -396,10 +396,49 @@ def test_unserved_route_404_is_refused_and_nothing_is_written(
     assert isinstance(caught.value, openai.OpenAIError)  # the SDK passes it through unwrapped
     with (
         client(store, "record-missing", sim.openai_base_url) as right_base,
-        pytest.raises(UnservedRouteError, match="GET /v1/responses/resp_x"),
+        pytest.raises(UnservedRouteError, match="GET /v1/responses/resp_x/input_items"),
     ):
-        right_base.responses.retrieve("resp_x")
+        right_base.responses.input_items.list("resp_x")
     assert not store.exists() or not FixtureStore.open(store)
+
+
+def stored_then_deleted(c: openai.OpenAI) -> list[Any]:
+    """A background response polled until done, retrieved, deleted; then neither
+    retrieved nor continued."""
+    made = c.responses.create(model=MODEL, input=QUESTION, background=True)
+    seen = [made.status]
+    while made.status in ("queued", "in_progress"):
+        made = c.responses.retrieve(made.id)
+        seen.append(made.status)
+    seen.append(c.responses.retrieve(made.id).output_text == made.output_text)
+    c.responses.delete(made.id)
+    for gone in (
+        lambda: c.responses.retrieve(made.id),
+        lambda: c.responses.create(model=MODEL, input="And?", previous_response_id=made.id),
+    ):
+        with pytest.raises(openai.APIStatusError) as caught:
+            gone()
+        seen.append((caught.value.status_code, caught.value.message.split(".")[0]))
+    return seen
+
+
+def test_a_stored_response_is_retrieved_and_deleted_from_the_simulator(tmp_path: Path) -> None:
+    """``GET`` and ``DELETE /v1/responses/{id}`` were answered 404 (``Invalid URL``),
+    so polling a background response stopped the recording; sent to the real API's host
+    under ``live_origin``, the poll was refused by the network block instead."""
+    store = tmp_path / "r.jsonl"
+    plain_client = openai.OpenAI(api_key=KEY, max_retries=0)
+    with (
+        Simulator(behavior="echo") as echo,
+        intercept(store, "record-missing", approve_live=True, live_origin=echo.url),
+    ):
+        recorded = stored_then_deleted(plain_client)
+    assert recorded[:2] == ["completed", True]
+    assert recorded[2][0] == 404 and "not found" in recorded[2][1]
+    assert recorded[3][0] == 400 and "not found" in recorded[3][1]
+    with intercept(store) as exchange:
+        assert stored_then_deleted(plain_client) == recorded
+    assert exchange.replays == 5  # made, retrieved, deleted, then two refusals
 
 
 def _error(status: int, message: str) -> dict[str, Any]:

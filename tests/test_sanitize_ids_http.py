@@ -132,9 +132,9 @@ def test_a_recording_error_names_the_path_as_sent(tmp_path: Path) -> None:
         ) as client:
             created = client.responses.create(model="gpt-4o", input="hello")
             with pytest.raises(UnservedRouteError) as caught:
-                client.responses.retrieve(created.id)  # a route the simulator does not serve
-    assert caught.value.path == f"/v1/responses/{created.id}"
-    assert f"GET /v1/responses/{created.id} was answered 404" in str(caught.value)
+                client.responses.input_items.list(created.id)  # a route it does not serve
+    assert caught.value.path == f"/v1/responses/{created.id}/input_items"
+    assert f"GET /v1/responses/{created.id}/input_items was answered 404" in str(caught.value)
 
 
 class DropsFirst(Handler):

@@ -68,10 +68,11 @@ MODEL_API_ENDINGS: tuple[str, ...] = (
 """Path endings of a model API that serve no interface of their own (they record as
 ``http``) and that the simulator answers: a token count before a send, a compaction of a
 Responses conversation, embeddings."""
-MODEL_API_TREES: tuple[str, ...] = ("/v1/conversations",)
-"""Paths of a model API that, with every path below them, serve no interface of their
-own (they record as ``http``) and that the simulator answers: OpenAI's Conversations
-API (``/v1/conversations/{id}/items``, ...)."""
+MODEL_API_TREES: tuple[str, ...] = ("/v1/conversations", "/v1/responses")
+"""Paths of a model API below which the paths serve no interface of their own (they
+record as ``http``) and that the simulator answers: OpenAI's Conversations API
+(``/v1/conversations/{id}/items``, ...) and the Responses API's stored responses
+(``/v1/responses/{id}``, retrieved or deleted)."""
 
 
 class URLLike(Protocol):

@@ -54,6 +54,11 @@ class Conversations:
         """Keep ``messages`` (the request's conversation plus the answer) as ``response_id``."""
         self._kept.put(response_id, tuple(messages))
 
+    def forget(self, response_id: str) -> None:
+        """No longer keep ``response_id`` (deleted): a request continuing it is refused."""
+        if response_id in self._kept:
+            del self._kept[response_id]
+
     def history(self, response_id: str) -> tuple[Message, ...] | None:
         """The conversation that ended with ``response_id``, or None if it is not kept."""
         return self._kept.get(response_id)

@@ -505,6 +505,8 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
     ) -> None:
         self.conversations = conversations or Conversations()
         self.kept = kept or ConversationStore()
+        self.stored: Bounded[dict[str, Any]] = Bounded(self.conversations.limit)
+        """Served response id -> the response, as ``GET /v1/responses/{id}`` gives it."""
         self._served = itertools.count(1)
 
     def _history(self, request: SimRequest) -> Sequence[Message]:
@@ -591,6 +593,7 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         """Keep the conversation ``held`` under the id of the response ``wire`` to request
         ``body``, and add the turn to the conversation ``body`` names; that one's id."""
         self.conversations.remember(str(wire["id"]), held)
+        self.stored.put(str(wire["id"]), dict(wire))
         named = _conversation_id(body)
         if named is not None:
             given = body.get("input")
@@ -735,6 +738,42 @@ class OpenAIResponsesCompact(ResourceEndpoint):
         }
 
 
+class OpenAIStoredResponses(ResourceEndpoint):
+    """``GET`` and ``DELETE /v1/responses/{id}``: a response the simulator served (or
+    learned from a recording's replay), retrieved as it was given (a background
+    response's poll) or deleted, after which no request may continue it; one it does not
+    hold is a 404, as the API answers an unknown id."""
+
+    provider: Provider = "openai"
+    route = "/v1/responses"
+    methods = ("GET", "DELETE")
+
+    def __init__(self, responses: OpenAIResponses) -> None:
+        self.responses = responses
+
+    def serves(self, route: str) -> bool:
+        named = route.removeprefix(self.route + "/")
+        return named != route and bool(named) and "/" not in named
+
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
+        named = route.rsplit("/", 1)[1]
+        kept = self.responses.stored.get(named)
+        if kept is None:
+            served = not_served("responses") if named.startswith("resp_sim_") else ""
+            return 404, openai_error(f"Response with id '{named}' not found.{served}")
+        if method == "DELETE":
+            self.learn(method, route, body, {})
+            return 200, {"id": named, "object": "response", "deleted": True}
+        return 200, kept
+
+    def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
+        """Forget a response deleted here, or whose deletion a recording replayed."""
+        named = route.rsplit("/", 1)[1]
+        if method == "DELETE" and named in self.responses.stored:
+            del self.responses.stored[named]
+            self.responses.conversations.forget(named)
+
+
 class OpenAIEmbeddings(ResourceEndpoint):
     """``POST /v1/embeddings`` (:mod:`replaygate.sim.embeddings`): vectors made from the
     text alone, without the model's behaviour."""
@@ -837,6 +876,7 @@ def endpoints() -> tuple[Endpoint, ...]:
         OpenAIChat(),
         responses,
         OpenAIResponsesCompact(responses),
+        OpenAIStoredResponses(responses),
         OpenAIConversations(kept),
         OpenAIEmbeddings(),
         GeminiGenerateContent(),
