@@ -23,7 +23,7 @@ from replaygate.http import (
     httpx2_client,
     intercept,
 )
-from sdks import anthropic
+from sdks import aiohttp, anthropic
 
 ANSWER = json.dumps({"id": "msg_1", "text": "a whole answer " * 20}).encode()
 
@@ -112,3 +112,27 @@ def test_a_body_closed_unread_and_cut_while_drained_is_not_recorded(
     assert answer.content == ANSWER
     (fixture,) = FixtureStore.open(store)
     assert [r["body"]["text"] for r in fixture.responses] == [json.loads(ANSWER)["text"]]
+
+
+def test_an_aiohttp_body_cut_while_recording_fails_where_it_is_read(tmp_path: Path) -> None:
+    """aiohttp's body is read whole before the client gets its response: a cut was raised
+    from the request itself, also for a body the client releases unread, where live
+    aiohttp raises nothing; it is raised by the read, as live."""
+    store = tmp_path / "cut.jsonl"
+
+    async def run(base: str) -> tuple[int, bytes]:
+        async with aiohttp.ClientSession() as session:
+            CutsFirst.served[0] = 0
+            async with session.post(f"{base}/v1/messages", json={"m": 1}):
+                pass  # cut, released unread
+            CutsFirst.served[0] = 0
+            async with session.post(f"{base}/v1/messages", json={"m": 1}) as response:
+                with pytest.raises(aiohttp.ClientPayloadError):
+                    await response.read()  # cut, read
+            async with session.post(f"{base}/v1/messages", json={"m": 1}) as response:
+                return response.status, await response.read()
+
+    with serving(CutsFirst) as base, intercept(store, "record-missing", approve_live=True):
+        assert asyncio.run(run(base)) == (200, ANSWER)
+    (fixture,) = FixtureStore.open(store)
+    assert len(fixture.responses) == 1  # the whole answer only

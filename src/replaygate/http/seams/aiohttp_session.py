@@ -9,8 +9,9 @@ hands the recorded chunks over as they are read (``resp.content.iter_chunked``, 
 for line in resp.content``, ``resp.json()``); a stream cut while recording raises
 ``ClientPayloadError`` at the same point. A live event stream is recorded as the caller
 reads it (up to where it releases the response); any other live body is read whole
-first, then handed over the same way. A live request goes to the session's
-``live_origin`` if it has one (a loopback one past the session's proxies).
+first, then handed over the same way (cut meanwhile, the part read, then the error). A
+live request goes to the session's ``live_origin`` if it has one (a loopback one past
+the session's proxies).
 """
 
 from __future__ import annotations
@@ -134,6 +135,13 @@ class _LiveContent(_Content):
 
 async def _single(body: bytes) -> AsyncIterator[bytes]:
     yield body
+
+
+async def _cut(body: bytes, error: BaseException) -> AsyncIterator[bytes]:
+    """The part of a body read before ``error`` cut it, then the error."""
+    if body:
+        yield body
+    raise error
 
 
 class _LiveBody:
@@ -260,8 +268,14 @@ async def _teed(
     if recording.stream:
         live.content = _LiveContent(aiter(tee), tee.close, chunked)
     else:
-        body = b"".join([chunk async for chunk in tee])
-        live.content = _Content(_single(body), tee.close)
+        read: list[bytes] = []
+        try:
+            async for chunk in tee:
+                read.append(chunk)
+        except aiohttp.ClientError as err:  # cut: not recorded; met where it is read, as live
+            live.content = _Content(_cut(b"".join(read), err), tee.close)
+            return live
+        live.content = _Content(_single(b"".join(read)), tee.close)
     return live
 
 
