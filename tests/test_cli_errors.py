@@ -243,3 +243,22 @@ def test_an_empty_system_prompt_sends_none_and_an_empty_model_is_refused(
     assert requests and all("system" not in request for request in requests)
     empty = CliRunner().invoke(main, [*RECORD, "--model", " ", "What is RAG?"])
     assert empty.exit_code == 2 and "Invalid value for '--model': an empty model id" in empty.output
+
+
+def test_a_current_folder_removed_is_named_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "Error: no such file or directory", naming nothing, for a store given by its
+    # absolute path: the command looks for pyproject.toml from the current folder
+    store = tmp_path / "rc.jsonl"
+    shutil.copy(shipped_fixtures(), store)
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    result = CliRunner().invoke(main, ["show", "265288aeb827", "--fixtures", str(store)])
+    assert result.exit_code == 2, result.output
+    assert result.output == (
+        "Error: the current folder no longer exists (it was removed while this shell was "
+        "in it): cd into an existing folder and run the command again\n"
+    )

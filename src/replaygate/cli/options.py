@@ -47,10 +47,25 @@ def _file_error(err: OSError) -> str:
     reason = err.strerror or str(err)
     reason = reason[:1].lower() + reason[1:]  # "No such file" in a sentence; "a FIFO" kept
     if name is None:
-        return reason
+        gone = _cwd_gone() if err.errno == errno.ENOENT else None
+        return gone or reason
     if err.errno == errno.EEXIST and not os.path.isdir(name):
         reason = "not a folder"  # a file where a folder was to be made
     return f"{name}: {reason}"
+
+
+def _cwd_gone() -> str | None:
+    """What to say when the current folder no longer exists (removed, or renamed away, in
+    another shell), which fails every relative path with a bare "no such file or
+    directory" that names none; else None."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return (
+            "the current folder no longer exists (it was removed while this shell was in "
+            "it): cd into an existing folder and run the command again"
+        )
+    return None
 
 
 def input_error(err: BaseException) -> bool:
