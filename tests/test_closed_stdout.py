@@ -67,3 +67,15 @@ def test_a_repair_whose_reader_leaves_repairs_every_file(tmp_path: Path, as_json
     for name in names:
         assert (store / name).read_bytes() == shipped_fixtures().read_bytes()
         assert (store / f"{name}.bak").read_bytes().endswith(b'{"key": "abc", "req')
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_a_stdout_on_a_full_disk_is_named(tmp_path: Path) -> None:
+    # "Error: no space left on device", naming nothing: not the file it was given
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "replaygate", "verify", str(shipped_fixtures())],
+            stdout=full, stderr=subprocess.PIPE, cwd=tmp_path, timeout=60, check=False,
+        )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.decode() == "Error: stdout: no space left on device\n"

@@ -35,12 +35,20 @@ class _ReaderMayLeave(io.FileIO):
     nowhere."""
 
     def write(self, data: ReadableBuffer, /) -> int:
-        """Write ``data``; to nowhere once the reader has gone."""
+        """Write ``data``; to nowhere once the reader has gone. Another failure (a full
+        disk, ``> /dev/full``) names the stream, which ``Error:`` then names."""
         try:
             return super().write(data)
         except BrokenPipeError:
             _discard(self.fileno())
             return super().write(data)
+        except OSError as err:
+            if err.filename is None:
+                err.filename = _STREAMS.get(self.fileno(), f"file descriptor {self.fileno()}")
+            raise
+
+
+_STREAMS = {1: "stdout", 2: "stderr"}
 
 
 def _leaving_allowed(stream: TextIO | None) -> TextIO | None:
