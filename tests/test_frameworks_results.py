@@ -42,7 +42,7 @@ def importable(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run_marked(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, source: str
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, source: str, *args: str
 ) -> tuple[pytest.RunResult, Path]:
     results = pytester.path / "results"
     monkeypatch.setenv("REPLAYGATE_RESULTS", str(results))
@@ -54,7 +54,7 @@ def run_marked(
     pytester.makepyfile(test_marked=source)
     # --tb=no: a failing test's traceback is not read here, and printing it first looks up
     # the module of every frame among all those loaded (both SDKs: about 0.3 s)
-    run = pytester.runpytest_inprocess("-p", "tests_frameworks.results", "--tb=no")
+    run = pytester.runpytest_inprocess("-p", "tests_frameworks.results", "--tb=no", *args)
     return run, results / "demo.json"
 
 
@@ -72,6 +72,21 @@ def test_each_cell_is_its_worst_outcome_and_the_versions_are_those_installed(
         "Model A": {"plain": "pass", "stream": "fail"},
         "Model B": {"async": "skip: waits for the aiohttp seam"},
     }
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("importable")
+@pytest.mark.parametrize(
+    "args", [("-k", "plain"), ("test_marked.py::test_plain",), ("-x",)], ids=["-k", "named", "-x"]
+)
+def test_a_run_leaving_tests_out_writes_no_results(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
+) -> None:
+    """``nox -s <framework> -- -k 429``, as docs/frameworks.md shows, wrote the cells it
+    ran only, and the matrix rendered every other one as n/a (not applicable)."""
+    run, written = run_marked(pytester, monkeypatch, MARKED_TESTS, *args)
+    run.stdout.fnmatch_lines(["matrix results of demo not written: the run left tests out*"])
+    assert not written.exists()
 
 
 @pytest.mark.slow

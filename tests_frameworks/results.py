@@ -45,9 +45,13 @@ def versions(names: str) -> list[tuple[str, str]]:
 class MatrixResults:
     """The cells of one session's tests, and the file they are written to."""
 
-    def __init__(self) -> None:
+    def __init__(self, chosen: bool = False) -> None:
         self.cells: dict[str, tuple[tuple[str, str], ...]] = {}
         self.outcomes: dict[str, dict[str, str]] = {}
+        self.ran: set[str] = set()
+        self.left_out = chosen
+        """Whether the run left tests out (``-k``, ``-m``, a test named, ``-x``): its
+        results speak for part of the matrix only, and are not written."""
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         """Remember each test's cells; refuse a cell that is not a column."""
@@ -63,6 +67,11 @@ class MatrixResults:
                 pairs += [(str(row), str(cell)) for cell in cells]
             self.cells[item.nodeid] = tuple(pairs)
 
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        """A test left out by ``-k``, ``-m``, ``--lf`` or the like."""
+        if items:
+            self.left_out = True
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Fold each test's outcome into its cells (a failed set-up counts as a failure)."""
         if report.when != "call" and (report.when != "setup" or report.passed):
@@ -72,15 +81,25 @@ class MatrixResults:
             outcome = "skip: " + str(reason).removeprefix("Skipped: ")
         else:
             outcome = "pass" if report.passed else "fail"
+        self.ran.add(report.nodeid)
         for row, cell in self.cells.get(report.nodeid, ()):
             cells = self.outcomes.setdefault(row, {})
             cells[cell] = merged(cells.get(cell), outcome)
 
-    def pytest_sessionfinish(self) -> None:
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Write the results file, when asked to."""
         folder = os.environ.get("REPLAYGATE_RESULTS")
         framework = os.environ.get("REPLAYGATE_FRAMEWORK")
         if not folder or not framework or not self.outcomes:
+            return
+        if self.left_out or set(self.cells) - self.ran:
+            reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+            if reporter is not None:
+                reporter.write_line(
+                    f"matrix results of {framework} not written: the run left tests out, "
+                    f"and a cell it did not run would read n/a; run the whole session "
+                    f"(`.venv/bin/nox -s {framework}`) for the matrix"
+                )
             return
         document: dict[str, Any] = {
             "framework": framework,
@@ -97,4 +116,5 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"matrix(row, *cells): the support-matrix cells a test covers {CELLS}"
     )
-    config.pluginmanager.register(MatrixResults(), "replaygate-matrix-results")
+    named = any("::" in arg for arg in config.args)  # a test named on the command line
+    config.pluginmanager.register(MatrixResults(named), "replaygate-matrix-results")
