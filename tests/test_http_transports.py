@@ -654,3 +654,21 @@ def test_a_factory_client_records_through_the_environments_proxy_but_to_loopback
                 reply = client.messages.create(model="m", max_tokens=8, messages=question)
             assert reply.content[0].text == "echo: hi"
     assert EchoesMessages.targets == ["http://api.example.test/v1/messages", "/v1/messages"]
+
+
+def test_a_proxy_setting_the_library_refuses_does_not_stop_recording_from_loopback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a client reading the environment refuses it as it is made (a SOCKS proxy without
+    # socksio, a scheme it does not know): only a request going through it fails
+    monkeypatch.setenv("ALL_PROXY", "ftp://127.0.0.1:9")
+    question = [{"role": "user", "content": "hi"}]
+    with serving(EchoesMessages) as base:
+        http = httpx2_client(tmp_path / "s.jsonl", "record-missing", approve_live=True)
+        with anthropic.Anthropic(api_key="k", base_url=base, http_client=http) as client:
+            reply = client.messages.create(model="m", max_tokens=8, messages=question)
+            assert reply.content[0].text == "echo: hi"
+            elsewhere = client.with_options(base_url="http://api.example.test", max_retries=0)
+            with pytest.raises(anthropic.APIConnectionError) as refused:
+                elsewhere.messages.create(model="m", max_tokens=8, messages=question)
+    assert "Unknown scheme for proxy URL" in str(refused.value.__cause__)

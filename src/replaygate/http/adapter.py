@@ -77,22 +77,32 @@ class ToOrigin:
 
 class ByEnvironment:
     """The live transport made when none is given: each request goes through the
-    transport a client of the library made without one picks for its URL, the library's
-    own or that of the proxy the environment names for it (``HTTPS_PROXY``,
-    ``HTTP_PROXY``, ``ALL_PROXY``, ``NO_PROXY``), as the SDKs' own clients send it; but a
-    request to a loopback host (a simulator) goes to it directly, as ``NO_PROXY`` would
-    send it (a proxy cannot reach this machine's loopback), unless the client was given
-    a proxy of its own (``proxied``)."""
+    transport a client of the library (``client_class`` made with ``options``) picks for
+    its URL, the library's own or that of the proxy the environment names for it
+    (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``, ``NO_PROXY``), as the SDKs' own
+    clients send it; but a request to a loopback host (a simulator) goes to it directly,
+    as ``NO_PROXY`` would send it (a proxy cannot reach this machine's loopback), unless
+    the options give a proxy of their own. Each client is made when a request first needs
+    it, so a proxy setting the library refuses (a SOCKS proxy without ``socksio``) fails
+    only a request that goes through it, as with the SDK's own client."""
 
-    def __init__(self, client: Any, *, proxied: bool = False) -> None:
-        self.client = client
-        self.proxied = proxied
+    def __init__(self, client_class: Callable[..., Any], options: dict[str, Any]) -> None:
+        self._client_class = client_class
+        self._options = options
+        self._clients: dict[bool, Any] = {}
+        """The client reading the environment's proxies (True), and the one that does not."""
+
+    def _client(self, proxied: bool) -> Any:
+        if proxied not in self._clients:
+            trust = {} if proxied else {"trust_env": False}
+            self._clients[proxied] = self._client_class(**self._options, **trust)
+        return self._clients[proxied]
 
     def _transport(self, request: Any) -> Any:
         host = request.url.host
-        if not self.proxied and host and is_loopback(host):
-            return self.client._transport
-        return self.client._transport_for_url(request.url)
+        if "proxy" not in self._options and host and is_loopback(host):
+            return self._client(proxied=False)._transport
+        return self._client(proxied=True)._transport_for_url(request.url)
 
     def handle_request(self, request: Any) -> LiveResponse:
         """Send ``request`` through the transport picked for its URL."""
@@ -105,12 +115,14 @@ class ByEnvironment:
         return response
 
     def close(self) -> None:
-        """Close the client's transports."""
-        self.client.close()
+        """Close the clients' transports."""
+        for client in self._clients.values():
+            client.close()
 
     async def aclose(self) -> None:
-        """Close the client's transports."""
-        await self.client.aclose()
+        """Close the clients' transports."""
+        for client in self._clients.values():
+            await client.aclose()
 
 
 class SyncLive(Protocol[ReqT_contra]):

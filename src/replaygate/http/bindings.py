@@ -51,7 +51,7 @@ def _transport(name: str, ours: type, theirs: type, client: type, library: Libra
     doc = f"A transport answering from fixtures, sending through ``{client.__name__}``'s to record."
 
     def default_live(**options: Any) -> ByEnvironment:
-        return ByEnvironment(client(**options), proxied="proxy" in options)
+        return ByEnvironment(client, options)
 
     return _subclass(
         name, (ours, theirs), doc, library=library, default_live=staticmethod(default_live)
