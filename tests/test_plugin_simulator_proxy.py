@@ -6,12 +6,18 @@ to it would fail on)."""
 
 from __future__ import annotations
 
+import httpcore  # noqa: F401
+import httpcore2  # noqa: F401
 import pytest
 
 from loopback import EchoesMessages, serving
 from sdks import anthropic, openai
 
-# Each test runs pytest itself on a project of its own (pytester): end to end.
+# Each test runs pytest itself on a project of its own (pytester): end to end. httpx and
+# httpx2 import their cores as a first client is made: imported here, not by a nested run,
+# which drops what it imported as it ends, while the library keeps mapping the errors of
+# the classes it met first (a cut body then raised httpcore's error, not httpx's, in a
+# later test of the process).
 pytestmark = pytest.mark.slow
 
 THROUGH_EVERY_LIBRARY = """
