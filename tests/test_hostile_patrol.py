@@ -90,3 +90,15 @@ def test_patrol_names_a_store_with_a_newline_on_one_line(
     assert patrol.exit_code == 0, patrol.output
     title = patrol.output.splitlines()[0]
     assert title.startswith(f"patrol of {store!r}: 1 fixture(s)"), title
+
+
+def test_the_prune_command_patrol_names_runs_for_a_store_named_with_a_leading_dash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "`replaygate prune -r.jsonl --unused` lists them" ended in "No such option: -r"
+    _project(tmp_path, "-r.jsonl")
+    monkeypatch.chdir(tmp_path / "tests" / "fixtures")
+    hits = ["--hits-dir", str(tmp_path / ".replaygate" / "hits")]
+    patrol = CliRunner().invoke(main, ["patrol", *hits, "--", "-r.jsonl"])
+    assert patrol.exit_code == 0, patrol.output
+    assert "(`replaygate prune ./-r.jsonl --unused --hits-dir" in patrol.output

@@ -64,3 +64,22 @@ def test_a_repair_names_a_file_with_a_newline_on_one_line(tmp_path: Path) -> Non
     done = output.splitlines()[0]
     assert done.startswith(f"{str(store)!r}: removed a partial tail of 40 bytes"), done
     assert done.endswith(f"(backup: {str(store) + '.bak'!r})"), done
+
+
+def test_the_commands_a_problem_names_run_for_a_file_named_with_a_leading_dash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "Run `replaygate verify --repair -t.jsonl`" ended in "No such option: -t", and
+    # `iconv ... -u.jsonl` took the name for an option too
+    monkeypatch.chdir(tmp_path)
+    data = shipped_fixtures().read_bytes()
+    Path("-t.jsonl").write_bytes(data + data[:40])
+    Path("-u.jsonl").write_bytes(data.decode().encode("utf-16"))
+    code, output = verify("--", "-t.jsonl")
+    assert code == 1 and "Run `replaygate verify --repair ./-t.jsonl` to remove" in output
+    code, output = verify("--", "-u.jsonl")
+    assert code == 1 and "`iconv -f UTF-16 -t UTF-8 ./-u.jsonl > NEW.jsonl`" in output
+    patrol = CliRunner().invoke(main, ["patrol", "--", "-t.jsonl"])
+    assert "(run `replaygate verify ./-t.jsonl`)" in patrol.output
+    code, output = verify("--repair", "./-t.jsonl")  # the command named, as it is
+    assert code == 0 and "removed a partial tail of 40 bytes" in output

@@ -112,8 +112,15 @@ def utf16_reason(
     else:  # ASCII text: the NUL is the byte after each character in little-endian order
         odd = raw[(offset + 1) % 2 :: 2].count(0)
         encoding = "UTF-16LE" if odd >= raw[offset % 2 :: 2].count(0) else "UTF-16BE"
-    convert = f"iconv -f {encoding} -t UTF-8 {shlex.quote(file)} > {new}"
+    convert = f"iconv -f {encoding} -t UTF-8 {shell_path(file)} > {new}"
     return f"{UTF16_TEXT}, e.g. `{convert}`"
+
+
+def shell_path(name: str) -> str:
+    """``name`` as a word of a command line shown to be run: quoted for the shell, and a
+    relative name that starts with ``-`` (``-t.jsonl``) as ``./-t.jsonl``, which no
+    command takes for an option."""
+    return shlex.quote(f"./{name}" if name.startswith("-") else name)
 
 
 def lone_cr(raw: bytes) -> bool:
@@ -124,7 +131,7 @@ def lone_cr(raw: bytes) -> bool:
 def lone_cr_reason(file: str, *, new: str = "NEW.jsonl") -> str:
     """Why a line of ``file`` with lone CR line ends (:func:`lone_cr`) is refused, with
     the command that converts them (into ``new``)."""
-    convert = f"tr '\\r' '\\n' < {shlex.quote(file)} > {new}"
+    convert = f"tr '\\r' '\\n' < {shell_path(file)} > {new}"
     return (
         "lines end in a lone carriage return (CR) where a newline (LF) is expected, so "
         f"they run together: convert the line ends first, e.g. `{convert}`"
@@ -141,7 +148,7 @@ BOM_REASON = (
 def inner_bom_reason(file: str, line: int) -> str:
     """Why line ``line`` (after the first) of JSONL ``file`` starting with a UTF-8 byte
     order mark is refused, with the command that deletes it."""
-    strip = f"sed -i '{line}s/^\\xef\\xbb\\xbf//' {shlex.quote(file)}"
+    strip = f"sed -i '{line}s/^\\xef\\xbb\\xbf//' {shell_path(file)}"
     return (
         "starts with a UTF-8 byte order mark (BOM), which JSON does not allow, in the "
         "middle of the file (a file saved as 'UTF-8 with BOM' joined to another): "

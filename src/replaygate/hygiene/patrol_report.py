@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import shlex
 from datetime import timedelta
 
 from rich import box
@@ -11,7 +10,7 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
-from replaygate.errors import shown_file
+from replaygate.errors import shell_path, shown_file
 from replaygate.fixtures import hits
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
 
@@ -61,13 +60,13 @@ def title(result: Patrol) -> str:
 
 def prune_command(result: Patrol) -> str:
     """The ``prune`` command that lists what this patrol calls unused: same path, runs, refs."""
-    words = ["replaygate", "prune", shlex.quote(shown(result.path)), "--unused"]
+    words = ["replaygate", "prune", shell_path(shown(result.path)), "--unused"]
     if result.runs_asked != DEFAULT_RUNS:
         words += ["--runs", str(result.runs_asked)]
     if [shown(p) for p in result.refs] != ["tests"]:
-        words += [w for p in result.refs for w in ("--refs", shlex.quote(shown(p)))]
+        words += [w for p in result.refs for w in ("--refs", shell_path(shown(p)))]
     if shown(result.hits_dir) != hits.DEFAULT_DIR.as_posix():
-        words += ["--hits-dir", shlex.quote(shown(result.hits_dir))]
+        words += ["--hits-dir", shell_path(shown(result.hits_dir))]
     return " ".join(words)
 
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from replaygate.errors import FixtureFormatError, ReplaygateError
+from replaygate.errors import FixtureFormatError, ReplaygateError, shell_path
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore, Location, store_roots
 from replaygate.fixtures.store.files import existing_store, open_binary
@@ -72,7 +71,7 @@ def _each_location(path: Path) -> Iterator[tuple[FixtureStore, Location]]:
                     if loc.file in files:
                         yield store, loc
     except ReplaygateError as err:
-        raise HygieneError(f"{err} (run `replaygate verify {shlex.quote(str(path))}`)") from None
+        raise HygieneError(f"{err} (run `replaygate verify {shell_path(str(path))}`)") from None
 
 
 def _open_files(store: FixtureStore) -> None:
