@@ -441,6 +441,18 @@ def test_a_stored_response_is_retrieved_and_deleted_from_the_simulator(tmp_path:
     assert exchange.replays == 5  # made, retrieved, deleted, then two refusals
 
 
+def test_a_response_not_stored_is_neither_retrieved_nor_continued() -> None:
+    """``store: false`` kept the response all the same, so a later turn continuing it
+    was answered by the simulator and refused live."""
+    with Simulator(behavior="echo") as echo:
+        c = openai.OpenAI(api_key=KEY, base_url=echo.openai_base_url, max_retries=0)
+        made = c.responses.create(model=MODEL, input=QUESTION, store=False)
+        with pytest.raises(openai.NotFoundError, match="Response with id"):
+            c.responses.retrieve(made.id)
+        with pytest.raises(openai.BadRequestError, match="Previous response with id"):
+            c.responses.create(model=MODEL, input="And?", previous_response_id=made.id)
+
+
 def _error(status: int, message: str) -> dict[str, Any]:
     return {"status": status, "body": {"error": {"message": message}}}
 

@@ -591,9 +591,12 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         self, body: Mapping[str, Any], held: Sequence[Message], wire: Mapping[str, Any]
     ) -> str | None:
         """Keep the conversation ``held`` under the id of the response ``wire`` to request
-        ``body``, and add the turn to the conversation ``body`` names; that one's id."""
-        self.conversations.remember(str(wire["id"]), held)
-        self.stored.put(str(wire["id"]), dict(wire))
+        ``body``, and add the turn to the conversation ``body`` names; that one's id. A
+        response asked not to be stored (``store: false``) is not kept: neither retrieved
+        nor continued, as the API keeps none."""
+        if body.get("store") is not False:
+            self.conversations.remember(str(wire["id"]), held)
+            self.stored.put(str(wire["id"]), dict(wire))
         named = _conversation_id(body)
         if named is not None:
             given = body.get("input")
