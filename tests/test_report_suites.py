@@ -14,6 +14,7 @@ from extras import needs_matplotlib
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.history_cmds import report_cmd
 from replaygate.evals import CaseResult, EvalResults, History, HistoryError
+from replaygate.evals.history import HistoryRun
 from replaygate.evals.scorers import CaseCounts
 from replaygate.report.suites import same_cases_file, suite_runs
 from replaygate.sampling import SampledResult, SampleResult
@@ -77,6 +78,24 @@ def test_the_runs_of_the_latest_runs_cases_file_are_compared_the_others_named(
         "smoke.jsonl",
     ):
         suite_runs(runs, "nope.jsonl")
+
+
+def test_a_cases_file_named_with_a_newline_is_named_on_one_line() -> None:
+    # "no run of the cases file a\nb.jsonl in the history" took two lines, and a run
+    # merged from an export names its cases file as it came
+    runs = [
+        HistoryRun.of(results("2026-11-10T09:00:00Z", "x\ny.jsonl", 1, "a"), "r1"),
+        HistoryRun.of(results("2026-11-11T09:00:00Z", "smoke.jsonl", 1, "b"), "r2"),
+    ]
+    with pytest.raises(HistoryError) as caught:
+        suite_runs(runs, "a\nb.jsonl")
+    assert str(caught.value) == (
+        "no run of the cases file 'a\\nb.jsonl' in the history: its runs ran "
+        "'x\\ny.jsonl', smoke.jsonl"
+    )
+    assert suite_runs(runs).left_out() == [
+        "1 run of 'x\\ny.jsonl', the latest at 2026-11-10T09:00:00Z"
+    ]
 
 
 def test_runs_naming_no_cases_file_are_a_suite_of_their_own(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath, PureWindowsPath
 
+from replaygate.errors import shown_file
 from replaygate.evals.errors import HistoryError
 from replaygate.evals.history import HistoryRun
 from replaygate.report.evidence import plural
@@ -67,9 +68,15 @@ class Suite:
     def left_out(self) -> list[str]:
         """Each other cases file in words: ``1 run of smoke.jsonl, the latest at T``."""
         return [
-            f"{plural(len(runs), 'run')} of {name or NO_CASES_FILE}, the latest at {runs[-1].time}"
+            f"{plural(len(runs), 'run')} of {_named(name)}, the latest at {runs[-1].time}"
             for name, runs in self.others
         ]
+
+
+def _named(name: str | None) -> str:
+    """A cases file's name on one line (:func:`~replaygate.errors.shown_file`), or that
+    the runs name none."""
+    return shown_file(name) if name else NO_CASES_FILE
 
 
 def _ran(group: Sequence[HistoryRun], name: str | None) -> bool:
@@ -112,9 +119,10 @@ def suite_runs(
     if cases is not None:
         chosen = of(cases)
         if chosen is None:
-            ran = ", ".join(cases_file_of(g[-1]) or NO_CASES_FILE for g in groups)
+            ran = ", ".join(_named(cases_file_of(g[-1])) for g in groups)
             raise HistoryError(
-                f"no run of the cases file {os.fspath(cases)} in the history: its runs ran {ran}"
+                f"no run of the cases file {_named(os.fspath(cases))} in the history: its runs "
+                f"ran {ran}"
             )
     else:
         preferred = of(prefer) if prefer is not None else None
