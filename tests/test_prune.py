@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given
+from hypothesis import strategies as st
 
 from replaygate.cli import main
 from replaygate.fixtures.fixture import Fixture
@@ -384,3 +387,11 @@ def test_a_large_jsonl_store_is_pruned_without_being_held_whole(
     # read a chunk at a time whatever the size: what grows with the store is a row
     # of a fixture's age, use and location, not its text (holding the file would be 1x)
     assert large_peak - small_peak < (large - small) / 2, measured
+
+
+@given(st.text(alphabet="ab-_./ \njsonl", max_size=80))
+def test_store_names_are_found_as_a_search_from_every_character_finds_them(text: str) -> None:
+    # the search starts at a run's first character only (bench/bench_refs_long_runs.py:
+    # from every character, a long run took the square of its length); it finds the same
+    every_start = re.compile(r"[\w.\-]+\.jsonl?\b")
+    assert refs._NAME.findall(text) == every_start.findall(text)

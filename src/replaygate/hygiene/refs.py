@@ -62,7 +62,11 @@ PIECE_BYTES = 4 << 20
 """How much of a reference file is read at once."""
 OVERLAP_BYTES = 4096
 """How much of a piece is read again with the next: more than a file name or key is long."""
-_NAME = re.compile(r"[\w.\-]+\.jsonl?\b")
+_NAME = re.compile(r"(?<![\w.\-])[\w.\-]+\.jsonl?\b")
+"""A store file's name, taken from the start of its run of name characters (the names it
+finds are those of a match tried at every character; tried only at a run's start, a run
+of letters, digits, ``_`` or ``-`` with no ``.jsonl`` in it, base64url data or a hex
+dump, is read once, not once from each of its characters: 40 KB took 5 s, 4 MB hours)."""
 _HEX = re.compile(r"(?<![0-9a-f])[0-9a-f]{12,64}(?![0-9a-f])")
 
 
