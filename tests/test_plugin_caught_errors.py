@@ -11,6 +11,7 @@ pytestmark = pytest.mark.slow
 
 CODE_UNDER_TEST = """
 import asyncio
+import concurrent.futures
 
 import anthropic
 import pytest
@@ -105,6 +106,15 @@ def test_the_test_expects_the_miss_in_its_coroutine(async_anthropic_client):
     asyncio.run(main())
 
 
+def test_gathered_misses(anthropic_client):
+    # a miss in a thread whose error is read by nobody (as asyncio.gather leaves all but
+    # the first error it gets), then the test fails with another
+    client = anthropic_client()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(ask, client, "two")
+    ask(client, "one")
+
+
 @pytest.mark.replaygate(fixtures="shared.jsonl", expect_caught_errors=True)
 def test_catching_it_is_the_point(anthropic_client):
     assert ask_with_fallback(anthropic_client(), "changed") == "fallback"
@@ -138,8 +148,9 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
         ("FAILED", "test_wrapped_with_its_message"),
         ("FAILED", "test_retried_then_reached"),
         ("FAILED", "test_fails_on_a_consequence_of_the_hidden_miss"),
+        ("FAILED", "test_gathered_misses"),
     }
-    result.assert_outcomes(passed=5, failed=5, errors=2)
+    result.assert_outcomes(passed=5, failed=6, errors=2)
     text = result.stdout.str()
     # the teardown error is the miss itself: its store, its diff, its re-record command
     result.stdout.fnmatch_lines(
@@ -155,9 +166,13 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
     consequence = text.split("_ test_fails_on_a_consequence_of_the_hidden_miss _", 1)[1]
     consequence = consequence.split("\n___", 1)[0]
     assert "body.messages[0].content: 'hi' != 'fallback'" in consequence
-    assert "before this, the code under test caught a replay error" in consequence
+    assert "beside this, the code under test met another replay error" in consequence
     assert "body.messages[0].content: 'hi' != 'changed'" in consequence
-    assert "before this" not in text.replace(consequence, "")  # nowhere else
+    # two misses at once: the one nobody read is named as such, not as caught
+    gathered = text.split("_ test_gathered_misses _", 1)[1].split("\n___", 1)[0]
+    assert "raised in a task or thread whose error nobody read" in gathered
+    elsewhere = text.replace(consequence, "").replace(gathered, "")
+    assert "beside this" not in elsewhere  # nowhere else
     assert "ERROR at teardown of test_wrapped" not in text
     assert "ERROR at teardown of test_retried_then_reached" not in text
     assert "ERROR at teardown of test_the_test_expects_the_miss" not in text  # and in its coroutine

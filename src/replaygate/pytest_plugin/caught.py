@@ -310,9 +310,11 @@ def hidden_note(errors: list[ReplaygateError]) -> str:
     some: what the test's failure may be a consequence of."""
     more = " (the first of several)" if len(errors) > 1 else ""
     return (
-        f"replaygate: before this, the code under test caught a replay error{more} and "
-        "went on (a tool's error handler, a fallback, an except clause); this failure may "
-        f"be its consequence. The first:\n{errors[0]}"
+        f"replaygate: beside this, the code under test met another replay error{more} "
+        "that did not reach the test: caught and gone on from (a tool's error handler, a "
+        "fallback, an except clause), or raised in a task or thread whose error nobody "
+        "read (asyncio.gather raises only the first error it gets); this failure may be "
+        f"its consequence. The first:\n{errors[0]}"
     )
 
 
