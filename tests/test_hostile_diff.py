@@ -56,3 +56,30 @@ def test_a_store_named_like_a_git_pattern_is_compared_as_named(
     _store(tmp_path / name / "c.jsonl", "c")  # one fixture added under the store
     review = json.loads(CliRunner().invoke(main, ["diff", name, "--json"]).stdout)
     assert [entry["file"] for entry in review["added"]] == [f"{name}/c.jsonl"], review
+
+
+def test_markdown_keeps_an_answer_fence_and_a_reason_inside_their_own_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an answer holding ``` ended the code block of its differences, and the rest of the
+    # comment showed as Markdown; a reason holding "</details>" or a new line and "## "
+    # closed the details and wrote a heading of its own
+    _git(tmp_path, "init", "-q", "--template=")
+    store = tmp_path / "st" / "a.jsonl"
+    _store(store, "a")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-q", "-m", "fixtures")
+    answer = {**RESPONSE, "content": [{"type": "text", "text": "```python\nx = 1\n```"}]}
+    request = json.loads(store.read_bytes())["request"]
+    store.write_bytes(Fixture.create(request, [answer], META).to_line())
+    monkeypatch.chdir(tmp_path)
+    reason = "new model\n## heading\n</details>"
+    args = ["diff", "st", "--format", "markdown", "--allow-response-change", "--reason", reason]
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 0, done.output
+    lines = done.output.splitlines()
+    shown = "new model<br>## heading<br>&lt;/details&gt;"
+    assert f"**response change allowed, reason: {shown}**" in lines
+    assert lines.count("</details>") == 1 and "## heading" not in lines
+    opened = lines.index("````")  # longer than the ``` the answer holds
+    assert "```python" in lines[opened + 1] and lines[opened + 2] == "````"

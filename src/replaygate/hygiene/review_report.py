@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from replaygate.evals.table import html_text, markdown_table
@@ -139,6 +140,22 @@ def _code(text: str) -> str:
     return "`" + text.replace("`", "'") + "`"
 
 
+def _fenced(lines: Sequence[str]) -> list[str]:
+    """``lines`` as a code block whose fence is longer than any run of backticks they
+    hold: a value holding a fence of its own (an answer's Markdown code block) neither
+    ends the block nor shows the rest of the comment as Markdown."""
+    longest = max((len(run) for line in lines for run in re.findall("`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, *lines, fence]
+
+
+def _reason_markdown(reason: str | None) -> str | None:
+    """The reason given, as text of one Markdown paragraph: its lines joined by ``<br>``,
+    ``<``, ``>`` and ``&`` as entities (a ``</details>`` or a heading of its own would
+    change the comment around it)."""
+    return None if reason is None else html_text(reason).replace("\n", "<br>")
+
+
 def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
     """The review as a pull-request comment: a table, then the request differences."""
     out = [
@@ -203,20 +220,18 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
     if result.key_alarms:
         out += ["", f"**{KEY_ADVICE}.**"]
     if result.response_alarms:
-        out += ["", f"**{_alarm_advice(allowed_reason)}**"]
+        out += ["", f"**{_alarm_advice(_reason_markdown(allowed_reason))}**"]
     if result.response_alarms or result.paired:
         out += ["", "<details><summary>Differences by field path (old != new)</summary>", ""]
         for alarm in result.response_alarms:
             out += [
                 f"ALARM {_code(str(alarm.new))}:",
                 "",
-                "```",
-                *diff_lines(alarm.differences),
-                "```",
+                *_fenced(diff_lines(alarm.differences)),
                 "",
             ]
         for lines, members in grouped_pairs(result.paired):
             names = ", ".join(_code(str(p.new)) for p in members)
-            out += [f"Request of {names}:", "", "```", *lines, "```", ""]
+            out += [f"Request of {names}:", "", *_fenced(lines), ""]
         out.append("</details>")
     return "\n".join(out) + "\n"
