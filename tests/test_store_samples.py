@@ -369,3 +369,19 @@ def test_a_file_compacted_after_a_hygiene_command_indexed_it_is_read_compacted(
     monkeypatch.setattr(stored, "FixtureStore", IndexedThenCompacted)
     read = {fixture.key: len(fixture.responses) for _, fixture in stored.each_fixture(path)}
     assert read == {fixture(0).key: 1, fixture(1).key: 2}
+
+
+def test_a_fixture_looked_up_by_key_in_a_file_compacted_since_it_was_indexed_is_found(
+    tmp_path: Path,
+) -> None:
+    # `replaygate show KEY` ended "rewritten on disk since the store was indexed; open
+    # the store again" when compact ran between opening the store and reading it
+    path, compacted = tmp_path / "s.jsonl", tmp_path / "compacted.jsonl"
+    write_lines(path, fixture(0), fixture(1))
+    add(path, "question 1", 1, "second")
+    compacted.write_bytes(path.read_bytes())
+    compact(compacted)
+    with FixtureStore.open(path) as store:
+        compacted.replace(path)
+        ((loc, found),) = store.get(fixture(1).key)
+    assert (loc.line, len(found.responses)) == (2, 2)
