@@ -385,3 +385,7 @@ def test_a_fixture_looked_up_by_key_in_a_file_compacted_since_it_was_indexed_is_
         compacted.replace(path)
         ((loc, found),) = store.get(fixture(1).key)
     assert (loc.line, len(found.responses)) == (2, 2)
+    with FixtureStore.open(path) as store:  # each fixture in turn (report's fixture ages)
+        compacted.write_bytes(b"".join(f.to_line() for f in (fixture(2), found, fixture(0))))
+        compacted.replace(path)
+        assert sorted(f.key for f in store) == sorted(fixture(k).key for k in (0, 1, 2))

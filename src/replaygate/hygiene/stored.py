@@ -13,7 +13,6 @@ from replaygate.errors import FixtureFormatError, ReplaygateError, shell_path
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore, Location, store_roots
 from replaygate.fixtures.store.files import existing_store, open_binary
-from replaygate.fixtures.store.reading import RewrittenFileError
 from replaygate.hygiene.errors import HygieneError
 
 
@@ -66,33 +65,12 @@ def _each_location(path: Path) -> Iterator[tuple[FixtureStore, Location]]:
     try:
         for root, files in store_roots(path).items():
             with FixtureStore.open(root) as store:
-                _open_files(store)
+                store.hold_files()
                 for loc in store.locations():
                     if loc.file in files:
                         yield store, loc
     except ReplaygateError as err:
         raise HygieneError(f"{err} (run `replaygate verify {shell_path(str(path))}`)") from None
-
-
-def _open_files(store: FixtureStore) -> None:
-    """Read a fixture of each ``.jsonl`` file of ``store`` first, so that each is read
-    from the file it was indexed from, held open: one replaced since (``compact``, a
-    recording rewriting a fixture) is indexed again, once, as a lookup does, where the
-    command ended saying to open the store again."""
-    for again in (True, False):
-        first: dict[Path, Location] = {}
-        for loc in store.locations():
-            if loc.file.suffix == ".jsonl":
-                first.setdefault(loc.file, loc)
-        try:
-            for loc in first.values():
-                store.read(loc)
-        except RewrittenFileError:
-            if not again:
-                raise
-            store.refresh()
-        else:
-            return
 
 
 def load_fixtures(path: Path) -> list[tuple[Location, Fixture]]:
