@@ -350,6 +350,10 @@ def test_a_line_changed_in_place_after_indexing_is_never_served(tmp_path: Path) 
         (b"[1, 2]\n", "expected a JSON object, got a list"),
         (b'"text"\n', "expected a JSON object, got text"),
         (b"null\n", "expected a JSON object, got null"),
+        (b"<<<<<<< HEAD\n", "a git merge conflict marker"),  # was: malformed JSON
+        (b"=======\r\n", "a git merge conflict marker"),
+        (b">>>>>>> feature/record-rag\n", "a git merge conflict marker"),
+        (b"=======x\n", "malformed JSON"),
         (line({"request": {}, "response": {}}), "field 'key' is missing"),
         (line({"key": "", "request": {}, "response": {}}), "field 'key' is missing"),
         (line({"key": "k" * 12, "response": {}}), "field 'request' is missing or not an object"),
