@@ -50,6 +50,11 @@ BOM = b"\xef\xbb\xbf"
             b'{"format": "x",}',
             "not JSON: Expecting property name enclosed in double quotes at line 1, column 16",
         ),
+        (  # a baseline two branches updated: it was "not JSON: Expecting value at line 2"
+            b'{\n<<<<<<< HEAD\n  "success": 0.9\n=======\n  "success": 0.8\n>>>>>>> b\n}\n',
+            "not JSON: a git merge conflict marker at line 2: the file was merged with a "
+            "conflict left unresolved",
+        ),
     ],
     ids=[
         "UTF-8 with a BOM",
@@ -59,6 +64,7 @@ BOM = b"\xef\xbb\xbf"
         "empty",
         "cut off in a string",
         "a trailing comma",
+        "a merge conflict",
     ],
 )
 def test_a_json_file_an_editor_saved_oddly_is_named_with_how_to_fix_it(

@@ -116,6 +116,16 @@ def utf16_reason(
     return f"{UTF16_TEXT}, e.g. `{convert}`"
 
 
+_CONFLICT_MARKERS = (b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")
+
+
+def is_conflict_marker(raw: bytes) -> bool:
+    """True for a line git writes around a conflict it left in a merged file: seven
+    ``<``, ``|``, ``=`` or ``>`` (``=======`` alone on its line), no JSON line's start."""
+    text = raw.rstrip(b"\r\n")
+    return text.startswith(_CONFLICT_MARKERS) and (text == b"=======" or text[7:8] in (b"", b" "))
+
+
 def shell_path(name: str) -> str:
     """``name`` as a word of a command line shown to be run: quoted for the shell, and a
     relative name that starts with ``-`` (``-t.jsonl``) as ``./-t.jsonl``, which no

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import orjson
 
-from replaygate.errors import looks_like_utf16, shown_file, utf16_reason
+from replaygate.errors import is_conflict_marker, looks_like_utf16, shown_file, utf16_reason
 from replaygate.regular import read_regular_bytes
 from replaygate.strict_json import loads
 
@@ -132,11 +132,28 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
     try:
         return loads(text)
     except json.JSONDecodeError as err:
+        marker = _conflict_line(raw)
+        if marker:
+            raise error(
+                f"{name}: not JSON: a git merge conflict marker at line {marker}: the file "
+                "was merged with a conflict left unresolved; keep one side's version (git "
+                "checkout --ours or --theirs) or join the two by hand, then delete the "
+                "marker lines"
+            ) from None
         raise error(f"{name}: not JSON: {syntax_error(err)}") from None
     except RecursionError:
         raise error(f"{name}: not JSON this reader accepts: nested too deeply") from None
     except ValueError as err:  # a refused value
         raise error(f"{name}: not JSON this reader accepts: {err}") from None
+
+
+def _conflict_line(raw: bytes) -> int:
+    """The number of the first line of ``raw`` that is a git conflict marker
+    (:func:`~replaygate.errors.is_conflict_marker`), or 0."""
+    for number, line in enumerate(raw.splitlines(), 1):
+        if is_conflict_marker(line):
+            return number
+    return 0
 
 
 def check_document(
