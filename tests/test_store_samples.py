@@ -231,6 +231,21 @@ def test_compact_check_takes_no_lock_and_creates_no_lock_file(tmp_path: Path) ->
     assert sorted(tmp_path.rglob("*")) == before
 
 
+def test_compact_of_one_fixture_json_files_makes_no_lock_file(tmp_path: Path) -> None:
+    # compact of a folder store's <key>.json file named alone left <key>.json.lock in its
+    # interface folder: a file no store reads, which verify of the store then reported
+    store = tmp_path / "store"
+    with FixtureStore.open(store) as opened:
+        opened.put(fixture(1))
+    (named,) = store.rglob("*.json")
+    before = sorted(tmp_path.rglob("*"))
+    for path in (named, store):
+        done = replaygate("compact", str(path))
+        assert (done.returncode, done.stdout) == (0, f"nothing to compact under {path}\n")
+    assert sorted(tmp_path.rglob("*")) == before
+    assert "no store reads it" not in replaygate("verify", str(store)).stdout
+
+
 def test_compact_leaves_a_damaged_file_as_it_was(tmp_path: Path) -> None:
     good, bad = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     write_lines(good, fixture(1))
