@@ -118,6 +118,21 @@ def test_a_pruned_one_fixture_file_is_kept_as_a_backup_beside_it(project: Path) 
     assert "nothing to prune" in prune(str(store), "--unused", "--yes").output
 
 
+def test_a_one_fixture_file_named_alone_is_pruned_under_its_folder_stores_lock(
+    project: Path,
+) -> None:
+    # it took a lock of its own, <key>.json.lock, which no writer of the folder store
+    # takes, and left it in the interface folder: a file no store reads, for verify
+    store = project / "tests" / "fixtures" / "research"
+    keys = setup_store(project, store)
+    (one,) = [f for f in store_files(store) if f.stem == keys["unused one"]]
+    done = prune(str(one), "--unused", "--yes")
+    assert done.exit_code == 0, done.output
+    assert not one.exists() and one.with_name(one.name + ".bak").exists()
+    assert not list(store.rglob("*.json.lock"))
+    assert "no store reads it" not in CliRunner().invoke(main, ["verify", str(store)]).output
+
+
 def test_never_deletes_a_referenced_or_played_fixture(project: Path) -> None:
     store = project / "tests" / "fixtures" / "rag.jsonl"
     keys = setup_store(project, store)

@@ -36,6 +36,7 @@ from replaygate.fixtures.store import (
     store_files,
 )
 from replaygate.fixtures.store.files import jsonl_lines, open_binary, resolved
+from replaygate.fixtures.store.folder import store_of
 from replaygate.fixtures.store.writing import lock_problem
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
@@ -171,7 +172,8 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
         keys[resolved(row.file)].add(row.key)
     # each lock once, however reached (filelock refuses a second lock object on one file),
     # the lock itself never followed: one that is a symlink is refused
-    lock_files = [FixtureStore(path).lock_path]
+    # a one-fixture .json file named alone is written under its folder store's lock
+    lock_files = [FixtureStore(store_of(path) if path.is_file() else path).lock_path]
     lock_files += [FixtureStore(r.file).lock_path for r in rows if r.file.suffix == ".jsonl"]
     for lock_file in lock_files:
         problem = lock_problem(str(lock_file))
