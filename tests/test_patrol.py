@@ -227,6 +227,21 @@ def test_max_age_syntax() -> None:
     )
 
 
+def test_the_max_age_is_shown_as_given(project: Path) -> None:
+    # --max-age 36h was shown as "max age 1d" and "older than 1d", a day shorter; one too
+    # large said to leave --max-age out, which gives the default, 90d
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    put(store, "a", "2026-11-01T00:00:00Z")
+    for given, shown in (("36h", "36h"), ("12w", "84d"), ("90d", "90d")):
+        done = CliRunner().invoke(main, ["patrol", str(store), "--max-age", given])
+        assert f"max age {shown}, " in done.output and f"(older than {shown})" in done.output
+    with pytest.raises(HygieneError) as caught:
+        parse_max_age("99999999999w")
+    assert str(caught.value) == (
+        "bad --max-age '99999999999w': at most 999,999,999 days (a fixture that old cannot exist)"
+    )
+
+
 def test_use_counts_only_the_last_n_runs(project: Path) -> None:
     store = project / "tests" / "fixtures" / "rag.jsonl"
     hits_dir = project / ".replaygate" / "hits"

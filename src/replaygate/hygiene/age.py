@@ -24,8 +24,8 @@ def parse_max_age(text: str) -> timedelta:
         return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
     except OverflowError:
         raise HygieneError(
-            f"bad --max-age {text!r}: at most {timedelta.max.days} days (a fixture that old "
-            "cannot exist); leave --max-age out to flag nothing stale"
+            f"bad --max-age {text!r}: at most {timedelta.max.days:,} days (a fixture that old "
+            "cannot exist)"
         ) from None
 
 

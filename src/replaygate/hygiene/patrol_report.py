@@ -30,6 +30,14 @@ def age_text(age: timedelta | None) -> str:
     return f"{max(0, int(age.total_seconds() // 3600))}h"
 
 
+def limit_text(limit: timedelta) -> str:
+    """The ``--max-age`` given, in whole days (``90d``, ``12w`` as ``84d``), or in hours
+    when it is not whole days (``36h``, which :func:`age_text` shows as ``1d``)."""
+    if limit.seconds or limit.microseconds:
+        return f"{int(limit.total_seconds() // 3600)}h"
+    return f"{limit.days}d"
+
+
 def flags(row: PatrolRow, runs: int) -> str:
     """FUTURE, STALE, UNUSED (or unplayed / unreferenced); a fixture whose use no run
     counted tells is never UNUSED nor unplayed."""
@@ -50,7 +58,7 @@ def flags(row: PatrolRow, runs: int) -> str:
 def title(result: Patrol) -> str:
     """What was patrolled and against what."""
     refs = ", ".join(shown_file(shown(p)) for p in result.refs) or "none"
-    max_age = age_text(result.max_age) if result.max_age else "none"
+    max_age = limit_text(result.max_age) if result.max_age else "none"
     return (
         f"patrol of {shown_file(shown(result.path))}: {len(result.rows)} fixture(s), "
         f"max age {max_age}, "
@@ -72,7 +80,7 @@ def prune_command(result: Patrol) -> str:
 
 def summary(result: Patrol) -> list[str]:
     """The counts, and what to do about them."""
-    stale = f"older than {age_text(result.max_age)}" if result.max_age else "no max age"
+    stale = f"older than {limit_text(result.max_age)}" if result.max_age else "no max age"
     lines = [
         f"{len(result.stale)} stale ({stale}), "
         f"{len(result.unknown_age)} of unknown age (no meta.recorded_at)"
