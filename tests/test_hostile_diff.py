@@ -83,3 +83,25 @@ def test_markdown_keeps_an_answer_fence_and_a_reason_inside_their_own_blocks(
     assert lines.count("</details>") == 1 and "## heading" not in lines
     opened = lines.index("````")  # longer than the ``` the answer holds
     assert "```python" in lines[opened + 1] and lines[opened + 2] == "````"
+
+
+def test_a_secret_in_a_changed_fixture_is_masked_in_every_format(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a key pasted into a fixture by hand was printed whole, and the markdown is posted
+    # as a pull-request comment: masked as a replay miss masks it
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
+    _git(tmp_path, "init", "-q", "--template=")
+    store = tmp_path / "st" / "a.jsonl"
+    _store(store, "a")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-q", "-m", "fixtures")
+    answer = {**RESPONSE, "content": [{"type": "text", "text": f"use {token}"}]}
+    request = json.loads(store.read_bytes())["request"]
+    store.write_bytes(Fixture.create(request, [answer], META).to_line())
+    monkeypatch.chdir(tmp_path)
+    for form in (["--format", "text"], ["--format", "markdown"], ["--json"]):
+        done = CliRunner().invoke(main, ["diff", "st", *form])
+        assert done.exit_code == 1, done.output
+        assert token not in done.output and token[:12] not in done.output
+        assert "<GitHub token #1, 41 characters>" in done.output

@@ -31,6 +31,7 @@ from replaygate.fixtures.nearest import Features, features, rank_key
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitrev import Repo
 from replaygate.hygiene.snapshot import Entry, Side, revision, worktree
+from replaygate.sanitize.secret_mask import masked_pair
 
 FULL_SCAN_LIMIT = 500
 """Groups up to this size are paired by ranking every candidate; larger ones by buckets."""
@@ -286,10 +287,11 @@ def _classify_same(
             if _only_samples_added(a, b):
                 samples.append(SamplesAdded(old, new, len(b.responses) - len(a.responses)))
             else:
-                diffs = field_diff(_responses_obj(a), _responses_obj(b))
+                diffs = field_diff(*masked_pair(_responses_obj(a), _responses_obj(b)))
                 alarms.append(ResponseChanged(old, new, tuple(diffs)))
         elif (a.meta or {}) != (b.meta or {}):
-            metas.append(MetaChanged(old, new, tuple(field_diff(a.meta or {}, b.meta or {}))))
+            changed = field_diff(*masked_pair(a.meta or {}, b.meta or {}))
+            metas.append(MetaChanged(old, new, tuple(changed)))
     return alarms, samples, metas
 
 
@@ -393,7 +395,7 @@ def pair_up(
 
 
 def _paired(old: Entry, new: Entry) -> Paired:
-    diffs = field_diff(old.fixture.request, new.fixture.request)
+    diffs = field_diff(*masked_pair(old.fixture.request, new.fixture.request))
     before, after = interface_version(old.fixture), interface_version(new.fixture)
     if before != after:
         diffs.append(FieldDifference("meta.interface_version", before, after))
