@@ -32,7 +32,7 @@ def test_a_max_age_beyond_any_time_span_is_a_usage_error(
     (tmp_path / "s.jsonl").write_bytes(Fixture.create(REQUEST, [RESPONSE], META).to_line())
     done = CliRunner().invoke(main, ["patrol", "s.jsonl", "--max-age", age])
     assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
-    assert f"Error: bad --max-age '{age}': at most 999999999 days" in done.stderr, done.stderr
+    assert f"Error: bad --max-age '{age}': at most 999,999,999 days" in done.stderr, done.stderr
 
 
 CASE = (

@@ -28,7 +28,9 @@ def results_file(folder: Path, finished: list[str]) -> Path:
         result = SampledResult(case, 2, 1, samples)
         report = SimpleNamespace(when="call", replaygate_case=result.to_json(), nodeid=case)
         collector.pytest_runtest_logreport(report)  # type: ignore[arg-type]
-    collector.pytest_sessionfinish(SimpleNamespace(exitstatus=pytest.ExitCode.OK))  # type: ignore[arg-type]
+    config = SimpleNamespace(getoption=lambda name, default=None: default)  # a run of its tests
+    session = SimpleNamespace(exitstatus=pytest.ExitCode.OK, config=config)
+    collector.pytest_sessionfinish(session)  # type: ignore[arg-type]
     return path
 
 

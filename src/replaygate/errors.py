@@ -9,6 +9,7 @@ import codecs
 import shlex
 import unicodedata
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 KEPT_ERRORS = 16
 """How many of the replay errors it raised a session or a replay model keeps, for the
@@ -389,3 +390,21 @@ class NothingRecordedWarning(ReplaygateWarning):
 class ResponseLeftOpenWarning(ReplaygateWarning):
     """A recording block ended while a live response (not an event stream) was neither
     read to its end nor closed: it could not be recorded."""
+
+
+def kind_of(value: Any) -> str:
+    """What ``value`` is, in a user's words: ``a number``, ``text``, ``a list``..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    for kinds, word in (
+        (int | float, "a number"),
+        (str, "text"),
+        (bytes, "bytes"),
+        (list | tuple, "a list"),
+        (dict, "an object"),
+    ):
+        if isinstance(value, kinds):
+            return word
+    return "a value of another kind"

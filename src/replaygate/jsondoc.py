@@ -18,7 +18,12 @@ from typing import Any, TypeVar
 
 import orjson
 
-from replaygate.errors import is_conflict_marker, looks_like_utf16, shown_file, utf16_reason
+from replaygate.errors import (
+    is_conflict_marker,
+    looks_like_utf16,
+    shown_file,
+    utf16_reason,
+)
 from replaygate.regular import read_regular_bytes
 from replaygate.strict_json import loads
 
@@ -213,21 +218,3 @@ def read_items(
         read_json(path, label, error), name, format=format, version=version, what=what, error=error
     )
     return parse_items(document, field, name, parse, error)
-
-
-def kind_of(value: Any) -> str:
-    """What ``value`` is, in a user's words: ``a number``, ``text``, ``a list``..."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true or false"
-    for kinds, word in (
-        (int | float, "a number"),
-        (str, "text"),
-        (bytes, "bytes"),
-        (list | tuple, "a list"),
-        (dict, "an object"),
-    ):
-        if isinstance(value, kinds):
-            return word
-    return "a value of another kind"

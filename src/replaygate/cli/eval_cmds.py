@@ -227,8 +227,6 @@ def eval_cmd(
         "--system": system,
         "--config": config_path,
     }
-    if record_mode is None and not os.path.lexists(fixtures):  # each case would miss
-        raise CommandError(never_recorded(fixtures, _record_command(given)))
     info: dict[str, object] = {
         "commit": head_commit(config.root),
         "fixtures": project_path(fixtures, config.root),  # alike in every checkout
@@ -249,6 +247,8 @@ def eval_cmd(
         "the config": other_config(config.file),  # as did --config cfg.toml --out cfg.toml
     }
     _check_outputs(out, history, inputs)
+    if record_mode is None and not os.path.lexists(fixtures):  # each case would miss
+        raise CommandError(never_recorded(fixtures, _record_command(given)))
     prices = _prices(config, prices_path)
     recipe = None
     if record_mode:

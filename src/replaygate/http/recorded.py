@@ -37,10 +37,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, NamedTuple
 
 from replaygate import exact_json
-from replaygate.errors import WireFormatError
+from replaygate.errors import WireFormatError, kind_of
 from replaygate.http.envelope import body_field, raw_body_field, select_headers
 from replaygate.http.sse import SSEEvent, event_text
-from replaygate.jsondoc import kind_of, shown, syntax_error
+from replaygate.jsondoc import shown, syntax_error
 
 RESPONSE_HEADERS: frozenset[str] = frozenset(
     {

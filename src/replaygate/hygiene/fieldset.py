@@ -23,10 +23,10 @@ from typing import Any
 import orjson
 
 from replaygate.errors import WireFormatError
-from replaygate.fixtures.diff import path_step
 from replaygate.fixtures.fixture import Fixture
 from replaygate.http.envelope import INTERFACES, interface_of
 from replaygate.http.recorded import replayed
+from replaygate.json_paths import path_step
 
 TOOL_USE_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 """Anthropic content block types whose ``input`` holds a tool call's arguments."""

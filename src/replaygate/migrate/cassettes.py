@@ -25,12 +25,17 @@ from pathlib import Path
 from typing import Any
 
 from replaygate import strict_json
-from replaygate.errors import ReplaygateError, looks_like_utf16, undecodable_byte, utf16_reason
+from replaygate.errors import (
+    ReplaygateError,
+    kind_of,
+    looks_like_utf16,
+    undecodable_byte,
+    utf16_reason,
+)
 from replaygate.extras import require
 from replaygate.fixtures.store.files import MAX_LINE_BYTES
 from replaygate.fixtures.store.folder import FolderWalk
 from replaygate.http.codings import PastRoom, undone
-from replaygate.jsondoc import kind_of
 from replaygate.regular import read_regular_bytes, unreadable
 
 CASSETTE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from replaygate.errors import kind_of
 from replaygate.fixtures.spending import SpendingCap
-from replaygate.jsondoc import kind_of
 
 CONFIG_KEYS = ("match_host", "source", "interface", "note", "sanitize", "repeat_last", "cap")
 """What ``replaygate_config`` may set."""

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replaygate.fixtures.diff import path_step
+from replaygate.json_paths import path_step
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
 from replaygate.sanitize.secret_compressed import Budget, Unsearchable, expanded
 from replaygate.sanitize.secret_decode import bytes_text, decode_base64, json_leaves, views

@@ -14,11 +14,12 @@ from replaygate import strict_json
 from replaygate.errors import (
     LocatedError,
     ScriptExhaustedError,
+    kind_of,
     line_encoding_reason,
     undecodable_byte,
 )
 from replaygate.exact_json import INT_MAX
-from replaygate.jsondoc import FieldError, count_field, kind_of, shown
+from replaygate.jsondoc import FieldError, count_field, shown
 from replaygate.jsonfields import lone_surrogate
 from replaygate.models.types import (
     STOP_REASONS,
