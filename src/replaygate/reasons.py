@@ -76,20 +76,20 @@ def reason_problem(reason: str | None) -> str | None:
     if not any(visible(c) for c in reason):
         shown = ", ".join(f"U+{ord(c):04X}" for c in dict.fromkeys(reason))
         return f"the reason shows nothing: it holds only invisible characters ({shown})"
-    at = next((i for i, c in enumerate(reason) if c in BIDI_CONTROLS), None)
-    if at is not None:
-        char = reason[at]
-        return (
-            f"the reason holds U+{ord(char):04X} {BIDI_CONTROLS[char]} (at {at}), which "
-            "changes the order a terminal shows text in; write the reason without it (a U+200E or "
-            "U+200F mark is enough to place a neutral character in right-to-left text)"
-        )
-    at = next((i for i, c in enumerate(reason) if c in LINE_SEPARATORS), None)
-    if at is not None:
-        char = reason[at]
-        return (
-            f"the reason holds U+{ord(char):04X} {LINE_SEPARATORS[char]} (at {at}), which "
+    for names, why in (
+        (
+            BIDI_CONTROLS,
+            "changes the order a terminal shows text in; write the reason without it (a U+200E "
+            "or U+200F mark is enough to place a neutral character in right-to-left text)",
+        ),
+        (
+            LINE_SEPARATORS,
             "some readers of a report or a log break a line at and others do not; write the "
-            "reason without it (a line feed starts a new line)"
-        )
+            "reason without it (a line feed starts a new line)",
+        ),
+    ):
+        at = next((i for i, c in enumerate(reason) if c in names), None)
+        if at is not None:
+            char = reason[at]
+            return f"the reason holds U+{ord(char):04X} {names[char]} (at {at}), which {why}"
     return None
