@@ -300,8 +300,9 @@ def test_cut_stream_replays_as_cut(tmp_path: Path, sdk: str, is_async: bool) -> 
 
     with Simulator(behavior="echo", faults=FaultPlan.sequence(["cut-stream"])) as sim:
         live = consume("record-missing", sim.url), list(seen)
-    expected = ("RemoteProtocolError" if sdk == "anthropic" else "APIConnectionError", True)
-    assert live[0] == expected
+    # anthropic before 2.17 lets the transport's error through; later ones and openai wrap it
+    wrapped = {"APIConnectionError"} | ({"RemoteProtocolError"} if sdk == "anthropic" else set())
+    assert live[0][0] in wrapped and live[0][1], live[0]
     assert live[1]
     (fixture,) = FixtureStore.open(store)
     assert fixture.response["stream_end"] == "cut"
