@@ -11,6 +11,7 @@ warning, as it cannot be recorded.
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 import threading
@@ -287,6 +288,77 @@ def test_a_stream_of_a_client_never_closed_is_recorded_as_the_interpreter_exits(
     assert (done.returncode, done.stderr) == (0, "")
     ends = [f.responses[0]["stream_end"] for f in FixtureStore.open(tmp_path / "s.jsonl")]
     assert sorted(ends) == ["closed", "complete"]
+
+
+IN_A_WORKER = """
+import multiprocessing, sys
+import openai, replaygate.http
+from replaygate.sim import Simulator
+
+def stop_early(url):
+    http = replaygate.http.httpx2_client("s.jsonl", "record-missing", approve_live=True)
+    client = openai.OpenAI(api_key="k", base_url=url, http_client=http)
+    asked = [{"role": "user", "content": "stop me after the first words"}]
+    stream = client.chat.completions.create(model="gpt-sim-1", messages=asked, stream=True)
+    for i, chunk in enumerate(stream):
+        if i == 1:
+            break  # left open as the worker ends, its client never closed
+
+if __name__ == "__main__":
+    with Simulator(behavior="echo", chunk_size=3) as sim:
+        worker = multiprocessing.get_context(sys.argv[1]).Process(
+            target=stop_early, args=(sim.openai_base_url,)
+        )
+        worker.start()
+        worker.join()
+        sys.exit(worker.exitcode)
+"""
+
+
+@pytest.mark.slow  # fresh interpreters
+@pytest.mark.parametrize("start", ["fork", "forkserver"])
+def test_a_stream_a_multiprocessing_worker_leaves_open_is_recorded_as_it_ends(
+    tmp_path: Path, start: str
+) -> None:
+    # Such a worker ends with os._exit: the interpreter's exit handlers never run in it.
+    (tmp_path / "worker.py").write_text(IN_A_WORKER)
+    done = subprocess.run(
+        [sys.executable, "worker.py", start], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    [fixture] = FixtureStore.open(tmp_path / "s.jsonl")
+    assert fixture.responses[0]["stream_end"] == "closed"
+
+
+@pytest.mark.slow  # forks a process
+def test_a_forked_child_leaves_the_streams_its_parent_left_open_to_the_parent(
+    tmp_path: Path, echo_sim: Simulator
+) -> None:
+    store = tmp_path / "s.jsonl"
+    http = replaygate.http.httpx2_client(store, "record-missing", approve_live=True)
+    client = openai.OpenAI(api_key="k", base_url=echo_sim.openai_base_url, http_client=http)
+    stream, _ = first_words(client)
+    with warnings.catch_warnings():  # forking with the simulator's threads running
+        warnings.simplefilter("ignore", DeprecationWarning)
+        child = os.fork()
+    if child == 0:  # the child ends as a script does, its exit handlers run
+        os._exit(_exit_handlers_status())
+    assert os.waitpid(child, 0)[1] == 0
+    assert not store.exists() or not FixtureStore.open(store)  # not written by the child
+    exchange_module._finish_at_exit()  # as the parent's interpreter exits
+    [fixture] = FixtureStore.open(store)
+    assert fixture.responses[0]["stream_end"] == "closed"
+    stream.close()
+
+
+def _exit_handlers_status() -> int:
+    """In a forked child: 0 when finishing what sessions left open (as the interpreter's
+    exit does) finds nothing of its parent's to finish, else 1."""
+    try:
+        exchange_module._finish_at_exit()
+        return 0 if not list(exchange_module._LEFT_OPEN) else 1
+    except BaseException:
+        return 1
 
 
 def test_a_stream_that_cannot_be_written_at_exit_is_told_in_one_line(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import os
 import sys
 import threading
 import weakref
@@ -192,6 +193,33 @@ def _finish_at_exit() -> None:
                     f"replaygate: a stream left open was not recorded at interpreter exit: {err}",
                     file=sys.stderr,
                 )
+
+
+def _forget_inherited() -> None:
+    """In a child forked from this process: the live responses its sessions were recording
+    are read, and finished, by the parent alone."""
+    for exchange in list(_LEFT_OPEN):
+        exchange.unfinished.clear()
+    _LEFT_OPEN.clear()
+
+
+os.register_at_fork(after_in_child=_forget_inherited)
+_FINISHING_IN: set[int] = set()
+"""The processes that finish their open recordings when their ``multiprocessing`` worker ends."""
+
+
+def _finish_as_worker_ends() -> None:
+    """In a ``multiprocessing`` child: finish the open recordings as it ends, where
+    interpreter exit handlers do not run (a ``fork`` or ``forkserver`` child ends with
+    ``os._exit``), once per process."""
+    process = sys.modules.get("multiprocessing.process")
+    pid = os.getpid()
+    if process is None or process.parent_process() is None or pid in _FINISHING_IN:
+        return
+    from multiprocessing.util import Finalize
+
+    _FINISHING_IN.add(pid)
+    Finalize(None, _finish_at_exit, exitpriority=10)
 
 
 class Exchange:
@@ -516,6 +544,7 @@ class Exchange:
         block ends (:meth:`finish_open`) or, at the latest, as the interpreter exits."""
         self.unfinished.add(recording)
         _LEFT_OPEN.add(self)
+        _finish_as_worker_ends()
 
     def finish_open(self, owner: object | None = None) -> None:
         """Finish the live responses whose readers left them open (:attr:`unfinished`), as
