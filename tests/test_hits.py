@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -182,3 +183,43 @@ def test_a_damaged_hits_log_named_with_a_newline_is_named_on_one_line(tmp_path: 
         list(hits.read_hits(tmp_path))
     assert str(caught.value).startswith(repr(str(tmp_path / "r1\n-1.jsonl")) + ":1: ")
     assert "\n" not in str(caught.value)
+
+
+IN_A_FORKED_WORKER = """
+import multiprocessing, sys
+import openai, replaygate.http
+from replaygate.fixtures import hits
+from replaygate.sim import Simulator
+
+def ask(base_url, mode):
+    http = replaygate.http.httpx2_client("s.jsonl", mode, approve_live=mode != "replay")
+    with openai.OpenAI(api_key="k", base_url=base_url, http_client=http) as client:
+        asked = [{"role": "user", "content": "hi"}]
+        client.chat.completions.create(model="gpt-sim-1", messages=asked)
+
+if __name__ == "__main__":
+    with Simulator(behavior="echo") as sim:
+        ask(sim.openai_base_url, "record-missing")
+    hits.enable("hits", run="run-1")
+    ask("http://sim.invalid/v1", "replay")  # the parent's hit, not written yet
+    worker = multiprocessing.get_context("fork").Process(
+        target=ask, args=("http://sim.invalid/v1", "replay")
+    )
+    worker.start()
+    worker.join()
+    sys.exit(worker.exitcode)
+"""
+
+
+@pytest.mark.slow  # fresh interpreters
+def test_a_forked_worker_writes_its_own_hits_as_it_ends_and_not_its_parent_s(
+    tmp_path: Path,
+) -> None:
+    # A fork worker ends with os._exit: the exit handler that writes the hits never runs in it.
+    (tmp_path / "worker.py").write_text(IN_A_FORKED_WORKER)
+    done = subprocess.run(
+        [sys.executable, "worker.py"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    files = sorted((tmp_path / "hits").glob("run-1-*.jsonl"))
+    assert [len(f.read_text().splitlines()) for f in files] == [1, 1]  # parent and worker

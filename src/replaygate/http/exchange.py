@@ -65,6 +65,7 @@ from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 from replaygate.sanitize.ids import free_answer
 from replaygate.sanitize.secret_mask import masked_pair
+from replaygate.worker_end import as_worker_ends
 
 __all__ = ["Exchange", "LiveSlot", "SessionOptions", "StoreArg", "identity_of"]
 
@@ -204,22 +205,6 @@ def _forget_inherited() -> None:
 
 
 os.register_at_fork(after_in_child=_forget_inherited)
-_FINISHING_IN: set[int] = set()
-"""The processes that finish their open recordings when their ``multiprocessing`` worker ends."""
-
-
-def _finish_as_worker_ends() -> None:
-    """In a ``multiprocessing`` child: finish the open recordings as it ends, where
-    interpreter exit handlers do not run (a ``fork`` or ``forkserver`` child ends with
-    ``os._exit``), once per process."""
-    process = sys.modules.get("multiprocessing.process")
-    pid = os.getpid()
-    if process is None or process.parent_process() is None or pid in _FINISHING_IN:
-        return
-    from multiprocessing.util import Finalize
-
-    _FINISHING_IN.add(pid)
-    Finalize(None, _finish_at_exit, exitpriority=10)
 
 
 class Exchange:
@@ -544,7 +529,7 @@ class Exchange:
         block ends (:meth:`finish_open`) or, at the latest, as the interpreter exits."""
         self.unfinished.add(recording)
         _LEFT_OPEN.add(self)
-        _finish_as_worker_ends()
+        as_worker_ends(_finish_at_exit)
 
     def finish_open(self, owner: object | None = None) -> None:
         """Finish the live responses whose readers left them open (:attr:`unfinished`), as
