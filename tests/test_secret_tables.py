@@ -43,6 +43,9 @@ NAMED = {
 }
 
 
+NAMED["csv, a key with a slash"] = f"service,password\nbilling,{SECRET[:12]}/{SECRET[12:]}\n"
+
+
 @pytest.mark.parametrize("text", NAMED.values(), ids=NAMED.keys())
 def test_a_value_named_by_a_column_or_a_tag_is_refused(text: str) -> None:
     assert named_credential(text) == CONTEXT
@@ -68,6 +71,9 @@ PLAIN = {
     "html text input": f'<input type="text" name="username" value="{SECRET}">',
     "html prose": "<p>Enter your <b>password</b> below; a session token lasts an hour.</p>",
     "an unclosed element": f"Type <password> then {SECRET} and press enter",
+    "a bucket listing": "Key,LastModified,Size\ndata/exports/orders_2024_11_30.parquet,x,9\n",
+    "a bucket listing in markdown": "| Key | Size |\n|---|---|\n| reports/2024/q3/summary-v2.csv | 1 |",
+    "an object's key": "Key: uploads/user-avatars/7f3a9c2e1b4d.png\nSize: 1024",
 }
 
 
@@ -75,6 +81,27 @@ PLAIN = {
 def test_prose_tables_and_markup_of_no_credential_are_not_refused(text: str) -> None:
     assert named_credential(text) is None
     assert detect_in_text(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "aws_secret_access_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY",
+        f"api_key: files/{SECRET}.png?sig={SECRET}",
+        f"password = {SECRET[:12]}/{SECRET[12:]}.x",
+        f"password = {SECRET[:12]}/{SECRET[12:]}.Qz9",
+    ],
+    ids=[
+        "slashes",
+        "a file name and a query",
+        "a one-letter extension",
+        "upper case after the dot",
+    ],
+)
+def test_a_key_beside_its_name_is_refused_though_it_holds_a_path_s_signs(text: str) -> None:
+    """A value shaped as a path to a file (``reports/q3.csv``, an object's key in a
+    bucket listing) is no credential; a value with more than that is one."""
+    assert detect_in_text(text) == CONTEXT
 
 
 @pytest.mark.parametrize(

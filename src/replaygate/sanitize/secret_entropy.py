@@ -54,6 +54,11 @@ CONTEXT = "high-entropy value in an auth-like field"
 FREE = "high-entropy token"
 SCHEME = "credential after an auth scheme"
 
+FILE_PATH = re.compile(r"/?[\w.-]+(?:/[\w.-]+)+\.[a-z][a-z0-9]{1,7}")
+"""A path of folders ending in a file name with a lower-case extension of two to eight
+characters (``reports/2024/q3.csv``, ``.parquet``): an
+object's key in a bucket listing (S3's ``Key``), no credential. Base64 has no ``.``,
+base64url (a JWT's) no ``/``, and the token families are found by rules of their own."""
 KNOWN_SAFE_VALUES: frozenset[str] = frozenset({"replaygate-replay-no-key", "sk-sim"})
 """Placeholders replaygate uses where a client wants a key (replay, the simulator)."""
 
@@ -355,6 +360,7 @@ def context_secret(value: str) -> bool:
         and not any(c.isspace() for c in token)
         and not known_safe(token)
         and entropy(token) >= CONTEXT_BITS
+        and FILE_PATH.fullmatch(token) is None
     )
 
 
