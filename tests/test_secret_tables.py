@@ -72,7 +72,7 @@ PLAIN = {
     "html prose": "<p>Enter your <b>password</b> below; a session token lasts an hour.</p>",
     "an unclosed element": f"Type <password> then {SECRET} and press enter",
     "a bucket listing": "Key,LastModified,Size\ndata/exports/orders_2024_11_30.parquet,x,9\n",
-    "a bucket listing in markdown": "| Key | Size |\n|---|---|\n| reports/2024/q3/summary-v2.csv | 1 |",
+    "a bucket listing in markdown": "| Key | Size |\n|---|---|\n| reports/q3/summary-v2.csv | 1 |",
     "an object's key": "Key: uploads/user-avatars/7f3a9c2e1b4d.png\nSize: 1024",
 }
 
