@@ -304,6 +304,13 @@ OTHER_METRICS = ", ".join(f'"{name}": null' for name in METRICS if name != "succ
         ('{"format": "other"}', "neither a baseline"),
         ('{"format": "replaygate.eval.baseline", "version": 9}', "unsupported baseline version"),
         (
+            ONE_CASE.replace('"version": 1', '"version": true')
+            + ' "metrics": {"success": 1.0, '
+            + OTHER_METRICS
+            + "}}",
+            r"bad\.json: version: must be an integer, got true$",
+        ),
+        (
             '{"format": "replaygate.sampling.results", "version": 1, "cases": [{}]}',
             r"cases\[0\]\.case: is missing; it must be a non-empty string$",
         ),

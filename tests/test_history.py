@@ -147,6 +147,10 @@ def test_a_run_id_is_never_stored_twice(tmp_path: Path) -> None:
             "export version 2 was written by a newer replaygate",
         ),
         (
+            '{"format": "replaygate.history", "version": true, "runs": []}',
+            "export.json: version: must be an integer, got true$",
+        ),
+        (
             '{"format": "replaygate.history", "version": 1, "runs": {}}',
             "runs: must be a list, got an object$",
         ),

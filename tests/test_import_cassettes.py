@@ -415,6 +415,7 @@ BAD_INPUT = {
     "malformed YAML": ("interactions:\n- request: {method: POST\n", "not valid YAML at line 3"),
     "unknown version": ("version: 2\ninteractions: []\n", "unknown cassette version 2"),
     "no version": ("interactions: []\n", "missing field 'version'"),
+    "version true": ("version: true\ninteractions: []\n", "version: must be an integer, got true"),
     "before vcrpy 1.0": ("- request: {}\n", "vcrpy's format from before 1.0"),
     "no interactions": ("version: 1\n", "missing field 'interactions' (a list)"),
     "a python tag": ("version: !!python/name:os.system 1\n", "not valid YAML at line 1"),

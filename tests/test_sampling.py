@@ -278,6 +278,15 @@ def test_non_json_outputs_are_stored_as_repr(tmp_path: Path) -> None:
         ("{", "not JSON: Expecting property name"),
         ('{"format": "x"}', "not a replaygate results file"),
         ('{"format": "replaygate.sampling.results", "version": 9}', "unsupported version 9"),
+        # Python compares true and 1.0 equal to 1: neither is read as version 1
+        (
+            '{"format": "replaygate.sampling.results", "version": true, "cases": []}',
+            "version: must be an integer, got true$",
+        ),
+        (
+            '{"format": "replaygate.sampling.results", "version": 1.0, "cases": []}',
+            "version: must be an integer, got 1.0$",
+        ),
         (
             '{"format": "replaygate.sampling.results", "version": 1, "cases": [{"case": "c"}]}',
             r"cases\[0\]\.samples: is missing; it must be an integer",

@@ -59,6 +59,24 @@ def shown(value: object) -> str:
     return text if len(text) <= 60 else f"{text[:57]}..."
 
 
+def got(value: Any) -> str:
+    """``value`` for a message, in JSON's words (``null``, ``true``, ``an object``)."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else str(value).lower()
+    if isinstance(value, dict | list):
+        return "an object" if isinstance(value, dict) else "a list"
+    return shown(value)
+
+
+def version_of(obj: Mapping[str, Any]) -> Any:
+    """``obj["version"]`` (``None`` when missing), exactly an integer: ``true`` or ``1.0``,
+    which Python compares equal to ``1``, is a :class:`FieldError` naming the field."""
+    value = obj.get("version")
+    if "version" in obj and type(value) is not int:
+        raise FieldError("version", f"must be an integer, got {got(value)}")
+    return value
+
+
 def count_field(
     obj: Mapping[str, Any], field: str, minimum: int, maximum: int | None = None
 ) -> int:
@@ -168,8 +186,12 @@ def check_document(
     name = shown_file(name)
     if not isinstance(obj, dict) or obj.get("format") != format:
         raise error(f"{name}: not {what} (format {format!r})")
-    if obj.get("version") != version:
-        raise error(f"{name}: unsupported version {obj.get('version')!r}")
+    try:
+        found = version_of(obj)
+    except FieldError as err:
+        raise error(f"{name}: {err.field}: {err}") from None
+    if found != version:
+        raise error(f"{name}: unsupported version {found!r}")
     return obj
 
 

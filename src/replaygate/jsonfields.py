@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from replaygate.jsondoc import ErrorType, FieldError, count_field, shown
+from replaygate.jsondoc import ErrorType, FieldError, count_field, got
 
 T = TypeVar("T")
 
@@ -64,15 +64,6 @@ def lone_surrogate(
 def join(*parts: str) -> str:
     """A field path from its parts: ``join("runs[0]", "time")`` is ``runs[0].time``."""
     return ".".join(part for part in parts if part)
-
-
-def got(value: Any) -> str:
-    """``value`` for a message, in JSON's words (``null``, ``true``, ``an object``)."""
-    if value is None or isinstance(value, bool):
-        return "null" if value is None else str(value).lower()
-    if isinstance(value, dict | list):
-        return "an object" if isinstance(value, dict) else "a list"
-    return shown(value)
 
 
 @contextmanager

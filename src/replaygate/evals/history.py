@@ -36,14 +36,13 @@ from replaygate.evals.reference import (
 from replaygate.evals.results import EvalResults, read_json
 from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import iso_second, now_iso
-from replaygate.jsondoc import FieldError, check_document, strings_field
+from replaygate.jsondoc import FieldError, check_document, got, strings_field
 from replaygate.jsonfields import (
     NoUtcTimeError,
     described,
     each,
     escape_surrogates,
     fields_of,
-    got,
     listed_once,
     mapping,
     optional_text,

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from replaygate.jsondoc import FieldError
-from replaygate.jsonfields import agree, got, mapping, present
+from replaygate.jsondoc import FieldError, got
+from replaygate.jsonfields import agree, mapping, present
 
 Scale = Literal["share", "amount"]
 Direction = Literal["higher", "lower"]

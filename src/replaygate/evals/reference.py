@@ -20,7 +20,7 @@ from replaygate.evals.metrics import check_agreement, check_metrics, every_metri
 from replaygate.evals.results import EvalResults, declared_field, read_json, results_from_json
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
 from replaygate.evals.shards import check_whole_run
-from replaygate.jsondoc import FieldError, json_fields, strings_field
+from replaygate.jsondoc import FieldError, json_fields, strings_field, version_of
 from replaygate.jsonfields import (
     agree,
     checked,
@@ -161,8 +161,9 @@ def reference_from_json(obj: Any, name: str) -> Reference:
             f"{shown_file(name)}: neither a baseline ({BASELINE_FORMAT!r}) nor a results file "
             f"({RESULTS_FORMAT!r})"
         )
-    if obj.get("version") != BASELINE_VERSION:
-        version = obj.get("version")
+    with fields_of(name, ResultsError):
+        version = version_of(obj)
+    if version != BASELINE_VERSION:
         raise ResultsError(f"{shown_file(name)}: unsupported baseline version {version!r}")
     with fields_of(name, ResultsError):
         printed_keys(obj, "cases")

@@ -36,6 +36,7 @@ from replaygate.extras import require
 from replaygate.fixtures.store.files import MAX_LINE_BYTES
 from replaygate.fixtures.store.folder import FolderWalk
 from replaygate.http.codings import PastRoom, undone
+from replaygate.jsondoc import FieldError, version_of
 from replaygate.regular import read_regular_bytes, unreadable
 
 CASSETTE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")
@@ -136,10 +137,14 @@ def read_cassette(path: Path) -> tuple[Interaction, ...]:
         raise CassetteError(path, f"not a vcrpy cassette: {shape}; expected an object")
     if "version" not in data:
         raise CassetteError(path, "missing field 'version'")
-    if data["version"] != CASSETTE_VERSION:
+    try:
+        version = version_of(data)
+    except FieldError as err:
+        raise CassetteError(path, str(err), field=err.field) from None
+    if version != CASSETTE_VERSION:
         raise CassetteError(
             path,
-            f"unknown cassette version {data['version']!r}: replaygate reads vcrpy's "
+            f"unknown cassette version {version!r}: replaygate reads vcrpy's "
             f"version {CASSETTE_VERSION}",
             field="version",
         )

@@ -18,7 +18,7 @@ from typing import Any
 
 from replaygate.assertions.kinds import Category, Kind, Outcome, check_category, check_kind
 from replaygate.errors import ReplaygateError, has_control
-from replaygate.jsondoc import FieldError, count_field, json_fields, read_items
+from replaygate.jsondoc import FieldError, count_field, got, json_fields, read_items
 from replaygate.jsonfields import (
     agree,
     checked,
@@ -26,7 +26,6 @@ from replaygate.jsonfields import (
     each,
     escape_surrogates,
     flag,
-    got,
     lone_surrogate,
     mapping,
     optional_number,
