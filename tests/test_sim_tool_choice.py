@@ -129,6 +129,8 @@ def _openai_client(sim: Simulator) -> Any:
 ANTHROPIC_TOOLS = [{"name": n, "input_schema": _schema()} for n in ("first", "second")]
 EXTENDED = {"type": "enabled", "budget_tokens": 1024}
 """Extended thinking, which the Messages API refuses beside a forced tool call."""
+ROOM_TO_THINK = {"max_tokens": 2048}
+"""A ``max_tokens`` over the budget of :data:`EXTENDED`, as the Messages API requires."""
 CHAT_TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": _schema()}}
     for n in ("first", "second")
@@ -256,7 +258,8 @@ def _error(sim: Simulator, path: str, body: dict[str, Any]) -> Any:
         ),
         *(
             (
-                {"tools": ANTHROPIC_TOOLS, "tool_choice": choice, "thinking": EXTENDED},
+                {"tools": ANTHROPIC_TOOLS, "tool_choice": choice, "thinking": EXTENDED}
+                | ROOM_TO_THINK,
                 "Thinking may not be enabled when tool_choice forces tool use.",
             )
             for choice in ({"type": "any"}, {"type": "tool", "name": "first"})
@@ -297,7 +300,7 @@ def test_anthropic_serves_thinking_beside_a_tool_choice_it_takes(
 ) -> None:
     """Extended thinking refuses only a forced call, as the API does: a recording that
     forced one passed against the simulator and failed live."""
-    body = {"model": "m", "max_tokens": 64, "messages": HI, "tools": ANTHROPIC_TOOLS}
+    body = {"model": "m", "messages": HI, "tools": ANTHROPIC_TOOLS, **ROOM_TO_THINK}
     body |= {"tool_choice": choice, "thinking": thinking}
     headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
     assert httpx2.post(f"{sim.url}/v1/messages", json=body, headers=headers).status_code == 200

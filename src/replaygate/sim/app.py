@@ -2,7 +2,8 @@
 
 :class:`SimApp` turns one HTTP request (method, path, headers, body) into a
 :class:`~replaygate.sim.replies.Reply`: route, draw a fault, authenticate, validate,
-ask the behaviour, render the provider's wire shape, stream it if asked, drift it.
+ask the behaviour, draw the thought a request asks for (:mod:`~replaygate.sim.thinking`),
+render the provider's wire shape, stream it if asked, drift it.
 A 429, 500 or 529 fault answers before the behaviour is asked; ``slow``,
 ``cut-stream`` and ``sse-error`` change how its answer is delivered. A behaviour
 that cannot answer (a script run out, a value it cannot make, an exception) gets an
@@ -22,6 +23,7 @@ import orjson
 
 from replaygate.errors import ScriptExhaustedError, WireFormatError
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
+from replaygate.sim import thinking
 from replaygate.sim.arguments import UnmadeValue, forced_call, in_json
 from replaygate.sim.behaviors import Behavior
 from replaygate.sim.draws import Draws
@@ -72,6 +74,19 @@ def cut_at(response: ModelResponse, limit: int | None) -> ModelResponse:
     return ModelResponse(response.text[: limit * 4], (), "max_tokens", usage)
 
 
+def within(
+    thought: str, answers: list[ModelResponse], limit: int | None
+) -> tuple[str, list[ModelResponse]]:
+    """``thought`` and ``answers`` within ``limit`` output tokens each, as the APIs count
+    a thought: its tokens are spent first (a thought longer than the limit is cut to
+    it), and each answer is cut to what is left (:func:`cut_at`)."""
+    if not thought or limit is None:
+        return thought, answers
+    thought = thought[: limit * 4]
+    left = max(0, limit - tokens(len(thought)))
+    return thought, [cut_at(answer, left) for answer in answers]
+
+
 def _guess_provider(headers: Mapping[str, str]) -> Provider:
     if "x-goog-api-key" in headers:
         return "google"
@@ -117,6 +132,7 @@ class SimApp:
         chunk_size: int = DEFAULT_CHUNK,
     ) -> None:
         self.behavior = behavior
+        self.seed = seed
         self.faults = faults or FaultPlan()
         self.drift = DriftInjection(drift or DriftPlan())
         self.chunk_size = chunk_size
@@ -281,9 +297,12 @@ class SimApp:
             if one_call and len(answer.tool_calls) > 1:
                 answer = dataclasses.replace(answer, tool_calls=answer.tool_calls[:1])
             answers.append(cut_at(estimate_usage(answer, *conversation), limit))
+        draw = self._answers.next(conversation[0], conversation[1])
+        sentences = endpoint.thinking(request)
+        thought = thinking.thought(self.seed, draw, conversation[0], sentences) if sentences else ""
+        thought, answers = within(thought, answers, limit)
         response, more = answers[0], answers[1:]
-        number = self._answers.next(conversation[0], conversation[1]).number + 1
-        wire = endpoint.render(request, conversation, response, number)
+        wire = endpoint.render(request, conversation, response, draw.number + 1, thought)
         if more:
             wire = endpoint.with_choices(request, wire, more)
         if not request.stream:

@@ -34,9 +34,10 @@ class Draw:
     digest: bytes
     number: int
 
-    def rng(self, seed: int) -> random.Random:
-        """A random stream of this answer's own, from ``seed`` and the answer."""
-        material = b"%d:%s:%d" % (seed, self.digest.hex().encode(), self.number)
+    def rng(self, seed: int, purpose: bytes = b"") -> random.Random:
+        """A random stream of this answer's own, from ``seed`` and the answer; another
+        ``purpose`` (the thought before the answer) draws from another stream."""
+        material = b"%d:%s:%d%s" % (seed, self.digest.hex().encode(), self.number, purpose)
         return random.Random(int.from_bytes(hashlib.sha256(material).digest()[:8], "big"))
 
 

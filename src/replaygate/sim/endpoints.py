@@ -48,6 +48,14 @@ from replaygate.sim.streaming import (
     openai_chunks,
     openai_error_chunk,
 )
+from replaygate.sim.thinking import (
+    ANTHROPIC_SENTENCES,
+    ENCRYPTED_REASONING,
+    reasoning_item,
+    reasoning_sentences,
+    redacting,
+    thinking_block,
+)
 from replaygate.sim.tokens import input_tokens, tokens
 from replaygate.sim.validation import (
     Invalid,
@@ -137,6 +145,11 @@ class Endpoint(ABC):
         """The JSON schema the request asks the answer's text to follow, or None."""
         return None
 
+    def thinking(self, request: SimRequest) -> int:
+        """How many sentences the (valid) request's answer thinks before it answers (0: it
+        does not think)."""
+        return 0
+
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         """Take ``answer`` (a success's body), given to ``method`` on ``route`` with
         ``body`` by a recording from a fixture, as answered here: keep what answering it
@@ -164,9 +177,15 @@ class Endpoint(ABC):
 
     @abstractmethod
     def render(
-        self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
+        self,
+        request: SimRequest,
+        conversation: Conversation,
+        response: ModelResponse,
+        number: int,
+        thought: str,
     ) -> dict[str, Any]:
-        """The response body answering ``request`` with ``response``.
+        """The response body answering ``request`` with ``response``, after ``thought``
+        (the thinking asked for, :meth:`thinking`; empty when none was).
 
         ``number`` counts the answers to this conversation (1 the first time); the
         response id is made of it, so it does not depend on when other requests came.
@@ -351,6 +370,11 @@ class AnthropicMessages(Endpoint):
         given = config.get("format") if isinstance(config, Mapping) else None
         return _schema_of(given or request.body.get("output_format"), "schema")
 
+    def thinking(self, request: SimRequest) -> int:
+        thinking = request.body.get("thinking")
+        extended = isinstance(thinking, Mapping) and thinking.get("type") == "enabled"
+        return ANTHROPIC_SENTENCES if extended else 0
+
     def validate(self, request: SimRequest) -> Invalid | None:
         return request.problem or validate_anthropic(request.body)
 
@@ -368,13 +392,22 @@ class AnthropicMessages(Endpoint):
             self.threads.learn(request.body, answer)
 
     def render(
-        self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
+        self,
+        request: SimRequest,
+        conversation: Conversation,
+        response: ModelResponse,
+        number: int,
+        thought: str,
     ) -> dict[str, Any]:
         threaded = isinstance(request.body, dict) and request.body.get("thread") is not None
         message_id = (
             self.threads.next_id(request.body, response) if threaded else f"msg_sim_{number:04d}"
         )
         wire = to_anthropic_response(response, model=request.model, message_id=message_id)
+        if thought:
+            block = thinking_block(thought, redacted=redacting(request.body))
+            wire["content"] = [block, *wire["content"]]
+            wire["usage"]["output_tokens"] += tokens(len(thought))
         if threaded:
             self.threads.hold(request.body, wire)
         return wire
@@ -444,10 +477,30 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
         return from_openai_request(request.body)
 
     def render(
-        self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
+        self,
+        request: SimRequest,
+        conversation: Conversation,
+        response: ModelResponse,
+        number: int,
+        thought: str,
     ) -> dict[str, Any]:
         completion_id = f"chatcmpl-sim-{number:04d}"
-        return to_openai_response(response, model=request.model, completion_id=completion_id)
+        wire = to_openai_response(response, model=request.model, completion_id=completion_id)
+        if thought:
+            spent = tokens(len(thought))
+            usage = wire["usage"]
+            usage["completion_tokens"] += spent
+            usage["total_tokens"] += spent
+            usage["completion_tokens_details"] = {
+                "accepted_prediction_tokens": 0,
+                "audio_tokens": 0,
+                "reasoning_tokens": spent,
+                "rejected_prediction_tokens": 0,
+            }
+        return wire
+
+    def thinking(self, request: SimRequest) -> int:
+        return reasoning_sentences(request.model, request.body.get("reasoning_effort"))
 
     def choices(self, request: SimRequest) -> int:
         n = request.body.get("n")
@@ -485,6 +538,7 @@ _ECHOED = (
     "metadata",
     "parallel_tool_calls",
     "previous_response_id",
+    "reasoning",
     "temperature",
     "text",
     "tool_choice",
@@ -535,6 +589,11 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         given = text.get("format") if isinstance(text, Mapping) else None
         return _schema_of(given, "schema", objects=True)
 
+    def thinking(self, request: SimRequest) -> int:
+        reasoning = request.body.get("reasoning")
+        effort = reasoning.get("effort") if isinstance(reasoning, Mapping) else None
+        return reasoning_sentences(request.model, effort)
+
     def validate(self, request: SimRequest) -> Invalid | None:
         problem = validate_responses(request.body)
         if problem is not None:
@@ -572,7 +631,12 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         return [*self._history(request), *messages], tools, system
 
     def render(
-        self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
+        self,
+        request: SimRequest,
+        conversation: Conversation,
+        response: ModelResponse,
+        number: int,
+        thought: str,
     ) -> dict[str, Any]:
         number = next(self._served)  # ids name server-side conversations: unique, in order
         held = (*conversation[0], response.as_message())
@@ -582,6 +646,8 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         wire.update({name: body.get(name) for name in _ECHOED if name in body})
         wire["tools"] = body.get("tools") or []
         wire["created_at"] = wire["completed_at"] = FIRST_CREATED_AT + number
+        if thought:
+            _reasoned(wire, body, thought)
         named = self._hold(body, held, wire)
         if named is not None:
             wire["conversation"] = {"id": named}
@@ -627,6 +693,26 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         return events
 
 
+def _reasoned(wire: dict[str, Any], body: Mapping[str, Any], thought: str) -> None:
+    """Put the ``reasoning`` item of ``thought`` first in the Responses API answer
+    ``wire`` to the request ``body`` (its summary and encrypted content as asked), and
+    count its tokens in the usage."""
+    reasoning = body.get("reasoning")
+    include = body.get("include")
+    item = reasoning_item(
+        f"rs_{str(wire['id']).removeprefix('resp_')}",
+        thought,
+        summary=isinstance(reasoning, Mapping) and reasoning.get("summary") is not None,
+        encrypted=isinstance(include, list) and ENCRYPTED_REASONING in include,
+    )
+    wire["output"] = [item, *wire["output"]]
+    spent = tokens(len(thought))
+    usage = wire["usage"]
+    usage["output_tokens"] += spent
+    usage["output_tokens_details"]["reasoning_tokens"] = spent
+    usage["total_tokens"] += spent
+
+
 def _conversation_id(body: Mapping[str, Any]) -> str | None:
     """The id of the conversation a Responses request names (``"conv_..."`` or
     ``{"id": "conv_..."}``), or None."""
@@ -651,7 +737,12 @@ class ResourceEndpoint(Endpoint):
         raise NotImplementedError(f"{self.route} answers without the model")
 
     def render(
-        self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
+        self,
+        request: SimRequest,
+        conversation: Conversation,
+        response: ModelResponse,
+        number: int,
+        thought: str,
     ) -> dict[str, Any]:
         raise NotImplementedError(f"{self.route} answers without the model")
 
@@ -857,7 +948,12 @@ class GeminiGenerateContent(Endpoint):
         return from_gemini_request(request.body)
 
     def render(
-        self, request: SimRequest, conversation: Conversation, response: ModelResponse, number: int
+        self,
+        request: SimRequest,
+        conversation: Conversation,
+        response: ModelResponse,
+        number: int,
+        thought: str,
     ) -> dict[str, Any]:
         response_id = f"simGemini{number:04d}"
         return to_gemini_response(response, model=request.model, response_id=response_id)

@@ -5,7 +5,10 @@ The stream is what the real API sends: ``response.created`` and
 ``response.output_item.added``, its content (``response.content_part.added``, the
 ``response.output_text.delta`` pieces, ``response.output_text.done``,
 ``response.content_part.done``; or ``response.function_call_arguments.delta`` pieces
-and ``response.function_call_arguments.done``), ``response.output_item.done``; and
+and ``response.function_call_arguments.done``; or for a reasoning item's summary parts
+``response.reasoning_summary_part.added``, the ``response.reasoning_summary_text.delta``
+pieces, ``response.reasoning_summary_text.done``, ``response.reasoning_summary_part.done``),
+``response.output_item.done``; and
 last ``response.completed`` (or ``response.incomplete``) with the whole response.
 Every event carries its ``sequence_number``, so the SDK's stream helper accumulates
 the same response as a plain call returns.
@@ -45,6 +48,16 @@ def _content(seq: _Sequence, where: dict[str, Any], part: Mapping[str, Any], siz
     seq.add("response.content_part.done", **where, part=dict(part))
 
 
+def _summary(seq: _Sequence, where: dict[str, Any], part: Mapping[str, Any], size: int) -> None:
+    """The events of one summary part of a reasoning item."""
+    text = str(part.get("text", ""))
+    seq.add("response.reasoning_summary_part.added", **where, part={**part, "text": ""})
+    for piece in split_pieces(text, size):
+        seq.add("response.reasoning_summary_text.delta", **where, delta=piece)
+    seq.add("response.reasoning_summary_text.done", **where, text=text)
+    seq.add("response.reasoning_summary_part.done", **where, part=dict(part))
+
+
 def _item(seq: _Sequence, index: int, item: Mapping[str, Any], size: int) -> None:
     """The events of one output item, from ``added`` to ``done``."""
     kind = item.get("type")
@@ -53,6 +66,8 @@ def _item(seq: _Sequence, index: int, item: Mapping[str, Any], size: int) -> Non
         opened: dict[str, Any] = {**item, "status": "in_progress", "content": []}
     elif kind == "function_call":
         opened = {**item, "status": "in_progress", "arguments": ""}
+    elif kind == "reasoning":
+        opened = {**item, "summary": []}
     else:
         opened = dict(item)
     seq.add("response.output_item.added", output_index=index, item=opened)
@@ -64,6 +79,9 @@ def _item(seq: _Sequence, index: int, item: Mapping[str, Any], size: int) -> Non
         for piece in split_pieces(arguments, size):
             seq.add("response.function_call_arguments.delta", **where, delta=piece)
         seq.add("response.function_call_arguments.done", **where, arguments=arguments)
+    elif kind == "reasoning":
+        for summary_index, part in enumerate(item.get("summary") or []):
+            _summary(seq, {**where, "summary_index": summary_index}, part, size)
     seq.add("response.output_item.done", output_index=index, item=dict(item))
 
 

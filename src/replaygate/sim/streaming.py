@@ -45,11 +45,24 @@ def anthropic_message_start(message: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _anthropic_block(index: int, block: Mapping[str, Any], size: int) -> list[SSEEvent]:
+    """The events of one content block: its start, its deltas (the text, a tool call's
+    arguments as JSON, a thought and then its signature), its stop. A redacted thought
+    comes whole in its start."""
     events: list[SSEEvent] = []
-    if block.get("type") == "tool_use":
+    kind = block.get("type")
+    if kind == "tool_use":
         start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
         pieces = ["", *split_pieces(json.dumps(block.get("input", {}), ensure_ascii=False), size)]
         deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces]
+    elif kind == "thinking":
+        start = {"type": "thinking", "thinking": "", "signature": ""}
+        deltas = [
+            {"type": "thinking_delta", "thinking": p}
+            for p in split_pieces(str(block.get("thinking", "")), size)
+        ]
+        deltas.append({"type": "signature_delta", "signature": str(block.get("signature", ""))})
+    elif kind == "redacted_thinking":
+        start, deltas = dict(block), []
     else:
         start = {"type": "text", "text": ""}
         deltas = [

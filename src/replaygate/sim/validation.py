@@ -15,6 +15,7 @@ from urllib.parse import parse_qsl
 import orjson
 
 from replaygate.models.providers.anthropic import server_tool
+from replaygate.sim.thinking import EFFORTS, MIN_BUDGET, SUMMARIES, signed, unsealed
 
 
 @dataclass(frozen=True)
@@ -219,6 +220,9 @@ def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
         or _anthropic_tools(body.get("tools"))
         or _anthropic_tool_choice(body.get("tool_choice"), body.get("tools"))
         or _thinking_with_forced_tool(body)
+        or _anthropic_thinking(body, counting=counting)
+        or _thinking_seals(messages)
+        or _thinking_kept(body.get("thinking"), messages)
     )
 
 
@@ -315,6 +319,86 @@ def _thinking_with_forced_tool(body: Mapping[str, Any]) -> Invalid | None:
     return None
 
 
+_THINKING_KINDS: dict[str, _Fields] = {
+    "enabled": {"budget_tokens": (int, "a valid integer")},
+    "disabled": {},
+    "adaptive": {},
+}
+"""The kinds of the Messages API's ``thinking``, each with its required fields."""
+_BUDGET_OVER_MAX = (
+    "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
+    "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+    "#max-tokens-and-context-window-size"
+)
+_THINKING_DROPPED = (
+    "messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+    "`{found}`. When `thinking` is enabled, a final `assistant` message must start with a "
+    "thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). "
+    "We recommend you include thinking blocks from previous turns. To avoid this "
+    "requirement, disable `thinking`. Please consult our documentation at "
+    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+)
+
+
+def _extended(thinking: Any) -> bool:
+    """Whether a Messages API ``thinking`` asks for extended thinking."""
+    return isinstance(thinking, Mapping) and thinking.get("type") == "enabled"
+
+
+def _anthropic_thinking(body: Mapping[str, Any], *, counting: bool) -> Invalid | None:
+    """The Messages API's error for a ``thinking`` of no known kind, or a budget under
+    :data:`~replaygate.sim.thinking.MIN_BUDGET` or (an answer asked for) not under
+    ``max_tokens``."""
+    thinking = body.get("thinking")
+    if thinking is None:
+        return None
+    problem = _anthropic_tagged(thinking, "thinking", _THINKING_KINDS)
+    if problem is not None or not _extended(thinking):
+        return problem
+    budget = thinking["budget_tokens"]
+    if budget < MIN_BUDGET:
+        return Invalid(
+            f"thinking.enabled.budget_tokens: Input should be greater than or equal to {MIN_BUDGET}"
+        )
+    return None if counting or body["max_tokens"] > budget else Invalid(_BUDGET_OVER_MAX)
+
+
+def _thinking_seals(messages: list[Any]) -> Invalid | None:
+    """The Messages API's error for a thinking block given back whose ``signature`` the
+    simulator did not make for its text, or a redacted one whose ``data`` it did not make."""
+    for i, item in enumerate(messages):
+        content = item["content"]
+        if item["role"] != "assistant" or not isinstance(content, list):
+            continue
+        for j, block in enumerate(content):
+            if block["type"] == "thinking" and not signed(block["thinking"], block["signature"]):
+                return Invalid(f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block")
+            if block["type"] == "redacted_thinking" and unsealed(block["data"]) is None:
+                return Invalid(
+                    f"messages.{i}.content.{j}: Invalid `data` in `redacted_thinking` block"
+                )
+    return None
+
+
+def _thinking_kept(thinking: Any, messages: list[Any]) -> Invalid | None:
+    """The Messages API's error for extended thinking asked for while the tool calls of
+    the last assistant turn are answered (the last message holds their results) and that
+    turn does not start with its thinking: the API requires it given back."""
+    last = messages[-1]
+    if not _extended(thinking) or last["role"] != "user" or not _tool_results(last):
+        return None
+    i = len(messages) - 2  # the assistant turn whose tool_use blocks they answer (checked)
+    found = messages[i]["content"][0]["type"]
+    if found in ("thinking", "redacted_thinking"):
+        return None
+    return Invalid(_THINKING_DROPPED.format(i=i, found=found))
+
+
+def _reasoning_effort(value: Any, param: str) -> Invalid | None:
+    """OpenAI's error for a reasoning effort (``param``) that is not one it knows."""
+    return None if value is None or value in EFFORTS else _invalid_value(value, EFFORTS, param)
+
+
 _OPENAI_ROLES = ("system", "assistant", "user", "function", "tool", "developer")
 _OPENAI_TOOL_TYPES = ("function", "custom")
 
@@ -363,6 +447,7 @@ def validate_openai(body: Any) -> Invalid | None:
     problem = problem or _chat_tools(body.get("tools"))
     problem = problem or _chat_tool_choice(body.get("tool_choice"), body.get("tools"))
     problem = problem or _only_with_tools(body, "parallel_tool_calls")
+    problem = problem or _reasoning_effort(body.get("reasoning_effort"), "reasoning_effort")
     return problem or _openai_tool_pairs(messages)
 
 
@@ -737,10 +822,17 @@ def _responses_item(item: Any, where: str) -> Invalid | None:
         "function_call": ("call_id", "name", "arguments"),
         "function_call_output": ("call_id", "output"),
         "compaction": ("encrypted_content",),
+        "reasoning": ("summary",),
     }.get(str(kind), ())
     for name in needed:
         if name not in item:
             return _missing(f"{where}.{name}")
+    sealed = item.get("encrypted_content")
+    if kind == "reasoning" and isinstance(sealed, str) and unsealed(sealed) is None:
+        return Invalid(
+            f"The encrypted content {sealed[:4]}...{sealed[-4:]} could not be verified.",
+            code="invalid_encrypted_content",
+        )
     problem = _wrong_type(item, "call_id", str, "a string", f"{where}.")
     return problem or _openai_parts(item.get("content"), f"{where}.content", _RESPONSES_PARTS)
 
@@ -788,8 +880,23 @@ def validate_responses(body: Any) -> Invalid | None:
     if stream is not None and not isinstance(stream, bool):
         return Invalid("Invalid type for 'stream': expected a boolean.", "stream", "invalid_type")
     problem = _token_limit(body, "max_output_tokens", MIN_OUTPUT_TOKENS)
+    problem = problem or _responses_reasoning(body)
     problem = problem or _responses_tools(body.get("tools"))
     return problem or _responses_tool_choice(body.get("tool_choice"), body.get("tools"))
+
+
+def _responses_reasoning(body: Mapping[str, Any]) -> Invalid | None:
+    """The Responses API's error for a ``reasoning`` that is not an object, or whose
+    effort or summary is not one it knows, and for an ``include`` that is not a list."""
+    problem = _wrong_type(body, "reasoning", Mapping, "an object", "")
+    problem = problem or _wrong_type(body, "include", list, "an array", "")
+    reasoning = body.get("reasoning")
+    if problem is not None or not isinstance(reasoning, Mapping):
+        return problem
+    summary = reasoning.get("summary")
+    if summary is not None and summary not in SUMMARIES:
+        return _invalid_value(summary, SUMMARIES, "reasoning.summary")
+    return _reasoning_effort(reasoning.get("effort"), "reasoning.effort")
 
 
 def unanswered_outputs(items: Any, offered: set[str]) -> Invalid | None:
