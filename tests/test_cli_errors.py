@@ -68,7 +68,7 @@ FIRST_MISTAKES = {
         None,
         ["refusing to send this request", "Anthropic API key found at request.messages[0]"],
     ),
-    "verify-missing-path": (["verify", "nope.jsonl"], None, ["nope.jsonl", "no such file"]),
+    "verify-missing-path": (["verify", "nope.jsonl"], None, ["Error: nope.jsonl: no such file"]),
     "drift-unreachable": (
         ["drift", "f.jsonl", "--live-sample", "1", "--approve-live", "--base-url", "CLOSED"],
         None,

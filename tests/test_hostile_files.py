@@ -161,7 +161,7 @@ def test_show_run_and_checksum_on_a_store_that_is_not_there_say_so(
             assert said in done.output
             assert "no fixture with key" not in done.output
     (tmp_path / "loop").symlink_to(tmp_path / "loop")  # click's own check said "does not exist"
-    for command in ("checksum", "compact"):
+    for command in ("checksum", "compact", "verify"):
         done = CliRunner().invoke(main, [command, "loop"])
         assert done.exit_code == 2 and "Error: loop: is a symlink loop" in done.output, done.output
 

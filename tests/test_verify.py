@@ -209,7 +209,7 @@ def test_a_secret_split_across_stream_events_is_reported(clean: Path, tmp_path: 
 
 def test_a_missing_path_and_an_empty_folder(tmp_path: Path) -> None:
     code, lines = verify(str(tmp_path / "nope"))
-    assert code == 2 and lines[0] == f"{tmp_path / 'nope'}: no such file or folder"
+    assert (code, lines) == (2, [f"Error: {tmp_path / 'nope'}: no such file or folder"])
     (tmp_path / "empty").mkdir()
     assert verify(str(tmp_path / "empty")) == (0, ["0 fixture(s) checked, 0 problem(s)"])
 

@@ -11,8 +11,16 @@ from pathlib import Path
 import click
 
 from replaygate.cli.json_docs import echo_json, verify_json
-from replaygate.cli.options import CommandError, PathParam, json_option, note_other_files
+from replaygate.cli.options import (
+    CommandError,
+    PathParam,
+    describe,
+    json_option,
+    note_other_files,
+)
+from replaygate.errors import ReplaygateError
 from replaygate.evals.progress import reporter
+from replaygate.fixtures.store.files import existing_store
 from replaygate.fixtures.store.folder import StoreTree
 from replaygate.hygiene.verify import StoreProblem, verify_store
 from replaygate.hygiene.verify_jobs import default_jobs
@@ -66,9 +74,10 @@ def _verify(
 def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_json: bool) -> None:
     """Check every fixture under PATH; one line per problem, exit 1 if any.
 
-    Exit 2 when PATH does not exist or a file was refused unread: not a regular file
-    (a folder, a FIFO, a device, a symlink loop), unreadable, holding a line over
-    the maximum size, or replaced while it was read (run verify again). Exit 1 for
+    Exit 2 with "Error: ..." when PATH does not exist or is no store (a symlink
+    loop, a FIFO, a cassette), and exit 2 when a file was refused unread: not a
+    regular file (a folder, a FIFO, a device, a symlink loop), unreadable, holding a
+    line over the maximum size, or replaced while it was read (run verify again). Exit 1 for
     damaged content a file was read for (a malformed line, nesting too deep, NaN):
     every such line is listed with its file and line.
 
@@ -88,6 +97,10 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
     """
     require_meta = not allow_missing_meta
     walked = note_other_files(path)
+    try:
+        existing_store(path)  # named as what it is: missing, a symlink loop, a FIFO...
+    except ReplaygateError as err:
+        raise CommandError(describe(err)) from None
     for tree in walked:
         for note in passed_over_notes(tree):
             click.echo(note, err=True)
