@@ -44,7 +44,7 @@ FIRST_MISTAKES = {
     "record-without-key": (
         ["record", *AGENT, "--approve-live", "--fixtures", "new.jsonl", "hi"],
         None,
-        ["needs ANTHROPIC_API_KEY", "--simulator"],
+        ["needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN", "--simulator"],
     ),
     "record-without-network": (
         ["record", *AGENT, "--approve-live", "--fixtures", "new.jsonl", "hi"],
@@ -60,7 +60,7 @@ FIRST_MISTAKES = {
         ["eval", *AGENT, "--record-mode", "record-missing", "--approve-live",
          "--fixtures", "new.jsonl", "--cases", CASES, "--no-history"],
         None,
-        ["needs ANTHROPIC_API_KEY", "--simulator"],
+        ["needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN", "--simulator"],
     ),
     "record-a-secret": (
         ["record", *AGENT, "--approve-live", "--fixtures", "new.jsonl", "--simulator",

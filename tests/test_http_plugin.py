@@ -362,7 +362,8 @@ def test_recording_live_without_a_key_says_so_once(
     result.assert_outcomes(failed=2)  # and no error at teardown for sending nothing
     result.stdout.fnmatch_lines(
         [
-            "*replaygate: recording from the live API needs ANTHROPIC_API_KEY (or api_key=...);"
+            "*replaygate: recording from the live API needs ANTHROPIC_API_KEY or "
+            "ANTHROPIC_AUTH_TOKEN (or api_key=...);"
             " record from the loopback simulator instead with --replaygate-simulator",
             "*failed before any request*",
         ]

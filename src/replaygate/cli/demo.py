@@ -1,7 +1,7 @@
 """``replaygate demo``: the whole replay story in under a minute, offline.
 
 1. start the simulator on a free loopback port (or, with ``--live`` and
-   ``ANTHROPIC_API_KEY``, use the real API);
+   ``ANTHROPIC_API_KEY`` or ``ANTHROPIC_AUTH_TOKEN``, use the real API);
 2. record ResearchCopilot's eval cases through the official ``anthropic`` SDK,
    approved for this run, into a temporary store;
 3. stop the server and replay a question twice: same trace, same answer;
@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import tempfile
 import time
 from collections.abc import Iterator
@@ -50,13 +49,12 @@ def _say(text: str) -> None:
 def _model_endpoint(live: bool, seed: int) -> Iterator[tuple[AnthropicModel, str]]:
     """The model to record from and the ``meta.source`` it records, for the demo's
     duration. With ``--live``, the real API's, through the recording commands' own
-    :func:`~replaygate.cli.live.live_model`: an API that cannot be reached, refuses the
-    key or answers an error status ends the demo with one ``Error:`` line, exit 2."""
+    :func:`~replaygate.cli.live.live_model`: no credential in the environment, an API
+    that cannot be reached, refuses the key or answers an error status ends the demo
+    with one ``Error:`` line, exit 2."""
     if live:
-        if not os.environ.get("ANTHROPIC_API_KEY"):
-            raise click.UsageError("--live needs ANTHROPIC_API_KEY in the environment")
-        _say("Recording from the real Anthropic API (approved by --live)")
         with live_model(SETTINGS, simulator=False, seed=seed, instead=_INSTEAD) as model:
+            _say("Recording from the real Anthropic API (approved by --live)")
             yield model, "live"
         return
     anthropic = require("anthropic", "anthropic", "replaygate demo")
@@ -112,7 +110,11 @@ def _claim(stack: contextlib.ExitStack[bool | None], out: Path, keep: Path | Non
 
 
 @click.command()
-@click.option("--live", is_flag=True, help="Record from the real API (needs ANTHROPIC_API_KEY).")
+@click.option(
+    "--live",
+    is_flag=True,
+    help="Record from the real API (needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN).",
+)
 @click.option(
     "--seed",
     default=SIMULATOR_SEED,

@@ -17,7 +17,11 @@ from replaygate.cli.options import CommandError
 from replaygate.errors import LiveAPIError
 from replaygate.extras import require
 from replaygate.fixtures.spending import SpendingCap, spending_status
-from replaygate.models.live import AnthropicModel
+from replaygate.models.live import (
+    ANTHROPIC_CREDENTIAL_NAMES,
+    AnthropicModel,
+    anthropic_credential_set,
+)
 from replaygate.models.replay import RequestSettings
 
 _INSTEAD = "record from the loopback simulator instead with --simulator"
@@ -78,7 +82,8 @@ def live_model(
     """An ``anthropic`` SDK model with ``settings``, for the duration of the block.
 
     With ``simulator``, of a simulator started here (seed ``seed``) and stopped on exit;
-    otherwise of ``ANTHROPIC_BASE_URL`` (the SDK reads ``ANTHROPIC_API_KEY``). No key,
+    otherwise of ``ANTHROPIC_BASE_URL`` (the SDK reads ``ANTHROPIC_API_KEY`` or
+    ``ANTHROPIC_AUTH_TOKEN``). No key,
     an API that cannot be reached, refuses the key or answers an error status ends the
     command with :class:`~replaygate.errors.LiveAPIError`, which says what to do, ending
     with ``instead``: how the command records from the simulator.
@@ -97,9 +102,9 @@ def live_model(
             click.echo(f"recording from the simulator at {sim.url} (seed {seed})", err=True)
             options: dict[str, Any] = {"base_url": sim.url, "api_key": "sim-key"}
         else:
-            if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+            if not anthropic_credential_set():
                 raise LiveAPIError(
-                    f"recording from the live API needs ANTHROPIC_API_KEY; {instead}"
+                    f"recording from the live API needs {ANTHROPIC_CREDENTIAL_NAMES}; {instead}"
                 )
             options = {"base_url": os.environ.get("ANTHROPIC_BASE_URL")}
         with interrupts_deferred():  # a Ctrl-C waits until the client is whole, to be closed
@@ -118,7 +123,7 @@ def live_model(
         except anthropic.AuthenticationError as err:
             raise LiveAPIError(
                 f"the model API at {client.base_url} refused the key "
-                f"({err.status_code}): check ANTHROPIC_API_KEY, or {instead}"
+                f"({err.status_code}): check {ANTHROPIC_CREDENTIAL_NAMES}, or {instead}"
             ) from None
         except anthropic.APIStatusError as err:
             raise LiveAPIError(

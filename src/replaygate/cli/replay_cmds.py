@@ -189,8 +189,9 @@ def record(
 ) -> None:
     """Record the agent's answers to each QUESTION through the anthropic SDK.
 
-    Only with --approve-live. The SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL,
-    unless --simulator records from the embedded loopback simulator.
+    Only with --approve-live. The SDK reads ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN,
+    a bearer token) and ANTHROPIC_BASE_URL, unless --simulator records from the
+    embedded loopback simulator.
 
     Example:
 

@@ -8,6 +8,7 @@ the real API dict.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,6 +28,17 @@ __all__ = [
     "OpenAIModel",
     "OpenAIResponsesModel",
 ]
+
+ANTHROPIC_CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+"""Where the ``anthropic`` SDK finds a credential: an API key (sent as ``x-api-key``) or
+a bearer token (``Authorization: Bearer``)."""
+ANTHROPIC_CREDENTIAL_NAMES = " or ".join(ANTHROPIC_CREDENTIALS)
+"""The credentials of :data:`ANTHROPIC_CREDENTIALS`, for a message that needs one."""
+
+
+def anthropic_credential_set() -> bool:
+    """Whether the environment holds a credential the ``anthropic`` SDK reads."""
+    return any(os.environ.get(name) for name in ANTHROPIC_CREDENTIALS)
 
 
 def json_body(response: Any) -> dict[str, Any]:

@@ -650,8 +650,8 @@ def _sdk_clients(
         if "api_key" not in kwargs and not _has_credentials(sdk, env_key, kwargs):
             if not keyless:  # a test failure with replaygate's words, not a traceback
                 raise pytest.fail.Exception(
-                    f"replaygate: recording from the live API needs {env_key} (or "
-                    "api_key=...); record from the loopback simulator instead with "
+                    f"replaygate: recording from the live API needs {_needed(sdk, env_key)} "
+                    "(or api_key=...); record from the loopback simulator instead with "
                     "--replaygate-simulator",
                     pytrace=False,
                 ) from None
@@ -669,11 +669,20 @@ def _sdk_clients(
 def _has_credentials(sdk: str, env_key: str, kwargs: dict[str, Any]) -> bool:
     """Whether an ``sdk`` client made with ``kwargs`` finds a credential in the environment
     (``env_key``, or, for anthropic, a bearer token given or set)."""
-    if os.environ.get(env_key):
-        return True
-    return sdk == "anthropic" and bool(
-        kwargs.get("auth_token") or os.environ.get("ANTHROPIC_AUTH_TOKEN")
-    )
+    if sdk != "anthropic":
+        return bool(os.environ.get(env_key))
+    from replaygate.models.live import anthropic_credential_set
+
+    return bool(kwargs.get("auth_token")) or anthropic_credential_set()
+
+
+def _needed(sdk: str, env_key: str) -> str:
+    """The environment variables an ``sdk`` client finds a credential in, for a message."""
+    if sdk != "anthropic":
+        return env_key
+    from replaygate.models.live import ANTHROPIC_CREDENTIAL_NAMES
+
+    return ANTHROPIC_CREDENTIAL_NAMES
 
 
 @pytest.fixture
