@@ -6,10 +6,17 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from pytest import TestReport
 
 from nested_pytest import UNUSED_PLUGINS
 from replaygate.cli.assert_cmds import flaky
-from replaygate.sampling.flaky import ADVICE, FlakyTest, failed_every_run, find_flaky
+from replaygate.sampling.flaky import (
+    ADVICE,
+    FlakyTest,
+    failed_every_run,
+    find_flaky,
+    outcome_of,
+)
 
 # fails on its first run, passes on its second: its outcome depends on a counter file
 FLAKY = """
@@ -211,3 +218,97 @@ def test_a_rerun_is_checked_as_if_alone(pytester: pytest.Pytester) -> None:
         *UNUSED_PLUGINS,
     )
     result.stdout.fnmatch_lines(["*nothing was recorded*"])
+
+
+# an expected failure that comes true every other run: non-strict, it xfails and xpasses
+# (both green to pytest); strict, a pass fails the test
+XFAIL_ALTERNATING = """
+from pathlib import Path
+
+import pytest
+
+def alternate(name):
+    counter = Path(__file__).with_name(name)
+    runs = int(counter.read_text()) if counter.exists() else 0
+    counter.write_text(str(runs + 1))
+    assert runs % 2 == 1, f"run {runs}"
+
+@pytest.mark.xfail(reason="sometimes")
+def test_xfail_lenient():
+    alternate("lenient.txt")
+
+@pytest.mark.xfail(reason="sometimes", strict=True)
+def test_xfail_strict():
+    alternate("strict.txt")
+
+@pytest.mark.xfail(reason="always")
+def test_xfail_always():
+    assert False
+
+def test_imperative_xfail_every_run():
+    pytest.xfail("not yet")
+"""
+
+
+@pytest.mark.slow
+def test_an_xfail_test_that_xpasses_in_one_run_and_xfails_in_another_is_flaky(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_xfail=XFAIL_ALTERNATING)
+    result = pytester.runpytest(
+        "--flaky-runs=2", "--flaky-report=flaky.json", "--tb=no", "-p", "no:randomly",
+        *UNUSED_PLUGINS,
+    )  # fmt: skip
+    assert json.loads((pytester.path / "flaky.json").read_text()) == {
+        "runs": 2,
+        "tests": 4,
+        "flaky": [
+            {"nodeid": "test_xfail.py::test_xfail_lenient", "outcomes": ["xfailed", "xpassed"]},
+            {
+                "nodeid": "test_xfail.py::test_xfail_strict",
+                "outcomes": ["xfailed", "xpassed (strict)"],
+            },
+        ],
+        "failed_every_run": [],  # an expected failure every run is no failure
+    }
+    result.assert_outcomes(xfailed=2, xpassed=1, failed=1)  # the last run of each
+
+
+def test_an_expected_failure_and_a_pass_of_its_body_disagree() -> None:
+    runs = {
+        "lenient": ["xpassed", "xfailed"],
+        "strict": ["xfailed", "xpassed (strict)"],
+        "xfails": ["xfailed", "xfailed"],
+        "xpasses": ["xpassed", "xpassed", "skipped"],
+        "passes_or_xfails": ["passed", "xfailed"],  # a pytest.xfail() reached in one run
+        "fails_or_xfails": ["failed", "xfailed"],  # xfail(raises=...): another error failed
+        "strict_every_run": ["xpassed (strict)", "xpassed (strict)"],
+    }
+    assert [test.nodeid for test in find_flaky(runs)] == ["lenient", "strict", "passes_or_xfails"]
+    assert failed_every_run(runs) == ["strict_every_run"]
+
+
+def _report(when: str, outcome: str, **extra: object) -> TestReport:
+    report = TestReport("t.py::t", ("t.py", 0, "t"), {}, outcome, None, when)
+    report.__dict__.update(extra)
+    return report
+
+
+@pytest.mark.parametrize(
+    ("call", "outcome"),
+    [
+        (_report("call", "passed"), "passed"),
+        (_report("call", "failed"), "failed"),
+        (_report("call", "skipped"), "skipped"),
+        (_report("call", "skipped", wasxfail="sometimes"), "xfailed"),
+        (_report("call", "passed", wasxfail="sometimes"), "xpassed"),
+        (_report("call", "failed", longrepr="[XPASS(strict)] sometimes"), "xpassed (strict)"),
+    ],
+    ids=["passed", "failed", "skipped", "xfailed", "xpassed", "xpassed strict"],
+)
+def test_the_outcome_of_a_run(call: TestReport, outcome: str) -> None:
+    setup, teardown = _report("setup", "passed"), _report("teardown", "passed")
+    assert outcome_of([setup, call, teardown]) == outcome
+    assert outcome_of([setup, call, _report("teardown", "failed")]) == (
+        outcome if call.failed else "error in teardown"
+    )
