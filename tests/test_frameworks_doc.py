@@ -7,7 +7,9 @@ framework environments (``make test-frameworks``); this suite only checks the pa
 from __future__ import annotations
 
 import ast
+import builtins
 import re
+import symtable
 from pathlib import Path
 from typing import Any
 
@@ -69,3 +71,49 @@ def test_every_python_block_of_the_page_parses() -> None:
     assert len(blocks) >= 8, len(blocks)
     for code in blocks:
         ast.parse(code)
+
+
+RECIPES = [
+    "Under pytest: the marker alone",
+    "pydantic-ai",
+    "OpenAI Agents SDK",
+    "LangChain",
+    "LiteLLM",
+    "Instructor",
+    "The official SDKs",
+]
+
+
+def _undefined(code: str) -> set[str]:
+    """The global names ``code`` reads but neither imports, assigns nor finds in builtins."""
+    top = symtable.symtable(code, "<recipe>", "exec")
+    defined = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    read: set[str] = set()
+    tables = [top]
+    while tables:
+        table = tables.pop()
+        read |= {
+            s.get_name()
+            for s in table.get_symbols()
+            if s.is_referenced() and (table is top or s.is_global())
+        }
+        tables += table.get_children()
+    return read - defined - set(dir(builtins))
+
+
+def test_undefined_names_are_found() -> None:
+    code = "import a\nb = 1\nclass C:\n    x: int\ndef f():\n    return a, b, C, d, len\n"
+    assert _undefined(code) == {"d"}
+
+
+@pytest.mark.parametrize("heading", RECIPES)
+def test_each_recipe_runs_as_copied_defining_every_name_it_uses(heading: str) -> None:
+    """A recipe's blocks, in order, import or define every name they use: a user who
+    copies them gets no ``NameError`` (``agent``, ``messages``, a model class)."""
+    text = PAGE.read_text(encoding="utf-8")
+    marker = f"\n## {heading}\n"
+    assert marker in text, f"docs/frameworks.md has no section {heading!r}"
+    section = text.split(marker, 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"^```python\n(.*?)^```", section, re.M | re.S)
+    assert blocks, heading
+    assert _undefined("\n".join(blocks)) == set(), heading
