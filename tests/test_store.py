@@ -543,10 +543,11 @@ def test_a_refresh_waits_for_a_writer_half_way_through_its_append(
     real_lock = reader.lock()
 
     class WatchedLock:
-        def acquire(self) -> None:
+        def acquire_if_made(self) -> bool:
             asked.set()
-            real_lock.acquire()
+            taken = real_lock.acquire_if_made()
             got_it_after_the_writer.append(released.is_set())
+            return taken
 
         def release(self) -> None:
             real_lock.release()

@@ -28,7 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
+from filelock import Timeout
 
 from replaygate.errors import ReplaygateError, first_few, shown_file
 from replaygate.evals.cases import load_eval_cases
@@ -51,6 +51,7 @@ from replaygate.extras import require
 from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.store.side_files import is_written_beside
 from replaygate.hygiene.checksum import file_digest
+from replaygate.locks import lock_at
 from replaygate.models.live import AnthropicModel
 from replaygate.outputs import atomic_write
 from replaygate.regular import read_regular_bytes
@@ -185,7 +186,7 @@ def claim_out(out: Path, kept: Collection[str] = ()) -> Iterator[Claim]:
             f"marked ({MARK}) (nothing was written)"
         )
     out.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(out / LOCK), is_singleton=True)
+    lock = lock_at(out / LOCK)
     try:
         lock.acquire(blocking=False)
     except Timeout:
@@ -200,7 +201,7 @@ def _held(out: Path) -> bool:
     """Whether another demo holds ``out``'s lock (no lock file is made to tell)."""
     if not (out / LOCK).is_file():
         return False
-    lock = FileLock(str(out / LOCK), is_singleton=True)
+    lock = lock_at(out / LOCK)
     try:
         lock.acquire(blocking=False)
     except Timeout:

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 from replaygate.errors import shown_file
 from replaygate.evals.case_changes import case_changes
 from replaygate.evals.errors import BaselineError
@@ -32,6 +30,7 @@ from replaygate.evals.scorers import Metrics
 from replaygate.evals.shards import check_whole_run
 from replaygate.fixtures.fixture import now_iso
 from replaygate.jsonfields import escape_surrogates, lone_surrogate
+from replaygate.locks import lock_at
 from replaygate.outputs import write_text
 from replaygate.reasons import reason_problem
 from replaygate.sampling.results import document_text
@@ -173,7 +172,7 @@ def update_baseline(
     target.parent.mkdir(parents=True, exist_ok=True)
     # Read, changed and written under one lock: two updates at once would each append
     # their entry to the history they read, and the one written last would drop the other.
-    with FileLock(str(target) + ".lock"):
+    with lock_at(f"{target}.lock"):
         previous = load_baseline(target) if _there(target) else None
         if previous is not None and previous.reference.run is not None:
             raise BaselineError(

@@ -25,8 +25,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from filelock import FileLock
-
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.store import (
     FixtureStore,
@@ -42,6 +40,7 @@ from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
 from replaygate.hygiene.usage import within
 from replaygate.hygiene.verify_repair import left_alone
+from replaygate.locks import lock_at
 
 LINKED = "reached through a symlink: not pruned; prune the store it belongs to"
 """Why a fixture file of :attr:`PruneResult.linked` was left."""
@@ -170,7 +169,7 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
     for row in rows:
         names[resolved(row.file)].add(row.file)
         keys[resolved(row.file)].add(row.key)
-    # each lock once, however reached (filelock refuses a second lock object on one file),
+    # each lock once, however reached, taken in one order (two prunes cannot deadlock),
     # the lock itself never followed: one that is a symlink is refused
     # a one-fixture .json file named alone is written under its folder store's lock
     lock_files = [FixtureStore(store_of(path) if path.is_file() else path).lock_path]
@@ -188,7 +187,7 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
         with contextlib.ExitStack() as stack:
             for lock in sorted(locks):
                 lock.parent.mkdir(parents=True, exist_ok=True)
-                stack.enter_context(FileLock(str(lock)))
+                stack.enter_context(lock_at(lock))
             for real, named in sorted(names.items()):
                 file = min(named, key=lambda name: (name.is_symlink(), name.parts))
                 if left_alone(path, file):

@@ -66,15 +66,14 @@ def append_observation(path: str | os.PathLike[str], entry: Observation) -> None
     write and fsync: a failed one (a full disk) leaves the queue as it was. A last line left
     without its newline (an edit) gets one first, so neither line is damaged. Half of a
     surrogate pair (a test file name that is not UTF-8) is kept as its escape."""
-    from filelock import FileLock
-
     from replaygate.fixtures.store.writing import append_line
     from replaygate.jsonfields import escape_surrogates
+    from replaygate.locks import lock_at
 
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     line = escape_surrogates(json.dumps(entry.to_json(), ensure_ascii=False, sort_keys=True))
-    with FileLock(str(target) + ".lock"):
+    with lock_at(f"{target}.lock"):
         append_line(target, (line + "\n").encode("utf-8"), check_tail=None)
 
 

@@ -1,0 +1,106 @@
+"""The inter-process locks replaygate takes (filelock's), never waited for in vain.
+
+filelock takes a lock by making its file and ``flock``-ing it, and tries again while it
+cannot: where the folder is there but makes no file (``/proc`` answers "No such file or
+directory"), it would try for ever. :class:`Lock` tries once, and when that fails looks
+why: a lock file that cannot be made or opened raises its :class:`OSError` (naming the
+lock) at once; one another process holds is waited for, said once on stderr after
+:data:`WAIT_SAID_AFTER` seconds, for as long as it is held (Ctrl-C stops the wait).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Self
+
+from filelock import AcquireReturnProxy, FileLock, Timeout
+
+WAIT_SAID_AFTER = 1.0
+"""Seconds a lock another process holds is waited for before the wait is said on stderr
+(and, from then on, how often the lock file is looked at again while waiting)."""
+
+
+class Lock(FileLock):
+    """filelock's lock, taken as :mod:`replaygate.locks` says. One object per path in a
+    process (:func:`lock_at`), so a process may take it again."""
+
+    def acquire(
+        self,
+        timeout: float | None = None,
+        poll_interval: float | None = None,
+        *,
+        poll_intervall: float | None = None,
+        blocking: bool | None = None,
+        cancel_check: Callable[[], bool] | None = None,
+    ) -> AcquireReturnProxy[Self]:
+        """Take the lock: at once when it is free or already this thread's; an
+        :class:`OSError` naming the lock file when it cannot be made or opened; else
+        wait, for ``timeout`` seconds when one is given (or until ``cancel_check``; then
+        :class:`filelock.Timeout`), for ever otherwise, saying so once on stderr."""
+        wait = self.timeout if timeout is None else timeout
+        bounded = blocking is False or wait >= 0 or cancel_check is not None
+        if self.is_locked or bounded:
+            try:
+                return super().acquire(
+                    timeout,
+                    poll_interval,
+                    poll_intervall=poll_intervall,
+                    blocking=blocking,
+                    cancel_check=cancel_check,
+                )
+            except Timeout:
+                self._refuse_untakable()
+                raise
+        said = False
+        chunk = 0.0  # one try first: a free lock is taken without looking further
+        while True:
+            try:
+                return super().acquire(chunk, poll_interval, poll_intervall=poll_intervall)
+            except Timeout:
+                self._refuse_untakable()
+            if chunk and not said:
+                print(
+                    f"replaygate: waiting for the lock {self.lock_file}: another process "
+                    "holds it; going on once it is free (Ctrl-C stops)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                said = True
+            chunk = WAIT_SAID_AFTER
+
+    def acquire_if_made(self) -> bool:
+        """Take the lock when its file is there, for a reader waiting for a writer: a
+        writer makes the file before it writes and leaves it, so a reader never needs to
+        make one (and leaves none in a checkout). Whether it was taken (then release it)."""
+        if not os.path.lexists(self.lock_file):
+            return False
+        self.acquire()
+        return True
+
+    def _refuse_untakable(self) -> None:
+        """Raise the :class:`OSError` that keeps the lock file from being made or opened
+        (it names the lock file); nothing when it opens, so another process holds it."""
+        flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            os.close(os.open(self.lock_file, flags, 0o666))
+        except OSError as err:
+            raise OSError(err.errno, _why(err, self.lock_file), self.lock_file) from None
+
+
+def _why(err: OSError, lock: str) -> str:
+    """Why the lock file ``lock`` could not be opened (``err``), for a person."""
+    reason = err.strerror or str(err)
+    if err.errno == errno.ENOENT and os.path.isdir(os.path.dirname(lock) or "."):
+        return f"{reason}: its folder makes no new file (a pseudo file system, like /proc)"
+    return reason
+
+
+def lock_at(path: Path | str) -> Lock:
+    """The lock whose file is ``path``: one object per path in a process. A write holds
+    it for milliseconds: a writer waiting for it looks again every 2 ms (filelock's 50 ms
+    let newcomers take it first, a convoy under xdist)."""
+    return Lock(os.fspath(path), is_singleton=True, poll_interval=0.002)

@@ -1,0 +1,246 @@
+"""Waiting for a store's lock: said once, never silent; and a reader makes no lock file.
+
+``compact`` and ``verify --repair`` waited without a word while another process held
+the store's lock: after :data:`~replaygate.locks.WAIT_SAID_AFTER` seconds they say once
+on stderr which lock they wait for, and go on once it is free (Ctrl-C still stops them).
+A read-only command on a store ending in a cut line took the lock to wait for a writer
+possibly half way through its append, and so left a new ``.lock`` file in the user's
+tree: it now waits only where a writer made the lock file, and makes none.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from filelock import FileLock
+
+from deadline import finishes, started
+from replaygate import Fixture, FixtureStore, locks
+from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.store import PartialTailError, record_response
+from replaygate.fixtures.store.compact import compact
+from replaygate.fixtures.store.repair import repair_partial_tail
+from run_cli import replaygate
+
+META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
+WAITING = "replaygate: waiting for the lock "
+
+
+def _request(text: str) -> dict[str, Any]:
+    return {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": text}]}
+
+
+def _answer(text: str) -> dict[str, Any]:
+    return {"type": "message", "content": [{"type": "text", "text": text}]}
+
+
+def _fixture(text: str) -> Fixture:
+    return Fixture.create(_request(text), [_answer(f"{text}0")], META)
+
+
+def _with_a_sample_line(path: Path) -> Path:
+    """A store at ``path`` holding one fixture and a sample line for ``compact`` to fold."""
+    with FixtureStore.open(path) as store:
+        store.put(_fixture("a"))
+        record_response(store, _request("a"), _answer("a1"), sample=1, meta=META)
+    return path
+
+
+def _cut(path: Path) -> bytes:
+    """A store at ``path`` whose last line was cut short; the cut line's whole bytes."""
+    second = _fixture("b").to_line()
+    path.write_bytes(_fixture("a").to_line() + second[:30])
+    return second
+
+
+class Stderr:
+    """sys.stderr for the test: what is written, and the moment a wait is said."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.waiting = threading.Event()
+
+    def write(self, text: str) -> int:
+        self.text += text
+        if WAITING in self.text:
+            self.waiting.set()
+        return len(text)
+
+    def flush(self) -> None:
+        """Nothing is buffered."""
+
+
+def _caught_stderr(monkeypatch: pytest.MonkeyPatch) -> Stderr:
+    """stderr caught from here on in the test (pytest sets its own as the test starts),
+    and a wait said after 10 ms instead of a second."""
+    monkeypatch.setattr(locks, "WAIT_SAID_AFTER", 0.01)
+    caught = Stderr()
+    monkeypatch.setattr(sys, "stderr", caught)
+    return caught
+
+
+@contextmanager
+def _held(lock: Path) -> Iterator[None]:
+    """``lock`` held by another lock object, on a file handle of its own, as another
+    process holds it."""
+    holder = FileLock(str(lock))
+    holder.acquire()
+    try:
+        yield
+    finally:
+        holder.release()
+
+
+@pytest.mark.parametrize("repair", [False, True], ids=["compact", "verify --repair"])
+def test_a_rewrite_waits_for_the_lock_says_so_once_and_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repair: bool
+) -> None:
+    stderr = _caught_stderr(monkeypatch)
+    store = _with_a_sample_line(tmp_path / "s.jsonl")
+    if repair:
+        store.write_bytes(store.read_bytes() + b'{"key": "cut')
+    before = store.read_bytes()
+    lock = tmp_path / "s.jsonl.lock"
+    with _held(lock):
+        thread, outcome = started(lambda: repair_partial_tail(store) if repair else compact(store))
+        assert stderr.waiting.wait(10), outcome
+        assert store.read_bytes() == before  # it waits
+    finishes(thread.join, seconds=10)
+    assert not isinstance(outcome[0], BaseException), outcome
+    assert store.read_bytes() != before  # and goes on once the lock is free
+    assert stderr.text.count(WAITING) == 1, stderr.text
+    assert f"{WAITING}{lock}: another process holds it" in stderr.text
+
+
+def test_a_free_lock_is_taken_without_a_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stderr = _caught_stderr(monkeypatch)
+    compact(_with_a_sample_line(tmp_path / "s.jsonl"))
+    assert stderr.text == ""
+
+
+def _listing(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("verify", "{store}"),
+        ("patrol", "{store}"),
+        ("checksum", "{store}"),
+        ("compact", "--check", "{store}"),
+        ("prune", "--unused", "{store}"),
+        ("show", "0123456789ab", "--fixtures", "{store}"),
+    ],
+    ids=lambda args: args[0],
+)
+@pytest.mark.parametrize("layout", ["file", "folder"])
+def test_a_read_only_command_on_a_cut_store_leaves_no_new_file(
+    tmp_path: Path, args: tuple[str, ...], layout: str
+) -> None:
+    store = tmp_path / "fixtures"
+    store.mkdir()
+    again = _fixture("a").to_line()  # a request recorded again: verify opens the store
+    (store / "s.jsonl").write_bytes(again + again + _fixture("b").to_line()[:30])
+    if layout == "file":
+        store = store / "s.jsonl"
+    before = _listing(tmp_path)
+    done = replaygate(*(arg.format(store=store) for arg in args), cwd=tmp_path)
+    assert "Traceback" not in done.stderr
+    assert "truncated last line" in done.stdout + done.stderr or args[0] == "checksum"
+    assert _listing(tmp_path) == before
+
+
+def test_opening_a_cut_store_makes_no_lock_file(tmp_path: Path) -> None:
+    _cut(tmp_path / "s.jsonl")
+    with pytest.raises(PartialTailError):
+        FixtureStore.open(tmp_path / "s.jsonl")
+    assert os.listdir(tmp_path) == ["s.jsonl"]
+
+
+def test_a_reader_still_waits_for_a_writer_half_way_through_its_append(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stderr = _caught_stderr(monkeypatch)
+    path = tmp_path / "s.jsonl"
+    whole = _cut(path)
+    with _held(tmp_path / "s.jsonl.lock"):
+        thread, outcome = started(lambda: FixtureStore.open(path))
+        assert stderr.waiting.wait(10)
+        with path.open("ab") as handle:  # the writer ends its append, then lets go
+            handle.write(whole[30:])
+    finishes(thread.join, seconds=10)
+    opened = outcome[0]
+    assert isinstance(opened, FixtureStore), outcome
+    with opened:
+        assert len(opened) == 2
+    assert sorted(os.listdir(tmp_path)) == ["s.jsonl", "s.jsonl.lock"]  # the writer's own
+
+
+# -- the command line, in a process of its own ----------------------------------------
+
+LAUNCH = (
+    "import sys; from replaygate import locks; locks.WAIT_SAID_AFTER = 0.05; "
+    "from replaygate.cli import main; main()"
+)
+"""``replaygate ARGS`` saying a wait after 50 ms."""
+
+
+@contextmanager
+def _command_waiting(lock: Path, *args: str) -> Iterator[subprocess.Popen[str]]:
+    """``replaygate ARGS`` started while this process holds ``lock``, once it said that
+    it waits for it (the one line it wrote on stderr so far)."""
+    holder = FileLock(str(lock))
+    holder.acquire()
+    try:
+        command = subprocess.Popen(
+            [sys.executable, "-c", LAUNCH, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert command.stderr is not None
+        said = finishes(command.stderr.readline, seconds=20)
+        end = "another process holds it; going on once it is free (Ctrl-C stops)\n"
+        assert said == f"{WAITING}{lock}: {end}"
+        yield command
+    finally:
+        holder.release()
+
+
+@pytest.mark.slow  # starts replaygate in a process of its own
+@pytest.mark.parametrize("repair", [False, True], ids=["compact", "verify --repair"])
+def test_the_command_says_once_that_it_waits_then_goes_on(tmp_path: Path, repair: bool) -> None:
+    store = _with_a_sample_line(tmp_path / "s.jsonl")
+    if repair:
+        store.write_bytes(store.read_bytes() + b'{"key": "cut')
+    args = ("verify", "--repair", str(store)) if repair else ("compact", str(store))
+    with _command_waiting(tmp_path / "s.jsonl.lock", *args) as command:
+        pass
+    out, err = finishes(command.communicate, seconds=20)
+    assert command.returncode == 0, out + err
+    assert WAITING not in err and "Traceback" not in err  # said once, before
+    assert ("removed a partial tail" if repair else "folded 1 sample line") in out
+
+
+@pytest.mark.slow  # starts replaygate in a process of its own
+def test_ctrl_c_stops_a_command_waiting_for_the_lock(tmp_path: Path) -> None:
+    store = _with_a_sample_line(tmp_path / "s.jsonl")
+    before = store.read_bytes()
+    with _command_waiting(tmp_path / "s.jsonl.lock", "compact", str(store)) as command:
+        command.send_signal(signal.SIGINT)
+        out, err = finishes(command.communicate, seconds=20)
+    assert command.returncode == 130, out + err
+    assert err.startswith("Interrupted: the compaction stopped") and "Traceback" not in err
+    assert store.read_bytes() == before
