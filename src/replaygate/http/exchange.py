@@ -360,6 +360,7 @@ class Exchange:
                 rerecord=rerecord,
                 from_simulator=simulator,
                 model_api=model_api,
+                head=envelope.get("method") == "HEAD",
             )
         except WireFormatError as err:
             where = (str(location.file), location.line)

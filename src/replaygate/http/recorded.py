@@ -34,7 +34,7 @@ import base64
 import binascii
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, NamedTuple
+from typing import Any, AnyStr, Literal, NamedTuple
 
 from replaygate import exact_json
 from replaygate.errors import WireFormatError, kind_of
@@ -69,15 +69,43 @@ REPLAYED_RETRY_AFTER_MS = "1"
 _POLL_AFTER = "openai-poll-after-ms"
 
 
-def kept_headers(headers: Iterable[tuple[str, str]], status: int = 200) -> dict[str, str]:
+def kept_headers(
+    headers: Iterable[tuple[str, str]], status: int = 200, *, head: bool = False
+) -> dict[str, str]:
     """The :data:`RESPONSE_HEADERS` of a response (:data:`REDIRECT_HEADERS` of a 3xx
-    one), lower-case names; :class:`WireFormatError` names one that replay could not hand
-    a client (:func:`_check_headers`: a value that is not ASCII text), so no fixture holds
-    a response that cannot be replayed."""
+    one), lower-case names, and the ``content-length`` of an answer to ``HEAD`` or a 304,
+    which names the length of a body it does not carry (:func:`sized_elsewhere`; not when
+    the body was encoded, whose length the client is not handed);
+    :class:`WireFormatError` names one that replay could not hand a client
+    (:func:`_check_headers`: a value that is not ASCII text), so no fixture holds a
+    response that cannot be replayed."""
     names = REDIRECT_HEADERS if 300 <= status < 400 else RESPONSE_HEADERS
+    if sized_elsewhere(status, head) and not encoded(headers):
+        names = names | {"content-length"}
     kept = select_headers(headers, names, ", ")
     _check_headers(kept)
     return kept
+
+
+def sized_elsewhere(status: int, head: bool) -> bool:
+    """Whether the ``content-length`` of an answer (to ``HEAD`` when ``head``) is that of a
+    body it does not carry (RFC 9110, 8.6): any answer to ``HEAD``, and a 304."""
+    return head or status == 304
+
+
+def header_text(value: str | bytes) -> str:
+    """A header name or value as text (as bytes, ``httpx``'s ``raw``, read as Latin-1)."""
+    return value.decode("latin-1") if isinstance(value, bytes) else value
+
+
+def encoded(headers: Iterable[tuple[AnyStr, AnyStr]]) -> bool:
+    """Whether response ``headers`` say the body was sent encoded (a ``content-encoding``
+    other than ``identity``): a client handed it decoded gets no ``content-length``."""
+    return any(
+        header_text(k).lower() == "content-encoding"
+        and header_text(v).strip().lower() not in ("", "identity")
+        for k, v in headers
+    )
 
 
 def is_event_stream(headers: Iterable[tuple[str, str]]) -> bool:
@@ -88,11 +116,14 @@ def is_event_stream(headers: Iterable[tuple[str, str]]) -> bool:
     )
 
 
-def plain_response(status: int, headers: Iterable[tuple[str, str]], body: bytes) -> dict[str, Any]:
-    """The recorded form of a whole (decoded) response body: parsed as JSON where it is
-    labelled JSON or its compact form is ``body`` itself, else as it came (see the module
-    docstring), so a file download replays byte for byte."""
-    kept = kept_headers(headers, status)
+def plain_response(
+    status: int, headers: Iterable[tuple[str, str]], body: bytes, *, head: bool = False
+) -> dict[str, Any]:
+    """The recorded form of a whole (decoded) response body (of an answer to ``HEAD`` when
+    ``head``): parsed as JSON where it is labelled JSON or its compact form is ``body``
+    itself, else as it came (see the module docstring), so a file download replays byte
+    for byte."""
+    kept = kept_headers(headers, status, head=head)
     field, value = body_field(body)
     unlabelled = field == "body" and value is not None and not labelled_json(kept)
     if unlabelled and exact_json.dumps(value) != body:
@@ -325,6 +356,20 @@ def _check_json_text(body: bytes, headers: Iterable[tuple[str, str]]) -> None:
     )
 
 
+def _lengthed(
+    headers: list[tuple[str, str]], status: int, head: bool, body: bytes
+) -> tuple[tuple[str, str], ...]:
+    """Replayed ``headers`` with the ``content-length`` HTTP gives the answer (RFC 9110,
+    8.6): an answer to ``HEAD`` and a 304 the one recorded (the length of a body they do
+    not carry), or none; a 1xx and a 204 none; any other the length of ``body``."""
+    if sized_elsewhere(status, head):
+        return tuple(headers)
+    kept = [(k, v) for k, v in headers if k != "content-length"]  # none but a hand's
+    if status >= 200 and status != 204:
+        kept.append(("content-length", str(len(body))))
+    return tuple(kept)
+
+
 _BODY_FIELDS = ("body", "text", "base64", "events")
 
 
@@ -340,8 +385,10 @@ def replayed(
     rerecord: str | None = None,
     from_simulator: str = "",
     model_api: bool = False,
+    head: bool = False,
 ) -> Replayed:
-    """The replay form of a recorded response; :class:`WireFormatError` names a bad field.
+    """The replay form of a recorded response (to ``HEAD`` when ``head``: see
+    :func:`_lengthed`); :class:`WireFormatError` names a bad field.
     ``rerecord`` is the command a stream that cannot be replayed further names, and
     ``from_simulator`` how to record it from the simulator again, said beside it.
     ``model_api`` says the response answers a model API's path, whose SDK parses a
@@ -367,8 +414,9 @@ def replayed(
         body = _body_bytes(record)
         if model_api and "text" in record and 200 <= status < 300:
             _check_json_text(body, out)
-        out.append(("content-length", str(len(body))))
-        return Replayed(status, tuple(out), (body,) if body else (), key=key)
+        return Replayed(
+            status, _lengthed(out, status, head, body), (body,) if body else (), key=key
+        )
     events = record["events"]
     if not isinstance(events, list):
         raise WireFormatError("response.events", "expected a list of events")

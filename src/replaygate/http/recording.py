@@ -117,8 +117,9 @@ class Recording:
             self._over()
             self.exchange.gave_up(self.slot, answered=True)
             return
+        head = self.slot.envelope.get("method") == "HEAD"
         with self._refused("replay hands a client the kept headers as ASCII text"):
-            kept_headers(self.headers, self.status)
+            kept_headers(self.headers, self.status, head=head)
         with self._refused("a body kept compressed is not searched for secrets"):
             _left_encoded(self.headers, self.decoded)
         self._over()
@@ -133,11 +134,11 @@ class Recording:
             if end == "complete" and not self._events and _not_events(body):
                 # Labelled an event stream, it held none (a proxy's error page, a JSON
                 # error): kept as it came, not as no events, so a reader gets it again.
-                record = plain_response(self.status, self.headers, body)
+                record = plain_response(self.status, self.headers, body, head=head)
             else:
                 record = stream_response(self.status, self.headers, self._events, end, error)
         else:
-            record = plain_response(self.status, self.headers, b"".join(self._body))
+            record = plain_response(self.status, self.headers, b"".join(self._body), head=head)
         self.exchange.record(self.slot, record)
 
 

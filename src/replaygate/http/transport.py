@@ -14,7 +14,7 @@ from typing import Any, AnyStr, Generic, Protocol, TypeVar
 
 from replaygate.http.envelope import RequestLike
 from replaygate.http.exchange import Exchange, LiveSlot
-from replaygate.http.recorded import Replayed, is_event_stream
+from replaygate.http.recorded import Replayed, encoded, header_text, is_event_stream
 from replaygate.http.recording import Recording
 from replaygate.http.streams import LiveResponse, ReplayByteStream, TeeByteStream
 
@@ -25,10 +25,6 @@ DROPPED_LIVE_HEADERS = frozenset({"content-encoding", "transfer-encoding"})
 """Live response headers the client is not given: it is handed the body decoded."""
 
 
-def _text(value: str | bytes) -> str:
-    return value.decode("latin-1") if isinstance(value, bytes) else value
-
-
 def handed_headers(headers: Iterable[tuple[AnyStr, AnyStr]]) -> list[tuple[AnyStr, AnyStr]]:
     """The headers of a live response whose body the client gets decoded: without
     :data:`DROPPED_LIVE_HEADERS`, and without ``content-length`` when the body was
@@ -36,12 +32,8 @@ def handed_headers(headers: Iterable[tuple[AnyStr, AnyStr]]) -> list[tuple[AnySt
     as bytes (``httpx``'s ``raw``), they are handed over as they came, a value that is not
     ASCII included (as text, ``httpx`` refuses one)."""
     pairs = list(headers)
-    encoded = any(
-        _text(k).lower() == "content-encoding" and _text(v).strip().lower() not in ("", "identity")
-        for k, v in pairs
-    )
-    dropped = DROPPED_LIVE_HEADERS | {"content-length"} if encoded else DROPPED_LIVE_HEADERS
-    return [(k, v) for k, v in pairs if _text(k).lower() not in dropped]
+    dropped = DROPPED_LIVE_HEADERS | {"content-length"} if encoded(pairs) else DROPPED_LIVE_HEADERS
+    return [(k, v) for k, v in pairs if header_text(k).lower() not in dropped]
 
 
 class ReadableRequest(RequestLike, Protocol):
