@@ -7,8 +7,10 @@ A recorded response is a JSON object::
 
 - ``headers`` keeps only :data:`RESPONSE_HEADERS`, the ones the SDKs read
   (content type, request id, retry timing, Anthropic's workspace and organization ids,
-  OpenAI's polling interval), and a redirect's ``location``. Rate-limit counters,
-  cookies, dates and ``content-encoding`` are dropped;
+  OpenAI's polling interval), a redirect's ``location``, and the ``content-length`` of
+  an answer to ``HEAD`` or a 304 (:func:`sized_elsewhere`), replayed as it was where
+  any other answer gets its body's length (none for a 1xx or 204). Rate-limit
+  counters, cookies, dates and ``content-encoding`` are dropped;
 - ``body`` is the decoded body parsed as JSON, when it is labelled JSON
   (``application/json``, ``...+json``: an API's answer, replayed in compact form) or
   its compact form is the body as sent; any other body (not JSON, or a file download
