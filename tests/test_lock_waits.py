@@ -169,14 +169,18 @@ def test_opening_a_cut_store_makes_no_lock_file(tmp_path: Path) -> None:
     assert os.listdir(tmp_path) == ["s.jsonl"]
 
 
+@pytest.mark.parametrize("layout", ["file", "folder"])
 def test_a_reader_still_waits_for_a_writer_half_way_through_its_append(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
 ) -> None:
+    # the writer holds the file's own lock, as any writer appending to it does (a folder
+    # store's holds the folder's too; a store opened on the file alone only the file's)
     stderr = _caught_stderr(monkeypatch)
     path = tmp_path / "s.jsonl"
     whole = _cut(path)
+    store = tmp_path if layout == "folder" else path
     with _held(tmp_path / "s.jsonl.lock"):
-        thread, outcome = started(lambda: FixtureStore.open(path))
+        thread, outcome = started(lambda: FixtureStore.open(store))
         assert stderr.waiting.wait(10)
         with path.open("ab") as handle:  # the writer ends its append, then lets go
             handle.write(whole[30:])

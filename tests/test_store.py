@@ -36,6 +36,7 @@ from replaygate.fixtures.store import (
     record_response,
     repair_partial_tail,
 )
+from replaygate.fixtures.store import fixture_store as fixture_store_module
 from replaygate.fixtures.store import index as store_module
 from replaygate.fixtures.store.writing import append_line as _append_line
 from replaygate.hygiene.verify import verify_store
@@ -552,7 +553,11 @@ def test_a_refresh_waits_for_a_writer_half_way_through_its_append(
         def release(self) -> None:
             real_lock.release()
 
-    monkeypatch.setattr(reader, "lock", WatchedLock)
+    def watched(file: Path) -> WatchedLock:
+        assert file == path  # the lock of the file whose append is under way
+        return WatchedLock()
+
+    monkeypatch.setattr(fixture_store_module, "own_lock", watched)
 
     def refresh() -> None:
         try:
