@@ -275,6 +275,28 @@ def test_every_link_of_the_docs_reaches_its_page_and_heading() -> None:
     assert broken == []
 
 
+CITED = re.compile(r"\b(law \d|seed 00\d)\b")
+LAWS = "architecture.md#where-each-law-lives"
+
+
+def test_a_page_citing_a_law_or_a_seed_links_where_they_are_explained() -> None:
+    """A "law 7" or a "seed 003" means nothing to a reader who has not seen the design: the
+    first citation of each on a page links to architecture.md, which says what they are."""
+    unlinked = [
+        f"{page.name}: {kind}"
+        for page in PAGES
+        if page.name != "architecture.md"
+        for kind in ("law", "seed")
+        if (cited := [m for m in CITED.findall(_prose(page)) if m.startswith(kind)])
+        and f"[{cited[0]}]({LAWS})" not in page.read_text(encoding="utf-8")
+    ]
+    assert unlinked == []
+    explained = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    explained = explained.split("\n## Where each law lives\n", 1)[1].split("\n| law |", 1)[0]
+    cited = {m for page in PAGES for m in CITED.findall(_prose(page)) if m.startswith("seed")}
+    assert cited and all(seed in explained for seed in cited), cited
+
+
 # --- Blocks the pages show but do not run: they still parse, and a config still loads ---
 
 FENCED = re.compile(r"^ *```(python|toml)\n(.*?)^ *```", re.S | re.M)
