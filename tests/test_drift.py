@@ -840,3 +840,30 @@ def test_requests_only_one_side_holds_with_nothing_to_pool_with_are_no_pass(
     report = drift_against(new, old)
     assert (report.not_compared, report.verdict) == (1, None)
     assert drift_against(old, old).verdict is False
+
+
+def test_a_bearer_token_alone_is_sent_as_the_anthropic_sdk_sends_it(
+    stores: dict[str, Path], clean_sim: Simulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "token-from-the-environment")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", clean_sim.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sim-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", clean_sim.openai_base_url)
+    clean_sim.clear_requests()
+    done = drift(str(stores["wire"]), "--live-sample", "4", "--approve-live")
+    assert done.exit_code == 0, done.output
+    sent = [r.headers for r in clean_sim.requests if r.path == "/v1/messages"]
+    assert sent, "no Anthropic request re-sent"
+    assert all(h.get("authorization") == "Bearer token-from-the-environment" for h in sent)
+    assert all("x-api-key" not in h for h in sent)
+
+
+def test_a_missing_anthropic_credential_names_both_variables(
+    stores: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    done = drift(str(stores["http"]), "--live-sample", "1", "--approve-live")
+    assert done.exit_code == 2
+    assert "ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is not set: drift re-sends" in done.output

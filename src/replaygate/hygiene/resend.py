@@ -28,6 +28,7 @@ from replaygate.http.base_path import api_route
 from replaygate.http.envelope import interface_of
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import interface_of_fixture, is_envelope
+from replaygate.models.live import ANTHROPIC_CREDENTIAL_NAMES, anthropic_credential_set
 
 if TYPE_CHECKING:
     from replaygate.sanitize import Sanitizer
@@ -123,15 +124,20 @@ class LiveSender:
         return ", ".join(self._targets[p] for p in sorted(self._targets)) or "the live API"
 
     def key(self, provider: str) -> str:
-        """The API key of ``provider`` (a placeholder for a ``base_url`` server)."""
+        """The API key of ``provider`` (a placeholder for a ``base_url`` server); for
+        Anthropic, an empty one where the environment holds only a bearer token
+        (``ANTHROPIC_AUTH_TOKEN``), which the SDK sends itself."""
         key_env, _, _ = _ENV[provider]
         key = os.environ.get(key_env) or (PLACEHOLDER_KEY if self.base_url else None)
-        if not key:
-            raise HygieneError(
-                f"{key_env} is not set: drift re-sends recorded requests to the live "
-                "API (or give --base-url for another server)"
-            )
-        return key
+        if key:
+            return key
+        if provider == ANTHROPIC and anthropic_credential_set():
+            return ""
+        named = ANTHROPIC_CREDENTIAL_NAMES if provider == ANTHROPIC else key_env
+        raise HygieneError(
+            f"{named} is not set: drift re-sends recorded requests to the live "
+            "API (or give --base-url for another server)"
+        )
 
     def client(self, interface: str) -> Any:
         """The SDK client of ``interface``'s provider, made once."""
@@ -141,7 +147,9 @@ class LiveSender:
             if provider == ANTHROPIC:
                 import anthropic
 
-                made: Any = anthropic.Anthropic(api_key=key, base_url=url, max_retries=retries)
+                made: Any = anthropic.Anthropic(
+                    api_key=key or None, base_url=url, max_retries=retries
+                )
             elif provider == OPENAI:
                 import openai
 
