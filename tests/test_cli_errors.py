@@ -41,6 +41,23 @@ FIRST_MISTAKES = {
         None,
         ["Error: recording calls a live model", "add --approve-live", "Nothing was called"],
     ),
+    "record-from-the-simulator-without-approval": (
+        ["record", *AGENT, "--fixtures", "new.jsonl", "--simulator", "hi"],
+        None,
+        ["Error: recording from the loopback simulator: free, but it writes fixtures",
+         "add --approve-live", "Nothing was called"],
+    ),
+    "eval-from-the-simulator-without-approval": (
+        ["eval", *AGENT, "--record-mode", "record-missing", "--simulator",
+         "--fixtures", "new.jsonl", "--cases", CASES, "--no-history"],
+        None,
+        ["mode 'record-missing' records from the loopback simulator: free", "add --approve-live"],
+    ),
+    "drift-on-the-simulator-without-approval": (
+        ["drift", "f.jsonl", "--live-sample", "1", "--simulator"],
+        None,
+        ["re-sends recorded requests, here to the loopback simulator (free)", "add --approve-live"],
+    ),
     "record-without-key": (
         ["record", *AGENT, "--approve-live", "--fixtures", "new.jsonl", "hi"],
         None,

@@ -35,13 +35,22 @@ def test_plugin_modes_are_the_library_modes(pytester: pytest.Pytester) -> None:
     )
 
 
-def test_recording_mode_without_approval_is_a_usage_error(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        ([], "makes live model calls"),
+        (["--replaygate-simulator=echo"], "records from the loopback simulator: free, but"),
+    ],
+    ids=["live", "simulator"],
+)
+def test_recording_mode_without_approval_is_a_usage_error(
+    pytester: pytest.Pytester, options: list[str], why: str
+) -> None:
     pytester.makepyfile("def test_never_runs():\n    raise AssertionError('ran')\n")
-    result = pytester.runpytest("--replaygate-record-mode=record-missing")
+    result = pytester.runpytest("--replaygate-record-mode=record-missing", *options)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(
-        ["*--replaygate-record-mode=record-missing*--replaygate-approve-live*"]
-    )
+    how = "--replaygate-record-mode=record-missing needs --replaygate-approve-live"
+    result.stderr.fnmatch_lines([f"*'record-missing' {why}*{how}*"])
     assert "ran" not in result.stdout.str()
 
 

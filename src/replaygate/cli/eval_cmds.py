@@ -83,10 +83,14 @@ def _print_metrics(results: EvalResults) -> None:
         click.echo(f"{name:<20}{METRICS[name].format(value)}{unit}")
 
 
-def _check_flags(record_mode: str | None, approve_live: bool, recording_options: bool) -> None:
+def _check_flags(
+    record_mode: str | None, approve_live: bool, simulator: bool, recording_options: bool
+) -> None:
     if record_mode:
         try:
-            require_approval(record_mode, approve_live, how="add --approve-live")
+            require_approval(
+                record_mode, approve_live, how="add --approve-live", simulator=simulator
+            )
         except LiveCallNotApproved as err:
             raise CommandError(f"refusing --record-mode {record_mode}: {err}") from None
     if approve_live and not record_mode:
@@ -202,6 +206,7 @@ def eval_cmd(
     _check_flags(
         record_mode,
         approve_live,
+        simulator,
         simulator or source is not None or concurrency > 1 or bool(rate_limit),
     )
     check_seed_with_simulator(simulator)

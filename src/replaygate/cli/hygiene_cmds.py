@@ -32,7 +32,13 @@ from replaygate.fixtures.modes import require_live_approval
 from replaygate.fixtures.store.files import existing_store, resolved
 from replaygate.hygiene.age import parse_max_age
 from replaygate.hygiene.checksum import store_checksum
-from replaygate.hygiene.drift import LIVE_DRIFT, DriftReport, drift_against, drift_live
+from replaygate.hygiene.drift import (
+    LIVE_DRIFT,
+    SIM_DRIFT,
+    DriftReport,
+    drift_against,
+    drift_live,
+)
 from replaygate.hygiene.drift_report import render_drift
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import Patrol, patrol, shown, with_eval_stores
@@ -234,7 +240,8 @@ def drift(
     note_other_files(path, against)
     try:
         if live_sample is not None:
-            require_live_approval(approve_live, why=LIVE_DRIFT, how="add --approve-live")
+            why = SIM_DRIFT if simulator else LIVE_DRIFT
+            require_live_approval(approve_live, why=why, how="add --approve-live")
         if against is not None:
             report = drift_against(path, against)
         else:

@@ -45,7 +45,7 @@ from replaygate.evals.errors import AgentRunError
 from replaygate.evals.output import RunLike, trace_lines
 from replaygate.evals.prices import with_shipped
 from replaygate.evals.progress import reporter
-from replaygate.fixtures.modes import require_live_approval
+from replaygate.fixtures.modes import FROM_SIMULATOR, require_live_approval
 from replaygate.fixtures.spending import spending_cap
 from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.store.files import existing_store, refuse_cassette
@@ -202,7 +202,8 @@ def record(
     check_seed_with_simulator(simulator)
     meta_source = recorded_source(source, simulator)
     try:
-        require_live_approval(approve_live, why=RECORD_WHY, how="add --approve-live")
+        why = f"recording {FROM_SIMULATOR}" if simulator else RECORD_WHY
+        require_live_approval(approve_live, why=why, how="add --approve-live")
     except LiveCallNotApproved as err:
         raise CommandError(str(err)) from None
     entry, settings, fixtures, to_ask = inputs.resolve()

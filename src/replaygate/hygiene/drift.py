@@ -141,6 +141,8 @@ class _Pairs:
 
 
 LIVE_DRIFT = "drift re-sends recorded requests to the live API, which costs money,"
+SIM_DRIFT = "drift re-sends recorded requests, here to the loopback simulator (free),"
+"""Why ``drift --simulator`` needs the approval too, where it costs nothing."""
 
 
 Answer: TypeAlias = "set[str] | str | None"

@@ -165,7 +165,7 @@ def pytest_configure(config: pytest.Config) -> None:
     approved = config.getoption(APPROVE, False) is True
     how = f"--replaygate-record-mode={mode} needs --replaygate-approve-live"
     try:
-        require_approval(mode, approved, how=how)
+        require_approval(mode, approved, how=how, simulator=simulator_behavior(config) is not None)
     except LiveCallNotApproved as err:
         raise pytest.UsageError(str(err)) from None
     _start_hits(config)
