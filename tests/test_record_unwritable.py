@@ -110,3 +110,22 @@ def test_record_missing_over_a_complete_store_on_a_read_only_file_system_replays
         assert _ask(store, sim) == "echo: hi"
         assert len(sim.requests) == 1  # replayed: nothing sent, nothing written
         assert _refused_send(store, sim).startswith(f"{store}: cannot record here: its lock ")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+@pytest.mark.parametrize(
+    ("store", "named"),
+    [
+        ("/proc/x.jsonl", "/proc is on the process file system (/proc)"),
+        ("/proc/self/fixtures", "/proc/self is on the process file system (/proc)"),
+        ("/sys/x.jsonl", "/sys is on sysfs (/sys)"),
+    ],
+)
+def test_a_store_where_no_file_can_be_made_is_refused_before_anything_is_sent(
+    store: str, named: str
+) -> None:
+    # Root may write there, says os.access: a live call would be paid and its answer lost.
+    with Simulator(behavior="echo") as sim:
+        assert _refused_send(Path(store), sim) == (
+            f"{store}: cannot record here: {named}, where no file can be made (nothing was sent)"
+        )
