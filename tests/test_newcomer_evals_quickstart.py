@@ -3,11 +3,13 @@
 The page's first shell block copies the example's cases (the test keeps two of the
 eight, to be quick), its ``toml`` block is the ``pyproject.toml``, and every command
 of the next shell block runs in order and succeeds: record from the simulator,
-replay, set the baseline, gate, report.
+replay, set the baseline, gate, report. Then the commands of its model upgrade section
+that make the two results files ``upgrade`` compares.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -22,6 +24,7 @@ from run_cli import replaygate
 pytestmark = pytest.mark.slow
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "evals.md"
+RESULTS = ("old_results.json", "new_results.json")
 
 
 def quick_start() -> tuple[list[str], str, list[str]]:
@@ -51,3 +54,22 @@ def test_the_quick_start_runs_as_written(tmp_path: Path, monkeypatch: pytest.Mon
         done = replaygate(*shlex.split(line)[1:], env={"ANTHROPIC_API_KEY": ""})
         assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
     assert Path("report.html").exists() and Path("evals/baseline.json").exists()
+
+
+def test_the_model_upgrade_steps_run_after_the_quick_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's commands that make the two results files ``upgrade`` compares, with
+    the quick start's configuration, the new model recorded from the simulator."""
+    test_the_quick_start_runs_as_written(tmp_path, monkeypatch)
+    section = PAGE.read_text(encoding="utf-8").split("## Model upgrades", 1)[1]
+    steps = re.findall(r"```sh\n(.*?)```", section.split("\n## ", 1)[0], re.DOTALL)[1]
+    for line in steps.splitlines():
+        args = shlex.split(line)[1:]
+        if "--record-mode" in args:
+            args.append("--simulator")
+        done = replaygate(*args, env={"ANTHROPIC_API_KEY": ""})
+        assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
+    assert done.stdout.startswith("upgrade: ")
+    models = [json.loads(Path(f).read_text("utf-8"))["eval"]["model"] for f in RESULTS]
+    assert models == ["claude-sonnet-4-5", "claude-haiku-4-5"]
