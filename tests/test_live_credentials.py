@@ -74,6 +74,7 @@ def test_without_a_credential_both_are_named(
     ), done.stderr
     assert instead in done.stderr
     assert not (tmp_path / "new.jsonl").exists()
+    assert not (tmp_path / "out").exists()  # the demo claimed its --out folder first
 
 
 class _Refusing(BaseHTTPRequestHandler):

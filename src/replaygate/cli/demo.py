@@ -22,7 +22,7 @@ from pathlib import Path
 
 import click
 
-from replaygate.cli.live import live_model
+from replaygate.cli.live import live_model, require_credential
 from replaygate.cli.options import CommandError, PathParam, describe
 from replaygate.cli.replay_cmds import print_run, replay_once
 from replaygate.demo import DEMO_SEED, Claim, DemoOutError, claim_out, demo_loop
@@ -155,6 +155,8 @@ def demo(live: bool, seed: int, keep: Path | None, out: Path) -> None:
     # drawn last, after every recording.
     require("anthropic", "anthropic", "replaygate demo")
     require("matplotlib", "report", "replaygate demo (its report.html)")
+    if live:  # before --out is claimed: a demo that cannot record leaves no folder behind
+        require_credential(_INSTEAD)
     with contextlib.ExitStack() as stack:
         claim = _claim(stack, out, keep)
         _run(live, seed, keep, claim)

@@ -75,6 +75,15 @@ def live_errors() -> tuple[type[BaseException], ...]:
     return (anthropic.APIError,)
 
 
+def require_credential(instead: str = _INSTEAD) -> None:
+    """End the command when the environment holds no credential the ``anthropic`` SDK
+    reads, with what to do (``instead``: how it records from the simulator)."""
+    if not anthropic_credential_set():
+        raise LiveAPIError(
+            f"recording from the live API needs {ANTHROPIC_CREDENTIAL_NAMES}; {instead}"
+        )
+
+
 @contextlib.contextmanager
 def live_model(
     settings: RequestSettings, simulator: bool, seed: int, instead: str = _INSTEAD
@@ -102,10 +111,7 @@ def live_model(
             click.echo(f"recording from the simulator at {sim.url} (seed {seed})", err=True)
             options: dict[str, Any] = {"base_url": sim.url, "api_key": "sim-key"}
         else:
-            if not anthropic_credential_set():
-                raise LiveAPIError(
-                    f"recording from the live API needs {ANTHROPIC_CREDENTIAL_NAMES}; {instead}"
-                )
+            require_credential(instead)
             options = {"base_url": os.environ.get("ANTHROPIC_BASE_URL")}
         with interrupts_deferred():  # a Ctrl-C waits until the client is whole, to be closed
             # No retries (law 7): a paid call that fails is reported, never sent again.
