@@ -10,6 +10,7 @@ tree: it now waits only where a writer made the lock file, and makes none.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import subprocess
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from deadline import finishes, started
 from replaygate import Fixture, FixtureStore, locks
@@ -29,6 +30,7 @@ from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import PartialTailError, record_response
 from replaygate.fixtures.store.compact import compact
 from replaygate.fixtures.store.repair import repair_partial_tail
+from replaygate.locks import lock_at
 from run_cli import replaygate
 
 META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
@@ -190,6 +192,45 @@ def test_a_reader_still_waits_for_a_writer_half_way_through_its_append(
     with opened:
         assert len(opened) == 2
     assert sorted(os.listdir(tmp_path)) == ["s.jsonl", "s.jsonl.lock"]  # the writer's own
+
+
+@contextmanager
+def _leased(path: Path) -> Iterator[None]:
+    """``path`` read-leased by this process, as a file server leases a file its clients
+    read: an open of it for writing answers "Resource temporarily unavailable" until
+    the lease ends."""
+    path.touch()
+    fd = os.open(path, os.O_RDONLY)
+    ignored = signal.signal(signal.SIGIO, signal.SIG_IGN)  # the lease holder's break notice
+    try:
+        try:
+            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+        except OSError as err:
+            pytest.skip(f"no file lease on this file system: {err}")
+        yield
+    finally:
+        os.close(fd)  # ends the lease
+        signal.signal(signal.SIGIO, ignored)
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_SETLEASE"), reason="needs Linux's file leases")
+def test_a_leased_lock_file_is_waited_for_not_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stderr = _caught_stderr(monkeypatch)
+    store = _with_a_sample_line(tmp_path / "s.jsonl")
+    before = store.read_bytes()
+    lock = tmp_path / "s.jsonl.lock"
+    with _leased(lock):
+        with pytest.raises(Timeout):  # held, as filelock sees it: not "cannot be made"
+            lock_at(lock).acquire(blocking=False)
+        thread, outcome = started(lambda: compact(store))
+        assert stderr.waiting.wait(10), outcome
+        assert store.read_bytes() == before
+    finishes(thread.join, seconds=10)
+    assert not isinstance(outcome[0], BaseException), outcome
+    assert store.read_bytes() != before
+    assert sorted(os.listdir(tmp_path)) == ["s.jsonl", "s.jsonl.lock"]  # no probe left
 
 
 # -- the command line, in a process of its own ----------------------------------------

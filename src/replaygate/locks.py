@@ -3,8 +3,8 @@
 filelock takes a lock by making its file and ``flock``-ing it, and tries again while it
 cannot: where the folder is there but makes no file (``/proc`` answers "No such file or
 directory"), it would try for ever. :class:`Lock` tries once, and when that fails looks
-why: a lock file that cannot be made or opened raises its :class:`OSError` (naming the
-lock) at once; one another process holds is waited for, said once on stderr after
+why: a lock file that cannot be made raises its :class:`OSError` (naming the lock) at
+once; one that is there is held by another process, and waited for, said once on stderr after
 :data:`WAIT_SAID_AFTER` seconds, for as long as it is held (Ctrl-C stops the wait).
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -82,13 +83,23 @@ class Lock(FileLock):
         return True
 
     def _refuse_untakable(self) -> None:
-        """Raise the :class:`OSError` that keeps the lock file from being made or opened
-        (it names the lock file); nothing when it opens, so another process holds it."""
-        flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+        """Raise the :class:`OSError` that keeps the lock file from being made (naming the
+        lock file), the one fault filelock retries for ever; nothing when the file is
+        there: another process holds it (or leases it, as a file server may: its open
+        answers "Resource temporarily unavailable" until the lease ends), and any other
+        fault of it filelock raises itself. Whether a file can be made is tried on a name
+        of its own, removed at once: a lock file made here would be left where a lock of
+        the file's mere presence (filelock's, where ``flock`` is missing) was just let go,
+        and hold it for ever."""
+        if os.path.lexists(self.lock_file):
+            return
+        probe = f"{self.lock_file}.{secrets.token_hex(8)}"
+        flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
         try:
-            os.close(os.open(self.lock_file, flags, 0o666))
+            os.close(os.open(probe, flags, 0o600))
         except OSError as err:
             raise OSError(err.errno, _why(err, self.lock_file), self.lock_file) from None
+        os.unlink(probe)
 
 
 def _why(err: OSError, lock: str) -> str:
