@@ -194,6 +194,37 @@ def test_a_reader_still_waits_for_a_writer_half_way_through_its_append(
     assert sorted(os.listdir(tmp_path)) == ["s.jsonl", "s.jsonl.lock"]  # the writer's own
 
 
+def test_a_reader_waits_for_each_file_half_way_through_an_append_in_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two stores of one file each in a folder, each written by a writer of its own: the
+    # folder's reader waits for the first, then finds the second cut and waits for it too
+    stderr = _caught_stderr(monkeypatch)
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    ends = [_cut(first), _cut(second)]
+    holders = [FileLock(f"{path}.lock") for path in (first, second)]
+    for holder in holders:
+        holder.acquire()
+    try:
+        thread, outcome = started(lambda: FixtureStore.open(tmp_path))
+        for path, whole, holder in zip((first, second), ends, holders, strict=True):
+            assert stderr.waiting.wait(10), outcome
+            assert stderr.text.splitlines()[-1].startswith(f"{WAITING}{path}.lock: another")
+            stderr.waiting.clear()  # the next wait said sets it again
+            with path.open("ab") as handle:  # the writer ends its append, then lets go
+                handle.write(whole[30:])
+            holder.release()
+    finally:
+        for holder in holders:
+            holder.release()
+    finishes(thread.join, seconds=10)
+    opened = outcome[0]
+    assert isinstance(opened, FixtureStore), outcome
+    with opened:
+        assert len(opened) == 4  # "a" and "b" in each file, both lines whole
+    assert stderr.text.count(WAITING) == 2, stderr.text
+
+
 @contextmanager
 def _leased(path: Path) -> Iterator[None]:
     """``path`` read-leased by this process, as a file server leases a file its clients
