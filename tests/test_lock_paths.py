@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,10 @@ def test_verify_repair_of_a_store_whose_lock_cannot_be_made_exits_2_unchanged(
     try:
         link = tmp_path / "s.jsonl"
         link.symlink_to(f"/proc/{holder.pid}/cmdline")
-        before = link.read_bytes()
+        before = cut + b"\0"
+        deadline = time.monotonic() + 10
+        while link.read_bytes() != before:  # cat not started yet: its parent's command line
+            assert time.monotonic() < deadline, link.read_bytes()
         assert replaygate("verify", str(link)).returncode == 1  # the cut line, repairable
         done = finishes(lambda: replaygate("verify", "--repair", str(link)), seconds=10)
         assert done.returncode == 2, done.stdout + done.stderr
