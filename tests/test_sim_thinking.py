@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from replaygate.errors import FixtureMismatchError
 from replaygate.http import httpx2_client
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.network import block_network
@@ -432,3 +433,36 @@ def test_thinking_records_from_the_simulator_and_replays_offline(tmp_path: Path)
             openai.OpenAI(api_key="k", max_retries=0, http_client=httpx2_client(store)),
         )
     assert replayed == recorded
+
+
+def _reasoned_round_trip(client: Any, *, keep: bool = True) -> None:
+    """A reasoning model's tool call and the request answering it, its reasoning item
+    given back as input (left out unless ``keep``)."""
+    tool = {"type": "function", "name": "lookup", "parameters": LOOKUP["input_schema"]}
+    first = _reason(client, [_user("What is RAG?")], tools=[tool])
+    given = [item.model_dump(exclude_none=True, warnings=False) for item in first.output]
+    reasoning, call = given
+    result = {"type": "function_call_output", "call_id": call["call_id"], "output": "found"}
+    kept = [reasoning, call] if keep else [call]
+    _reason(client, [_user("What is RAG?"), *kept, result], tools=[tool])
+
+
+def test_a_miss_leaving_out_a_reasoning_item_is_compared_with_the_request_that_had_it(
+    tmp_path: Path,
+) -> None:
+    """Every later input item shifted by the one left out: ranked position by position,
+    the nearest was the first request, and the miss said the tool call and its result
+    were missing from it, where the one thing changed is the reasoning item."""
+    store = tmp_path / "reasoning.jsonl"
+    with Simulator(behavior=LooksUpThenAnswers(), seed=SEED) as fresh:
+        http = httpx2_client(store, "record-missing", approve_live=True, source="sim")
+        _reasoned_round_trip(
+            openai.OpenAI(api_key="k", base_url=fresh.openai_base_url, http_client=http)
+        )
+    replaying = openai.OpenAI(api_key="k", max_retries=0, http_client=httpx2_client(store))
+    with block_network(), pytest.raises(FixtureMismatchError) as caught:
+        _reasoned_round_trip(replaying, keep=False)
+    assert f"{store}:2 (recorded != requested)" in str(caught.value)
+    (left_out,) = caught.value.differences
+    assert left_out.startswith("body.input[1]: {"), left_out
+    assert "'type': 'reasoning'" in left_out and left_out.endswith("!= <missing>"), left_out
