@@ -466,3 +466,19 @@ def test_a_miss_leaving_out_a_reasoning_item_is_compared_with_the_request_that_h
     (left_out,) = caught.value.differences
     assert left_out.startswith("body.input[1]: {"), left_out
     assert "'type': 'reasoning'" in left_out and left_out.endswith("!= <missing>"), left_out
+
+
+def test_each_chat_choice_counts_the_reasoning_it_spent() -> None:
+    """n choices of a reasoning model each reason (the same thought): its tokens count n
+    times, as each choice's answer does; they were counted once."""
+    spent = []
+    for n in (1, 3):
+        with Simulator(behavior=LooksUpThenAnswers(), seed=SEED) as fresh:  # answer 0 each
+            answer = _openai(fresh).chat.completions.create(model="o3", messages=[_user("Hi")], n=n)
+        usage = answer.usage
+        details = usage.completion_tokens_details
+        assert details is not None
+        assert usage.completion_tokens == details.reasoning_tokens + 2 * n  # "echo: Hi" each
+        spent.append(details.reasoning_tokens)
+    assert spent[1] == 3 * spent[0] > 0
+

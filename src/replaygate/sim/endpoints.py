@@ -486,8 +486,8 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
     ) -> dict[str, Any]:
         completion_id = f"chatcmpl-sim-{number:04d}"
         wire = to_openai_response(response, model=request.model, completion_id=completion_id)
-        if thought:
-            spent = tokens(len(thought))
+        if thought:  # each of the n choices thinks it: its tokens count for each
+            spent = tokens(len(thought)) * self.choices(request)
             usage = wire["usage"]
             usage["completion_tokens"] += spent
             usage["total_tokens"] += spent
