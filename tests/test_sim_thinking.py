@@ -482,3 +482,19 @@ def test_each_chat_choice_counts_the_reasoning_it_spent() -> None:
         spent.append(details.reasoning_tokens)
     assert spent[1] == 3 * spent[0] > 0
 
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [("summary", "thought", "an array, but got a string"),
+     ("encrypted_content", 5, "a string, but got an integer")],
+)  # fmt: skip
+def test_a_reasoning_item_given_back_of_the_wrong_type_is_refused(
+    sim: Simulator, field: str, value: Any, expected: str
+) -> None:
+    item = {"type": "reasoning", "id": "rs_1", "summary": [], field: value}
+    with pytest.raises(openai.BadRequestError) as refused:
+        _reason(_openai(sim), [item, _user("Go on.")])
+    assert refused.value.body["param"] == f"input[0].{field}"
+    assert refused.value.body["code"] == "invalid_type"
+    message = f"Invalid type for 'input[0].{field}': expected {expected} instead."
+    assert refused.value.body["message"] == message

@@ -827,14 +827,23 @@ def _responses_item(item: Any, where: str) -> Invalid | None:
     for name in needed:
         if name not in item:
             return _missing(f"{where}.{name}")
+    problem = _reasoning_given(item, where) if kind == "reasoning" else None
+    problem = problem or _wrong_type(item, "call_id", str, "a string", f"{where}.")
+    return problem or _openai_parts(item.get("content"), f"{where}.content", _RESPONSES_PARTS)
+
+
+def _reasoning_given(item: Mapping[str, Any], where: str) -> Invalid | None:
+    """OpenAI's error for a reasoning item given back whose ``summary`` is no array, or
+    whose ``encrypted_content`` is no string or not one the simulator sealed."""
+    problem = _wrong_type(item, "summary", list, "an array", f"{where}.")
+    problem = problem or _wrong_type(item, "encrypted_content", str, "a string", f"{where}.")
     sealed = item.get("encrypted_content")
-    if kind == "reasoning" and isinstance(sealed, str) and unsealed(sealed) is None:
+    if problem is None and sealed is not None and unsealed(sealed) is None:
         return Invalid(
             f"The encrypted content {sealed[:4]}...{sealed[-4:]} could not be verified.",
             code="invalid_encrypted_content",
         )
-    problem = _wrong_type(item, "call_id", str, "a string", f"{where}.")
-    return problem or _openai_parts(item.get("content"), f"{where}.content", _RESPONSES_PARTS)
+    return problem
 
 
 def _responses_tools(tools: Any) -> Invalid | None:
