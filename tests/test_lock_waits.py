@@ -30,6 +30,7 @@ from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import PartialTailError, record_response
 from replaygate.fixtures.store.compact import compact
 from replaygate.fixtures.store.repair import repair_partial_tail
+from replaygate.hygiene.verify import verify_store
 from replaygate.locks import lock_at
 from run_cli import replaygate
 
@@ -192,6 +193,22 @@ def test_a_reader_still_waits_for_a_writer_half_way_through_its_append(
     with opened:
         assert len(opened) == 2
     assert sorted(os.listdir(tmp_path)) == ["s.jsonl", "s.jsonl.lock"]  # the writer's own
+
+
+def test_verify_waits_for_a_writer_half_way_through_its_append(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # it reported the append under way as a truncated last line, exit 1
+    stderr = _caught_stderr(monkeypatch)
+    path = tmp_path / "s.jsonl"
+    whole = _cut(path)
+    with _held(tmp_path / "s.jsonl.lock"):
+        thread, outcome = started(lambda: verify_store(path))
+        assert stderr.waiting.wait(10), outcome
+        with path.open("ab") as handle:  # the writer ends its append, then lets go
+            handle.write(whole[30:])
+    finishes(thread.join, seconds=10)
+    assert outcome == [(2, [])]
 
 
 def test_a_reader_waits_for_each_file_half_way_through_an_append_in_turn(

@@ -8,6 +8,7 @@ adds the lines of the segments before it. Segments are grouped into tasks of abo
 
 from __future__ import annotations
 
+import io
 import itertools
 import os
 from collections.abc import Iterator, Sequence
@@ -17,6 +18,7 @@ from typing import BinaryIO
 
 from replaygate.errors import FixtureFormatError
 from replaygate.fixtures.store.files import MAX_LINE_BYTES, open_binary, open_regular, too_long
+from replaygate.fixtures.store.writing import own_lock
 
 SEGMENT_BYTES = 8 << 20
 """About how many bytes of fixtures one task reads."""
@@ -106,7 +108,8 @@ def tasks(segments: Sequence[Segment]) -> list[list[Segment]]:
 def segment_lines(segment: Segment) -> Iterator[tuple[int, bytes]]:
     """``(line number in the segment, bytes)`` of each line; a line over the maximum is
     refused, and so is a segment of a file that is no longer the one it was cut from
-    (another file renamed over it, or cut shorter): its offsets are no line ends there."""
+    (another file renamed over it, or cut shorter): its offsets are no line ends there.
+    A last line found cut is read again once its writer is done (:func:`_written_out`)."""
     path = Path(segment.file)
     with os.fdopen(open_regular(path), "rb", buffering=_READ_BUFFER) as handle:
         if segment.cut_from is not None:
@@ -115,13 +118,37 @@ def segment_lines(segment: Segment) -> Iterator[tuple[int, bytes]]:
             if (now.st_dev, now.st_ino) != (device, inode) or now.st_size < size:
                 raise FixtureFormatError(str(path), 0, REPLACED)
         handle.seek(segment.start)
-        number, pos = 1, segment.start
+        lines: BinaryIO = handle
+        number, pos, waited = 1, segment.start, False
         while segment.end is None or pos < segment.end:
-            raw = handle.readline(MAX_LINE_BYTES + 1)
+            raw = lines.readline(MAX_LINE_BYTES + 1)
             if not raw:
                 return
             if len(raw) > MAX_LINE_BYTES:
                 raise too_long(path, number)
+            if segment.end is None and not raw.endswith(b"\n") and not waited:
+                waited = True
+                rest = _written_out(handle.fileno(), path, pos)
+                if rest is not None:
+                    lines = io.BytesIO(rest)
+                    continue
             yield number, raw
             number += 1
             pos += len(raw)
+
+
+def _written_out(fd: int, path: Path, pos: int) -> bytes | None:
+    """The bytes of the open file ``fd`` (the ``.jsonl`` file at ``path``) from ``pos``,
+    where its last line was found cut, read under the lock every append to it takes, once
+    a writer half way through its append lets go; None where no writer made that lock
+    (no append is under way: a reader makes none) or it cannot be taken."""
+    try:
+        lock = own_lock(path)
+        if not lock.acquire_if_made():
+            return None
+    except OSError:
+        return None
+    try:
+        return os.pread(fd, max(0, os.fstat(fd).st_size - pos), pos)
+    finally:
+        lock.release()
