@@ -132,6 +132,26 @@ def test_a_free_lock_is_taken_without_a_word(
     assert stderr.text == ""
 
 
+def test_a_lock_this_thread_holds_through_another_object_is_refused_not_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # filelock refuses the wait that could never end; it was waited for, "another
+    # process holds it", for ever
+    stderr = _caught_stderr(monkeypatch)
+    lock = tmp_path / "s.jsonl.lock"
+
+    def in_one_thread() -> object:
+        with _held(lock):
+            try:
+                return lock_at(lock).acquire()
+            except RuntimeError as err:
+                return err
+
+    refused = finishes(in_one_thread, seconds=5)
+    assert isinstance(refused, RuntimeError) and "Deadlock" in str(refused), refused
+    assert stderr.text == ""
+
+
 def _listing(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
 

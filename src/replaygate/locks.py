@@ -14,6 +14,7 @@ import errno
 import os
 import secrets
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Self
@@ -59,8 +60,11 @@ class Lock(FileLock):
         said = False
         chunk = 0.0  # one try first: a free lock is taken without looking further
         while True:
-            try:
-                return super().acquire(chunk, poll_interval, poll_intervall=poll_intervall)
+            try:  # a wait without end, as filelock sees it: it refuses one this thread
+                # could never end (the file held here through another lock object)
+                return super().acquire(
+                    -1, poll_interval, poll_intervall=poll_intervall, cancel_check=_after(chunk)
+                )
             except Timeout:
                 self._refuse_untakable()
             if chunk and not said:
@@ -100,6 +104,12 @@ class Lock(FileLock):
         except OSError as err:
             raise OSError(err.errno, _why(err, self.lock_file), self.lock_file) from None
         os.unlink(probe)
+
+
+def _after(seconds: float) -> Callable[[], bool]:
+    """Whether ``seconds`` have passed since this was called."""
+    end = time.monotonic() + seconds
+    return lambda: time.monotonic() >= end
 
 
 def _why(err: OSError, lock: str) -> str:
