@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import httpx2
 import pytest
 
 from replaygate.errors import FixtureMismatchError
@@ -97,6 +98,27 @@ class ToolThenAnswer:
         if last.role == "tool":
             return ModelResponse(text=f"The tool says: {last.content}")
         return ModelResponse(text=f"echo: {last.content}")
+
+
+class Sent:
+    """The request bodies an async client sent, in order, kept by an event hook: to
+    compare what a replayed run sent back (its thinking, its reasoning) with what the
+    recording run sent."""
+
+    def __init__(self) -> None:
+        self.bodies: list[bytes] = []
+
+    def client(self) -> httpx2.AsyncClient:
+        """A new async client (one per event loop) keeping the bodies it sends here."""
+
+        async def keep(request: httpx2.Request) -> None:
+            self.bodies.append(request.content)
+
+        return httpx2.AsyncClient(event_hooks={"request": [keep]})
+
+    def json(self, index: int) -> Any:
+        """The body of send ``index``, parsed."""
+        return json.loads(self.bodies[index])
 
 
 def record(

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 import replaygate.http
 from replaygate.errors import FixtureMismatchError
+from replaygate.fixtures.store import FixtureStore
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from tests_frameworks.harness import (
     CAUGHT,
@@ -34,6 +35,7 @@ from tests_frameworks.harness import (
     QUESTION,
     Hosts,
     assert_marker_alone_records_and_replays,
+    assert_one_miss,
     assert_recipe_replays,
     assert_retry_replayed_at_once,
     matrix_cases,
@@ -239,6 +241,65 @@ def test_the_responses_api_records_from_the_simulator_and_replays(
     run, miss = partial(responded, provider), partial(responded, provider, question=CHANGED)
     expected = (f"echo: {QUESTION}", f"echo: {QUESTION}")
     assert_recipe_replays(store, run, expected, miss, raises=MISS_RAISES)
+
+
+THINKING = {"type": "enabled", "budget_tokens": 1024}
+"""Claude's extended thinking, as LiteLLM passes it on (``thinking=``)."""
+
+
+def thought_through(
+    stream: bool, hosts: Hosts, question: str = QUESTION
+) -> tuple[str | None, list[Any], list[Any]]:
+    """Claude thinking before its tool call; the assistant message LiteLLM returned goes
+    back as it came, its ``thinking_blocks`` with it, beside the tool's result: the
+    answer, and the thinking blocks of both turns. ``stream``: ``acompletion`` streamed,
+    its chunks built into a message (``stream_chunk_builder``)."""
+    params = arguments(
+        "anthropic", hosts, question, tools=[WEATHER_TOOL], thinking=THINKING, max_tokens=2048
+    )
+
+    async def complete(messages: list[Any]) -> Any:
+        if not stream:
+            return litellm.completion(**{**params, "messages": messages}).choices[0].message
+        chunks = await litellm.acompletion(**{**params, "messages": messages, "stream": True})
+        built = litellm.stream_chunk_builder([c async for c in chunks], messages=messages)
+        return built.choices[0].message
+
+    async def main() -> tuple[str | None, list[Any], list[Any]]:
+        called = await complete(params["messages"])
+        results = [
+            {
+                "role": "tool",
+                "tool_call_id": c.id,
+                "content": weather(**json.loads(c.function.arguments)),
+            }
+            for c in called.tool_calls or []
+        ]
+        answered = await complete([*params["messages"], called, *results])
+        return answered.content, called.thinking_blocks, answered.thinking_blocks
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["completion", "acompletion-stream"])
+def test_claude_s_thinking_blocks_go_back_with_the_tool_result_and_replay(
+    store: Path, stream: bool
+) -> None:
+    """LiteLLM sends the ``thinking_blocks`` of the assistant message given back as the
+    turn's first content, signed as they came (the simulator checks the signature, as the
+    API does); the recorded request carrying them is the one the replay matched."""
+    run = partial(thought_through, stream)
+    answer, called, answered = record(store, run)
+    assert answer == "The tool says: sunny in Paris"
+    assert [block["type"] for block in [*called, *answered]] == ["thinking", "thinking"]
+    assert replay_three_times(store, run) == (answer, called, answered)
+    opened = FixtureStore.open(store)
+    try:
+        _, carrying = (fixture.request["body"] for fixture in opened)
+    finally:
+        opened.close()
+    assert carrying["messages"][1]["content"][0] == dict(called[0])
+    assert_one_miss(store, partial(run, question=CHANGED), raises=MISS_RAISES)
 
 
 def embedded(hosts: Hosts, question: str = QUESTION) -> tuple[list[int], bool, int]:

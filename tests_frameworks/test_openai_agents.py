@@ -30,6 +30,7 @@ from agents import (
     ModelSettings,
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
+    ReasoningItem,
     RunConfig,
     Runner,
     SQLiteSession,
@@ -40,6 +41,7 @@ from agents import (
 )
 from agents.memory import OpenAIResponsesCompactionSession
 from openai import AsyncOpenAI
+from openai.types.shared import Reasoning
 from pydantic import BaseModel
 
 from replaygate.errors import FixtureMismatchError
@@ -53,11 +55,14 @@ from tests_frameworks.harness import (
     QUESTION,
     UNUSED_LOOPBACK,
     Hosts,
+    Sent,
     assert_marker_alone_records_and_replays,
+    assert_one_miss,
     assert_recipe_replays,
     assert_retry_replayed_at_once,
     matrix_cases,
     record,
+    replay_three_times,
     retry_cases,
     run_replay_errors,
     weather,
@@ -301,6 +306,84 @@ def test_a_compaction_session_records_from_the_simulator_and_replays(store: Path
     expected = (f"echo: {QUESTION}", "echo: And another?", ["message", "message", "compaction"])
     miss = partial(compacted, question=CHANGED)
     assert_recipe_replays(store, compacted, expected, miss, hosts=UNUSED_LOOPBACK)
+
+
+REASONING = RETRIES.resolve(ModelSettings(reasoning=Reasoning(effort="low", summary="auto")))
+"""A reasoning model's effort and summary, the runner's retries on."""
+STATELESS = REASONING.resolve(
+    ModelSettings(store=False, response_include=["reasoning.encrypted_content"])
+)
+"""The same, kept by the client: nothing stored on the server, the reasoning item's
+``encrypted_content`` included to be given back."""
+
+
+def reasoned(
+    settings: ModelSettings,
+    stream: bool,
+    hosts: Hosts,
+    question: str = QUESTION,
+    *,
+    sent: Sent | None = None,
+) -> tuple[str, list[str], list[str]]:
+    """A reasoning model of the Responses API (``gpt-5-mini``) calling the weather tool:
+    the runner gives the reasoning item back as input with the tool's output. Returns the
+    output, the kinds of items the run made and the reasoning summaries; ``sent`` keeps
+    the bodies sent."""
+
+    async def main() -> tuple[str, list[str], list[str]]:
+        client = AsyncOpenAI(
+            base_url=hosts.openai, max_retries=3, http_client=sent.client() if sent else None
+        )
+        model = OpenAIResponsesModel(model="gpt-5-mini", openai_client=client)
+        thinker = Agent(name="assistant", model=model, tools=[get_weather], model_settings=settings)
+        if stream:
+            run = Runner.run_streamed(thinker, question)
+            async for _ in run.stream_events():
+                pass
+        else:
+            run = await Runner.run(thinker, question)
+        summaries = [
+            part.text
+            for item in run.new_items
+            if isinstance(item, ReasoningItem)
+            for part in item.raw_item.summary
+        ]
+        return str(run.final_output), [item.type for item in run.new_items], summaries
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["run", "run_streamed"])
+@pytest.mark.parametrize("settings", [REASONING, STATELESS], ids=["stored", "stateless"])
+def test_a_reasoning_item_goes_back_with_the_tool_output_and_replays(
+    store: Path, settings: ModelSettings, stream: bool
+) -> None:
+    """The reasoning item before the tool call is given back as input with the tool's
+    output (with its ``encrypted_content`` when asked to be stateless, which the
+    simulator checks, as the API does); the replayed run sends the very bytes the
+    recording run sent."""
+    recorded, replayed = Sent(), Sent()
+    run = partial(reasoned, settings, stream)
+    expected = (
+        TOOL_ANSWER,
+        [
+            "reasoning_item",
+            "tool_call_item",
+            "tool_call_output_item",
+            "reasoning_item",
+            "message_output_item",
+        ],
+    )
+    output, kinds, summaries = record(store, partial(run, sent=recorded))
+    assert (output, kinds) == expected and len(summaries) == 2
+    assert replay_three_times(store, run, UNUSED_LOOPBACK) == (output, kinds, summaries)
+    with intercept(store):
+        run(UNUSED_LOOPBACK, sent=replayed)
+    assert replayed.bodies == recorded.bodies
+    given = replayed.json(1)["input"][1]
+    assert (given["type"], given["summary"][0]["text"]) == ("reasoning", summaries[0])
+    assert ("encrypted_content" in given) == (settings is STATELESS), given
+    assert_one_miss(store, partial(run, question=CHANGED), hosts=UNUSED_LOOPBACK)
 
 
 def miss_key(store: Path, run_config: RunConfig | None) -> str:

@@ -6,6 +6,7 @@ import asyncio
 import json
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -13,15 +14,23 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 from pydantic_ai import Agent, Embedder, FunctionToolResultEvent, NativeOutput
+from pydantic_ai.capabilities import ProcessHistory
 from pydantic_ai.capabilities.web_search import WebSearch
 from pydantic_ai.embeddings.openai import OpenAIEmbeddingModel
+from pydantic_ai.messages import ModelMessage, ThinkingPart
 from pydantic_ai.models import Model
-from pydantic_ai.models.anthropic import AnthropicModel
-from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
+from pydantic_ai.models.anthropic import AnthropicModel, AnthropicModelSettings
+from pydantic_ai.models.openai import (
+    OpenAIChatModel,
+    OpenAIResponsesModel,
+    OpenAIResponsesModelSettings,
+)
 from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.settings import ModelSettings, ToolOrOutput
 
+from replaygate.errors import FixtureMismatchError
+from replaygate.http import intercept
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import EchoBehavior
 from tests_frameworks.harness import (
@@ -32,6 +41,7 @@ from tests_frameworks.harness import (
     QUESTION,
     WEATHER_ARGS,
     Hosts,
+    Sent,
     assert_marker_alone_records_and_replays,
     assert_one_miss,
     assert_recipe_replays,
@@ -219,6 +229,108 @@ def test_claude_s_web_search_records_from_the_simulator_and_replays(store: Path)
     required``), which the real API runs."""
     expected = "The tool says: sunny in Paris"
     assert_recipe_replays(store, searching, expected, partial(searching, question=CHANGED))
+
+
+THINKING = AnthropicModelSettings(anthropic_thinking={"type": "enabled", "budget_tokens": 1024})
+"""Claude's extended thinking, as pydantic-ai turns it on."""
+REASONING = OpenAIResponsesModelSettings(
+    openai_reasoning_effort="low", openai_reasoning_summary="auto"
+)
+"""An OpenAI reasoning model's effort and summary, as pydantic-ai asks for them."""
+
+
+def unthinking(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """A history processor leaving the thinking out, as one saving tokens might."""
+    return [
+        replace(m, parts=[p for p in m.parts if not isinstance(p, ThinkingPart)]) for m in messages
+    ]
+
+
+def thinker(provider: str, hosts: Hosts, sent: Sent | None, *, unthought: bool) -> Agent[None, str]:
+    """An agent offering the weather tool on Claude thinking, or on a reasoning model of
+    OpenAI's Responses API; ``sent`` keeps the bodies it sends; ``unthought`` leaves the
+    thinking out of what is sent back (:func:`unthinking`)."""
+    client = sent.client() if sent else None
+    model: Model
+    if provider == "anthropic":
+        claude = AnthropicProvider(base_url=hosts.anthropic, http_client=client)
+        model, settings = AnthropicModel(CLAUDE, provider=claude), THINKING
+    else:
+        gpt = OpenAIProvider(base_url=hosts.openai, http_client=client)
+        model, settings = OpenAIResponsesModel("gpt-5-mini", provider=gpt), REASONING
+    processors = [ProcessHistory(unthinking)] if unthought else []
+    return Agent(model, tools=[weather], model_settings=settings, capabilities=processors)
+
+
+def thought_through(
+    provider: str,
+    hosts: Hosts,
+    question: str = QUESTION,
+    *,
+    stream: bool = False,
+    sent: Sent | None = None,
+    unthought: bool = False,
+) -> tuple[str, list[tuple[str, str | None]]]:
+    """The model thinks before its tool call and after the tool's result, which
+    pydantic-ai sends back with the turn's thinking: the output and each thinking part's
+    text and signature (a reasoning item's ``encrypted_content``)."""
+    agent = thinker(provider, hosts, sent, unthought=unthought)
+    if stream:
+        with agent.run_stream_sync(question) as run:
+            output, messages = run.get_output(), run.all_messages()
+    else:
+        result = agent.run_sync(question)
+        output, messages = result.output, result.all_messages()
+    thoughts = [
+        (part.content, part.signature)
+        for message in messages
+        for part in message.parts
+        if isinstance(part, ThinkingPart)
+    ]
+    return output, thoughts
+
+
+THOUGHT_SENT_BACK = {"anthropic": "messages[1].content[0]", "responses": "input[1]"}
+"""Where the request after the tool call carries the thinking before it."""
+
+
+def sent_back(provider: str, body: dict[str, Any]) -> tuple[str, str]:
+    """The text and signature of the thought in ``body``, the request after the tool call."""
+    if provider == "anthropic":
+        block = body["messages"][1]["content"][0]
+        assert set(block) == {"type", "thinking", "signature"} and block["type"] == "thinking"
+        return block["thinking"], block["signature"]
+    item = body["input"][1]
+    assert item["type"] == "reasoning", item
+    return item["summary"][0]["text"], item["encrypted_content"]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["run_sync", "run_stream_sync"])
+@pytest.mark.parametrize("provider", ["anthropic", "responses"])
+def test_thinking_goes_back_with_the_tool_result_and_replays(
+    store: Path, provider: str, stream: bool
+) -> None:
+    """The thought before the tool call goes back, sealed, in the request carrying the
+    tool's result (the simulator checks its seal, as the APIs do); the replayed run sends
+    the very bytes the recording run sent, and one leaving the thinking out of its history
+    misses, once, naming it."""
+    recorded, replayed = Sent(), Sent()
+    run = partial(thought_through, provider, stream=stream)
+    output, thoughts = record(store, partial(run, sent=recorded))
+    assert output == "The tool says: sunny in Paris"
+    assert [bool(signature) for _, signature in thoughts] == [True, True]
+    assert replay_three_times(store, run) == (output, thoughts)
+    with intercept(store):
+        run(Hosts(), sent=replayed)
+    assert replayed.bodies == recorded.bodies
+    assert sent_back(provider, replayed.json(1)) == thoughts[0]
+    assert_one_miss(store, partial(run, question=CHANGED))
+    with intercept(store) as exchange, pytest.raises(FixtureMismatchError) as caught:
+        run(Hosts(), unthought=True)
+    assert (exchange.sent, exchange.replays) == (2, 1)  # the question, then the miss
+    (missing,) = caught.value.differences  # the thought the recording sent back
+    assert missing.startswith(f"body.{THOUGHT_SENT_BACK[provider]}: {{"), missing
+    assert missing.endswith("!= <missing>"), missing
 
 
 def embedded(hosts: Hosts, question: str = QUESTION) -> tuple[list[int], bool]:
