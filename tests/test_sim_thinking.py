@@ -498,3 +498,24 @@ def test_a_reasoning_item_given_back_of_the_wrong_type_is_refused(
     assert refused.value.body["code"] == "invalid_type"
     message = f"Invalid type for 'input[0].{field}': expected {expected} instead."
     assert refused.value.body["message"] == message
+
+
+def test_a_tool_loop_thinks_at_its_start_and_may_call_again_without_a_thought(
+    sim: Simulator,
+) -> None:
+    """A tool loop is one assistant turn: without interleaved thinking the API thinks at
+    its start only, and a later call of the loop comes without a thought. A request
+    answering that call, the turn's first thinking kept, was refused as if it had been
+    dropped; one that drops the first is refused, naming it."""
+    client = _claude(sim)
+    called = _think(client, ASKED, tools=[LOOKUP])
+    call = {"type": "tool_use", "id": "toolu_sim_2", "name": "lookup", "input": {"q": "more"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_sim_2", "content": "RAG is more"}
+    again = [{"role": "assistant", "content": [call]}, {"role": "user", "content": [result]}]
+    first = {"role": "assistant", "content": called.content}
+    answered = _think(client, [*ASKED, first, _results(called), *again], tools=[LOOKUP])
+    assert [block.type for block in answered.content] == ["thinking", "text"]
+    first = {"role": "assistant", "content": called.content[1:]}
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        _think(client, [*ASKED, first, _results(called), *again], tools=[LOOKUP])
+    assert _refusal(refused).startswith("messages.1.content.0.type: Expected `thinking`")

@@ -383,11 +383,15 @@ def _thinking_seals(messages: list[Any]) -> Invalid | None:
 def _thinking_kept(thinking: Any, messages: list[Any]) -> Invalid | None:
     """The Messages API's error for extended thinking asked for while the tool calls of
     the last assistant turn are answered (the last message holds their results) and that
-    turn does not start with its thinking: the API requires it given back."""
+    turn does not start with its thinking: the API requires it given back. A tool loop
+    is one turn, from the assistant message after the user last spoke other than with
+    tool results: thinking once at its start, it may call tools again without a thought."""
     last = messages[-1]
     if not _extended(thinking) or last["role"] != "user" or not _tool_results(last):
         return None
-    i = len(messages) - 2  # the assistant turn whose tool_use blocks they answer (checked)
+    i = len(messages) - 2  # the assistant message whose tool_use blocks they answer (checked)
+    while i >= 2 and _tool_results(messages[i - 1]) and messages[i - 2]["role"] == "assistant":
+        i -= 2  # an earlier step of the same tool loop
     found = messages[i]["content"][0]["type"]
     if found in ("thinking", "redacted_thinking"):
         return None
