@@ -333,6 +333,15 @@ def test_openai_response_shape() -> None:
     assert wire["usage"] == {"prompt_tokens": 42, "completion_tokens": 18, "total_tokens": 60}
 
 
+def test_openai_answer_cut_before_it_said_anything_has_empty_content() -> None:
+    """As Chat Completions gives it (a reasoning model that spent the limit thinking); an
+    answer not cut, with no text, has none."""
+    cut = to_openai_response(ModelResponse(stop_reason="max_tokens"), model="m")["choices"][0]
+    assert (cut["finish_reason"], cut["message"]["content"]) == ("length", "")
+    empty = to_openai_response(ModelResponse(), model="m")["choices"][0]
+    assert (empty["finish_reason"], empty["message"]["content"]) == ("stop", None)
+
+
 def test_seed_response_parses() -> None:
     seed = {
         "id": "msg_01",

@@ -637,6 +637,21 @@ def test_response_round_trip(response: ModelResponse) -> None:
     assert from_responses_response(wire) == expected
 
 
+def test_an_answer_cut_at_its_limit_has_its_message_incomplete_or_none() -> None:
+    """As the API gives it: the message cut short is ``incomplete`` too, and an answer
+    cut before it said anything has no message (an empty one was given)."""
+    cut = to_responses_response(ModelResponse(text="Keep-al", stop_reason="max_tokens"), model="m")
+    assert (cut["status"], cut["incomplete_details"]) == (
+        "incomplete",
+        {"reason": "max_output_tokens"},
+    )
+    assert [(item["type"], item["status"]) for item in cut["output"]] == [("message", "incomplete")]
+    nothing = to_responses_response(ModelResponse(stop_reason="max_tokens"), model="m")
+    assert (nothing["status"], nothing["output"]) == ("incomplete", [])
+    said = to_responses_response(ModelResponse(text="Hi"), model="m")
+    assert [(item["type"], item["status"]) for item in said["output"]] == [("message", "completed")]
+
+
 def test_interface_is_registered_with_its_version() -> None:
     interface = get_interface("openai.responses")
     assert (interface.name, interface.version) == ("openai.responses", "v1")

@@ -67,8 +67,11 @@ def estimate_usage(
 def cut_at(response: ModelResponse, limit: int | None) -> ModelResponse:
     """``response`` cut at ``limit`` output tokens, as the APIs cut an answer (its text to
     the characters of that many tokens, ``stop_reason`` ``max_tokens``), when its text
-    alone is longer; an answer calling tools is left whole."""
-    if limit is None or response.tool_calls or tokens(len(response.text)) <= limit:
+    alone is longer; an answer calling tools is left whole, but for a limit of 0 (a
+    thought spent them all), which leaves nothing of any answer."""
+    if limit is None:
+        return response
+    if limit > 0 and (response.tool_calls or tokens(len(response.text)) <= limit):
         return response
     usage = Usage(input_tokens=response.usage.input_tokens, output_tokens=limit)
     return ModelResponse(response.text[: limit * 4], (), "max_tokens", usage)
@@ -79,7 +82,8 @@ def within(
 ) -> tuple[str, list[ModelResponse]]:
     """``thought`` and ``answers`` within ``limit`` output tokens each, as the APIs count
     a thought: its tokens are spent first (a thought longer than the limit is cut to
-    it), and each answer is cut to what is left (:func:`cut_at`)."""
+    it), and each answer is cut to what is left (:func:`cut_at`): nothing when the
+    thought spent them all."""
     if not thought or limit is None:
         return thought, answers
     thought = thought[: limit * 4]

@@ -645,7 +645,8 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         body = request.body
         wire.update({name: body.get(name) for name in _ECHOED if name in body})
         wire["tools"] = body.get("tools") or []
-        wire["created_at"] = wire["completed_at"] = FIRST_CREATED_AT + number
+        wire["created_at"] = FIRST_CREATED_AT + number
+        wire["completed_at"] = wire["created_at"] if wire["status"] == "completed" else None
         if thought:
             _reasoned(wire, body, thought)
         named = self._hold(body, held, wire)

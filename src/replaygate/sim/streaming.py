@@ -188,7 +188,8 @@ def openai_chunks(
             _openai_tool_deltas(i, call, chunk_size)
             for i, call in enumerate(message.get("tool_calls") or [])
         ]
-        first: dict[str, Any] = {"role": "assistant", "content": "" if text else None}
+        said = message.get("content") is not None  # "" too: cut before it said anything
+        first: dict[str, Any] = {"role": "assistant", "content": "" if said else None}
         if not text and tool_deltas:
             first["tool_calls"] = [tool_deltas[0].pop(0)]
         first["refusal"] = None

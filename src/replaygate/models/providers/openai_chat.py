@@ -183,10 +183,12 @@ def from_openai_request(
 def to_openai_response(
     response: ModelResponse, *, model: str, completion_id: str = "chatcmpl-replaygate"
 ) -> dict[str, Any]:
-    """The Chat Completions response body for ``response``."""
+    """The Chat Completions response body for ``response``; an answer cut at its token
+    limit before it said anything has empty content, as the API gives it."""
+    cut = response.stop_reason == "max_tokens" and not response.tool_calls
     message: dict[str, Any] = {
         "role": "assistant",
-        "content": response.text or None,
+        "content": response.text or ("" if cut else None),
         "refusal": None,
     }
     if response.tool_calls:

@@ -209,14 +209,16 @@ def from_responses_request(
 
 def output_items(response: ModelResponse, *, item_prefix: str) -> list[dict[str, Any]]:
     """The ``output`` items of ``response``; item ids are ``msg_<prefix>`` and
-    ``fc_<prefix>_<n>``."""
+    ``fc_<prefix>_<n>``. An answer cut at ``max_output_tokens`` has its message
+    ``incomplete``, and none when nothing of it was said, as the API gives them."""
     items: list[dict[str, Any]] = []
-    if response.text or not response.tool_calls:
+    cut = response.stop_reason == "max_tokens"
+    if response.text or not (response.tool_calls or cut):
         items.append(
             {
                 "id": f"msg_{item_prefix}",
                 "type": "message",
-                "status": "completed",
+                "status": "incomplete" if cut else "completed",
                 "role": "assistant",
                 "content": [{"type": "output_text", "text": response.text, "annotations": []}],
             }
