@@ -21,6 +21,8 @@ from replaygate.examples.research_copilot import SETTINGS, copilot, shipped_eval
 from replaygate.models.types import Model
 from run_cli import replaygate
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 pytestmark = pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
 
 

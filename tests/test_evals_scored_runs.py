@@ -29,6 +29,8 @@ from replaygate.models.types import Message, Model, ModelResponse, ToolCall, Too
 from replaygate.sim import Simulator
 from test_evals_runner import sim_model
 
+# Its tests import the provider SDKs through replaygate (the example agent, sim_model).
+
 pytestmark = [
     pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning"),
     pytest.mark.filterwarnings("ignore::replaygate.sampling.SamplingWarning"),

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from extras import needs_matplotlib
 from replaygate.cli import main
 from replaygate.evals import History
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
@@ -60,6 +61,7 @@ def test_a_file_written_again_keeps_its_permissions(tmp_path: Path) -> None:
     assert (out.read_text(), oct(out.stat().st_mode & 0o777)) == ("new\n", oct(0o600))
 
 
+@needs_matplotlib  # the report command draws its plots before it writes
 def test_a_read_only_file_is_refused_not_replaced(tmp_path: Path) -> None:
     # Renamed over, a 0444 file was replaced (and came out 0644) where writing it in
     # place is refused; a command now says permission denied and leaves it.

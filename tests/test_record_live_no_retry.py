@@ -11,6 +11,8 @@ from replaygate.cli import main
 from replaygate.examples.research_copilot import shipped_eval_cases
 from replaygate.sim import FaultPlan, Simulator
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 AGENT = ["--agent", "replaygate.examples.research_copilot:copilot"]
 COMMANDS = {
     "record": ["record", *AGENT, "--approve-live", "What is RAG?"],

@@ -26,6 +26,7 @@ from replaygate.models.live import AnthropicModel, GeminiModel
 from replaygate.models.replay import RecordingModel, RequestSettings
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import Simulator
+from sdks import genai
 from wire_shapes import chat_tool_call_turn
 
 HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
@@ -204,7 +205,6 @@ def test_a_model_recording_tells_the_simulator_of_each_replayed_sample(
 def test_a_gemini_model_recording_tells_the_simulator_of_each_replayed_sample(
     tmp_path: Path,
 ) -> None:
-    genai = pytest.importorskip("google.genai")
     store = tmp_path / "fixtures.jsonl"
     settings: dict[str, Any] = {"model": "m", "max_tokens": 256, "interface": "gemini"}
     for sample in range(3):  # three samples recorded, by another model

@@ -23,6 +23,9 @@ from replaygate.models.providers import (
     to_responses_response,
 )
 
+# Its tests import the provider SDKs through replaygate (anthropic, as echo_recording
+# records from the simulator).
+
 SETTINGS: dict[str, Any] = {"model": "claude-x", "max_tokens": 32}
 CALL = ModelResponse(
     tool_calls=(ToolCall("toolu_1", "search", {"q": "x"}),), stop_reason="tool_use"
