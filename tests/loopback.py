@@ -26,9 +26,14 @@ def serving(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
-    """A quiet HTTP/1.1 handler that can answer with JSON."""
+    """A quiet HTTP/1.1 handler that can answer with JSON.
+
+    Its socket sends each write at once (``TCP_NODELAY``): it writes an answer's head and
+    its body apart, and on a connection kept alive the body waited for the client's
+    delayed acknowledgement of the head, tens of milliseconds an answer."""
 
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
 
     def answer_json(self, value: Any, status: int = 200) -> None:
         """Answer ``value`` as a JSON body with ``status``."""

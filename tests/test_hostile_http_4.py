@@ -283,6 +283,7 @@ class _Labelled(http.server.BaseHTTPRequestHandler):
     """Answers with a header of the bytes its path names, beside the kept content type."""
 
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # as loopback.Handler
     IDS: ClassVar[dict[str, bytes]] = {
         "/utf8": b"x-request-id: req-\xc3\xa9",
         "/latin1": b"x-request-id: req-\xe9",
@@ -340,6 +341,7 @@ class _Encoded(http.server.BaseHTTPRequestHandler):
     """Answers with a body in the content coding its path names, one no client here undoes."""
 
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # as loopback.Handler
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length") or 0))
@@ -476,6 +478,7 @@ class _TwiceGzipped(http.server.BaseHTTPRequestHandler):
     """Answers with a body gzipped twice, each coding on a header line of its own."""
 
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # as loopback.Handler
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length") or 0))
