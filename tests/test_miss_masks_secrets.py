@@ -5,6 +5,7 @@ seen."""
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import json
 from collections.abc import Callable
@@ -14,6 +15,8 @@ import pytest
 
 from replaygate.errors import FixtureMismatchError
 from replaygate.http import Exchange, block_network, httpx2_client
+from replaygate.sanitize import secret_compressed, secret_mask
+from replaygate.sanitize.secret_compressed import MAX_EXPANDED, Budget
 from replaygate.sanitize.secret_mask import masked_pair
 from replaygate.sim import Simulator
 from sdks import anthropic
@@ -188,12 +191,17 @@ def _document(data: bytes) -> dict[str, object]:
 
 
 def test_a_miss_reads_the_compressed_documents_of_a_request_within_one_budget(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Four documents of 22 MiB each once decompressed: a request's documents are read
-    within the 64 MiB its recording would be, and the others are masked unread."""
-    documents = [_document(b"\0" * (22 << 20) + bytes([65 + i])) for i in range(4)]
+    """Four documents of 11/32 of the budget each once decompressed: a request's documents
+    are read within the one budget its recording would have, and the others are masked
+    unread. The budget is a sixteenth of the 64 MiB here (4 MiB, each document still over
+    the 1 MiB of a long text): the same reads, at a sixteenth of the bytes."""
+    budget = MAX_EXPANDED >> 4
+    monkeypatch.setattr(secret_compressed, "MAX_EXPANDED", budget)
+    monkeypatch.setattr(secret_mask, "Budget", functools.partial(Budget, left=budget))
+    documents = [_document(b"\0" * (budget * 11 >> 5) + bytes([65 + i])) for i in range(4)]
     message = _miss(tmp_path, _asked([_document(b"small")] * 4), _asked(documents))  # type: ignore[arg-type]
     read, unread = (f"content[{i}].source.data: at offset " for i in (1, 3))
     assert read in message and unread in message
-    assert message.count(" != '<gzip data over 64 MiB once decompressed") == 2
+    assert message.count(" != '<gzip data over 4 MiB once decompressed") == 2

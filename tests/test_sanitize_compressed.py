@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import bz2
+import functools
 import gzip
 import io
 import json
@@ -27,6 +28,7 @@ from loopback import Handler, serving
 from replaygate.errors import SecretInFixtureError
 from replaygate.http import block_network, httpx2_client
 from replaygate.hygiene.verify import verify_store
+from replaygate.sanitize import secret_compressed, secret_scan
 from replaygate.sanitize.secret_compressed import FREE_READS, MAX_EXPANDED, TRY_COST, Budget
 from replaygate.sanitize.secret_scan import detect_in_text, find_fixture_secrets
 from replaygate.sim import Simulator
@@ -143,20 +145,27 @@ def test_a_compressed_download_holding_a_key_is_refused_and_verify_finds_one_sto
     assert "response.base64" in problems[0]
 
 
+SMALLER_BUDGET = MAX_EXPANDED >> 4
+"""The budget of the bomb's test: 4 MiB, read the same way as the 64 MiB, at a sixteenth
+of the bytes."""
+
+
 @pytest.mark.parametrize(
     ("content", "said"),
     [
         (
-            lzma.compress(b"\0" * (MAX_EXPANDED + 1)),
-            "xz data of multipart part 'file' (data.bin) over 64 MiB",
+            lzma.compress(b"\0" * (SMALLER_BUDGET + 1), preset=0),
+            f"xz data of multipart part 'file' (data.bin) over {SMALLER_BUDGET >> 20} MiB",
         ),
         (_zip({"data.csv": CLEAN}, zipfile.ZIP_LZMA), "compressed with LZMA"),
     ],
     ids=["bomb", "lzma member"],
 )
 def test_compressed_data_the_scan_cannot_read_whole_is_refused_naming_it(
-    tmp_path: Path, files: str, content: bytes, said: str
+    tmp_path: Path, files: str, content: bytes, said: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(secret_compressed, "MAX_EXPANDED", SMALLER_BUDGET)
+    monkeypatch.setattr(secret_scan, "Budget", functools.partial(Budget, left=SMALLER_BUDGET))
     store = tmp_path / "up.jsonl"
     with (
         _openai(files, store, mode="record-missing", approve_live=True) as client,
