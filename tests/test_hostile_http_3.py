@@ -8,7 +8,6 @@ import gzip
 import http.server
 import json
 import threading
-import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -312,10 +311,14 @@ def test_a_gzip_body_with_bytes_after_its_end_is_never_matched_on_its_first_part
 
 
 class _Counting(Handler):
-    """Answers each POST with its number; the second one answers last."""
+    """Answers each POST with its number; the second one once :attr:`release` is set (the
+    test sets it when the third is answered), and says it came in :attr:`second_in`."""
 
     count: ClassVar[list[int]] = [0]
+    answered: ClassVar[list[int]] = []
     lock: ClassVar[threading.Lock] = threading.Lock()
+    second_in: ClassVar[threading.Event] = threading.Event()
+    release: ClassVar[threading.Event] = threading.Event()
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length") or 0))
@@ -323,8 +326,11 @@ class _Counting(Handler):
             self.count[0] += 1
             number = self.count[0]
         if number == 2:
-            time.sleep(0.3)
+            self.second_in.set()
+            self.release.wait(timeout=10)
         self.answer_json({"n": number})
+        with self.lock:
+            self.answered.append(number)
 
 
 def test_live_answers_written_out_of_order_after_recorded_ones_are_all_kept(
@@ -333,6 +339,9 @@ def test_live_answers_written_out_of_order_after_recorded_ones_are_all_kept(
     # the second live send numbered its answer from 0, on the place the recorded one held,
     # when it was written before the first live send's: the answer was dropped
     _Counting.count[0] = 0
+    _Counting.answered.clear()
+    _Counting.second_in.clear()
+    _Counting.release.clear()
     store = tmp_path / "later.jsonl"
     with serving(_Counting) as base:
         url = f"{base}/v1/messages"
@@ -345,10 +354,12 @@ def test_live_answers_written_out_of_order_after_recorded_ones_are_all_kept(
                 target=lambda: got.append(client.post(url, content=BODY, headers=JSON).json()["n"])
             )
             slow.start()
-            time.sleep(0.1)
+            assert _Counting.second_in.wait(timeout=10)
             got.append(client.post(url, content=BODY, headers=JSON).json()["n"])
+            _Counting.release.set()
             slow.join()
     assert sorted(got) == [1, 2, 3]
+    assert _Counting.answered == [1, 3, 2]  # the third live send answered before the second
     with httpx2_client(store) as client:
         replayed = [client.post(url, content=BODY, headers=JSON).json()["n"] for _ in range(3)]
     assert sorted(replayed) == [1, 2, 3]

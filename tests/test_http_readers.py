@@ -14,10 +14,9 @@ import gzip
 import http.server
 import re
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import httpx2
@@ -251,17 +250,24 @@ SLOW_EVENTS = [b'event: ping\ndata: {"n": %d}\n\n' % n for n in range(3)]
 
 
 class _SlowStream(http.server.BaseHTTPRequestHandler):
-    """Sends :data:`SLOW_EVENTS` 50 ms apart, then closes the connection."""
+    """Sends the first of :data:`SLOW_EVENTS`, the others once the reader has given up on
+    a read (:attr:`given_up`), then closes the connection."""
+
+    given_up: ClassVar[threading.Event] = threading.Event()
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers["content-length"]))
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.end_headers()
-        for event in SLOW_EVENTS:
+        first, *rest = SLOW_EVENTS
+        self.wfile.write(first)
+        self.wfile.flush()
+        self.given_up.wait(timeout=10)
+        self.given_up.clear()
+        for event in rest:
             self.wfile.write(event)
             self.wfile.flush()
-            time.sleep(0.05)  # far longer than the read given up on after 10 ms
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet."""
@@ -292,6 +298,7 @@ def test_an_aiohttp_read_that_times_out_leaves_the_recorded_stream_going(
                 await asyncio.wait_for(response.content.readline(), 0.01)
             except TimeoutError:
                 timed_out = True
+                _SlowStream.given_up.set()
             else:
                 timed_out = False
             return timed_out, await response.content.read()

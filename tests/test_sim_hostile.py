@@ -513,11 +513,15 @@ def test_a_declared_body_over_the_limit_is_refused_unread(sim: Simulator) -> Non
         assert message in json.loads(body)["error"]["message"]
 
 
-def test_a_chunked_body_over_the_limit_is_refused(sim: Simulator) -> None:
-    piece = b"x" * (1 << 20)
+def test_a_chunked_body_over_the_limit_is_refused(
+    sim: Simulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limit = MAX_BODY >> 5  # 1 MiB here: the chunks count against it as against the 32 MiB
+    monkeypatch.setattr(server, "MAX_BODY", limit)
+    piece = b"x" * (1 << 15)
     chunk = b"%x\r\n%s\r\n" % (len(piece), piece)
     head = b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-    data = head + chunk * (MAX_BODY // len(piece) + 1) + b"0\r\n\r\n"
+    data = head + chunk * (limit // len(piece) + 1) + b"0\r\n\r\n"
     status, _, body = exchange(sim, data)
     assert status == 413
     assert json.loads(body)["error"]["type"] == "request_too_large"
@@ -751,11 +755,11 @@ def test_an_idle_connection_is_kept_open(sim: Simulator, monkeypatch: pytest.Mon
     conn = http.client.HTTPConnection("127.0.0.1", sim.port, timeout=5)
     try:
         sockets = []
-        for _ in range(2):
+        for idle in (0.1, 0):  # idle twice as long as a request may take, between the two
             conn.request("GET", "/v1/messages", headers=ANTHROPIC)
             assert conn.getresponse().read()
             sockets.append(conn.sock)
-            time.sleep(0.1)
+            time.sleep(idle)
         assert sockets[0] is sockets[1]
     finally:
         conn.close()
@@ -771,6 +775,6 @@ def test_a_client_gone_in_the_middle_of_its_body_is_dropped_without_a_traceback(
         for _ in range(3):
             with socket.create_connection(("127.0.0.1", sim.port), timeout=5) as sock:
                 sock.sendall(head + b'{"mod')
-            time.sleep(0.1)
+        time.sleep(0.1)  # for the server to end the three connections
         assert post(sim, "/v1/messages", {"model": "m"})[0] == 400  # still serving
     assert [r.getMessage() for r in caplog.records] == []
