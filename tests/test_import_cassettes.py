@@ -488,6 +488,7 @@ def test_a_linked_folder_of_cassettes_is_followed_once(
     assert stored == ["anthropic/plain.jsonl", "openai/plain.jsonl"]
 
 
+@pytest.mark.slow  # two processes of the CLI, where the folder's permissions apply
 @pytest.mark.skipif(
     os.geteuid() == 0 and not shutil.which("setpriv"), reason="root, and no setpriv"
 )
@@ -868,6 +869,7 @@ def test_a_cassette_whose_name_is_not_utf8_is_imported_and_named_by_its_bytes(
     assert entry["outcome"] == "unchanged"
 
 
+@pytest.mark.slow  # a new interpreter, to see what importing the importer loads
 def test_the_importer_names_stores_without_loading_pytest() -> None:
     # the plugin's name rule is shared with the importer, which runs outside pytest
     code = "import sys, replaygate.cli.import_cmd; print('pytest' in sys.modules)"

@@ -233,6 +233,7 @@ def _as_a_user_without_override(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, check=False)
 
 
+@pytest.mark.slow  # two processes of the CLI, where the folder's permissions apply
 @pytest.mark.skipif(
     os.geteuid() == 0 and not shutil.which("setpriv"), reason="root, and no setpriv"
 )
