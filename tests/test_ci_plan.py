@@ -339,6 +339,7 @@ def test_a_changed_store_that_cannot_be_parsed_counts_as_wholly_changed(tmp_path
         assert changed_keys(store, old) is None
 
 
+@pytest.mark.slow  # a real git repository
 def test_plan_with_base_reads_a_committed_store_that_is_not_utf8(project: Path) -> None:
     git(project, "init", "-q", "-b", "main")
     store = project / "tests" / "fixtures" / "rag.jsonl"
@@ -416,6 +417,7 @@ def test_plan_with_base_on_a_real_git_repository(project: Path) -> None:
     assert "--base '--all': no such commit in the repository" in as_option.output
 
 
+@pytest.mark.slow  # a real git repository
 def test_plan_with_base_takes_file_names_as_they_are(project: Path) -> None:
     git(project, "init", "-q", "-b", "main")
     git(project, "add", "-A")
@@ -440,6 +442,7 @@ def test_plan_with_base_takes_file_names_as_they_are(project: Path) -> None:
     assert 'unclassified: src/"quoted".py, "src/new\\nline.py"' in table
 
 
+@pytest.mark.slow  # a real git repository
 def test_replaygates_own_working_files_are_not_changes_since_base(project: Path) -> None:
     git(project, "init", "-q", "-b", "main")
     git(project, "add", "-A")
@@ -656,6 +659,7 @@ def test_a_base_of_zeros_plans_every_stage_of_the_event_with_a_note(project: Pat
     assert github.output.endswith("has_stages=true\n") and "note" not in github.output
 
 
+@pytest.mark.slow  # a real git repository
 def test_a_base_that_names_no_commit_says_what_to_do(project: Path) -> None:
     git(project, "init", "-q", "-b", "main")
     git(project, "add", "-A")

@@ -107,6 +107,7 @@ def git(root: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
 
 
+@pytest.mark.slow  # a real git repository
 def test_diff_prints_the_review_as_json(project: Path, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / "tests" / "fixtures").mkdir(parents=True)

@@ -596,6 +596,7 @@ def test_updating_the_baseline_without_a_reason_is_refused(repo: Path) -> None:
     assert not target.exists()
 
 
+@pytest.mark.slow  # a real git repository
 def test_a_baseline_update_records_reason_date_commit_and_changes(repo: Path) -> None:
     target = repo / "evals" / "baseline.json"
     head = git(repo, "rev-parse", "HEAD")

@@ -22,6 +22,8 @@ from replaygate.fixtures.fixture import make_meta
 META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
 RESPONSE = {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
 
+pytestmark = pytest.mark.slow  # each test compares with a real git repository
+
 
 def _git(repo: Path, *args: str) -> None:
     subprocess.run(

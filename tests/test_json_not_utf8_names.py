@@ -71,6 +71,7 @@ def test_verify_compact_and_patrol_write_the_name_the_same_way(here: Path) -> No
     assert {os.fsencode(row["fixture"]) for row in rows} == {b"ok/" + NAME + b":1"}
 
 
+@pytest.mark.slow  # a real git repository
 def test_diff_writes_the_name_as_the_other_commands_do(here: Path) -> None:
     store = _store(here / "fx")
     git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com",

@@ -122,6 +122,7 @@ def test_opening_a_store_removes_leftovers_only_where_its_walk_goes(tmp_path: Pa
     assert all(path.exists() for path in kept)
 
 
+@pytest.mark.slow  # a real git repository
 def test_diff_reviews_the_files_the_store_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
