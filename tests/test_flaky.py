@@ -135,6 +135,7 @@ def test_always_broken(alternating):
 """
 
 
+@pytest.mark.slow  # a pytest session of its own
 def test_a_failure_and_a_setup_error_are_no_flakiness(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_broken=NEVER_PASSES)
     result = pytester.runpytest(

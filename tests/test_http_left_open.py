@@ -95,6 +95,7 @@ def test_takes_the_first_words(openai_client):
 """
 
 
+@pytest.mark.slow  # a pytest session of its own
 def test_a_stream_a_test_leaves_open_is_recorded_by_the_test_s_end(
     pytester: pytest.Pytester,
 ) -> None:

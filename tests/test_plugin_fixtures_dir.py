@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each test runs a pytest session of its own
+
 TEST = """
 def test_store(replaygate_store):
     assert replaygate_store.path.parent.parent.name == "fixtures"

@@ -8,6 +8,8 @@ import pytest
 
 from sdks import anthropic
 
+pytestmark = pytest.mark.slow  # each test runs a pytest session of its own
+
 RECORD = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live")
 SCRIPT = "--replaygate-simulator=script:answers.jsonl"
 XDIST = ("-p", "xdist")
@@ -88,7 +90,6 @@ def recorded_turns(pytester: pytest.Pytester) -> list[tuple[int, str]]:
     ]
 
 
-@pytest.mark.slow  # four pytest sessions of the plugin, recording and replaying
 def test_recording_what_is_missing_from_a_script_gives_each_request_its_own_line(
     pytester: pytest.Pytester,
     sdks_loaded: None,
@@ -106,7 +107,6 @@ def test_recording_what_is_missing_from_a_script_gives_each_request_its_own_line
     pytester.runpytest().assert_outcomes(passed=1)
 
 
-@pytest.mark.slow
 def test_a_script_run_out_then_grown_records_the_next_line(
     pytester: pytest.Pytester, sdks_loaded: None
 ) -> None:
@@ -141,7 +141,6 @@ def test_b(anthropic_client):
 """
 
 
-@pytest.mark.slow  # three pytest sessions of the plugin, recording and replaying
 def test_a_miss_of_a_test_recorded_from_a_script_names_a_run_of_the_tests_it_answers(
     pytester: pytest.Pytester, sdks_loaded: None
 ) -> None:

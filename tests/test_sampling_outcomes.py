@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each test runs a pytest session of its own
+
 HEADER = """
 import pytest
 from replaygate.assertions import contains_check
