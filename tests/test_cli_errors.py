@@ -162,9 +162,10 @@ RECORD = ["record", *AGENT, "--fixtures", "new.jsonl", "--approve-live", "--simu
     [
         (["What is RAG?"], None),
         (["What is RAG?", "-x"], None),
-        (["--cases", CASES], None),
-        (["--cases", CASES], "an empty file"),
-        (["--cases", CASES], "an empty folder"),
+        # slow: every shipped case recorded through the command named, then replayed
+        pytest.param(["--cases", CASES], None, marks=pytest.mark.slow),
+        pytest.param(["--cases", CASES], "an empty file", marks=pytest.mark.slow),
+        pytest.param(["--cases", CASES], "an empty folder", marks=pytest.mark.slow),
     ],
     ids=["one", "a dash", "cases", "cases, an empty file", "cases, an empty folder"],
 )

@@ -21,6 +21,7 @@ from run_cli import replaygate
 from test_history import run
 
 
+@pytest.mark.slow  # racing writer threads
 def test_updates_at_once_keep_every_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def slow_commit(_repo: Path) -> str:
         time.sleep(0.03)  # between reading the baseline and writing it: git takes a while

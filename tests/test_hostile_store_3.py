@@ -61,6 +61,7 @@ class _Counter(Handler):
         self.answer_json({"n": n})
 
 
+@pytest.mark.slow  # racing writer threads
 def test_threads_sending_one_request_over_one_recording_client_lose_no_answer(
     tmp_path: Path,
 ) -> None:
