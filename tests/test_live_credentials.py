@@ -17,6 +17,8 @@ from click.testing import CliRunner
 from replaygate.cli import main
 from replaygate.sim import Simulator
 
+# Its tests import the provider SDKs through replaygate (the example agent, the demo).
+
 RECORD = ["record", "--agent", "replaygate.examples.research_copilot:copilot", "--approve-live"]
 TOKEN_ONLY = {"ANTHROPIC_API_KEY": None, "ANTHROPIC_AUTH_TOKEN": "bearer-token-of-a-gateway"}
 NEITHER = {"ANTHROPIC_API_KEY": None, "ANTHROPIC_AUTH_TOKEN": None}
