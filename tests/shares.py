@@ -91,6 +91,13 @@ class ModuleSeconds:
         self.config, self.key = config, f"{SECONDS}/{suite}"
         self.seconds: dict[str, float] = {}
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Each module this process collects counts from nothing: one whose tests are all
+        deselected (each marked slow, under ``-m "not slow"``) runs none, and what its
+        tests took in an earlier run was kept and counted in its share for ever."""
+        if report.nodeid.endswith(".py") and "::" not in report.nodeid:
+            self.seconds.setdefault(report.nodeid, 0.0)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         module = report.nodeid.split("::")[0]
         self.seconds[module] = self.seconds.get(module, 0.0) + report.duration

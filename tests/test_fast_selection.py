@@ -4,12 +4,20 @@ the suite's shares (tests/shares.py) hold every module once, the SDK modules tog
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from conftest import marked_slow_as_a_whole
 from sdks import SDK_GROUP
-from shares import OPENAI_GROUP, PLOTS_GROUP, SDKS_THROUGH_REPLAYGATE, assign, work_unit
+from shares import (
+    OPENAI_GROUP,
+    PLOTS_GROUP,
+    SDKS_THROUGH_REPLAYGATE,
+    ModuleSeconds,
+    assign,
+    work_unit,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -83,3 +91,13 @@ def test_a_unit_goes_to_the_share_with_least_whatever_its_size(tmp_path: Path) -
     assert shares[tmp_path / "test_a.py"] == shares[tmp_path / "test_b.py"]
     assert shares[tmp_path / "test_c.py"] != shares[tmp_path / "test_a.py"]
     assert shares[tmp_path / "test_d.py"] == shares[tmp_path / "test_c.py"]
+
+
+def test_a_module_collected_whose_tests_all_were_deselected_counts_nothing() -> None:
+    # its tests marked slow one by one, it kept what they took before in test-fast's
+    # figures, seconds of work counted in a share that ran none of it
+    kept = ModuleSeconds(None, "not-slow")  # type: ignore[arg-type]
+    for collected in ("tests/test_a.py", "tests/test_b.py", "tests", "tests/test_a.py::T"):
+        kept.pytest_collectreport(SimpleNamespace(nodeid=collected))  # type: ignore[arg-type]
+    kept.pytest_runtest_logreport(SimpleNamespace(nodeid="tests/test_a.py::t", duration=1.5))  # type: ignore[arg-type]
+    assert kept.seconds == {"tests/test_a.py": 1.5, "tests/test_b.py": 0.0}
