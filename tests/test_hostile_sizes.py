@@ -26,8 +26,9 @@ from replaygate.cli import main
 from replaygate.errors import UnstorableValueError
 from replaygate.fixtures.fingerprint import digest
 from replaygate.fixtures.fixture import make_meta
-from replaygate.fixtures.store import record_response
+from replaygate.fixtures.store import record_response, writing
 from replaygate.fixtures.store.files import MAX_LINE_BYTES
+from replaygate.migrate import cassettes
 
 REQUEST = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
 META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
@@ -43,7 +44,6 @@ def _answer(text: str) -> dict[str, Any]:
 
 
 SMALL = Fixture.create(REQUEST, [_answer("small")], META)
-HUGE = _answer("a" * (MAX_LINE_BYTES + 1))
 THIRD = _answer("b" * (MAX_LINE_BYTES // 3))
 
 
@@ -51,19 +51,26 @@ def _files(root: Path) -> dict[Path, bytes]:
     return {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+SMALLER_LINE = MAX_LINE_BYTES >> 5
+"""The maximum of a line where a test lowers it (1 MiB): a fixture over it is refused as
+one over the 32 MiB is, at a thirty-second of the bytes."""
+
+
 @pytest.mark.parametrize("layout", ["store.jsonl", "store"])
 def test_a_fixture_over_the_line_maximum_is_refused_and_the_store_still_opens(
-    tmp_path: Path, layout: str
+    tmp_path: Path, layout: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(writing, "MAX_LINE_BYTES", SMALLER_LINE)
     path = tmp_path / layout
     with FixtureStore.open(path) as store:
         store.put(SMALL)
     before = _files(tmp_path)
     other = {**REQUEST, "max_tokens": 9}
+    huge = _answer("a" * (SMALLER_LINE + 1))
     with FixtureStore.open(path) as store, pytest.raises(UnstorableValueError) as caught:
-        store.put(Fixture.create(other, [HUGE], META))
+        store.put(Fixture.create(other, [huge], META))
     assert caught.value.path == "response"
-    assert f"maximum of {MAX_LINE_BYTES:,} bytes" in str(caught.value)
+    assert f"maximum of {SMALLER_LINE:,} bytes" in str(caught.value)
     assert "nothing was written" in str(caught.value)
     assert _files(tmp_path) == before
     with FixtureStore.open(path) as store:
@@ -183,8 +190,12 @@ def test_a_compressed_cassette_body_is_decoded_only_as_far_as_a_line_holds(
     assert f"decodes to more than {MAX_LINE_BYTES:,} bytes" in str(caught.value)
 
 
-def test_import_names_the_cassette_and_field_of_a_body_too_big_to_store(tmp_path: Path) -> None:
-    cassette = _cassette(tmp_path / "c.yaml", gzip.compress(BOMB, 1), "gzip")
+def test_import_names_the_cassette_and_field_of_a_body_too_big_to_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cassettes, "MAX_LINE_BYTES", SMALLER_LINE)
+    bomb = b" " * (SMALLER_LINE + 1) + b"[]"
+    cassette = _cassette(tmp_path / "c.yaml", gzip.compress(bomb, 1), "gzip")
     done = CliRunner().invoke(main, ["import-cassettes", str(cassette), "--out", "out"])
     assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
     assert f"{cassette}: interaction 0: response.body: decodes to more than" in done.output
