@@ -93,6 +93,7 @@ def cases_json(results: EvalResults) -> str:
     return json.dumps(results.to_json()["cases"], ensure_ascii=False, sort_keys=True)
 
 
+@pytest.mark.slow  # replays the recording the eval runner made (recorded)
 def test_replay_reproduces_the_recording_byte_for_byte(
     recorded: tuple[Path, EvalResults], replayed: EvalResults
 ) -> None:
@@ -104,6 +105,7 @@ def test_replay_reproduces_the_recording_byte_for_byte(
     assert recording.info["mode"] == "record-missing"
 
 
+@pytest.mark.slow  # replays the recording the eval runner made (recorded)
 def test_replayed_results_are_scored(replayed: EvalResults) -> None:
     results = replayed
     assert [c.sampled.n for c in results.cases] == [5] * 8
@@ -120,6 +122,7 @@ def test_replayed_results_are_scored(replayed: EvalResults) -> None:
     assert failing == {"citations"}
 
 
+@pytest.mark.slow  # replays the recording the eval runner made (recorded)
 def test_the_results_file_extends_the_sampling_format(
     replayed: EvalResults, tmp_path: Path
 ) -> None:
@@ -135,6 +138,7 @@ def test_the_results_file_extends_the_sampling_format(
     assert loaded.metrics == document["metrics"]
 
 
+@pytest.mark.slow  # replays the recording the eval runner made (recorded)
 def test_divergent_samples_are_recorded_with_null_for_samples_that_never_sent_them(
     recorded: tuple[Path, EvalResults],
 ) -> None:
@@ -145,6 +149,7 @@ def test_divergent_samples_are_recorded_with_null_for_samples_that_never_sent_th
     assert all(f.responses[-1] is not None for f in fixtures)
 
 
+@pytest.mark.slow  # replays the recording the eval runner made (recorded)
 def test_a_request_that_was_never_recorded_fails_loudly(
     recorded: tuple[Path, EvalResults],
 ) -> None:
@@ -166,6 +171,7 @@ def _changed_then_recorded(model: Model, question: str) -> Any:
         return copilot(model, question)
 
 
+@pytest.mark.slow  # replays the recording the eval runner made (recorded)
 @pytest.mark.parametrize(
     "agent",
     [_changed_then_recorded, AgentEntry(copilot, failures=(RuntimeError,))],
@@ -291,6 +297,7 @@ def test_the_cli_replays_writes_results_and_appends_to_the_history(
     assert "no fixture store: pass --fixtures" in missing.output
 
 
+@pytest.mark.slow  # replays the recording the eval runner made (recorded)
 def test_the_cli_reports_a_mismatch_as_an_error(
     recorded: tuple[Path, EvalResults], tmp_path: Path
 ) -> None:
@@ -304,6 +311,7 @@ def test_the_cli_reports_a_mismatch_as_an_error(
     assert "Error: no fixture recorded for this request" in result.output
 
 
+@pytest.mark.slow  # replays the recording the eval runner made (recorded)
 def test_a_model_without_a_price_fails_before_any_call_unless_cases_opt_out(
     recorded: tuple[Path, EvalResults], tmp_path: Path
 ) -> None:
@@ -398,6 +406,7 @@ def test_progress_is_quiet_in_ci_and_off_a_terminal(monkeypatch: pytest.MonkeyPa
         bar.case_done("a", "pass")
 
 
+@pytest.mark.slow  # replays the recording the eval runner made (recorded)
 def test_an_agent_that_gives_up_fails_its_sample_without_stopping_the_run(
     recorded: tuple[Path, EvalResults],
 ) -> None:
@@ -452,6 +461,7 @@ def test_agents_load_by_module_and_function(
     sys.modules.pop("my_agent", None)
 
 
+@pytest.mark.slow  # replays the recording the eval runner made (recorded)
 def test_settings_are_the_recorded_ones(recorded: tuple[Path, EvalResults]) -> None:
     store, _ = recorded
     other = RequestSettings("another-model", SETTINGS.max_tokens, SETTINGS.system)
