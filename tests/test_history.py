@@ -566,7 +566,7 @@ def test_a_read_only_history_is_read_and_writing_it_says_it_cannot_write(
 def test_a_history_another_process_holds_locked_is_said_to_be_locked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("replaygate.evals.history.TIMEOUT", 0.05)
+    monkeypatch.setattr("replaygate.evals.history.TIMEOUT", 0.02)
     path = tmp_path / "history.db"
     with History.open(path) as opened:
         opened.append(run("2026-11-30T00:00:00Z", 5))
@@ -574,7 +574,7 @@ def test_a_history_another_process_holds_locked_is_said_to_be_locked(
     holder = sqlite3.connect(path)
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        locked = r"history\.db: the history is locked by another process, still after 0\.05 sec"
+        locked = r"history\.db: the history is locked by another process, still after 0\.02 sec"
         with pytest.raises(HistoryError, match=locked):
             History.open(path, read_only=True)
         with pytest.raises(HistoryError, match=locked):

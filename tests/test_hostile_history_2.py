@@ -28,7 +28,7 @@ def test_opening_a_history_another_process_is_writing_waits_for_it(tmp_path: Pat
     holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     holder.execute("BEGIN IMMEDIATE")  # another eval, storing its run
     holder.execute("INSERT INTO meta VALUES ('other', 'writer')")
-    done = threading.Timer(0.2, holder.execute, ("COMMIT",))
+    done = threading.Timer(0.1, holder.execute, ("COMMIT",))
     done.start()
     try:
         started = time.monotonic()
@@ -39,7 +39,7 @@ def test_opening_a_history_another_process_is_writing_waits_for_it(tmp_path: Pat
     finally:
         done.join()
         holder.close()
-    assert waited >= 0.15  # it waited for the other writer, and then stored its run
+    assert waited >= 0.075  # it waited for the other writer, and then stored its run
 
 
 def test_merging_a_run_that_differs_from_the_one_stored_under_its_id_says_so(

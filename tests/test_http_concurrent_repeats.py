@@ -84,7 +84,7 @@ def test_identical_requests_answered_out_of_order_replay_their_own_answers(
     tmp_path: Path,
 ) -> None:
     """The live API answers the second send before the first (the first is slow)."""
-    faults = FaultPlan.sequence(["slow", None], slow_delay=0.3)
+    faults = FaultPlan.sequence(["slow", None], slow_delay=0.2)
     with Simulator(behavior=Counter(), faults=faults) as sim:
         recorded, replayed = _recorded_then_replayed(
             tmp_path / "p.jsonl", lambda u: _plain(u, 2), sim
