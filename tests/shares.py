@@ -90,13 +90,20 @@ class ModuleSeconds:
     def __init__(self, config: pytest.Config, suite: str) -> None:
         self.config, self.key = config, f"{SECONDS}/{suite}"
         self.seconds: dict[str, float] = {}
+        self.collected: set[str] = set()
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        """Each module this process collects counts from nothing: one whose tests are all
-        deselected (each marked slow, under ``-m "not slow"``) runs none, and what its
-        tests took in an earlier run was kept and counted in its share for ever."""
         if report.nodeid.endswith(".py") and "::" not in report.nodeid:
-            self.seconds.setdefault(report.nodeid, 0.0)
+            self.collected.add(report.nodeid)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """A module this process collects none of whose tests it runs counts nothing (its
+        tests all deselected, each marked slow, under ``-m "not slow"``): what its tests
+        took in an earlier run was kept, and counted in its share for ever. A module
+        with tests to run keeps its figure until they have run (a run stopped early by
+        ``-x`` does not zero those it did not reach, nor does ``--collect-only``)."""
+        selected = {item.nodeid.split("::")[0] for item in session.items}
+        self.seconds.update((module, 0.0) for module in self.collected - selected)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         module = report.nodeid.split("::")[0]

@@ -97,7 +97,10 @@ def test_a_module_collected_whose_tests_all_were_deselected_counts_nothing() -> 
     # its tests marked slow one by one, it kept what they took before in test-fast's
     # figures, seconds of work counted in a share that ran none of it
     kept = ModuleSeconds(None, "not-slow")  # type: ignore[arg-type]
-    for collected in ("tests/test_a.py", "tests/test_b.py", "tests", "tests/test_a.py::T"):
+    for collected in ("tests/test_a.py", "tests/test_b.py", "tests/test_c.py", "tests"):
         kept.pytest_collectreport(SimpleNamespace(nodeid=collected))  # type: ignore[arg-type]
+    selected = [SimpleNamespace(nodeid=f"tests/test_{name}.py::t") for name in "ac"]
+    kept.pytest_collection_finish(SimpleNamespace(items=selected))  # type: ignore[arg-type]
+    assert kept.seconds == {"tests/test_b.py": 0.0}  # test_c's tests not run yet: kept
     kept.pytest_runtest_logreport(SimpleNamespace(nodeid="tests/test_a.py::t", duration=1.5))  # type: ignore[arg-type]
     assert kept.seconds == {"tests/test_a.py": 1.5, "tests/test_b.py": 0.0}
