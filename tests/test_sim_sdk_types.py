@@ -1,0 +1,141 @@
+"""The simulator's answers read strictly as the SDKs' own types: every field a type
+requires is there and none it does not know. The SDKs build their objects without
+validating, so a missing field passed unseen until code read it: a Responses API
+``usage.input_tokens_details`` lacked ``cache_write_tokens``, which the openai SDK's
+``ResponseUsage`` requires (an ``int``), and code reading it from a recording made with
+the simulator got ``None``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from functools import cache
+from typing import Any
+
+import httpx2
+import pytest
+from pydantic import BaseModel, TypeAdapter
+
+from replaygate.http.sse import parse_events
+from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
+from replaygate.sim import Simulator
+from sdks import anthropic, openai
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+ASK_ANTHROPIC = {
+    "model": "claude-sonnet-4-6",
+    "max_tokens": 2048,
+    "messages": [{"role": "user", "content": "hi"}],
+}
+ASK_CHAT = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}
+ASK_RESPONSES = {"model": "gpt-4o", "input": "hi"}
+CHAT_TOOL = {"type": "function", "function": {"name": "weather", "parameters": SCHEMA}}
+REASONING = {"model": "o4-mini", "reasoning": {"effort": "low", "summary": "auto"}}
+CASES = [
+    pytest.param("/v1/messages", ASK_ANTHROPIC, {}, id="messages"),
+    pytest.param(
+        "/v1/messages",
+        ASK_ANTHROPIC,
+        {"tools": [{"name": "weather", "input_schema": SCHEMA}]},
+        id="messages-tools",
+    ),
+    pytest.param(
+        "/v1/messages",
+        ASK_ANTHROPIC,
+        {"thinking": {"type": "enabled", "budget_tokens": 1024}},
+        id="messages-thinking",
+    ),
+    pytest.param("/v1/chat/completions", ASK_CHAT, {"n": 2}, id="chat-n"),
+    pytest.param("/v1/chat/completions", ASK_CHAT, {"tools": [CHAT_TOOL]}, id="chat-tools"),
+    pytest.param(
+        "/v1/chat/completions",
+        ASK_CHAT,
+        {"model": "o4-mini", "reasoning_effort": "low"},
+        id="chat-reasoning",
+    ),
+    pytest.param("/v1/responses", ASK_RESPONSES, {}, id="responses"),
+    pytest.param(
+        "/v1/responses",
+        ASK_RESPONSES,
+        {"tools": [{"type": "function", "name": "weather", "parameters": SCHEMA}]},
+        id="responses-tools",
+    ),
+    pytest.param(
+        "/v1/responses",
+        ASK_RESPONSES,
+        {**REASONING, "max_output_tokens": 16},
+        id="responses-reasoning-cut",
+    ),
+]
+
+
+class CallsOnce:
+    """Calls the first tool offered, or answers."""
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        if tools:
+            call = ToolCall(id="call_1", name=tools[0].name, arguments={"city": "Paris"})
+            return ModelResponse(tool_calls=(call,), stop_reason="tool_use")
+        return ModelResponse(text="Paris is sunny.")
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior=CallsOnce()) as running:
+        yield running
+
+
+def unknown_fields(value: Any, path: str = "") -> list[str]:
+    """The paths of the fields in ``value`` (a validated SDK object) its types do not know."""
+    if isinstance(value, BaseModel):
+        found = [f"{path}.{name}" for name in value.model_extra or {}]
+        for name in type(value).model_fields:
+            found += unknown_fields(getattr(value, name), f"{path}.{name}")
+        return found
+    if isinstance(value, list):
+        return [p for i, item in enumerate(value) for p in unknown_fields(item, f"{path}[{i}]")]
+    return []
+
+
+def types(route: str) -> tuple[Any, Any]:
+    """The SDK's type of ``route``'s body, and of one of its stream's events."""
+    if route == "/v1/messages":
+        return anthropic.types.Message, anthropic.types.RawMessageStreamEvent
+    if route == "/v1/chat/completions":
+        chat = openai.types.chat
+        return chat.ChatCompletion, chat.ChatCompletionChunk
+    responses = openai.types.responses
+    return responses.Response, responses.ResponseStreamEvent
+
+
+@cache
+def adapter(kind: Any) -> TypeAdapter[Any]:
+    """A validator of ``kind``, built once (an event union's takes tens of milliseconds)."""
+    return TypeAdapter(kind)
+
+
+def assert_reads_strictly(kind: Any, data: Any) -> None:
+    assert unknown_fields(adapter(kind).validate_python(data)) == [], data
+
+
+@pytest.mark.parametrize(("route", "ask", "extra"), CASES)
+def test_an_answer_and_its_stream_read_as_the_sdk_s_types(
+    sim: Simulator, route: str, ask: dict[str, Any], extra: dict[str, Any]
+) -> None:
+    body_type, event_type = types(route)
+    headers = {
+        "x-api-key": "test",
+        "anthropic-version": "2023-06-01",
+        "authorization": "Bearer test",
+    }
+    with httpx2.Client(base_url=sim.url, headers=headers) as client:
+        whole = client.post(route, json={**ask, **extra})
+        streamed = client.post(route, json={**ask, **extra, "stream": True})
+    assert whole.status_code == streamed.status_code == 200, whole.text
+    assert_reads_strictly(body_type, whole.json())
+    events = [e for e in parse_events(streamed.content) if e.data not in ("", "[DONE]")]
+    assert events
+    for event in events:
+        data = json.loads(event.data)
+        if data.get("type") != "ping":  # the anthropic SDK reads a ping apart from its events
+            assert_reads_strictly(event_type, data)
