@@ -34,12 +34,19 @@ class Counter:
 
 
 async def _streamed(base_url: str, delays: Sequence[float]) -> list[str]:
-    """Identical streamed requests sent in turn, each read at its own pace."""
+    """Identical streamed requests sent in turn, each read at its own pace. A send starts
+    once the one before it has its answer's head, so the order of the sends is the same
+    in every run (a timer alone does not fix it: the SDK's first call of a process waits
+    on a thread before it sends, which a loaded machine makes later than the next call's
+    timer)."""
     client = openai.AsyncOpenAI(api_key="k", base_url=base_url, max_retries=0)
+    sent = [asyncio.Event() for _ in delays]
 
     async def ask(order: int, per_chunk: float) -> str:
-        await asyncio.sleep(order * 0.02)  # the order the sends are made
+        if order:
+            await sent[order - 1].wait()
         stream = await client.chat.completions.create(model="g", messages=ASK, stream=True)
+        sent[order].set()
         text = ""
         async for chunk in stream:
             text += chunk.choices[0].delta.content or "" if chunk.choices else ""
@@ -50,10 +57,22 @@ async def _streamed(base_url: str, delays: Sequence[float]) -> list[str]:
 
 
 async def _plain(base_url: str, count: int) -> list[str]:
-    client = openai.AsyncOpenAI(api_key="k", base_url=base_url, max_retries=0)
+    """Identical requests sent in turn: each once the one before it is on its way (its
+    client's request hook ran), for the reason :func:`_streamed` gives."""
+    sent = [asyncio.Event() for _ in range(count)]
+
+    async def on_request(request: Any) -> None:
+        next(event for event in sent if not event.is_set()).set()
+
+    http_client = openai.DefaultAsyncHttpxClient(event_hooks={"request": [on_request]})
+    client = openai.AsyncOpenAI(
+        api_key="k", base_url=base_url, max_retries=0, http_client=http_client
+    )
 
     async def ask(order: int) -> str:
-        await asyncio.sleep(order * 0.05)
+        if order:
+            await sent[order - 1].wait()
+            await asyncio.sleep(0.05)  # and reaches the server after it
         reply = await client.chat.completions.create(model="g", messages=ASK)
         return reply.choices[0].message.content or ""
 
