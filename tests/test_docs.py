@@ -234,6 +234,42 @@ def test_a_quick_start_installs_the_extras_its_commands_need(name: str, heading:
     assert commands and needed <= installed, (name, needed - installed)
 
 
+IMPORTED = {  # an extra's modules, as a block imports them
+    "openai": "openai", "google": "gemini", "httpx": "httpx", "aiohttp": "aiohttp",
+    "requests": "requests", "matplotlib": "report", "yaml": "cassettes",
+}  # fmt: skip
+
+
+def _imported(code: str) -> set[str]:
+    tree = ast.parse(dedent(code))
+    return {
+        name.split(".")[0]
+        for node in ast.walk(tree)
+        for name in (
+            [alias.name for alias in node.names] if isinstance(node, ast.Import)
+            else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+            else []
+        )
+    }  # fmt: skip
+
+
+def test_a_page_names_the_extra_of_each_sdk_its_blocks_import() -> None:
+    """A reader who installed the quick start's ``replaygate[anthropic]`` is told, before
+    a block that imports ``openai`` (or ``requests``, ...), which extra installs it."""
+    unnamed = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for m in FENCED.finditer(text):
+            if m[1] != "python":
+                continue
+            named = {x for found in EXTRAS.findall(text[: m.start()]) for x in found.split(",")}
+            for module in sorted(_imported(m[2])):
+                if IMPORTED.get(module, "anthropic") not in named | {"anthropic"}:
+                    line = text[: m.start()].count("\n") + 1
+                    unnamed.append(f"{page.name}:{line}: {module} ({IMPORTED[module]})")
+    assert unnamed == [], f"blocks import what no pip install named before them: {unnamed}"
+
+
 def test_the_readme_names_every_make_target() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     targets = re.search(r"^\.PHONY: (.*)$", makefile, re.M)
