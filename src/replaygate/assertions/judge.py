@@ -14,6 +14,7 @@ from replaygate.assertions.errors import JudgeIndependenceError
 from replaygate.assertions.independence import (
     FamilyRule,
     check_independence,
+    exact_only,
     model_id_of,
     told_id,
     vendor_family,
@@ -75,6 +76,21 @@ def _under_test_id(model: Model, under_test: Model | str) -> str:
     return told_id(found, "the model under test", "under_test")
 
 
+def _check_sent_id(model: Model, judge_id: str | None, under_test_id: str) -> None:
+    """Refuse a judge whose model sends the model under test's id, whatever ``judge_id``
+    says: ``judge_id`` names a model whose id cannot be read, never another model."""
+    sent = model_id_of(model)
+    if judge_id is None or sent is None:
+        return
+    try:
+        check_independence(sent, under_test_id, exact_only)
+    except JudgeIndependenceError as err:
+        raise JudgeIndependenceError(
+            f"judge_id={judge_id!r} names the judge, but its {type(model).__name__} sends "
+            f"model {sent!r}: {err}"
+        ) from None
+
+
 class Judge:
     """Grades a text with ``model`` against ``rubric``; passes at ``grade >= threshold``.
 
@@ -109,6 +125,7 @@ class Judge:
         self.judge_id = _judge_id(model, judge_id)
         self.under_test_id = _under_test_id(model, under_test)
         check_independence(self.judge_id, self.under_test_id, family_rule)
+        _check_sent_id(model, judge_id, self.under_test_id)
         self.model = model
         self.rubric = rubric
         self.threshold = threshold
