@@ -158,7 +158,9 @@ def test_score_errors_name_the_row(results: Path, tmp_path: Path) -> None:
     with pytest.raises(CalibrationError, match="cannot read the automatic verdicts"):
         score_sheet(sheet)
     (tmp_path / "bare.csv").write_text("item,label\n1,pass\n")
-    (tmp_path / "v.json").write_text('{"format": "replaygate.calibration", "items": {}}')
+    (tmp_path / "v.json").write_text(
+        '{"format": "replaygate.calibration", "version": 1, "items": {}}'
+    )
     with pytest.raises(CalibrationError, match="missing column\\(s\\) assertion, case, checks"):
         score_sheet(tmp_path / "bare.csv", sidecar=tmp_path / "v.json")
     (tmp_path / "v.json").write_text('{"format": "other"}')
@@ -236,8 +238,8 @@ def test_a_sheet_saved_by_a_spreadsheet_with_a_byte_order_mark_is_scored(
         ),
         (
             b"item,label\n",
-            b'{"format": "replaygate.calibration", "items": {"1": 5}}',
-            "v.json: items.1: expected an object with assertion, automatic, case, sample",
+            b'{"format": "replaygate.calibration", "version": 1, "items": {"1": 5}}',
+            "v.json: items.1: must be an object, got 5",
         ),
         (  # it was "(invalid continuation byte at byte 14)"
             b"item,label\n1,r\xe9ussi\n",
@@ -266,7 +268,9 @@ def test_a_sheet_or_sidecar_that_cannot_be_read_is_named(
     (tmp_path / "bare.csv").write_bytes(sheet)
     (tmp_path / "v.json").write_bytes(sidecar)
     if sidecar == b"{}":
-        (tmp_path / "v.json").write_text('{"format": "replaygate.calibration", "items": {}}')
+        (tmp_path / "v.json").write_text(
+            '{"format": "replaygate.calibration", "version": 1, "items": {}}'
+        )
     with pytest.raises(CalibrationError, match=message):
         score_sheet(tmp_path / "bare.csv", sidecar=tmp_path / "v.json")
 

@@ -24,11 +24,19 @@ from replaygate.errors import (
     ReplaygateError,
     located,
     looks_like_utf16,
-    not_utf8_text,
+    shown_file,
     undecodable_byte,
 )
-from replaygate.jsondoc import syntax_error
-from replaygate.jsonfields import escape_surrogates
+from replaygate.jsondoc import FieldError, check_document, got, read_json
+from replaygate.jsonfields import (
+    count,
+    each,
+    escape_surrogates,
+    fields_of,
+    mapping,
+    present,
+    text_field,
+)
 from replaygate.outputs import write_text
 from replaygate.regular import read_regular_text
 from replaygate.sampling.results import (
@@ -41,6 +49,8 @@ SIDECAR_FORMAT = "replaygate.calibration"
 COLUMNS = ("item", "case", "sample", "assertion", "kind", "checks", "output", "label")
 PASS_LABELS = frozenset({"pass", "p", "yes", "y", "1", "true", "ok"})
 FAIL_LABELS = frozenset({"fail", "f", "no", "n", "0", "false"})
+CELL_LIMIT = 32_767
+"""The most characters a spreadsheet's cell holds (Excel's limit; LibreOffice's is larger)."""
 
 
 class CalibrationError(ReplaygateError):
@@ -70,9 +80,23 @@ def cohen_kappa(pairs: Sequence[tuple[bool, bool]]) -> float | None:
 
 def _output_text(output: Any) -> str:
     """The output a person reads: text as it is, anything else as JSON; half of a
-    surrogate pair (not valid text) written as its escape ``\\ud800``."""
+    surrogate pair (not valid text) written as its escape ``\\ud800``. An output longer
+    than a spreadsheet's cell holds is cut, saying so (a spreadsheet would cut or split
+    it, and a cell beyond ``csv``'s field limit could not be read back)."""
     text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
-    return escape_surrogates(text)
+    text = escape_surrogates(text)
+    if len(text) <= CELL_LIMIT:
+        return text
+    kept = CELL_LIMIT - 80
+    return f"{text[:kept]} [... cut: {len(text) - kept:,} more characters, in the results file]"
+
+
+def _reader(handle: io.StringIO, text: str) -> csv.DictReader[str]:
+    """The rows of the sheet ``text``, cells split at commas, or at the semicolons or tabs
+    of a header so split (a spreadsheet's CSV in a locale whose decimal mark is a comma)."""
+    header = text.split("\n", 1)[0].rstrip("\r")
+    delimiter = next((d for d in ";\t" if tuple(header.split(d)) == COLUMNS), ",")
+    return csv.DictReader(handle, delimiter=delimiter)
 
 
 _AWAY = "export to another file, or move it away first (nothing was written)"
@@ -98,7 +122,7 @@ def _refuse_labelled(sheet: Path) -> None:
         return
     with io.StringIO(text, newline="") as handle:
         try:
-            reader = csv.DictReader(handle)
+            reader = _reader(handle, text)
             if tuple(reader.fieldnames or ()) != COLUMNS:
                 raise CalibrationError(
                     f"{sheet}: is not a calibration sheet (its first line is not "
@@ -224,10 +248,6 @@ def parse_label(text: str, where: str) -> bool | None:
     raise CalibrationError(f"{where}: label {text!r} is neither pass nor fail (or empty)")
 
 
-_ITEM_FIELDS = frozenset({"case", "sample", "assertion", "automatic"})
-"""What the sidecar keeps of each row of the sheet."""
-
-
 def _not_utf8(sheet: Path, err: UnicodeDecodeError) -> str:
     """Where and why ``sheet`` is not UTF-8 text, as the fixture store says it: UTF-16, or
     the line and column of the first byte that is not UTF-8."""
@@ -237,33 +257,39 @@ def _not_utf8(sheet: Path, err: UnicodeDecodeError) -> str:
     return f"{located(str(sheet), line)}: {reason}"
 
 
-def _read_sidecar(path: Path) -> dict[str, Any]:
-    try:
-        document = json.loads(read_regular_text(path))
-    except OSError as err:
+def _verdict(item: str, entry: Any) -> tuple[str, dict[str, Any]]:
+    """One item of the sidecar: what the sheet's row must name, and the automatic verdict
+    (a hand edit such as ``"automatic": true`` would be scored as a fail)."""
+    entry = mapping(entry)
+    text_field(entry, "case")
+    text_field(entry, "assertion")
+    count(entry, "sample", 0)
+    automatic = present(entry, "automatic", "'pass' or 'fail'")
+    if automatic not in ("pass", "fail"):
+        raise FieldError("automatic", f"must be 'pass' or 'fail', got {got(automatic)}")
+    return item, entry
+
+
+def _read_sidecar(path: Path) -> dict[str, dict[str, Any]]:
+    """The items of the sidecar at ``path``, each checked: a key named twice, a wrong type
+    deep inside or another version is refused with the field's path, never scored."""
+    if not os.path.lexists(path):
         raise CalibrationError(
-            f"{path}: cannot read the automatic verdicts ({err.strerror}); "
-            "the sidecar is written beside the sheet by `replaygate calibrate export`"
-        ) from None
-    except UnicodeDecodeError as err:
-        raise CalibrationError(f"{path}: {not_utf8_text(err, byte=False)}") from None
-    except json.JSONDecodeError as err:
-        raise CalibrationError(f"{path}: not JSON: {syntax_error(err)}") from None
-    except RecursionError:
-        raise CalibrationError(f"{path}: not JSON this reader accepts: nested too deeply") from None
-    except ValueError as err:  # an integer of more digits than Python converts
-        raise CalibrationError(f"{path}: not JSON this reader accepts: {err}") from None
-    if not isinstance(document, dict) or document.get("format") != SIDECAR_FORMAT:
-        raise CalibrationError(f"{path}: not a calibration sidecar")
-    items = document.get("items")
-    if not isinstance(items, dict):
-        raise CalibrationError(f"{path}: field 'items' is missing")
-    for item, entry in items.items():
-        if not isinstance(entry, dict) or not entry.keys() >= _ITEM_FIELDS:
-            raise CalibrationError(
-                f"{path}: items.{item}: expected an object with {', '.join(sorted(_ITEM_FIELDS))}"
-            )
-    return items
+            f"{shown_file(str(path))}: cannot read the automatic verdicts: no such file; "
+            "the sidecar is written beside the sheet by `replaygate calibrate export` "
+            "(--verdicts names another)"
+        )
+    name = shown_file(str(path))
+    document = check_document(
+        read_json(path, "the automatic verdicts", CalibrationError),
+        name,
+        format=SIDECAR_FORMAT,
+        version=1,
+        what="a calibration sidecar",
+        error=CalibrationError,
+    )
+    with fields_of(name, CalibrationError):
+        return dict(each(document, "items", _verdict, key="item"))
 
 
 def _check_row(row: dict[Any, Any], columns: int, where: str, seen: dict[str, str]) -> None:
@@ -291,8 +317,6 @@ def score_sheet(
     sheet_path = Path(sheet)
     sidecar_file = Path(sidecar) if sidecar else sidecar_path(sheet_path)
     items = _read_sidecar(sidecar_file)
-    pairs: dict[str, list[tuple[bool, bool]]] = {}
-    unlabelled: dict[str, int] = {}
     try:
         # A spreadsheet saving as "CSV UTF-8" starts the file with a byte order mark.
         text = read_regular_text(sheet_path).removeprefix("\ufeff")
@@ -303,36 +327,13 @@ def score_sheet(
             f"{_not_utf8(sheet_path, err)}: save the sheet as CSV UTF-8"
         ) from None
     with io.StringIO(text, newline="") as handle:
-        reader = csv.DictReader(handle)
-        missing = sorted(set(COLUMNS) - set(reader.fieldnames or ()))
-        if missing:
-            raise CalibrationError(f"{sheet_path}: missing column(s) {', '.join(missing)}")
-        seen: dict[str, str] = {}
-        for row in reader:
-            where = f"{sheet_path}:{reader.line_num}"
-            _check_row(row, len(reader.fieldnames or ()), where, seen)
-            expected = items.get(row["item"])
-            if expected is None:
-                raise CalibrationError(f"{where}: item {row['item']!r} is not in the sidecar")
-            same = (row["case"], row["sample"], row["assertion"]) == (
-                expected["case"],
-                str(expected["sample"]),
-                expected["assertion"],
-            )
-            if not same:
-                raise CalibrationError(
-                    f"{where}: item {row['item']} does not match the sidecar "
-                    f"({expected['case']} sample {expected['sample']} {expected['assertion']}); "
-                    "was the sheet edited beyond its label column?"
-                )
-            name = row["assertion"]
-            pairs.setdefault(name, [])
-            unlabelled.setdefault(name, 0)
-            human = parse_label(row["label"] or "", where)
-            if human is None:
-                unlabelled[name] += 1
-            else:
-                pairs[name].append((human, expected["automatic"] == "pass"))
+        reader = _reader(handle, text)
+        try:
+            pairs, unlabelled, seen = _labelled_rows(reader, sheet_path, items)
+        except csv.Error as err:  # a cell beyond the field limit (131,072 characters)
+            raise CalibrationError(
+                f"{sheet_path}:{reader.reader.line_num}: not a CSV row this reader takes: {err}"
+            ) from None
     rowless = [item for item in items if item not in seen]
     if rowless:
         raise CalibrationError(
@@ -341,6 +342,45 @@ def score_sheet(
             "label counts as unlabelled)"
         )
     return [Agreement(name, tuple(p), unlabelled[name]) for name, p in pairs.items()]
+
+
+def _labelled_rows(
+    reader: csv.DictReader[str], sheet_path: Path, items: dict[str, dict[str, Any]]
+) -> tuple[dict[str, list[tuple[bool, bool]]], dict[str, int], dict[str, str]]:
+    """Per assertion, the (human, automatic) pairs and the unlabelled rows; and the items
+    the sheet's rows named, with where."""
+    missing = sorted(set(COLUMNS) - set(reader.fieldnames or ()))
+    if missing:
+        raise CalibrationError(f"{sheet_path}: missing column(s) {', '.join(missing)}")
+    pairs: dict[str, list[tuple[bool, bool]]] = {}
+    unlabelled: dict[str, int] = {}
+    seen: dict[str, str] = {}
+    for row in reader:
+        where = f"{sheet_path}:{reader.line_num}"
+        _check_row(row, len(reader.fieldnames or ()), where, seen)
+        expected = items.get(row["item"])
+        if expected is None:
+            raise CalibrationError(f"{where}: item {row['item']!r} is not in the sidecar")
+        same = (row["case"], row["sample"], row["assertion"]) == (
+            expected["case"],
+            str(expected["sample"]),
+            expected["assertion"],
+        )
+        if not same:
+            raise CalibrationError(
+                f"{where}: item {row['item']} does not match the sidecar "
+                f"({expected['case']} sample {expected['sample']} {expected['assertion']}); "
+                "was the sheet edited beyond its label column?"
+            )
+        name = row["assertion"]
+        pairs.setdefault(name, [])
+        unlabelled.setdefault(name, 0)
+        human = parse_label(row["label"] or "", where)
+        if human is None:
+            unlabelled[name] += 1
+        else:
+            pairs[name].append((human, expected["automatic"] == "pass"))
+    return pairs, unlabelled, seen
 
 
 def _spans(items: Sequence[str]) -> str:

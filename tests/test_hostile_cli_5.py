@@ -1,0 +1,190 @@
+"""Hostile input to the command line's files: a calibration sheet and its sidecar.
+
+A sheet holding an output longer than ``csv``'s field limit (131,072 characters), as
+``calibrate export`` wrote it, ended ``calibrate score`` in a ``_csv.Error`` traceback;
+a sidecar edited by hand was read as far as it could be (``"automatic": true`` scored as
+a fail, a key named twice as its last value, another version as this one); a sheet a
+spreadsheet saved with semicolons lacked every column.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from replaygate.assertions import contains_check
+from replaygate.sampling import run_sampled, write_results
+from replaygate.sampling.calibration import CELL_LIMIT
+from run_cli import replaygate
+
+LONG = "RAG retrieves context. " * 9_000  # 207,000 characters
+
+
+def exported(folder: Path, output: str) -> Path:
+    """A sheet of 3 rows exported from results whose one output is ``output``, labelled."""
+    checks = [contains_check(["context"], kind="gate")]
+    write_results(
+        folder / "results.json", [run_sampled(lambda i: output, 3, 2, checks, case="rag")]
+    )
+    done = replaygate(
+        "calibrate", "export", "results.json", "--seed", "1", "--out", "s.csv", cwd=folder
+    )
+    assert done.returncode == 0, done
+    path = folder / "s.csv"
+    rows = rows_of(path)
+    for row in rows:
+        row["label"] = "pass"
+    write_sheet(path, rows)
+    return path
+
+
+@pytest.fixture
+def sheet(tmp_path: Path) -> Path:
+    """A labelled sheet of short outputs."""
+    return exported(tmp_path, "RAG adds context.")
+
+
+@pytest.fixture
+def long_sheet(tmp_path: Path) -> Path:
+    """A labelled sheet of an output longer than ``csv``'s field limit."""
+    return exported(tmp_path, LONG)
+
+
+def write_sheet(path: Path, rows: list[dict[str, str]], delimiter: str = ",") -> None:
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), delimiter=delimiter)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def score(sheet: Path, *args: str) -> tuple[int, str, str]:
+    done = replaygate("calibrate", "score", sheet.name, *args, cwd=sheet.parent)
+    return done.returncode, done.stdout, done.stderr
+
+
+def rows_of(sheet: Path) -> list[dict[str, str]]:
+    """The rows of ``sheet``, a cell of any length (the field limit is ``csv``'s, global)."""
+    limit = csv.field_size_limit(len(LONG) * 2)
+    try:
+        with sheet.open(encoding="utf-8", newline="") as handle:
+            return list(csv.DictReader(handle))
+    finally:
+        csv.field_size_limit(limit)
+
+
+def test_an_output_longer_than_a_cell_is_cut_saying_so_and_the_sheet_scores(
+    long_sheet: Path,
+) -> None:
+    sheet = long_sheet
+    output = rows_of(sheet)[0]["output"]
+    assert len(output) <= CELL_LIMIT
+    assert output.startswith(LONG[:1000])
+    assert output.endswith(
+        f"[... cut: {len(LONG) - (CELL_LIMIT - 80):,} more characters, in the results file]"
+    )
+    code, out, err = score(sheet)
+    assert (code, err) == (0, ""), err
+    assert out.splitlines()[1].split()[:3] == ["contains", "3", "1.00"]
+
+
+def test_a_cell_beyond_the_csv_field_limit_is_named_by_its_line(sheet: Path) -> None:
+    rows = rows_of(sheet)
+    rows[1]["output"] = LONG  # pasted back whole by hand
+    write_sheet(sheet, rows)
+    code, _, err = score(sheet)
+    assert code == 2
+    assert err == (
+        "Error: s.csv:3: not a CSV row this reader takes: field larger than field limit (131072)\n"
+    )
+
+
+@pytest.mark.parametrize("delimiter", [";", "\t"], ids=["semicolons", "tabs"])
+def test_a_sheet_saved_with_semicolons_or_tabs_scores_as_with_commas(
+    sheet: Path, delimiter: str
+) -> None:
+    expected = score(sheet)
+    write_sheet(sheet, rows_of(sheet), delimiter)
+    assert score(sheet) == expected
+
+
+def test_a_labelled_sheet_saved_with_semicolons_is_not_exported_over(sheet: Path) -> None:
+    write_sheet(sheet, rows_of(sheet), ";")
+    before = sheet.read_bytes()
+    done = replaygate(
+        "calibrate", "export", "results.json", "--seed", "1", "--out", "s.csv", cwd=sheet.parent
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("Error: s.csv: holds 3 label(s) already;"), done.stderr
+    assert sheet.read_bytes() == before
+
+
+EDITS = [
+    (
+        lambda d: d["items"]["1"].update(automatic="maybe"),
+        "s.verdicts.json: items.1.automatic: must be 'pass' or 'fail', got 'maybe'",
+    ),
+    (
+        lambda d: d["items"]["2"].update(automatic=True),
+        "s.verdicts.json: items.2.automatic: must be 'pass' or 'fail', got true",
+    ),
+    (
+        lambda d: d["items"]["1"].pop("automatic"),
+        "s.verdicts.json: items.1.automatic: is missing; it must be 'pass' or 'fail'",
+    ),
+    (
+        lambda d: d["items"]["1"].update(case=5),
+        "s.verdicts.json: items.1.case: must be a non-empty string, got 5",
+    ),
+    (
+        lambda d: d["items"]["1"].update(sample="0"),
+        "s.verdicts.json: items.1.sample: must be an integer, got '0'",
+    ),
+    (
+        lambda d: d["items"]["3"].update(assertion=None),
+        "s.verdicts.json: items.3.assertion: must be a non-empty string, got null",
+    ),
+    (
+        lambda d: d.update(items=list(d["items"].values())),
+        "s.verdicts.json: items: must be an object keyed by item, got a list",
+    ),
+    (lambda d: d.update(version=2), "s.verdicts.json: unsupported version 2"),
+    (lambda d: d.update(version="1"), "s.verdicts.json: version: must be an integer, got '1'"),
+]
+
+
+@pytest.mark.parametrize(("edit", "message"), EDITS, ids=[m.split(": ")[1] for _, m in EDITS])
+def test_a_sidecar_edited_by_hand_is_refused_naming_the_field(
+    sheet: Path, edit: object, message: str
+) -> None:
+    side = sheet.with_name("s.verdicts.json")
+    document = json.loads(side.read_text())
+    edit(document)  # type: ignore[operator]
+    side.write_text(json.dumps(document))
+    code, out, err = score(sheet)
+    assert (code, out, err) == (2, "", f"Error: {message}\n")
+
+
+def test_a_sidecar_naming_a_key_twice_is_refused(sheet: Path) -> None:
+    side = sheet.with_name("s.verdicts.json")
+    text = side.read_text()
+    side.write_text(
+        text.replace('"automatic": "pass"', '"automatic": "fail", "automatic": "pass"', 1)
+    )
+    code, _, err = score(sheet)
+    assert code == 2
+    assert err.startswith("Error: s.verdicts.json: not JSON this reader accepts: ")
+    assert "automatic" in err and "twice" in err, err
+
+
+def test_a_missing_sidecar_says_where_it_comes_from(sheet: Path) -> None:
+    sheet.with_name("s.verdicts.json").rename(sheet.with_name("elsewhere.json"))
+    code, _, err = score(sheet)
+    assert code == 2
+    assert err == (
+        "Error: s.verdicts.json: cannot read the automatic verdicts: no such file; the "
+        "sidecar is written beside the sheet by `replaygate calibrate export` (--verdicts "
+        "names another)\n"
+    )
