@@ -1,14 +1,18 @@
 """Outputs that vary, used as a team would: a judge named as another model while its
-model sends the model under test's id (law 8)."""
+model sends the model under test's id (law 8); shards of two runs merged as one."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from replaygate.assertions import Judge, JudgeIndependenceError
+from replaygate.evals.shards import Shard
+from replaygate.examples.research_copilot import shipped_eval_cases
 from replaygate.models.replay import ReplayModel
+from run_cli import replaygate
 
 RUBRIC = "The answer cites its source. 5: cited; 1: not cited."
 
@@ -43,3 +47,42 @@ def test_a_judge_id_still_names_a_model_whose_id_tells_no_base_model(tmp_path: P
     assert judge.judge_id == "gpt-4o"
     with pytest.raises(JudgeIndependenceError, match="both are of family 'anthropic'"):
         Judge(deployment, RUBRIC, threshold=4, under_test="claude-sonnet-4-5", judge_id="claude-3")
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
+def test_shards_run_with_other_request_settings_are_refused(tmp_path: Path) -> None:
+    # One store holds the recordings of both system prompts: each shard replayed, the
+    # store's digest agreed, and the merge passed off two runs' cases as one run's.
+    shipped = [json.loads(line) for line in shipped_eval_cases().read_text("utf-8").splitlines()]
+    first = next(c for c in shipped if Shard(1, 2).holds(c["id"]))
+    second = next(c for c in shipped if Shard(2, 2).holds(c["id"]))
+    lines = (json.dumps({**c, "samples": 1, "floor": 1}) + "\n" for c in (first, second))
+    (tmp_path / "cases.jsonl").write_text("".join(lines), "utf-8")
+    run = ("--agent", "replaygate.examples.research_copilot:copilot", "--cases", "cases.jsonl",
+           "--fixtures", "fixtures.jsonl", "--no-progress")  # fmt: skip
+    for system in ((), ("--system", "Be brief.")):
+        record = ("--record-mode", "record-missing", "--approve-live", "--simulator")
+        recorded = replaygate("eval", *run, *system, *record, "--no-history", cwd=tmp_path)
+        assert recorded.returncode == 0, recorded.stderr
+    parts = ["s1.json", "s2.json"]
+    for index, system in enumerate([(), ("--system", "Be brief.")], 1):
+        ran = replaygate(
+            "eval", *run, *system, "--shard", f"{index}/2", "--out", parts[index - 1], cwd=tmp_path
+        )
+        assert ran.returncode == 0, ran.stderr
+    refused = replaygate("eval", "merge", *parts, "--out", "merged.json", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr.startswith(
+        "Error: s2.json: sent other requests than s1.json (eval.settings_digest '"
+    )
+    assert "the request settings (model, max_tokens, system) changed between these shards" in (
+        refused.stderr
+    )
+    assert not (tmp_path / "merged.json").exists()
+    again = replaygate("eval", *run, "--shard", "2/2", "--out", "s2.json", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    merged = replaygate("eval", "merge", *parts, "--out", "merged.json", "--no-history",
+                        cwd=tmp_path)  # fmt: skip
+    assert merged.returncode == 0, merged.stderr
+    assert "settings_digest" not in (tmp_path / "merged.json").read_text("utf-8")

@@ -55,7 +55,7 @@ from replaygate.evals.progress import reporter
 from replaygate.evals.recording import RecordRecipe, offline
 from replaygate.evals.results import EvalResults, load_eval_results, project_path
 from replaygate.evals.runner import run_eval
-from replaygate.evals.shards import Shard, merge, shards_digest
+from replaygate.evals.shards import Shard, merge, settings_digest, shards_digest
 from replaygate.fixtures import hits
 from replaygate.fixtures.modes import RECORDING_MODES, require_approval
 from replaygate.fixtures.spending import spending_cap
@@ -241,6 +241,7 @@ def eval_cmd(
     }
     if shard is not None:
         cases, info["shard"] = shard.select(cases)
+        info["settings_digest"] = settings_digest(settings)
         if record_mode is None and fixtures.exists():  # what each shard replays: one store
             info["fixtures_digest"] = store_checksum(fixtures)
     history = None if shard is not None or no_history else history_path or config.history_path

@@ -12,6 +12,7 @@ apart: each shard's timing is kept under ``shards``).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -22,6 +23,7 @@ from typing import Any, TypeVar
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.results import CaseResult, EvalResults
+from replaygate.models.replay import RequestSettings
 
 C = TypeVar("C", bound=EvalCase)
 _SPEC = re.compile(r"(\d+)/(\d+)")
@@ -34,21 +36,28 @@ SAME_RUN = (
     "agent",
     "fixtures",
     "fixtures_digest",
+    "settings_digest",
     "prices",
     "commit",
     "replaygate_version",
 )
 """Run information every shard of one run must agree on (the merged results state it once)."""
-_DIGESTS = {
-    "cases_digest": ("ran other cases", "cases file", "cases_file"),
-    "fixtures_digest": ("replayed other fixtures", "fixture store", "fixtures"),
+_DIGESTS: dict[str, tuple[str, str, str | None]] = {
+    "cases_digest": ("ran other cases", "the cases file", "cases_file"),
+    "fixtures_digest": ("replayed other fixtures", "the fixture store", "fixtures"),
+    "settings_digest": (
+        "sent other requests",
+        "the request settings (model, max_tokens, system)",
+        None,
+    ),
 }
-"""The digests of what a shard read: what differs, what it is, and the run information
-naming it."""
-SHARD_ONLY = ("shard", "time", "fixtures_digest")
+"""The digests of what a shard read or sent: what differs, what it is, and the run
+information naming it (None: none does)."""
+SHARD_ONLY = ("shard", "time", "fixtures_digest", "settings_digest")
 """Run information of a shard that the merged results do not keep, as a serial run
-writes none of it: where the shard stood, its time (kept under ``shards``) and the
-digest of the store it replayed (checked to agree across the shards)."""
+writes none of it: where the shard stood, its time (kept under ``shards``), the digest
+of the store it replayed and that of its request settings (checked to agree across the
+shards)."""
 MAX_SHARDS = 10_000
 """The most shards a run is split into: each is a file `eval merge` must be given."""
 
@@ -122,10 +131,11 @@ def merge(
                 continue
             if key in _DIGESTS and mine is not None and first is not None:
                 what, noun, named = _DIGESTS[key]
+                called = "" if named is None else f" {part.info.get(named)!r}"
                 raise ResultsError(
                     f"{name}: {what} than {names[0]} (eval.{key} {mine!r}, not {first!r}): "
-                    f"the {noun} {part.info.get(named)!r} changed between these shards; run "
-                    "every shard on one version of it"
+                    f"{noun}{called} changed between these shards; run every shard on one "
+                    "version of it"
                 )
             raise ResultsError(
                 f"{name}: {key} is {mine!r}, but {first!r} in {names[0]}: these shards come "
@@ -219,6 +229,14 @@ def _place(
                 )
             placed[position] = _Placed(case, name, i)
     return placed
+
+
+def settings_digest(settings: RequestSettings) -> str:
+    """A SHA-256 (hex) of the request settings (model, ``max_tokens``, system prompt,
+    interface and its version): shards run with other ``--max-tokens`` or ``--system``
+    replay other recordings of the same store, and are two runs."""
+    text = json.dumps(dataclasses.asdict(settings), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def shards_digest(parts: Sequence[EvalResults]) -> str:
