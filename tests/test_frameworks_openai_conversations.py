@@ -110,6 +110,30 @@ def test_a_conversation_and_a_previous_response_together_are_refused() -> None:
             )
 
 
+def test_a_null_conversation_is_none_and_a_conversation_of_another_type_is_refused() -> None:
+    """The SDK's ``conversation`` is ``Optional``: ``conversation=None`` sends
+    ``"conversation": null``, which the API reads as no conversation (the simulator refused
+    it as a conversation of the wrong type, and let JSON mode pass without the word "json"
+    as if the conversation held it)."""
+    with Simulator(behavior="echo") as sim:
+        client = openai.OpenAI(api_key="test", base_url=sim.openai_base_url, max_retries=0)
+        first = client.responses.create(model="gpt-sim-1", input="hi", conversation=None)
+        later = client.responses.create(
+            model="gpt-sim-1", input="again", conversation=None, previous_response_id=first.id
+        )
+        assert (first.output_text, later.output_text) == ("echo: hi", "echo: again")
+        assert later.conversation is None
+        with pytest.raises(openai.BadRequestError, match="json"):
+            client.responses.create(
+                model="gpt-sim-1",
+                input="hi",
+                conversation=None,
+                text={"format": {"type": "json_object"}},
+            )
+        with pytest.raises(openai.BadRequestError, match="Invalid type for 'conversation'"):
+            client.responses.create(model="gpt-sim-1", input="hi", conversation=42)
+
+
 @pytest.mark.parametrize(
     "path",
     [

@@ -599,7 +599,7 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         if problem is not None:
             return problem
         named = _conversation_id(request.body)
-        if "conversation" in request.body and named is None:
+        if request.body.get("conversation") is not None and named is None:
             return Invalid(
                 "Invalid type for 'conversation': expected a string or an object with an 'id'.",
                 "conversation",

@@ -37,7 +37,8 @@ def responses_json_word(body: Mapping[str, Any]) -> Invalid | None:
     """The refusal of a Responses API request in JSON mode whose input never says "json"."""
     text = body.get("text")
     given = text.get("format") if isinstance(text, Mapping) else None
-    if not _json_object(given) or body.get("previous_response_id") or "conversation" in body:
+    continued = body.get("previous_response_id") or body.get("conversation") is not None
+    if not _json_object(given) or continued:
         return None
     return None if _says_json(body.get("input")) else Invalid(RESPONSES_MESSAGE, "text.format")
 
