@@ -15,7 +15,7 @@ from replaygate.errors import FixtureFormatError, located
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import iter_jsonl
 from replaygate.fixtures.store.folder import is_store_file, kind_of, passed_over
-from replaygate.fixtures.store.jsonl import json_fixture
+from replaygate.fixtures.store.jsonl import LFS_POINTER, json_fixture
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitlinks import (
     files_at,
@@ -28,8 +28,6 @@ from replaygate.hygiene.gitrev import Repo, blob_id, relative_to_root, run_git
 from replaygate.regular import read_regular_bytes, unreadable
 
 FIXTURE_SUFFIXES = (".jsonl", ".json")
-LFS_POINTER = b"version https://git-lfs.github.com/spec/"
-"""How the file git holds for a Git LFS file begins (the pointer to its content)."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,44 @@
+"""A store checked out without Git LFS: the file holds the pointer git keeps for it, and
+every reader says so, with the commands that fetch the fixtures, instead of calling its
+lines malformed JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replaygate.errors import FixtureFormatError
+from replaygate.fixtures.store import FixtureStore
+from run_cli import replaygate
+
+POINTER = (
+    b"version https://git-lfs.github.com/spec/v1\n"
+    b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+    b"size 12345\n"
+)
+SAID = "a Git LFS pointer, not the fixtures it stands for"
+
+
+def test_opening_a_pointer_names_it_and_how_to_fetch_the_fixtures(tmp_path: Path) -> None:
+    store = tmp_path / "answers.jsonl"
+    store.write_bytes(POINTER)
+    with pytest.raises(FixtureFormatError) as raised:
+        FixtureStore.open(store)
+    assert raised.value.line == 1
+    assert SAID in str(raised.value) and "git lfs pull" in str(raised.value)
+    assert store.read_bytes() == POINTER
+
+
+@pytest.mark.parametrize("name", ["answers.jsonl", "folder/0123456789ab.json"])
+def test_verify_names_a_pointer_in_a_file_or_a_folder_store(tmp_path: Path, name: str) -> None:
+    store = tmp_path / name
+    store.parent.mkdir(exist_ok=True)
+    store.write_bytes(POINTER)
+    done = replaygate("verify", str(tmp_path / name.split("/")[0]))
+    assert done.returncode == 1
+    first = done.stdout.splitlines()[0]
+    assert first.startswith(str(store)) and SAID in first, done.stdout
+    assert "Traceback" not in done.stderr
+    assert store.read_bytes() == POINTER
+
