@@ -1,5 +1,6 @@
 """Outputs that vary, used as a team would: a judge named as another model while its
-model sends the model under test's id (law 8); shards of two runs merged as one."""
+model sends the model under test's id (law 8); shards of two runs merged as one; a
+case id that turns its line around in the gate's output."""
 
 from __future__ import annotations
 
@@ -9,9 +10,14 @@ from pathlib import Path
 import pytest
 
 from replaygate.assertions import Judge, JudgeIndependenceError
+from replaygate.assertions.kinds import Outcome
+from replaygate.evals import CaseResult, EvalResults
+from replaygate.evals.baseline import update_baseline
+from replaygate.evals.scorers import CaseCounts
 from replaygate.evals.shards import Shard
 from replaygate.examples.research_copilot import shipped_eval_cases
 from replaygate.models.replay import ReplayModel
+from replaygate.sampling import SampledResult, SampleResult
 from run_cli import replaygate
 
 RUBRIC = "The answer cites its source. 5: cited; 1: not cited."
@@ -86,3 +92,30 @@ def test_shards_run_with_other_request_settings_are_refused(tmp_path: Path) -> N
                         cwd=tmp_path)  # fmt: skip
     assert merged.returncode == 0, merged.stderr
     assert "settings_digest" not in (tmp_path / "merged.json").read_text("utf-8")
+
+
+def one_sample_case(case_id: str) -> CaseResult:
+    outcome = Outcome("contains", "gate", True, "", 1.0, "contains")
+    sampled = SampledResult(case_id, 1, 1, (SampleResult(0, (outcome,), {"final": "x"}),))
+    return CaseResult(sampled, CaseCounts(1, True, 1, True, 1, 1, 1, 0, 5, 5, 1, 0.1))
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_the_gate_shows_a_case_id_that_reorders_its_line_as_escapes(
+    tmp_path: Path, fmt: str
+) -> None:
+    # "\u202e" (RIGHT-TO-LEFT OVERRIDE) in a case id turned the rest of the FAIL line
+    # around on a terminal and in a pull-request comment; the report showed it escaped.
+    hidden = "rag\u202e\u2066basics"
+    when = {"time": "2026-11-30T06:00:00Z"}
+    baseline = tmp_path / "baseline.json"
+    both = EvalResults((one_sample_case("kept"), one_sample_case(hidden)), when)
+    update_baseline(baseline, both, reason="first baseline")
+    results = EvalResults((one_sample_case("kept"),), when).write(tmp_path / "results.json")
+    done = replaygate("gate", "--baseline", str(baseline), "--results", str(results),
+                      "--format", fmt)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "case rag\\u202e\\u2066basics is in the baseline but not in the results" in done.stdout
+    assert "\u202e" not in done.stdout and "\u2066" not in done.stdout
+    shown = replaygate("gate", "--baseline", str(baseline), "--results", str(results), "--json")
+    assert hidden in json.loads(shown.stdout)["problems"][0]  # as stored, for tools

@@ -5,6 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
+from replaygate.reasons import BIDI_CONTROLS
+
+_REORDERING = str.maketrans({char: f"\\u{ord(char):04x}" for char in BIDI_CONTROLS})
+"""Each bidirectional embedding, override or isolate written as its escape: a case id
+holding U+202E shows the rest of its line backwards on a terminal and in a pull-request
+comment (``FAIL case x`` then the reason, reversed)."""
+
 
 class Forms(Protocol):
     """A report's forms: ``text()``, ``markdown()`` and ``to_json()``."""
@@ -18,9 +25,10 @@ class Rendered:
     """A report with the three :class:`Forms`; :meth:`render` picks one by name."""
 
     def render(self: Forms, fmt: str) -> str:
-        """``text``, ``markdown`` or ``json``."""
+        """``text``, ``markdown`` or ``json``; the text and Markdown forms show each
+        character that reorders what follows it as its escape (``\\u202e``)."""
         if fmt == "markdown":
-            return self.markdown()
+            return self.markdown().translate(_REORDERING)
         if fmt == "json":
             return json.dumps(self.to_json(), indent=2, ensure_ascii=False)
-        return self.text()
+        return self.text().translate(_REORDERING)
