@@ -41,4 +41,3 @@ def test_verify_names_a_pointer_in_a_file_or_a_folder_store(tmp_path: Path, name
     assert first.startswith(str(store)) and SAID in first, done.stdout
     assert "Traceback" not in done.stderr
     assert store.read_bytes() == POINTER
-
