@@ -18,9 +18,11 @@ import instructor
 import openai
 import pytest
 from instructor.core import InstructorRetryException
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
+from replaygate.errors import FixtureMismatchError
 from replaygate.fixtures.store import FixtureStore
+from replaygate.http import intercept
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import EchoBehavior, ScriptBehavior
 from tests_frameworks.harness import (
@@ -194,6 +196,63 @@ def test_a_validation_retry_replays_in_order(store: Path) -> None:
     assert_one_miss(store, partial(plain, question=CHANGED), raises=InstructorRetryException)
 
 
+def positive_city(error: str) -> type[BaseModel]:
+    """``City`` whose population must be positive, the validation error saying ``error``:
+    its words go into the request asking again, not into the first."""
+
+    class City(BaseModel):
+        name: str
+        population: int
+
+        @field_validator("population")
+        @classmethod
+        def positive(cls, population: int) -> int:
+            if population <= 0:
+                raise ValueError(error)
+            return population
+
+    return City
+
+
+def negative_then_positive(mode: instructor.Mode) -> ScriptBehavior:
+    """A model whose first city has a negative population: called as Instructor's tool,
+    or answered as JSON."""
+    cities = ({**PARIS, "population": -1}, PARIS)
+    if mode == instructor.Mode.JSON_SCHEMA:
+        return ScriptBehavior([ModelResponse(text=json.dumps(city)) for city in cities])
+    calls = (ToolCall(id=f"call_{i}", name="City", arguments=c) for i, c in enumerate(cities))
+    return ScriptBehavior(
+        [ModelResponse(tool_calls=(call,), stop_reason="tool_use") for call in calls]
+    )
+
+
+def checked(mode: instructor.Mode, error: str, hosts: Hosts) -> dict[str, Any]:
+    made = instructor.from_openai(openai.OpenAI(base_url=hosts.openai, max_retries=5), mode=mode)
+    city = made.chat.completions.create(
+        model=GPT, response_model=positive_city(error), max_retries=3, messages=messages(QUESTION)
+    )
+    return city.model_dump()
+
+
+@pytest.mark.parametrize(
+    "mode", [instructor.Mode.TOOLS, instructor.Mode.JSON_SCHEMA], ids=lambda mode: mode.name
+)
+def test_a_changed_validation_retry_misses_once_after_the_first_answer_replays(
+    store: Path, mode: instructor.Mode
+) -> None:
+    """The first request replays its invalid answer; the request asking again carries a
+    validation error worded otherwise: a miss, sent once, that ends the call (Instructor's
+    ``max_retries`` and the SDK's left it alone) naming the new words."""
+    run = partial(checked, mode, "population must be positive")
+    assert record(store, run, behavior=negative_then_positive(mode)) == PARIS
+    assert replay_three_times(store, run) == PARIS
+    with intercept(store) as exchange, pytest.raises(InstructorRetryException) as caught:
+        checked(mode, "population must be above zero", Hosts())
+    assert (exchange.sent, exchange.replays) == (2, 1)
+    assert isinstance(caught.value.__cause__, FixtureMismatchError)
+    assert "above zero" in str(caught.value)
+
+
 @pytest.mark.matrix(ROW, "retry")
 def test_replayed_429_is_retried_at_once(store: Path) -> None:
     assert_retry_replayed_at_once(store, plain, behavior=ANSWERS)
@@ -205,7 +264,7 @@ import asyncio
 import instructor
 import openai
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
 
@@ -254,7 +313,7 @@ import instructor
 import openai
 import pytest
 from instructor.core import InstructorRetryException
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 from tenacity import Retrying, stop_after_attempt
 
 pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
