@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from replaygate.assertions import contains_check
+from replaygate.examples.research_copilot import shipped_fixtures
 from replaygate.sampling import run_sampled, write_results
 from replaygate.sampling.calibration import CELL_LIMIT
 from run_cli import replaygate
@@ -187,4 +188,46 @@ def test_a_missing_sidecar_says_where_it_comes_from(sheet: Path) -> None:
         "Error: s.verdicts.json: cannot read the automatic verdicts: no such file; the "
         "sidecar is written beside the sheet by `replaygate calibrate export` (--verdicts "
         "names another)\n"
+    )
+
+
+# -- the hits log ------------------------------------------------------------------------
+
+HIT = '{"run":"r","time":"2026-12-04T16:15:29Z","store":"s.jsonl","key":"265288aeb827"}\n'
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (
+            HIT.replace("s.jsonl", "s\\u0000.jsonl").encode(),
+            ": field 'store' holds a NUL character, which no path holds: 's\\x00.jsonl'",
+        ),
+        (
+            HIT.replace("s.jsonl", "s\xe9.jsonl").encode("latin-1"),
+            " (not UTF-8 text (byte 0xe9 at column 52))",
+        ),
+        (
+            HIT.encode("utf-16-le"),
+            " (not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8), e.g. `iconv "
+            "-f UTF-16LE -t UTF-8 .replaygate/hits/r-1.jsonl > NEW.jsonl`)",
+        ),
+    ],
+    ids=["a NUL in the store's name", "Latin-1", "UTF-16"],
+)
+@pytest.mark.parametrize("command", [("patrol", "s.jsonl"), ("prune", "--unused", "s.jsonl")])
+def test_a_damaged_hits_log_line_is_named_in_words_never_a_traceback(
+    tmp_path: Path, data: bytes, reason: str, command: tuple[str, ...]
+) -> None:
+    # A NUL in the store's name ended both in "ValueError: embedded null byte"; a line
+    # that is not UTF-8 was named in orjson's words ("str is not valid UTF-8: surrogates
+    # not allowed").
+    (tmp_path / "s.jsonl").write_bytes(shipped_fixtures().read_bytes())
+    log = tmp_path / ".replaygate" / "hits" / "r-1.jsonl"
+    log.parent.mkdir(parents=True)
+    log.write_bytes(data)
+    done = replaygate(*command, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, ""), done
+    assert done.stderr == (
+        f"Error: damaged hits log: .replaygate/hits/r-1.jsonl:1: not a hits log line{reason}\n"
     )
