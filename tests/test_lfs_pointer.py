@@ -41,3 +41,22 @@ def test_verify_names_a_pointer_in_a_file_or_a_folder_store(tmp_path: Path, name
     assert first.startswith(str(store)) and SAID in first, done.stdout
     assert "Traceback" not in done.stderr
     assert store.read_bytes() == POINTER
+
+
+def test_eval_names_a_pointer_where_its_cases_should_be(tmp_path: Path) -> None:
+    cases = tmp_path / "cases.jsonl"
+    cases.write_bytes(POINTER)
+    done = replaygate("eval", "--cases", str(cases), "--fixtures", str(tmp_path / "f.jsonl"))
+    assert done.returncode == 2
+    assert f"{cases}:1: a Git LFS pointer, not eval cases" in done.stderr, done.stderr
+    assert "git lfs pull" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_gate_names_a_pointer_where_its_baseline_should_be(tmp_path: Path) -> None:
+    baseline, results = tmp_path / "baseline.json", tmp_path / "results.json"
+    baseline.write_bytes(POINTER)
+    results.write_bytes(POINTER)
+    done = replaygate("gate", "--baseline", str(baseline), "--results", str(results))
+    assert done.returncode == 2
+    assert "a Git LFS pointer, not " in done.stderr and "git lfs pull" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -127,6 +127,19 @@ def is_conflict_marker(raw: bytes) -> bool:
     return text.startswith(_CONFLICT_MARKERS) and (text == b"=======" or text[7:8] in (b"", b" "))
 
 
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+"""How the file git holds for a Git LFS file begins (the pointer to its content)."""
+
+
+def lfs_pointer_reason(what: str) -> str:
+    """Why a file holding a Git LFS pointer is refused where ``what`` (``the fixtures``,
+    ``eval cases``) was expected, and how to get it."""
+    return (
+        f"a Git LFS pointer, not {what}: the file was checked out without Git LFS "
+        "(install git-lfs, run `git lfs install`, then `git lfs pull`)"
+    )
+
+
 def shell_path(name: str) -> str:
     """``name`` as a word of a command line shown to be run: quoted for the shell, and a
     relative name that starts with ``-`` (``-t.jsonl``) as ``./-t.jsonl``, which no

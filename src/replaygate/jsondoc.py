@@ -19,7 +19,9 @@ from typing import Any, TypeVar
 import orjson
 
 from replaygate.errors import (
+    LFS_POINTER,
     is_conflict_marker,
+    lfs_pointer_reason,
     looks_like_utf16,
     shown_file,
     utf16_reason,
@@ -144,6 +146,8 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
         raise error(f"{name}: cannot read {what}: {err.strerror}") from None
     if raw.startswith(_BOMS):
         raise error(f"{name}: {_encoding_reason(raw, name)}")
+    if raw.startswith(LFS_POINTER):
+        raise error(f"{name}: {lfs_pointer_reason(what)}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

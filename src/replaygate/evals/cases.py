@@ -27,7 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from replaygate import json_schema, jsondoc, strict_json
-from replaygate.errors import has_control, jsonl_not_utf8, line_encoding_reason
+from replaygate.errors import (
+    LFS_POINTER,
+    has_control,
+    jsonl_not_utf8,
+    lfs_pointer_reason,
+    line_encoding_reason,
+)
 from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
 from replaygate.jsonfields import lone_surrogate
@@ -90,6 +96,8 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
         data = read_regular_bytes(file)
     except OSError as err:
         raise CaseFormatError(name, 0, f"cannot read cases: {err.strerror}") from None
+    if data.startswith(LFS_POINTER):
+        raise CaseFormatError(name, 1, lfs_pointer_reason("eval cases"))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:

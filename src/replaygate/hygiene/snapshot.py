@@ -11,11 +11,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from replaygate.errors import FixtureFormatError, located
+from replaygate.errors import LFS_POINTER, FixtureFormatError, located
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import iter_jsonl
 from replaygate.fixtures.store.folder import is_store_file, kind_of, passed_over
-from replaygate.fixtures.store.jsonl import LFS_POINTER, json_fixture
+from replaygate.fixtures.store.jsonl import json_fixture
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitlinks import (
     files_at,
