@@ -261,7 +261,7 @@ class City(BaseModel):
 PARIS = City(name="Paris", population=2100000)
 
 
-def structured_stream(hosts: Hosts, question: str = QUESTION) -> list[dict[str, Any]]:
+def city_stream(hosts: Hosts, question: str = QUESTION) -> list[dict[str, Any]]:
     """``with_structured_output(City).stream()`` of ``ChatOpenAI`` on the Responses API:
     the parsed objects as they come (read from the response's ``text.format``)."""
     chat = ChatOpenAI(model=GPT, base_url=hosts.openai, max_retries=3, use_responses_api=True)
@@ -270,10 +270,10 @@ def structured_stream(hosts: Hosts, question: str = QUESTION) -> list[dict[str, 
 
 def test_structured_output_streamed_on_the_responses_api_replays(store: Path) -> None:
     answer = ScriptBehavior([ModelResponse(text=PARIS.model_dump_json())])
-    miss = partial(structured_stream, question=CHANGED)
+    miss = partial(city_stream, question=CHANGED)
     expected = [PARIS.model_dump()]
     assert_recipe_replays(
-        store, structured_stream, expected, miss, hosts=UNUSED_LOOPBACK, behavior=answer
+        store, city_stream, expected, miss, hosts=UNUSED_LOOPBACK, behavior=answer
     )
 
 
