@@ -17,6 +17,7 @@ case fields, sanitize keys, trim fields, marker arguments, metrics, interfaces, 
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 import shlex
 import tomllib
@@ -350,6 +351,43 @@ def _fenced(language: str) -> list[tuple[str, str]]:
 def test_every_python_block_of_the_docs_parses() -> None:
     for where, code in _fenced("python"):
         ast.parse(code, where)
+
+
+STANDS_FOR = {"run_agent"}  # frameworks.md: "`run_agent()` stands for your code"
+
+
+def _bound(tree: ast.AST) -> set[str]:
+    """The names a block defines: assigned, imported, a function's, a class's, an argument's."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return names
+
+
+def test_every_name_a_python_block_uses_is_defined_on_its_page() -> None:
+    """A reader copying a page's blocks in order never meets a name the page did not
+    import or define (``pytest`` in a test module, the agent a test calls)."""
+    undefined = []
+    for page in PAGES:
+        known = set(dir(builtins)) | STANDS_FOR
+        for m in FENCED.finditer(page.read_text(encoding="utf-8")):
+            if m[1] != "python":
+                continue
+            tree = ast.parse(dedent(m[2]))
+            known |= _bound(tree)
+            used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            line = page.read_text(encoding="utf-8")[: m.start()].count("\n") + 1
+            undefined += [f"{page.name}:{line}: {name}" for name in sorted(used - known)]
+    assert undefined == [], undefined
 
 
 def test_every_replaygate_config_of_the_docs_loads(tmp_path: Path) -> None:
