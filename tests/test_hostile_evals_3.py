@@ -1,6 +1,7 @@
 """Outputs that vary, used as a team would: a judge named as another model while its
 model sends the model under test's id (law 8); shards of two runs merged as one; a
-case id that turns its line around in the gate's output."""
+case id that turns its line around in the gate's output; an export merged into a
+history run by run."""
 
 from __future__ import annotations
 
@@ -11,14 +12,16 @@ import pytest
 
 from replaygate.assertions import Judge, JudgeIndependenceError
 from replaygate.assertions.kinds import Outcome
-from replaygate.evals import CaseResult, EvalResults
+from replaygate.evals import CaseResult, EvalResults, History
 from replaygate.evals.baseline import update_baseline
+from replaygate.evals.history import read_export
 from replaygate.evals.scorers import CaseCounts
 from replaygate.evals.shards import Shard
 from replaygate.examples.research_copilot import shipped_eval_cases
 from replaygate.models.replay import ReplayModel
 from replaygate.sampling import SampledResult, SampleResult
 from run_cli import replaygate
+from test_history import run
 
 RUBRIC = "The answer cites its source. 5: cited; 1: not cited."
 
@@ -119,3 +122,22 @@ def test_the_gate_shows_a_case_id_that_reorders_its_line_as_escapes(
     assert "\u202e" not in done.stdout and "\u2066" not in done.stdout
     shown = replaygate("gate", "--baseline", str(baseline), "--results", str(results), "--json")
     assert hidden in json.loads(shown.stdout)["problems"][0]  # as stored, for tools
+
+
+def test_an_export_is_merged_in_one_transaction(tmp_path: Path) -> None:
+    # Each run was committed on its own: an export of 5,000 runs took minutes of disk
+    # syncs to merge, and a merge stopped half-way kept half of the export.
+    source, target = tmp_path / "ci.db", tmp_path / "local.db"
+    with History.open(source) as opened:
+        for day in range(1, 6):
+            opened.append(run(f"2026-11-0{day}T06:00:00Z", 4))
+        opened.export_to(tmp_path / "runs.json")
+    runs = read_export(tmp_path / "runs.json")
+    with History.open(target) as opened:
+        opened.add(runs[0])
+        statements: list[str] = []
+        opened._db.set_trace_callback(statements.append)
+        assert opened.merge(runs) == (4, 1)
+        opened._db.set_trace_callback(None)
+        assert [r.id for r in opened.runs()] == [r.id for r in runs]
+    assert statements.count("COMMIT") == 1
