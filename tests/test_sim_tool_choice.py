@@ -412,3 +412,77 @@ def test_a_tool_choice_naming_a_defined_tool_of_each_form_is_served(sim: Simulat
         {"type": "function", "name": "second"}]}  # fmt: skip
     assert _responses(sim, responses)[0] == "second"
     assert _anthropic(sim, {"type": "any"})[0] == "first"
+
+
+CUSTOM_CHAT = {"type": "custom", "custom": {"name": "grep", "description": "Free text."}}
+CUSTOM_RESPONSES = {"type": "custom", "name": "grep", "description": "Free text."}
+
+
+def _with_custom(path: str, choice: Any) -> dict[str, Any]:
+    """A request offering the function ``first`` and the custom tool ``grep``."""
+    if path == "/chat/completions":
+        first = {"type": "function", "function": {"name": "first", "parameters": _schema()}}
+        return {"model": "g", "messages": HI, "tools": [first, CUSTOM_CHAT], "tool_choice": choice}
+    first = {"type": "function", "name": "first", "parameters": _schema()}
+    return {"model": "g", "input": "hi", "tools": [first, CUSTOM_RESPONSES], "tool_choice": choice}
+
+
+def _answered(sim: Simulator, path: str, body: dict[str, Any]) -> Any:
+    """The tool called (and how many the model saw) or the text answered."""
+    reply = httpx2.post(
+        sim.openai_base_url + path, json=body, headers={"authorization": "Bearer k"}
+    )
+    assert reply.status_code == 200, reply.text
+    if path == "/chat/completions":
+        said = reply.json()["choices"][0]["message"]
+        calls = said.get("tool_calls") or []
+        return (
+            (calls[0]["function"]["name"], calls[0]["function"]["arguments"])
+            if calls
+            else said["content"]
+        )
+    item = reply.json()["output"][0]
+    return (
+        (item["name"], item["arguments"])
+        if item["type"] == "function_call"
+        else item["content"][0]["text"]
+    )
+
+
+def _allowing(path: str, mode: str, kind: str, name: str) -> dict[str, Any]:
+    if path == "/chat/completions":
+        listed = [{"type": kind, kind: {"name": name}}]
+        return {"type": "allowed_tools", "allowed_tools": {"mode": mode, "tools": listed}}
+    return {"type": "allowed_tools", "mode": mode, "tools": [{"type": kind, "name": name}]}
+
+
+@pytest.mark.parametrize("path", ["/chat/completions", "/responses"])
+def test_custom_tools_are_offered_to_no_behaviour_and_a_call_forced_of_one_is_refused(
+    sim: Simulator, path: str
+) -> None:
+    """GPT-5's custom tools take free-form text, which no behaviour makes. Chat Completions
+    refused a request offering one (``tools[1].function: missing field``), and the
+    Responses API answered a call it forced with text or with a call of a function tool
+    (a choice allowing only custom tools offered every function tool)."""
+    assert _answered(sim, path, _with_custom(path, "auto")) == ("first", '{"seen":1}')
+    allowed = _allowing(path, "auto", "custom", "grep")
+    assert _answered(sim, path, _with_custom(path, allowed)) == "no tools"
+    required = _allowing(path, "required", "function", "first")
+    assert _answered(sim, path, _with_custom(path, required)) == ("first", '{"seen":1}')
+    named = {"type": "custom", "custom": {"name": "grep"}} if "chat" in path else {
+        "type": "custom", "name": "grep"}  # fmt: skip
+    only_custom = _with_custom(path, "required")
+    only_custom["tools"] = only_custom["tools"][1:]
+    for forcing in (
+        _with_custom(path, named),
+        _with_custom(path, _allowing(path, "required", "custom", "grep")),
+        only_custom,
+    ):
+        assert _error(sim, path, forcing) == {
+            "message": "The simulator makes no call of a custom tool, which tool_choice forces "
+            "('grep'): a custom tool's input is free-form text, which no behaviour makes. "
+            "Record this request from the live API.",
+            "type": "invalid_request_error",
+            "param": "tool_choice",
+            "code": None,
+        }

@@ -60,6 +60,7 @@ from replaygate.sim.tokens import input_tokens, tokens
 from replaygate.sim.validation import (
     Invalid,
     anthropic_authenticated,
+    custom_forced,
     google_authenticated,
     openai_authenticated,
     unanswered_outputs,
@@ -263,19 +264,20 @@ class Threads:
 def _chosen(
     tools: Sequence[ToolSpec], *, none: bool, name: Any, allowed: Sequence[str] = ()
 ) -> list[ToolSpec]:
-    """``tools`` as a tool choice leaves them: none at all, only the one it names or those
-    it allows (when the request offers them), or every one."""
+    """``tools`` as a tool choice leaves them: none at all, only the one it names (when the
+    request offers it) or those it allows (none when it allows only custom tools, which no
+    behaviour is given), or every one."""
     if none:
         return []
     named = [t for t in tools if t.name == name or t.name in allowed]
-    return named or list(tools)
+    return named if named or allowed else list(tools)
 
 
 def _allowed_tools(choice: Any) -> tuple[str, list[str]]:
     """The mode (``auto`` or ``required``) and tool names of an OpenAI ``allowed_tools``
     tool choice, else ``("", [])``: Chat Completions nests them under ``allowed_tools`` (each tool
-    ``{"type": "function", "function": {"name": ...}}``), the Responses API holds them in
-    the choice itself (``{"type": "function", "name": ...}``)."""
+    ``{"type": "function", "function": {"name": ...}}``, or ``"custom"``), the Responses API
+    holds them in the choice itself (``{"type": "function", "name": ...}``)."""
     if not isinstance(choice, Mapping) or choice.get("type") != "allowed_tools":
         return "", []
     held = choice.get("allowed_tools", choice)
@@ -284,8 +286,9 @@ def _allowed_tools(choice: Any) -> tuple[str, list[str]]:
     names: list[str] = []
     listed = held.get("tools")
     for tool in listed if isinstance(listed, list) else []:
-        function = tool.get("function", tool) if isinstance(tool, Mapping) else None
-        name = function.get("name") if isinstance(function, Mapping) else None
+        kind = str(tool.get("type")) if isinstance(tool, Mapping) else ""
+        entry = tool.get(kind, tool) if isinstance(tool, Mapping) else None
+        name = entry.get("name") if isinstance(entry, Mapping) else None
         if isinstance(name, str):
             names.append(name)
     return str(held.get("mode")), names
@@ -471,7 +474,8 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
         return _schema_of(given, "schema", objects=True)
 
     def validate(self, request: SimRequest) -> Invalid | None:
-        return validate_openai(request.body) or chat_json_word(request.body)
+        problem = validate_openai(request.body) or custom_forced(request.body, nested=True)
+        return problem or chat_json_word(request.body)
 
     def read(self, request: SimRequest) -> Conversation:
         return from_openai_request(request.body)
@@ -595,7 +599,7 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         return reasoning_sentences(request.model, effort)
 
     def validate(self, request: SimRequest) -> Invalid | None:
-        problem = validate_responses(request.body)
+        problem = validate_responses(request.body) or custom_forced(request.body, nested=False)
         if problem is not None:
             return problem
         named = _conversation_id(request.body)

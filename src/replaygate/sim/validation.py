@@ -568,6 +568,37 @@ def _chosen_names(choice: Any, nested: bool) -> list[str]:
     return [name for name in names if name is not None]
 
 
+def custom_forced(body: Mapping[str, Any], nested: bool) -> Invalid | None:
+    """The simulator's own refusal (the API answers it) of a ``tool_choice`` forcing a call
+    of a custom tool, whose input is free-form text no behaviour makes: a custom tool it
+    names, or ``required`` (``allowed_tools`` in mode ``required``) leaving only custom
+    tools to call. ``nested``: Chat Completions' shape of tools and choices."""
+    choice, tools = body.get("tool_choice"), body.get("tools")
+    listed = tools if isinstance(tools, list) else []
+    customs = [
+        tool for tool in listed if isinstance(tool, Mapping) and tool.get("type") == "custom"
+    ]
+    custom = _defined_names(customs, nested)
+    held = choice.get("allowed_tools") if nested and isinstance(choice, Mapping) else choice
+    mode = held.get("mode") if isinstance(held, Mapping) else None  # allowed_tools' only
+    left = set(_chosen_names(choice, nested)) or _defined_names(listed, nested)
+    if isinstance(choice, Mapping) and choice.get("type") == "custom":
+        forced = left
+    elif choice == "required" or mode == "required":
+        forced = left if left <= custom else set()
+    else:
+        forced = set()
+    if not forced & custom:
+        return None
+    names = ", ".join(repr(name) for name in sorted(forced))
+    return Invalid(
+        f"The simulator makes no call of a custom tool, which tool_choice forces ({names}): "
+        "a custom tool's input is free-form text, which no behaviour makes. Record this "
+        "request from the live API.",
+        "tool_choice",
+    )
+
+
 def _defined_names(tools: Any, nested: bool) -> set[str]:
     listed = tools if isinstance(tools, list) else []
     return {name for name in (_named(tool, nested) for tool in listed) if name is not None}

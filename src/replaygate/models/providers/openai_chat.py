@@ -168,6 +168,8 @@ def from_openai_request(
             messages.append(parsed)
     tools = []
     for i, tool in enumerate(optional_field(request, "tools", list, "request", [])):
+        if optional_field(tool, "type", str, f"request.tools[{i}]", "function") != "function":
+            continue  # a custom tool (free-form input) is not read, as in the Responses API
         function = field_of(tool, "function", dict, f"request.tools[{i}]")
         where = f"request.tools[{i}].function"
         tools.append(
