@@ -1,15 +1,17 @@
 """Outputs that vary, used as a team would: a judge named as another model while its
 model sends the model under test's id (law 8); shards of two runs merged as one; a
 case id that turns its line around in the gate's output; an export merged into a
-history run by run."""
+history run by run; a fixture dated later than now drawn as recorded today."""
 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from extras import needs_matplotlib
 from replaygate.assertions import Judge, JudgeIndependenceError
 from replaygate.assertions.kinds import Outcome
 from replaygate.evals import CaseResult, EvalResults, History
@@ -18,7 +20,10 @@ from replaygate.evals.history import read_export
 from replaygate.evals.scorers import CaseCounts
 from replaygate.evals.shards import Shard
 from replaygate.examples.research_copilot import shipped_eval_cases
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store import FixtureStore
 from replaygate.models.replay import ReplayModel
+from replaygate.report import build_report, fixture_ages
 from replaygate.sampling import SampledResult, SampleResult
 from run_cli import replaygate
 from test_history import run
@@ -141,3 +146,43 @@ def test_an_export_is_merged_in_one_transaction(tmp_path: Path) -> None:
         opened._db.set_trace_callback(None)
         assert [r.id for r in opened.runs()] == [r.id for r in runs]
     assert statements.count("COMMIT") == 1
+
+
+def dated_store(path: Path, *times: str) -> Path:
+    """A store of one fixture per time, each recorded (``meta.recorded_at``) then."""
+    with FixtureStore.open(path) as opened:
+        for n, recorded in enumerate(times):
+            request = {
+                "model": "m",
+                "max_tokens": 1,
+                "messages": [{"role": "user", "content": f"{n}"}],
+            }
+            opened.put(Fixture.create(request, [{"text": "x"}], {"recorded_at": recorded}))
+    return path
+
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def test_a_fixture_dated_later_than_now_is_counted_apart_not_as_new(tmp_path: Path) -> None:
+    # A fixture recorded on a machine whose clock was years ahead was drawn as 0 days
+    # old, the freshest of the store, for ever; its age is unknown.
+    store = dated_store(
+        tmp_path / "fixtures.jsonl",
+        "2026-11-29T12:00:00Z",
+        "2099-01-01T00:00:00Z",
+        "2026-11-30T12:30:00+00:00",  # within the hour clocks may differ by: today
+    )
+    ages = fixture_ages([store], now=NOW)
+    assert sorted(ages.days) == [0.0, 1.0]
+    assert (ages.undated, ages.future) == (0, 1)
+
+
+@pytest.mark.slow
+@needs_matplotlib
+def test_the_report_says_how_many_fixtures_are_dated_later_than_now(tmp_path: Path) -> None:
+    store = dated_store(tmp_path / "fixtures.jsonl", "2026-11-29T12:00:00Z", "2099-01-01T00:00:00Z")
+    page = build_report([], stores=[store], now=NOW)
+    assert "; 1 fixture(s) in: " in page
+    assert "1 fixture(s) dated later than now are left out" in page
+    assert "; 1 dated later than now" in page  # the histogram's title

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from replaygate.evals.history import HistoryRun
+from replaygate.evals.history import FUTURE_MARGIN, HistoryRun
 from replaygate.fixtures.store import FixtureStore
 from replaygate.jsonfields import parse_time
 from replaygate.report.evidence import case_evidence
@@ -57,17 +57,21 @@ def weekly_pass_rates(
 
 @dataclass(frozen=True)
 class Ages:
-    """Fixture ages in days (from ``meta.recorded_at``) and how many had no date."""
+    """Fixture ages in days (from ``meta.recorded_at``), how many had no date, and how
+    many were dated later than the present (a wrong clock where they were recorded)."""
 
     days: tuple[float, ...]
     undated: int
+    future: int = 0
 
 
 def fixture_ages(stores: Iterable[str | os.PathLike[str]], *, now: datetime | None = None) -> Ages:
-    """The age of every fixture of ``stores`` at ``now`` (default: the current time)."""
+    """The age of every fixture of ``stores`` at ``now`` (default: the current time); one
+    dated more than :data:`~replaygate.evals.history.FUTURE_MARGIN` later is counted
+    apart, not drawn as a fixture recorded today."""
     moment = now or datetime.now(UTC)
     days: list[float] = []
-    undated = 0
+    undated = future = 0
     for path in stores:
         if not Path(path).exists():
             continue
@@ -81,5 +85,8 @@ def fixture_ages(stores: Iterable[str | os.PathLike[str]], *, now: datetime | No
                 if when is None:
                     undated += 1
                     continue
+                if when - moment > FUTURE_MARGIN:
+                    future += 1
+                    continue
                 days.append(max(0.0, (moment - when).total_seconds() / 86400))
-    return Ages(tuple(days), undated)
+    return Ages(tuple(days), undated, future)

@@ -150,6 +150,16 @@ def _suite(suite: Suite) -> str:
     )
 
 
+def _future_fixtures(count: int) -> str:
+    """The caption's words for fixtures dated later than now, left out of the ages."""
+    if not count:
+        return ""
+    return (
+        f" {count} fixture(s) dated later than now are left out: their meta.recorded_at "
+        "came from a wrong clock, so their age is unknown (re-record them, or correct it)."
+    )
+
+
 def _figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{_shown(caption)}</figcaption></figure>"
 
@@ -218,9 +228,9 @@ def build_report(
         ),
         "<h2>Fixture age</h2>",
         _figure(
-            ages_plot(ages.days, ages.undated),
+            ages_plot(ages.days, ages.undated, ages.future),
             f"Days since each fixture's meta.recorded_at; {len(ages.days)} fixture(s) "
-            f"in: {store_names}.",
+            f"in: {store_names}.{_future_fixtures(ages.future)}",
         ),
         "</body></html>",
     ]

@@ -243,13 +243,16 @@ def weekly_plot(weeks: Sequence[str], rates: Mapping[str, Sequence[float | None]
 
 
 @_styled
-def ages_plot(days: Sequence[float], undated: int) -> str:
-    """A histogram of fixture ages in days."""
+def ages_plot(days: Sequence[float], undated: int, future: int = 0) -> str:
+    """A histogram of fixture ages in days (``undated`` and ``future`` fixtures, dated
+    later than now, are counted in the title)."""
     figure = _figure(9.0, 2.8)
     ax = figure.subplots()
     title = "fixture age (days since recorded_at)"
     if undated:
         title += f"; {undated} without a date"
+    if future:
+        title += f"; {future} dated later than now"
     ax.set_title(title)
     if days:
         top = max(days)
