@@ -1,7 +1,7 @@
 """Outputs that vary, used as a team would: a judge named as another model while its
 model sends the model under test's id (law 8); shards of two runs merged as one; a
 case id that turns its line around in the gate's output; an export merged into a
-history run by run; a fixture dated later than now drawn as recorded today."""
+history run by run; a fixture dated later than now drawn as recorded today; a history cut short."""
 
 from __future__ import annotations
 
@@ -186,3 +186,23 @@ def test_the_report_says_how_many_fixtures_are_dated_later_than_now(tmp_path: Pa
     assert "; 1 fixture(s) in: " in page
     assert "1 fixture(s) dated later than now are left out" in page
     assert "; 1 dated later than now" in page  # the histogram's title
+
+
+def test_a_history_cut_short_is_named_damaged_and_left_as_it_is(tmp_path: Path) -> None:
+    # A history a full disk or a partial copy cut short was "not a replaygate history
+    # database", as if another file had been named.
+    history = tmp_path / "history.db"
+    with History.open(history) as opened:
+        for day in range(1, 10):
+            opened.append(run(f"2026-11-0{day}T06:00:00Z", 4))
+    cut = history.read_bytes()[: history.stat().st_size // 2]
+    history.write_bytes(cut)
+    for command in (("history", "export", "--json"), ("report", "--out", "report.html")):
+        done = replaygate(*command, "--history", str(history), cwd=tmp_path)
+        assert done.returncode == 2, done
+        assert done.stderr.startswith(
+            f"Error: {history}: the history is damaged (database disk image is malformed); it "
+            "was left as it is: restore it from a copy"
+        ), done.stderr
+    assert history.read_bytes() == cut
+    assert not (tmp_path / "report.html").exists()

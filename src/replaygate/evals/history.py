@@ -454,6 +454,11 @@ def _unusable(target: Path, err: sqlite3.DatabaseError, *, writing: bool = False
         return HistoryError(f"{target}: cannot write the history ({err})")
     if code == sqlite3.SQLITE_CANTOPEN:
         return HistoryError(f"{target}: cannot open the history ({err})")
+    if code == sqlite3.SQLITE_CORRUPT:  # a history cut short (a full disk, a partial copy)
+        return HistoryError(
+            f"{target}: the history is damaged ({err}); it was left as it is: restore it "
+            "from a copy (a backup, the CI cache it came from), or give the history another file"
+        )
     return HistoryError(f"{target}: not a replaygate history database ({err})")
 
 
