@@ -1,7 +1,8 @@
 """Outputs that vary, used as a team would: a judge named as another model while its
 model sends the model under test's id (law 8); shards of two runs merged as one; a
 case id that turns its line around in the gate's output; an export merged into a
-history run by run; a fixture dated later than now drawn as recorded today; a history cut short."""
+history run by run; a fixture dated later than now drawn as recorded today; a history cut short;
+a case id holding a character that reorders the line it is printed on."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from replaygate.assertions import Judge, JudgeIndependenceError
 from replaygate.assertions.kinds import Outcome
 from replaygate.evals import CaseResult, EvalResults, History
 from replaygate.evals.baseline import update_baseline
+from replaygate.evals.cases import load_eval_cases
+from replaygate.evals.errors import CaseFormatError
 from replaygate.evals.history import read_export
 from replaygate.evals.scorers import CaseCounts
 from replaygate.evals.shards import Shard
@@ -206,3 +209,25 @@ def test_a_history_cut_short_is_named_damaged_and_left_as_it_is(tmp_path: Path) 
         ), done.stderr
     assert history.read_bytes() == cut
     assert not (tmp_path / "report.html").exists()
+
+
+@pytest.mark.parametrize(("char", "name"), [("\u202e", "RIGHT-TO-LEFT OVERRIDE"),
+                                             ("\u2067", "RIGHT-TO-LEFT ISOLATE")])  # fmt: skip
+def test_a_case_id_that_reorders_its_line_is_refused_by_line(
+    tmp_path: Path, char: str, name: str
+) -> None:
+    # Accepted, the id turned the rest of each line printing it around (a FAIL line of
+    # the gate, its pull-request comment): "rag" + U+202E + "basics is missing" showed
+    # "rag gnissim si scisab". Arabic or Hebrew needs none of these; a mark is taken.
+    case = {"question": "q?", "must_contain": ["x"], "samples": 1, "floor": 1}
+    lines = [{**case, "id": "\u0645\u062b\u0627\u0644\u200f-1"}, {**case, "id": f"rag{char}basics"}]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    with pytest.raises(CaseFormatError) as caught:
+        load_eval_cases(path)
+    assert str(caught.value).startswith(
+        f"{path}:2: field 'id' holds U+{ord(char):04X} {name}, which changes the order a "
+        "terminal or a page shows what follows it in"
+    )
+    path.write_text(json.dumps(lines[0]) + "\n", "utf-8")
+    assert [c.id for c in load_eval_cases(path)] == [lines[0]["id"]]

@@ -37,6 +37,7 @@ from replaygate.errors import (
 from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
 from replaygate.jsonfields import lone_surrogate
+from replaygate.reasons import BIDI_CONTROLS
 from replaygate.regular import is_blank, read_regular_bytes, text_lines
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec
 
@@ -212,6 +213,13 @@ def _case_id(record: Mapping[str, Any], fail: Fail) -> str:
         raise fail(
             f"field 'id' must hold no control character (a newline, a tab, an escape), "
             f"got {value!r}"
+        )
+    reordering = next((char for char in value if char in BIDI_CONTROLS), None)
+    if reordering is not None:
+        raise fail(
+            f"field 'id' holds U+{ord(reordering):04X} {BIDI_CONTROLS[reordering]}, which "
+            "changes the order a terminal or a page shows what follows it in (FAIL lines, "
+            f"pull-request comments); write the id without it, got {value!r}"
         )
     return value
 
