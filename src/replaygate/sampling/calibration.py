@@ -51,6 +51,8 @@ PASS_LABELS = frozenset({"pass", "p", "yes", "y", "1", "true", "ok"})
 FAIL_LABELS = frozenset({"fail", "f", "no", "n", "0", "false"})
 CELL_LIMIT = 32_767
 """The most characters a spreadsheet's cell holds (Excel's limit; LibreOffice's is larger)."""
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""How a cell a spreadsheet runs as a formula when it opens a CSV file begins."""
 
 
 class CalibrationError(ReplaygateError):
@@ -89,6 +91,19 @@ def _output_text(output: Any) -> str:
         return text
     kept = CELL_LIMIT - 80
     return f"{text[:kept]} [... cut: {len(text) - kept:,} more characters, in the results file]"
+
+
+def as_cell(text: str) -> str:
+    """``text`` as a sheet's cell: one a spreadsheet would run as a formula
+    (:data:`FORMULA_STARTS`: a model's output ``=HYPERLINK(...)``) behind an apostrophe,
+    which makes the spreadsheet show it as text."""
+    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
+
+
+def from_cell(text: str) -> str:
+    """The text of a cell :func:`as_cell` wrote, read back with or without its apostrophe
+    (a spreadsheet saves the cell without it)."""
+    return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_STARTS) else text
 
 
 def _reader(handle: io.StringIO, text: str) -> csv.DictReader[str]:
@@ -178,12 +193,12 @@ def export_sheet(
             rows.append(
                 {
                     "item": item,
-                    "case": case.case,
+                    "case": as_cell(case.case),
                     "sample": sample.index,
-                    "assertion": outcome.name,
+                    "assertion": as_cell(outcome.name),
                     "kind": outcome.kind,
-                    "checks": case.descriptions.get(outcome.name, ""),
-                    "output": _output_text(sample.output),
+                    "checks": as_cell(case.descriptions.get(outcome.name, "")),
+                    "output": as_cell(_output_text(sample.output)),
                     "label": "",
                 }
             )
@@ -361,7 +376,7 @@ def _labelled_rows(
         expected = items.get(row["item"])
         if expected is None:
             raise CalibrationError(f"{where}: item {row['item']!r} is not in the sidecar")
-        same = (row["case"], row["sample"], row["assertion"]) == (
+        same = (from_cell(row["case"]), row["sample"], from_cell(row["assertion"])) == (
             expected["case"],
             str(expected["sample"]),
             expected["assertion"],
@@ -372,7 +387,7 @@ def _labelled_rows(
                 f"({expected['case']} sample {expected['sample']} {expected['assertion']}); "
                 "was the sheet edited beyond its label column?"
             )
-        name = row["assertion"]
+        name = expected["assertion"]
         pairs.setdefault(name, [])
         unlabelled.setdefault(name, 0)
         human = parse_label(row["label"] or "", where)
