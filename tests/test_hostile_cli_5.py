@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import csv
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from replaygate.assertions import contains_check
+from replaygate.evals import History
 from replaygate.examples.research_copilot import shipped_fixtures
 from replaygate.sampling import run_sampled, write_results
 from replaygate.sampling.calibration import CELL_LIMIT
 from run_cli import replaygate
+from test_history import run
 
 LONG = "RAG retrieves context. " * 9_000  # 207,000 characters
 
@@ -231,3 +234,39 @@ def test_a_damaged_hits_log_line_is_named_in_words_never_a_traceback(
     assert done.stderr == (
         f"Error: damaged hits log: .replaygate/hits/r-1.jsonl:1: not a hits log line{reason}\n"
     )
+
+
+# -- the eval history --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("blob", "expected"),
+    [
+        (b"\xff\x00", "run 'r1': metrics: not UTF-8 text (invalid start byte at byte 0)"),
+        (b"success", None),
+    ],
+    ids=["not UTF-8", "UTF-8"],
+)
+def test_a_blob_where_the_history_holds_text_is_read_as_its_text(
+    tmp_path: Path, blob: bytes, expected: str | None
+) -> None:
+    # A metric's name stored as a BLOB (sqlite3's X'...' in a hand edit) ended report,
+    # history export and history merge in "TypeError: sequence item 1: expected str
+    # instance, bytes found".
+    path = tmp_path / "h.db"
+    with History.open(path) as history:
+        history.append(run("2026-11-01T10:00:00Z", 5), run_id="r1")
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE metrics SET name = ? WHERE name = 'success'", (blob,))
+    db.close()
+    exported = replaygate("history", "export", "--history", "h.db", "--json", cwd=tmp_path)
+    report = replaygate("report", "--history", "h.db", "--out", "r.html", cwd=tmp_path)
+    if expected is None:
+        assert (exported.returncode, exported.stderr) == (0, ""), exported
+        assert json.loads(exported.stdout)["runs"][0]["metrics"]["success"] == 1.0
+        assert report.returncode == 0 and "damaged" not in report.stderr, report
+    else:
+        assert (exported.returncode, exported.stdout) == (2, ""), exported
+        assert exported.stderr == f"Error: h.db: {expected}\n"
+        assert report.returncode == 0, report
+        assert f"note: left out of the report, damaged: {expected}" in report.stderr

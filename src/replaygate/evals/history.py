@@ -646,10 +646,14 @@ class History:
         return runs
 
     def _rows(self, field: str, query: str, run: object) -> list[Any]:
-        """The rows of ``query`` about ``run``; a text among them that is not UTF-8 is a
+        """The rows of ``query`` about ``run``, a BLOB (no column holds one: a hand edit)
+        read as the text it holds; a text among them that is not UTF-8 is a
         :class:`FieldError` naming ``field``."""
         try:
-            return self._db.execute(query, (run,)).fetchall()
+            return [
+                tuple(_text(value) if isinstance(value, bytes) else value for value in row)
+                for row in self._db.execute(query, (run,)).fetchall()
+            ]
         except NotText as err:
             raise FieldError(field, str(err)) from None
 
