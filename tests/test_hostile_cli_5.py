@@ -16,9 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from replaygate import Fixture, FixtureStore
 from replaygate.assertions import contains_check
 from replaygate.evals import History
 from replaygate.examples.research_copilot import shipped_fixtures
+from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.store import record_response
 from replaygate.sampling import run_sampled, write_results
 from replaygate.sampling.calibration import CELL_LIMIT
 from run_cli import replaygate
@@ -270,3 +273,53 @@ def test_a_blob_where_the_history_holds_text_is_read_as_its_text(
         assert exported.stderr == f"Error: h.db: {expected}\n"
         assert report.returncode == 0, report
         assert f"note: left out of the report, damaged: {expected}" in report.stderr
+
+
+# -- compact -----------------------------------------------------------------------------
+
+PRIME = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 64,
+    "messages": [{"role": "user", "content": "Name a prime."}],
+}
+
+
+def prime_answer(text: str) -> dict[str, object]:
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 9, "output_tokens": 1},
+    }
+
+
+@pytest.mark.parametrize("check", [False, True], ids=["compact", "compact --check"])
+def test_a_sample_line_nulled_by_hand_is_not_folded_over_the_recorded_answer(
+    tmp_path: Path, check: bool
+) -> None:
+    # compact folded it: sample 1's recorded answer "3" was gone from the file, and
+    # verify, which named the line before, found nothing left to name.
+    path = tmp_path / "p.jsonl"
+    meta = make_meta("anthropic.messages", "2023-06-01", "hand")
+    with FixtureStore.open(path) as store:
+        store.put(Fixture.create(PRIME, [prime_answer("2")], meta))
+        record_response(store, PRIME, prime_answer("3"), sample=1, meta=meta)
+    lines = path.read_text().splitlines()
+    nulled = {**json.loads(lines[1]), "response": None}  # a later line wins
+    path.write_text("\n".join([*lines, json.dumps(nulled)]) + "\n")
+    before = path.read_bytes()
+    done = replaygate("compact", *(["--check"] if check else []), "p.jsonl", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, ""), done
+    assert done.stderr == (
+        "Error: p.jsonl:3: response is null: a sample line records a response, so this one "
+        "only hides the sample it names (a hand edit?); delete the line, or re-record the "
+        "sample; the file is left as it is\n"
+    )
+    assert path.read_bytes() == before
+    path.write_text("\n".join(lines) + "\n")  # the line deleted, as the error says
+    assert replaygate("compact", "p.jsonl", cwd=tmp_path).returncode == 0
+    folded = json.loads(path.read_text())["responses"]
+    assert [r["content"][0]["text"] for r in folded] == ["2", "3"]

@@ -27,6 +27,7 @@ from replaygate.fixtures.fixture import (
     meta_problems,
 )
 from replaygate.fixtures.store import SampleLine
+from replaygate.fixtures.store.added import NULL_SAMPLE
 from replaygate.hygiene.verify_key import request_digest
 from replaygate.hygiene.verify_replay import (
     NO_READER,
@@ -255,12 +256,6 @@ NOTHING_RECORDED = (
 )
 """A fixture whose every response is ``null`` (one that never sent the request), with
 no sample line filling one below it (decided across the store)."""
-
-
-NULL_SAMPLE = (
-    "response is null: a sample line records a response, so this one only hides the "
-    "sample it names (a hand edit?); delete the line, or re-record the sample"
-)
 
 
 def _response_problems(fixture: Fixture, reader: int) -> tuple[str, ...]:
