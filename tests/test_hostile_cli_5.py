@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import sqlite3
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ import pytest
 from replaygate import Fixture, FixtureStore
 from replaygate.assertions import contains_check
 from replaygate.evals import History
-from replaygate.examples.research_copilot import shipped_fixtures
+from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import record_response
 from replaygate.sampling import run_sampled, write_results
@@ -323,3 +324,22 @@ def test_a_sample_line_nulled_by_hand_is_not_folded_over_the_recorded_answer(
     assert replaygate("compact", "p.jsonl", cwd=tmp_path).returncode == 0
     folded = json.loads(path.read_text())["responses"]
     assert [r["content"][0]["text"] for r in folded] == ["2", "3"]
+
+
+# -- a model without a price -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", ['ft:acme:"v2"', "claude\\next"], ids=["quotes", "backslash"])
+def test_the_price_entry_a_missing_price_asks_for_is_toml_naming_the_model(
+    tmp_path: Path, model: str
+) -> None:
+    # It was the name between quotes as it is: ("ft:acme:"v2"" = ...), no TOML.
+    done = replaygate(
+        "eval", "--cases", str(shipped_eval_cases()), "--fixtures", str(shipped_fixtures()),
+        "--agent", "replaygate.examples.research_copilot:copilot", "--no-history",
+        "--model", model, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2, done
+    entry = done.stderr.split("[tool.replaygate.prices] (", 1)[1].split(", per million", 1)[0]
+    parsed = tomllib.loads(entry.replace("...", "1"))
+    assert parsed == {model: {"input": 1, "output": 1}}

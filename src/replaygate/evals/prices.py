@@ -18,6 +18,7 @@ left out; a case opts out of cost with ``"cost": false``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from importlib.resources import files
@@ -65,8 +66,9 @@ class PriceTable:
         if price is None:
             raise PriceError(
                 f"no price for model {model!r} in {self.source}: add it to "
-                f'[tool.replaygate.prices] ("{model}" = {{ input = ..., output = ... }}, per '
-                "million tokens) or pass --prices, or mark the cases that may run unpriced "
+                f"[tool.replaygate.prices] ({json.dumps(model, ensure_ascii=False)} = "
+                "{ input = ..., output = ... }, per million tokens) or pass --prices, or mark "
+                "the cases that may run unpriced "
                 'with "cost": false'
             )
         return price
