@@ -127,6 +127,15 @@ def is_conflict_marker(raw: bytes) -> bool:
     return text.startswith(_CONFLICT_MARKERS) and (text == b"=======" or text[7:8] in (b"", b" "))
 
 
+def conflict_line(raw: bytes) -> int:
+    """The number of the first line of ``raw`` (a whole file) that is a git conflict
+    marker (:func:`is_conflict_marker`), or 0."""
+    for number, line in enumerate(raw.splitlines(), 1):
+        if is_conflict_marker(line):
+            return number
+    return 0
+
+
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 """How the file git holds for a Git LFS file begins (the pointer to its content)."""
 

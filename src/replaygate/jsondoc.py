@@ -20,7 +20,7 @@ import orjson
 
 from replaygate.errors import (
     LFS_POINTER,
-    is_conflict_marker,
+    conflict_line,
     lfs_pointer_reason,
     looks_like_utf16,
     shown_file,
@@ -159,7 +159,7 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
     try:
         return loads(text)
     except json.JSONDecodeError as err:
-        marker = _conflict_line(raw)
+        marker = conflict_line(raw)
         if marker:
             raise error(
                 f"{name}: not JSON: a git merge conflict marker at line {marker}: the file "
@@ -172,15 +172,6 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
         raise error(f"{name}: not JSON this reader accepts: nested too deeply") from None
     except ValueError as err:  # a refused value
         raise error(f"{name}: not JSON this reader accepts: {err}") from None
-
-
-def _conflict_line(raw: bytes) -> int:
-    """The number of the first line of ``raw`` that is a git conflict marker
-    (:func:`~replaygate.errors.is_conflict_marker`), or 0."""
-    for number, line in enumerate(raw.splitlines(), 1):
-        if is_conflict_marker(line):
-            return number
-    return 0
 
 
 def check_document(

@@ -1,0 +1,85 @@
+"""The fixture workflow as a team lives it in git: a merge that left a conflict in a
+one-fixture file is named as one."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate import Fixture, FixtureStore
+from replaygate.cli import main
+from replaygate.fixtures.fixture import make_meta
+from test_patrol import request, response
+
+GIT_CONFIG = ["-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+
+
+def git(repo: Path, *args: str, check: bool = True) -> str:
+    done = subprocess.run(
+        ["git", *GIT_CONFIG, *args], cwd=repo, capture_output=True, text=True, check=check
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tests" / "fixtures").mkdir(parents=True)
+    yield tmp_path
+
+
+def replaygate(*args: str) -> tuple[int, str]:
+    done = CliRunner().invoke(main, list(args))
+    assert done.exception is None or isinstance(done.exception, SystemExit), done.output
+    return done.exit_code, done.output
+
+
+def repo_with_folder_store(project: Path) -> Path:
+    """A repository whose folder store tests/fixtures/chat holds one fixture, committed;
+    the fixture's file."""
+    git(project, "init", "-q", "-b", "main", "--template=")
+    (project / ".gitignore").write_text(".replaygate.lock\n*.lock\n", encoding="utf-8")
+    meta = make_meta("anthropic.messages", "2023-06-01", "hand")
+    with FixtureStore.open(project / "tests" / "fixtures" / "chat") as store:
+        store.put(Fixture.create(request("hi"), [response("hello")], meta))
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "record")
+    (file,) = (project / "tests" / "fixtures" / "chat").glob("*/*.json")
+    return file
+
+
+def edit_tokens(file: Path, tokens: int) -> None:
+    text = file.read_text(encoding="utf-8")
+    file.write_text(text.replace('"output_tokens": 3', f'"output_tokens": {tokens}'))
+
+
+@pytest.mark.slow
+def test_a_conflict_left_in_a_one_fixture_file_is_named_with_what_to_do(project: Path) -> None:
+    file = repo_with_folder_store(project)
+    assert '"output_tokens": 3' in file.read_text(encoding="utf-8")
+    git(project, "checkout", "-q", "-b", "other")
+    edit_tokens(file, 7)
+    git(project, "commit", "-q", "-am", "other edit")
+    git(project, "checkout", "-q", "main")
+    edit_tokens(file, 9)
+    git(project, "commit", "-q", "-am", "main edit")
+    git(project, "merge", "other", check=False)  # CONFLICT (content)
+    shown = file.relative_to(project).as_posix()
+    marker = file.read_text(encoding="utf-8").splitlines().index("<<<<<<< HEAD") + 1
+    why = (
+        f"{shown}: a git merge conflict marker (<<<<<<<, =======, >>>>>>>) at line "
+        f"{marker}: the file was merged with a conflict left unresolved, and it holds one "
+        f"fixture, which both sides changed: keep one side's (`git checkout --ours {shown}`, "
+        "or --theirs) or record it again, then run `replaygate verify`"
+    )
+    code, out = replaygate("verify", "tests/fixtures")
+    assert (code, out.splitlines()) == (1, [why, "0 fixture(s) checked, 1 problem(s)"])
+    for command in (["diff", "tests/fixtures"], ["patrol", "tests/fixtures"]):
+        code, out = replaygate(*command)
+        assert code == 2 and out.startswith(f"Error: {why}"), out
+    git(project, "checkout", "--theirs", shown)  # as the error says
+    assert replaygate("verify", "tests/fixtures") == (0, "1 fixture(s) checked, 0 problem(s)\n")
