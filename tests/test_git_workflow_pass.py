@@ -1,5 +1,6 @@
 """The fixture workflow as a team lives it in git: a merge that left a conflict in a
-one-fixture file is named as one."""
+one-fixture file is named as one, and a review asked of a revision a shallow clone lacks
+says how to fetch it."""
 
 from __future__ import annotations
 
@@ -83,3 +84,22 @@ def test_a_conflict_left_in_a_one_fixture_file_is_named_with_what_to_do(project:
         assert code == 2 and out.startswith(f"Error: {why}"), out
     git(project, "checkout", "--theirs", shown)  # as the error says
     assert replaygate("verify", "tests/fixtures") == (0, "1 fixture(s) checked, 0 problem(s)\n")
+
+
+@pytest.mark.slow
+def test_a_revision_a_shallow_clone_lacks_says_how_to_fetch_it(project: Path) -> None:
+    repo_with_folder_store(project)
+    git(project, "commit", "-q", "--allow-empty", "-m", "later")
+    clone = project.parent / "ci"
+    git(project.parent, "clone", "-q", "--depth", "1", project.as_uri(), str(clone))
+    code, out = replaygate("diff", str(clone / "tests" / "fixtures"), "--base", "HEAD~1")
+    assert code == 2
+    assert f"Error: unknown revision 'HEAD~1' in {clone} (this clone is shallow" in out
+    assert "`git fetch --unshallow`, or fetch-depth: 0 in actions/checkout" in out
+    # what `--base "$(git merge-base origin/main HEAD)"` passes when the merge base is missing
+    code, out = replaygate("diff", str(clone / "tests" / "fixtures"), "--base", "")
+    assert code == 2
+    assert "unknown revision '' in" in out and "(an empty revision: the command that" in out
+    code, out = replaygate("diff", "tests/fixtures", "--base", "mian")
+    assert code == 2
+    assert "unknown revision 'mian'" in out and "(a typo, or a branch not fetched" in out

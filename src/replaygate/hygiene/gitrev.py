@@ -118,11 +118,30 @@ class Repo:
                 self.root,
             )
         except HygieneError:
-            hint = ""
-            if rev == "HEAD":
-                hint = " (the repository has no commits yet: commit the fixtures first)"
-            raise HygieneError(f"unknown revision {rev!r} in {self.root}{hint}") from None
+            raise HygieneError(
+                f"unknown revision {rev!r} in {self.root}{self._hint(rev)}"
+            ) from None
         return out.decode("ascii").strip()
+
+    def _hint(self, rev: str) -> str:
+        """What to do about ``rev``, which names no commit here: an empty one is what a
+        ``$(git merge-base ...)`` that failed gives, and a shallow clone holds no history
+        beyond its tip."""
+        if rev == "HEAD":
+            return " (the repository has no commits yet: commit the fixtures first)"
+        if not rev.strip():
+            return (
+                " (an empty revision: the command that gave it, such as `git merge-base "
+                "origin/main HEAD`, printed nothing; it fails in a shallow clone or when the "
+                "branch was not fetched)"
+            )
+        if run_git(["rev-parse", "--is-shallow-repository"], self.root).strip() == b"true":
+            return (
+                " (this clone is shallow, with no history beyond the commits fetched: fetch "
+                "it, `git fetch --unshallow`, or fetch-depth: 0 in actions/checkout; or a "
+                "typo, or a branch not fetched)"
+            )
+        return " (a typo, or a branch not fetched: `git fetch origin BRANCH`)"
 
     def listing(self, commit: str, relpath: str, *, trees: bool = False) -> dict[str, TreeEntry]:
         """What ``git ls-tree -r`` lists under ``relpath`` at ``commit`` (``trees``: the
