@@ -1,9 +1,10 @@
 """The fixture workflow as a team lives it in git: a merge that left a conflict in a
-one-fixture file is named as one, and a review asked of a revision a shallow clone lacks
-says how to fetch it."""
+one-fixture file is named as one, a review asked of a revision a shallow clone lacks
+says how to fetch it, and a folder store a test names by its folder is in use."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 from replaygate import Fixture, FixtureStore
 from replaygate.cli import main
 from replaygate.fixtures.fixture import make_meta
-from test_patrol import request, response
+from test_patrol import play, put, request, response
 
 GIT_CONFIG = ["-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
 
@@ -103,3 +104,32 @@ def test_a_revision_a_shallow_clone_lacks_says_how_to_fetch_it(project: Path) ->
     code, out = replaygate("diff", "tests/fixtures", "--base", "mian")
     assert code == 2
     assert "unknown revision 'mian'" in out and "(a typo, or a branch not fetched" in out
+
+
+def test_a_folder_store_a_skipped_test_names_by_its_folder_is_not_offered(
+    project: Path,
+) -> None:
+    fixtures = project / "tests" / "fixtures"
+    put(fixtures / "chat", "hi", "2026-11-01T00:00:00Z")
+    put(fixtures / "orphan", "bye", "2026-11-01T00:00:00Z")
+    put(fixtures / "played.jsonl", "played", "2026-11-01T00:00:00Z")
+    play(fixtures / "played.jsonl", "played", project / ".replaygate" / "hits", "r-1", project)
+    (project / "tests" / "test_chat.py").write_text(
+        '@pytest.mark.skipif(sys.platform == "linux", reason="windows only")\n'
+        "def test_chat():\n"
+        '    model = ReplayModel(HERE / "fixtures" / "chat", model=MODEL, max_tokens=100)\n',
+        encoding="utf-8",
+    )
+    # names that hold "orphan" but name another store, or a word it is part of
+    (project / "tests" / "test_other.py").write_text(
+        'OTHER = "orphan.jsonl"  # orphans, orphan_store, fixtures/orphan/x.json\n',
+        encoding="utf-8",
+    )
+    code, out = replaygate("prune", "--unused", "tests/fixtures", "--refs", "tests")
+    assert code == 0, out
+    offered = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    assert [Path(p).parent.parent.name for p in offered] == ["orphan"]
+    assert "kept: 1 played, 1 referenced only" in out
+    code, out = replaygate("patrol", "tests/fixtures", "--refs", "tests", "--json")
+    refs = {row["fixture"].split("/")[2]: row["refs"] for row in json.loads(out)["fixtures"]}
+    assert refs["chat"] == ["tests/test_chat.py"] and refs["orphan"] == []

@@ -10,7 +10,8 @@
   they played is *unknown* (no run counted would play it), never taken as unused; so is
   that of a fixture of the project's eval store while no eval run counted played it
   (:func:`with_eval_stores`);
-- references: the files of the reference folders that name its store file or key.
+- references: the files of the reference folders that name its store file, its key,
+  or the folder of the folder store it belongs to.
 
 A fixture neither played nor referenced is *unused*: what ``prune --unused`` removes.
 """
@@ -26,6 +27,7 @@ from typing import Any
 
 from replaygate.fixtures.store import store_files
 from replaygate.fixtures.store.files import resolved
+from replaygate.fixtures.store.folder import store_of
 from replaygate.hygiene.age import recorded_at
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.refs import find_references
@@ -202,7 +204,10 @@ def patrol(
     files = {loc.file for loc, _, _ in seen}
     keys = {key[:12] for _, key, _ in seen}
     played = {loc.file for loc, key, _ in seen if usage.of(loc.file, key)}
-    references = find_references(refs, {f.name for f in files}, keys, own, tests=files)
+    stores = {f: store_of(f).name for f in files if f.suffix == ".json"}
+    references = find_references(
+        refs, {f.name for f in files}, keys, own, tests=files, stores=stores
+    )
     rows = []
     for loc, key, when in seen:
         age = moment - when if when is not None else None

@@ -30,9 +30,10 @@ import errno
 import os
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 from replaygate.fixtures.store.files import resolved
 from replaygate.fixtures.store.folder import is_environment
@@ -78,6 +79,10 @@ class References:
     by_key: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
     by_test: dict[Path, set[Path]] = field(default_factory=lambda: defaultdict(set))
     """The modules that define the test a store file is named after, by store file."""
+    folders: dict[Path, str] = field(default_factory=dict)
+    """The name of the folder store each one-fixture ``.json`` file belongs to."""
+    by_folder: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
+    """Which files name each folder store, by its folder's name."""
     unread: list[tuple[Path, str]] = field(default_factory=list)
     """The files that could not be read and the folders that could not be listed, each
     with why."""
@@ -86,6 +91,7 @@ class References:
         """The files that reference the fixture ``key`` stored in ``file``; with ``by_test``,
         the modules that define the test ``file`` is named after too."""
         found = set(self.by_name.get(file.name, ())) | set(self.by_key.get(key, ()))
+        found |= self.by_folder.get(self.folders.get(file, ""), set())
         return found | set(self.by_test.get(file, ())) if by_test else found
 
 
@@ -210,15 +216,30 @@ def _test_patterns(
     return found, methods
 
 
+def _folder_pattern(names: set[str]) -> re.Pattern[str] | None:
+    """A folder store's name among ``names`` as code names the store: a whole name
+    (``"chat"``, ``fixtures/chat``, ``/ "chat"``), not a part of a longer name
+    (``chatbot``, ``chat.jsonl``) nor a path into the folder (``chat/<key>.json``, which
+    names one fixture file, found by its name)."""
+    if not names:
+        return None
+    alternatives = "|".join(map(re.escape, sorted(names)))
+    return re.compile(rf"(?<![\w.\-])(?:{alternatives})(?![\w\-]|\.\w|[/\\][\w.@\-])")
+
+
 def find_references(
     folders: Iterable[Path],
     names: set[str],
     keys: set[str],
     skip: set[Path],
     tests: Iterable[Path] = (),
+    stores: Mapping[Path, str] = MappingProxyType({}),
 ) -> References:
-    """Scan ``folders`` for the store file ``names`` and fixture ``keys``, and for the
-    tests the store files ``tests`` may be named after (:func:`_test_patterns`).
+    """Scan ``folders`` for the store file ``names`` and fixture ``keys``, for the tests
+    the store files ``tests`` may be named after (:func:`_test_patterns`), and for the
+    names of the folder stores ``stores`` gives each one-fixture file (code opens a
+    folder store by its folder, ``ReplayModel("tests/fixtures/chat")``, naming none of
+    its files: a word of code or text that is the folder's name names its fixtures).
 
     ``skip`` holds resolved paths not to read (the store's own files); other fixture
     files are not read either, so a key shared by two stores is no reference. A name
@@ -226,7 +247,8 @@ def find_references(
     for as it is: taken apart, it was never found, and ``prune`` took its store's
     fixtures for unreferenced.
     """
-    refs = References()
+    refs = References(folders=dict(stores))
+    folder_names = _folder_pattern({name for name in stores.values() if name})
     odd = sorted(name for name in names if not _NAME.fullmatch(name))
     by_module, methods = _test_patterns(tests)
     classes: dict[Path, set[Path]] = defaultdict(set)  # class tests' modules holding the class
@@ -244,6 +266,8 @@ def find_references(
         for name in odd:  # a name no token is (test_x[a+b].jsonl, "my cases.jsonl")
             if name in text:
                 refs.by_name[name].add(path)
+        for token in set(folder_names.findall(text)) if folder_names else ():
+            refs.by_folder[token].add(path)
         for token in set(_HEX.findall(text)):
             if token[:12] in keys:
                 refs.by_key[token[:12]].add(path)
