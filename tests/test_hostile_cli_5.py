@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import sqlite3
+import threading
 import tomllib
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from replaygate.evals import History
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import record_response
+from replaygate.locks import lock_at
 from replaygate.sampling import run_sampled, write_results
 from replaygate.sampling.calibration import CELL_LIMIT
 from run_cli import replaygate
@@ -343,3 +345,34 @@ def test_the_price_entry_a_missing_price_asks_for_is_toml_naming_the_model(
     entry = done.stderr.split("[tool.replaygate.prices] (", 1)[1].split(", per million", 1)[0]
     parsed = tomllib.loads(entry.replace("...", "1"))
     assert parsed == {model: {"input": 1, "output": 1}}
+
+
+# -- a baseline reached through a symlink ------------------------------------------------
+
+
+def test_an_update_through_a_linked_baseline_waits_for_one_through_its_file(
+    tmp_path: Path,
+) -> None:
+    # Each took the lock beside the name it was given (link.json.lock, real.json.lock):
+    # two updates at once, one through each name, read the same history and the one
+    # written last dropped the other's entry.
+    checks = [contains_check(["context"], kind="gate")]
+    write_results(tmp_path / "r.json", [run_sampled(lambda i: "context", 3, 2, checks, case="c")])
+    update = ("baseline", "update", "--results", "r.json", "--reason")
+    assert replaygate(*update, "first", "--baseline", "real.json", cwd=tmp_path).returncode == 0
+    (tmp_path / "link.json").symlink_to("real.json")
+    before = (tmp_path / "real.json").read_bytes()
+    done: list[int] = []
+    through_link = threading.Thread(
+        target=lambda: done.append(
+            replaygate(*update, "second", "--baseline", "link.json", cwd=tmp_path).returncode
+        )
+    )
+    with lock_at(tmp_path / "real.json.lock"):  # an update through real.json, writing
+        through_link.start()
+        through_link.join(0.1)
+        assert through_link.is_alive() and (tmp_path / "real.json").read_bytes() == before
+    through_link.join()
+    assert done == [0] and (tmp_path / "link.json").is_symlink()
+    history = json.loads((tmp_path / "real.json").read_text())["history"]
+    assert [entry["reason"] for entry in history] == ["first", "second"]

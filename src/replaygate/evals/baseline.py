@@ -31,7 +31,7 @@ from replaygate.evals.shards import check_whole_run
 from replaygate.fixtures.fixture import now_iso
 from replaygate.jsonfields import escape_surrogates, lone_surrogate
 from replaygate.locks import lock_at
-from replaygate.outputs import write_text
+from replaygate.outputs import real_file, write_text
 from replaygate.reasons import reason_problem
 from replaygate.sampling.results import document_text
 
@@ -172,7 +172,9 @@ def update_baseline(
     target.parent.mkdir(parents=True, exist_ok=True)
     # Read, changed and written under one lock: two updates at once would each append
     # their entry to the history they read, and the one written last would drop the other.
-    with lock_at(f"{target}.lock"):
+    # The lock is beside the file a linked baseline links to, where it is written, so that
+    # an update through the link and one through the file take turns too.
+    with lock_at(f"{real_file(target)}.lock"):
         previous = load_baseline(target) if _there(target) else None
         if previous is not None and previous.reference.run is not None:
             raise BaselineError(
