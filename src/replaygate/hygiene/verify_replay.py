@@ -22,6 +22,7 @@ from replaygate.http.recorded import replayed
 from replaygate.hygiene.verify_blocks import BLOCKS, check_blocks
 from replaygate.jsondoc import syntax_error
 from replaygate.models.providers import INTERFACES
+from replaygate.models.providers.anthropic import ANTHROPIC_STOPS
 from replaygate.models.types import STOP_REASONS
 
 NO_READER, HTTP_READER, MODEL_API_READER = 0, 1, 2
@@ -34,7 +35,7 @@ _BLOCKED_CODES = {name: code for code, name in enumerate(_BLOCKED, start=_FIRST_
 """The readers of a model API's HTTP answers that hold typed blocks, by interface."""
 _HTTP_READERS = frozenset((HTTP_READER, MODEL_API_READER, *_BLOCKED_CODES.values()))
 ANTHROPIC_READER = _CODES["anthropic.messages"]
-_STOPS = frozenset((*STOP_REASONS, "pause_turn"))
+_STOPS = frozenset((*STOP_REASONS, *ANTHROPIC_STOPS))
 _TOKENS = ("input_tokens", "output_tokens")
 
 

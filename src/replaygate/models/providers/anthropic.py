@@ -206,9 +206,16 @@ def to_anthropic_response(
     }
 
 
+ANTHROPIC_STOPS: dict[str, StopReason] = {
+    "pause_turn": "end_turn",  # a server tool's long turn paused: the text so far
+    "model_context_window_exceeded": "max_tokens",  # cut where the context window filled
+}
+"""The Messages API's stop reasons outside the engine's vocabulary, and what they read as."""
+
+
 def _stop_reason(value: str, path: str) -> StopReason:
-    if value == "pause_turn":
-        return "end_turn"
+    if value in ANTHROPIC_STOPS:
+        return ANTHROPIC_STOPS[value]
     reason = as_stop_reason(value)
     if reason is None:
         raise WireFormatError(path, f"unknown stop_reason {value!r}")

@@ -218,7 +218,8 @@ def to_openai_response(
 
 
 def from_openai_response(response: Mapping[str, Any]) -> ModelResponse:
-    """The engine's view of a Chat Completions response body (its first choice)."""
+    """The engine's view of a Chat Completions response body (its first choice); a message
+    holding a ``refusal`` (finished ``stop``, as the API sends it) stops for ``refusal``."""
     choices = field_of(response, "choices", list, "response")
     if not choices:
         raise WireFormatError("response.choices", "empty")
@@ -228,12 +229,13 @@ def from_openai_response(response: Mapping[str, Any]) -> ModelResponse:
         raise WireFormatError("response.choices[0].finish_reason", f"unknown value {finish!r}")
     usage = optional_field(response, "usage", dict, "response", {})
     where = "response.choices[0].message"
+    refused = optional_field(message, "refusal", str, where, "")
     return ModelResponse(
         text=_content_text(message.get("content"), f"{where}.content"),
         tool_calls=_parse_tool_calls(
             optional_field(message, "tool_calls", list, where, []), f"{where}.tool_calls"
         ),
-        stop_reason=_FINISH_TO_STOP[finish],
+        stop_reason="refusal" if refused else _FINISH_TO_STOP[finish],
         usage=Usage(
             input_tokens=optional_field(usage, "prompt_tokens", int, "response.usage", 0),
             output_tokens=optional_field(usage, "completion_tokens", int, "response.usage", 0),
