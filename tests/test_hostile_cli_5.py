@@ -63,9 +63,13 @@ def long_sheet(tmp_path: Path) -> Path:
     return exported(tmp_path, LONG)
 
 
-def write_sheet(path: Path, rows: list[dict[str, str]], delimiter: str = ",") -> None:
+def write_sheet(
+    path: Path, rows: list[dict[str, str]], delimiter: str = ",", quoting: int = csv.QUOTE_MINIMAL
+) -> None:
     with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), delimiter=delimiter)
+        writer = csv.DictWriter(
+            handle, fieldnames=list(rows[0]), delimiter=delimiter, quoting=quoting
+        )
         writer.writeheader()
         writer.writerows(rows)
 
@@ -111,12 +115,13 @@ def test_a_cell_beyond_the_csv_field_limit_is_named_by_its_line(sheet: Path) -> 
     )
 
 
+@pytest.mark.parametrize("quoting", [csv.QUOTE_MINIMAL, csv.QUOTE_ALL], ids=["", "all quoted"])
 @pytest.mark.parametrize("delimiter", [";", "\t"], ids=["semicolons", "tabs"])
 def test_a_sheet_saved_with_semicolons_or_tabs_scores_as_with_commas(
-    sheet: Path, delimiter: str
+    sheet: Path, delimiter: str, quoting: int
 ) -> None:
     expected = score(sheet)
-    write_sheet(sheet, rows_of(sheet), delimiter)
+    write_sheet(sheet, rows_of(sheet), delimiter, quoting)
     assert score(sheet) == expected
 
 

@@ -110,7 +110,9 @@ def _reader(handle: io.StringIO, text: str) -> csv.DictReader[str]:
     """The rows of the sheet ``text``, cells split at commas, or at the semicolons or tabs
     of a header so split (a spreadsheet's CSV in a locale whose decimal mark is a comma)."""
     header = text.split("\n", 1)[0].rstrip("\r")
-    delimiter = next((d for d in ";\t" if tuple(header.split(d)) == COLUMNS), ",")
+    delimiter = next(
+        (d for d in ";\t" if tuple(next(csv.reader([header], delimiter=d), ())) == COLUMNS), ","
+    )
     return csv.DictReader(handle, delimiter=delimiter)
 
 
