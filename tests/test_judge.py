@@ -388,8 +388,9 @@ def test_a_judge_based_test_is_deterministic_in_replay(tmp_path: Path) -> None:
     for _ in range(2):
         replay = ReplayModel(store, **settings)  # type: ignore[arg-type]
         judge = Judge(replay, RUBRIC, threshold=4, under_test=UNDER_TEST)
-        assert [judge.grade(t).score for t in ("RAG [doc-rag].", "RAG.")] == grades
-        assert judge.grade("RAG [doc-rag].").reply == "cited: True\nGRADE: 5"
+        judged = [judge.grade(t) for t in ("RAG [doc-rag].", "RAG.")]
+        assert [j.score for j in judged] == grades
+        assert judged[0].reply == "cited: True\nGRADE: 5"
     assert len(live.calls) == 2
     with pytest.raises(FixtureMismatchError):
         judge.grade("an answer never graded")

@@ -1,16 +1,22 @@
-"""The engine boundary as a team with its own agent loop uses it: the stop reasons the
-APIs send outside the engine's vocabulary replay as what they mean."""
+"""The engine boundary as a team with its own agent loop uses it: identical requests sent
+again (a retry, several asks to vote on) get the recorded answers in order (law 1), and
+the stop reasons the APIs send outside the engine's vocabulary replay as what they mean."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import anthropic
 import orjson
+import pytest
 
-from replaygate import Message, ModelResponse
+from replaygate import FixtureMismatchError, Message, ModelResponse, ToolSpec
 from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.fixture import make_meta
+from replaygate.models.fakes import ScriptedModel
+from replaygate.models.live import AnthropicModel
 from replaygate.models.providers import (
     from_anthropic_response,
     from_openai_response,
@@ -18,11 +24,86 @@ from replaygate.models.providers import (
     to_anthropic_request,
     to_openai_request,
 )
-from replaygate.models.replay import ReplayModel
+from replaygate.models.replay import RecordingModel, ReplayModel
+from replaygate.sim import Simulator
 from run_cli import replaygate
 
 SETTINGS: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
 ASK = (Message.user("Pick a number."),)
+
+
+class Counting:
+    """A simulator behaviour answering every request with the next number: a live model
+    whose answer to the same question differs from one ask to the next."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        self.asked += 1
+        return ModelResponse(text=f"number {self.asked}")
+
+
+@pytest.fixture()
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior=Counting()) as running:
+        yield running
+
+
+def _live(sim: Simulator) -> AnthropicModel:
+    client = anthropic.Anthropic(api_key="test", base_url=sim.url, max_retries=0)
+    return AnthropicModel(client, **SETTINGS)
+
+
+def test_identical_requests_are_recorded_and_replayed_in_order(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    store = tmp_path / "votes.jsonl"
+    recorder = RecordingModel(_live(sim), store, approve_live=True, source="sim", **SETTINGS)
+    recorded = [recorder.complete(ASK, ()).text for _ in range(3)]
+    assert recorded == ["number 1", "number 2", "number 3"]  # each ask went to the API
+    assert recorder.recorded == 3
+
+    replay = ReplayModel(store, **SETTINGS)
+    assert [replay.complete(ASK, ()).text for _ in range(3)] == recorded
+    with pytest.raises(FixtureMismatchError, match="recorded 3 times and sent 4 times") as err:
+        replay.complete(ASK, ())
+    assert err.value.key == fixture_key(to_anthropic_request(ASK, (), **SETTINGS))
+    assert replay.raised == [err.value]  # kept: an agent catching it cannot hide it
+
+    again = RecordingModel(_live(sim), store, approve_live=True, source="sim", **SETTINGS)
+    assert [again.complete(ASK, ()).text for _ in range(4)] == [*recorded, "number 4"]
+    assert again.recorded == 1  # only the fourth ask was missing
+
+
+def test_repeat_last_opts_in_to_the_last_answer_again(tmp_path: Path) -> None:
+    store = tmp_path / "s.jsonl"
+    live = ScriptedModel([ModelResponse(text="only")])
+    RecordingModel(live, store, approve_live=True, **SETTINGS).complete(ASK, ())
+    replay = ReplayModel(store, repeat_last=True, **SETTINGS)
+    assert [replay.complete(ASK, ()).text for _ in range(3)] == ["only"] * 3
+    fresh = ReplayModel(store, **SETTINGS)  # counts are the model's own
+    assert fresh.complete(ASK, ()).text == "only"
+
+
+def test_a_sampled_run_repeating_a_request_is_refused_naming_the_sample(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "s.jsonl"
+    for sample, text in enumerate(("first", "second")):
+        live = ScriptedModel([ModelResponse(text=text)])
+        recorder = RecordingModel(live, store, approve_live=True, sample=sample, **SETTINGS)
+        recorder.complete(ASK, ())
+    replay = ReplayModel(store, sample=1, **SETTINGS)
+    assert replay.complete(ASK, ()).text == "second"
+    with pytest.raises(FixtureMismatchError, match=r"sample 1 sent this request 2 times"):
+        replay.complete(ASK, ())
+    live = ScriptedModel([ModelResponse(text="never")])
+    recorder = RecordingModel(live, store, approve_live=True, sample=1, **SETTINGS)
+    assert recorder.complete(ASK, ()).text == "second"
+    with pytest.raises(FixtureMismatchError, match=r"sample 1 sent this request 2 times"):
+        recorder.complete(ASK, ())
+    assert live.calls == []  # refused before anything was sent
 
 
 def _fixture_line(request: dict[str, Any], response: dict[str, Any], interface: str) -> bytes:

@@ -446,8 +446,9 @@ def test_record_missing_records_once_then_replays(tmp_path: Path) -> None:
     recorder = RecordingModel(live, path, approve_live=True, model=MODEL, max_tokens=64, system="S")
     conversation = [Message.user("What is RAG?")]
     assert recorder.complete(conversation, []) == answer
-    assert recorder.complete(conversation, []) == answer
-    assert len(live.calls) == 1 and recorder.recorded == 1
+    again = RecordingModel(live, path, approve_live=True, model=MODEL, max_tokens=64, system="S")
+    assert again.complete(conversation, []) == answer  # a run of its own: replayed
+    assert len(live.calls) == 1 and recorder.recorded == 1 and again.recorded == 0
     lines = path.read_bytes().splitlines()
     assert len(lines) == 1
     stored = orjson.loads(lines[0])

@@ -14,15 +14,23 @@ than the one configured is refused with
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from replaygate.errors import KEPT_ERRORS, FixtureFormatError, ReplaygateError, WireFormatError
+from replaygate.errors import (
+    KEPT_ERRORS,
+    FixtureFormatError,
+    FixtureMismatchError,
+    ReplaygateError,
+    WireFormatError,
+)
+from replaygate.fixtures.fingerprint import canonical_json, fixture_key
 from replaygate.fixtures.fixture import InterfaceVersionError, version_mismatch
 from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
-from replaygate.fixtures.session import FixtureSession, Hit, Sample, StoreArg
+from replaygate.fixtures.session import FixtureSession, Hit, Position, Repeat, Sample, StoreArg
 from replaygate.fixtures.spending import SpendingCap
 from replaygate.models.providers import Interface, get_interface
 from replaygate.models.types import (
@@ -158,7 +166,12 @@ def check_version(session: FixtureSession, hit: Hit, settings: RequestSettings) 
 
 
 class _FixtureModel:
-    """What both models share: a session, the request settings, a sample, the calls."""
+    """What both models share: a session, the request settings, a sample, the calls.
+
+    The n-th identical request a model sends gets the n-th recorded answer (law 1): its
+    first send is answered by the model's sample, each later one of an unsampled model
+    (sample 0) by the next answer of a retry sequence, as an HTTP session answers repeats.
+    """
 
     def __init__(self, session: FixtureSession, settings: RequestSettings, sample: int) -> None:
         if not is_count(sample):
@@ -168,6 +181,8 @@ class _FixtureModel:
         self.settings = settings
         self.sample = sample
         self._at = Sample(sample)
+        self._sent: Counter[str] = Counter()
+        """How often each request (by its canonical form) was sent to this model."""
         self.calls: list[Call] = []
 
     def _request(
@@ -178,11 +193,32 @@ class _FixtureModel:
         sent = self.settings.build(messages, tools)
         return sent, self.session.stored_request(sent)
 
-    def _replayed(self, hit: Hit) -> ModelResponse:
-        """This model's sample of a recorded fixture, in engine types."""
+    def _position(self, request: dict[str, Any]) -> Position:
+        """Which recorded answer this send of (stored) ``request`` gets: the model's sample
+        the first time, the next answer of a retry sequence after that (sample 0 only: a
+        sampled run keeps one answer per request, so a repeat there is refused)."""
+        form = canonical_json(request)
+        repeat = self._sent[form]
+        self._sent[form] += 1
+        if repeat == 0:
+            return self._at
+        if self.sample == 0:
+            return Repeat(repeat)
+        raise FixtureMismatchError(
+            f"sample {self.sample} sent this request {repeat + 1} times: key "
+            f"{fixture_key(request)} in {self.store.path} keeps one answer per sample of a "
+            "request, so a request repeated within a sampled run has no answer of its own. "
+            "Replay it unsampled (sample=0), where each identical send gets the next "
+            "recorded answer, or make the repeated request differ.",
+            key=fixture_key(request),
+            store=str(self.store.path),
+        )
+
+    def _replayed(self, hit: Hit, at: Position) -> ModelResponse:
+        """The answer at ``at`` of a recorded fixture, in engine types."""
         check_version(self.session, hit, self.settings)
         location, fixture = hit
-        answer = self.session.answer(fixture.key, fixture.responses, self._at, fixture.meta)
+        answer = self.session.answer(fixture.key, fixture.responses, at, fixture.meta)
         try:
             return self.settings.wire.from_response(answer)
         except WireFormatError as err:
@@ -202,9 +238,11 @@ class ReplayModel(_FixtureModel):
     ``sample`` is the sample index it replays. ``sanitize`` is the pipeline whose
     request-side rules run before the lookup (default: the one configured for the
     store's project); ``interface_version`` the version the fixtures must have been
-    recorded for (default: the interface's). A replay model never opens a connection
-    and patches nothing process-wide: wrap a run in
-    :func:`~replaygate.network.block_network` to refuse every other way out.
+    recorded for (default: the interface's). The n-th identical request gets the n-th
+    recorded answer, and one more than was recorded is a miss: use one replay model per
+    run, or ``repeat_last=True`` to answer every further send with the last answer again.
+    A replay model never opens a connection and patches nothing process-wide: wrap a run
+    in :func:`~replaygate.network.block_network` to refuse every other way out.
     """
 
     def __init__(
@@ -218,9 +256,11 @@ class ReplayModel(_FixtureModel):
         interface: str = "anthropic.messages",
         interface_version: str | None = None,
         sanitize: Sanitizer | SanitizeConfig | None = None,
+        repeat_last: bool = False,
     ) -> None:
         settings = RequestSettings(model, max_tokens, system, interface, interface_version)
-        super().__init__(FixtureSession(store, sanitize=sanitize), settings, sample)
+        session = FixtureSession(store, sanitize=sanitize, repeat_last=repeat_last)
+        super().__init__(session, settings, sample)
         self.raised: list[ReplaygateError] = []
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
@@ -228,10 +268,11 @@ class ReplayModel(_FixtureModel):
         :attr:`raised`, so an agent that catches it cannot hide it)."""
         try:
             _, request = self._request(messages, tools)
+            at = self._position(request)
             hit = self.session.lookup(request)
             if hit is None:
                 raise self.session.miss(request)
-            return self._replayed(hit)
+            return self._replayed(hit, at)
         except ReplaygateError as err:
             if len(self.raised) < KEPT_ERRORS:
                 self.raised.append(err)
@@ -317,13 +358,14 @@ class RecordingModel(_FixtureModel):
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """Replay if recorded (``record-missing``), else call live and record."""
         sent, request = self._request(messages, tools)
+        at = self._position(request)
         if self.mode == "record-missing":
-            hit = self._recorded(request)
+            hit = self._recorded(request, at)
             if hit is not None:
-                answer = self._replayed(hit)
+                answer = self._replayed(hit, at)
                 told = getattr(self.live, "replayed", None)
                 if callable(told):  # the simulator counts it, as if it had answered
-                    told(sent, hit[1].sample(self.sample))
+                    told(sent, hit[1].sample(at.index))
                 return answer
         wire = self.settings.wire
         self.session.reserve(request, wire.name, self.settings.version)
@@ -338,13 +380,13 @@ class RecordingModel(_FixtureModel):
             self.session.release(request)
             raise
         meta = self.session.meta(wire.name, self.settings.version, source)
-        fixture = self.session.record(request, response, self._at, interface=wire.name, meta=meta)
-        return wire.from_response(fixture.responses[self.sample])
+        fixture = self.session.record(request, response, at, interface=wire.name, meta=meta)
+        return wire.from_response(fixture.responses[at.index])
 
-    def _recorded(self, request: dict[str, Any]) -> Hit | None:
-        """The fixture holding this model's sample of ``request``, if one was recorded."""
+    def _recorded(self, request: dict[str, Any], at: Position) -> Hit | None:
+        """The fixture holding the answer at ``at`` to ``request``, if one was recorded."""
         hit = self.session.lookup(request)
-        if hit is not None and hit[1].sample(self.sample) is None:
+        if hit is not None and hit[1].sample(at.index) is None:
             self.store.refresh()
             hit = self.session.lookup(request)
-        return hit if hit is not None and hit[1].sample(self.sample) is not None else None
+        return hit if hit is not None and hit[1].sample(at.index) is not None else None
