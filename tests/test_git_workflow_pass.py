@@ -1,6 +1,7 @@
 """The fixture workflow as a team lives it in git: a merge that left a conflict in a
-one-fixture file is named as one, a review asked of a revision a shallow clone lacks
-says how to fetch it, and a folder store a test names by its folder is in use."""
+one-fixture file is named as one, a merge that kept two answers to one request is an
+ALARM of the review, a review asked of a revision a shallow clone lacks says how to
+fetch it, and a folder store a test names by its folder is in use."""
 
 from __future__ import annotations
 
@@ -40,14 +41,18 @@ def replaygate(*args: str) -> tuple[int, str]:
     return done.exit_code, done.output
 
 
+def record(store: Path, question: str, answer: str) -> None:
+    meta = make_meta("anthropic.messages", "2023-06-01", "hand")
+    with FixtureStore.open(store) as opened:
+        opened.put(Fixture.create(request(question), [response(answer)], meta))
+
+
 def repo_with_folder_store(project: Path) -> Path:
     """A repository whose folder store tests/fixtures/chat holds one fixture, committed;
     the fixture's file."""
     git(project, "init", "-q", "-b", "main", "--template=")
     (project / ".gitignore").write_text(".replaygate.lock\n*.lock\n", encoding="utf-8")
-    meta = make_meta("anthropic.messages", "2023-06-01", "hand")
-    with FixtureStore.open(project / "tests" / "fixtures" / "chat") as store:
-        store.put(Fixture.create(request("hi"), [response("hello")], meta))
+    record(project / "tests" / "fixtures" / "chat", "hi", "hello")
     git(project, "add", "-A")
     git(project, "commit", "-q", "-m", "record")
     (file,) = (project / "tests" / "fixtures" / "chat").glob("*/*.json")
@@ -133,3 +138,46 @@ def test_a_folder_store_a_skipped_test_names_by_its_folder_is_not_offered(
     code, out = replaygate("patrol", "tests/fixtures", "--refs", "tests", "--json")
     refs = {row["fixture"].split("/")[2]: row["refs"] for row in json.loads(out)["fixtures"]}
     assert refs["chat"] == ["tests/test_chat.py"] and refs["orphan"] == []
+
+
+@pytest.mark.slow
+def test_a_request_two_merged_branches_recorded_with_other_answers_is_an_alarm(
+    project: Path,
+) -> None:
+    """A merge=union keeps the lines of both branches: a request both recorded with other
+    answers leaves a store that verify and the replay refuse, never a fixture 'added'."""
+    git(project, "init", "-q", "-b", "main", "--template=")
+    (project / ".gitattributes").write_text("*.jsonl merge=union\n", encoding="utf-8")
+    (project / ".gitignore").write_text("*.lock\n", encoding="utf-8")
+    store = project / "tests" / "fixtures" / "rc.jsonl"
+    record(store, "one", "first")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "record")
+    git(project, "checkout", "-q", "-b", "other")
+    record(store, "two", "from the branch")
+    git(project, "commit", "-q", "-am", "record on the branch")
+    git(project, "checkout", "-q", "main")
+    record(store, "two", "from main")
+    git(project, "commit", "-q", "-am", "record on main")
+    git(project, "merge", "-q", "--no-edit", "other")  # no conflict: the union
+    assert "recorded twice with different responses" in replaygate("verify", str(store))[1]
+    code, out = replaygate("diff", "tests/fixtures", "--base", "HEAD^1")
+    assert code == 1, out
+    assert "0 added, 0 removed" in out
+    assert "1 ALARM (request recorded twice, other responses)" in out
+    assert (
+        f"ALARM  tests/fixtures/rc.jsonl:3  key {out.split('key ')[1][:12]}: request recorded "
+        "again, with other responses than at tests/fixtures/rc.jsonl:2\n"
+        "    response.content[0].text: 'from main' != 'from the branch'\n"
+        "  the store now holds the same request twice with different responses"
+    ) in out
+    accepted = ["--allow-response-change", "--reason", "both are fine"]
+    assert replaygate("diff", "tests/fixtures", "--base", "HEAD^1", *accepted)[0] == 1
+    code, out = replaygate("diff", "tests/fixtures", "--base", "HEAD^1", "--json")
+    (alarm,) = json.loads(out)["alarms"]
+    assert code == 1 and (alarm["line"], alarm["of"]["line"]) == (3, 2)
+    code, out = replaygate("diff", "tests/fixtures", "--base", "HEAD~2", "--format", "markdown")
+    assert code == 1
+    assert (
+        "| **ALARM**: request recorded twice, other responses | `tests/fixtures/rc.jsonl:3`" in out
+    )

@@ -58,4 +58,5 @@ def test_a_repeated_request_with_other_answers_is_no_copy() -> None:
     one = fixture("one").to_line()
     other = fixture("one", answer="b").to_line()
     result = review(side("HEAD", one), side("working tree", one + other), "rc.jsonl")
-    assert not result.copied and [str(e) for e in result.added] == ["rc.jsonl:2"]
+    assert not result.copied and not result.added  # an alarm: test_git_workflow_pass.py
+    assert [(str(a.new), str(a.old)) for a in result.twice_alarms] == [("rc.jsonl:2", "rc.jsonl:1")]

@@ -120,8 +120,8 @@ def diff(
     test with their request difference by field path, and raises an ALARM (exit 1) for
     a fixture whose request is unchanged but whose response changed, unless
     --allow-response-change --reason "..." is given, and for a changed or added fixture
-    whose stored key is not its request's (no option accepts that one). PATH defaults
-    to tests/fixtures.
+    whose stored key is not its request's or whose request its store holds already with
+    other responses (no option accepts those). PATH defaults to tests/fixtures.
 
     Example:
 
@@ -150,9 +150,10 @@ def diff(
     else:
         render = render_markdown if fmt == "markdown" else render_text
         click.echo(render(result, allowed), nl=False)
-    # A response change may be accepted with a reason; a key that is not its request's
-    # cannot: verify and the replay refuse that fixture whatever the review says.
-    if result.key_alarms or (result.response_alarms and allowed is None):
+    # A response change may be accepted with a reason; a key that is not its request's,
+    # or a request recorded twice with other responses, cannot: verify and the replay
+    # refuse that fixture whatever the review says.
+    if result.refused or (result.response_alarms and allowed is None):
         raise SystemExit(1)
 
 

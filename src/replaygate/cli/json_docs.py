@@ -10,7 +10,7 @@ from typing import Any
 
 from replaygate.cli.json_out import echo_json
 from replaygate.fixtures.diff import FieldDifference
-from replaygate.hygiene.review import Review
+from replaygate.hygiene.review import Alarm, RecordedTwice, Review
 from replaygate.hygiene.snapshot import Entry
 from replaygate.hygiene.verify import StoreProblem
 from replaygate.jsondoc import json_fields
@@ -35,13 +35,18 @@ def _differences(differences: Sequence[FieldDifference]) -> list[str]:
     return [difference.render() for difference in differences]
 
 
+def _alarm(alarm: Alarm) -> dict[str, Any]:
+    """An alarm of ``diff``: the fixture, its differences, and for a request recorded
+    twice, the other fixture of it (``of``)."""
+    found = {**_entry(alarm.new), "differences": _differences(alarm.differences)}
+    return {**found, "of": _entry(alarm.old)} if isinstance(alarm, RecordedTwice) else found
+
+
 def review_json(result: Review, allowed_reason: str | None) -> dict[str, Any]:
     """``diff``: each class of change with its fixtures (file, line, key) and field paths."""
     return {
         **json_fields(result, ("path", "base", "head", "files_compared", "files_changed")),
-        "alarms": [
-            {**_entry(a.new), "differences": _differences(a.differences)} for a in result.alarms
-        ],
+        "alarms": [_alarm(a) for a in result.alarms],
         "allowed_reason": allowed_reason,
         "paired": [
             {

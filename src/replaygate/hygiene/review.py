@@ -12,7 +12,10 @@
   request (earlier samples untouched) is not;
 - a changed or added fixture whose stored key is not its request's fingerprint is an
   *alarm* too: a hand edit of the key or the request, which verify and the replay
-  refuse. Fixtures that did not change are not checked again.
+  refuse. Fixtures that did not change are not checked again;
+- so is a fixture added to a store that holds its request already with other
+  responses (two branches recorded it, joined by a ``merge=union`` or by hand), which
+  verify and the replay refuse too.
 """
 
 from __future__ import annotations
@@ -85,7 +88,16 @@ class KeyMismatch:
         return (FieldDifference("key", self.new.fixture.key, self.expected),)
 
 
-Alarm = ResponseChanged | KeyMismatch
+@dataclass(frozen=True)
+class RecordedTwice(_FieldsChange):
+    """The ALARM: a fixture added (``new``) to a store that holds its request already
+    (``old``) with other responses; the differences are those of the responses.
+
+    Two branches recorded the request, and the lines of both were kept: verify and the
+    replay refuse the store."""
+
+
+Alarm = ResponseChanged | KeyMismatch | RecordedTwice
 """What the review raises an ALARM for."""
 
 
@@ -136,6 +148,17 @@ class Review:
         return tuple(a for a in self.alarms if isinstance(a, KeyMismatch))
 
     @property
+    def twice_alarms(self) -> tuple[RecordedTwice, ...]:
+        """The alarms for a request its store now holds twice with other responses."""
+        return tuple(a for a in self.alarms if isinstance(a, RecordedTwice))
+
+    @property
+    def refused(self) -> bool:
+        """True when an alarm names what verify and the replay refuse, which no reason
+        makes acceptable."""
+        return bool(self.key_alarms or self.twice_alarms)
+
+    @property
     def unchanged(self) -> bool:
         """True when no fixture was added, removed or changed."""
         return not (
@@ -156,9 +179,9 @@ def review(base: Side, head: Side, path: str) -> Review:
     old = base.entries(n for n in changed if n in base.files)
     new = head.entries(n for n in changed if n in head.files)
     removed, added, same = _match_requests(old, new)
-    added, copied = _copies(added, [b for _, b in same])
+    added, copied, twice = _copies(added, [b for _, b in same])
     rekeyed = [b for a, b in same if a.fixture.key != b.fixture.key]
-    keys = _key_mismatches([*rekeyed, *added])
+    keys = _key_mismatches([*rekeyed, *added, *(alarm.new for alarm in twice)])
     alarms, samples, metas = _classify_same(same)
     pairs, added_only, removed_only = pair_up(removed, added)
     return Review(
@@ -170,7 +193,7 @@ def review(base: Side, head: Side, path: str) -> Review:
         added=tuple(added_only),
         removed=tuple(removed_only),
         paired=tuple(pairs),
-        alarms=tuple(sorted([*alarms, *keys], key=lambda a: (a.new.file, a.new.line))),
+        alarms=tuple(sorted([*alarms, *keys, *twice], key=lambda a: (a.new.file, a.new.line))),
         samples_added=tuple(samples),
         meta_changed=tuple(metas),
         copied=tuple(copied),
@@ -210,27 +233,31 @@ def _match_requests(
     return removed, added, same
 
 
-def _copies(added: list[Entry], kept: list[Entry]) -> tuple[list[Entry], list[Copied]]:
-    """Split ``added`` into the fixtures really added and the copies of another fixture of
-    the head side: one of ``kept`` (there on both sides), else the first of ``added``, of
-    the same request in the same store (file, or folder) with the same key and responses."""
+def _copies(
+    added: list[Entry], kept: list[Entry]
+) -> tuple[list[Entry], list[Copied], list[RecordedTwice]]:
+    """Split ``added`` into the fixtures really added, the copies of another fixture of
+    the head side (one of ``kept``, there on both sides, else the first of ``added``, of
+    the same request in the same store, file or folder) with the same key and responses,
+    and those whose responses differ from that other fixture's."""
     first: dict[tuple[str, tuple[bytes, str | None]], Entry] = {}
     for entry in [*kept, *sorted(added, key=lambda e: (e.file, e.line))]:
         first.setdefault((_store_of(entry), _identity(entry.fixture)), entry)
     really: list[Entry] = []
     copies: list[Copied] = []
+    twice: list[RecordedTwice] = []
     for entry in added:
         original = first.get((_store_of(entry), _identity(entry.fixture)))
-        if (
-            original is not None
-            and original is not entry
-            and original.fixture.key == entry.fixture.key
-            and original.fixture.responses == entry.fixture.responses
-        ):
+        if original is None or original is entry:
+            really.append(entry)
+        elif original.fixture.responses != entry.fixture.responses:
+            pair = masked_pair(_responses_obj(original.fixture), _responses_obj(entry.fixture))
+            twice.append(RecordedTwice(original, entry, tuple(field_diff(*pair))))
+        elif original.fixture.key == entry.fixture.key:
             copies.append(Copied(original, entry))
         else:
             really.append(entry)
-    return really, copies
+    return really, copies, twice
 
 
 def _store_of(entry: Entry) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from replaygate.evals.table import html_text, markdown_table
 from replaygate.fixtures.diff import FieldDifference
-from replaygate.hygiene.review import KeyMismatch, Paired, Review
+from replaygate.hygiene.review import KeyMismatch, Paired, RecordedTwice, Review
 from replaygate.hygiene.snapshot import Entry
 
 DIFF_LINES = 12
@@ -45,6 +45,8 @@ def counts(result: Review) -> str:
     ]
     if result.key_alarms:
         parts.append(f"{len(result.key_alarms)} ALARM (key does not match its request)")
+    if result.twice_alarms:
+        parts.append(f"{len(result.twice_alarms)} ALARM (request recorded twice, other responses)")
     if result.samples_added:
         parts.append(f"{len(result.samples_added)} with samples added")
     if result.meta_changed:
@@ -75,6 +77,19 @@ def _key_mismatch(alarm: KeyMismatch) -> str:
     return f"key {_key(alarm.new)} does not match its request (expected {alarm.expected})"
 
 
+TWICE_ADVICE = (
+    "the store now holds the same request twice with different responses (two branches "
+    "recorded it, and a merge kept the lines of both), and verify and replay refuse the "
+    "store. Keep one of them, deleting the other, or re-record it"
+)
+
+
+def _twice(alarm: RecordedTwice) -> str:
+    return (
+        f"key {_key(alarm.new)}: request recorded again, with other responses than at {alarm.old}"
+    )
+
+
 def _unchanged(result: Review) -> str:
     """No fixture changed; files may have, in how they store the same fixtures."""
     if not result.files_changed:
@@ -97,6 +112,12 @@ def render_text(result: Review, allowed_reason: str | None = None) -> str:
         out.append("")
         out.extend(f"ALARM  {k.new}  {_key_mismatch(k)}" for k in result.key_alarms)
         out.append(f"  {KEY_ADVICE}")
+    if result.twice_alarms:
+        out.append("")
+        for twice in result.twice_alarms:
+            out.append(f"ALARM  {twice.new}  {_twice(twice)}")
+            out.extend(f"    {line}" for line in diff_lines(twice.differences))
+        out.append(f"  {TWICE_ADVICE}")
     if result.response_alarms:
         out.append("")
         for alarm in result.response_alarms:
@@ -178,6 +199,15 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
         ]
         for k in result.key_alarms
     ]
+    rows += [
+        [
+            "**ALARM**: request recorded twice, other responses",
+            _code(str(t.new)),
+            _code(_key(t.new)),
+            f"also at {_code(str(t.old))}",
+        ]
+        for t in result.twice_alarms
+    ]
     for alarm in result.response_alarms:
         paths = ", ".join(_code(d.path) for d in alarm.differences[:3])
         rows.append(
@@ -219,15 +249,17 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
     out.append(markdown_table(["change", "fixture", "key", "what changed"], rows))
     if result.key_alarms:
         out += ["", f"**{KEY_ADVICE}.**"]
+    if result.twice_alarms:
+        out += ["", f"**{TWICE_ADVICE}.**"]
     if result.response_alarms:
         out += ["", f"**{_alarm_advice(_reason_markdown(allowed_reason))}**"]
-    if result.response_alarms or result.paired:
+    if result.response_alarms or result.twice_alarms or result.paired:
         out += ["", "<details><summary>Differences by field path (old != new)</summary>", ""]
-        for alarm in result.response_alarms:
+        for changed in [*result.twice_alarms, *result.response_alarms]:
             out += [
-                f"ALARM {_code(str(alarm.new))}:",
+                f"ALARM {_code(str(changed.new))}:",
                 "",
-                *_fenced(diff_lines(alarm.differences)),
+                *_fenced(diff_lines(changed.differences)),
                 "",
             ]
         for lines, members in grouped_pairs(result.paired):
