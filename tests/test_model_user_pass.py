@@ -4,19 +4,21 @@ the stop reasons the APIs send outside the engine's vocabulary replay as what th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import anthropic
+import openai
 import orjson
 import pytest
 
-from replaygate import FixtureMismatchError, Message, ModelResponse, ToolSpec
+from replaygate import FixtureMismatchError, Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.fixture import make_meta
 from replaygate.models.fakes import ScriptedModel
-from replaygate.models.live import AnthropicModel
+from replaygate.models.live import LIVE_MODELS, AnthropicModel
 from replaygate.models.providers import (
     from_anthropic_response,
     from_openai_response,
@@ -25,7 +27,7 @@ from replaygate.models.providers import (
     to_openai_request,
 )
 from replaygate.models.replay import RecordingModel, ReplayModel
-from replaygate.sim import Simulator
+from replaygate.sim import ScriptBehavior, Simulator
 from run_cli import replaygate
 
 SETTINGS: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
@@ -51,8 +53,13 @@ def sim() -> Iterator[Simulator]:
 
 
 def _live(sim: Simulator) -> AnthropicModel:
-    client = anthropic.Anthropic(api_key="test", base_url=sim.url, max_retries=0)
-    return AnthropicModel(client, **SETTINGS)
+    return AnthropicModel(_client("anthropic.messages", sim), **SETTINGS)
+
+
+def _client(interface: str, sim: Simulator) -> Any:
+    if interface == "anthropic.messages":
+        return anthropic.Anthropic(api_key="test", base_url=sim.url, max_retries=0)
+    return openai.OpenAI(api_key="test", base_url=sim.openai_base_url, max_retries=0)
 
 
 def test_identical_requests_are_recorded_and_replayed_in_order(
@@ -139,3 +146,37 @@ def test_a_chat_completions_refusal_replays_as_a_refusal(tmp_path: Path) -> None
     answered = {**refused, "content": "Sure.", "refusal": None}
     plain = {"choices": [{"message": answered, "finish_reason": "stop"}]}
     assert from_openai_response(plain) == ModelResponse(text="Sure.")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({"a": {1, 2}}, "ToolCall.arguments.a of call 't1' (add): set is not a JSON value"),
+        ({"a": [1, float("nan")]}, "ToolCall.arguments.a[1] of call 't1' (add): nan is not"),
+        ({"a": "\ud800"}, "ToolCall.arguments.a of call 't1' (add): text is not valid Unicode"),
+    ],
+)
+def test_tool_call_arguments_no_api_could_send_are_refused_where_made(
+    arguments: dict[str, Any], named: str
+) -> None:
+    with pytest.raises(TypeError, match=re.escape(named)):
+        ToolCall("t1", "add", arguments)
+
+
+def test_unicode_and_large_arguments_record_and_replay_through_both_sdks(
+    tmp_path: Path,
+) -> None:
+    text = "数据🎉\u200d\n\"'\\" * 20_000
+    calls = (ToolCall("c1", "echo", {"text": text, "n": [1.5, None, True]}),)
+    script = [ModelResponse(tool_calls=calls, stop_reason="tool_use"), ModelResponse(text="ok")]
+    conversation = [*ASK, Message.assistant("", calls), Message.tool_result("c1", text)]
+    for interface in ("anthropic.messages", "openai.chat.completions"):
+        store = tmp_path / f"{interface}.jsonl"
+        settings = {**SETTINGS, "interface": interface}
+        with Simulator(behavior=ScriptBehavior(script)) as sim:
+            live = LIVE_MODELS[interface](_client(interface, sim), **SETTINGS)
+            recorder = RecordingModel(live, store, approve_live=True, source="sim", **settings)
+            recorded = [recorder.complete(ASK, ()), recorder.complete(conversation, ())]
+        replay = ReplayModel(store, **settings)
+        assert [replay.complete(ASK, ()), replay.complete(conversation, ())] == recorded
+        assert recorded[0].tool_calls == calls and recorded[1].text == "ok"

@@ -14,6 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
+from replaygate.errors import CanonicalFormError
+from replaygate.fixtures.fingerprint import canonical_json
+
 __all__ = [
     "STOP_REASONS",
     "Call",
@@ -63,7 +66,8 @@ def _tool_calls(owner: str, value: object) -> tuple[ToolCall, ...]:
 
 @dataclass(frozen=True)
 class ToolCall:
-    """A request from the model to run one tool with JSON arguments."""
+    """A request from the model to run one tool with JSON arguments (a value JSON cannot
+    hold, a set or NaN, is refused naming its path: no API could send it)."""
 
     id: str
     name: str
@@ -81,6 +85,14 @@ class ToolCall:
             raise _wrong(
                 "ToolCall", "arguments", f"a mapping of the arguments{hint}", self.arguments
             )
+        try:
+            canonical_json(self.arguments)
+        except CanonicalFormError as err:
+            where = f"arguments.{err.path}" if err.path else "arguments"
+            raise TypeError(
+                f"ToolCall.{where} of call {self.id!r} ({self.name}): {err.reason}; tool "
+                "arguments are a JSON object"
+            ) from None
 
 
 @dataclass(frozen=True)
