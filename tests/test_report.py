@@ -286,6 +286,8 @@ def test_words_for_a_signal_say_it_never_blocks() -> None:
     assert assertion_words(stats, 4) == "tone: 2 of 5 samples passed (a signal: never blocks)"
     gate = AssertionStats("citations", "gate", "set", 4, 5)
     assert assertion_words(gate, 4) == "citations: 4 of 5 samples passed, floor 4"
+    one = AssertionStats("citations", "gate", "set", 1, 1)
+    assert assertion_words(one, 1) == "citations: 1 of 1 sample passed, floor 1"
 
 
 @pytest.mark.parametrize(("count", "labelled"), [(1, True), (3, True), (12, False)])
