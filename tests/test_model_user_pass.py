@@ -180,3 +180,12 @@ def test_unicode_and_large_arguments_record_and_replay_through_both_sdks(
         replay = ReplayModel(store, **settings)
         assert [replay.complete(ASK, ()), replay.complete(conversation, ())] == recorded
         assert recorded[0].tool_calls == calls and recorded[1].text == "ok"
+
+
+def test_messages_no_wire_shape_could_carry_are_refused_where_made() -> None:
+    with pytest.raises(ValueError, match=r"Message.tool_call_id: a tool message names the call"):
+        Message(role="tool", content="3")
+    call = ToolCall("t1", "add", {"a": 1})
+    with pytest.raises(ValueError, match=r"only an assistant message calls tools, not a user"):
+        Message(role="user", content="q", tool_calls=(call,))
+    assert Message.tool_result("t1", "3").tool_call_id == "t1"

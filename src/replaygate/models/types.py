@@ -134,8 +134,18 @@ class Message:
         _text("Message", "content", self.content)
         if self.tool_calls:
             object.__setattr__(self, "tool_calls", _tool_calls("Message", self.tool_calls))
+            if self.role != "assistant":  # every wire shape would drop them
+                raise ValueError(
+                    f"Message.tool_calls: only an assistant message calls tools, not a "
+                    f"{self.role} message"
+                )
         if self.tool_call_id is not None:
             _text("Message", "tool_call_id", self.tool_call_id)
+        elif self.role == "tool":
+            raise ValueError(
+                "Message.tool_call_id: a tool message names the call it answers "
+                "(Message.tool_result(call_id, content))"
+            )
 
     @staticmethod
     def user(text: str) -> Message:
