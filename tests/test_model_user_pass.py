@@ -189,3 +189,17 @@ def test_messages_no_wire_shape_could_carry_are_refused_where_made() -> None:
     with pytest.raises(ValueError, match=r"only an assistant message calls tools, not a user"):
         Message(role="user", content="q", tool_calls=(call,))
     assert Message.tool_result("t1", "3").tool_call_id == "t1"
+
+
+def test_a_script_the_loop_stopped_short_of_is_named_by_assert_used() -> None:
+    search = ToolCall("t1", "search_corpus", {"q": "RAG"})
+    scripted = ScriptedModel(
+        [ModelResponse(tool_calls=(search,), stop_reason="tool_use"), ModelResponse(text="RAG.")]
+    )
+    scripted.complete(ASK, ())  # a loop that took the first answer as final
+    assert scripted.unused == (ModelResponse(text="RAG."),)
+    with pytest.raises(AssertionError, match=r"called 1 time\(s\); never asked for: response 1"):
+        scripted.assert_used()
+    scripted.complete(ASK, ())
+    scripted.assert_used()
+    assert scripted.unused == ()

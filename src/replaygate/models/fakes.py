@@ -97,6 +97,32 @@ class ScriptedModel:
             )
         return self.responses[n - 1]
 
+    @property
+    def unused(self) -> tuple[ModelResponse, ...]:
+        """The scripted responses no call has asked for yet."""
+        return self.responses[len(self.calls) :]
+
+    def assert_used(self) -> None:
+        """Raise ``AssertionError`` naming the scripted responses never asked for: the
+        loop stopped before the script did (a branch it should take, and did not)."""
+        if self.unused:
+            first = len(self.calls)
+            left = "; ".join(
+                f"response {first + i}: {_summary(r)}" for i, r in enumerate(self.unused)
+            )
+            raise AssertionError(
+                f"ScriptedModel scripts {len(self.responses)} response(s) but was called "
+                f"{first} time(s); never asked for: {left}"
+            )
+
+
+def _summary(response: ModelResponse) -> str:
+    """A scripted response in a few words: its tool calls, else its text."""
+    if response.tool_calls:
+        return "calls " + ", ".join(call.name for call in response.tool_calls)
+    text = response.text if len(response.text) <= 60 else response.text[:57] + "..."
+    return f"text {text!r}"
+
 
 class FunctionModel:
     """Answers each call with ``fn(messages, tools)``."""
