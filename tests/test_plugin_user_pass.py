@@ -1,0 +1,28 @@
+"""The pytest plugin used as a team uses it, where the docs do not show the way.
+
+A ``--replaygate-dir`` under a file (``notes.txt/fixtures``) failed every test with
+"there is no store ...: record it first", where recording would refuse the folder.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", ["notes.txt/fixtures", "notes.txt/a/b"])
+def test_a_fixtures_folder_under_a_file_is_a_usage_error_naming_the_file(
+    pytester: pytest.Pytester, folder: str
+) -> None:
+    pytester.path.joinpath("notes.txt").write_text("my notes\n")
+    pytester.makepyfile("def test_never(replaygate_store): raise AssertionError('ran')")
+    result = pytester.runpytest(f"--replaygate-dir={folder}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    notes = pytester.path / "notes.txt"
+    result.stderr.fnmatch_lines(
+        [
+            f"ERROR: --replaygate-dir: {pytester.path / folder} is under {notes}, which is a "
+            "file, where a folder is expected"
+        ]
+    )
+    assert notes.read_text() == "my notes\n"
