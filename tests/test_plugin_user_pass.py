@@ -1,7 +1,9 @@
 """The pytest plugin used as a team uses it, where the docs do not show the way.
 
 A ``--replaygate-dir`` under a file (``notes.txt/fixtures``) failed every test with
-"there is no store ...: record it first", where recording would refuse the folder.
+"there is no store ...: record it first", where recording would refuse the folder; a
+``sampled`` mark on a ``unittest.TestCase`` was told to take ``replaygate_sample`` as
+an argument, which a TestCase method cannot.
 """
 
 from __future__ import annotations
@@ -26,3 +28,30 @@ def test_a_fixtures_folder_under_a_file_is_a_usage_error_naming_the_file(
         ]
     )
     assert notes.read_text() == "my notes\n"
+
+
+@pytest.mark.slow
+def test_a_sampled_unittest_case_is_refused_saying_it_takes_no_fixtures(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        import unittest
+
+        import pytest
+
+        @pytest.mark.sampled(n=3, floor=2)
+        class TestAnswers(unittest.TestCase):
+            def test_cites(self):
+                raise AssertionError("ran")
+        """
+    )
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: *::TestAnswers::test_cites (sampled n=3, floor=2): a unittest.TestCase "
+            "method takes no fixtures, so it cannot get replaygate_sample: write the sampled "
+            "test as a test function (or a method of a plain class) taking replaygate_sample"
+        ]
+    )

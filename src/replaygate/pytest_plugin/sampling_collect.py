@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import unittest
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -91,6 +92,12 @@ def _check_sampled(item: pytest.Item, spec: SampleSpec) -> None:
         raise _Refused(f"{where}: only test functions can be sampled")
     if inspect.iscoroutinefunction(item.obj):
         raise _Refused(f"{where}: async tests cannot be sampled; sample a sync wrapper")
+    if isinstance(item.cls, type) and issubclass(item.cls, unittest.TestCase):
+        raise _Refused(
+            f"{where}: a unittest.TestCase method takes no fixtures, so it cannot get "
+            f"{SAMPLE_FIXTURE}: write the sampled test as a test function (or a method of a "
+            f"plain class) taking {SAMPLE_FIXTURE}"
+        )
     needing = _fixtures_requesting(item, SAMPLE_FIXTURE)
     if needing:
         raise _Refused(
