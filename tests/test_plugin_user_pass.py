@@ -2,6 +2,7 @@
 
 A ``--replaygate-dir`` under a file (``notes.txt/fixtures``) failed every test with
 "there is no store ...: record it first", where recording would refuse the folder; a
+``replaygate_config`` left without its ``return`` was said to return ``null``; a
 ``sampled`` mark on a ``unittest.TestCase`` was told to take ``replaygate_sample`` as
 an argument, which a TestCase method cannot.
 """
@@ -9,6 +10,17 @@ an argument, which a TestCase method cannot.
 from __future__ import annotations
 
 import pytest
+
+from replaygate.pytest_plugin.settings import config_settings
+
+
+def test_a_replaygate_config_returning_nothing_says_none_and_why() -> None:
+    with pytest.raises(pytest.fail.Exception) as failed:
+        config_settings(None, "tests/test_a.py::test_x")
+    assert str(failed.value) == (
+        "replaygate_config (used by tests/test_a.py::test_x) must return a dict, not None "
+        "(it returned nothing: a `return` left out?)"
+    )
 
 
 @pytest.mark.slow

@@ -60,7 +60,8 @@ def config_settings(config: object, nodeid: str) -> dict[str, Any]:
     """``replaygate_config``'s value, checked; a wrong one fails the test naming the key."""
     where = f"replaygate_config (used by {nodeid})"
     if not isinstance(config, Mapping):
-        pytest.fail(f"{where} must return a dict, not {kind_of(config)}", pytrace=False)
+        got = "None (it returned nothing: a `return` left out?)" if config is None else None
+        pytest.fail(f"{where} must return a dict, not {got or kind_of(config)}", pytrace=False)
     problems = []
     if "approve_live" in config:
         problems.append(
