@@ -203,3 +203,15 @@ def test_a_script_the_loop_stopped_short_of_is_named_by_assert_used() -> None:
     scripted.complete(ASK, ())
     scripted.assert_used()
     assert scripted.unused == ()
+
+
+def test_record_gives_each_question_its_own_model(tmp_path: Path) -> None:
+    store = tmp_path / "rc.jsonl"
+    agent = "replaygate.examples.research_copilot:copilot"
+    args = ("record", "--agent", agent, "--fixtures", str(store), "--approve-live")
+    done = replaygate(*args, "--simulator", "What is RAG?", "What is RAG?")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("recorded 3 new response(s) into " + str(store) + "\n")
+    assert len(store.read_bytes().splitlines()) == 3  # the second run replayed the first
+    replayed = replaygate("run", "--agent", agent, "--fixtures", str(store), "What is RAG?")
+    assert replayed.returncode == 0, replayed.stderr

@@ -214,19 +214,22 @@ def record(
             stack.enter_context(block_network())
         # opened first: a store that cannot be one is refused before the SDK is loaded
         store = stack.enter_context(FixtureStore.open(fixtures))
-        recorder = RecordingModel(
-            stack.enter_context(live_model(settings, simulator, seed)),
-            store,
-            approve_live=True,
-            mode=mode,  # type: ignore[arg-type]
-            source=meta_source,
-            note=note,
-            cap=cap,
-            **asdict(settings),
-        )
+        live = stack.enter_context(live_model(settings, simulator, seed))
         bar = reporter(len(to_ask), label="record")
         stack.enter_context(bar)
+        recorded = not_kept = 0
         for question in to_ask:
+            # a model per run, as replay answers each: a question asked twice replays
+            recorder = RecordingModel(
+                live,
+                store,
+                approve_live=True,
+                mode=mode,  # type: ignore[arg-type]
+                source=meta_source,
+                note=note,
+                cap=cap,
+                **asdict(settings),
+            )
             try:
                 print_run(question, run_agent(entry, recorder, question, live_errors()))
             except (SpendingCapError, LocatedError):
@@ -235,11 +238,12 @@ def record(
                 raise CommandError(str(err)) from None
             except ReplaygateError as err:  # a request refused unsent, a response unwritten
                 raise CommandError(describe(err)) from None
+            recorded, not_kept = recorded + recorder.recorded, not_kept + recorder.not_kept
             bar.advance(question)
-    line = f"recorded {recorder.recorded} new response(s) into {fixtures}{spent(cap)}"
-    if recorder.not_kept:
+    line = f"recorded {recorded} new response(s) into {fixtures}{spent(cap)}"
+    if not_kept:
         line += (
-            f"; {recorder.not_kept} answer(s) fetched were not kept: another recording "
+            f"; {not_kept} answer(s) fetched were not kept: another recording "
             "stored those requests first (its answers were used)"
         )
     click.echo(line)
