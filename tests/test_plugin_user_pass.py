@@ -4,7 +4,8 @@ A ``--replaygate-dir`` under a file (``notes.txt/fixtures``) failed every test w
 "there is no store ...: record it first", where recording would refuse the folder; a
 ``replaygate_config`` left without its ``return`` was said to return ``null``; a
 ``sampled`` mark on a ``unittest.TestCase`` was told to take ``replaygate_sample`` as
-an argument, which a TestCase method cannot.
+an argument, which a TestCase method cannot. A miss a test catches by name from an
+``asyncio.TaskGroup`` is reported as caught by the code under test, as documented.
 """
 
 from __future__ import annotations
@@ -65,5 +66,61 @@ def test_a_sampled_unittest_case_is_refused_saying_it_takes_no_fixtures(
             "ERROR: *::TestAnswers::test_cites (sampled n=3, floor=2): a unittest.TestCase "
             "method takes no fixtures, so it cannot get replaygate_sample: write the sampled "
             "test as a test function (or a method of a plain class) taking replaygate_sample"
+        ]
+    )
+
+
+TASK_GROUP = """
+import asyncio
+
+import anthropic
+import pytest
+from replaygate.errors import FixtureMismatchError
+
+
+async def ask(client):
+    await client.messages.create(
+        model="m", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
+    )
+
+
+@pytest.mark.replaygate
+def test_caught_by_name_in_a_group():
+    async def main():
+        client = anthropic.AsyncAnthropic(api_key="test", max_retries=0)
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(ask(client))
+        except* FixtureMismatchError:
+            pass
+
+    asyncio.run(main())
+
+
+@pytest.mark.replaygate(expect_caught_errors=True)
+def test_caught_by_name_in_a_group_expected():
+    async def main():
+        client = anthropic.AsyncAnthropic(api_key="test", max_retries=0)
+        with pytest.RaisesGroup(FixtureMismatchError):
+            async with asyncio.TaskGroup() as group:
+                group.create_task(ask(client))
+
+    asyncio.run(main())
+"""
+
+
+@pytest.mark.slow
+def test_a_miss_a_test_catches_from_a_task_group_needs_expect_caught_errors(
+    pytester: pytest.Pytester,
+) -> None:
+    # Its traceback runs along the task, not the test: as docs/http.md says.
+    pytester.makepyfile(TASK_GROUP)
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ ERROR at teardown of test_caught_by_name_in_a_group _*",
+            "replaygate: the code under test caught a replay error and went on*",
+            "no fixture recorded for this HTTP request (POST https://api.anthropic.com/v1/*",
         ]
     )
