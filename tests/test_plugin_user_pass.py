@@ -5,10 +5,14 @@ A ``--replaygate-dir`` under a file (``notes.txt/fixtures``) failed every test w
 ``replaygate_config`` left without its ``return`` was said to return ``null``; a
 ``sampled`` mark on a ``unittest.TestCase`` was told to take ``replaygate_sample`` as
 an argument, which a TestCase method cannot. A miss a test catches by name from an
-``asyncio.TaskGroup`` is reported as caught by the code under test, as documented.
+``asyncio.TaskGroup`` is reported as caught by the code under test, as documented. An
+approval of live calls in the ini file's ``addopts`` (or ``PYTEST_ADDOPTS``) approved every
+recording run of the project, against law 3.
 """
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -124,3 +128,37 @@ def test_a_miss_a_test_catches_from_a_task_group_needs_expect_caught_errors(
             "no fixture recorded for this HTTP request (POST https://api.anthropic.com/v1/*",
         ]
     )
+
+
+RECORDING = ("--replaygate-record-mode=record-missing", "--replaygate-simulator=echo")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["ini", "env"])
+def test_an_approval_every_run_inherits_is_a_usage_error_naming_where_it_is(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    # law 3: addopts approved every recording run made in the project without a word
+    pytester.makepyfile("def test_never(): raise AssertionError('ran')")
+    if where == "ini":
+        pytester.makeini("[pytest]\naddopts = -q --replaygate-approve-live\n")
+        named = f"the addopts of {pytester.path / 'tox.ini'}"
+    else:
+        given = os.environ.get("PYTEST_ADDOPTS", "")  # the plugins the pytester fixture loads
+        monkeypatch.setenv("PYTEST_ADDOPTS", f"{given} --replaygate-approve-live")
+        named = "the environment variable PYTEST_ADDOPTS"
+    result = pytester.runpytest(*RECORDING)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            f"ERROR: --replaygate-record-mode=record-missing: the approval of live calls comes "
+            f"from {named}, where every run inherits it: an approval is given on the command "
+            "line of the run that records, never as a default. Remove it from there and give "
+            "it to that run: pytest --replaygate-record-mode=record-missing "
+            "--replaygate-approve-live"
+        ]
+    )
+    # given on the run's command line too, the run is approved; replaying needs none
+    pytester.makepyfile("def test_runs(): pass")
+    pytester.runpytest(*RECORDING, "--replaygate-approve-live").assert_outcomes(passed=1)
+    pytester.runpytest().assert_outcomes(passed=1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import stat
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
@@ -50,6 +51,28 @@ SHORT = {
     "--approve-live": ("--replaygate-approve-live", APPROVE_ATTRS),
 }
 """Each short spelling, the option it stands for and that option's settings."""
+_APPROVALS = frozenset({"--replaygate-approve-live", "--approve-live"})
+"""The spellings of the approval."""
+
+
+def check_approval_given(config: pytest.Config, mode: str) -> None:
+    """Refuse a recording approved only by a default every run inherits: the approval
+    flag in the ini file's ``addopts`` or in ``PYTEST_ADDOPTS``, not on the run's own
+    command line (law 3: an approval is made for that run)."""
+    if _APPROVALS.intersection(config.invocation_params.args):
+        return
+    if _APPROVALS.intersection(shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))):
+        where = "the environment variable PYTEST_ADDOPTS"
+    elif _APPROVALS.intersection(map(str, config.getini("addopts"))):
+        where = f"the addopts of {config.inipath or 'the ini file'}"
+    else:
+        return
+    raise pytest.UsageError(
+        f"--replaygate-record-mode={mode}: the approval of live calls comes from {where}, "
+        "where every run inherits it: an approval is given on the command line of the run "
+        "that records, never as a default. Remove it from there and give it to that run: "
+        f"pytest --replaygate-record-mode={mode} --replaygate-approve-live"
+    )
 
 
 def _installed_owner() -> str | None:

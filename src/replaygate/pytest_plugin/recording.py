@@ -112,6 +112,7 @@ from replaygate.pytest_plugin.options import (
     DEFAULT_DIR,
     MODE,
     add_options,
+    check_approval_given,
     check_fixtures_dir,
     check_simulator_option,
     simulator_behavior,
@@ -163,6 +164,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(SharedStrict(), PLUGIN)
     mode = config.getoption(MODE, "replay")
     approved = config.getoption(APPROVE, False) is True
+    if approved and mode != "replay":
+        check_approval_given(config, mode)
     how = f"--replaygate-record-mode={mode} needs --replaygate-approve-live"
     try:
         require_approval(mode, approved, how=how, simulator=simulator_behavior(config) is not None)
