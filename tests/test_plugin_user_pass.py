@@ -7,12 +7,15 @@ A ``--replaygate-dir`` under a file (``notes.txt/fixtures``) failed every test w
 an argument, which a TestCase method cannot. A miss a test catches by name from an
 ``asyncio.TaskGroup`` is reported as caught by the code under test, as documented. An
 approval of live calls in the ini file's ``addopts`` (or ``PYTEST_ADDOPTS``) approved every
-recording run of the project, against law 3.
+recording run of the project, against law 3. A miss in a run started in a subfolder named
+the command that records the test from the rootdir, which failed where it ran.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shlex
 
 import pytest
 
@@ -162,3 +165,35 @@ def test_an_approval_every_run_inherits_is_a_usage_error_naming_where_it_is(
     pytester.makepyfile("def test_runs(): pass")
     pytester.runpytest(*RECORDING, "--replaygate-approve-live").assert_outcomes(passed=1)
     pytester.runpytest().assert_outcomes(passed=1)
+
+
+MISSES = """
+import httpx
+
+
+def test_asks(replaygate_intercept):
+    httpx.post("https://api.example.com/v1/messages", json={"q": "hi"})
+"""
+
+
+@pytest.mark.slow
+def test_a_miss_names_a_command_that_runs_from_the_folder_pytest_ran_from(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # it named the test from the rootdir: `pytest 'tests/test_x.py::test_asks'`, run in
+    # tests/, was "file or directory not found"
+    pytester.makeini("[pytest]\n")  # the rootdir
+    pytester.mkdir("tests").joinpath("test_x.py").write_text(MISSES)
+    monkeypatch.chdir(pytester.path / "tests")
+    missed = pytester.runpytest("--replaygate-dir=recorded")
+    missed.assert_outcomes(failed=1)
+    named = re.search(r"record it first \(`(pytest [^`]+)`\)", missed.stdout.str())
+    assert named is not None
+    assert named.group(1) == (
+        "pytest 'test_x.py::test_asks' --replaygate-record-mode=record-missing "
+        "--replaygate-approve-live --replaygate-dir=recorded"
+    )
+    recording = pytester.runpytest(*shlex.split(named.group(1))[1:], "--replaygate-simulator")
+    recording.assert_outcomes(passed=1)
+    pytester.runpytest("--replaygate-dir=recorded").assert_outcomes(passed=1)
+    assert pytester.path.joinpath("recorded/test_x/test_asks.jsonl").is_file()

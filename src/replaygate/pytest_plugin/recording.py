@@ -504,16 +504,25 @@ def _quoted(nodeid: str) -> str:
     return "'" + nodeid.replace("'", "'\\''") + "'"
 
 
+def _from_here(config: pytest.Config, nodeid: str) -> str:
+    """``nodeid`` (its file relative to the rootdir) as pytest takes it from the folder
+    it was run from (``cd tests; pytest test_x.py::test_y``)."""
+    path, sep, rest = nodeid.partition("::")
+    root, here = Path(config.rootpath), Path(config.invocation_params.dir)
+    return nodeid if here == root else os.path.relpath(root / path, here) + sep + rest
+
+
 def rerecord_command(config: pytest.Config, nodeid: str, mode: str = "record-missing") -> str:
-    """The pytest command (run from the rootdir) that records what test ``nodeid`` misses
-    (``mode`` ``rerecord``: records it all anew), with this run's ``--replaygate-dir`` and
-    simulator (option, else ini). With a simulator script it names no test, and says
-    why: the script answers the session's requests in order, so it re-records the tests
-    it was recorded for together, in one run."""
+    """The pytest command, run from the folder this run was, that records what test
+    ``nodeid`` misses (``mode`` ``rerecord``: records it all anew), with this run's
+    ``--replaygate-dir`` and simulator (option, else ini), both taken from the rootdir.
+    With a simulator script it names no test, and says why: the script answers the
+    session's requests in order, so it re-records the tests it was recorded for
+    together, in one run."""
     quoted = _quoted(nodeid)
     behavior = simulator_behavior(config)
     script = behavior is not None and behavior.startswith("script:")
-    words = ["pytest" if script else f"pytest {quoted}"]
+    words = ["pytest" if script else f"pytest {_quoted(_from_here(config, nodeid))}"]
     words.append(f"--replaygate-record-mode={mode} --replaygate-approve-live")
     folder = stores_dir(config)
     if folder != DEFAULT_DIR:
