@@ -27,7 +27,7 @@ from replaygate.errors import (
     ReplaygateError,
     WireFormatError,
 )
-from replaygate.fixtures.fingerprint import canonical_json, fixture_key
+from replaygate.fixtures.fingerprint import fixture_key, match_form
 from replaygate.fixtures.fixture import InterfaceVersionError, version_mismatch
 from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
 from replaygate.fixtures.session import FixtureSession, Hit, Position, Repeat, Sample, StoreArg
@@ -181,8 +181,8 @@ class _FixtureModel:
         self.settings = settings
         self.sample = sample
         self._at = Sample(sample)
-        self._sent: Counter[str] = Counter()
-        """How often each request (by its canonical form) was sent to this model."""
+        self._sent: Counter[bytes] = Counter()
+        """How often each request (by its match form) was sent to this model."""
         self.calls: list[Call] = []
 
     def _request(
@@ -197,7 +197,7 @@ class _FixtureModel:
         """Which recorded answer this send of (stored) ``request`` gets: the model's sample
         the first time, the next answer of a retry sequence after that (sample 0 only: a
         sampled run keeps one answer per request, so a repeat there is refused)."""
-        form = canonical_json(request)
+        form = match_form(request)
         repeat = self._sent[form]
         self._sent[form] += 1
         if repeat == 0:
