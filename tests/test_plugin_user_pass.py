@@ -8,7 +8,8 @@ an argument, which a TestCase method cannot. A miss a test catches by name from 
 ``asyncio.TaskGroup`` is reported as caught by the code under test, as documented. An
 approval of live calls in the ini file's ``addopts`` (or ``PYTEST_ADDOPTS``) approved every
 recording run of the project, against law 3. A miss in a run started in a subfolder named
-the command that records the test from the rootdir, which failed where it ran.
+the command that records the test from the rootdir, which failed where it ran; ``--lf``
+with no failure to rerun runs every test, yet said it could not check a shared store.
 """
 
 from __future__ import annotations
@@ -197,3 +198,36 @@ def test_a_miss_names_a_command_that_runs_from_the_folder_pytest_ran_from(
     recording.assert_outcomes(passed=1)
     pytester.runpytest("--replaygate-dir=recorded").assert_outcomes(passed=1)
     assert pytester.path.joinpath("recorded/test_x/test_asks.jsonl").is_file()
+
+
+SHARED = """
+import httpx
+import pytest
+
+
+@pytest.mark.replaygate(fixtures="shared.jsonl")
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_asks(replaygate_intercept, question):
+    httpx.post("https://api.example.com/v1/messages", json={"q": question})
+"""
+
+
+@pytest.mark.slow
+def test_last_failed_with_no_failures_to_rerun_checks_the_shared_stores(
+    pytester: pytest.Pytester,
+) -> None:
+    # --lf with nothing failed runs every test, yet shared stores were "not checked"
+    pytester.makepyfile(test_x=SHARED.replace("QUESTIONS", '["a", "b"]'))
+    recording = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live")
+    pytester.runpytest(*recording, "--replaygate-simulator").assert_outcomes(passed=2)
+    pytester.makepyfile(test_x=SHARED.replace("QUESTIONS", '["a"]'))
+    result = pytester.runpytest("--lf", "--replaygate-strict")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["--replaygate-strict: 1 recorded fixture(s) of the shared *"])
+    # with a failure to rerun, it runs that test alone: the store is not checked
+    pytester.makepyfile(test_x=SHARED.replace("QUESTIONS", '["a", "c"]'))
+    pytester.runpytest().assert_outcomes(passed=1, failed=1)
+    rerun = pytester.runpytest("--lf", "--replaygate-strict")
+    rerun.assert_outcomes(failed=1)
+    rerun.stdout.fnmatch_lines(["not checked: *shared.jsonl: the run reran the last failures"])

@@ -10,10 +10,11 @@ That verdict needs every test naming the store, so a store is checked only when 
 collected them all and each passed: one of them failed, was skipped or deselected
 (``-k``, ``-m``, ``--deselect``), and the store is not checked (a line of the summary
 says so). A run given particular files or tests (``pytest tests/test_a.py``,
-``tests/test_a.py::test_x``) or ``--last-failed`` does not collect the tests of the
-other files, which may name the store too: it checks no shared store. Nor can a run
-given folders see tests outside them: a test naming the store from another folder is
-not counted (run the whole suite). Under pytest-xdist each worker sends the tests it
+``tests/test_a.py::test_x``) or ``--last-failed`` (with failures to rerun; without,
+it runs the whole suite) does not collect the tests of the other files, which may
+name the store too: it checks no shared store. Nor can a run given folders see tests
+outside them: a test naming the store from another folder is not counted (run the
+whole suite). Under pytest-xdist each worker sends the tests it
 collected and the uses it counted, and the controller decides.
 """
 
@@ -33,10 +34,11 @@ _SENT = "replaygate_strict_shared"
 """Where a pytest-xdist worker hands its tests and uses to the controller."""
 
 
-def particular_tests(config: pytest.Config) -> str | None:
+def particular_tests(config: pytest.Config, failures_before: bool = True) -> str | None:
     """Why the run may not have collected every test of the suite (it was given files or
-    tests on its command line, or ``--last-failed``), or None. The suite's ``testpaths``
-    are its whole, even when they name files."""
+    tests on its command line, or ``--last-failed`` with failures to rerun:
+    ``failures_before``), or None. The suite's ``testpaths`` are its whole, even when
+    they name files."""
     here = Path(config.invocation_params.dir)
     from_command_line = config.args_source == pytest.Config.ArgsSource.ARGS  # not testpaths
     given = [
@@ -46,7 +48,7 @@ def particular_tests(config: pytest.Config) -> str | None:
     ]
     if given:
         return f"the run was given particular tests ({', '.join(given)})"
-    if config.getoption("lf", False):
+    if config.getoption("lf", False) and failures_before:
         return "the run reran the last failures"
     return None
 
@@ -63,6 +65,16 @@ class SharedStrict:
         self.failed: set[str] = set()
         self.problems: list[str] = []
         self.unchecked: list[str] = []
+        self.failures_before = True
+        """Whether pytest's cache held failures as the run began: ``--last-failed`` reruns
+        only those; without any, it runs every test."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """Note whether there are failures for ``--last-failed`` to rerun, before the
+        run's reports take its passed tests off pytest's list."""
+        last = session.config.pluginmanager.get_plugin("lfplugin")
+        self.failures_before = bool(getattr(last, "lastfailed", True))
 
     def collected(self, stores: Iterable[tuple[pytest.Item, Path]]) -> None:
         """Note the tests of the run (before any deselection) and the shared store each
@@ -118,7 +130,7 @@ class SharedStrict:
             return
         if session.config.getoption("collectonly", False):
             return  # nothing ran: nothing to say
-        why_not = particular_tests(session.config)
+        why_not = particular_tests(session.config, self.failures_before)
         for path in sorted(self.naming):
             self._check(path, why_not)
         if self.problems and session.exitstatus == pytest.ExitCode.OK:
