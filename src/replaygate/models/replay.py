@@ -193,11 +193,11 @@ class _FixtureModel:
         sent = self.settings.build(messages, tools)
         return sent, self.session.stored_request(sent)
 
-    def _position(self, request: dict[str, Any]) -> Position:
-        """Which recorded answer this send of (stored) ``request`` gets: the model's sample
-        the first time, the next answer of a retry sequence after that (sample 0 only: a
-        sampled run keeps one answer per request, so a repeat there is refused)."""
-        form = match_form(request)
+    def _position(self, request: dict[str, Any], form: bytes) -> Position:
+        """Which recorded answer this send of (stored) ``request``, of match form ``form``,
+        gets: the model's sample the first time, the next answer of a retry sequence after
+        that (sample 0 only: a sampled run keeps one answer per request, so a repeat there
+        is refused)."""
         repeat = self._sent[form]
         self._sent[form] += 1
         if repeat == 0:
@@ -268,8 +268,9 @@ class ReplayModel(_FixtureModel):
         :attr:`raised`, so an agent that catches it cannot hide it)."""
         try:
             _, request = self._request(messages, tools)
-            at = self._position(request)
-            hit = self.session.lookup(request)
+            form = match_form(request)
+            at = self._position(request, form)
+            hit = self.session.lookup(request, form)
             if hit is None:
                 raise self.session.miss(request)
             return self._replayed(hit, at)
@@ -358,9 +359,10 @@ class RecordingModel(_FixtureModel):
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """Replay if recorded (``record-missing``), else call live and record."""
         sent, request = self._request(messages, tools)
-        at = self._position(request)
+        form = match_form(request)
+        at = self._position(request, form)
         if self.mode == "record-missing":
-            hit = self._recorded(request, at)
+            hit = self._recorded(request, form, at)
             if hit is not None:
                 answer = self._replayed(hit, at)
                 told = getattr(self.live, "replayed", None)
@@ -383,10 +385,11 @@ class RecordingModel(_FixtureModel):
         fixture = self.session.record(request, response, at, interface=wire.name, meta=meta)
         return wire.from_response(fixture.responses[at.index])
 
-    def _recorded(self, request: dict[str, Any], at: Position) -> Hit | None:
-        """The fixture holding the answer at ``at`` to ``request``, if one was recorded."""
-        hit = self.session.lookup(request)
+    def _recorded(self, request: dict[str, Any], form: bytes, at: Position) -> Hit | None:
+        """The fixture holding the answer at ``at`` to ``request`` (of match form ``form``),
+        if one was recorded."""
+        hit = self.session.lookup(request, form)
         if hit is not None and hit[1].sample(at.index) is None:
             self.store.refresh()
-            hit = self.session.lookup(request)
+            hit = self.session.lookup(request, form)
         return hit if hit is not None and hit[1].sample(at.index) is not None else None
