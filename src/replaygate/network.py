@@ -12,10 +12,14 @@ sent, in every thread:
   the lookup leaves the process; a name given to ``connect`` or ``sendto`` is
   looked up the same way, and the address it resolves to decides;
 - a socket of another family that can leave the host (``AF_PACKET``, ``AF_VSOCK``,
-  Bluetooth, ...). Unix sockets and netlink stay open.
+  Bluetooth, ...), refused as it is made: one bound to an interface sends with ``send``
+  alone. Unix sockets and netlink stay open.
 
 "Loopback" is decided by :func:`is_loopback` from the address, never the spelling
 of a name: ``127.0.0.0/8``, ``::1`` and IPv4-mapped loopback (``::ffff:127.0.0.1``).
+An address is what the C layer reads as one without a resolver, dotted-quad IPv4 or
+IPv6 with an optional zone; anything else is a name (``[::1]`` and ``127.0.0.1%lo`` go
+to a resolver), and so are the short IPv4 forms (``127.1``, ``2130706433``).
 ``localhost`` is the one name that resolves, spelt so (lower case, no trailing dot: a
 system resolver finds that one in ``/etc/hosts``, but asks DNS for ``localhost.``), and
 every address it resolves to must be loopback. Names that merely look local
@@ -25,7 +29,8 @@ resolver may forward them to DNS. ``0.0.0.0`` and ``::`` are refused although a
 Linux connect to them reaches the local host: they are not loopback addresses, and
 a listener found that way may listen on every interface.
 
-Hosts in ``allow`` (addresses, or names that may be looked up) get through. Blocks
+Hosts in ``allow`` get through: addresses, and names, which may be looked up, and
+whose addresses found by ``getaddrinfo`` are then let through while the block lasts. Blocks
 nest and are process-wide; the sockets are restored when the outermost block ends.
 The checks run in an audit hook (:func:`sys.addaudithook`, installed at the first
 block and idle outside one), so a socket object made before the block is checked
@@ -46,7 +51,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
@@ -54,6 +59,7 @@ from replaygate.errors import NetworkBlockedError
 
 LOCALHOST = "localhost"
 _RAW = _socket.socket
+_RAW_GETADDRINFO = _socket.getaddrinfo
 _LOCAL_FAMILIES = frozenset(
     family
     for family in (getattr(socket, "AF_UNIX", None), getattr(socket, "AF_NETLINK", None))
@@ -100,10 +106,12 @@ class Refusal:
         return f"{self.what} {self.target} (from {self.caller})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Level:
     allow: frozenset[str]
     on_refusal: Callable[[Refusal], None] | None
+    found: set[str] = field(default_factory=set)
+    """The addresses ``getaddrinfo`` found for a name in ``allow`` while the block lasts."""
 
 
 _lock = threading.Lock()
@@ -114,9 +122,11 @@ _hooked = False
 
 
 def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """``host`` as an IP address (brackets and zone dropped; IPv4-mapped unwrapped)."""
+    """``host`` as an IP address, IPv4-mapped unwrapped, if the C layer reads it as one
+    without a resolver: dotted-quad IPv4, or IPv6 with an optional zone (``fe80::1%eth0``).
+    Brackets, a zone on IPv4 and every other spelling make a name, sent to a resolver."""
     try:
-        ip = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+        ip = ipaddress.ip_address(host)
     except ValueError:
         return None
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
@@ -129,8 +139,11 @@ def is_loopback(host: str) -> bool:
 
     An address is loopback when it is in ``127.0.0.0/8``, is ``::1``, or maps one of
     those into IPv6. ``localhost`` (spelt so) is looked up and every address found must
-    be loopback; any other name is not loopback, whatever it looks like.
+    be loopback; any other name is not loopback, whatever it looks like. An IPv6 address
+    may be given in brackets, as a URL holds it (``[::1]``).
     """
+    if host.startswith("[") and host.endswith("]") and ":" in host:
+        host = host[1:-1]
     ip = _address(host)
     if ip is not None:
         return ip.is_loopback
@@ -150,7 +163,7 @@ def _loopback_sockaddr(sockaddr: Any) -> bool:
 
 def _allowed_host(host: str) -> bool:
     name = host.lower()
-    return any(name in level.allow for level in _levels)
+    return any(name in level.allow or name in level.found for level in _levels)
 
 
 def _may_reach(host: str) -> bool:
@@ -238,11 +251,25 @@ def _check_lookup(what: str, host: Any) -> None:
         _refuse(what, host)
 
 
+def _check_family(family: int) -> None:
+    """Refuse making a socket of a family that can leave the host other than by ``connect``
+    or ``sendto`` (an ``AF_PACKET`` socket bound to an interface sends with ``send``); -1
+    is a socket made from a descriptor opened before, whose family the OS tells."""
+    if family != -1 and family not in _IP_FAMILIES and family not in _LOCAL_FAMILIES:
+        try:
+            name = socket.AddressFamily(family).name
+        except ValueError:
+            name = str(family)
+        _refuse("socket of family", name)
+
+
 def _audit(event: str, args: tuple[Any, ...]) -> None:
     """The audit hook: the checks of the current block, idle outside one."""
     if not _levels or not event.startswith("socket."):
         return
-    if event in ("socket.connect", "socket.sendto", "socket.sendmsg"):
+    if event == "socket.__new__":
+        _check_family(args[1])
+    elif event in ("socket.connect", "socket.sendto", "socket.sendmsg"):
         _check_destination(event.removeprefix("socket."), args[0], args[1])
     elif event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr"):
         _check_lookup("lookup of", args[0])
@@ -282,6 +309,16 @@ def _sendmsg(sock: Any, buffers: Any, *rest: Any) -> Any:
     return _RAW.sendmsg(sock, buffers, *rest)
 
 
+def _getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+    """``getaddrinfo``, the addresses found for a name a block allows let through it."""
+    found = _RAW_GETADDRINFO(host, *args, **kwargs)
+    name = (_text(host) or "").lower()
+    for level in list(_levels):
+        if name in level.allow:
+            level.found.update(str(info[4][0]).lower() for info in found)
+    return found
+
+
 _WRAPPERS: dict[str, Callable[..., Any]] = {
     "connect": _connect,
     "connect_ex": _connect_ex,
@@ -300,10 +337,12 @@ def _install() -> None:
         _originals[name] = socket.socket.__dict__.get(name)
         setattr(socket.socket, name, wrapper)
     _socket.socket = _GuardedSocket  # type: ignore[misc,assignment]
+    _socket.getaddrinfo = _getaddrinfo
 
 
 def _uninstall() -> None:
     _socket.socket = _RAW  # type: ignore[misc]
+    _socket.getaddrinfo = _RAW_GETADDRINFO
     for name, original in _originals.items():
         if original is None:
             delattr(socket.socket, name)

@@ -1,0 +1,220 @@
+"""Nothing leaves the process in replay (law 3): spellings, families and allowed names.
+
+The escapes here are those :mod:`network_escapes` does not try: host spellings the
+checks read as an address where the C layer sends them to a resolver, sockets of a
+family that leave the host by ``send`` alone, and a name a block allows, whose
+addresses must get through. Targets are loopback, ``.invalid`` names and spellings a
+resolver refuses, so a failing block could not reach anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
+
+from replaygate import network
+from replaygate.errors import NetworkBlockedError
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import intercept
+from replaygate.network import block_network, is_loopback
+from replaygate.sim import FaultPlan, Simulator
+
+TIMEOUT = 0.2
+
+
+def _connect(family: int, host: str) -> None:
+    with socket.socket(family) as sock:
+        sock.settimeout(TIMEOUT)
+        sock.connect((host, 9))
+
+
+def _sendto(family: int, host: str) -> None:
+    with socket.socket(family, socket.SOCK_DGRAM) as sock:
+        sock.sendto(b"x", (host, 53))
+
+
+async def _open_connection(host: str) -> None:
+    await asyncio.wait_for(asyncio.open_connection(host, 9), TIMEOUT)
+
+
+WAYS: dict[str, Callable[[int, str], object]] = {
+    "getaddrinfo": lambda family, host: socket.getaddrinfo(host, 80, family),
+    "gethostbyname": lambda family, host: socket.gethostbyname(host),
+    "connect": _connect,
+    "sendto": _sendto,
+    "asyncio": lambda family, host: asyncio.run(_open_connection(host)),
+}
+
+# read as loopback addresses before; the C layer reads each as a name for the resolver
+SPELT_AS_NAMES = {
+    "[127.0.0.1]": socket.AF_INET,
+    "[127.0.0.1": socket.AF_INET,
+    "127.0.0.1%lo": socket.AF_INET,
+    "127.0.0.1%x.invalid": socket.AF_INET,
+    "[::1]": socket.AF_INET6,
+    "[::ffff:127.0.0.1]": socket.AF_INET6,
+}
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("host", SPELT_AS_NAMES)
+def test_a_spelling_the_c_layer_sends_to_a_resolver_is_refused_before_it(
+    host: str, way: str
+) -> None:
+    with block_network(), pytest.raises(NetworkBlockedError) as refused:
+        WAYS[way](SPELT_AS_NAMES[host], host)
+    assert f"lookup of {host!r} refused" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "host", ["127.1", "0x7f.0.0.1", "0177.0.0.1", "2130706433", "0.0", "0x7f.1"]
+)
+def test_a_short_or_numeric_ipv4_form_is_a_name_and_refused(host: str) -> None:
+    # the C layer reads these as addresses; only the dotted-quad form is read as one here
+    assert not is_loopback(host)
+    with block_network(), pytest.raises(NetworkBlockedError, match="lookup of"):
+        socket.getaddrinfo(host, 80)
+
+
+def test_a_url_host_in_brackets_is_loopback_and_an_ipv6_zone_keeps_an_address() -> None:
+    assert is_loopback("[::1]") and is_loopback("[::ffff:127.0.0.1]")
+    assert not is_loopback("[127.0.0.1]") and not is_loopback("127.0.0.1%lo")
+    with block_network():
+        assert network.allowed(("::1%lo", 443, 0, 0), socket.AF_INET6)
+        assert not network.allowed(("fe80::1%lo", 443, 0, 0), socket.AF_INET6)
+
+
+LEAVING = [name for name in ("AF_PACKET", "AF_VSOCK", "AF_CAN", "AF_TIPC") if hasattr(socket, name)]
+
+
+@pytest.mark.parametrize("name", LEAVING)
+def test_a_socket_of_a_family_that_can_leave_the_host_is_refused_as_it_is_made(
+    name: str,
+) -> None:
+    # an AF_PACKET socket bound to an interface sends frames with send(): no connect or
+    # sendto for a check to see, so it is refused before the system makes it
+    family = getattr(socket, name)
+    with block_network(), pytest.raises(NetworkBlockedError) as refused:
+        socket.socket(family, socket.SOCK_RAW).close()
+    assert f"socket of family {name!r} refused (from {__name__})" in str(refused.value)
+
+
+def test_local_sockets_and_sockets_from_a_descriptor_are_still_made() -> None:
+    with block_network():
+        first, second = socket.socketpair()
+        with first, second:
+            first.send(b"x")
+            assert second.recv(1) == b"x"
+        with socket.socket() as made:
+            with socket.fromfd(made.fileno(), socket.AF_INET, socket.SOCK_STREAM) as dup:
+                assert dup.family == socket.AF_INET
+            with socket.socket(fileno=socket.dup(made.fileno())) as told:
+                assert told.family == socket.AF_INET
+
+
+@pytest.fixture
+def port() -> Iterator[int]:
+    """The port of a listener on 127.0.0.1 (a connect to 0.0.0.0 reaches it on Linux)."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        yield server.getsockname()[1]
+
+
+def test_a_name_a_block_allows_reaches_the_addresses_it_resolves_to(port: int) -> None:
+    # "0" is a name to the checks, and resolves to 0.0.0.0 with no resolver asked: an
+    # allowed name was looked up, and its address then refused
+    with block_network():
+        with block_network(allow=["0"]):
+            socket.create_connection(("0", port), timeout=1).close()
+            asyncio.run(_closed_connection("0", port))
+        with pytest.raises(NetworkBlockedError, match=r"0\.0\.0\.0"):
+            socket.create_connection(("0.0.0.0", port), timeout=1)
+        with pytest.raises(NetworkBlockedError, match="lookup of '0'"):
+            socket.create_connection(("0", port), timeout=1)
+
+
+async def _closed_connection(host: str, port: int) -> None:
+    _, writer = await asyncio.open_connection(host, port)
+    writer.close()
+    await writer.wait_closed()
+
+
+def test_an_address_found_for_an_allowed_name_is_let_through_while_that_block_lasts(
+    port: int,
+) -> None:
+    with block_network(allow=["0"]), block_network():
+        socket.getaddrinfo("0", port)  # looked up through the outer block's allowance
+        socket.create_connection(("0.0.0.0", port), timeout=1).close()
+    with block_network(), pytest.raises(NetworkBlockedError):
+        socket.create_connection(("0.0.0.0", port), timeout=1)
+
+
+def test_a_retry_of_a_requests_adapter_is_below_the_seam_recorded_as_its_last_answer(
+    tmp_path: Path,
+) -> None:
+    # urllib3 retries the 429 inside the adapter, under Session.send: the fixture holds the
+    # answer the send ended with, and replay gives it once, with no retry and no wait
+    store = tmp_path / "adapter.jsonl"
+    body = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+
+    def send() -> requests.Response:
+        with requests.Session() as session:
+            retry = Retry(total=2, status_forcelist=[429], allowed_methods=None)
+            session.mount("http://", HTTPAdapter(max_retries=retry))
+            session.mount("https://", HTTPAdapter(max_retries=retry))
+            return session.post(
+                "https://api.anthropic.com/v1/messages",
+                json=body,
+                headers={"x-api-key": "k", "anthropic-version": "2023-06-01"},
+            )
+
+    faults = FaultPlan.sequence(["429"], retry_after=0.01)
+    with Simulator(behavior="echo", faults=faults) as sim:
+        with intercept(store, "record-missing", approve_live=True, live_origin=sim.url):
+            live = send()
+        assert len(sim.requests) == 2
+    (fixture,) = FixtureStore.open(store)
+    assert [answer["status"] for answer in fixture.responses] == [200]
+    with intercept(store) as session:
+        again = send()
+    assert (again.status_code, again.json()) == (200, live.json())
+    assert session.replays == 1
+
+
+SESSION = """
+    import socket
+
+    import pytest
+
+    from replaygate.errors import NetworkBlockedError
+
+    def test_replays(replaygate_store):
+        with pytest.raises(NetworkBlockedError):
+            socket.getaddrinfo("[::1]", 80)
+        with pytest.raises(NetworkBlockedError):
+            socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(socket, "AF_PACKET"), reason="AF_PACKET is Linux's")
+def test_a_replaying_pytest_session_refuses_them_and_names_each(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_session=textwrap.dedent(SESSION))
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:randomly")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*replaygate: network attempts refused in replay*",
+            "lookup of '[::1]' (from test_session) during test_session.py::test_replays",
+            "socket of family 'AF_PACKET' (from test_session) during test_session.py::test_*",
+        ]
+    )
