@@ -166,7 +166,12 @@ def test_a_retry_of_a_requests_adapter_is_below_the_seam_recorded_as_its_last_an
 
     def send() -> requests.Response:
         with requests.Session() as session:
-            retry = Retry(total=2, status_forcelist=[429], allowed_methods=None)
+            retry = Retry(
+                total=2,
+                status_forcelist=[429],
+                allowed_methods=None,
+                respect_retry_after_header=False,
+            )
             session.mount("http://", HTTPAdapter(max_retries=retry))
             session.mount("https://", HTTPAdapter(max_retries=retry))
             return session.post(
