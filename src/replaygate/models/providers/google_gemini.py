@@ -30,14 +30,26 @@ INTERFACE = "google.generate_content"
 API_VERSION = "v1beta"
 
 _FINISH_TO_STOP: dict[str, StopReason] = {
+    "FINISH_REASON_UNSPECIFIED": "end_turn",  # the enum's zero value: as if none were sent
     "STOP": "end_turn",
     "MAX_TOKENS": "max_tokens",
-    "SAFETY": "refusal",
-    "RECITATION": "refusal",
-    "BLOCKLIST": "refusal",
-    "PROHIBITED_CONTENT": "refusal",
-    "SPII": "refusal",
-}
+    "CONTINUATION": "max_tokens",  # the per-request token limit, more to come
+    **dict.fromkeys(
+        (
+            # blocked by a policy
+            "SAFETY", "RECITATION", "LANGUAGE", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+            "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "ESCALATION",
+            "PUP_LIMITED_DISABLED", "MODEL_ARMOR",
+            # ended without an answer the loop can use
+            "OTHER", "IMAGE_OTHER", "NO_IMAGE", "MALFORMED_FUNCTION_CALL",
+            "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS", "MISSING_THOUGHT_SIGNATURE",
+            "MALFORMED_RESPONSE",
+        ),
+        "refusal",
+    ),
+}  # fmt: skip
+"""Every ``finishReason`` of the API (``google.genai.types.FinishReason``), as the engine
+reads it."""
 _STOP_TO_FINISH = {"max_tokens": "MAX_TOKENS", "refusal": "SAFETY"}
 
 
