@@ -1,25 +1,35 @@
 """Gemini as a team using the ``google-genai`` SDK meets it: every finish reason the API
-sends is read."""
+sends is read, the simulator refuses the function names and calling modes the API
+refuses, and answers ``candidateCount`` with that many candidates, plain and streamed,
+recorded and replayed offline."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import orjson
 import pytest
 
 from replaygate import Message
 from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.fixture import make_meta
+from replaygate.http import block_network, httpx2_client
 from replaygate.models.providers import from_gemini_response, get_interface, to_gemini_request
 from replaygate.models.replay import ReplayModel
+from replaygate.sim import Simulator
 from run_cli import replaygate
 from sdks import genai
 
 INTERFACE = "google.generate_content"
 SETTINGS: dict[str, Any] = {"model": "gemini-2.5-flash", "max_tokens": 64}
 ASK = (Message.user("Weather in Paris?"),)
+KEY = "AIza-test"
+REAL_API = "https://generativelanguage.googleapis.com"
+HI = [{"role": "user", "parts": [{"text": "hi"}]}]
+TOOLS = [{"functionDeclarations": [{"name": "get_weather"}]}]
 
 
 def _answer(finish: str) -> dict[str, Any]:
@@ -57,3 +67,113 @@ def test_a_malformed_function_call_verifies_and_replays_as_a_refusal(tmp_path: P
     checked = replaygate("verify", str(store))
     assert checked.returncode == 1
     assert "finishReason: unknown value 'NOT_A_REASON'" in checked.stdout
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo") as server:
+        yield server
+
+
+def _gemini(http: httpx2.Client, base_url: str) -> genai.Client:
+    options = genai.types.HttpOptions(base_url=base_url, httpx_client=http)
+    return genai.Client(api_key=KEY, http_options=options)
+
+
+def _declared(name: str) -> genai.types.Tool:
+    function = genai.types.FunctionDeclaration(name=name, description="The weather.")
+    return genai.types.Tool(function_declarations=[function])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["get weather", "1st_tool", "f" * 65, "get/weather"])
+def test_the_simulator_refuses_a_function_name_the_api_refuses(
+    sim: Simulator, tmp_path: Path, name: str
+) -> None:
+    config = genai.types.GenerateContentConfig(tools=[_declared(name)])
+    with (
+        httpx2_client(tmp_path / "g.jsonl", "record-missing", approve_live=True) as http,
+        pytest.raises(genai.errors.ClientError) as refused,
+    ):
+        _gemini(http, sim.url).models.generate_content(
+            model="gemini-2.5-flash", contents="hi", config=config
+        )
+    assert (refused.value.code, refused.value.status) == (400, "INVALID_ARGUMENT")
+    assert "tools[0].function_declarations[0].name: Invalid function name" in str(refused.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["get_weather", "_private", "ns:tool.v2-beta", "f" * 64])
+def test_the_simulator_takes_every_function_name_the_api_takes(sim: Simulator, name: str) -> None:
+    assert _post(sim, {"contents": HI, "tools": [{"functionDeclarations": [{"name": name}]}]})
+
+
+def _post(sim: Simulator, body: Any) -> dict[str, Any]:
+    """The simulator's answer to ``body``: the response, or its error object."""
+    url = f"{sim.url}/v1beta/models/gemini-2.5-flash:generateContent"
+    reply = httpx2.post(url, json=body, headers={"x-goog-api-key": KEY}).json()
+    assert isinstance(reply, dict)
+    return reply
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("config", "words"),
+    [
+        ({"functionCallingConfig": {"mode": "any"}}, "function_calling_config.mode' "),
+        ({"functionCallingConfig": {"mode": "REQUIRED"}}, '.Mode), "REQUIRED"'),
+    ],
+)
+def test_the_simulator_refuses_a_calling_mode_of_no_name_the_api_knows(
+    sim: Simulator, config: dict[str, Any], words: str
+) -> None:
+    error = _post(sim, {"contents": HI, "tools": TOOLS, "toolConfig": config})["error"]
+    assert (error["code"], error["status"]) == (400, "INVALID_ARGUMENT")
+    assert words in error["message"]
+    for mode in ("AUTO", "ANY", "NONE", "VALIDATED", "MODE_UNSPECIFIED"):
+        calling = {"functionCallingConfig": {"mode": mode}}
+        assert "candidates" in _post(sim, {"contents": HI, "tools": TOOLS, "toolConfig": calling})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("count", [9, -1, "2", True])
+def test_the_simulator_refuses_a_candidate_count_the_api_refuses(
+    sim: Simulator, count: Any
+) -> None:
+    error = _post(sim, {"contents": HI, "generationConfig": {"candidateCount": count}})["error"]
+    assert error["code"] == 400
+    assert "generation_config.candidate_count" in error["message"]
+
+
+def _candidates(response: Any) -> list[tuple[int, str, str]]:
+    return [(c.index, c.finish_reason.value, c.content.parts[0].text) for c in response.candidates]
+
+
+@pytest.mark.slow
+def test_a_candidate_count_is_answered_with_as_many_candidates_and_replayed(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "three.jsonl"
+    config = genai.types.GenerateContentConfig(candidate_count=3)
+
+    def ask(client: genai.Client) -> tuple[Any, ...]:
+        models = client.models
+        plain = models.generate_content(model="gemini-2.5-flash", contents="hi", config=config)
+        chunks = models.generate_content_stream(
+            model="gemini-2.5-flash", contents="hi", config=config
+        )
+        streamed = [(c.index, c.finish_reason) for ch in chunks for c in ch.candidates or []]
+        return _candidates(plain), plain.usage_metadata.candidates_token_count, streamed
+
+    with (
+        Simulator(behavior="echo") as sim,
+        httpx2_client(store, "record-missing", approve_live=True) as http,
+    ):
+        recorded = ask(_gemini(http, sim.url))
+    assert recorded[0] == [(i, "STOP", "echo: hi") for i in range(3)]
+    assert recorded[1] == 3 * 2  # each candidate's tokens counted: "echo: hi" is 2
+    ends = [(index, finish) for index, finish in recorded[2] if finish is not None]
+    assert [index for index, _ in recorded[2]] == sorted(index for index, _ in recorded[2])
+    assert [index for index, _ in ends] == [0, 1, 2]
+    with block_network(), httpx2_client(store) as http:
+        assert ask(_gemini(http, REAL_API)) == recorded

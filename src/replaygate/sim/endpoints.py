@@ -915,6 +915,23 @@ class GeminiGenerateContent(Endpoint):
         config = request.body.get("generationConfig")
         return _limit(config, "maxOutputTokens") if isinstance(config, Mapping) else None
 
+    def choices(self, request: SimRequest) -> int:
+        config = request.body.get("generationConfig")
+        count = _limit(config, "candidateCount") if isinstance(config, Mapping) else None
+        return max(count or 1, 1)
+
+    def with_choices(
+        self, request: SimRequest, wire: dict[str, Any], more: Sequence[ModelResponse]
+    ) -> dict[str, Any]:
+        usage = dict(wire["usageMetadata"])
+        candidates = list(wire["candidates"])
+        for index, response in enumerate(more, start=len(candidates)):
+            other = to_gemini_response(response, model=request.model)
+            candidates.append({**other["candidates"][0], "index": index})
+            usage["candidatesTokenCount"] += other["usageMetadata"]["candidatesTokenCount"]
+        usage["totalTokenCount"] = usage["promptTokenCount"] + usage["candidatesTokenCount"]
+        return {**wire, "candidates": candidates, "usageMetadata": usage}
+
     def offered(self, request: SimRequest, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
         config = request.body.get("toolConfig")
         calling = config.get("functionCallingConfig") if isinstance(config, Mapping) else None

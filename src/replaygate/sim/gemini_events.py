@@ -1,9 +1,10 @@
 """Gemini's ``streamGenerateContent?alt=sse`` stream, built from a whole response (pure).
 
-Each event's data is a ``generateContent`` response holding a piece of the answer:
-the text in pieces, then the function calls whole; the last chunk carries the
-``finishReason`` and the whole ``usageMetadata`` (the earlier ones count the prompt
-only). There is no end marker: the stream ends with the body.
+Each event's data is a ``generateContent`` response holding a piece of one candidate
+(each candidate in turn, with its ``index``, when ``candidateCount`` asks for several):
+the text in pieces, then the function calls whole; a candidate's last chunk carries its
+``finishReason``, and the stream's last chunk the whole ``usageMetadata`` (the earlier
+ones count the prompt only). There is no end marker: the stream ends with the body.
 """
 
 from __future__ import annotations
@@ -21,7 +22,28 @@ def gemini_events(
     """The SSE stream of ``response`` (a ``generateContent`` body); ``patch`` transforms
     every chunk (drift injection)."""
     patch = patch or unpatched
-    candidate = (response.get("candidates") or [{}])[0]
+    chunks = [
+        piece
+        for candidate in response.get("candidates") or [{}]
+        for piece in _candidate_chunks(candidate, chunk_size)
+    ]
+    usage = dict(response.get("usageMetadata") or {})
+    prompt_only = {k: v for k, v in usage.items() if k == "promptTokenCount"}
+    rest = {k: v for k, v in response.items() if k not in ("candidates", "usageMetadata")}
+    events = []
+    for n, piece in enumerate(chunks, start=1):
+        chunk = {
+            **rest,
+            "candidates": [piece],
+            "usageMetadata": usage if n == len(chunks) else prompt_only,
+        }
+        events.append(json_event(None, patch(chunk)))
+    return events
+
+
+def _candidate_chunks(candidate: Mapping[str, Any], chunk_size: int) -> list[dict[str, Any]]:
+    """The streamed pieces of one candidate: its text in pieces, then its function calls
+    whole, the last with its ``finishReason``."""
     parts = (candidate.get("content") or {}).get("parts") or []
     text = "".join(str(p["text"]) for p in parts if "text" in p)
     pieces: list[list[dict[str, Any]]] = [[{"text": p}] for p in split_pieces(text, chunk_size)]
@@ -29,24 +51,12 @@ def gemini_events(
     if calls:
         pieces.append(calls)
     pieces = pieces or [[{"text": ""}]]
-    usage = dict(response.get("usageMetadata") or {})
-    prompt_only = {k: v for k, v in usage.items() if k == "promptTokenCount"}
-    events = []
-    for n, chunk_parts in enumerate(pieces, start=1):
-        last = n == len(pieces)
-        chunk_candidate: dict[str, Any] = {
-            "content": {"role": "model", "parts": chunk_parts},
-            "index": candidate.get("index", 0),
-        }
-        if last:
-            chunk_candidate["finishReason"] = candidate.get("finishReason", "STOP")
-        chunk = {
-            **{k: v for k, v in response.items() if k not in ("candidates", "usageMetadata")},
-            "candidates": [chunk_candidate],
-            "usageMetadata": usage if last else prompt_only,
-        }
-        events.append(json_event(None, patch(chunk)))
-    return events
+    chunks: list[dict[str, Any]] = [
+        {"content": {"role": "model", "parts": piece}, "index": candidate.get("index", 0)}
+        for piece in pieces
+    ]
+    chunks[-1]["finishReason"] = candidate.get("finishReason", "STOP")
+    return chunks
 
 
 def gemini_error_event(code: int, status: str, message: str) -> SSEEvent:

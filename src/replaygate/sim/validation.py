@@ -1040,12 +1040,41 @@ def _gemini_tools(tools: Any) -> Invalid | None:
                 f"'tools[{i}].function_declarations': expected a list."
             )
         for j, function in enumerate(declared or []):
-            if not isinstance(function, Mapping) or not function.get("name"):
-                return Invalid(
-                    f"* GenerateContentRequest.tools[{i}].function_declarations[{j}].name: "
-                    "Name cannot be empty."
-                )
+            name = function.get("name") if isinstance(function, Mapping) else None
+            where = f"* GenerateContentRequest.tools[{i}].function_declarations[{j}].name: "
+            if not name:
+                return Invalid(f"{where}Name cannot be empty.")
+            if not isinstance(name, str) or _GEMINI_FUNCTION_NAME.fullmatch(name) is None:
+                return Invalid(f"{where}{_GEMINI_NAME_RULE}")
     return None
+
+
+_GEMINI_FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}")
+_GEMINI_NAME_RULE = (
+    "Invalid function name. Must start with a letter or an underscore. Must be a-z, A-Z, "
+    "0-9, or contain underscores (_), dots (.), colons (:), or dashes (-), with a maximum "
+    "length of 64."
+)
+_GEMINI_CALLING_MODES = ("MODE_UNSPECIFIED", "AUTO", "ANY", "NONE", "VALIDATED")
+
+
+def _gemini_tool_config(config: Any) -> Invalid | None:
+    """The API's error for a ``functionCallingConfig.mode`` that is none of its enum's."""
+    calling = config.get("functionCallingConfig") if isinstance(config, Mapping) else None
+    mode = calling.get("mode") if isinstance(calling, Mapping) else None
+    if mode is None or mode in _GEMINI_CALLING_MODES:
+        return None
+    return Invalid(
+        "Invalid JSON payload received. Invalid value at "
+        "'tool_config.function_calling_config.mode' "
+        "(type.googleapis.com/google.ai.generativelanguage.v1beta.FunctionCallingConfig.Mode), "
+        f"{orjson.dumps(mode).decode()}"
+    )
+
+
+MAX_CANDIDATES = 8
+"""The most candidates (``candidateCount``) one ``generateContent`` request may ask for
+(0, the field's zero value, is one)."""
 
 
 def validate_gemini(body: Any) -> Invalid | None:
@@ -1066,10 +1095,22 @@ def validate_gemini(body: Any) -> Invalid | None:
             "* GenerateContentRequest.generation_config.max_output_tokens: "
             "max_output_tokens must be positive."
         )
+    count = (config or {}).get("candidateCount")
+    if count is not None and (
+        not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_CANDIDATES
+    ):
+        return Invalid(
+            "* GenerateContentRequest.generation_config.candidate_count: "
+            f"candidate_count must be between 1 and {MAX_CANDIDATES}."
+        )
     instruction = body.get("systemInstruction")
     if isinstance(instruction, Mapping):
         where = "GenerateContentRequest.system_instruction"
         problem = _gemini_parts(instruction.get("parts"), where)
         if problem is not None:
             return problem
-    return _gemini_contents(body["contents"]) or _gemini_tools(body.get("tools"))
+    return (
+        _gemini_contents(body["contents"])
+        or _gemini_tools(body.get("tools"))
+        or _gemini_tool_config(body.get("toolConfig"))
+    )
