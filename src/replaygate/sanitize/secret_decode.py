@@ -2,7 +2,9 @@
 
 A secret can sit in a fixture encoded: a body kept as ``{"base64": ...}`` (not
 UTF-8), a base64 run inside text, ``\\u`` escapes in JSON held as text (tool-call
-arguments, a stream event's ``data``), percent-encoding in a path or a form body.
+arguments, a stream event's ``data``), percent-encoding in a path or a form body, a run
+of hex digits, or text with invisible characters between its letters (zero-width
+spaces, soft hyphens) or written in Unicode tag characters.
 :func:`views` yields each decoding that changes the text, with a label for the error
 message; :func:`json_leaves` the strings of JSON held as text, with their field names.
 Compressed data in the bytes of a base64 run (a gzip file, the zip of a ``.docx``) is
@@ -33,6 +35,36 @@ _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _BASE64_LETTERS = re.compile(rf"[A-Za-z0-9+/_\-]{{{BASE64_MIN_LENGTH},}}")
 _BASE64_TABLE = table_of(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+HEX_MIN_LENGTH = 32
+"""The shortest run of hex digits read as the bytes it spells (16 bytes: shorter than any
+token of a family written out)."""
+_HEX_DIGITS = re.compile(rf"[0-9A-Fa-f]{{{HEX_MIN_LENGTH},}}")
+_HEX_TABLE = table_of(b"0123456789ABCDEFabcdef")
+_INVISIBLE = (
+    (0x00AD, 0x00AD),  # soft hyphen
+    (0x180E, 0x180E),  # Mongolian vowel separator
+    (0x200B, 0x200F),  # zero-width space, non-joiner, joiner; direction marks
+    (0x202A, 0x202E),  # direction embeddings and overrides
+    (0x2060, 0x2064),  # word joiner, invisible operators
+    (0x2066, 0x206F),  # direction isolates, deprecated format characters
+    (0xFEFF, 0xFEFF),  # zero-width no-break space (byte order mark)
+)
+"""Characters that show as nothing, by range."""
+_TAG_BASE = 0xE0000
+"""Unicode tag characters (``_TAG_BASE`` to ``_TAG_BASE + 0x7F``) are invisible, each
+standing for the ASCII character ``_TAG_BASE`` below it."""
+SHOWN: dict[int, str | None] = {
+    **{code: None for first, last in _INVISIBLE for code in range(first, last + 1)},
+    **{_TAG_BASE + code: chr(code) if 0x20 <= code < 0x7F else None for code in range(0x80)},
+}
+"""A text as it shows (:meth:`str.translate`): the invisible characters removed, a tag
+character made the ASCII it stands for."""
+_INVISIBLE_TEXT = re.compile("[" + "".join(map(chr, SHOWN)) + "]")
+INVISIBLE_BYTES = re.compile(
+    rb"\xc2\xad|\xe1\xa0\x8e|\xe2\x80[\x8b-\x8f\xaa-\xae]|\xe2\x81[\xa0-\xa4\xa6-\xaf]"
+    rb"|\xef\xbb\xbf|\xf3\xa0[\x80\x81]"
+)
+"""A character :data:`SHOWN` changes, as UTF-8 writes it."""
 _PRINTABLE = bytes([*range(0x20, 0x7F), 0x09, 0x0A, 0x0D])
 _PRINTABLE_TABLE = table_of(_PRINTABLE)
 
@@ -100,14 +132,29 @@ def printable_stretches(raw: bytes) -> str:
     return "\n".join(raw[s:e].decode("ascii") for s, e in stretches(raw, _PRINTABLE_TABLE, MIN_RUN))
 
 
-def base64_may_hide(text: str) -> bool:
+def _hex_runs(text: str) -> Iterator[bytes]:
+    """The bytes of each run of hex digits of ``text`` that spell printable text, read from
+    its first digit or, when that spells none, from its second."""
+    for start, end in text_spans(text, _HEX_DIGITS, _HEX_TABLE, HEX_MIN_LENGTH):
+        for first in (start, start + 1):
+            raw = bytes.fromhex(text[first : end - (end - first) % 2])
+            if _mostly_printable(raw):
+                yield raw
+                break
+
+
+def run_may_hide(text: str) -> bool:
     """Whether a base64 run of ``text`` decodes to printable bytes, holds compressed data, or
-    holds a token of a family among its binary bytes."""
-    return any(
-        _mostly_printable(raw)
-        or holds_compressed(raw)
-        or detect_family(printable_stretches(raw)) is not None
-        for raw in _base64_runs(text)
+    holds a token of a family among its binary bytes, or a run of its hex digits spells
+    printable text."""
+    return (
+        any(
+            _mostly_printable(raw)
+            or holds_compressed(raw)
+            or detect_family(printable_stretches(raw)) is not None
+            for raw in _base64_runs(text)
+        )
+        or next(_hex_runs(text), None) is not None
     )
 
 
@@ -131,6 +178,10 @@ def views(text: str, budget: Budget, *, base64: bool = True) -> Iterator[View]:
             yield View("\\u-escaped", decoded)
     if "%" in text and _PERCENT.search(text):
         yield View("percent-encoded", unquote_plus(text))
+    if not text.isascii() and _INVISIBLE_TEXT.search(text):
+        yield View("invisible-character", text.translate(SHOWN))
+    for raw in _hex_runs(text):
+        yield View("hex", bytes_text(raw))
     for raw in _base64_runs(text) if base64 else ():
         if _mostly_printable(raw):
             yield View("base64", bytes_text(raw))
@@ -150,8 +201,10 @@ def may_have_views(runs: Runs) -> bool:
         return True
     if data.find(b"%") >= 0 and PERCENT_BYTES.search(data):
         return True
-    # A run holds the same base64 stretches as its base64 parts of that length.
-    return any(base64_may_hide(run.decode("ascii")) for run in runs.texts(BASE64_MIN_LENGTH))
+    if not data.isascii() and INVISIBLE_BYTES.search(data):
+        return True
+    # A run holds the same base64 and hex stretches as its parts of that length.
+    return any(run_may_hide(run.decode("ascii")) for run in runs.texts(BASE64_MIN_LENGTH))
 
 
 def json_leaves(text: str, results: bool = False) -> Iterator[tuple[str, str, bool]]:

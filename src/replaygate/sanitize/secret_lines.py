@@ -29,10 +29,10 @@ flags lies within a piece, that is within the line. It flags a text holding:
   (:data:`~.secret_entropy.BEFORE_SOURCE`): the first is a pattern anywhere, the second
   one followed by :data:`~.secret_prefilter.MIN_RUN` run characters, any case (an
   orjson line holds no control character, so white space is only a space there);
-- ``"base64":``, an escape written as text, or a percent escape
+- ``"base64":``, an escape written as text, a percent escape, or an invisible character
   (:func:`~.secret_decode.may_have_views`): the same patterns;
-- in a run, a free-standing token or a base64 run that decodes to text or holds
-  compressed data: both lie in a
+- in a run, a free-standing token, a base64 run that decodes to text or holds
+  compressed data, or a run of hex digits that spells text: each lies in a
   stretch of free-token characters (base64's among them) of at least
   :data:`~.secret_decode.BASE64_MIN_LENGTH`, and every such stretch of the line is
   checked as the gate checks a run's (:func:`_may_hide`).
@@ -54,8 +54,9 @@ from replaygate.sanitize.secret_decode import (
     BASE64_BODY,
     BASE64_MIN_LENGTH,
     ESCAPE_BYTES,
+    INVISIBLE_BYTES,
     PERCENT_BYTES,
-    base64_may_hide,
+    run_may_hide,
 )
 from replaygate.sanitize.secret_entropy import (
     BEFORE_SOURCE,
@@ -104,6 +105,7 @@ def _patterns() -> list[tuple[bytes, bool]]:
         (_literal(BASE64_BODY), False),
         (ESCAPE_BYTES.pattern, False),
         (PERCENT_BYTES.pattern, False),
+        (INVISIBLE_BYTES.pattern, False),
     ]
 
 
@@ -167,10 +169,11 @@ def quiet_lines(lines: Sequence[bytes]) -> list[bool] | None:
 
 def _may_hide(stretch: str) -> bool:
     """Whether the gate flags a run for this stretch: a free-standing token (it mixes
-    letter cases), or base64 that decodes to text or holds compressed data."""
+    letter cases), base64 that decodes to text or holds compressed data, or hex digits
+    that spell text."""
     if len(stretch) >= FREE_MIN_LENGTH and not stretch.islower() and free_secret(stretch):
         return True
-    return base64_may_hide(stretch)
+    return run_may_hide(stretch)
 
 
 def expect_bytes(size: int) -> None:
