@@ -1,8 +1,10 @@
-"""Law 4 against a hostile user: keys hidden in ways a person does not see, or spelt in hex.
+"""Law 4 against a hostile user: keys hidden in ways a person does not see, spelt in hex,
+or carried into the reports written beside the fixtures.
 
 Each key is recorded through a real client (the ``anthropic`` and ``openai`` SDKs from the
 loopback simulator, ``httpx`` and ``requests`` under ``intercept`` against a loopback server
-of the test's own) and must be refused naming its field, nothing written.
+of the test's own) and must be refused naming its field, nothing written; a report a live
+server's answer reaches (``drift --report``, an eval's results) shows the key masked.
 """
 
 from __future__ import annotations
@@ -15,13 +17,20 @@ import httpx
 import orjson
 import pytest
 import requests
+from click.testing import CliRunner
 
 from loopback import Handler, serving
+from replaygate.cli import main
 from replaygate.errors import SecretInFixtureError
+from replaygate.evals import AgentEntry, RecordPlan, load_eval_results, run_eval
+from replaygate.evals.cases import EvalCase
 from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.fixture import Fixture, make_meta
 from replaygate.http import httpx2_client, intercept
 from replaygate.hygiene.verify import verify_store
+from replaygate.models.fakes import FunctionModel
+from replaygate.models.replay import RequestSettings
+from replaygate.models.types import Message, ModelResponse
 from replaygate.sanitize.secret_decode import INVISIBLE_BYTES, SHOWN
 from replaygate.sanitize.secret_lines import quiet_lines
 from replaygate.sanitize.secret_scan import find_fixture_secrets
@@ -159,3 +168,70 @@ def test_verify_finds_the_hidden_keys_in_a_store_written_by_hand(tmp_path: Path)
     quiet = quiet_lines(lines)
     assert quiet is None or quiet == [False, False, False, quiet[3]]
     assert find_fixture_secrets(orjson.loads(lines[3])) == []
+
+
+class EchoesKeys(Handler):
+    """A live server gone wrong: an error echoing the key it was sent, or an answer with a
+    field named by one."""
+
+    mode = "error"
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        if EchoesKeys.mode == "error":
+            self.answer_json({"type": "error", "error": {"message": f"bad key {ANTHROPIC}"}}, 401)
+        else:
+            answer = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+                      "content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn",
+                      "usage": {"input_tokens": 1, "output_tokens": 1},
+                      "metadata": {GITHUB: True}}  # fmt: skip
+            self.answer_json(answer)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("mode", "shown"), [("error", "Anthropic API key"), ("field", "GitHub")])
+def test_a_drift_report_masks_a_key_the_live_server_sent(
+    sim: Simulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, shown: str
+) -> None:
+    store = tmp_path / "http"
+    with Simulator(behavior="echo") as echo:
+        http = httpx2_client(store, "record-missing", approve_live=True, source="sim")
+        with anthropic.Anthropic(api_key="k", base_url=echo.url, http_client=http) as client:
+            client.messages.create(
+                model="m", max_tokens=64, messages=[{"role": "user", "content": "hi"}]
+            )
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    EchoesKeys.mode = mode
+    report, as_json = tmp_path / "drift.txt", tmp_path / "drift.json"
+    with serving(EchoesKeys) as url:
+        done = CliRunner().invoke(
+            main,
+            ["drift", str(store), "--live-sample", "1", "--approve-live", "--base-url", url,
+             "--report", str(report), "--json-out", str(as_json)],
+        )  # fmt: skip
+    assert done.exit_code in (1, 2), done.output
+    for written in (done.output, report.read_text(), as_json.read_text()):
+        assert ANTHROPIC[:20] not in written and GITHUB[:20] not in written
+        assert f"<{shown}" in written
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
+def test_eval_results_mask_a_key_in_an_error_the_agent_gives_up_on(tmp_path: Path) -> None:
+    def agent(model: FunctionModel, question: str) -> None:
+        model.complete([Message.user(question)], [])
+        raise RuntimeError(f"401 from the proxy: invalid key {ANTHROPIC}")
+
+    settings = RequestSettings("scripted-model", 32)
+    live = FunctionModel(lambda messages, tools: ModelResponse(text="fine"))
+    gives_up = AgentEntry(agent, failures=(RuntimeError,), settings=settings)
+    case = EvalCase("rag", "What is RAG?", 1, 1, must_contain=("RAG",))
+    plan = RecordPlan(live, approve_live=True, source="scripted")
+    results = run_eval([case], tmp_path / "f.jsonl", agent=gives_up, recording=plan)
+    results.write(tmp_path / "results.json")
+    written = (tmp_path / "results.json").read_text()
+    assert ANTHROPIC[:20] not in written
+    (sample,) = load_eval_results(tmp_path / "results.json").cases[0].sampled.samples
+    assert sample.output["error"] == (
+        "RuntimeError: 401 from the proxy: invalid key <Anthropic API key #1, 54 characters>"
+    )

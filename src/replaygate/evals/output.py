@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from replaygate.assertions import extract_citations
 from replaygate.evals.errors import AgentRunError
 from replaygate.models.types import ToolCall, Usage
+from replaygate.sanitize.secret_mask import masked_texts
 
 
 class StepLike(Protocol):
@@ -173,7 +174,9 @@ def _short(value: object) -> str:
 
 
 def failed_output(error: BaseException) -> dict[str, Any]:
-    """The output of a run the agent gave up on (its checks then fail)."""
+    """The output of a run the agent gave up on (its checks then fail); a key its error
+    message holds (an API error echoing one) is masked, since results and history are
+    written to disk."""
     return {
         "final": "",
         "citations": [],
@@ -182,5 +185,5 @@ def failed_output(error: BaseException) -> dict[str, Any]:
         "tool_errors": 0,
         "input_tokens": 0,
         "output_tokens": 0,
-        "error": f"{type(error).__name__}: {error}",
+        "error": masked_texts([f"{type(error).__name__}: {error}"])[0],
     }

@@ -46,6 +46,7 @@ from replaygate.hygiene.fieldset import (
 from replaygate.hygiene.resend import LiveSender, unsendable
 from replaygate.hygiene.stored import each_fixture, load_fixtures, where
 from replaygate.jsondoc import json_fields
+from replaygate.sanitize.secret_mask import masked_pair, masked_texts
 
 Mode = Literal["live", "against"]
 Compared = Literal["by request", "pooled"]
@@ -130,11 +131,13 @@ class _Pairs:
         self.responses += 1
 
     def drift(self, interface: str) -> InterfaceDrift:
-        """The interface's drift; each request was compared with one answer each side."""
+        """The interface's drift; each request was compared with one answer each side (a
+        secret used as a field name masked: the report may be written to a file)."""
+        only_new, only_old = masked_pair(sorted(self.only_new), sorted(self.only_old))
         return InterfaceDrift(
             interface,
-            tuple(sorted(self.only_new)),
-            tuple(sorted(self.only_old)),
+            tuple(only_new),
+            tuple(only_old),
             self.responses,
             self.responses,
         )
@@ -431,6 +434,6 @@ def drift_live(
         tuple(pairs[interface].drift(interface) for interface in sorted(pairs)),
         sampled=tuple(sent),
         skipped=tuple(skipped),
-        errors=tuple(errors),
+        errors=masked_texts(errors),  # what a live server answered, a key it echoed masked
         seed=seed,
     )

@@ -21,6 +21,7 @@ for the fixture it would be, and a string both hold is read once.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from replaygate.sanitize.secret_compressed import Budget
@@ -99,3 +100,10 @@ def masked_pair(left: Any, right: Any) -> tuple[Any, Any]:
 
     # one budget for each request, as the scan of its fixture has one
     return masked(left, Budget()), masked(right, Budget())
+
+
+def masked_texts(texts: Iterable[str]) -> tuple[str, ...]:
+    """``texts`` (lines of a report: an error a live server answered, a field path it
+    sent) with their secrets masked as :func:`masked_pair` masks them, numbered over all."""
+    shown, _ = masked_pair(list(texts), [])
+    return tuple(shown)
