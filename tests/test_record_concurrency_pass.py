@@ -1,0 +1,73 @@
+"""Recording into one store from several processes at once, with ``compact`` and
+``verify --repair`` run against it meanwhile, loses and corrupts nothing (law 5): the
+store ends as a serial recording of the same cases under the same seed leaves it."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from replaygate.examples.research_copilot import shipped_eval_cases
+from replaygate.fixtures.store import FixtureStore
+from run_cli import replaygate
+
+pytestmark = pytest.mark.slow  # starts recording processes
+AGENT = "replaygate.examples.research_copilot:copilot"
+RECORD = ("--agent", AGENT, "--record-mode", "record-missing", "--approve-live",
+          "--simulator", "--seed", "7", "--no-history")  # fmt: skip
+RECORDED_AT = re.compile(r'"recorded_at": ?"[^"]*"')
+
+
+def _cases(root: Path, name: str, samples: int, suffix: str = "") -> Path:
+    lines = shipped_eval_cases().read_text("utf-8").splitlines()[:3]
+    shipped = [json.loads(line) for line in lines]
+    cases = [{**c, "id": c["id"] + suffix, "samples": samples, "floor": 1} for c in shipped]
+    path = root / name
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases), "utf-8")
+    return path
+
+
+def _recording(cases: Path, store: Path) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "replaygate", "eval", "--cases", str(cases)]
+    return subprocess.Popen([*command, "--fixtures", str(store), *RECORD], cwd=cases.parent)
+
+
+def _record_here(cases: Path, store: Path) -> None:
+    """Record ``cases`` into ``store`` in this process, one after another."""
+    done = replaygate("eval", "--cases", str(cases), "--fixtures", str(store), *RECORD)
+    assert done.returncode == 0, done.stderr
+
+
+def _fixtures(store: Path) -> dict[str, str]:
+    with FixtureStore.open(store) as opened:
+        return {f.key: RECORDED_AT.sub("", json.dumps(f.to_json(), sort_keys=True)) for f in opened}
+
+
+@pytest.mark.parametrize("layout", ["store.jsonl", "folder"])
+def test_two_recordings_at_once_beside_compact_and_repair_equal_a_serial_one(
+    tmp_path: Path, layout: str
+) -> None:
+    one = _cases(tmp_path, "one.jsonl", 1)
+    two = _cases(tmp_path, "two.jsonl", 2)
+    again = _cases(tmp_path, "again.jsonl", 2, "-again")  # the same questions, other ids
+    serial, raced = tmp_path / "serial" / layout, tmp_path / "raced" / layout
+    for store in (serial, raced):
+        store.parent.mkdir()
+        _record_here(one, store)
+    for cases in (two, again):
+        _record_here(cases, serial)
+    running = [_recording(two, raced), _recording(again, raced)]
+    while any(p.poll() is None for p in running):
+        for command in (("compact",), ("verify", "--repair")):
+            done = replaygate(*command, str(raced))
+            assert done.returncode == 0, done.stdout + done.stderr
+    assert [p.returncode for p in running] == [0, 0]
+    assert replaygate("verify", str(raced)).returncode == 0
+    for store in (serial, raced):
+        assert replaygate("compact", str(store)).returncode == 0
+    assert _fixtures(raced) == _fixtures(serial)
