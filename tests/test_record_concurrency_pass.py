@@ -5,8 +5,9 @@ store ends as a serial recording of the same cases under the same seed leaves it
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from replaygate.examples.research_copilot import shipped_eval_cases
 from replaygate.fixtures.store import FixtureStore
 from run_cli import replaygate
 
-pytestmark = pytest.mark.slow  # starts recording processes
+pytestmark = pytest.mark.slow  # races recording processes
 AGENT = "replaygate.examples.research_copilot:copilot"
 RECORD = ("--agent", AGENT, "--record-mode", "record-missing", "--approve-live",
           "--simulator", "--seed", "7", "--no-history")  # fmt: skip
@@ -32,9 +33,18 @@ def _cases(root: Path, name: str, samples: int, suffix: str = "") -> Path:
     return path
 
 
-def _recording(cases: Path, store: Path) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "replaygate", "eval", "--cases", str(cases)]
-    return subprocess.Popen([*command, "--fixtures", str(store), *RECORD], cwd=cases.parent)
+def _recording(cases: Path, store: Path) -> multiprocessing.process.BaseProcess:
+    """A process of its own recording ``cases`` into ``store`` (forked: it starts with what
+    this one imported, as a fresh interpreter would after its imports)."""
+    process = multiprocessing.get_context("fork").Process(target=_record_alone, args=(cases, store))
+    process.start()
+    return process
+
+
+def _record_alone(cases: Path, store: Path) -> None:
+    done = replaygate("eval", "--cases", str(cases), "--fixtures", str(store), *RECORD)
+    sys.stderr.write(done.stderr)
+    os._exit(done.returncode)
 
 
 def _record_here(cases: Path, store: Path) -> None:
@@ -62,11 +72,13 @@ def test_two_recordings_at_once_beside_compact_and_repair_equal_a_serial_one(
     for cases in (two, again):
         _record_here(cases, serial)
     running = [_recording(two, raced), _recording(again, raced)]
-    while any(p.poll() is None for p in running):
+    while any(p.is_alive() for p in running):
         for command in (("compact",), ("verify", "--repair")):
             done = replaygate(*command, str(raced))
             assert done.returncode == 0, done.stdout + done.stderr
-    assert [p.returncode for p in running] == [0, 0]
+    for process in running:
+        process.join()
+    assert [p.exitcode for p in running] == [0, 0]
     assert replaygate("verify", str(raced)).returncode == 0
     for store in (serial, raced):
         assert replaygate("compact", str(store)).returncode == 0
