@@ -133,3 +133,34 @@ def test_a_forked_child_takes_a_lock_a_thread_of_its_parent_held_as_it_forked(
     holder.join()
     child.join(10)
     assert child.exitcode == 0
+
+
+def test_a_store_refreshed_while_its_lock_is_held_is_not_looked_at_again_in_that_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No other writer can write while this thread holds the store's lock, and its own
+    writes are indexed as they are made: a record's refresh and its write's are one look
+    at the store (a folder of thousands of files is listed once a write, not twice)."""
+    from replaygate.fixtures.fixture import Fixture, make_meta
+    from replaygate.fixtures.store import FixtureStore
+
+    scans = {"count": 0}
+    scan = FixtureStore._scan
+
+    def counted(self: FixtureStore) -> None:
+        scans["count"] += 1
+        scan(self)
+
+    meta = make_meta("anthropic.messages", "2023-06-01", "sim")
+    store, other = FixtureStore.open(tmp_path / "s"), FixtureStore.open(tmp_path / "s")
+    monkeypatch.setattr(FixtureStore, "_scan", counted)
+    other.put(Fixture.create({"n": 1}, [{"text": "a"}], meta))
+    with store.lock():
+        store.refresh()
+        store.put(Fixture.create({"n": 2}, [{"text": "b"}], meta))
+        store.refresh()
+        assert scans == {"count": 2}  # other's put, this one's first refresh
+        assert len(store) == 2
+    other.put(Fixture.create({"n": 3}, [{"text": "c"}], meta))
+    store.refresh()  # a hold of its own, or none: looked at again
+    assert len(store) == 3 and scans == {"count": 4}

@@ -17,6 +17,7 @@ its own CPU time in tries.
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import secrets
 import sys
@@ -49,6 +50,7 @@ class Lock(FileLock):
         self._turn = threading.Lock()
         """Held by the thread of this process that holds the lock (its first level)."""
         self._turn_owner: int | None = None
+        self._hold = 0
 
     def acquire(
         self,
@@ -96,7 +98,13 @@ class Lock(FileLock):
         )
         if taken:
             self._turn_owner = threading.get_ident()
+            self._hold = next(_HOLDS)
         return taken
+
+    def hold(self) -> int | None:
+        """Which hold of the lock this thread is in (a number no other hold of it in this
+        process has), or None when this thread does not hold it."""
+        return self._hold if self._turn_owner == threading.get_ident() else None
 
     def _give_turn(self) -> None:
         self._turn_owner = None
@@ -177,6 +185,9 @@ class Lock(FileLock):
             raise OSError(err.errno, _why(err, self.lock_file), self.lock_file) from None
         os.unlink(probe)
 
+
+_HOLDS = itertools.count(1)
+"""The numbers of the holds of every lock of this process (and of a child forked from it)."""
 
 _LOCKS: weakref.WeakSet[Lock] = weakref.WeakSet()
 """The locks of this process, so that a forked child starts with each one's turn free."""
