@@ -66,7 +66,7 @@ class Lock(FileLock):
         first = not self.is_locked
         if first:
             wait = self.timeout if timeout is None else timeout
-            if not self._take_turn(-1.0 if blocking is None or blocking else 0.0, wait):
+            if not self._take_turn(blocking is not False, wait):
                 raise Timeout(self.lock_file)
         try:
             return self._acquire_file(
@@ -88,13 +88,13 @@ class Lock(FileLock):
         if self._turn_owner == threading.get_ident() and not self.is_locked:
             self._give_turn()
 
-    def _take_turn(self, blocking: float, wait: float) -> bool:
+    def _take_turn(self, blocking: bool, wait: float) -> bool:
         """Wait for this process's other threads to let the lock go: for ``wait`` seconds
-        (for ever when negative), not at all when ``blocking`` is 0."""
+        (for ever when negative), not at all unless ``blocking``."""
         taken = (
-            self._turn.acquire(blocking=False)
-            if blocking == 0
-            else self._turn.acquire(timeout=wait if wait >= 0 else -1)
+            self._turn.acquire(timeout=wait if wait >= 0 else -1)
+            if blocking
+            else self._turn.acquire(blocking=False)
         )
         if taken:
             self._turn_owner = threading.get_ident()
