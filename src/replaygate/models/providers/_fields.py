@@ -7,6 +7,7 @@ from difflib import get_close_matches
 from typing import Any, TypeVar
 
 from replaygate.errors import WireFormatError
+from replaygate.models.types import Usage
 
 T = TypeVar("T")
 
@@ -46,3 +47,16 @@ def kind_of(item: Mapping[str, Any], read: tuple[str, ...], path: str) -> str:
                 f"unknown type {kind!r} ({near[0]!r} misspelt?): it would be passed over",
             )
     return kind
+
+
+def read_usage(usage: Mapping[str, Any], input_name: str, output_name: str, path: str) -> Usage:
+    """The token counts of a response's usage object at ``path`` (0 for one missing);
+    a :class:`WireFormatError` naming a count that is not an integer, or is negative (a
+    hand edit: it would lower what a run is said to cost)."""
+    counts = []
+    for name in (input_name, output_name):
+        count = optional_field(usage, name, int, path, 0)
+        if count < 0:
+            raise WireFormatError(f"{path}.{name}", f"a count of tokens, 0 or more, got {count}")
+        counts.append(count)
+    return Usage(input_tokens=counts[0], output_tokens=counts[1])

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replaygate.errors import WireFormatError
-from replaygate.models.providers._fields import field_of, kind_of, optional_field
+from replaygate.models.providers._fields import field_of, kind_of, optional_field, read_usage
 from replaygate.models.providers._turns import ResultTurns
 from replaygate.models.types import (
     Message,
@@ -21,7 +21,6 @@ from replaygate.models.types import (
     StopReason,
     ToolCall,
     ToolSpec,
-    Usage,
     as_stop_reason,
 )
 
@@ -238,8 +237,5 @@ def from_anthropic_response(response: Mapping[str, Any]) -> ModelResponse:
         text=_text_of(blocks, "response.content"),
         tool_calls=_tool_calls(blocks, "response.content"),
         stop_reason=_stop_reason(stop, "response.stop_reason"),
-        usage=Usage(
-            input_tokens=optional_field(usage, "input_tokens", int, "response.usage", 0),
-            output_tokens=optional_field(usage, "output_tokens", int, "response.usage", 0),
-        ),
+        usage=read_usage(usage, "input_tokens", "output_tokens", "response.usage"),
     )

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replaygate.errors import WireFormatError
-from replaygate.models.providers._fields import field_of, optional_field
+from replaygate.models.providers._fields import field_of, optional_field, read_usage
 from replaygate.models.providers._turns import ResultTurns
 from replaygate.models.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec, Usage
 
@@ -304,11 +304,8 @@ def from_gemini_response(response: Mapping[str, Any]) -> ModelResponse:
     """The engine's view of a ``generateContent`` response body (its first candidate)."""
     candidates = optional_field(response, "candidates", list, "response", [])
     usage = optional_field(response, "usageMetadata", dict, "response", {})
-    counted = Usage(
-        input_tokens=optional_field(usage, "promptTokenCount", int, "response.usageMetadata", 0),
-        output_tokens=optional_field(
-            usage, "candidatesTokenCount", int, "response.usageMetadata", 0
-        ),
+    counted = read_usage(
+        usage, "promptTokenCount", "candidatesTokenCount", "response.usageMetadata"
     )
     if not candidates:
         feedback = optional_field(response, "promptFeedback", dict, "response", {})

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replaygate.errors import WireFormatError
-from replaygate.models.providers._fields import field_of, optional_field
-from replaygate.models.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec, Usage
+from replaygate.models.providers._fields import field_of, optional_field, read_usage
+from replaygate.models.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec
 
 INTERFACE = "openai.chat.completions"
 
@@ -236,8 +236,5 @@ def from_openai_response(response: Mapping[str, Any]) -> ModelResponse:
             optional_field(message, "tool_calls", list, where, []), f"{where}.tool_calls"
         ),
         stop_reason="refusal" if refused else _FINISH_TO_STOP[finish],
-        usage=Usage(
-            input_tokens=optional_field(usage, "prompt_tokens", int, "response.usage", 0),
-            output_tokens=optional_field(usage, "completion_tokens", int, "response.usage", 0),
-        ),
+        usage=read_usage(usage, "prompt_tokens", "completion_tokens", "response.usage"),
     )

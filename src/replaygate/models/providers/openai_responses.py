@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replaygate.errors import WireFormatError
-from replaygate.models.providers._fields import field_of, kind_of, optional_field
+from replaygate.models.providers._fields import field_of, kind_of, optional_field, read_usage
 from replaygate.models.providers.openai_chat import encode_arguments, parse_arguments
 from replaygate.models.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec, Usage
 
@@ -300,8 +300,5 @@ def from_responses_response(response: Mapping[str, Any]) -> ModelResponse:
         text="".join(texts),
         tool_calls=tuple(calls),
         stop_reason="refusal" if refused else stop,
-        usage=Usage(
-            input_tokens=optional_field(usage, "input_tokens", int, "response.usage", 0),
-            output_tokens=optional_field(usage, "output_tokens", int, "response.usage", 0),
-        ),
+        usage=read_usage(usage, "input_tokens", "output_tokens", "response.usage"),
     )
