@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
-import aiohttp
 import httpx2
 import pytest
 import requests
@@ -24,6 +23,7 @@ from loopback import ChunkedEvents, Handler, serving
 from replaygate.errors import SecretInFixtureError, WireFormatError
 from replaygate.http import codings, httpx2_client, intercept
 from replaygate.http.sse import SSEEvent, SSEParser
+from sdks import aiohttp
 
 BOM = b"\xef\xbb\xbf"
 JSON = {"content-type": "application/json"}

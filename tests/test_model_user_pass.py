@@ -9,8 +9,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import orjson
 import pytest
 
@@ -29,6 +27,7 @@ from replaygate.models.providers import (
 from replaygate.models.replay import RecordingModel, ReplayModel
 from replaygate.sim import ScriptBehavior, Simulator
 from run_cli import replaygate
+from sdks import anthropic, openai
 
 SETTINGS: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
 ASK = (Message.user("Pick a number."),)
