@@ -5,8 +5,8 @@ core, each collecting and running only the modules of its share. Each module's t
 run in one process, so its shared recordings and simulators are made once. The modules
 using the provider SDKs go in two units, each in one share, so that few processes
 import them (seconds of CPU, see :mod:`sdks`): those taking only openai
-(:data:`OPENAI_GROUP`) and the others (:data:`sdks.SDK_GROUP`); those drawing plots go
-in one share too (:data:`PLOTS_GROUP`).
+(:data:`OPENAI_GROUP`) and the others (:data:`sdks.SDK_GROUP`), with which those drawing
+plots go (:data:`PLOTTING`).
 
 The shares are balanced by what each module's tests took in the last run of the same
 suite (:class:`ModuleSeconds`, kept in ``.pytest_cache``); a module not timed yet counts
@@ -33,9 +33,10 @@ example agent recording from the simulator), not from :mod:`sdks`."""
 OPENAI_GROUP = "openai"
 """The unit of the test modules taking only openai from :mod:`sdks` (see :func:`work_unit`)."""
 
-PLOTS_GROUP = "plots"
-"""The unit of the test modules that draw the report's plots (``extras.needs_matplotlib``):
-importing matplotlib costs a process about 0.7 s of CPU."""
+PLOTTING = "needs_matplotlib"
+"""What a test module drawing the report's plots holds (``extras.needs_matplotlib``): it
+goes with the SDK group, whose modules run the demo, which draws them too, so that one
+share imports matplotlib (about 0.7 s of CPU a process)."""
 
 SECONDS = "replaygate-tests/seconds-per-module"
 """Where pytest's cache keeps what each module's tests took in the last runs, per suite
@@ -63,15 +64,17 @@ def sdks_taken(source: str) -> frozenset[str]:
 def work_unit(path: Path, source: str) -> str:
     """The unit a test module goes with into a share: :data:`OPENAI_GROUP` for one taking
     only openai (and aiohttp), :data:`sdks.SDK_GROUP` for one taking any other SDK (or
-    vcrpy), :data:`PLOTS_GROUP`, or the module alone.
+    vcrpy) or drawing plots (:data:`PLOTTING`), or the module alone.
 
     The SDK modules go in groups so that few processes pay for importing them; those
     taking only openai (0.8 s) make a unit of their own, so that the share of the others
     (anthropic: 2.8 s) is not the one every other share waits for. One taking only
     aiohttp (0.2 s) is left free to go in any share."""
     taken = sdks_taken(source) - {"aiohttp"}
+    if PLOTTING in source:
+        return SDK_GROUP
     if not taken:
-        return PLOTS_GROUP if "needs_matplotlib" in source else str(path)
+        return str(path)
     return OPENAI_GROUP if taken == {"openai"} else SDK_GROUP
 
 

@@ -13,7 +13,6 @@ from conftest import marked_slow_as_a_whole
 from sdks import SDK_GROUP
 from shares import (
     OPENAI_GROUP,
-    PLOTS_GROUP,
     SDKS_THROUGH_REPLAYGATE,
     ModuleSeconds,
     assign,
@@ -72,7 +71,8 @@ def test_the_shares_hold_each_module_once_each_sdk_group_together_balanced() -> 
         ("from sdks import vcr\n", SDK_GROUP),
         (f"{SDKS_THROUGH_REPLAYGATE}\nfrom sdks import openai\n", SDK_GROUP),
         ("from sdks import aiohttp\n", "test_x.py"),
-        ("needs_matplotlib()\n", PLOTS_GROUP),
+        ("needs_matplotlib()\n", SDK_GROUP),
+        ("from sdks import openai\nneeds_matplotlib()\n", SDK_GROUP),
     ],
 )
 def test_a_module_goes_with_the_modules_importing_the_same_sdks(source: str, unit: str) -> None:
