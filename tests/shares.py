@@ -9,14 +9,15 @@ import them (seconds of CPU, see :mod:`sdks`): those taking only openai
 plots go (:data:`PLOTTING`).
 
 The shares are balanced by what each module's tests took in the last run of the same
-suite (:class:`ModuleSeconds`, kept in ``.pytest_cache``); a module not timed yet counts
-its size at the mean seconds per byte of those timed, and on a fresh clone the modules
-go by their size alone.
+suite (:class:`ModuleSeconds`, kept in ``.pytest_cache``), or on a fresh clone in a run
+of the whole suite shipped with it (:data:`SHIPPED`); a module not timed yet counts its
+size at the mean seconds per byte of those timed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -123,11 +124,29 @@ class ModuleSeconds:
             cache.set(self.key, kept)
 
 
+SHIPPED = Path(__file__).with_name("module_seconds.json")
+"""What each module's tests took, per suite, as the cache of a run of the whole suite held
+them (``.pytest_cache/v/replaygate-tests/seconds-per-module/<suite>``, copied here): a
+fresh clone, which has no cache yet, balances its first run's shares by them instead of
+by the modules' sizes (in CI, one share took 89 s and the other 74 s by size)."""
+
+
 def module_seconds(config: pytest.Config) -> dict[str, float]:
-    """What the cache holds of :class:`ModuleSeconds` for this suite (nothing on a clone)."""
+    """What the cache holds of :class:`ModuleSeconds` for this suite, over what
+    :data:`SHIPPED` holds (all there is on a fresh clone)."""
     suite = suite_name(config)
+    if suite is None:
+        return {}
+    shipped = json.loads(SHIPPED.read_text(encoding="utf-8")).get(suite, {})
     cache = getattr(config, "cache", None)
-    kept = cache.get(f"{SECONDS}/{suite}", {}) if suite and cache is not None else {}
+    kept = cache.get(f"{SECONDS}/{suite}", {}) if cache is not None else {}
+    seconds = _numbers(shipped)
+    seconds.update(_numbers(kept))
+    return seconds
+
+
+def _numbers(kept: object) -> dict[str, float]:
+    """The seconds of a stored ``{module: seconds}`` (nothing of another shape)."""
     if not isinstance(kept, dict):
         return {}
     return {str(module): float(spent) for module, spent in kept.items() if _number(spent)}

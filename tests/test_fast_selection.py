@@ -4,6 +4,7 @@ the suite's shares (tests/shares.py) hold every module once, the SDK modules tog
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -14,8 +15,10 @@ from sdks import SDK_GROUP
 from shares import (
     OPENAI_GROUP,
     SDKS_THROUGH_REPLAYGATE,
+    SHIPPED,
     ModuleSeconds,
     assign,
+    module_seconds,
     work_unit,
 )
 
@@ -127,3 +130,22 @@ def test_no_module_imports_an_sdk_but_through_sdks() -> None:
             )
             direct += [f"{path.name}: {n}" for n in names if n.split(".")[0] in SDK_MODULES]
     assert direct == [], "import these from sdks (from sdks import anthropic)"
+
+
+def test_a_fresh_clone_balances_its_shares_by_the_shipped_seconds_a_cache_updates() -> None:
+    """A clone has no cache: its first run's shares go by the seconds shipped with the
+    suite (by size, one share of CI's ``make test`` took 89 s and the other 74 s)."""
+
+    class Cache(dict[str, object]):
+        def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+            return super().get(key, default)
+
+    def config(cache: Cache | None) -> SimpleNamespace:
+        option = SimpleNamespace(keyword="", markexpr="")
+        source = pytest.Config.ArgsSource.TESTPATHS
+        return SimpleNamespace(args_source=source, option=option, cache=cache)
+
+    shipped = json.loads(SHIPPED.read_text(encoding="utf-8"))["all"]
+    assert "tests/test_cli.py" in shipped and module_seconds(config(None)) == shipped  # type: ignore[arg-type]
+    cached = Cache({"replaygate-tests/seconds-per-module/all": {"tests/test_cli.py": 99.0}})
+    assert module_seconds(config(cached)) == {**shipped, "tests/test_cli.py": 99.0}  # type: ignore[arg-type]
