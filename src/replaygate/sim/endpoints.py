@@ -513,14 +513,9 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
     def with_choices(
         self, request: SimRequest, wire: dict[str, Any], more: Sequence[ModelResponse]
     ) -> dict[str, Any]:
-        usage = dict(wire["usage"])
-        choices = list(wire["choices"])
-        for index, response in enumerate(more, start=len(choices)):
-            other = to_openai_response(response, model=request.model)
-            choices.append({**other["choices"][0], "index": index})
-            usage["completion_tokens"] += other["usage"]["completion_tokens"]
-        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        return {**wire, "choices": choices, "usage": usage}
+        others = [to_openai_response(response, model=request.model) for response in more]
+        counts = ("usage", "prompt_tokens", "completion_tokens", "total_tokens")
+        return _with_more(wire, others, "choices", counts)
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
         options = request.body.get("stream_options") or {}
@@ -884,6 +879,22 @@ class OpenAIEmbeddings(ResourceEndpoint):
         return embeddings.answer(body)
 
 
+def _with_more(
+    wire: dict[str, Any], others: Sequence[dict[str, Any]], items: str, counts: tuple[str, ...]
+) -> dict[str, Any]:
+    """``wire`` with the first item (choice, candidate) of each of ``others`` after its own,
+    numbered on, and its usage counting theirs: ``counts`` names the usage object and its
+    input, output and total counts."""
+    usage_name, given, made, total = counts
+    usage = dict(wire[usage_name])
+    listed = list(wire[items])
+    for index, other in enumerate(others, start=len(listed)):
+        listed.append({**other[items][0], "index": index})
+        usage[made] += other[usage_name][made]
+    usage[total] = usage[given] + usage[made]
+    return {**wire, items: listed, usage_name: usage}
+
+
 def _openai_refusal(problem: Invalid) -> tuple[int, Any]:
     """The status and OpenAI error body of a refused request."""
     return problem.status, openai_error(problem.message, param=problem.param, code=problem.code)
@@ -923,14 +934,9 @@ class GeminiGenerateContent(Endpoint):
     def with_choices(
         self, request: SimRequest, wire: dict[str, Any], more: Sequence[ModelResponse]
     ) -> dict[str, Any]:
-        usage = dict(wire["usageMetadata"])
-        candidates = list(wire["candidates"])
-        for index, response in enumerate(more, start=len(candidates)):
-            other = to_gemini_response(response, model=request.model)
-            candidates.append({**other["candidates"][0], "index": index})
-            usage["candidatesTokenCount"] += other["usageMetadata"]["candidatesTokenCount"]
-        usage["totalTokenCount"] = usage["promptTokenCount"] + usage["candidatesTokenCount"]
-        return {**wire, "candidates": candidates, "usageMetadata": usage}
+        others = [to_gemini_response(response, model=request.model) for response in more]
+        counts = ("usageMetadata", "promptTokenCount", "candidatesTokenCount", "totalTokenCount")
+        return _with_more(wire, others, "candidates", counts)
 
     def offered(self, request: SimRequest, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
         config = request.body.get("toolConfig")
