@@ -9,31 +9,45 @@ bytes ``\r\n`` end a line), so an LF and a CRLF checkout of the same fixtures (g
 store reads it (:func:`~replaygate.fixtures.store.files.open_binary`): a folder, a
 FIFO or a device where a fixture file is expected is refused, naming it, and a file
 is hashed as it streams by, never held whole.
+
+A file holding a git merge conflict marker (a ``<<<<<<<``, ``=======`` or ``>>>>>>>``
+line, a merge left unresolved) is refused, as every reader of the store refuses it
+(:func:`~replaygate.fixtures.store.jsonl.conflict_error`, naming the file and the
+marker's line): its digest would key a cache on fixtures no replay can read.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 
+from replaygate.errors import is_conflict_marker
 from replaygate.fixtures.store import store_files
-from replaygate.fixtures.store.files import open_binary
+from replaygate.fixtures.store.files import jsonl_lines, open_binary
+from replaygate.fixtures.store.jsonl import conflict_error
 from replaygate.regular import waiting
+
+_MARKER_START = re.compile(rb"\n(?:<{7}|\|{7}|={7}|>{7})")
+"""Where a git conflict marker may start a line: searched for as a file streams by, so
+only a file that may hold one is read again line by line."""
 
 
 def store_checksum(path: Path) -> str:
     """The SHA-256 hex digest of the store at ``path`` (a ``.jsonl`` file or a folder).
 
     Raises :class:`~replaygate.errors.FixtureFormatError` for a fixture path that is
-    not a regular file.
+    not a regular file, or a fixture file holding a git merge conflict marker.
     """
     root = path if path.is_dir() else path.parent
     total = hashlib.sha256()
     named = sorted((file.relative_to(root).as_posix(), file) for file in store_files(path))
     for name, file in named:
         # a name that is not UTF-8 keeps its bytes (os.fsencode), as on disk
-        digest = file_digest(file, crlf_as_lf=True)
+        digest, marked = _streamed_digest(file, crlf_as_lf=True)
+        if marked:
+            _refuse_conflict(file)
         total.update(os.fsencode(name) + b"\0" + f"{digest}\n".encode())
     return total.hexdigest()
 
@@ -42,10 +56,21 @@ def file_digest(file: Path, *, crlf_as_lf: bool = False) -> str:
     """The SHA-256 hex digest of the regular file ``file``, read as it streams by (with
     ``crlf_as_lf``, of its bytes with each CRLF written LF);
     :class:`~replaygate.errors.FixtureFormatError` for a path that is no regular file."""
+    return _streamed_digest(file, crlf_as_lf=crlf_as_lf)[0]
+
+
+def _streamed_digest(file: Path, *, crlf_as_lf: bool) -> tuple[str, bool]:
+    """:func:`file_digest`, and whether a line of the file may start with a git conflict
+    marker (:data:`_MARKER_START`)."""
     digest = hashlib.sha256()
     held = b""  # a CR that ends a chunk, until the next shows whether an LF follows it
+    tail = b"\n"  # the end of the last chunk, where a marker may begin; the file starts a line
+    marked = False
     with open_binary(file) as handle:
         while chunk := handle.read(1 << 20):
+            marked = marked or _MARKER_START.search(tail + chunk[:7]) is not None
+            marked = marked or _MARKER_START.search(chunk) is not None
+            tail = chunk[-7:]
             if crlf_as_lf:
                 chunk = (held + chunk).replace(b"\r\n", b"\n")
                 held = b"\r" if chunk.endswith(b"\r") else b""
@@ -54,4 +79,11 @@ def file_digest(file: Path, *, crlf_as_lf: bool = False) -> str:
         if chunk is None:  # a file that waits for data (/proc/kmsg): no store file
             raise waiting(file)
     digest.update(held)
-    return digest.hexdigest()
+    return digest.hexdigest(), marked
+
+
+def _refuse_conflict(file: Path) -> None:
+    """Refuse ``file`` at its first line that is a git conflict marker, if one is."""
+    for number, raw in jsonl_lines(file):
+        if is_conflict_marker(raw):
+            raise conflict_error(str(file), number, one_fixture=file.suffix == ".json")
