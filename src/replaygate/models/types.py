@@ -5,14 +5,16 @@ scripted fake, a rule stub, a recorded fixture, a live SDK client) returns the s
 :class:`ModelResponse`, so the loop cannot tell which one it is talking to.
 
 Stop reasons use one vocabulary for every provider: ``end_turn``, ``tool_use``,
-``max_tokens``, ``stop_sequence`` and ``refusal``.
+``max_tokens``, ``stop_sequence``, ``refusal`` and ``pause_turn`` (the Anthropic Messages
+API paused a long turn of its server tools: the turn is not over, and the caller sends
+the conversation back, this response included, for it to go on).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, cast, runtime_checkable
+from typing import Any, Literal, Protocol, cast, get_args, runtime_checkable
 
 from replaygate.errors import CanonicalFormError
 from replaygate.fixtures.fingerprint import canonical_json
@@ -33,8 +35,8 @@ __all__ = [
 ]
 
 Role = Literal["user", "assistant", "tool"]
-StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal"]
-STOP_REASONS: tuple[str, ...] = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal")
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn"]
+STOP_REASONS: tuple[str, ...] = get_args(StopReason)
 
 
 ROLES: tuple[str, ...] = ("user", "assistant", "tool")

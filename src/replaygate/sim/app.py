@@ -306,9 +306,14 @@ class SimApp:
         thought = thinking.thought(self.seed, draw, conversation[0], sentences) if sentences else ""
         thought, answers = within(thought, answers, limit)
         response, more = answers[0], answers[1:]
-        wire = endpoint.render(request, conversation, response, draw.number + 1, thought)
-        if more:
-            wire = endpoint.with_choices(request, wire, more)
+        try:
+            wire = endpoint.render(request, conversation, response, draw.number + 1, thought)
+            if more:
+                wire = endpoint.with_choices(request, wire, more)
+        except ValueError as err:  # an answer this API cannot give (pause_turn but Anthropic's)
+            return refusal(
+                invalid_reply(provider, Invalid(f"The simulator cannot answer: {err}"), request_id)
+            )
         if not request.stream:
             return json_reply(200, self.drift.apply(wire), provider=provider, request_id=request_id)
         stream = Stream(self.chunk_size, self.drift.apply, fault)

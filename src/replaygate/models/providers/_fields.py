@@ -7,7 +7,7 @@ from difflib import get_close_matches
 from typing import Any, TypeVar
 
 from replaygate.errors import WireFormatError
-from replaygate.models.types import Usage
+from replaygate.models.types import ModelResponse, Usage
 
 T = TypeVar("T")
 
@@ -60,3 +60,14 @@ def read_usage(usage: Mapping[str, Any], input_name: str, output_name: str, path
             raise WireFormatError(f"{path}.{name}", f"a count of tokens, 0 or more, got {count}")
         counts.append(count)
     return Usage(input_tokens=counts[0], output_tokens=counts[1])
+
+
+def unpaused(response: ModelResponse, interface: str) -> None:
+    """``ValueError`` for a ``pause_turn`` answer written as an ``interface`` response: only
+    the Anthropic Messages API pauses a turn, and no stop of another API means it."""
+    if response.stop_reason == "pause_turn":
+        raise ValueError(
+            f"stop_reason 'pause_turn' has no {interface} form: only the Anthropic Messages "
+            "API (anthropic.messages) pauses a turn, for the caller to send it back; give "
+            "this answer another stop_reason, or answer it as anthropic.messages"
+        )

@@ -206,7 +206,6 @@ def to_anthropic_response(
 
 
 ANTHROPIC_STOPS: dict[str, StopReason] = {
-    "pause_turn": "end_turn",  # a server tool's long turn paused: the text so far
     "model_context_window_exceeded": "max_tokens",  # cut where the context window filled
 }
 """The Messages API's stop reasons outside the engine's vocabulary, and what they read as."""

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replaygate.errors import WireFormatError
-from replaygate.models.providers._fields import field_of, optional_field, read_usage
+from replaygate.models.providers._fields import field_of, optional_field, read_usage, unpaused
 from replaygate.models.providers._turns import ResultTurns
 from replaygate.models.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec, Usage
 
@@ -284,6 +284,7 @@ def to_gemini_response(
     response: ModelResponse, *, model: str, response_id: str = "replaygate"
 ) -> dict[str, Any]:
     """The ``generateContent`` response body for ``response``."""
+    unpaused(response, INTERFACE)
     parts: list[dict[str, Any]] = [{"text": response.text}] if response.text else []
     parts.extend(_call_part(call) for call in response.tool_calls)
     return {

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replaygate.errors import WireFormatError
-from replaygate.models.providers._fields import field_of, optional_field, read_usage
+from replaygate.models.providers._fields import field_of, optional_field, read_usage, unpaused
 from replaygate.models.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec
 
 INTERFACE = "openai.chat.completions"
@@ -187,6 +187,7 @@ def to_openai_response(
 ) -> dict[str, Any]:
     """The Chat Completions response body for ``response``; an answer cut at its token
     limit before it said anything has empty content, as the API gives it."""
+    unpaused(response, INTERFACE)
     cut = response.stop_reason == "max_tokens" and not response.tool_calls
     message: dict[str, Any] = {
         "role": "assistant",

@@ -26,7 +26,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replaygate.errors import WireFormatError
-from replaygate.models.providers._fields import field_of, kind_of, optional_field, read_usage
+from replaygate.models.providers._fields import (
+    field_of,
+    kind_of,
+    optional_field,
+    read_usage,
+    unpaused,
+)
 from replaygate.models.providers.openai_chat import encode_arguments, parse_arguments
 from replaygate.models.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec, Usage
 
@@ -243,6 +249,7 @@ def to_responses_response(
     response: ModelResponse, *, model: str, response_id: str = "resp_replaygate"
 ) -> dict[str, Any]:
     """The Responses API response body for ``response``."""
+    unpaused(response, INTERFACE)
     incomplete = _STOP_TO_INCOMPLETE.get(response.stop_reason)
     item_prefix = response_id.removeprefix("resp_")
     return {
