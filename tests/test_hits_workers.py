@@ -19,7 +19,7 @@ from replaygate.fixtures import hits
 from replaygate.fixtures.store import FixtureStore
 
 WORKERS = """
-import multiprocessing, os, sys
+import multiprocessing, os, sys, threading
 import openai, replaygate.http
 from replaygate.fixtures import hits
 from replaygate.sim import Simulator
@@ -30,31 +30,53 @@ def ask(base_url, question, mode="replay"):
         asked = [{"role": "user", "content": question}]
         client.chat.completions.create(model="gpt-sim-1", messages=asked)
 
+def ask_and_wait(question, asked):
+    ask("http://sim.invalid/v1", question)
+    asked.set()
+    threading.Event().wait()  # till it is killed, as a pool's terminate() kills its workers
+
 if __name__ == "__main__":
+    start, end = sys.argv[1:]
     with Simulator(behavior="echo") as sim:
         for question in ("first", "second"):
             ask(sim.openai_base_url, question, "record-missing")
     hits.enable("hits", run="run-1", root=os.getcwd())
-    context = multiprocessing.get_context(sys.argv[1])
+    context = multiprocessing.get_context(start)
     for test, question in (("test_one", "first"), ("test_two", "second")):
         os.environ["PYTEST_CURRENT_TEST"] = f"tests/test_w.py::{test} (call)"
-        worker = context.Process(target=ask, args=("http://sim.invalid/v1", question))
-        worker.start()
+        if end == "killed":
+            asked = context.Event()
+            worker = context.Process(target=ask_and_wait, args=(question, asked))
+            worker.start()
+            asked.wait()
+            worker.terminate()
+        else:
+            worker = context.Process(target=ask, args=("http://sim.invalid/v1", question))
+            worker.start()
         worker.join()
-        if worker.exitcode:
+        if end == "ends" and worker.exitcode:
             sys.exit(worker.exitcode)
 """
 
 
-@pytest.mark.slow  # fresh interpreters
-@pytest.mark.parametrize("start", ["fork", "spawn", "forkserver"])
-def test_a_worker_logs_the_hits_it_plays_for_the_test_that_started_it(
-    tmp_path: Path, start: str
-) -> None:
-    (tmp_path / "workers.py").write_text(WORKERS)
-    done = subprocess.run(
-        [sys.executable, "workers.py", start], cwd=tmp_path, capture_output=True, text=True
+def run_workers(folder: Path, start: str, end: str) -> subprocess.CompletedProcess[str]:
+    """Run :data:`WORKERS` in ``folder``: two workers of ``start`` replaying, each to its
+    ``end`` (``ends``, ``killed``)."""
+    (folder / "workers.py").write_text(WORKERS)
+    return subprocess.run(
+        [sys.executable, "workers.py", start, end], cwd=folder, capture_output=True, text=True
     )
+
+
+@pytest.mark.slow  # fresh interpreters
+@pytest.mark.parametrize(
+    ("start", "end"),
+    [("fork", "ends"), ("spawn", "ends"), ("forkserver", "ends"), ("fork", "killed")],
+)
+def test_a_worker_logs_the_hits_it_plays_for_the_test_that_started_it(
+    tmp_path: Path, start: str, end: str
+) -> None:
+    done = run_workers(tmp_path, start, end)
     assert (done.returncode, done.stderr) == (0, "")
     fixtures = FixtureStore.open(tmp_path / "s.jsonl")
     key = {f.request["body"]["messages"][0]["content"]: f.key for f in fixtures}
@@ -63,3 +85,14 @@ def test_a_worker_logs_the_hits_it_plays_for_the_test_that_started_it(
         ("tests/test_w.py::test_one", "run-1", "s.jsonl", key["first"]),
         ("tests/test_w.py::test_two", "run-1", "s.jsonl", key["second"]),
     ]
+
+
+@pytest.mark.slow  # fresh interpreters
+def test_a_worker_that_cannot_write_its_hits_says_so_and_replays_on(tmp_path: Path) -> None:
+    (tmp_path / "hits").write_text("")  # a file where the log's folder goes
+    done = run_workers(tmp_path, "fork", "ends")
+    assert done.returncode == 0
+    assert done.stderr == 2 * (
+        "replaygate: cannot write the hits log: hits: File exists; patrol and prune do not "
+        "see the fixtures this worker replayed\n"
+    )  # once by each worker

@@ -15,12 +15,17 @@ _REGISTERED: set[tuple[int, Callable[[], None]]] = set()
 """The handlers registered, with the process each was registered in."""
 
 
+def in_worker() -> bool:
+    """Whether this process is a ``multiprocessing`` worker."""
+    process = sys.modules.get("multiprocessing.process")
+    return process is not None and process.parent_process() is not None
+
+
 def as_worker_ends(handler: Callable[[], None]) -> None:
     """Run ``handler`` as this process ends when it is a ``multiprocessing`` worker, once
     however often it is asked; nothing elsewhere. A ``spawn`` worker runs its exit
     handlers as well, so ``handler`` must do nothing the second time."""
-    process = sys.modules.get("multiprocessing.process")
-    if process is None or process.parent_process() is None:
+    if not in_worker():
         return
     entry = (os.getpid(), handler)
     if entry in _REGISTERED:
