@@ -1,0 +1,139 @@
+"""Recording anew (mode ``rerecord``) leaves a fixture holding exactly the answers the run
+recorded: a request sent k times where an earlier recording sent it m > k times keeps no
+answer k+1..m of the old recording, which a later replay would serve mixed with the new
+ones (law 1: the n-th identical request gets the n-th answer of one recording)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate import FixtureMismatchError, Message, ModelResponse, ToolSpec
+from replaygate.fixtures import hits
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import httpx2_client
+from replaygate.models.live import AnthropicModel
+from replaygate.models.replay import RecordingModel, ReplayModel
+from replaygate.sim import Simulator
+from sdks import anthropic
+
+SETTINGS: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
+ASK = (Message.user("Pick a number."),)
+WIRE_ASK = [{"role": "user", "content": "Pick a number."}]
+
+
+class Counting:
+    """A simulator behaviour answering every request with the next number."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        self.asked += 1
+        return ModelResponse(text=f"number {self.asked}")
+
+
+@pytest.fixture()
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior=Counting()) as running:
+        yield running
+
+
+def recorder(sim: Simulator, store: Path, mode: str, sample: int = 0) -> RecordingModel:
+    """A model recording the simulator's answers over the Anthropic SDK in ``mode``."""
+    client = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
+    live = AnthropicModel(client, **SETTINGS)
+    return RecordingModel(
+        live, store, approve_live=True, mode=mode, sample=sample, source="sim", **SETTINGS
+    )
+
+
+def texts(store: Path) -> list[str | None]:
+    """The text of each answer of the store's one fixture (None: no answer there)."""
+    (fixture,) = FixtureStore.open(store)
+    return [r["content"][0]["text"] if r else None for r in fixture.responses]
+
+
+def bodies(store: Path) -> list[str]:
+    """The text of each HTTP answer of the store's one fixture."""
+    (fixture,) = FixtureStore.open(store)
+    return [r["body"]["content"][0]["text"] for r in fixture.responses]
+
+
+def test_a_model_rerecording_fewer_repeats_keeps_only_its_own(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    store = tmp_path / "votes.jsonl"
+    first = recorder(sim, store, "record-missing")
+    assert [first.complete(ASK, ()).text for _ in range(3)] == ["number 1", "number 2", "number 3"]
+    again = recorder(sim, store, "rerecord")
+    assert again.complete(ASK, ()).text == "number 4"
+    assert texts(store) == ["number 4"]  # not number 4, number 2, number 3
+    replay = ReplayModel(store, **SETTINGS)
+    assert replay.complete(ASK, ()).text == "number 4"
+    with pytest.raises(FixtureMismatchError, match="recorded 1 time and sent 2 times"):
+        replay.complete(ASK, ())  # a miss, not an answer of the old recording
+
+
+def test_sessions_of_one_run_keep_each_others_answers(tmp_path: Path) -> None:
+    # two clients (two tests, say) of one rerecord run send the same request, the first
+    # twice: the second one's first answer does not throw away the first one's second
+    store = tmp_path / "two.jsonl"
+    with Simulator(behavior=Counting()) as sim:
+        for run, mode, sessions in (
+            ("run-1", "record-missing", [3]),
+            ("run-2", "rerecord", [2, 1]),
+        ):
+            with hits.used(hits.HitLog(tmp_path / "hits", run)):
+                for sends in sessions:
+                    with httpx2_client(store, mode, approve_live=True, base_url=sim.url) as http:
+                        client = anthropic.Anthropic(
+                            api_key="k", base_url=sim.url, http_client=http
+                        )
+                        for _ in range(sends):
+                            client.messages.create(model="m", max_tokens=8, messages=WIRE_ASK)
+    assert bodies(store) == ["number 6", "number 5"]
+
+
+def test_a_second_run_in_one_process_records_anew_again(sim: Simulator, tmp_path: Path) -> None:
+    store = tmp_path / "runs.jsonl"
+    for run, sends in (("run-1", 2), ("run-2", 1)):
+        with hits.used(hits.HitLog(tmp_path / "hits", run)):
+            model = recorder(sim, store, "rerecord")
+            for _ in range(sends):
+                model.complete(ASK, ())
+    assert texts(store) == ["number 3"]
+
+
+def test_rerecorded_samples_keep_only_this_runs(sim: Simulator, tmp_path: Path) -> None:
+    store = tmp_path / "samples.jsonl"
+    for sample in range(3):
+        recorder(sim, store, "record-missing", sample).complete(ASK, ())
+    with hits.used(hits.HitLog(tmp_path / "hits", "rerecord-run")):
+        for sample in (1, 0):  # in any order: a sample stored first keeps its index
+            recorder(sim, store, "rerecord", sample).complete(ASK, ())
+    assert texts(store) == ["number 5", "number 4"]
+    with pytest.raises(FixtureMismatchError, match="no response for sample 2"):
+        ReplayModel(store, sample=2, **SETTINGS).complete(ASK, ())
+
+
+def test_a_rerecord_that_stops_early_leaves_no_old_answer_behind(tmp_path: Path) -> None:
+    # the run fails at its second send: the fixture holds the first answer recorded
+    # anew, whole, and a replay's second send is a loud miss, not the old second answer
+    store = tmp_path / "cut.jsonl"
+    with Simulator(behavior=Counting()) as sim:
+        old = recorder(sim, store, "record-missing")
+        for _ in range(2):
+            old.complete(ASK, ())
+        again = recorder(sim, store, "rerecord")
+        again.complete(ASK, ())
+    with pytest.raises(anthropic.APIConnectionError):
+        again.complete(ASK, ())  # the simulator is gone: the run stops here
+    assert texts(store) == ["number 3"]
+    replay = ReplayModel(store, **SETTINGS)
+    assert replay.complete(ASK, ()).text == "number 3"
+    with pytest.raises(FixtureMismatchError, match="recorded 1 time and sent 2 times"):
+        replay.complete(ASK, ())
