@@ -14,7 +14,7 @@ where no other plugin owns them):
 - ``--replaygate-strict``: a test that leaves HTTP fixtures of its own store unused
   (never requested, or requested fewer times than responses were recorded) fails at
   teardown. A store named by the marker may be shared between tests: it is checked at
-  the end of a run that ran every test naming it (:mod:`.strict_shared`).
+  the end of a run that collected and ran every test naming it (:mod:`.strict_shared`).
 - ``--replaygate-simulator[=BEHAVIOR]``, ``--replaygate-sim-seed``,
   ``--replaygate-max-cost``: the recording session's simulator and spending cap
   (:mod:`.recording_run`).
@@ -479,9 +479,25 @@ def replaygate_store(
             if lines and not failed:  # a test that failed (a miss, say) said why itself
                 pytest.fail(
                     f"--replaygate-strict: {len(lines)} recorded fixture(s) of {store.path} "
-                    "unused by this test:\n  " + "\n  ".join(lines),
+                    "unused by this test:\n  " + "\n  ".join(lines) + _partly(request.config),
                     pytrace=False,
                 )
+
+
+def _partly(config: pytest.Config) -> str:
+    """What a test's own store found partly unused says in a run of part of the suite,
+    which may have left out a test whose marker names the store (sharing it): nothing in
+    a run of the whole suite."""
+    from replaygate.pytest_plugin.strict_shared import part_of_suite
+
+    strict = _strict_shared(config)
+    why = None if strict is None else part_of_suite(config, strict.failures_before)
+    if why is None:
+        return ""
+    return (
+        f"\n(the run may not have collected every test naming this store: {why}; if "
+        "another test's marker names it, they share it: run them together)"
+    )
 
 
 @pytest.fixture

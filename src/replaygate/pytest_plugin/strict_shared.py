@@ -9,17 +9,16 @@ requested as many times as it has responses) fails the run, named in the summary
 That verdict needs every test naming the store, so a store is checked only when the run
 collected them all and each passed: one of them failed, was skipped or deselected
 (``-k``, ``-m``, ``--deselect``), and the store is not checked (a line of the summary
-says so). A run given particular files or tests (``pytest tests/test_a.py``,
-``tests/test_a.py::test_x``) or ``--last-failed`` (with failures to rerun; without,
-it runs the whole suite) does not collect the tests of the other files, which may
-name the store too: it checks no shared store. Nor can a run given folders see tests
-outside them: a test naming the store from another folder is not counted (run the
-whole suite). Under pytest-xdist each worker sends the tests it
+says so). A run that collected only part of the suite (:func:`part_of_suite`: particular
+files or tests, folders short of the suite, pytest run from a subfolder, ``--ignore``,
+``--last-failed`` with failures to rerun) may have left out a test naming the store: it
+checks no shared store, and says so. Under pytest-xdist each worker sends the tests it
 collected and the uses it counted, and the controller decides.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -34,23 +33,65 @@ _SENT = "replaygate_strict_shared"
 """Where a pytest-xdist worker hands its tests and uses to the controller."""
 
 
-def particular_tests(config: pytest.Config, failures_before: bool = True) -> str | None:
-    """Why the run may not have collected every test of the suite (it was given files or
-    tests on its command line, or ``--last-failed`` with failures to rerun:
-    ``failures_before``), or None. The suite's ``testpaths`` are its whole, even when
-    they name files."""
+def part_of_suite(config: pytest.Config, failures_before: bool = True) -> str | None:
+    """Why the run may not have collected every test of the suite, or None. The suite is
+    what pytest collects run with no arguments from the rootdir (:func:`whole_suite`); a
+    run given particular files or tests, folders short of it, ``--ignore`` on its command
+    line, or ``--last-failed`` with failures to rerun (``failures_before``) may not have
+    collected a test naming a store."""
+    if config.getoption("lf", False) and failures_before:
+        return "the run reran the last failures"
+    left_out = ignored_on_command_line(config.invocation_params.args)
+    if left_out:
+        return f"the run left out {', '.join(left_out)}"
     here = Path(config.invocation_params.dir)
-    from_command_line = config.args_source == pytest.Config.ArgsSource.ARGS  # not testpaths
+    whole = whole_suite(config)
+    roots = [(here / arg).resolve() for arg in config.args if "::" not in arg]
     given = [
         arg
-        for arg in (config.args if from_command_line else ())
-        if "::" in arg or (here / arg).is_file()  # a folder collects what it holds
+        for arg, root in zip(config.args, roots, strict=False)
+        if "::" in arg or not (root.is_dir() or root in whole)  # a folder collects what it holds
     ]
     if given:
         return f"the run was given particular tests ({', '.join(given)})"
-    if config.getoption("lf", False) and failures_before:
-        return "the run reran the last failures"
-    return None
+    if all(any(root == path or root in path.parents for root in roots) for path in whole):
+        return None
+    return (
+        f"the run collected {_shown(roots, here)} only, short of the whole suite "
+        f"({_shown(whole, here)}): run pytest from the rootdir with no arguments"
+    )
+
+
+def whole_suite(config: pytest.Config) -> list[Path]:
+    """What pytest collects run with no arguments from the rootdir: the paths its
+    ``testpaths`` match (files too), else the rootdir."""
+    root = Path(config.rootpath)
+    matched = [
+        (root / path).resolve()
+        for pattern in config.getini("testpaths")
+        for path in sorted(glob.glob(pattern, root_dir=root, recursive=True))
+    ]
+    return matched or [root.resolve()]
+
+
+def ignored_on_command_line(args: Iterable[str]) -> list[str]:
+    """What ``--ignore`` and ``--ignore-glob`` leave out on a command line, each as
+    ``PATH (--ignore)`` (given in the ini file's ``addopts``, they shape every run: the
+    suite)."""
+    left_out: list[str] = []
+    words = list(args)
+    for at, word in enumerate(words):
+        option, equals, value = word.partition("=")
+        if option in ("--ignore", "--ignore-glob"):
+            if not equals and at + 1 < len(words):
+                value = words[at + 1]
+            left_out.append(f"{value} ({option})")
+    return left_out
+
+
+def _shown(paths: Iterable[Path], here: Path) -> str:
+    """``paths`` as from the folder pytest runs in, comma-separated."""
+    return ", ".join(os.path.relpath(path, here) for path in paths)
 
 
 class SharedStrict:
@@ -130,7 +171,7 @@ class SharedStrict:
             return
         if session.config.getoption("collectonly", False):
             return  # nothing ran: nothing to say
-        why_not = particular_tests(session.config, self.failures_before)
+        why_not = part_of_suite(session.config, self.failures_before)
         for path in sorted(self.naming):
             self._check(path, why_not)
         if self.problems and session.exitstatus == pytest.ExitCode.OK:
