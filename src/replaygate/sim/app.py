@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from replaygate import exact_json
 from replaygate.errors import ScriptExhaustedError, WireFormatError
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim import thinking
@@ -178,14 +179,18 @@ class SimApp:
 
     def learn(self, method: str, path: str, body: Any, response: Any) -> None:
         """Take ``response`` (as a fixture records it), replayed to ``method`` on ``path``
-        with the JSON ``body`` by a recording, as answered here (:meth:`Endpoint.learn`)."""
+        with the JSON ``body`` by a recording, as answered here (:meth:`Endpoint.learn`):
+        the request takes its request id and its fault, as one sent here does, whatever
+        it was answered (a 429 a fault drew too), so the requests a grown recording sends
+        meet the faults a recording of all of them at once meets."""
+        self._requests += 1
         route, _ = _route(path)
         endpoint = self._endpoint(route)
         if endpoint is None or method not in endpoint.methods:
             return
+        self._drawer.next(route, b"" if body is None else exact_json.dumps(body))
         if not isinstance(response, Mapping) or response.get("status") != 200:
             return
-        self._requests += 1  # its request id taken, as a request served here
         self._count(endpoint, route, body)  # a stream counts, read to its end or not
         answer = _answered(response, endpoint)
         if answer is not None:

@@ -3,10 +3,11 @@
 A :class:`FaultPlan` is plain data: a scripted sequence (the n-th request gets the
 n-th fault) and/or per-request rates. A :class:`FaultDrawer` applies a plan to the
 requests of one server. A rate is drawn, like the behaviour's answers
-(:mod:`.draws`), from the seed, the request (its route and body) and how often that
+(:mod:`.draws`), from the seed, the request (its route and JSON body) and how often that
 same request came before: clients sending at once meet the faults they would meet one
-after another, and a retry of a request draws afresh. Faults never perturb the
-randomness of the behaviour.
+after another, and a retry of a request draws afresh. A request a recording answered
+from its store takes its fault too (:meth:`~replaygate.sim.app.SimApp.learn`). Faults
+never perturb the randomness of the behaviour.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias, cast
 
+import orjson
+
+from replaygate import exact_json
 from replaygate.sim.draws import Draw
 
 FaultKind = Literal["429", "500", "529", "slow", "cut-stream", "sse-error"]
@@ -143,6 +147,16 @@ class FaultPlan:
         return FaultDrawer(self, seed)
 
 
+def _form(body: bytes) -> bytes:
+    """What a rate is drawn for of a request's ``body``: its JSON in one spelling (keys
+    sorted, compact), so that a body a recording replayed, known only as JSON, draws as the
+    bytes a client sent would; a body that is not JSON as it is."""
+    try:
+        return exact_json.dumps(exact_json.loads(body), sort_keys=True)
+    except orjson.JSONDecodeError:
+        return body
+
+
 class FaultDrawer:
     """Hands out the fault of each request (not thread-safe)."""
 
@@ -154,14 +168,15 @@ class FaultDrawer:
 
     def next(self, route: str, body: bytes) -> FaultKind | None:
         """The fault of the next request, to ``route`` with ``body``, or ``None``: the
-        script's next entry while it lasts, then one drawn from the rates."""
+        script's next entry while it lasts, then one drawn from the rates (for the JSON
+        ``body`` whatever its spelling: :func:`_form`)."""
         index = self._count
         self._count += 1
         if index < len(self.plan.script):
             return self.plan.script[index]
         if not self.plan.rates:
             return None
-        digest = hashlib.sha256(b"faults\0%s\0%s" % (route.encode(), body)).digest()
+        digest = hashlib.sha256(b"faults\0%s\0%s" % (route.encode(), _form(body))).digest()
         number = self._seen[digest]
         self._seen[digest] += 1
         draw = Draw(digest, number).rng(self._seed).random()
