@@ -90,3 +90,16 @@ def test_a_grown_recording_meets_the_faults_of_one_made_at_once(
     assert "200" in met and met & {"429", "cut:"}, at_once  # answers and faults
     assert stored(grown) == stored(fresh)
     assert replay(grown, 6, stream) == at_once
+
+
+def test_a_rate_is_drawn_for_the_json_body_whatever_its_spelling() -> None:
+    plan = FaultPlan.coerce({"429": 0.5})
+
+    def drawn(body: bytes) -> list[str | None]:
+        drawer = plan.drawer(3)
+        return [drawer.next("/v1/messages", body) for _ in range(12)]
+
+    compact = drawn(b'{"model":"m","max_tokens":16}')
+    assert drawn(b'{ "max_tokens": 16,\n  "model": "m" }') == compact
+    assert drawn(b'{"model":"n","max_tokens":16}') != compact  # another request
+    assert drawn(b"model=m") == drawn(b"model=m") != drawn(b"model=n")  # not JSON: its bytes
