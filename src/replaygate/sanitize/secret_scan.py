@@ -2,7 +2,8 @@
 
 :func:`find_secrets` walks a JSON value and returns every path holding a string that
 a rule flags, so the error can name the field; :func:`find_fixture_secrets` adds the
-text of each stream block joined across its events. A string is read as it is and
+text of each stream block joined across its events, and the text of adjacent text
+blocks of one message joined (:mod:`.secret_blocks`). A string is read as it is and
 in each decoded form (:mod:`.secret_decode`: base64, ``\\u`` escapes, percent-encoding,
 JSON held as text, compressed data in base64: :mod:`.secret_compressed`), against the
 token families (:mod:`.secret_rules`) and the context and entropy rules
@@ -23,6 +24,7 @@ from typing import Any
 
 from replaygate.json_paths import path_step
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
+from replaygate.sanitize.secret_blocks import find_block_secrets
 from replaygate.sanitize.secret_compressed import Budget, Unsearchable, expanded
 from replaygate.sanitize.secret_decode import bytes_text, decode_base64, json_leaves, views
 from replaygate.sanitize.secret_entropy import detect_context, encoded_field, is_encoded_path
@@ -305,4 +307,10 @@ def _fixture_secrets(
         if isinstance(response, dict) and "events" in response:
             events = response["events"]
             findings.extend(find_stream_secrets(events, f"{path}.events", safe, budget))
-    return findings
+
+    def detect(text: str) -> str | None:
+        return detect_in_text(safe.mask(text), "text", budget=budget)
+
+    # first: a block alone may be flagged for less (the random end of a key)
+    split = find_block_secrets(fixture, recorded, detect)
+    return [*(SecretFinding(path, name) for path, name in split), *findings]
