@@ -292,16 +292,16 @@ ORGANIZATION = "5c2f1a3e-0000-4000-8000-000000000001"
 def _answered_with_ids(request: Any) -> Any:
     import httpx2
 
-    forbidden = b'"forbidden"' in request.content
+    unknown = b'"unknown model"' in request.content
     headers = {
         "request-id": "req_01",
         "anthropic-workspace-id": WORKSPACE,
         "anthropic-organization-id": ORGANIZATION,
     }
-    if forbidden:
-        error = {"type": "permission_error", "message": "no access to this model"}
+    if unknown:  # an error the API answers (a refused key's 401 or 403 is never recorded)
+        error = {"type": "not_found_error", "message": f"model: {CLAUDE}"}
         body: dict[str, Any] = {"type": "error", "error": error}
-        return httpx2.Response(403, json=body, headers=headers)
+        return httpx2.Response(404, json=body, headers=headers)
     return httpx2.Response(200, json=_message(), headers=headers)
 
 
@@ -323,9 +323,9 @@ def _workspace_ids(http: Any) -> tuple[Any, ...]:
         hello = [{"role": "user", "content": "hello"}]
         raw = client.messages.with_raw_response.create(model=CLAUDE, max_tokens=8, messages=hello)
         message = raw.parse()
-        with pytest.raises(anthropic.PermissionDeniedError) as denied:
-            forbidden = [{"role": "user", "content": "forbidden"}]
-            client.messages.create(model=CLAUDE, max_tokens=8, messages=forbidden)
+        with pytest.raises(anthropic.NotFoundError) as denied:
+            unknown = [{"role": "user", "content": "unknown model"}]
+            client.messages.create(model=CLAUDE, max_tokens=8, messages=unknown)
         org = raw.headers.get("anthropic-organization-id")
         return message._workspace_id, denied.value.workspace_id, org
 

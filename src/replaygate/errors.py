@@ -315,6 +315,27 @@ class UnservedRouteError(ReplaygateError):
         )
 
 
+class CredentialsRefusedError(LiveAPIError):
+    """A recording got a model API's refusal of the credentials the client sent (a 401, a
+    403, Gemini's invalid key): not a model reply, so nothing is written.
+
+    ``method``, ``path`` and ``status`` name the request, ``key`` where its key is set.
+    """
+
+    def __init__(self, method: str, path: str, status: int, key: str) -> None:
+        self.method = method
+        self.path = path
+        self.status = status
+        self.key = key
+        super().__init__(
+            f"recording stopped: {method} {path} was answered {status}: the live API refused "
+            "the credentials the client sent (a missing, placeholder, revoked or "
+            "under-permitted key). Nothing was recorded for this request: a fixture of it "
+            f"would replay the refusal as the model's answer. Set {key} to a valid key and "
+            "record again."
+        )
+
+
 class SimulatorRefusalError(ReplaygateError):
     """A recording got an error replaygate's simulator made of its own accord (a script
     run out, a behaviour that raised): not a model reply, so nothing is written.

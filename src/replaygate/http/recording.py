@@ -6,11 +6,15 @@ import warnings
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from replaygate.errors import ResponseLeftOpenWarning, WireFormatError
+import orjson
+
+from replaygate.errors import CredentialsRefusedError, ResponseLeftOpenWarning, WireFormatError
+from replaygate.http.envelope import interface_of
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import StreamEnd, kept_headers, plain_response, stream_response
+from replaygate.http.routes import key_variable, refused_credentials
 from replaygate.http.sse import BOM, SSEEvent, SSEParser
 
 if TYPE_CHECKING:
@@ -73,6 +77,14 @@ class Recording:
             reason = f"{err.reason}; {why}, so this response was not recorded"
             raise passthrough(WireFormatError(err.path, reason)) from None
 
+    def _json(self) -> Any:
+        """The body read so far as JSON (None when it is not JSON): an error's, whose reason
+        tells a refused key apart."""
+        try:
+            return orjson.loads(b"".join(self._body))
+        except orjson.JSONDecodeError:
+            return None
+
     @property
     def terminal(self) -> bool:
         """Whether the last event ends the stream (:data:`TERMINAL_EVENTS`, ``[DONE]``)."""
@@ -111,6 +123,14 @@ class Recording:
         )
 
     def _write(self, end: StreamEnd, error: BaseException | None) -> None:
+        body = self._json() if self.status == 400 else None  # a refused Gemini key's
+        refused = refused_credentials(self.slot.path, self.status, body)
+        if refused is not None:  # not billed: the cap's bound is given back
+            self._over()
+            self.exchange.gave_up(self.slot)
+            method = str(self.slot.envelope.get("method", ""))
+            key = key_variable(interface_of(self.slot.path))
+            raise passthrough(CredentialsRefusedError(method, self.slot.path, refused, key))
         if end == "cut" and not self.stream:
             # the client got the library's error; a replay would hand it the part read
             # as the whole answer: the send is one that ended without an answer to store

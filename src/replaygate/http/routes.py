@@ -10,6 +10,11 @@ Nor is an error replaygate's simulator makes of its own accord, marked
 behaviour that raised, a value it cannot make): that is a problem of the recording
 run, which a fixture would replay long after it was fixed. The faults the simulator
 is asked to play (429, 500, 529) are answers like a real server's, and are kept.
+
+Nor is a model API's refusal of the credentials sent (:func:`refused_credentials`: a
+401, a 403, Gemini's 400 for a key that is not valid): it says the recording ran with
+a bad or placeholder key, and a fixture of it would replay the refusal as the model's
+answer until it was recorded again.
 """
 
 from __future__ import annotations
@@ -58,3 +63,54 @@ def simulator_refusal(record: Mapping[str, Any]) -> str | None:
     if not isinstance(body, Mapping) or body.get(SIMULATOR_REFUSAL) is not True:
         return None
     return _error_message(body) or "the simulator gave no message"
+
+
+REFUSED_CREDENTIALS = frozenset({401, 403})
+"""The statuses with which a model API refuses the credentials sent: none (401), or
+ones without the permission asked for (403)."""
+_KEY_VARIABLES = {
+    "anthropic": "ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)",
+    "openai": "OPENAI_API_KEY",
+    "google": "GEMINI_API_KEY (or GOOGLE_API_KEY)",
+}
+
+
+def credentials_refused(status: object, body: Any) -> int | None:
+    """``status``, that of a model API's response with ``body`` (its JSON; only a 400's is
+    read), when it refuses the credentials sent (:data:`REFUSED_CREDENTIALS`, or Gemini's
+    400 whose error reason is ``API_KEY_INVALID``), else None."""
+    if not isinstance(status, int):
+        return None
+    return (
+        status if status in REFUSED_CREDENTIALS or (status == 400 and _invalid_key(body)) else None
+    )
+
+
+def _invalid_key(body: Any) -> bool:
+    """Whether a Google API error ``body`` gives ``API_KEY_INVALID`` as its reason."""
+    error = body.get("error") if isinstance(body, Mapping) else None
+    details = error.get("details") if isinstance(error, Mapping) else None
+    return isinstance(details, list) and any(
+        isinstance(d, Mapping) and d.get("reason") == "API_KEY_INVALID" for d in details
+    )
+
+
+def refused_credentials(path: str, status: int, body: Any) -> int | None:
+    """:func:`credentials_refused` of a response to ``path``, when ``path`` is a model
+    API's (another server's 401 may be what a test is about)."""
+    return credentials_refused(status, body) if is_model_api(path) else None
+
+
+def key_variable(interface: str) -> str:
+    """Where the key of the model API of ``interface`` (or of a path it serves: ``http``)
+    is set, as its SDK reads it."""
+    return _KEY_VARIABLES.get(interface.split(".", 1)[0], "the API key the client sends")
+
+
+def refusal_note(status: int, interface: str) -> str:
+    """What a live call's error of ``status`` (:data:`REFUSED_CREDENTIALS`) adds when it
+    was a recording's: why, and where the key is set."""
+    return (
+        f"nothing was recorded for this request: the live API refused the credentials "
+        f"({status}); set {key_variable(interface)} to a valid key and record again"
+    )

@@ -77,5 +77,5 @@ def _sample_problems(
     unknown = unknown_interface(reader, sample.meta)  # its meta replaces the fixture's
     if unknown is not None:
         yield STORE_RANK, StoreProblem(name, line, unknown)
-    for reason in response_problems(sample.response, "response", reader):
+    for reason in response_problems(sample.response, "response", reader, sample.meta):
         yield STORE_RANK, StoreProblem(name, line, reason)

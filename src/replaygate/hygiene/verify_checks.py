@@ -265,11 +265,11 @@ def _response_problems(fixture: Fixture, reader: int) -> tuple[str, ...]:
         response = responses[0]
         if replays_plainly(response, reader):
             return ()
-        return tuple(response_problems(response, "response", reader))
+        return tuple(response_problems(response, "response", reader, fixture.meta))
     return tuple(
         reason
         for i, response in enumerate(responses)
-        for reason in response_problems(response, f"responses[{i}]", reader)
+        for reason in response_problems(response, f"responses[{i}]", reader, fixture.meta)
     )
 
 

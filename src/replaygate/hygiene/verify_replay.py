@@ -18,7 +18,9 @@ import orjson
 
 from replaygate.errors import WireFormatError
 from replaygate.http.envelope import interface_of, is_model_api
+from replaygate.http.exchange import HTTP_REPLACE
 from replaygate.http.recorded import replayed
+from replaygate.http.routes import credentials_refused
 from replaygate.hygiene.verify_blocks import BLOCKS, check_blocks
 from replaygate.jsondoc import syntax_error
 from replaygate.models.providers import INTERFACES
@@ -76,9 +78,21 @@ def unknown_interface(reader: int, meta: Mapping[str, Any] | None) -> str | None
     )
 
 
-def response_problems(response: Any, where: str, reader: int) -> Iterator[str]:
-    """Why ``response`` (at ``where``) could not be replayed by ``reader``, if it could not."""
+def response_problems(
+    response: Any, where: str, reader: int, meta: Mapping[str, Any] | None = None
+) -> Iterator[str]:
+    """Why ``response`` (at ``where``, recorded under ``meta``) could not be replayed by
+    ``reader``, if it could not; or why it should not be: a model API's refusal of the
+    credentials it was recorded with, unless written by hand (``meta.source: "hand"``)."""
     if replays_plainly(response, reader):
+        return
+    refused = _refused(response, reader, meta)
+    if refused is not None:
+        yield (
+            f"{where} is the API's {refused} refusing the credentials it was recorded with "
+            "(a missing, placeholder or revoked key), which replay serves as the model's "
+            f"answer: record it anew with a valid key ({HTTP_REPLACE}), or remove it"
+        )
         return
     interface = None if reader in _HTTP_READERS else INTERFACES[_NAMES[reader - _FIRST_INTERFACE]]
     try:
@@ -96,6 +110,16 @@ def response_problems(response: Any, where: str, reader: int) -> Iterator[str]:
         kind = "an HTTP" if interface is None else f"a valid {interface.name}"
         detail = err.path.replace("response", where, 1)
         yield f"{where} is not {kind} response: {detail}: {err.reason}"
+
+
+def _refused(response: Any, reader: int, meta: Mapping[str, Any] | None) -> int | None:
+    """The status of a model API's recorded refusal of the credentials sent, if
+    ``response`` is one that was not written by hand."""
+    if reader not in _HTTP_READERS or reader == HTTP_READER:
+        return None
+    if type(response) is not dict or (meta or {}).get("source") == "hand":
+        return None
+    return credentials_refused(response.get("status"), response.get("body"))
 
 
 def _event_data(events: list[dict[str, Any]]) -> list[Any]:

@@ -32,6 +32,7 @@ from replaygate.fixtures.fixture import InterfaceVersionError, version_mismatch
 from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
 from replaygate.fixtures.session import FixtureSession, Hit, Position, Repeat, Sample, StoreArg
 from replaygate.fixtures.spending import SpendingCap
+from replaygate.http.routes import REFUSED_CREDENTIALS, refusal_note
 from replaygate.models.providers import Interface, get_interface
 from replaygate.models.types import (
     Call,
@@ -378,8 +379,11 @@ class RecordingModel(_FixtureModel):
                 engine_response = self.live.complete(messages, tools)
                 response = wire.render_response(engine_response, model=self.settings.model)
                 source = "scripted"
-        except BaseException:
+        except BaseException as err:
             self.session.release(request)
+            status = getattr(err, "status_code", getattr(err, "code", None))  # an SDK's error
+            if status in REFUSED_CREDENTIALS:
+                err.add_note(refusal_note(status, wire.name))
             raise
         meta = self.session.meta(wire.name, self.settings.version, source)
         fixture = self.session.record(request, response, at, interface=wire.name, meta=meta)
