@@ -17,6 +17,10 @@ import pytest
 
 from replaygate.fixtures import hits
 from replaygate.fixtures.store import FixtureStore
+from replaygate.http import httpx2_client
+from replaygate.hygiene.patrol import patrol
+from replaygate.sim import Simulator
+from sdks import openai
 
 WORKERS = """
 import multiprocessing, os, sys, threading
@@ -96,3 +100,43 @@ def test_a_worker_that_cannot_write_its_hits_says_so_and_replays_on(tmp_path: Pa
         "replaygate: cannot write the hits log: hits: File exists; patrol and prune do not "
         "see the fixtures this worker replayed\n"
     )  # once by each worker
+
+
+IN_A_TEST = """
+import multiprocessing
+
+import openai
+import replaygate.http
+
+
+def ask(store):
+    http = replaygate.http.httpx2_client(store)
+    with openai.OpenAI(api_key="k", base_url="http://sim.invalid/v1", http_client=http) as client:
+        asked = [{{"role": "user", "content": "hi"}}]
+        client.chat.completions.create(model="gpt-sim-1", messages=asked)
+
+
+def test_asks_in_a_worker():
+    worker = multiprocessing.get_context("spawn").Process(target=ask, args=({store!r},))
+    worker.start()
+    worker.join()
+    assert worker.exitcode == 0
+"""
+
+
+@pytest.mark.slow  # a pytest session of its own, and a spawn worker
+def test_patrol_counts_what_a_spawn_worker_of_a_test_played(pytester: pytest.Pytester) -> None:
+    store = pytester.path / "tests" / "fixtures" / "worker.jsonl"
+    with (
+        Simulator(behavior="echo") as sim,
+        httpx2_client(store, "record-missing", approve_live=True, source="sim") as http,
+        openai.OpenAI(api_key="k", base_url=sim.openai_base_url, http_client=http) as client,
+    ):
+        client.chat.completions.create(
+            model="gpt-sim-1", messages=[{"role": "user", "content": "hi"}]
+        )
+    pytester.makepyfile(test_worker=IN_A_TEST.format(store=str(store)))
+    pytester.runpytest().assert_outcomes(passed=1)
+    hits_dir = pytester.path / ".replaygate" / "hits"
+    (row,) = patrol(store, runs=1, refs=[], hits_dir=hits_dir).rows
+    assert (row.plays, row.tests) == (1, ("test_worker.py::test_asks_in_a_worker",))
