@@ -70,6 +70,12 @@ def test_a_run_of_part_of_the_suite_does_not_judge_a_store_others_share(
 ) -> None:
     short = "the run collected {} only, short of the whole suite ({}): *"
     not_checked(pytester.runpytest(STRICT, "tests/unit"), suite, short.format("tests/unit", "."))
+    node = "tests/integration/test_integration.py::test_asks"
+    not_checked(
+        pytester.runpytest(STRICT, "tests/unit", node),
+        suite,
+        f"the run was given particular tests ({node})",
+    )
     not_checked(
         pytester.runpytest(STRICT, "--ignore=tests/integration"),
         suite,

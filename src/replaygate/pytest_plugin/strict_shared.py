@@ -46,14 +46,14 @@ def part_of_suite(config: pytest.Config, failures_before: bool = True) -> str | 
         return f"the run left out {', '.join(left_out)}"
     here = Path(config.invocation_params.dir)
     whole = whole_suite(config)
-    roots = [(here / arg).resolve() for arg in config.args if "::" not in arg]
     given = [
         arg
-        for arg, root in zip(config.args, roots, strict=False)
-        if "::" in arg or not (root.is_dir() or root in whole)  # a folder collects what it holds
-    ]
+        for arg in config.args
+        if "::" in arg or not ((root := (here / arg).resolve()).is_dir() or root in whole)
+    ]  # a folder collects what it holds; a file, all of it, when the suite names it
     if given:
         return f"the run was given particular tests ({', '.join(given)})"
+    roots = [(here / arg).resolve() for arg in config.args]
     if all(any(root == path or root in path.parents for root in roots) for path in whole):
         return None
     return (
