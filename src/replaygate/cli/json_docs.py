@@ -65,4 +65,5 @@ def review_json(result: Review, allowed_reason: str | None) -> dict[str, Any]:
             {**_entry(m.new), "differences": _differences(m.differences)}
             for m in result.meta_changed
         ],
+        "renamed": [json_fields(r) for r in result.renamed],
     }

@@ -157,6 +157,25 @@ class Repo:
                 found[name.decode("utf-8", "surrogateescape")] = TreeEntry(*parts)
         return found
 
+    def renames(self, base: str, head: str | None, relpath: str) -> list[tuple[str, str, int]]:
+        """The files git's rename detection (``-M``) finds renamed or moved under ``relpath``
+        (``""``: anywhere) from commit ``base`` to commit ``head``, or to the working tree's
+        tracked files (a ``git mv``, or a move that ``git add`` staged):
+        ``(old path, new path, similarity in percent)``."""
+        if head is None:  # the tree of base against the working tree
+            args = ["diff-index", "-M", "-z", "--name-status", "--diff-filter=R", base]
+        else:
+            args = ["diff-tree", "-r", "-M", "-z", "--name-status", "--diff-filter=R", base, head]
+        fields = run_git([*args, "--", *([relpath] if relpath else [])], self.root).split(b"\0")
+        return [
+            (
+                fields[i + 1].decode("utf-8", "surrogateescape"),
+                fields[i + 2].decode("utf-8", "surrogateescape"),
+                int(fields[i][1:] or b"100"),
+            )
+            for i in range(0, len(fields) - 2, 3)
+        ]
+
     def blobs(self, ids: list[str]) -> dict[str, bytes]:
         """The content of each blob id, read with one ``git cat-file --batch``."""
         if not ids:

@@ -15,14 +15,17 @@
   refuse. Fixtures that did not change are not checked again;
 - so is a fixture added to a store that holds its request already with other
   responses (two branches recorded it, joined by a ``merge=union`` or by hand), which
-  verify and the replay refuse too.
+  verify and the replay refuse too;
+- a fixture file renamed or moved (as git's rename detection finds it, or with the same
+  bytes under another name) is *renamed*, and its fixtures are compared as those of one
+  file: what changed inside it is reported as a change, what did not is not reported.
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,6 +105,16 @@ Alarm = ResponseChanged | KeyMismatch | RecordedTwice
 
 
 @dataclass(frozen=True)
+class Renamed:
+    """A fixture file renamed or moved from ``old`` to ``new``; ``similarity``: how alike
+    their bytes are, in percent, as git's rename detection rates them (100: the same)."""
+
+    old: str
+    new: str
+    similarity: int
+
+
+@dataclass(frozen=True)
 class SamplesAdded(_Change):
     """The same request with more samples recorded; the earlier ones untouched."""
 
@@ -136,6 +149,7 @@ class Review:
     samples_added: tuple[SamplesAdded, ...] = ()
     meta_changed: tuple[MetaChanged, ...] = ()
     copied: tuple[Copied, ...] = ()
+    renamed: tuple[Renamed, ...] = ()
 
     @property
     def response_alarms(self) -> tuple[ResponseChanged, ...]:
@@ -169,13 +183,18 @@ class Review:
             or self.samples_added
             or self.meta_changed
             or self.copied
+            or self.renamed
         )
 
 
-def review(base: Side, head: Side, path: str) -> Review:
-    """Compare the fixtures of ``base`` and ``head`` (only files whose content differs)."""
+def review(base: Side, head: Side, path: str, moved: Sequence[tuple[str, str, int]] = ()) -> Review:
+    """Compare the fixtures of ``base`` and ``head`` (only files whose content differs);
+    ``moved``: the files git finds renamed, ``(old, new, similarity)``
+    (:meth:`~replaygate.hygiene.gitrev.Repo.renames`)."""
     names = set(base.files) | set(head.files)
     changed = sorted(n for n in names if base.files.get(n) != head.files.get(n))
+    renamed = _renamed(base, head, moved)
+    origin = {file.new: file.old for file in renamed}
     old = base.entries(n for n in changed if n in base.files)
     new = head.entries(n for n in changed if n in head.files)
     removed, added, same = _match_requests(old, new)
@@ -183,7 +202,7 @@ def review(base: Side, head: Side, path: str) -> Review:
     rekeyed = [b for a, b in same if a.fixture.key != b.fixture.key]
     keys = _key_mismatches([*rekeyed, *added, *(alarm.new for alarm in twice)])
     alarms, samples, metas = _classify_same(same)
-    pairs, added_only, removed_only = pair_up(removed, added)
+    pairs, added_only, removed_only = pair_up(removed, added, origin)
     return Review(
         path=path,
         base=base.label,
@@ -197,20 +216,54 @@ def review(base: Side, head: Side, path: str) -> Review:
         samples_added=tuple(samples),
         meta_changed=tuple(metas),
         copied=tuple(copied),
+        renamed=tuple(renamed),
     )
 
 
+def _renamed(base: Side, head: Side, moved: Sequence[tuple[str, str, int]]) -> list[Renamed]:
+    """The fixture files only ``base`` holds that ``head`` holds under another name: those
+    of ``moved`` (git's rename detection), then those with the same bytes (a move git does
+    not see: its new file is not yet added), in the order of their new names."""
+    gone = {n for n in base.files if n not in head.files}
+    came = {n for n in head.files if n not in base.files}
+    found = [Renamed(old, new, alike) for old, new, alike in moved if old in gone and new in came]
+    gone.difference_update(file.old for file in found)
+    came.difference_update(file.new for file in found)
+    by_bytes: dict[str, list[str]] = defaultdict(list)
+    for name in sorted(gone):
+        by_bytes[base.files[name]].append(name)
+    for name in sorted(came):
+        same = by_bytes.get(head.files[name])
+        if same:
+            found.append(Renamed(same.pop(0), name, 100))
+    return sorted(found, key=lambda file: file.new)
+
+
 def review_store(path: Path, base: str = "HEAD", head: str | None = None) -> Review:
-    """Review the store at ``path`` between revision ``base`` and ``head`` (or the working tree)."""
+    """Review the store at ``path`` between revision ``base`` and ``head`` (or the working
+    tree), files renamed or moved as git's rename detection finds them.
+
+    A store file that only one side holds is compared with the file git finds it renamed
+    from (or to) anywhere in the repository.
+    """
     repo = Repo.containing(path)
     relpath = repo.relative(path)
-    old = revision(repo, base, relpath)
-    new = worktree(repo, relpath) if head is None else revision(repo, head, relpath)
+
+    def at_head(where: str) -> Side:
+        return worktree(repo, where) if head is None else revision(repo, head, where)
+
+    old, new = revision(repo, base, relpath), at_head(relpath)
     if not old.files and not new.files:
         raise HygieneError(
             f"no fixture files (.jsonl, .json) at {path} in {old.label} nor in {new.label}"
         )
-    return review(old, new, relpath)
+    commits = repo.commit(base), None if head is None else repo.commit(head)
+    if (old.files and new.files) or path.is_dir():
+        return review(old, new, relpath, repo.renames(*commits, relpath))
+    moved = [pair for pair in repo.renames(*commits, "") if relpath in pair[:2]]
+    for before, after, _ in moved:  # at most one: a file is renamed from one, to one
+        old, new = (old, at_head(after)) if old.files else (revision(repo, base, before), new)
+    return review(old, new, relpath, moved)
 
 
 def _match_requests(
@@ -322,17 +375,19 @@ def _classify_same(
     return alarms, samples, metas
 
 
-def groups_of(entry: Entry) -> set[tuple[str, ...]]:
-    """The groups a fixture belongs to: its meta test/case, and its file (or folder)."""
+def groups_of(entry: Entry, origin: Mapping[str, str] | None = None) -> set[tuple[str, ...]]:
+    """The groups a fixture belongs to: its meta test/case, and its file (or folder), a
+    renamed file by its old name (``origin``: new name -> old)."""
     found: set[tuple[str, ...]] = set()
     meta = entry.fixture.meta or {}
     test, case = meta.get("test"), meta.get("case")
     if test is not None or case is not None:
         found.add(("meta", str(test), str(case)))
-    if entry.file.endswith(".jsonl"):
-        found.add(("file", entry.file))
+    file = entry.file if origin is None else origin.get(entry.file, entry.file)
+    if file.endswith(".jsonl"):
+        found.add(("file", file))
     else:
-        found.add(("folder", _folder_group(entry.file)))
+        found.add(("folder", _folder_group(file)))
     return found
 
 
@@ -379,9 +434,10 @@ class _Group:
 
 
 def pair_up(
-    removed: Sequence[Entry], added: Sequence[Entry]
+    removed: Sequence[Entry], added: Sequence[Entry], origin: Mapping[str, str] | None = None
 ) -> tuple[list[Paired], list[Entry], list[Entry]]:
-    """Pair removed and added fixtures of the same group, nearest request first.
+    """Pair removed and added fixtures of the same group, nearest request first; an added
+    fixture of a renamed file is grouped by the file's old name (``origin``: new -> old).
 
     Returns the pairs, the added fixtures left alone, the removed fixtures left alone.
     """
@@ -394,7 +450,7 @@ def pair_up(
     candidates: list[tuple[tuple[int, int, int], int, int]] = []
     for j, entry in enumerate(added):
         seen: set[int] = set()
-        for name in groups_of(entry):
+        for name in groups_of(entry, origin):
             group = groups.get(name)
             if group is None:
                 continue

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from replaygate.evals.table import html_text, markdown_table
 from replaygate.fixtures.diff import FieldDifference
-from replaygate.hygiene.review import KeyMismatch, Paired, RecordedTwice, Review
+from replaygate.hygiene.review import KeyMismatch, Paired, RecordedTwice, Renamed, Review
 from replaygate.hygiene.snapshot import Entry
 
 DIFF_LINES = 12
@@ -53,7 +53,14 @@ def counts(result: Review) -> str:
         parts.append(f"{len(result.meta_changed)} with meta changed")
     if result.copied:
         parts.append(f"{len(result.copied)} copied (a line repeated)")
+    if result.renamed:
+        parts.append(f"{len(result.renamed)} file(s) renamed")
     return ", ".join(parts)
+
+
+def _alike(file: Renamed) -> str:
+    """How alike a renamed file's bytes are."""
+    return "same content" if file.similarity == 100 else f"{file.similarity}% similar"
 
 
 def _alarm_advice(allowed_reason: str | None) -> str:
@@ -108,6 +115,9 @@ def render_text(result: Review, allowed_reason: str | None = None) -> str:
         out.append(_unchanged(result))
         return "\n".join(out) + "\n"
     out.append(counts(result))
+    if result.renamed:
+        out.append("")
+        out.extend(f"renamed  {r.old} -> {r.new}  ({_alike(r)})" for r in result.renamed)
     if result.key_alarms:
         out.append("")
         out.extend(f"ALARM  {k.new}  {_key_mismatch(k)}" for k in result.key_alarms)
@@ -232,6 +242,9 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
     rows += [
         ["copy", _code(str(c.new)), _code(_key(c.new)), f"a copy of {_code(str(c.old))}"]
         for c in result.copied
+    ]
+    rows += [
+        ["renamed", _code(r.new), "", f"from {_code(r.old)} ({_alike(r)})"] for r in result.renamed
     ]
     rows += [
         ["samples added", _code(str(s.new)), _code(_key(s.new)), f"+{s.added}"]
