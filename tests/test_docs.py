@@ -103,6 +103,7 @@ OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]*")
 OTHER_TOOLS = {
     "--global", "--reuse-venv", "--block-network", "--reruns", "--force-reruns",
     "--dist", "--keep-duplicates", "--collect-only", "--setup-only", "--setup-plan",
+    "--deselect", "--ignore", "--ignore-glob",  # pytest's
     "--unshallow", "--ours", "--theirs",  # git's
 }  # fmt: skip
 
