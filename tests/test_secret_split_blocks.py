@@ -1,15 +1,18 @@
 """Law 4: a key split across adjacent text blocks of one message (an Anthropic message's
-text blocks, an OpenAI content array of text parts, a Responses API item's parts) is
-refused, naming the blocks that hold its parts; ordinary adjacent text is not."""
+text blocks, an OpenAI content array of text parts, a Responses API item's parts), in a
+request, an answer or a streamed answer, is refused, naming the blocks that hold its
+parts; ordinary adjacent text is not."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 import pytest
 
+from loopback import ChunkedEvents, serving
 from replaygate import Fixture, FixtureStore
 from replaygate.errors import SecretInFixtureError
 from replaygate.fixtures.fixture import make_meta
@@ -247,3 +250,93 @@ def test_the_store_refuses_to_write_it_and_keeps_what_it_held(tmp_path: Path) ->
         with pytest.raises(SecretInFixtureError, match=r"response\.content\[0\.\.1\]\.text"):
             opened.put(Fixture.create(asked(text("two")), [leak], META))
     assert store.read_bytes() == before
+
+
+def _anthropic_stream(*blocks: str) -> list[bytes]:
+    """An Anthropic message stream answering with one text block for each of ``blocks``,
+    each sent in two deltas."""
+    message = {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": [],
+        "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 3, "output_tokens": 1},
+    }  # fmt: skip
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
+    for index, block in enumerate(blocks):
+        half = len(block) // 2
+        events += [
+            {"type": "content_block_start", "index": index, "content_block": text("")},
+            *(
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "text_delta", "text": part},
+                }
+                for part in (block[:half], block[half:])
+            ),
+            {"type": "content_block_stop", "index": index},
+        ]
+    events += [
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+         "usage": {"output_tokens": 9}},
+        {"type": "message_stop"},
+    ]  # fmt: skip
+    return [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events]
+
+
+class _Streams(ChunkedEvents):
+    PAUSE = 0.0
+    CHUNKS: ClassVar[dict[str, list[bytes]]] = {
+        "/key/v1/messages": _anthropic_stream(f"Use {ANTHROPIC_HEAD}", ANTHROPIC_TAIL, "Done."),
+        "/clean/v1/messages": _anthropic_stream("RAG grounds ", "answers in [doc-rag].", "Done."),
+    }
+
+
+HI = [{"role": "user", "content": "hi"}]
+
+
+def _streamed(base: str, name: str, store: Path) -> str:
+    with (
+        anthropic.Anthropic(
+            api_key="test",
+            base_url=f"{base}/{name}",
+            max_retries=0,
+            http_client=httpx2_client(store, "record-missing", approve_live=True),
+        ) as client,
+        client.messages.stream(model="m", max_tokens=8, messages=HI) as stream,
+    ):
+        return "".join(block.text for block in stream.get_final_message().content)
+
+
+@pytest.mark.slow  # a server and an SDK
+def test_a_key_split_across_two_streamed_text_blocks_is_refused(tmp_path: Path) -> None:
+    store = tmp_path / "fixtures.jsonl"
+    with serving(_Streams) as base:
+        assert _streamed(base, "clean", store) == "RAG grounds answers in [doc-rag].Done."
+        with pytest.raises(SecretInFixtureError) as raised:
+            _streamed(base, "key", store)
+    assert raised.value.detector == "Anthropic API key (split across text blocks 0..1)"
+    # the deltas of block 0 and of block 1: the events from the first to the last
+    assert raised.value.path == "response.events[2..7].data"
+    assert MARKER.encode() not in store.read_bytes()
+    assert len(store.read_bytes().splitlines()) == 1  # the clean answer, kept
+
+
+def test_verify_names_a_key_split_across_the_parts_of_a_streamed_responses_item(
+    tmp_path: Path,
+) -> None:
+    def delta(index: int, part: str) -> dict[str, str]:
+        event = {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+                 "content_index": index, "delta": part}  # fmt: skip
+        return {"event": event["type"], "data": json.dumps(event)}
+
+    response = {
+        "status": 200,
+        "events": [delta(0, "key: "), delta(0, OPENAI_HEAD), delta(1, OPENAI_TAIL)],
+    }
+    request = {"model": "g", "input": "hi", "stream": True}
+    store = tmp_path / "fixtures.jsonl"
+    store.write_bytes(Fixture.create(request, [response], META).to_line())
+    done = replaygate("verify", str(store))
+    assert done.returncode == 1
+    found = "OpenAI API key (split across text blocks 0..1) at response.events[0..2].data"
+    assert found in done.stdout

@@ -16,8 +16,12 @@ whole fixture: a fixture without two adjacent text blocks costs a few lookups.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, TypeGuard
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeGuard
+
+if TYPE_CHECKING:
+    from replaygate.sanitize.stream import Group
 
 TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
 """The ``type`` of a block or part whose ``text`` the model reads as the message's text."""
@@ -27,6 +31,9 @@ _BODY_FIELDS = ("body", "system", "messages", "input", "content", "output", "cho
 """The fields of a body where lists of blocks are found, in the order they are read
 (``choices`` hold a ``message``)."""
 _ANY_BODY_FIELD = frozenset(_BODY_FIELDS)
+
+_OUTPUT_TEXT = "response.output_text.delta"
+"""The Responses API event of an ``output_text`` part's text."""
 
 Detect = Callable[[str], str | None]
 """The scan of one text: the name of the rule that flags it, or None."""
@@ -94,7 +101,7 @@ def _body_runs(value: dict[str, Any], path: str, found: list[Run]) -> None:
             _runs(field, f"{path}.{name}", found)
 
 
-def _split_finding(texts: list[str], detect: Detect) -> tuple[int, int, str] | None:
+def split_finding(texts: list[str], detect: Detect) -> tuple[int, int, str] | None:
     """``(first, last, rule)``: the fewest adjacent ``texts`` whose join a rule flags that
     flags none of them alone (what a block alone holds is named by the scan of each
     string), or None."""
@@ -121,9 +128,31 @@ def find_block_secrets(
             _body_runs(value, path, runs)
     found = []
     for where, start, texts in runs:
-        split = _split_finding(texts, detect)
+        split = split_finding(texts, detect)
         if split is not None:
             first, last, name = split
             place = f"{where}[{start + first}..{start + last}].text"
             found.append((place, f"{name} (split across text blocks)"))
     return found
+
+
+def streamed_runs(groups: Iterable[Group]) -> list[list[tuple[int, Group]]]:
+    """The runs of two or more adjacent text blocks of one streamed answer, among the
+    groups of its fragments (:func:`~.stream.fragments`), each block with its index: an
+    Anthropic answer's ``text`` blocks of consecutive indexes, the ``output_text`` parts
+    of consecutive ``content_index`` of one Responses API item."""
+    blocks: dict[Group, list[tuple[int, Group]]] = defaultdict(list)
+    for group in groups:
+        if group[0] == "block" and group[2] == "text" and type(group[1]) is int:
+            blocks[("block",)].append((group[1], group))
+        elif group[:2] == ("item", _OUTPUT_TEXT) and type(group[4]) is int:
+            blocks[group[2:4]].append((group[4], group))
+    runs: list[list[tuple[int, Group]]] = []
+    for members in blocks.values():
+        last = None
+        for index, group in sorted(members, key=lambda member: member[0]):
+            if last is None or index != last + 1:
+                runs.append([])
+            runs[-1].append((index, group))
+            last = index
+    return [run for run in runs if len(run) > 1]

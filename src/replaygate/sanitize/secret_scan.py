@@ -24,7 +24,7 @@ from typing import Any
 
 from replaygate.json_paths import path_step
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
-from replaygate.sanitize.secret_blocks import find_block_secrets
+from replaygate.sanitize.secret_blocks import find_block_secrets, split_finding, streamed_runs
 from replaygate.sanitize.secret_compressed import Budget, Unsearchable, expanded
 from replaygate.sanitize.secret_decode import bytes_text, decode_base64, json_leaves, views
 from replaygate.sanitize.secret_entropy import detect_context, encoded_field, is_encoded_path
@@ -192,8 +192,9 @@ def find_stream_secrets(
     match in no single one. The fragments of each block of an Anthropic or OpenAI
     stream are joined and scanned whole (see :mod:`replaygate.sanitize.stream`), and
     so is the text of the events whose ``data`` is not JSON (a plain ``data:``
-    stream), in order. A finding's path names the first and last event joined:
-    ``response.events[3..7].data``. ``safe`` values are blanked out before the scan;
+    stream), in order; so are adjacent text blocks of one answer, joined
+    (:func:`~.secret_blocks.streamed_runs`). A finding's path names the first and last
+    event joined: ``response.events[3..7].data``. ``safe`` values are blanked out before the scan;
     compressed data is read within ``budget``, the fixture's (a new one when not given).
     """
     if not isinstance(events, list):
@@ -206,14 +207,11 @@ def find_stream_secrets(
         for container in _containers(event):
             owner[id(container)] = i
     structured = [event for event in parsed if event is not _PLAIN]
+    texts = fragments(structured)
     joined = [
-        (
-            sorted(owner.get(id(container), -1) for container, _ in parts),
-            "".join(container[name] for container, name in parts),
-            encoded,
-        )
-        for encoded, groups in ((False, fragments), (True, encoded_fragments))
-        for parts in groups(structured).values()
+        (_spots(parts, owner), _whole(parts), encoded)
+        for encoded, groups in ((False, texts), (True, encoded_fragments(structured)))
+        for parts in groups.values()
     ]
     plain = [(i, text) for i, event in enumerate(parsed) if (text := _text(event, events[i]))]
     if plain:
@@ -223,10 +221,37 @@ def find_stream_secrets(
     for spots, whole, encoded in joined:
         name = detect_in_text(safe.mask(whole), encoded=encoded, budget=budget)
         if name is not None:
-            first, last = spots[0], spots[-1]
-            where = f"[{first}]" if first == last else f"[{first}..{last}]"
-            findings.append(SecretFinding(f"{path}{where}.data", name))
-    return findings
+            findings.append(SecretFinding(f"{path}{_events(spots)}.data", name))
+    # the text blocks of one answer, joined: first, a block alone may be flagged for less
+    split = []
+    for run in streamed_runs(texts):
+        found = split_finding(
+            [_whole(texts[group]) for _, group in run],
+            lambda text: detect_in_text(safe.mask(text), budget=budget),
+        )
+        if found is not None:
+            first, last, name = found
+            parts = [part for _, group in run[first : last + 1] for part in texts[group]]
+            blocks = f"text blocks {run[first][0]}..{run[last][0]}"
+            where = f"{path}{_events(_spots(parts, owner))}.data"
+            split.append(SecretFinding(where, f"{name} (split across {blocks})"))
+    return [*split, *findings]
+
+
+def _spots(parts: list[tuple[dict[str, Any], str]], owner: dict[int, int]) -> list[int]:
+    """The events (their positions) that the fragments ``parts`` stand in, in order."""
+    return sorted(owner.get(id(container), -1) for container, _ in parts)
+
+
+def _whole(parts: list[tuple[dict[str, Any], str]]) -> str:
+    """The text of fragments joined."""
+    return "".join(container[name] for container, name in parts)
+
+
+def _events(spots: list[int]) -> str:
+    """``[3]``, or ``[3..7]``: the first and last of the events ``spots``."""
+    first, last = spots[0], spots[-1]
+    return f"[{first}]" if first == last else f"[{first}..{last}]"
 
 
 _PLAIN = object()
