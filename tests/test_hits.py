@@ -159,9 +159,12 @@ def test_trim_keeps_the_newest_runs_only(tmp_path: Path) -> None:
     for run in runs:
         for pid in (100, 200):
             (directory / f"{run}-{pid}.jsonl").write_text("", encoding="utf-8")
-    assert hits.trim(directory, keep_runs=5) == 2 * (len(runs) - 5)
+    for run in (runs[0], runs[-1]):  # notes of what a run recorded anew go with its hits
+        (directory / f"{run}.rerecorded").write_text("", encoding="utf-8")
+    assert hits.trim(directory, keep_runs=5) == 2 * (len(runs) - 5) + 1
     left = sorted({p.stem.rsplit("-", 1)[0] for p in directory.glob("*.jsonl")})
     assert left == sorted(runs)[-5:]
+    assert [p.name for p in directory.glob("*.rerecorded")] == [f"{runs[-1]}.rerecorded"]
     assert hits.trim(directory, keep_runs=5) == 0
     assert hits.trim(tmp_path / "absent") == 0
 

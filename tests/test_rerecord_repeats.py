@@ -5,6 +5,7 @@ ones (law 1: the n-th identical request gets the n-th answer of one recording)."
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,9 +13,11 @@ from typing import Any
 import pytest
 
 from replaygate import FixtureMismatchError, Message, ModelResponse, ToolSpec
+from replaygate.errors import StoreWriteError
 from replaygate.fixtures import hits
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
+from replaygate.models.fakes import ScriptedModel
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RecordingModel, ReplayModel
 from replaygate.sim import Simulator
@@ -137,3 +140,43 @@ def test_a_rerecord_that_stops_early_leaves_no_old_answer_behind(tmp_path: Path)
     assert replay.complete(ASK, ()).text == "number 3"
     with pytest.raises(FixtureMismatchError, match="recorded 1 time and sent 2 times"):
         replay.complete(ASK, ())
+
+
+def _sends(store: Path, url: str, sends: int) -> None:
+    """``sends`` identical requests recorded anew to ``store`` by one client."""
+    with httpx2_client(store, "rerecord", approve_live=True, base_url=url) as http:
+        client = anthropic.Anthropic(api_key="k", base_url=url, http_client=http)
+        for _ in range(sends):
+            client.messages.create(model="m", max_tokens=8, messages=WIRE_ASK)
+
+
+@pytest.mark.slow  # forks a process
+def test_processes_of_one_run_keep_each_others_answers(tmp_path: Path) -> None:
+    # an xdist worker (here a forked process) records the request twice, another once,
+    # in one run: the second does not throw away the first one's second answer
+    store = tmp_path / "workers.jsonl"
+    with Simulator(behavior=Counting()) as sim:
+        with hits.used(hits.HitLog(tmp_path / "hits", "run-1")):
+            _sends(store, sim.url, 3)  # an earlier recording: three answers
+        with hits.used(hits.HitLog(tmp_path / "hits", "run-2")):
+            worker = multiprocessing.get_context("fork").Process(
+                target=_sends, args=(store, sim.url, 2)
+            )
+            worker.start()
+            worker.join()
+            assert worker.exitcode == 0
+            _sends(store, sim.url, 1)
+    assert bodies(store) == ["number 6", "number 5"]
+    assert (tmp_path / "hits" / "run-2.rerecorded").is_file()
+
+
+def test_notes_that_cannot_be_kept_stop_the_write(tmp_path: Path) -> None:
+    store = tmp_path / "kept.jsonl"
+    blocked = tmp_path / "hits"
+    blocked.write_text("a file where the hits log's folder goes")
+    live = ScriptedModel([ModelResponse(text="new")])
+    recorder = RecordingModel(live, store, approve_live=True, mode="rerecord", **SETTINGS)
+    with hits.used(hits.HitLog(blocked, "run-1")), pytest.raises(StoreWriteError) as caught:
+        recorder.complete(ASK, ())
+    assert str(caught.value).startswith(f"{blocked / 'run-1.rerecorded'}: cannot note what")
+    assert not store.exists()  # nothing written
