@@ -152,7 +152,9 @@ def test_a_store_file_named_by_its_new_or_old_name_is_compared_with_the_other(
         assert alarm["file"] == "tests/agent.jsonl"
 
 
-def test_a_folder_store_moved_reports_each_file_renamed_and_changes_inside(repo: Path) -> None:
+def test_a_folder_store_moved_is_one_folder_renamed_with_the_changes_inside(
+    repo: Path,
+) -> None:
     store = repo / "fixtures"
     record(store)
     commit(repo)
@@ -160,15 +162,32 @@ def test_a_folder_store_moved_reports_each_file_renamed_and_changes_inside(repo:
     git(repo, "mv", f"fixtures/{INTERFACE}", f"fixtures/agent/{INTERFACE}")
     first = fixture(QUESTIONS[0], "answer 0")
     edit(store / "agent" / INTERFACE / f"{first.key}.json", '"answer 0"', '"answer zero"')
-    done = diff(repo, "fixtures", "--format", "markdown")
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert "6 file(s) renamed" in done.stdout
-    assert "0 added, 0 removed" in done.stdout
-    assert "response changed, request unchanged" in done.stdout
-    name = f"{INTERFACE}/{first.key}.json"
-    assert f"| renamed | `fixtures/agent/{name}` |  | from `fixtures/{name}` (" in done.stdout
-    doc = as_json(repo, "fixtures")
+    done = diff(repo, "fixtures")
+    assert done.returncode == 1, done.stdout + done.stderr  # the response changed
+    assert "0 added, 0 removed" in done.stdout and "6 file(s) renamed" in done.stdout
+    moved = f"fixtures/{INTERFACE}/ -> fixtures/agent/{INTERFACE}/  (6 files, 1 edited)"
+    assert [line for line in done.stdout.splitlines() if line.startswith("renamed")] == [
+        f"renamed  {moved}"
+    ]
+    assert f"ALARM  fixtures/agent/{INTERFACE}/{first.key}.json  key {first.key}" in done.stdout
+    markdown = diff(repo, "fixtures", "--format", "markdown").stdout
+    row = f"| renamed | `fixtures/agent/{INTERFACE}/` |  | from `fixtures/{INTERFACE}/` (6 files"
+    assert row in markdown and "response changed, request unchanged" in markdown
+    doc = as_json(repo, "fixtures")  # each file
     assert len(doc["renamed"]) == 6
     assert sum(r["similarity"] == 100 for r in doc["renamed"]) == 5
     assert [a["file"] for a in doc["alarms"]] == [f"fixtures/agent/{INTERFACE}/{first.key}.json"]
     assert doc["added"] == doc["removed"] == []
+
+
+def test_a_file_moved_on_its_own_is_named_by_its_paths(repo: Path) -> None:
+    store = repo / "fixtures"
+    record(store)
+    commit(repo)
+    first = fixture(QUESTIONS[0], "answer 0")
+    (store / "old").mkdir()
+    git(repo, "mv", f"fixtures/{INTERFACE}/{first.key}.json", "fixtures/old/")
+    done = diff(repo, "fixtures")
+    assert done.returncode == 0, done.stderr
+    old, new = f"fixtures/{INTERFACE}/{first.key}.json", f"fixtures/old/{first.key}.json"
+    assert f"renamed  {old} -> {new}  (same content)" in done.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Sequence
 
@@ -58,9 +59,26 @@ def counts(result: Review) -> str:
     return ", ".join(parts)
 
 
-def _alike(file: Renamed) -> str:
-    """How alike a renamed file's bytes are."""
-    return "same content" if file.similarity == 100 else f"{file.similarity}% similar"
+def moves(renamed: Sequence[Renamed]) -> list[tuple[str, str, str]]:
+    """``(old, new, how alike)`` of each rename to show: files that kept their names, moved
+    from one folder to another, as those folders (``fixtures/a/`` -> ``fixtures/b/a/``,
+    with how many files and how many were edited) when they are several; any other file
+    on its own."""
+    folders: dict[tuple[str, str], list[Renamed]] = {}
+    for file in renamed:
+        (old, old_name), (new, new_name) = posixpath.split(file.old), posixpath.split(file.new)
+        key = (f"{old or '.'}/", f"{new or '.'}/") if old_name == new_name else (file.old, file.new)
+        folders.setdefault(key, []).append(file)
+    shown = []
+    for (old, new), files in folders.items():
+        edited = [file.similarity for file in files if file.similarity < 100]
+        if len(files) == 1:
+            alike = f"{edited[0]}% similar" if edited else "same content"
+            shown.append((files[0].old, files[0].new, alike))
+        else:
+            alike = f"{len(edited)} edited" if edited else "same content"
+            shown.append((old, new, f"{len(files)} files, {alike}"))
+    return shown
 
 
 def _alarm_advice(allowed_reason: str | None) -> str:
@@ -117,7 +135,9 @@ def render_text(result: Review, allowed_reason: str | None = None) -> str:
     out.append(counts(result))
     if result.renamed:
         out.append("")
-        out.extend(f"renamed  {r.old} -> {r.new}  ({_alike(r)})" for r in result.renamed)
+        out.extend(
+            f"renamed  {old} -> {new}  ({alike})" for old, new, alike in moves(result.renamed)
+        )
     if result.key_alarms:
         out.append("")
         out.extend(f"ALARM  {k.new}  {_key_mismatch(k)}" for k in result.key_alarms)
@@ -244,7 +264,8 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
         for c in result.copied
     ]
     rows += [
-        ["renamed", _code(r.new), "", f"from {_code(r.old)} ({_alike(r)})"] for r in result.renamed
+        ["renamed", _code(new), "", f"from {_code(old)} ({alike})"]
+        for old, new, alike in moves(result.renamed)
     ]
     rows += [
         ["samples added", _code(str(s.new)), _code(_key(s.new)), f"+{s.added}"]
