@@ -101,7 +101,7 @@ OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]*")
 # Options of other tools the pages name: git, nox, pytest, pytest-recording,
 # pytest-rerunfailures, pytest-xdist.
 OTHER_TOOLS = {
-    "--global", "--reuse-venv", "--block-network", "--reruns", "--force-reruns",
+    "--global", "--reuse-venv", "--block-network", "--allowed-hosts", "--reruns", "--force-reruns",
     "--dist", "--keep-duplicates", "--collect-only", "--setup-only", "--setup-plan",
     "--deselect", "--ignore", "--ignore-glob",  # pytest's
     "--unshallow", "--ours", "--theirs",  # git's

@@ -140,3 +140,77 @@ def test_a_short_spelling_another_plugin_registered_first_stays_its_own(
         *plugins, "--record-mode=on", "--replaygate-record-mode=record-missing", "--approve-live"
     )
     result.assert_outcomes(passed=1)
+
+
+BOTH_MARKS = """
+import pytest
+import requests
+
+QUESTION = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.mark.vcr
+@pytest.mark.replaygate
+def test_forecast_and_model():
+    forecast = requests.get("https://api.weather.example/v1/forecast").json()
+    answer = requests.post("https://api.anthropic.com/v1/messages", json=QUESTION,
+                           headers={"x-api-key": "test", "anthropic-version": "2023-06-01"})
+    assert (forecast, answer.json()["content"][0]["text"]) == ({"sky": "clear"}, "echo: hi")
+"""
+
+FORECAST_CASSETTE = """\
+interactions:
+- request:
+    body: null
+    headers: {}
+    method: GET
+    uri: https://api.weather.example/v1/forecast
+  response:
+    body: {string: '{"sky": "clear"}'}
+    headers: {Content-Type: [application/json]}
+    status: {code: 200, message: OK}
+version: 1
+"""
+
+LET_LOOPBACK_BY = """
+import pytest
+
+
+@pytest.fixture
+def vcr_config():
+    return {"ignore_localhost": True}
+"""
+
+FROM_THE_SIMULATOR = (
+    "--replaygate-record-mode=record-missing",
+    "--replaygate-approve-live",
+    "--replaygate-simulator=echo",
+)
+
+
+def test_a_test_under_both_marks_records_from_the_simulator_as_migrating_md_says(
+    pytester: pytest.Pytester,
+) -> None:
+    """docs/migrating.md: pytest-recording's --block-network refuses the in-process
+    simulator unless --allowed-hosts names it, and vcrpy refuses the model calls
+    replaygate sends it unless vcr_config lets loopback by; given both, the test records
+    (the cassette's answer stored with the model's) and replays with the cassette gone."""
+    pytester.makepyfile(test_both_marks=BOTH_MARKS)
+    cassette = pytester.path / "cassettes" / "test_both_marks" / "test_forecast_and_model.yaml"
+    cassette.parent.mkdir(parents=True)
+    cassette.write_text(FORECAST_CASSETTE)
+
+    refused = pytester.runpytest_subprocess(*FROM_THE_SIMULATOR)
+    refused.assert_outcomes(failed=1)
+    refused.stdout.fnmatch_lines(["*CannotOverwriteExistingCassetteException*"])
+    pytester.makeconftest(LET_LOOPBACK_BY)
+    blocked = pytester.runpytest_subprocess("--block-network", *FROM_THE_SIMULATOR)
+    blocked.assert_outcomes(failed=1)
+    blocked.stdout.fnmatch_lines(["*Network is disabled for host '127.0.0.1'*"])
+
+    allowed = ("--block-network", "--allowed-hosts=127.0.0.1")
+    pytester.runpytest_subprocess(*allowed, *FROM_THE_SIMULATOR).assert_outcomes(passed=1)
+    store = pytester.path / "tests/fixtures/test_both_marks/test_forecast_and_model.jsonl"
+    assert len(FixtureStore.open(store)) == 2
+    cassette.unlink()
+    pytester.runpytest_subprocess("--block-network").assert_outcomes(passed=1)
