@@ -195,6 +195,18 @@ def test_each_list_of_blocks_is_read_joined(
     assert where == path and rule.endswith(" API key (split across text blocks)")
 
 
+def test_blocks_of_other_shapes_are_passed_over() -> None:
+    odd: list[Any] = [
+        {"type": ["text"], "text": ANTHROPIC_HEAD},  # a type that is no string
+        {"type": "text", "text": 7},
+        "sk-ant-api03-",
+        {"type": "text", "text": ANTHROPIC_HEAD},
+        {"type": "image", "source": {}},
+        {"type": "text", "text": ANTHROPIC_TAIL},
+    ]
+    assert findings(asked(*odd), {"content": odd}) == []
+
+
 def test_a_key_in_one_block_is_named_at_that_block_alone() -> None:
     found = findings(asked(text("the key:"), text(ANTHROPIC_KEY), text("done")), ANSWER)
     assert found == [("request.messages[0].content[1].text", "Anthropic API key")]

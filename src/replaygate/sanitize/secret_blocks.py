@@ -46,22 +46,18 @@ def _runs(blocks: list[Any], where: str, found: list[Run]) -> None:
     """Add to ``found`` each run of two or more adjacent text blocks of ``blocks``, and
     those of the blocks of a tool result among them."""
     run = 0  # text blocks in a row before block j
-    j = 0
-    for block in blocks:
-        if type(block) is dict:
-            kind = block.get("type")
-            if kind in TEXT_BLOCKS and type(block.get("text")) is str:
-                run += 1
-                j += 1
-                continue
-            if kind == "tool_result" and type(block.get("content")) is list:
-                _runs(block["content"], f"{where}[{j}].content", found)
+    for j, block in enumerate(blocks):
+        kind = block.get("type") if type(block) is dict else None
+        if type(kind) is str and kind in TEXT_BLOCKS and type(block.get("text")) is str:
+            run += 1
+            continue
         if run > 1:
             found.append((where, j - run, [b["text"] for b in blocks[j - run : j]]))
         run = 0
-        j += 1
+        if kind == "tool_result" and type(block.get("content")) is list:
+            _runs(block["content"], f"{where}[{j}].content", found)
     if run > 1:
-        found.append((where, j - run, [b["text"] for b in blocks[j - run :]]))
+        found.append((where, len(blocks) - run, [b["text"] for b in blocks[-run:]]))
 
 
 def _may_run(blocks: Any) -> TypeGuard[list[Any]]:
