@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from pathlib import Path
 
 import pytest
@@ -87,9 +87,27 @@ def suite_name(config: pytest.Config) -> str | None:
     return {"": "all", "not slow": "not-slow"}.get(config.option.markexpr.strip())
 
 
+SCHEDSTAT = Path("/proc/thread-self/schedstat")
+"""Linux's scheduler figures of the calling thread: nanoseconds on a CPU, then nanoseconds
+waiting in a run queue for one (absent where the kernel keeps none)."""
+
+
+def run_queue_seconds() -> float:
+    """The seconds this thread has waited for a CPU while it could run, 0 where not told."""
+    try:
+        return int(SCHEDSTAT.read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 class ModuleSeconds:
     """The plugin that adds up the seconds each module's tests took (setup, call and
-    teardown) and keeps them in the cache beside those of the modules other shares ran."""
+    teardown) and keeps them in the cache beside those of the modules other shares ran.
+
+    A test's seconds leave out those its process waited for a CPU (:func:`run_queue_seconds`)
+    while other processes of the machine ran: on a busy machine a test that computes took
+    several times its seconds on a quiet one, and one that waits (a lock, a process) not,
+    so that shares balanced by such figures were seconds apart on the next run."""
 
     def __init__(self, config: pytest.Config, suite: str) -> None:
         self.config, self.key = config, f"{SECONDS}/{suite}"
@@ -112,6 +130,17 @@ class ModuleSeconds:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         module = report.nodeid.split("::")[0]
         self.seconds[module] = self.seconds.get(module, 0.0) + report.duration
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
+        """The test's seconds less those it waited for a CPU."""
+        waited = run_queue_seconds()
+        try:
+            return (yield)
+        finally:
+            module = item.nodeid.split("::")[0]
+            spent = self.seconds.get(module, 0.0) - (run_queue_seconds() - waited)
+            self.seconds[module] = max(spent, 0.0)
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         cache = getattr(self.config, "cache", None)  # None under -p no:cacheprovider

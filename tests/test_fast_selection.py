@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
+import shares
 from conftest import marked_slow_as_a_whole
 from sdks import SDK_GROUP
 from shares import (
@@ -108,6 +109,35 @@ def test_a_module_collected_whose_tests_all_were_deselected_counts_nothing() -> 
     assert kept.seconds == {"tests/test_b.py": 0.0}  # test_c's tests not run yet: kept
     kept.pytest_runtest_logreport(SimpleNamespace(nodeid="tests/test_a.py::t", duration=1.5))  # type: ignore[arg-type]
     assert kept.seconds == {"tests/test_a.py": 1.5, "tests/test_b.py": 0.0}
+
+
+def test_the_seconds_a_test_waited_for_a_cpu_are_not_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a busy machine a test's seconds are mostly other processes' turns: counted, they
+    put shares seconds apart on the next run on a quiet one."""
+    waits = iter([10.0, 13.5])  # 3.5 s of the test's 5 s waiting for a CPU
+    monkeypatch.setattr(shares, "run_queue_seconds", lambda: next(waits))
+    kept = ModuleSeconds(None, "not-slow")  # type: ignore[arg-type]
+    item = SimpleNamespace(nodeid="tests/test_a.py::t")
+    protocol = kept.pytest_runtest_protocol(item)  # type: ignore[arg-type]
+    next(protocol)
+    for duration in (1.0, 3.0, 1.0):  # setup, call, teardown
+        kept.pytest_runtest_logreport(SimpleNamespace(nodeid=item.nodeid, duration=duration))  # type: ignore[arg-type]
+    with pytest.raises(StopIteration):
+        protocol.send(None)
+    assert kept.seconds == {"tests/test_a.py": pytest.approx(1.5)}
+
+
+def test_the_seconds_waited_for_a_cpu_are_none_where_the_kernel_keeps_no_count(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    if shares.SCHEDSTAT.exists():
+        assert shares.run_queue_seconds() >= 0.0
+    monkeypatch.setattr(shares, "SCHEDSTAT", tmp_path / "schedstat")
+    assert shares.run_queue_seconds() == 0.0
+    (tmp_path / "schedstat").write_text("12\n")
+    assert shares.run_queue_seconds() == 0.0
 
 
 SDK_MODULES = ("anthropic", "openai", "google", "vcr", "aiohttp")
