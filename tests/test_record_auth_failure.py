@@ -14,7 +14,7 @@ import httpx2
 import orjson
 import pytest
 
-from replaygate.errors import CredentialsRefusedError
+from replaygate.errors import CredentialsRefusedError, FixtureFormatError
 from replaygate.evals.prices import shipped_prices
 from replaygate.fixtures.fingerprint import digest
 from replaygate.fixtures.fixture import Fixture, make_meta
@@ -213,3 +213,29 @@ def test_another_servers_refusal_is_recorded(tmp_path: Path) -> None:
         assert http.post("https://auth.example.com/login", json={"user": "a"}).status_code == 401
     (fixture,) = FixtureStore.open(store)
     assert fixture.response["status"] == 401
+
+
+def test_a_stored_refusal_is_not_replayed_as_the_api_s_answer(tmp_path: Path) -> None:
+    store = tmp_path / "old.jsonl"
+    _stored(store, "refused", [_refusal(401)], "live")  # as a recording kept it before
+    _stored(store, "written on purpose", [_refusal(401)], "hand")  # a test of the refusal
+    client = anthropic.Anthropic(
+        api_key="k",
+        base_url="https://api.anthropic.com",
+        default_headers={"anthropic-version": "2023-06-01"},  # the version _stored gives
+        http_client=httpx2_client(store),
+    )
+
+    def ask(text: str) -> Any:
+        messages = [{"role": "user", "content": text}]
+        return client.messages.create(model="m", max_tokens=8, messages=messages)
+
+    with pytest.raises(FixtureFormatError) as caught:
+        ask("refused")
+    assert (caught.value.file, caught.value.line) == (str(store), 1)
+    assert "its answer is the API's 401 refusing the credentials" in str(caught.value)
+    assert "`--replaygate-record-mode=rerecord --replaygate-approve-live`), or remove" in str(
+        caught.value
+    )
+    with pytest.raises(anthropic.AuthenticationError):
+        ask("written on purpose")

@@ -60,7 +60,12 @@ from replaygate.http.envelope import (
 from replaygate.http.learners import learner_at
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed, replayed
-from replaygate.http.routes import simulator_refusal, unserved_route
+from replaygate.http.routes import (
+    simulator_refusal,
+    stored_refusal,
+    stored_refusal_reason,
+    unserved_route,
+)
 from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 from replaygate.sanitize.ids import free_answer
@@ -344,6 +349,10 @@ class Exchange:
         response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat), fixture.meta)
         if response is None:
             raise self._null_answer(location, fixture, repeat)
+        refused = stored_refusal(response, str(envelope.get("path", "")), fixture.meta)
+        if refused is not None:
+            reason = stored_refusal_reason(refused, self.session.replace_hint())
+            raise FixtureFormatError(str(location.file), location.line, f"its answer {reason}")
         # read only for a body kept as text (the path is not looked at for the usual JSON)
         model_api = (
             isinstance(response, dict)

@@ -68,6 +68,7 @@ def simulator_refusal(record: Mapping[str, Any]) -> str | None:
 REFUSED_CREDENTIALS = frozenset({401, 403})
 """The statuses with which a model API refuses the credentials sent: none (401), or
 ones without the permission asked for (403)."""
+_LOOKED_AT = REFUSED_CREDENTIALS | {400}
 _KEY_VARIABLES = {
     "anthropic": "ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)",
     "openai": "OPENAI_API_KEY",
@@ -99,6 +100,32 @@ def refused_credentials(path: str, status: int, body: Any) -> int | None:
     """:func:`credentials_refused` of a response to ``path``, when ``path`` is a model
     API's (another server's 401 may be what a test is about)."""
     return credentials_refused(status, body) if is_model_api(path) else None
+
+
+def stored_refusal(response: Any, path: str, meta: Any) -> int | None:
+    """The status of a recorded model API's refusal of the credentials it was recorded with
+    (:func:`refused_credentials`), if ``response`` (a stored answer to ``path``, recorded
+    under ``meta``) is one not written by hand (``meta.source: "hand"``), else None."""
+    status = response.get("status") if type(response) is dict else None
+    if type(status) is not int or status not in _LOOKED_AT or by_hand(meta):
+        return None
+    return refused_credentials(path, status, response.get("body"))
+
+
+def by_hand(meta: Any) -> bool:
+    """Whether a fixture's ``meta`` says it was written by hand (``source: "hand"``): a
+    refusal it holds may be what a test is about."""
+    return isinstance(meta, Mapping) and meta.get("source") == "hand"
+
+
+def stored_refusal_reason(status: int, command: str) -> str:
+    """Why a stored answer that is the API's ``status`` refusing the credentials must not be
+    replayed, and how to record it anew (``command``)."""
+    return (
+        f"is the API's {status} refusing the credentials it was recorded with (a missing, "
+        "placeholder or revoked key), which replay would serve as the model's answer: "
+        f"record it anew with a valid key ({command}), or remove it"
+    )
 
 
 def key_variable(interface: str) -> str:

@@ -20,7 +20,7 @@ from replaygate.errors import WireFormatError
 from replaygate.http.envelope import interface_of, is_model_api
 from replaygate.http.exchange import HTTP_REPLACE
 from replaygate.http.recorded import replayed
-from replaygate.http.routes import credentials_refused
+from replaygate.http.routes import by_hand, credentials_refused, stored_refusal_reason
 from replaygate.hygiene.verify_blocks import BLOCKS, check_blocks
 from replaygate.jsondoc import syntax_error
 from replaygate.models.providers import INTERFACES
@@ -88,11 +88,7 @@ def response_problems(
         return
     refused = _refused(response, reader, meta)
     if refused is not None:
-        yield (
-            f"{where} is the API's {refused} refusing the credentials it was recorded with "
-            "(a missing, placeholder or revoked key), which replay serves as the model's "
-            f"answer: record it anew with a valid key ({HTTP_REPLACE}), or remove it"
-        )
+        yield f"{where} {stored_refusal_reason(refused, HTTP_REPLACE)}"
         return
     interface = None if reader in _HTTP_READERS else INTERFACES[_NAMES[reader - _FIRST_INTERFACE]]
     try:
@@ -117,7 +113,7 @@ def _refused(response: Any, reader: int, meta: Mapping[str, Any] | None) -> int 
     ``response`` is one that was not written by hand."""
     if reader not in _HTTP_READERS or reader == HTTP_READER:
         return None
-    if type(response) is not dict or (meta or {}).get("source") == "hand":
+    if type(response) is not dict or by_hand(meta):
         return None
     return credentials_refused(response.get("status"), response.get("body"))
 
