@@ -6,7 +6,7 @@ run in one process, so its shared recordings and simulators are made once. The m
 using the provider SDKs go in two units, each in one share, so that few processes
 import them (seconds of CPU, see :mod:`sdks`): those taking only openai
 (:data:`OPENAI_GROUP`) and the others (:data:`sdks.SDK_GROUP`), with which those drawing
-plots go (:data:`PLOTTING`).
+plots go (:data:`PLOTTING`); the first joins the second where both fit in one share.
 
 The shares are balanced by what each module's tests took in the last run of the same
 suite (:class:`ModuleSeconds`, kept in ``.pytest_cache``), or on a fresh clone in a run
@@ -34,10 +34,11 @@ example agent recording from the simulator), not from :mod:`sdks`."""
 OPENAI_GROUP = "openai"
 """The unit of the test modules taking only openai from :mod:`sdks` (see :func:`work_unit`)."""
 
-PLOTTING = "needs_matplotlib"
-"""What a test module drawing the report's plots holds (``extras.needs_matplotlib``): it
-goes with the SDK group, whose modules run the demo, which draws them too, so that one
-share imports matplotlib (about 0.7 s of CPU a process)."""
+PLOTTING = ("needs_matplotlib", "# Its tests draw the report's plots through replaygate")
+"""What a test module drawing the report's plots holds: ``extras.needs_matplotlib``, or
+the line saying that its tests draw them through replaygate (the report or the demo
+command): it goes with the SDK group, whose modules run the demo, which draws them too,
+so that one share imports matplotlib (about 0.4 s of CPU a process)."""
 
 SECONDS = "replaygate-tests/seconds-per-module"
 """Where pytest's cache keeps what each module's tests took in the last runs, per suite
@@ -72,7 +73,7 @@ def work_unit(path: Path, source: str) -> str:
     (anthropic: 2.8 s) is not the one every other share waits for. One taking only
     aiohttp (0.2 s) is left free to go in any share."""
     taken = sdks_taken(source) - {"aiohttp"}
-    if PLOTTING in source:
+    if any(line in source for line in PLOTTING):
         return SDK_GROUP
     if not taken:
         return str(path)
@@ -189,7 +190,11 @@ def assign(
     root: Path, modules: Iterable[tuple[Path, str]], seconds: dict[str, float], count: int
 ) -> dict[Path, int]:
     """The share of each module (its path and source): the costliest unit first, each to
-    the share with the least so far."""
+    the share with the least so far.
+
+    The :data:`OPENAI_GROUP` joins the SDK group where the two together are no more than
+    a share's part of the whole: the SDK group's modules import openai too, so the share
+    holding both imports it once."""
     units: dict[str, list[Path]] = {}
     sizes: dict[Path, int] = {}
     for path, source in modules:
@@ -201,6 +206,12 @@ def assign(
 
     def cost(unit: str) -> float:
         return sum(timed.get(path, sizes[path] * per_byte) for path in units[unit])
+
+    whole = sum(cost(unit) for unit in units)
+    if {SDK_GROUP, OPENAI_GROUP} <= units.keys() and (
+        cost(SDK_GROUP) + cost(OPENAI_GROUP) <= whole / count
+    ):
+        units[SDK_GROUP] += units.pop(OPENAI_GROUP)
 
     loads = [0.0] * count
     shares: dict[Path, int] = {}

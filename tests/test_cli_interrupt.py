@@ -24,6 +24,8 @@ from replaygate.fixtures.store import record_response
 from run_cli import replaygate
 from test_store import META, request, response
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 pytestmark = pytest.mark.slow
 
 PRESSES = pytest.mark.parametrize(

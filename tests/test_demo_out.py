@@ -28,6 +28,8 @@ from run_cli import replaygate
 from test_demo_mark import STOPPED, vouch
 from test_history import run
 
+# Its tests draw the report's plots through replaygate (the demo).
+
 # Each runs the demo, or a second process holding its folder's lock: end to end.
 pytestmark = pytest.mark.slow
 

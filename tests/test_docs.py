@@ -31,6 +31,8 @@ from cli_commands import EVERY
 from replaygate.cli import main
 from run_cli import replaygate
 
+# Its tests import the provider SDKs through replaygate (the pages' examples).
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
 BLOCK = re.compile(

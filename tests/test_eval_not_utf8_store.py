@@ -17,6 +17,8 @@ from replaygate.evals.history import History
 from replaygate.examples.research_copilot import shipped_eval_cases
 from run_cli import Done, replaygate
 
+# Its tests draw the report's plots through replaygate (the report command).
+
 # Records an eval from the simulator into a store named in Latin-1, and runs it: end to end.
 pytestmark = pytest.mark.slow
 

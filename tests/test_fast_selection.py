@@ -15,6 +15,7 @@ from conftest import marked_slow_as_a_whole
 from sdks import SDK_GROUP
 from shares import (
     OPENAI_GROUP,
+    PLOTTING,
     SDKS_THROUGH_REPLAYGATE,
     SHIPPED,
     ModuleSeconds,
@@ -77,6 +78,7 @@ def test_the_shares_hold_each_module_once_each_sdk_group_together_balanced() -> 
         ("from sdks import aiohttp\n", "test_x.py"),
         ("needs_matplotlib()\n", SDK_GROUP),
         ("from sdks import openai\nneeds_matplotlib()\n", SDK_GROUP),
+        (f"{PLOTTING[1]} (the report command).\n", SDK_GROUP),
     ],
 )
 def test_a_module_goes_with_the_modules_importing_the_same_sdks(source: str, unit: str) -> None:
@@ -96,6 +98,25 @@ def test_a_unit_goes_to_the_share_with_least_whatever_its_size(tmp_path: Path) -
     assert shares[tmp_path / "test_a.py"] == shares[tmp_path / "test_b.py"]
     assert shares[tmp_path / "test_c.py"] != shares[tmp_path / "test_a.py"]
     assert shares[tmp_path / "test_d.py"] == shares[tmp_path / "test_c.py"]
+
+
+@pytest.mark.parametrize(("openai_seconds", "together"), [(2.0, True), (3.0, False)])
+def test_the_openai_group_joins_the_sdk_group_where_both_fit_in_one_share(
+    tmp_path: Path, openai_seconds: float, together: bool
+) -> None:
+    """Together they import openai once; apart, both shares would, where the two would
+    make one share the one the others wait for."""
+    sources = {
+        "test_a.py": "from sdks import anthropic, openai\n",
+        "test_b.py": "from sdks import openai\n",
+        "test_c.py": "x = 1\n",
+        "test_d.py": "x = 1\n",
+    }
+    modules = [(tmp_path / name, source) for name, source in sources.items()]
+    timed = {"test_a.py": 3.0, "test_b.py": openai_seconds, "test_c.py": 2.5, "test_d.py": 2.5}
+    shares = assign(tmp_path, modules, timed, 2)  # half of 10 s or of 11 s
+    assert (shares[tmp_path / "test_a.py"] == shares[tmp_path / "test_b.py"]) is together
+    assert shares[tmp_path / "test_c.py"] != shares[tmp_path / "test_a.py"]
 
 
 def test_a_module_collected_whose_tests_all_were_deselected_counts_nothing() -> None:

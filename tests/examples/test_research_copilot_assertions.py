@@ -49,6 +49,8 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.models.replay import ReplayModel
 from replaygate.sampling import SampleChecks, run_sampled
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 CASE = next(case for case in load_cases() if case.id == CASE_ID)
 REPORT_SCHEMA: dict[str, Any] = {
     "type": "object",
