@@ -199,6 +199,15 @@ class City(BaseModel):
     address: Address
 
 
+@pytest.mark.parametrize("ask", ASKS)
+def test_an_object_s_keys_come_in_the_order_of_its_properties(clients: Clients, ask: Any) -> None:
+    """As the APIs write them, whatever order ``required`` names them in (Instructor sorts
+    it): a streamed object fills its fields in that order, as it does live."""
+    schema = _object(name={"type": "string"}, country={"type": "string"})
+    schema["required"] = ["country", "name"]
+    assert list(ask(clients, schema)) == ["name", "country"]
+
+
 def test_a_pydantic_model_parses_the_answer(clients: Clients) -> None:
     ask = [{"role": "user", "content": ASK}]
     chat = clients.openai.chat.completions.parse(model="g", messages=ask, response_format=City)

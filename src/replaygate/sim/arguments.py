@@ -185,14 +185,20 @@ class _Maker:
         ``dependentRequired`` asks for and as many more as ``minProperties`` asks for
         (:meth:`_names`), each the ``variant``-th value of its own schema: that of
         ``properties`` and of each ``patternProperties`` its name matches, else
-        ``additionalProperties``."""
+        ``additionalProperties``. Written in the order of ``properties``, as the APIs
+        write an object of a schema whatever order ``required`` names them in
+        (Instructor sorts it), the other names after them."""
         properties = schema.get("properties")
         properties = properties if isinstance(properties, Mapping) else {}
         required = schema.get("required")
         names = required if isinstance(required, list) else list(properties)
         names = [name for name in names if isinstance(name, str)]
+        chosen = self._names(schema, properties, names, where, depth, variant)
         made = {}
-        for name in self._names(schema, properties, names, where, depth, variant):
+        for name in [
+            *(n for n in properties if n in chosen),
+            *(n for n in chosen if n not in properties),
+        ]:
             own, place = self._property(schema, properties, name, where)
             made[name] = self.value(own, place, depth + 1, variant)
         return made
