@@ -9,6 +9,8 @@ other path, or with an error status, is still replayed as it was recorded.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,6 +76,48 @@ def test_a_success_labelled_json_whose_text_is_not_json_names_its_fixture(
     assert count == 1
     assert [(p.file, p.line) for p in problems] == [(str(store), 1)]
     assert reason in problems[0].reason
+
+
+def test_a_success_labelled_json_kept_as_bytes_that_are_not_json_names_its_fixture(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    # a cassette's gzip answer whose content-encoding header a filter took away
+    gzipped = base64.b64encode(gzip.compress(BROKEN.encode())).decode()
+    headers = {"content-type": "application/json"}
+    store = recorded(tmp_path / "hi.jsonl", sim, status=200, headers=headers, base64=gzipped)
+    with pytest.raises(FixtureFormatError) as caught:
+        replay(store, sim)
+    reason = "response.base64: labelled application/json, but not JSON ("
+    assert str(caught.value).startswith(f"{store}:1: its response cannot be replayed: {reason}")
+    count, problems = verify_store(store)
+    assert count == 1 and [(p.file, p.line) for p in problems] == [(str(store), 1)]
+    assert reason in problems[0].reason
+
+
+def test_a_success_labelled_json_kept_as_bytes_in_utf16_replays(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    # JSON in UTF-16 is read by the SDK's json.loads of the bytes, so it is no damage
+    answer = json.dumps(
+        {
+            "id": "c",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "gpt-sim-1",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": "Hi!"},
+                }
+            ],
+        }
+    )
+    utf16 = base64.b64encode(answer.encode("utf-16")).decode()
+    headers = {"content-type": "application/json"}
+    store = recorded(tmp_path / "hi.jsonl", sim, status=200, headers=headers, base64=utf16)
+    assert replay(store, sim).choices[0].message.content == "Hi!"
+    assert verify_store(store) == (1, [])
 
 
 def test_an_error_labelled_json_whose_text_is_not_json_replays_as_recorded(

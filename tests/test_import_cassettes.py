@@ -411,6 +411,26 @@ def test_an_answer_labelled_json_that_an_edit_broke_is_refused_naming_the_intera
     assert not store_of(tmp_path / "out", "openai/plain.yaml").exists()
 
 
+def test_a_gzip_answer_whose_encoding_header_was_filtered_is_refused(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    # gzip bytes labelled JSON with no content-encoding: stored as base64, it was imported
+    # and verified clean, and the replay died in the SDK's json.loads naming no fixture
+    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
+
+    def gzip_without_its_header(data: dict[str, Any]) -> None:
+        body = data["interactions"][0]["response"]["body"]
+        body["string"] = gzip.compress(body["string"].encode())
+
+    edit_yaml(folder / "openai/plain.yaml", gzip_without_its_header)
+    result = import_cassettes(folder, "--out", tmp_path / "out")
+    assert result.exit_code == 1, result.output
+    refusal = next(line for line in result.output.splitlines() if "REFUSED" in line)
+    assert f"{folder / 'openai/plain.yaml'}: interaction 0: response.base64: " in refusal
+    assert "labelled application/json, but not JSON" in refusal
+    assert not store_of(tmp_path / "out", "openai/plain.yaml").exists()
+
+
 BAD_INPUT = {
     "malformed YAML": ("interactions:\n- request: {method: POST\n", "not valid YAML at line 3"),
     "unknown version": ("version: 2\ninteractions: []\n", "unknown cassette version 2"),

@@ -330,13 +330,14 @@ def _terminated(event: Mapping[str, Any], last: bool, i: int) -> bool:
     return False
 
 
-def _check_json_text(body: bytes, headers: Iterable[tuple[str, str]]) -> None:
-    """Refuse ``body``, the replayed text of a success whose (lower-case) ``headers`` label
-    it JSON (``application/json``, ``...+json``), when the SDK's JSON reader cannot read it.
-    A body recorded as JSON is kept as ``body``; one kept as ``text`` under that label is
-    one that an edit broke (a cassette's answer, a quote lost) or that a server sent
-    broken, which no SDK reads. It is read as the SDKs read it (httpx's ``json.loads`` of
-    the bytes), so a byte-order mark before the JSON is accepted."""
+def _check_json_text(body: bytes, headers: Iterable[tuple[str, str]], field: str) -> None:
+    """Refuse ``body``, the replayed ``text`` or ``base64`` (``field``) of a success whose
+    (lower-case) ``headers`` label it JSON (``application/json``, ``...+json``), when the
+    SDK's JSON reader cannot read it. A body recorded as JSON is kept as ``body``; one kept
+    as ``text`` or ``base64`` under that label is one that an edit broke (a cassette's
+    answer, a quote lost; gzip bytes whose ``content-encoding`` a filter took away) or that
+    a server sent broken, which no SDK reads. It is read as the SDKs read it (httpx's
+    ``json.loads`` of the bytes), so a byte-order mark before the JSON is accepted."""
     media = next((v for k, v in headers if k == "content-type"), "")
     kind = media.partition(";")[0].strip().lower()
     if kind != "application/json" and not kind.endswith("+json"):
@@ -352,7 +353,7 @@ def _check_json_text(body: bytes, headers: Iterable[tuple[str, str]]) -> None:
     else:
         return
     raise WireFormatError(
-        "response.text",
+        f"response.{field}",
         f"labelled {kind}, but {problem}, where the SDK of a model API parses a success as "
         "JSON (an edit broke it?)",
     )
@@ -394,7 +395,7 @@ def replayed(
     ``rerecord`` is the command a stream that cannot be replayed further names, and
     ``from_simulator`` how to record it from the simulator again, said beside it.
     ``model_api`` says the response answers a model API's path, whose SDK parses a
-    success labelled JSON: a ``text`` body that is not JSON is refused
+    success labelled JSON: a ``text`` or ``base64`` body that is not JSON is refused
     (:func:`_check_json_text`), where the SDK would fail on it naming no fixture."""
     if not _is_mapping(record):
         raise WireFormatError("response", "expected an object with status, headers and a body")
@@ -414,8 +415,9 @@ def replayed(
         )
     if "events" not in record:
         body = _body_bytes(record)
-        if model_api and "text" in record and 200 <= status < 300:
-            _check_json_text(body, out)
+        kept_as = next((field for field in ("text", "base64") if field in record), None)
+        if model_api and kept_as is not None and 200 <= status < 300:
+            _check_json_text(body, out, kept_as)
         return Replayed(
             status, _lengthed(out, status, head, body), (body,) if body else (), key=key
         )
