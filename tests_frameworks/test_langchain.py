@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from replaygate.errors import FixtureMismatchError
 from replaygate.http import intercept
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
-from replaygate.sim import ScriptBehavior
+from replaygate.sim import ScriptBehavior, Simulator
 from tests_frameworks.harness import (
     CHANGED,
     CLAUDE,
@@ -235,6 +235,33 @@ def test_with_retry_left_to_its_default_resends_a_miss(store: Path) -> None:
     with intercept(store) as exchange, pytest.raises(FixtureMismatchError):
         chain.invoke(CHANGED)
     assert exchange.sent == 3
+
+
+def asked_in_its_own_loop(chat: ChatAnthropic, question: str) -> Any:
+    """The answer to ``question``, asked in an event loop of its own."""
+    return asyncio.run(chat.ainvoke(question)).content
+
+
+def test_chat_anthropic_records_in_a_second_event_loop_through_the_sdk_s_retry(
+    store: Path,
+) -> None:
+    """ChatAnthropic shares one async client among its models: a recording's first send
+    in another event loop meets the connection the last loop left (``Event loop is
+    closed``). The SDK sends it again on a new one, so the recording is whole and replays;
+    with ``max_retries=0`` it fails (docs/frameworks.md)."""
+    questions = ("first loop", "second loop")
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+    ):
+        chat = ChatAnthropic(model=CLAUDE, max_tokens=64)
+        recorded = [asked_in_its_own_loop(chat, q) for q in questions]
+        unretried = ChatAnthropic(model=CLAUDE, max_tokens=64, max_retries=0)
+        with pytest.raises(anthropic.APIConnectionError, match="Connection error"):
+            asked_in_its_own_loop(unretried, "third loop")
+    assert recorded == [f"echo: {q}" for q in questions]
+    with intercept(store):
+        assert [asked_in_its_own_loop(chat, q) for q in questions] == recorded
 
 
 def stream_with_usage(hosts: Hosts, question: str = QUESTION) -> list[Any]:
