@@ -11,13 +11,14 @@ import sys
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replaygate.cli import main
+from replaygate.cli import hygiene_cmds, main
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore, scan, store_files
 from replaygate.hygiene import refs
@@ -169,6 +170,47 @@ def test_a_reference_in_a_large_file_is_seen_across_its_pieces(
     done = prune(str(store), "--unused", "--yes")
     assert "nothing to prune" in done.output, done.output
     assert stored_keys(store) == set(keys.values())
+
+
+@pytest.mark.parametrize("layout", ["rag.jsonl", "research"])
+def test_fixtures_a_prune_at_the_same_time_deleted_first_are_not_counted_again(
+    project: Path, layout: str
+) -> None:
+    # two prunes listed the same fixtures; the second to take the lock said "deleted 2"
+    # for fixtures the first had deleted, and backed up the pruned file once more
+    store = project / "tests" / "fixtures" / layout
+    keys = setup_store(project, store)
+    hits = project / ".replaygate" / "hits"
+    listed = [r for r in patrol(store, runs=5, refs=[project / "tests"], hits_dir=hits).rows]
+    doomed = [r for r in listed if r.unused]
+    first = delete(store, doomed)
+    assert len(first.deleted) == 2 and first.gone == ()
+    files = {f: f.read_bytes() for f in store.parent.rglob("*") if f.is_file()}
+    second = delete(store, doomed)
+    assert second.deleted == () and second.gone == tuple(doomed)
+    assert second.backups == () and second.files_removed == ()
+    assert {f: f.read_bytes() for f in store.parent.rglob("*") if f.is_file()} == files
+    assert stored_keys(store) == {keys["played"], keys["referenced"]}
+
+
+def test_the_command_says_which_listed_fixtures_were_gone(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    setup_store(project, store)
+    listed = hygiene_cmds.candidates
+
+    def another_prune_first(*args: Any) -> Any:
+        doomed = listed(*args)
+        delete(store, doomed)  # the other prune takes the lock first
+        return doomed
+
+    monkeypatch.setattr(hygiene_cmds, "candidates", another_prune_first)
+    done = prune(str(store), "--unused", "--yes")
+    assert done.exit_code == 0, done.output
+    assert "deleted 0 fixture(s)" in done.output
+    assert "2 listed fixture(s) were gone once the store's lock was taken" in done.output
+    assert "backup: " not in done.output
 
 
 def test_an_earlier_prunes_backup_is_no_reference(project: Path) -> None:

@@ -535,6 +535,11 @@ def prune(
     except ReplaygateError as err:
         fail(err)
     click.echo(f"deleted {len(done.deleted)} fixture(s)")
+    if done.gone:
+        click.echo(
+            f"  {len(done.gone)} listed fixture(s) were gone once the store's lock was taken "
+            "(another prune, or a re-recording, removed them first)"
+        )
     for file in done.files_removed:
         click.echo(f"  removed: {shown_file(str(file))}")
     for backup in done.backups:

@@ -48,13 +48,16 @@ LINKED = "reached through a symlink: not pruned; prune the store it belongs to"
 
 @dataclass(frozen=True)
 class PruneResult:
-    """What was deleted, the backups of the files removed or rewritten, and the files
-    left because they are reached through a symlink (:data:`LINKED`)."""
+    """What was deleted, the backups of the files removed or rewritten, the files left
+    because they are reached through a symlink (:data:`LINKED`), and the fixtures listed
+    that were no longer there once the store's lock was taken (``gone``: another prune,
+    or a re-recording, removed them first)."""
 
     deleted: tuple[PatrolRow, ...]
     backups: tuple[Path, ...]
     files_removed: tuple[Path, ...]
     linked: tuple[Path, ...] = ()
+    gone: tuple[PatrolRow, ...] = ()
 
 
 def candidates(
@@ -132,25 +135,29 @@ def _chunks(file: Path, size: int = 1 << 20) -> Iterator[bytes]:
             yield chunk
 
 
-def _rewrite_jsonl(file: Path, keys: set[str], linked: bool) -> Path:
+def _rewrite_jsonl(file: Path, keys: set[str], linked: bool) -> tuple[Path | None, set[str]]:
     """Back ``file`` up, then write it again without the fixtures of ``keys`` and their
     sample lines; both are streamed, so a file of any size is never held whole. Left
     without fixtures, it is removed, or emptied when ``linked`` (a symlink of the store
-    names it)."""
+    names it). Returns the backup and the keys of ``keys`` the file held; a file that
+    holds none of them (pruned meanwhile) is left as it is, with no backup (``None``)."""
     store = FixtureStore(file)
     store.refresh()
     with store:
         grown = store.sample_lines()
-        pruned = [loc for key in sorted(keys) for loc, _ in store.get(key)]
+        found = {key for key in keys if store.get(key)}
+        pruned = [loc for key in sorted(found) for loc, _ in store.get(key)]
         drop = {line.line for loc in pruned for line in (loc, *grown.get(loc, ()))}
         left = len(store) - len(pruned)
+    if not found:
+        return None, found
     backup = backup_of(file)
     atomic_write(backup, _chunks(file))
     if left or linked:  # emptied through a link: the link stays, as in a rewrite
         atomic_write(file, (raw for number, raw in jsonl_lines(file) if number not in drop))
     else:
         file.unlink()
-    return backup
+    return backup, found
 
 
 def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
@@ -183,6 +190,7 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
     backups: list[Path] = []
     removed: list[Path] = []
     elsewhere: list[Path] = []
+    found: set[tuple[Path, str]] = set()  # (real file, key) deleted under the lock
     try:
         with contextlib.ExitStack() as stack:
             for lock in sorted(locks):
@@ -196,17 +204,22 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
                 if not file.exists():
                     continue
                 if file.suffix == ".json":
-                    if read_json_file(file).key in keys[real]:
+                    key = read_json_file(file).key
+                    if key in keys[real]:
                         backups.append(backup_of(file))
                         os.rename(file, backups[-1])
                         removed.append(file)
+                        found.add((real, key))
                 else:
-                    backup = _rewrite_jsonl(file, keys[real], real in linked)
-                    backups.append(backup)
+                    backup, held = _rewrite_jsonl(file, keys[real], real in linked)
+                    backups += [backup] if backup is not None else []
+                    found |= {(real, key) for key in held}
                     if not file.exists():
                         removed.append(file)
     except ReplaygateError as err:
         raise HygieneError(f"{err}; nothing more deleted") from None
     left = {resolved(file) for file in elsewhere}
-    deleted = tuple(row for row in rows if resolved(row.file) not in left)
-    return PruneResult(deleted, tuple(backups), tuple(removed), tuple(elsewhere))
+    listed = [row for row in rows if resolved(row.file) not in left]
+    deleted = tuple(row for row in listed if (resolved(row.file), row.key) in found)
+    gone = tuple(row for row in listed if (resolved(row.file), row.key) not in found)
+    return PruneResult(deleted, tuple(backups), tuple(removed), tuple(elsewhere), gone)
