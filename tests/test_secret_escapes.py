@@ -34,7 +34,7 @@ def test_a_letter_beyond_the_bmp_reads_the_same_escaped_and_plain(text: str) -> 
 def test_the_secret_scan_reads_what_the_text_rules_read() -> None:
     text = "Jos\\u00e9 \\ud83d\\ude00 alice\\u0040corp.example \\u00e9t\\u00e9"
     handed: list[str] = []
-    unescaped(text, lambda plain: handed.append(plain) or plain)
+    unescaped(text, lambda plain: handed.append(plain.text))
     assert handed == ["José 😀 alice@corp.example été"]
     assert [view.text for view in views(text, Budget())] == handed
 

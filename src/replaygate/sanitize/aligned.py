@@ -1,63 +1,104 @@
-"""Where a text rule changed a text: the stretches of the text before and after that are
-the same, and those between them that the rules changed (:func:`stretches`).
+"""Where text rules changed a text: the stretches of the text before and after that are
+the same, and those between them that the rules changed (:class:`Edited`).
 
-Text rules replace what they match and leave the rest, so the texts are walked side by
-side: a stretch the two share is passed over whole, and at a difference the change ends
-where :data:`SYNC` characters of the text after it are met again in the text before it.
-Whatever is found, the stretches told the same are the same and join to both texts: only
-how finely a change is cut depends on it.
+Text rules replace what they match and leave the rest, so what they changed is known as
+they change it: each replacement is recorded against the stretches the text still shares
+with the text the rules started from, and whatever lies between two shared stretches is a
+change. Each rule costs one pass over its matches and the shared stretches (a text of
+megabytes with a change every line is read in time that grows with its length), and a
+change is cut exactly where the rules replaced text, never wider.
 """
 
 from __future__ import annotations
 
-SYNC = 3
-"""Characters in a row of the text after a change, met again in the text before it, that
-end the change."""
-_REACH = 4096
-"""Characters of a change looked through for its end; a longer one runs to the end of the
-stretch the texts do not share at their start and end."""
-_STEP = 4096
+import re
+from collections.abc import Callable
+
+Stretch = tuple[int, int, int, int, bool]
+"""``(start, end in the text before, start, end in the text after, whether the same)``."""
 
 
-def _same(a: str, i: int, b: str, j: int, most: int) -> int:
-    """How many characters from ``a[i]`` and ``b[j]`` on are the same (at most ``most``)."""
-    n, step = 0, _STEP
-    while step:
-        if n + step <= most and a[i + n : i + n + step] == b[j + n : j + n + step]:
-            n += step
-        else:
-            step //= 2
-    return n
+class Plain:
+    """A text as text rules change it, where nothing needs to know what they changed."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def sub(self, pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str]) -> None:
+        """``pattern.sub(replace, ...)`` of the text."""
+        self.text = pattern.sub(replace, self.text)
 
 
-def _shared_end(a: str, b: str, most: int) -> int:
-    """How many characters ``a`` and ``b`` end with alike (at most ``most``)."""
-    return _same(a[::-1], 0, b[::-1], 0, most)
+class Edited:
+    """A text as text rules change it (:meth:`sub`), and its stretches against the text
+    the rules started from (:meth:`stretches`)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._before = len(text)
+        self._shared: list[tuple[int, int, int]] = [(0, 0, len(text))] if text else []
+        """``(start in the text before, start in the text now, length)`` of each stretch the
+        two still share, in order."""
+
+    def sub(self, pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str]) -> None:
+        """Replace each match of ``pattern`` with what ``replace`` gives for it, as
+        ``pattern.sub`` does, keeping the shared stretches in step."""
+        text = self.text
+        edits = []
+        for match in pattern.finditer(text):
+            new = replace(match)
+            if new != match.group():
+                edits.append((match.start(), match.end(), new))
+        if not edits:
+            return
+        parts: list[str] = []
+        at = 0
+        for start, end, new in edits:
+            parts += (text[at:start], new)
+            at = end
+        parts.append(text[at:])
+        self.text = "".join(parts)
+        self._shared = _kept(self._shared, edits)
+
+    def stretches(self) -> list[Stretch]:
+        """The stretches of the text before and the text now, in order: those they share and,
+        between them, those the rules changed."""
+        found: list[Stretch] = []
+        i = j = 0
+        for start, now, length in self._shared:
+            if (i, j) != (start, now):
+                found.append((i, start, j, now, False))
+            i, j = start + length, now + length
+            found.append((start, i, now, j, True))
+        if (i, j) != (self._before, len(self.text)):
+            found.append((i, self._before, j, len(self.text), False))
+        return found
 
 
-def stretches(before: str, after: str) -> list[tuple[int, int, int, int, bool]]:
-    """``(start, end in before, start, end in after, whether the same)`` of each stretch of
-    the two texts, in order: those they share and those a rule changed."""
-    n, m = len(before), len(after)
-    head = _same(before, 0, after, 0, min(n, m))
-    tail = _shared_end(before, after, min(n, m) - head)
-    last_i, last_j = n - tail, m - tail
-    found = [(0, head, 0, head, True)] if head else []
-    i = j = head
-    while i < last_i or j < last_j:
-        same = _same(before, i, after, j, min(last_i - i, last_j - j))
-        if same:
-            found.append((i, i + same, j, j + same, True))
-            i, j = i + same, j + same
-            continue
-        end_i, end_j = last_i, last_j
-        for at in range(j, min(last_j - SYNC + 1, j + _REACH)):
-            met = before.find(after[at : at + SYNC], i, last_i)
-            if met >= 0:
-                end_i, end_j = met, at
-                break
-        found.append((i, end_i, j, end_j, False))
-        i, j = end_i, end_j
-    if tail:
-        found.append((last_i, n, last_j, m, True))
-    return found
+def _kept(
+    shared: list[tuple[int, int, int]], edits: list[tuple[int, int, str]]
+) -> list[tuple[int, int, int]]:
+    """What of the ``shared`` stretches (by their place in the text) the ``edits``
+    (``(start, end, new text)``, in order, apart) leave, placed in the text they make."""
+    kept = []
+    shift = 0  # how much longer the edits before a place made the text
+    k = 0
+    for start, now, length in shared:
+        end = now + length
+        at = now  # the stretch's rest, from here, is still to place
+        while k < len(edits):
+            edit_start, edit_end, new = edits[k]
+            if edit_start >= end:
+                break  # an edit of a later stretch (or of none)
+            if edit_end > at or edit_start > at:  # it cuts into what is left of the stretch
+                if edit_start > at:
+                    kept.append((start + at - now, at + shift, edit_start - at))
+                if edit_end > end:
+                    at = end  # it runs on into the stretches after this one
+                    break
+                at = max(at, edit_end)
+            shift += len(new) - (edit_end - edit_start)
+            k += 1
+        if at < end:
+            kept.append((start + at - now, at + shift, end - at))
+    return kept

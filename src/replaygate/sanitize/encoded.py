@@ -18,9 +18,11 @@ from collections.abc import Callable
 from itertools import accumulate
 from urllib.parse import quote_plus, unquote_plus
 
-from replaygate.sanitize.aligned import stretches
+from replaygate.sanitize.aligned import Edited, Plain
 
 TextFn = Callable[[str], str]
+Rules = Callable[[Plain | Edited], None]
+"""Text rules run on a text (:meth:`~.aligned.Plain.sub`), changing it in place."""
 
 ESCAPE = re.compile(
     r"\\\\|\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})"
@@ -66,13 +68,21 @@ writing every decoded one back escaped cannot change what the JSON held as text 
 (a quote, a bracket, a space or a digit written escaped would)."""
 
 
-def unescaped(text: str, fn: TextFn) -> str:
-    """``fn`` run on ``text`` with its ``\\u`` and ``\\x`` escapes decoded; what it changed
-    (:func:`~.aligned.stretches`) is written back escaped: each character as it was escaped
-    in what it replaced, and, in a text written in ASCII only, any new character beyond
-    ASCII as a ``\\u`` escape. What it did not change is written back as it was."""
+def _plainly(text: str, rules: Rules) -> str:
+    """``text`` as ``rules`` change it, where no escape needs writing back."""
+    plain = Plain(text)
+    rules(plain)
+    return plain.text
+
+
+def unescaped(text: str, rules: Rules) -> str:
+    """``rules`` run on ``text`` with its ``\\u`` and ``\\x`` escapes decoded; what they
+    changed (:meth:`~.aligned.Edited.stretches`) is written back escaped: each character as
+    it was escaped in what it replaced, and, in a text written in ASCII only, any new
+    character beyond ASCII as a ``\\u`` escape. What they did not change is written back
+    as it was."""
     if "\\u" not in text and "\\x" not in text:
-        return fn(text)
+        return _plainly(text, rules)
     places: list[int] = []  # the decoded text's places of decoded escapes
     writings: list[str] = []  # and the escapes written there
     parts: list[str] = []
@@ -91,10 +101,12 @@ def unescaped(text: str, fn: TextFn) -> str:
         decoded_length += len(char)
         start = match.end()
     if not places:
-        return fn(text)
+        return _plainly(text, rules)
     parts.append(text[start:])
     decoded = "".join(parts)
-    out = fn(decoded)
+    edited = Edited(decoded)
+    rules(edited)
+    out = edited.text
     if out == decoded:
         return text
     longer = list(accumulate((len(w) - 1 for w in writings), initial=0))
@@ -110,15 +122,19 @@ def unescaped(text: str, fn: TextFn) -> str:
     everywhere = first_writings(0, len(places))
     ascii_only = text.isascii()
     written_back: list[str] = []
-    for i1, i2, j1, j2, same in stretches(decoded, out):
+    for i1, i2, j1, j2, same in edited.stretches():
         if same:
             written_back.append(text[origin(i1) : origin(i2)])
             continue
         here = first_writings(bisect_left(places, i1), bisect_left(places, i2))
+        new = out[j1:j2]
+        if not here and not (ascii_only and not new.isascii()):
+            written_back.append(new)  # no character of it to write escaped
+            continue
         written_back.extend(
             here.get(c)
             or (everywhere.get(c) or _escape(c) if ascii_only and not c.isascii() else c)
-            for c in out[j1:j2]
+            for c in new
         )
     return "".join(written_back)
 

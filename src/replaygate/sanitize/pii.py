@@ -36,6 +36,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from replaygate.sanitize.aligned import Edited, Plain
 from replaygate.sanitize.encoded import unescaped
 from replaygate.sanitize.patterns import pattern_problem
 
@@ -183,8 +184,11 @@ class RedactionRule:
 
     def apply(self, text: str) -> str:
         """``text`` with every match replaced."""
-        replacement = self.replace
-        return self.compiled.sub(lambda _: replacement, text)
+        return self.compiled.sub(self.replacement, text)
+
+    def replacement(self, _match: re.Match[str]) -> str:
+        """What a match is replaced with."""
+        return self.replace
 
 
 class TextRules:
@@ -208,17 +212,16 @@ class TextRules:
         escapes are decoded (:func:`~replaygate.sanitize.encoded.unescaped`)."""
         return unescaped(text, self._apply)
 
-    def _apply(self, text: str) -> str:
+    def _apply(self, text: Plain | Edited) -> None:
         for rule in self.rules:
-            text = rule.apply(text)
+            text.sub(rule.compiled, rule.replacement)
         digits: bool | None = None
         for builtin in self.builtins:
             if builtin.digits:
                 if digits is None:
-                    digits = _TEN_DIGITS.search(text) is not None
+                    digits = _TEN_DIGITS.search(text.text) is not None
                 if not digits:
                     continue
-            elif "@" not in text:
+            elif "@" not in text.text:
                 continue
-            text = builtin.pattern.sub(builtin.replace, text)
-        return text
+            text.sub(builtin.pattern, builtin.replace)
