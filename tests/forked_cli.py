@@ -1,25 +1,45 @@
 """``python -m replaygate ARGS`` in processes forked from one interpreter that imported the
 command line once.
 
-A test about what only a process shows (how it ends, what its interpreter does as it
-exits with its streams gone) needs one, not the 0.3 s of CPU a fresh interpreter spends
-importing the command line each time. :class:`Forker` starts one interpreter that
-imports the modules named, then forks a process per command: each sets up its streams
-and folder, runs ``replaygate`` as ``python -m replaygate`` does and ends as that
-process would end (its exit status, its interpreter's exit).
+A test about what only a process shows (how it ends on a signal, what its interpreter
+does as it exits with its streams gone) needs one, not the 0.3 s of CPU a fresh
+interpreter spends importing the command line each time. :class:`Forker` starts one
+interpreter that imports the modules named, then forks a process per command: each sets
+up its streams, folder, environment and session, runs ``replaygate`` as ``python -m
+replaygate`` does (or ``python -c CODE``) and ends as that process would end (its exit
+status, its interpreter's exit). A test about what happens as the interpreter starts
+still starts one.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
+import time
+from collections.abc import Mapping
 from pathlib import Path
 
 SERVER = """
-import json, os, runpy, socket, sys
+import io, json, os, runpy, signal, socket, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as an interpreter starts
+
+def stdio(fd, old):
+    # the stream an interpreter starting with the file descriptor fd would make
+    write = fd > 0
+    buffered = not write or not old.write_through  # python -u, PYTHONUNBUFFERED
+    raw = io.FileIO(fd, "wb" if write else "rb", closefd=False)
+    layer = (io.BufferedWriter if write else io.BufferedReader)(raw) if buffered else raw
+    stream = io.TextIOWrapper(
+        layer, old.encoding, old.errors, "\\n",
+        line_buffering=buffered and (fd == 2 or raw.isatty()), write_through=not buffered,
+    )
+    stream.mode = "w" if write else "r"
+    return stream
+
 requests = socket.socket(fileno=int(sys.argv[1]))
 for name in sys.argv[2:]:
     __import__(name)
@@ -31,17 +51,30 @@ while True:
     if os.fork() == 0:  # waits for the command and says how it ended
         requests.close()
         command = os.fork()
-        if command == 0:  # ends as `python -m replaygate ARGS` ends
+        if command == 0:  # ends as `python -m replaygate ARGS` (or `python -c CODE`) ends
             os.close(reply)
             for target, fd in enumerate(streams):
                 os.dup2(fd, target)
+            sys.stdin = sys.__stdin__ = stdio(0, sys.stdin)
+            sys.stdout = sys.__stdout__ = stdio(1, sys.stdout)
+            sys.stderr = sys.__stderr__ = stdio(2, sys.stderr)
             request = json.loads(message)
+            if request["session"]:
+                os.setsid()
             os.chdir(request["cwd"])
+            if request["env"] is not None:
+                os.environ.clear()
+                os.environ.update(request["env"])
+                sys.path[1:1] = [p for p in os.environ.get("PYTHONPATH", "").split(":") if p]
             sys.argv[1:] = request["args"]
-            runpy.run_module("replaygate", run_name="__main__", alter_sys=True)
+            if request["code"] is None:
+                runpy.run_module("replaygate", run_name="__main__", alter_sys=True)
+            else:
+                exec(compile(request["code"], "<string>", "exec"), {"__name__": "__main__"})
             sys.exit(0)
+        os.write(reply, f"{command}\\n".encode())
         _, status = os.waitpid(command, 0)
-        os.write(reply, str(os.waitstatus_to_exitcode(status)).encode())
+        os.write(reply, f"{os.waitstatus_to_exitcode(status)}\\n".encode())
         os._exit(0)
     for fd in fds:
         os.close(fd)
@@ -51,6 +84,48 @@ while True:
     except ChildProcessError:
         pass
 """
+
+
+class Forked:
+    """A command's process forked by :class:`Forker`: its id and, once it ended, its exit
+    status (``-N`` for signal N, as :mod:`subprocess` gives it)."""
+
+    def __init__(self, answer: socket.socket) -> None:
+        self._answer, self._said = answer, b""
+        self.returncode: int | None = None
+        self.pid = int(self._line(60))
+
+    def _line(self, timeout: float | None) -> str:
+        """The next line the waiter says, waiting at most ``timeout`` seconds (None: not
+        at all, ``""`` when there is none yet)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self._said:
+            left = 0.0 if deadline is None else max(0.0, deadline - time.monotonic())
+            if not select.select([self._answer], [], [], left)[0]:
+                if deadline is None:
+                    return ""
+                raise TimeoutError(f"the process {getattr(self, 'pid', '')} did not end in time")
+            chunk = self._answer.recv(64)
+            if not chunk:
+                raise EOFError("the process's waiter ended without saying how it ended")
+            self._said += chunk
+        line, _, self._said = self._said.partition(b"\n")
+        return line.decode()
+
+    def poll(self) -> int | None:
+        """The exit status if the process ended, else None."""
+        if self.returncode is None:
+            said = self._line(None)
+            self.returncode = int(said) if said else None
+        return self.returncode
+
+    def wait(self, timeout: float) -> int:
+        """The exit status, once the process ended (:class:`TimeoutError` after
+        ``timeout`` seconds)."""
+        if self.returncode is None:
+            self.returncode = int(self._line(timeout))
+            self._answer.close()
+        return self.returncode
 
 
 class Forker:
@@ -65,20 +140,31 @@ class Forker:
                 pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
             )  # fmt: skip
 
-    def run(self, args: list[str], *, stdout: int, stderr: int, cwd: Path) -> int:
-        """The exit status of ``python -m replaygate ARGS`` run in ``cwd`` with the file
-        descriptors ``stdout`` and ``stderr``, and stdin at ``/dev/null``."""
+    def start(
+        self,
+        args: list[str],
+        *,
+        stdout: int,
+        stderr: int,
+        cwd: Path,
+        env: Mapping[str, str] | None = None,
+        session: bool = False,
+        code: str | None = None,
+    ) -> Forked:
+        """Start ``python -m replaygate ARGS`` (with ``code``: ``python -c CODE ARGS``) in
+        ``cwd`` with the file descriptors ``stdout`` and ``stderr``, stdin at ``/dev/null``,
+        the environment ``env`` (None: the forking interpreter's), in a session of its
+        own with ``session``."""
         answer, reply = socket.socketpair()
-        with answer, open(os.devnull, "rb") as stdin:
-            with reply:
-                request = json.dumps({"args": args, "cwd": str(cwd)}).encode()
-                fds = [reply.fileno(), stdin.fileno(), stdout, stderr]
-                socket.send_fds(self._requests, [request], fds)
-            answer.settimeout(60)
-            said = b""
-            while chunk := answer.recv(64):
-                said += chunk
-        return int(said)
+        request = {"args": args, "cwd": str(cwd), "env": env, "session": session, "code": code}
+        with reply, open(os.devnull, "rb") as stdin:
+            fds = [reply.fileno(), stdin.fileno(), stdout, stderr]
+            socket.send_fds(self._requests, [json.dumps(request).encode()], fds)
+        return Forked(answer)
+
+    def run(self, args: list[str], *, stdout: int, stderr: int, cwd: Path) -> int:
+        """The exit status of ``python -m replaygate ARGS`` (see :meth:`start`)."""
+        return self.start(args, stdout=stdout, stderr=stderr, cwd=cwd).wait(60)
 
     def close(self) -> None:
         """End the interpreter (it ends as the tests' end of its socket closes)."""

@@ -1,6 +1,8 @@
 """Ctrl-C and SIGTERM end every command with one line and exit status 130; what a
 command writes is left whole. Real processes, real signals (:mod:`interrupting`): end to
-end, so the module runs in ``make test``, not in the inner loop."""
+end, so the module runs in ``make test``, not in the inner loop. The commands' processes
+are forked from one interpreter that imported the command line once (``forker``),
+but the one signalled as it starts importing it."""
 
 from __future__ import annotations
 
@@ -9,11 +11,12 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from forked_cli import Forker
 from interrupting import ctrl_c, ended_interrupted, press_ctrl_c, terminate_alone
 from replaygate import FixtureStore
 from replaygate.cli import COMMANDS
@@ -27,6 +30,24 @@ from test_store import META, request, response
 # Its tests import the provider SDKs through replaygate (the example agent).
 
 pytestmark = pytest.mark.slow
+
+PRELOADED = [
+    "replaygate.cli.compact_cmd",
+    "replaygate.cli.eval_cmds",
+    "replaygate.cli.replay_cmds",
+    "replaygate.cli.verify_cmd",
+    "replaygate.sim.cli",
+]
+"""What the commands' processes import before the tests fork them."""
+
+
+@pytest.fixture(scope="module")
+def forker() -> Iterator[Forker]:
+    """The interpreter the commands' processes are forked from."""
+    forker = Forker(PRELOADED)
+    yield forker
+    forker.close()
+
 
 PRESSES = pytest.mark.parametrize(
     "press", [press_ctrl_c, terminate_alone], ids=["Ctrl-C", "SIGTERM"]
@@ -95,7 +116,7 @@ def nothing_more(session: int) -> None:
 
 @PRESSES
 def test_an_interrupted_compact_leaves_the_store_as_it_was(
-    tmp_path: Path, press: Callable[[int], None]
+    forker: Forker, tmp_path: Path, press: Callable[[int], None]
 ) -> None:
     store = tmp_path / "fixtures.jsonl"
     answers = tuple(response(text) for text in ("first", "second", "third"))
@@ -109,7 +130,8 @@ def test_an_interrupted_compact_leaves_the_store_as_it_was(
         return held.exists() and any(tmp_path.glob(".fixtures.jsonl.*.tmp"))
 
     status, stderr = ctrl_c(["compact", str(store)], written_beside, nothing_more,
-                            {"HELD": str(held)}, press, before=HOLD_RENAME)  # fmt: skip
+                            {"HELD": str(held)}, press, before=HOLD_RENAME,
+                            forker=forker)  # fmt: skip
     assert ended_interrupted(status, stderr, interrupted("compact")), stderr
     assert store.read_bytes() == stored
     assert not list(tmp_path.glob(".*.tmp"))
@@ -121,7 +143,7 @@ def test_an_interrupted_compact_leaves_the_store_as_it_was(
 
 @PRESSES
 def test_an_interrupt_while_verify_starts_its_workers_ends_it_in_one_line(
-    tmp_path: Path, press: Callable[[int], None]
+    forker: Forker, tmp_path: Path, press: Callable[[int], None]
 ) -> None:
     # one that cut a worker's start short ended in "RuntimeError: cannot join thread
     # before it is started" (and a started worker's own traceback)
@@ -131,7 +153,8 @@ def test_an_interrupt_while_verify_starts_its_workers_ends_it_in_one_line(
             record_response(opened, request(f"q{i}"), response(f"a{i}"), sample=0, meta=META)
     held = tmp_path / "held"
     status, stderr = ctrl_c(["verify", "--jobs", "2", str(store)], held.exists, nothing_more,
-                            {"HELD": str(held)}, press, before=HOLD_WORKER_START)  # fmt: skip
+                            {"HELD": str(held)}, press, before=HOLD_WORKER_START,
+                            forker=forker)  # fmt: skip
     assert ended_interrupted(status, stderr, interrupted("verify")), stderr
 
 
@@ -149,22 +172,22 @@ def _recorded_store(options: list[str]) -> str:
 
 
 def test_an_interrupted_command_that_writes_nothing_says_so(
-    tmp_path: Path, recorded_eval: list[str]
+    forker: Forker, tmp_path: Path, recorded_eval: list[str]
 ) -> None:
     waits = tmp_path / "waits"
     args = ["run", "--agent", "eval_job_agents:troubled", "--fixtures",
             _recorded_store(recorded_eval), f"wait:{waits}"]  # fmt: skip
-    status, stderr = ctrl_c(args, waits.exists, nothing_more, {})
+    status, stderr = ctrl_c(args, waits.exists, nothing_more, {}, forker=forker)
     assert ended_interrupted(status, stderr, interrupted("run")), stderr
     assert interrupted("run") == "Interrupted: replaygate run stopped; nothing was written"
 
 
-def test_an_interrupted_recording_keeps_what_was_recorded(tmp_path: Path) -> None:
+def test_an_interrupted_recording_keeps_what_was_recorded(forker: Forker, tmp_path: Path) -> None:
     store = tmp_path / "fixtures.jsonl"
     waits = tmp_path / "waits"
     args = ["record", "--agent", "eval_job_agents:troubled", "--fixtures", str(store),
             "--approve-live", "--simulator", "What is RAG?", f"wait:{waits}"]  # fmt: skip
-    status, stderr = ctrl_c(args, waits.exists, nothing_more, {}, terminate_alone)
+    status, stderr = ctrl_c(args, waits.exists, nothing_more, {}, terminate_alone, forker=forker)
     assert ended_interrupted(status, stderr, interrupted("record")), stderr
     assert replaygate("verify", str(store)).returncode == 0
     replayed = replaygate("run", "--agent", "eval_job_agents:troubled", "--fixtures",
@@ -173,7 +196,9 @@ def test_an_interrupted_recording_keeps_what_was_recorded(tmp_path: Path) -> Non
 
 
 @PRESSES
-def test_sim_serve_stops_on_ctrl_c_or_sigterm_with_exit_0(press: Callable[[int], None]) -> None:
+def test_sim_serve_stops_on_ctrl_c_or_sigterm_with_exit_0(
+    forker: Forker, press: Callable[[int], None]
+) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -183,7 +208,7 @@ def test_sim_serve_stops_on_ctrl_c_or_sigterm_with_exit_0(press: Callable[[int],
             return client.connect_ex(("127.0.0.1", port)) == 0
 
     status, stderr = ctrl_c(["sim", "serve", "--port", str(port)], listening, nothing_more, {},
-                            press)  # fmt: skip
+                            press, forker=forker)  # fmt: skip
     assert status == 0 and stderr == ""
     assert not listening()
 
@@ -218,7 +243,11 @@ def recorded_eval(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 @pytest.mark.parametrize("merged", [False, True], ids=["eval", "eval merge"])
 @PRESSES
 def test_an_interrupt_between_results_and_history_waits_for_both(
-    tmp_path: Path, press: Callable[[int], None], merged: bool, recorded_eval: list[str]
+    forker: Forker,
+    tmp_path: Path,
+    press: Callable[[int], None],
+    merged: bool,
+    recorded_eval: list[str],
 ) -> None:
     run = ["eval", *recorded_eval]
     out, history, held = tmp_path / "results.json", tmp_path / "h.db", tmp_path / "held"
@@ -228,7 +257,7 @@ def test_an_interrupt_between_results_and_history_waits_for_both(
         run = ["eval", "merge", str(tmp_path / "shard.json")]
     args = [*run, "--out", str(out), "--history", str(history)]
     status, stderr = ctrl_c(args, held.exists, nothing_more, {"HELD": str(held)}, press,
-                            before=HOLD_BETWEEN_WRITES)  # fmt: skip
+                            before=HOLD_BETWEEN_WRITES, forker=forker)  # fmt: skip
     assert ended_interrupted(status, stderr, interrupted("eval")), stderr
     results = load_eval_results(out)
     with History.open(history, read_only=True) as stored:
