@@ -718,6 +718,32 @@ def test_a_store_answering_otherwise_is_kept_unless_forced(
     assert texts == ["First answer.", "Other answer."]
 
 
+def test_a_forced_import_leaves_the_request_the_cassettes_answers_alone(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    # vcrpy recorded the request again, answered once: --force replaced the first answer
+    # and kept the second of the earlier cassette, served to a second send as if recorded
+    folder = cassettes_copy(recorded, tmp_path, "anthropic/twice.yaml")
+    out = tmp_path / "out"
+    assert import_cassettes(folder, "--out", out).exit_code == 0
+    store = store_of(out, "anthropic/twice.yaml")
+
+    def answered_once_otherwise(data: dict[str, Any]) -> None:
+        data["interactions"].pop()
+        body = data["interactions"][0]["response"]["body"]
+        body["string"] = body["string"].replace("First answer.", "Other answer.")
+
+    edit_yaml(folder / "anthropic/twice.yaml", answered_once_otherwise)
+    forced = import_cassettes(folder, "--out", out, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert "1 imported, 0 already there" in forced.output
+    assert replay(store, "anthropic", anthropic_plain)["content"][0]["text"] == "Other answer."
+    with pytest.raises(FixtureMismatchError):
+        replay(store, "anthropic", anthropic_twice)
+    again = import_cassettes(folder, "--out", out)
+    assert again.exit_code == 0 and "0 imported, 1 already there" in again.output
+
+
 def test_a_store_with_fewer_answers_gets_the_missing_ones(
     recorded: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:

@@ -258,7 +258,8 @@ def _write(cassette: Path, staged: _Staged, store: FixtureStore, force: bool) ->
     """Write the staged fixtures the store lacks; (answers written, answers already held).
 
     Without ``force``, a request the store answers otherwise refuses the whole cassette
-    before anything is written.
+    before anything is written; with it, such a request holds the cassette's answers
+    alone.
     """
     lock = store.lock()  # its folder made: one --out cannot hold (a link loop) ends the command
     # no other writer between what is compared and what is written; a lock file that
@@ -275,11 +276,9 @@ def _write(cassette: Path, staged: _Staged, store: FixtureStore, force: bool) ->
             if differ and not force:
                 raise CassetteRefused(_conflict(cassette, store, indexes, fixture, held, differ[0]))
             if differ or len(new) > len(held):
+                # --force replaces the request's answers with the cassette's, all of them:
+                # an earlier answer past its count would be served mixed with the new ones
                 kept = 0 if differ else len(held)
-                if len(held) > len(new):  # --force replaces answers, never drops later ones
-                    fixture = Fixture.create(
-                        fixture.request, [*new, *held[len(new) :]], fixture.meta
-                    )
                 writes.append((fixture, found is not None))
                 imported += len(new) - kept
                 unchanged += kept
