@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from forked_cli import Forker
 from interrupting import ctrl_c, ended_interrupted, press_ctrl_c, terminate_alone
 from replaygate.cli.interrupts import interrupted
 from replaygate.errors import FixtureMismatchError
@@ -47,6 +48,14 @@ def case(case_id: str, question: str, samples: int = 3) -> dict[str, Any]:
 def write_cases(path: Path, cases: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases), "utf-8")
     return path
+
+
+@pytest.fixture(scope="module")
+def forker() -> Iterator[Forker]:
+    """The interpreter the interrupted commands' processes are forked from."""
+    forker = Forker(["replaygate.cli.eval_cmds"])
+    yield forker
+    forker.close()
 
 
 @pytest.fixture(scope="module")
@@ -160,7 +169,7 @@ def test_a_failing_process_ends_the_run_with_one_error(
 @pytest.mark.slow
 @pytest.mark.parametrize("press", [press_ctrl_c, terminate_alone], ids=["Ctrl-C", "SIGTERM"])
 def test_ctrl_c_while_cases_run_stops_every_process_and_writes_nothing(
-    suite: tuple[Path, Path], tmp_path: Path, press: Callable[[int], None]
+    forker: Forker, suite: tuple[Path, Path], tmp_path: Path, press: Callable[[int], None]
 ) -> None:
     _, store = suite
     stored = store.read_bytes()
@@ -176,7 +185,7 @@ def test_ctrl_c_while_cases_run_stops_every_process_and_writes_nothing(
         press(session)
 
     status, stderr = ctrl_c(args, lambda: all(m.exists() and m.read_text() for m in markers),
-                            again, {}, press)  # fmt: skip
+                            again, {}, press, forker=forker)  # fmt: skip
     assert ended_interrupted(status, stderr, INTERRUPTED), stderr
     for pid in [int(m.read_text()) for m in markers]:
         with pytest.raises(ProcessLookupError):
@@ -190,7 +199,7 @@ def test_ctrl_c_while_cases_run_stops_every_process_and_writes_nothing(
     "forkserver" not in multiprocessing.get_all_start_methods(), reason="starts by spawning"
 )
 def test_ctrl_c_while_the_processes_start_stops_them(
-    suite: tuple[Path, Path], tmp_path: Path
+    forker: Forker, suite: tuple[Path, Path], tmp_path: Path
 ) -> None:
     _, store = suite
     cases = write_cases(tmp_path / "cases.jsonl", [case("a", "What is RAG?"),
@@ -199,8 +208,9 @@ def test_ctrl_c_while_the_processes_start_stops_them(
             "eval_job_start:troubled", "--jobs", "2", "--no-history"]  # fmt: skip
     held = tmp_path / "held"  # by the fork server importing the agent, before any process
     status, stderr = ctrl_c(
-        args, held.exists, lambda _: (tmp_path / "go").touch(), {"EVAL_JOB_HOLD": str(tmp_path)}
-    )
+        args, held.exists, lambda _: (tmp_path / "go").touch(), {"EVAL_JOB_HOLD": str(tmp_path)},
+        forker=forker,
+    )  # fmt: skip
     assert ended_interrupted(status, stderr, INTERRUPTED), stderr
 
 
