@@ -28,6 +28,7 @@ from click.testing import CliRunner, Result
 from deadline import finishes
 from replaygate.cli import main
 from replaygate.errors import FixtureMismatchError
+from replaygate.fixtures import fixture as fixture_module
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, httpx2_client
 from replaygate.migrate.cassettes import CassetteError, read_cassette
@@ -871,6 +872,8 @@ def test_the_note_names_the_cassette_by_its_path_under_the_folder_given(
 ) -> None:
     # the note held the path as given: a long absolute one (under pytest's tmp folder) was
     # refused as a high-entropy token, and a store's bytes hung on how DIR was named
+    # (both imports in one second: meta.recorded_at is the time of the import)
+    monkeypatch.setattr(fixture_module, "now_iso", lambda: "2026-01-02T03:04:05Z")
     folder = tmp_path / "pytest-of-root" / "pytest-67" / "popen-gw0" / "test_x0"
     cassette = folder / "test_chat" / "TestChat.test_says_hi[x=1,y+2].yaml"
     cassette.parent.mkdir(parents=True)
@@ -885,6 +888,7 @@ def test_the_note_names_the_cassette_by_its_path_under_the_folder_given(
     (fixture,) = FixtureStore.open(tmp_path / "a" / store)
     assert fixture.meta is not None
     assert fixture.meta["note"] == f"imported from vcrpy cassette {cassette.relative_to(folder)}"
+    assert fixture.meta["recorded_at"] == "2026-01-02T03:04:05Z"
     alone = import_cassettes(cassette, "--out", tmp_path / "c")
     assert alone.exit_code == 0, alone.output
     (fixture,) = FixtureStore.open(tmp_path / "c" / store.name)
