@@ -19,6 +19,7 @@ SIGNALS = ("TERM", "INT")
 
 SIGNAL_WHILE_BUILT = """
 import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even started with it ignored (&)
 import anthropic._base_client as sdk
 from replaygate.cli import main
 base = sdk.SyncHttpxClientWrapper.__mro__[1]
