@@ -867,6 +867,37 @@ def test_a_cassette_name_longer_than_a_store_name_is_cut_as_the_plugin_cuts_it(
     assert "written _; cut at 230 characters, ending in a digest)" in result.output
 
 
+def test_an_answer_is_dated_by_the_date_header_the_server_sent(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    # recorded_at was the time of the import: a cassette two years old read as fresh to
+    # patrol --max-age for months after its import
+    began = fixture_module.now_iso()
+    folder = cassettes_copy(recorded, tmp_path, "anthropic/twice.yaml", "openai/plain.yaml")
+    sent = ["Wed, 03 Jul 2024 10:00:00 GMT", "Tue, 02 Jul 2024 12:00:00 +0200"]
+
+    def dated(data: dict[str, Any]) -> None:
+        for interaction, date in zip(data["interactions"], sent, strict=True):
+            interaction["response"]["headers"]["Date"] = [date]
+
+    edit_yaml(folder / "anthropic/twice.yaml", dated)
+    edit_yaml(
+        folder / "openai/plain.yaml",
+        lambda data: data["interactions"][0]["response"]["headers"].update(date=["soon"]),
+    )
+    out = tmp_path / "out"
+    assert import_cassettes(folder, "--out", out).exit_code == 0
+    (twice,) = FixtureStore.open(store_of(out, "anthropic/twice.yaml"))
+    assert twice.meta is not None and twice.meta["recorded_at"] == "2024-07-02T10:00:00Z"
+    (plain,) = FixtureStore.open(store_of(out, "openai/plain.yaml"))
+    assert plain.meta is not None and plain.meta["recorded_at"] >= began  # no date read
+    patrolled = CliRunner().invoke(main, ["patrol", str(out), "--max-age", "90d", "--json"])
+    stale = {
+        Path(row["fixture"]).stem: row["stale"] for row in json.loads(patrolled.output)["fixtures"]
+    }
+    assert stale == {"twice": True, "plain": False}
+
+
 def test_the_note_names_the_cassette_by_its_path_under_the_folder_given(
     recorded: tuple[Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -20,9 +20,12 @@ store (through its locked, atomic writer) unless the store already holds it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Literal
 
@@ -217,10 +220,42 @@ def _stage(
                         f"{cassette}: interaction {interaction.index}: {err}"
                     ) from None
                 positions.setdefault(key, []).append(interaction.index)
-            staged.fixtures = [(positions[f.key], f) for f in exchange.store]
+            sent = {interaction.index: interaction for interaction in interactions}
+            staged.fixtures = [
+                (positions[f.key], _dated(f, [sent[i] for i in positions[f.key]]))
+                for f in exchange.store
+            ]
     for indexes, fixture in staged.fixtures:
         _check_replayable(cassette, indexes, fixture)
     return staged
+
+
+def _dated(fixture: Fixture, interactions: list[Interaction]) -> Fixture:
+    """``fixture`` with ``meta.recorded_at`` the earliest ``Date`` header its answers came
+    with (when the server answered, not when the cassette was imported, so ``patrol``
+    tells an old cassette's answers from fresh ones); as recorded, the import's time,
+    when none carries a date that can be read."""
+    dates = [
+        when
+        for interaction in interactions
+        for name, value in interaction.response.headers
+        if name.lower() == "date" and (when := _http_date(value)) is not None
+    ]
+    if not dates or fixture.meta is None:
+        return fixture
+    recorded_at = min(dates).isoformat().replace("+00:00", "Z")
+    meta = {**fixture.meta, "recorded_at": recorded_at}
+    return dataclasses.replace(fixture, meta=meta)
+
+
+def _http_date(value: str) -> datetime | None:
+    """The UTC time of an HTTP ``Date`` header (``Wed, 03 Jul 2024 10:00:00 GMT``), to the
+    second, or None for one that names no time with a zone a datetime holds."""
+    try:
+        when = parsedate_to_datetime(value)
+        return None if when.tzinfo is None else when.astimezone(UTC).replace(microsecond=0)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
 
 
 def _check_replayable(cassette: Path, indexes: list[int], fixture: Fixture) -> None:
