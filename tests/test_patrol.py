@@ -291,6 +291,25 @@ def test_references_by_file_name_and_key(project: Path) -> None:
     assert len(lonely) == 1 and lonely[0].unused
 
 
+def test_a_recorded_at_that_is_no_time_is_named_as_such(project: Path) -> None:
+    # the summary said "(no meta.recorded_at)" of a fixture whose date an edit broke
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    put(store, "misdated", "2026-13-45")
+    done = invoke("tests/fixtures")
+    assert done.exit_code == 0, done.output
+    assert (
+        "1 of unknown age (a meta.recorded_at that is no ISO 8601 time: "
+        "`replaygate verify tests/fixtures` names it)"
+    ) in done.output
+    verified = CliRunner().invoke(main, ["verify", "tests/fixtures"])
+    assert "meta.recorded_at '2026-13-45' is not an ISO 8601 time" in verified.output
+    put(store, "undated", None)
+    assert (
+        "2 of unknown age (no meta.recorded_at, or for 1 one that is no ISO 8601 time: "
+        "`replaygate verify tests/fixtures` names it)"
+    ) in invoke("tests/fixtures").output
+
+
 def test_cli_table_and_json(project: Path) -> None:
     store = project / "tests" / "fixtures" / "rag.jsonl"
     put(store, "ancient", "2020-01-01T00:00:00Z")

@@ -64,6 +64,9 @@ class PatrolRow:
     use_known: bool = True
     """False while the runs counted hold eval runs and no test session and its store is
     none they played: no run counted would play it, so whether it is used is unknown."""
+    misdated: bool = False
+    """Whether its age is unknown for a ``meta.recorded_at`` that is no time (a hand
+    edit: ``2026-13-45``), not for the lack of one."""
 
     @property
     def where(self) -> str:
@@ -198,7 +201,7 @@ def patrol(
         if not folder.is_dir():
             raise HygieneError(f"--refs {folder}: no such directory")
     moment = now or datetime.now(UTC)
-    seen = [(loc, f.key, _oldest(metas)) for loc, f, metas in each_fixture_metas(path)]
+    seen = [(loc, f.key, metas) for loc, f, metas in each_fixture_metas(path)]
     usage = read_usage(hits_dir, runs)
     own = {resolved(f) for f in store_files(path)}
     files = {loc.file for loc, _, _ in seen}
@@ -209,7 +212,8 @@ def patrol(
         refs, {f.name for f in files}, keys, own, tests=files, stores=stores
     )
     rows = []
-    for loc, key, when in seen:
+    for loc, key, metas in seen:
+        when = _oldest(metas)
         age = moment - when if when is not None else None
         plays = usage.of(loc.file, key)
         # the store of a test that ran keeps only what it played; of one not run, everything
@@ -230,6 +234,7 @@ def patrol(
                 refs=tuple(sorted(shown(p) for p in references.of(loc.file, key[:12], by_test))),
                 eval_store=in_eval_store,
                 use_known=in_eval_store or bool(usage.test_sessions) or not usage.runs,
+                misdated=when is None and any((m or {}).get("recorded_at") for m in metas),
             )
         )
     rows.sort(key=_sort_key)

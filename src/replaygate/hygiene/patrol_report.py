@@ -81,9 +81,15 @@ def prune_command(result: Patrol) -> str:
 def summary(result: Patrol) -> list[str]:
     """The counts, and what to do about them."""
     stale = f"older than {limit_text(result.max_age)}" if result.max_age else "no max age"
+    misdated = sum(row.misdated for row in result.rows)
+    verify = f"`replaygate verify {shell_path(shown(result.path))}` names it"
+    why = "no meta.recorded_at"
+    if misdated == len(result.unknown_age) and misdated:
+        why = f"a meta.recorded_at that is no ISO 8601 time: {verify}"
+    elif misdated:
+        why += f", or for {misdated} one that is no ISO 8601 time: {verify}"
     lines = [
-        f"{len(result.stale)} stale ({stale}), "
-        f"{len(result.unknown_age)} of unknown age (no meta.recorded_at)"
+        f"{len(result.stale)} stale ({stale}), {len(result.unknown_age)} of unknown age ({why})"
     ]
     if result.future:
         lines.append(
