@@ -120,6 +120,33 @@ def test_a_success_labelled_json_kept_as_bytes_in_utf16_replays(
     assert verify_store(store) == (1, [])
 
 
+def test_a_success_stream_that_holds_no_event_names_its_fixture(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    # a cassette whose streamed body vcrpy left unread: the SDK read no answer, naming nothing
+    headers = {"content-type": "text/event-stream"}
+    store = recorded(
+        tmp_path / "hi.jsonl", sim, status=200, headers=headers, events=[], stream_end="complete"
+    )
+    reason = "response.events: a success stream that holds no event, from which the SDK"
+    with pytest.raises(FixtureFormatError) as caught:
+        replay(store, sim)
+    assert str(caught.value).startswith(f"{store}:1: its response cannot be replayed: {reason}")
+    count, problems = verify_store(store)
+    assert count == 1 and [(p.file, p.line) for p in problems] == [(str(store), 1)]
+    assert reason in problems[0].reason
+
+
+def test_a_stream_cut_before_its_first_event_replays_as_recorded(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    headers = {"content-type": "text/event-stream"}
+    store = recorded(
+        tmp_path / "hi.jsonl", sim, status=200, headers=headers, events=[], stream_end="cut"
+    )
+    assert verify_store(store) == (1, [])
+
+
 def test_an_error_labelled_json_whose_text_is_not_json_replays_as_recorded(
     tmp_path: Path, sim: Simulator
 ) -> None:

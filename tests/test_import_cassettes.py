@@ -412,6 +412,23 @@ def test_an_answer_labelled_json_that_an_edit_broke_is_refused_naming_the_intera
     assert not store_of(tmp_path / "out", "openai/plain.yaml").exists()
 
 
+def test_a_stream_whose_body_was_left_unrecorded_is_refused(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    # a vcrpy that did not read streamed bodies recorded them empty: imported, it replayed
+    # a stream of no event, and the SDK failed on it naming no fixture
+    folder = cassettes_copy(recorded, tmp_path, "openai/stream.yaml")
+    edit_yaml(
+        folder / "openai/stream.yaml",
+        lambda data: data["interactions"][0]["response"]["body"].update(string=""),
+    )
+    result = import_cassettes(folder, "--out", tmp_path / "out")
+    assert result.exit_code == 1, result.output
+    refusal = next(line for line in result.output.splitlines() if "REFUSED" in line)
+    assert f"{folder / 'openai/stream.yaml'}: interaction 0: response.events: " in refusal
+    assert not store_of(tmp_path / "out", "openai/stream.yaml").exists()
+
+
 def test_a_gzip_answer_whose_encoding_header_was_filtered_is_refused(
     recorded: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:

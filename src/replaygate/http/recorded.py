@@ -396,7 +396,8 @@ def replayed(
     ``from_simulator`` how to record it from the simulator again, said beside it.
     ``model_api`` says the response answers a model API's path, whose SDK parses a
     success labelled JSON: a ``text`` or ``base64`` body that is not JSON is refused
-    (:func:`_check_json_text`), where the SDK would fail on it naming no fixture."""
+    (:func:`_check_json_text`), and so is a whole success stream with no event, where the
+    SDK would fail on them naming no fixture."""
     if not _is_mapping(record):
         raise WireFormatError("response", "expected an object with status, headers and a body")
     status = record.get("status")
@@ -427,6 +428,12 @@ def replayed(
     end = record.get("stream_end", "complete")
     if end not in STREAM_ENDS:
         raise WireFormatError("response.stream_end", f"expected one of {', '.join(STREAM_ENDS)}")
+    if model_api and not events and end == "complete" and 200 <= status < 300:
+        raise WireFormatError(
+            "response.events",
+            "a success stream that holds no event, from which the SDK of a model API reads "
+            "no answer (a cassette recorded by a vcrpy that left streamed bodies unread?)",
+        )
     body = _stream_text(events).encode("utf-8")
     error = record.get("stream_error")
     if error is not None and not (
