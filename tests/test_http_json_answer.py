@@ -120,6 +120,22 @@ def test_a_success_labelled_json_kept_as_bytes_in_utf16_replays(
     assert verify_store(store) == (1, [])
 
 
+@pytest.mark.parametrize(("status", "refused"), [(200, True), (204, False), (205, False)])
+def test_a_success_labelled_json_recorded_empty_names_its_fixture(
+    tmp_path: Path, sim: Simulator, status: int, refused: bool
+) -> None:
+    # a cassette filter that blanked the body: the SDK died in json.loads naming nothing
+    headers = {"content-type": "application/json"}
+    store = recorded(tmp_path / "hi.jsonl", sim, status=status, headers=headers, body=None)
+    count, problems = verify_store(store)
+    assert count == 1 and len(problems) == refused
+    if refused:
+        reason = "response.body: labelled application/json, but empty, where the SDK"
+        assert reason in problems[0].reason
+        with pytest.raises(FixtureFormatError, match=r"hi\.jsonl:1: its response cannot"):
+            replay(store, sim)
+
+
 def test_a_success_stream_that_holds_no_event_names_its_fixture(
     tmp_path: Path, sim: Simulator
 ) -> None:

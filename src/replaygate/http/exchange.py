@@ -353,11 +353,16 @@ class Exchange:
         if refused is not None:
             reason = stored_refusal_reason(refused, self.session.replace_hint())
             raise FixtureFormatError(str(location.file), location.line, f"its answer {reason}")
-        # read only for a body kept as text or bytes, or a stream of no event (the path
-        # is not looked at for the usual JSON and streams)
+        # read only for a body kept as text or bytes, an empty one, or a stream of no
+        # event (the path is not looked at for the usual JSON and streams)
         model_api = (
             isinstance(response, dict)
-            and ("text" in response or "base64" in response or response.get("events") == [])
+            and (
+                "text" in response
+                or "base64" in response
+                or ("body" in response and response["body"] is None)
+                or response.get("events") == []
+            )
             and is_model_api(str(envelope.get("path", "")))
         )
         rerecord = self.session.replace_hint()

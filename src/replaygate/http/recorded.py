@@ -331,12 +331,13 @@ def _terminated(event: Mapping[str, Any], last: bool, i: int) -> bool:
 
 
 def _check_json_text(body: bytes, headers: Iterable[tuple[str, str]], field: str) -> None:
-    """Refuse ``body``, the replayed ``text`` or ``base64`` (``field``) of a success whose
-    (lower-case) ``headers`` label it JSON (``application/json``, ``...+json``), when the
-    SDK's JSON reader cannot read it. A body recorded as JSON is kept as ``body``; one kept
-    as ``text`` or ``base64`` under that label is one that an edit broke (a cassette's
-    answer, a quote lost; gzip bytes whose ``content-encoding`` a filter took away) or that
-    a server sent broken, which no SDK reads. It is read as the SDKs read it (httpx's
+    """Refuse ``body``, the replayed ``text`` or ``base64`` (``field``), or the empty
+    ``body``, of a success whose (lower-case) ``headers`` label it JSON
+    (``application/json``, ``...+json``), when the SDK's JSON reader cannot read it. A
+    body recorded as JSON is kept as ``body``; one kept as ``text`` or ``base64`` under
+    that label, or none, is one that an edit broke (a cassette's answer, a quote lost;
+    gzip bytes whose ``content-encoding`` a filter took away; a body a filter blanked) or
+    that a server sent broken, which no SDK reads. It is read as the SDKs read it (httpx's
     ``json.loads`` of the bytes), so a byte-order mark before the JSON is accepted."""
     media = next((v for k, v in headers if k == "content-type"), "")
     kind = media.partition(";")[0].strip().lower()
@@ -345,7 +346,7 @@ def _check_json_text(body: bytes, headers: Iterable[tuple[str, str]], field: str
     try:
         json.loads(body)
     except json.JSONDecodeError as err:
-        problem = f"not JSON ({syntax_error(err)})"
+        problem = f"not JSON ({syntax_error(err)})" if body else "empty"
     except RecursionError:
         problem = "nested too deeply for the SDK's JSON reader"
     except ValueError as err:  # bytes in no encoding JSON is read in
@@ -395,9 +396,9 @@ def replayed(
     ``rerecord`` is the command a stream that cannot be replayed further names, and
     ``from_simulator`` how to record it from the simulator again, said beside it.
     ``model_api`` says the response answers a model API's path, whose SDK parses a
-    success labelled JSON: a ``text`` or ``base64`` body that is not JSON is refused
-    (:func:`_check_json_text`), and so is a whole success stream with no event, where the
-    SDK would fail on them naming no fixture."""
+    success labelled JSON: a ``text`` or ``base64`` body that is not JSON, or none where
+    the status carries one, is refused (:func:`_check_json_text`), and so is a whole
+    success stream with no event, where the SDK would fail on them naming no fixture."""
     if not _is_mapping(record):
         raise WireFormatError("response", "expected an object with status, headers and a body")
     status = record.get("status")
@@ -417,6 +418,8 @@ def replayed(
     if "events" not in record:
         body = _body_bytes(record)
         kept_as = next((field for field in ("text", "base64") if field in record), None)
+        if kept_as is None and not body and status not in (204, 205) and not head:
+            kept_as = "body"  # none: an answer that carries one, recorded empty
         if model_api and kept_as is not None and 200 <= status < 300:
             _check_json_text(body, out, kept_as)
         return Replayed(
