@@ -429,23 +429,30 @@ def test_a_stream_whose_body_was_left_unrecorded_is_refused(
     assert not store_of(tmp_path / "out", "openai/stream.yaml").exists()
 
 
-def test_a_gzip_answer_whose_encoding_header_was_filtered_is_refused(
-    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+@pytest.mark.parametrize(
+    ("filtered", "field"),
+    [(gzip.compress, "base64"), (lambda body: b"", "body")],
+    ids=["gzip without its content-encoding", "blanked"],
+)
+def test_an_answer_a_filter_left_unreadable_is_refused(
+    recorded: tuple[Path, dict[str, Any]],
+    tmp_path: Path,
+    filtered: Callable[[bytes], bytes],
+    field: str,
 ) -> None:
-    # gzip bytes labelled JSON with no content-encoding: stored as base64, it was imported
-    # and verified clean, and the replay died in the SDK's json.loads naming no fixture
+    # imported and verified clean, the replay died in the SDK's json.loads naming no fixture
     folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
 
-    def gzip_without_its_header(data: dict[str, Any]) -> None:
+    def filter_the_body(data: dict[str, Any]) -> None:
         body = data["interactions"][0]["response"]["body"]
-        body["string"] = gzip.compress(body["string"].encode())
+        body["string"] = filtered(body["string"].encode())
 
-    edit_yaml(folder / "openai/plain.yaml", gzip_without_its_header)
+    edit_yaml(folder / "openai/plain.yaml", filter_the_body)
     result = import_cassettes(folder, "--out", tmp_path / "out")
     assert result.exit_code == 1, result.output
     refusal = next(line for line in result.output.splitlines() if "REFUSED" in line)
-    assert f"{folder / 'openai/plain.yaml'}: interaction 0: response.base64: " in refusal
-    assert "labelled application/json, but not JSON" in refusal
+    assert f"{folder / 'openai/plain.yaml'}: interaction 0: response.{field}: " in refusal
+    assert "labelled application/json, but " in refusal
     assert not store_of(tmp_path / "out", "openai/plain.yaml").exists()
 
 
