@@ -360,8 +360,11 @@ class _Fields:
 
     def response(self, obj: Any) -> CassetteResponse:
         """A response; ``status_code`` and ``content`` are the form older vcrpy releases
-        wrote for ``httpx``."""
-        if isinstance(obj, Mapping) and "status_code" in obj and "status" not in obj:
+        wrote for ``httpx``, whose ``content`` is the body httpx handed over, already
+        decoded, under the ``content-encoding`` header the server sent: no coding is
+        undone for it."""
+        legacy = isinstance(obj, Mapping) and "status_code" in obj and "status" not in obj
+        if legacy:
             code_field, body_field, status = "response.status_code", "response.content", obj
         else:
             code_field, body_field = "response.status.code", "response.body"
@@ -371,9 +374,11 @@ class _Fields:
             raise self.fail(code_field, f"expected an HTTP status, got {code!r}")
         headers = self.headers(self.get(obj, "response.headers"), "response.headers")
         body = self.body(self.get(obj, body_field), body_field)
-        return CassetteResponse(
-            code, headers, self.json_body(self.decoded(body, headers), body_field)
-        )
+        if legacy:
+            headers = tuple((k, v) for k, v in headers if k.lower() != "content-encoding")
+        else:
+            body = self.decoded(body, headers)
+        return CassetteResponse(code, headers, self.json_body(body, body_field))
 
     def headers(self, obj: Any, field: str) -> Headers:
         """Headers as (name, value) pairs; a value is a string or a list of strings."""
