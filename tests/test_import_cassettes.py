@@ -9,6 +9,7 @@ give exactly what the SDK got while vcrpy recorded.
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import os
@@ -26,6 +27,7 @@ import yaml
 from click.testing import CliRunner, Result
 
 from deadline import finishes
+from loopback import Handler, serving
 from replaygate.cli import main
 from replaygate.errors import FixtureMismatchError
 from replaygate.fixtures import fixture as fixture_module
@@ -35,7 +37,7 @@ from replaygate.migrate.cassettes import CassetteError, read_cassette
 from replaygate.models.types import ModelResponse
 from replaygate.pytest_plugin.store_names import MAX_NAME, store_name
 from replaygate.sim import ScriptBehavior, Simulator
-from sdks import anthropic, openai, vcr
+from sdks import aiohttp, anthropic, openai, vcr
 from test_prune import _as_a_user_without_override
 
 KEY = "test-key"
@@ -322,6 +324,50 @@ def test_an_empty_body_labelled_compressed_is_read_empty(tmp_path: Path, coding:
     assert fields.decoded(b"", (("content-encoding", coding),)) == b""
 
 
+class GzippedChat(Handler):
+    """A chat completion answered gzipped, as the APIs answer a client that accepts it."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        body = gzip.compress(json.dumps(CHAT_ANSWER).encode())
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-encoding", "gzip")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+CHAT_ANSWER = {
+    "id": "chatcmpl-1",
+    "object": "chat.completion",
+    "created": 1,
+    "model": GPT,
+    "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Hi!"}}
+    ],
+}
+
+
+def test_a_cassette_vcrpy_recorded_through_aiohttp_is_imported(tmp_path: Path) -> None:
+    # vcrpy's aiohttp stub keeps a json= body as the object (request.body.string: missing
+    # field) and the body aiohttp decoded under the server's content-encoding (not gzip data)
+    cassette = tmp_path / "cassettes" / "test_aio" / "test_hi.yaml"
+
+    async def ask(base: str) -> Any:
+        async with aiohttp.ClientSession() as session:
+            sent = {"model": GPT, "messages": QUESTION}
+            async with session.post(f"{base}/v1/chat/completions", json=sent) as answer:
+                return await answer.json()
+
+    with serving(GzippedChat) as base, vcr.use_cassette(str(cassette), record_mode="all"):
+        assert asyncio.run(ask(base)) == CHAT_ANSWER
+    result = import_cassettes(tmp_path / "cassettes", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    store = tmp_path / "out" / "test_aio" / "test_hi.jsonl"
+    assert replay(store, "openai", openai_plain)["choices"][0]["message"]["content"] == "Hi!"
+
+
 @pytest.mark.parametrize("coding", [None, "gzip", "br"])
 def test_the_httpx_response_form_of_older_vcrpy_releases_is_read(
     recorded: tuple[Path, dict[str, Any]], tmp_path: Path, coding: str | None
@@ -594,11 +640,17 @@ def test_an_out_folder_that_is_a_symlink_loop_is_refused_without_a_traceback(
             "interaction 1: request.uri: expected an absolute http(s) URI",
         ),
         (
-            lambda i: i[0]["response"]["headers"].update({"content-encoding": ["br"]}),
+            lambda i: (
+                i[0]["response"]["headers"].update({"content-encoding": ["br"]}),
+                i[0]["response"]["body"].update(string=b"\x8b\x00\xff"),
+            ),
             "interaction 0: response.headers.content-encoding: content-encoding 'br' cannot",
         ),
         (
-            lambda i: i[0]["response"]["headers"].update({"content-encoding": ["gzip"]}),
+            lambda i: (
+                i[0]["response"]["headers"].update({"content-encoding": ["gzip"]}),
+                i[0]["response"]["body"].update(string=gzip.compress(b"{}")[:-3]),
+            ),
             "interaction 0: response.body: not gzip data as its content-encoding says",
         ),
         (lambda i: i[0]["request"].pop("method"), "interaction 0: request.method: missing field"),
@@ -615,6 +667,10 @@ def test_an_out_folder_that_is_a_symlink_loop_is_refused_without_a_traceback(
             "interaction 0: request.body: expected text or bytes, got a number",
         ),
         (
+            lambda i: i[0]["request"].update(body={"max_tokens": float("nan")}),
+            "interaction 0: request.body: an object that is not JSON (Out of range float",
+        ),
+        (
             lambda i: i[1]["response"].update(body={"text": "hi"}),
             "interaction 1: response.body.string: missing field",
         ),
@@ -629,6 +685,7 @@ def test_an_out_folder_that_is_a_symlink_loop_is_refused_without_a_traceback(
         "header list",
         "header number",
         "body number",
+        "body object not JSON",
         "no body string",
     ],
 )

@@ -127,7 +127,7 @@ def _brotli(data: bytes, room: int) -> bytes | None:
     return b"".join(out) if decoder.is_finished() else None
 
 
-def _is_text(data: bytes) -> bool:
+def is_text(data: bytes) -> bool:
     """Whether ``data`` is UTF-8 text (a gzip or zstd header never is, nor, but by chance,
     a br body)."""
     try:
@@ -188,7 +188,7 @@ def decoded_body(content: bytes, codings: list[str]) -> bytes:
             needs = f" here: it needs {missing}" if str(missing) else ""
             why = f" cannot be decoded{needs}"
         if decoded is None:
-            if _is_text(data):  # not in this coding, whatever it claims (``utf-8``)
+            if is_text(data):  # not in this coding, whatever it claims (``utf-8``)
                 return data  # the text read, never the bytes before a coding undone
             decodes = "" if why.startswith(":") else f" (replaygate decodes {DECODED})"
             raise WireFormatError(
