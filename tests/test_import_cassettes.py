@@ -366,6 +366,12 @@ def test_a_cassette_vcrpy_recorded_through_aiohttp_is_imported(tmp_path: Path) -
     assert result.exit_code == 0, result.output
     store = tmp_path / "out" / "test_aio" / "test_hi.jsonl"
     assert replay(store, "openai", openai_plain)["choices"][0]["message"]["content"] == "Hi!"
+    # an answer it read no body of (a 204, a HEAD) is written "body: {}"
+    edit_yaml(cassette, lambda data: data["interactions"][0]["response"].update(body={}))
+    again = import_cassettes(cassette, "--out", tmp_path / "empty")
+    assert again.exit_code == 1 and "response.body: labelled application/json, but empty" in (
+        again.output
+    )
 
 
 @pytest.mark.parametrize("coding", [None, "gzip", "br"])
