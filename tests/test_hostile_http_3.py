@@ -328,9 +328,9 @@ class _Counting(Handler):
         if number == 2:
             self.second_in.set()
             self.release.wait(timeout=10)
-        self.answer_json({"n": number})
-        with self.lock:
+        with self.lock:  # before the answer goes out: its client may release the second
             self.answered.append(number)
+        self.answer_json({"n": number})
 
 
 def test_live_answers_written_out_of_order_after_recorded_ones_are_all_kept(
