@@ -417,7 +417,7 @@ def replayed(
         )
     if "events" not in record:
         body = _body_bytes(record)
-        kept_as = next((field for field in ("text", "base64") if field in record), None)
+        kept_as = "text" if "text" in record else "base64" if "base64" in record else None
         if kept_as is None and not body and status not in (204, 205) and not head:
             kept_as = "body"  # none: an answer that carries one, recorded empty
         if model_api and kept_as is not None and 200 <= status < 300:
