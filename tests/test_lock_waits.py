@@ -304,10 +304,12 @@ def test_a_leased_lock_file_is_waited_for_not_refused(
 # -- the command line, in a process of its own ----------------------------------------
 
 LAUNCH = (
+    "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
     "import sys; from replaygate import locks; locks.WAIT_SAID_AFTER = 0.05; "
     "from replaygate.cli import main; main()"
 )
-"""``replaygate ARGS`` saying a wait after 50 ms."""
+"""``replaygate ARGS`` saying a wait after 50 ms, hearing Ctrl-C as a terminal's commands
+do even where the suite runs with SIGINT ignored (started with ``&`` from a script)."""
 
 
 @contextmanager
