@@ -193,7 +193,7 @@ UNDECODABLE = [
     ),
     pytest.param(
         "br",
-        "it needs the brotli package (1.2 or later)",
+        "it needs the brotli package (1.2 or later: pip install 'brotli>=1.2')",
         marks=pytest.mark.skipif(
             _has("brotli") or _has("brotlicffi"), reason="brotli is installed"
         ),

@@ -33,6 +33,8 @@ DECODED = "gzip, deflate, br (with brotli >= 1.2) and zstd (on Python 3.14, or w
 """The codings :func:`decoded_body` undoes, as its errors name them."""
 ZSTD_NEEDS = "Python 3.14 (compression.zstd) or the backports.zstd package"
 """What decoding ``zstd`` needs, as the error of a body it cannot decode names it."""
+BROTLI_NEEDS = "the brotli package (1.2 or later: pip install 'brotli>=1.2')"
+"""What decoding ``br`` needs, as the error of a body it cannot decode names it."""
 
 
 class PastRoom(Exception):
@@ -105,10 +107,10 @@ def _zstd(data: bytes, room: int) -> bytes | None:
 
 def _brotli(data: bytes, room: int) -> bytes | None:
     """A ``br`` body, its output taken a bounded piece at a time."""
-    brotli = _first(("brotli", "brotlicffi"), "the brotli package (1.2 or later)")
+    brotli = _first(("brotli", "brotlicffi"), BROTLI_NEEDS)
     decoder = brotli.Decompressor()
     if not hasattr(decoder, "can_accept_more_data"):  # before 1.2: no bound on its output
-        raise NoDecoder("the brotli package 1.2 or later (an older one decodes unbounded)")
+        raise NoDecoder(f"{BROTLI_NEEDS}, as an older one decodes unbounded")
     size = 0
     out: list[bytes] = []
     piece = data

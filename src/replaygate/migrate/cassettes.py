@@ -35,7 +35,7 @@ from replaygate.errors import (
 from replaygate.extras import require
 from replaygate.fixtures.store.files import MAX_LINE_BYTES
 from replaygate.fixtures.store.folder import FolderWalk
-from replaygate.http.codings import PastRoom, is_text, undone
+from replaygate.http.codings import DECODED, NoDecoder, PastRoom, is_text, undone
 from replaygate.jsondoc import FieldError, version_of
 from replaygate.regular import read_regular_bytes, unreadable
 
@@ -434,10 +434,11 @@ class _Fields:
         return body
 
     def decoded(self, body: bytes, headers: Headers) -> bytes:
-        """``body`` with its ``content-encoding`` (gzip, deflate) undone, last applied first.
-        A body that is UTF-8 text where a coding fails, which a compressed body almost never
-        is, was decoded already (vcrpy's aiohttp stub records the body aiohttp handed over
-        under the server's ``content-encoding``): it is kept as it is."""
+        """``body`` with its ``content-encoding`` undone (as a request body's, see
+        :mod:`replaygate.http.codings`), last applied first. A body that is UTF-8 text where
+        a coding fails, which a compressed body almost never is, was decoded already
+        (vcrpy's aiohttp stub records the body aiohttp handed over under the server's
+        ``content-encoding``): it is kept as it is."""
         codings = [
             coding.strip().lower()
             for name, value in headers
@@ -447,21 +448,25 @@ class _Fields:
         for coding in reversed(codings):
             if coding in ("identity", ""):
                 continue
-            decoded = self.undo(coding, body) if coding in ("gzip", "x-gzip", "deflate") else None
+            try:
+                decoded, needs = self.undo(coding, body), None
+            except NoDecoder as missing:
+                decoded, needs = None, str(missing)
             if decoded is not None:
                 body = decoded
             elif is_text(body):
                 return body
-            elif coding in ("gzip", "x-gzip", "deflate"):
+            elif needs is None:
                 raise self.fail(
                     "response.body",
                     f"not {coding} data as its content-encoding says (cut short, or other "
                     "bytes after its end)",
                 )
             else:
+                what = f"here: it needs {needs}" if needs else f"(replaygate decodes {DECODED})"
                 raise self.fail(
                     "response.headers.content-encoding",
-                    f"content-encoding {coding!r} cannot be decoded (gzip and deflate can)",
+                    f"content-encoding {coding!r} cannot be decoded {what}",
                 )
         return body
 
@@ -469,7 +474,8 @@ class _Fields:
         """``body`` with ``coding`` undone, decoded to no more than a fixture holds (a
         compressed body can grow a thousandfold: one that decodes to more is refused, never
         decoded whole); an empty body (of a ``HEAD``, a 204) is left as it is; None when its
-        bytes are not of that coding."""
+        bytes are not of that coding; :class:`~replaygate.http.codings.NoDecoder` when that
+        coding cannot be decoded here."""
         if not body:
             return body
         try:
