@@ -169,3 +169,30 @@ def test_one_rule_says_which_tilde_no_shell_expanded(tmp_path: Path) -> None:
         assert unexpanded_tilde(path, tmp_path) is None, path
     (tmp_path / "~").mkdir()
     assert unexpanded_tilde("~/x", tmp_path) is None  # a folder really named ~ there
+
+
+@pytest.mark.parametrize("age", ["\uff13\uff10d", "\u0663\u0660d", "3\u0660d", "\U0001d7d1d"])
+def test_a_max_age_in_other_digits_than_0_to_9_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, age: str
+) -> None:
+    # full-width, Arabic-Indic or mathematical digits were read as 30 (a regex's \d)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.jsonl").write_bytes(Fixture.create(REQUEST, [RESPONSE], META).to_line())
+    done = CliRunner().invoke(main, ["patrol", "s.jsonl", "--max-age", age])
+    assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+    assert f"Error: bad --max-age {age!r}: expected a positive whole number (digits 0-9)" in (
+        done.stderr
+    )
+
+
+@pytest.mark.parametrize("shard", ["\uff11/\uff12", "1/\u0662"])
+def test_a_shard_in_other_digits_than_0_to_9_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shard: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cases.jsonl").write_text(CASE)
+    done = CliRunner().invoke(main, ["eval", "--cases", "cases.jsonl", "--shard", shard])
+    assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+    assert "Invalid value for '--shard': expected I/N in digits 0-9 (for example 2/4), got" in (
+        done.stderr
+    ), done.stderr

@@ -26,7 +26,7 @@ from replaygate.evals.results import CaseResult, EvalResults
 from replaygate.models.replay import RequestSettings
 
 C = TypeVar("C", bound=EvalCase)
-_SPEC = re.compile(r"(\d+)/(\d+)")
+_SPEC = re.compile(r"([0-9]+)/([0-9]+)")  # ASCII digits: \d takes ３ and ٣ too
 SAME_RUN = (
     "model",
     "interface",
@@ -74,7 +74,7 @@ class Shard:
         """``"2/4"`` as a shard; ``ValueError`` says what is wrong."""
         match = _SPEC.fullmatch(text.strip())
         if match is None:
-            raise ValueError(f"expected I/N (for example 2/4), got {text!r}")
+            raise ValueError(f"expected I/N in digits 0-9 (for example 2/4), got {text!r}")
         index, count = int(match.group(1)), int(match.group(2))
         if not 1 <= index <= count:
             raise ValueError(f"shard {index}/{count}: I must be from 1 to N")

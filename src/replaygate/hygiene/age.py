@@ -8,7 +8,7 @@ from typing import Any
 
 from replaygate.hygiene.errors import HygieneError
 
-_AGE = re.compile(r"(\d+)([hdw])")
+_AGE = re.compile(r"([0-9]+)([hdw])")  # ASCII digits: \d takes ３ and ٣ too
 _UNITS = {"h": "hours", "d": "days", "w": "weeks"}
 
 
@@ -17,7 +17,7 @@ def parse_max_age(text: str) -> timedelta:
     match = _AGE.fullmatch(text.strip())
     if match is None or int(match.group(1)) == 0:
         raise HygieneError(
-            f"bad --max-age {text!r}: expected a positive whole number and a unit, "
+            f"bad --max-age {text!r}: expected a positive whole number (digits 0-9) and a unit, "
             "h (hours), d (days) or w (weeks), like 90d or 12w"
         )
     try:
