@@ -171,9 +171,11 @@ def test_an_approval_every_run_inherits_is_a_usage_error_naming_where_it_is(
 MISSES = """
 import httpx
 
+KEY = {"x-api-key": "k"}  # the simulator refuses a request without one, as the API does
+
 
 def test_asks(replaygate_intercept):
-    httpx.post("https://api.example.com/v1/messages", json={"q": "hi"})
+    httpx.post("https://api.example.com/v1/messages", json={"q": "hi"}, headers=KEY)
 """
 
 
@@ -204,11 +206,13 @@ SHARED = """
 import httpx
 import pytest
 
+KEY = {"x-api-key": "k"}
+
 
 @pytest.mark.replaygate(fixtures="shared.jsonl")
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_asks(replaygate_intercept, question):
-    httpx.post("https://api.example.com/v1/messages", json={"q": question})
+    httpx.post("https://api.example.com/v1/messages", json={"q": question}, headers=KEY)
 """
 
 
