@@ -20,34 +20,35 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.hygiene.patrol import patrol
 from replaygate.sim import Simulator
-from sdks import openai
 
-WORKERS = """
+ASK = """
+import replaygate.http
+
+
+def ask(question, store="s.jsonl"):
+    asked = {"model": "gpt-sim-1", "messages": [{"role": "user", "content": question}]}
+    with replaygate.http.httpx2_client(store) as http:
+        http.post("http://sim.invalid/v1/chat/completions", json=asked, headers=KEY)
+"""
+KEY = {"authorization": "Bearer k"}  # the simulator refuses a request without one
+
+WORKERS = f"""
 import multiprocessing, os, sys, threading
-import openai, replaygate.http
 from replaygate.fixtures import hits
-from replaygate.sim import Simulator
-
-def ask(base_url, question, mode="replay"):
-    http = replaygate.http.httpx2_client("s.jsonl", mode, approve_live=mode != "replay")
-    with openai.OpenAI(api_key="k", base_url=base_url, http_client=http) as client:
-        asked = [{"role": "user", "content": question}]
-        client.chat.completions.create(model="gpt-sim-1", messages=asked)
+KEY = {KEY!r}
+{ASK}
 
 def ask_and_wait(question, asked):
-    ask("http://sim.invalid/v1", question)
+    ask(question)
     asked.set()
     threading.Event().wait()  # till it is killed, as a pool's terminate() kills its workers
 
 if __name__ == "__main__":
     start, end = sys.argv[1:]
-    with Simulator(behavior="echo") as sim:
-        for question in ("first", "second"):
-            ask(sim.openai_base_url, question, "record-missing")
     hits.enable("hits", run="run-1", root=os.getcwd())
     context = multiprocessing.get_context(start)
     for test, question in (("test_one", "first"), ("test_two", "second")):
-        os.environ["PYTEST_CURRENT_TEST"] = f"tests/test_w.py::{test} (call)"
+        os.environ["PYTEST_CURRENT_TEST"] = f"tests/test_w.py::{{test}} (call)"
         if end == "killed":
             asked = context.Event()
             worker = context.Process(target=ask_and_wait, args=(question, asked))
@@ -55,7 +56,7 @@ if __name__ == "__main__":
             asked.wait()
             worker.terminate()
         else:
-            worker = context.Process(target=ask, args=("http://sim.invalid/v1", question))
+            worker = context.Process(target=ask, args=(question,))
             worker.start()
         worker.join()
         if end == "ends" and worker.exitcode:
@@ -63,9 +64,22 @@ if __name__ == "__main__":
 """
 
 
+def record(store: Path, *questions: str) -> None:
+    """Record the simulator's answer to each of ``questions`` in ``store``, as the
+    workers send them."""
+    with (
+        Simulator(behavior="echo") as sim,
+        httpx2_client(store, "record-missing", approve_live=True, source="sim") as http,
+    ):
+        for question in questions:
+            asked = {"model": "gpt-sim-1", "messages": [{"role": "user", "content": question}]}
+            http.post(f"{sim.openai_base_url}/chat/completions", json=asked, headers=KEY)
+
+
 def run_workers(folder: Path, start: str, end: str) -> subprocess.CompletedProcess[str]:
     """Run :data:`WORKERS` in ``folder``: two workers of ``start`` replaying, each to its
     ``end`` (``ends``, ``killed``)."""
+    record(folder / "s.jsonl", "first", "second")
     (folder / "workers.py").write_text(WORKERS)
     return subprocess.run(
         [sys.executable, "workers.py", start, end], cwd=folder, capture_output=True, text=True
@@ -102,22 +116,13 @@ def test_a_worker_that_cannot_write_its_hits_says_so_and_replays_on(tmp_path: Pa
     )  # once by each worker
 
 
-IN_A_TEST = """
+IN_A_TEST = f"""
 import multiprocessing
-
-import openai
-import replaygate.http
-
-
-def ask(store):
-    http = replaygate.http.httpx2_client(store)
-    with openai.OpenAI(api_key="k", base_url="http://sim.invalid/v1", http_client=http) as client:
-        asked = [{{"role": "user", "content": "hi"}}]
-        client.chat.completions.create(model="gpt-sim-1", messages=asked)
-
+KEY = {KEY!r}
+{ASK}
 
 def test_asks_in_a_worker():
-    worker = multiprocessing.get_context("spawn").Process(target=ask, args=({store!r},))
+    worker = multiprocessing.get_context("spawn").Process(target=ask, args=("hi", STORE))
     worker.start()
     worker.join()
     assert worker.exitcode == 0
@@ -127,15 +132,8 @@ def test_asks_in_a_worker():
 @pytest.mark.slow  # a pytest session of its own, and a spawn worker
 def test_patrol_counts_what_a_spawn_worker_of_a_test_played(pytester: pytest.Pytester) -> None:
     store = pytester.path / "tests" / "fixtures" / "worker.jsonl"
-    with (
-        Simulator(behavior="echo") as sim,
-        httpx2_client(store, "record-missing", approve_live=True, source="sim") as http,
-        openai.OpenAI(api_key="k", base_url=sim.openai_base_url, http_client=http) as client,
-    ):
-        client.chat.completions.create(
-            model="gpt-sim-1", messages=[{"role": "user", "content": "hi"}]
-        )
-    pytester.makepyfile(test_worker=IN_A_TEST.format(store=str(store)))
+    record(store, "hi")
+    pytester.makepyfile(test_worker=IN_A_TEST.replace("STORE", repr(str(store))))
     pytester.runpytest().assert_outcomes(passed=1)
     hits_dir = pytester.path / ".replaygate" / "hits"
     (row,) = patrol(store, runs=1, refs=[], hits_dir=hits_dir).rows
