@@ -765,7 +765,11 @@ def test_stores_inside_the_cassettes_folder_are_not_read_as_cassettes(
             "interaction 0: request.body: text that is not UTF-8",
         ),
         (b"[" * 100_000 + b"]" * 100_000, "not valid JSON: nested too deeply"),
-        (b'{"version": ' + b"9" * 5000 + b"}", "not valid JSON: Exceeds the limit"),
+        # it said "not valid JSON: Exceeds the limit (4300 digits) ...": Python's advice
+        (
+            b'{"version": ' + b"9" * 5000 + b"}",
+            "version: must be an integer, got an integer of 5,000",
+        ),
     ],
     ids=["syntax", "not utf-8", "list", "number", "lone surrogate", "deep", "5,000 digits"],
 )
@@ -1142,3 +1146,23 @@ def test_a_store_whose_lock_is_a_symlink_is_an_error_naming_the_lock(
     assert f"its lock {lock} is a symlink to {target!r}" in result.output
     assert "symbolic links" not in result.output and "Traceback" not in result.output
     assert not store.exists() and lock.is_symlink()
+
+
+@pytest.mark.parametrize("name", ["anthropic/twice.yaml", "openai/json_serializer.json"])
+def test_a_status_of_more_digits_than_python_reads_is_named_as_a_bad_status(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path, name: str
+) -> None:
+    # YAML ended in a traceback, JSON in "not valid JSON: Exceeds the limit (4300 digits)
+    # for integer string conversion ...; use sys.set_int_max_str_digits()"
+    folder = cassettes_copy(recorded, tmp_path, name)
+    text = (folder / name).read_text()
+    marker = "code: 200" if name.endswith(".yaml") else '"code": 200'
+    assert marker in text
+    (folder / name).write_text(text.replace(marker, marker.replace("200", "1" + "0" * 5000), 1))
+    result = import_cassettes(folder / name, "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{folder / name}: interaction 0: response.status.code: expected an HTTP status, got an "
+        "integer of 5,001 digits (too long to read)"
+    ) in result.output
+    assert "set_int_max_str_digits" not in result.output

@@ -93,7 +93,7 @@ def loads(
     *,
     strict_numbers: bool = True,
     unique_keys: bool = True,
-    parse_int: Callable[[str], int] | None = None,
+    parse_int: Callable[[str], object] | None = None,
 ) -> Any:
     """``text`` parsed as JSON in one pass that refuses, with ``unique_keys``, an object
     naming a key twice (:class:`DuplicateKeyError`, naming its path: ``schema.type``)

@@ -17,6 +17,7 @@ JSON cassettes are read with the standard library.
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 import os
 from collections.abc import Mapping
@@ -154,6 +155,45 @@ def read_cassette(path: Path) -> tuple[Interaction, ...]:
     return tuple(_Fields(path, i).interaction(item) for i, item in enumerate(interactions))
 
 
+class _LongInteger:
+    """An integer of more digits than Python reads (``sys.get_int_max_str_digits()``),
+    kept as its length: no field of a cassette holds one, and the error of the field it
+    stands in names it so, where reading it failed with Python's advice to raise the
+    limit."""
+
+    def __init__(self, text: str) -> None:
+        self.digits = sum(char.isdigit() for char in text)
+
+    def __repr__(self) -> str:
+        return f"an integer of {self.digits:,} digits (too long to read)"
+
+
+def _integer(text: str) -> int | _LongInteger:
+    """A JSON integer, or a :class:`_LongInteger` where Python reads none that long."""
+    try:
+        return int(text)
+    except ValueError:  # beyond sys.get_int_max_str_digits()
+        return _LongInteger(text)
+
+
+@functools.cache
+def _yaml_loader() -> Any:
+    """PyYAML's safe loader (its C one where built), reading an integer of too many
+    digits as a :class:`_LongInteger`."""
+    yaml = require("yaml", "cassettes", "replaygate import-cassettes (YAML cassettes)")
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    def integer(loader: Any, node: Any) -> int | _LongInteger:
+        try:
+            return int(base.construct_yaml_int(loader, node))
+        except ValueError:  # beyond sys.get_int_max_str_digits()
+            return _LongInteger(node.value)
+
+    loader: Any = type("Loader", (base,), {})
+    loader.add_constructor("tag:yaml.org,2002:int", integer)
+    return loader
+
+
 def _parse(path: Path) -> Any:
     """The parsed document; a syntax error names the file and its line."""
     try:
@@ -162,18 +202,18 @@ def _parse(path: Path) -> Any:
         raise CassetteError(path, unreadable(path, err, "cassette file")) from None
     if path.suffix == ".json":
         try:
-            return strict_json.loads(raw, strict_numbers=False)
+            return strict_json.loads(raw, strict_numbers=False, parse_int=_integer)
         except strict_json.DuplicateKeyError as err:
             raise _named_twice(path, err.path) from None
         except RecursionError:
             raise CassetteError(path, "not valid JSON: nested too deeply") from None
         except UnicodeDecodeError as err:  # UTF-8, or UTF-16 or -32 as its bytes say
             raise CassetteError(path, _undecodable(path, raw, err.start)) from None
-        except ValueError as err:  # a syntax error, an integer of too many digits
+        except ValueError as err:  # a syntax error
             line = f" at line {err.lineno}" if isinstance(err, json.JSONDecodeError) else ""
             raise CassetteError(path, f"not valid JSON{line}: {err}") from None
     yaml = require("yaml", "cassettes", "replaygate import-cassettes (YAML cassettes)")
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = _yaml_loader()
     problem = _not_yaml_text(path, raw)
     if problem is not None:
         raise CassetteError(path, problem)
