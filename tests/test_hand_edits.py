@@ -85,16 +85,46 @@ def test_replaying_a_fixture_whose_response_is_null_says_so(tmp_path: Path) -> N
     assert f"`replaygate verify '{store}'` names its line" in message
 
 
-def test_a_fixture_reformatted_over_several_lines_says_so_at_its_first(tmp_path: Path) -> None:
-    store = tmp_path / "s.jsonl"
-    pretty = orjson.dumps(fixture("two").to_json(), option=orjson.OPT_INDENT_2) + b"\n"
-    store.write_bytes(fixture("one").to_line() + pretty + fixture("three").to_line())
-    code, lines = verify(store)
-    assert code == 1
-    assert lines[0] == (
-        f"{store}:2: a fixture spread over several lines starts here (pretty JSON, as an "
+def pretty(question: str) -> bytes:
+    return orjson.dumps(fixture(question).to_json(), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def spread(store: Path, first: int, last: int) -> str:
+    return (
+        f"{store}:{first}: a fixture spread over lines {first} to {last} (pretty JSON, as an "
         "editor formats it), where a .jsonl file holds one fixture per line: put each back "
         f"on one line, e.g. `jq -c . {store} > NEW.jsonl`"
     )
-    assert lines[-1] == f"2 fixture(s) checked, {len(lines) - 1} problem(s)"
-    assert sum("spread over several lines" in line for line in lines) == 1  # not at "  {"
+
+
+def test_a_fixture_reformatted_over_several_lines_is_one_problem_naming_its_lines(
+    tmp_path: Path,
+) -> None:
+    # each line of the pretty fixture was a problem of its own: 30 lines of "malformed JSON"
+    store = tmp_path / "s.jsonl"
+    two = pretty("two")
+    last = 1 + two.count(b"\n")
+    store.write_bytes(fixture("one").to_line() + two + fixture("three").to_line())
+    assert verify(store) == (1, [spread(store, 2, last), "2 fixture(s) checked, 1 problem(s)"])
+    done = CliRunner().invoke(main, ["verify", "--json", str(store)])
+    assert done.exit_code == 1
+    [problem] = orjson.loads(done.output)["problems"]
+    assert (problem["line"], problem["reason"]) == (2, spread(store, 2, last).split(": ", 1)[1])
+
+
+def test_lines_broken_each_on_its_own_are_still_reported_one_by_one(tmp_path: Path) -> None:
+    store = tmp_path / "s.jsonl"
+    whole = pretty("one") + pretty("two")  # a store reformatted whole: one problem a fixture
+    broken = b'{"key": \n}\nnot json\n'  # three broken lines in a row, not one fixture
+    held = b"{\n" + fixture("four").to_line() + b"}\n"  # a whole fixture within: no block
+    cut = b"{\n" + pretty("three")[2:-2]  # a pretty fixture whose last line is lost
+    store.write_bytes(whole + broken + held + cut)
+    code, lines = verify(store)
+    first, ends = 1 + pretty("one").count(b"\n"), whole.count(b"\n")
+    assert code == 1
+    assert lines[:2] == [spread(store, 1, first - 1), spread(store, first, ends)]
+    apart = [ends + 1, ends + 2, ends + 3, ends + 4, ends + 6]
+    apart += range(ends + 7, ends + 7 + cut.count(b"\n"))  # every line of the cut fixture
+    assert [int(line.split(":")[1]) for line in lines[2:-1]] == apart
+    assert "spread over several lines starts here" in lines[5]  # at held's "{"
+    assert lines[-1] == f"1 fixture(s) checked, {len(lines) - 1} problem(s)"
