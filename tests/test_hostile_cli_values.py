@@ -75,6 +75,47 @@ def test_a_rate_limit_that_is_no_rate_is_refused_before_anything_runs(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cases.jsonl"]
 
 
+@pytest.mark.parametrize(
+    ("args", "value"),
+    [
+        (["verify", "s.jsonl", "--jobs"], "\uff12"),  # a full-width 2: int() reads it as 2
+        (["verify", "s.jsonl", "--jobs"], "1_0"),  # int() reads 10
+        (["verify", "s.jsonl", "--jobs"], "\u0662"),  # an Arabic-Indic 2
+        (["history", "export", "--last"], "\uff15"),
+        (["sim", "serve", "--seed"], "\uff17"),
+        (["eval", "--cases", "c.jsonl", "--rate-limit"], "\uff12.5"),
+        (["eval", "--cases", "c.jsonl", "--rate-limit"], "1_0"),
+        (["eval", "--cases", "c.jsonl", "--max-cost"], "\uff15"),
+    ],
+)
+def test_a_number_option_takes_ascii_digits_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], value: str
+) -> None:
+    # click's int and float types convert with int() and float(), which read any Unicode
+    # digit and underscores: '--jobs ２' ran with 2 jobs
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(main, [*args, value])
+    assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+    option = args[-1]
+    assert f"Invalid value for '{option}': {value!r} is not a" in done.stderr, done.stderr
+    assert "written in the digits 0-9" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_spending_cap_of_infinity_is_still_taken(tmp_path: Path) -> None:
+    # inf caps nothing, as documented; only the spelling of a number is checked
+    done = CliRunner().invoke(main, ["eval", "--cases", "c.jsonl", "--max-cost", "inf"])
+    assert "--max-cost" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("value", ["2", " 2", "+2"])
+def test_a_number_option_in_ascii_digits_is_taken(tmp_path: Path, value: str) -> None:
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(Fixture.create(REQUEST, [RESPONSE], META).to_line())
+    done = CliRunner().invoke(main, ["verify", str(store), "--jobs", value])
+    assert done.exit_code == 0, done.output
+
+
 @pytest.mark.parametrize("rate", [float("nan"), 0.0, -1.0, 1e-300])
 def test_the_library_refuses_the_same_rates_where_the_run_is_planned(rate: float) -> None:
     with pytest.raises(ValueError, match="the rate limit"):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from replaygate.cli.numbers import DigitsInt
 from replaygate.cli.options import CommandError, PathParam, file_option
 from replaygate.errors import ReplaygateError
 from replaygate.evals.preflight import check_not_an_input, check_writable
@@ -51,7 +52,7 @@ def _check_kept_file(path: Path) -> None:
 @calibrate.command("export")
 @click.argument("results", type=PathParam(exists=True, dir_okay=False, path_type=Path))
 @click.option("--n", "n", default=20, show_default=True, help="How many outputs to draw.")
-@click.option("--seed", required=True, type=int, help="Seed of the random draw.")
+@click.option("--seed", required=True, type=DigitsInt(), help="Seed of the random draw.")
 @file_option(
     "--out",
     default=Path("calibration.csv"),

@@ -23,6 +23,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.live import live_model, require_credential
+from replaygate.cli.numbers import DigitsInt
 from replaygate.cli.options import CommandError, PathParam, describe
 from replaygate.cli.replay_cmds import print_run, replay_once
 from replaygate.demo import DEMO_SEED, Claim, DemoOutError, claim_out, demo_loop
@@ -119,7 +120,7 @@ def _claim(stack: contextlib.ExitStack[bool | None], out: Path, keep: Path | Non
     "--seed",
     default=SIMULATOR_SEED,
     show_default=True,
-    type=int,
+    type=DigitsInt(),
     help=(
         "Seed of the simulator the first recording draws from (refused with --live: the real "
         f"API takes no seed); the eval loop always records with seed {DEMO_SEED}, the shipped "

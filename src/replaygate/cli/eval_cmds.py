@@ -22,6 +22,7 @@ from click.core import ParameterSource
 from replaygate.cli.choices import choose_agent, choose_fixtures, choose_settings
 from replaygate.cli.json_out import echo_json
 from replaygate.cli.live import live_model, recorded_source, source_option
+from replaygate.cli.numbers import DigitsFloat, DigitsInt
 from replaygate.cli.options import (
     CommandError,
     PathParam,
@@ -127,10 +128,10 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Sha
     "--concurrency",
     default=1,
     show_default=True,
-    type=click.IntRange(min=1),
+    type=DigitsInt(min=1),
     help="Cases recorded in parallel (with --record-mode).",
 )
-@click.option("--rate-limit", type=click.FloatRange(min=0, min_open=True), help="Live calls/s.")
+@click.option("--rate-limit", type=DigitsFloat(min=0, min_open=True), help="Live calls/s.")
 @file_option(
     "--prices",
     "prices_path",
@@ -148,7 +149,7 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Sha
     "--jobs",
     default=1,
     show_default=True,
-    type=click.IntRange(min=1),
+    type=DigitsInt(min=1),
     help="Processes the cases are shared out among; the results are a serial run's.",
 )
 @history_option

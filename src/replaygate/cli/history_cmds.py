@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from replaygate.cli.json_docs import echo_json
+from replaygate.cli.numbers import DigitsInt
 from replaygate.cli.options import (
     CommandError,
     PathParam,
@@ -140,7 +141,7 @@ def history_group() -> None:
 
 @history_group.command("export")
 @file_option("--out", help="The JSON file to write (or --json: print it).")
-@click.option("--last", type=click.IntRange(min=1), help="Only the newest N runs.")
+@click.option("--last", type=DigitsInt(min=1), help="Only the newest N runs.")
 @history_option
 @json_option
 @config_option

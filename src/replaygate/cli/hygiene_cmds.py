@@ -16,6 +16,7 @@ from click.core import ParameterSource
 
 from replaygate.cli.json_docs import review_json
 from replaygate.cli.json_out import echo_json, json_text
+from replaygate.cli.numbers import DigitsInt
 from replaygate.cli.options import (
     TEXT,
     CommandError,
@@ -161,7 +162,7 @@ def diff(
 @click.argument("path", type=PathParam(path_type=Path))
 @click.option(
     "--live-sample",
-    type=click.IntRange(min=1),
+    type=DigitsInt(min=1),
     metavar="N",
     help="Re-send N sampled recorded requests to the live API (needs --approve-live).",
 )
@@ -364,7 +365,7 @@ def _usage_options(fn: click.decorators.FC) -> click.decorators.FC:
     )(fn)
     fn = click.option(
         "--runs",
-        type=click.IntRange(min=1),
+        type=DigitsInt(min=1),
         default=5,
         show_default=True,
         help="How many of the last recorded test runs count.",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
+from replaygate.cli.numbers import DigitsInt, a_decimal
 from replaygate.config import MAX_TOKENS
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.spending import amount_problem
@@ -183,7 +184,7 @@ simulator_seed_option = click.option(
     "--seed",
     default=SIMULATOR_SEED,
     show_default=True,
-    type=int,
+    type=DigitsInt(),
     help="Seed of the simulator's answers (with --simulator).",
 )
 
@@ -196,6 +197,8 @@ class _Amount(click.ParamType[float, Any]):
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
     ) -> float:
+        if isinstance(value, str) and not a_decimal(value):
+            self.fail(f"{value!r} is not an amount written in the digits 0-9.", param, ctx)
         number = click.FLOAT.convert(value, param, ctx)
         problem = amount_problem(number)
         if problem is not None:
@@ -267,7 +270,7 @@ def request_settings(fn: F) -> F:
     )(fn)
     fn = click.option(
         "--max-tokens",
-        type=click.IntRange(min=1, max=MAX_TOKENS),
+        type=DigitsInt(min=1, max=MAX_TOKENS),
         help="Request max_tokens (default: [tool.replaygate] max_tokens).",
     )(fn)
     fn = click.option(

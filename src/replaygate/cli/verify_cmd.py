@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.json_docs import echo_json, verify_json
+from replaygate.cli.numbers import DigitsInt
 from replaygate.cli.options import (
     CommandError,
     PathParam,
@@ -65,7 +66,7 @@ def _verify(
 )
 @click.option(
     "--jobs",
-    type=click.IntRange(min=1),
+    type=DigitsInt(min=1),
     default=default_jobs,
     show_default="the usable CPUs, at most 8",
     help="Processes that check a large store's segments in parallel; the report is the same.",

@@ -17,6 +17,7 @@ from types import FrameType
 
 import click
 
+from replaygate.cli.numbers import DigitsFloat, DigitsInt
 from replaygate.network import is_loopback
 from replaygate.sim.behavior_option import ChosenBehavior, behavior_option
 from replaygate.sim.drift import DriftPlan, DriftSpecError
@@ -46,16 +47,20 @@ def _seconds(_context: click.Context, _option: click.Parameter, value: float) ->
 
 @sim_group.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
-@click.option("--port", default=0, show_default=True, type=int, help="Port; 0 picks a free one.")
+@click.option(
+    "--port", default=0, show_default=True, type=DigitsInt(), help="Port; 0 picks a free one."
+)
 @behavior_option()
-@click.option("--seed", default=7, show_default=True, type=int, help="Seed of all randomness.")
+@click.option(
+    "--seed", default=7, show_default=True, type=DigitsInt(), help="Seed of all randomness."
+)
 @click.option("--faults", default="", help='Fault rates, e.g. "429:0.1,500:0.05,slow:0.05".')
 @click.option("--drift", default="", help='Drift rules, e.g. "add-field:usage.foo,drop-field:id".')
 @click.option(
     "--slow-delay",
     default=0.2,
     show_default=True,
-    type=float,
+    type=DigitsFloat(),
     callback=_seconds,
     help="Seconds of a slow fault.",
 )
@@ -63,7 +68,7 @@ def _seconds(_context: click.Context, _option: click.Parameter, value: float) ->
     "--retry-after",
     default=1.0,
     show_default=True,
-    type=float,
+    type=DigitsFloat(),
     callback=_seconds,
     help="Seconds announced on 429/529.",
 )
