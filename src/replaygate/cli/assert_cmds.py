@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from replaygate.cli.numbers import DigitsInt
 from replaygate.cli.options import CommandError, PathParam, file_option
+from replaygate.click_numbers import DigitsInt
 from replaygate.errors import ReplaygateError
 from replaygate.evals.preflight import check_not_an_input, check_writable
 from replaygate.regular import not_regular

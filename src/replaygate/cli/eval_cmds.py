@@ -22,7 +22,6 @@ from click.core import ParameterSource
 from replaygate.cli.choices import choose_agent, choose_fixtures, choose_settings
 from replaygate.cli.json_out import echo_json
 from replaygate.cli.live import live_model, recorded_source, source_option
-from replaygate.cli.numbers import DigitsFloat, DigitsInt
 from replaygate.cli.options import (
     CommandError,
     PathParam,
@@ -40,6 +39,7 @@ from replaygate.cli.options import (
     simulator_seed_option,
 )
 from replaygate.cli.replay_cmds import never_recorded, recorded_store
+from replaygate.click_numbers import DigitsFloat, DigitsInt
 from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.evals.agents import raised_by_agent
 from replaygate.evals.cases import cases_digest, load_eval_cases

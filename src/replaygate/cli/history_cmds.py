@@ -9,7 +9,6 @@ from typing import Any
 import click
 
 from replaygate.cli.json_docs import echo_json
-from replaygate.cli.numbers import DigitsInt
 from replaygate.cli.options import (
     CommandError,
     PathParam,
@@ -20,6 +19,7 @@ from replaygate.cli.options import (
     json_option,
     other_config,
 )
+from replaygate.click_numbers import DigitsInt
 from replaygate.errors import first_few, shown_file
 from replaygate.evals.baseline import load_gated
 from replaygate.evals.config import load_config

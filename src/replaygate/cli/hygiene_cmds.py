@@ -16,7 +16,6 @@ from click.core import ParameterSource
 
 from replaygate.cli.json_docs import review_json
 from replaygate.cli.json_out import echo_json, json_text
-from replaygate.cli.numbers import DigitsInt
 from replaygate.cli.options import (
     TEXT,
     CommandError,
@@ -26,6 +25,7 @@ from replaygate.cli.options import (
     json_option,
     note_other_files,
 )
+from replaygate.click_numbers import DigitsInt
 from replaygate.errors import ReplaygateError, shown_file
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.fixtures.fixture import Fixture

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
-from replaygate.cli.numbers import DigitsInt, a_decimal
+from replaygate.click_numbers import DigitsInt, a_decimal
 from replaygate.config import MAX_TOKENS
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.spending import amount_problem

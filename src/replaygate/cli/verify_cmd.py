@@ -11,7 +11,6 @@ from pathlib import Path
 import click
 
 from replaygate.cli.json_docs import echo_json, verify_json
-from replaygate.cli.numbers import DigitsInt
 from replaygate.cli.options import (
     CommandError,
     PathParam,
@@ -19,6 +18,7 @@ from replaygate.cli.options import (
     json_option,
     note_other_files,
 )
+from replaygate.click_numbers import DigitsInt
 from replaygate.errors import ReplaygateError
 from replaygate.evals.progress import reporter
 from replaygate.fixtures.store.files import existing_store

@@ -17,7 +17,7 @@ from types import FrameType
 
 import click
 
-from replaygate.cli.numbers import DigitsFloat, DigitsInt
+from replaygate.click_numbers import DigitsFloat, DigitsInt
 from replaygate.network import is_loopback
 from replaygate.sim.behavior_option import ChosenBehavior, behavior_option
 from replaygate.sim.drift import DriftPlan, DriftSpecError
