@@ -349,7 +349,7 @@ class Exchange:
         response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat), fixture.meta)
         if response is None:
             raise self._null_answer(location, fixture, repeat)
-        refused = stored_refusal(response, str(envelope.get("path", "")), fixture.meta)
+        refused = stored_refusal(response, envelope, fixture.meta)
         if refused is not None:
             reason = stored_refusal_reason(refused, self.session.replace_hint())
             raise FixtureFormatError(str(location.file), location.line, f"its answer {reason}")

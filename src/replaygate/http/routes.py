@@ -102,14 +102,15 @@ def refused_credentials(path: str, status: int, body: Any) -> int | None:
     return credentials_refused(status, body) if is_model_api(path) else None
 
 
-def stored_refusal(response: Any, path: str, meta: Any) -> int | None:
+def stored_refusal(response: Any, request: Mapping[str, Any], meta: Any) -> int | None:
     """The status of a recorded model API's refusal of the credentials it was recorded with
-    (:func:`refused_credentials`), if ``response`` (a stored answer to ``path``, recorded
-    under ``meta``) is one not written by hand (``meta.source: "hand"``), else None."""
+    (:func:`refused_credentials`), if ``response`` (a stored answer to the envelope
+    ``request``, recorded under ``meta``) is one not written by hand (``meta.source:
+    "hand"``), else None. Most answers are told by their status alone."""
     status = response.get("status") if type(response) is dict else None
     if type(status) is not int or status not in _LOOKED_AT or by_hand(meta):
         return None
-    return refused_credentials(path, status, response.get("body"))
+    return refused_credentials(str(request.get("path", "")), status, response.get("body"))
 
 
 def by_hand(meta: Any) -> bool:
