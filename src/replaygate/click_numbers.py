@@ -3,27 +3,17 @@
 click's ``int`` and ``float`` types convert with Python's ``int()`` and ``float()``, which
 also read full-width and other Unicode digits (``３``) and underscores (``1_000``). These
 types refuse such a value as a usage error naming the option, then convert and check the
-range as click does (``nan`` and ``inf`` are left to the option's own checks).
+range as click does (``nan`` and ``inf`` are left to the option's own checks). The
+checks themselves are in :mod:`replaygate.digits`.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import click
 
-_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
-_DECIMAL = re.compile(
-    r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf|infinity)",
-    re.ASCII | re.IGNORECASE,
-)
-
-
-def a_decimal(text: str) -> bool:
-    """Whether ``text`` is a decimal number written in ASCII digits (``2``, ``0.5``,
-    ``1e-3``), or ``nan`` or ``inf``."""
-    return _DECIMAL.fullmatch(text.strip()) is not None
+from replaygate.digits import a_decimal, an_integer
 
 
 class DigitsInt(click.IntRange):
@@ -32,7 +22,7 @@ class DigitsInt(click.IntRange):
     name = "integer"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, str) and not _INTEGER.fullmatch(value.strip()):
+        if isinstance(value, str) and not an_integer(value):
             self.fail(f"{value!r} is not an integer written in the digits 0-9.", param, ctx)
         return super().convert(value, param, ctx)
 

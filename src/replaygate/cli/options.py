@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
-from replaygate.click_numbers import DigitsInt, a_decimal
+from replaygate.click_numbers import DigitsInt
 from replaygate.config import MAX_TOKENS
+from replaygate.digits import a_decimal
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.spending import amount_problem
 from replaygate.jsonfields import escape_surrogates, lone_surrogate

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from replaygate import digits
 from replaygate.fixtures.modes import MODES
 from replaygate.regular import file_kind
 from replaygate.seed import SIMULATOR_SEED
@@ -143,7 +144,7 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--replaygate-sim-seed",
         dest=SIM_SEED,
-        type=int,
+        type=digits.integer,
         default=None,
         metavar="SEED",
         help=f"the simulator's seed (default {SIMULATOR_SEED})",
@@ -151,7 +152,7 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--replaygate-max-cost",
         dest=MAX_COST,
-        type=float,
+        type=digits.number,
         default=None,
         metavar="AMOUNT",
         help="stop recording before a live call could take the session's spending past AMOUNT "
@@ -193,8 +194,9 @@ def simulator_behavior(config: pytest.Config) -> str | None:
 
 
 def number(config: pytest.Config, name: str, kind: type[int] | type[float]) -> float | None:
-    """The option ``name``, else its ini setting, as ``kind``; a bad ini value is a usage
-    error naming the setting."""
+    """The option ``name``, else its ini setting, as ``kind``; an ini value that is no
+    such number in the digits 0-9 (:mod:`replaygate.digits`) is a usage error naming the
+    setting."""
     given = config.getoption(name, None)
     if given is not None:
         return kind(given)
@@ -202,7 +204,7 @@ def number(config: pytest.Config, name: str, kind: type[int] | type[float]) -> f
     if not text:
         return None
     try:
-        return kind(text)
+        return digits.integer(text) if kind is int else digits.number(text)
     except ValueError:
         where = config.inipath or "the ini file"
         raise pytest.UsageError(

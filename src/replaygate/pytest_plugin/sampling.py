@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from replaygate import digits
 from replaygate.pytest_plugin.outputs import check_outputs, option_path
 from replaygate.pytest_plugin.reruns import session_reruns
 from replaygate.pytest_plugin.sampling_collect import pytest_collection_modifyitems
@@ -89,7 +90,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--flaky-runs",
         dest="replaygate_flaky_runs",
-        type=int,
+        type=digits.integer,
         default=0,
         metavar="RUNS",
         help="run each unsampled test this many times (>= 2) and list those whose outcome differed",
