@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
-import sys
+import tempfile
 import threading
 import warnings
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ import pytest
 
 import replaygate.http
 import replaygate.http.exchange as exchange_module
+from forked_cli import Forker
 from loopback import ChunkedEvents, serving
 from replaygate.errors import ResponseLeftOpenWarning, StoreWriteError, WireFormatError
 from replaygate.fixtures.store import FixtureStore
@@ -279,14 +279,31 @@ with Simulator(behavior="echo", chunk_size=3) as sim:
 """
 
 
-@pytest.mark.slow  # a fresh interpreter
+@pytest.fixture(scope="module")
+def forker() -> Iterator[Forker]:
+    """The interpreter the scripts' processes are forked from, openai, replaygate's
+    recording and the simulator imported once: what the tests look at is how such a process
+    ends (tests/forked_cli.py), not how its interpreter starts."""
+    forker = Forker(["openai", "replaygate.http", "replaygate.sim"])
+    yield forker
+    forker.close()
+
+
+def run_script(forker: Forker, code: str, args: list[str], cwd: Path) -> tuple[int, str]:
+    """The exit status and stderr of ``python -c CODE ARGS`` run in ``cwd``, its process
+    forked from ``forker``: it ends as that interpreter would, its exit handlers run."""
+    with open(os.devnull, "wb") as out, tempfile.TemporaryFile() as err:
+        started = forker.start(args, stdout=out.fileno(), stderr=err.fileno(), cwd=cwd, code=code)
+        status = started.wait(60)
+        err.seek(0)
+        return status, err.read().decode()
+
+
+@pytest.mark.slow  # a process of its own, ending as its interpreter exits
 def test_a_stream_of_a_client_never_closed_is_recorded_as_the_interpreter_exits(
-    tmp_path: Path,
+    forker: Forker, tmp_path: Path
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", NEVER_CLOSED], cwd=tmp_path, capture_output=True, text=True
-    )
-    assert (done.returncode, done.stderr) == (0, "")
+    assert run_script(forker, NEVER_CLOSED, [], tmp_path) == (0, "")
     ends = [f.responses[0]["stream_end"] for f in FixtureStore.open(tmp_path / "s.jsonl")]
     assert sorted(ends) == ["closed", "complete"]
 
@@ -316,17 +333,18 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.slow  # fresh interpreters
+@pytest.mark.slow  # processes of their own; forkserver's server is a fresh interpreter
 @pytest.mark.parametrize("start", ["fork", "forkserver"])
 def test_a_stream_a_multiprocessing_worker_leaves_open_is_recorded_as_it_ends(
-    tmp_path: Path, start: str
+    forker: Forker, tmp_path: Path, start: str
 ) -> None:
     # Such a worker ends with os._exit: the interpreter's exit handlers never run in it.
-    (tmp_path / "worker.py").write_text(IN_A_WORKER)
-    done = subprocess.run(
-        [sys.executable, "worker.py", start], cwd=tmp_path, capture_output=True, text=True
-    )
-    assert (done.returncode, done.stderr) == (0, "")
+    # The script runs as `python worker.py START` runs it (its __main__ a file, which the
+    # forkserver's fresh interpreter imports to find the worker's target).
+    script = tmp_path / "worker.py"
+    script.write_text(IN_A_WORKER)
+    as_a_file = f"import runpy\nrunpy.run_path({str(script)!r}, run_name='__main__')"
+    assert run_script(forker, as_a_file, [start], tmp_path) == (0, "")
     [fixture] = FixtureStore.open(tmp_path / "s.jsonl")
     assert fixture.responses[0]["stream_end"] == "closed"
 
