@@ -87,10 +87,12 @@ def candidates(
             f"would not be seen ({len(result.unread)} such file(s) or folder(s)): make it "
             "readable, or name folders without it in --refs; nothing deleted"
         )
-    used = {(resolved(row.file), row.key) for row in result.rows if not row.unused}
+    # each store file resolved once, not once per fixture
+    real_of = {file: resolved(file) for file in dict.fromkeys(row.file for row in result.rows)}
+    used = {(real_of[row.file], row.key) for row in result.rows if not row.unused}
     picked: dict[tuple[Path, int], PatrolRow] = {}
     for row in (r for r in result.rows if r.unused):  # those of unknown use too: refused below
-        real = resolved(row.file)
+        real = real_of[row.file]
         if (real, row.key) in used:  # played or referenced under the file's other name
             continue
         held = picked.get((real, row.line))
@@ -112,7 +114,7 @@ def candidates(
     evals = len(result.runs) - result.test_sessions
     for configured, named in eval_stores():
         store = resolved(configured)
-        in_store = [row for row in outside if within(resolved(row.file), store)]
+        in_store = [row for row in outside if within(real_of[row.file], store)]
         if in_store:
             others = f" and {len(in_store) - 1} more" if len(in_store) > 1 else ""
             counted = (
@@ -171,16 +173,18 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
             f"refusing to delete {first.where} (key {first.key}): it is still {why}; "
             "nothing deleted"
         )
+    # each file named is resolved once: a large store's rows name a few files many times
+    real_of = {file: resolved(file) for file in dict.fromkeys(row.file for row in rows)}
     names: dict[Path, set[Path]] = defaultdict(set)  # each real file, by the names given
     keys: dict[Path, set[str]] = defaultdict(set)
     for row in rows:
-        names[resolved(row.file)].add(row.file)
-        keys[resolved(row.file)].add(row.key)
+        names[real_of[row.file]].add(row.file)
+        keys[real_of[row.file]].add(row.key)
     # each lock once, however reached, taken in one order (two prunes cannot deadlock),
     # the lock itself never followed: one that is a symlink is refused
     # a one-fixture .json file named alone is written under its folder store's lock
     lock_files = [FixtureStore(store_of(path) if path.is_file() else path).lock_path]
-    lock_files += [FixtureStore(r.file).lock_path for r in rows if r.file.suffix == ".jsonl"]
+    lock_files += [FixtureStore(file).lock_path for file in real_of if file.suffix == ".jsonl"]
     for lock_file in lock_files:
         problem = lock_problem(str(lock_file))
         if problem is not None:
@@ -218,8 +222,8 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
                         removed.append(file)
     except ReplaygateError as err:
         raise HygieneError(f"{err}; nothing more deleted") from None
-    left = {resolved(file) for file in elsewhere}
-    listed = [row for row in rows if resolved(row.file) not in left]
-    deleted = tuple(row for row in listed if (resolved(row.file), row.key) in found)
-    gone = tuple(row for row in listed if (resolved(row.file), row.key) not in found)
+    left = {real_of[file] for file in elsewhere}
+    listed = [row for row in rows if real_of[row.file] not in left]
+    deleted = tuple(row for row in listed if (real_of[row.file], row.key) in found)
+    gone = tuple(row for row in listed if (real_of[row.file], row.key) not in found)
     return PruneResult(deleted, tuple(backups), tuple(removed), tuple(elsewhere), gone)

@@ -42,15 +42,22 @@ class FixtureUsage:
         plays = self.plays.get(key[:KEY_LENGTH], ())
         if not plays:
             return []
-        target = self._resolved.get(file)
-        if target is None:  # resolved once per store file, not once per fixture
-            target = self._resolved[file] = resolved(file)
+        target = self._real(file)
         return [p for p in plays if within(target, p.store)]
 
     def in_eval_store(self, file: Path) -> bool:
         """Whether ``file`` is, or lies in, a store an eval run counted played."""
-        target = resolved(file)
+        if not self.eval_stores:
+            return False
+        target = self._real(file)
         return any(within(target, store) for store in self.eval_stores)
+
+    def _real(self, file: Path) -> Path:
+        """``file`` resolved, once per store file, not once per fixture."""
+        target = self._resolved.get(file)
+        if target is None:
+            target = self._resolved[file] = resolved(file)
+        return target
 
 
 def within(file: Path, store: Path) -> bool:
