@@ -408,11 +408,12 @@ def test_pruning_a_fixture_removes_its_sample_lines(project: Path) -> None:
 
 def pruned_peak(project: Path, fillers: int) -> tuple[int, int]:
     """The store's size and the peak memory traced while pruning it: its four fixtures
-    of :func:`setup_store` and ``fillers`` unused ones of 16 KB each."""
+    of :func:`setup_store` and ``fillers`` unused ones of 100 KB each (few and large: the
+    size is the point, and the time goes to each fixture)."""
     store = project / "tests" / "fixtures" / "rag.jsonl"
     keys = setup_store(project, store)
     filler = (
-        Fixture.create(request(f"filler {i}"), [response("x" * 16_000)], {"source": "hand"})
+        Fixture.create(request(f"filler {i}"), [response("x" * 100_000)], {"source": "hand"})
         for i in range(fillers)
     )
     with store.open("ab") as handle:
@@ -436,7 +437,7 @@ def test_a_large_jsonl_store_is_pruned_without_being_held_whole(
 ) -> None:
     monkeypatch.setattr(scan, "_CHUNK", 1 << 20)  # the store is read 1 MiB at a time
     measured = []
-    for fillers in (150, 600):  # both stores above the reader's chunks
+    for fillers in (24, 96):  # both stores above the reader's chunks: 2.4 MB and 9.6 MB
         project = tmp_path / str(fillers)
         (project / "tests" / "fixtures").mkdir(parents=True)
         monkeypatch.chdir(project)
