@@ -20,8 +20,12 @@ SIGNALS = ("TERM", "INT")
 SIGNAL_WHILE_BUILT = """
 import os, signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)  # even started with it ignored (&)
+import gc
 import anthropic._base_client as sdk
 from replaygate.cli import main
+import replaygate.cli.live, replaygate.cli.replay_cmds, replaygate.examples.research_copilot
+import replaygate.sim  # what `record --simulator` imports, imported once for the forks
+gc.freeze()  # what was imported is shared with the forks, not walked again as each ends
 base = sdk.SyncHttpxClientWrapper.__mro__[1]
 built = base.__init__
 folder, *names = sys.argv[1:]
@@ -47,7 +51,11 @@ for name in names:
 """One interpreter that imports the SDK and the command line once, then forks one process
 per signal: each runs ``replaygate record`` to its end as a process started for it would
 (its exit status, its stderr, the interpreter's exit), with the signal sent while the
-SDK's HTTP client is built."""
+SDK's HTTP client is built. What the parent imported is frozen out of the garbage
+collector's reach before it forks (``gc.freeze``, as Python's documentation advises for a
+fork): the exit of each fork walked all of the SDK again (about 0.6 s of CPU each), where
+what the fork builds (the client half-built, whose finalizer is the point) is collected
+as before."""
 
 
 @pytest.fixture(scope="module")
