@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 import sqlite3
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
@@ -40,6 +42,9 @@ from replaygate.report.page import run_labels
 from replaygate.report.plots import ages_plot, metrics_plot, weekly_plot
 from replaygate.report.words import assertion_words
 from replaygate.sampling import AssertionStats, SampledResult, SampleResult
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # Each test renders the report with matplotlib: end to end.
 pytestmark = [pytest.mark.slow, needs_matplotlib]
@@ -309,6 +314,62 @@ def test_runs_of_one_minute_are_told_apart_on_the_time_axis() -> None:
     assert run_labels(apart) == ["12-02 21:44", "12-02 21:45"]
     together = [at("2026-12-02T21:44:46Z"), at("2026-12-02T21:44:59Z")]
     assert run_labels(together) == ["12-02 21:44:46", "12-02 21:44:59"]
+
+
+LONG = [f"assertion {i:02} " + "w" * (4 * i) for i in range(24)]
+DRAWN = {
+    "one run": lambda: metrics_plot({"success": [0.5], "cost": [0.01]}, ["11-02 09:00"]),
+    "no runs": lambda: metrics_plot({}, []),
+    "runs to the second, tiny and huge amounts": lambda: metrics_plot(
+        {
+            "success": [i / 12 for i in range(12)],
+            "fabricated": [0.0] * 12,
+            "citation_recall": [1.0] * 12,
+            "cost": [1e-6 * i for i in range(12)],
+            "steps": [123456.0 * i for i in range(12)],
+        },
+        [f"11-02 09:00:{i:02}" for i in range(12)],
+    ),
+    "long assertion names": lambda: weekly_plot(
+        ["2026-W45", "2026-W46"], {name: [0.5, 1.0] for name in LONG}
+    ),
+    "more assertions than the legend names": lambda: weekly_plot(
+        [f"2026-W{w:02}" for w in range(1, 53)], {f"check {i:02}": [1.0] * 52 for i in range(60)}
+    ),
+    "a few assertions": lambda: weekly_plot(["2026-W45"], {"contains": [1.0], "set": [0.5]}),
+    "ages": lambda: ages_plot([2.5, 7.0, 180.0], 3, 1),
+    "no ages": lambda: ages_plot([], 0),
+}
+
+
+@pytest.mark.parametrize("draw", DRAWN.values(), ids=DRAWN.keys())
+def test_nothing_of_a_plot_is_cut_at_its_edge_or_drawn_over(
+    draw: Callable[[], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A long assertion name in three columns made the weekly legend wider than the figure.
+    from replaygate.report import plots
+
+    figures: list[Figure] = []
+    to_svg = plots.to_svg
+
+    def kept(figure: Figure, *, title: str, prefix: str) -> str:
+        figures.append(figure)
+        return to_svg(figure, title=title, prefix=prefix)
+
+    monkeypatch.setattr(plots, "to_svg", kept)
+    draw()
+    (figure,) = figures
+    renderer = plots._renderer(figure)
+    edge = figure.bbox  # the axes with their titles, ticks and labels; the legends
+    parts = [ax.get_tightbbox(renderer) for ax in figure.axes]
+    parts += [legend.get_window_extent(renderer) for legend in figure.legends]
+    for part in parts:
+        assert part is not None
+        inside = (edge.x0, edge.y0) <= (part.x0, part.y0) and part.x1 <= edge.x1
+        assert inside and part.y1 <= edge.y1, (part, edge)
+    for index, part in enumerate(parts):
+        for other in parts[index + 1 :]:
+            assert not part.overlaps(other), (part, other)
 
 
 @pytest.mark.parametrize("days", [[0.1, 0.3], [0.0] * 40, [2.5, 7.0, 180.0]])

@@ -5,6 +5,12 @@ can share one page. Text stays text (``svg.fonttype = none``) and no date is
 embedded, so the same data gives the same SVG. With fewer than :data:`FEW` points
 each point is drawn large with its value written beside it, so one or three runs
 read as numbers rather than as a flat line.
+
+The axes are placed once per figure by :func:`_lay_out`, from the measured extent of
+their titles, tick labels, axis labels and legends, so that nothing is cut at the
+figure's edge. Their ticks do not depend on their size (run axes list their ticks, value
+axes ask for at most :data:`VALUE_TICKS`), so one measurement is the final one; matplotlib's
+constrained layout measured every figure twice and drew it once more before saving it.
 """
 
 from __future__ import annotations
@@ -52,10 +58,69 @@ def _styled(draw: Callable[P, str]) -> Callable[P, str]:
     return styled
 
 
+DPI = 72
+"""Points per inch: the SVG's own, so text measured for the layout is the text drawn."""
+PAD = 6.0
+"""Points between any text and the figure's edge, and between two axes' texts."""
+VALUE_TICKS = 7
+"""At most this many intervals between the ticks of a value axis, whatever its height."""
+
+
 def _figure(width: float, height: float) -> Figure:
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(width, height), layout="constrained")
+    return Figure(figsize=(width, height), dpi=DPI)
+
+
+def _value_axis(ax: Axes) -> None:
+    """Ticks of the value (y) axis chosen from its limits alone, never from its height."""
+    from matplotlib.ticker import MaxNLocator  # matplotlib is there: @_styled
+
+    ax.yaxis.set_major_locator(MaxNLocator(VALUE_TICKS, steps=[1, 2, 2.5, 5, 10]))
+
+
+def _renderer(figure: Figure) -> Any:
+    """A renderer that measures text as the saved SVG draws it."""
+    from matplotlib.backends.backend_svg import RendererSVG
+
+    width, height = figure.get_size_inches() * DPI
+    return RendererSVG(width, height, io.StringIO(), image_dpi=DPI)  # type: ignore[no-untyped-call]
+
+
+def _lay_out(figure: Figure, legend: Any = None, under: Axes | None = None) -> None:
+    """Place the figure's axes, side by side in one row, so that each one's titles, tick
+    labels and axis labels (its measured extent past its frame) stay inside the figure and
+    clear of its neighbour's, the axes equally wide. ``legend`` goes under the axes
+    ``under``, or under all of them, centred, when ``under`` is None."""
+    renderer = _renderer(figure)
+    axes = figure.axes
+    width, height = figure.get_size_inches() * DPI
+    frames = [ax.get_window_extent(renderer) for ax in axes]
+    boxes = [ax.get_tightbbox(renderer) or frame for ax, frame in zip(axes, frames, strict=True)]
+    left = [frame.x0 - box.x0 for frame, box in zip(frames, boxes, strict=True)]
+    right = [box.x1 - frame.x1 for frame, box in zip(frames, boxes, strict=True)]
+    below = [frame.y0 - box.y0 for frame, box in zip(frames, boxes, strict=True)]
+    top = max(box.y1 - frame.y1 for frame, box in zip(frames, boxes, strict=True)) + PAD
+    gaps = [right[i] + left[i + 1] + PAD for i in range(len(axes) - 1)]
+    bottom = max(below) + PAD
+    extent = legend.get_window_extent(renderer) if legend is not None else None
+    if extent is not None:
+        ticks = below[axes.index(under)] if under is not None else max(below)
+        bottom = max(bottom, ticks + PAD / 2 + extent.height + PAD)
+    x = left[0] + PAD
+    each = (width - x - right[-1] - PAD - sum(gaps)) / len(axes)
+    tall = height - bottom - top
+    for index, ax in enumerate(axes):
+        ax.set_position((x / width, bottom / height, each / width, tall / height))
+        x += each + (gaps[index] if index < len(gaps) else 0.0)
+    if legend is not None:
+        if under is not None:
+            frame = under.get_position()
+            middle = (frame.x0 + frame.x1) / 2
+            anchor = (middle, (bottom - below[axes.index(under)] - PAD / 2) / height)
+            legend.set_bbox_to_anchor(anchor, transform=figure.transFigure)
+        else:
+            legend.set_bbox_to_anchor((0.5, PAD / height), transform=figure.transFigure)
 
 
 def to_svg(figure: Figure, *, title: str, prefix: str) -> str:
@@ -181,9 +246,15 @@ def metrics_plot(series: Mapping[str, Sequence[float | None]], labels: Sequence[
         _draw(shares, series[name], series=index, label=name.replace("_", " "))
     shares.set_ylim(-0.12, 1.12)
     _label(shares, METRICS["success"].format)
-    if shares.lines:
-        shares.legend(
-            fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, frameon=False
+    legend = None
+    if shares.lines:  # under the shares' run labels, placed by _lay_out
+        legend = figure.legend(
+            handles=shares.lines,
+            fontsize=7,
+            loc="upper center",
+            ncols=2,
+            frameon=False,
+            borderaxespad=0,
         )
     for ax, (name, label) in zip(amounts, AMOUNTS, strict=True):
         ax.set_title(label)
@@ -193,8 +264,10 @@ def metrics_plot(series: Mapping[str, Sequence[float | None]], labels: Sequence[
     for ax in axes:
         if ax.lines:
             _run_axis(ax, labels)
+            _value_axis(ax)
         else:
             _empty(ax, "no runs yet")
+    _lay_out(figure, legend, under=shares)
     return to_svg(figure, title="Metrics over time", prefix="metrics")
 
 
@@ -207,8 +280,9 @@ LEGEND_COLUMNS = 3
 def weekly_plot(weeks: Sequence[str], rates: Mapping[str, Sequence[float | None]]) -> str:
     """The pass rate of each assertion, week by week.
 
-    The legend sits under the plot, in columns, and the figure grows with it, so many
-    assertions (or long names, cut at :data:`LEGEND_LONGEST`) never squeeze the plot away.
+    The legend sits under the plot, in as many columns (up to :data:`LEGEND_COLUMNS`) as
+    fit the figure's width, and the figure grows with it, so many assertions (or long
+    names, cut at :data:`LEGEND_LONGEST`) never squeeze the plot away.
     """
     drawn = [
         (name, values)
@@ -218,16 +292,16 @@ def weekly_plot(weeks: Sequence[str], rates: Mapping[str, Sequence[float | None]
     names = [visible(cut(name, LEGEND_LONGEST)) for name, _ in drawn[:LEGEND_MOST]]
     if len(drawn) > LEGEND_MOST:
         names.append(f"and {len(drawn) - LEGEND_MOST} more assertions")
-    columns = 1 if len(names) <= 4 else LEGEND_COLUMNS
-    rows = math.ceil(len(names) / columns)
-    figure = _figure(9.0, 3.0 + 0.16 * rows)
+    figure = _figure(9.0, 3.0)
     ax = figure.subplots()
     ax.set_title("weekly pass rate per assertion")
     for index, (_, values) in enumerate(drawn):
         _draw(ax, values, series=index)
+    legend = None
     if ax.lines:
         _run_axis(ax, weeks, most=12)
         ax.set_ylim(-0.12, 1.12)
+        _value_axis(ax)
         _label(ax, "{:.0%}".format)
         ax.set_ylabel("passes / samples")
         handles: list[Any] = list(ax.lines[:LEGEND_MOST])
@@ -235,11 +309,29 @@ def weekly_plot(weeks: Sequence[str], rates: Mapping[str, Sequence[float | None]
             from matplotlib.lines import Line2D
 
             handles.append(Line2D([], [], linestyle="none"))
-        # Labels given with their lines: one that starts with "_" is shown as well.
-        figure.legend(handles, names, fontsize=7, loc="outside lower center", ncols=columns)
+        legend = _legend_below(figure, handles, names)
     else:
         _empty(ax, "no runs yet")
+    _lay_out(figure, legend)
     return to_svg(figure, title="Weekly pass rate per assertion", prefix="weekly")
+
+
+def _legend_below(figure: Figure, handles: list[Any], names: list[str]) -> Any:
+    """A legend of ``names`` in the most columns (up to :data:`LEGEND_COLUMNS`, one up to 4
+    names) that fit the figure's width; the figure grows by its height."""
+    renderer = _renderer(figure)
+    width, height = figure.get_size_inches()
+    for columns in range(1 if len(names) <= 4 else LEGEND_COLUMNS, 0, -1):
+        # Labels given with their lines: one that starts with "_" is shown as well.
+        legend = figure.legend(
+            handles, names, fontsize=7, loc="lower center", ncols=columns, borderaxespad=0
+        )
+        extent = legend.get_window_extent(renderer)
+        if columns == 1 or extent.width <= width * DPI - 2 * PAD:
+            break
+        legend.remove()
+    figure.set_size_inches(width, height + (extent.height + PAD) / DPI)
+    return legend
 
 
 @_styled
@@ -266,6 +358,7 @@ def ages_plot(days: Sequence[float], undated: int, future: int = 0) -> str:
         ax.set_ylabel("fixtures")
     else:
         _empty(ax, "no dated fixtures")
+    _lay_out(figure)
     return to_svg(figure, title="Fixture age histogram", prefix="ages")
 
 
