@@ -1,8 +1,8 @@
 """The hits log: a pytest session logs which fixtures its tests replay.
 
-A small project is made in a temporary folder: ResearchCopilot fixtures recorded from
-the simulator (two questions, only one of them replayed by the tests). Its tests run in
-nested single-process pytest sessions.
+A small project is made in a temporary folder: ResearchCopilot's shipped fixtures
+(three questions, only one of them replayed by the tests). Its tests run in nested
+single-process pytest sessions.
 Under xdist (the workers' hits, with test ids, and ``replaygate patrol`` listing the
 fixtures no test played): tests/test_xdist_sessions.py.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from datetime import datetime
@@ -20,11 +21,13 @@ from pathlib import Path
 import pytest
 
 from nested_pytest import NoClosingCollection
+from replaygate.examples.research_copilot import shipped_fixtures
 from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import now_iso
+from replaygate.http import httpx2_client
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.usage import read_usage
-from run_cli import replaygate
+from replaygate.sim import Simulator
 
 TESTS = """
 from pathlib import Path
@@ -74,12 +77,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "tests" / "fixtures").mkdir(parents=True)
     (root / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n", encoding="utf-8")
     (root / "tests" / "test_agent.py").write_text(TESTS + RAG_TEST, encoding="utf-8")
-    store = root / "tests" / "fixtures" / "rc.jsonl"
-    done = replaygate("record", "--fixtures", str(store),
-                      "--agent", "replaygate.examples.research_copilot:copilot",
-                      "--approve-live", "--simulator", "What is RAG?",
-                      "Why are some agent tests flaky?", cwd=root)  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    shutil.copy(shipped_fixtures(), root / "tests" / "fixtures" / "rc.jsonl")
     return root
 
 
@@ -188,26 +186,22 @@ def test_a_damaged_hits_log_named_with_a_newline_is_named_on_one_line(tmp_path: 
     assert "\n" not in str(caught.value)
 
 
-IN_A_FORKED_WORKER = """
-import multiprocessing, sys
-import openai, replaygate.http
-from replaygate.fixtures import hits
-from replaygate.sim import Simulator
+KEY = {"authorization": "Bearer k"}  # the simulator refuses a request without one
+ASKED = {"model": "gpt-sim-1", "messages": [{"role": "user", "content": "hi"}]}
 
-def ask(base_url, mode):
-    http = replaygate.http.httpx2_client("s.jsonl", mode, approve_live=mode != "replay")
-    with openai.OpenAI(api_key="k", base_url=base_url, http_client=http) as client:
-        asked = [{"role": "user", "content": "hi"}]
-        client.chat.completions.create(model="gpt-sim-1", messages=asked)
+IN_A_FORKED_WORKER = f"""
+import multiprocessing, sys
+import replaygate.http
+from replaygate.fixtures import hits
+
+def ask():
+    with replaygate.http.httpx2_client("s.jsonl") as http:
+        http.post("http://sim.invalid/v1/chat/completions", json={ASKED!r}, headers={KEY!r})
 
 if __name__ == "__main__":
-    with Simulator(behavior="echo") as sim:
-        ask(sim.openai_base_url, "record-missing")
     hits.enable("hits", run="run-1")
-    ask("http://sim.invalid/v1", "replay")  # the parent's hit, not written yet
-    worker = multiprocessing.get_context("fork").Process(
-        target=ask, args=("http://sim.invalid/v1", "replay")
-    )
+    ask()  # the parent's hit, not written yet
+    worker = multiprocessing.get_context("fork").Process(target=ask)
     worker.start()
     worker.join()
     sys.exit(worker.exitcode)
@@ -219,6 +213,11 @@ def test_a_forked_worker_writes_its_own_hits_as_it_ends_and_not_its_parent_s(
     tmp_path: Path,
 ) -> None:
     # A fork worker ends with os._exit: the exit handler that writes the hits never runs in it.
+    with (  # recorded here: the interpreter started needs neither an SDK nor the simulator
+        Simulator(behavior="echo") as sim,
+        httpx2_client(tmp_path / "s.jsonl", "record-missing", approve_live=True) as http,
+    ):
+        http.post(f"{sim.openai_base_url}/chat/completions", json=ASKED, headers=KEY)
     (tmp_path / "worker.py").write_text(IN_A_FORKED_WORKER)
     done = subprocess.run(
         [sys.executable, "worker.py"], cwd=tmp_path, capture_output=True, text=True
