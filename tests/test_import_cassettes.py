@@ -989,7 +989,7 @@ def test_a_cassette_name_longer_than_a_store_name_is_cut_as_the_plugin_cuts_it(
 
 
 def test_an_answer_is_dated_by_the_date_header_the_server_sent(
-    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # recorded_at was the time of the import: a cassette two years old read as fresh to
     # patrol --max-age for months after its import
@@ -1012,6 +1012,7 @@ def test_an_answer_is_dated_by_the_date_header_the_server_sent(
     assert twice.meta is not None and twice.meta["recorded_at"] == "2024-07-02T10:00:00Z"
     (plain,) = FixtureStore.open(store_of(out, "openai/plain.yaml"))
     assert plain.meta is not None and plain.meta["recorded_at"] >= began  # no date read
+    monkeypatch.chdir(tmp_path)  # no tests folder to search, no hits log to read
     patrolled = CliRunner().invoke(main, ["patrol", str(out), "--max-age", "90d", "--json"])
     stale = {
         Path(row["fixture"]).stem: row["stale"] for row in json.loads(patrolled.output)["fixtures"]
