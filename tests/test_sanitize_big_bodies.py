@@ -9,6 +9,7 @@ of one takes a few tenths of a second: they are marked slow, out of the inner lo
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -32,14 +33,17 @@ NAMED_SECRET = "Xk9mQ2pL7vR4tZ8wB3nH6yJ1"
 """24 characters: under the free-standing rule's 32, a credential only by its name."""
 
 
-def csv_rows(n: int, rng: random.Random) -> list[str]:
+@functools.cache
+def csv_rows() -> tuple[str, ...]:
+    """The rows of :func:`csv_body`, made once for the module's tests."""
+    rng = random.Random(1)
     cities = ("Zürich", "Paris", "上海", "São Paulo")
-    return [
+    return tuple(
         f"{i},{rng.choice(('Ann Lee', 'José García', 'Chen Wei'))},{rng.choice(cities)},"
         f"{rng.random() * 1000:.2f},2024-05-{1 + i % 28:02d}T10:22:00Z,"
         f'"paid, ref {rng.randrange(10**8)}"'
-        for i in range(n)
-    ]
+        for i in range(SIZE // 60)
+    )
 
 
 HEADER = "id,name,city,amount,created_at,note"
@@ -49,21 +53,27 @@ KEY_HEADER = "id,name,city,amount,created_at,api_key"
 
 def csv_body(header: str = HEADER, planted: str = "") -> str:
     """A CSV export of about :data:`SIZE` characters, ``planted`` as a row in its middle."""
-    rows = csv_rows(SIZE // 60, random.Random(1))
+    rows = list(csv_rows())
     if planted:
         rows.insert(len(rows) // 2, planted)
     return "\n".join([header, *rows])
 
 
-def html_body(planted: str = "") -> str:
-    """A page of about :data:`SIZE` characters: a table of links, ``planted`` in its middle."""
+@functools.cache
+def html_rows() -> tuple[str, ...]:
+    """The rows of :func:`html_body`, made once for the module's tests."""
     rng = random.Random(2)
-    rows = [
+    return tuple(
         f'<tr data-id="{rng.randrange(10**9)}"><td><a href="https://shop.example.com/items/'
         f'{rng.randrange(10**6)}?ref=list&amp;page={rng.randrange(50)}">Item {i}</a></td>'
         f'<td style="color:#{rng.randrange(16**6):06x}">{rng.random() * 100:.3f}</td></tr>\n'
         for i in range(SIZE // 150)
-    ]
+    )
+
+
+def html_body(planted: str = "") -> str:
+    """A page of about :data:`SIZE` characters: a table of links, ``planted`` in its middle."""
+    rows = list(html_rows())
     if planted:
         rows.insert(len(rows) // 2, planted)
     return '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body><table>\n' + (
