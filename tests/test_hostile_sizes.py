@@ -10,8 +10,10 @@ whose compressed body decodes to more than a line can hold.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
+import sys
 import tracemalloc
 import zlib
 from collections.abc import Callable
@@ -26,7 +28,7 @@ from replaygate.cli import main
 from replaygate.errors import UnstorableValueError
 from replaygate.fixtures.fingerprint import digest
 from replaygate.fixtures.fixture import make_meta
-from replaygate.fixtures.store import record_response, writing
+from replaygate.fixtures.store import compact, files, record_response, writing
 from replaygate.fixtures.store.files import MAX_LINE_BYTES
 from replaygate.migrate import cassettes
 
@@ -44,7 +46,6 @@ def _answer(text: str) -> dict[str, Any]:
 
 
 SMALL = Fixture.create(REQUEST, [_answer("small")], META)
-THIRD = _answer("b" * (MAX_LINE_BYTES // 3))
 
 
 def _files(root: Path) -> dict[Path, bytes]:
@@ -54,6 +55,27 @@ def _files(root: Path) -> dict[Path, bytes]:
 SMALLER_LINE = MAX_LINE_BYTES >> 5
 """The maximum of a line where a test lowers it (1 MiB): a fixture over it is refused as
 one over the 32 MiB is, at a thirty-second of the bytes."""
+
+
+@pytest.fixture
+def smaller_lines(monkeypatch: pytest.MonkeyPatch) -> int:
+    """:data:`SMALLER_LINE` as the maximum of a line for every reader and writer of the
+    stores (each module of replaygate that holds ``MAX_LINE_BYTES``): lines over it are
+    written and read as lines over the 32 MiB are, at a thirty-second of the bytes."""
+    lowered = [
+        module
+        for name, module in list(sys.modules.items())
+        if name.startswith("replaygate.") and getattr(module, "MAX_LINE_BYTES", None) is not None
+    ]
+    assert files in lowered and writing in lowered and compact in lowered
+    for module in lowered:
+        monkeypatch.setattr(module, "MAX_LINE_BYTES", SMALLER_LINE)
+    return SMALLER_LINE
+
+
+def _third(maximum: int) -> dict[str, Any]:
+    """An answer of a third of a line of at most ``maximum`` bytes."""
+    return _answer("b" * (maximum // 3))
 
 
 @pytest.mark.parametrize("layout", ["store.jsonl", "store"])
@@ -79,34 +101,33 @@ def test_a_fixture_over_the_line_maximum_is_refused_and_the_store_still_opens(
     assert done.exit_code == 0, done.output
 
 
-@pytest.mark.slow  # lines of 32 MiB, written and read
 def test_a_folder_fixture_whose_pretty_file_would_be_over_the_maximum_is_refused(
-    tmp_path: Path,
+    tmp_path: Path, smaller_lines: int
 ) -> None:
     # Compact, the line fits; indented two spaces a level, the .json file would not.
     deep: Any = "x" * 64
     for _ in range(60):
         deep = [deep]
-    bulky = {"type": "message", "content": [deep] * (MAX_LINE_BYTES // 4_000)}
+    bulky = {"type": "message", "content": [deep] * (smaller_lines // 4_000)}
     fixture = Fixture.create(REQUEST, [bulky], META)
-    assert len(fixture.to_line()) < MAX_LINE_BYTES < len(fixture.to_pretty())
+    assert len(fixture.to_line()) < smaller_lines < len(fixture.to_pretty())
     store = tmp_path / "store"
     with FixtureStore.open(store) as opened, pytest.raises(UnstorableValueError):
         opened.put(fixture)
     assert [p.name for p in tmp_path.rglob("*.json")] == []
 
 
-@pytest.mark.slow  # lines of 32 MiB, written and read
 def test_a_sample_that_would_make_its_fixture_too_big_for_a_line_is_refused(
-    tmp_path: Path,
+    tmp_path: Path, smaller_lines: int
 ) -> None:
     # Appended, each sample line fits; compact would fold them into one line no reader
     # takes, so the sample that passes the maximum is refused when recorded.
+    third = _third(smaller_lines)
     path = tmp_path / "store.jsonl"
-    path.write_bytes(Fixture.create(REQUEST, [THIRD, THIRD], META).to_line())
+    path.write_bytes(Fixture.create(REQUEST, [third, third], META).to_line())
     before = path.read_bytes()
     with FixtureStore.open(path) as store, pytest.raises(UnstorableValueError) as caught:
-        record_response(store, REQUEST, THIRD, sample=2, meta=META)
+        record_response(store, REQUEST, third, sample=2, meta=META)
     assert caught.value.path == "responses[0]"
     assert path.read_bytes() == before
     with FixtureStore.open(path) as store:
@@ -114,22 +135,22 @@ def test_a_sample_that_would_make_its_fixture_too_big_for_a_line_is_refused(
         assert found is not None and len(found.responses) == 2
 
 
-@pytest.mark.slow  # lines of 32 MiB, written and read
 def test_compact_leaves_a_file_whose_folded_line_would_be_too_long_as_it_was(
-    tmp_path: Path,
+    tmp_path: Path, smaller_lines: int
 ) -> None:
+    third = _third(smaller_lines)
     path = tmp_path / "store.jsonl"
     full = digest(REQUEST)
     sample = [
-        json.dumps({"key": full, "sample": i, "response": THIRD}).encode() + b"\n" for i in (1, 2)
+        json.dumps({"key": full, "sample": i, "response": third}).encode() + b"\n" for i in (1, 2)
     ]
-    path.write_bytes(Fixture.create(REQUEST, [THIRD], META).to_line() + b"".join(sample))
+    path.write_bytes(Fixture.create(REQUEST, [third], META).to_line() + b"".join(sample))
     before = path.read_bytes()
     for args in (["compact", str(path)], ["compact", "--check", str(path)]):
         done = CliRunner().invoke(main, args)
         assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
         assert f"Error: {path}:1: " in done.output, done.output
-        assert f"maximum of {MAX_LINE_BYTES:,} bytes" in done.output
+        assert f"maximum of {smaller_lines:,} bytes" in done.output
     assert path.read_bytes() == before
 
 
@@ -162,12 +183,18 @@ def members(data: bytes) -> bytes:
     return gzip.compress(b" " * (MAX_LINE_BYTES // 2), 1) * 8
 
 
+@functools.cache
+def deflated(data: bytes) -> bytes:
+    """``data`` deflated (zlib), once for both tests of it."""
+    return zlib.compress(data, 1)
+
+
 @pytest.mark.parametrize(
     ("encoding", "compress"),
     [
         ("gzip", members),
-        ("deflate", lambda data: zlib.compress(data, 1)),
-        ("deflate", lambda data: zlib.compress(data, 1)[2:-4]),  # raw, as some servers send
+        ("deflate", lambda data: deflated(data)),
+        ("deflate", lambda data: deflated(data)[2:-4]),  # raw, as some servers send
     ],
     ids=["gzip", "deflate", "raw deflate"],
 )
