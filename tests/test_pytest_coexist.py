@@ -3,8 +3,15 @@ options: each plugin gets its own record mode, and ``--help`` says which spellin
 
 from __future__ import annotations
 
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
+from forked_cli import Forker
 from replaygate.fixtures.store import FixtureStore
 from replaygate.pytest_plugin import options
 from replaygate.sim import Simulator
@@ -13,6 +20,47 @@ from test_http_plugin import NO_CAP
 # Each test runs pytest itself on a project of its own (pytester): end to end.
 # pytest-recording loads through its entry point beside replaygate's, as in a user's run.
 pytestmark = [pytest.mark.slow, pytest.mark.autoload_plugins]
+
+
+@pytest.fixture(scope="module")
+def forker() -> Iterator[Forker]:
+    """The interpreter the ``pytest`` processes are forked from, pytest and the installed
+    plugins loaded once (tests/pytest_preloaded.py)."""
+    tests = str(Path(__file__).parent)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [tests, os.getenv("PYTHONPATH")])))
+        forker = Forker(["pytest_preloaded"])
+    yield forker
+    forker.close()
+
+
+AS_PYTHON_M_PYTEST = "import runpy\nrunpy.run_module('pytest', run_name='__main__', alter_sys=True)"
+
+
+def runpytest_forked(pytester: pytest.Pytester, forker: Forker, *args: str) -> pytest.RunResult:
+    """``pytester.runpytest_subprocess(*args)``, its ``python -m pytest`` process forked
+    from ``forker``: the same arguments, folder and environment, a process of its own where
+    no session ran before (an in-process session left pytest-recording's state to the
+    next), its output read the same way."""
+    basetemp = tempfile.mkdtemp(prefix="runpytest-", dir=pytester.path)
+    path = os.pathsep.join(filter(None, [os.getcwd(), os.getenv("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
+    started = time.monotonic()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = forker.start(
+            [f"--basetemp={basetemp}", *args], stdout=out.fileno(), stderr=err.fileno(),
+            cwd=pytester.path, env=env, code=AS_PYTHON_M_PYTEST,
+        )  # fmt: skip
+        ret = process.wait(120)
+        out.seek(0)
+        err.seek(0)
+        said, complained = out.read().decode(), err.read().decode()
+    print(said)  # shown with a failure, as pytester shows a process's output
+    print(complained)
+    return pytest.RunResult(
+        ret, said.splitlines(), complained.splitlines(), time.monotonic() - started
+    )
+
 
 BOTH = """
 import os
@@ -64,7 +112,7 @@ def test_help_names_only_the_prefixed_spellings_when_pytest_recording_is_install
 
 
 def test_both_plugins_record_then_replay_in_one_run(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, forker: Forker
 ) -> None:
     pytester.makepyfile(test_both=BOTH)
     pytester.makeconftest(NO_CAP)
@@ -86,7 +134,7 @@ def test_both_plugins_record_then_replay_in_one_run(
     # the simulator is gone: each plugin replays from its own recording
     monkeypatch.setenv("EXPECTED_VCR_MODE", "none")
     monkeypatch.setenv("EXPECTED_REPLAYGATE_MODE", "replay")
-    replayed = pytester.runpytest_subprocess("--record-mode=none")
+    replayed = runpytest_forked(pytester, forker, "--record-mode=none")
     replayed.assert_outcomes(passed=2)
 
 
@@ -189,7 +237,7 @@ FROM_THE_SIMULATOR = (
 
 
 def test_a_test_under_both_marks_records_from_the_simulator_as_migrating_md_says(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, forker: Forker
 ) -> None:
     """docs/migrating.md: pytest-recording's --block-network refuses the in-process
     simulator unless --allowed-hosts names it, and vcrpy refuses the model calls
@@ -200,17 +248,17 @@ def test_a_test_under_both_marks_records_from_the_simulator_as_migrating_md_says
     cassette.parent.mkdir(parents=True)
     cassette.write_text(FORECAST_CASSETTE)
 
-    refused = pytester.runpytest_subprocess(*FROM_THE_SIMULATOR)
+    refused = runpytest_forked(pytester, forker, *FROM_THE_SIMULATOR)
     refused.assert_outcomes(failed=1)
     refused.stdout.fnmatch_lines(["*CannotOverwriteExistingCassetteException*"])
     pytester.makeconftest(LET_LOOPBACK_BY)
-    blocked = pytester.runpytest_subprocess("--block-network", *FROM_THE_SIMULATOR)
+    blocked = runpytest_forked(pytester, forker, "--block-network", *FROM_THE_SIMULATOR)
     blocked.assert_outcomes(failed=1)
     blocked.stdout.fnmatch_lines(["*Network is disabled for host '127.0.0.1'*"])
 
     allowed = ("--block-network", "--allowed-hosts=127.0.0.1")
-    pytester.runpytest_subprocess(*allowed, *FROM_THE_SIMULATOR).assert_outcomes(passed=1)
+    runpytest_forked(pytester, forker, *allowed, *FROM_THE_SIMULATOR).assert_outcomes(passed=1)
     store = pytester.path / "tests/fixtures/test_both_marks/test_forecast_and_model.jsonl"
     assert len(FixtureStore.open(store)) == 2
     cassette.unlink()
-    pytester.runpytest_subprocess("--block-network").assert_outcomes(passed=1)
+    runpytest_forked(pytester, forker, "--block-network").assert_outcomes(passed=1)
