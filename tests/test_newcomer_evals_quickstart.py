@@ -36,32 +36,42 @@ def quick_start() -> tuple[list[str], str, list[str]]:
     return shell[0].splitlines(), toml[0], shell[1].splitlines()
 
 
-def test_the_quick_start_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    setup, toml, loop = quick_start()
-    for line in setup:
-        args = shlex.split(line)
-        if args[0] == "python":
-            subprocess.run([sys.executable, *args[1:]], check=True)
-        else:
-            subprocess.run(args, check=True)
-    cases = Path("evals/cases.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
-    assert len(cases) == 8
-    Path("evals/cases.jsonl").write_text("".join(cases[:2]), encoding="utf-8")  # quicker
-    Path("pyproject.toml").write_text(toml, encoding="utf-8")
-    for line in loop:
-        assert line.startswith("replaygate "), line
-        done = replaygate(*shlex.split(line)[1:], env={"ANTHROPIC_API_KEY": ""})
-        assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
-    assert Path("report.html").exists() and Path("evals/baseline.json").exists()
+@pytest.fixture(scope="module")
+def quick_started(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty folder where every command of the quick start ran, in order, and
+    succeeded (run once: the model upgrade steps go on from it)."""
+    folder = tmp_path_factory.mktemp("quick-start")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        setup, toml, loop = quick_start()
+        for line in setup:
+            args = shlex.split(line)
+            if args[0] == "python":
+                subprocess.run([sys.executable, *args[1:]], check=True)
+            else:
+                subprocess.run(args, check=True)
+        cases = Path("evals/cases.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+        assert len(cases) == 8
+        Path("evals/cases.jsonl").write_text("".join(cases[:2]), encoding="utf-8")  # quicker
+        Path("pyproject.toml").write_text(toml, encoding="utf-8")
+        for line in loop:
+            assert line.startswith("replaygate "), line
+            done = replaygate(*shlex.split(line)[1:], env={"ANTHROPIC_API_KEY": ""})
+            assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
+    return folder
+
+
+def test_the_quick_start_runs_as_written(quick_started: Path) -> None:
+    assert (quick_started / "report.html").exists()
+    assert (quick_started / "evals/baseline.json").exists()
 
 
 def test_the_model_upgrade_steps_run_after_the_quick_start(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    quick_started: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The page's commands that make the two results files ``upgrade`` compares, with
     the quick start's configuration, the new model recorded from the simulator."""
-    test_the_quick_start_runs_as_written(tmp_path, monkeypatch)
+    monkeypatch.chdir(quick_started)
     section = PAGE.read_text(encoding="utf-8").split("## Model upgrades", 1)[1]
     steps = re.findall(r"```sh\n(.*?)```", section.split("\n## ", 1)[0], re.DOTALL)[1]
     for line in steps.splitlines():
