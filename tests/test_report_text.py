@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from extras import needs_matplotlib
@@ -18,6 +19,15 @@ from replaygate.report.plots import weekly_plot
 
 pytestmark = needs_matplotlib
 
+
+@pytest.fixture
+def unplotted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report without its plots, for the tests of its words (ids and file names are in
+    no plot; the plots are drawn and checked in test_report.py)."""
+    for plot in ("metrics_plot", "weekly_plot", "ages_plot"):
+        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
+
+
 IDS = ["<script>alert(1)</script>", "evil\u202etxt.exe", "nul\x00bell\x07", "é" * 3000, "ok"]
 
 
@@ -27,6 +37,7 @@ def page() -> str:
     return build_report([run], now=datetime(2026, 12, 1, tzinfo=UTC))
 
 
+@pytest.mark.usefixtures("unplotted")
 def test_case_ids_are_shown_as_text() -> None:
     html = page()
     assert "<script>alert" not in html
@@ -54,6 +65,7 @@ def test_a_year_of_weeks_is_labelled_readably() -> None:
     assert shown[0] == "2026-W01"
 
 
+@pytest.mark.usefixtures("unplotted")
 def test_run_information_of_another_shape_is_left_out_of_the_cost_meaning() -> None:
     # a merged export keeps its run's info as it came: prices as a string ended the
     # report in a traceback
@@ -64,6 +76,7 @@ def test_run_information_of_another_shape_is_left_out_of_the_cost_meaning() -> N
         assert "Run <code>r</code>" in html and "USD" not in html
 
 
+@pytest.mark.usefixtures("unplotted")
 def test_the_report_command_names_a_file_with_a_newline_on_one_line(tmp_path: Path) -> None:
     # "report: r\nr.html" took two lines, as did a --fixtures store not there
     History.open(tmp_path / "h.db").close()
