@@ -29,14 +29,19 @@ pytestmark = pytest.mark.slow
 DEEP = 1_100
 """Deeper than Python's recursion limit, within the path limit."""
 
-Nest = Callable[[Path, int, str, bytes], Path]
+Nest = Callable[..., Path]
+
+LONG = "a" * 200
+"""A folder's name of 200 characters: a path past the system's limit in a score of them,
+where one of ``a`` folders takes two thousand (a walk lists each folder by its path,
+which the system follows from the top: a deep walk costs the square of its depth)."""
 
 
-def _remove(top: Path) -> None:
-    """Remove the chain ``top/a/a/...``, a level at a time: ``shutil.rmtree`` recurses."""
-    chain, moved = top / "a", top / "b"
-    while (chain / "a").is_dir():
-        os.rename(chain / "a", moved)
+def _remove(top: Path, part: str) -> None:
+    """Remove the chain ``top/part/part/...``, a level at a time: ``shutil.rmtree`` recurses."""
+    chain, moved = top / part, top / "b"
+    while (chain / part).is_dir():
+        os.rename(chain / part, moved)
         shutil.rmtree(chain)
         os.rename(moved, chain)
     shutil.rmtree(chain)
@@ -44,28 +49,28 @@ def _remove(top: Path) -> None:
 
 @pytest.fixture
 def nest() -> Iterator[Nest]:
-    """``nest(top, depth, name, data)``: the folders ``top/a/a/...``, ``depth`` of them,
-    the last holding the file ``name``; its path. Made through open folders, so a path
-    past the system's limit can be made too; removed afterwards."""
-    made: list[Path] = []
+    """``nest(top, depth, name, data, part="a")``: the folders ``top/part/part/...``,
+    ``depth`` of them, the last holding the file ``name``; its path. Made through open
+    folders, so a path past the system's limit can be made too; removed afterwards."""
+    made: list[tuple[Path, str]] = []
 
-    def make(top: Path, depth: int, name: str, data: bytes) -> Path:
-        made.append(top)
+    def make(top: Path, depth: int, name: str, data: bytes, part: str = "a") -> Path:
+        made.append((top, part))
         fd = os.open(top, os.O_RDONLY)
         for _ in range(depth):
-            os.mkdir("a", dir_fd=fd)
-            inner = os.open("a", os.O_RDONLY, dir_fd=fd)
+            os.mkdir(part, dir_fd=fd)
+            inner = os.open(part, os.O_RDONLY, dir_fd=fd)
             os.close(fd)
             fd = inner
         file = os.open(name, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
         os.write(file, data)
         os.close(file)
         os.close(fd)
-        return top.joinpath(*["a"] * depth, name)
+        return top.joinpath(*[part] * depth, name)
 
     yield make
-    for top in made:
-        _remove(top)
+    for top, part in made:
+        _remove(top, part)
 
 
 def test_a_folder_store_deeper_than_the_recursion_limit_is_read(tmp_path: Path, nest: Nest) -> None:
@@ -91,18 +96,19 @@ def test_a_reference_deeper_than_the_recursion_limit_is_found(tmp_path: Path, ne
 
 
 def _past_the_path_limit(folder: Path) -> int:
-    """How many ``a/`` folders under ``folder`` make a path longer than the system takes."""
-    return os.pathconf(folder, "PC_PATH_MAX") // 2 + 8
+    """How many :data:`LONG` folders under ``folder`` make a path longer than the system
+    takes."""
+    return os.pathconf(folder, "PC_PATH_MAX") // (len(LONG) + 1) + 1
 
 
 def test_a_store_folder_past_the_path_limit_is_refused_by_name(tmp_path: Path, nest: Nest) -> None:
     root = tmp_path / "store"
     FixtureStore.open(root).put(fixture(0))
-    nest(root, _past_the_path_limit(tmp_path), "deep.jsonl", fixture(1).to_line())
+    nest(root, _past_the_path_limit(tmp_path), "deep.jsonl", fixture(1).to_line(), LONG)
     done = replaygate("checksum", str(root))
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.startswith(f"Error: {root}/a/a/")
-    assert done.stderr.endswith("/a: cannot read this folder: File name too long\n")
+    assert done.stderr.startswith(f"Error: {root}/{LONG}/{LONG}/")
+    assert done.stderr.endswith(f"/{LONG}: cannot read this folder: File name too long\n")
 
 
 def test_a_reference_folder_past_the_path_limit_stops_the_prune(
@@ -114,11 +120,11 @@ def test_a_reference_folder_past_the_path_limit_stops_the_prune(
     store = tmp_path / "tests" / "fixtures" / "rag.jsonl"
     store.parent.mkdir(parents=True)
     keys = setup_store(tmp_path, store)
-    nest(tmp_path / "tests", _past_the_path_limit(tmp_path), "test_deep.py", b"")
+    nest(tmp_path / "tests", _past_the_path_limit(tmp_path), "test_deep.py", b"", LONG)
     patrolled = replaygate("patrol", str(store), "--refs", "tests", "--json")
     unread = json.loads(patrolled.stdout)["unread_refs"]
     assert [entry["why"] for entry in unread] == ["cannot read this folder: File name too long"]
-    assert unread[0]["file"].startswith("tests/a/a/")
+    assert unread[0]["file"].startswith(f"tests/{LONG}/{LONG}/")
     done = replaygate("prune", "--unused", str(store), "--refs", "tests", "--yes")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "under --refs could not be read (cannot read this folder: File name too long)" in (
