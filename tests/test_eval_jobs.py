@@ -10,8 +10,6 @@ import io
 import json
 import multiprocessing
 import os
-import subprocess
-import sys
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -312,7 +310,7 @@ def test_a_recipe_shares_the_rate_and_the_cap_among_the_processes() -> None:
 
 @pytest.mark.slow
 def test_a_process_shows_replaygate_s_warnings_as_the_command_line_does(
-    suite: tuple[Path, Path], tmp_path: Path
+    forker: Forker, suite: tuple[Path, Path], tmp_path: Path
 ) -> None:
     """In the processes of --jobs, a sampling warning was printed in Python's form, naming
     replaygate's own source file and the code there."""
@@ -322,13 +320,14 @@ def test_a_process_shows_replaygate_s_warnings_as_the_command_line_does(
         tmp_path / "once.jsonl", [{**c, "samples": 1, "floor": 1} for c in shipped[:2]]
     )
     args = ["eval", "--cases", str(cases), "--fixtures", str(store), "--agent", AGENT]
-    done = subprocess.run(  # the processes' stderr is the command's own (fd 2)
-        [sys.executable, "-m", "replaygate", *args, "--jobs", "2", "--no-history"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode in (0, 1), done.stderr
-    warned = [line for line in done.stderr.splitlines() if "1 sample(s)" in line]
-    assert [line.partition(":")[0] for line in warned] == ["warning", "warning"], done.stderr
-    assert ".py:" not in done.stderr
+    out, err = tmp_path / "stdout", tmp_path / "stderr"
+    with out.open("wb") as stdout, err.open("wb") as stderr:  # the processes' stderr is the
+        status = forker.run(  # command's own (fd 2): `python -m replaygate ARGS`, forked
+            [*args, "--jobs", "2", "--no-history"],
+            stdout=stdout.fileno(), stderr=stderr.fileno(), cwd=tmp_path,
+        )  # fmt: skip
+    said = err.read_text(encoding="utf-8")
+    assert status in (0, 1), said
+    warned = [line for line in said.splitlines() if "1 sample(s)" in line]
+    assert [line.partition(":")[0] for line in warned] == ["warning", "warning"], said
+    assert ".py:" not in said
