@@ -27,6 +27,7 @@ _LENGTHS = (16, 20, 22, 24, 30, 32, 35, 36, 40, 43, 48, 56, 60, 64, 93, 128, 512
 as ``[\\w.-]{120,}`` whole only at a length it allows."""
 
 
+@functools.cache
 def filler(length: int, alphabet: str = _ALPHABET) -> str:
     """``length`` characters of ``alphabet`` in a fixed, random-looking order."""
     return "".join(alphabet[(i * 23 + 5) % len(alphabet)] for i in range(length))
