@@ -473,7 +473,8 @@ def detect_context(
     if not _free_token(free):
         return None
     if held:  # a token that stands in held JSON is read there, with its field's rules
-        return FREE if _free_token(outside_held_json(free)) else None
+        outside = outside_held_json(free)  # the text itself when it holds no JSON
+        return FREE if outside is free or _free_token(outside) else None
     return FREE
 
 
