@@ -62,11 +62,15 @@ def _names(root: Path, files: Iterable[Path]) -> list[str]:
     return names
 
 
+KINDS = tuple(map(frozenset, (string.ascii_uppercase, string.ascii_lowercase, string.digits)))
+"""Upper case, lower case and digits, as a run of :data:`FREE_RUN` (ASCII) holds them."""
+
+
 def _mixed_and_dense(run: str) -> bool:
-    """Whether ``run`` mixes upper case, lower case and digits at the entropy a
-    free-standing token needs: what the entropy rule alone refuses."""
-    kinds = (str.isupper, str.islower, str.isdigit)
-    return all(any(kind(c) for c in run) for kind in kinds) and entropy(run) >= FREE_BITS
+    """Whether ``run`` (of :data:`FREE_RUN`) mixes upper case, lower case and digits at the
+    entropy a free-standing token needs: what the entropy rule alone refuses."""
+    chars = set(run)
+    return all(not kind.isdisjoint(chars) for kind in KINDS) and entropy(run) >= FREE_BITS
 
 
 def _dense_runs(names: Iterable[str]) -> set[str]:
