@@ -13,7 +13,6 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ import pytest
 from filelock import FileLock, Timeout
 
 from deadline import finishes, started
+from forked_cli import Forker
 from replaygate import Fixture, FixtureStore, locks
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import PartialTailError, record_response
@@ -312,20 +312,46 @@ LAUNCH = (
 do even where the suite runs with SIGINT ignored (started with ``&`` from a script)."""
 
 
+@pytest.fixture(scope="module")
+def forker() -> Iterator[Forker]:
+    """The interpreter the commands' processes are forked from (``python -c LAUNCH``)."""
+    forker = Forker(["replaygate.cli", "replaygate.cli.compact_cmd", "replaygate.cli.verify_cmd"])
+    yield forker
+    forker.close()
+
+
+class Command:
+    """A command's process and the pipes of its stdout and stderr."""
+
+    def __init__(self, forker: Forker, args: tuple[str, ...]) -> None:
+        out, err = os.pipe(), os.pipe()
+        try:
+            self.process = forker.start(
+                list(args), stdout=out[1], stderr=err[1], cwd=Path.cwd(), code=LAUNCH
+            )
+        finally:
+            os.close(out[1])
+            os.close(err[1])
+        self.stdout = open(out[0], encoding="utf-8")  # noqa: SIM115 (closed by communicate)
+        self.stderr = open(err[0], encoding="utf-8")  # noqa: SIM115
+        self.returncode: int | None = None
+
+    def communicate(self) -> tuple[str, str]:
+        """What it wrote on stdout and stderr once it ended (its exit status then set)."""
+        with self.stdout, self.stderr:
+            said = self.stdout.read(), self.stderr.read()
+        self.returncode = self.process.wait(20)
+        return said
+
+
 @contextmanager
-def _command_waiting(lock: Path, *args: str) -> Iterator[subprocess.Popen[str]]:
+def _command_waiting(forker: Forker, lock: Path, *args: str) -> Iterator[Command]:
     """``replaygate ARGS`` started while this process holds ``lock``, once it said that
     it waits for it (the one line it wrote on stderr so far)."""
     holder = FileLock(str(lock))
     holder.acquire()
     try:
-        command = subprocess.Popen(
-            [sys.executable, "-c", LAUNCH, *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        assert command.stderr is not None
+        command = Command(forker, args)
         said = finishes(command.stderr.readline, seconds=20)
         end = "another process holds it; going on once it is free (Ctrl-C stops)\n"
         assert said == f"{WAITING}{lock}: {end}"
@@ -336,12 +362,14 @@ def _command_waiting(lock: Path, *args: str) -> Iterator[subprocess.Popen[str]]:
 
 @pytest.mark.slow  # starts replaygate in a process of its own
 @pytest.mark.parametrize("repair", [False, True], ids=["compact", "verify --repair"])
-def test_the_command_says_once_that_it_waits_then_goes_on(tmp_path: Path, repair: bool) -> None:
+def test_the_command_says_once_that_it_waits_then_goes_on(
+    forker: Forker, tmp_path: Path, repair: bool
+) -> None:
     store = _with_a_sample_line(tmp_path / "s.jsonl")
     if repair:
         store.write_bytes(store.read_bytes() + b'{"key": "cut')
     args = ("verify", "--repair", str(store)) if repair else ("compact", str(store))
-    with _command_waiting(tmp_path / "s.jsonl.lock", *args) as command:
+    with _command_waiting(forker, tmp_path / "s.jsonl.lock", *args) as command:
         pass
     out, err = finishes(command.communicate, seconds=20)
     assert command.returncode == 0, out + err
@@ -350,11 +378,12 @@ def test_the_command_says_once_that_it_waits_then_goes_on(tmp_path: Path, repair
 
 
 @pytest.mark.slow  # starts replaygate in a process of its own
-def test_ctrl_c_stops_a_command_waiting_for_the_lock(tmp_path: Path) -> None:
+def test_ctrl_c_stops_a_command_waiting_for_the_lock(forker: Forker, tmp_path: Path) -> None:
     store = _with_a_sample_line(tmp_path / "s.jsonl")
     before = store.read_bytes()
-    with _command_waiting(tmp_path / "s.jsonl.lock", "compact", str(store)) as command:
-        command.send_signal(signal.SIGINT)
+    lock = tmp_path / "s.jsonl.lock"
+    with _command_waiting(forker, lock, "compact", str(store)) as command:
+        os.kill(command.process.pid, signal.SIGINT)
         out, err = finishes(command.communicate, seconds=20)
     assert command.returncode == 130, out + err
     assert err.startswith("Interrupted: the compaction stopped") and "Traceback" not in err
