@@ -50,6 +50,12 @@ class Sdk:
         return f"<{self._module_name}, imported on first use>"
 
 
+def module_name(sdk: Sdk) -> str:
+    """The name of the module ``sdk`` stands in for (an attribute of the stand-in would
+    hide the module's own of that name)."""
+    return sdk._module_name
+
+
 def imported(name: str) -> ModuleType:
     """Module ``name`` imported with the garbage collector paused: it builds thousands of
     model classes and little garbage, which the collector would only walk again and again

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 from pytest import TestReport
 
-from nested_pytest import UNUSED_PLUGINS
+from nested_pytest import UNUSED_PLUGINS, loaded_for_sessions
 from replaygate.cli.assert_cmds import flaky
 from replaygate.sampling.flaky import (
     ADVICE,
@@ -17,6 +17,7 @@ from replaygate.sampling.flaky import (
     find_flaky,
     outcome_of,
 )
+from sdks import anthropic
 
 # fails on its first run, passes on its second: its outcome depends on a counter file
 FLAKY = """
@@ -41,6 +42,14 @@ def test_always_fails():
 def test_sampled(replaygate_sample):
     pass
 """
+
+
+@pytest.fixture(autouse=True)
+def sessions_find_their_modules(request: pytest.FixtureRequest) -> None:
+    """What the nested sessions of the slow tests import, imported in this process before
+    the first: pytester forgets what each imported, and the next would import it again."""
+    if request.node.get_closest_marker("slow") is not None:
+        loaded_for_sessions(anthropic)
 
 
 @pytest.mark.slow

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import pytest
 
+from nested_pytest import loaded_for_sessions
+
 # Imported here, before any session the tests run in this process: a module a session
 # imports first is dropped after it, and made anew by the next (a second Message class).
 from replaygate import Fixture
@@ -22,6 +24,14 @@ from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Message
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sessions_find_their_modules() -> None:
+    """What the nested sessions import, imported in this process before the first:
+    pytester forgets what each imported, and the next would import it again."""
+    loaded_for_sessions("xdist")
+
 
 RECORD = (
     "--replaygate-record-mode=record-missing",

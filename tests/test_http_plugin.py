@@ -8,14 +8,23 @@ import gc
 import pytest
 
 from echo_recording import record_echoes
+from nested_pytest import loaded_for_sessions
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.models.replay import MODES
 from replaygate.sim import Simulator
-from sdks import anthropic, openai
+from sdks import aiohttp, anthropic, openai
 
 # Each test runs pytest itself on a project of its own (pytester): end to end.
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sessions_find_their_modules() -> None:
+    """What the nested sessions import, imported in this process before the first:
+    pytester forgets what each imported, and the next would import it again."""
+    loaded_for_sessions(anthropic, openai, aiohttp, "requests")
+
 
 NO_CAP = """
 import pytest

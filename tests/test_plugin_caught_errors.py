@@ -6,8 +6,18 @@ from __future__ import annotations
 import pytest
 
 from echo_recording import record_echoes
+from nested_pytest import loaded_for_sessions
+from sdks import anthropic
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sessions_find_their_modules() -> None:
+    """What the nested sessions import, imported in this process before the first:
+    pytester forgets what each imported, and the next would import it again."""
+    loaded_for_sessions(anthropic)
+
 
 CODE_UNDER_TEST = """
 import asyncio

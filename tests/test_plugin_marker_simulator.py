@@ -6,12 +6,22 @@ from __future__ import annotations
 
 import pytest
 
+from nested_pytest import loaded_for_sessions
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.types import ModelResponse
 from replaygate.sim import ScriptBehavior, Simulator
+from sdks import aiohttp, anthropic, openai
 
 # Each test runs pytest itself on a project of its own (pytester): end to end.
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sessions_find_their_modules() -> None:
+    """What the nested sessions import, imported in this process before the first:
+    pytester forgets what each imported, and the next would import it again."""
+    loaded_for_sessions(anthropic, openai, aiohttp, "httpx", "requests")
+
 
 MARKER_ONLY = """
 import asyncio

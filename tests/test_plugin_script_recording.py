@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from nested_pytest import loaded_for_sessions
 from sdks import anthropic
 
 pytestmark = pytest.mark.slow  # each test runs a pytest session of its own
@@ -15,11 +16,12 @@ SCRIPT = "--replaygate-simulator=script:answers.jsonl"
 XDIST = ("-p", "xdist")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", autouse=True)
 def sdks_loaded() -> None:
-    """The SDK the nested runs use, imported in this process first: each nested run would
-    import it again (pytester forgets the modules a run imported)."""
-    assert anthropic.Anthropic
+    """The SDK the nested runs use, and what the plugin imports as a session needs it,
+    imported in this process first: each nested run would import them again (pytester
+    forgets the modules a run imported)."""
+    loaded_for_sessions(anthropic)
 
 
 def test_a_script_under_xdist_is_a_usage_error(pytester: pytest.Pytester) -> None:
@@ -92,7 +94,6 @@ def recorded_turns(pytester: pytest.Pytester) -> list[tuple[int, str]]:
 
 def test_recording_what_is_missing_from_a_script_gives_each_request_its_own_line(
     pytester: pytest.Pytester,
-    sdks_loaded: None,
 ) -> None:
     # the tool's output changed: the first request is unchanged (replayed), the second is
     # new; it got the script's first line (a tool call again) and the third its second
@@ -108,7 +109,7 @@ def test_recording_what_is_missing_from_a_script_gives_each_request_its_own_line
 
 
 def test_a_script_run_out_then_grown_records_the_next_line(
-    pytester: pytest.Pytester, sdks_loaded: None
+    pytester: pytest.Pytester,
 ) -> None:
     # recorded with one line, the second request was refused; the line added for it went
     # to the first line's place (a tool call again), where it is the second request's
@@ -142,7 +143,7 @@ def test_b(anthropic_client):
 
 
 def test_a_miss_of_a_test_recorded_from_a_script_names_a_run_of_the_tests_it_answers(
-    pytester: pytest.Pytester, sdks_loaded: None
+    pytester: pytest.Pytester,
 ) -> None:
     # the hint named `pytest 'test_two.py::test_b' ...`: a run of test_b alone plays the
     # script from its first line and records test_a's answer for it; with the script in

@@ -9,11 +9,20 @@ from __future__ import annotations
 
 import pytest
 
+from nested_pytest import loaded_for_sessions
 from replaygate.fixtures.store import FixtureStore
-from sdks import anthropic
+from sdks import anthropic, openai
 
 # Each test runs pytest itself on a project of its own (pytester): end to end.
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sessions_find_their_modules() -> None:
+    """What the nested sessions import, imported in this process before the first:
+    pytester forgets what each imported, and the next would import it again."""
+    loaded_for_sessions(anthropic, openai, "requests")
+
 
 RECORD = (
     "-p",
@@ -73,7 +82,6 @@ def test_fixtures_before_the_store(session_probe, module_probe, early_probe, ant
 def test_recording_from_the_simulator_blocks_what_is_set_up_before_the_store(
     pytester: pytest.Pytester,
 ) -> None:
-    assert anthropic.Anthropic  # loaded here, not again by each nested run
     pytester.makepyfile(test_probes=PROBES)
     result = pytester.runpytest(*RECORD)
     result.assert_outcomes(passed=1)

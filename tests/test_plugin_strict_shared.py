@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from nested_pytest import loaded_for_sessions
 from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.uses import unused_http_lines
 from replaygate.http import httpx2_client
@@ -61,9 +62,10 @@ STRICT = "--replaygate-strict"
 
 @pytest.fixture(scope="module")
 def sdks_loaded() -> None:
-    """The SDK the nested runs use, imported in this process first: each nested run would
-    import it again (pytester forgets the modules a run imported)."""
-    assert anthropic.Anthropic
+    """The SDK the nested runs use, and what the plugin imports as a session needs it,
+    imported in this process first: each nested run would import them again (pytester
+    forgets the modules a run imported)."""
+    loaded_for_sessions(anthropic)
 
 
 def record_then_drop(

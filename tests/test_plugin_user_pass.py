@@ -20,7 +20,17 @@ import shlex
 
 import pytest
 
+from nested_pytest import loaded_for_sessions
 from replaygate.pytest_plugin.settings import config_settings
+from sdks import aiohttp, anthropic
+
+
+@pytest.fixture(autouse=True)
+def sessions_find_their_modules(request: pytest.FixtureRequest) -> None:
+    """What the nested sessions of the slow tests import, imported in this process before
+    the first: pytester forgets what each imported, and the next would import it again."""
+    if request.node.get_closest_marker("slow") is not None:
+        loaded_for_sessions(anthropic, aiohttp, "httpx", "requests")
 
 
 def test_a_replaygate_config_returning_nothing_says_none_and_why() -> None:

@@ -8,6 +8,7 @@ import shlex
 
 import pytest
 
+from nested_pytest import loaded_for_sessions
 from replaygate.fixtures.store import FixtureStore
 from sdks import anthropic, openai
 
@@ -17,11 +18,11 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module", autouse=True)
 def sdks_loaded() -> None:
-    """The SDKs the nested runs use, imported in this process before the first one: a
-    nested run finds them loaded, where it would import them again each time (pytester
-    forgets the modules a run imported: about 2 s of CPU a run, 80 s for the module run
-    on its own). In the whole suite an earlier module of its worker has loaded them."""
-    assert anthropic.Anthropic and openai.OpenAI
+    """The SDKs the nested runs use, and what the plugin imports as a session needs it,
+    imported in this process before the first one: a nested run finds them loaded, where
+    it would import them again each time (pytester forgets the modules a run imported:
+    about 2 s of CPU a run, 80 s for the module run on its own)."""
+    loaded_for_sessions(anthropic, openai, "requests")
 
 
 ASK = """

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from nested_pytest import loaded_for_sessions
 from sdks import anthropic
 
 ASKING = """
@@ -42,10 +43,16 @@ RECORD = (
 STRICT = "--replaygate-strict"
 
 
+@pytest.fixture(scope="module", autouse=True)
+def sessions_find_their_modules() -> None:
+    """What the nested sessions import, imported in this process before the first (and
+    before pytester, which forgets what a test imported): the next would import it again."""
+    loaded_for_sessions(anthropic)
+
+
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> Path:
     """A suite of two folders whose tests share a store, recorded: the store's path."""
-    assert anthropic.Anthropic  # imported here first: pytester forgets a run's modules
     pytester.makeini("[pytest]\n")
     for folder, text in (("unit", "first"), ("integration", "second")):
         (pytester.path / "tests" / folder).mkdir(parents=True)
@@ -130,7 +137,6 @@ def test_a_run_of_one_test_says_another_may_share_its_own_store(
     pytester: pytest.Pytester,
 ) -> None:
     # test_borrows' marker names test_own's store: a run of test_own alone cannot know
-    assert anthropic.Anthropic
     pytester.makepyfile(test_own=BORROWED, test_borrowing=BORROWING)
     pytester.runpytest(*RECORD).assert_outcomes(passed=2)
     pytester.runpytest(STRICT).assert_outcomes(passed=2)  # the whole suite: shared, used
