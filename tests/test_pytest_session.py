@@ -111,7 +111,7 @@ def test_a_script_from_the_ini_answers_with_a_tool_call(pytester: pytest.Pyteste
     [
         ("--replaygate-simulator=parrot", "*unknown behavior 'parrot'*"),
         ("--replaygate-simulator=script:missing.jsonl", "*missing.jsonl: cannot read script*"),
-        ("--replaygate-sim-seed=x", "*invalid int value: 'x'*"),
+        ("--replaygate-sim-seed=x", "*--replaygate-sim-seed: invalid integer value: 'x'*"),
     ],
 )
 def test_a_bad_simulator_setting_is_a_usage_error(
