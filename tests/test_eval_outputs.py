@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
 import pytest
 from click.testing import CliRunner, Result
 
+from forked_cli import Forker
 from replaygate.cli import main
 from replaygate.evals.history import History, check_run
 from replaygate.evals.preflight import check_history, check_writable
@@ -167,10 +168,18 @@ def test_each_run_written_to_the_history_is_checked_once(project: Path) -> None:
     assert calls == ["check_run"]
 
 
+@pytest.fixture(scope="module")
+def forker() -> Iterator[Forker]:
+    """The interpreter the commands' processes are forked from."""
+    forker = Forker(["replaygate.cli.eval_cmds"])
+    yield forker
+    forker.close()
+
+
 @pytest.mark.slow  # replaygate eval in a process of its own
 @pytest.mark.parametrize("as_json", [False, True])
 def test_a_reader_of_stdout_that_leaves_early_loses_neither_results_nor_history(
-    project: Path, as_json: bool
+    forker: Forker, project: Path, as_json: bool
 ) -> None:
     """``replaygate eval --out r.json | head -n 1``: the pipe is closed before the first
     line, yet the results file and the history run are both written, nothing more is
@@ -178,14 +187,15 @@ def test_a_reader_of_stdout_that_leaves_early_loses_neither_results_nor_history(
     read, write = os.pipe()
     os.close(read)  # the reader has gone: every write to stdout is a broken pipe
     args = ["--agent", AGENT, "--cases", "cases.jsonl", "--fixtures", str(shipped_fixtures())]
-    command = [sys.executable, "-m", "replaygate", "eval", *args, "--out", "r.json"]
-    with os.fdopen(write, "wb") as stdout:
-        done = subprocess.run(
-            [*command, "--history", "h.db", *(["--json"] if as_json else [])],
-            stdout=stdout, stderr=subprocess.PIPE, cwd=project, timeout=60, check=False,
-        )  # fmt: skip
-    said = done.stderr.decode()  # the sampling warning (and with --json what was written)
-    assert done.returncode == 0, said
+    command = ["eval", *args, "--out", "r.json", "--history", "h.db"]
+    with os.fdopen(write, "wb") as stdout, (project / "stderr").open("w+b") as stderr:
+        status = forker.start(  # `python -m replaygate ARGS`, forked
+            [*command, *(["--json"] if as_json else [])],
+            stdout=stdout.fileno(), stderr=stderr.fileno(), cwd=project, env=dict(os.environ),
+        ).wait(60)  # fmt: skip
+        stderr.seek(0)
+        said = stderr.read().decode()  # the sampling warning (and with --json what was written)
+    assert status == 0, said
     assert "rror" not in said and "Exception" not in said
     assert ("results: r.json" in said) is as_json
     assert json.loads((project / "r.json").read_text(encoding="utf-8"))["cases"]
