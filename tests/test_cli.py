@@ -1,5 +1,6 @@
 """The command line: its click commands run in process (``run_cli``), and the few tests
-marked ``slow`` run ``python -m replaygate`` in a real process, as a user runs it."""
+marked ``slow`` run ``python -m replaygate`` in a real process, as a user runs it (forked
+from an interpreter that imported the command line, tests/forked_cli.py)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,13 @@ import shlex
 import socket
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from forked_cli import Forker
 from replaygate.cli.demo import demo
 from replaygate.cli.eval_cmds import eval_cmd
 from replaygate.cli.options import SIMULATOR_SEED
@@ -35,18 +39,30 @@ from run_cli import replaygate
 
 # Its tests import the provider SDKs through replaygate (the example agent).
 
-CLI = [sys.executable, "-m", "replaygate"]
 SHIPPED_CASES = shipped_eval_cases()
 AGENT = "replaygate.examples.research_copilot:copilot"
 
 
-def replaygate_process(
-    *args: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    full_env = {**os.environ, **(env or {})}
-    return subprocess.run(
-        [*CLI, *args], capture_output=True, text=True, env=full_env, timeout=120, check=False
-    )
+@pytest.fixture(scope="module")
+def forker() -> Iterator[Forker]:
+    """The interpreter the commands' processes are forked from."""
+    forker = Forker(["replaygate.cli.replay_cmds"])
+    yield forker
+    forker.close()
+
+
+def replaygate_process(forker: Forker, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m replaygate ARGS`` in a process of its own (forked from ``forker``), in
+    this process's folder and environment."""
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+        status = forker.start(
+            list(args), stdout=stdout.fileno(), stderr=stderr.fileno(), cwd=Path.cwd(),
+            env=dict(os.environ),
+        ).wait(120)  # fmt: skip
+        stdout.seek(0)
+        stderr.seek(0)
+        out, err = stdout.read().decode(), stderr.read().decode()
+    return subprocess.CompletedProcess(["replaygate", *args], status, out, err)
 
 
 @pytest.fixture(scope="module")
@@ -99,18 +115,20 @@ def test_record_from_its_simulator_leaves_no_connection_open(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
-def test_record_without_approval_exits_2_and_touches_nothing(tmp_path: Path) -> None:
+def test_record_without_approval_exits_2_and_touches_nothing(
+    forker: Forker, tmp_path: Path
+) -> None:
     path = tmp_path / "never.jsonl"
-    done = replaygate_process("record", "--fixtures", str(path), "What is RAG?")
+    done = replaygate_process(forker, "record", "--fixtures", str(path), "What is RAG?")
     assert done.returncode == 2
     assert "--approve-live" in done.stderr
     assert not path.exists() and list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.slow
-def test_run_replays_and_checks_determinism(recorded: Path) -> None:
+def test_run_replays_and_checks_determinism(forker: Forker, recorded: Path) -> None:
     done = replaygate_process(
-        "run", "--agent", AGENT, "--fixtures", str(recorded), "What is RAG?",
+        forker, "run", "--agent", AGENT, "--fixtures", str(recorded), "What is RAG?",
         "--check-determinism",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
