@@ -25,6 +25,7 @@ from replaygate.hygiene import refs
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import patrol
 from replaygate.hygiene.prune import delete
+from run_cli import Done
 from test_patrol import EDGES_OF_TIME, play, put, request, response
 
 QUESTIONS = ("played", "referenced", "unused one", "unused two")
@@ -275,7 +276,29 @@ def _as_a_user_without_override(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, check=False)
 
 
-@pytest.mark.slow  # two processes of the CLI, where the folder's permissions apply
+AS_ONE_USER = """
+import dataclasses, json, sys
+sys.path.insert(0, sys.argv[1])
+from run_cli import replaygate
+print(json.dumps([dataclasses.asdict(replaygate(*args)) for args in json.loads(sys.argv[2])]))
+"""
+
+
+def _each_as_a_user_without_override(*commands: list[str]) -> list[Done]:
+    """``replaygate ARGS`` of each of ``commands`` (:func:`run_cli.replaygate`), in one
+    process where permissions apply (:func:`_as_a_user_without_override`)."""
+    caps = "-dac_override,-dac_read_search"
+    drop = [] if os.geteuid() else ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}"]
+    tests = str(Path(__file__).parent)
+    command = [*drop, sys.executable, "-c", AS_ONE_USER, tests, json.dumps(commands)]
+    ran = subprocess.run(command, capture_output=True, text=True, check=True)
+    return [
+        Done(tuple(d["args"]), d["returncode"], d["stdout"], d["stderr"])
+        for d in json.loads(ran.stdout)
+    ]
+
+
+@pytest.mark.slow  # a process of the CLI, where the folder's permissions apply
 @pytest.mark.skipif(
     os.geteuid() == 0 and not shutil.which("setpriv"), reason="root, and no setpriv"
 )
@@ -288,8 +311,9 @@ def test_a_reference_folder_that_cannot_be_listed_stops_the_prune(project: Path)
     (hidden / "test_more.py").write_text(f'KEY = "{keys["unused one"]}"\n', encoding="utf-8")
     hidden.chmod(0)
     try:
-        shown = _as_a_user_without_override("patrol", str(store), "--json")
-        done = _as_a_user_without_override("prune", "--unused", str(store), "--yes")
+        shown, done = _each_as_a_user_without_override(
+            ["patrol", str(store), "--json"], ["prune", "--unused", str(store), "--yes"]
+        )
     finally:
         hidden.chmod(0o755)
     unread = {"file": "tests/integration", "why": "cannot read this folder: Permission denied"}
