@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 import socket
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from network_escapes import TIMEOUT, V4
 from replaygate.errors import NetworkBlockedError
+from replaygate.evals import jobs as eval_jobs
 from replaygate.evals.agents import AgentEntry
 from replaygate.evals.output import RunLike
 from replaygate.examples.research_copilot import SETTINGS, copilot, shipped_eval_cases
@@ -53,8 +56,16 @@ def test_record_from_the_simulator_refuses_a_connection_beyond_loopback(tmp_path
 
 @pytest.mark.parametrize("jobs", ["1", pytest.param("2", marks=pytest.mark.slow)])
 def test_eval_recording_from_the_simulator_refuses_a_connection_beyond_loopback(
-    tmp_path: Path, jobs: str
+    tmp_path: Path, jobs: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    preloads: list[tuple[str, ...]] = []
+    context = eval_jobs._context
+
+    def noted(agent_module: str, preload: Sequence[str] = ()) -> Any:
+        preloads.append(tuple(preload))
+        return context(agent_module, preload)
+
+    monkeypatch.setattr(eval_jobs, "_context", noted)
     lines = shipped_eval_cases().read_text(encoding="utf-8").splitlines()[:2]
     cases = [{**json.loads(line), "samples": 1, "floor": 1} for line in lines]
     (tmp_path / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
@@ -64,3 +75,5 @@ def test_eval_recording_from_the_simulator_refuses_a_connection_beyond_loopback(
         "--simulator", "--no-history", "--jobs", jobs,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    # the processes' fork server loads the SDK once, not each process for itself
+    assert preloads == ([("anthropic",)] if jobs == "2" else [])

@@ -269,6 +269,7 @@ def eval_cmd(
             rate_limit,
             cap.limit if cap is not None else None,
             simulator,
+            preload=("anthropic",),  # what live_model imports, loaded once for --jobs N
         )
     unlogged: list[str] = []
     with contextlib.ExitStack() as stack:

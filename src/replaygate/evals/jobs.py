@@ -2,8 +2,9 @@
 
 The cases are dealt out in :func:`~replaygate.evals.casework.chains` (cases asking
 the same question stay together, in file order), round robin, one share per process.
-Each process starts clean (forked by a fork server that has loaded this module and
-the agent's, or spawned where there is none) with this run's environment, opens the
+Each process starts clean (forked by a fork server that has loaded this module, the
+agent's and, recording, the live model's SDK (:attr:`RecordRecipe.preload`), or
+spawned where there is none) with this run's environment, opens the
 store itself, loads the agent by its ``module:function`` name, blocks the network
 beyond loopback when replaying or recording from the simulator (law 3), opens its own
 live model when recording, and runs its share
@@ -100,7 +101,8 @@ def run_in_processes(
 
     Ctrl-C stops every process started and raises :class:`KeyboardInterrupt`.
     """
-    context = _context(work.agent.partition(":")[0])
+    preload = work.recording.preload if work.recording is not None else ()
+    context = _context(work.agent.partition(":")[0], preload)
     split = shares(cases, jobs)
     environ = dict(os.environ)
     with _ctrl_c_noted() as ctrl_c:
@@ -214,13 +216,13 @@ def _join(processes: Sequence[BaseProcess], ctrl_c: CtrlC) -> None:
             process.join(POLL)
 
 
-def _context(agent_module: str) -> Any:
-    """A fork server (single-threaded; this module and the agent's loaded once, before
-    it forks the processes) where there is one, else spawn."""
+def _context(agent_module: str, preload: Sequence[str] = ()) -> Any:
+    """A fork server (single-threaded; this module, the agent's and ``preload`` loaded
+    once, before it forks the processes) where there is one, else spawn."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__, agent_module])
+    context.set_forkserver_preload([__name__, agent_module, *preload])
     return context
 
 
