@@ -1,11 +1,14 @@
 """Start-up: every command works with only the declared dependencies, and imports only what it uses.
 
-Each check runs in a fresh interpreter. The commands run under ``tests/only_declared.py``,
+The checks run in fresh interpreters. The commands run under ``tests/only_declared.py``,
 whose import system refuses what a plain ``pip install replaygate`` does not install:
 pytest, the SDKs, httpx and matplotlib; the light commands (``--help``, ``checksum``,
-``verify``, ``diff``) import none of them, nor the JSON Schema library. The pytest
-plugin, loaded by every pytest process of a user who installed replaygate, imports only
-what the hooks that run need.
+``verify``, ``diff``) import none of them, nor the JSON Schema library. The commands
+share one interpreter, run in turn: the light ones first, each checked for what the
+interpreter imported up to its end, then every ``--help``, the commands that need an
+extra and, last, a look at what the interpreter can import. The pytest plugin, loaded
+by every pytest process of a user who installed replaygate, imports only what the hooks
+that run need (an interpreter of its own, where pytest can be imported).
 """
 
 from __future__ import annotations
@@ -44,23 +47,50 @@ def _python(code: str, cwd: Path) -> Any:
 
 
 RUN_COMMANDS = """\
-    import contextlib, io, json
+    import contextlib, io, json, os
     import only_declared
     only_declared.install()
     from replaygate.cli import main
 
-    def run(args):
+    def run(args, cwd="."):
         out = io.StringIO()
+        before = os.getcwd()
+        os.chdir(cwd)
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             try:
                 main(args, prog_name="replaygate")
                 code = 0
             except SystemExit as exit:
                 code = exit.code
+            finally:
+                os.chdir(before)
         return {"args": args, "code": code, "output": out.getvalue(),
                 "heavy": sorted(only_declared.imported() & set(HEAVY))}
 """
 RUN_COMMANDS = textwrap.dedent(RUN_COMMANDS)
+
+FIND_MODULES = """\
+    import importlib
+
+    def importable():
+        found = {}
+        for name in ["pytest", "anthropic", "openai", "httpx2", "matplotlib", "click", "orjson"]:
+            try:
+                importlib.import_module(name)
+                found[name] = True
+            except ModuleNotFoundError:
+                found[name] = False
+        return found
+"""
+FIND_MODULES = textwrap.dedent(FIND_MODULES)
+
+NEED_AN_EXTRA = [
+    (["demo", "--out", "demo-out"], "pip install 'replaygate[anthropic]'"),
+    (["record", "--agent", "replaygate.examples.research_copilot:copilot", "--simulator",
+      "--approve-live", "--fixtures", "f.jsonl", "hi"],
+     "pip install 'replaygate[anthropic]'"),
+]  # fmt: skip
+"""Commands that need an extra, and the line that names it."""
 
 
 @pytest.fixture(scope="module")
@@ -74,69 +104,73 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_every_help_and_the_light_commands_run_without_pytest_sdks_or_plots(
-    store: Path, tmp_path: Path
-) -> None:
+@pytest.fixture(scope="module")
+def declared_only(store: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What each check of the commands found, from one interpreter under
+    ``only_declared.install()``: ``light`` (``--help``, ``checksum``, ``verify``) and
+    ``diff`` (in a git repository of fixtures), each with what the interpreter imported up
+    to its end; then ``helps`` (every command's ``--help``), ``extras``
+    (:data:`NEED_AN_EXTRA`) and ``importable``. The interpreter runs in an empty folder."""
+    repository = tmp_path_factory.mktemp("repository")
+    subprocess.run(["git", "init", "-q", str(repository)], check=True)
+    (repository / "tests" / "fixtures").mkdir(parents=True)
+    (repository / "tests" / "fixtures" / "f.jsonl").write_text("")
+    git = ["git", "-C", str(repository), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "fixtures"], check=True)
     light = [["--help"], ["checksum", str(store)], ["verify", str(store)]]
     helps = [[name, "--help"] for name in COMMANDS]
-    results = _python(
-        RUN_COMMANDS
-        + f"HEAVY = {sorted(HEAVY)!r}\n"
-        + f"print(json.dumps([run(a) for a in {light!r}] + [run(a) for a in {helps!r}]))",
-        tmp_path,
-    )
-    for result in results[: len(light)]:
+    extras = [args for args, _ in NEED_AN_EXTRA]
+    found = {
+        "light": f"[run(a) for a in {light!r}]",
+        "diff": f"run(['diff'], {str(repository)!r})",
+        "helps": f"[run(a) for a in {helps!r}]",
+        "extras": f"[run(a) for a in {extras!r}]",
+        "importable": "importable()",
+    }
+    runs = "".join(f"found[{name!r}] = {call}\n" for name, call in found.items())
+    results: dict[str, Any] = _python(
+        RUN_COMMANDS + FIND_MODULES + f"HEAVY = {sorted(HEAVY)!r}\nfound = {{}}\n" + runs
+        + "print(json.dumps(found))",
+        tmp_path_factory.mktemp("commands"),
+    )  # fmt: skip
+    return results
+
+
+def test_every_help_and_the_light_commands_run_without_pytest_sdks_or_plots(
+    declared_only: dict[str, Any],
+) -> None:
+    for result in declared_only["light"]:
         assert result["code"] == 0, result
         assert result["heavy"] == [], result  # --help, checksum and verify import none
-    for result in results[len(light) :]:
+    assert len(declared_only["helps"]) == len(COMMANDS)
+    for result in declared_only["helps"]:
         assert result["code"] == 0 and "Usage: replaygate" in result["output"], result
         assert "Traceback" not in result["output"], result
 
 
-def test_diff_imports_none_of_the_heavy_libraries(tmp_path: Path) -> None:
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    (tmp_path / "tests" / "fixtures").mkdir(parents=True)
-    (tmp_path / "tests" / "fixtures" / "f.jsonl").write_text("")
-    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "fixtures"], check=True)
-    (result,) = _python(
-        RUN_COMMANDS + f"HEAVY = {sorted(HEAVY)!r}\nprint(json.dumps([run(['diff'])]))", tmp_path
-    )
+def test_diff_imports_none_of_the_heavy_libraries(declared_only: dict[str, Any]) -> None:
+    result = declared_only["diff"]
     assert result["code"] == 0, result
     assert result["heavy"] == []
 
 
 @pytest.mark.parametrize(
-    ("args", "needs"),
-    [
-        (["demo", "--out", "demo-out"], "pip install 'replaygate[anthropic]'"),
-        (["record", "--agent", "replaygate.examples.research_copilot:copilot", "--simulator",
-          "--approve-live", "--fixtures", "f.jsonl", "hi"],
-         "pip install 'replaygate[anthropic]'"),
-    ],
-)  # fmt: skip
+    ("at", "needs"), [(at, needs) for at, (_, needs) in enumerate(NEED_AN_EXTRA)]
+)
 def test_a_command_that_needs_an_extra_names_it_without_a_traceback(
-    tmp_path: Path, args: list[str], needs: str
+    declared_only: dict[str, Any], at: int, needs: str
 ) -> None:
-    (result,) = _python(
-        RUN_COMMANDS + f"HEAVY = {sorted(HEAVY)!r}\nprint(json.dumps([run({args!r})]))", tmp_path
-    )
+    result = declared_only["extras"][at]
+    assert result["args"] == NEED_AN_EXTRA[at][0]
     assert result["code"] == 2, result
     assert needs in result["output"] and "Traceback" not in result["output"]
 
 
-def test_the_environment_really_lacks_what_no_declared_dependency_brings(tmp_path: Path) -> None:
-    code = (
-        "import json, importlib, only_declared\nonly_declared.install()\nfound = {}\n"
-        "for name in ['pytest', 'anthropic', 'openai', 'httpx2', 'matplotlib', 'click',"
-        " 'orjson']:\n"
-        "    try:\n        importlib.import_module(name)\n        found[name] = True\n"
-        "    except ModuleNotFoundError:\n        found[name] = False\n"
-        "print(json.dumps(found))"
-    )
-    found = _python(code, tmp_path)
-    assert found == {
+def test_the_environment_really_lacks_what_no_declared_dependency_brings(
+    declared_only: dict[str, Any],
+) -> None:
+    assert declared_only["importable"] == {
         "pytest": False, "anthropic": False, "openai": False, "httpx2": False,
         "matplotlib": False, "click": True, "orjson": True,
     }  # fmt: skip
