@@ -63,8 +63,8 @@ class _Builder:
         self.branched = False
 
     def walk(self, items: Any) -> None:
-        for op, av in items:
-            self._item(op.name, av)
+        for name, av in items:
+            self._item(name, av)
             if len(self.slots) > MAX_LENGTH:
                 raise ValueError(f"it would be longer than {MAX_LENGTH:,} characters")
 
@@ -113,6 +113,28 @@ class _Builder:
                 return
             self.grow -= len(self.slots) - before
             count += 1
+
+
+def _plain(items: Any) -> list[tuple[str, Any]]:
+    """A parse tree (``re._parser``'s ``SubPattern``) as lists of ``(name, av)``, the parts
+    :class:`_Builder` walks made lists too: a ``SubPattern`` gives each item through a
+    method of Python, which a walk of a pattern's growing strings called for every
+    character it built."""
+    plain = []
+    for op, av in items:
+        name = op.name
+        if name == "BRANCH":
+            av = (av[0], [_plain(branch) for branch in av[1]])
+        elif name == "SUBPATTERN":
+            av = (*av[:3], _plain(av[3]))
+        elif name == "ATOMIC_GROUP":
+            av = _plain(av)
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            av = (av[0], av[1], _plain(av[2]))
+        elif name == "GROUPREF_EXISTS":
+            av = (av[0], _plain(av[1]), None if av[2] is None else _plain(av[2]))
+        plain.append((name, av))
+    return plain
 
 
 def _choices(keep: Any) -> str:
@@ -183,7 +205,7 @@ class PatternStrings:
         except (re.error, OverflowError, RecursionError) as err:
             raise ValueError(f"pattern '{pattern}' is not a regular expression: {err}") from None
         self.pattern, self.shortest, self.longest = pattern, shortest, longest
-        self._layouts = _layouts(tree, shortest)
+        self._layouts = _layouts(_plain(tree), shortest)
         self._slots: list[list[Slot]] = []
         self._ends: list[int] = []
         """How many strings the layouts up to each one make."""
