@@ -1,4 +1,5 @@
-"""The report renders in a real headless browser (Debian's chromium) with its plots.
+"""The report renders in a real headless browser (Debian's chromium) with its plots, and
+the report of hostile names holds nothing that runs there.
 
 Skipped, with the reason, when chromium is not installed; CI installs it with
 ``apt-get install -y chromium``.
@@ -65,6 +66,7 @@ window.addEventListener("load", () => {
               texts: [...svg.querySelectorAll("text")].map((t) => t.textContent)};
     });
     frames[frame.id] = {plots, text: page.body.innerText};
+    if (frame.id === "hostile") frames[frame.id].dom = page.documentElement.outerHTML;
   }
   document.getElementById("render-check").textContent = JSON.stringify(frames);
 });
@@ -72,6 +74,8 @@ window.addEventListener("load", () => {
 """
 WIDTH, HEIGHT = 1200, 2400
 """The size of each report's frame, and so of its part of the screenshot."""
+FRAMES = 5
+"""The reports in the page: of 1, 3 and 12 runs, the gated one and the hostile one."""
 
 
 def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -143,6 +147,34 @@ def write_gated_report(folder: Path) -> Path:
     return write_history_report(folder, 3, gate)
 
 
+ACT = "document.title='PWNED'"
+HOSTILE = [
+    f"<script>{ACT}</script>",
+    f'</title><img src=x onerror="{ACT}">',
+    f'"\'><svg onload="{ACT}">',
+    f']]><iframe src="javascript:{ACT}"></iframe>',
+    "$<style>body{display:none}</style>$",
+    "\u202eright to left\u200b \U0001f600",
+]
+"""Case ids, assertion names, failure messages and a commit that would act if written into
+the page as HTML."""
+
+
+def write_hostile_report(folder: Path) -> Path:
+    """A report of one run whose names, messages and commit are :data:`HOSTILE`."""
+    folder.mkdir()
+    cases = []
+    for index, text in enumerate(HOSTILE):
+        outcome = Outcome(text, "gate", False, text, None, "custom")
+        sample = SampleResult(0, (outcome,), {"final": text})
+        sampled = SampledResult(f"{index}{text}", 1, 1, (sample,))
+        cases.append(CaseResult(sampled, CaseCounts(1, False, 1, True, 1, 1, 1, 0, 5, 5, 1, 0.1)))
+    run = EvalResults(tuple(cases), {"time": "2026-11-01T00:00:00Z", "commit": HOSTILE[0]})
+    with History.open(folder / "history.db") as opened:
+        opened.append(run)
+    return write_report(folder / "report.html", history=folder / "history.db")
+
+
 RUNS = (1, 3, 12)
 
 
@@ -158,6 +190,11 @@ class Rendered:
         plots: list[dict[str, Any]] = self.probe[f"runs-{runs}"]["plots"]
         return plots
 
+    def dom(self, frame: str) -> str:
+        """The DOM of the report in ``frame``, as the browser holds it after load."""
+        dom: str = self.probe[frame]["dom"]
+        return dom
+
     def text(self, runs: int | str) -> str:
         """The text of the report of ``runs`` runs (or of the frame so called), as the
         browser laid it out."""
@@ -166,12 +203,13 @@ class Rendered:
 
 
 def render(folder: Path) -> Rendered:
-    """The reports of 1, 3 and 12 runs, and the gated one, in one page, opened in one
-    browser run that both dumps the probed DOM and takes a screenshot."""
+    """The reports of 1, 3 and 12 runs, the gated one and the hostile one, in one page,
+    opened in one browser run that both dumps the probed DOM and takes a screenshot."""
     reports = {
         f"runs-{runs}": write_history_report(folder / f"report{runs}", runs) for runs in RUNS
     }
     reports["gated"] = write_gated_report(folder / "gated")
+    reports["hostile"] = write_hostile_report(folder / "hostile")
     frames = [
         FRAME.format(
             id=frame, page=html.escape(report.read_text("utf-8")), width=WIDTH, height=HEIGHT
@@ -190,7 +228,7 @@ def render(folder: Path) -> Rendered:
         folder,
         "--dump-dom",
         f"--screenshot={shot}",
-        f"--window-size={WIDTH},{HEIGHT * (len(RUNS) + 1)}",
+        f"--window-size={WIDTH},{HEIGHT * FRAMES}",
         page.as_uri(),
     )
     assert done.returncode == 0, done.stderr[-2000:]
@@ -242,13 +280,26 @@ def check_the_screenshot_shows_the_plots(rendered: Rendered, runs: int) -> None:
     image_module = pytest.importorskip("PIL.Image", reason="Pillow reads the screenshot")
     top = RUNS.index(runs) * HEIGHT  # this report's frame
     with image_module.open(rendered.screenshot) as image:
-        assert image.size == (WIDTH, HEIGHT * (len(RUNS) + 1))
+        assert image.size == (WIDTH, HEIGHT * FRAMES)
         gray = image.crop((0, top, WIDTH, top + HEIGHT)).convert("L")
         width, height = gray.size
         lower = gray.crop((0, height // 2, width, height))  # where the plots are
         histogram = lower.histogram()
     dark = sum(histogram[:200])
     assert dark / (width * (height - height // 2)) > 0.01, "the plot area is blank"
+
+
+def check_hostile_names_stay_text(rendered: Rendered, folder: Path) -> None:
+    """The browser's DOM of the hostile report, after load, holds no element the report
+    did not write, and the title the hostile text would set is the report's own."""
+    dom = rendered.dom("hostile")
+    page = (folder / "hostile" / "report.html").read_text(encoding="utf-8")
+    assert "<title>replaygate eval report</title>" in dom and "PWNED" not in dom.split("<body")[0]
+    for tag in ("script", "img", "iframe", "style"):
+        written = len(re.findall(rf"<{tag}\b", page))
+        assert len(re.findall(rf"<{tag}\b", dom)) == written, tag
+    assert not re.search(r"<[a-z]+[^>]*\son(error|load)=", dom)
+    assert "&lt;script&gt;document.title='PWNED'&lt;/script&gt;" in dom
 
 
 def test_the_reports_render_in_a_browser(tmp_path: Path, subtests: pytest.Subtests) -> None:
@@ -265,3 +316,5 @@ def test_the_reports_render_in_a_browser(tmp_path: Path, subtests: pytest.Subtes
     for runs in RUNS:
         with subtests.test("the screenshot shows the plots", runs=runs):
             check_the_screenshot_shows_the_plots(rendered, runs)
+    with subtests.test("hostile names stay text in the browser"):
+        check_hostile_names_stay_text(rendered, tmp_path)
