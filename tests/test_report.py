@@ -372,6 +372,7 @@ DRAWN = {
         {
             "success": [i / 12 for i in range(12)],
             "fabricated": [0.0] * 12,
+            "citation_precision": [0.9] * 12,
             "citation_recall": [1.0] * 12,
             "cost": [1e-6 * i for i in range(12)],
             "steps": [123456.0 * i for i in range(12)],

@@ -113,14 +113,16 @@ def _lay_out(figure: Figure, legend: Any = None, under: Axes | None = None) -> N
     for index, ax in enumerate(axes):
         ax.set_position((x / width, bottom / height, each / width, tall / height))
         x += each + (gaps[index] if index < len(gaps) else 0.0)
-    if legend is not None:
-        if under is not None:
-            frame = under.get_position()
-            middle = (frame.x0 + frame.x1) / 2
-            anchor = (middle, (bottom - below[axes.index(under)] - PAD / 2) / height)
-            legend.set_bbox_to_anchor(anchor, transform=figure.transFigure)
-        else:
-            legend.set_bbox_to_anchor((0.5, PAD / height), transform=figure.transFigure)
+    if extent is None:
+        return
+    if under is None:
+        legend.set_bbox_to_anchor((0.5, PAD / height), transform=figure.transFigure)
+        return
+    frame = under.get_position()  # centred under it, as far as the figure's edges allow
+    half = (extent.width / 2 + PAD) / width
+    middle = min(max((frame.x0 + frame.x1) / 2, half), 1 - half)
+    anchor = (middle, (bottom - below[axes.index(under)] - PAD / 2) / height)
+    legend.set_bbox_to_anchor(anchor, transform=figure.transFigure)
 
 
 def to_svg(figure: Figure, *, title: str, prefix: str) -> str:
