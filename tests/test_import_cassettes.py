@@ -39,7 +39,6 @@ from replaygate.models.types import ModelResponse
 from replaygate.pytest_plugin.store_names import MAX_NAME, store_name
 from replaygate.sim import ScriptBehavior, Simulator
 from sdks import aiohttp, anthropic, openai, vcr
-from test_prune import _as_a_user_without_override
 
 KEY = "test-key"
 CLAUDE = "claude-sim-1"
@@ -594,7 +593,7 @@ def test_a_linked_folder_of_cassettes_is_followed_once(
     assert stored == ["anthropic/plain.jsonl", "openai/plain.jsonl"]
 
 
-@pytest.mark.slow  # two processes of the CLI, where the folder's permissions apply
+@pytest.mark.slow  # a process of its own, where the folder's permissions apply
 @pytest.mark.skipif(
     os.geteuid() == 0 and not shutil.which("setpriv"), reason="root, and no setpriv"
 )
@@ -605,21 +604,24 @@ def test_a_folder_that_cannot_be_listed_is_an_error_naming_it(
     folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml", "anthropic/plain.yaml")
     hidden = folder / "anthropic"
     hidden.chmod(0)
+    caps = "-dac_override,-dac_read_search"  # root's capability to pass over permissions
+    drop = () if os.geteuid() else ("setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}")
     try:
-        args = ("import-cassettes", str(folder), "--out", str(tmp_path / "out"))
-        done = _as_a_user_without_override(*args)
-        as_json = _as_a_user_without_override(*args, "--json")
+        args = ["import-cassettes", str(folder), "--out", str(tmp_path / "out")]
+        (status, out, err), (json_status, json_out, _) = in_turn(
+            [args, [*args, "--json"]], before=drop
+        )
     finally:
         hidden.chmod(0o755)
-    assert done.returncode == 2, done.stdout + done.stderr
+    assert status == 2, out + err
     assert (
         f"ERROR (nothing written): {hidden}: cannot read this folder: Permission denied; no "
         "cassette in it was imported"
-    ) in done.stdout
-    assert "2 cassette(s): 1 imported, 0 unchanged, 0 refused, 1 error" in done.stdout
-    assert "Traceback" not in done.stderr
-    assert as_json.returncode == 2
-    [error] = [c for c in json.loads(as_json.stdout)["cassettes"] if c["outcome"] == "error"]
+    ) in out
+    assert "2 cassette(s): 1 imported, 0 unchanged, 0 refused, 1 error" in out
+    assert "Traceback" not in err
+    assert json_status == 2
+    [error] = [c for c in json.loads(json_out)["cassettes"] if c["outcome"] == "error"]
     assert error["cassette"] == str(hidden) and error["store"] == str(tmp_path / "out/anthropic")
     assert store_of(tmp_path / "out", "openai/plain.yaml").exists()
 
@@ -1109,26 +1111,57 @@ def test_a_migrated_test_replays_its_imported_store_through_the_plugin(
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
 
 
-@pytest.mark.slow
+IN_TURN = """\
+import contextlib, io, json, sys
+{setup}
+from replaygate.cli import main
+said = []
+for args in {runs!r}:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(args, prog_name="replaygate")
+            code = 0
+        except SystemExit as done:
+            code = done.code
+    said.append([code, out.getvalue(), err.getvalue()])
+print(json.dumps(said))
+"""
+"""``replaygate ARGS`` for each ARGS of ``runs`` in turn, in one interpreter, after the
+Python ``setup``: the exit status, stdout and stderr of each, as JSON."""
+
+
+def in_turn(
+    runs: list[list[str]], setup: str = "", before: tuple[str, ...] = ()
+) -> list[tuple[int, str, str]]:
+    """:data:`IN_TURN` in a fresh interpreter (started by the command ``before`` it)."""
+    code = IN_TURN.format(setup=setup, runs=runs)
+    done = subprocess.run(
+        [*before, sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    return [tuple(run) for run in json.loads(done.stdout.splitlines()[-1])]
+
+
+ONLY_DECLARED = f"sys.path.insert(0, {str(HERE)!r})\nimport only_declared\nonly_declared.install()"
+"""The imports of a plain ``pip install replaygate`` (tests/only_declared.py)."""
+
+
+@pytest.mark.slow  # an interpreter of its own, with only the declared dependencies
 def test_yaml_needs_the_cassettes_extra_and_json_does_not(
     recorded: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
-    def run(cassette: str) -> subprocess.CompletedProcess[str]:
-        args = ["import-cassettes", str(recorded[0] / cassette), "--out", str(tmp_path)]
-        return subprocess.run(
-            [sys.executable, str(HERE / "only_declared.py"), *args],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-
-    yaml_run = run("openai/plain.yaml")
-    assert yaml_run.returncode == 2, yaml_run.stdout + yaml_run.stderr
-    assert f"{recorded[0] / 'openai/plain.yaml'}: replaygate import-cassettes" in yaml_run.stdout
-    assert "pip install 'replaygate[cassettes]'" in yaml_run.stdout
-    assert "Traceback" not in yaml_run.stdout + yaml_run.stderr
-    json_run = run("openai/json_serializer.json")
-    assert json_run.returncode == 0, json_run.stdout + json_run.stderr
+    cassettes = [recorded[0] / "openai/plain.yaml", recorded[0] / "openai/json_serializer.json"]
+    runs = [["import-cassettes", str(cassette), "--out", str(tmp_path)] for cassette in cassettes]
+    (yaml_status, yaml_out, yaml_err), (json_status, json_out, json_err) = in_turn(
+        runs, ONLY_DECLARED
+    )
+    yaml_said, json_said = yaml_out + yaml_err, json_out + json_err
+    assert yaml_status == 2, yaml_said
+    assert f"{cassettes[0]}: replaygate import-cassettes" in yaml_out
+    assert "pip install 'replaygate[cassettes]'" in yaml_out
+    assert "Traceback" not in yaml_said
+    assert json_status == 0, json_said
     assert (tmp_path / "json_serializer.jsonl").exists()
 
 
