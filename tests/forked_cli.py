@@ -42,7 +42,11 @@ def stdio(fd, old):
 
 requests = socket.socket(fileno=int(sys.argv[1]))
 for name in sys.argv[2:]:
-    __import__(name)
+    if name == "--gc-freeze":  # what was imported, shared with the forks, never walked in them
+        import gc
+        gc.freeze()
+    else:
+        __import__(name)
 while True:
     message, fds, _, _ = socket.recv_fds(requests, 1 << 16, 4)
     if not message:
@@ -130,13 +134,21 @@ class Forked:
 
 class Forker:
     """The interpreter the commands are forked from (:data:`SERVER`), importing
-    ``preload`` once."""
+    ``preload`` once.
 
-    def __init__(self, preload: list[str]) -> None:
+    With ``freeze``, what it imported is then frozen out of the garbage collector's reach
+    (``gc.freeze``, as Python's documentation advises before forking): the collections of
+    each forked process, and those of its interpreter's exit, no longer walk all of it
+    (an SDK's objects: about 0.3 s of CPU a process). What a process makes after the fork
+    is collected as before.
+    """
+
+    def __init__(self, preload: list[str], *, freeze: bool = False) -> None:
         self._requests, theirs = socket.socketpair()
+        frozen = ["--gc-freeze"] if freeze else []
         with theirs:
             self._server = subprocess.Popen(
-                [sys.executable, "-c", SERVER, str(theirs.fileno()), *preload],
+                [sys.executable, "-c", SERVER, str(theirs.fileno()), *preload, *frozen],
                 pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
             )  # fmt: skip
 

@@ -282,9 +282,10 @@ with Simulator(behavior="echo", chunk_size=3) as sim:
 @pytest.fixture(scope="module")
 def forker() -> Iterator[Forker]:
     """The interpreter the scripts' processes are forked from, openai, replaygate's
-    recording and the simulator imported once: what the tests look at is how such a process
-    ends (tests/forked_cli.py), not how its interpreter starts."""
-    forker = Forker(["openai", "replaygate.http", "replaygate.sim"])
+    recording and the simulator imported once and frozen out of the collector's reach:
+    what the tests look at is how such a process ends (tests/forked_cli.py), with what it
+    made after the fork, not how its interpreter starts."""
+    forker = Forker(["openai", "replaygate.http", "replaygate.sim"], freeze=True)
     yield forker
     forker.close()
 
