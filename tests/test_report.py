@@ -365,7 +365,7 @@ def test_runs_of_one_minute_are_told_apart_on_the_time_axis() -> None:
     assert run_labels(together) == ["12-02 21:44:46", "12-02 21:44:59"]
 
 
-LONG = [f"assertion {i:02} " + "w" * (4 * i) for i in range(24)]
+LONG = [f"assertion {i:02} " + "w" * (10 * i) for i in range(8)]
 DRAWN = {
     "no runs": lambda: metrics_plot({}, []),
     "runs to the second, tiny and huge amounts": lambda: metrics_plot(
