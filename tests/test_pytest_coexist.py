@@ -120,7 +120,9 @@ def test_both_plugins_record_then_replay_in_one_run(
         monkeypatch.setenv("SIM_URL", sim.url)
         monkeypatch.setenv("EXPECTED_VCR_MODE", "once")
         monkeypatch.setenv("EXPECTED_REPLAYGATE_MODE", "record-missing")
-        recorded = pytester.runpytest_inprocess(
+        recorded = runpytest_forked(
+            pytester,
+            forker,
             "--record-mode=once",
             "--replaygate-record-mode=record-missing",
             "--replaygate-approve-live",
