@@ -14,6 +14,7 @@ from replaygate.cli.history_cmds import report_cmd
 from replaygate.evals import CaseResult, EvalResults, History
 from replaygate.evals.scorers import CaseCounts
 from replaygate.sampling import SampledResult, SampleResult
+from test_report import assert_nothing_cut, kept_figures
 
 pytestmark = [pytest.mark.slow, needs_matplotlib]
 
@@ -52,7 +53,10 @@ class Tags(HTMLParser):
         self.texts.append(data)
 
 
-def test_assertion_names_are_drawn_as_written_in_the_legend(tmp_path: Path) -> None:
+def test_assertion_names_are_drawn_as_written_in_the_legend(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    figures = kept_figures(monkeypatch)
     history = history_with(tmp_path / "history.db", NAMES)
     out = tmp_path / "report.html"
     result = CliRunner().invoke(report_cmd, ["--out", str(out), "--history", str(history)])
@@ -66,9 +70,14 @@ def test_assertion_names_are_drawn_as_written_in_the_legend(tmp_path: Path) -> N
         assert name in parsed.texts, name  # the legend, as written
     assert "w" * 2000 not in text  # cut, in the table and in the legend
     assert "\u202e" not in text
+    for figure in figures:  # the long name cut, the legend within the figure
+        assert_nothing_cut(figure)
 
 
-def test_the_report_of_one_run_with_many_assertions_renders(tmp_path: Path) -> None:
+def test_the_report_of_one_run_with_many_assertions_renders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    figures = kept_figures(monkeypatch)
     names = tuple(f"check {i:02}" for i in range(60))
     history = history_with(tmp_path / "history.db", names)
     out = tmp_path / "report.html"
@@ -78,3 +87,5 @@ def test_the_report_of_one_run_with_many_assertions_renders(tmp_path: Path) -> N
     assert result.exit_code == 0, result.output
     page = out.read_text(encoding="utf-8")
     assert ">check 47<" in page and ">check 48<" not in page and ">and 12 more assertions<" in page
+    for figure in figures:  # the tall legend of 49 lines too
+        assert_nothing_cut(figure)
