@@ -191,12 +191,16 @@ def _table_below(text: str, start: int, end: int, read: dict[str, tuple[int, int
         width = len(names)
         if width < 2:
             continue
-        if _credential_name(names[0]) and context_secret(_cell(names[1])):
+        if (
+            len(names[1]) >= CONTEXT_MIN_LENGTH
+            and _credential_name(names[0])
+            and context_secret(_cell(names[1]))
+        ):
             return True  # a row of a name and its value: password,..., | api_key | ... |
-        if not all(len(_cell(name)) <= _HEADER_MAX for name in names):
-            continue
         rows_end, rows_width = read.get(delimiter, (0, 0))
         if start < rows_end and width == rows_width:
+            continue  # a row of a table already read
+        if not all(len(_cell(name)) <= _HEADER_MAX for name in names):
             continue
         headers = {_cell(name).lower() for name in names}
         pairs = "key" in headers and not VALUE_HEADERS.isdisjoint(headers)
@@ -233,7 +237,11 @@ def _rows_hold(
         for i in columns:  # a cell too short to be a secret is passed over at once
             if len(cells[i]) >= CONTEXT_MIN_LENGTH and context_secret(_cell(cells[i])):
                 return True, at
-        if _credential_name(cells[0]) and context_secret(_cell(cells[1])):
+        if (
+            len(cells[1]) >= CONTEXT_MIN_LENGTH  # a short value is no secret: no name read
+            and _credential_name(cells[0])
+            and context_secret(_cell(cells[1]))
+        ):
             return True, at
     return False, at
 
