@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -23,11 +24,28 @@ from run_cli import replaygate
 from test_prune import setup_store, stored_keys
 from test_store import fixture
 
-# Each test builds folders nested a thousand levels and more: end to end.
+# Each test builds folders nested hundreds of levels, or past the path limit: end to end.
 pytestmark = pytest.mark.slow
 
-DEEP = 1_100
-"""Deeper than Python's recursion limit, within the path limit."""
+RECURSION_LIMIT = 400
+"""Python's recursion limit while a test walks a deep tree (:func:`shallow_stack`), lowered
+from its default 1,000: a walk that calls itself once per level fails past it as it fails
+past 1,000, on a tree less than half as deep."""
+DEEP = RECURSION_LIMIT + 100
+"""Deeper than Python's recursion limit, within the path limit (a tree walked by its
+paths costs the square of its depth: the system follows each path from the top)."""
+
+
+@pytest.fixture
+def shallow_stack() -> Iterator[None]:
+    """Python's recursion limit lowered to :data:`RECURSION_LIMIT` for the test."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(RECURSION_LIMIT)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
+
 
 Nest = Callable[..., Path]
 
@@ -73,6 +91,7 @@ def nest() -> Iterator[Nest]:
         _remove(top, part)
 
 
+@pytest.mark.usefixtures("shallow_stack")
 def test_a_folder_store_deeper_than_the_recursion_limit_is_read(tmp_path: Path, nest: Nest) -> None:
     root = tmp_path / "store"
     FixtureStore.open(root).put(fixture(0))
@@ -87,6 +106,7 @@ def test_a_folder_store_deeper_than_the_recursion_limit_is_read(tmp_path: Path, 
     assert "2 fixture(s) checked" in verified.stdout
 
 
+@pytest.mark.usefixtures("shallow_stack")
 def test_a_reference_deeper_than_the_recursion_limit_is_found(tmp_path: Path, nest: Nest) -> None:
     tests = tmp_path / "tests"
     tests.mkdir()
