@@ -45,8 +45,9 @@ PRELOADED = [
 
 @pytest.fixture(scope="module")
 def forker() -> Iterator[Forker]:
-    """The interpreter the commands' processes are forked from."""
-    forker = Forker(PRELOADED)
+    """The interpreter the commands' processes are forked from, what it imported frozen
+    out of the collector's reach (each process's exit walked it again)."""
+    forker = Forker(PRELOADED, freeze=True)
     yield forker
     forker.close()
 
