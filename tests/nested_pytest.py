@@ -3,7 +3,8 @@
 and a generated project's clients may share one TLS context. For those a test runs in
 its own process (``pytest.main``): no collection of the whole process's garbage as each
 ends (:class:`NoClosingCollection`). For those pytester runs in the test's process: what
-they import loaded once, before the first (:func:`loaded_for_sessions`).
+they import loaded once, before the first (:func:`loaded_for_sessions`), and their
+failures' tracebacks as Python prints them (:func:`python_tracebacks`).
 
 Hypothesis, anyio and pytest-recording load in every pytest process, about 0.2 to
 0.3 s of CPU each; a session with two xdist workers pays them three times. The tests
@@ -11,6 +12,7 @@ of pytest-recording beside replaygate keep it (tests/test_pytest_coexist.py).
 """
 
 import importlib
+import os
 from pathlib import Path
 
 import pytest
@@ -94,3 +96,20 @@ def loaded_for_sessions(*also: Sdk | str) -> None:
         imported(module_name(module))
         for name in SDK_IMPORTS.get(module_name(module), ()):
             importlib.import_module(name)
+
+
+def python_tracebacks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sessions pytester runs for the test of ``request`` show a failure's traceback
+    as Python prints it (``--tb=native``), not in pytest's long form.
+
+    The long form reads the source of each frame's function, parsing the whole file it is
+    in (an SDK's client is thousands of lines) for every failure: most of the CPU of a
+    module whose sessions fail on misses through the SDKs (test_plugin_caught_errors.py:
+    0.7 of its 1.2 s). The tests check the plugin's words, which both forms show, and
+    the native form shows every frame, the hidden ones too. A test of how pytest shows a
+    failure (what frames the long form hides) passes ``--tb`` on the session's command
+    line, which wins over ``PYTEST_ADDOPTS``."""
+    if "pytester" not in request.fixturenames:
+        return
+    request.getfixturevalue("pytester")  # which empties PYTEST_ADDOPTS, then sets its own
+    monkeypatch.setenv("PYTEST_ADDOPTS", f"{os.environ.get('PYTEST_ADDOPTS', '')} --tb=native")

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 from pytest import TestReport
 
-from nested_pytest import UNUSED_PLUGINS, loaded_for_sessions
+from nested_pytest import UNUSED_PLUGINS, loaded_for_sessions, python_tracebacks
 from replaygate.cli.assert_cmds import flaky
 from replaygate.sampling.flaky import (
     ADVICE,
@@ -50,6 +50,15 @@ def sessions_find_their_modules(request: pytest.FixtureRequest) -> None:
     the first: pytester forgets what each imported, and the next would import it again."""
     if request.node.get_closest_marker("slow") is not None:
         loaded_for_sessions(anthropic)
+
+
+@pytest.fixture(autouse=True)
+def tracebacks_as_python_prints_them(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The nested sessions' failures with Python's tracebacks, not pytest's long ones
+    (:func:`nested_pytest.python_tracebacks`: the long form parses the SDKs' sources)."""
+    python_tracebacks(request, monkeypatch)
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ import gc
 import pytest
 
 from echo_recording import record_echoes
-from nested_pytest import loaded_for_sessions
+from nested_pytest import loaded_for_sessions, python_tracebacks
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.models.replay import MODES
@@ -24,6 +24,15 @@ def sessions_find_their_modules() -> None:
     """What the nested sessions import, imported in this process before the first:
     pytester forgets what each imported, and the next would import it again."""
     loaded_for_sessions(anthropic, openai, aiohttp, "requests")
+
+
+@pytest.fixture(autouse=True)
+def tracebacks_as_python_prints_them(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The nested sessions' failures with Python's tracebacks, not pytest's long ones
+    (:func:`nested_pytest.python_tracebacks`: the long form parses the SDKs' sources)."""
+    python_tracebacks(request, monkeypatch)
 
 
 NO_CAP = """
@@ -374,8 +383,8 @@ def test_recording_live_without_a_key_says_so_once(
         monkeypatch.delenv(name, raising=False)
     pytester.makepyfile(test_keyless=KEYLESS_TESTS)
     pytester.makeconftest(NO_CAP)
-    result = pytester.runpytest(
-        "--replaygate-record-mode=record-missing", "--replaygate-approve-live"
+    result = pytester.runpytest(  # the long form: no word "Traceback" but in what is said
+        "--replaygate-record-mode=record-missing", "--replaygate-approve-live", "--tb=long"
     )
     result.assert_outcomes(failed=2)  # and no error at teardown for sending nothing
     result.stdout.fnmatch_lines(

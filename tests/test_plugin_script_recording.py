@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from nested_pytest import loaded_for_sessions
+from nested_pytest import loaded_for_sessions, python_tracebacks
 from sdks import anthropic
 
 pytestmark = pytest.mark.slow  # each test runs a pytest session of its own
@@ -22,6 +22,15 @@ def sdks_loaded() -> None:
     imported in this process first: each nested run would import them again (pytester
     forgets the modules a run imported)."""
     loaded_for_sessions(anthropic)
+
+
+@pytest.fixture(autouse=True)
+def tracebacks_as_python_prints_them(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The nested sessions' failures with Python's tracebacks, not pytest's long ones
+    (:func:`nested_pytest.python_tracebacks`: the long form parses the SDKs' sources)."""
+    python_tracebacks(request, monkeypatch)
 
 
 def test_a_script_under_xdist_is_a_usage_error(pytester: pytest.Pytester) -> None:

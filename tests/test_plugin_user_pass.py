@@ -20,7 +20,7 @@ import shlex
 
 import pytest
 
-from nested_pytest import loaded_for_sessions
+from nested_pytest import loaded_for_sessions, python_tracebacks
 from replaygate.pytest_plugin.settings import config_settings
 from sdks import aiohttp, anthropic
 
@@ -31,6 +31,15 @@ def sessions_find_their_modules(request: pytest.FixtureRequest) -> None:
     the first: pytester forgets what each imported, and the next would import it again."""
     if request.node.get_closest_marker("slow") is not None:
         loaded_for_sessions(anthropic, aiohttp, "httpx", "requests")
+
+
+@pytest.fixture(autouse=True)
+def tracebacks_as_python_prints_them(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The nested sessions' failures with Python's tracebacks, not pytest's long ones
+    (:func:`nested_pytest.python_tracebacks`: the long form parses the SDKs' sources)."""
+    python_tracebacks(request, monkeypatch)
 
 
 def test_a_replaygate_config_returning_nothing_says_none_and_why() -> None:

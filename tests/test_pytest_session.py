@@ -8,7 +8,7 @@ import shlex
 
 import pytest
 
-from nested_pytest import loaded_for_sessions
+from nested_pytest import loaded_for_sessions, python_tracebacks
 from replaygate.fixtures.store import FixtureStore
 from sdks import anthropic, openai
 
@@ -23,6 +23,15 @@ def sdks_loaded() -> None:
     it would import them again each time (pytester forgets the modules a run imported:
     about 2 s of CPU a run, 80 s for the module run on its own)."""
     loaded_for_sessions(anthropic, openai, "requests")
+
+
+@pytest.fixture(autouse=True)
+def tracebacks_as_python_prints_them(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The nested sessions' failures with Python's tracebacks, not pytest's long ones
+    (:func:`nested_pytest.python_tracebacks`: the long form parses the SDKs' sources)."""
+    python_tracebacks(request, monkeypatch)
 
 
 ASK = """
