@@ -54,10 +54,13 @@ def sessions_find_their_modules(request: pytest.FixtureRequest) -> None:
 
 @pytest.fixture(autouse=True)
 def tracebacks_as_python_prints_them(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    sessions_find_their_modules: None,
 ) -> None:
     """The nested sessions' failures with Python's tracebacks, not pytest's long ones
-    (:func:`nested_pytest.python_tracebacks`: the long form parses the SDKs' sources)."""
+    (:func:`nested_pytest.python_tracebacks`: the long form parses the SDKs' sources).
+    After the modules are loaded: pytester, set up here, forgets what is imported after it."""
     python_tracebacks(request, monkeypatch)
 
 
