@@ -259,11 +259,19 @@ def test_a_damaged_hits_log_line_is_named_in_words_never_a_traceback(
     ids=["not UTF-8", "UTF-8"],
 )
 def test_a_blob_where_the_history_holds_text_is_read_as_its_text(
-    tmp_path: Path, blob: bytes, expected: str | None
+    tmp_path: Path, blob: bytes, expected: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A metric's name stored as a BLOB (sqlite3's X'...' in a hand edit) ended report,
     # history export and history merge in "TypeError: sequence item 1: expected str
     # instance, bytes found".
+    # The report's plots (drawn and checked in test_report.py) are left out: the metrics
+    # plot is given the metrics as read, checked for their names here.
+    plotted: list[dict[str, list[float | None]]] = []
+    monkeypatch.setattr(
+        "replaygate.report.page.metrics_plot", lambda series, _: plotted.append(series) or ""
+    )
+    for plot in ("weekly_plot", "ages_plot"):
+        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
     path = tmp_path / "h.db"
     with History.open(path) as history:
         history.append(run("2026-11-01T10:00:00Z", 5), run_id="r1")
@@ -276,11 +284,14 @@ def test_a_blob_where_the_history_holds_text_is_read_as_its_text(
         assert (exported.returncode, exported.stderr) == (0, ""), exported
         assert json.loads(exported.stdout)["runs"][0]["metrics"]["success"] == 1.0
         assert report.returncode == 0 and "damaged" not in report.stderr, report
+        (series,) = plotted
+        assert series["success"] == [1.0] and all(isinstance(name, str) for name in series)
     else:
         assert (exported.returncode, exported.stdout) == (2, ""), exported
         assert exported.stderr == f"Error: h.db: {expected}\n"
         assert report.returncode == 0, report
         assert f"note: left out of the report, damaged: {expected}" in report.stderr
+        assert plotted == [{}]  # the damaged run left out of the plots too
 
 
 # -- compact -----------------------------------------------------------------------------
