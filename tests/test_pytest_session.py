@@ -225,37 +225,47 @@ def test_replaygate_config_from_conftest_module_and_marker(pytester: pytest.Pyte
     result.stdout.fnmatch_lines(["*_ test_marker_note _*", "*recorded 1 time and sent 2 times*"])
 
 
-@pytest.mark.parametrize(
-    ("config", "message"),
-    [
-        (
-            '{"approve_live": True}',
-            "approve_live cannot be configured: approve a recording on the command line",
-        ),
-        ('{"match_hots": True}', "unknown key(s) match_hots (it takes match_host, source,"),
-        ('{"repeat_last": "yes"}', "repeat_last must be True or False"),
-        ('[("note", "x")]', "must return a dict, not a list"),
-        ('{"cap": 5.0}', "cap must be a SpendingCap (replaygate.fixtures.spending) or None"),
-    ],
-)
-def test_a_wrong_replaygate_config_fails_the_test_naming_it(
-    pytester: pytest.Pytester, config: str, message: str
-) -> None:
+WRONG_CONFIGS = {
+    "approve_live": (
+        '{"approve_live": True}',
+        "approve_live cannot be configured: approve a recording on the command line",
+    ),
+    "misspelled": (
+        '{"match_hots": True}',
+        "unknown key(s) match_hots (it takes match_host, source,",
+    ),
+    "not_a_flag": ('{"repeat_last": "yes"}', "repeat_last must be True or False"),
+    "not_a_dict": ('[("note", "x")]', "must return a dict, not a list"),
+    "not_a_cap": (
+        '{"cap": 5.0}',
+        "cap must be a SpendingCap (replaygate.fixtures.spending) or None",
+    ),
+}
+
+
+def test_a_wrong_replaygate_config_fails_the_test_naming_it(pytester: pytest.Pytester) -> None:
+    """Each module's ``replaygate_config`` returns one wrong setting: one session runs them."""
     pytester.makepyfile(
-        f"""
-        import pytest
+        **{
+            f"test_{name}": f"""
+            import pytest
 
-        @pytest.fixture
-        def replaygate_config():
-            return {config}
+            @pytest.fixture
+            def replaygate_config():
+                return {config}
 
-        def test_x(replaygate_exchange):
-            pass
-        """
+            def test_x(replaygate_exchange):
+                pass
+            """
+            for name, (config, _) in WRONG_CONFIGS.items()
+        }
     )
     result = pytester.runpytest()
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines([f"replaygate_config (used by test_a_wrong*::test_x)*{message}*"])
+    result.assert_outcomes(errors=len(WRONG_CONFIGS))
+    for name, (_, message) in WRONG_CONFIGS.items():
+        result.stdout.fnmatch_lines(
+            [f"replaygate_config (used by test_{name}.py::test_x)*{message}*"]
+        )
 
 
 CAP_TESTS = (
