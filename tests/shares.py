@@ -8,8 +8,8 @@ import them (seconds of CPU, see :mod:`sdks`): those taking only openai
 (:data:`OPENAI_GROUP`) and the others (:data:`sdks.SDK_GROUP`), with which those drawing
 plots go (:data:`PLOTTING`); the first joins the second where both fit in one share.
 
-The shares are balanced by what each module's tests took in the last run of the same
-suite (:class:`ModuleSeconds`, kept in ``.pytest_cache``), or on a fresh clone in a run
+The shares are balanced by what each module took, its import and its tests, in the last
+run of the same suite (:class:`ModuleSeconds`, kept in ``.pytest_cache``), or on a fresh clone in a run
 of the whole suite shipped with it (:data:`SHIPPED`); a module not timed yet counts its
 size at the mean seconds per byte of those timed.
 """
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import time
 from collections.abc import Generator, Iterable
 from pathlib import Path
 
@@ -102,8 +103,12 @@ def run_queue_seconds() -> float:
 
 
 class ModuleSeconds:
-    """The plugin that adds up the seconds each module's tests took (setup, call and
-    teardown) and keeps them in the cache beside those of the modules other shares ran.
+    """The plugin that adds up the seconds each module took, its import (collection) and
+    its tests (setup, call and teardown), and keeps them in the cache beside those of the
+    modules other shares ran. The import counts: the first module of a share to import a
+    provider SDK pays seconds for it (anthropic about 1.5 s), which the share pays
+    whatever its tests cost, and balanced by its tests alone the SDK group's share ended
+    seconds after the other.
 
     A test's seconds leave out those its process waited for a CPU (:func:`run_queue_seconds`)
     while other processes of the machine ran: on a busy machine a test that computes took
@@ -114,23 +119,44 @@ class ModuleSeconds:
         self.config, self.key = config, f"{SECONDS}/{suite}"
         self.seconds: dict[str, float] = {}
         self.collected: set[str] = set()
+        self.imported: dict[str, float] = {}
+        """The seconds each module's collection took, its import."""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(
+        self, collector: pytest.Collector
+    ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+        """The seconds a module's collection takes, less those it waited for a CPU."""
+        if not isinstance(collector, pytest.Module):
+            return (yield)
+        started, waited = time.perf_counter(), run_queue_seconds()
+        try:
+            return (yield)
+        finally:
+            spent = time.perf_counter() - started - (run_queue_seconds() - waited)
+            self.imported[collector.nodeid] = max(spent, 0.0)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.nodeid.endswith(".py") and "::" not in report.nodeid:
             self.collected.add(report.nodeid)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """A module this process collects none of whose tests it runs counts nothing (its
-        tests all deselected, each marked slow, under ``-m "not slow"``): what its tests
-        took in an earlier run was kept, and counted in its share for ever. A module
-        with tests to run keeps its figure until they have run (a run stopped early by
-        ``-x`` does not zero those it did not reach, nor does ``--collect-only``)."""
+        """A module this process collects none of whose tests it runs counts its import
+        alone (its tests all deselected, each marked slow, under ``-m "not slow"``): what
+        its tests took in an earlier run was kept, and counted in its share for ever. A
+        module with tests to run keeps its figure until they have run (a run stopped
+        early by ``-x`` does not lower those it did not reach, nor does
+        ``--collect-only``)."""
         selected = {item.nodeid.split("::")[0] for item in session.items}
-        self.seconds.update((module, 0.0) for module in self.collected - selected)
+        self.seconds.update(
+            (module, self.imported.get(module, 0.0)) for module in self.collected - selected
+        )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         module = report.nodeid.split("::")[0]
-        self.seconds[module] = self.seconds.get(module, 0.0) + report.duration
+        if module not in self.seconds:  # its first test: its import counts with it
+            self.seconds[module] = self.imported.get(module, 0.0)
+        self.seconds[module] += report.duration
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:

@@ -120,17 +120,35 @@ def test_the_openai_group_joins_the_sdk_group_where_both_fit_in_one_share(
     assert shares[tmp_path / "test_c.py"] != shares[tmp_path / "test_a.py"]
 
 
-def test_a_module_collected_whose_tests_all_were_deselected_counts_nothing() -> None:
+def test_a_module_collected_whose_tests_all_were_deselected_counts_its_import_alone() -> None:
     # its tests marked slow one by one, it kept what they took before in test-fast's
     # figures, seconds of work counted in a share that ran none of it
     kept = ModuleSeconds(None, "not-slow")  # type: ignore[arg-type]
+    kept.imported = {"tests/test_a.py": 0.25, "tests/test_b.py": 0.5}
     for collected in ("tests/test_a.py", "tests/test_b.py", "tests/test_c.py", "tests"):
         kept.pytest_collectreport(SimpleNamespace(nodeid=collected))  # type: ignore[arg-type]
     selected = [SimpleNamespace(nodeid=f"tests/test_{name}.py::t") for name in "ac"]
     kept.pytest_collection_finish(SimpleNamespace(items=selected))  # type: ignore[arg-type]
-    assert kept.seconds == {"tests/test_b.py": 0.0}  # test_c's tests not run yet: kept
+    assert kept.seconds == {"tests/test_b.py": 0.5}  # test_c's tests not run yet: kept
     kept.pytest_runtest_logreport(SimpleNamespace(nodeid="tests/test_a.py::t", duration=1.5))  # type: ignore[arg-type]
-    assert kept.seconds == {"tests/test_a.py": 1.5, "tests/test_b.py": 0.0}
+    assert kept.seconds == {"tests/test_a.py": 1.75, "tests/test_b.py": 0.5}
+
+
+def test_a_module_s_import_is_counted_with_its_tests(pytester: pytest.Pytester) -> None:
+    # the first module of a share importing a provider SDK pays seconds for it, whatever
+    # its tests cost: counted, the share holding the SDK group is not the last to end
+    slow_import = (  # a tenth of a second of CPU, however long the process waits for one
+        "import time\nend = time.thread_time() + 0.1\nwhile time.thread_time() < end:\n    pass\n"
+    )
+    pytester.makepyfile(
+        test_heavy=f"{slow_import}def test_quick():\n    pass\n",
+        test_light="def test_quick():\n    pass\n",
+    )
+    kept = ModuleSeconds(None, "not-slow")  # type: ignore[arg-type]
+    result = pytester.inline_run(plugins=[kept])
+    result.assertoutcome(passed=2)
+    assert kept.seconds["test_heavy.py"] >= 0.09 > kept.seconds["test_light.py"]
+    assert kept.imported["test_heavy.py"] >= 0.09
 
 
 def test_the_seconds_a_test_waited_for_a_cpu_are_not_counted(
