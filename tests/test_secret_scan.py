@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from replaygate.sanitize.secret_rules import DETECTORS
 from replaygate.sanitize.secret_scan import SecretFinding, detect_in_text, find_secrets
+from replaygate.sanitize.secret_shapes import real_shapes
 
 POSITIVES = [
     ("Anthropic API key", "sk-ant-api03-" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7" + "-xyz"),
@@ -99,3 +101,25 @@ def test_the_agents_sdk_prompt_cache_keys_are_no_secret(tmp_path: Path, kind: st
     assert verify_store(store, require_meta=False)[1] == []
     # the same value elsewhere in a text, after a credential name of its own, still counts
     assert detect_in_text(f"{key} session: 8dac46c3be64b694deac5db9409fe778", "note")
+
+
+_UNBOUNDED = {"Slack webhook", "Azure storage key", "password in URL", "PEM private key"}
+"""The rules whose match may follow a letter or digit (a URL's scheme, a PEM header...)."""
+
+
+def test_a_token_is_taken_after_an_underscore_or_a_sign_not_after_a_letter_or_digit() -> None:
+    """The token families start where no letter or digit precedes (``AWS_KEY_AKIA...`` is a
+    key, ``xAKIA...`` is not): the shape of every family and anchor, glued after each."""
+    rules = {detector.name: detector for detector in DETECTORS}
+    checked = set()
+    for name, shape in real_shapes():
+        detector = rules.get(name)
+        if detector is None or name in _UNBOUNDED or shape.startswith("whsec_"):
+            continue
+        assert next(detector.starts(shape)) == 0, shape
+        for before in ("_", " ", "=", '"', "."):
+            assert 1 in set(detector.starts(before + shape)), (before, shape)
+        for before in ("a", "Z", "7"):
+            assert 1 not in set(detector.starts(before + shape)), (before, shape)
+        checked.add(name)
+    assert checked == set(rules) - _UNBOUNDED

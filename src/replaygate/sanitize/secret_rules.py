@@ -22,6 +22,17 @@ from replaygate.sanitize.secret_prefilter import Runs, contains_any, folded
 _START = r"(?<![A-Za-z0-9])"
 
 
+def _started(prefix: str, rest: str) -> str:
+    """``prefix`` (a pattern of one width) where :data:`_START` allows it, then ``rest``.
+
+    The look-behind follows the prefix and reads the character before it, so that the
+    pattern begins with the prefix's text or characters: re then skips to where those
+    stand, where a pattern beginning with a look-behind is tried at every position of the
+    text (the scan of a megabyte of base64, whose ``AC`` and ``SK`` wake the Twilio rule,
+    in about half the time)."""
+    return f"{prefix}(?<![A-Za-z0-9](?:{prefix})){rest}"
+
+
 @dataclass(frozen=True)
 class Detector:
     """A named pattern, literal texts of which every match contains at least one, and what
@@ -70,14 +81,14 @@ PEM_KEY = "PEM private key"
 """The rule whose match is a private key's first line (the key is the block it opens)."""
 
 DETECTORS: tuple[Detector, ...] = (
-    _rule("Anthropic API key", _START + r"sk-ant-[A-Za-z0-9_\-]{20,}", "sk-ant-"),
+    _rule("Anthropic API key", _started("sk-ant-", r"[A-Za-z0-9_\-]{20,}"), "sk-ant-"),
     # The whole run after sk- is taken at once and then checked (_random_key): a search
     # for its digit from each sk- of a run would read the rest of the run each time (a run
     # of "sk-" repeated took seconds). A key of a kind (sk-proj-...) is in that run.
-    _rule("OpenAI API key", _START + r"sk-[A-Za-z0-9_\-]*+", "sk-", valid=_random_key),
+    _rule("OpenAI API key", _started("sk-", r"[A-Za-z0-9_\-]*+"), "sk-", valid=_random_key),
     _rule(
         "AWS access key id",
-        _START + r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}(?![0-9A-Z])",
+        _started("A", r"(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[0-9A-Z]{16}(?![0-9A-Z])"),
         "AKIA",
         "ASIA",
         "ABIA",
@@ -86,7 +97,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     _rule(
         "GitHub token",
-        _START + r"(?:gh[pousr]_[A-Za-z0-9_]{36,}|github_pat_[A-Za-z0-9_]{40,})",
+        _started("g", r"(?:h[pousr]_[A-Za-z0-9_]{36,}|ithub_pat_[A-Za-z0-9_]{40,})"),
         "ghp_",
         "gho_",
         "ghu_",
@@ -96,8 +107,11 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     _rule(
         "GitLab token",
-        _START + r"(?:(?:glpat|gldt|glft|glsoat|glrt|glcbt|glimt|glptt|glagent|gloas)-"
-        r"[A-Za-z0-9_\-]{20,}|GR1348941[A-Za-z0-9_\-]{20,})",
+        "(?:"
+        + _started("gl", r"(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-[A-Za-z0-9_\-]{20,}")
+        + "|"
+        + _started("GR1348941", r"[A-Za-z0-9_\-]{20,}")
+        + ")",
         "glpat-",
         "gldt-",
         "glft-",
@@ -112,7 +126,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     _rule(
         "Slack token",
-        _START + r"(?:xox[abposre]|xapp)-[0-9A-Za-z\-.]{11,}",
+        _started("x", r"(?:ox[abposre]|app)-[0-9A-Za-z\-.]{11,}"),
         "xox",
         "xapp-",
         flags=re.IGNORECASE,
@@ -122,30 +136,38 @@ DETECTORS: tuple[Detector, ...] = (
         r"hooks\.slack\.com/(?:services|workflows)/T[A-Za-z0-9_]+/[A-Za-z0-9_/]+",
         "hooks.slack.com",
     ),
-    _rule("Google API key", _START + r"AIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])", "AIza"),
+    _rule("Google API key", _started("AIza", r"[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), "AIza"),
     _rule(
         "Google OAuth token",
-        _START
-        + r"(?:ya29\.[0-9A-Za-z_\-]{20,}|GOCSPX-[0-9A-Za-z_\-]{20,}|1//0[0-9A-Za-z_\-]{30,})",
+        "(?:"
+        + _started(r"ya29\.", r"[0-9A-Za-z_\-]{20,}")
+        + "|"
+        + _started("GOCSPX-", r"[0-9A-Za-z_\-]{20,}")
+        + "|"
+        + _started("1//0", r"[0-9A-Za-z_\-]{30,}")
+        + ")",
         "ya29.",
         "GOCSPX-",
         "1//0",
     ),
     _rule(
         "Stripe secret key",
-        _START + r"(?:sk|rk)_live_[0-9A-Za-z]{16,}|whsec_[0-9A-Za-z]{24,}",
+        _started("sk_live_", "[0-9A-Za-z]{16,}")
+        + "|"
+        + _started("rk_live_", "[0-9A-Za-z]{16,}")
+        + "|whsec_[0-9A-Za-z]{24,}",
         "sk_live_",
         "rk_live_",
         "whsec_",
     ),
-    _rule("Hugging Face token", _START + r"hf_[A-Za-z0-9]{30,}", "hf_"),
-    _rule("npm token", _START + r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", "npm_"),
-    _rule("PyPI token", _START + r"pypi-AgE[A-Za-z0-9_\-]{50,}", "pypi-AgE"),
-    _rule("SendGrid key", _START + r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", "SG."),
-    _rule("Twilio key", _START + r"(?:AC|SK)[a-f0-9]{32}(?![A-Za-z0-9])", "AC", "SK"),
-    _rule("Mailchimp key", _START + r"[0-9a-f]{32}-us[0-9]{1,2}(?![0-9])", "-us"),
-    _rule("Square token", _START + r"sq0(?:csp|atp)-[0-9A-Za-z\-_]{22,}", "sq0"),
-    _rule("Telegram bot token", _START + r"[0-9]{8,10}:AA[0-9A-Za-z_\-]{33}", ":AA"),
+    _rule("Hugging Face token", _started("hf_", "[A-Za-z0-9]{30,}"), "hf_"),
+    _rule("npm token", _started("npm_", "[A-Za-z0-9]{36}(?![A-Za-z0-9])"), "npm_"),
+    _rule("PyPI token", _started("pypi-AgE", r"[A-Za-z0-9_\-]{50,}"), "pypi-AgE"),
+    _rule("SendGrid key", _started(r"SG\.", r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}"), "SG."),
+    _rule("Twilio key", _started("(?:AC|SK)", "[a-f0-9]{32}(?![A-Za-z0-9])"), "AC", "SK"),
+    _rule("Mailchimp key", _started("[0-9a-f]", "[0-9a-f]{31}-us[0-9]{1,2}(?![0-9])"), "-us"),
+    _rule("Square token", _started("sq0", r"(?:csp|atp)-[0-9A-Za-z\-_]{22,}"), "sq0"),
+    _rule("Telegram bot token", _started("[0-9]", r"[0-9]{7,9}:AA[0-9A-Za-z_\-]{33}"), ":AA"),
     _rule(
         "Azure storage key",
         r"AccountKey=[A-Za-z0-9+/=]{86,88}",
@@ -153,7 +175,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     # AKCp, not AKC: "+AKC" or "/AKC" and 60 letters or digits turn up by chance about
     # once in 4 MB of base64 (an image); an Artifactory key starts AKCp.
-    _rule("Artifactory token", _START + r"AKCp[A-Za-z0-9]{60,}", "AKCp"),
+    _rule("Artifactory token", _started("AKCp", "[A-Za-z0-9]{60,}"), "AKCp"),
     _rule(
         "password in URL",
         # The scheme is read from the start of its run of scheme characters, once: a
@@ -170,7 +192,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     _rule(
         "JSON web token",
-        _START + r"eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
+        _started("eyJ", r"[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
         "eyJ",
     ),
 )
