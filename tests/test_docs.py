@@ -3,7 +3,9 @@
 Python blocks of one page run in order in one namespace, in a temporary working
 directory; shell blocks run each line that starts with ``replaygate`` (the docs say once
 to activate the project's venv, then use bare commands), in this process (``run_cli``:
-the same click command a process would run). A ``text`` block after a
+the same click command a process would run). A block's ``subprocess.run`` of ``python -m
+pytest`` runs that pytest session in this process too (:func:`_pytest_in_process`), as
+test_hits.py runs its projects' sessions. A ``text`` block after a
 ``<!-- doctest output -->`` marker is what the shell block before it prints: each of
 its lines (but those with ``...``) is in that output, up to dates, revisions
 and runs of spaces.
@@ -18,16 +20,23 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
+import io
+import os
 import re
 import shlex
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from textwrap import dedent
+from typing import Any
 
 import click
 import pytest
 
 from cli_commands import EVERY
+from nested_pytest import NoClosingCollection
 from replaygate.cli import main
 from run_cli import replaygate
 
@@ -74,10 +83,39 @@ def _assert_printed(expected: str, printed: str, where: str) -> None:
 PAGES_WITH_BLOCKS = [p for p in PAGES if _blocks(p)]
 
 
+RUN = subprocess.run
+
+
+def _pytest_in_process(args: Any, **options: Any) -> subprocess.CompletedProcess[Any]:
+    """``subprocess.run`` for a block: ``[sys.executable, "-m", "pytest", ARGS]`` is a
+    pytest session of the block's folder run in this process (its test modules forgotten
+    afterwards), answered as the process would (its exit status; ``check`` raises
+    :class:`subprocess.CalledProcessError`); any other command runs as given. A fresh
+    interpreter would only add the import of pytest, its plugins and replaygate (about
+    0.6 s of CPU)."""
+    if list(args[:3]) != [sys.executable, "-m", "pytest"]:
+        return RUN(args, **options)
+    said = io.StringIO()
+    saved_path, saved_modules, folder = list(sys.path), set(sys.modules), str(Path.cwd())
+    try:
+        with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+            code = int(pytest.main(list(args[3:]), plugins=[NoClosingCollection()]))
+    finally:
+        sys.path[:] = saved_path
+        for name in set(sys.modules) - saved_modules:
+            if str(getattr(sys.modules[name], "__file__", "")).startswith(folder + os.sep):
+                del sys.modules[name]
+    text = said.getvalue() if options.get("text") else said.getvalue().encode()
+    if options.get("check") and code != 0:
+        raise subprocess.CalledProcessError(code, args, text, "")
+    return subprocess.CompletedProcess(args, code, text, "")
+
+
 @pytest.mark.slow  # every page's commands, end to end
 @pytest.mark.parametrize("page", PAGES_WITH_BLOCKS, ids=lambda p: p.name)
 def test_doc_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(subprocess, "run", _pytest_in_process)
     namespace: dict[str, object] = {"__name__": f"doc_{page.stem}"}
     printed = ""
     for language, code in _blocks(page):
