@@ -58,19 +58,32 @@ def _fixtures(store: Path) -> dict[str, str]:
         return {f.key: RECORDED_AT.sub("", json.dumps(f.to_json(), sort_keys=True)) for f in opened}
 
 
+@pytest.fixture(scope="module")
+def serial(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The fixtures a serial recording of the three cases files leaves, made once: each
+    is compared by its key and contents, the same in either layout (as
+    test_eval_seeded_recording.py checks)."""
+    root = tmp_path_factory.mktemp("serial")
+    store = root / "store.jsonl"
+    one = _cases(root, "one.jsonl", 1)
+    two = _cases(root, "two.jsonl", 2)
+    again = _cases(root, "again.jsonl", 2, "-again")  # the same questions, other ids
+    for cases in (one, two, again):
+        _record_here(cases, store)
+    assert replaygate("compact", str(store)).returncode == 0
+    return _fixtures(store)
+
+
 @pytest.mark.parametrize("layout", ["store.jsonl", "folder"])
 def test_two_recordings_at_once_beside_compact_and_repair_equal_a_serial_one(
-    tmp_path: Path, layout: str
+    tmp_path: Path, layout: str, serial: dict[str, str]
 ) -> None:
     one = _cases(tmp_path, "one.jsonl", 1)
     two = _cases(tmp_path, "two.jsonl", 2)
     again = _cases(tmp_path, "again.jsonl", 2, "-again")  # the same questions, other ids
-    serial, raced = tmp_path / "serial" / layout, tmp_path / "raced" / layout
-    for store in (serial, raced):
-        store.parent.mkdir()
-        _record_here(one, store)
-    for cases in (two, again):
-        _record_here(cases, serial)
+    raced = tmp_path / "raced" / layout
+    raced.parent.mkdir()
+    _record_here(one, raced)
     running = [_recording(two, raced), _recording(again, raced)]
     while any(p.is_alive() for p in running):
         for command in (("compact",), ("verify", "--repair")):
@@ -80,6 +93,5 @@ def test_two_recordings_at_once_beside_compact_and_repair_equal_a_serial_one(
         process.join()
     assert [p.exitcode for p in running] == [0, 0]
     assert replaygate("verify", str(raced)).returncode == 0
-    for store in (serial, raced):
-        assert replaygate("compact", str(store)).returncode == 0
-    assert _fixtures(raced) == _fixtures(serial)
+    assert replaygate("compact", str(raced)).returncode == 0
+    assert _fixtures(raced) == serial
