@@ -89,7 +89,8 @@ def _restarts_inside_runs(pattern: re.Pattern[str]) -> str | None:
         while i < len(seq) and seq[i][0] in (constants.ASSERT, constants.ASSERT_NOT):
             op, (direction, body) = seq[i]
             if op == constants.ASSERT_NOT and direction == -1 and body.getwidth() == (1, 1):
-                guard |= {c for c in _ASCII if compiler.compile(body).fullmatch(c)}
+                behind = compiler.compile(body)
+                guard |= {c for c in _ASCII if behind.fullmatch(c)}
             i += 1
         while i < len(seq) - 1 and (seq[i][0] == constants.IN or seq[i][0] in _UNBOUNDED):
             if _class_repeat(seq[i]) and not _chars(seq[i], parsed.state) <= guard:
