@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+import string
 from pathlib import Path
 
 import pytest
@@ -60,7 +61,7 @@ def test_a_request_about_another_number_misses(
 
 
 def _card(rng: random.Random) -> str:
-    body = str(rng.randint(2, 6)) + "".join(str(rng.randint(0, 9)) for _ in range(14))
+    body = str(rng.randint(2, 6)) + "".join(rng.choices(string.digits, k=14))
     return next(body + d for d in "0123456789" if luhn_valid(body + d))
 
 
