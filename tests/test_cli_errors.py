@@ -155,6 +155,8 @@ def test_a_first_mistake_gets_a_message_exit_2_and_the_next_step(
 
 
 RECORD = ["record", *AGENT, "--fixtures", "new.jsonl", "--approve-live", "--simulator"]
+SOME_CASES = "cases.jsonl"
+"""A cases file of the first three shipped cases, three questions, written where run runs."""
 
 
 @pytest.mark.parametrize(
@@ -162,10 +164,11 @@ RECORD = ["record", *AGENT, "--fixtures", "new.jsonl", "--approve-live", "--simu
     [
         (["What is RAG?"], None),
         (["What is RAG?", "-x"], None),
-        # slow: every shipped case recorded through the command named, then replayed
-        pytest.param(["--cases", CASES], None, marks=pytest.mark.slow),
-        pytest.param(["--cases", CASES], "an empty file", marks=pytest.mark.slow),
-        pytest.param(["--cases", CASES], "an empty folder", marks=pytest.mark.slow),
+        # slow: every case of a cases file (the first three shipped, SOME_CASES) recorded
+        # through the command named, then replayed
+        pytest.param(["--cases", SOME_CASES], None, marks=pytest.mark.slow),
+        pytest.param(["--cases", SOME_CASES], "an empty file", marks=pytest.mark.slow),
+        pytest.param(["--cases", SOME_CASES], "an empty folder", marks=pytest.mark.slow),
     ],
     ids=["one", "a dash", "cases", "cases, an empty file", "cases, an empty folder"],
 )
@@ -175,6 +178,8 @@ def test_run_on_a_store_never_recorded_names_the_record_command_that_makes_it(
     # it said only "rc.jsonl: no such file or folder"; on an empty store, a miss whose
     # command recorded the first case's question only
     monkeypatch.chdir(tmp_path)
+    shipped = shipped_eval_cases().read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / SOME_CASES).write_text("".join(shipped[:3]), encoding="utf-8")
     store = "rc" if there == "an empty folder" else "rc.jsonl"
     if there == "an empty file":
         (tmp_path / store).touch()
