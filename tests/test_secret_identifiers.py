@@ -39,7 +39,10 @@ NAMES = [
 ]
 """Names that mix upper case, lower case and digits, as random keys do."""
 
-_DEF = re.compile(r"^( *)(?:async\s+)?(?:def|class)\s+(\w+)", re.MULTILINE)
+_DEF = re.compile(r"\n( *)(?:async\s+)?(?:def|class)\s+(\w+)")
+"""A definition at a line's start, in a text read with a line break before it (a search
+for the line break skips to each line, where ``^`` in multi-line mode is tried at every
+character)."""
 
 
 def _names(root: Path, files: Iterable[Path]) -> list[str]:
@@ -52,7 +55,7 @@ def _names(root: Path, files: Iterable[Path]) -> list[str]:
         module = ".".join(path.with_suffix("").parts).removesuffix(".__init__")
         names.append(path.as_posix())
         nesting: list[tuple[int, str]] = []
-        for match in _DEF.finditer(file.read_text("utf-8", errors="replace")):
+        for match in _DEF.finditer("\n" + file.read_text("utf-8", errors="replace")):
             indent = len(match.group(1))
             while nesting and nesting[-1][0] >= indent:
                 nesting.pop()
@@ -142,7 +145,7 @@ def _random_keys(count: int, seed: int) -> list[str]:
     keys = []
     for i in range(count):
         alphabet = list(ALPHABETS.values())[i % len(ALPHABETS)]
-        key = [rnd.choice(alphabet) for _ in range(rnd.randint(32, 64))]
+        key = rnd.choices(alphabet, k=rnd.randint(32, 64))
         for _ in range(rnd.randint(1, 6) if i % 2 else 0):
             key.insert(rnd.randint(1, len(key) - 1), rnd.choice("-_."))
         keys.append("".join(key))
