@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,10 @@ from unicode_text import unicode_text
 pytestmark = pytest.mark.slow
 
 AGENT = ["--agent", "replaygate.examples.research_copilot:copilot"]
-CASES = ["--cases", str(shipped_eval_cases())]
+CASES = "cases/cases.jsonl"
+"""The cases file, in a folder beside the store's (neither the serial run's nor the
+shards'): the shipped cases, 2 samples each (floor 1), where they ask 5; a case's
+samples all go in its shard, as many as they are."""
 
 
 def _document(path: Path) -> dict[str, Any]:
@@ -29,10 +33,15 @@ def _document(path: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("store") / "eval.jsonl"
+    path = tmp_path_factory.mktemp("eval") / "store" / "eval.jsonl"
+    shipped = shipped_eval_cases().read_text(encoding="utf-8").splitlines()
+    cases = [{**json.loads(line), "samples": 2, "floor": 1} for line in shipped]
+    path.parent.mkdir()
+    _cases(path).parent.mkdir()
+    _cases(path).write_text("".join(json.dumps(c) + "\n" for c in cases), "utf-8")
     done = replaygate(
-        "eval", *AGENT, *CASES, "--fixtures", str(path), "--record-mode", "record-missing",
-        "--approve-live", "--simulator", "--no-history",
+        *_eval(path), "--record-mode", "record-missing", "--approve-live", "--simulator",
+        "--no-history",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return path
@@ -42,15 +51,18 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def serial(store: Path) -> Path:
     out = store.with_name("serial.json")
     done = replaygate(  # outside any project, as the shards run
-        "eval", *AGENT, *CASES, "--fixtures", str(store), "--out", str(out), "--no-history",
-        cwd=store.parent,
-    )  # fmt: skip
+        *_eval(store), "--out", str(out), "--no-history", cwd=store.parent
+    )
     assert done.returncode == 0, done.stderr
     return out
 
 
+def _cases(store: Path) -> Path:
+    return store.parent.parent / CASES
+
+
 def _eval(store: Path) -> list[str]:
-    return ["eval", *AGENT, *CASES, "--fixtures", str(store)]
+    return ["eval", *AGENT, "--cases", str(_cases(store)), "--fixtures", str(store)]
 
 
 def _shards(store: Path, tmp_path: Path, n: int) -> list[Path]:
@@ -64,11 +76,24 @@ def _shards(store: Path, tmp_path: Path, n: int) -> list[Path]:
     return parts
 
 
+@pytest.fixture(scope="module")
+def shards(store: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[int], list[Path]]:
+    """The results of the N shards of the eval, each run once for the module."""
+    made: dict[int, list[Path]] = {}
+
+    def of(n: int) -> list[Path]:
+        if n not in made:
+            made[n] = _shards(store, tmp_path_factory.mktemp(f"shards-of-{n}"), n)
+        return made[n]
+
+    return of
+
+
 @pytest.mark.parametrize("n", [1, 3])
 def test_merged_shards_equal_the_serial_run(
-    store: Path, serial: Path, tmp_path: Path, n: int
+    store: Path, serial: Path, shards: Callable[[int], list[Path]], tmp_path: Path, n: int
 ) -> None:
-    parts = _shards(store, tmp_path, n)
+    parts = shards(n)
     sizes = [len(_document(p)["cases"]) for p in parts]
     assert sum(sizes) == len(_document(serial)["cases"])
     merged = tmp_path / "merged.json"
@@ -89,8 +114,10 @@ def test_merged_shards_equal_the_serial_run(
     assert len(json.loads(exported.stdout)["runs"]) == 1
 
 
-def test_merge_refuses_what_is_not_one_whole_run(store: Path, serial: Path, tmp_path: Path) -> None:
-    one, two, three = _shards(store, tmp_path, 3)
+def test_merge_refuses_what_is_not_one_whole_run(
+    store: Path, serial: Path, shards: Callable[[int], list[Path]], tmp_path: Path
+) -> None:
+    one, two, three = shards(3)
     cases = [("missing", [one, two], "shard(s) 3/3 missing")]
     cases.append(("twice", [one, two, two, three], "given twice"))
     cases.append(("not a shard", [one, two, serial], "not the results of a shard"))
