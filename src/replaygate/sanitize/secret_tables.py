@@ -115,7 +115,7 @@ def named_credential(text: str) -> str | None:
 def _in_table(text: str, lowered: str) -> bool:
     """Whether a table in ``text`` holds a secret-looking value under a credential name."""
     seen: set[int] = set()
-    read: dict[str, tuple[int, int]] = {}
+    read: dict[str, tuple[int, int, int]] = {}
     for pattern in _HEADER_CELLS:
         at = 0
         while (match := pattern.search(lowered, at)) is not None:
@@ -176,17 +176,22 @@ def _credential_name(cell: str) -> bool:
     return len(words) <= HEADER_WORDS and auth_like("_".join(words))
 
 
-def _table_below(text: str, start: int, end: int, read: dict[str, tuple[int, int]]) -> bool:
+def _table_below(text: str, start: int, end: int, read: dict[str, tuple[int, int, int]]) -> bool:
     """Whether the line of ``text`` from ``start`` to ``end``, read as a table's header (or
     a row of a name and a value), names a secret-looking value.
 
-    ``read`` holds, by delimiter, where the rows last read end and how many cells they
-    have: a line among them of as many cells is a row of that table, not a header, so no
-    line is read as a row twice (a text of a thousand ``password,x`` lines is read once)."""
+    ``read`` holds, by delimiter, where the rows last read start and end and how many cells
+    they have: a line among them of as many cells is a row of that table, not a header, so
+    no line is read as a row twice (a text of a thousand ``password,x`` lines is read once).
+    A line starting among the rows last read is one of them, of as many cells, read as a
+    row of a name and a value too: it is passed over before it is split."""
     header = text[start:end].rstrip("\r")
     for delimiter in DELIMITERS:
         if delimiter not in header:
             continue
+        rows_start, rows_end, rows_width = read.get(delimiter, (0, 0, 0))
+        if rows_start <= start < rows_end:
+            continue  # a row of the table last read
         names = _cells(header, delimiter)
         width = len(names)
         if width < 2:
@@ -197,7 +202,6 @@ def _table_below(text: str, start: int, end: int, read: dict[str, tuple[int, int
             and context_secret(_cell(names[1]))
         ):
             return True  # a row of a name and its value: password,..., | api_key | ... |
-        rows_end, rows_width = read.get(delimiter, (0, 0))
         if start < rows_end and width == rows_width:
             continue  # a row of a table already read
         if not all(len(_cell(name)) <= _HEADER_MAX for name in names):
@@ -213,7 +217,7 @@ def _table_below(text: str, start: int, end: int, read: dict[str, tuple[int, int
             found, stop = _rows_hold(text, end, delimiter, width, columns)
             if found:
                 return True
-            read[delimiter] = (stop, width)
+            read[delimiter] = (end + 1, stop, width)
     return False
 
 
