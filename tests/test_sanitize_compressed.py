@@ -243,7 +243,7 @@ BOUND = 1 << 16
 
 
 def _gzip_base64(size: int) -> str:
-    return base64.b64encode(gzip.compress((CLEAN * size)[:size])).decode()
+    return base64.b64encode(gzip.compress((CLEAN * (size // len(CLEAN) + 1))[:size])).decode()
 
 
 def _stream(*data: str) -> dict[str, Any]:
