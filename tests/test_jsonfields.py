@@ -11,7 +11,7 @@ from replaygate.evals.config import load_config
 from replaygate.evals.errors import ConfigError
 from replaygate.examples.research_copilot import DataFormatError
 from replaygate.examples.research_copilot._jsonl import records
-from replaygate.jsonfields import FieldError, count, each, time_field
+from replaygate.jsonfields import FieldError, count, each, lone_surrogate, time_field
 
 
 def test_a_key_a_terminal_would_act_on_is_shown_escaped_in_the_field_path() -> None:
@@ -44,3 +44,30 @@ def test_a_line_separator_inside_a_string_does_not_shift_line_numbers(tmp_path: 
     with pytest.raises(DataFormatError) as caught:
         list(records("cases.jsonl", "\n".join(lines)))
     assert caught.value.line == 3
+
+
+DEEP: Any = "ok"
+for _ in range(300):  # deeper than orjson writes
+    DEEP = [DEEP]
+
+
+@pytest.mark.parametrize(
+    ("document", "found"),
+    [
+        ({"runs": [{"id": "a", "n": 1, "x": 1.5, "t": True, "z": None}]}, None),
+        ({"runs": [{"id": "a"}, {"id": "\ud800"}]}, "runs[1].id: holds \\ud800"),
+        ({"runs": [{"\udc80": 1}]}, "runs[0]: a key holds \\udc80"),
+        ({"output": "\ud800", "id": "a"}, None),  # a value of skip is not looked at
+        ({"output": "\ud800", "id": "\udfff"}, "id: holds \\udfff"),
+        ({"big": 10**30, "id": "a"}, None),  # an integer orjson cannot write
+        ({"big": 10**30, "id": "\ud800"}, "id: holds \\ud800"),
+        ({"deep": DEEP}, None),
+        ({"deep": [DEEP, "\ud800"]}, "deep[1]: holds \\ud800"),
+    ],
+)
+def test_half_a_surrogate_pair_is_named_by_its_field_wherever_it_is(
+    document: Any, found: str | None
+) -> None:
+    # a document holding none is passed at once; one orjson refuses is walked
+    reason = lone_surrogate(document, skip=frozenset({"output"}))
+    assert (reason.split(",")[0] if reason else None) == found

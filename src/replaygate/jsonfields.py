@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+import orjson
+
 from replaygate.jsondoc import ErrorType, FieldError, count_field, got
 
 T = TypeVar("T")
@@ -41,7 +43,17 @@ def lone_surrogate(
     surrogate pair (the escape ``\\ud800``, valid JSON), which could be neither printed
     nor stored, named by its field path (``runs[0].id: holds ...``; ``at`` is the path of
     ``document`` itself); ``None`` when every string is text. The values of keys in
-    ``skip`` (a sample's output, kept as it was given) are not looked at."""
+    ``skip`` (a sample's output, kept as it was given) are not looked at.
+
+    A document orjson writes holds no half of a surrogate pair anywhere (it refuses one,
+    as any other string that is not UTF-8): it is not walked. One it refuses (for a half
+    pair, maybe in a value of ``skip``, or for an integer wider than 64 bits) is."""
+    try:
+        orjson.dumps(document)
+    except TypeError:  # orjson.JSONEncodeError among them
+        pass
+    else:
+        return None
     stack: list[tuple[str, Any]] = [(at, document)]
     while stack:
         path, item = stack.pop()
