@@ -15,7 +15,7 @@ import json
 import random
 import re
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +113,24 @@ def replay_engine(store: Path, question: str, config: SanitizeConfig) -> RunResu
 LAYERS = {"http": (record_http, replay_http), "engine": (record_engine, replay_engine)}
 
 
+@pytest.fixture(scope="module")
+def copilot(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[Path, RunResult]]:
+    """The research copilot's run on :data:`QUESTION` recorded with :data:`IDS` through a
+    layer (``http``: a folder, ``engine``: a JSONL file), once per module: the store, which
+    the tests only read and replay, and the recorded run."""
+    made: dict[str, tuple[Path, RunResult]] = {}
+
+    def recorded(layer: str) -> tuple[Path, RunResult]:
+        if layer not in made:
+            record, _ = LAYERS[layer]
+            folder = tmp_path_factory.mktemp(f"copilot-{layer}")
+            store = folder / ("folder" if layer == "http" else "store.jsonl")
+            made[layer] = (store, record(store, QUESTION, IDS))
+        return made[layer]
+
+    return recorded
+
+
 def files(store: Path) -> Iterator[tuple[Path, bytes]]:
     paths = [store] if store.is_file() else sorted(store.rglob("*.json*"))
     for path in paths:
@@ -131,11 +149,10 @@ def without_times(store: Path) -> list[tuple[str, Any, Any]]:
 
 @pytest.mark.parametrize("layer", ["http", "engine"])
 def test_research_copilot_records_stable_ids_and_replays_offline(
-    tmp_path: Path, layer: str
+    copilot: Callable[[str], tuple[Path, RunResult]], layer: str
 ) -> None:
-    record, replay = LAYERS[layer]
-    store = tmp_path / ("folder" if layer == "http" else "store.jsonl")
-    recorded = record(store, QUESTION, IDS)
+    _, replay = LAYERS[layer]
+    store, recorded = copilot(layer)
     assert any(step.tool_call for step in recorded.steps)
     replayed = replay(store, QUESTION, IDS)
     assert trace(replayed) == trace(recorded)
@@ -156,13 +173,11 @@ def test_research_copilot_records_stable_ids_and_replays_offline(
 
 @pytest.mark.parametrize("layer", ["http", "engine"])
 def test_recording_again_with_new_random_ids_writes_the_same_fixtures(
-    tmp_path: Path, layer: str
+    copilot: Callable[[str], tuple[Path, RunResult]], tmp_path: Path, layer: str
 ) -> None:
     record, _ = LAYERS[layer]
-    first, second = tmp_path / "a", tmp_path / "b"
-    if layer == "engine":
-        first, second = first.with_suffix(".jsonl"), second.with_suffix(".jsonl")
-    record(first, QUESTION, IDS)
+    first, _ = copilot(layer)
+    second = tmp_path / ("folder" if layer == "http" else "store.jsonl")
     record(second, QUESTION, IDS)
     assert without_times(first) == without_times(second)
 
@@ -321,10 +336,12 @@ def test_the_engine_refuses_a_planted_secret_and_writes_nothing(tmp_path: Path) 
 # -- usage and trim through the SDK -----------------------------------------------------------
 
 
-def test_normalized_usage_replays_as_zero_and_is_kept_by_default(tmp_path: Path) -> None:
-    kept = tmp_path / "kept.jsonl"
+def test_normalized_usage_replays_as_zero_and_is_kept_by_default(
+    copilot: Callable[[str], tuple[Path, RunResult]], tmp_path: Path
+) -> None:
+    kept, recorded = copilot("engine")
     quiet = tmp_path / "quiet.jsonl"
-    assert record_engine(kept, QUESTION, IDS).usage != Usage()
+    assert recorded.usage != Usage()
     record_engine(quiet, QUESTION, SanitizeConfig(ids=True, normalize_usage=True))
     assert replay_engine(kept, QUESTION, IDS).usage != Usage()
     assert replay_engine(quiet, QUESTION, IDS).usage == Usage(0, 0)
