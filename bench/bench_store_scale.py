@@ -9,8 +9,9 @@ process so its memory is its own: a bare ``orjson.loads`` of every line (the flo
 reading the file), ``FixtureStore.open`` (index built, ready for lookups) and
 ``verify_store`` (every check of ``replaygate verify``), in one process and with
 ``--jobs`` processes (default: what ``replaygate verify`` uses). Wall and CPU time
-(worker processes included), peak resident memory (of the process, and of the largest
-worker), and the memory an open store holds; then the ratios side by side. ``--repeat``
+(worker processes, and the fork server they are forked from, included), peak resident
+memory (of the process, and of the largest worker), and the memory an open store holds;
+then the ratios side by side. ``--repeat``
 measures each step K times, the steps in turns, and prints the medians (and verify's
 ratio to open run by run): on shared cores one run moves by a fifth. Linux only
 (memory is read from ``/proc/self/status``). ``--stages`` adds what verify spends a
@@ -114,6 +115,9 @@ def main() -> None:
     else:
         count, problems = verify_store(Path(path), jobs=jobs)
         assert count > 0 and not problems, problems[:3]
+        # the workers' fork server (and, reaped by it, the workers) counted as children
+        from multiprocessing import forkserver
+        forkserver._forkserver._stop()
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(json.dumps({
         "wall": time.perf_counter() - wall,
