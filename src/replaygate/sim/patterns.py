@@ -99,7 +99,10 @@ class _Builder:
         elif name not in ("AT", "ASSERT", "ASSERT_NOT"):  # checked once the string is made
             raise ValueError(f"it holds {name}, which the simulator does not follow")
 
-    def _repeat(self, least: int, most: int, item: Any) -> None:
+    def _repeat(self, least: int, most: int, item: Any, kept: list[Any]) -> None:
+        if _made_once(item, kept):
+            self._repeat_made(least, most, kept[0])
+            return
         for done in range(least):
             before = len(self.slots)
             self.walk(item)
@@ -113,6 +116,45 @@ class _Builder:
                 return
             self.grow -= len(self.slots) - before
             count += 1
+
+    def _repeat_made(self, least: int, most: int, made: tuple[list[Slot], Any]) -> None:
+        """:meth:`_repeat` of an item whose slots and groups are ``made`` once
+        (:func:`_made_once`): they are added as many times as the walks would add them,
+        its groups put where the last one lands, ``grow`` taken as the walks take it."""
+        slots, groups = made
+        size = len(slots)
+        if size == 0:  # walked once at most: once is as many times (\b{3000000})
+            times = 1 if least or (self.grow > 0 and most > least) else 0
+        else:
+            times = least
+            if self.grow > 0 and most > least:
+                more = min(most - least, -(-self.grow // size))
+                self.grow -= more * size
+                times += more
+        if not times:
+            return
+        at = len(self.slots) + (times - 1) * size
+        if at + size > MAX_LENGTH:
+            raise ValueError(f"it would be longer than {MAX_LENGTH:,} characters")
+        self.slots.extend(slots * times)
+        for group, (start, end) in groups.items():
+            self.groups[group] = (at + start, at + end)
+
+
+def _made_once(item: list[tuple[str, Any]], kept: list[Any]) -> bool:
+    """Whether a repeat's ``item`` adds the same slots each time (:func:`_fixed`), made
+    once into ``kept`` (its slots and groups, as one walk from 0 makes them): a walk per
+    repeat took a step of Python per character, and ``(ab)+`` grows to thousands. An item
+    that is not, or too long to make, is walked each time, as it was (``kept`` says so)."""
+    if not kept:
+        builder = _Builder(0)
+        try:
+            builder.walk(item)
+        except ValueError:  # raised by a walk of it, if one is ever made
+            kept.append(None)
+        else:
+            kept.append((builder.slots, builder.groups))
+    return kept[0] is not None
 
 
 def _plain(items: Any) -> list[tuple[str, Any]]:
@@ -130,11 +172,38 @@ def _plain(items: Any) -> list[tuple[str, Any]]:
         elif name == "ATOMIC_GROUP":
             av = _plain(av)
         elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            av = (av[0], av[1], _plain(av[2]))
+            item = _plain(av[2])
+            av = (av[0], av[1], item, [] if _fixed(item) else [None])  # see _made_once
         elif name == "GROUPREF_EXISTS":
             av = (av[0], _plain(av[1]), None if av[2] is None else _plain(av[2]))
         plain.append((name, av))
     return plain
+
+
+_SAME_EACH_TIME = frozenset(
+    ("LITERAL", "NOT_LITERAL", "ANY", "IN", "AT", "ASSERT", "ASSERT_NOT", "SUBPATTERN")
+)
+"""The items of a plain tree that add the same slots wherever they are walked (a group's
+span moved with them), their parts being so too."""
+
+
+def _fixed(items: list[tuple[str, Any]]) -> bool:
+    """Whether a plain tree adds the same slots each time it is walked: no alternation
+    (each takes its pick from the builder's ``branches``), no back-reference (it repeats
+    what a group last held), no repeat that may grow (it takes from ``grow``)."""
+    for name, av in items:
+        if name == "SUBPATTERN":
+            if not _fixed(av[3]):
+                return False
+        elif name == "ATOMIC_GROUP":
+            if not _fixed(av):
+                return False
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            if av[0] != av[1] or av[3][:1] == [None]:
+                return False
+        elif name not in _SAME_EACH_TIME:
+            return False
+    return True
 
 
 def _choices(keep: Any) -> str:
@@ -177,18 +246,24 @@ def _member(items: Sequence[tuple[Any, Any]], char: str) -> bool:
 def _render(slots: Sequence[Slot], variant: int) -> str | None:
     """The ``variant``-th string the slots make (counting from the right, as digits), or
     None when they make fewer strings than that."""
-    chars = [s if isinstance(s, str) else "" for s in slots]
-    for index in range(len(slots) - 1, -1, -1):
+    # each slot's first choice, the digit 0; a back-reference's index for now
+    chars: list[Any] = [s[0] if isinstance(s, str) else s for s in slots]
+    index = len(slots)
+    while variant and index:  # the digits left once variant is 0 are all 0
+        index -= 1
         choices = slots[index]
-        if isinstance(choices, str):
+        if isinstance(choices, str) and len(choices) > 1:  # one choice: the digit 0
             variant, digit = divmod(variant, len(choices))
             chars[index] = choices[digit]
     if variant:
         return None
-    for index, slot in enumerate(slots):
-        if isinstance(slot, int):
-            chars[index] = chars[slot]
-    return "".join(chars)
+    try:
+        return "".join(chars)
+    except TypeError:  # back-references: each the character of the slot it names
+        for index, slot in enumerate(slots):
+            if isinstance(slot, int):
+                chars[index] = chars[slot]
+        return "".join(chars)
 
 
 class PatternStrings:
