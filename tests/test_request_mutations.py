@@ -7,7 +7,7 @@ recorded request, at both layers: 100% of the mutations must miss.
 
 from __future__ import annotations
 
-import copy
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -70,7 +70,7 @@ def field_mutations(doc: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any,
 
 def mutated(doc: Any, path: tuple[Any, ...], drop: bool) -> Any:
     """``doc`` with the field at ``path`` removed (``drop``) or its leaves changed."""
-    twin = copy.deepcopy(doc)
+    twin = json.loads(json.dumps(doc))  # a copy of a JSON document, a fifth of deepcopy's CPU
     parent = twin
     for key in path[:-1]:
         parent = parent[key]
