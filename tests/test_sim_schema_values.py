@@ -24,7 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
-from replaygate.sim import Simulator, patterns
+from replaygate.sim import Simulator, pattern_search, patterns
 from replaygate.sim.arguments import UnmadeValue, schema_example
 from replaygate.sim.described import described
 from replaygate.sim.patterns import PatternStrings
@@ -388,6 +388,45 @@ def test_a_value_the_simulator_cannot_make_is_refused_naming_where(
     with pytest.raises(genai.errors.ClientError) as gemini:
         _gemini(clients, schema)
     assert gemini.value.code == 400 and where in str(gemini.value)
+
+
+SLOW = r"^(?:(?:(?:x|x)){50}){1,4}$"
+"""A pattern whose search of a string it does not match backtracks about 2**50 times."""
+
+
+@pytest.fixture
+def quick_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search's time bound of a twentieth of a second (one second in use)."""
+    monkeypatch.setattr(pattern_search, "SECONDS", 0.05)
+
+
+def test_a_pattern_that_backtracks_for_ever_is_refused_naming_it(
+    clients: Clients, quick_bound: None
+) -> None:
+    # five distinct strings asked of a pattern making four: the fifth, tried, was
+    # searched by re for ever, the simulator's thread and the client's call held
+    schema = _object(
+        codes={"type": "array", "items": {"type": "string", "pattern": SLOW}, "minItems": 5,
+               "uniqueItems": True}
+    )  # fmt: skip
+    with pytest.raises(openai.BadRequestError) as chat:
+        _chat(clients, schema)
+    assert "schema.properties.codes.items.pattern" in chat.value.message
+    assert "backtrack exponentially" in chat.value.message
+
+
+def test_a_pattern_padded_to_its_length_that_backtracks_is_refused(quick_bound: None) -> None:
+    strings = PatternStrings(r"^(?:(?:x|x)){50}$", shortest=60)  # 50 x, padded with 10
+    with pytest.raises(pattern_search.SlowPatternError, match=r"took more than 0\.05 s"):
+        strings.nth(0)
+    assert PatternStrings(SLOW).nth(3) == "x" * 200  # what it can make is made
+
+
+def test_a_pattern_searched_within_its_bound_is_answered_as_re_answers() -> None:
+    assert pattern_search.searched(r"^(ab)+$", "abab")
+    assert not pattern_search.searched(r"^(ab)+$", "aba")
+    with pytest.raises(re.error):
+        pattern_search.searched(r"^\p{L}+$", "a")  # regex reads it; re, as JSON Schema, not
 
 
 def test_pattern_variants_are_distinct_and_match() -> None:

@@ -9,7 +9,8 @@ others in its characters, its alternatives, or its length where it can grow (``a
 the items of a ``uniqueItems`` array are distinct. The string made is checked as JSON
 Schema checks a pattern (``re.search``: unanchored); one that fails (a lookaround or a
 boundary the string breaks), one longer than a bound, too few distinct ones, or a
-pattern Python cannot read is a :class:`ValueError` saying why.
+pattern Python cannot read is a :class:`ValueError` saying why, as is one whose check
+backtracks past a time bound (:mod:`~replaygate.sim.pattern_search`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import re
 import string
 from collections.abc import Iterator, Sequence
 from typing import Any
+
+from replaygate.sim.pattern_search import searched
 
 _parser: Any = importlib.import_module("re._parser")  # typeshed has no stubs for it
 
@@ -291,7 +294,7 @@ class PatternStrings:
         made = self._rendered(variant)
         if made is None:  # unanchored at its end, it may go on: the first, numbered
             made = f"{self._rendered(0)} {variant + 1}"
-            if re.search(pattern, made) is None:
+            if not searched(pattern, made):
                 raise ValueError(
                     f"pattern '{pattern}' matches too few strings to make {variant + 1}"
                 )
@@ -300,7 +303,7 @@ class PatternStrings:
             raise ValueError(
                 f"no string of at most {self.longest} characters is made for pattern '{pattern}'"
             )
-        if re.search(pattern, made) is None:
+        if not searched(pattern, made):
             why = (
                 f"padded with x to {self.shortest} characters (minLength)"
                 if natural < self.shortest
