@@ -208,9 +208,22 @@ def pytester(
     CPU of the modules that run pytest sessions of their own. A test marked
     ``autoload_plugins`` runs its sessions as a user's run is, with every installed
     plugin loaded through its entry point (replaygate's beside pytest-recording's, say).
+
+    A test marked ``native_tracebacks`` has its sessions show a failure's traceback as
+    Python prints it (``--tb=native``), not in pytest's long form, which reads the source
+    of each frame's function, parsing the whole file it is in (an SDK's client is
+    thousands of lines) for every failure: most of the CPU of a module whose sessions fail
+    on misses through the SDKs. Such tests check the plugin's words, which both forms
+    show, and the native form shows every frame, the hidden ones too; one of how pytest
+    shows a failure passes ``--tb`` on the session's command line, which wins.
     """
+    added = []
     if request.node.get_closest_marker("autoload_plugins") is None:
         monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-        loaded = " ".join(f"-p {plugin}" for plugin in REPLAYGATE_PLUGINS)
-        monkeypatch.setenv("PYTEST_ADDOPTS", f"{os.environ.get('PYTEST_ADDOPTS', '')} {loaded}")
+        added += [f"-p {plugin}" for plugin in REPLAYGATE_PLUGINS]
+    if request.node.get_closest_marker("native_tracebacks") is not None:
+        added.append("--tb=native")
+    if added:
+        given = os.environ.get("PYTEST_ADDOPTS", "")
+        monkeypatch.setenv("PYTEST_ADDOPTS", " ".join([given, *added]).strip())
     return pytester

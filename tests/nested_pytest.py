@@ -3,8 +3,8 @@
 and a generated project's clients may share one TLS context. For those a test runs in
 its own process (``pytest.main``): no collection of the whole process's garbage as each
 ends (:class:`NoClosingCollection`). For those pytester runs in the test's process: what
-they import loaded once, before the first (:func:`loaded_for_sessions`), and their
-failures' tracebacks as Python prints them (:func:`python_tracebacks`).
+they import loaded once, before the first (:func:`loaded_for_sessions`,
+:func:`sessions_loading`).
 
 Hypothesis, anyio and pytest-recording load in every pytest process, about 0.2 to
 0.3 s of CPU each; a session with two xdist workers pays them three times. The tests
@@ -12,8 +12,8 @@ of pytest-recording beside replaygate keep it (tests/test_pytest_coexist.py).
 """
 
 import importlib
-import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _pytest.unraisableexception import gc_collect_iterations_key
@@ -98,18 +98,25 @@ def loaded_for_sessions(*also: Sdk | str) -> None:
             importlib.import_module(name)
 
 
-def python_tracebacks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The sessions pytester runs for the test of ``request`` show a failure's traceback
-    as Python prints it (``--tb=native``), not in pytest's long form.
+def sessions_loading(*also: Sdk | str, slow_only: bool = False) -> Any:
+    """The fixture ``sessions_find_their_modules`` of a module whose nested sessions
+    import ``also``: :func:`loaded_for_sessions`, autouse, once for the module before
+    its first test and before pytester (which forgets what is imported after it), or,
+    ``slow_only``, before each test marked slow (the module's others run no session)::
 
-    The long form reads the source of each frame's function, parsing the whole file it is
-    in (an SDK's client is thousands of lines) for every failure: most of the CPU of a
-    module whose sessions fail on misses through the SDKs (test_plugin_caught_errors.py:
-    0.7 of its 1.2 s). The tests check the plugin's words, which both forms show, and
-    the native form shows every frame, the hidden ones too. A test of how pytest shows a
-    failure (what frames the long form hides) passes ``--tb`` on the session's command
-    line, which wins over ``PYTEST_ADDOPTS``."""
-    if "pytester" not in request.fixturenames:
-        return
-    request.getfixturevalue("pytester")  # which empties PYTEST_ADDOPTS, then sets its own
-    monkeypatch.setenv("PYTEST_ADDOPTS", f"{os.environ.get('PYTEST_ADDOPTS', '')} --tb=native")
+        sessions_find_their_modules = sessions_loading(anthropic)
+    """
+    if slow_only:
+
+        @pytest.fixture(autouse=True, name="sessions_find_their_modules")
+        def for_slow_tests(request: pytest.FixtureRequest) -> None:
+            if request.node.get_closest_marker("slow") is not None:
+                loaded_for_sessions(*also)
+
+        return for_slow_tests
+
+    @pytest.fixture(scope="module", autouse=True, name="sessions_find_their_modules")
+    def for_the_module() -> None:
+        loaded_for_sessions(*also)
+
+    return for_the_module

@@ -9,9 +9,9 @@ import them (seconds of CPU, see :mod:`sdks`): those taking only openai
 plots go (:data:`PLOTTING`); the first joins the second where both fit in one share.
 
 The shares are balanced by what each module took, its import and its tests, in the last
-run of the same suite (:class:`ModuleSeconds`, kept in ``.pytest_cache``), or on a fresh clone in a run
-of the whole suite shipped with it (:data:`SHIPPED`); a module not timed yet counts its
-size at the mean seconds per byte of those timed.
+run of the same suite (:class:`ModuleSeconds`, kept in ``.pytest_cache``), or on a fresh
+clone in a run of the whole suite shipped with it (:data:`SHIPPED`); a module not timed
+yet counts its size at the mean seconds per byte of those timed.
 """
 
 from __future__ import annotations

@@ -259,3 +259,14 @@ def test_a_fresh_clone_balances_its_shares_by_the_shipped_seconds_a_cache_update
     assert "tests/test_cli.py" in shipped and module_seconds(config(None)) == shipped  # type: ignore[arg-type]
     cached = Cache({"replaygate-tests/seconds-per-module/all": {"tests/test_cli.py": 99.0}})
     assert module_seconds(config(cached)) == {**shipped, "tests/test_cli.py": 99.0}  # type: ignore[arg-type]
+
+
+@pytest.mark.native_tracebacks
+def test_the_sessions_of_a_test_marked_native_tracebacks_print_python_s_traceback(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile("def test_fails():\n    assert 1 == 2\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["Traceback (most recent call last):"])
+    assert pytester.runpytest("--tb=long").stdout.str().count("Traceback (most recent") == 0

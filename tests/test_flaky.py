@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 from pytest import TestReport
 
-from nested_pytest import UNUSED_PLUGINS, loaded_for_sessions, python_tracebacks
+from nested_pytest import UNUSED_PLUGINS, sessions_loading
 from replaygate.cli.assert_cmds import flaky
 from replaygate.sampling.flaky import (
     ADVICE,
@@ -18,6 +18,8 @@ from replaygate.sampling.flaky import (
     outcome_of,
 )
 from sdks import anthropic
+
+pytestmark = pytest.mark.native_tracebacks  # nested sessions' failures as Python prints them
 
 # fails on its first run, passes on its second: its outcome depends on a counter file
 FLAKY = """
@@ -44,24 +46,7 @@ def test_sampled(replaygate_sample):
 """
 
 
-@pytest.fixture(autouse=True)
-def sessions_find_their_modules(request: pytest.FixtureRequest) -> None:
-    """What the nested sessions of the slow tests import, imported in this process before
-    the first: pytester forgets what each imported, and the next would import it again."""
-    if request.node.get_closest_marker("slow") is not None:
-        loaded_for_sessions(anthropic)
-
-
-@pytest.fixture(autouse=True)
-def tracebacks_as_python_prints_them(
-    request: pytest.FixtureRequest,
-    monkeypatch: pytest.MonkeyPatch,
-    sessions_find_their_modules: None,
-) -> None:
-    """The nested sessions' failures with Python's tracebacks, not pytest's long ones
-    (:func:`nested_pytest.python_tracebacks`: the long form parses the SDKs' sources).
-    After the modules are loaded: pytester, set up here, forgets what is imported after it."""
-    python_tracebacks(request, monkeypatch)
+sessions_find_their_modules = sessions_loading(anthropic, slow_only=True)
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from nested_pytest import loaded_for_sessions
+from nested_pytest import sessions_loading
 
 # Imported here, before any session the tests run in this process: a module a session
 # imports first is dropped after it, and made anew by the next (a second Message class).
@@ -26,11 +26,7 @@ from replaygate.models.types import Message
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module", autouse=True)
-def sessions_find_their_modules() -> None:
-    """What the nested sessions import, imported in this process before the first:
-    pytester forgets what each imported, and the next would import it again."""
-    loaded_for_sessions("xdist")
+sessions_find_their_modules = sessions_loading("xdist")
 
 
 RECORD = (

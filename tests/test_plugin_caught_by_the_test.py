@@ -11,26 +11,13 @@ from pathlib import Path
 import pytest
 
 from echo_recording import record_echoes
-from nested_pytest import loaded_for_sessions, python_tracebacks
+from nested_pytest import sessions_loading
 from sdks import anthropic
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.native_tracebacks]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def sessions_find_their_modules() -> None:
-    """What the nested sessions import, imported in this process before the first:
-    pytester forgets what each imported, and the next would import it again."""
-    loaded_for_sessions(anthropic)
-
-
-@pytest.fixture(autouse=True)
-def tracebacks_as_python_prints_them(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The nested sessions' failures with Python's tracebacks, not pytest's long ones
-    (:func:`nested_pytest.python_tracebacks`: the long form parses the SDKs' sources)."""
-    python_tracebacks(request, monkeypatch)
+sessions_find_their_modules = sessions_loading(anthropic)
 
 
 HEADER = """

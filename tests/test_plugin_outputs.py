@@ -6,17 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from nested_pytest import UNUSED_PLUGINS, loaded_for_sessions
+from nested_pytest import UNUSED_PLUGINS, sessions_loading
 
 # Each test runs pytest itself on a project of its own (pytester): end to end.
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module", autouse=True)
-def sessions_find_their_modules() -> None:
-    """What the nested sessions import, imported in this process before the first:
-    pytester forgets what each imported, and the next would import it again."""
-    loaded_for_sessions()
+sessions_find_their_modules = sessions_loading()
 
 
 MODULE = "def test_a():\n    open('ran.txt', 'w').close()\n"

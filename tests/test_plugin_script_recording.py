@@ -6,31 +6,20 @@ from __future__ import annotations
 
 import pytest
 
-from nested_pytest import loaded_for_sessions, python_tracebacks
+from nested_pytest import sessions_loading
 from sdks import anthropic
 
-pytestmark = pytest.mark.slow  # each test runs a pytest session of its own
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.native_tracebacks,
+]  # each test runs a pytest session of its own
 
 RECORD = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live")
 SCRIPT = "--replaygate-simulator=script:answers.jsonl"
 XDIST = ("-p", "xdist")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def sdks_loaded() -> None:
-    """The SDK the nested runs use, and what the plugin imports as a session needs it,
-    imported in this process first: each nested run would import them again (pytester
-    forgets the modules a run imported)."""
-    loaded_for_sessions(anthropic)
-
-
-@pytest.fixture(autouse=True)
-def tracebacks_as_python_prints_them(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The nested sessions' failures with Python's tracebacks, not pytest's long ones
-    (:func:`nested_pytest.python_tracebacks`: the long form parses the SDKs' sources)."""
-    python_tracebacks(request, monkeypatch)
+sessions_find_their_modules = sessions_loading(anthropic)
 
 
 def test_a_script_under_xdist_is_a_usage_error(pytester: pytest.Pytester) -> None:

@@ -20,29 +20,16 @@ import shlex
 
 import pytest
 
-from nested_pytest import loaded_for_sessions, python_tracebacks
+from nested_pytest import sessions_loading
 from replaygate.pytest_plugin.settings import config_settings
 from sdks import aiohttp, anthropic
 
-
-@pytest.fixture(autouse=True)
-def sessions_find_their_modules(request: pytest.FixtureRequest) -> None:
-    """What the nested sessions of the slow tests import, imported in this process before
-    the first: pytester forgets what each imported, and the next would import it again."""
-    if request.node.get_closest_marker("slow") is not None:
-        loaded_for_sessions(anthropic, aiohttp, "httpx", "requests")
+pytestmark = pytest.mark.native_tracebacks  # nested sessions' failures as Python prints them
 
 
-@pytest.fixture(autouse=True)
-def tracebacks_as_python_prints_them(
-    request: pytest.FixtureRequest,
-    monkeypatch: pytest.MonkeyPatch,
-    sessions_find_their_modules: None,
-) -> None:
-    """The nested sessions' failures with Python's tracebacks, not pytest's long ones
-    (:func:`nested_pytest.python_tracebacks`: the long form parses the SDKs' sources).
-    After the modules are loaded: pytester, set up here, forgets what is imported after it."""
-    python_tracebacks(request, monkeypatch)
+sessions_find_their_modules = sessions_loading(
+    anthropic, aiohttp, "httpx", "requests", slow_only=True
+)
 
 
 def test_a_replaygate_config_returning_nothing_says_none_and_why() -> None:

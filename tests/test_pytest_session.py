@@ -8,30 +8,15 @@ import shlex
 
 import pytest
 
-from nested_pytest import loaded_for_sessions, python_tracebacks
+from nested_pytest import sessions_loading
 from replaygate.fixtures.store import FixtureStore
 from sdks import anthropic, openai
 
 # Each test runs pytest itself on a project of its own (pytester): end to end.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.native_tracebacks]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def sdks_loaded() -> None:
-    """The SDKs the nested runs use, and what the plugin imports as a session needs it,
-    imported in this process before the first one: a nested run finds them loaded, where
-    it would import them again each time (pytester forgets the modules a run imported:
-    about 2 s of CPU a run, 80 s for the module run on its own)."""
-    loaded_for_sessions(anthropic, openai, "requests")
-
-
-@pytest.fixture(autouse=True)
-def tracebacks_as_python_prints_them(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The nested sessions' failures with Python's tracebacks, not pytest's long ones
-    (:func:`nested_pytest.python_tracebacks`: the long form parses the SDKs' sources)."""
-    python_tracebacks(request, monkeypatch)
+sessions_find_their_modules = sessions_loading(anthropic, openai, "requests")
 
 
 ASK = """

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nested_pytest import loaded_for_sessions
+from nested_pytest import sessions_loading
 from replaygate.models.fakes import ScriptedModel
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, ModelResponse
@@ -17,11 +17,7 @@ from replaygate.models.types import Message, ModelResponse
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module", autouse=True)
-def sessions_find_their_modules() -> None:
-    """What the nested sessions import, imported in this process before the first:
-    pytester forgets what each imported, and the next would import it again."""
-    loaded_for_sessions("replaygate.assertions")
+sessions_find_their_modules = sessions_loading("replaygate.assertions")
 
 
 SETTINGS: dict[str, object] = {"model": "claude-sonnet-4-5", "max_tokens": 64}

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from nested_pytest import loaded_for_sessions
+from nested_pytest import sessions_loading
 from sdks import anthropic
 
 ASKING = """
@@ -43,11 +43,7 @@ RECORD = (
 STRICT = "--replaygate-strict"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def sessions_find_their_modules() -> None:
-    """What the nested sessions import, imported in this process before the first (and
-    before pytester, which forgets what a test imported): the next would import it again."""
-    loaded_for_sessions(anthropic)
+sessions_find_their_modules = sessions_loading(anthropic)
 
 
 @pytest.fixture
