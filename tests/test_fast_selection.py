@@ -134,6 +134,7 @@ def test_a_module_collected_whose_tests_all_were_deselected_counts_its_import_al
     assert kept.seconds == {"tests/test_a.py": 1.75, "tests/test_b.py": 0.5}
 
 
+@pytest.mark.slow  # a pytest session of its own
 def test_a_module_s_import_is_counted_with_its_tests(pytester: pytest.Pytester) -> None:
     # the first module of a share importing a provider SDK pays seconds for it, whatever
     # its tests cost: counted, the share holding the SDK group is not the last to end
@@ -261,6 +262,7 @@ def test_a_fresh_clone_balances_its_shares_by_the_shipped_seconds_a_cache_update
     assert module_seconds(config(cached)) == {**shipped, "tests/test_cli.py": 99.0}  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 @pytest.mark.native_tracebacks
 def test_the_sessions_of_a_test_marked_native_tracebacks_print_python_s_traceback(
     pytester: pytest.Pytester,
