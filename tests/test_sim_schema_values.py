@@ -422,6 +422,28 @@ def test_a_pattern_padded_to_its_length_that_backtracks_is_refused(quick_bound: 
     assert PatternStrings(SLOW).nth(3) == "x" * 200  # what it can make is made
 
 
+def test_a_text_re_would_search_for_ever_is_searched_at_once_and_a_string_made() -> None:
+    # regex fails at once where re backtracks for ever: the simulator's text, a long word
+    # with no "!", was searched by re for ever before the pattern's string was made
+    schema = _object(code={"type": "string", "pattern": r"(?:(?:\w|\w)+)+!", "minLength": 30})
+    made = schema_example(schema, "echo" + "o" * 40)
+    assert made == {"code": "a" * 29 + "!"}
+
+
+def test_a_property_name_searched_past_the_bound_is_refused_naming_where(
+    quick_bound: None,
+) -> None:
+    name = "x" * 50 + "y"  # a name SLOW searches about 2**50 ways before it fails
+    schema = {
+        "type": "object",
+        "properties": {name: {"type": "integer"}},
+        "patternProperties": {SLOW: {"type": "string"}},
+        "required": [name],
+    }
+    with pytest.raises(UnmadeValue, match=r"schema\.patternProperties\.\^.*backtrack"):
+        schema_example(schema, "echo")
+
+
 def test_a_pattern_searched_within_its_bound_is_answered_as_re_answers() -> None:
     assert pattern_search.searched(r"^(ab)+$", "abab")
     assert not pattern_search.searched(r"^(ab)+$", "aba")

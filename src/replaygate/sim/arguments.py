@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim.checked import failure, matches, ref_where, validator
 from replaygate.sim.described import described
-from replaygate.sim.pattern_search import searched
+from replaygate.sim.pattern_search import SlowPatternError, searched
 from replaygate.sim.patterns import PatternStrings
 
 if TYPE_CHECKING:
@@ -213,11 +213,13 @@ class _Maker:
         parts = [(properties[name], f"{where}.properties.{name}")] if name in properties else []
         patterned = schema.get("patternProperties")
         if isinstance(patterned, Mapping):
-            parts += [
-                (part, f"{where}.patternProperties.{pattern}")
-                for pattern, part in patterned.items()
-                if isinstance(pattern, str) and _found(pattern, name)
-            ]
+            for pattern, part in patterned.items():
+                at = f"{where}.patternProperties.{pattern}"
+                try:
+                    if isinstance(pattern, str) and _found(pattern, name):
+                        parts.append((part, at))
+                except SlowPatternError as err:
+                    raise UnmadeValue(f"{at}: {err}") from None
         if not parts:
             extra = schema.get("additionalProperties")
             return extra if isinstance(extra, Mapping) else {}, f"{where}.additionalProperties"
@@ -347,11 +349,13 @@ class _Maker:
         again)."""
         value = self._plain(schema, variant)
         pattern = schema.get("pattern")
-        if not isinstance(pattern, str) or _found(pattern, value):
+        if not isinstance(pattern, str):
             return value
         shortest, longest = _length(schema, "minLength"), _length(schema, "maxLength")
         bounds = (pattern, shortest or 0, math.inf if longest is None else longest)
-        try:
+        try:  # a ValueError: no string is made, or a search backtracks past its bound
+            if _found(pattern, value):
+                return value
             made = self._pattern_string(*bounds, variant)
             first = self._plain(schema, 0)
             if variant and made == first and _found(pattern, first):

@@ -1,12 +1,14 @@
-"""A schema's ``pattern`` searched in a string the simulator made, within a time bound.
+r"""A schema's ``pattern`` searched in a string the simulator made, within a time bound.
 
 JSON Schema checks a ``pattern`` with ``re.search``: Python's engine backtracks, so a
 pattern like ``^((x|x){50}){1,4}$`` takes exponential time on a string it does not
 match, and ``re`` cannot be interrupted: a simulator checking such a string held its
-thread for ever. Each search is tried first under the time bound of the ``regex``
-module (which reads Python's dialect alike); one past :data:`SECONDS` is a
-:class:`SlowPatternError` naming the pattern, and one within it is answered by ``re``
-itself, the engine JSON Schema checks with.
+thread for ever. A pattern is read by ``re`` (the dialect JSON Schema checks in: what
+it refuses is no pattern) and searched by the ``regex`` module, which reads that
+dialect alike (its version 0), under a time bound: a search past :data:`SECONDS` is a
+:class:`SlowPatternError` naming the pattern. ``regex`` also fails at once where ``re``
+backtracks for ever (``(?:(?:\w|\w)+)+!`` on a long word), so its answer is the one
+taken; a pattern it cannot read is searched by ``re``.
 """
 
 from __future__ import annotations
@@ -24,11 +26,12 @@ class SlowPatternError(ValueError):
 
 
 def searched(pattern: str, text: str) -> bool:
-    """Whether ``pattern`` matches somewhere in ``text``, as ``re.search`` tells;
-    :class:`SlowPatternError` when the search takes longer than :data:`SECONDS`, and
-    ``re.error`` for what is no pattern."""
+    """Whether ``pattern`` matches somewhere in ``text``; :class:`SlowPatternError` when
+    the search takes longer than :data:`SECONDS`, and ``re.error`` for what ``re`` does
+    not read as a pattern."""
+    re.compile(pattern)
     try:
-        regex.search(pattern, text, timeout=SECONDS)
+        return regex.search(pattern, text, timeout=SECONDS) is not None
     except TimeoutError:
         raise SlowPatternError(
             f"pattern '{pattern}' took more than {SECONDS:g} s to search a string of "
@@ -37,5 +40,4 @@ def searched(pattern: str, text: str) -> bool:
             "re); no value is made for it"
         ) from None
     except regex.error:
-        pass  # re tells below, in its own words
-    return re.search(pattern, text) is not None
+        return re.search(pattern, text) is not None
