@@ -59,13 +59,13 @@ def test_eval_recording_from_the_simulator_refuses_a_connection_beyond_loopback(
     tmp_path: Path, jobs: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     preloads: list[tuple[str, ...]] = []
-    context = eval_jobs._context
+    context = eval_jobs.workers_context
 
-    def noted(agent_module: str, preload: Sequence[str] = ()) -> Any:
+    def noted(preload: Sequence[str]) -> Any:
         preloads.append(tuple(preload))
-        return context(agent_module, preload)
+        return context(preload)
 
-    monkeypatch.setattr(eval_jobs, "_context", noted)
+    monkeypatch.setattr(eval_jobs, "workers_context", noted)
     lines = shipped_eval_cases().read_text(encoding="utf-8").splitlines()[:2]
     cases = [{**json.loads(line), "samples": 1, "floor": 1} for line in lines]
     (tmp_path / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
@@ -76,4 +76,7 @@ def test_eval_recording_from_the_simulator_refuses_a_connection_beyond_loopback(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     # the processes' fork server loads the SDK once, not each process for itself
-    assert preloads == ([("anthropic",)] if jobs == "2" else [])
+    # (after the runner's module and the agent's)
+    assert preloads == (
+        [(eval_jobs.__name__, AGENT.partition(":")[0], "anthropic")] if jobs == "2" else []
+    )

@@ -31,7 +31,6 @@ recording, calling the live API) after it.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import queue
 import signal
@@ -58,6 +57,7 @@ from replaygate.fixtures.hits import HitLog
 from replaygate.models.replay import RequestSettings
 from replaygate.network import block_network
 from replaygate.signals import ctrl_c_left_to_parent, held
+from replaygate.start_methods import workers_context
 from replaygate.warning_lines import warnings_as_lines
 
 POLL = 0.2
@@ -102,7 +102,7 @@ def run_in_processes(
     Ctrl-C stops every process started and raises :class:`KeyboardInterrupt`.
     """
     preload = work.recording.preload if work.recording is not None else ()
-    context = _context(work.agent.partition(":")[0], preload)
+    context = workers_context([__name__, work.agent.partition(":")[0], *preload])
     split = shares(cases, jobs)
     environ = dict(os.environ)
     with _ctrl_c_noted() as ctrl_c:
@@ -214,16 +214,6 @@ def _join(processes: Sequence[BaseProcess], ctrl_c: CtrlC) -> None:
         while process.exitcode is None:
             ctrl_c.check()
             process.join(POLL)
-
-
-def _context(agent_module: str, preload: Sequence[str] = ()) -> Any:
-    """A fork server (single-threaded; this module, the agent's and ``preload`` loaded
-    once, before it forks the processes) where there is one, else spawn."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__, agent_module, *preload])
-    return context
 
 
 def _unfinished_exit(processes: Sequence[BaseProcess], finished: set[int]) -> BaseProcess | None:

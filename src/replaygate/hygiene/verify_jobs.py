@@ -8,13 +8,11 @@ task holds back little memory.
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from functools import partial
-from typing import Any
 
 from replaygate.hygiene import verify_segments as segments
 from replaygate.hygiene.verify_segment import SegmentResult, check_segment
@@ -22,6 +20,7 @@ from replaygate.hygiene.verify_segments import Segment
 from replaygate.sanitize.secret_allow import KnownSafe
 from replaygate.sanitize.secret_lines import expect_bytes
 from replaygate.signals import ctrl_c_left_to_parent, held
+from replaygate.start_methods import workers_context
 
 MAX_DEFAULT_JOBS = 8
 """The default number of jobs is the usable CPUs, at most this many (memory stays bounded)."""
@@ -59,7 +58,7 @@ def run_tasks(
         for task in tasks:
             yield from check(task)
         return
-    context = _context()
+    context = workers_context([__name__])  # the checks loaded once
     starting = ProcessPoolExecutor(workers, mp_context=context, initializer=ctrl_c_left_to_parent)
     with starting as pool:
         pending: deque[Future[list[SegmentResult]]] = deque()
@@ -80,14 +79,3 @@ def run_tasks(
         finally:
             for future in pending:
                 future.cancel()
-
-
-def _context() -> Any:
-    """A fork server (single-threaded; this module and the checks it runs loaded once,
-    before it forks the workers) where there is one, else spawn: a spawned worker starts
-    an interpreter and imports the checks itself, about 0.2 s of CPU a worker."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
-    return context
