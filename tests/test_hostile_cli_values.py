@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from replaygate import Fixture
 from replaygate.cli import main
@@ -24,14 +24,20 @@ RESPONSE = {"type": "message", "role": "assistant", "content": [], "stop_reason"
 META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
 
 
-@pytest.mark.parametrize("age", ["99999999999999999999d", "1000000000d", "999999999999w"])
-def test_a_max_age_beyond_any_time_span_is_a_usage_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, age: str
-) -> None:
+def _patrol_refusing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, age: str) -> Result:
+    """``patrol --max-age AGE`` of a one-fixture store, refused as a usage error."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "s.jsonl").write_bytes(Fixture.create(REQUEST, [RESPONSE], META).to_line())
     done = CliRunner().invoke(main, ["patrol", "s.jsonl", "--max-age", age])
     assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+    return done
+
+
+@pytest.mark.parametrize("age", ["99999999999999999999d", "1000000000d", "999999999999w"])
+def test_a_max_age_beyond_any_time_span_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, age: str
+) -> None:
+    done = _patrol_refusing(tmp_path, monkeypatch, age)
     assert f"Error: bad --max-age '{age}': at most 999,999,999 days" in done.stderr, done.stderr
 
 
@@ -217,10 +223,7 @@ def test_a_max_age_in_other_digits_than_0_to_9_is_a_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, age: str
 ) -> None:
     # full-width, Arabic-Indic or mathematical digits were read as 30 (a regex's \d)
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "s.jsonl").write_bytes(Fixture.create(REQUEST, [RESPONSE], META).to_line())
-    done = CliRunner().invoke(main, ["patrol", "s.jsonl", "--max-age", age])
-    assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+    done = _patrol_refusing(tmp_path, monkeypatch, age)
     assert f"Error: bad --max-age {age!r}: expected a positive whole number (digits 0-9)" in (
         done.stderr
     )
