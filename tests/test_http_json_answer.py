@@ -57,6 +57,18 @@ def replay(path: Path, sim: Simulator) -> Any:
         return client.chat.completions.create(model="gpt-sim-1", messages=HI)
 
 
+def _refused_at_line_one(store: Path, sim: Simulator, reason: str) -> str:
+    """What a replay of the one fixture of ``store`` raised, naming its line and starting
+    with ``reason``, which verify names at that line too."""
+    with pytest.raises(FixtureFormatError) as caught:
+        replay(store, sim)
+    assert str(caught.value).startswith(f"{store}:1: its response cannot be replayed: {reason}")
+    count, problems = verify_store(store)
+    assert count == 1 and [(p.file, p.line) for p in problems] == [(str(store), 1)]
+    assert reason in problems[0].reason
+    return str(caught.value)
+
+
 @pytest.mark.parametrize("label", ["application/json", "application/json; charset=utf-8"])
 def test_a_success_labelled_json_whose_text_is_not_json_names_its_fixture(
     tmp_path: Path, sim: Simulator, label: str
@@ -69,13 +81,8 @@ def test_a_success_labelled_json_whose_text_is_not_json_names_its_fixture(
         "at line 1, column 80), where the SDK of a model API parses a success as JSON (an edit "
         "broke it?)"
     )
-    with pytest.raises(FixtureFormatError) as caught:
-        replay(store, sim)
-    assert str(caught.value) == f"{store}:1: its response cannot be replayed: {reason}"
-    count, problems = verify_store(store)
-    assert count == 1
-    assert [(p.file, p.line) for p in problems] == [(str(store), 1)]
-    assert reason in problems[0].reason
+    said = _refused_at_line_one(store, sim, reason)
+    assert said == f"{store}:1: its response cannot be replayed: {reason}"
 
 
 def test_a_success_labelled_json_kept_as_bytes_that_are_not_json_names_its_fixture(
@@ -85,13 +92,8 @@ def test_a_success_labelled_json_kept_as_bytes_that_are_not_json_names_its_fixtu
     gzipped = base64.b64encode(gzip.compress(BROKEN.encode())).decode()
     headers = {"content-type": "application/json"}
     store = recorded(tmp_path / "hi.jsonl", sim, status=200, headers=headers, base64=gzipped)
-    with pytest.raises(FixtureFormatError) as caught:
-        replay(store, sim)
     reason = "response.base64: labelled application/json, but not JSON ("
-    assert str(caught.value).startswith(f"{store}:1: its response cannot be replayed: {reason}")
-    count, problems = verify_store(store)
-    assert count == 1 and [(p.file, p.line) for p in problems] == [(str(store), 1)]
-    assert reason in problems[0].reason
+    _refused_at_line_one(store, sim, reason)
 
 
 def test_a_success_labelled_json_kept_as_bytes_in_utf16_replays(
@@ -145,12 +147,7 @@ def test_a_success_stream_that_holds_no_event_names_its_fixture(
         tmp_path / "hi.jsonl", sim, status=200, headers=headers, events=[], stream_end="complete"
     )
     reason = "response.events: a success stream that holds no event, from which the SDK"
-    with pytest.raises(FixtureFormatError) as caught:
-        replay(store, sim)
-    assert str(caught.value).startswith(f"{store}:1: its response cannot be replayed: {reason}")
-    count, problems = verify_store(store)
-    assert count == 1 and [(p.file, p.line) for p in problems] == [(str(store), 1)]
-    assert reason in problems[0].reason
+    _refused_at_line_one(store, sim, reason)
 
 
 def test_a_stream_cut_before_its_first_event_replays_as_recorded(
