@@ -11,10 +11,9 @@ on the fixtures' own lines.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from replaygate.errors import located
-from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.store import SampleLine
 from replaygate.fixtures.store.added import unresolved
 from replaygate.hygiene.verify_checks import NOTHING_RECORDED, STORE_RANK
@@ -25,34 +24,36 @@ from replaygate.hygiene.verify_segment import RECORD, SegmentResult
 
 
 def across_store(
-    result: SegmentResult, requests: StoreRequests, base: int
+    result: SegmentResult, requests: StoreRequests, base: int, sampled: Mapping[bytes, bytes]
 ) -> Iterator[tuple[int, StoreProblem]]:
     """The problems of a segment's lines decided across the store, ranked, in line order.
 
-    ``base`` is the number of lines of the file before the segment.
+    ``base`` is the number of lines of the file before the segment; ``sampled`` the
+    identity of the request each sample line of the file names, by the first 16 bytes
+    of its digest (:func:`.sampled_requests`).
     """
     name = result.segment.file
     number = requests.number(name)
     samples = iter(result.samples)
     pending = next(samples, None)
-    for line, request, responses, takes_samples, empty, reader in RECORD.iter_unpack(
+    for line, _, known, request, responses, takes_samples, empty, reader in RECORD.iter_unpack(
         result.records
     ):
         while pending is not None and pending[0] < line:
-            yield from _sample_problems(name, base + pending[0], pending[1], requests)
+            yield from _sample_problems(name, base + pending[0], pending[1], requests, sampled)
             pending = next(samples, None)
         if empty:
             requests.empty.setdefault(request, []).append(base + line)
         first = requests.add(request, responses, number, base + line, takes_samples, reader)
         if first is not None:
-            key = result.keys.get(line) or request.hex()[:KEY_LENGTH]
+            key = result.keys.get(line) or known.hex()
             reason = (
                 f"request of key {key} recorded twice with different responses "
                 f"(also at {located(first[0], first[1])}); keep one"
             )
             yield STORE_RANK, StoreProblem(name, base + line, reason)
     while pending is not None:
-        yield from _sample_problems(name, base + pending[0], pending[1], requests)
+        yield from _sample_problems(name, base + pending[0], pending[1], requests, sampled)
         pending = next(samples, None)
 
 
@@ -64,11 +65,15 @@ def unfilled(requests: StoreRequests, name: str) -> list[StoreProblem]:
 
 
 def _sample_problems(
-    name: str, line: int, sample: SampleLine, requests: StoreRequests
+    name: str,
+    line: int,
+    sample: SampleLine,
+    requests: StoreRequests,
+    sampled: Mapping[bytes, bytes],
 ) -> Iterator[tuple[int, StoreProblem]]:
-    request = bytes.fromhex(sample.digest[:32])
-    reader = requests.reader_in(request, name)
-    if reader is None:
+    request = sampled.get(bytes.fromhex(sample.digest[:32]))
+    reader = None if request is None else requests.reader_in(request, name)
+    if request is None or reader is None:
         yield STORE_RANK, StoreProblem(name, line, unresolved(sample, name, line).reason)
         return
     if sample.response is not None:

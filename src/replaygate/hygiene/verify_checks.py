@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from replaygate.errors import CanonicalFormError
-from replaygate.fixtures.fingerprint import KEY_LENGTH, SEAL_LENGTH, seal_of
+from replaygate.fixtures.fingerprint import KEY_LENGTH, SEAL_LENGTH, match_form, seal_of
 from replaygate.fixtures.fixture import (
     Fixture,
     folder_name_problem,
@@ -68,11 +68,11 @@ class Prepared(NamedTuple):
     """A fixture's checks but its secret scan (:func:`prepare`), and its identity for the
     duplicate check.
 
-    ``request`` (16 bytes of the request's digest) and ``responses`` (a 16-byte digest)
-    are empty when the request has no canonical form. The fixture itself is kept only
-    when no line stands in for it: a line exactly as orjson writes it is read again
-    where the fixture is needed (a secret scan that goes past the gate, rare), so the
-    parsed fixture is let go at once.
+    ``request`` (16 bytes naming the request: :func:`request_identity`) and
+    ``responses`` (a 16-byte digest) are empty when the request has no canonical form.
+    The fixture itself is kept only when no line stands in for it: a line exactly as
+    orjson writes it is read again where the fixture is needed (a secret scan that goes
+    past the gate, rare), so the parsed fixture is let go at once.
     """
 
     key: str
@@ -88,7 +88,8 @@ class Prepared(NamedTuple):
     """Its problems ranked after a secret finding: the meta."""
     line: bytes | None
     """The line it was read from, when that is exactly what ``orjson.dumps`` writes for it
-    (without its seal when the seal is the one the store's writer stamps: :func:`unsealed`)."""
+    (without its seal when the seal is the one the store's writer stamps:
+    :func:`_without_seal`)."""
     fixture: Fixture | None
     streamed: bool
     """A response is a stream (its events are joined and scanned, clean or not)."""
@@ -104,20 +105,25 @@ def prepare(
 
     ``line`` is the line it was read from when that is exactly what ``orjson.dumps``
     writes for it, ``form`` its request's match form when it stands there verbatim
-    (both None otherwise): the line is then read as it is, not written again.
+    (both None otherwise): the line is then read as it is, not written again. The seal
+    the store's writer stamps on such a line vouches for its key, as it does for the
+    replay (:func:`key_check`); any other key is recomputed from its request.
     """
     request, key = fixture.request, fixture.key
     try:
-        full = request_digest(request, key, form)
+        identity, full = key_check(fixture, form)
     except CanonicalFormError as err:
         return Prepared(
             key, b"", b"", NO_READER, False, ((KEY_RANK, str(err)),), (), None, None, False
         )
     reader = reader_of(request, fixture.meta)
-    key_matches = len(key) >= KEY_LENGTH and full.startswith(key)
     before = _other(_response_problems(fixture, reader))
-    if not key_matches:
-        before = ((KEY_RANK, _key_problem(key, full)), *before)
+    if full is None:  # vouched for by the writer's seal
+        key_matches, scanned = True, _without_seal(line, fixture.seal)
+    else:
+        key_matches, scanned = len(key) >= KEY_LENGTH and full.startswith(key), line
+        if not key_matches:
+            before = ((KEY_RANK, _key_problem(key, full)), *before)
     after = _other(_meta_problems(fixture, file, require_meta))
     unknown = unknown_interface(reader, fixture.meta)
     if unknown is not None:
@@ -126,17 +132,48 @@ def prepare(
     streamed = _streamed(responses[0]) or (len(responses) > 1 and any(map(_streamed, responses)))
     return Prepared(
         key,
-        bytes.fromhex(full[:32]),
+        identity,
         _digest(responses),
         reader,
         key_matches,
         before,
         after,
-        line if form is None else unsealed(line, key, fixture.seal, form),
+        scanned,
         fixture if line is None else None,
         streamed,
         responses.count(None) == len(responses),
     )
+
+
+def key_check(fixture: Fixture, form: bytes | None) -> tuple[bytes, str | None]:
+    """The identity of ``fixture``'s request (:func:`request_identity`), and its digest,
+    or None when the seal the store's writer stamps vouches for its key, as it does for
+    the replay (``form``, its request's match form, is given when its line holds it
+    verbatim: None otherwise).
+
+    Raises :class:`~replaygate.errors.CanonicalFormError` when the request has no
+    canonical form.
+    """
+    key, seal = fixture.key, fixture.seal
+    if (
+        form is not None
+        and seal is not None
+        and len(key) >= KEY_LENGTH
+        and seal == seal_of(key, form)
+    ):
+        if len(key) == KEY_LENGTH:
+            return bytes.fromhex(seal), None
+        return request_identity(key[:KEY_LENGTH], form), None
+    request = fixture.request
+    full = request_digest(request, key, form)
+    return request_identity(full[:KEY_LENGTH], match_form(request) if form is None else form), full
+
+
+def request_identity(key: str, form: bytes) -> bytes:
+    """16 bytes naming the request of key ``key`` (the first :data:`KEY_LENGTH` digits of
+    its digest) and match form ``form`` in the checks across a store: the seal the
+    store's writer stamps on its fixture, as bytes."""
+    return bytes.fromhex(seal_of(key, form))
 
 
 _SEAL_FIELD = b',"seal":"'
@@ -145,11 +182,10 @@ _SEALED_END = len(_SEAL_FIELD) + SEAL_LENGTH + len(b'"}')
 (the line's last field, the seal written whole: no object in the line ends so)."""
 
 
-def unsealed(line: bytes | None, key: str, seal: str | None, form: bytes) -> bytes | None:
-    """``line``, a fixture of key ``key`` and seal ``seal`` as ``orjson.dumps`` writes it,
-    its request of match form ``form``, for the secret scan: without its seal when that
-    is the one the store's writer stamps (:func:`~replaygate.fixtures.fingerprint.seal_of`),
-    what ``orjson.dumps`` writes for the fixture unsealed.
+def _without_seal(line: bytes | None, seal: str | None) -> bytes | None:
+    """``line``, a fixture as ``orjson.dumps`` writes it with the seal the store's writer
+    stamps (``seal``), as the secret scan reads it: what ``orjson.dumps`` writes for the
+    fixture unsealed.
 
     Such a seal is a digest of the key and the request, which the scan reads; the writer's
     own check for secrets reads the fixture before it stamps the seal
@@ -158,12 +194,7 @@ def unsealed(line: bytes | None, key: str, seal: str | None, form: bytes) -> byt
     32 hex digits as base64 and look for text, compressed data or a token among the bytes,
     which takes it longer than the rest of a recorded fixture's line together.
     """
-    if (
-        line is None
-        or seal is None
-        or not line.endswith(b'%s%s"}' % (_SEAL_FIELD, seal.encode()))
-        or seal != seal_of(key, form)
-    ):
+    if line is None or seal is None or not line.endswith(b'%s%s"}' % (_SEAL_FIELD, seal.encode())):
         return line
     return line[:-_SEALED_END] + b"}"
 

@@ -1,10 +1,10 @@
 """The requests of one store, as ``replaygate verify`` needs them across its files.
 
-For each request (16 bytes of its digest) it keeps a digest of the responses first
-recorded for it and where (the file by number, the line), to find the same request
-recorded again with other responses; and, for the sample lines, which file last
-recorded it with a matching key and how its responses are read. About 150 bytes a
-request in all.
+For each request (16 bytes naming it: :func:`.verify_checks.request_identity`) it keeps
+a digest of the responses first recorded for it and where (the file by number, the
+line), to find the same request recorded again with other responses; and, for the
+sample lines, which file last recorded it with a matching key and how its responses are
+read. About 150 bytes a request in all.
 """
 
 from __future__ import annotations

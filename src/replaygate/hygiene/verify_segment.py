@@ -27,10 +27,12 @@ from replaygate.sanitize.secret_allow import KnownSafe
 
 BATCH = 256
 """Fixtures checked together (their secret scan clears the clean ones in one pass)."""
-RECORD = struct.Struct("<Q16s16s??B")
-"""A fixture for the checks across the store: its line, its request's identity, its
-responses' digest, whether its key starts its digest, whether every response is null,
-how its responses are read."""
+RECORD = struct.Struct("<QQ6s16s16s??B")
+"""A fixture for the checks across the store: its line, where the line starts in its
+file, its key as bytes when its key starts its digest (zeros otherwise), its request's
+identity (:func:`.request_identity`), its responses' digest, whether its key starts its
+digest, whether every response is null, how its responses are read."""
+NO_KEY = bytes(KEY_LENGTH // 2)
 
 
 @dataclass
@@ -47,7 +49,8 @@ class SegmentResult:
     records: bytearray = field(default_factory=bytearray)
     """A :data:`RECORD` for each fixture with a canonical request, in line order."""
     keys: dict[int, str] = field(default_factory=dict)
-    """The stored key of each such fixture (by line) whose key is not the digest's start."""
+    """The stored key of each such fixture (by line) whose key is not the
+    :data:`KEY_LENGTH` digits its digest starts with."""
     samples: list[tuple[int, SampleLine]] = field(default_factory=list)
     """The sample lines, by line, in line order."""
     refused: bool = False
@@ -72,9 +75,10 @@ def check_segment(segment: Segment, require_meta: bool, safe: KnownSafe) -> Segm
         except FixtureFormatError as err:
             batch.problem(StoreProblem(err.file, err.line, err.reason))
         else:  # written as a line, the secret scan clears it as it clears a JSONL line
-            batch.add(0, fixture, orjson.dumps(fixture.to_json()), None)
+            batch.add(0, 0, fixture, orjson.dumps(fixture.to_json()), None)
         return batch.done()
     result = batch.result
+    offset = segment.start
     try:
         for line, raw in segment_lines(segment):
             result.lines = line
@@ -89,7 +93,8 @@ def check_segment(segment: Segment, require_meta: bool, safe: KnownSafe) -> Segm
                     break
             else:
                 if read is not None:
-                    batch.add(line, *read)
+                    batch.add(line, offset, *read)
+            offset += len(raw)
     except FixtureFormatError as err:
         result.refused = True
         batch.problem(StoreProblem(err.file, err.line, err.reason, refused=True))
@@ -104,11 +109,17 @@ class _Batch:
         self.file = result.segment.file
         self.require_meta = require_meta
         self.safe = safe
-        self.lines: list[int] = []
+        self.lines: list[tuple[int, int]] = []
+        """``(line, where it starts in the file)`` of each fixture waiting."""
         self.prepared: list[Prepared] = []
 
     def add(
-        self, line: int, entry: Fixture | SampleLine, written: bytes | None, form: bytes | None
+        self,
+        line: int,
+        offset: int,
+        entry: Fixture | SampleLine,
+        written: bytes | None,
+        form: bytes | None,
     ) -> None:
         """A fixture joins the batch; a sample line is checked at once, after the batch.
 
@@ -122,7 +133,7 @@ class _Batch:
             for rank, reason in check_sample(entry, self.safe):
                 result.problems.append((rank, StoreProblem(result.segment.file, line, reason)))
             return
-        self.lines.append(line)
+        self.lines.append((line, offset))
         self.prepared.append(prepare(entry, written, form, self.file, self.require_meta))
         if len(self.lines) >= BATCH:
             self.flush()
@@ -145,17 +156,24 @@ class _Batch:
         problems, records, keys, pack = result.problems, result.records, result.keys, RECORD.pack
         checks = finish(self.prepared, name, self.safe)
         result.count += len(checks)
-        for line, item, checked in zip(self.lines, self.prepared, checks, strict=True):
+        for (line, offset), item, checked in zip(self.lines, self.prepared, checks, strict=True):
             for rank, reason in checked:
                 problems.append((rank, StoreProblem(name, line, reason)))
             request = item.request
             if request:
-                key_matches = item.key_matches
-                records += pack(line, request, item.responses, key_matches, item.empty, item.reader)
-                key = item.key
-                if not (key_matches and len(key) == KEY_LENGTH) and (
-                    key != request.hex()[:KEY_LENGTH]
-                ):
+                key, key_matches = item.key, item.key_matches
+                known = bytes.fromhex(key[:KEY_LENGTH]) if key_matches else NO_KEY
+                records += pack(
+                    line,
+                    offset,
+                    known,
+                    request,
+                    item.responses,
+                    key_matches,
+                    item.empty,
+                    item.reader,
+                )
+                if not key_matches or len(key) != KEY_LENGTH:
                     keys[line] = key
         self.lines, self.prepared = [], []
 
