@@ -14,7 +14,9 @@ from replaygate.fixtures.fingerprint import digest
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import SampleLine
 from replaygate.hygiene.verify import verify_store
-from replaygate.hygiene.verify_sampled import sampled_requests
+from replaygate.hygiene.verify_across import across_store
+from replaygate.hygiene.verify_requests import StoreRequests
+from replaygate.hygiene.verify_reread import Rereads
 from replaygate.hygiene.verify_segment import check_segment
 from replaygate.hygiene.verify_segments import REPLACED, file_segments
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
@@ -134,10 +136,38 @@ def test_a_file_changed_before_its_sample_lines_were_placed_is_refused(tmp_path:
     path = tmp_path / "s.jsonl"
     path.write_bytes(fixture(0).to_line() + sample(0, 1, answer("b")))
     results = [check_segment(segment, True, NOTHING_SAFE) for segment in file_segments(str(path))]
-    assert sampled_requests(results)[1] is None
+    rereads = Rereads()
+    assert rereads.sampled_requests(results) != {}
+    assert rereads.changed == []
     path.write_bytes(fixture(1).to_line() + sample(0, 1, answer("b")))  # the same lengths
-    found, problem = sampled_requests(results)
-    assert found == {}
-    assert problem is not None and (problem.file, problem.reason) == (str(path), REPLACED)
-    path.unlink()
-    assert sampled_requests(results)[1] == problem
+    for gone in (False, True):
+        if gone:
+            path.unlink()
+        rereads = Rereads()
+        assert rereads.sampled_requests(results) == {}
+        assert [(p.file, p.line, p.reason) for p in rereads.changed] == [(str(path), 0, REPLACED)]
+        rereads.close()
+
+
+def test_a_repeated_request_in_a_file_changed_meanwhile_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(fixture(0).to_line() * 2)
+    results = [check_segment(segment, True, NOTHING_SAFE) for segment in file_segments(str(path))]
+    path.write_bytes(fixture(1).to_line() * 2)
+    requests, rereads = StoreRequests(), Rereads()
+    assert list(across_store(results[0], requests, 0, {}, rereads)) == []
+    rereads.close()
+    assert not requests.repeated and requests.conflicts == 0
+    assert [(p.file, p.reason) for p in rereads.changed] == [(str(path), REPLACED)]
+
+
+def test_copies_of_a_fixture_whose_responses_differ_in_key_order_only_are_one(
+    tmp_path: Path,
+) -> None:
+    one = fixture(0)
+    shuffled = dict(reversed(list(one.response.items())))
+    assert orjson.dumps(shuffled) != orjson.dumps(one.response)
+    path = tmp_path / "s.jsonl"
+    other = Fixture(one.key, one.request, (shuffled,), META).sealed()
+    path.write_bytes(one.to_line() + other.to_line() + one.to_line())
+    assert report(path) == []

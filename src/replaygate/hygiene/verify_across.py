@@ -20,23 +20,29 @@ from replaygate.hygiene.verify_checks import NOTHING_RECORDED, STORE_RANK
 from replaygate.hygiene.verify_problem import StoreProblem
 from replaygate.hygiene.verify_replay import response_problems, sample_reader, unknown_interface
 from replaygate.hygiene.verify_requests import StoreRequests
+from replaygate.hygiene.verify_reread import Rereads
 from replaygate.hygiene.verify_segment import RECORD, SegmentResult
 
 
 def across_store(
-    result: SegmentResult, requests: StoreRequests, base: int, sampled: Mapping[bytes, bytes]
+    result: SegmentResult,
+    requests: StoreRequests,
+    base: int,
+    sampled: Mapping[bytes, bytes],
+    rereads: Rereads,
 ) -> Iterator[tuple[int, StoreProblem]]:
     """The problems of a segment's lines decided across the store, ranked, in line order.
 
     ``base`` is the number of lines of the file before the segment; ``sampled`` the
     identity of the request each sample line of the file names, by the first 16 bytes
-    of its digest (:func:`.sampled_requests`).
+    of its digest (:meth:`.Rereads.sampled_requests`); ``rereads`` reads the fixtures
+    of a request recorded again, to compare their responses.
     """
     name = result.segment.file
     number = requests.number(name)
     samples = iter(result.samples)
     pending = next(samples, None)
-    for line, _, known, request, responses, takes_samples, empty, reader in RECORD.iter_unpack(
+    for line, offset, known, request, takes_samples, empty, reader in RECORD.iter_unpack(
         result.records
     ):
         while pending is not None and pending[0] < line:
@@ -44,8 +50,13 @@ def across_store(
             pending = next(samples, None)
         if empty:
             requests.empty.setdefault(request, []).append(base + line)
-        first = requests.add(request, responses, number, base + line, takes_samples, reader)
-        if first is not None:
+        first = requests.add(request, number, base + line, offset, takes_samples, reader)
+        if first is None:
+            continue
+        same = rereads.same_responses((first[0], first[2]), (name, offset), request)
+        if same is not None:  # else its file changed: reported so
+            requests.repeat(same)
+        if same is False:
             key = result.keys.get(line) or known.hex()
             reason = (
                 f"request of key {key} recorded twice with different responses "

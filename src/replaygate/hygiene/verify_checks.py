@@ -68,8 +68,8 @@ class Prepared(NamedTuple):
     """A fixture's checks but its secret scan (:func:`prepare`), and its identity for the
     duplicate check.
 
-    ``request`` (16 bytes naming the request: :func:`request_identity`) and
-    ``responses`` (a 16-byte digest) are empty when the request has no canonical form.
+    ``request`` (16 bytes naming the request: :func:`request_identity`) is empty when
+    the request has no canonical form.
     The fixture itself is kept only when no line stands in for it: a line exactly as
     orjson writes it is read again where the fixture is needed (a secret scan that goes
     past the gate, rare), so the parsed fixture is let go at once.
@@ -77,7 +77,6 @@ class Prepared(NamedTuple):
 
     key: str
     request: bytes
-    responses: bytes
     reader: int
     """How its responses are read (:mod:`.verify_replay`), for the sample lines applied to it."""
     key_matches: bool
@@ -113,9 +112,7 @@ def prepare(
     try:
         identity, full = key_check(fixture, form)
     except CanonicalFormError as err:
-        return Prepared(
-            key, b"", b"", NO_READER, False, ((KEY_RANK, str(err)),), (), None, None, False
-        )
+        return Prepared(key, b"", NO_READER, False, ((KEY_RANK, str(err)),), (), None, None, False)
     reader = reader_of(request, fixture.meta)
     before = _other(_response_problems(fixture, reader))
     if full is None:  # vouched for by the writer's seal
@@ -133,7 +130,6 @@ def prepare(
     return Prepared(
         key,
         identity,
-        _digest(responses),
         reader,
         key_matches,
         before,
@@ -253,7 +249,7 @@ def _streamed(response: Any) -> bool:
     return isinstance(response, dict) and "events" in response
 
 
-def _digest(responses: tuple[Any, ...]) -> bytes:
+def responses_digest(responses: tuple[Any, ...]) -> bytes:
     """The responses' digest for the duplicate check (their keys sorted)."""
     return hashlib.blake2b(
         orjson.dumps(responses, option=orjson.OPT_SORT_KEYS), digest_size=16

@@ -1,17 +1,17 @@
 """The requests of one store, as ``replaygate verify`` needs them across its files.
 
 For each request (16 bytes naming it: :func:`.verify_checks.request_identity`) it keeps
-a digest of the responses first recorded for it and where (the file by number, the
-line), to find the same request recorded again with other responses; and, for the
-sample lines, which file last recorded it with a matching key and how its responses are
-read. About 150 bytes a request in all.
+where it was first recorded (the file by number, the line, where the line starts), to
+compare the responses of the same request recorded again with those; and, for the sample
+lines, which file last recorded it with a matching key and how its responses are read.
+About 140 bytes a request in all.
 """
 
 from __future__ import annotations
 
 import struct
 
-_ENTRY = struct.Struct("<16sIQIB")
+_ENTRY = struct.Struct("<IQQIB")
 _NOWHERE = 0xFFFFFFFF
 
 
@@ -41,14 +41,15 @@ class StoreRequests:
     def add(
         self,
         request: bytes,
-        responses: bytes,
         number: int,
         line: int,
+        offset: int,
         takes_samples: bool,
         reader: int,
-    ) -> tuple[str, int] | None:
-        """Note a fixture of file ``number`` (:meth:`number`); where ``request`` was first
-        recorded when that was with other responses.
+    ) -> tuple[str, int, int] | None:
+        """Note a fixture of file ``number`` (:meth:`number`) at ``line``, starting at byte
+        ``offset``; where ``request`` was first recorded (its file, line and offset) when
+        it was recorded before.
 
         ``takes_samples``: its key starts its digest, so the sample lines below it in
         its file apply to it; ``reader`` says how its responses are read.
@@ -56,16 +57,20 @@ class StoreRequests:
         here = number if takes_samples else _NOWHERE
         entry = self._entries.get(request)
         if entry is None:
-            self._entries[request] = _ENTRY.pack(responses, number, line, here, reader)
+            self._entries[request] = _ENTRY.pack(number, line, offset, here, reader)
             return None
-        first, at, at_line, _, _ = _ENTRY.unpack(entry)
+        at, at_line, at_offset, _, _ = _ENTRY.unpack(entry)
         if takes_samples:
-            self._entries[request] = _ENTRY.pack(first, at, at_line, here, reader)
-        if first == responses:
+            self._entries[request] = _ENTRY.pack(at, at_line, at_offset, here, reader)
+        return self._files[at], at_line, at_offset
+
+    def repeat(self, same: bool) -> None:
+        """A request recorded again (:meth:`add`) holds the same responses as where it was
+        first recorded, or other ones."""
+        if same:
             self.repeated = True
-            return None
-        self.conflicts += 1
-        return self._files[at], at_line
+        else:
+            self.conflicts += 1
 
     def filled(self, request: bytes) -> None:
         """A sample line with a response applied to the last fixture of ``request``."""

@@ -27,11 +27,11 @@ from replaygate.sanitize.secret_allow import KnownSafe
 
 BATCH = 256
 """Fixtures checked together (their secret scan clears the clean ones in one pass)."""
-RECORD = struct.Struct("<QQ6s16s16s??B")
+RECORD = struct.Struct("<QQ6s16s??B")
 """A fixture for the checks across the store: its line, where the line starts in its
 file, its key as bytes when its key starts its digest (zeros otherwise), its request's
-identity (:func:`.request_identity`), its responses' digest, whether its key starts its
-digest, whether every response is null, how its responses are read."""
+identity (:func:`.request_identity`), whether its key starts its digest, whether every
+response is null, how its responses are read."""
 NO_KEY = bytes(KEY_LENGTH // 2)
 
 
@@ -163,16 +163,7 @@ class _Batch:
             if request:
                 key, key_matches = item.key, item.key_matches
                 known = bytes.fromhex(key[:KEY_LENGTH]) if key_matches else NO_KEY
-                records += pack(
-                    line,
-                    offset,
-                    known,
-                    request,
-                    item.responses,
-                    key_matches,
-                    item.empty,
-                    item.reader,
-                )
+                records += pack(line, offset, known, request, key_matches, item.empty, item.reader)
                 if not key_matches or len(key) != KEY_LENGTH:
                     keys[line] = key
         self.lines, self.prepared = [], []

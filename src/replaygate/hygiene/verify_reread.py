@@ -1,0 +1,144 @@
+"""Fixtures ``replaygate verify`` reads again from where their lines start, for the rare
+checks across a store that need more than a fixture's record.
+
+The checks across a store know a fixture by its record (:data:`.RECORD`): its request's
+identity (:func:`.request_identity`), which the seal the store's writer stamps gives
+without the request's digest, and where its line starts. Two checks need more, and read
+the fixture again:
+
+- a sample line names its request by the request's whole digest, so that digest is
+  computed for each fixture of the same file whose key starts a sample line's digest
+  (:meth:`Rereads.sampled_requests`): a file without sample lines costs nothing;
+- a request recorded again is compared by its responses with where it was first
+  recorded (:meth:`Rereads.same_responses`): a store that records each request once
+  costs nothing.
+
+A fixture read again must still be the one of its record (its request's identity): where
+it is not, or its file can no longer be read, the file was changed while verify read it,
+and is reported so (:data:`~.verify_segments.REPLACED`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from replaygate.errors import CanonicalFormError, FixtureFormatError
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store.files import MAX_LINE_BYTES, open_regular, read_regular
+from replaygate.fixtures.store.jsonl import json_file_fixture, read_line
+from replaygate.hygiene.verify_checks import key_check, responses_digest
+from replaygate.hygiene.verify_key import request_digest
+from replaygate.hygiene.verify_problem import StoreProblem
+from replaygate.hygiene.verify_segment import NO_KEY, RECORD, SegmentResult
+from replaygate.hygiene.verify_segments import REPLACED
+
+_IDENTITY = 16
+"""Bytes of a digest that name a request in the checks across a store."""
+_BLOCK = 1 << 16
+
+
+class Rereads:
+    """The fixtures of one store read again (:meth:`close` when done)."""
+
+    def __init__(self) -> None:
+        self._fds: dict[str, int] = {}
+        self._first: dict[bytes, bytes] = {}
+        """The responses' digest where each request compared so far was first recorded."""
+        self.changed: list[StoreProblem] = []
+        """A problem for each file found changed since its lines were read, once."""
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
+    def sampled_requests(self, results: Sequence[SegmentResult]) -> dict[bytes, bytes]:
+        """The identity of the request each sample line of one file's ``results`` names,
+        by the first 16 bytes of its digest (a digest no fixture of the file has is left
+        out)."""
+        digests = {
+            bytes.fromhex(sample.digest[: 2 * _IDENTITY])
+            for result in results
+            for _, sample in result.samples
+        }
+        found: dict[bytes, bytes] = {}
+        if not digests:
+            return found
+        keys = {digest[: len(NO_KEY)] for digest in digests}
+        name = results[0].segment.file
+        for result in results:
+            for _, offset, key, request, takes_samples, _, _ in RECORD.iter_unpack(result.records):
+                if takes_samples and key in keys:
+                    read = self._fixture_at(name, offset, request)
+                    if read is None:
+                        return found
+                    fixture, form, full = read
+                    if full is None:
+                        full = request_digest(fixture.request, fixture.key, form)
+                    digest = bytes.fromhex(full[: 2 * _IDENTITY])
+                    if digest in digests:
+                        found[digest] = request
+        return found
+
+    def same_responses(
+        self, first: tuple[str, int], again: tuple[str, int], request: bytes
+    ) -> bool | None:
+        """Whether the fixture of ``request`` at ``again`` (its file, where it starts)
+        holds the responses of the one at ``first``; None when either was changed."""
+        recorded = self._first.get(request)
+        if recorded is None:
+            recorded = self._responses_at(*first, request)
+            if recorded is None:
+                return None
+            self._first[request] = recorded
+        now = self._responses_at(*again, request)
+        return None if now is None else now == recorded
+
+    def _responses_at(self, file: str, offset: int, request: bytes) -> bytes | None:
+        read = self._fixture_at(file, offset, request)
+        return None if read is None else responses_digest(read[0].responses)
+
+    def _fixture_at(
+        self, file: str, offset: int, request: bytes
+    ) -> tuple[Fixture, bytes | None, str | None] | None:
+        """The fixture of ``request`` at ``offset`` of ``file``, its match form when its
+        line holds it verbatim, and its request's digest when computed
+        (:func:`.key_check`); None (the file noted changed) when it is no longer there."""
+        try:
+            if file.endswith(".json"):
+                fixture: Fixture | object = json_file_fixture(Path(file), read_regular(Path(file)))
+                form = None
+            else:
+                fixture, form = read_line(self._line_at(file, offset), file, 0)
+            if isinstance(fixture, Fixture):
+                identity, full = key_check(fixture, form)
+                if identity == request:
+                    return fixture, form, full
+        except (FixtureFormatError, CanonicalFormError, OSError):
+            pass
+        problem = StoreProblem(file, 0, REPLACED)
+        if problem not in self.changed:
+            self.changed.append(problem)
+        return None
+
+    def _line_at(self, file: str, offset: int) -> bytes:
+        """The line of ``file`` starting at ``offset``, without its newline (cut past
+        :data:`MAX_LINE_BYTES`: no line longer was read)."""
+        fd = self._fds.get(file)
+        if fd is None:
+            fd = self._fds[file] = open_regular(Path(file))
+        blocks: list[bytes] = []
+        size = 0
+        while size <= MAX_LINE_BYTES:
+            block = os.pread(fd, _BLOCK, offset + size)
+            end = block.find(b"\n")
+            if end >= 0:
+                blocks.append(block[:end])
+                break
+            if not block:
+                break
+            blocks.append(block)
+            size += len(block)
+        return b"".join(blocks)
