@@ -61,9 +61,8 @@ from replaygate.fixtures.fingerprint import (
 from replaygate.fixtures.fixture import Fixture, from_json, make_meta
 from replaygate.fixtures.store.jsonl import read_line
 from replaygate.hygiene.verify import verify_store
-from replaygate.hygiene.verify_checks import Prepared, finish, prepare
+from replaygate.hygiene.verify_checks import Prepared, finish, key_check, prepare
 from replaygate.hygiene.verify_jobs import default_jobs
-from replaygate.hygiene.verify_key import request_digest
 from replaygate.hygiene.verify_segment import BATCH
 from replaygate.hygiene.verify_segments import file_segments, segment_lines
 from replaygate.sanitize.secret_allow import NOTHING_SAFE
@@ -230,7 +229,7 @@ def _through(name: str, upto: str) -> None:
             fixture, form = read_line(text, name, number)
             assert isinstance(fixture, Fixture)
             if upto == "key":
-                request_digest(fixture.request, fixture.key, form)
+                key_check(fixture, form)
             elif upto != "read":
                 batch.append(prepare(fixture, None if form is None else text, form, name, True))
             if len(batch) == BATCH:
@@ -291,7 +290,7 @@ STEPS = ("read", "key", "prepare", "secret", "unsealed", "finish")
 STAGE_ROWS = {
     "read": "reading the lines (`jsonl.read_line`, segments)",
     "prepare": "the key, responses and meta (`prepare`)",
-    "key": "of which the key (canonical text, SHA-256)",
+    "key": "of which the key (its seal checked, or its canonical text hashed)",
     "finish": "the batch's checks (`finish`)",
     "secret": "of which the secret scan (`clean_lines`)",
     "seal": "of which each line's seal (the scan less the scan of the lines unsealed)",
