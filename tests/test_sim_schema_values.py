@@ -24,7 +24,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
-from replaygate.sim import Simulator, pattern_search, patterns
+from replaygate import pattern_search
+from replaygate.sim import Simulator, patterns
 from replaygate.sim.arguments import UnmadeValue, schema_example
 from replaygate.sim.described import described
 from replaygate.sim.patterns import PatternStrings

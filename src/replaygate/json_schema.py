@@ -32,6 +32,8 @@ from referencing.exceptions import Unresolvable, Unretrievable
 
 from replaygate.errors import CanonicalFormError
 from replaygate.fixtures.fingerprint import match_form
+from replaygate.json_patterns import bounded
+from replaygate.pattern_search import SlowPatternError
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -130,7 +132,7 @@ def validator(schema: Mapping[str, Any], *, formats: bool = True) -> Validator:
     # An empty registry: a reference resolves within the schema or not at all (jsonschema
     # would otherwise fetch one over the network).
     checker = kind.FORMAT_CHECKER if formats else None
-    return kind(schema, registry=referencing.Registry(), format_checker=checker)
+    return bounded(kind)(schema, registry=referencing.Registry(), format_checker=checker)
 
 
 MAX_SCHEMAS = 256
@@ -166,9 +168,13 @@ def _kept(key: bytes, formats: bool) -> Validator | InvalidSchema:
 def errors(check: Validator, value: Any) -> Iterator[ValidationError]:
     """Each way ``value`` fails the schema of ``check``; an :class:`InvalidSchema` where
     that check finds the schema unusable (what :func:`validator` leaves to it: the
-    references under a nested ``$id``)."""
+    references under a nested ``$id``), or a pattern of it takes longer than its time
+    bound to search a string of ``value`` (:mod:`replaygate.json_patterns`)."""
     try:
         yield from check.iter_errors(value)
+    except SlowPatternError as err:
+        why = f"a pattern of it cannot be checked: {err}"
+        raise InvalidSchema(f"JSON Schema: {why}", "", why) from None
     except RecursionError:
         raise InvalidSchema(f"invalid JSON Schema: {_ENDLESS}", "", _ENDLESS) from None
     except Unresolvable as err:

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim.checked import failure, matches, ref_where, validator
 from replaygate.sim.described import described
-from replaygate.sim.pattern_search import SlowPatternError, searched
+from replaygate.pattern_search import SlowPatternError, searched
 from replaygate.sim.patterns import PatternStrings
 
 if TYPE_CHECKING:
@@ -421,7 +421,7 @@ def _length(schema: Mapping[str, Any], name: str) -> int | None:
 
 def _found(pattern: str, value: str) -> bool:
     """Whether ``pattern`` matches somewhere in ``value`` (False when it is no pattern); a
-    :class:`~replaygate.sim.pattern_search.SlowPatternError` when the search backtracks
+    :class:`~replaygate.pattern_search.SlowPatternError` when the search backtracks
     past its time bound."""
     try:
         return searched(pattern, value)

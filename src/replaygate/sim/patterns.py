@@ -10,7 +10,7 @@ the items of a ``uniqueItems`` array are distinct. The string made is checked as
 Schema checks a pattern (``re.search``: unanchored); one that fails (a lookaround or a
 boundary the string breaks), one longer than a bound, too few distinct ones, or a
 pattern Python cannot read is a :class:`ValueError` saying why, as is one whose check
-backtracks past a time bound (:mod:`~replaygate.sim.pattern_search`).
+backtracks past a time bound (:mod:`~replaygate.pattern_search`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import string
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from replaygate.sim.pattern_search import searched
+from replaygate.pattern_search import searched
 
 _parser: Any = importlib.import_module("re._parser")  # typeshed has no stubs for it
 

@@ -1,14 +1,16 @@
-r"""A schema's ``pattern`` searched in a string the simulator made, within a time bound.
+r"""A JSON Schema ``pattern`` searched in a string within a time bound.
 
-JSON Schema checks a ``pattern`` with ``re.search``: Python's engine backtracks, so a
-pattern like ``^((x|x){50}){1,4}$`` takes exponential time on a string it does not
-match, and ``re`` cannot be interrupted: a simulator checking such a string held its
-thread for ever. A pattern is read by ``re`` (the dialect JSON Schema checks in: what
-it refuses is no pattern) and searched by the ``regex`` module, which reads that
-dialect alike (its version 0), under a time bound: a search past :data:`SECONDS` is a
-:class:`SlowPatternError` naming the pattern. ``regex`` also fails at once where ``re``
-backtracks for ever (``(?:(?:\w|\w)+)+!`` on a long word), so its answer is the one
-taken; a pattern it cannot read is searched by ``re``.
+JSON Schema's ``pattern`` and ``patternProperties`` are checked with ``re.search`` by
+``jsonschema``: Python's engine backtracks, so a pattern like ``^((x|x){50}){1,4}$``
+takes exponential time on a string it does not match, and ``re`` cannot be interrupted:
+a check of such a string held its thread for ever. A pattern is read by ``re`` (the
+dialect JSON Schema is checked in: what it refuses is no pattern) and searched by the
+``regex`` module, which reads that dialect alike (its version 0), under a time bound: a
+search past :data:`SECONDS` is a :class:`SlowPatternError` naming the pattern. ``regex``
+also fails at once where ``re`` backtracks for ever (``(?:(?:\w|\w)+)+!`` on a long
+word), so its answer is the one taken; a pattern it cannot read is searched by ``re``.
+The simulator searches what it makes this way, and the validators of
+:mod:`replaygate.json_schema` check the pattern keywords so (:mod:`replaygate.json_patterns`).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def searched(pattern: str, text: str) -> bool:
             f"pattern '{pattern}' took more than {SECONDS:g} s to search a string of "
             f"{len(text):,} characters: its repeats of alternatives that match the same "
             "text backtrack exponentially (as they would in any check of it with Python's "
-            "re); no value is made for it"
+            "re)"
         ) from None
     except regex.error:
         return re.search(pattern, text) is not None
