@@ -9,42 +9,23 @@ from typing import Any
 import orjson
 import pytest
 
-from replaygate import Fixture, Message, ModelResponse
+from replaygate import Fixture
 from replaygate.fixtures.fingerprint import digest
-from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import SampleLine
-from replaygate.hygiene.verify import verify_store
 from replaygate.hygiene.verify_across import across_store
 from replaygate.hygiene.verify_requests import StoreRequests
 from replaygate.hygiene.verify_reread import Rereads
 from replaygate.hygiene.verify_segment import check_segment
 from replaygate.hygiene.verify_segments import REPLACED, file_segments
-from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 from replaygate.sanitize.secret_allow import NOTHING_SAFE
+from test_verify_samples import META, answer, report, request, sample
 
-META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
 NOTHING = "no response recorded (response, or every item of responses, is null)"
-
-
-def request(i: int) -> dict[str, Any]:
-    return to_anthropic_request([Message.user(f"question {i}")], [], model="m", max_tokens=8)
-
-
-def answer(text: str) -> dict[str, Any]:
-    return to_anthropic_response(ModelResponse(text=text), model="m")
 
 
 def fixture(i: int, *responses: Any, sealed: bool = True) -> Fixture:
     made = Fixture.create(request(i), list(responses or [answer(f"answer {i}")]), META)
     return made.sealed() if sealed else made
-
-
-def sample(i: int, index: int, response: Any) -> bytes:
-    return SampleLine(digest(request(i)), index, response, META).to_line()
-
-
-def report(path: Path) -> list[str]:
-    return [str(problem) for problem in verify_store(path)[1]]
 
 
 def colliding(i: int) -> dict[str, Any]:
