@@ -3,13 +3,12 @@
 :func:`prepare` makes the checks of one fixture that need no other, and :func:`finish`
 those of a batch together (the secret scan). Each fixture's problems come with their
 rank among the problems of its line (the checks made later across the whole store rank
-between the key and the rest), with what those need: the request's identity, a digest
-of the responses and how they are read. :func:`check_sample` does the same for a sample line.
+between the key and the rest), with what those need: the request's identity and how its
+responses are read. :func:`check_sample` does the same for a sample line.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Sequence
 from datetime import datetime
@@ -69,10 +68,10 @@ class Prepared(NamedTuple):
     duplicate check.
 
     ``request`` (16 bytes naming the request: :func:`request_identity`) is empty when
-    the request has no canonical form.
-    The fixture itself is kept only when no line stands in for it: a line exactly as
-    orjson writes it is read again where the fixture is needed (a secret scan that goes
-    past the gate, rare), so the parsed fixture is let go at once.
+    the request has no canonical form. The fixture itself is kept only when no line
+    stands in for it: a line exactly as orjson writes it is read again where the fixture
+    is needed (a secret scan that goes past the gate, rare), so the parsed fixture is let
+    go at once.
     """
 
     key: str
@@ -247,13 +246,6 @@ def _fixture_of(item: Prepared, file: str) -> Fixture:
 
 def _streamed(response: Any) -> bool:
     return isinstance(response, dict) and "events" in response
-
-
-def responses_digest(responses: tuple[Any, ...]) -> bytes:
-    """The responses' digest for the duplicate check (their keys sorted)."""
-    return hashlib.blake2b(
-        orjson.dumps(responses, option=orjson.OPT_SORT_KEYS), digest_size=16
-    ).digest()
 
 
 def check_sample(sample: SampleLine, safe: KnownSafe) -> list[tuple[int, str]]:

@@ -20,15 +20,18 @@ and is reported so (:data:`~.verify_segments.REPLACED`).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
+
+import orjson
 
 from replaygate.errors import CanonicalFormError, FixtureFormatError
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store.files import MAX_LINE_BYTES, open_regular, read_regular
 from replaygate.fixtures.store.jsonl import json_file_fixture, read_line
-from replaygate.hygiene.verify_checks import key_check, responses_digest
+from replaygate.hygiene.verify_checks import key_check
 from replaygate.hygiene.verify_key import request_digest
 from replaygate.hygiene.verify_problem import StoreProblem
 from replaygate.hygiene.verify_segment import NO_KEY, RECORD, SegmentResult
@@ -97,8 +100,13 @@ class Rereads:
         return None if now is None else now == recorded
 
     def _responses_at(self, file: str, offset: int, request: bytes) -> bytes | None:
+        """A digest of the responses of the fixture of ``request`` at ``offset`` of
+        ``file``, their keys sorted; None when it is no longer there."""
         read = self._fixture_at(file, offset, request)
-        return None if read is None else responses_digest(read[0].responses)
+        if read is None:
+            return None
+        sorted_keys = orjson.dumps(read[0].responses, option=orjson.OPT_SORT_KEYS)
+        return hashlib.blake2b(sorted_keys, digest_size=16).digest()
 
     def _fixture_at(
         self, file: str, offset: int, request: bytes
