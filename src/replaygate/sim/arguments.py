@@ -35,9 +35,9 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
+from replaygate.pattern_search import SlowPatternError, searched
 from replaygate.sim.checked import failure, matches, ref_where, validator
 from replaygate.sim.described import described
-from replaygate.pattern_search import SlowPatternError, searched
 from replaygate.sim.patterns import PatternStrings
 
 if TYPE_CHECKING:
