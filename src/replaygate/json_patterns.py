@@ -6,9 +6,12 @@
 ``re.search``, which backtracks exponentially on some patterns and cannot be
 interrupted: ``{"pattern": "^(\\w+\\s?)*$"}`` against a long sentence ending in ``!``
 held the check for ever. These three keywords search with
-:func:`~replaygate.pattern_search.searched` instead: the same answer, or a
-:class:`~replaygate.pattern_search.SlowPatternError` naming the pattern past its time
-bound. Their errors are worded as ``jsonschema`` words them.
+:func:`~replaygate.pattern_search.searched` instead, and give the same answer, their
+errors worded as ``jsonschema`` words them; a search past its time bound fails the
+check where it ran, naming the pattern (``the string cannot be checked: pattern ...
+took more than 1 s to search a string of 51 characters: ...``), so an
+``assert_structure``, an eval's ``schema`` expectation or the simulator's check of what
+it made reports it as any other failing path.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import functools
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from replaygate.pattern_search import searched
+from replaygate.pattern_search import SlowPatternError, searched
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -28,8 +31,12 @@ def pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterato
     """``pattern``: a string the pattern is found in."""
     from jsonschema.exceptions import ValidationError
 
-    if validator.is_type(instance, "string") and not searched(pattern, instance):
+    if not validator.is_type(instance, "string"):
+        return
+    unchecked: list[str] = []
+    if _found(pattern, instance, "the string", unchecked) is False:
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
+    yield from map(ValidationError, unchecked)
 
 
 def pattern_properties(
@@ -37,12 +44,16 @@ def pattern_properties(
 ) -> Iterator[ValidationError]:
     """``patternProperties``: each property whose name a pattern is found in, checked
     against that pattern's schema."""
+    from jsonschema.exceptions import ValidationError
+
     if not validator.is_type(instance, "object"):
         return
+    unchecked: list[str] = []
     for each, subschema in patterns.items():
         for name, value in instance.items():
-            if searched(each, name):
+            if _found(each, name, f"property name {name!r}", unchecked):
                 yield from validator.descend(value, subschema, path=name, schema_path=each)
+    yield from map(ValidationError, unchecked)
 
 
 def additional_properties(
@@ -54,7 +65,8 @@ def additional_properties(
 
     if not validator.is_type(instance, "object"):
         return
-    extras = _additional(instance, schema)
+    unchecked: list[str] = []
+    extras = _additional(instance, schema, unchecked)
     if validator.is_type(additional, "object"):
         for extra in extras:
             yield from validator.descend(instance[extra], additional, path=extra)
@@ -70,18 +82,37 @@ def additional_properties(
             yield ValidationError(
                 f"Additional properties are not allowed ({listed} {verb} unexpected)"
             )
+    yield from map(ValidationError, unchecked)
 
 
-def _additional(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> set[str]:
+def _additional(
+    instance: Mapping[str, Any], schema: Mapping[str, Any], unchecked: list[str]
+) -> list[str]:
     """The names of ``instance`` neither ``properties`` nor a ``patternProperties``
-    pattern of ``schema`` covers."""
+    pattern of ``schema`` covers (a name a search could not decide is none of them)."""
     properties = schema.get("properties", {})
     patterns = list(schema.get("patternProperties", {}))
-    return {
-        name
-        for name in instance
-        if name not in properties and not any(searched(each, name) for each in patterns)
-    }
+    extras = []
+    for name in instance:
+        if name in properties:
+            continue
+        for each in patterns:
+            if _found(each, name, f"property name {name!r}", unchecked) is not False:
+                break
+        else:
+            extras.append(name)
+    return extras
+
+
+def _found(pattern: str, text: str, what: str, unchecked: list[str]) -> bool | None:
+    """Whether ``pattern`` is found in ``text``; None when its search ran past its time
+    bound, noted in ``unchecked`` as why ``what`` (the text, in words) cannot be checked:
+    the check fails there, naming the pattern, where it would otherwise never end."""
+    try:
+        return searched(pattern, text)
+    except SlowPatternError as err:
+        unchecked.append(f"{what} cannot be checked: {err}")
+        return None
 
 
 KEYWORDS = {

@@ -33,7 +33,6 @@ from referencing.exceptions import Unresolvable, Unretrievable
 from replaygate.errors import CanonicalFormError
 from replaygate.fixtures.fingerprint import match_form
 from replaygate.json_patterns import bounded
-from replaygate.pattern_search import SlowPatternError
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -168,13 +167,9 @@ def _kept(key: bytes, formats: bool) -> Validator | InvalidSchema:
 def errors(check: Validator, value: Any) -> Iterator[ValidationError]:
     """Each way ``value`` fails the schema of ``check``; an :class:`InvalidSchema` where
     that check finds the schema unusable (what :func:`validator` leaves to it: the
-    references under a nested ``$id``), or a pattern of it takes longer than its time
-    bound to search a string of ``value`` (:mod:`replaygate.json_patterns`)."""
+    references under a nested ``$id``)."""
     try:
         yield from check.iter_errors(value)
-    except SlowPatternError as err:
-        why = f"a pattern of it cannot be checked: {err}"
-        raise InvalidSchema(f"JSON Schema: {why}", "", why) from None
     except RecursionError:
         raise InvalidSchema(f"invalid JSON Schema: {_ENDLESS}", "", _ENDLESS) from None
     except Unresolvable as err:
