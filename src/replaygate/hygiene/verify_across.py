@@ -28,14 +28,14 @@ def across_store(
     result: SegmentResult,
     requests: StoreRequests,
     base: int,
-    sampled: Mapping[bytes, bytes],
+    sampled: Mapping[str, bytes],
     rereads: Rereads,
 ) -> Iterator[tuple[int, StoreProblem]]:
     """The problems of a segment's lines decided across the store, ranked, in line order.
 
     ``base`` is the number of lines of the file before the segment; ``sampled`` the
-    identity of the request each sample line of the file names, by the first 16 bytes
-    of its digest (:meth:`.Rereads.sampled_requests`); ``rereads`` reads the fixtures
+    identity of the request each sample line of the file names, by the digest it names
+    it by (:meth:`.Rereads.sampled_requests`); ``rereads`` reads the fixtures
     of a request recorded again, to compare their responses.
     """
     name = result.segment.file
@@ -80,9 +80,9 @@ def _sample_problems(
     line: int,
     sample: SampleLine,
     requests: StoreRequests,
-    sampled: Mapping[bytes, bytes],
+    sampled: Mapping[str, bytes],
 ) -> Iterator[tuple[int, StoreProblem]]:
-    request = sampled.get(bytes.fromhex(sample.digest[:32]))
+    request = sampled.get(sample.digest)
     reader = None if request is None else requests.reader_in(request, name)
     if request is None or reader is None:
         yield STORE_RANK, StoreProblem(name, line, unresolved(sample, name, line).reason)

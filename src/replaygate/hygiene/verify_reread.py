@@ -28,17 +28,17 @@ from pathlib import Path
 import orjson
 
 from replaygate.errors import CanonicalFormError, FixtureFormatError
+from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store import SampleLine
 from replaygate.fixtures.store.files import MAX_LINE_BYTES, open_regular, read_regular
 from replaygate.fixtures.store.jsonl import json_file_fixture, read_line
 from replaygate.hygiene.verify_checks import key_check
 from replaygate.hygiene.verify_key import request_digest
 from replaygate.hygiene.verify_problem import StoreProblem
-from replaygate.hygiene.verify_segment import NO_KEY, RECORD, SegmentResult
+from replaygate.hygiene.verify_segment import RECORD, SegmentResult
 from replaygate.hygiene.verify_segments import REPLACED
 
-_IDENTITY = 16
-"""Bytes of a digest that name a request in the checks across a store."""
 _BLOCK = 1 << 16
 
 
@@ -57,19 +57,14 @@ class Rereads:
             os.close(fd)
         self._fds.clear()
 
-    def sampled_requests(self, results: Sequence[SegmentResult]) -> dict[bytes, bytes]:
+    def sampled_requests(self, results: Sequence[SegmentResult]) -> dict[str, bytes]:
         """The identity of the request each sample line of one file's ``results`` names,
-        by the first 16 bytes of its digest (a digest no fixture of the file has is left
-        out)."""
-        digests = {
-            bytes.fromhex(sample.digest[: 2 * _IDENTITY])
-            for result in results
-            for _, sample in result.samples
-        }
-        found: dict[bytes, bytes] = {}
+        by the digest it names it by (a digest no fixture of the file has is left out)."""
+        digests = {sample.digest for result in results for _, sample in result.samples}
+        found: dict[str, bytes] = {}
         if not digests:
             return found
-        keys = {digest[: len(NO_KEY)] for digest in digests}
+        keys = {bytes.fromhex(digest[:KEY_LENGTH]) for digest in digests}
         name = results[0].segment.file
         for result in results:
             for _, offset, key, request, takes_samples, _, _ in RECORD.iter_unpack(result.records):
@@ -80,9 +75,8 @@ class Rereads:
                     fixture, form, full = read
                     if full is None:
                         full = request_digest(fixture.request, fixture.key, form)
-                    digest = bytes.fromhex(full[: 2 * _IDENTITY])
-                    if digest in digests:
-                        found[digest] = request
+                    if full in digests:
+                        found[full] = request
         return found
 
     def same_responses(
@@ -115,11 +109,7 @@ class Rereads:
         line holds it verbatim, and its request's digest when computed
         (:func:`.key_check`); None (the file noted changed) when it is no longer there."""
         try:
-            if file.endswith(".json"):
-                fixture: Fixture | object = json_file_fixture(Path(file), read_regular(Path(file)))
-                form = None
-            else:
-                fixture, form = read_line(self._line_at(file, offset), file, 0)
+            fixture, form = self._entry_at(file, offset)
             if isinstance(fixture, Fixture):
                 identity, full = key_check(fixture, form)
                 if identity == request:
@@ -130,6 +120,13 @@ class Rereads:
         if problem not in self.changed:
             self.changed.append(problem)
         return None
+
+    def _entry_at(self, file: str, offset: int) -> tuple[Fixture | SampleLine, bytes | None]:
+        """What stands at ``offset`` of ``file`` (a one-fixture ``.json`` file whole), as
+        :func:`~replaygate.fixtures.store.jsonl.read_line` reads it."""
+        if file.endswith(".json"):
+            return json_file_fixture(Path(file), read_regular(Path(file))), None
+        return read_line(self._line_at(file, offset), file, 0)
 
     def _line_at(self, file: str, offset: int) -> bytes:
         """The line of ``file`` starting at ``offset``, without its newline (cut past
