@@ -227,3 +227,12 @@ def pytester(
         given = os.environ.get("PYTEST_ADDOPTS", "")
         monkeypatch.setenv("PYTEST_ADDOPTS", " ".join([given, *added]).strip())
     return pytester
+
+
+@pytest.fixture
+def quick_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pattern search's time bound of a twentieth of a second (one second in use:
+    :mod:`replaygate.pattern_search`)."""
+    from replaygate import pattern_search
+
+    monkeypatch.setattr(pattern_search, "SECONDS", 0.05)

@@ -13,7 +13,6 @@ import jsonschema._keywords
 import jsonschema._utils
 import pytest
 
-from replaygate import pattern_search
 from replaygate.assertions import measure_structure
 from replaygate.evals import AgentEntry, run_eval
 from replaygate.evals.cases import EvalCase
@@ -114,11 +113,6 @@ def test_a_long_word_re_would_search_for_ever_is_checked_at_once(no_search_by_re
     assert [str(problem) for problem in named.problems] == [
         f"$: {WORD!r} does not match any of the regexes: {NESTED!r}"
     ]
-
-
-@pytest.fixture
-def quick_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pattern_search, "SECONDS", 0.05)
 
 
 def test_a_search_past_its_time_bound_fails_the_check_there_naming_the_pattern(

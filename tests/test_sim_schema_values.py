@@ -395,12 +395,6 @@ SLOW = r"^(?:(?:(?:x|x)){50}){1,4}$"
 """A pattern whose search of a string it does not match backtracks about 2**50 times."""
 
 
-@pytest.fixture
-def quick_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A search's time bound of a twentieth of a second (one second in use)."""
-    monkeypatch.setattr(pattern_search, "SECONDS", 0.05)
-
-
 def test_a_pattern_that_backtracks_for_ever_is_refused_naming_it(
     clients: Clients, quick_bound: None
 ) -> None:
