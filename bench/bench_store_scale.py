@@ -241,23 +241,8 @@ def _through(name: str, upto: str) -> None:
 def _batch_step(batch: list[Prepared], name: str, upto: str) -> None:
     if upto == "secret":
         clean_lines([item.line for item in batch])
-    elif upto == "unsealed":
-        clean_lines([_unsealed(item.line) for item in batch])
     elif upto == "finish":
         finish(batch, name, NOTHING_SAFE)
-
-
-_SEAL_FIELD = b',"seal":"'
-_SEALED_END = len(_SEAL_FIELD) + SEAL_LENGTH + 2
-"""The bytes a line ends with when it ends with its seal: the field, the seal, ``"}``."""
-
-
-def _unsealed(line: bytes | None) -> bytes | None:
-    """``line`` without its seal, as it would be written for the fixture unsealed (the
-    writer's own secret check reads the fixture so, before it stamps the seal)."""
-    if line is None or not line.startswith(_SEAL_FIELD, len(line) - _SEALED_END):
-        return line
-    return line[:-_SEALED_END] + b"}"
 
 
 def stages(path: str) -> dict[str, float]:
@@ -278,7 +263,6 @@ def stages(path: str) -> dict[str, float]:
         "key": micros["key"] - micros["read"],
         "prepare": micros["prepare"] - micros["read"],
         "secret": micros["secret"] - micros["prepare"],
-        "seal": micros["secret"] - micros["unsealed"],
         "finish": micros["finish"] - micros["prepare"],
         "rest": micros["verify"] - micros["finish"],
         "verify": micros["verify"],
@@ -286,14 +270,13 @@ def stages(path: str) -> dict[str, float]:
     }
 
 
-STEPS = ("read", "key", "prepare", "secret", "unsealed", "finish")
+STEPS = ("read", "key", "prepare", "secret", "finish")
 STAGE_ROWS = {
     "read": "reading the lines (`jsonl.read_line`, segments)",
     "prepare": "the key, responses and meta (`prepare`)",
     "key": "of which the key (its seal checked, or its canonical text hashed)",
     "finish": "the batch's checks (`finish`)",
     "secret": "of which the secret scan (`clean_lines`)",
-    "seal": "of which each line's seal (the scan less the scan of the lines unsealed)",
     "rest": "the rest (problems, records, merging)",
 }
 
