@@ -26,10 +26,10 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol, TypedDict, Unpack
+from typing import Any, Protocol, TypedDict, TypeVar, Unpack
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from replaygate.errors import (
@@ -108,6 +108,8 @@ class LiveSlot:
         """The path that names this request in an error: as it was sent."""
         return self.sent_path or str(self.envelope.get("path", ""))
 
+
+_T = TypeVar("_T")
 
 _Ended = tuple[dict[str, Any], Any, dict[str, Any]] | None
 """An answer ready to store (the request, the prepared response, its meta), or None for
@@ -317,10 +319,10 @@ class Exchange:
         frames out of the failure report (``__tracebackhide__``), which ends at the call.
         """
         __tracebackhide__ = True
-        self.raise_kept()
+        if self._kept:
+            self.raise_kept()
         try:
-            with self._busy():
-                return self._plan(request)
+            return self._while_busy(self._plan, request)
         except ReplaygateError as err:
             error = passthrough(err)
             if len(self.raised) < KEPT_ERRORS:  # each holds its traceback's frames
@@ -602,8 +604,7 @@ class Exchange:
         reply, and nothing is written.
         """
         try:  # refused here, the route, a secret or the cap is this send's error
-            with self._busy():
-                stored, meta = self._prepared(slot, response)
+            stored, meta = self._while_busy(self._prepared, slot, response)
         except BaseException as err:
             self.gave_up(slot, answered=not isinstance(err, NOT_ANSWERS))
             if isinstance(err, Exception):
@@ -650,24 +651,24 @@ class Exchange:
             self.gave_up(slot)
             raise
 
-    @contextmanager
-    def _busy(self) -> Iterator[None]:
-        """While this thread works in this session (deciding a send, preparing an answer),
-        holding its locks or its store's: an answer that ends meanwhile in this thread
-        (the garbage collector closing a dropped stream) is parked (:meth:`_ended_at`),
-        never stored inside that work, where it would wait for a write of another thread
-        that waits for this one; it is stored once the work is done."""
-        if getattr(self._writer, "active", False):
-            yield
-            return
-        self._writer.active = True
+    def _while_busy(self, work: Callable[..., _T], *args: Any) -> _T:
+        """``work(*args)``, while this thread works in this session (deciding a send,
+        preparing an answer), holding its locks or its store's: an answer that ends
+        meanwhile in this thread (the garbage collector closing a dropped stream) is parked
+        (:meth:`_ended_at`), never stored inside that work, where it would wait for a write
+        of another thread that waits for this one; it is stored once the work is done."""
+        writer = self._writer
+        if getattr(writer, "active", False):
+            return work(*args)
+        writer.active = True
         try:
-            yield
+            done = work(*args)
         finally:
-            self._writer.active = False
+            writer.active = False
         if self._parked:
             with self._storing():
                 pass
+        return done
 
     @contextmanager
     def _storing(self) -> Iterator[None]:
@@ -687,7 +688,7 @@ class Exchange:
         if getattr(self._writer, "active", False):
             # A reader closed in the middle of this thread's work or write (the garbage
             # collector closing a dropped stream): stored once that is done, never inside
-            # it, where the session's locks and the store's are held (:meth:`_busy`).
+            # it, where the session's locks and the store's are held (:meth:`_while_busy`).
             self._parked.append((slot, answer))
             return
         with self._storing():
