@@ -43,7 +43,7 @@ from urllib.parse import parse_qsl, unquote_to_bytes, urlencode
 
 import orjson
 
-from replaygate import exact_json
+from replaygate import exact_json, strict_json
 from replaygate.errors import WireFormatError, not_utf8_text
 from replaygate.http.codings import decoded_body
 
@@ -265,16 +265,17 @@ def read_headers(headers: Iterable[tuple[bytes, bytes]]) -> tuple[dict[str, str]
     return kept, [c for c in codings if c != "identity"]
 
 
-def body_field(body: bytes) -> tuple[str, Any]:
+def body_field(body: bytes, *, unique_keys: bool = False) -> tuple[str, Any]:
     """``("body", <JSON>)``, ``("text", ...)`` or ``("base64", ...)`` for raw body bytes.
 
     An empty body is ``("body", None)``; a body that is JSON ``null`` is kept as text, so it
-    is not taken for an empty one.
+    is not taken for an empty one. With ``unique_keys``, JSON whose object names a key twice
+    raises :class:`~replaygate.strict_json.DuplicateKeyError`.
     """
     if not body:
         return "body", None
     try:
-        value = exact_json.loads(body)
+        value = exact_json.loads(body, unique_keys=unique_keys)
     except orjson.JSONDecodeError:
         pass
     else:
@@ -307,8 +308,20 @@ def envelope(
     ``headers`` are all the request's headers (name, value), or a dict already
     reduced by :func:`meaningful_headers`. ``sent_to`` is the host the request goes to,
     which tells whether its ``key`` parameter is an API key (:func:`key_is_credential`).
+    A JSON body whose object names a key twice is refused
+    (:class:`~replaygate.errors.WireFormatError` naming the key): a server reads one of
+    its values, the envelope would hold the last, and another body, without the first,
+    would match it.
     """
-    field, value = body_field(body)
+    try:
+        field, value = body_field(body, unique_keys=True)
+    except strict_json.DuplicateKeyError as err:
+        raise WireFormatError(
+            f"request.body.{err.path}",
+            "an object names this key twice; a server reads one of its values, and the "
+            "stored request could not say which, so this request can be neither recorded "
+            "nor matched: send the key once",
+        ) from None
     env: dict[str, Any] = {
         "method": method.upper(),
         "path": canonical_path(path, query, host=sent_to),
