@@ -65,11 +65,13 @@ def edit(path: Path, diff: str) -> None:
 
 
 def project_env() -> dict[str, str]:
-    """The environment of a user's shell: no API key, no pytest options of this suite."""
+    """The environment of a user's shell: no API key, no pytest options of this suite, and
+    Python writing its bytecode caches, as it does by default."""
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("PYTEST_", "ANTHROPIC_", "REPLAYGATE_"))
+        and k != "PYTHONDONTWRITEBYTECODE"
     }
     git = {"NAME": "Quick Start", "EMAIL": "quick@example.invalid"}
     for who in ("AUTHOR", "COMMITTER"):
@@ -110,7 +112,9 @@ def test_the_quickstart_runs_as_written(tmp_path: Path) -> None:
                     since_edit.add(line)
     committed = run("git ls-files", folder, env).stdout.split()
     assert "tests/fixtures/test_agent/test_plan.jsonl" in committed, committed
-    own = [p for p in committed if p.endswith(".lock") or ".bak" in p or ".replaygate/" in p]
+    own = [
+        p for p in committed if p.endswith((".lock", ".pyc")) or ".bak" in p or ".replaygate/" in p
+    ]
     assert own == [], committed
     assert CI_FILE in committed, committed
     assert run("git status --porcelain", folder, env).stdout == ""  # nothing left out of git
