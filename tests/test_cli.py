@@ -318,6 +318,7 @@ def test_questions_are_arguments_and_the_old_flags_say_so(recorded: Path) -> Non
     short = replaygate(*common, "-q", "What is RAG?")
     assert short.returncode == 2 and "question:" not in short.stdout
     assert "-q no longer takes a question: pass the question as an argument" in short.stderr
+    assert 'replaygate run [OPTIONS] "What is RAG?"' in short.stderr  # no option of its own
     cases = replaygate(*common, "What is RAG?", "--cases", str(SHIPPED_CASES))
     assert cases.returncode == 2
     assert "give QUESTION arguments or --cases, not both" in cases.stderr

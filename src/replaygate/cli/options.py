@@ -292,8 +292,8 @@ def _model_id(ctx: click.Context, param: click.Parameter, given: str | None) -> 
 def _no_short_question(ctx: click.Context, param: click.Parameter, given: bool) -> None:
     if given:
         raise click.UsageError(
-            "-q no longer takes a question: pass the question as an argument, e.g. "
-            f'{ctx.command_path} --fixtures rc.jsonl "What is RAG?"',
+            "-q no longer takes a question: pass the question as an argument after your "
+            f'other options, in place of -q: {ctx.command_path} [OPTIONS] "What is RAG?"',
             ctx,
         )
 
