@@ -662,6 +662,16 @@ def test_one_shard_of_a_run_is_refused_as_a_baseline(tmp_path: Path) -> None:
 def test_a_baseline_outside_git_records_no_commit(tmp_path: Path) -> None:
     baseline = update_baseline(tmp_path / "b.json", BASE, reason="no repository here")
     assert baseline.history[0]["commit"] is None
+    res = write_results(tmp_path / "r.json", results(case("a", 5), case("b", 5)))
+    shown = CliRunner().invoke(
+        baseline_group,
+        ["update", "--results", str(res), "--baseline", str(tmp_path / "new.json"),
+         "--reason", "first baseline"],
+    )  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert lines[0] == f"baseline {tmp_path / 'new.json'} updated (no git commit found)"
+    assert "  success: (none) -> 1.0" in lines and "None" not in shown.output
     with pytest.raises(BaselineError, match="the results hold no case"):
         update_baseline(tmp_path / "b.json", results(), reason="empty")
 

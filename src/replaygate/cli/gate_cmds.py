@@ -140,9 +140,10 @@ def baseline_update(
     if as_json:
         echo_json({"baseline": str(target), **entry})
         return
-    click.echo(f"baseline {target} updated at commit {entry['commit'] or 'unknown'}")
+    at = f"at commit {entry['commit']}" if entry["commit"] else "(no git commit found)"
+    click.echo(f"baseline {target} updated {at}")
     for name, change in entry["changes"].items():
-        click.echo(f"  {name}: {change['from']} -> {change['to']}")
+        click.echo(f"  {name}: {_shown(change['from'])} -> {_shown(change['to'])}")
     for word in ("added", "removed"):
         if entry[f"cases_{word}"]:
             click.echo(f"  cases {word}: {', '.join(entry[f'cases_{word}'])}")
@@ -180,3 +181,8 @@ def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str, as_json: bo
     click.echo(report.render("json" if as_json else fmt))
     if report.failed:
         raise SystemExit(1)
+
+
+def _shown(value: object) -> str:
+    """A metric's value in a change line: ``(none)`` where it had none (a first baseline)."""
+    return "(none)" if value is None else str(value)
