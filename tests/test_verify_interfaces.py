@@ -144,8 +144,9 @@ def test_a_replay_of_a_misspelt_interface_says_to_correct_it(tmp_path: Path) -> 
     message = str(caught.value)
     assert message.endswith(
         "this run asks for anthropic.messages version 2023-06-01. Re-record it "
-        "(--record-mode=rerecord --approve-live), or correct its meta.interface if it was "
-        "recorded for anthropic.messages."
+        '(`mode="rerecord", approve_live=True` on a RecordingModel, or pytest '
+        "`--replaygate-record-mode=rerecord --replaygate-approve-live`), or correct its "
+        "meta.interface if it was recorded for anthropic.messages."
     )
 
 

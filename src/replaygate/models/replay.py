@@ -166,6 +166,16 @@ def check_version(session: FixtureSession, hit: Hit, settings: RequestSettings) 
     )
 
 
+MODEL_RERECORD = (
+    '`mode="record-missing", approve_live=True` on a RecordingModel, or pytest '
+    "`--replaygate-record-mode=record-missing --replaygate-approve-live`"
+)
+"""How a miss of a model in a script says to record it; the pytest plugin, ``replaygate
+run`` and ``eval`` name their own commands."""
+MODEL_REPLACE = MODEL_RERECORD.replace("record-missing", "rerecord")
+"""How a model in a script says to record anew what it recorded."""
+
+
 class _FixtureModel:
     """What both models share: a session, the request settings, a sample, the calls.
 
@@ -177,6 +187,8 @@ class _FixtureModel:
     def __init__(self, session: FixtureSession, settings: RequestSettings, sample: int) -> None:
         if not is_count(sample):
             raise ValueError(f"sample must be an integer of 0 or more, got {sample!r}")
+        session.rerecord = session.rerecord or MODEL_RERECORD
+        session.rerecord_all = session.rerecord_all or MODEL_REPLACE
         self.session = session
         self.store = session.store
         self.settings = settings
