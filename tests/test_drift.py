@@ -440,6 +440,20 @@ def test_a_simulator_drift_rule_that_matches_nothing_is_named(stores: dict[str, 
         "path, so it injected no drift\n"
     ) in misspelt.output
     assert "'add-field:usage.foo'" not in misspelt.output  # it applied
+    alone = drift(str(stores["wire"]), "--live-sample", "2", "--approve-live", "--simulator",
+                  "--sim-drift", "drop-field:stop_sequnce", "--json")  # fmt: skip
+    assert alone.exit_code == 2, alone.output  # it was "no drift", exit 0: a pass of nothing
+    assert json.loads(alone.stdout)["drift"] is None
+    assert json.loads(alone.stdout)["uninjected"] == ["drop-field:stop_sequnce"]
+    shown = drift(str(stores["wire"]), "--live-sample", "2", "--approve-live", "--simulator",
+                  "--sim-drift", "drop-field:stop_sequnce")  # fmt: skip
+    assert shown.exit_code == 2 and "no drift" not in shown.stdout, shown.output
+    assert shown.stdout.endswith(
+        "not injected:\n  drop-field:stop_sequnce\nNOT CHECKED: --sim-drift "
+        "'drop-field:stop_sequnce' changed no answer (not injected above), so the drift it was "
+        "to inject was not there to be found; name a path the answers hold, then run drift "
+        "again\n"
+    )
     listed = drift(str(stores["wire"]), "--live-sample", "2", "--approve-live", "--simulator",
                    "--sim-drift", "drop-field:content[].type")  # fmt: skip
     assert listed.exit_code == 2

@@ -7,6 +7,7 @@ drift), 2 for a usage error or when the check could not run (nothing was changed
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
@@ -331,7 +332,7 @@ def _drift_live(
             "so it injected no drift",
             err=True,
         )
-    return report
+    return dataclasses.replace(report, uninjected=tuple(str(rule) for rule in unmatched))
 
 
 @dataclass

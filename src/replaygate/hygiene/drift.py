@@ -86,6 +86,9 @@ class DriftReport:
     not_compared: int = 0
     """How many requests only one side holds had nothing on the other side to be
     compared with (``--against``): named under :attr:`unmatched`."""
+    uninjected: tuple[str, ...] = ()
+    """The simulator's drift rules that changed no answer (a misspelt field): the drift
+    they were to inject was not there to be found."""
 
     @property
     def drifted(self) -> bool:
@@ -100,11 +103,11 @@ class DriftReport:
     @property
     def verdict(self) -> bool | None:
         """True on drift, False on none; None when nothing drifted but a request could
-        not be re-sent, or a recorded request was compared with nothing: the check did
-        not run whole, which is no pass."""
+        not be re-sent, a recorded request was compared with nothing, or a drift rule of
+        the simulator injected nothing: the check did not run whole, which is no pass."""
         if self.drifted:
             return True
-        return None if self.errors or self.not_compared else False
+        return None if self.errors or self.not_compared or self.uninjected else False
 
     def to_json(self) -> dict[str, Any]:
         """The JSON report."""
@@ -112,7 +115,9 @@ class DriftReport:
             **json_fields(self, ("mode", "path", "other", "seed")),
             "drift": self.verdict,
             "interfaces": [json_fields(i) for i in self.interfaces],
-            **json_fields(self, ("sampled", "skipped", "errors", "unmatched", "pooled")),
+            **json_fields(
+                self, ("sampled", "skipped", "errors", "unmatched", "pooled", "uninjected")
+            ),
         }
 
 

@@ -36,19 +36,15 @@ def render_drift(report: DriftReport) -> str:
         ("errors", report.errors),
         ("compared pooled", report.pooled),
         ("not compared", report.unmatched),
+        ("not injected", report.uninjected),
         ("skipped", report.skipped),
     ):
         if lines:
             out.append(f"{title}:")
             out.extend(f"  {line}" for line in lines)
     drifted = report.drifted_interfaces
-    if report.verdict is None and report.mode == "against":
+    if report.verdict is None:
         out.append(f"NOT CHECKED: {'; '.join(_not_checked(report))}, then run drift again")
-    elif report.verdict is None:
-        out.append(
-            f"NOT CHECKED: {len(report.errors)} request(s) could not be re-sent (errors above); "
-            "check the server address, the network and the API key, then run drift again"
-        )
     else:
         verdict = "DRIFT" if report.drifted else "no drift"
         out.append(f"{verdict}: {drifted} interface(s) drifted")
@@ -65,9 +61,14 @@ def _how(report: DriftReport, item: InterfaceDrift) -> str:
 
 
 def _not_checked(report: DriftReport) -> list[str]:
-    """Why ``--against`` did not compare every request, and what to do about it."""
+    """Why the check did not run whole, and what to do about it."""
     why = []
-    if report.errors:
+    if report.errors and report.mode == "live":
+        why.append(
+            f"{len(report.errors)} request(s) could not be re-sent (errors above); check the "
+            "server address, the network and the API key"
+        )
+    elif report.errors:
         why.append(
             f"{len(report.errors)} recorded answer(s) are not JSON (errors above), so their "
             "requests were not compared; re-record them"
@@ -77,5 +78,11 @@ def _not_checked(report: DriftReport) -> list[str]:
             f"{report.not_compared} request(s) only one side holds have nothing on the other "
             "side to be compared with (not compared above); record them in both sets, or "
             "compare sets that both hold them"
+        )
+    if report.uninjected:
+        rules = ", ".join(f"'{rule}'" for rule in report.uninjected)
+        why.append(
+            f"--sim-drift {rules} changed no answer (not injected above), so the drift it was "
+            "to inject was not there to be found; name a path the answers hold"
         )
     return why
