@@ -103,7 +103,7 @@ def test_runs_naming_no_cases_file_are_a_suite_of_their_own(tmp_path: Path) -> N
         opened.append(results("2026-11-03T09:00:00Z", FULL, 2, "a"))
         runs = opened.runs()
     assert suite_runs(runs).left_out() == [
-        "1 run of no cases file named, the latest at 2026-11-02T09:00:00Z"
+        "1 run naming no cases file (made in Python), the latest at 2026-11-02T09:00:00Z"
     ]
     assert suite_runs([]).runs == ()
 

@@ -141,9 +141,13 @@ def _suite(suite: Suite) -> str:
             return ""
         return f"<p class='muted'>Runs of the cases file {_shown(suite.cases_file)}.</p>"
     items = "".join(f"<li>{_shown(note)}</li>" for note in suite.left_out())
-    shown = suite.cases_file or "no cases file named"
+    which = (
+        f"of the cases file {_shown(suite.cases_file)}"
+        if suite.cases_file
+        else "naming no cases file (made in Python)"
+    )
     return (
-        f"<p class='fail'>Runs of the cases file {_shown(shown)} only: the runs of other "
+        f"<p class='fail'>Runs {which} only: the runs of other "
         "cases files measure other cases, so they are left out of the latest run, the "
         "signals and the plots (<code>replaygate report --cases FILE</code> reports on "
         f"one of them):</p><ul>{items}</ul>"

@@ -22,7 +22,7 @@ from replaygate.evals.errors import HistoryError
 from replaygate.evals.history import HistoryRun
 from replaygate.report.evidence import plural
 
-NO_CASES_FILE = "no cases file named"
+NO_CASES_FILE = "no cases file (runs made in Python)"
 """How runs that name no cases file (from ``run_eval`` without ``info``) are called."""
 
 
@@ -68,9 +68,14 @@ class Suite:
     def left_out(self) -> list[str]:
         """Each other cases file in words: ``1 run of smoke.jsonl, the latest at T``."""
         return [
-            f"{plural(len(runs), 'run')} of {_named(name)}, the latest at {runs[-1].time}"
+            f"{plural(len(runs), 'run')} {_of(name)}, the latest at {runs[-1].time}"
             for name, runs in self.others
         ]
+
+
+def _of(name: str | None) -> str:
+    """Which cases file runs ran, after their count: ``of smoke.jsonl``."""
+    return f"of {shown_file(name)}" if name else "naming no cases file (made in Python)"
 
 
 def _named(name: str | None) -> str:
