@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -207,3 +208,104 @@ def test_what_reads_cleanly_is_compacted_without_a_false_refusal(tmp_path: Path)
     with FixtureStore.open(path) as opened:
         assert sorted(orjson.dumps(f.to_json()) for f in opened) == before
         assert opened.sample_lines() == {}
+
+
+CHANGED = (
+    "changed on disk while compact read it (edited, cut, appended to or replaced by another "
+    "program); the file is left as it stands: run compact again"
+)
+
+
+def moved_over(path: Path) -> None:
+    """Another file moved over ``path`` (``mv``, ``git checkout``, an editor's save)."""
+    other = path.with_name("other.jsonl")
+    write_lines(other, fixture(7))
+    other.replace(path)
+
+
+def edited_in_place(path: Path) -> None:
+    """``sed -i``: a new file with the edit, renamed over the old one."""
+    data = path.read_bytes().replace(b"answer 0", b"answer 0 edited", 1)
+    moved = path.with_name(".sed.tmp")
+    moved.write_bytes(data)
+    moved.replace(path)
+
+
+def changed_before_swap(monkeypatch: pytest.MonkeyPatch, change: Callable[[Path], None]) -> None:
+    """Make another program apply ``change`` to the file ``compact`` replaces, once its
+    compacted form is written and before it takes the file's place."""
+
+    def written_then_changed(
+        target: Path, data: Iterable[bytes], *, check: Callable[[Path], None]
+    ) -> None:
+        def changed(written: Path) -> None:
+            change(target)
+            check(written)
+
+        atomic_write(target, data, check=changed)
+
+    monkeypatch.setattr(compacting, "atomic_write", written_then_changed)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [moved_over, edited_in_place, cut, line_more],
+    ids=["moved-over", "edited-in-place", "cut", "appended"],
+)
+def test_a_file_another_program_changed_before_the_swap_is_left_as_it_stands(
+    store: Path, monkeypatch: pytest.MonkeyPatch, change: Callable[[Path], None]
+) -> None:
+    # the compacted file took the changed one's place and compact passed: the change lost
+    expected = store.with_name("expected.jsonl")
+    expected.write_bytes(store.read_bytes())
+    change(expected)  # what the other program leaves
+    changed_before_swap(monkeypatch, change)
+    done = replaygate("compact", str(store))
+    assert done.returncode == 2, done
+    assert done.stderr == f"Error: {store}: {CHANGED}\n"
+    assert store.read_bytes() == expected.read_bytes()
+    assert not [p for p in os.listdir(store.parent) if p.endswith(".tmp")]
+
+
+class _CutWhileRead(FixtureStore):
+    """A store whose file another program cuts short as soon as it has been indexed."""
+
+    def sample_lines(self) -> Any:
+        found = super().sample_lines()
+        os.truncate(self.path, 10)
+        return found
+
+
+@pytest.mark.parametrize("write", [False, True], ids=["check", "write"])
+def test_a_file_cut_while_compact_reads_it_is_no_pass(
+    store: Path, monkeypatch: pytest.MonkeyPatch, write: bool
+) -> None:
+    # compact --check said "nothing to compact" (exit 0) of a file it no longer held
+    untouched = store.with_name("plain.jsonl")
+    write_lines(untouched, fixture(0))
+    monkeypatch.setattr(compacting, "FixtureStore", _CutWhileRead)
+    with pytest.raises(FixtureFormatError) as refused:
+        compact(untouched, write=write)
+    assert (refused.value.file, refused.value.reason) == (str(untouched), CHANGED)
+    with pytest.raises(FixtureFormatError) as refused:
+        compact(store, write=write)  # its sample lines are read again: found changed there
+    assert refused.value.reason.startswith("changed on disk since it was indexed: ")
+
+
+def test_a_damaged_fixture_file_of_a_folder_store_fails_compact_and_its_check(
+    tmp_path: Path,
+) -> None:
+    # the .json files were only stat'ed: compact --check passed a store verify refuses
+    folder = tmp_path / "fixtures"
+    with FixtureStore.open(folder) as opened:
+        opened.put(fixture(0))
+    (stored,) = folder.rglob("*.json")
+    stored.write_bytes(stored.read_bytes()[:50])
+    before = stored.read_bytes()
+    for args in (("compact", "--check", str(folder)), ("compact", str(folder))):
+        done = replaygate(*args)
+        assert done.returncode == 2, done
+        assert (
+            done.stderr.startswith(f"Error: {stored}") and "nothing to compact" not in done.stdout
+        )
+    assert stored.read_bytes() == before
