@@ -86,3 +86,45 @@ def test_a_file_name_that_is_not_utf8_counts_by_its_bytes(tmp_path: Path) -> Non
     assert store_checksum(folder) != with_odd  # the UTF-8 spelling is another name
     result = CliRunner().invoke(main, ["checksum", str(folder)])
     assert result.exit_code == 0 and result.output.strip() == store_checksum(folder)
+
+
+def test_a_file_cut_while_it_is_read_has_no_checksum(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # its digest was of neither state: a first chunk of the old bytes, then the rest cut
+    from replaygate.hygiene import checksum
+
+    store = tmp_path / "big.jsonl"
+    line = shipped_fixtures().read_bytes().splitlines(keepends=True)[0]
+    store.write_bytes(line * (2 * (1 << 20) // len(line) + 1))  # more than one chunk read
+    before = store_checksum(store)
+    opened = checksum.open_binary
+
+    class CutAfterFirstRead:
+        def __init__(self, path: Path) -> None:
+            self._handle = opened(path)
+            self._reads = 0
+
+        def __enter__(self) -> CutAfterFirstRead:
+            self._handle.__enter__()
+            return self
+
+        def __exit__(self, *args: object) -> None:
+            self._handle.__exit__(*args)
+
+        def fileno(self) -> int:
+            return self._handle.fileno()
+
+        def read(self, size: int) -> bytes | None:
+            chunk = self._handle.read(size)
+            self._reads += 1
+            if self._reads == 1:
+                os.truncate(store, len(line) * 3)  # another program cuts the file
+            return chunk
+
+    monkeypatch.setattr(checksum, "open_binary", CutAfterFirstRead)
+    done = CliRunner().invoke(main, ["checksum", str(store)])
+    assert done.exit_code == 2, done.output
+    assert f"{store}: changed on disk while it was read (cut, edited or appended to" in done.output
+    monkeypatch.undo()
+    assert store_checksum(store) != before  # read again whole: the file as it now stands

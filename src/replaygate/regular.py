@@ -120,6 +120,13 @@ count a vertical tab and a form feed, which JSON refuses, and ``str`` more)."""
 _JSON_SPACE_BYTES = JSON_SPACE.encode("ascii")
 
 
+def file_state(found: os.stat_result) -> tuple[int, ...]:
+    """What of a file's ``stat`` changes when another program edits it, cuts it, appends
+    to it or moves another file over its path: its device and inode, size, and times of
+    modification and change. Equal before and after a read: the bytes read are the file's."""
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+
+
 def is_blank(line: str | bytes) -> bool:
     """Whether a JSONL line holds nothing but JSON's white space: a blank line, passed
     over. A line holding a form feed, a vertical tab or another space is not: it is

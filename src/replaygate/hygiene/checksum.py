@@ -10,6 +10,10 @@ store reads it (:func:`~replaygate.fixtures.store.files.open_binary`): a folder,
 FIFO or a device where a fixture file is expected is refused, naming it, and a file
 is hashed as it streams by, never held whole.
 
+A file another program changes while it is read (cut, edited, appended to) is refused,
+naming it (its digest would be of neither its old bytes nor its new ones): run the
+command again.
+
 A file holding a git merge conflict marker (a ``<<<<<<<``, ``=======`` or ``>>>>>>>``
 line, a merge left unresolved) is refused, as every reader of the store refuses it
 (:func:`~replaygate.fixtures.store.jsonl.conflict_error`, naming the file and the
@@ -23,11 +27,11 @@ import os
 import re
 from pathlib import Path
 
-from replaygate.errors import is_conflict_marker
+from replaygate.errors import FixtureFormatError, is_conflict_marker
 from replaygate.fixtures.store import store_files
 from replaygate.fixtures.store.files import jsonl_lines, open_binary
 from replaygate.fixtures.store.jsonl import conflict_error
-from replaygate.regular import waiting
+from replaygate.regular import file_state, waiting
 
 _MARKER_START = re.compile(rb"\n(?:<{7}|\|{7}|={7}|>{7})")
 """Where a git conflict marker may start a line: searched for as a file streams by, so
@@ -67,6 +71,7 @@ def _streamed_digest(file: Path, *, crlf_as_lf: bool) -> tuple[str, bool]:
     tail = b"\n"  # the end of the last chunk, where a marker may begin; the file starts a line
     marked = False
     with open_binary(file) as handle:
+        before = file_state(os.fstat(handle.fileno()))
         while chunk := handle.read(1 << 20):
             marked = marked or _MARKER_START.search(tail + chunk[:7]) is not None
             marked = marked or _MARKER_START.search(chunk) is not None
@@ -78,6 +83,14 @@ def _streamed_digest(file: Path, *, crlf_as_lf: bool) -> tuple[str, bool]:
             digest.update(chunk)
         if chunk is None:  # a file that waits for data (/proc/kmsg): no store file
             raise waiting(file)
+        if file_state(os.fstat(handle.fileno())) != before:
+            raise FixtureFormatError(
+                str(file),
+                0,
+                "changed on disk while it was read (cut, edited or appended to by another "
+                "program), so its digest would be of neither its old bytes nor its new ones: "
+                "run the command again",
+            )
     digest.update(held)
     return digest.hexdigest(), marked
 
