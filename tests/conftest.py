@@ -30,6 +30,7 @@ import ast
 import gc
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -236,3 +237,13 @@ def quick_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     from replaygate import pattern_search
 
     monkeypatch.setattr(pattern_search, "SECONDS", 0.05)
+
+
+@pytest.fixture
+def counted() -> Iterator[str]:
+    """``.../v1/messages`` of a :class:`loopback.Counted` server, its count cleared."""
+    from loopback import Counted, serving
+
+    Counted.received.clear()
+    with serving(Counted) as base:
+        yield f"{base}/v1/messages"

@@ -51,6 +51,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         """Quiet."""
 
 
+class Counted(Handler):
+    """Answers any POST with the size of its body, and counts the requests it gets (the
+    size of each body, in :attr:`received`)."""
+
+    received: ClassVar[list[int]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("content-length") or 0))
+        self.received.append(len(body))
+        self.answer_json({"bytes": len(body)})
+
+
 class ChunkedEvents(Handler):
     """An event stream (``text/event-stream``) sent in the chunks its path names in
     :attr:`CHUNKS`, each flushed and followed by a short pause, with the status

@@ -36,19 +36,25 @@ def store(tmp_path: Path) -> Path:
     return path
 
 
-def damage_before_swap(monkeypatch: pytest.MonkeyPatch, damage: Callable[[Path], None]) -> None:
-    """Make ``compact``'s atomic write apply ``damage`` to the file it wrote, before its check."""
+def before_swap(monkeypatch: pytest.MonkeyPatch, act: Callable[[Path, Path], None]) -> None:
+    """Make ``act(target, written)`` happen in ``compact``'s atomic write once the compacted
+    file is written, before its check and its taking the target's place."""
 
-    def written_then_damaged(
+    def written_then_acted(
         target: Path, data: Iterable[bytes], *, check: Callable[[Path], None]
     ) -> None:
-        def damaged(written: Path) -> None:
-            damage(written)
+        def acted(written: Path) -> None:
+            act(target, written)
             check(written)
 
-        atomic_write(target, data, check=damaged)
+        atomic_write(target, data, check=acted)
 
-    monkeypatch.setattr(compacting, "atomic_write", written_then_damaged)
+    monkeypatch.setattr(compacting, "atomic_write", written_then_acted)
+
+
+def damage_before_swap(monkeypatch: pytest.MonkeyPatch, damage: Callable[[Path], None]) -> None:
+    """Make ``compact``'s atomic write apply ``damage`` to the file it wrote, before its check."""
+    before_swap(monkeypatch, lambda target, written: damage(written))
 
 
 def replace_bytes(old: bytes, new: bytes) -> Callable[[Path], None]:
@@ -231,22 +237,6 @@ def edited_in_place(path: Path) -> None:
     moved.replace(path)
 
 
-def changed_before_swap(monkeypatch: pytest.MonkeyPatch, change: Callable[[Path], None]) -> None:
-    """Make another program apply ``change`` to the file ``compact`` replaces, once its
-    compacted form is written and before it takes the file's place."""
-
-    def written_then_changed(
-        target: Path, data: Iterable[bytes], *, check: Callable[[Path], None]
-    ) -> None:
-        def changed(written: Path) -> None:
-            change(target)
-            check(written)
-
-        atomic_write(target, data, check=changed)
-
-    monkeypatch.setattr(compacting, "atomic_write", written_then_changed)
-
-
 @pytest.mark.parametrize(
     "change",
     [moved_over, edited_in_place, cut, line_more],
@@ -259,7 +249,7 @@ def test_a_file_another_program_changed_before_the_swap_is_left_as_it_stands(
     expected = store.with_name("expected.jsonl")
     expected.write_bytes(store.read_bytes())
     change(expected)  # what the other program leaves
-    changed_before_swap(monkeypatch, change)
+    before_swap(monkeypatch, lambda target, written: change(target))  # another program
     done = replaygate("compact", str(store))
     assert done.returncode == 2, done
     assert done.stderr == f"Error: {store}: {CHANGED}\n"

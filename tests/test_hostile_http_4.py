@@ -11,7 +11,6 @@ import http.server
 import importlib
 import json
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,7 +18,7 @@ import httpx2
 import pytest
 import requests
 
-from loopback import ChunkedEvents, Handler, serving
+from loopback import ChunkedEvents, Counted, Handler, serving
 from replaygate.errors import SecretInFixtureError, WireFormatError
 from replaygate.http import codings, httpx2_client, intercept
 from replaygate.http.sse import SSEEvent, SSEParser
@@ -88,24 +87,6 @@ def test_only_a_bom_at_the_start_of_a_stream_is_ignored() -> None:
     assert events == [SSEEvent("1"), SSEEvent("2")]  # the field named "\ufeffevent" is none
 
 
-class _Counted(Handler):
-    """Answers any POST with the size of its body, and counts the requests it gets."""
-
-    received: ClassVar[list[int]] = []
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("content-length") or 0))
-        self.received.append(len(body))
-        self.answer_json({"bytes": len(body)})
-
-
-@pytest.fixture
-def counted() -> Iterator[str]:
-    _Counted.received.clear()
-    with serving(_Counted) as base:
-        yield f"{base}/v1/messages"
-
-
 @pytest.fixture
 def one_mib(monkeypatch: pytest.MonkeyPatch) -> int:
     """A decoding limit a test reaches in milliseconds."""
@@ -152,7 +133,7 @@ def test_a_body_decoding_past_the_limit_is_refused_naming_coding_and_limit(
         "most a request body is decoded to; refused, as it could be neither matched nor "
         "searched for secrets whole"
     )
-    assert (_Counted.received, store.exists()) == ([], False)  # nothing sent, nothing stored
+    assert (Counted.received, store.exists()) == ([], False)  # nothing sent, nothing stored
     with intercept(store), pytest.raises(WireFormatError, match="decoding stopped past"):
         requests.post(counted, data=bomb, headers=headers, timeout=5)
 
@@ -220,7 +201,7 @@ def test_a_body_whose_coding_cannot_be_decoded_is_refused(
         "would be stored compressed, unsearched for secrets (replaygate decodes gzip, "
         "deflate, br (with brotli >= 1.2) and zstd (on Python 3.14, or with backports.zstd))"
     )
-    assert (_Counted.received, store.exists()) == ([], False)
+    assert (Counted.received, store.exists()) == ([], False)
 
 
 UTF8_E = b"tools-\xc3\xa9"  # "tools-é" in UTF-8
@@ -249,7 +230,7 @@ def test_a_kept_request_header_of_other_bytes_than_recorded_never_matches(
         # requests sends a header given as text in Latin-1, as http.client does
         with pytest.raises(WireFormatError, match=r"request\.headers\.anthropic-beta: not UTF-8"):
             requests.post(counted, data=b"{}", headers={"anthropic-beta": "tools-é"}, timeout=5)
-    assert _Counted.received == [2]  # the recorded send alone
+    assert Counted.received == [2]  # the recorded send alone
     with intercept(store):
         assert requests.post(counted, data=b"{}", headers={"anthropic-beta": UTF8_E}).ok
 
@@ -448,7 +429,7 @@ def test_a_gzip_body_cut_short_is_refused_not_stored_compressed(
         pytest.raises(WireFormatError, match="its bytes are not gzip"),
     ):
         client.post(counted, content=gzip.compress(key)[:-8], headers={"content-encoding": "gzip"})
-    assert (_Counted.received, store.exists()) == ([], False)
+    assert (Counted.received, store.exists()) == ([], False)
 
 
 @pytest.mark.parametrize("label", ["x-custom, gzip", "utf-8, gzip", "gzip, gzip"])
@@ -468,7 +449,7 @@ def test_a_gzip_body_labelled_with_one_more_coding_is_stored_decoded(
         pytest.raises(SecretInFixtureError),
     ):
         client.post(counted, content=gzip.compress(key), headers=headers)
-    assert _Counted.received == [len(gzip.compress(b'{"a": 1}'))]
+    assert Counted.received == [len(gzip.compress(b'{"a": 1}'))]
 
 
 KEY_MESSAGE = b'{"content":[{"type":"text","text":"sk-ant-api03-' + b"A" * 90 + b'"}]}'

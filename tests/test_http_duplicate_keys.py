@@ -5,9 +5,8 @@ without the first one (law 1). Real HTTP on loopback, through the real clients."
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import orjson
 import pytest
@@ -15,7 +14,7 @@ import requests
 from hypothesis import given
 from hypothesis import strategies as st
 
-from loopback import Handler, serving
+from loopback import Counted
 from replaygate import exact_json, strict_json
 from replaygate.errors import WireFormatError
 from replaygate.http import block_network, httpx2_client, intercept
@@ -29,24 +28,6 @@ REFUSED = (
     "send the key once"
 )
 HEADERS = {"content-type": "application/json", "anthropic-version": "2023-06-01"}
-
-
-class _Counted(Handler):
-    """Answers any POST with the size of its body, and counts the requests it gets."""
-
-    received: ClassVar[list[bytes]] = []
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("content-length") or 0))
-        self.received.append(body)
-        self.answer_json({"bytes": len(body)})
-
-
-@pytest.fixture
-def counted() -> Iterator[str]:
-    _Counted.received.clear()
-    with serving(_Counted) as base:
-        yield f"{base}/v1/messages"
 
 
 @pytest.mark.parametrize(
@@ -63,7 +44,7 @@ def test_recording_a_body_naming_a_key_twice_is_refused_before_it_is_sent(
     ):
         client.post(counted, content=body, headers=HEADERS)
     assert str(caught.value) == f"{path}: {REFUSED}"
-    assert (_Counted.received, store.exists()) == ([], False)
+    assert (Counted.received, store.exists()) == ([], False)
 
 
 def test_a_body_naming_a_key_twice_never_replays_the_fixture_of_its_last_value(
@@ -89,7 +70,7 @@ def test_an_intercepted_client_refuses_it_too(tmp_path: Path, counted: str) -> N
     ):
         requests.post(counted, data=spaced, headers=HEADERS, timeout=5)
     assert str(caught.value) == f"request.body.model: {REFUSED}"
-    assert _Counted.received == []
+    assert Counted.received == []
 
 
 JSON_VALUES = st.recursive(
