@@ -38,6 +38,7 @@ DOCUMENT = {
 }
 JSON = json.dumps(DOCUMENT, ensure_ascii=False, indent=1)
 UTF16 = "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8), e.g. `iconv"
+THEN = "{path} > {new}`, then `mv {new} {path}`"
 
 
 def cassette(tmp_path: Path, name: str, data: bytes) -> Path:
@@ -54,9 +55,9 @@ def cassette(tmp_path: Path, name: str, data: bytes) -> Path:
         ("c.yaml", YAML.encode("latin-1"), "not UTF-8 text (byte 0xe9 at line 8, column 82)"),
         ("c.json", JSON.encode("latin-1"), "not UTF-8 text (byte 0xe9 at line 12, column 91)"),
         # PyYAML said "unacceptable character #x0000"
-        ("c.yaml", YAML.encode("utf-16-le"), f"{UTF16} -f UTF-16LE -t UTF-8 {{path}} > NEW.yaml`"),
-        ("c.yaml", YAML.encode("utf-16-be"), f"{UTF16} -f UTF-16BE -t UTF-8 {{path}} > NEW.yaml`"),
-        ("c.json", JSON.encode("utf-16")[:-1], f"{UTF16} -f UTF-16 -t UTF-8 {{path}} > NEW.json`"),
+        ("c.yaml", YAML.encode("utf-16-le"), f"{UTF16} -f UTF-16LE -t UTF-8 {THEN}"),
+        ("c.yaml", YAML.encode("utf-16-be"), f"{UTF16} -f UTF-16BE -t UTF-8 {THEN}"),
+        ("c.json", JSON.encode("utf-16")[:-1], f"{UTF16} -f UTF-16 -t UTF-8 {THEN}"),
     ],
     ids=["yaml-latin-1", "json-latin-1", "yaml-utf-16le", "yaml-utf-16be", "json-utf-16-cut"],
 )
@@ -66,7 +67,8 @@ def test_a_cassette_in_another_encoding_is_named_with_its_line_or_the_command(
     path = cassette(tmp_path, name, data)
     with pytest.raises(CassetteError) as caught:
         read_cassette(path)
-    assert str(caught.value) == f"{path}: {reason.format(path=path)}"
+    new = path.with_name(f"c.utf8{path.suffix}")
+    assert str(caught.value) == f"{path}: {reason.format(path=path, new=new)}"
 
 
 @pytest.mark.parametrize(

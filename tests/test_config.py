@@ -262,11 +262,13 @@ def test_a_config_that_is_not_utf8_is_named_without_a_traceback(
         read_toml(owner)
     assert (caught.value.file, caught.value.line) == (owner, 1)
     utf16 = "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8), e.g. `iconv -f"
-    assert caught.value.reason == f"{utf16} UTF-16 -t UTF-8 {owner} > NEW.toml`"
+    new = owner.with_name("pyproject.utf8.toml")
+    then = f"`, then `mv {new} {owner}`"
+    assert caught.value.reason == f"{utf16} UTF-16 -t UTF-8 {owner} > {new}{then}"
     owner.write_text('[tool.replaygate]\nfixtures = "f.jsonl"\n', encoding="utf-16-le")
     with pytest.raises(TomlFileError) as caught:
         read_toml(owner)
-    assert caught.value.reason == f"{utf16} UTF-16LE -t UTF-8 {owner} > NEW.toml`"
+    assert caught.value.reason == f"{utf16} UTF-16LE -t UTF-8 {owner} > {new}{then}"
     owner.write_bytes(b'[tool.replaygate]\nfixtures = "caf\xe9.jsonl"\n')  # Latin-1
     with pytest.raises(TomlFileError) as caught:
         read_toml(owner)
@@ -279,7 +281,9 @@ def test_a_config_that_is_not_utf8_is_named_without_a_traceback(
         read_toml(owner)
     assert caught.value.line == 1
     assert caught.value.reason.startswith("lines end in a lone carriage return (CR) where")
-    assert caught.value.reason.endswith(f"e.g. `tr '\\r' '\\n' < {owner} > NEW.toml`")
+    fixed = owner.with_name("pyproject.fixed.toml")
+    convert = f"e.g. `tr '\\r' '\\n' < {owner} > {fixed}`, then `mv {fixed} {owner}`"
+    assert caught.value.reason.endswith(convert)
     owner.write_bytes(b'\xff\xfe[tool.replaygate]\nfixtures = "f.jsonl"\n')
     monkeypatch.chdir(project)
     result = CliRunner().invoke(main, ["eval"])

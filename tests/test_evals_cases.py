@@ -175,7 +175,7 @@ def test_a_key_named_twice_or_a_schema_too_deep_is_named_at_its_line(
             "utf-16",
             1,
             "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8), "
-            "e.g. `iconv -f UTF-16 -t UTF-8 {path} > NEW.jsonl`",
+            "e.g. `iconv -f UTF-16 -t UTF-8 {path} > {new}`, then `mv {new} {path}`",
         ),
     ],
 )
@@ -188,5 +188,6 @@ def test_a_cases_file_not_in_utf8_names_the_line_and_byte(
     path.write_bytes(text.encode(encoding))
     with pytest.raises(CaseFormatError) as caught:
         load_eval_cases(path)
-    assert str(caught.value) == f"{path}:{line}: {reason.format(path=path)}"
+    new = path.with_name("cases.utf8.jsonl")
+    assert str(caught.value) == f"{path}:{line}: {reason.format(path=path, new=new)}"
     assert caught.value.line == line

@@ -90,10 +90,11 @@ def pretty(question: str) -> bytes:
 
 
 def spread(store: Path, first: int, last: int) -> str:
+    fixed = store.with_name(f"{store.stem}.fixed{store.suffix}")
     return (
         f"{store}:{first}: a fixture spread over lines {first} to {last} (pretty JSON, as an "
         "editor formats it), where a .jsonl file holds one fixture per line: put each back "
-        f"on one line, e.g. `jq -c . {store} > NEW.jsonl`"
+        f"on one line, e.g. `jq -c . {store} > {fixed}`, then `mv {fixed} {store}`"
     )
 
 

@@ -224,7 +224,8 @@ HIT = '{"run":"r","time":"2026-12-04T16:15:29Z","store":"s.jsonl","key":"265288a
         (
             HIT.encode("utf-16-le"),
             " (not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8), e.g. `iconv "
-            "-f UTF-16LE -t UTF-8 .replaygate/hits/r-1.jsonl > NEW.jsonl`)",
+            "-f UTF-16LE -t UTF-8 .replaygate/hits/r-1.jsonl > .replaygate/hits/r-1.utf8.jsonl`, "
+            "then `mv .replaygate/hits/r-1.utf8.jsonl .replaygate/hits/r-1.jsonl`)",
         ),
     ],
     ids=["a NUL in the store's name", "Latin-1", "UTF-16"],

@@ -171,7 +171,8 @@ def test_a_cases_file_in_another_encoding_is_named_as_the_store_names_it(
     assert str(caught.value).startswith(f"{path}:{line}: {reason}")
     assert caught.value.line == line
     if "iconv" in reason or "CR" in reason:
-        assert str(caught.value).endswith(f" {path} > NEW.jsonl`")
+        new = path.with_name(f"{path.stem}.{'utf8' if 'iconv' in reason else 'fixed'}.jsonl")
+        assert str(caught.value).endswith(f" {path} > {new}`, then `mv {new} {path}`")
 
 
 def test_a_bom_inside_the_cases_file_says_how_to_delete_it(tmp_path: Path) -> None:

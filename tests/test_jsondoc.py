@@ -30,12 +30,12 @@ BOM = b"\xef\xbb\xbf"
         (
             '{"format": "x"}'.encode("utf-16"),
             "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8), "
-            "e.g. `iconv -f UTF-16 -t UTF-8 {path} > NEW.json`",
+            "e.g. `iconv -f UTF-16 -t UTF-8 {path} > {new}`, then `mv {new} {path}`",
         ),
         (  # no byte order mark: read as UTF-8, it was "not JSON: Expecting value"
             '{"format": "x"}'.encode("utf-16-be"),
             "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8), "
-            "e.g. `iconv -f UTF-16BE -t UTF-8 {path} > NEW.json`",
+            "e.g. `iconv -f UTF-16BE -t UTF-8 {path} > {new}`, then `mv {new} {path}`",
         ),
         (  # it was "(invalid continuation byte at byte 28)"
             '{"format": "x",\n "note": "café"}'.encode("latin-1"),
@@ -74,7 +74,8 @@ def test_a_json_file_an_editor_saved_oddly_is_named_with_how_to_fix_it(
     path.write_bytes(content)
     with pytest.raises(ValueError) as caught:
         read_json(path, "results", ValueError)
-    assert str(caught.value).startswith(f"{path}: {reason.format(path=path)}")
+    new = path.with_name("results.utf8.json")
+    assert str(caught.value).startswith(f"{path}: {reason.format(path=path, new=new)}")
 
 
 def _one_case_results(path: Path) -> Path:

@@ -12,6 +12,7 @@ from replaygate.sim import ScriptBehavior, ScriptFormatError
 
 LINES = '{"text": "hi"}\n{"text": "Café"}\n'
 UTF16 = "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8)"
+THEN = "{path} > {new}`, then `mv {new} {path}`"
 
 
 @pytest.mark.parametrize(
@@ -20,12 +21,12 @@ UTF16 = "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8)"
         (
             LINES.encode("utf-16"),
             1,
-            f"{UTF16}, e.g. `iconv -f UTF-16 -t UTF-8 {{path}} > NEW.jsonl`",
+            f"{UTF16}, e.g. `iconv -f UTF-16 -t UTF-8 {THEN}",
         ),
         (
             LINES.replace("é", "e").encode("utf-16-be"),
             1,
-            f"{UTF16}, e.g. `iconv -f UTF-16BE -t UTF-8 {{path}} > NEW.jsonl`",
+            f"{UTF16}, e.g. `iconv -f UTF-16BE -t UTF-8 {THEN}",
         ),
         (LINES.encode() + LINES.replace("é", "e").encode("utf-16-le"), 3, f"{UTF16}: lines from"),
         (
@@ -47,7 +48,8 @@ def test_a_script_in_another_encoding_is_named_with_its_line(
     path.write_bytes(data)
     with pytest.raises(ScriptFormatError) as caught:
         ScriptBehavior.from_file(path)
-    assert str(caught.value).startswith(f"{path}:{line}: {reason.format(path=path)}")
+    new = path.with_name("script.utf8.jsonl")
+    assert str(caught.value).startswith(f"{path}:{line}: {reason.format(path=path, new=new)}")
     assert caught.value.line == line
 
 

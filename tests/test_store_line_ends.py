@@ -155,7 +155,8 @@ def test_a_utf16_file_with_crlf_line_ends_is_one_utf16_problem(
     # for lone CR line ends (`tr` advised) and for a crash's NUL bytes.
     path = tmp_path / "s.jsonl"
     path.write_bytes(STORE.decode().replace("\n", "\r\n").encode(encoding))
-    convert = f"iconv -f {named} -t UTF-8 {path} > NEW.jsonl"
+    new = path.with_name("s.utf8.jsonl")
+    convert = f"iconv -f {named} -t UTF-8 {path} > {new}`, then `mv {new} {path}`"
     err = open_error(path)
     assert err.line == 1 and "it looks like UTF-16" in err.reason and convert in err.reason
     done = replaygate("verify", str(path))

@@ -74,7 +74,11 @@ def test_the_commands_a_problem_names_run_for_a_file_named_with_a_leading_dash(
     code, output = verify("--", "-t.jsonl")
     assert code == 1 and "Run `replaygate verify --repair ./-t.jsonl` to remove" in output
     code, output = verify("--", "-u.jsonl")
-    assert code == 1 and "`iconv -f UTF-16 -t UTF-8 ./-u.jsonl > NEW.jsonl`" in output
+    convert = (
+        "`iconv -f UTF-16 -t UTF-8 ./-u.jsonl > ./-u.utf8.jsonl`, then "
+        "`mv ./-u.utf8.jsonl ./-u.jsonl`"
+    )
+    assert code == 1 and convert in output
     patrol = CliRunner().invoke(main, ["patrol", "--", "-t.jsonl"])
     assert "(run `replaygate verify ./-t.jsonl`)" in patrol.output
     code, output = verify("--repair", "./-t.jsonl")  # the command named, as it is

@@ -31,9 +31,9 @@ from replaygate.errors import (
     located,
     lone_cr,
     lone_cr_reason,
-    looks_like_utf16,
+    looks_like_wide_text,
     undecodable_byte,
-    utf16_reason,
+    wide_reason,
 )
 from replaygate.regular import file_kind, read_regular_text, text_lines, unreadable
 
@@ -84,11 +84,11 @@ def read_toml(path: StrPath) -> TomlDocument:
     except OSError as err:
         raise TomlFileError(file, 0, f"cannot read: {err.strerror}") from None
     except UnicodeDecodeError as err:  # named as the fixture store names it
-        if looks_like_utf16(err.object[:4096]):
-            raise TomlFileError(file, 1, _utf16(file, err.object)) from None
+        if looks_like_wide_text(err.object[:4096]):
+            raise TomlFileError(file, 1, _wide(file, err.object)) from None
         raise TomlFileError(file, *undecodable_byte(err.object, err.start)) from None
-    if "\0" in text and looks_like_utf16(text[:4096].encode("utf-8")):  # without a BOM
-        raise TomlFileError(file, 1, _utf16(file, text.encode("utf-8")))
+    if "\0" in text and looks_like_wide_text(text[:4096].encode("utf-8")):  # without a BOM
+        raise TomlFileError(file, 1, _wide(file, text.encode("utf-8")))
     if text.startswith(_BOM):
         raise TomlFileError(
             file,
@@ -102,7 +102,7 @@ def read_toml(path: StrPath) -> TomlDocument:
         found = re.search(r"at line (\d+)", str(err))
         line = int(found.group(1)) if found else 0
         if line and lone_cr(text.split("\n")[line - 1].encode("utf-8", "surrogatepass")):
-            raise TomlFileError(file, line, lone_cr_reason(str(file), new="NEW.toml")) from None
+            raise TomlFileError(file, line, lone_cr_reason(str(file))) from None
         raise TomlFileError(file, line, f"not valid TOML: {err}") from None
     except RecursionError:
         raise TomlFileError(
@@ -113,9 +113,10 @@ def read_toml(path: StrPath) -> TomlDocument:
     return document
 
 
-def _utf16(file: Path, raw: bytes) -> str:
-    """Why ``file``, UTF-16 text ``raw``, is refused, with the command that converts it."""
-    return utf16_reason(str(file), raw[:4096], 1, new="NEW.toml")
+def _wide(file: Path, raw: bytes) -> str:
+    """Why ``file``, UTF-32 or UTF-16 text ``raw``, is refused, with the commands that
+    convert it."""
+    return wide_reason(str(file), raw[:4096], 1)
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")

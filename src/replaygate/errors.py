@@ -6,6 +6,7 @@ Each one says what happened, where, and what to do next.
 from __future__ import annotations
 
 import codecs
+import os
 import shlex
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -77,44 +78,123 @@ def not_utf8_text(cause: UnicodeDecodeError | str, *, byte: bool = True) -> str:
     return f"not UTF-8 text ({detail})"
 
 
-UTF16_REASON = "it looks like UTF-16: re-save the file as UTF-8"
-"""What every reader says of UTF-16 text (:func:`looks_like_utf16`), in :func:`not_utf8_text`."""
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),  # before UTF-16's little-endian mark, which starts it
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+"""The byte order marks of UTF-32 and UTF-16 text, with the encoding iconv reads by them."""
 
 
-def looks_like_utf16(raw: bytes) -> bool:
-    """True for bytes of UTF-16 text: a byte order mark, or a NUL beside every ASCII byte
-    (as Windows PowerShell 5 writes a file with ``>`` or ``Out-File``): NULs in every
-    other byte, at least a third of the bytes, and few in the bytes between. NULs on both
-    sides (the zeros a crash leaves before a line, a binary file) are not UTF-16."""
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return True
+def _utf32_place(raw: bytes) -> int | None:
+    """The place in ``raw`` (0 to 3, counted in fours from its first byte) of the byte
+    that is not NUL in each character of ASCII text saved as UTF-32, whose other three
+    bytes are NUL: None unless those three places hold NULs, at least half of all bytes
+    and about as many in each, and the fourth few of them (NULs on all four sides, as a
+    crash leaves, are not UTF-32; nor is UTF-16, NULs in every other byte)."""
+    counts = [raw[at::4].count(0) for at in range(4)]
+    place = min(range(4), key=counts.__getitem__)
+    others = counts[:place] + counts[place + 1 :]
+    if counts[place] == len(raw[place::4]) or sum(others) * 2 < len(raw):
+        return None
+    if min(others) * 2 < max(others) or counts[place] * 4 > min(others):
+        return None
+    return place
+
+
+def _utf16_nuls(raw: bytes) -> bool:
+    """True for bytes with a NUL beside every ASCII byte, as UTF-16 text holds them:
+    NULs in every other byte, at least a third of the bytes, and few in the bytes between.
+    NULs on both sides (the zeros a crash leaves before a line, a binary file) are not."""
     even, odd = raw[::2].count(0), raw[1::2].count(0)
     return 0 < len(raw) <= (even + odd) * 3 and min(even, odd) * 4 <= max(even, odd)
 
 
-UTF16_TEXT = not_utf8_text(UTF16_REASON)
-"""Why a line or file of UTF-16 text is refused (:func:`utf16_reason` adds what to do)."""
+def wide_encoding(raw: bytes, offset: int = 0) -> str | None:
+    """How ``raw`` (bytes from byte ``offset`` of a file) is encoded when it is UTF-32 or
+    UTF-16 text, by the name iconv reads it by, else None. ``UTF-32`` or ``UTF-16`` for
+    text starting with its byte order mark (iconv reads the mark); else the byte order
+    the NULs of ASCII text say: three in each four bytes for UTF-32 (``UTF-32LE``,
+    ``UTF-32BE``), one in each two for UTF-16 (``UTF-16LE``, ``UTF-16BE``, as Windows
+    PowerShell 5 writes a file with ``>`` or ``Out-File``). UTF-32 is looked for first:
+    its little-endian mark starts with UTF-16's."""
+    for bom, name in _WIDE_BOMS:
+        if raw.startswith(bom):
+            return name
+    place = _utf32_place(raw)
+    if place is not None:  # little-endian: the character's byte comes first
+        return "UTF-32BE" if (offset + place) % 4 == 3 else "UTF-32LE"
+    if not _utf16_nuls(raw):
+        return None
+    odd = raw[(offset + 1) % 2 :: 2].count(0)  # little-endian: the NUL after each character
+    return "UTF-16LE" if odd >= raw[offset % 2 :: 2].count(0) else "UTF-16BE"
 
 
-def utf16_reason(
-    file: str, raw: bytes, line: int, offset: int = 0, *, new: str = "NEW.jsonl"
-) -> str:
-    """Why line ``line`` of ``file``, ``raw`` (UTF-16 text from byte ``offset`` of the
-    line), is refused: :data:`UTF16_TEXT`, with the command that converts a file saved as
-    UTF-16 (into ``new``), or, further down a file, what appended lines in UTF-16."""
+def looks_like_wide_text(raw: bytes) -> bool:
+    """True for bytes of UTF-32 or UTF-16 text (:func:`wide_encoding`)."""
+    return wide_encoding(raw) is not None
+
+
+def wide_text(family: str) -> str:
+    """Why a line or file of ``family`` text (``UTF-16``, ``UTF-32``) is refused, in
+    :func:`not_utf8_text` (:func:`wide_reason` adds what to do)."""
+    return not_utf8_text(f"it looks like {family}: re-save the file as UTF-8")
+
+
+UTF16_TEXT = wide_text("UTF-16")
+"""Why a line or file of UTF-16 text is refused."""
+UTF32_TEXT = wide_text("UTF-32")
+"""Why a line or file of UTF-32 text is refused."""
+WIDE_TEXTS = (UTF16_TEXT, UTF32_TEXT)
+"""How the reason of a line or file of UTF-16 or UTF-32 text starts."""
+
+
+def wide_text_of(raw: bytes) -> str:
+    """:data:`UTF32_TEXT` or :data:`UTF16_TEXT` for ``raw``, text :func:`wide_encoding`
+    names."""
+    encoding = wide_encoding(raw) or "UTF-16"
+    return UTF32_TEXT if encoding.startswith("UTF-32") else UTF16_TEXT
+
+
+def converted_name(file: str, tag: str) -> str:
+    """The name of a converted copy of ``file``, beside it: ``tag`` put before its suffix
+    (``s.jsonl``, ``utf8``: ``s.utf8.jsonl``), or after a name with none (``s.utf8``).
+    Never ``file`` itself, which a shell empties when it is named for a command's output
+    before the command reads it."""
+    cut = max(file.rfind("/"), file.rfind(os.sep)) + 1
+    base = file[cut:]
+    dot = base.rfind(".")
+    if dot <= 0:  # no suffix, or a name such as ``.hidden``
+        return f"{file}.{tag}"
+    return f"{file[:cut]}{base[:dot]}.{tag}{base[dot:]}"
+
+
+def rewrite_advice(convert: str, file: str, tag: str) -> str:
+    """``e.g. `<convert> > <copy>`, then `mv <copy> <file>```: the commands that write
+    ``file`` through the command line ``convert`` (which reads it) into a copy beside it
+    (:func:`converted_name`), then move the copy in its place. Names are quoted for the
+    shell (:func:`shell_path`)."""
+    copy = shell_path(converted_name(file, tag))
+    return f"e.g. `{convert} > {copy}`, then `mv {copy} {shell_path(file)}`"
+
+
+def wide_reason(file: str, raw: bytes, line: int, offset: int = 0) -> str:
+    """Why line ``line`` of ``file``, ``raw`` (UTF-32 or UTF-16 text from byte ``offset``
+    of the file: :func:`wide_encoding`), is refused: :func:`wide_text`, with the
+    commands that convert a file saved so (:func:`rewrite_advice`), or, further down a
+    file, what appended lines in that encoding."""
+    encoding = wide_encoding(raw, offset) or "UTF-16"
+    family = encoding[:6]
     if line > 1:
+        writer = " (as Windows PowerShell's `>>` or `Out-File` writes them)"
         return (
-            f"{UTF16_TEXT}: lines from here on were added in UTF-16 (as Windows PowerShell's "
-            "`>>` or `Out-File` writes them); convert them to UTF-8, or delete them and "
-            "record them again"
+            f"{wide_text(family)}: lines from here on were added in {family}"
+            f"{writer if family == 'UTF-16' else ''}; convert them to UTF-8, or delete "
+            "them and record them again"
         )
-    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        encoding = "UTF-16"  # iconv reads the byte order mark
-    else:  # ASCII text: the NUL is the byte after each character in little-endian order
-        odd = raw[(offset + 1) % 2 :: 2].count(0)
-        encoding = "UTF-16LE" if odd >= raw[offset % 2 :: 2].count(0) else "UTF-16BE"
-    convert = f"iconv -f {encoding} -t UTF-8 {shell_path(file)} > {new}"
-    return f"{UTF16_TEXT}, e.g. `{convert}`"
+    convert = f"iconv -f {encoding} -t UTF-8 {shell_path(file)}"
+    return f"{wide_text(family)}, {rewrite_advice(convert, file, 'utf8')}"
 
 
 _CONFLICT_MARKERS = (b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")
@@ -161,13 +241,13 @@ def lone_cr(raw: bytes) -> bool:
     return b"\r" in raw.rstrip()
 
 
-def lone_cr_reason(file: str, *, new: str = "NEW.jsonl") -> str:
+def lone_cr_reason(file: str) -> str:
     """Why a line of ``file`` with lone CR line ends (:func:`lone_cr`) is refused, with
-    the command that converts them (into ``new``)."""
-    convert = f"tr '\\r' '\\n' < {shell_path(file)} > {new}"
+    the commands that convert them (:func:`rewrite_advice`)."""
+    advice = rewrite_advice(f"tr '\\r' '\\n' < {shell_path(file)}", file, "fixed")
     return (
         "lines end in a lone carriage return (CR) where a newline (LF) is expected, so "
-        f"they run together: convert the line ends first, e.g. `{convert}`"
+        f"they run together: convert the line ends first, {advice}"
     )
 
 
@@ -203,11 +283,11 @@ def undecodable_byte(raw: bytes, start: int, *, whole: bool = False) -> tuple[in
 
 def line_encoding_reason(raw: bytes, file: str, line: int) -> str | None:
     """Why line ``line`` of JSONL ``file``, ``raw``, that a reader refused, cannot be read
-    as written, in the fixture store's words: UTF-16 text (:func:`utf16_reason`), a UTF-8
-    byte order mark (:data:`BOM_REASON`, :func:`inner_bom_reason`) or lone CR line ends
-    (:func:`lone_cr_reason`), each with what to do; None when it is none of these."""
-    if looks_like_utf16(raw):
-        return utf16_reason(file, raw, line)
+    as written, in the fixture store's words: UTF-32 or UTF-16 text (:func:`wide_reason`),
+    a UTF-8 byte order mark (:data:`BOM_REASON`, :func:`inner_bom_reason`) or lone CR line
+    ends (:func:`lone_cr_reason`), each with what to do; None when it is none of these."""
+    if looks_like_wide_text(raw):
+        return wide_reason(file, raw, line)
     if raw.startswith(codecs.BOM_UTF8):
         return BOM_REASON if line == 1 else inner_bom_reason(file, line)
     if lone_cr(raw):
@@ -217,13 +297,13 @@ def line_encoding_reason(raw: bytes, file: str, line: int) -> str | None:
 
 def jsonl_not_utf8(data: bytes, start: int, file: str) -> tuple[int, str]:
     """The line (from 1) and the reason of JSONL ``file``, ``data``, that stops being
-    UTF-8 text at byte ``start``: its first line of UTF-16 text (a file saved so, or
-    lines appended so; :func:`line_encoding_reason`), else the byte by its column
+    UTF-8 text at byte ``start``: its first line of UTF-32 or UTF-16 text (a file saved
+    so, or lines appended so; :func:`line_encoding_reason`), else the byte by its column
     (:func:`undecodable_byte`)."""
     end = data.find(b"\n", start)
     lines = data[: end if end >= 0 else len(data)].split(b"\n")
     for number, line in enumerate(lines, start=1):
-        if number == len(lines) or looks_like_utf16(line):
+        if number == len(lines) or looks_like_wide_text(line):
             reason = line_encoding_reason(line, file, number)
             if reason is not None:
                 return number, reason

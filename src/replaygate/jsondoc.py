@@ -22,9 +22,9 @@ from replaygate.errors import (
     LFS_POINTER,
     conflict_line,
     lfs_pointer_reason,
-    looks_like_utf16,
+    looks_like_wide_text,
     shown_file,
-    utf16_reason,
+    wide_reason,
 )
 from replaygate.regular import read_regular_bytes
 from replaygate.strict_json import loads
@@ -108,13 +108,13 @@ _BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 def _encoding_reason(raw: bytes, name: str) -> str:
     """Why ``raw``, the JSON file ``name`` that is not UTF-8 text or starts with a byte
-    order mark, is refused, in the words of the fixture store's reader: UTF-16 with the
-    command that converts it, UTF-8 with a BOM, or the first byte that is not UTF-8 by
-    its column (and line)."""
+    order mark, is refused, in the words of the fixture store's reader: UTF-32 or UTF-16
+    with the commands that convert it, UTF-8 with a BOM, or the first byte that is not
+    UTF-8 by its column (and line)."""
     from replaygate.fixtures.store.jsonl import json_error_reason
 
-    if looks_like_utf16(raw):
-        return utf16_reason(name, raw, 1, new="NEW.json")
+    if looks_like_wide_text(raw):
+        return wide_reason(name, raw, 1)
     try:
         orjson.loads(raw)
     except orjson.JSONDecodeError as err:
@@ -152,7 +152,7 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise error(f"{name}: {_encoding_reason(raw, name)}") from None
-    if "\0" in text and looks_like_utf16(raw):  # UTF-16 without a byte order mark
+    if "\0" in text and looks_like_wide_text(raw):  # UTF-32 or -16 without a byte order mark
         raise error(f"{name}: {_encoding_reason(raw, name)}")
     if not text.strip():
         raise error(f"{name}: the file is empty, where {what} should be")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import orjson
 
-from replaygate.errors import UTF16_TEXT, FixtureFormatError
+from replaygate.errors import WIDE_TEXTS, FixtureFormatError
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import PartialTailError, SampleLine, TruncatedFileError
@@ -88,7 +88,7 @@ def check_segment(segment: Segment, require_meta: bool, safe: KnownSafe) -> Segm
                 batch.problem(StoreProblem(err.file, err.line, err.reason, repairable=True))
             except FixtureFormatError as err:
                 batch.problem(StoreProblem(err.file, err.line, err.reason))
-                if err.reason.startswith(UTF16_TEXT):  # one problem for the file: re-save it
+                if err.reason.startswith(WIDE_TEXTS):  # one problem for the file: re-save it
                     result.refused = True
                     break
             else:

@@ -29,9 +29,9 @@ from replaygate import strict_json
 from replaygate.errors import (
     ReplaygateError,
     kind_of,
-    looks_like_utf16,
+    looks_like_wide_text,
     undecodable_byte,
-    utf16_reason,
+    wide_reason,
 )
 from replaygate.extras import require
 from replaygate.fixtures.store.files import MAX_LINE_BYTES
@@ -236,25 +236,27 @@ def _parse(path: Path) -> Any:
 def _not_yaml_text(path: Path, raw: bytes) -> str | None:
     """Why YAML cassette ``raw`` is no text, in the fixture store's words, or None: a
     byte that is not UTF-8 by its line and column (PyYAML named a position in the file),
-    UTF-16 without a byte order mark with the command that converts it. UTF-16 with its
-    byte order mark is read, as PyYAML reads it."""
-    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    UTF-32, or UTF-16 without a byte order mark, with the commands that convert it.
+    UTF-16 with its byte order mark is read, as PyYAML reads it (UTF-32's little-endian
+    mark starts as UTF-16's does)."""
+    utf16 = raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    if utf16 and not raw.startswith(codecs.BOM_UTF32_LE):
         return None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         return _undecodable(path, raw, err.start)
-    if "\0" in text and looks_like_utf16(raw):
-        return utf16_reason(str(path), raw, 1, new=f"NEW{path.suffix}")
+    if "\0" in text and looks_like_wide_text(raw):
+        return wide_reason(str(path), raw, 1)
     return None
 
 
 def _undecodable(path: Path, raw: bytes, start: int) -> str:
-    """Why cassette ``raw``, not UTF-8 from byte ``start``, cannot be read: UTF-16 (cut
-    short, or without a byte order mark) with the command that converts it, else the
-    byte by its line and column."""
-    if looks_like_utf16(raw):
-        return utf16_reason(str(path), raw, 1, new=f"NEW{path.suffix}")
+    """Why cassette ``raw``, not UTF-8 from byte ``start``, cannot be read: UTF-32 or
+    UTF-16 (cut short, or without a byte order mark) with the commands that convert it,
+    else the byte by its line and column."""
+    if looks_like_wide_text(raw):
+        return wide_reason(str(path), raw, 1)
     return undecodable_byte(raw, start, whole=True)[1]
 
 

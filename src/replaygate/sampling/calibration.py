@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.errors import (
-    UTF16_TEXT,
     ReplaygateError,
     located,
-    looks_like_utf16,
+    looks_like_wide_text,
     shown_file,
     undecodable_byte,
+    wide_text_of,
 )
 from replaygate.jsondoc import FieldError, check_document, got, read_json
 from replaygate.jsonfields import (
@@ -266,10 +266,10 @@ def parse_label(text: str, where: str) -> bool | None:
 
 
 def _not_utf8(sheet: Path, err: UnicodeDecodeError) -> str:
-    """Where and why ``sheet`` is not UTF-8 text, as the fixture store says it: UTF-16, or
-    the line and column of the first byte that is not UTF-8."""
-    if looks_like_utf16(err.object[:4096]):
-        return f"{sheet}: {UTF16_TEXT}"
+    """Where and why ``sheet`` is not UTF-8 text, as the fixture store says it: UTF-32
+    or UTF-16, or the line and column of the first byte that is not UTF-8."""
+    if looks_like_wide_text(err.object[:4096]):
+        return f"{sheet}: {wide_text_of(err.object[:4096])}"
     line, reason = undecodable_byte(err.object, err.start)
     return f"{located(str(sheet), line)}: {reason}"
 
