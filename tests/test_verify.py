@@ -232,3 +232,36 @@ def test_a_bad_sanitize_config_is_named_with_its_line(tmp_path: Path) -> None:
         True,
     )
     assert problem.reason.startswith("tool.replaygate: ")
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        (b'{"key":\x00"abc"}', "a NUL byte at column 8, which JSON text never holds: delete it"),
+        (b'{"key":"a\x00b"}', "a NUL byte at column 10, which JSON text never holds: delete it"),
+        (
+            b'{"key":NaN}',
+            "NaN at column 8 is not a number JSON can hold: write null (or the value as a "
+            "string), or record the fixture again",
+        ),
+        (
+            b'{"key":-Infinity}',
+            "-Infinity at column 8 is not a number JSON can hold: write null (or the value as "
+            "a string), or record the fixture again",
+        ),
+        (
+            b"[" * 2000 + b"]" * 2000,
+            "nested too deeply to read (more than 254 levels of objects and lists), at column 1026",
+        ),
+        (b'{"key":1,}', "malformed JSON: trailing comma is not allowed at column 9"),
+    ],
+    ids=["nul-between", "nul-in-text", "nan", "minus-infinity", "deep", "comma"],
+)
+def test_a_line_json_does_not_allow_is_named_by_what_stands_at_its_column(
+    tmp_path: Path, bad: bytes, reason: str
+) -> None:
+    # they were "malformed JSON: unexpected character ...: line 1 column 8 (char 7)"
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(engine_fixture("kept").to_line() + bad + b"\n")
+    code, lines = verify(str(store))
+    assert code == 1 and lines == [f"{store}:2: {reason}", "1 fixture(s) checked, 1 problem(s)"]
