@@ -21,6 +21,9 @@ from click.testing import CliRunner, Result
 
 from deadline import finishes
 from replaygate.cli import main
+from replaygate.fixtures.store.files import MAX_LINE_BYTES
+from replaygate.hygiene import snapshot
+from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.review import review_store
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RecordingModel
@@ -389,6 +392,74 @@ def test_a_damaged_json_fixture_file_is_named_as_the_store_names_it(
     assert done.exit_code == 2, done.output
     assert f"{file.relative_to(repo)}: {reason}" in done.output
     assert "Traceback" not in done.output
+
+
+TOO_LONG = f"longer than the maximum of {MAX_LINE_BYTES:,} bytes"
+
+
+@pytest.mark.parametrize("committed", [False, True], ids=["working tree", "committed"])
+def test_a_line_over_the_maximum_is_refused_as_the_store_refuses_it(
+    repo: Path, sim: Simulator, committed: bool
+) -> None:
+    # a line of 33 MiB, which verify and the replay refuse, was reviewed as a meta change
+    # and passed (exit 0), in the working tree and committed alike
+    store = repo / "tests" / "fixtures" / "rc.jsonl"
+    record(sim, store, [QUESTION])
+    record(sim, store, [OTHER])
+    commit(repo)
+    first, second = store.read_bytes().splitlines(keepends=True)
+    obj = json.loads(second)
+    obj["meta"]["note"] = "x" * MAX_LINE_BYTES
+    store.write_bytes(first + json.dumps(obj).encode() + b"\n")
+    if committed:
+        commit(repo)
+        done = diff(str(store), "--base", "HEAD~1", "--head", "HEAD")
+        where = ":tests/fixtures/rc.jsonl:2: "
+    else:
+        done = diff(str(store))
+        where = "Error: tests/fixtures/rc.jsonl:2: "
+    assert done.exit_code == 2, done.output[:500]
+    assert f"{where}{TOO_LONG}; refused without reading it whole" in done.output
+    assert "meta changed" not in done.output
+
+
+def test_a_json_fixture_file_over_the_maximum_is_refused(repo: Path, sim: Simulator) -> None:
+    store = repo / "tests" / "fixtures" / "rc"
+    record(sim, store, [QUESTION])
+    commit(repo)
+    (file,) = store.rglob("*.json")
+    obj = json.loads(file.read_bytes())
+    obj["meta"]["note"] = "x" * MAX_LINE_BYTES
+    file.write_text(json.dumps(obj, indent=2), encoding="utf-8")
+    done = diff(str(store))
+    assert done.exit_code == 2, done.output[:500]
+    assert f"Error: {file.relative_to(repo)}: {TOO_LONG}" in done.output
+
+
+def test_the_first_line_over_the_maximum_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    # lines looked at a window of the longest line allowed at a time: a line of that
+    # length passes, one byte more does not, and the line found is counted from the start
+    from replaygate.fixtures.fixture import Fixture
+
+    monkeypatch.setattr(snapshot, "MAX_LINE_BYTES", 1000)
+    request = {"model": MODEL, "max_tokens": 8, "messages": [{"role": "user", "content": "q"}]}
+    short = Fixture.create(request, [{"content": []}]).to_line()
+    many = short * 30  # lines over several windows
+    assert len(short) < 1000 < len(many)
+    cases = [
+        (many + b"x" * 1001 + b"\n" + short, 31),
+        (many + b"x" * 1001, 31),  # the last line, without its newline
+        (short + b"x" * 1000 + b"\r\n" + short, 2),  # its CR counts, as the store counts it
+        (short + b"x" * 1000 + b"\n" + b"y" * 1001 + b"\n", 3),
+        (b"x" * 1001 + b"\n" + many, 1),
+    ]
+    for data, line in cases:
+        with pytest.raises(HygieneError, match=rf"^rc\.jsonl:{line}: longer than the maximum"):
+            snapshot.parse_file("rc.jsonl", data, "working tree")
+    assert len(snapshot.parse_file("rc.jsonl", many, "working tree")) == 30
+    for at_most in (many + b"x" * 1000 + b"\n" + short, many + b"x" * 1000):
+        with pytest.raises(HygieneError, match=r"^rc\.jsonl:31: malformed JSON"):
+            snapshot.parse_file("rc.jsonl", at_most, "working tree")
 
 
 def test_a_fixture_file_whose_name_is_not_utf8_is_reviewed(repo: Path, sim: Simulator) -> None:

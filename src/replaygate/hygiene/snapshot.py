@@ -14,6 +14,7 @@ from pathlib import Path
 from replaygate.errors import LFS_POINTER, FixtureFormatError, located
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import iter_jsonl
+from replaygate.fixtures.store.files import MAX_LINE_BYTES, too_long
 from replaygate.fixtures.store.folder import is_store_file, kind_of, passed_over
 from replaygate.fixtures.store.jsonl import json_fixture
 from replaygate.hygiene.errors import HygieneError
@@ -75,7 +76,9 @@ def _is_fixture_file(path: str, relpath: str | None = None) -> bool:
 
 
 def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
-    """The fixtures of one file's bytes; :class:`HygieneError` names file and line.
+    """The fixtures of one file's bytes; :class:`HygieneError` names file and line. A line
+    (or a one-fixture ``.json`` file) over :data:`MAX_LINE_BYTES` is refused, as the store's
+    reader refuses it.
 
     No fixtures for one of replaygate's other files (eval cases, a baseline...: :func:`kind_of`).
     """
@@ -90,7 +93,10 @@ def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
         )
     try:
         if path.endswith(".jsonl"):
+            _refuse_long_line(Path(where), data)
             return [Entry(path, loc.line, fx) for loc, fx in iter_jsonl(Path(where), data)]
+        if len(data) > MAX_LINE_BYTES:
+            raise too_long(Path(where), 0)
         return [Entry(path, 0, json_fixture(data, where))]
     except FixtureFormatError as err:
         if label == "working tree":
@@ -98,6 +104,20 @@ def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
         else:  # the damage is committed: the working tree may well hold the fix
             advice = "committed so; review from another revision with --base or --head"
         raise HygieneError(f"{err} ({advice})") from None
+
+
+def _refuse_long_line(name: Path, data: bytes) -> None:
+    """Refuse the JSONL bytes ``data`` of the file ``name`` when a line is longer than
+    :data:`MAX_LINE_BYTES`, as the store's reader does, naming the first such line
+    (:func:`~replaygate.fixtures.store.files.too_long`). Each step looks for the last line
+    end within the longest line allowed from the start of a line: none, and that line is
+    too long."""
+    pos = 0
+    while len(data) - pos > MAX_LINE_BYTES:
+        last = data.rfind(b"\n", pos, pos + MAX_LINE_BYTES + 1)
+        if last == -1:
+            raise too_long(name, data.count(b"\n", 0, pos) + 1)
+        pos = last + 1
 
 
 def worktree(repo: Repo, relpath: str) -> Side:
