@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import itertools
+import os
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -17,7 +20,7 @@ from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import SampleLine
 from replaygate.hygiene import verify_segments
 from replaygate.hygiene.verify import verify_store
-from replaygate.hygiene.verify_segments import Segment, file_segments, segment_lines
+from replaygate.hygiene.verify_segments import REPLACED, Segment, file_segments, segment_lines
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
@@ -186,3 +189,58 @@ def test_a_file_replaced_between_its_segments_is_refused_not_reported_damaged(
     assert [(p.file, p.line, p.refused) for p in problems] == [(str(path), 0, True)]
     assert "was replaced or cut shorter while verify read it" in problems[0].reason
     assert "run verify again" in problems[0].reason
+
+
+def _cut_while_read(monkeypatch: pytest.MonkeyPatch, path: Path, size: int) -> None:
+    """Make verify read ``path`` in blocks of 1 KiB, and cut it to ``size`` bytes (as
+    ``truncate -s`` does) as soon as its first block was read: the file is cut shorter
+    while verify reads it, at a known point of the read."""
+    cut: list[int] = []
+
+    class Blocks(io.FileIO):
+        def readinto(self, buffer: Any) -> int | None:
+            read = super().readinto(buffer)
+            if not cut:
+                os.truncate(path, size)
+                cut.append(size)
+            return read
+
+    def fdopen(fd: int, mode: str, buffering: int) -> io.BufferedReader:
+        return io.BufferedReader(Blocks(fd, mode), 1024)
+
+    monkeypatch.setattr(verify_segments, "os", SimpleNamespace(**{**vars(os), "fdopen": fdopen}))
+
+
+@pytest.mark.parametrize(
+    ("segment_bytes", "kept_lines", "and_bytes"),
+    [(4096, 0, 0), (4096, 3, 100), (None, 0, 0), (None, 3, 100), (None, 4, 0)],
+    ids=[
+        "segments, cut to nothing",
+        "segments, cut in a line",
+        "one segment, cut to nothing",
+        "one segment, cut in a line",
+        "one segment, cut at a line end",
+    ],
+)
+def test_a_file_cut_shorter_while_read_is_refused_not_reported_damaged(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    segment_bytes: int | None,
+    kept_lines: int,
+    and_bytes: int,
+) -> None:
+    # `truncate -s` run on a store while verify read it: the line the read was left with
+    # was reported as a truncated last line to repair, at a line the file no longer had
+    # (one for each segment read across the cut); a file read in one segment cut at a line
+    # end passed, though the rest of it was never checked
+    path = tmp_path / "store.jsonl"
+    lines = [line(i) for i in range(40)]
+    path.write_bytes(b"".join(lines))
+    if segment_bytes is not None:
+        monkeypatch.setattr(verify_segments, "SEGMENT_BYTES", segment_bytes)
+    assert (len(file_segments(str(path))) > 1) == (segment_bytes is not None)
+    _cut_while_read(monkeypatch, path, sum(map(len, lines[:kept_lines])) + and_bytes)
+    result = CliRunner().invoke(main, ["verify", "--jobs", "1", str(path)])
+    assert result.exit_code == 2, result.output
+    assert result.output.splitlines()[:-1] == [f"{path}: {REPLACED}"]
+    assert "--repair" not in result.output

@@ -78,9 +78,9 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
     Exit 2 with "Error: ..." when PATH does not exist or is no store (a symlink
     loop, a FIFO, a cassette), and exit 2 when a file was refused unread: not a
     regular file (a folder, a FIFO, a device, a symlink loop), unreadable, holding a
-    line over the maximum size, or replaced while it was read (run verify again). Exit 1 for
-    damaged content a file was read for (a malformed line, nesting too deep, NaN):
-    every such line is listed with its file and line.
+    line over the maximum size, or replaced or cut shorter while it was read (run verify
+    again). Exit 1 for damaged content a file was read for (a malformed line, nesting
+    too deep, NaN): every such line is listed with its file and line.
 
     Checked: each line parses (a partial last line is reported, and --repair cuts
     it; a one-fixture file cut short, or a temporary file of an interrupted write,

@@ -109,32 +109,48 @@ def segment_lines(segment: Segment) -> Iterator[tuple[int, bytes]]:
     """``(line number in the segment, bytes)`` of each line; a line over the maximum is
     refused, and so is a segment of a file that is no longer the one it was cut from
     (another file renamed over it, or cut shorter): its offsets are no line ends there.
-    A last line found cut is read again once its writer is done (:func:`_written_out`)."""
+    Where the read ends (a line without its newline, or no line), a file found shorter
+    than it was (:func:`_size_kept`) was cut shorter while read: refused too, so the
+    line the cut left is never taken for damage. A last line found cut is read again
+    once its writer is done (:func:`_written_out`)."""
     path = Path(segment.file)
     with os.fdopen(open_regular(path), "rb", buffering=_READ_BUFFER) as handle:
-        if segment.cut_from is not None:
-            now = os.fstat(handle.fileno())
-            device, inode, size = segment.cut_from
-            if (now.st_dev, now.st_ino) != (device, inode) or now.st_size < size:
-                raise FixtureFormatError(str(path), 0, REPLACED)
+        size = _size_kept(handle, segment)
         handle.seek(segment.start)
         lines: BinaryIO = handle
+        end = segment.end
         number, pos, waited = 1, segment.start, False
-        while segment.end is None or pos < segment.end:
+        while end is None or pos < end:
             raw = lines.readline(MAX_LINE_BYTES + 1)
-            if not raw:
-                return
             if len(raw) > MAX_LINE_BYTES:
                 raise too_long(path, number)
-            if segment.end is None and not raw.endswith(b"\n") and not waited:
-                waited = True
-                rest = _written_out(handle.fileno(), path, pos)
-                if rest is not None:
-                    lines = io.BytesIO(rest)
-                    continue
+            if not raw.endswith(b"\n"):  # the end of the file, as it was or cut shorter
+                if os.fstat(handle.fileno()).st_size < size:
+                    raise FixtureFormatError(str(path), 0, REPLACED)
+                if not raw:
+                    return
+                if end is None and not waited:
+                    waited = True
+                    rest = _written_out(handle.fileno(), path, pos)
+                    if rest is not None:
+                        lines = io.BytesIO(rest)
+                        continue
             yield number, raw
             number += 1
             pos += len(raw)
+
+
+def _size_kept(handle: BinaryIO, segment: Segment) -> int:
+    """The size the file open as ``handle`` keeps while ``segment`` is read: the size it
+    was cut at, or for a file read whole, its size now. A segment of a file that is no
+    longer the one it was cut from is refused (:data:`REPLACED`)."""
+    now = os.fstat(handle.fileno())
+    if segment.cut_from is None:
+        return now.st_size
+    device, inode, size = segment.cut_from
+    if (now.st_dev, now.st_ino) != (device, inode) or now.st_size < size:
+        raise FixtureFormatError(str(Path(segment.file)), 0, REPLACED)
+    return size
 
 
 def _written_out(fd: int, path: Path, pos: int) -> bytes | None:
