@@ -115,3 +115,20 @@ def test_a_document_nested_deeper_than_orjson_writes_is_still_read_exactly() -> 
     for _ in range(300):
         value = value["a"]
     assert value == 12345678901234567890123
+
+
+def test_a_body_too_deep_to_read_again_is_refused_by_name_not_with_a_recursion_error(
+    tmp_path: Path,
+) -> None:
+    # read again for a key named twice, it raised RecursionError out of the SDK's call
+    deep = b'{"a":' + b"[ " * 1020 + b"1" + b" ]" * 1020 + b"}"
+    with (
+        block_network(),
+        httpx2_client(tmp_path / "none.jsonl") as client,
+        pytest.raises(WireFormatError) as caught,
+    ):
+        client.post("https://api.anthropic.com/v1/messages", content=deep, headers=HEADERS)
+    assert str(caught.value) == (
+        "request.body: nested too deeply to be read (about a thousand levels of objects and "
+        "lists), so this request can be neither recorded nor matched"
+    )

@@ -322,6 +322,12 @@ def envelope(
             "stored request could not say which, so this request can be neither recorded "
             "nor matched: send the key once",
         ) from None
+    except RecursionError:  # read again for a key named twice, past Python's depth
+        raise WireFormatError(
+            "request.body",
+            "nested too deeply to be read (about a thousand levels of objects and lists), "
+            "so this request can be neither recorded nor matched",
+        ) from None
     env: dict[str, Any] = {
         "method": method.upper(),
         "path": canonical_path(path, query, host=sent_to),
