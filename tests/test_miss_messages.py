@@ -400,3 +400,26 @@ def test_run_and_eval_name_their_own_command_to_record_a_fixture_anew(
         assert CliRunner().invoke(main, [*anew, "--simulator", *more]).exit_code == 0
         replayed = CliRunner().invoke(main, replay)
         assert replayed.exit_code == 0, replayed.output
+
+
+def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
+    tmp_path: Path, counted: str
+) -> None:
+    # LiteLLM's fetch of its price file missed with a re-record hint and the diff of an
+    # unrelated model call: nothing said it was the framework's own request
+    store = tmp_path / "s.jsonl"
+    with httpx2_client(store, mode="record-missing", approve_live=True) as client:
+        client.post(counted, content=b'{"model":"m"}', headers={"anthropic-version": "1"})
+    side = "https://raw.githubusercontent.com/BerriAI/litellm/main/prices.json"
+    with block_network(), httpx2_client(store) as client:
+        with pytest.raises(FixtureMismatchError) as fetched:
+            client.get(side)
+        with pytest.raises(FixtureMismatchError) as model_call:
+            client.post(counted, content=b'{"model":"n"}', headers={"anthropic-version": "1"})
+    assert str(fetched.value).startswith(f"no fixture recorded for this HTTP request (GET {side})")
+    assert str(fetched.value).endswith(
+        "\nThis request is to no model API: if the code under test sends it of its own (a "
+        "framework fetching a price or tokenizer file, telemetry), stop it at its source "
+        "rather than record it (LiteLLM: LITELLM_OFFLINE_MODE=true; see docs/frameworks.md)."
+    )
+    assert "no model API" not in str(model_call.value)

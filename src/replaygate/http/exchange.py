@@ -160,6 +160,13 @@ came from it; the pytest plugin names its own option."""
 
 VERSION_PATH = "headers.anthropic-version"
 
+SIDE_REQUEST = (
+    "This request is to no model API: if the code under test sends it of its own (a "
+    "framework fetching a price or tokenizer file, telemetry), stop it at its source rather "
+    "than record it (LiteLLM: LITELLM_OFFLINE_MODE=true; see docs/frameworks.md)."
+)
+"""What a miss of a request to no model API adds (:func:`~.envelope.is_model_api`)."""
+
 NOT_ANSWERS = (UnservedRouteError, SimulatorRefusalError)
 """The refusals of a response that is no provider's answer, which no provider billed: a
 404 for the route, an error the simulator made of its own accord."""
@@ -508,7 +515,15 @@ class Exchange:
                     store=str(self.store.path),
                     differences=tuple(d.render() for d in differences),
                 )
-        return self.session.miss(envelope, origin)
+        error = self.session.miss(envelope, origin)
+        if is_model_api(str(envelope.get("path", ""))):
+            return error
+        return FixtureMismatchError(
+            f"{error}\n{SIDE_REQUEST}",
+            key=error.key,
+            store=error.store,
+            differences=error.differences,
+        )
 
     # -- recording ---------------------------------------------------------------------
 
