@@ -222,6 +222,21 @@ def test_ctrl_c_ends_a_serial_run_with_one_line_and_no_results(tmp_path: Path) -
     assert not out.exists() and not history.exists()
 
 
+def test_an_agent_interrupting_a_process_of_a_parallel_run_ends_it_as_a_serial_run(
+    tmp_path: Path,
+) -> None:
+    # its process printed a traceback and the run said it was killed (exit 2)
+    store = tmp_path / "fixtures.jsonl"
+    store.touch()
+    asked = [case("a", "interrupt"), case("b", "What is RAG?")]
+    cases = write_cases(tmp_path / "cases.jsonl", asked)
+    out = tmp_path / "results.json"
+    done = eval_cmd(cases, store, "--out", str(out), "--no-history", "--jobs", "2",
+                    agent=TROUBLED)  # fmt: skip
+    assert ended_interrupted(done.returncode, done.stderr, INTERRUPTED), done.stderr
+    assert "Traceback" not in done.stderr and not out.exists()
+
+
 @pytest.mark.slow
 def test_ctrl_c_while_recording_starts_no_other_case(tmp_path: Path) -> None:
     store = tmp_path / "fixtures.jsonl"

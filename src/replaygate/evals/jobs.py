@@ -203,6 +203,8 @@ def _collect(
                     reporter.case_done(result.id, result.sampled.verdict)
         elif kind == "failed":
             raise WorkerError(payload)
+        elif kind == "interrupted":
+            raise KeyboardInterrupt
         else:
             finished.add(index)
     return results
@@ -276,6 +278,8 @@ def _process_share(
             run_cases(cases, work.store, setup, work.recording, batch.add, jobs=jobs)
     except Exception as err:  # every failure reaches the parent as words
         outbox.put((index, "failed", describe_failure(err)))
+    except KeyboardInterrupt:  # the agent's own (Ctrl-C goes to the parent): as --jobs 1 ends
+        outbox.put((index, "interrupted", None))
     else:
         batch.send()
         outbox.put((index, "finished", None))
