@@ -78,6 +78,20 @@ def test_merge_refuses_shards_that_replayed_two_versions_of_the_store(project: P
     assert "the fixture store 'f.jsonl' changed between these shards" in merged.output
 
 
+def test_merge_names_both_stores_of_shards_that_replayed_two_stores(project: Path) -> None:
+    # a copy of the same store under another name was said to have changed between them
+    assert run("--shard", "1/2", "--out", "s1.json").exit_code == 0
+    (project / "copy.jsonl").write_bytes((project / "f.jsonl").read_bytes())
+    assert run("--shard", "2/2", "--fixtures", "copy.jsonl", "--out", "s2.json").exit_code == 0
+    merged = CliRunner().invoke(main, ["eval", "merge", "s1.json", "s2.json", "--no-history"])
+    assert merged.exit_code == 2, merged.output
+    assert (
+        "s2.json: replayed other fixtures than s1.json: it read the fixture store 'copy.jsonl', "
+        "and s1.json 'f.jsonl'; run every shard on the same one"
+    ) in merged.output
+    assert "changed between these shards" not in merged.output
+
+
 def test_merge_takes_shards_of_one_store(project: Path) -> None:
     assert run("--shard", "1/2", "--out", "s1.json").exit_code == 0
     assert run("--shard", "2/2", "--out", "s2.json").exit_code == 0

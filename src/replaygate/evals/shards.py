@@ -132,6 +132,12 @@ def merge(
             if key in _DIGESTS and mine is not None and first is not None:
                 what, noun, named = _DIGESTS[key]
                 called = "" if named is None else f" {part.info.get(named)!r}"
+                if named is not None and part.info.get(named) != parts[0].info.get(named):
+                    raise ResultsError(
+                        f"{name}: {what} than {names[0]}: it read {noun}{called}, and "
+                        f"{names[0]} {parts[0].info.get(named)!r}; run every shard on the "
+                        "same one"
+                    )
                 raise ResultsError(
                     f"{name}: {what} than {names[0]} (eval.{key} {mine!r}, not {first!r}): "
                     f"{noun}{called} changed between these shards; run every shard on one "
