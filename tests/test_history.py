@@ -106,6 +106,8 @@ def test_the_history_commands_export_and_merge(tmp_path: Path) -> None:
         merged = runner.invoke(history_group, ["merge", str(out), "--history", str(target)])
         assert merged.exit_code == 0, merged.output
         assert expected in merged.output
+    twice = runner.invoke(history_group, ["merge", str(out), str(out), "--history", str(target)])
+    assert "0 run(s) added, 1 already there" in twice.output  # was 2: one run counted twice
     missing = runner.invoke(
         history_group, ["export", "--out", str(out), "--history", str(tmp_path / "none.db")]
     )

@@ -191,6 +191,20 @@ def _differing(stored: dict[str, Any], runs: list[HistoryRun]) -> set[str]:
     return found
 
 
+def _once(runs: list[HistoryRun]) -> list[HistoryRun]:
+    """``runs`` without a run met before, the same (an export given twice, two exports
+    sharing runs): each is counted once; a different run under an id met before is kept,
+    for :func:`_differing` to name."""
+    seen: dict[str, list[dict[str, Any]]] = {}
+    kept = []
+    for run in runs:
+        document = run.to_json()
+        if document not in seen.setdefault(run.id, []):
+            seen[run.id].append(document)
+            kept.append(run)
+    return kept
+
+
 @history_group.command("merge")
 @click.argument("exports", nargs=-1, required=True, type=PathParam(path_type=Path))
 @history_option
@@ -207,7 +221,7 @@ def history_merge(
         replaygate history merge ci-history.json
     """
     target = history_path or load_config(config_path).history_path
-    runs = [run for export in exports for run in read_export(export)]
+    runs = _once([run for export in exports for run in read_export(export)])
     with History.open(target) as history:
         before = {run.id: run.to_json() for run in history.runs(skipped=[])}
         added, skipped = history.merge(runs)
