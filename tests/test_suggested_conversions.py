@@ -47,6 +47,14 @@ KINDS = {  # what the file holds, the tool the suggestion runs, the refusal, the
     "pretty": (PRETTY.encode(), "jq", "pretty JSON", "jq -c . "),
 }
 NAMES = ["NEW.jsonl", "s.jsonl", "p/NEW.jsonl", "it's a store.jsonl"]
+CASES = [
+    *((kind, "NEW.jsonl") for kind in KINDS),  # the name the old suggestions wrote to
+    *(("utf-16", name) for name in NAMES[1:]),
+    ("cr", "it's a store.jsonl"),
+    ("pretty", "p/NEW.jsonl"),
+]
+"""Every kind of file under the name the old suggestions emptied, and every name (a
+folder, a quote) under a suggestion of each tool."""
 
 
 def verify(path: str) -> tuple[int, str]:
@@ -78,8 +86,7 @@ def words(command: str) -> list[str]:
     return done.stdout.split("\0")[:-1]
 
 
-@pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize(("kind", "name"), CASES)
 def test_a_suggested_conversion_writes_a_copy_and_leaves_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, name: str
 ) -> None:
