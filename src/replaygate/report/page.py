@@ -26,7 +26,7 @@ from replaygate.report.evidence import distinct_runs, recordings_text
 from replaygate.report.gated import gated_run
 from replaygate.report.plots import ages_plot, metrics_plot, weekly_plot
 from replaygate.report.signals import Signal, find_signals
-from replaygate.report.suites import Suite, suite_runs
+from replaygate.report.suites import NAMING_NONE, Suite, suite_runs
 from replaygate.report.words import case_words, cut, failed_assertions, visible
 
 _STYLE = """
@@ -141,11 +141,7 @@ def _suite(suite: Suite) -> str:
             return ""
         return f"<p class='muted'>Runs of the cases file {_shown(suite.cases_file)}.</p>"
     items = "".join(f"<li>{_shown(note)}</li>" for note in suite.left_out())
-    which = (
-        f"of the cases file {_shown(suite.cases_file)}"
-        if suite.cases_file
-        else "naming no cases file (made in Python)"
-    )
+    which = f"of the cases file {_shown(suite.cases_file)}" if suite.cases_file else NAMING_NONE
     return (
         f"<p class='fail'>Runs {which} only: the runs of other "
         "cases files measure other cases, so they are left out of the latest run, the "

@@ -24,6 +24,8 @@ from replaygate.report.evidence import plural
 
 NO_CASES_FILE = "no cases file (runs made in Python)"
 """How runs that name no cases file (from ``run_eval`` without ``info``) are called."""
+NAMING_NONE = "naming no cases file (made in Python)"
+"""The same, said of runs after their count: ``1 run naming no cases file ...``."""
 
 
 def cases_file_of(run: HistoryRun) -> str | None:
@@ -75,7 +77,7 @@ class Suite:
 
 def _of(name: str | None) -> str:
     """Which cases file runs ran, after their count: ``of smoke.jsonl``."""
-    return f"of {shown_file(name)}" if name else "naming no cases file (made in Python)"
+    return f"of {shown_file(name)}" if name else NAMING_NONE
 
 
 def _named(name: str | None) -> str:
