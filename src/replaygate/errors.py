@@ -150,10 +150,12 @@ WIDE_TEXTS = (UTF16_TEXT, UTF32_TEXT)
 """How the reason of a line or file of UTF-16 or UTF-32 text starts."""
 
 
-def wide_text_of(raw: bytes) -> str:
-    """:data:`UTF32_TEXT` or :data:`UTF16_TEXT` for ``raw``, text :func:`wide_encoding`
-    names."""
-    encoding = wide_encoding(raw) or "UTF-16"
+def wide_text_of(raw: bytes) -> str | None:
+    """:data:`UTF32_TEXT` or :data:`UTF16_TEXT` for ``raw`` that :func:`wide_encoding`
+    names so, else None."""
+    encoding = wide_encoding(raw)
+    if encoding is None:
+        return None
     return UTF32_TEXT if encoding.startswith("UTF-32") else UTF16_TEXT
 
 

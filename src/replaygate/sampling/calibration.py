@@ -22,7 +22,6 @@ from typing import Any
 from replaygate.errors import (
     ReplaygateError,
     located,
-    looks_like_wide_text,
     shown_file,
     undecodable_byte,
     wide_text_of,
@@ -268,8 +267,9 @@ def parse_label(text: str, where: str) -> bool | None:
 def _not_utf8(sheet: Path, err: UnicodeDecodeError) -> str:
     """Where and why ``sheet`` is not UTF-8 text, as the fixture store says it: UTF-32
     or UTF-16, or the line and column of the first byte that is not UTF-8."""
-    if looks_like_wide_text(err.object[:4096]):
-        return f"{sheet}: {wide_text_of(err.object[:4096])}"
+    wide = wide_text_of(err.object[:4096])
+    if wide is not None:
+        return f"{sheet}: {wide}"
     line, reason = undecodable_byte(err.object, err.start)
     return f"{located(str(sheet), line)}: {reason}"
 
