@@ -22,7 +22,7 @@ import pytest
 import requests
 
 from loopback import EchoesMessages, serving
-from replaygate.errors import FixtureMismatchError, NothingRecordedWarning
+from replaygate.errors import FixtureMismatchError, LiveSendFailedWarning, NothingRecordedWarning
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import (
     block_network,
@@ -424,6 +424,38 @@ def test_a_recording_that_sees_no_request_warns(tmp_path: Path, sim: Simulator) 
             intercept(store, "record-missing", approve_live=True),
         ):  # the block failed: its error says more
             raise KeyError("x")
+
+
+def test_a_live_send_that_fails_before_any_answer_warns_and_is_not_recorded(
+    tmp_path: Path,
+) -> None:
+    failures: list[BaseException] = [KeyboardInterrupt(), httpx2.ConnectError("refused")]
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        if failures:
+            raise failures.pop()
+        return httpx2.Response(200, json={"answer": 42})
+
+    store, url = tmp_path / "failed.jsonl", "https://example.test/answer"
+    expected = (
+        r"the live send of GET /answer failed before any answer \(ConnectError: refused\), "
+        r"so nothing was recorded for it: .* sends it once less than this recording did"
+    )
+    with intercept(store, "record-missing", approve_live=True):
+        client = httpx2.Client(transport=httpx2.MockTransport(handler))
+        with pytest.warns(LiveSendFailedWarning, match=expected), pytest.raises(httpx2.ConnectError):
+            client.get(url)  # code that retries, or catches it, would go on green
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", LiveSendFailedWarning)  # interrupted: no warning
+            with pytest.raises(KeyboardInterrupt):
+                client.get(url)
+        assert client.get(url).json() == {"answer": 42}
+    (fixture,) = FixtureStore.open(store)
+    assert len(fixture.responses) == 1  # the answered send alone
+    with intercept(store):
+        assert httpx2.Client(transport=httpx2.MockTransport(handler)).get(url).json() == {
+            "answer": 42
+        }
 
 
 def originals() -> list[Any]:

@@ -512,6 +512,12 @@ class NothingRecordedWarning(ReplaygateWarning):
     """A recording ``intercept`` block ended without seeing a single request."""
 
 
+class LiveSendFailedWarning(ReplaygateWarning):
+    """A live send of a recording failed before any answer (a timeout, a refused
+    connection): nothing was recorded for it, so its replay misses, or sends once less
+    than the recording did where a retry was answered."""
+
+
 class ResponseLeftOpenWarning(ReplaygateWarning):
     """A recording block ended while a live response (not an event stream) was neither
     read to its end nor closed: it could not be recorded."""

@@ -25,6 +25,7 @@ import hashlib
 import os
 import sys
 import threading
+import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -36,6 +37,7 @@ from replaygate.errors import (
     KEPT_ERRORS,
     FixtureFormatError,
     FixtureMismatchError,
+    LiveSendFailedWarning,
     ReplaygateError,
     SimulatorRefusalError,
     UnservedRouteError,
@@ -176,6 +178,17 @@ def _version_header(envelope: dict[str, Any]) -> str | None:
     headers = envelope.get("headers")
     version = headers.get("anthropic-version") if isinstance(headers, dict) else None
     return version if isinstance(version, str) else None
+
+
+def failed_send(slot: LiveSlot, err: Exception) -> str:
+    """What a live send that failed before any answer warns of."""
+    reason = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+    return (
+        f"the live send of {slot.envelope.get('method')} {slot.path} failed before any answer "
+        f"({reason}), so nothing was recorded for it: its replay misses the request, or, "
+        "where a retry of it was answered, sends it once less than this recording did. "
+        "Record it again once the live API answers it."
+    )
 
 
 class Unfinished(Protocol):
@@ -659,11 +672,16 @@ class Exchange:
     @contextmanager
     def sending(self, slot: LiveSlot) -> Iterator[None]:
         """While ``slot``'s live send is made: a send that fails before a response gives
-        its place and its spending-cap bound up (:meth:`gave_up`)."""
+        its place and its spending-cap bound up (:meth:`gave_up`), and one that failed of
+        itself (not refused by replaygate, not interrupted) warns
+        (:class:`~replaygate.errors.LiveSendFailedWarning`): code that catches the error,
+        or an SDK that retries, would leave a green recording that replays otherwise."""
         try:
             yield
-        except BaseException:
+        except BaseException as err:
             self.gave_up(slot)
+            if isinstance(err, Exception) and not isinstance(err, ReplaygateError):
+                warnings.warn(failed_send(slot, err), LiveSendFailedWarning, stacklevel=3)
             raise
 
     def _while_busy(self, work: Callable[..., _T], *args: Any) -> _T:
