@@ -70,6 +70,8 @@ def test_a_command_says_what_it_is_for_with_an_example_that_parses(
     assert purpose and purpose[0].endswith("."), f"no one-line purpose: {command.help!r}"
     options = [p for p in command.params if isinstance(p, click.Option) and not p.hidden]
     assert [o.name for o in options if not o.help] == [], "options without help"
+    shown = command.get_help(click.Context(command, info_name=path[-1]))
+    assert re.findall(r"\[[^\]]*\bNone\b[^\]]*\]", shown) == [], "a range of no bound shown"
     lines = example_lines(command.help or "")
     assert lines, "no command line in the Example: section"
     monkeypatch.chdir(tmp_path)

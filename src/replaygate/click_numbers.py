@@ -16,7 +16,17 @@ import click
 from replaygate.digits import a_decimal, an_integer
 
 
-class DigitsInt(click.IntRange):
+class _Described(click.types._NumberRangeBase):
+    """A range shown in help only where it has a bound (click writes ``x<=None`` for
+    none)."""
+
+    def _describe_range(self) -> str:
+        if self.min is None and self.max is None:
+            return ""
+        return super()._describe_range()
+
+
+class DigitsInt(_Described, click.IntRange):
     """An integer in ASCII digits (an optional sign), within the bounds given, if any."""
 
     name = "integer"
@@ -27,7 +37,7 @@ class DigitsInt(click.IntRange):
         return super().convert(value, param, ctx)
 
 
-class DigitsFloat(click.FloatRange):
+class DigitsFloat(_Described, click.FloatRange):
     """A decimal number in ASCII digits (``2``, ``0.5``, ``1e-3``), within the bounds given."""
 
     name = "float"
