@@ -395,6 +395,17 @@ def test_every_python_block_of_the_docs_parses() -> None:
         ast.parse(code, where)
 
 
+def test_every_fence_of_the_docs_stands_on_a_line_of_its_own() -> None:
+    # text after a closing fence leaves the block open: the rest of the page renders as code
+    stray = [
+        f"{page.name}:{number}"
+        for page in PAGES
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+        if line.lstrip().startswith("```") and not re.fullmatch(r" *```[a-z]*", line)
+    ]
+    assert stray == []
+
+
 STANDS_FOR = {"run_agent"}  # frameworks.md: "`run_agent()` stands for your code"
 
 
