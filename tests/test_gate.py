@@ -152,6 +152,24 @@ def test_a_limited_metric_without_a_value_fails_the_gate() -> None:
     )
 
 
+def test_a_limited_metric_the_baseline_has_no_value_of_is_noted_as_unchecked() -> None:
+    priced = results(*(case(c.id, 5) for c in BASE.cases))
+    counts = [
+        CaseResult(c.sampled, CaseCounts(**{**c.counts.to_json(), "cost": None}), c.tags)
+        for c in priced.cases
+    ]
+    report = run_gate(reference(results(*counts)), reference(priced), GateConfig())
+    row = next(r for r in report.rows if r.metric == "cost")
+    assert (row.baseline, row.verdict) == (None, "n/a") and row.now is not None
+    assert report.passed  # the committed baseline measured none: nothing to exceed
+    assert (
+        "cost: the baseline has no value (it measured none: a cost run without a price "
+        "table), so its limit (rise <= 10.0%) is not checked; take a run that has one in "
+        "with `replaygate baseline update --reason ...`" in report.notes
+    )
+    assert "the baseline has no value" in report.text()
+
+
 def test_limits_parse_with_aliases_and_explain_mistakes() -> None:
     assert parse_limits("success=0.02, citation=0.05", "--max-drop") == {
         "success": 0.02,

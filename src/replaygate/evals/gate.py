@@ -351,6 +351,12 @@ def run_gate(
                 f"{row.metric}: the results have no value, so its limit ({row.limit}) cannot "
                 f"be checked{why}"
             )
+        elif row.verdict == "n/a" and row.now is not None:
+            notes.append(
+                f"{row.metric}: the baseline has no value (it measured none: a cost run "
+                f"without a price table), so its limit ({row.limit}) is not checked; take "
+                "a run that has one in with `replaygate baseline update --reason ...`"
+            )
     return GateReport(rows, tuple(problems), tuple(notes), now)
 
 
