@@ -601,16 +601,20 @@ def repo(tmp_path: Path) -> Path:
 
 def test_updating_the_baseline_without_a_reason_is_refused(repo: Path) -> None:
     target = repo / "evals" / "baseline.json"
-    for reason in (None, "", "   "):
+    for reason in (None, ""):
         with pytest.raises(BaselineError, match=r"without a reason.*Nothing was written"):
             update_baseline(target, BASE, reason=reason)
+    with pytest.raises(BaselineError, match=r": the reason is blank: .*Nothing was written"):
+        update_baseline(target, BASE, reason="   ")
     assert not target.exists()
     res = write_results(repo / "r.json", BASE)
-    result = CliRunner().invoke(
-        baseline_group, ["update", "--results", str(res), "--baseline", str(target)]
-    )
+    update = ["update", "--results", str(res), "--baseline", str(target)]
+    result = CliRunner().invoke(baseline_group, update)
     assert result.exit_code == 2
     assert "refusing to update" in result.output and "without --reason" in result.output
+    result = CliRunner().invoke(baseline_group, [*update, "--reason", " "])
+    assert result.exit_code == 2
+    assert "--reason: the reason is blank: it holds only white space;" in result.output
     assert not target.exists()
 
 

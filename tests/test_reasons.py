@@ -61,7 +61,7 @@ def test_a_reason_holding_a_line_or_paragraph_separator_is_refused(char: str) ->
     name = "LINE SEPARATOR" if char == "\u2028" else "PARAGRAPH SEPARATOR"
     assert problem.startswith(f"the reason holds U+{ord(char):04X} {name} (at 5), which "), problem
     assert "a line feed starts a new line" in problem
-    assert reason_problem(char) == "no reason was given"  # alone it is white space
+    assert reason_problem(char) == "the reason is blank: it holds only white space"
 
 
 @pytest.mark.parametrize(

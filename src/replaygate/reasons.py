@@ -65,8 +65,10 @@ def _loose_control(reason: str, at: int) -> bool:
 
 def reason_problem(reason: str | None) -> str | None:
     """Why ``reason`` is not one a reviewer can read, or None when it is."""
-    if reason is None or not reason.strip():
+    if not reason:
         return "no reason was given"
+    if not reason.strip():
+        return "the reason is blank: it holds only white space"
     at = next((i for i, c in enumerate(reason) if _loose_control(reason, i)), None)
     if at is not None:
         return (

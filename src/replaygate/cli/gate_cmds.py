@@ -121,7 +121,7 @@ def baseline_update(
     """
     config = load_config(config_path, near=baseline_path)
     target = baseline_path or config.baseline_path
-    if reason is None or not reason.strip():
+    if not reason:
         raise CommandError(
             f"refusing to update {target} without --reason: a changed baseline must say why. "
             "Nothing was written."

@@ -147,7 +147,7 @@ def update_baseline(
     whose samples, floor or assertions changed (``cases_changed``).
     """
     target = Path(path)
-    if reason is None or not reason.strip():
+    if not reason:
         raise BaselineError(
             f"refusing to update {target} without a reason: a changed baseline must say why "
             '(law 9). Pass --reason "...". Nothing was written.'
