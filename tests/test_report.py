@@ -354,6 +354,16 @@ def test_few_runs_are_drawn_as_labelled_points(
     assert_nothing_cut(figures[0])
 
 
+def test_a_plot_of_runs_that_measured_none_of_its_metrics_says_so(figures: list[Figure]) -> None:
+    # a history run of no price table: its cost plot said "no runs yet" beside its runs
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", metrics_plot({"success": [0.5]}, ["r0"]))
+    assert "no runs yet" not in texts
+    assert "(run without a price table)" in texts and "no steps counted" in texts
+    assert_nothing_cut(figures[0])
+    empty = re.findall(r"<text[^>]*>([^<]*)</text>", metrics_plot({}, []))
+    assert empty.count("no runs yet") == 3
+
+
 def test_one_week_is_drawn_as_a_labelled_point(figures: list[Figure]) -> None:
     weekly = weekly_plot(["2026-W45"], {"citations": [0.8]})
     assert "80%" in re.findall(r"<text[^>]*>([^<]*)</text>", weekly)

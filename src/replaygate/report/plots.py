@@ -35,6 +35,12 @@ SHARES = ("success", "citation_precision", "citation_recall", "fabricated")
 FEW = 10
 """Fewer points than this are labelled with their values."""
 AMOUNTS = (("cost", "cost per run"), ("steps", "steps per run"))
+UNMEASURED = {
+    "shares": "no share measured\nin these runs",
+    "cost": "no cost measured in these runs\n(run without a price table)",
+    "steps": "no steps counted\nin these runs",
+}
+"""What a plot of the metrics says where its runs hold no value of it."""
 _RC: Any = {
     "svg.fonttype": "none",
     "svg.hashsalt": "replaygate",
@@ -263,12 +269,12 @@ def metrics_plot(series: Mapping[str, Sequence[float | None]], labels: Sequence[
         _draw(ax, series.get(name, []), color="#b5651d")
         ax.margins(y=0.3)
         _label(ax, METRICS[name].format)
-    for ax in axes:
+    for ax, name in zip(axes, ["shares", *(name for name, _ in AMOUNTS)], strict=True):
         if ax.lines:
             _run_axis(ax, labels)
             _value_axis(ax)
         else:
-            _empty(ax, "no runs yet")
+            _empty(ax, UNMEASURED[name] if labels else "no runs yet")
     _lay_out(figure, legend, under=shares)
     return to_svg(figure, title="Metrics over time", prefix="metrics")
 
