@@ -75,7 +75,7 @@ def test_kappa_hand_computed() -> None:
 
 
 def test_export_hides_the_verdicts_in_a_sidecar(results: Path, tmp_path: Path) -> None:
-    sheet, side, count = export_sheet(results, tmp_path / "sheet.csv", n=3, seed=7)
+    sheet, side, count, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=3, seed=7)
     rows = read_rows(sheet)
     assert count == len(rows) == 6  # 3 outputs x 2 assertions
     assert list(rows[0]) == [
@@ -94,7 +94,7 @@ def test_export_hides_the_verdicts_in_a_sidecar(results: Path, tmp_path: Path) -
     verdicts = json.loads(side.read_text())["items"]
     assert set(verdicts) == {r["item"] for r in rows}
     assert {v["automatic"] for v in verdicts.values()} <= {"pass", "fail"}
-    again, _, _ = export_sheet(results, tmp_path / "again.csv", n=3, seed=7)
+    again, _, _, _, _ = export_sheet(results, tmp_path / "again.csv", n=3, seed=7)
     assert read_rows(again) == rows
 
 
@@ -111,7 +111,7 @@ def test_export_errors(results: Path, tmp_path: Path) -> None:
 
 
 def test_score_compares_labels_with_the_hidden_verdicts(results: Path, tmp_path: Path) -> None:
-    sheet, side, _ = export_sheet(results, tmp_path / "sheet.csv", n=10, seed=3)
+    sheet, side, _, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=10, seed=3)
     verdicts = json.loads(side.read_text())["items"]
     rows = read_rows(sheet)
     # the person agrees with the citation gate everywhere and always says "pass" for context
@@ -138,7 +138,7 @@ def test_score_compares_labels_with_the_hidden_verdicts(results: Path, tmp_path:
 
 
 def test_score_errors_name_the_row(results: Path, tmp_path: Path) -> None:
-    sheet, side, _ = export_sheet(results, tmp_path / "sheet.csv", n=2, seed=1)
+    sheet, side, _, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=2, seed=1)
     rows = read_rows(sheet)
     rows[1]["label"] = "maybe"
     write_rows(sheet, rows)
@@ -169,7 +169,7 @@ def test_score_errors_name_the_row(results: Path, tmp_path: Path) -> None:
 
 
 def test_a_row_cut_short_shifted_or_repeated_is_refused(results: Path, tmp_path: Path) -> None:
-    sheet, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=3, seed=1)
+    sheet, _, _, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=3, seed=1)
     rows = read_rows(sheet)
     for row in rows:
         row["label"] = "pass"
@@ -192,7 +192,7 @@ def test_a_row_cut_short_shifted_or_repeated_is_refused(results: Path, tmp_path:
 
 
 def test_rows_deleted_from_the_sheet_are_named(results: Path, tmp_path: Path) -> None:
-    sheet, side, written = export_sheet(results, tmp_path / "sheet.csv", n=5, seed=7)
+    sheet, side, written, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=5, seed=7)
     rows = read_rows(sheet)
     for row in rows:
         row["label"] = "pass"
@@ -217,7 +217,7 @@ def test_rows_deleted_from_the_sheet_are_named(results: Path, tmp_path: Path) ->
 def test_a_sheet_saved_by_a_spreadsheet_with_a_byte_order_mark_is_scored(
     results: Path, tmp_path: Path
 ) -> None:
-    sheet, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=2, seed=1)
+    sheet, _, _, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=2, seed=1)
     rows = read_rows(sheet)
     for row in rows:
         row["label"] = "pass"
@@ -302,9 +302,13 @@ def test_calibrate_commands(results: Path, tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     sidecar = tmp_path / "labels.verdicts.json"
     assert out.output == (
-        f"wrote 8 row(s) to {sheet}; automatic verdicts kept in {sidecar}\n"
+        f"wrote 8 row(s), one per assertion of 4 output(s) drawn, to {sheet}; automatic "
+        f"verdicts kept in {sidecar}\n"
         "fill the label column with pass or fail, then: replaygate calibrate score SHEET\n"
     )
+    every = ["export", "--n", "40", "--seed", "1", "--out", str(tmp_path / "all.csv")]
+    fewer = runner.invoke(calibrate, [*every, str(results)])
+    assert f"of 10 output(s) drawn, all {results} holds, of the 40 asked, to " in fewer.output
     rows = read_rows(sheet)
     for row in rows:
         row["label"] = "fail"
@@ -354,7 +358,7 @@ def test_a_cell_a_spreadsheet_would_run_as_a_formula_is_written_as_text(
     checks = [citations_check(["doc-rag"], kind="gate")]
     cases = [run_sampled(lambda i: outputs[i], 3, 1, checks, case="-negated")]
     results = write_results(tmp_path / "results.json", cases)
-    sheet, side, _ = export_sheet(results, tmp_path / "sheet.csv", n=3, seed=1)
+    sheet, side, _, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=3, seed=1)
     rows = read_rows(sheet)
     assert sorted(row["output"] for row in rows) == sorted(f"'{text}" for text in outputs)
     assert {row["case"] for row in rows} == {"'-negated"}

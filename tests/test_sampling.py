@@ -211,7 +211,7 @@ def test_an_output_that_is_not_valid_text_is_written_and_read_back(tmp_path: Pat
     path = write_results(tmp_path / "results.json", [result])
     assert "RAG \\ud800 retrieves" in path.read_text(encoding="utf-8")
     assert load_results(path)[0].samples[0].output == broken
-    sheet, _, _ = export_sheet(path, tmp_path / "sheet.csv", n=1, seed=1)
+    sheet, _, _, _, _ = export_sheet(path, tmp_path / "sheet.csv", n=1, seed=1)
     assert "RAG \\ud800 retrieves" in sheet.read_text(encoding="utf-8")
 
 
@@ -430,5 +430,5 @@ def test_calibrate_export_never_writes_over_a_file_that_is_no_sheet(tmp_path: Pa
     with pytest.raises(CalibrationError, match=r"sheet\.verdicts\.json: holds no calibration"):
         export_sheet(results, tmp_path / "sheet.csv", n=1, seed=1)
     assert not (tmp_path / "sheet.csv").exists()
-    sheet, side, _ = export_sheet(results, tmp_path / "again.csv", n=1, seed=1)
+    sheet, side, _, _, _ = export_sheet(results, tmp_path / "again.csv", n=1, seed=1)
     assert export_sheet(results, sheet, n=1, seed=2)[1] == side  # an unlabelled sheet: redrawn

@@ -71,10 +71,16 @@ def export(results: Path, n: int, seed: int, out: Path) -> None:
         for written in (out, sidecar_path(out)):
             check_not_an_input(written, {"the results file": results}, page=written == out)
             _check_kept_file(written)
-        sheet, sidecar, rows = export_sheet(results, out, n=n, seed=seed)
+        exported = export_sheet(results, out, n=n, seed=seed)
     except ReplaygateError as err:
         raise CommandError(str(err)) from None
-    click.echo(f"wrote {rows} row(s) to {sheet}; automatic verdicts kept in {sidecar}")
+    drawn = f"{exported.outputs} output(s) drawn"
+    if exported.outputs < n:
+        drawn = f"{drawn}, all {results} holds, of the {n} asked"
+    click.echo(
+        f"wrote {exported.rows} row(s), one per assertion of {drawn}, to {exported.sheet}; "
+        f"automatic verdicts kept in {exported.sidecar}"
+    )
     click.echo("fill the label column with pass or fail, then: replaygate calibrate score SHEET")
 
 

@@ -17,7 +17,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from replaygate.errors import (
     ReplaygateError,
@@ -166,13 +166,23 @@ def _refuse_foreign_sidecar(side: Path) -> None:
         )
 
 
+class Exported(NamedTuple):
+    """What :func:`export_sheet` wrote: the sheet, its sidecar, their rows (one per
+    assertion of each output drawn), the outputs drawn and how many the results held."""
+
+    sheet: Path
+    sidecar: Path
+    rows: int
+    outputs: int
+    available: int
+
+
 def export_sheet(
     results: str | os.PathLike[str], sheet: str | os.PathLike[str], *, n: int, seed: int
-) -> tuple[Path, Path, int]:
-    """Draw ``n`` outputs (seeded) from ``results``; write the sheet and its sidecar.
-
-    Returns the sheet path, the sidecar path and the number of rows written. A sheet that
-    holds labels already is never written over (:class:`CalibrationError`).
+) -> Exported:
+    """Draw ``n`` outputs (seeded) from ``results``, all of them when it holds fewer;
+    write the sheet and its sidecar. A sheet that holds labels already is never written
+    over (:class:`CalibrationError`).
     """
     if n < 1:
         raise CalibrationError(f"--n must be at least 1, got {n}")
@@ -225,7 +235,7 @@ def export_sheet(
         "items": verdicts,
     }
     write_text(side, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
-    return target, side, len(rows)
+    return Exported(target, side, len(rows), len(drawn), len(population))
 
 
 @dataclass(frozen=True)
