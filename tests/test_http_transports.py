@@ -443,7 +443,10 @@ def test_a_live_send_that_fails_before_any_answer_warns_and_is_not_recorded(
     )
     with intercept(store, "record-missing", approve_live=True):
         client = httpx2.Client(transport=httpx2.MockTransport(handler))
-        with pytest.warns(LiveSendFailedWarning, match=expected), pytest.raises(httpx2.ConnectError):
+        with (
+            pytest.warns(LiveSendFailedWarning, match=expected),
+            pytest.raises(httpx2.ConnectError),
+        ):
             client.get(url)  # code that retries, or catches it, would go on green
         with warnings.catch_warnings():
             warnings.simplefilter("error", LiveSendFailedWarning)  # interrupted: no warning

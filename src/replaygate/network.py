@@ -56,6 +56,7 @@ from types import FrameType
 from typing import Any
 
 from replaygate.errors import NetworkBlockedError
+from replaygate.fixtures.modes import RECORD_COMMAND
 
 LOCALHOST = "localhost"
 _RAW = _socket.socket
@@ -88,7 +89,7 @@ HOW_TO_FIX = (
     "replaygate blocks the network while replaying fixtures (and while recording from "
     "its simulator): only loopback (127.0.0.0/8, ::1, localhost) is reachable. Wire the "
     "client to replaygate (http_client=replaygate.http.httpx2_client(...) or "
-    "intercept()), record with approval (`replaygate record --approve-live`, or pytest "
+    f"intercept()), record with approval ({RECORD_COMMAND}, or pytest "
     "--replaygate-record-mode=record-missing --replaygate-approve-live), or let a host "
     "through with block_network(allow=[...])."
 )
