@@ -638,6 +638,9 @@ def test_a_blocked_prompt_is_a_refusal() -> None:
     assert from_gemini_response(blocked).stop_reason == "refusal"
 
 
+COUNTED = {"usageMetadata": {"promptTokenCount": 3}}
+
+
 @pytest.mark.parametrize(
     ("parse", "wire", "path"),
     [
@@ -649,15 +652,15 @@ def test_a_blocked_prompt_is_a_refusal() -> None:
             {"contents": [], "tools": [{"functionDeclarations": [{}]}]},
             "request.tools[0].functionDeclarations[0].name",
         ),
-        (from_gemini_response, {"candidates": []}, "response.candidates"),
+        (from_gemini_response, {"candidates": [], **COUNTED}, "response.candidates"),
         (
             from_gemini_response,
-            {"candidates": [{"finishReason": "ODD"}]},
+            {"candidates": [{"finishReason": "ODD"}], **COUNTED},
             "response.candidates[0].finishReason",
         ),
         (
             from_gemini_response,
-            {"candidates": [{"content": {"parts": [{"functionCall": {}}]}}]},
+            {"candidates": [{"content": {"parts": [{"functionCall": {}}]}}], **COUNTED},
             "response.candidates[0].content.parts[0].functionCall.name",
         ),
     ],

@@ -29,7 +29,13 @@ from replaygate.hygiene.verify import verify_store
 from replaygate.models.replay import RequestSettings
 
 REQUEST = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
-RESPONSE = {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
+RESPONSE = {
+    "type": "message",
+    "role": "assistant",
+    "content": [],
+    "stop_reason": "end_turn",
+    "usage": {"input_tokens": 3, "output_tokens": 0},
+}
 META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
 GOOD = Fixture.create(REQUEST, [RESPONSE], META)
 RUN = ["run", "--agent", "json:dumps", "--model", "m", "--max-tokens", "8"]

@@ -26,7 +26,11 @@ REAL_TOKEN = "ghp_" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa9b"
 
 def fixture(text: str) -> Fixture:
     request = {"model": "m", "messages": [{"role": "user", "content": text}]}
-    response = {"content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn"}
+    response = {
+        "content": [{"type": "text", "text": "ok"}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
     return Fixture.create(
         request, [response], make_meta("anthropic.messages", "2023-06-01", "hand")
     )

@@ -43,7 +43,11 @@ def _request(text: str) -> dict[str, Any]:
 
 
 def _answer(text: str) -> dict[str, Any]:
-    return {"type": "message", "content": [{"type": "text", "text": text}]}
+    return {
+        "type": "message",
+        "content": [{"type": "text", "text": text}],
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
 
 
 def _fixture(text: str) -> Fixture:

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
-from replaygate import FixtureMismatchError, Message, ModelResponse, ToolCall, ToolSpec
+from replaygate import FixtureMismatchError, Message, ModelResponse, ToolCall, ToolSpec, Usage
 from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.fixture import make_meta
 from replaygate.models.fakes import ScriptedModel
@@ -135,7 +135,11 @@ def test_a_context_window_stop_replays_as_max_tokens(tmp_path: Path) -> None:
 
 def test_a_chat_completions_refusal_replays_as_a_refusal(tmp_path: Path) -> None:
     refused = {"role": "assistant", "content": None, "refusal": "I can't help with that."}
-    response = {"choices": [{"index": 0, "message": refused, "finish_reason": "stop"}]}
+    usage = {"prompt_tokens": 3, "completion_tokens": 0}
+    response = {
+        "choices": [{"index": 0, "message": refused, "finish_reason": "stop"}],
+        "usage": usage,
+    }
     assert from_openai_response(response).stop_reason == "refusal"
     settings = {**SETTINGS, "interface": "openai.chat.completions"}
     store = tmp_path / "refused.jsonl"
@@ -143,8 +147,8 @@ def test_a_chat_completions_refusal_replays_as_a_refusal(tmp_path: Path) -> None
     store.write_bytes(_fixture_line(request, response, "openai.chat.completions"))
     assert ReplayModel(store, **settings).complete(ASK, ()).stop_reason == "refusal"
     answered = {**refused, "content": "Sure.", "refusal": None}
-    plain = {"choices": [{"message": answered, "finish_reason": "stop"}]}
-    assert from_openai_response(plain) == ModelResponse(text="Sure.")
+    plain = {"choices": [{"message": answered, "finish_reason": "stop"}], "usage": usage}
+    assert from_openai_response(plain) == ModelResponse(text="Sure.", usage=Usage(3, 0))
 
 
 @pytest.mark.parametrize(

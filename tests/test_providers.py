@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -28,6 +29,8 @@ from replaygate import (
     to_openai_response,
 )
 from replaygate.models.providers import INTERFACES, get_interface
+from replaygate.models.providers.google_gemini import from_gemini_response
+from replaygate.models.providers.openai_responses import from_responses_response
 from replaygate.models.types import STOP_REASONS
 from unicode_text import unicode_text
 
@@ -370,13 +373,59 @@ def test_anthropic_response_text_blocks_join_and_other_blocks_are_ignored() -> N
             {"type": "text", "text": "b"},
         ],
         "stop_reason": "pause_turn",
+        "usage": {"input_tokens": 0, "output_tokens": 0},
     }
     assert from_anthropic_response(wire) == ModelResponse(text="ab", stop_reason="pause_turn")
 
 
-def test_openai_response_without_usage_or_finish_reason_has_defaults() -> None:
-    wire = {"choices": [{"message": {"role": "assistant", "content": "hi"}}]}
+def test_openai_response_without_finish_reason_stops_as_a_turn_ends() -> None:
+    usage = {"prompt_tokens": 0, "completion_tokens": 0}
+    wire = {"choices": [{"message": {"role": "assistant", "content": "hi"}}], "usage": usage}
     assert from_openai_response(wire) == ModelResponse(text="hi")
+
+
+ANSWERED = {"role": "assistant", "content": "hi"}
+GEMINI_CANDIDATE = {"content": {"role": "model", "parts": [{"text": "hi"}]}, "finishReason": "STOP"}
+WITHOUT_USAGE = [
+    (from_anthropic_response, {"content": []}, "response.usage"),
+    (from_anthropic_response, {"content": [], "usage": None}, "response.usage"),
+    (
+        from_anthropic_response,
+        {"content": [], "usage": {"input_tokens": 3}},
+        "response.usage.output_tokens",
+    ),
+    (from_openai_response, {"choices": [{"message": ANSWERED}]}, "response.usage"),
+    (
+        from_openai_response,
+        {"choices": [{"message": ANSWERED}], "usage": {"completion_tokens": 2}},
+        "response.usage.prompt_tokens",
+    ),
+    (from_responses_response, {"output": []}, "response.usage"),
+    (from_gemini_response, {"candidates": [GEMINI_CANDIDATE]}, "response.usageMetadata"),
+    (
+        from_gemini_response,
+        {"candidates": [GEMINI_CANDIDATE], "usageMetadata": {"candidatesTokenCount": 1}},
+        "response.usageMetadata.promptTokenCount",
+    ),
+]
+
+
+@pytest.mark.parametrize(("read", "wire", "path"), WITHOUT_USAGE)
+def test_an_answer_without_its_token_counts_is_refused_naming_the_count(
+    read: Callable[[Any], ModelResponse], wire: dict[str, Any], path: str
+) -> None:
+    # a hand edit that deleted them replayed as a call that cost nothing: a gate passed
+    with pytest.raises(WireFormatError, match="would replay as a call that cost nothing") as err:
+        read(wire)
+    assert err.value.path == path
+
+
+def test_a_gemini_answer_may_leave_out_an_output_count_of_zero() -> None:
+    blocked = {
+        "promptFeedback": {"blockReason": "SAFETY"},
+        "usageMetadata": {"promptTokenCount": 4},
+    }
+    assert from_gemini_response(blocked).usage == Usage(input_tokens=4, output_tokens=0)
 
 
 def test_interfaces_are_registered_by_full_and_short_name() -> None:
@@ -421,7 +470,7 @@ def test_interfaces_are_registered_by_full_and_short_name() -> None:
             "expected int, got str",
         ),
         (
-            {"content": [], "usage": {"output_tokens": True}},
+            {"content": [], "usage": {"input_tokens": 1, "output_tokens": True}},
             "response.usage.output_tokens",
             "expected int, got bool",
         ),

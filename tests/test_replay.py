@@ -661,7 +661,8 @@ def test_nearest_request_in_a_10000_fixture_store(tmp_path: Path) -> None:
         for i in range(LARGE):
             canonical = _large_canonical(i)
             key = hashlib.sha256(canonical.encode()).hexdigest()[:12]
-            answer = f'{{"content": [{{"type": "text", "text": "answer {i}"}}]}}'
+            text = f'[{{"type": "text", "text": "answer {i}"}}]'
+            answer = f'{{"content": {text}, "usage": {{"input_tokens": 1, "output_tokens": 1}}}}'
             handle.write(f'{{"key": "{key}", "request": {canonical}, "response": {answer}}}\n')
     model = ReplayModel(path, model=MODEL, max_tokens=64, system=LARGE_SYSTEM)
     assert len(model.store) == LARGE

@@ -32,7 +32,11 @@ known_safe_patterns = ['acme_test_[0-9a-f]{{32}}']
 
 def _fixture(text: str, **fields: Any) -> Fixture:
     request = {"model": "m", "messages": [{"role": "user", "content": text}], **fields}
-    response = {"content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn"}
+    response = {
+        "content": [{"type": "text", "text": "ok"}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
     return Fixture.create(
         request, [response], make_meta("anthropic.messages", "2023-06-01", "hand")
     )

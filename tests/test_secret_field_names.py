@@ -16,7 +16,13 @@ from replaygate.sanitize.secret_scan import find_secrets
 
 TOKEN = "ghp_" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa9b"
 META = make_meta("anthropic.messages", "2023-06-01", "hand")
-RESPONSE = {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
+RESPONSE = {
+    "type": "message",
+    "role": "assistant",
+    "content": [],
+    "stop_reason": "end_turn",
+    "usage": {"input_tokens": 1, "output_tokens": 1},
+}
 
 
 def request(metadata: dict[str, Any]) -> dict[str, Any]:

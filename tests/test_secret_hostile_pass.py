@@ -42,6 +42,7 @@ GITHUB = "ghp_" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa9b"
 ANTHROPIC = "sk-ant-api03-" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa9b-Qx7"
 AWS = "AKIA" + "Q3EGRTZ5KX7NMBPL"
 SLACK = "xoxb-" + "2048113-1024557-AbCdEfGhIjKlMn"
+USAGE = {"input_tokens": 1, "output_tokens": 1}
 
 
 def zero_width(secret: str) -> str:
@@ -150,7 +151,7 @@ def test_verify_finds_the_hidden_keys_in_a_store_written_by_hand(tmp_path: Path)
         fixture = Fixture(
             fixture_key(request),
             request,
-            [{"content": [{"type": "text", "text": text}]}],
+            [{"content": [{"type": "text", "text": text}], "usage": USAGE}],
             meta=make_meta("anthropic.messages", "2023-06-01", "hand"),
         )
         lines.append(orjson.dumps(fixture.to_json()))

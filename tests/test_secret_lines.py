@@ -140,7 +140,12 @@ def test_a_line_not_as_written_is_left_to_the_values() -> None:
 
 def _fixture(i: int, text: str, headers: dict[str, str]) -> bytes:
     request = {"model": "m", "messages": [{"role": "user", "content": f"question {i}"}]}
-    response = {"type": "message", "content": [{"type": "text", "text": text}], **headers}
+    response = {
+        "type": "message",
+        "content": [{"type": "text", "text": text}],
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+        **headers,
+    }
     return Fixture.create(request, [response], META).sealed().to_line()
 
 

@@ -16,7 +16,7 @@ import click
 from replaygate.digits import a_decimal, an_integer
 
 
-class _Described(click.types._NumberRangeBase):
+class _Described(click.types._NumberRangeBase[Any, Any]):
     """A range shown in help only where it has a bound (click writes ``x<=None`` for
     none)."""
 

@@ -154,7 +154,7 @@ def replays_plainly(response: Any, reader: int) -> bool:
 def plain_anthropic(response: dict[str, Any]) -> bool:
     """Whether ``response`` is plainly a Messages API response the converter reads: a list
     of content blocks, each a text block with its text or a tool call with its id, name
-    and input, a known ``stop_reason`` and token counts of 0 or more, or none. False means
+    and input, a known ``stop_reason`` and both token counts, 0 or more. False means
     "not known": the converter decides, and says why (a block of another type may be a
     newer API's, or a misspelt one).
     """
@@ -167,13 +167,12 @@ def plain_anthropic(response: dict[str, Any]) -> bool:
         stop is not None and (type(stop) is not str or stop not in _STOPS)
     ):
         return False
-    if usage is not None:
-        if type(usage) is not dict:
+    if type(usage) is not dict:
+        return False
+    for name in _TOKENS:
+        count = usage.get(name)
+        if type(count) is not int or count < 0:
             return False
-        for name in _TOKENS:
-            count = usage.get(name)
-            if count is not None and (type(count) is not int or count < 0):
-                return False
     return all(map(_plain_block, blocks))
 
 

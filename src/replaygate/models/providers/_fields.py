@@ -49,12 +49,32 @@ def kind_of(item: Mapping[str, Any], read: tuple[str, ...], path: str) -> str:
     return kind
 
 
-def read_usage(usage: Mapping[str, Any], input_name: str, output_name: str, path: str) -> Usage:
-    """The token counts of a response's usage object at ``path`` (0 for one missing);
-    a :class:`WireFormatError` naming a count that is not an integer, or is negative (a
-    hand edit: it would lower what a run is said to cost)."""
+USAGE_NEEDED = (
+    "the API sends it with every answer, and an answer without its token counts (a hand "
+    "edit) would replay as a call that cost nothing"
+)
+
+
+def read_usage(
+    response: Mapping[str, Any],
+    field: str,
+    input_name: str,
+    output_name: str,
+    *,
+    output_omitted_at_zero: bool = False,
+) -> Usage:
+    """The token counts of ``response[field]``; a :class:`WireFormatError` naming a
+    count that is missing, not an integer, or negative (a hand edit: it would lower what a
+    run is said to cost). ``output_omitted_at_zero``: the API leaves the output count out
+    when it is 0 (Gemini, for a prompt it blocked)."""
+    path = f"response.{field}"
+    if response.get(field) is None:
+        raise WireFormatError(path, f"missing: {USAGE_NEEDED}")
+    usage = field_of(response, field, dict, "response")
     counts = []
     for name in (input_name, output_name):
+        if usage.get(name) is None and not (output_omitted_at_zero and name == output_name):
+            raise WireFormatError(f"{path}.{name}", f"missing: {USAGE_NEEDED}")
         count = optional_field(usage, name, int, path, 0)
         if count < 0:
             raise WireFormatError(f"{path}.{name}", f"a count of tokens, 0 or more, got {count}")

@@ -230,11 +230,10 @@ def from_anthropic_response(response: Mapping[str, Any]) -> ModelResponse:
     blocks = field_of(response, "content", list, "response")
     for i, block in enumerate(blocks):
         kind_of(block, READ_BLOCKS, f"response.content[{i}]")
-    usage = optional_field(response, "usage", dict, "response", {})
     stop = optional_field(response, "stop_reason", str, "response", "end_turn")
     return ModelResponse(
         text=_text_of(blocks, "response.content"),
         tool_calls=_tool_calls(blocks, "response.content"),
         stop_reason=_stop_reason(stop, "response.stop_reason"),
-        usage=read_usage(usage, "input_tokens", "output_tokens", "response.usage"),
+        usage=read_usage(response, "usage", "input_tokens", "output_tokens"),
     )

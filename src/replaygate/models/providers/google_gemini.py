@@ -304,9 +304,12 @@ def to_gemini_response(
 def from_gemini_response(response: Mapping[str, Any]) -> ModelResponse:
     """The engine's view of a ``generateContent`` response body (its first candidate)."""
     candidates = optional_field(response, "candidates", list, "response", [])
-    usage = optional_field(response, "usageMetadata", dict, "response", {})
     counted = read_usage(
-        usage, "promptTokenCount", "candidatesTokenCount", "response.usageMetadata"
+        response,
+        "usageMetadata",
+        "promptTokenCount",
+        "candidatesTokenCount",
+        output_omitted_at_zero=True,
     )
     if not candidates:
         feedback = optional_field(response, "promptFeedback", dict, "response", {})

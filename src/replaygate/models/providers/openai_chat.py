@@ -228,7 +228,6 @@ def from_openai_response(response: Mapping[str, Any]) -> ModelResponse:
     finish = optional_field(choices[0], "finish_reason", str, "response.choices[0]", "stop")
     if finish not in _FINISH_TO_STOP:
         raise WireFormatError("response.choices[0].finish_reason", f"unknown value {finish!r}")
-    usage = optional_field(response, "usage", dict, "response", {})
     where = "response.choices[0].message"
     refused = optional_field(message, "refusal", str, where, "")
     return ModelResponse(
@@ -237,5 +236,5 @@ def from_openai_response(response: Mapping[str, Any]) -> ModelResponse:
             optional_field(message, "tool_calls", list, where, []), f"{where}.tool_calls"
         ),
         stop_reason="refusal" if refused else _FINISH_TO_STOP[finish],
-        usage=read_usage(usage, "prompt_tokens", "completion_tokens", "response.usage"),
+        usage=read_usage(response, "usage", "prompt_tokens", "completion_tokens"),
     )

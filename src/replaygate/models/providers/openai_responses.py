@@ -301,11 +301,10 @@ def from_responses_response(response: Mapping[str, Any]) -> ModelResponse:
             )
         elif kind == "function_call":
             calls.append(parse_call(item, where))
-    usage = optional_field(response, "usage", dict, "response", {})
     stop = _stop_reason(response, tuple(calls))
     return ModelResponse(
         text="".join(texts),
         tool_calls=tuple(calls),
         stop_reason="refusal" if refused else stop,
-        usage=read_usage(usage, "input_tokens", "output_tokens", "response.usage"),
+        usage=read_usage(response, "usage", "input_tokens", "output_tokens"),
     )
