@@ -597,3 +597,23 @@ def test_an_error_naming_a_store_file_whose_name_is_not_utf8_prints_it_as_on_dis
     # what is not a byte of a name (half of a surrogate pair) stays an escape, no error
     text = os.fsdecode(b"caf\xe9 ") + "\ud800"
     assert text.encode("utf-8", "replaygate.as_on_disk") == b"caf\xe9 \\ud800"
+
+
+@pytest.mark.parametrize("edit", ["usage", "usage.input_tokens", "usage.output_tokens"])
+def test_a_response_whose_token_counts_were_deleted_fails_verify_and_replay(
+    tmp_path: Path, edit: str
+) -> None:
+    # Read as 0, the answer cost nothing: an eval's cost fell and its gate passed.
+    settings = RequestSettings(model="m", max_tokens=8)
+    response: dict[str, Any] = {**RESPONSE, "usage": dict(RESPONSE["usage"])}
+    field, _, count = edit.partition(".")
+    (response[field] if count else response).pop(count or field)
+    path = tmp_path / "store.jsonl"
+    request = settings.build([Message.user("hi")], [])
+    path.write_bytes(Fixture.create(request, [response], META).to_line())
+    done = CliRunner().invoke(main, ["verify", str(path)])
+    assert done.exit_code == 1
+    invalid = "response is not a valid anthropic.messages response"
+    assert f"{path}:1: {invalid}: response.{edit}: missing: " in done.output
+    with pytest.raises(FixtureFormatError, match=f"response.{edit}: missing: the API sends it"):
+        ReplayModel(FixtureStore.open(path), **asdict(settings)).complete([Message.user("hi")], [])
