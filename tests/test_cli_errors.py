@@ -285,3 +285,24 @@ def test_a_current_folder_removed_is_named_as_such(
         "Error: the current folder no longer exists (it was removed while this shell was "
         "in it): cd into an existing folder and run the command again\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("link", "said"),
+    [
+        ("loop.jsonl", "loop.jsonl: is a symlink loop, where a fixture file is expected"),
+        ("dangling.jsonl", "dangling.jsonl: is a symlink to 'nowhere.jsonl', which does not exist"),
+    ],
+)
+def test_eval_names_a_store_that_is_a_broken_link_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, link: str, said: str
+) -> None:
+    # a loop raised RuntimeError from the run's file names; both were "no fixtures at ..."
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(shipped_eval_cases(), SOME_CASES)
+    Path("loop.jsonl").symlink_to("loop.jsonl")
+    Path("dangling.jsonl").symlink_to("nowhere.jsonl")
+    run = ["eval", *AGENT, "--cases", SOME_CASES, "--fixtures", link, "--no-history"]
+    done = CliRunner().invoke(main, run)
+    assert done.exit_code == 2, done.output
+    assert done.output.startswith(f"Error: {said}"), done.output

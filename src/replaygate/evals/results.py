@@ -253,12 +253,16 @@ def project_path(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> 
     """How a run's information names the file ``path`` (relative to the working directory,
     or absolute): relative to the project folder ``root``, in ``/`` form, where it is under
     it, so results and baselines name it alike on every machine and checkout (the shards
-    of one run checked out at two paths merge); else its absolute path."""
+    of one run checked out at two paths merge); else its absolute path. A link is
+    followed only where the path is not under ``root`` as written (a link loop is left
+    to the reader of the file to name)."""
     absolute = Path(os.path.abspath(path))
     top = Path(os.path.abspath(root))
-    for candidate, folder in ((absolute, top), (absolute.resolve(), top.resolve())):
-        if candidate.is_relative_to(folder):
-            return candidate.relative_to(folder).as_posix()
+    if absolute.is_relative_to(top):
+        return absolute.relative_to(top).as_posix()
+    real, real_top = Path(os.path.realpath(absolute)), Path(os.path.realpath(top))
+    if real.is_relative_to(real_top):
+        return real.relative_to(real_top).as_posix()
     return str(absolute)
 
 

@@ -88,7 +88,7 @@ def run_eval(
         if recording.concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {recording.concurrency}")
     path = Path(store)
-    if recording is None and not path.exists():
+    if recording is None and not path.exists() and not path.is_symlink():  # a link: named as one
         raise FileNotFoundError(
             f"no fixtures at {path}: record them first ({EVAL_RERECORD}), or give a recorded store"
         )
