@@ -65,6 +65,22 @@ def test_a_clean_folder_store_with_its_lock_and_a_readme_passes(tmp_path: Path) 
     assert verify(root) == (0, ["1 fixture(s) checked, 0 problem(s)"])
 
 
+def test_the_lock_compact_takes_beside_a_jsonl_file_of_an_interface_folder_passes(
+    tmp_path: Path,
+) -> None:
+    # compact locked extra.jsonl beside it: verify then failed the store it had passed
+    root = tmp_path / "fixtures"
+    with FixtureStore.open(root) as store:
+        placed = store.put(fixture("one")).file
+    (placed.parent / "extra.jsonl").write_bytes(fixture("two").to_line())
+    assert verify(root) == (0, ["2 fixture(s) checked, 0 problem(s)"])
+    assert CliRunner().invoke(main, ["compact", str(root)]).exit_code == 0
+    assert (placed.parent / "extra.jsonl.lock").exists()
+    assert verify(root) == (0, ["2 fixture(s) checked, 0 problem(s)"])
+    (placed.parent / "notes.txt.lock").touch()  # the lock of no fixture file
+    assert verify(root)[0] == 1
+
+
 def test_each_file_passed_over_is_read_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
