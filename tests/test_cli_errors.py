@@ -306,3 +306,19 @@ def test_eval_names_a_store_that_is_a_broken_link_as_one(
     done = CliRunner().invoke(main, run)
     assert done.exit_code == 2, done.output
     assert done.output.startswith(f"Error: {said}"), done.output
+
+
+def test_a_miss_and_show_quote_a_store_name_holding_a_newline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # printed as it was, the one-line error and the header of show spanned two lines
+    monkeypatch.chdir(tmp_path)
+    store = "new\nline.jsonl"
+    shutil.copy(shipped_fixtures(), store)
+    missed = CliRunner().invoke(main, ["run", *AGENT, "--fixtures", store, "What is XYZ?"])
+    assert missed.exit_code == 1, missed.output  # the run failed on a miss
+    first, nearest = missed.output.splitlines()[:2]
+    assert first.endswith(r"not in 'new\nline.jsonl' (24 fixtures)"), first
+    assert r" at 'new\nline.jsonl':1 (recorded != requested)" in nearest
+    shown = CliRunner().invoke(main, ["show", "265288aeb827", "--fixtures", store])
+    assert shown.output.startswith("# 'new\\nline.jsonl':1\n{"), shown.output[:80]
