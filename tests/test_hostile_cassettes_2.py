@@ -64,3 +64,12 @@ def test_a_few_shared_values_still_import(tmp_path: Path) -> None:
     done = replaygate("import-cassettes", str(cassette), "--out", "stores", cwd=tmp_path)
     assert done.returncode == 0, done
     assert "1 imported" in done.stdout
+
+
+def test_a_cassette_of_no_interaction_leaves_no_lock_behind(tmp_path: Path) -> None:
+    (tmp_path / "cassettes").mkdir()
+    (tmp_path / "cassettes" / "empty.yaml").write_text("interactions: []\nversion: 1\n")
+    done = replaygate("import-cassettes", "cassettes", "--out", "stores", cwd=tmp_path)
+    assert done.returncode == 0, done
+    assert "empty.jsonl: 0 imported, 0 already there" in done.stdout
+    assert not (tmp_path / "stores").exists()  # an orphan empty.jsonl.lock was left there

@@ -294,8 +294,10 @@ def _write(cassette: Path, staged: _Staged, store: FixtureStore, force: bool) ->
 
     Without ``force``, a request the store answers otherwise refuses the whole cassette
     before anything is written; with it, such a request holds the cassette's answers
-    alone.
+    alone. A cassette of nothing to keep leaves no trace, not even a lock file.
     """
+    if not staged.fixtures:
+        return 0, 0
     lock = store.lock()  # its folder made: one --out cannot hold (a link loop) ends the command
     # no other writer between what is compared and what is written; a lock file that
     # cannot be taken (a symlink) is this store's error, named as every writer names it
