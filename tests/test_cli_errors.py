@@ -322,3 +322,35 @@ def test_a_miss_and_show_quote_a_store_name_holding_a_newline(
     assert r" at 'new\nline.jsonl':1 (recorded != requested)" in nearest
     shown = CliRunner().invoke(main, ["show", "265288aeb827", "--fixtures", store])
     assert shown.output.startswith("# 'new\\nline.jsonl':1\n{"), shown.output[:80]
+
+
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        (["run", *AGENT, "--fixtures", "rc.jsonl", "--cases", "LINK"], "'--cases'"),
+        (["calibrate", "export", "LINK", "--seed", "1"], "'RESULTS'"),
+        (["calibrate", "score", "LINK"], "'SHEET'"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("link", "said"),
+    [
+        ("loop.json", "is a symlink loop, where a file is expected"),
+        ("dangling.json", "is a symlink to 'nowhere.json', which does not exist, where a file"),
+    ],
+)
+def test_a_file_argument_that_is_a_broken_link_is_named_as_one(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    name: str,
+    link: str,
+    said: str,
+) -> None:
+    # click said of both that the file "does not exist"
+    monkeypatch.chdir(tmp_path)
+    Path("loop.json").symlink_to("loop.json")
+    Path("dangling.json").symlink_to("nowhere.json")
+    done = CliRunner().invoke(main, [link if a == "LINK" else a for a in args])
+    assert done.exit_code == 2
+    assert f"Error: Invalid value for {name}: '{link}' {said}" in done.output, done.output

@@ -17,7 +17,7 @@ from replaygate.digits import a_decimal
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.spending import amount_problem
 from replaygate.jsonfields import escape_surrogates, lone_surrogate
-from replaygate.regular import unexpanded_tilde
+from replaygate.regular import unexpanded_tilde, unreadable
 from replaygate.seed import SIMULATOR_SEED
 
 if TYPE_CHECKING:
@@ -128,6 +128,12 @@ class PathParam(click.Path):
         problem = unexpanded_tilde(text, ".") if isinstance(text, str) else None
         if problem is not None:
             self.fail(problem, param, ctx)
+        if self.exists and os.path.islink(text) and not os.path.exists(text):
+            try:  # click says a symlink loop "does not exist"
+                os.stat(text)
+            except OSError as err:
+                what = "folder" if not self.file_okay else "file"
+                self.fail(f"{os.fsdecode(text)!r} {unreadable(text, err, what)}", param, ctx)
         return super().convert(value, param, ctx)
 
 
