@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from click.testing import CliRunner
 from replaygate.cli import main
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
 from replaygate.fixtures.store import FixtureStore
+from replaygate.regular import NotRegularFileError, read_regular_bytes
 from replaygate.sim import Simulator
 from run_cli import replaygate
 
@@ -354,3 +356,19 @@ def test_a_file_argument_that_is_a_broken_link_is_named_as_one(
     done = CliRunner().invoke(main, [link if a == "LINK" else a for a in args])
     assert done.exit_code == 2
     assert f"Error: Invalid value for {name}: '{link}' {said}" in done.output, done.output
+
+
+def test_a_socket_given_as_a_file_to_read_is_named_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # opening one fails with ENXIO: "cannot read ...: No such device or address"
+    monkeypatch.chdir(tmp_path)
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind("s.json")
+        done = CliRunner().invoke(main, ["gate", "--results", "s.json", "--baseline", "s.json"])
+        with pytest.raises(NotRegularFileError, match="is a socket, where a file is expected"):
+            read_regular_bytes("s.json")
+    assert done.exit_code == 2
+    assert "s.json: cannot read baseline or results: is a socket, where a file is expected" in (
+        done.output
+    )

@@ -71,7 +71,12 @@ def open_regular_fd(path: str | os.PathLike[str]) -> int:
     """A read-only descriptor of the regular file ``path``; anything else is refused, and
     so is a regular file with nothing to read until something writes it (``/proc/kmsg``:
     a read that does not wait gives nothing, which a reader would take for an empty file)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as err:
+        if err.errno == errno.ENXIO:  # a socket cannot be opened: "No such device or address"
+            raise not_regular(path, os.stat(path).st_mode) from None
+        raise
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
