@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -372,3 +373,14 @@ def test_a_cell_a_spreadsheet_would_run_as_a_formula_is_written_as_text(
     write_rows(sheet, rows)
     (agreement,) = score_sheet(sheet)
     assert (agreement.assertion, agreement.accuracy, agreement.unlabelled) == ("citations", 1.0, 0)
+
+
+@pytest.mark.parametrize("sheet", ["fifo.csv", "/dev/null"])
+def test_scoring_a_sheet_that_is_no_file_names_the_sheet(tmp_path: Path, sheet: str) -> None:
+    # its sidecar, which no export wrote beside it, was said to be missing
+    os.mkfifo(tmp_path / "fifo.csv")
+    path = sheet if sheet.startswith("/") else str(tmp_path / sheet)
+    done = CliRunner().invoke(calibrate, ["score", path])
+    assert done.exit_code == 2
+    kind = "a device" if sheet.startswith("/") else "a FIFO"
+    assert f"Error: {path}: cannot read the sheet: is {kind}, where a file" in done.output

@@ -343,8 +343,7 @@ def score_sheet(
     """Per assertion (first-seen order): the human labels against the automatic verdicts."""
     sheet_path = Path(sheet)
     sidecar_file = Path(sidecar) if sidecar else sidecar_path(sheet_path)
-    items = _read_sidecar(sidecar_file)
-    try:
+    try:  # the sheet first: one that is no file is said to be so, not its sidecar missing
         # A spreadsheet saving as "CSV UTF-8" starts the file with a byte order mark.
         text = read_regular_text(sheet_path).removeprefix("\ufeff")
     except OSError as err:
@@ -353,6 +352,7 @@ def score_sheet(
         raise CalibrationError(
             f"{_not_utf8(sheet_path, err)}: save the sheet as CSV UTF-8"
         ) from None
+    items = _read_sidecar(sidecar_file)
     with io.StringIO(text, newline="") as handle:
         reader = _reader(handle, text)
         try:
