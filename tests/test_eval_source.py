@@ -72,8 +72,9 @@ def test_source_without_record_mode_is_refused(tmp_path: Path, one_case: Path) -
         "--no-history", "--source", "sim",
     )  # fmt: skip
     assert done.returncode == 2
-    assert "--simulator, --source, --concurrency and --rate-limit apply to --record-mode" in (
-        done.stderr
+    assert (
+        "--simulator, --source, --concurrency, --rate-limit and --max-cost apply to --record-mode"
+        in (done.stderr)
     )
 
 

@@ -264,6 +264,7 @@ def test_the_cli_refuses_record_mode_without_approve_live(tmp_path: Path) -> Non
         (["--approve-live"], "--approve-live only applies with --record-mode"),
         (["--concurrency", "2"], "apply to --record-mode"),
         (["--simulator"], "apply to --record-mode"),
+        (["--max-cost", "0"], "--rate-limit and --max-cost apply to --record-mode"),
     ],
 )
 def test_the_cli_refuses_recording_options_in_replay(

@@ -100,7 +100,13 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     path = tmp_path_factory.mktemp("store") / "f.jsonl"
     meta = make_meta("anthropic.messages", "2023-06-01", "hand")
-    FixtureStore.open(path).put(Fixture.create({"model": "m"}, [{"content": [], "usage": {"input_tokens": 1, "output_tokens": 0}}], meta))
+    FixtureStore.open(path).put(
+        Fixture.create(
+            {"model": "m"},
+            [{"content": [], "usage": {"input_tokens": 1, "output_tokens": 0}}],
+            meta,
+        )
+    )
     return path
 
 

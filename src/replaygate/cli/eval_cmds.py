@@ -98,7 +98,8 @@ def _check_flags(
         raise CommandError("--approve-live only applies with --record-mode")
     if recording_options and not record_mode:
         raise CommandError(
-            "--simulator, --source, --concurrency and --rate-limit apply to --record-mode"
+            "--simulator, --source, --concurrency, --rate-limit and --max-cost apply to "
+            "--record-mode"
         )
 
 
@@ -208,7 +209,11 @@ def eval_cmd(
         record_mode,
         approve_live,
         simulator,
-        simulator or source is not None or concurrency > 1 or bool(rate_limit),
+        simulator
+        or source is not None
+        or concurrency > 1
+        or bool(rate_limit)
+        or max_cost is not None,
     )
     check_seed_with_simulator(simulator)
     meta_source = recorded_source(source, simulator)
