@@ -116,8 +116,10 @@ def test_a_number_option_takes_ascii_digits_only(
 
 def test_a_spending_cap_of_infinity_is_still_taken(tmp_path: Path) -> None:
     # inf caps nothing, as documented; only the spelling of a number is checked
-    done = CliRunner().invoke(main, ["eval", "--cases", "c.jsonl", "--max-cost", "inf"])
+    recording = ["--record-mode", "record-missing", "--max-cost", "inf"]
+    done = CliRunner().invoke(main, ["eval", "--cases", "c.jsonl", *recording])
     assert "--max-cost" not in done.stderr, done.stderr
+    assert "add --approve-live" in done.stderr  # what stops it: not its cap
 
 
 @pytest.mark.parametrize("value", ["2", " 2", "+2"])

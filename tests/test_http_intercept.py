@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -12,7 +14,12 @@ import httpx
 import httpx2
 import pytest
 
-from replaygate.errors import FixtureMismatchError, LiveCallNotApproved
+from replaygate.errors import (
+    CAUGHT_NOTE,
+    FixtureMismatchError,
+    LiveCallNotApproved,
+    ReplayErrorCaughtWarning,
+)
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, intercept
 from replaygate.sim import Simulator
@@ -185,3 +192,47 @@ def test_a_send_from_a_pool_thread_is_answered_by_the_open_block(tmp_path: Path)
             )
             sent.result(timeout=30)
     assert _recorded_bodies(store) == [7]
+
+
+def with_fallback(base_url: str | None) -> str:
+    """An agent that falls back to a canned answer when its model call fails (LangChain's
+    ``with_fallbacks``, pydantic-ai's ``FallbackModel``)."""
+    try:
+        return str(user_code(base_url)["message"]["content"][0]["text"])
+    except Exception:
+        return "fallback answer"
+
+
+def test_a_miss_the_code_under_test_caught_warns_as_the_block_ends(tmp_path: Path) -> None:
+    # outside pytest's fixture, the block ended green on the fallback's answer
+    with (
+        pytest.warns(ReplayErrorCaughtWarning) as warned,
+        intercept(tmp_path / "none.jsonl") as session,
+    ):
+        assert with_fallback(None) == "fallback answer"
+    (warning,) = warned
+    assert str(warning.message).startswith(
+        "1 replay error(s) raised inside this intercept() block did not leave it: the code "
+        "under test caught them and went on (a framework's fallback model or retry), so what "
+        "it returned is not what was recorded. The first: no fixture recorded for this HTTP "
+        "request (POST https://api.anthropic.com/v1/messages): key "
+    )
+    assert "Call `raise_caught()` on the block's session" in str(warning.message)
+    with pytest.raises(FixtureMismatchError) as raised:
+        session.raise_caught()
+    assert raised.value is session.raised[0]
+    assert CAUGHT_NOTE in raised.value.__notes__
+
+
+def test_a_miss_the_block_itself_catches_does_not_warn(tmp_path: Path) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ReplayErrorCaughtWarning)
+        with intercept(tmp_path / "none.jsonl") as session:
+            with pytest.raises(FixtureMismatchError):
+                user_code(None)
+            with contextlib.suppress(FixtureMismatchError):  # the block's own catch
+                asyncio.run(async_user_code(None))
+        assert len(session.raised) == 2
+        with intercept(tmp_path / "none.jsonl") as clean:
+            pass
+    clean.raise_caught()  # nothing raised: nothing to raise

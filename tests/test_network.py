@@ -34,7 +34,12 @@ from nested_pytest import UNUSED_PLUGINS
 from network_escapes import RAW_SOCKET
 from replaygate import network
 from replaygate.cli import main
-from replaygate.errors import FixtureMismatchError, NetworkBlockedError, NothingRecordedWarning
+from replaygate.errors import (
+    FixtureMismatchError,
+    NetworkBlockedError,
+    NothingRecordedWarning,
+    ReplayErrorCaughtWarning,
+)
 from replaygate.http import httpx2_client, intercept
 from replaygate.models.replay import ReplayModel
 from replaygate.models.types import Message, Usage
@@ -67,7 +72,10 @@ def test_block_network_refuses_every_escape_and_names_the_caller() -> None:
 
 def test_intercept_in_replay_mode_blocks_every_escape(tmp_path: Path) -> None:
     outside = depth()
-    with intercept(tmp_path / "none.jsonl", mode="replay"):
+    with (
+        pytest.warns(ReplayErrorCaughtWarning, match="did not leave it"),  # try_all catches
+        intercept(tmp_path / "none.jsonl", mode="replay"),
+    ):
         assert depth() == outside + 1
         assert network_escapes.try_all() == network_escapes.expected()
     assert depth() == outside

@@ -63,8 +63,15 @@ READERS: dict[str, Callable[[Path], Any]] = {
     "pyproject.toml": read_toml,
     "simulator script": ScriptBehavior.from_file,
     "cassette": read_cassette,
-    "calibration sidecar": lambda path: score_sheet(path.with_suffix(".csv"), path),
+    "calibration sidecar": lambda path: _score_beside(path),
 }
+
+
+def _score_beside(sidecar: Path) -> object:
+    """Score a sheet of no row against the automatic verdicts ``sidecar``."""
+    sheet = sidecar.with_suffix(".csv")
+    sheet.write_text("item,label\n", encoding="utf-8")
+    return score_sheet(sheet, sidecar)
 
 
 @pytest.mark.parametrize("what", READERS)

@@ -15,6 +15,19 @@ from typing import Any
 KEPT_ERRORS = 16
 """How many of the replay errors it raised a session or a replay model keeps, for the
 check that none was hidden (each holds its traceback's frames)."""
+CAUGHT_NOTE = "the agent caught this error and went on; a miss must not be hidden"
+"""The note of a kept replay error raised again once the code that caught it returned."""
+
+
+def raise_caught(raised: Sequence[BaseException]) -> None:
+    """Raise the first of ``raised``, the replay errors a model or an HTTP session kept,
+    if any: called once the code under test returned, it is one that code caught and went
+    on from (law 2), noted :data:`CAUGHT_NOTE`."""
+    if raised:
+        error = raised[0]
+        if CAUGHT_NOTE not in getattr(error, "__notes__", ()):
+            error.add_note(CAUGHT_NOTE)
+        raise error
 
 
 def exception_chain(error: BaseException) -> Iterator[BaseException]:
@@ -516,6 +529,11 @@ class LiveSendFailedWarning(ReplaygateWarning):
     """A live send of a recording failed before any answer (a timeout, a refused
     connection): nothing was recorded for it, so its replay misses, or sends once less
     than the recording did where a retry was answered."""
+
+
+class ReplayErrorCaughtWarning(ReplaygateWarning):
+    """A replaying ``intercept`` block ended normally after raising replay errors: the code
+    under test caught them and went on."""
 
 
 class ResponseLeftOpenWarning(ReplaygateWarning):

@@ -42,6 +42,7 @@ from replaygate.errors import (
     SimulatorRefusalError,
     UnservedRouteError,
     WireFormatError,
+    raise_caught,
 )
 from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import fixture_key, match_form, parsed_match_form
@@ -610,6 +611,12 @@ class Exchange:
         except Exception as err:
             with self._lock:
                 self._kept.append(err)
+
+    def raise_caught(self) -> None:
+        """Raise the first replay error this session raised, if any: called once the code
+        under test returned, it is one that code caught and went on from (law 2), as a
+        framework's fallback model or retry does."""
+        raise_caught(self.raised)
 
     def raise_kept(self) -> None:
         """Raise the first refusal :meth:`keeping_refusal` kept, once: as a response is

@@ -17,13 +17,16 @@ library that is not intercepted.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from types import CodeType
 from typing import Unpack
 from urllib.parse import urlsplit
 
-from replaygate.errors import NothingRecordedWarning
+from replaygate.code_objects import code_within
+from replaygate.errors import NothingRecordedWarning, ReplayErrorCaughtWarning, ReplaygateError
 from replaygate.http.active import answering_with
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.learners import learner_at
@@ -64,6 +67,33 @@ def nothing_recorded() -> str:
     )
 
 
+def _unreached(raised: list[ReplaygateError], block: CodeType) -> list[ReplaygateError]:
+    """``raised`` when none of them reached the code of the ``with`` block (``block``, or a
+    function defined in it: an ``except`` or ``pytest.raises`` there); else nothing. One
+    caught deeper, by the code under test, never passed through that code."""
+    inside = code_within(block)
+    for error in raised:
+        at = error.__traceback__
+        while at is not None:
+            if at.tb_frame.f_code in inside:
+                return []
+            at = at.tb_next
+    return raised
+
+
+def caught_inside(caught: list[ReplaygateError]) -> str:
+    """What a block that ended normally after raising replay errors says of them."""
+    first = str(caught[0]).splitlines()[0]
+    return (
+        f"{len(caught)} replay error(s) raised inside this intercept() block did not leave "
+        "it: the code under test caught them and went on (a framework's fallback model or "
+        f"retry), so what it returned is not what was recorded. The first: {first} Call "
+        "`raise_caught()` on the block's session (`with intercept(...) as session`) once "
+        "the code returned to fail there; under pytest, the replaygate_intercept fixture "
+        "fails the test"
+    )
+
+
 @contextmanager
 def intercepting(exchange: Exchange) -> Iterator[None]:
     """``exchange`` answers the intercepted clients while inside; nothing else (the network
@@ -99,6 +129,7 @@ def intercept(
     there is recorded as its (``meta.source: "sim"``) unless ``source`` says otherwise.
     """
     origin = None if live_origin is None else loopback_origin(live_origin)
+    block = sys._getframe(2).f_code  # of the ``with`` (contextmanager's __enter__ between)
     exchange = Exchange.of(store, mode, **options)
     before = (exchange.sent, len(exchange.raised))
     with ExitStack() as stack:
@@ -116,3 +147,6 @@ def intercept(
     if exchange.recording and (exchange.sent, len(exchange.raised)) == before:
         # a request refused before it was counted (a body that cannot be decoded) was seen
         warnings.warn(nothing_recorded(), NothingRecordedWarning, stacklevel=3)
+    caught = _unreached(exchange.raised[before[1] :], block)
+    if caught:
+        warnings.warn(caught_inside(caught), ReplayErrorCaughtWarning, stacklevel=3)

@@ -26,6 +26,7 @@ from replaygate.errors import (
     FixtureMismatchError,
     ReplaygateError,
     WireFormatError,
+    raise_caught,
 )
 from replaygate.fixtures.fingerprint import fixture_key, match_form
 from replaygate.fixtures.fixture import InterfaceVersionError, version_mismatch
@@ -239,9 +240,6 @@ class _FixtureModel:
             raise FixtureFormatError(str(location.file), location.line, reason) from None
 
 
-_CAUGHT_NOTE = "the agent caught this error and went on; a miss must not be hidden"
-
-
 class ReplayModel(_FixtureModel):
     """A :class:`~replaygate.models.types.Model` that answers from recorded fixtures only.
 
@@ -295,11 +293,7 @@ class ReplayModel(_FixtureModel):
     def raise_caught(self) -> None:
         """Raise the first replay error this model raised, if any: called once the agent
         returned, it is one the agent caught and went on from (law 2)."""
-        if self.raised:
-            error = self.raised[0]
-            if _CAUGHT_NOTE not in getattr(error, "__notes__", ()):
-                error.add_note(_CAUGHT_NOTE)
-            raise error
+        raise_caught(self.raised)
 
 
 class RecordingModel(_FixtureModel):

@@ -34,6 +34,7 @@ from types import CodeType, FrameType
 
 import pytest
 
+from replaygate.code_objects import code_within
 from replaygate.errors import ReplaygateError, exception_chain
 
 ALLOW_FLAG = "expect_caught_errors"
@@ -57,13 +58,7 @@ def test_code(function: object) -> frozenset[CodeType]:
     """The code of a test ``function`` (unwrapped) and of the functions defined in it (a
     coroutine run with ``asyncio.run``, a helper closure): where the test catches."""
     code = getattr(inspect.unwrap(function), "__code__", None)  # type: ignore[arg-type]
-    found: set[CodeType] = set()
-    stack = [code] if isinstance(code, CodeType) else []
-    while stack:
-        current = stack.pop()
-        found.add(current)
-        stack.extend(c for c in current.co_consts if isinstance(c, CodeType))
-    return frozenset(found)
+    return code_within(code) if isinstance(code, CodeType) else frozenset()
 
 
 @dataclass(frozen=True)
