@@ -860,12 +860,34 @@ def test_a_forced_import_leaves_the_request_the_cassettes_answers_alone(
     edit_yaml(folder / "anthropic/twice.yaml", answered_once_otherwise)
     forced = import_cassettes(folder, "--out", out, "--force")
     assert forced.exit_code == 0, forced.output
-    assert "1 imported, 0 already there" in forced.output
+    assert "1 imported, 0 already there, 0 skipped, 0 refused, 1 dropped" in forced.output
     assert replay(store, "anthropic", anthropic_plain)["content"][0]["text"] == "Other answer."
     with pytest.raises(FixtureMismatchError):
         replay(store, "anthropic", anthropic_twice)
     again = import_cassettes(folder, "--out", out)
     assert again.exit_code == 0 and "0 imported, 1 already there" in again.output
+
+
+def test_a_forced_import_drops_the_answers_past_an_unchanged_first_one(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    # the retry vcrpy no longer recorded: the same first answer, one fewer; --force kept both
+    folder = cassettes_copy(recorded, tmp_path, "anthropic/twice.yaml")
+    out = tmp_path / "out"
+    assert import_cassettes(folder, "--out", out).exit_code == 0
+    store = store_of(out, "anthropic/twice.yaml")
+    edit_yaml(folder / "anthropic/twice.yaml", lambda data: data["interactions"].pop())
+    kept = import_cassettes(folder, "--out", out)  # without --force: nothing is taken away
+    assert "0 imported, 1 already there" in kept.output and "dropped" not in kept.output
+    forced = import_cassettes(folder, "--out", out, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert "0 imported, 1 already there, 0 skipped, 0 refused, 1 dropped (--force: " in (
+        forced.output
+    )
+    assert "1 cassette(s): 1 imported" in forced.output
+    (fixture,) = FixtureStore.open(store)
+    assert len(fixture.responses) == 1
+    assert replay(store, "anthropic", anthropic_plain)["content"][0]["text"] == "First answer."
 
 
 def test_a_store_with_fewer_answers_gets_the_missing_ones(

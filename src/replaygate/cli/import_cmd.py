@@ -26,6 +26,8 @@ def render(result: CassetteImport) -> str:
         f"{result.cassette} -> {result.store}: {result.imported} imported, "
         f"{result.unchanged} already there, {result.skipped} skipped, {result.refused} refused"
     )
+    if result.dropped:
+        line += f", {result.dropped} dropped (--force: past the cassette's answers)"
     if not result.renamed:
         return line
     old, new = Path(result.cassette).stem, Path(result.store).stem

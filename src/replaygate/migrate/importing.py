@@ -66,7 +66,8 @@ class CassetteImport:
     read: nothing written); ``problem`` says why, starting with the cassette's path.
     ``imported`` counts the answers written, ``unchanged`` those the store already
     held, ``skipped`` the interactions a recording does not keep (a 404 for a route the
-    server does not serve), ``refused`` the interactions of a refused cassette.
+    server does not serve), ``refused`` the interactions of a refused cassette,
+    ``dropped`` the answers ``force`` removed past a request's count in the cassette.
     The store's name is the cassette's unless it holds a character the pytest plugin
     writes ``_`` in the name of a test's store (:attr:`renamed`).
     """
@@ -79,6 +80,7 @@ class CassetteImport:
     skipped: int = 0
     refused: int = 0
     problem: str | None = None
+    dropped: int = 0
 
     @property
     def renamed(self) -> bool:
@@ -178,13 +180,13 @@ def import_cassette(
         named = cassette.relative_to(cassette.parent if base is None else base)
         staged = _stage(cassette, named, interactions, store)
         with FixtureStore.open(store) as target:
-            imported, unchanged = _write(cassette, staged, target, force)
+            imported, unchanged, dropped = _write(cassette, staged, target, force)
     except CassetteRefused as err:
         return CassetteImport(*names, "refused", refused=len(interactions), problem=str(err))
     except ReplaygateError as err:
         return CassetteImport(*names, "error", problem=_named(cassette, err))
-    outcome: Outcome = "imported" if imported else "unchanged"
-    return CassetteImport(*names, outcome, imported, unchanged, staged.skipped)
+    outcome: Outcome = "imported" if imported or dropped else "unchanged"
+    return CassetteImport(*names, outcome, imported, unchanged, staged.skipped, dropped=dropped)
 
 
 def _named(cassette: Path, err: ReplaygateError) -> str:
@@ -289,22 +291,27 @@ def _record(exchange: Exchange, interaction: Interaction) -> str:
     return fixture_key(stored)
 
 
-def _write(cassette: Path, staged: _Staged, store: FixtureStore, force: bool) -> tuple[int, int]:
-    """Write the staged fixtures the store lacks; (answers written, answers already held).
+def _write(
+    cassette: Path, staged: _Staged, store: FixtureStore, force: bool
+) -> tuple[int, int, int]:
+    """Write the staged fixtures the store lacks; (answers written, answers already held,
+    answers dropped).
 
     Without ``force``, a request the store answers otherwise refuses the whole cassette
     before anything is written; with it, such a request holds the cassette's answers
-    alone. A cassette of nothing to keep leaves no trace, not even a lock file.
+    alone, and so does one the store answers more times than the cassette (the answers
+    past its count are dropped). A cassette of nothing to keep leaves no trace, not even
+    a lock file.
     """
     if not staged.fixtures:
-        return 0, 0
+        return 0, 0, 0
     lock = store.lock()  # its folder made: one --out cannot hold (a link loop) ends the command
     # no other writer between what is compared and what is written; a lock file that
     # cannot be taken (a symlink) is this store's error, named as every writer names it
     with write_errors(store.path), lock:
         store.refresh()
         writes: list[tuple[Fixture, bool]] = []
-        imported = unchanged = 0
+        imported = unchanged = dropped = 0
         for indexes, fixture in staged.fixtures:
             found = store.find(fixture.request)
             held = found[1].responses if found else ()
@@ -312,18 +319,19 @@ def _write(cassette: Path, staged: _Staged, store: FixtureStore, force: bool) ->
             differ = [i for i in range(min(len(held), len(new))) if held[i] != new[i]]
             if differ and not force:
                 raise CassetteRefused(_conflict(cassette, store, indexes, fixture, held, differ[0]))
-            if differ or len(new) > len(held):
+            if differ or len(new) > len(held) or (force and len(held) > len(new)):
                 # --force replaces the request's answers with the cassette's, all of them:
                 # an earlier answer past its count would be served mixed with the new ones
-                kept = 0 if differ else len(held)
+                kept = 0 if differ else min(len(held), len(new))
                 writes.append((fixture, found is not None))
                 imported += len(new) - kept
                 unchanged += kept
+                dropped += max(len(held) - len(new), 0)
             else:
                 unchanged += len(new)
         for fixture, replace in writes:
             store.put(fixture, replace=replace)
-    return imported, unchanged
+    return imported, unchanged, dropped
 
 
 def _conflict(
