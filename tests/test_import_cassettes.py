@@ -890,6 +890,21 @@ def test_a_forced_import_drops_the_answers_past_an_unchanged_first_one(
     assert replay(store, "anthropic", anthropic_plain)["content"][0]["text"] == "First answer."
 
 
+@pytest.mark.parametrize("given", ["anthropic/plain.yaml", "anthropic", "."])
+def test_a_cassette_of_a_test_module_folder_goes_where_the_plugin_looks_for_its_store(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path, given: str
+) -> None:
+    # pytest-recording's cassettes/<module>/<test>.yaml: imported alone, its store went to
+    # <out>/<test>.jsonl, where no test looks, and the miss asked for a paid recording
+    folder = cassettes_copy(recorded, tmp_path, "anthropic/plain.yaml")
+    out = tmp_path / "out"
+    done = import_cassettes(folder / given, "--out", out)
+    assert done.exit_code == 0, done.output
+    assert [p.relative_to(out).as_posix() for p in out.rglob("*.jsonl")] == [
+        "anthropic/plain.jsonl"
+    ]
+
+
 def test_a_store_with_fewer_answers_gets_the_missing_ones(
     recorded: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:

@@ -101,10 +101,20 @@ class _Staged:
     skipped: int = 0
 
 
+PYTEST_RECORDING_FOLDER = "cassettes"
+"""The folder pytest-recording keeps a test module's cassettes in, one folder a module."""
+
+
 def cassettes_folder(root: Path) -> Path:
     """The folder the cassettes' paths are taken under: ``root``, or the folder of the
-    one cassette file ``root``."""
-    return root if root.is_dir() else root.parent
+    one cassette file ``root``; or the ``cassettes`` folder above it, where that is one
+    test module's folder of pytest-recording's layout (``cassettes/<module>/<test>.yaml``):
+    its store then goes where the pytest plugin looks for the test's, ``<module>/<test>.jsonl``
+    under ``--out``, as when the whole ``cassettes`` folder is imported."""
+    folder = root if root.is_dir() else root.parent
+    if folder.name != PYTEST_RECORDING_FOLDER and folder.parent.name == PYTEST_RECORDING_FOLDER:
+        return folder.parent
+    return folder
 
 
 def cassette_stores(root: Path, out: Path) -> tuple[list[tuple[Path, Path]], list[CassetteError]]:
