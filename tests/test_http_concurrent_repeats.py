@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from replaygate.errors import LiveSendFailedWarning
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
 from replaygate.models.types import Message, ModelResponse, ToolSpec
@@ -121,7 +122,10 @@ def test_a_send_that_fails_does_not_hold_back_the_answers_sent_after_it(tmp_path
         intercept(store, "record-missing", approve_live=True) as session,
     ):
         dead = openai.OpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", max_retries=0)
-        with pytest.raises(openai.APIConnectionError):
+        with (
+            pytest.warns(LiveSendFailedWarning, match="ConnectError"),
+            pytest.raises(openai.APIConnectionError),
+        ):
             dead.chat.completions.create(model="g", messages=ASK)
         alive = openai.OpenAI(api_key="k", base_url=sim.openai_base_url, max_retries=0)
         assert (

@@ -455,6 +455,14 @@ def test_a_live_send_that_fails_before_any_answer_warns_and_is_not_recorded(
         assert client.get(url).json() == {"answer": 42}
     (fixture,) = FixtureStore.open(store)
     assert len(fixture.responses) == 1  # the answered send alone
+    with (
+        warnings.catch_warnings(),
+        block_network(),
+        intercept(tmp_path / "blocked.jsonl", "record-missing", approve_live=True),
+    ):
+        warnings.simplefilter("error", LiveSendFailedWarning)  # the block says why itself
+        with pytest.raises(requests.ConnectionError, match="replaygate blocks the network"):
+            requests.get("https://example.com/v1/page", timeout=5)
     with intercept(store):
         assert httpx2.Client(transport=httpx2.MockTransport(handler)).get(url).json() == {
             "answer": 42

@@ -16,7 +16,12 @@ import httpx2
 import pytest
 
 from loopback import Handler, serving
-from replaygate.errors import FixtureMismatchError, ResponseLeftOpenWarning, UnservedRouteError
+from replaygate.errors import (
+    FixtureMismatchError,
+    LiveSendFailedWarning,
+    ResponseLeftOpenWarning,
+    UnservedRouteError,
+)
 from replaygate.http import Exchange, block_network, httpx2_client, intercept
 from replaygate.sanitize import IdMap, SanitizeConfig, Sanitizer
 from replaygate.sim import Simulator
@@ -159,7 +164,10 @@ def test_an_answer_stored_before_its_place_leaves_its_ids_to_no_later_answer(
     store, joke = tmp_path / "retried.jsonl", {"model": "m", "input": "Tell me a joke"}
     DropsFirst.served[0] = 0
     with serving(DropsFirst) as base, httpx2_client(recording(store)) as client:
-        with pytest.raises(httpx2.TransportError):  # the first send gets no answer
+        with (
+            pytest.warns(LiveSendFailedWarning, match="RemoteProtocolError"),
+            pytest.raises(httpx2.TransportError),  # the first send gets no answer
+        ):
             client.post(f"{base}/v1/responses", json=joke)
         client.post(f"{base}/v1/responses", json=joke)  # sent again: stored as answer 0
     with serving(DropsFirst) as base, httpx2_client(recording(store)) as client:

@@ -42,6 +42,7 @@ from replaygate.errors import (
     SimulatorRefusalError,
     UnservedRouteError,
     WireFormatError,
+    exception_chain,
     raise_caught,
 )
 from replaygate.fixtures.diff import field_diff
@@ -687,7 +688,9 @@ class Exchange:
             yield
         except BaseException as err:
             self.gave_up(slot)
-            if isinstance(err, Exception) and not isinstance(err, ReplaygateError):
+            if isinstance(err, Exception) and not any(
+                isinstance(e, ReplaygateError) for e in exception_chain(err)
+            ):  # refused by replaygate (the network blocked), whatever the library wrapped it in
                 warnings.warn(failed_send(slot, err), LiveSendFailedWarning, stacklevel=3)
             raise
 
