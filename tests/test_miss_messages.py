@@ -42,7 +42,8 @@ HTTP_HOW = (
     "to record from the simulator again, record inside intercept() given `live_origin=sim.url` "
     "of a `replaygate.sim.Simulator`, or send to its url as the client's base_url with "
     '`source="sim"` on the client factory or intercept(), or give pytest '
-    "`--replaygate-simulator=NAME`"
+    "`--replaygate-simulator=NAME` (NAME the behaviour it was recorded with: "
+    "research-copilot, the default, echo or script:FILE)"
 )
 """How an HTTP client factory's errors say to record from the simulator (as ``from_sim`` does)."""
 HTTP_SIM_NOTE = SIM_NOTE.replace(SIMULATOR_OPTIONS, HTTP_HOW)
@@ -307,8 +308,9 @@ def test_a_sample_missing_from_a_simulator_recording_says_how_to_record_from_it(
             "*recorded 1 time and sent 2 times in this session*Record the missing samples "
             "(`pytest *--replaygate-record-mode=record-missing --replaygate-approve-live`)*"
             'sampled test). It was recorded from the simulator (meta.source "sim"), and that '
-            "command records from the live API: add `--replaygate-simulator=NAME` to record "
-            "from the simulator again*",
+            "command records from the live API: add `--replaygate-simulator=NAME` (NAME the "
+            "behaviour it was recorded with: research-copilot, the default, echo or "
+            "script:FILE) to record from the simulator again*",
         ]
     )
 

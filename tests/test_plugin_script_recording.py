@@ -168,7 +168,9 @@ def test_a_miss_of_a_test_recorded_from_a_script_names_a_run_of_the_tests_it_ans
     result = pytester.runpytest()
     result.assert_outcomes(passed=1, failed=1)
     assert (
-        "add `--replaygate-simulator=NAME` to record from the simulator again (with "
+        "add `--replaygate-simulator=NAME` (NAME the behaviour it was recorded with: "
+        "research-copilot, the default, echo or script:FILE) to record from the simulator "
+        "again (with "
         "script:FILE, run every test it answers: its lines answer the run's requests in order "
         "from its first, so a run of 'test_two.py::test_b' alone would get the lines written "
         "for the tests before it)"

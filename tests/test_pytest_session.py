@@ -318,7 +318,9 @@ def test_a_miss_names_the_pytest_command_that_records_the_test(pytester: pytest.
             "*body.messages?0?.content: 'hi' != 'hey'*",
             "*re-record: `pytest 'test_miss.py::test_anthropic' "
             "--replaygate-record-mode=record-missing --replaygate-approve-live`*",
-            "*recorded from the simulator*add `--replaygate-simulator=NAME` to record from*",
+            "*recorded from the simulator*add `--replaygate-simulator=NAME` (NAME the behaviour "
+            "it was recorded with: research-copilot, the default, echo or script:FILE) to "
+            "record from*",
         ]
     )
     assert "replaygate record" not in result.stdout.str()

@@ -48,7 +48,7 @@ from replaygate.errors import (
 from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import fixture_key, match_form, parsed_match_form
 from replaygate.fixtures.fixture import Fixture, InterfaceVersionError
-from replaygate.fixtures.mismatch import requested, simulator_note
+from replaygate.fixtures.mismatch import PYTEST_SIMULATOR, requested, simulator_note
 from replaygate.fixtures.session import VERSION_META, FixtureSession, Repeat, StoreArg
 from replaygate.fixtures.spending import SpendingCap
 from replaygate.fixtures.store.index import Location
@@ -157,7 +157,7 @@ HTTP_SIMULATOR = (
     "to record from the simulator again, record inside intercept() given "
     "`live_origin=sim.url` of a `replaygate.sim.Simulator`, or send to its url as the "
     'client\'s base_url with `source="sim"` on the client factory or intercept(), or give '
-    "pytest `--replaygate-simulator=NAME`"
+    f"pytest {PYTEST_SIMULATOR}"
 )
 """How an HTTP session says to record from the simulator again, said of a fixture that
 came from it; the pytest plugin names its own option."""
