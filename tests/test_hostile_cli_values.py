@@ -18,15 +18,9 @@ from replaygate.cli import main
 from replaygate.evals.ratelimit import RateLimiter
 from replaygate.evals.recording import RecordRecipe
 from replaygate.fixtures.fixture import make_meta
+from wire_shapes import EMPTY_ANSWER as RESPONSE
 
 REQUEST = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
-RESPONSE = {
-    "type": "message",
-    "role": "assistant",
-    "content": [],
-    "stop_reason": "end_turn",
-    "usage": {"input_tokens": 1, "output_tokens": 1},
-}
 META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
 
 

@@ -27,15 +27,9 @@ from replaygate.fixtures.store import files, record_response
 from replaygate.hygiene import verify_segments
 from replaygate.hygiene.verify import verify_store
 from replaygate.models.replay import RequestSettings
+from wire_shapes import EMPTY_ANSWER as RESPONSE
 
 REQUEST = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
-RESPONSE = {
-    "type": "message",
-    "role": "assistant",
-    "content": [],
-    "stop_reason": "end_turn",
-    "usage": {"input_tokens": 3, "output_tokens": 0},
-}
 META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
 GOOD = Fixture.create(REQUEST, [RESPONSE], META)
 RUN = ["run", "--agent", "json:dumps", "--model", "m", "--max-tokens", "8"]

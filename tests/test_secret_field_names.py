@@ -13,16 +13,10 @@ from replaygate.errors import ReplaygateError
 from replaygate.fixtures.fixture import make_meta
 from replaygate.hygiene.verify import verify_store
 from replaygate.sanitize.secret_scan import find_secrets
+from wire_shapes import EMPTY_ANSWER as RESPONSE
 
 TOKEN = "ghp_" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa9b"
 META = make_meta("anthropic.messages", "2023-06-01", "hand")
-RESPONSE = {
-    "type": "message",
-    "role": "assistant",
-    "content": [],
-    "stop_reason": "end_turn",
-    "usage": {"input_tokens": 1, "output_tokens": 1},
-}
 
 
 def request(metadata: dict[str, Any]) -> dict[str, Any]:

@@ -14,17 +14,11 @@ from replaygate.fixtures.fixture import make_meta
 from replaygate.hygiene.verify import verify_store
 from replaygate.sanitize.secret_lines import clean_lines
 from replaygate.sanitize.secret_scan import find_fixture_secrets, find_secrets
+from wire_shapes import EMPTY_ANSWER as RESPONSE
 
 PRIVATE = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
 ACCESS = "9f1c2b7e4a6d8035b1e2c4f6a8d0e2b4"
 META = make_meta("anthropic.messages", "2023-06-01", "hand")
-RESPONSE = {
-    "type": "message",
-    "role": "assistant",
-    "content": [],
-    "stop_reason": "end_turn",
-    "usage": {"input_tokens": 1, "output_tokens": 1},
-}
 CREDENTIAL_NAMES = [
     "key",
     "KEY",

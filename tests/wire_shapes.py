@@ -31,3 +31,13 @@ def chat_tool_call_turn(call_id: str, name: str) -> dict[str, Any]:
             {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
         ],
     }
+
+
+EMPTY_ANSWER: dict[str, Any] = {
+    "type": "message",
+    "role": "assistant",
+    "content": [],
+    "stop_reason": "end_turn",
+    "usage": {"input_tokens": 1, "output_tokens": 1},
+}
+"""A Messages API answer of no content, with the token counts every answer carries."""
