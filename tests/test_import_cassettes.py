@@ -815,13 +815,21 @@ def test_importing_again_writes_nothing(
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
-def test_a_store_answering_otherwise_is_kept_unless_forced(
+def twice_imported(
     recorded: tuple[Path, dict[str, Any]], tmp_path: Path
-) -> None:
+) -> tuple[Path, Path, Path]:
+    """A copy of the cassette asking one request twice, imported: its folder, the stores'
+    folder and its store."""
     folder = cassettes_copy(recorded, tmp_path, "anthropic/twice.yaml")
     out = tmp_path / "out"
     assert import_cassettes(folder, "--out", out).exit_code == 0
-    store = store_of(out, "anthropic/twice.yaml")
+    return folder, out, store_of(out, "anthropic/twice.yaml")
+
+
+def test_a_store_answering_otherwise_is_kept_unless_forced(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder, out, store = twice_imported(recorded, tmp_path)
     before = store.read_bytes()
 
     def reword(data: dict[str, Any]) -> None:
@@ -847,10 +855,7 @@ def test_a_forced_import_leaves_the_request_the_cassettes_answers_alone(
 ) -> None:
     # vcrpy recorded the request again, answered once: --force replaced the first answer
     # and kept the second of the earlier cassette, served to a second send as if recorded
-    folder = cassettes_copy(recorded, tmp_path, "anthropic/twice.yaml")
-    out = tmp_path / "out"
-    assert import_cassettes(folder, "--out", out).exit_code == 0
-    store = store_of(out, "anthropic/twice.yaml")
+    folder, out, store = twice_imported(recorded, tmp_path)
 
     def answered_once_otherwise(data: dict[str, Any]) -> None:
         data["interactions"].pop()
@@ -872,10 +877,7 @@ def test_a_forced_import_drops_the_answers_past_an_unchanged_first_one(
     recorded: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
     # the retry vcrpy no longer recorded: the same first answer, one fewer; --force kept both
-    folder = cassettes_copy(recorded, tmp_path, "anthropic/twice.yaml")
-    out = tmp_path / "out"
-    assert import_cassettes(folder, "--out", out).exit_code == 0
-    store = store_of(out, "anthropic/twice.yaml")
+    folder, out, store = twice_imported(recorded, tmp_path)
     edit_yaml(folder / "anthropic/twice.yaml", lambda data: data["interactions"].pop())
     kept = import_cassettes(folder, "--out", out)  # without --force: nothing is taken away
     assert "0 imported, 1 already there" in kept.output and "dropped" not in kept.output
