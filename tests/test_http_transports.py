@@ -712,6 +712,9 @@ def test_a_proxy_setting_the_library_refuses_does_not_stop_recording_from_loopba
             reply = client.messages.create(model="m", max_tokens=8, messages=question)
             assert reply.content[0].text == "echo: hi"
             elsewhere = client.with_options(base_url="http://api.example.test", max_retries=0)
-            with pytest.raises(anthropic.APIConnectionError) as refused:
+            with (
+                pytest.warns(LiveSendFailedWarning, match="Unknown scheme for proxy URL"),
+                pytest.raises(anthropic.APIConnectionError) as refused,
+            ):
                 elsewhere.messages.create(model="m", max_tokens=8, messages=question)
     assert "Unknown scheme for proxy URL" in str(refused.value.__cause__)
