@@ -65,7 +65,8 @@ window.addEventListener("load", () => {
               height: box.height, shapes: svg.querySelectorAll("path, rect, line, use").length,
               texts: [...svg.querySelectorAll("text")].map((t) => t.textContent)};
     });
-    frames[frame.id] = {plots, text: page.body.innerText};
+    const wider = page.documentElement.scrollWidth - page.documentElement.clientWidth;
+    frames[frame.id] = {plots, text: page.body.innerText, wider};
     if (frame.id === "hostile") frames[frame.id].dom = page.documentElement.outerHTML;
   }
   document.getElementById("render-check").textContent = JSON.stringify(frames);
@@ -155,9 +156,10 @@ HOSTILE = [
     f']]><iframe src="javascript:{ACT}"></iframe>',
     "$<style>body{display:none}</style>$",
     "\u202eright to left\u200b \U0001f600",
+    "tests/evals/" + "x" * 250,  # one word wider than the page, in every column it is in
 ]
 """Case ids, assertion names, failure messages and a commit that would act if written into
-the page as HTML."""
+the page as HTML, or widen it past the window."""
 
 
 def write_hostile_report(folder: Path) -> Path:
@@ -302,6 +304,12 @@ def check_hostile_names_stay_text(rendered: Rendered, folder: Path) -> None:
     assert "&lt;script&gt;document.title='PWNED'&lt;/script&gt;" in dom
 
 
+def check_no_report_is_wider_than_its_window(rendered: Rendered) -> None:
+    # a long word in a table's second column widened the page: it scrolled sideways
+    wider = {frame: probed["wider"] for frame, probed in rendered.probe.items()}
+    assert wider == dict.fromkeys(wider, 0)
+
+
 def test_the_reports_render_in_a_browser(tmp_path: Path, subtests: pytest.Subtests) -> None:
     """Every check of the reports of :data:`RUNS`, each a subtest reported on its own, on
     what one browser run laid out and drew (chromium starts once, on one worker)."""
@@ -318,3 +326,5 @@ def test_the_reports_render_in_a_browser(tmp_path: Path, subtests: pytest.Subtes
             check_the_screenshot_shows_the_plots(rendered, runs)
     with subtests.test("hostile names stay text in the browser"):
         check_hostile_names_stay_text(rendered, tmp_path)
+    with subtests.test("no report is wider than its window"):
+        check_no_report_is_wider_than_its_window(rendered)

@@ -35,7 +35,7 @@ body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; 
 h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
 table { border-collapse: collapse; margin: .5rem 0; max-width: 100%; }
 th, td { border: 1px solid #ccc; padding: .25rem .6rem; text-align: left; font-size: .9rem; }
-td:first-child, li { overflow-wrap: anywhere; }
+td, li { overflow-wrap: anywhere; }
 th { background: #f3f3f3; }
 .fail { color: #b00020; font-weight: bold; } .ok { color: #1b7f3b; }
 figure { margin: 1rem 0; } figure svg { width: 100%; height: auto; }
