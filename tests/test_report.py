@@ -39,7 +39,7 @@ from replaygate.report import (
 )
 from replaygate.report.evidence import distinct_runs
 from replaygate.report.page import run_labels
-from replaygate.report.plots import ages_plot, metrics_plot, weekly_plot
+from replaygate.report.plots import LABELLED_LINES, ages_plot, metrics_plot, weekly_plot
 from replaygate.report.words import assertion_words
 from replaygate.sampling import AssertionStats, SampledResult, SampleResult
 
@@ -362,6 +362,14 @@ def test_a_plot_of_runs_that_measured_none_of_its_metrics_says_so(figures: list[
     assert_nothing_cut(figures[0])
     empty = re.findall(r"<text[^>]*>([^<]*)</text>", metrics_plot({}, []))
     assert empty.count("no runs yet") == 3
+
+
+@pytest.mark.parametrize(("lines", "labelled"), [(LABELLED_LINES, True), (15, False)])
+def test_the_weeks_of_many_assertions_carry_no_value_labels(lines: int, labelled: bool) -> None:
+    # 15 assertions over 3 weeks: their labels piled up over each other at each week
+    rates = {f"a{i}": [0.4 + i / 100, 0.5, 0.6 + i / 100] for i in range(lines)}
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", weekly_plot(["W1", "W2", "W3"], rates))
+    assert ("50%" in texts) is labelled
 
 
 def test_one_week_is_drawn_as_a_labelled_point(figures: list[Figure]) -> None:

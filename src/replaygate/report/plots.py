@@ -188,8 +188,14 @@ LABEL_STEP = 0.08
 fraction of the axis height."""
 
 
+LABELLED_LINES = 6
+"""Lines past which no value is written beside its point: the labels of that many lines
+at one point pile up over each other."""
+
+
 def _label(ax: Axes, fmt: Callable[[float], str]) -> None:
-    """With fewer than :data:`FEW` points per line, write each value beside its point.
+    """With fewer than :data:`FEW` points per line and at most :data:`LABELLED_LINES`
+    lines, write each value beside its point.
 
     A value that several lines share at a point is written once (in gray). A label
     goes below its point in the upper half of the axes and above it in the lower
@@ -200,7 +206,7 @@ def _label(ax: Axes, fmt: Callable[[float], str]) -> None:
     from matplotlib.colors import to_hex
 
     lines = [(_line_points(line), to_hex(line.get_color())) for line in ax.lines]
-    if not lines or any(len(points) >= FEW for points, _ in lines):
+    if not lines or len(lines) > LABELLED_LINES or any(len(p) >= FEW for p, _ in lines):
         return
     found: dict[tuple[float, str], tuple[float, set[str]]] = {}
     for points, color in lines:
