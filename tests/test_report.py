@@ -386,6 +386,10 @@ def test_runs_of_one_minute_are_told_apart_on_the_time_axis() -> None:
     assert run_labels(apart) == ["12-02 21:44", "12-02 21:45"]
     together = [at("2026-12-02T21:44:46Z"), at("2026-12-02T21:44:59Z")]
     assert run_labels(together) == ["12-02 21:44:46", "12-02 21:44:59"]
+    years = [at("2025-01-01T00:00:00Z"), at("2026-01-01T00:00:00Z")]  # read alike without
+    assert run_labels(years) == ["2025-01-01 00:00", "2026-01-01 00:00"]
+    one = [at("2026-12-02T06:00:00Z"), at("2026-12-02T01:00:00-05:00"), at("2026-12-02T06:00Z")]
+    assert run_labels(one) == ["12-02 06:00:00", "12-02 06:00:00 (2)", "12-02 06:00:00 (3)"]
 
 
 LONG = [f"assertion {i:02} " + "w" * (10 * i) for i in range(8)]

@@ -7,6 +7,7 @@ page holds no script.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from html import escape
@@ -165,13 +166,22 @@ def _figure(svg: str, caption: str) -> str:
 
 
 def run_labels(runs: Sequence[HistoryRun]) -> list[str]:
-    """Each run's time on the plots' axis, to the minute (UTC), or to the second when two
-    runs share a minute (a run and its merged shards, say), so no two points read alike."""
+    """Each run's time on the plots' axis (UTC), so no two points read alike: to the
+    minute, or to the second when two runs share a minute (a run and its merged shards,
+    say), with the year when the runs span more than one; runs of one instant numbered
+    after the first (``(2)``)."""
     times = [parse_time(run.time).astimezone(UTC) for run in runs]
-    minutes = [t.strftime("%m-%d %H:%M") for t in times]
-    if len(set(minutes)) == len(minutes):
-        return minutes
-    return [t.strftime("%m-%d %H:%M:%S") for t in times]
+    day = "%Y-%m-%d" if len({t.year for t in times}) > 1 else "%m-%d"
+    for clock in ("%H:%M", "%H:%M:%S"):
+        labels = [t.strftime(f"{day} {clock}") for t in times]
+        if len(set(labels)) == len(labels):
+            return labels
+    seen: Counter[str] = Counter()
+    numbered = []
+    for label in labels:
+        seen[label] += 1
+        numbered.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return numbered
 
 
 def build_report(
