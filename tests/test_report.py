@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -370,6 +371,14 @@ def test_the_weeks_of_many_assertions_carry_no_value_labels(lines: int, labelled
     rates = {f"a{i}": [0.4 + i / 100, 0.5, 0.6 + i / 100] for i in range(lines)}
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", weekly_plot(["W1", "W2", "W3"], rates))
     assert ("50%" in texts) is labelled
+
+
+def test_a_name_of_a_character_no_font_has_is_drawn_without_a_warning() -> None:
+    # the browser draws it; matplotlib printed "Glyph 128293 ... missing" at each step
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        svg = weekly_plot(["W1"], {"fire \U0001f525": [0.5]})
+    assert "fire \U0001f525" in svg
 
 
 def test_one_week_is_drawn_as_a_labelled_point(figures: list[Figure]) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import math
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
 from typing import TYPE_CHECKING, Any, ParamSpec
@@ -53,12 +54,17 @@ P = ParamSpec("P")
 
 
 def _styled(draw: Callable[P, str]) -> Callable[P, str]:
-    """Run ``draw`` under the report's matplotlib settings (nothing global is changed)."""
+    """Run ``draw`` under the report's matplotlib settings (nothing global is changed).
+
+    A character its fonts lack (an emoji in a name) is not warned of: the browser draws
+    the SVG's text in fonts of its own (``svg.fonttype: none``), matplotlib only measures
+    it, and it warned on stderr once per drawing step."""
 
     @wraps(draw)
     def styled(*args: P.args, **kwargs: P.kwargs) -> str:
         matplotlib = require("matplotlib", "report", "drawing the report's charts")
-        with matplotlib.rc_context(_RC):
+        with matplotlib.rc_context(_RC), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", r"Glyph \d+ .* missing from font", UserWarning)
             return draw(*args, **kwargs)
 
     return styled
