@@ -284,6 +284,34 @@ def test_a_history_whose_schema_row_is_gone_is_named_so_and_left_as_it_is(
     assert path.read_bytes() == before
 
 
+def test_a_history_whose_schema_table_or_another_is_gone_is_named_damaged(tmp_path: Path) -> None:
+    # both were "not a replaygate history database (it holds other tables: ...)"
+    path = tmp_path / "h.db"
+    with History.open(path) as history:
+        history.append(run("2026-11-01T10:00:00Z", 5))
+    with sqlite3.connect(path) as raw:
+        raw.execute("DROP TABLE meta")
+    raw.close()
+    with pytest.raises(HistoryError) as err:
+        History.open(path, read_only=True)
+    restore = str(err.value).rpartition(f"sqlite3 {path} ")[2].strip('"')
+    assert restore.startswith("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, ")
+    with sqlite3.connect(path) as raw:
+        raw.executescript(restore)  # the command it gives makes it a history again
+    raw.close()
+    with History.open(path, read_only=True) as history:
+        assert len(history.runs()) == 1
+    with sqlite3.connect(path) as raw:
+        raw.executescript("DROP TABLE meta; DROP TABLE assertions")
+    raw.close()
+    with pytest.raises(HistoryError) as err:
+        History.open(path, read_only=True)
+    assert str(err.value).startswith(
+        f"{path}: a damaged replaygate history: it holds the history's tables cases, "
+        "metrics, runs but not assertions, meta; it was left as it is"
+    )
+
+
 def test_each_case_keeps_a_digest_of_what_its_samples_answered(tmp_path: Path) -> None:
     path = tmp_path / "h.db"
     with History.open(path) as history:
@@ -625,9 +653,10 @@ def test_runs_are_ordered_by_the_instant_their_time_names(tmp_path: Path) -> Non
             "UPDATE metrics SET name = CAST(X'70ED' AS TEXT) WHERE run = 'one' AND name = 'cost'",
             "metrics: ",
         ),
-        ("UPDATE runs SET info = CAST(X'7BED7D' AS TEXT) WHERE id = 'one'", ""),
+        ("UPDATE runs SET info = CAST(X'7BED7D' AS TEXT) WHERE id = 'one'", "info: "),
+        ("UPDATE runs SET git_commit = CAST(X'61ED' AS TEXT) WHERE id = 'one'", "commit: "),
     ],
-    ids=["case", "assertion", "metric", "run"],
+    ids=["case", "assertion", "metric", "info", "commit"],
 )
 def test_a_stored_text_that_is_not_utf8_is_named_with_its_run(
     tmp_path: Path, update: str, field: str

@@ -77,8 +77,10 @@ TIMEOUT = 30.0
 SQLITE_HEADER = b"SQLite format 3\x00"
 """The first bytes of a SQLite file: a history database, given where an export is."""
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+_META_TABLE = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+"""The table of the history's schema version (key ``schema``)."""
+_SCHEMA = f"""
+{_META_TABLE}
 CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY, time TEXT NOT NULL, git_commit TEXT, info TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS metrics (
@@ -135,15 +137,33 @@ HISTORY_TABLES = ("assertions", "cases", "meta", "metrics", "runs")
 
 
 def _no_schema_row(target: Path, db: sqlite3.Connection, tables: list[str]) -> HistoryError:
-    """Why a database holding the history's tables but no schema row is not opened, and
-    the row that makes it a history again (schema 2 when its cases keep ``answers``)."""
+    """Why a database holding the history's tables but no schema row (or no table of it)
+    is not opened, and the row that makes it a history again (schema 2 when its cases keep
+    ``answers``)."""
     columns = {row[1] for row in db.execute("PRAGMA table_info(cases)")}
     schema = SCHEMA_VERSION if "answers" in columns else "1"
+    create = "" if "meta" in tables else f"{_META_TABLE} "
     return HistoryError(
         f"{target}: the history's schema version (table meta, key 'schema') is missing, "
         f"though it holds the history's tables ({', '.join(tables)}); it was left as it is: "
         f"if it is a replaygate history, restore the row: sqlite3 {target} "
-        f"\"INSERT INTO meta VALUES ('schema', '{schema}')\""
+        f"\"{create}INSERT INTO meta VALUES ('schema', '{schema}')\""
+    )
+
+
+def _foreign_tables(target: Path, tables: list[str]) -> HistoryError:
+    """Why a database holding ``tables``, not all of the history's, is not opened: some of
+    the history's missing (a damaged history), or tables of something else."""
+    if set(tables) <= set(HISTORY_TABLES):
+        missing = ", ".join(t for t in HISTORY_TABLES if t not in tables)
+        return HistoryError(
+            f"{target}: a damaged replaygate history: it holds the history's tables "
+            f"{', '.join(tables)} but not {missing}; it was left as it is: restore it from a "
+            "copy, or give the history a new file"
+        )
+    return HistoryError(
+        f"{target}: not a replaygate history database (it holds other tables: "
+        f"{', '.join(tables)}); it was left as it is: give the history a file of its own"
     )
 
 
@@ -418,6 +438,27 @@ def _text(data: bytes) -> str:
         raise NotText(not_utf8_text(err)) from None
 
 
+_RUN_COLUMNS = ("id", "time", "git_commit", "info")
+"""The columns of a stored run, in the order of :data:`RUN_FIELDS`."""
+
+
+def _as_stored(column: str) -> str:
+    """SQL reading ``column`` as stored, a text as its bytes (decoded by
+    :func:`_field_text`, which names the field where they are not UTF-8)."""
+    return f"CASE WHEN typeof({column}) = 'text' THEN CAST({column} AS BLOB) ELSE {column} END"
+
+
+def _field_text(value: object, field: str) -> object:
+    """``value`` of a run's ``field`` as read by :func:`_as_stored`: bytes decoded, a
+    :class:`FieldError` naming the field where they are not UTF-8."""
+    if not isinstance(value, bytes):
+        return value
+    try:
+        return _text(value)
+    except NotText as err:
+        raise FieldError(field, str(err)) from None
+
+
 def _code(err: sqlite3.DatabaseError) -> int:
     """The primary SQLite result code of ``err`` (``SQLITE_READONLY``, ``SQLITE_BUSY``)."""
     return int(getattr(err, "sqlite_errorcode", 0)) & 0xFF
@@ -510,17 +551,13 @@ class History:
         db.text_factory = _text
         try:
             other = _other_tables(db)
-            if set(HISTORY_TABLES) <= set(other):
+            if set(HISTORY_TABLES) - {"meta"} <= set(other):
                 error = _no_schema_row(target, db, other)
                 db.close()
                 raise error
             if other:
                 db.close()
-                raise HistoryError(
-                    f"{target}: not a replaygate history database (it holds other tables: "
-                    f"{', '.join(other)}); it was left as it is: give the history a file of "
-                    "its own"
-                )
+                raise _foreign_tables(target, other)
             if not read_only:
                 db.executescript(_CREATE)
             row = _schema_row(db)
@@ -659,8 +696,13 @@ class History:
 
     def _run_json(self, rowid: int) -> dict[str, Any]:
         """The stored run of ``rowid`` as :meth:`HistoryRun.to_json` exports it."""
-        ((run_id, time, commit, info),) = self._rows(
-            "", "SELECT id, time, git_commit, info FROM runs WHERE rowid = ?", rowid
+        ((run_id, time, commit, info),) = self._db.execute(
+            "SELECT " + ", ".join(map(_as_stored, _RUN_COLUMNS)) + " FROM runs WHERE rowid = ?",
+            (rowid,),
+        ).fetchall()
+        run_id, time, commit, info = (
+            _field_text(value, field)
+            for value, field in zip((run_id, time, commit, info), RUN_FIELDS[:4], strict=True)
         )
         assertions: dict[str, dict[str, Any]] = {}
         first_row: dict[str, int] = {}
