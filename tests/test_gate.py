@@ -618,6 +618,18 @@ def test_updating_the_baseline_without_a_reason_is_refused(repo: Path) -> None:
     assert not target.exists()
 
 
+def test_a_baseline_update_prints_a_reordering_character_as_its_escape(tmp_path: Path) -> None:
+    # printed as it is, a case id's U+202E showed the rest of its line backwards
+    target = tmp_path / "baseline.json"
+    first = write_results(tmp_path / "first.json", BASE)
+    update = ["update", "--baseline", str(target), "--reason", "r", "--results"]
+    assert CliRunner().invoke(baseline_group, [*update, str(first)]).exit_code == 0
+    more = write_results(tmp_path / "more.json", results(*BASE.cases, case("e\u202eve", 5)))
+    done = CliRunner().invoke(baseline_group, [*update, str(more)])
+    assert done.exit_code == 0, done.output
+    assert "  cases added: e\\u202eve\n" in done.output
+
+
 @pytest.mark.slow  # a real git repository
 def test_a_baseline_update_records_reason_date_commit_and_changes(repo: Path) -> None:
     target = repo / "evals" / "baseline.json"

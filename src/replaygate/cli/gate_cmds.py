@@ -25,6 +25,7 @@ from replaygate.evals.config import load_config
 from replaygate.evals.gate import gate_config, parse_limits, run_gate
 from replaygate.evals.preflight import check_not_an_input
 from replaygate.evals.reference import load_reference, load_run
+from replaygate.evals.rendered import reordering_escaped
 from replaygate.evals.results import load_eval_results, project_path
 from replaygate.evals.upgrade import classify_upgrade
 from replaygate.reasons import reason_problem
@@ -141,15 +142,16 @@ def baseline_update(
         echo_json({"baseline": str(target), **entry})
         return
     at = f"at commit {entry['commit']}" if entry["commit"] else "(no git commit found)"
-    click.echo(f"baseline {target} updated {at}")
+    lines = [f"baseline {target} updated {at}"]
     for name, change in entry["changes"].items():
-        click.echo(f"  {name}: {_shown(change['from'])} -> {_shown(change['to'])}")
+        lines.append(f"  {name}: {_shown(change['from'])} -> {_shown(change['to'])}")
     for word in ("added", "removed"):
         if entry[f"cases_{word}"]:
-            click.echo(f"  cases {word}: {', '.join(entry[f'cases_{word}'])}")
+            lines.append(f"  cases {word}: {', '.join(entry[f'cases_{word}'])}")
     for case, change in entry["cases_changed"].items():
         weaker = " (expects less than before)" if change["weakened"] else ""
-        click.echo(f"  case {case}: {change['summary']}{weaker}")
+        lines.append(f"  case {case}: {change['summary']}{weaker}")
+    click.echo(reordering_escaped("\n".join(lines)))  # a case id's U+202E turns a line round
 
 
 @click.command("upgrade")

@@ -13,6 +13,11 @@ holding U+202E shows the rest of its line backwards on a terminal and in a pull-
 comment (``FAIL case x`` then the reason, reversed)."""
 
 
+def reordering_escaped(text: str) -> str:
+    """``text`` with each character that reorders what follows it as its escape."""
+    return text.translate(_REORDERING)
+
+
 class Forms(Protocol):
     """A report's forms: ``text()``, ``markdown()`` and ``to_json()``."""
 
@@ -28,7 +33,7 @@ class Rendered:
         """``text``, ``markdown`` or ``json``; the text and Markdown forms show each
         character that reorders what follows it as its escape (``\\u202e``)."""
         if fmt == "markdown":
-            return self.markdown().translate(_REORDERING)
+            return reordering_escaped(self.markdown())
         if fmt == "json":
             return json.dumps(self.to_json(), indent=2, ensure_ascii=False)
-        return self.text().translate(_REORDERING)
+        return reordering_escaped(self.text())
