@@ -343,6 +343,23 @@ def assert_nothing_cut(figure: Figure) -> None:
             assert not part.overlaps(other), (part, other)
 
 
+def test_value_labels_at_the_ends_of_a_share_stay_inside_its_frame(figures: list[Figure]) -> None:
+    # "1.000" above a point at 1 whose place below was taken straddled the frame's line
+    from replaygate.report import plots
+
+    shares = {"success": [1.0, 1.0], "citation_recall": [0.9, 0.0], "fabricated": [0.0, 0.1]}
+    metrics_plot(shares, ["r0", "r1"])
+    (figure,) = figures
+    renderer = plots._renderer(figure)
+    axes = figure.axes[0]
+    frame = axes.get_window_extent(renderer)
+    labels = [t for t in axes.texts if t.get_text()]
+    assert labels
+    for label in labels:
+        box = label.get_window_extent(renderer)
+        assert frame.y0 <= box.y0 and box.y1 <= frame.y1, label.get_text()
+
+
 @pytest.mark.parametrize(("count", "labelled"), [(1, True), (3, True), (12, False)])
 def test_few_runs_are_drawn_as_labelled_points(
     count: int, labelled: bool, figures: list[Figure]

@@ -232,7 +232,8 @@ def _label(ax: Axes, fmt: Callable[[float], str]) -> None:
         placed = taken[x]
         for side in sides:
             center = y + side * step
-            if low < center < high and all(abs(center - o) >= step * 0.99 for o in placed):
+            inside = low + step / 2 < center < high - step / 2  # the whole label, not its middle
+            if inside and all(abs(center - o) >= step * 0.99 for o in placed):
                 placed.append(center)
                 ax.text(x, center, text, ha="center", va="center", **style)
                 break
