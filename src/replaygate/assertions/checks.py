@@ -10,7 +10,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from replaygate.assertions.citations import citation_id, extract_citations
-from replaygate.assertions.contains import measure_contains
+from replaygate.assertions.contains import measure_contains, pieces_of
 from replaygate.assertions.kinds import Check, Kind, Measure
 from replaygate.assertions.sets import measure_set
 from replaygate.assertions.structure import Schema, StructureResult, measure_structure, parse_json
@@ -37,6 +37,7 @@ def contains_check(
     ignore_case: bool = True,
 ) -> Check[str]:
     """:func:`~replaygate.assertions.assert_contains` as a check."""
+    required = pieces_of(required)  # each sample's measure reads them again
     measure_contains("", required, aliases=aliases)  # validate the arguments now
 
     def measure(text: str) -> Measure:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from replaygate.assertions.text import normalize, preview, require_text
@@ -67,6 +67,15 @@ def _alias_map(aliases: Mapping[str, Sequence[str]] | None) -> dict[str, tuple[s
     return {key: tuple(values) for key, values in aliases.items()}
 
 
+def pieces_of(required: Iterable[str]) -> tuple[str, ...]:
+    """The pieces of ``required``, read once (a generator gives them once: a check that
+    read it again required nothing, and passed); one string, or bytes, is refused."""
+    if isinstance(required, str | bytes | bytearray):
+        kind = "one string" if isinstance(required, str) else "bytes"
+        raise TypeError(f"required must be a sequence of strings, not {kind}")
+    return tuple(required)
+
+
 def measure_contains(
     text: str,
     required: Sequence[str],
@@ -80,8 +89,7 @@ def measure_contains(
     whitespace runs count as one space, and case is folded unless ``ignore_case`` is
     False. ``aliases`` maps a required piece to other acceptable forms.
     """
-    if isinstance(required, str):
-        raise TypeError("required must be a sequence of strings, not one string")
+    required = pieces_of(required)
     require_text(text, "the text to search")
     if not required:
         raise ValueError("required is empty: every text would pass; name at least one piece")

@@ -77,6 +77,15 @@ class EvalCase:
     file: str = ""
     line: int = 0
 
+    def __post_init__(self) -> None:
+        # A case built in code may give any iterable: a generator, read once by the first
+        # check, left every later one nothing to require, and a string is no list of them.
+        for name in ("must_contain", "expected_doc_ids", "tags", "signals"):
+            value = getattr(self, name)
+            if isinstance(value, str | bytes):
+                raise TypeError(f"EvalCase.{name}: a list of strings, got {value!r}")
+            object.__setattr__(self, name, tuple(value))
+
     @property
     def where(self) -> str:
         """``file:line`` of the case."""
