@@ -76,6 +76,8 @@ def test_the_same_model_object_is_refused(tmp_path: Path) -> None:
         ("gemini-2.0-flash", "gemma-2-9b", "google"),
         ("meta-llama/Llama-3-70b", "llama3.1", "meta"),
         ("phi-3-mini", "phi-4", "phi"),
+        ("\u200bclaude-haiku-4-5", "claude-sonnet-4-5", "anthropic"),  # a zero-width space
+        ("\uff43\uff4c\uff41\uff55\uff44\uff45-haiku-4-5", "claude-sonnet-4-5", "anthropic"),
     ],
 )
 def test_a_judge_of_the_same_family_is_refused(judge: str, tested: str, family: str) -> None:

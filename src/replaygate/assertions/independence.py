@@ -21,6 +21,7 @@ leading run of letters (``phi-3`` -> ``phi``).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -103,11 +104,13 @@ VENDOR_PREFIXES: Mapping[str, str] = {
 
 
 def normalize_model_id(model_id: str) -> str:
-    """Lower case, surrounding space and routing prefixes (``vendor/``, Bedrock's,
-    Databricks' ``databricks-``, and the ``provider:`` of pydantic-ai and LangChain's
-    ``init_chat_model``) removed; a fine-tune (OpenAI's, Mistral's, Azure OpenAI's, a
-    Bedrock custom model) is its base model."""
-    plain = model_id.strip().lower()
+    """Lower case, in NFKC (a full-width ``ｃｌａｕｄｅ`` is ``claude``), invisible
+    characters (a zero-width space, a direction mark), surrounding space and routing
+    prefixes (``vendor/``, Bedrock's, Databricks' ``databricks-``, and the ``provider:``
+    of pydantic-ai and LangChain's ``init_chat_model``) removed; a fine-tune (OpenAI's,
+    Mistral's, Azure OpenAI's, a Bedrock custom model) is its base model."""
+    shown = "".join(c for c in model_id if unicodedata.category(c) != "Cf")
+    plain = unicodedata.normalize("NFKC", shown).strip().lower()
     custom = _BEDROCK_CUSTOM.search(plain)
     if custom and custom.group(1) != "imported":
         plain = custom.group(1)
