@@ -288,7 +288,7 @@ def test_jobs_need_an_importable_agent_and_a_recipe(tmp_path: Path) -> None:
     cases = load_eval_cases(shipped_eval_cases())[:1]
     store = tmp_path / "f.jsonl"
     store.touch()
-    with pytest.raises(ValueError, match="jobs must be at least 1"):
+    with pytest.raises(ValueError, match="jobs must be a whole number of at least 1"):
         run_eval(cases, store, agent=AGENT, jobs=0)
     with pytest.raises(ValueError, match="'module:function'"):
         run_eval(cases, store, agent=copilot, jobs=2)

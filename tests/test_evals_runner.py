@@ -24,6 +24,7 @@ from replaygate.evals import (
     EvalResults,
     History,
     RecordPlan,
+    RecordRecipe,
     load_agent,
     load_eval_cases,
     load_eval_results,
@@ -35,6 +36,7 @@ from replaygate.evals.errors import AgentRunError
 from replaygate.evals.output import checked_run
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.evals.ratelimit import RateLimiter, WrappedWireModel, limited
+from replaygate.evals.runner import RUN_INFO
 from replaygate.examples.research_copilot import (
     SETTINGS,
     RunResult,
@@ -102,6 +104,7 @@ def test_replay_reproduces_the_recording_byte_for_byte(
     second = run_eval(shipped_cases(), store, agent=copilot, prices=shipped_prices())
     assert cases_json(first) == cases_json(recording) == cases_json(second)
     assert first.info["mode"] == "replay"
+    assert set(RUN_INFO) <= set(first.info)  # what info may not name is what a run writes
     assert recording.info["mode"] == "record-missing"
 
 
@@ -239,9 +242,30 @@ def test_recording_without_approval_is_refused_before_any_call(tmp_path: Path) -
     assert not store.exists()
     with pytest.raises(ValueError, match="mode must be one of"):
         run_eval(shipped_cases(), store, agent=copilot, recording=RecordPlan(spy, True, "live"))
-    with pytest.raises(ValueError, match="concurrency must be at least 1"):
-        plan = RecordPlan(spy, True, concurrency=0)
-        run_eval(shipped_cases(), store, agent=copilot, recording=plan)
+    for concurrency in (0, float("nan"), 2.5, True):  # NaN started no thread: a hang
+        with pytest.raises(ValueError, match="concurrency must be a whole number of at least 1"):
+            RecordPlan(spy, True, concurrency=concurrency)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="concurrency must be a whole number of at least 1"):
+            RecordRecipe(lambda: None, True, concurrency=concurrency)  # type: ignore[arg-type,return-value]
+    assert spy.calls == 0
+
+
+def test_a_run_refuses_info_naming_its_own_fields_an_empty_store_and_odd_jobs(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "f.jsonl"
+    store.touch()
+    for info, named in (
+        ({"model": "gpt-4o"}, "'model'"),
+        ({"mode": 1, "time": 2}, "'mode', 'time'"),
+    ):
+        with pytest.raises(ValueError, match=f"info names the run's own field\\(s\\) {named}"):
+            run_eval(shipped_cases(), store, agent=copilot, info=info)
+    with pytest.raises(ValueError, match="store: an empty path"):
+        run_eval(shipped_cases(), "", agent=copilot)
+    for jobs in (None, 0, 1.0):
+        with pytest.raises(ValueError, match="jobs must be a whole number of at least 1"):
+            run_eval(shipped_cases(), store, agent=copilot, jobs=jobs)  # type: ignore[arg-type]
 
 
 def test_the_cli_refuses_record_mode_without_approve_live(tmp_path: Path) -> None:

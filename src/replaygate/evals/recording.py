@@ -23,6 +23,13 @@ from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
 
 
+def check_concurrency(concurrency: object) -> None:
+    """Refuse a concurrency that is no whole number of 1 or more (``ValueError``): a NaN
+    passed ``< 1`` and started no recording thread, and the run waited for ever."""
+    if type(concurrency) is not int or concurrency < 1:
+        raise ValueError(f"concurrency must be a whole number of at least 1, got {concurrency!r}")
+
+
 @dataclass(frozen=True)
 class RecordPlan:
     """How to record: the live model, the mode, the approval and the parallelism."""
@@ -37,6 +44,7 @@ class RecordPlan:
     """What the recording may spend (:class:`~replaygate.fixtures.spending.SpendingCap`)."""
 
     def __post_init__(self) -> None:
+        check_concurrency(self.concurrency)
         if self.rate_limit is not None:
             check_rate_limit(self.rate_limit)
 
@@ -67,7 +75,8 @@ class RecordRecipe:
     itself (``anthropic``: about 1.4 s of CPU a process)."""
 
     def __post_init__(self) -> None:
-        if self.rate_limit is not None:  # refused before any process starts
+        check_concurrency(self.concurrency)  # refused before any process starts
+        if self.rate_limit is not None:
             check_rate_limit(self.rate_limit)
 
     @contextlib.contextmanager

@@ -35,6 +35,12 @@ from replaygate.models.replay import RequestSettings
 __all__ = ["RecordPlan", "RecordRecipe", "run_eval"]
 
 
+RUN_INFO = ("time", "mode", "model", "interface", "prices", "replaygate_version")
+"""The run information every run writes itself, which ``info`` may not restate; it may
+name the fixture store otherwise (``fixtures``: the command line names it from the
+project folder, alike in every checkout)."""
+
+
 def run_eval(
     cases: Sequence[EvalCase],
     store: str | os.PathLike[str],
@@ -55,7 +61,8 @@ def run_eval(
     Requests are built with ``settings`` (default: the ones the agent declares).
     Without ``recording`` every model call is replayed from ``store`` (a miss
     raises :class:`~replaygate.errors.FixtureMismatchError`). With it, calls are
-    recorded into ``store``. ``info`` is added to the run information. A ``prices``
+    recorded into ``store``. ``info`` is added to the run information (a ``ValueError``
+    where it names a field of :data:`RUN_INFO`, which would misstate the run). A ``prices``
     table without a price for the model raises
     :class:`~replaygate.evals.errors.PriceError` before any call, unless every case
     opts out of cost (``"cost": false``). A case whose every expectation is a signal, or
@@ -77,16 +84,22 @@ def run_eval(
             "no request settings: pass settings=RequestSettings(model=..., max_tokens=...) "
             "or declare them on the agent (AgentEntry(run, settings=...))"
         )
-    if jobs < 1:
-        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    if type(jobs) is not int or jobs < 1:
+        raise ValueError(f"jobs must be a whole number of at least 1, got {jobs!r}")
+    if os.fspath(store) == "":
+        raise ValueError("store: an empty path (the current folder): give the fixture store's")
     for case in cases:
         check_case(case)  # one that could never fail, before any call
+    taken = sorted(set(info or ()) & set(RUN_INFO))
+    if taken:
+        raise ValueError(
+            f"info names the run's own field(s) {', '.join(map(repr, taken))}, which the run "
+            "writes itself: give your information names of its own"
+        )
     if prices is not None and any(case.cost for case in cases):
         prices.require(settings.model)  # before any call: no price is an error, not a gap
     if recording is not None:
         require_approval(recording.mode, recording.approve_live)
-        if recording.concurrency < 1:
-            raise ValueError(f"concurrency must be at least 1, got {recording.concurrency}")
     path = Path(store)
     if recording is None and not path.exists() and not path.is_symlink():  # a link: named as one
         raise FileNotFoundError(
@@ -111,9 +124,8 @@ def run_eval(
         "fixtures": str(path),
         "prices": prices.to_json() if prices else None,
         "replaygate_version": __version__,
-        **(info or {}),
     }
-    return EvalResults(tuple(results), run_info)
+    return EvalResults(tuple(results), {**run_info, **(info or {})})
 
 
 def _told(reporter: Reporter | None) -> Callable[[int, CaseResult], None] | None:
