@@ -391,6 +391,14 @@ class RecordingModel(_FixtureModel):
             if status in REFUSED_CREDENTIALS:
                 err.add_note(refusal_note(status, wire.name))
             raise
+        try:  # read as its replay will read it: no fixture is written that none can serve
+            wire.from_response(response)
+        except WireFormatError as err:
+            if source == "live":
+                self.session.charge_bound(request)  # billed, though not kept
+            else:
+                self.session.release(request)
+            raise WireFormatError(err.path, f"{err.reason}; the answer was not recorded") from None
         meta = self.session.meta(wire.name, self.settings.version, source)
         fixture = self.session.record(request, response, at, interface=wire.name, meta=meta)
         return wire.from_response(fixture.responses[at.index])
