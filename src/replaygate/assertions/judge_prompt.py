@@ -17,17 +17,30 @@ from replaygate.assertions.errors import JudgeReplyError
 from replaygate.assertions.text import preview
 
 QUOTE = "| "
-GRADE_LINE = re.compile(r"^[ \t]*GRADE:[ \t]*([+-]?\d+(?:\.\d+)?)[ \t]*$", re.MULTILINE)
+GRADE_LINE = re.compile(r"[ \t]*GRADE:[ \t]*([+-]?\d+(?:\.\d+)?)[ \t]*")
+LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+"""Every character that ends a line for some reader (``str.splitlines``'s): a text's
+``\r`` or U+2028 started an unquoted line in a judge that reads it so."""
 
 
 def nonce(rubric: str, text: str) -> str:
-    """The marker nonce for this rubric and text."""
-    return hashlib.sha256(f"{rubric}\x00{text}".encode()).hexdigest()[:16]
+    """The marker nonce for this rubric and text (a ``ValueError`` for a text that is not
+    Unicode: half of a surrogate pair, which no request can carry)."""
+    try:
+        data = f"{rubric}\x00{text}".encode()
+    except UnicodeEncodeError as err:
+        which = "rubric" if err.start <= len(rubric) else "text to grade"
+        raise ValueError(
+            f"the {which} holds {err.object[err.start]!r}, half of a surrogate pair: not "
+            "Unicode text, which no request to the judge can carry"
+        ) from None
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def quote(text: str) -> str:
-    """``text`` with every line prefixed by ``| ``."""
-    return "\n".join(QUOTE + line for line in text.split("\n"))
+    """``text`` with every line prefixed by ``| ``, a line ended by any line break
+    (:data:`LINE_BREAK`)."""
+    return "\n".join(QUOTE + line for line in LINE_BREAK.split(text))
 
 
 def build_prompt(rubric: str, text: str, scale: tuple[int, int]) -> str:
@@ -48,7 +61,7 @@ def build_prompt(rubric: str, text: str, scale: tuple[int, int]) -> str:
 
 def parse_grade(reply: str, scale: tuple[int, int]) -> float:
     """The last ``GRADE: n`` line of ``reply``; :class:`JudgeReplyError` if none or out of scale."""
-    found = GRADE_LINE.findall(reply)
+    found = [m[1] for line in reply.splitlines() if (m := GRADE_LINE.fullmatch(line))]
     if not found:
         raise JudgeReplyError(
             f"the judge's reply has no 'GRADE: n' line, so nothing was graded: {preview(reply)}"
