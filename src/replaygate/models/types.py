@@ -141,6 +141,8 @@ class Message:
                     f"Message.tool_calls: only an assistant message calls tools, not a "
                     f"{self.role} message"
                 )
+        if type(self.is_error) is not bool:  # "no" was sent as is_error: true
+            raise _wrong("Message", "is_error", "True or False", self.is_error)
         if self.tool_call_id is not None:
             _text("Message", "tool_call_id", self.tool_call_id)
         elif self.role == "tool":
@@ -175,8 +177,10 @@ class Usage:
     def __post_init__(self) -> None:
         for name in ("input_tokens", "output_tokens"):
             count = getattr(self, name)
-            if not isinstance(count, int):  # a recorded count is kept as it was, whatever it is
+            if type(count) is not int:  # no API counts True
                 raise _wrong("Usage", name, "a count of tokens (int)", count)
+            if count < 0:  # it would lower what a run is said to cost
+                raise ValueError(f"Usage.{name}: a count of tokens, 0 or more, got {count}")
 
 
 @dataclass(frozen=True)
