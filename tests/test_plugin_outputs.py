@@ -129,6 +129,32 @@ def test_an_observation_that_cannot_be_queued_fails_the_session_naming_the_queue
     assert (pytester.path / ".replaygate").read_text() == "not a folder\n"
 
 
+def test_results_no_reader_would_read_fail_the_session_naming_the_field(
+    pytester: pytest.Pytester,
+) -> None:
+    # an output of two keys JSON makes one: written, the file was refused by every reader;
+    # refused by the writer, the session ended in a traceback
+    pytester.makepyfile(
+        test_s="""
+        import pytest
+        from replaygate.assertions import structure_check
+
+        OBJECT = structure_check({"type": "object"}, kind="gate")
+
+        @pytest.mark.sampled(n=1, floor=1)
+        def test_s(replaygate_sample, replaygate_checks):
+            replaygate_checks.evaluate({1: 2, "1": 3}, OBJECT)
+        """
+    )
+    result = pytester.runpytest("--sampling-results=r.json", *UNUSED_PLUGINS)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines(
+        ["replaygate: --sampling-results: *r.json: not written: the results: *output.1*"]
+    )
+    assert not (pytester.path / "r.json").exists()
+
+
 def test_a_usage_error_at_collection_keeps_the_files_of_the_last_run(
     pytester: pytest.Pytester,
 ) -> None:

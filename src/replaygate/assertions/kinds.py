@@ -8,12 +8,13 @@ the test); a ``signal`` is recorded and never fails anything.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar, get_args
 
 from replaygate.errors import has_control
-from replaygate.jsondoc import json_fields
+from replaygate.jsondoc import json_fields, shown
 
 Kind = Literal["gate", "signal"]
 KINDS: tuple[str, ...] = get_args(Kind)
@@ -105,16 +106,31 @@ def _zero_or_one(value: Any) -> bool:
 
 def finite_score(value: Any) -> float:
     """``value`` as a float if it is a finite number; ValueError otherwise (NaN or
-    infinity cannot be written to a results file that reads back)."""
+    infinity cannot be written to a results file that reads back, nor a number beyond
+    a float's range, ``10**400``, which no float holds)."""
     if isinstance(value, bool | str):
         raise ValueError(f"score must be a finite number or None, got {value!r}")
     try:
         number = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"score must be a finite number or None, got {value!r}") from None
+    except OverflowError:
+        raise ValueError(
+            f"score must be a finite number or None, got {_too_large(value)}, beyond the "
+            "range of a float"
+        ) from None
     if not math.isfinite(number):
         raise ValueError(f"score must be a finite number or None, got {value!r}")
     return number
+
+
+def _too_large(value: Any) -> str:
+    """``value``, a number beyond a float's range, for a message: cut short, an integer
+    named by its length (``an integer of 401 digits``)."""
+    try:
+        return shown(value)
+    except ValueError:  # more digits than Python prints
+        return f"an integer of more than {sys.get_int_max_str_digits():,} digits"
 
 
 def check_kind(kind: Any) -> Kind:

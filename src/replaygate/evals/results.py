@@ -45,9 +45,10 @@ from replaygate.sampling.results import (
     PLAIN_ASSERT,
     RUN_TEXT,
     VERSION,
-    document_text,
     printed_name,
+    read_back,
     sampled_from_json,
+    unwritten,
 )
 
 
@@ -181,13 +182,15 @@ class EvalResults:
     def write(self, path: str | os.PathLike[str]) -> Path:
         """Write the document to ``path`` (pretty, UTF-8, non-ASCII kept); one that would
         not read back (a cost past what a results file holds, from a fixture's usage of
-        billions of billions of tokens) is a :class:`ResultsError` and nothing is written:
-        ``gate`` would refuse the file."""
+        billions of billions of tokens; NaN in ``info``) is a :class:`ResultsError` and
+        nothing is written: ``gate`` would refuse the file. The text is checked as
+        :func:`load_eval_results` reads it, parsed back (:func:`read_back`)."""
         target = Path(path)
-        document = self.to_json()
-        results_from_json(document, f"{shown_file(str(target))}: not written: the results")
+        name = unwritten(target)
+        text, document = read_back(self.to_json(), name, ResultsError)
+        results_from_json(_unicode_text(document, name, ResultsError), name)
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_text(target, document_text(document))
+        write_text(target, text)
         return target
 
     def summary(self) -> list[str]:
@@ -237,10 +240,15 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType = Result
     string in it is no Unicode text: it could be neither printed nor stored; what a run
     gave, kept as it was (:data:`~replaygate.sampling.results.RUN_TEXT`), may be anything,
     and a file name of the run information may be not UTF-8: :mod:`.filenames`)."""
-    document = jsondoc.read_json(path, what, error)
+    return _unicode_text(jsondoc.read_json(path, what, error), shown_file(str(path)), error)
+
+
+def _unicode_text(document: Any, name: str, error: ErrorType) -> Any:
+    """``document``, parsed from the file ``name``, if its strings are Unicode text (see
+    :func:`read_json`); else ``error`` naming the file and the field."""
     problem = text_problem(document, skip=RUN_TEXT)
     if problem is not None:
-        raise error(f"{shown_file(str(path))}: {problem}")
+        raise error(f"{name}: {problem}")
     return document
 
 

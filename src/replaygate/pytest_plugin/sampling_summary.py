@@ -141,7 +141,10 @@ def _runs_no_test(config: pytest.Config) -> bool:
 @contextlib.contextmanager
 def _write_error(state: SessionState, option: str, path: Path) -> Iterator[None]:
     """Keep why the file of ``option`` could not be written (a full disk, a read-only
-    folder), for the summary; the session then exits 1 instead of ending in a traceback."""
+    folder, results its reader would refuse), for the summary; the session then exits 1
+    instead of ending in a traceback."""
+    from replaygate.sampling.results import ResultsFormatError
+
     try:
         yield
     except OSError as err:
@@ -149,6 +152,8 @@ def _write_error(state: SessionState, option: str, path: Path) -> Iterator[None]
         state.write_errors.append(
             f"{option}: cannot write {path}: {reason} (any earlier file there is as it was)"
         )
+    except ResultsFormatError as err:
+        state.write_errors.append(f"{option}: {err} (any earlier file there is as it was)")
 
 
 def _write_flaky_report(state: SessionState, flaky: list[FlakyTest]) -> None:

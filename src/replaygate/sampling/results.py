@@ -10,6 +10,7 @@ See ``docs/sampling.md`` for the schema of a case.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,8 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.assertions.kinds import Category, Kind, Outcome, check_category, check_kind
-from replaygate.errors import ReplaygateError, has_control
-from replaygate.jsondoc import FieldError, count_field, got, json_fields, read_items
+from replaygate.errors import ReplaygateError, has_control, shown_file
+from replaygate.jsondoc import (
+    ErrorType,
+    FieldError,
+    check_document,
+    count_field,
+    got,
+    json_fields,
+    parse_items,
+    read_json,
+)
 from replaygate.jsonfields import (
     agree,
     checked,
@@ -26,6 +36,7 @@ from replaygate.jsonfields import (
     each,
     escape_surrogates,
     flag,
+    join,
     lone_surrogate,
     mapping,
     optional_number,
@@ -35,6 +46,7 @@ from replaygate.jsonfields import (
 )
 from replaygate.outputs import write_text
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec, Verdict, verdict_of
+from replaygate.strict_json import DuplicateKeyError, loads
 
 FORMAT = "replaygate.sampling.results"
 VERSION = 1
@@ -207,11 +219,88 @@ def document_text(document: Any) -> str:
 
 
 def write_results(path: str | os.PathLike[str], cases: Sequence[SampledResult]) -> Path:
-    """Write ``cases`` to ``path`` (pretty, UTF-8, non-ASCII kept); return the path."""
+    """Write ``cases`` to ``path`` (pretty, UTF-8, non-ASCII kept); return the path.
+
+    The text is first read back through :func:`load_results`'s own checks: what they
+    would refuse (a case id that is no non-empty string, a check name holding half of a
+    surrogate pair, a message that is no string, an output whose keys JSON makes one)
+    is a :class:`ResultsFormatError` naming the field as the reader would, and nothing
+    is written (a file already at ``path`` is left as it was), where the run's results
+    were lost only when someone read them. Nothing is converted to pass the checks."""
     target = Path(path)
+    name = unwritten(target)
+    text, document = read_back(results_document(cases), name, ResultsFormatError)
+    _cases_of(document, name)
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_text(target, document_text(results_document(cases)))
+    write_text(target, text)
     return target
+
+
+def unwritten(target: Path) -> str:
+    """How a refused write names the results file ``target``: ``results.json: not
+    written: the results``, before the reader's words (``: cases[0].case: ...``)."""
+    return f"{shown_file(str(target))}: not written: the results"
+
+
+def read_back(document: Any, name: str, error: ErrorType) -> tuple[str, Any]:
+    """The text :func:`document_text` writes of ``document``, and that text parsed as
+    the readers parse a file (:func:`~replaygate.jsondoc.read_json`), for a writer to
+    run the reader's checks on before it writes. What no reader reads back as it is,
+    ``error`` naming ``name`` (the file): a key JSON names twice (``{1: 2, "1": 3}``,
+    by its path, as the reader names it), NaN or infinity, an integer of more digits
+    than are read, a value that is no JSON (the last three by their path too, which the
+    reader of a file cannot give). Nothing is converted."""
+    try:
+        text = document_text(document)
+    except RecursionError:
+        raise error(f"{name}: not JSON this reader accepts: nested too deeply") from None
+    except (TypeError, ValueError) as err:  # no JSON value (a set), an integer too long
+        raise error(f"{name}: {_unreadable_at(document)}{err}") from None
+    try:
+        return text, loads(text)
+    except DuplicateKeyError as err:
+        raise error(f"{name}: not JSON this reader accepts: {err}") from None
+    except RecursionError:
+        raise error(f"{name}: not JSON this reader accepts: nested too deeply") from None
+    except ValueError as err:  # NaN, Infinity
+        where = _unreadable_at(document)
+        raise error(f"{name}: not JSON this reader accepts: {where}{err}") from None
+
+
+def _unreadable_at(document: Any) -> str:
+    """``<path>: `` of the first value of ``document`` no reader of its JSON text reads
+    as it is (NaN or infinity, an integer of more digits than are read, a value or key
+    that is no JSON, a list or object inside itself); ``""`` when there is none, or it
+    is ``document`` itself."""
+    stack: list[tuple[str, Any, frozenset[int]]] = [("", document, frozenset())]
+    while stack:
+        path, item, outer = stack.pop()  # outer: the lists and objects holding item
+        if isinstance(item, dict):
+            keyed = all(isinstance(k, str | int | float | bool) or k is None for k in item)
+            children = [(join(path, str(k)), v) for k, v in item.items()] if keyed else None
+        elif isinstance(item, list | tuple):
+            children = [(f"{path}[{i}]", v) for i, v in enumerate(item)]
+        elif _plain(item):
+            continue
+        else:
+            children = None
+        if children is None or id(item) in outer:
+            return f"{path}: " if path else ""
+        inner = outer | {id(item)}
+        stack += reversed([(at, value, inner) for at, value in children])
+    return ""
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` (no list or object) is written as JSON that reads back as it."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, int):
+        try:
+            str(value)  # past the digits Python converts (and the reader reads): refused
+        except ValueError:
+            return False
+    return value is None or isinstance(value, str | int)
 
 
 RUN_TEXT = frozenset({"output", "failure", "message"})
@@ -289,16 +378,21 @@ def _parse_case(obj: Any, where: str) -> SampledResult:
 
 def load_results(path: str | os.PathLike[str]) -> list[SampledResult]:
     """Read a results file; :class:`ResultsFormatError` names the file and what is wrong."""
-    return read_items(
-        path,
-        "results",
+    return _cases_of(read_json(path, "results", ResultsFormatError), shown_file(str(path)))
+
+
+def _cases_of(document: Any, name: str) -> list[SampledResult]:
+    """The cases of the parsed results document of the file ``name``, each checked as
+    :func:`load_results` checks them, for :func:`write_results` too."""
+    document = check_document(
+        document,
+        name,
         format=FORMAT,
         version=VERSION,
         what="a replaygate results file",
-        field="cases",
-        parse=_parse_case,
         error=ResultsFormatError,
     )
+    return parse_items(document, "cases", name, _parse_case, ResultsFormatError)
 
 
 __all__ = [
