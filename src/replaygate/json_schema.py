@@ -32,7 +32,7 @@ from referencing.exceptions import Unresolvable, Unretrievable
 
 from replaygate.errors import CanonicalFormError
 from replaygate.fixtures.fingerprint import match_form
-from replaygate.json_patterns import bounded
+from replaygate.json_patterns import bounded, every_error
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -167,9 +167,12 @@ def _kept(key: bytes, formats: bool) -> Validator | InvalidSchema:
 def errors(check: Validator, value: Any) -> Iterator[ValidationError]:
     """Each way ``value`` fails the schema of ``check``; an :class:`InvalidSchema` where
     that check finds the schema unusable (what :func:`validator` leaves to it: the
-    references under a nested ``$id``)."""
+    references under a nested ``$id``). A pattern search of the check that ran past its
+    time bound fails it at the path searched, whatever the keywords around the search
+    (``not``, ``anyOf``...) made of its failure
+    (:func:`~replaygate.json_patterns.every_error`)."""
     try:
-        yield from check.iter_errors(value)
+        yield from every_error(check, value)
     except RecursionError:
         raise InvalidSchema(f"invalid JSON Schema: {_ENDLESS}", "", _ENDLESS) from None
     except Unresolvable as err:
