@@ -5,7 +5,11 @@
 - :class:`FunctionModel` computes each response from the conversation.
 - :class:`RuleStub` answers by rules on the last user or tool message, to cover
   orchestration branches; a rule may take its content from a recorded fixture, so
-  the content is recorded, not invented.
+  the content is recorded, not invented. A rule's pattern is searched as
+  :mod:`replaygate.pattern_search` searches one, within a time bound (Python's ``re``
+  held a stub for ever on ``^(\\w+\\s?)*$`` and a long word ending in ``!``): a pattern
+  whose search backtracks past the bound is a
+  :class:`~replaygate.pattern_search.SlowPatternError` naming the rule.
 
 All three implement :class:`~replaygate.models.types.Model` fully, tool calls included, and
 keep every call in ``calls``.
@@ -16,7 +20,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from replaygate.errors import (
@@ -38,6 +42,7 @@ from replaygate.models.types import (
     ToolSpec,
     check_conversation,
 )
+from replaygate.pattern_search import SlowPatternError, searched
 
 __all__ = [
     "Call",
@@ -157,7 +162,6 @@ class Rule:
     fixture: str | None = None
     sample: int = 0
     role: str | None = None
-    _pattern: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         answers = [a for a in (self.call, self.text, self.fixture) if a is not None]
@@ -179,15 +183,18 @@ class Rule:
                 f"got {self.call!r}"
             )
         try:
-            object.__setattr__(self, "_pattern", re.compile(self.when))
+            re.compile(self.when)  # searched by pattern_search, which reads re's dialect
         except (re.error, TypeError) as err:
             raise ValueError(f"rule {self.when!r}: not a regular expression: {err}") from None
 
     def matches(self, message: Message) -> bool:
-        """True when this rule applies to ``message``."""
+        """True when this rule applies to ``message``; the pattern is searched within the
+        time bound of :mod:`replaygate.pattern_search`, a search past it a
+        :class:`~replaygate.pattern_search.SlowPatternError` naming the pattern (Python's
+        ``re`` backtracks for ever on some patterns, and cannot be interrupted)."""
         if self.role is not None and message.role != self.role:
             return False
-        return self._pattern.search(message.content) is not None
+        return searched(self.when, message.content)
 
 
 class RuleStub:
@@ -222,7 +229,7 @@ class RuleStub:
         check_conversation(messages, tools)
         self.calls.append((tuple(messages), tuple(tools)))
         last = next((m for m in reversed(messages) if m.role in ("user", "tool")), None)
-        rule = next((r for r in self.rules if last is not None and r.matches(last)), None)
+        rule = None if last is None else self._first_matching(last)
         if rule is None:
             patterns = ", ".join(repr(r.when) for r in self.rules) or "none"
             raise NoRuleMatchedError(f"no rule matches the {_preview(last)}; rules: {patterns}")
@@ -234,6 +241,22 @@ class RuleStub:
             call = ToolCall(id=f"toolu_stub_{n:02d}", name=name, arguments=dict(arguments))
             return ModelResponse(tool_calls=(call,), stop_reason="tool_use")
         return self._recorded(rule)
+
+    def _first_matching(self, message: Message) -> Rule | None:
+        """The first rule matching ``message``; a :class:`SlowPatternError` naming the rule
+        (its index and pattern) whose search of the message ran past its time bound, as
+        one that backtracks exponentially, not a stub held for ever."""
+        for index, rule in enumerate(self.rules):
+            try:
+                if rule.matches(message):
+                    return rule
+            except SlowPatternError as err:
+                raise SlowPatternError(
+                    f"RuleStub rule {index} (when={rule.when!r}) cannot be matched against "
+                    f"the {_preview(message)}: {err}; rewrite the rule's pattern so that no "
+                    "repeated part can match the same text in more than one way"
+                ) from None
+        return None
 
     def _recorded(self, rule: Rule) -> ModelResponse:
         assert self.store is not None and rule.fixture is not None
