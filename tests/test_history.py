@@ -261,16 +261,22 @@ def test_a_history_of_another_schema_is_refused(tmp_path: Path) -> None:
         History.open(path, read_only=True)
 
 
-def test_a_history_whose_schema_row_is_gone_is_named_so_and_left_as_it_is(
-    tmp_path: Path,
-) -> None:
-    # It was "not a replaygate history database (it holds other tables: assertions, ...)".
+def edited_history(tmp_path: Path, sql: str) -> Path:
+    """A history of one run, then edited in SQLite by ``sql``."""
     path = tmp_path / "h.db"
     with History.open(path) as history:
         history.append(run("2026-11-01T10:00:00Z", 5))
     with sqlite3.connect(path) as raw:
-        raw.execute("DELETE FROM meta")
+        raw.executescript(sql)
     raw.close()
+    return path
+
+
+def test_a_history_whose_schema_row_is_gone_is_named_so_and_left_as_it_is(
+    tmp_path: Path,
+) -> None:
+    # It was "not a replaygate history database (it holds other tables: assertions, ...)".
+    path = edited_history(tmp_path, "DELETE FROM meta")
     before = path.read_bytes()
     for read_only in (True, False):
         with pytest.raises(HistoryError) as err:
@@ -286,12 +292,7 @@ def test_a_history_whose_schema_row_is_gone_is_named_so_and_left_as_it_is(
 
 def test_a_history_whose_schema_table_or_another_is_gone_is_named_damaged(tmp_path: Path) -> None:
     # both were "not a replaygate history database (it holds other tables: ...)"
-    path = tmp_path / "h.db"
-    with History.open(path) as history:
-        history.append(run("2026-11-01T10:00:00Z", 5))
-    with sqlite3.connect(path) as raw:
-        raw.execute("DROP TABLE meta")
-    raw.close()
+    path = edited_history(tmp_path, "DROP TABLE meta")
     with pytest.raises(HistoryError) as err:
         History.open(path, read_only=True)
     restore = str(err.value).rpartition(f"sqlite3 {path} ")[2].strip('"')
