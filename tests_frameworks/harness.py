@@ -27,6 +27,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +36,7 @@ from typing import Any, TypeVar
 import httpx2
 import pytest
 
-from replaygate.errors import FixtureMismatchError
+from replaygate.errors import FixtureMismatchError, ReplayErrorCaughtWarning, ReplaygateWarning
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
 from replaygate.http.passthrough import caused_by_replaygate
@@ -163,10 +164,17 @@ def assert_one_miss(
     The error is the miss itself, or, where a framework wraps the errors of a client
     in one of its own (``raises``), that error with the miss as its cause and the
     miss's message. Either way its message shows ``changed``, a word of the new request.
+    A wrapped miss never left the framework as itself: the block warns of it
+    (``ReplayErrorCaughtWarning``), and of nothing else.
     """
-    with intercept(store) as exchange, pytest.raises(raises) as caught:
-        run(hosts)
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always", ReplaygateWarning)
+        with intercept(store) as exchange, pytest.raises(raises) as caught:
+            run(hosts)
     assert exchange.sent == 1, f"the miss was sent {exchange.sent} times: something retried it"
+    wrapped = not isinstance(caught.value, FixtureMismatchError)
+    told = [w.category for w in warned if issubclass(w.category, ReplaygateWarning)]
+    assert told == ([ReplayErrorCaughtWarning] if wrapped else []), told
     assert caused_by_replaygate(caught.value), repr(caught.value)
     assert changed in str(caught.value), str(caught.value)
     return caught.value
