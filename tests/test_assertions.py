@@ -292,6 +292,11 @@ def test_set_edge_cases_and_argument_errors() -> None:
     assert measure_set([], ["a"]).precision == 1.0
     with pytest.raises(ValueError, match=r"min_recall must be between 0 and 1, got 1.5"):
         measure_set([], ["a"], min_recall=1.5)
+    for odd in ("0.5", True):  # "0.5" raised a comparison TypeError naming no argument
+        with pytest.raises(
+            TypeError, match=f"min_recall must be a number between 0 and 1, got {odd!r}"
+        ):
+            measure_set([], ["a"], min_recall=odd)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="not strings"):
         measure_set("abc", ["a"])
 

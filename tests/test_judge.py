@@ -301,6 +301,22 @@ def test_a_threshold_that_is_no_number_is_named() -> None:
             judge_of(replying("x"), threshold=threshold)
 
 
+def test_a_rubric_or_scale_of_the_wrong_kind_is_named() -> None:
+    # they raised AttributeError ('NoneType' ... 'strip') and an unpacking TypeError
+    with pytest.raises(TypeError, match="rubric must be text \\(str\\), got NoneType"):
+        Judge(replying("x"), None, threshold=4, under_test="gpt-4o", judge_id="claude-opus-4")  # type: ignore[arg-type]
+    for scale in (None, (1, 5, 9), (1.0, 5), (False, True)):
+        with pytest.raises(TypeError, match="scale must be \\(low, high\\), two whole numbers"):
+            Judge(
+                replying("x"),
+                RUBRIC,
+                threshold=4,
+                under_test="gpt-4o",
+                judge_id="claude-opus-4",
+                scale=scale,
+            )  # type: ignore[arg-type]
+
+
 # -- prompt and grade ---------------------------------------------------------------------
 
 

@@ -524,6 +524,16 @@ def _call(arguments: Any) -> dict[str, Any]:
             "not a JSON object",
         ),
         (
+            _choice(_call('{"n": ' + "9" * 5000 + "}")),  # raised a bare ValueError
+            "response.choices[0].message.tool_calls[0].function.arguments",
+            "not JSON this reader takes: Exceeds the limit",
+        ),
+        (
+            _choice(_call("[" * 100_000)),  # raised RecursionError
+            "response.choices[0].message.tool_calls[0].function.arguments",
+            "nested too deeply to be read",
+        ),
+        (
             _choice(_call({"q": 1})),
             "response.choices[0].message.tool_calls[0].function.arguments",
             "expected str, got dict",

@@ -422,8 +422,10 @@ def test_replay_is_not_a_recording_mode(tmp_path: Path) -> None:
         ({"system": ["Be careful."]}, "system must be a string or None"),
         ({"interface": "anthropic.chat"}, "unknown interface 'anthropic.chat'; known interfaces"),
         ({"interface_version": 1}, "interface_version must be a string or None"),
-        ({"sample": -1}, "sample must be an integer of 0 or more, got -1"),
-        ({"sample": 1.0}, "sample must be an integer of 0 or more, got 1.0"),
+        ({"sample": -1}, "sample must be an integer from 0 to 9,999 (the sample"),
+        ({"sample": 1.0}, "got 1.0"),
+        ({"sample": 10_000}, "got 10000"),  # a store holds no such index: it was written
+        ({"sample": 2**70}, f"got {2**70}"),  # it raised OverflowError as it was recorded
     ],
 )
 def test_settings_no_request_can_be_built_from_are_refused_by_name(

@@ -91,6 +91,15 @@ def _check_sent_id(model: Model, judge_id: str | None, under_test_id: str) -> No
         ) from None
 
 
+def _is_scale(scale: object) -> bool:
+    """Whether ``scale`` is a pair of integers (not bools)."""
+    return (
+        isinstance(scale, tuple | list)
+        and len(scale) == 2
+        and all(type(end) is int for end in scale)
+    )
+
+
 class Judge:
     """Grades a text with ``model`` against ``rubric``; passes at ``grade >= threshold``.
 
@@ -113,10 +122,14 @@ class Judge:
         family_rule: FamilyRule = vendor_family,
         scale: tuple[int, int] = (1, 5),
     ) -> None:
+        if not isinstance(rubric, str):
+            raise TypeError(f"rubric must be text (str), got {type(rubric).__name__}")
         if not rubric.strip():
             raise ValueError("a judge needs a rubric: say what a good output does")
         if isinstance(threshold, bool) or not isinstance(threshold, int | float):
             raise TypeError(f"threshold must be a number, got {threshold!r}")
+        if not _is_scale(scale):
+            raise TypeError(f"scale must be (low, high), two whole numbers, got {scale!r}")
         low, high = scale
         if low >= high:
             raise ValueError(f"scale must be (low, high) with low < high, got {scale!r}")

@@ -69,7 +69,11 @@ class SetResult:
 
 
 def _fraction(name: str, value: float | None) -> None:
-    if value is not None and not 0.0 <= value <= 1.0:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{name} must be a number between 0 and 1, got {value!r}")
+    if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must be between 0 and 1, got {value!r}")
 
 

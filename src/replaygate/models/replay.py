@@ -29,7 +29,7 @@ from replaygate.errors import (
     raise_caught,
 )
 from replaygate.fixtures.fingerprint import fixture_key, match_form
-from replaygate.fixtures.fixture import InterfaceVersionError, version_mismatch
+from replaygate.fixtures.fixture import MAX_SAMPLE, InterfaceVersionError, version_mismatch
 from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
 from replaygate.fixtures.session import FixtureSession, Hit, Position, Repeat, Sample, StoreArg
 from replaygate.fixtures.spending import SpendingCap
@@ -186,8 +186,11 @@ class _FixtureModel:
     """
 
     def __init__(self, session: FixtureSession, settings: RequestSettings, sample: int) -> None:
-        if not is_count(sample):
-            raise ValueError(f"sample must be an integer of 0 or more, got {sample!r}")
+        if not is_count(sample) or sample > MAX_SAMPLE:
+            raise ValueError(
+                f"sample must be an integer from 0 to {MAX_SAMPLE:,} (the sample indices a "
+                f"store holds), got {sample!r}"
+            )
         session.rerecord = session.rerecord or MODEL_RERECORD
         session.rerecord_all = session.rerecord_all or MODEL_REPLACE
         self.session = session

@@ -45,6 +45,10 @@ def parse_arguments(raw: str, path: str) -> dict[str, Any]:
         arguments = json.loads(raw) if raw else {}
     except json.JSONDecodeError as err:
         raise WireFormatError(path, f"not JSON: {err}") from None
+    except ValueError as err:  # an integer past the digits Python reads
+        raise WireFormatError(path, f"not JSON this reader takes: {err}") from None
+    except RecursionError:
+        raise WireFormatError(path, "nested too deeply to be read") from None
     if not isinstance(arguments, dict):
         raise WireFormatError(path, "not a JSON object")
     return arguments
