@@ -39,3 +39,12 @@ def test_an_empty_store_path_is_refused(
     with pytest.raises(ValueError, match=REFUSED):
         OPENERS[opener]("")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("opener", sorted(OPENERS))
+def test_a_store_that_is_no_path_is_refused_by_name(opener: str) -> None:
+    # None raised "expected str, bytes or os.PathLike object, not NoneType", naming no store
+    with pytest.raises(
+        TypeError, match=r"store: expected a path \(str or os\.PathLike\), got None"
+    ):
+        OPENERS[opener](None)
