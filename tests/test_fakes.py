@@ -238,3 +238,11 @@ def test_a_rule_naming_a_response_that_cannot_be_served_names_its_line(tmp_path:
     stub = RuleStub([Rule(when="RAG", fixture=fixture_key(request))], store=FixtureStore.open(path))
     with pytest.raises(FixtureFormatError, match=r"bad\.jsonl:1: the recorded response cannot be"):
         stub.complete([Message.user("RAG")], [])
+
+
+def test_a_rule_stub_given_no_rule_or_no_store_names_what_it_got() -> None:
+    # they raised AttributeError ("'str' object has no attribute 'fixture'", "... 'get'")
+    with pytest.raises(TypeError, match=r"each rule must be a Rule\(\.\.\.\), got rule 1: 'x'"):
+        RuleStub([Rule("a", text="b"), "x"])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match=r"store must be a FixtureStore .*, got 'f\.jsonl'"):
+        RuleStub([Rule("a", text="b")], store="f.jsonl")  # type: ignore[arg-type]

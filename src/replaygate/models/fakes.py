@@ -217,6 +217,13 @@ class RuleStub:
             )
             store = store or fixtures
         self.rules = tuple(rules)
+        strays = [f"{i}: {r!r}" for i, r in enumerate(self.rules) if not isinstance(r, Rule)]
+        if strays:
+            raise TypeError(f"RuleStub: each rule must be a Rule(...), got rule {strays[0]}")
+        if store is not None and not isinstance(store, FixtureStore):
+            raise TypeError(
+                f"RuleStub: store must be a FixtureStore (FixtureStore.open(path)), got {store!r}"
+            )
         self.store = store
         self.interface = get_interface(interface)
         self.calls: list[Call] = []
