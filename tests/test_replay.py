@@ -235,6 +235,8 @@ def test_a_missing_store_says_so(tmp_path: Path) -> None:
     ("messages", "tools", "named"),
     [
         ("hi", [], "messages: expected a list of Message, got str"),
+        (None, [], "messages: expected a list of Message, got NoneType"),  # was not iterable
+        ([Message.user("hi")], None, "tools: expected a list of ToolSpec, got NoneType"),
         ([{"role": "user", "content": "hi"}], [], "messages[0]: expected a Message"),
         ([Message.user("hi"), "more"], [], "messages[1]: expected a Message"),
         ([Message.user("hi")], [{"name": "search"}], "tools[0]: expected a ToolSpec"),

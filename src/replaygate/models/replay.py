@@ -205,9 +205,10 @@ class _FixtureModel:
     def _request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec]
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Note the call; the wire request as sent, and as it is stored and looked up."""
-        self.calls.append((tuple(messages), tuple(tools)))
+        """Note the call; the wire request as sent, and as it is stored and looked up (a
+        conversation that is none is refused first, naming what it holds)."""
         sent = self.settings.build(messages, tools)
+        self.calls.append((tuple(messages), tuple(tools)))
         return sent, self.session.stored_request(sent)
 
     def _position(self, request: dict[str, Any], form: bytes) -> Position:
