@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from replaygate._version import __version__
@@ -30,6 +29,7 @@ from replaygate.evals.results import CaseResult, EvalResults
 from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import now_iso
 from replaygate.fixtures.modes import require_approval
+from replaygate.fixtures.store.files import store_path
 from replaygate.models.replay import RequestSettings
 
 __all__ = ["RecordPlan", "RecordRecipe", "run_eval"]
@@ -86,8 +86,6 @@ def run_eval(
         )
     if type(jobs) is not int or jobs < 1:
         raise ValueError(f"jobs must be a whole number of at least 1, got {jobs!r}")
-    if os.fspath(store) == "":
-        raise ValueError("store: an empty path (the current folder): give the fixture store's")
     for case in cases:
         check_case(case)  # one that could never fail, before any call
     taken = sorted(set(info or ()) & set(RUN_INFO))
@@ -100,7 +98,7 @@ def run_eval(
         prices.require(settings.model)  # before any call: no price is an error, not a gap
     if recording is not None:
         require_approval(recording.mode, recording.approve_live)
-    path = Path(store)
+    path = store_path(store)
     if recording is None and not path.exists() and not path.is_symlink():  # a link: named as one
         raise FileNotFoundError(
             f"no fixtures at {path}: record them first ({EVAL_RERECORD}), or give a recorded store"
