@@ -236,3 +236,13 @@ def test_a_miss_the_block_itself_catches_does_not_warn(tmp_path: Path) -> None:
         with intercept(tmp_path / "none.jsonl") as clean:
             pass
     clean.raise_caught()  # nothing raised: nothing to raise
+
+
+def test_a_block_entered_through_an_exit_stack_reads_its_own_catch(tmp_path: Path) -> None:
+    # the code that entered it was ExitStack.enter_context's, so every catch warned
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ReplayErrorCaughtWarning)
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(intercept(tmp_path / "none.jsonl"))
+            with pytest.raises(FixtureMismatchError):
+                user_code(None)

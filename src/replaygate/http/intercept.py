@@ -17,6 +17,7 @@ library that is not intercepted.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import warnings
 from collections.abc import Iterator
@@ -81,6 +82,15 @@ def _unreached(raised: list[ReplaygateError], block: CodeType) -> list[Replaygat
     return raised
 
 
+def _entered_from() -> CodeType:
+    """The code that entered :func:`intercept`'s block: the first frame out of it and of
+    contextlib (its ``__enter__``, an ``ExitStack.enter_context``)."""
+    frame = sys._getframe(2)  # this function's caller is intercept's generator
+    while frame.f_back is not None and frame.f_code.co_filename == contextlib.__file__:
+        frame = frame.f_back
+    return frame.f_code
+
+
 def caught_inside(caught: list[ReplaygateError]) -> str:
     """What a block that ended normally after raising replay errors says of them."""
     first = str(caught[0]).splitlines()[0]
@@ -129,7 +139,7 @@ def intercept(
     there is recorded as its (``meta.source: "sim"``) unless ``source`` says otherwise.
     """
     origin = None if live_origin is None else loopback_origin(live_origin)
-    block = sys._getframe(2).f_code  # of the ``with`` (contextmanager's __enter__ between)
+    block = _entered_from()
     exchange = Exchange.of(store, mode, **options)
     before = (exchange.sent, len(exchange.raised))
     with ExitStack() as stack:
