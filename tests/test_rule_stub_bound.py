@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from replaygate import Message, pattern_search
-from replaygate.errors import NoRuleMatchedError
+from replaygate.errors import NoRuleMatchedError, ReplaygateError
 from replaygate.models.fakes import Rule, RuleStub
 from replaygate.pattern_search import SlowPatternError
 
@@ -38,6 +38,12 @@ def test_a_rule_whose_search_runs_past_the_bound_is_an_error_naming_it(
     )
     assert "backtrack exponentially" in message
     assert len(stub.calls) == 1  # the call is kept, as any other
+
+
+def test_a_slow_pattern_is_caught_as_any_replaygate_error(tiny_bound: None) -> None:
+    stub = RuleStub([Rule(SLOW, text="slow")])
+    with pytest.raises(ReplaygateError, match="took more than 0.005 s"):
+        stub.complete([Message.user(TEXT)], [])
 
 
 def test_the_rule_itself_raises_naming_its_pattern(tiny_bound: None) -> None:

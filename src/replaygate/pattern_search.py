@@ -19,12 +19,16 @@ import re
 
 import regex
 
+from replaygate.errors import ReplaygateError
+
 SECONDS = 1.0
 """How long one search of a pattern may take before the pattern is refused."""
 
 
-class SlowPatternError(ValueError):
-    """A pattern whose search of a string took longer than :data:`SECONDS`."""
+class SlowPatternError(ReplaygateError, ValueError):
+    """A pattern whose search of a string took longer than :data:`SECONDS`: a
+    :class:`~replaygate.errors.ReplaygateError`, so ``except ReplaygateError`` catches it
+    as every other refusal of replaygate's."""
 
 
 def searched(pattern: str, text: str) -> bool:
