@@ -130,6 +130,21 @@ def test_a_rule_that_cannot_answer_is_refused_when_made(rule: dict[str, Any], na
         Rule(**rule)
 
 
+@pytest.mark.parametrize(
+    ("rule", "named"),
+    [
+        ({"when": "x", "fixture": 3}, "rule 'x': fixture must be a string, got int"),
+        ({"when": "x", "text": b"hi"}, "rule 'x': text must be a string, got bytes"),
+        ({"when": b"x", "text": "hi"}, "rule b'x': when must be a string, got bytes"),
+    ],
+)
+def test_a_rule_of_the_wrong_types_is_refused_naming_the_field(
+    rule: dict[str, Any], named: str
+) -> None:
+    with pytest.raises(TypeError, match=re.escape(named)):
+        Rule(**rule)
+
+
 def test_a_rule_call_may_be_a_list_pair() -> None:
     stub = RuleStub([Rule(when="RAG", call=["search_corpus", {"q": "RAG"}])])
     reply = stub.complete([Message.user("What is RAG?")], [])

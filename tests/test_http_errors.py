@@ -245,6 +245,20 @@ def test_repeat_last_given_as_text_is_refused(
         httpx2_client(repeats[0], repeat_last="false")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("option", "named"),
+    [
+        ({"interface": []}, "interface must be a string, got list"),
+        ({"note": 5}, "note must be a string, got int"),
+    ],
+)
+def test_a_session_setting_of_the_wrong_type_is_refused_naming_it(
+    repeats: tuple[Path, list[tuple[str, Any]]], option: dict[str, Any], named: str
+) -> None:
+    with pytest.raises(TypeError, match=named):
+        httpx2_client(repeats[0], **option)
+
+
 def test_record_missing_records_a_send_past_the_recorded_ones(
     repeats: tuple[Path, list[tuple[str, Any]]], tmp_path: Path
 ) -> None:

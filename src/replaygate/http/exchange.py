@@ -260,6 +260,9 @@ class Exchange:
     def __init__(
         self, store: StoreArg, *, mode: str = "replay", **options: Unpack[SessionOptions]
     ) -> None:
+        interface = options.get("interface")
+        if not isinstance(interface, str | None):
+            raise TypeError(f"interface must be a string, got {type(interface).__name__}")
         self.session = FixtureSession(
             store,
             mode=mode,
@@ -278,7 +281,7 @@ class Exchange:
         self.store = self.session.store
         self.mode = mode
         self.match_host = options.get("match_host", False)
-        self.interface = options.get("interface")
+        self.interface = interface
         self.lookups = 0
         self.replays = 0
         self._lock = threading.RLock()

@@ -167,6 +167,12 @@ class Rule:
         answers = [a for a in (self.call, self.text, self.fixture) if a is not None]
         if len(answers) != 1:
             raise ValueError(f"rule {self.when!r} needs exactly one of call, text, fixture")
+        for field in ("when", "text", "fixture"):
+            value = getattr(self, field)
+            if not (isinstance(value, str) or (value is None and field != "when")):
+                raise TypeError(
+                    f"rule {self.when!r}: {field} must be a string, got {type(value).__name__}"
+                )
         if self.fixture is not None:
             short = short_key_problem(self.fixture)
             if short is not None:
