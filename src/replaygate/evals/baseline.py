@@ -25,7 +25,7 @@ from replaygate.evals.reference import (
     load_run,
     reference_from_json,
 )
-from replaygate.evals.results import EvalResults, read_json
+from replaygate.evals.results import EvalResults, read_back_text, read_json
 from replaygate.evals.scorers import Metrics
 from replaygate.evals.shards import check_whole_run
 from replaygate.fixtures.fixture import now_iso
@@ -33,7 +33,6 @@ from replaygate.jsonfields import escape_surrogates, lone_surrogate
 from replaygate.locks import lock_at
 from replaygate.outputs import real_file, write_text
 from replaygate.reasons import reason_problem
-from replaygate.sampling.results import document_text
 
 SOURCE_FIELDS = ("time", "mode", "model", "interface", "fixtures", "cases_file", "agent", "prices")
 
@@ -209,6 +208,11 @@ def update_baseline(
         }
         history = (*(previous.history if previous else ()), entry)
         baseline = Baseline(new_reference, history, source)
+        # read back as load_baseline reads it: a baseline it would refuse (a run's model
+        # that is no JSON or not Unicode text) replaced the old one and its history
+        name = f"{shown_file(str(target))}: not written: the baseline"
+        text, document = read_back_text(baseline.to_json(), name, BaselineError)
+        _baseline_of(document, name)
         # In one step: a crash leaves the old baseline, never half of a new one
-        write_text(target, document_text(baseline.to_json()))
+        write_text(target, text)
     return baseline

@@ -187,8 +187,8 @@ class EvalResults:
         :func:`load_eval_results` reads it, parsed back (:func:`read_back`)."""
         target = Path(path)
         name = unwritten(target)
-        text, document = read_back(self.to_json(), name, ResultsError)
-        results_from_json(_unicode_text(document, name, ResultsError), name)
+        text, document = read_back_text(self.to_json(), name, ResultsError)
+        results_from_json(document, name)
         target.parent.mkdir(parents=True, exist_ok=True)
         write_text(target, text)
         return target
@@ -241,6 +241,14 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType = Result
     gave, kept as it was (:data:`~replaygate.sampling.results.RUN_TEXT`), may be anything,
     and a file name of the run information may be not UTF-8: :mod:`.filenames`)."""
     return _unicode_text(jsondoc.read_json(path, what, error), shown_file(str(path)), error)
+
+
+def read_back_text(document: Any, name: str, error: ErrorType) -> tuple[str, Any]:
+    """:func:`~replaygate.sampling.results.read_back`, its strings then checked as
+    :func:`read_json` checks a file's (:func:`_unicode_text`): the text a writer of an
+    eval file writes of ``document``, and the document its reader would read."""
+    text, parsed = read_back(document, name, error)
+    return text, _unicode_text(parsed, name, error)
 
 
 def _unicode_text(document: Any, name: str, error: ErrorType) -> Any:
