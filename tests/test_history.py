@@ -735,6 +735,25 @@ def test_a_run_holding_half_of_a_surrogate_pair_is_refused_and_nothing_is_stored
         assert len(history) == 0
 
 
+@pytest.mark.parametrize(
+    ("value", "where"),
+    [
+        (float("nan"), r"not JSON this reader accepts: info\.model: NaN is not a number"),
+        ({1}, r"info\.model: Object of type set is not JSON serializable"),
+    ],
+)
+def test_a_run_whose_information_is_no_json_is_refused_and_nothing_is_stored(
+    tmp_path: Path, value: object, where: str
+) -> None:
+    # NaN was stored and exported as null; a set ended the append in a bare TypeError.
+    results = run("2026-11-01T10:00:00Z", 5)
+    odd = EvalResults(results.cases, {**results.info, "model": value})
+    with History.open(tmp_path / "h.db") as history:
+        with pytest.raises(HistoryError, match=rf"refusing to add run 'x': {where}"):
+            history.append(odd, run_id="x")
+        assert len(history) == 0
+
+
 def test_a_results_file_whose_assertion_counts_contradict_its_samples_is_refused(
     tmp_path: Path,
 ) -> None:

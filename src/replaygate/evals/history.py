@@ -54,7 +54,7 @@ from replaygate.jsonfields import (
 from replaygate.outputs import write_text
 from replaygate.regular import not_regular, unreadable
 from replaygate.sampling import SampledResult
-from replaygate.sampling.results import document_text
+from replaygate.sampling.results import document_text, read_back
 
 NO_CASE = (
     "holds no case: a run's metrics are those of its cases, so a run without one shows "
@@ -382,9 +382,13 @@ def check_run(run: HistoryRun, path: Path) -> None:
     field) a run the history would not store: one :meth:`HistoryRun.from_json` refuses,
     dated later than now (:func:`check_not_future`), or holding a text that is not Unicode
     (half of a surrogate pair, which SQLite cannot store), but for a file name of its
-    ``info`` that is not UTF-8, kept as its escapes (:mod:`~replaygate.evals.filenames`)."""
-    with fields_of(f"{path}: refusing to add run {run.id!r}", HistoryError):
-        exported = run.to_json()
+    ``info`` that is not UTF-8, kept as its escapes (:mod:`~replaygate.evals.filenames`),
+    or a value that is no JSON or NaN (:func:`~replaygate.sampling.results.read_back`:
+    an export would write it as ``null``, or not at all)."""
+    refusing = f"{path}: refusing to add run {run.id!r}"
+    exported = run.to_json()
+    read_back(exported, refusing, HistoryError)
+    with fields_of(refusing, HistoryError):
         problem = text_problem(exported)
         if problem is not None:
             raise FieldError("", problem)
