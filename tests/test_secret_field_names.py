@@ -48,3 +48,41 @@ def test_a_fixture_holding_one_is_refused_before_writing_and_reported_by_verify(
     assert [str(p) for p in problems] == [
         f"{store}:1: GitHub token at request.metadata.ok (a field name)"
     ]
+
+
+FREE = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9vW3kL2a"
+"""A high-entropy token of no family (an AWS secret key's shape)."""
+
+
+@pytest.mark.parametrize(
+    ("value", "found"),
+    [
+        ({TOKEN: {"a": "b"}}, [("(the top level) (a field name)", "GitHub token")]),
+        ({TOKEN: ["a"]}, [("(the top level) (a field name)", "GitHub token")]),
+        ({"m": {TOKEN: {"a": "b"}}}, [("m (a field name)", "GitHub token")]),
+        ({"m": {TOKEN: [1]}}, [("m (a field name)", "GitHub token")]),
+        ({"metadata": {FREE: "x"}}, [("metadata (a field name)", "high-entropy token")]),
+        ({"m": {"n": {FREE: 1}}}, [("m.n (a field name)", "high-entropy token")]),
+    ],
+)
+def test_a_token_naming_a_container_or_of_no_family_is_found(
+    value: dict[str, Any], found: list[tuple[str, str]]
+) -> None:
+    # The gate cut a container off from its name at the top two levels, so a token naming
+    # one was never read; and a field name was read for the token families only.
+    assert [(f.path, f.detector) for f in find_secrets(value)] == found
+
+
+def test_names_of_ids_and_digests_are_no_tokens() -> None:
+    digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    ids = {"toolu_01A09q90qw90lq917835lq9": {digest: ["x"]}, "msg_01XFDUDYJgAACzvnptvVoYEL": 1}
+    assert find_secrets({"m": ids}) == []
+
+
+def test_verify_reports_a_token_naming_a_field_of_the_stored_request(tmp_path: Path) -> None:
+    sent = request({"ok": "x"})
+    sent[TOKEN] = sent.pop("metadata")  # its key and seal made for it: only the name is wrong
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(Fixture.create(sent, [RESPONSE], META).to_line())
+    _, problems = verify_store(store)
+    assert [str(p) for p in problems] == [f"{store}:1: GitHub token at request (a field name)"]

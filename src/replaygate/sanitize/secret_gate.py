@@ -101,7 +101,9 @@ def _pending(value: Any) -> list[bytes] | None:
     """The serialized parts of ``value`` not known clean; None when a field name flags it.
 
     The parts are the containers two levels down, in order, then the other scalars
-    of those levels as one list of ``[name, value]`` pairs.
+    of those levels as one list of ``[name, value]`` pairs, then the names of the
+    containers of those levels as one list (a container is cut off from its name, which
+    a token may be).
     """
     parts: list[Any]
     if not isinstance(value, dict):
@@ -109,27 +111,33 @@ def _pending(value: Any) -> list[bytes] | None:
     elif _flags_a_name(value, top=True):
         return None
     else:
-        parts, rest = [], []
+        parts, rest, names = [], [], []
         for key, child in value.items():
             if isinstance(child, dict):
                 if _flags_a_name(child, top=False):
                     return None
+                names.append(key)
                 pairs = []
                 for name, item in child.items():
                     if isinstance(item, dict):
+                        names.append(name)
                         parts.append(item)
                     elif isinstance(item, list):
+                        names.append(name)
                         _add_list(parts, item)
                     else:
                         pairs.append([name, item])
                 if pairs:
                     parts.append(pairs)
             elif isinstance(child, list):
+                names.append(key)
                 _add_list(parts, child)
             else:
                 rest.append([key, child])
         if rest:
             parts.append(rest)
+        if names:
+            parts.append(names)
     clean, before = _clean, _clean_before
     pending = []
     try:

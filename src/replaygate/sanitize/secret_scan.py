@@ -126,13 +126,13 @@ def _leaves(
     """``(path, field name, text, whether it is encoded data)`` of each string of ``value``
     (under ``field_name`` of an object under ``outer``):
     its values (:func:`~.secret_entropy.encoded_field`; a fixture's own key under no field
-    name, :data:`~.secret_gate.FIXTURE_KEY`), and a field name that a token
-    family flags once its ``safe`` values are blanked out (named by the path of its
-    object, never shown)."""
+    name, :data:`~.secret_gate.FIXTURE_KEY`), and a field name that a token family or
+    the free-standing entropy rule flags once its ``safe`` values are blanked out (named
+    by the path of its object, never shown)."""
     if isinstance(value, Mapping):
         for key, item in value.items():
             name = str(key)
-            if detect_family(safe.mask(name)) is not None:
+            if _secret_looking_name(safe.mask(name)):
                 yield f"{path or '(the top level)'} (a field name)", "", name, False
                 name = "<a secret-looking field name>"
             inner = path_step(path, name)
@@ -144,6 +144,12 @@ def _leaves(
             yield from _leaves(item, f"{path}[{i}]", field_name, safe, encoded, outer)
     elif isinstance(value, str):
         yield path, field_name, value, encoded
+
+
+def _secret_looking_name(name: str) -> bool:
+    """Whether a field name reads as a token: one of a family, or a free-standing
+    high-entropy one (a field name gives no context of its own)."""
+    return detect_family(name) is not None or detect_context(name, "", False, False) is not None
 
 
 def encoded_leaf(path: str, by_object: bool) -> bool:
