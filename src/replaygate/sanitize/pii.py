@@ -70,9 +70,15 @@ def _email(match: re.Match[str]) -> str:
 # -- phone --------------------------------------------------------------------------------
 
 _PHONE = re.compile(
-    r"(?<![\w+\-.:])(?:\+[0-9]{1,3}[ \-]?)?(?:\([0-9]{1,4}\)[ \-]?)?[0-9]{2,4}"
-    r"(?:[ \-][0-9]{2,4}){1,5}(?![\w\-:]|\.[0-9])"
+    r"(?<![\w+\-.:])(?:"
+    r"\+[0-9]{1,3}[ \-]?(?:\([0-9]{1,4}\)[ \-]?)?[0-9]{2,14}(?:[ \-.][0-9]{2,4}){0,5}"
+    r"|(?:\([0-9]{1,4}\)[ \-]?)?[0-9]{2,4}(?:[ \-.][0-9]{2,4}){1,5}"
+    r")(?![\w\-:]|\.[0-9])"
 )
+"""A number with a leading ``+`` (E.164 written whole, ``+14155552671``, or in groups),
+or in groups after an area code in parentheses or alone; groups are separated by a
+space, a hyphen or a dot."""
+_IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])")
 _FICTIONAL_PHONE = re.compile(r"1?[0-9]{3}55501[0-9]{2}")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
@@ -83,8 +89,10 @@ def _phone(match: re.Match[str]) -> str:
     if not 10 <= len(digits) <= 15 or _FICTIONAL_PHONE.fullmatch(digits):
         return text
     prefixed = text.startswith("+") or "(" in text
-    groups = re.split(r"[ \-]", text)
-    if not prefixed and (len(groups) < 3 or all(_YEAR.fullmatch(g) for g in groups)):
+    groups = re.split(r"[ \-.]", text)
+    if not prefixed and (
+        len(groups) < 3 or all(_YEAR.fullmatch(g) for g in groups) or _IPV4.fullmatch(text)
+    ):
         return text
     n = _digest(digits)
     area, n = 200 + n % 800, n // 800
