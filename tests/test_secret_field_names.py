@@ -3,6 +3,7 @@ by the path of the object holding it, never by itself."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -86,3 +87,24 @@ def test_verify_reports_a_token_naming_a_field_of_the_stored_request(tmp_path: P
     store.write_bytes(Fixture.create(sent, [RESPONSE], META).to_line())
     _, problems = verify_store(store)
     assert [str(p) for p in problems] == [f"{store}:1: GitHub token at request (a field name)"]
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda line: {**line, TOKEN: 1},
+        lambda line: {**line, "seal": TOKEN},
+        lambda line: {**line, "meta": {**line["meta"], "source": TOKEN}},
+        lambda line: {**line, "key": TOKEN},
+    ],
+    ids=["a top-level field", "the seal", "meta.source", "the key"],
+)
+def test_verify_masks_a_token_its_report_quotes(tmp_path: Path, edit: Any) -> None:
+    # A check that quotes what it refuses (an unknown field, a seal, a source) printed a key
+    # a hand edit put there to the logs of CI as it was.
+    line = json.loads(Fixture.create(request({"ok": "x"}), [RESPONSE], META).to_line())
+    store = tmp_path / "s.jsonl"
+    store.write_text(json.dumps(edit(line)) + "\n", encoding="utf-8")
+    _, problems = verify_store(store)
+    assert problems and all(TOKEN not in str(p) for p in problems)
+    assert any(f"<GitHub token #1, {len(TOKEN)} characters>" in str(p) for p in problems), problems

@@ -78,7 +78,8 @@ _PHONE = re.compile(
 """A number with a leading ``+`` (E.164 written whole, ``+14155552671``, or in groups),
 or in groups after an area code in parentheses or alone; groups are separated by a
 space, a hyphen or a dot."""
-_IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])")
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])"
+_IPV4 = re.compile(rf"(?:{_OCTET}\.){{3}}{_OCTET}")
 _FICTIONAL_PHONE = re.compile(r"1?[0-9]{3}55501[0-9]{2}")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
