@@ -7,6 +7,8 @@ a case id holding a character that reorders the line it is printed on."""
 from __future__ import annotations
 
 import json
+import random
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from replaygate.assertions.kinds import Outcome
 from replaygate.evals import CaseResult, EvalResults, History
 from replaygate.evals.baseline import update_baseline
 from replaygate.evals.cases import load_eval_cases
-from replaygate.evals.errors import CaseFormatError
+from replaygate.evals.errors import CaseFormatError, HistoryError
 from replaygate.evals.history import read_export
 from replaygate.evals.scorers import CaseCounts
 from replaygate.evals.shards import Shard
@@ -209,6 +211,27 @@ def test_a_history_cut_short_is_named_damaged_and_left_as_it_is(tmp_path: Path) 
         ), done.stderr
     assert history.read_bytes() == cut
     assert not (tmp_path / "report.html").exists()
+
+
+def test_a_history_with_a_damaged_table_is_refused_before_a_run_is_appended(
+    tmp_path: Path,
+) -> None:
+    # A page of table runs overwritten: export and report named the history damaged, but
+    # an append (eval) wrote into it, said the run was appended, and changed the file.
+    history = tmp_path / "history.db"
+    with History.open(history) as opened:
+        opened.append(run("2026-11-01T06:00:00Z", 4))
+    with sqlite3.connect(history) as db:
+        page = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'runs'").fetchone()[0]
+        size = db.execute("PRAGMA page_size").fetchone()[0]
+    db.close()
+    data = bytearray(history.read_bytes())
+    start = (page - 1) * size + 8  # the page's header kept: its cells point past its end
+    data[start : page * size] = random.Random(0).randbytes(size - 8)
+    history.write_bytes(bytes(data))
+    with pytest.raises(HistoryError, match=r"history\.db: the history is damaged \(On tree page"):
+        History.open(history)
+    assert history.read_bytes() == bytes(data)
 
 
 @pytest.mark.parametrize(("char", "name"), [("\u202e", "RIGHT-TO-LEFT OVERRIDE"),

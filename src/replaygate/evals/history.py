@@ -500,11 +500,29 @@ def _unusable(target: Path, err: sqlite3.DatabaseError, *, writing: bool = False
     if code == sqlite3.SQLITE_CANTOPEN:
         return HistoryError(f"{target}: cannot open the history ({err})")
     if code == sqlite3.SQLITE_CORRUPT:  # a history cut short (a full disk, a partial copy)
-        return HistoryError(
-            f"{target}: the history is damaged ({err}); it was left as it is: restore it "
-            "from a copy (a backup, the CI cache it came from), or give the history another file"
-        )
+        return _damaged(target, str(err))
     return HistoryError(f"{target}: not a replaygate history database ({err})")
+
+
+def _damaged(target: Path, detail: str) -> HistoryError:
+    """The error of a damaged history, which is left as it is."""
+    return HistoryError(
+        f"{target}: the history is damaged ({detail}); it was left as it is: restore it "
+        "from a copy (a backup, the CI cache it came from), or give the history another file"
+    )
+
+
+_MAIN = "*** in database main ***"
+"""How SQLite's quick check heads its findings in the one database a history is."""
+
+
+def _damage(db: sqlite3.Connection) -> str | None:
+    """What SQLite's quick check finds wrong in the open history (its first three
+    findings), or None: a page of a table that only a read of that table would find
+    damaged, where a run was appended to it and then read by nothing."""
+    rows = db.execute("PRAGMA quick_check(3)").fetchall()
+    findings = [" ".join(str(row[0]).replace(_MAIN, "").split()) for row in rows]
+    return None if findings == ["ok"] else "; ".join(findings)
 
 
 def _run_order(row: tuple[int, Any, Any]) -> tuple[float, str, str]:
@@ -563,6 +581,9 @@ class History:
                 db.close()
                 raise _foreign_tables(target, other)
             if not read_only:
+                if (damage := _damage(db)) is not None:  # checked before anything is written
+                    db.close()
+                    raise _damaged(target, damage)
                 db.executescript(_CREATE)
             row = _schema_row(db)
             if row == ("1",) and not read_only:
