@@ -226,7 +226,7 @@ def test_shards_run_on_other_contents_of_the_cases_file_are_refused(
             mixed = CliRunner().invoke(eval_cmd, ["merge", *parts, "--no-history"])
             assert mixed.exit_code == 2
             assert f"{parts[1]}: cases_digest is '" in mixed.output
-            assert f"but None in {parts[0]}: these shards come from different runs" in mixed.output
+            assert f"but none in {parts[0]}: these shards come from different runs" in mixed.output
     old = CliRunner().invoke(eval_cmd, ["merge", *parts, "--no-history"])
     assert old.exit_code == 0, old.output
 

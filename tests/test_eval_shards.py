@@ -142,6 +142,22 @@ def test_merge_refuses_what_is_not_one_whole_run(
     damaged.write_text(json.dumps(document), encoding="utf-8")
     damaged_at = "eval.shard.positions[0] must be an integer from 0 to"
     cases.append(("damaged", [one, two, damaged], damaged_at))
+    recorded = tmp_path / "recorded.json"  # a shard that recorded states no store digest
+    document = _document(three)
+    document["eval"]["mode"] = "record-missing"
+    del document["eval"]["fixtures_digest"]
+    recorded.write_text(json.dumps(document), encoding="utf-8")
+    mode = f"mode is 'record-missing', but 'replay' in {one}: these shards come from different"
+    cases.append(("a recording shard", [one, two, recorded], mode))
+    told = []  # every shard telling of a case more than the run ran
+    for part in (one, two, three):
+        document = _document(part)
+        document["eval"]["shard"]["cases"] += 1
+        told.append(tmp_path / f"told-{part.name}")
+        told[-1].write_text(json.dumps(document), encoding="utf-8")
+    total = _document(one)["eval"]["shard"]["cases"]
+    more = f"the shards hold {total} cases, where their eval.shard.cases give {total + 1}: no "
+    cases.append(("a case more", told, f"{more}shard holds position(s) {total}: the files were"))
     for name, parts, message in cases:
         done = replaygate("eval", "merge", *map(str, parts), "--out", str(tmp_path / "m.json"))
         assert done.returncode == 2, name

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from replaygate.errors import first_few
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.results import CaseResult, EvalResults
@@ -125,7 +126,8 @@ def merge(
                 f"{name}: shard {shard['index']}/{shard['count']} of a run of "
                 f"{shard['cases']} cases, but {names[0]} is of {count} shards and {total} cases"
             )
-        for key in sorted(SAME_RUN, key=lambda k: k not in _DIGESTS):  # contents first
+        # the mode first (a recording shard states no digest of a store), then contents
+        for key in sorted(SAME_RUN, key=lambda k: (k != "mode", k not in _DIGESTS)):
             mine, first = part.info.get(key), parts[0].info.get(key)
             if mine == first or _same_contents(key, part.info, parts[0].info):
                 continue
@@ -144,8 +146,8 @@ def merge(
                     "version of it"
                 )
             raise ResultsError(
-                f"{name}: {key} is {mine!r}, but {first!r} in {names[0]}: these shards come "
-                "from different runs"
+                f"{name}: {key} is {_stated(mine)}, but {_stated(first)} in {names[0]}: these "
+                "shards come from different runs"
             )
     seen: dict[int, str] = {}
     for name, shard in zip(names, shards, strict=True):
@@ -161,7 +163,7 @@ def merge(
         )
     placed = _place(parts, names, shards)
     if sorted(placed) != list(range(total)):
-        raise ResultsError(f"the shards hold {len(placed)} of the run's {total} cases")
+        raise _not_the_run(placed, total)
     info = {  # the run's time first, where a serial run writes it
         "time": min(str(p.info.get("time", "")) for p in parts),
         **{k: v for k, v in parts[0].info.items() if k not in SHARD_ONLY},
@@ -198,6 +200,24 @@ class _Placed:
     case: CaseResult
     file: str
     index: int
+
+
+def _stated(value: Any) -> str:
+    """A field's value in a message: none where a shard states none (null, or no field)."""
+    return "none" if value is None else repr(value)
+
+
+def _not_the_run(placed: Mapping[int, _Placed], total: int) -> ResultsError:
+    """The error of shards whose cases (``placed`` by position) are not the ``total`` cases
+    their ``eval.shard.cases`` give: the positions no shard holds, and those beyond."""
+    empty = [str(p) for p in range(total) if p not in placed]
+    beyond = [f"{p} ({placed[p].file})" for p in sorted(placed) if not 0 <= p < total]
+    said = [f"no shard holds position(s) {first_few(empty, 5)}"] if empty else []
+    said += [f"position(s) {first_few(beyond, 5)} beyond them"] if beyond else []
+    return ResultsError(
+        f"the shards hold {len(placed)} cases, where their eval.shard.cases give {total}: "
+        f"{'; '.join(said)}: the files were edited, or come from different runs"
+    )
 
 
 def _place(
