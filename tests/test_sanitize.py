@@ -448,6 +448,15 @@ def test_trim_in_streams_and_for_openai(recorded: Any) -> None:
     assert all(set(c) <= {"choices", "usage", "model"} for c in events(out))
 
 
+def test_an_address_in_a_kept_response_header_is_replaced() -> None:
+    # The rules ran on the body alone: a request id echoing an address was stored as it was.
+    config = SanitizeConfig(personal_data=("email",), ids=False)
+    record = {"status": 200, "headers": {"x-request-id": "req alice@corp-mail.com"}, "body": {}}
+    stored = Sanitizer(config).recorded(record, key="k" * 12, interface="anthropic.messages")
+    assert re.fullmatch(r"req user-[0-9a-f]{8}@example\.com", stored["headers"]["x-request-id"])
+    assert record["headers"]["x-request-id"] == "req alice@corp-mail.com"  # not changed in place
+
+
 def test_trim_leaves_error_bodies_and_other_interfaces_alone() -> None:
     config = SanitizeConfig(trim={"anthropic.messages": ("content",)})
     error = {"status": 429, "headers": {}, "body": {"type": "error", "error": {"type": "rate"}}}

@@ -164,7 +164,9 @@ class Sanitizer:
         out = dict(record)
         headers = record.get("headers")
         if self.config.ids and isinstance(headers, dict):
-            out["headers"] = rewriter.headers(headers)
+            headers = out["headers"] = rewriter.headers(headers)
+        if self.text and isinstance(headers, dict):  # a kept header may echo an address
+            out["headers"] = map_strings(headers, self.text.apply)
         if record.get("body") is not None:
             out["body"] = self._json(record["body"], dropped, rewriter)
         if isinstance(record.get("text"), str) and self.text:
