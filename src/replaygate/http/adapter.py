@@ -7,6 +7,7 @@ HTTP transport as the default live one.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar, Unpack
 from urllib.parse import urlsplit, urlunsplit
@@ -91,12 +92,19 @@ class ByEnvironment:
         self._options = options
         self._clients: dict[bool, Any] = {}
         """The client reading the environment's proxies (True), and the one that does not."""
+        self._making = threading.Lock()
+        """Held while a client is made: threads whose first sends race make one, where each
+        made its own and all but the last kept were never closed (their sockets left open)."""
 
     def _client(self, proxied: bool) -> Any:
-        if proxied not in self._clients:
-            trust = {} if proxied else {"trust_env": False}
-            self._clients[proxied] = self._client_class(**self._options, **trust)
-        return self._clients[proxied]
+        client = self._clients.get(proxied)
+        if client is None:
+            with self._making:
+                client = self._clients.get(proxied)
+                if client is None:
+                    trust = {} if proxied else {"trust_env": False}
+                    client = self._clients[proxied] = self._client_class(**self._options, **trust)
+        return client
 
     def _transport(self, request: Any) -> Any:
         host = request.url.host
