@@ -159,21 +159,6 @@ def test_a_store_record_cannot_write_exits_2(tmp_path: Path) -> None:
     assert "what was stored is unchanged" in done.stderr
 
 
-def test_a_lock_that_is_a_folder_is_named_as_the_lock(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # "cannot write a fixture: Is a directory" named the store, which is a regular file.
-    monkeypatch.chdir(tmp_path)
-    shutil.copyfile(shipped_fixtures(), "f.jsonl")
-    Path("f.jsonl.lock").mkdir()
-    before = Path("f.jsonl").read_bytes()
-    done = CliRunner().invoke(main, ["compact", "f.jsonl"])
-    assert done.exit_code == 2, done.output
-    assert done.output.startswith("Error: f.jsonl: cannot write a fixture: its lock ")
-    assert f"{tmp_path / 'f.jsonl.lock'} is a folder; a lock is a regular file" in done.output
-    assert Path("f.jsonl").read_bytes() == before
-
-
 def test_a_sanitize_config_error_ends_run_with_exit_2(tmp_path: Path) -> None:
     shutil.copyfile(shipped_fixtures(), tmp_path / "f.jsonl")
     config = "[tool.replaygate.sanitize]\nids = 3\n"

@@ -72,7 +72,10 @@ def test_the_lock_compact_takes_beside_a_jsonl_file_of_an_interface_folder_passe
     root = tmp_path / "fixtures"
     with FixtureStore.open(root) as store:
         placed = store.put(fixture("one")).file
-    (placed.parent / "extra.jsonl").write_bytes(fixture("two").to_line())
+    extra = placed.parent / "extra.jsonl"
+    extra.write_bytes(fixture("two").to_line())
+    with FixtureStore.open(extra) as file:  # a sample line: compact folds it, locked
+        file.add_sample(next(file.locations()), 1, fixture("two").responses[0])
     assert verify(root) == (0, ["2 fixture(s) checked, 0 problem(s)"])
     assert CliRunner().invoke(main, ["compact", str(root)]).exit_code == 0
     assert (placed.parent / "extra.jsonl.lock").exists()

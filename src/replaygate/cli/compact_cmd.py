@@ -27,8 +27,10 @@ def compact_cmd(path: Path, check: bool, as_json: bool) -> None:
 
     Recording another sample of a stored request appends a line instead of rewriting
     the file; compact puts each fixture on one line again. Lines without samples are
-    kept byte for byte. Exit 2 when a file does not read cleanly (nothing in it is
-    changed; `replaygate verify` names the line).
+    kept byte for byte. Only a file with sample lines is locked and written: one without
+    any is only read, as --check reads it. Exit 2 when a file does not read cleanly, or
+    folding would hide a hand edit (a fixture whose key is not its request's): nothing
+    in it is changed; `replaygate verify` names the line.
 
     Example:
 
