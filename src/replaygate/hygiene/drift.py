@@ -11,7 +11,9 @@ sample index, and the answers of the requests only one side holds pooled per int
 (a set recorded again carries new tool ids and words past the first turn, a set of
 another model a new ``model``). An interface drifted when any answer has a field its
 counterpart lacks, or lacks one it has (pooled: the answers of one side have a field
-none of the other side's has).
+none of the other side's has), or when the live answers (or OTHER's) hold a field with
+a JSON type no answer of the fixtures holds it with (:mod:`.drift_types`: a count that
+came null, an object that came as a list).
 """
 
 from __future__ import annotations
@@ -31,17 +33,21 @@ from replaygate.fixtures.store import Location
 from replaygate.hygiene.drift_answers import (
     compared_answer,
     error_answer,
-    live_fields,
+    live_shape,
     no_answer,
 )
 from replaygate.hygiene.drift_script import ScriptLines
+from replaygate.hygiene.drift_types import Retyped, recorded_types, retyped
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import (
     UNKNOWN,
+    Shape,
     interface_of_fixture,
     is_envelope,
+    merge_shape,
     not_json_answer,
     response_fields,
+    response_shape,
 )
 from replaygate.hygiene.resend import LiveSender, unsendable
 from replaygate.hygiene.stored import each_fixture, load_fixtures, where
@@ -62,11 +68,34 @@ class InterfaceDrift:
     old_responses: int
     new_responses: int
     compared: Compared = "by request"
+    retyped: tuple[Retyped, ...] = ()
+    """The fields ``new`` sent with a type no answer of ``old`` holds them with."""
 
     @property
     def drifted(self) -> bool:
-        """Whether either side has a field the other lacks."""
-        return bool(self.only_new or self.only_old)
+        """Whether either side has a field the other lacks, or ``new`` a type ``old`` lacks."""
+        return bool(self.only_new or self.only_old or self.retyped)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON of one interface, each retyped field an object."""
+        return {**json_fields(self), "retyped": [json_fields(r) for r in self.retyped]}
+
+
+def _found(
+    interface: str,
+    fields: tuple[set[str], set[str], list[Retyped]],
+    responses: tuple[int, int],
+    compared: Compared,
+) -> InterfaceDrift:
+    """An interface's drift from the fields only ``new`` and only ``old`` have and the
+    fields retyped, a secret used as a field name masked (the report may be written to a
+    file)."""
+    only_new, only_old, found = fields
+    (new, paths), old = masked_pair([sorted(only_new), [r.field for r in found]], sorted(only_old))
+    shown = [Retyped(path, r.old, r.new) for path, r in zip(paths, found, strict=True)]
+    return InterfaceDrift(
+        interface, tuple(new), tuple(old), *responses, compared, retyped=tuple(shown)
+    )
 
 
 @dataclass(frozen=True)
@@ -114,7 +143,7 @@ class DriftReport:
         return {
             **json_fields(self, ("mode", "path", "other", "seed")),
             "drift": self.verdict,
-            "interfaces": [json_fields(i) for i in self.interfaces],
+            "interfaces": [i.to_json() for i in self.interfaces],
             **json_fields(
                 self, ("sampled", "skipped", "errors", "unmatched", "pooled", "uninjected")
             ),
@@ -124,28 +153,25 @@ class DriftReport:
 @dataclass
 class _Pairs:
     """Per-request differences of one interface: each live answer against its own
-    recorded answer, the fields either side lacks gathered over the requests."""
+    recorded answer, the fields either side lacks gathered over the requests, and the
+    types of the new answers gathered."""
 
-    only_new: set[str]
-    only_old: set[str]
+    only_new: set[str] = field(default_factory=set)
+    only_old: set[str] = field(default_factory=set)
+    types: Shape = field(default_factory=dict)
     responses: int = 0
 
-    def add(self, old: set[str], new: set[str]) -> None:
-        self.only_new |= new - old
-        self.only_old |= old - new
+    def add(self, old: Shape, new: Shape) -> None:
+        self.only_new |= new.keys() - old.keys()
+        self.only_old |= old.keys() - new.keys()
+        merge_shape(self.types, new)
         self.responses += 1
 
-    def drift(self, interface: str) -> InterfaceDrift:
-        """The interface's drift; each request was compared with one answer each side (a
-        secret used as a field name masked: the report may be written to a file)."""
-        only_new, only_old = masked_pair(sorted(self.only_new), sorted(self.only_old))
-        return InterfaceDrift(
-            interface,
-            tuple(only_new),
-            tuple(only_old),
-            self.responses,
-            self.responses,
-        )
+    def drift(self, interface: str, fixtures: Shape) -> InterfaceDrift:
+        """The interface's drift; each request was compared with one answer each side,
+        the types of the new answers with those of every answer of ``fixtures``."""
+        fields = (self.only_new, self.only_old, retyped(fixtures, self.types))
+        return _found(interface, fields, (self.responses, self.responses), "by request")
 
 
 LIVE_DRIFT = "drift re-sends recorded requests to the live API, which costs money,"
@@ -153,9 +179,9 @@ SIM_DRIFT = "drift re-sends recorded requests, here to the loopback simulator (f
 """Why ``drift --simulator`` needs the approval too, where it costs nothing."""
 
 
-Answer: TypeAlias = "set[str] | str | None"
-"""A recorded answer as compared: its field set, why it is not a JSON object (an HTML
-page), or None when that sample never sent the request."""
+Answer: TypeAlias = "Shape | str | None"
+"""A recorded answer as compared: its field set with its types, why it is not a JSON
+object (an HTML page), or None when that sample never sent the request."""
 
 
 class _Recorded(NamedTuple):
@@ -168,12 +194,13 @@ class _Recorded(NamedTuple):
 
 @dataclass
 class _Side:
-    """What one fixture set holds for the comparison: its requests (by their match form)
-    and the interfaces of its recorded answers."""
+    """What one fixture set holds for the comparison: its requests (by their match form),
+    the interfaces of its recorded answers and the types of their fields."""
 
     path: Path
     requests: dict[bytes, _Recorded] = field(default_factory=dict)
     interfaces: set[str] = field(default_factory=set)
+    types: dict[str, Shape] = field(default_factory=lambda: defaultdict(dict))
 
     @staticmethod
     def read(path: Path) -> _Side:
@@ -184,15 +211,19 @@ class _Side:
                 continue
             interface = interface_of_fixture(fixture)
             side.interfaces.add(interface)
+            answers = tuple(_answer(fixture.request, r) for r in fixture.responses)
+            side.add_types(interface, answers)
             side.requests.setdefault(
                 match_form(fixture.request),
-                _Recorded(
-                    f"{where(loc)} (key {fixture.key})",
-                    interface,
-                    tuple(_answer(fixture.request, r) for r in fixture.responses),
-                ),
+                _Recorded(f"{where(loc)} (key {fixture.key})", interface, answers),
             )
         return side
+
+    def add_types(self, interface: str, answers: tuple[Answer, ...]) -> None:
+        """Gather the types of ``answers`` under ``interface``."""
+        for answer in answers:
+            if isinstance(answer, dict):
+                merge_shape(self.types[interface], answer)
 
     def unpaired(self, other: _Side) -> dict[str, list[_Recorded]]:
         """The requests of this side that ``other`` does not hold, by interface."""
@@ -210,7 +241,7 @@ def _answer(request: dict[str, Any], response: Any) -> Answer:
     problem = not_json_answer(request, response)
     if problem is not None:
         return problem
-    return response_fields(response, envelope=is_envelope(request))
+    return response_shape(response, envelope=is_envelope(request))
 
 
 def drift_against(path: Path, other: Path) -> DriftReport:
@@ -225,10 +256,11 @@ def drift_against(path: Path, other: Path) -> DriftReport:
     requests or none); where only one side holds such requests of an interface (or the
     interface), they are named and counted, not compared, and so is an answer that is
     not a JSON object (a proxy's HTML page), named under ``errors``: either way, with no
-    drift found, the check did not run whole."""
+    drift found, the check did not run whole. The types of ``other``'s answers compared
+    are checked against those of every answer of ``path`` of their interface."""
     old, new = _Side.read(path), _Side.read(other)
     _refuse_nothing_in_common(old, new)
-    pairs: dict[str, _Pairs] = defaultdict(lambda: _Pairs(set(), set()))
+    pairs: dict[str, _Pairs] = defaultdict(_Pairs)
     alone: dict[tuple[str, str, Path], list[str]] = defaultdict(list)
     errors: list[str] = []
     seen: tuple[set[str], set[str]] = (set(), set())  # the interfaces compared, by side
@@ -238,6 +270,7 @@ def drift_against(path: Path, other: Path) -> DriftReport:
             continue
         # a fixture without meta (interface unknown) is compared as the other side's
         interface = after.interface if before.interface == UNKNOWN else before.interface
+        old.add_types(interface, before.answers)
         seen[0].add(interface)
         seen[1].add(interface)
         for index, (a, b) in enumerate(zip_longest(before.answers, after.answers)):
@@ -247,7 +280,7 @@ def drift_against(path: Path, other: Path) -> DriftReport:
                 elif answer is not None and unpaired is None:
                     place = f"{recorded.place}, sample {index}"
                     alone[interface, "answer(s)", side].append(place)
-            if isinstance(a, set) and isinstance(b, set):
+            if isinstance(a, dict) and isinstance(b, dict):
                 pairs[interface].add(a, b)
     only_old, only_new = old.unpaired(new), new.unpaired(old)
     seen[0].update(only_old)
@@ -256,7 +289,9 @@ def drift_against(path: Path, other: Path) -> DriftReport:
     pooled_places: list[str] = []
     for interface in sorted(only_old.keys() & only_new.keys()):
         mine, theirs = only_old.pop(interface), only_new.pop(interface)
-        found = _pooled(interface, _gathered(mine, errors), _gathered(theirs, errors))
+        found = _pooled(
+            interface, _gathered(mine, errors), _gathered(theirs, errors), old.types[interface]
+        )
         if found is not None:
             pooled[interface] = found
         pooled_places += [
@@ -280,7 +315,7 @@ def drift_against(path: Path, other: Path) -> DriftReport:
         )
         if interface in seen[0] & seen[1]
     ]
-    compared = [pairs[i].drift(i) for i in sorted(pairs)] + list(pooled.values())
+    compared = [pairs[i].drift(i, old.types[i]) for i in sorted(pairs)] + list(pooled.values())
     return DriftReport(
         "against",
         str(path),
@@ -296,38 +331,34 @@ def drift_against(path: Path, other: Path) -> DriftReport:
 class _Pool(NamedTuple):
     """The answers of one side's unpaired requests of an interface, gathered."""
 
-    fields: set[str]
+    fields: Shape
     answers: int
 
 
 def _gathered(requests: list[_Recorded], errors: list[str]) -> _Pool:
-    """The union of the field sets of every answer of ``requests``; an answer that is
-    not a JSON object goes to ``errors``."""
-    fields: set[str] = set()
+    """The union of the field sets (with their types) of every answer of ``requests``;
+    an answer that is not a JSON object goes to ``errors``."""
+    fields: Shape = {}
     answers = 0
     for recorded in requests:
         for index, answer in enumerate(recorded.answers):
             if isinstance(answer, str):
                 errors.append(f"{recorded.place}, sample {index}: {answer}")
             elif answer is not None:
-                fields |= answer
+                merge_shape(fields, answer)
                 answers += 1
     return _Pool(fields, answers)
 
 
-def _pooled(interface: str, old: _Pool, new: _Pool) -> InterfaceDrift | None:
-    """The pooled drift of ``interface``; None when a side has no JSON answer to pool
-    (its answers are under ``errors``: empty, it would read as every field dropped)."""
+def _pooled(interface: str, old: _Pool, new: _Pool, fixtures: Shape) -> InterfaceDrift | None:
+    """The pooled drift of ``interface``, the types of ``new`` against those of every
+    answer of ``fixtures``; None when a side has no JSON answer to pool (its answers are
+    under ``errors``: empty, it would read as every field dropped)."""
     if not (old.answers and new.answers):
         return None
-    return InterfaceDrift(
-        interface,
-        tuple(sorted(new.fields - old.fields)),
-        tuple(sorted(old.fields - new.fields)),
-        old.answers,
-        new.answers,
-        "pooled",
-    )
+    mine, theirs = old.fields.keys(), new.fields.keys()
+    fields = (set(theirs - mine), set(mine - theirs), retyped(fixtures, new.fields))
+    return _found(interface, fields, (old.answers, new.answers), "pooled")
 
 
 def _refuse_nothing_in_common(old: _Side, new: _Side) -> None:
@@ -393,7 +424,9 @@ def drift_live(
     script: ScriptLines | None = None,
 ) -> DriftReport:
     """Re-send ``n`` sampled requests with ``sender``; compare each answer's field set
-    with that of its own recorded answer (one good answer does not hide an empty one).
+    with that of its own recorded answer (one good answer does not hide an empty one),
+    and the types of the live answers' fields with those of every recorded answer of
+    their interface (a field null in some fixtures and set in others is no drift).
     With ``script`` (a simulator answering from one), each request is answered with the
     line it was recorded from.
 
@@ -402,13 +435,15 @@ def drift_live(
     require_live_approval(approve_live, why=LIVE_DRIFT)
     if n < 1:
         raise HygieneError(f"--live-sample must be at least 1, got {n}")
-    chosen, skipped = sample(load_fixtures(path), n, seed, script)
+    fixtures = load_fixtures(path)
+    chosen, skipped = sample(fixtures, n, seed, script)
+    types = recorded_types([fixture for _, fixture in fixtures])
     if not chosen:
         raise HygieneError(
             f"no fixture at {path} can be re-sent: "
             + ("; ".join(skipped[:3]) if skipped else "the store is empty")
         )
-    pairs: dict[str, _Pairs] = defaultdict(lambda: _Pairs(set(), set()))
+    pairs: dict[str, _Pairs] = defaultdict(_Pairs)
     sent, errors = [], []
     for loc, fixture in chosen:
         if script is not None:
@@ -428,15 +463,15 @@ def drift_live(
         envelope = is_envelope(fixture.request)
         recorded = compared_answer(fixture)
         pairs[interface_of_fixture(fixture)].add(
-            response_fields(recorded, envelope=envelope),
-            live_fields(recorded, live, envelope=envelope),
+            response_shape(recorded, envelope=envelope),
+            live_shape(recorded, live, envelope=envelope),
         )
         sent.append(f"{where(loc)} (key {fixture.key})")
     return DriftReport(
         "live",
         str(path),
         sender.target,
-        tuple(pairs[interface].drift(interface) for interface in sorted(pairs)),
+        tuple(pairs[i].drift(i, types.get(i, {})) for i in sorted(pairs)),
         sampled=tuple(sent),
         skipped=tuple(skipped),
         errors=masked_texts(errors),  # what a live server answered, a key it echoed masked

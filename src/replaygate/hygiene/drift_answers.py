@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from replaygate.fixtures.fixture import Fixture
-from replaygate.hygiene.fieldset import is_envelope, response_fields
+from replaygate.hygiene.fieldset import Shape, is_envelope, response_shape
 from replaygate.sim.assembled import event_objects
 
 _ERROR_EVENTS = frozenset({"error", "response.failed"})
@@ -70,10 +70,11 @@ def no_answer(fixture: Fixture) -> str:
     return "recorded only error answers: " + ", ".join(dict.fromkeys(str(e) for e in errors))
 
 
-def live_fields(recorded: Any, live: Any, *, envelope: bool) -> set[str]:
-    """The field set of the ``live`` answer as compared with ``recorded``: all of it,
-    or, when ``recorded`` is a stream that did not end ``complete``, its first as many
-    events as ``recorded`` holds, of the kinds ``recorded`` reached."""
+def live_shape(recorded: Any, live: Any, *, envelope: bool) -> Shape:
+    """The field set of the ``live`` answer, with its types, as compared with
+    ``recorded``: all of it, or, when ``recorded`` is a stream that did not end
+    ``complete``, its first as many events as ``recorded`` holds, of the kinds
+    ``recorded`` reached."""
     partial = (
         envelope
         and isinstance(recorded, dict)
@@ -83,8 +84,8 @@ def live_fields(recorded: Any, live: Any, *, envelope: bool) -> set[str]:
         and isinstance(live.get("events"), list)
     )
     if not partial:
-        return response_fields(live, envelope=envelope)
+        return response_shape(live, envelope=envelope)
     reached = recorded["events"]
     kinds = {event.get("event") for event in reached if isinstance(event, dict)}
     read = [e for e in live["events"][: len(reached)] if e.get("event") in kinds]
-    return response_fields({**live, "events": read}, envelope=True)
+    return response_shape({**live, "events": read}, envelope=True)

@@ -31,6 +31,12 @@ def render_drift(report: DriftReport) -> str:
         if item.only_old:
             out.append(f"  in {old}, not in {new} (the fixtures feed data that no longer comes):")
             out.extend(f"    - {field}" for field in item.only_old)
+        if item.retyped:
+            out.append(
+                f"  of another type in {new} than in {old} "
+                "(the parser meets a value the fixtures never give it):"
+            )
+            out.extend(f"    ~ {r.shown(old, new)}" for r in item.retyped)
     for title, lines in (
         ("re-sent", report.sampled),
         ("errors", report.errors),

@@ -12,13 +12,16 @@ A tool call's arguments are model output, not API shape: the object an Anthropic
 values (``content[].input`` is a field, ``content[].input.q`` is not), so a model that
 calls a tool with other arguments is not a change of the API. OpenAI's arguments are a
 JSON string, opaque already.
+
+A shape (:func:`response_shape`) is the field set with the JSON types met at each path
+(``usage.input_tokens``: ``number``), so that drift sees a value that turned null.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, TypeAlias
 
 import orjson
 
@@ -50,12 +53,29 @@ _EVENT = re.compile(r"[A-Za-z0-9_.$@:/-]*")
 any other is shown as a JSON string."""
 
 
-def _collect(value: Any, prefix: str, name: str | None, found: set[str]) -> None:
+Shape: TypeAlias = "dict[str, set[str]]"
+"""Every key path of a value, with the JSON types of the values met at it."""
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of ``value``: null, boolean, number, string, array or object."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list | tuple) else "object"
+
+
+def _collect(value: Any, prefix: str, name: str | None, found: Shape) -> None:
     if isinstance(value, dict):
         opaque = arguments_key(value, name)
         for key, child in value.items():
             path = path_step(prefix, str(key))
-            found.add(path)
+            found.setdefault(path, set()).add(json_type(child))
             if key != opaque:
                 _collect(child, path, str(key), found)
     elif isinstance(value, list):
@@ -69,9 +89,20 @@ def field_paths(value: Any, prefix: str = "") -> set[str]:
     A tool call's arguments (:func:`arguments_key`) are one opaque field: their own
     keys are model output, not paths.
     """
-    found: set[str] = set()
+    return set(field_shape(value, prefix))
+
+
+def field_shape(value: Any, prefix: str = "") -> Shape:
+    """:func:`field_paths` with the JSON types met at each path."""
+    found: Shape = {}
     _collect(value, prefix, None, found)
     return found
+
+
+def merge_shape(into: Shape, shape: Shape) -> None:
+    """Add the paths and types of ``shape`` to ``into``."""
+    for path, types in shape.items():
+        into.setdefault(path, set()).update(types)
 
 
 def is_envelope(request: dict[str, Any]) -> bool:
@@ -104,8 +135,8 @@ def interface_of_fixture(fixture: Fixture) -> str:
     return UNKNOWN
 
 
-def _event_fields(events: list[Any]) -> set[str]:
-    found: set[str] = set()
+def _event_shape(events: list[Any]) -> Shape:
+    found: Shape = {}
     for event in events:
         if not isinstance(event, dict):
             continue
@@ -115,19 +146,24 @@ def _event_fields(events: list[Any]) -> set[str]:
             continue
         name = str(event.get("event") or "")
         shown = name if _EVENT.fullmatch(name) else json.dumps(name)
-        found |= field_paths(data, f"events[{shown}]")
+        merge_shape(found, field_shape(data, f"events[{shown}]"))
     return found
 
 
 def response_fields(response: Any, *, envelope: bool) -> set[str]:
     """The field set of one recorded response (an HTTP record's body or events)."""
+    return set(response_shape(response, envelope=envelope))
+
+
+def response_shape(response: Any, *, envelope: bool) -> Shape:
+    """:func:`response_fields` with the JSON types met at each path."""
     if not envelope:
-        return field_paths(response)
+        return field_shape(response)
     if not isinstance(response, dict):
-        return set()
+        return {}
     if isinstance(response.get("events"), list):
-        return _event_fields(response["events"])
-    return field_paths(response.get("body"))
+        return _event_shape(response["events"])
+    return field_shape(response.get("body"))
 
 
 def not_json_answer(request: dict[str, Any], response: Any) -> str | None:

@@ -119,6 +119,10 @@ class SamplesAdded(_Change):
     """The same request with more samples recorded; the earlier ones untouched."""
 
     added: int
+    """How many answers were added (a sample line's index leaves the slots before it
+    empty: they are not samples)."""
+    indices: tuple[int, ...] = ()
+    """The sample indices of the answers added."""
 
 
 @dataclass(frozen=True)
@@ -355,6 +359,16 @@ def _only_samples_added(old: Fixture, new: Fixture) -> bool:
     return all(o is None or o == n for o, n in zip(old.responses, new.responses, strict=False))
 
 
+def _added_samples(old: Fixture, new: Fixture) -> tuple[int, ...]:
+    """The indices of the answers ``new`` holds where ``old`` holds none."""
+    before = len(old.responses)
+    return tuple(
+        index
+        for index, answer in enumerate(new.responses)
+        if answer is not None and (index >= before or old.responses[index] is None)
+    )
+
+
 def _classify_same(
     same: list[tuple[Entry, Entry]],
 ) -> tuple[list[ResponseChanged], list[SamplesAdded], list[MetaChanged]]:
@@ -365,7 +379,8 @@ def _classify_same(
         a, b = old.fixture, new.fixture
         if a.responses != b.responses:
             if _only_samples_added(a, b):
-                samples.append(SamplesAdded(old, new, len(b.responses) - len(a.responses)))
+                indices = _added_samples(a, b)
+                samples.append(SamplesAdded(old, new, len(indices), indices))
             else:
                 diffs = field_diff(*masked_pair(_responses_obj(a), _responses_obj(b)))
                 alarms.append(ResponseChanged(old, new, tuple(diffs)))

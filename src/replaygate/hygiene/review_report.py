@@ -6,6 +6,7 @@ import posixpath
 import re
 from collections.abc import Sequence
 
+from replaygate.errors import first_few
 from replaygate.evals.table import html_text, markdown_table
 from replaygate.fixtures.diff import FieldDifference
 from replaygate.hygiene.review import KeyMismatch, Paired, RecordedTwice, Renamed, Review
@@ -178,13 +179,21 @@ def render_text(result: Review, allowed_reason: str | None = None) -> str:
     if result.samples_added or result.meta_changed:
         out.append("")
     out.extend(
-        f"samples  {s.new}  key {_key(s.new)}: {s.added} sample(s) added"
+        f"samples  {s.new}  key {_key(s.new)}: {s.added} sample(s) added{_indices(s.indices)}"
         for s in result.samples_added
     )
     for meta in result.meta_changed:
         out.append(f"meta     {meta.new}  key {_key(meta.new)}")
         out.extend(f"    {line}" for line in diff_lines(meta.differences))
     return "\n".join(out) + "\n"
+
+
+def _indices(indices: Sequence[int]) -> str:
+    """`` (sample 3)``: where the samples added are, the first few named."""
+    if not indices:
+        return ""
+    word = "sample" if len(indices) == 1 else "samples"
+    return f" ({word} {first_few([str(i) for i in indices], 5)})"
 
 
 def _code(text: str) -> str:
@@ -268,7 +277,7 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
         for old, new, alike in moves(result.renamed)
     ]
     rows += [
-        ["samples added", _code(str(s.new)), _code(_key(s.new)), f"+{s.added}"]
+        ["samples added", _code(str(s.new)), _code(_key(s.new)), f"+{s.added}{_indices(s.indices)}"]
         for s in result.samples_added
     ]
     rows += [
