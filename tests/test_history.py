@@ -441,15 +441,15 @@ DAMAGED_RUNS = {
     ),
     "a run field unknown": (
         lambda r: r.update(note="kept?"),
-        r"runs\[0\]\.note: is not a field the history keeps \(it keeps id, time, commit, ",
+        r"runs\[0\]: unknown field 'note': replaygate neither reads nor keeps it \(known: id, ",
     ),
     "a case field unknown": (
         lambda r: r["cases"]["rag"].update(weight=2),
-        r"runs\[0\]\.cases\.rag\.weight: is not a field the history keeps",
+        r"runs\[0\]\.cases\.rag: unknown field 'weight': replaygate neither reads nor keeps",
     ),
     "an assertion field unknown": (
         lambda r: r["cases"]["rag"]["assertions"]["contains"].update(weight=2),
-        r"runs\[0\]\.cases\.rag\.assertions\.contains\.weight: is not a field the history",
+        r"runs\[0\]\.cases\.rag\.assertions\.contains: unknown field 'weight': replaygate ",
     ),
     "info a string": (
         lambda r: r.update(info="x"),

@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import orjson
 
-from replaygate.jsondoc import ErrorType, FieldError, count_field, got
+from replaygate.jsondoc import ErrorType, FieldError, count_field, got, shown
 
 T = TypeVar("T")
 
@@ -171,6 +171,20 @@ def checked(obj: Mapping[str, Any], field: str, check: Callable[[Any], T], defau
         return check(obj.get(field, default))
     except ValueError as err:
         raise FieldError(field, str(err).removeprefix(f"{field} ")) from None
+
+
+def known_fields(obj: Mapping[str, Any], fields: Sequence[str]) -> Mapping[str, Any]:
+    """``obj``, or a :class:`FieldError` on ``obj`` itself naming its first key not in
+    ``fields``: a field no reader reads would pass every check unread, and a writer that
+    rewrites the file (``baseline update``) would drop it without a word."""
+    for name in obj:
+        if name not in fields:
+            raise FieldError(
+                "",
+                f"unknown field {shown(name)}: replaygate neither reads nor keeps it "
+                f"(known: {', '.join(fields)})",
+            )
+    return obj
 
 
 def text_field(obj: Mapping[str, Any], field: str) -> str:

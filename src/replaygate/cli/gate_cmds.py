@@ -41,7 +41,9 @@ BASELINE_HELP = "The baseline file (default: [tool.replaygate] baseline)."
 @click.command("gate")
 @file_option("--baseline", "baseline_path", help=BASELINE_HELP)
 @file_option("--results", "results_path", required=True, help="The results of `replaygate eval`.")
-@click.option("--max-drop", help="e.g. success=0.02,citation=0.05 (points for shares).")
+@click.option(
+    "--max-drop", help="e.g. success=0.02,citation=0.05 (points for shares, from 0 to 1)."
+)
 @click.option("--max-rise", help="e.g. cost=0.10,steps=25% (fractions or percentages for amounts).")
 @format_option
 @json_option

@@ -20,6 +20,7 @@ from replaygate.evals.git import head_commit, is_dirty
 from replaygate.evals.reference import (
     BASELINE_FORMAT,
     BASELINE_VERSION,
+    SOURCE_FIELDS,
     Reference,
     load_reference,
     load_run,
@@ -33,8 +34,6 @@ from replaygate.jsonfields import escape_surrogates, lone_surrogate
 from replaygate.locks import lock_at
 from replaygate.outputs import real_file, write_text
 from replaygate.reasons import reason_problem
-
-SOURCE_FIELDS = ("time", "mode", "model", "interface", "fixtures", "cases_file", "agent", "prices")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Literal
 
 from replaygate.config import MAX_TOKENS, described, find_pyproject, tool_table
-from replaygate.evals.metrics import check_limit_names, expand_limits, percent_limit
+from replaygate.evals.metrics import (
+    check_limit_names,
+    expand_limits,
+    percent_limit,
+    share_limit_problem,
+)
 from replaygate.evals.prices import PriceTable, load_price_file, read_prices
 from replaygate.evals.toml_reader import TableReader, load_toml
 from replaygate.fixtures.hits import DEFAULT_DIR, hits_folder_problem
@@ -49,7 +54,7 @@ class GateConfig:
     ``GateConfig(max_rise={"cost": 0.2})`` keeps every other default limit. With
     ``keep_defaults=False`` the limits given are the only ones (``max_drop={}`` then
     limits no drop). Aliases are expanded; a name of no metric, or a limit that is not
-    a number >= 0, is a ValueError naming it."""
+    a number >= 0 (from 0 to 1 for a share, or ``inf``), is a ValueError naming it."""
 
     max_drop: Mapping[str, float] = field(default_factory=dict)
     max_rise: Mapping[str, float] = field(default_factory=dict)
@@ -62,12 +67,13 @@ class GateConfig:
             limits: Mapping[str, float] = getattr(self, key)
             _check_limits(key, limits)
             base = expand_limits(default) if self.keep_defaults else {}
-            object.__setattr__(self, key, {**base, **expand_limits(limits)})
+            given = {name: abs(value) for name, value in expand_limits(limits).items()}
+            object.__setattr__(self, key, {**base, **given})  # abs: -0 is shown as 0
 
 
 def _check_limits(key: str, limits: object) -> None:
     """ValueError naming the first limit of ``limits`` (``max_drop`` or ``max_rise``)
-    that names no metric or is no number >= 0."""
+    that names no metric, is no number >= 0, or is above 1 for a share."""
     if not isinstance(limits, Mapping):
         raise ValueError(f"GateConfig {key}: expected a mapping of metric to limit, got {limits!r}")
     unknown = check_limit_names(limits)
@@ -81,6 +87,8 @@ def _check_limits(key: str, limits: object) -> None:
             raise ValueError(
                 f"GateConfig {key}[{name!r}]: a limit must be a number >= 0, got {value!r}"
             )
+        if (problem := share_limit_problem(name, value)) is not None:
+            raise ValueError(f"GateConfig {key}[{name!r}]: {problem}")
 
 
 @dataclass(frozen=True)
@@ -273,7 +281,8 @@ def _limits(reader: TableReader, key: str) -> Mapping[str, float]:
 
 
 def _limit(table: TableReader, name: str, value: object) -> float:
-    """A limit: a number, or a percentage string (``"10%"``) for an amount."""
+    """A limit: a number, or a percentage string (``"10%"``, in the digits 0-9) for an
+    amount; a share's at most 1 (:func:`share_limit_problem`)."""
     if isinstance(value, str) and value.strip().endswith("%"):
         try:
             limit = percent_limit(name, value)
@@ -282,7 +291,10 @@ def _limit(table: TableReader, name: str, value: object) -> float:
         if not limit >= 0:  # named as written: -5%, not -0.05
             raise table.error(name, f"{value.strip()!r}: a limit must be a number >= 0")
         return limit
-    return table.check_number(name, value)
+    limit = table.check_number(name, value)
+    if (problem := share_limit_problem(name, limit)) is not None:
+        raise table.error(name, problem)
+    return limit
 
 
 def _gate(reader: TableReader) -> GateConfig:

@@ -9,8 +9,8 @@ baseline case missing from the run, a case that expects less than in the baselin
 (fewer samples, a lower floor, a gate gone or made easier, its cost no longer counted:
 :mod:`~replaygate.evals.case_changes`), a limited metric the baseline has but the run
 does not (a cost with no price, say), and costs priced at two different price tables
-(:mod:`~replaygate.evals.price_check`) fail the gate: what cannot be checked is never
-passed.
+or not shown to be priced at one (:mod:`~replaygate.evals.price_check`) fail the gate:
+what cannot be checked is never passed.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from replaygate.digits import number
 from replaygate.errors import shown_file
 from replaygate.evals.case_changes import case_changes
 from replaygate.evals.config import GateConfig
@@ -32,6 +33,7 @@ from replaygate.evals.metrics import (
     check_limit_names,
     expand_limits,
     percent_limit,
+    share_limit_problem,
 )
 from replaygate.evals.price_check import price_difference
 from replaygate.evals.reference import Reference
@@ -52,20 +54,22 @@ HEADER = ("metric", "baseline", "now", "delta", "limit", "verdict")
 
 def parse_limits(text: str, flag: str) -> dict[str, float]:
     """``success=0.02,citation=0.05,cost=10%`` as a mapping (a percentage, for an amount, as
-    a fraction); :class:`LimitError` says what is wrong."""
+    a fraction); :class:`LimitError` says what is wrong: a value not written in the digits
+    0-9, below 0, or above 1 for a share (whose limit is in points)."""
     limits: dict[str, float] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         name, sep, raw = item.partition("=")
-        name = name.strip()
+        name, raw = name.strip(), raw.strip()
         if not sep or not name:
             raise LimitError(f"{flag} {text!r}: expected METRIC=LIMIT items, got {item!r}")
         try:
-            value = percent_limit(name, raw) if raw.strip().endswith("%") else float(raw)
+            value = percent_limit(name, raw) if raw.endswith("%") else number(raw)
         except ValueError as error:
-            reason = str(error) if raw.strip().endswith("%") else f"{raw.strip()!r} is not a number"
-            raise LimitError(f"{flag} {item!r}: {reason}") from None
+            raise LimitError(f"{flag} {item!r}: {error}") from None
         if not value >= 0:
             raise LimitError(f"{flag} {item!r}: a limit must be a number >= 0")
+        if (problem := share_limit_problem(name, value)) is not None:
+            raise LimitError(f"{flag} {item!r}: {problem}")
         if name in limits:
             raise LimitError(f"{flag} {text!r}: {name} is given twice; give each limit once")
         limits[name] = value
@@ -371,15 +375,16 @@ def _priced(
     problems: list[str],
     notes: list[str],
 ) -> tuple[Row, ...]:
-    """``rows`` with the cost rows of two price tables made incomparable: no change is
-    shown, and a limited one fails (its reason added to ``problems``, else to ``notes``)."""
+    """``rows`` with the cost rows of two price tables (or of tables not shown to be one)
+    made incomparable: no change is shown, and a limited one fails (its reason added to
+    ``problems``, else to ``notes``)."""
     priced = [r for r in rows if r.metric in PRICED and None not in (r.baseline, r.now)]
     difference = price_difference(baseline, now) if priced else None
     if difference is None:
         return rows
-    limited = difference.differ and any(r.limit != "-" for r in priced)
+    limited = not difference.compared and any(r.limit != "-" for r in priced)
     (problems if limited else notes).append(difference.text)
-    if not difference.differ:
+    if difference.compared:
         return rows
     return tuple(
         replace(

@@ -43,6 +43,7 @@ from replaygate.jsonfields import (
     each,
     escape_surrogates,
     fields_of,
+    known_fields,
     listed_once,
     mapping,
     optional_text,
@@ -291,16 +292,6 @@ class HistoryRun:
             info=info,
             answers={c.id: answers_digest(c.sampled) for c in results.cases},
         )
-
-
-def known_fields(obj: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
-    """``obj``, or :class:`FieldError` naming a field of it that is not one of ``fields``."""
-    for name in obj:
-        if name not in fields:
-            raise FieldError(
-                name, f"is not a field the history keeps (it keeps {', '.join(fields)})"
-            )
-    return obj
 
 
 def check_not_future(time: str, now: datetime | None = None) -> None:

@@ -7,10 +7,12 @@ baseline, so a rise of 0.10 is ten percent). ``better`` says which way is good.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from replaygate.digits import a_decimal
 from replaygate.jsondoc import FieldError, got
 from replaygate.jsonfields import agree, mapping, present
 
@@ -129,20 +131,37 @@ def percent_limit(name: str, text: str) -> float:
     """The limit ``text`` (``10%``, the form the gate's table prints an amount's limit in)
     of the metric (or alias) ``name`` as a fraction: 0.10. A share's limit is in points,
     so ``2%`` given for one is refused: it could mean two points or two percent of the
-    baseline. ValueError says what is wrong."""
+    baseline. The number is written in the digits 0-9. ValueError says what is wrong."""
     number = text.strip().removesuffix("%").strip()
-    targets = ALIASES.get(name, (name,))
-    if any(t in METRICS and METRICS[t].scale == "share" for t in targets):
+    if _shares(name):
         raise ValueError(
             f"{text.strip()!r}: {name} is a share, whose limit is in points, written as a "
             f"fraction ({name}=0.02 allows two points); a percentage is for an amount "
             "(cost=10%)"
         )
-    try:
-        value = float(number)
-    except ValueError:
-        raise ValueError(f"{text.strip()!r} is not a number nor a percentage") from None
-    return value / 100
+    if not a_decimal(number):  # float() reads '１0' and '1_0' too
+        raise ValueError(
+            f"{text.strip()!r} is not a number nor a percentage written in the digits 0-9"
+        )
+    return float(number) / 100
+
+
+def _shares(name: str) -> bool:
+    """Whether the metric ``name`` (or each metric of the alias ``name``) is a share."""
+    targets = ALIASES.get(name, (name,))
+    return any(t in METRICS and METRICS[t].scale == "share" for t in targets)
+
+
+def share_limit_problem(name: str, limit: float) -> str | None:
+    """Why ``limit`` cannot be the limit of the metric (or alias) ``name``: a share's
+    limit is in points from 0 to 1, so ``success=2`` (meant as two points, read as 200)
+    could never fail. ``inf`` is no limit, for a share too. None when it can be."""
+    if not _shares(name) or limit <= 1 or limit == math.inf:
+        return None
+    return (
+        f"{name} is a share, whose limit is in points from 0 to 1, written as a fraction "
+        f"({name}=0.02 allows two points), got {limit:g}"
+    )
 
 
 def expand_limits(limits: Mapping[str, float]) -> dict[str, float]:

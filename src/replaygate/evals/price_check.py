@@ -3,8 +3,12 @@
 A cost is tokens times a price: a cheaper entry in ``[tool.replaygate.prices]`` or a
 ``--prices`` file lowers every cost the gate compares, and would hide a rise of the
 tokens. Results keep the table that priced them (``eval.prices``, its ``models``
-too), a baseline keeps it in ``source.prices``. The gate compares the currency and the
-price of the run's model (and the baseline's) in both.
+too), a baseline keeps it in ``source.prices`` (both read, and their shape checked,
+with the file: :func:`~replaygate.evals.prices.kept_prices`). The gate compares the
+currency and the price of the run's model (and the baseline's) in both. Costs it
+cannot show were priced alike (results that keep no table or name no model, a model
+one table has no price for) are not compared, as costs of two tables are not; a
+baseline written before it kept its prices is only noted.
 """
 
 from __future__ import annotations
@@ -16,14 +20,23 @@ from typing import Any
 from replaygate.evals.kept import run_about
 from replaygate.evals.reference import Reference
 
+TAKE_IN = (
+    "if the prices changed, take them into the baseline with `replaygate baseline update "
+    "--reason ...`"
+)
+"""What to do when the baseline's prices are not the results'."""
+GATE_WRITTEN = "gate the results file `replaygate eval --out FILE` writes, which keeps them"
+"""What to do when the results keep too little to tell their prices."""
+
 
 @dataclass(frozen=True)
 class PriceDifference:
-    """What the gate says of the two tables: ``differ`` when they priced differently,
-    else the baseline does not say which prices it used."""
+    """What the gate says of the two tables: ``compared`` False when the costs are not
+    compared (priced differently, or not shown to be priced alike), True when they are
+    but the baseline does not say which prices it used."""
 
     text: str
-    differ: bool
+    compared: bool
 
 
 def _table(about: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -33,40 +46,72 @@ def _table(about: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return None
 
 
-def _shown(table: Mapping[str, Any], model: str) -> str:
-    price = table["models"].get(model)
-    rates = (
-        f"{price.get('input')} in, {price.get('output')} out per million tokens"
-        if isinstance(price, Mapping)
-        else "no price"
-    )
+def _named(table: Mapping[str, Any]) -> str:
+    """Where ``table`` came from, and as of when."""
     as_of = f", as of {table['as_of']}" if table.get("as_of") else ""
-    return f"{table.get('currency')} {rates} for {model} ({table.get('source')}{as_of})"
+    return f"{table.get('source')}{as_of}"
+
+
+def _shown(table: Mapping[str, Any], model: str) -> str:
+    price = table["models"][model]
+    rates = f"{price.get('input')} in, {price.get('output')} out per million tokens"
+    return f"{table.get('currency')} {rates} for {model} ({_named(table)})"
+
+
+def _not_compared(why: str, what_to_do: str = TAKE_IN) -> PriceDifference:
+    return PriceDifference(
+        f"cost: {why}: costs of two price tables are not compared; {what_to_do}", False
+    )
 
 
 def price_difference(baseline: Reference, now: Reference) -> PriceDifference | None:
-    """How the prices of ``baseline`` and ``now`` differ, or None when they are one."""
+    """How the prices of ``baseline`` and ``now`` differ, or None when they are one (or
+    when neither side keeps a table, as references built in Python without one: nothing
+    tells two tables apart)."""
     old_about, new_about = run_about(baseline), run_about(now)
     old, new = _table(old_about), _table(new_about)
-    if new is None or not old_about:  # a reference that says nothing of its run
+    model = new_about.get("model")
+    if old is None and new is None:
         return None
+    if new is None:
+        return _not_compared(
+            "the results do not keep the prices they were priced at (eval.prices), so "
+            "whether they are the baseline's cannot be told",
+            GATE_WRITTEN,
+        )
     if old is None:
         return PriceDifference(
             "cost: the baseline does not keep the prices it was priced at, so a change of "
             "prices would read as a change of cost (`replaygate baseline update` keeps them)",
-            False,
+            True,
         )
-    models = [m for m in (new_about.get("model"), old_about.get("model")) if isinstance(m, str)]
-    for model in dict.fromkeys(models):
-        rates = old["models"].get(model), new["models"].get(model)
-        if old.get("currency") != new.get("currency") or (
-            None not in rates and len(set(map(str, rates))) > 1
-        ):
-            return PriceDifference(
-                f"cost: the baseline was priced at {_shown(old, model)}, the results at "
-                f"{_shown(new, model)}: costs of two price tables are not compared; if the "
-                "prices changed, take them into the baseline with `replaygate baseline "
-                "update --reason ...`",
-                True,
+    if not isinstance(model, str):
+        return _not_compared(
+            "the results do not name the model they ran (eval.model), so which of the "
+            "prices priced them cannot be told",
+            GATE_WRITTEN,
+        )
+    models = [m for m in (model, old_about.get("model")) if isinstance(m, str)]
+    for each in dict.fromkeys(models):
+        difference = _model_difference(old, new, each)
+        if difference is not None:
+            return difference
+    return None
+
+
+def _model_difference(
+    old: Mapping[str, Any], new: Mapping[str, Any], model: str
+) -> PriceDifference | None:
+    """How ``model``'s price differs in the tables ``old`` (the baseline's) and ``new``."""
+    for side, table in (("baseline's", old), ("results'", new)):
+        if model not in table["models"]:
+            return _not_compared(
+                f"the {side} price table ({_named(table)}) has no price for {model}, so "
+                "whether both were priced alike cannot be told"
             )
+    rates = old["models"][model], new["models"][model]
+    if old.get("currency") != new.get("currency") or rates[0] != rates[1]:
+        return _not_compared(
+            f"the baseline was priced at {_shown(old, model)}, the results at {_shown(new, model)}"
+        )
     return None

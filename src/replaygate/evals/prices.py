@@ -27,6 +27,16 @@ from typing import Any
 
 from replaygate.evals.errors import PriceError
 from replaygate.evals.toml_reader import TableReader, load_toml
+from replaygate.jsondoc import FieldError, got
+from replaygate.jsonfields import (
+    each,
+    known_fields,
+    mapping,
+    optional_text,
+    present,
+    text_field,
+    within,
+)
 
 PER_TOKENS = 1_000_000
 """Prices are per this many tokens."""
@@ -90,6 +100,42 @@ class PriceTable:
                 for model, price in sorted(self.models.items())
             },
         }
+
+
+KEPT_FIELDS = ("source", "currency", "as_of", "models")
+"""The fields of a price table a results file or a baseline keeps (:meth:`PriceTable.to_json`)."""
+
+
+def kept_prices(about: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The price table that ``about`` (a results file's ``eval``, a baseline's ``source``)
+    keeps in ``prices``, as :meth:`PriceTable.to_json` writes it; None when it keeps none
+    (null: a run priced at no table). The gate tells by it whether two costs were priced
+    alike, so one of another shape, or with a price out of range, is a
+    :class:`~replaygate.jsondoc.FieldError` naming the field, never read as no table."""
+    value = about.get("prices")
+    if value is None:
+        return None
+    with within("prices"):
+        table = mapping(value)
+        known_fields(table, KEPT_FIELDS)
+        text_field(table, "source")
+        text_field(table, "currency")
+        optional_text(table, "as_of")
+        each(table, "models", _kept_price, key="model id")
+    return table
+
+
+def _kept_price(_model: str, obj: Any) -> None:
+    """Check a model's entry of a kept price table: ``input`` and ``output``, each the
+    price of a million tokens, from 0 to :data:`MAX_PRICE`."""
+    entry = mapping(obj)
+    known_fields(entry, ("input", "output"))
+    bound = f"the price of a million tokens, a number from 0 to {MAX_PRICE:,.0f}"
+    for field in ("input", "output"):
+        price = present(entry, field, bound)
+        is_number = isinstance(price, int | float) and not isinstance(price, bool)
+        if not (is_number and 0 <= price <= MAX_PRICE):
+            raise FieldError(field, f"must be {bound}, got {got(price)}")
 
 
 def read_prices(reader: TableReader, source: str) -> PriceTable:

@@ -17,10 +17,18 @@ from replaygate.assertions.kinds import check_category, check_kind
 from replaygate.errors import shown_file
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.metrics import check_agreement, check_metrics, every_metric
-from replaygate.evals.results import EvalResults, declared_field, read_json, results_from_json
+from replaygate.evals.prices import kept_prices
+from replaygate.evals.results import (
+    EvalResults,
+    counts_from_json,
+    declared_everywhere,
+    declared_field,
+    read_json,
+    results_from_json,
+)
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
 from replaygate.evals.shards import check_whole_run
-from replaygate.jsondoc import FieldError, json_fields, strings_field, version_of
+from replaygate.jsondoc import FieldError, got, json_fields, strings_field, version_of
 from replaygate.jsonfields import (
     agree,
     checked,
@@ -28,6 +36,7 @@ from replaygate.jsonfields import (
     each,
     fields_of,
     flag,
+    known_fields,
     mapping,
     optional_text,
     present,
@@ -37,13 +46,33 @@ from replaygate.jsonfields import (
 )
 from replaygate.regular import same_file
 from replaygate.sampling import AssertionStats, SampledResult, verdict_of
+from replaygate.sampling.results import ASSERTION_FIELDS, printed_name
 from replaygate.sampling.results import FORMAT as RESULTS_FORMAT
-from replaygate.sampling.results import printed_name
 from replaygate.sampling.verdict import MAX_SAMPLES
 
 BASELINE_FORMAT = "replaygate.eval.baseline"
 BASELINE_VERSION = 1
 NO_CASE = "holds no case: a gate needs at least one on each side"
+BASELINE_FIELDS = ("format", "version", "metrics", "cases", "source", "history")
+"""The fields of a baseline file."""
+CASE_FIELDS = ("samples", "floor", "passes", "verdict", "assertions", "declared", "counts")
+"""The fields of a case of a baseline (its id is its key)."""
+SOURCE_FIELDS = ("time", "mode", "model", "interface", "fixtures", "cases_file", "agent", "prices")
+"""What a baseline keeps of the run information of the results it was made of."""
+SOURCE_TEXT = ("mode", "model", "interface", "fixtures", "cases_file", "agent")
+"""The fields of a baseline's ``source`` that are strings when given."""
+CHANGE_FIELDS = (
+    "date",
+    "reason",
+    "commit",
+    "dirty",
+    "results",
+    "changes",
+    "cases_added",
+    "cases_removed",
+    "cases_changed",
+)
+"""The fields of an entry of a baseline's ``history``, as ``baseline update`` writes it."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +134,7 @@ class CaseSummary:
 
 def _assertion(name: str, obj: Any) -> AssertionStats:
     """One assertion's counts of a case summary, each field checked."""
-    mapping(obj)
+    known_fields(mapping(obj), ASSERTION_FIELDS)
     present(obj, "kind", "'gate' or 'signal'")
     samples = count(obj, "samples", 0)
     return AssertionStats(
@@ -155,6 +184,8 @@ def reference_from_json(obj: Any, name: str) -> Reference:
         results = results_from_json(obj, name)
         if not results.cases:
             raise ResultsError(f"{shown_file(name)}: cases: {NO_CASE}")
+        with fields_of(name, ResultsError), within("eval"):
+            kept_prices(results.info)
         return Reference.of(results, name)
     if not isinstance(obj, dict) or obj.get("format") != BASELINE_FORMAT:
         raise ResultsError(
@@ -167,16 +198,42 @@ def reference_from_json(obj: Any, name: str) -> Reference:
         raise ResultsError(f"{shown_file(name)}: unsupported baseline version {version!r}")
     with fields_of(name, ResultsError):
         printed_keys(obj, "cases")
-        cases = each(obj, "cases", CaseSummary.from_json, key="case id")
+        cases = each(obj, "cases", _baseline_case, key="case id")
         if not cases:
             raise FieldError("cases", NO_CASE)
+        declared_everywhere(
+            [(case.case, case.declared is not None) for case in cases],
+            lambda i: f"cases.{cases[i].case}",
+        )
         metrics = check_run_metrics(obj)
         with within("metrics"):
             _check_baseline_metrics(metrics, cases)
         about = mapping(obj.get("source", {}), "source")
+        with within("source"):
+            kept_prices(about)
+        _check_source(about)
         each(obj, "history", _change, required=False)
         counts = _kept_counts(obj["cases"], cases, metrics)
+        known_fields(obj, BASELINE_FIELDS)
     return Reference(metrics, tuple(cases), name, counts=counts, about=about)
+
+
+def _baseline_case(case: str, obj: Any) -> CaseSummary:
+    """A case of a baseline (:meth:`CaseSummary.from_json`), a field it does not hold
+    refused by its path (``cases.<id>: unknown field ...``)."""
+    return CaseSummary.from_json(case, known_fields(mapping(obj), CASE_FIELDS))
+
+
+def _check_source(about: Mapping[str, Any]) -> None:
+    """Refuse a field of a baseline's ``source`` it does not keep, and one of
+    :data:`SOURCE_TEXT` that is not a string (its ``time`` an ISO 8601 time)."""
+    with within("source"):
+        known_fields(about, SOURCE_FIELDS)
+        if "time" in about:
+            time_field(about, "time")
+        for name in SOURCE_TEXT:
+            if name in about and not isinstance(about[name], str):
+                raise FieldError(name, f"must be a string, got {got(about[name])}")
 
 
 def _kept_counts(
@@ -191,7 +248,7 @@ def _kept_counts(
         if "counts" not in obj:
             continue
         with within(f"cases.{summary.case}"):
-            kept = CaseCounts.from_json(obj["counts"])
+            kept = counts_from_json(obj["counts"])
             with within("counts"):
                 agree(obj["counts"], "samples", summary.samples, "its samples")
                 agree(obj["counts"], "passed", summary.verdict == "pass", "its verdict")
@@ -214,7 +271,7 @@ def printed_keys(obj: Mapping[str, Any], field: str) -> None:
 
 def _change(_index: str, obj: Any) -> None:
     """Check an entry of a baseline's ``history``, as ``baseline update`` writes it."""
-    time_field(mapping(obj), "date")
+    time_field(known_fields(mapping(obj), CHANGE_FIELDS), "date")
     text_field(obj, "reason")
     optional_text(obj, "commit")
     optional_text(obj, "results")

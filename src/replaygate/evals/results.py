@@ -14,8 +14,9 @@ See ``docs/evals.md`` for every field.
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -26,11 +27,12 @@ from replaygate.evals.errors import ResultsError
 from replaygate.evals.filenames import text_problem
 from replaygate.evals.metrics import check_agreement, check_metrics
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
-from replaygate.jsondoc import ErrorType, check_document, strings_field
+from replaygate.jsondoc import ErrorType, FieldError, check_document, strings_field
 from replaygate.jsonfields import (
     agree,
     each,
     fields_of,
+    known_fields,
     listed_once,
     mapping,
     optional_text,
@@ -41,9 +43,11 @@ from replaygate.jsonfields import (
 from replaygate.outputs import write_text
 from replaygate.sampling import SampledResult
 from replaygate.sampling.results import (
+    EVAL_TOP_FIELDS,
     FORMAT,
     PLAIN_ASSERT,
     RUN_TEXT,
+    TOP_FIELDS,
     VERSION,
     printed_name,
     read_back,
@@ -107,7 +111,7 @@ class CaseResult:
         _agreeing_assertions(obj, sampled)
         counts = CaseCounts(samples=sampled.n, passed=sampled.verdict == "pass")
         if obj.get("counts") is not None:
-            counts = CaseCounts.from_json(obj["counts"])
+            counts = counts_from_json(obj["counts"])
             with within("counts"):
                 agree(obj["counts"], "samples", sampled.n, "its samples")
                 agree(obj["counts"], "passed", sampled.verdict == "pass", "its verdict")
@@ -121,6 +125,37 @@ class CaseResult:
         declared = dict.fromkeys(declared_field(obj) or (), "")
         sampled = replace(sampled, descriptions={**declared, **sampled.descriptions})
         return CaseResult(sampled, counts, strings_field(obj, "tags"), counts_known=known)
+
+
+COUNTS_FIELDS = tuple(f.name for f in dataclasses.fields(CaseCounts))
+"""The fields of a case's ``counts`` (every version wrote these, or fewer)."""
+
+
+def counts_from_json(obj: Any) -> CaseCounts:
+    """A case's ``counts`` (:meth:`CaseCounts.from_json`), a field it does not hold
+    refused by its path (``counts: unknown field ...``)."""
+    with within("counts"):
+        known_fields(mapping(obj), COUNTS_FIELDS)
+    return CaseCounts.from_json(obj)
+
+
+def declared_everywhere(declared: Sequence[tuple[str, bool]], at: Callable[[int], str]) -> None:
+    """Refuse cases of which some keep ``declared`` and others not: replaygate writes it
+    on every case of a file or on none (a file written before it kept it), and a case
+    without it tells no check removed, so its deletion would pass a gate removed from
+    the case. ``declared`` is each case's id and whether it keeps it; ``at(i)`` is the
+    field path of the ``i``-th case."""
+    kept = [i for i, (_, has) in enumerate(declared) if has]
+    lacking = [i for i, (_, has) in enumerate(declared) if not has]
+    if kept and lacking:
+        first, other = lacking[0], kept[0]
+        raise FieldError(
+            f"{at(first)}.declared",
+            f"is missing from case {declared[first][0]!r}, while case {declared[other][0]!r} "
+            "has it: replaygate writes declared on every case of a file or on none, and "
+            "without it a check removed from the case goes unseen; restore it (from git), or "
+            "make the file again",
+        )
 
 
 def declared_field(obj: Mapping[str, Any]) -> tuple[str, ...] | None:
@@ -213,25 +248,62 @@ def results_from_json(obj: Any, name: str) -> EvalResults:
         error=ResultsError,
     )
     with fields_of(name, ResultsError):
+        known_fields(document, TOP_FIELDS + EVAL_TOP_FIELDS)
         cases = each(document, "cases", lambda _i, case: CaseResult.from_json(case))
         why = "a case is listed once (its metrics would count twice)"
         listed_once((case.id for case in cases), "cases", "case", why)
+        declared_everywhere(
+            [(case.id, case.declared_known) for case in cases], lambda i: f"cases[{i}]"
+        )
         results = EvalResults(tuple(cases), run_info(document.get("eval", {})))
-        if "eval" in document or "metrics" in document:
+        if _of_an_eval(document):
+            present(document, "eval", "an object of the run's information, as an eval writes it")
             stored = present(document, "metrics", "an object of the run's metrics")
             with within("metrics"):
                 check_agreement(check_metrics(stored), results.metrics, "its cases")
     return results
 
 
+def _of_an_eval(document: Mapping[str, Any]) -> bool:
+    """Whether ``document`` holds what only an eval run writes, always with its ``eval``
+    and ``metrics``: either of those, or a case's ``counts`` (a plain sampling results
+    file has none of these, and a results file may be written without counts)."""
+    if any(field in document for field in EVAL_TOP_FIELDS):
+        return True
+    cases = document.get("cases")
+    return isinstance(cases, list) and any(
+        isinstance(case, Mapping) and case.get("counts") is not None for case in cases
+    )
+
+
+INFO_TEXT = (
+    "mode",
+    "model",
+    "interface",
+    "fixtures",
+    "cases_file",
+    "cases_digest",
+    "agent",
+    "fixtures_digest",
+    "settings_digest",
+    "replaygate_version",
+)
+"""The fields of a run's information that are strings when given."""
+
+
 def run_info(obj: Any) -> dict[str, Any]:
-    """The ``eval`` object of a results file: its ``time`` an ISO 8601 time and its
-    ``commit`` a string or null, when given (a history run keeps both)."""
+    """The ``eval`` object of a results file: its ``time`` an ISO 8601 time, its
+    ``commit`` a string or null, and each of :data:`INFO_TEXT` a string, when given (a
+    history run keeps them). It may hold more: ``run_eval(..., info=...)`` adds the
+    caller's run information to it, kept as given."""
     with within("eval"):
         info = mapping(obj)
         if "time" in info:
             time_field(info, "time")
         optional_text(info, "commit")
+        for name in INFO_TEXT:
+            if name in info and not isinstance(info[name], str):
+                raise FieldError(name, f"must be a string, got {jsondoc.got(info[name])}")
     return info
 
 

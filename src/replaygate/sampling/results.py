@@ -37,6 +37,7 @@ from replaygate.jsonfields import (
     escape_surrogates,
     flag,
     join,
+    known_fields,
     lone_surrogate,
     mapping,
     optional_number,
@@ -303,6 +304,22 @@ def _plain(value: Any) -> bool:
     return value is None or isinstance(value, str | int)
 
 
+TOP_FIELDS = ("format", "version", "cases")
+"""The fields of a results file; an eval's adds :data:`EVAL_TOP_FIELDS`."""
+EVAL_TOP_FIELDS = ("eval", "metrics")
+"""What an eval run adds to a results file: the run's information and its metrics."""
+CASE_FIELDS = ("case", "samples", "floor", "passes", "verdict", "assertions", "sample_results")
+"""The fields of a case; an eval's adds :data:`EVAL_CASE_FIELDS`."""
+EVAL_CASE_FIELDS = ("declared", "tags", "counts", "metrics")
+"""What an eval run adds to a case: its declared checks, tags, counts and metrics."""
+ASSERTION_FIELDS = ("kind", "category", "description", "passes", "samples")
+"""The fields of an assertion of a case (in results and baselines alike)."""
+SAMPLE_FIELDS = ("index", "passed", "output", "failure", "outcomes")
+"""The fields of a sample of ``sample_results``."""
+OUTCOME_FIELDS = ("name", "kind", "category", "passed", "message", "score")
+"""The fields of an outcome of a sample."""
+
+
 RUN_TEXT = frozenset({"output", "failure", "message"})
 """The fields holding what a run gave (a sample's output, an assertion's message), kept
 as it was, even half of a surrogate pair; every other string must be Unicode text."""
@@ -310,17 +327,33 @@ as it was, even half of a surrogate pair; every other string must be Unicode tex
 
 def sampled_from_json(obj: dict[str, Any]) -> SampledResult:
     """A sampling results case, each field checked (a :class:`FieldError` names it)."""
+    known_fields(obj, CASE_FIELDS + EVAL_CASE_FIELDS)
     printed_name(text_field(obj, "case"), "case")
     n = count(obj, "samples", 1, MAX_SAMPLES)
     count(obj, "floor", 1, n)
     samples = each(obj, "sample_results", lambda _i, sample: _sample(sample))
     if len(samples) != n:
         raise FieldError("sample_results", f"holds {len(samples)} sample(s), but samples is {n}")
+    _indexed_once(samples)
     if isinstance(obj.get("assertions"), Mapping):  # before a name shows up in a field path
         for name in obj["assertions"]:
             printed_name(str(name), "assertions")
     each(obj, "assertions", _description, key="assertion name", required=False)
     return SampledResult.from_json(obj)
+
+
+def _indexed_once(samples: Sequence[SampleResult]) -> None:
+    """Refuse two samples of one ``index``: each sample is one run of the case, replayed
+    from its own recording, so a sample given twice would count one run twice."""
+    first: dict[int, int] = {}
+    for i, sample in enumerate(samples):
+        if sample.index in first:
+            raise FieldError(
+                f"sample_results[{i}].index",
+                f"sample {sample.index} is already at sample_results[{first[sample.index]}]; "
+                "each sample of a case has its own index",
+            )
+        first[sample.index] = i
 
 
 def printed_name(value: str, field: str) -> str:
@@ -338,12 +371,13 @@ def printed_name(value: str, field: str) -> str:
 
 def _description(_name: str, stats: Any) -> str | None:
     """The description of an assertion of a sampling case (the counts are recomputed)."""
-    return optional_text(mapping(stats), "description")
+    known_fields(mapping(stats), ASSERTION_FIELDS)
+    return optional_text(stats, "description")
 
 
 def _sample(obj: Any) -> SampleResult:
     """A sample of ``sample_results``, each field checked; a stated ``passed`` must agree."""
-    mapping(obj)
+    known_fields(mapping(obj), SAMPLE_FIELDS)
     count(obj, "index", 0)
     optional_text(obj, "failure")
     each(obj, "outcomes", lambda _i, outcome: _outcome(outcome), required=False)
@@ -354,7 +388,8 @@ def _sample(obj: Any) -> SampleResult:
 
 def _outcome(obj: Any) -> None:
     """Check an outcome of a sample: name, kind, passed, score, category, message."""
-    printed_name(text_field(mapping(obj), "name"), "name")
+    known_fields(mapping(obj), OUTCOME_FIELDS)
+    printed_name(text_field(obj, "name"), "name")
     present(obj, "kind", "'gate' or 'signal'")
     checked(obj, "kind", check_kind, None)
     checked(obj, "category", check_category, "custom")
@@ -373,7 +408,12 @@ def _parse_case(obj: Any, where: str) -> SampledResult:
     problem = lone_surrogate(obj, skip=RUN_TEXT, at=where)
     if problem is not None:
         raise ResultsFormatError(problem)
-    return sampled_from_json(obj)
+    try:
+        return sampled_from_json(obj)
+    except FieldError as err:
+        if err.field:
+            raise
+        raise ResultsFormatError(f"{where}: {err}") from None  # the case itself
 
 
 def load_results(path: str | os.PathLike[str]) -> list[SampledResult]:
@@ -392,6 +432,10 @@ def _cases_of(document: Any, name: str) -> list[SampledResult]:
         what="a replaygate results file",
         error=ResultsFormatError,
     )
+    try:
+        known_fields(document, TOP_FIELDS + EVAL_TOP_FIELDS)
+    except FieldError as err:
+        raise ResultsFormatError(f"{shown_file(name)}: {err}") from None
     return parse_items(document, "cases", name, _parse_case, ResultsFormatError)
 
 
