@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,11 @@ from replaygate.fixtures.store.leftovers import LeftoverTempWarning
 from replaygate.hygiene.verify import verify_store
 
 META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
+
+
+VERSIONS = 5
+"""How many times the writer records every request anew while the readers read: each
+rewrite of a fixture is a window for a reader to see half of it."""
 
 
 def _request(i: int) -> dict[str, Any]:
@@ -37,11 +41,10 @@ def test_readers_see_the_old_or_the_new_fixture_while_one_thread_rerecords(
     reads = [0]
 
     def rerecord() -> None:
-        version = 0
-        while not stop.is_set():
-            version += 1
+        for version in range(1, VERSIONS + 1):
             for i, request in enumerate(requests):
                 record_response(store, request, {"v": version, "i": i}, meta=META)
+        stop.set()
 
     def replay(seed: int) -> None:
         n = seed
@@ -62,10 +65,8 @@ def test_readers_see_the_old_or_the_new_fixture_while_one_thread_rerecords(
     threads += [threading.Thread(target=replay, args=(k,)) for k in range(3)]
     for thread in threads:
         thread.start()
-    time.sleep(1.0)
-    stop.set()
     for thread in threads:
-        thread.join(10)
+        thread.join(30)
     assert failures == []
     assert reads[0] > 100
     final = FixtureStore.open(tmp_path / layout)
