@@ -27,7 +27,12 @@ from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
 from replaygate.sanitize.secret_blocks import find_block_secrets, split_finding, streamed_runs
 from replaygate.sanitize.secret_compressed import Budget, Unsearchable, expanded
 from replaygate.sanitize.secret_decode import bytes_text, decode_base64, json_leaves, views
-from replaygate.sanitize.secret_entropy import detect_context, encoded_field, is_encoded_path
+from replaygate.sanitize.secret_entropy import (
+    CONTEXT_MIN_LENGTH,
+    detect_context,
+    encoded_field,
+    is_encoded_path,
+)
 from replaygate.sanitize.secret_gate import FIXTURE_KEY, clean_together, may_hold_secret
 from replaygate.sanitize.secret_rules import detect_family
 from replaygate.sanitize.secret_tables import named_credential
@@ -148,8 +153,11 @@ def _leaves(
 
 def _secret_looking_name(name: str) -> bool:
     """Whether a field name reads as a token: one of a family, or a free-standing
-    high-entropy one (a field name gives no context of its own)."""
-    return detect_family(name) is not None or detect_context(name, "", False, False) is not None
+    high-entropy one (a field name gives no context of its own; one shorter than any
+    such finding, as most are, is not read for one)."""
+    if detect_family(name) is not None:
+        return True
+    return len(name) >= CONTEXT_MIN_LENGTH and detect_context(name, "", False, False) is not None
 
 
 def encoded_leaf(path: str, by_object: bool) -> bool:
