@@ -141,22 +141,46 @@ def line_of(text: str, section: str, key: str = "", occurrence: int = 0) -> int:
     return line_of(text, parent, last)  # an inline array's items are all on its key's line
 
 
+_KEY_PART = r"""(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')"""
+_KEY = re.compile(rf"^\s*({_KEY_PART}(?:\s*\.\s*{_KEY_PART})*)\s*=")
+"""The (dotted) key of a ``key = value`` line."""
+
+
+def _under(dotted: str, name: str) -> bool:
+    """Whether the dotted key ``dotted`` is ``name`` or a key inside it."""
+    return dotted == name or dotted.startswith(f"{name}.")
+
+
 def _scan(text: str, section: str, key: str, occurrence: int) -> int:
+    """The line of ``key`` in the ``occurrence``-th ``[section]``: as a key of its own
+    header's table, or (for the first) as a dotted key or a header of a table above or
+    below it (``[tool]`` then ``replaygate.agent = ...``); else the line of the header."""
     header_line = 0
+    here = ""
     inside = section == ""
     seen = -1
-    key_pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*[=.]") if key else None
+    target = f"{section}.{key}" if section else key
     for number, line in text_lines(text):
         header = _HEADER.match(line)
         if header:
-            inside = _normal(header.group(1)) == section
+            here = _normal(header.group(1))
+            inside = here == section
             if inside:
                 seen += 1
                 inside = seen == occurrence
             if inside and not header_line:
                 header_line = number
+            elif key and occurrence == 0 and _under(here, target):
+                return number  # [section.key] or [section.key.sub]
             continue
-        if inside and key_pattern is not None and key_pattern.match(line):
+        found = _KEY.match(line) if key else None
+        if found is None:
+            continue
+        dotted = _normal(found.group(1))
+        if inside and _under(dotted, key):
+            return number
+        full = f"{here}.{dotted}" if here else dotted
+        if not inside and occurrence == 0 and _under(full, target):
             return number
     return header_line
 

@@ -2,6 +2,7 @@
 
 ``*`` and ``?`` stay within one path segment, ``**`` spans any number of segments
 (``a/**/b`` matches ``a/b``), and a pattern ending in ``/`` matches everything under it.
+Every character of a name is matched alike, a newline too.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def _compile(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.compile("".join(out) + r"\Z")
+    return re.compile("".join(out) + r"\Z", re.DOTALL)  # a name may hold a newline
 
 
 def glob_match(path: str, pattern: str) -> bool:

@@ -21,6 +21,7 @@ from typing import Any
 
 from replaygate.ci.fixture_users import FixtureUsers, changed_keys, node_to_run
 from replaygate.ci.globs import glob_match
+from replaygate.ci.stages import FIXTURE_STAGE, check_stages
 from replaygate.errors import first_few
 from replaygate.evals.config import WHEN, CIConfig, Stage
 from replaygate.evals.errors import EvalError
@@ -29,8 +30,6 @@ from replaygate.fixtures.store import LOCK_NAME
 from replaygate.fixtures.store.side_files import is_side_file
 
 FIXTURES_CLASS = "fixtures"
-FIXTURE_STAGE = "fixture-users"
-"""The name of the stage that runs only the tests that played changed fixtures."""
 
 OldText = Callable[[Path], str | None]
 
@@ -127,9 +126,19 @@ class Plan:
         return self.text()
 
 
+def _located(path: Path) -> Path:
+    """``path`` with its folders resolved but not its own name: a changed symlink is the
+    link itself (``prompts/system.txt``), never the file it points to (``docs/v2.md``),
+    whose class would decide the stages of a change to the link."""
+    if path.name in ("", ".", ".."):
+        return path.resolve()
+    return path.parent.resolve() / path.name
+
+
 def _relative(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` (POSIX), or as given when outside it."""
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return _located(path).relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
 
@@ -154,7 +163,7 @@ def is_own_file(path: Path, ci: CIConfig, root: Path) -> bool:
     or a temporary file a store writes beside its files (:func:`~.side_files.is_side_file`)."""
     return (
         OWN_FOLDER in Path(_relative(path, root)).parts[:-1]
-        or (path.suffix == ".jsonl" and path.resolve().parent == ci.hits.resolve())
+        or (path.suffix == ".jsonl" and _located(path).parent == ci.hits.resolve())
         or path.name == LOCK_NAME
         or (path.suffix == ".lock" and path.stem.endswith((".json", ".jsonl")))
         or is_side_file(path.name)
@@ -217,6 +226,7 @@ def _check(ci: CIConfig, event: str) -> None:
             "no CI stages configured: add [[tool.replaygate.ci.stages]] to pyproject.toml "
             "(see docs/ci.md)"
         )
+    check_stages(ci)
 
 
 def make_plan(

@@ -61,10 +61,12 @@ def ci_plan(
     """
     from replaygate.ci import every_stage, make_plan
     from replaygate.ci.plan import NO_BASE
+    from replaygate.ci.stages import check_stages
 
     if (base is None) == (not changed):
         raise CommandError("give --base REV or --changed FILE (one of them)")
     config = load_config(config_path)
+    check_stages(config.ci, config.file)
     root = config.root
     if base is not None and NO_BASE.fullmatch(base):
         why = "no base: --base is zeros only (a branch's first push)"

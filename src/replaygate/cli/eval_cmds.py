@@ -19,8 +19,8 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from replaygate.cli.choices import choose_agent, choose_fixtures, choose_settings
-from replaygate.cli.json_out import echo_json
+from replaygate.cli.choices import choose_agent, choose_fixtures, choose_settings, config_named
+from replaygate.cli.json_out import echo_json, prints_to_stderr
 from replaygate.cli.live import live_model, recorded_source, source_option
 from replaygate.cli.options import (
     CommandError,
@@ -205,97 +205,101 @@ def eval_cmd(
     if click.get_current_context().invoked_subcommand is not None:
         _refuse_options_before(click.get_current_context())  # `replaygate eval merge ...`
         return
-    _check_flags(
-        record_mode,
-        approve_live,
-        simulator,
-        simulator
-        or source is not None
-        or concurrency > 1
-        or bool(rate_limit)
-        or max_cost is not None,
-    )
-    check_seed_with_simulator(simulator)
-    meta_source = recorded_source(source, simulator)
-    if shard is not None and out is None:
-        raise CommandError("--shard needs --out: `replaygate eval merge` reads each shard's file")
-    config = load_config(config_path, near=fixtures_path or cases_path)
-    fixtures = choose_fixtures(fixtures_path, config)
-    cases_file = cases_path or config.cases
-    if cases_file is None:
-        raise CommandError(
-            "no eval cases: pass --cases, or set cases in [tool.replaygate] of pyproject.toml"
-        )
-    cases = load_eval_cases(cases_file)
-    agent_spec, entry = choose_agent(agent, config)
-    settings = choose_settings(entry, config, model, max_tokens, system)
-    given = {
-        "--agent": agent,
-        "--cases": cases_path,
-        "--fixtures": fixtures_path,
-        "--model": model,
-        "--max-tokens": max_tokens,
-        "--system": system,
-        "--config": config_path,
-    }
-    info: dict[str, object] = {
-        "commit": head_commit(config.root),
-        "fixtures": project_path(fixtures, config.root),  # alike in every checkout
-        "cases_file": project_path(cases_file, config.root),
-        "cases_digest": cases_digest(cases),
-        "agent": agent_spec,
-    }
-    if shard is not None:
-        cases, info["shard"] = shard.select(cases)
-        info["settings_digest"] = settings_digest(settings)
-        if record_mode is None and fixtures.exists():  # what each shard replays: one store
-            info["fixtures_digest"] = store_checksum(fixtures)
-    history = None if shard is not None or no_history else history_path or config.history_path
-    inputs = {
-        "the cases file": cases_file,
-        "the fixture store": fixtures,
-        "the history": history,
-        "the price table": prices_path,  # --prices p.toml --out p.toml replaced it
-        "the config": other_config(config.file),  # as did --config cfg.toml --out cfg.toml
-    }
-    _check_outputs(out, history, inputs)
-    if record_mode is None and not os.path.lexists(fixtures):  # each case would miss
-        raise CommandError(never_recorded(fixtures, _record_command(given)))
-    prices = _prices(config, prices_path)
-    recipe = None
-    if record_mode:
-        cap = spending_cap(max_cost, config.max_cost, prices, simulator)
-        recipe = RecordRecipe(
-            functools.partial(live_model, settings, simulator, seed),
-            approve_live,
+    with prints_to_stderr(as_json):  # --json: stdout holds the results document alone
+        _check_flags(
             record_mode,
-            meta_source,
-            concurrency,
-            rate_limit,
-            cap.limit if cap is not None else None,
+            approve_live,
             simulator,
-            preload=("anthropic",),  # what live_model imports, loaded once for --jobs N
+            simulator
+            or source is not None
+            or concurrency > 1
+            or bool(rate_limit)
+            or max_cost is not None,
         )
-    unlogged: list[str] = []
-    with contextlib.ExitStack() as stack:
-        stack.enter_context(_hits_logged(config.root, unlogged))  # played: not unused
-        if offline(recipe):  # replay, or the embedded simulator: nothing leaves (law 3)
-            stack.enter_context(block_network())
-        bar = reporter(len(cases), progress)
-        stack.enter_context(bar)
-        stack.enter_context(_agent_errors())
-        stack.enter_context(_rerecord_hint(given, fixtures))
-        results = run_eval(
-            cases,
-            fixtures,
-            agent=agent_spec,
-            settings=settings,
-            recording=recipe,
-            prices=prices,
-            reporter=bar,
-            info=info,
-            jobs=jobs,
-        )
+        check_seed_with_simulator(simulator)
+        meta_source = recorded_source(source, simulator)
+        if shard is not None and out is None:
+            raise CommandError(
+                "--shard needs --out: `replaygate eval merge` reads each shard's file"
+            )
+        config = load_config(config_path, near=fixtures_path or cases_path)
+        fixtures = choose_fixtures(fixtures_path, config)
+        cases_file = cases_path or config.cases
+        if cases_file is None:
+            raise CommandError(
+                "no eval cases: pass --cases, or set cases in [tool.replaygate] of "
+                f"{config_named(config)}"
+            )
+        cases = load_eval_cases(cases_file)
+        agent_spec, entry = choose_agent(agent, config)
+        settings = choose_settings(entry, config, model, max_tokens, system)
+        given = {
+            "--agent": agent,
+            "--cases": cases_path,
+            "--fixtures": fixtures_path,
+            "--model": model,
+            "--max-tokens": max_tokens,
+            "--system": system,
+            "--config": config_path,
+        }
+        info: dict[str, object] = {
+            "commit": head_commit(config.root),
+            "fixtures": project_path(fixtures, config.root),  # alike in every checkout
+            "cases_file": project_path(cases_file, config.root),
+            "cases_digest": cases_digest(cases),
+            "agent": agent_spec,
+        }
+        if shard is not None:
+            cases, info["shard"] = shard.select(cases)
+            info["settings_digest"] = settings_digest(settings)
+            if record_mode is None and fixtures.exists():  # what each shard replays: one store
+                info["fixtures_digest"] = store_checksum(fixtures)
+        history = None if shard is not None or no_history else history_path or config.history_path
+        inputs = {
+            "the cases file": cases_file,
+            "the fixture store": fixtures,
+            "the history": history,
+            "the price table": prices_path,  # --prices p.toml --out p.toml replaced it
+            "the config": other_config(config.file),  # as did --config cfg.toml --out cfg.toml
+        }
+        _check_outputs(out, history, inputs)
+        if record_mode is None and not os.path.lexists(fixtures):  # each case would miss
+            raise CommandError(never_recorded(fixtures, _record_command(given)))
+        prices = _prices(config, prices_path)
+        recipe = None
+        if record_mode:
+            cap = spending_cap(max_cost, config.max_cost, prices, simulator)
+            recipe = RecordRecipe(
+                functools.partial(live_model, settings, simulator, seed),
+                approve_live,
+                record_mode,
+                meta_source,
+                concurrency,
+                rate_limit,
+                cap.limit if cap is not None else None,
+                simulator,
+                preload=("anthropic",),  # what live_model imports, loaded once for --jobs N
+            )
+        unlogged: list[str] = []
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(_hits_logged(config.root, unlogged))  # played: not unused
+            if offline(recipe):  # replay, or the embedded simulator: nothing leaves (law 3)
+                stack.enter_context(block_network())
+            bar = reporter(len(cases), progress)
+            stack.enter_context(bar)
+            stack.enter_context(_agent_errors())
+            stack.enter_context(_rerecord_hint(given, fixtures))
+            results = run_eval(
+                cases,
+                fixtures,
+                agent=agent_spec,
+                settings=settings,
+                recording=recipe,
+                prices=prices,
+                reporter=bar,
+                info=info,
+                jobs=jobs,
+            )
     _show_and_write(results, out, history, as_json)
     if shard is not None:
         click.echo(

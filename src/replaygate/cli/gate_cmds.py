@@ -31,8 +31,20 @@ from replaygate.evals.upgrade import classify_upgrade
 from replaygate.reasons import reason_problem
 
 
-def _limits(text: str | None, flag: str) -> dict[str, float] | None:
-    return parse_limits(text, flag) if text else None
+def _limits(texts: tuple[str, ...], flag: str) -> dict[str, float] | None:
+    """The limits of every ``flag`` given (``--max-drop A --max-drop B``), merged: a metric
+    given by two of them is refused, as within one, never the last silently kept."""
+    merged: dict[str, float] = {}
+    given_in: dict[str, str] = {}
+    for text in texts:
+        for name, limit in parse_limits(text, flag).items():
+            if name in merged:
+                raise CommandError(
+                    f"{flag} {given_in[name]!r} and {flag} {text!r}: {name} is given twice; "
+                    "give each limit once"
+                )
+            merged[name], given_in[name] = limit, text
+    return merged or None
 
 
 BASELINE_HELP = "The baseline file (default: [tool.replaygate] baseline)."
@@ -42,9 +54,15 @@ BASELINE_HELP = "The baseline file (default: [tool.replaygate] baseline)."
 @file_option("--baseline", "baseline_path", help=BASELINE_HELP)
 @file_option("--results", "results_path", required=True, help="The results of `replaygate eval`.")
 @click.option(
-    "--max-drop", help="e.g. success=0.02,citation=0.05 (points for shares, from 0 to 1)."
+    "--max-drop",
+    multiple=True,
+    help="e.g. success=0.02,citation=0.05 (points for shares, from 0 to 1); repeatable.",
 )
-@click.option("--max-rise", help="e.g. cost=0.10,steps=25% (fractions or percentages for amounts).")
+@click.option(
+    "--max-rise",
+    multiple=True,
+    help="e.g. cost=0.10,steps=25% (fractions or percentages for amounts); repeatable.",
+)
 @format_option
 @json_option
 @config_option
@@ -52,8 +70,8 @@ BASELINE_HELP = "The baseline file (default: [tool.replaygate] baseline)."
 def gate_cmd(
     baseline_path: Path | None,
     results_path: Path,
-    max_drop: str | None,
-    max_rise: str | None,
+    max_drop: tuple[str, ...],
+    max_rise: tuple[str, ...],
     fmt: str,
     as_json: bool,
     config_path: Path | None,
@@ -61,11 +79,12 @@ def gate_cmd(
     """Compare RESULTS with the baseline; exit 1 when a metric drops beyond its limit.
 
     Limits come from [tool.replaygate.gate] and --max-drop / --max-rise (flags win,
-    per metric), over the cases both files hold. A case whose every sample failed,
-    a baseline case missing from the results, a case expecting less than in the
-    baseline (fewer samples, a lower floor, a gate made a signal or easier, its cost
-    no longer counted), or costs of two price tables fail the gate too. The results
-    of one shard are refused: merge the shards first. --json is --format json.
+    per metric; each flag may be given more than once, each metric once), over the
+    cases both files hold. A case whose every sample failed, a baseline case missing
+    from the results, a case expecting less than in the baseline (fewer samples, a
+    lower floor, a gate made a signal or easier, its cost no longer counted), or costs
+    of two price tables fail the gate too. The results of one shard are refused: merge
+    the shards first. --json is --format json.
 
     Example:
 

@@ -5,7 +5,11 @@ Documented in ``docs/cli.md`` ("JSON output").
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -25,3 +29,46 @@ def json_text(document: Any, *, sort_keys: bool = False) -> str:
 def echo_json(document: Any, *, sort_keys: bool = False) -> None:
     """Print ``document`` on stdout as :func:`json_text`."""
     click.echo(json_text(document, sort_keys=sort_keys))
+
+
+@contextlib.contextmanager
+def prints_to_stderr(active: bool) -> Iterator[None]:
+    """While ``active`` (a ``--json`` command running an agent), send what is printed on
+    stdout to stderr: the agent's ``print``, a library's, a subprocess's or a worker
+    process's, so that the JSON document printed after it is all stdout holds."""
+    if not active:
+        yield
+        return
+    _flush()
+    saved = _redirect_fd(1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        _flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def _flush() -> None:
+    """Flush stdout and stderr, so that nothing printed waits in a buffer across a switch."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
+
+
+def _redirect_fd(fd: int) -> int | None:
+    """Point file descriptor ``fd`` at stderr (or nowhere, when stderr is closed); a copy
+    of what it was, to put back, or None when ``fd`` was not open."""
+    try:
+        saved = os.dup(fd)
+    except OSError:
+        return None
+    try:
+        os.dup2(2, fd)
+    except OSError:  # stderr closed: what is printed goes nowhere, as on a closed stderr
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    return saved

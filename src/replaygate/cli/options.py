@@ -232,8 +232,19 @@ fixtures_option = click.option(
     type=PathParam(path_type=Path),
     help="Fixture store: a .jsonl file or a folder (default: [tool.replaygate] fixtures).",
 )
+
+
+def _agent_spec(ctx: click.Context, param: click.Parameter, given: str | None) -> str | None:
+    """Refuse an empty ``--agent``, as an empty ``--model`` is: it silently ran the
+    configured agent."""
+    if given is not None and not given.strip():
+        raise click.BadParameter("an empty agent: give module:function", ctx, param)
+    return given
+
+
 agent_option = click.option(
     "--agent",
+    callback=_agent_spec,
     help="The agent, module:function (model, question) -> run (default: [tool.replaygate] agent).",
 )
 

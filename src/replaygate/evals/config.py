@@ -26,6 +26,7 @@ from replaygate.evals.metrics import (
 from replaygate.evals.prices import PriceTable, load_price_file, read_prices
 from replaygate.evals.toml_reader import TableReader, load_toml
 from replaygate.fixtures.hits import DEFAULT_DIR, hits_folder_problem
+from replaygate.regular import not_regular, unreadable
 
 When = Literal["every-commit", "pull-request", "merge-to-main"]
 WHEN: tuple[When, ...] = ("every-commit", "pull-request", "merge-to-main")
@@ -261,10 +262,22 @@ def _prices(top: TableReader, root: Path) -> PriceTable:
             raise reader.error("file", "give either a price file or prices inline, not both")
         target = root / named
         if not target.is_file():
-            raise reader.error("file", f"no such file: {target}")
+            raise reader.error("file", _not_a_price_file(target))
         # named from the project folder, as results keep it: alike in every checkout
         return replace(load_price_file(target), source=Path(named).as_posix())
     return read_prices(reader, f"{Path(reader.file).name} [{reader.section}]")
+
+
+def _not_a_price_file(target: Path) -> str:
+    """Why ``target``, no regular file, cannot be the price file: absent, or what it is (a
+    folder, a FIFO, a symlink to nothing), never "no such file" for a folder."""
+    try:
+        error: OSError = not_regular(target, os.stat(target).st_mode)
+    except OSError as err:
+        error = err
+    if isinstance(error, FileNotFoundError) and not os.path.islink(target):
+        return f"no such file: {target}"
+    return f"{target} {unreadable(target, error, 'price file')}"
 
 
 def _limits(reader: TableReader, key: str) -> Mapping[str, float]:

@@ -69,12 +69,15 @@ def _names(args: list[str], cwd: Path) -> list[str]:
 def changed_files(base: str, cwd: Path) -> list[Path]:
     """Files changed since the merge base of ``base`` and HEAD, plus uncommitted and new ones.
 
-    Absolute paths, sorted, deleted files included.
+    Absolute paths, sorted, deleted files included. git names both from the top of the
+    repository (``ls-files`` names them from ``cwd`` unless told otherwise: a project
+    below the top, a monorepo's ``service/``, had its new files looked for at the wrong
+    path, claimed by no change class).
     """
     root = repo_root(cwd)
     since = merge_base(base, cwd)
     names = set(_names(["diff", "--name-only", "--no-renames", since], cwd))
-    names.update(_names(["ls-files", "--others", "--exclude-standard"], cwd))
+    names.update(_names(["ls-files", "--others", "--exclude-standard", "--full-name"], cwd))
     return sorted(root / name for name in names)
 
 

@@ -8,12 +8,16 @@ replaygate sim serve ...`` in its place: the one program every command runs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import click
 
@@ -22,6 +26,9 @@ from replaygate.network import is_loopback
 from replaygate.sim.behavior_option import ChosenBehavior, behavior_option
 from replaygate.sim.drift import DriftPlan, DriftSpecError
 from replaygate.sim.faults import FaultPlan, FaultSpecError, seconds_problem
+
+if TYPE_CHECKING:
+    from replaygate.sim.server import Simulator
 
 
 @click.group(name="sim")
@@ -122,7 +129,7 @@ def serve(
 
     previous = {s: signal.signal(s, _stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        with sim:
+        with _serving(sim, host):
             said = f"(behavior={behavior.name}, seed={seed})"
             click.echo(f"replaygate simulator listening on {sim.url} {said}")  # flushed
             while not done.wait(0.5):
@@ -130,6 +137,24 @@ def serve(
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+@contextlib.contextmanager
+def _serving(sim: Simulator, host: str) -> Iterator[Simulator]:
+    """``sim`` started, and stopped when done. A ``--host`` that no resolver knows (a
+    typo, a name of another network) is named in the error, where the resolver's own
+    message (``name or service not known``) names no host."""
+    from replaygate.cli.options import CommandError
+
+    try:
+        sim.start()
+    except socket.gaierror as err:
+        reason = (err.strerror or str(err)).lower()
+        raise CommandError(f"--host {host!r}: cannot serve on it: {reason}") from None
+    try:
+        yield sim
+    finally:
+        sim.stop()
 
 
 def _as_replaygate_sim() -> None:
