@@ -411,3 +411,23 @@ def test_a_bad_price_file_names_its_line(tmp_path: Path) -> None:
     path.write_text('currency = "USD"\n"m" = { input = "cheap", output = 1 }\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=rf"^{path}:2: m.input: expected a number"):
         load_price_file(path)
+
+
+@pytest.mark.parametrize(
+    ("written", "read"), [('"2026-03-01"', "2026-03-01"), ("2026-03-01", "2026-03-01")]
+)
+def test_a_price_table_is_as_of_a_date_quoted_or_not(
+    tmp_path: Path, written: str, read: str
+) -> None:
+    path = tmp_path / "prices.toml"
+    path.write_text(f'as_of = {written}\n"m" = {{ input = 1, output = 2 }}\n', encoding="utf-8")
+    assert load_price_file(path).as_of == read
+
+
+@pytest.mark.parametrize("written", ['"yesterday"', '"2026-13-01"', '"２０２６-03-01"'])
+def test_a_price_table_as_of_no_date_is_refused_at_its_line(tmp_path: Path, written: str) -> None:
+    # "yesterday" was kept and printed by the gate as the day the prices were read
+    path = tmp_path / "prices.toml"
+    path.write_text(f'"m" = {{ input = 1, output = 2 }}\nas_of = {written}\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"^{path}:2: as_of: expected a date, YYYY-MM-DD"):
+        load_price_file(path)

@@ -18,6 +18,7 @@ left out; a case opts out of cost with ``"cost": false``.
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -143,7 +144,8 @@ def read_prices(reader: TableReader, source: str) -> PriceTable:
     models: dict[str, Price] = {}
     for key, value in reader.table.items():
         if key in _METADATA:
-            reader.string(key)
+            if key != "as_of":  # a date, read by _as_of
+                reader.string(key)
             continue
         if not isinstance(value, Mapping):
             raise reader.error(
@@ -159,7 +161,24 @@ def read_prices(reader: TableReader, source: str) -> PriceTable:
             entry.number("output", 0.0, maximum=MAX_PRICE),
         )
     currency = reader.string("currency", "USD") or "USD"
-    return PriceTable(models, currency, source, reader.string("as_of"))
+    return PriceTable(models, currency, source, _as_of(reader))
+
+
+def _as_of(reader: TableReader) -> str | None:
+    """The table's ``as_of``, a date (``2026-03-01``, quoted or a TOML date), as ISO
+    text; a report and a gate note print it as the day the prices were read."""
+    value = reader.table.get("as_of")
+    if isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
+        return value.isoformat()
+    text = reader.string("as_of")
+    if text is None:
+        return None
+    try:
+        if not text.isascii():
+            raise ValueError
+        return datetime.date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise reader.error("as_of", f"expected a date, YYYY-MM-DD, got {text!r}") from None
 
 
 def load_price_file(path: Path) -> PriceTable:
