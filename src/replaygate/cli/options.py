@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
+from replaygate.click_errors import CommandError as CommandError  # the commands raise it
 from replaygate.click_numbers import DigitsInt
 from replaygate.config import MAX_TOKENS
 from replaygate.digits import a_decimal
@@ -26,12 +27,6 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-class CommandError(click.ClickException):
-    """A command that cannot run: printed as ``Error: ...``, exit status 2."""
-
-    exit_code = 2
 
 
 def describe(err: Exception) -> str:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from replaygate.click_errors import CommandError
 from replaygate.click_numbers import DigitsFloat, DigitsInt
 from replaygate.network import is_loopback
 from replaygate.sim.behavior_option import ChosenBehavior, behavior_option
@@ -144,8 +145,6 @@ def _serving(sim: Simulator, host: str) -> Iterator[Simulator]:
     """``sim`` started, and stopped when done. A ``--host`` that no resolver knows (a
     typo, a name of another network) is named in the error, where the resolver's own
     message (``name or service not known``) names no host."""
-    from replaygate.cli.options import CommandError
-
     try:
         sim.start()
     except socket.gaierror as err:
