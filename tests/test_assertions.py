@@ -96,7 +96,7 @@ def test_structure_with_pydantic_returns_the_model_and_lists_every_loc() -> None
     with pytest.raises(AssertionError) as err:
         assert_structure({"items": [{"entity": 3, "count": "many"}, {}]}, Report)
     assert str(err.value).splitlines()[1:] == [
-        "  $.items[0].count: Input should be a valid integer, unable to parse string as an integer",
+        "  $.items[0].count: Input should be a valid integer",
         "  $.items[0].entity: Input should be a valid string",
         "  $.items[1].count: Field required",
         "  $.items[1].entity: Field required",

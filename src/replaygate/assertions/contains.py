@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -67,6 +68,17 @@ def _alias_map(aliases: Mapping[str, Sequence[str]] | None) -> dict[str, tuple[s
     return {key: tuple(values) for key, values in aliases.items()}
 
 
+_UNSEEN = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
+"""The categories of characters that show nothing: controls, format marks (a direction
+mark, a zero-width joiner) and spaces."""
+
+
+def _visible(piece: str) -> bool:
+    """Whether ``piece`` holds a character that shows: one of only direction marks or
+    zero-width joiners is as good as empty (a text can carry them unseen)."""
+    return any(unicodedata.category(char) not in _UNSEEN for char in piece)
+
+
 def pieces_of(required: Iterable[str]) -> tuple[str, ...]:
     """The pieces of ``required``, read once (a generator gives them once: a check that
     read it again required nothing, and passed); one string, or bytes, is refused."""
@@ -95,10 +107,11 @@ def measure_contains(
         raise ValueError("required is empty: every text would pass; name at least one piece")
     alias_map = _alias_map(aliases)
     for piece in (*required, *(form for forms in alias_map.values() for form in forms)):
-        if not isinstance(piece, str) or not normalize(piece):
+        if not isinstance(piece, str) or not _visible(normalize(piece)):
             raise ValueError(
-                f"required piece or alias {piece!r} is not a non-empty string (after NFKC and "
-                "whitespace): every text would contain it"
+                f"required piece or alias {piece!r} is empty after NFKC and whitespace, or "
+                "holds only characters that show nothing (a direction mark, a zero-width "
+                "joiner): every text would contain it, or carry it unseen"
             )
     unknown = sorted(set(alias_map) - set(required))
     if unknown:

@@ -135,6 +135,11 @@ class Judge:
             raise ValueError(f"scale must be (low, high) with low < high, got {scale!r}")
         if not low <= threshold <= high:
             raise ValueError(f"threshold {threshold!r} is outside the scale {low}..{high}")
+        if threshold == low:
+            raise ValueError(
+                f"threshold {threshold!r} is the lowest grade of the scale {low}..{high}: "
+                "every grade would pass; give a threshold above it"
+            )
         self.judge_id = _judge_id(model, judge_id)
         self.under_test_id = _under_test_id(model, under_test)
         check_independence(self.judge_id, self.under_test_id, family_rule)

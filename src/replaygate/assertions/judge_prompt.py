@@ -17,7 +17,8 @@ from replaygate.assertions.errors import JudgeReplyError
 from replaygate.assertions.text import preview
 
 QUOTE = "| "
-GRADE_LINE = re.compile(r"[ \t]*GRADE:[ \t]*([+-]?\d+(?:\.\d+)?)[ \t]*")
+GRADE_LINE = re.compile(r"[ \t]*GRADE:[ \t]*([+-]?[0-9]+(?:\.[0-9]+)?)[ \t]*")
+"""A grade line; its number in ASCII digits only (``float`` would read ``٥`` as 5)."""
 LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 """Every character that ends a line for some reader (``str.splitlines``'s): a text's
 ``\r`` or U+2028 started an unquoted line in a judge that reads it so."""

@@ -201,9 +201,14 @@ class Check(Generic[T]):
         return self._outcome(measured.passed, measured.message, measured.score)
 
     def _outcome(self, passed: Any, message: str, score: Any) -> Outcome:
-        """The outcome of a measurement; one whose ``passed`` is not a yes or no, or whose
-        score is not a finite number, is an error naming this check (the outcome converts
-        both, as it does for every outcome)."""
+        """The outcome of a measurement; one whose ``passed`` is not a yes or no, whose
+        message is not text, or whose score is not a finite number, is an error naming
+        this check (the outcome checks all three, as it does for every outcome)."""
+        if not isinstance(message, str):  # None would be written as the text "None"
+            raise TypeError(
+                f"check {self.name!r}: the measure's message must be text (str), got "
+                f"{type(message).__name__} {message!r:.60}"
+            )
         try:
             return Outcome(self.name, self.kind, passed, message, score, self.category)
         except (TypeError, ValueError) as err:

@@ -95,6 +95,12 @@ def measure_set(
             "expected is empty: every set would pass (there is nothing to recall); name at "
             "least one item, or give min_precision to fail on extra items"
         )
+    if not min_recall and not min_precision:
+        raise ValueError(
+            f"min_recall is {min_recall!r} and no min_precision is above 0: every set would "
+            "pass (a recall of 0 meets the minimum); give min_recall above 0, or a "
+            "min_precision above 0 to fail on extra items"
+        )
     return SetResult(_items("got", got), wanted, min_recall, min_precision)
 
 

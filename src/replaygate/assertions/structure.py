@@ -114,9 +114,23 @@ def _pydantic_model(schema: Any) -> Any:
     return None
 
 
+def _strictly_validated(model: Any, payload: Any) -> Any:
+    """``payload`` validated by the pydantic ``model`` in strict mode, as JSON when it is
+    JSON data: a wrong type fails (``"5"`` is no integer, ``"yes"`` no boolean) where lax
+    mode would convert it, while what JSON carries as text (a datetime, a UUID, an enum's
+    value, a dict's integer key) is still read. A payload holding Python objects JSON
+    does not (a ``datetime``) is validated in strict Python mode."""
+    try:
+        text = json.dumps(payload, allow_nan=True)
+    except (TypeError, ValueError, RecursionError):  # not JSON data: strict on the objects
+        return model.model_validate(payload, strict=True)
+    return model.model_validate_json(text, strict=True)
+
+
 def measure_structure(payload: Any, schema: Schema) -> StructureResult:
     """Validate ``payload`` against ``schema``; collect every failing path. NaN and the
-    infinities fail at their path under either kind of schema."""
+    infinities fail at their path under either kind of schema; a pydantic model
+    validates strictly (:func:`_strictly_validated`)."""
     pydantic = None if isinstance(schema, Mapping) else _pydantic_model(schema)
     if pydantic is None and not isinstance(schema, Mapping):
         raise TypeError(
@@ -126,9 +140,8 @@ def measure_structure(payload: Any, schema: Schema) -> StructureResult:
     if isinstance(schema, Mapping):
         return StructureResult(tuple(_json_schema_problems(payload, schema, not_numbers)), payload)
     assert pydantic is not None  # a pydantic model class, checked above
-    model: Any = schema
     try:
-        value = model.model_validate(payload)
+        value = _strictly_validated(schema, payload)
         found: list[tuple[tuple[Any, ...], str]] = []
     except pydantic.ValidationError as err:
         value, found = None, [(tuple(e["loc"]), str(e["msg"])) for e in err.errors()]
@@ -154,13 +167,19 @@ def parse_json(text: str | bytes) -> Any:
 
     Only JSON passes: ``NaN``, ``Infinity`` and ``1e999`` (which Python's reader takes as
     numbers) fail, as the results readers refuse them, and so does a text nested too
-    deeply or an integer too long to be read, each naming where it is. Anything but text
+    deeply or an integer too long to be read, each naming where it is, and an object that
+    names a key twice, naming the key's path. Anything but text
     (``None``, a dict) is a TypeError naming its type.
     """
     if not isinstance(text, str | bytes | bytearray):
         raise TypeError(f"the output to parse as JSON must be text, got {type(text).__name__}")
     try:
-        return strict_json.loads(text, unique_keys=False)
+        return strict_json.loads(text)
+    except strict_json.DuplicateKeyError as err:
+        why = (
+            f"it names the key {_json_path(err.path)} twice in one object: a reader keeps "
+            "one of its values, so the other is never checked; keep one"
+        )
     except json.JSONDecodeError as err:
         raise AssertionError(f"output is not valid JSON: {jsondoc.syntax_error(err)}") from None
     except RecursionError:
@@ -170,6 +189,12 @@ def parse_json(text: str | bytes) -> Any:
     except ValueError as err:  # NaN, 1e999, an integer of thousands of digits
         why = json_where.refused_value(text) or str(err)
     raise AssertionError(f"output is not JSON that can be checked: {why}")
+
+
+def _json_path(field: str) -> str:
+    """A field path of :mod:`~replaygate.strict_json` (``a[0].b``) as the messages write
+    paths (``$.a[0].b``)."""
+    return f"${field}" if field.startswith("[") else f"$.{field}"
 
 
 def assert_json(text: str | bytes, schema: Schema) -> Any:

@@ -46,6 +46,32 @@ def _failure_text(err: BaseException) -> str:
 
 
 def _run_samples(item: pytest.Function, spec: SampleSpec) -> SampledResult:
+    """The case of a sampled test; a test whose samples ignored their index fails."""
+    from replaygate.sampling.index_use import unused_index_watch, watching_replays
+
+    watched = unused_index_watch(item.obj, spec.n, SAMPLE_FIXTURE)
+    with watching_replays(watched) as watch:
+        result = _sampled(item, spec)
+    _refuse_unused_index(item, spec, watch)
+    return result
+
+
+def _refuse_unused_index(item: pytest.Function, spec: SampleSpec, watch: Any) -> None:
+    """Fail a test whose body never read ``replaygate_sample`` yet replayed fixtures that
+    hold several samples: every sample replayed the same one (a broken test, which an
+    ``xfail`` marker does not excuse)."""
+    from replaygate.sampling.index_use import unused_index_problem
+
+    how = "ReplayModel(..., sample=replaygate_sample)"
+    problem = unused_index_problem(item.nodeid, spec.n, watch, how)
+    if problem is not None:
+        item.stash[UNCHECKED] = problem
+        pytest.fail(problem, pytrace=False)
+
+
+def _sampled(item: pytest.Function, spec: SampleSpec) -> SampledResult:
+    """Run the body once per sample; the case it makes (or the skip or xfail of every
+    sample)."""
     from replaygate.sampling.recorder import SampleChecks
     from replaygate.sampling.results import SampledResult
 
@@ -120,6 +146,15 @@ def _xfailed(reason: str) -> str:
     )
 
 
+def _kinds(result: SampledResult) -> set[str]:
+    """The kinds of the checks a case evaluated, with ``gate`` for a plain assertion that
+    failed a sample (a plain ``assert`` gates)."""
+    kinds: set[str] = {o.kind for s in result.samples for o in s.outcomes}
+    if any(s.failure is not None for s in result.samples):
+        kinds.add("gate")
+    return kinds
+
+
 def _failure_report(result: SampledResult) -> str:
     why = (
         "every sample failed"
@@ -170,7 +205,12 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     spec = pyfuncitem.stash.get(SPEC, None)
     if spec is None:
         return None
-    from replaygate.sampling.advice import ObserveWarning, SamplingWarning, sample_count_advice
+    from replaygate.sampling.advice import (
+        ObserveWarning,
+        SamplingWarning,
+        sample_count_advice,
+        signals_only_advice,
+    )
 
     state = pyfuncitem.config.stash[STATE]
     result = _run_samples(pyfuncitem, spec)
@@ -179,6 +219,9 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     advice = sample_count_advice(result.case, spec.n, categories or None)
     if advice:
         _advise(pyfuncitem, advice, SamplingWarning)
+    signals_only = signals_only_advice(result.case, _kinds(result))
+    if signals_only:
+        _advise(pyfuncitem, signals_only, SamplingWarning)
     if result.verdict == "pass":
         return True
     if result.verdict == "observe" and not state.observe_fails:

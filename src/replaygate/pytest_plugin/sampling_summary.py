@@ -70,11 +70,15 @@ class Collector:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Write the results file and flaky report, unless a usage error stopped the
-        session before any test ran, or it runs none (``--collect-only``, ``--setup-only``,
-        ``--setup-plan``); exit 1 when a test was flaky."""
+        session before any test ran, it runs none (``--collect-only``, ``--setup-only``,
+        ``--setup-plan``) or it was interrupted (its files would hold part of the run);
+        exit 1 when a test was flaky."""
         state = self.state
         if session.exitstatus == pytest.ExitCode.USAGE_ERROR or _runs_no_test(session.config):
             return  # no test ran: the files of the last run are kept
+        if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+            _keep_last_files(state)
+            return
         if state.results is not None:
             from replaygate.sampling.results import write_results
 
@@ -136,6 +140,24 @@ def _runs_no_test(config: pytest.Config) -> bool:
     ``--setup-plan``) the tests, and runs none: its empty results would replace the last
     run's."""
     return any(config.getoption(name, False) for name in ("collectonly", "setuponly", "setupplan"))
+
+
+def _keep_last_files(state: SessionState) -> None:
+    """Write no result file for an interrupted session (Ctrl-C): its cases are a part of
+    the run, and would replace the last complete file; say so in the summary."""
+    options = [
+        (option, path)
+        for option, path in (
+            ("--sampling-results", state.results),
+            ("--flaky-report", state.flaky_report),
+        )
+        if path is not None
+    ]
+    for option, path in options:
+        state.write_errors.append(
+            f"{option}: the session was interrupted, so {path} was not written (any earlier "
+            "file there is as the last complete session left it)"
+        )
 
 
 @contextlib.contextmanager

@@ -38,3 +38,27 @@ def sample_count_advice(case: str, n: int, categories: Iterable[str] | None) -> 
             "chance, so run it once (n=1) and let it fail fast"
         )
     return None
+
+
+def signals_only_advice(case: str, kinds: Iterable[str]) -> str | None:
+    """Why ``case``, whose checks are of ``kinds``, gates nothing, or None.
+
+    A signal is recorded and never fails a sample, so a case of signals only passes every
+    sample whatever they find (only a plain assertion could fail one): its ``pass`` says
+    nothing about the output.
+    """
+    found = set(kinds)
+    if not found or found != {"signal"}:
+        return None
+    return (
+        f"{_shown(case)}: every check is a signal, so the case gates nothing: its samples pass "
+        "whatever the signals find (only a failed plain assertion fails one), and its "
+        "verdict says nothing about the output; declare at least one check kind='gate' to "
+        "let the case fail"
+    )
+
+
+def _shown(case: str) -> str:
+    """``case`` as a warning can carry it: half of a surrogate pair (a case id from a file
+    name that is not UTF-8) as its escape, which any stream can write."""
+    return case.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -11,6 +11,25 @@ T = TypeVar("T")
 _UNSET: Any = object()
 
 
+def _require_checks(value: Any, checks: tuple[Any, ...], index: int) -> None:
+    """Refuse, naming what was given, a check that is no :class:`Check`: a list of checks
+    (``evaluate(output, [CITES])``) or the output and a check swapped."""
+    for position, check in enumerate(checks, start=1):
+        if isinstance(check, Check):
+            continue
+        if isinstance(check, list | tuple | set | frozenset):
+            how = "pass each as its own argument: evaluate(output, *checks)"
+        elif isinstance(value, Check):
+            how = "the output comes first: evaluate(output, check, ...)"
+        else:
+            how = "make one with a check factory (citations_check, contains_check, ...)"
+        raise TypeError(
+            f"evaluate in sample {index}: argument {position} after the output is a "
+            f"{type(check).__name__}, not a Check; checks are Check objects given as "
+            f"separate arguments ({how})"
+        )
+
+
 class SampleChecks:
     """Evaluates checks on an output and keeps their outcomes for this sample.
 
@@ -32,6 +51,7 @@ class SampleChecks:
                 f"evaluate got no check in sample {self.index}: the sample would pass having "
                 "checked nothing; pass at least one gate or signal"
             )
+        _require_checks(value, checks, self.index)
         seen = {o.name for o in self.outcomes}
         for check in checks:
             if check.name in seen:

@@ -60,12 +60,29 @@ class ResultsFormatError(ReplaygateError):
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` if it is plain JSON, else its ``repr``."""
+    """``value`` if it is plain JSON, else its ``repr``; a value whose ``repr`` cannot be
+    made either (nested thousands deep, an integer of more digits than Python writes) is
+    kept as a short text saying so (:func:`_unwritten`), never an error of the sample."""
     try:
         json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
+        pass
+    else:
+        return value
+    try:
         return repr(value)
-    return value
+    except (ValueError, RecursionError) as err:
+        return _unwritten(value, err)
+
+
+def _unwritten(value: Any, err: BaseException) -> str:
+    """What a results file keeps of an output that cannot be written out."""
+    why = (
+        "nested too deeply to be written"
+        if isinstance(err, RecursionError)
+        else f"not writable as text ({err})"
+    )
+    return f"<output not kept: a {type(value).__name__} {why}>"
 
 
 @dataclass(frozen=True)

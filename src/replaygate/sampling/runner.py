@@ -7,7 +7,16 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from replaygate.assertions.kinds import Check, require_unique_names
-from replaygate.sampling.advice import SamplingWarning, sample_count_advice
+from replaygate.sampling.advice import (
+    SamplingWarning,
+    sample_count_advice,
+    signals_only_advice,
+)
+from replaygate.sampling.index_use import (
+    unused_index_problem,
+    unused_index_watch,
+    watching_replays,
+)
 from replaygate.sampling.results import SampledResult, SampleResult, jsonable
 from replaygate.sampling.verdict import SampleSpec
 
@@ -29,8 +38,10 @@ def run_sampled(
     fails that sample; any other exception, from ``fn`` or a check, propagates with a
     note naming the case, the sample (and the check): a broken sample is an error, not
     a failed one. No sample is ever retried. No checks at all is a ValueError (every
-    sample would pass). Warns (:class:`SamplingWarning`) when ``n`` does not suit the
-    checks.
+    sample would pass), and so is an ``fn`` that never reads its index yet replays
+    fixtures holding several samples (every sample replayed the same one). Warns
+    (:class:`SamplingWarning`) when ``n`` does not suit the checks, and when every check
+    is a signal (the case gates nothing).
     """
     SampleSpec(n, floor)
     checks = tuple(checks)
@@ -40,9 +51,25 @@ def run_sampled(
             "nothing; give at least one gate or signal"
         )
     require_unique_names(checks)
-    advice = sample_count_advice(case, n, [c.category for c in checks])
-    if advice:
-        warnings.warn(advice, SamplingWarning, stacklevel=2)
+    for advice in (
+        sample_count_advice(case, n, [c.category for c in checks]),
+        signals_only_advice(case, [c.kind for c in checks]),
+    ):
+        if advice:
+            warnings.warn(advice, SamplingWarning, stacklevel=2)
+    with watching_replays(unused_index_watch(fn, n)) as watch:
+        samples = _samples(fn, n, checks, case)
+    problem = unused_index_problem(case, n, watch, "ReplayModel(..., sample=i) in fn(i)")
+    if problem is not None:
+        raise ValueError(problem)
+    descriptions: dict[str, Any] = {c.name: c.description for c in checks}
+    return SampledResult(case, n, floor, tuple(samples), descriptions)
+
+
+def _samples(
+    fn: Callable[[int], T], n: int, checks: tuple[Check[T], ...], case: str
+) -> list[SampleResult]:
+    """Each sample's result, in index order; an exception names its sample and case."""
     samples: list[SampleResult] = []
     for index in range(n):
         try:
@@ -50,8 +77,7 @@ def run_sampled(
         except Exception as err:  # from fn or a check (which names itself): say where
             err.add_note(f"raised in sample {index} of {n} of case {case}")
             raise
-    descriptions: dict[str, Any] = {c.name: c.description for c in checks}
-    return SampledResult(case, n, floor, tuple(samples), descriptions)
+    return samples
 
 
 def _sample(fn: Callable[[int], T], index: int, checks: tuple[Check[T], ...]) -> SampleResult:

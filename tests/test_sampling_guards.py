@@ -1,0 +1,239 @@
+"""Sampled runs that would report a pass they did not earn, or fail with a raw error.
+
+A model built without the sample index, a case of signals only, checks given as a list,
+a measure whose message is no text, an output no results file can hold, and a session
+interrupted before its results were complete.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.assertions import Check, citations_check, contains_check
+from replaygate.models.fakes import ScriptedModel
+from replaygate.models.replay import RecordingModel, ReplayModel
+from replaygate.models.types import Message, ModelResponse
+from replaygate.sampling import (
+    SampleChecks,
+    SamplingWarning,
+    load_results,
+    run_sampled,
+    write_results,
+)
+
+SETTINGS: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
+QUESTION = [Message.user("What is RAG?")]
+CITES = citations_check(["doc-rag"], kind="gate")
+ANSWERS = ["A [doc-rag].", "B [doc-rag].", "C, uncited.", "D [doc-rag].", "E [doc-rag]."]
+
+
+def record(path: Path) -> Path:
+    """A store holding one request with the 5 samples of :data:`ANSWERS` (sample 2 uncited)."""
+    for sample, text in enumerate(ANSWERS):
+        live = ScriptedModel([ModelResponse(text=text)])
+        recorder = RecordingModel(live, path, approve_live=True, sample=sample, **SETTINGS)
+        recorder.complete(QUESTION, [])
+    return path
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return record(tmp_path_factory.mktemp("guards") / "answers.jsonl")
+
+
+def quiet_run(*args: Any, **kwargs: Any) -> Any:
+    """``run_sampled`` with its advice warnings silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SamplingWarning)
+        return run_sampled(*args, **kwargs)
+
+
+# -- the sample index ------------------------------------------------------------------
+
+
+def test_run_sampled_refuses_a_function_that_never_reads_its_index(store: Path) -> None:
+    def answer(sample: int) -> str:
+        return ReplayModel(store, **SETTINGS).complete(QUESTION, []).text  # sample= forgotten
+
+    def indexed(sample: int) -> str:
+        return ReplayModel(store, sample=sample, **SETTINGS).complete(QUESTION, []).text
+
+    with pytest.raises(ValueError, match="sample index unused") as err:
+        quiet_run(answer, 5, 5, [CITES], case="rag")
+    assert "the 5 samples of rag never read their sample index" in str(err.value)
+    assert "(5 samples)" in str(err.value) and "sample=i" in str(err.value)
+    # what is not refused: the index used, one sample, a function that replays nothing
+    assert quiet_run(indexed, 5, 5, [CITES], case="rag").passes == 4
+    assert quiet_run(answer, 1, 1, [CITES], case="one").passes == 1
+    assert quiet_run(lambda sample: "RAG [doc-rag].", 5, 5, [CITES], case="fake").passes == 5
+
+
+SAMPLED_TEST = """
+import pytest
+
+from replaygate.assertions import citations_check
+from replaygate.models.replay import ReplayModel
+from replaygate.models.types import Message
+
+CITES = citations_check({"doc-rag"}, kind="gate")
+
+
+@pytest.mark.sampled(n=5, floor=5)
+def test_unused(replaygate_sample, replaygate_checks):
+    model = ReplayModel("answers.jsonl", model="claude-sonnet-4-5", max_tokens=64)
+    replaygate_checks.evaluate(model.complete([Message.user("What is RAG?")], []).text, CITES)
+
+
+@pytest.mark.sampled(n=5, floor=4)
+def test_used(replaygate_sample, replaygate_checks):
+    model = ReplayModel("answers.jsonl", model="claude-sonnet-4-5", max_tokens=64,
+                        sample=replaygate_sample)
+    replaygate_checks.evaluate(model.complete([Message.user("What is RAG?")], []).text, CITES)
+"""
+
+
+def test_a_sampled_test_that_never_passes_its_index_fails(pytester: pytest.Pytester) -> None:
+    record(pytester.path / "answers.jsonl")
+    pytester.makepyfile(test_index=SAMPLED_TEST)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--sampling-results=r.json")
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*sample index unused: the 5 samples of test_index.py::test_unused never read "
+            "their sample index*(ReplayModel(..., sample=replaygate_sample))"
+        ]
+    )
+    [used] = load_results(pytester.path / "r.json")  # the failed test makes no case
+    assert (used.case, used.passes) == ("test_index.py::test_used", 4)
+
+
+# -- signals only ----------------------------------------------------------------------
+
+
+def test_run_sampled_warns_that_a_case_of_signals_only_gates_nothing() -> None:
+    signal = contains_check(["context"], kind="signal")
+    with pytest.warns(SamplingWarning, match="every check is a signal, so the case gates"):
+        result = run_sampled(lambda i: "nothing", 3, 3, [signal], case="signals")
+    assert result.verdict == "pass"  # the verdict is as computed: signals never gate
+    with warnings.catch_warnings():  # a case with a gate is not warned
+        warnings.simplefilter("error", SamplingWarning)
+        run_sampled(lambda i: "[doc-rag] context", 3, 3, [CITES, signal], case="gated")
+
+
+def test_a_sampled_test_of_signals_only_is_warned(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_signals="""
+import pytest
+from replaygate.assertions import contains_check
+
+SIGNAL = contains_check(["context"], kind="signal")
+
+@pytest.mark.sampled(n=3, floor=3)
+def test_signals(replaygate_sample, replaygate_checks):
+    replaygate_checks.evaluate("nothing here", SIGNAL)
+"""
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*SamplingWarning*every check is a signal, so the case gates*"])
+
+
+# -- evaluate's arguments and a measure's message ----------------------------------------
+
+
+def test_evaluate_refuses_checks_given_as_a_list() -> None:
+    with pytest.raises(TypeError, match="a list, not a Check; checks are Check objects given"):
+        SampleChecks(1).evaluate("no citation", [CITES])  # type: ignore[list-item]
+
+
+def test_evaluate_refuses_the_output_and_a_check_swapped() -> None:
+    with pytest.raises(TypeError, match="the output comes first"):
+        SampleChecks(0).evaluate(CITES, "no citation")  # type: ignore[arg-type]
+
+
+class NoMessage:
+    """A measure whose message is None."""
+
+    passed, message, score = True, None, None
+
+
+def test_a_measure_whose_message_is_not_text_is_refused_naming_the_check() -> None:
+    check = Check("tone", "gate", lambda value: NoMessage())
+    with pytest.raises(TypeError, match="check 'tone': the measure's message must be text"):
+        check.evaluate("text")
+
+
+# -- outputs no results file can hold ----------------------------------------------------
+
+
+def nested(depth: int) -> list[Any]:
+    outer: list[Any] = []
+    inner = outer
+    for _ in range(depth):
+        inner.append([])
+        inner = inner[0]
+    return outer
+
+
+@pytest.mark.parametrize(
+    ("output", "kept"),
+    [
+        (nested(5000), "<output not kept: a list nested too deeply to be written>"),
+        ({"count": 10**5000}, "<output not kept: a dict not writable as text (Exceeds"),
+    ],
+    ids=["deep", "huge-int"],
+)
+def test_an_output_that_cannot_be_written_is_kept_as_a_short_text(
+    output: Any, kept: str, tmp_path: Path
+) -> None:
+    check = Check("any", "gate", lambda value: None)
+    result = quiet_run(lambda i: output, 3, 2, [check], case="odd")
+    assert all(sample.output.startswith(kept) for sample in result.samples)
+    write_results(tmp_path / "r.json", [result])
+    assert load_results(tmp_path / "r.json")[0].samples[0].output.startswith(kept)
+
+
+# -- an interrupted session --------------------------------------------------------------
+
+
+INTERRUPTED = """
+import os
+import pytest
+from replaygate.assertions import citations_check
+
+CITES = citations_check({"doc-rag"}, kind="gate")
+
+@pytest.mark.sampled(n=3, floor=3)
+def test_first(replaygate_sample, replaygate_checks):
+    replaygate_checks.evaluate("[doc-rag]", CITES)
+
+@pytest.mark.sampled(n=3, floor=3)
+def test_second(replaygate_sample, replaygate_checks):
+    replaygate_checks.evaluate("[doc-rag]", CITES)
+    if os.environ.get("INTERRUPT"):
+        raise KeyboardInterrupt
+"""
+
+
+def test_an_interrupted_session_keeps_the_last_results_file(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_int=INTERRUPTED)
+    pytester.runpytest("-p", "no:cacheprovider", "--sampling-results=r.json")
+    complete = (pytester.path / "r.json").read_text(encoding="utf-8")
+    assert [c["case"] for c in json.loads(complete)["cases"]] == [
+        "test_int.py::test_first",
+        "test_int.py::test_second",
+    ]
+    monkeypatch.setenv("INTERRUPT", "1")  # in a process of its own: Ctrl-C ends it
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--sampling-results=r.json")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert (pytester.path / "r.json").read_text(encoding="utf-8") == complete
+    result.stdout.fnmatch_lines(
+        ["*--sampling-results: the session was interrupted, so *r.json was not written*"]
+    )
