@@ -24,6 +24,8 @@ from replaygate.models.types import Message
 from replaygate.sim import Simulator
 from sdks import anthropic
 
+pytestmark = pytest.mark.slow  # a real git repository
+
 MODEL = "claude-test-model"
 QUESTION = Message.user("What is RAG?")
 

@@ -97,6 +97,7 @@ def test_used(replaygate_sample, replaygate_checks):
 """
 
 
+@pytest.mark.slow  # a pytest session of its own
 def test_a_sampled_test_that_never_passes_its_index_fails(pytester: pytest.Pytester) -> None:
     record(pytester.path / "answers.jsonl")
     pytester.makepyfile(test_index=SAMPLED_TEST)
@@ -125,6 +126,7 @@ def test_run_sampled_warns_that_a_case_of_signals_only_gates_nothing() -> None:
         run_sampled(lambda i: "[doc-rag] context", 3, 3, [CITES, signal], case="gated")
 
 
+@pytest.mark.slow  # a pytest session of its own
 def test_a_sampled_test_of_signals_only_is_warned(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_signals="""
@@ -220,6 +222,7 @@ def test_second(replaygate_sample, replaygate_checks):
 """
 
 
+@pytest.mark.slow  # pytest sessions of its own, one a process
 def test_an_interrupted_session_keeps_the_last_results_file(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
