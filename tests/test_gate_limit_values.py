@@ -9,41 +9,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from replaygate.assertions.kinds import Outcome
 from replaygate.cli import main
-from replaygate.evals import CaseResult, EvalResults, GateConfig, update_baseline
+from replaygate.evals import EvalResults, GateConfig, update_baseline
 from replaygate.evals.prices import Price, PriceTable
-from replaygate.evals.scorers import CaseCounts
-from replaygate.sampling import SampledResult, SampleResult
+from test_gate_price_tables import case
 
 PRICES = PriceTable({"m": Price(3.0, 15.0)}, "USD", "shipped")
 
 
-def case(case_id: str, passes: int) -> CaseResult:
-    """A case of 5 samples, ``passes`` of them passing (the floor is 4)."""
-    samples = tuple(
-        SampleResult(i, (Outcome("citations", "gate", i < passes, "", None, "set"),), {})
-        for i in range(5)
-    )
-    sampled = SampledResult(case_id, 5, 4, samples)
-    counts = CaseCounts(
-        samples=5,
-        passed=sampled.verdict == "pass",
-        runs=5,
-        scored=True,
-        cited=5,
-        correct=5,
-        expected=5,
-        input_tokens=500,
-        output_tokens=0,
-        steps=15,
-        cost=500 * 3.0 / 1_000_000,
-    )
-    return CaseResult(sampled, counts)
-
-
 def results(*passes: int) -> EvalResults:
-    cases = tuple(case(f"c{i}", n) for i, n in enumerate(passes))
+    cases = tuple(case(f"c{i}", passes=n) for i, n in enumerate(passes))
     info = {"time": "2026-12-01T00:00:00Z", "mode": "replay", "model": "m"}
     return EvalResults(cases, {**info, "prices": PRICES.to_json()})
 

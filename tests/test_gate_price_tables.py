@@ -25,15 +25,17 @@ SHIPPED = PriceTable({"m": Price(3.0, 15.0), "other": Price(1.0, 5.0)}, "USD", "
 CHEAP = PriceTable({"m": Price(0.5, 2.5), "other": Price(1.0, 5.0)}, "USD", "cheap.toml")
 
 
-def case(case_id: str, price: float) -> CaseResult:
-    """A passing case of 5 samples of 100 input tokens each, priced at ``price``."""
+def case(case_id: str, price: float = 3.0, passes: int = 5) -> CaseResult:
+    """A case of 5 samples of 100 input tokens each, priced at ``price``, ``passes`` of
+    them passing (the floor is 4)."""
     samples = tuple(
-        SampleResult(i, (Outcome("citations", "gate", True, "", None, "set"),), {})
+        SampleResult(i, (Outcome("citations", "gate", i < passes, "", None, "set"),), {})
         for i in range(5)
     )
+    sampled = SampledResult(case_id, 5, 4, samples)
     counts = CaseCounts(
         samples=5,
-        passed=True,
+        passed=sampled.verdict == "pass",
         runs=5,
         scored=True,
         cited=5,
@@ -44,7 +46,7 @@ def case(case_id: str, price: float) -> CaseResult:
         steps=15,
         cost=500 * price / 1_000_000,
     )
-    return CaseResult(SampledResult(case_id, 5, 4, samples), counts)
+    return CaseResult(sampled, counts)
 
 
 def results(prices: PriceTable, *, tokens_price: float | None = None) -> EvalResults:
