@@ -19,6 +19,7 @@ from replaygate.errors import (
     FixtureMismatchError,
     LiveCallNotApproved,
     ReplayErrorCaughtWarning,
+    TaskOutlivesBlockWarning,
 )
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, intercept
@@ -246,3 +247,41 @@ def test_a_block_entered_through_an_exit_stack_reads_its_own_catch(tmp_path: Pat
             stack.enter_context(intercept(tmp_path / "none.jsonl"))
             with pytest.raises(FixtureMismatchError):
                 user_code(None)
+
+
+def test_a_task_still_running_as_its_block_ends_is_warned_of(tmp_path: Path) -> None:
+    """A task started inside a replaying block that sends after it ended: the clients were
+    no longer patched, and its send went to the network without a word."""
+
+    async def late(go: asyncio.Event) -> None:
+        await go.wait()
+
+    async def run() -> list[str]:
+        go, never = asyncio.Event(), asyncio.Event()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with intercept(tmp_path / "s.jsonl"):
+                awaited = asyncio.create_task(late(go), name="awaited")
+                left = asyncio.create_task(late(never), name="left-running")
+                go.set()
+                await awaited
+            left.cancel()
+        return [str(w.message) for w in caught if w.category is TaskOutlivesBlockWarning]
+
+    warned = asyncio.run(run())
+    assert len(warned) == 1, warned
+    assert warned[0].startswith(
+        "1 asyncio task(s) started inside this intercept() block still run as it ends "
+        "(left-running): what they send after it is neither answered from the store nor "
+        "recorded"
+    )
+
+
+def test_a_block_whose_tasks_ended_inside_it_gives_no_such_warning(tmp_path: Path) -> None:
+    async def run() -> None:
+        with intercept(tmp_path / "s.jsonl"):
+            await asyncio.gather(asyncio.sleep(0), asyncio.sleep(0))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TaskOutlivesBlockWarning)
+        asyncio.run(run())

@@ -536,6 +536,11 @@ class ReplayErrorCaughtWarning(ReplaygateWarning):
     under test caught them and went on."""
 
 
+class TaskOutlivesBlockWarning(ReplaygateWarning):
+    """An ``intercept`` block ended while asyncio tasks started inside it still ran: what
+    they send after it is not answered from the store, nor recorded."""
+
+
 class ResponseLeftOpenWarning(ReplaygateWarning):
     """A recording block ended while a live response (not an event stream) was neither
     read to its end nor closed: it could not be recorded."""

@@ -23,11 +23,16 @@ import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from types import CodeType
-from typing import Unpack
+from typing import Any, Unpack
 from urllib.parse import urlsplit
 
 from replaygate.code_objects import code_within
-from replaygate.errors import NothingRecordedWarning, ReplayErrorCaughtWarning, ReplaygateError
+from replaygate.errors import (
+    NothingRecordedWarning,
+    ReplayErrorCaughtWarning,
+    ReplaygateError,
+    TaskOutlivesBlockWarning,
+)
 from replaygate.http.active import answering_with
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.learners import learner_at
@@ -91,6 +96,36 @@ def _entered_from() -> CodeType:
     return frame.f_code
 
 
+def running_tasks() -> set[Any] | None:
+    """The asyncio tasks of the loop running in this thread, or None where none runs (a
+    process that never imported asyncio has none)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return None
+    try:
+        return set(asyncio.all_tasks(asyncio.get_running_loop()))
+    except RuntimeError:  # no loop runs in this thread
+        return None
+
+
+def tasks_left(before: set[Any] | None) -> str | None:
+    """What a block says of the tasks started inside it (those not in ``before``, the
+    tasks running as it was entered) that still run as it ends, or None."""
+    after = running_tasks()
+    if before is None or after is None:
+        return None
+    left = [task for task in after - before if not task.done()]
+    if not left:
+        return None
+    names = ", ".join(sorted(task.get_name() for task in left)[:3])
+    return (
+        f"{len(left)} asyncio task(s) started inside this intercept() block still run as it "
+        f"ends ({names}): what they send after it is neither answered from the store nor "
+        "recorded, and goes to the network as the code addresses it. Await them (or "
+        "cancel them) inside the block"
+    )
+
+
 def caught_inside(caught: list[ReplaygateError]) -> str:
     """What a block that ended normally after raising replay errors says of them."""
     first = str(caught[0]).splitlines()[0]
@@ -140,6 +175,7 @@ def intercept(
     """
     origin = None if live_origin is None else loopback_origin(live_origin)
     block = _entered_from()
+    tasks = running_tasks()
     exchange = Exchange.of(store, mode, **options)
     before = (exchange.sent, len(exchange.raised))
     with ExitStack() as stack:
@@ -160,3 +196,6 @@ def intercept(
     caught = _unreached(exchange.raised[before[1] :], block)
     if caught:
         warnings.warn(caught_inside(caught), ReplayErrorCaughtWarning, stacklevel=3)
+    left = tasks_left(tasks)
+    if left is not None:
+        warnings.warn(left, TaskOutlivesBlockWarning, stacklevel=3)
