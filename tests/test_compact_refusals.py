@@ -23,6 +23,7 @@ from replaygate import Fixture, FixtureStore
 from replaygate.cli import main
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import record_response
+from wire_shapes import text_answer
 
 META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
 AS_ROOT = os.geteuid() == 0
@@ -32,26 +33,14 @@ def _request(text: str) -> dict[str, Any]:
     return {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": text}]}
 
 
-def _answer(text: str) -> dict[str, Any]:
-    return {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "m",
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
-        "usage": {"input_tokens": 1, "output_tokens": 1},
-    }
-
-
 def _store(path: Path, *, sampled: bool = True) -> Path:
     """A store at ``path`` holding fixtures ``a`` and ``b``, and a sample line of ``a``
     when ``sampled``; its lock file is removed (a checkout holds none)."""
     with FixtureStore.open(path) as store:
-        store.put(Fixture.create(_request("a"), [_answer("a0")], META))
-        store.put(Fixture.create(_request("b"), [_answer("b0")], META))
+        store.put(Fixture.create(_request("a"), [text_answer("a0")], META))
+        store.put(Fixture.create(_request("b"), [text_answer("b0")], META))
         if sampled:
-            record_response(store, _request("a"), _answer("a1"), sample=1, meta=META)
+            record_response(store, _request("a"), text_answer("a1"), sample=1, meta=META)
     Path(f"{path}.lock").unlink()
     return path
 
@@ -106,7 +95,7 @@ def test_a_store_file_not_named_jsonl_is_read_as_jsonl_as_verify_reads_it(here: 
     assert len(backup.read_bytes().splitlines()) == 2
     with FixtureStore.open(backup) as store:
         found = store.lookup(_request("a"))
-    assert found is not None and found.responses == (_answer("a0"), _answer("a1"))
+    assert found is not None and found.responses == (text_answer("a0"), text_answer("a1"))
 
 
 def test_a_store_with_nothing_to_fold_is_only_read(here: Path) -> None:

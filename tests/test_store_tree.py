@@ -16,6 +16,7 @@ from replaygate.cli import main
 from replaygate.errors import FixtureFormatError
 from replaygate.fixtures.fixture import Fixture, make_meta
 from replaygate.fixtures.store import FixtureStore, store_roots
+from wire_shapes import text_answer
 
 REQUEST = {
     "method": "POST",
@@ -26,15 +27,7 @@ REQUEST = {
 
 
 def _response(text: str) -> dict[str, Any]:
-    body = {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "m",
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
-        "usage": {"input_tokens": 1, "output_tokens": 1},
-    }
+    body = text_answer(text)
     return {"status": 200, "headers": {"content-type": "application/json"}, "body": body}
 
 

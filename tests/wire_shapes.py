@@ -41,3 +41,16 @@ EMPTY_ANSWER: dict[str, Any] = {
     "usage": {"input_tokens": 1, "output_tokens": 1},
 }
 """A Messages API answer of no content, with the token counts every answer carries."""
+
+
+def text_answer(text: str) -> dict[str, Any]:
+    """A Messages API answer whose one block is the text ``text``."""
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
