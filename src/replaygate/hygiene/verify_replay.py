@@ -154,7 +154,8 @@ def replays_plainly(response: Any, reader: int) -> bool:
 def plain_anthropic(response: dict[str, Any]) -> bool:
     """Whether ``response`` is plainly a Messages API response the converter reads: a list
     of content blocks, each a text block with its text or a tool call with its id, name
-    and input, a known ``stop_reason`` and both token counts, 0 or more. False means
+    and input, a known ``stop_reason``, both token counts, 0 or more, and no ``type`` but
+    ``message``. False means
     "not known": the converter decides, and says why (a block of another type may be a
     newer API's, or a misspelt one).
     """
@@ -163,8 +164,10 @@ def plain_anthropic(response: dict[str, Any]) -> bool:
         response.get("usage"),
         response.get("stop_reason"),
     )
-    if type(blocks) is not list or (
-        stop is not None and (type(stop) is not str or stop not in _STOPS)
+    if (
+        type(blocks) is not list
+        or (stop is not None and (type(stop) is not str or stop not in _STOPS))
+        or response.get("type", "message") != "message"
     ):
         return False
     if type(usage) is not dict:

@@ -225,9 +225,13 @@ READ_BLOCKS = ("text", "tool_use")
 
 
 def from_anthropic_response(response: Mapping[str, Any]) -> ModelResponse:
-    """The engine's view of a Messages API response body; a block whose type misspells
-    one the engine reads is refused (it would replay as an answer without it)."""
-    blocks = field_of(response, "content", list, "response")
+    """The engine's view of a Messages API response body; one that is no ``message`` (an
+    error's body, stored as an answer by a hand edit), or a block whose type misspells
+    one the engine reads, is refused (it would replay as an answer without it)."""
+    blocks = field_of(response, "content", list, "response")  # refuses a non-object first
+    kind = response.get("type", "message")
+    if kind != "message":  # an error's body, or a hand edit: no answer the API gave
+        raise WireFormatError("response.type", f"expected 'message', got {kind!r}")
     for i, block in enumerate(blocks):
         kind_of(block, READ_BLOCKS, f"response.content[{i}]")
     stop = optional_field(response, "stop_reason", str, "response", "end_turn")
