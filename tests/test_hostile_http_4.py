@@ -260,6 +260,10 @@ def test_a_header_requests_cannot_send_is_named(tmp_path: Path, counted: str) ->
     )
 
 
+KEY = "ghp_" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa9b"
+"""A token of a family, which a message never shows."""
+
+
 class _Labelled(http.server.BaseHTTPRequestHandler):
     """Answers with a header of the bytes its path names, beside the kept content type."""
 
@@ -269,6 +273,7 @@ class _Labelled(http.server.BaseHTTPRequestHandler):
         "/utf8": b"x-request-id: req-\xc3\xa9",
         "/latin1": b"x-request-id: req-\xe9",
         "/unkept": b"x-note: caf\xc3\xa9",
+        "/secret": b"x-request-id: req-" + KEY.encode() + b"\xc3\xa9",
     }
 
     def do_POST(self) -> None:
@@ -301,6 +306,21 @@ def test_a_kept_response_header_no_replay_could_hand_over_is_not_recorded(
         "hands a client the kept headers as ASCII text, so this response was not recorded"
     )
     assert not store.exists()
+
+
+def test_a_token_in_a_header_no_replay_could_hand_over_is_masked_in_the_error(
+    tmp_path: Path,
+) -> None:
+    # the error quoted the first 60 characters of the value, most of the token
+    with (
+        serving(_Labelled) as base,
+        httpx2_client(tmp_path / "id.jsonl", "record-missing", approve_live=True) as client,
+        pytest.raises(WireFormatError) as caught,
+    ):
+        client.post(f"{base}/secret", content=b"{}")
+    message = str(caught.value)
+    assert message.startswith("response.headers.x-request-id: expected one line of ASCII")
+    assert "<GitHub token #1, " in message and KEY[:12] not in message
 
 
 def test_a_response_header_that_is_not_ascii_and_not_kept_is_handed_over_and_recorded(

@@ -229,8 +229,11 @@ def _check_headers(headers: Mapping[str, Any]) -> None:
     if joined.isascii() and "\n" not in joined and "\r" not in joined:
         return
     name, value = next((k, v) for k, v in headers.items() if not (_one_line(v) and v.isascii()))
+    from replaygate.sanitize.secret_mask import masked_texts  # an error's path only
+
+    (quoted,) = masked_texts([value]) if isinstance(value, str) else (value,)
     raise WireFormatError(
-        f"response.headers.{name}", f"expected one line of ASCII text, got {shown(value)}"
+        f"response.headers.{name}", f"expected one line of ASCII text, got {shown(quoted)}"
     )
 
 
