@@ -31,15 +31,15 @@ from replaygate.evals.config import Config, load_config
 from replaygate.models.replay import RequestSettings
 
 
-def _missing(what: str, flag: str, key: str, config: Config) -> CommandError:
+def missing_setting(what: str, flag: str, key: str, config: Config) -> CommandError:
     """What is found neither on the command line nor in ``config``: the flag, and the key
     of the file read (a store's own project may not be the one the command ran in)."""
     return CommandError(
-        f"no {what}: pass {flag}, or set {key} in [tool.replaygate] of {config_named(config)}"
+        f"no {what}: pass {flag}, or set {key} in [tool.replaygate] of {_config_named(config)}"
     )
 
 
-def config_named(config: Config) -> str:
+def _config_named(config: Config) -> str:
     """The config file read, for a message: its path, or what was looked for."""
     if config.file is None:
         return f"a pyproject.toml (none found at or above {config.root})"
@@ -53,7 +53,7 @@ def choose_agent(given: str | None, config: Config) -> tuple[str, AgentEntry]:
     if given:
         return given, load_agent(given)
     if not config.agent:
-        raise _missing("agent to run", "--agent package.module:function", "agent", config)
+        raise missing_setting("agent to run", "--agent package.module:function", "agent", config)
     return config.agent, load_agent(config.agent, config.agent_from, config.root)
 
 
@@ -69,10 +69,10 @@ def choose_settings(
     declared = agent.settings
     chosen_model = model or config.model or (declared.model if declared else None)
     if not chosen_model:
-        raise _missing("model id for the requests", "--model", "model", config)
+        raise missing_setting("model id for the requests", "--model", "model", config)
     chosen_max_tokens = max_tokens or config.max_tokens or (declared.max_tokens if declared else 0)
     if not chosen_max_tokens:
-        raise _missing("max_tokens for the requests", "--max-tokens", "max_tokens", config)
+        raise missing_setting("max_tokens for the requests", "--max-tokens", "max_tokens", config)
     return RequestSettings(
         model=chosen_model,
         max_tokens=chosen_max_tokens,
@@ -91,7 +91,7 @@ def choose_fixtures(given: Path | None, config: Config) -> Path:
     the one the store is written and matched with (:func:`_check_sanitized_with`)."""
     fixtures = given or config.fixtures
     if fixtures is None:
-        raise _missing("fixture store", "--fixtures", "fixtures", config)
+        raise missing_setting("fixture store", "--fixtures", "fixtures", config)
     _check_sanitized_with(fixtures, config)
     return fixtures
 
@@ -133,7 +133,7 @@ def choose_questions(questions: tuple[str, ...], cases: Path | None, config: Con
         return list(questions)
     cases_file = cases or config.cases
     if cases_file is None:
-        raise _missing("questions to ask", "QUESTION arguments or --cases", "cases", config)
+        raise missing_setting("questions to ask", "QUESTION arguments or --cases", "cases", config)
     return [case.question for case in load_eval_cases(cases_file)]
 
 

@@ -19,7 +19,12 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from replaygate.cli.choices import choose_agent, choose_fixtures, choose_settings, config_named
+from replaygate.cli.choices import (
+    choose_agent,
+    choose_fixtures,
+    choose_settings,
+    missing_setting,
+)
 from replaygate.cli.json_out import echo_json, prints_to_stderr
 from replaygate.cli.live import live_model, recorded_source, source_option
 from replaygate.cli.options import (
@@ -226,10 +231,7 @@ def eval_cmd(
         fixtures = choose_fixtures(fixtures_path, config)
         cases_file = cases_path or config.cases
         if cases_file is None:
-            raise CommandError(
-                "no eval cases: pass --cases, or set cases in [tool.replaygate] of "
-                f"{config_named(config)}"
-            )
+            raise missing_setting("eval cases", "--cases", "cases", config)
         cases = load_eval_cases(cases_file)
         agent_spec, entry = choose_agent(agent, config)
         settings = choose_settings(entry, config, model, max_tokens, system)
