@@ -20,6 +20,7 @@ from replaygate.evals.metrics import check_agreement, check_metrics, every_metri
 from replaygate.evals.prices import kept_prices
 from replaygate.evals.results import (
     EvalResults,
+    check_about,
     counts_from_json,
     declared_everywhere,
     declared_field,
@@ -28,7 +29,7 @@ from replaygate.evals.results import (
 )
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
 from replaygate.evals.shards import check_whole_run
-from replaygate.jsondoc import FieldError, got, json_fields, strings_field, version_of
+from replaygate.jsondoc import FieldError, json_fields, strings_field, version_of
 from replaygate.jsonfields import (
     agree,
     checked,
@@ -229,11 +230,7 @@ def _check_source(about: Mapping[str, Any]) -> None:
     :data:`SOURCE_TEXT` that is not a string (its ``time`` an ISO 8601 time)."""
     with within("source"):
         known_fields(about, SOURCE_FIELDS)
-        if "time" in about:
-            time_field(about, "time")
-        for name in SOURCE_TEXT:
-            if name in about and not isinstance(about[name], str):
-                raise FieldError(name, f"must be a string, got {got(about[name])}")
+        check_about(about, SOURCE_TEXT)
 
 
 def _kept_counts(

@@ -298,13 +298,20 @@ def run_info(obj: Any) -> dict[str, Any]:
     caller's run information to it, kept as given."""
     with within("eval"):
         info = mapping(obj)
-        if "time" in info:
-            time_field(info, "time")
+        check_about(info, INFO_TEXT)
         optional_text(info, "commit")
-        for name in INFO_TEXT:
-            if name in info and not isinstance(info[name], str):
-                raise FieldError(name, f"must be a string, got {jsondoc.got(info[name])}")
     return info
+
+
+def check_about(about: Mapping[str, Any], texts: Sequence[str]) -> None:
+    """Check what a run says of itself (a results file's ``eval``, a baseline's
+    ``source``): its ``time`` an ISO 8601 time and each of ``texts`` a string, when given
+    (a :class:`~replaygate.jsondoc.FieldError` names the field)."""
+    if "time" in about:
+        time_field(about, "time")
+    for name in texts:
+        if name in about and not isinstance(about[name], str):
+            raise FieldError(name, f"must be a string, got {jsondoc.got(about[name])}")
 
 
 def read_json(path: str | os.PathLike[str], what: str, error: ErrorType = ResultsError) -> Any:
