@@ -19,7 +19,6 @@ import pytest
 from replaygate.errors import FixtureFormatError
 from replaygate.fixtures import fingerprint
 from replaygate.fixtures.store import FixtureStore
-from replaygate.fixtures.store import fixture_store as store_module
 from replaygate.fixtures.store.compact import compact_file
 from test_store import fixture, request, response
 
@@ -28,12 +27,13 @@ from test_store import fixture, request, response
 def recomputed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The keys the store confirmed by recomputing them from the request."""
     calls: list[str] = []
+    recompute = fingerprint.has_key
 
     def counting(request: Any, key: str, form: bytes) -> bool:
         calls.append(key)
-        return fingerprint.has_key(request, key, form)
+        return recompute(request, key, form)
 
-    monkeypatch.setattr(store_module, "has_key", counting)
+    monkeypatch.setattr(fingerprint, "has_key", counting)  # what key_holds calls
     return calls
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.fixtures.diff import FieldDifference, field_diff
-from replaygate.fixtures.fingerprint import fixture_key, has_key, parsed_match_form, seal_of
+from replaygate.fixtures.fingerprint import fixture_key, key_holds, parsed_match_form
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.nearest import Features, features, rank_key
 from replaygate.hygiene.errors import HygieneError
@@ -330,9 +330,7 @@ def _key_mismatches(entries: Sequence[Entry]) -> list[KeyMismatch]:
     for entry in entries:
         fixture = entry.fixture
         form = parsed_match_form(fixture.request)
-        if fixture.seal is not None and fixture.seal == seal_of(fixture.key, form):
-            continue
-        if not has_key(fixture.request, fixture.key, form):
+        if not key_holds(fixture.request, fixture.key, fixture.seal, form):
             found.append(KeyMismatch(entry, fixture_key(fixture.request)))
     return found
 
