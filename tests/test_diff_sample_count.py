@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message
 from replaygate.sim import Simulator
 from sdks import anthropic
+from test_review import git
 
 pytestmark = pytest.mark.slow  # a real git repository
 
@@ -34,14 +34,6 @@ QUESTION = Message.user("What is RAG?")
 def sim() -> Iterator[Simulator]:
     with Simulator(behavior="research-copilot", seed=1) as server:
         yield server
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com",
-         "-c", "commit.gpgsign=false", *args],
-        cwd=repo, capture_output=True, check=True,
-    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
