@@ -71,5 +71,7 @@ def test_a_cassette_of_no_interaction_leaves_no_lock_behind(tmp_path: Path) -> N
     (tmp_path / "cassettes" / "empty.yaml").write_text("interactions: []\nversion: 1\n")
     done = replaygate("import-cassettes", "cassettes", "--out", "stores", cwd=tmp_path)
     assert done.returncode == 0, done
-    assert "empty.jsonl: 0 imported, 0 already there" in done.stdout
+    # it was counted "1 unchanged", as if a store held its interactions
+    assert "cassettes/empty.yaml: holds no interaction; no store written" in done.stdout
+    assert "1 cassette(s): 0 imported, 0 unchanged, 1 empty, 0 refused, 0 error" in done.stdout
     assert not (tmp_path / "stores").exists()  # an orphan empty.jsonl.lock was left there

@@ -177,7 +177,7 @@ def test_every_cassette_is_imported_with_its_counts(imported: tuple[Path, Result
     assert result.exit_code == 0, result.output
     assert "anthropic/twice.yaml -> " in result.output
     assert f"{store_of(out, 'anthropic/twice.yaml')}: 2 imported, 0 already there" in result.output
-    assert "6 cassette(s): 6 imported, 0 unchanged, 0 refused, 0 error" in result.output
+    assert "6 cassette(s): 6 imported, 0 unchanged, 0 empty, 0 refused, 0 error" in result.output
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.jsonl")) == [
         "anthropic/plain.jsonl",
         "anthropic/stream.jsonl",
@@ -431,7 +431,7 @@ def test_a_cassette_holding_a_secret_is_refused_whole_and_the_others_imported(
     assert SECRET not in result.output
     assert not store_of(out, "anthropic/plain.yaml").exists()
     assert len(FixtureStore.open(store_of(out, "openai/plain.yaml"))) == 1
-    assert "2 cassette(s): 1 imported, 0 unchanged, 1 refused, 0 error" in result.output
+    assert "2 cassette(s): 1 imported, 0 unchanged, 0 empty, 1 refused, 0 error" in result.output
 
 
 def test_a_secret_in_a_later_interaction_leaves_the_earlier_ones_unwritten(
@@ -588,7 +588,7 @@ def test_a_linked_folder_of_cassettes_is_followed_once(
     out = tmp_path / "out"
     result = finishes(partial(import_cassettes, folder, "--out", out), seconds=10)
     assert result.exit_code == 0, result.output
-    assert "2 cassette(s): 2 imported, 0 unchanged, 0 refused, 0 error" in result.output
+    assert "2 cassette(s): 2 imported, 0 unchanged, 0 empty, 0 refused, 0 error" in result.output
     stored = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.jsonl"))
     assert stored == ["anthropic/plain.jsonl", "openai/plain.jsonl"]
 
@@ -618,7 +618,7 @@ def test_a_folder_that_cannot_be_listed_is_an_error_naming_it(
         f"ERROR (nothing written): {hidden}: cannot read this folder: Permission denied; no "
         "cassette in it was imported"
     ) in out
-    assert "2 cassette(s): 1 imported, 0 unchanged, 0 refused, 1 error" in out
+    assert "2 cassette(s): 1 imported, 0 unchanged, 0 empty, 0 refused, 1 error" in out
     assert "Traceback" not in err
     assert json_status == 2
     [error] = [c for c in json.loads(json_out)["cassettes"] if c["outcome"] == "error"]
@@ -811,7 +811,7 @@ def test_importing_again_writes_nothing(
     again = import_cassettes(recorded[0], "--out", out)
     assert again.exit_code == 0, again.output
     assert f"{store_of(out, 'anthropic/twice.yaml')}: 0 imported, 2 already there" in again.output
-    assert "6 cassette(s): 0 imported, 6 unchanged, 0 refused, 0 error" in again.output
+    assert "6 cassette(s): 0 imported, 6 unchanged, 0 empty, 0 refused, 0 error" in again.output
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
@@ -1102,7 +1102,7 @@ def test_a_cassette_whose_name_is_not_utf8_is_imported_and_named_by_its_bytes(
     out = tmp_path / "out"
     result = import_cassettes(folder, "--out", out)
     assert result.exit_code == 0, result.output
-    assert "1 cassette(s): 1 imported, 0 unchanged, 0 refused, 0 error" in result.output
+    assert "1 cassette(s): 1 imported, 0 unchanged, 0 empty, 0 refused, 0 error" in result.output
     (fixture,) = FixtureStore.open(out / "caf_.jsonl")  # the plugin's name for the test
     assert fixture.meta is not None
     assert fixture.meta["note"] == "imported from vcrpy cassette caf\\xe9.json"

@@ -13,7 +13,7 @@ from replaygate.jsondoc import json_fields
 from replaygate.migrate.importing import CassetteImport, import_cassettes
 from replaygate.pytest_plugin.store_names import MAX_NAME, SAFE_CHARACTERS
 
-EXIT_CODES = {"imported": 0, "unchanged": 0, "refused": 1, "error": 2}
+EXIT_CODES = {"imported": 0, "unchanged": 0, "empty": 0, "refused": 1, "error": 2}
 """The exit status a cassette's outcome asks for; the command exits with the highest."""
 
 
@@ -22,6 +22,8 @@ def render(result: CassetteImport) -> str:
     then the old and new name of a store named otherwise than its cassette."""
     if result.outcome in ("refused", "error"):
         return f"{result.outcome.upper()} (nothing written): {result.problem}"
+    if result.outcome == "empty":
+        return f"{result.cassette}: holds no interaction; no store written"
     line = (
         f"{result.cassette} -> {result.store}: {result.imported} imported, "
         f"{result.unchanged} already there, {result.skipped} skipped, {result.refused} refused"

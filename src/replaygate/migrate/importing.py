@@ -53,7 +53,7 @@ from replaygate.sanitize import sanitizer_for
 IMPORT_SOURCE = "vcrpy"
 """The ``meta.source`` of an imported fixture."""
 
-Outcome = Literal["imported", "unchanged", "refused", "error"]
+Outcome = Literal["imported", "unchanged", "empty", "refused", "error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +61,10 @@ class CassetteImport:
     """What importing one cassette into its store did.
 
     ``outcome`` is ``imported`` (answers written), ``unchanged`` (the store held them
-    all), ``refused`` (a secret, or another answer already stored for one of its
-    requests: nothing written) or ``error`` (the cassette or the store could not be
-    read: nothing written); ``problem`` says why, starting with the cassette's path.
+    all), ``empty`` (the cassette holds no interaction: no store written), ``refused``
+    (a secret, or another answer already stored for one of its requests: nothing
+    written) or ``error`` (the cassette or the store could not be read: nothing
+    written); ``problem`` says why, starting with the cassette's path.
     ``imported`` counts the answers written, ``unchanged`` those the store already
     held, ``skipped`` the interactions a recording does not keep (a 404 for a route the
     server does not serve), ``refused`` the interactions of a refused cassette,
@@ -186,6 +187,8 @@ def import_cassette(
         interactions = read_cassette(cassette)
     except ReplaygateError as err:
         return CassetteImport(*names, "error", problem=_named(cassette, err))
+    if not interactions:
+        return CassetteImport(*names, "empty")
     try:
         named = cassette.relative_to(cassette.parent if base is None else base)
         staged = _stage(cassette, named, interactions, store)
