@@ -31,8 +31,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def run(*args: str) -> Result:
-    base = ["--agent", AGENT, "--cases", "cases.jsonl", "--fixtures", "f.jsonl"]
+def run(*args: str, fixtures: str = "f.jsonl") -> Result:
+    base = ["--agent", AGENT, "--cases", "cases.jsonl", "--fixtures", fixtures]
     return CliRunner().invoke(main, ["eval", *base, *args])
 
 
@@ -82,7 +82,7 @@ def test_merge_names_both_stores_of_shards_that_replayed_two_stores(project: Pat
     # a copy of the same store under another name was said to have changed between them
     assert run("--shard", "1/2", "--out", "s1.json").exit_code == 0
     (project / "copy.jsonl").write_bytes((project / "f.jsonl").read_bytes())
-    assert run("--shard", "2/2", "--fixtures", "copy.jsonl", "--out", "s2.json").exit_code == 0
+    assert run("--shard", "2/2", "--out", "s2.json", fixtures="copy.jsonl").exit_code == 0
     merged = CliRunner().invoke(main, ["eval", "merge", "s1.json", "s2.json", "--no-history"])
     assert merged.exit_code == 2, merged.output
     assert (

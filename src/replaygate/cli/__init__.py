@@ -17,6 +17,7 @@ import click
 from replaygate._version import __version__
 from replaygate.cli.closed_stdout import reader_may_leave
 from replaygate.cli.interrupts import end_interrupted, signals_ignored_from_now, sigterm_as_ctrl_c
+from replaygate.click_once import OnceGroup
 
 COMMANDS: dict[str, str] = {
     "run": "replaygate.cli.replay_cmds:run",
@@ -45,7 +46,7 @@ COMMANDS: dict[str, str] = {
 """Command name -> ``module:attribute`` of its click command."""
 
 
-class LazyGroup(click.Group):
+class LazyGroup(OnceGroup):
     """A group whose subcommands are imported on first use."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -13,6 +13,7 @@ import click
 
 from replaygate.cli.options import CommandError, PathParam, file_option
 from replaygate.click_numbers import DigitsInt
+from replaygate.click_once import OnceCommand, OnceGroup
 from replaygate.errors import ReplaygateError
 from replaygate.evals.preflight import check_not_an_input, check_writable
 from replaygate.regular import not_regular
@@ -25,7 +26,7 @@ from replaygate.sampling.calibration import (
 from replaygate.sampling.flaky import ADVICE
 
 
-@click.group()
+@click.group(cls=OnceGroup)
 def calibrate() -> None:
     """Calibrate the automatic assertions against human labels (never a gate).
 
@@ -107,7 +108,7 @@ def score(sheet: Path, verdicts: Path | None) -> None:
         click.echo(line)
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
+@click.command(cls=OnceCommand, context_settings={"ignore_unknown_options": True})
 @click.option("--runs", default=2, show_default=True, help="How many times to run each test.")
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
 def flaky(runs: int, pytest_args: tuple[str, ...]) -> None:

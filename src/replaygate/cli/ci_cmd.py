@@ -7,11 +7,12 @@ from pathlib import Path
 import click
 
 from replaygate.cli.options import CommandError, PathParam, config_option, errors_as_exit_2
+from replaygate.click_once import OnceGroup
 from replaygate.evals.config import WHEN, load_config
 from replaygate.evals.git import GitError, changed_files, file_at, git, repo_root
 
 
-@click.group("ci")
+@click.group("ci", cls=OnceGroup)
 def ci_group() -> None:
     """CI stages: which stages a change must run.
 

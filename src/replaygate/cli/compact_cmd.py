@@ -8,12 +8,13 @@ import click
 
 from replaygate.cli.json_docs import echo_json
 from replaygate.cli.options import CommandError, PathParam, describe, json_option, note_other_files
+from replaygate.click_once import OnceCommand
 from replaygate.errors import ReplaygateError, shown_file
 from replaygate.fixtures.store.compact import compact
 from replaygate.fixtures.store.files import existing_store
 
 
-@click.command("compact")
+@click.command("compact", cls=OnceCommand)
 @click.argument("path", type=PathParam(path_type=Path))
 @click.option(
     "--check",

@@ -26,6 +26,7 @@ from replaygate.cli.live import live_model, require_credential
 from replaygate.cli.options import CommandError, PathParam, describe
 from replaygate.cli.replay_cmds import print_run, replay_once
 from replaygate.click_numbers import DigitsInt
+from replaygate.click_once import OnceCommand
 from replaygate.demo import DEMO_SEED, Claim, DemoOutError, claim_out, demo_loop
 from replaygate.errors import FixtureMismatchError, shown_file
 from replaygate.evals.output import trace_lines
@@ -110,7 +111,7 @@ def _claim(stack: contextlib.ExitStack[bool | None], out: Path, keep: Path | Non
         raise CommandError(f"--out {shown_file(str(out))}: {describe(err)}") from None
 
 
-@click.command()
+@click.command(cls=OnceCommand)
 @click.option(
     "--live",
     is_flag=True,

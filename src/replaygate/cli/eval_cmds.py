@@ -45,6 +45,7 @@ from replaygate.cli.options import (
 )
 from replaygate.cli.replay_cmds import never_recorded, recorded_store
 from replaygate.click_numbers import DigitsFloat, DigitsInt
+from replaygate.click_once import OnceGroup
 from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.evals.agents import raised_by_agent
 from replaygate.evals.cases import cases_digest, load_eval_cases
@@ -115,7 +116,7 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Sha
         raise click.BadParameter(str(err)) from None
 
 
-@click.group("eval", invoke_without_command=True)
+@click.group("eval", cls=OnceGroup, invoke_without_command=True)
 @file_option("--cases", "cases_path", help="JSONL eval cases (default: [tool.replaygate] cases).")
 @click.option(
     "--fixtures",

@@ -20,6 +20,7 @@ from replaygate.cli.options import (
     format_option,
     json_option,
 )
+from replaygate.click_once import OnceCommand, OnceGroup
 from replaygate.evals.baseline import load_gated, update_baseline
 from replaygate.evals.config import load_config
 from replaygate.evals.gate import gate_config, parse_limits, run_gate
@@ -50,7 +51,7 @@ def _limits(texts: tuple[str, ...], flag: str) -> dict[str, float] | None:
 BASELINE_HELP = "The baseline file (default: [tool.replaygate] baseline)."
 
 
-@click.command("gate")
+@click.command("gate", cls=OnceCommand)
 @file_option("--baseline", "baseline_path", help=BASELINE_HELP)
 @file_option("--results", "results_path", required=True, help="The results of `replaygate eval`.")
 @click.option(
@@ -103,7 +104,7 @@ def gate_cmd(
         raise SystemExit(1)
 
 
-@click.group("baseline")
+@click.group("baseline", cls=OnceGroup)
 def baseline_group() -> None:
     """The committed eval baseline: make a results file the new one, with a reason.
 
@@ -175,7 +176,7 @@ def baseline_update(
     click.echo(reordering_escaped("\n".join(lines)))  # a case id's U+202E turns a line round
 
 
-@click.command("upgrade")
+@click.command("upgrade", cls=OnceCommand)
 @file_option(
     "--baseline", "baseline_path", required=True, help="Results (or baseline) of today's model."
 )

@@ -20,6 +20,7 @@ from replaygate.cli.options import (
     other_config,
 )
 from replaygate.click_numbers import DigitsInt
+from replaygate.click_once import OnceCommand, OnceGroup
 from replaygate.errors import first_few, shown_file
 from replaygate.evals.baseline import load_gated
 from replaygate.evals.config import load_config
@@ -30,7 +31,7 @@ from replaygate.fixtures.store.files import existing_store
 from replaygate.outputs import open_fifo
 
 
-@click.command("report")
+@click.command("report", cls=OnceCommand)
 @file_option("--out", default="report.html", show_default=True, help="The HTML file to write.")
 @history_option
 @click.option(
@@ -128,7 +129,7 @@ def report_cmd(
     click.echo(f"report: {shown_file(str(written))}")
 
 
-@click.group("history")
+@click.group("history", cls=OnceGroup)
 def history_group() -> None:
     """The SQLite eval history: export runs as JSON, merge them into another history.
 

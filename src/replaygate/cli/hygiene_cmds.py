@@ -27,6 +27,7 @@ from replaygate.cli.options import (
     note_other_files,
 )
 from replaygate.click_numbers import DigitsInt
+from replaygate.click_once import OnceCommand
 from replaygate.errors import ReplaygateError, shown_file
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.fixtures.fixture import Fixture
@@ -63,7 +64,7 @@ def fail(err: Exception) -> NoReturn:
     raise CommandError(describe(err)) from None
 
 
-@click.command()
+@click.command(cls=OnceCommand)
 @click.argument("path", type=PathParam(path_type=Path))
 @json_option
 def checksum(path: Path, as_json: bool) -> None:
@@ -86,7 +87,7 @@ def checksum(path: Path, as_json: bool) -> None:
         click.echo(digest)
 
 
-@click.command("diff")
+@click.command("diff", cls=OnceCommand)
 @click.argument("path", required=False, default="tests/fixtures", type=PathParam(path_type=Path))
 @click.option("--base", default="HEAD", show_default=True, help="The git revision to compare from.")
 @click.option(
@@ -159,7 +160,7 @@ def diff(
         raise SystemExit(1)
 
 
-@click.command()
+@click.command(cls=OnceCommand)
 @click.argument("path", type=PathParam(path_type=Path))
 @click.option(
     "--live-sample",
@@ -383,7 +384,7 @@ def _patrol(
     return patrol(path, max_age=age, runs=runs, refs=folders, hits_dir=hits_dir)
 
 
-@click.command("patrol")
+@click.command("patrol", cls=OnceCommand)
 @click.argument("path", type=PathParam(path_type=Path))
 @click.option(
     "--max-age",
@@ -487,7 +488,7 @@ def _file_name(name: object) -> TypeGuard[str]:
     return isinstance(name, str) and bool(name) and "\x00" not in name
 
 
-@click.command()
+@click.command(cls=OnceCommand)
 @click.argument("path", type=PathParam(path_type=Path))
 @click.option(
     "--unused",

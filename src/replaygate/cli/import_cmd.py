@@ -9,6 +9,7 @@ import click
 
 from replaygate.cli.json_docs import echo_json
 from replaygate.cli.options import CommandError, PathParam, json_option
+from replaygate.click_once import OnceCommand
 from replaygate.jsondoc import json_fields
 from replaygate.migrate.importing import CassetteImport, import_cassettes
 from replaygate.pytest_plugin.store_names import MAX_NAME, SAFE_CHARACTERS
@@ -46,7 +47,7 @@ def summary(results: list[CassetteImport]) -> str:
     return f"{len(results)} cassette(s): {counts}"
 
 
-@click.command("import-cassettes")
+@click.command("import-cassettes", cls=OnceCommand)
 @click.argument("root", metavar="DIR", type=PathParam(path_type=Path))
 @click.option(
     "--out",

@@ -33,6 +33,7 @@ from replaygate.cli.options import (
     max_cost_option,
     simulator_seed_option,
 )
+from replaygate.click_once import OnceCommand
 from replaygate.errors import (
     LiveCallNotApproved,
     LocatedError,
@@ -115,7 +116,7 @@ def recorded_store(fixtures: Path, command: str) -> FixtureStore:
     return store
 
 
-@click.command()
+@click.command(cls=OnceCommand)
 @agent_inputs
 @click.option("--check-determinism", is_flag=True, help="Run twice and compare the traces.")
 @config_option
@@ -156,7 +157,7 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
         raise SystemExit(1)
 
 
-@click.command()
+@click.command(cls=OnceCommand)
 @agent_inputs
 @click.option("--approve-live", is_flag=True, help="Approve live (paid) model calls for this run.")
 @click.option(
@@ -249,7 +250,7 @@ def record(
     click.echo(line)
 
 
-@click.command()
+@click.command(cls=OnceCommand)
 @click.argument("key")
 @fixtures_option
 @config_option

@@ -19,6 +19,7 @@ from replaygate.cli.options import (
     note_other_files,
 )
 from replaygate.click_numbers import DigitsInt
+from replaygate.click_once import OnceCommand
 from replaygate.errors import ReplaygateError
 from replaygate.evals.progress import reporter
 from replaygate.fixtures.store.files import existing_store
@@ -51,7 +52,7 @@ def _verify(
             ) from None
 
 
-@click.command()
+@click.command(cls=OnceCommand)
 @click.argument("path", type=PathParam(path_type=Path))
 @click.option(
     "--repair",

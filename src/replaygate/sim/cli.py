@@ -23,6 +23,7 @@ import click
 
 from replaygate.click_errors import CommandError
 from replaygate.click_numbers import DigitsFloat, DigitsInt
+from replaygate.click_once import OnceGroup
 from replaygate.network import is_loopback
 from replaygate.sim.behavior_option import ChosenBehavior, behavior_option
 from replaygate.sim.drift import DriftPlan, DriftSpecError
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from replaygate.sim.server import Simulator
 
 
-@click.group(name="sim")
+@click.group(cls=OnceGroup, name="sim")
 def sim_group() -> None:
     """A loopback server speaking the Anthropic, OpenAI and Gemini wire formats.
 

@@ -1,0 +1,62 @@
+"""Commands whose one-value options refuse being given twice, shared by both command lines.
+
+click keeps the last of ``--model a --model b`` without a word, so a script or a CI
+line that names an option twice (one from a shared variable, one added by hand) runs
+with a value its reader may not expect. Every ``replaygate`` and ``sim`` command is an
+:class:`OnceCommand` or :class:`OnceGroup`: an option taking one value, or an on/off
+pair (``--x/--no-x``), named twice is a usage error (exit 2) naming it. Options that
+gather values (``multiple=True``, counters) and plain flags, which mean the same
+however often they are given, are not refused.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import click
+
+
+def _takes_one(param: click.Parameter) -> bool:
+    """Whether ``param`` is an option whose second mention would replace its first."""
+    if not isinstance(param, click.Option) or param.multiple or param.count:
+        return False
+    return not param.is_flag or bool(param.secondary_opts)
+
+
+def refuse_repeated(command: click.Command, ctx: click.Context, args: list[str]) -> None:
+    """Raise :class:`click.UsageError` when ``args`` name a one-value option of
+    ``command`` more than once."""
+    _, _, order = command.make_parser(ctx).parse_args(args=list(args))
+    counts = Counter(param for param in order if _takes_one(param))
+    for param, times in counts.items():
+        if times > 1:
+            assert isinstance(param, click.Option)
+            names = " / ".join(f"'{name}'" for name in (*param.opts, *param.secondary_opts))
+            raise click.UsageError(
+                f"Option {names} was given {times} times; it takes one value: give it once.",
+                ctx,
+            )
+
+
+class OnceCommand(click.Command):
+    """A command refusing a one-value option given twice (:func:`refuse_repeated`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Refuse a repeated one-value option, then parse as click does."""
+        if not ctx.resilient_parsing:
+            refuse_repeated(self, ctx, args)
+        return super().parse_args(ctx, args)
+
+
+class OnceGroup(click.Group):
+    """A group refusing a repeated one-value option of its own; its commands and groups
+    are :class:`OnceCommand` and :class:`OnceGroup` too."""
+
+    command_class = OnceCommand
+    group_class = type  # a group made by this one is of its class
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Refuse a repeated one-value option of the group's, then parse as click does."""
+        if not ctx.resilient_parsing:
+            refuse_repeated(self, ctx, args)
+        return super().parse_args(ctx, args)
