@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import runpy
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -237,6 +238,45 @@ def test_a_miss_the_block_itself_catches_does_not_warn(tmp_path: Path) -> None:
         with intercept(tmp_path / "none.jsonl") as clean:
             pass
     clean.raise_caught()  # nothing raised: nothing to raise
+
+
+SCRIPT = """
+from replaygate.errors import FixtureMismatchError
+from replaygate.http import intercept
+from test_http_intercept import user_code
+
+def run_agent():
+    try:
+        return user_code(None)
+    except Exception:
+        return "fallback answer"
+
+with intercept(STORE):
+    answer = run_agent()
+    def own_catch():
+        try:
+            user_code(None)
+        except FixtureMismatchError:
+            return "caught in the block"
+"""
+
+
+def test_a_miss_caught_by_a_function_of_the_module_holding_the_block_warns(
+    tmp_path: Path,
+) -> None:
+    # every function of a module whose top level held the block counted as the block's
+    # own code, so a newcomer's first script ended green on its fallback, no warning
+    script = tmp_path / "first_script.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    store = str(tmp_path / "none.jsonl")
+    with pytest.warns(ReplayErrorCaughtWarning) as warned:
+        ran = runpy.run_path(str(script), {"STORE": store})
+    assert ran["answer"] == "fallback answer" and len(warned) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ReplayErrorCaughtWarning)
+        block = SCRIPT.replace("    answer = run_agent()\n", "")
+        script.write_text(block + "    assert own_catch() == 'caught in the block'\n")
+        runpy.run_path(str(script), {"STORE": store})  # a function of the block catches
 
 
 def test_a_block_entered_through_an_exit_stack_reads_its_own_catch(tmp_path: Path) -> None:

@@ -17,7 +17,9 @@ library that is not intercepted.
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import linecache
 import sys
 import warnings
 from collections.abc import Iterator
@@ -73,11 +75,10 @@ def nothing_recorded() -> str:
     )
 
 
-def _unreached(raised: list[ReplaygateError], block: CodeType) -> list[ReplaygateError]:
-    """``raised`` when none of them reached the code of the ``with`` block (``block``, or a
-    function defined in it: an ``except`` or ``pytest.raises`` there); else nothing. One
-    caught deeper, by the code under test, never passed through that code."""
-    inside = code_within(block)
+def _unreached(raised: list[ReplaygateError], inside: frozenset[CodeType]) -> list[ReplaygateError]:
+    """``raised`` when none of them reached the code of the ``with`` block (``inside``:
+    :func:`_block_code`, where an ``except`` or ``pytest.raises`` of the block is); else
+    nothing. One caught deeper, by the code under test, never passed through that code."""
     for error in raised:
         at = error.__traceback__
         while at is not None:
@@ -87,13 +88,45 @@ def _unreached(raised: list[ReplaygateError], block: CodeType) -> list[Replaygat
     return raised
 
 
-def _entered_from() -> CodeType:
-    """The code that entered :func:`intercept`'s block: the first frame out of it and of
-    contextlib (its ``__enter__``, an ``ExitStack.enter_context``)."""
+def _entered_from() -> tuple[CodeType, int]:
+    """The code that entered :func:`intercept`'s block, and the line it entered it at:
+    the first frame out of it and of contextlib (its ``__enter__``, an
+    ``ExitStack.enter_context``)."""
     frame = sys._getframe(2)  # this function's caller is intercept's generator
     while frame.f_back is not None and frame.f_code.co_filename == contextlib.__file__:
         frame = frame.f_back
-    return frame.f_code
+    return frame.f_code, frame.f_lineno
+
+
+def _block_code(code: CodeType, line: int) -> frozenset[CodeType]:
+    """The code of the block a ``with`` at ``line`` of ``code`` runs: ``code`` itself and
+    the functions defined between the statement's first and last lines (a closure, a
+    lambda, a comprehension). A function defined elsewhere in ``code`` (one of a module
+    whose top level holds the block) is code under test, whose ``except`` hides a miss.
+    Where the statement is not found (no source, an ``ExitStack``), every function
+    defined in ``code``."""
+    span = with_statement_lines(code.co_filename, line)
+    if span is None:
+        return code_within(code)
+    first, last = span
+    defined = (c for c in code_within(code) if first <= c.co_firstlineno <= last)
+    return frozenset((code, *defined))
+
+
+def with_statement_lines(filename: str, line: int) -> tuple[int, int] | None:
+    """The first and last lines of the innermost ``with`` statement of the source file
+    ``filename`` whose head holds ``line``, or None."""
+    source = "".join(linecache.getlines(filename))
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):  # a file changed since it was imported
+        return None
+    heads = [
+        (node.lineno, node.end_lineno or node.lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.With | ast.AsyncWith) and node.lineno <= line < node.body[0].lineno
+    ]
+    return max(heads, default=None)
 
 
 def running_tasks() -> set[Any] | None:
@@ -174,7 +207,7 @@ def intercept(
     there is recorded as its (``meta.source: "sim"``) unless ``source`` says otherwise.
     """
     origin = None if live_origin is None else loopback_origin(live_origin)
-    block = _entered_from()
+    block = _block_code(*_entered_from())
     tasks = running_tasks()
     exchange = Exchange.of(store, mode, **options)
     before = (exchange.sent, len(exchange.raised))
