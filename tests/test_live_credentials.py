@@ -69,7 +69,8 @@ def test_without_a_credential_both_are_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], instead: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    done = CliRunner().invoke(main, args, env={**NEITHER, "ANTHROPIC_BASE_URL": _closed_port_url()})
+    gateway = "https://gateway.invalid"  # never reached: the credential is asked for first
+    done = CliRunner().invoke(main, args, env={**NEITHER, "ANTHROPIC_BASE_URL": gateway})
     assert done.exit_code == 2, done.output
     assert done.stderr.startswith(
         "Error: recording from the live API needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN; "
@@ -77,6 +78,20 @@ def test_without_a_credential_both_are_named(
     assert instead in done.stderr
     assert not (tmp_path / "new.jsonl").exists()
     assert not (tmp_path / "out").exists()  # the demo claimed its --out folder first
+
+
+def test_record_from_a_simulator_of_ones_own_needs_no_credential(tmp_path: Path) -> None:
+    # it said "recording from the live API needs ANTHROPIC_API_KEY ..." of a loopback server
+    store = tmp_path / "new.jsonl"
+    with Simulator(behavior="research-copilot") as sim:
+        env = {**NEITHER, "ANTHROPIC_BASE_URL": sim.url}
+        args = [*RECORD, "--fixtures", str(store), "--source", "sim", "hi"]
+        done = CliRunner().invoke(main, args, env=env)
+        received = sim.requests
+    assert done.exit_code == 0, done.output
+    sent = [r.headers.get("x-api-key", "") + r.headers.get("authorization", "") for r in received]
+    assert sent and all(key.endswith("loopback-key") for key in sent), sent
+    assert '"source":"sim"' in store.read_text()
 
 
 class _Refusing(BaseHTTPRequestHandler):

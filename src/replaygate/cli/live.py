@@ -9,6 +9,7 @@ import contextlib
 import os
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import click
 
@@ -23,8 +24,24 @@ from replaygate.models.live import (
     anthropic_credential_set,
 )
 from replaygate.models.replay import RequestSettings
+from replaygate.network import is_loopback
 
 _INSTEAD = "record from the loopback simulator instead with --simulator"
+
+LOOPBACK_KEY = "loopback-key"
+"""The key sent to an ``ANTHROPIC_BASE_URL`` on this machine (a simulator of the user's
+own, ``replaygate sim serve``) when the environment holds none: nothing leaves it."""
+
+
+def loopback_url(url: str | None) -> bool:
+    """Whether ``url`` is an HTTP URL of a loopback address (``http://127.0.0.1:8765``)."""
+    try:
+        parts = urlsplit(url or "")
+        host = parts.hostname
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and host is not None and is_loopback(host)
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -111,8 +128,11 @@ def live_model(
             click.echo(f"recording from the simulator at {sim.url} (seed {seed})", err=True)
             options: dict[str, Any] = {"base_url": sim.url, "api_key": "sim-key"}
         else:
-            require_credential(instead)
             options = {"base_url": os.environ.get("ANTHROPIC_BASE_URL")}
+            if loopback_url(options["base_url"]) and not anthropic_credential_set():
+                options["api_key"] = LOOPBACK_KEY  # a server of this machine's own
+            else:
+                require_credential(instead)
         with interrupts_deferred():  # a Ctrl-C waits until the client is whole, to be closed
             # No retries (law 7): a paid call that fails is reported, never sent again.
             client = anthropic.Anthropic(**options, timeout=timeout, max_retries=0)
