@@ -59,7 +59,10 @@ def test_recording_from_the_simulator_then_replaying_offline(pytester: pytest.Py
     recorded = pytester.runpytest(*RECORD, "--replaygate-simulator=echo")
     recorded.assert_outcomes(passed=2)
     recorded.stdout.fnmatch_lines(
-        ["*replaygate recording*", "recorded from the simulator (echo, seed 7)"]
+        [
+            "*replaygate recording*",
+            "recorded from the simulator (echo, seed 7): it answered 2 request(s)",
+        ]
     )
     assert "spent" not in recorded.stdout.str()  # the simulator costs nothing: no cap
     for test in ("test_anthropic", "test_openai"):
@@ -97,7 +100,34 @@ def test_a_script_from_the_ini_answers_with_a_tool_call(pytester: pytest.Pyteste
     result.stdout.fnmatch_lines(["*no price for model 'm'*"])
     result = pytester.runpytest(*RECORD)
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["recorded from the simulator (script:answers.jsonl, seed 3)"])
+    result.stdout.fnmatch_lines(
+        ["recorded from the simulator (script:answers.jsonl, seed 3): it answered 2 request(s)"]
+    )
+
+
+def test_a_session_that_recorded_nothing_does_not_say_it_recorded(
+    pytester: pytest.Pytester,
+) -> None:
+    # a module failing at import said "recorded from the simulator (echo, seed 7)"
+    pytester.makepyfile(test_broken="raise RuntimeError('set ANTHROPIC_API_KEY')")
+    result = pytester.runpytest(*RECORD, "--replaygate-simulator=echo")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["the simulator (echo, seed 7) answered no request: nothing was recorded from it"]
+    )
+    assert "recorded from the simulator" not in result.stdout.str()
+
+
+@pytest.mark.slow  # two worker processes
+def test_under_xdist_the_summary_counts_what_the_workers_simulators_answered(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_simulated=SIM_TESTS)
+    result = pytester.runpytest("-p", "xdist", "-n", "2", *RECORD, "--replaygate-simulator=echo")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        ["recorded from the simulator (echo, seed 7): it answered 2 request(s)"]
+    )
 
 
 @pytest.mark.parametrize(

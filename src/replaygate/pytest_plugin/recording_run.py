@@ -43,6 +43,8 @@ RUN = "replaygate-recording-run"
 """The name the run is registered under with pytest's plugin manager."""
 SPENT = "replaygate_spent"
 """Where a pytest-xdist worker hands what it spent to the controller."""
+SIM_ANSWERED = "replaygate_simulator_answered"
+"""Where a pytest-xdist worker hands how many requests its simulator answered."""
 RAISE_WITH = f"--replaygate-max-cost, ini {MAX_COST}, or max_cost in [tool.replaygate]"
 """How the session's cap is raised under pytest, as its message says."""
 
@@ -118,6 +120,7 @@ class RecordingRun:
         if self.cap is not None:
             self.cap.limit /= self.workers  # their sum stays within the limit
         self._from_workers: list[tuple[float, int]] = []
+        self._answered_by_workers = 0
         self._started = False
         self._tls: ssl.SSLContext | None = None
 
@@ -183,13 +186,23 @@ class RecordingRun:
         output = getattr(session.config, "workeroutput", None)
         if output is not None and self.cap is not None:
             output[SPENT] = (self.cap.spent, self.cap.calls)
+        if output is not None:
+            output[SIM_ANSWERED] = self._answered()
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         """On the pytest-xdist controller, keep what a finished worker spent."""
-        spent = getattr(node, "workeroutput", {}).get(SPENT)
+        output = getattr(node, "workeroutput", {})
+        spent = output.get(SPENT)
         if spent is not None:
             self._from_workers.append((float(spent[0]), int(spent[1])))
+        self._answered_by_workers += int(output.get(SIM_ANSWERED, 0))
+
+    def _answered(self) -> int:
+        """How many requests this process's simulator answered."""
+        if self._simulator is None or not self._started:
+            return 0
+        return len(self._simulator.requests)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """Say where the session recorded from and what it spent (its workers' included)."""
@@ -197,7 +210,13 @@ class RecordingRun:
 
         lines = []
         if self._simulator is not None:
-            lines.append(f"recorded from the simulator ({self.behavior}, seed {self.seed})")
+            answered = self._answered() + self._answered_by_workers
+            simulator = f"the simulator ({self.behavior}, seed {self.seed})"
+            lines.append(
+                f"recorded from {simulator}: it answered {answered} request(s)"
+                if answered
+                else f"{simulator} answered no request: nothing was recorded from it"
+            )
         cap = self.cap
         if cap is not None:
             spent = cap.spent + sum(amount for amount, _ in self._from_workers)
