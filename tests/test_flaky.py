@@ -188,10 +188,20 @@ def test_the_cli_without_flaky_tests_keeps_pytests_exit_code(
     result = CliRunner().invoke(flaky, ["--runs", "2", "--", *options])
     assert result.exit_code == 1, result.output
     assert result.output.endswith(
-        "replaygate flaky: no flaky test among 2 run 2 times\n"
+        "replaygate flaky: no flaky test among 2 unsampled test(s) run 2 times\n"
         "1 test(s) failed every run (a real failure, not flakiness):\n"
         "  test_stable.py::test_always_fails\n"
     )
+    only_sampled = pytester.path / "sampled_only"
+    only_sampled.mkdir()
+    sampled = (
+        "import pytest\n\n@pytest.mark.sampled(n=2, floor=1)\n"
+        "def test_s(replaygate_sample):\n    pass\n"
+    )
+    (only_sampled / "test_sampled.py").write_text(sampled)
+    result = CliRunner().invoke(flaky, ["--", *options, "sampled_only"])
+    # it said "no flaky test among 0 run 2 times"
+    assert "replaygate flaky: no unsampled test ran, so none could be flaky\n" in result.output
     result = CliRunner().invoke(flaky, ["--", "-q", "--reruns=1"])
     assert result.exit_code == pytest.ExitCode.USAGE_ERROR
     assert result.output.endswith("pytest stopped before any test ran (exit 4)\n")

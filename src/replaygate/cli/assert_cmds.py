@@ -145,8 +145,13 @@ def flaky(runs: int, pytest_args: tuple[str, ...]) -> None:
         for test in found:
             click.echo(f"  {test['nodeid']}: {', '.join(test['outcomes'])}")
         click.echo(ADVICE)
+    elif report["tests"]:
+        tests = report["tests"]
+        click.echo(
+            f"replaygate flaky: no flaky test among {tests} unsampled test(s) run {runs} times"
+        )
     else:
-        click.echo(f"replaygate flaky: no flaky test among {report['tests']} run {runs} times")
+        click.echo("replaygate flaky: no unsampled test ran, so none could be flaky")
     if failing:
         click.echo(f"{len(failing)} test(s) failed every run (a real failure, not flakiness):")
         click.echo("".join(f"  {node}\n" for node in failing), nl=False)
