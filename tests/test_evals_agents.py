@@ -112,7 +112,7 @@ def test_a_plain_agent_is_recorded_replayed_and_shown_by_module_and_function(
     shown = invoke("show", key, "--fixtures", store)
     assert shown.exit_code == 0, shown.output
     assert '"model": "sim-model"' in shown.output and '"max_tokens": 64' in shown.output
-    other = invoke("run", *ask, "--model", "another-model")
+    other = invoke("run", *[a if a != "sim-model" else "another-model" for a in ask])
     assert other.exit_code == 1
     assert "Error: no fixture recorded for this request" in other.output
     # an agent that catches the miss and asks the recorded question instead is stopped
