@@ -258,6 +258,7 @@ def test_a_run_refuses_info_naming_its_own_fields_an_empty_store_and_odd_jobs(
     for info, named in (
         ({"model": "gpt-4o"}, "'model'"),
         ({"mode": 1, "time": 2}, "'mode', 'time'"),
+        ({"gave_up": {}}, "'gave_up'"),  # the history keeps the run's give-ups there
     ):
         with pytest.raises(ValueError, match=f"info names the run's own field\\(s\\) {named}"):
             run_eval(shipped_cases(), store, agent=copilot, info=info)

@@ -368,7 +368,8 @@ def test_few_runs_are_drawn_as_labelled_points(
     svg = metrics_plot(series, [f"r{i}" for i in range(count)])
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
     assert ("0.500" in texts) is labelled
-    assert (texts.count("0.01") == count) is labelled
+    # a cost the same in every run is written where its line starts and where it ends
+    assert (texts.count("0.01") == min(count, 2)) is labelled
     assert_nothing_cut(figures[0])
 
 

@@ -173,6 +173,8 @@ def history_export(
         check_writable(out)
         open_fifo(out)
     with History.open(target, read_only=True) as history:
+        for note in history.leftovers():  # rows of no run: nothing to export, said so
+            click.echo(f"note: not exported: {note}", err=True)
         if out is None:
             echo_json(history.export(last=last))
             return

@@ -139,11 +139,19 @@ class CIConfig:
 
 @dataclass(frozen=True)
 class ReportConfig:
-    """How maintenance signals are found in the history."""
+    """How maintenance signals are found in the history: over the last ``window``
+    distinct recordings, once there are ``min_runs`` (at most ``window``)."""
 
     window: int = 8
     min_runs: int = 3
     trend: float = 0.02
+
+    def __post_init__(self) -> None:
+        if self.min_runs > self.window:
+            raise ValueError(
+                f"ReportConfig min_runs {self.min_runs} is more than window {self.window}: "
+                "no signal could ever appear"
+            )
 
 
 @dataclass(frozen=True)
@@ -391,8 +399,14 @@ def _hits_folder(reader: TableReader, root: Path) -> Path:
 
 def _report(reader: TableReader) -> ReportConfig:
     reader.check_known(("window", "min_runs", "trend"))
-    return ReportConfig(
-        window=reader.integer("window", 8, minimum=2),
-        min_runs=reader.integer("min_runs", 3, minimum=2),
-        trend=reader.number("trend", 0.02),
-    )
+    window = reader.integer("window", 8, minimum=2)
+    min_runs = reader.integer("min_runs", 3, minimum=2)
+    if min_runs > window:
+        given = f"line {reader.line('window')}" if "window" in reader.table else "the default"
+        raise reader.error(
+            "min_runs",
+            f"{min_runs} is more than window ({window}, {given}): the signals examine the "
+            "last `window` distinct recordings once there are `min_runs`, so none could "
+            "ever appear; lower min_runs or raise window",
+        )
+    return ReportConfig(window, min_runs, reader.number("trend", 0.02))

@@ -16,6 +16,7 @@ what cannot be checked is never passed.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -329,13 +330,23 @@ def run_gate(
     now_ids = {c.case for c in now.cases}
     base_ids = {c.case for c in baseline.cases}
     for missing in sorted(base_ids - now_ids):
-        text = (
-            f"case {missing} is in the baseline but not in the results "
+        twin = _other_form(missing, now_ids - base_ids)
+        text = f"case {missing} is in the baseline but not in the results " + (
             "(remove it with `replaygate baseline update --reason ...`)"
+            if twin is None
+            else f"as written: the results hold case {twin}, whose id differs from it only "
+            f"in its Unicode form ({_forms(missing, twin)}); ids are compared as written, "
+            "so write the id in the cases file as the baseline does, or take the new one in "
+            "with `replaygate baseline update --reason ...`"
         )
         (problems if config.fail_on_missing else notes).append(text)
     for new in sorted(now_ids - base_ids):
-        notes.append(f"case {new} is new (not in the baseline)")
+        twin = _other_form(new, base_ids - now_ids)
+        notes.append(
+            f"case {new} is new (not in the baseline)"
+            + ("" if twin is None else f", though it differs from the baseline's case {twin} "
+               f"only in its Unicode form ({_forms(twin, new)})")
+        )  # fmt: skip
     for change in case_changes(baseline, now):
         if change.weakened:
             problems.append(
@@ -362,6 +373,31 @@ def run_gate(
                 "a run that has one in with `replaygate baseline update --reason ...`"
             )
     return GateReport(rows, tuple(problems), tuple(notes), now)
+
+
+def _other_form(case: str, others: set[str]) -> str | None:
+    """The id among ``others`` that differs from ``case`` only in its Unicode form (NFC
+    and NFD of ``é``): the two read alike."""
+    form = unicodedata.normalize("NFC", case)
+    return next((o for o in sorted(others) if unicodedata.normalize("NFC", o) == form), None)
+
+
+def _escape(char: str) -> str:
+    """``\\u0301``, or ``\\U0001f525`` past the Basic Multilingual Plane."""
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _forms(baseline: str, results: str) -> str:
+    """``baseline caf\\u00e9, NFC; results cafe\\u0301, NFD``: each id with its characters
+    past ASCII escaped, and its normal form."""
+
+    def told(case: str) -> str:
+        escaped = "".join(c if " " <= c <= "~" else _escape(c) for c in case)
+        form = next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, case)), None)
+        return f"{escaped}, {form or 'neither NFC nor NFD'}"
+
+    return f"baseline {told(baseline)}; results {told(results)}"
 
 
 PRICED = ("cost", "cost_total")

@@ -26,6 +26,7 @@ from replaygate import jsondoc
 from replaygate.errors import first_few, not_utf8_text, shown_file
 from replaygate.evals.errors import HistoryError
 from replaygate.evals.filenames import text_problem
+from replaygate.evals.giveups import GAVE_UP, GaveUp, gave_up, kept_give_ups
 from replaygate.evals.metrics import every_metric
 from replaygate.evals.reference import (
     CaseSummary,
@@ -267,6 +268,8 @@ class HistoryRun:
         with within("metrics"):
             every_metric(metrics, "every run")
             check_success(metrics, [summary for summary, _, _ in cases])
+        info = mapping(obj.get("info", {}), "info")
+        kept_give_ups(info, {summary.case: summary.samples for summary, _, _ in cases})
         return HistoryRun(
             id=run_id,
             time=time,
@@ -274,14 +277,23 @@ class HistoryRun:
             metrics=metrics,
             cases=tuple(summary for summary, _, _ in cases),
             tags={summary.case: tags for summary, tags, _ in cases},
-            info=mapping(obj.get("info", {}), "info"),
+            info=info,
             answers={summary.case: digest for summary, _, digest in cases if digest},
         )
 
+    @property
+    def gave_up(self) -> dict[str, GaveUp]:
+        """Per case id, the samples in which the agent gave up (``info.gave_up``)."""
+        return kept_give_ups(self.info, {case.case: case.samples for case in self.cases})
+
     @staticmethod
     def of(results: EvalResults, run_id: str | None = None) -> HistoryRun:
-        """The history entry of an eval run (time and commit from its run information)."""
-        info = dict(results.info)
+        """The history entry of an eval run (time and commit from its run information,
+        which keeps the samples in which the agent gave up)."""
+        info = {key: value for key, value in results.info.items() if key != GAVE_UP}
+        given_up = {c.id: g.to_json() for c in results.cases if (g := gave_up(c.sampled))}
+        if given_up:
+            info[GAVE_UP] = given_up
         return HistoryRun(
             id=run_id or new_run_id(),
             time=str(info.get("time") or now_iso()),
@@ -433,6 +445,14 @@ def _text(data: bytes) -> str:
         raise NotText(not_utf8_text(err)) from None
 
 
+_PARTS = ("metrics", "cases", "assertions")
+"""The tables holding the parts of a run, each row naming its run."""
+_COUNT_LEFT = "SELECT COUNT(*) FROM {} WHERE CAST(run AS BLOB) = CAST(? AS BLOB)"
+_LEFT_IDS = " UNION ".join(
+    f"SELECT CAST(run AS BLOB) FROM {table} WHERE run NOT IN (SELECT id FROM runs)"
+    for table in _PARTS
+)
+"""The runs (their ids as stored) that rows of :data:`_PARTS` name but table runs lacks."""
 _RUN_COLUMNS = ("id", "time", "git_commit", "info")
 """The columns of a stored run, in the order of :data:`RUN_FIELDS`."""
 
@@ -647,6 +667,20 @@ class History:
         )
         if cursor.rowcount == 0:
             return False
+        try:
+            self._insert_parts(run)
+        except sqlite3.IntegrityError:
+            left = self._left_over(run.id)
+            if left is None:
+                raise
+            raise HistoryError(
+                f"{self.path}: cannot add {left[0]}, and the run's rows would collide with "
+                f"them; nothing was written. {left[1]}, then add the run again"
+            ) from None
+        return True
+
+    def _insert_parts(self, run: HistoryRun) -> None:
+        """Insert the metrics, cases and assertions of ``run``, whose row is in."""
         self._db.executemany(
             "INSERT INTO metrics VALUES (?, ?, ?)",
             [(run.id, name, value) for name, value in run.metrics.items()],
@@ -666,7 +700,36 @@ class History:
                     for a in case.assertions
                 ],
             )  # fmt: skip
-        return True
+
+    def _left_over(self, run: object) -> tuple[str, str] | None:
+        """The rows of ``run`` in the tables of its parts, where table runs holds no row
+        of it (a hand edit deleted it; or added just now, colliding with them), in words,
+        and what to do about them; None when there are none."""
+        counts = [
+            (table, count)
+            for table in _PARTS
+            if (count := self._db.execute(_COUNT_LEFT.format(table), (run,)).fetchone()[0])
+        ]
+        if not counts:
+            return None
+        shown = _decoded(run)
+        held = ", ".join(f"{count} row(s) of table {table}" for table, count in counts)
+        quoted = shown.replace("'", "''")
+        delete = "; ".join(f"DELETE FROM {table} WHERE run = '{quoted}'" for table, _ in counts)
+        return (
+            f"run {shown!r}: table runs holds no row of it, but {held} are left of it (a "
+            "hand edit deleted its row?)",
+            "Restore its row of table runs from a copy of the history, or delete the rows "
+            f'left (sqlite3 {self.path} "{delete}")',
+        )
+
+    def leftovers(self) -> list[str]:
+        """A note for each run whose row of table runs is gone while rows of its metrics,
+        cases or assertions are left (a hand edit): no run is read from them, and they
+        are kept as they are."""
+        ids = self._db.execute(_LEFT_IDS).fetchall()
+        notes = [self._left_over(run) for (run,) in sorted(ids)]
+        return [f"{said}; they are kept as they are. {todo}" for said, todo in filter(None, notes)]
 
     def runs(
         self, *, last: int | None = None, skipped: list[str] | None = None
@@ -675,7 +738,8 @@ class History:
 
         A damaged stored run (a time that is no time, a metric out of range, a text that
         is not UTF-8) is a :class:`HistoryError` naming its id and field or, given
-        ``skipped``, is left out and described there.
+        ``skipped``, is left out and described there, as are the rows left of a run whose
+        row of table runs is gone (:meth:`leftovers`).
         """
         try:
             return self._runs(last, skipped)
@@ -696,6 +760,8 @@ class History:
                 if skipped is None:
                     raise HistoryError(f"{self.path}: {note}") from None
                 skipped.append(note)
+        if skipped is not None:
+            skipped.extend(self.leftovers())
         return runs
 
     def _rows(self, field: str, query: str, run: object) -> list[Any]:

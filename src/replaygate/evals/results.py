@@ -25,6 +25,7 @@ from replaygate import jsondoc
 from replaygate.errors import shown_file
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.filenames import text_problem
+from replaygate.evals.giveups import gave_up
 from replaygate.evals.metrics import check_agreement, check_metrics
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
 from replaygate.jsondoc import ErrorType, FieldError, check_document, strings_field
@@ -229,8 +230,13 @@ class EvalResults:
         return target
 
     def summary(self) -> list[str]:
-        """One line per case, as :meth:`SampledResult.summary` prints it."""
-        return [c.sampled.summary() for c in self.cases]
+        """One line per case, as :meth:`SampledResult.summary` prints it, and the samples
+        in which the agent gave up (:mod:`~replaygate.evals.giveups`)."""
+        lines = []
+        for case in self.cases:
+            given_up = gave_up(case.sampled)
+            lines.append(case.sampled.summary() + (f"; {given_up.words()}" if given_up else ""))
+        return lines
 
 
 def results_from_json(obj: Any, name: str) -> EvalResults:

@@ -21,6 +21,7 @@ from replaygate._version import __version__
 from replaygate.evals.agents import Agent, AgentEntry, as_entry
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.casework import EVAL_RERECORD, Setup, check_case, run_cases
+from replaygate.evals.giveups import GAVE_UP
 from replaygate.evals.jobs import Work, run_in_processes
 from replaygate.evals.prices import PriceTable
 from replaygate.evals.progress import Reporter
@@ -88,7 +89,7 @@ def run_eval(
         raise ValueError(f"jobs must be a whole number of at least 1, got {jobs!r}")
     for case in cases:
         check_case(case)  # one that could never fail, before any call
-    taken = sorted(set(info or ()) & set(RUN_INFO))
+    taken = sorted(set(info or ()) & {*RUN_INFO, GAVE_UP})
     if taken:
         raise ValueError(
             f"info names the run's own field(s) {', '.join(map(repr, taken))}, which the run "

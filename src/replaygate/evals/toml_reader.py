@@ -53,6 +53,10 @@ class TableReader:
         line, dotted = self._place(key)
         return f"{located(self.file, line)}: {dotted}"
 
+    def line(self, key: str) -> int:
+        """The line of ``key`` of this table."""
+        return self._place(key)[0]
+
     def _place(self, key: str) -> tuple[int, str]:
         """The line of ``key`` and its dotted name."""
         top = key.split(".", 1)[0]

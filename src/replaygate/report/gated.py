@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from replaygate.evals.giveups import GAVE_UP
 from replaygate.evals.history import HistoryRun
 from replaygate.evals.reference import Reference
 
@@ -66,5 +67,8 @@ def gated_run(results: Reference, runs: Sequence[HistoryRun]) -> GatedRun:
 
 
 def _held_as(run: HistoryRun) -> str:
-    """What the history holds of ``run`` but its id, as canonical JSON."""
-    return json.dumps({**run.to_json(), "id": None}, sort_keys=True, default=str)
+    """What the history holds of ``run`` but its id, as canonical JSON; the give-ups its
+    information keeps are left out, as a run stored before they were kept has none (its
+    answers' digest tells them apart)."""
+    info = {key: value for key, value in run.info.items() if key != GAVE_UP}
+    return json.dumps({**run.to_json(), "id": None, "info": info}, sort_keys=True, default=str)

@@ -78,7 +78,11 @@ def _latest(run: HistoryRun | None) -> str:
         for name in METRICS
         if name in run.metrics
     ]
-    cases = [(case.case, case_words(case), failed_assertions(case)) for case in run.cases]
+    gave_up = run.gave_up
+    cases = [
+        (case.case, case_words(case), failed_assertions(case, gave_up.get(case.case)))
+        for case in run.cases
+    ]
     commit = (run.commit or "unknown")[:12]
     return (
         f"<p>Run <code>{_shown(run.id)}</code> at {_shown(run.time)}, commit "
@@ -228,7 +232,8 @@ def build_report(
         "<h2>Metrics over time</h2>",
         _figure(
             metrics_plot(metric_series(runs), labels),
-            "Each point is one eval run; replays of the same recordings repeat the same values.",
+            "Each point is one eval run; replays of the same recordings repeat the same "
+            "values, and a run without a value of a metric leaves a gap in its line.",
         ),
         "<h2>Weekly pass rate per assertion</h2>",
         _figure(

@@ -3,8 +3,9 @@
 Each SVG gets a ``<title>``, ``role="img"`` and ids prefixed so that several plots
 can share one page. Text stays text (``svg.fonttype = none``) and no date is
 embedded, so the same data gives the same SVG. With fewer than :data:`FEW` points
-each point is drawn large with its value written beside it, so one or three runs
-read as numbers rather than as a flat line.
+each point is drawn large and values are written beside them (where a line starts, ends
+and changes: :func:`_label`), so one or three runs read as numbers rather than as a flat
+line. A run without a value breaks its line, and the plot says so (:func:`_gaps`).
 
 The axes are placed once per figure by :func:`_lay_out`, from the measured extent of
 their titles, tick labels, axis labels and legends, so that nothing is cut at the
@@ -174,85 +175,133 @@ def _run_axis(ax: Axes, labels: Sequence[str], most: int = 6) -> None:
 
 
 def _draw(ax: Axes, values: Sequence[float | None], *, series: int = 0, **style: Any) -> None:
-    """One series: a line through its points; with few points, large points drawn so
-    that several series on the same value stay visible (each smaller than the last)."""
-    xs, ys = _points(values)
-    if ys:
+    """One series: a line through its points, broken where a run has no value (``None``);
+    with few points, large points drawn so that several series on the same value stay
+    visible (each smaller than the last)."""
+    if any(v is not None for v in values):
         few = len(values) < FEW
         size = max(3.0, 9.0 - 1.5 * series) if few else 4.0
-        ax.plot(xs, ys, marker="o", markersize=size, **style)
+        ys = [math.nan if v is None else float(v) for v in values]
+        ax.plot(range(len(values)), ys, marker="o", markersize=size, **style)
+
+
+def _gaps(ax: Axes, series: Mapping[str, Sequence[float | None]]) -> None:
+    """Say under ``ax`` which of its drawn ``series`` lack a value in some runs, one per
+    line: their lines break there, and a gap alone could pass for runs not shown."""
+    said = [
+        f"no {name.replace('_', ' ')} in {sum(v is None for v in values)} of {len(values)} runs"
+        for name, values in series.items()
+        if None in values and any(v is not None for v in values)
+    ]
+    if said:
+        breaks = "the line breaks there" if len(said) == 1 else "their lines break there"
+        ax.set_xlabel(",\n".join(said) + f":\n{breaks}", fontsize=7, color="#555")
 
 
 def _line_points(line: Line2D) -> list[tuple[float, float]]:
+    """The points of ``line`` that hold a value (a gap is NaN)."""
     xs: Any = line.get_xdata()
     ys: Any = line.get_ydata()
-    return [(float(x), float(y)) for x, y in zip(xs, ys, strict=True)]
+    return [(float(x), float(y)) for x, y in zip(xs, ys, strict=True) if not math.isnan(y)]
 
 
-LABEL_STEP = 0.08
-"""Distance of a label from its point, and the least distance between two labels, as a
-fraction of the axis height."""
-
-
+LABEL_GAP = 2.0
+"""Points between a value's label and the edge of its point."""
+LABEL_PAD = 0.15
+"""The white box around a label, as a fraction of its font size."""
 LABELLED_LINES = 6
 """Lines past which no value is written beside its point: the labels of that many lines
 at one point pile up over each other."""
 
 
 def _label(ax: Axes, fmt: Callable[[float], str]) -> None:
-    """With fewer than :data:`FEW` points per line and at most :data:`LABELLED_LINES`
-    lines, write each value beside its point.
+    """With fewer than :data:`FEW` runs and at most :data:`LABELLED_LINES` lines, write
+    values beside their points; call it once the axes are laid out (:func:`_lay_out`).
 
-    A value that several lines share at a point is written once (in gray). A label
-    goes below its point in the upper half of the axes and above it in the lower
-    half; where that would cover another point or a label already placed at the same
-    x it takes the other side, and where both would, it goes beside the point. Labels are backed
-    in white so that a line behind them does not strike them through.
+    A line's value is written at its first and last point and where it changes (as
+    written), the latest first; a value that several lines share at a point is written
+    once (in gray). A label goes below its point in the upper half of the axes and above it
+    in the lower half, else on the other side, else beside it, shifted along to stay
+    inside the axes; where each place would cover a label already written, or a point of
+    another value, it is left out: no label is ever drawn over another, so none reads as a
+    number cut short. Labels are backed in white so that a line behind them does not strike
+    them through.
     """
     from matplotlib.colors import to_hex
 
-    lines = [(_line_points(line), to_hex(line.get_color())) for line in ax.lines]
-    if not lines or len(lines) > LABELLED_LINES or any(len(p) >= FEW for p, _ in lines):
+    if not ax.lines or len(ax.lines) > LABELLED_LINES:
         return
-    found: dict[tuple[float, str], tuple[float, set[str]]] = {}
-    for points, color in lines:
-        for x, y in points:
-            found.setdefault((x, fmt(y)), (y, set()))[1].add(color)
+    runs: Any = ax.lines[0].get_xdata()  # every line of the axes runs over the same runs
+    if len(runs) >= FEW:
+        return
+    wanted: dict[tuple[float, str], tuple[float, set[str]]] = {}
+    points: list[tuple[Any, float, str]] = []  # each point: where it is drawn, its radius, value
+    for line in ax.lines:
+        drawn = _line_points(line)
+        texts = [fmt(y) for _, y in drawn]
+        for index, ((x, y), text) in enumerate(zip(drawn, texts, strict=True)):
+            points.append((ax.transData.transform((x, y)), line.get_markersize() / 2, text))
+            if index in (0, len(drawn) - 1) or text != texts[index - 1]:
+                wanted.setdefault((x, text), (y, set()))[1].add(to_hex(line.get_color()))
+    renderer = _renderer(ax.figure)  # type: ignore[arg-type]
+    frame = ax.get_window_extent(renderer).padded(-1.0)  # clear of the frame's line
     low, high = ax.get_ylim()
-    step = LABEL_STEP * (high - low)
-    taken: dict[float, list[float]] = {}  # per x, the heights of its points and labels
-    for x, _ in found:
-        taken[x] = [y for (other, _), (y, _) in found.items() if other == x]
-    right_end = max(taken)
-    for (x, text), (y, colors) in sorted(found.items(), key=lambda item: -item[1][0]):
-        color = colors.pop() if len(colors) == 1 else "#333333"
-        backing = {"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"}
-        style: dict[str, Any] = {"fontsize": 7, "color": color, "bbox": backing}
-        sides = (-1, 1) if y > (low + high) / 2 else (1, -1)
-        placed = taken[x]
-        for side in sides:
-            center = y + side * step
-            inside = low + step / 2 < center < high - step / 2  # the whole label, not its middle
-            if inside and all(abs(center - o) >= step * 0.99 for o in placed):
-                placed.append(center)
-                ax.text(x, center, text, ha="center", va="center", **style)
+    right_end = max(x for x, _ in wanted)
+    reach = max(radius for _, radius, _ in points) + LABEL_GAP
+    placed: list[Any] = []
+    for (x, text), (y, colors) in sorted(
+        wanted.items(), key=lambda item: (-item[0][0], -item[1][0])
+    ):
+        label = ax.annotate(
+            text,
+            (x, y),
+            xytext=(0.0, 0.0),
+            textcoords="offset points",
+            va="center",
+            fontsize=7,
+            color=colors.pop() if len(colors) == 1 else "#333333",
+            bbox={"boxstyle": f"round,pad={LABEL_PAD}", "facecolor": "white", "edgecolor": "none"},
+            annotation_clip=False,
+        )
+        vertical = (-1, 1) if y > (low + high) / 2 else (1, -1)
+        beside = (-1, 1) if x == right_end else (1, -1)
+        places = [("center", 0, side) for side in vertical] + [
+            ("right" if side < 0 else "left", side, 0) for side in beside
+        ]
+        for align, across, up in places:
+            box = _placed(label, align, across * reach, up, reach, renderer, frame)
+            clear = box is not None and not any(box.overlaps(other) for other in placed)
+            if clear and not any(_covers(box, p, r) for p, r, value in points if value != text):
+                placed.append(box)
                 break
-        else:  # beside the point, on the side that stays inside the axes
-            last = x == right_end
-            ax.annotate(
-                text,
-                (x, y),
-                xytext=(-8 if last else 8, 0),
-                textcoords="offset points",
-                ha="right" if last else "left",
-                va="center",
-                **style,
-            )
+        else:
+            label.remove()
 
 
-def _points(values: Sequence[float | None]) -> tuple[list[int], list[float]]:
-    xs = [i for i, v in enumerate(values) if v is not None]
-    return xs, [float(v) for v in values if v is not None]
+def _placed(
+    label: Any, align: str, dx: float, up: int, reach: float, renderer: Any, frame: Any
+) -> Any:
+    """Put ``label`` ``dx`` points beside its point, or ``up`` (1 or -1) over or under it
+    by ``reach`` and half its height, shifted along to stay inside ``frame``; its box (with
+    its white backing), or None where it cannot stay inside."""
+    label.set_horizontalalignment(align)
+    label.xyann = (dx, 0.0)
+    pad = LABEL_PAD * label.get_fontsize()
+    box = label.get_window_extent(renderer).padded(pad)
+    dy = up * (reach + box.height / 2)
+    shift = max(0.0, frame.x0 - box.x0) - max(0.0, box.x1 - frame.x1) if up else 0.0
+    label.xyann = (dx + shift, dy)
+    box = label.get_window_extent(renderer).padded(pad)
+    inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+    return box if inside else None
+
+
+def _covers(box: Any, point: Any, radius: float) -> bool:
+    """Whether ``box`` covers part of the point drawn at ``point`` with ``radius``."""
+    x, y = point
+    return bool(
+        box.x0 < x + radius and x - radius < box.x1 and box.y0 < y + radius and y - radius < box.y1
+    )
 
 
 @_styled
@@ -266,7 +315,7 @@ def metrics_plot(series: Mapping[str, Sequence[float | None]], labels: Sequence[
     for index, name in enumerate(drawn):
         _draw(shares, series[name], series=index, label=name.replace("_", " "))
     shares.set_ylim(-0.12, 1.12)
-    _label(shares, METRICS["success"].format)
+    _gaps(shares, {name: series[name] for name in drawn})
     legend = None
     if shares.lines:  # under the shares' run labels, placed by _lay_out
         legend = figure.legend(
@@ -281,7 +330,7 @@ def metrics_plot(series: Mapping[str, Sequence[float | None]], labels: Sequence[
         ax.set_title(label)
         _draw(ax, series.get(name, []), color="#b5651d")
         ax.margins(y=0.3)
-        _label(ax, METRICS[name].format)
+        _gaps(ax, {name: series.get(name, [])})
     for ax, name in zip(axes, ["shares", *(name for name, _ in AMOUNTS)], strict=True):
         if ax.lines:
             _run_axis(ax, labels)
@@ -289,6 +338,8 @@ def metrics_plot(series: Mapping[str, Sequence[float | None]], labels: Sequence[
         else:
             _empty(ax, UNMEASURED[name] if labels else "no runs yet")
     _lay_out(figure, legend, under=shares)
+    for ax, name in zip(axes, ["success", *(name for name, _ in AMOUNTS)], strict=True):
+        _label(ax, METRICS[name].format)
     return to_svg(figure, title="Metrics over time", prefix="metrics")
 
 
@@ -323,7 +374,6 @@ def weekly_plot(weeks: Sequence[str], rates: Mapping[str, Sequence[float | None]
         _run_axis(ax, weeks, most=12)
         ax.set_ylim(-0.12, 1.12)
         _value_axis(ax)
-        _label(ax, "{:.0%}".format)
         ax.set_ylabel("passes / samples")
         handles: list[Any] = list(ax.lines[:LEGEND_MOST])
         if len(drawn) > LEGEND_MOST:
@@ -334,6 +384,7 @@ def weekly_plot(weeks: Sequence[str], rates: Mapping[str, Sequence[float | None]
     else:
         _empty(ax, "no runs yet")
     _lay_out(figure, legend)
+    _label(ax, "{:.0%}".format)
     return to_svg(figure, title="Weekly pass rate per assertion", prefix="weekly")
 
 

@@ -9,7 +9,7 @@ recordings (:mod:`replaygate.report.evidence`).
   in at least half the recent recordings: too few samples, or a floor set too close;
 - ``trending down``: a metric whose fitted trend over the recent recordings moved the
   wrong way by more than the tolerance (points for shares, a fraction of its mean for
-  amounts).
+  amounts), and whose latest value is worse than the first by more than it too.
 """
 
 from __future__ import annotations
@@ -47,30 +47,33 @@ def _slope(values: Sequence[float]) -> float:
 
 
 def trend_signals(runs: Sequence[HistoryRun], config: ReportConfig) -> list[Signal]:
-    """Metrics whose fitted change over ``runs`` is worse than the tolerance."""
+    """Metrics whose fitted change over ``runs`` is worse than the tolerance, and whose
+    latest value is worse than the first by more than it too: one outlier the latest
+    recordings recovered from tilts the fitted line, but no metric fell or rose."""
     found = []
     for name, metric in METRICS.items():
         values = [v for v in (run.metrics.get(name) for run in runs) if v is not None]
         if len(values) < config.min_runs:
             continue
         change = _slope(values) * (len(values) - 1)
-        worse = -change if metric.better == "higher" else change
-        if metric.scale == "share":
-            size, shown = worse, f"{abs(change):.3f}"
-        else:
-            mean = sum(values) / len(values)
-            size = worse / mean if mean else 0.0
-            shown = f"{abs(change) / mean * 100:.1f}%" if mean else "0"
-        if size > config.trend:
-            way = "fell" if change < 0 else "rose"
-            found.append(
-                Signal(
-                    "trending down",
-                    name,
-                    f"{way} by {shown} over the last {plural(len(values), 'distinct recording')} "
-                    f"(fitted trend; tolerance {config.trend:g})",
-                )
+        mean = sum(values) / len(values)
+        share = metric.scale == "share"
+        scale = 1.0 if share else mean
+        worse = 1.0 if metric.better == "lower" else -1.0  # the sign of a change for the worse
+        ends = values[-1] - values[0]
+        if not scale or min(worse * change, worse * ends) / scale <= config.trend:
+            continue
+        shown = f"{abs(change):.3f}" if share else f"{abs(change) / mean * 100:.1f}% of its mean"
+        way = "fell" if change < 0 else "rose"
+        found.append(
+            Signal(
+                "trending down",
+                name,
+                f"{way} from {metric.format(values[0])} to {metric.format(values[-1])} over "
+                f"the last {plural(len(values), 'distinct recording')} (fitted trend: {way} "
+                f"by {shown}; tolerance {config.trend:g})",
             )
+        )
     return found
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from replaygate.evals.giveups import GaveUp
 from replaygate.evals.reference import CaseSummary
 from replaygate.report.evidence import plural
 from replaygate.sampling import AssertionStats
@@ -54,7 +55,10 @@ def case_words(case: CaseSummary) -> str:
     return f"{case.verdict}: {case.passes} of {samples} passed, floor {case.floor}"
 
 
-def failed_assertions(case: CaseSummary) -> str:
-    """What failed in a case, in words; ``none failed`` when every sample passed each one."""
+def failed_assertions(case: CaseSummary, gave_up: GaveUp | None = None) -> str:
+    """What failed in a case, in words, the samples in which the agent gave up first;
+    ``none failed`` when every sample passed each one."""
     failed = [assertion_words(a, case.floor) for a in case.assertions if a.passes < a.samples]
+    if gave_up is not None:
+        failed.insert(0, gave_up.words())
     return "; ".join(failed) or f"none failed in {plural(case.samples, 'sample')}"
