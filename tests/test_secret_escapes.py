@@ -49,3 +49,14 @@ def test_the_secret_scan_reads_what_the_text_rules_read() -> None:
 )
 def test_a_key_written_with_escapes_is_refused(written: str) -> None:
     assert [path for path, _ in _found(written)] == ["request.messages[0].content"]
+
+
+@pytest.mark.parametrize("name", ["password", "api_key", "client_secret", "subscription-key"])
+@pytest.mark.parametrize("escapes", [1, 3])
+def test_a_credential_in_json_quoted_in_text_is_refused(name: str, escapes: int) -> None:
+    # {\"password\": \"...\"} (tool output, a log line) was written: the quotes around
+    # the name and the value, escaped, were not read as quotes
+    quote = "\\" * escapes + '"'
+    text = f"Tool said: {{{quote}{name}{quote}: {quote}q8zrt3xv9mlw2kpn7byc4hdf{quote}}}"
+    assert _found(text) != [], text
+    assert _found(text.replace("q8zrt3xv9mlw2kpn7byc4hdf", "not-a-secret")) == []

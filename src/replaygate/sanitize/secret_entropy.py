@@ -91,11 +91,15 @@ NOT_CREDENTIAL_KEYS = frozenset(
 _QUERY_WORDS = r"key|sig|signature|code"
 _VALUE = r"[!#-%*+\--:=?-Z^-z|~]"  # printable ASCII but quotes, brackets, & ; , \
 _NAME = "[A-Za-z0-9_.-]"
+_QUOTE = r"(?:\\*[\"'])?"
+"""The quote around a name or a value written in text, if any, escaped any number of
+times (JSON quoted in text, once or more)."""
 KEYWORD = re.compile(
     rf"(?i)(?:(?<=[?&;])(?:{_QUERY_WORDS})|(?<!{_NAME})(?>{_NAME}*?(?:{AUTH_WORDS})){_NAME}*+)"
-    rf"[\"']?\s*[=:]\s*[\"']?({_VALUE}{{{CONTEXT_MIN_LENGTH},}})"
+    rf"{_QUOTE}\s*[=:]\s*{_QUOTE}({_VALUE}{{{CONTEXT_MIN_LENGTH},}})"
 )
-"""A credential name written in text and its value: ``api_key=...``, ``?key=...``.
+"""A credential name written in text and its value: ``api_key=...``, ``?key=...``,
+``\\"password\\": \\"...\\"`` (JSON quoted in text: its quotes escaped).
 
 A name is a whole run of name characters holding a key word: a match starting inside a
 run would end where one starting at the run's start ends, so a search tries each run
@@ -104,7 +108,7 @@ once, from its start, and takes the first key word it holds without trying the o
 with its square: a megabyte of digits or of base64 is read in a fraction of a second."""
 KEY_KEYWORD = re.compile(
     rf"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*?(?:[Kk]ey|KEY))"
-    rf"[\"']?\s*[=:]\s*[\"']?({_VALUE}{{{CONTEXT_MIN_LENGTH},}})"
+    rf"{_QUOTE}\s*[=:]\s*{_QUOTE}({_VALUE}{{{CONTEXT_MIN_LENGTH},}})"
 )
 """A name ending in ``key`` written in text and its value (:func:`key_name` tells which
 count): ``private_key=...``, ``"subscription-key": "..."``."""
@@ -505,7 +509,7 @@ def scheme_credentials(text: str) -> Iterator[tuple[re.Match[str], str]]:
 _FOLDED_LETTERS = "\u0130\u0131\u017f\u212a"
 """The letters beyond ASCII a pattern ignoring case takes for ASCII ones."""
 _SEPARATORS = tuple(
-    re.compile(rf"{sign}(?=\s*[\"']?{_VALUE[:-1]}{_FOLDED_LETTERS}]{{{CONTEXT_MIN_LENGTH}}})")
+    re.compile(rf"{sign}(?=\s*{_QUOTE}{_VALUE[:-1]}{_FOLDED_LETTERS}]{{{CONTEXT_MIN_LENGTH}}})")
     for sign in "=:"
 )
 """The ``=`` or ``:`` of each match of :data:`KEYWORD` and :data:`KEY_KEYWORD`: followed by
@@ -545,12 +549,14 @@ def _matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
 
 def _name_starts(text: str, name_chars: str) -> Iterator[int]:
     """In order, the start of the run of ``name_chars`` before each separator with a long
-    enough value after it (the quote and white space between passed over)."""
+    enough value after it (the quote, escaped or not, and white space between passed over)."""
     found = [m.start() for separator in _SEPARATORS for m in separator.finditer(text)]
     for at in sorted(found):
         name_end = _run_start(text, at, None)
         if name_end > 0 and text[name_end - 1] in _QUOTES:
             name_end -= 1
+            while name_end > 0 and text[name_end - 1] == "\\":  # its escapes
+                name_end -= 1
         start = _run_start(text, name_end, name_chars)
         if start < name_end:
             yield start
