@@ -264,3 +264,125 @@ def test_a_test_under_both_marks_records_from_the_simulator_as_migrating_md_says
     assert len(FixtureStore.open(store)) == 2
     cassette.unlink()
     runpytest_forked(pytester, forker, "--block-network").assert_outcomes(passed=1)
+
+
+WEATHER_RESOLVED_TO_THE_SIMULATOR = """
+import os
+import socket
+import sys
+
+_resolve = socket.getaddrinfo
+
+
+def _weather_is_the_simulator(host, port, *args, **kwargs):
+    # replaygate's block sees the lookup of the name first, as it would a real host's
+    if host == "api.weather.example":
+        sys.audit("socket.getaddrinfo", host, port, 0, 0, 0)
+        host, port = "127.0.0.1", int(os.environ["SIM_PORT"])
+    return _resolve(host, port, *args, **kwargs)
+
+
+socket.getaddrinfo = _weather_is_the_simulator
+"""
+
+VCR_AND_MIGRATING = """
+import pytest
+import requests
+
+BODY = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.mark.vcr
+def test_weather():
+    answer = requests.post(
+        "http://api.weather.example/v1/messages", json=BODY, headers={"x-api-key": "k"}
+    ).json()
+    assert answer["content"][0]["text"] == "echo: hi"
+
+
+@pytest.mark.vcr
+@pytest.mark.replaygate(expect_requests=False)
+def test_migrating():
+    pass
+"""
+
+WEATHER_CASSETTE = """\
+interactions:
+- request:
+    body: null
+    headers: {}
+    method: POST
+    uri: http://api.weather.example/v1/messages
+  response:
+    body: {string: '{"content": [{"type": "text", "text": "echo: hi"}]}'}
+    headers: {Content-Type: [application/json]}
+    status: {code: 200, message: OK}
+version: 1
+"""
+
+NOT_REPLAYGATE = ("-m", "vcr and not replaygate")
+
+
+@pytest.fixture
+def weather(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A project of a ``vcr`` test and a migrating one (both marks), the weather API the
+    first calls served by an echo simulator; the first test's cassette (not written)."""
+    pytester.makeconftest(WEATHER_RESOLVED_TO_THE_SIMULATOR)
+    pytester.makepyfile(test_vcr=VCR_AND_MIGRATING)
+    with Simulator(behavior="echo") as sim:
+        monkeypatch.setenv("SIM_PORT", sim.url.rsplit(":", 1)[1])
+        yield pytester.path / "cassettes/test_vcr/test_weather.yaml"
+
+
+def test_pytest_recording_records_in_a_run_selecting_no_test_using_replaygate(
+    pytester: pytest.Pytester, forker: Forker, weather: Path
+) -> None:
+    """docs/migrating.md: a run selecting a test that carries both marks is offline, and
+    the refusal of the other test's recording says why; one selecting
+    ``-m "vcr and not replaygate"`` records the missing cassette."""
+    offline = runpytest_forked(pytester, forker, "--record-mode=once")
+    offline.assert_outcomes(failed=1, passed=1)
+    why = (
+        "the session is offline in replay, since it runs 1 test(s) using replaygate "
+        "(test_vcr.py::test_migrating)"
+    )
+    offline.stdout.fnmatch_lines(
+        [
+            "*lookup of 'api.weather.example' refused (from conftest)*",
+            f"*replaygate: test_vcr.py::test_weather does not use replaygate, but {why}, from "
+            'the end of collection to its end.*pytest -m "not replaygate"*',
+            f"1 attempt(s) refused: {why}; wire the client*",
+        ]
+    )
+    assert not weather.exists()
+    recorded = runpytest_forked(pytester, forker, *NOT_REPLAYGATE, "--record-mode=once")
+    recorded.assert_outcomes(passed=1, deselected=1)
+    assert "req_sim_0001" in weather.read_text()  # what the simulator answered
+
+
+def test_rewriting_cassettes_in_an_offline_session_is_refused_before_any_test_runs(
+    pytester: pytest.Pytester, forker: Forker, weather: Path
+) -> None:
+    """pytest-recording's rewrite deletes a cassette before its test, which an offline
+    session then cannot record again: such a session is a usage error, naming both
+    options and what to run instead (under pytest-xdist too), and the cassette is kept.
+    A run offline for no test rewrites it."""
+    weather.parent.mkdir(parents=True)
+    weather.write_text(WEATHER_CASSETTE)
+    for xdist in ((), ("-n", "2")):
+        refused = runpytest_forked(pytester, forker, "--record-mode=rewrite", *xdist)
+        assert refused.ret == pytest.ExitCode.USAGE_ERROR, xdist
+        said = refused.stderr.str() if not xdist else refused.stdout.str()
+        assert (
+            "pytest-recording's --record-mode=rewrite deletes the cassette of each vcr test "
+            "before it runs, to record it anew, but the session is offline in replay, since "
+            "it runs 1 test(s) using replaygate (test_vcr.py::test_migrating): the recording "
+            "would be refused and the cassette lost (test_vcr.py::test_weather, "
+            "test_vcr.py::test_migrating). Nothing was run." in said
+        ), xdist
+        assert '-m "vcr and not replaygate"' in said
+        assert "--replaygate-record-mode=rerecord --replaygate-approve-live" in said
+        assert weather.read_text() == WEATHER_CASSETTE, xdist
+    rewritten = runpytest_forked(pytester, forker, *NOT_REPLAYGATE, "--record-mode=rewrite")
+    rewritten.assert_outcomes(passed=1, deselected=1)
+    assert weather.read_text() != WEATHER_CASSETTE

@@ -4,7 +4,9 @@ The block's own message (:data:`replaygate.network.HOW_TO_FIX`) lists every reme
 recording with approval among them. Under the plugin the cause is often known: a marked
 test that asks for a fixture over its store (a client factory) is given no
 ``replaygate_intercept``, so the clients it and the code under test build themselves
-are not answered; and a run that records from the simulator is recording already.
+are not answered; a test that does not use replaygate is refused because the session
+runs others that do (pytest-recording recording a ``vcr`` test's cassette, say); and a
+run that records from the simulator is recording already.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ def blocked_note(item: pytest.Item, failed: BaseException, *, recording: bool) -
     block, naming what the plugin knows of its cause; None otherwise."""
     if not any(isinstance(error, NetworkBlockedError) for error in exception_chain(failed)):
         return None
-    from replaygate.pytest_plugin.offline import USES_REPLAYGATE
+    from replaygate.pytest_plugin.offline import USES_REPLAYGATE, uses_replaygate
 
     names = getattr(item, "fixturenames", ())
     lines = []
@@ -39,6 +41,14 @@ def blocked_note(item: pytest.Item, failed: BaseException, *, recording: bool) -
             f"are answered. Add {INTERCEPT} to the test's arguments to answer the clients "
             "the test and the code under test build too."
         )
+    elif not uses_replaygate(item) and (offline := _offline_because(item)) is not None:
+        lines.append(
+            f"replaygate: {item.nodeid} does not use replaygate, but the session is offline "
+            f"{offline}, from the end of collection to its end. For this test to reach the "
+            "network (pytest-recording recording its cassette, say), run it in a session "
+            'that selects no test using replaygate (pytest -m "not replaygate", when those '
+            "are marked)."
+        )
     elif recording:
         lines.append(
             "replaygate: the client that sent it was built outside the test's intercept (a "
@@ -47,3 +57,13 @@ def blocked_note(item: pytest.Item, failed: BaseException, *, recording: bool) -
             "of a marked test."
         )
     return "\n".join(lines) or None
+
+
+def _offline_because(item: pytest.Item) -> str | None:
+    """Why the plugin keeps ``item``'s session offline, or None when it does not."""
+    from replaygate.pytest_plugin.offline import OFFLINE, OfflineSession
+
+    offline = item.config.pluginmanager.get_plugin(OFFLINE)
+    if isinstance(offline, OfflineSession) and offline.blocked:
+        return offline.because()
+    return None

@@ -16,8 +16,8 @@ When one did reach it, the others that did not are named in a note on the error 
 fails with: the failure may be their consequence (a tool whose miss became its output).
 
 A replay error is never the failure an ``xfail`` mark expects, unless its ``raises=``
-names it: :func:`replay_failure` finds one behind a failure, :func:`xfail_expects` reads
-the marks.
+names it: :func:`replay_failure` finds one behind a failure (the teardown failure of a
+caught one, :class:`CaughtReplayError`, included), :func:`xfail_expects` reads the marks.
 """
 
 from __future__ import annotations
@@ -31,11 +31,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType, FrameType
+from typing import TYPE_CHECKING
 
 import pytest
+from _pytest.outcomes import Failed
 
 from replaygate.code_objects import code_within
 from replaygate.errors import ReplaygateError, exception_chain
+
+if TYPE_CHECKING:
+    from replaygate.http.exchange import Exchange
 
 ALLOW_FLAG = "expect_caught_errors"
 """The marker flag of a test whose code under test (or the test itself, with a clause
@@ -52,6 +57,17 @@ _RAISES = tuple(m for m in (pytest.raises, getattr(pytest, "RaisesExc", None)) i
 
 _UNKNOWN = object()
 """What a name the test's code uses stands for, when it cannot be told."""
+
+CHECKED: pytest.StashKey[Exchange] = pytest.StashKey()
+"""The test's session while it runs, when its caught errors are checked (not marked
+``expect_caught_errors=True``)."""
+
+
+def checked_raised(item: pytest.Item) -> list[ReplaygateError]:
+    """The replay errors the checked session of ``item`` has raised so far (none when it
+    is not checked, or has ended)."""
+    exchange = item.stash.get(CHECKED, None)
+    return exchange.raised if exchange is not None else []
 
 
 def test_code(function: object) -> frozenset[CodeType]:
@@ -338,10 +354,36 @@ def caught_message(errors: list[ReplaygateError], test: frozenset[CodeType]) -> 
     )
 
 
+class CaughtReplayError(Failed):
+    """What a test fails with at teardown when its replay ``errors`` were all caught on
+    their way: ``pytest.fail``'s exception, shown as pytest shows it (its message alone,
+    ``Failed: replaygate: ...`` in the summary)."""
+
+    __module__ = "builtins"
+    __qualname__ = "Failed"
+
+    def __init__(self, errors: list[ReplaygateError], test: frozenset[CodeType]) -> None:
+        super().__init__(caught_message(errors, test), pytrace=False)
+        self.errors = tuple(errors)
+
+
+def caught_since(item: pytest.Item, since: int, reached: BaseException | None) -> str | None:
+    """Why ``item`` fails (:func:`caught_message`) when the replay errors its checked
+    session raised from the ``since``-th on (those of one sample of a sampled test) all
+    failed to reach the test (``reached``: what the test's code ended with, or None);
+    None when there were none, or one reached it."""
+    raised = checked_raised(item)[since:]
+    test = test_code(getattr(item, "function", None))
+    caught = caught_errors(raised, reached, test) if raised else []
+    return caught_message(caught, test) if caught else None
+
+
 def replay_failure(failed: BaseException, raised: list[ReplaygateError]) -> ReplaygateError | None:
     """The replay error ``failed`` is or carries (its cause or context, a member of an
-    exception group, or one of ``raised`` its message names); None when there is none,
-    or ``failed`` is a skip or ``pytest.xfail``."""
+    exception group, the first of :class:`CaughtReplayError`, or one of ``raised`` its message
+    names); None when there is none, or ``failed`` is a skip or ``pytest.xfail``."""
+    if isinstance(failed, CaughtReplayError):
+        return failed.errors[0]
     chain, texts = _carried(failed)
     carried = (e for e in chain if isinstance(e, ReplaygateError))
     return next(carried, None) or next((e for e in raised if _among(e, chain, texts)), None)

@@ -14,7 +14,10 @@ stderr, naming the module that tried.
 Every attempt refused during the session is listed in the terminal summary with the
 module that made it and the test it happened in (or "after the last test"), those of
 pytest-xdist workers included: an exporter that swallows the error cannot pass
-unnoticed.
+unnoticed. The summary, and the failure of a test that does not use replaygate refused
+in such a session (:mod:`.blocked`), say why the session is offline: the tests using
+replaygate it runs. A session that would go offline while pytest-recording rewrites
+cassettes is refused before any test runs (:mod:`.vcr_rewrite`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import atexit
 import sys
 import threading
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, ExitStack
 from typing import Any
 
@@ -31,10 +35,14 @@ import pytest
 # cleared in reverse order of loading, so the hold below ends while network's are intact.
 from replaygate.network import Refusal, block_network, refusals
 
+OFFLINE = "replaygate-offline"
+"""The name the session's block is registered under with pytest's plugin manager."""
 USES_REPLAYGATE = "replaygate_store"
 """The fixture every replaygate fixture that touches a store depends on."""
 WORKER_OUTPUT = "replaygate_refused"
 """Where a pytest-xdist worker hands its refusals to the controller."""
+WORKER_USERS = "replaygate_offline_for"
+"""Where a pytest-xdist worker hands the tests that took it offline to the controller."""
 
 _exit_hold: list[AbstractContextManager[None]] = []
 
@@ -66,6 +74,12 @@ def hold_from_exit() -> None:
     atexit.register(hold_at_exit)  # last registered, so it runs before the others
 
 
+def first_tests(nodeids: Sequence[str]) -> str:
+    """The first three of ``nodeids``, comma-separated, and how many more there are."""
+    more = f" and {len(nodeids) - 3} more" if len(nodeids) > 3 else ""
+    return ", ".join(nodeids[:3]) + more
+
+
 def uses_replaygate(item: pytest.Item) -> bool:
     """Whether a collected test uses a replaygate fixture or the ``replaygate`` marker."""
     names = getattr(item, "fixturenames", ())
@@ -84,11 +98,24 @@ class OfflineSession:
         self.after_tests: int | None = None
         self.starts: list[tuple[int, str]] = []
         self.from_workers: list[str] = []
+        self.users: dict[str, None] = {}
+        """The node ids of the session's tests using replaygate: why it is offline."""
+        self.refused = False
+        """Whether a pytest-xdist worker refused the session (:mod:`.vcr_rewrite`)."""
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Start the block when a collected test replays."""
-        if any(uses_replaygate(item) for item in session.items):
+        """Start the block when a collected test replays, unless pytest-recording would
+        rewrite cassettes (:func:`~.vcr_rewrite.refuse_rewrite`)."""
+        self.users = {item.nodeid: None for item in session.items if uses_replaygate(item)}
+        if self.users:
+            from replaygate.pytest_plugin.vcr_rewrite import refuse_rewrite
+
+            try:
+                refuse_rewrite(session.config, session.items, self.because())
+            except pytest.UsageError as err:
+                session.shouldstop = str(err)  # said by pytest-xdist's controller
+                raise
             self.first = len(refusals())
             self.block.enter_context(block_network())
             self.blocked = True
@@ -107,6 +134,12 @@ class OfflineSession:
         during = [nodeid for start, nodeid in self.starts if start <= index]
         return f"during {during[-1]}" if during else "before the first test"
 
+    def because(self) -> str:
+        """Why the session is offline: how, and the tests using replaygate it runs."""
+        users = list(self.users)
+        tests = f"{len(users)} test(s) using replaygate ({first_tests(users)})"
+        return f"{self.why}, since it runs {tests}"
+
     def lines(self) -> list[str]:
         """One line per attempt refused in this process during the session."""
         if not self.blocked:
@@ -118,18 +151,26 @@ class OfflineSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """On a pytest-xdist worker, send this worker's lines to the controller."""
+        """On a pytest-xdist worker, send this worker's lines to the controller; on the
+        controller, end a session a worker refused as a usage error."""
+        if self.refused:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
         output = getattr(session.config, "workeroutput", None)
         if output is not None:
             output[WORKER_OUTPUT] = self.lines()
+            output[WORKER_USERS] = list(self.users)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """On the pytest-xdist controller, keep what a finished worker refused."""
+        """On the pytest-xdist controller, keep what a finished worker refused, and
+        whether it refused the session."""
         worker = getattr(node, "gateway", None)
         name = getattr(worker, "id", "worker")
-        for line in getattr(node, "workeroutput", {}).get(WORKER_OUTPUT, []):
+        sent = getattr(node, "workeroutput", {})
+        self.refused |= sent.get("exitstatus") == pytest.ExitCode.USAGE_ERROR
+        for line in sent.get(WORKER_OUTPUT, []):
             self.from_workers.append(f"[{name}] {line}")
+        self.users.update(dict.fromkeys(sent.get(WORKER_USERS, [])))
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """List the attempts refused during the session, with the module that tried."""
@@ -140,7 +181,7 @@ class OfflineSession:
         for line in lines:
             terminalreporter.line(line)
         terminalreporter.line(
-            f"{len(lines)} attempt(s) refused: the session is offline {self.why}; wire the "
+            f"{len(lines)} attempt(s) refused: the session is offline {self.because()}; wire the "
             "client to replaygate, or turn the sender off in tests"
         )
 

@@ -47,7 +47,8 @@ meta; ``repeat_last=True`` lets a send past the recorded answers get the last on
 ``expect_caught_errors=True`` one whose code under test (or the test, with a clause
 that does not name it) is meant to catch a replay error (below). Any other argument is
 an error. A marked test that asks for none of the fixtures over a store gets
-``replaygate_intercept``, as pytest-recording's ``vcr`` marker does.
+``replaygate_intercept``, as pytest-recording's ``vcr`` marker does; so does a test a
+``pytest_collection_modifyitems`` hook marks (a conftest's, in any order).
 
 Nothing recorded: in a recording mode, a test that asked for the test's session
 (``replaygate_exchange``, a client factory or ``replaygate_intercept``) and ends without
@@ -63,7 +64,8 @@ test caught with a clause that does not name it (``pytest.raises(anthropic.Anthr
 (:mod:`replaygate.pytest_plugin.caught`), unless the test is marked
 ``expect_caught_errors=True``; a test that fails on another replay error after one was
 caught gets a note on its error naming the caught one. A test marked ``xfail`` that fails
-on a replay error fails, unless the mark's ``raises=`` names it.
+on a replay error fails, unless the mark's ``raises=`` names it, and so does its teardown
+error for a caught one (never ``XFAIL at teardown``).
 
 Sanitizing: a store is recorded and matched with the ``[tool.replaygate.sanitize]`` of
 the project that owns it (the nearest ``pyproject.toml`` above it, else the rootdir's),
@@ -97,8 +99,10 @@ from replaygate.fixtures.modes import require_approval
 from replaygate.pytest_plugin.blocked import blocked_note
 from replaygate.pytest_plugin.caught import (
     ALLOW_FLAG,
+    CHECKED,
+    CaughtReplayError,
     caught_errors,
-    caught_message,
+    checked_raised,
     hidden_errors,
     hidden_note,
     replay_failure,
@@ -172,30 +176,40 @@ def pytest_configure(config: pytest.Config) -> None:
     except LiveCallNotApproved as err:
         raise pytest.UsageError(str(err)) from None
     _start_hits(config)
-    from replaygate.pytest_plugin.offline import OfflineSession
+    from replaygate.pytest_plugin.offline import OFFLINE, OfflineSession
 
     if mode == "replay":
-        config.pluginmanager.register(OfflineSession(), "replaygate-offline")
+        config.pluginmanager.register(OfflineSession(), OFFLINE)
         return
     run = RecordingRun(config, fixtures_dir(config))
     config.pluginmanager.register(run, RUN)
     if run.source == "sim":  # nothing beyond loopback, from collection on, as in replay
         offline = OfflineSession("while recording from the simulator")
-        config.pluginmanager.register(offline, "replaygate-offline")
+        config.pluginmanager.register(offline, OFFLINE)
 
 
-@pytest.hookimpl(tryfirst=True)  # before -k and -m deselect: tests sharing a store see each other
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> Generator[None, None, None]:
     """A test that carries the marker and asks for none of the fixtures over a store gets
     ``replaygate_intercept``, as pytest-recording's ``vcr`` marker does: the clients it
     and the code under test build are answered from its store, and recording it sends
     through replaygate instead of past it. It is set up before the test's other fixtures
     of its scope (and torn down after them), so what they send is answered too. Tests
     that would share a store by accident are noted
-    (:func:`~.store_paths.note_shared_stores`)."""
+    (:func:`~.store_paths.note_shared_stores`).
+
+    Decided once every other implementation of this hook has run, so that a mark one of
+    them adds (a conftest's ``item.add_marker``, in any order) applies in full, and over
+    the tests as collected, before ``-k``, ``-m`` or any other deselection took some
+    away: tests sharing a store see each other."""
     from replaygate.pytest_plugin.offline import USES_REPLAYGATE, uses_replaygate
 
-    for item in items:
+    collected = list(items)
+    yield
+    tests = list(dict.fromkeys([*collected, *items]))  # and any a hook added
+    for item in tests:
         if (
             isinstance(item, pytest.Function)
             and item.get_closest_marker("replaygate") is not None
@@ -204,10 +218,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             names = list(item.fixturenames)
             names.insert(_first_per_test(item, names), "replaygate_intercept")
             item.fixturenames = names
-    note_shared_stores(config, filter(uses_replaygate, items))
+    note_shared_stores(config, filter(uses_replaygate, tests))
     strict = _strict_shared(config)
     if strict is not None:
-        strict.collected(_named_stores(config, items))
+        strict.collected(_named_stores(config, tests))
 
 
 def _named_stores(
@@ -256,10 +270,6 @@ _RAISED = pytest.StashKey[BaseException]()
 on its way."""
 
 
-_CHECKED = pytest.StashKey["Exchange"]()
-"""The test's session, when its caught errors are checked (not marked otherwise)."""
-
-
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -271,10 +281,10 @@ def pytest_runtest_makereport(
     A replay error an ``xfail`` mark took for the test's expected failure is reported as
     the failure it is (:func:`_not_expected`). A refusal of the network block gets a note
     naming its cause where the plugin knows it (:mod:`.blocked`)."""
-    exchange = item.stash.get(_CHECKED, None)
-    if exchange is not None and exchange.raised and call.excinfo is not None:
+    raised = checked_raised(item)
+    if raised and call.excinfo is not None:
         failed = call.excinfo.value
-        hidden = hidden_errors(exchange.raised, failed, test_code(getattr(item, "function", None)))
+        hidden = hidden_errors(raised, failed, test_code(getattr(item, "function", None)))
         _note(failed, hidden_note(hidden) if hidden else None)
     if call.excinfo is not None:
         run = _run(item.config)
@@ -298,9 +308,9 @@ def _note(failed: BaseException, note: str | None) -> None:
 def _not_expected(item: pytest.Item, report: pytest.TestReport, failed: BaseException) -> None:
     """Make ``report``, an expected failure of an ``xfail`` test, the failure it is when
     ``failed`` is or carries a replay error the mark's ``raises=`` does not name: a miss
-    is never the known failure an xfail is about (law 2)."""
-    exchange = item.stash.get(_CHECKED, None)
-    error = replay_failure(failed, exchange.raised if exchange is not None else [])
+    is never the known failure an xfail is about (law 2); nor is one the code under test
+    caught, which fails the test's teardown (:class:`~.caught.CaughtReplayError`)."""
+    error = replay_failure(failed, checked_raised(item))
     if error is None or xfail_expects(item.iter_markers("xfail"), error):
         return
     report.outcome = "failed"
@@ -608,17 +618,17 @@ def replaygate_exchange(
         exchange.session.sampled = spec.n
     checked = not marker.get(ALLOW_FLAG, False)
     if checked:
-        request.node.stash[_CHECKED] = exchange
+        request.node.stash[CHECKED] = exchange
     yield exchange
     exchange.finish_open()  # a stream its reader left open: what it read, before the store closes
     raised = request.node.stash.get(_RAISED, None)  # cleared by the store's teardown, next
     if checked:
-        del request.node.stash[_CHECKED]  # the item outlives it: keep no session's errors
+        del request.node.stash[CHECKED]  # the item outlives it: keep no session's errors
     if checked and exchange.raised:
         code = test_code(getattr(request.node, "function", None))
         caught = caught_errors(exchange.raised, raised, code)
         if caught:
-            pytest.fail(caught_message(caught, code), pytrace=False)
+            raise CaughtReplayError(caught, code)
     failed = raised is not None  # it said why itself
     expected = marker.get("expect_requests", True) and not failed
     if exchange.recording and expected and exchange.sent == 0:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
@@ -10,6 +11,7 @@ import pytest
 from _pytest.outcomes import Failed
 from _pytest.runner import runtestprotocol
 
+from replaygate.pytest_plugin.caught import caught_since, checked_raised
 from replaygate.pytest_plugin.fixture_info import argnames
 from replaygate.pytest_plugin.sampling_state import (
     CASE,
@@ -40,7 +42,11 @@ class VerdictFailed(Failed, AssertionError):
 
 
 def _failure_text(err: BaseException) -> str:
-    text = str(err).strip() or type(err).__name__
+    return _first_lines(str(err).strip() or type(err).__name__)
+
+
+def _first_lines(text: str) -> str:
+    """The first lines of ``text``, what a sample's failure keeps of it."""
     lines = text.splitlines()
     return "\n".join(lines[:_FAILURE_LINES] + (["..."] if len(lines) > _FAILURE_LINES else []))
 
@@ -86,20 +92,22 @@ def _sampled(item: pytest.Function, spec: SampleSpec) -> SampledResult:
         kwargs[SAMPLE_FIXTURE] = index
         if checked:
             kwargs[CHECKS_FIXTURE] = recorder
+        since = len(checked_raised(item))
+        ended: BaseException | None = None
         try:
             item.obj(**kwargs)
         except pytest.xfail.Exception as err:  # before pytest.fail's: it is one
-            reason = _failure_text(err)
+            ended, reason = err, _failure_text(err)
             if not _failed_gates(recorder):  # a sample whose gate failed did not just xfail
                 xfails.append(reason)
-            samples.append(recorder.result(_xfailed(reason)))
+            sample = recorder.result(_xfailed(reason))
         except (AssertionError, pytest.fail.Exception) as err:
-            samples.append(recorder.result(_failure_text(err)))
+            ended, sample = err, recorder.result(_failure_text(err))
         except _skip_exceptions() as err:
-            reason = _failure_text(err)
+            ended, reason = err, _failure_text(err)
             if not _failed_gates(recorder):  # a sample whose gate failed is no mere skip
                 skips.append(reason)
-            samples.append(recorder.result(_skipped(reason)))
+            sample = recorder.result(_skipped(reason))
         except BaseException as err:
             err.add_note(f"raised in sample {index} of {spec.n}; no sample is retried")
             raise
@@ -107,13 +115,24 @@ def _sampled(item: pytest.Function, spec: SampleSpec) -> SampledResult:
             unchecked = recorder.unchecked(item.nodeid) if checked else None
             if unchecked is not None:
                 item.stash[UNCHECKED] = unchecked
-            samples.append(recorder.result(unchecked))
+            sample = recorder.result(unchecked)
+        samples.append(_with_caught(sample, caught_since(item, since, ended)))
         descriptions.update(recorder.descriptions)
     if len(skips) == spec.n:  # the test's condition, not a sample's (a missing resource)
         pytest.skip(f"{skips[0]} (every one of the {spec.n} samples skipped)")
     if len(xfails) == spec.n:  # the test's expected failure, as pytest.xfail says of a test
         pytest.xfail(f"{xfails[0]} (every one of the {spec.n} samples xfailed)")
     return SampledResult(item.nodeid, spec.n, spec.floor, tuple(samples), descriptions)
+
+
+def _with_caught(sample: SampleResult, caught: str | None) -> SampleResult:
+    """``sample`` failed by the replay errors the code under test caught in it (``caught``
+    says which), before anything else it failed with: the answer it checked is no
+    recorded one (law 2). The test's teardown fails on them too."""
+    if caught is None:
+        return sample
+    failure = "\n".join(filter(None, [_first_lines(caught), sample.failure]))
+    return dataclasses.replace(sample, failure=failure)
 
 
 def _failed_gates(recorder: SampleChecks) -> list[str]:

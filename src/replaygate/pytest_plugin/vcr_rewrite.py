@@ -1,0 +1,48 @@
+"""pytest-recording's record mode ``rewrite`` in a session the plugin keeps offline.
+
+``rewrite`` deletes a ``vcr`` test's cassette before the test runs, to record it anew;
+in a session replaygate keeps offline (:mod:`.offline`) that recording is refused, and
+the cassette is lost. Such a session is refused before any test runs. pytest-recording's
+other modes delete nothing: a cassette they cannot record stays as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pytest
+
+from replaygate.pytest_plugin.offline import first_tests
+
+OPTION = "record_mode"
+"""Where pytest-recording keeps its ``--record-mode`` (replaygate's own is elsewhere)."""
+
+
+def rewrites(item: pytest.Item, given: object) -> bool:
+    """Whether pytest-recording deletes ``item``'s cassette before it runs: a ``vcr`` test
+    whose closest mark giving ``record_mode`` says ``rewrite``, or, with none, whose run
+    says so (``given``, ``--record-mode``)."""
+    marks = list(item.iter_markers("vcr"))
+    if not marks:
+        return False
+    modes = (mark.kwargs["record_mode"] for mark in marks if "record_mode" in mark.kwargs)
+    return next(modes, given) == "rewrite"
+
+
+def refuse_rewrite(config: pytest.Config, items: Iterable[pytest.Item], offline: str) -> None:
+    """Refuse a session that is offline (``offline`` says why) and in which
+    pytest-recording would delete cassettes it cannot record again: a usage error naming
+    the tests and what to run instead."""
+    given = config.getoption(OPTION, None)
+    lost = [item.nodeid for item in items if rewrites(item, given)]
+    if not lost:
+        return
+    raise pytest.UsageError(
+        "pytest-recording's --record-mode=rewrite deletes the cassette of each vcr test "
+        f"before it runs, to record it anew, but the session is offline {offline}: the "
+        f"recording would be refused and the cassette lost ({first_tests(lost)}). Nothing "
+        "was run. Rewrite the cassettes in a run that selects no test using replaygate "
+        '(pytest -m "vcr and not replaygate" --record-mode=rewrite, when those tests are '
+        "marked), or one where replaygate records from the live API too "
+        "(--replaygate-record-mode=rerecord --replaygate-approve-live)."
+    )

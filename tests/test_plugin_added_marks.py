@@ -1,0 +1,98 @@
+"""A ``replaygate`` mark a conftest adds in ``pytest_collection_modifyitems`` (the way
+teams apply their ``vcr`` marks), in whatever order its hook runs, applies in full: the
+test's clients are answered from the store the mark names, and a miss the code under
+test catches still fails it."""
+
+from __future__ import annotations
+
+import pytest
+
+from echo_recording import record_echoes
+from nested_pytest import sessions_loading
+from sdks import anthropic
+
+pytestmark = [pytest.mark.slow, pytest.mark.native_tracebacks]  # a pytest session of its own
+
+
+sessions_find_their_modules = sessions_loading(anthropic)
+
+
+MARKING = """
+import pytest
+
+
+def marking(folder):
+    def modifyitems(items):
+        for item in items:
+            if item.path.parent.name == folder:
+                item.add_marker(pytest.mark.replaygate(fixtures="shared.jsonl"))
+
+    return modifyitems
+"""
+
+CONFTEST = """
+import pytest
+
+from marking import marking
+
+pytest_plugins = ["late"]
+
+
+def pytest_collection_modifyitems(items):  # as plain as a team writes it
+    marking("plain")(items)
+"""
+
+LATE = """
+import pytest
+
+from marking import marking
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    marking("late")(items)
+"""
+
+TESTS = """
+import anthropic
+
+
+def ask(question):
+    client = anthropic.Anthropic(api_key="k", max_retries=0)
+    reply = client.messages.create(
+        model="m", max_tokens=8, messages=[{"role": "user", "content": question}]
+    )
+    return reply.content[0].text
+
+
+def ask_with_fallback(question):
+    try:
+        return ask(question)
+    except Exception:
+        return "fallback"
+
+
+def test_recorded():
+    assert ask("hi") == "echo: hi"
+
+
+def test_caught():
+    assert ask_with_fallback("changed") == "fallback"
+"""
+
+
+def test_a_mark_added_by_any_modifyitems_hook_applies_in_full(pytester: pytest.Pytester) -> None:
+    record_echoes(pytester.path / "tests/fixtures/shared.jsonl", ["hi"])
+    pytester.makepyfile(marking=MARKING, late=LATE)
+    pytester.makeconftest(CONFTEST)
+    for folder in ("plain", "late"):
+        (pytester.path / folder).mkdir()
+        (pytester.path / folder / f"test_{folder}.py").write_text(TESTS)
+    pytester.syspathinsert()
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rE")
+    result.assert_outcomes(passed=4, errors=2)
+    result.stdout.fnmatch_lines_random(
+        [f"ERROR {folder}/test_{folder}.py::test_caught - Failed*" for folder in ("plain", "late")]
+    )
+    assert result.stdout.str().count("replaygate: the code under test caught a replay") == 2
+    assert "network attempts refused" not in result.stdout.str()
