@@ -227,6 +227,22 @@ def test_a_sheet_saved_by_a_spreadsheet_with_a_byte_order_mark_is_scored(
     assert sum(a.labelled for a in score_sheet(sheet)) == len(rows)
 
 
+def test_a_sheet_with_the_line_ends_of_a_mac_spreadsheet_is_scored(
+    results: Path, tmp_path: Path
+) -> None:
+    # "CSV (Macintosh)" ends lines with a lone CR: reading the header raised csv.Error
+    sheet, _, _, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=2, seed=1)
+    rows = read_rows(sheet)
+    for row in rows:
+        row["label"] = "pass"
+    write_rows(sheet, rows)
+    sheet.write_bytes(sheet.read_bytes().replace(b"\r\n", b"\r"))
+    assert sum(a.labelled for a in score_sheet(sheet)) == len(rows)
+    sheet.write_bytes(b"item\r," + sheet.read_bytes()[len(b"item,") :])  # a CR in the header
+    with pytest.raises(CalibrationError, match="missing column"):
+        score_sheet(sheet)
+
+
 @pytest.mark.parametrize(
     ("sheet", "sidecar", "message"),
     [

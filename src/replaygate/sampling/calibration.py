@@ -14,6 +14,7 @@ import io
 import json
 import os
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,7 +109,7 @@ def from_cell(text: str) -> str:
 def _reader(handle: io.StringIO, text: str) -> csv.DictReader[str]:
     """The rows of the sheet ``text``, cells split at commas, or at the semicolons or tabs
     of a header so split (a spreadsheet's CSV in a locale whose decimal mark is a comma)."""
-    header = text.split("\n", 1)[0].rstrip("\r")
+    header = re.split(r"\r\n?|\n", text, maxsplit=1)[0]  # lines ended as csv ends them
     delimiter = next(
         (d for d in ";\t" if tuple(next(csv.reader([header], delimiter=d), ())) == COLUMNS), ","
     )
