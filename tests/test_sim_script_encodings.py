@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from replaygate.errors import line_encoding_reason
 from replaygate.sim import ScriptBehavior, ScriptFormatError
 
 LINES = '{"text": "hi"}\n{"text": "Café"}\n'
@@ -53,7 +54,20 @@ def test_a_script_in_another_encoding_is_named_with_its_line(
     assert caught.value.line == line
 
 
-def test_a_script_with_lone_cr_line_ends_is_read(tmp_path: Path) -> None:
+def test_a_script_with_lone_cr_line_ends_is_refused_as_the_store_refuses_it(
+    tmp_path: Path,
+) -> None:
+    # It was read, where docs/cli.md says lone CR line ends are refused, as the fixture
+    # store, eval cases and pyproject.toml refuse them.
     path = tmp_path / "script.jsonl"
     path.write_bytes(LINES.replace("\n", "\r").encode())
+    with pytest.raises(ScriptFormatError) as caught:
+        ScriptBehavior.from_file(path)
+    fixed = path.with_name("script.fixed.jsonl")
+    assert str(caught.value) == (
+        f"{path}:1: {line_encoding_reason(path.read_bytes(), str(path), 1)}"
+    )
+    assert "lone carriage return (CR) where a newline (LF) is expected" in str(caught.value)
+    assert f"`mv {fixed} {path}`" in str(caught.value)
+    path.write_bytes(LINES.replace("\n", "\r\n").encode())  # CRLF is read, as in a store
     assert [r.text for r in ScriptBehavior.from_file(path).responses] == ["hi", "Café"]

@@ -100,7 +100,7 @@ def report_cmd(
         "the config": other_config(config.file),
     }
     stored = {f"the fixture store {s}": s for s in stores}
-    check_not_an_input(out, {**inputs, **stored}, page=True)
+    check_not_an_input(out, {**inputs, **stored}, page=True, own=_is_page)
     check_writable(out)  # before the charts are drawn, as eval checks before it runs
     gate = None
     if results_path is not None:  # refused (no case in common) before the output is opened
@@ -127,6 +127,11 @@ def report_cmd(
             err=True,
         )
     click.echo(f"report: {shown_file(str(written))}")
+
+
+def _is_page(head: bytes) -> bool:
+    """Whether a file opening with ``head`` is an HTML page (a report written before)."""
+    return head.lstrip()[:15].lower() == b"<!doctype html>"
 
 
 @click.group("history", cls=OnceGroup)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
@@ -287,14 +288,24 @@ def _check_drift_outputs(
             "the text report; give each its own file (nothing was sent)"
         )
     inputs = {"the fixture set compared": path, "the other fixture set": against}
-    for out in (report_path, json_path):
+    for out, own in ((report_path, _is_drift_text), (json_path, _is_drift_json)):
         if out is not None:
-            check_not_an_input(out, inputs, page=True)
+            check_not_an_input(out, inputs, page=True, own=own)
             check_writable(out)
             problem = output_problem(out, inputs)
             if problem is not None:
                 raise CommandError(problem)
             open_fifo(out)
+
+
+def _is_drift_text(head: bytes) -> bool:
+    """Whether a file opening with ``head`` is a drift report written before."""
+    return head.startswith(b"drift: ")
+
+
+def _is_drift_json(head: bytes) -> bool:
+    """Whether a file opening with ``head`` is a drift JSON report written before."""
+    return re.match(rb'\{\s*"mode"\s*:', head) is not None
 
 
 def _drift_live(

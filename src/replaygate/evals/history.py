@@ -57,6 +57,7 @@ from replaygate.outputs import write_text
 from replaygate.regular import not_regular, unreadable
 from replaygate.sampling import SampledResult
 from replaygate.sampling.results import document_text, read_back
+from replaygate.strict_json import loads
 
 NO_CASE = (
     "holds no case: a run's metrics are those of its cases, so a run without one shows "
@@ -373,11 +374,15 @@ def _assertion_fields(_name: str, obj: Any) -> None:
 
 
 def _loads(text: Any, field: str) -> Any:
-    """The JSON a history column holds; :class:`FieldError` when it holds none."""
+    """The JSON a history column holds; :class:`FieldError` when it holds none, or a
+    value JSON allows only loosely (NaN, Infinity: :func:`~replaygate.strict_json.loads`),
+    which an export would write as no JSON its reader takes."""
     try:
-        return json.loads(text)
-    except (TypeError, ValueError, RecursionError):
+        return loads(text, unique_keys=False)
+    except (TypeError, json.JSONDecodeError, RecursionError):
         raise FieldError(field, f"must hold JSON, holds {got(text)}") from None
+    except ValueError as err:  # a value refused
+        raise FieldError(field, f"must hold JSON: {err}") from None
 
 
 def check_run(run: HistoryRun, path: Path) -> None:

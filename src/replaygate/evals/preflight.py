@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 import tempfile
 from collections.abc import Callable, Mapping
@@ -21,7 +20,7 @@ from pathlib import Path
 from replaygate.evals.errors import EvalError
 from replaygate.evals.history import EXPORT_FORMAT, History
 from replaygate.evals.reference import BASELINE_FORMAT
-from replaygate.fixtures.store.folder import PEEK_BYTES, kind_of
+from replaygate.fixtures.store.folder import PEEK_BYTES, held_fixtures, kind_of
 from replaygate.regular import not_regular, same_file
 
 
@@ -83,9 +82,14 @@ def check_not_an_input(
     export: bool = False,
     page: bool = False,
     queue: bool = False,
+    own: Callable[[bytes], bool] | None = None,
 ) -> None:
     """Refuse ``out`` when it is one of ``inputs`` (what each is, by its path): writing
     there would replace a store, cases or a history with the command's output.
+
+    A file that is or may be a fixture store or a cassette, damaged or not, is refused
+    (:func:`~replaygate.fixtures.store.folder.held_fixtures`; ``own`` tells the bytes of
+    the output's own kind, which it replaces).
 
     An existing file that holds what no output of these commands replaces is refused
     too, whatever the inputs (:func:`_stored`): a fixture file, eval cases, a SQLite
@@ -105,10 +109,11 @@ def check_not_an_input(
                 f"{out}: is {what}: writing the output there would replace it; choose another "
                 "file (nothing was written)"
             )
-    held = _stored(out, baseline=baseline, export=export, page=page, queue=queue)
+    stored = _stored(out, baseline=baseline, export=export, page=page, queue=queue)
+    held = f"holds {stored}" if stored is not None else held_fixtures(out, own)
     if held is not None:
         raise EvalError(
-            f"{out}: holds {held}: writing the output there would replace it; choose another "
+            f"{out}: {held}: writing the output there would replace it; choose another "
             "file (nothing was written)"
         )
 
@@ -124,8 +129,6 @@ _LINES = {
 }
 """What every output names the line files it refuses to replace (the kinds of
 :data:`~replaygate.fixtures.store.folder.LINE_KINDS` but eval cases)."""
-
-_FIXTURE = re.compile(rb'\s*\{.*"(key|request)"\s*:', re.DOTALL)
 
 
 def _stored(out: Path, *, baseline: bool, export: bool, page: bool, queue: bool) -> str | None:
@@ -153,6 +156,4 @@ def _stored(out: Path, *, baseline: bool, export: bool, page: bool, queue: bool)
         return _DOCUMENTS.get(kind, f"a {kind} document")
     if kind == EXPORT_FORMAT and not export:
         return "an exported history (merge it with `replaygate history merge`)"
-    if kind is None and b'"request"' in head and _FIXTURE.match(head[:4096]):
-        return "fixtures"
     return None

@@ -7,11 +7,12 @@ files that did not change between two sides are compared by id and never parsed.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from replaygate.errors import LFS_POINTER, FixtureFormatError, located
+from replaygate.errors import LFS_POINTER, FixtureFormatError, located, shell_path
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import iter_jsonl
 from replaygate.fixtures.store.files import MAX_LINE_BYTES, too_long
@@ -99,11 +100,22 @@ def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
             raise too_long(Path(where), 0)
         return [Entry(path, 0, json_fixture(data, where))]
     except FixtureFormatError as err:
+        said = str(err)
         if label == "working tree":
             advice = "run `replaygate verify` on the store and fix it"
         else:  # the damage is committed: the working tree may well hold the fix
             advice = "committed so; review from another revision with --base or --head"
-        raise HygieneError(f"{err} ({advice})") from None
+            said = _without_fix_commands(said, where)
+        raise HygieneError(f"{said} ({advice})") from None
+
+
+def _without_fix_commands(reason: str, where: str) -> str:
+    """``reason`` without the commands it gives to fix the file ``where`` in place (``e.g.
+    `iconv ... where > copy`, then `mv copy where```, ``Run `replaygate verify --repair
+    where` ...``): read from a git revision, ``where`` names no file a command can change."""
+    named = rf"`[^`]*{re.escape(shell_path(where))}[^`]*`"
+    fixes = rf", e\.g\. {named}(?:, then `[^`]*`)?| Run {named}[^.]*\.| \({named}, or --theirs\)"
+    return re.sub(fixes, "", reason)
 
 
 def _refuse_long_line(name: Path, data: bytes) -> None:

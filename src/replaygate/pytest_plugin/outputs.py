@@ -63,7 +63,7 @@ def _check_not_read(out: Path, store: Path) -> None:
         return
     if ".py" in (out.suffix, out.resolve().suffix):
         raise ReplaygateError(f"{out}: is a Python module (a test module, a conftest): {_REFUSED}")
-    if out.resolve().is_relative_to(store.resolve()):
+    if out.resolve() != store.resolve() and out.resolve().is_relative_to(store.resolve()):
         raise ReplaygateError(f"{out}: is a file of the fixture store {store}: {_REFUSED}")
 
 
@@ -157,8 +157,8 @@ def check_outputs(config: pytest.Config) -> None:
         refuse_unexpanded_tilde(flag, raw, config.invocation_params.dir)
         others = {f"the {other} file": path for other, path in written.items() if other != flag}
         try:
+            _check_not_read(out, fixtures_dir(config))  # named as what it is, if it is
             check_not_an_input(out, {**_inputs(config), **others}, queue=flag == QUEUE)
-            _check_not_read(out, fixtures_dir(config))
             _check_same_kind(flag, out)
             check_writable(out)
             open_fifo(out)

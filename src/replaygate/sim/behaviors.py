@@ -171,10 +171,12 @@ class ScriptBehavior:
     @staticmethod
     def from_file(path: str | Path) -> ScriptBehavior:
         """Load a JSONL script: one response per line, blank lines ignored; a script of
-        none is refused (every request would get the simulator's 500)."""
+        none is refused (every request would get the simulator's 500). Lines end at a
+        newline (LF), as the store's do: lone CR line ends are refused as the store
+        refuses them (:func:`~replaygate.errors.line_encoding_reason`)."""
         file = str(path)
         try:
-            lines = read_regular_bytes(path).splitlines()
+            lines = read_regular_bytes(path).split(b"\n")
         except OSError as err:
             raise ScriptFormatError(file, 0, f"cannot read script: {err.strerror}") from None
         responses = []

@@ -67,7 +67,8 @@ class FaultPlan:
 
     ``script[n]`` is the fault of the n-th request (``None``: no fault); once the
     script is used up, each request draws at most one fault from ``rates``
-    (probabilities that sum to at most 1). ``slow_delay`` is the pause of a ``slow``
+    (probabilities that sum to at most 1, each fault named once: a second rate of one
+    fault is refused, never taken for the first). ``slow_delay`` is the pause of a ``slow``
     fault in seconds; ``retry_after`` the seconds announced on a 429 or 529.
     """
 
@@ -77,6 +78,13 @@ class FaultPlan:
     retry_after: float = 1.0
 
     def __post_init__(self) -> None:
+        named = [kind for kind, _ in self.rates]
+        twice = next((kind for i, kind in enumerate(named) if kind in named[:i]), None)
+        if twice is not None:
+            given = " and ".join(f"{rate:g}" for kind, rate in self.rates if kind == twice)
+            raise FaultSpecError(
+                f"fault {twice!r} is named twice (rates {given}); name each fault once"
+            )
         total = sum(rate for _, rate in self.rates)
         if total > 1.0 + 1e-9:
             raise FaultSpecError(f"fault rates sum to {total:g}, more than 1")
