@@ -25,7 +25,6 @@ from __future__ import annotations
 import atexit
 import sys
 import threading
-from collections.abc import Sequence
 from contextlib import AbstractContextManager, ExitStack
 from typing import Any
 
@@ -33,6 +32,7 @@ import pytest
 
 # Loaded before this module, not on first use: at interpreter exit module globals are
 # cleared in reverse order of loading, so the hold below ends while network's are intact.
+from replaygate.errors import first_few
 from replaygate.network import Refusal, block_network, refusals
 
 OFFLINE = "replaygate-offline"
@@ -72,12 +72,6 @@ def hold_from_exit() -> None:
         register(hold_at_exit)
     atexit.unregister(hold_at_exit)
     atexit.register(hold_at_exit)  # last registered, so it runs before the others
-
-
-def first_tests(nodeids: Sequence[str]) -> str:
-    """The first three of ``nodeids``, comma-separated, and how many more there are."""
-    more = f" and {len(nodeids) - 3} more" if len(nodeids) > 3 else ""
-    return ", ".join(nodeids[:3]) + more
 
 
 def uses_replaygate(item: pytest.Item) -> bool:
@@ -137,7 +131,7 @@ class OfflineSession:
     def because(self) -> str:
         """Why the session is offline: how, and the tests using replaygate it runs."""
         users = list(self.users)
-        tests = f"{len(users)} test(s) using replaygate ({first_tests(users)})"
+        tests = f"{len(users)} test(s) using replaygate ({first_few(users, 3)})"
         return f"{self.why}, since it runs {tests}"
 
     def lines(self) -> list[str]:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import pytest
 
-from replaygate.pytest_plugin.offline import first_tests
+from replaygate.errors import first_few
 
 OPTION = "record_mode"
 """Where pytest-recording keeps its ``--record-mode`` (replaygate's own is elsewhere)."""
@@ -40,7 +40,7 @@ def refuse_rewrite(config: pytest.Config, items: Iterable[pytest.Item], offline:
     raise pytest.UsageError(
         "pytest-recording's --record-mode=rewrite deletes the cassette of each vcr test "
         f"before it runs, to record it anew, but the session is offline {offline}: the "
-        f"recording would be refused and the cassette lost ({first_tests(lost)}). Nothing "
+        f"recording would be refused and the cassette lost ({first_few(lost, 3)}). Nothing "
         "was run. Rewrite the cassettes in a run that selects no test using replaygate "
         '(pytest -m "vcr and not replaygate" --record-mode=rewrite, when those tests are '
         "marked), or one where replaygate records from the live API too "
