@@ -228,7 +228,8 @@ def test_an_agent_interrupting_a_process_of_a_parallel_run_ends_it_as_a_serial_r
     # its process printed a traceback and the run said it was killed (exit 2)
     store = tmp_path / "fixtures.jsonl"
     store.touch()
-    asked = [case("a", "interrupt"), case("b", "What is RAG?")]
+    # b waits to be stopped: a miss of its own could end the run before a's interrupt
+    asked = [case("a", "interrupt"), case("b", f"wait:{tmp_path / 'b.pid'}")]
     cases = write_cases(tmp_path / "cases.jsonl", asked)
     out = tmp_path / "results.json"
     done = eval_cmd(cases, store, "--out", str(out), "--no-history", "--jobs", "2",
