@@ -116,4 +116,4 @@ def test_a_caught_miss_fails_a_test_marked_xfail(pytester: pytest.Pytester, reco
 def test_a_caught_miss_fails_a_test_marked_xfail_under_xdist(
     pytester: pytest.Pytester, recorded: Path
 ) -> None:
-    check_caught_misses_fail(run(pytester, recorded, "-p", "xdist", "-n", "2"))
+    check_caught_misses_fail(run(pytester, recorded, "-p", "xdist", "-n", "1"))

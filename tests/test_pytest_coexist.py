@@ -369,7 +369,7 @@ def test_rewriting_cassettes_in_an_offline_session_is_refused_before_any_test_ru
     A run offline for no test rewrites it."""
     weather.parent.mkdir(parents=True)
     weather.write_text(WEATHER_CASSETTE)
-    for xdist in ((), ("-n", "2")):
+    for xdist in ((), ("-n", "1")):
         refused = runpytest_forked(pytester, forker, "--record-mode=rewrite", *xdist)
         assert refused.ret == pytest.ExitCode.USAGE_ERROR, xdist
         said = refused.stderr.str() if not xdist else refused.stdout.str()
