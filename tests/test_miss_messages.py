@@ -422,6 +422,8 @@ def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
     assert str(fetched.value).endswith(
         "\nThis request is to no model API: if the code under test sends it of its own (a "
         "framework fetching a price or tokenizer file, telemetry), stop it at its source "
-        "rather than record it (LiteLLM: LITELLM_OFFLINE_MODE=true; see docs/frameworks.md)."
+        "rather than record it (LiteLLM: LITELLM_OFFLINE_MODE=true, and "
+        "LITELLM_LOCAL_MODEL_COST_MAP=True for releases that do not read it; see "
+        "docs/frameworks.md)."
     )
     assert "no model API" not in str(model_call.value)

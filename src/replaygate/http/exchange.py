@@ -167,7 +167,8 @@ VERSION_PATH = "headers.anthropic-version"
 SIDE_REQUEST = (
     "This request is to no model API: if the code under test sends it of its own (a "
     "framework fetching a price or tokenizer file, telemetry), stop it at its source rather "
-    "than record it (LiteLLM: LITELLM_OFFLINE_MODE=true; see docs/frameworks.md)."
+    "than record it (LiteLLM: LITELLM_OFFLINE_MODE=true, and LITELLM_LOCAL_MODEL_COST_MAP=True "
+    "for releases that do not read it; see docs/frameworks.md)."
 )
 """What a miss of a request to no model API adds (:func:`~.envelope.is_model_api`)."""
 
