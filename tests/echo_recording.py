@@ -15,6 +15,24 @@ from replaygate.hygiene.verify import verify_store
 from replaygate.sim import Simulator
 from sdks import anthropic
 
+ASKING = """
+def ask(question):
+    client = anthropic.Anthropic(api_key="k", max_retries=0)
+    reply = client.messages.create(
+        model="m", max_tokens=8, messages=[{"role": "user", "content": question}]
+    )
+    return reply.content[0].text
+
+
+def ask_with_fallback(question):
+    try:
+        return ask(question)
+    except Exception:
+        return "fallback"
+"""
+"""The functions of a nested session's test module (which imports anthropic) asking the
+echo simulator's recordings, the second catching a miss as code under test does."""
+
 
 def record_echoes(
     store: Path, contents: Sequence[str], url: str | None = None, *, streamed: bool = False

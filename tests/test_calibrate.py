@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -215,30 +216,30 @@ def test_rows_deleted_from_the_sheet_are_named(results: Path, tmp_path: Path) ->
     assert sum(a.unlabelled for a in score_sheet(sheet)) == 1
 
 
-def test_a_sheet_saved_by_a_spreadsheet_with_a_byte_order_mark_is_scored(
-    results: Path, tmp_path: Path
+@pytest.mark.parametrize(
+    "saved",
+    [
+        lambda data: b"\xef\xbb\xbf" + data,  # "CSV UTF-8" of a spreadsheet
+        # "CSV (Macintosh)" ends lines with a lone CR: reading the header raised csv.Error
+        lambda data: data.replace(b"\r\n", b"\r"),
+    ],
+    ids=["byte order mark", "lone CR line ends"],
+)
+def test_a_sheet_a_spreadsheet_saved_is_scored(
+    results: Path, tmp_path: Path, saved: Callable[[bytes], bytes]
 ) -> None:
     sheet, _, _, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=2, seed=1)
     rows = read_rows(sheet)
     for row in rows:
         row["label"] = "pass"
     write_rows(sheet, rows)
-    sheet.write_bytes(b"\xef\xbb\xbf" + sheet.read_bytes())  # "CSV UTF-8" of a spreadsheet
+    sheet.write_bytes(saved(sheet.read_bytes()))
     assert sum(a.labelled for a in score_sheet(sheet)) == len(rows)
 
 
-def test_a_sheet_with_the_line_ends_of_a_mac_spreadsheet_is_scored(
-    results: Path, tmp_path: Path
-) -> None:
-    # "CSV (Macintosh)" ends lines with a lone CR: reading the header raised csv.Error
+def test_a_cr_in_the_header_names_the_columns_it_splits(results: Path, tmp_path: Path) -> None:
     sheet, _, _, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=2, seed=1)
-    rows = read_rows(sheet)
-    for row in rows:
-        row["label"] = "pass"
-    write_rows(sheet, rows)
-    sheet.write_bytes(sheet.read_bytes().replace(b"\r\n", b"\r"))
-    assert sum(a.labelled for a in score_sheet(sheet)) == len(rows)
-    sheet.write_bytes(b"item\r," + sheet.read_bytes()[len(b"item,") :])  # a CR in the header
+    sheet.write_bytes(b"item\r," + sheet.read_bytes()[len(b"item,") :])
     with pytest.raises(CalibrationError, match="missing column"):
         score_sheet(sheet)
 

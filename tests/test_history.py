@@ -641,6 +641,17 @@ def test_runs_are_ordered_by_the_instant_their_time_names(tmp_path: Path) -> Non
         assert history.export()["runs"][0]["time"] == times["earliest"]  # as written
 
 
+def two_runs_edited(path: Path, update: str) -> None:
+    """A history at ``path`` of runs ``one`` and ``two``, then edited by hand (``update``,
+    an SQL statement)."""
+    with History.open(path) as history:
+        history.append(run("2026-11-01T10:00:00Z", 5), run_id="one")
+        history.append(run("2026-11-02T10:00:00Z", 5), run_id="two")
+    with sqlite3.connect(path) as raw:
+        raw.execute(update)
+    raw.close()
+
+
 @pytest.mark.parametrize(
     ("update", "field"),
     [
@@ -664,12 +675,7 @@ def test_a_stored_text_that_is_not_utf8_is_named_with_its_run(
 ) -> None:
     # SQLite's decoding error ended export and report in a traceback.
     path = tmp_path / "h.db"
-    with History.open(path) as history:
-        history.append(run("2026-11-01T10:00:00Z", 5), run_id="one")
-        history.append(run("2026-11-02T10:00:00Z", 5), run_id="two")
-    with sqlite3.connect(path) as raw:
-        raw.execute(update)
-    raw.close()
+    two_runs_edited(path, update)
     result = CliRunner().invoke(history_group, ["export", "--json", "--history", str(path)])
     assert result.exit_code == 2 and "Traceback" not in result.output, result.output
     assert f"{path}: run 'one': {field}not UTF-8 text (" in result.output

@@ -6,7 +6,6 @@ A hand-edited history whose run's info held ``"input": NaN`` was exported with t
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from click.testing import CliRunner
 
 from replaygate.cli.history_cmds import history_group
 from replaygate.evals import History
-from test_history import run
+from test_history import two_runs_edited
 
 
 @pytest.mark.parametrize(
@@ -31,12 +30,7 @@ def test_a_stored_loose_number_is_named_and_never_exported(
     tmp_path: Path, update: str, field: str, value: str
 ) -> None:
     path, out = tmp_path / "h.db", tmp_path / "runs.json"
-    with History.open(path) as history:
-        history.append(run("2026-11-01T10:00:00Z", 5), run_id="one")
-        history.append(run("2026-11-02T10:00:00Z", 5), run_id="two")
-    with sqlite3.connect(path) as raw:
-        raw.execute(update)
-    raw.close()
+    two_runs_edited(path, update)
     said = f"{path}: run 'one': {field}: must hold JSON: {value} is"
     for args in (["--out", str(out)], ["--json"]):
         result = CliRunner().invoke(history_group, ["export", "--history", str(path), *args])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from echo_recording import record_echoes
+from echo_recording import ASKING, record_echoes
 from nested_pytest import sessions_loading
 from sdks import anthropic
 
@@ -53,24 +53,12 @@ def pytest_collection_modifyitems(items):
     marking("late")(items)
 """
 
-TESTS = """
+TESTS = (
+    """
 import anthropic
-
-
-def ask(question):
-    client = anthropic.Anthropic(api_key="k", max_retries=0)
-    reply = client.messages.create(
-        model="m", max_tokens=8, messages=[{"role": "user", "content": question}]
-    )
-    return reply.content[0].text
-
-
-def ask_with_fallback(question):
-    try:
-        return ask(question)
-    except Exception:
-        return "fallback"
-
+"""
+    + ASKING
+    + """
 
 def test_recorded():
     assert ask("hi") == "echo: hi"
@@ -79,6 +67,7 @@ def test_recorded():
 def test_caught():
     assert ask_with_fallback("changed") == "fallback"
 """
+)
 
 
 def test_a_mark_added_by_any_modifyitems_hook_applies_in_full(pytester: pytest.Pytester) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from echo_recording import record_echoes
+from echo_recording import ASKING, record_echoes
 from nested_pytest import sessions_loading
 from sdks import anthropic
 
@@ -19,27 +19,15 @@ pytestmark = [pytest.mark.slow, pytest.mark.native_tracebacks]  # pytest session
 sessions_find_their_modules = sessions_loading(anthropic)
 
 
-XFAILS = """
+XFAILS = (
+    """
 import anthropic
 import pytest
 
 pytestmark = pytest.mark.replaygate(fixtures="shared.jsonl")
-
-
-def ask(question):
-    client = anthropic.Anthropic(api_key="k", max_retries=0)
-    reply = client.messages.create(
-        model="m", max_tokens=8, messages=[{"role": "user", "content": question}]
-    )
-    return reply.content[0].text
-
-
-def ask_with_fallback(question):
-    try:
-        return ask(question)
-    except Exception:
-        return "fallback"
-
+"""
+    + ASKING
+    + """
 
 @pytest.mark.xfail(reason="known bug in the answer")
 def test_caught_by_the_code_under_test():
@@ -64,6 +52,7 @@ def test_caught_then_xpassed():
 def test_recorded():
     assert ask_with_fallback("hi") == "echo: hi, fixed"
 """
+)
 
 CAUGHT = (
     "test_caught_by_the_code_under_test",
