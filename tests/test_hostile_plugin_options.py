@@ -187,14 +187,25 @@ def test_a_hits_log_that_cannot_be_written_fails_the_session_saying_so(
         assert blocked.read_text() == "notes\n"
 
 
-def test_a_hits_log_a_worker_cannot_write_fails_the_run(pytester: pytest.Pytester) -> None:
-    # the worker's failed status and its summary never reached the controller: the run
-    # passed, and prune took what it replayed for unused
+def test_what_a_worker_refuses_reaches_the_controller(pytester: pytest.Pytester) -> None:
+    # a hits log the worker cannot write: its failed status and its summary never reached
+    # the controller (the run passed, and prune took what it replayed for unused); a
+    # sampled declaration it refused at collection: the controller stopped on an
+    # INTERNALERROR, the reason never shown
     _replaying_project(pytester)
     pytester.path.joinpath(".replaygate").write_text("notes\n")
+    pytester.makepyfile(
+        test_sampled="import pytest\n\n@pytest.mark.sampled(n=0, floor=1)\n"
+        "def test_never(replaygate_sample):\n    pass\n"
+    )
     result = pytester.runpytest("-p", "xdist", "-n", "1")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["replaygate: cannot write the hits log: *.replaygate*"])
+    result.stdout.fnmatch_lines(
+        ["ERROR test_sampled.py::test_never - Failed: test_sampled.py::test_never: *"]
+    )
+    assert "@pytest.mark.sampled: n must be at least 1, got 0" in result.stdout.str()
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
 
 
 @pytest.mark.parametrize("given", ["yes", {"ids": True}, True])

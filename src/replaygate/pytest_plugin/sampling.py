@@ -34,7 +34,10 @@ import pytest
 from replaygate import digits
 from replaygate.pytest_plugin.outputs import check_outputs, option_path
 from replaygate.pytest_plugin.reruns import session_reruns
-from replaygate.pytest_plugin.sampling_collect import pytest_collection_modifyitems
+from replaygate.pytest_plugin.sampling_collect import (
+    pytest_collection_modifyitems,
+    pytest_runtest_setup,
+)
 from replaygate.pytest_plugin.sampling_run import (
     pytest_pyfunc_call,
     pytest_runtest_call,
@@ -57,6 +60,7 @@ __all__ = [
     "pytest_runtest_call",
     "pytest_runtest_makereport",
     "pytest_runtest_protocol",
+    "pytest_runtest_setup",
     "replaygate_checks",
     "replaygate_sample",
 ]

@@ -126,12 +126,20 @@ def _check_sampled(item: pytest.Item, spec: SampleSpec) -> None:
         )
 
 
+REFUSED = pytest.StashKey[str]()
+"""Why a sampled test's declaration was refused on a pytest-xdist worker: it errors at
+set-up with it (:func:`pytest_runtest_setup`)."""
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    """Validate every sampled test's declaration before anything runs; report all at once."""
-    refused: list[str] = []
+    """Validate every sampled test's declaration before anything runs; report all at once,
+    as a usage error. A pytest-xdist worker cannot end the session so (its controller
+    stopped on an internal error, the reason never shown): there each refused test errors
+    at set-up with its reason."""
+    refused: list[tuple[pytest.Item, str]] = []
     for item in items:
         try:
             spec = _spec(item)
@@ -139,6 +147,17 @@ def pytest_collection_modifyitems(
                 _check_sampled(item, spec)
                 item.stash[SPEC] = spec
         except _Refused as err:
-            refused.append(str(err))
-    if refused:
-        raise pytest.UsageError("\n".join(refused))
+            refused.append((item, str(err)))
+    if refused and hasattr(config, "workerinput"):
+        for item, reason in refused:
+            item.stash[REFUSED] = reason
+    elif refused:
+        raise pytest.UsageError("\n".join(reason for _, reason in refused))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Error a test whose sampled declaration a pytest-xdist worker refused."""
+    reason = item.stash.get(REFUSED, None)
+    if reason is not None:
+        pytest.fail(reason, pytrace=False)
