@@ -20,7 +20,11 @@ from click.testing import CliRunner, Result
 
 from replaygate.cli import main
 from replaygate.evals import History
-from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
+from replaygate.examples.research_copilot import (
+    shipped_baseline,
+    shipped_eval_cases,
+    shipped_fixtures,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
 
@@ -132,3 +136,15 @@ def test_eval_out_replaces_its_earlier_results(project: Path) -> None:
     for _ in range(2):
         result = _invoke("eval --out", "results.json")
         assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("command", ["report --out", "drift --report"])
+def test_an_output_over_a_baseline_saved_in_utf16_is_refused(project: Path, command: str) -> None:
+    # the check of what a file holds read its bytes as UTF-8: a baseline an editor saved
+    # in UTF-16 read as no kind of file, and the report replaced it
+    baseline = shipped_baseline().read_text(encoding="utf-8").encode("utf-16")
+    (project / "baseline.json").write_bytes(baseline)
+    result = _invoke(command, "baseline.json")
+    assert result.exit_code == 2, result.output
+    assert "Error: baseline.json: holds a baseline" in result.output
+    assert (project / "baseline.json").read_bytes() == baseline

@@ -20,7 +20,7 @@ from pathlib import Path
 from replaygate.evals.errors import EvalError
 from replaygate.evals.history import EXPORT_FORMAT, History
 from replaygate.evals.reference import BASELINE_FORMAT
-from replaygate.fixtures.store.folder import PEEK_BYTES, held_fixtures, kind_of
+from replaygate.fixtures.store.folder import PEEK_BYTES, as_text, held_fixtures, kind_of
 from replaygate.regular import not_regular, same_file
 
 
@@ -141,7 +141,7 @@ def _stored(out: Path, *, baseline: bool, export: bool, page: bool, queue: bool)
             head = handle.read(PEEK_BYTES)
     except OSError:
         return None
-    kind = kind_of(head)
+    kind = kind_of(as_text(head).encode())  # as saved, a baseline in UTF-16 too
     if out.name == "pyproject.toml":
         return "the project's configuration"
     if head.startswith(b"SQLite format 3\0"):
