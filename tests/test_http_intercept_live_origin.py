@@ -12,12 +12,9 @@ addressed, and the block is offline beyond loopback.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
 from replaygate.http import intercept
@@ -70,44 +67,6 @@ def test_what_the_simulator_answers_is_recorded_as_its_unless_told(tmp_path: Pat
             assert exchange.session.source == given.get("source")
     assert sources(tmp_path / "sim.jsonl") == ["sim"]
     assert sources(tmp_path / "hand.jsonl") == ["hand"]
-
-
-class _Weather(BaseHTTPRequestHandler):
-    """A server of the test's own: another API a tool of the agent asks."""
-
-    def do_GET(self) -> None:
-        body = b'{"sky": "clear"}'
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        """Quiet."""
-
-
-def test_an_answer_from_past_the_simulator_is_not_labelled_its(tmp_path: Path) -> None:
-    # a tool's weather request, answered by a server of the test's own (or a cassette of
-    # pytest-recording), was labelled "sim", and its miss said to record it from the
-    # simulator again, which serves no weather
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Weather)
-    threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
-    weather = f"http://127.0.0.1:{server.server_address[1]}/today?city=Oslo"
-    store = tmp_path / "mixed.jsonl"
-    try:
-        with (
-            Simulator(behavior="echo") as sim,
-            intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
-        ):
-            assert user_code() == "echo: hi"
-            assert httpx2.get(weather).json() == {"sky": "clear"}
-            with openai.OpenAI(api_key="test", base_url=sim.openai_base_url) as own:
-                own.chat.completions.create(model="gpt-sim-1", messages=HI * 2)
-    finally:
-        server.shutdown()
-        server.server_close()
-    assert sources(store) == ["sim", "live", "sim"]
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,7 @@ import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol, TypedDict, TypeVar, Unpack
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
@@ -55,7 +55,6 @@ from replaygate.fixtures.store.index import Location
 from replaygate.http.base_path import api_route
 from replaygate.http.envelope import (
     RequestLike,
-    URLLike,
     interface_of,
     interface_version_of,
     is_model_api,
@@ -107,10 +106,6 @@ class LiveSlot:
     place: int = 0
     sent_path: str | None = None
     """The path as sent, where it differs from the stored one (a live id made stable)."""
-    past_simulator: bool = False
-    """Whether it goes past the session's simulator (:attr:`Exchange.live_origin`): a path
-    of no model API, to a host of its own (a weather API a tool asks, a cassette of
-    pytest-recording answering it): what answers it is not the simulator."""
 
     @property
     def path(self) -> str:
@@ -374,7 +369,7 @@ class Exchange:
         else:
             decided = self._decide(envelope, form, identity, sent)
         if isinstance(decided, LiveSlot):
-            return replace(decided, past_simulator=self._past_simulator(request.url))
+            return decided
         hit, repeat = decided
         if hit is None:
             raise self._miss(envelope, fixture_key(envelope), origin_of(request.url))
@@ -570,13 +565,6 @@ class Exchange:
             return None
         return urlunsplit((origin.scheme, origin.netloc, api_route(parts.path), parts.query, ""))
 
-    def _past_simulator(self, url: URLLike) -> bool:
-        """Whether a live send to ``url`` goes past the session's simulator: neither moved
-        to it (:meth:`live_url`) nor addressed to it."""
-        if self.live_origin is None:
-            return False
-        return self.live_url(str(url)) is None and origin_of(url) != self.live_origin
-
     def _origin_for(self, host: str | None, path: str) -> SplitResult | None:
         """:attr:`live_origin`, split, when a live send to ``host`` and ``path`` goes there."""
         if self.live_origin is None or not host or is_loopback(host) or not is_model_api(path):
@@ -676,8 +664,6 @@ class Exchange:
             raise SimulatorRefusalError(method, slot.path, response["status"], refusal)
         interface = self.interface_for(slot.envelope)
         meta = self.session.meta(interface, interface_version_of(slot.envelope), "live")
-        if slot.past_simulator and meta["source"] == "sim":  # another server answered it
-            meta["source"] = "live"
         self._unheld(slot)  # charged now, whether or not a secret refuses the answer
         return self.session.prepared(slot.envelope, response, interface, slot.place), meta
 
