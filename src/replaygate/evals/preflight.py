@@ -109,8 +109,11 @@ def check_not_an_input(
                 f"{out}: is {what}: writing the output there would replace it; choose another "
                 "file (nothing was written)"
             )
-    stored = _stored(out, baseline=baseline, export=export, page=page, queue=queue)
-    held = f"holds {stored}" if stored is not None else held_fixtures(out, own)
+    head = _head(out)
+    if head is None:
+        return
+    stored = _stored(out.name, head, baseline=baseline, export=export, page=page, queue=queue)
+    held = f"holds {stored}" if stored is not None else held_fixtures(out.name, head, own)
     if held is not None:
         raise EvalError(
             f"{out}: {held}: writing the output there would replace it; choose another "
@@ -131,18 +134,25 @@ _LINES = {
 :data:`~replaygate.fixtures.store.folder.LINE_KINDS` but eval cases)."""
 
 
-def _stored(out: Path, *, baseline: bool, export: bool, page: bool, queue: bool) -> str | None:
-    """What the existing file ``out`` holds that a command's output must not replace, or
-    None (not there, empty, unreadable: the write names it, or an output's own kind)."""
+def _head(out: Path) -> bytes | None:
+    """The first bytes of the existing file ``out``, or None (not there, no regular file,
+    unreadable: the write names it)."""
     try:
         if not out.is_file():
             return None
         with out.open("rb") as handle:
-            head = handle.read(PEEK_BYTES)
+            return handle.read(PEEK_BYTES)
     except OSError:
         return None
+
+
+def _stored(
+    name: str, head: bytes, *, baseline: bool, export: bool, page: bool, queue: bool
+) -> str | None:
+    """What a file named ``name`` whose first bytes are ``head`` holds that a command's
+    output must not replace, or None (nothing, or an output's own kind)."""
     kind = kind_of(as_text(head).encode())  # as saved, a baseline in UTF-16 too
-    if out.name == "pyproject.toml":
+    if name == "pyproject.toml":
         return "the project's configuration"
     if head.startswith(b"SQLite format 3\0"):
         return "a SQLite database (an eval history)"
