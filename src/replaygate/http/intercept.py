@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import linecache
 import sys
 import warnings
@@ -116,17 +117,24 @@ def _block_code(code: CodeType, line: int) -> frozenset[CodeType]:
 def with_statement_lines(filename: str, line: int) -> tuple[int, int] | None:
     """The first and last lines of the innermost ``with`` statement of the source file
     ``filename`` whose head holds ``line``, or None."""
-    source = "".join(linecache.getlines(filename))
+    statements = _with_statements("".join(linecache.getlines(filename)))
+    heads = [(first, last) for first, body, last in statements if first <= line < body]
+    return max(heads, default=None)
+
+
+@functools.lru_cache(maxsize=32)
+def _with_statements(source: str) -> tuple[tuple[int, int, int], ...]:
+    """Each ``with`` statement of ``source``: its first line, its body's first line and
+    its last line. Parsed once per source: a test module entering a block in each test."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):  # a file changed since it was imported
-        return None
-    heads = [
-        (node.lineno, node.end_lineno or node.lineno)
+        return ()
+    return tuple(
+        (node.lineno, node.body[0].lineno, node.end_lineno or node.lineno)
         for node in ast.walk(tree)
-        if isinstance(node, ast.With | ast.AsyncWith) and node.lineno <= line < node.body[0].lineno
-    ]
-    return max(heads, default=None)
+        if isinstance(node, ast.With | ast.AsyncWith)
+    )
 
 
 def running_tasks() -> set[Any] | None:
