@@ -139,14 +139,22 @@ def scratch_in_memory() -> None:
         tempfile.tempdir = None  # read TMPDIR again
 
 
+WIDTH = "80"
+"""The terminal width every test sees, whatever the terminal running the suite: pytest
+and rich cut and wrap lines to ``COLUMNS``, and the nested sessions' output that the
+tests match would otherwise change with the width of the terminal or CI runner."""
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Temporary files in memory where there is room (:func:`scratch_in_memory`), no
+    """A fixed terminal width (:data:`WIDTH`), temporary files in memory where there is
+    room (:func:`scratch_in_memory`), no
     garbage collection while a process collects (see ``pytest_collection_finish``), and
     the seconds each module took kept for the next run's shares (:mod:`shares`).
 
     An xdist controller collects nothing (it never reaches that hook), so it keeps its
     collector.
     """
+    os.environ["COLUMNS"] = WIDTH
     scratch_in_memory()
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker or not getattr(config.option, "numprocesses", 0):
