@@ -101,6 +101,10 @@ def test_a_hostile_hits_log_file_is_named_never_a_traceback_or_a_hang(
         assert "Error: damaged hits log: .replaygate/hits/r-1.jsonl" in done.output
 
 
+T = "2026-12-05T10:00:00Z"
+AS_WRITTEN = "a UTC time as the log writes it (2026-11-30T05:28:00Z)"
+
+
 @pytest.mark.parametrize(
     ("line", "reason"),
     [
@@ -111,8 +115,33 @@ def test_a_hostile_hits_log_file_is_named_never_a_traceback_or_a_hang(
             '{"run": "r", "time": "t", "store": "s", "key": "k", "test": 3}',
             "field 'test' must be text or null, got 3",
         ),
+        (  # was counted as an eval run's, since it was no test session's
+            f'{{"run": "r", "time": "{T}", "store": "s", "key": "k", "runner": "pytest "}}',
+            "field 'runner' must be one of pytest, eval, got 'pytest '",
+        ),
+        (  # sorted as text, it was the last play whatever its day
+            '{"run": "r", "time": "yesterday", "store": "s", "key": "k"}',
+            f"field 'time' must be {AS_WRITTEN}, got 'yesterday'",
+        ),
+        (
+            '{"run": "r", "time": "2026-12-05T10:00:00+01:00", "store": "s", "key": "k"}',
+            f"field 'time' must be {AS_WRITTEN}, got '2026-12-05T10:00:00+01:00'",
+        ),
+        (
+            '{"run": "r", "time": "2026-02-30T10:00:00Z", "store": "s", "key": "k"}',
+            f"field 'time' must be {AS_WRITTEN}, got '2026-02-30T10:00:00Z'",
+        ),
     ],
-    ids=["a field missing", "a number", "a list", "a test that is no text"],
+    ids=[
+        "a field missing",
+        "a number",
+        "a list",
+        "a test that is no text",
+        "an unknown runner",
+        "a time in words",
+        "a time in another zone",
+        "a day no month has",
+    ],
 )
 def test_a_damaged_hits_log_line_names_its_field(project: Path, line: str, reason: str) -> None:
     # The reason was Python's: "('key')", "list indices must be integers or slices, not str".

@@ -320,7 +320,7 @@ def _hits_logged(root: Path, unlogged: list[str]) -> Iterator[None]:
     report after it showed and wrote the results, which stand."""
     ran = False
     try:
-        with hits.logging_run(root, "eval"):
+        with hits.logging_run(root, hits.EVAL):
             yield
             ran = True
     except OSError as err:
