@@ -96,7 +96,7 @@ import pytest
 
 from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.fixtures.modes import require_approval
-from replaygate.pytest_plugin.blocked import blocked_note
+from replaygate.pytest_plugin.blocked import INTERCEPT, blocked_note
 from replaygate.pytest_plugin.caught import (
     ALLOW_FLAG,
     CHECKED,
@@ -216,7 +216,7 @@ def pytest_collection_modifyitems(
             and USES_REPLAYGATE not in item.fixturenames
         ):
             names = list(item.fixturenames)
-            names.insert(_first_per_test(item, names), "replaygate_intercept")
+            names.insert(_first_per_test(item, names), INTERCEPT)
             item.fixturenames = names
     note_shared_stores(config, filter(uses_replaygate, tests))
     strict = _strict_shared(config)
@@ -263,6 +263,33 @@ def _first_per_test(item: pytest.Function, names: list[str]) -> int:
         if scope_of(defs, name) in (None, "function"):
             return index
     return len(names)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
+    """A ``replaygate`` marker added once the test was collected (``request.applymarker``
+    in a fixture, a setup hook) fails the test's setup: whether a test is answered from a
+    store (its ``replaygate_intercept``) and whether the session is offline were decided
+    at collection, so its clients would reach the network, the live API's included."""
+    from replaygate.pytest_plugin.offline import USES_REPLAYGATE
+
+    done = yield
+    names = getattr(item, "fixturenames", ())
+    if (
+        isinstance(item, pytest.Function)
+        and INTERCEPT not in names
+        and USES_REPLAYGATE not in names
+        and item.get_closest_marker("replaygate") is not None
+    ):
+        raise pytest.fail.Exception(
+            f"replaygate: the replaygate marker of {item.nodeid} was added after the test "
+            "was collected (request.applymarker in a fixture, or a setup hook), so nothing "
+            "answers its clients from a store: a test is wired to its store as it is "
+            "collected. Add the marker at collection: a decorator, a module's pytestmark, "
+            "or a conftest's pytest_collection_modifyitems (item.add_marker).",
+            pytrace=False,
+        )
+    return done
 
 
 _RAISED = pytest.StashKey[BaseException]()
