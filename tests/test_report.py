@@ -272,8 +272,22 @@ def test_a_history_without_answer_digests_counts_each_run(history: Path) -> None
     with History.open(history) as opened:
         runs = [replace(r, answers={}) for r in opened.runs()]
     assert [r.id for r in distinct_runs(runs)] == [r.id for r in runs]
-    same = [replace(r, answers={c.case: "same" for c in r.cases}) for r in runs]
+    last = runs[-1].cases
+    same = [replace(r, cases=last, answers={c.case: "same" for c in last}) for r in runs]
     assert [r.id for r in distinct_runs(same)] == [runs[-1].id]
+
+
+def test_the_same_answers_judged_otherwise_are_told_apart(tmp_path: Path) -> None:
+    # A check made weaker after it blocked a recording: the replay it passed stood for
+    # both, and the report called the check "always passes".
+    with History.open(tmp_path / "h.db") as opened:
+        opened.append(run("2026-11-02T09:00:00Z", 0, 4, 0.01, "a"))  # blocked
+        for day in range(3, 6):
+            opened.append(run(f"2026-11-{day:02d}T09:00:00Z", 5, 4, 0.01, "a"))
+        runs = opened.runs()
+    assert [r.id for r in distinct_runs(runs)] == [runs[0].id, runs[-1].id]
+    weeks, rates = weekly_pass_rates(runs)
+    assert (weeks, rates["citations"]) == (["2026-W45"], [pytest.approx((0 + 5 * 4) / 25)])
 
 
 def test_weekly_pass_rates_count_a_replayed_recording_once(tmp_path: Path) -> None:

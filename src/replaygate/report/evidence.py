@@ -2,10 +2,13 @@
 
 Replaying the same fixtures gives the same answers (law 6): ten replays of one
 recording are one piece of evidence about the model, not ten. A run's case is known
-by the digest of what its samples answered (``HistoryRun.answers``); runs whose every
-case answered the same are one recording, and the latest of them stands for it (it
-was scored by the newest assertions). A run without digests (an older history)
-counts as its own recording.
+by the digest of what its samples answered (``HistoryRun.answers``) and by how they were
+judged (:func:`_judged`: its floor, its passes, each check's passes); runs whose every
+case answered the same and was judged the same are one recording, and the latest of
+them stands for it. The same answers judged otherwise (a case's checks changed between
+the runs, a check made weaker after it failed) are told apart: a check that failed
+them once is never said to have always passed. A run without digests (an older
+history) counts as its own recording.
 """
 
 from __future__ import annotations
@@ -17,9 +20,23 @@ from replaygate.evals.history import HistoryRun
 from replaygate.evals.reference import CaseSummary
 
 
+def _judged(case: CaseSummary) -> Hashable:
+    """How a case's samples were judged: its samples, floor and passes, and each check's
+    passes (a check's description, which may be reworded, left out)."""
+    checks = tuple((a.name, a.kind, a.passes, a.samples) for a in case.assertions)
+    return (case.samples, case.floor, case.passes, checks)
+
+
+def _case_key(run: HistoryRun, case: CaseSummary) -> Hashable:
+    """What ``case`` of ``run`` is evidence of: its answers as judged, or the run itself
+    when the answers are not known."""
+    digest = run.answers.get(case.case)
+    return (digest, _judged(case)) if digest else ("run", run.id)
+
+
 def _run_key(run: HistoryRun) -> Hashable:
     if run.cases and all(run.answers.get(case.case) for case in run.cases):
-        return tuple(sorted(run.answers.items()))
+        return tuple(sorted((case.case, _case_key(run, case)) for case in run.cases))
     return run.id
 
 
@@ -42,8 +59,7 @@ def case_evidence(runs: Sequence[HistoryRun]) -> list[CaseEvidence]:
     latest: dict[str, dict[Hashable, CaseSummary]] = {}
     for run in runs:
         for case in run.cases:
-            digest = run.answers.get(case.case)
-            key: Hashable = digest if digest else ("run", run.id)
+            key = _case_key(run, case)
             by_recording = latest.setdefault(case.case, {})
             by_recording.pop(key, None)  # the latest run of a recording keeps its place last
             by_recording[key] = case
