@@ -1004,3 +1004,20 @@ def test_a_signal_removed_is_noted_and_a_plain_assert_or_an_old_file_is_not_comp
     old.write_text(json.dumps(removed), encoding="utf-8")
     assert load_reference(old).cases[0].declared is None
     assert run_gate(load_reference(old), base, GateConfig()).passed
+
+
+def test_results_of_another_model_than_the_baseline_are_noted(tmp_path: Path) -> None:
+    # The cost fell by two thirds on a cheaper model, and read as the agent's gain.
+    baseline = update_baseline(tmp_path / "b.json", BASE, reason="first").reference
+    cheaper = write_results(
+        tmp_path / "r.json", EvalResults(BASE.cases, {**BASE.info, "model": "small"})
+    )
+    shown = CliRunner().invoke(
+        gate_cmd, ["--baseline", str(tmp_path / "b.json"), "--results", str(cheaper)]
+    )
+    assert shown.exit_code == 0, shown.output
+    assert (
+        "note the results were run on model 'small', the baseline on 'm': the table compares "
+        "two models, so a change may be the model's rather than the agent's\n"
+    ) in shown.output
+    assert run_gate(baseline, reference(BASE), GateConfig()).notes == ()

@@ -358,6 +358,7 @@ def run_gate(
             notes.append(
                 f"case {change.case} expects otherwise than in the baseline ({change.text()})"
             )
+    notes += _models_note(baseline, now)
     rows = _priced(rows, baseline, now, problems, notes)
     why = f": {NO_COUNTS}" if without_counts(now) else ""
     for row in rows:
@@ -373,6 +374,24 @@ def run_gate(
                 "a run that has one in with `replaygate baseline update --reason ...`"
             )
     return GateReport(rows, tuple(problems), tuple(notes), now)
+
+
+def _model_of(reference: Reference) -> Any:
+    """The model a results file's run asked, or the one a baseline keeps in ``source``."""
+    about = reference.run.info if reference.run is not None else reference.about
+    return about.get("model")
+
+
+def _models_note(baseline: Reference, now: Reference) -> list[str]:
+    """A note when the results were run on another model than the baseline: a change of
+    cost or score may be the model's, not the agent's."""
+    before, after = _model_of(baseline), _model_of(now)
+    if before is None or after is None or before == after:
+        return []
+    return [
+        f"the results were run on model {after!r}, the baseline on {before!r}: the table "
+        "compares two models, so a change may be the model's rather than the agent's"
+    ]
 
 
 def _other_form(case: str, others: set[str]) -> str | None:
