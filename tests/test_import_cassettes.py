@@ -526,11 +526,11 @@ BAD_INPUT = {
     "a python tag": ("version: !!python/name:os.system 1\n", "not valid YAML at line 1"),
     "an interaction that is no object": (
         "version: 1\ninteractions:\n- [1, 2]\n",
-        "interaction 0: expected an object, got list",
+        "interaction 0: expected an object, got a list",
     ),
     "a request that is no object": (
         "version: 1\ninteractions:\n- {request: 5, response: {}}\n",
-        "interaction 0: request: expected an object, got int",
+        "interaction 0: request: expected an object, got a number",
     ),
 }
 

@@ -20,6 +20,8 @@ import codecs
 import functools
 import json
 import os
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,10 +151,17 @@ def read_cassette(path: Path) -> tuple[Interaction, ...]:
             f"version {CASSETTE_VERSION}",
             field="version",
         )
-    interactions = data.get("interactions")
-    if not isinstance(interactions, list):
+    if "interactions" not in data:
         raise CassetteError(path, "missing field 'interactions' (a list)")
+    interactions = data["interactions"]
+    if not isinstance(interactions, list):
+        raise CassetteError(path, _expected("a list", interactions), field="interactions")
     return tuple(_Fields(path, i).interaction(item) for i, item in enumerate(interactions))
+
+
+def _expected(what: str, value: Any) -> str:
+    """``expected <what>, got <value>``: a field of the wrong kind, named in a user's words."""
+    return f"expected {what}, got {kind_of(value)}"
 
 
 class _LongInteger:
@@ -227,28 +236,75 @@ def _parse(path: Path) -> Any:
             raise _named_twice(path, *twice)
         return yaml.load(raw, Loader=loader)
     except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        line = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(err, "problem", None) or str(err)
-        raise CassetteError(path, f"not valid YAML{line}: {problem}") from None
+        raise CassetteError(path, _yaml_reason(err)) from None
+
+
+def _yaml_reason(err: Any) -> str:
+    """PyYAML's error ``err`` on one line, at the line and column of its mark. A reader
+    error, which has none, is not left to PyYAML: :func:`_not_yaml_text` finds it first."""
+    mark = getattr(err, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    problem = getattr(err, "problem", None) or str(err)
+    return f"not valid YAML{where}: {' '.join(problem.split())}"
 
 
 def _not_yaml_text(path: Path, raw: bytes) -> str | None:
     """Why YAML cassette ``raw`` is no text, in the fixture store's words, or None: a
-    byte that is not UTF-8 by its line and column (PyYAML named a position in the file),
-    UTF-32, or UTF-16 without a byte order mark, with the commands that convert it.
-    UTF-16 with its byte order mark is read, as PyYAML reads it (UTF-32's little-endian
-    mark starts as UTF-16's does)."""
+    byte that is not UTF-8 by its line and column, UTF-32, or UTF-16 without a byte
+    order mark, with the commands that convert it; a character YAML does not allow
+    (:func:`_unprintable`). UTF-16 with its byte order mark is read, as PyYAML reads it
+    (UTF-32's little-endian mark starts as UTF-16's does), unless its bytes are not
+    UTF-16. PyYAML's reader names each of these by a position, in bytes (libyaml) or in
+    characters (its own reader), on a second line: they are named here by line and
+    column instead."""
     utf16 = raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-    if utf16 and not raw.startswith(codecs.BOM_UTF32_LE):
-        return None
+    utf16 = utf16 and not raw.startswith(codecs.BOM_UTF32_LE)
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-16" if utf16 else "utf-8")
     except UnicodeDecodeError as err:
-        return _undecodable(path, raw, err.start)
-    if "\0" in text and looks_like_wide_text(raw):
+        return _not_utf16(raw, err) if utf16 else _undecodable(path, raw, err.start)
+    if not utf16 and "\0" in text and looks_like_wide_text(raw):
         return wide_reason(str(path), raw, 1)
-    return None
+    return _unprintable(text.removeprefix("\ufeff"))
+
+
+_UNPRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""A character YAML text cannot hold (PyYAML's and libyaml's reader refuse it): a control
+character other than tab, line feed, carriage return and NEL, or U+FFFE or U+FFFF."""
+_YAML_BREAK = re.compile("\r\n?|[\n\x85\u2028\u2029]")
+"""A line break as YAML counts lines (PyYAML's marks)."""
+
+
+def _unprintable(text: str) -> str | None:
+    """Why YAML ``text`` (its byte order mark left out) cannot be read, or None: the
+    first character it cannot hold, by its code point, line and column, with what to
+    write instead."""
+    found = _UNPRINTABLE.search(text)
+    if found is None:
+        return None
+    char = found.group()
+    what = "a control character" if unicodedata.category(char) == "Cc" else "a noncharacter"
+    escape = char.encode("unicode_escape").decode("ascii")
+    return (
+        f"not valid YAML at {_place(text, found.start())}: {what} (U+{ord(char):04X}), which "
+        f'YAML text cannot hold: delete it, or write it as "{escape}" in a double-quoted string'
+    )
+
+
+def _place(text: str, at: int) -> str:
+    """``line 3, column 12``: where character ``at`` of YAML ``text`` is, counted from 1
+    as PyYAML's marks are (a line ends at CR, LF, CR LF, NEL, U+2028 or U+2029)."""
+    breaks = list(_YAML_BREAK.finditer(text, 0, at))
+    start = breaks[-1].end() if breaks else 0
+    return f"line {len(breaks) + 1}, column {at - start + 1}"
+
+
+def _not_utf16(raw: bytes, err: UnicodeDecodeError) -> str:
+    """Why ``raw``, UTF-16 by its byte order mark, is not: the bytes the codec refused, by
+    their line and column and its reason (half of a surrogate pair, an odd byte at the end)."""
+    head = raw[: err.start].decode("utf-16").removeprefix("\ufeff")
+    shown = " ".join(f"0x{byte:02x}" for byte in raw[err.start : err.end])
+    return f"not UTF-16 text (bytes {shown} at {_place(head, len(head))}: {err.reason})"
 
 
 def _undecodable(path: Path, raw: bytes, start: int) -> str:
@@ -371,12 +427,8 @@ class _Fields:
         object holding it, when that is not an object)."""
         parent, _, name = field.rpartition(".")
         if not isinstance(obj, Mapping):
-            got = "null" if obj is None else type(obj).__name__
             raise CassetteError(
-                self.file,
-                f"expected an object, got {got}",
-                index=self.index,
-                field=parent or None,
+                self.file, _expected("an object", obj), index=self.index, field=parent or None
             )
         if name not in obj:
             raise self.fail(field, "missing field")
@@ -437,7 +489,7 @@ class _Fields:
         if obj is None:
             return ()
         if not isinstance(obj, Mapping):
-            raise self.fail(field, "expected an object of header names")
+            raise self.fail(field, _expected("an object of header names", obj))
         pairs: list[tuple[str, str]] = []
         for name, values in obj.items():
             listed = values if isinstance(values, list) else [values]
@@ -452,7 +504,11 @@ class _Fields:
         if isinstance(obj, Mapping):
             if not obj:
                 return b""
-            return self.body(self.get(obj, f"{field}.string"), f"{field}.string")
+            return self.content(self.get(obj, f"{field}.string"), f"{field}.string")
+        return self.content(obj, field)
+
+    def content(self, obj: Any, field: str) -> bytes:
+        """The bytes of the body ``obj`` at ``field``: ``null``, text or bytes."""
         if obj is None:
             return b""
         if isinstance(obj, bytes):

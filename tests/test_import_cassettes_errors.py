@@ -1,0 +1,174 @@
+"""replaygate import-cassettes: a cassette that cannot be read is named on one line, with
+the field that is wrong (missing apart from of the wrong kind) or the line and column of
+the YAML that cannot be read, whichever reader PyYAML uses (libyaml counts a position in
+bytes, its own reader in characters)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replaygate.cli import main
+from replaygate.migrate import cassettes
+from replaygate.migrate.cassettes import CassetteError, read_cassette
+
+
+@pytest.fixture(params=["libyaml", "pure"])
+def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Each of PyYAML's loaders in turn: libyaml's, and its own (where it has no libyaml)."""
+    if request.param == "pure":
+        monkeypatch.delattr("yaml.CSafeLoader", raising=False)
+    cassettes._yaml_loader.cache_clear()
+    yield request.param
+    cassettes._yaml_loader.cache_clear()
+
+
+def refusal(tmp_path: Path, raw: bytes, name: str = "c.yaml") -> str:
+    """The one-line error reading the cassette ``raw`` ends in, without its file name."""
+    path = tmp_path / name
+    path.write_bytes(raw)
+    with pytest.raises(CassetteError) as caught:
+        read_cassette(path)
+    said = str(caught.value)
+    assert "\n" not in said
+    assert said.startswith(f"{path}: ")
+    return said.removeprefix(f"{path}: ")
+
+
+def interaction(request: str = "{}", response: str = "{}") -> bytes:
+    """A cassette of one interaction, its request and response written as YAML flow."""
+    return f"version: 1\ninteractions:\n- request: {request}\n  response: {response}\n".encode()
+
+
+GOOD_REQUEST = "{method: GET, uri: 'https://a.example/', headers: {}, body: null}"
+GOOD_STATUS = "status: {code: 200}"
+
+WRONG_KIND = {
+    "interactions an object": (
+        b"interactions: {a: 1}\nversion: 1\n",
+        "interactions: expected a list, got an object",
+    ),
+    "interactions null": (
+        b"version: 1\ninteractions:\n",
+        "interactions: expected a list, got null",
+    ),
+    "interaction a list": (
+        b"version: 1\ninteractions:\n- [1, 2]\n",
+        "interaction 0: expected an object, got a list",
+    ),
+    "response text": (
+        interaction(GOOD_REQUEST, "'ok'"),
+        "interaction 0: response: expected an object, got text",
+    ),
+    "status a number": (
+        interaction(GOOD_REQUEST, "{status: 200, headers: {}, body: {string: ''}}"),
+        "interaction 0: response.status: expected an object, got a number",
+    ),
+    "headers a list": (
+        interaction("{method: GET, uri: 'https://a.example/', headers: [accept], body: null}"),
+        "interaction 0: request.headers: expected an object of header names, got a list",
+    ),
+    "body string an object": (
+        interaction(GOOD_REQUEST, f"{{{GOOD_STATUS}, headers: {{}}, body: {{string: {{a: 1}}}}}}"),
+        # it said "response.body.string.string: missing field"
+        "interaction 0: response.body.string: expected text or bytes, got an object",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(WRONG_KIND))
+def test_a_field_of_the_wrong_kind_is_named_as_such_not_as_missing(
+    tmp_path: Path, case: str
+) -> None:
+    raw, expected = WRONG_KIND[case]
+    assert refusal(tmp_path, raw) == expected
+
+
+MISSING = {
+    "interactions": (b"version: 1\n", "missing field 'interactions' (a list)"),
+    "body string": (
+        interaction(GOOD_REQUEST, f"{{{GOOD_STATUS}, headers: {{}}, body: {{text: hi}}}}"),
+        "interaction 0: response.body.string: missing field",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(MISSING))
+def test_a_missing_field_is_still_named_missing(tmp_path: Path, case: str) -> None:
+    raw, expected = MISSING[case]
+    assert refusal(tmp_path, raw) == expected
+
+
+CTRL = (
+    "not valid YAML at line 3, column 12: a control character (U+0001), which YAML text "
+    'cannot hold: delete it, or write it as "\\x01" in a double-quoted string'
+)
+
+UNPRINTABLE = {
+    "control character": (b'interactions:\n- request:\n    uri: "x\x01"\nversion: 1\n', CTRL),
+    "utf-16 with its BOM": (
+        'interactions:\n- request:\n    uri: "x\x01"\nversion: 1\n'.encode("utf-16"),
+        CTRL,
+    ),
+    "utf-8 BOM, crlf and nel line ends": (
+        '\ufeffa: 1\r\nb: 2\x85interactions:\n- request:\n    uri: "x\x01"\n'.encode(),
+        CTRL.replace("line 3", "line 5"),
+    ),
+    "a character past ascii before it": ('a: "é\x01"\n'.encode(), "at line 1, column 6: "),
+    "NUL": (b"version: 1\x00\n", "at line 1, column 11: a control character (U+0000)"),
+    "noncharacter": (
+        "a: \ufffe\n".encode(),
+        'a noncharacter (U+FFFE), which YAML text cannot hold: delete it, or write it as "\\ufffe"',
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(UNPRINTABLE))
+def test_a_character_yaml_cannot_hold_is_named_by_its_line_and_column(
+    tmp_path: Path, reader: str, case: str
+) -> None:
+    # it said "not valid YAML: unacceptable character #x0001: control characters are not
+    # allowed" and, on a line of its own, "in "<byte string>", position 36"
+    raw, expected = UNPRINTABLE[case]
+    assert expected in refusal(tmp_path, raw)
+
+
+def test_utf16_that_is_not_is_named_by_its_line_and_column(tmp_path: Path, reader: str) -> None:
+    raw = "version: 1\ninteractions: []\n".encode("utf-16-le")
+    said = refusal(tmp_path, b"\xff\xfe" + raw + b"\x00\xd8")
+    assert said == "not UTF-16 text (bytes 0x00 0xd8 at line 3, column 1: unexpected end of data)"
+
+
+SYNTAX = {
+    "unclosed flow": (b"interactions:\n- request: {method: POST\n", "line 3, column 1"),
+    "tab indent": (b"version: 1\n\tinteractions: []\n", "line 2, column 1"),
+    "undefined alias": (b"version: 1\ninteractions: *none\n", "line 2, column 15"),
+}
+
+
+@pytest.mark.parametrize("case", list(SYNTAX))
+def test_a_yaml_error_is_one_line_with_its_line_and_column(
+    tmp_path: Path, reader: str, case: str
+) -> None:
+    raw, where = SYNTAX[case]
+    assert refusal(tmp_path, raw).startswith(f"not valid YAML at {where}: ")
+
+
+def test_the_reported_cassettes_are_named_on_one_line_each_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("c").mkdir()
+    Path("c/dict.yaml").write_bytes(b"interactions: {a: 1}\nversion: 1\n")
+    Path("c/ctrl.yaml").write_bytes(b'interactions:\n- request:\n    uri: "x\x01"\nversion: 1\n')
+    result = CliRunner().invoke(main, ["import-cassettes", "c", "--out", "out"])
+    assert result.exit_code == 2, result.output
+    assert result.output.splitlines() == [
+        f"ERROR (nothing written): c/ctrl.yaml: {CTRL}",
+        "ERROR (nothing written): c/dict.yaml: interactions: expected a list, got an object",
+        "2 cassette(s): 0 imported, 0 unchanged, 0 empty, 0 refused, 2 error",
+    ]
+    assert not Path("out").exists()
