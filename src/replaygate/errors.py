@@ -50,12 +50,19 @@ class ReplaygateError(Exception):
 
 
 class CanonicalFormError(ReplaygateError, ValueError):
-    """A request cannot be put in canonical form (NaN, Infinity, a non-JSON value)."""
+    """A value has no canonical form (NaN, Infinity, a non-JSON value): a request cannot
+    be fingerprinted, or, ``writing``, a fixture's other fields (its responses, its meta)
+    cannot be stored, and nothing was written (``path`` is then the fixture's field path)."""
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(self, path: str, reason: str, *, writing: bool = False) -> None:
         self.path = path
         self.reason = reason
-        super().__init__(f"cannot fingerprint request: {reason} at {path or '<root>'}")
+        where = path or "<root>"
+        if writing:
+            message = f"refusing to write fixture: {reason} at {where}; nothing was written"
+        else:
+            message = f"cannot fingerprint request: {reason} at {where}"
+        super().__init__(message)
 
 
 _LINE_BREAKING = frozenset(("Cc", "Cf", "Zl", "Zp"))
@@ -72,8 +79,9 @@ def has_control(text: str) -> bool:
 
 
 def shown_file(file: str) -> str:
-    """``file`` as it is, or as ``repr`` shows it (quoted, ``\\n`` for a newline) when it
-    holds a character that would split or garble the line it is printed on."""
+    """``file`` (a file's name, or any name a message prints: a stored key) as it is, or
+    as ``repr`` shows it (quoted, ``\\n`` for a newline) when it holds a character that
+    would split or garble the line it is printed on."""
     if any(unicodedata.category(char) in _LINE_BREAKING for char in file):
         return repr(file)
     return file

@@ -19,6 +19,7 @@ A fixture neither played nor referenced is *unused*: what ``prune --unused`` rem
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -33,6 +34,7 @@ from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.refs import find_references
 from replaygate.hygiene.stored import each_fixture_metas
 from replaygate.hygiene.usage import read_usage, within
+from replaygate.regular import file_kind, unreadable
 
 
 def shown(path: Path) -> str:
@@ -183,6 +185,22 @@ def _oldest(metas: Sequence[Any]) -> datetime | None:
     return min(filter(None, map(recorded_at, metas)), default=None)
 
 
+def _refs_problem(folder: Path) -> str | None:
+    """Why ``folder``, named by ``--refs``, is no folder to search, or None: not there,
+    or what is there instead (a file, a device, a FIFO, a symlink to nothing or a loop),
+    worded as the readers of a store word it (:func:`~replaygate.regular.unreadable`)."""
+    try:
+        mode = folder.stat().st_mode
+    except OSError as err:
+        if isinstance(err, FileNotFoundError) and not folder.is_symlink():
+            return "no such directory"
+        return unreadable(folder, err, "folder")
+    if stat.S_ISDIR(mode):
+        return None
+    kind = "a file" if stat.S_ISREG(mode) else file_kind(mode)
+    return f"is {kind}, where a folder is expected"
+
+
 def patrol(
     path: Path,
     *,
@@ -198,8 +216,9 @@ def patrol(
     runs count; ``now`` is for tests.
     """
     for folder in refs:
-        if not folder.is_dir():
-            raise HygieneError(f"--refs {folder}: no such directory")
+        problem = _refs_problem(folder)
+        if problem is not None:
+            raise HygieneError(f"--refs {folder}: {problem}")
     moment = now or datetime.now(UTC)
     seen = [(loc, f.key, metas) for loc, f, metas in each_fixture_metas(path)]
     usage = read_usage(hits_dir, runs)

@@ -6,7 +6,7 @@ import posixpath
 import re
 from collections.abc import Sequence
 
-from replaygate.errors import first_few
+from replaygate.errors import first_few, shown_file
 from replaygate.evals.table import html_text, markdown_table
 from replaygate.fixtures.diff import FieldDifference
 from replaygate.hygiene.review import KeyMismatch, Paired, RecordedTwice, Renamed, Review
@@ -26,7 +26,9 @@ def diff_lines(differences: Sequence[FieldDifference], limit: int = DIFF_LINES) 
 
 
 def _key(entry: Entry) -> str:
-    return entry.fixture.key
+    """The stored key of ``entry``, escaped when it holds a character that would garble
+    its line (a NUL, a right-to-left override: a hand edit)."""
+    return shown_file(entry.fixture.key)
 
 
 def grouped_pairs(pairs: Sequence[Paired]) -> list[tuple[list[str], list[Paired]]]:

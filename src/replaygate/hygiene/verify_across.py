@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from replaygate.errors import located
+from replaygate.errors import located, shown_file
 from replaygate.fixtures.store import SampleLine
 from replaygate.fixtures.store.added import unresolved
 from replaygate.hygiene.verify_checks import NOTHING_RECORDED, STORE_RANK
@@ -57,7 +57,7 @@ def across_store(
         if same is not None:  # else its file changed: reported so
             requests.repeat(same)
         if same is False:
-            key = result.keys.get(line) or known.hex()
+            key = shown_file(result.keys.get(line) or known.hex())  # a hand edit's NUL escaped
             reason = (
                 f"request of key {key} recorded twice with different responses "
                 f"(also at {located(first[0], first[1])}); keep one"

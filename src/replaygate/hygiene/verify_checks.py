@@ -16,9 +16,10 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from replaygate.errors import CanonicalFormError
+from replaygate.errors import CanonicalFormError, shown_file
 from replaygate.fixtures.fingerprint import KEY_LENGTH, SEAL_LENGTH, match_form, seal_of
 from replaygate.fixtures.fixture import (
+    NO_RESPONSE,
     Fixture,
     folder_name_problem,
     from_json,
@@ -136,7 +137,7 @@ def prepare(
         scanned,
         fixture if line is None else None,
         streamed,
-        responses.count(None) == len(responses),
+        fixture.recorded_nothing,
     )
 
 
@@ -195,8 +196,10 @@ def _without_seal(line: bytes | None, seal: str | None) -> bytes | None:
 
 
 def _key_problem(key: str, full: str) -> str:
+    """Why stored key ``key`` (shown escaped when it holds a control character) is refused,
+    its request's digest being ``full``."""
     return (
-        f"key {key} does not match its request (expected {full[:KEY_LENGTH]}); "
+        f"key {shown_file(key)} does not match its request (expected {full[:KEY_LENGTH]}); "
         "the request or its key was edited after recording: revert the edit, record it anew "
         "in mode rerecord (which replaces it), or remove it"
     )
@@ -269,10 +272,7 @@ def check_sample(sample: SampleLine, safe: KnownSafe) -> list[tuple[int, str]]:
     return problems
 
 
-NOTHING_RECORDED = (
-    "no response recorded (response, or every item of responses, is null): nothing to "
-    "replay (a hand edit?); re-record the fixture"
-)
+NOTHING_RECORDED = f"{NO_RESPONSE} (a hand edit?); re-record the fixture"
 """A fixture whose every response is ``null`` (one that never sent the request), with
 no sample line filling one below it (decided across the store)."""
 
