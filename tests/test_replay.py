@@ -684,6 +684,8 @@ def test_nearest_request_in_a_10000_fixture_store(tmp_path: Path) -> None:
 
 
 REWORDED = {
+    # no whole word shared: the pairs of letters tell (the first was named for each)
+    "short texts": (("b1", "b2", "b3"), "xb2"),
     "english": (
         ("What is RAG?", "How can we detect fixture drift?", "Why pin a model version?"),
         "How do fixtures drift, really?",
