@@ -13,6 +13,7 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.models.replay import MODES
 from replaygate.sim import Simulator
+from run_cli import replaygate
 from sdks import aiohttp, anthropic, openai
 
 # Each test runs pytest itself on a project of its own (pytester): end to end.
@@ -111,9 +112,17 @@ def test_replay_blocks_the_network_and_strict_flags_unused_fixtures(
     strict = pytester.runpytest("--replaygate-strict")
     strict.assert_outcomes(passed=4, errors=1)
     strict.stdout.fnmatch_lines(["*ERROR at teardown of test_uses_one*"])
+    store = "tests/fixtures/test_offline/test_uses_one.jsonl"
+    command = f"replaygate prune {store} --unused --runs 1"
     strict.stdout.fnmatch_lines(
-        ["*1 recorded fixture(s)*unused*", "*(POST /v1/messages): never requested*"]
+        [
+            "*1 recorded fixture(s)*unused*",
+            "*(POST /v1/messages): never requested*",
+            f"*from {pytester.path}, `{command}` lists the fixtures this run did not play*",
+        ]
     )
+    listed = replaygate(*command.split()[1:])  # as the test's store is, by this run's hits
+    assert listed.returncode == 0 and "would delete 1 fixture(s)" in listed.stdout, listed.stdout
 
 
 def test_strict_does_not_fail_again_a_test_that_failed_on_a_miss(

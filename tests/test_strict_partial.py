@@ -146,5 +146,6 @@ def test_a_run_of_one_test_says_another_may_share_its_own_store(
             "it: run them together)",
         ]
     )
+    assert "replaygate prune" not in alone.stdout.str()  # which to keep, a part cannot tell
     together = pytester.runpytest(STRICT, "-k", "own or borrows")
     assert together.ret == pytest.ExitCode.OK

@@ -165,7 +165,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("replaygate_strict", False):
         from replaygate.pytest_plugin.strict_shared import PLUGIN, SharedStrict
 
-        config.pluginmanager.register(SharedStrict(), PLUGIN)
+        config.pluginmanager.register(SharedStrict(config.rootpath), PLUGIN)
     mode = config.getoption(MODE, "replay")
     approved = config.getoption(APPROVE, False) is True
     if approved and mode != "replay":
@@ -514,9 +514,13 @@ def replaygate_store(
             lines = unused(store)
             reset_uses(store)
             if lines and not failed:  # a test that failed (a miss, say) said why itself
+                from replaygate.pytest_plugin.strict_shared import prune_hint
+
                 pytest.fail(
                     f"--replaygate-strict: {len(lines)} recorded fixture(s) of {store.path} "
-                    "unused by this test:\n  " + "\n  ".join(lines) + _partly(request.config),
+                    "unused by this test:\n  "
+                    + "\n  ".join(lines)
+                    + (_partly(request.config) or prune_hint(store.path, request.config.rootpath)),
                     pytrace=False,
                 )
 

@@ -97,7 +97,9 @@ def _shown(paths: Iterable[Path], here: Path) -> str:
 class SharedStrict:
     """Which tests name each shared store, what each of them used, and how they ended."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        """The run's rootdir, where its hits log is written."""
         self.naming: dict[str, set[str]] = {}
         """Store path -> the node ids of the collected tests naming it."""
         self.used: dict[str, Counter[str]] = {}
@@ -194,7 +196,7 @@ class SharedStrict:
             self.problems.append(
                 f"--replaygate-strict: {len(lines)} recorded fixture(s) of the shared store "
                 f"{path} unused by all {len(tests)} test(s) naming it "
-                f"({', '.join(tests)}):\n  " + "\n  ".join(lines)
+                f"({', '.join(tests)}):\n  " + "\n  ".join(lines) + prune_hint(path, self.root)
             )
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -206,6 +208,22 @@ class SharedStrict:
             terminalreporter.line(problem, red=True)
         for line in self.unchecked:
             terminalreporter.line(f"not checked: {line}")
+
+
+def prune_hint(path: str | os.PathLike[str], root: Path) -> str:
+    """What removes the fixtures of requests the tests no longer send from the store at
+    ``path``: recording again (``rerecord`` too) keeps them, and this run's hits log,
+    under ``root``, tells which it played."""
+    from replaygate.errors import shell_path
+
+    store = Path(path)
+    shown = store.relative_to(root) if store.is_relative_to(root) else store
+    return (
+        "\nA request the tests no longer send (a prompt changed, then recorded again, which "
+        "keeps the fixtures of requests it does not send) leaves its fixture: from "
+        f"{shell_path(str(root))}, `replaygate prune {shell_path(str(shown))} --unused "
+        "--runs 1` lists the fixtures this run did not play (add --yes to delete them)."
+    )
 
 
 def unused_lines(path: str, most: Mapping[str, int]) -> list[str]:
