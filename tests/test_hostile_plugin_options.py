@@ -187,19 +187,38 @@ def test_a_hits_log_that_cannot_be_written_fails_the_session_saying_so(
         assert blocked.read_text() == "notes\n"
 
 
+ASKS = """
+import httpx2
+import pytest
+
+
+@pytest.mark.replaygate
+def test_asks():
+    body = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+    headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+    reply = httpx2.post("https://api.anthropic.com/v1/messages", json=body, headers=headers)
+    assert reply.json()["content"][0]["text"] == "echo: hi"
+"""
+
+
 def test_what_a_worker_refuses_reaches_the_controller(pytester: pytest.Pytester) -> None:
     # a hits log the worker cannot write: its failed status and its summary never reached
     # the controller (the run passed, and prune took what it replayed for unused); a
     # sampled declaration it refused at collection: the controller stopped on an
-    # INTERNALERROR, the reason never shown
+    # INTERNALERROR, the reason never shown; the requests its simulator answered: the
+    # controller's summary said it answered none (one worker session serves all three)
     _replaying_project(pytester)
     pytester.path.joinpath(".replaygate").write_text("notes\n")
     pytester.makepyfile(
         test_sampled="import pytest\n\n@pytest.mark.sampled(n=0, floor=1)\n"
-        "def test_never(replaygate_sample):\n    pass\n"
+        "def test_never(replaygate_sample):\n    pass\n",
+        test_asks=ASKS,
     )
-    result = pytester.runpytest("-p", "xdist", "-n", "1")
+    result = pytester.runpytest("-p", "xdist", "-n", "1", *RECORD)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["recorded from the simulator (echo, seed 7): it answered 1 request(s)"]
+    )
     result.stdout.fnmatch_lines(["replaygate: cannot write the hits log: *.replaygate*"])
     result.stdout.fnmatch_lines(
         ["ERROR test_sampled.py::test_never - Failed: test_sampled.py::test_never: *"]

@@ -118,18 +118,6 @@ def test_a_session_that_recorded_nothing_does_not_say_it_recorded(
     assert "recorded from the simulator" not in result.stdout.str()
 
 
-@pytest.mark.slow  # two worker processes
-def test_under_xdist_the_summary_counts_what_the_workers_simulators_answered(
-    pytester: pytest.Pytester,
-) -> None:
-    pytester.makepyfile(test_simulated=SIM_TESTS)
-    result = pytester.runpytest("-p", "xdist", "-n", "1", *RECORD, "--replaygate-simulator=echo")
-    result.assert_outcomes(passed=2)
-    result.stdout.fnmatch_lines(
-        ["recorded from the simulator (echo, seed 7): it answered 2 request(s)"]
-    )
-
-
 @pytest.mark.parametrize(
     ("setting", "message"),
     [
