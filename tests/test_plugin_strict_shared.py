@@ -5,6 +5,7 @@ It was not checked at all: a test that stopped sending its request passed in sil
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -102,6 +103,12 @@ def test_a_shared_fixture_no_test_of_a_whole_run_replayed_fails_the_run(
         ]
     )
     assert "echo: second" not in result.stdout.str()
+    # the last lines say it, where the counts alone say "3 passed"
+    assert re.fullmatch(
+        r"!+ --replaygate-strict: 1 shared store\(s\) hold fixtures no test used \(replaygate "
+        r"strict: shared stores, above\) !+",
+        result.outlines[-2],
+    ), result.outlines[-2:]
     # without --replaygate-strict nothing is said
     assert pytester.runpytest().ret == pytest.ExitCode.OK
 

@@ -178,6 +178,11 @@ class SharedStrict:
             self._check(path, why_not)
         if self.problems and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if self.problems and not session.shouldfail:  # said beside the counts' last line
+            session.shouldfail = (
+                f"--replaygate-strict: {len(self.problems)} shared store(s) hold fixtures no "
+                "test used (replaygate strict: shared stores, above)"
+            )
 
     def _check(self, path: str, why_not: str | None) -> None:
         tests = sorted(self.naming[path])
