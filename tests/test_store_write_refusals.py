@@ -16,6 +16,7 @@ from replaygate.fixtures.fingerprint import digest
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import record_response
 from replaygate.hygiene.verify import verify_store
+from wire_shapes import text_answer
 
 META = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
 NOTHING = "no response recorded (response, or every item of responses, is null): nothing to replay"
@@ -33,15 +34,9 @@ def ask(question: str) -> dict[str, Any]:
 
 
 def answer(text: str = "2", **usage: Any) -> dict[str, Any]:
-    return {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-sonnet-4-5",
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
-        "usage": {"input_tokens": 9, "output_tokens": 1, **usage},
-    }
+    reply = text_answer(text)
+    reply["usage"].update(usage)
+    return reply
 
 
 def report(path: Path) -> list[str]:
