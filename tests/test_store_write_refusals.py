@@ -86,7 +86,7 @@ def test_a_null_first_sample_of_a_new_request_is_refused(store_path: Path) -> No
     with FixtureStore.open(store_path) as store, pytest.raises(UnstorableValueError) as caught:
         record_response(store, ask("b"), None, sample=2, meta=META)
     assert str(caught.value) == (
-        f"refusing to write fixture: {NOTHING} at responses; nothing was written"
+        f"refusing to write fixture: {NULL_SAMPLE} at responses[2]; nothing was written"
     )
     assert snapshot(store_path) == before
 
@@ -185,3 +185,25 @@ def test_a_request_with_no_json_form_still_cannot_be_fingerprinted() -> None:
     with pytest.raises(CanonicalFormError) as caught:
         Fixture.create({**ask("b"), "temperature": float("nan")}, [answer()], META)
     assert str(caught.value) == "cannot fingerprint request: nan is not valid JSON at temperature"
+
+
+@pytest.mark.parametrize("sample", [10_000, -1, True])
+@pytest.mark.parametrize("recorded", [False, True], ids=["new", "recorded"])
+def test_a_sample_index_no_store_holds_is_refused_before_writing(
+    tmp_path: Path, sample: int, recorded: bool
+) -> None:
+    # 10000 was appended, and every later open of the store failed on its line; -1 was
+    # stored as sample 0
+    path = tmp_path / "s.jsonl"
+    with FixtureStore.open(path) as store:
+        if recorded:
+            store.put(Fixture.create(ask("a"), [answer()], META))
+        before = path.read_bytes() if path.exists() else b""
+        with pytest.raises(UnstorableValueError) as caught:
+            record_response(store, ask("a"), answer("late"), sample=sample, meta=META)
+    assert str(caught.value) == (
+        f"refusing to write fixture: a sample index must be an integer from 0 to 9999, got "
+        f"{sample!r} at sample; nothing was written"
+    )
+    assert (path.read_bytes() if path.exists() else b"") == before
+    assert len(FixtureStore.open(path)) == int(recorded)
