@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from loopback import Handler, serving
 from replaygate import ReplayModel
 from replaygate.cli import main
 from replaygate.errors import FixtureFormatError, FixtureMismatchError
@@ -427,3 +428,26 @@ def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
         "docs/frameworks.md)."
     )
     assert "no model API" not in str(model_call.value)
+
+
+class _Paths(Handler):
+    """Answers any GET with its path and query."""
+
+    def do_GET(self) -> None:
+        self.answer_json({"path": self.path})
+
+
+def test_a_miss_of_a_request_with_no_body_names_the_nearest_by_its_path(tmp_path: Path) -> None:
+    # every GET differs in its path alone: the store's first line was named, /q?a=2&b=1
+    store = tmp_path / "g.jsonl"
+    paths = ["/q?b=1&a=2", "/q?sort=name&sort=date", "/kv?key=alice", "/p/a%2Fb"]
+    with (
+        serving(_Paths) as base,
+        httpx2_client(store, "record-missing", approve_live=True) as recording,
+    ):
+        for path in paths:
+            assert recording.get(base + path).json() == {"path": path}
+    replaying = httpx2_client(store)
+    with block_network(), replaying, pytest.raises(FixtureMismatchError) as missed:
+        replaying.get(base + "/kv?key=bob")
+    assert missed.value.differences == ("path: '/kv?key=alice' != '/kv?key=bob'",)
