@@ -37,8 +37,9 @@ def test_verify_names_a_pointer_in_a_file_or_a_folder_store(tmp_path: Path, name
     store.write_bytes(POINTER)
     done = replaygate("verify", str(tmp_path / name.split("/")[0]))
     assert done.returncode == 1
-    first = done.stdout.splitlines()[0]
+    first, *rest = done.stdout.splitlines()
     assert first.startswith(str(store)) and SAID in first, done.stdout
+    assert rest == ["0 fixture(s) checked, 1 problem(s)"]  # not its oid and size lines too
     assert "Traceback" not in done.stderr
     assert store.read_bytes() == POINTER
 
