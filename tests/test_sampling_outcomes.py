@@ -119,7 +119,12 @@ def test_a_skip_in_one_sample_counts_as_a_failed_sample_and_keeps_the_others(
         "failed: it cannot skip the samples of its test that ran, and left out it would "
         "raise the pass rate)"
     ) in out
-    assert "needs the staging index (every one of the 5 samples skipped)" in out
+    (skipped,) = [line for line in result.outlines if line.startswith("SKIPPED [1] ")]
+    where, _, why = skipped.removeprefix("SKIPPED [1] ").partition(": ")
+    assert why == "needs the staging index (every one of the 5 samples skipped)"
+    file, line = where.split(":")  # the test's, as a skip mark's; it was the plugin's line
+    shown = (pytester.path / file).read_text().splitlines()[int(line) - 1]
+    assert shown == "@pytest.mark.sampled(n=5, floor=5)", shown
     after_failures, one_skip = _cases(pytester)  # the test that skipped has no verdict
     assert (after_failures["passes"], after_failures["verdict"]) == (0, "block")
     assert after_failures["assertions"]["contains"]["samples"] == 4

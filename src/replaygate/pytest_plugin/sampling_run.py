@@ -119,6 +119,7 @@ def _sampled(item: pytest.Function, spec: SampleSpec) -> SampledResult:
         samples.append(_with_caught(sample, caught_since(item, since, ended)))
         descriptions.update(recorder.descriptions)
     if len(skips) == spec.n:  # the test's condition, not a sample's (a missing resource)
+        item.stash[_EVERY_SAMPLE_SKIPPED] = True
         pytest.skip(f"{skips[0]} (every one of the {spec.n} samples skipped)")
     if len(xfails) == spec.n:  # the test's expected failure, as pytest.xfail says of a test
         pytest.xfail(f"{xfails[0]} (every one of the {spec.n} samples xfailed)")
@@ -315,6 +316,17 @@ def _unsampled_case(item: pytest.Item, call: pytest.CallInfo[None]) -> SampledRe
     return SampledResult(item.nodeid, 1, 1, (recorder.result(failure),), recorder.descriptions)
 
 
+_EVERY_SAMPLE_SKIPPED = pytest.StashKey[bool]()
+
+
+def _at_the_test(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Place the skip of every sample at the test, as pytest places a skip mark's: raised
+    by the plugin, it was shown at the plugin's own line (``-rs``)."""
+    if isinstance(report.longrepr, tuple):
+        path, line = item.reportinfo()[:2]
+        report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -325,6 +337,8 @@ def pytest_runtest_makereport(
     nothing: it is a broken test, not the failure the marker expects."""
     report: pytest.TestReport = yield
     xfailed = report.skipped and hasattr(report, "wasxfail")
+    if report.when == "call" and report.skipped and item.stash.get(_EVERY_SAMPLE_SKIPPED, False):
+        _at_the_test(item, report)
     if report.when == "call" and xfailed and UNCHECKED in item.stash:
         del report.wasxfail  # pytest's xfail marker took the failure for the expected one
         report.outcome = "failed"
