@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from loopback import EchoesMessages, serving
+from replaygate.errors import FixtureMismatchError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Exchange, block_network, httpx2_client
 from sdks import anthropic
@@ -25,6 +26,11 @@ def ask(exchange: Exchange, base: str, question: str) -> str:
             model="m", max_tokens=8, messages=[{"role": "user", "content": question}]
         )
     return str(reply.content[0].text)
+
+
+def ask_replaying(store: Path, base: str, question: str) -> str:
+    """``question`` asked replaying ``store`` (in a worker process: a session of its own)."""
+    return ask(Exchange(store), base, question)
 
 
 @pytest.mark.parametrize("layout", ["store.jsonl", "folder"])
@@ -45,3 +51,16 @@ def test_a_session_forked_after_a_write_records_in_the_child(tmp_path: Path, lay
     with block_network():
         replay = Exchange(store)
         assert [ask(replay, base, q) for q in asked] == [f"echo: {q}" for q in asked]
+
+
+def test_a_miss_in_a_worker_process_reaches_the_parent_whole(tmp_path: Path) -> None:
+    # the copy the SDKs re-raise could not be pickled: a pool's MaybeEncodingError, or a
+    # PicklingError, stood for the miss, its diff lost
+    store = tmp_path / "store.jsonl"
+    with serving(EchoesMessages) as base:
+        ask(Exchange(store, mode="record-missing", approve_live=True), base, "hi")
+    pool = multiprocessing.get_context("fork").Pool(1)
+    with block_network(), pool, pytest.raises(FixtureMismatchError) as missed:
+        pool.apply(ask_replaying, (store, base, "changed"))
+    assert missed.value.differences == ("body.messages[0].content: 'hi' != 'changed'",)
+    assert str(missed.value).startswith("no fixture recorded for this HTTP request (POST ")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import codecs
 import os
 import shlex
+import sys
 import unicodedata
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -46,7 +47,34 @@ def exception_chain(error: BaseException) -> Iterator[BaseException]:
 
 
 class ReplaygateError(Exception):
-    """Base class of every error raised by replaygate."""
+    """Base class of every error raised by replaygate.
+
+    It pickles as the replaygate class it is (:meth:`__reduce__`), so a miss raised in a
+    worker process (``multiprocessing``, ``concurrent.futures``) reaches the parent whole,
+    its message, differences and notes with it."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Rebuilt without its ``__init__``, whose arguments are not its ``args``, as the
+        first class of its kind a name reaches: not the copy a passthrough makes to
+        derive from the SDKs' errors too (:mod:`replaygate.http.passthrough`)."""
+        named = next(cls for cls in type(self).__mro__ if _by_name(cls) is cls)
+        return _rebuilt, (named, self.args, self.__dict__)
+
+
+def _by_name(cls: type) -> Any:
+    """What ``cls``'s module and qualified name reach (as pickle finds a class)."""
+    found: Any = sys.modules.get(cls.__module__)
+    for part in cls.__qualname__.split("."):
+        found = getattr(found, part, None)
+    return found
+
+
+def _rebuilt(cls: type[ReplaygateError], args: tuple[Any, ...], state: dict[str, Any]) -> Any:
+    """An error of class ``cls`` holding ``args`` and the attributes ``state``."""
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class CanonicalFormError(ReplaygateError, ValueError):
