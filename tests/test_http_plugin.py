@@ -646,3 +646,35 @@ def test_recording_into_a_store_that_cannot_be_written_is_refused_before_anythin
     result.stdout.fnmatch_lines([refusal])
     assert not (pytester.path / "tests/fixtures/answer.json").exists()
     assert not (pytester.path / "tests/fixtures/cassettes").exists()
+
+
+def test_a_test_whose_id_holds_a_secret_is_refused_before_any_file_is_named_by_it(
+    pytester: pytest.Pytester,
+) -> None:
+    # the id named the test's store file and was written to the hits log
+    token = "ghp_" + "Qw7eRt9Yu1IoPa3sDf5gHj7kLz9xCv1bNm2Q"
+    pytester.makepyfile(
+        test_keyed=f"""
+        import pytest
+
+        @pytest.mark.parametrize("key", [{token!r}, "plain"])
+        def test_keyed(anthropic_client, key):
+            anthropic_client().messages.create(
+                model="m", max_tokens=8, messages=[{{"role": "user", "content": "hi"}}]
+            )
+        """
+    )
+    result = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",  # pytest's own cache keeps the ids
+        "--replaygate-record-mode=record-missing",
+        "--replaygate-approve-live",
+        "--replaygate-simulator=echo",
+    )
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        ["replaygate: this test's id holds a secret-looking value (GitHub token), and would *"]
+    )
+    written = [p for p in pytester.path.rglob("*") if p.is_file() and p.name != "test_keyed.py"]
+    assert (pytester.path / "tests/fixtures/test_keyed/test_keyed[plain].jsonl") in written
+    assert not [p for p in written if token in p.name or token in p.read_text(errors="ignore")]

@@ -271,8 +271,10 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
     in a fixture, a setup hook) fails the test's setup: whether a test is answered from a
     store (its ``replaygate_intercept``) and whether the session is offline were decided
     at collection, so its clients would reach the network, the live API's included."""
-    from replaygate.pytest_plugin.offline import USES_REPLAYGATE
+    from replaygate.pytest_plugin.offline import USES_REPLAYGATE, uses_replaygate
 
+    if uses_replaygate(item):
+        _refuse_a_secret_id(item)
     done = yield
     names = getattr(item, "fixturenames", ())
     if (
@@ -290,6 +292,23 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
             pytrace=False,
         )
     return done
+
+
+def _refuse_a_secret_id(item: pytest.Item) -> None:
+    """Fail the setup of a test using replaygate whose id holds a secret-looking value (a
+    key passed as a parameter): the id names the test's fixture store, a file that is
+    committed, and is written to the hits log (law 4). The message does not repeat it."""
+    from replaygate.sanitize.secret_scan import find_secrets
+
+    found = find_secrets(item.nodeid)
+    if found:
+        raise pytest.fail.Exception(
+            f"replaygate: this test's id holds a secret-looking value ({found[0].detector}), "
+            "and would name its fixture store and be written to the hits log: give the "
+            "parameter an id of its own (parametrize's ids=, or pytest.param(..., id=...)). "
+            "Nothing was recorded or replayed.",
+            pytrace=False,
+        )
 
 
 _RAISED = pytest.StashKey[BaseException]()
