@@ -1,4 +1,5 @@
-"""An empty store path is refused by the Python API, as the CLI and the config refuse it.
+"""An empty store path, or one holding a NUL, is refused by the Python API, as the CLI
+and the config refuse it.
 
 ``Path("")`` is the current folder: ``httpx2_client("")`` (a config read that came back
 empty) recorded into the working directory as a folder store, and a replay opened the
@@ -48,3 +49,14 @@ def test_a_store_that_is_no_path_is_refused_by_name(opener: str) -> None:
         TypeError, match=r"store: expected a path \(str or os\.PathLike\), got None"
     ):
         OPENERS[opener](None)
+
+
+@pytest.mark.parametrize("opener", sorted(OPENERS))
+def test_a_store_path_holding_a_nul_is_refused_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opener: str
+) -> None:
+    # os's bare "embedded null byte", from deep in the store's opening
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=r"store: a path cannot hold a NUL character"):
+        OPENERS[opener]("a\0b.jsonl")
+    assert list(tmp_path.iterdir()) == []

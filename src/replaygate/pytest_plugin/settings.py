@@ -107,8 +107,11 @@ def marker_arguments(marker: pytest.Mark | None, nodeid: str) -> dict[str, Any]:
     unknown = sorted(set(given) - set(MARKER_ARGUMENTS))
     problems += [f"unknown argument(s) {', '.join(unknown)}"] if unknown else []
     problems += _wrong_types(given)
-    if isinstance(given.get("fixtures"), str | os.PathLike) and not os.fspath(given["fixtures"]):
+    chosen = given.get("fixtures")
+    if isinstance(chosen, str | os.PathLike) and not os.fspath(chosen):
         problems.append("fixtures is empty (name a store, or leave it out for the test's own)")
+    if isinstance(chosen, str | os.PathLike) and "\0" in str(os.fspath(chosen)):
+        problems.append(f"fixtures holds a NUL character, which no file's name holds: {chosen!r}")
     if problems:
         pytest.fail(
             f"@pytest.mark.replaygate on {nodeid}: {'; '.join(problems)} "
