@@ -17,6 +17,7 @@ import io
 import json
 import lzma
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -54,6 +55,7 @@ PACKED: dict[str, Callable[[bytes], bytes]] = {
     "gzip": gzip.compress,
     "bzip2": bz2.compress,
     "xz": lzma.compress,
+    "zlib": zlib.compress,  # zlib.compress's stream, where the part's content starts
     "zip": lambda data: _zip({"config/.env": data}),
     "zip in gzip": lambda data: gzip.compress(_zip({"config/.env": data})),
     "docx": lambda data: _zip({"word/document.xml": b"<w:t>" + data + b"</w:t>"}),
@@ -93,6 +95,18 @@ def _openai(base: str, store: Path, **options: Any) -> Any:
 
 def _upload(client: Any, name: str, content: bytes) -> str:
     return str(client.files.create(file=(name, content), purpose="assistants").id)
+
+
+def test_a_body_compressed_with_zlib_and_no_label_is_read(tmp_path: Path, files: str) -> None:
+    # stored as base64 with the key in it: zlib.compress's stream has no signature
+    store = tmp_path / "z.jsonl"
+    headers = {"content-type": "application/octet-stream"}
+    with (
+        httpx2_client(store, "record-missing", approve_live=True) as http,
+        pytest.raises(SecretInFixtureError, match=r"Anthropic API key \(in zlib data in a"),
+    ):
+        http.post(f"{files}/v1/upload", content=zlib.compress(ENV), headers=headers)
+    assert _Files.seen == [] and not store.exists()
 
 
 @pytest.mark.parametrize("packing", list(PACKED))

@@ -3,6 +3,7 @@
 A file uploaded through an SDK (``files.create`` with a ``.gz`` or a ``.zip``), or a
 document sent as base64 (a ``.docx`` or ``.xlsx`` is a zip), is stored as its compressed
 bytes, where no rule sees the text. :func:`expanded` finds each gzip, bzip2 and xz stream,
+a zlib stream where data or a multipart part's content starts (``zlib.compress``),
 each deflated zip member, each stream compressed with ``FlateDecode`` (zlib: in a PDF, page
 text, forms, object streams; not an image's pixels) and the compressed text chunks of a PNG
 (``zTXt``, a compressed ``iTXt``) in a run of bytes, wherever it starts (a multipart body
@@ -110,6 +111,7 @@ def holds_compressed(raw: bytes) -> bool:
         or (b"BZh" in raw and _BZIP2.search(raw) is not None)
         or (b"FlateDecode" in raw and b"stream" in raw)
         or (_PNG in raw and (b"zTXt" in raw or b"iTXt" in raw))
+        or any(True for _ in _zlib_streams(raw))
     )
 
 
@@ -151,11 +153,33 @@ def _starts(raw: bytes) -> list[tuple[int, str]]:
             at = raw.find(signature, at + 1)
     if b"FlateDecode" in raw:
         starts += _flate_streams(raw)
+    starts += _zlib_streams(raw)
     at = raw.find(_PNG)
     while at >= 0:
         starts += _png_texts(raw, at + len(_PNG))
         at = raw.find(_PNG, at + 1)
     return sorted(starts)
+
+
+def _zlib_streams(raw: bytes) -> Iterator[tuple[int, str]]:
+    """``(start, "zlib")`` of a zlib stream (``zlib.compress``, sent with no encoding
+    label) where data starts: at the start of ``raw`` or of a multipart part's content,
+    its two header bytes those of a deflate stream (their checksum holds, no preset
+    dictionary). Elsewhere two such bytes are too common in binary data to try each."""
+    for at in (0, *(found.end() for found in _PART_BODY.finditer(raw))):
+        header = raw[at : at + 2]
+        if len(header) == 2 and _is_zlib_header(header[0], header[1]):
+            yield at, "zlib"
+
+
+_PART_BODY = re.compile(rb"\r\n\r\n")
+"""Where a multipart part's content starts, after its headers."""
+
+
+def _is_zlib_header(method: int, flags: int) -> bool:
+    """Whether two bytes start a zlib stream of deflate data (RFC 1950)."""
+    deflate = method & 0x0F == 8 and method >> 4 <= 7
+    return deflate and (method << 8 | flags) % 31 == 0 and not flags & 0x20
 
 
 def _flate_streams(raw: bytes) -> Iterator[tuple[int, str]]:
@@ -219,7 +243,7 @@ def _expand(
         return _zip_member(raw, start, where, budget)
     label = f"{kind} data{where}"
     decompressor: _Decompressor
-    if kind in ("PDF", "FlateDecode"):
+    if kind in ("PDF", "FlateDecode", "zlib"):
         if kind == "PDF":
             label = f"a PDF's FlateDecode stream{where}"
         decompressor = zlib.decompressobj()
