@@ -267,10 +267,12 @@ def _first_per_test(item: pytest.Function, names: list[str]) -> int:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
-    """A ``replaygate`` marker added once the test was collected (``request.applymarker``
-    in a fixture, a setup hook) fails the test's setup: whether a test is answered from a
-    store (its ``replaygate_intercept``) and whether the session is offline were decided
-    at collection, so its clients would reach the network, the live API's included."""
+    """Before its fixtures are set up, a test using replaygate whose id holds a
+    secret-looking value fails (:func:`_refuse_a_secret_id`). After them, so does one
+    given a ``replaygate`` marker once it was collected (``request.applymarker`` in a
+    fixture, a setup hook): whether a test is answered from a store (its
+    ``replaygate_intercept``) and whether the session is offline were decided at
+    collection, so its clients would reach the network, the live API's included."""
     from replaygate.pytest_plugin.offline import USES_REPLAYGATE, uses_replaygate
 
     if uses_replaygate(item):
