@@ -61,6 +61,7 @@ from replaygate.http.envelope import (
     origin_of,
     request_envelope,
 )
+from replaygate.http.forked import ForkReports
 from replaygate.http.learners import learner_at
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed, replayed
@@ -252,7 +253,10 @@ class Exchange:
     ``lookups`` counts the store lookups (one per send that is not live), ``replays`` the
     answers given from fixtures, ``recorded`` the responses written, ``raised`` the
     first :data:`KEPT_ERRORS` errors its sends raised (misses, a damaged store), in
-    order. ``live_origin``
+    order. A session copied into a forked process (``multiprocessing``'s ``fork``) answers
+    there too, and tells this one its sends, its recordings and its errors, which
+    ``sent``, ``recorded`` and ``raised`` count as they are read (:mod:`.forked`); not
+    its ``lookups`` and ``replays``. ``live_origin``
     (``scheme://host:port``, set by the pytest plugin to the simulator it records from)
     is where the intercepted clients' live sends go instead of the host they name
     (:meth:`live_url`).
@@ -306,7 +310,9 @@ class Exchange:
         """The live sends (identity, place) whose spending-cap bound is held: neither
         charged with their answer nor given back."""
         self.live_origin: str | None = None
-        self.raised: list[ReplaygateError] = []
+        self._raised: list[ReplaygateError] = []
+        self._forked = ForkReports()
+        """What the processes forked from this one with a copy of this session did there."""
         self.unfinished: set[Unfinished] = set()
         self._kept: list[Exception] = []
         """Refusals made where raising them would lose them (:meth:`keeping_refusal`)."""
@@ -326,14 +332,33 @@ class Exchange:
 
     @property
     def recorded(self) -> int:
-        """How many responses this session has written."""
-        return self.session.recorded
+        """How many responses this session has written (its forked copies' counted)."""
+        self._collect()
+        return self.session.recorded + self._forked.recorded
 
     @property
     def sent(self) -> int:
-        """How many requests this session has been asked to answer (replayed, live or missed)."""
+        """How many requests this session has been asked to answer (replayed, live or
+        missed; its forked copies' counted)."""
+        self._collect()
         with self._lock:
-            return sum(self._sent.values())
+            return sum(self._sent.values()) + self._forked.sent
+
+    @property
+    def raised(self) -> list[ReplaygateError]:
+        """The first :data:`KEPT_ERRORS` replay errors this session's sends raised, in the
+        order this process raised them or read them from its forked copies."""
+        self._collect()
+        return self._raised
+
+    def _collect(self) -> None:
+        """Take up the errors this session's forked copies told since it last asked."""
+        for error in self._forked.collect():
+            self._keep(error)
+
+    def _keep(self, error: ReplaygateError) -> None:
+        if len(self._raised) < KEPT_ERRORS:  # each holds its traceback's frames
+            self._raised.append(error)
 
     # -- deciding ----------------------------------------------------------------------
 
@@ -351,8 +376,8 @@ class Exchange:
             return self._while_busy(self._plan, request)
         except ReplaygateError as err:
             error = passthrough(err)
-            if len(self.raised) < KEPT_ERRORS:  # each holds its traceback's frames
-                self.raised.append(error)
+            self._keep(error)
+            self._forked.tell_raised(error)
             raise error from None
 
     def _plan(self, request: RequestLike) -> Replayed | LiveSlot:
@@ -440,6 +465,7 @@ class Exchange:
             repeat = self._sent.get(identity, 0)
             self._sent[identity] = repeat + 1
             live = self.mode == "rerecord" or identity in self._live
+        self._forked.tell_sent()
         if live:
             self._reserve(envelope)
             return self._held_slot(envelope, identity, 0, sent)
@@ -748,6 +774,18 @@ class Exchange:
         self._ended.setdefault(slot.identity, {})[slot.place] = answer
         self._store_ended(slot.identity)
 
+    def _store(
+        self, place: int, request: dict[str, Any], stored: Any, meta: dict[str, Any]
+    ) -> None:
+        """Store ``stored``, prepared, as the answer at ``place`` to ``request``."""
+        written = self.session.recorded
+        try:
+            self.session.store_prepared(request, stored, Repeat(place), meta)
+        except Exception as err:
+            raise passthrough(err) from None
+        if self.session.recorded > written:
+            self._forked.tell_recorded()
+
     def _store_ended(self, identity: bytes, *, all_ended: bool = False) -> None:
         """Store the answers of ``identity`` that ended, in the order their sends were
         made: each once every send before it ended (``all_ended``: every one that ended,
@@ -761,11 +799,7 @@ class Exchange:
                 answer = ended.pop(place)
                 self._stored[identity] = place + 1
                 if answer is not None:
-                    request, stored, meta = answer
-                    try:
-                        self.session.store_prepared(request, stored, Repeat(place), meta)
-                    except Exception as err:
-                        raise passthrough(err) from None
+                    self._store(place, *answer)
         finally:
             if not ended:  # every send of it ended: nothing kept per request
                 self._ended.pop(identity, None)
