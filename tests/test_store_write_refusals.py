@@ -207,3 +207,39 @@ def test_a_sample_index_no_store_holds_is_refused_before_writing(
     )
     assert (path.read_bytes() if path.exists() else b"") == before
     assert len(FixtureStore.open(path)) == int(recorded)
+
+
+@pytest.mark.parametrize(
+    ("request_", "responses", "meta", "problem"),
+    [
+        (["a", "list"], [answer()], META, "request must be a JSON object (a dict), got list"),
+        (None, [answer()], META, "request must be a JSON object (a dict), got NoneType"),
+        (
+            ask("a"),
+            answer(),
+            META,
+            "responses must be a list, one response per sample, got dict (a single response "
+            "is [response])",
+        ),
+        (ask("a"), [answer()], "x", "meta must be a JSON object (a dict) or None, got str"),
+    ],
+    ids=["a list request", "no request", "one response given alone", "a text meta"],
+)
+def test_a_fixture_of_parts_no_line_holds_is_refused_as_it_is_made(
+    request_: Any, responses: Any, meta: Any, problem: str
+) -> None:
+    # a list request was written, and every later open of the store failed on its line;
+    # a response given alone was read key by key as samples
+    with pytest.raises(TypeError) as caught:
+        Fixture.create(request_, responses, meta)
+    assert str(caught.value) == f"Fixture.create: {problem}"
+
+
+def test_a_fixture_made_without_create_is_checked_as_it_is_written(store_path: Path) -> None:
+    before = snapshot(store_path)
+    with FixtureStore.open(store_path) as store:
+        with pytest.raises(TypeError, match=r"^refusing to write fixture: request must be a "):
+            store.put(Fixture(digest(["x"])[:12], ["x"], (answer(),), META))  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"^put: expected a Fixture \(Fixture.create\), got"):
+            store.put({"key": "k"})  # type: ignore[arg-type]
+    assert snapshot(store_path) == before
