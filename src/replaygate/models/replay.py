@@ -14,6 +14,7 @@ than the one configured is refused with
 from __future__ import annotations
 
 import copy
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -355,6 +356,7 @@ class RecordingModel(_FixtureModel):
         super().__init__(session, settings, sample)
         self.live = live
         self.mode = mode
+        self._one_at_a_time = threading.RLock()
 
     @property
     def recorded(self) -> int:
@@ -368,7 +370,14 @@ class RecordingModel(_FixtureModel):
         return self.session.not_kept
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        """Replay if recorded (``record-missing``), else call live and record."""
+        """Replay if recorded (``record-missing``), else call live and record. Threads
+        sharing the model complete one at a time: the answers of identical sends are
+        stored in the order the sends took their places, each where replay looks for it
+        (in parallel they were stored out of place, lost, or read back before written)."""
+        with self._one_at_a_time:
+            return self._complete(messages, tools)
+
+    def _complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         sent, request = self._request(messages, tools)
         form = match_form(request)
         at = self._position(request, form)
