@@ -148,6 +148,17 @@ def test_structure_refuses_an_invalid_schema_and_a_non_schema() -> None:
         assert_structure({}, int)
 
 
+@pytest.mark.parametrize("text", ["not json at all", '{"a": 1}'])
+def test_an_invalid_schema_is_refused_before_any_output_is_read(text: str) -> None:
+    # refused only once the output parsed: a text that was no JSON failed the check, and
+    # a gate built on the schema blocked every sample
+    invalid = r"invalid JSON Schema at \$.type: 'nope' is not valid"
+    with pytest.raises(ValueError, match=invalid):
+        assert_json(text, {"type": "nope"})
+    with pytest.raises(ValueError, match=invalid):
+        structure_check({"type": "nope"}, kind="gate", from_json=True)
+
+
 def test_assert_json_parses_text_first() -> None:
     assert assert_json('{"summary": "s", "items": [], "citations": []}', SCHEMA)["summary"] == "s"
     with pytest.raises(

@@ -13,14 +13,22 @@ from replaygate.assertions.citations import citation_id, extract_citations
 from replaygate.assertions.contains import measure_contains, pieces_of
 from replaygate.assertions.kinds import Check, Kind, Measure
 from replaygate.assertions.sets import measure_set
-from replaygate.assertions.structure import Schema, StructureResult, measure_structure, parse_json
+from replaygate.assertions.structure import (
+    Schema,
+    StructureResult,
+    checked_schema,
+    measure_structure,
+    parse_json,
+)
 
 
 def structure_check(
     schema: Schema, *, kind: Kind, name: str = "structure", from_json: bool = False
 ) -> Check[Any]:
     """:func:`~replaygate.assertions.assert_structure` as a check; ``from_json`` parses text
-    first (text that is not JSON fails the check)."""
+    first (text that is not JSON fails the check). A schema that is none is refused here,
+    as the check is built (:func:`~replaygate.assertions.structure.checked_schema`)."""
+    checked_schema(schema)
 
     def measure(value: Any) -> StructureResult:
         return measure_structure(parse_json(value) if from_json else value, schema)

@@ -127,15 +127,26 @@ def _strictly_validated(model: Any, payload: Any) -> Any:
     return model.model_validate_json(text, strict=True)
 
 
-def measure_structure(payload: Any, schema: Schema) -> StructureResult:
-    """Validate ``payload`` against ``schema``; collect every failing path. NaN and the
-    infinities fail at their path under either kind of schema; a pydantic model
-    validates strictly (:func:`_strictly_validated`)."""
+def checked_schema(schema: Schema) -> Any:
+    """The pydantic module when ``schema`` is a pydantic model class, None when it is a
+    usable JSON Schema; a ``TypeError`` for anything else, and
+    :class:`~replaygate.json_schema.InvalidSchema` (a ``ValueError`` saying where) for a
+    JSON Schema that is none: refused before any output is read, never a failed check."""
     pydantic = None if isinstance(schema, Mapping) else _pydantic_model(schema)
     if pydantic is None and not isinstance(schema, Mapping):
         raise TypeError(
             f"schema must be a JSON Schema mapping or a pydantic model class, got {schema!r}"
         )
+    if pydantic is None:
+        json_schema.cached_validator(schema)  # type: ignore[arg-type]
+    return pydantic
+
+
+def measure_structure(payload: Any, schema: Schema) -> StructureResult:
+    """Validate ``payload`` against ``schema``; collect every failing path. NaN and the
+    infinities fail at their path under either kind of schema; a pydantic model
+    validates strictly (:func:`_strictly_validated`)."""
+    pydantic = checked_schema(schema)
     not_numbers = _not_json_numbers(payload)
     if isinstance(schema, Mapping):
         return StructureResult(tuple(_json_schema_problems(payload, schema, not_numbers)), payload)
@@ -198,5 +209,7 @@ def _json_path(field: str) -> str:
 
 
 def assert_json(text: str | bytes, schema: Schema) -> Any:
-    """Parse ``text`` as JSON, then :func:`assert_structure` it."""
+    """Parse ``text`` as JSON, then :func:`assert_structure` it (a schema that is none is
+    refused first, whatever the text: :func:`checked_schema`)."""
+    checked_schema(schema)
     return assert_structure(parse_json(text), schema)
