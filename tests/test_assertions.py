@@ -292,6 +292,28 @@ def test_set_reports_missing_and_extra_with_recall_and_precision() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("got", "expected", "minimum", "said"),
+    [
+        (["a", "b"], {"a", "b", "c"}, 0.6667, "recall 0.66667 < min_recall 0.66670"),
+        (
+            [str(i) for i in range(199)],
+            {str(i) for i in range(200)},
+            0.996,
+            "recall 0.995 < min_recall 0.996",
+        ),
+    ],
+    ids=["two roundings alike", "a minimum of three decimals"],
+)
+def test_a_failed_minimum_is_told_apart_from_the_rate_and_as_given(
+    got: list[str], expected: set[str], minimum: float, said: str
+) -> None:
+    # "recall 0.67 < min_recall 0.67", and 0.996 shown as "1.00"
+    with pytest.raises(AssertionError) as err:
+        assert_set(got, expected, min_recall=minimum)
+    assert str(err.value).startswith(f"{said} (")
+
+
 def test_set_min_recall_below_one_tolerates_a_miss() -> None:
     assert assert_set(["a", "b", "c"], ["a", "b", "c", "d"], min_recall=0.75).recall == 0.75
     with pytest.raises(AssertionError, match=r"^precision 0.50 < min_precision 1.00"):

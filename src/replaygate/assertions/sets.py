@@ -56,16 +56,28 @@ class SetResult:
         """Recall and precision against their minimums, with the missing and extra items."""
         failing = []
         if self.recall < self.min_recall:
-            failing.append(f"recall {self.recall:.2f} < min_recall {self.min_recall:.2f}")
-        if self.min_precision is not None and self.precision < self.min_precision:
             failing.append(
-                f"precision {self.precision:.2f} < min_precision {self.min_precision:.2f}"
+                "recall {} < min_recall {}".format(*_apart(self.recall, self.min_recall))
             )
+        if self.min_precision is not None and self.precision < self.min_precision:
+            shown = _apart(self.precision, self.min_precision)
+            failing.append("precision {} < min_precision {}".format(*shown))
         head = "; ".join(failing) if failing else "set matches"
         return (
             f"{head} (recall {self.recall:.2f}, precision {self.precision:.2f}); "
             f"missing: {self.missing!r}; extra: {self.extra!r}"
         )
+
+
+def _apart(rate: float, minimum: float) -> tuple[str, str]:
+    """``rate`` and the ``minimum`` it fell short of, with the fewest decimals (two at
+    least) that show the minimum as given and tell the two apart: rounded alike, a rate of
+    2/3 against 0.6667 read ``0.67 < 0.67``, and 0.996 was shown as 1.00."""
+    for digits in range(2, 17):
+        shown, least = f"{rate:.{digits}f}", f"{minimum:.{digits}f}"
+        if float(least) == minimum and shown != least:
+            return shown, least
+    return repr(rate), repr(minimum)
 
 
 def _fraction(name: str, value: float | None) -> None:
