@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pydantic
@@ -461,3 +462,27 @@ def test_a_schema_reference_is_resolved_within_it_never_fetched() -> None:
         measure_structure({"b": {"q": 1}}, remote)
     assert "cannot resolve $ref 'other.json'" in str(caught.value)
     assert "none is fetched" in str(caught.value) and "Unresolvable" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("call", "said"),
+    [
+        (lambda: assert_contains("a1", [1]), "required piece or alias 1 is a int: each is text"),
+        (
+            lambda: assert_contains("a", ["a"], aliases={"a": [None]}),
+            "required piece or alias None is a NoneType: each is text",
+        ),
+        (
+            lambda: assert_contains("ABC", ["abc"], ignore_case="no"),
+            "ignore_case must be True or False, got 'no'",
+        ),
+    ],
+    ids=["a number", "no alias", "a text flag"],
+)
+def test_contains_refuses_what_is_no_text_or_no_flag_by_its_type(
+    call: Callable[[], object], said: str
+) -> None:
+    # a number was "empty after NFKC", and "no" folded case as True would
+    with pytest.raises(TypeError) as err:
+        call()
+    assert str(err.value) == said

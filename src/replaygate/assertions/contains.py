@@ -105,9 +105,15 @@ def measure_contains(
     require_text(text, "the text to search")
     if not required:
         raise ValueError("required is empty: every text would pass; name at least one piece")
+    if type(ignore_case) is not bool:  # "no" is true
+        raise TypeError(f"ignore_case must be True or False, got {ignore_case!r}")
     alias_map = _alias_map(aliases)
     for piece in (*required, *(form for forms in alias_map.values() for form in forms)):
-        if not isinstance(piece, str) or not _visible(normalize(piece)):
+        if not isinstance(piece, str):
+            raise TypeError(
+                f"required piece or alias {piece!r} is a {type(piece).__name__}: each is text"
+            )
+        if not _visible(normalize(piece)):
             raise ValueError(
                 f"required piece or alias {piece!r} is empty after NFKC and whitespace, or "
                 "holds only characters that show nothing (a direction mark, a zero-width "
