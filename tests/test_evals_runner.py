@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import math
 import sys
 import textwrap
 import threading
@@ -39,6 +40,7 @@ from replaygate.evals.ratelimit import RateLimiter, WrappedWireModel, limited
 from replaygate.evals.runner import RUN_INFO
 from replaygate.examples.research_copilot import (
     SETTINGS,
+    ResearchPolicy,
     RunResult,
     Step,
     StepLimitExceeded,
@@ -267,6 +269,23 @@ def test_a_run_refuses_info_naming_its_own_fields_an_empty_store_and_odd_jobs(
     for jobs in (None, 0, 1.0):
         with pytest.raises(ValueError, match="jobs must be a whole number of at least 1"):
             run_eval(shipped_cases(), store, agent=copilot, jobs=jobs)  # type: ignore[arg-type]
+
+
+def test_a_run_refuses_a_case_id_given_twice_and_info_no_results_hold_before_any_call(
+    tmp_path: Path,
+) -> None:
+    # the calls were made and paid for, then writing the results refused them
+    live = FunctionModel(ResearchPolicy().respond)
+    recording = RecordPlan(live, approve_live=True)
+    store = tmp_path / "f.jsonl"
+    case = shipped_cases()[0]
+    with pytest.raises(
+        ValueError, match=rf"^cases\[1\]: case '{case.id}' is already at cases\[0\]"
+    ):
+        run_eval([case, case], store, agent=copilot, recording=recording)
+    with pytest.raises(ValueError, match="eval.build: NaN is not a number JSON can hold"):
+        run_eval([case], store, agent=copilot, recording=recording, info={"build": math.nan})
+    assert live.calls == [] and not store.exists()
 
 
 def test_the_cli_refuses_record_mode_without_approve_live(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from replaygate.evals.jobs import Work, run_in_processes
 from replaygate.evals.prices import PriceTable
 from replaygate.evals.progress import Reporter
 from replaygate.evals.recording import RecordPlan, RecordRecipe
-from replaygate.evals.results import CaseResult, EvalResults
+from replaygate.evals.results import CaseResult, EvalResults, read_back_text
 from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import now_iso
 from replaygate.fixtures.modes import require_approval
@@ -40,6 +40,32 @@ RUN_INFO = ("time", "mode", "model", "interface", "prices", "replaygate_version"
 """The run information every run writes itself, which ``info`` may not restate; it may
 name the fixture store otherwise (``fixtures``: the command line names it from the
 project folder, alike in every checkout)."""
+
+
+def _check_cases(cases: Sequence[EvalCase]) -> None:
+    """Before any call: refuse a case that could never fail (:func:`check_case`) and an id
+    given twice, which the results file could not hold (their calls would be spent)."""
+    first: dict[str, int] = {}
+    for index, case in enumerate(cases):
+        check_case(case)
+        seen = first.setdefault(case.id, index)
+        if seen != index:
+            raise ValueError(
+                f"cases[{index}]: case {case.id!r} is already at cases[{seen}]: give each "
+                "case an id of its own"
+            )
+
+
+def _check_info(info: dict[str, Any]) -> None:
+    """Before any call: refuse ``info`` naming the run's own fields, or holding what the
+    results file cannot (NaN, an object that is no JSON), as writing them would."""
+    taken = sorted(set(info) & {*RUN_INFO, GAVE_UP})
+    if taken:
+        raise ValueError(
+            f"info names the run's own field(s) {', '.join(map(repr, taken))}, which the run "
+            "writes itself: give your information names of its own"
+        )
+    read_back_text({"eval": info}, "info", ValueError)
 
 
 def run_eval(
@@ -68,7 +94,8 @@ def run_eval(
     :class:`~replaygate.evals.errors.PriceError` before any call, unless every case
     opts out of cost (``"cost": false``). A case whose every expectation is a signal, or
     whose ``signals`` names one it does not give, is refused before any call
-    (:func:`~replaygate.evals.casework.check_case`).
+    (:func:`~replaygate.evals.casework.check_case`), and so are a case id given twice
+    and an ``info`` the results file cannot hold (NaN).
 
     ``jobs`` > 1 runs the cases in that many processes, each opening the store (and,
     recording, its own live model) itself; ``agent`` must then be a
@@ -87,14 +114,8 @@ def run_eval(
         )
     if type(jobs) is not int or jobs < 1:
         raise ValueError(f"jobs must be a whole number of at least 1, got {jobs!r}")
-    for case in cases:
-        check_case(case)  # one that could never fail, before any call
-    taken = sorted(set(info or ()) & {*RUN_INFO, GAVE_UP})
-    if taken:
-        raise ValueError(
-            f"info names the run's own field(s) {', '.join(map(repr, taken))}, which the run "
-            "writes itself: give your information names of its own"
-        )
+    _check_cases(cases)
+    _check_info(info or {})
     if prices is not None and any(case.cost for case in cases):
         prices.require(settings.model)  # before any call: no price is an error, not a gap
     if recording is not None:
