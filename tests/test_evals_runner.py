@@ -279,11 +279,10 @@ def test_a_run_refuses_a_case_id_given_twice_and_info_no_results_hold_before_any
     recording = RecordPlan(live, approve_live=True)
     store = tmp_path / "f.jsonl"
     case = shipped_cases()[0]
-    with pytest.raises(
-        ValueError, match=rf"^cases\[1\]: case '{case.id}' is already at cases\[0\]"
-    ):
+    twice = rf"^cases\[1\]: case '{case.id}' is already at cases\[0\]"
+    with pytest.raises(ValueError, match=twice):
         run_eval([case, case], store, agent=copilot, recording=recording)
-    with pytest.raises(ValueError, match="eval.build: NaN is not a number JSON can hold"):
+    with pytest.raises(ValueError, match=r"eval\.build: NaN is not a number JSON can hold"):
         run_eval([case], store, agent=copilot, recording=recording, info={"build": math.nan})
     assert live.calls == [] and not store.exists()
 
