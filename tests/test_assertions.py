@@ -9,8 +9,10 @@ from typing import Any
 import pydantic
 import pytest
 
+from replaygate import RecordingModel
 from replaygate.assertions import (
     Check,
+    Judge,
     Outcome,
     assert_contains,
     assert_json,
@@ -485,4 +487,32 @@ def test_contains_refuses_what_is_no_text_or_no_flag_by_its_type(
     # a number was "empty after NFKC", and "no" folded case as True would
     with pytest.raises(TypeError) as err:
         call()
+    assert str(err.value) == said
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (
+            lambda: Judge(None, "r", threshold=3, under_test="claude-x", judge_id="gpt-4o"),
+            "Judge: model must be a model (an object with complete(messages, tools)), got None",
+        ),
+        (
+            lambda: Check("c", "gate", None),
+            "check 'c': fn must be a function of the value, got None",
+        ),
+        (
+            lambda: RecordingModel(None, "a.jsonl", approve_live=True, model="m", max_tokens=8),
+            "RecordingModel: live must be a model (an object with complete(messages, tools)), "
+            "got None",
+        ),
+    ],
+    ids=["a judge of no model", "a check of no function", "a recording of no model"],
+)
+def test_what_is_no_model_or_function_is_refused_as_it_is_made(
+    make: Callable[[], object], said: str
+) -> None:
+    # each failed on first use, deep inside: "'NoneType' object has no attribute 'complete'"
+    with pytest.raises(TypeError) as err:
+        make()
     assert str(err.value) == said

@@ -22,7 +22,7 @@ from replaygate.assertions.independence import (
 from replaygate.assertions.judge_prompt import build_prompt, parse_grade, reasoning
 from replaygate.assertions.kinds import Check, Kind
 from replaygate.assertions.text import preview, require_text
-from replaygate.models.types import Message, Model
+from replaygate.models.types import Message, Model, check_model
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,7 @@ class Judge:
         family_rule: FamilyRule = vendor_family,
         scale: tuple[int, int] = (1, 5),
     ) -> None:
+        check_model(model, "Judge: model")
         if not isinstance(rubric, str):
             raise TypeError(f"rubric must be text (str), got {type(rubric).__name__}")
         if not rubric.strip():

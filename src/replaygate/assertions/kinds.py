@@ -175,6 +175,10 @@ class Check(Generic[T]):
             )
         check_kind(self.kind)
         check_category(self.category)
+        if not callable(self.fn):
+            raise TypeError(
+                f"check {self.name!r}: fn must be a function of the value, got {self.fn!r}"
+            )
 
     @property
     def semantic(self) -> bool:

@@ -43,6 +43,7 @@ from replaygate.models.types import (
     ModelResponse,
     ToolSpec,
     check_conversation,
+    check_model,
 )
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 
@@ -343,6 +344,7 @@ class RecordingModel(_FixtureModel):
     ) -> None:
         if mode not in RECORDING_MODES:
             raise ValueError(f"mode must be one of {', '.join(RECORDING_MODES)}, got {mode!r}")
+        check_model(live, "RecordingModel: live")
         session = FixtureSession(
             store,
             mode=mode,

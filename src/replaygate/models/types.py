@@ -237,6 +237,15 @@ class Model(Protocol):
         ...
 
 
+def check_model(value: object, name: str) -> None:
+    """A ``TypeError`` naming ``name`` when ``value`` is no :class:`Model` (it has no
+    ``complete`` to call), before it is first asked to answer."""
+    if not callable(getattr(value, "complete", None)):
+        raise TypeError(
+            f"{name} must be a model (an object with complete(messages, tools)), got {value!r}"
+        )
+
+
 Call = tuple[tuple[Message, ...], tuple[ToolSpec, ...]]
 """One conversation a model was asked to complete: its messages and tools (kept by the
 fakes and by the replay and recording models in ``calls``, for tests to inspect)."""
