@@ -5,6 +5,8 @@ bytes, its own reader in characters)."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -88,6 +90,7 @@ def test_a_field_of_the_wrong_kind_is_named_as_such_not_as_missing(
 
 
 MISSING = {
+    "version": (b"interactions: []\n", "missing field 'version'"),
     "interactions": (b"version: 1\n", "missing field 'interactions' (a list)"),
     "body string": (
         interaction(GOOD_REQUEST, f"{{{GOOD_STATUS}, headers: {{}}, body: {{text: hi}}}}"),
@@ -140,6 +143,122 @@ def test_utf16_that_is_not_is_named_by_its_line_and_column(tmp_path: Path, reade
     raw = "version: 1\ninteractions: []\n".encode("utf-16-le")
     said = refusal(tmp_path, b"\xff\xfe" + raw + b"\x00\xd8")
     assert said == "not UTF-16 text (bytes 0x00 0xd8 at line 3, column 1: unexpected end of data)"
+
+
+CAFE = "{method: POST, uri: 'https://abc.example/v1', body: 'café'}"
+LATIN1 = interaction(CAFE).decode().encode("latin-1")
+"""A cassette saved as Latin-1: its é is the byte 0xe9, at line 3, column 68."""
+
+
+def test_a_latin1_cassette_gets_what_the_docs_say(tmp_path: Path) -> None:
+    # the docs said it came with the iconv command and the mv, as UTF-16 and UTF-32 do
+    said = refusal(tmp_path, LATIN1)
+    assert said == "not UTF-8 text (byte 0xe9 at line 3, column 68)"
+    docs = (Path(__file__).parent.parent / "docs/migrating.md").read_text()
+    quoted = re.search(r"Latin-1[^`]*`([^`]*)`", " ".join(docs.split()))
+    assert quoted is not None and quoted.group(1) == said  # the first quote after it
+
+
+PYTHON2 = b"""version: 1
+interactions:
+- request:
+    method: !!python/unicode 'GET'
+    uri: !!python/unicode 'https://a.example/'
+    headers: {!!python/unicode 'Accept': [!!python/str '*/*']}
+    body: null
+  response:
+    status: {code: 200, message: !!python/unicode 'OK'}
+    headers: {}
+    body: {string: !!python/unicode 'hi'}
+"""
+
+
+def test_python2_text_tags_are_read_as_text(tmp_path: Path, reader: str) -> None:
+    # it said "could not determine a constructor for the tag
+    # 'tag:yaml.org,2002:python/unicode'"
+    path = tmp_path / "py2.yaml"
+    path.write_bytes(PYTHON2)
+    (read,) = read_cassette(path)
+    assert (read.request.method, read.request.uri) == ("GET", "https://a.example/")
+    assert read.request.headers == (("Accept", "*/*"),)
+    assert read.response.body == b"hi"
+
+
+def test_a_key_named_twice_with_a_python2_text_tag_is_a_duplicate(
+    tmp_path: Path, reader: str
+) -> None:
+    raw = b"version: 1\ninteractions: []\na: 1\n!!python/unicode 'a': 2\n"
+    assert refusal(tmp_path, raw).startswith("a: duplicate key (line 4): ")
+
+
+@pytest.mark.parametrize("tag", ["python/object/apply:os.mkdir", "python/name:os.mkdir"])
+def test_other_python_tags_are_refused_and_nothing_is_run(
+    tmp_path: Path, reader: str, tag: str
+) -> None:
+    ran = tmp_path / "ran"
+    said = refusal(tmp_path, f"version: 1\ninteractions: !!{tag} ['{ran}']\n".encode())
+    assert said == (
+        "not valid YAML at line 2, column 15: could not determine a constructor for the tag "
+        f"'tag:yaml.org,2002:{tag}'"
+    )
+    assert not ran.exists()
+
+
+BETAMAX = {
+    "http_interactions": [
+        {
+            "request": {"method": "GET", "uri": "https://a.example/", "headers": {}},
+            "response": {"status": {"code": 200}, "headers": {}, "body": {"string": "hi"}},
+            "recorded_at": "2024-07-03T10:00:00",
+        }
+    ],
+    "recorded_with": "betamax/0.8.1",
+}
+RUBY_VCR = b"""---
+http_interactions:
+- request:
+    method: get
+    uri: https://a.example/
+  response:
+    status: {code: 200, message: OK}
+    body: {encoding: UTF-8, string: hi}
+  recorded_at: Wed, 03 Jul 2024 10:00:00 GMT
+recorded_with: VCR 6.2.0
+"""
+HAR = {"log": {"version": "1.2", "creator": {"name": "Firefox"}, "entries": []}}
+RESPONSES = b"""responses:
+- response:
+    auto_calculate_content_length: false
+    body: hi
+    content_type: text/plain
+    method: GET
+    status: 200
+    url: https://a.example/
+"""
+OTHER_RECORDINGS = {
+    "betamax": (
+        json.dumps(BETAMAX).encode(),
+        "c.json",
+        "a Betamax recording (http_interactions, recorded_with 'betamax/0.8.1')",
+    ),
+    "ruby vcr": (
+        RUBY_VCR,
+        "c.yml",
+        "a Ruby VCR recording (http_interactions, recorded_with 'VCR 6.2.0')",
+    ),
+    "har": (json.dumps(HAR).encode(), "c.json", "a HAR file (log)"),
+    "responses": (RESPONSES, "c.yaml", "a responses recorder's file (responses)"),
+}
+
+
+@pytest.mark.parametrize("case", list(OTHER_RECORDINGS))
+def test_another_librarys_recording_is_named_as_such(tmp_path: Path, case: str) -> None:
+    # it said "missing field 'version'", as if adding one would do
+    raw, name, what = OTHER_RECORDINGS[case]
+    assert refusal(tmp_path, raw, name) == (
+        f"not a vcrpy cassette: it looks like {what}; replaygate imports vcrpy's and "
+        "pytest-recording's cassettes only"
+    )
 
 
 SYNTAX = {

@@ -1,4 +1,4 @@
-"""``replaygate import-cassettes DIR [--out OUT] [--force] [--json]``."""
+"""``replaygate import-cassettes DIR [--out OUT] [--force] [--match-host] [--json]``."""
 
 from __future__ import annotations
 
@@ -60,8 +60,16 @@ def summary(results: list[CassetteImport]) -> str:
 @click.option(
     "--force", is_flag=True, help="Replace answers a store holds otherwise for the same request."
 )
+@click.option(
+    "--match-host",
+    is_flag=True,
+    help="Store each request with its host, as a recording with match_host=True does: for "
+    "tests that replay with match_host=True.",
+)
 @json_option
-def import_cassettes_cmd(root: Path, out: Path, force: bool, as_json: bool) -> None:
+def import_cassettes_cmd(
+    root: Path, out: Path, force: bool, match_host: bool, as_json: bool
+) -> None:
     """Import vcrpy / pytest-recording cassettes (YAML or JSON) as fixture stores.
 
     Each cassette under DIR (or DIR itself, one cassette file) becomes a store under
@@ -70,15 +78,16 @@ def import_cassettes_cmd(root: Path, out: Path, force: bool, as_json: bool) -> N
     named as the pytest plugin names its test's (a space in a parametrized id becomes
     _), and a store so renamed is printed with its old name. A cassette is
     imported whole or not at all; importing again writes nothing new. Exit 1 when a
-    cassette was refused (a secret, or a store holding another answer without
-    --force); exit 2 when one could not be read, or a folder under DIR could not be
-    listed (a linked folder is followed, each real folder once). Example:
+    cassette was refused (a secret, a store holding another answer without --force,
+    or one request sent to two hosts without --match-host); exit 2 when one could not
+    be read, its store holds another cassette's fixtures, or a folder under DIR could
+    not be listed (a linked folder is followed, each real folder once). Example:
 
         replaygate import-cassettes tests/cassettes --out tests/fixtures
     """
     if not os.path.lexists(root):
         raise CommandError(f"{root}: no such file or folder")
-    results = import_cassettes(root, out, force=force)
+    results = import_cassettes(root, out, force=force, match_host=match_host)
     if not results:
         raise CommandError(f"no cassette (*.yaml, *.yml, *.json) under {root}")
     if as_json:

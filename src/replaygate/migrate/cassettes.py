@@ -139,6 +139,13 @@ def read_cassette(path: Path) -> tuple[Interaction, ...]:
         shape = "a list (vcrpy's format from before 1.0)" if isinstance(data, list) else "no object"
         raise CassetteError(path, f"not a vcrpy cassette: {shape}; expected an object")
     if "version" not in data:
+        other = _other_recording(data)
+        if other is not None:
+            raise CassetteError(
+                path,
+                f"not a vcrpy cassette: it looks like {other}; replaygate imports vcrpy's "
+                "and pytest-recording's cassettes only",
+            )
         raise CassetteError(path, "missing field 'version'")
     try:
         version = version_of(data)
@@ -157,6 +164,29 @@ def read_cassette(path: Path) -> tuple[Interaction, ...]:
     if not isinstance(interactions, list):
         raise CassetteError(path, _expected("a list", interactions), field="interactions")
     return tuple(_Fields(path, i).interaction(item) for i, item in enumerate(interactions))
+
+
+_RECORDERS = {"betamax": "Betamax", "vcr": "Ruby VCR"}
+"""The libraries that write ``http_interactions``, by the first word of ``recorded_with``."""
+
+
+def _other_recording(data: Mapping[Any, Any]) -> str | None:
+    """What other library's recording ``data`` (with no ``version``) looks like, with the
+    fields that tell it, or None: Betamax's or Ruby VCR's (``http_interactions``, told
+    apart by ``recorded_with``), a HAR file (``log``), a ``responses`` recorder's file
+    (``responses``)."""
+    if "http_interactions" in data:
+        recorder = data.get("recorded_with")
+        if not isinstance(recorder, str):
+            return "a Betamax or Ruby VCR recording (http_interactions)"
+        word = re.split("[^a-z]", recorder.lower(), maxsplit=1)[0]
+        library = _RECORDERS.get(word, "Betamax or Ruby VCR")
+        return f"a {library} recording (http_interactions, recorded_with {recorder!r})"
+    if isinstance(data.get("log"), Mapping):
+        return "a HAR file (log)"
+    if "responses" in data:
+        return "a responses recorder's file (responses)"
+    return None
 
 
 def _expected(what: str, value: Any) -> str:
@@ -185,10 +215,16 @@ def _integer(text: str) -> int | _LongInteger:
         return _LongInteger(text)
 
 
+YAML_STR = "tag:yaml.org,2002:str"
+PYTHON_STRINGS = ("tag:yaml.org,2002:python/unicode", "tag:yaml.org,2002:python/str")
+"""The tags of the Python 2 text a vcrpy cassette of Python 2 holds (``!!python/unicode
+'text'``), read as text, as vcrpy reads them; no other Python tag is read."""
+
+
 @functools.cache
 def _yaml_loader() -> Any:
     """PyYAML's safe loader (its C one where built), reading an integer of too many
-    digits as a :class:`_LongInteger`."""
+    digits as a :class:`_LongInteger`, and :data:`PYTHON_STRINGS` as text."""
     yaml = require("yaml", "cassettes", "replaygate import-cassettes (YAML cassettes)")
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -200,6 +236,8 @@ def _yaml_loader() -> Any:
 
     loader: Any = type("Loader", (base,), {})
     loader.add_constructor("tag:yaml.org,2002:int", integer)
+    for tag in PYTHON_STRINGS:
+        loader.add_constructor(tag, base.construct_yaml_str)
     return loader
 
 
@@ -381,9 +419,10 @@ def _key_named_twice(root: Any) -> tuple[str, int] | None:
         for key, value in node.value:
             field = f"{path}.{key.value}" if path else str(key.value)
             if isinstance(key.value, str):  # a scalar key (its text, whatever its type)
-                if (key.tag, key.value) in named:
+                tag = YAML_STR if key.tag in PYTHON_STRINGS else key.tag
+                if (tag, key.value) in named:
                     return field, key.start_mark.line + 1
-                named.add((key.tag, key.value))
+                named.add((tag, key.value))
             inside.append((field, value))
         stack.extend(reversed(inside))
     return None

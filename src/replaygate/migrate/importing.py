@@ -26,7 +26,7 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Literal
 
 from replaygate.errors import ReplaygateError, UnservedRouteError, WireFormatError
@@ -36,7 +36,7 @@ from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.store.files import resolved
 from replaygate.fixtures.store.writing import write_errors
-from replaygate.http.envelope import is_model_api, request_envelope
+from replaygate.http.envelope import host_of, is_model_api, request_envelope
 from replaygate.http.exchange import Exchange
 from replaygate.http.recorded import is_event_stream, replayed
 from replaygate.http.recording import Recording
@@ -52,6 +52,8 @@ from replaygate.sanitize import sanitizer_for
 
 IMPORT_SOURCE = "vcrpy"
 """The ``meta.source`` of an imported fixture."""
+IMPORT_NOTE = "imported from vcrpy cassette "
+"""How the ``meta.note`` of an imported fixture starts, before its cassette's name."""
 
 Outcome = Literal["imported", "unchanged", "empty", "refused", "error"]
 
@@ -62,9 +64,10 @@ class CassetteImport:
 
     ``outcome`` is ``imported`` (answers written), ``unchanged`` (the store held them
     all), ``empty`` (the cassette holds no interaction: no store written), ``refused``
-    (a secret, or another answer already stored for one of its requests: nothing
-    written) or ``error`` (the cassette or the store could not be read: nothing
-    written); ``problem`` says why, starting with the cassette's path.
+    (a secret, another answer already stored for one of its requests, or one request
+    sent to two hosts without ``match_host``: nothing written) or ``error`` (the
+    cassette or the store could not be read, or the store holds another cassette's
+    fixtures: nothing written); ``problem`` says why, starting with the cassette's path.
     ``imported`` counts the answers written, ``unchanged`` those the store already
     held, ``skipped`` the interactions a recording does not keep (a 404 for a route the
     server does not serve), ``refused`` the interactions of a refused cassette,
@@ -91,6 +94,10 @@ class CassetteImport:
 
 class CassetteRefused(ReplaygateError):
     """A cassette that is not imported: a secret, or an answer the store holds otherwise."""
+
+
+class StoreTaken(ReplaygateError):
+    """A store that holds the fixtures of another cassette, imported into it before."""
 
 
 @dataclass
@@ -144,13 +151,16 @@ def cassette_stores(root: Path, out: Path) -> tuple[list[tuple[Path, Path]], lis
     return pairs, found.unlisted
 
 
-def import_cassettes(root: Path, out: Path, *, force: bool = False) -> list[CassetteImport]:
+def import_cassettes(
+    root: Path, out: Path, *, force: bool = False, match_host: bool = False
+) -> list[CassetteImport]:
     """Import every cassette under ``root`` into its store under ``out``; one result each,
     then an error for each folder under ``root`` that could not be listed (its stores
     folder under ``out`` as the store: nothing of it is written).
 
     Two cassettes that would share a store (``a.yaml`` and ``a.json``) are an error for
-    the second: nothing of it is written.
+    the second: nothing of it is written. ``force`` and ``match_host`` are
+    :func:`import_cassette`'s.
     """
     results = []
     claimed: dict[Path, Path] = {}
@@ -164,7 +174,9 @@ def import_cassettes(root: Path, out: Path, *, force: bool = False) -> list[Cass
             )
             results.append(CassetteImport(str(cassette), str(store), "error", problem=problem))
             continue
-        results.append(import_cassette(cassette, store, force=force, base=folder))
+        results.append(
+            import_cassette(cassette, store, force=force, base=folder, match_host=match_host)
+        )
     for err in unlisted:
         stores_folder = out / err.file.relative_to(root)
         problem = f"{err}; no cassette in it was imported"
@@ -173,14 +185,23 @@ def import_cassettes(root: Path, out: Path, *, force: bool = False) -> list[Cass
 
 
 def import_cassette(
-    cassette: Path, store: Path, *, force: bool = False, base: Path | None = None
+    cassette: Path,
+    store: Path,
+    *,
+    force: bool = False,
+    base: Path | None = None,
+    match_host: bool = False,
 ) -> CassetteImport:
     """Import the cassette at ``cassette`` into the store at ``store`` (whole, or nothing).
 
     A request the store already answers otherwise is refused unless ``force``, which
     replaces its answers with the cassette's. The note of its fixtures names the
     cassette by its path under ``base`` (the folder of the cassettes; its own folder by
-    default): the same however that folder is named, from any working directory.
+    default): the same however that folder is named, from any working directory. A
+    store holding the fixtures of a cassette of another name is an error. With
+    ``match_host`` each request is stored with its host, as a recording with
+    ``match_host=True`` stores it; without, a cassette that sends one request to two
+    hosts is refused (:func:`_check_one_host`).
     """
     names = (str(cassette), str(store))
     try:
@@ -191,7 +212,7 @@ def import_cassette(
         return CassetteImport(*names, "empty")
     try:
         named = cassette.relative_to(cassette.parent if base is None else base)
-        staged = _stage(cassette, named, interactions, store)
+        staged = _stage(cassette, named, interactions, store, match_host)
         with FixtureStore.open(store) as target:
             imported, unchanged, dropped = _write(cassette, staged, target, force)
     except CassetteRefused as err:
@@ -208,25 +229,32 @@ def _named(cassette: Path, err: ReplaygateError) -> str:
 
 
 def _stage(
-    cassette: Path, named: Path, interactions: tuple[Interaction, ...], store: Path
+    cassette: Path,
+    named: Path,
+    interactions: tuple[Interaction, ...],
+    store: Path,
+    match_host: bool,
 ) -> _Staged:
     """Record ``interactions`` into a scratch store, sanitized with ``store``'s settings,
-    each fixture's note naming the cassette as ``named``."""
+    each fixture's note naming the cassette as ``named``, each request with its host
+    when ``match_host``."""
     staged = _Staged()
-    positions: dict[str, list[int]] = {}
+    sends: dict[str, list[Interaction]] = {}
+    hosts: dict[str, dict[str, list[int]]] = {}
     with tempfile.TemporaryDirectory(prefix="replaygate-import-") as scratch:
         exchange = Exchange(
             Path(scratch) / "cassette.jsonl",
             mode="record-missing",
             approve_live=True,  # no call goes live: a session writes only in a recording mode
+            match_host=match_host,
             source=IMPORT_SOURCE,
-            note=f"imported from vcrpy cassette {_note_name(named)}",
+            note=f"{IMPORT_NOTE}{_note_name(named)}",
             sanitize=sanitizer_for(store),
         )
         with exchange.store:
             for interaction in interactions:
                 try:
-                    key = _record(exchange, interaction)
+                    key, host = _record(exchange, interaction)
                 except UnservedRouteError:
                     staged.skipped += 1
                     continue
@@ -234,15 +262,39 @@ def _stage(
                     raise CassetteRefused(
                         f"{cassette}: interaction {interaction.index}: {err}"
                     ) from None
-                positions.setdefault(key, []).append(interaction.index)
-            sent = {interaction.index: interaction for interaction in interactions}
+                sends.setdefault(key, []).append(interaction)
+                hosts.setdefault(key, {}).setdefault(host, []).append(interaction.index)
             staged.fixtures = [
-                (positions[f.key], _dated(f, [sent[i] for i in positions[f.key]]))
-                for f in exchange.store
+                ([i.index for i in sends[f.key]], _dated(f, sends[f.key])) for f in exchange.store
             ]
+    for sent_to in hosts.values():
+        _check_one_host(cassette, sent_to)
     for indexes, fixture in staged.fixtures:
         _check_replayable(cassette, indexes, fixture)
     return staged
+
+
+def _check_one_host(cassette: Path, sent_to: dict[str, list[int]]) -> None:
+    """Refuse one request (as stored: without its host unless ``--match-host``) sent to
+    more than one host, ``sent_to`` holding the interactions that sent it to each: its
+    answers would be served in the cassette's order, whichever host a test calls (vcrpy
+    matches the host by default)."""
+    if len(sent_to) < 2:
+        return
+    indexes = sorted(i for sent in sent_to.values() for i in sent)
+    named = "; ".join(f"{host} (interaction {_listed(sent)})" for host, sent in sent_to.items())
+    raise CassetteRefused(
+        f"{cassette}: interaction {_listed(indexes)}: one request is sent to "
+        f"{len(sent_to)} hosts: {named}; without its host, a replay would serve "
+        "their answers in the cassette's order, whichever host a test calls. Nothing of this "
+        "cassette was written; import it with --match-host, and set match_host=True on the "
+        "tests that replay it (the replaygate marker's, or replaygate_config's)."
+    )
+
+
+def _listed(indexes: list[int]) -> str:
+    """``0, 3``: interaction indexes as a message names them."""
+    return ", ".join(map(str, indexes))
 
 
 def _dated(fixture: Fixture, interactions: list[Interaction]) -> Fixture:
@@ -291,17 +343,19 @@ def _note_name(cassette: Path) -> str:
     return os.fsencode(cassette).decode("utf-8", "backslashreplace")
 
 
-def _record(exchange: Exchange, interaction: Interaction) -> str:
-    """Record one interaction as the live path does; the key of its request."""
+def _record(exchange: Exchange, interaction: Interaction) -> tuple[str, str]:
+    """Record one interaction as the live path does; the key of its request, and the
+    host it was sent to."""
     request, response = interaction.request, interaction.response
     sent = wire_request(request.method, request.uri, request.headers, request.body)
-    stored = exchange.session.stored_request(request_envelope(sent))
+    envelope = request_envelope(sent, match_host=exchange.match_host)
+    stored = exchange.session.stored_request(envelope)
     slot = exchange.next_slot(stored)
     headers = list(response.headers)
     recording = Recording(exchange, slot, response.status, headers, is_event_stream(headers))
     recording.feed(response.body)
     recording.finish("complete")
-    return fixture_key(stored)
+    return fixture_key(stored), host_of(sent.url)
 
 
 def _write(
@@ -323,6 +377,7 @@ def _write(
     # cannot be taken (a symlink) is this store's error, named as every writer names it
     with write_errors(store.path), lock:
         store.refresh()
+        _check_not_taken(staged, store)
         writes: list[tuple[Fixture, bool]] = []
         imported = unchanged = dropped = 0
         for indexes, fixture in staged.fixtures:
@@ -345,6 +400,32 @@ def _write(
         for fixture, replace in writes:
             store.put(fixture, replace=replace)
     return imported, unchanged, dropped
+
+
+def _imported_from(fixture: Fixture) -> str | None:
+    """The name of the cassette ``fixture`` was imported from (its ``meta.note``), or None
+    for a fixture recorded otherwise."""
+    meta = fixture.meta or {}
+    note = meta.get("note")
+    if meta.get("source") != IMPORT_SOURCE or not isinstance(note, str):
+        return None
+    return note.removeprefix(IMPORT_NOTE) if note.startswith(IMPORT_NOTE) else None
+
+
+def _check_not_taken(staged: _Staged, store: FixtureStore) -> None:
+    """Refuse ``store`` when it holds fixtures imported from a cassette of another name
+    than the staged one's: two cassettes the store name rule gives one store (``a b.yaml``,
+    ``a_b.yaml``), imported one at a time, whose fixtures would be mixed in it. A cassette
+    of the same name (in any folder) is taken to be the same, imported again."""
+    ours = {PurePath(name).name for _, f in staged.fixtures if (name := _imported_from(f))}
+    for fixture in store:
+        theirs = _imported_from(fixture)
+        if theirs is not None and PurePath(theirs).name not in ours:
+            raise StoreTaken(
+                f"the cassette {theirs} was imported into the same store {store.path} (the "
+                "meta.note of its fixtures says so); rename one of them, or remove that "
+                "store if that cassette is gone"
+            )
 
 
 def _conflict(
