@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from echo_recording import record_echoes
+from echo_recording import ASKING, record_echoes
 from loopback import EchoesMessages, serving
 from nested_pytest import sessions_loading
 from replaygate.errors import (
@@ -174,7 +174,8 @@ def test_the_folder_workers_tell_in_is_made_as_they_fork_and_removed_with_the_se
     assert not folder.exists()
 
 
-POOLED = """
+POOLED = (
+    """
 import concurrent.futures
 import multiprocessing
 import os
@@ -185,22 +186,9 @@ from replaygate.errors import FixtureMismatchError
 
 PROMPT = os.environ.get("PROMPT", "hi")
 FORK = multiprocessing.get_context("fork")
-
-
-def ask(question):
-    client = anthropic.Anthropic(api_key="k", max_retries=0)
-    reply = client.messages.create(
-        model="m", max_tokens=8, messages=[{"role": "user", "content": question}]
-    )
-    return reply.content[0].text
-
-
-def ask_with_fallback(question):
-    try:
-        return ask(question)
-    except Exception:
-        return "fallback"
-
+"""
+    + ASKING
+    + """
 
 @pytest.mark.replaygate
 def test_pool():
@@ -223,6 +211,7 @@ def test_the_test_expects_the_miss():
             with pytest.raises(FixtureMismatchError):
                 pool.apply(ask, (PROMPT,))
 """
+)
 
 
 def test_under_pytest_what_a_forked_worker_records_is_the_test_s(pytester: pytest.Pytester) -> None:
