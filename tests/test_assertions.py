@@ -478,21 +478,6 @@ def test_a_schema_reference_is_resolved_within_it_never_fetched() -> None:
             lambda: assert_contains("ABC", ["abc"], ignore_case="no"),
             "ignore_case must be True or False, got 'no'",
         ),
-    ],
-    ids=["a number", "no alias", "a text flag"],
-)
-def test_contains_refuses_what_is_no_text_or_no_flag_by_its_type(
-    call: Callable[[], object], said: str
-) -> None:
-    # a number was "empty after NFKC", and "no" folded case as True would
-    with pytest.raises(TypeError) as err:
-        call()
-    assert str(err.value) == said
-
-
-@pytest.mark.parametrize(
-    ("make", "said"),
-    [
         (
             lambda: Judge(None, "r", threshold=3, under_test="claude-x", judge_id="gpt-4o"),
             "Judge: model must be a model (an object with complete(messages, tools)), got None",
@@ -507,12 +492,21 @@ def test_contains_refuses_what_is_no_text_or_no_flag_by_its_type(
             "got None",
         ),
     ],
-    ids=["a judge of no model", "a check of no function", "a recording of no model"],
+    ids=[
+        "a number to contain",
+        "no alias",
+        "a text flag",
+        "a judge of no model",
+        "a check of no function",
+        "a recording of no model",
+    ],
 )
-def test_what_is_no_model_or_function_is_refused_as_it_is_made(
-    make: Callable[[], object], said: str
+def test_an_argument_of_the_wrong_type_is_refused_by_its_name_as_it_is_given(
+    call: Callable[[], object], said: str
 ) -> None:
-    # each failed on first use, deep inside: "'NoneType' object has no attribute 'complete'"
+    # a number was "empty after NFKC", "no" folded case as True would, and a model or
+    # function that is none failed on first use, deep inside ("'NoneType' object has no
+    # attribute 'complete'")
     with pytest.raises(TypeError) as err:
-        make()
+        call()
     assert str(err.value) == said
