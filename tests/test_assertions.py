@@ -510,3 +510,17 @@ def test_an_argument_of_the_wrong_type_is_refused_by_its_name_as_it_is_given(
     with pytest.raises(TypeError) as err:
         call()
     assert str(err.value) == said
+
+
+def test_an_integer_too_long_to_write_fails_at_its_path_and_a_nan_bound_is_refused() -> None:
+    # the first raised Python's "Exceeds the limit (4300 digits)" from inside jsonschema;
+    # a maximum of NaN let every value pass
+    with pytest.raises(AssertionError) as err:
+        assert_structure({"n": 10**5000}, {"properties": {"n": {"maximum": 5}}})
+    assert str(err.value).endswith("$.n: an integer of more than 4,300 digits cannot be checked")
+    with pytest.raises(ValueError) as bad:
+        assert_structure({"n": 10**9}, {"properties": {"n": {"maximum": float("nan")}}})
+    assert str(bad.value) == (
+        "invalid JSON Schema at $.properties.n.maximum: nan is not a number JSON can hold: "
+        "every value would compare false with it"
+    )

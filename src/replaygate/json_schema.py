@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -128,10 +129,30 @@ def validator(schema: Mapping[str, Any], *, formats: bool = True) -> Validator:
     looped = ref_loop(schema)
     if looped is not None:
         raise InvalidSchema(f"invalid JSON Schema at {looped or '$'}: {LOOP}", looped, LOOP)
+    not_number = _not_a_json_number(schema)
+    if not_number is not None:
+        at, value = not_number
+        why = f"{value!r} is not a number JSON can hold: every value would compare false with it"
+        raise InvalidSchema(f"invalid JSON Schema at {render_path(at)}: {why}", _dotted(at), why)
     # An empty registry: a reference resolves within the schema or not at all (jsonschema
     # would otherwise fetch one over the network).
     checker = kind.FORMAT_CHECKER if formats else None
     return bounded(kind)(schema, registry=referencing.Registry(), format_checker=checker)
+
+
+def _not_a_json_number(schema: Any) -> tuple[tuple[Any, ...], float] | None:
+    """The path and value of the first NaN or infinity in ``schema`` (a ``maximum`` of NaN
+    let every value pass), or None."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), schema)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            return path, value
+        if isinstance(value, Mapping):
+            stack.extend(((*path, key), item) for key, item in value.items())
+        elif isinstance(value, list | tuple):
+            stack.extend(((*path, index), item) for index, item in enumerate(value))
+    return None
 
 
 MAX_SCHEMAS = 256

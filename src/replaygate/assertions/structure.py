@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -65,7 +66,12 @@ def _json_schema_problems(
     payload: Any, schema: Mapping[str, Any], not_numbers: list[tuple[tuple[Any, ...], str]]
 ) -> list[StructureProblem]:
     check = json_schema.cached_validator(schema)
-    found = [(tuple(e.absolute_path), e.message) for e in json_schema.errors(check, payload)]
+    try:
+        found = [(tuple(e.absolute_path), e.message) for e in json_schema.errors(check, payload)]
+    except ValueError:  # the message of an integer too long to write: named in not_numbers
+        if not not_numbers:
+            raise
+        found = []
     return _problems(found + not_numbers)
 
 
@@ -90,6 +96,9 @@ def _not_json_numbers(payload: Any) -> list[tuple[tuple[Any, ...], str]]:
             del holding[id(value)]
         elif isinstance(value, float) and not math.isfinite(value):
             found.append((path, f"{value!r} is not a number JSON can hold"))
+        elif type(value) is int and _too_long(value):
+            limit = sys.get_int_max_str_digits()
+            found.append((path, f"an integer of more than {limit:,} digits cannot be checked"))
         elif isinstance(value, Mapping | list | tuple):
             if id(value) in holding:
                 raise ValueError(
@@ -102,6 +111,15 @@ def _not_json_numbers(payload: Any) -> list[tuple[tuple[Any, ...], str]]:
             items = value.items() if isinstance(value, Mapping) else enumerate(value)
             stack.extend(((*path, key), item, False) for key, item in items)
     return found
+
+
+def _too_long(value: int) -> bool:
+    """Whether ``value`` has more digits than Python writes out
+    (``sys.get_int_max_str_digits``): a validator's message of it fails on its way out."""
+    limit = sys.get_int_max_str_digits()
+    if not limit or value.bit_length() < limit * 3:  # fewer than limit digits: most values
+        return False
+    return bool(abs(value) >= 10**limit)
 
 
 def _pydantic_model(schema: Any) -> Any:
