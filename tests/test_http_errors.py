@@ -356,6 +356,37 @@ def test_stream_closed_early_replays_up_to_where_the_client_stopped(tmp_path: Pa
     assert "simulator" not in str(caught.value)  # recorded without source="sim"
 
 
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt, SystemExit])
+def test_a_stream_closed_by_an_interrupt_is_not_recorded_and_records_whole_next_time(
+    tmp_path: Path, interrupt: type[BaseException]
+) -> None:
+    # Ctrl-C mid-stream was stored as the client's own close: the next record-missing
+    # run failed on it ("the client closed this stream after 3 event(s)")
+    store = tmp_path / "interrupted.jsonl"
+    question = [{"role": "user", "content": "word " * 300}]
+
+    def read(url: str, mode: str = "record-missing", stop: int | None = None) -> list[str]:
+        with claude(store, mode, url, max_retries=0) as client:
+            events = []
+            with client.messages.stream(model=CLAUDE, max_tokens=4000, messages=question) as s:
+                for event in s:
+                    events.append(event.type)
+                    if len(events) == stop:
+                        raise interrupt
+            return events
+
+    with Simulator(behavior="echo") as sim:
+        url = sim.url
+        with pytest.raises(interrupt):
+            read(url, stop=3)
+        assert list(FixtureStore.open(store)) == []
+        whole = read(url)
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.response["stream_end"] == "complete"
+    with block_network():
+        assert read(url, "replay") == whole
+
+
 def test_a_stream_closed_early_from_the_simulator_says_how_to_record_it_from_there(
     tmp_path: Path,
 ) -> None:

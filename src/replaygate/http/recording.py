@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
@@ -10,7 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from replaygate.errors import CredentialsRefusedError, ResponseLeftOpenWarning, WireFormatError
+from replaygate.errors import (
+    CredentialsRefusedError,
+    ResponseLeftOpenWarning,
+    WireFormatError,
+    exception_chain,
+)
 from replaygate.http.envelope import interface_of
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import StreamEnd, kept_headers, plain_response, stream_response
@@ -94,9 +100,17 @@ class Recording:
         return last.data == "[DONE]" or last.event in TERMINAL_EVENTS
 
     def finish(self, end: StreamEnd, error: BaseException | None = None) -> None:
-        """Write the fixture (once): the whole body, or the events and how the stream ended."""
-        if not self.done:
-            self._write(end, error)
+        """Write the fixture (once): the whole body, or the events and how the stream ended.
+        A stream closed by an interrupt on its way out (Ctrl-C, SIGTERM, ``sys.exit``
+        while its events were read) is not written: its reader did not choose to stop,
+        and a recording that does not hold it records it whole next time."""
+        if self.done:
+            return
+        if end == "closed" and _interrupted():
+            self._over()
+            self.exchange.gave_up(self.slot, answered=True)
+            return
+        self._write(end, error)
 
     def _over(self) -> None:
         """Nothing more is recorded of this response (written, refused or left open)."""
@@ -160,6 +174,15 @@ class Recording:
         else:
             record = plain_response(self.status, self.headers, b"".join(self._body), head=head)
         self.exchange.record(self.slot, record)
+
+
+def _interrupted() -> bool:
+    """Whether the exception being handled, or one it was raised while handling, is an
+    interrupt (not an error of the code reading the stream)."""
+    return any(
+        isinstance(error, KeyboardInterrupt | SystemExit)
+        for error in exception_chain(sys.exc_info()[1] or Exception())
+    )
 
 
 def _left_encoded(headers: list[tuple[str, str]], decoded: Collection[str] | None) -> None:
