@@ -179,3 +179,23 @@ def test_an_upload_s_miss_is_compared_with_the_nearest_upload_part_by_part(
     assert len(caught.value.differences) == len(differences)
     for shown, wanted in zip(caught.value.differences, differences, strict=True):
         assert shown.startswith(wanted)
+
+
+def test_a_form_value_quoting_the_kept_boundary_does_not_read_as_another_body(
+    tmp_path: Path, server: str
+) -> None:
+    # the one-part upload below, its value quoting a boundary line, read after the
+    # boundary was replaced as the two-part upload recorded, and was answered with its
+    # fixture: a green for a request never recorded
+    store = tmp_path / "uploads.jsonl"
+    two_parts = {"files": {"file": ("x.txt", b"foo", "text/plain")}, "data": {"purpose": "b"}}
+    quoted = (
+        b'b\r\n--replaygate-boundary\r\nContent-Disposition: form-data; name="file"; '
+        b'filename="x.txt"\r\nContent-Type: text/plain\r\n\r\nfoo'
+    )
+    with intercept(store, "record-missing", approve_live=True):
+        assert requests.post(f"{server}/v1/files", **two_parts).ok  # type: ignore[arg-type]
+    with intercept(store), pytest.raises(FixtureMismatchError):
+        requests.post(f"{server}/v1/files", files={"purpose": (None, quoted)})
+    with intercept(store):  # the upload recorded still replays
+        assert requests.post(f"{server}/v1/files", **two_parts).ok  # type: ignore[arg-type]
