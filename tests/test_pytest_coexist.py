@@ -383,26 +383,6 @@ def test_rewriting_cassettes_in_an_offline_session_is_refused_before_any_test_ru
         assert '-m "vcr and not replaygate"' in said
         assert "--replaygate-record-mode=rerecord --replaygate-approve-live" in said
         assert weather.read_text() == WEATHER_CASSETTE, xdist
-    # a vcr_config asking rewrite, which only the test's set-up tells: the test fails
-    # before the cassette is deleted (it was deleted, and its recording refused)
-    configured = VCR_AND_MIGRATING + VCR_CONFIG_REWRITES
-    pytester.makepyfile(test_vcr=configured)
-    refused_at_setup = runpytest_forked(pytester, forker)
-    refused_at_setup.assert_outcomes(errors=2)  # as the session-wide refusal names both
-    refused_at_setup.stdout.fnmatch_lines(
-        ["*vcr_config gives record_mode 'rewrite', which deletes the cassette of "
-         "test_vcr.py::test_weather to record it anew, but the session is offline in replay*"]
-    )  # fmt: skip
-    assert weather.read_text() == WEATHER_CASSETTE
-    pytester.makepyfile(test_vcr=VCR_AND_MIGRATING)
     rewritten = runpytest_forked(pytester, forker, *NOT_REPLAYGATE, "--record-mode=rewrite")
     rewritten.assert_outcomes(passed=1, deselected=1)
     assert weather.read_text() != WEATHER_CASSETTE
-
-
-VCR_CONFIG_REWRITES = """
-
-@pytest.fixture(scope="module")
-def vcr_config():
-    return {"record_mode": "rewrite"}
-"""

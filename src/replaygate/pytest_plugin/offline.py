@@ -25,7 +25,6 @@ from __future__ import annotations
 import atexit
 import sys
 import threading
-from collections.abc import Generator
 from contextlib import AbstractContextManager, ExitStack
 from typing import Any
 
@@ -114,19 +113,6 @@ class OfflineSession:
             self.first = len(refusals())
             self.block.enter_context(block_network())
             self.blocked = True
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_fixture_setup(
-        self, fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest
-    ) -> Generator[None, Any, Any]:
-        """Before pytest-recording's ``vcr`` fixture deletes a test's cassette to rewrite it
-        (its ``vcr_config`` asking ``rewrite``, which collection cannot see), in a session
-        kept offline: fail the test (:func:`~.vcr_rewrite.refuse_configured_rewrite`)."""
-        if self.blocked and fixturedef.argname == "vcr":
-            from replaygate.pytest_plugin.vcr_rewrite import refuse_configured_rewrite
-
-            refuse_configured_rewrite(request, self.because())
-        return (yield)
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         """Remember where the attempts made during this test begin."""

@@ -2,15 +2,13 @@
 
 ``rewrite`` deletes a ``vcr`` test's cassette before the test runs, to record it anew;
 in a session replaygate keeps offline (:mod:`.offline`) that recording is refused, and
-the cassette is lost. Such a session is refused before any test runs; a test whose
-``vcr_config`` fixture asks ``rewrite``, which only its set-up tells, fails before its
-cassette is deleted. pytest-recording's other modes delete nothing: a cassette they cannot
-record stays as it was.
+the cassette is lost. Such a session is refused before any test runs. pytest-recording's
+other modes delete nothing: a cassette they cannot record stays as it was.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 import pytest
 
@@ -47,24 +45,4 @@ def refuse_rewrite(config: pytest.Config, items: Iterable[pytest.Item], offline:
         '(pytest -m "vcr and not replaygate" --record-mode=rewrite, when those tests are '
         "marked), or one where replaygate records from the live API too "
         "(--replaygate-record-mode=rerecord --replaygate-approve-live)."
-    )
-
-
-def refuse_configured_rewrite(request: pytest.FixtureRequest, offline: str) -> None:
-    """Fail a ``vcr`` test whose ``vcr_config`` asks ``rewrite`` (no mark of it giving a
-    ``record_mode``, which pytest-recording would take instead), in a session that is
-    offline (``offline`` says why), before pytest-recording deletes its cassette."""
-    marks = list(request.node.iter_markers("vcr"))
-    if not marks or any(OPTION in mark.kwargs for mark in marks):
-        return  # no cassette, or the marks decide, as collection saw
-    config = request.getfixturevalue("vcr_config")
-    if not isinstance(config, Mapping) or config.get(OPTION) != "rewrite":
-        return
-    raise pytest.fail.Exception(
-        f"vcr_config gives record_mode 'rewrite', which deletes the cassette of "
-        f"{request.node.nodeid} to record it anew, but the session is offline {offline}: the "
-        "recording would be refused and the cassette lost. Nothing was deleted. Rewrite it in "
-        "a run that selects no test using replaygate, or take record_mode out of vcr_config "
-        "and give --record-mode=rewrite to that run.",
-        pytrace=False,
     )
