@@ -165,7 +165,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("replaygate_strict", False):
         from replaygate.pytest_plugin.strict_shared import PLUGIN, SharedStrict
 
-        config.pluginmanager.register(SharedStrict(config.rootpath), PLUGIN)
+        config.pluginmanager.register(SharedStrict(), PLUGIN)
     mode = config.getoption(MODE, "replay")
     approved = config.getoption(APPROVE, False) is True
     if approved and mode != "replay":

@@ -97,9 +97,7 @@ def _shown(paths: Iterable[Path], here: Path) -> str:
 class SharedStrict:
     """Which tests name each shared store, what each of them used, and how they ended."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        """The run's rootdir, where its hits log is written."""
+    def __init__(self) -> None:
         self.naming: dict[str, set[str]] = {}
         """Store path -> the node ids of the collected tests naming it."""
         self.used: dict[str, Counter[str]] = {}
@@ -201,7 +199,7 @@ class SharedStrict:
             self.problems.append(
                 f"--replaygate-strict: {len(lines)} recorded fixture(s) of the shared store "
                 f"{path} unused by all {len(tests)} test(s) naming it "
-                f"({', '.join(tests)}):\n  " + "\n  ".join(lines) + prune_hint(path, self.root)
+                f"({', '.join(tests)}):\n  " + "\n  ".join(lines)
             )
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -216,9 +214,10 @@ class SharedStrict:
 
 
 def prune_hint(path: str | os.PathLike[str], root: Path) -> str:
-    """What removes the fixtures of requests the tests no longer send from the store at
+    """What removes the fixtures of requests a test no longer sends from its own store at
     ``path``: recording again (``rerecord`` too) keeps them, and this run's hits log,
-    under ``root``, tells which it played."""
+    under ``root``, tells which it played. Not for a store a marker names: ``prune``
+    keeps every fixture of a file a test names."""
     from replaygate.errors import shell_path
 
     store = Path(path)
