@@ -86,7 +86,7 @@ def test_a_null_first_sample_of_a_new_request_is_refused(store_path: Path) -> No
     with FixtureStore.open(store_path) as store, pytest.raises(UnstorableValueError) as caught:
         record_response(store, ask("b"), None, sample=2, meta=META)
     assert str(caught.value) == (
-        f"refusing to write fixture: {NULL_SAMPLE} at responses[2]; nothing was written"
+        f"refusing to write fixture: {NOTHING} at responses; nothing was written"
     )
     assert snapshot(store_path) == before
 
