@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from loopback import Handler, serving
-from replaygate.errors import FixtureFormatError
+from replaygate.errors import FixtureFormatError, WireFormatError
 from replaygate.http import block_network, httpx2_client
 from replaygate.hygiene.verify import verify_store
 from replaygate.sim import Simulator
@@ -237,3 +237,47 @@ def test_another_service_answering_broken_json_replays_it_as_sent(tmp_path: Path
         assert c.get(f"{base}/rows").text == '{"rows": [1, 2'
     with block_network(), httpx2_client(store) as replayed:
         assert replayed.get(f"{base}/rows").text == '{"rows": [1, 2'
+
+
+class Gateway(Handler):
+    """A gateway before a model API that answers a success no SDK reads: a body labelled
+    JSON that is empty or not JSON, or an event stream that holds no event."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["content-length"]))
+        case = self.headers["x-case"]
+        body = b"upstream request timeout" if case == "text" else b""
+        kind = "text/event-stream" if case == "stream" else "application/json"
+        self.answer_bytes(body, kind)
+
+
+@pytest.mark.parametrize(
+    ("case", "reason"),
+    [
+        ("text", "response.text: labelled application/json, but not JSON (Expecting value"),
+        ("empty", "response.body: labelled application/json, but empty, where the SDK"),
+        ("stream", "response.events: a success stream that holds no event, from which"),
+    ],
+)
+def test_a_live_success_no_sdk_reads_is_refused_as_it_is_recorded(
+    tmp_path: Path, case: str, reason: str
+) -> None:
+    # recorded, every replay of it would fail, and verify would blame an edit
+    store = tmp_path / "hi.jsonl"
+    http = httpx2_client(store, "record-missing", approve_live=True)
+    with (
+        serving(Gateway) as base,
+        openai.OpenAI(api_key="k", base_url=f"{base}/v1", http_client=http, max_retries=0) as c,
+        pytest.raises(WireFormatError) as caught,
+    ):
+        answer = c.chat.completions.create(
+            model="gpt-sim-1", messages=HI, stream=case == "stream", extra_headers={"x-case": case}
+        )
+        if case == "stream":
+            list(answer)  # a stream is recorded as it is read
+    assert str(caught.value).startswith(reason), caught.value
+    assert str(caught.value).endswith(
+        "(as the server sent it); no replay could hand it to the SDK, so this response was "
+        "not recorded"
+    )
+    assert not store.exists() or store.read_text() == ""

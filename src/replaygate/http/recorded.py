@@ -333,15 +333,24 @@ def _terminated(event: Mapping[str, Any], last: bool, i: int) -> bool:
     return False
 
 
-def _check_json_text(body: bytes, headers: Iterable[tuple[str, str]], field: str) -> None:
+_SENT = "as the server sent it"
+"""Where a live answer no SDK reads came from."""
+_UNREAD = "a cassette recorded by a vcrpy that left streamed bodies unread?"
+"""Where a stored success stream of no event likely came from."""
+
+
+def _check_json_text(
+    body: bytes, headers: Iterable[tuple[str, str]], field: str, guess: str
+) -> None:
     """Refuse ``body``, the replayed ``text`` or ``base64`` (``field``), or the empty
     ``body``, of a success whose (lower-case) ``headers`` label it JSON
     (``application/json``, ``...+json``), when the SDK's JSON reader cannot read it. A
     body recorded as JSON is kept as ``body``; one kept as ``text`` or ``base64`` under
     that label, or none, is one that an edit broke (a cassette's answer, a quote lost;
     gzip bytes whose ``content-encoding`` a filter took away; a body a filter blanked) or
-    that a server sent broken, which no SDK reads. It is read as the SDKs read it (httpx's
-    ``json.loads`` of the bytes), so a byte-order mark before the JSON is accepted."""
+    that a server sent broken, which no SDK reads (``guess`` says which is likely). It is
+    read as the SDKs read it (httpx's ``json.loads`` of the bytes), so a byte-order mark
+    before the JSON is accepted."""
     media = next((v for k, v in headers if k == "content-type"), "")
     kind = media.partition(";")[0].strip().lower()
     if kind != "application/json" and not kind.endswith("+json"):
@@ -359,7 +368,7 @@ def _check_json_text(body: bytes, headers: Iterable[tuple[str, str]], field: str
     raise WireFormatError(
         f"response.{field}",
         f"labelled {kind}, but {problem}, where the SDK of a model API parses a success as "
-        "JSON (an edit broke it?)",
+        f"JSON ({guess})",
     )
 
 
@@ -393,6 +402,7 @@ def replayed(
     from_simulator: str = "",
     model_api: bool = False,
     head: bool = False,
+    live: bool = False,
 ) -> Replayed:
     """The replay form of a recorded response (to ``HEAD`` when ``head``: see
     :func:`_lengthed`); :class:`WireFormatError` names a bad field.
@@ -401,7 +411,9 @@ def replayed(
     ``model_api`` says the response answers a model API's path, whose SDK parses a
     success labelled JSON: a ``text`` or ``base64`` body that is not JSON, or none where
     the status carries one, is refused (:func:`_check_json_text`), and so is a whole
-    success stream with no event, where the SDK would fail on them naming no fixture."""
+    success stream with no event, where the SDK would fail on them naming no fixture.
+    ``live`` says ``record`` is what a server just sent, not a stored answer an edit or a
+    cassette's recorder could have broken."""
     if not _is_mapping(record):
         raise WireFormatError("response", "expected an object with status, headers and a body")
     status = record.get("status")
@@ -424,7 +436,7 @@ def replayed(
         if kept_as is None and not body and status not in (204, 205) and not head:
             kept_as = "body"  # none: an answer that carries one, recorded empty
         if model_api and kept_as is not None and 200 <= status < 300:
-            _check_json_text(body, out, kept_as)
+            _check_json_text(body, out, kept_as, _SENT if live else "an edit broke it?")
         return Replayed(
             status, _lengthed(out, status, head, body), (body,) if body else (), key=key
         )
@@ -438,7 +450,7 @@ def replayed(
         raise WireFormatError(
             "response.events",
             "a success stream that holds no event, from which the SDK of a model API reads "
-            "no answer (a cassette recorded by a vcrpy that left streamed bodies unread?)",
+            f"no answer ({_SENT if live else _UNREAD})",
         )
     body = _stream_text(events).encode("utf-8")
     error = record.get("stream_error")

@@ -17,9 +17,15 @@ from replaygate.errors import (
     WireFormatError,
     exception_chain,
 )
-from replaygate.http.envelope import interface_of
+from replaygate.http.envelope import interface_of, is_model_api
 from replaygate.http.passthrough import passthrough
-from replaygate.http.recorded import StreamEnd, kept_headers, plain_response, stream_response
+from replaygate.http.recorded import (
+    StreamEnd,
+    kept_headers,
+    plain_response,
+    replayed,
+    stream_response,
+)
 from replaygate.http.routes import key_variable, refused_credentials
 from replaygate.http.sse import BOM, SSEEvent, SSEParser
 
@@ -173,6 +179,9 @@ class Recording:
                 record = stream_response(self.status, self.headers, self._events, end, error)
         else:
             record = plain_response(self.status, self.headers, b"".join(self._body), head=head)
+        if is_model_api(str(self.slot.envelope.get("path", ""))):  # else every replay fails
+            with self._refused("no replay could hand it to the SDK"):
+                replayed(record, model_api=True, head=head, live=True)
         self.exchange.record(self.slot, record)
 
 
