@@ -325,3 +325,29 @@ def test_a_block_whose_tasks_ended_inside_it_gives_no_such_warning(tmp_path: Pat
     with warnings.catch_warnings():
         warnings.simplefilter("error", TaskOutlivesBlockWarning)
         asyncio.run(run())
+
+
+def test_a_stream_left_by_a_break_and_closed_gives_no_such_warning(tmp_path: Path) -> None:
+    # the loop closes the SDK iterator the break dropped in a task of its own, which the
+    # code neither started nor could await
+    async def read_three(store: Path, **options: Any) -> int:
+        with intercept(store, **options):
+            async with openai.AsyncOpenAI(api_key="k") as client:
+                stream = await client.chat.completions.create(
+                    model="g", messages=[{"role": "user", "content": "long " * 20}], stream=True
+                )
+                read = 0
+                async for _ in stream:
+                    read += 1
+                    if read == 3:
+                        break
+                await stream.close()
+        return read
+
+    store = tmp_path / "s.jsonl"
+    with Simulator(behavior="echo") as sim, warnings.catch_warnings():
+        warnings.simplefilter("error", TaskOutlivesBlockWarning)
+        recorded = asyncio.run(
+            read_three(store, mode="record-missing", approve_live=True, live_origin=sim.url)
+        )
+        assert asyncio.run(read_three(store)) == recorded == 3

@@ -149,13 +149,20 @@ def running_tasks() -> set[Any] | None:
         return None
 
 
+def _closing(task: Any) -> bool:
+    """Whether ``task`` is the loop closing a dropped async generator (``aclose()``)."""
+    return type(task.get_coro()).__name__ == "async_generator_athrow"
+
+
 def tasks_left(before: set[Any] | None) -> str | None:
     """What a block says of the tasks started inside it (those not in ``before``, the
-    tasks running as it was entered) that still run as it ends, or None."""
+    tasks running as it was entered) that still run as it ends, or None. The loop's own
+    closing of an async generator the code dropped (an SDK stream's iterator left by a
+    ``break``) is no task of the code's: it sends nothing, and nothing could await it."""
     after = running_tasks()
     if before is None or after is None:
         return None
-    left = [task for task in after - before if not task.done()]
+    left = [task for task in after - before if not task.done() and not _closing(task)]
     if not left:
         return None
     names = ", ".join(sorted(task.get_name() for task in left)[:3])
