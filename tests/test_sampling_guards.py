@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
+from replaygate import FixtureStore
 from replaygate.assertions import Check, citations_check, contains_check
-from replaygate.models.fakes import ScriptedModel
+from replaygate.models.fakes import Rule, RuleStub, ScriptedModel
 from replaygate.models.replay import RecordingModel, ReplayModel
 from replaygate.models.types import Message, ModelResponse
 from replaygate.sampling import (
@@ -73,6 +74,23 @@ def test_run_sampled_refuses_a_function_that_never_reads_its_index(store: Path) 
     assert quiet_run(lambda sample: "RAG [doc-rag].", 5, 5, [CITES], case="fake").passes == 5
 
 
+def test_run_sampled_refuses_a_rule_stub_serving_one_sample_of_several(store: Path) -> None:
+    # the stub replays the recorded fixture: sample 0 five times is one sample's pass rate
+    (key,) = FixtureStore.open(store).keys()
+
+    def answer(sample: int) -> str:
+        stub = RuleStub([Rule(when="RAG", fixture=key)], store=FixtureStore.open(store))
+        return stub.complete(QUESTION, []).text
+
+    def indexed(sample: int) -> str:
+        rule = Rule(when="RAG", fixture=key, sample=sample)
+        return RuleStub([rule], store=FixtureStore.open(store)).complete(QUESTION, []).text
+
+    with pytest.raises(ValueError, match="sample index unused"):
+        quiet_run(answer, 5, 5, [CITES], case="stub")
+    assert quiet_run(indexed, 5, 5, [CITES], case="stub").passes == 4
+
+
 SAMPLED_TEST = """
 import pytest
 
@@ -106,7 +124,8 @@ def test_a_sampled_test_that_never_passes_its_index_fails(pytester: pytest.Pytes
     result.stdout.fnmatch_lines(
         [
             "*sample index unused: the 5 samples of test_index.py::test_unused never read "
-            "their sample index*(ReplayModel(..., sample=replaygate_sample))"
+            "their sample index*(ReplayModel(..., sample=replaygate_sample), or a RuleStub's "
+            "Rule(..., sample=...))"
         ]
     )
     [used] = load_results(pytester.path / "r.json")  # the failed test makes no case

@@ -30,6 +30,7 @@ from replaygate.errors import (
     ScriptExhaustedError,
     WireFormatError,
 )
+from replaygate.fixtures import hits
 from replaygate.fixtures.fingerprint import short_key_problem
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.providers import get_interface
@@ -288,6 +289,7 @@ class RuleStub:
                 f"rule {rule.when!r}: fixture {fixture.key} has {fixture.samples} sample(s), "
                 f"sample {rule.sample} was asked for (recorded samples: {recorded})"
             )
+        hits.note(self.store.path, fixture.key)  # a replay: patrol's use, the index guard
         try:
             return self.interface.from_response(response)
         except WireFormatError as err:

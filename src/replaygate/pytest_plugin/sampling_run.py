@@ -68,7 +68,7 @@ def _refuse_unused_index(item: pytest.Function, spec: SampleSpec, watch: Any) ->
     ``xfail`` marker does not excuse)."""
     from replaygate.sampling.index_use import unused_index_problem
 
-    how = "ReplayModel(..., sample=replaygate_sample)"
+    how = "ReplayModel(..., sample=replaygate_sample), or a RuleStub's Rule(..., sample=...)"
     problem = unused_index_problem(item.nodeid, spec.n, watch, how)
     if problem is not None:
         item.stash[UNCHECKED] = problem

@@ -59,7 +59,9 @@ def run_sampled(
             warnings.warn(advice, SamplingWarning, stacklevel=2)
     with watching_replays(unused_index_watch(fn, n)) as watch:
         samples = _samples(fn, n, checks, case)
-    problem = unused_index_problem(case, n, watch, "ReplayModel(..., sample=i) in fn(i)")
+    problem = unused_index_problem(
+        case, n, watch, "ReplayModel(..., sample=i) in fn(i), or a RuleStub's Rule(..., sample=i)"
+    )
     if problem is not None:
         raise ValueError(problem)
     descriptions: dict[str, Any] = {c.name: c.description for c in checks}
