@@ -13,6 +13,7 @@ import jsonschema._keywords
 import jsonschema._utils
 import pytest
 
+from replaygate import pattern_search
 from replaygate.assertions import measure_structure
 from replaygate.evals import AgentEntry, run_eval
 from replaygate.evals.cases import EvalCase
@@ -176,3 +177,25 @@ def test_every_draft_checks_its_patterns_within_the_bound(
         f"{WORD!r} does not match any of the regexes: {NESTED!r}"
     ]
     assert {"pattern", "patternProperties", "additionalProperties"} <= set(draft.VALIDATORS)
+
+
+@pytest.mark.filterwarnings("ignore:Possible nested set:FutureWarning")
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        ("^[[:alpha:]]+$", "abc"),  # a set of [:alph, then a ]: no POSIX class
+        ("^[[:alpha:]]+$", "a]]"),
+        ("[^[:digit:]]", "x"),
+        ("[]a[]", "["),
+        (r"[\[x]y", "[y"),
+        (r"a\[[:b]", "a[:"),
+    ],
+)
+def test_a_bracket_inside_a_set_is_the_character_as_re_and_jsonschema_read_it(
+    pattern: str, text: str
+) -> None:
+    # the regex module read [[:alpha:]] as a POSIX class, and passed what they fail
+    schema = {"type": "string", "pattern": pattern}
+    expected = jsonschema.Draft202012Validator(schema).is_valid(text)
+    assert expected == (pattern_search.searched(pattern, text))
+    assert (not measure_structure(text, schema).problems) == expected
