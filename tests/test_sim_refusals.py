@@ -152,6 +152,8 @@ def test_under_pytest_an_exhausted_script_fails_the_test_and_records_nothing_of_
     result = pytester.runpytest(*record)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*SimulatorRefusalError*simulator script*s.jsonl is exhausted*"])
+    # the summary counts the answer recorded, not the refusal
+    result.stdout.fnmatch_lines(["*script:s.jsonl, seed 7): it answered 1 request(s)"])
     assert asked(pytester.path / "tests/fixtures/test_calls/test_two_calls.jsonl") == [
         ("first call", [200])
     ]

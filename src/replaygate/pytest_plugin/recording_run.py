@@ -199,10 +199,11 @@ class RecordingRun:
         self._answered_by_workers += int(output.get(SIM_ANSWERED, 0))
 
     def _answered(self) -> int:
-        """How many requests this process's simulator answered."""
+        """How many requests this process's simulator answered (not those it refused of
+        its own accord, a script run out: nothing was recorded of them)."""
         if self._simulator is None or not self._started:
             return 0
-        return len(self._simulator.requests)
+        return len(self._simulator.requests) - self._simulator.refused
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """Say where the session recorded from and what it spent (its workers' included)."""

@@ -28,7 +28,8 @@ class Reply:
 
     A streamed reply has ``events``; ``cut_after`` (a number of events) closes the
     connection abruptly after sending that many, without ending the body. ``delay``
-    is a pause, in seconds, before anything is sent.
+    is a pause, in seconds, before anything is sent. ``refused`` marks an error the
+    simulator made of its own accord (:func:`refusal`), no answer of the API's.
     """
 
     status: int
@@ -37,6 +38,7 @@ class Reply:
     events: tuple[SSEEvent, ...] | None = None
     cut_after: int | None = None
     delay: float = 0.0
+    refused: bool = False
 
 
 def request_id_header(provider: Provider) -> str:
@@ -201,7 +203,7 @@ def refusal(reply: Reply) -> Reply:
     and ``x-should-retry: false`` tells the SDKs that asking again changes nothing."""
     body = {**orjson.loads(reply.body), SIMULATOR_REFUSAL: True}
     headers = (*reply.headers, ("x-should-retry", "false"))
-    return dataclasses.replace(reply, headers=headers, body=orjson.dumps(body))
+    return dataclasses.replace(reply, headers=headers, body=orjson.dumps(body), refused=True)
 
 
 def invalid_reply(provider: Provider, problem: Invalid, request_id: str) -> Reply:

@@ -129,6 +129,7 @@ class Simulator:
         self._requested_port = port
         self._port: int | None = None
         self._requests: list[ReceivedRequest] = []
+        self._refused = 0
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
@@ -164,15 +165,23 @@ class Simulator:
         with self._lock:
             return list(self._requests)
 
+    @property
+    def refused(self) -> int:
+        """How many of :attr:`requests` it refused of its own accord (a script run out, a
+        behaviour that raised: :func:`~replaygate.sim.replies.refusal`), answering none."""
+        with self._lock:
+            return self._refused
+
     def unmatched_drift(self) -> tuple[DriftRule, ...]:
         """The rules of its ``drift`` that have changed no answer this simulator sent (a
         misspelt field): a drift check that injected nothing proves nothing."""
         return self.app.drift.unmatched()
 
     def clear_requests(self) -> None:
-        """Forget the requests received so far."""
+        """Forget the requests received so far (and how many were refused)."""
         with self._lock:
             self._requests.clear()
+            self._refused = 0
 
     def start(self) -> Simulator:
         """Start serving in a background thread; returns once the port is bound."""
@@ -345,6 +354,9 @@ class Simulator:
             await _refuse(conn, reader, writer, self.app.too_large(path, headers))
             return False
         reply = self.app.handle(method, path, headers, data)
+        if reply.refused:
+            with self._lock:
+                self._refused += 1
         if method == "HEAD":
             reply = dataclasses.replace(reply, body=b"")
         complete = await _send(conn, writer, reply)
