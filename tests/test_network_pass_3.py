@@ -20,6 +20,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
+from loopback import EchoesMessages, serving
 from replaygate import network
 from replaygate.errors import NetworkBlockedError
 from replaygate.fixtures.store import FixtureStore
@@ -223,3 +224,29 @@ def test_a_replaying_pytest_session_refuses_them_and_names_each(
             "socket of family 'AF_PACKET' (from test_session) during test_session.py::test_*",
         ]
     )
+
+
+ASKED = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.mark.parametrize("variable", ["HTTPS_PROXY", "https_proxy", "ALL_PROXY"])
+def test_a_proxy_on_loopback_the_environment_names_is_refused(
+    monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    # it carries a request to whatever host it names: only its loopback address is seen
+    EchoesMessages.targets.clear()
+    with serving(EchoesMessages) as proxy, serving(EchoesMessages) as own:
+        monkeypatch.setenv(variable, proxy)
+        with block_network(), pytest.raises(requests.ConnectionError) as refused:
+            requests.post("https://api.openai.com/v1/messages", timeout=1)
+        assert f"connect to the proxy {variable} names at 127.0.0.1:" in str(refused.value)
+        assert "NO_PROXY=127.0.0.1,localhost" in str(refused.value)
+        assert network.refusals()[-1].what == f"connect to the proxy {variable} names at"
+        # a server of the test's own is reached past it where NO_PROXY says so; the proxy
+        # is let through where a block allows its address
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        with block_network():
+            requests.post(f"{own}/v1/messages", json=ASKED, timeout=1)
+        with block_network(allow=["127.0.0.1"]):
+            socket.create_connection(("127.0.0.1", int(proxy.rsplit(":", 1)[1]))).close()
+    assert EchoesMessages.targets == ["/v1/messages"]

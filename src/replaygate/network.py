@@ -13,7 +13,12 @@ sent, in every thread:
   looked up the same way, and the address it resolves to decides;
 - a socket of another family that can leave the host (``AF_PACKET``, ``AF_VSOCK``,
   Bluetooth, ...), refused as it is made: one bound to an interface sends with ``send``
-  alone. Unix sockets and netlink stay open.
+  alone. Unix sockets and netlink stay open;
+- a connection to a proxy on loopback that the environment names (``HTTPS_PROXY``,
+  ``HTTP_PROXY``, ``ALL_PROXY``, in either case: a corporate proxy client, a CI sidecar):
+  a client that sends through it reaches whatever host it names, and only the proxy's
+  loopback address would be seen. A client sends to loopback past it where ``NO_PROXY``
+  says so.
 
 "Loopback" is decided by :func:`is_loopback` from the address, never the spelling
 of a name: ``127.0.0.0/8``, ``::1`` and IPv4-mapped loopback (``::ffff:127.0.0.1``).
@@ -46,6 +51,7 @@ from __future__ import annotations
 
 import _socket
 import ipaddress
+import os
 import socket
 import sys
 import threading
@@ -54,6 +60,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
+from urllib.parse import urlsplit
 
 from replaygate.errors import NetworkBlockedError
 from replaygate.fixtures.modes import RECORD_COMMAND
@@ -223,14 +230,14 @@ def _caller() -> str:
     return f"{fallback} in thread {threading.current_thread().name}"
 
 
-def _refuse(what: str, target: Any) -> None:
+def _refuse(what: str, target: Any, why: str = "") -> None:
     refusal = Refusal(what, _describe(target), _caller())
     _refused.append(refusal)
     for level in list(_levels):
         if level.on_refusal is not None:
             level.on_refusal(refusal)
     raise NetworkBlockedError(
-        f"{what} {refusal.target} refused (from {refusal.caller}): {HOW_TO_FIX}"
+        f"{what} {refusal.target} refused (from {refusal.caller}): {why}{HOW_TO_FIX}"
     )
 
 
@@ -242,8 +249,49 @@ def _describe(target: Any) -> str:
 
 
 def _check_destination(what: str, sock: Any, address: Any) -> None:
-    if address is not None and not allowed(address, getattr(sock, "family", -1)):
+    if address is None:
+        return
+    if not allowed(address, getattr(sock, "family", -1)):
         _refuse(what, address)
+    proxy = _proxy_at(address)
+    if proxy is not None:
+        _refuse(f"{what} to the proxy {proxy} names at", address, _THROUGH_PROXY)
+
+
+_PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
+_PROXY_PORTS = {"http": 80, "https": 443}
+_THROUGH_PROXY = (
+    "a proxy carries a request to whatever host it names, beyond loopback; send to "
+    "loopback past it with NO_PROXY (NO_PROXY=127.0.0.1,localhost), or unset it while "
+    "replaying. "
+)
+
+
+def _proxy_at(address: Any) -> str | None:
+    """The environment variable naming a proxy on loopback at ``address`` (a loopback
+    socket address not let through by ``allow``), or None."""
+    if not isinstance(address, tuple) or len(address) < 2 or not isinstance(address[1], int):
+        return None
+    host = _text(address[0])
+    if not host or _allowed_host(host) or not is_loopback(host):
+        return None
+    for name in _PROXY_VARIABLES:
+        for spelt in (name, name.lower()):
+            url = os.environ.get(spelt)
+            if url and _proxy_port(url) == address[1]:
+                return spelt
+    return None
+
+
+def _proxy_port(url: str) -> int | None:
+    """The port of the proxy at ``url`` when its host is on loopback, else None."""
+    try:
+        parts = urlsplit(url if "://" in url else f"http://{url}")
+        port = parts.port or _PROXY_PORTS.get(parts.scheme, 1080)
+    except ValueError:
+        return None
+    host = parts.hostname
+    return port if host and is_loopback(host) else None
 
 
 def _check_lookup(what: str, host: Any) -> None:
