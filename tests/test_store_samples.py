@@ -404,3 +404,25 @@ def test_a_fixture_looked_up_by_key_in_a_file_compacted_since_it_was_indexed_is_
         compacted.write_bytes(b"".join(f.to_line() for f in (fixture(2), found, fixture(0))))
         compacted.replace(path)
         assert sorted(f.key for f in store) == sorted(fixture(k).key for k in (0, 1, 2))
+
+
+@pytest.mark.parametrize("layout", ["s.jsonl", "folder"])
+def test_a_sample_added_later_keeps_the_fixture_dated_by_its_oldest_answer(
+    tmp_path: Path, layout: str
+) -> None:
+    # compact folded the new sample's meta in, dating a stale answer 0 by today's sample
+    path = tmp_path / layout
+    with FixtureStore.open(path) as store:
+        store.put(fixture(1))  # answer 0 recorded 2025-01-01
+        today = {**META, "recorded_at": "2026-12-05T10:00:00Z", "source": "live"}
+        record_response(store, request("question 1"), response("second"), sample=1, meta=today)
+    compact(path)
+    (kept,) = FixtureStore.open(path)
+    assert kept.meta == {**today, "recorded_at": "2025-01-01T00:00:00Z"}
+    # an answer replacing the only one the fixture held dates it anew
+    with FixtureStore.open(path) as store:
+        store.put(fixture(2))
+        record_response(store, request("question 2"), response("again"), meta=today)
+    compact(path)
+    again = FixtureStore.open(path).lookup(request("question 2"))
+    assert again is not None and again.meta == today

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import timedelta
 
+from replaygate.fixtures.recorded_time import recorded_at as recorded_at
 from replaygate.hygiene.errors import HygieneError
 
 _AGE = re.compile(r"([0-9]+)([hdw])")  # ASCII digits: \d takes ３ and ٣ too
@@ -27,26 +27,3 @@ def parse_max_age(text: str) -> timedelta:
             f"bad --max-age {text!r}: at most {timedelta.max.days:,} days (a fixture that old "
             "cannot exist)"
         ) from None
-
-
-def recorded_at(meta: dict[str, Any] | None) -> datetime | None:
-    """When a fixture was recorded (UTC), from ``meta.recorded_at``; None when absent or unreadable.
-
-    Accepts ISO 8601 times (``2026-11-30T05:28:24Z``) and dates (``2026-09-12``);
-    a time without a zone is taken as UTC. A valid time within hours of year 1 or 9999
-    whose UTC time falls beyond what a datetime holds (``0001-01-01T00:00:00+14:00``) is
-    taken as the earliest or the latest time: old and stale, or in the future.
-    """
-    value = (meta or {}).get("recorded_at")
-    if not isinstance(value, str):
-        return None
-    try:
-        when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if when.tzinfo is None:
-        return when.replace(tzinfo=UTC)
-    try:
-        return when.astimezone(UTC)
-    except OverflowError:
-        return (datetime.min if when.year == 1 else datetime.max).replace(tzinfo=UTC)
