@@ -28,7 +28,11 @@ from replaygate.fixtures.fixture import InterfaceVersionError
 from replaygate.fixtures.mismatch import FROM_SIMULATOR, SIMULATOR_OPTIONS
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
+from replaygate.models.fakes import ScriptedModel
+from replaygate.models.replay import RecordingModel
+from replaygate.models.types import Message, ModelResponse
 from replaygate.network import block_network
+from replaygate.sanitize import SanitizeConfig
 from replaygate.sim import Simulator
 from sdks import anthropic
 
@@ -451,3 +455,34 @@ def test_a_miss_of_a_request_with_no_body_names_the_nearest_by_its_path(tmp_path
     with block_network(), replaying, pytest.raises(FixtureMismatchError) as missed:
         replaying.get(base + "/kv?key=bob")
     assert missed.value.differences == ("path: '/kv?key=alice' != '/kv?key=bob'",)
+
+
+MAILED = [{"role": "user", "content": "Plan Lisbon, mail bob@corp-mail.com"}]
+ASKING: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
+
+
+def test_a_miss_of_a_request_a_sanitize_rule_added_since_rewrote_says_so(tmp_path: Path) -> None:
+    # the diff showed a value the code never wrote, and said to revert the code's change
+    store = tmp_path / "s.jsonl"
+    with Simulator(behavior="echo") as sim:
+        ask(store, MAILED, "record-missing", base_url=sim.url)
+    (recorded,) = FixtureStore.open(store)
+    rules = SanitizeConfig(personal_data=("email",))
+    with block_network(), pytest.raises(FixtureMismatchError) as http_miss:
+        ask(store, MAILED, sanitize=rules)
+    models = tmp_path / "m.jsonl"
+    question = [Message.user(MAILED[0]["content"])]
+    live = ScriptedModel([ModelResponse(text="ok")])
+    RecordingModel(live, models, approve_live=True, **ASKING).complete(question, [])
+    (by_model,) = FixtureStore.open(models)
+    with pytest.raises(FixtureMismatchError) as model_miss:
+        ReplayModel(models, sanitize=rules, **ASKING).complete(question, [])
+    for miss, fixture, path in ((http_miss, recorded, store), (model_miss, by_model, models)):
+        assert (
+            f"The request as sent, before the sanitize rules rewrote it, is recorded (key "
+            f"{fixture.key} at {path}:1): a rule added since it was recorded"
+        ) in str(miss.value)
+    # a miss the rules did not cause says nothing of them
+    with block_network(), pytest.raises(FixtureMismatchError) as other:
+        ask(store, EDITED, sanitize=rules)
+    assert "sanitize" not in str(other.value)

@@ -397,7 +397,7 @@ class Exchange:
             return decided
         hit, repeat = decided
         if hit is None:
-            raise self._miss(envelope, fixture_key(envelope), origin_of(request.url))
+            raise self._miss(envelope, fixture_key(envelope), origin_of(request.url), sent)
         location, fixture = hit
         response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat), fixture.meta)
         if response is None:
@@ -535,9 +535,12 @@ class Exchange:
         if learner is not None:
             learner(sent, response)
 
-    def _miss(self, envelope: dict[str, Any], key: str, origin: str) -> FixtureMismatchError:
+    def _miss(
+        self, envelope: dict[str, Any], key: str, origin: str, sent: dict[str, Any]
+    ) -> FixtureMismatchError:
         """The loud error of a miss, naming the request sent to ``origin``
-        (``scheme://host[:port]``); it names both versions when only they differ."""
+        (``scheme://host[:port]``) as ``sent``, before the sanitize rules; it names both
+        versions when only they differ."""
         near = self.store.nearest(envelope) if _version_header(envelope) else None
         if near is not None:
             location, fixture = near
@@ -560,7 +563,7 @@ class Exchange:
                     store=str(self.store.path),
                     differences=tuple(d.render() for d in differences),
                 )
-        error = self.session.miss(envelope, origin)
+        error = self.session.miss(envelope, origin, sent)
         if is_model_api(str(envelope.get("path", ""))):
             return error
         return FixtureMismatchError(

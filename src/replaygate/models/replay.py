@@ -284,12 +284,12 @@ class ReplayModel(_FixtureModel):
         """The recorded response for this exact request, or a loud mismatch (kept in
         :attr:`raised`, so an agent that catches it cannot hide it)."""
         try:
-            _, request = self._request(messages, tools)
+            sent, request = self._request(messages, tools)
             form = match_form(request)
             at = self._position(request, form)
             hit = self.session.lookup(request, form)
             if hit is None:
-                raise self.session.miss(request)
+                raise self.session.miss(request, sent=sent)
             return self._replayed(hit, at)
         except ReplaygateError as err:
             if len(self.raised) < KEPT_ERRORS:
