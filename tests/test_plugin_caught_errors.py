@@ -100,6 +100,21 @@ def test_the_test_expects_the_miss(anthropic_client):
         ask(anthropic_client(), "changed")
 
 
+def test_the_test_expects_another_miss(anthropic_client):
+    # the fallback answers a changed request; the test then checks that a question never
+    # recorded misses, by name: that miss is another request's
+    client = anthropic_client()
+    assert ask_with_fallback(client, "changed") == "fallback"
+    with pytest.raises(FixtureMismatchError):
+        ask(client, "never recorded")
+
+
+def test_retried_then_expected(anthropic_client):
+    # a retry's second send of the request reaches the test, by name: the first was it too
+    with pytest.raises(FixtureMismatchError):
+        ask_retrying(anthropic_client(), "changed")
+
+
 def test_the_test_expects_the_miss_in_its_coroutine(async_anthropic_client):
     async def main():
         client = async_anthropic_client()
@@ -136,6 +151,7 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
         "test_recorded",
         "test_fallback_hides_the_miss",
         "test_fails_on_a_consequence_of_the_hidden_miss",
+        "test_the_test_expects_another_miss",
     ):
         record_echoes(folder / f"test_caught/{name}.jsonl", ["hi"])
     record_echoes(folder / "shared.jsonl", ["hi"])
@@ -148,6 +164,7 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
     }
     assert summary == {
         ("ERROR", "test_fallback_hides_the_miss"),
+        ("ERROR", "test_the_test_expects_another_miss"),
         ("FAILED", "test_fallback_and_a_failing_assert"),
         ("ERROR", "test_fallback_and_a_failing_assert"),
         ("FAILED", "test_wrapped_with_its_cause"),
@@ -156,7 +173,7 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
         ("FAILED", "test_fails_on_a_consequence_of_the_hidden_miss"),
         ("FAILED", "test_gathered_misses"),
     }
-    result.assert_outcomes(passed=5, failed=6, errors=2)
+    result.assert_outcomes(passed=7, failed=6, errors=3)
     text = result.stdout.str()
     # the teardown error is the miss itself: its store, its diff, its re-record command
     result.stdout.fnmatch_lines(
@@ -168,6 +185,13 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
             "*expect_caught_errors=True*",
         ]
     )
+    # a miss the test expects by name excuses no miss of another request: the caught one
+    # fails it, and only that one
+    another = text.split("ERROR at teardown of test_the_test_expects_another_miss", 1)[1]
+    another = another.split("\n___", 1)[0]
+    assert "the code under test caught a replay error and went on" in another
+    assert "body.messages[0].content: 'hi' != 'changed'" in another
+    assert "(the first of several)" not in another and "never recorded" not in another
     # a test failing on a consequence of a hidden miss: its error names the hidden one
     consequence = text.split("_ test_fails_on_a_consequence_of_the_hidden_miss _", 1)[1]
     consequence = consequence.split("\n___", 1)[0]
@@ -181,6 +205,7 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
     assert "beside this" not in elsewhere  # nowhere else
     assert "ERROR at teardown of test_wrapped" not in text
     assert "ERROR at teardown of test_retried_then_reached" not in text
+    assert "ERROR at teardown of test_retried_then_expected" not in text  # a retry, excused
     assert "ERROR at teardown of test_the_test_expects_the_miss" not in text  # and in its coroutine
     assert "ERROR at teardown of test_catching_it_is_the_point" not in text
 

@@ -14,6 +14,8 @@ setup or call failed with (the error, its cause, or its message; a skip is no fa
 A test whose source cannot be read counts any catch of its own as naming the error.
 When one did reach it, the others that did not are named in a note on the error the test
 fails with: the failure may be their consequence (a tool whose miss became its output).
+A test that did not fail (it caught its miss by name) still fails at teardown with a caught
+error of another request than those that reached it; one of the same request is a retry.
 
 A replay error is never the failure an ``xfail`` mark expects, unless its ``raises=``
 names it: :func:`replay_failure` finds one behind a failure (the teardown failure of a
@@ -287,21 +289,39 @@ def _unreached(
     ]
 
 
+def _request(error: ReplaygateError) -> tuple[str, str]:
+    """What tells the request ``error`` was raised for: a miss's fixture key (the
+    fingerprint of the request, the same for each send of it), else the error's class and
+    first line (a damaged store, a request with no canonical form)."""
+    key = getattr(error, "key", "")
+    if isinstance(key, str) and key:
+        return "key", key
+    return type(error).__name__, str(error).split("\n", 1)[0]
+
+
 def caught_errors(
     raised: list[ReplaygateError], reached: BaseException | None, test: frozenset[CodeType]
 ) -> list[ReplaygateError]:
-    """``raised`` when none of its errors reached the test, else nothing.
+    """The errors of ``raised`` that did not reach the test and were raised for a request
+    none of those that reached it was; nothing when the test failed on one that reached it.
 
     An error reached the test when the test function caught it (``test``, its
     :func:`test_code`) with a clause naming it, or pytest did, or when it is what the
     test's setup or call failed with (``reached``, None when neither failed; a skip is no
     failure), that error's cause or context, or named by its message (a framework that
     re-raises a miss as its own error keeps the miss's text; a retry of the same request
-    raises the same text). Once one reached the test, the others are the same request sent
-    again (a framework's retry) or its consequences.
+    raises the same text). A caught error of a request whose error reached the test is that
+    request sent again (a framework's retry) and is not reported; one of another request
+    is (a fallback that answered it), unless the test failed, whose error then names it
+    (:func:`hidden_errors`: the failure may be its consequence).
     """
     unreached = _unreached(raised, reached, test)
-    return unreached if len(unreached) == len(raised) else []
+    if len(unreached) == len(raised):
+        return unreached
+    if _carried(reached)[0]:  # failed: its error names them (hidden_note)
+        return []
+    seen = {_request(e) for e in raised if not any(e is u for u in unreached)}
+    return [error for error in unreached if _request(error) not in seen]
 
 
 def hidden_errors(
