@@ -129,20 +129,42 @@ def test_strict_does_not_fail_again_a_test_that_failed_on_a_miss(
     pytester: pytest.Pytester,
 ) -> None:
     """A changed prompt fails its test with the miss, once: the fixtures the miss left
-    unused are its consequence, not a second error."""
-    record_echoes(pytester.path / "tests/fixtures/test_changed/test_changed.jsonl", ["one"])
+    unused are its consequence, not a second error. So does a miss a fallback caught,
+    which fails the test at teardown."""
+    for name in ("test_changed", "test_fallback"):
+        record_echoes(pytester.path / f"tests/fixtures/test_changed/{name}.jsonl", ["one"])
     pytester.makepyfile(
         test_changed="""
-        def test_changed(anthropic_client):
-            anthropic_client().messages.create(
-                model="m", max_tokens=8, messages=[{"role": "user", "content": "two"}]
+        def ask(client, content):
+            return client.messages.create(
+                model="m", max_tokens=8, messages=[{"role": "user", "content": content}]
             )
+
+        def ask_with_fallback(client, content):
+            try:
+                return ask(client, content).content[0].text
+            except Exception:
+                return "fallback"
+
+        def test_changed(anthropic_client):
+            ask(anthropic_client(), "two")
+
+        def test_fallback(anthropic_client):
+            assert ask_with_fallback(anthropic_client(), "two") == "fallback"
         """
     )
-    strict = pytester.runpytest("--replaygate-strict")
-    strict.assert_outcomes(failed=1)
+    strict = pytester.runpytest("--replaygate-strict", "-rfE")
+    strict.assert_outcomes(failed=1, passed=1, errors=1)
     strict.stdout.fnmatch_lines(["*FixtureMismatchError: no fixture recorded*"])
+    strict.stdout.fnmatch_lines(
+        [
+            "*ERROR at teardown of test_fallback*",
+            "*the code under test caught a replay error*",
+            "*ERROR test_changed.py::test_fallback - Failed: replaygate: *",
+        ]
+    )
     assert "unused by this test" not in strict.stdout.str()
+    assert "BaseExceptionGroup" not in strict.stdout.str()
 
 
 def test_intercept_fixture_and_marker_folder_store(pytester: pytest.Pytester) -> None:

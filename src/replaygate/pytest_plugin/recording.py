@@ -317,6 +317,10 @@ _RAISED = pytest.StashKey[BaseException]()
 """What a test's setup or call failed with, for the check that no replay error was caught
 on its way."""
 
+_CAUGHT = pytest.StashKey[CaughtReplayError]()
+"""What the test's session failed it with at teardown, a replay error caught on its way:
+``--replaygate-strict`` does not fail it again."""
+
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(
@@ -500,7 +504,8 @@ def replaygate_store(
     client the plugin did not point at it cannot reach a real API), the network beyond
     loopback is blocked while the test runs (for the whole session, when it collected
     the test: :mod:`.offline`). Under ``--replaygate-strict`` a test that
-    left fixtures of its own store unused errors at teardown, unless it failed already;
+    left fixtures of its own store unused errors at teardown, unless it failed already
+    (or its session fails it at teardown, on a miss caught on its way);
     what a test took from a shared store is noted for the end of the run."""
     from replaygate.fixtures.store import FixtureStore
     from replaygate.http import block_network, reset_uses, unused, uses
@@ -528,9 +533,12 @@ def replaygate_store(
         yield store
         if strict is not None:  # checked at the end of the run, with the other tests
             strict.used_by_test(path, before, uses(store))
-        failed = request.node.stash.get(_RAISED, None) is not None
-        if failed:
-            del request.node.stash[_RAISED]  # a rerun of the item (--flaky-runs) starts clean
+        # failed in its setup or call, or by its session at teardown (a caught miss)
+        stash = request.node.stash
+        failed = stash.get(_RAISED, None) is not None or stash.get(_CAUGHT, None) is not None
+        for key in (_RAISED, _CAUGHT):  # a rerun of the item (--flaky-runs) starts clean
+            if key in stash:
+                del stash[key]
         if request.config.getoption("replaygate_strict", False) and not shared:
             lines = unused(store)
             reset_uses(store)
@@ -680,7 +688,9 @@ def replaygate_exchange(
         code = test_code(getattr(request.node, "function", None))
         caught = caught_errors(exchange.raised, raised, code)
         if caught:
-            raise CaughtReplayError(caught, code)
+            error = CaughtReplayError(caught, code)
+            request.node.stash[_CAUGHT] = error  # the store's strict check stands aside
+            raise error
     failed = raised is not None  # it said why itself
     expected = marker.get("expect_requests", True) and not failed
     if exchange.recording and expected and exchange.sent == 0:
