@@ -680,6 +680,34 @@ def test_a_base_that_names_no_commit_says_what_to_do(project: Path) -> None:
     assert every.exit_code == 0 and "every stage runs" in every.output
 
 
+@pytest.mark.slow  # real git repositories: a clone of depth 1
+def test_a_shallow_clone_without_the_merge_base_says_to_fetch_the_history(
+    project: Path, tmp_path: Path
+) -> None:
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "first")
+    git(project, "checkout", "-q", "-b", "feature")
+    (project / "README.md").write_text("app\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "second")
+    clone = tmp_path / "clone"
+    depth_1 = ["clone", "-q", "--depth", "1", "--no-single-branch", "-b", "feature"]
+    git(tmp_path, *depth_1, project.as_uri(), str(clone))
+    git(clone, "cat-file", "-e", "origin/main^{commit}")  # the base is there, not the history
+    args = ["plan", "--base", "origin/main", "--config", str(clone / "pyproject.toml")]
+    result = CliRunner().invoke(ci_group, args)
+    assert result.exit_code == 2
+    assert "Error: --base 'origin/main': no merge base of 'origin/main' and HEAD in " in (
+        result.output
+    )
+    assert "it is a shallow clone, with no history beyond the commits fetched (fetch the " in (
+        result.output
+    )
+    assert "fetch-depth: 0 in actions/checkout" in result.output
+    assert "To plan every stage instead, pass --base 0000" in result.output
+
+
 def test_without_git_the_error_says_so(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(project / "no-bin"))
     result = CliRunner().invoke(

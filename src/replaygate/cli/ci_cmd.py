@@ -9,7 +9,7 @@ import click
 from replaygate.cli.options import CommandError, PathParam, config_option, errors_as_exit_2
 from replaygate.click_once import OnceGroup
 from replaygate.evals.config import WHEN, load_config
-from replaygate.evals.git import GitError, changed_files, file_at, git, repo_root
+from replaygate.evals.git import GitError, changed_files, file_at, git, merge_base, repo_root
 
 
 @click.group("ci", cls=OnceGroup)
@@ -88,15 +88,23 @@ def ci_plan(
 
 
 def _check_base(base: str, root: Path) -> None:
-    """Refuse a ``--base`` that names no commit of the repository, saying what to do: git
-    alone says ``Not a valid commit name``."""
+    """Refuse a ``--base`` that names no commit of the repository, or whose merge base with
+    HEAD the repository does not hold (a shallow clone), saying what to do: git alone says
+    ``Not a valid commit name``, or nothing at all."""
     top = repo_root(root)  # not a repository, no git: git's own error says so
+    every = (
+        f"To plan every stage instead, pass --base {'0' * 40} (40 zeros, as GitHub gives "
+        "for a branch's first push)"
+    )
     try:
         git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{base}^{{commit}}"], top)
     except GitError:
         raise CommandError(
             f"--base {base!r}: no such commit in the repository at {top} (a typo, a branch "
             "not fetched, a shallow clone: fetch the history, e.g. fetch-depth: 0; or a "
-            "commit gone after a force-push). To plan every stage instead, pass --base "
-            f"{'0' * 40} (40 zeros, as GitHub gives for a branch's first push)"
+            f"commit gone after a force-push). {every}"
         ) from None
+    try:
+        merge_base(base, top)
+    except GitError as err:
+        raise CommandError(f"--base {base!r}: {err}. {every}") from None

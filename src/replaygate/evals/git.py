@@ -55,8 +55,20 @@ def repo_root(cwd: Path) -> Path:
 
 
 def merge_base(rev: str, cwd: Path) -> str:
-    """The merge base of ``rev`` and HEAD (``rev`` is never read as an option)."""
-    return git(["merge-base", "--end-of-options", rev, "HEAD"], cwd).strip()
+    """The merge base of ``rev`` and HEAD (``rev`` is never read as an option). In a
+    shallow clone that holds ``rev`` but not the commits back to the merge base (a
+    checkout of depth 1 that fetched the base branch too), :class:`GitError` says to
+    fetch the history, where git says nothing."""
+    try:
+        return git(["merge-base", "--end-of-options", rev, "HEAD"], cwd).strip()
+    except GitError:
+        if git(["rev-parse", "--is-shallow-repository"], cwd).strip() != "true":
+            raise
+        raise GitError(
+            f"no merge base of {rev!r} and HEAD in the repository at {repo_root(cwd)}: it is "
+            "a shallow clone, with no history beyond the commits fetched (fetch the history, "
+            "e.g. fetch-depth: 0 in actions/checkout, or `git fetch --unshallow`)"
+        ) from None
 
 
 def _names(args: list[str], cwd: Path) -> list[str]:
