@@ -311,6 +311,32 @@ def test_a_removed_fixture_store_named_with_changed_runs_the_tests_that_played_i
     )
 
 
+def test_a_stored_key_longer_than_twelve_digits_finds_the_tests_that_played_it(
+    project: Path,
+) -> None:
+    # verify takes a key of at least 12 digits; the hits log keeps it whole
+    key = "0123456789abcdef"
+    (project / "tests" / "fixtures" / "long.jsonl").write_text(
+        fixture_line(key, "Why?", "Now.") + "\n", encoding="utf-8"
+    )
+    log = project / ".replaygate" / "hits" / "r2-1.jsonl"
+    log.write_text(
+        hits_line("tests/fixtures/long.jsonl", key, "tests/test_rag.py::test_answer") + "\n",
+        encoding="utf-8",
+    )
+    config = load_config(project / "pyproject.toml")
+    plan = make_plan(
+        [Path("tests/fixtures/long.jsonl")], config.ci, root=config.root, event="pull-request",
+        old_text=lambda path: fixture_line(key, "Why?", "Then.") + "\n",
+    )  # fmt: skip
+    (stage,) = plan.stages
+    assert stage.name == "fixture-users"
+    assert stage.pytest_args == ("tests/test_rag.py::test_answer",)
+    users = FixtureUsers.from_log(project / ".replaygate" / "hits", project)
+    store = project / "tests" / "fixtures" / "long.jsonl"
+    assert users.tests_for(store, {key}) == users.tests_for(store, {key[:12]}) != set()
+
+
 def test_changed_keys_are_the_lines_that_changed(tmp_path: Path) -> None:
     store = tmp_path / "s.jsonl"
     old = fixture_line("k1", "a", "x") + "\n" + fixture_line("k2", "b", "y") + "\n"

@@ -85,14 +85,16 @@ class FixtureUsers:
         return users
 
     def add(self, store: Path, key: str, test: str) -> None:
-        """Record that ``test`` played ``key`` of ``store``."""
+        """Record that ``test`` played ``key`` of ``store``. Keys are compared by their
+        first :data:`KEY_LENGTH` characters, as :func:`changed_keys` gives them: a stored
+        key may be longer (a key of 16 digits), and the log keeps it whole."""
         resolved = (self.root / store).resolve() if not store.is_absolute() else store.resolve()
-        self.by_key.setdefault((resolved, key), set()).add(test)
+        self.by_key.setdefault((resolved, key[:KEY_LENGTH]), set()).add(test)
 
     def tests_for(self, file: Path, keys: Iterable[str] | None) -> set[str]:
         """Tests that played ``keys`` (or any fixture, for ``None``) stored in ``file``."""
         target = file.resolve()
-        wanted = None if keys is None else set(keys)
+        wanted = None if keys is None else {key[:KEY_LENGTH] for key in keys}
         found: set[str] = set()
         for (store, key), tests in self.by_key.items():
             in_store = target == store or store in target.parents
