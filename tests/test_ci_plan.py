@@ -311,6 +311,28 @@ def test_a_removed_fixture_store_named_with_changed_runs_the_tests_that_played_i
     )
 
 
+def test_a_changed_folder_runs_the_tests_that_played_any_store_under_it(project: Path) -> None:
+    # a git submodule's path, as `git diff` names it, or a folder given with --changed
+    vendor = project / "tests" / "fixtures" / "vendor"
+    (vendor / "sp").mkdir(parents=True)
+    log = project / ".replaygate" / "hits" / "r2-1.jsonl"
+    log.write_text(
+        hits_line("tests/fixtures/vendor/vend.jsonl", "k5", "tests/test_rag.py::test_answer")
+        + "\n"
+        + hits_line("tests/fixtures/vendor/sp", "k6", "tests/test_floor.py::test_floor[5]")
+        + "\n",
+        encoding="utf-8",
+    )
+    plan = plan_for(project, "tests/fixtures/vendor", event="pull-request")
+    (stage,) = plan.stages
+    assert stage.name == "fixture-users"
+    assert stage.pytest_args == (
+        "tests/test_floor.py::test_floor[5]",
+        "tests/test_rag.py::test_answer",
+    )
+    assert stage.reasons == ("fixtures: tests/fixtures/vendor is played by 2 test(s)",)
+
+
 def test_a_stored_key_longer_than_twelve_digits_finds_the_tests_that_played_it(
     project: Path,
 ) -> None:
@@ -704,6 +726,41 @@ def test_a_base_that_names_no_commit_says_what_to_do(project: Path) -> None:
     assert named, short.output
     every = CliRunner().invoke(ci_group, [*args, named.group(1)])
     assert every.exit_code == 0 and "every stage runs" in every.output
+
+
+@pytest.mark.slow  # real git repositories: a submodule's
+def test_plan_with_base_counts_a_changed_submodule_as_changed_stores(
+    project: Path, tmp_path: Path
+) -> None:
+    vendor = tmp_path / "vendor"
+    vendor.mkdir()
+    git(vendor, "init", "-q", "-b", "main")
+    (vendor / "vend.jsonl").write_text(fixture_line("k5", "Why?", "Now.") + "\n")
+    git(vendor, "add", "-A")
+    git(vendor, "commit", "-q", "-m", "first")
+    git(project, "init", "-q", "-b", "main")
+    add = ["-c", "protocol.file.allow=always", "submodule", "add", "-q", str(vendor)]
+    git(project, *add, "tests/fixtures/vendor")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "first")
+    log = project / ".replaygate" / "hits" / "r2-1.jsonl"
+    log.write_text(
+        hits_line("tests/fixtures/vendor/vend.jsonl", "k5", "tests/test_rag.py::test_answer")
+        + "\n",
+        encoding="utf-8",
+    )
+    module = project / "tests" / "fixtures" / "vendor"
+    (module / "vend.jsonl").write_text(fixture_line("k5", "Why?", "Changed.") + "\n")
+    git(module, "commit", "-q", "-am", "a hand edit")
+    git(project, "commit", "-q", "-am", "bump the submodule")
+    args = ["plan", "--base", "HEAD~1", "--config", str(project / "pyproject.toml")]
+    result = CliRunner().invoke(ci_group, [*args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert document["changes"] == [{"path": "tests/fixtures/vendor", "class": "fixtures"}]
+    (stage,) = document["stages"]
+    assert stage["stage"] == "fixture-users"
+    assert stage["pytest_args"] == "tests/test_rag.py::test_answer"
 
 
 @pytest.mark.slow  # real git repositories: a clone of depth 1

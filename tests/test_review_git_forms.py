@@ -228,3 +228,81 @@ def test_a_linked_folder_is_listed_whatever_characters_its_file_names_hold(repo:
     commit(repo)
     result = review_store(Path("fx"))
     assert result.unchanged and result.files_compared == 1, result
+
+
+def vendored(repo: Path, tmp_path: Path) -> Path:
+    """A store kept in the git submodule ``fx/vendor`` of ``repo``, beside a store of its
+    own, committed; the submodule's clone, checked out."""
+    vendor = tmp_path / "vendor"
+    vendor.mkdir()
+    git(vendor, "init", "-q", "-b", "main", "--template=")
+    put(vendor / "rc.jsonl", "Name a prime.", "2")
+    commit(vendor)
+    put(repo / "fx" / "own.jsonl", "Name a colour.", "red")
+    add = ["-c", "protocol.file.allow=always", "submodule", "add", "-q", str(vendor)]
+    git(repo, *add, "fx/vendor")
+    commit(repo)
+    return repo / "fx" / "vendor"
+
+
+def test_a_hand_edit_in_a_git_submodule_is_an_alarm(repo: Path, tmp_path: Path) -> None:
+    module = vendored(repo, tmp_path)
+    result = review_store(Path("fx"))
+    assert result.unchanged and result.files_compared == 2, result
+
+    edit(module / "rc.jsonl", '"text":"2"', '"text":"3"')
+    assert only_alarm(review_store(Path("fx"))) == "fx/vendor/rc.jsonl"  # the working tree
+    commit(module)
+    commit(repo)  # the superproject records the submodule's new commit
+    for path in ("fx", "fx/vendor", "fx/vendor/rc.jsonl"):
+        done = diff(path, "--base", "HEAD~1", "--head", "HEAD")
+        assert done.exit_code == 1, done.output
+        assert "ALARM  fx/vendor/rc.jsonl:1" in done.output
+        assert "'2' != '3'" in done.output
+
+
+def test_a_git_submodule_that_cannot_be_read_is_refused_by_name(repo: Path, tmp_path: Path) -> None:
+    vendored(repo, tmp_path)
+    os.symlink("vendor/rc.jsonl", repo / "fx" / "linked.jsonl")
+    commit(repo)
+    into = "fx/linked.jsonl is a symlink to 'vendor/rc.jsonl', in the git submodule fx/vendor"
+    done = diff("fx")
+    assert done.exit_code == 2 and into in done.output, done.output
+    with pytest.raises(HygieneError, match=r"^HEAD \([0-9a-f]{7}\):fx/linked\.jsonl is a sym"):
+        review_store(Path("fx"), base="HEAD", head="HEAD")
+    (repo / "fx" / "linked.jsonl").unlink()
+    commit(repo)
+
+    git(repo, "update-index", "--cacheinfo", f"160000,{'1' * 40},fx/vendor")
+    git(repo, "commit", "-q", "-m", "a commit the submodule's clone does not hold")
+    done = diff("fx", "--base", "HEAD~1", "--head", "HEAD")
+    assert done.exit_code == 2
+    assert "fx/vendor is a git submodule at commit 111111111111 in HEAD (" in done.output
+    assert "which its clone does not hold: fetch it (`git -C fx/vendor fetch origin`" in (
+        done.output
+    )
+
+    git(repo, "submodule", "deinit", "-q", "-f", "fx/vendor")
+    for head in ([], ["--head", "HEAD~1"]):
+        done = diff("fx", "--base", "HEAD~1", *head)
+        assert done.exit_code == 2
+        assert "fx/vendor is a git submodule that is not checked out" in done.output
+        assert "Run `git submodule update --init fx/vendor`" in done.output
+    git(repo, "rm", "-q", "fx/vendor")
+    done = diff("fx", "--base", "HEAD")
+    assert done.exit_code == 2
+    assert "fx/vendor is a git submodule that the working tree no longer holds" in done.output
+
+
+def test_a_git_repository_inside_the_store_that_is_no_submodule_is_refused(repo: Path) -> None:
+    put(repo / "fx" / "own.jsonl", "Name a colour.", "red")
+    commit(repo)
+    inner = repo / "fx" / "inner"
+    inner.mkdir()
+    git(inner, "init", "-q", "--template=")
+    put(inner / "rc.jsonl", "Name a prime.", "2")  # the store reads it: git holds none of it
+    done = diff("fx")
+    assert done.exit_code == 2
+    assert "fx/inner is a git repository of its own inside this one, not a submodule" in (
+        done.output
+    )

@@ -38,8 +38,9 @@ def changed_keys(path: Path, old_text: str | None) -> set[str] | None:
 
     For a ``.jsonl`` store, the keys of the lines added or removed; for a one-fixture
     ``.json`` file, its key (old and new). ``None`` when it cannot be told (a line
-    that is not a fixture, a file removed whose earlier content is not known): then
-    every fixture of the file counts as changed.
+    that is not a fixture, a file removed whose earlier content is not known, a folder
+    such as a git submodule): then every fixture of the file, or of every store in the
+    folder, counts as changed.
     """
     try:
         # bytes that are not UTF-8 are kept, as in the text git gives of the earlier content
@@ -92,12 +93,14 @@ class FixtureUsers:
         self.by_key.setdefault((resolved, key[:KEY_LENGTH]), set()).add(test)
 
     def tests_for(self, file: Path, keys: Iterable[str] | None) -> set[str]:
-        """Tests that played ``keys`` (or any fixture, for ``None``) stored in ``file``."""
+        """Tests that played ``keys`` (or any fixture, for ``None``) stored in ``file``: a
+        store file, a folder store's file, or a folder holding stores (a git submodule, a
+        folder given as changed), whose every store counts."""
         target = file.resolve()
         wanted = None if keys is None else {key[:KEY_LENGTH] for key in keys}
         found: set[str] = set()
         for (store, key), tests in self.by_key.items():
-            in_store = target == store or store in target.parents
+            in_store = target == store or store in target.parents or target in store.parents
             if in_store and (wanted is None or key in wanted):
                 found |= tests
         return found

@@ -1,6 +1,8 @@
 """Symlinks in a git revision or the working tree, followed inside the repository as the
 store follows them on disk (:func:`linked_files`); a link out of the repository is refused
-by name (:func:`outside`)."""
+by name (:func:`outside`), as is a link into a git submodule's files (:func:`into_module`).
+Git submodules are listed as the entries they are (:func:`files_at`), for the review to
+read them in their own repository."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from operator import itemgetter
 from typing import Protocol
 
 from replaygate.hygiene.errors import HygieneError
-from replaygate.hygiene.gitrev import Blob, Repo, relative_to_root
+from replaygate.hygiene.gitrev import GITLINK, Blob, Repo, relative_to_root
 
 _MAX_LINKS = 40
 """How many symlinks one path may go through, as the system allows (a loop goes on)."""
@@ -25,6 +27,16 @@ def outside(link: str, target: str, where: str) -> HygieneError:
         "`replaygate diff` compares what git holds, and this repository holds nothing "
         "of what it links to. Review those fixtures in the repository that holds them, "
         "and here diff the paths beside the link"
+    )
+
+
+def into_module(link: str, target: str, module: str, where: str) -> HygieneError:
+    """The refusal of a symlink that leads into the files of the git submodule ``module``:
+    the repository holds only the commit the submodule is at, not its files."""
+    return HygieneError(
+        f"{where}{link} is a symlink to {target!r}, in the git submodule {module}: this "
+        "repository holds none of the submodule's files, only its commit. Review them "
+        f"by the submodule's own path (`replaygate diff {module}`)"
     )
 
 
@@ -92,13 +104,29 @@ def linked_files(tree: LinkedTree, relpath: str) -> dict[str, tuple[str, str]]:
     return found
 
 
-def files_at(repo: Repo, commit: str, relpath: str, label: str) -> dict[str, Blob]:
+def files_at(
+    repo: Repo, commit: str, relpath: str, label: str
+) -> tuple[dict[str, Blob], dict[str, Blob]]:
     """Files under ``relpath`` at ``commit`` (``label`` in errors), symlinks followed as
-    the store follows them (:class:`CommitTree`): the path they are named by -> blob."""
+    the store follows them (:class:`CommitTree`): the path they are named by -> blob; and
+    the git submodules among them: the path they are named by -> their path and the
+    commit recorded for them (a ``Blob`` whose id is that commit's)."""
     listed = repo.listing(commit, relpath)
     if any(entry.is_link for entry in listed.values()):
-        return CommitTree(repo, commit, label).files(relpath)
-    return {p: Blob(p, e.oid) for p, e in listed.items() if e.kind == "blob"}
+        tree = CommitTree(repo, commit, label)
+        found = tree.files(relpath)
+        modules = {n: b for n, b in found.items() if tree.entries[b.path].kind == GITLINK}
+        return {n: b for n, b in found.items() if n not in modules}, modules
+    blobs = {p: Blob(p, e.oid) for p, e in listed.items() if e.kind == "blob"}
+    return blobs, {p: Blob(p, e.oid) for p, e in listed.items() if e.kind == GITLINK}
+
+
+class _InModule(Exception):
+    """A path followed into the files of the git submodule ``module``."""
+
+    def __init__(self, module: str) -> None:
+        super().__init__(module)
+        self.module = module
 
 
 class CommitTree:
@@ -106,7 +134,8 @@ class CommitTree:
     follows them on disk: a linked file is its target's blob, a linked folder's files are
     named through the link. Each real folder is walked once (the store's own first, then
     the links in path order); a link to nothing or a loop of links is refused, naming it,
-    as is a link out of the repository (:func:`outside`)."""
+    as is a link out of the repository (:func:`outside`) or into a git submodule's files
+    (:func:`into_module`); a git submodule is listed as its own entry, as a link to one."""
 
     def __init__(self, repo: Repo, commit: str, label: str) -> None:
         self.repo = repo
@@ -144,6 +173,8 @@ class CommitTree:
             entry = self.entries.get(here)
             if entry is None:
                 return None
+            if entry.kind == GITLINK and i < len(parts) - 1:
+                raise _InModule(here)
             if entry.is_link:
                 if links >= _MAX_LINKS:
                     raise HygieneError(f"{self._where()}{here} is a symlink loop")
@@ -157,12 +188,16 @@ class CommitTree:
         """The files and symlinks within ``folder`` (:class:`LinkedTree`)."""
         for path in paths_under(self._paths, folder):
             entry = self.entries[path]
-            if entry.is_link or entry.kind == "blob":
+            if entry.is_link or entry.kind in ("blob", GITLINK):
                 yield path, entry.is_link
 
     def target(self, link: str) -> tuple[str, bool]:
-        """Where ``link`` leads and whether that is a folder (:class:`LinkedTree`)."""
-        target = self.real(link)
+        """Where ``link`` leads and whether that is a folder (:class:`LinkedTree`): a git
+        submodule is one, walked as the folder on disk is, and listed as its entry."""
+        try:
+            target = self.real(link)
+        except _InModule as held:
+            raise into_module(link, self._texts.get(link, ""), held.module, self._where()) from None
         if target is None:
             raise HygieneError(
                 f"{self._where()}{link} is a symlink to "

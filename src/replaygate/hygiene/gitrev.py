@@ -44,6 +44,10 @@ def blob_id(data: bytes) -> str:
 
 LINK_MODE = "120000"
 """The mode git stores a symlink with: its blob is the link's text."""
+GITLINK_MODE = "160000"
+"""The mode git stores a submodule with: the commit of another repository (a gitlink)."""
+GITLINK = "commit"
+"""The kind ``git ls-tree`` gives a submodule's entry."""
 _CONVERTING = ("filter", "text", "eol", "working-tree-encoding", "ident")
 """The attributes by which ``git checkout`` writes a file otherwise than git holds it."""
 
@@ -90,7 +94,9 @@ class Repo:
 
     @staticmethod
     def containing(path: Path) -> Repo:
-        """The repository holding ``path`` (which may not exist on disk)."""
+        """The repository holding ``path`` (which may not exist on disk): for a path in a
+        git submodule, the superproject the command runs in (the working directory lies
+        in it, not in the submodule), whose revisions ``--base`` and ``--head`` name."""
         where = _existing_ancestor(resolved(path))
         try:
             top = run_git(["rev-parse", "--show-toplevel"], where)
@@ -99,7 +105,14 @@ class Repo:
                 f"{path} is not inside a git repository; `replaygate diff` compares "
                 "fixtures between git revisions (run it inside the repository)"
             ) from None
-        return Repo(Path(top.decode("utf-8").strip()).resolve())
+        root = Path(top.decode("utf-8").strip()).resolve()
+        here = Path.cwd().resolve()
+        while not here.is_relative_to(root):
+            above = run_git(["rev-parse", "--show-superproject-working-tree"], root).strip()
+            if not above or not here.is_relative_to(Path(os.fsdecode(above)).resolve()):
+                break
+            root = Path(os.fsdecode(above)).resolve()
+        return Repo(root)
 
     def relative(self, path: Path) -> str:
         """``path`` relative to the repository root, POSIX form (``""`` for the root)."""
@@ -143,11 +156,53 @@ class Repo:
             )
         return " (a typo, or a branch not fetched: `git fetch origin BRANCH`)"
 
-    def listing(self, commit: str, relpath: str, *, trees: bool = False) -> dict[str, TreeEntry]:
+    def holds(self, commit: str) -> bool:
+        """Whether the repository's objects hold ``commit`` (a submodule's clone may not
+        hold a commit its superproject records: not fetched, or a shallow clone)."""
+        try:
+            run_git(["cat-file", "-e", f"{commit}^{{commit}}"], self.root)
+        except HygieneError:
+            return False
+        return True
+
+    def gitlink_holding(self, commit: str, relpath: str) -> tuple[str, str] | None:
+        """The git submodule that holds ``relpath`` (a path below it) at ``commit``: its
+        path and the commit recorded for it; None when ``relpath`` is in no submodule."""
+        parts = relpath.split("/")
+        above = ["/".join(parts[:n]) for n in range(1, len(parts))]
+        if not relpath or not above:
+            return None
+        for path, entry in self.listing(commit, "", paths=above).items():
+            if path in above and entry.kind == GITLINK:
+                return path, entry.oid
+        return None
+
+    def gitlinks(self, paths: list[str]) -> dict[str, str]:
+        """Those of ``paths`` (listed by ``git ls-files``) that the index holds as git
+        submodules: path -> the commit recorded for it."""
+        if not paths:
+            return {}
+        staged = run_git(["ls-files", "-z", "-s", "--full-name", "--", *paths], self.root)
+        found: dict[str, str] = {}
+        for record in staged.split(b"\0"):
+            info, _, raw = record.partition(b"\t")
+            parts = info.split()
+            if len(parts) == 3 and parts[0] == GITLINK_MODE.encode():
+                found[raw.decode("utf-8", "surrogateescape")] = parts[1].decode("ascii")
+        return found
+
+    def listing(
+        self, commit: str, relpath: str, *, trees: bool = False, paths: list[str] | None = None
+    ) -> dict[str, TreeEntry]:
         """What ``git ls-tree -r`` lists under ``relpath`` at ``commit`` (``trees``: the
-        folders too): repository-relative path -> entry, a symlink as its own entry."""
-        args = ["ls-tree", "-r", "-z", "--full-tree", *(["-t"] if trees else []), commit]
-        if relpath:
+        folders too): repository-relative path -> entry, a symlink as its own entry, a
+        git submodule as one entry of kind ``commit``. Given ``paths``, the entries of
+        those paths and of the folders on the way to them, not recursively."""
+        recurse = ["-r"] if paths is None else []
+        args = ["ls-tree", *recurse, "-z", "--full-tree", *(["-t"] if trees else []), commit]
+        if paths is not None:
+            args += ["--", *paths]
+        elif relpath:
             args += ["--", relpath]
         found: dict[str, TreeEntry] = {}
         for record in run_git(args, self.root).split(b"\0"):

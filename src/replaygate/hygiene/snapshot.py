@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,12 +22,13 @@ from replaygate.fixtures.store.jsonl import json_fixture
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitlinks import (
     files_at,
+    into_module,
     lies_within,
     linked_files,
     outside,
     paths_under,
 )
-from replaygate.hygiene.gitrev import Repo, blob_id, relative_to_root, run_git
+from replaygate.hygiene.gitrev import Blob, Repo, blob_id, relative_to_root, run_git
 from replaygate.regular import read_regular_bytes, unreadable
 
 FIXTURE_SUFFIXES = (".jsonl", ".json")
@@ -71,9 +73,19 @@ def _is_fixture_file(path: str, relpath: str | None = None) -> bool:
         return False
     if relpath is None or path == relpath:
         return True
-    below = path[len(relpath) + 1 :] if relpath and path.startswith(relpath + "/") else path
-    *folders, name = below.split("/")
+    *folders, name = _below(path, relpath).split("/")
     return is_store_file(name) and not any(passed_over(folder) for folder in folders)
+
+
+def _below(path: str, relpath: str) -> str:
+    """``path`` relative to the store's path ``relpath`` (as it is, when not below it)."""
+    return path[len(relpath) + 1 :] if relpath and path.startswith(relpath + "/") else path
+
+
+def _walked(folder: str, relpath: str) -> bool:
+    """Whether the store at ``relpath`` walks ``folder`` (a git submodule's path): it is
+    the store's own folder, or no folder on the way to it is one the walk leaves out."""
+    return folder == relpath or not any(map(passed_over, _below(folder, relpath).split("/")))
 
 
 def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
@@ -134,16 +146,23 @@ def _refuse_long_line(name: Path, data: bytes) -> None:
 
 def worktree(repo: Repo, relpath: str) -> Side:
     """The working tree: tracked and untracked (not ignored) fixture files under ``relpath``,
-    symlinks followed as the store follows them (:func:`_worktree_files`)."""
-    contents: dict[str, tuple[str, bytes]] = {}
-    for name, (real, file) in _worktree_files(repo, relpath).items():
+    symlinks followed as the store follows them, and the files of the git submodules
+    there as they are checked out (:func:`_worktree_files`)."""
+    contents: dict[str, tuple[Repo, str, bytes]] = {}
+    for name, (holder, real, file) in _worktree_files(repo, relpath).items():
         data = _read_worktree_file(file, name)
         if data is not None:
-            contents[name] = (real, data)
-    converted = repo.converted(real for real, _ in contents.values())
-    clean = _clean_index_ids(repo, sorted(converted))
-    files = {name: clean.get(real) or blob_id(data) for name, (real, data) in contents.items()}
-    return Side("working tree", files, lambda paths: {p: contents[p][1] for p in paths})
+            contents[name] = (holder, real, data)
+    clean: dict[tuple[Repo, str], str] = {}
+    for holder in dict.fromkeys(holder for holder, _, _ in contents.values()):
+        converted = holder.converted(r for h, r, _ in contents.values() if h == holder)
+        ids = _clean_index_ids(holder, sorted(converted))
+        clean.update({(holder, real): oid for real, oid in ids.items()})
+    files = {
+        name: clean.get((holder, real)) or blob_id(data)
+        for name, (holder, real, data) in contents.items()
+    }
+    return Side("working tree", files, lambda paths: {p: contents[p][2] for p in paths})
 
 
 def _listed(repo: Repo, relpath: str) -> list[str]:
@@ -177,21 +196,116 @@ class _WorkingTree:
         return target, os.path.isdir(self.repo.root / target)
 
 
-def _worktree_files(repo: Repo, relpath: str) -> dict[str, tuple[str, Path]]:
-    """The fixture files under ``relpath``: the name they are reviewed by -> where git
-    holds them (repository-relative) and the file to read. A linked file is read through
+WorktreeFile = tuple[Repo, str, Path]
+"""A fixture file of the working tree: the repository that holds it (a git submodule's,
+for one of its files), where that repository holds it, and the file to read."""
+
+
+def _worktree_files(repo: Repo, relpath: str) -> dict[str, WorktreeFile]:
+    """The fixture files under ``relpath``: the name they are reviewed by (repository-
+    relative) -> where git holds them and the file to read. A linked file is read through
     its link; a linked folder's files are named through the link, each real folder walked
     once (:func:`~.gitlinks.linked_files`); a link out of the repository is refused
-    (:func:`outside`), as is a link to nothing or a loop."""
+    (:func:`outside`), as is a link to nothing or a loop. A git submodule's files are
+    those of its checkout (:func:`_module_files`)."""
     return {
-        name: (real, repo.root / listed)
-        for name, (real, listed) in linked_files(_WorkingTree(repo, relpath), relpath).items()
+        name: found
+        for name, found in _module_files(repo, relpath, relpath, "").items()
         if _is_fixture_file(name, relpath)
     }
 
 
+def _module_files(repo: Repo, relpath: str, scope: str, prefix: str) -> dict[str, WorktreeFile]:
+    """The files under ``relpath`` in the working tree of ``repo``, named ``prefix`` +
+    their path (``repo`` is the git submodule at ``prefix``, or ``""`` for the top one);
+    the store's path ``scope`` decides which submodules the walk reads."""
+    held = _module_holding(repo, relpath)
+    if held is not None:
+        inner = _checkout(repo, held, prefix)
+        with _within(held, prefix):
+            return _module_files(inner, _below(relpath, held), scope, f"{prefix}{held}/")
+    tree = _WorkingTree(repo, relpath)
+    linked = linked_files(tree, relpath)
+    _refuse_nested(linked, scope, prefix)
+    folders = [real for real, _ in linked.values() if os.path.isdir(repo.root / real)]
+    modules = repo.gitlinks(sorted(set(folders)))
+    found: dict[str, WorktreeFile] = {}
+    for name, (real, listed) in linked.items():
+        if real not in modules:
+            found[prefix + name] = (repo, real, repo.root / listed)
+        elif _walked(prefix + name, scope):
+            inner = _checkout(repo, real, prefix)
+            with _within(real, prefix):
+                found.update(_module_files(inner, "", scope, f"{prefix}{name}/"))
+    return found
+
+
+def _refuse_nested(linked: dict[str, tuple[str, str]], scope: str, prefix: str) -> None:
+    """Refuse a git repository inside the store's folder that is no submodule (``git
+    ls-files`` lists it as ``folder/``): git holds none of its files, which the store
+    reads all the same."""
+    for name in linked:
+        if name.endswith("/") and _walked(prefix + name.rstrip("/"), scope):
+            raise HygieneError(
+                f"{prefix}{name.rstrip('/')} is a git repository of its own inside this one, "
+                "not a submodule: git holds none of its files here, so no revision of them "
+                "can be compared. Add it as a submodule (`git submodule add URL "
+                f"{shell_path(prefix + name.rstrip('/'))}`), or review it in its own repository"
+            )
+
+
+def _module_holding(repo: Repo, relpath: str) -> str | None:
+    """The git submodule of the working tree that holds ``relpath`` (a path below it)."""
+    parts = relpath.split("/")
+    above = ["/".join(parts[:n]) for n in range(1, len(parts))]
+    checked_out = [folder for folder in above if os.path.lexists(repo.root / folder / ".git")]
+    return next(iter(repo.gitlinks(checked_out)), None)
+
+
+def _checkout(repo: Repo, module: str, prefix: str) -> Repo:
+    """The repository checked out at ``module``, a git submodule of ``repo``; refused,
+    naming it and what to run, when it is not checked out."""
+    root = repo.root / module
+    if os.path.lexists(root / ".git"):
+        try:
+            top = os.fsdecode(run_git(["rev-parse", "--show-toplevel"], root).strip())
+        except HygieneError:
+            top = ""
+        if top and Path(top).resolve() == root.resolve():
+            return Repo(root.resolve())
+    named = shell_path(prefix + module)
+    if not repo.gitlinks([module]):  # removed since the revision that records it
+        raise ModuleError(
+            f"{prefix}{module} is a git submodule that the working tree no longer holds: "
+            "`replaygate diff` reads a submodule's fixtures in its own clone. Review from a "
+            f"checkout that holds it (`git submodule update --init {named}` there)"
+        )
+    raise ModuleError(
+        f"{prefix}{module} is a git submodule that is not checked out: `replaygate diff` "
+        "reads a submodule's fixtures in its own clone. Run `git submodule update --init "
+        f"{named}` (from the repository's top folder), then review again"
+    )
+
+
+class ModuleError(HygieneError):
+    """A git submodule whose fixtures cannot be read: not checked out, or its clone does
+    not hold the commit recorded for it. Names it by its whole path, and what to run."""
+
+
+@contextmanager
+def _within(module: str, prefix: str) -> Iterator[None]:
+    """Read in the git submodule ``module`` (at ``prefix``): an error says so."""
+    try:
+        yield
+    except ModuleError:
+        raise
+    except HygieneError as err:
+        raise HygieneError(f"in the git submodule {prefix}{module}: {err}") from None
+
+
 def _link_target(repo: Repo, link: str) -> str:
-    """Where the symlink ``link`` leads, relative to the repository root."""
+    """Where the symlink ``link`` leads, relative to the repository root; a link into the
+    files of a git submodule is refused (:func:`~.gitlinks.into_module`)."""
     file = repo.root / link
     real = os.path.realpath(file)
     if not lies_within(real, repo.root.as_posix()):
@@ -201,7 +315,13 @@ def _link_target(repo: Repo, link: str) -> str:
     except OSError as err:
         what = "fixture file" if _is_fixture_file(link) else "folder"
         raise HygieneError(f"{link}: {unreadable(file, err, what)}") from None
-    return relative_to_root(os.path.relpath(real, repo.root))
+    target = relative_to_root(os.path.relpath(real, repo.root))
+    folder = real if os.path.isdir(real) else os.path.dirname(real)
+    top = os.fsdecode(run_git(["rev-parse", "--show-toplevel"], Path(folder)).strip())
+    module = relative_to_root(os.path.relpath(os.path.realpath(top), repo.root))
+    if module and target != module:
+        raise into_module(link, os.readlink(file), module, "")
+    return target
 
 
 def _clean_index_ids(repo: Repo, paths: list[str]) -> dict[str, str]:
@@ -237,17 +357,61 @@ def _read_worktree_file(file: Path, name: str) -> bytes | None:
 
 def revision(repo: Repo, rev: str, relpath: str) -> Side:
     """The fixture files under ``relpath`` at revision ``rev``, each read as ``git checkout``
-    writes it (:meth:`Repo.checked_out`)."""
+    writes it (:meth:`Repo.checked_out`); a git submodule's files are read in its clone at
+    the commit the revision records for it (:func:`_files_at`)."""
     commit = repo.commit(rev)
     label = f"{rev} ({commit[:7]})"
     tree = {
-        p: b
-        for p, b in files_at(repo, commit, relpath, label).items()
+        p: held
+        for p, held in _files_at(repo, commit, relpath, label, relpath, "").items()
         if _is_fixture_file(p, relpath)
     }
 
     def read(paths: list[str]) -> dict[str, bytes]:
-        contents = repo.checked_out(tree[p] for p in paths)
-        return {p: contents[tree[p]] for p in paths}
+        found: dict[str, bytes] = {}
+        for holder in dict.fromkeys(tree[p][0] for p in paths):
+            mine = [p for p in paths if tree[p][0] == holder]
+            contents = holder.checked_out(tree[p][1] for p in mine)
+            found.update({p: contents[tree[p][1]] for p in mine})
+        return found
 
-    return Side(label, {p: b.oid for p, b in tree.items()}, read)
+    return Side(label, {p: b.oid for p, (_, b) in tree.items()}, read)
+
+
+def _files_at(
+    repo: Repo, commit: str, relpath: str, label: str, scope: str, prefix: str
+) -> dict[str, tuple[Repo, Blob]]:
+    """The files under ``relpath`` at ``commit`` of ``repo`` (the git submodule at
+    ``prefix``, or ``""`` for the top one), named ``prefix`` + their path, each with the
+    repository that holds it; a submodule the store's path ``scope`` walks is read in
+    its clone at the commit recorded for it (:func:`_module_at`)."""
+    files, modules = files_at(repo, commit, relpath, label)
+    if not files and not modules and (held := repo.gitlink_holding(commit, relpath)):
+        module, inner = held
+        clone = _module_at(repo, module, inner, label, prefix)
+        with _within(module, prefix):
+            below, at = _below(relpath, module), f"{prefix}{module}/"
+            return _files_at(clone, inner, below, label, scope, at)
+    found = {prefix + name: (repo, blob) for name, blob in files.items()}
+    for name, gitlink in modules.items():
+        if _walked(prefix + name, scope):
+            clone = _module_at(repo, gitlink.path, gitlink.oid, label, prefix)
+            with _within(gitlink.path, prefix):
+                found.update(_files_at(clone, gitlink.oid, "", label, scope, f"{prefix}{name}/"))
+    return found
+
+
+def _module_at(repo: Repo, module: str, commit: str, label: str, prefix: str) -> Repo:
+    """The clone of the git submodule ``module`` of ``repo``, which ``label`` records at
+    ``commit``; refused, naming it and what to run, when the clone is not checked out or
+    does not hold that commit."""
+    clone = _checkout(repo, module, prefix)
+    if not clone.holds(commit):
+        raise ModuleError(
+            f"{prefix}{module} is a git submodule at commit {commit[:12]} in {label}, which "
+            "its clone does not hold: fetch it (`git -C "
+            f"{shell_path(prefix + module)} fetch origin`, from the repository's top folder; "
+            "in CI, `submodules: true` with `fetch-depth: 0` in actions/checkout), then "
+            "review again"
+        )
+    return clone
