@@ -6,15 +6,18 @@ The store of a test that ran keeps only what it played."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from nested_pytest import loaded_for_sessions
 from replaygate.cli import main
 from replaygate.fixtures import hits
-from replaygate.pytest_plugin.store_names import store_name
+from replaygate.pytest_plugin.store_names import default_store_path, store_name
+from sdks import anthropic
 from test_patrol import play, put
 
 SKIPPED_TEST = """\
@@ -177,3 +180,81 @@ def test_the_store_of_an_inherited_test_or_a_long_id_is_kept(project: Path) -> N
     listed = [line.split(".jsonl:")[0].strip() for line in done.output.splitlines()[1:-1]]
     assert sorted(listed) == sorted(str(p.relative_to(project))[:-6] for p in offered)
     assert "kept: 1 played, 2 referenced only" in done.output
+
+
+ODD_MODULE = """\
+import pytest
+
+@pytest.mark.skip(reason="off this week")
+def test_ping(anthropic_client):
+    ...
+
+def test_ünï(anthropic_client):
+    ...
+
+class TestÜber:
+    def test_turn(self):
+        ...
+"""
+
+
+@pytest.mark.parametrize("module", ["test_my-api.py", "test_ünï code.py"])
+def test_the_store_of_a_test_of_a_module_named_as_no_python_name_is_kept(
+    project: Path, module: str
+) -> None:
+    """pytest collects a module of any file name (a hyphen, a space, letters beyond
+    ASCII); its tests' stores are where the plugin puts them, under the module's name as
+    it is, and a test whose name the store's name spells otherwise (``test_ünï``:
+    ``test__n_.jsonl``) is found by that name."""
+    (project / "tests" / module).write_text(ODD_MODULE, encoding="utf-8")
+    fixtures = project / "tests" / "fixtures"
+    kept = [
+        fixtures / default_store_path(module, test)
+        for test in ("test_ping", "test_ünï", "TestÜber.test_turn")
+    ]
+    offered = [fixtures / default_store_path(module, "test_removed")]
+    for store in [*kept, *offered]:
+        put(store, store.stem, "2026-01-01T00:00:00Z")
+    played = fixtures / "played.jsonl"
+    put(played, "played", "2026-01-01T00:00:00Z")
+    play(played, "played", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+    done = CliRunner().invoke(main, ["prune", "--unused", "tests/fixtures", "--refs", "tests"])
+    assert done.exit_code == 0, done.output
+    listed = [line.split(".jsonl:")[0].strip() for line in done.output.splitlines()[1:-1]]
+    assert listed == [str(p.relative_to(project))[:-6] for p in offered]
+    assert "kept: 1 played, 3 referenced only" in done.output
+
+
+HYPHENATED = """\
+import os, pytest
+
+@pytest.mark.skipif(os.environ.get("SKIP_API") == "1", reason="api tests off this week")
+def test_ping(anthropic_client):
+    reply = anthropic_client().messages.create(
+        model="claude-sonnet-4-5", max_tokens=16, messages=[{"role": "user", "content": "ping"}]
+    )
+    assert reply.content[0].text == "echo: ping"
+"""
+
+
+@pytest.mark.slow  # pytest sessions of the plugin: recording, then a run that skips the test
+def test_a_skipped_test_of_a_hyphenated_module_keeps_the_store_the_plugin_wrote(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loaded_for_sessions(anthropic)
+    pytester.makepyfile(**{"test_my-api": HYPHENATED})
+    record = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live")
+    pytester.runpytest(*record, "--replaygate-simulator=echo").assert_outcomes(passed=1)
+    store = pytester.path / "tests" / "fixtures" / "test_my-api" / "test_ping.jsonl"
+    before = store.read_bytes()
+    hits_dir = pytester.path / ".replaygate" / "hits"
+    shutil.rmtree(hits_dir)  # the recording run is not counted: a run that played another
+    played = store.parent.parent / "played.jsonl"
+    put(played, "played", "2026-01-01T00:00:00Z")
+    play(played, "played", hits_dir, "20261130T000000Z-0001", pytester.path)
+    monkeypatch.setenv("SKIP_API", "1")
+    pytester.runpytest().assert_outcomes(skipped=1)
+    done = CliRunner().invoke(main, ["prune", "--unused", "tests/fixtures", "--refs", ".", "--yes"])
+    assert done.exit_code == 0, done.output
+    assert "kept: 1 played, 1 referenced only" in done.output
+    assert store.read_bytes() == before

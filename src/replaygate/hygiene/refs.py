@@ -3,7 +3,9 @@
 The reference folders (``--refs tests/``) are read as text; a file names a fixture
 when it holds the fixture's store file name (``rag.jsonl``, ``265288aeb827.json``)
 or its key; and a store file the pytest plugin names after a test
-(``<dir>/<module>/<test>.jsonl``) is named by that test's module, ``<module>.py``, while
+(``<dir>/<module>/<test>.jsonl``,
+:func:`~replaygate.pytest_plugin.store_names.default_store_path`) is named by that
+test's module, a ``.py`` file of any name (``test_my-api.py``: pytest collects it), while
 it still defines the test (a test skipped or deselected in the runs counted still uses
 its store): a store of ``Class.test`` while the module defines the class and a module
 defines the test (a class may inherit it), and a store whose name a long parametrized
@@ -39,6 +41,7 @@ from replaygate.fixtures.store.files import resolved
 from replaygate.fixtures.store.folder import is_environment
 from replaygate.fixtures.store.side_files import is_side_file
 from replaygate.folder_tree import walk
+from replaygate.pytest_plugin.store_names import module_folder, store_name
 from replaygate.regular import NotRegularFileError, open_regular_fd, unreadable
 
 SKIP_DIRS = frozenset(
@@ -192,28 +195,41 @@ def _looks_like_fixtures(text: str) -> bool:
 _TEST = re.compile(r"(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)(?:\[.*\]|\[.*-[0-9a-f]{12})?")
 """A store name the plugin gives a test: ``[Class.]test[param id]``, a long id cut to a
 digest (``test[xxx...-<12 hex digits>``: :mod:`~replaygate.pytest_plugin.store_names`)."""
-_DEF = re.compile(r"\bdef\s+([A-Za-z_]\w*)\s*\(")
+_DEF = re.compile(r"\bdef\s+([^\W\d]\w*)\s*\(")
+_CLASS = re.compile(r"\bclass\s+([^\W\d]\w*)")
 
 
-def _test_patterns(
-    files: Iterable[Path],
-) -> tuple[dict[str, list[tuple[Path, re.Pattern[str]]]], dict[Path, str]]:
-    """By module name, each of ``files`` named as the plugin names a test's store, with
-    what a module that still runs that test holds: ``def test_x(``, or for a test of a
-    class, ``class C``; and the test each store of a class test is named after, which
-    the class may inherit from a class of any module."""
-    found: dict[str, list[tuple[Path, re.Pattern[str]]]] = defaultdict(list)
-    methods: dict[Path, str] = {}
+@dataclass
+class _TestStores:
+    """The store files named as the plugin names a test's store (:func:`_test_stores`)."""
+
+    by_module: dict[str, list[tuple[Path, str | None, str]]]
+    """By the module folder they are in, each store file with the names of its test's
+    class (None for a test of no class) and test, as the store's name spells them."""
+    methods: set[str]
+    """The tests of a class those stores are named after, which the class may inherit
+    from a class of any module."""
+
+
+def _test_stores(files: Iterable[Path]) -> _TestStores:
+    """Of ``files``, those named as the plugin names a test's store,
+    ``<module>/[Class.]test[param id].jsonl``."""
+    found = _TestStores(defaultdict(list), set())
     for file in files:
         named = _TEST.fullmatch(file.stem) if file.suffix == ".jsonl" else None
-        if named is None or not file.parent.name.isidentifier():
+        if named is None:
             continue
         cls, test = named.groups()
         if cls:
-            methods[file] = test
-        defined = rf"\bclass\s+{cls}\b" if cls else rf"\bdef\s+{test}\s*\("
-        found[file.parent.name].append((file, re.compile(defined)))
-    return found, methods
+            found.methods.add(test)
+        found.by_module[file.parent.name].append((file, cls, test))
+    return found
+
+
+def _defined(pattern: re.Pattern[str], text: str) -> set[str]:
+    """The names ``pattern`` finds defined in ``text``, as a store's name spells them
+    (:func:`~replaygate.pytest_plugin.store_names.store_name`: ``test_ünï``, ``test__n_``)."""
+    return {store_name(name) for name in pattern.findall(text)}
 
 
 def _folder_pattern(names: set[str]) -> re.Pattern[str] | None:
@@ -236,7 +252,7 @@ def find_references(
     stores: Mapping[Path, str] = MappingProxyType({}),
 ) -> References:
     """Scan ``folders`` for the store file ``names`` and fixture ``keys``, for the tests
-    the store files ``tests`` may be named after (:func:`_test_patterns`), and for the
+    the store files ``tests`` may be named after (:func:`_test_stores`), and for the
     names of the folder stores ``stores`` gives each one-fixture file (code opens a
     folder store by its folder, ``ReplayModel("tests/fixtures/chat")``, naming none of
     its files: a word of code or text that is the folder's name names its fixtures).
@@ -250,16 +266,20 @@ def find_references(
     refs = References(folders=dict(stores))
     folder_names = _folder_pattern({name for name in stores.values() if name})
     odd = sorted(name for name in names if not _NAME.fullmatch(name))
-    by_module, methods = _test_patterns(tests)
-    classes: dict[Path, set[Path]] = defaultdict(set)  # class tests' modules holding the class
-    defs: set[str] = set()  # the class tests defined in any module
+    test_stores = _test_stores(tests)
+    in_class: dict[tuple[Path, str], set[Path]] = defaultdict(set)  # modules holding the class
+    methods: set[str] = set()  # the class tests defined in any module
     for path, text in _texts(folders, skip, refs.unread):
         if path.suffix == ".py":
-            for file, defined in by_module.get(path.stem, ()):
-                if defined.search(text):
-                    (classes[file] if file in methods else refs.by_test[file]).add(path)
-            if methods:
-                defs.update(set(_DEF.findall(text)) & set(methods.values()))
+            here = test_stores.by_module.get(module_folder(path), ())
+            defs = _defined(_DEF, text) if here or test_stores.methods else set()
+            classes = _defined(_CLASS, text) if here else set()
+            for file, cls, test in here:
+                if cls is None and test in defs:
+                    refs.by_test[file].add(path)
+                elif cls is not None and cls in classes:
+                    in_class[file, test].add(path)
+            methods |= defs & test_stores.methods
         for token in set(_NAME.findall(text)):
             if token in names:
                 refs.by_name[token].add(path)
@@ -271,7 +291,7 @@ def find_references(
         for token in set(_HEX.findall(text)):
             if token[:12] in keys:
                 refs.by_key[token[:12]].add(path)
-    for file, modules in classes.items():
-        if methods[file] in defs:
+    for (file, test), modules in in_class.items():
+        if test in methods:
             refs.by_test[file] |= modules
     return refs

@@ -1,7 +1,10 @@
-"""The file name of a test's fixture store, the same for the pytest plugin and the
-cassette importer.
+"""The file name of a test's fixture store, the same for the pytest plugin, the cassette
+importer and the references ``patrol`` and ``prune`` find.
 
-A test's store is named after the test (``Class.test`` for a test of a class, with its
+A test's store is ``<module>/<test>.jsonl`` (:func:`default_store_path`): the folder is
+named after the test module's file name as it is, whatever characters it holds
+(``test_my-api.py``: ``test_my-api``), as pytest collects a module of any file name.
+The file is named after the test (``Class.test`` for a test of a class, with its
 parametrized id): each character outside ``A-Z a-z 0-9 _ . - [ ] = , +`` is written
 ``_``. A name longer than :data:`MAX_NAME` characters (a long parametrized id) is cut
 there, its end a digest of the whole test name, so the store, its lock and the
@@ -13,7 +16,9 @@ store of its test.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+from pathlib import PurePath
 
 SAFE_CHARACTERS = "A-Z a-z 0-9 _ . - [ ] = , +"
 """The characters a store's name keeps, as the docs and messages name them."""
@@ -34,3 +39,16 @@ def store_name(test: str) -> str:
         return name
     digest = hashlib.sha256(test.encode("utf-8", "surrogatepass")).hexdigest()[:_DIGEST]
     return f"{name[: MAX_NAME - _DIGEST - 1]}-{digest}"
+
+
+def module_folder(module: str | os.PathLike[str]) -> str:
+    """The folder of the stores of the tests of the module file ``module``: its file name
+    without its suffix, as it is (``tests/test_my-api.py``: ``test_my-api``)."""
+    return PurePath(module).stem
+
+
+def default_store_path(module: str | os.PathLike[str], test: str) -> PurePath:
+    """Where the store of the test named ``test`` (``[Class.]test[param id]``) of the
+    module file ``module`` is, under the plugin's stores folder: ``<module>/<test>.jsonl``
+    (:func:`module_folder`, :func:`store_name`)."""
+    return PurePath(module_folder(module), f"{store_name(test)}.jsonl")

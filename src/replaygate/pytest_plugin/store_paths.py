@@ -1,9 +1,9 @@
 """Where each test's fixture store is, and the tests that would share one by accident.
 
 A test's store is the marker's ``fixtures`` (relative to ``--replaygate-dir``), else
-``<dir>/<module>/<test name>.jsonl``: the module's file name without its folder, and
-the test's name with each character a file name cannot hold written ``_``
-(:func:`~replaygate.pytest_plugin.store_names.store_name`). Two tests
+``<dir>/<module>/<test name>.jsonl``: the module's file name without its folder and
+suffix, and the test's name with each character a file name cannot hold written ``_``
+(:func:`~replaygate.pytest_plugin.store_names.default_store_path`). Two tests
 can so come to one store (``unit/test_api.py`` and ``integration/test_api.py``; ids
 ``a/b`` and ``a_b``), where each would replay what the other recorded: such tests are
 found when they are collected together, and refused when they are set up, naming
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from replaygate.pytest_plugin.options import stores_dir
-from replaygate.pytest_plugin.store_names import store_name
+from replaygate.pytest_plugin.store_names import default_store_path
 
 _SHARING = pytest.StashKey[tuple[str, ...]]()
 """The other collected tests whose default store is this test's."""
@@ -60,7 +60,7 @@ def default_store(config: pytest.Config, node: pytest.Item) -> Path:
     """``<dir>/<module>/<test name>.jsonl``: the store of a test whose marker names none."""
     cls = getattr(node, "cls", None)
     name = node.name if cls is None else f"{cls.__name__}.{node.name}"
-    return fixtures_dir(config) / Path(node.path).stem / f"{store_name(name)}.jsonl"
+    return fixtures_dir(config) / default_store_path(node.path, name)
 
 
 def chosen_store(config: pytest.Config, chosen: Any) -> Path:
